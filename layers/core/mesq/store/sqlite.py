@@ -1,0 +1,265 @@
+"""SQLite adapter of ItemStore: the embedded default for `mesq serve` and tests.
+
+One table holds every item as JSON plus the key, index and TTL columns; the two GSIs are
+partial indexes over their key columns, so a query is an index range scan exactly like a
+DynamoDB Query. WAL mode lets readers run beside the single writer; every write, including a
+transaction, is one `BEGIN IMMEDIATE` so conditions and writes are atomic across threads and
+processes.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from .ports import (
+    INDEXES,
+    Check,
+    Condition,
+    ConditionFailed,
+    Cursor,
+    Delete,
+    Item,
+    Key,
+    Put,
+    QueryPage,
+    Update,
+    WriteOp,
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS items (
+    pk TEXT NOT NULL,
+    sk TEXT NOT NULL,
+    gsi1pk TEXT, gsi1sk TEXT,
+    gsi2pk TEXT, gsi2sk TEXT,
+    ttl INTEGER,
+    data TEXT NOT NULL,
+    PRIMARY KEY (pk, sk)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS items_gsi1 ON items (gsi1pk, gsi1sk, pk, sk) WHERE gsi1pk IS NOT NULL;
+CREATE INDEX IF NOT EXISTS items_gsi2 ON items (gsi2pk, gsi2sk, pk, sk) WHERE gsi2pk IS NOT NULL;
+"""
+
+_MAX_TRANSACTION_OPS = 100
+
+
+def _now() -> int:
+    return int(time.time())
+
+
+def _index_value(item: Item, name: str) -> str | None:
+    value = item.get(name)
+    return value if isinstance(value, str) else None
+
+
+class SQLiteItemStore:
+    """ItemStore over one SQLite file (or `:memory:` for throwaway stores)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._path = str(path)
+        if self._path != ":memory:":
+            Path(self._path).parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
+        self._conn = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=NORMAL")
+        self._conn.execute("PRAGMA busy_timeout=5000")
+        self._conn.executescript(_SCHEMA)
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def get(self, key: Key) -> Item | None:
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT data FROM items WHERE pk=? AND sk=? AND (ttl IS NULL OR ttl > ?)",
+                (key[0], key[1], _now()),
+            ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def batch_get(self, keys: Sequence[Key]) -> list[Item]:
+        found: dict[Key, Item] = {}
+        unique = list(dict.fromkeys(keys))
+        with self._lock:
+            for pk, sk in unique:
+                row = self._conn.execute(
+                    "SELECT data FROM items WHERE pk=? AND sk=? AND (ttl IS NULL OR ttl > ?)",
+                    (pk, sk, _now()),
+                ).fetchone()
+                if row:
+                    found[(pk, sk)] = json.loads(row[0])
+        return [found[key] for key in unique if key in found]
+
+    def query(
+        self,
+        partition: str,
+        *,
+        index: str | None = None,
+        prefix: str | None = None,
+        start: str | None = None,
+        end: str | None = None,
+        descending: bool = False,
+        limit: int | None = None,
+        after: Cursor | None = None,
+    ) -> QueryPage:
+        pk_col, sk_col = ("pk", "sk") if index is None else INDEXES[index]
+        clauses = [f"{pk_col} = ?", "(ttl IS NULL OR ttl > ?)"]
+        params: list[Any] = [partition, _now()]
+        if prefix is not None:
+            # substr comparison instead of LIKE: sort keys may contain % and _.
+            clauses.append(f"substr({sk_col}, 1, ?) = ?")
+            params += [len(prefix), prefix]
+        if start is not None:
+            clauses.append(f"{sk_col} >= ?")
+            params.append(start)
+        if end is not None:
+            clauses.append(f"{sk_col} < ?")
+            params.append(end)
+        order = "DESC" if descending else "ASC"
+        order_cols = [sk_col] if index is None else [sk_col, "pk", "sk"]
+        if after is not None:
+            anchor = [after[sk_col]] if index is None else [after[sk_col], after["pk"], after["sk"]]
+            cmp = "<" if descending else ">"
+            cols = ", ".join(order_cols)
+            marks = ", ".join("?" for _ in order_cols)
+            clauses.append(f"({cols}) {cmp} ({marks})")
+            params += list(anchor)
+        sql = (
+            f"SELECT data, {sk_col}, pk, sk FROM items WHERE {' AND '.join(clauses)} "
+            f"ORDER BY {', '.join(f'{c} {order}' for c in order_cols)}"
+        )
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit + 1)
+        with self._lock:
+            rows = self._conn.execute(sql, params).fetchall()
+        has_more = limit is not None and len(rows) > limit
+        rows = rows[:limit] if limit is not None else rows
+        items = [json.loads(row[0]) for row in rows]
+        next_key: Cursor | None = None
+        if has_more and rows:
+            next_key = {"pk": rows[-1][2], "sk": rows[-1][3]}
+            if index is not None:
+                next_key[pk_col] = partition
+                next_key[sk_col] = rows[-1][1]
+        return QueryPage(items=items, next_key=next_key)
+
+    # -- writes ------------------------------------------------------------------------------
+
+    def put(self, item: Item, condition: Condition | None = None) -> None:
+        self.transact([Put(item, condition)])
+
+    def update(self, op: Update) -> Item:
+        with self._write() as conn:
+            result = self._apply(conn, op, 0)
+        assert result is not None
+        return result
+
+    def delete(self, key: Key, condition: Condition | None = None) -> None:
+        self.transact([Delete(key, condition)])
+
+    def transact(self, ops: Sequence[WriteOp]) -> None:
+        if len(ops) > _MAX_TRANSACTION_OPS:
+            raise ValueError(f"a transaction holds at most {_MAX_TRANSACTION_OPS} operations")
+        keys = [_key_of(op) for op in ops]
+        if len(set(keys)) != len(keys):
+            raise ValueError("a transaction may touch each key only once")
+        with self._write() as conn:
+            for index, op in enumerate(ops):
+                self._check(conn, _key_of(op), getattr(op, "condition", None), index)
+            for index, op in enumerate(ops):
+                self._apply(conn, op, index, checked=True)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            else:
+                self._conn.execute("COMMIT")
+
+    def _current(self, conn: sqlite3.Connection, key: Key) -> Item | None:
+        row = conn.execute(
+            "SELECT data FROM items WHERE pk=? AND sk=? AND (ttl IS NULL OR ttl > ?)",
+            (key[0], key[1], _now()),
+        ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def _check(
+        self, conn: sqlite3.Connection, key: Key, condition: Condition | None, index: int
+    ) -> Item | None:
+        current = self._current(conn, key)
+        if condition is None:
+            return current
+        must_exist = condition.exists is True or bool(condition.equals)
+        if must_exist and current is None:
+            raise ConditionFailed("item does not exist", index)
+        if condition.exists is False and current is not None:
+            raise ConditionFailed("item already exists", index)
+        for name, expected in condition.equals.items():
+            if current is None or name not in current or current[name] != expected:
+                raise ConditionFailed(f"attribute {name!r} does not match", index)
+        return current
+
+    def _apply(
+        self, conn: sqlite3.Connection, op: WriteOp, index: int, *, checked: bool = False
+    ) -> Item | None:
+        key = _key_of(op)
+        if isinstance(op, Check):
+            return None
+        if isinstance(op, Put):
+            if not checked:
+                self._check(conn, key, op.condition, index)
+            self._write_item(conn, op.item)
+            return op.item
+        if isinstance(op, Delete):
+            if not checked:
+                self._check(conn, key, op.condition, index)
+            conn.execute("DELETE FROM items WHERE pk=? AND sk=?", key)
+            return None
+        current = self._current(conn, key) if checked else self._check(conn, key, op.condition, index)
+        item: Item = dict(current) if current is not None else {"pk": key[0], "sk": key[1]}
+        for name in op.remove:
+            item.pop(name, None)
+        item.update(op.set)
+        for name, amount in op.add.items():
+            item[name] = item.get(name, 0) + amount
+        self._write_item(conn, item)
+        return item
+
+    def _write_item(self, conn: sqlite3.Connection, item: Item) -> None:
+        ttl = item.get("ttl")
+        conn.execute(
+            "INSERT OR REPLACE INTO items (pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, ttl, data) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                item["pk"],
+                item["sk"],
+                _index_value(item, "gsi1pk"),
+                _index_value(item, "gsi1sk"),
+                _index_value(item, "gsi2pk"),
+                _index_value(item, "gsi2sk"),
+                int(ttl) if isinstance(ttl, int | float) else None,
+                json.dumps(item, ensure_ascii=False, separators=(",", ":")),
+            ),
+        )
+
+
+def _key_of(op: WriteOp) -> Key:
+    if isinstance(op, Put):
+        return (op.item["pk"], op.item["sk"])
+    return op.key
