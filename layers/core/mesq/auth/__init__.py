@@ -1,0 +1,1 @@
+"""Principals, scopes, users and personal access tokens."""

@@ -1,0 +1,32 @@
+"""The scopes of product §1 and the rules that combine them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..errors import ValidationError
+
+ALL_SCOPES = ("memo:read", "memo:write", "todo:read", "todo:write", "reading:read")
+READ_SCOPES = frozenset(scope for scope in ALL_SCOPES if scope.endswith(":read"))
+
+
+def parse_scopes(raw: str | Iterable[str]) -> frozenset[str]:
+    """Scopes from `memo:read,memo:write` / `memo:read memo:write` or a list; unknown -> error."""
+    items = raw.replace(",", " ").split() if isinstance(raw, str) else list(raw)
+    scopes = frozenset(item.strip() for item in items if item.strip())
+    unknown = sorted(scopes - set(ALL_SCOPES))
+    if unknown:
+        raise ValidationError(
+            f"unknown scope(s) {', '.join(unknown)}; valid scopes are {', '.join(ALL_SCOPES)}"
+        )
+    if not scopes:
+        raise ValidationError("at least one scope is required")
+    return scopes
+
+
+def missing_scopes(granted: frozenset[str], needed: Iterable[str]) -> list[str]:
+    return [scope for scope in needed if scope not in granted]
+
+
+def order_scopes(scopes: Iterable[str]) -> list[str]:
+    return [scope for scope in ALL_SCOPES if scope in set(scopes)]

@@ -1,0 +1,159 @@
+"""Personal access tokens (PATs).
+
+A PAT is `mesq_pat_<43 url-safe chars>` (256 random bits), shown once. Only its SHA-256 is
+stored: a fast hash is right for a high-entropy random secret (there is nothing to brute-force),
+and it lets authentication be one GetItem on `PAT#<hash>`. The user's partition keeps the
+listing record (name, scopes, expiry, last use) under `PAT#<tokenId>`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import timedelta
+from typing import Any
+
+from ..context import Principal
+from ..errors import NotFound, Unauthorized, ValidationError
+from ..store.ports import Condition, ConditionFailed, Delete, ItemStore, Put, Update
+from ..timestamps import format_timestamp, now_timestamp, parse_timestamp, utc_now
+from .scopes import order_scopes, parse_scopes
+from .users import user_partition
+
+PAT_PREFIX = "mesq_pat_"
+MAX_NAME_LENGTH = 100
+MAX_EXPIRY_DAYS = 3650
+# Last-use is informational: refreshing it at most once a minute keeps reads from writing.
+LAST_USED_RESOLUTION = timedelta(seconds=60)
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _lookup_key(digest: str) -> tuple[str, str]:
+    return (f"PAT#{digest}", "PAT")
+
+
+def _record_key(user_id: str, token_id: str) -> tuple[str, str]:
+    return (user_partition(user_id), f"PAT#{token_id}")
+
+
+def public_token(record: dict[str, Any]) -> dict[str, Any]:
+    result = {
+        "id": record["tokenId"],
+        "name": record["name"],
+        "scopes": record["scopes"],
+        "createdAt": record["createdAt"],
+    }
+    for field in ("expiresAt", "lastUsedAt", "revokedAt"):
+        if record.get(field):
+            result[field] = record[field]
+    return result
+
+
+def create_token(
+    items: ItemStore,
+    user_id: str,
+    *,
+    name: str,
+    scopes: str | list[str],
+    expires_days: int | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """Create a PAT; returns (the secret token, its public record). The secret is never stored."""
+    name = name.strip()
+    if not 1 <= len(name) <= MAX_NAME_LENGTH:
+        raise ValidationError(f"token name must be 1..{MAX_NAME_LENGTH} characters")
+    granted = order_scopes(parse_scopes(scopes))
+    if expires_days is not None and not 1 <= expires_days <= MAX_EXPIRY_DAYS:
+        raise ValidationError(f"expiry must be 1..{MAX_EXPIRY_DAYS} days")
+    token = PAT_PREFIX + secrets.token_urlsafe(32)
+    token_id = secrets.token_hex(8)
+    digest = _digest(token)
+    now = utc_now()
+    record: dict[str, Any] = {
+        "pk": _record_key(user_id, token_id)[0],
+        "sk": f"PAT#{token_id}",
+        "tokenId": token_id,
+        "digest": digest,
+        "name": name,
+        "scopes": granted,
+        "createdAt": format_timestamp(now),
+    }
+    lookup: dict[str, Any] = {
+        "pk": _lookup_key(digest)[0],
+        "sk": "PAT",
+        "userId": user_id,
+        "tokenId": token_id,
+        "scopes": granted,
+    }
+    if expires_days is not None:
+        expires = now + timedelta(days=expires_days)
+        record["expiresAt"] = lookup["expiresAt"] = format_timestamp(expires)
+        lookup["ttl"] = int(expires.timestamp())  # the store forgets the lookup once it expires
+    items.transact([Put(lookup, Condition(exists=False)), Put(record, Condition(exists=False))])
+    return token, public_token(record)
+
+
+def list_tokens(items: ItemStore, user_id: str) -> list[dict[str, Any]]:
+    page = items.query(user_partition(user_id), prefix="PAT#")
+    return [public_token(record) for record in page.items]
+
+
+def revoke_token(items: ItemStore, user_id: str, token_id: str) -> dict[str, Any]:
+    record = items.get(_record_key(user_id, token_id))
+    if record is None:
+        raise NotFound(f"no token {token_id!r}")
+    if not record.get("revokedAt"):
+        items.transact(
+            [
+                Update(
+                    key=_record_key(user_id, token_id),
+                    set={"revokedAt": now_timestamp()},
+                    condition=Condition(exists=True),
+                ),
+                Delete(_lookup_key(record["digest"])),
+            ]
+        )
+        record = items.get(_record_key(user_id, token_id)) or record
+    return public_token(record)
+
+
+def authenticate_token(items: ItemStore, token: str) -> Principal:
+    """The principal behind a PAT, or Unauthorized (unknown, revoked or expired).
+
+    One GetItem: revocation deletes the lookup item in the same transaction that marks the
+    record, so the lookup alone is authoritative.
+    """
+    if not token.startswith(PAT_PREFIX) or len(token) > 200:
+        raise Unauthorized("the access token is not valid")
+    lookup_key = _lookup_key(_digest(token))
+    lookup = items.get(lookup_key)
+    if lookup is None:
+        raise Unauthorized("the access token is not valid, revoked or expired")
+    now = utc_now()
+    expires_at = lookup.get("expiresAt")
+    if expires_at and parse_timestamp(expires_at, "expiresAt") <= now:
+        raise Unauthorized("the access token has expired")
+    last_used = lookup.get("lastUsedAt")
+    if not last_used or parse_timestamp(last_used, "lastUsedAt") + LAST_USED_RESOLUTION < now:
+        stamp = {"lastUsedAt": format_timestamp(now)}
+        try:
+            items.transact(
+                [
+                    Update(key=lookup_key, set=stamp, condition=Condition(exists=True)),
+                    Update(
+                        key=_record_key(lookup["userId"], lookup["tokenId"]),
+                        set=stamp,
+                        condition=Condition(exists=True),
+                    ),
+                ]
+            )
+        except ConditionFailed:
+            raise Unauthorized("the access token has been revoked") from None
+    return Principal(
+        user_id=lookup["userId"],
+        scopes=frozenset(lookup["scopes"]),
+        credential_id=f"pat:{lookup['tokenId']}",
+        kind="pat",
+    )

@@ -1,0 +1,89 @@
+"""Users: a profile item in the user's own partition plus a unique-username claim item."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from typing import Any
+
+from ..errors import NotFound, ValidationError
+from ..store.ports import Condition, ConditionFailed, ItemStore, Put
+from ..timestamps import now_timestamp
+from .passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hash_password, verify_password
+
+_USERNAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,31}$")
+
+
+def user_partition(user_id: str) -> str:
+    return f"U#{user_id}"
+
+
+def _profile_key(user_id: str) -> tuple[str, str]:
+    return (user_partition(user_id), "PROFILE")
+
+
+def _username_key(username: str) -> tuple[str, str]:
+    return (f"USERNAME#{username}", "USERNAME")
+
+
+def public_user(profile: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": profile["userId"],
+        "username": profile["username"],
+        "admin": profile.get("admin", False),
+        "createdAt": profile["createdAt"],
+    }
+
+
+def create_user(items: ItemStore, username: str, password: str, *, admin: bool = False) -> dict[str, Any]:
+    if not _USERNAME.fullmatch(username):
+        raise ValidationError(
+            "username must be 2-32 characters of a-z, 0-9, '_', '.', '-' and start with a letter or digit"
+        )
+    if not MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH:
+        raise ValidationError(
+            f"password must be {MIN_PASSWORD_LENGTH}..{MAX_PASSWORD_LENGTH} characters long"
+        )
+    user_id = secrets.token_hex(10)
+    now = now_timestamp()
+    profile = {
+        "pk": _profile_key(user_id)[0],
+        "sk": "PROFILE",
+        "userId": user_id,
+        "username": username,
+        "passwordHash": hash_password(password),
+        "admin": admin,
+        "createdAt": now,
+        "settings": {"doubleClickEdit": False},
+    }
+    claim = {"pk": _username_key(username)[0], "sk": "USERNAME", "userId": user_id}
+    try:
+        items.transact([Put(claim, Condition(exists=False)), Put(profile, Condition(exists=False))])
+    except ConditionFailed:
+        raise ValidationError(f"username {username!r} is taken") from None
+    return public_user(profile)
+
+
+def get_user(items: ItemStore, user_id: str) -> dict[str, Any] | None:
+    return items.get(_profile_key(user_id))
+
+
+def find_user_by_name(items: ItemStore, username: str) -> dict[str, Any]:
+    claim = items.get(_username_key(username))
+    profile = get_user(items, claim["userId"]) if claim else None
+    if profile is None:
+        raise NotFound(f"no user named {username!r}")
+    return profile
+
+
+def check_password(items: ItemStore, username: str, password: str) -> dict[str, Any] | None:
+    """The profile when the password matches; None otherwise (same cost for unknown users)."""
+    try:
+        profile = find_user_by_name(items, username)
+    except NotFound:
+        verify_password(_DUMMY_HASH, password)  # equalize timing with the known-user path
+        return None
+    return profile if verify_password(profile["passwordHash"], password) else None
+
+
+_DUMMY_HASH = hash_password("timing-equalizer-not-a-password")

@@ -1,0 +1,37 @@
+"""What every operation receives: who is calling, through which channel, with which services."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .config import Settings
+from .store.ports import BlobStore, ItemStore
+
+Channel = Literal["api", "mcp", "web", "cli"]
+CredentialKind = Literal["pat", "oauth", "session"]
+
+
+@dataclass(frozen=True)
+class Principal:
+    user_id: str
+    scopes: frozenset[str]
+    credential_id: str
+    kind: CredentialKind
+
+
+@dataclass(frozen=True)
+class Services:
+    """The process-wide adapters, built once per process from Settings."""
+
+    settings: Settings
+    items: ItemStore
+    blobs: BlobStore
+
+
+@dataclass(frozen=True)
+class Call:
+    principal: Principal
+    services: Services
+    trace_id: str
+    channel: Channel

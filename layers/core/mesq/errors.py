@@ -1,0 +1,89 @@
+"""Typed domain errors. Adapters (REST, MCP) map them to the error envelope of product §3;
+their `message` is written for the client, so it is safe to show. Anything else that escapes an
+operation is an internal fault and is reported as `INTERNAL` without its text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class MesqError(Exception):
+    code = "INTERNAL"
+    http_status = 500
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        details: Any = None,
+        recover_data: Any = None,
+        retry_after_seconds: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+        self.recover_data = recover_data
+        self.retry_after_seconds = retry_after_seconds
+
+    def to_error(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.details is not None:
+            error["details"] = self.details
+        if self.retry_after_seconds is not None:
+            error["retryAfterSeconds"] = self.retry_after_seconds
+        return error
+
+
+class ValidationError(MesqError):
+    code = "VALIDATION_ERROR"
+    http_status = 400
+
+
+class Unauthorized(MesqError):
+    code = "UNAUTHORIZED"
+    http_status = 401
+
+
+class Forbidden(MesqError):
+    code = "FORBIDDEN"
+    http_status = 403
+
+
+class NotFound(MesqError):
+    code = "NOT_FOUND"
+    http_status = 404
+
+
+class RevisionConflict(MesqError):
+    code = "REVISION_CONFLICT"
+    http_status = 409
+
+
+class IdempotencyConflict(MesqError):
+    code = "IDEMPOTENCY_CONFLICT"
+    http_status = 409
+
+
+class PayloadTooLarge(MesqError):
+    code = "PAYLOAD_TOO_LARGE"
+    http_status = 413
+
+
+class RateLimited(MesqError):
+    code = "RATE_LIMITED"
+    http_status = 429
+
+
+class ResponseTooLarge(MesqError):
+    code = "RESPONSE_TOO_LARGE"
+    http_status = 400
+
+
+class ServiceUnavailable(MesqError):
+    code = "SERVICE_UNAVAILABLE"
+    http_status = 503
+
+
+class Internal(MesqError):
+    code = "INTERNAL"
+    http_status = 500

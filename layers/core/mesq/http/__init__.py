@@ -1,0 +1,1 @@
+"""The REST adapter: Starlette routes generated from openapi.yaml."""

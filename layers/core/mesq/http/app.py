@@ -1,0 +1,135 @@
+"""The REST application: one Starlette route per OpenAPI path, generated at construction.
+
+Per request: trace id -> credential -> scopes -> arguments (path, query, header, JSON body) ->
+JSON Schema validation -> the operation (in a worker thread: stores are synchronous) ->
+envelope. Limits, validation, auth and error mapping happen here once for every route.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from .. import __version__
+from ..context import Call, Services
+from ..errors import MesqError, NotFound, ValidationError
+from ..operations import REGISTRY, check_registry
+from ..spec import Operation, Spec, load_spec
+from ..validation import validate_arguments
+from .auth import authenticate, require_scopes
+from .body import read_json_object
+from .envelope import NO_STORE, failure, internal_failure, new_trace_id, success
+from .params import collect_arguments
+
+WWW_AUTHENTICATE = {"WWW-Authenticate": 'Bearer realm="mesq"'}
+
+
+class MethodNotAllowed(MesqError):
+    code = "METHOD_NOT_ALLOWED"
+    http_status = 405
+
+
+def trace_id_of(request: Request) -> str:
+    trace_id: str | None = getattr(request.state, "trace_id", None)
+    if trace_id is None:
+        trace_id = request.state.trace_id = new_trace_id()
+    return trace_id
+
+
+async def run_operation(
+    operation: Operation, services: Services, request: Request, trace_id: str
+) -> Response:
+    principal = authenticate(request, services)
+    require_scopes(principal, operation.scopes)
+    arguments = collect_arguments(operation, request)
+    if operation.has_body:
+        body = await read_json_object(request)
+        clashes = sorted(set(body) & set(arguments))
+        if clashes:
+            raise ValidationError(f"{', '.join(clashes)} must be given as a parameter, not in the body")
+        arguments.update(body)
+    validate_arguments(operation, arguments)
+    call = Call(principal=principal, services=services, trace_id=trace_id, channel="api")
+    data = await run_in_threadpool(REGISTRY[operation.operation_id], call, arguments)
+    return success(data, trace_id, operation.success_status)
+
+
+def _path_endpoint(operations: dict[str, Operation], services: Services) -> Any:
+    async def endpoint(request: Request) -> Response:
+        trace_id = trace_id_of(request)
+        operation = operations[request.method]
+        try:
+            return await run_operation(operation, services, request, trace_id)
+        except MesqError as error:
+            headers = WWW_AUTHENTICATE if error.http_status == 401 else None
+            return failure(error, trace_id, headers)
+        except Exception as exc:  # every other fault is internal: no text leaks
+            return internal_failure(exc, trace_id)
+
+    return endpoint
+
+
+def operation_routes(spec: Spec, services: Services) -> list[Route]:
+    by_path: dict[str, dict[str, Operation]] = defaultdict(dict)
+    for operation in spec.operations.values():
+        by_path[operation.path][operation.method] = operation
+    # Literal paths before templated ones, so /memo/search is never taken for /memo/{id}.
+    ordered = sorted(by_path, key=lambda path: (path.count("{"), path))
+    return [
+        Route(path, _path_endpoint(by_path[path], services), methods=list(by_path[path]))
+        for path in ordered
+    ]
+
+
+async def _healthz(request: Request) -> Response:
+    return JSONResponse({"status": "ok", "version": __version__}, headers=NO_STORE)
+
+
+def _openapi_endpoint(spec: Spec) -> Any:
+    async def openapi(request: Request) -> Response:
+        return JSONResponse(spec.document)
+
+    return openapi
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    trace_id = trace_id_of(request)
+    if exc.status_code == 405:
+        return failure(MethodNotAllowed(f"{request.method} is not allowed on {request.url.path}"), trace_id)
+    if exc.status_code == 404:
+        return failure(NotFound(f"no route {request.url.path}"), trace_id)
+    return JSONResponse(
+        {"error": {"code": "HTTP_ERROR", "message": str(exc.detail)}, "traceId": trace_id},
+        status_code=exc.status_code,
+        headers=NO_STORE,
+    )
+
+
+async def _unhandled(request: Request, exc: Exception) -> Response:
+    return internal_failure(exc, trace_id_of(request))
+
+
+def api_routes(services: Services, spec: Spec | None = None) -> list[Route]:
+    spec = spec or load_spec()
+    check_registry(spec)
+    return [
+        Route("/healthz", _healthz, methods=["GET"]),
+        Route("/api/openapi.json", _openapi_endpoint(spec), methods=["GET"]),
+        *operation_routes(spec, services),
+    ]
+
+
+def exception_handlers() -> dict[Any, Any]:
+    return {HTTPException: _http_error, Exception: _unhandled}
+
+
+def create_api_app(services: Services) -> Starlette:
+    return Starlette(routes=api_routes(services), exception_handlers=exception_handlers())

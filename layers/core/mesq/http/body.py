@@ -1,0 +1,81 @@
+"""JSON request bodies, by the rules of product §3: at most 1 MiB of UTF-8, media type
+`application/json` or `*/*+json`, a top-level object, no duplicate keys, no NaN/Infinity.
+Every violation is a VALIDATION_ERROR that names it; nothing is read past the limit."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+
+from ..errors import ValidationError
+
+MAX_JSON_BODY_BYTES = 1024 * 1024
+
+
+def is_json_media_type(content_type: str | None) -> bool:
+    if not content_type:
+        return False
+    media_type, _, params = content_type.partition(";")
+    media_type = media_type.strip().lower()
+    for param in params.split(";"):
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset" and value.strip().strip('"').lower() not in ("utf-8", "utf8"):
+            return False
+    type_, _, subtype = media_type.partition("/")
+    return bool(type_) and (media_type == "application/json" or subtype.endswith("+json"))
+
+
+async def read_limited(request: Request, limit: int) -> bytes | None:
+    """The body, or None as soon as it is known to exceed `limit` bytes."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValidationError(f"request body: duplicate field {key!r}")
+        result[key] = value
+    return result
+
+
+def _no_constants(name: str) -> Any:
+    raise ValidationError(f"request body: {name} is not valid JSON")
+
+
+def parse_json_object(raw: bytes) -> dict[str, Any]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValidationError(f"request body is not valid UTF-8 (byte {exc.start})") from None
+    try:
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
+    except json.JSONDecodeError as exc:
+        raise ValidationError(f"request body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    if not isinstance(value, dict):
+        raise ValidationError("request body must be a JSON object")
+    return value
+
+
+async def read_json_object(request: Request) -> dict[str, Any]:
+    if not is_json_media_type(request.headers.get("content-type")):
+        raise ValidationError(
+            "Content-Type must be application/json (or a */*+json type) with UTF-8; got "
+            f"{request.headers.get('content-type') or 'none'}"
+        )
+    raw = await read_limited(request, MAX_JSON_BODY_BYTES)
+    if raw is None:
+        raise ValidationError(f"request body exceeds {MAX_JSON_BODY_BYTES} bytes (1 MiB)")
+    return parse_json_object(raw)

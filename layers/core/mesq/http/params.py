@@ -1,0 +1,59 @@
+"""Path, query and header values -> typed arguments, guided by each parameter's schema.
+
+Query strings carry text only, so integers and booleans are parsed here; arrays accept
+`tags=a,b` and `tags=a&tags=b`. Unknown query parameters are rejected, like unknown body fields.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from starlette.requests import Request
+
+from ..errors import ValidationError
+from ..spec import Operation, Parameter
+
+_INTEGER = re.compile(r"-?\d{1,18}")
+
+
+def _scalar(param: Parameter, schema: dict[str, Any], raw: str) -> Any:
+    kind = schema.get("type")
+    if kind == "integer":
+        if not _INTEGER.fullmatch(raw):
+            raise ValidationError(f"{param.argument}: {raw!r} is not an integer")
+        return int(raw)
+    if kind == "boolean":
+        if raw not in ("true", "false"):
+            raise ValidationError(f"{param.argument}: {raw!r} is not true or false")
+        return raw == "true"
+    return raw
+
+
+def collect_arguments(operation: Operation, request: Request) -> dict[str, Any]:
+    arguments: dict[str, Any] = {}
+    known_query = {p.name for p in operation.parameters if p.location == "query"}
+    unknown = sorted(set(request.query_params.keys()) - known_query)
+    if unknown:
+        raise ValidationError(f"unknown query parameter{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}")
+    for param in operation.parameters:
+        if param.location == "path":
+            arguments[param.argument] = request.path_params[param.name]
+        elif param.location == "header":
+            value = request.headers.get(param.name)
+            if value is not None:
+                arguments[param.argument] = value
+        else:
+            values = request.query_params.getlist(param.name)
+            if not values:
+                continue
+            if param.schema.get("type") == "array":
+                item_schema = param.schema.get("items", {})
+                arguments[param.argument] = [
+                    _scalar(param, item_schema, part) for value in values for part in value.split(",") if part
+                ]
+            elif len(values) > 1:
+                raise ValidationError(f"{param.argument}: given more than once")
+            else:
+                arguments[param.argument] = _scalar(param, param.schema, values[0])
+    return arguments

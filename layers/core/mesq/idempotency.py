@@ -1,0 +1,56 @@
+"""Idempotency records for creates (product §3).
+
+A record lives in the caller's partition under `IDEM#<operation>#<sha256(key)>` for 24 hours
+(TTL) and holds a fingerprint of the arguments plus the first response. It is written in the
+same transaction as the record it creates, so a crash can never leave one without the other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from typing import Any
+
+from .errors import IdempotencyConflict
+from .store.ports import Condition, ItemStore, Key, Put
+
+TTL_SECONDS = 24 * 3600
+
+
+def fingerprint(arguments: dict[str, Any]) -> str:
+    canonical = json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def record_key(partition: str, operation_id: str, key: str) -> Key:
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
+    return (partition, f"IDEM#{operation_id}#{digest}")
+
+
+def replay(items: ItemStore, key: Key, request_fingerprint: str) -> dict[str, Any] | None:
+    """The first response for this key, None if the key is new; IdempotencyConflict when the
+    key was used with different arguments."""
+    record = items.get(key)
+    if record is None:
+        return None
+    if record["fingerprint"] != request_fingerprint:
+        raise IdempotencyConflict(
+            "this Idempotency-Key was already used with different arguments; use a new key for a new record"
+        )
+    response: dict[str, Any] = record["response"]
+    return response
+
+
+def claim(key: Key, request_fingerprint: str, response: dict[str, Any]) -> Put:
+    """The transaction item that stores the response; fails if the key was claimed meanwhile."""
+    return Put(
+        {
+            "pk": key[0],
+            "sk": key[1],
+            "fingerprint": request_fingerprint,
+            "response": response,
+            "ttl": int(time.time()) + TTL_SECONDS,
+        },
+        Condition(exists=False),
+    )

@@ -1,0 +1,159 @@
+"""Memo persistence: the single-table keys, the counters and the all-or-nothing writes.
+
+Keys (see docs/data-model.md):
+- memo:         pk `U#<user>`  sk `MEMO#<id>`; gsi1 `U#<user>#MEMOS#<status>` /
+                `<1 pinned|0>#<createdAt>#<id>` (projects status, pinned, tagPaths, times)
+- counters:     pk `U#<user>`  sk `STATS#MEMO` (normal, archived, deleted, pinned, untagged)
+- tag counters: pk `U#<user>`  sk `MEMOTAG#<tag path>` (count of NORMAL memos)
+
+Every write of a memo is one transaction: the memo with its revision condition, the counter
+deltas and, for creates, the idempotency record.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ..auth.users import user_partition
+from ..store.ports import Condition, ConditionFailed, Item, ItemStore, Put, Update, WriteOp
+
+STATUSES = ("NORMAL", "ARCHIVED", "DELETED")
+STATS_SK = "STATS#MEMO"
+TAG_PREFIX = "MEMOTAG#"
+MEMO_PREFIX = "MEMO#"
+STAT_FIELDS = ("normal", "archived", "deleted", "pinned", "untagged")
+
+
+def memo_key(user_id: str, memo_id: str) -> tuple[str, str]:
+    return (user_partition(user_id), f"{MEMO_PREFIX}{memo_id}")
+
+
+def timeline_partition(user_id: str, status: str) -> str:
+    return f"{user_partition(user_id)}#MEMOS#{status}"
+
+
+def with_index_keys(user_id: str, memo: Item) -> Item:
+    """The stored item: the memo plus its keys (derived, never stored separately)."""
+    pk, sk = memo_key(user_id, memo["id"])
+    return {
+        **memo,
+        "pk": pk,
+        "sk": sk,
+        "gsi1pk": timeline_partition(user_id, memo["status"]),
+        "gsi1sk": f"{1 if memo['pinned'] else 0}#{memo['createdAt']}#{memo['id']}",
+    }
+
+
+def _contributions(memo: Item | None) -> Counter[str]:
+    """What one memo adds to the counters (tags, pinned, untagged count NORMAL memos only)."""
+    counts: Counter[str] = Counter()
+    if memo is None:
+        return counts
+    counts[memo["status"].lower()] += 1
+    if memo["status"] == "NORMAL":
+        if memo["pinned"]:
+            counts["pinned"] += 1
+        if not memo["tags"]:
+            counts["untagged"] += 1
+        for path in memo["tagPaths"]:
+            counts[f"tag:{path}"] += 1
+    return counts
+
+
+def counter_ops(user_id: str, before: Item | None, after: Item | None) -> list[WriteOp]:
+    delta = _contributions(after)
+    delta.subtract(_contributions(before))
+    partition = user_partition(user_id)
+    stats = {name: delta[name] for name in STAT_FIELDS if delta[name]}
+    ops: list[WriteOp] = []
+    if stats:
+        ops.append(Update(key=(partition, STATS_SK), add=stats))
+    for name, amount in sorted(delta.items()):
+        if name.startswith("tag:") and amount:
+            ops.append(Update(key=(partition, TAG_PREFIX + name[4:]), add={"count": amount}))
+    return ops
+
+
+def write_memo(
+    items: ItemStore,
+    user_id: str,
+    before: Item | None,
+    after: Item,
+    extra: Sequence[WriteOp] = (),
+) -> None:
+    """Store `after` in place of `before` (None = create) with counters, atomically.
+
+    Raises ConditionFailed with index 0 when the memo changed (or exists) meanwhile.
+    """
+    condition = (
+        Condition(exists=False) if before is None else Condition(equals={"revision": before["revision"]})
+    )
+    ops: list[WriteOp] = [Put(with_index_keys(user_id, after), condition)]
+    ops += counter_ops(user_id, before, after)
+    ops += extra
+    items.transact(ops)
+
+
+def read_memo(items: ItemStore, user_id: str, memo_id: str) -> Item | None:
+    return items.get(memo_key(user_id, memo_id))
+
+
+def read_stats(items: ItemStore, user_id: str) -> dict[str, int]:
+    stats = items.get((user_partition(user_id), STATS_SK)) or {}
+    return {name: int(stats.get(name, 0)) for name in STAT_FIELDS}
+
+
+def read_tag_counts(items: ItemStore, user_id: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    after = None
+    while True:
+        page = items.query(user_partition(user_id), prefix=TAG_PREFIX, after=after)
+        for item in page.items:
+            if item.get("count", 0) > 0:  # counters of tags no longer used stay at 0
+                counts[item["sk"][len(TAG_PREFIX) :]] = int(item["count"])
+        if page.next_key is None:
+            return counts
+        after = page.next_key
+
+
+def timeline_entries(
+    items: ItemStore, user_id: str, status: str, limit: int | None = None
+) -> Iterator[Item]:
+    """Index entries of one status, pinned first then newest created, reading only what is used."""
+    after = None
+    remaining = limit
+    while remaining is None or remaining > 0:
+        page = items.query(
+            timeline_partition(user_id, status),
+            index="gsi1",
+            descending=True,
+            limit=min(remaining, 1000) if remaining is not None else 1000,
+            after=after,
+        )
+        yield from page.items
+        if remaining is not None:
+            remaining -= len(page.items)
+        if page.next_key is None:
+            return
+        after = page.next_key
+
+
+def all_memos(items: ItemStore, user_id: str) -> Iterator[Item]:
+    """Every memo of the user with its content: the bounded pass literal search needs."""
+    after = None
+    while True:
+        page = items.query(user_partition(user_id), prefix=MEMO_PREFIX, limit=1000, after=after)
+        yield from page.items
+        if page.next_key is None:
+            return
+        after = page.next_key
+
+
+def fetch_memos(items: ItemStore, user_id: str, memo_ids: Sequence[str]) -> dict[str, Item]:
+    found = items.batch_get([memo_key(user_id, memo_id) for memo_id in memo_ids])
+    return {item["id"]: item for item in found}
+
+
+__all__ = ["ConditionFailed"]

@@ -1,0 +1,27 @@
+"""The operation registry: operationId -> the plain function that implements it.
+
+Both adapters dispatch through this table; `check_registry` runs at construction so a spec
+operation without an implementation (or the reverse) fails at start-up, not on first call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .context import Call
+from .memos.operations import OPERATIONS as MEMO_OPERATIONS
+from .spec import Spec, SpecError
+
+OperationFn = Callable[[Call, dict[str, Any]], dict[str, Any]]
+
+REGISTRY: Mapping[str, OperationFn] = {**MEMO_OPERATIONS}
+
+
+def check_registry(spec: Spec, registry: Mapping[str, OperationFn] = REGISTRY) -> None:
+    missing = sorted(set(spec.operations) - set(registry))
+    if missing:
+        raise SpecError(f"operations without an implementation: {', '.join(missing)}")
+    unknown = sorted(set(registry) - set(spec.operations))
+    if unknown:
+        raise SpecError(f"implementations without an operation in openapi.yaml: {', '.join(unknown)}")

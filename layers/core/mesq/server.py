@@ -1,0 +1,47 @@
+"""The one-machine server (`mesq serve`): the same apps the Lambda functions run, mounted in
+one Starlette app over SQLite + local files (or DynamoDB + S3 with `--storage dynamodb`)."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Callable
+
+import uvicorn
+from starlette.applications import Starlette
+
+from .context import Services
+from .http.app import api_routes, exception_handlers
+
+
+def create_local_app(services: Services) -> Starlette:
+    return Starlette(routes=api_routes(services), exception_handlers=exception_handlers())
+
+
+def serve(
+    services: Services,
+    host: str,
+    port: int,
+    on_ready: Callable[[str], None],
+) -> None:
+    """Run until interrupted; `on_ready(base_url)` fires once the socket accepts connections."""
+    app = create_local_app(services)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
+    server = uvicorn.Server(config)
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    bound_port = sock.getsockname()[1]
+
+    async def run() -> None:
+        task = asyncio.create_task(server.serve(sockets=[sock]))
+        while not server.started:
+            if task.done():
+                await task
+                return
+            await asyncio.sleep(0.02)
+        shown_host = f"[{host}]" if ":" in host else host
+        on_ready(f"http://{shown_host}:{bound_port}")
+        await task
+
+    asyncio.run(run())

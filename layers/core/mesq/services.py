@@ -1,0 +1,33 @@
+"""Wiring: Settings -> the adapters of every port. The only module that picks adapters."""
+
+from __future__ import annotations
+
+from .config import Settings
+from .context import Services
+from .store.ports import BlobStore, ItemStore
+
+
+def build_item_store(settings: Settings) -> ItemStore:
+    if settings.storage == "dynamodb":
+        from .store.dynamodb import DynamoDBItemStore
+
+        return DynamoDBItemStore(
+            settings.table_name, endpoint_url=settings.dynamodb_endpoint, region=settings.region
+        )
+    from .store.sqlite import SQLiteItemStore
+
+    return SQLiteItemStore(settings.sqlite_path)
+
+
+def build_blob_store(settings: Settings) -> BlobStore:
+    if settings.storage == "dynamodb":
+        from .store.blobs_s3 import S3BlobStore
+
+        return S3BlobStore(settings.bucket, endpoint_url=settings.s3_endpoint, region=settings.region)
+    from .store.blobs_local import LocalBlobStore
+
+    return LocalBlobStore(settings.blob_dir)
+
+
+def build_services(settings: Settings) -> Services:
+    return Services(settings=settings, items=build_item_store(settings), blobs=build_blob_store(settings))

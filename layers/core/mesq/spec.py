@@ -1,0 +1,256 @@
+"""The OpenAPI document as an operation registry.
+
+`mesq/openapi.yaml` is the single source of truth. This module loads it once and turns each
+operation into an `Operation`: its HTTP binding, the parameters, and one self-contained JSON
+Schema for its arguments (`input_schema`: path, query and header parameters and the request
+body's fields, all top-level, `additionalProperties: false`) and one for its result
+(`data_schema`). REST validates requests with exactly the schema MCP advertises as a tool's
+input, so the two can never disagree.
+
+Schema resolution follows memos' MCP package: the outermost `$ref` is inlined, nested `$ref`s
+become local `#/$defs/<Name>` pointers with the component collected once (cycle-safe).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any, Literal
+
+import yaml
+
+HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
+_METHODS = ("get", "post", "put", "patch", "delete")
+_SCHEMA_PREFIX = "#/components/schemas/"
+_PARAMETER_PREFIX = "#/components/parameters/"
+
+
+class SpecError(Exception):
+    """The OpenAPI document is inconsistent: raised at load time, never at request time."""
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str  # the HTTP name (query key, path segment, header)
+    location: Literal["path", "query", "header"]
+    argument: str  # the argument name operations and MCP tools see
+    required: bool
+    schema: dict[str, Any]  # resolved, for coercing query strings
+
+
+@dataclass(frozen=True)
+class McpBinding:
+    title: str
+    scopes: tuple[str, ...]
+    toolset: str
+    exposed: bool
+    annotation_overrides: Mapping[str, bool]
+
+
+@dataclass(frozen=True)
+class Operation:
+    operation_id: str
+    method: HttpMethod
+    path: str
+    summary: str
+    description: str
+    parameters: tuple[Parameter, ...]
+    body_fields: frozenset[str]
+    has_body: bool
+    success_status: int
+    input_schema: dict[str, Any]
+    data_schema: dict[str, Any]
+    mcp: McpBinding
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def scopes(self) -> tuple[str, ...]:
+        return self.mcp.scopes
+
+    @property
+    def is_write(self) -> bool:
+        return any(scope.endswith(":write") for scope in self.mcp.scopes)
+
+
+class _Resolver:
+    def __init__(self, document: Mapping[str, Any]) -> None:
+        self._schemas: Mapping[str, Any] = document.get("components", {}).get("schemas", {})
+        self._parameters: Mapping[str, Any] = document.get("components", {}).get("parameters", {})
+
+    def parameter(self, raw: Mapping[str, Any]) -> Mapping[str, Any]:
+        ref = raw.get("$ref")
+        if ref is None:
+            return raw
+        if not isinstance(ref, str) or not ref.startswith(_PARAMETER_PREFIX):
+            raise SpecError(f"unsupported parameter reference {ref!r}")
+        name = ref.removeprefix(_PARAMETER_PREFIX)
+        if name not in self._parameters:
+            raise SpecError(f"unknown parameter component {name!r}")
+        return self._parameters[name]  # type: ignore[no-any-return]
+
+    def inline(self, schema: Any, defs: dict[str, Any]) -> Any:
+        """Resolve the outermost `$ref` in place; nested ones become `$defs` pointers."""
+        if isinstance(schema, dict) and "$ref" in schema:
+            name = self._component_name(schema["$ref"])
+            return self._rewrite(copy.deepcopy(self._schemas[name]), defs)
+        return self._rewrite(copy.deepcopy(schema), defs)
+
+    def _component_name(self, ref: Any) -> str:
+        if not isinstance(ref, str) or not ref.startswith(_SCHEMA_PREFIX):
+            raise SpecError(f"unsupported schema reference {ref!r}")
+        name = ref.removeprefix(_SCHEMA_PREFIX)
+        if name not in self._schemas:
+            raise SpecError(f"unknown schema component {name!r}")
+        return name
+
+    def _rewrite(self, node: Any, defs: dict[str, Any]) -> Any:
+        if isinstance(node, list):
+            return [self._rewrite(item, defs) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if "$ref" in node:
+            name = self._component_name(node["$ref"])
+            if name not in defs:
+                defs[name] = {}  # placeholder first: a self-referencing schema terminates
+                defs[name] = self._rewrite(copy.deepcopy(self._schemas[name]), defs)
+            return {"$ref": f"#/$defs/{name}"}
+        return {key: self._rewrite(value, defs) for key, value in node.items()}
+
+
+def _with_defs(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    result = {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
+    if defs:
+        result["$defs"] = defs
+    return result
+
+
+def _build_operation(
+    resolver: _Resolver, path: str, method: str, raw: Mapping[str, Any]
+) -> Operation:
+    operation_id = raw.get("operationId")
+    if not isinstance(operation_id, str) or not operation_id:
+        raise SpecError(f"{method.upper()} {path} has no operationId")
+    where = f"operation {operation_id!r}"
+    x_mcp = raw.get("x-mcp")
+    if not isinstance(x_mcp, Mapping) or not x_mcp.get("scopes") or not x_mcp.get("toolset"):
+        raise SpecError(f"{where} needs x-mcp with scopes and toolset")
+
+    defs: dict[str, Any] = {}
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    parameters: list[Parameter] = []
+    for raw_param in raw.get("parameters", []):
+        param = resolver.parameter(raw_param)
+        location = param.get("in")
+        if location not in ("path", "query", "header"):
+            raise SpecError(f"{where}: unsupported parameter location {location!r}")
+        argument = param.get("x-argument", param["name"])
+        if argument in properties:
+            raise SpecError(f"{where}: duplicate argument {argument!r}")
+        prop = resolver.inline(param.get("schema", {}), defs)
+        if param.get("description") and "description" not in prop:
+            prop["description"] = param["description"]
+        properties[argument] = prop
+        is_required = bool(param.get("required")) or location == "path"
+        if is_required:
+            required.append(argument)
+        parameters.append(
+            Parameter(
+                name=param["name"],
+                location=location,
+                argument=argument,
+                required=is_required,
+                schema=resolver.inline(param.get("schema", {}), {}),
+            )
+        )
+
+    body_fields: set[str] = set()
+    body_spec = raw.get("requestBody")
+    body_schema: dict[str, Any] = {}
+    if body_spec is not None:
+        body_schema = resolver.inline(body_spec["content"]["application/json"]["schema"], defs)
+        if body_schema.get("type") != "object" or body_schema.get("additionalProperties") is not False:
+            raise SpecError(f"{where}: a request body must be a closed object schema")
+        for name, prop in body_schema.get("properties", {}).items():
+            if name in properties:
+                raise SpecError(f"{where}: body field {name!r} collides with a parameter")
+            properties[name] = prop
+            body_fields.add(name)
+        required += body_schema.get("required", [])
+
+    input_schema: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": False,
+    }
+    if required:
+        input_schema["required"] = required
+    unsupported = set(body_schema) - {"type", "properties", "required", "additionalProperties",
+                                      "description"}
+    if unsupported:
+        # They would be lost when the body's fields are merged with the parameters.
+        raise SpecError(f"{where}: request body keywords {sorted(unsupported)} are not supported")
+
+    responses = raw.get("responses", {})
+    success = [code for code in responses if str(code).startswith("2")]
+    if len(success) != 1:
+        raise SpecError(f"{where} needs exactly one 2xx response")
+    status = int(success[0])
+    data_defs: dict[str, Any] = {}
+    data_schema = resolver.inline(
+        responses[success[0]]["content"]["application/json"]["schema"], data_defs
+    )
+
+    annotations = x_mcp.get("annotations", {})
+    return Operation(
+        operation_id=operation_id,
+        method=method.upper(),  # type: ignore[arg-type]
+        path=path,
+        summary=str(raw.get("summary", "")),
+        description=str(raw.get("description", "")).strip(),
+        parameters=tuple(parameters),
+        body_fields=frozenset(body_fields),
+        has_body=body_spec is not None,
+        success_status=status,
+        input_schema=_with_defs(input_schema, defs),
+        data_schema=_with_defs(data_schema, data_defs),
+        mcp=McpBinding(
+            title=str(x_mcp.get("title", raw.get("summary", operation_id))),
+            scopes=tuple(x_mcp["scopes"]),
+            toolset=str(x_mcp["toolset"]),
+            exposed=bool(x_mcp.get("expose", True)),
+            annotation_overrides=dict(annotations),
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class Spec:
+    document: dict[str, Any]
+    operations: Mapping[str, Operation]
+
+    def operation(self, operation_id: str) -> Operation:
+        return self.operations[operation_id]
+
+
+def build_spec(document: dict[str, Any]) -> Spec:
+    resolver = _Resolver(document)
+    operations: dict[str, Operation] = {}
+    for path, item in document.get("paths", {}).items():
+        for method in _METHODS:
+            if method in item:
+                op = _build_operation(resolver, path, method, item[method])
+                if op.operation_id in operations:
+                    raise SpecError(f"duplicate operationId {op.operation_id!r}")
+                operations[op.operation_id] = op
+    return Spec(document=document, operations=operations)
+
+
+@cache
+def load_spec() -> Spec:
+    """The packaged spec, parsed once per process."""
+    text = resources.files("mesq").joinpath("openapi.yaml").read_text(encoding="utf-8")
+    return build_spec(yaml.safe_load(text))

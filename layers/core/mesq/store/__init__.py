@@ -1,0 +1,1 @@
+"""Storage ports (ports.py) and their adapters: SQLite / DynamoDB items, local files / S3 blobs."""

@@ -1,0 +1,86 @@
+"""The timestamp rules of product §3, in one place.
+
+Filters accept ISO 8601 with `Z` or an offset, year 0001..9999, at most 6 fractional digits and
+an offset of at most ±15:59. Stored times are fixed-width UTC strings
+(`2026-11-29T08:00:00.000000Z`), so string order is time order in every store and index.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+from .errors import ValidationError
+
+_ISO = re.compile(
+    r"(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})[Tt]"
+    r"(?P<hour>\d{2}):(?P<minute>\d{2})(?::(?P<second>\d{2})(?:\.(?P<fraction>\d+))?)?"
+    r"(?P<zone>[Zz]|(?P<sign>[+-])(?P<oh>\d{2}):(?P<om>\d{2}))"
+)
+_MIN_UTC = datetime(1, 1, 1, tzinfo=UTC)
+_MAX_UTC = datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
+
+
+def parse_timestamp(value: str, field: str) -> datetime:
+    """Parse a filter timestamp into an aware UTC datetime, or raise ValidationError naming `field`."""
+    match = _ISO.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        raise ValidationError(
+            f"{field}: {value!r} is not an ISO 8601 timestamp with Z or an offset "
+            "(e.g. 2026-10-05T00:00:00+08:00)"
+        )
+    fraction = match["fraction"] or ""
+    if len(fraction) > 6:
+        raise ValidationError(f"{field}: at most 6 fractional second digits are allowed")
+    year = int(match["year"])
+    if year < 1:
+        raise ValidationError(f"{field}: the year must be between 0001 and 9999")
+    offset = timedelta(0)
+    if match["sign"]:
+        hours, minutes = int(match["oh"]), int(match["om"])
+        if hours > 15 or minutes > 59:
+            raise ValidationError(f"{field}: the offset must be within ±15:59")
+        offset = timedelta(hours=hours, minutes=minutes)
+        if match["sign"] == "-":
+            offset = -offset
+    try:
+        local = datetime(
+            year,
+            int(match["month"]),
+            int(match["day"]),
+            int(match["hour"]),
+            int(match["minute"]),
+            int(match["second"] or 0),
+            int(fraction.ljust(6, "0")) if fraction else 0,
+        )
+    except ValueError as exc:
+        raise ValidationError(f"{field}: {value!r} is not a valid date and time ({exc})") from None
+    # Convert without leaving datetime's range: 0001-01-01T00:00+01:00 is before year 1 in UTC.
+    naive_min, naive_max = _MIN_UTC.replace(tzinfo=None), _MAX_UTC.replace(tzinfo=None)
+    if offset > timedelta(0) and local - naive_min < offset:
+        return _MIN_UTC
+    if offset < timedelta(0) and naive_max - local < -offset:
+        return _MAX_UTC
+    return (local - offset).replace(tzinfo=UTC)
+
+
+def format_timestamp(moment: datetime) -> str:
+    """Fixed-width UTC form used for every stored time."""
+    # Not strftime: %Y drops the leading zeros of years before 1000 on glibc.
+    m = moment.astimezone(UTC)
+    return (
+        f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}"
+        f".{m.microsecond:06d}Z"
+    )
+
+
+def normalize_timestamp(value: str, field: str) -> str:
+    return format_timestamp(parse_timestamp(value, field))
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def now_timestamp() -> str:
+    return format_timestamp(utc_now())
