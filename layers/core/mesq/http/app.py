@@ -51,9 +51,11 @@ async def run_operation(
     arguments = collect_arguments(operation, request)
     if operation.has_body:
         body = await read_json_object(request)
-        clashes = sorted(set(body) & set(arguments))
-        if clashes:
-            raise ValidationError(f"{', '.join(clashes)} must be given as a parameter, not in the body")
+        misplaced = {p.argument: p for p in operation.parameters if p.argument in body}
+        if misplaced:
+            name, param = sorted(misplaced.items())[0]
+            where = "header" if param.location == "header" else f"{param.location} parameter"
+            raise ValidationError(f"{name}: send it as the {param.name} {where}, not in the body")
         arguments.update(body)
     validate_arguments(operation, arguments)
     call = Call(principal=principal, services=services, trace_id=trace_id, channel="api")

@@ -1,7 +1,8 @@
 """Validation shared by every BlobStore adapter, so local files and S3 accept exactly the same input.
 
 A blob path is relative and '/'-separated; each segment is 1+ of [A-Za-z0-9._-] and not '.' or
-'..'; the whole path is at most 512 characters. Anything outside that alphabet (notably '~',
+'..', at most 200 characters (filesystems allow 255 per name and the local adapter adds a suffix); the
+whole path is at most 512 characters. Anything outside that alphabet (notably '~',
 which the local adapter reserves for its own file names) is rejected with InvalidBlobPath.
 
 Content types and metadata follow what S3 can store and return unchanged: printable ASCII,
@@ -17,8 +18,9 @@ from collections.abc import Mapping
 from .ports import InvalidBlobPath
 
 MAX_PATH_LENGTH = 512
+MAX_SEGMENT_LENGTH = 200
 MAX_METADATA_BYTES = 2048
-_SEGMENT = re.compile(r"[A-Za-z0-9._-]+")
+_SEGMENT = re.compile(rf"[A-Za-z0-9._-]{{1,{MAX_SEGMENT_LENGTH}}}")
 _METADATA_KEY = re.compile(r"[a-z0-9][a-z0-9-]*")
 _PRINTABLE = re.compile(r"[\x20-\x7e]+")
 

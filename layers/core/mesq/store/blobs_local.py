@@ -182,7 +182,7 @@ def _chunks(f: IO[bytes], chunk_size: int) -> Iterator[bytes]:
 
 def _write_temp(target: Path, data: bytes) -> str:
     """Write `data` to a fsynced temp file beside `target`; return its name."""
-    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}~", suffix=".tmp")
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=".~", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

@@ -20,6 +20,7 @@ from typing import Any
 
 from .ports import (
     INDEXES,
+    KEY_ATTRIBUTES,
     Check,
     Condition,
     ConditionFailed,
@@ -54,9 +55,28 @@ def _now() -> int:
     return int(time.time())
 
 
+_INDEX_KEY_ATTRIBUTES = tuple(attr for keys in INDEXES.values() for attr in keys)
+
+
 def _index_value(item: Item, name: str) -> str | None:
     value = item.get(name)
     return value if isinstance(value, str) else None
+
+
+def _validate_item(item: Item) -> None:
+    """Reject what DynamoDB rejects: key and index-key attributes must be non-empty strings."""
+    for name in ("pk", "sk"):
+        value = item.get(name)
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"item attribute {name!r} must be a non-empty string, not {value!r}")
+    for name in _INDEX_KEY_ATTRIBUTES:
+        if name in item and (not isinstance(item[name], str) or not item[name]):
+            raise ValueError(f"index key {name!r} must be a non-empty string, not {item[name]!r}")
+
+
+def _ttl_value(item: Item) -> int | float | None:
+    ttl = item.get("ttl")
+    return ttl if isinstance(ttl, int | float) and not isinstance(ttl, bool) else None
 
 
 class SQLiteItemStore:
@@ -231,6 +251,9 @@ class SQLiteItemStore:
                 self._check(conn, key, op.condition, index)
             conn.execute("DELETE FROM items WHERE pk=? AND sk=?", key)
             return None
+        touched = sorted(KEY_ATTRIBUTES.intersection([*op.set, *op.remove, *op.add]))
+        if touched:
+            raise ValueError(f"an update cannot change the key attributes {touched}")
         current = self._current(conn, key) if checked else self._check(conn, key, op.condition, index)
         item: Item = dict(current) if current is not None else {"pk": key[0], "sk": key[1]}
         for name in op.remove:
@@ -242,7 +265,7 @@ class SQLiteItemStore:
         return item
 
     def _write_item(self, conn: sqlite3.Connection, item: Item) -> None:
-        ttl = item.get("ttl")
+        _validate_item(item)
         conn.execute(
             "INSERT OR REPLACE INTO items (pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, ttl, data) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -253,7 +276,7 @@ class SQLiteItemStore:
                 _index_value(item, "gsi1sk"),
                 _index_value(item, "gsi2pk"),
                 _index_value(item, "gsi2sk"),
-                int(ttl) if isinstance(ttl, int | float) else None,
+                _ttl_value(item),
                 json.dumps(item, ensure_ascii=False, separators=(",", ":")),
             ),
         )

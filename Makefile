@@ -1,0 +1,43 @@
+# MeSQ — the README's two commands are `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+DATA_DIR ?= .mesq
+PORT ?= 8787
+
+.PHONY: run test lint typecheck unit bench install clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -c 'import sys; sys.exit("Python >= 3.11 is required") if sys.version_info < (3, 11) else None'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	@echo "Starting MeSQ on SQLite + local files under $(DATA_DIR)/"
+	@echo "In another terminal, create a user and a token:"
+	@echo "  $(BIN)/mesq user create alice --data-dir $(DATA_DIR)"
+	@echo "  $(BIN)/mesq token create alice --name laptop --scopes memo:read,memo:write --data-dir $(DATA_DIR)"
+	@echo "MCP endpoint: http://127.0.0.1:$(PORT)/mcp   REST: http://127.0.0.1:$(PORT)/api/toolkit/memo"
+	$(BIN)/mesq serve --data-dir $(DATA_DIR) --port $(PORT)
+
+lint: install
+	$(BIN)/ruff check layers/core functions tests infra bench
+
+typecheck: install
+	$(BIN)/mypy
+
+test: install
+	$(BIN)/python infra/dynamodb_local.py --install-only
+	$(MAKE) --no-print-directory lint typecheck
+	$(BIN)/pytest
+
+bench: install
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) .cache .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,132 @@
+"""Fixtures shared by every test layer: services on a throwaway SQLite store, users with PATs,
+an in-process client of the local app, and a real `mesq serve` subprocess."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from mesq.auth.tokens import create_token
+from mesq.auth.users import create_user
+from mesq.config import Settings
+from mesq.context import Services
+from mesq.server import create_local_app
+from mesq.services import build_services
+
+REPO = Path(__file__).resolve().parents[1]
+ALL_MEMO = "memo:read,memo:write"
+
+
+@dataclass(frozen=True)
+class Account:
+    user_id: str
+    username: str
+    token: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+@pytest.fixture
+def services(tmp_path: Path) -> Iterator[Services]:
+    built = build_services(Settings(data_dir=tmp_path / "data"))
+    yield built
+    built.items.close()
+
+
+@pytest.fixture
+def make_account(services: Services) -> Callable[..., Account]:
+    counter = iter(range(1, 10_000))
+
+    def make(scopes: str = ALL_MEMO, username: str | None = None) -> Account:
+        name = username or f"user{next(counter)}"
+        user = create_user(services.items, name, "correct horse battery")
+        token, _ = create_token(services.items, user["id"], name="test", scopes=scopes)
+        return Account(user_id=user["id"], username=name, token=token)
+
+    return make
+
+
+@pytest.fixture
+def client(services: Services) -> Iterator[TestClient]:
+    with TestClient(create_local_app(services), raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class LiveServer:
+    base_url: str
+    data_dir: Path
+    process: subprocess.Popen[str]
+
+    def cli(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return run_cli(*args, "--data-dir", str(self.data_dir), stdin=stdin)
+
+    def account(self, username: str, scopes: str = ALL_MEMO) -> Account:
+        created = self.cli("user", "create", username, "--password-stdin", stdin="correct horse battery\n")
+        assert created.returncode == 0, created.stderr
+        user_id = re.search(r"\((\w+)\)", created.stdout)
+        made = self.cli("token", "create", username, "--name", "e2e", "--scopes", scopes)
+        assert made.returncode == 0, made.stderr
+        return Account(user_id=user_id.group(1) if user_id else "", username=username,
+                       token=made.stdout.strip().splitlines()[-1])
+
+
+def run_cli(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mesq.cli", *args],
+        input=stdin, capture_output=True, text=True, timeout=60, env={**os.environ, **(env or {})},
+    )
+
+
+def start_server(data_dir: Path, env: dict[str, str] | None = None, *extra: str) -> LiveServer:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mesq.cli", "serve", "--data-dir", str(data_dir), "--port", str(port), *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})},
+    )
+    assert process.stdout is not None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line and process.poll() is not None:
+            raise RuntimeError(f"mesq serve exited with {process.returncode}")
+        if "listening on" in line:
+            base_url = line.strip().rsplit(" ", 1)[-1]
+            assert httpx.get(f"{base_url}/healthz", timeout=5).status_code == 200
+            return LiveServer(base_url=base_url, data_dir=data_dir, process=process)
+    process.kill()
+    raise RuntimeError("mesq serve did not report readiness within 30 s")
+
+
+def stop_server(server: LiveServer) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+
+
+@pytest.fixture
+def live_server(tmp_path: Path) -> Iterator[LiveServer]:
+    server = start_server(tmp_path / "live")
+    yield server
+    stop_server(server)

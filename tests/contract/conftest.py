@@ -1,0 +1,120 @@
+"""Fixtures for the ItemStore contract suite: one `store` per backend.
+
+* `sqlite`: a SQLiteItemStore on a fresh file.
+* `moto`: DynamoDBItemStore against moto's in-process `mock_aws` (fresh state per test).
+* `dynamodb_local`: DynamoDBItemStore against the official DynamoDB Local (one process per
+  session, started by infra/dynamodb_local.py; a fresh table per test). Without Java 17+ or
+  npm these tests skip, except under CI=true where they fail. Set
+  MESQ_DYNAMODB_LOCAL_ENDPOINT to use an already running DynamoDB Local instead.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from mesq.store.ports import ItemStore
+from mesq.store.sqlite import SQLiteItemStore
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+BACKENDS = ["sqlite", "moto", pytest.param("dynamodb_local", marks=pytest.mark.dynamodb_local)]
+
+
+def _load_runner() -> ModuleType:
+    name = "mesq_infra_dynamodb_local"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "infra" / "dynamodb_local.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _table_name() -> str:
+    return f"mesq-contract-{uuid.uuid4().hex[:12]}"
+
+
+def _isolate_aws_env(monkeypatch: pytest.MonkeyPatch, access_key: str, secret: str) -> None:
+    """Fake credentials and region; no profile or config file of the machine leaks in."""
+    for name in ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", access_key)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", os.devnull)
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+
+
+@pytest.fixture
+def sqlite(tmp_path: Path) -> Iterator[ItemStore]:
+    store = SQLiteItemStore(tmp_path / "items.db")
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def moto(monkeypatch: pytest.MonkeyPatch) -> Iterator[ItemStore]:
+    from moto import mock_aws
+
+    from mesq.store.dynamodb import DynamoDBItemStore
+
+    _isolate_aws_env(monkeypatch, "testing", "testing")
+    with mock_aws():
+        store = DynamoDBItemStore(_table_name(), region="us-east-1")
+        store.create_table_if_missing()
+        yield store
+        store.close()
+
+
+@pytest.fixture(scope="session")
+def dynamodb_local_endpoint() -> Iterator[str]:
+    existing = os.environ.get("MESQ_DYNAMODB_LOCAL_ENDPOINT")
+    if existing:
+        yield existing
+        return
+    runner = _load_runner()
+    try:
+        server = runner.start_dynamodb_local()
+    except runner.DynamoDBLocalUnavailable as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"DynamoDB Local is required in CI: {exc}")
+        pytest.skip(f"DynamoDB Local unavailable: {exc}")
+    with server:
+        yield server.endpoint
+
+
+@pytest.fixture
+def dynamodb_local(dynamodb_local_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[ItemStore]:
+    from mesq.store.dynamodb import DynamoDBItemStore
+
+    runner = _load_runner()
+    _isolate_aws_env(monkeypatch, runner.ACCESS_KEY_ID, runner.SECRET_ACCESS_KEY)
+    store = DynamoDBItemStore(_table_name(), endpoint_url=dynamodb_local_endpoint, region=runner.REGION)
+    store.create_table_if_missing()
+    yield store
+    store.close()
+    store._client.delete_table(TableName=store.table_name)
+
+
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest) -> Any:
+    """The ItemStore under test, once per backend."""
+    return request.getfixturevalue(request.param)
+
+
+@pytest.fixture
+def backend(request: pytest.FixtureRequest) -> str:
+    """Name of the backend of the current `store` parametrization."""
+    return str(request.node.callspec.params["store"])
