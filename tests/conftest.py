@@ -8,6 +8,7 @@ import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -112,6 +113,8 @@ def start_server(data_dir: Path, env: dict[str, str] | None = None, *extra: str)
         if "listening on" in line:
             base_url = line.strip().rsplit(" ", 1)[-1]
             assert httpx.get(f"{base_url}/healthz", timeout=5).status_code == 200
+            # Keep draining the server's output so a chatty log can never block it on a full pipe.
+            threading.Thread(target=process.stdout.read, daemon=True).start()
             return LiveServer(base_url=base_url, data_dir=data_dir, process=process)
     process.kill()
     raise RuntimeError("mesq serve did not report readiness within 30 s")

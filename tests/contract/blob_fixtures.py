@@ -12,6 +12,7 @@ actually received, HMAC chain, expiry) and answers 403 otherwise; everything els
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
@@ -22,12 +23,13 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 from urllib.parse import parse_qsl, quote
 
+import boto3
 import pytest
 from moto import mock_aws
 from moto.server import ThreadedMotoServer
 
 from mesq.store.blobs_local import LocalBlobStore
-from mesq.store.blobs_s3 import S3BlobStore
+from mesq.store.blobs_s3 import S3BlobStore, make_s3_client
 from mesq.store.ports import BlobStore
 
 REGION = "us-east-1"
@@ -63,11 +65,20 @@ def fake_aws(monkeypatch: pytest.MonkeyPatch) -> None:
     use_fake_aws(monkeypatch)
 
 
+@functools.cache
+def fake_session() -> boto3.session.Session:
+    # mock_aws() resets boto3's default session, so clients built from it reload every service
+    # model (~0.3 s each); one long-lived session with fake credentials keeps the suite fast.
+    return boto3.session.Session(
+        aws_access_key_id=FAKE_ACCESS_KEY, aws_secret_access_key=FAKE_SECRET_KEY, region_name=REGION
+    )
+
+
 @pytest.fixture
 def s3_store(fake_aws: None) -> Iterator[S3BlobStore]:
-    """S3BlobStore built the production way (no injected client) against in-process moto."""
+    """S3BlobStore with the production client configuration, against in-process moto."""
     with mock_aws():
-        store = S3BlobStore(BUCKET, region=REGION)
+        store = S3BlobStore(BUCKET, client=make_s3_client(region=REGION, session=fake_session()))
         store.client.create_bucket(Bucket=BUCKET)
         yield store
 
@@ -137,9 +148,7 @@ class SigV4QueryVerifier:
         canonical_query = "&".join(
             f"{k}={v}"
             for k, v in sorted(
-                (_uri_encode(name), _uri_encode(value))
-                for name, value in pairs
-                if name != "X-Amz-Signature"
+                (_uri_encode(name), _uri_encode(value)) for name, value in pairs if name != "X-Amz-Signature"
             )
         )
         canonical_request = "\n".join(
@@ -217,6 +226,6 @@ def served_blob_store(
     server: MotoS3Server = request.getfixturevalue("moto_server")
     use_fake_aws(monkeypatch)
     bucket = f"mesq-contract-{uuid.uuid4().hex[:12]}"  # moto's state is global: never reuse
-    store = S3BlobStore(bucket, endpoint_url=server.url, region=REGION)
+    store = S3BlobStore(bucket, client=make_s3_client(server.url, REGION, fake_session()))
     store.client.create_bucket(Bucket=bucket)
     return store

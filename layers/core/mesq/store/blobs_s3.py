@@ -55,19 +55,28 @@ MAX_PRESIGN_SECONDS = 7 * 24 * 3600  # the SigV4 limit
 MAX_SINGLE_PUT_BYTES = 5 * 1024**3  # the PutObject limit
 
 
-def make_s3_client(endpoint_url: str | None = None, region: str | None = None) -> S3Client:
-    """The S3 client every S3BlobStore uses unless it is given one."""
+def make_s3_client(
+    endpoint_url: str | None = None,
+    region: str | None = None,
+    session: boto3.session.Session | None = None,
+) -> S3Client:
+    """The S3 client every S3BlobStore uses unless it is given one (from `session` if given,
+    else boto3's default session)."""
     config = Config(
         connect_timeout=5,
         read_timeout=30,
-        retries={"mode": "standard", "max_attempts": 3},
+        # 3 attempts in all. (In this dict botocore reads "max_attempts" as *retries*: 3 there
+        # would mean 4 attempts, up to 4 x connect_timeout before StoreUnavailable.)
+        retries={"mode": "standard", "total_max_attempts": 3},
         signature_version="s3v4",
         # Presigned URLs then name the bucket's regional endpoint (bucket.s3.<region>.amazonaws.com)
         # instead of the global one, which answers new non-us-east-1 buckets with a redirect that
         # breaks the signature and CORS. Custom endpoints (MinIO, moto) keep botocore's choice.
         s3={"addressing_style": "virtual"} if endpoint_url is None else None,
     )
-    return boto3.client("s3", endpoint_url=endpoint_url, region_name=region, config=config)
+    if session is None:
+        return boto3.client("s3", endpoint_url=endpoint_url, region_name=region, config=config)
+    return session.client("s3", endpoint_url=endpoint_url, region_name=region, config=config)
 
 
 class S3BlobStore:

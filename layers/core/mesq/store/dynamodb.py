@@ -65,8 +65,8 @@ _BATCH_GET_CHUNK = 100
 _BATCH_GET_MAX_IDLE_ROUNDS = 8  # rounds in a row without progress before giving up
 _MAX_WRITE_ROUNDS = 6  # attempts when racing other writers over an expired item
 _MAX_QUERY_PAGE = 1000
-#: A transaction's Update must carry an UpdateExpression; an update with no changes removes
-#: this (never written) attribute instead, which still creates the item when absent.
+#: An UpdateExpression is required in transactions (and by moto): an update with no changes
+#: removes this (never written) attribute instead, which still creates the item when absent.
 _NOOP_ATTRIBUTE = "__mesq_noop__"
 _INDEX_KEY_ATTRIBUTES = frozenset(attr for keys in INDEXES.values() for attr in keys)
 _UNAVAILABLE_CODES = frozenset(
@@ -250,7 +250,11 @@ def _condition_expression(condition: Condition | None, expr: _Expr, now: int) ->
     if _must_exist(condition):
         parts.append(expr.live(now))
     for name, expected in condition.equals.items():
-        parts.append(f"({expr.name(name)} = {expr.value(expected)})")
+        placeholder = expr.name(name)
+        comparison = f"{placeholder} = {expr.value(expected)}"
+        if expected is None:  # spelled out: some emulators let a missing attribute equal NULL
+            comparison = f"attribute_exists({placeholder}) AND {comparison}"
+        parts.append(f"({comparison})")
     return " AND ".join(parts) if parts else None
 
 
@@ -302,6 +306,11 @@ class _UpdatePlan:
             clauses.append(f"ADD {additions}")
         return " ".join(clauses) if clauses else None
 
+    def expression_or_noop(self, expr: _Expr) -> str:
+        """The UpdateExpression; with no changes, one that only creates an absent item
+        (a transaction's Update needs an expression, and moto needs one everywhere)."""
+        return self.expression(expr) or f"REMOVE {expr.name(_NOOP_ATTRIBUTE)}"
+
     def fresh_item(self, key: Key) -> Item:
         """The item the update produces when no (live) item exists."""
         item: Item = {"pk": key[0], "sk": key[1]}
@@ -313,9 +322,8 @@ class _UpdatePlan:
 
 def _update_condition(condition: Condition | None, expr: _Expr, now: int) -> str | None:
     """An Update's condition plus the guard that sends expired items to the fresh-item path."""
-    user = _condition_expression(condition, expr, now)
     if _must_exist(condition):
-        return user  # already requires a live item
+        return _condition_expression(condition, expr, now)  # already requires a live item
     if condition is not None and condition.exists is False:
         return expr.strictly_absent()  # an expired item is handled as "fresh"
     return expr.not_expired(now)
@@ -652,9 +660,7 @@ class DynamoDBItemStore:
                 "Key": _key_dict(op.key),
                 "ReturnValues": "ALL_NEW",
             }
-            update_expression = plan.expression(expr)
-            if update_expression is not None:
-                request["UpdateExpression"] = update_expression
+            request["UpdateExpression"] = plan.expression_or_noop(expr)
             condition = _update_condition(op.condition, expr, now)
             if condition is not None:
                 request["ConditionExpression"] = condition
@@ -802,9 +808,7 @@ class DynamoDBItemStore:
         else:
             kind = "Update"
             body["Key"] = _key_dict(op.key)
-            body["UpdateExpression"] = (
-                plans[position].expression(expr) or f"REMOVE {expr.name(_NOOP_ATTRIBUTE)}"
-            )
+            body["UpdateExpression"] = plans[position].expression_or_noop(expr)
             condition = _update_condition(op.condition, expr, now)
         if condition is not None:
             body["ConditionExpression"] = condition

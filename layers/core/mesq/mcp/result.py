@@ -1,0 +1,83 @@
+"""Tool results in the unified envelope (product §2, §3).
+
+Success: `structuredContent = {"data", "traceId", "correlationId"?}`; failure: `isError: true`,
+`structuredContent = {"error": {"code", "message", ...}, "traceId", "recoverData"?}`.
+`content[0].text` always carries the same JSON for clients that drop structured content.
+Failures are tool results, never JSON-RPC errors, so the agent sees them and can correct itself,
+and nothing but a `MesqError`'s own client-safe message ever reaches the wire.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import mcp_types as types
+from aws_lambda_powertools import Logger
+from jsonschema.exceptions import best_match
+
+from ..errors import Internal, MesqError
+from ..validation import validator_for
+
+logger = Logger(service="mesq", child=True)
+
+
+def _text(envelope: dict[str, Any]) -> str:
+    return json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
+
+
+def success_envelope(data: dict[str, Any], trace_id: str, correlation_id: str | None) -> dict[str, Any]:
+    envelope: dict[str, Any] = {"data": data, "traceId": trace_id}
+    if correlation_id is not None:
+        envelope["correlationId"] = correlation_id
+    return envelope
+
+
+def error_envelope(error: MesqError, trace_id: str) -> dict[str, Any]:
+    envelope: dict[str, Any] = {"error": error.to_error(), "traceId": trace_id}
+    if error.recover_data is not None:
+        envelope["recoverData"] = error.recover_data
+    return envelope
+
+
+def tool_result(envelope: dict[str, Any], *, is_error: bool) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=_text(envelope))],
+        structured_content=envelope,
+        is_error=is_error,
+    )
+
+
+def error_result(error: MesqError, trace_id: str) -> types.CallToolResult:
+    return tool_result(error_envelope(error, trace_id), is_error=True)
+
+
+def internal_error(trace_id: str) -> Internal:
+    return Internal(f"internal error; quote traceId {trace_id} when reporting it")
+
+
+def internal_result(exc: BaseException, trace_id: str, tool: str | None) -> types.CallToolResult:
+    """An unexpected fault: logged with its traceback, answered without its text."""
+    logger.exception(
+        "mcp tool failed", extra={"traceId": trace_id, "tool": tool, "error_type": type(exc).__name__}
+    )
+    return error_result(internal_error(trace_id), trace_id)
+
+
+def checked_result(
+    envelope: dict[str, Any], output_schema: dict[str, Any], trace_id: str, tool: str
+) -> types.CallToolResult:
+    """The result, after proving the envelope matches the schema the tool declares.
+
+    Strict clients reject a result that does not match; a mismatch is a server bug, so it is
+    logged in full and answered as INTERNAL (an envelope that is itself valid) instead."""
+    is_error = "error" in envelope
+    validator = validator_for(output_schema)
+    if not validator.is_valid(envelope):
+        problem = best_match(validator.iter_errors(envelope))
+        logger.error(
+            "mcp result does not match the tool's output schema",
+            extra={"traceId": trace_id, "tool": tool, "problem": problem.message if problem else "?"},
+        )
+        return error_result(internal_error(trace_id), trace_id)
+    return tool_result(envelope, is_error=is_error)

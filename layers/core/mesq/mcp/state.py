@@ -1,0 +1,40 @@
+"""What the HTTP layer learned about one request, handed to the SDK's handlers.
+
+The endpoint authenticates and computes the visibility before the SDK reads the message, then
+stores a `RequestState` in the ASGI scope. The SDK hands every handler the Starlette `Request`
+of that same scope (`ctx.request`), so handlers read it from there: one process-wide `Server`,
+per-request facts, no globals and no context variables to leak between requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+
+from ..context import Principal, Services
+from .visibility import Visibility
+
+SCOPE_KEY = "mesq.mcp"
+
+
+@dataclass(frozen=True)
+class RequestState:
+    principal: Principal
+    services: Services
+    visibility: Visibility
+    trace_id: str
+    correlation_id: str | None
+
+
+class MissingRequestState(RuntimeError):
+    """A handler ran outside the MeSQ endpoint: a wiring bug, answered as an internal error."""
+
+
+def request_state(ctx: Any) -> RequestState:
+    request = getattr(ctx, "request", None)
+    state = request.scope.get(SCOPE_KEY) if isinstance(request, Request) else None
+    if not isinstance(state, RequestState):
+        raise MissingRequestState("MCP handler called without the request state of the MeSQ endpoint")
+    return state

@@ -1,0 +1,143 @@
+"""Which tools one request may see and call (product §2, §7).
+
+visible = tools whose scopes the credential holds
+          - write tools when the connection is read-only (/readonly path or X-MCP-Readonly)
+          ∩ the selected toolsets (URL /mcp/x/{...} and X-MCP-Toolsets; both narrow)
+          ∩ X-MCP-Tools (allow-list)
+          - X-MCP-Exclude-Tools (deny-list, wins)
+
+Headers can only narrow. The same `Visibility` answers `tools/list` and gates `tools/call`, so a
+tool that is not listed cannot be called, and `hidden_reason` says why in words an agent can act
+on. Computed once per HTTP request, before the SDK sees the message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+
+from ..errors import ValidationError
+from .catalog import TOOLSET_ALIASES, TOOLSETS, Catalog, CatalogTool
+
+READONLY_HEADER = "x-mcp-readonly"
+TOOLS_HEADER = "x-mcp-tools"
+EXCLUDE_HEADER = "x-mcp-exclude-tools"
+TOOLSETS_HEADER = "x-mcp-toolsets"
+
+_TRUE = ("true", "1", "yes", "on")
+_FALSE = ("false", "0", "no", "off", "")
+
+
+def split_names(raw: str | None) -> list[str]:
+    """`a, b,,c` -> [a, b, c]; blank or absent -> []."""
+    if not raw:
+        return []
+    return [part.strip() for part in raw.split(",") if part.strip()]
+
+
+def parse_readonly_header(raw: str | None) -> bool:
+    if raw is None:
+        return False
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ValidationError(f"X-MCP-Readonly must be true or false, not {raw!r}")
+
+
+def parse_toolsets(names: Iterable[str], source: str) -> frozenset[str] | None:
+    """Selected toolsets, or None for "all" (no narrowing). Unknown names -> VALIDATION_ERROR."""
+    selected = [name.strip().lower() for name in names if name.strip()]
+    if not selected:
+        return None
+    unknown = sorted({name for name in selected if name not in TOOLSETS and name not in TOOLSET_ALIASES})
+    if unknown:
+        raise ValidationError(
+            f"unknown toolset{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} in {source}; "
+            f"valid toolsets: {', '.join((*TOOLSETS, *TOOLSET_ALIASES))}"
+        )
+    if any(name in TOOLSET_ALIASES for name in selected):
+        return None
+    return frozenset(selected)
+
+
+def _known_tools(catalog: Catalog, names: list[str], header: str) -> frozenset[str]:
+    unknown = [name for name in names if catalog.get(name) is None]
+    if unknown:
+        raise ValidationError(
+            f"{header} names unknown tool{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+            "tool names are listed by tools/list on a connection without filters"
+        )
+    return frozenset(names)
+
+
+@dataclass(frozen=True)
+class Visibility:
+    scopes: frozenset[str]
+    readonly: bool
+    url_toolsets: frozenset[str] | None  # None = no narrowing
+    header_toolsets: frozenset[str] | None
+    allow: frozenset[str] | None  # X-MCP-Tools; None = no allow-list
+    exclude: frozenset[str]
+    visible: tuple[str, ...]  # catalog order
+
+    def is_visible(self, name: str) -> bool:
+        return name in self.visible
+
+    def hidden_reason(self, tool: CatalogTool) -> str | None:
+        """Why `tool` is not visible on this connection, or None if it is."""
+        missing = [scope for scope in tool.scopes if scope not in self.scopes]
+        if missing:
+            return (
+                f"tool {tool.name!r} needs scope {' + '.join(tool.scopes)}; this credential lacks "
+                f"{', '.join(missing)} (create a token with that scope, or re-authorize)"
+            )
+        if self.readonly and tool.is_write:
+            return (
+                f"tool {tool.name!r} changes data and this is a read-only connection "
+                "(/mcp/readonly or X-MCP-Readonly: true)"
+            )
+        if self.url_toolsets is not None and tool.toolset not in self.url_toolsets:
+            return (
+                f"tool {tool.name!r} belongs to toolset {tool.toolset!r}, which the URL "
+                f"/mcp/x/{','.join(sorted(self.url_toolsets))} does not select"
+            )
+        if self.header_toolsets is not None and tool.toolset not in self.header_toolsets:
+            return (
+                f"tool {tool.name!r} belongs to toolset {tool.toolset!r}, which X-MCP-Toolsets "
+                f"({','.join(sorted(self.header_toolsets))}) does not select"
+            )
+        if self.allow is not None and tool.name not in self.allow:
+            return f"tool {tool.name!r} is not in this connection's X-MCP-Tools allow-list"
+        if tool.name in self.exclude:
+            return f"tool {tool.name!r} is excluded by this connection's X-MCP-Exclude-Tools"
+        return None
+
+
+def resolve(
+    catalog: Catalog,
+    scopes: frozenset[str],
+    *,
+    readonly_path: bool,
+    url_toolsets: str | None,
+    headers: Mapping[str, str],
+) -> Visibility:
+    """The visibility of one request; raises ValidationError (HTTP 400) for unusable filters."""
+    readonly = readonly_path or parse_readonly_header(headers.get(READONLY_HEADER))
+    from_url = parse_toolsets(split_names(url_toolsets), "the URL") if url_toolsets is not None else None
+    from_header = parse_toolsets(split_names(headers.get(TOOLSETS_HEADER)), "X-MCP-Toolsets")
+    allow_names = split_names(headers.get(TOOLS_HEADER))
+    allow = _known_tools(catalog, allow_names, "X-MCP-Tools") if allow_names else None
+    exclude = _known_tools(catalog, split_names(headers.get(EXCLUDE_HEADER)), "X-MCP-Exclude-Tools")
+    draft = Visibility(
+        scopes=scopes,
+        readonly=readonly,
+        url_toolsets=from_url,
+        header_toolsets=from_header,
+        allow=allow,
+        exclude=exclude,
+        visible=(),
+    )
+    visible = tuple(name for name, tool in catalog.tools.items() if draft.hidden_reason(tool) is None)
+    return replace(draft, visible=visible)

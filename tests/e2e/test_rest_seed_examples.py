@@ -1,0 +1,109 @@
+"""The seed's REST curl examples, run as written against a real `mesq serve`, and data that
+survives a restart."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import REPO, start_server, stop_server
+
+SEED = REPO.parent / "shared" / "seeds" / "003_896970ba206bcd66.txt"
+
+
+def seed_curl_commands() -> list[str]:
+    text = SEED.read_text(encoding="utf-8")
+    commands, current = [], []
+    for line in text.splitlines():
+        if line.startswith("curl ") or current:
+            current.append(line)
+            if not line.rstrip().endswith("\\"):
+                commands.append("\n".join(current))
+                current = []
+    return commands
+
+
+def fill(command: str, base_url: str, token: str, memo_id: str = "", revision: int = 0) -> str:
+    return (
+        command.replace("https://<your-host>", base_url)
+        .replace("<你的凭证>", token)
+        .replace("<唯一键>", "seed-example-key-1")
+        .replace("<memo-id>", memo_id)
+        .replace('"expectedRevision":123', f'"expectedRevision":{revision}')
+    )
+
+
+def run(command: str) -> dict:
+    result = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_seed_curl_examples_work_as_written(live_server):
+    commands = seed_curl_commands()
+    assert len(commands) == 5, commands
+    listing, single, create, update, trash = commands
+    account = live_server.account("seeduser")
+
+    created = run(fill(create, live_server.base_url, account.token))["data"]["memo"]
+    assert created["content"] == "来自 API 的记录" and created["contentSource"] == "api"
+    replay = run(fill(create, live_server.base_url, account.token))["data"]["memo"]
+    assert replay == created  # the same Idempotency-Key replays, no duplicate
+
+    listed = run(fill(listing, live_server.base_url, account.token))["data"]
+    assert [m["id"] for m in listed["timelineItems"]] == [created["id"]]
+    got = run(fill(single, live_server.base_url, account.token, created["id"]))["data"]["memo"]
+    assert got["revision"] == 1
+
+    updated = run(fill(update, live_server.base_url, account.token, created["id"], got["revision"]))["data"]["memo"]
+    assert updated["content"] == "更新后的正文" and updated["revision"] == 2
+    stale = run(fill(update, live_server.base_url, account.token, created["id"], 1))
+    assert stale["error"]["code"] == "REVISION_CONFLICT" and stale["recoverData"]["memo"]["revision"] == 2
+
+    trashed = run(fill(trash, live_server.base_url, account.token, created["id"], updated["revision"]))["data"]["memo"]
+    assert trashed["status"] == "DELETED"
+
+
+def test_data_survives_restart(tmp_path: Path):
+    data_dir = tmp_path / "persist"
+    server = start_server(data_dir)
+    try:
+        account = server.account("keeper")
+        headers = {"Authorization": f"Bearer {account.token}"}
+        memo = httpx.post(f"{server.base_url}/api/toolkit/memo", headers=headers, json={"content": "keep me #kept"}).json()
+    finally:
+        stop_server(server)
+    server = start_server(data_dir)
+    try:
+        got = httpx.get(f"{server.base_url}/api/toolkit/memo/{memo['data']['memo']['id']}", headers=headers)
+        assert got.status_code == 200 and got.json()["data"]["memo"] == memo["data"]["memo"]
+        tags = httpx.get(f"{server.base_url}/api/toolkit/memo/tags", headers=headers).json()["data"]["tags"]
+        assert [t["path"] for t in tags] == ["kept"]
+    finally:
+        stop_server(server)
+
+
+def test_cli_token_lifecycle(live_server):
+    account = live_server.account("cliuser", scopes="memo:read")
+    headers = {"Authorization": f"Bearer {account.token}"}
+    assert re.fullmatch(r"mesq_pat_[A-Za-z0-9_-]{43}", account.token)
+    assert httpx.get(f"{live_server.base_url}/api/toolkit/memo", headers=headers).status_code == 200
+    listed = live_server.cli("token", "list", "cliuser")
+    token_id = listed.stdout.split("\t", 1)[0]
+    assert "memo:read" in listed.stdout and "active" in listed.stdout
+    assert live_server.cli("token", "revoke", "cliuser", token_id).returncode == 0
+    assert httpx.get(f"{live_server.base_url}/api/toolkit/memo", headers=headers).status_code == 401
+    assert "revoked" in live_server.cli("token", "list", "cliuser").stdout
+    bad = live_server.cli("token", "create", "cliuser", "--name", "x", "--scopes", "memo:admin")
+    assert bad.returncode == 1 and "unknown scope" in bad.stderr
+    dup = live_server.cli("user", "create", "cliuser", "--password-stdin", stdin="another password\n")
+    assert dup.returncode == 1 and "taken" in dup.stderr
+    expiring = live_server.cli("token", "create", "cliuser", "--name", "y", "--scopes", "memo:read", "--expires-days", "3")
+    assert expiring.returncode == 0 and "expires=20" in expiring.stdout

@@ -1,0 +1,37 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from mesq.config import Settings
+from mesq.services import build_services
+
+
+@pytest.fixture
+def aws(monkeypatch) -> Iterator[Settings]:
+    """moto-backed DynamoDB + S3 with the table and bucket the template declares, and the
+    environment a deployed function gets."""
+    env = {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_REGION": "us-east-1",
+        "MESQ_STORAGE": "dynamodb",
+        "MESQ_TABLE": "mesq-test",
+        "MESQ_BUCKET": "mesq-test-attachments",
+        "POWERTOOLS_TRACE_DISABLED": "true",
+        "POWERTOOLS_METRICS_NAMESPACE": "MeSQ",
+    }
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("MESQ_DYNAMODB_ENDPOINT", raising=False)
+    monkeypatch.delenv("MESQ_S3_ENDPOINT", raising=False)
+    with mock_aws():
+        settings = Settings.from_env()
+        services = build_services(settings)
+        services.items.create_table_if_missing()  # type: ignore[attr-defined]
+        boto3.client("s3", region_name="us-east-1").create_bucket(Bucket=settings.bucket)
+        yield settings

@@ -1,0 +1,67 @@
+"""template.yaml: valid after the SAM transform, and in step with the code it deploys."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+from samtranslator.translator.transform import transform
+
+from mesq.spec import load_spec
+from mesq.store.table import table_definition
+from tests.infra.template_tools import REPO, http_routes, load_template
+
+
+class _NoManagedPolicies:
+    def load(self) -> dict[str, str]:
+        return {}
+
+
+def test_sam_transform_then_cfn_lint(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    template = copy.deepcopy(load_template())
+    # What `sam package` does: local code locations become S3 URIs.
+    for resource in template["Resources"].values():
+        props = resource.get("Properties", {})
+        for key in ("CodeUri", "ContentUri"):
+            if isinstance(props.get(key), str) and not props[key].startswith("s3://"):
+                props[key] = f"s3://mesq-artifacts/{props[key].strip('/').replace('/', '-')}.zip"
+    transformed = transform(template, {}, _NoManagedPolicies())
+    output = tmp_path / "transformed.json"
+    output.write_text(json.dumps(transformed))
+    lint = subprocess.run(
+        [str(Path(sys.executable).with_name("cfn-lint")), str(output)], capture_output=True, text=True, timeout=300
+    )
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    assert any(r["Type"] == "AWS::ApiGatewayV2::Api" for r in transformed["Resources"].values())
+
+
+def test_every_operation_has_a_route_and_a_function():
+    template = load_template()
+    routes = http_routes(template)
+    for operation in load_spec().operations.values():
+        function = routes.get((operation.method, operation.path))
+        assert function == "ApiFunction", f"{operation.method} {operation.path} has no route to ApiFunction"
+        code_uri = template["Resources"][function]["Properties"]["CodeUri"]
+        assert (REPO / code_uri / "app.py").is_file()
+    assert routes[("GET", "/healthz")] == "ApiFunction"
+    assert routes[("GET", "/api/openapi.json")] == "ApiFunction"
+
+
+def test_table_matches_the_code():
+    table = load_template()["Resources"]["Table"]["Properties"]
+    expected = table_definition("ignored")
+    for key in ("AttributeDefinitions", "KeySchema", "GlobalSecondaryIndexes", "BillingMode"):
+        assert table[key] == expected[key], key
+    assert table["TimeToLiveSpecification"] == {"AttributeName": "ttl", "Enabled": True}
+
+
+def test_layer_requirements_match_pyproject():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())
+    lines = (REPO / "layers/core/requirements.txt").read_text().splitlines()
+    requirements = [line for line in lines if line and not line.startswith("#")]
+    assert requirements == project["project"]["dependencies"]
