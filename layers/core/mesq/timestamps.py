@@ -15,7 +15,8 @@ from .errors import ValidationError
 _ISO = re.compile(
     r"(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})[Tt]"
     r"(?P<hour>\d{2}):(?P<minute>\d{2})(?::(?P<second>\d{2})(?:\.(?P<fraction>\d+))?)?"
-    r"(?P<zone>[Zz]|(?P<sign>[+-])(?P<oh>\d{2}):(?P<om>\d{2}))"
+    r"(?P<zone>[Zz]|(?P<sign>[+-])(?P<oh>\d{2}):(?P<om>\d{2}))",
+    re.ASCII,  # \d must not match other scripts' digits
 )
 _MIN_UTC = datetime(1, 1, 1, tzinfo=UTC)
 _MAX_UTC = datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)

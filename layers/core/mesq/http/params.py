@@ -14,7 +14,7 @@ from starlette.requests import Request
 from ..errors import ValidationError
 from ..spec import Operation, Parameter
 
-_INTEGER = re.compile(r"-?\d{1,18}")
+_INTEGER = re.compile(r"-?[0-9]{1,18}")
 
 
 def _scalar(param: Parameter, schema: dict[str, Any], raw: str) -> Any:

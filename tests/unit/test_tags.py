@@ -1,0 +1,47 @@
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mesq.memos.tags import TAG_NAME_PATTERN, expand_tag_paths, is_valid_tag, parse_tags, rename_tag
+from mesq.spec import load_spec
+
+
+def test_parse_rules():
+    content = (
+        "# Heading\n#work/meetings notes #读书，then #a #a (dup) x#no `#code` #emoji😀.\n"
+        "```\n#include <stdio.h>\n```\n##double #trailing/ #end"
+    )
+    assert parse_tags(content) == ["work/meetings", "读书", "a", "emoji😀", "trailing", "end"]
+
+
+def test_expand_paths():
+    assert expand_tag_paths(["a/b/c", "x"]) == ["a", "a/b", "a/b/c", "x"]
+
+
+def test_rename_keeps_code_and_other_tags():
+    content = "#proj #proj/x #project `#proj` #proj."
+    assert rename_tag(content, "proj", "p") == "#p #p/x #project `#proj` #p."
+
+
+def test_schema_pattern_is_the_parser_pattern():
+    schema = load_spec().document["components"]["schemas"]["TagName"]
+    assert schema["pattern"] == TAG_NAME_PATTERN
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60))
+def test_every_parsed_tag_is_a_valid_tag_name(text):
+    for tag in parse_tags(text):
+        assert is_valid_tag(tag) and re.fullmatch(TAG_NAME_PATTERN, tag)
+        assert f"#{tag}" in text
+
+
+@given(st.lists(st.from_regex(r"[a-z]{1,5}(/[a-z]{1,5}){0,2}", fullmatch=True), min_size=1, max_size=5))
+def test_rename_then_parse(tags):
+    content = " ".join(f"#{t}" for t in tags)
+    old = tags[0].split("/")[0]
+    renamed = parse_tags(rename_tag(content, old, "zz"))
+    expected = [("zz" + t[len(old):]) if t == old or t.startswith(old + "/") else t for t in tags]
+    assert renamed == list(dict.fromkeys(expected))
