@@ -87,14 +87,21 @@ class LiveServer:
         user_id = re.search(r"\((\w+)\)", created.stdout)
         made = self.cli("token", "create", username, "--name", "e2e", "--scopes", scopes)
         assert made.returncode == 0, made.stderr
-        return Account(user_id=user_id.group(1) if user_id else "", username=username,
-                       token=made.stdout.strip().splitlines()[-1])
+        return Account(
+            user_id=user_id.group(1) if user_id else "", username=username, token=made.stdout.strip().splitlines()[-1]
+        )
 
 
-def run_cli(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "mesq.cli", *args],
-        input=stdin, capture_output=True, text=True, timeout=60, env={**os.environ, **(env or {})},
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
     )
 
 
@@ -102,7 +109,10 @@ def start_server(data_dir: Path, env: dict[str, str] | None = None, *extra: str)
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "mesq.cli", "serve", "--data-dir", str(data_dir), "--port", str(port), *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, **(env or {})},
     )
     assert process.stdout is not None
     deadline = time.monotonic() + 30

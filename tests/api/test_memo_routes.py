@@ -98,7 +98,9 @@ def test_include_context_counts(client, alice):
     create(client, alice, "#x three", status="ARCHIVED")
     plain = client.get(BASE, headers=alice.headers).json()["data"]
     assert "filters" not in plain and "contentMaxCharacters" not in plain
-    data = client.get(BASE, headers=alice.headers, params={"includeContext": "true", "deviceTimeZone": "Asia/Shanghai"}).json()["data"]
+    data = client.get(
+        BASE, headers=alice.headers, params={"includeContext": "true", "deviceTimeZone": "Asia/Shanghai"}
+    ).json()["data"]
     filters = data["filters"]
     assert filters["all"] == 3 and filters["normal"] == 2 and filters["archived"] == 1
     assert filters["pinned"] == 1 and filters["untagged"] == 1
@@ -145,7 +147,12 @@ def test_bad_list_parameters(client, alice, params, fragment):
 
 
 def test_accepted_time_forms(client, alice):
-    for value in ("0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999-15:59", "2026-01-01T00:00+15:59", "2026-01-01t00:00:00z"):
+    for value in (
+        "0001-01-01T00:00:00Z",
+        "9999-12-31T23:59:59.999999-15:59",
+        "2026-01-01T00:00+15:59",
+        "2026-01-01t00:00:00z",
+    ):
         assert client.get(BASE, headers=alice.headers, params={"createdFrom": value}).status_code == 200, value
 
 
@@ -193,7 +200,9 @@ def test_update_rules(client, alice):
     assert nothing.status_code == 400 and "at least one" in nothing.json()["error"]["message"]
     missing_rev = client.patch(url, headers=alice.headers, json={"content": "y"})
     assert missing_rev.status_code == 400 and "expectedRevision" in missing_rev.json()["error"]["message"]
-    archived = client.patch(url, headers=alice.headers, json={"status": "ARCHIVED", "pinned": True, "expectedRevision": 1})
+    archived = client.patch(
+        url, headers=alice.headers, json={"status": "ARCHIVED", "pinned": True, "expectedRevision": 1}
+    )
     assert archived.json()["data"]["memo"]["status"] == "ARCHIVED"
     assert client.get(f"{BASE}/{memo['id']}", headers=alice.headers).json()["data"]["memo"]["revision"] == 2
     gone = client.patch(f"{BASE}/nope", headers=alice.headers, json={"content": "y", "expectedRevision": 1})
@@ -237,7 +246,9 @@ def test_search_is_literal_and_case_insensitive(client, alice):
 
 def test_batch_get(client, alice):
     one, two = create(client, alice, "1"), create(client, alice, "2")
-    response = client.post(f"{BASE}/batch-get", headers=alice.headers, json={"ids": [two["id"], "missing", one["id"], two["id"]]})
+    response = client.post(
+        f"{BASE}/batch-get", headers=alice.headers, json={"ids": [two["id"], "missing", one["id"], two["id"]]}
+    )
     data = response.json()["data"]
     assert [m["id"] for m in data["memos"]] == [two["id"], one["id"]] and data["missingIds"] == ["missing"]
     too_many = client.post(f"{BASE}/batch-get", headers=alice.headers, json={"ids": [f"m{i}" for i in range(101)]})
@@ -250,10 +261,17 @@ def test_tag_tree_and_rename(client, alice):
     trashed = create(client, alice, "#proj/gamma")
     client.request("DELETE", f"{BASE}/{trashed['id']}", headers=alice.headers, json={"expectedRevision": 1})
     tree = client.get(f"{BASE}/tags", headers=alice.headers).json()["data"]["tags"]
-    assert tree == [{"name": "proj", "path": "proj", "count": 2, "children": [
-        {"name": "alpha", "path": "proj/alpha", "count": 1, "children": []},
-        {"name": "beta", "path": "proj/beta", "count": 1, "children": []},
-    ]}]
+    assert tree == [
+        {
+            "name": "proj",
+            "path": "proj",
+            "count": 2,
+            "children": [
+                {"name": "alpha", "path": "proj/alpha", "count": 1, "children": []},
+                {"name": "beta", "path": "proj/beta", "count": 1, "children": []},
+            ],
+        }
+    ]
     renamed = client.post(f"{BASE}/tags/rename", headers=alice.headers, json={"from": "proj", "to": "work/p"})
     assert renamed.json()["data"] == {"from": "proj", "to": "work/p", "updatedMemos": 3}
     memo = client.get(f"{BASE}/{a['id']}", headers=alice.headers).json()["data"]["memo"]
@@ -280,8 +298,11 @@ def test_select_memos_for_insight(client, alice):
     assert [m["id"] for m in scoped["memos"]] == [b["id"], a["id"]] and scoped["scope"]["dateScopeMode"] == "all"
     ranged = client.get(url, headers=alice.headers, params={"from": "2026-04-02T00:00:00Z"}).json()["data"]
     assert [m["id"] for m in ranged["memos"]] == [b["id"]] and ranged["scope"]["dateScopeMode"] == "range"
-    for params in ({"memoIds": a["id"], "tags": "topic"}, {"dateScopeMode": "all", "from": "2026-04-02T00:00:00Z"},
-                   {"dateScopeMode": "range"}):
+    for params in (
+        {"memoIds": a["id"], "tags": "topic"},
+        {"dateScopeMode": "all", "from": "2026-04-02T00:00:00Z"},
+        {"dateScopeMode": "range"},
+    ):
         response = client.get(url, headers=alice.headers, params=params)
         assert response.status_code == 400, params
 
@@ -344,8 +365,13 @@ def test_too_many_tags_is_rejected(client, alice):
 
 
 def test_resources_must_be_own_existing_uploads(client, alice, services):
-    resource = {"path": f"users/{alice.user_id}/r1/a.txt", "displayName": "a.txt", "fileSize": 3,
-                "mimeType": "text/plain", "type": "file"}
+    resource = {
+        "path": f"users/{alice.user_id}/r1/a.txt",
+        "displayName": "a.txt",
+        "fileSize": 3,
+        "mimeType": "text/plain",
+        "type": "file",
+    }
     missing = client.post(BASE, headers=alice.headers, json={"content": "x", "resources": [resource]})
     assert missing.status_code == 400 and "resources[0].path" in missing.json()["error"]["message"]
     services.blobs.put(resource["path"], b"abc", "text/plain")

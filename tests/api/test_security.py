@@ -33,7 +33,9 @@ def test_revoked_and_expired_tokens(client, services, make_account):
     revoke_token(services.items, account.user_id, record["id"])
     assert client.get(BASE, headers={"Authorization": f"Bearer {token}"}).status_code == 401
     # An expired lookup item is gone for the store (TTL) and for the expiry check alike.
-    expired, expired_record = create_token(services.items, account.user_id, name="old", scopes="memo:read", expires_days=1)
+    expired, _ = create_token(
+        services.items, account.user_id, name="old", scopes="memo:read", expires_days=1
+    )
     from mesq.auth.tokens import _digest, _lookup_key
     from mesq.store.ports import Update
 
@@ -120,7 +122,9 @@ def test_tenant_isolation(client, make_account, victim, operation_id):
     method, url, params, body = _isolation_requests(memo_id)[operation_id]
     response = client.request(method, url, headers=mallory.headers, params=params, json=body)
     text = response.text
-    assert "secret" not in text and "needle" not in text and "private" not in text or operation_id == "rename_memo_tag"
+    assert (
+        "secret" not in text and "needle" not in text and "private" not in text
+    ) or operation_id == "rename_memo_tag"
     if operation_id in ("get_memo", "update_memo", "delete_memo", "restore_memo"):
         assert response.status_code == 404 and response.json()["error"]["code"] == "NOT_FOUND"
     elif operation_id == "batch_get_memos":

@@ -215,6 +215,8 @@ def test_stream_yields_bounded_chunks_that_reassemble(blob_store: BlobStore) -> 
     assert b"".join(blob_store.stream("streamed")) == data  # default chunk size
     blob_store.put("empty", b"", "application/octet-stream")
     assert b"".join(blob_store.stream("empty")) == b""
+    with pytest.raises(ValueError):
+        blob_store.stream("streamed", chunk_size=0)
 
 
 def test_abandoned_stream_does_not_block_writers(blob_store: BlobStore) -> None:
@@ -491,7 +493,9 @@ def test_local_symlinked_blob_file_is_refused(tmp_path: Path) -> None:
     store = LocalBlobStore(tmp_path / "root")
     (store.root / "link~blob").symlink_to(outside)
     (store.root / "inner~blob").symlink_to(store.root / "link~blob")
-    for path in ("link", "inner"):
+    store.put("real", b"inside", "text/plain")
+    (store.root / "alias~blob").symlink_to(store.root / "real~blob")  # stays inside the root
+    for path in ("link", "inner", "alias"):
         with pytest.raises(InvalidBlobPath):
             store.get(path)
         with pytest.raises(InvalidBlobPath):

@@ -77,7 +77,9 @@ def test_data_survives_restart(tmp_path: Path):
     try:
         account = server.account("keeper")
         headers = {"Authorization": f"Bearer {account.token}"}
-        memo = httpx.post(f"{server.base_url}/api/toolkit/memo", headers=headers, json={"content": "keep me #kept"}).json()
+        memo = httpx.post(
+            f"{server.base_url}/api/toolkit/memo", headers=headers, json={"content": "keep me #kept"}
+        ).json()
     finally:
         stop_server(server)
     server = start_server(data_dir)
@@ -105,5 +107,7 @@ def test_cli_token_lifecycle(live_server):
     assert bad.returncode == 1 and "unknown scope" in bad.stderr
     dup = live_server.cli("user", "create", "cliuser", "--password-stdin", stdin="another password\n")
     assert dup.returncode == 1 and "taken" in dup.stderr
-    expiring = live_server.cli("token", "create", "cliuser", "--name", "y", "--scopes", "memo:read", "--expires-days", "3")
+    expiring = live_server.cli(
+        "token", "create", "cliuser", "--name", "y", "--scopes", "memo:read", "--expires-days", "3"
+    )
     assert expiring.returncode == 0 and "expires=20" in expiring.stdout

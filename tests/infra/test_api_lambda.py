@@ -20,8 +20,13 @@ def test_api_handler_warm_invocations(aws):
     assert health["statusCode"] == 200
 
     created = module.handler(
-        http_api_event("POST", "/api/toolkit/memo", headers={**auth, "idempotency-key": "k1"},
-                       body={"content": "from lambda #aws"}, base64_body=True),
+        http_api_event(
+            "POST",
+            "/api/toolkit/memo",
+            headers={**auth, "idempotency-key": "k1"},
+            body={"content": "from lambda #aws"},
+            base64_body=True,
+        ),
         context,
     )
     assert created["statusCode"] == 201, created
@@ -29,19 +34,23 @@ def test_api_handler_warm_invocations(aws):
     assert memo["contentSource"] == "api" and memo["tags"] == ["aws"]
 
     replay = module.handler(
-        http_api_event("POST", "/api/toolkit/memo", headers={**auth, "idempotency-key": "k1"},
-                       body={"content": "from lambda #aws"}),
+        http_api_event(
+            "POST", "/api/toolkit/memo", headers={**auth, "idempotency-key": "k1"}, body={"content": "from lambda #aws"}
+        ),
         context,
     )
     assert decode_body(replay)["data"]["memo"]["id"] == memo["id"]
 
-    listed = module.handler(http_api_event("GET", "/api/toolkit/memo", headers=auth, query={"includeContext": "true"}), context)
+    listed = module.handler(
+        http_api_event("GET", "/api/toolkit/memo", headers=auth, query={"includeContext": "true"}), context
+    )
     data = decode_body(listed)["data"]
     assert [m["id"] for m in data["timelineItems"]] == [memo["id"]] and data["filters"]["tags"] == {"aws": 1}
 
     updated = module.handler(
-        http_api_event("PATCH", f"/api/toolkit/memo/{memo['id']}", headers=auth,
-                       body={"content": "changed", "expectedRevision": 1}),
+        http_api_event(
+            "PATCH", f"/api/toolkit/memo/{memo['id']}", headers=auth, body={"content": "changed", "expectedRevision": 1}
+        ),
         context,
     )
     assert decode_body(updated)["data"]["memo"]["revision"] == 2

@@ -63,7 +63,11 @@ def test_spec_fails_fast():
     with pytest.raises(SpecError, match="x-mcp"):
         build_spec(_document(**{"x-mcp": {}}))
     with pytest.raises(SpecError, match="unknown schema"):
-        build_spec(_document(responses={"200": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Nope"}}}}}))
+        build_spec(
+            _document(
+                responses={"200": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Nope"}}}}}
+            )
+        )
     doc = _document()
     doc["paths"]["/y"] = {"get": dict(doc["paths"]["/x"]["get"])}
     with pytest.raises(SpecError, match="duplicate operationId"):
@@ -73,7 +77,9 @@ def test_spec_fails_fast():
 
 
 def test_recursive_schemas_terminate():
-    doc = _document(responses={"200": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Node"}}}}})
+    doc = _document(
+        responses={"200": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Node"}}}}}
+    )
     doc["components"]["schemas"]["Node"] = {
         "type": "object",
         "properties": {"children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}},

@@ -43,5 +43,5 @@ def test_rename_then_parse(tags):
     content = " ".join(f"#{t}" for t in tags)
     old = tags[0].split("/")[0]
     renamed = parse_tags(rename_tag(content, old, "zz"))
-    expected = [("zz" + t[len(old):]) if t == old or t.startswith(old + "/") else t for t in tags]
+    expected = [("zz" + t[len(old) :]) if t == old or t.startswith(old + "/") else t for t in tags]
     assert renamed == list(dict.fromkeys(expected))

@@ -27,9 +27,22 @@ def test_accepted(text, expected):
 
 @pytest.mark.parametrize(
     "text",
-    ["2026-10-05", "2026-10-05T00:00:00", "2026-10-05 00:00:00Z", "0000-01-01T00:00:00Z", "2026-13-01T00:00:00Z",
-     "2026-02-29T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:00:00.1234567Z", "2026-01-01T00:00:00+16:00",
-     "2026-01-01T00:00:00+15:60", "2026-01-01T00:00:00+0800", "١٢٣٤-01-01T00:00:00Z", "", "now"],
+    [
+        "2026-10-05",
+        "2026-10-05T00:00:00",
+        "2026-10-05 00:00:00Z",
+        "0000-01-01T00:00:00Z",
+        "2026-13-01T00:00:00Z",
+        "2026-02-29T00:00:00Z",
+        "2026-01-01T24:00:00Z",
+        "2026-01-01T00:00:00.1234567Z",
+        "2026-01-01T00:00:00+16:00",
+        "2026-01-01T00:00:00+15:60",
+        "2026-01-01T00:00:00+0800",
+        "١٢٣٤-01-01T00:00:00Z",
+        "",
+        "now",
+    ],
 )
 def test_rejected(text):
     with pytest.raises(ValidationError) as caught:
@@ -37,19 +50,23 @@ def test_rejected(text):
     assert caught.value.message.startswith("createdFrom")
 
 
-@given(st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)),
-       st.integers(min_value=-(15 * 60 + 59), max_value=15 * 60 + 59))
+@given(
+    st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)),
+    st.integers(min_value=-(15 * 60 + 59), max_value=15 * 60 + 59),
+)
 def test_round_trip_preserves_the_instant(moment, offset_minutes):
     zone = timezone(timedelta(minutes=offset_minutes))
     local = moment.replace(tzinfo=zone)
     sign = "-" if offset_minutes < 0 else "+"
     hours, minutes = divmod(abs(offset_minutes), 60)
     text = local.strftime("%Y-%m-%dT%H:%M:%S.%f").rjust(26, "0") + f"{sign}{hours:02d}:{minutes:02d}"
-    text = f"{local.year:04d}" + text[-(len(text) - text.index("-")):]
+    text = f"{local.year:04d}" + text[-(len(text) - text.index("-")) :]
     assert parse_timestamp(text, "t") == local.astimezone(UTC)
 
 
-@given(st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31), timezones=st.just(UTC)),
-       st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31), timezones=st.just(UTC)))
+@given(
+    st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31), timezones=st.just(UTC)),
+    st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31), timezones=st.just(UTC)),
+)
 def test_stored_form_sorts_like_time(a, b):
     assert (format_timestamp(a) < format_timestamp(b)) == (a < b)

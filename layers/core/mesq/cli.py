@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -157,4 +156,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(os.sys.argv[1:]))
+    sys.exit(main())

@@ -11,12 +11,12 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.metrics import MetricUnit
 from mangum import Mangum
-from starlette.types import ASGIApp
+from mangum.types import ASGI
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
-def lambda_handler(app: ASGIApp, service: str) -> LambdaHandler:
+def lambda_handler(app: ASGI, service: str) -> LambdaHandler:
     logger = Logger(service=service)
     tracer = Tracer(service=service)
     metrics = Metrics(namespace="MeSQ", service=service)
@@ -28,6 +28,7 @@ def lambda_handler(app: ASGIApp, service: str) -> LambdaHandler:
     @metrics.log_metrics
     def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         metrics.add_metric(name="Requests", unit=MetricUnit.Count, value=1)
-        return adapter(event, context)
+        response: dict[str, Any] = adapter(event, context)
+        return response
 
-    return handler
+    return handler  # type: ignore[no-any-return]  # Powertools' decorators are untyped

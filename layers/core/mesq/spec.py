@@ -127,9 +127,7 @@ def _with_defs(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _build_operation(
-    resolver: _Resolver, path: str, method: str, raw: Mapping[str, Any]
-) -> Operation:
+def _build_operation(resolver: _Resolver, path: str, method: str, raw: Mapping[str, Any]) -> Operation:
     operation_id = raw.get("operationId")
     if not isinstance(operation_id, str) or not operation_id:
         raise SpecError(f"{method.upper()} {path} has no operationId")
@@ -188,8 +186,7 @@ def _build_operation(
     }
     if required:
         input_schema["required"] = required
-    unsupported = set(body_schema) - {"type", "properties", "required", "additionalProperties",
-                                      "description"}
+    unsupported = set(body_schema) - {"type", "properties", "required", "additionalProperties", "description"}
     if unsupported:
         # They would be lost when the body's fields are merged with the parameters.
         raise SpecError(f"{where}: request body keywords {sorted(unsupported)} are not supported")
@@ -200,9 +197,7 @@ def _build_operation(
         raise SpecError(f"{where} needs exactly one 2xx response")
     status = int(success[0])
     data_defs: dict[str, Any] = {}
-    data_schema = resolver.inline(
-        responses[success[0]]["content"]["application/json"]["schema"], data_defs
-    )
+    data_schema = resolver.inline(responses[success[0]]["content"]["application/json"]["schema"], data_defs)
 
     annotations = x_mcp.get("annotations", {})
     return Operation(

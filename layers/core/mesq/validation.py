@@ -13,7 +13,6 @@ from jsonschema.exceptions import best_match
 from .errors import ValidationError
 from .spec import Operation
 
-
 # Schemas come from the process-wide Spec, so identity is a sound cache key; the schema is kept
 # beside its validator so an id can never be reused by another object while cached.
 _validators: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}

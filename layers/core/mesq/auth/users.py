@@ -41,9 +41,7 @@ def create_user(items: ItemStore, username: str, password: str, *, admin: bool =
             "username must be 2-32 characters of a-z, 0-9, '_', '.', '-' and start with a letter or digit"
         )
     if not MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH:
-        raise ValidationError(
-            f"password must be {MIN_PASSWORD_LENGTH}..{MAX_PASSWORD_LENGTH} characters long"
-        )
+        raise ValidationError(f"password must be {MIN_PASSWORD_LENGTH}..{MAX_PASSWORD_LENGTH} characters long")
     user_id = secrets.token_hex(10)
     now = now_timestamp()
     profile = {

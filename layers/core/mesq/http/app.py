@@ -43,9 +43,7 @@ def trace_id_of(request: Request) -> str:
     return trace_id
 
 
-async def run_operation(
-    operation: Operation, services: Services, request: Request, trace_id: str
-) -> Response:
+async def run_operation(operation: Operation, services: Services, request: Request, trace_id: str) -> Response:
     principal = authenticate(request, services)
     require_scopes(principal, operation.scopes)
     arguments = collect_arguments(operation, request)
@@ -84,10 +82,7 @@ def operation_routes(spec: Spec, services: Services) -> list[Route]:
         by_path[operation.path][operation.method] = operation
     # Literal paths before templated ones, so /memo/search is never taken for /memo/{id}.
     ordered = sorted(by_path, key=lambda path: (path.count("{"), path))
-    return [
-        Route(path, _path_endpoint(by_path[path], services), methods=list(by_path[path]))
-        for path in ordered
-    ]
+    return [Route(path, _path_endpoint(by_path[path], services), methods=list(by_path[path])) for path in ordered]
 
 
 async def _healthz(request: Request) -> Response:

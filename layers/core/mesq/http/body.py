@@ -63,7 +63,9 @@ def parse_json_object(raw: bytes) -> dict[str, Any]:
     try:
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
     except json.JSONDecodeError as exc:
-        raise ValidationError(f"request body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise ValidationError(
+            f"request body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
     if not isinstance(value, dict):
         raise ValidationError("request body must be a JSON object")
     return value

@@ -35,7 +35,9 @@ def collect_arguments(operation: Operation, request: Request) -> dict[str, Any]:
     known_query = {p.name for p in operation.parameters if p.location == "query"}
     unknown = sorted(set(request.query_params.keys()) - known_query)
     if unknown:
-        raise ValidationError(f"unknown query parameter{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}")
+        raise ValidationError(
+            f"unknown query parameter{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}"
+        )
     for param in operation.parameters:
         if param.location == "path":
             arguments[param.argument] = request.path_params[param.name]

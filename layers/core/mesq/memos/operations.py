@@ -18,7 +18,7 @@ from ..auth.users import get_user, user_partition
 from ..context import Call
 from ..errors import NotFound, RevisionConflict, ValidationError
 from ..spec import load_spec
-from ..store.ports import ConditionFailed, Item, InvalidBlobPath
+from ..store.ports import ConditionFailed, InvalidBlobPath, Item
 from ..timestamps import format_timestamp, now_timestamp, parse_timestamp
 from . import store
 from .tags import expand_tag_paths, is_valid_tag, parse_tags, rename_tag
@@ -181,9 +181,7 @@ def _context(call: Call, zone: ZoneInfo | None) -> dict[str, Any]:
 # -- reads -------------------------------------------------------------------------------------
 
 
-def _ordered_page(
-    call: Call, memo_filter: MemoFilter, offset: int, limit: int
-) -> tuple[list[Item], int]:
+def _ordered_page(call: Call, memo_filter: MemoFilter, offset: int, limit: int) -> tuple[list[Item], int]:
     """The page's whole memos in list order, and the total number of matches."""
     items, user_id = call.services.items, call.principal.user_id
     if memo_filter.is_empty_range:

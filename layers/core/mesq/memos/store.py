@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 from ..auth.users import user_partition
 from ..store.ports import Condition, ConditionFailed, Item, ItemStore, Put, Update, WriteOp
@@ -87,9 +86,7 @@ def write_memo(
 
     Raises ConditionFailed with index 0 when the memo changed (or exists) meanwhile.
     """
-    condition = (
-        Condition(exists=False) if before is None else Condition(equals={"revision": before["revision"]})
-    )
+    condition = Condition(exists=False) if before is None else Condition(equals={"revision": before["revision"]})
     ops: list[WriteOp] = [Put(with_index_keys(user_id, after), condition)]
     ops += counter_ops(user_id, before, after)
     ops += extra
@@ -118,9 +115,7 @@ def read_tag_counts(items: ItemStore, user_id: str) -> dict[str, int]:
         after = page.next_key
 
 
-def timeline_entries(
-    items: ItemStore, user_id: str, status: str, limit: int | None = None
-) -> Iterator[Item]:
+def timeline_entries(items: ItemStore, user_id: str, status: str, limit: int | None = None) -> Iterator[Item]:
     """Index entries of one status, pinned first then newest created, reading only what is used."""
     after = None
     remaining = limit

@@ -74,9 +74,7 @@ def rename_tag(content: str, old: str, new: str) -> str:
         if tag == old:
             return f"#{new}"
         if tag.startswith(old + "/"):
-            return f"#{new}{tag[len(old):]}"
+            return f"#{new}{tag[len(old) :]}"
         return match.group(0)
 
-    return "".join(
-        _TAG.sub(replace, text) if is_prose else text for is_prose, text in _prose_segments(content)
-    )
+    return "".join(_TAG.sub(replace, text) if is_prose else text for is_prose, text in _prose_segments(content))

@@ -150,8 +150,9 @@ class SQLiteItemStore:
             marks = ", ".join("?" for _ in order_cols)
             clauses.append(f"({cols}) {cmp} ({marks})")
             params += list(anchor)
+        # Only column names (from INDEXES) and placeholders are interpolated; values are bound.
         sql = (
-            f"SELECT data, {sk_col}, pk, sk FROM items WHERE {' AND '.join(clauses)} "
+            f"SELECT data, {sk_col}, pk, sk FROM items WHERE {' AND '.join(clauses)} "  # noqa: S608
             f"ORDER BY {', '.join(f'{c} {order}' for c in order_cols)}"
         )
         if limit is not None:
