@@ -218,9 +218,7 @@ def moto_server() -> Iterator[MotoS3Server]:
 
 
 @pytest.fixture(params=STORE_KINDS)
-def served_blob_store(
-    request: pytest.FixtureRequest, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
-) -> BlobStore:
+def served_blob_store(request: pytest.FixtureRequest, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> BlobStore:
     if request.param == "local":
         return LocalBlobStore(tmp_path / "blobs")
     server: MotoS3Server = request.getfixturevalue("moto_server")

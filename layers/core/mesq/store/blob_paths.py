@@ -51,9 +51,7 @@ def validate_metadata(metadata: Mapping[str, str] | None) -> dict[str, str]:
         if not isinstance(key, str) or not _METADATA_KEY.fullmatch(key):
             raise ValueError(f"metadata key {key!r} must match [a-z0-9][a-z0-9-]*")
         if not isinstance(value, str) or not _PRINTABLE.fullmatch(value) or value != value.strip():
-            raise ValueError(
-                f"metadata value for {key!r} must be non-empty printable ASCII without outer spaces"
-            )
+            raise ValueError(f"metadata value for {key!r} must be non-empty printable ASCII without outer spaces")
         total += len(key) + len(value)
         result[key] = value
     if total > MAX_METADATA_BYTES:

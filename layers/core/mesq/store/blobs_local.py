@@ -121,11 +121,7 @@ class LocalBlobStore:
             size=st.st_size,
             content_type=content_type if isinstance(content_type, str) else _DEFAULT_CONTENT_TYPE,
             modified_at=_mtime(st),
-            metadata=(
-                {k: v for k, v in metadata.items() if isinstance(v, str)}
-                if isinstance(metadata, dict)
-                else {}
-            ),
+            metadata=({k: v for k, v in metadata.items() if isinstance(v, str)} if isinstance(metadata, dict) else {}),
         )
 
     def delete(self, path: str) -> None:

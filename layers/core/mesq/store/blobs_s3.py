@@ -241,9 +241,7 @@ class S3BlobStore:
         if not 1 <= expires_in <= MAX_PRESIGN_SECONDS:
             raise ValueError(f"expires_in must be between 1 and {MAX_PRESIGN_SECONDS} seconds")
         # Signing is local (no request), so there is nothing to map to StoreUnavailable.
-        return self._client.generate_presigned_url(
-            operation, Params=params, ExpiresIn=expires_in, HttpMethod=method
-        )
+        return self._client.generate_presigned_url(operation, Params=params, ExpiresIn=expires_in, HttpMethod=method)
 
 
 def _chunks(body: StreamingBody, path: str, chunk_size: int) -> Iterator[bytes]:

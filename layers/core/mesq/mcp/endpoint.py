@@ -1,0 +1,221 @@
+"""The HTTP side of `/mcp`: everything decided before the SDK reads the JSON-RPC message.
+
+Per request, in this order (product §2, architecture "Request flow (MCP)"):
+
+1. POST only (GET would open a never-ending SSE stream, a Lambda timeout): others -> 405.
+2. Origin check against DNS rebinding -> 403.
+3. Credential -> 401 with the `WWW-Authenticate` challenge of product §1.
+4. At least one read scope -> 403 `insufficient_scope`.
+5. Visibility from scopes, the /readonly path, URL toolsets and the X-MCP-* headers -> 400 for
+   an unknown toolset / tool name.
+6. `Content-Type: application/json`, then the body cap (140,858,712 bytes = base64 of a 100 MiB
+   file + 1 MiB), checked before anything parses JSON -> 413 PAYLOAD_TOO_LARGE.
+7. A fresh stateless, JSON-response `StreamableHTTPSessionManager` (its `run()` is single-use,
+   and Mangum gives no lifespan) serves the one message with the process-wide `Server`; the body
+   already read is replayed to it. The SDK picks the era: 2026-07-28 (`server/discover`, `_meta`
+   envelope, `Mcp-Method`/`Mcp-Name` header checks) or the legacy `initialize` handshake.
+
+Every response carries `Cache-Control: private, no-store`; HTTP-level errors use the JSON error
+envelope of product §3.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.lowlevel import Server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import Message, Receive, Scope, Send
+
+from ..auth.scopes import READ_SCOPES, order_scopes
+from ..auth.tokens import authenticate_token
+from ..context import Principal, Services
+from ..errors import Forbidden, MesqError, PayloadTooLarge, Unauthorized, ValidationError
+from ..http.auth import bearer_token
+from ..http.body import read_limited
+from ..http.envelope import failure, internal_failure, new_trace_id
+from .catalog import Catalog
+from .origin import is_allowed_origin
+from .state import SCOPE_KEY, RequestState
+from .visibility import Visibility, resolve
+
+#: Base64 length of a 100 MiB file plus 1 MiB for the JSON-RPC frame (product §2).
+MCP_BODY_CAP = 4 * -(-100 * 1024 * 1024 // 3) + 1024 * 1024
+CACHE_CONTROL = b"private, no-store"
+CORRELATION_HEADER = "x-correlation-id"
+MAX_CORRELATION_ID = 128
+
+
+class MethodNotAllowed(MesqError):
+    code = "METHOD_NOT_ALLOWED"
+    http_status = 405
+
+
+class _Rejected(Exception):
+    def __init__(self, error: MesqError, headers: dict[str, str] | None = None) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.headers = headers
+
+
+def _quoted(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _correlation_id(request: Request) -> str | None:
+    supplied = request.headers.get(CORRELATION_HEADER)
+    if supplied and len(supplied) <= MAX_CORRELATION_ID and supplied.isprintable() and supplied.isascii():
+        return supplied
+    event = request.scope.get("aws.event")  # Mangum: the API Gateway request id
+    if isinstance(event, dict):
+        request_id = event.get("requestContext", {}).get("requestId")
+        if isinstance(request_id, str) and request_id:
+            return request_id
+    return None
+
+
+class McpEndpoint:
+    """ASGI app for one of the /mcp routes (`readonly` for the /readonly variants)."""
+
+    def __init__(
+        self,
+        server: Server[Any],
+        catalog: Catalog,
+        services: Services,
+        *,
+        readonly: bool,
+        body_cap: int = MCP_BODY_CAP,
+    ) -> None:
+        self.server = server
+        self.catalog = catalog
+        self.services = services
+        self.readonly = readonly
+        self.body_cap = body_cap
+
+    # -- the checks before the SDK -------------------------------------------------------------
+
+    def _instance_url(self, request: Request) -> str:
+        return self.services.settings.public_url or str(request.base_url).rstrip("/")
+
+    def _challenge(self, request: Request, *params: str) -> dict[str, str]:
+        metadata = f"{self._instance_url(request)}/.well-known/oauth-protected-resource/mcp"
+        return {"WWW-Authenticate": "Bearer " + ", ".join((*params, f"resource_metadata={_quoted(metadata)}"))}
+
+    async def _principal(self, request: Request) -> Principal:
+        try:
+            token = bearer_token(request)
+        except Unauthorized as error:
+            raise _Rejected(error, self._challenge(request, 'error="invalid_token"')) from None
+        if token is None:
+            raise _Rejected(
+                Unauthorized("authentication required: send Authorization: Bearer <token>"),
+                self._challenge(request),
+            )
+        try:
+            return await run_in_threadpool(authenticate_token, self.services.items, token)
+        except Unauthorized as error:
+            raise _Rejected(error, self._challenge(request, 'error="invalid_token"')) from None
+
+    async def _admit(self, request: Request, trace_id: str) -> tuple[RequestState, bytes]:
+        if request.method != "POST":
+            raise _Rejected(
+                MethodNotAllowed(f"{request.method} is not allowed on {request.url.path}; MCP messages are POSTed"),
+                {"Allow": "POST"},
+            )
+        origin = request.headers.get("origin")
+        if not is_allowed_origin(origin, request.headers.get("host"), self.services.settings.public_url):
+            raise _Rejected(Forbidden(f"requests from origin {origin!r} are not allowed"))
+        principal = await self._principal(request)
+        if not principal.scopes & READ_SCOPES:
+            wanted = " ".join(order_scopes(READ_SCOPES))
+            raise _Rejected(
+                Forbidden(f"connecting to MCP needs at least one read scope ({wanted.replace(' ', ', ')})"),
+                self._challenge(request, 'error="insufficient_scope"', f"scope={_quoted(wanted)}"),
+            )
+        visibility = self._visibility(request, principal)
+        media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if media_type != "application/json":
+            raise _Rejected(ValidationError("Content-Type must be application/json"))
+        body = await read_limited(request, self.body_cap)
+        if body is None:
+            raise _Rejected(
+                PayloadTooLarge(
+                    f"request body exceeds {self.body_cap} bytes (base64 of 100 MiB + 1 MiB); send large "
+                    "files through an upload session (create_memo_upload_session) instead"
+                )
+            )
+        state = RequestState(
+            principal=principal,
+            services=self.services,
+            visibility=visibility,
+            trace_id=trace_id,
+            correlation_id=_correlation_id(request),
+        )
+        return state, body
+
+    def _visibility(self, request: Request, principal: Principal) -> Visibility:
+        try:
+            return resolve(
+                self.catalog,
+                principal.scopes,
+                readonly_path=self.readonly,
+                url_toolsets=request.path_params.get("toolsets"),
+                headers=request.headers,
+            )
+        except ValidationError as error:
+            raise _Rejected(error) from None
+
+    # -- ASGI ------------------------------------------------------------------------------------
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        trace_id = new_trace_id()
+        try:
+            state, body = await self._admit(request, trace_id)
+        except _Rejected as rejected:
+            await failure(rejected.error, trace_id, rejected.headers)(scope, receive, send)
+            return
+        except Exception as exc:  # a fault before the SDK: logged, answered without its text
+            await internal_failure(exc, trace_id)(scope, receive, send)
+            return
+        scope[SCOPE_KEY] = state
+        await self._serve(scope, body, receive, send, trace_id)
+
+    async def _serve(self, scope: Scope, body: bytes, receive: Receive, send: Send, trace_id: str) -> None:
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        started = False
+
+        async def send_private(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"cache-control"]
+                headers.append((b"cache-control", CACHE_CONTROL))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        manager = StreamableHTTPSessionManager(
+            app=self.server,
+            json_response=True,
+            stateless=True,
+            max_request_body_size=self.body_cap,
+        )
+        try:
+            async with manager.run():
+                await manager.handle_request(scope, replay, send_private)
+        except Exception as exc:
+            if started:
+                raise
+            response: Response = internal_failure(exc, trace_id)
+            await response(scope, receive, send)
