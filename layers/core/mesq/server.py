@@ -15,7 +15,12 @@ from .http.app import api_routes, exception_handlers
 
 
 def create_local_app(services: Services) -> Starlette:
-    return Starlette(routes=api_routes(services), exception_handlers=exception_handlers())
+    # Imported here: the MCP SDK is heavy, and only the server needs it (not every CLI command).
+    from .mcp import mcp_routes
+
+    return Starlette(
+        routes=[*api_routes(services), *mcp_routes(services)], exception_handlers=exception_handlers()
+    )
 
 
 def serve(

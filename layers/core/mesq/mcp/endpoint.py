@@ -8,8 +8,10 @@ Per request, in this order (product §2, architecture "Request flow (MCP)"):
 4. At least one read scope -> 403 `insufficient_scope`.
 5. Visibility from scopes, the /readonly path, URL toolsets and the X-MCP-* headers -> 400 for
    an unknown toolset / tool name.
-6. `Content-Type: application/json`, then the body cap (140,858,712 bytes = base64 of a 100 MiB
-   file + 1 MiB), checked before anything parses JSON -> 413 PAYLOAD_TOO_LARGE.
+6. The body cap (140,858,712 bytes = base64 of a 100 MiB file + 1 MiB), checked while reading,
+   before anything parses JSON -> 413 PAYLOAD_TOO_LARGE. The REST media-type rules of product §3
+   do not apply here (seed: "此处不采用上述 JSON 媒体类型检查"); the SDK's transport checks
+   (`Content-Type: application/json`, `Accept`) answer 400/406 themselves.
 7. A fresh stateless, JSON-response `StreamableHTTPSessionManager` (its `run()` is single-use,
    and Mangum gives no lifespan) serves the one message with the process-wide `Server`; the body
    already read is replayed to it. The SDK picks the era: 2026-07-28 (`server/discover`, `_meta`
@@ -39,6 +41,7 @@ from ..http.body import read_limited
 from ..http.envelope import failure, internal_failure, new_trace_id
 from .catalog import Catalog
 from .origin import is_allowed_origin
+from .result import logger
 from .state import SCOPE_KEY, RequestState
 from .visibility import Visibility, resolve
 
@@ -136,15 +139,12 @@ class McpEndpoint:
                 self._challenge(request, 'error="insufficient_scope"', f"scope={_quoted(wanted)}"),
             )
         visibility = self._visibility(request, principal)
-        media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if media_type != "application/json":
-            raise _Rejected(ValidationError("Content-Type must be application/json"))
         body = await read_limited(request, self.body_cap)
         if body is None:
             raise _Rejected(
                 PayloadTooLarge(
                     f"request body exceeds {self.body_cap} bytes (base64 of 100 MiB + 1 MiB); send large "
-                    "files through an upload session (create_memo_upload_session) instead"
+                    "files through an upload session (POST /api/toolkit/memo/resources/upload-session)"
                 )
             )
         state = RequestState(
@@ -215,7 +215,8 @@ class McpEndpoint:
             async with manager.run():
                 await manager.handle_request(scope, replay, send_private)
         except Exception as exc:
-            if started:
-                raise
+            if started:  # the answer is on its way: nothing left to tell the client
+                logger.exception("mcp transport failed after responding", extra={"traceId": trace_id})
+                return
             response: Response = internal_failure(exc, trace_id)
             await response(scope, receive, send)

@@ -1,0 +1,205 @@
+"""`make bench`: one table of figures, each a ratio against a baseline measured in the same run.
+
+1. cold import of each function's handler module vs a bare Starlette+Mangum handler
+2. warm REST calls through the Lambda handler (moto-backed DynamoDB) vs the bare handler
+3. DynamoDB API calls per operation (counted at botocore, so every retry and page counts)
+4. literal search latency at 1k / 10k memos (SQLite) vs a plain list of the same store
+5. MCP tools/list size per toolset (characters / 4), when the MCP package is present
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+BARE_HANDLER = """
+from mangum import Mangum
+from starlette.applications import Starlette
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+async def echo(request):
+    return JSONResponse({"ok": True})
+handler = Mangum(Starlette(routes=[Route("/echo", echo)]), lifespan="off")
+"""
+
+ENV = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_DEFAULT_REGION": "us-east-1",
+    "AWS_REGION": "us-east-1",
+    "MESQ_STORAGE": "dynamodb",
+    "MESQ_TABLE": "mesq-bench",
+    "MESQ_BUCKET": "mesq-bench",
+    "POWERTOOLS_TRACE_DISABLED": "true",
+    "POWERTOOLS_METRICS_NAMESPACE": "MeSQ",
+    "POWERTOOLS_METRICS_DISABLED": "true",  # keep EMF lines out of the table
+}
+
+
+def median_seconds(fn: Callable[[], Any], runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def cold_import(code: str, runs: int = 5) -> float:
+    def once() -> None:
+        subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, **ENV}, cwd=REPO)
+
+    return median_seconds(once, runs)
+
+
+def function_import_code(name: str) -> str:
+    # moto keeps boto3 off the network; the import cost measured is the module's own.
+    return (
+        "import importlib.util, moto; m = moto.mock_aws(); m.start()\n"
+        f"spec = importlib.util.spec_from_file_location('app', '{REPO}/functions/{name}/app.py')\n"
+        "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)\n"
+    )
+
+
+def rows_cold_imports() -> list[tuple[str, str, str]]:
+    baseline_code = "import moto; m = moto.mock_aws(); m.start()\n" + BARE_HANDLER
+    baseline = cold_import(baseline_code)
+    rows = [("cold import: bare Starlette+Mangum (baseline)", f"{baseline * 1000:.0f} ms", "1.00x")]
+    for name in sorted(p.name for p in (REPO / "functions").iterdir() if (p / "app.py").is_file()):
+        seconds = cold_import(function_import_code(name))
+        rows.append((f"cold import: functions/{name}", f"{seconds * 1000:.0f} ms", f"{seconds / baseline:.2f}x"))
+    return rows
+
+
+def rows_warm_and_round_trips() -> list[tuple[str, str, str]]:
+    os.environ.update(ENV)
+    import boto3
+    from mangum import Mangum
+    from moto import mock_aws
+
+    from tests.infra.apigw import LambdaContext, decode_body, http_api_event, load_function
+
+    rows: list[tuple[str, str, str]] = []
+    with mock_aws():
+        from mesq.auth.tokens import create_token
+        from mesq.auth.users import create_user
+        from mesq.config import Settings
+        from mesq.services import build_services
+
+        services = build_services(Settings.from_env())
+        services.items.create_table_if_missing()  # type: ignore[attr-defined]
+        boto3.client("s3").create_bucket(Bucket="mesq-bench")
+        user = create_user(services.items, "bench", "correct horse battery")
+        token, _ = create_token(services.items, user["id"], name="b", scopes="memo:read,memo:write")
+        auth = {"authorization": f"Bearer {token}"}
+        context = LambdaContext()
+        api = load_function("api")
+        namespace: dict[str, Any] = {}
+        exec(BARE_HANDLER, namespace)  # noqa: S102 - our own constant
+        bare: Mangum = namespace["handler"]
+
+        for i in range(50):
+            api.handler(http_api_event("POST", "/api/toolkit/memo", headers=auth, body={"content": f"m{i} #t{i % 5}"}), context)
+        memo_id = decode_body(api.handler(http_api_event("GET", "/api/toolkit/memo", headers=auth), context))["data"][
+            "timelineItems"
+        ][0]["id"]
+
+        import botocore.client
+
+        calls: list[str] = []
+        make_api_call = botocore.client.BaseClient._make_api_call
+
+        def counting(self: Any, operation_name: str, params: Any) -> Any:
+            if self.meta.service_model.service_name == "dynamodb":
+                calls.append(operation_name)
+            return make_api_call(self, operation_name, params)
+
+        botocore.client.BaseClient._make_api_call = counting  # type: ignore[method-assign]
+
+        echo_event = http_api_event("GET", "/echo")
+        baseline = median_seconds(lambda: bare(echo_event, context), 200)
+        rows.append(("warm call: bare Starlette+Mangum echo (baseline)", f"{baseline * 1e6:.0f} us", "1.00x"))
+        cases = {
+            "get_memo": http_api_event("GET", f"/api/toolkit/memo/{memo_id}", headers=auth),
+            "list_memos": http_api_event("GET", "/api/toolkit/memo", headers=auth),
+            "list_memos tags=t1": http_api_event("GET", "/api/toolkit/memo", headers=auth, query={"tags": "t1"}),
+            "list_tags": http_api_event("GET", "/api/toolkit/memo/tags", headers=auth),
+            "create_memo": http_api_event("POST", "/api/toolkit/memo", headers=auth, body={"content": "bench"}),
+        }
+        for label, event in cases.items():
+            seconds = median_seconds(lambda event=event: api.handler(event, context), 30)
+            calls.clear()
+            api.handler(event, context)
+            rows.append((f"warm REST {label} (moto DynamoDB)", f"{seconds * 1e6:.0f} us", f"{seconds / baseline:.1f}x"))
+            rows.append((f"DynamoDB calls: {label}", str(len(calls)), ", ".join(sorted(set(calls)))))
+    return rows
+
+
+def rows_search() -> list[tuple[str, str, str]]:
+    from mesq.auth.tokens import create_token
+    from mesq.auth.users import create_user
+    from mesq.config import Settings
+    from mesq.context import Call, Principal
+    from mesq.memos import operations, store
+    from mesq.services import build_services
+    from mesq.timestamps import now_timestamp
+
+    rows = []
+    for count in (1_000, 10_000):
+        with tempfile.TemporaryDirectory() as tmp:
+            services = build_services(Settings(data_dir=Path(tmp)))
+            user = create_user(services.items, "searcher", "correct horse battery")
+            create_token(services.items, user["id"], name="s", scopes="memo:read")
+            now = now_timestamp()
+            for i in range(count):
+                memo = {
+                    "id": f"m{i:06d}", "content": f"note {i} about topic {i % 97} #t{i % 13}", "tags": [f"t{i % 13}"],
+                    "tagPaths": [f"t{i % 13}"], "status": "NORMAL", "pinned": False, "resources": [],
+                    "contentSource": "bench", "createdAt": now, "updatedAt": now, "revision": 1,
+                }  # fmt: skip
+                store.write_memo(services.items, user["id"], None, memo)
+            principal = Principal(user["id"], frozenset({"memo:read"}), "bench", "pat")
+            call = Call(principal, services, "bench", "api")
+            listing = median_seconds(lambda: operations.list_memos(call, {}), 5)
+            search = median_seconds(lambda: operations.search_memos(call, {"query": "topic 42"}), 5)
+            rows.append((f"list_memos at {count} memos (SQLite, baseline)", f"{listing * 1000:.1f} ms", "1.00x"))
+            rows.append((f"search_memos at {count} memos (SQLite)", f"{search * 1000:.1f} ms", f"{search / listing:.1f}x"))
+            services.items.close()
+    return rows
+
+
+def rows_mcp() -> list[tuple[str, str, str]]:
+    script = REPO / "bench" / "mcp_tool_list_size.py"
+    if not script.is_file():
+        return []
+    result = subprocess.run([sys.executable, str(script), "--json"], capture_output=True, text=True, cwd=REPO)
+    if result.returncode != 0:
+        return [("MCP tools/list size", "failed", result.stderr.strip()[-200:])]
+    sizes: dict[str, int] = json.loads(result.stdout.strip().splitlines()[-1])
+    baseline = sizes.get("memo") or 1
+    return [(f"MCP tools/list tokens (chars/4): {name}", str(size), f"{size / baseline:.2f}x") for name, size in sizes.items()]
+
+
+def main() -> None:
+    rows: list[tuple[str, str, str]] = []
+    for section in (rows_cold_imports, rows_warm_and_round_trips, rows_search, rows_mcp):
+        rows += section()
+    width = max(len(r[0]) for r in rows)
+    print(f"{'figure'.ljust(width)}  {'value':>10}  ratio / note")
+    for name, value, ratio in rows:
+        print(f"{name.ljust(width)}  {value:>10}  {ratio}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,171 @@
+"""Both protocol eras on the same URLs: discovery and handshake, identity, capabilities, cache
+hints, the 2026-07-28 header checks, and the exact tool list per scope set."""
+
+from __future__ import annotations
+
+import pytest
+
+from mesq import __version__
+from mesq.mcp.service import INSTRUCTIONS
+
+from .conftest import ERAS, LEGACY, MODERN
+
+READ_TOOLS = [
+    "list_memos",
+    "search_memos",
+    "batch_get_memos",
+    "list_tags",
+    "select_memos_for_insight",
+    "get_memo",
+]
+ALL_MEMO_TOOLS = [
+    "list_memos",
+    "create_memo",
+    "search_memos",
+    "batch_get_memos",
+    "list_tags",
+    "rename_memo_tag",
+    "select_memos_for_insight",
+    "get_memo",
+    "update_memo",
+    "delete_memo",
+    "restore_memo",
+]
+
+
+def test_modern_discover(mcp):
+    result = mcp(scopes="memo:read").result("server/discover")
+    assert result["supportedVersions"] == [MODERN]
+    assert result["capabilities"] == {
+        "prompts": {"listChanged": False},
+        "resources": {"listChanged": False, "subscribe": False},
+        "tools": {"listChanged": False},
+    }
+    assert result["instructions"] == INSTRUCTIONS
+    assert result["cacheScope"] == "private" and result["ttlMs"] > 0
+    assert result["resultType"] == "complete"
+    info = result["_meta"]["io.modelcontextprotocol/serverInfo"]
+    assert info["name"] == "mesq" and info["title"] == "MeSQ" and info["version"] == __version__
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"])
+def test_legacy_initialize(mcp, version):
+    client = mcp(scopes="memo:read", era="legacy")
+    result = client.result(
+        "initialize", {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    )
+    assert result["protocolVersion"] == version
+    assert result["serverInfo"]["name"] == "mesq" and result["serverInfo"]["version"] == __version__
+    assert result["serverInfo"]["title"] == "MeSQ"
+    assert set(result["capabilities"]) == {"prompts", "resources", "tools"}
+    assert result["capabilities"]["resources"]["subscribe"] is False
+    assert result["instructions"] == INSTRUCTIONS
+    # Stateless: no session id, and the very next request needs nothing from this one.
+    response = client.post("notifications/initialized")
+    assert response.status_code == 202 and "mcp-session-id" not in response.headers
+    client.headers["Mcp-Protocol-Version"] = version
+    assert "list_memos" in client.names()
+
+
+def test_unknown_legacy_version_is_countered_with_the_latest(mcp):
+    client = mcp(scopes="memo:read", era="legacy")
+    result = client.result("initialize", {"protocolVersion": "1999-01-01", "capabilities": {},
+                                          "clientInfo": {"name": "t", "version": "1"}})
+    assert result["protocolVersion"] == LEGACY
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_tool_list_follows_scopes_exactly(mcp, era):
+    assert mcp(scopes="memo:read", era=era).names() == READ_TOOLS
+    assert mcp(scopes="memo:read,memo:write", era=era).names() == ALL_MEMO_TOOLS
+    # memo:write alone grants no read scope: it cannot even connect.
+    response = mcp(scopes="memo:write", era=era).post("tools/list")
+    assert response.status_code == 403
+    # A todo-only or reading-only credential connects but sees no memo tool.
+    assert mcp(scopes="todo:read,todo:write", era=era).names() == []
+    assert mcp(scopes="reading:read", era=era).names() == []
+
+
+def test_lists_carry_private_cache_hints_in_the_modern_era(mcp):
+    client = mcp(scopes="memo:read")
+    for method in ("tools/list", "prompts/list", "resources/list", "resources/templates/list"):
+        result = client.result(method)
+        assert result["cacheScope"] == "private" and result["ttlMs"] == 3_600_000, method
+    legacy = mcp(scopes="memo:read", era="legacy").result("tools/list")
+    assert "ttlMs" not in legacy and "cacheScope" not in legacy
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("method", ["GET", "DELETE", "PUT"])
+def test_only_post(client, mcp, era, method):
+    wire = mcp(era=era)
+    response = client.request(method, "/mcp", headers=wire.http_headers("tools/list", None))
+    assert response.status_code == 405
+    assert response.headers["allow"] == "POST"
+    assert response.headers["cache-control"] == "private, no-store"
+    assert response.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
+    assert "mcp-session-id" not in response.headers
+
+
+def test_every_response_is_private_no_store(mcp):
+    client = mcp()
+    for era in ERAS:
+        client.era = era
+        response = client.post("tools/list")
+        assert response.status_code == 200
+        assert response.headers["cache-control"] == "private, no-store"
+        assert "mcp-session-id" not in response.headers
+
+
+def test_mismatched_method_header_is_rejected(mcp):
+    client = mcp()
+    response = client.post("tools/list", **{"Mcp-Method": "tools/call"})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32020  # HEADER_MISMATCH
+    assert "mcp-method" in response.json()["error"]["message"]
+
+
+def test_mismatched_name_header_is_rejected(mcp):
+    client = mcp()
+    params = {"name": "list_tags", "arguments": {}}
+    response = client.post("tools/call", params, **{"Mcp-Name": "list_memos"})
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32020
+    assert "mcp-name" in response.json()["error"]["message"]
+    prompt = client.post("prompts/get", {"name": "organize_recent_notes"}, **{"Mcp-Name": "other"})
+    assert prompt.status_code == 400 and prompt.json()["error"]["code"] == -32020
+
+
+def test_mismatched_protocol_version_header_is_rejected(mcp):
+    client = mcp()
+    body = client.body("tools/list", None)
+    body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = "2099-01-01"
+    response = client.client.post("/mcp", headers=client.http_headers("tools/list", None), json=body)
+    assert response.status_code == 400 and response.json()["error"]["code"] == -32020
+
+
+def test_missing_envelope_is_rejected(mcp):
+    client = mcp()
+    response = client.client.post(
+        "/mcp",
+        headers=client.http_headers("tools/list", None),
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+    )
+    assert response.status_code == 400 and response.json()["error"]["code"] == -32602
+
+
+def test_unknown_method(mcp):
+    for era in ERAS:
+        client = mcp(era=era)
+        assert client.error("sampling/doesNotExist")["code"] == -32601
+
+
+def test_modern_rejects_legacy_initialize_on_the_modern_wire(mcp):
+    # The same URL serves both eras: a modern-stamped initialize is refused, a plain one accepted.
+    client = mcp()
+    response = client.post(
+        "initialize", {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    )
+    assert response.status_code in (400, 404) or "error" in response.json()
+    legacy = mcp(era="legacy")
+    assert legacy.connect()["protocolVersion"] == LEGACY
