@@ -65,6 +65,11 @@ class Mcp:
         all_headers = {**self.http_headers(method, params), **headers}
         return self.client.post(self.path, headers=all_headers, json=self.body(method, params))
 
+    def notify(self, method: str) -> httpx.Response:
+        body = self.body(method, None)
+        del body["id"]
+        return self.client.post(self.path, headers=self.http_headers(method, None), json=body)
+
     def result(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         response = self.post(method, params)
         assert response.status_code == 200, response.text

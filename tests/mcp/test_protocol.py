@@ -61,7 +61,7 @@ def test_legacy_initialize(mcp, version):
     assert result["capabilities"]["resources"]["subscribe"] is False
     assert result["instructions"] == INSTRUCTIONS
     # Stateless: no session id, and the very next request needs nothing from this one.
-    response = client.post("notifications/initialized")
+    response = client.notify("notifications/initialized")
     assert response.status_code == 202 and "mcp-session-id" not in response.headers
     client.headers["Mcp-Protocol-Version"] = version
     assert "list_memos" in client.names()
