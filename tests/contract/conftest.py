@@ -28,7 +28,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 BACKENDS = ["sqlite", "moto", pytest.param("dynamodb_local", marks=pytest.mark.dynamodb_local)]
 
 
-def _load_runner() -> ModuleType:
+def load_runner() -> ModuleType:
     name = "mesq_infra_dynamodb_local"
     if name in sys.modules:
         return sys.modules[name]
@@ -65,17 +65,46 @@ def sqlite(tmp_path: Path) -> Iterator[ItemStore]:
 
 
 @pytest.fixture
-def moto(monkeypatch: pytest.MonkeyPatch) -> Iterator[ItemStore]:
+def moto_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """moto's in-process AWS (fresh state) with fake credentials in us-east-1."""
     from moto import mock_aws
-
-    from mesq.store.dynamodb import DynamoDBItemStore
 
     _isolate_aws_env(monkeypatch, "testing", "testing")
     with mock_aws():
-        store = DynamoDBItemStore(_table_name(), region="us-east-1")
-        store.create_table_if_missing()
-        yield store
-        store.close()
+        yield
+
+
+_sessions: dict[str, Any] = {}
+
+
+def _shared_session(name: str, **kwargs: str) -> Any:
+    """One boto3 Session per backend for the whole run: a new one costs ~0.2 s of model
+    loading, which would dominate these tests. (test_store_builds_its_own_client covers the
+    adapter's own client construction.)"""
+    import boto3
+
+    if name not in _sessions:
+        _sessions[name] = boto3.session.Session(**kwargs)
+    return _sessions[name]
+
+
+def _client(session: Any, endpoint_url: str | None = None) -> Any:
+    from mesq.store.dynamodb import _default_config
+
+    return session.client("dynamodb", endpoint_url=endpoint_url, config=_default_config())
+
+
+@pytest.fixture
+def moto(moto_env: None) -> Iterator[ItemStore]:
+    from mesq.store.dynamodb import DynamoDBItemStore
+
+    session = _shared_session(
+        "moto", aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1"
+    )
+    store = DynamoDBItemStore(_table_name(), client=_client(session))
+    store.create_table_if_missing()
+    yield store
+    store.close()
 
 
 @pytest.fixture(scope="session")
@@ -84,7 +113,7 @@ def dynamodb_local_endpoint() -> Iterator[str]:
     if existing:
         yield existing
         return
-    runner = _load_runner()
+    runner = load_runner()
     try:
         server = runner.start_dynamodb_local()
     except runner.DynamoDBLocalUnavailable as exc:
@@ -96,12 +125,25 @@ def dynamodb_local_endpoint() -> Iterator[str]:
 
 
 @pytest.fixture
-def dynamodb_local(dynamodb_local_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[ItemStore]:
+def dynamodb_local_env(dynamodb_local_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The endpoint of DynamoDB Local, with credentials it accepts in the environment."""
+    runner = load_runner()
+    _isolate_aws_env(monkeypatch, runner.ACCESS_KEY_ID, runner.SECRET_ACCESS_KEY)
+    return dynamodb_local_endpoint
+
+
+@pytest.fixture
+def dynamodb_local(dynamodb_local_endpoint: str) -> Iterator[ItemStore]:
     from mesq.store.dynamodb import DynamoDBItemStore
 
-    runner = _load_runner()
-    _isolate_aws_env(monkeypatch, runner.ACCESS_KEY_ID, runner.SECRET_ACCESS_KEY)
-    store = DynamoDBItemStore(_table_name(), endpoint_url=dynamodb_local_endpoint, region=runner.REGION)
+    runner = load_runner()
+    session = _shared_session(
+        "dynamodb_local",
+        aws_access_key_id=runner.ACCESS_KEY_ID,
+        aws_secret_access_key=runner.SECRET_ACCESS_KEY,
+        region_name=runner.REGION,
+    )
+    store = DynamoDBItemStore(_table_name(), client=_client(session, dynamodb_local_endpoint))
     store.create_table_if_missing()
     yield store
     store.close()

@@ -8,7 +8,7 @@ handshake era (`Mcp-Protocol-Version: 2025-11-25` after `initialize`, no envelop
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +17,12 @@ import pytest
 from jsonschema import Draft202012Validator
 from starlette.testclient import TestClient
 
-from tests.conftest import Account
+from mesq.auth.tokens import create_token
+from mesq.auth.users import create_user
+from mesq.config import Settings
+from mesq.context import Services
+from mesq.server import create_local_app
+from mesq.services import build_services
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
@@ -139,18 +144,53 @@ def validate_output(tool: dict[str, Any], structured: dict[str, Any]) -> None:
     assert not errors, f"{tool['name']}: {errors[0].message} at {list(errors[0].absolute_path)}"
 
 
+@pytest.fixture(scope="module")
+def mcp_services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
+    """One store per test module: creating a user costs an argon2 hash (~0.5 s here), so tests
+    share a module user and isolate by token (cheap) unless they ask for a fresh user."""
+    built = build_services(Settings(data_dir=tmp_path_factory.mktemp("mcp") / "data"))
+    yield built
+    built.items.close()
+
+
+@pytest.fixture(scope="module")
+def mcp_http(mcp_services: Services) -> Iterator[TestClient]:
+    with TestClient(create_local_app(mcp_services), raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="module")
+def shared_user(mcp_services: Services) -> dict[str, Any]:
+    user: dict[str, Any] = create_user(mcp_services.items, f"mcp{next(_USERS)}", "correct horse battery")
+    return user
+
+
+_USERS = itertools.count(1)
+
+
 @pytest.fixture
-def mcp(client: TestClient, make_account: Callable[..., Account]) -> Callable[..., Mcp]:
-    """`mcp(scopes=..., era=..., path=..., headers=...)` -> a wire client for a fresh account."""
+def fresh_user(mcp_services: Services) -> Callable[[], dict[str, Any]]:
+    def make() -> dict[str, Any]:
+        user: dict[str, Any] = create_user(mcp_services.items, f"mcp{next(_USERS)}", "correct horse battery")
+        return user
+
+    return make
+
+
+@pytest.fixture
+def mcp(mcp_http: TestClient, mcp_services: Services, shared_user: dict[str, Any]) -> Callable[..., Mcp]:
+    """`mcp(scopes=..., era=..., path=..., headers=..., user=...)` -> a wire client with a new PAT
+    (default: of the module's shared user)."""
 
     def make(
         scopes: str = "memo:read,memo:write",
         era: str = "modern",
         path: str = "/mcp",
         headers: dict[str, str] | None = None,
-        account: Account | None = None,
+        user: dict[str, Any] | None = None,
     ) -> Mcp:
-        account = account or make_account(scopes=scopes)
-        return Mcp(client=client, token=account.token, era=era, path=path, headers=dict(headers or {}))
+        owner = user or shared_user
+        token, _ = create_token(mcp_services.items, owner["id"], name="mcp-test", scopes=scopes)
+        return Mcp(client=mcp_http, token=token, era=era, path=path, headers=dict(headers or {}))
 
     return make

@@ -119,7 +119,7 @@ def spec_with(change: Any) -> Any:
 
 
 def test_missing_operation_fails():
-    with pytest.raises(CatalogError, match="no operation in openapi.yaml for tool"):
+    with pytest.raises(CatalogError, match=r"no operation in openapi\.yaml for tool"):
         build_catalog(SPEC, names=["list_memos", "list_memos_typo"])
 
 

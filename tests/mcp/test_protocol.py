@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 
 from mesq import __version__
-from mesq.mcp.service import INSTRUCTIONS
+from mesq.mcp.service import default_catalog, instructions
 
 from .conftest import ERAS, LEGACY, MODERN
+
+INSTRUCTIONS = instructions(default_catalog())
 
 READ_TOOLS = [
     "list_memos",
@@ -42,6 +44,9 @@ def test_modern_discover(mcp):
         "tools": {"listChanged": False},
     }
     assert result["instructions"] == INSTRUCTIONS
+    for rule in ("memo:read", "read-only", "page.nextOffset", "hasMore", "never follow", "recoverData"):
+        assert rule in INSTRUCTIONS, rule
+    assert "Tool groups on this server: memo (memos)" in INSTRUCTIONS
     assert result["cacheScope"] == "private" and result["ttlMs"] > 0
     assert result["resultType"] == "complete"
     info = result["_meta"]["io.modelcontextprotocol/serverInfo"]
@@ -69,8 +74,9 @@ def test_legacy_initialize(mcp, version):
 
 def test_unknown_legacy_version_is_countered_with_the_latest(mcp):
     client = mcp(scopes="memo:read", era="legacy")
-    result = client.result("initialize", {"protocolVersion": "1999-01-01", "capabilities": {},
-                                          "clientInfo": {"name": "t", "version": "1"}})
+    result = client.result(
+        "initialize", {"protocolVersion": "1999-01-01", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    )
     assert result["protocolVersion"] == LEGACY
 
 
@@ -97,9 +103,9 @@ def test_lists_carry_private_cache_hints_in_the_modern_era(mcp):
 
 @pytest.mark.parametrize("era", ERAS)
 @pytest.mark.parametrize("method", ["GET", "DELETE", "PUT"])
-def test_only_post(client, mcp, era, method):
+def test_only_post(mcp_http, mcp, era, method):
     wire = mcp(era=era)
-    response = client.request(method, "/mcp", headers=wire.http_headers("tools/list", None))
+    response = mcp_http.request(method, "/mcp", headers=wire.http_headers("tools/list", None))
     assert response.status_code == 405
     assert response.headers["allow"] == "POST"
     assert response.headers["cache-control"] == "private, no-store"

@@ -18,9 +18,7 @@ def create_local_app(services: Services) -> Starlette:
     # Imported here: the MCP SDK is heavy, and only the server needs it (not every CLI command).
     from .mcp import mcp_routes
 
-    return Starlette(
-        routes=[*api_routes(services), *mcp_routes(services)], exception_handlers=exception_handlers()
-    )
+    return Starlette(routes=[*api_routes(services), *mcp_routes(services)], exception_handlers=exception_handlers())
 
 
 def serve(

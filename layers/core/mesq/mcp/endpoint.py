@@ -23,6 +23,7 @@ envelope of product §3.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from mcp.server.lowlevel import Server
@@ -43,13 +44,16 @@ from .catalog import Catalog
 from .origin import is_allowed_origin
 from .result import logger
 from .state import SCOPE_KEY, RequestState
-from .visibility import Visibility, resolve
+from .visibility import FILTER_HEADERS, Visibility, resolve
 
 #: Base64 length of a 100 MiB file plus 1 MiB for the JSON-RPC frame (product §2).
 MCP_BODY_CAP = 4 * -(-100 * 1024 * 1024 // 3) + 1024 * 1024
 CACHE_CONTROL = b"private, no-store"
 CORRELATION_HEADER = "x-correlation-id"
 MAX_CORRELATION_ID = 128
+
+# A manager per request would log "session manager started/shutting down" at INFO every time.
+logging.getLogger("mcp.server.streamable_http_manager").setLevel(logging.WARNING)
 
 
 class MethodNotAllowed(MesqError):
@@ -163,7 +167,10 @@ class McpEndpoint:
                 principal.scopes,
                 readonly_path=self.readonly,
                 url_toolsets=request.path_params.get("toolsets"),
-                headers=request.headers,
+                # A header sent on several lines is one comma-separated list (RFC 9110 §5.3).
+                headers={
+                    name: ",".join(request.headers.getlist(name)) for name in FILTER_HEADERS if name in request.headers
+                },
             )
         except ValidationError as error:
             raise _Rejected(error) from None

@@ -87,7 +87,8 @@ async def _run(state: RequestState, operation_id: str, arguments: dict[str, Any]
 
 
 def _data_block(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, indent=1)
+    # "<" as \u003c (still the same JSON): stored text can never close the block early.
+    text = json.dumps(value, ensure_ascii=False, indent=1).replace("<", "\\u003c")
     return f"<data>\n{text}\n</data>"
 
 

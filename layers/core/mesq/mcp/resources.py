@@ -21,8 +21,7 @@ TEMPLATES: tuple[types.ResourceTemplate, ...] = (
         title="Memo attachment",
         uri_template=MEMO_RESOURCE_TEMPLATE,
         description=(
-            "A memo attachment by its URL-encoded storage path (the mcp_uri an upload returns). "
-            "Needs memo:read."
+            "A memo attachment by its URL-encoded storage path (the mcp_uri an upload returns). Needs memo:read."
         ),
     ),
     types.ResourceTemplate(
@@ -30,8 +29,7 @@ TEMPLATES: tuple[types.ResourceTemplate, ...] = (
         title="Todo attachment",
         uri_template=TODO_ATTACHMENT_TEMPLATE,
         description=(
-            "A todo attachment by its URL-encoded storage path (the mcp_uri an upload returns). "
-            "Needs todo:read."
+            "A todo attachment by its URL-encoded storage path (the mcp_uri an upload returns). Needs todo:read."
         ),
     ),
 )

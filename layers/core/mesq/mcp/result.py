@@ -58,9 +58,7 @@ def internal_error(trace_id: str) -> Internal:
 
 def internal_result(exc: BaseException, trace_id: str, tool: str | None) -> types.CallToolResult:
     """An unexpected fault: logged with its traceback, answered without its text."""
-    logger.exception(
-        "mcp tool failed", extra={"traceId": trace_id, "tool": tool, "error_type": type(exc).__name__}
-    )
+    logger.exception("mcp tool failed", extra={"traceId": trace_id, "tool": tool, "error_type": type(exc).__name__})
     return error_result(internal_error(trace_id), trace_id)
 
 

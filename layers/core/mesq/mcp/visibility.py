@@ -23,6 +23,7 @@ READONLY_HEADER = "x-mcp-readonly"
 TOOLS_HEADER = "x-mcp-tools"
 EXCLUDE_HEADER = "x-mcp-exclude-tools"
 TOOLSETS_HEADER = "x-mcp-toolsets"
+FILTER_HEADERS = (READONLY_HEADER, TOOLS_HEADER, EXCLUDE_HEADER, TOOLSETS_HEADER)
 
 _TRUE = ("true", "1", "yes", "on")
 _FALSE = ("false", "0", "no", "off", "")
@@ -82,9 +83,6 @@ class Visibility:
     exclude: frozenset[str]
     visible: tuple[str, ...]  # catalog order
 
-    def is_visible(self, name: str) -> bool:
-        return name in self.visible
-
     def hidden_reason(self, tool: CatalogTool) -> str | None:
         """Why `tool` is not visible on this connection, or None if it is."""
         missing = [scope for scope in tool.scopes if scope not in self.scopes]
@@ -125,7 +123,13 @@ def resolve(
 ) -> Visibility:
     """The visibility of one request; raises ValidationError (HTTP 400) for unusable filters."""
     readonly = readonly_path or parse_readonly_header(headers.get(READONLY_HEADER))
-    from_url = parse_toolsets(split_names(url_toolsets), "the URL") if url_toolsets is not None else None
+    from_url = None
+    if url_toolsets is not None:
+        named = split_names(url_toolsets)
+        if not named:
+            valid = ", ".join((*TOOLSETS, *TOOLSET_ALIASES))
+            raise ValidationError(f"the URL /mcp/x/{{toolsets}} names no toolset; valid toolsets: {valid}")
+        from_url = parse_toolsets(named, "the URL")
     from_header = parse_toolsets(split_names(headers.get(TOOLSETS_HEADER)), "X-MCP-Toolsets")
     allow_names = split_names(headers.get(TOOLS_HEADER))
     allow = _known_tools(catalog, allow_names, "X-MCP-Tools") if allow_names else None

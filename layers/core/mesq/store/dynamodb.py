@@ -16,7 +16,8 @@ Semantics follow the SQLite adapter exactly, which takes some care because Dynam
   cannot be), so a write is visible to the next `get`, `batch_get` or table `query`.
 
 Expiry is "ttl <= now" with `now` in whole epoch seconds, like the SQLite adapter; an item
-whose `ttl` is not a number never expires.
+whose `ttl` is not a number never expires. Items read from `gsi1` can only be hidden when
+expired if the index projects `ttl` (see GSI1_PROJECTED_ATTRIBUTES in table.py).
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ _MAX_TRANSACTION_OPS = 100
 _BATCH_GET_CHUNK = 100
 _BATCH_GET_MAX_IDLE_ROUNDS = 8  # rounds in a row without progress before giving up
 _MAX_WRITE_ROUNDS = 6  # attempts when racing other writers over an expired item
+_MAX_CONFLICT_RETRIES = 4  # transactions cancelled by conflicts or throttling
 _MAX_QUERY_PAGE = 1000
 #: An UpdateExpression is required in transactions (and by moto): an update with no changes
 #: removes this (never written) attribute instead, which still creates the item when absent.
@@ -468,9 +470,7 @@ class DynamoDBItemStore:
     def get(self, key: Key) -> Item | None:
         if not _readable_key(key):
             return None
-        response = self._call(
-            self._client.get_item, TableName=self.table_name, Key=_key_dict(key), ConsistentRead=True
-        )
+        response = self._call(self._client.get_item, TableName=self.table_name, Key=_key_dict(key), ConsistentRead=True)
         raw = response.get("Item")
         if raw is None:
             return None
@@ -479,9 +479,7 @@ class DynamoDBItemStore:
 
     def _get_raw(self, key: Key) -> Item | None:
         """The stored item, expired or not."""
-        response = self._call(
-            self._client.get_item, TableName=self.table_name, Key=_key_dict(key), ConsistentRead=True
-        )
+        response = self._call(self._client.get_item, TableName=self.table_name, Key=_key_dict(key), ConsistentRead=True)
         raw = response.get("Item")
         return _deserialize_item(raw) if raw is not None else None
 
@@ -495,9 +493,7 @@ class DynamoDBItemStore:
         return [found[key] for key in unique if key in found and not _expired(found[key], now)]
 
     def _batch_get_chunk(self, keys: Sequence[Key], found: dict[Key, Item]) -> None:
-        request: dict[str, Any] = {
-            self.table_name: {"Keys": [_key_dict(key) for key in keys], "ConsistentRead": True}
-        }
+        request: dict[str, Any] = {self.table_name: {"Keys": [_key_dict(key) for key in keys], "ConsistentRead": True}}
         idle_rounds = 0
         while request:
             response = self._call(self._client.batch_get_item, RequestItems=request)
@@ -728,7 +724,7 @@ class DynamoDBItemStore:
 
         fresh: set[int] = set()  # Updates to run as "replace the expired item" Puts
         conflicts = 0
-        for _ in range(_MAX_WRITE_ROUNDS + 4):
+        for _ in range(_MAX_WRITE_ROUNDS + _MAX_CONFLICT_RETRIES):
             now = _now()
             items = [self._transact_item(op, i, now, plans, i in fresh) for i, op in enumerate(ops)]
             try:
@@ -744,7 +740,7 @@ class DynamoDBItemStore:
                 outcome = self._after_cancellation(ops, reasons, fresh)
                 if outcome == "conflict":
                     conflicts += 1
-                    if conflicts > 4:
+                    if conflicts > _MAX_CONFLICT_RETRIES:
                         raise StoreUnavailable(f"transaction kept conflicting: {reasons}") from exc
                     _backoff(conflicts)
                 elif outcome != "retry":
@@ -753,9 +749,7 @@ class DynamoDBItemStore:
                 raise _translate(exc) from exc
         raise StoreUnavailable("transaction kept racing with concurrent writes; giving up")
 
-    def _after_cancellation(
-        self, ops: Sequence[WriteOp], reasons: Sequence[Mapping[str, Any]], fresh: set[int]
-    ) -> str:
+    def _after_cancellation(self, ops: Sequence[WriteOp], reasons: Sequence[Mapping[str, Any]], fresh: set[int]) -> str:
         """Decide what a TransactionCanceledException means: raise ConditionFailed for the first
         op whose own condition failed, or return 'retry' (some Updates met expired items and
         now go the fresh-item way, added to `fresh`), 'conflict' or 'unknown'."""

@@ -58,9 +58,14 @@ def _now() -> int:
 _INDEX_KEY_ATTRIBUTES = tuple(attr for keys in INDEXES.values() for attr in keys)
 
 
-def _index_value(item: Item, name: str) -> str | None:
-    value = item.get(name)
-    return value if isinstance(value, str) else None
+def _index_keys(item: Item, index: str) -> tuple[str | None, str | None]:
+    """The item's keys in `index`, or (None, None): like a DynamoDB GSI, an index holds only
+    items that carry both of its key attributes (sparse index)."""
+    pk_attr, sk_attr = INDEXES[index]
+    pk, sk = item.get(pk_attr), item.get(sk_attr)
+    if isinstance(pk, str) and isinstance(sk, str):
+        return pk, sk
+    return None, None
 
 
 def _validate_item(item: Item) -> None:
@@ -129,7 +134,7 @@ class SQLiteItemStore:
         after: Cursor | None = None,
     ) -> QueryPage:
         pk_col, sk_col = ("pk", "sk") if index is None else INDEXES[index]
-        clauses = [f"{pk_col} = ?", "(ttl IS NULL OR ttl > ?)"]
+        clauses = [f"{pk_col} = ?", f"{sk_col} IS NOT NULL", "(ttl IS NULL OR ttl > ?)"]
         params: list[Any] = [partition, _now()]
         if prefix is not None:
             # substr comparison instead of LIKE: sort keys may contain % and _.
@@ -273,10 +278,8 @@ class SQLiteItemStore:
             (
                 item["pk"],
                 item["sk"],
-                _index_value(item, "gsi1pk"),
-                _index_value(item, "gsi1sk"),
-                _index_value(item, "gsi2pk"),
-                _index_value(item, "gsi2sk"),
+                *_index_keys(item, "gsi1"),
+                *_index_keys(item, "gsi2"),
                 _ttl_value(item),
                 json.dumps(item, ensure_ascii=False, separators=(",", ":")),
             ),

@@ -8,7 +8,7 @@ from typing import Any
 
 # Attributes the sparse GSI1 projects besides its keys: what a list filter needs to decide
 # whether an item matches without fetching it (see docs/data-model.md).
-GSI1_PROJECTED_ATTRIBUTES = ("status", "pinned", "tagPaths", "createdAt", "updatedAt")
+GSI1_PROJECTED_ATTRIBUTES = ("status", "pinned", "tagPaths", "createdAt", "updatedAt", "ttl")
 
 TTL_ATTRIBUTE = "ttl"
 

@@ -1,0 +1,12 @@
+"""MCP function: POST /mcp, /mcp/readonly, /mcp/x/{toolsets}[/readonly] (GET/DELETE answer 405).
+
+Everything heavy (the SDK import, the catalog, the store clients) happens here, at init, so
+SnapStart snapshots it; each invocation builds only a per-request stateless session manager.
+"""
+
+from mesq.config import Settings
+from mesq.lambda_entry import lambda_handler
+from mesq.mcp import create_mcp_app
+from mesq.services import build_services
+
+handler = lambda_handler(create_mcp_app(build_services(Settings.from_env())), service="mesq-mcp")

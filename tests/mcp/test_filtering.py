@@ -1,0 +1,154 @@
+"""Visibility: scopes, read-only (path and header), X-MCP-Tools, X-MCP-Exclude-Tools,
+X-MCP-Toolsets and URL toolsets — alone and combined; tools/call applies the identical filter;
+headers never widen past the credential's scopes."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import ERAS
+from .test_protocol import ALL_MEMO_TOOLS, READ_TOOLS
+
+RW = "memo:read,memo:write"
+WRITE_TOOLS = [name for name in ALL_MEMO_TOOLS if name not in READ_TOOLS]
+
+
+def visible(mcp, scopes=RW, path="/mcp", era="modern", **headers: str) -> list[str]:
+    return mcp(scopes=scopes, path=path, era=era, headers=headers).names()
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_readonly_path_and_header(mcp, era):
+    assert visible(mcp, path="/mcp/readonly", era=era) == READ_TOOLS
+    assert visible(mcp, era=era, **{"X-MCP-Readonly": "true"}) == READ_TOOLS
+    assert visible(mcp, era=era, **{"X-MCP-Readonly": "1"}) == READ_TOOLS
+    assert visible(mcp, era=era, **{"X-MCP-Readonly": "false"}) == ALL_MEMO_TOOLS
+    # A header cannot undo the read-only path.
+    assert visible(mcp, path="/mcp/readonly", era=era, **{"X-MCP-Readonly": "false"}) == READ_TOOLS
+
+
+def test_readonly_header_must_be_a_boolean(mcp):
+    response = mcp(headers={"X-MCP-Readonly": "maybe"}).post("tools/list")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "VALIDATION_ERROR"
+    assert "X-MCP-Readonly" in response.json()["error"]["message"]
+
+
+def test_tools_allow_list(mcp):
+    assert visible(mcp, **{"X-MCP-Tools": "get_memo, list_memos"}) == ["list_memos", "get_memo"]
+    assert visible(mcp, **{"X-MCP-Tools": ""}) == ALL_MEMO_TOOLS  # blank = no filter
+
+
+def test_repeated_header_lines_form_one_list(mcp):
+    client = mcp()
+    headers = [(k, v) for k, v in client.http_headers("tools/list", None).items()]
+    headers += [("X-MCP-Tools", "list_memos"), ("X-MCP-Tools", "get_memo")]
+    response = client.client.post("/mcp", headers=headers, json=client.body("tools/list", None))
+    assert [tool["name"] for tool in response.json()["result"]["tools"]] == ["list_memos", "get_memo"]
+
+
+def test_exclude_list(mcp):
+    assert visible(mcp, **{"X-MCP-Exclude-Tools": "delete_memo,restore_memo"}) == [
+        name for name in ALL_MEMO_TOOLS if name not in ("delete_memo", "restore_memo")
+    ]
+
+
+def test_toolsets_header(mcp):
+    assert visible(mcp, **{"X-MCP-Toolsets": "memo"}) == ALL_MEMO_TOOLS
+    assert visible(mcp, **{"X-MCP-Toolsets": "todo,reading"}) == []
+    assert visible(mcp, **{"X-MCP-Toolsets": "default"}) == ALL_MEMO_TOOLS
+    assert visible(mcp, **{"X-MCP-Toolsets": "all"}) == ALL_MEMO_TOOLS
+    assert visible(mcp, **{"X-MCP-Toolsets": "MEMO"}) == ALL_MEMO_TOOLS
+
+
+def test_url_toolsets(mcp):
+    assert visible(mcp, path="/mcp/x/memo") == ALL_MEMO_TOOLS
+    assert visible(mcp, path="/mcp/x/todo,todo_inbox") == []
+    assert visible(mcp, path="/mcp/x/all") == ALL_MEMO_TOOLS
+    assert visible(mcp, path="/mcp/x/memo/readonly") == READ_TOOLS
+    assert visible(mcp, path="/mcp/x/default/readonly", era="legacy") == READ_TOOLS
+
+
+def test_combined_filters(mcp):
+    assert visible(
+        mcp,
+        **{
+            "X-MCP-Toolsets": "memo",
+            "X-MCP-Tools": "list_memos,get_memo,create_memo,update_memo",
+            "X-MCP-Exclude-Tools": "get_memo",
+            "X-MCP-Readonly": "true",
+        },
+    ) == ["list_memos"]
+    # The exclude-list wins over the allow-list.
+    assert visible(mcp, **{"X-MCP-Tools": "list_tags", "X-MCP-Exclude-Tools": "list_tags"}) == []
+    # URL toolsets and the header both narrow.
+    assert visible(mcp, path="/mcp/x/memo", **{"X-MCP-Toolsets": "reading"}) == []
+    assert visible(mcp, path="/mcp/x/memo/readonly", **{"X-MCP-Tools": "create_memo,list_tags"}) == ["list_tags"]
+
+
+def test_headers_never_widen_past_scopes(mcp):
+    read_only = "memo:read"
+    assert visible(mcp, scopes=read_only, **{"X-MCP-Tools": "create_memo,update_memo,list_memos"}) == ["list_memos"]
+    assert visible(mcp, scopes=read_only, **{"X-MCP-Toolsets": "all", "X-MCP-Readonly": "false"}) == READ_TOOLS
+    assert visible(mcp, scopes="todo:read", **{"X-MCP-Toolsets": "memo"}) == []
+    assert visible(mcp, scopes="todo:read", path="/mcp/x/memo", **{"X-MCP-Tools": "list_memos"}) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "headers"),
+    [
+        ("/mcp/x/memos", {}),
+        ("/mcp/x/memo,bogus/readonly", {}),
+        ("/mcp", {"X-MCP-Toolsets": "memo,bogus"}),
+    ],
+)
+def test_unknown_toolset_is_a_clear_400(mcp, path, headers):
+    response = mcp(path=path, headers=headers).post("tools/list")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "VALIDATION_ERROR"
+    assert "unknown toolset" in error["message"]
+    for name in ("memo", "memo_attachments", "todo", "todo_inbox", "todo_attachments", "reading", "all", "default"):
+        assert name in error["message"]
+    assert response.headers["cache-control"] == "private, no-store"
+
+
+def test_url_must_name_a_toolset(mcp):
+    response = mcp(path="/mcp/x/,").post("tools/list")
+    assert response.status_code == 400 and "names no toolset" in response.json()["error"]["message"]
+
+
+def test_unknown_tool_names_in_headers_are_a_clear_400(mcp):
+    for header in ("X-MCP-Tools", "X-MCP-Exclude-Tools"):
+        response = mcp(headers={header: "list_memos,list_memoz"}).post("tools/list")
+        assert response.status_code == 400
+        assert "list_memoz" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(
+    ("scopes", "path", "headers", "tool", "arguments", "why"),
+    [
+        ("memo:read", "/mcp", {}, "create_memo", {"content": "x"}, "lacks memo:write"),
+        (RW, "/mcp/readonly", {}, "create_memo", {"content": "x"}, "read-only connection"),
+        (RW, "/mcp", {"X-MCP-Readonly": "true"}, "update_memo", {"id": "a", "expectedRevision": 1}, "read-only"),
+        (RW, "/mcp", {"X-MCP-Tools": "list_memos"}, "list_tags", {}, "X-MCP-Tools"),
+        (RW, "/mcp", {"X-MCP-Exclude-Tools": "list_tags"}, "list_tags", {}, "X-MCP-Exclude-Tools"),
+        (RW, "/mcp", {"X-MCP-Toolsets": "reading"}, "list_tags", {}, "X-MCP-Toolsets"),
+        (RW, "/mcp/x/todo", {}, "list_tags", {}, "/mcp/x/todo"),
+        ("todo:read", "/mcp", {"X-MCP-Tools": "list_tags"}, "list_tags", {}, "lacks memo:read"),
+    ],
+)
+def test_hidden_tools_cannot_be_called(mcp, era, scopes, path, headers, tool, arguments, why):
+    client = mcp(scopes=scopes, path=path, era=era, headers=headers)
+    assert tool not in client.names()
+    envelope = client.fails(tool, arguments)
+    assert envelope["error"]["code"] == "FORBIDDEN"
+    assert why in envelope["error"]["message"] and tool in envelope["error"]["message"]
+
+
+def test_hidden_write_tool_changes_nothing(mcp, fresh_user):
+    user = fresh_user()
+    reader = mcp(path="/mcp/readonly", user=user)
+    assert reader.fails("create_memo", {"content": "should not exist"})["error"]["code"] == "FORBIDDEN"
+    assert reader.ok("list_memos")["page"]["totalCount"] == 0

@@ -1,0 +1,218 @@
+"""The HTTP side of /mcp: credential challenges (product §1), the Origin check, the body cap
+(checked after credential and scope, before JSON), and private/no-store everywhere."""
+
+from __future__ import annotations
+
+import base64
+
+import anyio
+import pytest
+
+from mesq.auth.tokens import create_token, revoke_token
+from mesq.config import Settings
+from mesq.context import Services
+from mesq.mcp.endpoint import MCP_BODY_CAP
+from mesq.server import create_local_app
+
+from .conftest import ERAS, Mcp
+
+RESOURCE_METADATA = 'resource_metadata="http://testserver/.well-known/oauth-protected-resource/mcp"'
+
+
+def test_body_cap_is_base64_of_100_mib_plus_1_mib():
+    assert MCP_BODY_CAP == 140_858_712
+    base64_of_100_mib = len(base64.b64encode(bytes(100 * 1024 * 1024)))
+    assert base64_of_100_mib + 1024 * 1024 == MCP_BODY_CAP
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_no_credential(mcp_http, era):
+    response = Mcp(client=mcp_http, token=None, era=era).post("tools/list")
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == f"Bearer {RESOURCE_METADATA}"
+    assert response.json()["error"]["code"] == "UNAUTHORIZED" and response.json()["traceId"]
+    assert response.headers["cache-control"] == "private, no-store"
+
+
+@pytest.mark.parametrize("token", ["mesq_pat_wrong", "not-even-a-pat"])
+def test_invalid_credential(mcp_http, token):
+    response = Mcp(client=mcp_http, token=token).post("tools/list")
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == f'Bearer error="invalid_token", {RESOURCE_METADATA}'
+    assert response.json()["error"]["code"] == "UNAUTHORIZED"
+
+
+def test_malformed_authorization_header(mcp_http):
+    client = Mcp(client=mcp_http, token=None, headers={"Authorization": "Basic dXNlcjpwYXNz"})
+    response = client.post("tools/list")
+    assert response.status_code == 401
+    assert 'error="invalid_token"' in response.headers["www-authenticate"]
+
+
+def test_revoked_credential(mcp_http, mcp_services, shared_user):
+    token, record = create_token(mcp_services.items, shared_user["id"], name="soon revoked", scopes="memo:read")
+    client = Mcp(client=mcp_http, token=token)
+    assert client.post("tools/list").status_code == 200
+    revoke_token(mcp_services.items, shared_user["id"], record["id"])
+    response = client.post("tools/list")
+    assert response.status_code == 401 and 'error="invalid_token"' in response.headers["www-authenticate"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_no_read_scope(mcp, era):
+    response = mcp(scopes="memo:write", era=era).post("tools/list")
+    assert response.status_code == 403
+    assert response.headers["www-authenticate"] == (
+        f'Bearer error="insufficient_scope", scope="memo:read todo:read reading:read", {RESOURCE_METADATA}'
+    )
+    assert response.json()["error"]["code"] == "FORBIDDEN"
+
+
+def test_challenge_uses_the_configured_instance(mcp_services, tmp_path):
+    configured = Services(
+        settings=Settings(data_dir=tmp_path, public_url="https://mesq.example.com"),
+        items=mcp_services.items,
+        blobs=mcp_services.blobs,
+    )
+    from starlette.testclient import TestClient
+
+    with TestClient(create_local_app(configured)) as http:
+        response = Mcp(client=http, token=None).post("tools/list")
+    assert (
+        'resource_metadata="https://mesq.example.com/.well-known/oauth-protected-resource/mcp"'
+        in (response.headers["www-authenticate"])
+    )
+
+
+@pytest.mark.parametrize(
+    ("origin", "allowed"),
+    [
+        (None, True),
+        ("http://testserver", True),
+        ("https://testserver", True),  # host comparison only: TLS may end at a proxy
+        ("http://mesq.example.com", True),  # the configured instance
+        ("https://mesq.example.com", False),  # ...but only with its own scheme and port
+        ("http://evil.example", False),
+        ("http://testserver.evil.example", False),
+        ("null", False),
+    ],
+)
+def test_origin_check(mcp_services, shared_user, tmp_path, origin, allowed):
+    from starlette.testclient import TestClient
+
+    configured = Services(
+        settings=Settings(data_dir=tmp_path, public_url="http://mesq.example.com"),
+        items=mcp_services.items,
+        blobs=mcp_services.blobs,
+    )
+    token, _ = create_token(mcp_services.items, shared_user["id"], name="origin", scopes="memo:read")
+    headers = {"Origin": origin} if origin is not None else {}
+    with TestClient(create_local_app(configured)) as http:
+        response = Mcp(client=http, token=token, headers=headers).post("tools/list")
+    if allowed:
+        assert response.status_code == 200, response.text
+    else:
+        assert response.status_code == 403
+        assert response.json()["error"]["code"] == "FORBIDDEN"
+        assert "origin" in response.json()["error"]["message"]
+
+
+# -- the body cap: raw ASGI, so a client can claim or stream more than the cap cheaply ----------
+
+
+def _asgi_post(app, headers: dict[str, str], chunks: list[bytes]) -> tuple[int, dict[str, str], bytes]:
+    """POST /mcp with the body streamed in `chunks`; returns status, headers, body."""
+    sent: list[dict] = []
+    pending = list(chunks)
+
+    async def receive() -> dict:
+        if pending:
+            chunk = pending.pop(0)
+            return {"type": "http.request", "body": chunk, "more_body": bool(pending)}
+        await anyio.sleep_forever()
+        return {"type": "http.disconnect"}  # pragma: no cover
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/mcp",
+        "raw_path": b"/mcp",
+        "root_path": "",
+        "query_string": b"",
+        "server": ("testserver", 80),
+        "client": ("127.0.0.1", 1234),
+        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+    }
+
+    async def run() -> None:
+        with anyio.fail_after(30):
+            await app(scope, receive, send)
+
+    anyio.run(run)
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], {k.decode(): v.decode() for k, v in start["headers"]}, body
+
+
+@pytest.fixture
+def app(mcp_services):
+    return create_local_app(mcp_services)
+
+
+def _headers(token: str | None, **extra: str) -> dict[str, str]:
+    headers = {"host": "testserver", "content-type": "application/json", "accept": "application/json"}
+    if token:
+        headers["authorization"] = f"Bearer {token}"
+    return {**headers, **extra}
+
+
+def test_declared_oversize_body_is_413(app, mcp):
+    token = mcp(scopes="memo:read").token
+    status, headers, body = _asgi_post(app, _headers(token, **{"content-length": str(MCP_BODY_CAP + 1)}), [b"{}"])
+    assert status == 413
+    assert b'"PAYLOAD_TOO_LARGE"' in body and b"upload" in body
+    assert headers["cache-control"] == "private, no-store"
+
+
+def test_streamed_oversize_body_is_413(app, mcp):
+    token = mcp(scopes="memo:read").token
+    megabyte = b" " * (1024 * 1024)
+    chunks = [megabyte] * (MCP_BODY_CAP // len(megabyte) + 1)  # no content-length: counted while reading
+    status, _, body = _asgi_post(app, _headers(token), chunks)
+    assert status == 413 and b'"PAYLOAD_TOO_LARGE"' in body
+
+
+def test_body_cap_is_checked_after_credential_and_scope(app, mcp):
+    oversize = {"content-length": str(MCP_BODY_CAP + 1)}
+    status, headers, _ = _asgi_post(app, _headers(None, **oversize), [b"{}"])
+    assert status == 401 and "resource_metadata" in headers["www-authenticate"]
+    status, _, _ = _asgi_post(app, _headers(mcp(scopes="memo:write").token, **oversize), [b"{}"])
+    assert status == 403
+    status, _, _ = _asgi_post(app, _headers(mcp().token, **oversize, **{"x-mcp-toolsets": "nope"}), [b"{}"])
+    assert status == 400
+
+
+def test_a_body_at_the_cap_is_read(app, mcp):
+    token = mcp(scopes="memo:read").token
+    message = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+    padded = message + b" " * (MCP_BODY_CAP - len(message))  # JSON allows trailing whitespace
+    status, _, body = _asgi_post(
+        app, _headers(token, **{"mcp-protocol-version": "2025-11-25"}), [padded[:70_000_000], padded[70_000_000:]]
+    )
+    assert status == 200, body[:300]
+    assert b'"list_memos"' in body
+
+
+def test_sdk_transport_checks_still_apply(mcp):
+    client = mcp(era="legacy")
+    response = client.post("tools/list", **{"Content-Type": "text/plain"})
+    assert response.status_code == 400
+    response = client.post("tools/list", Accept="text/html")
+    assert response.status_code == 406
+    assert response.headers["cache-control"] == "private, no-store"
