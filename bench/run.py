@@ -114,8 +114,9 @@ def _account(settings: Any) -> dict[str, str]:
 
 def rows_warm_latency() -> list[tuple[str, str, str]]:
     """Warm REST calls through the Lambda handler on SQLite: the code's own cost, no emulator."""
-    from mesq.config import Settings
     from tests.infra.apigw import LambdaContext, http_api_event, load_function
+
+    from mesq.config import Settings
 
     rows: list[tuple[str, str, str]] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -124,7 +125,7 @@ def rows_warm_latency() -> list[tuple[str, str, str]]:
         context = LambdaContext()
         api = load_function("api")
         namespace: dict[str, Any] = {}
-        exec(BARE_HANDLER, namespace)  # noqa: S102 - our own constant
+        exec(BARE_HANDLER, namespace)
         echo_event = http_api_event("GET", "/echo")
         baseline = median_seconds(lambda: namespace["handler"](echo_event, context), 300)
         rows.append(("warm call: bare Starlette+Mangum echo (baseline)", f"{baseline * 1e6:.0f} us", "1.00x"))
@@ -141,9 +142,9 @@ def rows_round_trips() -> list[tuple[str, str, str]]:
     import boto3
     import botocore.client
     from moto import mock_aws
+    from tests.infra.apigw import LambdaContext, load_function
 
     from mesq.config import Settings
-    from tests.infra.apigw import LambdaContext, load_function
 
     rows: list[tuple[str, str, str]] = []
     calls: list[str] = []
@@ -197,10 +198,12 @@ def rows_search() -> list[tuple[str, str, str]]:
                 store.write_memo(services.items, user["id"], None, memo)
             principal = Principal(user["id"], frozenset({"memo:read"}), "bench", "pat")
             call = Call(principal, services, "bench", "api")
-            listing = median_seconds(lambda: operations.list_memos(call, {}), 5)
-            search = median_seconds(lambda: operations.search_memos(call, {"query": "topic 42"}), 5)
+            listing = median_seconds(lambda call=call: operations.list_memos(call, {}), 5)
+            search = median_seconds(lambda call=call: operations.search_memos(call, {"query": "topic 42"}), 5)
             rows.append((f"list_memos at {count} memos (SQLite, baseline)", f"{listing * 1000:.1f} ms", "1.00x"))
-            rows.append((f"search_memos at {count} memos (SQLite)", f"{search * 1000:.1f} ms", f"{search / listing:.1f}x"))
+            rows.append(
+                (f"search_memos at {count} memos (SQLite)", f"{search * 1000:.1f} ms", f"{search / listing:.1f}x")
+            )
             services.items.close()
     return rows
 
@@ -214,7 +217,10 @@ def rows_mcp() -> list[tuple[str, str, str]]:
         return [("MCP tools/list size", "failed", result.stderr.strip()[-200:])]
     sizes: dict[str, int] = json.loads(result.stdout.strip().splitlines()[-1])
     baseline = sizes.get("memo") or 1
-    return [(f"MCP tools/list tokens (chars/4): {name}", str(size), f"{size / baseline:.2f}x") for name, size in sizes.items()]
+    return [
+        (f"MCP tools/list tokens (chars/4): {name}", str(size), f"{size / baseline:.2f}x")
+        for name, size in sizes.items()
+    ]
 
 
 def main() -> None:

