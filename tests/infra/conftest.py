@@ -35,3 +35,15 @@ def aws(monkeypatch) -> Iterator[Settings]:
         services.items.create_table_if_missing()  # type: ignore[attr-defined]
         boto3.client("s3", region_name="us-east-1").create_bucket(Bucket=settings.bucket)
         yield settings
+
+
+@pytest.fixture
+def aws_auth(aws: Settings) -> dict[str, str]:
+    """Authorization header of a fresh user's memo:read+write PAT in the moto-backed store."""
+    from mesq.auth.tokens import create_token
+    from mesq.auth.users import create_user
+
+    services = build_services(aws)
+    user = create_user(services.items, "lambda-user", "correct horse battery")
+    token, _ = create_token(services.items, user["id"], name="t", scopes="memo:read,memo:write")
+    return {"authorization": f"Bearer {token}"}

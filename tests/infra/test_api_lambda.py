@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-from mesq.auth.tokens import create_token
-from mesq.auth.users import create_user
-from mesq.services import build_services
 from tests.infra.apigw import LambdaContext, decode_body, http_api_event, load_function
 
 
-def test_api_handler_warm_invocations(aws):
-    services = build_services(aws)
-    user = create_user(services.items, "lambda-user", "correct horse battery")
-    token, _ = create_token(services.items, user["id"], name="t", scopes="memo:read,memo:write")
-    auth = {"authorization": f"Bearer {token}"}
+def test_api_handler_warm_invocations(aws_auth):
+    auth = aws_auth
     module = load_function("api")
     context = LambdaContext()
 

@@ -7,9 +7,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mesq.auth.tokens import create_token
-from mesq.auth.users import create_user
-from mesq.services import build_services
 from tests.infra.apigw import LambdaContext, decode_body, http_api_event, load_function
 from tests.infra.template_tools import http_routes, load_template
 
@@ -34,11 +31,8 @@ def modern(method: str, params: dict[str, Any] | None = None, name: str | None =
     return headers, {"jsonrpc": "2.0", "id": 7, "method": method, "params": {**(params or {}), "_meta": META}}
 
 
-def test_mcp_handler_warm_invocations(aws):
-    services = build_services(aws)
-    user = create_user(services.items, "mcp-lambda", "correct horse battery")
-    token, _ = create_token(services.items, user["id"], name="t", scopes="memo:read,memo:write")
-    auth = {"authorization": f"Bearer {token}"}
+def test_mcp_handler_warm_invocations(aws_auth):
+    auth = aws_auth
     module = load_function("mcp")
     context = LambdaContext()
 

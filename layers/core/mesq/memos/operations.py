@@ -221,18 +221,20 @@ def _list_result(
     return data
 
 
-def list_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    memo_filter = _filter_from(args)
+def _list_arguments(args: dict[str, Any]) -> tuple[MemoFilter, int, int]:
+    """Filter and page of list_memos / search_memos; the time zone is checked up front too."""
     _time_zone(args)
-    offset, limit = args.get("offset", 0), args.get("limit", 20)
+    return _filter_from(args), args.get("offset", 0), args.get("limit", 20)
+
+
+def list_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    memo_filter, offset, limit = _list_arguments(args)
     memos, total = _ordered_page(call, memo_filter, offset, limit)
     return _list_result(call, args, memos, offset, limit, total)
 
 
 def search_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    memo_filter = _filter_from(args)
-    _time_zone(args)
-    offset, limit = args.get("offset", 0), args.get("limit", 20)
+    memo_filter, offset, limit = _list_arguments(args)
     needle = args["query"].casefold()
     matches: list[Item] = []
     if not memo_filter.is_empty_range:

@@ -322,6 +322,16 @@ class _UpdatePlan:
         return item
 
 
+def _with_condition(request: dict[str, Any], condition: Condition | None) -> dict[str, Any]:
+    """`request` plus the ConditionExpression (and its names/values) when there is a condition."""
+    expr = _Expr()
+    expression = _condition_expression(condition, expr, _now())
+    if expression is not None:
+        request["ConditionExpression"] = expression
+        request.update(expr.params())
+    return request
+
+
 def _update_condition(condition: Condition | None, expr: _Expr, now: int) -> str | None:
     """An Update's condition plus the guard that sends expired items to the fresh-item path."""
     if _must_exist(condition):
@@ -627,23 +637,13 @@ class DynamoDBItemStore:
 
     def put(self, item: Item, condition: Condition | None = None) -> None:
         _validate_item(item)
-        expr = _Expr()
         request: dict[str, Any] = {"TableName": self.table_name, "Item": _serialize_item(item)}
-        expression = _condition_expression(condition, expr, _now())
-        if expression is not None:
-            request["ConditionExpression"] = expression
-            request.update(expr.params())
-        self._call(self._client.put_item, **request)
+        self._call(self._client.put_item, **_with_condition(request, condition))
 
     def delete(self, key: Key, condition: Condition | None = None) -> None:
         _validate_key(key)
-        expr = _Expr()
         request: dict[str, Any] = {"TableName": self.table_name, "Key": _key_dict(key)}
-        expression = _condition_expression(condition, expr, _now())
-        if expression is not None:
-            request["ConditionExpression"] = expression
-            request.update(expr.params())
-        self._call(self._client.delete_item, **request)
+        self._call(self._client.delete_item, **_with_condition(request, condition))
 
     def update(self, op: Update) -> Item:
         _validate_key(op.key)
