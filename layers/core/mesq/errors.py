@@ -54,6 +54,11 @@ class NotFound(MesqError):
     http_status = 404
 
 
+class MethodNotAllowed(MesqError):
+    code = "METHOD_NOT_ALLOWED"
+    http_status = 405
+
+
 class RevisionConflict(MesqError):
     code = "REVISION_CONFLICT"
     http_status = 409

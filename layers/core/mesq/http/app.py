@@ -19,7 +19,7 @@ from starlette.routing import Route
 
 from .. import __version__
 from ..context import Call, Services
-from ..errors import MesqError, NotFound, ValidationError
+from ..errors import MesqError, MethodNotAllowed, NotFound, ValidationError
 from ..operations import REGISTRY, check_registry
 from ..spec import Operation, Spec, load_spec
 from ..validation import validate_arguments
@@ -29,11 +29,6 @@ from .envelope import NO_STORE, failure, internal_failure, new_trace_id, success
 from .params import collect_arguments
 
 WWW_AUTHENTICATE = {"WWW-Authenticate": 'Bearer realm="mesq"'}
-
-
-class MethodNotAllowed(MesqError):
-    code = "METHOD_NOT_ALLOWED"
-    http_status = 405
 
 
 def trace_id_of(request: Request) -> str:

@@ -36,7 +36,7 @@ from starlette.types import Message, Receive, Scope, Send
 from ..auth.scopes import READ_SCOPES, order_scopes
 from ..auth.tokens import authenticate_token
 from ..context import Principal, Services
-from ..errors import Forbidden, MesqError, PayloadTooLarge, Unauthorized, ValidationError
+from ..errors import Forbidden, MesqError, MethodNotAllowed, PayloadTooLarge, Unauthorized, ValidationError
 from ..http.auth import bearer_token
 from ..http.body import read_limited
 from ..http.envelope import failure, internal_failure, new_trace_id
@@ -54,11 +54,6 @@ MAX_CORRELATION_ID = 128
 
 # A manager per request would log "session manager started/shutting down" at INFO every time.
 logging.getLogger("mcp.server.streamable_http_manager").setLevel(logging.WARNING)
-
-
-class MethodNotAllowed(MesqError):
-    code = "METHOD_NOT_ALLOWED"
-    http_status = 405
 
 
 class _Rejected(Exception):
