@@ -167,7 +167,7 @@ def test_hidden_operations_are_not_tools():
 
 def test_envelope_lifts_defs():
     data = {"$schema": "x", "type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {}}}
-    schema = envelope_schema(data)
+    schema = envelope_schema(data, load_spec().error_schema)
     assert schema["$defs"] == {"A": {}}
     assert "$defs" not in schema["properties"]["data"] and "$schema" not in schema["properties"]["data"]
     assert data["$defs"] == {"A": {}}  # the operation's schema is left untouched

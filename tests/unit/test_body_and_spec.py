@@ -56,10 +56,15 @@ def _document(**operation):
         "responses": {"200": {"description": "", "content": {"application/json": {"schema": {"type": "object"}}}}},
     }
     base.update(operation)
-    return {"paths": {"/x": {"get": base}}, "components": {"schemas": {}}}
+    error = {"type": "object", "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}
+    return {"paths": {"/x": {"get": base}}, "components": {"schemas": {"Error": error}}}
 
 
 def test_spec_fails_fast():
+    without_error = _document()
+    del without_error["components"]["schemas"]["Error"]
+    with pytest.raises(SpecError, match="Error"):
+        build_spec(without_error)
     with pytest.raises(SpecError, match="x-mcp"):
         build_spec(_document(**{"x-mcp": {}}))
     with pytest.raises(SpecError, match="unknown schema"):

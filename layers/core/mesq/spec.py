@@ -226,6 +226,11 @@ def _build_operation(resolver: _Resolver, path: str, method: str, raw: Mapping[s
 class Spec:
     document: dict[str, Any]
     operations: Mapping[str, Operation]
+    #: The `error` object of every failure envelope (REST and MCP alike), resolved.
+    error_schema: dict[str, Any]
+    #: The document as REST serves it at /api/openapi.json: each 2xx schema wrapped in the
+    #: `{data, traceId}` envelope, and the error envelope as every operation's default response.
+    rest_document: dict[str, Any]
 
     def operation(self, operation_id: str) -> Operation:
         return self.operations[operation_id]
@@ -241,7 +246,34 @@ def build_spec(document: dict[str, Any]) -> Spec:
                 if op.operation_id in operations:
                     raise SpecError(f"duplicate operationId {op.operation_id!r}")
                 operations[op.operation_id] = op
-    return Spec(document=document, operations=operations)
+    if "Error" not in document.get("components", {}).get("schemas", {}):
+        raise SpecError("components.schemas.Error (the error object of every envelope) is missing")
+    return Spec(
+        document=document,
+        operations=operations,
+        error_schema=resolver.inline({"$ref": f"{_SCHEMA_PREFIX}Error"}, {}),
+        rest_document=_rest_document(document),
+    )
+
+
+def _rest_document(document: dict[str, Any]) -> dict[str, Any]:
+    served = copy.deepcopy(document)
+    for item in served.get("paths", {}).values():
+        for method in _METHODS:
+            if method not in item:
+                continue
+            responses = item[method]["responses"]
+            for code, response in responses.items():
+                if str(code).startswith("2"):
+                    media = response["content"]["application/json"]
+                    media["schema"] = {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["data", "traceId"],
+                        "properties": {"data": media["schema"], "traceId": {"type": "string"}},
+                    }
+            responses["default"] = {"$ref": "#/components/responses/Error"}
+    return served
 
 
 @cache

@@ -86,7 +86,7 @@ async def _healthz(request: Request) -> Response:
 
 def _openapi_endpoint(spec: Spec) -> Any:
     async def openapi(request: Request) -> Response:
-        return JSONResponse(spec.document)
+        return JSONResponse(spec.rest_document)
 
     return openapi
 

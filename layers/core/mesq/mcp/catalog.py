@@ -46,18 +46,6 @@ _ANNOTATION_FIELDS = {
     "openWorldHint": "open_world_hint",
 }
 
-ERROR_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["code", "message"],
-    "properties": {
-        "code": {"type": "string", "description": "VALIDATION_ERROR, NOT_FOUND, REVISION_CONFLICT, ..."},
-        "message": {"type": "string"},
-        "details": {},
-        "retryAfterSeconds": {"type": "integer", "minimum": 0},
-    },
-}
-
 
 class CatalogError(Exception):
     """The catalog cannot be built from the spec: raised at start-up, never per request."""
@@ -72,7 +60,7 @@ def method_annotations(method: str) -> dict[str, bool]:
     return {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}
 
 
-def envelope_schema(data_schema: Mapping[str, Any]) -> dict[str, Any]:
+def envelope_schema(data_schema: Mapping[str, Any], error_schema: Mapping[str, Any]) -> dict[str, Any]:
     """The output schema every tool declares: `{data, traceId, correlationId?}` on success,
     `{error, traceId, recoverData?}` on failure. The data schema's `$defs` move to the top level
     so its `#/$defs/...` pointers keep resolving; `recoverData` has the shape of `data`."""
@@ -84,7 +72,7 @@ def envelope_schema(data_schema: Mapping[str, Any]) -> dict[str, Any]:
         "type": "object",
         "properties": {
             "data": data,
-            "error": copy.deepcopy(ERROR_SCHEMA),
+            "error": copy.deepcopy(dict(error_schema)),
             "traceId": {"type": "string"},
             "correlationId": {"type": "string"},
             "recoverData": {"$ref": "#/properties/data"},
@@ -165,7 +153,7 @@ def _annotations(operation: Operation) -> dict[str, bool]:
     return result
 
 
-def build_tool(operation: Operation, function: OperationFn) -> CatalogTool:
+def build_tool(operation: Operation, function: OperationFn, error_schema: Mapping[str, Any]) -> CatalogTool:
     name = operation.operation_id
     where = f"operation {name!r}"
     if not TOOL_NAME_REGEX.fullmatch(name):
@@ -177,7 +165,7 @@ def build_tool(operation: Operation, function: OperationFn) -> CatalogTool:
     input_schema = operation.input_schema
     if input_schema.get("type") != "object" or input_schema.get("additionalProperties") is not False:
         raise CatalogError(f"{where}: the input schema must be a closed object schema")
-    output_schema = envelope_schema(operation.data_schema)
+    output_schema = envelope_schema(operation.data_schema, error_schema)
     hints = _annotations(operation)
     tool = types.Tool(
         name=name,
@@ -214,5 +202,5 @@ def build_catalog(
         function = registry.get(name)
         if function is None:
             raise CatalogError(f"tool {name!r} has no implementation in the operation registry")
-        tools[name] = build_tool(spec.operations[name], function)
+        tools[name] = build_tool(spec.operations[name], function, spec.error_schema)
     return Catalog(tools=tools)
