@@ -68,6 +68,19 @@ def test_no_read_scope(mcp, era):
     assert response.json()["error"]["code"] == "FORBIDDEN"
 
 
+def test_challenge_points_at_served_resource_metadata(mcp_http):
+    challenge = Mcp(client=mcp_http, token=None).post("tools/list").headers["www-authenticate"]
+    url = challenge.split('resource_metadata="', 1)[1].rstrip('"')
+    metadata = mcp_http.get(url.removeprefix("http://testserver"))
+    assert metadata.status_code == 200
+    assert metadata.json() == {
+        "resource": "http://testserver/mcp",
+        "resource_name": "MeSQ",
+        "bearer_methods_supported": ["header"],
+        "scopes_supported": ["memo:read", "memo:write", "todo:read", "todo:write", "reading:read"],
+    }
+
+
 def test_challenge_uses_the_configured_instance(mcp_services, tmp_path):
     configured = Services(
         settings=Settings(data_dir=tmp_path, public_url="https://mesq.example.com"),

@@ -110,7 +110,14 @@ def _run(args: argparse.Namespace) -> int:
         def ready(base_url: str) -> None:
             public = settings.public_url or base_url
             print(f"MeSQ {__version__} listening on {base_url}", flush=True)
+            print(f"MCP:  {public}/mcp   (read-only: {public}/mcp/readonly)", flush=True)
             print(f"REST: {public}/api/toolkit/memo   health: {base_url}/healthz", flush=True)
+            data_dir = f" --data-dir {settings.data_dir}" if settings.storage == "sqlite" else ""
+            print(
+                f"Token: mesq user create <name>{data_dir} && "
+                f"mesq token create <name> --name <label> --scopes memo:read,memo:write{data_dir}",
+                flush=True,
+            )
 
         serve(services, args.host, args.port, ready)
         return 0

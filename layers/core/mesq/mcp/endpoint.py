@@ -42,6 +42,7 @@ from ..http.body import read_limited
 from ..http.envelope import failure, internal_failure, new_trace_id
 from .catalog import Catalog
 from .origin import is_allowed_origin
+from .resource_metadata import METADATA_PATH, instance_url
 from .result import logger
 from .state import SCOPE_KEY, RequestState
 from .visibility import FILTER_HEADERS, Visibility, resolve
@@ -99,11 +100,8 @@ class McpEndpoint:
 
     # -- the checks before the SDK -------------------------------------------------------------
 
-    def _instance_url(self, request: Request) -> str:
-        return self.services.settings.public_url or str(request.base_url).rstrip("/")
-
     def _challenge(self, request: Request, *params: str) -> dict[str, str]:
-        metadata = f"{self._instance_url(request)}/.well-known/oauth-protected-resource/mcp"
+        metadata = f"{instance_url(request, self.services)}{METADATA_PATH}"
         return {"WWW-Authenticate": "Bearer " + ", ".join((*params, f"resource_metadata={_quoted(metadata)}"))}
 
     async def _principal(self, request: Request) -> Principal:

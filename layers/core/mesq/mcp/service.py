@@ -27,6 +27,7 @@ from ..spec import load_spec
 from . import adapter, prompts, resources
 from .catalog import TOOLSETS, Catalog, build_catalog
 from .endpoint import McpEndpoint
+from .resource_metadata import METADATA_PATH, resource_metadata_endpoint
 from .result import logger
 from .state import SCOPE_KEY, RequestState, request_state
 
@@ -183,6 +184,7 @@ def mcp_routes(services: Services, catalog: Catalog | None = None) -> list[Route
         Route("/mcp/readonly", read_only),
         Route("/mcp/x/{toolsets}", read_write),
         Route("/mcp/x/{toolsets}/readonly", read_only),
+        Route(METADATA_PATH, resource_metadata_endpoint(services), methods=["GET"]),
     ]
 
 
