@@ -23,6 +23,7 @@ envelope of product §3.
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -36,10 +37,19 @@ from starlette.types import Message, Receive, Scope, Send
 from ..auth.scopes import READ_SCOPES, order_scopes
 from ..auth.tokens import authenticate_token
 from ..context import Principal, Services
-from ..errors import Forbidden, MesqError, MethodNotAllowed, PayloadTooLarge, Unauthorized, ValidationError
+from ..errors import (
+    Forbidden,
+    MesqError,
+    MethodNotAllowed,
+    PayloadTooLarge,
+    RateLimited,
+    Unauthorized,
+    ValidationError,
+)
 from ..http.auth import bearer_token
 from ..http.body import read_limited
 from ..http.envelope import failure, internal_failure, new_trace_id
+from ..ratelimit import Bucket, RateLimiter
 from .catalog import Catalog
 from .origin import is_allowed_origin
 from .resource_metadata import METADATA_PATH, instance_url
@@ -52,6 +62,13 @@ MCP_BODY_CAP = 4 * -(-100 * 1024 * 1024 // 3) + 1024 * 1024
 CACHE_CONTROL = b"private, no-store"
 CORRELATION_HEADER = "x-correlation-id"
 MAX_CORRELATION_ID = 128
+
+#: JSON-RPC methods counted in the connection bucket (product §7); the rest are calls.
+CONNECTION_METHODS = frozenset(
+    {"server/discover", "initialize", "notifications/initialized", "ping", "tools/list", "prompts/list",
+     "resources/list", "resources/templates/list"}
+)  # fmt: skip
+ATTACHMENT_READ_TOOLS = frozenset({"read_memo_resource", "read_todo_attachment"})
 
 # A manager per request would log "session manager started/shutting down" at INFO every time.
 logging.getLogger("mcp.server.streamable_http_manager").setLevel(logging.WARNING)
@@ -66,6 +83,33 @@ class _Rejected(Exception):
 
 def _quoted(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def rate_bucket(method: str | None, name: str | None) -> Bucket:
+    if method in CONNECTION_METHODS:
+        return "connection"
+    if method == "resources/read" or (method == "tools/call" and name in ATTACHMENT_READ_TOOLS):
+        return "attachment_read"
+    return "tool_call"
+
+
+def _message_method(body: bytes) -> tuple[str | None, str | None]:
+    """(method, tool name) of a legacy-era message, read from the body (no Mcp-Method header)."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None, None  # the SDK answers the parse error; count it as a call
+    if not isinstance(message, dict):
+        return None, None
+    params = message.get("params")
+    name = params.get("name") if isinstance(params, dict) else None
+    method = message.get("method")
+    return (method if isinstance(method, str) else None), (name if isinstance(name, str) else None)
+
+
+def _client_ip(request: Request) -> str:
+    # Mangum fills `client` from API Gateway's requestContext.http.sourceIp; uvicorn from the socket.
+    return request.client.host if request.client else "unknown"
 
 
 def _correlation_id(request: Request) -> str | None:
@@ -97,6 +141,7 @@ class McpEndpoint:
         self.services = services
         self.readonly = readonly
         self.body_cap = body_cap
+        self.limiter = RateLimiter(services.items, services.settings)
 
     # -- the checks before the SDK -------------------------------------------------------------
 
@@ -104,20 +149,31 @@ class McpEndpoint:
         metadata = f"{instance_url(request, self.services)}{METADATA_PATH}"
         return {"WWW-Authenticate": "Bearer " + ", ".join((*params, f"resource_metadata={_quoted(metadata)}"))}
 
+    async def _limit(self, subject: str, bucket: Bucket) -> None:
+        if self.limiter.enabled:
+            await run_in_threadpool(self.limiter.hit, subject, bucket)
+
+    async def _unauthenticated(self, request: Request, error: Unauthorized, *params: str) -> _Rejected:
+        """The 401 to answer, unless this client IP is over its unauthenticated budget (429)."""
+        try:
+            await self._limit(f"ip:{_client_ip(request)}", "unauthenticated")
+        except RateLimited as limited:
+            return _Rejected(limited)
+        return _Rejected(error, self._challenge(request, *params))
+
     async def _principal(self, request: Request) -> Principal:
         try:
             token = bearer_token(request)
         except Unauthorized as error:
-            raise _Rejected(error, self._challenge(request, 'error="invalid_token"')) from None
+            raise await self._unauthenticated(request, error, 'error="invalid_token"') from None
         if token is None:
-            raise _Rejected(
-                Unauthorized("authentication required: send Authorization: Bearer <token>"),
-                self._challenge(request),
+            raise await self._unauthenticated(
+                request, Unauthorized("authentication required: send Authorization: Bearer <token>")
             )
         try:
             return await run_in_threadpool(authenticate_token, self.services.items, token)
         except Unauthorized as error:
-            raise _Rejected(error, self._challenge(request, 'error="invalid_token"')) from None
+            raise await self._unauthenticated(request, error, 'error="invalid_token"') from None
 
     async def _admit(self, request: Request, trace_id: str) -> tuple[RequestState, bytes]:
         if request.method != "POST":
@@ -136,6 +192,11 @@ class McpEndpoint:
                 self._challenge(request, 'error="insufficient_scope"', f"scope={_quoted(wanted)}"),
             )
         visibility = self._visibility(request, principal)
+        # 2026-07-28 clients name the method in a header (the SDK rejects a mismatch with the
+        # body), so the limit applies before the body is read; legacy messages are read first.
+        header_method = request.headers.get("mcp-method")
+        if header_method:
+            await self._rate_limit(principal, header_method, request.headers.get("mcp-name"))
         body = await read_limited(request, self.body_cap)
         if body is None:
             raise _Rejected(
@@ -144,6 +205,8 @@ class McpEndpoint:
                     "files through an upload session (POST /api/toolkit/memo/resources/upload-session)"
                 )
             )
+        if not header_method:
+            await self._rate_limit(principal, *_message_method(body))
         state = RequestState(
             principal=principal,
             services=self.services,
@@ -152,6 +215,12 @@ class McpEndpoint:
             correlation_id=_correlation_id(request),
         )
         return state, body
+
+    async def _rate_limit(self, principal: Principal, method: str | None, name: str | None) -> None:
+        try:
+            await self._limit(principal.credential_id, rate_bucket(method, name))
+        except RateLimited as limited:
+            raise _Rejected(limited) from None
 
     def _visibility(self, request: Request, principal: Principal) -> Visibility:
         try:

@@ -1,0 +1,68 @@
+"""Rate limits (product §7): fixed one-minute windows counted in the item store.
+
+A hit is one atomic ADD on `RL#<subject>` / `<bucket>#<window>` (one UpdateItem on DynamoDB), so
+every Lambda instance and every `mesq serve` worker shares the same counters; nothing lives in
+process memory. Counter items expire by TTL shortly after their window. The subject is the
+credential (`pat:<id>`) or, for calls without a valid credential, the client IP.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Literal
+
+from .config import Settings
+from .errors import RateLimited
+from .store.ports import ItemStore, Update
+
+Bucket = Literal["connection", "tool_call", "attachment_read", "unauthenticated"]
+
+WINDOW_SECONDS = 60
+
+#: Requests per minute and bucket. `connection` covers discover/initialize and the lists,
+#: `attachment_read` the attachment bytes, `unauthenticated` calls without a valid credential
+#: (per client IP: it slows down token guessing), `tool_call` everything else.
+PROFILES: Mapping[str, Mapping[Bucket, int]] = {
+    "normal": {"connection": 60, "tool_call": 240, "attachment_read": 30, "unauthenticated": 30},
+    "relaxed": {"connection": 600, "tool_call": 2400, "attachment_read": 300, "unauthenticated": 300},
+}
+
+
+def wall_clock() -> float:
+    return time.time()
+
+
+class RateLimiter:
+    def __init__(self, items: ItemStore, settings: Settings, clock: Callable[[], float] | None = None) -> None:
+        self._items = items
+        self._clock = clock
+        enabled = settings.rate_limit_enabled and settings.rate_limit_profile != "off"
+        self._limits = PROFILES[settings.rate_limit_profile] if enabled else None
+
+    @property
+    def enabled(self) -> bool:
+        return self._limits is not None
+
+    def hit(self, subject: str, bucket: Bucket) -> None:
+        """Count one request; RateLimited (with retryAfterSeconds) once the window's limit is passed."""
+        if self._limits is None:
+            return
+        now = self._clock() if self._clock is not None else wall_clock()
+        window = int(now // WINDOW_SECONDS) * WINDOW_SECONDS
+        window_end = window + WINDOW_SECONDS
+        counter = self._items.update(
+            Update(
+                key=(f"RL#{subject}", f"{bucket}#{window}"),
+                add={"count": 1},
+                set={"ttl": window_end + WINDOW_SECONDS},
+            )
+        )
+        limit = self._limits[bucket]
+        if counter["count"] > limit:
+            retry_after = max(1, int(window_end - now + 0.999))
+            raise RateLimited(
+                f"rate limit of {limit} {bucket.replace('_', ' ')} requests per minute reached; "
+                f"retry after {retry_after} s",
+                retry_after_seconds=retry_after,
+            )

@@ -1,0 +1,121 @@
+"""Rate limits (product §7): per credential and bucket, per IP without a credential, counters in
+the store (shared by every instance), HTTP 429 with Retry-After and RATE_LIMITED."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from mesq import ratelimit
+from mesq.auth.tokens import create_token
+from mesq.auth.users import create_user
+from mesq.config import Settings
+from mesq.context import Services
+from mesq.errors import RateLimited
+from mesq.ratelimit import PROFILES, RateLimiter
+from mesq.server import create_local_app
+from mesq.services import build_services
+
+from .conftest import Mcp
+
+NORMAL = PROFILES["normal"]
+
+
+@pytest.fixture
+def limited(tmp_path: Path, monkeypatch) -> Iterator[tuple[Services, TestClient, TestClient, str]]:
+    """Two app instances (think: two Lambda containers) over one store, normal profile, the clock
+    held at the start of the current window so a test never straddles two windows."""
+    frozen = float(int(time.time()) // 60 * 60 + 1)
+    monkeypatch.setattr(ratelimit, "wall_clock", lambda: frozen)
+    services = build_services(Settings(data_dir=tmp_path / "data", rate_limit_profile="normal"))
+    user = create_user(services.items, "limited", "correct horse battery")
+    token, _ = create_token(services.items, user["id"], name="t", scopes="memo:read,memo:write")
+    with (
+        TestClient(create_local_app(services), raise_server_exceptions=False) as first,
+        TestClient(create_local_app(services), raise_server_exceptions=False) as second,
+    ):
+        yield services, first, second, token
+    services.items.close()
+
+
+def test_connection_bucket_is_shared_across_instances(limited):
+    _, first, second, token = limited
+    clients = [Mcp(client=first, token=token), Mcp(client=second, token=token)]
+    for i in range(NORMAL["connection"]):
+        assert clients[i % 2].post("tools/list").status_code == 200, i
+    response = clients[0].post("server/discover")
+    assert response.status_code == 429
+    body = response.json()
+    assert body["error"]["code"] == "RATE_LIMITED" and body["traceId"]
+    retry_after = int(response.headers["retry-after"])
+    assert 1 <= retry_after <= 60 and body["error"]["retryAfterSeconds"] == retry_after
+    assert response.headers["cache-control"] == "private, no-store"
+    # Tool calls have their own bucket: still allowed.
+    call = clients[1].post("tools/call", {"name": "list_tags", "arguments": {}})
+    assert call.status_code == 200 and not call.json()["result"].get("isError")
+
+
+def test_legacy_messages_are_counted_from_the_body(limited):
+    _, first, _, token = limited
+    legacy = Mcp(client=first, token=token, era="legacy")
+    for _ in range(NORMAL["connection"]):
+        assert legacy.post("tools/list").status_code == 200
+    assert legacy.post("tools/list").status_code == 429
+
+
+def test_limits_are_per_credential(limited):
+    services, first, _, token = limited
+    user = create_user(services.items, "other", "correct horse battery")
+    other, _ = create_token(services.items, user["id"], name="t", scopes="memo:read")
+    for _ in range(NORMAL["connection"]):
+        Mcp(client=first, token=token).post("tools/list")
+    assert Mcp(client=first, token=token).post("tools/list").status_code == 429
+    assert Mcp(client=first, token=other).post("tools/list").status_code == 200
+
+
+def test_unauthenticated_calls_are_limited_per_ip(limited):
+    _, first, _, _ = limited
+    anonymous = Mcp(client=first, token=None)
+    for _ in range(NORMAL["unauthenticated"]):
+        assert anonymous.post("tools/list").status_code == 401
+    response = Mcp(client=first, token="mesq_pat_guess").post("tools/list")
+    assert response.status_code == 429 and response.json()["error"]["code"] == "RATE_LIMITED"
+    assert int(response.headers["retry-after"]) >= 1
+
+
+def test_windows_reset_and_profiles(tmp_path):
+    services = build_services(Settings(data_dir=tmp_path / "data"))
+    # Near real time: the store expires counters by its own clock (TTL).
+    start = float(int(time.time()) // 60 * 60 + 20)
+    now = [start]
+    limiter = RateLimiter(services.items, Settings(rate_limit_profile="normal"), clock=lambda: now[0])
+    for _ in range(NORMAL["attachment_read"]):
+        limiter.hit("pat:x", "attachment_read")
+    with pytest.raises(RateLimited) as caught:
+        limiter.hit("pat:x", "attachment_read")
+    assert caught.value.retry_after_seconds == 40
+    now[0] += 60  # the next window starts from zero
+    limiter.hit("pat:x", "attachment_read")
+    relaxed = RateLimiter(services.items, Settings(rate_limit_profile="relaxed"), clock=lambda: now[0])
+    for _ in range(NORMAL["attachment_read"] + 5):
+        relaxed.hit("pat:y", "attachment_read")
+    for settings in (Settings(rate_limit_profile="off"), Settings(rate_limit_enabled=False)):
+        off = RateLimiter(services.items, settings)
+        assert not off.enabled
+        for _ in range(PROFILES["relaxed"]["attachment_read"] + 1):
+            off.hit("pat:z", "attachment_read")
+    services.items.close()
+
+
+def test_environment_switches(monkeypatch):
+    monkeypatch.setenv("MCP_RATE_LIMIT_PROFILE", "relaxed")
+    monkeypatch.setenv("MCP_RATE_LIMIT_ENABLED", "false")
+    settings = Settings.from_env()
+    assert settings.rate_limit_profile == "relaxed" and settings.rate_limit_enabled is False
+    monkeypatch.setenv("MCP_RATE_LIMIT_PROFILE", "turbo")
+    with pytest.raises(ValueError, match="MCP_RATE_LIMIT_PROFILE"):
+        Settings.from_env()
