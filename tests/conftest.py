@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -105,37 +106,43 @@ def run_cli(
     )
 
 
-def start_server(data_dir: Path, env: dict[str, str] | None = None, *extra: str) -> LiveServer:
+def start_server(
+    data_dir: Path, env: dict[str, str] | None = None, *extra: str, command: list[str] | None = None
+) -> LiveServer:
+    """Start `mesq serve` (or `command`, e.g. `make run`) on a free port; wait until it says where
+    it listens and answers /healthz."""
     port = free_port()
+    argv = command or [sys.executable, "-m", "mesq.cli", "serve", "--data-dir", str(data_dir)]
+    if command is None:
+        argv += ["--port", str(port), *extra]
+    else:
+        argv = [part.replace("{port}", str(port)).replace("{data_dir}", str(data_dir)) for part in argv]
     process = subprocess.Popen(
-        [sys.executable, "-m", "mesq.cli", "serve", "--data-dir", str(data_dir), "--port", str(port), *extra],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, **(env or {})},
-    )
+        argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO,
+        env={**os.environ, **(env or {})}, start_new_session=True,  # one process group to stop
+    )  # fmt: skip
     assert process.stdout is not None
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         line = process.stdout.readline()
         if not line and process.poll() is not None:
-            raise RuntimeError(f"mesq serve exited with {process.returncode}")
+            raise RuntimeError(f"{argv[0]} exited with {process.returncode}")
         if "listening on" in line:
             base_url = line.strip().rsplit(" ", 1)[-1]
             assert httpx.get(f"{base_url}/healthz", timeout=5).status_code == 200
             # Keep draining the server's output so a chatty log can never block it on a full pipe.
             threading.Thread(target=process.stdout.read, daemon=True).start()
             return LiveServer(base_url=base_url, data_dir=data_dir, process=process)
-    process.kill()
-    raise RuntimeError("mesq serve did not report readiness within 30 s")
+    os.killpg(process.pid, signal.SIGKILL)
+    raise RuntimeError("the server did not report readiness within 120 s")
 
 
 def stop_server(server: LiveServer) -> None:
-    server.process.terminate()
+    os.killpg(server.process.pid, signal.SIGTERM)
     try:
         server.process.wait(timeout=10)
     except subprocess.TimeoutExpired:
-        server.process.kill()
+        os.killpg(server.process.pid, signal.SIGKILL)
 
 
 @pytest.fixture

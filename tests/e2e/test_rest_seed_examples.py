@@ -45,8 +45,18 @@ def run(command: str) -> dict:
     return json.loads(result.stdout)
 
 
-@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
-def test_seed_curl_examples_work_as_written(live_server):
+@pytest.fixture
+def make_run_server(tmp_path: Path):
+    """The README's `make run`, on a free port and a fresh data directory."""
+    server = start_server(tmp_path / "make-run", command=["make", "--no-print-directory", "run", "PORT={port}",
+                                                          "DATA_DIR={data_dir}"])  # fmt: skip
+    yield server
+    stop_server(server)
+
+
+def test_seed_curl_examples_work_as_written(make_run_server):
+    assert shutil.which("curl"), "curl is needed: .ci/run installs it"
+    live_server = make_run_server
     commands = seed_curl_commands()
     assert len(commands) == 5, commands
     listing, single, create, update, trash = commands

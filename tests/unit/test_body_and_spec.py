@@ -92,3 +92,11 @@ def test_recursive_schemas_terminate():
     schema = build_spec(doc).operation("x").data_schema
     assert schema["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
     Draft202012Validator(schema).validate({"children": [{"children": []}]})
+
+
+def test_array_parameters_know_their_item_type():
+    array = {"type": "array", "items": {"$ref": "#/components/schemas/N"}}
+    doc = _document(parameters=[{"name": "n", "in": "query", "schema": array}])
+    doc["components"]["schemas"]["N"] = {"type": "integer"}
+    (parameter,) = build_spec(doc).operation("x").parameters
+    assert parameter.schema["items"] == {"type": "integer"}

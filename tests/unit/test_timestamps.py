@@ -17,8 +17,8 @@ from mesq.timestamps import format_timestamp, normalize_timestamp, parse_timesta
         ("2026-10-05T00:00Z", "2026-10-05T00:00:00.000000Z"),
         ("2026-10-05T00:00:00.5-01:30", "2026-10-05T01:30:00.500000Z"),
         ("0001-01-01T00:00:00Z", "0001-01-01T00:00:00.000000Z"),
-        ("0001-01-01T00:00:00+01:00", "0001-01-01T00:00:00.000000Z"),  # clamped to the first instant
-        ("9999-12-31T23:59:59.999999-15:59", "9999-12-31T23:59:59.999999Z"),  # clamped to the last
+        ("0001-01-01T01:00:00+01:00", "0001-01-01T00:00:00.000000Z"),
+        ("9999-12-31T08:00:00.999999-15:59", "9999-12-31T23:59:00.999999Z"),
     ],
 )
 def test_accepted(text, expected):
@@ -42,12 +42,19 @@ def test_accepted(text, expected):
         "١٢٣٤-01-01T00:00:00Z",
         "",
         "now",
+        "0001-01-01T00:30:00+01:00",
+        "9999-12-31T23:59:00-00:01",
     ],
 )
 def test_rejected(text):
     with pytest.raises(ValidationError) as caught:
         parse_timestamp(text, "createdFrom")
     assert caught.value.message.startswith("createdFrom")
+
+
+def test_unencoded_plus_gets_a_hint():
+    with pytest.raises(ValidationError, match="%2B"):
+        parse_timestamp("2026-10-05T00:00:00 08:00", "createdFrom")
 
 
 @given(

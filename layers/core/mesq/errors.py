@@ -25,6 +25,13 @@ class MesqError(Exception):
         self.recover_data = recover_data
         self.retry_after_seconds = retry_after_seconds
 
+    def envelope(self, trace_id: str) -> dict[str, Any]:
+        """The failure envelope of product §3, the same for REST bodies and MCP tool results."""
+        body: dict[str, Any] = {"error": self.to_error(), "traceId": trace_id}
+        if self.recover_data is not None:
+            body["recoverData"] = self.recover_data
+        return body
+
     def to_error(self) -> dict[str, Any]:
         error: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.details is not None:
@@ -92,3 +99,8 @@ class ServiceUnavailable(MesqError):
 class Internal(MesqError):
     code = "INTERNAL"
     http_status = 500
+
+    @classmethod
+    def for_trace(cls, trace_id: str) -> Internal:
+        """The only thing a client learns of an unexpected fault: where to find it in the logs."""
+        return cls(f"internal error; quote traceId {trace_id} when reporting it")

@@ -11,14 +11,14 @@ import uvicorn
 from starlette.applications import Starlette
 
 from .context import Services
-from .http.app import api_routes, exception_handlers
+from .http.app import api_routes, starlette_app
 
 
 def create_local_app(services: Services) -> Starlette:
     # Imported here: the MCP SDK is heavy, and only the server needs it (not every CLI command).
     from .mcp import mcp_routes
 
-    return Starlette(routes=[*api_routes(services), *mcp_routes(services)], exception_handlers=exception_handlers())
+    return starlette_app([*api_routes(services), *mcp_routes(services)])
 
 
 def serve(

@@ -98,6 +98,16 @@ class _Resolver:
             return self._rewrite(copy.deepcopy(self._schemas[name]), defs)
         return self._rewrite(copy.deepcopy(schema), defs)
 
+    def coercion_schema(self, schema: Any) -> dict[str, Any]:
+        """A parameter's schema with its array items inlined too: what turning query text into
+        typed values needs (`type`, `items.type`)."""
+        defs: dict[str, Any] = {}
+        resolved: dict[str, Any] = self.inline(schema, defs)
+        items = resolved.get("items")
+        if isinstance(items, dict) and "$ref" in items:
+            resolved["items"] = defs[items["$ref"].removeprefix("#/$defs/")]
+        return resolved
+
     def _component_name(self, ref: Any) -> str:
         if not isinstance(ref, str) or not ref.startswith(_SCHEMA_PREFIX):
             raise SpecError(f"unsupported schema reference {ref!r}")
@@ -161,7 +171,7 @@ def _build_operation(resolver: _Resolver, path: str, method: str, raw: Mapping[s
                 location=location,
                 argument=argument,
                 required=is_required,
-                schema=resolver.inline(param.get("schema", {}), {}),
+                schema=resolver.coercion_schema(param.get("schema", {})),
             )
         )
 

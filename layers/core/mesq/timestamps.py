@@ -26,9 +26,10 @@ def parse_timestamp(value: str, field: str) -> datetime:
     """Parse a filter timestamp into an aware UTC datetime, or raise ValidationError naming `field`."""
     match = _ISO.fullmatch(value) if isinstance(value, str) else None
     if match is None:
+        hint = " (in a URL query, send '+' as %2B)" if isinstance(value, str) and " " in value else ""
         raise ValidationError(
             f"{field}: {value!r} is not an ISO 8601 timestamp with Z or an offset "
-            "(e.g. 2026-10-05T00:00:00+08:00)"
+            f"(e.g. 2026-10-05T00:00:00+08:00){hint}"
         )
     fraction = match["fraction"] or ""
     if len(fraction) > 6:
@@ -56,12 +57,13 @@ def parse_timestamp(value: str, field: str) -> datetime:
         )
     except ValueError as exc:
         raise ValidationError(f"{field}: {value!r} is not a valid date and time ({exc})") from None
-    # Convert without leaving datetime's range: 0001-01-01T00:00+01:00 is before year 1 in UTC.
+    # An instant whose UTC time leaves 0001..9999 (0001-01-01T00:30+01:00) cannot be stored or
+    # compared exactly: reject it rather than silently moving it.
     naive_min, naive_max = _MIN_UTC.replace(tzinfo=None), _MAX_UTC.replace(tzinfo=None)
-    if offset > timedelta(0) and local - naive_min < offset:
-        return _MIN_UTC
-    if offset < timedelta(0) and naive_max - local < -offset:
-        return _MAX_UTC
+    if (offset > timedelta(0) and local - naive_min < offset) or (
+        offset < timedelta(0) and naive_max - local < -offset
+    ):
+        raise ValidationError(f"{field}: {value!r} is outside 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999999Z")
     return (local - offset).replace(tzinfo=UTC)
 
 
@@ -69,10 +71,7 @@ def format_timestamp(moment: datetime) -> str:
     """Fixed-width UTC form used for every stored time."""
     # Not strftime: %Y drops the leading zeros of years before 1000 on glibc.
     m = moment.astimezone(UTC)
-    return (
-        f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}"
-        f".{m.microsecond:06d}Z"
-    )
+    return f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}.{m.microsecond:06d}Z"
 
 
 def normalize_timestamp(value: str, field: str) -> str:

@@ -8,14 +8,16 @@ envelope. Limits, validation, auth and error mapping happen here once for every 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from .. import __version__
 from ..context import Call, Services
@@ -25,17 +27,11 @@ from ..spec import Operation, Spec, load_spec
 from ..validation import validate_arguments
 from .auth import authenticate, require_scopes
 from .body import read_json_object
-from .envelope import NO_STORE, failure, internal_failure, new_trace_id, success
+from .envelope import NO_STORE, failure, internal_failure, success
 from .params import collect_arguments
+from .trace import TraceIdMiddleware, trace_id_of
 
 WWW_AUTHENTICATE = {"WWW-Authenticate": 'Bearer realm="mesq"'}
-
-
-def trace_id_of(request: Request) -> str:
-    trace_id: str | None = getattr(request.state, "trace_id", None)
-    if trace_id is None:
-        trace_id = request.state.trace_id = new_trace_id()
-    return trace_id
 
 
 async def run_operation(operation: Operation, services: Services, request: Request, trace_id: str) -> Response:
@@ -59,7 +55,8 @@ async def run_operation(operation: Operation, services: Services, request: Reque
 def _path_endpoint(operations: dict[str, Operation], services: Services) -> Any:
     async def endpoint(request: Request) -> Response:
         trace_id = trace_id_of(request)
-        operation = operations[request.method]
+        # Starlette answers HEAD on every GET route: it runs the GET (the server drops the body).
+        operation = operations["GET" if request.method == "HEAD" else request.method]
         try:
             return await run_operation(operation, services, request, trace_id)
         except MesqError as error:
@@ -81,7 +78,7 @@ def operation_routes(spec: Spec, services: Services) -> list[Route]:
 
 
 async def _healthz(request: Request) -> Response:
-    return JSONResponse({"status": "ok", "version": __version__}, headers=NO_STORE)
+    return JSONResponse({"status": "ok", "version": __version__, "traceId": trace_id_of(request)}, headers=NO_STORE)
 
 
 def _openapi_endpoint(spec: Spec) -> Any:
@@ -98,11 +95,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         return failure(MethodNotAllowed(f"{request.method} is not allowed on {request.url.path}"), trace_id)
     if exc.status_code == 404:
         return failure(NotFound(f"no route {request.url.path}"), trace_id)
-    return JSONResponse(
-        {"error": {"code": "HTTP_ERROR", "message": str(exc.detail)}, "traceId": trace_id},
-        status_code=exc.status_code,
-        headers=NO_STORE,
-    )
+    # No other HTTPException is raised by the routes; should one appear, it is a fault.
+    return internal_failure(exc, trace_id)
 
 
 async def _unhandled(request: Request, exc: Exception) -> Response:
@@ -123,5 +117,12 @@ def exception_handlers() -> dict[Any, Any]:
     return {HTTPException: _http_error, Exception: _unhandled}
 
 
+def starlette_app(routes: Sequence[BaseRoute]) -> Starlette:
+    """Every MeSQ app (REST function, MCP function, `mesq serve`) is built the same way."""
+    return Starlette(
+        routes=list(routes), exception_handlers=exception_handlers(), middleware=[Middleware(TraceIdMiddleware)]
+    )
+
+
 def create_api_app(services: Services) -> Starlette:
-    return Starlette(routes=api_routes(services), exception_handlers=exception_handlers())
+    return starlette_app(api_routes(services))

@@ -16,7 +16,7 @@ from ..context import Call
 from ..errors import Forbidden, MesqError, NotFound
 from ..validation import validate_arguments
 from .catalog import Catalog
-from .result import checked_result, error_envelope, error_result, internal_result, success_envelope
+from .result import checked_result, error_result, internal_result, success_envelope
 from .state import RequestState
 
 
@@ -41,7 +41,7 @@ async def call_tool(
     except MesqError as error:
         if tool is None:
             return error_result(error, trace_id)
-        return checked_result(error_envelope(error, trace_id), tool.output_schema, trace_id, name)
+        return checked_result(error.envelope(trace_id), tool.output_schema, trace_id, name)
     except Exception as exc:  # every other fault is internal: its text never leaks
         return internal_result(exc, trace_id, name)
     return checked_result(envelope, tool.output_schema, trace_id, name)

@@ -48,7 +48,8 @@ from ..errors import (
 )
 from ..http.auth import bearer_token
 from ..http.body import read_limited
-from ..http.envelope import failure, internal_failure, new_trace_id
+from ..http.envelope import failure, internal_failure
+from ..http.trace import trace_id_of
 from ..ratelimit import Bucket, RateLimiter
 from .catalog import Catalog
 from .origin import is_allowed_origin
@@ -241,7 +242,7 @@ class McpEndpoint:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
-        trace_id = new_trace_id()
+        trace_id = trace_id_of(request)
         try:
             state, body = await self._admit(request, trace_id)
         except _Rejected as rejected:

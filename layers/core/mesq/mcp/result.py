@@ -33,13 +33,6 @@ def success_envelope(data: dict[str, Any], trace_id: str, correlation_id: str | 
     return envelope
 
 
-def error_envelope(error: MesqError, trace_id: str) -> dict[str, Any]:
-    envelope: dict[str, Any] = {"error": error.to_error(), "traceId": trace_id}
-    if error.recover_data is not None:
-        envelope["recoverData"] = error.recover_data
-    return envelope
-
-
 def tool_result(envelope: dict[str, Any], *, is_error: bool) -> types.CallToolResult:
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=_text(envelope))],
@@ -49,17 +42,13 @@ def tool_result(envelope: dict[str, Any], *, is_error: bool) -> types.CallToolRe
 
 
 def error_result(error: MesqError, trace_id: str) -> types.CallToolResult:
-    return tool_result(error_envelope(error, trace_id), is_error=True)
-
-
-def internal_error(trace_id: str) -> Internal:
-    return Internal(f"internal error; quote traceId {trace_id} when reporting it")
+    return tool_result(error.envelope(trace_id), is_error=True)
 
 
 def internal_result(exc: BaseException, trace_id: str, tool: str | None) -> types.CallToolResult:
     """An unexpected fault: logged with its traceback, answered without its text."""
     logger.exception("mcp tool failed", extra={"traceId": trace_id, "tool": tool, "error_type": type(exc).__name__})
-    return error_result(internal_error(trace_id), trace_id)
+    return error_result(Internal.for_trace(trace_id), trace_id)
 
 
 def checked_result(
@@ -77,5 +66,5 @@ def checked_result(
             "mcp result does not match the tool's output schema",
             extra={"traceId": trace_id, "tool": tool, "problem": problem.message if problem else "?"},
         )
-        return error_result(internal_error(trace_id), trace_id)
+        return error_result(Internal.for_trace(trace_id), trace_id)
     return tool_result(envelope, is_error=is_error)

@@ -19,11 +19,14 @@ from ..context import Call
 from ..errors import NotFound, RevisionConflict, ValidationError
 from ..spec import load_spec
 from ..store.ports import ConditionFailed, InvalidBlobPath, Item
-from ..timestamps import format_timestamp, now_timestamp, parse_timestamp
+from ..timestamps import normalize_timestamp, now_timestamp, parse_timestamp
 from . import store
 from .tags import expand_tag_paths, is_valid_tag, parse_tags, rename_tag
 
-MAX_TAG_PATHS_PER_MEMO = 60  # keeps a memo write inside DynamoDB's 100-item transaction
+# A write touches the memo, the stats item, one counter per tag path that goes away and one per
+# tag path that arrives, and (creates) an idempotency record: 2 * 48 + 3 <= 100, DynamoDB's
+# transaction limit, even when every tag of a memo is replaced at once.
+MAX_TAG_PATHS_PER_MEMO = 48
 RENAME_ATTEMPTS = 3
 
 
@@ -45,16 +48,19 @@ def public_memo(item: Item) -> dict[str, Any]:
     return {name: item[name] for name in _PUBLIC_FIELDS}
 
 
-def _page(offset: int, limit: int, returned: int, total: int) -> dict[str, Any]:
+def _page(offset: int, limit: int, returned: int, total: int, consumed: int | None = None) -> dict[str, Any]:
+    """`consumed` = matches this page stepped over; more than `returned` when a match changed
+    between the index read and the fetch (the index is eventually consistent on DynamoDB)."""
+    step = returned if consumed is None else consumed
     page: dict[str, Any] = {
         "offset": offset,
         "limit": limit,
         "returned": returned,
         "totalCount": total,
-        "hasMore": offset + returned < total,
+        "hasMore": offset + step < total,
     }
     if page["hasMore"]:
-        page["nextOffset"] = offset + returned
+        page["nextOffset"] = offset + step
     return page
 
 
@@ -118,7 +124,7 @@ def _statuses(value: str | None) -> tuple[str, ...]:
 
 def _time_arg(args: dict[str, Any], name: str) -> str | None:
     value = args.get(name)
-    return format_timestamp(parse_timestamp(value, name)) if value is not None else None
+    return normalize_timestamp(value, name) if value is not None else None
 
 
 def _filter_from(args: dict[str, Any]) -> MemoFilter:
@@ -181,11 +187,20 @@ def _context(call: Call, zone: ZoneInfo | None) -> dict[str, Any]:
 # -- reads -------------------------------------------------------------------------------------
 
 
-def _ordered_page(call: Call, memo_filter: MemoFilter, offset: int, limit: int) -> tuple[list[Item], int]:
-    """The page's whole memos in list order, and the total number of matches."""
+def _fetch_matching(call: Call, memo_filter: MemoFilter, entries: list[Item]) -> list[Item]:
+    """Whole memos for index entries, in their order, re-checked against the filter: the index
+    may lag the table for a moment, and a memo trashed meanwhile must not show as NORMAL."""
+    wanted = [_entry_id(entry) for entry in entries]
+    found = store.fetch_memos(call.services.items, call.principal.user_id, wanted)
+    return [found[memo_id] for memo_id in wanted if memo_id in found and memo_filter.matches(found[memo_id])]
+
+
+def _ordered_page(call: Call, memo_filter: MemoFilter, offset: int, limit: int) -> tuple[list[Item], int, int]:
+    """The page's whole memos in list order, the number of matches and how many of them the
+    page stepped over."""
     items, user_id = call.services.items, call.principal.user_id
     if memo_filter.is_empty_range:
-        return [], 0
+        return [], 0, 0
     if memo_filter.is_plain:
         stats = store.read_stats(items, user_id)
         total = sum(stats[status.lower()] for status in memo_filter.statuses)
@@ -203,18 +218,15 @@ def _ordered_page(call: Call, memo_filter: MemoFilter, offset: int, limit: int) 
         ]
         total = len(entries)
     entries.sort(key=_sort_key, reverse=True)
-    wanted = [_entry_id(entry) for entry in entries[offset : offset + limit]]
-    found = store.fetch_memos(items, user_id, wanted)
-    return [found[memo_id] for memo_id in wanted if memo_id in found], total
+    selected = entries[offset : offset + limit]
+    return _fetch_matching(call, memo_filter, selected), total, len(selected)
 
 
-def _list_result(
-    call: Call, args: dict[str, Any], memos: list[Item], offset: int, limit: int, total: int
-) -> dict[str, Any]:
+def _list_result(call: Call, args: dict[str, Any], memos: list[Item], page: dict[str, Any]) -> dict[str, Any]:
     data: dict[str, Any] = {
         "pinnedItems": [public_memo(m) for m in memos if m["pinned"]],
         "timelineItems": [public_memo(m) for m in memos if not m["pinned"]],
-        "page": _page(offset, limit, len(memos), total),
+        "page": page,
     }
     if args.get("includeContext"):
         data.update(_context(call, _time_zone(args)))
@@ -229,8 +241,8 @@ def _list_arguments(args: dict[str, Any]) -> tuple[MemoFilter, int, int]:
 
 def list_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     memo_filter, offset, limit = _list_arguments(args)
-    memos, total = _ordered_page(call, memo_filter, offset, limit)
-    return _list_result(call, args, memos, offset, limit, total)
+    memos, total, consumed = _ordered_page(call, memo_filter, offset, limit)
+    return _list_result(call, args, memos, _page(offset, limit, len(memos), total, consumed))
 
 
 def search_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -244,7 +256,8 @@ def search_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             if memo_filter.matches(memo) and needle in memo["content"].casefold()
         ]
     matches.sort(key=_sort_key, reverse=True)
-    return _list_result(call, args, matches[offset : offset + limit], offset, limit, len(matches))
+    page = matches[offset : offset + limit]
+    return _list_result(call, args, page, _page(offset, limit, len(page), len(matches)))
 
 
 def _require_memo(call: Call, memo_id: str) -> Item:
@@ -320,14 +333,14 @@ def select_memos_for_insight(call: Call, args: dict[str, Any]) -> dict[str, Any]
             if memo_filter.matches(e)
         ]
     entries.sort(key=lambda e: (e["createdAt"], _entry_id(e)), reverse=True)
-    wanted = [_entry_id(e) for e in entries[offset : offset + limit]]
-    found = store.fetch_memos(call.services.items, call.principal.user_id, wanted)
-    memos = [public_memo(found[i]) for i in wanted if i in found]
+    selected = entries[offset : offset + limit]
+    memos = [public_memo(m) for m in _fetch_matching(call, memo_filter, selected)]
     scope: dict[str, Any] = {"mode": "scope", "dateScopeMode": mode}
     for name in ("tags", "untagged", "from", "to"):
         if name in args:
             scope[name] = args[name]
-    return {"memos": memos, "page": _page(offset, limit, len(memos), len(entries)), "scope": scope}
+    page = _page(offset, limit, len(memos), len(entries), len(selected))
+    return {"memos": memos, "page": page, "scope": scope}
 
 
 # -- writes ------------------------------------------------------------------------------------
@@ -344,7 +357,7 @@ def _tags_of(content: str) -> tuple[list[str], list[str]]:
 
 
 def _check_resources(call: Call, resources: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Attachments must be uploads of this user that exist; the stored size wins."""
+    """Attachments must be uploads of this user that exist; with the size they have in storage."""
     prefix = f"users/{call.principal.user_id}/"
     checked = []
     for index, resource in enumerate(resources):
@@ -465,6 +478,22 @@ def restore_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     return _save(call, before, {**before, "status": "NORMAL"})
 
 
+def _renamed(memo: Item, old: str, new: str) -> Item | None:
+    """The memo with the tag renamed (None when its content does not change); ValidationError
+    when the result would break a limit."""
+    content = rename_tag(memo["content"], old, new)
+    if content == memo["content"]:
+        return None
+    limit = content_max_characters()
+    if len(content) > limit:
+        raise ValidationError(f"renaming would make memo {memo['id']!r} longer than {limit} characters")
+    try:
+        tags, paths = _tags_of(content)
+    except ValidationError as error:
+        raise ValidationError(f"memo {memo['id']!r}: {error.message}") from None
+    return dict(memo, content=content, tags=tags, tagPaths=paths)
+
+
 def rename_memo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     old, new = args["from"], args["to"]
     for name, tag in (("from", old), ("to", new)):
@@ -475,29 +504,22 @@ def rename_memo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     if new.startswith(old + "/"):
         raise ValidationError("a tag cannot be renamed to one of its own children")
     items, user_id = call.services.items, call.principal.user_id
-    limit = content_max_characters()
     candidates = [
         _entry_id(entry)
         for status in store.STATUSES
         for entry in store.timeline_entries(items, user_id, status)
         if old in entry.get("tagPaths", [])
     ]
+    # Check every memo first: a rename that cannot complete changes nothing.
+    for memo in store.fetch_memos(items, user_id, candidates).values():
+        _renamed(memo, old, new)
     updated = 0
     for memo_id in candidates:
         for _attempt in range(RENAME_ATTEMPTS):
             before = store.read_memo(items, user_id, memo_id)
-            if before is None:
+            after = _renamed(before, old, new) if before is not None else None
+            if before is None or after is None:
                 break
-            content = rename_tag(before["content"], old, new)
-            if content == before["content"]:
-                break
-            if len(content) > limit:
-                raise ValidationError(
-                    f"renaming would make memo {memo_id!r} longer than {limit} characters; "
-                    f"{updated} memos were renamed before it"
-                )
-            after = dict(before, content=content)
-            after["tags"], after["tagPaths"] = _tags_of(content)
             try:
                 _save(call, before, after)
             except RevisionConflict:

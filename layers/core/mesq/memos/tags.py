@@ -62,10 +62,6 @@ def is_valid_tag(tag: str) -> bool:
     return len(tag) <= MAX_TAG_LENGTH and _TAG_NAME.fullmatch(tag) is not None
 
 
-def tag_matches(tag_paths: list[str], wanted: str) -> bool:
-    return wanted in tag_paths
-
-
 def rename_tag(content: str, old: str, new: str) -> str:
     """Rewrite `#old` and `#old/...` to `#new` / `#new/...` outside code."""
 

@@ -15,8 +15,8 @@ Semantics follow the SQLite adapter exactly, which takes some care because Dynam
 * reads eventually-consistent by default: table reads here are strongly consistent (GSIs
   cannot be), so a write is visible to the next `get`, `batch_get` or table `query`.
 
-Expiry is "ttl <= now" with `now` in whole epoch seconds, like the SQLite adapter; an item
-whose `ttl` is not a number never expires. Items read from `gsi1` can only be hidden when
+Expiry is "ttl <= now" with `now` in whole epoch seconds (`item_rules.expired`, shared with the
+SQLite adapter); an item whose `ttl` is not a number never expires. Items read from `gsi1` can only be hidden when
 expired if the index projects `ttl` (see GSI1_PROJECTED_ATTRIBUTES in table.py).
 """
 
@@ -37,9 +37,20 @@ from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
 
+from .item_rules import (
+    INDEX_KEY_ATTRIBUTES,
+    clock,
+    expired,
+    must_exist,
+    valid_key,
+    validate_index_key,
+    validate_item,
+    validate_key,
+    validate_transaction,
+    validate_update_keys,
+)
 from .ports import (
     INDEXES,
-    KEY_ATTRIBUTES,
     Check,
     Condition,
     ConditionFailed,
@@ -61,7 +72,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_MAX_TRANSACTION_OPS = 100
 _BATCH_GET_CHUNK = 100
 _BATCH_GET_MAX_IDLE_ROUNDS = 8  # rounds in a row without progress before giving up
 _MAX_WRITE_ROUNDS = 6  # attempts when racing other writers over an expired item
@@ -70,7 +80,6 @@ _MAX_QUERY_PAGE = 1000
 #: An UpdateExpression is required in transactions (and by moto): an update with no changes
 #: removes this (never written) attribute instead, which still creates the item when absent.
 _NOOP_ATTRIBUTE = "__mesq_noop__"
-_INDEX_KEY_ATTRIBUTES = frozenset(attr for keys in INDEXES.values() for attr in keys)
 _UNAVAILABLE_CODES = frozenset(
     {
         "ProvisionedThroughputExceededException",
@@ -94,10 +103,6 @@ _SERIALIZER = TypeSerializer()
 _DESERIALIZER = TypeDeserializer()
 
 T = TypeVar("T")
-
-
-def _now() -> int:
-    return int(time.time())
 
 
 def _default_config() -> Config:
@@ -156,37 +161,6 @@ def _key_dict(key: Key) -> dict[str, Any]:
     return {"pk": {"S": key[0]}, "sk": {"S": key[1]}}
 
 
-def _expired(item: Mapping[str, Any], now: int) -> bool:
-    ttl = item.get(TTL_ATTRIBUTE)
-    return isinstance(ttl, int | float) and not isinstance(ttl, bool) and ttl <= now
-
-
-def _readable_key(key: Key) -> bool:
-    """DynamoDB rejects empty key strings; such an item cannot exist, so reads skip it."""
-    return isinstance(key[0], str) and isinstance(key[1], str) and bool(key[0]) and bool(key[1])
-
-
-def _validate_item(item: Mapping[str, Any]) -> None:
-    for name in ("pk", "sk"):
-        value = item.get(name)
-        if not isinstance(value, str) or not value:
-            raise ValueError(f"item attribute {name!r} must be a non-empty string, not {value!r}")
-    for name in _INDEX_KEY_ATTRIBUTES:
-        if name in item and (not isinstance(item[name], str) or not item[name]):
-            raise ValueError(f"index key {name!r} must be a non-empty string, not {item[name]!r}")
-
-
-def _validate_key(key: Key) -> None:
-    if not _readable_key(key):
-        raise ValueError(f"key parts must be non-empty strings, not {key!r}")
-
-
-def _key_of(op: WriteOp) -> Key:
-    if isinstance(op, Put):
-        return (op.item["pk"], op.item["sk"])
-    return op.key
-
-
 # -- expressions ----------------------------------------------------------------------------
 
 
@@ -239,17 +213,13 @@ class _Expr:
         return f"(attribute_not_exists({pk}) OR attribute_exists({pk}))"
 
 
-def _must_exist(condition: Condition | None) -> bool:
-    return condition is not None and (condition.exists is True or bool(condition.equals))
-
-
 def _condition_expression(condition: Condition | None, expr: _Expr, now: int) -> str | None:
     if condition is None:
         return None
     parts: list[str] = []
     if condition.exists is False:
         parts.append(expr.absent(now))
-    if _must_exist(condition):
+    if must_exist(condition):
         parts.append(expr.live(now))
     for name, expected in condition.equals.items():
         placeholder = expr.name(name)
@@ -271,15 +241,14 @@ class _UpdatePlan:
 
     @classmethod
     def of(cls, op: Update) -> _UpdatePlan:
-        touched = [*op.set, *op.remove, *op.add]
-        bad = sorted({name for name in touched if name in KEY_ATTRIBUTES})
-        if bad:
-            raise ValueError(f"an update cannot change the key attributes {bad}")
+        validate_update_keys(op)
+        # The stored item is not known here, so validate_item cannot run on the result: check
+        # what the update writes into index keys instead.
         for name, value in op.set.items():
-            if name in _INDEX_KEY_ATTRIBUTES and (not isinstance(value, str) or not value):
-                raise ValueError(f"index key {name!r} must be a non-empty string, not {value!r}")
+            if name in INDEX_KEY_ATTRIBUTES:
+                validate_index_key(name, value)
         for name, amount in op.add.items():
-            if name in _INDEX_KEY_ATTRIBUTES:
+            if name in INDEX_KEY_ATTRIBUTES:
                 raise ValueError(f"cannot add a number to the index key {name!r}")
             if not isinstance(amount, int | float) or isinstance(amount, bool):
                 raise TypeError(f"`add` needs numbers, got {name}={amount!r}")
@@ -325,7 +294,7 @@ class _UpdatePlan:
 def _with_condition(request: dict[str, Any], condition: Condition | None) -> dict[str, Any]:
     """`request` plus the ConditionExpression (and its names/values) when there is a condition."""
     expr = _Expr()
-    expression = _condition_expression(condition, expr, _now())
+    expression = _condition_expression(condition, expr, clock())
     if expression is not None:
         request["ConditionExpression"] = expression
         request.update(expr.params())
@@ -334,7 +303,7 @@ def _with_condition(request: dict[str, Any], condition: Condition | None) -> dic
 
 def _update_condition(condition: Condition | None, expr: _Expr, now: int) -> str | None:
     """An Update's condition plus the guard that sends expired items to the fresh-item path."""
-    if _must_exist(condition):
+    if must_exist(condition):
         return _condition_expression(condition, expr, now)  # already requires a live item
     if condition is not None and condition.exists is False:
         return expr.strictly_absent()  # an expired item is handled as "fresh"
@@ -342,7 +311,7 @@ def _update_condition(condition: Condition | None, expr: _Expr, now: int) -> str
 
 
 def _may_start_fresh(condition: Condition | None) -> bool:
-    return not _must_exist(condition)
+    return not must_exist(condition)
 
 
 def _prefix_upper_bound(prefix: str) -> str | None:
@@ -478,14 +447,14 @@ class DynamoDBItemStore:
     # -- reads ---------------------------------------------------------------------------
 
     def get(self, key: Key) -> Item | None:
-        if not _readable_key(key):
+        if not valid_key(key):  # no such item can exist, and DynamoDB would reject the request
             return None
         response = self._call(self._client.get_item, TableName=self.table_name, Key=_key_dict(key), ConsistentRead=True)
         raw = response.get("Item")
         if raw is None:
             return None
         item = _deserialize_item(raw)
-        return None if _expired(item, _now()) else item
+        return None if expired(item, clock()) else item
 
     def _get_raw(self, key: Key) -> Item | None:
         """The stored item, expired or not."""
@@ -495,12 +464,12 @@ class DynamoDBItemStore:
 
     def batch_get(self, keys: Sequence[Key]) -> list[Item]:
         unique = list(dict.fromkeys(keys))
-        readable = [key for key in unique if _readable_key(key)]
+        readable = [key for key in unique if valid_key(key)]
         found: dict[Key, Item] = {}
         for begin in range(0, len(readable), _BATCH_GET_CHUNK):
             self._batch_get_chunk(readable[begin : begin + _BATCH_GET_CHUNK], found)
-        now = _now()
-        return [found[key] for key in unique if key in found and not _expired(found[key], now)]
+        now = clock()
+        return [found[key] for key in unique if key in found and not expired(found[key], now)]
 
     def _batch_get_chunk(self, keys: Sequence[Key], found: dict[Key, Item]) -> None:
         request: dict[str, Any] = {self.table_name: {"Keys": [_key_dict(key) for key in keys], "ConsistentRead": True}}
@@ -564,7 +533,7 @@ class DynamoDBItemStore:
         if after is not None:
             request["ExclusiveStartKey"] = {name: {"S": value} for name, value in after.items()}
 
-        now = _now()
+        now = clock()
         want = None if limit is None else limit + 1  # one more tells whether a next page exists
         items: list[Item] = []
         dropped = 0
@@ -575,7 +544,7 @@ class DynamoDBItemStore:
             response = self._call(self._client.query, **request)
             for raw in response.get("Items", []):
                 item = _deserialize_item(raw)
-                if wanted(item) and not _expired(item, now):
+                if wanted(item) and not expired(item, now):
                     items.append(item)
                 else:
                     dropped += 1
@@ -636,20 +605,20 @@ class DynamoDBItemStore:
     # -- writes --------------------------------------------------------------------------
 
     def put(self, item: Item, condition: Condition | None = None) -> None:
-        _validate_item(item)
+        validate_item(item)
         request: dict[str, Any] = {"TableName": self.table_name, "Item": _serialize_item(item)}
         self._call(self._client.put_item, **_with_condition(request, condition))
 
     def delete(self, key: Key, condition: Condition | None = None) -> None:
-        _validate_key(key)
+        validate_key(key)
         request: dict[str, Any] = {"TableName": self.table_name, "Key": _key_dict(key)}
         self._call(self._client.delete_item, **_with_condition(request, condition))
 
     def update(self, op: Update) -> Item:
-        _validate_key(op.key)
+        validate_key(op.key)
         plan = _UpdatePlan.of(op)
         for _ in range(_MAX_WRITE_ROUNDS):
-            now = _now()
+            now = clock()
             expr = _Expr()
             request: dict[str, Any] = {
                 "TableName": self.table_name,
@@ -672,7 +641,7 @@ class DynamoDBItemStore:
             except BotoCoreError as exc:
                 raise _translate(exc) from exc
             # The guard failed: the item is expired (start fresh), or it changed meanwhile.
-            verdict = self._expired_verdict(op, _now())
+            verdict = self._expired_verdict(op, clock())
             if verdict == "failed":
                 raise ConditionFailed(index=0)
             if verdict == "expired":
@@ -688,7 +657,7 @@ class DynamoDBItemStore:
         """After an Update's guard failed: 'expired' (start fresh), 'failed' (the caller's own
         condition does not hold) or 'retry' (the item changed in between)."""
         current = self._get_raw(op.key)
-        if current is not None and _expired(current, now):
+        if current is not None and expired(current, now):
             return "expired"
         exists_false = op.condition is not None and op.condition.exists is False
         if current is not None and exists_false:
@@ -701,31 +670,27 @@ class DynamoDBItemStore:
             self._client.put_item,
             TableName=self.table_name,
             Item=_serialize_item(item),
-            ConditionExpression=expr.absent(_now()),
+            ConditionExpression=expr.absent(clock()),
             **expr.params(),
         )
 
     def transact(self, ops: Sequence[WriteOp]) -> None:
-        if len(ops) > _MAX_TRANSACTION_OPS:
-            raise ValueError(f"a transaction holds at most {_MAX_TRANSACTION_OPS} operations")
-        keys = [_key_of(op) for op in ops]
-        if len(set(keys)) != len(keys):
-            raise ValueError("a transaction may touch each key only once")
+        validate_transaction(ops)
         if not ops:
             return
         plans: dict[int, _UpdatePlan] = {}
         for position, op in enumerate(ops):
             if isinstance(op, Put):
-                _validate_item(op.item)
+                validate_item(op.item)
             else:
-                _validate_key(op.key)
+                validate_key(op.key)
             if isinstance(op, Update):
                 plans[position] = _UpdatePlan.of(op)
 
         fresh: set[int] = set()  # Updates to run as "replace the expired item" Puts
         conflicts = 0
         for _ in range(_MAX_WRITE_ROUNDS + _MAX_CONFLICT_RETRIES):
-            now = _now()
+            now = clock()
             items = [self._transact_item(op, i, now, plans, i in fresh) for i, op in enumerate(ops)]
             try:
                 self._client.transact_write_items(
@@ -753,7 +718,7 @@ class DynamoDBItemStore:
         """Decide what a TransactionCanceledException means: raise ConditionFailed for the first
         op whose own condition failed, or return 'retry' (some Updates met expired items and
         now go the fresh-item way, added to `fresh`), 'conflict' or 'unknown'."""
-        now = _now()
+        now = clock()
         failed = [i for i, r in enumerate(reasons) if r.get("Code") == "ConditionalCheckFailed"]
         for position in failed:
             op = ops[position]

@@ -12,15 +12,14 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from .item_rules import clock, key_of, must_exist, ttl_of, validate_item, validate_transaction, validate_update_keys
 from .ports import (
     INDEXES,
-    KEY_ATTRIBUTES,
     Check,
     Condition,
     ConditionFailed,
@@ -48,14 +47,9 @@ CREATE INDEX IF NOT EXISTS items_gsi1 ON items (gsi1pk, gsi1sk, pk, sk) WHERE gs
 CREATE INDEX IF NOT EXISTS items_gsi2 ON items (gsi2pk, gsi2sk, pk, sk) WHERE gsi2pk IS NOT NULL;
 """
 
-_MAX_TRANSACTION_OPS = 100
-
-
-def _now() -> int:
-    return int(time.time())
-
-
-_INDEX_KEY_ATTRIBUTES = tuple(attr for keys in INDEXES.values() for attr in keys)
+#: The expiry rule (`item_rules.expired`: ttl <= now) turned around for SQL: a row is live when
+#: its ttl column (NULL unless the item's `ttl` is a number) is after the bound `now`.
+_LIVE = "(ttl IS NULL OR ttl > ?)"
 
 
 def _index_keys(item: Item, index: str) -> tuple[str | None, str | None]:
@@ -68,20 +62,11 @@ def _index_keys(item: Item, index: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _validate_item(item: Item) -> None:
-    """Reject what DynamoDB rejects: key and index-key attributes must be non-empty strings."""
-    for name in ("pk", "sk"):
-        value = item.get(name)
-        if not isinstance(value, str) or not value:
-            raise ValueError(f"item attribute {name!r} must be a non-empty string, not {value!r}")
-    for name in _INDEX_KEY_ATTRIBUTES:
-        if name in item and (not isinstance(item[name], str) or not item[name]):
-            raise ValueError(f"index key {name!r} must be a non-empty string, not {item[name]!r}")
-
-
-def _ttl_value(item: Item) -> int | float | None:
-    ttl = item.get("ttl")
-    return ttl if isinstance(ttl, int | float) and not isinstance(ttl, bool) else None
+def _live_item(conn: sqlite3.Connection, key: Key) -> Item | None:
+    """The item at `key` unless it is absent or expired. Callers hold the store's lock."""
+    sql = f"SELECT data FROM items WHERE pk=? AND sk=? AND {_LIVE}"  # noqa: S608 (a constant, no values)
+    row = conn.execute(sql, (key[0], key[1], clock())).fetchone()
+    return json.loads(row[0]) if row else None
 
 
 class SQLiteItemStore:
@@ -102,23 +87,16 @@ class SQLiteItemStore:
 
     def get(self, key: Key) -> Item | None:
         with self._lock:
-            row = self._conn.execute(
-                "SELECT data FROM items WHERE pk=? AND sk=? AND (ttl IS NULL OR ttl > ?)",
-                (key[0], key[1], _now()),
-            ).fetchone()
-        return json.loads(row[0]) if row else None
+            return _live_item(self._conn, key)
 
     def batch_get(self, keys: Sequence[Key]) -> list[Item]:
         found: dict[Key, Item] = {}
         unique = list(dict.fromkeys(keys))
         with self._lock:
             for pk, sk in unique:
-                row = self._conn.execute(
-                    "SELECT data FROM items WHERE pk=? AND sk=? AND (ttl IS NULL OR ttl > ?)",
-                    (pk, sk, _now()),
-                ).fetchone()
-                if row:
-                    found[(pk, sk)] = json.loads(row[0])
+                item = _live_item(self._conn, (pk, sk))
+                if item is not None:
+                    found[(pk, sk)] = item
         return [found[key] for key in unique if key in found]
 
     def query(
@@ -134,8 +112,8 @@ class SQLiteItemStore:
         after: Cursor | None = None,
     ) -> QueryPage:
         pk_col, sk_col = ("pk", "sk") if index is None else INDEXES[index]
-        clauses = [f"{pk_col} = ?", f"{sk_col} IS NOT NULL", "(ttl IS NULL OR ttl > ?)"]
-        params: list[Any] = [partition, _now()]
+        clauses = [f"{pk_col} = ?", f"{sk_col} IS NOT NULL", _LIVE]
+        params: list[Any] = [partition, clock()]
         if prefix is not None:
             # substr comparison instead of LIKE: sort keys may contain % and _.
             clauses.append(f"substr({sk_col}, 1, ?) = ?")
@@ -191,14 +169,10 @@ class SQLiteItemStore:
         self.transact([Delete(key, condition)])
 
     def transact(self, ops: Sequence[WriteOp]) -> None:
-        if len(ops) > _MAX_TRANSACTION_OPS:
-            raise ValueError(f"a transaction holds at most {_MAX_TRANSACTION_OPS} operations")
-        keys = [_key_of(op) for op in ops]
-        if len(set(keys)) != len(keys):
-            raise ValueError("a transaction may touch each key only once")
+        validate_transaction(ops)
         with self._write() as conn:
             for index, op in enumerate(ops):
-                self._check(conn, _key_of(op), getattr(op, "condition", None), index)
+                self._check(conn, key_of(op), getattr(op, "condition", None), index)
             for index, op in enumerate(ops):
                 self._apply(conn, op, index, checked=True)
 
@@ -218,21 +192,13 @@ class SQLiteItemStore:
             else:
                 self._conn.execute("COMMIT")
 
-    def _current(self, conn: sqlite3.Connection, key: Key) -> Item | None:
-        row = conn.execute(
-            "SELECT data FROM items WHERE pk=? AND sk=? AND (ttl IS NULL OR ttl > ?)",
-            (key[0], key[1], _now()),
-        ).fetchone()
-        return json.loads(row[0]) if row else None
-
     def _check(
         self, conn: sqlite3.Connection, key: Key, condition: Condition | None, index: int
     ) -> Item | None:
-        current = self._current(conn, key)
+        current = _live_item(conn, key)
         if condition is None:
             return current
-        must_exist = condition.exists is True or bool(condition.equals)
-        if must_exist and current is None:
+        if must_exist(condition) and current is None:
             raise ConditionFailed("item does not exist", index)
         if condition.exists is False and current is not None:
             raise ConditionFailed("item already exists", index)
@@ -244,7 +210,7 @@ class SQLiteItemStore:
     def _apply(
         self, conn: sqlite3.Connection, op: WriteOp, index: int, *, checked: bool = False
     ) -> Item | None:
-        key = _key_of(op)
+        key = key_of(op)
         if isinstance(op, Check):
             return None
         if isinstance(op, Put):
@@ -257,10 +223,8 @@ class SQLiteItemStore:
                 self._check(conn, key, op.condition, index)
             conn.execute("DELETE FROM items WHERE pk=? AND sk=?", key)
             return None
-        touched = sorted(KEY_ATTRIBUTES.intersection([*op.set, *op.remove, *op.add]))
-        if touched:
-            raise ValueError(f"an update cannot change the key attributes {touched}")
-        current = self._current(conn, key) if checked else self._check(conn, key, op.condition, index)
+        validate_update_keys(op)
+        current = _live_item(conn, key) if checked else self._check(conn, key, op.condition, index)
         item: Item = dict(current) if current is not None else {"pk": key[0], "sk": key[1]}
         for name in op.remove:
             item.pop(name, None)
@@ -271,7 +235,7 @@ class SQLiteItemStore:
         return item
 
     def _write_item(self, conn: sqlite3.Connection, item: Item) -> None:
-        _validate_item(item)
+        validate_item(item)
         conn.execute(
             "INSERT OR REPLACE INTO items (pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, ttl, data) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -280,13 +244,7 @@ class SQLiteItemStore:
                 item["sk"],
                 *_index_keys(item, "gsi1"),
                 *_index_keys(item, "gsi2"),
-                _ttl_value(item),
+                ttl_of(item),
                 json.dumps(item, ensure_ascii=False, separators=(",", ":")),
             ),
         )
-
-
-def _key_of(op: WriteOp) -> Key:
-    if isinstance(op, Put):
-        return (op.item["pk"], op.item["sk"])
-    return op.key
