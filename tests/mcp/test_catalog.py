@@ -27,6 +27,32 @@ SPEC = load_spec()
 ALL = frozenset(ALL_SCOPES)
 
 
+def hints(read_only: bool, destructive: bool, idempotent: bool) -> dict[str, bool]:
+    return {
+        "readOnlyHint": read_only,
+        "destructiveHint": destructive,
+        "idempotentHint": idempotent,
+        "openWorldHint": False,
+    }
+
+
+#: The method rule, written out (not derived from `method_annotations`, which is under test).
+METHOD_ANNOTATIONS = {
+    "GET": hints(read_only=True, destructive=False, idempotent=True),
+    "DELETE": hints(read_only=False, destructive=True, idempotent=True),
+    "POST": hints(read_only=False, destructive=False, idempotent=False),
+    "PATCH": hints(read_only=False, destructive=False, idempotent=False),
+    "PUT": hints(read_only=False, destructive=False, idempotent=False),
+}
+#: The tools whose `x-mcp.annotations` in openapi.yaml override the method rule, with the result.
+EXPECTED_ANNOTATIONS = {
+    "batch_get_memos": hints(read_only=True, destructive=False, idempotent=True),  # POST that only reads
+    "rename_memo_tag": hints(read_only=False, destructive=False, idempotent=True),  # POST
+    "update_memo": hints(read_only=False, destructive=True, idempotent=False),  # PATCH
+    "restore_memo": hints(read_only=False, destructive=False, idempotent=True),  # POST
+}
+
+
 def test_every_exposed_operation_is_a_tool_in_spec_order():
     exposed = [op_id for op_id, op in SPEC.operations.items() if op.mcp.exposed]
     assert list(CATALOG.names) == exposed
@@ -40,9 +66,13 @@ def test_tool_contract(name: str):
     operation = SPEC.operations[name]
     tool = entry.tool.model_dump(by_alias=True, mode="json", exclude_none=True)
 
-    # Input: valid 2020-12, flat (parameters and body fields top-level), closed.
+    # Input: valid 2020-12, flat (parameters and body fields top-level), closed; the operation's
+    # own schema, listed without `$schema` (2020-12 is MCP's default dialect).
     schema = tool["inputSchema"]
     Draft202012Validator.check_schema(schema)
+    assert "$schema" not in schema
+    assert schema == {key: value for key, value in operation.input_schema.items() if key != "$schema"}
+    assert CATALOG.input_schema(name) == schema
     assert schema["type"] == "object" and schema["additionalProperties"] is False
     assert "body" not in schema["properties"] or "body" in operation.body_fields
     for parameter in operation.parameters:
@@ -52,10 +82,13 @@ def test_tool_contract(name: str):
     assert set(schema.get("required", [])) <= set(schema["properties"])
 
     # Output: the unified envelope around the operation's data schema.
+    # recoverData only where a REVISION_CONFLICT can happen: tools that change data.
     output = tool["outputSchema"]
     Draft202012Validator.check_schema(output)
+    assert "$schema" not in output
     assert output["type"] == "object" and output["required"] == ["traceId"]
-    assert set(output["properties"]) == {"data", "error", "traceId", "correlationId", "recoverData"}
+    envelope_keys = {"data", "error", "traceId", "correlationId"} | ({"recoverData"} if entry.is_write else set())
+    assert set(output["properties"]) == envelope_keys
     validator = Draft202012Validator(output)
     assert validator.is_valid({"data": {}, "traceId": "t"}) is False or not operation.data_schema.get("required")
     assert validator.is_valid({"error": {"code": "NOT_FOUND", "message": "m"}, "traceId": "t"})
@@ -63,17 +96,11 @@ def test_tool_contract(name: str):
     assert not validator.is_valid({"error": {"code": "X", "message": "m"}, "traceId": "t", "extra": 1})
     assert not validator.is_valid({"traceId": "t"})  # neither data nor error
 
-    # Annotations: the method rule, then x-mcp overrides; never contradicting the scopes.
-    expected = {**method_annotations(operation.method), **operation.mcp.annotation_overrides}
-    annotations = tool["annotations"]
-    for key, value in expected.items():
-        assert annotations[key] is value, (key, annotations)
-    assert annotations["openWorldHint"] is False
+    # Annotations: literal expectations (the method rule, or the tool's own x-mcp overrides);
+    # never contradicting the scopes.
+    annotations = {key: value for key, value in tool["annotations"].items() if key != "title"}
+    assert annotations == EXPECTED_ANNOTATIONS.get(name, METHOD_ANNOTATIONS[operation.method])
     assert annotations["readOnlyHint"] is (not entry.is_write)
-    if operation.method == "GET":
-        assert annotations["readOnlyHint"] and annotations["idempotentHint"] and not annotations["destructiveHint"]
-    if operation.method == "DELETE":
-        assert annotations["destructiveHint"] and annotations["idempotentHint"]
 
     # Description: the operation's own text plus the scopes line; title from x-mcp.
     assert tool["description"].startswith(operation.description)
@@ -83,11 +110,35 @@ def test_tool_contract(name: str):
     assert REGISTRY[name] is entry.function
 
 
+@pytest.mark.parametrize("method", sorted(METHOD_ANNOTATIONS))
+def test_method_annotations_literal(method: str):
+    assert method_annotations(method) == METHOD_ANNOTATIONS[method]
+
+
+def test_every_x_mcp_annotation_override_has_a_literal_expectation():
+    overridden = {name for name, op in SPEC.operations.items() if op.mcp.exposed and op.mcp.annotation_overrides}
+    assert overridden == set(EXPECTED_ANNOTATIONS)
+
+
 def test_a_success_for_each_tool_needs_its_data_shape():
     # list_memos data needs pinnedItems, timelineItems, page: a bare {} is not a valid success.
     validator = Draft202012Validator(CATALOG.tools["list_memos"].output_schema)
     assert not validator.is_valid({"data": {}, "traceId": "t"})
     assert not validator.is_valid({"data": [], "traceId": "t"})
+
+
+MEMO = {
+    "id": "m1",
+    "content": "c",
+    "tags": [],
+    "status": "NORMAL",
+    "pinned": False,
+    "resources": [],
+    "contentSource": "mcp",
+    "createdAt": "2026-01-01T00:00:00Z",
+    "updatedAt": "2026-01-01T00:00:00Z",
+    "revision": 2,
+}
 
 
 def test_recover_data_has_the_data_shape():
@@ -96,6 +147,25 @@ def test_recover_data_has_the_data_shape():
     error = {"code": "REVISION_CONFLICT", "message": "m"}
     assert not validator.is_valid({"error": error, "traceId": "t", "recoverData": {"memo": {}}})
     assert validator.is_valid({"error": error, "traceId": "t"})
+    assert validator.is_valid({"error": error, "traceId": "t", "recoverData": {"memo": MEMO}})
+
+
+def test_read_tools_declare_no_recover_data():
+    validator = Draft202012Validator(CATALOG.tools["get_memo"].output_schema)
+    error = {"code": "NOT_FOUND", "message": "m"}
+    assert validator.is_valid({"error": error, "traceId": "t"})
+    assert validator.is_valid({"data": {"memo": MEMO}, "traceId": "t"})
+    assert not validator.is_valid({"error": error, "traceId": "t", "recoverData": {"memo": MEMO}})
+
+
+def test_every_output_schema_validates_as_2020_12_without_dollar_schema():
+    # What the official client does: `validator_for` picks the dialect; without `$schema` that is
+    # 2020-12, so `$defs` pointers and `oneOf` keep their meaning.
+    from jsonschema.validators import validator_for
+
+    for entry in CATALOG.tools.values():
+        assert validator_for(entry.output_schema) is Draft202012Validator
+        assert validator_for(entry.input_schema) is Draft202012Validator
 
 
 def test_read_only_connections_expose_no_write_tool():
@@ -168,6 +238,8 @@ def test_hidden_operations_are_not_tools():
 def test_envelope_lifts_defs():
     data = {"$schema": "x", "type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {}}}
     schema = envelope_schema(data, load_spec().error_schema)
-    assert schema["$defs"] == {"A": {}}
+    assert schema["$defs"] == {"A": {}} and "$schema" not in schema
+    assert schema["properties"]["recoverData"] == {"$ref": "#/properties/data"}
+    assert "recoverData" not in envelope_schema(data, load_spec().error_schema, recover_data=False)["properties"]
     assert "$defs" not in schema["properties"]["data"] and "$schema" not in schema["properties"]["data"]
     assert data["$defs"] == {"A": {}}  # the operation's schema is left untouched

@@ -152,3 +152,83 @@ def test_hidden_write_tool_changes_nothing(mcp, fresh_user):
     reader = mcp(path="/mcp/readonly", user=user)
     assert reader.fails("create_memo", {"content": "should not exist"})["error"]["code"] == "FORBIDDEN"
     assert reader.ok("list_memos")["page"]["totalCount"] == 0
+
+
+# -- prompts follow the same filters as the tools whose data they read ---------------------------
+
+BOTH = "memo:read,todo:read"
+NOTES, TODOS = "organize_recent_notes", "organize_today_todos"
+
+
+def prompts_visible(mcp, scopes=BOTH, path="/mcp", era="modern", **headers: str) -> list[str]:
+    client = mcp(scopes=scopes, path=path, era=era, headers=headers)
+    return [prompt["name"] for prompt in client.result("prompts/list")["prompts"]]
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(
+    ("path", "headers", "expected"),
+    [
+        ("/mcp", {}, [NOTES, TODOS]),
+        # URL toolsets
+        ("/mcp/x/memo", {}, [NOTES]),
+        ("/mcp/x/todo", {}, [TODOS]),
+        ("/mcp/x/memo,todo", {}, [NOTES, TODOS]),
+        ("/mcp/x/all", {}, [NOTES, TODOS]),
+        ("/mcp/x/reading", {}, []),
+        # X-MCP-Toolsets
+        ("/mcp", {"X-MCP-Toolsets": "memo"}, [NOTES]),
+        ("/mcp", {"X-MCP-Toolsets": "todo"}, [TODOS]),
+        ("/mcp", {"X-MCP-Toolsets": "reading"}, []),
+        ("/mcp/x/memo", {"X-MCP-Toolsets": "todo"}, []),  # both narrow
+        # X-MCP-Tools: the memo prompt needs list_memos; the todo prompt reads no tool yet
+        ("/mcp", {"X-MCP-Tools": "list_memos"}, [NOTES, TODOS]),
+        ("/mcp", {"X-MCP-Tools": "get_memo,list_tags"}, [TODOS]),
+        # X-MCP-Exclude-Tools
+        ("/mcp", {"X-MCP-Exclude-Tools": "list_memos"}, [TODOS]),
+        ("/mcp", {"X-MCP-Exclude-Tools": "create_memo,get_memo"}, [NOTES, TODOS]),
+        ("/mcp", {"X-MCP-Tools": "list_memos", "X-MCP-Exclude-Tools": "list_memos"}, [TODOS]),
+        # A read-only connection still gets the read prompts.
+        ("/mcp/readonly", {}, [NOTES, TODOS]),
+        ("/mcp", {"X-MCP-Readonly": "true"}, [NOTES, TODOS]),
+        ("/mcp/x/memo/readonly", {}, [NOTES]),
+    ],
+)
+def test_prompt_list_follows_the_filters(mcp, era, path, headers, expected):
+    assert prompts_visible(mcp, path=path, era=era, **headers) == expected
+
+
+def test_prompt_list_never_widens_past_scopes(mcp):
+    assert prompts_visible(mcp, scopes="memo:read", **{"X-MCP-Toolsets": "all"}) == [NOTES]
+    assert prompts_visible(mcp, scopes="todo:read", path="/mcp/x/memo,todo") == [TODOS]
+    assert prompts_visible(mcp, scopes="todo:read", **{"X-MCP-Tools": "list_memos"}) == [TODOS]
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(
+    ("scopes", "path", "headers", "prompt", "why"),
+    [
+        (BOTH, "/mcp/x/todo", {}, NOTES, "/mcp/x/todo"),
+        (BOTH, "/mcp/x/memo", {}, TODOS, "/mcp/x/memo"),
+        (BOTH, "/mcp", {"X-MCP-Toolsets": "todo"}, NOTES, "X-MCP-Toolsets"),
+        (BOTH, "/mcp", {"X-MCP-Toolsets": "memo"}, TODOS, "X-MCP-Toolsets"),
+        (BOTH, "/mcp", {"X-MCP-Tools": "get_memo"}, NOTES, "X-MCP-Tools"),
+        (BOTH, "/mcp", {"X-MCP-Exclude-Tools": "list_memos"}, NOTES, "X-MCP-Exclude-Tools"),
+        ("todo:read", "/mcp", {}, NOTES, "lacks memo:read"),
+        ("memo:read", "/mcp", {}, TODOS, "lacks todo:read"),
+    ],
+)
+def test_hidden_prompts_cannot_be_got(mcp, era, scopes, path, headers, prompt, why):
+    client = mcp(scopes=scopes, path=path, era=era, headers=headers)
+    assert prompt not in [p["name"] for p in client.result("prompts/list")["prompts"]]
+    error = client.error("prompts/get", {"name": prompt})
+    assert error["code"] == -32602
+    assert why in error["message"] and prompt in error["message"], error["message"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_read_only_connections_can_get_read_prompts(mcp, era):
+    for path, headers in (("/mcp/readonly", {}), ("/mcp", {"X-MCP-Readonly": "true"})):
+        client = mcp(scopes=BOTH, path=path, era=era, headers=headers)
+        assert client.result("prompts/get", {"name": NOTES})["messages"]
+        assert client.result("prompts/get", {"name": TODOS})["messages"]

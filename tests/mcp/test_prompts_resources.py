@@ -5,7 +5,22 @@ from __future__ import annotations
 
 import pytest
 
+from mesq.mcp.catalog import TOOLSETS
+from mesq.mcp.prompts import PROMPTS
+from mesq.mcp.service import default_catalog
+
 from .conftest import ERAS
+
+
+@pytest.mark.parametrize("spec", PROMPTS, ids=lambda spec: spec.name)
+def test_prompt_declarations_match_the_tools_they_read(spec):
+    catalog = default_catalog()
+    assert spec.toolset in TOOLSETS
+    for name in spec.reads:
+        tool = catalog.get(name)
+        assert tool is not None, f"{spec.name} reads unknown tool {name!r}"
+        assert not tool.is_write and tool.toolset == spec.toolset
+        assert set(tool.scopes) <= set(spec.scopes)
 
 
 @pytest.mark.parametrize("era", ERAS)

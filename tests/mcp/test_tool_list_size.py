@@ -11,8 +11,10 @@ import pytest
 from .conftest import ERAS
 
 ALL_SCOPES = "memo:read,memo:write,todo:read,todo:write,reading:read"
-#: Average tokens (chars/4) per tool; today ~1,000, two thirds of it the output schemas.
-BUDGET_PER_TOOL = 1_400
+#: Average tokens (chars/4) per tool, checked for every row of both eras. Measured: 1,156 for the
+#: 6 read tools (modern era; their list schemas are the largest), 1,095 for all 11 memo tools;
+#: ~58% of it the output schemas. Just above the largest, so any growth is noticed.
+BUDGET_PER_TOOL = 1_140
 
 
 @pytest.mark.parametrize("era", ERAS)

@@ -25,8 +25,6 @@ from mcp.shared.tool_name_validation import TOOL_NAME_REGEX
 from ..operations import REGISTRY, OperationFn
 from ..spec import Operation, Spec
 
-JSON_SCHEMA_2020_12 = "https://json-schema.org/draft/2020-12/schema"
-
 #: The tool groups of product §7. `all` and `default` are aliases for "every group".
 TOOLSETS: tuple[str, ...] = (
     "memo",
@@ -60,23 +58,32 @@ def method_annotations(method: str) -> dict[str, bool]:
     return {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}
 
 
-def envelope_schema(data_schema: Mapping[str, Any], error_schema: Mapping[str, Any]) -> dict[str, Any]:
+def envelope_schema(
+    data_schema: Mapping[str, Any], error_schema: Mapping[str, Any], *, recover_data: bool = True
+) -> dict[str, Any]:
     """The output schema every tool declares: `{data, traceId, correlationId?}` on success,
     `{error, traceId, recoverData?}` on failure. The data schema's `$defs` move to the top level
-    so its `#/$defs/...` pointers keep resolving; `recoverData` has the shape of `data`."""
+    so its `#/$defs/...` pointers keep resolving; `recoverData` has the shape of `data` and is
+    declared only where it can occur (`recover_data`: tools that change data can hit
+    REVISION_CONFLICT; a read has nothing to conflict with).
+
+    Every tool pays for its schema in every `tools/list`, so nothing is repeated that a client
+    can do without: no `$schema` (MCP: a schema without one is JSON Schema 2020-12, which is also
+    what `jsonschema.validators.validator_for` and so the official client pick)."""
     data = copy.deepcopy(dict(data_schema))
     defs = data.pop("$defs", {})
     data.pop("$schema", None)
+    properties: dict[str, Any] = {
+        "data": data,
+        "error": copy.deepcopy(dict(error_schema)),
+        "traceId": {"type": "string"},
+        "correlationId": {"type": "string"},
+    }
+    if recover_data:
+        properties["recoverData"] = {"$ref": "#/properties/data"}
     schema: dict[str, Any] = {
-        "$schema": JSON_SCHEMA_2020_12,
         "type": "object",
-        "properties": {
-            "data": data,
-            "error": copy.deepcopy(dict(error_schema)),
-            "traceId": {"type": "string"},
-            "correlationId": {"type": "string"},
-            "recoverData": {"$ref": "#/properties/data"},
-        },
+        "properties": properties,
         "required": ["traceId"],
         "oneOf": [{"required": ["data"]}, {"required": ["error"]}],
         "additionalProperties": False,
@@ -84,6 +91,11 @@ def envelope_schema(data_schema: Mapping[str, Any], error_schema: Mapping[str, A
     if defs:
         schema["$defs"] = defs
     return schema
+
+
+def advertised_input_schema(input_schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The operation's input schema as listed: the same, minus `$schema` (2020-12 is the default)."""
+    return {key: value for key, value in input_schema.items() if key != "$schema"}
 
 
 def describe(operation: Operation) -> str:
@@ -100,11 +112,8 @@ class CatalogTool:
     operation: Operation
     function: OperationFn
     tool: types.Tool
+    input_schema: dict[str, Any]  # as listed; arguments are validated against operation's own
     output_schema: dict[str, Any]
-
-    @property
-    def input_schema(self) -> dict[str, Any]:
-        return self.operation.input_schema
 
     @property
     def scopes(self) -> tuple[str, ...]:
@@ -165,20 +174,28 @@ def build_tool(operation: Operation, function: OperationFn, error_schema: Mappin
     input_schema = operation.input_schema
     if input_schema.get("type") != "object" or input_schema.get("additionalProperties") is not False:
         raise CatalogError(f"{where}: the input schema must be a closed object schema")
-    output_schema = envelope_schema(operation.data_schema, error_schema)
+    output_schema = envelope_schema(operation.data_schema, error_schema, recover_data=operation.is_write)
     hints = _annotations(operation)
+    listed_input = advertised_input_schema(input_schema)
     tool = types.Tool(
         name=name,
         title=operation.mcp.title,
         description=describe(operation),
-        input_schema=input_schema,
+        input_schema=listed_input,
         output_schema=output_schema,
         annotations=types.ToolAnnotations(
             title=operation.mcp.title,
             **{_ANNOTATION_FIELDS[key]: value for key, value in hints.items()},
         ),
     )
-    return CatalogTool(name=name, operation=operation, function=function, tool=tool, output_schema=output_schema)
+    return CatalogTool(
+        name=name,
+        operation=operation,
+        function=function,
+        tool=tool,
+        input_schema=listed_input,
+        output_schema=output_schema,
+    )
 
 
 def build_catalog(

@@ -5,6 +5,11 @@ A prompt reads the caller's data with the caller's scopes, through the same oper
 run, and returns suggestion-only messages: it never changes data, and the message tells the
 model to propose changes and wait for the person's confirmation before calling a write tool.
 Stored text is quoted as data inside a fenced block, never as instructions.
+
+A prompt is visible exactly when the data it reads would be: it needs its scopes, its toolset
+must be selected (URL /mcp/x/{...} and X-MCP-Toolsets) and every tool whose data it reads must be
+visible on this connection (so X-MCP-Tools, X-MCP-Exclude-Tools and read-only apply through those
+tools). `prompts/list` and `prompts/get` use the same rule; a hidden prompt's error says why.
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ from ..operations import REGISTRY, OperationFn
 from ..spec import load_spec
 from ..timestamps import format_timestamp, utc_now
 from ..validation import validate_arguments
+from .catalog import Catalog
 from .state import RequestState
+from .visibility import Visibility
 
 MAX_MEMOS = 40
 MAX_MEMO_CHARACTERS = 1200
@@ -47,8 +54,45 @@ SUGGESTION_RULE = (
 @dataclass(frozen=True)
 class PromptSpec:
     prompt: types.Prompt
-    scope: str
+    scopes: tuple[str, ...]
+    toolset: str  # the tool group it belongs to (catalog.TOOLSETS)
+    #: The tools whose data it reads: it is hidden whenever one of them is. Empty while the data's
+    #: tools do not exist yet; then the scopes and the toolset alone decide.
+    reads: tuple[str, ...]
     render: Callable[[RequestState, Mapping[str, str]], Awaitable[types.GetPromptResult]]
+
+    @property
+    def name(self) -> str:
+        return self.prompt.name
+
+    def hidden_reason(self, catalog: Catalog, visibility: Visibility) -> str | None:
+        """Why this prompt is not visible on the connection, or None if it is (worded like
+        `Visibility.hidden_reason` for tools)."""
+        name = self.name
+        missing = [scope for scope in self.scopes if scope not in visibility.scopes]
+        if missing:
+            return (
+                f"prompt {name!r} needs scope {' + '.join(self.scopes)}; this credential lacks "
+                f"{', '.join(missing)} (create a token with that scope, or re-authorize)"
+            )
+        if visibility.url_toolsets is not None and self.toolset not in visibility.url_toolsets:
+            return (
+                f"prompt {name!r} belongs to toolset {self.toolset!r}, which the URL "
+                f"/mcp/x/{','.join(sorted(visibility.url_toolsets))} does not select"
+            )
+        if visibility.header_toolsets is not None and self.toolset not in visibility.header_toolsets:
+            return (
+                f"prompt {name!r} belongs to toolset {self.toolset!r}, which X-MCP-Toolsets "
+                f"({','.join(sorted(visibility.header_toolsets))}) does not select"
+            )
+        for tool_name in self.reads:
+            tool = catalog.get(tool_name)
+            if tool is None:
+                return f"prompt {name!r} reads what tool {tool_name!r} returns, which this server does not offer"
+            reason = visibility.hidden_reason(tool)
+            if reason is not None:
+                return f"prompt {name!r} reads what tool {tool_name!r} returns, and {reason}"
+        return None
 
 
 def _bad(message: str) -> MCPError:
@@ -189,7 +233,10 @@ PROMPTS: tuple[PromptSpec, ...] = (
                 )
             ],
         ),
-        scope="memo:read",
+        scopes=("memo:read",),
+        toolset="memo",
+        # The tag tree it also reads (list_tags) is derived from these same memos.
+        reads=("list_memos",),
         render=organize_recent_notes,
     ),
     PromptSpec(
@@ -208,21 +255,26 @@ PROMPTS: tuple[PromptSpec, ...] = (
                 )
             ],
         ),
-        scope="todo:read",
+        scopes=("todo:read",),
+        toolset="todo",
+        reads=(),  # ("query_todos",) once the todo operations exist
         render=organize_today_todos,
     ),
 )
 PROMPTS_BY_NAME: Mapping[str, PromptSpec] = {spec.prompt.name: spec for spec in PROMPTS}
 
 
-def visible_prompts(state: RequestState) -> list[types.Prompt]:
-    return [spec.prompt for spec in PROMPTS if spec.scope in state.principal.scopes]
+def visible_prompts(catalog: Catalog, state: RequestState) -> list[types.Prompt]:
+    return [spec.prompt for spec in PROMPTS if spec.hidden_reason(catalog, state.visibility) is None]
 
 
-async def get_prompt(state: RequestState, name: str, arguments: Mapping[str, str] | None) -> types.GetPromptResult:
+async def get_prompt(
+    catalog: Catalog, state: RequestState, name: str, arguments: Mapping[str, str] | None
+) -> types.GetPromptResult:
     spec = PROMPTS_BY_NAME.get(name)
     if spec is None:
         raise _bad(f"unknown prompt {name!r}; prompts/list shows the prompts of this connection")
-    if spec.scope not in state.principal.scopes:
-        raise _bad(f"prompt {name!r} needs scope {spec.scope}, which this credential lacks")
+    reason = spec.hidden_reason(catalog, state.visibility)
+    if reason is not None:
+        raise _bad(reason)
     return await spec.render(state, arguments or {})

@@ -118,10 +118,10 @@ def build_server(catalog: Catalog) -> Server[Any]:
     async def list_prompts(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
-        return types.ListPromptsResult(prompts=prompts.visible_prompts(request_state(ctx)))
+        return types.ListPromptsResult(prompts=prompts.visible_prompts(catalog, request_state(ctx)))
 
     async def get_prompt(ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> types.GetPromptResult:
-        return await prompts.get_prompt(request_state(ctx), params.name, params.arguments)
+        return await prompts.get_prompt(catalog, request_state(ctx), params.name, params.arguments)
 
     async def list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -190,6 +190,6 @@ def mcp_routes(services: Services, catalog: Catalog | None = None) -> list[Route
 
 def create_mcp_app(services: Services, catalog: Catalog | None = None) -> Starlette:
     """The MCP function's app (Lambda `functions/mcp`); `mesq serve` mounts the same routes."""
-    from ..http.app import exception_handlers
+    from ..http.app import starlette_app
 
-    return Starlette(routes=mcp_routes(services, catalog), exception_handlers=exception_handlers())
+    return starlette_app(mcp_routes(services, catalog))
