@@ -136,6 +136,91 @@ def rows_warm_latency() -> list[tuple[str, str, str]]:
     return rows
 
 
+BARE_MCP_HANDLER = """
+import mcp_types as types
+from mangum import Mangum
+from mcp.server.lowlevel import Server
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+ECHO = types.Tool(name="echo", input_schema={"type": "object"})
+
+async def list_tools(ctx, params):
+    return types.ListToolsResult(tools=[ECHO])
+
+async def call_tool(ctx, params):
+    return types.CallToolResult(content=[types.TextContent(type="text", text="ok")])
+
+server = Server("bare", on_list_tools=list_tools, on_call_tool=call_tool)
+
+class Endpoint:  # an ASGI app, as MeSQ's endpoint is: a fresh stateless manager per request
+    async def __call__(self, scope, receive, send):
+        manager = StreamableHTTPSessionManager(app=server, json_response=True, stateless=True)
+        async with manager.run():
+            await manager.handle_request(scope, receive, send)
+
+handler = Mangum(Starlette(routes=[Route("/mcp", Endpoint(), methods=["POST"])]), lifespan="off")
+"""
+
+MODERN = "2026-07-28"
+META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+}
+
+
+def _mcp_call_event(auth: dict[str, str], name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    from tests.infra.apigw import http_api_event
+
+    headers = {
+        **auth,
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": MODERN,
+        "mcp-method": "tools/call",
+        "mcp-name": name,
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": META}}  # fmt: skip
+    return http_api_event("POST", "/mcp", headers=headers, body=body)
+
+
+def rows_mcp_warm() -> list[tuple[str, str, str]]:
+    """Warm MCP tools/call through the MCP function's Lambda handler (SQLite) vs an echo tool on
+    the bare SDK behind the same Starlette+Mangum shape."""
+    from tests.infra.apigw import LambdaContext, decode_body, load_function
+
+    from mesq.config import Settings
+
+    rows: list[tuple[str, str, str]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ.update({**ENV, "MESQ_STORAGE": "sqlite", "MESQ_DATA_DIR": tmp, "MCP_RATE_LIMIT_PROFILE": "off"})
+        auth = _account(Settings.from_env())
+        context = LambdaContext()
+        mcp_function = load_function("mcp")
+        namespace: dict[str, Any] = {}
+        exec(BARE_MCP_HANDLER, namespace)
+        echo = _mcp_call_event({}, "echo", {})
+        assert namespace["handler"](echo, context)["statusCode"] == 200
+        baseline = median_seconds(lambda: namespace["handler"](echo, context), 200)
+        rows.append(("warm MCP tools/call: echo on the bare SDK (baseline)", f"{baseline * 1e6:.0f} us", "1.00x"))
+        created = mcp_function.handler(_mcp_call_event(auth, "create_memo", {"content": "bench #b"}), context)
+        memo_id = decode_body(created)["result"]["structuredContent"]["data"]["memo"]["id"]
+        cases = {
+            "get_memo": ("get_memo", {"id": memo_id}),
+            "list_memos": ("list_memos", {}),
+            "create_memo": ("create_memo", {"content": "bench"}),
+        }
+        for label, (name, arguments) in cases.items():
+            event = _mcp_call_event(auth, name, arguments)
+            assert mcp_function.handler(event, context)["statusCode"] == 200
+            seconds = median_seconds(lambda event=event: mcp_function.handler(event, context), 100)
+            rows.append((f"warm MCP tools/call {label} via Lambda handler, SQLite", f"{seconds * 1e6:.0f} us",
+                         f"{seconds / baseline:.1f}x"))  # fmt: skip
+    return rows
+
+
 def rows_round_trips() -> list[tuple[str, str, str]]:
     """DynamoDB API calls per REST operation, counted at botocore against moto."""
     os.environ.update({**ENV, "MESQ_STORAGE": "dynamodb"})
@@ -225,7 +310,7 @@ def rows_mcp() -> list[tuple[str, str, str]]:
 
 def main() -> None:
     rows: list[tuple[str, str, str]] = []
-    for section in (rows_cold_imports, rows_warm_latency, rows_round_trips, rows_search, rows_mcp):
+    for section in (rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_search, rows_mcp):
         rows += section()
     width = max(len(r[0]) for r in rows)
     print(f"{'figure'.ljust(width)}  {'value':>10}  ratio / note")

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -20,6 +19,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from .. import __version__
+from ..concurrency import run_sync
 from ..context import Call, Services
 from ..errors import MesqError, MethodNotAllowed, NotFound, ValidationError
 from ..operations import REGISTRY, check_registry
@@ -48,7 +48,7 @@ async def run_operation(operation: Operation, services: Services, request: Reque
         arguments.update(body)
     validate_arguments(operation, arguments)
     call = Call(principal=principal, services=services, trace_id=trace_id, channel="api")
-    data = await run_in_threadpool(REGISTRY[operation.operation_id], call, arguments)
+    data = await run_sync(REGISTRY[operation.operation_id], call, arguments)
     return success(data, trace_id, operation.success_status)
 
 

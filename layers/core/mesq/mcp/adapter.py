@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import mcp_types as types
-from starlette.concurrency import run_in_threadpool
 
+from ..concurrency import run_sync
 from ..context import Call
 from ..errors import Forbidden, MesqError, NotFound
 from ..validation import validate_arguments
@@ -34,7 +34,7 @@ async def call_tool(
         args = dict(arguments) if arguments else {}
         validate_arguments(tool.operation, args)
         call = Call(principal=state.principal, services=state.services, trace_id=trace_id, channel="mcp")
-        data = await run_in_threadpool(tool.function, call, args)
+        data = await run_sync(tool.function, call, args)
         if not isinstance(data, dict):
             raise TypeError(f"operation {name} returned {type(data).__name__}, not an object")
         envelope = success_envelope(data, trace_id, state.correlation_id)

@@ -29,13 +29,13 @@ from typing import Any
 
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
 from ..auth.scopes import READ_SCOPES, order_scopes
 from ..auth.tokens import authenticate_token
+from ..concurrency import run_sync
 from ..context import Principal, Services
 from ..errors import (
     Forbidden,
@@ -152,7 +152,7 @@ class McpEndpoint:
 
     async def _limit(self, subject: str, bucket: Bucket) -> None:
         if self.limiter.enabled:
-            await run_in_threadpool(self.limiter.hit, subject, bucket)
+            await run_sync(self.limiter.hit, subject, bucket)
 
     async def _unauthenticated(self, request: Request, error: Unauthorized, *params: str) -> _Rejected:
         """The 401 to answer, unless this client IP is over its unauthenticated budget (429)."""
@@ -172,7 +172,7 @@ class McpEndpoint:
                 request, Unauthorized("authentication required: send Authorization: Bearer <token>")
             )
         try:
-            return await run_in_threadpool(authenticate_token, self.services.items, token)
+            return await run_sync(authenticate_token, self.services.items, token)
         except Unauthorized as error:
             raise await self._unauthenticated(request, error, 'error="invalid_token"') from None
 

@@ -24,8 +24,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
-from starlette.concurrency import run_in_threadpool
 
+from ..concurrency import run_sync
 from ..context import Call
 from ..errors import MesqError
 from ..operations import REGISTRY, OperationFn
@@ -127,7 +127,7 @@ async def _run(state: RequestState, operation_id: str, arguments: dict[str, Any]
     function: OperationFn = REGISTRY[operation_id]
     validate_arguments(load_spec().operation(operation_id), arguments)
     call = Call(principal=state.principal, services=state.services, trace_id=state.trace_id, channel="mcp")
-    return await run_in_threadpool(function, call, arguments)
+    return await run_sync(function, call, arguments)
 
 
 def _data_block(value: Any) -> str:

@@ -22,6 +22,7 @@ from starlette.routing import Route
 
 from .. import __version__
 from ..context import Services
+from ..errors import Internal
 from ..operations import check_registry
 from ..spec import load_spec
 from . import adapter, prompts, resources
@@ -98,9 +99,7 @@ def _guarded(
                 "mcp handler failed",
                 extra={"traceId": trace_id, "method": ctx.method, "error_type": type(exc).__name__},
             )
-            raise MCPError(
-                code=INTERNAL_ERROR, message=f"internal error; quote traceId {trace_id} when reporting it"
-            ) from None
+            raise MCPError(code=INTERNAL_ERROR, message=Internal.for_trace(trace_id).message) from None
 
     return wrapper
 
