@@ -69,22 +69,10 @@ class PromptSpec:
         """Why this prompt is not visible on the connection, or None if it is (worded like
         `Visibility.hidden_reason` for tools)."""
         name = self.name
-        missing = [scope for scope in self.scopes if scope not in visibility.scopes]
-        if missing:
-            return (
-                f"prompt {name!r} needs scope {' + '.join(self.scopes)}; this credential lacks "
-                f"{', '.join(missing)} (create a token with that scope, or re-authorize)"
-            )
-        if visibility.url_toolsets is not None and self.toolset not in visibility.url_toolsets:
-            return (
-                f"prompt {name!r} belongs to toolset {self.toolset!r}, which the URL "
-                f"/mcp/x/{','.join(sorted(visibility.url_toolsets))} does not select"
-            )
-        if visibility.header_toolsets is not None and self.toolset not in visibility.header_toolsets:
-            return (
-                f"prompt {name!r} belongs to toolset {self.toolset!r}, which X-MCP-Toolsets "
-                f"({','.join(sorted(visibility.header_toolsets))}) does not select"
-            )
+        subject = f"prompt {name!r}"
+        reason = visibility.scope_reason(subject, self.scopes) or visibility.toolset_reason(subject, self.toolset)
+        if reason is not None:
+            return reason
         for tool_name in self.reads:
             tool = catalog.get(tool_name)
             if tool is None:

@@ -13,7 +13,7 @@ on. Computed once per HTTP request, before the SDK sees the message.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..errors import ValidationError
@@ -83,29 +83,41 @@ class Visibility:
     exclude: frozenset[str]
     visible: tuple[str, ...]  # catalog order
 
-    def hidden_reason(self, tool: CatalogTool) -> str | None:
-        """Why `tool` is not visible on this connection, or None if it is."""
-        missing = [scope for scope in tool.scopes if scope not in self.scopes]
+    def scope_reason(self, subject: str, scopes: Sequence[str]) -> str | None:
+        """Why the credential cannot see a tool or prompt (`subject`, e.g. "tool 'get_memo'")."""
+        missing = [scope for scope in scopes if scope not in self.scopes]
         if missing:
             return (
-                f"tool {tool.name!r} needs scope {' + '.join(tool.scopes)}; this credential lacks "
+                f"{subject} needs scope {' + '.join(scopes)}; this credential lacks "
                 f"{', '.join(missing)} (create a token with that scope, or re-authorize)"
             )
-        if self.readonly and tool.is_write:
+        return None
+
+    def toolset_reason(self, subject: str, toolset: str) -> str | None:
+        """Why the URL or X-MCP-Toolsets selection hides a tool or prompt of `toolset`."""
+        if self.url_toolsets is not None and toolset not in self.url_toolsets:
             return (
-                f"tool {tool.name!r} changes data and this is a read-only connection "
-                "(/mcp/readonly or X-MCP-Readonly: true)"
-            )
-        if self.url_toolsets is not None and tool.toolset not in self.url_toolsets:
-            return (
-                f"tool {tool.name!r} belongs to toolset {tool.toolset!r}, which the URL "
+                f"{subject} belongs to toolset {toolset!r}, which the URL "
                 f"/mcp/x/{','.join(sorted(self.url_toolsets))} does not select"
             )
-        if self.header_toolsets is not None and tool.toolset not in self.header_toolsets:
+        if self.header_toolsets is not None and toolset not in self.header_toolsets:
             return (
-                f"tool {tool.name!r} belongs to toolset {tool.toolset!r}, which X-MCP-Toolsets "
+                f"{subject} belongs to toolset {toolset!r}, which X-MCP-Toolsets "
                 f"({','.join(sorted(self.header_toolsets))}) does not select"
             )
+        return None
+
+    def hidden_reason(self, tool: CatalogTool) -> str | None:
+        """Why `tool` is not visible on this connection, or None if it is."""
+        subject = f"tool {tool.name!r}"
+        reason = self.scope_reason(subject, tool.scopes)
+        if reason is not None:
+            return reason
+        if self.readonly and tool.is_write:
+            return f"{subject} changes data and this is a read-only connection (/mcp/readonly or X-MCP-Readonly: true)"
+        reason = self.toolset_reason(subject, tool.toolset)
+        if reason is not None:
+            return reason
         if self.allow is not None and tool.name not in self.allow:
             return f"tool {tool.name!r} is not in this connection's X-MCP-Tools allow-list"
         if tool.name in self.exclude:
