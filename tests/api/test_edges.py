@@ -132,3 +132,34 @@ def test_a_lagging_index_never_shows_a_memo_in_the_wrong_list(client, alice, ser
     second = client.get(BASE, headers=alice.headers, params={"limit": 1, "offset": 1}).json()["data"]
     assert second["timelineItems"] == [] and second["page"]["hasMore"] is False
     assert second["page"]["returned"] == 0 and "nextOffset" not in second["page"]
+
+
+def test_paging_ends_when_the_index_lags_the_counters(client, alice, services):
+    memos = [_create(client, alice, f"m{i}", createdAt=f"2026-01-0{i + 1}T00:00:00Z") for i in range(3)]
+    # The newest memo's index entry has not arrived yet (an eventually consistent GSI); the
+    # counters, written in the memo's own transaction, already count it.
+    newest = services.items.get(store.memo_key(alice.user_id, memos[2]["id"]))
+    services.items.put({k: v for k, v in newest.items() if not k.startswith("gsi1")})
+    seen, offset, pages = [], 0, 0
+    while True:
+        data = client.get(BASE, headers=alice.headers, params={"limit": 2, "offset": offset}).json()["data"]
+        seen += [m["id"] for m in data["timelineItems"]]
+        pages += 1
+        assert pages < 5, "following nextOffset must end"
+        if not data["page"]["hasMore"]:
+            break
+        offset = data["page"]["nextOffset"]
+    assert seen == [memos[1]["id"], memos[0]["id"]] and data["page"]["totalCount"] == 3
+
+
+def test_rename_reports_memos_it_could_not_change(client, alice, monkeypatch):
+    memo = _create(client, alice, "#busy tag")
+    from mesq.store.ports import ConditionFailed
+
+    def always_conflicting(*args, **kwargs):
+        raise ConditionFailed("changed meanwhile", index=0)
+
+    monkeypatch.setattr(store, "write_memo", always_conflicting)
+    response = client.post(f"{BASE}/tags/rename", headers=alice.headers, json={"from": "busy", "to": "calm"})
+    assert response.status_code == 200
+    assert response.json()["data"] == {"from": "busy", "to": "calm", "updatedMemos": 0, "skippedMemoIds": [memo["id"]]}

@@ -929,3 +929,18 @@ def test_batch_get_retries_unprocessed_keys(monkeypatch: pytest.MonkeyPatch) -> 
         with pytest.raises(StoreUnavailable):
             store.batch_get([("p", "a")])
     assert sleeps == [0, 1, *range(1, 8)]  # backoff grows only while no progress is made
+
+
+def test_sqlite_sweeps_expired_items(tmp_path) -> None:
+    """SQLite has no TTL daemon: the adapter deletes expired rows in batches as it writes."""
+    from mesq.store.sqlite import SWEEP_EVERY_WRITES, SQLiteItemStore
+
+    sqlite_store = SQLiteItemStore(tmp_path / "sweep.db")
+    for i in range(10):
+        sqlite_store.put({"pk": "old", "sk": str(i), "ttl": 1})
+    sqlite_store.put({"pk": "live", "sk": "x", "ttl": 4_000_000_000})
+    for i in range(SWEEP_EVERY_WRITES):
+        sqlite_store.put({"pk": "w", "sk": str(i)})
+    rows = sqlite_store._conn.execute("SELECT pk, COUNT(*) FROM items GROUP BY pk ORDER BY pk").fetchall()
+    assert rows == [("live", 1), ("w", SWEEP_EVERY_WRITES)]
+    sqlite_store.close()

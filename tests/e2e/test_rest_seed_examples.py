@@ -121,3 +121,13 @@ def test_cli_token_lifecycle(live_server):
         "token", "create", "cliuser", "--name", "y", "--scopes", "memo:read", "--expires-days", "3"
     )
     assert expiring.returncode == 0 and "expires=20" in expiring.stdout
+
+
+def test_forwarded_for_is_not_believed_by_default(live_server):
+    """Per-IP limits count the socket's address: X-Forwarded-For from an untrusted client
+    cannot spread one client over many IPs."""
+    statuses = [
+        httpx.post(f"{live_server.base_url}/mcp", headers={"X-Forwarded-For": f"198.51.100.{i}"}, json={}).status_code
+        for i in range(31)
+    ]
+    assert statuses[:30] == [401] * 30 and statuses[30] == 429

@@ -181,11 +181,13 @@ def prompts_visible(mcp, scopes=BOTH, path="/mcp", era="modern", **headers: str)
         ("/mcp", {"X-MCP-Toolsets": "todo"}, [TODOS]),
         ("/mcp", {"X-MCP-Toolsets": "reading"}, []),
         ("/mcp/x/memo", {"X-MCP-Toolsets": "todo"}, []),  # both narrow
-        # X-MCP-Tools: the memo prompt needs list_memos; the todo prompt reads no tool yet
-        ("/mcp", {"X-MCP-Tools": "list_memos"}, [NOTES, TODOS]),
+        # X-MCP-Tools: the memo prompt reads list_memos and list_tags; the todo prompt reads no tool yet
+        ("/mcp", {"X-MCP-Tools": "list_memos,list_tags"}, [NOTES, TODOS]),
+        ("/mcp", {"X-MCP-Tools": "list_memos"}, [TODOS]),
         ("/mcp", {"X-MCP-Tools": "get_memo,list_tags"}, [TODOS]),
         # X-MCP-Exclude-Tools
         ("/mcp", {"X-MCP-Exclude-Tools": "list_memos"}, [TODOS]),
+        ("/mcp", {"X-MCP-Exclude-Tools": "list_tags"}, [TODOS]),
         ("/mcp", {"X-MCP-Exclude-Tools": "create_memo,get_memo"}, [NOTES, TODOS]),
         ("/mcp", {"X-MCP-Tools": "list_memos", "X-MCP-Exclude-Tools": "list_memos"}, [TODOS]),
         # A read-only connection still gets the read prompts.

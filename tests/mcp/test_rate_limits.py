@@ -11,7 +11,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from mesq import ratelimit
-from mesq.auth.tokens import create_token
+from mesq.auth.tokens import create_token, list_tokens
 from mesq.auth.users import create_user
 from mesq.config import Settings
 from mesq.context import Services
@@ -119,3 +119,41 @@ def test_environment_switches(monkeypatch):
     monkeypatch.setenv("MCP_RATE_LIMIT_PROFILE", "turbo")
     with pytest.raises(ValueError, match="MCP_RATE_LIMIT_PROFILE"):
         Settings.from_env()
+
+
+def _counters(services: Services, token_id: str) -> dict[str, int]:
+    window = int(ratelimit.wall_clock()) // 60 * 60
+    found = {}
+    for bucket in ("connection", "tool_call", "attachment_read"):
+        item = services.items.get((f"RL#{token_id}", f"{bucket}#{window}"))
+        if item:
+            found[bucket] = item["count"]
+    return found
+
+
+def test_method_headers_only_count_when_the_sdk_enforces_them(limited):
+    services, first, _, token = limited
+    (record,) = list_tokens(services.items, _user_id(services))
+    credential = f"pat:{record['id']}"
+    # A legacy message claiming to be a ping is counted by what its body is: a tool call.
+    legacy = Mcp(client=first, token=token, era="legacy", headers={"Mcp-Method": "ping"})
+    assert legacy.post("tools/call", {"name": "list_tags", "arguments": {}}).status_code == 200
+    assert _counters(services, credential) == {"tool_call": 1}
+    # A 2026-07-28 request whose headers disagree with its body is refused by the SDK.
+    lying = Mcp(client=first, token=token, headers={"Mcp-Method": "ping"})
+    response = lying.post("tools/call", {"name": "list_tags", "arguments": {}})
+    assert response.status_code == 400 and "mcp-method header does not match" in response.json()["error"]["message"]
+
+
+def _user_id(services: Services) -> str:
+    return services.items.get(("USERNAME#limited", "USERNAME"))["userId"]
+
+
+def test_limited_unauthenticated_calls_keep_the_challenge(limited):
+    _, first, _, _ = limited
+    anonymous = Mcp(client=first, token=None)
+    for _ in range(NORMAL["unauthenticated"]):
+        anonymous.post("tools/list")
+    response = anonymous.post("tools/list")
+    assert response.status_code == 429
+    assert "resource_metadata=" in response.headers["www-authenticate"]

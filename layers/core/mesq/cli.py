@@ -49,6 +49,11 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8787)
     serve.add_argument("--public-url", default=None, help="the URL clients use (default: the bound address)")
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        help="reverse proxies whose X-Forwarded-For is believed (comma separated; default: none)",
+    )
 
     user = commands.add_parser("user", help="manage users").add_subparsers(dest="action", required=True)
     user_create = user.add_parser("create", parents=[common], help="create a user")
@@ -119,7 +124,7 @@ def _run(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-        serve(services, args.host, args.port, ready)
+        serve(services, args.host, args.port, ready, args.forwarded_allow_ips)
         return 0
     if args.command == "user":
         user = create_user(services.items, args.username, _read_password(args.password_stdin), admin=args.admin)

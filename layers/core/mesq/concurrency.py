@@ -9,6 +9,7 @@ threads outlive the loop; under `mesq serve` they give the same concurrency as b
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -23,4 +24,6 @@ _EXECUTOR = ThreadPoolExecutor(max_workers=40, thread_name_prefix="mesq")
 
 async def run_sync(function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_EXECUTOR, functools.partial(function, *args, **kwargs))
+    # Like asyncio.to_thread: the call sees the caller's context variables (log keys, etc.).
+    context = contextvars.copy_context()
+    return await loop.run_in_executor(_EXECUTOR, functools.partial(context.run, function, *args, **kwargs))

@@ -26,10 +26,22 @@ def serve(
     host: str,
     port: int,
     on_ready: Callable[[str], None],
+    forwarded_allow_ips: str | None = None,
 ) -> None:
-    """Run until interrupted; `on_ready(base_url)` fires once the socket accepts connections."""
+    """Run until interrupted; `on_ready(base_url)` fires once the socket accepts connections.
+
+    X-Forwarded-For is believed only from `forwarded_allow_ips` (a reverse proxy): otherwise any
+    local client could pick the IP that per-IP rate limits count against."""
     app = create_local_app(services)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        proxy_headers=forwarded_allow_ips is not None,
+        forwarded_allow_ips=forwarded_allow_ips,
+    )
     server = uvicorn.Server(config)
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

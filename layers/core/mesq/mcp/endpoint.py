@@ -29,6 +29,7 @@ from typing import Any
 
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
@@ -108,6 +109,16 @@ def _message_method(body: bytes) -> tuple[str | None, str | None]:
     return (method if isinstance(method, str) else None), (name if isinstance(name, str) else None)
 
 
+def _trusted_method_header(request: Request) -> str | None:
+    """`Mcp-Method` when the SDK will hold the body to it: its era routing sends every request
+    whose Mcp-Protocol-Version is not a handshake version to the modern path, which rejects a
+    body that disagrees with the headers. Elsewhere the header is only a claim."""
+    version = request.headers.get("mcp-protocol-version")
+    if version is None or version in HANDSHAKE_PROTOCOL_VERSIONS:
+        return None
+    return request.headers.get("mcp-method")
+
+
 def _client_ip(request: Request) -> str:
     # Mangum fills `client` from API Gateway's requestContext.http.sourceIp; uvicorn from the socket.
     return request.client.host if request.client else "unknown"
@@ -156,11 +167,13 @@ class McpEndpoint:
 
     async def _unauthenticated(self, request: Request, error: Unauthorized, *params: str) -> _Rejected:
         """The 401 to answer, unless this client IP is over its unauthenticated budget (429)."""
+        challenge = self._challenge(request, *params)
         try:
             await self._limit(f"ip:{_client_ip(request)}", "unauthenticated")
         except RateLimited as limited:
-            return _Rejected(limited)
-        return _Rejected(error, self._challenge(request, *params))
+            # Keep the challenge: a client discovers how to sign in from it.
+            return _Rejected(limited, challenge)
+        return _Rejected(error, challenge)
 
     async def _principal(self, request: Request) -> Principal:
         try:
@@ -193,9 +206,10 @@ class McpEndpoint:
                 self._challenge(request, 'error="insufficient_scope"', f"scope={_quoted(wanted)}"),
             )
         visibility = self._visibility(request, principal)
-        # 2026-07-28 clients name the method in a header (the SDK rejects a mismatch with the
-        # body), so the limit applies before the body is read; legacy messages are read first.
-        header_method = request.headers.get("mcp-method")
+        # A request the SDK routes to the 2026-07-28 path must name its method in headers that
+        # match the body (else HEADER_MISMATCH), so the limit applies before the body is read;
+        # any other request is classified from its body, whatever headers it carries.
+        header_method = _trusted_method_header(request)
         if header_method:
             await self._rate_limit(principal, header_method, request.headers.get("mcp-name"))
         body = await read_limited(request, self.body_cap)

@@ -223,8 +223,8 @@ PROMPTS: tuple[PromptSpec, ...] = (
         ),
         scopes=("memo:read",),
         toolset="memo",
-        # The tag tree it also reads (list_tags) is derived from these same memos.
-        reads=("list_memos",),
+        # It shows the recent memos and the tag tree: hidden when either tool is.
+        reads=("list_memos", "list_tags"),
         render=organize_recent_notes,
     ),
     PromptSpec(

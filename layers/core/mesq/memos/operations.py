@@ -50,14 +50,17 @@ def public_memo(item: Item) -> dict[str, Any]:
 
 def _page(offset: int, limit: int, returned: int, total: int, consumed: int | None = None) -> dict[str, Any]:
     """`consumed` = matches this page stepped over; more than `returned` when a match changed
-    between the index read and the fetch (the index is eventually consistent on DynamoDB)."""
+    between the index read and the fetch (the index is eventually consistent on DynamoDB).
+
+    Only a full page can have a successor: when the index ran out early (it may lag the counters
+    that give `totalCount`), `hasMore` is false, so following nextOffset always ends."""
     step = returned if consumed is None else consumed
     page: dict[str, Any] = {
         "offset": offset,
         "limit": limit,
         "returned": returned,
         "totalCount": total,
-        "hasMore": offset + step < total,
+        "hasMore": step == limit and offset + step < total,
     }
     if page["hasMore"]:
         page["nextOffset"] = offset + step
@@ -510,14 +513,19 @@ def rename_memo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         for entry in store.timeline_entries(items, user_id, status)
         if old in entry.get("tagPaths", [])
     ]
-    # Check every memo first: a rename that cannot complete changes nothing.
+    # Check every memo first: a rename that cannot complete changes nothing (barring an edit
+    # between this check and the write, which the error below then reports).
     for memo in store.fetch_memos(items, user_id, candidates).values():
         _renamed(memo, old, new)
     updated = 0
+    skipped: list[str] = []
     for memo_id in candidates:
         for _attempt in range(RENAME_ATTEMPTS):
             before = store.read_memo(items, user_id, memo_id)
-            after = _renamed(before, old, new) if before is not None else None
+            try:
+                after = _renamed(before, old, new) if before is not None else None
+            except ValidationError as error:
+                raise ValidationError(f"{error.message}; {updated} memos were renamed before it") from None
             if before is None or after is None:
                 break
             try:
@@ -526,7 +534,12 @@ def rename_memo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
                 continue  # edited meanwhile: re-read and rename the new content
             updated += 1
             break
-    return {"from": old, "to": new, "updatedMemos": updated}
+        else:
+            skipped.append(memo_id)  # edited on every attempt: left for the caller to retry
+    data: dict[str, Any] = {"from": old, "to": new, "updatedMemos": updated}
+    if skipped:
+        data["skippedMemoIds"] = skipped
+    return data
 
 
 OPERATIONS = {

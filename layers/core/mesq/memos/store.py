@@ -18,11 +18,11 @@ from typing import Any
 
 from ..auth.users import user_partition
 from ..errors import ValidationError
+from ..store.item_rules import MAX_TRANSACTION_OPS
 from ..store.ports import Condition, Item, ItemStore, Put, Update, WriteOp
 
 STATUSES = ("NORMAL", "ARCHIVED", "DELETED")
 QUERY_PAGE = 1000
-MAX_TRANSACTION_OPS = 100
 STATS_SK = "STATS#MEMO"
 TAG_PREFIX = "MEMOTAG#"
 MEMO_PREFIX = "MEMO#"

@@ -33,6 +33,10 @@ from .ports import (
     WriteOp,
 )
 
+# Expired items are deleted in small batches after every SWEEP_EVERY_WRITES commits.
+SWEEP_EVERY_WRITES = 100
+SWEEP_BATCH = 500
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS items (
     pk TEXT NOT NULL,
@@ -45,6 +49,7 @@ CREATE TABLE IF NOT EXISTS items (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS items_gsi1 ON items (gsi1pk, gsi1sk, pk, sk) WHERE gsi1pk IS NOT NULL;
 CREATE INDEX IF NOT EXISTS items_gsi2 ON items (gsi2pk, gsi2sk, pk, sk) WHERE gsi2pk IS NOT NULL;
+CREATE INDEX IF NOT EXISTS items_ttl ON items (ttl) WHERE ttl IS NOT NULL;
 """
 
 #: The expiry rule (`item_rules.expired`: ttl <= now) turned around for SQL: a row is live when
@@ -82,6 +87,7 @@ class SQLiteItemStore:
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("PRAGMA busy_timeout=5000")
         self._conn.executescript(_SCHEMA)
+        self._writes = 0
 
     # -- reads -------------------------------------------------------------------------------
 
@@ -191,6 +197,18 @@ class SQLiteItemStore:
                 raise
             else:
                 self._conn.execute("COMMIT")
+                self._writes += 1
+                if self._writes % SWEEP_EVERY_WRITES == 0:
+                    self._sweep_expired()
+
+    def _sweep_expired(self) -> None:
+        """Delete a batch of expired items: what DynamoDB's TTL does in the background. Reads
+        already hide them; this keeps idempotency records and rate-limit windows from piling up."""
+        self._conn.execute(
+            "DELETE FROM items WHERE (pk, sk) IN "
+            "(SELECT pk, sk FROM items WHERE ttl IS NOT NULL AND ttl <= ? LIMIT ?)",
+            (clock(), SWEEP_BATCH),
+        )
 
     def _check(
         self, conn: sqlite3.Connection, key: Key, condition: Condition | None, index: int
