@@ -24,6 +24,9 @@ import pytest
 from mesq.store.ports import ItemStore
 from mesq.store.sqlite import SQLiteItemStore
 
+# The blob-store fixtures, registered for this folder (pytest finds fixtures by name here).
+from .blob_fixtures import blob_store, fake_aws, moto_server, s3_store, served_blob_store  # noqa: F401
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BACKENDS = ["sqlite", "moto", pytest.param("dynamodb_local", marks=pytest.mark.dynamodb_local)]
 

@@ -34,28 +34,7 @@ from mesq.store.ports import (
     StoreUnavailable,
 )
 
-try:  # a package if someone adds __init__.py files, a rootdir-relative module otherwise
-    from .blob_fixtures import (
-        BUCKET,
-        REGION,
-        blob_store,
-        fake_aws,
-        fake_session,
-        moto_server,
-        s3_store,
-        served_blob_store,
-    )
-except ImportError:
-    from blob_fixtures import (  # type: ignore[no-redef]  # noqa: F401
-        BUCKET,
-        REGION,
-        blob_store,
-        fake_aws,
-        fake_session,
-        moto_server,
-        s3_store,
-        served_blob_store,
-    )
+from .blob_fixtures import BUCKET, REGION, fake_session
 
 MiB = 1 << 20
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z")

@@ -429,6 +429,19 @@ def test_put_condition_exists_true(store: ItemStore) -> None:
     assert store.get(("p", "a")) == {"pk": "p", "sk": "a", "v": 2}
 
 
+#: The item the equals-condition tests compare against: every JSON-ish value type.
+CONDITION_ITEM: dict[str, Any] = {
+    "pk": "p",
+    "sk": "a",
+    "version": 3,
+    "status": "open",
+    "nested": {"a": [1, {"b": None}], "c": ""},
+    "list": ["x", 2, True],
+    "nothing": None,
+    "flag": False,
+}
+
+
 @pytest.mark.parametrize(
     "expected",
     [
@@ -443,16 +456,7 @@ def test_put_condition_exists_true(store: ItemStore) -> None:
     ],
 )
 def test_condition_equals_match(store: ItemStore, expected: dict[str, Any]) -> None:
-    original = {
-        "pk": "p",
-        "sk": "a",
-        "version": 3,
-        "status": "open",
-        "nested": {"a": [1, {"b": None}], "c": ""},
-        "list": ["x", 2, True],
-        "nothing": None,
-        "flag": False,
-    }
+    original = dict(CONDITION_ITEM)
     store.put(original)
     store.put({**original, "touched": 1}, Condition(equals=expected))
     assert store.get(("p", "a")) == {**original, "touched": 1}
@@ -479,16 +483,7 @@ def test_condition_equals_match(store: ItemStore, expected: dict[str, Any]) -> N
     ],
 )
 def test_condition_equals_mismatch(store: ItemStore, expected: dict[str, Any]) -> None:
-    original = {
-        "pk": "p",
-        "sk": "a",
-        "version": 3,
-        "status": "open",
-        "nested": {"a": [1, {"b": None}], "c": ""},
-        "list": ["x", 2, True],
-        "nothing": None,
-        "flag": False,
-    }
+    original = dict(CONDITION_ITEM)
     store.put(original)
     with pytest.raises(ConditionFailed):
         store.put({"pk": "p", "sk": "a"}, Condition(equals=expected))
