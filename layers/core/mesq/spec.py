@@ -286,8 +286,42 @@ def _rest_document(document: dict[str, Any]) -> dict[str, Any]:
     return served
 
 
+FRAGMENTS_KEY = "x-mesq-fragments"
+_FRAGMENT_KEYS = frozenset({"paths", "components"})
+
+
+def merge_fragments(root: dict[str, Any], fragments: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """One document from the root and its domain fragments (each domain package owns the paths
+    and schemas of its operations). A fragment holds only `paths` and `components`; a path or a
+    component defined twice is an error, so nothing can be written twice or silently shadowed."""
+    merged = copy.deepcopy(root)
+    merged.pop(FRAGMENTS_KEY, None)
+    paths = merged.setdefault("paths", {})
+    components = merged.setdefault("components", {})
+    for name, fragment in fragments.items():
+        extra = set(fragment) - _FRAGMENT_KEYS
+        if extra:
+            raise SpecError(f"fragment {name}: only paths and components are allowed, not {sorted(extra)}")
+        for path, item in (fragment.get("paths") or {}).items():
+            if path in paths:
+                raise SpecError(f"fragment {name}: path {path!r} is already defined")
+            paths[path] = copy.deepcopy(item)
+        for section, entries in (fragment.get("components") or {}).items():
+            target = components.setdefault(section, {})
+            for key, value in (entries or {}).items():
+                if key in target:
+                    raise SpecError(f"fragment {name}: components.{section}.{key} is already defined")
+                target[key] = copy.deepcopy(value)
+    return merged
+
+
 @cache
 def load_spec() -> Spec:
-    """The packaged spec, parsed once per process."""
-    text = resources.files("mesq").joinpath("openapi.yaml").read_text(encoding="utf-8")
-    return build_spec(yaml.safe_load(text))
+    """The packaged spec (the root `openapi.yaml` plus the fragments it lists), parsed once per process."""
+    package = resources.files("mesq")
+    root = yaml.safe_load(package.joinpath("openapi.yaml").read_text(encoding="utf-8"))
+    fragments = {
+        name: yaml.safe_load(package.joinpath(name).read_text(encoding="utf-8")) or {}
+        for name in root.get(FRAGMENTS_KEY, [])
+    }
+    return build_spec(merge_fragments(root, fragments))
