@@ -52,6 +52,13 @@ def test_every_operation_has_a_route_and_a_function():
     assert routes[("GET", "/api/openapi.json")] == "ApiFunction"
 
 
+def test_generated_routes_are_in_sync_with_the_spec():
+    sync = subprocess.run(
+        [sys.executable, str(REPO / "infra/sync_template_routes.py"), "--check"], capture_output=True, text=True
+    )
+    assert sync.returncode == 0, sync.stderr
+
+
 def test_table_matches_the_code():
     table = load_template()["Resources"]["Table"]["Properties"]
     expected = table_definition("ignored")

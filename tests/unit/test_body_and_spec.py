@@ -100,3 +100,19 @@ def test_array_parameters_know_their_item_type():
     doc["components"]["schemas"]["N"] = {"type": "integer"}
     (parameter,) = build_spec(doc).operation("x").parameters
     assert parameter.schema["items"] == {"type": "integer"}
+
+
+def test_fragments_merge_into_one_document_and_duplicates_fail_fast():
+    from mesq.spec import SpecError, merge_fragments
+
+    root = {"x-mesq-fragments": ["a.yaml"], "paths": {"/x": {}}, "components": {"schemas": {"A": {}}}}
+    merged = merge_fragments(root, {"a.yaml": {"paths": {"/y": {}}, "components": {"schemas": {"B": {}}}}})
+    assert set(merged["paths"]) == {"/x", "/y"}
+    assert set(merged["components"]["schemas"]) == {"A", "B"}
+    assert "x-mesq-fragments" not in merged
+    with pytest.raises(SpecError, match="path '/x'"):
+        merge_fragments(root, {"a.yaml": {"paths": {"/x": {}}}})
+    with pytest.raises(SpecError, match=r"components\.schemas\.A"):
+        merge_fragments(root, {"a.yaml": {"components": {"schemas": {"A": {}}}}})
+    with pytest.raises(SpecError, match="only paths and components"):
+        merge_fragments(root, {"a.yaml": {"info": {}}})
