@@ -5,6 +5,7 @@
 3. DynamoDB API calls per operation (counted at botocore, so every retry and page counts)
 4. literal search latency at 1k / 10k memos (SQLite) vs a plain list of the same store
 5. MCP tools/list size per toolset (characters / 4), when the MCP package is present
+6. todo views (list_todos, query_todos) at 1k / 5k tasks (SQLite) vs the store query they start with
 """
 
 from __future__ import annotations
@@ -310,7 +311,10 @@ def rows_mcp() -> list[tuple[str, str, str]]:
 
 def main() -> None:
     rows: list[tuple[str, str, str]] = []
-    for section in (rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_search, rows_mcp):
+    from todo_views import rows_todo_views  # bench/todo_views.py (this script's directory is on sys.path)
+
+    sections = (rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_search, rows_todo_views)
+    for section in (*sections, rows_mcp):
         rows += section()
     width = max(len(r[0]) for r in rows)
     print(f"{'figure'.ljust(width)}  {'value':>10}  ratio / note")

@@ -26,7 +26,9 @@ def _event_name(operation_id: str) -> str:
 
 def generated_block() -> str:
     lines = [BEGIN]
-    operations = sorted(load_spec().operations.values(), key=lambda op: (op.path, op.method))
+    spec = load_spec()
+    # JSON operations and raw (bytes) ones alike (a raw read declares its HEAD as an operation).
+    operations = sorted([*spec.operations.values(), *spec.raw_operations.values()], key=lambda op: (op.path, op.method))
     for operation in operations:
         lines += [
             f"{_INDENT}{_event_name(operation.operation_id)}:\n",

@@ -367,20 +367,21 @@ def test_too_many_tags_is_rejected(client, alice):
     assert response.status_code == 400 and "tags" in response.json()["error"]["message"]
 
 
-def test_resources_must_be_own_existing_uploads(client, alice, services):
-    resource = {
-        "path": f"users/{alice.user_id}/r1/a.txt",
-        "displayName": "a.txt",
-        "fileSize": 3,
-        "mimeType": "text/plain",
-        "type": "file",
-    }
+def test_resources_must_be_own_registered_attachments(client, alice, services):
+    # Bytes in storage are not enough: only a registered attachment (an upload) can be attached.
+    path = f"users/{alice.user_id}/memo/{'0' * 28}"
+    resource = {"path": path, "displayName": "a.txt", "fileSize": 3, "mimeType": "text/plain", "type": "file"}
+    services.blobs.put(path, b"abc", "text/plain")
     missing = client.post(BASE, headers=alice.headers, json={"content": "x", "resources": [resource]})
     assert missing.status_code == 400 and "resources[0].path" in missing.json()["error"]["message"]
-    services.blobs.put(resource["path"], b"abc", "text/plain")
+    upload = client.post(
+        "/api/toolkit/memo/resources/upload", headers=alice.headers, files={"file": ("a.txt", b"abc", "text/plain")}
+    )
+    assert upload.status_code == 201
+    resource = {k: upload.json()["data"][k] for k in resource}
     ok = client.post(BASE, headers=alice.headers, json={"content": "x", "resources": [resource]})
-    assert ok.status_code == 201 and ok.json()["data"]["memo"]["resources"] == [resource]
-    foreign = dict(resource, path="users/someone-else/r1/a.txt")
+    assert ok.status_code == 201 and ok.json()["data"]["memo"]["resources"] == [upload.json()["data"]]
+    foreign = dict(resource, path=f"users/someone-else/memo/{'0' * 28}")
     stolen = client.post(BASE, headers=alice.headers, json={"content": "x", "resources": [foreign]})
     assert stolen.status_code == 400
     traversal = dict(resource, path=f"users/{alice.user_id}/../x/a.txt")

@@ -20,7 +20,11 @@ from mesq.server import create_local_app
 from mesq.services import build_services
 from mesq.spec import load_spec
 
-OPERATIONS = sorted((op.method, op.path) for op in load_spec().operations.values())
+OPERATIONS = sorted(
+    [(op.method, op.path) for op in load_spec().operations.values()]
+    # The byte-carrying attachment routes are documented (and fuzzed) too.
+    + [(op.method, op.path) for op in load_spec().raw_operations.values()]
+)
 
 
 @pytest.fixture(scope="module")

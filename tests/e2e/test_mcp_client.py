@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 
 from mesq import __version__
 from tests.conftest import LiveServer, start_server, stop_server
-from tests.mcp.test_protocol import ALL_MEMO_TOOLS, READ_TOOLS
+from tests.mcp.test_protocol import ALL_MEMO_TOOLS, MEMO_TOOLSET_ALL, MEMO_TOOLSET_READ, READ_TOOLS
 
 MODES = ("auto", "legacy")
 
@@ -103,7 +103,7 @@ def test_official_client_end_to_end(live_server, mode):
             assert all(t.output_schema and t.annotations for t in tools)
             calls = Calls(client)
             await every_memo_tool(calls)
-            assert calls.called == set(ALL_MEMO_TOOLS)
+            assert calls.called == set(MEMO_TOOLSET_ALL)  # attachment tools: tests/attachments/test_e2e.py
             conflict = await client.call_tool("update_memo", {"id": "zzz", "expectedRevision": 1, "pinned": True})
             assert conflict.is_error and conflict.structured_content["error"]["code"] == "NOT_FOUND"
             prompts = await client.list_prompts()
@@ -112,7 +112,7 @@ def test_official_client_end_to_end(live_server, mode):
             assert "E2E #work/meetings" in prompt.messages[0].content.text  # type: ignore[union-attr]
 
         async with connect(live_server.base_url, writer.token, mode, path="/mcp/x/memo/readonly") as client:
-            assert [t.name for t in (await client.list_tools()).tools] == READ_TOOLS
+            assert [t.name for t in (await client.list_tools()).tools] == MEMO_TOOLSET_READ
 
     anyio.run(scenario)
 

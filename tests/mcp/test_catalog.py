@@ -50,6 +50,11 @@ EXPECTED_ANNOTATIONS = {
     "rename_memo_tag": hints(read_only=False, destructive=False, idempotent=True),  # POST
     "update_memo": hints(read_only=False, destructive=True, idempotent=False),  # PATCH
     "restore_memo": hints(read_only=False, destructive=False, idempotent=True),  # POST
+    "complete_memo_upload_session": hints(read_only=False, destructive=False, idempotent=True),  # PUT
+    "update_todo_inbox_item": hints(read_only=False, destructive=True, idempotent=False),  # PATCH
+    "complete_todo_inbox_item": hints(read_only=False, destructive=False, idempotent=True),  # POST
+    "update_todo_inbox_subtask": hints(read_only=False, destructive=True, idempotent=False),  # PATCH
+    "set_todo_inbox_subtask_done": hints(read_only=False, destructive=False, idempotent=True),  # POST
 }
 
 

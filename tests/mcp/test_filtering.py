@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from .conftest import ERAS
-from .test_protocol import ALL_MEMO_TOOLS, READ_TOOLS
+from .test_protocol import ALL_MEMO_TOOLS, MEMO_TOOLSET_ALL, MEMO_TOOLSET_READ, READ_TOOLS
 
 RW = "memo:read,memo:write"
 WRITE_TOOLS = [name for name in ALL_MEMO_TOOLS if name not in READ_TOOLS]
@@ -54,18 +54,18 @@ def test_exclude_list(mcp):
 
 
 def test_toolsets_header(mcp):
-    assert visible(mcp, **{"X-MCP-Toolsets": "memo"}) == ALL_MEMO_TOOLS
+    assert visible(mcp, **{"X-MCP-Toolsets": "memo"}) == MEMO_TOOLSET_ALL
     assert visible(mcp, **{"X-MCP-Toolsets": "todo,reading"}) == []
     assert visible(mcp, **{"X-MCP-Toolsets": "default"}) == ALL_MEMO_TOOLS
     assert visible(mcp, **{"X-MCP-Toolsets": "all"}) == ALL_MEMO_TOOLS
-    assert visible(mcp, **{"X-MCP-Toolsets": "MEMO"}) == ALL_MEMO_TOOLS
+    assert visible(mcp, **{"X-MCP-Toolsets": "MEMO"}) == MEMO_TOOLSET_ALL
 
 
 def test_url_toolsets(mcp):
-    assert visible(mcp, path="/mcp/x/memo") == ALL_MEMO_TOOLS
+    assert visible(mcp, path="/mcp/x/memo") == MEMO_TOOLSET_ALL
     assert visible(mcp, path="/mcp/x/todo,todo_inbox") == []
     assert visible(mcp, path="/mcp/x/all") == ALL_MEMO_TOOLS
-    assert visible(mcp, path="/mcp/x/memo/readonly") == READ_TOOLS
+    assert visible(mcp, path="/mcp/x/memo/readonly") == MEMO_TOOLSET_READ
     assert visible(mcp, path="/mcp/x/default/readonly", era="legacy") == READ_TOOLS
 
 
@@ -181,15 +181,17 @@ def prompts_visible(mcp, scopes=BOTH, path="/mcp", era="modern", **headers: str)
         ("/mcp", {"X-MCP-Toolsets": "todo"}, [TODOS]),
         ("/mcp", {"X-MCP-Toolsets": "reading"}, []),
         ("/mcp/x/memo", {"X-MCP-Toolsets": "todo"}, []),  # both narrow
-        # X-MCP-Tools: the memo prompt reads list_memos and list_tags; the todo prompt reads no tool yet
-        ("/mcp", {"X-MCP-Tools": "list_memos,list_tags"}, [NOTES, TODOS]),
-        ("/mcp", {"X-MCP-Tools": "list_memos"}, [TODOS]),
-        ("/mcp", {"X-MCP-Tools": "get_memo,list_tags"}, [TODOS]),
+        # X-MCP-Tools: the memo prompt reads list_memos and list_tags; the todo prompt reads query_todos
+        ("/mcp", {"X-MCP-Tools": "list_memos,list_tags"}, [NOTES]),
+        ("/mcp", {"X-MCP-Tools": "list_memos,list_tags,query_todos"}, [NOTES, TODOS]),
+        ("/mcp", {"X-MCP-Tools": "list_memos"}, []),
+        ("/mcp", {"X-MCP-Tools": "get_memo,list_tags"}, []),
         # X-MCP-Exclude-Tools
         ("/mcp", {"X-MCP-Exclude-Tools": "list_memos"}, [TODOS]),
         ("/mcp", {"X-MCP-Exclude-Tools": "list_tags"}, [TODOS]),
         ("/mcp", {"X-MCP-Exclude-Tools": "create_memo,get_memo"}, [NOTES, TODOS]),
-        ("/mcp", {"X-MCP-Tools": "list_memos", "X-MCP-Exclude-Tools": "list_memos"}, [TODOS]),
+        ("/mcp", {"X-MCP-Exclude-Tools": "query_todos"}, [NOTES]),
+        ("/mcp", {"X-MCP-Tools": "list_memos", "X-MCP-Exclude-Tools": "list_memos"}, []),
         # A read-only connection still gets the read prompts.
         ("/mcp/readonly", {}, [NOTES, TODOS]),
         ("/mcp", {"X-MCP-Readonly": "true"}, [NOTES, TODOS]),
@@ -203,7 +205,8 @@ def test_prompt_list_follows_the_filters(mcp, era, path, headers, expected):
 def test_prompt_list_never_widens_past_scopes(mcp):
     assert prompts_visible(mcp, scopes="memo:read", **{"X-MCP-Toolsets": "all"}) == [NOTES]
     assert prompts_visible(mcp, scopes="todo:read", path="/mcp/x/memo,todo") == [TODOS]
-    assert prompts_visible(mcp, scopes="todo:read", **{"X-MCP-Tools": "list_memos"}) == [TODOS]
+    assert prompts_visible(mcp, scopes="todo:read", **{"X-MCP-Tools": "list_memos"}) == []
+    assert prompts_visible(mcp, scopes="todo:read", **{"X-MCP-Tools": "list_memos,query_todos"}) == [TODOS]
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -216,6 +219,7 @@ def test_prompt_list_never_widens_past_scopes(mcp):
         (BOTH, "/mcp", {"X-MCP-Toolsets": "memo"}, TODOS, "X-MCP-Toolsets"),
         (BOTH, "/mcp", {"X-MCP-Tools": "get_memo"}, NOTES, "X-MCP-Tools"),
         (BOTH, "/mcp", {"X-MCP-Exclude-Tools": "list_memos"}, NOTES, "X-MCP-Exclude-Tools"),
+        (BOTH, "/mcp", {"X-MCP-Exclude-Tools": "query_todos"}, TODOS, "query_todos"),
         ("todo:read", "/mcp", {}, NOTES, "lacks memo:read"),
         ("memo:read", "/mcp", {}, TODOS, "lacks todo:read"),
     ],

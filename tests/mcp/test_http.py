@@ -75,6 +75,7 @@ def test_challenge_points_at_served_resource_metadata(mcp_http):
     assert metadata.status_code == 200
     assert metadata.json() == {
         "resource": "http://testserver/mcp",
+        "authorization_servers": ["http://testserver"],
         "resource_name": "MeSQ",
         "bearer_methods_supported": ["header"],
         "scopes_supported": ["memo:read", "memo:write", "todo:read", "todo:write", "reading:read"],

@@ -64,12 +64,12 @@ def test_organize_recent_notes_with_nothing_recent(mcp, fresh_user):
     assert "no memos created in the last 7 days" in result["messages"][0]["content"]["text"]
 
 
-def test_organize_today_todos_says_the_store_is_empty(mcp):
-    result = mcp(scopes="todo:read").result(
+def test_organize_today_todos_with_nothing_due(mcp, fresh_user):
+    result = mcp(scopes="todo:read", user=fresh_user()).result(
         "prompts/get", {"name": "organize_today_todos", "arguments": {"timeZone": "Asia/Shanghai"}}
     )
     text = result["messages"][0]["content"]["text"]
-    assert "todo store is empty" in text and "do not invent tasks" in text
+    assert "no open todos due today or earlier" in text and "do not invent tasks" in text
 
 
 @pytest.mark.parametrize(
@@ -103,6 +103,8 @@ def test_resource_templates(mcp, era):
 def test_resource_reads_answer_a_clear_error(mcp, era):
     client = mcp(scopes="memo:read", era=era)
     error = client.error("resources/read", {"uri": "memo://resource/u1%2Fphoto.jpg"})
+    assert error["code"] == -32602 and "not a memo attachment path" in error["message"]
+    error = client.error("resources/read", {"uri": "todo://attachment/u1%2Fphoto.jpg"})
     assert error["code"] == -32602 and "not available on this server yet" in error["message"]
     error = client.error("resources/read", {"uri": "file:///etc/passwd"})
     assert error["code"] == -32602 and "unknown resource" in error["message"]

@@ -12,7 +12,7 @@ from .conftest import ERAS, LEGACY, MODERN
 
 INSTRUCTIONS = instructions(default_catalog())
 
-READ_TOOLS = [
+MEMO_TOOLSET_READ = [
     "list_memos",
     "search_memos",
     "batch_get_memos",
@@ -20,7 +20,7 @@ READ_TOOLS = [
     "select_memos_for_insight",
     "get_memo",
 ]
-ALL_MEMO_TOOLS = [
+MEMO_TOOLSET_ALL = [
     "list_memos",
     "create_memo",
     "search_memos",
@@ -33,6 +33,20 @@ ALL_MEMO_TOOLS = [
     "delete_memo",
     "restore_memo",
 ]
+#: The memo_attachments toolset (memo scopes too), listed after the memo toolset (spec order).
+ATTACHMENT_READ = ["list_memo_resources", "read_memo_resource", "get_memo_resource_metadata"]
+ATTACHMENT_ALL = [
+    "create_memo_upload_session",
+    "complete_memo_upload_session",
+    "cancel_memo_upload_session",
+    "list_memo_resources",
+    "upload_memo_resource",
+    "read_memo_resource",
+    "get_memo_resource_metadata",
+]
+#: Everything memo scopes show without a toolset filter.
+READ_TOOLS = MEMO_TOOLSET_READ + ATTACHMENT_READ
+ALL_MEMO_TOOLS = MEMO_TOOLSET_ALL + ATTACHMENT_ALL
 
 
 def test_modern_discover(mcp):
@@ -88,7 +102,9 @@ def test_tool_list_follows_scopes_exactly(mcp, era):
     response = mcp(scopes="memo:write", era=era).post("tools/list")
     assert response.status_code == 403
     # A todo-only or reading-only credential connects but sees no memo tool.
-    assert mcp(scopes="todo:read,todo:write", era=era).names() == []
+    todo_tools = mcp(scopes="todo:read,todo:write", era=era).names()
+    assert "list_todos" in todo_tools and not set(todo_tools) & set(ALL_MEMO_TOOLS)
+    assert all("todo" in name for name in todo_tools)
     assert mcp(scopes="reading:read", era=era).names() == []
 
 

@@ -117,6 +117,7 @@ def _run(args: argparse.Namespace) -> int:
             print(f"MeSQ {__version__} listening on {base_url}", flush=True)
             print(f"MCP:  {public}/mcp   (read-only: {public}/mcp/readonly)", flush=True)
             print(f"REST: {public}/api/toolkit/memo   health: {base_url}/healthz", flush=True)
+            print(f"Web:  {public}/login   (first run: {public}/setup creates the admin)", flush=True)
             data_dir = f" --data-dir {settings.data_dir}" if settings.storage == "sqlite" else ""
             print(
                 f"Token: mesq user create <name>{data_dir} && "

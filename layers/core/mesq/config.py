@@ -30,6 +30,26 @@ def _flag(value: str | None, default: bool, name: str) -> bool:
     raise ConfigError(f"{name} must be true or false, not {value!r}")
 
 
+def _size(env: Mapping[str, str], name: str, default: int, minimum: int = 0, maximum: int | None = None) -> int:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    if not raw.strip().isdigit() or int(raw) < minimum or (maximum is not None and int(raw) > maximum):
+        bounds = f">= {minimum}" + (f" and <= {maximum}" if maximum is not None else "")
+        raise ConfigError(f"{name} must be a whole number {bounds}, not {raw!r}")
+    return int(raw)
+
+
+def _optional_size(env: Mapping[str, str], name: str, default: int | None) -> int | None:
+    """A size, or None when set to `off` (never)."""
+    raw = env.get(name)
+    if raw is not None and raw.strip().lower() in ("off", "never", "none"):
+        return None
+    if raw is None or raw.strip() == "":
+        return default
+    return _size(env, name, 0)
+
+
 @dataclass(frozen=True)
 class Settings:
     storage: StorageKind = "sqlite"
@@ -42,6 +62,18 @@ class Settings:
     public_url: str | None = None
     rate_limit_enabled: bool = True
     rate_limit_profile: Literal["normal", "relaxed", "off"] = "normal"
+    #: OAuth Client ID Metadata Documents are fetched over https from public addresses only;
+    #: true (MESQ_OAUTH_CIMD_ALLOW_LOOPBACK: tests, local development) also admits
+    #: http://127.0.0.1 / [::1] client_id URLs. Never set it on a deployed instance.
+    oauth_cimd_allow_loopback: bool = False
+    # Attachments (product §8; see docs/decisions.md "Attachments").
+    attachment_quota_bytes: int = 1024**3
+    mcp_read_cap_bytes: int = 10 * 1024 * 1024
+    #: REST reads of objects larger than this answer a presigned-GET redirect (direct storage
+    #: only); None = always stream. Defaults to 4 MiB on Lambda (its 6 MB response cap), else None.
+    attachment_redirect_bytes: int | None = None
+    upload_session_seconds: int = 900
+    upload_sweep_interval_seconds: int = 300
 
     @property
     def sqlite_path(self) -> Path:
@@ -64,6 +96,8 @@ class Settings:
         if profile not in ("normal", "relaxed", "off"):
             raise ConfigError(f"MCP_RATE_LIMIT_PROFILE must be normal, relaxed or off, not {profile!r}")
         public_url = env.get("MESQ_PUBLIC_URL") or None
+        on_lambda = bool(env.get("AWS_LAMBDA_FUNCTION_NAME"))
+        redirect_default = 4 * 1024 * 1024 if on_lambda else None
         return cls(
             storage=storage,  # type: ignore[arg-type]
             data_dir=Path(env.get("MESQ_DATA_DIR", ".mesq")),
@@ -75,4 +109,12 @@ class Settings:
             public_url=public_url.rstrip("/") if public_url else None,
             rate_limit_enabled=_flag(env.get("MCP_RATE_LIMIT_ENABLED"), True, "MCP_RATE_LIMIT_ENABLED"),
             rate_limit_profile=profile,  # type: ignore[arg-type]
+            oauth_cimd_allow_loopback=_flag(
+                env.get("MESQ_OAUTH_CIMD_ALLOW_LOOPBACK"), False, "MESQ_OAUTH_CIMD_ALLOW_LOOPBACK"
+            ),
+            attachment_quota_bytes=_size(env, "MESQ_ATTACHMENT_QUOTA_BYTES", 1024**3),
+            mcp_read_cap_bytes=_size(env, "MESQ_MCP_READ_CAP_BYTES", 10 * 1024 * 1024),
+            attachment_redirect_bytes=_optional_size(env, "MESQ_ATTACHMENT_REDIRECT_BYTES", redirect_default),
+            upload_session_seconds=_size(env, "MESQ_UPLOAD_SESSION_SECONDS", 900, minimum=60, maximum=7 * 24 * 3600),
+            upload_sweep_interval_seconds=_size(env, "MESQ_UPLOAD_SWEEP_SECONDS", 300, minimum=1),
         )

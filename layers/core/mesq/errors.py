@@ -91,6 +91,13 @@ class ResponseTooLarge(MesqError):
     http_status = 400
 
 
+class ClientClosed(MesqError):
+    """The client went away before the answer was complete (nginx's 499); logged, rarely seen."""
+
+    code = "CLIENT_CLOSED"
+    http_status = 499
+
+
 class ServiceUnavailable(MesqError):
     code = "SERVICE_UNAVAILABLE"
     http_status = 503

@@ -9,13 +9,23 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
 from .context import Call
 from .memos.operations import OPERATIONS as MEMO_OPERATIONS
 from .spec import Spec, SpecError
+from .todos.inbox import OPERATIONS as TODO_INBOX_OPERATIONS
+from .todos.operations import OPERATIONS as TODO_OPERATIONS
+from .todos.views import OPERATIONS as TODO_VIEW_OPERATIONS
 
 OperationFn = Callable[[Call, dict[str, Any]], dict[str, Any]]
 
-REGISTRY: Mapping[str, OperationFn] = {**MEMO_OPERATIONS}
+REGISTRY: Mapping[str, OperationFn] = {
+    **MEMO_OPERATIONS,
+    **ATTACHMENT_OPERATIONS,
+    **TODO_INBOX_OPERATIONS,
+    **TODO_VIEW_OPERATIONS,
+    **TODO_OPERATIONS,
+}
 
 
 def check_registry(spec: Spec, registry: Mapping[str, OperationFn] = REGISTRY) -> None:

@@ -12,13 +12,17 @@ from starlette.applications import Starlette
 
 from .context import Services
 from .http.app import api_routes, starlette_app
+from .http.oauth import oauth_routes
 
 
 def create_local_app(services: Services) -> Starlette:
     # Imported here: the MCP SDK is heavy, and only the server needs it (not every CLI command).
     from .mcp import mcp_routes
+    from .web import web_routes
 
-    return starlette_app([*api_routes(services), *mcp_routes(services)])
+    return starlette_app(
+        [*api_routes(services), *mcp_routes(services), *oauth_routes(services), *web_routes(services)]
+    )
 
 
 def serve(
@@ -49,7 +53,12 @@ def serve(
     bound_port = sock.getsockname()[1]
 
     async def run() -> None:
+        from .sweeper import sweep_forever
+
         task = asyncio.create_task(server.serve(sockets=[sock]))
+        # Expired upload sessions are swept here as the scheduler function does on Lambda.
+        sweeper = asyncio.create_task(sweep_forever(services))
+        task.add_done_callback(lambda _: sweeper.cancel())
         while not server.started:
             if task.done():
                 await task

@@ -24,6 +24,10 @@ import yaml
 
 HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
 _METHODS = ("get", "post", "put", "patch", "delete")
+#: Raw operations (`x-mesq-raw: true`) carry bytes, not JSON: documented in the spec, served by a
+#: hand-written route, never generated as a JSON route or an MCP tool. They may also use HEAD.
+RAW_KEY = "x-mesq-raw"
+_RAW_METHODS = (*_METHODS, "head")
 _SCHEMA_PREFIX = "#/components/schemas/"
 _PARAMETER_PREFIX = "#/components/parameters/"
 
@@ -233,6 +237,13 @@ def _build_operation(resolver: _Resolver, path: str, method: str, raw: Mapping[s
 
 
 @dataclass(frozen=True)
+class RawOperation:
+    operation_id: str
+    method: str  # upper case, HEAD included
+    path: str
+
+
+@dataclass(frozen=True)
 class Spec:
     document: dict[str, Any]
     operations: Mapping[str, Operation]
@@ -241,6 +252,8 @@ class Spec:
     #: The document as REST serves it at /api/openapi.json: each 2xx schema wrapped in the
     #: `{data, traceId}` envelope, and the error envelope as every operation's default response.
     rest_document: dict[str, Any]
+    #: operationId -> the raw (non-JSON) operations, served by their own routes.
+    raw_operations: Mapping[str, RawOperation] = field(default_factory=dict)
 
     def operation(self, operation_id: str) -> Operation:
         return self.operations[operation_id]
@@ -249,13 +262,25 @@ class Spec:
 def build_spec(document: dict[str, Any]) -> Spec:
     resolver = _Resolver(document)
     operations: dict[str, Operation] = {}
+    raw: dict[str, RawOperation] = {}
     for path, item in document.get("paths", {}).items():
-        for method in _METHODS:
-            if method in item:
-                op = _build_operation(resolver, path, method, item[method])
-                if op.operation_id in operations:
-                    raise SpecError(f"duplicate operationId {op.operation_id!r}")
-                operations[op.operation_id] = op
+        for method in _RAW_METHODS:
+            if method not in item:
+                continue
+            if item[method].get(RAW_KEY) is True:
+                operation_id = item[method].get("operationId")
+                if not isinstance(operation_id, str) or not operation_id:
+                    raise SpecError(f"{method.upper()} {path} has no operationId")
+                if operation_id in raw or operation_id in operations:
+                    raise SpecError(f"duplicate operationId {operation_id!r}")
+                raw[operation_id] = RawOperation(operation_id, method.upper(), path)
+                continue
+            if method == "head":
+                raise SpecError(f"HEAD {path}: only raw operations declare HEAD (GET routes answer it)")
+            op = _build_operation(resolver, path, method, item[method])
+            if op.operation_id in operations or op.operation_id in raw:
+                raise SpecError(f"duplicate operationId {op.operation_id!r}")
+            operations[op.operation_id] = op
     if "Error" not in document.get("components", {}).get("schemas", {}):
         raise SpecError("components.schemas.Error (the error object of every envelope) is missing")
     return Spec(
@@ -263,18 +288,19 @@ def build_spec(document: dict[str, Any]) -> Spec:
         operations=operations,
         error_schema=resolver.inline({"$ref": f"{_SCHEMA_PREFIX}Error"}, {}),
         rest_document=_rest_document(document),
+        raw_operations=raw,
     )
 
 
 def _rest_document(document: dict[str, Any]) -> dict[str, Any]:
     served = copy.deepcopy(document)
     for item in served.get("paths", {}).values():
-        for method in _METHODS:
+        for method in _RAW_METHODS:
             if method not in item:
                 continue
             responses = item[method]["responses"]
             for code, response in responses.items():
-                if str(code).startswith("2"):
+                if str(code).startswith("2") and "application/json" in response.get("content", {}):
                     media = response["content"]["application/json"]
                     media["schema"] = {
                         "type": "object",
@@ -303,9 +329,16 @@ def merge_fragments(root: dict[str, Any], fragments: Mapping[str, Mapping[str, A
         if extra:
             raise SpecError(f"fragment {name}: only paths and components are allowed, not {sorted(extra)}")
         for path, item in (fragment.get("paths") or {}).items():
-            if path in paths:
-                raise SpecError(f"fragment {name}: path {path!r} is already defined")
-            paths[path] = copy.deepcopy(item)
+            # One path may be shared by domains (GET /tasks/{id} in views, PATCH in tasks), but
+            # each method (and any other path-item key) is defined once.
+            if path not in paths:
+                paths[path] = copy.deepcopy(item)
+                continue
+            target_item = paths[path]
+            clash = sorted(set(target_item) & set(item or {}))
+            if not item or not target_item or clash:
+                raise SpecError(f"fragment {name}: path {path!r} is already defined ({', '.join(clash)})")
+            target_item.update(copy.deepcopy(item))
         for section, entries in (fragment.get("components") or {}).items():
             target = components.setdefault(section, {})
             for key, value in (entries or {}).items():

@@ -8,7 +8,7 @@ from functools import cache
 from typing import Any
 
 from ..errors import NotFound, ValidationError
-from ..store.ports import Condition, ConditionFailed, ItemStore, Put
+from ..store.ports import Condition, ConditionFailed, ItemStore, Put, Update
 from ..timestamps import now_timestamp
 from .passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hash_password, verify_password
 
@@ -27,6 +27,19 @@ def _username_key(username: str) -> tuple[str, str]:
     return (f"USERNAME#{username}", "USERNAME")
 
 
+# Counts every user ever created (same transaction as the profile): the browser's first-run
+# set-up is open only while it is absent, and `first_user=True` makes that claim atomic.
+USER_COUNT_KEY = ("META#USERS", "USERS")
+
+
+class SetupAlreadyDone(ValidationError):
+    """`first_user=True` but a user exists already (another set-up won the race)."""
+
+
+def any_user_exists(items: ItemStore) -> bool:
+    return items.get(USER_COUNT_KEY) is not None
+
+
 def public_user(profile: dict[str, Any]) -> dict[str, Any]:
     return {
         "id": profile["userId"],
@@ -36,7 +49,9 @@ def public_user(profile: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def create_user(items: ItemStore, username: str, password: str, *, admin: bool = False) -> dict[str, Any]:
+def create_user(
+    items: ItemStore, username: str, password: str, *, admin: bool = False, first_user: bool = False
+) -> dict[str, Any]:
     if not _USERNAME.fullmatch(username):
         raise ValidationError(
             "username must be 2-32 characters of a-z, 0-9, '_', '.', '-' and start with a letter or digit"
@@ -56,9 +71,12 @@ def create_user(items: ItemStore, username: str, password: str, *, admin: bool =
         "settings": {"doubleClickEdit": False},
     }
     claim = {"pk": _username_key(username)[0], "sk": "USERNAME", "userId": user_id}
+    count = Update(key=USER_COUNT_KEY, add={"count": 1}, condition=Condition(exists=False) if first_user else None)
     try:
-        items.transact([Put(claim, Condition(exists=False)), Put(profile, Condition(exists=False))])
-    except ConditionFailed:
+        items.transact([Put(claim, Condition(exists=False)), Put(profile, Condition(exists=False)), count])
+    except ConditionFailed as failure:
+        if failure.index == 2:
+            raise SetupAlreadyDone("set-up is done already: an account exists") from None
         raise ValidationError(f"username {username!r} is taken") from None
     return public_user(profile)
 

@@ -25,6 +25,7 @@ from ..errors import MesqError, MethodNotAllowed, NotFound, ValidationError
 from ..operations import REGISTRY, check_registry
 from ..spec import Operation, Spec, load_spec
 from ..validation import validate_arguments
+from .attachments import attachment_routes
 from .auth import authenticate, require_scopes
 from .body import read_json_object
 from .envelope import NO_STORE, failure, internal_failure, success
@@ -109,6 +110,8 @@ def api_routes(services: Services, spec: Spec | None = None) -> list[Route]:
     return [
         Route("/healthz", _healthz, methods=["GET"]),
         Route("/api/openapi.json", _openapi_endpoint(spec), methods=["GET"]),
+        # The byte-carrying attachment routes (x-mesq-raw), before any templated JSON route.
+        *attachment_routes(services, spec),
         *operation_routes(spec, services),
     ]
 

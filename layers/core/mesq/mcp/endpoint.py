@@ -35,7 +35,6 @@ from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
 from ..auth.scopes import READ_SCOPES, order_scopes
-from ..auth.tokens import authenticate_token
 from ..concurrency import run_sync
 from ..context import Principal, Services
 from ..errors import (
@@ -47,13 +46,13 @@ from ..errors import (
     Unauthorized,
     ValidationError,
 )
-from ..http.auth import bearer_token
+from ..http.auth import authenticate_bearer, bearer_token
 from ..http.body import read_limited
 from ..http.envelope import failure, internal_failure
 from ..http.trace import trace_id_of
 from ..ratelimit import Bucket, RateLimiter
 from .catalog import Catalog
-from .origin import is_allowed_origin
+from ..http.origin import is_allowed_origin
 from .resource_metadata import METADATA_PATH, instance_url
 from .result import logger
 from .state import SCOPE_KEY, RequestState
@@ -185,7 +184,9 @@ class McpEndpoint:
                 request, Unauthorized("authentication required: send Authorization: Bearer <token>")
             )
         try:
-            return await run_sync(authenticate_token, self.services.items, token)
+            # An OAuth token must be bound to this endpoint (RFC 8707 audience; see auth/oauth/resources.py).
+            instance = instance_url(request, self.services)
+            return await run_sync(authenticate_bearer, self.services.items, token, instance, request.url.path)
         except Unauthorized as error:
             raise await self._unauthenticated(request, error, 'error="invalid_token"') from None
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -37,6 +37,7 @@ from .state import RequestState
 from .visibility import Visibility
 
 MAX_MEMOS = 40
+MAX_TODOS = 100
 MAX_MEMO_CHARACTERS = 1200
 DEFAULT_DAYS = 7
 MAX_DAYS = 90
@@ -175,28 +176,28 @@ async def organize_today_todos(state: RequestState, arguments: Mapping[str, str]
     zone = _zone_argument(arguments, "timeZone")
     now = datetime.now(zone) if zone is not None else utc_now()
     today = now.date().isoformat()
-    if "query_todos" not in REGISTRY:
+    # The end of today in the caller's zone (tomorrow's midnight, DST-safe via the calendar).
+    tomorrow = datetime.combine(now.date() + timedelta(days=1), time(0), tzinfo=now.tzinfo)
+    try:
+        found = await _run(
+            state, "query_todos", {"dueBefore": format_timestamp(tomorrow), "status": "open", "limit": MAX_TODOS}
+        )
+    except MesqError as error:
+        raise _bad(f"could not read your todos: {error.message}") from None
+    if not found["items"]:
         text = (
-            f"Help me plan today ({today}, 整理今日待办). My todo store is empty on this server: todo "
-            "tools are not available yet, so there are no tasks to organize. Say so briefly and do "
-            "not invent tasks; you may offer to help me write down today's plan as a memo instead "
-            "(only after I confirm)."
+            f"Help me plan today ({today}, 整理今日待办). I have no open todos due today or earlier. "
+            "Say so briefly and do not invent tasks; you may suggest looking at undated or upcoming "
+            "tasks (query_todos) if I want."
         )
     else:
-        start = now.replace(hour=0, minute=0, second=0, microsecond=0)
-        try:
-            found = await _run(
-                state,
-                "query_todos",
-                {"dueBefore": format_timestamp(start + timedelta(days=1)), "status": "open"},
-            )
-        except MesqError as error:
-            raise _bad(f"could not read your todos: {error.message}") from None
+        total = found["page"]["totalCount"]
+        shown = f"the {len(found['items'])} most recently changed of {total}" if total > len(found["items"]) else "all"
         text = (
-            f"Help me organize today's todos (整理今日待办, {today}): the open tasks due today or "
-            "earlier. Suggest an order for the day, what to defer, what to split into subtasks and "
-            f"what looks done or obsolete. Refer to tasks by id.\n\n{SUGGESTION_RULE}\n\n{DATA_RULE}\n\n"
-            + _data_block(found)
+            f"Help me organize today's todos (整理今日待办, {today}): {shown} open tasks, subtasks and "
+            "inbox items due today or earlier. Suggest an order for the day, what to defer, what to split "
+            f"into subtasks and what looks done or obsolete. Refer to tasks by id.\n\n{SUGGESTION_RULE}\n\n"
+            f"{DATA_RULE}\n\n" + _data_block(found["items"])
         )
     return types.GetPromptResult(
         description=f"Organize today's todos ({today}; suggestions only)",
@@ -245,7 +246,7 @@ PROMPTS: tuple[PromptSpec, ...] = (
         ),
         scopes=("todo:read",),
         toolset="todo",
-        reads=(),  # ("query_todos",) once the todo operations exist
+        reads=("query_todos",),
         render=organize_today_todos,
     ),
 )

@@ -1,6 +1,7 @@
 """RFC 9728 protected-resource metadata for `/mcp`: where the 401 challenge's
-`resource_metadata` points. It names the resource, how bearer tokens are sent and the scopes;
-`authorization_servers` joins it when the OAuth 2.1 server lands (until then clients use a PAT)."""
+`resource_metadata` points. It names the resource, the built-in authorization server
+(`authorization_servers`, see mesq/auth/oauth), how bearer tokens are sent and the scopes. The
+variants (/mcp/readonly, /mcp/x/...) are served by mesq/http/oauth.py from the same builder."""
 
 from __future__ import annotations
 
@@ -9,28 +10,18 @@ from collections.abc import Awaitable, Callable
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..auth.scopes import ALL_SCOPES
+from ..auth.oauth.metadata import protected_resource_metadata
 from ..context import Services
+from ..http.instance import instance_url
+
+__all__ = ["METADATA_PATH", "instance_url", "resource_metadata_endpoint"]
 
 METADATA_PATH = "/.well-known/oauth-protected-resource/mcp"
 
 
-def instance_url(request: Request, services: Services) -> str:
-    """The configured public URL, or the request's own base URL."""
-    return services.settings.public_url or str(request.base_url).rstrip("/")
-
-
 def resource_metadata_endpoint(services: Services) -> Callable[[Request], Awaitable[Response]]:
     async def metadata(request: Request) -> Response:
-        base = instance_url(request, services)
-        return JSONResponse(
-            {
-                "resource": f"{base}/mcp",
-                "resource_name": "MeSQ",
-                "bearer_methods_supported": ["header"],
-                "scopes_supported": list(ALL_SCOPES),
-            },
-            headers={"Cache-Control": "public, max-age=3600"},
-        )
+        document = protected_resource_metadata(instance_url(request, services), "/mcp")
+        return JSONResponse(document, headers={"Cache-Control": "public, max-age=3600"})
 
     return metadata

@@ -1,16 +1,32 @@
 """Resources (product §2): the attachment URI templates.
 
 `memo://resource/{encodedPath}` and `todo://attachment/{encodedPath}` are the `mcp_uri` values
-uploads return. Reading them (bytes as a base64 blob up to the MCP read cap) arrives with the
-attachments work; until then `resources/read` answers a clear JSON-RPC error (INVALID_PARAMS,
-saying reads are not available yet), never a silent empty result.
+uploads return. `resources/read` of a memo attachment returns its bytes as a base64 blob up to
+the MCP read cap (the stored size is checked first, then the read itself is bounded); larger
+files, missing ones and other users' paths are JSON-RPC errors whose message says what to do
+(over the cap: the authenticated REST read URL). The endpoint counts every resources/read in the
+attachment-read rate bucket. Todo attachments answer a clear "not available yet" error until
+todo attachments land, never a silent empty result.
 """
 
 from __future__ import annotations
 
+import base64
+from urllib.parse import unquote
+
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
+
+from ..attachments.reads import read_capped
+from ..auth.scopes import missing_scopes
+from ..concurrency import run_sync
+from ..context import Call
+from ..errors import Forbidden, MesqError, NotFound, ServiceUnavailable
+from .state import RequestState
+
+#: MCP's "resource not found" error code (spec: server/resources, error handling).
+RESOURCE_NOT_FOUND = -32002
 
 MEMO_RESOURCE_TEMPLATE = "memo://resource/{encodedPath}"
 TODO_ATTACHMENT_TEMPLATE = "todo://attachment/{encodedPath}"
@@ -34,20 +50,51 @@ TEMPLATES: tuple[types.ResourceTemplate, ...] = (
     ),
 )
 
-_PREFIXES = ("memo://resource/", "todo://attachment/")
+MEMO_PREFIX = "memo://resource/"
+TODO_PREFIX = "todo://attachment/"
+_PREFIXES = (MEMO_PREFIX, TODO_PREFIX)
 
 
-def read_resource(uri: str) -> types.ReadResourceResult:
+def _rpc_error(error: MesqError) -> MCPError:
+    data = {"code": error.code}
+    if isinstance(error, NotFound):
+        return MCPError(code=RESOURCE_NOT_FOUND, message=error.message, data=data)
+    if isinstance(error, ServiceUnavailable):
+        return MCPError(code=INTERNAL_ERROR, message=error.message, data=data)
+    return MCPError(code=INVALID_PARAMS, message=error.message, data=data)
+
+
+async def _read_memo_resource(uri: str, state: RequestState) -> types.ReadResourceResult:
+    if missing_scopes(state.principal.scopes, ("memo:read",)):
+        raise _rpc_error(Forbidden("reading memo attachments needs the memo:read scope"))
+    path = unquote(uri.removeprefix(MEMO_PREFIX))
+    call = Call(principal=state.principal, services=state.services, trace_id=state.trace_id, channel="mcp")
+    try:
+        record, data = await run_sync(read_capped, call, path, state.services.settings.mcp_read_cap_bytes)
+    except MesqError as error:
+        raise _rpc_error(error) from None
+    return types.ReadResourceResult(
+        contents=[
+            types.BlobResourceContents(
+                uri=uri, mime_type=record["mimeType"], blob=base64.b64encode(data).decode("ascii")
+            )
+        ]
+    )
+
+
+async def read_resource(uri: str, state: RequestState) -> types.ReadResourceResult:
     if not uri.startswith(_PREFIXES) or uri.endswith("/"):
         raise MCPError(
             code=INVALID_PARAMS,
             message=f"unknown resource {uri!r}; readable URIs follow {MEMO_RESOURCE_TEMPLATE} or "
             f"{TODO_ATTACHMENT_TEMPLATE}",
         )
+    if uri.startswith(MEMO_PREFIX):
+        return await _read_memo_resource(uri, state)
     raise MCPError(
         code=INVALID_PARAMS,
         message=(
-            f"cannot read {uri!r}: attachment reads through resources/read are not available on "
-            "this server yet (attachment support is not deployed); nothing was read"
+            f"cannot read {uri!r}: todo attachment reads through resources/read are not available on "
+            "this server yet (todo attachments are not deployed); nothing was read"
         ),
     )

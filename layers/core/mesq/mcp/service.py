@@ -137,8 +137,7 @@ def build_server(catalog: Catalog) -> Server[Any]:
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        request_state(ctx)
-        return resources.read_resource(str(params.uri))
+        return await resources.read_resource(str(params.uri), request_state(ctx))
 
     return Server(
         SERVER_NAME,

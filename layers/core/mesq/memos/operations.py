@@ -14,11 +14,13 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .. import idempotency
+from ..attachments import reads as attachment_reads
+from ..attachments.paths import mcp_uri, read_url
 from ..auth.users import get_user, user_partition
 from ..context import Call
-from ..errors import NotFound, RevisionConflict, ValidationError
+from ..errors import MesqError, NotFound, RevisionConflict, ValidationError
 from ..spec import load_spec
-from ..store.ports import ConditionFailed, InvalidBlobPath, Item
+from ..store.ports import ConditionFailed, Item
 from ..timestamps import normalize_timestamp, now_timestamp, parse_timestamp
 from . import store
 from .tags import expand_tag_paths, is_valid_tag, parse_tags, rename_tag
@@ -360,23 +362,19 @@ def _tags_of(content: str) -> tuple[list[str], list[str]]:
 
 
 def _check_resources(call: Call, resources: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Attachments must be uploads of this user that exist; with the size they have in storage."""
-    prefix = f"users/{call.principal.user_id}/"
+    """Attachments must be registered attachments of this user (an upload or a completed upload
+    session), with the size they were registered with; url and mcp_uri are set by MeSQ."""
     checked = []
     for index, resource in enumerate(resources):
         where = f"resources[{index}].path"
-        path = resource["path"]
-        if not path.startswith(prefix):
-            raise ValidationError(f"{where}: not an attachment of yours; upload it first")
         try:
-            info = call.services.blobs.head(path)
-        except InvalidBlobPath:
-            info = None
-        if info is None:
-            raise ValidationError(f"{where}: no uploaded attachment at {path!r}")
-        if info.size != resource["fileSize"]:
-            raise ValidationError(f"resources[{index}].fileSize: the stored file has {info.size} bytes")
-        checked.append(dict(resource))
+            record = attachment_reads.registered(call, resource["path"])
+        except MesqError as error:  # malformed, another user's, or not registered
+            raise ValidationError(f"{where}: {error.message.removeprefix('path: ')}; upload it first") from None
+        if record["fileSize"] != resource["fileSize"]:
+            raise ValidationError(f"resources[{index}].fileSize: the attachment has {record['fileSize']} bytes")
+        links = {"url": read_url(record["path"], call.services.settings.public_url), "mcp_uri": mcp_uri(record["path"])}
+        checked.append({**resource, **links})
     return checked
 
 

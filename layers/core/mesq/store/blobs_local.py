@@ -131,6 +131,13 @@ class LocalBlobStore:
                 with contextlib.suppress(FileNotFoundError, NotADirectoryError):
                     file.unlink()
 
+    def copy(self, source: str, target: str, metadata: Mapping[str, str] | None = None) -> BlobInfo:
+        info = self.head(source)
+        if info is None:
+            raise BlobNotFound(source)
+        data = self.get(source)
+        return self.put(target, data, info.content_type, info.metadata if metadata is None else metadata)
+
     def presign_put(self, path: str, content_type: str, size: int, expires_in: int) -> str:
         validate_blob_path(path)
         raise PresignUnsupported("the local blob store has no direct transport; relay the bytes")

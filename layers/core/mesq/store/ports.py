@@ -183,6 +183,11 @@ class BlobStore(Protocol):
 
     def delete(self, path: str) -> None: ...
 
+    def copy(self, source: str, target: str, metadata: Mapping[str, str] | None = None) -> BlobInfo:
+        """Copy an object inside the store (type kept; user metadata replaced when given).
+        BlobNotFound when `source` is missing."""
+        ...
+
     def presign_put(self, path: str, content_type: str, size: int, expires_in: int) -> str:
         """A URL the client can PUT exactly `size` bytes of `content_type` to (direct only)."""
         ...

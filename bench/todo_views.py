@@ -1,0 +1,131 @@
+"""Todo read views on a big board (SQLite): how much of list_todos / query_todos is the store
+query (one paginated read of the user's `TODO#` range) and how much the in-memory pass.
+
+Run alone (`python bench/todo_views.py`) or as a section of `bench/run.py`."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+def _median_ms(fn: Callable[[], Any], runs: int = 5) -> float:
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples) * 1000
+
+
+def _seed(services: Any, user_id: str, tasks: int) -> None:
+    """`tasks` root tasks over 4 columns (a fifth of them with 2 subtasks), 50 inbox items."""
+    from mesq.timestamps import now_timestamp
+    from mesq.todos import model, store
+
+    state = store.ensure_default_space(services.items, user_id)
+    space = state.default_space()
+    assert space is not None
+    column_ids = [c["id"] for c in state.columns_of(space["id"])]
+    now = now_timestamp()
+    ops: list[Any] = []
+    positions = model.positions_between(None, None, tasks)
+
+    def flush(force: bool = False) -> None:
+        if ops and (force or len(ops) >= 90):
+            services.items.transact(list(ops))
+            ops.clear()
+
+    for index in range(tasks):
+        root = {
+            **model.new_task_fields(
+                {
+                    "title": f"task {index} about topic {index % 97}",
+                    "notes": "n" * 200,
+                    "priority": model.PRIORITIES[index % 5],
+                    "tags": [f"t{index % 7}"],
+                    "due": {"type": "date", "date": f"2026-10-{index % 28 + 1:02d}"},
+                },
+                now,
+            ),
+            "id": f"t{index:06d}",
+            "spaceId": space["id"],
+            "columnId": column_ids[index % len(column_ids)],
+            "parentId": None,
+            "position": positions[index],
+        }
+        ops.append(store.put_new(user_id, "task", root))
+        if index % 5 == 0:
+            for sub in range(2):
+                child = {
+                    **root,
+                    "id": f"{root['id']}s{sub}",
+                    "columnId": None,
+                    "parentId": root["id"],
+                    "title": f"sub {sub}",
+                    "position": model.position_between(None, None),
+                }
+                ops.append(store.put_new(user_id, "task", child))
+        flush()
+    for index in range(50):
+        item = {
+            **model.new_task_fields({"title": f"inbox {index}"}, now),
+            "id": f"i{index:04d}",
+            "position": positions[index],
+            "subtasks": [],
+        }
+        ops.append(store.put_new(user_id, "inbox", item))
+        flush()
+    flush(force=True)
+
+
+def rows_todo_views() -> list[tuple[str, str, str]]:
+    from mesq.auth.users import create_user
+    from mesq.config import Settings
+    from mesq.context import Call, Principal
+    from mesq.services import build_services
+    from mesq.todos import store, views
+
+    rows = []
+    for count in (1_000, 5_000):
+        with tempfile.TemporaryDirectory() as tmp:
+            services = build_services(Settings(data_dir=Path(tmp)))
+            user = create_user(services.items, "planner", "correct horse battery")
+            _seed(services, user["id"], count)
+            call = Call(Principal(user["id"], frozenset({"todo:read"}), "bench", "pat"), services, "bench", "api")
+            week = {
+                "priority": "high",
+                "dueAfter": "2026-10-05T00:00:00+08:00",
+                "dueBefore": "2026-10-12T00:00:00+08:00",
+            }
+            load = _median_ms(lambda items=services.items, user_id=user["id"]: store.load_state(items, user_id))
+            first = _median_ms(lambda call=call: views.list_todos_operation(call, {}))
+            graph = _median_ms(lambda call=call: views.list_todos_operation(call, {"projection": "graph"}))
+            query = _median_ms(lambda call=call, week=week: views.query_todos_operation(call, week))
+            text = _median_ms(
+                lambda call=call: views.query_todos_operation(call, {"query": "topic 42", "status": "all"})
+            )
+            label = f"{count} tasks"
+            rows.append((f"todo store query (load_state) at {label} (SQLite, baseline)", f"{load:.1f} ms", "1.00x"))
+            for name, value in (
+                ("list_todos first page", first),
+                ("list_todos graph page", graph),
+                ("query_todos Shanghai week", query),
+                ("query_todos text", text),
+            ):
+                rows.append((f"{name} at {label} (SQLite)", f"{value:.1f} ms", f"{value / load:.2f}x"))
+            services.items.close()
+    return rows
+
+
+if __name__ == "__main__":
+    for row in rows_todo_views():
+        print(f"{row[0]:<60} {row[1]:>10}  {row[2]}")

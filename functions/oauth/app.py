@@ -1,0 +1,13 @@
+"""OAuth function: the built-in authorization server (/oauth/authorize, /oauth/token,
+/oauth/register, /oauth/revoke) and the discovery documents (/.well-known/oauth-authorization-server,
+/.well-known/oauth-protected-resource[/...] except /mcp's own, which the MCP function serves).
+
+It never imports the MCP SDK: its cold start stays that of the REST function.
+"""
+
+from mesq.config import Settings
+from mesq.http.oauth import create_oauth_app
+from mesq.lambda_entry import lambda_handler
+from mesq.services import build_services
+
+handler = lambda_handler(create_oauth_app(build_services(Settings.from_env())), service="mesq-oauth")

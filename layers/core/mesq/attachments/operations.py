@@ -1,0 +1,113 @@
+"""The attachment operations of product §4 / §8, one function per operationId (toolset
+`memo_attachments`). The multipart relay upload and the raw byte reads are HTTP-only routes in
+mesq/http/attachments.py; they use the same domain functions."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+from ..context import Call
+from ..errors import NotFound, PayloadTooLarge, ServiceUnavailable, ValidationError
+from ..memos import store as memo_store
+from ..ratelimit import RateLimiter
+from ..store.ports import StoreUnavailable
+from . import reads, store, uploads
+from .paths import mcp_uri, read_url
+
+
+def create_memo_upload_session(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return uploads.create_session(call, args["displayName"], args["mimeType"], args["size"])
+
+
+def complete_memo_upload_session(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return uploads.complete_session(call, args["uploadId"], args["path"])
+
+
+def cancel_memo_upload_session(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return uploads.cancel_session(call, args["uploadId"], args["path"])
+
+
+def upload_memo_resource(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    encoded = args["content"]
+    if len(encoded) * 3 // 4 - encoded[-2:].count("=") > uploads.MAX_FILE_BYTES:
+        raise PayloadTooLarge(
+            f"the file is over {uploads.MAX_FILE_BYTES} bytes (100 MiB); nothing was stored. Large files: "
+            "create_memo_upload_session, then PUT the bytes to its uploadUrl"
+        )
+    try:
+        data = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValidationError("content: not valid base64 (standard alphabet, with padding)") from None
+    return uploads.store_bytes(call, data, args["displayName"], args["mimeType"])
+
+
+def read_memo_resource(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    if call.channel != "mcp":
+        # MCP counts this tool in the attachment-read bucket at its endpoint; REST counts here.
+        RateLimiter(call.services.items, call.services.settings).hit(call.principal.credential_id, "attachment_read")
+    record, data = reads.read_capped(call, args["path"], call.services.settings.mcp_read_cap_bytes)
+    return {
+        "path": record["path"],
+        "displayName": record["displayName"],
+        "mimeType": record["mimeType"],
+        "fileSize": len(data),
+        "encoding": "base64",
+        "content": base64.b64encode(data).decode("ascii"),
+    }
+
+
+def get_memo_resource_metadata(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    try:
+        stored = reads.stat(call, args["path"])
+    except StoreUnavailable:
+        raise ServiceUnavailable("attachment storage is unavailable; retry in a moment") from None
+    record, info = stored.record, stored.info
+    return {
+        "resource": uploads.public_resource(call, record),
+        "createdAt": record["createdAt"],
+        "storage": {"size": info.size, "contentType": info.content_type, "modifiedAt": info.modified_at},
+    }
+
+
+def _page(offset: int, limit: int, returned: int, total: int) -> dict[str, Any]:
+    page: dict[str, Any] = {"offset": offset, "limit": limit, "returned": returned, "totalCount": total}
+    page["hasMore"] = returned == limit and offset + returned < total
+    if page["hasMore"]:
+        page["nextOffset"] = offset + returned
+    return page
+
+
+def _with_links(call: Call, resource: dict[str, Any]) -> dict[str, Any]:
+    public_url = call.services.settings.public_url
+    return {**resource, "url": read_url(resource["path"], public_url), "mcp_uri": mcp_uri(resource["path"])}
+
+
+def list_memo_resources(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    offset, limit = args.get("offset", 0), args.get("limit", 20)
+    user_id = call.principal.user_id
+    if "memoId" in args:
+        memo = memo_store.read_memo(call.services.items, user_id, args["memoId"])
+        if memo is None:
+            raise NotFound(f"memo {args['memoId']!r} not found")
+        attached = memo["resources"]
+        selected = attached[offset : offset + limit]
+        resources = [_with_links(call, {k: r[k] for k in ("path", "displayName", "fileSize", "mimeType", "type")})
+                     for r in selected]  # fmt: skip
+        return {"resources": resources, "page": _page(offset, limit, len(resources), len(attached))}
+    _bytes, total = store.read_usage(call.services.items, user_id)
+    records = list(store.list_attachments(call.services.items, user_id, offset + limit))[offset:]
+    resources = [uploads.public_resource(call, r) for r in records]
+    return {"resources": resources, "page": _page(offset, limit, len(resources), total)}
+
+
+OPERATIONS = {
+    fn.__name__: fn
+    for fn in (
+        create_memo_upload_session, complete_memo_upload_session, cancel_memo_upload_session,
+        upload_memo_resource, read_memo_resource, get_memo_resource_metadata, list_memo_resources,
+    )
+}  # fmt: skip
+
+__all__ = ["OPERATIONS"]

@@ -1,0 +1,143 @@
+"""Attachment items in the single table (see docs/data-model.md):
+
+- attachment:     pk `U#<user>`  sk `MEMOATT#<attachmentId>` (ids sort by creation time)
+- usage counter:  pk `U#<user>`  sk `STATS#ATTACHMENTS` (`bytes`, `count`): the quota's source
+- upload session: pk `U#<user>`  sk `UPLOAD#<uploadId>`; gsi2 `UPLOADS` / `<expiresAt>#<user>#<uploadId>`
+                  (the sweep finds expired sessions of every user with one index query);
+                  `ttl` a day after expiry, so a missed sweep still ends with the item gone.
+
+Registration is one transaction: the attachment (must be new), the usage counter with a
+condition on the bytes it was read with (optimistic: a concurrent registration makes it retry,
+so two uploads can never both fit into the last free bytes) and any extra op (the session delete).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from ..auth.users import user_partition
+from ..errors import PayloadTooLarge, ServiceUnavailable
+from ..store.ports import Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, Update, WriteOp
+
+ATTACHMENT_PREFIX = "MEMOATT#"
+USAGE_SK = "STATS#ATTACHMENTS"
+SESSION_PREFIX = "UPLOAD#"
+SESSION_INDEX_PARTITION = "UPLOADS"
+SESSION_GRACE_SECONDS = 24 * 3600
+REGISTER_ATTEMPTS = 5
+_PUBLIC = ("id", "path", "displayName", "fileSize", "mimeType", "type", "createdAt", "source", "uploadId")
+
+
+def attachment_key(user_id: str, attachment_id: str) -> Key:
+    return (user_partition(user_id), f"{ATTACHMENT_PREFIX}{attachment_id}")
+
+
+def usage_key(user_id: str) -> Key:
+    return (user_partition(user_id), USAGE_SK)
+
+
+def session_key(user_id: str, upload_id: str) -> Key:
+    return (user_partition(user_id), f"{SESSION_PREFIX}{upload_id}")
+
+
+def read_attachment(items: ItemStore, user_id: str, attachment_id: str) -> Item | None:
+    return items.get(attachment_key(user_id, attachment_id))
+
+
+def read_usage(items: ItemStore, user_id: str) -> tuple[int, int]:
+    """(bytes, count) of the user's registered attachments."""
+    usage = items.get(usage_key(user_id)) or {}
+    return int(usage.get("bytes", 0)), int(usage.get("count", 0))
+
+
+def check_quota(used: int, size: int, quota: int) -> None:
+    if used + size > quota:
+        raise PayloadTooLarge(
+            f"attachment quota exceeded: {used} of {quota} bytes are used and this file needs {size}; "
+            "nothing was stored"
+        )
+
+
+def register(items: ItemStore, user_id: str, record: Item, quota: int, extra: Sequence[WriteOp] = ()) -> None:
+    """Store the attachment record and count it against the quota, all or nothing.
+
+    PayloadTooLarge when it does not fit; ConditionFailed (index 0 = the attachment exists,
+    index >= 2 = an extra op's condition) is passed on."""
+    pk, sk = attachment_key(user_id, record["id"])
+    stored = {**{name: record[name] for name in _PUBLIC if name in record}, "pk": pk, "sk": sk}
+    for _attempt in range(REGISTER_ATTEMPTS):
+        usage = items.get(usage_key(user_id))
+        used = int(usage.get("bytes", 0)) if usage else 0
+        check_quota(used, record["fileSize"], quota)
+        counted = Condition(equals={"bytes": used}) if usage else Condition(exists=False)
+        ops: list[WriteOp] = [
+            Put(stored, Condition(exists=False)),
+            Update(key=usage_key(user_id), add={"bytes": record["fileSize"], "count": 1}, condition=counted),
+            *extra,
+        ]
+        try:
+            items.transact(ops)
+            return
+        except ConditionFailed as failure:
+            if failure.index == 1:
+                continue  # another registration changed the usage meanwhile: re-check the quota
+            raise
+    raise ServiceUnavailable("too many concurrent uploads on this account; retry in a moment")
+
+
+def public_record(item: Item) -> dict[str, Any]:
+    return {name: item[name] for name in _PUBLIC if name in item}
+
+
+def list_attachments(items: ItemStore, user_id: str, limit: int) -> Iterator[Item]:
+    """The user's attachments, newest first, reading no more than `limit` items."""
+    after = None
+    remaining = limit
+    while remaining > 0:
+        page = items.query(
+            user_partition(user_id), prefix=ATTACHMENT_PREFIX, descending=True, limit=min(remaining, 1000), after=after
+        )
+        yield from page.items
+        remaining -= len(page.items)
+        if page.next_key is None:
+            return
+        after = page.next_key
+
+
+# -- upload sessions ---------------------------------------------------------------------------
+
+
+def session_item(user_id: str, session: Item, expires_epoch: int) -> Item:
+    pk, sk = session_key(user_id, session["uploadId"])
+    return {
+        **session,
+        "pk": pk,
+        "sk": sk,
+        "userId": user_id,
+        "gsi2pk": SESSION_INDEX_PARTITION,
+        "gsi2sk": f"{session['expiresAt']}#{user_id}#{session['uploadId']}",
+        "ttl": expires_epoch + SESSION_GRACE_SECONDS,
+    }
+
+
+def put_session(items: ItemStore, item: Item) -> None:
+    items.put(item, Condition(exists=False))
+
+
+def read_session(items: ItemStore, user_id: str, upload_id: str) -> Item | None:
+    return items.get(session_key(user_id, upload_id))
+
+
+def delete_session(items: ItemStore, user_id: str, upload_id: str) -> None:
+    items.delete(session_key(user_id, upload_id))
+
+
+def consume_session(user_id: str, upload_id: str) -> Delete:
+    """The transaction op that ends a session: fails if it was completed or cancelled meanwhile."""
+    return Delete(session_key(user_id, upload_id), Condition(exists=True))
+
+
+def expired_sessions(items: ItemStore, now: str, limit: int) -> list[Item]:
+    """Sessions whose expiresAt is before `now` (every user), oldest first."""
+    return items.query(SESSION_INDEX_PARTITION, index="gsi2", end=now, limit=limit).items

@@ -1,0 +1,254 @@
+"""Uploads: relay (bytes through MeSQ) and upload sessions (bytes straight to object storage).
+
+Every path ends in `register` (store.py): an attachment exists for MeSQ only once its record and
+its bytes are counted in the quota, in one transaction. Bytes written before a failed
+registration are deleted again, so a refused upload leaves nothing behind.
+
+Direct sessions: the client PUTs to a presigned URL whose signature covers Content-Type and
+Content-Length; the object lands under the staging prefix. Completion checks the stored object's
+size and type (a backend that does not enforce signatures is caught here), copies it to the
+attachment path inside the store and registers it; cancel and the expiry sweep delete it.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from ..context import Call
+from ..errors import NotFound, PayloadTooLarge, ValidationError
+from ..store.ports import BlobNotFound, BlobStore, ConditionFailed, ItemStore, PresignUnsupported
+from ..timestamps import format_timestamp, now_timestamp
+from . import store
+from .paths import (
+    attachment_path,
+    kind_of,
+    mcp_uri,
+    new_attachment_id,
+    own_attachment_id,
+    read_url,
+    staging_path,
+)
+
+MAX_FILE_BYTES = 100 * 1024 * 1024
+RELAY_ROUTE = "/api/toolkit/memo/resources/upload"
+MAX_DISPLAY_NAME = 255
+#: type/subtype with optional parameters, printable ASCII: what S3 stores and signs unchanged.
+_MIME = re.compile(r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(;[ -~]{0,119}[!-~])?")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def check_display_name(value: str, field: str = "displayName") -> str:
+    name = value.strip() if isinstance(value, str) else ""
+    if not name or len(name) > MAX_DISPLAY_NAME or _CONTROL.search(name):
+        raise ValidationError(f"{field}: 1..{MAX_DISPLAY_NAME} characters without control characters")
+    return name
+
+
+def check_mime_type(value: str, field: str = "mimeType") -> str:
+    if not isinstance(value, str) or not _MIME.fullmatch(value):
+        raise ValidationError(f"{field}: {value!r} is not a media type like image/jpeg")
+    return value
+
+
+def check_size(size: int, field: str = "size") -> None:
+    if size <= 0:
+        raise ValidationError(f"{field}: an attachment needs at least one byte")
+    if size > MAX_FILE_BYTES:
+        raise PayloadTooLarge(f"{field}: {size} bytes is over the {MAX_FILE_BYTES}-byte (100 MiB) limit per file")
+
+
+def public_resource(call: Call, record: dict[str, Any]) -> dict[str, Any]:
+    """What uploads return: the fields `create_memo.resources` takes, plus where to read it."""
+    return {
+        "path": record["path"],
+        "displayName": record["displayName"],
+        "fileSize": record["fileSize"],
+        "mimeType": record["mimeType"],
+        "type": record["type"],
+        "url": read_url(record["path"], call.services.settings.public_url),
+        "mcp_uri": mcp_uri(record["path"]),
+    }
+
+
+def _record(user_id: str, attachment_id: str, name: str, mime: str, size: int, source: str) -> dict[str, Any]:
+    return {
+        "id": attachment_id,
+        "path": attachment_path(user_id, attachment_id),
+        "displayName": name,
+        "fileSize": size,
+        "mimeType": mime,
+        "type": kind_of(mime),
+        "createdAt": now_timestamp(),
+        "source": source,
+    }
+
+
+def _quota_precheck(call: Call, size: int) -> None:
+    used, _count = store.read_usage(call.services.items, call.principal.user_id)
+    store.check_quota(used, size, call.services.settings.attachment_quota_bytes)
+
+
+def store_bytes(call: Call, data: bytes, display_name: str, mime_type: str) -> dict[str, Any]:
+    """Relay upload: write the bytes, then register them; nothing stays behind on failure."""
+    name, mime = check_display_name(display_name), check_mime_type(mime_type)
+    check_size(len(data), "file")
+    _quota_precheck(call, len(data))
+    user_id = call.principal.user_id
+    record = _record(user_id, new_attachment_id(), name, mime, len(data), call.channel)
+    blobs = call.services.blobs
+    blobs.put(record["path"], data, mime, {"owner": user_id})
+    try:
+        store.register(call.services.items, user_id, record, call.services.settings.attachment_quota_bytes)
+    except BaseException:
+        blobs.delete(record["path"])
+        raise
+    return public_resource(call, record)
+
+
+# -- sessions ----------------------------------------------------------------------------------
+
+
+def _relay_answer(call: Call) -> dict[str, Any]:
+    return {
+        "transport": "relay",
+        "uploadEndpoint": f"{call.services.settings.public_url or ''}{RELAY_ROUTE}",
+        "maxBytes": MAX_FILE_BYTES,
+    }
+
+
+def create_session(call: Call, display_name: str, mime_type: str, size: int) -> dict[str, Any]:
+    name, mime = check_display_name(display_name), check_mime_type(mime_type)
+    check_size(size)
+    _quota_precheck(call, size)
+    blobs, settings = call.services.blobs, call.services.settings
+    if blobs.transport != "direct":
+        return _relay_answer(call)
+    user_id = call.principal.user_id
+    upload_id = secrets.token_urlsafe(16)
+    attachment_id = new_attachment_id()
+    seconds = settings.upload_session_seconds
+    expires_epoch = int(time.time()) + seconds
+    expires_at = format_timestamp(datetime.fromtimestamp(expires_epoch, UTC))
+    try:
+        url = blobs.presign_put(staging_path(user_id, upload_id), mime, size, seconds)
+    except PresignUnsupported:
+        return _relay_answer(call)  # never a direct session the store cannot serve
+    session = {
+        "uploadId": upload_id,
+        "attachmentId": attachment_id,
+        "path": attachment_path(user_id, attachment_id),
+        "displayName": name,
+        "mimeType": mime,
+        "size": size,
+        "expiresAt": expires_at,
+        "createdAt": now_timestamp(),
+    }
+    store.put_session(call.services.items, store.session_item(user_id, session, expires_epoch))
+    return {
+        "transport": "direct",
+        "uploadId": upload_id,
+        "path": session["path"],
+        "uploadUrl": url,
+        "method": "PUT",
+        "contentType": mime,
+        "size": size,
+        "expiresAt": expires_at,
+        "maxBytes": MAX_FILE_BYTES,
+    }
+
+
+def _open_session(call: Call, upload_id: str, path: str) -> dict[str, Any]:
+    own_attachment_id(path, call.principal.user_id)
+    session = store.read_session(call.services.items, call.principal.user_id, upload_id)
+    if session is None:
+        raise NotFound(f"no open upload session {upload_id!r}: it was completed, cancelled or has expired")
+    if session["path"] != path:
+        raise ValidationError("path: not the path of this upload session")
+    return session
+
+
+def _discard(call: Call, session: dict[str, Any]) -> None:
+    user_id = call.principal.user_id
+    call.services.blobs.delete(staging_path(user_id, session["uploadId"]))
+    store.delete_session(call.services.items, user_id, session["uploadId"])
+
+
+def complete_session(call: Call, upload_id: str, path: str) -> dict[str, Any]:
+    user_id = call.principal.user_id
+    items, blobs = call.services.items, call.services.blobs
+    attachment_id = own_attachment_id(path, user_id)
+    done = store.read_attachment(items, user_id, attachment_id)
+    if done is not None and done.get("uploadId") == upload_id:
+        return public_resource(call, done)  # completed before (a retried PUT): same answer
+    session = _open_session(call, upload_id, path)
+    if session["expiresAt"] <= now_timestamp():
+        _discard(call, session)
+        raise NotFound(f"upload session {upload_id!r} has expired; start a new one")
+    staged = staging_path(user_id, upload_id)
+    info = blobs.head(staged)
+    if info is None:
+        raise ValidationError("nothing was uploaded to uploadUrl yet: PUT the file there, then complete")
+    if info.size != session["size"] or info.content_type != session["mimeType"]:
+        blobs.delete(staged)  # the session stays open: PUT the right file again
+        raise ValidationError(
+            f"the uploaded object has {info.size} bytes of type {info.content_type!r}, but this session "
+            f"expects {session['size']} bytes of type {session['mimeType']!r}; it was removed, PUT the file again"
+        )
+    record = _record(user_id, attachment_id, session["displayName"], session["mimeType"], info.size, call.channel)
+    record["uploadId"] = upload_id
+    try:
+        blobs.copy(staged, path, {"owner": user_id})
+    except BlobNotFound:
+        raise ValidationError("the uploaded object disappeared (the session expired?); start a new session") from None
+    try:
+        store.register(
+            items,
+            user_id,
+            record,
+            call.services.settings.attachment_quota_bytes,
+            [store.consume_session(user_id, upload_id)],
+        )
+    except ConditionFailed:
+        # A concurrent completion of the same session won: answer what it registered.
+        blobs.delete(staged)
+        done = store.read_attachment(items, user_id, attachment_id)
+        if done is None or done.get("uploadId") != upload_id:
+            blobs.delete(path)
+            raise NotFound(f"upload session {upload_id!r} was cancelled meanwhile") from None
+        return public_resource(call, done)
+    except PayloadTooLarge:
+        blobs.delete(path)
+        _discard(call, session)
+        raise
+    blobs.delete(staged)
+    return public_resource(call, record)
+
+
+def cancel_session(call: Call, upload_id: str, path: str) -> dict[str, Any]:
+    session = _open_session(call, upload_id, path)
+    _discard(call, session)
+    return {"uploadId": upload_id, "path": path, "cancelled": True}
+
+
+def sweep_expired_sessions(
+    items: ItemStore, blobs: BlobStore, *, now: Callable[[], str] = now_timestamp, batch: int = 500
+) -> int:
+    """Delete the staged object and the record of every expired upload session; the count.
+
+    Run by the scheduler (Lambda) and by `mesq serve` in the background; the bucket's lifecycle
+    rule on the staging prefix catches anything a missed sweep leaves."""
+    swept = 0
+    while True:
+        expired = store.expired_sessions(items, now(), batch)
+        for session in expired:
+            user_id = str(session["userId"])
+            blobs.delete(staging_path(user_id, str(session["uploadId"])))
+            store.delete_session(items, user_id, str(session["uploadId"]))
+            swept += 1
+        if len(expired) < batch:
+            return swept

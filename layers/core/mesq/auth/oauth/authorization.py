@@ -1,0 +1,149 @@
+"""Authorization requests between `GET /oauth/authorize` and the consent page (OAUTH_WEB.md).
+
+`/oauth/authorize` validates the request and stores it as a pending request (10 minutes); the
+consent page (mesq/web) shows it with `load_pending` and answers it with `decide`, which
+consumes it once and returns where the browser goes next: the client's redirect URI with
+`code`, `state` and `iss` (RFC 9207), or with `error=access_denied`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from authlib.common.urls import add_params_to_uri
+
+from ...config import Settings
+from ...errors import NotFound
+from ...store.ports import Condition, ConditionFailed, Delete, ItemStore, Put
+from ...timestamps import now_timestamp
+from ..scopes import order_scopes
+from .clients import Client, registered_client
+from .grants import list_grants, revoke_grant
+from .keys import CODE_PREFIX, CODE_SECONDS, PENDING_SECONDS, code_key, digest, new_id, new_secret, pending_key
+
+__all__ = [
+    "PendingAuthorization",
+    "create_pending",
+    "decide",
+    "list_grants",
+    "load_pending",
+    "redirect_with",
+    "revoke_grant",
+]
+
+
+@dataclass(frozen=True)
+class PendingAuthorization:
+    request_id: str
+    client_id: str
+    client_name: str
+    redirect_uri: str
+    scopes: tuple[str, ...]  # already defaulted to memo:read todo:read reading:read when blank
+    resource: str  # the RFC 8707 resource (e.g. https://host/mcp)
+    state: str | None
+
+
+def redirect_with(uri: str, params: dict[str, str | None]) -> str:
+    """`uri` with `params` added to its query (existing query parameters are kept)."""
+    url: str = add_params_to_uri(uri, [(name, value) for name, value in params.items() if value is not None])
+    return url
+
+
+def create_pending(
+    items: ItemStore,
+    *,
+    client: Client,
+    redirect_uri: str,
+    redirect_uri_given: bool,
+    scopes: frozenset[str],
+    resource: str,
+    state: str | None,
+    code_challenge: str,
+    issuer: str,
+) -> str:
+    request_id = new_id() + new_id()  # 160 bits: the consent URL must not be guessable
+    record: dict[str, Any] = {
+        "pk": pending_key(request_id)[0],
+        "sk": pending_key(request_id)[1],
+        "requestId": request_id,
+        "clientId": client.client_id,
+        "clientName": client.client_name,
+        "metadataDocument": client.metadata_document,
+        "redirectUri": redirect_uri,
+        "redirectUriGiven": redirect_uri_given,
+        "scopes": order_scopes(scopes),
+        "resource": resource,
+        "codeChallenge": code_challenge,
+        "issuer": issuer,
+        "createdAt": now_timestamp(),
+        "ttl": int(time.time()) + PENDING_SECONDS,
+    }
+    if state is not None:
+        record["state"] = state
+    items.put(record, Condition(exists=False))
+    return request_id
+
+
+def _pending_record(items: ItemStore, request_id: str) -> dict[str, Any]:
+    record = items.get(pending_key(request_id)) if request_id and len(request_id) <= 100 else None
+    if record is None:
+        raise NotFound("this authorization request is unknown, already answered or expired; start again in the app")
+    return record
+
+
+def load_pending(items: ItemStore, request_id: str) -> PendingAuthorization:
+    record = _pending_record(items, request_id)
+    return PendingAuthorization(
+        request_id=record["requestId"],
+        client_id=record["clientId"],
+        client_name=record["clientName"],
+        redirect_uri=record["redirectUri"],
+        scopes=tuple(record["scopes"]),
+        resource=record["resource"],
+        state=record.get("state"),
+    )
+
+
+def decide(items: ItemStore, settings: Settings, user_id: str, request_id: str, approve: bool) -> str:
+    """Answer a pending request for `user_id` (once only) and return the client redirect URL."""
+    record = _pending_record(items, request_id)
+    answer: dict[str, str | None] = {}
+    writes: list[Put | Delete] = [Delete(pending_key(request_id), Condition(exists=True))]
+    if approve:
+        if not record["metadataDocument"] and registered_client(items, record["clientId"]) is None:
+            raise NotFound("the application that asked for access is no longer registered")
+        code = new_secret(CODE_PREFIX)
+        expires = int(time.time()) + CODE_SECONDS
+        writes.append(
+            Put(
+                {
+                    "pk": code_key(digest(code))[0],
+                    "sk": code_key(digest(code))[1],
+                    "state": "issued",
+                    "userId": user_id,
+                    "clientId": record["clientId"],
+                    "clientName": record["clientName"],
+                    "redirectUri": record["redirectUri"],
+                    "redirectUriGiven": record["redirectUriGiven"],
+                    "scopes": record["scopes"],
+                    "resource": record["resource"],
+                    "codeChallenge": record["codeChallenge"],
+                    "expiresAtEpoch": expires,
+                    "ttl": expires,  # extended once used, to detect a replay (grants.py)
+                },
+                Condition(exists=False),
+            )
+        )
+        answer["code"] = code
+    else:
+        answer["error"] = "access_denied"
+        answer["error_description"] = "the user denied access"
+    try:
+        items.transact(writes)
+    except ConditionFailed:
+        raise NotFound("this authorization request was already answered") from None
+    answer["state"] = record.get("state")
+    answer["iss"] = record["issuer"]
+    return redirect_with(record["redirectUri"], answer)

@@ -1,0 +1,275 @@
+"""OAuth clients: registered ones (RFC 7591, stored) and Client ID Metadata Document clients
+(the `client_id` is an HTTPS URL whose JSON document the adapter fetched; never stored).
+
+All clients are public (`token_endpoint_auth_method: none`): MCP clients are desktop apps and
+browser-based agents that cannot keep a secret, and PKCE S256 binds every code to its client.
+
+Redirect URIs: `https` URLs, and `http` only on loopback (127.0.0.1, [::1], localhost; RFC 8252
+§7.3 lets the port vary at request time for the IP literals). No fragments, no user info, no
+private-use schemes (the MCP clients we target use https or loopback callbacks).
+
+The RFC 7591 grammar (URL fields, contacts, jwks) is authlib's `ClientMetadataClaims`; the rules
+above are MeSQ's policy on top of it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from authlib.oauth2.rfc7591 import ClientMetadataClaims
+from joserfc.errors import JoseError
+
+from ...store.ports import Condition, ItemStore
+from ...timestamps import now_timestamp
+from ..scopes import ALL_SCOPES
+from .errors import OAuthError
+from .keys import client_key, new_id
+
+MAX_REDIRECT_URIS = 10
+MAX_URI_LENGTH = 2000
+MAX_NAME_LENGTH = 200
+LOOPBACK_IPS = frozenset({"127.0.0.1", "::1"})
+LOOPBACK_HOSTS = LOOPBACK_IPS | {"localhost"}
+_GRANT_TYPES = frozenset({"authorization_code", "refresh_token"})
+
+
+@dataclass(frozen=True)
+class ClientMetadata:
+    """The registration fields MeSQ uses, already through the RFC 7591 grammar."""
+
+    redirect_uris: tuple[str, ...]
+    client_name: str | None = None
+    scope: str | None = None
+    client_uri: str | None = None
+    grant_types: tuple[str, ...] = ("authorization_code", "refresh_token")
+    response_types: tuple[str, ...] = ("code",)
+    token_endpoint_auth_method: str | None = None
+
+
+@dataclass(frozen=True)
+class Client:
+    client_id: str
+    client_name: str
+    redirect_uris: tuple[str, ...]
+    scopes: frozenset[str] | None  # None: any scope may be requested
+    metadata_document: bool
+
+
+def is_metadata_document_id(client_id: str) -> bool:
+    return client_id.startswith(("https://", "http://"))
+
+
+def _redirect_error(message: str) -> OAuthError:
+    return OAuthError("invalid_redirect_uri", message)
+
+
+def check_redirect_uri(uri: str) -> str:
+    if not isinstance(uri, str) or not uri or len(uri) > MAX_URI_LENGTH:
+        raise _redirect_error(f"redirect URIs must be 1..{MAX_URI_LENGTH} characters")
+    try:
+        parts = urlsplit(uri)
+        parts.port  # noqa: B018  # raises ValueError on a bad port
+    except ValueError:
+        raise _redirect_error(f"redirect URI {uri!r} is not a valid URL") from None
+    if parts.fragment or "#" in uri:
+        raise _redirect_error(f"redirect URI {uri!r} must not have a fragment")
+    if parts.username or parts.password:
+        raise _redirect_error(f"redirect URI {uri!r} must not carry user info")
+    scheme = parts.scheme.lower()
+    if scheme == "https" and parts.hostname:
+        return uri
+    if scheme == "http" and parts.hostname in LOOPBACK_HOSTS:
+        return uri
+    raise _redirect_error(f"redirect URI {uri!r} must be https, or http on a loopback address")
+
+
+def _strings(document: dict[str, Any], name: str) -> tuple[str, ...] | None:
+    value = document.get(name)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise OAuthError("invalid_client_metadata", f"{name} must be an array of strings")
+    return tuple(value)
+
+
+def _string(document: dict[str, Any], name: str) -> str | None:
+    value = document.get(name)
+    if value is not None and not isinstance(value, str):
+        raise OAuthError("invalid_client_metadata", f"{name} must be a string")
+    return value
+
+
+def metadata_from_document(document: dict[str, Any]) -> ClientMetadata:
+    """Client metadata from a registration request or a metadata document (a JSON object)."""
+    redirect_uris = _strings(document, "redirect_uris")
+    if not redirect_uris:
+        raise _redirect_error("redirect_uris is required and must list at least one URI")
+    for uri in redirect_uris:
+        check_redirect_uri(uri)
+    auth_method = _string(document, "token_endpoint_auth_method")
+    for url_field in ("client_uri", "logo_uri", "tos_uri", "policy_uri", "jwks_uri"):
+        _string(document, url_field)  # authlib's URL checks assume strings (an int raises AttributeError)
+    claims = ClientMetadataClaims(dict(document), {})
+    try:
+        claims.validate()
+    except JoseError as error:
+        claim = getattr(error, "claim", None) or "client metadata"
+        raise OAuthError("invalid_client_metadata", f"{claim} is not valid") from None
+    return ClientMetadata(
+        redirect_uris=redirect_uris,
+        client_name=_string(document, "client_name"),
+        scope=_string(document, "scope"),
+        client_uri=_string(document, "client_uri"),
+        grant_types=_strings(document, "grant_types") or ("authorization_code", "refresh_token"),
+        response_types=_strings(document, "response_types") or ("code",),
+        token_endpoint_auth_method=auth_method,
+    )
+
+
+def check_metadata(metadata: ClientMetadata) -> None:
+    """MeSQ's registration policy on top of the RFC 7591 grammar."""
+    if not metadata.redirect_uris or len(metadata.redirect_uris) > MAX_REDIRECT_URIS:
+        raise _redirect_error(f"redirect_uris must list 1..{MAX_REDIRECT_URIS} URIs")
+    for uri in metadata.redirect_uris:
+        check_redirect_uri(uri)
+    if metadata.token_endpoint_auth_method not in (None, "none"):
+        # RFC 7591 §3.2.1 would let us substitute "none"; a CIMD document cannot be changed,
+        # so both paths refuse a method whose secret or key we would never check.
+        raise OAuthError(
+            "invalid_client_metadata", "only public clients are supported: token_endpoint_auth_method must be none"
+        )
+    if "authorization_code" not in metadata.grant_types or not set(metadata.grant_types) <= _GRANT_TYPES:
+        raise OAuthError(
+            "invalid_client_metadata", "grant_types must include authorization_code and may add refresh_token"
+        )
+    if "code" not in metadata.response_types or set(metadata.response_types) - {"code"}:
+        raise OAuthError("invalid_client_metadata", "response_types must be ['code']")
+    if metadata.client_name is not None and not 1 <= len(metadata.client_name.strip()) <= MAX_NAME_LENGTH:
+        raise OAuthError("invalid_client_metadata", f"client_name must be 1..{MAX_NAME_LENGTH} characters")
+    if metadata.scope is not None:
+        unknown = sorted(set(metadata.scope.split()) - set(ALL_SCOPES))
+        if unknown:
+            raise OAuthError("invalid_client_metadata", f"unknown scope(s): {', '.join(unknown)}")
+
+
+def _display_name(metadata: ClientMetadata, fallback: str) -> str:
+    return (metadata.client_name or "").strip() or fallback
+
+
+def register_client(items: ItemStore, metadata: ClientMetadata) -> dict[str, Any]:
+    """RFC 7591 §3.2.1 response fields of a newly registered public client."""
+    check_metadata(metadata)
+    client_id = "mesq_client_" + new_id()
+    issued_at = now_timestamp()
+    record: dict[str, Any] = {
+        "pk": client_key(client_id)[0],
+        "sk": client_key(client_id)[1],
+        "clientId": client_id,
+        "clientName": _display_name(metadata, "Unnamed client"),
+        "redirectUris": list(metadata.redirect_uris),
+        "grantTypes": list(metadata.grant_types),
+        "createdAt": issued_at,
+    }
+    if metadata.scope is not None:
+        record["scope"] = " ".join(metadata.scope.split())
+    if metadata.client_uri:
+        record["clientUri"] = metadata.client_uri
+    items.put(record, Condition(exists=False))
+    response: dict[str, Any] = {
+        "client_id": client_id,
+        "client_id_issued_at": int(time.time()),
+        "redirect_uris": list(metadata.redirect_uris),
+        "token_endpoint_auth_method": "none",
+        "grant_types": list(metadata.grant_types),
+        "response_types": ["code"],
+        "client_name": record["clientName"],
+    }
+    if "scope" in record:
+        response["scope"] = record["scope"]
+    if metadata.client_uri:
+        response["client_uri"] = metadata.client_uri
+    return response
+
+
+def registered_client(items: ItemStore, client_id: str) -> Client | None:
+    if not client_id or len(client_id) > 100 or is_metadata_document_id(client_id):
+        return None
+    record = items.get(client_key(client_id))
+    if record is None:
+        return None
+    scope = record.get("scope")
+    return Client(
+        client_id=client_id,
+        client_name=record["clientName"],
+        redirect_uris=tuple(record["redirectUris"]),
+        scopes=frozenset(scope.split()) if scope else None,
+        metadata_document=False,
+    )
+
+
+def check_metadata_document_id(client_id: str, allow_loopback_http: bool) -> None:
+    """CIMD `client_id` rules: an https URL with a path, no fragment, user info or dot segments.
+    `allow_loopback_http` (tests and local development only) also admits http://127.0.0.1."""
+    try:
+        parts = urlsplit(client_id)
+        parts.port  # noqa: B018  # raises ValueError on a bad port, before anything fetches it
+    except ValueError:
+        raise OAuthError("invalid_client", "a URL client_id must be a valid URL") from None
+    loopback = allow_loopback_http and parts.scheme == "http" and parts.hostname in LOOPBACK_IPS
+    if parts.scheme != "https" and not loopback:
+        raise OAuthError("invalid_client", "a URL client_id must be an https URL")
+    if not parts.hostname or parts.fragment or parts.username or parts.password or len(client_id) > MAX_URI_LENGTH:
+        raise OAuthError("invalid_client", "a URL client_id must have a host and no fragment or user info")
+    segments = parts.path.split("/")
+    if parts.path in ("", "/") or "." in segments or ".." in segments:
+        raise OAuthError("invalid_client", "a URL client_id must have a path without dot segments")
+
+
+def metadata_document_client(client_id: str, document: dict[str, Any]) -> Client:
+    """A client from its fetched metadata document (the document must name itself)."""
+    if document.get("client_id") != client_id:
+        raise OAuthError("invalid_client", "the client metadata document's client_id must equal its URL")
+    for secret in ("client_secret", "client_secret_expires_at"):
+        if secret in document:
+            raise OAuthError("invalid_client", f"a client metadata document must not contain {secret}")
+    try:
+        metadata = metadata_from_document(document)
+        check_metadata(metadata)
+    except OAuthError as error:
+        raise OAuthError("invalid_client", f"client metadata document: {error.description}") from None
+    return Client(
+        client_id=client_id,
+        client_name=_display_name(metadata, urlsplit(client_id).hostname or client_id),
+        redirect_uris=metadata.redirect_uris,
+        scopes=frozenset(metadata.scope.split()) if metadata.scope else None,
+        metadata_document=True,
+    )
+
+
+def _loopback_portless(uri: str) -> str | None:
+    try:
+        parts = urlsplit(uri)
+    except ValueError:  # not a URL at all: the caller's exact match already failed
+        return None
+    if parts.scheme != "http" or parts.hostname not in LOOPBACK_IPS:
+        return None
+    host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, ""))
+
+
+def match_redirect_uri(client: Client, requested: str | None) -> str:
+    """The redirect URI to use: exactly a registered one (loopback IP literals: any port). Absent
+    only when exactly one is registered. OAuthError invalid_request otherwise."""
+    if requested is None or requested == "":
+        if len(client.redirect_uris) == 1:
+            return client.redirect_uris[0]
+        raise OAuthError("invalid_request", "redirect_uri is required: the client registered several")
+    if requested in client.redirect_uris:
+        return requested
+    portless = _loopback_portless(requested)
+    if portless is not None and any(_loopback_portless(uri) == portless for uri in client.redirect_uris):
+        return requested
+    raise OAuthError("invalid_request", "redirect_uri does not match any URI registered for this client")

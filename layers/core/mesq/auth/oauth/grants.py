@@ -1,0 +1,345 @@
+"""Grants and their tokens: code exchange, refresh rotation, revocation, bearer authentication.
+
+A grant (`U#<userId>` / `OAUTHGRANT#<grantId>`) is one approved authorization: one client, one
+person, the approved scopes and the RFC 8707 resource. It holds the digests of its one live
+access token and one live refresh token, so revoking it deletes exactly those lookups in one
+transaction. Refreshing rotates both; the used refresh token stays (marked `used`) until it
+would have expired, so presenting it again is recognised as reuse and revokes the whole grant
+(OAuth 2.1 §4.3.1). A replayed authorization code likewise revokes the grant it created
+(RFC 6749 §4.1.2). Access-token lookups are authoritative: one GetItem per request.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from authlib.oauth2.rfc7636.challenge import CODE_VERIFIER_PATTERN, compare_s256_code_challenge
+
+from ...context import Principal
+from ...errors import NotFound, Unauthorized
+from ...store.ports import Condition, ConditionFailed, Delete, ItemStore, Put, Update, WriteOp
+from ...timestamps import format_timestamp, now_timestamp, utc_now
+from ..scopes import order_scopes
+from .errors import OAuthError
+from .keys import (
+    ACCESS_PREFIX,
+    ACCESS_SECONDS,
+    MAX_SECRET_LENGTH,
+    REFRESH_PREFIX,
+    REFRESH_SECONDS,
+    USED_CODE_RETENTION_SECONDS,
+    access_key,
+    code_key,
+    digest,
+    grant_key,
+    new_id,
+    new_secret,
+    refresh_key,
+)
+from .resources import normalize_resource
+
+LAST_USED_RESOLUTION_SECONDS = 60
+
+
+@dataclass(frozen=True)
+class IssuedTokens:
+    access_token: str
+    refresh_token: str
+    expires_in: int
+    scopes: tuple[str, ...]
+
+    def response(self) -> dict[str, Any]:
+        """The RFC 6749 §5.1 token response."""
+        return {
+            "access_token": self.access_token,
+            "token_type": "Bearer",
+            "expires_in": self.expires_in,
+            "refresh_token": self.refresh_token,
+            "scope": " ".join(self.scopes),
+        }
+
+
+def _invalid_grant(description: str) -> OAuthError:
+    return OAuthError("invalid_grant", description)
+
+
+def _token_writes(grant: dict[str, Any], scopes: list[str]) -> tuple[IssuedTokens, list[WriteOp], dict[str, str]]:
+    """Puts for a fresh access + refresh token of `grant`; returns the digests the grant keeps."""
+    now = int(time.time())
+    access, refresh = new_secret(ACCESS_PREFIX), new_secret(REFRESH_PREFIX)
+    access_digest, refresh_digest = digest(access), digest(refresh)
+    common = {"grantId": grant["grantId"], "userId": grant["userId"], "clientId": grant["clientId"]}
+    writes: list[WriteOp] = [
+        Put(
+            {
+                "pk": access_key(access_digest)[0],
+                "sk": access_key(access_digest)[1],
+                **common,
+                "scopes": scopes,
+                "resource": grant["resource"],
+                "expiresAtEpoch": now + ACCESS_SECONDS,
+                "ttl": now + ACCESS_SECONDS,
+            },
+            Condition(exists=False),
+        ),
+        Put(
+            {
+                "pk": refresh_key(refresh_digest)[0],
+                "sk": refresh_key(refresh_digest)[1],
+                **common,
+                "state": "active",
+                "expiresAtEpoch": now + REFRESH_SECONDS,
+                "ttl": now + REFRESH_SECONDS,
+            },
+            Condition(exists=False),
+        ),
+    ]
+    tokens = IssuedTokens(access, refresh, ACCESS_SECONDS, tuple(scopes))
+    return tokens, writes, {"accessDigest": access_digest, "refreshDigest": refresh_digest}
+
+
+def exchange_code(
+    items: ItemStore,
+    *,
+    code: str,
+    client_id: str,
+    redirect_uri: str | None,
+    code_verifier: str | None,
+    resource: str | None,
+    instance: str,
+) -> IssuedTokens:
+    """authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6, RFC 8707 §2.2)."""
+    if not code_verifier:
+        raise OAuthError("invalid_request", "code_verifier is required (PKCE)")
+    if len(code) > MAX_SECRET_LENGTH:
+        raise _invalid_grant("the authorization code is not valid")
+    key = code_key(digest(code))
+    record = items.get(key)
+    if record is None:
+        raise _invalid_grant("the authorization code is unknown or expired")
+    if record["state"] != "issued":
+        _revoke_replayed(items, record)
+        raise _invalid_grant("the authorization code was already used; the tokens issued from it are revoked")
+    if record["clientId"] != client_id:
+        raise _invalid_grant("the authorization code was issued to another client")
+    if record["expiresAtEpoch"] <= time.time():
+        raise _invalid_grant("the authorization code has expired")
+    if redirect_uri != record["redirectUri"] and (record["redirectUriGiven"] or redirect_uri is not None):
+        raise _invalid_grant("redirect_uri does not match the one of the authorization request")
+    if not CODE_VERIFIER_PATTERN.match(code_verifier):
+        raise _invalid_grant("code_verifier must be 43..128 unreserved characters (RFC 7636)")
+    if not compare_s256_code_challenge(code_verifier, record["codeChallenge"]):
+        raise _invalid_grant("code_verifier does not match the code_challenge")
+    if resource is not None and normalize_resource(resource, instance) != record["resource"]:
+        raise OAuthError("invalid_target", "resource differs from the one the user approved")
+    grant_id = new_id()
+    grant = {
+        "pk": grant_key(record["userId"], grant_id)[0],
+        "sk": grant_key(record["userId"], grant_id)[1],
+        "grantId": grant_id,
+        "userId": record["userId"],
+        "clientId": record["clientId"],
+        "clientName": record["clientName"],
+        "scopes": record["scopes"],
+        "resource": record["resource"],
+        "createdAt": now_timestamp(),
+    }
+    tokens, writes, digests = _token_writes(grant, record["scopes"])
+    grant.update(digests)
+    used_until = int(record["expiresAtEpoch"]) + USED_CODE_RETENTION_SECONDS
+    try:
+        items.transact(
+            [
+                Update(
+                    key=key,
+                    set={"state": "used", "grantId": grant_id, "ttl": used_until},
+                    condition=Condition(equals={"state": "issued"}),
+                ),
+                Put(grant, Condition(exists=False)),
+                *writes,
+            ]
+        )
+    except ConditionFailed:
+        # A concurrent exchange of the same code won: this one is the replay.
+        replayed = items.get(key)
+        if replayed is not None:
+            _revoke_replayed(items, replayed)
+        raise _invalid_grant("the authorization code was already used; the tokens issued from it are revoked") from None
+    return tokens
+
+
+def _revoke_replayed(items: ItemStore, code_record: dict[str, Any]) -> None:
+    if code_record.get("grantId"):
+        _revoke(items, code_record["userId"], code_record["grantId"])
+
+
+def refresh(
+    items: ItemStore,
+    *,
+    refresh_token: str,
+    client_id: str,
+    scope: str | None,
+    resource: str | None,
+    instance: str,
+) -> IssuedTokens:
+    """refresh_token grant with rotation and reuse detection (OAuth 2.1 §4.3)."""
+    if len(refresh_token) > MAX_SECRET_LENGTH or not refresh_token.startswith(REFRESH_PREFIX):
+        raise _invalid_grant("the refresh token is not valid")
+    presented = digest(refresh_token)
+    key = refresh_key(presented)
+    record = items.get(key)
+    if record is None:
+        raise _invalid_grant("the refresh token is unknown, revoked or expired")
+    if record["clientId"] != client_id:
+        raise _invalid_grant("the refresh token was issued to another client")
+    if record["state"] != "active":
+        _revoke(items, record["userId"], record["grantId"])
+        raise _invalid_grant("the refresh token was already used; every token of this grant is revoked")
+    if record["expiresAtEpoch"] <= time.time():
+        raise _invalid_grant("the refresh token has expired")
+    grant = items.get(grant_key(record["userId"], record["grantId"]))
+    if grant is None or grant.get("revokedAt") or grant.get("refreshDigest") != presented:
+        raise _invalid_grant("the refresh token has been revoked")
+    scopes = list(grant["scopes"])
+    if scope is not None and scope.strip():
+        requested = set(scope.split())
+        if not requested <= set(scopes):
+            raise OAuthError("invalid_scope", "a refresh can only keep or narrow the approved scopes")
+        scopes = order_scopes(requested)
+    if resource is not None and normalize_resource(resource, instance) != grant["resource"]:
+        raise OAuthError("invalid_target", "resource differs from the one the user approved")
+    tokens, writes, digests = _token_writes(grant, scopes)
+    try:
+        items.transact(
+            [
+                Update(key=key, set={"state": "used"}, condition=Condition(equals={"state": "active"})),
+                Update(
+                    key=grant_key(grant["userId"], grant["grantId"]),
+                    set=digests,
+                    condition=Condition(equals={"refreshDigest": grant["refreshDigest"]}),
+                ),
+                # The access token of the previous round goes: one live access token per grant.
+                Delete(access_key(grant["accessDigest"])),
+                *writes,
+            ]
+        )
+    except ConditionFailed:
+        # Two refreshes with the same token raced: the loser is a reuse by definition.
+        _revoke(items, grant["userId"], grant["grantId"])
+        raise _invalid_grant("the refresh token was already used; every token of this grant is revoked") from None
+    return tokens
+
+
+def _revoke(items: ItemStore, user_id: str, grant_id: str) -> bool:
+    """Revoke a grant and its live tokens; False when it does not exist."""
+    key = grant_key(user_id, grant_id)
+    for _ in range(3):  # a concurrent refresh may move the digests between read and write
+        grant = items.get(key)
+        if grant is None:
+            return False
+        if grant.get("revokedAt"):
+            return True
+        try:
+            items.transact(
+                [
+                    Update(
+                        key=key,
+                        set={"revokedAt": now_timestamp(), "ttl": int(time.time()) + REFRESH_SECONDS},
+                        condition=Condition(equals={"refreshDigest": grant["refreshDigest"]}),
+                    ),
+                    Delete(access_key(grant["accessDigest"])),
+                    Delete(refresh_key(grant["refreshDigest"])),
+                ]
+            )
+            return True
+        except ConditionFailed:
+            continue
+    raise ConditionFailed("the grant kept changing while it was being revoked")
+
+
+def revoke_token(items: ItemStore, token: str, client_id: str | None) -> None:
+    """RFC 7009: revoke the grant behind an access or refresh token. Unknown tokens, and tokens of
+    another client than a given `client_id`, are ignored (the endpoint answers 200 anyway)."""
+    if len(token) > MAX_SECRET_LENGTH:
+        return
+    if token.startswith(ACCESS_PREFIX):
+        record = items.get(access_key(digest(token)))
+    elif token.startswith(REFRESH_PREFIX):
+        record = items.get(refresh_key(digest(token)))
+    else:
+        return
+    if record is None or (client_id is not None and record["clientId"] != client_id):
+        return
+    _revoke(items, record["userId"], record["grantId"])
+
+
+def public_grant(grant: dict[str, Any]) -> dict[str, Any]:
+    result = {
+        "id": grant["grantId"],
+        "clientId": grant["clientId"],
+        "clientName": grant["clientName"],
+        "scopes": grant["scopes"],
+        "resource": grant["resource"],
+        "createdAt": grant["createdAt"],
+    }
+    if grant.get("lastUsedAt"):
+        result["lastUsedAt"] = grant["lastUsedAt"]
+    return result
+
+
+def list_grants(items: ItemStore, user_id: str) -> list[dict[str, Any]]:
+    """The person's connected apps (live grants), newest first."""
+    grants: list[dict[str, Any]] = []
+    page = items.query(grant_key(user_id, "")[0], prefix="OAUTHGRANT#")
+    while True:
+        grants += [public_grant(grant) for grant in page.items if not grant.get("revokedAt")]
+        if page.next_key is None:
+            break
+        page = items.query(grant_key(user_id, "")[0], prefix="OAUTHGRANT#", after=page.next_key)
+    return sorted(grants, key=lambda grant: grant["createdAt"], reverse=True)
+
+
+def revoke_grant(items: ItemStore, user_id: str, grant_id: str) -> None:
+    """Revoke one of the person's grants and every token it issued; NotFound when unknown."""
+    if not grant_id or len(grant_id) > 100 or not _revoke(items, user_id, grant_id):
+        raise NotFound(f"no connected app {grant_id!r}")
+
+
+def authenticate_access_token(items: ItemStore, token: str, accepts: Callable[[str], bool]) -> Principal:
+    """The principal behind an OAuth access token whose resource `accepts` approves, or
+    Unauthorized (unknown, revoked, expired, or issued for another resource: RFC 8707)."""
+    if not token.startswith(ACCESS_PREFIX) or len(token) > MAX_SECRET_LENGTH:
+        raise Unauthorized("the access token is not valid")
+    key = access_key(digest(token))
+    record = items.get(key)
+    if record is None:
+        raise Unauthorized("the access token is not valid, revoked or expired")
+    now = utc_now()
+    if record["expiresAtEpoch"] <= now.timestamp():
+        raise Unauthorized("the access token has expired")
+    if not accepts(record["resource"]):
+        raise Unauthorized(f"the access token was issued for another resource ({record['resource']})")
+    last_used = record.get("lastUsedEpoch", 0)
+    if last_used + LAST_USED_RESOLUTION_SECONDS < now.timestamp():
+        try:
+            items.transact(
+                [
+                    Update(key=key, set={"lastUsedEpoch": int(now.timestamp())}, condition=Condition(exists=True)),
+                    Update(
+                        key=grant_key(record["userId"], record["grantId"]),
+                        set={"lastUsedAt": format_timestamp(now)},
+                        condition=Condition(exists=True),
+                    ),
+                ]
+            )
+        except ConditionFailed:
+            raise Unauthorized("the access token has been revoked") from None
+    return Principal(
+        user_id=record["userId"],
+        scopes=frozenset(record["scopes"]),
+        credential_id=f"oauth:{record['grantId']}",
+        kind="oauth",
+    )

@@ -1,0 +1,76 @@
+"""RFC 8707 resource indicators: which resources this instance issues tokens for, and where a
+token may be used (its audience).
+
+Resources are URLs of this instance: `<instance>/mcp` and its variants (`/mcp/readonly`,
+`/mcp/x/<toolsets>`, `/mcp/x/<toolsets>/readonly`) and `<instance>/api/toolkit` (REST). An
+authorization request without `resource` gets `<instance>/mcp`, the resource an MCP client
+connects to. A token bound to `/mcp` is good on every `/mcp` variant (they only narrow what is
+visible); a token bound to a variant only on that variant and its `/readonly` form, so a token a
+person approved for a read-only or narrowed connection never reaches the full endpoint.
+
+REST (`/api/toolkit/...`) accepts tokens bound to `/api/toolkit` and to `/mcp` itself: MCP tools
+hand agents REST URLs (upload sessions, attachment reads past the MCP cap), the scopes are the
+same and checked the same way, and `/mcp` already reaches every operation. Tokens of the
+narrowed MCP variants are refused there (REST cannot apply their narrowing), and REST tokens are
+never accepted by MCP.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from .errors import OAuthError
+
+MCP_PATH = "/mcp"
+REST_PATH = "/api/toolkit"
+_RESOURCE_PATH = re.compile(r"/mcp(/readonly|/x/[a-z0-9_,-]{1,200}(/readonly)?)?|/api/toolkit")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(url: str) -> tuple[str, str, int] | None:
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    return parts.scheme, parts.hostname.lower(), port or _DEFAULT_PORTS[parts.scheme]
+
+
+def normalize_resource(resource: str | None, instance: str) -> str:
+    """The canonical resource URL (`<instance><path>`), or OAuthError invalid_target."""
+    if resource is None or resource.strip() == "":
+        return instance + MCP_PATH
+    if len(resource) > 500:
+        raise OAuthError("invalid_target", "resource is too long")
+    if _origin(resource) is None:  # also catches what urlsplit cannot parse (a bad IPv6 literal or port)
+        raise OAuthError("invalid_target", "resource must be an absolute http(s) URL")
+    parts = urlsplit(resource)
+    if parts.fragment or parts.query or parts.username or parts.password:
+        raise OAuthError("invalid_target", "resource must be an absolute URL without query, fragment or user info")
+    if _origin(resource) != _origin(instance):
+        raise OAuthError("invalid_target", f"resource {resource!r} is not served by this instance ({instance})")
+    path = parts.path.rstrip("/")
+    if not _RESOURCE_PATH.fullmatch(path):
+        raise OAuthError(
+            "invalid_target",
+            f"resource {resource!r} is not a protected resource of this instance; use {instance}{MCP_PATH}",
+        )
+    return instance + path
+
+
+def accepts(token_resource: str, instance: str, request_path: str) -> bool:
+    """Whether a token bound to `token_resource` may be used on `request_path` of `instance`."""
+    if _origin(token_resource) != _origin(instance):
+        return False
+    bound = urlsplit(token_resource).path
+    path = request_path.rstrip("/") or "/"
+    if path == REST_PATH or path.startswith(REST_PATH + "/"):
+        return bound in (REST_PATH, MCP_PATH)
+    if bound == REST_PATH:
+        return False
+    if not (path == MCP_PATH or path.startswith(MCP_PATH + "/")):
+        return False
+    return bound == MCP_PATH or path in (bound, bound + "/readonly")

@@ -1,0 +1,325 @@
+"""The OAuth 2.1 authorization server's HTTP side (product §1; docs/decisions.md "OAuth").
+
+Routes: RFC 8414 metadata, RFC 9728 protected-resource metadata for the /mcp variants and REST
+(`/.well-known/oauth-protected-resource/mcp` itself is served with the MCP routes), RFC 7591
+registration, the authorization endpoint (which hands over to the consent page in mesq/web),
+the token endpoint and RFC 7009 revocation. Protocol errors answer the RFC shape
+`{"error", "error_description"}` with `Cache-Control: no-store`; the JSON body rules of product
+§3 on registration answer the product envelope (400 VALIDATION_ERROR), as for every JSON body.
+The store is synchronous: every store call runs in the worker pool (`run_sync`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from authlib.common.urls import url_decode
+from authlib.oauth2.rfc7636.challenge import CODE_CHALLENGE_PATTERN
+from starlette.applications import Starlette
+from starlette.datastructures import QueryParams
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route, request_response
+from starlette.types import ASGIApp
+
+from ..auth.oauth import grants
+from ..auth.oauth.authorization import create_pending, redirect_with
+from ..auth.oauth.clients import (
+    Client,
+    check_metadata_document_id,
+    is_metadata_document_id,
+    match_redirect_uri,
+    metadata_document_client,
+    metadata_from_document,
+    register_client,
+    registered_client,
+)
+from ..auth.oauth.errors import OAuthError
+from ..auth.oauth.metadata import (
+    AUTHORIZE_PATH,
+    PROTECTED_RESOURCE_PREFIX,
+    REGISTER_PATH,
+    REVOKE_PATH,
+    TOKEN_PATH,
+    authorization_server_metadata,
+    protected_resource_metadata,
+)
+from ..auth.oauth.resources import normalize_resource
+from ..auth.scopes import ALL_SCOPES
+from ..concurrency import run_sync
+from ..context import Services
+from ..errors import MesqError, NotFound
+from ..ratelimit import RateLimiter
+from .body import is_json_media_type, parse_json_object, read_json_object, read_limited
+from .cimd import fetch_metadata_document
+from .envelope import failure
+from .instance import instance_url
+from .trace import trace_id_of
+
+CONSENT_PATH = "/oauth/consent"
+#: Product §1 / seed: no scope or a blank one means these three (still shown on the consent page).
+DEFAULT_SCOPES = frozenset({"memo:read", "todo:read", "reading:read"})
+MAX_FORM_BYTES = 64 * 1024
+MAX_STATE_LENGTH = 1000
+NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+METADATA_CACHE = {"Cache-Control": "public, max-age=3600"}
+Endpoint = Callable[[Request], Awaitable[Response]]
+
+
+def oauth_error(error: OAuthError) -> JSONResponse:
+    return JSONResponse(error.body(), status_code=error.status, headers=NO_STORE)
+
+
+def _single_params(pairs: list[tuple[str, str]]) -> dict[str, str]:
+    """RFC 6749 §3.1/§3.2: a parameter sent more than once is an invalid request."""
+    params: dict[str, str] = {}
+    for name, value in pairs:
+        if name in params:
+            raise OAuthError("invalid_request", f"parameter {name!r} is repeated")
+        params[name] = value
+    return params
+
+
+def _optional(params: dict[str, str], name: str) -> str | None:
+    value = params.get(name)
+    return value if value else None
+
+
+def _required(params: dict[str, str], name: str) -> str:
+    value = params.get(name)
+    if not value:
+        raise OAuthError("invalid_request", f"{name} is required")
+    return value
+
+
+class OAuthEndpoints:
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.limiter = RateLimiter(services.items, services.settings)
+
+    # -- discovery ------------------------------------------------------------------------------
+
+    async def server_metadata(self, request: Request) -> Response:
+        return JSONResponse(authorization_server_metadata(instance_url(request, self.services)), headers=METADATA_CACHE)
+
+    async def resource_metadata(self, request: Request) -> Response:
+        instance = instance_url(request, self.services)
+        path = request.url.path.removeprefix(PROTECTED_RESOURCE_PREFIX) or "/mcp"
+        try:
+            resource = normalize_resource(instance + path, instance)
+        except OAuthError as error:
+            return failure(NotFound(error.description), trace_id_of(request))
+        return JSONResponse(
+            protected_resource_metadata(instance, resource.removeprefix(instance)), headers=METADATA_CACHE
+        )
+
+    # -- registration (RFC 7591) ----------------------------------------------------------------
+
+    async def register(self, request: Request) -> Response:
+        trace_id = trace_id_of(request)
+        try:
+            if self.limiter.enabled:
+                # Anyone may register: count it like other unauthenticated calls, per client IP.
+                host = request.client.host if request.client else "unknown"
+                await run_sync(self.limiter.hit, f"ip:{host}", "unauthenticated")
+            document = await read_json_object(request)
+        except MesqError as error:  # RATE_LIMITED, or the JSON body rules' VALIDATION_ERROR
+            return failure(error, trace_id)
+        try:
+            metadata = metadata_from_document(document)
+            response = await run_sync(register_client, self.services.items, metadata)
+        except OAuthError as error:
+            return oauth_error(error)
+        return JSONResponse(response, status_code=201, headers=NO_STORE)
+
+    # -- authorization endpoint -----------------------------------------------------------------
+
+    async def _client(self, client_id: str) -> Client:
+        if is_metadata_document_id(client_id):
+            allow_loopback = self.services.settings.oauth_cimd_allow_loopback
+            check_metadata_document_id(client_id, allow_loopback)
+            document = await run_sync(fetch_metadata_document, client_id, allow_loopback)
+            return metadata_document_client(client_id, document)
+        client = await run_sync(registered_client, self.services.items, client_id)
+        if client is None:
+            raise OAuthError("invalid_client", f"unknown client_id {client_id!r}; register the client first")
+        return client
+
+    async def authorize(self, request: Request) -> Response:
+        issuer = instance_url(request, self.services)
+        try:
+            params = _single_params(list(QueryParams(request.url.query).multi_items()))
+            client = await self._client(_required(params, "client_id"))
+            redirect_uri = match_redirect_uri(client, _optional(params, "redirect_uri"))
+        except OAuthError as error:
+            # RFC 6749 §4.1.2.1: never redirect to an unverified URI; tell the person instead.
+            return oauth_error(error)
+        state = _optional(params, "state")
+        try:
+            if state is not None and len(state) > MAX_STATE_LENGTH:
+                state = None
+                raise OAuthError("invalid_request", f"state is longer than {MAX_STATE_LENGTH} characters")
+            scopes, resource, challenge = self._authorization_params(client, params, issuer)
+        except OAuthError as error:
+            location = redirect_with(
+                redirect_uri,
+                {"error": error.error, "error_description": error.description, "state": state, "iss": issuer},
+            )
+            return RedirectResponse(location, status_code=302, headers=NO_STORE)
+        request_id = await run_sync(
+            lambda: create_pending(
+                self.services.items,
+                client=client,
+                redirect_uri=redirect_uri,
+                redirect_uri_given=bool(_optional(params, "redirect_uri")),
+                scopes=scopes,
+                resource=resource,
+                state=state,
+                code_challenge=challenge,
+                issuer=issuer,
+            )
+        )
+        return RedirectResponse(f"{issuer}{CONSENT_PATH}?request={request_id}", status_code=302, headers=NO_STORE)
+
+    @staticmethod
+    def _authorization_params(client: Client, params: dict[str, str], instance: str) -> tuple[frozenset[str], str, str]:
+        response_type = _optional(params, "response_type")
+        if response_type != "code":
+            raise OAuthError("unsupported_response_type", "response_type must be code")
+        challenge = _optional(params, "code_challenge")
+        if challenge is None:
+            raise OAuthError("invalid_request", "PKCE is required: send code_challenge and code_challenge_method=S256")
+        if params.get("code_challenge_method") != "S256":
+            raise OAuthError("invalid_request", "code_challenge_method must be S256 (plain is not supported)")
+        if not CODE_CHALLENGE_PATTERN.match(challenge):
+            raise OAuthError("invalid_request", "code_challenge must be 43..128 unreserved characters")
+        requested = frozenset((params.get("scope") or "").split()) or DEFAULT_SCOPES
+        unknown = sorted(requested - set(ALL_SCOPES))
+        if unknown:
+            raise OAuthError("invalid_scope", f"unknown scope(s) {', '.join(unknown)}")
+        if client.scopes is not None and not requested <= client.scopes:
+            raise OAuthError("invalid_scope", "the client did not register some of the requested scopes")
+        resource = normalize_resource(_optional(params, "resource"), instance)
+        return requested, resource, challenge
+
+    # -- token endpoint -------------------------------------------------------------------------
+
+    async def _form(self, request: Request) -> dict[str, str]:
+        media_type = (request.headers.get("content-type") or "").partition(";")[0].strip().lower()
+        if media_type != "application/x-www-form-urlencoded":
+            raise OAuthError("invalid_request", "token requests must be application/x-www-form-urlencoded")
+        raw = await read_limited(request, MAX_FORM_BYTES)
+        if raw is None:
+            raise OAuthError("invalid_request", f"the request body exceeds {MAX_FORM_BYTES} bytes")
+        try:
+            pairs = url_decode(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            raise OAuthError("invalid_request", "the request body is not valid form encoding") from None
+        return _single_params(pairs)
+
+    async def _public_client_id(self, request: Request, params: dict[str, str]) -> str:
+        """RFC 6749 §2.3/§3.2.1: public clients identify themselves with client_id only."""
+        if request.headers.get("authorization") or "client_secret" in params:
+            raise OAuthError("invalid_client", "MeSQ clients are public: send client_id and no secret", 401)
+        client_id = _required(params, "client_id")
+        if is_metadata_document_id(client_id):
+            check_metadata_document_id(client_id, self.services.settings.oauth_cimd_allow_loopback)
+        elif await run_sync(registered_client, self.services.items, client_id) is None:
+            raise OAuthError("invalid_client", "unknown client_id", 401)
+        return client_id
+
+    async def token(self, request: Request) -> Response:
+        instance = instance_url(request, self.services)
+        items = self.services.items
+        try:
+            params = await self._form(request)
+            client_id = await self._public_client_id(request, params)
+            grant_type = _required(params, "grant_type")
+            if grant_type == "authorization_code":
+                code = _required(params, "code")
+                issued = await run_sync(
+                    lambda: grants.exchange_code(
+                        items,
+                        code=code,
+                        client_id=client_id,
+                        redirect_uri=_optional(params, "redirect_uri"),
+                        code_verifier=_optional(params, "code_verifier"),
+                        resource=_optional(params, "resource"),
+                        instance=instance,
+                    )
+                )
+            elif grant_type == "refresh_token":
+                refresh_token = _required(params, "refresh_token")
+                issued = await run_sync(
+                    lambda: grants.refresh(
+                        items,
+                        refresh_token=refresh_token,
+                        client_id=client_id,
+                        scope=params.get("scope"),
+                        resource=_optional(params, "resource"),
+                        instance=instance,
+                    )
+                )
+            else:
+                raise OAuthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
+        except OAuthError as error:
+            return oauth_error(error)
+        return JSONResponse(issued.response(), headers=NO_STORE)
+
+    # -- revocation (RFC 7009) ------------------------------------------------------------------
+
+    async def revoke(self, request: Request) -> Response:
+        try:
+            if is_json_media_type(request.headers.get("content-type")):
+                raw = await read_limited(request, MAX_FORM_BYTES)
+                if raw is None:
+                    raise OAuthError("invalid_request", f"the request body exceeds {MAX_FORM_BYTES} bytes")
+                try:
+                    document: dict[str, Any] = parse_json_object(raw)
+                except MesqError as error:
+                    raise OAuthError("invalid_request", error.message) from None
+                params = {name: value for name, value in document.items() if isinstance(value, str)}
+            else:
+                params = await self._form(request)
+            token = _required(params, "token")
+        except OAuthError as error:
+            return oauth_error(error)
+        await run_sync(grants.revoke_token, self.services.items, token, _optional(params, "client_id"))
+        return Response(status_code=200, headers=NO_STORE)
+
+
+def _cors(endpoint: Endpoint, methods: list[str]) -> ASGIApp:
+    """Browser-based MCP clients call discovery, registration, token and revocation cross-origin;
+    none of them uses cookies, so any origin may (the authorization endpoint is a navigation)."""
+    return CORSMiddleware(
+        request_response(endpoint), allow_origins=["*"], allow_methods=methods, allow_headers=["*"], max_age=3600
+    )
+
+
+def oauth_routes(services: Services) -> list[Route]:
+    endpoints = OAuthEndpoints(services)
+    read = ["GET", "OPTIONS"]
+    post = ["POST", "OPTIONS"]
+    resource_paths = ["", "/mcp/readonly", "/mcp/x/{toolsets}", "/mcp/x/{toolsets}/readonly", "/api/toolkit"]
+    return [
+        Route("/.well-known/oauth-authorization-server", _cors(endpoints.server_metadata, read), methods=read),
+        *(
+            Route(PROTECTED_RESOURCE_PREFIX + path, _cors(endpoints.resource_metadata, read), methods=read)
+            for path in resource_paths
+        ),
+        Route(REGISTER_PATH, _cors(endpoints.register, post), methods=post),
+        Route(AUTHORIZE_PATH, endpoints.authorize, methods=["GET"]),
+        Route(TOKEN_PATH, _cors(endpoints.token, post), methods=post),
+        Route(REVOKE_PATH, _cors(endpoints.revoke, post), methods=post),
+    ]
+
+
+def create_oauth_app(services: Services) -> Starlette:
+    """The OAuth function's app (Lambda `functions/oauth`): the authorization server and the
+    browser pages (login and consent are one flow); `mesq serve` mounts the same routes."""
+    from ..web import web_routes
+    from .app import starlette_app
+
+    return starlette_app([*oauth_routes(services), *web_routes(services)])

@@ -1,0 +1,42 @@
+"""The browser pages (server-rendered Jinja2, no SPA): first-run set-up, sign-in, OAuth consent,
+Settings -> Access credentials / Connected apps, and the memo trash with permanent delete.
+
+`web_routes(services)` is what an app mounts: the local server (`mesq serve`) and the OAuth
+Lambda function both do.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.routing import BaseRoute, Mount
+from starlette.staticfiles import StaticFiles
+
+from ..context import Services
+from .framework import Clock, Web
+from .throttle import ThrottlePolicy
+
+STATIC = Path(__file__).parent / "static"
+
+
+def web_routes(
+    services: Services, *, clock: Clock | None = None, throttle: ThrottlePolicy | None = None
+) -> list[BaseRoute]:
+    from .account import account_routes
+    from .apps import app_routes
+    from .consent import consent_routes
+    from .credentials import credential_routes
+    from .trash import trash_routes
+
+    web = Web.build(services, clock, throttle)
+    return [
+        *account_routes(web),
+        *consent_routes(web),
+        *credential_routes(web),
+        *app_routes(web),
+        *trash_routes(web),
+        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+    ]
+
+
+__all__ = ["ThrottlePolicy", "web_routes"]

@@ -1,0 +1,66 @@
+"""Request bodies of the browser pages: urlencoded forms (and JSON for the consent API).
+
+Parsed here with the standard library and a size cap rather than Starlette's multipart parser:
+the pages never upload files, so nothing but `application/x-www-form-urlencoded` is accepted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+from starlette.requests import Request
+
+from ..errors import ValidationError
+from ..http.body import is_json_media_type, read_json_object, read_limited
+
+MAX_FORM_BYTES = 64 * 1024
+MAX_FORM_FIELDS = 100
+
+
+@dataclass(frozen=True)
+class Fields:
+    """Submitted fields; a name may repeat (checkboxes), JSON values keep their type."""
+
+    values: Mapping[str, list[Any]] = field(default_factory=dict)
+
+    def get(self, name: str) -> Any:
+        found = self.values.get(name)
+        return found[0] if found else None
+
+    def text(self, name: str) -> str:
+        value = self.get(name)
+        return value if isinstance(value, str) else ""
+
+    def all(self, name: str) -> list[Any]:
+        return list(self.values.get(name, []))
+
+
+async def read_form(request: Request) -> Fields:
+    media_type = (request.headers.get("content-type") or "").partition(";")[0].strip().lower()
+    raw = await read_limited(request, MAX_FORM_BYTES)
+    if raw is None:
+        raise ValidationError(f"the form exceeds {MAX_FORM_BYTES} bytes")
+    if not raw:
+        return Fields()  # a bare POST (a button with no fields): the CSRF check then refuses it
+    if media_type != "application/x-www-form-urlencoded":
+        raise ValidationError("send the form as application/x-www-form-urlencoded")
+    try:
+        pairs = parse_qsl(raw.decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS)
+    except UnicodeDecodeError:
+        raise ValidationError("the form is not valid UTF-8") from None
+    except ValueError:
+        raise ValidationError(f"the form has more than {MAX_FORM_FIELDS} fields") from None
+    values: dict[str, list[Any]] = {}
+    for name, value in pairs:
+        values.setdefault(name, []).append(value)
+    return Fields(values)
+
+
+async def read_form_or_json(request: Request) -> Fields:
+    if is_json_media_type(request.headers.get("content-type")):
+        body = await read_json_object(request)
+        return Fields({name: [value] for name, value in body.items()})
+    return await read_form(request)

@@ -1,0 +1,114 @@
+"""Browser sessions: an opaque random id in a cookie, its SHA-256 as the store key.
+
+Item: pk `WEBSESSION#<sha256(id)>`, sk `SESSION` with the user, the CSRF token (synchronizer
+token: random per session, compared on every cookie-authenticated POST), the creation time and
+the last use. A session ends after `IDLE` without use or `ABSOLUTE` after sign-in, whichever
+comes first; the item's `ttl` is that moment, so the store forgets it by itself, and `load`
+checks both limits too (the TTL sweep is lazy). A stolen store dump yields no usable cookie:
+only hashes are stored. Nothing lives in process memory, so every Lambda instance and every
+`mesq serve` worker sees the same sessions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..store.ports import Condition, ConditionFailed, ItemStore, Update
+
+IDLE_SECONDS = 12 * 3600
+ABSOLUTE_SECONDS = 7 * 24 * 3600
+# Last use is refreshed at most once a minute: most page views stay a single GetItem.
+TOUCH_SECONDS = 60
+MAX_SESSION_ID_LENGTH = 100
+
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True)
+class WebSession:
+    session_id: str
+    user_id: str
+    username: str
+    csrf_token: str
+
+    @property
+    def credential_id(self) -> str:
+        # A short, non-secret label for logs and Principal.credential_id.
+        return "session:" + _digest(self.session_id)[:16]
+
+
+def _digest(session_id: str) -> str:
+    return hashlib.sha256(session_id.encode("utf-8")).hexdigest()
+
+
+def _key(session_id: str) -> tuple[str, str]:
+    return (f"WEBSESSION#{_digest(session_id)}", "SESSION")
+
+
+def _expiry(created: float, last_seen: float) -> int:
+    return int(min(last_seen + IDLE_SECONDS, created + ABSOLUTE_SECONDS))
+
+
+def create_session(items: ItemStore, user_id: str, username: str, clock: Clock) -> WebSession:
+    """A new session (a new id at every sign-in: no session fixation)."""
+    session = WebSession(
+        session_id=secrets.token_urlsafe(32),
+        user_id=user_id,
+        username=username,
+        csrf_token=secrets.token_urlsafe(32),
+    )
+    now = clock()
+    pk, sk = _key(session.session_id)
+    item = {
+        "pk": pk,
+        "sk": sk,
+        "userId": user_id,
+        "username": username,
+        "csrf": session.csrf_token,
+        "created": now,
+        "lastSeen": now,
+        "ttl": _expiry(now, now),
+    }
+    items.put(item, Condition(exists=False))
+    return session
+
+
+def load_session(items: ItemStore, session_id: str | None, clock: Clock) -> WebSession | None:
+    """The live session for a cookie value, or None (unknown, ended, idle or too old)."""
+    if not session_id or len(session_id) > MAX_SESSION_ID_LENGTH:
+        return None
+    key = _key(session_id)
+    item = items.get(key)
+    if item is None:
+        return None
+    now = clock()
+    created, last_seen = float(item["created"]), float(item["lastSeen"])
+    if now >= _expiry(created, last_seen):
+        return None
+    if now - last_seen >= TOUCH_SECONDS:
+        try:
+            items.update(
+                Update(
+                    key=key,
+                    set={"lastSeen": now, "ttl": _expiry(created, now)},
+                    condition=Condition(exists=True),
+                )
+            )
+        except ConditionFailed:
+            return None  # signed out meanwhile
+    return WebSession(session_id=session_id, user_id=item["userId"], username=item["username"], csrf_token=item["csrf"])
+
+
+def end_session(items: ItemStore, session_id: str) -> None:
+    """Sign out: the item is deleted, so the cookie is worthless even if someone kept a copy."""
+    items.delete(_key(session_id))
+
+
+def same_token(expected: str, given: str | None) -> bool:
+    return given is not None and secrets.compare_digest(expected.encode(), given.encode())
+
+
+__all__ = ["WebSession", "create_session", "end_session", "load_session", "same_token"]

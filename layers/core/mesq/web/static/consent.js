@@ -1,0 +1,35 @@
+// Consent: post the decision as JSON and follow redirectUrl (product §1). Without this script
+// the form posts itself and the server answers with a 303 to the same place.
+"use strict";
+(function () {
+  var form = document.getElementById("consent");
+  var status = document.getElementById("consent-status");
+  if (!form) return;
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    var decision = event.submitter ? event.submitter.value : "deny";
+    var buttons = form.querySelectorAll("button");
+    buttons.forEach(function (b) { b.disabled = true; });
+    fetch(form.action, {
+      method: "POST",
+      credentials: "same-origin",
+      referrerPolicy: "same-origin", // the page's no-referrer would make the Origin header "null"
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": form.elements.csrf.value },
+      body: JSON.stringify({ requestId: form.elements.requestId.value, decision: decision })
+    }).then(function (response) {
+      return response.json().then(function (body) { return { ok: response.ok, body: body }; });
+    }).then(function (result) {
+      if (result.ok && result.body.ok && result.body.redirectUrl) {
+        window.location.assign(result.body.redirectUrl);
+        return;
+      }
+      var message = result.body && result.body.error ? result.body.error.message : "The answer was not accepted.";
+      status.textContent = message;
+      status.hidden = false;
+    }).catch(function () {
+      status.textContent = "Could not reach MeSQ; check the connection and try again.";
+      status.hidden = false;
+      buttons.forEach(function (b) { b.disabled = false; });
+    });
+  });
+})();

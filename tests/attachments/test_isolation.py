@@ -1,0 +1,56 @@
+"""Tenant isolation for every attachment operation (JSON and raw routes): mallory, with her own
+valid token and every memo scope, never reads, lists, completes or cancels alice's attachments
+or sessions, and never sees her bytes or names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mesq.spec import load_spec
+
+from .conftest import MEMO, READ, RELAY, RESOURCES, SESSION, uploaded
+
+SECRET = b"alice private bytes"
+
+
+def _requests(path: str, memo_id: str) -> dict[str, tuple[str, str, dict[str, Any] | None, dict[str, Any] | None]]:
+    ref = {"uploadId": "anything", "path": path}
+    return {
+        "read_memo_resource": ("GET", f"{RESOURCES}/content", {"path": path}, None),
+        "get_memo_resource_metadata": ("GET", f"{RESOURCES}/metadata", {"path": path}, None),
+        "list_memo_resources": ("GET", RESOURCES, {"memoId": memo_id}, None),
+        "complete_memo_upload_session": ("PUT", SESSION, None, ref),
+        "cancel_memo_upload_session": ("DELETE", SESSION, None, ref),
+        "download_memo_resource": ("GET", READ, {"path": path}, None),
+        "head_memo_resource": ("HEAD", READ, {"path": path}, None),
+    }
+
+
+#: Creates only touch the caller's own partition and prefix (proved by their path checks).
+CREATES = {"create_memo_upload_session", "upload_memo_resource", "relay_memo_resource_upload"}
+
+
+def test_isolation_covers_every_attachment_operation():
+    spec = load_spec()
+    ops = {n for n, op in spec.operations.items() if op.mcp.toolset == "memo_attachments"} | set(spec.raw_operations)
+    assert set(_requests("p", "m")) | CREATES == ops
+
+
+@pytest.mark.parametrize("operation_id", sorted(_requests("p", "m")))
+def test_tenant_isolation(client, make_account, operation_id):
+    alice, mallory = make_account(), make_account()
+    resource = uploaded(client, alice, SECRET, "alice-diary.txt")
+    memo = client.post(MEMO, headers=alice.headers, json={"content": "x", "resources": [resource]}).json()["data"][
+        "memo"
+    ]
+    method, url, params, body = _requests(resource["path"], memo["id"])[operation_id]
+    response = client.request(method, url, headers=mallory.headers, params=params, json=body)
+    assert response.status_code in (403, 404), response.text
+    assert SECRET not in response.content and b"alice-diary" not in response.content
+    assert response.headers.get("content-length") != str(len(SECRET)) or method != "HEAD"
+    # Alice's attachment is untouched.
+    assert client.get(READ, headers=alice.headers, params={"path": resource["path"]}).content == SECRET
+    mine = client.post(RELAY, headers=mallory.headers, files={"file": ("m", b"m", "text/plain")}).json()["data"]
+    assert mine["path"].startswith(f"users/{mallory.user_id}/")

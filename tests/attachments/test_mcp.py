@@ -1,0 +1,148 @@
+"""The memo_attachments tools and `resources/read` over the real MCP endpoint (both eras): every
+tool gets real calls whose results (successes and failures) validate against its outputSchema;
+read caps (stored size first, then while reading), the attachment-read rate bucket, and the same
+path rules as REST."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import pytest
+
+from mesq.auth.tokens import create_token
+from mesq.mcp.service import default_catalog
+from tests.mcp.conftest import (  # noqa: F401
+    ERAS,
+    Mcp,
+    check_text_copy,
+    fresh_user,
+    mcp,
+    mcp_http,
+    mcp_services,
+    shared_user,
+    validate_output,
+)
+
+from .conftest import app_client, b64
+
+ATTACHMENT_TOOLS = [t.name for t in default_catalog().tools.values() if t.toolset == "memo_attachments"]
+PNG = b"\x89PNG\r\n\x1a\n fake image"
+
+
+def test_the_attachment_toolset():
+    assert sorted(ATTACHMENT_TOOLS) == sorted([
+        "create_memo_upload_session", "complete_memo_upload_session", "cancel_memo_upload_session",
+        "upload_memo_resource", "read_memo_resource", "get_memo_resource_metadata", "list_memo_resources",
+    ])  # fmt: skip
+
+
+def _checked(client: Mcp, tools: dict[str, Any], name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    result = client.call(name, arguments)
+    envelope = check_text_copy(result)
+    validate_output(tools[name], envelope)
+    return result
+
+
+def _calls(client: Mcp) -> dict[str, list[tuple[dict[str, Any], bool]]]:
+    """Real calls for every attachment tool: (arguments, expect success)."""
+    uploaded = client.ok("upload_memo_resource", {"displayName": "p.png", "mimeType": "image/png", "content": b64(PNG)})
+    path = uploaded["path"]
+    bogus = {"uploadId": "nope", "path": path}
+    other = path.rsplit("/", 1)[0] + "/" + "f" * 28
+    video = {"displayName": "v.mp4", "mimeType": "video/mp4"}
+    return {
+        "upload_memo_resource": [({"displayName": "a.txt", "mimeType": "text/plain", "content": b64(b"hi")}, True),
+                                 ({"displayName": "a.txt", "mimeType": "text/plain", "content": "@@@@"}, False)],
+        "read_memo_resource": [({"path": path}, True), ({"path": "users/x/../y"}, False)],
+        "get_memo_resource_metadata": [({"path": path}, True), ({"path": other}, False)],
+        "list_memo_resources": [({}, True), ({"memoId": "missing"}, False)],
+        "create_memo_upload_session": [({**video, "size": 10}, True), ({**video, "size": 200 * 1024 * 1024}, False)],
+        "complete_memo_upload_session": [(bogus, False)],
+        "cancel_memo_upload_session": [(bogus, False)],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("name", ATTACHMENT_TOOLS)
+def test_every_attachment_tool_result_matches_its_output_schema(mcp, era, name):  # noqa: F811
+    client = mcp(era=era)
+    tools = {tool["name"]: tool for tool in client.tools()}
+    assert name in tools
+    for arguments, succeeds in _calls(client)[name]:
+        result = _checked(client, tools, name, arguments)
+        assert (result.get("isError") is not True) is succeeds, (name, arguments, result)
+
+
+def test_upload_read_and_memo_through_mcp(mcp):  # noqa: F811
+    client = mcp()
+    resource = client.ok("upload_memo_resource", {"displayName": "p.png", "mimeType": "image/png", "content": b64(PNG)})
+    assert resource["type"] == "image" and resource["fileSize"] == len(PNG)
+    memo = client.ok("create_memo", {"content": "pic", "resources": [resource]})["memo"]
+    assert memo["resources"] == [resource] and memo["contentSource"] == "mcp"
+    read = client.ok("read_memo_resource", {"path": resource["path"]})
+    assert base64.b64decode(read["content"]) == PNG and read["mimeType"] == "image/png"
+    contents = client.result("resources/read", {"uri": resource["mcp_uri"]})["contents"]
+    assert contents == [{"uri": resource["mcp_uri"], "mimeType": "image/png", "blob": b64(PNG)}]
+    listed = client.ok("list_memo_resources", {"memoId": memo["id"]})
+    assert listed["resources"] == [resource]
+    session = client.ok("create_memo_upload_session", {"displayName": "x", "mimeType": "text/plain", "size": 3})
+    assert session["transport"] == "relay"  # local storage
+
+
+def test_resource_read_errors(mcp, fresh_user, mcp_services):  # noqa: F811
+    client = mcp()
+    resource = client.ok("upload_memo_resource", {"displayName": "p.png", "mimeType": "image/png", "content": b64(PNG)})
+    other = mcp(user=fresh_user())
+    denied = other.error("resources/read", {"uri": resource["mcp_uri"]})
+    assert denied["code"] == -32602 and "another account" in denied["message"]
+    missing = client.error("resources/read", {"uri": resource["mcp_uri"].rsplit("%2F", 1)[0] + "%2F" + "f" * 28})
+    assert missing["code"] == -32002
+    traversal = client.error("resources/read", {"uri": "memo://resource/users%2F..%2F..%2Fetc%2Fpasswd"})
+    assert traversal["code"] == -32602 and "not a memo attachment path" in traversal["message"]
+    todo = client.error("resources/read", {"uri": "todo://attachment/u1%2Fa.txt"})
+    assert "not available" in todo["message"]
+    no_scope = mcp(scopes="todo:read")
+    refused = no_scope.error("resources/read", {"uri": resource["mcp_uri"]})
+    assert "memo:read" in refused["message"]
+    mcp_services.blobs.delete(resource["path"])
+    assert client.error("resources/read", {"uri": resource["mcp_uri"]})["code"] == -32002
+    gone = client.fails("read_memo_resource", {"path": resource["path"]})
+    assert gone["error"]["code"] == "NOT_FOUND"
+
+
+@pytest.fixture
+def small_cap(make_services, make_account_for):
+    services = make_services(mcp_read_cap_bytes=16)
+    account = make_account_for(services)
+    with app_client(services) as http:
+        yield services, Mcp(client=http, token=account.token), account
+
+
+def test_mcp_read_cap(small_cap):
+    services, client, _account = small_cap
+    fits = client.ok("upload_memo_resource", {"displayName": "a", "mimeType": "text/plain", "content": b64(b"x" * 16)})
+    big = client.ok("upload_memo_resource", {"displayName": "b", "mimeType": "text/plain", "content": b64(b"x" * 17)})
+    assert client.ok("read_memo_resource", {"path": fits["path"]})["fileSize"] == 16
+    over = client.fails("read_memo_resource", {"path": big["path"]})
+    assert over["error"]["code"] == "RESPONSE_TOO_LARGE" and "resources/read?path=" in over["error"]["message"]
+    over_resource = client.error("resources/read", {"uri": big["mcp_uri"]})
+    assert "/api/toolkit/memo/resources/read?path=" in over_resource["message"]
+    # Stored size first, then the read itself: an object that grew past the cap is refused too.
+    services.blobs.put(fits["path"], b"y" * 10_000, "text/plain")
+    assert client.fails("read_memo_resource", {"path": fits["path"]})["error"]["code"] == "RESPONSE_TOO_LARGE"
+    assert "cap" in client.error("resources/read", {"uri": fits["mcp_uri"]})["message"]
+
+
+def test_resources_read_counts_in_the_attachment_read_bucket(small_cap):
+    services, client, account = small_cap
+    resource = client.ok("upload_memo_resource", {"displayName": "a", "mimeType": "text/plain", "content": b64(b"x")})
+    for _ in range(15):
+        client.result("resources/read", {"uri": resource["mcp_uri"]})
+        client.ok("read_memo_resource", {"path": resource["path"]})
+    limited = client.post("resources/read", {"uri": resource["mcp_uri"]})
+    assert limited.status_code == 429 and limited.json()["error"]["code"] == "RATE_LIMITED"
+    assert client.post("tools/call", {"name": "list_memo_resources", "arguments": {}}).status_code == 200
+    # Another credential of the same user has its own bucket.
+    token, _ = create_token(services.items, account.user_id, name="second", scopes="memo:read")
+    assert Mcp(client=client.client, token=token).result("resources/read", {"uri": resource["mcp_uri"]})["contents"]

@@ -1,0 +1,41 @@
+"""OAuth client-side helpers shared by the in-process and the end-to-end tests."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+from dataclasses import dataclass
+from urllib.parse import parse_qs, urlsplit
+
+REDIRECT_URI = "http://127.0.0.1:8765/callback"
+
+
+@dataclass(frozen=True)
+class Pkce:
+    verifier: str
+    challenge: str
+
+    @classmethod
+    def new(cls) -> Pkce:
+        verifier = secrets.token_urlsafe(48)
+        digest = hashlib.sha256(verifier.encode("ascii")).digest()
+        return cls(verifier, base64.urlsafe_b64encode(digest).decode("ascii").rstrip("="))
+
+
+def query_of(url: str) -> dict[str, str]:
+    return {name: values[0] for name, values in parse_qs(urlsplit(url).query, keep_blank_values=True).items()}
+
+
+def authorize_params(client_id: str, pkce: Pkce, **overrides: str | None) -> dict[str, str]:
+    params: dict[str, str | None] = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": REDIRECT_URI,
+        "code_challenge": pkce.challenge,
+        "code_challenge_method": "S256",
+        "state": "xyz-state",
+        "scope": "memo:read memo:write",
+        **overrides,
+    }
+    return {name: value for name, value in params.items() if value is not None}

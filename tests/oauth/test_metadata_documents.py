@@ -1,0 +1,157 @@
+"""Client ID Metadata Documents: fetched with tight limits from a loopback server (admitted only
+with `oauth_cimd_allow_loopback`), refused when the document does not describe its own URL."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from mesq.context import Services
+from mesq.http.cimd import MAX_DOCUMENT_BYTES
+from mesq.server import create_local_app
+from tests.oauth.helpers import REDIRECT_URI, Pkce, authorize_params, query_of
+
+Served = dict[str, tuple[int, dict[str, str], bytes]]
+
+
+@pytest.fixture
+def documents() -> Iterator[tuple[str, Served]]:
+    served: Served = {}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            status, headers, body = served.get(self.path, (404, {}, b""))
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}", served
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _app(services: Services, allow_loopback: bool) -> TestClient:
+    settings = services.settings.with_overrides(oauth_cimd_allow_loopback=allow_loopback)
+    return TestClient(create_local_app(Services(settings=settings, items=services.items, blobs=services.blobs)))
+
+
+def _document(url: str, **changes: Any) -> bytes:
+    document = {"client_id": url, "client_name": "Doc Agent", "redirect_uris": [REDIRECT_URI], **changes}
+    return json.dumps(document).encode()
+
+
+JSON = {"Content-Type": "application/json"}
+
+
+def _authorize(client: TestClient, client_id: str):
+    return client.get("/oauth/authorize", params=authorize_params(client_id, Pkce.new()), follow_redirects=False)
+
+
+def test_a_good_document_leads_to_consent(services, documents):
+    base, served = documents
+    url = f"{base}/client.json"
+    served["/client.json"] = (200, JSON, _document(url))
+    with _app(services, allow_loopback=True) as client:
+        response = _authorize(client, url)
+        assert response.status_code == 302 and "/oauth/consent?request=" in response.headers["location"]
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "body", "needle"),
+    [
+        (200, JSON, None, None),  # the document names another client_id
+        (200, {"Content-Type": "text/html"}, b"{}", "media type"),
+        (302, {"Location": "/other.json"}, b"", "redirects"),
+        (404, JSON, b"", "404"),
+        (200, JSON, b"[]", "JSON object"),
+        (200, JSON, b'{"client_id": "' + b"x" * MAX_DOCUMENT_BYTES + b'"}', "exceeds"),
+    ],
+)
+def test_bad_documents_are_refused(services, documents, status, headers, body, needle):
+    base, served = documents
+    url = f"{base}/client.json"
+    served["/client.json"] = (status, headers, body if body is not None else _document(f"{base}/other.json"))
+    with _app(services, allow_loopback=True) as client:
+        response = _authorize(client, url)
+    assert response.status_code == 400 and "location" not in response.headers
+    assert response.json()["error"] == "invalid_client"
+    assert needle is None or needle in response.json()["error_description"]
+
+
+def test_redirect_uri_must_be_listed_in_the_document(services, documents):
+    base, served = documents
+    url = f"{base}/client.json"
+    served["/client.json"] = (200, JSON, _document(url, redirect_uris=["http://127.0.0.1:9999/elsewhere"]))
+    with _app(services, allow_loopback=True) as client:
+        response = _authorize(client, url)
+    assert response.status_code == 400 and response.json()["error"] == "invalid_request"
+
+
+def test_loopback_and_private_targets_need_the_flag(services, documents):
+    base, served = documents
+    url = f"{base}/client.json"
+    served["/client.json"] = (200, JSON, _document(url))
+    with _app(services, allow_loopback=False) as client:
+        plain_http = _authorize(client, url)
+        assert plain_http.status_code == 400 and "https" in plain_http.json()["error_description"]
+        private = _authorize(client, "https://127.0.0.1:1/client.json")
+        assert private.status_code == 400 and "non-public" in private.json()["error_description"]
+        for bad in (
+            "https://example.com",
+            "https://example.com/",
+            "https://example.com/a/../b",
+            "https://u:p@x.example/c",
+        ):
+            assert _authorize(client, bad).json()["error"] == "invalid_client", bad
+
+
+def test_approved_document_client_gets_tokens(services, documents):
+    from mesq.auth.oauth.authorization import decide
+    from mesq.auth.users import create_user
+
+    base, served = documents
+    url = f"{base}/client.json"
+    served["/client.json"] = (200, JSON, _document(url))
+    user = create_user(services.items, "docuser", "correct horse battery")
+    pkce = Pkce.new()
+    with _app(services, allow_loopback=True) as client:
+        response = client.get("/oauth/authorize", params=authorize_params(url, pkce), follow_redirects=False)
+        request_id = query_of(response.headers["location"])["request"]
+        code = query_of(decide(services.items, services.settings, user["id"], request_id, True))["code"]
+        form = {"grant_type": "authorization_code", "code": code, "client_id": url, "redirect_uri": REDIRECT_URI,
+                "code_verifier": pkce.verifier}  # fmt: skip
+        other_client = client.post("/oauth/token", data={**form, "client_id": f"{base}/other.json"})
+        assert other_client.json()["error"] == "invalid_grant"
+        assert client.post("/oauth/token", data=form).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"redirect_uris": ["http://evil.example/callback"]},
+        {"redirect_uris": []},
+        {"client_secret": "s3cret"},
+        {"token_endpoint_auth_method": "private_key_jwt"},
+    ],
+)
+def test_documents_that_break_client_rules_are_invalid_clients(services, documents, changes):
+    base, served = documents
+    url = f"{base}/client.json"
+    served["/client.json"] = (200, JSON, _document(url, **changes))
+    with _app(services, allow_loopback=True) as client:
+        response = _authorize(client, url)
+    assert response.status_code == 400 and response.json()["error"] == "invalid_client", response.text

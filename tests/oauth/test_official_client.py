@@ -1,0 +1,94 @@
+"""The official `mcp` client's own OAuth support (`OAuthClientProvider`) against `mesq serve`:
+it discovers everything from the 401, registers itself (RFC 7591), sends the person to the
+authorization URL (here our Browser signs in and approves), checks `iss` and exchanges the code
+with PKCE, then lists and calls tools with the access token it obtained."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import anyio
+import httpx2
+import pytest
+from mcp.client.auth import OAuthClientProvider, TokenStorage
+from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+
+from tests.conftest import LiveServer, start_server, stop_server
+from tests.oauth.browser import Browser
+from tests.oauth.helpers import REDIRECT_URI, query_of
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    live = start_server(tmp_path_factory.mktemp("oauth-sdk") / "data", {"MCP_RATE_LIMIT_PROFILE": "relaxed"})
+    created = live.cli("user", "create", "bob", "--password-stdin", stdin=PASSWORD + "\n")
+    assert created.returncode == 0, created.stderr
+    yield live
+    stop_server(live)
+
+
+class MemoryStorage(TokenStorage):
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client = client_info
+
+
+def test_official_client_signs_in_with_oauth(server):
+    browser = Browser(server.base_url, "bob", PASSWORD)
+    storage = MemoryStorage()
+    callbacks: list[dict[str, str]] = []
+
+    async def redirect_handler(authorization_url: str) -> None:
+        # The person's browser: open the URL, sign in, approve; the app receives the callback.
+        response = await anyio.to_thread.run_sync(lambda: browser.http.get(authorization_url))
+        assert response.status_code == 302, response.text
+        callbacks.append(query_of(await anyio.to_thread.run_sync(browser.decide, response.headers["location"], True)))
+
+    async def callback_handler() -> AuthorizationCodeResult:
+        callback = callbacks.pop()
+        return AuthorizationCodeResult(code=callback["code"], state=callback.get("state"), iss=callback.get("iss"))
+
+    auth = OAuthClientProvider(
+        server_url=f"{server.base_url}/mcp",
+        client_metadata=OAuthClientMetadata(
+            client_name="SDK Agent", redirect_uris=[REDIRECT_URI], scope="memo:read memo:write"
+        ),
+        storage=storage,
+        redirect_handler=redirect_handler,
+        callback_handler=callback_handler,
+    )
+
+    async def scenario() -> None:
+        async with httpx2.AsyncClient(auth=auth, timeout=30) as http:
+            transport = streamable_http_client(f"{server.base_url}/mcp", http_client=http)
+            async with Client(transport, mode="auto") as client:
+                names = [tool.name for tool in (await client.list_tools()).tools]
+                assert "create_memo" in names and "list_memos" in names
+                created = await client.call_tool("create_memo", {"content": "hello from the SDK's OAuth"})
+                assert not created.is_error, created
+
+    try:
+        anyio.run(scenario)
+    finally:
+        browser.close()
+    assert storage.client is not None and storage.client.client_id.startswith("mesq_client_")
+    assert storage.tokens is not None and storage.tokens.access_token.startswith("mesq_at_")
+    # MCP scope selection: with no `scope` in the challenge the client asks for the resource
+    # metadata's scopes_supported (all of them), and that is what the person approved.
+    assert storage.tokens.scope == "memo:read memo:write todo:read todo:write reading:read"

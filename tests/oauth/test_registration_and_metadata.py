@@ -1,0 +1,135 @@
+"""RFC 7591 registration under the JSON body rules of product §3, and the discovery documents."""
+
+from __future__ import annotations
+
+import pytest
+
+from mesq.auth.oauth.authorization import load_pending
+from tests.mcp.conftest import Mcp
+from tests.oauth.conftest import INSTANCE
+from tests.oauth.helpers import REDIRECT_URI, Pkce, query_of
+
+GOOD = {"client_name": "Agent", "redirect_uris": [REDIRECT_URI]}
+
+
+@pytest.mark.parametrize(
+    ("content", "headers", "needle"),
+    [
+        (b'{"redirect_uris": []}', {"Content-Type": "text/plain"}, "Content-Type"),
+        (b'{"redirect_uris": [', {"Content-Type": "application/json"}, "not valid JSON"),
+        (b'{"client_name": "\xff"}', {"Content-Type": "application/json"}, "UTF-8"),
+        (b"[1, 2]", {"Content-Type": "application/json"}, "JSON object"),
+        (b'{"a": "' + b"x" * (1024 * 1024) + b'"}', {"Content-Type": "application/json"}, "1 MiB"),
+    ],
+)
+def test_registration_body_rules(client, content, headers, needle):
+    response = client.post("/oauth/register", content=content, headers=headers)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "VALIDATION_ERROR" and needle in error["message"]
+
+
+def test_registration_accepts_json_suffix_media_types(client):
+    response = client.post(
+        "/oauth/register", json=GOOD, headers={"Content-Type": "application/vnd.example+json; charset=utf-8"}
+    )
+    assert response.status_code == 201 and response.headers["cache-control"] == "no-store"
+    body = response.json()
+    assert body["client_id"].startswith("mesq_client_") and body["token_endpoint_auth_method"] == "none"
+    assert body["grant_types"] == ["authorization_code", "refresh_token"] and body["redirect_uris"] == [REDIRECT_URI]
+
+
+@pytest.mark.parametrize(
+    ("metadata", "error"),
+    [
+        ({"redirect_uris": []}, "invalid_redirect_uri"),
+        ({"client_name": "x"}, "invalid_redirect_uri"),
+        ({"redirect_uris": ["http://evil.example/cb"]}, "invalid_redirect_uri"),
+        ({"redirect_uris": ["https://app.example/cb#frag"]}, "invalid_redirect_uri"),
+        ({"redirect_uris": ["javascript:alert(1)"]}, "invalid_redirect_uri"),
+        (
+            {"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "client_secret_basic"},
+            "invalid_client_metadata",
+        ),
+        ({"redirect_uris": [REDIRECT_URI], "grant_types": ["client_credentials"]}, "invalid_client_metadata"),
+        ({"redirect_uris": [REDIRECT_URI], "response_types": ["token"]}, "invalid_client_metadata"),
+        ({"redirect_uris": [REDIRECT_URI], "scope": "memo:read admin"}, "invalid_client_metadata"),
+        ({"redirect_uris": [REDIRECT_URI], "client_uri": "not a url"}, "invalid_client_metadata"),
+        ({"redirect_uris": [REDIRECT_URI], "client_name": 5}, "invalid_client_metadata"),
+    ],
+)
+def test_registration_policy(client, metadata, error):
+    response = client.post("/oauth/register", json=metadata)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"] == error
+
+
+def test_registered_scope_limits_requests(flow, register):
+    limited = register(scope="memo:read")
+    flow.client_id = limited["client_id"]
+    refused = flow.authorize(Pkce.new(), scope="memo:read memo:write")
+    assert query_of(refused.headers["location"])["error"] == "invalid_scope"
+    assert "code" in flow.approve(flow.authorize(Pkce.new(), scope="memo:read"))
+
+
+@pytest.mark.parametrize("scope", [None, "", "   "])
+def test_default_scope_when_omitted_or_blank(flow, scope):
+    pkce = Pkce.new()
+    response = flow.authorize(pkce, scope=scope)
+    pending = load_pending(flow.services.items, query_of(response.headers["location"])["request"])
+    assert pending.scopes == ("memo:read", "todo:read", "reading:read")
+    assert pending.resource == f"{INSTANCE}/mcp" and pending.state == "xyz-state"
+    tokens = flow.exchange(flow.approve(response)["code"], pkce)
+    assert tokens.json()["scope"] == "memo:read todo:read reading:read"
+
+
+def test_write_only_token_is_refused_with_insufficient_scope(flow, client):
+    access = flow.tokens(scope="memo:write")["access_token"]
+    response = Mcp(client, access).post("tools/list")
+    assert response.status_code == 403
+    challenge = response.headers["www-authenticate"]
+    assert 'error="insufficient_scope"' in challenge and 'scope="memo:read todo:read reading:read"' in challenge
+
+
+def test_authorization_server_metadata(client):
+    response = client.get("/.well-known/oauth-authorization-server")
+    assert response.status_code == 200
+    document = response.json()
+    assert document["issuer"] == INSTANCE
+    endpoints = {"authorization": "authorize", "token": "token", "registration": "register", "revocation": "revoke"}
+    for name, path in endpoints.items():
+        assert document[f"{name}_endpoint"] == f"{INSTANCE}/oauth/{path}"
+    assert document["code_challenge_methods_supported"] == ["S256"]
+    assert document["token_endpoint_auth_methods_supported"] == ["none"]
+    assert document["grant_types_supported"] == ["authorization_code", "refresh_token"]
+    assert document["scopes_supported"] == ["memo:read", "memo:write", "todo:read", "todo:write", "reading:read"]
+    preflight = client.options(
+        "/oauth/token", headers={"Origin": "https://agent.example", "Access-Control-Request-Method": "POST"}
+    )
+    assert preflight.status_code == 200 and preflight.headers["access-control-allow-origin"] == "*"
+
+
+@pytest.mark.parametrize(
+    "path", ["/mcp", "", "/mcp/readonly", "/mcp/x/memo,todo", "/mcp/x/memo/readonly", "/api/toolkit"]
+)
+def test_protected_resource_metadata(client, path):
+    response = client.get(f"/.well-known/oauth-protected-resource{path}")
+    assert response.status_code == 200
+    document = response.json()
+    assert document["resource"] == INSTANCE + (path or "/mcp")
+    assert document["authorization_servers"] == [INSTANCE]
+    assert document["bearer_methods_supported"] == ["header"]
+
+
+def test_public_url_is_the_issuer_and_the_audience(services, make_account):
+    from starlette.testclient import TestClient
+
+    from mesq.server import create_local_app
+
+    settings = services.settings.with_overrides(public_url="https://mesq.example")
+    app = create_local_app(services.__class__(settings=settings, items=services.items, blobs=services.blobs))
+    with TestClient(app) as client:
+        assert client.get("/.well-known/oauth-authorization-server").json()["issuer"] == "https://mesq.example"
+        assert client.get("/.well-known/oauth-protected-resource/mcp").json()["authorization_servers"] == [
+            "https://mesq.example"
+        ]

@@ -1,0 +1,176 @@
+"""Browser-page helpers: the web routes in a TestClient over https (Secure cookies come back),
+a clock the tests move, accounts that sign in through the real login form, and OAuth pending
+requests/grants made with the authorization server's own domain functions."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import secrets
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from mesq.auth.oauth.authorization import create_pending
+from mesq.auth.oauth.clients import ClientMetadata, register_client, registered_client
+from mesq.auth.oauth.grants import exchange_code
+from mesq.auth.users import create_user
+from mesq.context import Call, Principal, Services
+from mesq.http.app import starlette_app
+from mesq.memos.operations import create_memo, delete_memo
+from mesq.web import ThrottlePolicy, web_routes
+
+BASE = "https://testserver"
+PASSWORD = "correct horse battery"
+POLICY = ThrottlePolicy(window_seconds=900, per_username=3, per_ip=10)
+CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+REDIRECT_URI = "http://127.0.0.1:9999/callback"
+
+
+class FakeClock:
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def csrf_of(html: str) -> str:
+    found = CSRF.search(html)
+    assert found, "no csrf field on the page"
+    return found.group(1)
+
+
+@dataclass
+class Browser:
+    """A TestClient with its own cookie jar, signed in as one user."""
+
+    client: TestClient
+    user_id: str
+    username: str
+    csrf: str = ""
+    cookies: dict[str, str] = field(default_factory=dict)
+
+    def get(self, path: str, **kwargs: Any) -> Any:
+        return self.client.get(path, **kwargs)
+
+    def post(self, path: str, data: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        form = {"csrf": self.csrf, **(data or {})}
+        return self.client.post(path, data=form, follow_redirects=False, **kwargs)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def web_app(services: Services, clock: FakeClock) -> Any:
+    return starlette_app(web_routes(services, clock=clock, throttle=POLICY))
+
+
+@pytest.fixture
+def new_client(web_app: Any) -> Iterator[Callable[[], TestClient]]:
+    made: list[TestClient] = []
+
+    def make() -> TestClient:
+        client = TestClient(web_app, base_url=BASE, raise_server_exceptions=False)
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.close()
+
+
+def sign_in(client: TestClient, username: str, password: str = PASSWORD, next_path: str | None = None) -> Any:
+    page = client.get("/login" + (f"?next={next_path}" if next_path else ""))
+    form = {"csrf": csrf_of(page.text), "username": username, "password": password}
+    if next_path:
+        form["next"] = next_path
+    return client.post("/login", data=form, follow_redirects=False)
+
+
+@pytest.fixture
+def browser(services: Services, new_client: Callable[[], TestClient]) -> Callable[..., Browser]:
+    counter = iter(range(1, 1000))
+
+    def make(username: str | None = None) -> Browser:
+        name = username or f"person{next(counter)}"
+        user = create_user(services.items, name, PASSWORD)
+        client = new_client()
+        answer = sign_in(client, name)
+        assert answer.status_code == 303, answer.text
+        page = client.get("/settings/tokens")
+        assert page.status_code == 200
+        return Browser(client=client, user_id=user["id"], username=name, csrf=csrf_of(page.text))
+
+    return make
+
+
+def memo_call(services: Services, user_id: str) -> Call:
+    principal = Principal(user_id=user_id, scopes=frozenset({"memo:read", "memo:write"}), credential_id="t", kind="pat")
+    return Call(principal=principal, services=services, trace_id="test", channel="api")
+
+
+def trashed_memo(services: Services, user_id: str, content: str = "old note #work") -> dict[str, Any]:
+    call = memo_call(services, user_id)
+    memo = create_memo(call, {"content": content})["memo"]
+    return delete_memo(call, {"id": memo["id"], "expectedRevision": memo["revision"]})["memo"]
+
+
+def s256(verifier: str) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+
+
+@dataclass(frozen=True)
+class PendingRequest:
+    request_id: str
+    client_id: str
+    verifier: str
+
+
+def pending_request(services: Services, *, state: str | None = "st-123", scopes: str = "memo:read") -> PendingRequest:
+    registered = register_client(
+        services.items, ClientMetadata(redirect_uris=(REDIRECT_URI,), client_name="Test Agent")
+    )
+    client = registered_client(services.items, registered["client_id"])
+    assert client is not None
+    verifier = secrets.token_urlsafe(40)
+    request_id = create_pending(
+        services.items,
+        client=client,
+        redirect_uri=REDIRECT_URI,
+        redirect_uri_given=True,
+        scopes=frozenset(scopes.split()),
+        resource=f"{BASE}/mcp",
+        state=state,
+        code_challenge=s256(verifier),
+        issuer=BASE,
+    )
+    return PendingRequest(request_id, client.client_id, verifier)
+
+
+def grant_for(services: Services, browser: Browser) -> str:
+    """Approve a consent as `browser` and exchange the code: one OAuth grant; returns its access token."""
+    pending = pending_request(services)
+    answer = browser.client.post(
+        "/api/oauth/consent",
+        json={"requestId": pending.request_id, "decision": "approve"},
+        headers={"X-CSRF-Token": browser.csrf},
+    )
+    assert answer.status_code == 200, answer.text
+    code = re.search(r"[?&]code=([^&]+)", answer.json()["redirectUrl"])
+    assert code
+    tokens = exchange_code(
+        services.items, code=code.group(1), client_id=pending.client_id, redirect_uri=REDIRECT_URI,
+        code_verifier=pending.verifier, resource=None, instance=BASE,
+    )  # fmt: skip
+    return tokens.access_token
