@@ -38,7 +38,9 @@ MAX_FILE_BYTES = 100 * 1024 * 1024
 RELAY_ROUTE = "/api/toolkit/memo/resources/upload"
 MAX_DISPLAY_NAME = 255
 #: type/subtype with optional parameters, printable ASCII: what S3 stores and signs unchanged.
-_MIME = re.compile(r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(;[ -~]{0,119}[!-~])?")
+#: Parameters may not end in a space: the blob stores refuse outer whitespace in a Content-Type.
+_TOKEN = r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}"
+_MIME = re.compile(rf"{_TOKEN}/{_TOKEN}(;([ -~]{{0,119}}[!-~])?)?")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..context import Principal
 from ..errors import NotFound, Unauthorized, ValidationError
-from ..store.ports import Condition, ConditionFailed, Delete, ItemStore, Put, Update
+from ..store.ports import Condition, ConditionFailed, Delete, ItemStore, Key, Put, Update
 from ..timestamps import format_timestamp, now_timestamp, parse_timestamp, utc_now
 from .scopes import order_scopes, parse_scopes
 from .users import user_partition
@@ -33,6 +33,15 @@ def _digest(token: str) -> str:
 
 def _lookup_key(digest: str) -> tuple[str, str]:
     return (f"PAT#{digest}", "PAT")
+
+
+def record_use(items: ItemStore, stamps: list[tuple[Key, dict[str, Any]]]) -> None:
+    """Stamp a credential's use on its lookup item and its record in one transaction (callers do
+    it at most once a minute); a credential revoked meanwhile fails the condition and is refused."""
+    try:
+        items.transact([Update(key=key, set=stamp, condition=Condition(exists=True)) for key, stamp in stamps])
+    except ConditionFailed:
+        raise Unauthorized("the access token has been revoked") from None
 
 
 def _record_key(user_id: str, token_id: str) -> tuple[str, str]:
@@ -138,19 +147,7 @@ def authenticate_token(items: ItemStore, token: str) -> Principal:
     last_used = lookup.get("lastUsedAt")
     if not last_used or parse_timestamp(last_used, "lastUsedAt") + LAST_USED_RESOLUTION < now:
         stamp = {"lastUsedAt": format_timestamp(now)}
-        try:
-            items.transact(
-                [
-                    Update(key=lookup_key, set=stamp, condition=Condition(exists=True)),
-                    Update(
-                        key=_record_key(lookup["userId"], lookup["tokenId"]),
-                        set=stamp,
-                        condition=Condition(exists=True),
-                    ),
-                ]
-            )
-        except ConditionFailed:
-            raise Unauthorized("the access token has been revoked") from None
+        record_use(items, [(lookup_key, stamp), (_record_key(lookup["userId"], lookup["tokenId"]), stamp)])
     return Principal(
         user_id=lookup["userId"],
         scopes=frozenset(lookup["scopes"]),

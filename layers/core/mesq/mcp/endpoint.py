@@ -49,10 +49,10 @@ from ..errors import (
 from ..http.auth import authenticate_bearer, bearer_token
 from ..http.body import read_limited
 from ..http.envelope import failure, internal_failure
+from ..http.origin import is_allowed_origin
 from ..http.trace import trace_id_of
 from ..ratelimit import Bucket, RateLimiter
 from .catalog import Catalog
-from ..http.origin import is_allowed_origin
 from .resource_metadata import METADATA_PATH, instance_url
 from .result import logger
 from .state import SCOPE_KEY, RequestState

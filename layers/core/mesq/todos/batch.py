@@ -33,6 +33,10 @@ def _targets(state: store.TodoState, entries: list[dict[str, Any]]) -> list[Item
     """The live records of the batch in order; NOT_FOUND / VALIDATION_ERROR / REVISION_CONFLICT
     (all conflicting records at once in recoverData.tasks) before anything is written."""
     records = []
+    state.tasks.prefetch(entry["id"] for entry in entries)  # one BatchGetItem per kind of lookup
+    state.tasks.prefetch(
+        str(state.tasks[e["id"]]["parentId"]) for e in entries if state.tasks.get(e["id"], {}).get("parentId")
+    )
     for index, entry in enumerate(entries):
         try:
             record = find_task(state, entry["id"])

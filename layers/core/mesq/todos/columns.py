@@ -93,7 +93,7 @@ def delete_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     def build(state: store.TodoState) -> Built:
         before = find_column(state, args["columnId"])
         require_revision(before, args["expectedRevision"], lambda: _conflict(before["id"])(state))
-        live_tasks = state.root_tasks(before["id"])
+        live_tasks = state.root_tasks(before["id"], consistent=True)  # the table, not the lagging index
         if live_tasks:
             raise ValidationError(
                 f"column {before['name']!r} still has {len(live_tasks)} live tasks; move or delete them first"

@@ -101,8 +101,7 @@ def create_todo_inbox_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
     def build(state: store.TodoState) -> Built:
         now = now_timestamp()
-        siblings = [str(item["position"]) for item in state.live_inbox()]
-        item = inbox_records.new_item(args, model.position_for_index(siblings, None), now)
+        item = inbox_records.new_item(args, model.position_for_index(state.inbox_positions(), None), now)
         ops: list[WriteOp] = [store.put_new(user_id, "inbox", item)]
         ops += store.tag_registrations(state, user_id, item["tags"], now)
         return _item_data(item), ops

@@ -80,8 +80,8 @@ def move_todo_inbox_item_to_board(call: Call, args: dict[str, Any]) -> dict[str,
         before = item_in(state, item_id, args["expectedRevision"])
         space, column = resolve_destination(state, args.get("spaceId"), args.get("spaceSlug"), args.get("columnId"))
         now = now_timestamp()
-        siblings = [str(t["position"]) for t in state.root_tasks(column["id"])]
-        task, subtasks = board_records(before, space["id"], column["id"], model.position_for_index(siblings, None), now)
+        position = model.position_for_index(state.root_positions(column["id"]), None)
+        task, subtasks = board_records(before, space["id"], column["id"], position, now)
         ops: list[WriteOp] = [store.put_new(user_id, "task", task)]
         ops += [store.put_new(user_id, "task", sub) for sub in subtasks]
         ops.append(Check(store.column_key(user_id, column["id"]), Condition(equals={"archived": False})))

@@ -39,7 +39,8 @@ def _conflict(space_id: str) -> Callable[[store.TodoState], RevisionConflict]:
 
 
 def list_todo_spaces(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    state = store.ensure_default_space(call.services.items, call.principal.user_id)
+    # Spaces and columns are the structure a partial state reads; no task is needed here.
+    state = store.ensure_default_space(call.services.items, call.principal.user_id, partial=True)
     spaces = state.ordered_spaces()
     return {
         "spaces": [model.public_space(s, state.default_space_id) for s in spaces],

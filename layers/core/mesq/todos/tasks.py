@@ -107,8 +107,9 @@ def _task_data(task: Item, subtasks: list[Item] | None = None) -> dict[str, Any]
     return data
 
 
-def _sibling_positions(state: store.TodoState, column_id: str, exclude: str | None = None) -> list[str]:
-    return [t["position"] for t in state.root_tasks(column_id) if t["id"] != exclude]
+def _position_at(state: store.TodoState, column_id: str, index: int | None, exclude: str | None = None) -> str:
+    """The position that puts a root task at `index` of the column (None = the end)."""
+    return model.position_for_index(state.root_positions(column_id, index, exclude), index)
 
 
 def relocation(
@@ -137,7 +138,7 @@ def create_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             "spaceId": space["id"],
             "columnId": column["id"],
             "parentId": None,
-            "position": model.position_for_index(_sibling_positions(state, column["id"]), args.get("index")),
+            "position": _position_at(state, column["id"], args.get("index")),
             **model.new_task_fields(args, now),
         }
         ops: list[WriteOp] = [store.put_new(user_id, "task", task), open_column_check(user_id, column)]
@@ -197,13 +198,12 @@ def move_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             if current is None or current["spaceId"] not in state.spaces:
                 raise ValidationError("the task's column no longer exists; give a destination (columnId or space)")
             space, column = state.spaces[current["spaceId"]], current
-        siblings = _sibling_positions(state, column["id"], exclude=before["id"])
         after = {
             **before,
             **store.bump(before, now),
             "spaceId": space["id"],
             "columnId": column["id"],
-            "position": model.position_for_index(siblings, args.get("index")),
+            "position": _position_at(state, column["id"], args.get("index"), exclude=before["id"]),
         }
         ops, subtasks = relocation(state, user_id, before, after, now)
         if column["id"] != before["columnId"]:
@@ -250,7 +250,7 @@ def restored_root(
         "columnId": column["id"],
     }
     if column["id"] != before["columnId"]:
-        after["position"] = model.position_for_index(_sibling_positions(state, column["id"]), None)
+        after["position"] = _position_at(state, column["id"], None)
     ops, subtasks = relocation(state, user_id, before, after, now)
     return after, ops, subtasks
 
@@ -269,8 +269,7 @@ def duplicate_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         original = find_root(state, args["id"])
         require_live(original)
         now = now_timestamp()
-        siblings = state.root_tasks(original["columnId"])
-        later = [t["position"] for t in siblings if model.sort_key(t) > model.sort_key(original)]
+        later = state.root_after(original)
         fresh = {
             "revision": 1,
             "createdAt": now,
@@ -284,7 +283,7 @@ def duplicate_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             **fresh,
             "id": model.new_id(),
             "title": model.check_title(str(args.get("title", original["title"]))),
-            "position": model.position_between(original["position"], later[0] if later else None),
+            "position": model.position_between(original["position"], later["position"] if later else None),
         }
         subtasks = [
             {**s, **fresh, "id": model.new_id(), "parentId": copy["id"]} for s in state.subtasks_of(original["id"])

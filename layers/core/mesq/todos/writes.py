@@ -4,9 +4,11 @@ Offers:
 - `create_once(call, operation_id, args, build)`: a create with `idempotencyKey` handling
   (replay, IDEMPOTENCY_CONFLICT, the claim in the same transaction as the record) and one retry
   when a concurrent tag registration got in first;
-- `apply(call, build, on_conflict)`: load the state, build `(data, ops)`, commit them as ONE
-  transaction, mapping a failed revision condition to the REVISION_CONFLICT `on_conflict` makes
-  from a fresh state (so recoverData is the current record);
+- `apply(call, build, on_conflict)`: load the write's partial state (`store.load_partial`: the
+  structure up front, the touched records by key, ordered lists from GSI2; never the whole
+  board), build `(data, ops)`, commit them as ONE transaction, mapping a failed revision
+  condition to the REVISION_CONFLICT `on_conflict` makes from a fresh state (so recoverData is
+  the current record);
 - `require_revision(record, expected, conflict)`.
 """
 
@@ -33,12 +35,12 @@ def apply(
     *,
     extra: Callable[[dict[str, Any]], list[WriteOp]] | None = None,
 ) -> dict[str, Any]:
-    """Build against a fresh snapshot and commit in one transaction. A failed condition means a
-    record changed since the snapshot: when a tag registration raced, rebuild once; otherwise
+    """Build against a fresh (partial) state and commit in one transaction. A failed condition
+    means a record changed since it was read: when a tag registration raced, rebuild once; otherwise
     raise `on_conflict(fresh state)` (build itself raises REVISION_CONFLICT for a stale
     `expectedRevision` it sees in the snapshot)."""
     items, user_id = call.services.items, call.principal.user_id
-    state = store.ensure_default_space(items, user_id)
+    state = store.ensure_default_space(items, user_id, partial=True)
     for attempt in range(ATTEMPTS):
         data, ops = build(state)
         if extra is not None:
@@ -47,7 +49,7 @@ def apply(
             store.commit(items, ops)
             return data
         except ConditionFailed as failure:
-            state = store.load_state(items, user_id)
+            state = store.load_partial(items, user_id)
             failed = ops[failure.index] if failure.index is not None and failure.index < len(ops) else None
             raced_tag = failed is not None and _is_tag_claim(failed)
             if not raced_tag or attempt == ATTEMPTS - 1:

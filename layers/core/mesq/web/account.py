@@ -18,7 +18,7 @@ from ..concurrency import run_sync
 from ..errors import Forbidden, NotFound, ValidationError
 from .framework import Page, Web, clear_session_cookie, endpoint, set_session_cookie
 from .render import redirect
-from .security import client_ip, cookie_name, cookies_secure, insecure_transport, safe_next
+from .security import client_ip, cookie_name, cookies_secure, insecure_transport, safe_next, set_strict_cookie
 from .sessions import create_session, end_session, same_token
 
 LOGIN_COOKIE = "mesq_login"
@@ -36,16 +36,9 @@ def _form_token(page: Page) -> str:
 
 
 def _with_form_token(page: Page, response: Response, token: str) -> Response:
-    response.set_cookie(
-        _login_cookie_name(page),
-        token,
-        max_age=LOGIN_COOKIE_SECONDS,
-        path="/",
-        secure=cookies_secure(page.web.services.settings, page.request),
-        httponly=True,
-        samesite="strict",
+    return set_strict_cookie(
+        response, page.request, page.web.services.settings, _login_cookie_name(page), token, LOGIN_COOKIE_SECONDS
     )
-    return response
 
 
 def _check_form_token(page: Page) -> None:

@@ -24,7 +24,7 @@ from ..errors import ValidationError
 from .framework import Page, Web, endpoint
 from .render import redirect
 from .scope_words import SCOPE_WORDS
-from .security import cookie_name, cookies_secure
+from .security import cookie_name, cookies_secure, set_strict_cookie
 
 NEW_TOKEN_COOKIE = "mesq_new_token"
 NEW_TOKEN_SECONDS = 120
@@ -101,16 +101,9 @@ async def create_token_submit(page: Page) -> Response:
         form = {"name": name, "scopes": scopes, "expiry": expiry}
         return await run_sync(partial(_page, page, status=400, error=error.message, form=form))
     response = redirect(PAGE)
-    response.set_cookie(
-        _flash_name(page),
-        f"{record['id']}.{secret}",
-        max_age=NEW_TOKEN_SECONDS,
-        path="/",
-        secure=cookies_secure(page.web.services.settings, page.request),
-        httponly=True,
-        samesite="strict",
-    )
-    return response
+    flash = f"{record['id']}.{secret}"
+    settings = page.web.services.settings
+    return set_strict_cookie(response, page.request, settings, _flash_name(page), flash, NEW_TOKEN_SECONDS)
 
 
 async def revoke_token_submit(page: Page) -> Response:

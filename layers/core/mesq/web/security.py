@@ -13,6 +13,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from starlette.requests import Request
+from starlette.responses import Response
 
 from ..config import Settings
 from ..http.origin import is_allowed_origin
@@ -64,6 +65,23 @@ def insecure_transport(settings: Settings, request: Request) -> bool:
 
 def cookie_name(base: str, secure: bool) -> str:
     return f"__Host-{base}" if secure else base
+
+
+def set_strict_cookie(
+    response: Response, request: Request, settings: Settings, name: str, value: str, max_age: int
+) -> Response:
+    """A short-lived HttpOnly, SameSite=Strict cookie for one page hand-over (a form token, a new
+    PAT shown once): never sent cross-site, Secure wherever sessions are."""
+    response.set_cookie(
+        name,
+        value,
+        max_age=max_age,
+        path="/",
+        secure=cookies_secure(settings, request),
+        httponly=True,
+        samesite="strict",
+    )
+    return response
 
 
 def same_origin_post(settings: Settings, request: Request) -> bool:

@@ -23,6 +23,7 @@ from ...errors import NotFound, Unauthorized
 from ...store.ports import Condition, ConditionFailed, Delete, ItemStore, Put, Update, WriteOp
 from ...timestamps import format_timestamp, now_timestamp, utc_now
 from ..scopes import order_scopes
+from ..tokens import record_use
 from .errors import OAuthError
 from .keys import (
     ACCESS_PREFIX,
@@ -324,19 +325,13 @@ def authenticate_access_token(items: ItemStore, token: str, accepts: Callable[[s
         raise Unauthorized(f"the access token was issued for another resource ({record['resource']})")
     last_used = record.get("lastUsedEpoch", 0)
     if last_used + LAST_USED_RESOLUTION_SECONDS < now.timestamp():
-        try:
-            items.transact(
-                [
-                    Update(key=key, set={"lastUsedEpoch": int(now.timestamp())}, condition=Condition(exists=True)),
-                    Update(
-                        key=grant_key(record["userId"], record["grantId"]),
-                        set={"lastUsedAt": format_timestamp(now)},
-                        condition=Condition(exists=True),
-                    ),
-                ]
-            )
-        except ConditionFailed:
-            raise Unauthorized("the access token has been revoked") from None
+        record_use(
+            items,
+            [
+                (key, {"lastUsedEpoch": int(now.timestamp())}),
+                (grant_key(record["userId"], record["grantId"]), {"lastUsedAt": format_timestamp(now)}),
+            ],
+        )
     return Principal(
         user_id=record["userId"],
         scopes=frozenset(record["scopes"]),
