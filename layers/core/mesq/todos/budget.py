@@ -66,7 +66,12 @@ def response_too_large(
         details["recordId"] = record_id
     message = (
         f"{what} needs {size} characters, over the {budget}-character response budget"
-        + (f"; retry with {advice}" if advice else "")
+        + (
+            f"; retry with {advice}"
+            if advice
+            else "; nothing smaller can be returned for this record: query_todos with includeNotes=true"
+            " gives a 2,000-character preview of its notes"
+        )
         + ". This does not mean there are no tasks: do not skip it when summarizing."
     )
     return ResponseTooLarge(message, details=details)

@@ -137,14 +137,17 @@ def _plain(scope: Scope, options: ListOptions) -> dict[str, Any]:
     # is an upper bound (item_cost counts a comma for every element) and is checked exactly below.
     base = json_size(_assemble([], scope, _page(offset, limit, limit, total, limit, more=True)))
     if base > budget:
-        raise response_too_large("the board's spaces and columns", base, hints=_hints(options), budget=budget)
+        # Every plain page carries all spaces and open columns; the graph view pages them too.
+        raise response_too_large(
+            "the board's spaces and columns", base, hints=[*_hints(options), "projection"], budget=budget
+        )
     used, units = base, list[_Unit]()
     for kind, record in window:
         unit = _render(kind, record, scope, options.include_notes)
         cost = item_cost(unit[1]) + sum(item_cost(child) for child in unit[3])
         if used + cost > budget:
             if not units:
-                raise _parent_too_large(unit, base + cost, options)
+                raise _parent_too_large(unit, base + cost, options, base)
             break
         used += cost
         units.append(unit)
@@ -154,7 +157,7 @@ def _plain(scope: Scope, options: ListOptions) -> dict[str, Any]:
         units.pop()
         data = _assemble(units, scope, page_for(len(units)))
     if units and json_size(data) > budget:
-        raise _parent_too_large(units[0], json_size(data), options)
+        raise _parent_too_large(units[0], json_size(data), options, base)
     return data
 
 
@@ -164,12 +167,17 @@ def _hints(options: ListOptions) -> list[str]:
     return ["includeNotes"] if options.include_notes else []
 
 
-def _parent_too_large(unit: _Unit, size: int, options: ListOptions) -> Exception:
+def _parent_too_large(unit: _Unit, size: int, options: ListOptions, context: int) -> Exception:
     parent_name, parent, _, children = unit
     what = "task" if parent_name == "tasks" else "inbox item"
     # A parent's subtasks are never cut in the plain view; the graph view pages them separately.
+    shared = (
+        f" (plus {context} characters of spaces and columns that every plain page carries)"
+        if context > options.budget // 2
+        else ""
+    )
     return response_too_large(
-        f"{what} {parent['id']} with its {len(children)} subtasks",
+        f"{what} {parent['id']} with its {len(children)} subtasks{shared}",
         size,
         hints=[*_hints(options), "projection"],
         budget=options.budget,

@@ -1,4 +1,4 @@
-"""T1's todo operations (spaces, columns, tasks, subtasks, tags, trash, batch), one function per
+"""The board's todo operations (spaces, columns, tasks, subtasks, tags, trash, batch), one function per
 operationId of mesq/todos/openapi.yaml; registered in mesq.operations.REGISTRY."""
 
 from __future__ import annotations

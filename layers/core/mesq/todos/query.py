@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, tzinfo
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -57,6 +57,7 @@ class TodoQuery:
     due_after: datetime | None = None
     due_before: datetime | None = None
     include_notes: bool = False
+    floating_zone: tzinfo | None = None  # for date-only dues without a zone of their own
     offset: int = 0
     limit: int = DEFAULT_LIMIT
     budget: int = RESPONSE_BUDGET_CHARACTERS
@@ -64,6 +65,17 @@ class TodoQuery:
     @property
     def has_date_filter(self) -> bool:
         return self.due_after is not None or self.due_before is not None
+
+
+def floating_zone(configured: str | None, due_after: str | None, due_before: str | None) -> tzinfo | None:
+    """Where a date-only due without a zone of its own starts its day: the user's todo zone when
+    set, else the offset the caller wrote the bounds in ("this week" in Shanghai means Shanghai
+    days), else None (UTC)."""
+    zone = _zone(configured)
+    if zone is not None:
+        return zone
+    bound = due_after if due_after is not None else due_before
+    return datetime.fromisoformat(bound).tzinfo if bound is not None else None
 
 
 def parse_bounds(due_after: str | None, due_before: str | None) -> tuple[datetime | None, datetime | None]:
@@ -86,15 +98,22 @@ def _zone(name: str | None) -> ZoneInfo | None:
         return None
 
 
-def due_moment(due: Mapping[str, Any] | None, timezone: str | None) -> datetime | None:
-    """The instant a due stands for in date filters (UTC); None without a due."""
+def due_moment(
+    due: Mapping[str, Any] | None, timezone: str | None, floating_zone: tzinfo | None = None
+) -> datetime | None:
+    """The instant a due stands for in date filters (UTC); None without a due. A date-only due is
+    the start of that day in the record's own zone, else `floating_zone` (the user's todo zone, or
+    the offset the query's bounds were written in), else UTC."""
     if not due:
         return None
     if due.get("type") == "datetime":
         return parse_timestamp(str(due["at"]), "due.at")
     day = date.fromisoformat(str(due["date"]))
-    zone = _zone(timezone)
-    return datetime.combine(day, time(0), tzinfo=zone or UTC).astimezone(UTC)
+    zone = _zone(timezone) or floating_zone or UTC
+    try:
+        return datetime.combine(day, time(0), tzinfo=zone).astimezone(UTC)
+    except OverflowError:  # 0001-01-01 east of UTC (or 9999-12-31 west of it) leaves the calendar
+        return datetime.min.replace(tzinfo=UTC) if day.year == 1 else datetime.max.replace(tzinfo=UTC)
 
 
 def reminder_moment(reminder: Mapping[str, Any]) -> datetime | None:
@@ -112,14 +131,14 @@ def reminder_moment(reminder: Mapping[str, Any]) -> datetime | None:
         return None
 
 
-def record_moment(record: Mapping[str, Any], kind: Kind) -> datetime | None:
+def record_moment(record: Mapping[str, Any], kind: Kind, floating_zone: tzinfo | None = None) -> datetime | None:
     if kind == "task" and record.get("recurrence"):
         pending = [m for m in map(reminder_moment, record.get("reminders") or ()) if m is not None]
         if pending:
             return min(pending)
     if kind == "inboxSubtask":
         return None
-    return due_moment(record.get("due"), record.get("timezone"))
+    return due_moment(record.get("due"), record.get("timezone"), floating_zone)
 
 
 # -- records -----------------------------------------------------------------------------------
@@ -179,7 +198,7 @@ def _matches(candidate: _Candidate, query: TodoQuery, needle: str | None) -> boo
         if needle not in title and needle not in notes:
             return False
     if query.has_date_filter:
-        moment = record_moment(record, kind)
+        moment = record_moment(record, kind, query.floating_zone)
         if moment is None:
             return False
         if query.due_after is not None and moment < query.due_after:
@@ -238,7 +257,9 @@ def query_todos(board: Board, query: TodoQuery) -> dict[str, Any]:
     found = matching(board, query)
     total = len(found)
     window = found[query.offset : query.offset + query.limit]
-    base = json_size({"items": [], "page": _page(query, query.limit, total)})
+    # The page wrapper at its largest (hasMore with a nextOffset), whatever the budget lets through.
+    widest = {**_page(query, query.limit, total), "hasMore": True, "nextOffset": query.offset + query.limit}
+    base = max(json_size({"items": [], "page": page}) for page in (widest, _page(query, query.limit, total)))
     used, items = base, list[Record]()
     for candidate in window:
         item = _item(candidate, query.include_notes)

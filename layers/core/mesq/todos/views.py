@@ -18,7 +18,7 @@ from .destinations import resolve_space
 from .details import task_details
 from .inbox_context import effective_timezone
 from .listing import ListOptions, effective_limit, list_todos
-from .query import TodoQuery, parse_bounds, query_todos
+from .query import TodoQuery, floating_zone, parse_bounds, query_todos
 from .traversal import Board, scope_of
 
 
@@ -70,6 +70,9 @@ def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         due_after=due_after,
         due_before=due_before,
         include_notes=args.get("includeNotes", False),
+        floating_zone=floating_zone(
+            (state.settings or {}).get("timezone"), args.get("dueAfter"), args.get("dueBefore")
+        ),
         offset=args.get("offset", 0),
         limit=args.get("limit", 25),
     )
