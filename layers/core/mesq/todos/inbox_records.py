@@ -71,20 +71,7 @@ EDITABLE = ("title", "notes", "priority", "tags", "due", "timezone")
 
 def edited(item: Item, changes: Mapping[str, Any]) -> Item:
     """`item` with the given content fields changed (revision and times are the caller's)."""
-    after = dict(item)
-    if "title" in changes:
-        after["title"] = model.check_title(changes["title"])
-    if "notes" in changes:
-        after["notes"] = model.check_notes(changes["notes"])
-    if "priority" in changes:
-        after["priority"] = changes["priority"]
-    if "tags" in changes:
-        after["tags"] = model.check_tags(changes["tags"])
-    if "due" in changes:
-        after["due"] = model.check_due(changes["due"])
-    if "timezone" in changes:
-        after["timezone"] = model.check_timezone(changes["timezone"])
-    return check_size(after)
+    return check_size(model.with_content(item, changes))
 
 
 def with_done(item: Item, done: bool, now: str) -> Item:

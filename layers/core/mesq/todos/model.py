@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -161,6 +161,26 @@ def check_timezone(value: str | None, field: str = "timezone") -> str | None:
     except (ZoneInfoNotFoundError, ValueError):
         raise ValidationError(f"{field}: {value!r} is not an IANA time zone name (e.g. Asia/Shanghai)") from None
     return value
+
+
+#: The editable content of tasks, subtasks and inbox items, each with its check.
+_CONTENT_CHECKS: dict[str, Callable[[Any], Any]] = {
+    "title": check_title,
+    "notes": check_notes,
+    "priority": lambda value: value,  # the schema's enum already decided
+    "tags": check_tags,
+    "due": check_due,
+    "timezone": check_timezone,
+}
+
+
+def with_content(record: Item, changes: Mapping[str, Any]) -> Item:
+    """A copy of `record` with the content fields present in `changes`, each validated."""
+    after = dict(record)
+    for name, check in _CONTENT_CHECKS.items():
+        if name in changes:
+            after[name] = check(changes[name])
+    return after
 
 
 def check_slug(value: str, field: str = "slug") -> str:

@@ -63,20 +63,7 @@ def require_live(task: Item, kind: str = "task") -> None:
 
 def changed(before: Item, args: dict[str, Any], now: str) -> Item:
     """`before` with the content fields given in `args` (validated), a new revision and time."""
-    after = {**before, **store.bump(before, now)}
-    if "title" in args:
-        after["title"] = model.check_title(args["title"])
-    if "notes" in args:
-        after["notes"] = model.check_notes(args["notes"])
-    if "priority" in args:
-        after["priority"] = args["priority"]
-    if "tags" in args:
-        after["tags"] = model.check_tags(args["tags"])
-    if "due" in args:
-        after["due"] = model.check_due(args["due"])
-    if "timezone" in args:
-        after["timezone"] = model.check_timezone(args["timezone"])
-    return after
+    return model.with_content({**before, **store.bump(before, now)}, args)
 
 
 def completed(before: Item, now: str) -> Item:
