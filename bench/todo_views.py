@@ -1,5 +1,6 @@
-"""Todo read views on a big board (SQLite): how much of list_todos / query_todos is the store
-query (one paginated read of the user's `TODO#` range) and how much the in-memory pass.
+"""Todo views and writes on a big board (SQLite): how much of list_todos / query_todos is the
+store query (one paginated read of the user's `TODO#` range) and how much the in-memory pass; and
+that a write does not grow with the board.
 
 Run alone (`python bench/todo_views.py`) or as a section of `bench/run.py`."""
 
@@ -93,6 +94,7 @@ def rows_todo_views() -> list[tuple[str, str, str]]:
     from mesq.context import Call, Principal
     from mesq.services import build_services
     from mesq.todos import store, views
+    from mesq.todos.operations import OPERATIONS as BOARD_OPERATIONS
 
     rows = []
     for count in (1_000, 5_000):
@@ -100,7 +102,8 @@ def rows_todo_views() -> list[tuple[str, str, str]]:
             services = build_services(Settings(data_dir=Path(tmp)))
             user = create_user(services.items, "planner", "correct horse battery")
             _seed(services, user["id"], count)
-            call = Call(Principal(user["id"], frozenset({"todo:read"}), "bench", "pat"), services, "bench", "api")
+            scopes = frozenset({"todo:read", "todo:write"})
+            call = Call(Principal(user["id"], scopes, "bench", "pat"), services, "bench", "api")
             week = {
                 "priority": "high",
                 "dueAfter": "2026-10-05T00:00:00+08:00",
@@ -113,6 +116,10 @@ def rows_todo_views() -> list[tuple[str, str, str]]:
             text = _median_ms(
                 lambda call=call: views.query_todos_operation(call, {"query": "topic 42", "status": "all"})
             )
+            # A write reads only what it touches (setup items, the record, a 2-entry sibling list).
+            create = _median_ms(
+                lambda call=call: BOARD_OPERATIONS["create_todo_task"](call, {"title": "one more", "tags": ["t1"]})
+            )
             label = f"{count} tasks"
             rows.append((f"todo store query (load_state) at {label} (SQLite, baseline)", f"{load:.1f} ms", "1.00x"))
             for name, value in (
@@ -120,6 +127,7 @@ def rows_todo_views() -> list[tuple[str, str, str]]:
                 ("list_todos graph page", graph),
                 ("query_todos Shanghai week", query),
                 ("query_todos text", text),
+                ("create_todo_task (write path)", create),
             ):
                 rows.append((f"{name} at {label} (SQLite)", f"{value:.1f} ms", f"{value / load:.2f}x"))
             services.items.close()
