@@ -26,13 +26,11 @@ from ..operations import REGISTRY, check_registry
 from ..spec import Operation, Spec, load_spec
 from ..validation import validate_arguments
 from .attachments import attachment_routes
-from .auth import authenticate, require_scopes
+from .auth import authenticate, require_scopes, rest_challenge
 from .body import read_json_object
 from .envelope import NO_STORE, failure, internal_failure, success
 from .params import collect_arguments
 from .trace import TraceIdMiddleware, trace_id_of
-
-WWW_AUTHENTICATE = {"WWW-Authenticate": 'Bearer realm="mesq"'}
 
 
 async def run_operation(operation: Operation, services: Services, request: Request, trace_id: str) -> Response:
@@ -61,7 +59,7 @@ def _path_endpoint(operations: dict[str, Operation], services: Services) -> Any:
         try:
             return await run_operation(operation, services, request, trace_id)
         except MesqError as error:
-            headers = WWW_AUTHENTICATE if error.http_status == 401 else None
+            headers = rest_challenge(request, services) if error.http_status == 401 else None
             return failure(error, trace_id, headers)
         except Exception as exc:  # every other fault is internal: no text leaks
             return internal_failure(exc, trace_id)

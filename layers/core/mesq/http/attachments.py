@@ -37,7 +37,7 @@ from ..errors import ClientClosed, Internal, MesqError, NotFound, PayloadTooLarg
 from ..ratelimit import RateLimiter
 from ..spec import Spec
 from ..store.ports import BlobNotFound, BlobStore, StoreUnavailable
-from .auth import authenticate, require_scopes
+from .auth import authenticate, require_scopes, rest_challenge
 from .envelope import NO_STORE, failure, internal_failure, logger, success
 from .trace import trace_id_of
 
@@ -47,11 +47,10 @@ READ_OPERATION = "download_memo_resource"
 FORM_OVERHEAD_BYTES = 1024 * 1024
 REDIRECT_SECONDS = 60
 CHUNK_BYTES = 1 << 16
-WWW_AUTHENTICATE = {"WWW-Authenticate": 'Bearer realm="mesq"'}
 
 
-def _error_response(error: MesqError, trace_id: str) -> Response:
-    return failure(error, trace_id, WWW_AUTHENTICATE if error.http_status == 401 else None)
+def _error_response(error: MesqError, trace_id: str, request: Request, services: Services) -> Response:
+    return failure(error, trace_id, rest_challenge(request, services) if error.http_status == 401 else None)
 
 
 def _storage_failed(trace_id: str, exc: BaseException) -> Response:
@@ -95,7 +94,7 @@ class RelayUpload:
         try:
             response = await self._handle(request, trace_id)
         except MesqError as error:
-            response = _error_response(error, trace_id)
+            response = _error_response(error, trace_id, request, self.services)
         except Exception as exc:
             response = internal_failure(exc, trace_id)
         await response(scope, receive, send)
@@ -189,7 +188,7 @@ class ResourceRead:
         try:
             prepared = await self._prepare(request, trace_id)
         except MesqError as error:
-            await _error_response(error, trace_id)(scope, receive, send)
+            await _error_response(error, trace_id, request, self.services)(scope, receive, send)
             return
         except StoreUnavailable as exc:
             await _storage_failed(trace_id, exc)(scope, receive, send)
@@ -257,9 +256,7 @@ class ResourceRead:
             try:
                 iterator, chunk = opening.result()
             except BlobNotFound:
-                await _error_response(NotFound(f"the file of attachment {path!r} is missing"), trace_id)(
-                    scope, receive, send
-                )
+                await failure(NotFound(f"the file of attachment {path!r} is missing"), trace_id)(scope, receive, send)
                 return
             except StoreUnavailable as exc:
                 await _storage_failed(trace_id, exc)(scope, receive, send)

@@ -1,0 +1,29 @@
+"""A REST 401 names the protected-resource metadata (RFC 9728) like /mcp's does, and the document
+it names is served and points at this instance's authorization server."""
+
+from __future__ import annotations
+
+import re
+
+
+def _metadata_url(response) -> str:
+    header = response.headers["www-authenticate"]
+    assert header.startswith("Bearer ")
+    match = re.search(r'resource_metadata="([^"]+)"', header)
+    assert match, header
+    return match.group(1)
+
+
+def test_rest_401_points_at_served_resource_metadata(client):
+    for response in (
+        client.get("/api/toolkit/memo"),
+        client.get("/api/toolkit/memo/resources/read", params={"path": "users/x/memo/y"}),
+        client.get("/api/toolkit/todo", headers={"Authorization": "Bearer mesq_pat_not-a-token"}),
+    ):
+        assert response.status_code == 401
+        assert response.json()["error"]["code"] == "UNAUTHORIZED"
+        url = _metadata_url(response)
+        assert url == "http://testserver/.well-known/oauth-protected-resource/api/toolkit"
+        document = client.get(url.removeprefix("http://testserver")).json()
+        assert document["resource"] == "http://testserver/api/toolkit"
+        assert document["authorization_servers"] == ["http://testserver"]
