@@ -75,3 +75,14 @@ def test_an_error_with_no_retry_left_says_what_still_helps():
     error = response_too_large("task t1 with its notes and 0 subtasks", 30_000, hints=[])
     assert error.details["hints"] == {}
     assert "query_todos with includeNotes=true" in str(error)
+
+
+def test_a_subtask_of_a_trashed_task_is_not_found_in_details(rest, todo_account):
+    me = rest(todo_account)
+    task = me.ok("create_todo_task", title="parent")["task"]
+    sub = me.ok("create_todo_subtask", taskId=task["id"], title="child")["subtask"]
+    assert me.call("get_todo_task", id=sub["id"]).status_code == 200
+    me.ok("delete_todo_task", id=task["id"], expectedRevision=task["revision"])
+    gone = me.call("get_todo_task", id=sub["id"])
+    assert gone.status_code == 404
+    assert gone.json()["error"]["code"] == "NOT_FOUND"

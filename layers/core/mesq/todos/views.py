@@ -82,7 +82,9 @@ def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     state = store.load_state(call.services.items, call.principal.user_id)
     task = state.tasks.get(args["id"])
-    if task is None or not store.live(task):
+    parent = state.tasks.get(task["parentId"]) if task is not None and task.get("parentId") else task
+    # A subtask of a trashed task went to the trash with it (query_todos drops it too).
+    if task is None or parent is None or not store.live(task) or not store.live(parent):
         raise NotFound(f"todo task {args['id']!r} not found (trashed tasks are listed by list_todo_trash)")
     return task_details(
         board_of(state),
