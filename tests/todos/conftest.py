@@ -1,4 +1,4 @@
-"""Shared fixtures of the todo tests (T1 spaces/tasks, T2 inbox, T3 views).
+"""Shared fixtures of the todo tests (board: spaces and tasks; inbox; read views).
 
 - `todo_account`: a user with a PAT holding todo:read + todo:write (`make_account(scopes=...)`
   gives other scope sets; TODO_SCOPES is the string).

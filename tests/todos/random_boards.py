@@ -1,4 +1,4 @@
-"""Random todo boards for T3's property tests: public-shaped records (as the tools return them),
+"""Random todo boards for the listing property tests: public-shaped records (as the tools return them),
 built without storage so hypothesis can try many of them quickly."""
 
 from __future__ import annotations

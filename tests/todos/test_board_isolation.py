@@ -1,4 +1,4 @@
-"""Tenant isolation for every T1 operation: user B, holding every todo scope, can never read or
+"""Tenant isolation for every board operation: user B, holding every todo scope, can never read or
 change user A's spaces, columns, tasks, subtasks, tags or trash by id, name or slug — over REST
 and MCP alike — and A's stored state is byte-for-byte unchanged afterwards."""
 
@@ -96,7 +96,7 @@ OWN_DATA = {"list_todo_spaces", "create_todo_space", "list_todo_tags", "create_t
 ORDER = sorted(OPERATIONS, key=lambda name: (name not in OWN_DATA, "tag" in name and name != "create_todo_tag", name))
 
 
-def test_every_t1_operation_is_attempted(world):
+def test_every_board_operation_is_attempted(world):
     assert set(_attempts(world)) == set(OPERATIONS)
 
 

@@ -1,4 +1,4 @@
-"""T1 over REST: tasks and subtasks (success, validation, NOT_FOUND, REVISION_CONFLICT with
+"""Board operations over REST: tasks and subtasks (success, validation, NOT_FOUND, REVISION_CONFLICT with
 recoverData, destination rules, idempotency, trash and restore)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""T1's fragment in the merged spec: paths, toolsets, scopes, the destination rules stated in the
+"""The board fragment in the merged spec: paths, toolsets, scopes, the destination rules stated in the
 descriptions, and the per-method path merge that lets domains share a REST path."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ SPEC = load_spec()
 
 
 @pytest.mark.parametrize("name", sorted(OPERATIONS))
-def test_t1_operation_binding(name):
+def test_board_operation_binding(name):
     operation = SPEC.operation(name)
     assert operation.path.startswith("/api/toolkit/todo/")
     assert operation.mcp.toolset == "todo"

@@ -1,4 +1,4 @@
-"""The write contract of T1: every write is ONE store transaction with revision conditions, so a
+"""The write contract of the board operations: every write is ONE store transaction with revision conditions, so a
 failing condition (a record changed between read and write, a racing tag registration, a racing
 first use) leaves nothing half-written; and the same write paths hold on DynamoDB (moto)."""
 
@@ -229,8 +229,8 @@ def _put_is_conditional(op: WriteOp) -> bool:
     return not isinstance(op, Put) or op.condition is not None
 
 
-def test_every_t1_put_is_conditional(run, proxy):
-    """No blind overwrite anywhere: every Put of a T1 write carries a condition (exists=False for
+def test_every_board_put_is_conditional(run, proxy):
+    """No blind overwrite anywhere: every Put of a board write carries a condition (exists=False for
     new records and claims, revision equality for changes)."""
     task = run("create_todo_task", title="t", tags=["a"])["task"]
     sub = run("create_todo_subtask", taskId=task["id"], title="s")["subtask"]

@@ -231,7 +231,7 @@ def test_complete_and_reopen(alice: Caller):
     alice.fails(NotFound, "complete_todo_inbox_item", id="missing", expectedRevision=1)
 
 
-def test_delete_moves_to_the_trash_where_t1_lists_and_restores_it(alice: Caller):
+def test_delete_moves_to_the_trash_where_the_board_trash_lists_and_restores_it(alice: Caller):
     item = alice.capture("to trash", subtasks=[{"title": "kept"}])
     trashed = alice("delete_todo_inbox_item", id=item["id"], expectedRevision=1)["item"]
     assert trashed["deletedAt"] and trashed["revision"] == 2

@@ -1,4 +1,4 @@
-"""Property-based: schemathesis drives every T1 REST operation with a todo token (the shared
+"""Property-based: schemathesis drives every board REST operation with a todo token (the shared
 conformance suite uses a memo-only token, so it only sees 403s here): never a 5xx, and every
 answer (success or error envelope) as the served document declares."""
 
@@ -19,10 +19,10 @@ from mesq.config import Settings
 from mesq.server import create_local_app
 from mesq.services import build_services
 from mesq.spec import load_spec
-from mesq.todos.operations import OPERATIONS as T1
+from mesq.todos.operations import OPERATIONS as BOARD
 from tests.todos.conftest import TODO_SCOPES
 
-ROUTES = sorted((load_spec().operation(name).method, load_spec().operation(name).path) for name in T1)
+ROUTES = sorted((load_spec().operation(name).method, load_spec().operation(name).path) for name in BOARD)
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def served() -> Iterator[tuple[openapi.OpenApiSchema, str]]:  # type: ignore[nam
 
 
 @pytest.mark.parametrize(("method", "path"), ROUTES, ids=[f"{m} {p}" for m, p in ROUTES])
-def test_t1_route_conforms_with_a_todo_token(served, method, path):
+def test_board_route_conforms_with_a_todo_token(served, method, path):
     schema, token = served
     operation = schema[path][method]
 

@@ -1,4 +1,4 @@
-"""T1 over REST: spaces and columns (success, validation, NOT_FOUND, REVISION_CONFLICT with
+"""Board operations over REST: spaces and columns (success, validation, NOT_FOUND, REVISION_CONFLICT with
 recoverData, destination disagreements, idempotent replay / conflict)."""
 
 from __future__ import annotations

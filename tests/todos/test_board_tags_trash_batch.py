@@ -1,4 +1,4 @@
-"""T1 over REST: tags (rename/merge/delete across records), trash paging, restore_todo_item and
+"""Board operations over REST: tags (rename/merge/delete across records), trash paging, restore_todo_item and
 the all-or-nothing batches."""
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from mesq.context import Services
 from mesq.errors import ResponseTooLarge
 from mesq.todos.budget import RESPONSE_BUDGET_CHARACTERS, json_size
-from tests.todos.test_t2_inbox_ops import Caller
+from tests.todos.test_inbox_ops import Caller
 
 _users = itertools.count(1)
 

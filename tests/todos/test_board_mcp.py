@@ -1,4 +1,4 @@
-"""T1 tools over MCP: every tool is listed in toolset `todo` with the right scopes, every
+"""Board tools over MCP: every tool is listed in toolset `todo` with the right scopes, every
 success validates against the tool's outputSchema, and every REVISION_CONFLICT carries a
 `recoverData` that validates too (it has the shape of the tool's data)."""
 
@@ -107,7 +107,7 @@ SCENARIOS: dict[str, Callable[[Mcp], dict[str, Any]]] = {
 }
 
 
-def test_scenarios_cover_every_t1_tool(tools):
+def test_scenarios_cover_every_board_tool(tools):
     assert set(SCENARIOS) == set(OPERATIONS)
     assert set(OPERATIONS) <= set(tools)
 

@@ -17,7 +17,7 @@ from mesq.operations import REGISTRY
 from mesq.store.ports import ItemStore, Key, QueryPage
 from mesq.todos import store
 from tests.todos.conftest import TODO_SCOPES
-from tests.todos.test_t1_transactions import dynamo_services  # noqa: F401  (fixture)
+from tests.todos.test_board_transactions import dynamo_services  # noqa: F401  (fixture)
 
 USER = "w1"
 BULK_RANGES = ("TODO#TASK#", "TODO#INBOX#")

@@ -16,7 +16,7 @@ from mesq.todos.budget import json_size
 from mesq.todos.listing import COLLECTIONS, ListOptions, effective_limit, list_todos, parents_in_order
 from mesq.todos.traversal import Board, Scope, scope_of
 
-from .t3_boards import boards
+from .random_boards import boards
 
 BUDGETS = st.sampled_from([2500, 4000, 8000, 25_000])
 LIMITS = st.integers(1, 12)
