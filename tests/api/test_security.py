@@ -36,10 +36,11 @@ def test_revoked_and_expired_tokens(client, services, make_account):
     expired, _ = create_token(
         services.items, account.user_id, name="old", scopes="memo:read", expires_days=1
     )
-    from mesq.auth.tokens import _digest, _lookup_key
+    from mesq.auth.tokens import _lookup_key, secret_digest
     from mesq.store.ports import Update
 
-    services.items.update(Update(key=_lookup_key(_digest(expired)), set={"expiresAt": "2020-01-01T00:00:00.000000Z"}))
+    lookup = _lookup_key(secret_digest(expired))
+    services.items.update(Update(key=lookup, set={"expiresAt": "2020-01-01T00:00:00.000000Z"}))
     response = client.get(BASE, headers={"Authorization": f"Bearer {expired}"})
     assert response.status_code == 401 and "expired" in response.json()["error"]["message"]
 

@@ -14,7 +14,6 @@ from ..memos import store as memo_store
 from ..ratelimit import RateLimiter
 from ..store.ports import StoreUnavailable
 from . import reads, store, uploads
-from .paths import mcp_uri, read_url
 
 
 def create_memo_upload_session(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -79,11 +78,6 @@ def _page(offset: int, limit: int, returned: int, total: int) -> dict[str, Any]:
     return page
 
 
-def _with_links(call: Call, resource: dict[str, Any]) -> dict[str, Any]:
-    public_url = call.services.settings.public_url
-    return {**resource, "url": read_url(resource["path"], public_url), "mcp_uri": mcp_uri(resource["path"])}
-
-
 def list_memo_resources(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     offset, limit = args.get("offset", 0), args.get("limit", 20)
     user_id = call.principal.user_id
@@ -93,8 +87,7 @@ def list_memo_resources(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             raise NotFound(f"memo {args['memoId']!r} not found")
         attached = memo["resources"]
         selected = attached[offset : offset + limit]
-        resources = [_with_links(call, {k: r[k] for k in ("path", "displayName", "fileSize", "mimeType", "type")})
-                     for r in selected]  # fmt: skip
+        resources = [uploads.public_resource(call, r) for r in selected]
         return {"resources": resources, "page": _page(offset, limit, len(resources), len(attached))}
     _bytes, total = store.read_usage(call.services.items, user_id)
     records = list(store.list_attachments(call.services.items, user_id, offset + limit))[offset:]

@@ -14,10 +14,10 @@ so two uploads can never both fit into the last free bytes) and any extra op (th
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 from ..auth.users import user_partition
 from ..errors import PayloadTooLarge, ServiceUnavailable
+from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, Update, WriteOp
 
 ATTACHMENT_PREFIX = "MEMOATT#"
@@ -86,23 +86,9 @@ def register(items: ItemStore, user_id: str, record: Item, quota: int, extra: Se
     raise ServiceUnavailable("too many concurrent uploads on this account; retry in a moment")
 
 
-def public_record(item: Item) -> dict[str, Any]:
-    return {name: item[name] for name in _PUBLIC if name in item}
-
-
 def list_attachments(items: ItemStore, user_id: str, limit: int) -> Iterator[Item]:
     """The user's attachments, newest first, reading no more than `limit` items."""
-    after = None
-    remaining = limit
-    while remaining > 0:
-        page = items.query(
-            user_partition(user_id), prefix=ATTACHMENT_PREFIX, descending=True, limit=min(remaining, 1000), after=after
-        )
-        yield from page.items
-        remaining -= len(page.items)
-        if page.next_key is None:
-            return
-        after = page.next_key
+    return walk(items, user_partition(user_id), prefix=ATTACHMENT_PREFIX, descending=True, limit=limit)
 
 
 # -- upload sessions ---------------------------------------------------------------------------

@@ -27,8 +27,10 @@ MAX_EXPIRY_DAYS = 3650
 LAST_USED_RESOLUTION = timedelta(seconds=60)
 
 
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+def secret_digest(secret: str) -> str:
+    """SHA-256 of a 256-bit random secret (PATs, OAuth tokens, web sessions): a fast hash is right
+    when there is nothing to brute-force, and it keeps authentication to one GetItem."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
 def _lookup_key(digest: str) -> tuple[str, str]:
@@ -44,7 +46,7 @@ def record_use(items: ItemStore, stamps: list[tuple[Key, dict[str, Any]]]) -> No
         raise Unauthorized("the access token has been revoked") from None
 
 
-def _record_key(user_id: str, token_id: str) -> tuple[str, str]:
+def record_key(user_id: str, token_id: str) -> tuple[str, str]:
     return (user_partition(user_id), f"PAT#{token_id}")
 
 
@@ -78,10 +80,10 @@ def create_token(
         raise ValidationError(f"expiry must be 1..{MAX_EXPIRY_DAYS} days")
     token = PAT_PREFIX + secrets.token_urlsafe(32)
     token_id = secrets.token_hex(8)
-    digest = _digest(token)
+    digest = secret_digest(token)
     now = utc_now()
     record: dict[str, Any] = {
-        "pk": _record_key(user_id, token_id)[0],
+        "pk": record_key(user_id, token_id)[0],
         "sk": f"PAT#{token_id}",
         "tokenId": token_id,
         "digest": digest,
@@ -110,21 +112,21 @@ def list_tokens(items: ItemStore, user_id: str) -> list[dict[str, Any]]:
 
 
 def revoke_token(items: ItemStore, user_id: str, token_id: str) -> dict[str, Any]:
-    record = items.get(_record_key(user_id, token_id))
+    record = items.get(record_key(user_id, token_id))
     if record is None:
         raise NotFound(f"no token {token_id!r}")
     if not record.get("revokedAt"):
         items.transact(
             [
                 Update(
-                    key=_record_key(user_id, token_id),
+                    key=record_key(user_id, token_id),
                     set={"revokedAt": now_timestamp()},
                     condition=Condition(exists=True),
                 ),
                 Delete(_lookup_key(record["digest"])),
             ]
         )
-        record = items.get(_record_key(user_id, token_id)) or record
+        record = items.get(record_key(user_id, token_id)) or record
     return public_token(record)
 
 
@@ -136,7 +138,7 @@ def authenticate_token(items: ItemStore, token: str) -> Principal:
     """
     if not token.startswith(PAT_PREFIX) or len(token) > 200:
         raise Unauthorized("the access token is not valid")
-    lookup_key = _lookup_key(_digest(token))
+    lookup_key = _lookup_key(secret_digest(token))
     lookup = items.get(lookup_key)
     if lookup is None:
         raise Unauthorized("the access token is not valid, revoked or expired")
@@ -147,7 +149,7 @@ def authenticate_token(items: ItemStore, token: str) -> Principal:
     last_used = lookup.get("lastUsedAt")
     if not last_used or parse_timestamp(last_used, "lastUsedAt") + LAST_USED_RESOLUTION < now:
         stamp = {"lastUsedAt": format_timestamp(now)}
-        record_use(items, [(lookup_key, stamp), (_record_key(lookup["userId"], lookup["tokenId"]), stamp)])
+        record_use(items, [(lookup_key, stamp), (record_key(lookup["userId"], lookup["tokenId"]), stamp)])
     return Principal(
         user_id=lookup["userId"],
         scopes=frozenset(lookup["scopes"]),

@@ -14,6 +14,16 @@ from ..errors import ValidationError
 MAX_JSON_BODY_BYTES = 1024 * 1024
 
 
+#: Form bodies (OAuth token/revoke requests, the browser pages' forms) are small.
+MAX_FORM_BYTES = 64 * 1024
+FORM_MEDIA_TYPE = "application/x-www-form-urlencoded"
+
+
+def media_type(content_type: str | None) -> str:
+    """`type/subtype` of a Content-Type header, lower-cased, without parameters ("" when absent)."""
+    return (content_type or "").partition(";")[0].strip().lower()
+
+
 def is_json_media_type(content_type: str | None) -> bool:
     if not content_type:
         return False

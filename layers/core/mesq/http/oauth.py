@@ -52,16 +52,23 @@ from ..concurrency import run_sync
 from ..context import Services
 from ..errors import MesqError, NotFound
 from ..ratelimit import RateLimiter
-from .body import is_json_media_type, parse_json_object, read_json_object, read_limited
+from .body import (
+    FORM_MEDIA_TYPE,
+    MAX_FORM_BYTES,
+    is_json_media_type,
+    media_type,
+    parse_json_object,
+    read_json_object,
+    read_limited,
+)
 from .cimd import fetch_metadata_document
 from .envelope import failure
-from .instance import instance_url
+from .instance import client_ip, instance_url
 from .trace import trace_id_of
 
 CONSENT_PATH = "/oauth/consent"
 #: Product §1 / seed: no scope or a blank one means these three (still shown on the consent page).
 DEFAULT_SCOPES = frozenset({"memo:read", "todo:read", "reading:read"})
-MAX_FORM_BYTES = 64 * 1024
 MAX_STATE_LENGTH = 1000
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 METADATA_CACHE = {"Cache-Control": "public, max-age=3600"}
@@ -122,8 +129,7 @@ class OAuthEndpoints:
         try:
             if self.limiter.enabled:
                 # Anyone may register: count it like other unauthenticated calls, per client IP.
-                host = request.client.host if request.client else "unknown"
-                await run_sync(self.limiter.hit, f"ip:{host}", "unauthenticated")
+                await run_sync(self.limiter.hit, f"ip:{client_ip(request)}", "unauthenticated")
             document = await read_json_object(request)
         except MesqError as error:  # RATE_LIMITED, or the JSON body rules' VALIDATION_ERROR
             return failure(error, trace_id)
@@ -207,8 +213,7 @@ class OAuthEndpoints:
     # -- token endpoint -------------------------------------------------------------------------
 
     async def _form(self, request: Request) -> dict[str, str]:
-        media_type = (request.headers.get("content-type") or "").partition(";")[0].strip().lower()
-        if media_type != "application/x-www-form-urlencoded":
+        if media_type(request.headers.get("content-type")) != FORM_MEDIA_TYPE:
             raise OAuthError("invalid_request", "token requests must be application/x-www-form-urlencoded")
         raw = await read_limited(request, MAX_FORM_BYTES)
         if raw is None:

@@ -49,6 +49,7 @@ from ..errors import (
 from ..http.auth import authenticate_bearer, bearer_token
 from ..http.body import read_limited
 from ..http.envelope import failure, internal_failure
+from ..http.instance import client_ip
 from ..http.origin import is_allowed_origin
 from ..http.trace import trace_id_of
 from ..ratelimit import Bucket, RateLimiter
@@ -118,11 +119,6 @@ def _trusted_method_header(request: Request) -> str | None:
     return request.headers.get("mcp-method")
 
 
-def _client_ip(request: Request) -> str:
-    # Mangum fills `client` from API Gateway's requestContext.http.sourceIp; uvicorn from the socket.
-    return request.client.host if request.client else "unknown"
-
-
 def _correlation_id(request: Request) -> str | None:
     supplied = request.headers.get(CORRELATION_HEADER)
     if supplied and len(supplied) <= MAX_CORRELATION_ID and supplied.isprintable() and supplied.isascii():
@@ -168,7 +164,7 @@ class McpEndpoint:
         """The 401 to answer, unless this client IP is over its unauthenticated budget (429)."""
         challenge = self._challenge(request, *params)
         try:
-            await self._limit(f"ip:{_client_ip(request)}", "unauthenticated")
+            await self._limit(f"ip:{client_ip(request)}", "unauthenticated")
         except RateLimited as limited:
             # Keep the challenge: a client discovers how to sign in from it.
             return _Rejected(limited, challenge)

@@ -14,15 +14,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 from ..auth.users import user_partition
 from ..errors import ValidationError
 from ..store.item_rules import MAX_TRANSACTION_OPS
+from ..store.paging import walk
 from ..store.ports import Condition, Item, ItemStore, Put, Update, WriteOp
 
 STATUSES = ("NORMAL", "ARCHIVED", "DELETED")
-QUERY_PAGE = 1000
 STATS_SK = "STATS#MEMO"
 TAG_PREFIX = "MEMOTAG#"
 MEMO_PREFIX = "MEMO#"
@@ -108,41 +107,25 @@ def read_stats(items: ItemStore, user_id: str) -> dict[str, int]:
     return {name: int(stats.get(name, 0)) for name in STAT_FIELDS}
 
 
-def _walk(items: ItemStore, partition: str, *, limit: int | None = None, **query: Any) -> Iterator[Item]:
-    """Every item a query yields, page after page, reading no further than `limit` items."""
-    after = None
-    remaining = limit
-    while remaining is None or remaining > 0:
-        page_size = QUERY_PAGE if remaining is None else min(remaining, QUERY_PAGE)
-        page = items.query(partition, limit=page_size, after=after, **query)
-        yield from page.items
-        if remaining is not None:
-            remaining -= len(page.items)
-        if page.next_key is None:
-            return
-        after = page.next_key
-
-
 def read_tag_counts(items: ItemStore, user_id: str) -> dict[str, int]:
     # Counters of tags no longer used stay at 0 (a transaction cannot delete what it ADDs to).
     return {
         item["sk"][len(TAG_PREFIX) :]: int(item["count"])
-        for item in _walk(items, user_partition(user_id), prefix=TAG_PREFIX)
+        for item in walk(items, user_partition(user_id), prefix=TAG_PREFIX)
         if item.get("count", 0) > 0
     }
 
 
 def timeline_entries(items: ItemStore, user_id: str, status: str, limit: int | None = None) -> Iterator[Item]:
     """Index entries of one status, pinned first then newest created, reading only what is used."""
-    return _walk(items, timeline_partition(user_id, status), index="gsi1", descending=True, limit=limit)
+    return walk(items, timeline_partition(user_id, status), index="gsi1", descending=True, limit=limit)
 
 
 def all_memos(items: ItemStore, user_id: str) -> Iterator[Item]:
     """Every memo of the user with its content: the bounded pass literal search needs."""
-    return _walk(items, user_partition(user_id), prefix=MEMO_PREFIX)
+    return walk(items, user_partition(user_id), prefix=MEMO_PREFIX)
 
 
 def fetch_memos(items: ItemStore, user_id: str, memo_ids: Sequence[str]) -> dict[str, Item]:
     found = items.batch_get([memo_key(user_id, memo_id) for memo_id in memo_ids])
     return {item["id"]: item for item in found}
-

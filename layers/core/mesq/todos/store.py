@@ -2,7 +2,7 @@
 transactional write helpers.
 
 Offers (stable names):
-- keys: `PREFIX`, `space_key`, `slug_key`, `column_key`, `task_key`, `inbox_key`, `tag_key`,
+- keys: `PREFIX`, `key(user_id, kind, id)`, `slug_key`, `column_key`, `task_key`, `inbox_key`,
   `settings_key`; `stored(user_id, kind, record)` = record + pk/sk;
 - `TodoState` + `load_state(items, user_id)`: ONE paginated query (sk begins_with `TODO#`) of
   the user's whole todo state (what the read views use), with lookups (`default_space`,
@@ -43,12 +43,12 @@ from typing import Any, Literal
 from ..auth.users import user_partition
 from ..errors import ValidationError
 from ..store.item_rules import MAX_TRANSACTION_OPS
+from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, WriteOp
 from ..timestamps import now_timestamp
 from . import model
 
 PREFIX = "TODO#"
-QUERY_PAGE = 1000
 Kind = Literal["space", "slug", "column", "task", "inbox", "tag"]
 _KIND_PREFIX: dict[str, str] = {
     "space": "TODO#SPACE#",
@@ -69,10 +69,6 @@ def key(user_id: str, kind: Kind, ident: str) -> Key:
     return (user_partition(user_id), _KIND_PREFIX[kind] + ident)
 
 
-def space_key(user_id: str, space_id: str) -> Key:
-    return key(user_id, "space", space_id)
-
-
 def slug_key(user_id: str, slug: str) -> Key:
     return key(user_id, "slug", slug)
 
@@ -87,10 +83,6 @@ def task_key(user_id: str, task_id: str) -> Key:
 
 def inbox_key(user_id: str, item_id: str) -> Key:
     return key(user_id, "inbox", item_id)
-
-
-def tag_key(user_id: str, name: str) -> Key:
-    return key(user_id, "tag", name)
 
 
 def settings_key(user_id: str) -> Key:
@@ -204,16 +196,7 @@ class _Source:
 
     def index_items(self, partition: str, *, descending: bool = False, limit: int | None = None) -> list[Item]:
         """Records of one GSI2 list in index order (all of it, or the first `limit`)."""
-        found: list[Item] = []
-        after = None
-        while limit is None or len(found) < limit:
-            page_size = QUERY_PAGE if limit is None else min(QUERY_PAGE, limit - len(found))
-            page = self.items.query(partition, index=INDEX, descending=descending, limit=page_size, after=after)
-            found += [_record(item) for item in page.items]
-            if page.next_key is None:
-                break
-            after = page.next_key
-        return found
+        return [_record(item) for item in walk(self.items, partition, index=INDEX, descending=descending, limit=limit)]
 
 
 @dataclass
@@ -350,13 +333,7 @@ def _walk(items: ItemStore, partition: str, prefix: str = PREFIX) -> Iterable[It
 
 
 def _walk_range(items: ItemStore, partition: str, start: str, end: str) -> Iterable[Item]:
-    after = None
-    while True:
-        page = items.query(partition, start=start, end=end, limit=QUERY_PAGE, after=after)
-        yield from page.items
-        if page.next_key is None:
-            return
-        after = page.next_key
+    return walk(items, partition, start=start, end=end)
 
 
 _TARGET_PREFIXES = ("TODO#SPACE#", "TODO#COL#", "TODO#TASK#", "TODO#INBOX#")

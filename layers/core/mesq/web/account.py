@@ -16,9 +16,10 @@ from starlette.routing import Route
 from ..auth.users import SetupAlreadyDone, any_user_exists, check_password, create_user
 from ..concurrency import run_sync
 from ..errors import Forbidden, NotFound, ValidationError
+from ..http.instance import client_ip
 from .framework import Page, Web, clear_session_cookie, endpoint, set_session_cookie
 from .render import redirect
-from .security import client_ip, cookie_name, cookies_secure, insecure_transport, safe_next, set_strict_cookie
+from .security import cookie_name, cookies_secure, insecure_transport, safe_next, set_strict_cookie
 from .sessions import create_session, end_session, same_token
 
 LOGIN_COOKIE = "mesq_login"

@@ -9,7 +9,6 @@ the same response. The server never stores the secret: only its hash, as `auth/t
 
 from __future__ import annotations
 
-import hashlib
 from functools import partial
 from typing import Any
 
@@ -17,8 +16,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..auth.scopes import ALL_SCOPES
-from ..auth.tokens import MAX_EXPIRY_DAYS, create_token, list_tokens, revoke_token
-from ..auth.users import user_partition
+from ..auth.tokens import MAX_EXPIRY_DAYS, create_token, list_tokens, record_key, revoke_token, secret_digest
 from ..concurrency import run_sync
 from ..errors import ValidationError
 from .framework import Page, Web, endpoint
@@ -42,10 +40,10 @@ def _revealed(page: Page) -> dict[str, str] | None:
     token_id, _, secret = value.partition(".")
     if not token_id or not secret:
         return None
-    record = page.web.services.items.get((user_partition(page.user.user_id), f"PAT#{token_id}"))
+    record = page.web.services.items.get(record_key(page.user.user_id, token_id))
     if record is None or record.get("revokedAt"):
         return None
-    if record["digest"] != hashlib.sha256(secret.encode("utf-8")).hexdigest():
+    if record["digest"] != secret_digest(secret):
         return None
     return {"id": token_id, "name": record["name"], "token": secret}
 

@@ -14,9 +14,8 @@ from urllib.parse import parse_qsl
 from starlette.requests import Request
 
 from ..errors import ValidationError
-from ..http.body import is_json_media_type, read_json_object, read_limited
+from ..http.body import FORM_MEDIA_TYPE, MAX_FORM_BYTES, is_json_media_type, media_type, read_json_object, read_limited
 
-MAX_FORM_BYTES = 64 * 1024
 MAX_FORM_FIELDS = 100
 
 
@@ -39,13 +38,12 @@ class Fields:
 
 
 async def read_form(request: Request) -> Fields:
-    media_type = (request.headers.get("content-type") or "").partition(";")[0].strip().lower()
     raw = await read_limited(request, MAX_FORM_BYTES)
     if raw is None:
         raise ValidationError(f"the form exceeds {MAX_FORM_BYTES} bytes")
     if not raw:
         return Fields()  # a bare POST (a button with no fields): the CSRF check then refuses it
-    if media_type != "application/x-www-form-urlencoded":
+    if media_type(request.headers.get("content-type")) != FORM_MEDIA_TYPE:
         raise ValidationError("send the form as application/x-www-form-urlencoded")
     try:
         pairs = parse_qsl(raw.decode("utf-8"), keep_blank_values=True, max_num_fields=MAX_FORM_FIELDS)

@@ -96,11 +96,6 @@ def same_origin_post(settings: Settings, request: Request) -> bool:
     return is_allowed_origin(request.headers.get("origin"), request.headers.get("host"), settings.public_url)
 
 
-def client_ip(request: Request) -> str:
-    # uvicorn (behind --forwarded-allow-ips) and Mangum fill `client`; see mcp/endpoint.py.
-    return request.client.host if request.client else "unknown"
-
-
 def safe_next(value: str | None, default: str = "/") -> str:
     """A local path to go to after sign-in; anything else (other hosts, `//x`, `/\\x`) -> default."""
     if not value or len(value) > 2000 or not value.startswith("/") or value.startswith(("//", "/\\")):

@@ -11,11 +11,11 @@ only hashes are stored. Nothing lives in process memory, so every Lambda instanc
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..auth.tokens import secret_digest
 from ..store.ports import Condition, ConditionFailed, ItemStore, Update
 
 IDLE_SECONDS = 12 * 3600
@@ -40,8 +40,7 @@ class WebSession:
         return "session:" + _digest(self.session_id)[:16]
 
 
-def _digest(session_id: str) -> str:
-    return hashlib.sha256(session_id.encode("utf-8")).hexdigest()
+_digest = secret_digest
 
 
 def _key(session_id: str) -> tuple[str, str]:

@@ -20,6 +20,7 @@ from authlib.oauth2.rfc7636.challenge import CODE_VERIFIER_PATTERN, compare_s256
 
 from ...context import Principal
 from ...errors import NotFound, Unauthorized
+from ...store.paging import walk
 from ...store.ports import Condition, ConditionFailed, Delete, ItemStore, Put, Update, WriteOp
 from ...timestamps import format_timestamp, now_timestamp, utc_now
 from ..scopes import order_scopes
@@ -293,13 +294,11 @@ def public_grant(grant: dict[str, Any]) -> dict[str, Any]:
 
 def list_grants(items: ItemStore, user_id: str) -> list[dict[str, Any]]:
     """The person's connected apps (live grants), newest first."""
-    grants: list[dict[str, Any]] = []
-    page = items.query(grant_key(user_id, "")[0], prefix="OAUTHGRANT#")
-    while True:
-        grants += [public_grant(grant) for grant in page.items if not grant.get("revokedAt")]
-        if page.next_key is None:
-            break
-        page = items.query(grant_key(user_id, "")[0], prefix="OAUTHGRANT#", after=page.next_key)
+    grants = [
+        public_grant(grant)
+        for grant in walk(items, grant_key(user_id, "")[0], prefix="OAUTHGRANT#")
+        if not grant.get("revokedAt")
+    ]
     return sorted(grants, key=lambda grant: grant["createdAt"], reverse=True)
 
 

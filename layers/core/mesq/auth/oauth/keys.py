@@ -6,9 +6,9 @@ lives in their own partition `U#<userId>`.
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 
+from ..tokens import secret_digest
 from ..users import user_partition
 
 PENDING_SECONDS = 600  # the consent page must be answered within 10 minutes
@@ -32,9 +32,7 @@ def new_id() -> str:
     return secrets.token_hex(10)
 
 
-def digest(secret: str) -> str:
-    # A fast hash is right for 256-bit random secrets: there is nothing to brute-force.
-    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+digest = secret_digest
 
 
 def client_key(client_id: str) -> tuple[str, str]:
