@@ -20,6 +20,10 @@ Bucket = Literal["connection", "tool_call", "attachment_read", "unauthenticated"
 
 WINDOW_SECONDS = 60
 
+#: Operations that hand out attachment bytes: counted in `attachment_read` (REST and MCP alike)
+#: instead of `tool_call`. The REST streaming read and MCP `resources/read` count there too.
+ATTACHMENT_READ_OPERATIONS = frozenset({"read_memo_resource"})
+
 #: Requests per minute and bucket. `connection` covers discover/initialize and the lists,
 #: `attachment_read` the attachment bytes, `unauthenticated` calls without a valid credential
 #: (per client IP: it slows down token guessing), `tool_call` everything else.

@@ -11,7 +11,6 @@ from typing import Any
 from ..context import Call
 from ..errors import NotFound, PayloadTooLarge, ServiceUnavailable, ValidationError
 from ..memos import store as memo_store
-from ..ratelimit import RateLimiter
 from ..store.ports import StoreUnavailable
 from . import reads, store, uploads
 
@@ -43,9 +42,6 @@ def upload_memo_resource(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_memo_resource(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    if call.channel != "mcp":
-        # MCP counts this tool in the attachment-read bucket at its endpoint; REST counts here.
-        RateLimiter(call.services.items, call.services.settings).hit(call.principal.credential_id, "attachment_read")
     record, data = reads.read_capped(call, args["path"], call.services.settings.mcp_read_cap_bytes)
     return {
         "path": record["path"],

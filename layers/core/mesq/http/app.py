@@ -23,6 +23,7 @@ from ..concurrency import run_sync
 from ..context import Call, Services
 from ..errors import MesqError, MethodNotAllowed, NotFound, ValidationError
 from ..operations import REGISTRY, check_registry
+from ..ratelimit import ATTACHMENT_READ_OPERATIONS, RateLimiter
 from ..spec import Operation, Spec, load_spec
 from ..validation import validate_arguments
 from .attachments import attachment_routes
@@ -33,7 +34,9 @@ from .params import collect_arguments
 from .trace import TraceIdMiddleware, trace_id_of
 
 
-async def run_operation(operation: Operation, services: Services, request: Request, trace_id: str) -> Response:
+async def run_operation(
+    operation: Operation, services: Services, limiter: RateLimiter, request: Request, trace_id: str
+) -> Response:
     principal = authenticate(request, services)
     require_scopes(principal, operation.scopes)
     arguments = collect_arguments(operation, request)
@@ -46,18 +49,21 @@ async def run_operation(operation: Operation, services: Services, request: Reque
             raise ValidationError(f"{name}: send it as the {param.name} {where}, not in the body")
         arguments.update(body)
     validate_arguments(operation, arguments)
+    if operation.operation_id in ATTACHMENT_READ_OPERATIONS and limiter.enabled:
+        # REST is otherwise unlimited (§7 names MCP); attachment bytes count for both (§7).
+        await run_sync(limiter.hit, principal.credential_id, "attachment_read")
     call = Call(principal=principal, services=services, trace_id=trace_id, channel="api")
     data = await run_sync(REGISTRY[operation.operation_id], call, arguments)
     return success(data, trace_id, operation.success_status)
 
 
-def _path_endpoint(operations: dict[str, Operation], services: Services) -> Any:
+def _path_endpoint(operations: dict[str, Operation], services: Services, limiter: RateLimiter) -> Any:
     async def endpoint(request: Request) -> Response:
         trace_id = trace_id_of(request)
         # Starlette answers HEAD on every GET route: it runs the GET (the server drops the body).
         operation = operations["GET" if request.method == "HEAD" else request.method]
         try:
-            return await run_operation(operation, services, request, trace_id)
+            return await run_operation(operation, services, limiter, request, trace_id)
         except MesqError as error:
             headers = rest_challenge(request, services) if error.http_status == 401 else None
             return failure(error, trace_id, headers)
@@ -73,7 +79,10 @@ def operation_routes(spec: Spec, services: Services) -> list[Route]:
         by_path[operation.path][operation.method] = operation
     # Literal paths before templated ones, so /memo/search is never taken for /memo/{id}.
     ordered = sorted(by_path, key=lambda path: (path.count("{"), path))
-    return [Route(path, _path_endpoint(by_path[path], services), methods=list(by_path[path])) for path in ordered]
+    limiter = RateLimiter(services.items, services.settings)
+    return [
+        Route(path, _path_endpoint(by_path[path], services, limiter), methods=list(by_path[path])) for path in ordered
+    ]
 
 
 async def _healthz(request: Request) -> Response:

@@ -52,7 +52,7 @@ from ..http.envelope import failure, internal_failure
 from ..http.instance import client_ip
 from ..http.origin import is_allowed_origin
 from ..http.trace import trace_id_of
-from ..ratelimit import Bucket, RateLimiter
+from ..ratelimit import ATTACHMENT_READ_OPERATIONS, Bucket, RateLimiter
 from .catalog import Catalog
 from .resource_metadata import METADATA_PATH, instance_url
 from .result import logger
@@ -70,7 +70,6 @@ CONNECTION_METHODS = frozenset(
     {"server/discover", "initialize", "notifications/initialized", "ping", "tools/list", "prompts/list",
      "resources/list", "resources/templates/list"}
 )  # fmt: skip
-ATTACHMENT_READ_TOOLS = frozenset({"read_memo_resource", "read_todo_attachment"})
 
 # A manager per request would log "session manager started/shutting down" at INFO every time.
 logging.getLogger("mcp.server.streamable_http_manager").setLevel(logging.WARNING)
@@ -90,7 +89,7 @@ def _quoted(value: str) -> str:
 def rate_bucket(method: str | None, name: str | None) -> Bucket:
     if method in CONNECTION_METHODS:
         return "connection"
-    if method == "resources/read" or (method == "tools/call" and name in ATTACHMENT_READ_TOOLS):
+    if method == "resources/read" or (method == "tools/call" and name in ATTACHMENT_READ_OPERATIONS):
         return "attachment_read"
     return "tool_call"
 
