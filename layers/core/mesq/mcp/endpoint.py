@@ -23,6 +23,7 @@ envelope of product §3.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from typing import Any
@@ -234,19 +235,25 @@ class McpEndpoint:
             raise _Rejected(limited) from None
 
     def _visibility(self, request: Request, principal: Principal) -> Visibility:
+        # A header sent on several lines is one comma-separated list (RFC 9110 §5.3).
+        headers = tuple(
+            (name, ",".join(request.headers.getlist(name))) for name in FILTER_HEADERS if name in request.headers
+        )
         try:
-            return resolve(
-                self.catalog,
-                principal.scopes,
-                readonly_path=self.readonly,
-                url_toolsets=request.path_params.get("toolsets"),
-                # A header sent on several lines is one comma-separated list (RFC 9110 §5.3).
-                headers={
-                    name: ",".join(request.headers.getlist(name)) for name in FILTER_HEADERS if name in request.headers
-                },
-            )
+            return self._resolved(principal.scopes, request.path_params.get("toolsets"), headers)
         except ValidationError as error:
             raise _Rejected(error) from None
+
+    @functools.lru_cache(maxsize=256)  # noqa: B019  # one endpoint per process; bounded
+    def _resolved(
+        self, scopes: frozenset[str], url_toolsets: str | None, headers: tuple[tuple[str, str], ...]
+    ) -> Visibility:
+        """Visibility is a pure function of these inputs and the catalog, and checking every tool
+        costs more than the rest of a small call: remember the recent combinations (a few per
+        credential kind and URL in practice; the cache is bounded, so odd headers cannot grow it)."""
+        return resolve(
+            self.catalog, scopes, readonly_path=self.readonly, url_toolsets=url_toolsets, headers=dict(headers)
+        )
 
     # -- ASGI ------------------------------------------------------------------------------------
 
