@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mesq.mcp.catalog import TOOLSETS
+from mesq.toolsets import TOOLSETS
 from mesq.mcp.prompts import PROMPTS
 from mesq.mcp.service import default_catalog
 

@@ -134,9 +134,28 @@ def test_approved_document_client_gets_tokens(services, documents):
         code = query_of(decide(services.items, services.settings, user["id"], request_id, True))["code"]
         form = {"grant_type": "authorization_code", "code": code, "client_id": url, "redirect_uri": REDIRECT_URI,
                 "code_verifier": pkce.verifier}  # fmt: skip
+        assert client.post("/oauth/token", data=form).status_code == 200
+
+
+def test_code_presented_by_another_document_client_is_spent(services, documents):
+    from mesq.auth.oauth.authorization import decide
+    from mesq.auth.users import create_user
+
+    base, served = documents
+    url = f"{base}/client.json"
+    served["/client.json"] = (200, JSON, _document(url))
+    user = create_user(services.items, "docuser", "correct horse battery")
+    pkce = Pkce.new()
+    with _app(services, allow_loopback=True) as client:
+        response = client.get("/oauth/authorize", params=authorize_params(url, pkce), follow_redirects=False)
+        request_id = query_of(response.headers["location"])["request"]
+        code = query_of(decide(services.items, services.settings, user["id"], request_id, True))["code"]
+        form = {"grant_type": "authorization_code", "code": code, "client_id": url, "redirect_uri": REDIRECT_URI,
+                "code_verifier": pkce.verifier}  # fmt: skip
         other_client = client.post("/oauth/token", data={**form, "client_id": f"{base}/other.json"})
         assert other_client.json()["error"] == "invalid_grant"
-        assert client.post("/oauth/token", data=form).status_code == 200
+        # Single use whatever the outcome: the rightful client cannot use it after that either.
+        assert client.post("/oauth/token", data=form).json()["error"] == "invalid_grant"
 
 
 @pytest.mark.parametrize(

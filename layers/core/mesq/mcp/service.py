@@ -26,7 +26,8 @@ from ..errors import Internal
 from ..operations import check_registry
 from ..spec import load_spec
 from . import adapter, prompts, resources
-from .catalog import TOOLSETS, Catalog, build_catalog
+from ..toolsets import TOOLSETS
+from .catalog import Catalog, build_catalog
 from .endpoint import McpEndpoint
 from .resource_metadata import METADATA_PATH, resource_metadata_endpoint
 from .result import logger
