@@ -26,7 +26,6 @@ from ..operations import REGISTRY, OperationFn
 from ..spec import Operation, Spec
 from ..toolsets import TOOLSETS
 
-
 #: Annotation keys as written in `x-mcp.annotations` -> the SDK's field names.
 _ANNOTATION_FIELDS = {
     "readOnlyHint": "read_only_hint",

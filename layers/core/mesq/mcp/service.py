@@ -25,8 +25,8 @@ from ..context import Services
 from ..errors import Internal
 from ..operations import check_registry
 from ..spec import load_spec
-from . import adapter, prompts, resources
 from ..toolsets import TOOLSETS
+from . import adapter, prompts, resources
 from .catalog import Catalog, build_catalog
 from .endpoint import McpEndpoint
 from .resource_metadata import METADATA_PATH, resource_metadata_endpoint

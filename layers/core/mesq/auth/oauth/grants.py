@@ -11,6 +11,7 @@ would have expired, so presenting it again is recognised as reuse and revokes th
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -193,10 +194,8 @@ def _check_code(
 def _spend_failed_code(items: ItemStore, key: Key, used_until: int) -> None:
     """Mark an issued code used without a grant (a later presentation is then a replay)."""
     spend = Update(key=key, set={"state": "used", "ttl": used_until}, condition=Condition(equals={"state": "issued"}))
-    try:
+    with contextlib.suppress(ConditionFailed):  # a concurrent exchange spent it first
         items.update(spend)
-    except ConditionFailed:
-        pass  # a concurrent exchange spent it first
 
 
 def _revoke_replayed(items: ItemStore, code_record: dict[str, Any]) -> None:
