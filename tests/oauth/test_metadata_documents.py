@@ -234,5 +234,7 @@ def test_the_fetch_connects_to_the_address_it_checked(monkeypatch, documents):
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (target, port))]
 
     monkeypatch.setattr(cimd.socket, "getaddrinfo", rebinding_resolver)
-    document = cimd.fetch_metadata_document(url, allow_loopback=True)
+    # The guard runs (allow_loopback=False) but treats this loopback test server as public.
+    monkeypatch.setattr(cimd, "is_public_address", lambda address: str(address) == "127.0.0.1")
+    document = cimd.fetch_metadata_document(url, allow_loopback=False)
     assert document["client_id"] == url and lookups == ["client.example"]
