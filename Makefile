@@ -33,6 +33,7 @@ typecheck: install
 
 test: install
 	$(BIN)/python infra/dynamodb_local.py --install-only
+	$(BIN)/python infra/conformance_suite.py --install-only
 	$(MAKE) --no-print-directory lint typecheck
 	$(BIN)/pytest
 
