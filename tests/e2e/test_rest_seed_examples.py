@@ -11,22 +11,17 @@ from pathlib import Path
 
 import httpx
 import pytest
+import yaml
 
 from tests.conftest import REPO, start_server, stop_server
 
-SEED = REPO.parent / "shared" / "seeds" / "003_896970ba206bcd66.txt"
+#: The user documentation's curl examples, as data (checked in; see the file's header).
+EXAMPLES = REPO / "tests" / "fixtures" / "seed_rest_examples.yaml"
 
 
 def seed_curl_commands() -> list[str]:
-    text = SEED.read_text(encoding="utf-8")
-    commands, current = [], []
-    for line in text.splitlines():
-        if line.startswith("curl ") or current:
-            current.append(line)
-            if not line.rstrip().endswith("\\"):
-                commands.append("\n".join(current))
-                current = []
-    return commands
+    document = yaml.safe_load(EXAMPLES.read_text(encoding="utf-8"))
+    return [example["command"] for example in document["examples"]]
 
 
 def fill(command: str, base_url: str, token: str, memo_id: str = "", revision: int = 0) -> str:

@@ -25,7 +25,7 @@ from mcp.shared.tool_name_validation import TOOL_NAME_REGEX
 from ..operations import REGISTRY, OperationFn
 from ..spec import Operation, Spec
 
-#: The tool groups of product §7. `all` and `default` are aliases for "every group".
+#: The tool groups of docs/contract.md §7. `all` and `default` are aliases for "every group".
 TOOLSETS: tuple[str, ...] = (
     "memo",
     "memo_attachments",
