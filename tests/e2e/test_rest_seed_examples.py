@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -42,9 +43,13 @@ def run(command: str) -> dict:
 
 @pytest.fixture
 def make_run_server(tmp_path: Path):
-    """The README's `make run`, on a free port and a fresh data directory."""
-    server = start_server(tmp_path / "make-run", command=["make", "--no-print-directory", "run", "PORT={port}",
-                                                          "DATA_DIR={data_dir}"])  # fmt: skip
+    """The README's `make run`, on a free port and a fresh data directory, with the interpreter
+    these tests run on. Its install step is `make test`'s own first step, so it is taken as done
+    (`--assume-old`): a run from another tree (a clone, a worktree) then never re-installs the
+    venv it shares."""
+    argv = ["make", "--no-print-directory", "--assume-old=.venv/.installed-stamp", "run",
+            f"BIN={Path(sys.executable).parent}", f"PYTHON={sys.executable}", "PORT={port}", "DATA_DIR={data_dir}"]  # fmt: skip
+    server = start_server(tmp_path / "make-run", command=argv)
     yield server
     stop_server(server)
 
