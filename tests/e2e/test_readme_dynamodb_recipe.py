@@ -10,6 +10,7 @@ tests (the same directory under `make test`)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -40,7 +41,12 @@ def recipe() -> str:
 
 def test_the_recipe_sets_up_everything_itself():
     text = recipe()
-    for needed in ("AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_DEFAULT_REGION=", "MESQ_S3_ENDPOINT=http://127.0.0.1:"):
+    for needed in (
+        "AWS_ACCESS_KEY_ID=",
+        "AWS_SECRET_ACCESS_KEY=",
+        "AWS_DEFAULT_REGION=",
+        "MESQ_S3_ENDPOINT=http://127.0.0.1:",
+    ):
         assert needed in text
     assert "amazonaws.com" not in text
     assert text.rstrip().splitlines()[-1].startswith("kill $(jobs -p)")
@@ -75,10 +81,8 @@ def test_readme_dynamodb_recipe_runs_as_written(tmp_path: Path):
         for port in ports.values():  # ...and DynamoDB Local's Java, which runs in a session of its own
             assert_closed(port)
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         process.wait(timeout=10)
 
 

@@ -47,8 +47,9 @@ def make_run_server(tmp_path: Path):
     these tests run on. Its install step is `make test`'s own first step, so it is taken as done
     (`--assume-old`): a run from another tree (a clone, a worktree) then never re-installs the
     venv it shares."""
-    argv = ["make", "--no-print-directory", "--assume-old=.venv/.installed-stamp", "run",
-            f"BIN={Path(sys.executable).parent}", f"PYTHON={sys.executable}", "PORT={port}", "DATA_DIR={data_dir}"]  # fmt: skip
+    interpreter = [f"BIN={Path(sys.executable).parent}", f"PYTHON={sys.executable}"]
+    argv = ["make", "--no-print-directory", "--assume-old=.venv/.installed-stamp", "run", *interpreter,
+            "PORT={port}", "DATA_DIR={data_dir}"]  # fmt: skip
     server = start_server(tmp_path / "make-run", command=argv)
     yield server
     stop_server(server)

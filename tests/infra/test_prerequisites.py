@@ -28,7 +28,7 @@ PROVIDES = {
     "fonts-noto-cjk": "fc-list",
 }
 STUB_OUTPUT = {
-    "java": 'echo \'openjdk version "17.0.15" 2025-04-15\' >&2',
+    "java": "echo 'openjdk version \"17.0.15\" 2025-04-15' >&2",
     "fc-list": 'echo "Noto Sans CJK SC"',
 }
 ALL_PACKAGES = "make git curl openjdk-17-jre-headless npm chromium fonts-noto-cjk"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from bench.footprint import README_URLS, count_tokens, measure, measure_many
+
 from tests.conftest import REPO
 
 MARKER = "<!-- footprint:"
@@ -22,7 +23,8 @@ def readme_rows() -> dict[str, tuple[int, int]]:
 def test_readme_figures_match_the_measurement():
     rows = readme_rows()
     assert list(rows) == list(README_URLS)
-    measured = {path: (len(result["tools"]), count_tokens(result)) for path, result in measure_many(README_URLS).items()}
+    results = measure_many(README_URLS)
+    measured = {path: (len(result["tools"]), count_tokens(result)) for path, result in results.items()}
     for path, (tools, tokens) in rows.items():
         assert tools == measured[path][0], (path, measured[path])
         assert abs(tokens - measured[path][1]) <= tokens * 0.02, (path, measured[path])
