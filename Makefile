@@ -30,7 +30,7 @@ install: $(STAMP)
 run: prerequisites-run install
 	@echo "Starting MeSQ on SQLite + local files under $(DATA_DIR)/"
 	@echo "In another terminal, create a user and a token:"
-	@echo "  $(BIN)/mesq user create alice --data-dir $(DATA_DIR)"
+	@echo "  $(BIN)/mesq user create alice --admin --data-dir $(DATA_DIR)   (or open /setup in the browser)"
 	@echo "  $(BIN)/mesq token create alice --name laptop --scopes memo:read,memo:write --data-dir $(DATA_DIR)"
 	@echo "MCP endpoint: http://127.0.0.1:$(PORT)/mcp   REST: http://127.0.0.1:$(PORT)/api/toolkit/memo"
 	$(BIN)/mesq serve --data-dir $(DATA_DIR) --port $(PORT)
