@@ -89,8 +89,7 @@ async def read_resource(uri: str, state: RequestState) -> types.ReadResourceResu
     if not uri.startswith(_PREFIXES) or uri.endswith("/"):
         raise _rpc_error(
             NotFound(
-                f"unknown resource {uri!r}; readable URIs follow {MEMO_RESOURCE_TEMPLATE} or "
-                f"{TODO_ATTACHMENT_TEMPLATE}"
+                f"unknown resource {uri!r}; readable URIs follow {MEMO_RESOURCE_TEMPLATE} or {TODO_ATTACHMENT_TEMPLATE}"
             ),
             uri,
         )

@@ -135,6 +135,7 @@ class Visibility:
         stepping up the scopes would not make it visible)."""
         return self.filter_reason(tool) or self.scope_reason(f"tool {tool.name!r}", tool.scopes)
 
+
 def resolve(
     catalog: Catalog,
     scopes: frozenset[str],
