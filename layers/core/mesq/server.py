@@ -20,9 +20,10 @@ from .http.oauth import oauth_routes
 def create_local_app(services: Services) -> Starlette:
     # Imported here: the MCP SDK is heavy, and only the server needs it (not every CLI command).
     from .mcp import mcp_routes
-    from .web import web_routes
+    from .web import browser_error_page, web_routes
 
-    return starlette_app([*api_routes(services), *mcp_routes(services), *oauth_routes(services), *web_routes(services)])
+    routes = [*api_routes(services), *mcp_routes(services), *oauth_routes(services), *web_routes(services)]
+    return starlette_app(routes, error_page=browser_error_page)
 
 
 class ListenError(Exception):
