@@ -126,7 +126,10 @@ def test_browser_flow(server: LiveServer, page) -> None:  # type: ignore[no-unty
 
         # Revoke the token on the page: REST refuses it from then on.
         page.get_by_role("link", name=re.compile("^Access credentials")).click()
-        page.locator("tr", has_text="browser test").get_by_role("button", name=re.compile("^Revoke")).click()
+        page.locator("tr", has_text="browser test").get_by_role("link", name=re.compile("^Revoke")).click()
+        expect(page.locator("h1")).to_have_text("Revoke this token?")
+        page.get_by_role("button", name=re.compile("^Revoke")).click()
+        expect(page.locator(".flash")).to_contain_text("revoked")
         expect(page.locator("tr", has_text="browser test")).to_contain_text("revoked")
         assert rest.get("/api/toolkit/memo").status_code == 401
 
@@ -179,7 +182,10 @@ def test_browser_flow(server: LiveServer, page) -> None:  # type: ignore[no-unty
     page.goto(base + "/settings/apps")
     row = page.locator("tr", has_text="Browser Agent")
     expect(row).to_be_visible()
-    row.get_by_role("button", name=re.compile("^Revoke")).click()
+    row.get_by_role("link", name=re.compile("^Revoke")).click()
+    expect(page.locator("h1")).to_contain_text("Disconnect")
+    page.get_by_role("button", name=re.compile("^Revoke")).click()
+    expect(page.locator(".flash")).to_contain_text("Browser Agent")
     expect(page.locator("text=No connected apps")).to_be_visible()
     refreshed = httpx.post(
         base + "/oauth/token",

@@ -133,7 +133,9 @@ async def confirm_revoke(page: Page) -> Response:
 
 
 async def revoke_token_submit(page: Page) -> Response:
-    token = await run_sync(revoke_token, page.web.services.items, page.user.user_id, page.request.path_params["token_id"])
+    token = await run_sync(
+        revoke_token, page.web.services.items, page.user.user_id, page.request.path_params["token_id"]
+    )
     return page.redirect_with_flash(PAGE, f"Token “{token['name']}” revoked: it no longer works. 已撤销。")
 
 
