@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -28,9 +30,17 @@ def _lines_for(server: LiveServer, trace_id: str) -> list[str]:
     raise AssertionError(f"no log line for {trace_id}: {server.output[-5:]}")
 
 
-def test_plain_access_log(tmp_path: Path) -> None:
-    server = start_server(tmp_path / "live")
+@contextmanager
+def serving(tmp_path: Path, *options: str) -> Iterator[LiveServer]:
+    server = start_server(tmp_path / "live", None, *options)
     try:
+        yield server
+    finally:
+        stop_server(server)
+
+
+def test_plain_access_log(tmp_path: Path) -> None:
+    with serving(tmp_path) as server:
         answer = httpx.get(server.base_url + "/api/toolkit/memo?token=sekrit&q=x", timeout=10)
         assert answer.status_code == 401
         trace_id = answer.headers["x-trace-id"]
@@ -45,13 +55,10 @@ def test_plain_access_log(tmp_path: Path) -> None:
         assert line.startswith("GET /healthz 200 ")
         # uvicorn's own access log is off: no second line in its format for either request.
         assert not [line for line in server.output if '"GET /healthz HTTP/1.1"' in line]
-    finally:
-        stop_server(server)
 
 
 def test_json_access_log(tmp_path: Path) -> None:
-    server = start_server(tmp_path / "live", None, "--log-format", "json")
-    try:
+    with serving(tmp_path, "--log-format", "json") as server:
         answer = httpx.post(server.base_url + "/nope?code=abc", timeout=10)
         assert answer.status_code == 404
         trace_id = answer.headers["x-trace-id"]
@@ -66,5 +73,3 @@ def test_json_access_log(tmp_path: Path) -> None:
         )
         assert isinstance(record["durationMs"], float | int) and record["durationMs"] >= 0
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", record["time"])
-    finally:
-        stop_server(server)

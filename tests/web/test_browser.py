@@ -9,38 +9,24 @@ import hashlib
 import re
 import secrets
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
 from playwright import sync_api as playwright_sync
 
-from ..conftest import LiveServer, start_server, stop_server
+from ..conftest import LiveServer
+from .chromium import chromium_page
 
-CHROMIUM = "/usr/bin/chromium"
 PASSWORD = "correct horse battery"
 CALLBACK = "http://127.0.0.1:9/callback"  # never reached: the browser's request is answered by the test
 TOKEN = re.compile(r"mesq_pat_[A-Za-z0-9_-]{43}")
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    live = start_server(tmp_path / "live")
-    yield live
-    stop_server(live)
-
-
-@pytest.fixture
 def page() -> Iterator[object]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium")
-    with playwright_sync.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        context = browser.new_context()
-        yield context.new_page()
-        context.close()
-        browser.close()
+    with chromium_page() as opened:
+        yield opened
 
 
 def _rest(server: LiveServer, token: str) -> httpx.Client:

@@ -28,18 +28,12 @@ from mesq.services import build_services
 from mesq.store.ports import Update
 from mesq.timestamps import format_timestamp, utc_now
 
-from ..conftest import LiveServer, start_server, stop_server
-from .test_browser import CALLBACK, CHROMIUM, PASSWORD, TOKEN
+from ..conftest import LiveServer
+from .chromium import chromium_page
+from .test_browser import CALLBACK, PASSWORD, TOKEN
 
 SIZES = ((390, 844), (1280, 800))
 CJK_NAME = "我的笔记本"
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    live = start_server(tmp_path / "live")
-    yield live
-    stop_server(live)
 
 
 @pytest.fixture
@@ -51,15 +45,9 @@ def shots(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def page(server: LiveServer) -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium")
-    with playwright_sync.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        context = browser.new_context(viewport={"width": SIZES[1][0], "height": SIZES[1][1]})
-        context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.base_url)
-        yield context.new_page()
-        context.close()
-        browser.close()
+    with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}) as opened:
+        opened.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.base_url)
+        yield opened
 
 
 def check_fits(page: Any, name: str, shots: Path) -> None:
