@@ -73,7 +73,7 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def web_app(services: Services, clock: FakeClock) -> Any:
-    return starlette_app(web_routes(services, clock=clock, throttle=POLICY))
+    return starlette_app(web_routes(services, clock=clock, throttle=POLICY), services.settings)
 
 
 @pytest.fixture

@@ -129,7 +129,7 @@ def test_plain_http_loopback_instance_gets_a_usable_non_secure_cookie(services: 
         blobs=services.blobs,
     )
     create_user(local.items, "erin", PASSWORD)
-    app = starlette_app(web_routes(local, clock=clock, throttle=POLICY))
+    app = starlette_app(web_routes(local, clock=clock, throttle=POLICY), local.settings)
     with TestClient(app, base_url="http://127.0.0.1:8787") as client:
         answer = sign_in(client, "erin")
         cookie = _set_cookie(answer, "mesq_session").lower()
@@ -214,7 +214,7 @@ def test_login_throttling_per_ip(services: Services, new_client) -> None:
 
 def test_plain_http_on_a_lan_address_says_why_sign_in_cannot_work(services: Services, clock: FakeClock) -> None:
     create_user(services.items, "judy", PASSWORD)
-    app = starlette_app(web_routes(services, clock=clock, throttle=POLICY))
+    app = starlette_app(web_routes(services, clock=clock, throttle=POLICY), services.settings)
     with TestClient(app, base_url="http://192.168.1.20:8787") as client:
         page = client.get("/login")
         assert "plain HTTP" in page.text

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from mesq.auth.users import SetupAlreadyDone, any_user_exists, create_user
-from mesq.config import Settings
 from mesq.context import Services
 from mesq.memos import store as memo_store
 from mesq.memos.purge import purge_memo
@@ -19,6 +18,7 @@ from mesq.store.ports import ItemStore
 from mesq.store.sqlite import SQLiteItemStore
 from mesq.web.sessions import create_session, end_session, load_session
 from mesq.web.throttle import LoginThrottle, ThrottlePolicy
+from tests.settings import inprocess_settings
 
 from .conftest import FakeClock, trashed_memo
 
@@ -77,7 +77,7 @@ def test_login_counters(items: ItemStore) -> None:
 
 
 def test_purge(items: ItemStore, tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path / "blobs")
+    settings = inprocess_settings(data_dir=tmp_path / "blobs")
     services = Services(settings=settings, items=items, blobs=build_blob_store(settings))
     memo = trashed_memo(services, "u1", "gone #t")
     purge_memo(items, "u1", memo["id"], memo["revision"])

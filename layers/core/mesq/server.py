@@ -21,7 +21,8 @@ def create_local_app(services: Services) -> Starlette:
     from .web import web_routes
 
     return starlette_app(
-        [*api_routes(services), *mcp_routes(services), *oauth_routes(services), *web_routes(services)]
+        [*api_routes(services), *mcp_routes(services), *oauth_routes(services), *web_routes(services)],
+        services.settings,
     )
 
 

@@ -20,6 +20,7 @@ from starlette.routing import BaseRoute, Route
 
 from .. import __version__
 from ..concurrency import run_sync
+from ..config import Settings
 from ..context import Call, Services
 from ..errors import MesqError, MethodNotAllowed, NotFound, ValidationError
 from ..operations import REGISTRY, check_registry
@@ -30,6 +31,7 @@ from .attachments import attachment_routes
 from .auth import authenticate, require_scopes, rest_challenge
 from .body import read_json_object
 from .envelope import NO_STORE, failure, internal_failure, success
+from .hosts import HostGuardMiddleware
 from .params import collect_arguments
 from .trace import TraceIdMiddleware, trace_id_of
 
@@ -127,12 +129,15 @@ def exception_handlers() -> dict[Any, Any]:
     return {HTTPException: _http_error, Exception: _unhandled}
 
 
-def starlette_app(routes: Sequence[BaseRoute]) -> Starlette:
-    """Every MeSQ app (REST function, MCP function, `mesq serve`) is built the same way."""
+def starlette_app(routes: Sequence[BaseRoute], settings: Settings) -> Starlette:
+    """Every MeSQ app (REST function, MCP function, OAuth function, `mesq serve`) is built the
+    same way: a trace id on every answer, then the Host check against DNS rebinding."""
     return Starlette(
-        routes=list(routes), exception_handlers=exception_handlers(), middleware=[Middleware(TraceIdMiddleware)]
+        routes=list(routes),
+        exception_handlers=exception_handlers(),
+        middleware=[Middleware(TraceIdMiddleware), Middleware(HostGuardMiddleware, settings=settings)],
     )
 
 
 def create_api_app(services: Services) -> Starlette:
-    return starlette_app(api_routes(services))
+    return starlette_app(api_routes(services), services.settings)

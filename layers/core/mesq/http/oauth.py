@@ -327,4 +327,4 @@ def create_oauth_app(services: Services) -> Starlette:
     from ..web import web_routes
     from .app import starlette_app
 
-    return starlette_app([*oauth_routes(services), *web_routes(services)])
+    return starlette_app([*oauth_routes(services), *web_routes(services)], services.settings)

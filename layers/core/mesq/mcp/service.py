@@ -190,4 +190,4 @@ def create_mcp_app(services: Services, catalog: Catalog | None = None) -> Starle
     """The MCP function's app (Lambda `functions/mcp`); `mesq serve` mounts the same routes."""
     from ..http.app import starlette_app
 
-    return starlette_app(mcp_routes(services, catalog))
+    return starlette_app(mcp_routes(services, catalog), services.settings)
