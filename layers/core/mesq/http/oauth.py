@@ -11,18 +11,15 @@ The store is synchronous: every store call runs in the worker pool (`run_sync`).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from authlib.common.urls import url_decode
 from authlib.oauth2.rfc7636.challenge import CODE_CHALLENGE_PATTERN
 from starlette.applications import Starlette
 from starlette.datastructures import QueryParams
-from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
-from starlette.routing import Route, request_response
-from starlette.types import ASGIApp
+from starlette.routing import Route
 
 from ..auth.oauth import grants
 from ..auth.oauth.authorization import create_pending, redirect_with
@@ -62,6 +59,7 @@ from .body import (
     read_limited,
 )
 from .cimd import fetch_metadata_document
+from .cors import open_cors
 from .envelope import failure
 from .instance import client_ip, instance_url
 from .trace import trace_id_of
@@ -72,7 +70,6 @@ DEFAULT_SCOPES = frozenset({"memo:read", "todo:read", "reading:read"})
 MAX_STATE_LENGTH = 1000
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 METADATA_CACHE = {"Cache-Control": "public, max-age=3600"}
-Endpoint = Callable[[Request], Awaitable[Response]]
 
 
 def oauth_error(error: OAuthError) -> JSONResponse:
@@ -295,29 +292,21 @@ class OAuthEndpoints:
         return Response(status_code=200, headers=NO_STORE)
 
 
-def _cors(endpoint: Endpoint, methods: list[str]) -> ASGIApp:
-    """Browser-based MCP clients call discovery, registration, token and revocation cross-origin;
-    none of them uses cookies, so any origin may (the authorization endpoint is a navigation)."""
-    return CORSMiddleware(
-        request_response(endpoint), allow_origins=["*"], allow_methods=methods, allow_headers=["*"], max_age=3600
-    )
-
-
 def oauth_routes(services: Services) -> list[Route]:
     endpoints = OAuthEndpoints(services)
     read = ["GET", "OPTIONS"]
     post = ["POST", "OPTIONS"]
     resource_paths = ["", "/mcp/readonly", "/mcp/x/{toolsets}", "/mcp/x/{toolsets}/readonly", "/api/toolkit"]
     return [
-        Route("/.well-known/oauth-authorization-server", _cors(endpoints.server_metadata, read), methods=read),
+        Route("/.well-known/oauth-authorization-server", open_cors(endpoints.server_metadata, read), methods=read),
         *(
-            Route(PROTECTED_RESOURCE_PREFIX + path, _cors(endpoints.resource_metadata, read), methods=read)
+            Route(PROTECTED_RESOURCE_PREFIX + path, open_cors(endpoints.resource_metadata, read), methods=read)
             for path in resource_paths
         ),
-        Route(REGISTER_PATH, _cors(endpoints.register, post), methods=post),
+        Route(REGISTER_PATH, open_cors(endpoints.register, post), methods=post),
         Route(AUTHORIZE_PATH, endpoints.authorize, methods=["GET"]),
-        Route(TOKEN_PATH, _cors(endpoints.token, post), methods=post),
-        Route(REVOKE_PATH, _cors(endpoints.revoke, post), methods=post),
+        Route(TOKEN_PATH, open_cors(endpoints.token, post), methods=post),
+        Route(REVOKE_PATH, open_cors(endpoints.revoke, post), methods=post),
     ]
 
 
