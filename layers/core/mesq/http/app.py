@@ -28,7 +28,7 @@ from ..ratelimit import ATTACHMENT_READ_OPERATIONS, RateLimiter
 from ..spec import Operation, Spec, load_spec
 from ..validation import validate_arguments
 from .attachments import attachment_routes
-from .auth import authenticate, require_scopes, rest_challenge
+from .auth import require_scopes, rest_challenge, rest_principal
 from .body import read_json_object
 from .envelope import NO_STORE, failure, internal_failure, success
 from .hosts import HostGuardMiddleware
@@ -39,7 +39,7 @@ from .trace import TraceIdMiddleware, trace_id_of
 async def run_operation(
     operation: Operation, services: Services, limiter: RateLimiter, request: Request, trace_id: str
 ) -> Response:
-    principal = authenticate(request, services)
+    principal = await rest_principal(request, services, limiter)
     require_scopes(principal, operation.scopes)
     arguments = collect_arguments(operation, request)
     if operation.has_body:

@@ -47,8 +47,9 @@ from ..auth.oauth.resources import normalize_resource
 from ..auth.scopes import ALL_SCOPES
 from ..concurrency import run_sync
 from ..context import Services
-from ..errors import MesqError, NotFound
+from ..errors import MesqError, NotFound, RateLimited
 from ..ratelimit import RateLimiter
+from .auth import count_unauthenticated
 from .body import (
     FORM_MEDIA_TYPE,
     MAX_FORM_BYTES,
@@ -61,7 +62,7 @@ from .body import (
 from .cimd import fetch_metadata_document
 from .cors import open_cors
 from .envelope import failure
-from .instance import client_ip, instance_url
+from .instance import instance_url
 from .trace import trace_id_of
 
 CONSENT_PATH = "/oauth/consent"
@@ -74,6 +75,13 @@ METADATA_CACHE = {"Cache-Control": "public, max-age=3600"}
 
 def oauth_error(error: OAuthError) -> JSONResponse:
     return JSONResponse(error.body(), status_code=error.status, headers=NO_STORE)
+
+
+def rate_limited(limited: RateLimited) -> JSONResponse:
+    """RFC 6749's shape for an anonymous caller over its per-IP budget, with Retry-After."""
+    body = {"error": "temporarily_unavailable", "error_description": limited.message}
+    headers = {**NO_STORE, "Retry-After": str(limited.retry_after_seconds)}
+    return JSONResponse(body, status_code=429, headers=headers)
 
 
 def _single_params(pairs: list[tuple[str, str]]) -> dict[str, str]:
@@ -124,9 +132,8 @@ class OAuthEndpoints:
     async def register(self, request: Request) -> Response:
         trace_id = trace_id_of(request)
         try:
-            if self.limiter.enabled:
-                # Anyone may register: count it like other unauthenticated calls, per client IP.
-                await run_sync(self.limiter.hit, f"ip:{client_ip(request)}", "unauthenticated")
+            # Anyone may register: count it like other unauthenticated calls, per client IP.
+            await count_unauthenticated(self.limiter, request)
             document = await read_json_object(request)
         except MesqError as error:  # RATE_LIMITED, or the JSON body rules' VALIDATION_ERROR
             return failure(error, trace_id)
@@ -150,7 +157,18 @@ class OAuthEndpoints:
             raise OAuthError("invalid_client", f"unknown client_id {client_id!r}; register the client first")
         return client
 
+    async def _over_budget(self, request: Request) -> Response | None:
+        """Authorize, token and revoke answer anyone, and authorize writes a pending request:
+        each call counts against the client IP's unauthenticated budget."""
+        try:
+            await count_unauthenticated(self.limiter, request)
+        except RateLimited as limited:
+            return rate_limited(limited)
+        return None
+
     async def authorize(self, request: Request) -> Response:
+        if refused := await self._over_budget(request):
+            return refused
         issuer = instance_url(request, self.services)
         try:
             params = _single_params(list(QueryParams(request.url.query).multi_items()))
@@ -233,6 +251,8 @@ class OAuthEndpoints:
         return client_id
 
     async def token(self, request: Request) -> Response:
+        if refused := await self._over_budget(request):
+            return refused
         instance = instance_url(request, self.services)
         items = self.services.items
         try:
@@ -273,6 +293,8 @@ class OAuthEndpoints:
     # -- revocation (RFC 7009) ------------------------------------------------------------------
 
     async def revoke(self, request: Request) -> Response:
+        if refused := await self._over_budget(request):
+            return refused
         try:
             if is_json_media_type(request.headers.get("content-type")):
                 raw = await read_limited(request, MAX_FORM_BYTES)
