@@ -66,13 +66,20 @@ def test_session_lifecycle(items: ItemStore) -> None:
 
 def test_login_counters(items: ItemStore) -> None:
     clock = FakeClock()
-    throttle = LoginThrottle(items, ThrottlePolicy(window_seconds=60, per_username=2, per_ip=100), clock)
+    policy = ThrottlePolicy(free_per_account_ip=2, free_per_ip=100, first_delay_seconds=60)
+    throttle = LoginThrottle(items, policy, clock)
     assert throttle.blocked_for("root", "10.0.0.1") is None
     throttle.failed("root", "10.0.0.1")
+    assert throttle.blocked_for("root", "10.0.0.1") is None
     throttle.failed("root", "10.0.0.1")
-    wait = throttle.blocked_for("root", "10.0.0.2")
+    wait = throttle.blocked_for("root", "10.0.0.1")
     assert wait is not None and 1 <= wait <= 60
+    assert throttle.blocked_for("root", "10.0.0.2") is None  # another address is not held back
     clock.advance(60)
+    assert throttle.blocked_for("root", "10.0.0.1") is None
+    throttle.failed("root", "10.0.0.1")
+    assert throttle.blocked_for("root", "10.0.0.1") == 120
+    throttle.succeeded("root", "10.0.0.1")
     assert throttle.blocked_for("root", "10.0.0.1") is None
 
 
