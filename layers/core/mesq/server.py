@@ -9,9 +9,11 @@ from collections.abc import Callable
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 
 from .context import Services
 from .http.app import api_routes, starlette_app
+from .http.body_deadline import BodyDeadlineMiddleware
 from .http.oauth import oauth_routes
 
 
@@ -20,9 +22,11 @@ def create_local_app(services: Services) -> Starlette:
     from .mcp import mcp_routes
     from .web import web_routes
 
+    # The body deadline only here: on Lambda, API Gateway delivers whole bodies.
     return starlette_app(
         [*api_routes(services), *mcp_routes(services), *oauth_routes(services), *web_routes(services)],
         services.settings,
+        [Middleware(BodyDeadlineMiddleware, settings=services.settings)],
     )
 
 

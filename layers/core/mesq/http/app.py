@@ -129,13 +129,14 @@ def exception_handlers() -> dict[Any, Any]:
     return {HTTPException: _http_error, Exception: _unhandled}
 
 
-def starlette_app(routes: Sequence[BaseRoute], settings: Settings) -> Starlette:
+def starlette_app(routes: Sequence[BaseRoute], settings: Settings, extra: Sequence[Middleware] = ()) -> Starlette:
     """Every MeSQ app (REST function, MCP function, OAuth function, `mesq serve`) is built the
-    same way: a trace id on every answer, then the Host check against DNS rebinding."""
+    same way: a trace id on every answer, then the Host check against DNS rebinding, then
+    `extra` (the local server's body deadline)."""
     return Starlette(
         routes=list(routes),
         exception_handlers=exception_handlers(),
-        middleware=[Middleware(TraceIdMiddleware), Middleware(HostGuardMiddleware, settings=settings)],
+        middleware=[Middleware(TraceIdMiddleware), Middleware(HostGuardMiddleware, settings=settings), *extra],
     )
 
 
