@@ -45,8 +45,8 @@ class BodyDeadlineMiddleware:
         self.rate = float(settings.body_min_rate_bytes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        headers = Headers(scope=scope)
-        if scope["type"] != "http" or not _expects_body(headers):
+        headers = Headers(scope=scope) if scope["type"] == "http" else None
+        if headers is None or not _expects_body(headers):
             await self.app(scope, receive, send)
             return
         started = time.monotonic()
