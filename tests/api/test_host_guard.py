@@ -123,3 +123,16 @@ def test_host_policy_on_lambda_accepts_only_the_api_gateway_domain(tmp_path: Pat
     assert policy.allows("abc123.execute-api.us-east-1.amazonaws.com", scope)
     assert not policy.allows("192.0.2.1", scope)  # not the IP-literal rule: API Gateway names the domain
     assert not policy.allows(EVIL, scope)
+
+
+def test_settings_read_the_host_and_body_deadline_variables() -> None:
+    from mesq.config import ConfigError
+
+    env = {"MESQ_ALLOWED_HOSTS": " mesq.lan, other.example ,", "MESQ_BODY_TIMEOUT_SECONDS": "3"}
+    settings = Settings.from_env({**env, "MESQ_BODY_MIN_RATE_BYTES": "2048"})
+    assert settings.allowed_hosts == ("mesq.lan", "other.example")
+    assert (settings.body_timeout_seconds, settings.body_min_rate_bytes) == (3, 2048)
+    defaults = Settings.from_env({})
+    assert (defaults.allowed_hosts, defaults.body_timeout_seconds, defaults.body_min_rate_bytes) == ((), 10, 10240)
+    with pytest.raises(ConfigError, match="MESQ_BODY_TIMEOUT_SECONDS"):
+        Settings.from_env({"MESQ_BODY_TIMEOUT_SECONDS": "0"})
