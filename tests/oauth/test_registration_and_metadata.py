@@ -149,6 +149,21 @@ def test_protected_resource_metadata(client, path):
     assert document["bearer_methods_supported"] == ["header"]
 
 
+@pytest.mark.parametrize(
+    "path", ["/mcp", "", "/mcp/readonly", "/mcp/x/memo,todo", "/mcp/x/memo/readonly", "/api/toolkit"]
+)
+def test_protected_resource_metadata_is_open_to_browser_clients(client, path):
+    """The document the 401 points to is a browser-hosted client's first discovery step."""
+    url = f"/.well-known/oauth-protected-resource{path}"
+    origin = {"Origin": "https://agent.example"}
+    document = client.get(url, headers=origin)
+    assert document.status_code == 200 and document.headers["access-control-allow-origin"] == "*"
+    preflight = client.options(url, headers={**origin, "Access-Control-Request-Method": "GET"})
+    assert preflight.status_code == 200, preflight.text
+    assert preflight.headers["access-control-allow-origin"] == "*"
+    assert "GET" in preflight.headers["access-control-allow-methods"]
+
+
 def test_public_url_is_the_issuer_and_the_audience(services, make_account):
     from starlette.testclient import TestClient
 

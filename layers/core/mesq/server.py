@@ -10,10 +10,12 @@ from collections.abc import Callable
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 
 from .context import Services
 from .http.access_log import AccessLogMiddleware, LogFormat
 from .http.app import api_routes, starlette_app
+from .http.body_deadline import BodyDeadlineMiddleware
 from .http.oauth import oauth_routes
 
 
@@ -23,7 +25,13 @@ def create_local_app(services: Services) -> Starlette:
     from .web import browser_error_page, web_routes
 
     routes = [*api_routes(services), *mcp_routes(services), *oauth_routes(services), *web_routes(services)]
-    return starlette_app(routes, error_page=browser_error_page)
+    # The body deadline only here: on Lambda, API Gateway delivers whole bodies.
+    return starlette_app(
+        routes,
+        services.settings,
+        error_page=browser_error_page,
+        extra=[Middleware(BodyDeadlineMiddleware, settings=services.settings)],
+    )
 
 
 class ListenError(Exception):

@@ -20,6 +20,7 @@ from starlette.routing import BaseRoute, Route
 
 from .. import __version__
 from ..concurrency import run_sync
+from ..config import Settings
 from ..context import Call, Services
 from ..errors import Internal, MesqError, MethodNotAllowed, NotFound, ValidationError
 from ..operations import REGISTRY, check_registry
@@ -27,9 +28,10 @@ from ..ratelimit import ATTACHMENT_READ_OPERATIONS, RateLimiter
 from ..spec import Operation, Spec, load_spec
 from ..validation import validate_arguments
 from .attachments import attachment_routes
-from .auth import authenticate, require_scopes, rest_challenge
+from .auth import require_scopes, rest_challenge, rest_principal
 from .body import accepts_html, read_json_object
 from .envelope import NO_STORE, failure, internal_failure, success
+from .hosts import HostGuardMiddleware
 from .params import collect_arguments
 from .trace import TraceIdMiddleware, trace_id_of
 
@@ -37,7 +39,7 @@ from .trace import TraceIdMiddleware, trace_id_of
 async def run_operation(
     operation: Operation, services: Services, limiter: RateLimiter, request: Request, trace_id: str
 ) -> Response:
-    principal = authenticate(request, services)
+    principal = await rest_principal(request, services, limiter)
     require_scopes(principal, operation.scopes)
     arguments = collect_arguments(operation, request)
     if operation.has_body:
@@ -135,13 +137,21 @@ def exception_handlers(error_page: ErrorPage | None = None) -> dict[Any, Any]:
     return {HTTPException: http_error, Exception: unhandled}
 
 
-def starlette_app(routes: Sequence[BaseRoute], error_page: ErrorPage | None = None) -> Starlette:
-    """Every MeSQ app (REST function, MCP function, `mesq serve`) is built the same way; the ones
-    that serve browser pages pass `error_page`."""
+def starlette_app(
+    routes: Sequence[BaseRoute],
+    settings: Settings,
+    *,
+    error_page: ErrorPage | None = None,
+    extra: Sequence[Middleware] = (),
+) -> Starlette:
+    """Every MeSQ app (REST function, MCP function, OAuth function, `mesq serve`) is built the
+    same way: a trace id on every answer, then the Host check against DNS rebinding, then
+    `extra` (the local server's body deadline). The apps that serve browser pages pass
+    `error_page`."""
     return Starlette(
         routes=list(routes),
         exception_handlers=exception_handlers(error_page),
-        middleware=[Middleware(TraceIdMiddleware)],
+        middleware=[Middleware(TraceIdMiddleware), Middleware(HostGuardMiddleware, settings=settings), *extra],
     )
 
 
@@ -158,4 +168,4 @@ def api_routes(services: Services, spec: Spec | None = None) -> list[Route]:
 
 
 def create_api_app(services: Services) -> Starlette:
-    return starlette_app(api_routes(services))
+    return starlette_app(api_routes(services), services.settings)
