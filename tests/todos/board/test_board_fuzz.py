@@ -19,7 +19,7 @@ from mesq.config import Settings
 from mesq.server import create_local_app
 from mesq.services import build_services
 from mesq.spec import load_spec
-from mesq.todos.operations import OPERATIONS as BOARD
+from mesq.todos.board.operations import OPERATIONS as BOARD
 from tests.todos.conftest import TODO_SCOPES
 
 ROUTES = sorted((load_spec().operation(name).method, load_spec().operation(name).path) for name in BOARD)

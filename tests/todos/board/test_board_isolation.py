@@ -16,8 +16,8 @@ from mesq.config import Settings
 from mesq.context import Services
 from mesq.server import create_local_app
 from mesq.services import build_services
-from mesq.todos import store
-from mesq.todos.operations import OPERATIONS
+from mesq.todos import state as todo_state
+from mesq.todos.board.operations import OPERATIONS
 from tests.conftest import Account
 from tests.mcp.conftest import Mcp
 from tests.todos.conftest import TODO_SCOPES, TodoRest
@@ -108,7 +108,7 @@ def _secrets(w: dict[str, Any]) -> list[str]:
 @pytest.mark.parametrize("operation_id", ORDER)
 def test_bob_cannot_touch_alices_records(world, operation_id: str, channel: str):
     services: Services = world["services"]
-    alice_before = store.load_state(services.items, world["alice"].user_id)
+    alice_before = todo_state.load_state(services.items, world["alice"].user_id)
     arguments = _attempts(world)[operation_id]
     if channel == "rest":
         response = TodoRest(world["client"], world["bob"]).call(operation_id, **dict(arguments))
@@ -125,7 +125,7 @@ def test_bob_cannot_touch_alices_records(world, operation_id: str, channel: str)
     else:
         assert failed and body["error"]["code"] == "NOT_FOUND", body
         assert "recoverData" not in body
-    assert store.load_state(services.items, world["alice"].user_id) == alice_before
+    assert todo_state.load_state(services.items, world["alice"].user_id) == alice_before
 
 
 def test_bob_sees_only_his_own_board(world):

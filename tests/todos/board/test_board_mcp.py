@@ -16,7 +16,7 @@ from mesq.auth.users import create_user
 from mesq.config import Settings
 from mesq.server import create_local_app
 from mesq.services import build_services
-from mesq.todos.operations import OPERATIONS
+from mesq.todos.board.operations import OPERATIONS
 from tests.mcp.conftest import Mcp, validate_output
 from tests.todos.conftest import TODO_SCOPES
 

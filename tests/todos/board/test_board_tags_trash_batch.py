@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from mesq.mcp.service import default_catalog
-from mesq.todos import store
+from mesq.todos import state as todo_state
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def test_rename_tag_updates_every_record_including_trash_and_merges(me, todo_cal
     assert data["tag"]["name"] == "new"
     counts = tag_counts(me)
     assert "old" not in counts and counts["new"] == 30 and counts["keep"] == 29  # new: 29 live roots + the subtask
-    state = store.load_state(services.items, todo_account.user_id)
+    state = todo_state.load_state(services.items, todo_account.user_id)
     assert state.tasks[tasks[1]["id"]]["tags"] == ["new", "keep"]  # the trashed task too
     assert state.tasks[sub["id"]]["tags"] == ["new"] and state.tasks[sub["id"]]["revision"] == 2
     # a rename into a fresh name moves the registry record and keeps its colour
@@ -119,7 +119,7 @@ def test_batch_update_all_or_nothing(me, todo_call, todo_account, services):
     assert t1["done"] and t1["completedAt"] and t1["priority"] == "high" and t1["revision"] == 2
     assert s["done"] and s["revision"] == 2
     assert tag_counts(me) == {"batch": 1}
-    before = store.load_state(services.items, todo_account.user_id).tasks
+    before = todo_state.load_state(services.items, todo_account.user_id).tasks
     # one stale revision: nothing at all is written, recoverData names the stale record
     status, envelope = me.fails(
         "batch_update_todo_tasks",
@@ -155,7 +155,7 @@ def test_batch_update_all_or_nothing(me, todo_call, todo_account, services):
             updates=[{"id": tasks[2]["id"], "expectedRevision": 1}, {"id": tasks[2]["id"], "expectedRevision": 1}],
         )
     ) == (400, "VALIDATION_ERROR")
-    assert store.load_state(services.items, todo_account.user_id).tasks == before
+    assert todo_state.load_state(services.items, todo_account.user_id).tasks == before
     too_many = [{"id": f"id{i}", "expectedRevision": 1} for i in range(51)]
     assert codes(me.fails("batch_update_todo_tasks", updates=too_many)) == (400, "VALIDATION_ERROR")
 
@@ -168,13 +168,13 @@ def test_batch_complete_all_or_nothing(me, todo_call, todo_account, services):
         items=[{"id": tasks[0]["id"], "expectedRevision": 1}, {"id": tasks[2]["id"], "expectedRevision": 2}],
     )
     assert [t["done"] for t in data["tasks"]] == [True, True] and [t["revision"] for t in data["tasks"]] == [2, 2]
-    before = store.load_state(services.items, todo_account.user_id).tasks
+    before = todo_state.load_state(services.items, todo_account.user_id).tasks
     status, envelope = me.fails(
         "batch_complete_todo_tasks",
         items=[{"id": tasks[1]["id"], "expectedRevision": 1}, {"id": tasks[0]["id"], "expectedRevision": 1}],
     )
     assert status == 409 and envelope["recoverData"]["tasks"][0]["id"] == tasks[0]["id"]
-    assert store.load_state(services.items, todo_account.user_id).tasks == before
+    assert todo_state.load_state(services.items, todo_account.user_id).tasks == before
     assert codes(me.fails("batch_complete_todo_tasks", items=[])) == (400, "VALIDATION_ERROR")
     too_many = [{"id": f"id{i}", "expectedRevision": 1} for i in range(101)]
     assert codes(me.fails("batch_complete_todo_tasks", items=too_many)) == (400, "VALIDATION_ERROR")

@@ -18,8 +18,10 @@ from mesq.context import Call, Principal, Services
 from mesq.errors import MesqError, RevisionConflict, ValidationError
 from mesq.store.blobs_local import LocalBlobStore
 from mesq.store.ports import ItemStore, Put, Update, WriteOp
-from mesq.todos import store
-from mesq.todos.operations import OPERATIONS
+from mesq.todos import keys as todo_keys
+from mesq.todos import state as todo_state
+from mesq.todos import writes as todo_writes
+from mesq.todos.board.operations import OPERATIONS
 from tests.todos.conftest import TODO_SCOPES
 
 
@@ -65,12 +67,12 @@ def run(services: Services, proxy: Interfering) -> Callable[..., dict[str, Any]]
 
 def touch(items: ItemStore, user_id: str, task_id: str) -> None:
     """A concurrent edit of a task: its revision moves on."""
-    key = store.task_key(user_id, task_id)
+    key = todo_keys.task_key(user_id, task_id)
     items.update(Update(key=key, set={"title": "edited elsewhere"}, add={"revision": 1}))
 
 
-def snapshot(services: Services) -> store.TodoState:
-    return store.load_state(services.items, "u1")
+def snapshot(services: Services) -> todo_state.TodoState:
+    return todo_state.load_state(services.items, "u1")
 
 
 def test_move_with_a_subtask_changed_meanwhile_writes_nothing(run, proxy, services):
@@ -117,7 +119,7 @@ def test_tag_registration_race_is_retried_once(run, proxy, services):
     def register_elsewhere() -> None:
         now = "2026-01-01T00:00:00.000000Z"
         record = {"name": "race", "color": "#000000", "revision": 1, "createdAt": now, "updatedAt": now}
-        services.items.put(store.stored("u1", "tag", record))
+        services.items.put(todo_keys.stored("u1", "tag", record))
 
     proxy.before = register_elsewhere
     task = run("create_todo_task", title="t", tags=["race"])["task"]
@@ -138,14 +140,14 @@ def test_idempotent_twin_racing_the_claim_gets_the_first_answer(run, proxy, serv
 
 
 def test_first_use_race_creates_exactly_one_default_space(services):
-    results: list[store.TodoState] = []
+    results: list[todo_state.TodoState] = []
     errors: list[BaseException] = []
     barrier = threading.Barrier(4)
 
     def first_use() -> None:
         try:
             barrier.wait()
-            results.append(store.ensure_default_space(services.items, "racer"))
+            results.append(todo_writes.ensure_default_space(services.items, "racer"))
         except BaseException as error:
             errors.append(error)
 
@@ -155,15 +157,15 @@ def test_first_use_race_creates_exactly_one_default_space(services):
     for thread in threads:
         thread.join()
     assert not errors
-    state = store.load_state(services.items, "racer")
+    state = todo_state.load_state(services.items, "racer")
     assert len(state.spaces) == 1 and len(state.columns) == 3 and state.slugs == {"default": state.default_space_id}
     assert {r.default_space_id for r in results} == {state.default_space_id}
 
 
 def test_stale_first_use_rereads_the_winner(services):
-    empty = store.load_state(services.items, "late")
-    winner = store.ensure_default_space(services.items, "late")
-    again = store.ensure_default_space(services.items, "late", empty)  # its transaction fails: re-read
+    empty = todo_state.load_state(services.items, "late")
+    winner = todo_writes.ensure_default_space(services.items, "late")
+    again = todo_writes.ensure_default_space(services.items, "late", empty)  # its transaction fails: re-read
     assert again.default_space_id == winner.default_space_id and len(again.spaces) == 1
 
 
@@ -211,7 +213,7 @@ def test_write_paths_on_dynamodb(dynamo_services):
     assert moved["task"]["spaceId"] == work["space"]["id"] and len(moved["subtasks"]) == 3
     with pytest.raises(RevisionConflict):
         run("batch_complete_todo_tasks", items=[{"id": s["id"], "expectedRevision": 1} for s in subs])
-    state = store.load_state(dynamo_services.items, "dyn")
+    state = todo_state.load_state(dynamo_services.items, "dyn")
     assert all(not state.tasks[s["id"]]["done"] for s in subs)  # all or nothing
     done = run("batch_complete_todo_tasks", items=[{"id": s["id"], "expectedRevision": 2} for s in subs])
     assert [t["done"] for t in done["tasks"]] == [True, True, True]
@@ -222,7 +224,7 @@ def test_write_paths_on_dynamodb(dynamo_services):
     assert restored["task"]["deletedAt"] is None
     renamed = run("update_todo_tag", name="x", expectedRevision=1, newName="y")
     assert renamed["updatedRecords"] == 1
-    assert store.load_state(dynamo_services.items, "dyn").tasks[task["task"]["id"]]["tags"] == ["y"]
+    assert todo_state.load_state(dynamo_services.items, "dyn").tasks[task["task"]["id"]]["tags"] == ["y"]
 
 
 def _put_is_conditional(op: WriteOp) -> bool:
@@ -246,7 +248,7 @@ def test_column_archived_meanwhile_stops_a_create(run, proxy, services):
     column = run("list_todo_spaces")["columns"][0]
 
     def archive_elsewhere() -> None:
-        key = store.column_key("u1", column["id"])
+        key = todo_keys.column_key("u1", column["id"])
         services.items.update(Update(key=key, set={"archived": True}, add={"revision": 1}))
 
     proxy.before = archive_elsewhere

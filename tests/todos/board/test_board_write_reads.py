@@ -11,13 +11,14 @@ from typing import Any
 
 import pytest
 
-from mesq.auth.users import user_partition
 from mesq.context import Call, Principal, Services
+from mesq.keys import user_partition
 from mesq.operations import REGISTRY
 from mesq.store.ports import ItemStore, Key, QueryPage
-from mesq.todos import store
+from mesq.todos import keys as todo_keys
+from mesq.todos import state as todo_state
+from tests.todos.board.test_board_transactions import dynamo_services  # noqa: F401  (fixture)
 from tests.todos.conftest import TODO_SCOPES
-from tests.todos.test_board_transactions import dynamo_services  # noqa: F401  (fixture)
 
 USER = "w1"
 BULK_RANGES = ("TODO#TASK#", "TODO#INBOX#")
@@ -87,7 +88,7 @@ def run(services: Services, reads: Reads) -> Callable[..., dict[str, Any]]:
 
 
 def _column_order(items: ItemStore, column_id: str) -> list[str]:
-    return [t["id"] for t in store.load_state(items, USER).root_tasks(column_id)]
+    return [t["id"] for t in todo_state.load_state(items, USER).root_tasks(column_id)]
 
 
 def test_writes_never_read_the_task_or_inbox_range(run, reads):
@@ -143,14 +144,14 @@ def test_positions_from_the_index_match_the_board_order(run, services):
 def test_trashed_tasks_leave_the_column_list_and_come_back(run, services):
     tasks = [run("create_todo_task", title=f"t{i}")["task"] for i in range(3)]
     run("delete_todo_task", id=tasks[2]["id"], expectedRevision=1)
-    partition = store.column_list(USER, tasks[0]["columnId"])
-    listed = services.items.query(partition, index=store.INDEX).items
+    partition = todo_keys.column_list(USER, tasks[0]["columnId"])
+    listed = services.items.query(partition, index=todo_keys.INDEX).items
     assert [i["id"] for i in listed] == [t["id"] for t in tasks[:2]]
     run("restore_todo_item", id=tasks[2]["id"], expectedRevision=2)
-    listed = services.items.query(partition, index=store.INDEX).items
+    listed = services.items.query(partition, index=todo_keys.INDEX).items
     assert [i["id"] for i in listed] == [t["id"] for t in tasks]
     run("create_todo_task", title="after restore")
-    assert len(services.items.query(partition, index=store.INDEX).items) == 4
+    assert len(services.items.query(partition, index=todo_keys.INDEX).items) == 4
 
 
 def test_moving_a_task_moves_its_trashed_subtasks_and_keeps_their_list(run, services):
@@ -160,40 +161,40 @@ def test_moving_a_task_moves_its_trashed_subtasks_and_keeps_their_list(run, serv
     work = run("create_todo_space", name="Work")["space"]
     moved = run("move_todo_task", id=task["id"], expectedRevision=1, spaceId=work["id"])
     assert [s["id"] for s in moved["subtasks"]] == [subs[0]["id"], subs[2]["id"]]
-    state = store.load_state(services.items, USER)
+    state = todo_state.load_state(services.items, USER)
     assert {state.tasks[s["id"]]["spaceId"] for s in subs} == {work["id"]}  # the trashed one too
-    listed = services.items.query(store.subtask_list(USER, task["id"]), index=store.INDEX).items
+    listed = services.items.query(todo_keys.subtask_list(USER, task["id"]), index=todo_keys.INDEX).items
     assert [i["id"] for i in listed] == [s["id"] for s in subs]
 
 
 def test_stored_index_keys_are_recomputed_not_copied():
     record = {"id": "t1", "spaceId": "s", "columnId": "c", "parentId": None, "position": "a0", "deletedAt": None}
-    live = store.stored(USER, "task", record)
-    assert live["gsi2pk"] == store.column_list(USER, "c") and live["gsi2sk"] == "a0#t1"
-    trashed = store.stored(USER, "task", {**live, "deletedAt": "2026-11-29T00:00:00.000000Z"})
+    live = todo_keys.stored(USER, "task", record)
+    assert live["gsi2pk"] == todo_keys.column_list(USER, "c") and live["gsi2sk"] == "a0#t1"
+    trashed = todo_keys.stored(USER, "task", {**live, "deletedAt": "2026-11-29T00:00:00.000000Z"})
     assert "gsi2pk" not in trashed and "gsi2sk" not in trashed
 
 
 def test_a_partial_state_fetches_missing_records_once_and_iterates_everything(run, services, reads):
     tasks = [run("create_todo_task", title=f"t{i}")["task"] for i in range(3)]
-    state = store.load_partial(reads, USER)  # type: ignore[arg-type]
+    state = todo_state.load_partial(reads, USER)  # type: ignore[arg-type]
     reads.reset()
     assert state.tasks.get(tasks[0]["id"])["title"] == "t0"
     assert state.tasks.get("missing") is None and "missing" not in state.tasks
     assert len(reads.keys) == 2  # the negative answer is remembered
     assert sorted(state.tasks) == sorted(t["id"] for t in tasks)  # iteration loads the kind
-    assert state.tasks == store.load_state(services.items, USER).tasks
+    assert state.tasks == todo_state.load_state(services.items, USER).tasks
 
 
 def test_index_write_paths_on_dynamodb(dynamo_services):  # noqa: F811
     run = caller(dynamo_services, "dyn")
     tasks = [run("create_todo_task", title=f"t{i}")["task"] for i in range(5)]
     at_two = run("create_todo_task", title="two", index=2)["task"]
-    state = store.load_state(dynamo_services.items, "dyn")
+    state = todo_state.load_state(dynamo_services.items, "dyn")
     order = [t["id"] for t in state.root_tasks(tasks[0]["columnId"])]
     assert order.index(at_two["id"]) == 2
     copy = run("duplicate_todo_task", id=tasks[0]["id"])["task"]
-    order = [t["id"] for t in store.load_state(dynamo_services.items, "dyn").root_tasks(tasks[0]["columnId"])]
+    order = [t["id"] for t in todo_state.load_state(dynamo_services.items, "dyn").root_tasks(tasks[0]["columnId"])]
     assert order[1] == copy["id"]
     subs = [run("create_todo_subtask", taskId=tasks[1]["id"], title=f"s{i}")["subtask"] for i in range(2)]
     reordered = run("reorder_todo_subtasks", taskId=tasks[1]["id"], subtaskIds=[subs[1]["id"], subs[0]["id"]])

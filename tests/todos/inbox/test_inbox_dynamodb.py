@@ -13,7 +13,7 @@ import pytest
 from mesq.context import Services
 from mesq.errors import RevisionConflict, ValidationError
 from mesq.store.ports import ItemStore
-from tests.todos.test_inbox_ops import Caller, racing_caller
+from tests.todos.inbox.test_inbox_ops import Caller, racing_caller
 
 
 @pytest.fixture

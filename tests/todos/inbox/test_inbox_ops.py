@@ -14,8 +14,8 @@ from mesq.context import Call, Principal, Services
 from mesq.errors import IdempotencyConflict, MesqError, NotFound, ResponseTooLarge, RevisionConflict, ValidationError
 from mesq.operations import REGISTRY
 from mesq.store.ports import WriteOp
-from mesq.todos import store
-from mesq.todos.budget import RESPONSE_BUDGET_CHARACTERS, json_size
+from mesq.todos import state as todo_state
+from mesq.todos.views.budget import RESPONSE_BUDGET_CHARACTERS, json_size
 
 SCOPES = frozenset({"todo:read", "todo:write"})
 
@@ -41,8 +41,8 @@ class Caller:
             self(operation, **args)
         return caught.value
 
-    def state(self) -> store.TodoState:
-        return store.load_state(self.services.items, self.user_id)
+    def state(self) -> todo_state.TodoState:
+        return todo_state.load_state(self.services.items, self.user_id)
 
     def capture(self, title: str = "buy milk", **fields: Any) -> dict[str, Any]:
         item: dict[str, Any] = self("create_todo_inbox_item", title=title, **fields)["item"]

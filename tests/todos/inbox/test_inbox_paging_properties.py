@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from mesq.context import Services
 from mesq.errors import ResponseTooLarge
-from mesq.todos.budget import RESPONSE_BUDGET_CHARACTERS, json_size
-from tests.todos.test_inbox_ops import Caller
+from mesq.todos.views.budget import RESPONSE_BUDGET_CHARACTERS, json_size
+from tests.todos.inbox.test_inbox_ops import Caller
 
 _users = itertools.count(1)
 

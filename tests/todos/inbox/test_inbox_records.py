@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from mesq.errors import NotFound, ValidationError
-from mesq.todos import inbox_records as records
 from mesq.todos import model
-from mesq.todos.inbox_move import board_records
+from mesq.todos.inbox import records
+from mesq.todos.inbox.move import board_records
 
 NOW = "2026-11-29T08:00:00.000000Z"
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from mesq.errors import ResponseTooLarge
-from mesq.todos.budget import RESPONSE_BUDGET_CHARACTERS, json_size, response_too_large
-from mesq.todos.listing import ListOptions, list_todos
-from mesq.todos.query import TodoQuery, floating_zone, parse_bounds, query_todos
-from mesq.todos.traversal import scope_of
-from tests.todos.test_views_query import _task, board
+from mesq.todos.views.budget import RESPONSE_BUDGET_CHARACTERS, json_size, response_too_large
+from mesq.todos.views.listing import ListOptions, list_todos
+from mesq.todos.views.query import TodoQuery, floating_zone, parse_bounds, query_todos
+from mesq.todos.views.traversal import scope_of
+from tests.todos.views.test_views_query import _task, board
 
 
 def test_first_day_of_the_calendar_east_of_utc_does_not_crash_a_date_query(rest, todo_account):

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from mesq.errors import NotFound, ResponseTooLarge
-from mesq.todos.budget import RESPONSE_BUDGET_CHARACTERS, ensure_fits, item_cost, json_size, response_too_large
-from mesq.todos.details import task_details
-from mesq.todos.traversal import Board
+from mesq.todos.views.budget import RESPONSE_BUDGET_CHARACTERS, ensure_fits, item_cost, json_size, response_too_large
+from mesq.todos.views.details import task_details
+from mesq.todos.views.traversal import Board
 
 T0 = "2026-11-01T00:00:00.000000Z"
 

@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mesq.errors import ResponseTooLarge
-from mesq.todos.budget import json_size
-from mesq.todos.listing import COLLECTIONS, ListOptions, effective_limit, list_todos, parents_in_order
-from mesq.todos.traversal import Board, Scope, scope_of
+from mesq.todos.views.budget import json_size
+from mesq.todos.views.listing import COLLECTIONS, ListOptions, effective_limit, list_todos, parents_in_order
+from mesq.todos.views.traversal import Board, Scope, scope_of
 
 from .random_boards import boards
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from mesq.todos.budget import RESPONSE_BUDGET_CHARACTERS, json_size
+from mesq.todos.views.budget import RESPONSE_BUDGET_CHARACTERS, json_size
 from tests.conftest import Account
 from tests.mcp.conftest import Mcp, check_text_copy, validate_output
 

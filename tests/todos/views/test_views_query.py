@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from mesq.errors import ResponseTooLarge, ValidationError
-from mesq.todos.budget import json_size
-from mesq.todos.query import TodoQuery, parse_bounds, query_todos
-from mesq.todos.traversal import Board
+from mesq.todos.views.budget import json_size
+from mesq.todos.views.query import TodoQuery, parse_bounds, query_todos
+from mesq.todos.views.traversal import Board
 
 T0 = "2026-11-01T00:00:00.000000Z"
 

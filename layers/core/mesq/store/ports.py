@@ -28,6 +28,9 @@ INDEXES: Mapping[str, tuple[str, str]] = {
     "gsi1": ("gsi1pk", "gsi1sk"),
     "gsi2": ("gsi2pk", "gsi2sk"),
 }
+#: DynamoDB's TransactWriteItems limit, kept by every adapter so code tested on SQLite runs on
+#: DynamoDB; domain code sizes its transactions by it.
+MAX_TRANSACTION_OPS = 100
 KEY_ATTRIBUTES = frozenset({"pk", "sk"})
 RESERVED_ATTRIBUTES = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "ttl"})
 
@@ -213,6 +216,7 @@ class PresignUnsupported(StoreError):
 
 __all__ = [
     "INDEXES",
+    "MAX_TRANSACTION_OPS",
     "BlobInfo",
     "BlobNotFound",
     "BlobStore",

@@ -25,14 +25,13 @@ import secrets
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import fractional_indexing
 
 from ..errors import ValidationError
-from ..memos.tags import is_valid_tag
 from ..store.ports import Item
-from ..timestamps import parse_timestamp
+from ..tags import is_valid_tag
+from ..timestamps import parse_timestamp, parse_zone
 
 TITLE_MAX = 500
 NOTES_MAX = 50_000
@@ -156,10 +155,7 @@ def check_due(value: dict[str, Any] | None, field: str = "due") -> dict[str, Any
 def check_timezone(value: str | None, field: str = "timezone") -> str | None:
     if value is None:
         return None
-    try:
-        ZoneInfo(value)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValidationError(f"{field}: {value!r} is not an IANA time zone name (e.g. Asia/Shanghai)") from None
+    parse_zone(value, field)
     return value
 
 

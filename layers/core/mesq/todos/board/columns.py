@@ -7,17 +7,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..context import Call
-from ..errors import RevisionConflict, ValidationError
-from ..store.ports import Item
-from ..timestamps import now_timestamp
-from . import model, store
-from .destinations import find_column, resolve_space
-from .writes import Built, apply, create_once, require_revision
+from ...context import Call
+from ...errors import RevisionConflict, ValidationError
+from ...store.ports import Item
+from ...timestamps import now_timestamp
+from .. import model
+from ..destinations import find_column, resolve_space
+from ..state import TodoState
+from ..writes import Built, apply, bump, create_once, delete_revised, put_new, put_revised, require_revision
 
 
-def _conflict(column_id: str) -> Callable[[store.TodoState], RevisionConflict]:
-    def make(state: store.TodoState) -> RevisionConflict:
+def _conflict(column_id: str) -> Callable[[TodoState], RevisionConflict]:
+    def make(state: TodoState) -> RevisionConflict:
         current = state.columns.get(column_id)
         return RevisionConflict(
             f"todo column {column_id!r} changed meanwhile; merge your change into recoverData.column "
@@ -32,7 +33,7 @@ def create_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
     name = model.check_name(args["name"])
 
-    def build(state: store.TodoState) -> Built:
+    def build(state: TodoState) -> Built:
         space = resolve_space(state, args.get("spaceId"), args.get("spaceSlug")) or state.default_space()
         assert space is not None  # ensured by apply
         siblings = state.columns_of(space["id"])
@@ -49,16 +50,16 @@ def create_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             "createdAt": now,
             "updatedAt": now,
         }
-        ops = [store.put_new(user_id, "column", column)]
+        ops = [put_new(user_id, "column", column)]
         return {"column": model.public_column(column)}, list(ops)
 
-    def conflict(state: store.TodoState) -> ValidationError:
+    def conflict(state: TodoState) -> ValidationError:
         return ValidationError("the column could not be created because the space changed meanwhile; retry")
 
     return create_once(call, "create_todo_column", args, build, conflict)
 
 
-def _other_open_columns(state: store.TodoState, column: Item) -> list[Item]:
+def _other_open_columns(state: TodoState, column: Item) -> list[Item]:
     return [c for c in state.columns_of(column["spaceId"], include_archived=False) if c["id"] != column["id"]]
 
 
@@ -67,10 +68,10 @@ def update_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     if not any(name in args for name in ("name", "index", "archived")):
         raise ValidationError("give at least one of name, index or archived to change")
 
-    def build(state: store.TodoState) -> Built:
+    def build(state: TodoState) -> Built:
         before = find_column(state, args["columnId"])
         require_revision(before, args["expectedRevision"], lambda: _conflict(before["id"])(state))
-        after = {**before, **store.bump(before)}
+        after = {**before, **bump(before)}
         if "name" in args:
             after["name"] = model.check_name(args["name"])
         if "index" in args:
@@ -82,7 +83,7 @@ def update_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             )
         if "archived" in args:
             after["archived"] = args["archived"]
-        return {"column": model.public_column(after)}, [store.put_revised(user_id, "column", before, after)]
+        return {"column": model.public_column(after)}, [put_revised(user_id, "column", before, after)]
 
     return apply(call, build, _conflict(args["columnId"]))
 
@@ -90,7 +91,7 @@ def update_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def delete_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
 
-    def build(state: store.TodoState) -> Built:
+    def build(state: TodoState) -> Built:
         before = find_column(state, args["columnId"])
         require_revision(before, args["expectedRevision"], lambda: _conflict(before["id"])(state))
         live_tasks = state.root_tasks(before["id"], consistent=True)  # the table, not the lagging index
@@ -102,6 +103,6 @@ def delete_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             raise ValidationError(
                 "this is the space's last open column; a space keeps at least one (add another first)"
             )
-        return {"column": model.public_column(before)}, [store.delete_revised(user_id, "column", before)]
+        return {"column": model.public_column(before)}, [delete_revised(user_id, "column", before)]
 
     return apply(call, build, _conflict(args["columnId"]))

@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..context import Call
-from ..errors import NotFound, RevisionConflict, ValidationError
-from ..store.ports import Check, Condition, Item, WriteOp
-from ..timestamps import now_timestamp
-from . import model, store
-from .destinations import resolve_destination
-from .writes import Built, apply, create_once, require_revision
+from ...context import Call
+from ...errors import NotFound, RevisionConflict, ValidationError
+from ...store.ports import Check, Condition, Item, WriteOp
+from ...timestamps import now_timestamp
+from .. import keys, model
+from ..destinations import resolve_destination
+from ..state import TodoState
+from ..writes import Built, apply, bump, create_once, put_new, put_revised, require_revision, tag_registrations
 
 CONTENT_FIELDS = ("title", "notes", "priority", "tags", "due", "timezone")
 
@@ -25,25 +26,25 @@ CONTENT_FIELDS = ("title", "notes", "priority", "tags", "due", "timezone")
 # -- lookups and conflicts ---------------------------------------------------------------------
 
 
-def find_task(state: store.TodoState, task_id: str) -> Item:
-    task = state.tasks.get(task_id)
+def find_task(state: TodoState, task_id: str) -> Item:
+    task = state.task(task_id)
     if task is None:
         raise NotFound(f"todo task {task_id!r} not found")
     return task
 
 
-def find_root(state: store.TodoState, task_id: str) -> Item:
+def find_root(state: TodoState, task_id: str) -> Item:
     task = find_task(state, task_id)
     if task.get("parentId") is not None:
         raise ValidationError(f"{task_id!r} is a subtask; use the *_todo_subtask tools for it")
     return task
 
 
-def task_conflict(task_id: str, key: str = "task") -> Callable[[store.TodoState], RevisionConflict]:
+def task_conflict(task_id: str, key: str = "task") -> Callable[[TodoState], RevisionConflict]:
     """REVISION_CONFLICT whose recoverData is the current record under `key` (task / subtask)."""
 
-    def make(state: store.TodoState) -> RevisionConflict:
-        current = state.tasks.get(task_id)
+    def make(state: TodoState) -> RevisionConflict:
+        current = state.task(task_id)
         return RevisionConflict(
             f"todo {key} {task_id!r} changed meanwhile; merge your change into recoverData.{key} and retry "
             "with its revision",
@@ -54,7 +55,7 @@ def task_conflict(task_id: str, key: str = "task") -> Callable[[store.TodoState]
 
 
 def require_live(task: Item, kind: str = "task") -> None:
-    if not store.live(task):
+    if not keys.live(task):
         raise ValidationError(f"todo {kind} {task['id']!r} is in the trash; restore it first")
 
 
@@ -63,28 +64,28 @@ def require_live(task: Item, kind: str = "task") -> None:
 
 def changed(before: Item, args: dict[str, Any], now: str) -> Item:
     """`before` with the content fields given in `args` (validated), a new revision and time."""
-    return model.with_content({**before, **store.bump(before, now)}, args)
+    return model.with_content({**before, **bump(before, now)}, args)
 
 
 def completed(before: Item, now: str) -> Item:
     if before["done"]:
         return before
-    return {**before, **store.bump(before, now), "done": True, "completedAt": now}
+    return {**before, **bump(before, now), "done": True, "completedAt": now}
 
 
 def reopened(before: Item, now: str) -> Item:
     if not before["done"]:
         return before
-    return {**before, **store.bump(before, now), "done": False, "completedAt": None}
+    return {**before, **bump(before, now), "done": False, "completedAt": None}
 
 
 def open_column_check(user_id: str, column: Item) -> Check:
     """The destination column still exists and is not archived when the task lands in it."""
-    return Check(store.column_key(user_id, column["id"]), Condition(equals={"archived": False}))
+    return Check(keys.column_key(user_id, column["id"]), Condition(equals={"archived": False}))
 
 
 def _write(user_id: str, before: Item, after: Item) -> list[WriteOp]:
-    return [] if after is before else [store.put_revised(user_id, "task", before, after)]
+    return [] if after is before else [put_revised(user_id, "task", before, after)]
 
 
 def _task_data(task: Item, subtasks: list[Item] | None = None) -> dict[str, Any]:
@@ -94,21 +95,21 @@ def _task_data(task: Item, subtasks: list[Item] | None = None) -> dict[str, Any]
     return data
 
 
-def _position_at(state: store.TodoState, column_id: str, index: int | None, exclude: str | None = None) -> str:
+def _position_at(state: TodoState, column_id: str, index: int | None, exclude: str | None = None) -> str:
     """The position that puts a root task at `index` of the column (None = the end)."""
     return model.position_for_index(state.root_positions(column_id, index, exclude), index)
 
 
 def relocation(
-    state: store.TodoState, user_id: str, before: Item, after: Item, now: str
+    state: TodoState, user_id: str, before: Item, after: Item, now: str
 ) -> tuple[list[WriteOp], list[Item]]:
     """Subtasks follow their task into another space: (their writes, their new records)."""
     subtasks = state.subtasks_of(before["id"], include_deleted=True)
     if after["spaceId"] == before["spaceId"]:
-        return [], [s for s in subtasks if store.live(s)]
-    moved = [{**s, **store.bump(s, now), "spaceId": after["spaceId"]} for s in subtasks]
-    ops: list[WriteOp] = [store.put_revised(user_id, "task", s, m) for s, m in zip(subtasks, moved, strict=True)]
-    return ops, [m for m in moved if store.live(m)]
+        return [], [s for s in subtasks if keys.live(s)]
+    moved = [{**s, **bump(s, now), "spaceId": after["spaceId"]} for s in subtasks]
+    ops: list[WriteOp] = [put_revised(user_id, "task", s, m) for s, m in zip(subtasks, moved, strict=True)]
+    return ops, [m for m in moved if keys.live(m)]
 
 
 # -- operations --------------------------------------------------------------------------------
@@ -117,7 +118,7 @@ def relocation(
 def create_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
 
-    def build(state: store.TodoState) -> Built:
+    def build(state: TodoState) -> Built:
         space, column = resolve_destination(state, args.get("spaceId"), args.get("spaceSlug"), args.get("columnId"))
         now = now_timestamp()
         task: Item = {
@@ -128,11 +129,11 @@ def create_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             "position": _position_at(state, column["id"], args.get("index")),
             **model.new_task_fields(args, now),
         }
-        ops: list[WriteOp] = [store.put_new(user_id, "task", task), open_column_check(user_id, column)]
-        ops += store.tag_registrations(state, user_id, task["tags"], now)
+        ops: list[WriteOp] = [put_new(user_id, "task", task), open_column_check(user_id, column)]
+        ops += tag_registrations(state, user_id, task["tags"], now)
         return _task_data(task), ops
 
-    def conflict(state: store.TodoState) -> ValidationError:
+    def conflict(state: TodoState) -> ValidationError:
         return ValidationError("the task could not be created because the board changed meanwhile; retry")
 
     return create_once(call, "create_todo_task", args, build, conflict)
@@ -141,7 +142,7 @@ def create_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def _root_write(
     call: Call,
     args: dict[str, Any],
-    change: Callable[[store.TodoState, Item, str], tuple[Item, list[WriteOp], list[Item] | None]],
+    change: Callable[[TodoState, Item, str], tuple[Item, list[WriteOp], list[Item] | None]],
     *,
     allow_trashed: bool = False,
 ) -> dict[str, Any]:
@@ -149,7 +150,7 @@ def _root_write(
     commit the task with whatever else `change` adds."""
     user_id = call.principal.user_id
 
-    def build(state: store.TodoState) -> Built:
+    def build(state: TodoState) -> Built:
         before = find_root(state, args["id"])
         require_revision(before, args["expectedRevision"], lambda: task_conflict(before["id"])(state))
         if not allow_trashed:
@@ -165,9 +166,9 @@ def update_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         raise ValidationError(f"give at least one of {', '.join(CONTENT_FIELDS)} to change")
     user_id = call.principal.user_id
 
-    def change(state: store.TodoState, before: Item, now: str) -> tuple[Item, list[WriteOp], None]:
+    def change(state: TodoState, before: Item, now: str) -> tuple[Item, list[WriteOp], None]:
         after = changed(before, args, now)
-        return after, store.tag_registrations(state, user_id, after["tags"], now), None
+        return after, tag_registrations(state, user_id, after["tags"], now), None
 
     return _root_write(call, args, change)
 
@@ -177,7 +178,7 @@ def move_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         raise ValidationError("give a destination (spaceId, spaceSlug or columnId) and/or an index")
     user_id = call.principal.user_id
 
-    def change(state: store.TodoState, before: Item, now: str) -> tuple[Item, list[WriteOp], list[Item]]:
+    def change(state: TodoState, before: Item, now: str) -> tuple[Item, list[WriteOp], list[Item]]:
         if any(name in args for name in ("spaceId", "spaceSlug", "columnId")):
             space, column = resolve_destination(state, args.get("spaceId"), args.get("spaceSlug"), args.get("columnId"))
         else:
@@ -187,7 +188,7 @@ def move_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             space, column = state.spaces[current["spaceId"]], current
         after = {
             **before,
-            **store.bump(before, now),
+            **bump(before, now),
             "spaceId": space["id"],
             "columnId": column["id"],
             "position": _position_at(state, column["id"], args.get("index"), exclude=before["id"]),
@@ -209,20 +210,20 @@ def reopen_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def delete_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    def change(state: store.TodoState, before: Item, now: str) -> tuple[Item, list[WriteOp], None]:
-        if not store.live(before):
+    def change(state: TodoState, before: Item, now: str) -> tuple[Item, list[WriteOp], None]:
+        if not keys.live(before):
             return before, [], None  # already in the trash
-        return {**before, **store.bump(before, now), "deletedAt": now}, [], None
+        return {**before, **bump(before, now), "deletedAt": now}, [], None
 
     return _root_write(call, args, change, allow_trashed=True)
 
 
 def restored_root(
-    state: store.TodoState, user_id: str, before: Item, now: str
+    state: TodoState, user_id: str, before: Item, now: str
 ) -> tuple[Item, list[WriteOp], list[Item]]:
     """A trashed root task back on a board: its column if it is still open, else the first open
     column of its space, else (space deleted) the default space's."""
-    if store.live(before):
+    if keys.live(before):
         raise ValidationError(f"todo task {before['id']!r} is not in the trash")
     column = state.columns.get(before["columnId"] or "")
     if column is None or column.get("archived"):
@@ -231,7 +232,7 @@ def restored_root(
         _space, column = resolve_destination(state, space_id, None, None)
     after = {
         **before,
-        **store.bump(before, now),
+        **bump(before, now),
         "deletedAt": None,
         "spaceId": column["spaceId"],
         "columnId": column["id"],
@@ -252,7 +253,7 @@ def restore_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def duplicate_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
 
-    def build(state: store.TodoState) -> Built:
+    def build(state: TodoState) -> Built:
         original = find_root(state, args["id"])
         require_live(original)
         now = now_timestamp()
@@ -275,8 +276,8 @@ def duplicate_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         subtasks = [
             {**s, **fresh, "id": model.new_id(), "parentId": copy["id"]} for s in state.subtasks_of(original["id"])
         ]
-        ops: list[WriteOp] = [store.put_new(user_id, "task", copy)]
-        ops += [store.put_new(user_id, "task", s) for s in subtasks]
+        ops: list[WriteOp] = [put_new(user_id, "task", copy)]
+        ops += [put_new(user_id, "task", s) for s in subtasks]
         return _task_data(copy, subtasks), ops
 
     return create_once(call, "duplicate_todo_task", args, build, task_conflict(args["id"]))

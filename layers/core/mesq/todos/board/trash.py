@@ -8,14 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..context import Call
-from ..errors import NotFound, RevisionConflict, ValidationError
-from ..store.ports import Item
-from ..timestamps import now_timestamp
-from . import model, store
+from ...context import Call
+from ...errors import NotFound, RevisionConflict, ValidationError
+from ...pages import behind, page
+from ...store.ports import Item
+from ...timestamps import now_timestamp
+from .. import keys, model
+from ..state import TodoState, load_state
+from ..writes import Built, apply, bump, put_revised, require_revision
 from .subtasks import restored_subtask
 from .tasks import restored_root
-from .writes import Built, apply, require_revision
 
 _DATA_KEY = {"task": "task", "subtask": "subtask", "inboxItem": "inboxItem"}
 
@@ -33,44 +35,36 @@ def _entry(kind: str, record: Item) -> dict[str, Any]:
     }
 
 
-def trash_entries(state: store.TodoState) -> list[dict[str, Any]]:
+def trash_entries(state: TodoState) -> list[dict[str, Any]]:
     """Every restorable trashed record, newest deleted first, ties by id."""
     entries = []
-    for task in state.tasks.values():
-        if store.live(task):
+    for task in state.every_task():
+        if keys.live(task):
             continue
         parent_id = task.get("parentId")
         if parent_id is None:
             entries.append(_entry("task", task))
-        elif store.live(state.tasks.get(parent_id) or {"deletedAt": "gone"}):
+        elif keys.live(state.task(parent_id) or {"deletedAt": "gone"}):
             entries.append(_entry("subtask", task))
-    entries += [_entry("inboxItem", item) for item in state.inbox.values() if not store.live(item)]
+    entries += [_entry("inboxItem", item) for item in state.every_inbox_item() if not keys.live(item)]
     entries.sort(key=lambda e: e["id"])
     entries.sort(key=lambda e: e["deletedAt"], reverse=True)
     return entries
 
 
 def list_todo_trash(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    state = store.load_state(call.services.items, call.principal.user_id)
+    state = load_state(call.services.items, call.principal.user_id)
     offset, limit = args.get("offset", 0), args.get("limit", 20)
     entries = trash_entries(state)
     selected = entries[offset : offset + limit]
-    page: dict[str, Any] = {
-        "offset": offset,
-        "limit": limit,
-        "returned": len(selected),
-        "totalCount": len(entries),
-        "hasMore": offset + len(selected) < len(entries),
-    }
-    if page["hasMore"]:
-        page["nextOffset"] = offset + len(selected)
-    return {"items": selected, "page": page}
+    return {"items": selected, "page": page(offset, limit, len(selected), len(entries), has_more=behind)}
 
 
-def _kind_of(state: store.TodoState, record_id: str, wanted: str | None) -> str:
-    if record_id in state.tasks:
-        kind = "task" if state.tasks[record_id].get("parentId") is None else "subtask"
-    elif record_id in state.inbox:
+def _kind_of(state: TodoState, record_id: str, wanted: str | None) -> str:
+    task = state.task(record_id)
+    if task is not None:
+        kind = "task" if task.get("parentId") is None else "subtask"
+    elif state.inbox_item(record_id) is not None:
         kind = "inboxItem"
     else:
         raise NotFound(f"todo record {record_id!r} not found")
@@ -79,8 +73,8 @@ def _kind_of(state: store.TodoState, record_id: str, wanted: str | None) -> str:
     return kind
 
 
-def _record(state: store.TodoState, kind: str, record_id: str) -> Item | None:
-    return (state.inbox if kind == "inboxItem" else state.tasks).get(record_id)
+def _record(state: TodoState, kind: str, record_id: str) -> Item | None:
+    return state.inbox_item(record_id) if kind == "inboxItem" else state.task(record_id)
 
 
 def _public(kind: str, record: Item) -> dict[str, Any]:
@@ -91,7 +85,7 @@ def restore_todo_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
     record_id = args["id"]
 
-    def conflict(state: store.TodoState) -> RevisionConflict:
+    def conflict(state: TodoState) -> RevisionConflict:
         kind = _kind_of(state, record_id, args.get("kind"))
         current = _record(state, kind, record_id)
         return RevisionConflict(
@@ -99,7 +93,7 @@ def restore_todo_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             recover_data={_DATA_KEY[kind]: _public(kind, current)} if current is not None else None,
         )
 
-    def build(state: store.TodoState) -> Built:
+    def build(state: TodoState) -> Built:
         kind = _kind_of(state, record_id, args.get("kind"))
         before = _record(state, kind, record_id)
         assert before is not None
@@ -107,15 +101,15 @@ def restore_todo_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         now = now_timestamp()
         if kind == "task":
             after, ops, _subtasks = restored_root(state, user_id, before, now)
-            ops = [store.put_revised(user_id, "task", before, after), *ops]
+            ops = [put_revised(user_id, "task", before, after), *ops]
         elif kind == "subtask":
             after = restored_subtask(state, before, now)
-            ops = [store.put_revised(user_id, "task", before, after)]
+            ops = [put_revised(user_id, "task", before, after)]
         else:
-            if store.live(before):
+            if keys.live(before):
                 raise ValidationError(f"inbox item {record_id!r} is not in the trash")
-            after = {**before, **store.bump(before, now), "deletedAt": None}
-            ops = [store.put_revised(user_id, "inbox", before, after)]
+            after = {**before, **bump(before, now), "deletedAt": None}
+            ops = [put_revised(user_id, "inbox", before, after)]
         return {_DATA_KEY[kind]: _public(kind, after)}, ops
 
     return apply(call, build, conflict)

@@ -14,12 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..context import Call
-from ..errors import MesqError, NotFound, RevisionConflict
-from ..store.ports import Item, WriteOp
-from ..timestamps import now_timestamp
-from . import model, store
-from .writes import Built, apply
+from ...context import Call
+from ...errors import MesqError, NotFound, RevisionConflict
+from ...store.ports import Item, WriteOp
+from ...timestamps import now_timestamp
+from .. import keys, model
+from ..state import TodoState
+from ..writes import Built, apply, bump, put_revised, tag_registrations
 
 Recover = Callable[[Item], dict[str, Any]]
 
@@ -34,8 +35,8 @@ def _missing(item_id: str) -> NotFound:
 
 def read_item(call: Call, item_id: str) -> Item:
     """The caller's live inbox item (one key read), or NOT_FOUND (a trashed item counts as absent)."""
-    found = call.services.items.get(store.inbox_key(call.principal.user_id, item_id))
-    if found is None or not store.live(found):
+    found = call.services.items.get(keys.inbox_key(call.principal.user_id, item_id))
+    if found is None or not keys.live(found):
         raise _missing(item_id)
     return _record(found)
 
@@ -44,11 +45,11 @@ def recover_item(current: Item) -> dict[str, Any]:
     return {"item": model.public_inbox_item(current)}
 
 
-def conflict_for(item_id: str, recover: Recover = recover_item) -> Callable[[store.TodoState], MesqError]:
+def conflict_for(item_id: str, recover: Recover = recover_item) -> Callable[[TodoState], MesqError]:
     """What a failed write condition means, judged from a fresh snapshot."""
 
-    def make(state: store.TodoState) -> MesqError:
-        current = state.inbox.get(item_id)
+    def make(state: TodoState) -> MesqError:
+        current = state.inbox_item(item_id)
         if current is None:  # moved to the board or never there
             return _missing(item_id)
         return RevisionConflict(
@@ -61,18 +62,18 @@ def conflict_for(item_id: str, recover: Recover = recover_item) -> Callable[[sto
 
 
 def item_in(
-    state: store.TodoState, item_id: str, revision: int, *, recover: Recover = recover_item, trashed_ok: bool = False
+    state: TodoState, item_id: str, revision: int, *, recover: Recover = recover_item, trashed_ok: bool = False
 ) -> Item:
     """The item from the snapshot, provided it is live (or `trashed_ok`) and at `revision`."""
-    item = state.inbox.get(item_id)
-    if item is None or (not trashed_ok and not store.live(item)):
+    item = state.inbox_item(item_id)
+    if item is None or (not trashed_ok and not keys.live(item)):
         raise _missing(item_id)
     if item["revision"] != revision:
         raise conflict_for(item_id, recover)(state)
     return item
 
 
-Change = Callable[[store.TodoState, Item, str], tuple[Item, Any]]
+Change = Callable[[TodoState, Item, str], tuple[Item, Any]]
 Present = Callable[[Item, Any], dict[str, Any]]
 
 
@@ -85,22 +86,22 @@ def rewrite_build(
     *,
     recover: Recover = recover_item,
     trashed_ok: bool = False,
-) -> Callable[[store.TodoState], Built]:
+) -> Callable[[TodoState], Built]:
     """The `build` of a write that applies `change(state, item, now) -> (new item, extra)` to the
     item at `revision`: the item with the next revision (conditioned on `revision`) plus tag
     registrations, answered with `present(stored item, extra)`. An unchanged item is not written
     (no new revision)."""
     user_id = call.principal.user_id
 
-    def build(state: store.TodoState) -> Built:
+    def build(state: TodoState) -> Built:
         before = item_in(state, item_id, revision, recover=recover, trashed_ok=trashed_ok)
         now = now_timestamp()
         after, extra = change(state, before, now)
         if after == before:
             return present(before, extra), []
-        final = {**after, **store.bump(before, now)}
-        ops: list[WriteOp] = [store.put_revised(user_id, "inbox", before, final)]
-        ops += store.tag_registrations(state, user_id, final["tags"], now)
+        final = {**after, **bump(before, now)}
+        ops: list[WriteOp] = [put_revised(user_id, "inbox", before, final)]
+        ops += tag_registrations(state, user_id, final["tags"], now)
         return present(final, extra), ops
 
     return build

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..context import Call
-from ..store.ports import Item
-from . import model, store
+from ...context import Call
+from ...store.ports import Item
+from .. import keys, model
+from ..state import TodoState
 
 #: The zone a date-only due is read in when neither the record nor the user's todo settings name
 #: one (the same fallback as get_todo_task).
 DEFAULT_TIMEZONE = "UTC"
 
 
-def effective_timezone(call: Call, own: str | None, state: store.TodoState | None = None) -> str:
+def effective_timezone(call: Call, own: str | None, state: TodoState | None = None) -> str:
     """The record's own zone, else the user's todo default (settings `timezone`), else UTC."""
     if own:
         return own
@@ -31,10 +32,10 @@ def effective_timezone(call: Call, own: str | None, state: store.TodoState | Non
 
 
 def _settings(call: Call) -> Item | None:
-    return call.services.items.get(store.settings_key(call.principal.user_id))
+    return call.services.items.get(keys.settings_key(call.principal.user_id))
 
 
-def detail_context(state: store.TodoState) -> dict[str, Any]:
+def detail_context(state: TodoState) -> dict[str, Any]:
     default_id = state.default_space_id
     spaces = [model.public_space(space, default_id) for space in state.ordered_spaces()]
     default = state.default_space()

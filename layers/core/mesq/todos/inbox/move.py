@@ -16,14 +16,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..context import Call
-from ..errors import MesqError, ValidationError
-from ..store.ports import Check, Condition, Item, WriteOp
-from ..timestamps import now_timestamp
-from . import inbox_records, model, store
-from .destinations import resolve_destination
-from .inbox_access import conflict_for, item_in
-from .writes import Built, apply
+from ...context import Call
+from ...errors import MesqError, ValidationError
+from ...store.ports import Check, Condition, Item, WriteOp
+from ...timestamps import now_timestamp
+from .. import keys, model
+from ..destinations import resolve_destination
+from ..state import TodoState
+from ..writes import Built, apply, delete_revised, put_new, tag_registrations
+from . import records as inbox_records
+from .access import conflict_for, item_in
 
 
 def board_records(item: Item, space_id: str, column_id: str, position: str, now: str) -> tuple[Item, list[Item]]:
@@ -76,17 +78,17 @@ def board_records(item: Item, space_id: str, column_id: str, position: str, now:
 def move_todo_inbox_item_to_board(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id, item_id = call.principal.user_id, args["id"]
 
-    def build(state: store.TodoState) -> Built:
+    def build(state: TodoState) -> Built:
         before = item_in(state, item_id, args["expectedRevision"])
         space, column = resolve_destination(state, args.get("spaceId"), args.get("spaceSlug"), args.get("columnId"))
         now = now_timestamp()
         position = model.position_for_index(state.root_positions(column["id"]), None)
         task, subtasks = board_records(before, space["id"], column["id"], position, now)
-        ops: list[WriteOp] = [store.put_new(user_id, "task", task)]
-        ops += [store.put_new(user_id, "task", sub) for sub in subtasks]
-        ops.append(Check(store.column_key(user_id, column["id"]), Condition(equals={"archived": False})))
-        ops.append(store.delete_revised(user_id, "inbox", before))
-        ops += store.tag_registrations(state, user_id, task["tags"], now)
+        ops: list[WriteOp] = [put_new(user_id, "task", task)]
+        ops += [put_new(user_id, "task", sub) for sub in subtasks]
+        ops.append(Check(keys.column_key(user_id, column["id"]), Condition(equals={"archived": False})))
+        ops.append(delete_revised(user_id, "inbox", before))
+        ops += tag_registrations(state, user_id, task["tags"], now)
         data = {
             "task": model.public_task(task),
             "subtasks": [model.public_task(sub) for sub in subtasks],
@@ -94,9 +96,9 @@ def move_todo_inbox_item_to_board(call: Call, args: dict[str, Any]) -> dict[str,
         }
         return data, ops
 
-    def conflict(state: store.TodoState) -> MesqError:
-        current = state.inbox.get(item_id)
-        if current is None or current["revision"] != args["expectedRevision"] or not store.live(current):
+    def conflict(state: TodoState) -> MesqError:
+        current = state.inbox_item(item_id)
+        if current is None or current["revision"] != args["expectedRevision"] or not keys.live(current):
             return conflict_for(item_id)(state)
         return ValidationError(
             "the destination column was archived or deleted while moving; nothing was changed: "

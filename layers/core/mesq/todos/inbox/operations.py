@@ -11,34 +11,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..context import Call
-from ..errors import ValidationError
-from ..store.ports import Item, WriteOp
-from ..timestamps import now_timestamp
-from . import budget, inbox_records, model, store
-from .inbox_access import read_item, rewrite
-from .inbox_context import detail_context, effective_timezone
-from .inbox_move import move_todo_inbox_item_to_board
-from .inbox_subtasks import OPERATIONS as SUBTASK_OPERATIONS
-from .writes import Built, create_once
+from ...context import Call
+from ...errors import ValidationError
+from ...pages import behind, page
+from ...store.ports import Item, WriteOp
+from ...timestamps import now_timestamp
+from .. import keys, model
+from ..state import TodoState, load_state
+from ..views import budget
+from ..writes import Built, create_once, put_new, tag_registrations
+from . import records as inbox_records
+from .access import read_item, rewrite
+from .context import detail_context, effective_timezone
+from .move import move_todo_inbox_item_to_board
+from .subtasks import OPERATIONS as SUBTASK_OPERATIONS
 
 DEFAULT_LIMIT = 50
 
 
 # -- reading -----------------------------------------------------------------------------------
-
-
-def _page(offset: int, limit: int, returned: int, total: int) -> dict[str, Any]:
-    page: dict[str, Any] = {
-        "offset": offset,
-        "limit": limit,
-        "returned": returned,
-        "totalCount": total,
-        "hasMore": offset + returned < total,
-    }
-    if page["hasMore"]:
-        page["nextOffset"] = offset + returned
-    return page
 
 
 _STATUS: dict[str, Callable[[Item], bool]] = {
@@ -52,12 +43,12 @@ def list_todo_inbox_items(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     offset, limit = args.get("offset", 0), args.get("limit", DEFAULT_LIMIT)
     include_notes = bool(args.get("includeNotes", False))
     keep = _STATUS[args.get("status", "all")]
-    state = store.load_state(call.services.items, call.principal.user_id)
+    state = load_state(call.services.items, call.principal.user_id)
     matching = [item for item in state.live_inbox() if keep(item)]
     # Whole items only: add items while the page stays within the budget; the first item of a
     # page must fit on its own, else RESPONSE_TOO_LARGE (a page never makes zero progress).
     shown: list[dict[str, Any]] = []
-    empty = {"items": [], "page": _page(offset, limit, 0, len(matching))}
+    empty = {"items": [], "page": page(offset, limit, 0, len(matching), has_more=behind)}
     used = budget.json_size(empty) + 40  # room for the page numbers growing
     for item in matching[offset : offset + limit]:
         view = model.public_inbox_item(item, include_notes=include_notes)
@@ -72,14 +63,14 @@ def list_todo_inbox_items(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             break
         shown.append(view)
         used += cost
-    return {"items": shown, "page": _page(offset, limit, len(shown), len(matching))}
+    return {"items": shown, "page": page(offset, limit, len(shown), len(matching), has_more=behind)}
 
 
 def get_todo_inbox_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     item = read_item(call, args["id"])
     data: dict[str, Any] = {"item": model.public_inbox_item(item)}
     include_context = bool(args.get("includeContext", False))
-    state = store.load_state(call.services.items, call.principal.user_id) if include_context else None
+    state = load_state(call.services.items, call.principal.user_id) if include_context else None
     data["timezone"] = effective_timezone(call, item.get("timezone"), state)
     if state is not None:
         data.update(detail_context(state))
@@ -99,14 +90,14 @@ def create_todo_inbox_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     """Capture: no destination needed, so nothing can be missing; appended to the inbox."""
     user_id = call.principal.user_id
 
-    def build(state: store.TodoState) -> Built:
+    def build(state: TodoState) -> Built:
         now = now_timestamp()
         item = inbox_records.new_item(args, model.position_for_index(state.inbox_positions(), None), now)
-        ops: list[WriteOp] = [store.put_new(user_id, "inbox", item)]
-        ops += store.tag_registrations(state, user_id, item["tags"], now)
+        ops: list[WriteOp] = [put_new(user_id, "inbox", item)]
+        ops += tag_registrations(state, user_id, item["tags"], now)
         return _item_data(item), ops
 
-    def conflict(state: store.TodoState) -> ValidationError:
+    def conflict(state: TodoState) -> ValidationError:
         return ValidationError("the inbox item could not be captured because tags changed meanwhile; retry")
 
     return create_once(call, "create_todo_inbox_item", args, build, conflict)
@@ -117,7 +108,7 @@ def update_todo_inbox_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     if not changes:
         raise ValidationError(f"give at least one of {', '.join(inbox_records.EDITABLE)} to change")
 
-    def change(state: store.TodoState, before: Item, now: str) -> tuple[Item, None]:
+    def change(state: TodoState, before: Item, now: str) -> tuple[Item, None]:
         return inbox_records.edited(before, changes), None
 
     return rewrite(call, args["id"], args["expectedRevision"], change, _item_data)
@@ -126,7 +117,7 @@ def update_todo_inbox_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def complete_todo_inbox_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     done = bool(args.get("done", True))
 
-    def change(state: store.TodoState, before: Item, now: str) -> tuple[Item, None]:
+    def change(state: TodoState, before: Item, now: str) -> tuple[Item, None]:
         return inbox_records.with_done(before, done, now), None
 
     return rewrite(call, args["id"], args["expectedRevision"], change, _item_data)
@@ -137,8 +128,8 @@ def delete_todo_inbox_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     (list_todo_trash) finds it and restore_todo_item clears `deletedAt` again. Deleting a trashed
     item changes nothing."""
 
-    def change(state: store.TodoState, before: Item, now: str) -> tuple[Item, None]:
-        return (before if not store.live(before) else {**before, "deletedAt": now}), None
+    def change(state: TodoState, before: Item, now: str) -> tuple[Item, None]:
+        return (before if not keys.live(before) else {**before, "deletedAt": now}), None
 
     return rewrite(call, args["id"], args["expectedRevision"], change, _item_data, trashed_ok=True)
 

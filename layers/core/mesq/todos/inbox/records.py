@@ -13,9 +13,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import NotFound, ValidationError
-from ..store.ports import Item
-from . import model
+from ...errors import NotFound, ValidationError
+from ...store.ports import Item
+from .. import model
 
 #: Subtasks per inbox item: the same cap as a board task, so a move to the board (task +
 #: subtasks + removing the item in one transaction) always fits DynamoDB's 100 operations.

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..context import Call
-from ..errors import ValidationError
-from ..store.ports import Item
-from . import budget, inbox_records, model, store
-from .inbox_access import Change, Recover, conflict_for, read_item, rewrite, rewrite_build
-from .inbox_context import detail_context, effective_timezone
-from .writes import create_once
+from ...context import Call
+from ...errors import ValidationError
+from ...store.ports import Item
+from .. import model
+from ..state import TodoState, load_state
+from ..views import budget
+from ..writes import create_once
+from . import records as inbox_records
+from .access import Change, Recover, conflict_for, read_item, rewrite, rewrite_build
+from .context import detail_context, effective_timezone
 
 SUBTASK_EDITABLE = ("title", "notes", "isDone", "index")
 
@@ -62,7 +65,7 @@ def get_todo_inbox_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     item = read_item(call, args["parentItemId"])
     subtask = inbox_records.find_subtask(item, args["subtaskId"])
     include_context = bool(args.get("includeContext", False))
-    state = store.load_state(call.services.items, call.principal.user_id) if include_context else None
+    state = load_state(call.services.items, call.principal.user_id) if include_context else None
     data: dict[str, Any] = {
         "subtask": model.public_inbox_subtask(item, subtask),
         "timezone": effective_timezone(call, item.get("timezone"), state),
@@ -83,7 +86,7 @@ def get_todo_inbox_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def create_todo_inbox_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     item_id = args["parentItemId"]
 
-    def change(state: store.TodoState, before: Item, now: str) -> tuple[Item, Item]:
+    def change(state: TodoState, before: Item, now: str) -> tuple[Item, Item]:
         return inbox_records.added_subtask(before, args)
 
     build = rewrite_build(call, item_id, args["parentRevision"], change, _result, recover=_recover(None))
@@ -93,7 +96,7 @@ def create_todo_inbox_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any
 def _change(args: dict[str, Any], changes: dict[str, Any]) -> Change:
     subtask_id = args["subtaskId"]
 
-    def change(state: store.TodoState, before: Item, now: str) -> tuple[Item, Item]:
+    def change(state: TodoState, before: Item, now: str) -> tuple[Item, Item]:
         after, subtask = inbox_records.changed_subtask(before, subtask_id, changes)
         if subtask == inbox_records.find_subtask(before, subtask_id):
             return before, subtask  # nothing changes: no new revision
@@ -121,7 +124,7 @@ def delete_todo_inbox_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any
     carries the removed subtask so it can be added again."""
     subtask_id = args["subtaskId"]
 
-    def change(state: store.TodoState, before: Item, now: str) -> tuple[Item, Item]:
+    def change(state: TodoState, before: Item, now: str) -> tuple[Item, Item]:
         return inbox_records.removed_subtask(before, subtask_id)
 
     recover = _recover(subtask_id)

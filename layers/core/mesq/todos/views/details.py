@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import NotFound
+from ...errors import NotFound
 from .budget import RESPONSE_BUDGET_CHARACTERS, ensure_fits
 from .traversal import Board, Record, is_live, order_key, without_notes
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any, Literal
 
+from ...pages import always, behind_nonempty, page
 from .budget import RESPONSE_BUDGET_CHARACTERS, item_cost, json_size, response_too_large
 from .traversal import Record, Scope, without_notes
 
@@ -77,14 +78,6 @@ def _inbox_subtask(scope: Scope, item: Record, sub: Record, include_notes: bool)
     return _trim(scope.board.subtask_view(item, sub), include_notes)
 
 
-def _page(offset: int, limit: int, returned: int, total: int, step: int, more: bool) -> dict[str, Any]:
-    page: dict[str, Any] = {"offset": offset, "limit": limit, "returned": returned, "totalCount": total}
-    page["hasMore"] = more
-    if more:
-        page["nextOffset"] = offset + step
-    return page
-
-
 def _data(
     projection: Projection, scope_meta: Mapping[str, list[Record]], page: dict[str, Any], **extra: Any
 ) -> dict[str, Any]:
@@ -130,12 +123,11 @@ def _plain(scope: Scope, options: ListOptions) -> dict[str, Any]:
     window = parents[offset : offset + limit]
 
     def page_for(count: int) -> dict[str, Any]:
-        end = offset + count
-        return _page(offset, limit, count, total, count, more=count > 0 and end < total)
+        return page(offset, limit, count, total, has_more=behind_nonempty)
 
     # The page's cost is the metadata plus each whole parent (with its subtasks); the estimate
     # is an upper bound (item_cost counts a comma for every element) and is checked exactly below.
-    base = json_size(_assemble([], scope, _page(offset, limit, limit, total, limit, more=True)))
+    base = json_size(_assemble([], scope, page(offset, limit, limit, total, has_more=always)))
     if base > budget:
         # Every plain page carries all spaces and open columns; the graph view pages them too.
         raise response_too_large(
@@ -223,9 +215,9 @@ def _graph(scope: Scope, options: ListOptions) -> dict[str, Any]:
     def build(step: int) -> dict[str, Any]:
         sliced = {name: records[:step] for name, records in windows.items()}
         returned = sum(len(records) for records in sliced.values())
-        more = offset + step < longest
         counts = {name: {"totalCount": totals[name], "returned": len(sliced[name])} for name in COLLECTIONS}
-        return _data("graph", sliced, _page(offset, limit, returned, total, step, more), step=step, collections=counts)
+        wrapper = page(offset, limit, returned, total, step=step, has_more=lambda o, _limit, s, _total: o + s < longest)
+        return _data("graph", sliced, wrapper, step=step, collections=counts)
 
     if offset >= longest:  # out of range (or an empty board): empty, totals kept
         return build(limit)

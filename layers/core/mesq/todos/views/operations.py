@@ -11,26 +11,28 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..context import Call
-from ..errors import NotFound
-from . import model, store
-from .destinations import resolve_space
+from ...context import Call
+from ...errors import NotFound
+from .. import keys, model
+from ..destinations import resolve_space
+from ..inbox.context import effective_timezone
+from ..state import TodoState, load_state
+from ..writes import ensure_default_space
 from .details import task_details
-from .inbox_context import effective_timezone
 from .listing import ListOptions, effective_limit, list_todos
 from .query import TodoQuery, floating_zone, parse_bounds, query_todos
 from .traversal import Board, scope_of
 
 
-def board_of(state: store.TodoState) -> Board:
+def board_of(state: TodoState) -> Board:
     """The snapshot for the pure views: spaces, columns and tags in their public shape (few),
     tasks and inbox items as stored, shaped by the views only when a response returns them."""
     default_id = state.default_space_id
     return Board(
         spaces=[model.public_space(space, default_id) for space in state.spaces.values()],
         columns=[model.public_column(column) for column in state.columns.values()],
-        tasks=list(state.tasks.values()),
-        inbox_items=list(state.inbox.values()),
+        tasks=list(state.every_task()),
+        inbox_items=list(state.every_inbox_item()),
         tags=[model.public_tag(tag) for tag in state.tags.values()],
         task_view=model.public_task,
         inbox_view=model.public_inbox_item,
@@ -38,7 +40,7 @@ def board_of(state: store.TodoState) -> Board:
     )
 
 
-def _space_ids(state: store.TodoState, args: dict[str, Any]) -> frozenset[str] | None:
+def _space_ids(state: TodoState, args: dict[str, Any]) -> frozenset[str] | None:
     space = resolve_space(state, args.get("spaceId"), args.get("spaceSlug"))
     return None if space is None else frozenset({space["id"]})
 
@@ -46,7 +48,7 @@ def _space_ids(state: store.TodoState, args: dict[str, Any]) -> frozenset[str] |
 def list_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     # First use creates the default space (as every todo entry point does), so a new user's
     # board already shows where captured tasks will go.
-    state = store.ensure_default_space(call.services.items, call.principal.user_id)
+    state = ensure_default_space(call.services.items, call.principal.user_id)
     space_ids = _space_ids(state, args)
     scope = scope_of(board_of(state), space_ids=space_ids, include_inbox=args.get("includeInbox", True))
     options = ListOptions(
@@ -60,7 +62,7 @@ def list_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     due_after, due_before = parse_bounds(args.get("dueAfter"), args.get("dueBefore"))
-    state = store.load_state(call.services.items, call.principal.user_id)
+    state = load_state(call.services.items, call.principal.user_id)
     query = TodoQuery(
         query=args.get("query"),
         priority=args.get("priority"),
@@ -80,11 +82,11 @@ def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    state = store.load_state(call.services.items, call.principal.user_id)
-    task = state.tasks.get(args["id"])
-    parent = state.tasks.get(task["parentId"]) if task is not None and task.get("parentId") else task
+    state = load_state(call.services.items, call.principal.user_id)
+    task = state.task(args["id"])
+    parent = state.task(task["parentId"]) if task is not None and task.get("parentId") else task
     # A subtask of a trashed task went to the trash with it (query_todos drops it too).
-    if task is None or parent is None or not store.live(task) or not store.live(parent):
+    if task is None or parent is None or not keys.live(task) or not keys.live(parent):
         raise NotFound(f"todo task {args['id']!r} not found (trashed tasks are listed by list_todo_trash)")
     return task_details(
         board_of(state),

@@ -34,10 +34,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, tzinfo
 from typing import Any, Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
-from ..errors import ValidationError
-from ..timestamps import parse_timestamp
+from ...errors import ValidationError
+from ...pages import always, behind_nonempty, page
+from ...timestamps import parse_timestamp, parse_zone
 from .budget import RESPONSE_BUDGET_CHARACTERS, item_cost, json_size, response_too_large
 from .traversal import Board, Record, inbox_subtask_view, is_live
 
@@ -90,11 +91,13 @@ def parse_bounds(due_after: str | None, due_before: str | None) -> tuple[datetim
 
 
 def _zone(name: str | None) -> ZoneInfo | None:
+    """A record's (or the user's) zone; none, or a stored name this tzdata does not know, reads as
+    UTC (None)."""
     if not name:
         return None
     try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+        return parse_zone(name, "timezone")
+    except ValidationError:
         return None
 
 
@@ -258,8 +261,8 @@ def query_todos(board: Board, query: TodoQuery) -> dict[str, Any]:
     total = len(found)
     window = found[query.offset : query.offset + query.limit]
     # The page wrapper at its largest (hasMore with a nextOffset), whatever the budget lets through.
-    widest = {**_page(query, query.limit, total), "hasMore": True, "nextOffset": query.offset + query.limit}
-    base = max(json_size({"items": [], "page": page}) for page in (widest, _page(query, query.limit, total)))
+    widest = page(query.offset, query.limit, query.limit, total, has_more=always)
+    base = max(json_size({"items": [], "page": wrapper}) for wrapper in (widest, _page(query, query.limit, total)))
     used, items = base, list[Record]()
     for candidate in window:
         item = _item(candidate, query.include_notes)
@@ -280,14 +283,4 @@ def query_todos(board: Board, query: TodoQuery) -> dict[str, Any]:
 
 
 def _page(query: TodoQuery, returned: int, total: int) -> dict[str, Any]:
-    more = returned > 0 and query.offset + returned < total
-    page: dict[str, Any] = {
-        "offset": query.offset,
-        "limit": query.limit,
-        "returned": returned,
-        "totalCount": total,
-        "hasMore": more,
-    }
-    if more:
-        page["nextOffset"] = query.offset + returned
-    return page
+    return page(query.offset, query.limit, returned, total, has_more=behind_nonempty)
