@@ -175,14 +175,14 @@ def test_stored_index_keys_are_recomputed_not_copied():
     assert "gsi2pk" not in trashed and "gsi2sk" not in trashed
 
 
-def test_a_partial_state_fetches_missing_records_once_and_iterates_everything(run, services, reads):
+def test_a_partial_state_fetches_missing_records_once_and_reads_everything_explicitly(run, services, reads):
     tasks = [run("create_todo_task", title=f"t{i}")["task"] for i in range(3)]
     state = todo_state.load_partial(reads, USER)  # type: ignore[arg-type]
     reads.reset()
-    assert state.tasks.get(tasks[0]["id"])["title"] == "t0"
-    assert state.tasks.get("missing") is None and "missing" not in state.tasks
+    assert state.task(tasks[0]["id"])["title"] == "t0"
+    assert state.task("missing") is None and state.task("missing") is None
     assert len(reads.keys) == 2  # the negative answer is remembered
-    assert sorted(state.tasks) == sorted(t["id"] for t in tasks)  # iteration loads the kind
+    assert sorted(t["id"] for t in state.every_task()) == sorted(t["id"] for t in tasks)  # reads the kind
     assert state.tasks == todo_state.load_state(services.items, USER).tasks
 
 

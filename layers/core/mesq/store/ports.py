@@ -133,7 +133,8 @@ class ItemStore(Protocol):
         `prefix` keeps sort keys starting with it; `start` (inclusive) and `end` (exclusive)
         bound the sort key; `after` resumes after a `QueryPage.next_key` (stable
         even if that item changed meanwhile). Items read from an
-        index carry at least the keys and the index's projected attributes.
+        index carry exactly the table keys, the index's keys and its projected attributes
+        (`store.table.INDEX_PROJECTIONS`; every attribute for a projection of ALL).
         """
         ...
 
