@@ -91,3 +91,17 @@ def test_inbox_subtask_shape_has_parent_revision_and_no_own_revision():
         "id": "s", "title": "x", "notes": "", "isDone": False, "position": "a0", "attachments": [],
         "parentItemId": "p", "parentRevision": 7,
     }  # fmt: skip
+
+
+def test_the_model_limits_are_the_spec_limits_and_a_missing_one_fails_fast():
+    from mesq.spec import SpecError, load_spec
+
+    schemas = load_spec().document["components"]["schemas"]
+    assert schemas["TodoTitle"]["maxLength"] == model.TITLE_MAX
+    assert schemas["TodoNotes"]["maxLength"] == model.NOTES_MAX
+    assert schemas["TodoName"]["maxLength"] == model.NAME_MAX
+    assert schemas["TodoSlug"]["maxLength"] == model.SLUG_MAX
+    assert schemas["TodoTagList"]["maxItems"] == model.MAX_TAGS_PER_RECORD
+    assert list(model.PRIORITIES) == schemas["TodoPriority"]["enum"]
+    with pytest.raises(SpecError, match=r"TodoTitle\.minimum is missing"):
+        model._schema_value("TodoTitle", "minimum")

@@ -15,7 +15,6 @@ from mesq.errors import ResponseTooLarge
 from mesq.todos.views.budget import json_size
 from mesq.todos.views.listing import COLLECTIONS, ListOptions, effective_limit, list_todos, parents_in_order
 from mesq.todos.views.traversal import Board, Scope, scope_of
-
 from tests.todos.random_boards import boards
 
 BUDGETS = st.sampled_from([2500, 4000, 8000, 25_000])

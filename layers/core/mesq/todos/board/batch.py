@@ -20,9 +20,6 @@ from ..state import TodoState
 from ..writes import Built, apply, bump, put_revised, tag_registrations
 from .tasks import changed, completed, find_task, reopened
 
-MAX_BATCH_UPDATES = 50
-MAX_BATCH_COMPLETES = 100
-
 
 def _check_ids(entries: list[dict[str, Any]], field: str) -> None:
     ids = [entry["id"] for entry in entries]
