@@ -1,4 +1,4 @@
-"""Subtask operations (subtasks of board tasks; inbox subtasks live in inbox_subtasks.py).
+"""Subtask operations (subtasks of board tasks; inbox subtasks live in todos/inbox/subtasks.py).
 
 A subtask is its own `TODO#TASK#<id>` item with `parentId` and its own revision; it has no
 subtasks. Creating one checks (in the same transaction) that its task still exists and is not in

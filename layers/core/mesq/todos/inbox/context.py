@@ -1,7 +1,7 @@
 """What inbox detail reads add around the record: the `timezone` they always keep and the
 `board` / `inbox` / `tagSuggestions` context they add only with `includeContext: true`.
 
-The context has the shape of get_todo_task's (mesq/todos/details.py), so an agent reads one
+The context has the shape of get_todo_task's (mesq/todos/views/details.py), so an agent reads one
 shape: `board` = every space (move targets), the columns of the space an inbox item would land in
 when moved without a destination (the default space; archived ones included and flagged) and that
 `space`; `inbox` = the live inbox items without notes or subtasks and their count;

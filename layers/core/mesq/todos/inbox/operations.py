@@ -1,5 +1,5 @@
 """The todo inbox operations (toolset `todo_inbox`): list, read, capture, change, complete,
-trash and move-to-board of inbox items. Inbox subtask operations are in `inbox_subtasks.py`.
+trash and move-to-board of inbox items. Inbox subtask operations are in `subtasks.py`.
 
 Each function takes the Call and arguments already validated against the operation's input
 schema and returns the operation's `data` or raises a typed MesqError. Every key is built from

@@ -1,6 +1,6 @@
 """list_todos: the board as pages of whole parents, or as flat collections (projection=graph).
 
-Pure functions over a `traversal.Scope`; the operation in views.py builds the scope from the
+Pure functions over a `traversal.Scope`; the operation in views/operations.py builds the scope from the
 store snapshot. The contracts (seed 常用读工具):
 
 plain   `limit` (default 200; `maxItems` wins over it) caps the parents of a page: root tasks and
