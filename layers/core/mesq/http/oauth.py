@@ -316,7 +316,7 @@ def oauth_routes(services: Services) -> list[Route]:
 def create_oauth_app(services: Services) -> Starlette:
     """The OAuth function's app (Lambda `functions/oauth`): the authorization server and the
     browser pages (login and consent are one flow); `mesq serve` mounts the same routes."""
-    from ..web import web_routes
+    from ..web import browser_error_page, web_routes
     from .app import starlette_app
 
-    return starlette_app([*oauth_routes(services), *web_routes(services)])
+    return starlette_app([*oauth_routes(services), *web_routes(services)], error_page=browser_error_page)
