@@ -22,7 +22,7 @@ from mesq.auth.oauth.grants import exchange_code
 from mesq.auth.users import create_user
 from mesq.context import Call, Principal, Services
 from mesq.http.app import starlette_app
-from mesq.memos.operations import create_memo, delete_memo
+from mesq.memos.writes import create_memo, delete_memo
 from mesq.web import ThrottlePolicy, web_routes
 
 from ..conftest import LiveServer, start_server, stop_server

@@ -11,16 +11,18 @@ from typing import Any
 
 from .attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
 from .context import Call
-from .memos.operations import OPERATIONS as MEMO_OPERATIONS
+from .memos.reads import OPERATIONS as MEMO_READ_OPERATIONS
+from .memos.writes import OPERATIONS as MEMO_WRITE_OPERATIONS
 from .spec import Spec, SpecError
-from .todos.inbox import OPERATIONS as TODO_INBOX_OPERATIONS
-from .todos.operations import OPERATIONS as TODO_OPERATIONS
-from .todos.views import OPERATIONS as TODO_VIEW_OPERATIONS
+from .todos.board.operations import OPERATIONS as TODO_OPERATIONS
+from .todos.inbox.operations import OPERATIONS as TODO_INBOX_OPERATIONS
+from .todos.views.operations import OPERATIONS as TODO_VIEW_OPERATIONS
 
 OperationFn = Callable[[Call, dict[str, Any]], dict[str, Any]]
 
 REGISTRY: Mapping[str, OperationFn] = {
-    **MEMO_OPERATIONS,
+    **MEMO_READ_OPERATIONS,
+    **MEMO_WRITE_OPERATIONS,
     **ATTACHMENT_OPERATIONS,
     **TODO_INBOX_OPERATIONS,
     **TODO_VIEW_OPERATIONS,
