@@ -8,21 +8,9 @@ import socket
 from collections.abc import Callable
 
 import uvicorn
-from starlette.applications import Starlette
 
+from .apps import create_local_app
 from .context import Services
-from .http.app import api_routes, starlette_app
-from .http.oauth import oauth_routes
-
-
-def create_local_app(services: Services) -> Starlette:
-    # Imported here: the MCP SDK is heavy, and only the server needs it (not every CLI command).
-    from .mcp import mcp_routes
-    from .web import web_routes
-
-    return starlette_app(
-        [*api_routes(services), *mcp_routes(services), *oauth_routes(services), *web_routes(services)]
-    )
 
 
 def serve(

@@ -8,30 +8,27 @@ envelope. Limits, validation, auth and error mapping happen here once for every 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
 from typing import Any
 
-from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
-from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import Route
 
 from .. import __version__
+from ..asgi.auth import authenticate, require_scopes
+from ..asgi.body import read_json_object
+from ..asgi.envelope import NO_STORE, failure, internal_failure, success
+from ..asgi.trace import trace_id_of
 from ..concurrency import run_sync
 from ..context import Call, Services
-from ..errors import MesqError, MethodNotAllowed, NotFound, ValidationError
+from ..errors import MesqError, ValidationError
 from ..operations import REGISTRY, check_registry
 from ..ratelimit import ATTACHMENT_READ_OPERATIONS, RateLimiter
 from ..spec import Operation, Spec, load_spec
 from ..validation import validate_arguments
 from .attachments import attachment_routes
-from .auth import authenticate, require_scopes, rest_challenge
-from .body import read_json_object
-from .envelope import NO_STORE, failure, internal_failure, success
+from .challenge import rest_challenge
 from .params import collect_arguments
-from .trace import TraceIdMiddleware, trace_id_of
 
 
 async def run_operation(
@@ -96,21 +93,6 @@ def _openapi_endpoint(spec: Spec) -> Any:
     return openapi
 
 
-async def _http_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, HTTPException)
-    trace_id = trace_id_of(request)
-    if exc.status_code == 405:
-        return failure(MethodNotAllowed(f"{request.method} is not allowed on {request.url.path}"), trace_id)
-    if exc.status_code == 404:
-        return failure(NotFound(f"no route {request.url.path}"), trace_id)
-    # No other HTTPException is raised by the routes; should one appear, it is a fault.
-    return internal_failure(exc, trace_id)
-
-
-async def _unhandled(request: Request, exc: Exception) -> Response:
-    return internal_failure(exc, trace_id_of(request))
-
-
 def api_routes(services: Services, spec: Spec | None = None) -> list[Route]:
     spec = spec or load_spec()
     check_registry(spec)
@@ -121,18 +103,3 @@ def api_routes(services: Services, spec: Spec | None = None) -> list[Route]:
         *attachment_routes(services, spec),
         *operation_routes(spec, services),
     ]
-
-
-def exception_handlers() -> dict[Any, Any]:
-    return {HTTPException: _http_error, Exception: _unhandled}
-
-
-def starlette_app(routes: Sequence[BaseRoute]) -> Starlette:
-    """Every MeSQ app (REST function, MCP function, `mesq serve`) is built the same way."""
-    return Starlette(
-        routes=list(routes), exception_handlers=exception_handlers(), middleware=[Middleware(TraceIdMiddleware)]
-    )
-
-
-def create_api_app(services: Services) -> Starlette:
-    return starlette_app(api_routes(services))

@@ -16,7 +16,6 @@ from typing import Any
 
 from authlib.common.urls import url_decode
 from authlib.oauth2.rfc7636.challenge import CODE_CHALLENGE_PATTERN
-from starlette.applications import Starlette
 from starlette.datastructures import QueryParams
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
@@ -24,6 +23,18 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, request_response
 from starlette.types import ASGIApp
 
+from ..asgi.body import (
+    FORM_MEDIA_TYPE,
+    MAX_FORM_BYTES,
+    is_json_media_type,
+    media_type,
+    parse_json_object,
+    read_json_object,
+    read_limited,
+)
+from ..asgi.envelope import failure
+from ..asgi.instance import client_ip, instance_url
+from ..asgi.trace import trace_id_of
 from ..auth.oauth import grants
 from ..auth.oauth.authorization import create_pending, redirect_with
 from ..auth.oauth.clients import (
@@ -39,6 +50,7 @@ from ..auth.oauth.clients import (
 from ..auth.oauth.errors import OAuthError
 from ..auth.oauth.metadata import (
     AUTHORIZE_PATH,
+    CONSENT_PATH,
     PROTECTED_RESOURCE_PREFIX,
     REGISTER_PATH,
     REVOKE_PATH,
@@ -52,21 +64,8 @@ from ..concurrency import run_sync
 from ..context import Services
 from ..errors import MesqError, NotFound
 from ..ratelimit import RateLimiter
-from .body import (
-    FORM_MEDIA_TYPE,
-    MAX_FORM_BYTES,
-    is_json_media_type,
-    media_type,
-    parse_json_object,
-    read_json_object,
-    read_limited,
-)
 from .cimd import fetch_metadata_document
-from .envelope import failure
-from .instance import client_ip, instance_url
-from .trace import trace_id_of
 
-CONSENT_PATH = "/oauth/consent"
 #: Product §1 / seed: no scope or a blank one means these three (still shown on the consent page).
 DEFAULT_SCOPES = frozenset({"memo:read", "todo:read", "reading:read"})
 MAX_STATE_LENGTH = 1000
@@ -319,12 +318,3 @@ def oauth_routes(services: Services) -> list[Route]:
         Route(TOKEN_PATH, _cors(endpoints.token, post), methods=post),
         Route(REVOKE_PATH, _cors(endpoints.revoke, post), methods=post),
     ]
-
-
-def create_oauth_app(services: Services) -> Starlette:
-    """The OAuth function's app (Lambda `functions/oauth`): the authorization server and the
-    browser pages (login and consent are one flow); `mesq serve` mounts the same routes."""
-    from ..web import web_routes
-    from .app import starlette_app
-
-    return starlette_app([*oauth_routes(services), *web_routes(services)])

@@ -35,6 +35,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
+from ..asgi.auth import authenticate_bearer, bearer_token
+from ..asgi.body import read_limited
+from ..asgi.envelope import failure, internal_failure
+from ..asgi.instance import client_ip
+from ..asgi.origin import is_allowed_origin
+from ..asgi.trace import trace_id_of
 from ..auth.scopes import READ_SCOPES, order_scopes
 from ..concurrency import run_sync
 from ..context import Principal, Services
@@ -47,12 +53,6 @@ from ..errors import (
     Unauthorized,
     ValidationError,
 )
-from ..http.auth import authenticate_bearer, bearer_token
-from ..http.body import read_limited
-from ..http.envelope import failure, internal_failure
-from ..http.instance import client_ip
-from ..http.origin import is_allowed_origin
-from ..http.trace import trace_id_of
 from ..ratelimit import ATTACHMENT_READ_OPERATIONS, Bucket, RateLimiter
 from .catalog import Catalog
 from .resource_metadata import METADATA_PATH, instance_url

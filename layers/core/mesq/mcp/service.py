@@ -17,7 +17,6 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
-from starlette.applications import Starlette
 from starlette.routing import Route
 
 from .. import __version__
@@ -184,10 +183,3 @@ def mcp_routes(services: Services, catalog: Catalog | None = None) -> list[Route
         Route("/mcp/x/{toolsets}/readonly", read_only),
         Route(METADATA_PATH, resource_metadata_endpoint(services), methods=["GET"]),
     ]
-
-
-def create_mcp_app(services: Services, catalog: Catalog | None = None) -> Starlette:
-    """The MCP function's app (Lambda `functions/mcp`); `mesq serve` mounts the same routes."""
-    from ..http.app import starlette_app
-
-    return starlette_app(mcp_routes(services, catalog))

@@ -18,11 +18,11 @@ from aws_lambda_powertools import Logger
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from ..asgi.envelope import failure
+from ..asgi.trace import trace_id_of
 from ..concurrency import run_sync
 from ..context import Call, Principal, Services
 from ..errors import Forbidden, Internal, MesqError, Unauthorized
-from ..http.envelope import failure
-from ..http.trace import trace_id_of
 from .forms import Fields, read_form, read_form_or_json
 from .render import redirect, render
 from .security import cookie_name, cookies_secure, page_headers, same_origin_post

@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 from starlette.responses import Response
 
+from ..asgi.origin import is_allowed_origin
 from ..config import Settings
-from ..http.origin import is_allowed_origin
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
