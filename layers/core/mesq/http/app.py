@@ -19,16 +19,17 @@ from ..asgi.auth import authenticate, require_scopes
 from ..asgi.body import read_json_object
 from ..asgi.envelope import NO_STORE, failure, internal_failure, success
 from ..asgi.trace import trace_id_of
-from ..concurrency import run_sync
-from ..context import Call, Services
+from ..context import Services
 from ..errors import MesqError, ValidationError
-from ..operations import REGISTRY, check_registry
-from ..ratelimit import ATTACHMENT_READ_OPERATIONS, RateLimiter
+from ..operations import check_registry, invoke
+from ..ratelimit import Bucket, RateLimiter
 from ..spec import Operation, Spec, load_spec
-from ..validation import validate_arguments
 from .attachments import attachment_routes
 from .challenge import rest_challenge
 from .params import collect_arguments
+
+#: REST is otherwise unlimited (§7 names MCP); attachment bytes count for both (§7).
+REST_COUNTED_BUCKETS: frozenset[Bucket] = frozenset({"attachment_read"})
 
 
 async def run_operation(
@@ -45,12 +46,16 @@ async def run_operation(
             where = "header" if param.location == "header" else f"{param.location} parameter"
             raise ValidationError(f"{name}: send it as the {param.name} {where}, not in the body")
         arguments.update(body)
-    validate_arguments(operation, arguments)
-    if operation.operation_id in ATTACHMENT_READ_OPERATIONS and limiter.enabled:
-        # REST is otherwise unlimited (§7 names MCP); attachment bytes count for both (§7).
-        await run_sync(limiter.hit, principal.credential_id, "attachment_read")
-    call = Call(principal=principal, services=services, trace_id=trace_id, channel="api")
-    data = await run_sync(REGISTRY[operation.operation_id], call, arguments)
+    data = await invoke(
+        operation,
+        arguments,
+        principal=principal,
+        services=services,
+        trace_id=trace_id,
+        channel="api",
+        limiter=limiter,
+        counted=REST_COUNTED_BUCKETS,
+    )
     return success(data, trace_id, operation.success_status)
 
 

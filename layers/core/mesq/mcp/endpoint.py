@@ -53,7 +53,7 @@ from ..errors import (
     Unauthorized,
     ValidationError,
 )
-from ..ratelimit import ATTACHMENT_READ_OPERATIONS, Bucket, RateLimiter
+from ..ratelimit import Bucket, RateLimiter, call_bucket
 from .catalog import Catalog
 from .resource_metadata import METADATA_PATH, instance_url
 from .result import logger
@@ -90,8 +90,10 @@ def _quoted(value: str) -> str:
 def rate_bucket(method: str | None, name: str | None) -> Bucket:
     if method in CONNECTION_METHODS:
         return "connection"
-    if method == "resources/read" or (method == "tools/call" and name in ATTACHMENT_READ_OPERATIONS):
+    if method == "resources/read":
         return "attachment_read"
+    if method == "tools/call" and name is not None:
+        return call_bucket(name)
     return "tool_call"
 
 
