@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +21,9 @@ from .config import ConfigError, Settings
 from .context import Services
 from .errors import MesqError
 from .services import build_services
+
+#: The Powertools service name of `mesq serve`'s log lines (the functions': mesq-api, mesq-mcp, ...).
+LOCAL_SERVICE = "mesq-local"
 
 
 def _common() -> argparse.ArgumentParser:
@@ -107,6 +111,10 @@ def _read_password(from_stdin: bool) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.command == "serve":
+        # Powertools child loggers take their service from this variable when their module is
+        # imported (on Lambda the template sets it per function): set it before any of them is.
+        os.environ.setdefault("POWERTOOLS_SERVICE_NAME", LOCAL_SERVICE)
     settings = _settings(args)
     services = _services(settings)
     if args.command == "serve":

@@ -25,7 +25,6 @@ WINDOW_SECONDS = 60
 ATTACHMENT_READ_OPERATIONS = frozenset({"read_memo_resource"})
 
 
-
 def call_bucket(operation_id: str) -> Bucket:
     """The bucket one call of an operation counts in, on every channel (product §7)."""
     return "attachment_read" if operation_id in ATTACHMENT_READ_OPERATIONS else "tool_call"

@@ -8,6 +8,7 @@ import socket
 from collections.abc import Callable
 
 import uvicorn
+from aws_lambda_powertools import Logger
 
 from .apps import create_local_app
 from .context import Services
@@ -24,6 +25,9 @@ def serve(
 
     X-Forwarded-For is believed only from `forwarded_allow_ips` (a reverse proxy): otherwise any
     local client could pick the IP that per-IP rate limits count against."""
+    # The parent of every `Logger(child=True)`: its service comes from POWERTOOLS_SERVICE_NAME,
+    # which `mesq serve` defaults to "mesq-local" before any child exists (see cli.py).
+    Logger()
     app = create_local_app(services)
     config = uvicorn.Config(
         app,

@@ -29,7 +29,7 @@ from .security import cookie_name, cookies_secure, page_headers, same_origin_pos
 from .sessions import ABSOLUTE_SECONDS, WebSession, load_session, same_token
 from .throttle import LoginThrottle, ThrottlePolicy
 
-logger = Logger(service="mesq", child=True)
+logger = Logger(child=True)
 
 SESSION_COOKIE = "mesq_session"
 CSRF_HEADER = "x-csrf-token"
