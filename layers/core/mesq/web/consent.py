@@ -56,7 +56,7 @@ async def consent_submit(page: Page) -> Response:
     if decision not in ("approve", "deny"):
         raise ValidationError('decision must be "approve" or "deny"')
     url = await run_sync(
-        decide, page.web.services.items, page.web.services.settings, page.user.user_id, request_id,
+        decide, page.web.services.items, page.user.user_id, request_id,
         decision == "approve",
     )  # fmt: skip
     if _wants_navigation(page):
