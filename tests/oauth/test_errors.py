@@ -28,8 +28,22 @@ def test_wrong_code_verifier_is_invalid_grant(flow):
     pkce = Pkce.new()
     code = flow.code(pkce)
     assert _error(flow.exchange(code, Pkce.new())) == "invalid_grant"
-    # The failed attempt did not burn the code: the right verifier still works once.
-    assert flow.exchange(code, pkce).status_code == 200
+    # A code is single-use whatever the outcome: the failed attempt spent it.
+    replay = flow.exchange(code, pkce)
+    assert _error(replay) == "invalid_grant" and "already used" in replay.json()["error_description"]
+
+
+def test_every_failed_exchange_spends_the_code(flow):
+    failures = {
+        "redirect_uri": {"redirect_uri": "http://127.0.0.1:8765/elsewhere"},
+        "malformed verifier": {"code_verifier": "short"},
+        "resource": {"resource": f"{INSTANCE}/api/toolkit"},
+    }
+    for label, extra in failures.items():
+        pkce = Pkce.new()
+        code = flow.code(pkce)
+        assert _error(flow.exchange(code, pkce, **extra)) in ("invalid_grant", "invalid_target"), label
+        assert _error(flow.exchange(code, pkce)) == "invalid_grant", label
 
 
 def test_malformed_or_missing_code_verifier(flow):
@@ -44,6 +58,18 @@ def test_wrong_redirect_uri_at_authorize_is_not_followed(flow):
     for uri in ("https://evil.example/callback", "http://127.0.0.1:8765/other", "http://localhost.evil/callback"):
         response = flow.authorize(Pkce.new(), redirect_uri=uri)
         assert response.status_code == 400 and "location" not in response.headers
+        assert _error(response) == "invalid_request"
+
+
+def test_redirect_uri_with_a_fragment_or_control_characters_is_refused_at_authorize(flow):
+    for uri in (
+        "http://127.0.0.1:8765/callback#frag",
+        "http://127.0.0.1:40123/callback#",
+        "http://127.0.0.1:8765/call\nback",
+        "http://127.0.0.1:8765/callback\r\n",
+    ):
+        response = flow.authorize(Pkce.new(), redirect_uri=uri)
+        assert response.status_code == 400 and "location" not in response.headers, uri
         assert _error(response) == "invalid_request"
 
 
@@ -66,10 +92,12 @@ def test_wrong_resource_at_authorize_is_invalid_target(flow):
 
 
 def test_other_resource_at_token_is_invalid_target(flow):
+    for other in (f"{INSTANCE}/mcp", "https://other.example/mcp"):
+        pkce = Pkce.new()
+        code = flow.code(pkce, resource=f"{INSTANCE}/mcp/readonly")
+        assert _error(flow.exchange(code, pkce, resource=other)) == "invalid_target"
     pkce = Pkce.new()
     code = flow.code(pkce, resource=f"{INSTANCE}/mcp/readonly")
-    assert _error(flow.exchange(code, pkce, resource=f"{INSTANCE}/mcp")) == "invalid_target"
-    assert _error(flow.exchange(code, pkce, resource="https://other.example/mcp")) == "invalid_target"
     assert flow.exchange(code, pkce, resource=f"{INSTANCE}/mcp/readonly").status_code == 200
 
 

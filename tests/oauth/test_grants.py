@@ -41,6 +41,11 @@ def test_refresh_can_narrow_but_not_widen_scopes(flow, client):
     assert narrowed.status_code == 200 and narrowed.json()["scope"] == "memo:read"
     tools = Mcp(client, narrowed.json()["access_token"]).result("tools/list")["tools"]
     assert tools and all(not tool["name"].startswith(("create_", "update_", "delete_")) for tool in tools)
+    # The narrowing sticks: a later refresh without `scope` keeps the narrowed set.
+    again = flow.token(grant_type="refresh_token", refresh_token=narrowed.json()["refresh_token"])
+    assert again.status_code == 200 and again.json()["scope"] == "memo:read"
+    assert [grant["scopes"] for grant in list_grants(flow.services.items, flow.user_id)] == [["memo:read"]]
+    narrowed = again
     other = flow.token(
         grant_type="refresh_token", refresh_token=narrowed.json()["refresh_token"], resource=f"{INSTANCE}/api/toolkit"
     )

@@ -4,6 +4,7 @@ with `oauth_cimd_allow_loopback`), refused when the document does not describe i
 from __future__ import annotations
 
 import json
+import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -134,9 +135,28 @@ def test_approved_document_client_gets_tokens(services, documents):
         code = query_of(decide(services.items, user["id"], request_id, True))["code"]
         form = {"grant_type": "authorization_code", "code": code, "client_id": url, "redirect_uri": REDIRECT_URI,
                 "code_verifier": pkce.verifier}  # fmt: skip
+        assert client.post("/oauth/token", data=form).status_code == 200
+
+
+def test_code_presented_by_another_document_client_is_spent(services, documents):
+    from mesq.auth.oauth.authorization import decide
+    from mesq.auth.users import create_user
+
+    base, served = documents
+    url = f"{base}/client.json"
+    served["/client.json"] = (200, JSON, _document(url))
+    user = create_user(services.items, "docuser", "correct horse battery")
+    pkce = Pkce.new()
+    with _app(services, allow_loopback=True) as client:
+        response = client.get("/oauth/authorize", params=authorize_params(url, pkce), follow_redirects=False)
+        request_id = query_of(response.headers["location"])["request"]
+        code = query_of(decide(services.items, services.settings, user["id"], request_id, True))["code"]
+        form = {"grant_type": "authorization_code", "code": code, "client_id": url, "redirect_uri": REDIRECT_URI,
+                "code_verifier": pkce.verifier}  # fmt: skip
         other_client = client.post("/oauth/token", data={**form, "client_id": f"{base}/other.json"})
         assert other_client.json()["error"] == "invalid_grant"
-        assert client.post("/oauth/token", data=form).status_code == 200
+        # Single use whatever the outcome: the rightful client cannot use it after that either.
+        assert client.post("/oauth/token", data=form).json()["error"] == "invalid_grant"
 
 
 @pytest.mark.parametrize(
@@ -155,3 +175,66 @@ def test_documents_that_break_client_rules_are_invalid_clients(services, documen
     with _app(services, allow_loopback=True) as client:
         response = _authorize(client, url)
     assert response.status_code == 400 and response.json()["error"] == "invalid_client", response.text
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "127.0.0.1",
+        "10.0.0.5",
+        "::1",
+        "::ffff:127.0.0.1",  # IPv4-mapped loopback
+        "::ffff:10.0.0.5",
+        "64:ff9b::7f00:1",  # NAT64 of 127.0.0.1 (is_global on Python 3.11)
+        "64:ff9b::a9fe:a9fe",  # NAT64 of 169.254.169.254, the cloud metadata service
+        "2002:7f00:1::",  # 6to4 of 127.0.0.1 (is_global on Python 3.11)
+        "2002:c0a8:101::1",  # 6to4 of 192.168.1.1
+        "::127.0.0.1",  # IPv4-compatible loopback
+        "2001:0:4136:e378:8000:63bf:80ff:fffe",  # Teredo whose client is 127.0.0.1
+        "fe80::1",
+        "ff02::1",
+    ],
+)
+def test_metadata_document_hosts_must_resolve_to_public_addresses(monkeypatch, address):
+    from mesq.auth.oauth.errors import OAuthError
+    from mesq.http import cimd
+
+    monkeypatch.setattr(cimd.socket, "getaddrinfo", lambda *args, **kwargs: [(0, 0, 0, "", (address, 443))])
+    with pytest.raises(OAuthError) as error:
+        cimd.fetch_metadata_document("https://client.example/client.json", allow_loopback=False)
+    assert error.value.error == "invalid_client" and "non-public address" in error.value.description
+
+
+def test_public_addresses_pass_the_guard():
+    import ipaddress
+
+    from mesq.http.cimd import is_public_address
+
+    for address in ("93.184.216.34", "2606:2800:220:1::248", "::ffff:93.184.216.34", "2002:5db8:d822::1"):
+        assert is_public_address(ipaddress.ip_address(address)), address
+
+
+def test_the_fetch_connects_to_the_address_it_checked(monkeypatch, documents):
+    """Resolve once, connect to that address: a second lookup (a rebinding) is never made, and
+    the request still names the URL's host."""
+    from mesq.http import cimd
+
+    base, served = documents
+    port = int(base.rsplit(":", 1)[1])
+    url = f"http://client.example:{port}/client.json"
+    served["/client.json"] = (200, JSON, _document(url))
+    lookups: list[str] = []
+    real_getaddrinfo = socket.getaddrinfo
+
+    def rebinding_resolver(host: str, *args: Any, **kwargs: Any) -> list[Any]:
+        if host != "client.example":  # an IP literal: no DNS involved
+            return real_getaddrinfo(host, *args, **kwargs)
+        lookups.append(host)
+        target = "127.0.0.1" if len(lookups) == 1 else "10.9.9.9"  # a second answer would point elsewhere
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (target, port))]
+
+    monkeypatch.setattr(cimd.socket, "getaddrinfo", rebinding_resolver)
+    # The guard runs (allow_loopback=False) but treats this loopback test server as public.
+    monkeypatch.setattr(cimd, "is_public_address", lambda address: str(address) == "127.0.0.1")
+    document = cimd.fetch_metadata_document(url, allow_loopback=False)
+    assert document["client_id"] == url and lookups == ["client.example"]

@@ -1,4 +1,4 @@
-"""RFC 7591 registration under the JSON body rules of product §3, and the discovery documents."""
+"""RFC 7591 registration under the JSON body rules of docs/contract.md §3, and the discovery documents."""
 
 from __future__ import annotations
 
@@ -46,6 +46,9 @@ def test_registration_accepts_json_suffix_media_types(client):
         ({"client_name": "x"}, "invalid_redirect_uri"),
         ({"redirect_uris": ["http://evil.example/cb"]}, "invalid_redirect_uri"),
         ({"redirect_uris": ["https://app.example/cb#frag"]}, "invalid_redirect_uri"),
+        ({"redirect_uris": ["https://app.example/cb\r\nSet-Cookie: x=1"]}, "invalid_redirect_uri"),
+        ({"redirect_uris": ["http://127.0.0.1:8765/call\nback"]}, "invalid_redirect_uri"),
+        ({"redirect_uris": ["https://app.example/c b"]}, "invalid_redirect_uri"),
         ({"redirect_uris": ["javascript:alert(1)"]}, "invalid_redirect_uri"),
         (
             {"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "client_secret_basic"},
@@ -81,6 +84,24 @@ def test_default_scope_when_omitted_or_blank(flow, scope):
     assert pending.resource == f"{INSTANCE}/mcp" and pending.state == "xyz-state"
     tokens = flow.exchange(flow.approve(response)["code"], pkce)
     assert tokens.json()["scope"] == "memo:read todo:read reading:read"
+
+
+@pytest.mark.parametrize(
+    ("registered", "defaulted"),
+    [
+        ("memo:read memo:write", ("memo:read",)),
+        ("memo:write todo:read todo:write", ("todo:read",)),
+        ("memo:write", ("memo:write",)),  # no read scope registered: what the client registered
+    ],
+)
+def test_default_scope_is_narrowed_to_the_registered_scopes(flow, register, registered, defaulted):
+    flow.client_id = register(scope=registered)["client_id"]
+    pkce = Pkce.new()
+    response = flow.authorize(pkce, scope=None)
+    assert response.headers["location"].startswith(f"{INSTANCE}/oauth/consent?request=")  # still asks the person
+    pending = load_pending(flow.services.items, query_of(response.headers["location"])["request"])
+    assert pending.scopes == defaulted
+    assert flow.exchange(flow.approve(response)["code"], pkce).json()["scope"] == " ".join(defaulted)
 
 
 def test_write_only_token_is_refused_with_insufficient_scope(flow, client):

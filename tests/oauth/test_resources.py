@@ -39,6 +39,9 @@ def test_resources_of_this_instance(given, normalized):
         f"{HOST}/mcpx",
         f"{HOST}/mcp/x/",
         f"{HOST}/mcp/x/memo/write",
+        f"{HOST}/mcp/x/unknown",
+        f"{HOST}/mcp/x/memo,nope/readonly",
+        f"{HOST}/mcp/x/,",
         f"{HOST}/api/toolkit/memo",
         f"{HOST}/mcp?x=1",
         f"{HOST}/mcp#frag",
@@ -50,6 +53,14 @@ def test_other_resources_are_invalid_targets(given):
     with pytest.raises(OAuthError) as error:
         normalize_resource(given, HOST)
     assert error.value.error == "invalid_target"
+
+
+def test_unknown_toolset_resource_lists_the_valid_toolsets():
+    with pytest.raises(OAuthError) as error:
+        normalize_resource(f"{HOST}/mcp/x/memo,unknown", HOST)
+    assert "unknown toolset(s) unknown" in error.value.description
+    assert "valid toolsets: memo, memo_attachments, todo" in error.value.description
+    assert normalize_resource(f"{HOST}/mcp/x/all", HOST) == f"{HOST}/mcp/x/all"
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Rate limits (product §7): fixed one-minute windows counted in the item store.
+"""Rate limits (docs/contract.md §7): fixed one-minute windows counted in the item store.
 
 A hit is one atomic ADD on `RL#<subject>` / `<bucket>#<window>` (one UpdateItem on DynamoDB), so
 every Lambda instance and every `mesq serve` worker shares the same counters; nothing lives in
@@ -26,7 +26,7 @@ ATTACHMENT_READ_OPERATIONS = frozenset({"read_memo_resource"})
 
 
 def call_bucket(operation_id: str) -> Bucket:
-    """The bucket one call of an operation counts in, on every channel (product §7)."""
+    """The bucket one call of an operation counts in, on every channel (docs/contract.md §7)."""
     return "attachment_read" if operation_id in ATTACHMENT_READ_OPERATIONS else "tool_call"
 
 

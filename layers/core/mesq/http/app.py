@@ -28,7 +28,7 @@ from .attachments import attachment_routes
 from .challenge import rest_challenge
 from .params import collect_arguments
 
-#: REST is otherwise unlimited (§7 names MCP); attachment bytes count for both (§7).
+#: REST is otherwise unlimited (docs/contract.md §7 names MCP); attachment bytes count for both.
 REST_COUNTED_BUCKETS: frozenset[Bucket] = frozenset({"attachment_read"})
 
 

@@ -6,17 +6,23 @@ no SSRF into the deployment's network), no redirects, a 5 s timeout, at most 64 
 media type and a top-level object. `Settings.oauth_cimd_allow_loopback` (tests, local
 development) admits http://127.0.0.1 and [::1] URLs and skips the address check.
 
+The name is resolved once; every address is checked, and the connection goes to the checked
+address (the request keeps the URL's host in `Host` and, for https, in SNI and the certificate
+check), so a name that re-resolves elsewhere in between (DNS rebinding) cannot redirect the
+fetch. `ipaddress.is_global` alone is not enough on Python 3.11: it calls the IPv6 forms that
+embed an IPv4 address (NAT64, 6to4, IPv4-compatible) global even when the embedded address is
+loopback or private, so every embedded IPv4 address (those, IPv4-mapped, Teredo) is checked too.
+
 The stdlib client is enough for one GET and keeps the OAuth function free of another HTTP
-library. The address check resolves the name before connecting; a name that re-resolves
-differently in between (DNS rebinding) is a known gap, narrowed by the short timeout.
+library.
 """
 
 from __future__ import annotations
 
+import http.client
 import ipaddress
 import socket
-import urllib.error
-import urllib.request
+import ssl
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,48 +32,106 @@ from ..errors import ValidationError
 
 MAX_DOCUMENT_BYTES = 64 * 1024
 TIMEOUT_SECONDS = 5.0
-
-
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
-        return None  # the 3xx then surfaces as an HTTPError
-
-
-_opener = urllib.request.build_opener(_NoRedirects)
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 def _invalid(message: str) -> OAuthError:
     return OAuthError("invalid_client", f"client metadata document: {message}")
 
 
-def _check_public_address(host: str, port: int) -> None:
+def embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries (and would route to)."""
+    embedded: list[ipaddress.IPv4Address] = []
+    if address.ipv4_mapped is not None:
+        embedded.append(address.ipv4_mapped)
+    if address.sixtofour is not None:
+        embedded.append(address.sixtofour)
+    if address.teredo is not None:
+        embedded.extend(address.teredo)  # (server, client)
+    if any(address in network for network in _NAT64) or address in _IPV4_COMPATIBLE:
+        embedded.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    return embedded
+
+
+def is_public_address(address: IPAddress) -> bool:
+    """A unicast address on the public internet, including whatever IPv4 address it embeds."""
+    if not address.is_global or address.is_multicast:
+        return False
+    if isinstance(address, ipaddress.IPv6Address):
+        return all(is_public_address(inner) for inner in embedded_ipv4(address))
+    return True
+
+
+def _resolve(host: str, port: int, allow_loopback: bool) -> str:
+    """The one address the fetch connects to, every address of `host` checked first."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError:
         raise _invalid(f"cannot resolve {host}") from None
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0])
-        if not address.is_global:
-            raise _invalid(f"{host} resolves to a non-public address")
+    addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
+    if not addresses:
+        raise _invalid(f"cannot resolve {host}")
+    if not allow_loopback and not all(is_public_address(address) for address in addresses):
+        raise _invalid(f"{host} resolves to a non-public address")
+    return str(addresses[0])
+
+
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    """Connects to `address` instead of resolving `host` again; `Host` still names `host`."""
+
+    def __init__(self, host: str, port: int, address: str) -> None:
+        super().__init__(host, port, timeout=TIMEOUT_SECONDS)
+        self._address = address
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection((self._address, self.port), self.timeout)
+
+
+class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+    """TLS to `address`, with SNI and certificate verification for `host`."""
+
+    def __init__(self, host: str, port: int, address: str) -> None:
+        self._tls = ssl.create_default_context()
+        super().__init__(host, port, timeout=TIMEOUT_SECONDS, context=self._tls)
+        self._address = address
+
+    def connect(self) -> None:
+        raw = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._tls.wrap_socket(raw, server_hostname=self.host)
+
+
+def _get(url: str, allow_loopback: bool) -> tuple[int, str | None, bytes]:
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    secure = parts.scheme == "https"
+    port = parts.port or (443 if secure else 80)
+    address = _resolve(host, port, allow_loopback)
+    connection_type = _PinnedHTTPSConnection if secure else _PinnedHTTPConnection
+    connection = connection_type(host, port, address)
+    try:
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        connection.request("GET", target, headers={"Accept": "application/json", "User-Agent": "MeSQ-OAuth"})
+        response = connection.getresponse()  # http.client never follows redirects
+        body = response.read(MAX_DOCUMENT_BYTES + 1) if response.status == 200 else b""
+        return response.status, response.headers.get("Content-Type"), body
+    finally:
+        connection.close()
 
 
 def fetch_metadata_document(url: str, allow_loopback: bool) -> dict[str, Any]:
     """The JSON object at `url` (a checked CIMD client_id), or OAuthError invalid_client."""
-    parts = urlsplit(url)
-    if not allow_loopback:
-        _check_public_address(parts.hostname or "", parts.port or 443)
-    request = urllib.request.Request(url, headers={"Accept": "application/json", "User-Agent": "MeSQ-OAuth"})  # noqa: S310  # scheme checked by the caller
     try:
-        with _opener.open(request, timeout=TIMEOUT_SECONDS) as response:
-            if response.status != 200:
-                raise _invalid(f"{url} answered HTTP {response.status}")
-            if not is_json_media_type(response.headers.get("Content-Type")):
-                raise _invalid("the media type must be application/json")
-            raw = response.read(MAX_DOCUMENT_BYTES + 1)
-    except urllib.error.HTTPError as error:
-        raise _invalid(f"{url} answered HTTP {error.code} (redirects are not followed)") from None
-    except (urllib.error.URLError, OSError) as error:
+        status, content_type, raw = _get(url, allow_loopback)
+    except (OSError, http.client.HTTPException) as error:  # also ssl.SSLError and socket timeouts
         raise _invalid(f"cannot fetch {url} ({type(error).__name__})") from None
+    if 300 <= status < 400:
+        raise _invalid(f"{url} answered HTTP {status} (redirects are not followed)")
+    if status != 200:
+        raise _invalid(f"{url} answered HTTP {status}")
+    if not is_json_media_type(content_type):
+        raise _invalid("the media type must be application/json")
     if len(raw) > MAX_DOCUMENT_BYTES:
         raise _invalid(f"the document exceeds {MAX_DOCUMENT_BYTES} bytes")
     try:

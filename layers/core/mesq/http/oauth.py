@@ -1,11 +1,11 @@
-"""The OAuth 2.1 authorization server's HTTP side (product §1; docs/decisions.md "OAuth").
+"""The OAuth 2.1 authorization server's HTTP side (docs/contract.md §1; docs/decisions.md "OAuth").
 
 Routes: RFC 8414 metadata, RFC 9728 protected-resource metadata for the /mcp variants and REST
 (`/.well-known/oauth-protected-resource/mcp` itself is served with the MCP routes), RFC 7591
 registration, the authorization endpoint (which hands over to the consent page in mesq/web),
 the token endpoint and RFC 7009 revocation. Protocol errors answer the RFC shape
-`{"error", "error_description"}` with `Cache-Control: no-store`; the JSON body rules of product
-§3 on registration answer the product envelope (400 VALIDATION_ERROR), as for every JSON body.
+`{"error", "error_description"}` with `Cache-Control: no-store`; the JSON body rules of
+docs/contract.md §3 on registration answer the product envelope (400 VALIDATION_ERROR), as for every JSON body.
 The store is synchronous: every store call runs in the worker pool (`run_sync`).
 """
 
@@ -36,7 +36,7 @@ from ..asgi.envelope import failure
 from ..asgi.instance import client_ip, instance_url
 from ..asgi.trace import trace_id_of
 from ..auth.oauth import grants
-from ..auth.oauth.authorization import create_pending, redirect_with
+from ..auth.oauth.authorization import create_pending, redirect_with, requested_scopes
 from ..auth.oauth.clients import (
     Client,
     check_metadata_document_id,
@@ -59,15 +59,12 @@ from ..auth.oauth.metadata import (
     protected_resource_metadata,
 )
 from ..auth.oauth.resources import normalize_resource
-from ..auth.scopes import ALL_SCOPES
 from ..concurrency import run_sync
 from ..context import Services
 from ..errors import MesqError, NotFound
 from ..ratelimit import RateLimiter
 from .cimd import fetch_metadata_document
 
-#: Product §1 / seed: no scope or a blank one means these three (still shown on the consent page).
-DEFAULT_SCOPES = frozenset({"memo:read", "todo:read", "reading:read"})
 MAX_STATE_LENGTH = 1000
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 METADATA_CACHE = {"Cache-Control": "public, max-age=3600"}
@@ -200,12 +197,7 @@ class OAuthEndpoints:
             raise OAuthError("invalid_request", "code_challenge_method must be S256 (plain is not supported)")
         if not CODE_CHALLENGE_PATTERN.match(challenge):
             raise OAuthError("invalid_request", "code_challenge must be 43..128 unreserved characters")
-        requested = frozenset((params.get("scope") or "").split()) or DEFAULT_SCOPES
-        unknown = sorted(requested - set(ALL_SCOPES))
-        if unknown:
-            raise OAuthError("invalid_scope", f"unknown scope(s) {', '.join(unknown)}")
-        if client.scopes is not None and not requested <= client.scopes:
-            raise OAuthError("invalid_scope", "the client did not register some of the requested scopes")
+        requested = requested_scopes(client, params.get("scope"))
         resource = normalize_resource(_optional(params, "resource"), instance)
         return requested, resource, challenge
 

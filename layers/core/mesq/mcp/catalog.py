@@ -24,17 +24,7 @@ from mcp.shared.tool_name_validation import TOOL_NAME_REGEX
 
 from ..operations import REGISTRY, OperationFn
 from ..spec import Operation, Spec
-
-#: The tool groups of product §7. `all` and `default` are aliases for "every group".
-TOOLSETS: tuple[str, ...] = (
-    "memo",
-    "memo_attachments",
-    "todo",
-    "todo_inbox",
-    "todo_attachments",
-    "reading",
-)
-TOOLSET_ALIASES: tuple[str, ...] = ("all", "default")
+from ..toolsets import TOOLSETS
 
 #: Annotation keys as written in `x-mcp.annotations` -> the SDK's field names.
 _ANNOTATION_FIELDS = {

@@ -24,8 +24,9 @@ from ..context import Services
 from ..errors import Internal
 from ..operations import check_registry
 from ..spec import load_spec
+from ..toolsets import TOOLSETS
 from . import adapter, prompts, resources
-from .catalog import TOOLSETS, Catalog, build_catalog
+from .catalog import Catalog, build_catalog
 from .endpoint import McpEndpoint
 from .resource_metadata import METADATA_PATH, resource_metadata_endpoint
 from .result import logger

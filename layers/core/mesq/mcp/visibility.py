@@ -1,4 +1,4 @@
-"""Which tools one request may see and call (product §2, §7).
+"""Which tools one request may see and call (docs/contract.md §2, §7).
 
 visible = tools whose scopes the credential holds
           - write tools when the connection is read-only (/readonly path or X-MCP-Readonly)
@@ -17,7 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..errors import ValidationError
-from .catalog import TOOLSET_ALIASES, TOOLSETS, Catalog, CatalogTool
+from ..toolsets import TOOLSET_ALIASES, VALID_TOOLSET_NAMES, unknown_toolsets
+from .catalog import Catalog, CatalogTool
 
 READONLY_HEADER = "x-mcp-readonly"
 TOOLS_HEADER = "x-mcp-tools"
@@ -52,11 +53,11 @@ def parse_toolsets(names: Iterable[str], source: str) -> frozenset[str] | None:
     selected = [name.strip().lower() for name in names if name.strip()]
     if not selected:
         return None
-    unknown = sorted({name for name in selected if name not in TOOLSETS and name not in TOOLSET_ALIASES})
+    unknown = unknown_toolsets(selected)
     if unknown:
         raise ValidationError(
             f"unknown toolset{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} in {source}; "
-            f"valid toolsets: {', '.join((*TOOLSETS, *TOOLSET_ALIASES))}"
+            f"valid toolsets: {VALID_TOOLSET_NAMES}"
         )
     if any(name in TOOLSET_ALIASES for name in selected):
         return None
@@ -139,8 +140,9 @@ def resolve(
     if url_toolsets is not None:
         named = split_names(url_toolsets)
         if not named:
-            valid = ", ".join((*TOOLSETS, *TOOLSET_ALIASES))
-            raise ValidationError(f"the URL /mcp/x/{{toolsets}} names no toolset; valid toolsets: {valid}")
+            raise ValidationError(
+                f"the URL /mcp/x/{{toolsets}} names no toolset; valid toolsets: {VALID_TOOLSET_NAMES}"
+            )
         from_url = parse_toolsets(named, "the URL")
     from_header = parse_toolsets(split_names(headers.get(TOOLSETS_HEADER)), "X-MCP-Toolsets")
     allow_names = split_names(headers.get(TOOLS_HEADER))

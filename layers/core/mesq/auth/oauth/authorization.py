@@ -17,8 +17,9 @@ from authlib.common.urls import add_params_to_uri
 from ...errors import NotFound
 from ...store.ports import Condition, ConditionFailed, Delete, ItemStore, Put
 from ...timestamps import now_timestamp
-from ..scopes import order_scopes
+from ..scopes import ALL_SCOPES, order_scopes
 from .clients import Client, registered_client
+from .errors import OAuthError
 from .grants import list_grants, revoke_grant
 from .keys import CODE_PREFIX, CODE_SECONDS, PENDING_SECONDS, code_key, digest, new_id, new_secret, pending_key
 
@@ -29,8 +30,12 @@ __all__ = [
     "list_grants",
     "load_pending",
     "redirect_with",
+    "requested_scopes",
     "revoke_grant",
 ]
+
+#: docs/contract.md §1: no scope or a blank one means these three (still shown on the consent page).
+DEFAULT_SCOPES = frozenset({"memo:read", "todo:read", "reading:read"})
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,26 @@ def redirect_with(uri: str, params: dict[str, str | None]) -> str:
     """`uri` with `params` added to its query (existing query parameters are kept)."""
     url: str = add_params_to_uri(uri, [(name, value) for name, value in params.items() if value is not None])
     return url
+
+
+def requested_scopes(client: Client, scope: str | None) -> frozenset[str]:
+    """The scopes an authorization request asks for, or OAuthError invalid_scope.
+
+    Without `scope`, a client that registered scopes gets the default set narrowed to what it
+    registered (a client registered for `memo:read memo:write` gets `memo:read`); when that leaves
+    nothing (it registered write scopes only), the scopes it registered. Either way the person
+    approves them on the consent page."""
+    requested = frozenset((scope or "").split())
+    if not requested:
+        if client.scopes is None:
+            return DEFAULT_SCOPES
+        return (DEFAULT_SCOPES & client.scopes) or client.scopes
+    unknown = sorted(requested - set(ALL_SCOPES))
+    if unknown:
+        raise OAuthError("invalid_scope", f"unknown scope(s) {', '.join(unknown)}")
+    if client.scopes is not None and not requested <= client.scopes:
+        raise OAuthError("invalid_scope", "the client did not register some of the requested scopes")
+    return requested
 
 
 def create_pending(

@@ -66,9 +66,17 @@ def _redirect_error(message: str) -> OAuthError:
     return OAuthError("invalid_redirect_uri", message)
 
 
+def _has_unsafe_characters(uri: str) -> bool:
+    """Whitespace or control characters. `urlsplit` silently drops CR, LF and TAB (WHATWG URL
+    parsing), so a URI carrying them would be stored, compared and redirected to as another URI."""
+    return any(character <= " " or "\x7f" <= character <= "\x9f" for character in uri)
+
+
 def check_redirect_uri(uri: str) -> str:
     if not isinstance(uri, str) or not uri or len(uri) > MAX_URI_LENGTH:
         raise _redirect_error(f"redirect URIs must be 1..{MAX_URI_LENGTH} characters")
+    if _has_unsafe_characters(uri):
+        raise _redirect_error("redirect URIs must not contain spaces or control characters (CR, LF, TAB...)")
     try:
         parts = urlsplit(uri)
         parts.port  # noqa: B018  # raises ValueError on a bad port
@@ -267,6 +275,9 @@ def match_redirect_uri(client: Client, requested: str | None) -> str:
         if len(client.redirect_uris) == 1:
             return client.redirect_uris[0]
         raise OAuthError("invalid_request", "redirect_uri is required: the client registered several")
+    if "#" in requested or _has_unsafe_characters(requested):
+        # RFC 6749 §3.1.2: the redirection endpoint URI MUST NOT include a fragment.
+        raise OAuthError("invalid_request", "redirect_uri must not have a fragment, spaces or control characters")
     if requested in client.redirect_uris:
         return requested
     portless = _loopback_portless(requested)

@@ -11,6 +11,7 @@ would have expired, so presenting it again is recognised as reuse and revokes th
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from authlib.oauth2.rfc7636.challenge import CODE_VERIFIER_PATTERN, compare_s256
 from ...context import Principal
 from ...errors import NotFound, Unauthorized
 from ...store.paging import walk
-from ...store.ports import Condition, ConditionFailed, Delete, ItemStore, Put, Update, WriteOp
+from ...store.ports import Condition, ConditionFailed, Delete, ItemStore, Key, Put, Update, WriteOp
 from ...timestamps import format_timestamp, now_timestamp, utc_now
 from ..scopes import order_scopes
 from ..tokens import record_use
@@ -125,18 +126,14 @@ def exchange_code(
     if record["state"] != "issued":
         _revoke_replayed(items, record)
         raise _invalid_grant("the authorization code was already used; the tokens issued from it are revoked")
-    if record["clientId"] != client_id:
-        raise _invalid_grant("the authorization code was issued to another client")
-    if record["expiresAtEpoch"] <= time.time():
-        raise _invalid_grant("the authorization code has expired")
-    if redirect_uri != record["redirectUri"] and (record["redirectUriGiven"] or redirect_uri is not None):
-        raise _invalid_grant("redirect_uri does not match the one of the authorization request")
-    if not CODE_VERIFIER_PATTERN.match(code_verifier):
-        raise _invalid_grant("code_verifier must be 43..128 unreserved characters (RFC 7636)")
-    if not compare_s256_code_challenge(code_verifier, record["codeChallenge"]):
-        raise _invalid_grant("code_verifier does not match the code_challenge")
-    if resource is not None and normalize_resource(resource, instance) != record["resource"]:
-        raise OAuthError("invalid_target", "resource differs from the one the user approved")
+    used_until = int(record["expiresAtEpoch"]) + USED_CODE_RETENTION_SECONDS
+    try:
+        _check_code(record, client_id, redirect_uri, code_verifier, resource, instance)
+    except OAuthError:
+        # A code is single-use whatever the outcome (RFC 6749 §4.1.2): a failed PKCE or
+        # redirect check spends it too, so a stolen code gets one guess.
+        _spend_failed_code(items, key, used_until)
+        raise
     grant_id = new_id()
     grant = {
         "pk": grant_key(record["userId"], grant_id)[0],
@@ -151,7 +148,6 @@ def exchange_code(
     }
     tokens, writes, digests = _token_writes(grant, record["scopes"])
     grant.update(digests)
-    used_until = int(record["expiresAtEpoch"]) + USED_CODE_RETENTION_SECONDS
     try:
         items.transact(
             [
@@ -171,6 +167,35 @@ def exchange_code(
             _revoke_replayed(items, replayed)
         raise _invalid_grant("the authorization code was already used; the tokens issued from it are revoked") from None
     return tokens
+
+
+def _check_code(
+    record: dict[str, Any],
+    client_id: str,
+    redirect_uri: str | None,
+    code_verifier: str,
+    resource: str | None,
+    instance: str,
+) -> None:
+    if record["clientId"] != client_id:
+        raise _invalid_grant("the authorization code was issued to another client")
+    if record["expiresAtEpoch"] <= time.time():
+        raise _invalid_grant("the authorization code has expired")
+    if redirect_uri != record["redirectUri"] and (record["redirectUriGiven"] or redirect_uri is not None):
+        raise _invalid_grant("redirect_uri does not match the one of the authorization request")
+    if not CODE_VERIFIER_PATTERN.match(code_verifier):
+        raise _invalid_grant("code_verifier must be 43..128 unreserved characters (RFC 7636)")
+    if not compare_s256_code_challenge(code_verifier, record["codeChallenge"]):
+        raise _invalid_grant("code_verifier does not match the code_challenge")
+    if resource is not None and normalize_resource(resource, instance) != record["resource"]:
+        raise OAuthError("invalid_target", "resource differs from the one the user approved")
+
+
+def _spend_failed_code(items: ItemStore, key: Key, used_until: int) -> None:
+    """Mark an issued code used without a grant (a later presentation is then a replay)."""
+    spend = Update(key=key, set={"state": "used", "ttl": used_until}, condition=Condition(equals={"state": "issued"}))
+    with contextlib.suppress(ConditionFailed):  # a concurrent exchange spent it first
+        items.update(spend)
 
 
 def _revoke_replayed(items: ItemStore, code_record: dict[str, Any]) -> None:
@@ -219,8 +244,10 @@ def refresh(
             [
                 Update(key=key, set={"state": "used"}, condition=Condition(equals={"state": "active"})),
                 Update(
+                    # A narrowed refresh narrows the grant: later refreshes without `scope` keep the
+                    # narrowed set (RFC 6749 §6 lets a refresh reduce, never regain, the scope).
                     key=grant_key(grant["userId"], grant["grantId"]),
-                    set=digests,
+                    set={**digests, "scopes": scopes},
                     condition=Condition(equals={"refreshDigest": grant["refreshDigest"]}),
                 ),
                 # The access token of the previous round goes: one live access token per grant.

@@ -20,11 +20,12 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from ...toolsets import VALID_TOOLSET_NAMES, unknown_toolsets
 from .errors import OAuthError
 
 MCP_PATH = "/mcp"
 REST_PATH = "/api/toolkit"
-_RESOURCE_PATH = re.compile(r"/mcp(/readonly|/x/[a-z0-9_,-]{1,200}(/readonly)?)?|/api/toolkit")
+_RESOURCE_PATH = re.compile(r"/mcp(/readonly|/x/(?P<toolsets>[a-z0-9_,-]{1,200})(/readonly)?)?|/api/toolkit")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -53,11 +54,23 @@ def normalize_resource(resource: str | None, instance: str) -> str:
     if _origin(resource) != _origin(instance):
         raise OAuthError("invalid_target", f"resource {resource!r} is not served by this instance ({instance})")
     path = parts.path.rstrip("/")
-    if not _RESOURCE_PATH.fullmatch(path):
+    match = _RESOURCE_PATH.fullmatch(path)
+    if not match:
         raise OAuthError(
             "invalid_target",
             f"resource {resource!r} is not a protected resource of this instance; use {instance}{MCP_PATH}",
         )
+    if match["toolsets"] is not None:
+        # The same names the /mcp/x/{toolsets} route accepts: a token must not be bound to a URL
+        # that can never be connected to.
+        names = [name for name in match["toolsets"].split(",") if name]
+        unknown = unknown_toolsets(names)
+        if unknown or not names:
+            raise OAuthError(
+                "invalid_target",
+                f"resource {resource!r} names unknown toolset(s) {', '.join(unknown) or '(none)'}; "
+                f"valid toolsets: {VALID_TOOLSET_NAMES}",
+            )
     return instance + path
 
 
