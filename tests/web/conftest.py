@@ -10,6 +10,7 @@ import re
 import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +24,8 @@ from mesq.auth.users import create_user
 from mesq.context import Call, Principal, Services
 from mesq.memos.operations import create_memo, delete_memo
 from mesq.web import ThrottlePolicy, web_routes
+
+from ..conftest import LiveServer, start_server, stop_server
 
 BASE = "https://testserver"
 PASSWORD = "correct horse battery"
@@ -64,6 +67,14 @@ class Browser:
     def post(self, path: str, data: dict[str, Any] | None = None, **kwargs: Any) -> Any:
         form = {"csrf": self.csrf, **(data or {})}
         return self.client.post(path, data=form, follow_redirects=False, **kwargs)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[LiveServer]:
+    """A real `mesq serve` subprocess (for the Chromium tests)."""
+    live = start_server(tmp_path / "live")
+    yield live
+    stop_server(live)
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from __future__ import annotations
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute
 
-from .asgi.app import starlette_app
+from .asgi.app import ErrorPage, starlette_app
 from .context import Services
 
 
@@ -39,6 +39,12 @@ def _oauth_routes(services: Services) -> list[BaseRoute]:
     return [*oauth_routes(services), *web_routes(services)]
 
 
+def _browser_error_page() -> ErrorPage:
+    from .web import browser_error_page
+
+    return browser_error_page
+
+
 def create_api_app(services: Services) -> Starlette:
     return starlette_app(_api_routes(services))
 
@@ -48,8 +54,10 @@ def create_mcp_app(services: Services) -> Starlette:
 
 
 def create_oauth_app(services: Services) -> Starlette:
-    return starlette_app(_oauth_routes(services))
+    """The apps that serve browser pages answer a browser's 404/405/500 with a page."""
+    return starlette_app(_oauth_routes(services), error_page=_browser_error_page())
 
 
 def create_local_app(services: Services) -> Starlette:
-    return starlette_app([*_api_routes(services), *_mcp_routes(services), *_oauth_routes(services)])
+    routes = [*_api_routes(services), *_mcp_routes(services), *_oauth_routes(services)]
+    return starlette_app(routes, error_page=_browser_error_page())

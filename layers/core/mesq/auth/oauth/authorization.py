@@ -20,13 +20,14 @@ from ...timestamps import now_timestamp
 from ..scopes import ALL_SCOPES, order_scopes
 from .clients import Client, registered_client
 from .errors import OAuthError
-from .grants import list_grants, revoke_grant
+from .grants import get_grant, list_grants, revoke_grant
 from .keys import CODE_PREFIX, CODE_SECONDS, PENDING_SECONDS, code_key, digest, new_id, new_secret, pending_key
 
 __all__ = [
     "PendingAuthorization",
     "create_pending",
     "decide",
+    "get_grant",
     "list_grants",
     "load_pending",
     "redirect_with",
