@@ -12,8 +12,8 @@ import uvicorn
 from aws_lambda_powertools import Logger
 
 from .apps import create_local_app
+from .asgi.access_log import AccessLogMiddleware, LogFormat
 from .context import Services
-from .http.access_log import AccessLogMiddleware, LogFormat
 
 
 class ListenError(Exception):

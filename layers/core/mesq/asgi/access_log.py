@@ -16,7 +16,7 @@ from typing import Literal
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..asgi.trace import TRACE_HEADER
+from .trace import TRACE_HEADER
 
 LogFormat = Literal["plain", "json"]
 LOG_FORMATS: tuple[LogFormat, ...] = ("plain", "json")
