@@ -22,10 +22,10 @@ from starlette.testclient import TestClient
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.config import Settings
 from mesq.context import Services
 from mesq.server import create_local_app
 from mesq.services import build_services
+from tests.settings import inprocess_settings
 
 REPO = Path(__file__).resolve().parents[1]
 ALL_MEMO = "memo:read,memo:write"
@@ -44,7 +44,7 @@ class Account:
 
 @pytest.fixture
 def services(tmp_path: Path) -> Iterator[Services]:
-    built = build_services(Settings(data_dir=tmp_path / "data"))
+    built = build_services(inprocess_settings(data_dir=tmp_path / "data"))
     yield built
     built.items.close()
 

@@ -17,6 +17,7 @@ from mesq.context import Services
 from mesq.store.ports import Update
 from mesq.timestamps import format_timestamp, utc_now
 from mesq.web import browser_error_page
+from tests.settings import inprocess_settings
 
 from .conftest import Browser, grant_for
 
@@ -50,11 +51,12 @@ def test_the_oauth_function_shows_pages_too(services: Services) -> None:
     assert page.status_code == 404 and page.headers["content-type"].startswith("text/html")
 
 
-def test_a_fault_is_a_page_with_only_the_trace_id() -> None:
+def test_a_fault_is_a_page_with_only_the_trace_id(tmp_path) -> None:
     async def broken(request: object) -> Response:
         raise RuntimeError("secret internals")
 
-    app = starlette_app([Route("/broken", broken)], error_page=browser_error_page)
+    settings = inprocess_settings(data_dir=tmp_path)
+    app = starlette_app([Route("/broken", broken)], settings, error_page=browser_error_page)
     with TestClient(app, raise_server_exceptions=False) as test_client:
         page = test_client.get("/broken", headers=HTML)
         api = test_client.get("/broken")

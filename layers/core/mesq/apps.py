@@ -14,9 +14,11 @@ own (the OAuth and REST functions never import the MCP SDK; a test checks).
 from __future__ import annotations
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from .asgi.app import ErrorPage, starlette_app
+from .asgi.body_deadline import BodyDeadlineMiddleware
 from .context import Services
 
 
@@ -46,18 +48,24 @@ def _browser_error_page() -> ErrorPage:
 
 
 def create_api_app(services: Services) -> Starlette:
-    return starlette_app(_api_routes(services))
+    return starlette_app(_api_routes(services), services.settings)
 
 
 def create_mcp_app(services: Services) -> Starlette:
-    return starlette_app(_mcp_routes(services))
+    return starlette_app(_mcp_routes(services), services.settings)
 
 
 def create_oauth_app(services: Services) -> Starlette:
     """The apps that serve browser pages answer a browser's 404/405/500 with a page."""
-    return starlette_app(_oauth_routes(services), error_page=_browser_error_page())
+    return starlette_app(_oauth_routes(services), services.settings, error_page=_browser_error_page())
 
 
 def create_local_app(services: Services) -> Starlette:
     routes = [*_api_routes(services), *_mcp_routes(services), *_oauth_routes(services)]
-    return starlette_app(routes, error_page=_browser_error_page())
+    # The body deadline only here: on Lambda, API Gateway delivers whole bodies.
+    return starlette_app(
+        routes,
+        services.settings,
+        error_page=_browser_error_page(),
+        extra=[Middleware(BodyDeadlineMiddleware, settings=services.settings)],
+    )

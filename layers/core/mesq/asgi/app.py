@@ -1,5 +1,5 @@
 """The one way every MeSQ Starlette app is built (REST, MCP and OAuth functions, `mesq serve`):
-the trace-id middleware around the routes, and the handlers that turn a routing miss or an
+the trace-id middleware and the Host check around the routes, and the handlers that turn a routing miss or an
 unexpected fault into the JSON error envelope, or, for the apps that serve browser pages, into
 an HTML page for a browser."""
 
@@ -15,9 +15,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
+from ..config import Settings
 from ..errors import Internal, MesqError, MethodNotAllowed, NotFound
 from .body import accepts_html
 from .envelope import failure, internal_failure
+from .hosts import HostGuardMiddleware
 from .trace import TraceIdMiddleware, trace_id_of
 
 #: Renders an error as a browser page (mesq/web supplies it; this layer does not know templates).
@@ -59,11 +61,19 @@ def exception_handlers(error_page: ErrorPage | None = None) -> dict[Any, Any]:
     return {HTTPException: http_error, Exception: unhandled}
 
 
-def starlette_app(routes: Sequence[BaseRoute], error_page: ErrorPage | None = None) -> Starlette:
-    """Every MeSQ app (REST function, MCP function, `mesq serve`) is built the same way; the ones
-    that serve browser pages pass `error_page`."""
+def starlette_app(
+    routes: Sequence[BaseRoute],
+    settings: Settings,
+    *,
+    error_page: ErrorPage | None = None,
+    extra: Sequence[Middleware] = (),
+) -> Starlette:
+    """Every MeSQ app (REST function, MCP function, OAuth function, `mesq serve`) is built the
+    same way: a trace id on every answer, then the Host check against DNS rebinding, then
+    `extra` (the local server's body deadline). The apps that serve browser pages pass
+    `error_page`."""
     return Starlette(
         routes=list(routes),
         exception_handlers=exception_handlers(error_page),
-        middleware=[Middleware(TraceIdMiddleware)],
+        middleware=[Middleware(TraceIdMiddleware), Middleware(HostGuardMiddleware, settings=settings), *extra],
     )

@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .. import __version__
-from ..asgi.auth import authenticate, require_scopes
+from ..asgi.auth import require_scopes, rest_principal
 from ..asgi.body import read_json_object
 from ..asgi.envelope import NO_STORE, failure, internal_failure, success
 from ..asgi.trace import trace_id_of
@@ -35,7 +35,7 @@ REST_COUNTED_BUCKETS: frozenset[Bucket] = frozenset({"attachment_read"})
 async def run_operation(
     operation: Operation, services: Services, limiter: RateLimiter, request: Request, trace_id: str
 ) -> Response:
-    principal = authenticate(request, services)
+    principal = await rest_principal(request, services, limiter)
     require_scopes(principal, operation.scopes)
     arguments = collect_arguments(operation, request)
     if operation.has_body:

@@ -30,7 +30,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
-from ..asgi.auth import authenticate, require_scopes
+from ..asgi.auth import require_scopes, rest_principal
 from ..asgi.envelope import NO_STORE, failure, internal_failure, logger, success
 from ..asgi.trace import trace_id_of
 from ..attachments import reads, uploads
@@ -63,7 +63,7 @@ def _storage_failed(trace_id: str, exc: BaseException) -> Response:
 
 
 async def _principal(request: Request, services: Services, scope: str) -> Principal:
-    principal = await run_sync(authenticate, request, services)
+    principal = await rest_principal(request, services, RateLimiter(services.items, services.settings))
     require_scopes(principal, (scope,))
     return principal
 

@@ -11,18 +11,16 @@ The store is synchronous: every store call runs in the worker pool (`run_sync`).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from authlib.common.urls import url_decode
 from authlib.oauth2.rfc7636.challenge import CODE_CHALLENGE_PATTERN
 from starlette.datastructures import QueryParams
-from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
-from starlette.routing import Route, request_response
-from starlette.types import ASGIApp
+from starlette.routing import Route
 
+from ..asgi.auth import count_unauthenticated
 from ..asgi.body import (
     FORM_MEDIA_TYPE,
     MAX_FORM_BYTES,
@@ -32,8 +30,9 @@ from ..asgi.body import (
     read_json_object,
     read_limited,
 )
+from ..asgi.cors import open_cors
 from ..asgi.envelope import failure
-from ..asgi.instance import client_ip, instance_url
+from ..asgi.instance import instance_url
 from ..asgi.trace import trace_id_of
 from ..auth.oauth import grants
 from ..auth.oauth.authorization import create_pending, redirect_with, requested_scopes
@@ -61,18 +60,24 @@ from ..auth.oauth.metadata import (
 from ..auth.oauth.resources import normalize_resource
 from ..concurrency import run_sync
 from ..context import Services
-from ..errors import MesqError, NotFound
+from ..errors import MesqError, NotFound, RateLimited
 from ..ratelimit import RateLimiter
 from .cimd import fetch_metadata_document
 
 MAX_STATE_LENGTH = 1000
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 METADATA_CACHE = {"Cache-Control": "public, max-age=3600"}
-Endpoint = Callable[[Request], Awaitable[Response]]
 
 
 def oauth_error(error: OAuthError) -> JSONResponse:
     return JSONResponse(error.body(), status_code=error.status, headers=NO_STORE)
+
+
+def rate_limited(limited: RateLimited) -> JSONResponse:
+    """RFC 6749's shape for an anonymous caller over its per-IP budget, with Retry-After."""
+    body = {"error": "temporarily_unavailable", "error_description": limited.message}
+    headers = {**NO_STORE, "Retry-After": str(limited.retry_after_seconds)}
+    return JSONResponse(body, status_code=429, headers=headers)
 
 
 def _single_params(pairs: list[tuple[str, str]]) -> dict[str, str]:
@@ -123,9 +128,8 @@ class OAuthEndpoints:
     async def register(self, request: Request) -> Response:
         trace_id = trace_id_of(request)
         try:
-            if self.limiter.enabled:
-                # Anyone may register: count it like other unauthenticated calls, per client IP.
-                await run_sync(self.limiter.hit, f"ip:{client_ip(request)}", "unauthenticated")
+            # Anyone may register: count it like other unauthenticated calls, per client IP.
+            await count_unauthenticated(self.limiter, request)
             document = await read_json_object(request)
         except MesqError as error:  # RATE_LIMITED, or the JSON body rules' VALIDATION_ERROR
             return failure(error, trace_id)
@@ -149,7 +153,18 @@ class OAuthEndpoints:
             raise OAuthError("invalid_client", f"unknown client_id {client_id!r}; register the client first")
         return client
 
+    async def _over_budget(self, request: Request) -> Response | None:
+        """Authorize, token and revoke answer anyone, and authorize writes a pending request:
+        each call counts against the client IP's unauthenticated budget."""
+        try:
+            await count_unauthenticated(self.limiter, request)
+        except RateLimited as limited:
+            return rate_limited(limited)
+        return None
+
     async def authorize(self, request: Request) -> Response:
+        if refused := await self._over_budget(request):
+            return refused
         issuer = instance_url(request, self.services)
         try:
             params = _single_params(list(QueryParams(request.url.query).multi_items()))
@@ -227,6 +242,8 @@ class OAuthEndpoints:
         return client_id
 
     async def token(self, request: Request) -> Response:
+        if refused := await self._over_budget(request):
+            return refused
         instance = instance_url(request, self.services)
         items = self.services.items
         try:
@@ -267,6 +284,8 @@ class OAuthEndpoints:
     # -- revocation (RFC 7009) ------------------------------------------------------------------
 
     async def revoke(self, request: Request) -> Response:
+        if refused := await self._over_budget(request):
+            return refused
         try:
             if is_json_media_type(request.headers.get("content-type")):
                 raw = await read_limited(request, MAX_FORM_BYTES)
@@ -286,27 +305,19 @@ class OAuthEndpoints:
         return Response(status_code=200, headers=NO_STORE)
 
 
-def _cors(endpoint: Endpoint, methods: list[str]) -> ASGIApp:
-    """Browser-based MCP clients call discovery, registration, token and revocation cross-origin;
-    none of them uses cookies, so any origin may (the authorization endpoint is a navigation)."""
-    return CORSMiddleware(
-        request_response(endpoint), allow_origins=["*"], allow_methods=methods, allow_headers=["*"], max_age=3600
-    )
-
-
 def oauth_routes(services: Services) -> list[Route]:
     endpoints = OAuthEndpoints(services)
     read = ["GET", "OPTIONS"]
     post = ["POST", "OPTIONS"]
     resource_paths = ["", "/mcp/readonly", "/mcp/x/{toolsets}", "/mcp/x/{toolsets}/readonly", "/api/toolkit"]
     return [
-        Route("/.well-known/oauth-authorization-server", _cors(endpoints.server_metadata, read), methods=read),
+        Route("/.well-known/oauth-authorization-server", open_cors(endpoints.server_metadata, read), methods=read),
         *(
-            Route(PROTECTED_RESOURCE_PREFIX + path, _cors(endpoints.resource_metadata, read), methods=read)
+            Route(PROTECTED_RESOURCE_PREFIX + path, open_cors(endpoints.resource_metadata, read), methods=read)
             for path in resource_paths
         ),
-        Route(REGISTER_PATH, _cors(endpoints.register, post), methods=post),
+        Route(REGISTER_PATH, open_cors(endpoints.register, post), methods=post),
         Route(AUTHORIZE_PATH, endpoints.authorize, methods=["GET"]),
-        Route(TOKEN_PATH, _cors(endpoints.token, post), methods=post),
-        Route(REVOKE_PATH, _cors(endpoints.revoke, post), methods=post),
+        Route(TOKEN_PATH, open_cors(endpoints.token, post), methods=post),
+        Route(REVOKE_PATH, open_cors(endpoints.revoke, post), methods=post),
     ]

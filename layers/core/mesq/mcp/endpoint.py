@@ -47,10 +47,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Message, Receive, Scope, Send
 
-from ..asgi.auth import authenticate_bearer, bearer_token
+from ..asgi.auth import authenticate_bearer, bearer_token, count_unauthenticated
 from ..asgi.body import read_limited
 from ..asgi.envelope import failure, internal_failure
-from ..asgi.instance import client_ip
 from ..asgi.origin import is_allowed_origin
 from ..asgi.trace import trace_id_of
 from ..auth.scopes import READ_SCOPES, missing_scopes, order_scopes
@@ -187,7 +186,7 @@ class McpEndpoint:
         """The 401 to answer, unless this client IP is over its unauthenticated budget (429)."""
         challenge = self._challenge(request, *params, f"scope={_quoted(CONNECT_SCOPES)}")
         try:
-            await self._limit(f"ip:{client_ip(request)}", "unauthenticated")
+            await count_unauthenticated(self.limiter, request)
         except RateLimited as limited:
             # Keep the challenge: a client discovers how to sign in from it.
             return _Rejected(limited, challenge)

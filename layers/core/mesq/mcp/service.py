@@ -20,6 +20,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from starlette.routing import Route
 
 from .. import __version__
+from ..asgi.cors import open_cors
 from ..context import Services
 from ..errors import Internal
 from ..operations import check_registry
@@ -203,10 +204,12 @@ def mcp_routes(services: Services, catalog: Catalog | None = None) -> list[Route
     server = build_server(catalog)
     read_write = McpEndpoint(server, catalog, services, readonly=False)
     read_only = McpEndpoint(server, catalog, services, readonly=True)
+    read = ["GET", "OPTIONS"]
     return [
         Route("/mcp", read_write),
         Route("/mcp/readonly", read_only),
         Route("/mcp/x/{toolsets}", read_write),
         Route("/mcp/x/{toolsets}/readonly", read_only),
-        Route(METADATA_PATH, resource_metadata_endpoint(services), methods=["GET"]),
+        # Where the 401 points: CORS like its sibling documents, for browser-hosted clients.
+        Route(METADATA_PATH, open_cors(resource_metadata_endpoint(services), read), methods=read),
     ]
