@@ -1,15 +1,19 @@
 """Every response carries a trace id: `X-Trace-Id` on the wire (also on health, the OpenAPI
 document and answers the MCP SDK writes itself) and `traceId` in every envelope. The middleware
-mints it once per request into the ASGI scope's state, where handlers read it."""
+mints it once per request into the ASGI scope's state, where handlers read it, and makes it the
+Powertools correlation id of every log line the request writes (`correlation_id` = `traceId`)."""
 
 from __future__ import annotations
 
 import secrets
 
+from aws_lambda_powertools import Logger
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 TRACE_HEADER = b"x-trace-id"
+
+logger = Logger(child=True)
 
 
 def new_trace_id() -> str:
@@ -23,6 +27,15 @@ def trace_id_of(request: Request) -> str:
     return trace_id
 
 
+def correlate_logs(trace_id: str) -> None:
+    """Tag this request's log lines with its trace id. The key lives in a context variable (one
+    per request task, copied into the worker threads by `run_sync`), so concurrent requests of
+    `mesq serve` never see each other's. Without a parent Logger (an app mounted in a test)
+    there is no structured output to tag."""
+    if logger.registered_handler is not None:
+        logger.thread_safe_append_keys(correlation_id=trace_id)
+
+
 class TraceIdMiddleware:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -33,6 +46,7 @@ class TraceIdMiddleware:
             return
         trace_id = new_trace_id()
         scope.setdefault("state", {})["trace_id"] = trace_id
+        correlate_logs(trace_id)
 
         async def send_with_trace(message: Message) -> None:
             if message["type"] == "http.response.start":

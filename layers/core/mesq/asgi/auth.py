@@ -63,10 +63,3 @@ def require_scopes(principal: Principal, needed: tuple[str, ...]) -> None:
     missing = missing_scopes(principal.scopes, needed)
     if missing:
         raise Forbidden(f"this credential lacks the scope(s) {', '.join(missing)}")
-
-
-def rest_challenge(request: Request, services: Services) -> dict[str, str]:
-    """The REST 401 challenge: like /mcp's, it names the protected-resource metadata (RFC 9728),
-    so an OAuth client can find the authorization server from a REST call too."""
-    metadata = f"{instance_url(request, services)}/.well-known/oauth-protected-resource/api/toolkit"
-    return {"WWW-Authenticate": f'Bearer realm="mesq", resource_metadata="{metadata}"'}

@@ -5,7 +5,7 @@ configured instance URL, or an `Origin` whose host[:port] equals the `Host` head
 comparison only: TLS may end at a proxy) — or, on a server reached over loopback, any loopback
 origin (a local tool on another port). Anything else, including the opaque origin `null`, is
 refused. "Equals the Host" is safe only because `Host` itself was checked first
-(mesq/http/hosts.py, on every app): a rebinding page's Host is 421 before this runs.
+(mesq/asgi/hosts.py, on every app): a rebinding page's Host is 421 before this runs.
 """
 
 from __future__ import annotations

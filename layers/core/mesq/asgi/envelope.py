@@ -9,7 +9,7 @@ from starlette.responses import JSONResponse
 
 from ..errors import Internal, MesqError
 
-logger = Logger(service="mesq", child=True)
+logger = Logger(child=True)
 
 NO_STORE = {"Cache-Control": "private, no-store"}
 

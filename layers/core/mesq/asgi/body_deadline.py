@@ -29,7 +29,7 @@ from ..errors import RequestTimeout
 from .envelope import failure
 from .trace import trace_id_of
 
-logger = Logger(service="mesq", child=True)
+logger = Logger(child=True)
 Abort = Literal["timeout", "disconnect"]
 
 
