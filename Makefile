@@ -6,7 +6,17 @@ STAMP := $(VENV)/.installed-stamp
 DATA_DIR ?= .mesq
 PORT ?= 8787
 
-.PHONY: run test lint typecheck unit bench install clean
+.PHONY: run test lint typecheck unit bench install clean prerequisites-run prerequisites-test
+# Prerequisites, then the venv, then the work: in that order even under -j.
+.NOTPARALLEL:
+
+# Python, Java, npm, Chromium...: installed with apt-get when root on Debian (as CI runs), else one
+# line naming what is missing and the command that installs it.
+prerequisites-run:
+	@PYTHON=$(PYTHON) bash infra/prerequisites.sh run
+
+prerequisites-test:
+	@PYTHON=$(PYTHON) bash infra/prerequisites.sh test
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python >= 3.11 is required") if sys.version_info < (3, 11) else None'
@@ -17,10 +27,10 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-run: install
+run: prerequisites-run install
 	@echo "Starting MeSQ on SQLite + local files under $(DATA_DIR)/"
 	@echo "In another terminal, create a user and a token:"
-	@echo "  $(BIN)/mesq user create alice --data-dir $(DATA_DIR)"
+	@echo "  $(BIN)/mesq user create alice --admin --data-dir $(DATA_DIR)   (or open /setup in the browser)"
 	@echo "  $(BIN)/mesq token create alice --name laptop --scopes memo:read,memo:write --data-dir $(DATA_DIR)"
 	@echo "MCP endpoint: http://127.0.0.1:$(PORT)/mcp   REST: http://127.0.0.1:$(PORT)/api/toolkit/memo"
 	$(BIN)/mesq serve --data-dir $(DATA_DIR) --port $(PORT)
@@ -31,7 +41,7 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
-test: install
+test: prerequisites-test install
 	$(BIN)/python infra/dynamodb_local.py --install-only
 	$(BIN)/python infra/conformance_suite.py --install-only
 	$(MAKE) --no-print-directory lint typecheck

@@ -1,4 +1,4 @@
-"""The read route's status codes (product §8) and the path rules: 404 missing object, 500 storage
+"""The read route's status codes (docs/contract.md §8) and the path rules: 404 missing object, 500 storage
 failure before the response or a response-header timeout, 499 client cancelled (driven through
 ASGI with a receive() that reports the disconnect); traversal, another user's path, a deleted
 object's path and unregistered objects never return bytes; REST reads count in the

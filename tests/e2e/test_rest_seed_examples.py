@@ -7,26 +7,22 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import httpx
 import pytest
+import yaml
 
 from tests.conftest import REPO, start_server, stop_server
 
-SEED = REPO.parent / "shared" / "seeds" / "003_896970ba206bcd66.txt"
+#: The user documentation's curl examples, as data (checked in; see the file's header).
+EXAMPLES = REPO / "tests" / "fixtures" / "seed_rest_examples.yaml"
 
 
 def seed_curl_commands() -> list[str]:
-    text = SEED.read_text(encoding="utf-8")
-    commands, current = [], []
-    for line in text.splitlines():
-        if line.startswith("curl ") or current:
-            current.append(line)
-            if not line.rstrip().endswith("\\"):
-                commands.append("\n".join(current))
-                current = []
-    return commands
+    document = yaml.safe_load(EXAMPLES.read_text(encoding="utf-8"))
+    return [example["command"] for example in document["examples"]]
 
 
 def fill(command: str, base_url: str, token: str, memo_id: str = "", revision: int = 0) -> str:
@@ -47,9 +43,14 @@ def run(command: str) -> dict:
 
 @pytest.fixture
 def make_run_server(tmp_path: Path):
-    """The README's `make run`, on a free port and a fresh data directory."""
-    server = start_server(tmp_path / "make-run", command=["make", "--no-print-directory", "run", "PORT={port}",
-                                                          "DATA_DIR={data_dir}"])  # fmt: skip
+    """The README's `make run`, on a free port and a fresh data directory, with the interpreter
+    these tests run on. Its install step is `make test`'s own first step, so it is taken as done
+    (`--assume-old`): a run from another tree (a clone, a worktree) then never re-installs the
+    venv it shares."""
+    interpreter = [f"BIN={Path(sys.executable).parent}", f"PYTHON={sys.executable}"]
+    argv = ["make", "--no-print-directory", "--assume-old=.venv/.installed-stamp", "run", *interpreter,
+            "PORT={port}", "DATA_DIR={data_dir}"]  # fmt: skip
+    server = start_server(tmp_path / "make-run", command=argv)
     yield server
     stop_server(server)
 

@@ -1,4 +1,4 @@
-"""The HTTP side of /mcp: credential challenges (product §1), the Origin check, the body cap
+"""The HTTP side of /mcp: credential challenges (docs/contract.md §1), the Origin check, the body cap
 (checked after credential and scope, before JSON), and private/no-store everywhere."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Rate limits (product §7): per credential and bucket, per IP without a credential, counters in
+"""Rate limits (docs/contract.md §7): per credential and bucket, per IP without a credential, counters in
 the store (shared by every instance), HTTP 429 with Retry-After and RATE_LIMITED."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""RFC 7591 registration under the JSON body rules of product §3, and the discovery documents."""
+"""RFC 7591 registration under the JSON body rules of docs/contract.md §3, and the discovery documents."""
 
 from __future__ import annotations
 

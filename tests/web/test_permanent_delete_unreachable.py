@@ -1,4 +1,4 @@
-"""A PAT (or any bearer credential) can never permanently delete (product §1, seed 永久删除)."""
+"""A PAT (or any bearer credential) can never permanently delete (docs/contract.md §1, seed 永久删除)."""
 
 from __future__ import annotations
 

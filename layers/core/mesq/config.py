@@ -66,7 +66,7 @@ class Settings:
     #: true (MESQ_OAUTH_CIMD_ALLOW_LOOPBACK: tests, local development) also admits
     #: http://127.0.0.1 / [::1] client_id URLs. Never set it on a deployed instance.
     oauth_cimd_allow_loopback: bool = False
-    # Attachments (product §8; see docs/decisions.md "Attachments").
+    # Attachments (docs/contract.md §8; see docs/decisions.md "Attachments").
     attachment_quota_bytes: int = 1024**3
     mcp_read_cap_bytes: int = 10 * 1024 * 1024
     #: REST reads of objects larger than this answer a presigned-GET redirect (direct storage

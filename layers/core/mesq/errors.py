@@ -1,4 +1,4 @@
-"""Typed domain errors. Adapters (REST, MCP) map them to the error envelope of product §3;
+"""Typed domain errors. Adapters (REST, MCP) map them to the error envelope of docs/contract.md §3;
 their `message` is written for the client, so it is safe to show. Anything else that escapes an
 operation is an internal fault and is reported as `INTERNAL` without its text."""
 
@@ -26,7 +26,7 @@ class MesqError(Exception):
         self.retry_after_seconds = retry_after_seconds
 
     def envelope(self, trace_id: str) -> dict[str, Any]:
-        """The failure envelope of product §3, the same for REST bodies and MCP tool results."""
+        """The failure envelope of docs/contract.md §3, the same for REST bodies and MCP tool results."""
         body: dict[str, Any] = {"error": self.to_error(), "traceId": trace_id}
         if self.recover_data is not None:
             body["recoverData"] = self.recover_data

@@ -1,4 +1,4 @@
-"""Idempotency records for creates (product §3).
+"""Idempotency records for creates (docs/contract.md §3).
 
 A record lives in the caller's partition under `IDEM#<operation>#<sha256(key)>` for 24 hours
 (TTL) and holds a fingerprint of the arguments plus the first response. It is written in the

@@ -1,4 +1,4 @@
-"""Rate limits (product §7): fixed one-minute windows counted in the item store.
+"""Rate limits (docs/contract.md §7): fixed one-minute windows counted in the item store.
 
 A hit is one atomic ADD on `RL#<subject>` / `<bucket>#<window>` (one UpdateItem on DynamoDB), so
 every Lambda instance and every `mesq serve` worker shares the same counters; nothing lives in

@@ -1,4 +1,4 @@
-"""The timestamp rules of product §3, in one place.
+"""The timestamp rules of docs/contract.md §3, in one place.
 
 Filters accept ISO 8601 with `Z` or an offset, year 0001..9999, at most 6 fractional digits and
 an offset of at most ±15:59. Stored times are fixed-width UTC strings

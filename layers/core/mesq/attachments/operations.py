@@ -1,4 +1,4 @@
-"""The attachment operations of product §4 / §8, one function per operationId (toolset
+"""The attachment operations of docs/contract.md §4 / §8, one function per operationId (toolset
 `memo_attachments`). The multipart relay upload and the raw byte reads are HTTP-only routes in
 mesq/http/attachments.py; they use the same domain functions."""
 

@@ -1,4 +1,4 @@
-"""The scopes of product §1 and the rules that combine them."""
+"""The scopes of docs/contract.md §1 and the rules that combine them."""
 
 from __future__ import annotations
 

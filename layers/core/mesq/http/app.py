@@ -50,7 +50,7 @@ async def run_operation(
         arguments.update(body)
     validate_arguments(operation, arguments)
     if operation.operation_id in ATTACHMENT_READ_OPERATIONS and limiter.enabled:
-        # REST is otherwise unlimited (§7 names MCP); attachment bytes count for both (§7).
+        # REST is otherwise unlimited (docs/contract.md §7 names MCP); attachment bytes count for both.
         await run_sync(limiter.hit, principal.credential_id, "attachment_read")
     call = Call(principal=principal, services=services, trace_id=trace_id, channel="api")
     data = await run_sync(REGISTRY[operation.operation_id], call, arguments)

@@ -1,4 +1,4 @@
-"""The two attachment routes that carry bytes instead of JSON (product §8), documented as
+"""The two attachment routes that carry bytes instead of JSON (docs/contract.md §8), documented as
 `x-mesq-raw` operations in mesq/attachments/openapi.yaml:
 
 - `POST /api/toolkit/memo/resources/upload`: multipart relay upload (field `file`), counted while
@@ -54,7 +54,7 @@ def _error_response(error: MesqError, trace_id: str, request: Request, services:
 
 
 def _storage_failed(trace_id: str, exc: BaseException) -> Response:
-    """§8: a storage fault before the response starts (or a header timeout) is a 500."""
+    """docs/contract.md §8: a storage fault before the response starts (or a header timeout) is a 500."""
     logger.warning("attachment storage failed", extra={"traceId": trace_id, "error": str(exc)})
     return failure(
         Internal(f"attachment storage failed before the response started; retry (traceId {trace_id})"), trace_id
@@ -295,7 +295,7 @@ class ResourceRead:
 
     @staticmethod
     async def _cancelled(scope: Scope, receive: Receive, send: Send, trace_id: str, path: str, sent: int) -> None:
-        """§8: a cancelled request is a 499. The client is gone, so this is for logs and proxies;
+        """docs/contract.md §8: a cancelled request is a 499. The client is gone, so this is for logs and proxies;
         after the headers went out only the log can say it."""
         logger.info("attachment read cancelled by the client", extra={"traceId": trace_id, "status": 499})
         if sent == 0:

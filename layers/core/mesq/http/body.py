@@ -1,4 +1,4 @@
-"""JSON request bodies, by the rules of product §3: at most 1 MiB of UTF-8, media type
+"""JSON request bodies, by the rules of docs/contract.md §3: at most 1 MiB of UTF-8, media type
 `application/json` or `*/*+json`, a top-level object, no duplicate keys, no NaN/Infinity.
 Every violation is a VALIDATION_ERROR that names it; nothing is read past the limit."""
 

@@ -1,4 +1,4 @@
-"""The REST envelopes of product §3 and the one place errors become responses."""
+"""The REST envelopes of docs/contract.md §3 and the one place errors become responses."""
 
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
-"""The OAuth 2.1 authorization server's HTTP side (product §1; docs/decisions.md "OAuth").
+"""The OAuth 2.1 authorization server's HTTP side (docs/contract.md §1; docs/decisions.md "OAuth").
 
 Routes: RFC 8414 metadata, RFC 9728 protected-resource metadata for the /mcp variants and REST
 (`/.well-known/oauth-protected-resource/mcp` itself is served with the MCP routes), RFC 7591
 registration, the authorization endpoint (which hands over to the consent page in mesq/web),
 the token endpoint and RFC 7009 revocation. Protocol errors answer the RFC shape
-`{"error", "error_description"}` with `Cache-Control: no-store`; the JSON body rules of product
-§3 on registration answer the product envelope (400 VALIDATION_ERROR), as for every JSON body.
+`{"error", "error_description"}` with `Cache-Control: no-store`; the JSON body rules of
+docs/contract.md §3 on registration answer the product envelope (400 VALIDATION_ERROR), as for every JSON body.
 The store is synchronous: every store call runs in the worker pool (`run_sync`).
 """
 

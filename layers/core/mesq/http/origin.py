@@ -1,4 +1,4 @@
-"""`Origin` check against DNS rebinding (product §2, memos' `isAllowedMCPOrigin`).
+"""`Origin` check against DNS rebinding (docs/contract.md §2, memos' `isAllowedMCPOrigin`).
 
 Allowed: no `Origin` (desktop clients and scripts omit it), an `Origin` whose host[:port]
 equals the `Host` header (host comparison only: TLS may end at a proxy), or the origin of the

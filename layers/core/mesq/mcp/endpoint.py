@@ -1,15 +1,15 @@
 """The HTTP side of `/mcp`: everything decided before the SDK reads the JSON-RPC message.
 
-Per request, in this order (product §2, architecture "Request flow (MCP)"):
+Per request, in this order (docs/contract.md §2, architecture "Request flow (MCP)"):
 
 1. POST only (GET would open a never-ending SSE stream, a Lambda timeout): others -> 405.
 2. Origin check against DNS rebinding -> 403.
-3. Credential -> 401 with the `WWW-Authenticate` challenge of product §1.
+3. Credential -> 401 with the `WWW-Authenticate` challenge of docs/contract.md §1.
 4. At least one read scope -> 403 `insufficient_scope`.
 5. Visibility from scopes, the /readonly path, URL toolsets and the X-MCP-* headers -> 400 for
    an unknown toolset / tool name.
 6. The body cap (140,858,712 bytes = base64 of a 100 MiB file + 1 MiB), checked while reading,
-   before anything parses JSON -> 413 PAYLOAD_TOO_LARGE. The REST media-type rules of product §3
+   before anything parses JSON -> 413 PAYLOAD_TOO_LARGE. The REST media-type rules of docs/contract.md §3
    do not apply here (seed: "此处不采用上述 JSON 媒体类型检查"); the SDK's transport checks
    (`Content-Type: application/json`, `Accept`) answer 400/406 themselves.
 7. A fresh stateless, JSON-response `StreamableHTTPSessionManager` (its `run()` is single-use,
@@ -18,7 +18,7 @@ Per request, in this order (product §2, architecture "Request flow (MCP)"):
    envelope, `Mcp-Method`/`Mcp-Name` header checks) or the legacy `initialize` handshake.
 
 Every response carries `Cache-Control: private, no-store`; HTTP-level errors use the JSON error
-envelope of product §3.
+envelope of docs/contract.md §3.
 """
 
 from __future__ import annotations
@@ -60,13 +60,13 @@ from .result import logger
 from .state import SCOPE_KEY, RequestState
 from .visibility import FILTER_HEADERS, Visibility, resolve
 
-#: Base64 length of a 100 MiB file plus 1 MiB for the JSON-RPC frame (product §2).
+#: Base64 length of a 100 MiB file plus 1 MiB for the JSON-RPC frame (docs/contract.md §2).
 MCP_BODY_CAP = 4 * -(-100 * 1024 * 1024 // 3) + 1024 * 1024
 CACHE_CONTROL = b"private, no-store"
 CORRELATION_HEADER = "x-correlation-id"
 MAX_CORRELATION_ID = 128
 
-#: JSON-RPC methods counted in the connection bucket (product §7); the rest are calls.
+#: JSON-RPC methods counted in the connection bucket (docs/contract.md §7); the rest are calls.
 CONNECTION_METHODS = frozenset(
     {"server/discover", "initialize", "notifications/initialized", "ping", "tools/list", "prompts/list",
      "resources/list", "resources/templates/list"}

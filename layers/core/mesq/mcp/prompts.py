@@ -1,4 +1,4 @@
-"""Prompts (product §2): `organize_recent_notes` (整理最近笔记) and `organize_today_todos`
+"""Prompts (docs/contract.md §2): `organize_recent_notes` (整理最近笔记) and `organize_today_todos`
 (整理今日待办).
 
 A prompt reads the caller's data with the caller's scopes, through the same operations the tools

@@ -1,4 +1,4 @@
-"""Resources (product §2): the attachment URI templates.
+"""Resources (docs/contract.md §2): the attachment URI templates.
 
 `memo://resource/{encodedPath}` and `todo://attachment/{encodedPath}` are the `mcp_uri` values
 uploads return. `resources/read` of a memo attachment returns its bytes as a base64 blob up to

@@ -1,4 +1,4 @@
-"""Tool results in the unified envelope (product §2, §3).
+"""Tool results in the unified envelope (docs/contract.md §2, §3).
 
 Success: `structuredContent = {"data", "traceId", "correlationId"?}`; failure: `isError: true`,
 `structuredContent = {"error": {"code", "message", ...}, "traceId", "recoverData"?}`.

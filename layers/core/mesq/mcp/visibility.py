@@ -1,4 +1,4 @@
-"""Which tools one request may see and call (product §2, §7).
+"""Which tools one request may see and call (docs/contract.md §2, §7).
 
 visible = tools whose scopes the credential holds
           - write tools when the connection is read-only (/readonly path or X-MCP-Readonly)

@@ -1,1 +1,1 @@
-"""Memos: Markdown notes with hierarchical tags, pinning, archive and trash (product §4)."""
+"""Memos: Markdown notes with hierarchical tags, pinning, archive and trash (docs/contract.md §4)."""

@@ -1,4 +1,4 @@
-"""The memo operations of product §4, one function per operationId.
+"""The memo operations of docs/contract.md §4, one function per operationId.
 
 Each takes the Call (who, through which channel, with which services) and arguments already
 validated against the operation's input schema, and returns the operation's `data` object or

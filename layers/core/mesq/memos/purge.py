@@ -1,4 +1,4 @@
-"""Permanent delete of memos in the trash (product §1: a signed-in browser session only).
+"""Permanent delete of memos in the trash (docs/contract.md §1: a signed-in browser session only).
 
 Deliberately NOT an operation: it has no operationId, so no REST route and no MCP tool can be
 generated for it, and no PAT or OAuth token can ever reach it. Only the web pages

@@ -1,4 +1,4 @@
-"""The 25,000-character response budget of todo reads (product §5, seed 常用读工具).
+"""The 25,000-character response budget of todo reads (docs/contract.md §5, seed 常用读工具).
 
 What is measured: the `data` object of a tool result, serialized exactly as the MCP adapter
 writes it into `content[0].text` — `json.dumps(data, ensure_ascii=False, separators=(",", ":"))`

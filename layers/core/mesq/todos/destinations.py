@@ -1,4 +1,4 @@
-"""Where a write lands: the destination rules of product §5, in one place.
+"""Where a write lands: the destination rules of docs/contract.md §5, in one place.
 
 Offers `resolve_space(state, space_id, space_slug)` and `resolve_destination(state, space_id,
 space_slug, column_id)` -> (space, column), plus `find_space(state, ref)` for path parameters.

@@ -1,4 +1,4 @@
-"""The OAuth consent page and `POST /api/oauth/consent` (product §1, seed "OAuth 拒绝授权").
+"""The OAuth consent page and `POST /api/oauth/consent` (docs/contract.md §1, seed "OAuth 拒绝授权").
 
 GET /oauth/consent?request=<id>: `/oauth/authorize` sends the browser here after validating the
 request (mesq/auth/oauth). Not signed in -> sign-in first, then back. The page names the client,

@@ -1,4 +1,4 @@
-"""Scopes in plain words, for the consent page and the token form (product §1 scopes)."""
+"""Scopes in plain words, for the consent page and the token form (docs/contract.md §1 scopes)."""
 
 from __future__ import annotations
 

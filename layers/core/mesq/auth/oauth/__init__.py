@@ -1,4 +1,4 @@
-"""The built-in OAuth 2.1 authorization server (product §1): clients (RFC 7591 registration and
+"""The built-in OAuth 2.1 authorization server (docs/contract.md §1): clients (RFC 7591 registration and
 Client ID Metadata Documents), pending authorization requests, codes, grants and opaque tokens.
 
 Pure domain code over the ItemStore port: the HTTP grammar lives in `mesq/http/oauth.py`, the

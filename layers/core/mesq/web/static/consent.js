@@ -1,4 +1,4 @@
-// Consent: post the decision as JSON and follow redirectUrl (product §1). Without this script
+// Consent: post the decision as JSON and follow redirectUrl (docs/contract.md §1). Without this script
 // the form posts itself and the server answers with a 303 to the same place.
 "use strict";
 (function () {
