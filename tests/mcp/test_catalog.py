@@ -17,6 +17,7 @@ from mesq.mcp.catalog import (
     envelope_schema,
     method_annotations,
 )
+from mesq.mcp.lean import open_objects, strip_input_only
 from mesq.mcp.service import default_catalog
 from mesq.mcp.visibility import resolve
 from mesq.operations import REGISTRY
@@ -25,6 +26,39 @@ from mesq.spec import build_spec, load_spec
 CATALOG = default_catalog()
 SPEC = load_spec()
 ALL = frozenset(ALL_SCOPES)
+
+
+def dereference(schema: dict[str, Any]) -> Any:
+    """`schema` with every `#/$defs/...` pointer replaced by its target (a pointer back into its
+    own path becomes a marker), and without `$defs`/`$schema`: two schemas that differ only in how
+    they share their parts come out equal."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any, path: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [walk(item, path) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            target = ref.removeprefix("#/$defs/")
+            return {"$cycle": True} if target in path else walk(defs[target], (*path, target))
+        return {key: walk(value, path) for key, value in node.items() if key not in ("$defs", "$schema")}
+
+    return walk(schema, ())
+
+
+def without_server_keywords(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [without_server_keywords(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {key: without_server_keywords(value) for key, value in schema.items() if key != "x-error-message"}
+
+
+def shape_only(schema: dict[str, Any]) -> Any:
+    """What an output schema keeps of a data schema: no input-only keywords, open objects."""
+    return open_objects(strip_input_only(schema))
 
 
 def hints(read_only: bool, destructive: bool, idempotent: bool) -> dict[str, bool]:
@@ -76,7 +110,9 @@ def test_tool_contract(name: str):
     schema = tool["inputSchema"]
     Draft202012Validator.check_schema(schema)
     assert "$schema" not in schema
-    assert schema == {key: value for key, value in operation.input_schema.items() if key != "$schema"}
+    # The listed schema is the operation's own (which arguments are validated with), with its defs
+    # folded and shared differently: fully dereferenced, the two are the same schema.
+    assert dereference(schema) == dereference(without_server_keywords(operation.input_schema))
     assert CATALOG.input_schema(name) == schema
     assert schema["type"] == "object" and schema["additionalProperties"] is False
     assert "body" not in schema["properties"] or "body" in operation.body_fields
@@ -91,6 +127,8 @@ def test_tool_contract(name: str):
     output = tool["outputSchema"]
     Draft202012Validator.check_schema(output)
     assert "$schema" not in output
+    # `data` keeps every field, type, required list, enum and const of the operation's schema.
+    assert dereference(output)["properties"]["data"] == dereference(shape_only(operation.data_schema))
     assert output["type"] == "object" and output["required"] == ["traceId"]
     envelope_keys = {"data", "error", "traceId", "correlationId"} | ({"recoverData"} if entry.is_write else set())
     assert set(output["properties"]) == envelope_keys
@@ -241,10 +279,17 @@ def test_hidden_operations_are_not_tools():
 
 
 def test_envelope_lifts_defs():
-    data = {"$schema": "x", "type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {}}}
+    shape = {"type": "object", "required": ["id", "name"], "properties": {"id": {"type": "string"}, "name": {}}}
+    data = {
+        "$schema": "x",
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"type": "array", "items": {"$ref": "#/$defs/A"}}},
+        "$defs": {"A": shape},
+    }
+    original = copy.deepcopy(data)
     schema = envelope_schema(data, load_spec().error_schema)
-    assert schema["$defs"] == {"A": {}} and "$schema" not in schema
+    assert schema["$defs"] == {"A": shape} and "$schema" not in schema
     assert schema["properties"]["recoverData"] == {"$ref": "#/properties/data"}
     assert "recoverData" not in envelope_schema(data, load_spec().error_schema, recover_data=False)["properties"]
     assert "$defs" not in schema["properties"]["data"] and "$schema" not in schema["properties"]["data"]
-    assert data["$defs"] == {"A": {}}  # the operation's schema is left untouched
+    assert data == original  # the operation's schema is left untouched

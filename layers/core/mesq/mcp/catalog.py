@@ -25,6 +25,7 @@ from mcp.shared.tool_name_validation import TOOL_NAME_REGEX
 from ..operations import REGISTRY, OperationFn
 from ..spec import Operation, Spec
 from ..toolsets import TOOLSETS
+from .lean import component_names, lean_input_schema, lean_output_schema
 
 #: Annotation keys as written in `x-mcp.annotations` -> the SDK's field names.
 _ANNOTATION_FIELDS = {
@@ -80,12 +81,7 @@ def envelope_schema(
     }
     if defs:
         schema["$defs"] = defs
-    return schema
-
-
-def advertised_input_schema(input_schema: Mapping[str, Any]) -> dict[str, Any]:
-    """The operation's input schema as listed: the same, minus `$schema` (2020-12 is the default)."""
-    return {key: value for key, value in input_schema.items() if key != "$schema"}
+    return lean_output_schema(schema)
 
 
 def describe(operation: Operation) -> str:
@@ -152,7 +148,12 @@ def _annotations(operation: Operation) -> dict[str, bool]:
     return result
 
 
-def build_tool(operation: Operation, function: OperationFn, error_schema: Mapping[str, Any]) -> CatalogTool:
+def build_tool(
+    operation: Operation,
+    function: OperationFn,
+    error_schema: Mapping[str, Any],
+    shape_names: Mapping[str, str] | None = None,
+) -> CatalogTool:
     name = operation.operation_id
     where = f"operation {name!r}"
     if not TOOL_NAME_REGEX.fullmatch(name):
@@ -166,7 +167,7 @@ def build_tool(operation: Operation, function: OperationFn, error_schema: Mappin
         raise CatalogError(f"{where}: the input schema must be a closed object schema")
     output_schema = envelope_schema(operation.data_schema, error_schema, recover_data=operation.is_write)
     hints = _annotations(operation)
-    listed_input = advertised_input_schema(input_schema)
+    listed_input = lean_input_schema(input_schema, shape_names)
     tool = types.Tool(
         name=name,
         title=operation.mcp.title,
@@ -203,11 +204,12 @@ def build_catalog(
             raise CatalogError(f"no operation in openapi.yaml for tool(s) {', '.join(missing)}")
         selected = names
     tools: dict[str, CatalogTool] = {}
+    shape_names = component_names(spec.document.get("components", {}).get("schemas", {}))
     for name in selected:
         if name in tools:
             raise CatalogError(f"duplicate tool name {name!r}")
         function = registry.get(name)
         if function is None:
             raise CatalogError(f"tool {name!r} has no implementation in the operation registry")
-        tools[name] = build_tool(spec.operations[name], function, spec.error_schema)
+        tools[name] = build_tool(spec.operations[name], function, spec.error_schema, shape_names)
     return Catalog(tools=tools)
