@@ -92,9 +92,15 @@ EXPECTED_ANNOTATIONS = {
 }
 
 
-def test_every_exposed_operation_is_a_tool_in_spec_order():
+def test_every_exposed_operation_is_a_tool_in_listing_order():
     exposed = [op_id for op_id, op in SPEC.operations.items() if op.mcp.exposed]
-    assert list(CATALOG.names) == exposed
+    assert set(CATALOG.names) == set(exposed) and len(CATALOG.names) == len(exposed)
+    # toolset (in the order of mesq/toolsets.py), then name
+    keys = [(TOOLSETS.index(CATALOG.tools[name].toolset), name) for name in CATALOG.names]
+    assert keys == sorted(keys)
+    assert CATALOG.names[:2] == ("batch_get_memos", "create_memo")
+    # the order does not depend on the order the names are asked for
+    assert build_catalog(SPEC, names=list(reversed(exposed))).names == CATALOG.names
     memo_ops = [op_id for op_id, op in SPEC.operations.items() if op.mcp.toolset == "memo"]
     assert set(memo_ops) <= set(CATALOG.names) and len(memo_ops) >= 11
 

@@ -116,7 +116,7 @@ class CatalogTool:
 
 @dataclass(frozen=True)
 class Catalog:
-    tools: Mapping[str, CatalogTool]  # in spec order
+    tools: Mapping[str, CatalogTool]  # in listing order: toolset, then name
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -194,7 +194,7 @@ def build_catalog(
     registry: Mapping[str, OperationFn] = REGISTRY,
     names: Sequence[str] | None = None,
 ) -> Catalog:
-    """The catalog for `names` (default: every operation whose `x-mcp` exposes it, in spec order)."""
+    """The catalog for `names` (default: every operation whose `x-mcp` exposes it), in listing order."""
     selected: Iterable[str]
     if names is None:
         selected = [op_id for op_id, op in spec.operations.items() if op.mcp.exposed]
@@ -212,4 +212,11 @@ def build_catalog(
         if function is None:
             raise CatalogError(f"tool {name!r} has no implementation in the operation registry")
         tools[name] = build_tool(spec.operations[name], function, spec.error_schema, shape_names)
-    return Catalog(tools=tools)
+    return Catalog(tools={tool.name: tool for tool in sorted(tools.values(), key=listing_order)})
+
+
+def listing_order(tool: CatalogTool) -> tuple[int, str]:
+    """`tools/list` order: toolset (in the order of mesq/toolsets.py), then name. Fixed by the
+    catalog, so the same connection lists byte-identical tools every time and a client can cache
+    its prompt."""
+    return TOOLSETS.index(tool.toolset), tool.name
