@@ -96,17 +96,18 @@ def test_resource_read_errors(mcp, fresh_user, mcp_services):  # noqa: F811
     other = mcp(user=fresh_user())
     denied = other.error("resources/read", {"uri": resource["mcp_uri"]})
     assert denied["code"] == -32602 and "another account" in denied["message"]
-    missing = client.error("resources/read", {"uri": resource["mcp_uri"].rsplit("%2F", 1)[0] + "%2F" + "f" * 28})
-    assert missing["code"] == -32002
+    missing_uri = resource["mcp_uri"].rsplit("%2F", 1)[0] + "%2F" + "f" * 28
+    missing = client.error("resources/read", {"uri": missing_uri})
+    assert missing["code"] == -32602 and missing["data"] == {"code": "NOT_FOUND", "uri": missing_uri}
     traversal = client.error("resources/read", {"uri": "memo://resource/users%2F..%2F..%2Fetc%2Fpasswd"})
     assert traversal["code"] == -32602 and "not a memo attachment path" in traversal["message"]
     todo = client.error("resources/read", {"uri": "todo://attachment/u1%2Fa.txt"})
     assert "not available" in todo["message"]
     no_scope = mcp(scopes="todo:read")
-    refused = no_scope.error("resources/read", {"uri": resource["mcp_uri"]})
-    assert "memo:read" in refused["message"]
+    refused = no_scope.post("resources/read", {"uri": resource["mcp_uri"]})  # the step-up challenge
+    assert refused.status_code == 403 and 'scope="memo:read"' in refused.headers["www-authenticate"]
     mcp_services.blobs.delete(resource["path"])
-    assert client.error("resources/read", {"uri": resource["mcp_uri"]})["code"] == -32002
+    assert client.error("resources/read", {"uri": resource["mcp_uri"]})["data"]["code"] == "NOT_FOUND"
     gone = client.fails("read_memo_resource", {"path": resource["path"]})
     assert gone["error"]["code"] == "NOT_FOUND"
 

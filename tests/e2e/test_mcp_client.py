@@ -94,8 +94,14 @@ def test_official_client_end_to_end(live_server, mode):
             info = client.server_info
             assert info is not None and (info.name, info.title, info.version) == ("mesq", "MeSQ", __version__)
             assert [t.name for t in (await client.list_tools()).tools] == READ_TOOLS
-            denied = await client.call_tool("create_memo", {"content": "nope"})
-            assert denied.is_error and denied.structured_content["error"]["code"] == "FORBIDDEN"
+            with pytest.raises(MCPError) as unknown:  # a protocol error, not a tool result
+                await client.call_tool("drop_database", {})
+            assert unknown.value.error.code == -32602
+        # A tool only missing scopes hide: HTTP 403 insufficient_scope (the step-up challenge).
+        with pytest.raises(BaseException) as denied:
+            async with connect(live_server.base_url, reader, mode) as client:
+                await client.call_tool("create_memo", {"content": "nope"})
+        assert any(isinstance(leaf, MCPError) for leaf in _leaves(denied.value)), denied.value
 
         async with connect(live_server.base_url, writer.token, mode) as client:
             tools = (await client.list_tools()).tools
@@ -115,6 +121,14 @@ def test_official_client_end_to_end(live_server, mode):
             assert [t.name for t in (await client.list_tools()).tools] == MEMO_TOOLSET_READ
 
     anyio.run(scenario)
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "create_memo", "arguments": {}}}
+    response = httpx.post(
+        f"{live_server.base_url}/mcp",
+        json=call,
+        headers={"Authorization": f"Bearer {reader}", "Accept": "application/json, text/event-stream"},
+    )
+    assert response.status_code == 403
+    assert response.headers["www-authenticate"].startswith('Bearer error="insufficient_scope", scope="memo:write"')
 
 
 def _leaves(error: BaseException) -> list[BaseException]:

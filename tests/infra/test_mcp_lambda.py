@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mesq.mcp.versions import SERVED_VERSIONS
 from tests.infra.apigw import LambdaContext, decode_body, http_api_event, load_function
 from tests.infra.template_tools import http_routes, load_template
 
@@ -46,7 +47,7 @@ def test_mcp_handler_warm_invocations(aws_auth):
     discovered = invoke("/mcp", headers, body, base64_body=True)
     assert discovered["statusCode"] == 200, discovered
     result = decode_body(discovered)["result"]
-    assert result["supportedVersions"] == [MODERN]
+    assert result["supportedVersions"] == list(SERVED_VERSIONS) and result["supportedVersions"][0] == MODERN
     assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "mesq"
 
     headers, body = modern("tools/list")
@@ -100,15 +101,17 @@ def test_mcp_handler_warm_invocations(aws_auth):
                 "params": {"name": "create_memo", "arguments": {"content": "x"}},
             },
         )
-    )["result"]
-    assert denied["isError"] is True and denied["structuredContent"]["error"]["code"] == "FORBIDDEN"
+    )["error"]
+    # a write tool on a read-only connection: a call this connection cannot make (-32602)
+    assert denied["code"] == -32602 and denied["data"]["code"] == "FORBIDDEN"
 
     # HTTP-level answers from the same instance.
     assert invoke("/mcp", {}, None, method="GET")["statusCode"] == 405
     challenge = module.handler(http_api_event("POST", "/mcp", headers={"x-forwarded-proto": "https"}, body={}), context)
     assert challenge["statusCode"] == 401
     assert challenge["headers"]["www-authenticate"] == (
-        f'Bearer resource_metadata="https://{HOST}/.well-known/oauth-protected-resource/mcp"'
+        f'Bearer scope="memo:read todo:read reading:read", '
+        f'resource_metadata="https://{HOST}/.well-known/oauth-protected-resource/mcp"'
     )
     unknown = invoke("/mcp/x/nope", {}, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     assert unknown["statusCode"] == 400 and decode_body(unknown)["error"]["code"] == "VALIDATION_ERROR"

@@ -129,28 +129,64 @@ def test_unknown_tool_names_in_headers_are_a_clear_400(mcp):
 @pytest.mark.parametrize(
     ("scopes", "path", "headers", "tool", "arguments", "why"),
     [
-        ("memo:read", "/mcp", {}, "create_memo", {"content": "x"}, "lacks memo:write"),
         (RW, "/mcp/readonly", {}, "create_memo", {"content": "x"}, "read-only connection"),
         (RW, "/mcp", {"X-MCP-Readonly": "true"}, "update_memo", {"id": "a", "expectedRevision": 1}, "read-only"),
         (RW, "/mcp", {"X-MCP-Tools": "list_memos"}, "list_tags", {}, "X-MCP-Tools"),
         (RW, "/mcp", {"X-MCP-Exclude-Tools": "list_tags"}, "list_tags", {}, "X-MCP-Exclude-Tools"),
         (RW, "/mcp", {"X-MCP-Toolsets": "reading"}, "list_tags", {}, "X-MCP-Toolsets"),
         (RW, "/mcp/x/todo", {}, "list_tags", {}, "/mcp/x/todo"),
-        ("todo:read", "/mcp", {"X-MCP-Tools": "list_tags"}, "list_tags", {}, "lacks memo:read"),
+        # hidden by a filter and by scopes: more scopes would not help, so no step-up
+        ("memo:read", "/mcp/readonly", {}, "create_memo", {"content": "x"}, "read-only connection"),
     ],
 )
-def test_hidden_tools_cannot_be_called(mcp, era, scopes, path, headers, tool, arguments, why):
+def test_tools_hidden_by_filters_are_invalid_params(mcp, era, scopes, path, headers, tool, arguments, why):
     client = mcp(scopes=scopes, path=path, era=era, headers=headers)
     assert tool not in client.names()
-    envelope = client.fails(tool, arguments)
-    assert envelope["error"]["code"] == "FORBIDDEN"
-    assert why in envelope["error"]["message"] and tool in envelope["error"]["message"]
+    response = client.post("tools/call", {"name": tool, "arguments": arguments})
+    assert response.status_code == (400 if era == "modern" else 200)  # the SDK's status per era
+    error = response.json()["error"]
+    assert error["code"] == -32602 and error["data"] == {"code": "FORBIDDEN"}
+    assert why in error["message"] and tool in error["message"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize(
+    ("scopes", "headers", "tool", "arguments", "needed"),
+    [
+        ("memo:read", {}, "create_memo", {"content": "x"}, "memo:write"),
+        ("memo:read", {}, "update_memo", {"id": "a", "expectedRevision": 1}, "memo:read memo:write"),
+        ("todo:read", {"X-MCP-Tools": "list_tags"}, "list_tags", {}, "memo:read"),
+    ],
+)
+def test_tools_hidden_only_by_scopes_answer_the_step_up_challenge(mcp, era, scopes, headers, tool, arguments, needed):
+    client = mcp(scopes=scopes, era=era, headers=headers)
+    assert tool not in client.names()
+    response = client.post("tools/call", {"name": tool, "arguments": arguments})
+    assert response.status_code == 403
+    assert response.headers["www-authenticate"] == (
+        f'Bearer error="insufficient_scope", scope="{needed}", '
+        'resource_metadata="http://testserver/.well-known/oauth-protected-resource/mcp"'
+    )
+    body = response.json()
+    assert body["error"]["code"] == "FORBIDDEN" and tool in body["error"]["message"]
+    assert response.headers["cache-control"] == "private, no-store"
+
+
+def test_a_step_up_runs_nothing(mcp, fresh_user):
+    user = fresh_user()
+    assert (
+        mcp(scopes="memo:read", user=user)
+        .post("tools/call", {"name": "create_memo", "arguments": {"content": "no"}})
+        .status_code
+        == 403
+    )
+    assert mcp(scopes="memo:read", user=user).ok("list_memos")["page"]["totalCount"] == 0
 
 
 def test_hidden_write_tool_changes_nothing(mcp, fresh_user):
     user = fresh_user()
     reader = mcp(path="/mcp/readonly", user=user)
-    assert reader.fails("create_memo", {"content": "should not exist"})["error"]["code"] == "FORBIDDEN"
+    assert reader.error("tools/call", {"name": "create_memo", "arguments": {"content": "no"}})["code"] == -32602
     assert reader.ok("list_memos")["page"]["totalCount"] == 0
 
 

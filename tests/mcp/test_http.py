@@ -17,6 +17,7 @@ from mesq.server import create_local_app
 from .conftest import ERAS, Mcp
 
 RESOURCE_METADATA = 'resource_metadata="http://testserver/.well-known/oauth-protected-resource/mcp"'
+CONNECT = "memo:read todo:read reading:read"
 
 
 def test_body_cap_is_base64_of_100_mib_plus_1_mib():
@@ -29,7 +30,8 @@ def test_body_cap_is_base64_of_100_mib_plus_1_mib():
 def test_no_credential(mcp_http, era):
     response = Mcp(client=mcp_http, token=None, era=era).post("tools/list")
     assert response.status_code == 401
-    assert response.headers["www-authenticate"] == f"Bearer {RESOURCE_METADATA}"
+    # `scope`: what connecting needs (the read scopes); writes are stepped up when called.
+    assert response.headers["www-authenticate"] == f'Bearer scope="{CONNECT}", {RESOURCE_METADATA}'
     assert response.json()["error"]["code"] == "UNAUTHORIZED" and response.json()["traceId"]
     assert response.headers["cache-control"] == "private, no-store"
 
@@ -38,7 +40,9 @@ def test_no_credential(mcp_http, era):
 def test_invalid_credential(mcp_http, token):
     response = Mcp(client=mcp_http, token=token).post("tools/list")
     assert response.status_code == 401
-    assert response.headers["www-authenticate"] == f'Bearer error="invalid_token", {RESOURCE_METADATA}'
+    assert (
+        response.headers["www-authenticate"] == f'Bearer error="invalid_token", scope="{CONNECT}", {RESOURCE_METADATA}'
+    )
     assert response.json()["error"]["code"] == "UNAUTHORIZED"
 
 

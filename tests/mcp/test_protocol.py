@@ -54,7 +54,8 @@ ALL_MEMO_TOOLS = MEMO_TOOLSET_ALL + ATTACHMENT_ALL
 
 def test_modern_discover(mcp):
     result = mcp(scopes="memo:read").result("server/discover")
-    assert result["supportedVersions"] == [MODERN]
+    # Every version these URLs serve, newest first: the legacy ones answer initialize here too.
+    assert result["supportedVersions"] == [MODERN, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
     assert result["capabilities"] == {
         "prompts": {"listChanged": False},
         "resources": {"listChanged": False, "subscribe": False},

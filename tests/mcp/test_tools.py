@@ -142,9 +142,12 @@ def test_idempotency_conflict(mcp, fresh_user):
 
 
 @pytest.mark.parametrize("era", ERAS)
-def test_unknown_tool_is_a_tool_error(mcp, era):
-    envelope = mcp(era=era).fails("drop_database", {})
-    assert envelope["error"]["code"] == "NOT_FOUND" and "drop_database" in envelope["error"]["message"]
+def test_unknown_tool_is_invalid_params(mcp, era):
+    response = mcp(era=era).post("tools/call", {"name": "drop_database", "arguments": {}})
+    assert response.status_code == (400 if era == "modern" else 200)  # the SDK's status per era
+    error = response.json()["error"]
+    assert error["code"] == -32602 and error["data"] == {"code": "NOT_FOUND"}
+    assert "drop_database" in error["message"]
 
 
 def test_correlation_id_is_echoed(mcp):

@@ -17,6 +17,14 @@ def test_parse_rules():
     assert parse_tags(content) == ["work/meetings", "读书", "a", "emoji😀", "trailing", "end"]
 
 
+def test_whitespace_is_the_union_of_python_and_ecma():
+    # U+FEFF is whitespace in ECMA-262 (not in Python), U+001C and U+0085 in Python (not in ECMA):
+    # each starts and ends a tag, and none is part of a valid tag name.
+    assert parse_tags("\ufeff#bom x\x1c#fs\x85#nel#\u3000 #end\ufeff") == ["bom", "fs", "nel", "end"]
+    assert not any(is_valid_tag(f"a{char}") for char in "\ufeff\x1c\x85\u3000\n")
+    assert not re.search(TAG_NAME_PATTERN, "work\n")  # Python's `$` alone would match
+
+
 def test_expand_paths():
     assert expand_tag_paths(["a/b/c", "x"]) == ["a", "a/b", "a/b/c", "x"]
 

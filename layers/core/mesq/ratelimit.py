@@ -48,8 +48,9 @@ class RateLimiter:
     def enabled(self) -> bool:
         return self._limits is not None
 
-    def hit(self, subject: str, bucket: Bucket) -> None:
-        """Count one request; RateLimited (with retryAfterSeconds) once the window's limit is passed."""
+    def hit(self, subject: str, bucket: Bucket, count: int = 1) -> None:
+        """Count `count` requests (a JSON-RPC batch counts each message); RateLimited (with
+        retryAfterSeconds) once the window's limit is passed."""
         if self._limits is None:
             return
         now = self._clock() if self._clock is not None else wall_clock()
@@ -58,7 +59,7 @@ class RateLimiter:
         counter = self._items.update(
             Update(
                 key=(f"RL#{subject}", f"{bucket}#{window}"),
-                add={"count": 1},
+                add={"count": count},
                 set={"ttl": window_end + WINDOW_SECONDS},
             )
         )

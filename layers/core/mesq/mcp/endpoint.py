@@ -4,7 +4,8 @@ Per request, in this order (docs/contract.md §2, architecture "Request flow (MC
 
 1. POST only (GET would open a never-ending SSE stream, a Lambda timeout): others -> 405.
 2. Origin check against DNS rebinding -> 403.
-3. Credential -> 401 with the `WWW-Authenticate` challenge of docs/contract.md §1.
+3. Credential -> 401 with the `WWW-Authenticate` challenge of docs/contract.md §1 (with `scope`: the read
+   scopes, what connecting needs; writes are stepped up).
 4. At least one read scope -> 403 `insufficient_scope`.
 5. Visibility from scopes, the /readonly path, URL toolsets and the X-MCP-* headers -> 400 for
    an unknown toolset / tool name.
@@ -12,10 +13,18 @@ Per request, in this order (docs/contract.md §2, architecture "Request flow (MC
    before anything parses JSON -> 413 PAYLOAD_TOO_LARGE. The REST media-type rules of docs/contract.md §3
    do not apply here (seed: "此处不采用上述 JSON 媒体类型检查"); the SDK's transport checks
    (`Content-Type: application/json`, `Accept`) answer 400/406 themselves.
-7. A fresh stateless, JSON-response `StreamableHTTPSessionManager` (its `run()` is single-use,
+   Handshake-era bodies are parsed and validated here (legacy.py: fixed messages, never the SDK's
+   pydantic dump; JSON-RPC batches for 2025-03-26 and older).
+7. Step-up: a `tools/call` of a tool that only missing scopes hide, or a `resources/read` that
+   needs a scope the token lacks -> 403 `insufficient_scope` naming the scopes the call needs
+   (MCP authorization, "Runtime Insufficient Scope Errors"). A tool hidden by the URL, the
+   headers or read-only mode is no scope matter: the SDK handler answers -32602.
+8. A fresh stateless, JSON-response `StreamableHTTPSessionManager` (its `run()` is single-use,
    and Mangum gives no lifespan) serves the one message with the process-wide `Server`; the body
-   already read is replayed to it. The SDK picks the era: 2026-07-28 (`server/discover`, `_meta`
-   envelope, `Mcp-Method`/`Mcp-Name` header checks) or the legacy `initialize` handshake.
+   already read is replayed to it (a batch: message by message, answers collected into one
+   array). The SDK picks the era: 2026-07-28 (`server/discover`, `_meta` envelope,
+   `Mcp-Method`/`Mcp-Name` header checks; its version and missing-header rejections are amended,
+   versions.py) or the legacy `initialize` handshake.
 
 Every response carries `Cache-Control: private, no-store`; HTTP-level errors use the JSON error
 envelope of docs/contract.md §3.
@@ -23,19 +32,22 @@ envelope of docs/contract.md §3.
 
 from __future__ import annotations
 
+import collections
 import functools
 import json
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.shared.inbound import NAME_BEARING_METHODS, decode_header_value
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 from starlette.types import Message, Receive, Scope, Send
 
-from ..auth.scopes import READ_SCOPES, order_scopes
+from ..auth.scopes import READ_SCOPES, missing_scopes, order_scopes
 from ..concurrency import run_sync
 from ..context import Principal, Services
 from ..errors import (
@@ -54,15 +66,20 @@ from ..http.instance import client_ip
 from ..http.origin import is_allowed_origin
 from ..http.trace import trace_id_of
 from ..ratelimit import ATTACHMENT_READ_OPERATIONS, Bucket, RateLimiter
+from . import resources
 from .catalog import Catalog
+from .legacy import BodyRejected, LegacyBody, read_legacy_body
 from .resource_metadata import METADATA_PATH, instance_url
 from .result import logger
 from .state import SCOPE_KEY, RequestState
+from .versions import amend_rejection
 from .visibility import FILTER_HEADERS, Visibility, resolve
+from .wire import Captured, amending_send
 
 #: Base64 length of a 100 MiB file plus 1 MiB for the JSON-RPC frame (docs/contract.md §2).
 MCP_BODY_CAP = 4 * -(-100 * 1024 * 1024 // 3) + 1024 * 1024
 CACHE_CONTROL = b"private, no-store"
+CONNECT_SCOPES = " ".join(order_scopes(READ_SCOPES))
 CORRELATION_HEADER = "x-correlation-id"
 MAX_CORRELATION_ID = 128
 
@@ -83,6 +100,14 @@ class _Rejected(Exception):
         self.headers = headers
 
 
+class _Answered(Exception):
+    """The endpoint answers a JSON-RPC error itself (a body the SDK must not see)."""
+
+    def __init__(self, response: Response) -> None:
+        super().__init__("answered before the SDK")
+        self.response = response
+
+
 def _quoted(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -95,28 +120,23 @@ def rate_bucket(method: str | None, name: str | None) -> Bucket:
     return "tool_call"
 
 
-def _message_method(body: bytes) -> tuple[str | None, str | None]:
-    """(method, tool name) of a legacy-era message, read from the body (no Mcp-Method header)."""
-    try:
-        message = json.loads(body)
-    except ValueError:
-        return None, None  # the SDK answers the parse error; count it as a call
-    if not isinstance(message, dict):
-        return None, None
-    params = message.get("params")
-    name = params.get("name") if isinstance(params, dict) else None
-    method = message.get("method")
-    return (method if isinstance(method, str) else None), (name if isinstance(name, str) else None)
-
-
-def _trusted_method_header(request: Request) -> str | None:
-    """`Mcp-Method` when the SDK will hold the body to it: its era routing sends every request
-    whose Mcp-Protocol-Version is not a handshake version to the modern path, which rejects a
-    body that disagrees with the headers. Elsewhere the header is only a claim."""
+def _is_modern(request: Request) -> bool:
+    """Whether the SDK routes this request to its 2026-07-28 entry: every Mcp-Protocol-Version
+    that is not a handshake version. There it holds the body to the Mcp-Method/Mcp-Name headers
+    (else HEADER_MISMATCH), so they can be trusted; elsewhere they are only a claim."""
     version = request.headers.get("mcp-protocol-version")
-    if version is None or version in HANDSHAKE_PROTOCOL_VERSIONS:
-        return None
-    return request.headers.get("mcp-method")
+    return version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS
+
+
+def _calls(body: LegacyBody) -> list[tuple[str | None, str | None]]:
+    """(method, name or uri) of each servable message of a handshake-era body."""
+    calls: list[tuple[str | None, str | None]] = []
+    for message in body.messages:
+        if message.rejection is None:
+            key = NAME_BEARING_METHODS.get(message.method or "")
+            target = message.params.get(key) if key else None
+            calls.append((message.method, target if isinstance(target, str) else None))
+    return calls
 
 
 def _correlation_id(request: Request) -> str | None:
@@ -153,16 +173,17 @@ class McpEndpoint:
     # -- the checks before the SDK -------------------------------------------------------------
 
     def _challenge(self, request: Request, *params: str) -> dict[str, str]:
+        """`WWW-Authenticate: Bearer <params>, resource_metadata="..."`."""
         metadata = f"{instance_url(request, self.services)}{METADATA_PATH}"
         return {"WWW-Authenticate": "Bearer " + ", ".join((*params, f"resource_metadata={_quoted(metadata)}"))}
 
-    async def _limit(self, subject: str, bucket: Bucket) -> None:
+    async def _limit(self, subject: str, bucket: Bucket, count: int = 1) -> None:
         if self.limiter.enabled:
-            await run_sync(self.limiter.hit, subject, bucket)
+            await run_sync(self.limiter.hit, subject, bucket, count)
 
     async def _unauthenticated(self, request: Request, error: Unauthorized, *params: str) -> _Rejected:
         """The 401 to answer, unless this client IP is over its unauthenticated budget (429)."""
-        challenge = self._challenge(request, *params)
+        challenge = self._challenge(request, *params, f"scope={_quoted(CONNECT_SCOPES)}")
         try:
             await self._limit(f"ip:{client_ip(request)}", "unauthenticated")
         except RateLimited as limited:
@@ -186,7 +207,7 @@ class McpEndpoint:
         except Unauthorized as error:
             raise await self._unauthenticated(request, error, 'error="invalid_token"') from None
 
-    async def _admit(self, request: Request, trace_id: str) -> tuple[RequestState, bytes]:
+    async def _admit(self, request: Request, trace_id: str) -> tuple[RequestState, bytes, LegacyBody | None]:
         if request.method != "POST":
             raise _Rejected(
                 MethodNotAllowed(f"{request.method} is not allowed on {request.url.path}; MCP messages are POSTed"),
@@ -197,18 +218,19 @@ class McpEndpoint:
             raise _Rejected(Forbidden(f"requests from origin {origin!r} are not allowed"))
         principal = await self._principal(request)
         if not principal.scopes & READ_SCOPES:
-            wanted = " ".join(order_scopes(READ_SCOPES))
             raise _Rejected(
-                Forbidden(f"connecting to MCP needs at least one read scope ({wanted.replace(' ', ', ')})"),
-                self._challenge(request, 'error="insufficient_scope"', f"scope={_quoted(wanted)}"),
+                Forbidden(f"connecting to MCP needs at least one read scope ({CONNECT_SCOPES.replace(' ', ', ')})"),
+                self._challenge(request, 'error="insufficient_scope"', f"scope={_quoted(CONNECT_SCOPES)}"),
             )
         visibility = self._visibility(request, principal)
-        # A request the SDK routes to the 2026-07-28 path must name its method in headers that
-        # match the body (else HEADER_MISMATCH), so the limit applies before the body is read;
-        # any other request is classified from its body, whatever headers it carries.
-        header_method = _trusted_method_header(request)
+        # A request the SDK routes to the 2026-07-28 path is limited and stepped up by its
+        # headers, before the body is read; any other request by its body's messages.
+        modern = _is_modern(request)
+        header_method = request.headers.get("mcp-method") if modern else None
         if header_method:
-            await self._rate_limit(principal, header_method, request.headers.get("mcp-name"))
+            target = decode_header_value(request.headers.get("mcp-name"))
+            await self._rate_limit(principal, [(header_method, target)])
+            self._step_up(request, visibility, [(header_method, target)])
         body = await read_limited(request, self.body_cap)
         if body is None:
             raise _Rejected(
@@ -217,8 +239,17 @@ class McpEndpoint:
                     "files through an upload session (POST /api/toolkit/memo/resources/upload-session)"
                 )
             )
-        if not header_method:
-            await self._rate_limit(principal, *_message_method(body))
+        legacy = None
+        if not modern:
+            try:
+                legacy = read_legacy_body(body, request.headers.get("mcp-protocol-version"))
+            except BodyRejected as rejected:
+                raise _Answered(JSONResponse(rejected.error, status_code=400)) from None
+            calls = _calls(legacy)
+            await self._rate_limit(principal, calls)
+            self._step_up(request, visibility, calls)
+        elif not header_method:
+            await self._rate_limit(principal, [(None, None)])  # the SDK rejects it: a missing Mcp-Method
         state = RequestState(
             principal=principal,
             services=self.services,
@@ -226,13 +257,43 @@ class McpEndpoint:
             trace_id=trace_id,
             correlation_id=_correlation_id(request),
         )
-        return state, body
+        return state, body, legacy
 
-    async def _rate_limit(self, principal: Principal, method: str | None, name: str | None) -> None:
+    async def _rate_limit(self, principal: Principal, calls: Iterable[tuple[str | None, str | None]]) -> None:
+        """Count each message (a batch counts every message it carries) in its bucket."""
+        buckets = collections.Counter(rate_bucket(method, name) for method, name in calls)
         try:
-            await self._limit(principal.credential_id, rate_bucket(method, name))
+            for bucket, count in buckets.items():
+                await self._limit(principal.credential_id, bucket, count)
         except RateLimited as limited:
             raise _Rejected(limited) from None
+
+    def _step_up(
+        self, request: Request, visibility: Visibility, calls: Iterable[tuple[str | None, str | None]]
+    ) -> None:
+        """403 `insufficient_scope` naming every scope the calls need, if scopes alone stop one."""
+        needed: set[str] = set()
+        reasons: list[str] = []
+        for method, target in calls:
+            if method == "tools/call" and target is not None:
+                tool = self.catalog.get(target)
+                scopes = visibility.step_up_scopes(tool) if tool is not None else None
+                subject = f"tool {target!r}"
+            elif method == "resources/read" and target is not None:
+                scopes = resources.required_scopes(target)
+                scopes = scopes if scopes and missing_scopes(visibility.scopes, scopes) else None
+                subject = "reading a memo attachment"
+            else:
+                continue
+            if scopes:
+                needed.update(scopes)
+                reasons.append(visibility.scope_reason(subject, scopes) or subject)
+        if needed:
+            wanted = " ".join(order_scopes(needed))
+            raise _Rejected(
+                Forbidden("; ".join(dict.fromkeys(reasons))),
+                self._challenge(request, 'error="insufficient_scope"', f"scope={_quoted(wanted)}"),
+            )
 
     def _visibility(self, request: Request, principal: Principal) -> Visibility:
         # A header sent on several lines is one comma-separated list (RFC 9110 §5.3).
@@ -261,15 +322,45 @@ class McpEndpoint:
         request = Request(scope, receive)
         trace_id = trace_id_of(request)
         try:
-            state, body = await self._admit(request, trace_id)
+            state, body, legacy = await self._admit(request, trace_id)
         except _Rejected as rejected:
             await failure(rejected.error, trace_id, rejected.headers)(scope, receive, send)
+            return
+        except _Answered as answered:
+            answered.response.headers["cache-control"] = CACHE_CONTROL.decode()
+            await answered.response(scope, receive, send)
             return
         except Exception as exc:  # a fault before the SDK: logged, answered without its text
             await internal_failure(exc, trace_id)(scope, receive, send)
             return
         scope[SCOPE_KEY] = state
+        if legacy is not None and legacy.batch:
+            await self._serve_batch(scope, legacy, receive, send, trace_id)
+            return
+        if legacy is None:  # the 2026-07-28 entry: its rejections are amended (versions.py)
+            send = amending_send(send, amend_rejection, request.headers)
         await self._serve(scope, body, receive, send, trace_id)
+
+    async def _serve_batch(self, scope: Scope, batch: LegacyBody, receive: Receive, send: Send, trace_id: str) -> None:
+        """Each message through the SDK as its own request; one array of their answers."""
+        answers: list[Any] = []
+        for message in batch.messages:
+            if message.rejection is not None:
+                answers.append(message.rejection)
+                continue
+            captured = Captured()
+            await self._serve(scope, json.dumps(message.decoded).encode(), receive, captured.send, trace_id)
+            answer = captured.json()
+            if isinstance(answer, dict) and answer.get("jsonrpc") == "2.0":
+                answers.append(answer)
+            elif captured.status != 202:  # a transport refusal (406, 415...) holds for the whole batch
+                await captured.replay(send)
+                return
+        if not answers:  # notifications only
+            response = Response(status_code=202, headers={"Cache-Control": CACHE_CONTROL.decode()})
+        else:
+            response = JSONResponse(answers, headers={"Cache-Control": CACHE_CONTROL.decode()})
+        await response(scope, receive, send)
 
     async def _serve(self, scope: Scope, body: bytes, receive: Receive, send: Send, trace_id: str) -> None:
         replayed = False

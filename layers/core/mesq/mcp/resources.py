@@ -4,8 +4,11 @@
 uploads return. `resources/read` of a memo attachment returns its bytes as a base64 blob up to
 the MCP read cap (the stored size is checked first, then the read itself is bounded); larger
 files, missing ones and other users' paths are JSON-RPC errors whose message says what to do
-(over the cap: the authenticated REST read URL). The endpoint counts every resources/read in the
-attachment-read rate bucket. Todo attachments answer a clear "not available yet" error until
+(over the cap: the authenticated REST read URL). Every client-side failure, a missing attachment
+included, is -32602 with `data.uri` and `data.code` (SEP-2164 retired -32002), so the 2026-07-28
+wire answers each with HTTP 400; a read without the scope it needs never gets here (the endpoint
+answers the 403 step-up challenge, see `required_scopes`). The endpoint counts every
+resources/read in the attachment-read rate bucket. Todo attachments answer a clear "not available yet" error until
 todo attachments land, never a silent empty result.
 """
 
@@ -24,9 +27,6 @@ from ..concurrency import run_sync
 from ..context import Call
 from ..errors import Forbidden, MesqError, NotFound, ServiceUnavailable
 from .state import RequestState
-
-#: MCP's "resource not found" error code (spec: server/resources, error handling).
-RESOURCE_NOT_FOUND = -32002
 
 MEMO_RESOURCE_TEMPLATE = "memo://resource/{encodedPath}"
 TODO_ATTACHMENT_TEMPLATE = "todo://attachment/{encodedPath}"
@@ -55,10 +55,13 @@ TODO_PREFIX = "todo://attachment/"
 _PREFIXES = (MEMO_PREFIX, TODO_PREFIX)
 
 
-def _rpc_error(error: MesqError) -> MCPError:
-    data = {"code": error.code}
-    if isinstance(error, NotFound):
-        return MCPError(code=RESOURCE_NOT_FOUND, message=error.message, data=data)
+def required_scopes(uri: str) -> tuple[str, ...] | None:
+    """The scopes a read of `uri` needs, for URIs a read can serve (None for the rest)."""
+    return ("memo:read",) if uri.startswith(MEMO_PREFIX) and not uri.endswith("/") else None
+
+
+def _rpc_error(error: MesqError, uri: str) -> MCPError:
+    data = {"code": error.code, "uri": uri}
     if isinstance(error, ServiceUnavailable):
         return MCPError(code=INTERNAL_ERROR, message=error.message, data=data)
     return MCPError(code=INVALID_PARAMS, message=error.message, data=data)
@@ -66,13 +69,13 @@ def _rpc_error(error: MesqError) -> MCPError:
 
 async def _read_memo_resource(uri: str, state: RequestState) -> types.ReadResourceResult:
     if missing_scopes(state.principal.scopes, ("memo:read",)):
-        raise _rpc_error(Forbidden("reading memo attachments needs the memo:read scope"))
+        raise _rpc_error(Forbidden("reading memo attachments needs the memo:read scope"), uri)
     path = unquote(uri.removeprefix(MEMO_PREFIX))
     call = Call(principal=state.principal, services=state.services, trace_id=state.trace_id, channel="mcp")
     try:
         record, data = await run_sync(read_capped, call, path, state.services.settings.mcp_read_cap_bytes)
     except MesqError as error:
-        raise _rpc_error(error) from None
+        raise _rpc_error(error, uri) from None
     return types.ReadResourceResult(
         contents=[
             types.BlobResourceContents(
@@ -84,17 +87,18 @@ async def _read_memo_resource(uri: str, state: RequestState) -> types.ReadResour
 
 async def read_resource(uri: str, state: RequestState) -> types.ReadResourceResult:
     if not uri.startswith(_PREFIXES) or uri.endswith("/"):
-        raise MCPError(
-            code=INVALID_PARAMS,
-            message=f"unknown resource {uri!r}; readable URIs follow {MEMO_RESOURCE_TEMPLATE} or "
-            f"{TODO_ATTACHMENT_TEMPLATE}",
+        raise _rpc_error(
+            NotFound(
+                f"unknown resource {uri!r}; readable URIs follow {MEMO_RESOURCE_TEMPLATE} or {TODO_ATTACHMENT_TEMPLATE}"
+            ),
+            uri,
         )
     if uri.startswith(MEMO_PREFIX):
         return await _read_memo_resource(uri, state)
-    raise MCPError(
-        code=INVALID_PARAMS,
-        message=(
+    raise _rpc_error(
+        NotFound(
             f"cannot read {uri!r}: todo attachment reads through resources/read are not available on "
             "this server yet (todo attachments are not deployed); nothing was read"
         ),
+        uri,
     )

@@ -16,7 +16,7 @@ from mcp.server.caching import CacheHint
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from starlette.applications import Starlette
 from starlette.routing import Route
 
@@ -32,6 +32,7 @@ from .endpoint import McpEndpoint
 from .resource_metadata import METADATA_PATH, resource_metadata_endpoint
 from .result import logger
 from .state import SCOPE_KEY, RequestState, request_state
+from .versions import SERVED_VERSIONS
 
 SERVER_NAME = "mesq"
 SERVER_TITLE = "MeSQ"
@@ -111,11 +112,22 @@ def _guarded(
     return wrapper
 
 
+def _single_page(params: types.PaginatedRequestParams | None) -> None:
+    """Every list is one page (no `nextCursor` is ever sent), so any cursor is one we never issued."""
+    if params is not None and params.cursor is not None:
+        raise MCPError(
+            code=INVALID_PARAMS,
+            message="invalid cursor: this server lists everything in one page and never issues a "
+            "nextCursor; send the list request without a cursor",
+        )
+
+
 def build_server(catalog: Catalog) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         state = request_state(ctx)
+        _single_page(params)
         return types.ListToolsResult(tools=[catalog.tools[name].tool for name in state.visibility.visible])
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -124,6 +136,7 @@ def build_server(catalog: Catalog) -> Server[Any]:
     async def list_prompts(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
+        _single_page(params)
         return types.ListPromptsResult(prompts=prompts.visible_prompts(catalog, request_state(ctx)))
 
     async def get_prompt(ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams) -> types.GetPromptResult:
@@ -133,12 +146,14 @@ def build_server(catalog: Catalog) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         request_state(ctx)
+        _single_page(params)
         return types.ListResourcesResult(resources=[])
 
     async def list_resource_templates(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
         request_state(ctx)
+        _single_page(params)
         return types.ListResourceTemplatesResult(resource_templates=list(resources.TEMPLATES))
 
     async def read_resource(
@@ -146,7 +161,16 @@ def build_server(catalog: Catalog) -> Server[Any]:
     ) -> types.ReadResourceResult:
         return await resources.read_resource(str(params.uri), request_state(ctx))
 
-    return Server(
+    async def discover(ctx: ServerRequestContext[Any], params: types.RequestParams | None) -> types.DiscoverResult:
+        """The SDK's `server/discover`, listing every version these URLs serve, not only 2026-07-28."""
+        request_state(ctx)
+        return types.DiscoverResult(
+            supported_versions=list(SERVED_VERSIONS),
+            capabilities=server.get_capabilities(protocol_version=ctx.protocol_version),
+            instructions=server.instructions,
+        )
+
+    server: Server[Any] = Server(
         SERVER_NAME,
         version=__version__,
         title=SERVER_TITLE,
@@ -169,6 +193,8 @@ def build_server(catalog: Catalog) -> Server[Any]:
         on_list_resource_templates=_guarded(list_resource_templates),
         on_read_resource=_guarded(read_resource),
     )
+    server.add_request_handler("server/discover", types.RequestParams, _guarded(discover))
+    return server
 
 
 @cache

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from ..auth.scopes import missing_scopes
 from ..errors import ValidationError
 from ..toolsets import TOOLSET_ALIASES, VALID_TOOLSET_NAMES, unknown_toolsets
 from .catalog import Catalog, CatalogTool
@@ -108,22 +109,32 @@ class Visibility:
             )
         return None
 
-    def hidden_reason(self, tool: CatalogTool) -> str | None:
-        """Why `tool` is not visible on this connection, or None if it is."""
+    def filter_reason(self, tool: CatalogTool) -> str | None:
+        """Why the connection's filters (read-only, toolsets, X-MCP-Tools, X-MCP-Exclude-Tools)
+        hide `tool`, whatever the credential's scopes: more scopes would not help."""
         subject = f"tool {tool.name!r}"
-        reason = self.scope_reason(subject, tool.scopes)
-        if reason is not None:
-            return reason
         if self.readonly and tool.is_write:
             return f"{subject} changes data and this is a read-only connection (/mcp/readonly or X-MCP-Readonly: true)"
         reason = self.toolset_reason(subject, tool.toolset)
         if reason is not None:
             return reason
         if self.allow is not None and tool.name not in self.allow:
-            return f"tool {tool.name!r} is not in this connection's X-MCP-Tools allow-list"
+            return f"{subject} is not in this connection's X-MCP-Tools allow-list"
         if tool.name in self.exclude:
-            return f"tool {tool.name!r} is excluded by this connection's X-MCP-Exclude-Tools"
+            return f"{subject} is excluded by this connection's X-MCP-Exclude-Tools"
         return None
+
+    def step_up_scopes(self, tool: CatalogTool) -> tuple[str, ...] | None:
+        """The scopes to ask for when only missing scopes hide `tool` (a token with them would
+        see it on this connection); None when it is visible or a filter hides it."""
+        if self.filter_reason(tool) is None and missing_scopes(self.scopes, tool.scopes):
+            return tool.scopes
+        return None
+
+    def hidden_reason(self, tool: CatalogTool) -> str | None:
+        """Why `tool` is not visible on this connection, or None if it is (a filter first:
+        stepping up the scopes would not make it visible)."""
+        return self.filter_reason(tool) or self.scope_reason(f"tool {tool.name!r}", tool.scopes)
 
 
 def resolve(

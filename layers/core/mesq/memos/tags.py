@@ -9,17 +9,26 @@ from __future__ import annotations
 
 import re
 
-# Characters a tag segment can never contain: whitespace, '#', the hierarchy separator and
-# punctuation (ASCII and CJK) that ends a tag in running text. The TagName schema in
-# openapi.yaml is built from the same class (a unit test keeps them equal).
-TAG_SEGMENT_CLASS = (
-    r"[^\s#/,.;:!?()\[\]{}<>\"'`|\\*~=^$%"
-    r"，。；：！？（）【】「」『』、《》“”‘’]"
+# Whitespace, written out: Python's `\s` and ECMA-262's disagree (Python adds U+001C..U+001F and
+# U+0085, ECMA adds U+FEFF), and the TagName schema must mean the same to JS hosts (Ajv) as here.
+# This is the union of both.
+WHITESPACE_CHARS = r"\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+# Characters a tag can never contain besides the hierarchy separator '/': whitespace, '#' and
+# punctuation (ASCII and CJK) that ends a tag in running text.
+_NOT_IN_TAG = (
+    rf"{WHITESPACE_CHARS}#,.;:!?()\[\]{{}}<>"
+    '"'  # bare: `\"` is not a valid escape in ECMA-262 unicode mode
+    r"'`|\\*~=^$%"
+    r"，。；：！？（）【】「」『』、《》“”‘’"
 )
-TAG_NAME_PATTERN = rf"^{TAG_SEGMENT_CLASS}+(/{TAG_SEGMENT_CLASS}+)*$"
+TAG_SEGMENT_CLASS = rf"[^{_NOT_IN_TAG}/]"
+# The TagName schema in openapi.yaml (a unit test keeps them equal): segments joined by single
+# '/'s, written with the class once (it is long, and every tools/list carries it many times).
+# `$(?!\n)`: Python's `$` also matches before a final newline, ECMA's only at the end.
+TAG_NAME_PATTERN = rf"^(?!/|.*//|.*/$)[^{_NOT_IN_TAG}]+$(?!\n)"
 
 _CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`", re.DOTALL)
-_TAG = re.compile(rf"(?<!\S)#({TAG_SEGMENT_CLASS}+(?:/{TAG_SEGMENT_CLASS}+)*)")
+_TAG = re.compile(rf"(?<![^{WHITESPACE_CHARS}])#({TAG_SEGMENT_CLASS}+(?:/{TAG_SEGMENT_CLASS}+)*)")
 _TAG_NAME = re.compile(TAG_NAME_PATTERN)
 
 MAX_TAG_LENGTH = 100

@@ -1,0 +1,200 @@
+"""Protocol edges over the real SDK transport: step-up challenges, -32602 for what a connection
+cannot call or page, resource errors with `data.uri`, JSON-RPC batches on 2025-03-26, fixed
+messages for unparsable or invalid messages, and the served versions."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from .conftest import ERAS, MODERN
+
+METADATA = 'resource_metadata="http://testserver/.well-known/oauth-protected-resource/mcp"'
+SERVED = [MODERN, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
+JSON_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def raw(client, token: str, body: bytes | str, **headers: str):
+    """POST a body as is (no envelope, no version header: a 2025-03-26 client)."""
+    content = body.encode() if isinstance(body, str) else body
+    all_headers = {**JSON_HEADERS, "Authorization": f"Bearer {token}", **headers}
+    return client.client.post("/mcp", headers=all_headers, content=content)
+
+
+def rpc(method: str, params: dict[str, Any] | None = None, request_id: int | None = 1) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if request_id is not None:
+        message["id"] = request_id
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+# -- resources/read: a memo attachment needs memo:read -------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_resource_read_without_its_scope_is_a_step_up(mcp, era):
+    client = mcp(scopes="todo:read", era=era)
+    response = client.post("resources/read", {"uri": "memo://resource/users%2Fx%2Fmemo%2Fa%2Fb.png"})
+    assert response.status_code == 403
+    assert response.headers["www-authenticate"] == f'Bearer error="insufficient_scope", scope="memo:read", {METADATA}'
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_missing_resource_is_invalid_params_with_its_uri(mcp, fresh_user, era):
+    user = fresh_user()
+    uri = f"memo://resource/users%2F{user['id']}%2Fmemo%2F{'0' * 28}"  # well-formed, never uploaded
+    response = mcp(scopes="memo:read", era=era, user=user).post("resources/read", {"uri": uri})
+    # every client-side resource error has the same status: 400 on 2026-07-28, 200 on the legacy wire
+    assert response.status_code == (400 if era == "modern" else 200)
+    error = response.json()["error"]
+    assert error["code"] == -32602 and error["data"] == {"code": "NOT_FOUND", "uri": uri}
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("uri", ["memo://resource/u1%2Fphoto.jpg", "todo://attachment/x", "file:///etc/passwd"])
+def test_every_resource_error_carries_the_uri_and_one_status(mcp, era, uri):
+    response = mcp(scopes="memo:read,todo:read", era=era).post("resources/read", {"uri": uri})
+    assert response.status_code == (400 if era == "modern" else 200)
+    error = response.json()["error"]
+    assert error["code"] == -32602 and error["data"]["uri"] == uri
+
+
+# -- list cursors -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("method", ["tools/list", "prompts/list", "resources/list", "resources/templates/list"])
+def test_any_cursor_is_invalid_params(mcp, era, method):
+    response = mcp(era=era).post(method, {"cursor": "bm90LWEtY3Vyc29y"})
+    assert response.status_code == (400 if era == "modern" else 200)
+    error = response.json()["error"]
+    assert error["code"] == -32602 and "cursor" in error["message"]
+
+
+# -- versions and routing headers ---------------------------------------------------------------
+
+
+def test_unsupported_version_lists_every_served_version(mcp):
+    client = mcp()
+    body = client.body("tools/list", None)
+    body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = "2099-01-01"
+    headers = {**client.http_headers("tools/list", None), "Mcp-Protocol-Version": "2099-01-01"}
+    response = client.client.post("/mcp", headers=headers, json=body)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == -32022 and error["data"] == {"supported": SERVED, "requested": "2099-01-01"}
+    assert int(response.headers["content-length"]) == len(response.content)
+
+
+def test_a_missing_method_header_is_called_missing(mcp):
+    client = mcp()
+    headers = {k: v for k, v in client.http_headers("tools/list", None).items() if k != "Mcp-Method"}
+    response = client.client.post("/mcp", headers=headers, json=client.body("tools/list", None))
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == -32020 and error["message"].startswith("mcp-method header is missing")
+
+
+def test_a_missing_name_header_is_called_missing(mcp):
+    client = mcp()
+    params = {"name": "list_tags", "arguments": {}}
+    headers = {k: v for k, v in client.http_headers("tools/call", params).items() if k != "Mcp-Name"}
+    response = client.client.post("/mcp", headers=headers, json=client.body("tools/call", params))
+    assert response.status_code == 400
+    assert response.json()["error"]["message"].startswith("mcp-name header is missing")
+
+
+def test_a_mismatched_method_header_still_says_so(mcp):
+    client = mcp()
+    response = client.post("tools/list", **{"Mcp-Method": "prompts/list"})
+    assert response.json()["error"]["message"].startswith("mcp-method header does not match")
+
+
+# -- the handshake era: batches and fixed messages ------------------------------------------------
+
+
+def test_2025_03_26_batches_are_served(mcp, fresh_user):
+    user = fresh_user()
+    client = mcp(era="legacy", user=user)
+    batch = [
+        rpc("ping", request_id=1),
+        rpc("tools/call", {"name": "create_memo", "arguments": {"content": "from a batch #b"}}, request_id=2),
+        rpc("notifications/initialized", request_id=None),
+        rpc("tools/call", {"name": "list_memos", "arguments": {}}, request_id=3),
+        {"jsonrpc": "2.0", "id": 4},  # invalid: no method
+    ]
+    response = raw(client, client.token, json.dumps(batch))
+    assert response.status_code == 200 and response.headers["cache-control"] == "private, no-store"
+    answers = {answer["id"]: answer for answer in response.json()}
+    assert set(answers) == {1, 2, 3, None}  # the notification has no answer
+    assert answers[1]["result"] == {}
+    created = answers[2]["result"]["structuredContent"]["data"]["memo"]
+    assert created["content"] == "from a batch #b"
+    listed = answers[3]["result"]["structuredContent"]["data"]
+    assert [memo["id"] for memo in listed["timelineItems"]] == [created["id"]]
+    assert answers[None]["error"]["code"] == -32600
+
+
+def test_batches_of_notifications_only_are_accepted(mcp):
+    client = mcp(era="legacy")
+    response = raw(client, client.token, json.dumps([rpc("notifications/initialized", request_id=None)]))
+    assert response.status_code == 202 and response.content == b""
+
+
+def test_a_batch_needing_a_scope_runs_nothing(mcp, fresh_user):
+    user = fresh_user()
+    client = mcp(scopes="memo:read", era="legacy", user=user)
+    batch = [
+        rpc("tools/call", {"name": "list_memos", "arguments": {}}, request_id=1),
+        rpc("tools/call", {"name": "create_memo", "arguments": {"content": "x"}}, request_id=2),
+    ]
+    response = raw(client, client.token, json.dumps(batch))
+    assert response.status_code == 403 and 'scope="memo:write"' in response.headers["www-authenticate"]
+
+
+@pytest.mark.parametrize(
+    ("body", "version", "code", "message"),
+    [
+        ("[]", None, -32600, "an empty batch"),
+        (json.dumps([rpc("ping")] * 51), None, -32600, "at most 50 messages"),
+        (json.dumps([rpc("ping")]), "2025-06-18", -32600, "has no JSON-RPC batches"),
+        (json.dumps([rpc("ping")]), "2025-11-25", -32600, "has no JSON-RPC batches"),
+        ('{"jsonrpc": "2.0", "id": 1}', None, -32600, "not a JSON-RPC 2.0 request"),
+        ('"just a string"', None, -32600, "not a JSON-RPC 2.0 request"),
+        ('{"jsonrpc": ', None, -32700, "not valid JSON"),
+        (b"\xff\xfe", None, -32700, "not valid JSON"),
+    ],
+)
+def test_unservable_bodies_get_a_short_fixed_message(mcp, body, version, code, message):
+    client = mcp(era="legacy")
+    headers = {"Mcp-Protocol-Version": version} if version else {}
+    response = raw(client, client.token, body, **headers)
+    assert response.status_code == 400
+    answer = response.json()
+    assert answer["id"] is None and answer["error"]["code"] == code and message in answer["error"]["message"]
+    assert len(response.content) < 300  # no validation dump, no library names
+    assert "pydantic" not in response.text and "validation error" not in response.text.lower()
+
+
+def test_initialize_is_refused_inside_a_batch(mcp):
+    client = mcp(era="legacy")
+    init = rpc(
+        "initialize", {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    )
+    response = raw(client, client.token, json.dumps([init, rpc("ping", request_id=2)]))
+    answers = {answer["id"]: answer for answer in response.json()}
+    assert answers[1]["error"]["code"] == -32600 and "initialize" in answers[1]["error"]["message"]
+    assert answers[2]["result"] == {}
+
+
+def test_2025_03_26_is_still_negotiated(mcp):
+    client = mcp(era="legacy")
+    init = rpc(
+        "initialize", {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    )
+    response = raw(client, client.token, json.dumps(init))
+    assert response.json()["result"]["protocolVersion"] == "2025-03-26"
