@@ -117,7 +117,7 @@ def test_tool_listing_and_success_output_validates(wire, tools, name):
     tool = tools[name]
     reads_only = name.startswith("list_")
     expected = "todo:read" if reads_only else ("todo:write" if name.startswith("create_") else "todo:read + todo:write")
-    assert f"Needs scope {expected} " in tool["description"]
+    assert tool["description"].endswith(f"Needs scope {expected}.")
     assert tool["annotations"]["readOnlyHint"] is reads_only
     result = wire.call(name, SCENARIOS[name](wire))
     assert result.get("isError") is not True, result

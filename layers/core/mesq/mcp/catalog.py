@@ -4,8 +4,8 @@ Every tool is derived from its `Operation` (mesq/spec.py): the input schema is t
 flat argument schema (path, query and header parameters and the body's fields, all top-level,
 `additionalProperties: false`), the output schema is the unified result envelope around the
 operation's `data` schema, the annotations come from the HTTP method with the `x-mcp`
-overrides on top, and the description is the operation's own (written for an agent) plus the
-scopes it needs. Construction fails fast: an operation without an implementation, a duplicate
+overrides on top, and the description is the operation's own (written for an agent; the rules
+every tool shares are in the server instructions). Construction fails fast: an operation without an implementation, a duplicate
 or malformed name, an unknown toolset, an invalid schema or annotations that contradict the
 scopes all raise `CatalogError` before a single request is served. (Checking every schema
 against the 2020-12 metaschema costs ~20 ms per schema on a small machine, so that check lives
@@ -85,9 +85,10 @@ def envelope_schema(
 
 
 def describe(operation: Operation) -> str:
-    scopes = " + ".join(operation.scopes)
-    kind = "changes data" if operation.is_write else "read-only"
-    return f"{operation.description}\n\nNeeds scope {scopes} ({kind})."
+    """What the model reads about a tool: the operation's own description, nothing more. The
+    scopes it needs are not repeated: a connection lists only the tools its scopes allow (the
+    instructions say how scopes work), and whether it changes data is in the annotations."""
+    return operation.description
 
 
 @dataclass(frozen=True)
@@ -174,10 +175,8 @@ def build_tool(
         description=describe(operation),
         input_schema=listed_input,
         output_schema=output_schema,
-        annotations=types.ToolAnnotations(
-            title=operation.mcp.title,
-            **{_ANNOTATION_FIELDS[key]: value for key, value in hints.items()},
-        ),
+        # The title is said once, on the tool (clients since 2025-06-18 read it there first).
+        annotations=types.ToolAnnotations(**{_ANNOTATION_FIELDS[key]: value for key, value in hints.items()}),
     )
     return CatalogTool(
         name=name,
