@@ -199,11 +199,12 @@ def check_budgets(
         footprint = by_label.get(budget.connection)
         if footprint is None:
             continue  # the toolset is not in this catalog
-        heaviest = ", ".join(f"{cost.name} {cost.wire:,}/{cost.model:,}" for cost in footprint.heaviest(3))
         for kind, limit, value in (("wire", budget.wire, footprint.wire), ("model-facing", budget.model, footprint.model)):
             if limit is not None and value > limit:
+                by_kind = sorted(footprint.tools, key=lambda cost: -(cost.wire if kind == "wire" else cost.model))
+                heaviest = ", ".join(f"{cost.name} {cost.wire:,}/{cost.model:,}" for cost in by_kind[:3])
                 problems.append(
-                    f"{budget.connection}: {kind} {value:,} tokens > budget {limit:,} (heaviest wire/model: {heaviest})"
+                    f"{budget.connection}: {kind} {value:,} tokens > budget {limit:,} (heaviest, wire/model-facing: {heaviest})"
                 )
     everything = by_label.get("/mcp")
     for cost in everything.tools if everything else ():

@@ -274,12 +274,76 @@ def open_objects(schema: Any) -> Any:
     return map_subschemas(kept, open_objects)
 
 
+#: Two record shapes that share at least this much (compact JSON of the shared properties) get
+#: the shared part as one def (todo tasks and inbox items share 17 fields).
+COMMON_FIELDS_FROM = 300
+
+
+def _records(schema: Any, found: dict[str, dict[str, Any]]) -> None:
+    """Every open object subschema with properties (compact JSON -> schema)."""
+    if not isinstance(schema, dict):
+        return
+    if isinstance(schema.get("properties"), dict) and "allOf" not in schema and schema.get("type") == "object":
+        found.setdefault(_compact(schema), schema)
+    map_subschemas(schema, lambda sub: _records(sub, found) or sub)
+
+
+def share_common_fields(schema: dict[str, Any]) -> dict[str, Any]:
+    """Where two open record shapes share many identical properties, move those into one def
+    both extend with `allOf` (equivalent for open objects: each property keeps its schema, each
+    required name stays required). Only below the envelope, whose objects are open."""
+    result = schema
+    while True:
+        found: dict[str, dict[str, Any]] = {}
+        for key, value in result.items():
+            if key in ("properties", "$defs"):
+                for sub in value.values():
+                    _records(sub, found)
+        records = list(found.values())
+        best: tuple[int, dict[str, Any], dict[str, Any], dict[str, Any]] | None = None
+        for i, first in enumerate(records):
+            for second in records[i + 1 :]:
+                common = {k: v for k, v in first["properties"].items() if second["properties"].get(k) == v}
+                size = len(_compact(common))
+                if size >= COMMON_FIELDS_FROM and len(common) < min(len(first["properties"]), len(second["properties"])):
+                    if best is None or size > best[0]:
+                        best = (size, first, second, common)
+        if best is None:
+            return result
+        _, first, second, common = best
+        both = set(first.get("required", [])) & set(second.get("required", []))
+        shared: dict[str, Any] = {"type": "object", "properties": common}
+        shared_required = [name for name in first.get("required", []) if name in common and name in both]
+        if shared_required:
+            shared["required"] = shared_required
+        defs = dict(result.get("$defs", {}))
+        name = _fresh_name("SharedFields", set(defs))
+        defs[name] = shared
+        replacements = {}
+        for record in (first, second):
+            rest: dict[str, Any] = {"allOf": [{"$ref": f"{_DEF_PREFIX}{name}"}]}
+            rest.update({k: v for k, v in record.items() if k not in ("properties", "required")})
+            rest["properties"] = {k: v for k, v in record["properties"].items() if k not in common}
+            required = [n for n in record.get("required", []) if n not in shared_required]
+            if required:
+                rest["required"] = required
+            replacements[_compact(record)] = rest
+
+        def swap(sub: Any) -> Any:
+            if isinstance(sub, dict) and _compact(sub) in replacements:
+                return replacements[_compact(sub)]
+            return map_subschemas(sub, swap)
+
+        body = map_subschemas({k: v for k, v in result.items() if k != "$defs"}, swap)
+        result = {**body, "$defs": {k: (v if k == name else swap(v)) for k, v in defs.items()}}
+
+
 def lean_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """The output schema as listed: input-only keywords stripped, the objects below the envelope
     opened, trivial defs folded in, repeated shapes shared. The envelope itself stays closed."""
     stripped: dict[str, Any] = strip_input_only(schema)
     opened: dict[str, Any] = map_subschemas(stripped, open_objects)
-    return share_repeats(fold_defs(opened))
+    return share_repeats(share_common_fields(fold_defs(opened)))
 
 
 #: Extension keywords only the server reads (its own validation messages); never listed.
