@@ -199,7 +199,10 @@ def check_budgets(
         footprint = by_label.get(budget.connection)
         if footprint is None:
             continue  # the toolset is not in this catalog
-        for kind, limit, value in (("wire", budget.wire, footprint.wire), ("model-facing", budget.model, footprint.model)):
+        for kind, limit, value in (
+            ("wire", budget.wire, footprint.wire),
+            ("model-facing", budget.model, footprint.model),
+        ):
             if limit is not None and value > limit:
                 by_kind = sorted(footprint.tools, key=lambda cost: -(cost.wire if kind == "wire" else cost.model))
                 heaviest = ", ".join(f"{cost.name} {cost.wire:,}/{cost.model:,}" for cost in by_kind[:3])
@@ -222,13 +225,15 @@ def report(footprints: Sequence[Footprint], budgets: Iterable[Budget] = BUDGETS)
     ]
     for footprint in footprints:
         budget = limits.get(footprint.connection)
-        shown = (
-            " / ".join(f"{value:,}" if value else "-" for value in (budget.wire, budget.model)) if budget else "-"
-        )
+        shown = " / ".join(f"{value:,}" if value else "-" for value in (budget.wire, budget.model)) if budget else "-"
         lines.append(
             f"| `{footprint.connection}` | {len(footprint.tools)} | {footprint.wire:,} | {footprint.model:,} | {shown} |"
         )
-    lines += ["", f"Ten heaviest tools per connection (wire / model-facing tokens; any tool: wire <= {TOOL_WIRE_BUDGET:,}):", ""]
+    lines += [
+        "",
+        f"Ten heaviest tools per connection (wire / model-facing tokens; any tool: wire <= {TOOL_WIRE_BUDGET:,}):",
+        "",
+    ]
     for footprint in footprints:
         heaviest = ", ".join(f"`{cost.name}` {cost.wire:,} / {cost.model:,}" for cost in footprint.heaviest())
         lines.append(f"- `{footprint.connection}`: {heaviest}")
@@ -263,7 +268,11 @@ def before_after(before: Mapping[str, Mapping[str, int]], after: Mapping[str, Ma
     ]
     for label in dict.fromkeys([*after, *before]):
         old, new = before.get(label, {}), after.get(label, {})
-        tools = f"{old.get('tools', 0)} -> {new.get('tools', 0)}" if old.get("tools") != new.get("tools") else str(new.get("tools", 0))
+        tools = (
+            f"{old.get('tools', 0)} -> {new.get('tools', 0)}"
+            if old.get("tools") != new.get("tools")
+            else str(new.get("tools", 0))
+        )
         cells = [f"{side.get(key, 0):,}" for key in ("wire",) for side in (old, new)]
         cells += [f"{side.get(key, 0):,}" for key in ("model",) for side in (old, new)]
         lines.append(f"| `{label}` | {tools} | " + " | ".join(cells) + " |")

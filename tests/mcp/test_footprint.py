@@ -79,7 +79,9 @@ def test_an_inflated_description_is_reported_by_tool_and_connection(tmp_path):
     # The memo toolset, the read-only connection and /mcp all carry get_memo: each says so,
     # naming it first among the heaviest tools.
     for connection in ("/mcp/x/memo", "/mcp/readonly", "/mcp"):
-        assert any(p.startswith(f"{connection}: model-facing") and "heaviest" in p and ": get_memo" in p for p in problems), problems
+        assert any(
+            p.startswith(f"{connection}: model-facing") and "heaviest" in p and ": get_memo" in p for p in problems
+        ), problems
     assert any(p.startswith("/mcp: wire") for p in problems), problems
     # The untouched catalog of the same copy passes: the failure is the inflation.
     assert check_budgets(measure_catalog(inflated_catalog(tmp_path / "plain", "get_memo", words=0))) == []

@@ -305,7 +305,9 @@ def share_common_fields(schema: dict[str, Any]) -> dict[str, Any]:
             for second in records[i + 1 :]:
                 common = {k: v for k, v in first["properties"].items() if second["properties"].get(k) == v}
                 size = len(_compact(common))
-                if size >= COMMON_FIELDS_FROM and len(common) < min(len(first["properties"]), len(second["properties"])):
+                if size >= COMMON_FIELDS_FROM and len(common) < min(
+                    len(first["properties"]), len(second["properties"])
+                ):
                     if best is None or size > best[0]:
                         best = (size, first, second, common)
         if best is None:
