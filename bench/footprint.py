@@ -207,7 +207,8 @@ def check_budgets(
                 by_kind = sorted(footprint.tools, key=lambda cost: -(cost.wire if kind == "wire" else cost.model))
                 heaviest = ", ".join(f"{cost.name} {cost.wire:,}/{cost.model:,}" for cost in by_kind[:3])
                 problems.append(
-                    f"{budget.connection}: {kind} {value:,} tokens > budget {limit:,} (heaviest, wire/model-facing: {heaviest})"
+                    f"{budget.connection}: {kind} {value:,} tokens > budget {limit:,}"
+                    f" (heaviest, wire/model-facing: {heaviest})"
                 )
     everything = by_label.get("/mcp")
     for cost in everything.tools if everything else ():
@@ -220,15 +221,14 @@ def report(footprints: Sequence[Footprint], budgets: Iterable[Budget] = BUDGETS)
     """Markdown: one row per connection (with its budget), then its ten heaviest tools."""
     limits = {budget.connection: budget for budget in budgets}
     lines = [
-        f"| connection | tools | wire tokens | model-facing tokens | budget (wire / model-facing) |",
+        "| connection | tools | wire tokens | model-facing tokens | budget (wire / model-facing) |",
         "| --- | ---: | ---: | ---: | --- |",
     ]
     for footprint in footprints:
         budget = limits.get(footprint.connection)
         shown = " / ".join(f"{value:,}" if value else "-" for value in (budget.wire, budget.model)) if budget else "-"
-        lines.append(
-            f"| `{footprint.connection}` | {len(footprint.tools)} | {footprint.wire:,} | {footprint.model:,} | {shown} |"
-        )
+        counts = f"{len(footprint.tools)} | {footprint.wire:,} | {footprint.model:,}"
+        lines.append(f"| `{footprint.connection}` | {counts} | {shown} |")
     lines += [
         "",
         f"Ten heaviest tools per connection (wire / model-facing tokens; any tool: wire <= {TOOL_WIRE_BUDGET:,}):",

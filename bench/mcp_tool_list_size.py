@@ -55,9 +55,8 @@ def median_ms(fn: Callable[[], Any], runs: int) -> float:
 def main() -> None:
     as_json = "--json" in sys.argv[1:]
     started = time.perf_counter()
-    from starlette.testclient import TestClient
-
     from bench.footprint import count_tokens
+    from starlette.testclient import TestClient
 
     from mesq.auth.tokens import create_token
     from mesq.auth.users import create_user

@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import yaml
-
 from bench.footprint import (
     BUDGETS,
     INSTRUCTIONS_BUDGET,
@@ -20,6 +19,7 @@ from bench.footprint import (
     report,
     wire_form,
 )
+
 import mesq
 from mesq.mcp.catalog import build_catalog
 from mesq.mcp.service import default_catalog, instructions

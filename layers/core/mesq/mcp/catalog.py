@@ -5,9 +5,10 @@ flat argument schema (path, query and header parameters and the body's fields, a
 `additionalProperties: false`), the output schema is the unified result envelope around the
 operation's `data` schema, the annotations come from the HTTP method with the `x-mcp`
 overrides on top, and the description is the operation's own (written for an agent; the rules
-every tool shares are in the server instructions). Construction fails fast: an operation without an implementation, a duplicate
-or malformed name, an unknown toolset, an invalid schema or annotations that contradict the
-scopes all raise `CatalogError` before a single request is served. (Checking every schema
+every tool shares are in the server instructions). Both schemas are listed lean (lean.py).
+Construction fails fast: an operation without an implementation, a duplicate or malformed
+name, an unknown toolset, an invalid schema or annotations that contradict the scopes all
+raise `CatalogError` before a single request is served. (Checking every schema
 against the 2020-12 metaschema costs ~20 ms per schema on a small machine, so that check lives
 in the catalog test, which walks every tool, instead of in every cold start.)
 """
@@ -176,7 +177,12 @@ def build_tool(
         input_schema=listed_input,
         output_schema=output_schema,
         # The title is said once, on the tool (clients since 2025-06-18 read it there first).
-        annotations=types.ToolAnnotations(**{_ANNOTATION_FIELDS[key]: value for key, value in hints.items()}),
+        annotations=types.ToolAnnotations(
+            read_only_hint=hints["readOnlyHint"],
+            destructive_hint=hints["destructiveHint"],
+            idempotent_hint=hints["idempotentHint"],
+            open_world_hint=hints["openWorldHint"],
+        ),
     )
     return CatalogTool(
         name=name,

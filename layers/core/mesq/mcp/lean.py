@@ -2,15 +2,20 @@
 
 An output schema is read by the client that validates a result, and most hosts also hand it to
 the model; every tool pays for it in every `tools/list`. What it must keep is the shape of `data`:
-each field, its type, which fields are required, enums and constants, closed objects, and the
-`recoverData` pointer. What it drops only matters for input, or is prose an agent reads once in
+each field, its type, which fields are required, enums and constants, and the `recoverData`
+pointer. What it drops only matters for input, or is prose an agent reads once in
 the tool's description: descriptions, titles, examples, defaults, length and range limits,
 patterns and formats.
 
-Objects below the envelope are left open (see `open_objects`). After stripping, many `$defs` collapse to a scalar (`TodoPosition` -> `{"type": "string"}`) or
-to a pointer at another def (`TodoSubtask` -> `TodoTask`); a pointer to them costs more than the
+Objects below the envelope are left open (see `open_objects`). After stripping, many `$defs`
+collapse to a scalar (`TodoPosition` -> `{"type": "string"}`) or to a pointer at another def
+(`TodoSubtask` -> `TodoTask`); a pointer to them, or to a def used once, costs more than the
 schema itself, so they are inlined and the defs nobody points at any more are dropped. Shapes
-that still repeat (an object used in several places) stay shared through `$defs`.
+that still repeat stay shared through `$defs`, and two records sharing most of their fields
+extend one shared def (`share_common_fields`).
+
+Input schemas go through the same folding and sharing (`lean_input_schema`) but keep every
+keyword: they are what REST and MCP validate arguments with.
 """
 
 from __future__ import annotations
@@ -240,9 +245,9 @@ def share_repeats(schema: dict[str, Any], names: Mapping[str, str] | None = None
                 continue  # too small to pay off, or already a pointer
             existing = by_def.get(key)
             uses = count - 1 if existing is not None else count  # the def itself is counted once
-            pointer = len(_compact({"$ref": f"{_DEF_PREFIX}{existing or first_seen[key][0]}"}))
+            pointer_size = len(_compact({"$ref": f"{_DEF_PREFIX}{existing or first_seen[key][0]}"}))
             entry = 0 if existing is not None else len(key) + len(first_seen[key][0]) + 4
-            saving = uses * (len(key) - pointer) - entry
+            saving = uses * (len(key) - pointer_size) - entry
             if uses >= (1 if existing is not None else 2) and saving > 0 and (best is None or saving > best[0]):
                 best = (saving, key)
         if best is None:
@@ -285,7 +290,12 @@ def _records(schema: Any, found: dict[str, dict[str, Any]]) -> None:
         return
     if isinstance(schema.get("properties"), dict) and "allOf" not in schema and schema.get("type") == "object":
         found.setdefault(_compact(schema), schema)
-    map_subschemas(schema, lambda sub: _records(sub, found) or sub)
+
+    def visit(sub: Any) -> Any:
+        _records(sub, found)
+        return sub
+
+    map_subschemas(schema, visit)
 
 
 def share_common_fields(schema: dict[str, Any]) -> dict[str, Any]:
@@ -305,11 +315,9 @@ def share_common_fields(schema: dict[str, Any]) -> dict[str, Any]:
             for second in records[i + 1 :]:
                 common = {k: v for k, v in first["properties"].items() if second["properties"].get(k) == v}
                 size = len(_compact(common))
-                if size >= COMMON_FIELDS_FROM and len(common) < min(
-                    len(first["properties"]), len(second["properties"])
-                ):
-                    if best is None or size > best[0]:
-                        best = (size, first, second, common)
+                proper = len(common) < min(len(first["properties"]), len(second["properties"]))
+                if size >= COMMON_FIELDS_FROM and proper and (best is None or size > best[0]):
+                    best = (size, first, second, common)
         if best is None:
             return result
         _, first, second, common = best
@@ -321,7 +329,7 @@ def share_common_fields(schema: dict[str, Any]) -> dict[str, Any]:
         defs = dict(result.get("$defs", {}))
         name = _fresh_name("SharedFields", set(defs))
         defs[name] = shared
-        replacements = {}
+        replacements: dict[str, Any] = {}
         for record in (first, second):
             rest: dict[str, Any] = {"allOf": [{"$ref": f"{_DEF_PREFIX}{name}"}]}
             rest.update({k: v for k, v in record.items() if k not in ("properties", "required")})
@@ -331,9 +339,9 @@ def share_common_fields(schema: dict[str, Any]) -> dict[str, Any]:
                 rest["required"] = required
             replacements[_compact(record)] = rest
 
-        def swap(sub: Any) -> Any:
-            if isinstance(sub, dict) and _compact(sub) in replacements:
-                return replacements[_compact(sub)]
+        def swap(sub: Any, _replacements: dict[str, Any] = replacements) -> Any:
+            if isinstance(sub, dict) and _compact(sub) in _replacements:
+                return _replacements[_compact(sub)]
             return map_subschemas(sub, swap)
 
         body = map_subschemas({k: v for k, v in result.items() if k != "$defs"}, swap)
