@@ -86,7 +86,8 @@ def measure_many(url_paths: Iterable[str], scopes: str = ALL_SCOPES) -> dict[str
             user = create_user(services.items, "footprint", "correct horse battery")
             token, _ = create_token(services.items, user["id"], name="footprint", scopes=scopes)
             results: dict[str, dict[str, Any]] = {}
-            with TestClient(create_local_app(services)) as client:
+            # A loopback Host: the Host check (mesq/http/hosts.py) serves it without configuration.
+            with TestClient(create_local_app(services), base_url="http://127.0.0.1") as client:
                 for path in url_paths:
                     headers, body = modern("tools/list")
                     response = client.post(path, headers={"Authorization": f"Bearer {token}", **headers}, json=body)

@@ -75,7 +75,8 @@ def main() -> None:
         user = create_user(services.items, "bench", "correct horse battery")
         token, _ = create_token(services.items, user["id"], name="bench", scopes=ALL_SCOPES)
         auth = {"Authorization": f"Bearer {token}"}
-        with TestClient(create_local_app(services)) as client:
+        # A loopback Host: the Host check (mesq/http/hosts.py) serves it without configuration.
+        with TestClient(create_local_app(services), base_url="http://127.0.0.1") as client:
             sizes: dict[str, int] = {}
             counts: dict[str, int] = {}
             for label, path in TOOLSET_PATHS.items():
