@@ -48,7 +48,7 @@ async def run_operation(
             where = "header" if param.location == "header" else f"{param.location} parameter"
             raise ValidationError(f"{name}: send it as the {param.name} {where}, not in the body")
         arguments.update(body)
-    validate_arguments(operation, arguments)
+    arguments = validate_arguments(operation, arguments)
     if operation.operation_id in ATTACHMENT_READ_OPERATIONS and limiter.enabled:
         # REST is otherwise unlimited (§7 names MCP); attachment bytes count for both (§7).
         await run_sync(limiter.hit, principal.credential_id, "attachment_read")

@@ -31,8 +31,7 @@ async def call_tool(
         reason = state.visibility.hidden_reason(tool)
         if reason is not None:
             raise Forbidden(reason)
-        args = dict(arguments) if arguments else {}
-        validate_arguments(tool.operation, args)
+        args = validate_arguments(tool.operation, arguments or {})
         call = Call(principal=state.principal, services=state.services, trace_id=trace_id, channel="mcp")
         data = await run_sync(tool.function, call, args)
         if not isinstance(data, dict):

@@ -114,9 +114,9 @@ def _zone_argument(arguments: Mapping[str, str], name: str) -> ZoneInfo | None:
 async def _run(state: RequestState, operation_id: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """One read operation with the caller's principal, validated like a tool call."""
     function: OperationFn = REGISTRY[operation_id]
-    validate_arguments(load_spec().operation(operation_id), arguments)
+    checked = validate_arguments(load_spec().operation(operation_id), arguments)
     call = Call(principal=state.principal, services=state.services, trace_id=state.trace_id, channel="mcp")
-    return await run_sync(function, call, arguments)
+    return await run_sync(function, call, checked)
 
 
 def _data_block(value: Any) -> str:
