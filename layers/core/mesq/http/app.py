@@ -22,6 +22,7 @@ from .. import __version__
 from ..concurrency import run_sync
 from ..context import Call, Services
 from ..errors import MesqError, MethodNotAllowed, NotFound, ValidationError
+from ..messages import quoted
 from ..operations import REGISTRY, check_registry
 from ..ratelimit import ATTACHMENT_READ_OPERATIONS, RateLimiter
 from ..spec import Operation, Spec, load_spec
@@ -100,9 +101,11 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     trace_id = trace_id_of(request)
     if exc.status_code == 405:
-        return failure(MethodNotAllowed(f"{request.method} is not allowed on {request.url.path}"), trace_id)
+        # Starlette's routing names the route's methods in `Allow` (RFC 9110 §15.5.6 wants it).
+        error = MethodNotAllowed(f"{quoted(request.method)} is not allowed on {quoted(request.url.path)}")
+        return failure(error, trace_id, dict(exc.headers or {}))
     if exc.status_code == 404:
-        return failure(NotFound(f"no route {request.url.path}"), trace_id)
+        return failure(NotFound(f"no route {quoted(request.url.path)}"), trace_id)
     # No other HTTPException is raised by the routes; should one appear, it is a fault.
     return internal_failure(exc, trace_id)
 

@@ -18,7 +18,7 @@ from ..attachments import reads as attachment_reads
 from ..attachments.paths import mcp_uri, read_url
 from ..auth.users import get_user, user_partition
 from ..context import Call
-from ..errors import MesqError, NotFound, RevisionConflict, ValidationError
+from ..errors import Conflict, MesqError, NotFound, RevisionConflict, ValidationError
 from ..spec import load_spec
 from ..store.ports import ConditionFailed, Item
 from ..timestamps import normalize_timestamp, now_timestamp, parse_timestamp
@@ -302,13 +302,10 @@ def list_tags(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def select_memos_for_insight(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    # Which arguments go together (memoIds alone; dateScopeMode with or without from/to) is
+    # x-mesq-input-rules in openapi.yaml, enforced before any operation runs.
     offset, limit = args.get("offset", 0), args.get("limit", 20)
-    scope_fields = [name for name in ("tags", "untagged", "from", "to", "dateScopeMode") if name in args]
     if "memoIds" in args:
-        if scope_fields:
-            raise ValidationError(
-                f"memoIds cannot be combined with {', '.join(scope_fields)}: choose explicit ids or a scope"
-            )
         ids = list(dict.fromkeys(args["memoIds"]))
         found = store.fetch_memos(call.services.items, call.principal.user_id, ids)
         selected = [found[i] for i in ids if i in found and found[i]["status"] == "NORMAL"]
@@ -322,10 +319,6 @@ def select_memos_for_insight(call: Call, args: dict[str, Any]) -> dict[str, Any]
         return data
     has_range = "from" in args or "to" in args
     mode = args.get("dateScopeMode", "range" if has_range else "all")
-    if mode == "all" and has_range:
-        raise ValidationError("dateScopeMode=all cannot be combined with from/to")
-    if mode == "range" and not has_range:
-        raise ValidationError("dateScopeMode=range needs from and/or to")
     memo_filter = _filter_from(
         {"tags": args.get("tags", []), "untagged": args.get("untagged"),
          "createdFrom": args.get("from"), "createdTo": args.get("to")}
@@ -452,7 +445,7 @@ def update_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         raise ValidationError("give at least one of content, pinned, status or resources to change")
     before = _current_at(call, args["id"], args["expectedRevision"])
     if before["status"] == "DELETED" and "status" in args:
-        raise ValidationError("this memo is in the trash; use restore_memo to bring it back first")
+        raise Conflict("this memo is in the trash; use restore_memo to bring it back first")
     after = dict(before)
     if "content" in args:
         after["content"] = args["content"]
@@ -475,7 +468,7 @@ def delete_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def restore_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     before = _current_at(call, args["id"], args["expectedRevision"])
     if before["status"] != "DELETED":
-        raise ValidationError(f"memo {args['id']!r} is not in the trash (status {before['status']})")
+        raise Conflict(f"memo {args['id']!r} is not in the trash (status {before['status']})")
     return _save(call, before, {**before, "status": "NORMAL"})
 
 
