@@ -74,9 +74,9 @@ def test_argument_groups_are_in_the_advertised_input_schema(
 ) -> None:
     mcp = Mcp(client=client, token=make_account().token)
     tool = next(t for t in mcp.tools() if t["name"] == "select_memos_for_insight")
-    assert set(tool["inputSchema"]["dependentSchemas"]) == {"memoIds", "dateScopeMode"}
+    assert set(tool["inputSchema"]["dependentSchemas"]) == {"memoIds"}
     envelope = mcp.fails("select_memos_for_insight", {"memoIds": ["a"], "tags": ["x"]})
-    assert envelope["error"]["message"].startswith("memoIds cannot be combined with tags")
+    assert envelope["error"]["message"] == "memoIds excludes tags, untagged, from, to and dateScopeMode"
     envelope = mcp.fails("select_memos_for_insight", {"dateScopeMode": "all", "from": "2026-01-01T00:00:00Z"})
     assert envelope["error"]["message"] == "dateScopeMode=all cannot be combined with from/to"
     answer = client.get(
@@ -90,5 +90,5 @@ def test_time_zone_names_have_a_documented_shape(client: TestClient, make_accoun
     assert all(re.search(pattern, name) for name in zoneinfo.available_timezones())
     mcp = Mcp(client=client, token=make_account(scopes=TODO).token)
     envelope = mcp.fails("create_todo_task", {"title": "t", "timezone": "Asia Shanghai"})
-    assert envelope["error"]["message"] == "timezone: not an IANA time zone name (such as Asia/Shanghai)"
+    assert envelope["error"]["message"].startswith("timezone: 'Asia Shanghai' does not match")
     assert mcp.ok("create_todo_task", {"title": "t", "timezone": "America/Argentina/Buenos_Aires"})

@@ -11,10 +11,11 @@ import pytest
 from .conftest import ERAS
 
 ALL_SCOPES = "memo:read,memo:write,todo:read,todo:write,reading:read"
-#: Average tokens (chars/4) per tool, checked for every row of both eras. Measured: 1,156 for the
-#: 6 read tools (modern era; their list schemas are the largest), 1,095 for all 11 memo tools;
-#: ~58% of it the output schemas. Just above the largest, so any growth is noticed.
-BUDGET_PER_TOOL = 1_140
+#: Average tokens (chars/4) per tool, checked for every row of both eras. Measured: 1,155 for the
+#: 6 read tools (modern era; their list schemas are the largest; +18 for the time-zone pattern and
+#: select_memos_for_insight's memoIds-excludes-scope rule), 1,095 for all 11 memo tools; ~58% of
+#: it the output schemas. Just above the largest, so any growth is noticed.
+BUDGET_PER_TOOL = 1_160
 
 
 @pytest.mark.parametrize("era", ERAS)

@@ -302,8 +302,8 @@ def list_tags(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def select_memos_for_insight(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    # Which arguments go together (memoIds alone; dateScopeMode with or without from/to) is
-    # x-mesq-input-rules in openapi.yaml, enforced before any operation runs.
+    # memoIds excludes the scope fields: x-mesq-input-rules in openapi.yaml, checked before
+    # any operation runs (and advertised in the tool's input schema).
     offset, limit = args.get("offset", 0), args.get("limit", 20)
     if "memoIds" in args:
         ids = list(dict.fromkeys(args["memoIds"]))
@@ -319,6 +319,10 @@ def select_memos_for_insight(call: Call, args: dict[str, Any]) -> dict[str, Any]
         return data
     has_range = "from" in args or "to" in args
     mode = args.get("dateScopeMode", "range" if has_range else "all")
+    if mode == "all" and has_range:
+        raise ValidationError("dateScopeMode=all cannot be combined with from/to")
+    if mode == "range" and not has_range:
+        raise ValidationError("dateScopeMode=range needs from and/or to")
     memo_filter = _filter_from(
         {"tags": args.get("tags", []), "untagged": args.get("untagged"),
          "createdFrom": args.get("from"), "createdTo": args.get("to")}
