@@ -77,9 +77,7 @@ def update_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             siblings = [c["position"] for c in state.columns_of(before["spaceId"]) if c["id"] != before["id"]]
             after["position"] = model.position_for_index(siblings, args["index"])
         if args.get("archived") is True and not before.get("archived") and not _other_open_columns(state, before):
-            raise Conflict(
-                "this is the space's last open column; a space keeps at least one (add another first)"
-            )
+            raise Conflict("this is the space's last open column; a space keeps at least one (add another first)")
         if "archived" in args:
             after["archived"] = args["archived"]
         return {"column": model.public_column(after)}, [store.put_revised(user_id, "column", before, after)]
@@ -99,9 +97,7 @@ def delete_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
                 f"column {before['name']!r} still has {len(live_tasks)} live tasks; move or delete them first"
             )
         if not before.get("archived") and not _other_open_columns(state, before):
-            raise Conflict(
-                "this is the space's last open column; a space keeps at least one (add another first)"
-            )
+            raise Conflict("this is the space's last open column; a space keeps at least one (add another first)")
         return {"column": model.public_column(before)}, [store.delete_revised(user_id, "column", before)]
 
     return apply(call, build, _conflict(args["columnId"]))
