@@ -225,7 +225,7 @@ def test_trash_and_restore(client, alice):
     restored = client.post(f"{url}/restore", headers=alice.headers, json={"expectedRevision": 2})
     assert restored.status_code == 200 and restored.json()["data"]["memo"]["status"] == "NORMAL"
     again = client.post(f"{url}/restore", headers=alice.headers, json={"expectedRevision": 3})
-    assert again.status_code == 400 and "not in the trash" in again.json()["error"]["message"]
+    assert again.status_code == 409 and "not in the trash" in again.json()["error"]["message"]
     no_body = client.request("DELETE", url, headers=alice.headers)
     assert no_body.status_code == 400
 

@@ -8,7 +8,7 @@ import pytest
 
 from mesq.attachments.operations import upload_memo_resource
 from mesq.context import Services
-from mesq.errors import NotFound, RevisionConflict, ValidationError
+from mesq.errors import Conflict, NotFound, RevisionConflict
 from mesq.memos import store
 from mesq.memos.purge import purge_memo
 from mesq.memos.writes import create_memo, delete_memo
@@ -46,7 +46,7 @@ def test_purge_rules(services: Services, make_account) -> None:
     account, other = make_account(), make_account()
     call = memo_call(services, account.user_id)
     live = create_memo(call, {"content": "alive"})["memo"]
-    with pytest.raises(ValidationError):
+    with pytest.raises(Conflict):
         purge_memo(services.items, account.user_id, live["id"], live["revision"])
     gone = delete_memo(call, {"id": live["id"], "expectedRevision": live["revision"]})["memo"]
     with pytest.raises(RevisionConflict):

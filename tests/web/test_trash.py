@@ -61,7 +61,7 @@ def test_permanent_delete_only_from_the_trash(services: Services, browser: Calla
     memo = create_memo(call, {"content": "not trashed"})["memo"]
     assert person.get(f"/trash/{memo['id']}/delete").status_code == 400
     answer = person.post(f"/trash/{memo['id']}/delete", {"revision": str(memo["revision"])})
-    assert answer.status_code == 400 and "only memos in the trash" in answer.text
+    assert answer.status_code == 409 and "only memos in the trash" in answer.text
     assert store.read_memo(services.items, person.user_id, memo["id"]) is not None
 
 

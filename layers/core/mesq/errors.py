@@ -71,6 +71,15 @@ class RevisionConflict(MesqError):
     http_status = 409
 
 
+class Conflict(MesqError):
+    """The request is well-formed, but the current state of a record forbids it: a name or slug
+    already taken, a space or column not empty, a record not in the trash (or in it), the
+    default space or last open column. Changing that state first makes the same request work."""
+
+    code = "CONFLICT"
+    http_status = 409
+
+
 class IdempotencyConflict(MesqError):
     code = "IDEMPOTENCY_CONFLICT"
     http_status = 409

@@ -64,8 +64,9 @@ async def invoke(
     `function` defaults to the registry's (the MCP catalog passes the one it was built with).
     The call is counted in its bucket (`call_bucket`) when that bucket is one the channel counts
     per call (`counted`); MCP counts every message at its endpoint before the SDK parses it, so it
-    passes none. Errors propagate unchanged: the adapter maps them."""
-    validate_arguments(operation, arguments)
+    passes none. Errors propagate unchanged: the adapter maps them. The operation gets the
+    validated arguments in their normal form (integral floats as ints, values.py)."""
+    arguments = validate_arguments(operation, arguments)
     bucket = call_bucket(operation.operation_id)
     if limiter is not None and limiter.enabled and bucket in counted:
         await run_sync(limiter.hit, principal.credential_id, bucket)

@@ -29,6 +29,12 @@ _METHODS = ("get", "post", "put", "patch", "delete")
 #: hand-written route, never generated as a JSON route or an MCP tool. They may also use HEAD.
 RAW_KEY = "x-mesq-raw"
 _RAW_METHODS = (*_METHODS, "head")
+#: Rules across an operation's arguments (parameters and body fields alike), e.g. "memoIds
+#: excludes the scope fields": JSON Schema keywords added to the flat input schema, so MCP tools
+#: advertise them and both adapters enforce them. (OpenAPI cannot tie query parameters together,
+#: so the REST document keeps them in prose.)
+INPUT_RULES_KEY = "x-mesq-input-rules"
+_INPUT_RULE_KEYWORDS = frozenset({"dependentRequired", "dependentSchemas", "not", "anyOf", "allOf", "oneOf"})
 _SCHEMA_PREFIX = "#/components/schemas/"
 _PARAMETER_PREFIX = "#/components/parameters/"
 
@@ -205,6 +211,10 @@ def _build_operation(resolver: _Resolver, path: str, method: str, raw: Mapping[s
     if unsupported:
         # They would be lost when the body's fields are merged with the parameters.
         raise SpecError(f"{where}: request body keywords {sorted(unsupported)} are not supported")
+    rules = raw.get(INPUT_RULES_KEY, {})
+    if not isinstance(rules, Mapping) or set(rules) - _INPUT_RULE_KEYWORDS:
+        raise SpecError(f"{where}: {INPUT_RULES_KEY} takes only {sorted(_INPUT_RULE_KEYWORDS)}")
+    input_schema.update(resolver.inline(dict(rules), defs))
 
     responses = raw.get("responses", {})
     success = [code for code in responses if str(code).startswith("2")]

@@ -1,6 +1,8 @@
 """Argument validation against an operation's input schema (JSON Schema 2020-12), shared by the
 REST and MCP adapters. Messages name the offending field so a person or an agent can fix the
-call; a schema may carry `x-error-message: {<keyword>: <text>}` to replace a generic message."""
+call; a schema may carry `x-error-message: {<keyword>: <text>}` to replace a generic message (the
+text without the field name: the path is put in front of every message). A message quotes at
+most a short prefix of a bad value (`messages.quoted`)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ from jsonschema import ValidationError as SchemaError
 from jsonschema.exceptions import best_match
 
 from .errors import ValidationError
+from .messages import field_path, quoted, quoted_list
 from .spec import Operation
+from .values import checked_values
 
 # Schemas come from the process-wide Spec, so identity is a sound cache key; the schema is kept
 # beside its validator so an id can never be reused by another object while cached.
@@ -26,30 +30,68 @@ def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
     return cached[1]
 
 
-def _location(error: SchemaError) -> str:
-    path = ""
-    for part in error.absolute_path:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return path
+def _types(expected: Any) -> str:
+    names = expected if isinstance(expected, list) else [expected]
+    return " or ".join(repr(name) for name in names)
+
+
+def _pattern(pattern: Any) -> str:
+    text = str(pattern)
+    return repr(text) if len(text) <= 80 else "the pattern in the schema"
+
+
+def _keyword_text(error: SchemaError) -> str:
+    """jsonschema's message for the keyword, with the bad value quoted briefly (its own messages
+    embed the whole value: a 1 MB string would make a 2 MB answer)."""
+    keyword, expected, value = error.validator, error.validator_value, error.instance
+    sized = value if isinstance(value, (str, list, dict)) else ()
+    texts: dict[str, Any] = {
+        "type": lambda: f"{quoted(value)} is not of type {_types(expected)}",
+        "enum": lambda: f"{quoted(value)} is not one of {quoted_list(expected)}",
+        "const": lambda: f"{quoted(value)} is not {quoted(expected)}",
+        "pattern": lambda: f"{quoted(value)} does not match {_pattern(expected)}",
+        "format": lambda: f"{quoted(value)} is not a valid {expected}",
+        "minLength": lambda: f"{quoted(value)} is too short (at least {expected:,} characters)",
+        "maxLength": lambda: f"{quoted(value)} is too long ({len(sized):,} characters, at most {expected:,})",
+        "minItems": lambda: f"has {len(sized):,} items, at least {expected:,} needed",
+        "maxItems": lambda: f"has {len(sized):,} items, at most {expected:,} allowed",
+        "minimum": lambda: f"{quoted(value)} is less than the minimum of {expected}",
+        "maximum": lambda: f"{quoted(value)} is greater than the maximum of {expected}",
+        "exclusiveMinimum": lambda: f"{quoted(value)} must be greater than {expected}",
+        "exclusiveMaximum": lambda: f"{quoted(value)} must be less than {expected}",
+        "uniqueItems": lambda: "has repeated items; each must be distinct",
+        "anyOf": lambda: f"{quoted(value)} matches none of the allowed forms",
+        "oneOf": lambda: f"{quoted(value)} matches none (or more than one) of the allowed forms",
+        "not": lambda: f"{quoted(value)} is not allowed here",
+        "additionalProperties": lambda: _unknown_fields(error),
+        # These name only what the schema says (property names), never the value.
+        "required": lambda: error.message.replace("is a required property", "is required"),
+        "dependentRequired": lambda: error.message,
+    }
+    text = texts.get(str(keyword))
+    return str(text()) if text is not None else f"{quoted(value)} is not valid ({keyword})"
+
+
+def _unknown_fields(error: SchemaError) -> str:
+    extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+    return f"unknown field{'s' if len(extra) > 1 else ''} {quoted_list(extra)}"
 
 
 def describe(error: SchemaError) -> str:
     custom = error.schema.get("x-error-message", {}) if isinstance(error.schema, dict) else {}
-    where = _location(error)
+    where = field_path(error.absolute_path)
     if isinstance(custom, dict) and error.validator in custom:
         text = str(custom[error.validator])
-    elif error.validator == "additionalProperties":
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        text = f"unknown field{'s' if len(extra) > 1 else ''} {', '.join(map(repr, extra))}"
-    elif error.validator == "required":
-        text = error.message.replace("is a required property", "is required")
     else:
-        text = error.message
+        text = _keyword_text(error)
     return f"{where}: {text}" if where else text
 
 
-def validate_arguments(operation: Operation, arguments: dict[str, Any]) -> None:
-    """Raise ValidationError naming the first problem (the most relevant one) in `arguments`."""
-    error = best_match(validator_for(operation.input_schema).iter_errors(arguments))
+def validate_arguments(operation: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The arguments to run the operation with (`values.checked_values`: integral floats as
+    ints), or ValidationError naming the first problem (the most relevant one)."""
+    checked = checked_values(arguments)
+    error = best_match(validator_for(operation.input_schema).iter_errors(checked))
     if error is not None:
         raise ValidationError(describe(error))
+    return checked

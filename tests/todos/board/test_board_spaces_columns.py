@@ -41,10 +41,10 @@ def test_create_space_with_slug_columns_and_derived_slugs(me):
     assert [s["slug"] for s in listed["spaces"]] == ["default", "work-2026", "work-2026-2", "space"]
 
 
-def test_explicit_taken_slug_and_bad_input_are_validation_errors(me):
+def test_explicit_taken_slug_is_a_conflict_and_bad_input_a_validation_error(me):
     me.ok("create_todo_space", name="A", slug="home")
     status, envelope = me.fails("create_todo_space", name="B", slug="home")
-    assert (status, envelope["error"]["code"]) == (400, "VALIDATION_ERROR") and "home" in envelope["error"]["message"]
+    assert (status, envelope["error"]["code"]) == (409, "CONFLICT") and "home" in envelope["error"]["message"]
     assert codes(me.fails("create_todo_space", name="B", slug="Bad Slug")) == (400, "VALIDATION_ERROR")
     assert codes(me.fails("create_todo_space", name="   ")) == (400, "VALIDATION_ERROR")
     assert codes(me.fails("create_todo_space", name="x" * 101)) == (400, "VALIDATION_ERROR")
@@ -70,8 +70,8 @@ def test_update_space_rename_reslug_reorder_and_make_default(me):
     # the old slug is free again, the new one is taken
     me.ok("create_todo_space", name="W", slug="work")
     assert codes(me.fails("update_todo_space", spaceId=default["id"], expectedRevision=1, slug="job")) == (
-        400,
-        "VALIDATION_ERROR",
+        409,
+        "CONFLICT",
     )
     made = me.ok("update_todo_space", spaceId=work["id"], expectedRevision=2, makeDefault=True)
     assert made["space"]["isDefault"]
@@ -101,10 +101,8 @@ def test_delete_space_rules(me):
     space = work["space"]
     task = me.ok("create_todo_task", title="busy", spaceId=space["id"])["task"]
     status, envelope = me.fails("delete_todo_space", spaceId=space["id"], expectedRevision=1)
-    assert (status, envelope["error"]["code"]) == (400, "VALIDATION_ERROR") and "live tasks" in envelope["error"][
-        "message"
-    ]
-    assert codes(me.fails("delete_todo_space", spaceId=default["id"], expectedRevision=1)) == (400, "VALIDATION_ERROR")
+    assert (status, envelope["error"]["code"]) == (409, "CONFLICT") and "live tasks" in envelope["error"]["message"]
+    assert codes(me.fails("delete_todo_space", spaceId=default["id"], expectedRevision=1)) == (409, "CONFLICT")
     assert codes(me.fails("delete_todo_space", spaceId=space["id"], expectedRevision=5)) == (409, "REVISION_CONFLICT")
     me.ok("delete_todo_task", id=task["id"], expectedRevision=1)
     deleted = me.ok("delete_todo_space", spaceId=space["id"], expectedRevision=1)
@@ -145,12 +143,12 @@ def test_columns_create_update_archive_delete(me):
     only = work["columns"][0]
     me.ok("delete_todo_column", columnId=by_slug["id"], expectedRevision=1)
     assert codes(me.fails("update_todo_column", columnId=only["id"], expectedRevision=1, archived=True)) == (
-        400,
-        "VALIDATION_ERROR",
+        409,
+        "CONFLICT",
     )
-    assert codes(me.fails("delete_todo_column", columnId=only["id"], expectedRevision=1)) == (400, "VALIDATION_ERROR")
+    assert codes(me.fails("delete_todo_column", columnId=only["id"], expectedRevision=1)) == (409, "CONFLICT")
     # a column with live tasks cannot be deleted; conflicts carry the current column
-    assert codes(me.fails("delete_todo_column", columnId=doing["id"], expectedRevision=1)) == (400, "VALIDATION_ERROR")
+    assert codes(me.fails("delete_todo_column", columnId=doing["id"], expectedRevision=1)) == (409, "CONFLICT")
     status, envelope = me.fails("update_todo_column", columnId=done["id"], expectedRevision=3, name="x")
     assert (status, envelope["recoverData"]) == (409, {"column": done})
     assert codes(me.fails("update_todo_column", columnId="nope", expectedRevision=1, name="x")) == (404, "NOT_FOUND")

@@ -29,7 +29,7 @@ def test_create_and_recolour_tag(me):
     tag = me.ok("create_todo_tag", name="home", color="#3366ff", idempotencyKey="tag-1")["tag"]
     assert (tag["name"], tag["color"], tag["revision"]) == ("home", "#3366ff", 1)
     assert me.ok("create_todo_tag", name="home", color="#3366ff", idempotencyKey="tag-1")["tag"] == tag
-    assert codes(me.fails("create_todo_tag", name="home")) == (400, "VALIDATION_ERROR")
+    assert codes(me.fails("create_todo_tag", name="home")) == (409, "CONFLICT")
     assert codes(me.fails("create_todo_tag", name="bad name")) == (400, "VALIDATION_ERROR")
     assert codes(me.fails("create_todo_tag", name="x", color="blue")) == (400, "VALIDATION_ERROR")
     recoloured = me.ok("update_todo_tag", name="home", expectedRevision=1, color=None)["tag"]
@@ -100,7 +100,7 @@ def test_trash_paging_and_restore_item(me, todo_call, todo_account):
     status, envelope = me.fails("restore_todo_item", id=made[1]["id"], expectedRevision=1)
     assert status == 409 and envelope["recoverData"]["task"]["revision"] == 2
     assert codes(me.fails("restore_todo_item", id="nope", expectedRevision=1)) == (404, "NOT_FOUND")
-    assert codes(me.fails("restore_todo_item", id=made[0]["id"], expectedRevision=3)) == (400, "VALIDATION_ERROR")
+    assert codes(me.fails("restore_todo_item", id=made[0]["id"], expectedRevision=3)) == (409, "CONFLICT")
 
 
 def test_batch_update_all_or_nothing(me, todo_call, todo_account, services):

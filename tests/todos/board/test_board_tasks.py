@@ -177,19 +177,19 @@ def test_delete_restore_task_and_trash(me, board):
     assert trashed["deletedAt"] and trashed["revision"] == 2
     assert me.ok("delete_todo_task", id=task["id"], expectedRevision=2)["task"] == trashed  # already trashed
     assert codes(me.fails("update_todo_task", id=task["id"], expectedRevision=2, title="x")) == (
-        400,
-        "VALIDATION_ERROR",
+        409,
+        "CONFLICT",
     )
-    assert codes(me.fails("create_todo_subtask", taskId=task["id"], title="x")) == (400, "VALIDATION_ERROR")
+    assert codes(me.fails("create_todo_subtask", taskId=task["id"], title="x")) == (409, "CONFLICT")
     status, envelope = me.fails("update_todo_subtask", id=sub["id"], expectedRevision=1, title="x")
-    assert status == 400 and "restore the task first" in envelope["error"]["message"]
+    assert status == 409 and "restore the task first" in envelope["error"]["message"]
     trash = me.ok("list_todo_trash")
     assert [(e["kind"], e["id"]) for e in trash["items"]] == [("task", task["id"])]
     assert codes(me.fails("delete_todo_task", id=task["id"], expectedRevision=1)) == (409, "REVISION_CONFLICT")
     restored = me.ok("restore_todo_task", id=task["id"], expectedRevision=2)
     assert restored["task"]["deletedAt"] is None and restored["task"]["revision"] == 3
     assert [s["id"] for s in restored["subtasks"]] == [sub["id"]]
-    assert codes(me.fails("restore_todo_task", id=task["id"], expectedRevision=3)) == (400, "VALIDATION_ERROR")
+    assert codes(me.fails("restore_todo_task", id=task["id"], expectedRevision=3)) == (409, "CONFLICT")
     assert me.ok("list_todo_trash")["items"] == []
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from mesq.config import Settings
 from mesq.context import Call, Principal, Services
-from mesq.errors import MesqError, RevisionConflict, ValidationError
+from mesq.errors import Conflict, MesqError, RevisionConflict, ValidationError
 from mesq.store.blobs_local import LocalBlobStore
 from mesq.store.ports import ItemStore, Put, Update, WriteOp
 from mesq.todos import keys as todo_keys
@@ -174,7 +174,7 @@ def test_slug_claim_race_keeps_slugs_unique(run, proxy, services):
     proxy.before = lambda: caller(services, "u1")("create_todo_space", name="Other", slug="shared")
     with pytest.raises(MesqError) as caught:
         run("create_todo_space", name="Mine", slug="shared")
-    assert caught.value.code == "VALIDATION_ERROR"
+    assert caught.value.code == "CONFLICT"
     state = snapshot(services)
     assert [s["name"] for s in state.spaces.values() if s["slug"] == "shared"] == ["Other"]
     assert len(state.spaces) == 2 and len(state.columns) == 6
@@ -218,7 +218,7 @@ def test_write_paths_on_dynamodb(dynamo_services):
     done = run("batch_complete_todo_tasks", items=[{"id": s["id"], "expectedRevision": 2} for s in subs])
     assert [t["done"] for t in done["tasks"]] == [True, True, True]
     run("delete_todo_task", id=task["task"]["id"], expectedRevision=2)
-    with pytest.raises(ValidationError):
+    with pytest.raises(Conflict):
         run("create_todo_subtask", taskId=task["task"]["id"], title="late")
     restored = run("restore_todo_item", id=task["task"]["id"], expectedRevision=3)
     assert restored["task"]["deletedAt"] is None

@@ -17,6 +17,7 @@ from starlette.routing import BaseRoute
 
 from ..config import Settings
 from ..errors import Internal, MesqError, MethodNotAllowed, NotFound
+from ..messages import quoted
 from .body import accepts_html
 from .envelope import failure, internal_failure
 from .hosts import HostGuardMiddleware
@@ -43,14 +44,21 @@ def exception_handlers(error_page: ErrorPage | None = None) -> dict[Any, Any]:
         assert isinstance(exc, HTTPException)
         trace_id = trace_id_of(request)
         error: MesqError
+        headers: dict[str, str] = {}
         if exc.status_code == 405:
-            error = MethodNotAllowed(f"{request.method} is not allowed on {request.url.path}")
+            error = MethodNotAllowed(f"{quoted(request.method)} is not allowed on {quoted(request.url.path)}")
+            # Starlette's routing names the route's methods in `Allow` (RFC 9110 §15.5.6 wants it).
+            headers = dict(exc.headers or {})
         elif exc.status_code == 404:
-            error = NotFound(f"no page or route {request.url.path}")
+            error = NotFound(f"no page or route {quoted(request.url.path)}")
         else:  # No other HTTPException is raised by the routes; should one appear, it is a fault.
             return await unhandled(request, exc)
         page = _as_page(request, error_page)
-        return page(error, trace_id) if page else failure(error, trace_id)
+        if page is None:
+            return failure(error, trace_id, headers)
+        answer = page(error, trace_id)
+        answer.headers.update(headers)
+        return answer
 
     async def unhandled(request: Request, exc: Exception) -> Response:
         trace_id = trace_id_of(request)

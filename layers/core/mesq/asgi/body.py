@@ -1,15 +1,22 @@
 """JSON request bodies, by the rules of docs/contract.md §3: at most 1 MiB of UTF-8, media type
 `application/json` or `*/*+json`, a top-level object, no duplicate keys, no NaN/Infinity.
-Every violation is a VALIDATION_ERROR that names it; nothing is read past the limit."""
+Every violation is a VALIDATION_ERROR that names it; nothing is read past the limit.
+
+Parsing never fails on what `values.checked_values` judges later with the field's name: an
+integer literal too long for Python's `int()` (4,300 digits) stands in as a value out of range,
+and nesting too deep for the parser's recursion is located without recursion."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from starlette.requests import Request
 
 from ..errors import ValidationError
+from ..messages import quoted
+from ..values import MAX_DEPTH, MAX_SAFE_INTEGER, depth_error
 
 MAX_JSON_BODY_BYTES = 1024 * 1024
 
@@ -61,7 +68,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise ValidationError(f"request body: duplicate field {key!r}")
+            raise ValidationError(f"request body: duplicate field {quoted(key)}")
         result[key] = value
     return result
 
@@ -70,13 +77,54 @@ def _no_constants(name: str) -> Any:
     raise ValidationError(f"request body: {name} is not valid JSON")
 
 
+#: Longer literals are out of range whatever their value (MAX_SAFE_INTEGER has 16 digits).
+_INTEGER_DIGITS = 20
+_OUT_OF_RANGE = MAX_SAFE_INTEGER + 1
+
+
+def _integer(literal: str) -> int:
+    if len(literal.lstrip("-")) <= _INTEGER_DIGITS:
+        return int(literal)
+    return -_OUT_OF_RANGE if literal.startswith("-") else _OUT_OF_RANGE
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]')
+
+
+def _too_deep(text: str) -> list[str | int]:
+    """The path of the first container nested deeper than MAX_DEPTH, found by a flat scan of the
+    strings and punctuation (only run when the parser ran out of recursion)."""
+    frames: list[list[Any]] = []  # per open container: [is_object, current key or index]
+    last_string = ""
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token in "{[":
+            if len(frames) >= MAX_DEPTH:
+                break
+            frames.append([token == "{", "" if token == "{" else 0])
+        elif token in "}]":
+            if frames:
+                frames.pop()
+        elif token == ",":
+            if frames and not frames[-1][0]:
+                frames[-1][1] += 1
+        elif token == ":":
+            if frames:
+                frames[-1][1] = json.loads(last_string)
+        else:
+            last_string = token
+    return [frame[1] for frame in frames]
+
+
 def parse_json_object(raw: bytes) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValidationError(f"request body is not valid UTF-8 (byte {exc.start})") from None
     try:
-        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants, parse_int=_integer)
+    except RecursionError:
+        raise depth_error(_too_deep(text)) from None
     except json.JSONDecodeError as exc:
         raise ValidationError(
             f"request body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
@@ -90,7 +138,7 @@ async def read_json_object(request: Request) -> dict[str, Any]:
     if not is_json_media_type(request.headers.get("content-type")):
         raise ValidationError(
             "Content-Type must be application/json (or a */*+json type) with UTF-8; got "
-            f"{request.headers.get('content-type') or 'none'}"
+            f"{quoted(request.headers.get('content-type') or 'none')}"
         )
     raw = await read_limited(request, MAX_JSON_BODY_BYTES)
     if raw is None:

@@ -2,6 +2,7 @@
 
 Query strings carry text only, so integers and booleans are parsed here; arrays accept
 `tags=a,b` and `tags=a&tags=b`. Unknown query parameters are rejected, like unknown body fields.
+An integer may be written `3.0`, as a JSON body or an MCP call may write it (docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -12,20 +13,22 @@ from typing import Any
 from starlette.requests import Request
 
 from ..errors import ValidationError
+from ..messages import quoted
 from ..spec import Operation, Parameter
 
-_INTEGER = re.compile(r"-?[0-9]{1,18}")
+_INTEGER = re.compile(r"(-?[0-9]{1,18})(?:\.0+)?")
 
 
 def _scalar(param: Parameter, schema: dict[str, Any], raw: str) -> Any:
     kind = schema.get("type")
     if kind == "integer":
-        if not _INTEGER.fullmatch(raw):
-            raise ValidationError(f"{param.argument}: {raw!r} is not an integer")
-        return int(raw)
+        match = _INTEGER.fullmatch(raw)
+        if match is None:
+            raise ValidationError(f"{param.argument}: {quoted(raw)} is not an integer")
+        return int(match.group(1))
     if kind == "boolean":
         if raw not in ("true", "false"):
-            raise ValidationError(f"{param.argument}: {raw!r} is not true or false")
+            raise ValidationError(f"{param.argument}: {quoted(raw)} is not true or false")
         return raw == "true"
     return raw
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import NotFound, RevisionConflict, ValidationError
+from ..errors import Conflict, NotFound, RevisionConflict
 from ..keys import user_partition
 from ..store.ports import Condition, ConditionFailed, Delete, ItemStore, Put, WriteOp
 from ..timestamps import now_timestamp
@@ -30,7 +30,7 @@ def purge_memo(items: ItemStore, user_id: str, memo_id: str, expected_revision: 
     if memo is None:
         raise NotFound(f"memo {memo_id!r} not found")
     if memo["status"] != "DELETED":
-        raise ValidationError("only memos in the trash can be deleted permanently; move it to the trash first")
+        raise Conflict("only memos in the trash can be deleted permanently; move it to the trash first")
     if memo["revision"] != expected_revision:
         raise RevisionConflict(
             f"memo {memo_id!r} changed meanwhile (revision {memo['revision']}); reload the trash and try again"

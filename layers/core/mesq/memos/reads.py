@@ -194,13 +194,10 @@ def list_tags(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def select_memos_for_insight(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    # memoIds excludes the scope fields: x-mesq-input-rules in the memo fragment, checked before
+    # any operation runs (and advertised in the tool's input schema).
     offset, limit = args.get("offset", 0), args.get("limit", 20)
-    scope_fields = [name for name in ("tags", "untagged", "from", "to", "dateScopeMode") if name in args]
     if "memoIds" in args:
-        if scope_fields:
-            raise ValidationError(
-                f"memoIds cannot be combined with {', '.join(scope_fields)}: choose explicit ids or a scope"
-            )
         ids = list(dict.fromkeys(args["memoIds"]))
         found = store.fetch_memos(call.services.items, call.principal.user_id, ids)
         selected = [found[i] for i in ids if i in found and found[i]["status"] == "NORMAL"]

@@ -14,7 +14,7 @@ from typing import Any
 from .. import idempotency
 from ..attachments.reads import checked_resources
 from ..context import Call
-from ..errors import RevisionConflict, ValidationError
+from ..errors import Conflict, RevisionConflict, ValidationError
 from ..keys import user_partition
 from ..store.ports import ConditionFailed, Item
 from ..tags import expand_tag_paths, is_valid_tag, parse_tags, rename_tag
@@ -101,7 +101,7 @@ def update_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         raise ValidationError("give at least one of content, pinned, status or resources to change")
     before = _current_at(call, args["id"], args["expectedRevision"])
     if before["status"] == "DELETED" and "status" in args:
-        raise ValidationError("this memo is in the trash; use restore_memo to bring it back first")
+        raise Conflict("this memo is in the trash; use restore_memo to bring it back first")
     after = dict(before)
     if "content" in args:
         after["content"] = args["content"]
@@ -124,7 +124,7 @@ def delete_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def restore_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     before = _current_at(call, args["id"], args["expectedRevision"])
     if before["status"] != "DELETED":
-        raise ValidationError(f"memo {args['id']!r} is not in the trash (status {before['status']})")
+        raise Conflict(f"memo {args['id']!r} is not in the trash (status {before['status']})")
     return _save(call, before, {**before, "status": "NORMAL"})
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...context import Call
-from ...errors import NotFound, RevisionConflict, ValidationError
+from ...errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ...store.ports import Check, Condition, Item, WriteOp
 from ...timestamps import now_timestamp
 from .. import keys, model
@@ -41,7 +41,7 @@ def _targets(state: TodoState, entries: list[dict[str, Any]]) -> list[Item]:
             raise NotFound(f"[{index}]: {error.message}; nothing was changed") from None
         parent = state.task(record.get("parentId") or "")
         if not keys.live(record) or (parent is not None and not keys.live(parent)):
-            raise ValidationError(f"[{index}]: todo task {entry['id']!r} is in the trash; nothing was changed")
+            raise Conflict(f"[{index}]: todo task {entry['id']!r} is in the trash; nothing was changed")
         records.append(record)
     stale = [r for r, e in zip(records, entries, strict=True) if r["revision"] != e["expectedRevision"]]
     if stale:

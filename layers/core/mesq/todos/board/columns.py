@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...context import Call
-from ...errors import RevisionConflict, ValidationError
+from ...errors import Conflict, RevisionConflict, ValidationError
 from ...store.ports import Item
 from ...timestamps import now_timestamp
 from .. import model
@@ -78,9 +78,7 @@ def update_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             siblings = [c["position"] for c in state.columns_of(before["spaceId"]) if c["id"] != before["id"]]
             after["position"] = model.position_for_index(siblings, args["index"])
         if args.get("archived") is True and not before.get("archived") and not _other_open_columns(state, before):
-            raise ValidationError(
-                "this is the space's last open column; a space keeps at least one (add another first)"
-            )
+            raise Conflict("this is the space's last open column; a space keeps at least one (add another first)")
         if "archived" in args:
             after["archived"] = args["archived"]
         return {"column": model.public_column(after)}, [put_revised(user_id, "column", before, after)]
@@ -96,11 +94,11 @@ def delete_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         require_revision(before, args["expectedRevision"], lambda: _conflict(before["id"])(state))
         live_tasks = state.root_tasks(before["id"], consistent=True)  # the table, not the lagging index
         if live_tasks:
-            raise ValidationError(
+            raise Conflict(
                 f"column {before['name']!r} still has {len(live_tasks)} live tasks; move or delete them first"
             )
         if not before.get("archived") and not _other_open_columns(state, before):
-            raise ValidationError(
+            raise Conflict(
                 "this is the space's last open column; a space keeps at least one (add another first)"
             )
         return {"column": model.public_column(before)}, [delete_revised(user_id, "column", before)]

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...context import Call
-from ...errors import RevisionConflict, ValidationError
+from ...errors import Conflict, RevisionConflict, ValidationError
 from ...store.ports import Condition, Delete, Item, Put, WriteOp
 from ...timestamps import now_timestamp
 from .. import keys, model
@@ -76,15 +76,15 @@ def create_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         if "slug" in args:
             slug = model.check_slug(args["slug"])
             if slug in state.slugs:
-                raise ValidationError(f"slug {slug!r} is already used by another space; choose another")
+                raise Conflict(f"slug {slug!r} is already used by another space; choose another")
         else:
             slug = _free_slug(state, model.slugify(name))
         space, columns, ops = new_space_ops(user_id, state, name, slug, column_names, now_timestamp())
         data = {**_space_data(state, space), "columns": [model.public_column(c) for c in columns]}
         return data, ops
 
-    def conflict(state: TodoState) -> ValidationError:
-        return ValidationError("that slug was claimed by another space at the same moment; retry")
+    def conflict(state: TodoState) -> Conflict:
+        return Conflict("that slug was claimed by another space at the same moment; retry")
 
     return create_once(call, "create_todo_space", args, build, conflict)
 
@@ -107,7 +107,7 @@ def update_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         if "slug" in args and args["slug"] != before["slug"]:
             slug = model.check_slug(args["slug"])
             if slug in state.slugs:
-                raise ValidationError(f"slug {slug!r} is already used by another space; choose another")
+                raise Conflict(f"slug {slug!r} is already used by another space; choose another")
             after["slug"] = slug
             ops.append(_slug_claim(user_id, slug, before["id"]))
             ops.append(Delete(keys.slug_key(user_id, before["slug"]), Condition(equals={"spaceId": before["id"]})))
@@ -140,13 +140,13 @@ def delete_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         space_id_holder.append(before["id"])
         require_revision(before, args["expectedRevision"], lambda: _conflict(before["id"])(state))
         if before["id"] == state.default_space_id:
-            raise ValidationError(
+            raise Conflict(
                 "the default space cannot be deleted; make another space the default first "
                 "(update_todo_space makeDefault)"
             )
         live_tasks = state.live_tasks_in_space(before["id"])
         if live_tasks:
-            raise ValidationError(
+            raise Conflict(
                 f"space {before['slug']!r} still has {len(live_tasks)} live tasks; move or delete them first"
             )
         ops: list[WriteOp] = [delete_revised(user_id, "space", before)]

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...context import Call
-from ...errors import NotFound, RevisionConflict, ValidationError
+from ...errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ...store.ports import Check, Condition, Item, WriteOp
 from ...timestamps import now_timestamp
 from .. import keys, model
@@ -30,7 +30,7 @@ def find_subtask(state: TodoState, subtask_id: str) -> Item:
 def _parent_live(state: TodoState, subtask: Item) -> None:
     parent = state.task(subtask["parentId"])
     if parent is None or not keys.live(parent):
-        raise ValidationError(f"the task of subtask {subtask['id']!r} is in the trash; restore the task first")
+        raise Conflict(f"the task of subtask {subtask['id']!r} is in the trash; restore the task first")
 
 
 def _conflict(subtask_id: str) -> Callable[[TodoState], RevisionConflict]:
@@ -63,8 +63,8 @@ def create_todo_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         ops += tag_registrations(state, user_id, subtask["tags"], now)
         return {"subtask": model.public_task(subtask)}, ops
 
-    def conflict(state: TodoState) -> ValidationError:
-        return ValidationError(f"task {args['taskId']!r} was moved to the trash meanwhile; the subtask was not created")
+    def conflict(state: TodoState) -> Conflict:
+        return Conflict(f"task {args['taskId']!r} was moved to the trash meanwhile; the subtask was not created")
 
     return create_once(call, "create_todo_subtask", args, build, conflict)
 
@@ -122,7 +122,7 @@ def delete_todo_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 def restored_subtask(state: TodoState, before: Item, now: str) -> Item:
     if keys.live(before):
-        raise ValidationError(f"todo subtask {before['id']!r} is not in the trash")
+        raise Conflict(f"todo subtask {before['id']!r} is not in the trash")
     _parent_live(state, before)
     if len(state.subtasks_of(before["parentId"])) >= model.MAX_SUBTASKS:
         raise ValidationError(f"its task already has {model.MAX_SUBTASKS} subtasks")

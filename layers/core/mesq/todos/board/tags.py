@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...context import Call
-from ...errors import NotFound, RevisionConflict, ValidationError
+from ...errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ...store.ports import ConditionFailed, Item, ItemStore, WriteOp
 from ...timestamps import now_timestamp
 from .. import keys, model
@@ -68,13 +68,13 @@ def create_todo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
     def build(state: TodoState) -> Built:
         if name in state.tags:
-            raise ValidationError(f"todo tag {name!r} already exists; use update_todo_tag to change it")
+            raise Conflict(f"todo tag {name!r} already exists; use update_todo_tag to change it")
         now = now_timestamp()
         tag = {"name": name, "color": args.get("color"), "revision": 1, "createdAt": now, "updatedAt": now}
         return {"tag": model.public_tag(tag)}, [put_new(user_id, "tag", tag)]
 
-    def conflict(state: TodoState) -> ValidationError:
-        return ValidationError(f"todo tag {name!r} was created at the same moment by another request")
+    def conflict(state: TodoState) -> Conflict:
+        return Conflict(f"todo tag {name!r} was created at the same moment by another request")
 
     return create_once(call, "create_todo_tag", args, build, conflict)
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...context import Call
-from ...errors import NotFound, RevisionConflict, ValidationError
+from ...errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ...store.ports import Check, Condition, Item, WriteOp
 from ...timestamps import now_timestamp
 from .. import keys, model
@@ -56,7 +56,7 @@ def task_conflict(task_id: str, key: str = "task") -> Callable[[TodoState], Revi
 
 def require_live(task: Item, kind: str = "task") -> None:
     if not keys.live(task):
-        raise ValidationError(f"todo {kind} {task['id']!r} is in the trash; restore it first")
+        raise Conflict(f"todo {kind} {task['id']!r} is in the trash; restore it first")
 
 
 # -- record changes ----------------------------------------------------------------------------
@@ -224,7 +224,7 @@ def restored_root(
     """A trashed root task back on a board: its column if it is still open, else the first open
     column of its space, else (space deleted) the default space's."""
     if keys.live(before):
-        raise ValidationError(f"todo task {before['id']!r} is not in the trash")
+        raise Conflict(f"todo task {before['id']!r} is not in the trash")
     column = state.columns.get(before["columnId"] or "")
     if column is None or column.get("archived"):
         space = state.spaces.get(before["spaceId"])

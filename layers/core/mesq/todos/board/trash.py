@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...context import Call
-from ...errors import NotFound, RevisionConflict, ValidationError
+from ...errors import Conflict, NotFound, RevisionConflict
 from ...pages import behind, page
 from ...store.ports import Item
 from ...timestamps import now_timestamp
@@ -107,7 +107,7 @@ def restore_todo_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             ops = [put_revised(user_id, "task", before, after)]
         else:
             if keys.live(before):
-                raise ValidationError(f"inbox item {record_id!r} is not in the trash")
+                raise Conflict(f"inbox item {record_id!r} is not in the trash")
             after = {**before, **bump(before, now), "deletedAt": None}
             ops = [put_revised(user_id, "inbox", before, after)]
         return {_DATA_KEY[kind]: _public(kind, after)}, ops

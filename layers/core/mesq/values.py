@@ -1,0 +1,86 @@
+"""What JSON Schema cannot say about argument values, checked once for REST and MCP before the
+schema is: how deep they nest, that their text is valid Unicode, and that their numbers are
+interoperable (I-JSON, RFC 7493).
+
+- Nesting deeper than MAX_DEPTH containers is refused (the arguments object is level 1; the
+  deepest legitimate argument is 4 levels down): nothing later has to recurse through 1,000 levels.
+- A lone surrogate (`"\\ud800"`, legal in JSON text, not a Unicode character) in a value or a
+  field name is refused: it cannot be encoded as UTF-8, so no store, hash or log could take it.
+- A number must be finite and within ±MAX_SAFE_INTEGER; an integral float (`1.0`, `2e1`) is an
+  integer, as JSON Schema 2020-12 says, and becomes a Python int here, so operations only ever
+  see ints where the schema says integer.
+
+The walk is iterative (no recursion to exhaust) and returns a normalised copy.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .errors import ValidationError
+from .messages import field_path
+
+MAX_DEPTH = 32
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
+def depth_error(path: list[str | int]) -> ValidationError:
+    return ValidationError(
+        f"{field_path(path) or 'arguments'}: nested deeper than {MAX_DEPTH} levels of arrays and objects"
+    )
+
+
+def _text_problem(text: str) -> str | None:
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (
+            f"contains a lone surrogate (U+{ord(text[exc.start]):04X}) at character {exc.start}, "
+            "which is not Unicode text; send valid UTF-8"
+        )
+    return None
+
+
+def _number(value: float | int, path: list[str | int]) -> int | float:
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValidationError(f"{field_path(path)}: must be a finite number")
+        if value.is_integer() and abs(value) <= MAX_SAFE_INTEGER:
+            return int(value)
+    if abs(value) > MAX_SAFE_INTEGER:
+        raise ValidationError(f"{field_path(path)}: out of range (at most ±{MAX_SAFE_INTEGER:,} is accepted)")
+    return value
+
+
+def checked_values(arguments: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `arguments` with integral floats as ints; ValidationError naming the field for
+    nesting, text or a number no part of MeSQ could handle."""
+    root: dict[str, Any] = {}
+    # (source container, its copy, path, depth)
+    pending: list[tuple[Any, Any, list[str | int], int]] = [(arguments, root, [], 1)]
+    while pending:
+        source, target, path, depth = pending.pop()
+        entries = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, value in entries:
+            if isinstance(key, str):
+                problem = _text_problem(key)
+                if problem is not None:
+                    raise ValidationError(f"{field_path(path) or 'arguments'}: a field name {problem}")
+            where = [*path, key]
+            if isinstance(value, (dict, list)):
+                if depth + 1 > MAX_DEPTH:
+                    raise depth_error(where)
+                copy: Any = {} if isinstance(value, dict) else [None] * len(value)
+                pending.append((value, copy, where, depth + 1))
+                value = copy
+            elif isinstance(value, str):
+                problem = _text_problem(value)
+                if problem is not None:
+                    raise ValidationError(f"{field_path(where)}: {problem}")
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = _number(value, where)
+            target[key] = value
+    return root
