@@ -74,6 +74,14 @@ class Settings:
     attachment_redirect_bytes: int | None = None
     upload_session_seconds: int = 900
     upload_sweep_interval_seconds: int = 300
+    # Reading sync (docs/contract.md §13). The upstream URLs are settings so tests point them at
+    # a loopback fake; a KMS key id selects envelope encryption of the stored credentials (else
+    # the local key file `<data_dir>/keys/secrets.key`); a queue URL makes "sync now" and the
+    # scheduled job enqueue one message per user instead of syncing in the process.
+    wechat_reading_gateway_url: str = "https://i.weread.qq.com/api/agent/gateway"
+    wechat_reading_web_url: str = "https://weread.qq.com"
+    kms_key_id: str | None = None
+    reading_sync_queue_url: str | None = None
 
     @property
     def sqlite_path(self) -> Path:
@@ -82,6 +90,10 @@ class Settings:
     @property
     def blob_dir(self) -> Path:
         return self.data_dir / "blobs"
+
+    @property
+    def secret_key_file(self) -> Path:
+        return self.data_dir / "keys" / "secrets.key"
 
     def with_overrides(self, **changes: object) -> Settings:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -117,4 +129,9 @@ class Settings:
             attachment_redirect_bytes=_optional_size(env, "MESQ_ATTACHMENT_REDIRECT_BYTES", redirect_default),
             upload_session_seconds=_size(env, "MESQ_UPLOAD_SESSION_SECONDS", 900, minimum=60, maximum=7 * 24 * 3600),
             upload_sweep_interval_seconds=_size(env, "MESQ_UPLOAD_SWEEP_SECONDS", 300, minimum=1),
+            wechat_reading_gateway_url=env.get("MESQ_WECHAT_READING_GATEWAY_URL")
+            or "https://i.weread.qq.com/api/agent/gateway",
+            wechat_reading_web_url=(env.get("MESQ_WECHAT_READING_WEB_URL") or "https://weread.qq.com").rstrip("/"),
+            kms_key_id=env.get("MESQ_KMS_KEY_ID") or None,
+            reading_sync_queue_url=env.get("MESQ_READING_SYNC_QUEUE_URL") or None,
         )

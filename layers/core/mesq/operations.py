@@ -12,6 +12,7 @@ from typing import Any
 from .attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
 from .context import Call
 from .memos.operations import OPERATIONS as MEMO_OPERATIONS
+from .reading.operations import OPERATIONS as READING_OPERATIONS
 from .spec import Spec, SpecError
 from .todos.inbox import OPERATIONS as TODO_INBOX_OPERATIONS
 from .todos.operations import OPERATIONS as TODO_OPERATIONS
@@ -25,6 +26,7 @@ REGISTRY: Mapping[str, OperationFn] = {
     **TODO_INBOX_OPERATIONS,
     **TODO_VIEW_OPERATIONS,
     **TODO_OPERATIONS,
+    **READING_OPERATIONS,
 }
 
 
