@@ -1,4 +1,4 @@
-"""`mesq`: run the local server and manage users and personal access tokens.
+"""`mesq`: run the local server, manage users and personal access tokens, import reading files.
 
 Every command takes `--data-dir` (default ./.mesq, env MESQ_DATA_DIR) and `--storage`
 (sqlite by default; dynamodb uses MESQ_TABLE, MESQ_BUCKET, MESQ_DYNAMODB_ENDPOINT,
@@ -74,6 +74,13 @@ def _parser() -> argparse.ArgumentParser:
     token_revoke = token.add_parser("revoke", parents=[common], help="revoke a token")
     token_revoke.add_argument("username")
     token_revoke.add_argument("token_id")
+
+    reading = commands.add_parser("reading", help="the reading shelf").add_subparsers(dest="action", required=True)
+    reading_import = reading.add_parser(
+        "import", parents=[common], help="import a reading export file (docs/reading-import.md)"
+    )
+    reading_import.add_argument("username")
+    reading_import.add_argument("file", type=Path)
     return parser
 
 
@@ -132,6 +139,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"created user {user['username']} ({user['id']})")
         return 0
     profile = find_user_by_name(services.items, args.username)
+    if args.command == "reading":
+        return _import_reading(services, profile["userId"], args.file)
     if args.action == "create":
         secret, record = create_token(
             services.items,
@@ -154,6 +163,24 @@ def _run(args: argparse.Namespace) -> int:
     else:
         record = revoke_token(services.items, profile["userId"], args.token_id)
         print(f"revoked token {record['id']}")
+    return 0
+
+
+def _import_reading(services: Services, user_id: str, path: Path) -> int:
+    from .reading.importer import import_snapshots, parse_import
+    from .timestamps import now_timestamp
+
+    try:
+        text = path.read_bytes()
+    except OSError as error:
+        raise MesqError(f"cannot read {path}: {error.strerror}") from None
+    snapshots = parse_import(text)
+    report = import_snapshots(services.items, user_id, snapshots, now_timestamp())
+    counts = report.as_dict()
+    print(
+        f"imported {len(snapshots)} books: {counts['added']} notes added, {counts['updated']} updated, "
+        f"{counts['markedDeleted']} marked deleted upstream, {counts['unchanged']} unchanged"
+    )
     return 0
 
 

@@ -101,9 +101,9 @@ def _book(raw: Any, where: str) -> BookSnapshot:
     if len(notes) > MAX_NOTES_PER_BOOK:
         raise _fail(f"{where}.notes", f"has more than {MAX_NOTES_PER_BOOK} notes")
     parsed = tuple(_note(note, f"{where}.notes[{index}]") for index, note in enumerate(notes))
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[str, int] = {}
     for index, note in enumerate(parsed):
-        first = seen.setdefault((note.note_type, note.external_id), index)
+        first = seen.setdefault(note.external_id, index)
         if first != index:
             raise _fail(f"{where}.notes[{index}].id", f"repeats the id of notes[{first}] ({note.external_id!r})")
     upstream = UpstreamBook(
