@@ -41,6 +41,7 @@ class FakeWeRead:
     malformed: str | None = None
     upgrade_info: dict[str, str] | None = None
     stale_cookie: bool = False
+    stuck_paging: bool = False  # notebooks ignore lastSort and always say hasMore
     calls: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -58,6 +59,8 @@ class FakeWeRead:
 
     def notebooks(self, last_sort: int | None) -> dict[str, Any]:
         entries = self.notebook_entries()
+        if self.stuck_paging:
+            return {"books": entries[: self.notebook_page], "hasMore": True}
         if last_sort is not None:
             entries = [e for e in entries if e["sort"] < last_sort]
         page = entries[: self.notebook_page]
