@@ -25,7 +25,7 @@ def _view(page: Page) -> dict[str, object]:
     items, user_id = page.web.services.items, page.user.user_id
     return {
         "credential": credential_summary(items, user_id),
-        "status": sync_status(items, user_id),
+        "sync": sync_status(items, user_id),
         "counts": shelf_counts(items, user_id),
         "queued": page.request.query_params.get("sync") == "queued",
     }
