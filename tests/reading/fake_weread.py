@@ -136,7 +136,7 @@ def _handler(fake: FakeWeRead) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", "0"))
             body = json.loads(self.rfile.read(length) or b"{}")
             if urlparse(self.path).path != "/api/agent/gateway":
@@ -147,7 +147,7 @@ def _handler(fake: FakeWeRead) -> type[BaseHTTPRequestHandler]:
                 return self._send(400, {"errcode": -1, "errmsg": "bad request"}, {})
             self._send(*fake.answer(GATEWAY_APIS[body["api_name"]], body))
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             url = urlparse(self.path)
             if url.path not in WEB_PATHS:
                 return self._send(404, {"errcode": -1}, {})
@@ -181,8 +181,8 @@ def sample_shelf(books: int = 3, highlights: int = 4, thoughts: int = 4) -> Fake
         for n in range(highlights):
             book.bookmarks.append({
                 "bookmarkId": f"{book_id}_{10 + n % 3}_{n * 100}-{n * 100 + 20}", "bookId": book_id,
-                "markText": f"Highlight {n} of {book_id}", "chapterUid": 10 + n % 3, "range": f"{n * 100}-{n * 100 + 20}",
-                "createTime": 1_700_000_000 + n, "type": 1,
+                "markText": f"Highlight {n} of {book_id}", "chapterUid": 10 + n % 3,
+                "range": f"{n * 100}-{n * 100 + 20}", "createTime": 1_700_000_000 + n, "type": 1,
             })  # fmt: skip
         for n in range(thoughts):
             book.reviews.append({

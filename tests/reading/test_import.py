@@ -66,7 +66,7 @@ def test_bad_file_names_the_first_bad_element_and_writes_nothing(services, make_
 
 def test_not_json_is_a_clear_error():
     with pytest.raises(ValidationError, match="not valid JSON"):
-        parse_import(b"{\"provider\": ")
+        parse_import(b'{"provider": ')
 
 
 def test_reimport_changes_nothing_and_a_dropped_note_is_marked(services, make_account, client):
@@ -121,12 +121,16 @@ def test_cli_import_then_reimport(live_server, tmp_path: Path):
     assert first.returncode == 0, first.stderr
     assert "250 notes added" in first.stdout
     second = live_server.cli("reading", "import", "reader", str(path))
-    assert second.returncode == 0 and "0 notes added, 0 updated, 0 marked deleted upstream, 250 unchanged" in second.stdout
+    assert (
+        second.returncode == 0 and "0 notes added, 0 updated, 0 marked deleted upstream, 250 unchanged" in second.stdout
+    )
     broken = export()
     broken["books"][1]["notes"][7]["noteType"] = "thought"
     path.write_text(json.dumps(broken), encoding="utf-8")
     failed = live_server.cli("reading", "import", "reader", str(path))
     assert failed.returncode == 1
     assert failed.stderr.startswith("mesq: books[1].notes[7].noteType:") and "nothing was imported" in failed.stderr
-    missing = run_cli("reading", "import", "reader", str(tmp_path / "nope.json"), "--data-dir", str(live_server.data_dir))
+    missing = run_cli(
+        "reading", "import", "reader", str(tmp_path / "nope.json"), "--data-dir", str(live_server.data_dir)
+    )
     assert missing.returncode == 1 and "cannot read" in missing.stderr

@@ -38,7 +38,9 @@ def test_isolation_covers_every_reading_operation():
 @pytest.mark.parametrize("operation_id", READING_OPERATIONS)
 def test_tenant_isolation(services, make_account, client, operation_id):
     alice, bob = make_account(scopes="reading:read"), make_account(scopes="reading:read")
-    import_snapshots(services.items, alice.user_id, parse_document(export(books=2, notes=10)), "2026-01-01T00:00:00.000000Z")
+    import_snapshots(
+        services.items, alice.user_id, parse_document(export(books=2, notes=10)), "2026-01-01T00:00:00.000000Z"
+    )
     alice_book = client.get("/api/toolkit/reading/books", headers=alice.headers).json()["data"]["books"][0]
     url, params = _request(operation_id, alice_book["id"])
     answer = client.get(url, headers=bob.headers, params=params)
@@ -55,7 +57,9 @@ def test_fan_out_lists_only_users_with_a_credential(services, make_account):
     alice, bob, carol = (make_account(scopes="reading:read") for _ in range(3))
     sealer = build_sealer(services.settings)
     for account in (alice, bob):
-        save_credential(services.items, sealer, account.user_id, "api_key", "wrk-key-of-someone-1", "2026-01-01T00:00:00Z")
+        save_credential(
+            services.items, sealer, account.user_id, "api_key", "wrk-key-of-someone-1", "2026-01-01T00:00:00Z"
+        )
     remove_credential(services.items, bob.user_id)
     assert users_to_sync(services.items) == [alice.user_id]
     with mock_aws():

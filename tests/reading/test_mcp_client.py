@@ -57,9 +57,7 @@ def test_full_read_walks_books_then_notes(shelf, mode):
     path = server.data_dir.parent / f"walker-{mode}.json"
     path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
     assert server.cli("reading", "import", f"walker-{mode}", str(path)).returncode == 0
-    expected = {
-        (book["id"], note["id"]): note for book in document["books"] for note in book["notes"]
-    }
+    expected = {(book["id"], note["id"]): note for book in document["books"] for note in book["notes"]}
 
     async def scenario() -> None:
         async with connect(server.base_url, token, mode) as client:
@@ -78,7 +76,9 @@ def test_full_read_walks_books_then_notes(shelf, mode):
             for key, note in got.items():
                 source = expected[key]
                 assert note["noteType"] == source["noteType"]
-                assert note["contentOrigin"] == {"highlight": "book_excerpt", "note": "reader_thought"}[source["noteType"]]
+                assert (
+                    note["contentOrigin"] == {"highlight": "book_excerpt", "note": "reader_thought"}[source["noteType"]]
+                )
                 assert note.get("quotedText") == source.get("quotedText")
                 assert note["content"] == source["content"] and note["deletedUpstream"] is False
             hits = await _walk(call, "search_reading_notes", "notes", limit=50, query="QUOTED 1")

@@ -117,7 +117,14 @@ def test_wrong_api_key_or_cookie_is_an_expired_credential(services, make_account
 
 def test_stale_cookie_empty_bookmark_answer_is_an_expired_credential(services, fake, base_url, make_account):
     account = make_account(scopes="reading:read")
-    save_credential(services.items, build_sealer(services.settings), account.user_id, "cookie", COOKIE, "2026-03-01T00:00:00.000000Z")
+    save_credential(
+        services.items,
+        build_sealer(services.settings),
+        account.user_id,
+        "cookie",
+        COOKIE,
+        "2026-03-01T00:00:00.000000Z",
+    )
     fake.stale_cookie = True
     assert _sync(services, account.user_id, base_url)["lastError"]["code"] == "CREDENTIAL_EXPIRED"
 
