@@ -12,8 +12,9 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import httpx
 import pytest
@@ -21,10 +22,10 @@ from starlette.testclient import TestClient
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.config import Settings
 from mesq.context import Services
 from mesq.server import create_local_app
 from mesq.services import build_services
+from tests.settings import inprocess_settings
 
 REPO = Path(__file__).resolve().parents[1]
 ALL_MEMO = "memo:read,memo:write"
@@ -43,7 +44,7 @@ class Account:
 
 @pytest.fixture
 def services(tmp_path: Path) -> Iterator[Services]:
-    built = build_services(Settings(data_dir=tmp_path / "data"))
+    built = build_services(inprocess_settings(data_dir=tmp_path / "data"))
     yield built
     built.items.close()
 
@@ -78,6 +79,8 @@ class LiveServer:
     base_url: str
     data_dir: Path
     process: subprocess.Popen[str]
+    #: What the server printed after it became ready (stdout and stderr), line by line.
+    output: list[str] = field(default_factory=list)
 
     def cli(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         return run_cli(*args, "--data-dir", str(self.data_dir), stdin=stdin)
@@ -131,10 +134,16 @@ def start_server(
             base_url = line.strip().rsplit(" ", 1)[-1]
             assert httpx.get(f"{base_url}/healthz", timeout=5).status_code == 200
             # Keep draining the server's output so a chatty log can never block it on a full pipe.
-            threading.Thread(target=process.stdout.read, daemon=True).start()
-            return LiveServer(base_url=base_url, data_dir=data_dir, process=process)
+            live = LiveServer(base_url=base_url, data_dir=data_dir, process=process)
+            threading.Thread(target=_drain, args=(process.stdout, live.output), daemon=True).start()
+            return live
     os.killpg(process.pid, signal.SIGKILL)
     raise RuntimeError("the server did not report readiness within 120 s")
+
+
+def _drain(stream: IO[str], lines: list[str]) -> None:
+    for line in stream:
+        lines.append(line.rstrip("\n"))
 
 
 def stop_server(server: LiveServer) -> None:

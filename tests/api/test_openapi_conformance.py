@@ -15,10 +15,10 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.config import Settings
 from mesq.server import create_local_app
 from mesq.services import build_services
 from mesq.spec import load_spec
+from tests.settings import inprocess_settings
 
 OPERATIONS = sorted(
     [(op.method, op.path) for op in load_spec().operations.values()]
@@ -30,7 +30,9 @@ OPERATIONS = sorted(
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[openapi.OpenApiSchema, str]]:  # type: ignore[name-defined]
     with tempfile.TemporaryDirectory() as data_dir:
-        services = build_services(Settings(data_dir=Path(data_dir)))
+        # Limits off: the fuzzer's unauthenticated probes would spend the per-IP budget within a
+        # minute and then see 429 instead of the 401 it checks for (limits: test_anonymous_limits).
+        services = build_services(inprocess_settings(data_dir=Path(data_dir), rate_limit_profile="off"))
         user = create_user(services.items, "fuzzer", "correct horse battery")
         token, _ = create_token(services.items, user["id"], name="fuzz", scopes="memo:read,memo:write")
         yield openapi.from_asgi("/api/openapi.json", create_local_app(services)), token

@@ -11,12 +11,12 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from mesq.config import Settings
 from mesq.context import Services
 from mesq.server import create_local_app
 from mesq.services import build_item_store
 from mesq.store.ports import BlobStore
 from tests.conftest import Account
+from tests.settings import inprocess_settings
 
 SESSION = "/api/toolkit/memo/resources/upload-session"
 RELAY = "/api/toolkit/memo/resources/upload"
@@ -60,7 +60,7 @@ def make_services(tmp_path: Path) -> Iterator[Callable[..., Services]]:
     built: list[Services] = []
 
     def make(blobs: BlobStore | None = None, **overrides: Any) -> Services:
-        settings = Settings(data_dir=tmp_path / f"data{len(built)}").with_overrides(**overrides)
+        settings = inprocess_settings(data_dir=tmp_path / f"data{len(built)}").with_overrides(**overrides)
         from mesq.services import build_blob_store
 
         services = Services(settings, build_item_store(settings), blobs or build_blob_store(settings))

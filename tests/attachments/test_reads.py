@@ -173,7 +173,7 @@ async def _drive(app: Any, path: str, token: str, receive: Any) -> list[dict[str
     scope = {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
         "path": READ, "raw_path": READ.encode(), "query_string": f"path={path}".encode(), "root_path": "",
-        "headers": [(b"host", b"test"), (b"authorization", f"Bearer {token}".encode())],
+        "headers": [(b"host", b"testserver"), (b"authorization", f"Bearer {token}".encode())],
         "client": ("127.0.0.1", 1), "server": ("test", 80),
     }  # fmt: skip
 
@@ -248,7 +248,7 @@ async def _drive_with(
     scope = {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
         "path": READ, "raw_path": READ.encode(), "query_string": f"path={path}".encode(), "root_path": "",
-        "headers": [(b"host", b"test"), (b"authorization", f"Bearer {token}".encode())],
+        "headers": [(b"host", b"testserver"), (b"authorization", f"Bearer {token}".encode())],
         "client": ("127.0.0.1", 1), "server": ("test", 80),
     }  # fmt: skip
     await app(scope, receive, record)

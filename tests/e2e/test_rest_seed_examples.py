@@ -109,7 +109,7 @@ def test_cli_token_lifecycle(live_server):
     assert re.fullmatch(r"mesq_pat_[A-Za-z0-9_-]{43}", account.token)
     assert httpx.get(f"{live_server.base_url}/api/toolkit/memo", headers=headers).status_code == 200
     listed = live_server.cli("token", "list", "cliuser")
-    token_id = listed.stdout.split("\t", 1)[0]
+    token_id = listed.stdout.splitlines()[1].split("\t", 1)[0]  # below the header line
     assert "memo:read" in listed.stdout and "active" in listed.stdout
     assert live_server.cli("token", "revoke", "cliuser", token_id).returncode == 0
     assert httpx.get(f"{live_server.base_url}/api/toolkit/memo", headers=headers).status_code == 401

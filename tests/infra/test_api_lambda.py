@@ -63,3 +63,12 @@ def test_api_handler_warm_invocations(aws_auth):
         context,
     )
     assert bad["statusCode"] == 400 and decode_body(bad)["error"]["code"] == "VALIDATION_ERROR"
+
+
+def test_lambda_function_refuses_a_host_api_gateway_did_not_route(aws) -> None:
+    module = load_function("api")
+    event = http_api_event("GET", "/healthz")
+    assert module.handler(event, LambdaContext())["statusCode"] == 200
+    event["headers"]["host"] = "evil.example"
+    refused = module.handler(event, LambdaContext())
+    assert refused["statusCode"] == 421 and decode_body(refused)["error"]["code"] == "MISDIRECTED_REQUEST"

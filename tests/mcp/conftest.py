@@ -19,10 +19,10 @@ from starlette.testclient import TestClient
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.config import Settings
 from mesq.context import Services
 from mesq.server import create_local_app
 from mesq.services import build_services
+from tests.settings import inprocess_settings
 
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
@@ -148,7 +148,7 @@ def validate_output(tool: dict[str, Any], structured: dict[str, Any]) -> None:
 def mcp_services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
     """One store per test module: creating a user costs an argon2 hash (~0.5 s here), so tests
     share a module user and isolate by token (cheap) unless they ask for a fresh user."""
-    built = build_services(Settings(data_dir=tmp_path_factory.mktemp("mcp") / "data"))
+    built = build_services(inprocess_settings(data_dir=tmp_path_factory.mktemp("mcp") / "data"))
     yield built
     built.items.close()
 

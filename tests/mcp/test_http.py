@@ -9,10 +9,10 @@ import anyio
 import pytest
 
 from mesq.auth.tokens import create_token, revoke_token
-from mesq.config import Settings
 from mesq.context import Services
 from mesq.mcp.endpoint import MCP_BODY_CAP
 from mesq.server import create_local_app
+from tests.settings import inprocess_settings
 
 from .conftest import ERAS, Mcp
 
@@ -88,7 +88,7 @@ def test_challenge_points_at_served_resource_metadata(mcp_http):
 
 def test_challenge_uses_the_configured_instance(mcp_services, tmp_path):
     configured = Services(
-        settings=Settings(data_dir=tmp_path, public_url="https://mesq.example.com"),
+        settings=inprocess_settings(data_dir=tmp_path, public_url="https://mesq.example.com"),
         items=mcp_services.items,
         blobs=mcp_services.blobs,
     )
@@ -119,7 +119,7 @@ def test_origin_check(mcp_services, shared_user, tmp_path, origin, allowed):
     from starlette.testclient import TestClient
 
     configured = Services(
-        settings=Settings(data_dir=tmp_path, public_url="http://mesq.example.com"),
+        settings=inprocess_settings(data_dir=tmp_path, public_url="http://mesq.example.com"),
         items=mcp_services.items,
         blobs=mcp_services.blobs,
     )

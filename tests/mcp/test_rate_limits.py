@@ -19,6 +19,7 @@ from mesq.errors import RateLimited
 from mesq.ratelimit import PROFILES, RateLimiter
 from mesq.server import create_local_app
 from mesq.services import build_services
+from tests.settings import inprocess_settings
 
 from .conftest import Mcp
 
@@ -31,7 +32,7 @@ def limited(tmp_path: Path, monkeypatch) -> Iterator[tuple[Services, TestClient,
     held at the start of the current window so a test never straddles two windows."""
     frozen = float(int(time.time()) // 60 * 60 + 1)
     monkeypatch.setattr(ratelimit, "wall_clock", lambda: frozen)
-    services = build_services(Settings(data_dir=tmp_path / "data", rate_limit_profile="normal"))
+    services = build_services(inprocess_settings(data_dir=tmp_path / "data", rate_limit_profile="normal"))
     user = create_user(services.items, "limited", "correct horse battery")
     token, _ = create_token(services.items, user["id"], name="t", scopes="memo:read,memo:write")
     with (
@@ -88,7 +89,7 @@ def test_unauthenticated_calls_are_limited_per_ip(limited):
 
 
 def test_windows_reset_and_profiles(tmp_path):
-    services = build_services(Settings(data_dir=tmp_path / "data"))
+    services = build_services(inprocess_settings(data_dir=tmp_path / "data"))
     # Near real time: the store expires counters by its own clock (TTL).
     start = float(int(time.time()) // 60 * 60 + 20)
     now = [start]

@@ -78,8 +78,12 @@ def test_official_client_signs_in_with_oauth(server):
         async with httpx2.AsyncClient(auth=auth, timeout=30) as http:
             transport = streamable_http_client(f"{server.base_url}/mcp", http_client=http)
             async with Client(transport, mode="auto") as client:
+                # The 401 challenge names the read scopes (what connecting needs), so the first
+                # approval is read-only: no write tool is listed.
                 names = [tool.name for tool in (await client.list_tools()).tools]
-                assert "create_memo" in names and "list_memos" in names
+                assert "list_memos" in names and "create_memo" not in names
+                # Calling a write tool is a 403 insufficient_scope step-up; the SDK asks the person
+                # again for the union of scopes and retries the call with the new token.
                 created = await client.call_tool("create_memo", {"content": "hello from the SDK's OAuth"})
                 assert not created.is_error, created
 
@@ -89,6 +93,5 @@ def test_official_client_signs_in_with_oauth(server):
         browser.close()
     assert storage.client is not None and storage.client.client_id.startswith("mesq_client_")
     assert storage.tokens is not None and storage.tokens.access_token.startswith("mesq_at_")
-    # MCP scope selection: with no `scope` in the challenge the client asks for the resource
-    # metadata's scopes_supported (all of them), and that is what the person approved.
-    assert storage.tokens.scope == "memo:read memo:write todo:read todo:write reading:read"
+    # MCP scope selection: the challenge's scope first, then the step-up's union with memo:write.
+    assert set(storage.tokens.scope.split()) == {"memo:read", "memo:write", "todo:read", "reading:read"}

@@ -67,12 +67,19 @@ def test_registration_policy(client, metadata, error):
     assert response.json()["error"] == error
 
 
-def test_registered_scope_limits_requests(flow, register):
+def test_registered_scope_is_no_ceiling_for_step_up(flow, register):
+    """MCP step-up: a client registered for memo:read that is told (403 insufficient_scope) to get
+    memo:write asks for the union without registering again; the person approves both."""
     limited = register(scope="memo:read")
     flow.client_id = limited["client_id"]
-    refused = flow.authorize(Pkce.new(), scope="memo:read memo:write")
-    assert query_of(refused.headers["location"])["error"] == "invalid_scope"
-    assert "code" in flow.approve(flow.authorize(Pkce.new(), scope="memo:read"))
+    pkce = Pkce.new()
+    response = flow.authorize(pkce, scope="memo:read memo:write")
+    pending = load_pending(flow.services.items, query_of(response.headers["location"])["request"])
+    assert set(pending.scopes) == {"memo:read", "memo:write"}
+    tokens = flow.exchange(flow.approve(response)["code"], pkce)
+    assert set(tokens.json()["scope"].split()) == {"memo:read", "memo:write"}
+    unknown = flow.authorize(Pkce.new(), scope="memo:read memo:admin")
+    assert query_of(unknown.headers["location"])["error"] == "invalid_scope"
 
 
 @pytest.mark.parametrize("scope", [None, "", "   "])
@@ -140,6 +147,21 @@ def test_protected_resource_metadata(client, path):
     assert document["resource"] == INSTANCE + (path or "/mcp")
     assert document["authorization_servers"] == [INSTANCE]
     assert document["bearer_methods_supported"] == ["header"]
+
+
+@pytest.mark.parametrize(
+    "path", ["/mcp", "", "/mcp/readonly", "/mcp/x/memo,todo", "/mcp/x/memo/readonly", "/api/toolkit"]
+)
+def test_protected_resource_metadata_is_open_to_browser_clients(client, path):
+    """The document the 401 points to is a browser-hosted client's first discovery step."""
+    url = f"/.well-known/oauth-protected-resource{path}"
+    origin = {"Origin": "https://agent.example"}
+    document = client.get(url, headers=origin)
+    assert document.status_code == 200 and document.headers["access-control-allow-origin"] == "*"
+    preflight = client.options(url, headers={**origin, "Access-Control-Request-Method": "GET"})
+    assert preflight.status_code == 200, preflight.text
+    assert preflight.headers["access-control-allow-origin"] == "*"
+    assert "GET" in preflight.headers["access-control-allow-methods"]
 
 
 def test_public_url_is_the_issuer_and_the_audience(services, make_account):

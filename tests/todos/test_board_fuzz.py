@@ -15,11 +15,11 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.config import Settings
 from mesq.server import create_local_app
 from mesq.services import build_services
 from mesq.spec import load_spec
 from mesq.todos.operations import OPERATIONS as BOARD
+from tests.settings import inprocess_settings
 from tests.todos.conftest import TODO_SCOPES
 
 ROUTES = sorted((load_spec().operation(name).method, load_spec().operation(name).path) for name in BOARD)
@@ -28,7 +28,7 @@ ROUTES = sorted((load_spec().operation(name).method, load_spec().operation(name)
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[openapi.OpenApiSchema, str]]:  # type: ignore[name-defined]
     with tempfile.TemporaryDirectory() as data_dir:
-        services = build_services(Settings(data_dir=Path(data_dir)))
+        services = build_services(inprocess_settings(data_dir=Path(data_dir)))
         user = create_user(services.items, "fuzzer", "correct horse battery")
         token, _ = create_token(services.items, user["id"], name="fuzz", scopes=TODO_SCOPES)
         yield openapi.from_asgi("/api/openapi.json", create_local_app(services)), token

@@ -12,7 +12,6 @@ from starlette.testclient import TestClient
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.config import Settings
 from mesq.context import Services
 from mesq.server import create_local_app
 from mesq.services import build_services
@@ -20,12 +19,13 @@ from mesq.todos import store
 from mesq.todos.operations import OPERATIONS
 from tests.conftest import Account
 from tests.mcp.conftest import Mcp
+from tests.settings import inprocess_settings
 from tests.todos.conftest import TODO_SCOPES, TodoRest
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    services: Services = build_services(Settings(data_dir=tmp_path_factory.mktemp("iso") / "data"))
+    services: Services = build_services(inprocess_settings(data_dir=tmp_path_factory.mktemp("iso") / "data"))
     accounts = {}
     for name in ("alice", "bob"):
         user = create_user(services.items, name, "correct horse battery")

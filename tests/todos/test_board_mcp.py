@@ -13,11 +13,11 @@ from starlette.testclient import TestClient
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.config import Settings
 from mesq.server import create_local_app
 from mesq.services import build_services
 from mesq.todos.operations import OPERATIONS
 from tests.mcp.conftest import Mcp, validate_output
+from tests.settings import inprocess_settings
 from tests.todos.conftest import TODO_SCOPES
 
 _KEYS = itertools.count(1)
@@ -25,7 +25,7 @@ _KEYS = itertools.count(1)
 
 @pytest.fixture(scope="module")
 def wire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mcp]:
-    services = build_services(Settings(data_dir=tmp_path_factory.mktemp("t1mcp") / "data"))
+    services = build_services(inprocess_settings(data_dir=tmp_path_factory.mktemp("t1mcp") / "data"))
     user = create_user(services.items, "mcpuser", "correct horse battery")
     token, _ = create_token(services.items, user["id"], name="t", scopes=TODO_SCOPES)
     with TestClient(create_local_app(services), raise_server_exceptions=False) as client:

@@ -15,10 +15,10 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.config import Settings
 from mesq.server import create_local_app
 from mesq.services import build_services
 from mesq.spec import load_spec
+from tests.settings import inprocess_settings
 
 INBOX = sorted(
     (op.method, op.path) for op in load_spec().operations.values() if op.path.startswith("/api/toolkit/todo/inbox")
@@ -28,7 +28,7 @@ INBOX = sorted(
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[openapi.OpenApiSchema, str]]:  # type: ignore[name-defined]
     with tempfile.TemporaryDirectory() as data_dir:
-        services = build_services(Settings(data_dir=Path(data_dir)))
+        services = build_services(inprocess_settings(data_dir=Path(data_dir)))
         user = create_user(services.items, "inboxfuzzer", "correct horse battery")
         token, _ = create_token(services.items, user["id"], name="fuzz", scopes="todo:read,todo:write")
         yield openapi.from_asgi("/api/openapi.json", create_local_app(services)), token

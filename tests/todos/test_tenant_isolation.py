@@ -18,12 +18,12 @@ from starlette.testclient import TestClient
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user, user_partition
-from mesq.config import Settings
 from mesq.context import Services
 from mesq.server import create_local_app
 from mesq.services import build_services
 from mesq.spec import Operation, load_spec
 from tests.mcp.conftest import Mcp, check_text_copy, validate_output
+from tests.settings import inprocess_settings
 
 TODO_OPERATIONS = sorted(
     (op for op in load_spec().operations.values() if op.mcp.toolset in ("todo", "todo_inbox")),
@@ -45,7 +45,7 @@ TAG = "alpha-tag"
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    services = build_services(Settings(data_dir=Path(tmp_path_factory.mktemp("iso")) / "data"))
+    services = build_services(inprocess_settings(data_dir=Path(tmp_path_factory.mktemp("iso")) / "data"))
     with TestClient(create_local_app(services), raise_server_exceptions=False) as client:
         tokens = {}
         for name in ("alice", "bob"):

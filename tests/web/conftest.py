@@ -10,6 +10,7 @@ import re
 import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,9 +25,11 @@ from mesq.http.app import starlette_app
 from mesq.memos.operations import create_memo, delete_memo
 from mesq.web import ThrottlePolicy, web_routes
 
+from ..conftest import LiveServer, start_server, stop_server
+
 BASE = "https://testserver"
 PASSWORD = "correct horse battery"
-POLICY = ThrottlePolicy(window_seconds=900, per_username=3, per_ip=10)
+POLICY = ThrottlePolicy(free_per_account_ip=3, free_per_ip=10, first_delay_seconds=60, max_delay_seconds=3600)
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 REDIRECT_URI = "http://127.0.0.1:9999/callback"
 
@@ -67,21 +70,30 @@ class Browser:
 
 
 @pytest.fixture
+def server(tmp_path: Path) -> Iterator[LiveServer]:
+    """A real `mesq serve` subprocess (for the Chromium tests)."""
+    live = start_server(tmp_path / "live")
+    yield live
+    stop_server(live)
+
+
+@pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
 
 
 @pytest.fixture
 def web_app(services: Services, clock: FakeClock) -> Any:
-    return starlette_app(web_routes(services, clock=clock, throttle=POLICY))
+    return starlette_app(web_routes(services, clock=clock, throttle=POLICY), services.settings)
 
 
 @pytest.fixture
-def new_client(web_app: Any) -> Iterator[Callable[[], TestClient]]:
+def new_client(web_app: Any) -> Iterator[Callable[..., TestClient]]:
     made: list[TestClient] = []
 
-    def make() -> TestClient:
-        client = TestClient(web_app, base_url=BASE, raise_server_exceptions=False)
+    def make(address: str = "testclient") -> TestClient:
+        """A browser at client IP `address` (TestClient's own is `testclient`)."""
+        client = TestClient(web_app, base_url=BASE, raise_server_exceptions=False, client=(address, 50000))
         made.append(client)
         return client
 

@@ -9,38 +9,24 @@ import hashlib
 import re
 import secrets
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
 from playwright import sync_api as playwright_sync
 
-from ..conftest import LiveServer, start_server, stop_server
+from ..conftest import LiveServer
+from .chromium import chromium_page
 
-CHROMIUM = "/usr/bin/chromium"
 PASSWORD = "correct horse battery"
 CALLBACK = "http://127.0.0.1:9/callback"  # never reached: the browser's request is answered by the test
 TOKEN = re.compile(r"mesq_pat_[A-Za-z0-9_-]{43}")
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[LiveServer]:
-    live = start_server(tmp_path / "live")
-    yield live
-    stop_server(live)
-
-
-@pytest.fixture
 def page() -> Iterator[object]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium")
-    with playwright_sync.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        context = browser.new_context()
-        yield context.new_page()
-        context.close()
-        browser.close()
+    with chromium_page() as opened:
+        yield opened
 
 
 def _rest(server: LiveServer, token: str) -> httpx.Client:
@@ -126,7 +112,10 @@ def test_browser_flow(server: LiveServer, page) -> None:  # type: ignore[no-unty
 
         # Revoke the token on the page: REST refuses it from then on.
         page.get_by_role("link", name=re.compile("^Access credentials")).click()
-        page.locator("tr", has_text="browser test").get_by_role("button", name=re.compile("^Revoke")).click()
+        page.locator("tr", has_text="browser test").get_by_role("link", name=re.compile("^Revoke")).click()
+        expect(page.locator("h1")).to_have_text("Revoke this token?")
+        page.get_by_role("button", name=re.compile("^Revoke")).click()
+        expect(page.locator(".flash")).to_contain_text("revoked")
         expect(page.locator("tr", has_text="browser test")).to_contain_text("revoked")
         assert rest.get("/api/toolkit/memo").status_code == 401
 
@@ -179,7 +168,10 @@ def test_browser_flow(server: LiveServer, page) -> None:  # type: ignore[no-unty
     page.goto(base + "/settings/apps")
     row = page.locator("tr", has_text="Browser Agent")
     expect(row).to_be_visible()
-    row.get_by_role("button", name=re.compile("^Revoke")).click()
+    row.get_by_role("link", name=re.compile("^Revoke")).click()
+    expect(page.locator("h1")).to_contain_text("Disconnect")
+    page.get_by_role("button", name=re.compile("^Revoke")).click()
+    expect(page.locator(".flash")).to_contain_text("Browser Agent")
     expect(page.locator("text=No connected apps")).to_be_visible()
     refreshed = httpx.post(
         base + "/oauth/token",

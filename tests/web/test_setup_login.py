@@ -129,7 +129,7 @@ def test_plain_http_loopback_instance_gets_a_usable_non_secure_cookie(services: 
         blobs=services.blobs,
     )
     create_user(local.items, "erin", PASSWORD)
-    app = starlette_app(web_routes(local, clock=clock, throttle=POLICY))
+    app = starlette_app(web_routes(local, clock=clock, throttle=POLICY), local.settings)
     with TestClient(app, base_url="http://127.0.0.1:8787") as client:
         answer = sign_in(client, "erin")
         cookie = _set_cookie(answer, "mesq_session").lower()
@@ -186,35 +186,53 @@ def test_idle_and_absolute_expiry(browser: Callable[..., Browser], clock: FakeCl
     assert busy.get("/settings/tokens", follow_redirects=False).status_code == 303  # ...but it still ends
 
 
-def test_login_throttling_per_username_and_expiry(services: Services, new_client, clock: FakeClock) -> None:
-    create_user(services.items, "frank", PASSWORD)
-    client = new_client()
-    for _ in range(POLICY.per_username):
-        assert sign_in(client, "frank", "wrong password!").status_code == 401
-    blocked = sign_in(client, "frank")  # even the right password is refused now
-    assert blocked.status_code == 429
-    assert "Too many failed sign-in attempts" in blocked.text
-    assert 1 <= int(blocked.headers["retry-after"]) <= POLICY.window_seconds
-    # Another username from the same IP is not blocked by frank's counter.
-    create_user(services.items, "grace", PASSWORD)
-    assert sign_in(new_client(), "grace").status_code == 303
-    counters = services.items.query("LOGINFAIL#user:frank")
+def test_guessing_at_an_account_does_not_lock_its_owner_out(services: Services, new_client, clock: FakeClock) -> None:
+    create_user(services.items, "alice", PASSWORD)
+    attacker = new_client("203.0.113.7")
+    answers = [sign_in(attacker, "alice", f"guess {n}!").status_code for n in range(50)]
+    # A few free failures, then the attacker's address waits (refused before any password check).
+    assert answers[: POLICY.free_per_account_ip] == [401] * POLICY.free_per_account_ip
+    assert set(answers[POLICY.free_per_account_ip :]) == {429}
+    blocked = sign_in(attacker, "alice")  # even the right password, from the guessing address
+    assert blocked.status_code == 429 and "Too many failed sign-in attempts" in blocked.text
+    assert 1 <= int(blocked.headers["retry-after"]) <= POLICY.first_delay_seconds
+    # The owner, from an address that has not failed, signs in at once.
+    assert sign_in(new_client("198.51.100.20"), "alice").status_code == 303
+    counters = services.items.query("LOGINFAIL#account-ip:alice|203.0.113.7")
     assert counters.items and all(item["ttl"] > clock() for item in counters.items)
-    clock.advance(POLICY.window_seconds)
-    assert sign_in(client, "frank").status_code == 303  # the window passed: counters expired
 
 
-def test_login_throttling_per_ip(services: Services, new_client) -> None:
+def test_delays_grow_with_every_further_failure(services: Services, new_client, clock: FakeClock) -> None:
+    create_user(services.items, "bob", PASSWORD)
+    attacker = new_client("203.0.113.8")
+    for _ in range(POLICY.free_per_account_ip):
+        assert sign_in(attacker, "bob", "wrong password!").status_code == 401
+    waits = []
+    for _ in range(4):
+        wait = int(sign_in(attacker, "bob", "wrong password!").headers["retry-after"])
+        waits.append(wait)
+        clock.advance(wait)  # the window passed: one more guess is heard...
+        assert sign_in(attacker, "bob", "wrong password!").status_code == 401  # ...and doubles the next
+    first = POLICY.first_delay_seconds
+    assert waits == [first, 2 * first, 4 * first, 8 * first]
+    clock.advance(POLICY.max_delay_seconds)
+    assert sign_in(attacker, "bob").status_code == 303  # the right password once the window has passed
+    assert services.items.query("LOGINFAIL#account-ip:bob|203.0.113.8").items == []  # success clears it
+
+
+def test_spraying_many_usernames_from_one_address_is_delayed(services: Services, new_client) -> None:
     create_user(services.items, "heidi", PASSWORD)
-    client = new_client()
-    for number in range(POLICY.per_ip):
-        assert sign_in(client, f"guess{number}", "wrong password!").status_code == 401
-    assert sign_in(client, "heidi").status_code == 429  # same client IP (testclient)
+    sprayer = new_client("203.0.113.9")
+    for number in range(POLICY.free_per_ip):
+        assert sign_in(sprayer, f"guess{number}", "wrong password!").status_code == 401
+    assert sign_in(sprayer, "someone-else", "wrong password!").status_code == 429
+    assert sign_in(sprayer, "heidi").status_code == 429  # the address waits, whatever the username
+    assert sign_in(new_client("198.51.100.21"), "heidi").status_code == 303  # other addresses do not
 
 
 def test_plain_http_on_a_lan_address_says_why_sign_in_cannot_work(services: Services, clock: FakeClock) -> None:
     create_user(services.items, "judy", PASSWORD)
-    app = starlette_app(web_routes(services, clock=clock, throttle=POLICY))
+    app = starlette_app(web_routes(services, clock=clock, throttle=POLICY), services.settings)
     with TestClient(app, base_url="http://192.168.1.20:8787") as client:
         page = client.get("/login")
         assert "plain HTTP" in page.text

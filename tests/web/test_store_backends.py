@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from mesq.auth.users import SetupAlreadyDone, any_user_exists, create_user
-from mesq.config import Settings
 from mesq.context import Services
 from mesq.memos import store as memo_store
 from mesq.memos.purge import purge_memo
@@ -19,6 +18,7 @@ from mesq.store.ports import ItemStore
 from mesq.store.sqlite import SQLiteItemStore
 from mesq.web.sessions import create_session, end_session, load_session
 from mesq.web.throttle import LoginThrottle, ThrottlePolicy
+from tests.settings import inprocess_settings
 
 from .conftest import FakeClock, trashed_memo
 
@@ -66,18 +66,25 @@ def test_session_lifecycle(items: ItemStore) -> None:
 
 def test_login_counters(items: ItemStore) -> None:
     clock = FakeClock()
-    throttle = LoginThrottle(items, ThrottlePolicy(window_seconds=60, per_username=2, per_ip=100), clock)
+    policy = ThrottlePolicy(free_per_account_ip=2, free_per_ip=100, first_delay_seconds=60)
+    throttle = LoginThrottle(items, policy, clock)
     assert throttle.blocked_for("root", "10.0.0.1") is None
     throttle.failed("root", "10.0.0.1")
+    assert throttle.blocked_for("root", "10.0.0.1") is None
     throttle.failed("root", "10.0.0.1")
-    wait = throttle.blocked_for("root", "10.0.0.2")
+    wait = throttle.blocked_for("root", "10.0.0.1")
     assert wait is not None and 1 <= wait <= 60
+    assert throttle.blocked_for("root", "10.0.0.2") is None  # another address is not held back
     clock.advance(60)
+    assert throttle.blocked_for("root", "10.0.0.1") is None
+    throttle.failed("root", "10.0.0.1")
+    assert throttle.blocked_for("root", "10.0.0.1") == 120
+    throttle.succeeded("root", "10.0.0.1")
     assert throttle.blocked_for("root", "10.0.0.1") is None
 
 
 def test_purge(items: ItemStore, tmp_path: Path) -> None:
-    settings = Settings(data_dir=tmp_path / "blobs")
+    settings = inprocess_settings(data_dir=tmp_path / "blobs")
     services = Services(settings=settings, items=items, blobs=build_blob_store(settings))
     memo = trashed_memo(services, "u1", "gone #t")
     purge_memo(items, "u1", memo["id"], memo["revision"])

@@ -2,28 +2,52 @@
 
 Every command takes `--data-dir` (default ./.mesq, env MESQ_DATA_DIR) and `--storage`
 (sqlite by default; dynamodb uses MESQ_TABLE, MESQ_BUCKET, MESQ_DYNAMODB_ENDPOINT,
-MESQ_S3_ENDPOINT). Errors print one line to stderr and exit with status 1.
+MESQ_S3_ENDPOINT). Errors print one line to stderr, never a traceback: status 2 for a usage
+error (argparse), 1 for everything else.
 """
 
 from __future__ import annotations
 
 import argparse
 import getpass
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from . import __version__
-from .auth.tokens import create_token, list_tokens, revoke_token
-from .auth.users import create_user, find_user_by_name
+from .auth.tokens import MAX_EXPIRY_DAYS, create_token, list_tokens, revoke_token, token_status
+from .auth.users import count_users, create_user, find_user_by_name, list_users, set_password
 from .config import ConfigError, Settings
 from .context import Services
 from .errors import MesqError
+from .http.access_log import LOG_FORMATS
 from .services import build_services
+from .timestamps import utc_now
 
 
-def _common() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line (`mesq serve: argument --port: ...`), exit status 2, no usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _port(raw: str) -> int:
+    if not raw.isdigit() or not 0 <= int(raw) <= 65535:
+        raise argparse.ArgumentTypeError(f"{raw!r} is not a port number (0-65535; 0 picks a free one)")
+    return int(raw)
+
+
+def _days(raw: str) -> int:
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_EXPIRY_DAYS:
+        raise argparse.ArgumentTypeError(f"{raw!r} is not a number of days (1-{MAX_EXPIRY_DAYS})")
+    return int(raw)
+
+
+def _common() -> _Parser:
+    common = _Parser(add_help=False)
     common.add_argument(
         "--data-dir",
         type=Path,
@@ -39,41 +63,64 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
+def _password_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--password-stdin",
+        action="store_true",
+        help="read the password from the first line of stdin (for scripts; else it is asked twice on the terminal)",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     common = _common()
-    parser = argparse.ArgumentParser(prog="mesq", description="MeSQ personal knowledge service")
-    parser.add_argument("--version", action="version", version=f"mesq {__version__}")
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="mesq", description="MeSQ personal knowledge service")
+    parser.add_argument("--version", action="version", version=f"mesq {__version__}", help="print the version")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = commands.add_parser("serve", parents=[common], help="run the local server")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8787)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=_port, default=8787, help="TCP port to listen on (default 8787)")
     serve.add_argument("--public-url", default=None, help="the URL clients use (default: the bound address)")
     serve.add_argument(
         "--forwarded-allow-ips",
         default=None,
         help="reverse proxies whose X-Forwarded-For is believed (comma separated; default: none)",
     )
+    serve.add_argument(
+        "--log-format",
+        choices=LOG_FORMATS,
+        default="plain",
+        help="access log: one line per request on stdout, plain text or JSON (default plain); "
+        "the path is logged without its query string",
+    )
 
-    user = commands.add_parser("user", help="manage users").add_subparsers(dest="action", required=True)
+    user = commands.add_parser("user", help="manage users").add_subparsers(
+        dest="action", required=True, metavar="ACTION"
+    )
     user_create = user.add_parser("create", parents=[common], help="create a user")
-    user_create.add_argument("username")
-    user_create.add_argument("--password-stdin", action="store_true", help="read the password from stdin")
-    user_create.add_argument("--admin", action="store_true")
+    user_create.add_argument("username", help="2-32 characters of a-z, 0-9, '_', '.', '-'")
+    _password_option(user_create)
+    user_create.add_argument("--admin", action="store_true", help="mark the account as the instance's administrator")
+    user.add_parser("list", parents=[common], help="list users (username, id, created, admin)")
+    user_passwd = user.add_parser(
+        "passwd", parents=[common], help="set a user's password; signs the user out of every browser"
+    )
+    user_passwd.add_argument("username", help="the user whose password changes")
+    _password_option(user_passwd)
 
     token = commands.add_parser("token", help="manage personal access tokens").add_subparsers(
-        dest="action", required=True
+        dest="action", required=True, metavar="ACTION"
     )
     token_create = token.add_parser("create", parents=[common], help="create a token (printed once)")
-    token_create.add_argument("username")
-    token_create.add_argument("--name", required=True)
-    token_create.add_argument("--scopes", required=True, help="e.g. memo:read,memo:write")
-    token_create.add_argument("--expires-days", type=int, default=None)
-    token_list = token.add_parser("list", parents=[common], help="list a user's tokens")
-    token_list.add_argument("username")
+    token_create.add_argument("username", help="the user the token acts as")
+    token_create.add_argument("--name", required=True, help="a label to recognise the token by, e.g. iPhone")
+    token_create.add_argument("--scopes", required=True, help="comma separated, e.g. memo:read,memo:write")
+    token_create.add_argument("--expires-days", type=_days, default=None, help="expire after N days (default never)")
+    token_list = token.add_parser("list", parents=[common], help="list a user's tokens with their status")
+    token_list.add_argument("username", help="whose tokens to list")
     token_revoke = token.add_parser("revoke", parents=[common], help="revoke a token")
-    token_revoke.add_argument("username")
-    token_revoke.add_argument("token_id")
+    token_revoke.add_argument("username", help="the token's user")
+    token_revoke.add_argument("token_id", help="the token id (first column of `mesq token list`)")
 
     reading = commands.add_parser("reading", help="the reading shelf").add_subparsers(dest="action", required=True)
     reading_import = reading.add_parser(
@@ -95,8 +142,28 @@ def _settings(args: argparse.Namespace) -> Settings:
     return settings
 
 
-def _services(settings: Settings) -> Services:
-    services = build_services(settings)
+class CommandError(Exception):
+    """A command cannot run (data directory missing or unusable, port taken): its one-line reason."""
+
+
+def _creates_data(args: argparse.Namespace) -> bool:
+    """`serve` and `user create` may start a new instance; the other commands need one to exist
+    (a missing directory is then a typo, and creating an empty one would hide it)."""
+    return bool(args.command == "serve" or (args.command == "user" and args.action == "create"))
+
+
+def _services(settings: Settings, args: argparse.Namespace) -> Services:
+    if settings.storage == "sqlite":
+        data_dir = settings.data_dir
+        if not data_dir.exists() and not _creates_data(args):
+            raise CommandError(f"no data directory at {data_dir} (wrong --data-dir? `mesq serve` creates one)")
+        if data_dir.exists() and not data_dir.is_dir():
+            raise CommandError(f"the data directory {data_dir} is not a directory")
+    try:
+        services = build_services(settings)
+    except (OSError, sqlite3.Error) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise CommandError(f"cannot use the data directory {settings.data_dir}: {reason}") from None
     if settings.storage == "dynamodb" and settings.dynamodb_endpoint:
         # A local endpoint (DynamoDB Local): create the table on first use. Never on AWS,
         # where the SAM template owns it.
@@ -107,40 +174,61 @@ def _services(settings: Settings) -> Services:
 def _read_password(from_stdin: bool) -> str:
     if from_stdin:
         return sys.stdin.readline().rstrip("\r\n")
+    if not sys.stdin.isatty():
+        raise MesqError("no terminal to ask for the password on: pipe it in with --password-stdin")
     first = getpass.getpass("Password: ")
     if getpass.getpass("Repeat password: ") != first:
         raise MesqError("the passwords do not match")
     return first
 
 
-def _run(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    services = _services(settings)
-    if args.command == "serve":
-        from .server import serve
+def _serve(args: argparse.Namespace, settings: Settings, services: Services) -> int:
+    from .server import ListenError, serve
 
-        def ready(base_url: str) -> None:
-            public = settings.public_url or base_url
-            print(f"MeSQ {__version__} listening on {base_url}", flush=True)
-            print(f"MCP:  {public}/mcp   (read-only: {public}/mcp/readonly)", flush=True)
-            print(f"REST: {public}/api/toolkit/memo   health: {base_url}/healthz", flush=True)
-            print(f"Web:  {public}/login   (first run: {public}/setup creates the admin)", flush=True)
-            data_dir = f" --data-dir {settings.data_dir}" if settings.storage == "sqlite" else ""
-            print(
-                f"Token: mesq user create <name>{data_dir} && "
-                f"mesq token create <name> --name <label> --scopes memo:read,memo:write{data_dir}",
-                flush=True,
-            )
+    def ready(base_url: str) -> None:
+        public = settings.public_url or base_url
+        print(f"MeSQ {__version__} listening on {base_url}", flush=True)
+        print(f"MCP:  {public}/mcp   (read-only: {public}/mcp/readonly)", flush=True)
+        print(f"REST: {public}/api/toolkit/memo   health: {base_url}/healthz", flush=True)
+        print(f"Web:  {public}/login   (first run: {public}/setup creates the admin)", flush=True)
+        data_dir = f" --data-dir {settings.data_dir}" if settings.storage == "sqlite" else ""
+        print(
+            f"Token: mesq user create <name>{data_dir} && "
+            f"mesq token create <name> --name <label> --scopes memo:read,memo:write{data_dir}",
+            flush=True,
+        )
 
-        serve(services, args.host, args.port, ready, args.forwarded_allow_ips)
-        return 0
-    if args.command == "user":
-        user = create_user(services.items, args.username, _read_password(args.password_stdin), admin=args.admin)
+    try:
+        serve(services, args.host, args.port, ready, args.forwarded_allow_ips, args.log_format)
+    except ListenError as error:
+        raise CommandError(str(error)) from None
+    return 0
+
+
+def _user(args: argparse.Namespace, services: Services) -> int:
+    items = services.items
+    if args.action == "create":
+        user = create_user(items, args.username, _read_password(args.password_stdin), admin=args.admin)
         print(f"created user {user['username']} ({user['id']})")
-        return 0
+    elif args.action == "list":
+        users = list_users(items)
+        print("USERNAME\tID\tCREATED\tADMIN")
+        for user in users:
+            print(f"{user['username']}\t{user['id']}\t{user['createdAt']}\t{'yes' if user['admin'] else 'no'}")
+        unlisted = count_users(items) - len(users)
+        if unlisted > 0:
+            print(f"mesq: {unlisted} account(s) made before the user directory are not listed", file=sys.stderr)
+    else:
+        from .web.sessions import end_user_sessions  # the web layer's sessions: loaded only here
+
+        user = set_password(items, args.username, _read_password(args.password_stdin))
+        ended = end_user_sessions(items, user["id"])
+        print(f"password changed for {user['username']}; {ended} browser session(s) signed out")
+    return 0
+
+
+def _token(args: argparse.Namespace, services: Services) -> int:
     profile = find_user_by_name(services.items, args.username)
-    if args.command == "reading":
-        return _import_reading(services, profile["userId"], args.file)
     if args.action == "create":
         secret, record = create_token(
             services.items,
@@ -154,11 +242,12 @@ def _run(args: argparse.Namespace) -> int:
         print("Store it now: it is shown only once.")
         print(secret)
     elif args.action == "list":
-        for record in list_tokens(services.items, profile["userId"]):
-            state = "revoked" if record.get("revokedAt") else "active"
+        now = utc_now()
+        print("ID\tNAME\tSCOPES\tSTATUS\tEXPIRES\tLAST-USED")
+        for record in sorted(list_tokens(services.items, profile["userId"]), key=lambda token: token["createdAt"]):
             print(
-                f"{record['id']}\t{record['name']}\t{','.join(record['scopes'])}\t{state}\t"
-                f"expires={record.get('expiresAt', 'never')}\tlast-used={record.get('lastUsedAt', 'never')}"
+                f"{record['id']}\t{record['name']}\t{','.join(record['scopes'])}\t{token_status(record, now)}\t"
+                f"{record.get('expiresAt', 'never')}\t{record.get('lastUsedAt', 'never')}"
             )
     else:
         record = revoke_token(services.items, profile["userId"], args.token_id)
@@ -184,15 +273,34 @@ def _import_reading(services: Services, user_id: str, path: Path) -> int:
     return 0
 
 
+def _run(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    services = _services(settings, args)
+    try:
+        if args.command == "serve":
+            return _serve(args, settings, services)
+        if args.command == "user":
+            return _user(args, services)
+        if args.command == "reading":
+            return _import_reading(services, find_user_by_name(services.items, args.username)["userId"], args.file)
+        return _token(args, services)
+    finally:
+        services.items.close()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return _run(args)
     except (MesqError, ConfigError) as error:
         print(f"mesq: {getattr(error, 'message', error)}", file=sys.stderr)
-        return 1
+    except CommandError as error:
+        print(f"mesq: {error}", file=sys.stderr)
     except KeyboardInterrupt:
         return 130
+    except Exception as error:  # never a traceback for a person at a terminal: one line naming the fault
+        print(f"mesq: unexpected {type(error).__name__}: {error}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

@@ -74,6 +74,13 @@ class Settings:
     attachment_redirect_bytes: int | None = None
     upload_session_seconds: int = 900
     upload_sweep_interval_seconds: int = 300
+    #: Host names served besides the public URL's (MESQ_ALLOWED_HOSTS, comma separated); every
+    #: other Host is 421 (mesq/http/hosts.py).
+    allowed_hosts: tuple[str, ...] = ()
+    #: `mesq serve`'s request-body deadline (mesq/http/body_deadline.py): the first body byte
+    #: within this many seconds, then at least `body_min_rate_bytes` per second on average.
+    body_timeout_seconds: int = 10
+    body_min_rate_bytes: int = 10 * 1024
     # Reading sync (docs/contract.md §13). The upstream URLs are settings so tests point them at
     # a loopback fake; a KMS key id selects envelope encryption of the stored credentials (else
     # the local key file `<data_dir>/keys/secrets.key`); a queue URL makes "sync now" and the
@@ -129,6 +136,9 @@ class Settings:
             attachment_redirect_bytes=_optional_size(env, "MESQ_ATTACHMENT_REDIRECT_BYTES", redirect_default),
             upload_session_seconds=_size(env, "MESQ_UPLOAD_SESSION_SECONDS", 900, minimum=60, maximum=7 * 24 * 3600),
             upload_sweep_interval_seconds=_size(env, "MESQ_UPLOAD_SWEEP_SECONDS", 300, minimum=1),
+            allowed_hosts=tuple(name.strip() for name in env.get("MESQ_ALLOWED_HOSTS", "").split(",") if name.strip()),
+            body_timeout_seconds=_size(env, "MESQ_BODY_TIMEOUT_SECONDS", 10, minimum=1, maximum=3600),
+            body_min_rate_bytes=_size(env, "MESQ_BODY_MIN_RATE_BYTES", 10 * 1024, minimum=1),
             wechat_reading_gateway_url=env.get("MESQ_WECHAT_READING_GATEWAY_URL")
             or "https://i.weread.qq.com/api/agent/gateway",
             wechat_reading_web_url=(env.get("MESQ_WECHAT_READING_WEB_URL") or "https://weread.qq.com").rstrip("/"),

@@ -81,6 +81,20 @@ class PayloadTooLarge(MesqError):
     http_status = 413
 
 
+class RequestTimeout(MesqError):
+    """The request body did not arrive in time (`mesq serve`'s body deadline)."""
+
+    code = "REQUEST_TIMEOUT"
+    http_status = 408
+
+
+class MisdirectedRequest(MesqError):
+    """The `Host` header does not name this instance (DNS rebinding guard)."""
+
+    code = "MISDIRECTED_REQUEST"
+    http_status = 421
+
+
 class RateLimited(MesqError):
     code = "RATE_LIMITED"
     http_status = 429

@@ -4,25 +4,55 @@ one Starlette app over SQLite + local files (or DynamoDB + S3 with `--storage dy
 from __future__ import annotations
 
 import asyncio
+import errno
 import socket
 from collections.abc import Callable
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 
 from .context import Services
+from .http.access_log import AccessLogMiddleware, LogFormat
 from .http.app import api_routes, starlette_app
+from .http.body_deadline import BodyDeadlineMiddleware
 from .http.oauth import oauth_routes
 
 
 def create_local_app(services: Services) -> Starlette:
     # Imported here: the MCP SDK is heavy, and only the server needs it (not every CLI command).
     from .mcp import mcp_routes
-    from .web import web_routes
+    from .web import browser_error_page, web_routes
 
+    routes = [*api_routes(services), *mcp_routes(services), *oauth_routes(services), *web_routes(services)]
+    # The body deadline only here: on Lambda, API Gateway delivers whole bodies.
     return starlette_app(
-        [*api_routes(services), *mcp_routes(services), *oauth_routes(services), *web_routes(services)]
+        routes,
+        services.settings,
+        error_page=browser_error_page,
+        extra=[Middleware(BodyDeadlineMiddleware, settings=services.settings)],
     )
+
+
+class ListenError(Exception):
+    """The server cannot listen where it was asked to (address in use, unknown host, ...)."""
+
+
+def _listening_socket(host: str, port: int) -> socket.socket:
+    try:
+        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    except OSError as error:
+        raise ListenError(f"cannot open a socket for {host}: {error.strerror or error}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as error:
+        sock.close()
+        reason = error.strerror or str(error)
+        if error.errno == errno.EADDRINUSE:
+            reason += " (another server runs there: stop it or choose another --port)"
+        raise ListenError(f"cannot listen on {host}:{port}: {reason}") from None
+    return sock
 
 
 def serve(
@@ -31,12 +61,16 @@ def serve(
     port: int,
     on_ready: Callable[[str], None],
     forwarded_allow_ips: str | None = None,
+    log_format: LogFormat = "plain",
 ) -> None:
     """Run until interrupted; `on_ready(base_url)` fires once the socket accepts connections.
+    Every request is logged by `AccessLogMiddleware` (uvicorn's own access log is off, so each
+    request is one line); a socket that cannot be bound raises `ListenError`.
 
     X-Forwarded-For is believed only from `forwarded_allow_ips` (a reverse proxy): otherwise any
     local client could pick the IP that per-IP rate limits count against."""
-    app = create_local_app(services)
+    sock = _listening_socket(host, port)
+    app = AccessLogMiddleware(create_local_app(services), log_format)
     config = uvicorn.Config(
         app,
         host=host,
@@ -47,9 +81,6 @@ def serve(
         forwarded_allow_ips=forwarded_allow_ips,
     )
     server = uvicorn.Server(config)
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
     bound_port = sock.getsockname()[1]
 
     async def run() -> None:

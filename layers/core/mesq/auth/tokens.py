@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from ..context import Principal
@@ -61,6 +61,16 @@ def public_token(record: dict[str, Any]) -> dict[str, Any]:
         if record.get(field):
             result[field] = record[field]
     return result
+
+
+def token_status(token: dict[str, Any], now: datetime) -> str:
+    """`revoked`, `expired` or `active`, for a public token record (CLI listing and the page)."""
+    if token.get("revokedAt"):
+        return "revoked"
+    expires_at = token.get("expiresAt")
+    if expires_at and parse_timestamp(expires_at, "expiresAt") <= now:
+        return "expired"
+    return "active"
 
 
 def create_token(

@@ -8,6 +8,7 @@ from functools import cache
 from typing import Any
 
 from ..errors import NotFound, ValidationError
+from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, ItemStore, Put, Update
 from ..timestamps import now_timestamp
 from .passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hash_password, verify_password
@@ -26,6 +27,11 @@ def _profile_key(user_id: str) -> tuple[str, str]:
 def _username_key(username: str) -> tuple[str, str]:
     return (f"USERNAME#{username}", "USERNAME")
 
+
+# Every username claim is also an entry of this GSI2 partition (sort key: the username), so the
+# accounts can be listed in name order without a table scan.
+DIRECTORY_INDEX = "gsi2"
+DIRECTORY_PARTITION = "USERS"
 
 # Counts every user ever created (same transaction as the profile): the browser's first-run
 # set-up is open only while it is absent, and `first_user=True` makes that claim atomic.
@@ -49,6 +55,11 @@ def public_user(profile: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _check_password_length(password: str) -> None:
+    if not MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH:
+        raise ValidationError(f"password must be {MIN_PASSWORD_LENGTH}..{MAX_PASSWORD_LENGTH} characters long")
+
+
 def create_user(
     items: ItemStore, username: str, password: str, *, admin: bool = False, first_user: bool = False
 ) -> dict[str, Any]:
@@ -56,8 +67,7 @@ def create_user(
         raise ValidationError(
             "username must be 2-32 characters of a-z, 0-9, '_', '.', '-' and start with a letter or digit"
         )
-    if not MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH:
-        raise ValidationError(f"password must be {MIN_PASSWORD_LENGTH}..{MAX_PASSWORD_LENGTH} characters long")
+    _check_password_length(password)
     user_id = secrets.token_hex(10)
     now = now_timestamp()
     profile = {
@@ -70,7 +80,13 @@ def create_user(
         "createdAt": now,
         "settings": {"doubleClickEdit": False},
     }
-    claim = {"pk": _username_key(username)[0], "sk": "USERNAME", "userId": user_id}
+    claim = {
+        "pk": _username_key(username)[0],
+        "sk": "USERNAME",
+        "userId": user_id,
+        "gsi2pk": DIRECTORY_PARTITION,
+        "gsi2sk": username,
+    }
     count = Update(key=USER_COUNT_KEY, add={"count": 1}, condition=Condition(exists=False) if first_user else None)
     try:
         items.transact([Put(claim, Condition(exists=False)), Put(profile, Condition(exists=False)), count])
@@ -91,6 +107,39 @@ def find_user_by_name(items: ItemStore, username: str) -> dict[str, Any]:
     if profile is None:
         raise NotFound(f"no user named {username!r}")
     return profile
+
+
+def list_users(items: ItemStore) -> list[dict[str, Any]]:
+    """Every listed account in username order (public fields only, never the password hash).
+
+    Accounts whose claim predates the directory index are not listed: `count_users` still
+    counts them, so a caller can say how many are missing."""
+    claims = list(walk(items, DIRECTORY_PARTITION, index=DIRECTORY_INDEX))
+    profiles = {p["userId"]: p for p in items.batch_get([_profile_key(claim["userId"]) for claim in claims])}
+    return [public_user(profiles[claim["userId"]]) for claim in claims if claim["userId"] in profiles]
+
+
+def count_users(items: ItemStore) -> int:
+    counter = items.get(USER_COUNT_KEY)
+    return int(counter["count"]) if counter else 0
+
+
+def set_password(items: ItemStore, username: str, password: str) -> dict[str, Any]:
+    """Replace a user's password with a fresh argon2 hash; returns the public profile. Ending the
+    user's browser sessions is the caller's part (they live in the web layer)."""
+    profile = find_user_by_name(items, username)
+    _check_password_length(password)
+    try:
+        updated = items.update(
+            Update(
+                key=_profile_key(profile["userId"]),
+                set={"passwordHash": hash_password(password), "passwordChangedAt": now_timestamp()},
+                condition=Condition(exists=True),
+            )
+        )
+    except ConditionFailed:
+        raise NotFound(f"no user named {username!r}") from None
+    return public_user(updated)
 
 
 def check_password(items: ItemStore, username: str, password: str) -> dict[str, Any] | None:

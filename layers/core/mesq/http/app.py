@@ -8,7 +8,7 @@ envelope. Limits, validation, auth and error mapping happen here once for every 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
@@ -20,16 +20,18 @@ from starlette.routing import BaseRoute, Route
 
 from .. import __version__
 from ..concurrency import run_sync
+from ..config import Settings
 from ..context import Call, Services
-from ..errors import MesqError, MethodNotAllowed, NotFound, ValidationError
+from ..errors import Internal, MesqError, MethodNotAllowed, NotFound, ValidationError
 from ..operations import REGISTRY, check_registry
 from ..ratelimit import ATTACHMENT_READ_OPERATIONS, RateLimiter
 from ..spec import Operation, Spec, load_spec
 from ..validation import validate_arguments
 from .attachments import attachment_routes
-from .auth import authenticate, require_scopes, rest_challenge
-from .body import read_json_object
+from .auth import require_scopes, rest_challenge, rest_principal
+from .body import accepts_html, read_json_object
 from .envelope import NO_STORE, failure, internal_failure, success
+from .hosts import HostGuardMiddleware
 from .params import collect_arguments
 from .trace import TraceIdMiddleware, trace_id_of
 
@@ -37,7 +39,7 @@ from .trace import TraceIdMiddleware, trace_id_of
 async def run_operation(
     operation: Operation, services: Services, limiter: RateLimiter, request: Request, trace_id: str
 ) -> Response:
-    principal = authenticate(request, services)
+    principal = await rest_principal(request, services, limiter)
     require_scopes(principal, operation.scopes)
     arguments = collect_arguments(operation, request)
     if operation.has_body:
@@ -96,19 +98,61 @@ def _openapi_endpoint(spec: Spec) -> Any:
     return openapi
 
 
-async def _http_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, HTTPException)
-    trace_id = trace_id_of(request)
-    if exc.status_code == 405:
-        return failure(MethodNotAllowed(f"{request.method} is not allowed on {request.url.path}"), trace_id)
-    if exc.status_code == 404:
-        return failure(NotFound(f"no route {request.url.path}"), trace_id)
-    # No other HTTPException is raised by the routes; should one appear, it is a fault.
-    return internal_failure(exc, trace_id)
+#: Renders an error as a browser page (mesq/web supplies it; this layer does not know templates).
+ErrorPage = Callable[[MesqError, str], Response]
+#: Paths whose clients are never browsers: the MCP endpoint keeps its JSON answers.
+NO_PAGES_UNDER = ("/mcp",)
 
 
-async def _unhandled(request: Request, exc: Exception) -> Response:
-    return internal_failure(exc, trace_id_of(request))
+def _as_page(request: Request, error_page: ErrorPage | None) -> ErrorPage | None:
+    if error_page is None or not accepts_html(request.headers.get("accept")):
+        return None
+    path = request.url.path
+    return None if any(path == p or path.startswith(p + "/") for p in NO_PAGES_UNDER) else error_page
+
+
+def exception_handlers(error_page: ErrorPage | None = None) -> dict[Any, Any]:
+    """Unmatched routes (404), wrong methods (405) and unhandled faults (500): the JSON envelope,
+    or with `error_page` an HTML page for a browser (`Accept: text/html`)."""
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        trace_id = trace_id_of(request)
+        error: MesqError
+        if exc.status_code == 405:
+            error = MethodNotAllowed(f"{request.method} is not allowed on {request.url.path}")
+        elif exc.status_code == 404:
+            error = NotFound(f"no page or route {request.url.path}")
+        else:  # No other HTTPException is raised by the routes; should one appear, it is a fault.
+            return await unhandled(request, exc)
+        page = _as_page(request, error_page)
+        return page(error, trace_id) if page else failure(error, trace_id)
+
+    async def unhandled(request: Request, exc: Exception) -> Response:
+        trace_id = trace_id_of(request)
+        answer = internal_failure(exc, trace_id)  # logs the traceback
+        page = _as_page(request, error_page)
+        return page(Internal.for_trace(trace_id), trace_id) if page else answer
+
+    return {HTTPException: http_error, Exception: unhandled}
+
+
+def starlette_app(
+    routes: Sequence[BaseRoute],
+    settings: Settings,
+    *,
+    error_page: ErrorPage | None = None,
+    extra: Sequence[Middleware] = (),
+) -> Starlette:
+    """Every MeSQ app (REST function, MCP function, OAuth function, `mesq serve`) is built the
+    same way: a trace id on every answer, then the Host check against DNS rebinding, then
+    `extra` (the local server's body deadline). The apps that serve browser pages pass
+    `error_page`."""
+    return Starlette(
+        routes=list(routes),
+        exception_handlers=exception_handlers(error_page),
+        middleware=[Middleware(TraceIdMiddleware), Middleware(HostGuardMiddleware, settings=settings), *extra],
+    )
 
 
 def api_routes(services: Services, spec: Spec | None = None) -> list[Route]:
@@ -123,16 +167,5 @@ def api_routes(services: Services, spec: Spec | None = None) -> list[Route]:
     ]
 
 
-def exception_handlers() -> dict[Any, Any]:
-    return {HTTPException: _http_error, Exception: _unhandled}
-
-
-def starlette_app(routes: Sequence[BaseRoute]) -> Starlette:
-    """Every MeSQ app (REST function, MCP function, `mesq serve`) is built the same way."""
-    return Starlette(
-        routes=list(routes), exception_handlers=exception_handlers(), middleware=[Middleware(TraceIdMiddleware)]
-    )
-
-
 def create_api_app(services: Services) -> Starlette:
-    return starlette_app(api_routes(services))
+    return starlette_app(api_routes(services), services.settings)

@@ -37,7 +37,7 @@ from ..errors import ClientClosed, Internal, MesqError, NotFound, PayloadTooLarg
 from ..ratelimit import RateLimiter
 from ..spec import Spec
 from ..store.ports import BlobNotFound, BlobStore, StoreUnavailable
-from .auth import authenticate, require_scopes, rest_challenge
+from .auth import require_scopes, rest_challenge, rest_principal
 from .envelope import NO_STORE, failure, internal_failure, logger, success
 from .trace import trace_id_of
 
@@ -62,7 +62,7 @@ def _storage_failed(trace_id: str, exc: BaseException) -> Response:
 
 
 async def _principal(request: Request, services: Services, scope: str) -> Principal:
-    principal = await run_sync(authenticate, request, services)
+    principal = await rest_principal(request, services, RateLimiter(services.items, services.settings))
     require_scopes(principal, (scope,))
     return principal
 

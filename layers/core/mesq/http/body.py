@@ -24,6 +24,11 @@ def media_type(content_type: str | None) -> str:
     return (content_type or "").partition(";")[0].strip().lower()
 
 
+def accepts_html(accept: str | None) -> bool:
+    """A browser navigating (its Accept names text/html), not an API client: it gets pages."""
+    return any(media_type(part) == "text/html" for part in (accept or "").split(","))
+
+
 def is_json_media_type(content_type: str | None) -> bool:
     if not content_type:
         return False

@@ -11,18 +11,15 @@ The store is synchronous: every store call runs in the worker pool (`run_sync`).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from authlib.common.urls import url_decode
 from authlib.oauth2.rfc7636.challenge import CODE_CHALLENGE_PATTERN
 from starlette.applications import Starlette
 from starlette.datastructures import QueryParams
-from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
-from starlette.routing import Route, request_response
-from starlette.types import ASGIApp
+from starlette.routing import Route
 
 from ..auth.oauth import grants
 from ..auth.oauth.authorization import create_pending, redirect_with, requested_scopes
@@ -49,8 +46,9 @@ from ..auth.oauth.metadata import (
 from ..auth.oauth.resources import normalize_resource
 from ..concurrency import run_sync
 from ..context import Services
-from ..errors import MesqError, NotFound
+from ..errors import MesqError, NotFound, RateLimited
 from ..ratelimit import RateLimiter
+from .auth import count_unauthenticated
 from .body import (
     FORM_MEDIA_TYPE,
     MAX_FORM_BYTES,
@@ -61,19 +59,26 @@ from .body import (
     read_limited,
 )
 from .cimd import fetch_metadata_document
+from .cors import open_cors
 from .envelope import failure
-from .instance import client_ip, instance_url
+from .instance import instance_url
 from .trace import trace_id_of
 
 CONSENT_PATH = "/oauth/consent"
 MAX_STATE_LENGTH = 1000
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 METADATA_CACHE = {"Cache-Control": "public, max-age=3600"}
-Endpoint = Callable[[Request], Awaitable[Response]]
 
 
 def oauth_error(error: OAuthError) -> JSONResponse:
     return JSONResponse(error.body(), status_code=error.status, headers=NO_STORE)
+
+
+def rate_limited(limited: RateLimited) -> JSONResponse:
+    """RFC 6749's shape for an anonymous caller over its per-IP budget, with Retry-After."""
+    body = {"error": "temporarily_unavailable", "error_description": limited.message}
+    headers = {**NO_STORE, "Retry-After": str(limited.retry_after_seconds)}
+    return JSONResponse(body, status_code=429, headers=headers)
 
 
 def _single_params(pairs: list[tuple[str, str]]) -> dict[str, str]:
@@ -124,9 +129,8 @@ class OAuthEndpoints:
     async def register(self, request: Request) -> Response:
         trace_id = trace_id_of(request)
         try:
-            if self.limiter.enabled:
-                # Anyone may register: count it like other unauthenticated calls, per client IP.
-                await run_sync(self.limiter.hit, f"ip:{client_ip(request)}", "unauthenticated")
+            # Anyone may register: count it like other unauthenticated calls, per client IP.
+            await count_unauthenticated(self.limiter, request)
             document = await read_json_object(request)
         except MesqError as error:  # RATE_LIMITED, or the JSON body rules' VALIDATION_ERROR
             return failure(error, trace_id)
@@ -150,7 +154,18 @@ class OAuthEndpoints:
             raise OAuthError("invalid_client", f"unknown client_id {client_id!r}; register the client first")
         return client
 
+    async def _over_budget(self, request: Request) -> Response | None:
+        """Authorize, token and revoke answer anyone, and authorize writes a pending request:
+        each call counts against the client IP's unauthenticated budget."""
+        try:
+            await count_unauthenticated(self.limiter, request)
+        except RateLimited as limited:
+            return rate_limited(limited)
+        return None
+
     async def authorize(self, request: Request) -> Response:
+        if refused := await self._over_budget(request):
+            return refused
         issuer = instance_url(request, self.services)
         try:
             params = _single_params(list(QueryParams(request.url.query).multi_items()))
@@ -228,6 +243,8 @@ class OAuthEndpoints:
         return client_id
 
     async def token(self, request: Request) -> Response:
+        if refused := await self._over_budget(request):
+            return refused
         instance = instance_url(request, self.services)
         items = self.services.items
         try:
@@ -268,6 +285,8 @@ class OAuthEndpoints:
     # -- revocation (RFC 7009) ------------------------------------------------------------------
 
     async def revoke(self, request: Request) -> Response:
+        if refused := await self._over_budget(request):
+            return refused
         try:
             if is_json_media_type(request.headers.get("content-type")):
                 raw = await read_limited(request, MAX_FORM_BYTES)
@@ -287,36 +306,29 @@ class OAuthEndpoints:
         return Response(status_code=200, headers=NO_STORE)
 
 
-def _cors(endpoint: Endpoint, methods: list[str]) -> ASGIApp:
-    """Browser-based MCP clients call discovery, registration, token and revocation cross-origin;
-    none of them uses cookies, so any origin may (the authorization endpoint is a navigation)."""
-    return CORSMiddleware(
-        request_response(endpoint), allow_origins=["*"], allow_methods=methods, allow_headers=["*"], max_age=3600
-    )
-
-
 def oauth_routes(services: Services) -> list[Route]:
     endpoints = OAuthEndpoints(services)
     read = ["GET", "OPTIONS"]
     post = ["POST", "OPTIONS"]
     resource_paths = ["", "/mcp/readonly", "/mcp/x/{toolsets}", "/mcp/x/{toolsets}/readonly", "/api/toolkit"]
     return [
-        Route("/.well-known/oauth-authorization-server", _cors(endpoints.server_metadata, read), methods=read),
+        Route("/.well-known/oauth-authorization-server", open_cors(endpoints.server_metadata, read), methods=read),
         *(
-            Route(PROTECTED_RESOURCE_PREFIX + path, _cors(endpoints.resource_metadata, read), methods=read)
+            Route(PROTECTED_RESOURCE_PREFIX + path, open_cors(endpoints.resource_metadata, read), methods=read)
             for path in resource_paths
         ),
-        Route(REGISTER_PATH, _cors(endpoints.register, post), methods=post),
+        Route(REGISTER_PATH, open_cors(endpoints.register, post), methods=post),
         Route(AUTHORIZE_PATH, endpoints.authorize, methods=["GET"]),
-        Route(TOKEN_PATH, _cors(endpoints.token, post), methods=post),
-        Route(REVOKE_PATH, _cors(endpoints.revoke, post), methods=post),
+        Route(TOKEN_PATH, open_cors(endpoints.token, post), methods=post),
+        Route(REVOKE_PATH, open_cors(endpoints.revoke, post), methods=post),
     ]
 
 
 def create_oauth_app(services: Services) -> Starlette:
     """The OAuth function's app (Lambda `functions/oauth`): the authorization server and the
     browser pages (login and consent are one flow); `mesq serve` mounts the same routes."""
-    from ..web import web_routes
+    from ..web import browser_error_page, web_routes
     from .app import starlette_app
 
-    return starlette_app([*oauth_routes(services), *web_routes(services)])
+    routes = [*oauth_routes(services), *web_routes(services)]
+    return starlette_app(routes, services.settings, error_page=browser_error_page)

@@ -1,13 +1,18 @@
 """`Origin` check against DNS rebinding (docs/contract.md §2, memos' `isAllowedMCPOrigin`).
 
-Allowed: no `Origin` (desktop clients and scripts omit it), an `Origin` whose host[:port]
-equals the `Host` header (host comparison only: TLS may end at a proxy), or the origin of the
-configured instance URL. Anything else — including the opaque origin `null` — is refused.
+Allowed: no `Origin` (desktop clients and scripts omit it), the instance's own origin — the
+configured instance URL, or an `Origin` whose host[:port] equals the `Host` header (host
+comparison only: TLS may end at a proxy) — or, on a server reached over loopback, any loopback
+origin (a local tool on another port). Anything else, including the opaque origin `null`, is
+refused. "Equals the Host" is safe only because `Host` itself was checked first
+(mesq/http/hosts.py, on every app): a rebinding page's Host is 421 before this runs.
 """
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
+
+from .hosts import LOOPBACK_NAMES, host_name
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -54,6 +59,8 @@ def is_allowed_origin(origin: str | None, host: str | None, instance_url: str | 
         return False
     scheme, authority = parsed
     if host and authority == _host_header(host):
+        return True
+    if host and host_name(host) in LOOPBACK_NAMES and host_name(authority) in LOOPBACK_NAMES:
         return True
     if instance_url:
         instance = _origin_parts(instance_url)

@@ -59,10 +59,9 @@ from ..errors import (
     Unauthorized,
     ValidationError,
 )
-from ..http.auth import authenticate_bearer, bearer_token
+from ..http.auth import authenticate_bearer, bearer_token, count_unauthenticated
 from ..http.body import read_limited
 from ..http.envelope import failure, internal_failure
-from ..http.instance import client_ip
 from ..http.origin import is_allowed_origin
 from ..http.trace import trace_id_of
 from ..ratelimit import ATTACHMENT_READ_OPERATIONS, Bucket, RateLimiter
@@ -185,7 +184,7 @@ class McpEndpoint:
         """The 401 to answer, unless this client IP is over its unauthenticated budget (429)."""
         challenge = self._challenge(request, *params, f"scope={_quoted(CONNECT_SCOPES)}")
         try:
-            await self._limit(f"ip:{client_ip(request)}", "unauthenticated")
+            await count_unauthenticated(self.limiter, request)
         except RateLimited as limited:
             # Keep the challenge: a client discovers how to sign in from it.
             return _Rejected(limited, challenge)

@@ -23,6 +23,7 @@ from starlette.routing import Route
 from .. import __version__
 from ..context import Services
 from ..errors import Internal
+from ..http.cors import open_cors
 from ..operations import check_registry
 from ..spec import load_spec
 from ..toolsets import TOOLSETS
@@ -204,12 +205,14 @@ def mcp_routes(services: Services, catalog: Catalog | None = None) -> list[Route
     server = build_server(catalog)
     read_write = McpEndpoint(server, catalog, services, readonly=False)
     read_only = McpEndpoint(server, catalog, services, readonly=True)
+    read = ["GET", "OPTIONS"]
     return [
         Route("/mcp", read_write),
         Route("/mcp/readonly", read_only),
         Route("/mcp/x/{toolsets}", read_write),
         Route("/mcp/x/{toolsets}/readonly", read_only),
-        Route(METADATA_PATH, resource_metadata_endpoint(services), methods=["GET"]),
+        # Where the 401 points: CORS like its sibling documents, for browser-hosted clients.
+        Route(METADATA_PATH, open_cors(resource_metadata_endpoint(services), read), methods=read),
     ]
 
 
@@ -217,4 +220,4 @@ def create_mcp_app(services: Services, catalog: Catalog | None = None) -> Starle
     """The MCP function's app (Lambda `functions/mcp`); `mesq serve` mounts the same routes."""
     from ..http.app import starlette_app
 
-    return starlette_app(mcp_routes(services, catalog))
+    return starlette_app(mcp_routes(services, catalog), services.settings)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount
 from starlette.staticfiles import StaticFiles
 
 from ..context import Services
-from .framework import Clock, Web
+from ..errors import MesqError
+from .framework import Clock, Web, error_page
 from .throttle import ThrottlePolicy
 
 STATIC = Path(__file__).parent / "static"
@@ -41,4 +43,10 @@ def web_routes(
     ]
 
 
-__all__ = ["ThrottlePolicy", "web_routes"]
+def browser_error_page(error: MesqError, trace_id: str) -> Response:
+    """The error page an app shows a browser for an unknown URL or a fault outside the pages
+    (`starlette_app(..., error_page=...)`): no session is read, so it shows no account links."""
+    return error_page(error, trace_id, None)
+
+
+__all__ = ["ThrottlePolicy", "browser_error_page", "web_routes"]

@@ -150,8 +150,9 @@ async def logout(page: Page) -> Response:
 
 
 async def home(page: Page) -> Response:
+    """Signed in: who you are and every page. Signed out: sign-in (or the first-run set-up)."""
     if page.session is not None:
-        return redirect(HOME)
+        return page.render("home.html", nav="home")
     return redirect("/login" if await _users_exist(page) else "/setup")
 
 

@@ -18,7 +18,7 @@ from starlette.routing import Route
 from ..auth.oauth.authorization import decide, load_pending
 from ..concurrency import run_sync
 from ..errors import ValidationError
-from ..http.body import FORM_MEDIA_TYPE, media_type
+from ..http.body import FORM_MEDIA_TYPE, accepts_html, media_type
 from .framework import Page, Web, endpoint, json_ok
 from .render import redirect, render
 from .scope_words import describe
@@ -40,8 +40,8 @@ async def consent_page(page: Page) -> Response:
 
 def _wants_navigation(page: Page) -> bool:
     """A plain HTML form post from a browser (no script): answer with a redirect, not JSON."""
-    accept = page.request.headers.get("accept", "")
-    return media_type(page.request.headers.get("content-type")) == FORM_MEDIA_TYPE and "text/html" in accept
+    headers = page.request.headers
+    return media_type(headers.get("content-type")) == FORM_MEDIA_TYPE and accepts_html(headers.get("accept"))
 
 
 async def consent_submit(page: Page) -> Response:

@@ -9,6 +9,7 @@ the same response. The server never stores the secret: only its hash, as `auth/t
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from functools import partial
 from typing import Any
 
@@ -16,9 +17,18 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..auth.scopes import ALL_SCOPES
-from ..auth.tokens import MAX_EXPIRY_DAYS, create_token, list_tokens, record_key, revoke_token, secret_digest
+from ..auth.tokens import (
+    MAX_EXPIRY_DAYS,
+    create_token,
+    list_tokens,
+    public_token,
+    record_key,
+    revoke_token,
+    secret_digest,
+    token_status,
+)
 from ..concurrency import run_sync
-from ..errors import ValidationError
+from ..errors import NotFound, ValidationError
 from .framework import Page, Web, endpoint
 from .render import redirect
 from .scope_words import SCOPE_WORDS
@@ -49,14 +59,16 @@ def _revealed(page: Page) -> dict[str, str] | None:
 
 
 def _page(page: Page, *, status: int = 200, error: str | None = None, form: dict[str, Any] | None = None) -> Response:
-    tokens = list_tokens(page.web.services.items, page.user.user_id)
-    live = sorted((t for t in tokens if not t.get("revokedAt")), key=lambda t: t["createdAt"], reverse=True)
-    revoked = sorted((t for t in tokens if t.get("revokedAt")), key=lambda t: t["createdAt"], reverse=True)
+    now = datetime.fromtimestamp(page.web.clock(), UTC)
+    tokens = [{**t, "status": token_status(t, now)} for t in list_tokens(page.web.services.items, page.user.user_id)]
+    # Usable tokens first, then expired, then revoked; newest first within each.
+    rank = {"active": 0, "expired": 1, "revoked": 2}
+    ordered = sorted(sorted(tokens, key=lambda t: t["createdAt"], reverse=True), key=lambda t: rank[t["status"]])
     revealed = _revealed(page) if status == 200 else None
     response = page.render(
         "tokens.html",
         nav="tokens",
-        tokens=live + revoked,
+        tokens=ordered,
         revealed=revealed,
         scopes=[(scope, SCOPE_WORDS[scope]) for scope in ALL_SCOPES],
         expiry_choices=EXPIRY_CHOICES,
@@ -104,15 +116,33 @@ async def create_token_submit(page: Page) -> Response:
     return set_strict_cookie(response, page.request, settings, _flash_name(page), flash, NEW_TOKEN_SECONDS)
 
 
+def _own_token(page: Page) -> dict[str, Any]:
+    # The key is built from the session's user: another user's token id is NOT_FOUND.
+    token_id = page.request.path_params["token_id"]
+    record = page.web.services.items.get(record_key(page.user.user_id, token_id)) if len(token_id) <= 100 else None
+    if record is None:
+        raise NotFound(f"no token {token_id!r}")
+    return public_token(record)
+
+
+async def confirm_revoke(page: Page) -> Response:
+    token = await run_sync(_own_token, page)
+    if token.get("revokedAt"):
+        return page.redirect_with_flash(PAGE, f"Token “{token['name']}” was revoked already.")
+    return page.render("token_revoke.html", nav="tokens", token=token)
+
+
 async def revoke_token_submit(page: Page) -> Response:
-    # revoke_token builds the key from the session's user: another user's token id is NOT_FOUND.
-    await run_sync(revoke_token, page.web.services.items, page.user.user_id, page.request.path_params["token_id"])
-    return redirect(PAGE)
+    token = await run_sync(
+        revoke_token, page.web.services.items, page.user.user_id, page.request.path_params["token_id"]
+    )
+    return page.redirect_with_flash(PAGE, f"Token “{token['name']}” revoked: it no longer works. 已撤销。")
 
 
 def credential_routes(web: Web) -> list[Route]:
     return [
         Route(PAGE, endpoint(web, tokens_page), methods=["GET"]),
         Route(PAGE, endpoint(web, create_token_submit), methods=["POST"]),
+        Route(PAGE + "/{token_id}/revoke", endpoint(web, confirm_revoke), methods=["GET"]),
         Route(PAGE + "/{token_id}/revoke", endpoint(web, revoke_token_submit), methods=["POST"]),
     ]

@@ -23,6 +23,7 @@ from ..context import Call, Principal, Services
 from ..errors import Forbidden, Internal, MesqError, Unauthorized
 from ..http.envelope import failure
 from ..http.trace import trace_id_of
+from .flash import clear_flash, pending_flash, redirect_with_flash
 from .forms import Fields, read_form, read_form_or_json
 from .render import redirect, render
 from .security import cookie_name, cookies_secure, page_headers, same_origin_post
@@ -77,7 +78,14 @@ class Page:
         return Call(principal=principal, services=self.web.services, trace_id=self.trace_id, channel="web")
 
     def render(self, template: str, **context: Any) -> Response:
-        return render(template, session=self.session, **context)
+        """A page, with the pending one-time notice (if any) shown and consumed."""
+        settings = self.web.services.settings
+        response = render(template, session=self.session, flash=pending_flash(settings, self.request), **context)
+        clear_flash(settings, self.request, response)
+        return response
+
+    def redirect_with_flash(self, url: str, message: str) -> Response:
+        return redirect_with_flash(self.web.services.settings, self.request, url, message)
 
 
 Handler = Callable[[Page], Awaitable[Response]]

@@ -16,9 +16,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..config import Settings
+from ..http.hosts import LOOPBACK_NAMES
 from ..http.origin import is_allowed_origin
-
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 
 _BASE_CSP = (
     "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; connect-src 'self'; "
@@ -48,7 +47,7 @@ def instance_base(settings: Settings, request: Request) -> str:
 
 def is_loopback_http(base_url: str) -> bool:
     parts = urlsplit(base_url)
-    return parts.scheme == "http" and (parts.hostname or "") in LOOPBACK_HOSTS
+    return parts.scheme == "http" and (parts.hostname or "") in LOOPBACK_NAMES
 
 
 def cookies_secure(settings: Settings, request: Request) -> bool:

@@ -4,7 +4,9 @@ Item: pk `WEBSESSION#<sha256(id)>`, sk `SESSION` with the user, the CSRF token (
 token: random per session, compared on every cookie-authenticated POST), the creation time and
 the last use. A session ends after `IDLE` without use or `ABSOLUTE` after sign-in, whichever
 comes first; the item's `ttl` is that moment, so the store forgets it by itself, and `load`
-checks both limits too (the TTL sweep is lazy). A stolen store dump yields no usable cookie:
+checks both limits too (the TTL sweep is lazy). Each session is also an entry of the GSI2 partition
+`U#<userId>#WEBSESSIONS`, so `end_user_sessions` can sign a user out everywhere (after a
+password change) without a scan. A stolen store dump yields no usable cookie:
 only hashes are stored. Nothing lives in process memory, so every Lambda instance and every
 `mesq serve` worker sees the same sessions.
 """
@@ -16,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..auth.tokens import secret_digest
+from ..auth.users import user_partition
+from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, ItemStore, Update
 
 IDLE_SECONDS = 12 * 3600
@@ -47,6 +51,10 @@ def _key(session_id: str) -> tuple[str, str]:
     return (f"WEBSESSION#{_digest(session_id)}", "SESSION")
 
 
+def _user_index(user_id: str, session_key: tuple[str, str]) -> dict[str, str]:
+    return {"gsi2pk": f"{user_partition(user_id)}#WEBSESSIONS", "gsi2sk": session_key[0]}
+
+
 def _expiry(created: float, last_seen: float) -> int:
     return int(min(last_seen + IDLE_SECONDS, created + ABSOLUTE_SECONDS))
 
@@ -70,6 +78,7 @@ def create_session(items: ItemStore, user_id: str, username: str, clock: Clock) 
         "created": now,
         "lastSeen": now,
         "ttl": _expiry(now, now),
+        **_user_index(user_id, (pk, sk)),
     }
     items.put(item, Condition(exists=False))
     return session
@@ -92,7 +101,8 @@ def load_session(items: ItemStore, session_id: str | None, clock: Clock) -> WebS
             items.update(
                 Update(
                     key=key,
-                    set={"lastSeen": now, "ttl": _expiry(created, now)},
+                    # The index keys too: sessions made before the index existed join it here.
+                    set={"lastSeen": now, "ttl": _expiry(created, now), **_user_index(item["userId"], key)},
                     condition=Condition(exists=True),
                 )
             )
@@ -106,8 +116,16 @@ def end_session(items: ItemStore, session_id: str) -> None:
     items.delete(_key(session_id))
 
 
+def end_user_sessions(items: ItemStore, user_id: str) -> int:
+    """Sign the user out of every browser (a password change); returns how many sessions ended."""
+    entries = list(walk(items, _user_index(user_id, ("", ""))["gsi2pk"], index="gsi2"))
+    for entry in entries:
+        items.delete((entry["pk"], entry["sk"]))
+    return len(entries)
+
+
 def same_token(expected: str, given: str | None) -> bool:
     return given is not None and secrets.compare_digest(expected.encode(), given.encode())
 
 
-__all__ = ["WebSession", "create_session", "end_session", "load_session", "same_token"]
+__all__ = ["WebSession", "create_session", "end_session", "end_user_sessions", "load_session", "same_token"]

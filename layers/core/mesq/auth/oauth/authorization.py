@@ -21,13 +21,14 @@ from ...timestamps import now_timestamp
 from ..scopes import ALL_SCOPES, order_scopes
 from .clients import Client, registered_client
 from .errors import OAuthError
-from .grants import list_grants, revoke_grant
+from .grants import get_grant, list_grants, revoke_grant
 from .keys import CODE_PREFIX, CODE_SECONDS, PENDING_SECONDS, code_key, digest, new_id, new_secret, pending_key
 
 __all__ = [
     "PendingAuthorization",
     "create_pending",
     "decide",
+    "get_grant",
     "list_grants",
     "load_pending",
     "redirect_with",
@@ -62,7 +63,7 @@ def requested_scopes(client: Client, scope: str | None) -> frozenset[str]:
     Without `scope`, a client that registered scopes gets the default set narrowed to what it
     registered (a client registered for `memo:read memo:write` gets `memo:read`); when that leaves
     nothing (it registered write scopes only), the scopes it registered. Either way the person
-    approves them on the consent page."""
+    approves them on the consent page. An explicit `scope` may name any supported scope."""
     requested = frozenset((scope or "").split())
     if not requested:
         if client.scopes is None:
@@ -71,8 +72,9 @@ def requested_scopes(client: Client, scope: str | None) -> frozenset[str]:
     unknown = sorted(requested - set(ALL_SCOPES))
     if unknown:
         raise OAuthError("invalid_scope", f"unknown scope(s) {', '.join(unknown)}")
-    if client.scopes is not None and not requested <= client.scopes:
-        raise OAuthError("invalid_scope", "the client did not register some of the requested scopes")
+    # A registered `scope` is what the client expects to need, not a ceiling: MCP step-up (a 403
+    # insufficient_scope naming more scopes) makes a registered client ask again for the union, and
+    # the person approves every scope on the consent page either way.
     return requested
 
 

@@ -329,6 +329,14 @@ def list_grants(items: ItemStore, user_id: str) -> list[dict[str, Any]]:
     return sorted(grants, key=lambda grant: grant["createdAt"], reverse=True)
 
 
+def get_grant(items: ItemStore, user_id: str, grant_id: str) -> dict[str, Any]:
+    """One of the person's live grants (public fields); NotFound when unknown or revoked."""
+    grant = items.get(grant_key(user_id, grant_id)) if grant_id and len(grant_id) <= 100 else None
+    if grant is None or grant.get("revokedAt"):
+        raise NotFound(f"no connected app {grant_id!r}")
+    return public_grant(grant)
+
+
 def revoke_grant(items: ItemStore, user_id: str, grant_id: str) -> None:
     """Revoke one of the person's grants and every token it issued; NotFound when unknown."""
     if not grant_id or len(grant_id) > 100 or not _revoke(items, user_id, grant_id):
