@@ -264,7 +264,7 @@ def rows_search() -> list[tuple[str, str, str]]:
     from mesq.auth.users import create_user
     from mesq.config import Settings
     from mesq.context import Call, Principal
-    from mesq.memos import operations, store
+    from mesq.memos import reads, store
     from mesq.services import build_services
     from mesq.timestamps import now_timestamp
 
@@ -284,8 +284,8 @@ def rows_search() -> list[tuple[str, str, str]]:
                 store.write_memo(services.items, user["id"], None, memo)
             principal = Principal(user["id"], frozenset({"memo:read"}), "bench", "pat")
             call = Call(principal, services, "bench", "api")
-            listing = median_seconds(lambda call=call: operations.list_memos(call, {}), 5)
-            search = median_seconds(lambda call=call: operations.search_memos(call, {"query": "topic 42"}), 5)
+            listing = median_seconds(lambda call=call: reads.list_memos(call, {}), 5)
+            search = median_seconds(lambda call=call: reads.search_memos(call, {"query": "topic 42"}), 5)
             rows.append((f"list_memos at {count} memos (SQLite, baseline)", f"{listing * 1000:.1f} ms", "1.00x"))
             rows.append(
                 (f"search_memos at {count} memos (SQLite)", f"{search * 1000:.1f} ms", f"{search / listing:.1f}x")

@@ -30,9 +30,10 @@ def _median_ms(fn: Callable[[], Any], runs: int = 5) -> float:
 def _seed(services: Any, user_id: str, tasks: int) -> None:
     """`tasks` root tasks over 4 columns (a fifth of them with 2 subtasks), 50 inbox items."""
     from mesq.timestamps import now_timestamp
-    from mesq.todos import model, store
+    from mesq.todos import model
+    from mesq.todos import writes as todo_writes
 
-    state = store.ensure_default_space(services.items, user_id)
+    state = todo_writes.ensure_default_space(services.items, user_id)
     space = state.default_space()
     assert space is not None
     column_ids = [c["id"] for c in state.columns_of(space["id"])]
@@ -63,7 +64,7 @@ def _seed(services: Any, user_id: str, tasks: int) -> None:
             "parentId": None,
             "position": positions[index],
         }
-        ops.append(store.put_new(user_id, "task", root))
+        ops.append(todo_writes.put_new(user_id, "task", root))
         if index % 5 == 0:
             for sub in range(2):
                 child = {
@@ -74,7 +75,7 @@ def _seed(services: Any, user_id: str, tasks: int) -> None:
                     "title": f"sub {sub}",
                     "position": model.position_between(None, None),
                 }
-                ops.append(store.put_new(user_id, "task", child))
+                ops.append(todo_writes.put_new(user_id, "task", child))
         flush()
     for index in range(50):
         item = {
@@ -83,7 +84,7 @@ def _seed(services: Any, user_id: str, tasks: int) -> None:
             "position": positions[index],
             "subtasks": [],
         }
-        ops.append(store.put_new(user_id, "inbox", item))
+        ops.append(todo_writes.put_new(user_id, "inbox", item))
         flush()
     flush(force=True)
 
@@ -93,8 +94,9 @@ def rows_todo_views() -> list[tuple[str, str, str]]:
     from mesq.config import Settings
     from mesq.context import Call, Principal
     from mesq.services import build_services
-    from mesq.todos import store, views
-    from mesq.todos.operations import OPERATIONS as BOARD_OPERATIONS
+    from mesq.todos import state as todo_state
+    from mesq.todos.board.operations import OPERATIONS as BOARD_OPERATIONS
+    from mesq.todos.views import operations as views
 
     rows = []
     for count in (1_000, 5_000):
@@ -109,7 +111,7 @@ def rows_todo_views() -> list[tuple[str, str, str]]:
                 "dueAfter": "2026-10-05T00:00:00+08:00",
                 "dueBefore": "2026-10-12T00:00:00+08:00",
             }
-            load = _median_ms(lambda items=services.items, user_id=user["id"]: store.load_state(items, user_id))
+            load = _median_ms(lambda items=services.items, user_id=user["id"]: todo_state.load_state(items, user_id))
             first = _median_ms(lambda call=call: views.list_todos_operation(call, {}))
             graph = _median_ms(lambda call=call: views.list_todos_operation(call, {"projection": "graph"}))
             query = _median_ms(lambda call=call, week=week: views.query_todos_operation(call, week))

@@ -1,5 +1,5 @@
 """Settings for apps driven in-process: Starlette's TestClient sends `Host: testserver`, which
-the Host check (mesq/http/hosts.py) serves only when the settings name it, as a deployment would
+the Host check (mesq/asgi/hosts.py) serves only when the settings name it, as a deployment would
 name its own host in MESQ_ALLOWED_HOSTS."""
 
 from __future__ import annotations

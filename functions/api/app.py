@@ -1,7 +1,7 @@
 """REST API function: /api/toolkit/*, /api/openapi.json, /healthz."""
 
+from mesq.apps import create_api_app
 from mesq.config import Settings
-from mesq.http.app import create_api_app
 from mesq.lambda_entry import lambda_handler
 from mesq.services import build_services
 

@@ -4,9 +4,9 @@ Everything heavy (the SDK import, the catalog, the store clients) happens here, 
 SnapStart snapshots it; each invocation builds only a per-request stateless session manager.
 """
 
+from mesq.apps import create_mcp_app
 from mesq.config import Settings
 from mesq.lambda_entry import lambda_handler
-from mesq.mcp import create_mcp_app
 from mesq.services import build_services
 
 handler = lambda_handler(create_mcp_app(build_services(Settings.from_env())), service="mesq-mcp")

@@ -5,8 +5,8 @@
 It never imports the MCP SDK: its cold start stays that of the REST function.
 """
 
+from mesq.apps import create_oauth_app
 from mesq.config import Settings
-from mesq.http.oauth import create_oauth_app
 from mesq.lambda_entry import lambda_handler
 from mesq.services import build_services
 

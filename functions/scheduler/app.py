@@ -9,17 +9,18 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from mesq.attachments.uploads import sweep_expired_sessions
 from mesq.config import Settings
+from mesq.lambda_entry import scheduled_handler
 from mesq.services import build_services
 
-logger = Logger(service="mesq-scheduler")
-metrics = Metrics(namespace="MeSQ", service="mesq-scheduler")
+logger = Logger(child=True)
 services = build_services(Settings.from_env())
 
 
-@logger.inject_lambda_context(clear_state=True)
-@metrics.log_metrics
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+def sweep(metrics: Metrics) -> dict[str, Any]:
     swept = sweep_expired_sessions(services.items, services.blobs)
     metrics.add_metric(name="UploadSessionsSwept", unit=MetricUnit.Count, value=swept)
     logger.info("swept expired upload sessions", extra={"swept": swept})
     return {"sweptUploadSessions": swept}
+
+
+handler = scheduled_handler(sweep, service="mesq-scheduler")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mesq.memos import store
-from mesq.memos.operations import MAX_TAG_PATHS_PER_MEMO
+from mesq.memos.writes import MAX_TAG_PATHS_PER_MEMO
 
 BASE = "/api/toolkit/memo"
 

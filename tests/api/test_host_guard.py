@@ -9,12 +9,10 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from mesq.apps import create_api_app, create_mcp_app, create_oauth_app
+from mesq.asgi.hosts import HostPolicy
 from mesq.config import Settings
 from mesq.context import Services
-from mesq.http.app import create_api_app
-from mesq.http.hosts import HostPolicy
-from mesq.http.oauth import create_oauth_app
-from mesq.mcp import create_mcp_app
 from mesq.server import create_local_app
 
 EVIL = "evil.example"

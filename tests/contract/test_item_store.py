@@ -1,6 +1,7 @@
 """The ItemStore contract: every adapter (SQLite, DynamoDB via moto, DynamoDB Local) must pass
-exactly these tests. Backend-specific expectations are limited to what the port itself allows:
-items read from `gsi1` carry only its keys and projected attributes."""
+exactly these tests. Items read from an index carry EXACTLY what DynamoDB projects into it (the
+table definition's Projection of each GSI): an adapter returning more would let code that reads an
+unprojected attribute pass locally and break on AWS."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from mesq.store.ports import (
     StoreUnavailable,
     Update,
 )
-from mesq.store.table import GSI1_PROJECTED_ATTRIBUTES
+from mesq.store.table import GSI1_PROJECTED_ATTRIBUTES, table_definition
 
 GSI1_VISIBLE = {"pk", "sk", "gsi1pk", "gsi1sk", *GSI1_PROJECTED_ATTRIBUTES}
 
@@ -36,6 +37,19 @@ GSI1_VISIBLE = {"pk", "sk", "gsi1pk", "gsi1sk", *GSI1_PROJECTED_ATTRIBUTES}
 def gsi1_view(item: Item) -> Item:
     """What a gsi1 query is guaranteed to return of `item`."""
     return {name: value for name, value in item.items() if name in GSI1_VISIBLE}
+
+
+def dynamodb_projection(index: str, item: Item) -> Item:
+    """What DynamoDB returns of `item` from a query of `index`, read from the table definition the
+    DynamoDB backends of this suite create their table with: ALL = the item; KEYS_ONLY / INCLUDE =
+    the table keys, the index keys and the NonKeyAttributes."""
+    definition = table_definition("contract")
+    gsi = next(g for g in definition["GlobalSecondaryIndexes"] if g["IndexName"] == index)
+    if gsi["Projection"]["ProjectionType"] == "ALL":
+        return item
+    names = {k["AttributeName"] for k in definition["KeySchema"]} | {k["AttributeName"] for k in gsi["KeySchema"]}
+    names |= set(gsi["Projection"].get("NonKeyAttributes", []))
+    return {name: value for name, value in item.items() if name in names}
 
 
 def keys_of(items: list[Item]) -> list[tuple[str, str]]:
@@ -352,9 +366,31 @@ def test_gsi1_query_is_sparse_and_projects(store: ItemStore, indexed: list[Item]
     page = store.query("u#1#memos", index="gsi1")
     assert [item["pk"] for item in page.items] == [f"memo#{n}" for n in range(1, 6)]
     for got, original in zip(page.items, indexed[:5], strict=True):
-        assert gsi1_view(got) == gsi1_view(original)
+        assert got == gsi1_view(original)  # equal: no attribute the index does not project
     assert page.next_key is None
     assert [item["pk"] for item in store.query("u#2#memos", index="gsi1").items] == ["memo#8"]
+
+
+@pytest.mark.parametrize("index", sorted(INDEXES))
+def test_index_queries_return_exactly_dynamodb_projection(store: ItemStore, index: str) -> None:
+    pk_attr, sk_attr = INDEXES[index]
+    other = {attr for name, keys in INDEXES.items() if name != index for attr in keys}
+    item: Item = {
+        "pk": "proj",
+        "sk": "one",
+        pk_attr: "proj#index",
+        sk_attr: "1",
+        **{attr: f"other-index-{attr}" for attr in sorted(other)},  # another GSI's keys
+        **{name: f"projected {name}" for name in ("status", "createdAt", "updatedAt")},
+        "pinned": True,
+        "tagPaths": ["a", "a/b"],
+        "ttl": now() + 3600,
+        "content": "a body no INCLUDE projection names",
+        "nested": {"deep": [1, 2, {"x": "y"}]},
+    }
+    store.put(item)
+    page = store.query("proj#index", index=index)
+    assert page.items == [dynamodb_projection(index, item)]
 
 
 def test_gsi1_ranges_descending_and_paging(store: ItemStore, indexed: list[Item]) -> None:

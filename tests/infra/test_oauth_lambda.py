@@ -54,7 +54,7 @@ def test_oauth_handler_warm_invocations(aws):
     authorized = oauth.handler(http_api_event("GET", "/oauth/authorize", query=params), context)
     assert authorized["statusCode"] == 302, authorized
     request_id = query_of(authorized["headers"]["location"])["request"]
-    code = query_of(decide(services.items, aws, user["id"], request_id, True))["code"]
+    code = query_of(decide(services.items, user["id"], request_id, True))["code"]
 
     exchange = {"grant_type": "authorization_code", "code": code, "client_id": client_id,
                 "redirect_uri": REDIRECT_URI, "code_verifier": pkce.verifier}  # fmt: skip
@@ -73,7 +73,7 @@ def test_oauth_handler_warm_invocations(aws):
     request_id = query_of(
         oauth.handler(http_api_event("GET", "/oauth/authorize", query=params), context)["headers"]["location"]
     )["request"]
-    code = query_of(decide(services.items, aws, user["id"], request_id, True))["code"]
+    code = query_of(decide(services.items, user["id"], request_id, True))["code"]
     exchange.update(code=code, code_verifier=pkce.verifier)
     tokens = decode_body(
         oauth.handler(http_api_event("POST", "/oauth/token", headers=FORM, body=_form(exchange)), context)

@@ -34,7 +34,7 @@ class Flow:
         assert response.status_code == 302, response.text
         location = response.headers["location"]
         assert location.startswith(f"{INSTANCE}/oauth/consent?request="), location
-        url = decide(self.services.items, self.services.settings, self.user_id, query_of(location)["request"], approve)
+        url = decide(self.services.items, self.user_id, query_of(location)["request"], approve)
         return query_of(url)
 
     def code(self, pkce: Pkce, **overrides: str | None) -> str:

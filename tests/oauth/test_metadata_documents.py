@@ -132,7 +132,7 @@ def test_approved_document_client_gets_tokens(services, documents):
     with _app(services, allow_loopback=True) as client:
         response = client.get("/oauth/authorize", params=authorize_params(url, pkce), follow_redirects=False)
         request_id = query_of(response.headers["location"])["request"]
-        code = query_of(decide(services.items, services.settings, user["id"], request_id, True))["code"]
+        code = query_of(decide(services.items, user["id"], request_id, True))["code"]
         form = {"grant_type": "authorization_code", "code": code, "client_id": url, "redirect_uri": REDIRECT_URI,
                 "code_verifier": pkce.verifier}  # fmt: skip
         assert client.post("/oauth/token", data=form).status_code == 200
@@ -150,7 +150,7 @@ def test_code_presented_by_another_document_client_is_spent(services, documents)
     with _app(services, allow_loopback=True) as client:
         response = client.get("/oauth/authorize", params=authorize_params(url, pkce), follow_redirects=False)
         request_id = query_of(response.headers["location"])["request"]
-        code = query_of(decide(services.items, services.settings, user["id"], request_id, True))["code"]
+        code = query_of(decide(services.items, user["id"], request_id, True))["code"]
         form = {"grant_type": "authorization_code", "code": code, "client_id": url, "redirect_uri": REDIRECT_URI,
                 "code_verifier": pkce.verifier}  # fmt: skip
         other_client = client.post("/oauth/token", data={**form, "client_id": f"{base}/other.json"})

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mesq.auth.users import user_partition
+from mesq.keys import user_partition
 from mesq.errors import ValidationError
 from mesq.reading.importer import import_snapshots, parse_document, parse_import
 from mesq.store.paging import walk

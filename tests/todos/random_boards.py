@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from mesq.todos import model
-from mesq.todos.traversal import Board
+from mesq.todos.views.traversal import Board
 
 TIME = "2026-11-{day:02d}T{hour:02d}:00:00.000000Z"
 

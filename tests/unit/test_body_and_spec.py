@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from jsonschema import Draft202012Validator
 
+from mesq.asgi.body import is_json_media_type, parse_json_object
 from mesq.errors import ValidationError
-from mesq.http.body import is_json_media_type, parse_json_object
 from mesq.operations import REGISTRY, check_registry
 from mesq.spec import SpecError, build_spec, load_spec
 

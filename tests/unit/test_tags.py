@@ -5,8 +5,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mesq.memos.tags import TAG_NAME_PATTERN, expand_tag_paths, is_valid_tag, parse_tags, rename_tag
 from mesq.spec import load_spec
+from mesq.tags import TAG_NAME_PATTERN, expand_tag_paths, is_valid_tag, parse_tags, rename_tag
 
 
 def test_parse_rules():

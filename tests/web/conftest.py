@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from mesq.asgi.app import starlette_app
 from mesq.auth.oauth.authorization import create_pending
 from mesq.auth.oauth.clients import ClientMetadata, register_client, registered_client
 from mesq.auth.oauth.grants import exchange_code
 from mesq.auth.users import create_user
 from mesq.context import Call, Principal, Services
-from mesq.http.app import starlette_app
-from mesq.memos.operations import create_memo, delete_memo
+from mesq.memos.writes import create_memo, delete_memo
 from mesq.web import ThrottlePolicy, web_routes
 
 from ..conftest import LiveServer, start_server, stop_server

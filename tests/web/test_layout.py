@@ -135,6 +135,7 @@ def test_every_page_fits_phone_and_desktop(server: LiveServer, page: Any, shots:
     secret = page.input_value("#token-value")
     assert TOKEN.fullmatch(secret)
     page.bring_to_front()  # the clipboard API wants a focused document
+    page.wait_for_function("document.hasFocus()")
     page.get_by_role("button", name=re.compile("^Copy")).click()
     expect(page.locator("#copy-status")).to_contain_text("Copied", timeout=20_000)  # a loaded CI machine is slow
     assert page.evaluate("navigator.clipboard.readText()") == secret

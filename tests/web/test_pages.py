@@ -10,10 +10,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
+from mesq.apps import create_oauth_app
+from mesq.asgi.app import starlette_app
 from mesq.auth.tokens import create_token, record_key
 from mesq.context import Services
-from mesq.http.app import starlette_app
-from mesq.http.oauth import create_oauth_app
 from mesq.store.ports import Update
 from mesq.timestamps import format_timestamp, utc_now
 from mesq.web import browser_error_page

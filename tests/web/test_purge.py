@@ -10,8 +10,8 @@ from mesq.attachments.operations import upload_memo_resource
 from mesq.context import Services
 from mesq.errors import NotFound, RevisionConflict, ValidationError
 from mesq.memos import store
-from mesq.memos.operations import create_memo, delete_memo
 from mesq.memos.purge import purge_memo
+from mesq.memos.writes import create_memo, delete_memo
 
 from .conftest import memo_call
 

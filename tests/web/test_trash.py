@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from mesq.context import Services
 from mesq.memos import store
-from mesq.memos.operations import create_memo, update_memo
+from mesq.memos.writes import create_memo, update_memo
 
 from .conftest import Browser, memo_call, trashed_memo
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -17,14 +18,17 @@ from pathlib import Path
 from typing import NoReturn
 
 from . import __version__
+from .asgi.access_log import LOG_FORMATS
 from .auth.tokens import MAX_EXPIRY_DAYS, create_token, list_tokens, revoke_token, token_status
 from .auth.users import count_users, create_user, find_user_by_name, list_users, set_password
 from .config import ConfigError, Settings
 from .context import Services
 from .errors import MesqError
-from .http.access_log import LOG_FORMATS
 from .services import build_services
 from .timestamps import utc_now
+
+#: The Powertools service name of `mesq serve`'s log lines (the functions': mesq-api, mesq-mcp, ...).
+LOCAL_SERVICE = "mesq-local"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -274,6 +278,10 @@ def _import_reading(services: Services, user_id: str, path: Path) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.command == "serve":
+        # Powertools child loggers take their service from this variable when their module is
+        # imported (on Lambda the template sets it per function): set it before any of them is.
+        os.environ.setdefault("POWERTOOLS_SERVICE_NAME", LOCAL_SERVICE)
     settings = _settings(args)
     services = _services(settings, args)
     try:

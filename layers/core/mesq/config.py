@@ -75,9 +75,9 @@ class Settings:
     upload_session_seconds: int = 900
     upload_sweep_interval_seconds: int = 300
     #: Host names served besides the public URL's (MESQ_ALLOWED_HOSTS, comma separated); every
-    #: other Host is 421 (mesq/http/hosts.py).
+    #: other Host is 421 (mesq/asgi/hosts.py).
     allowed_hosts: tuple[str, ...] = ()
-    #: `mesq serve`'s request-body deadline (mesq/http/body_deadline.py): the first body byte
+    #: `mesq serve`'s request-body deadline (mesq/asgi/body_deadline.py): the first body byte
     #: within this many seconds, then at least `body_min_rate_bytes` per second on average.
     body_timeout_seconds: int = 10
     body_min_rate_bytes: int = 10 * 1024

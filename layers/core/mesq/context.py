@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from .config import Settings
+from .deployment import Deployment
 from .store.ports import BlobStore, ItemStore
 
 Channel = Literal["api", "mcp", "web", "cli"]
@@ -22,11 +23,16 @@ class Principal:
 
 @dataclass(frozen=True)
 class Services:
-    """The process-wide adapters, built once per process from Settings."""
+    """The process-wide adapters, built once per process from Settings. Domain code reads
+    `deployment` (plain values), never `settings`."""
 
     settings: Settings
     items: ItemStore
     blobs: BlobStore
+    deployment: Deployment = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "deployment", Deployment.from_settings(self.settings))
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import IdempotencyConflict
-from .store.ports import Condition, ItemStore, Key, Put
+from .store.ports import Condition, ConditionFailed, ItemStore, Key, Put, WriteOp
 
 TTL_SECONDS = 24 * 3600
 
@@ -54,3 +56,47 @@ def claim(key: Key, request_fingerprint: str, response: dict[str, Any]) -> Put:
         },
         Condition(exists=False),
     )
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One create's idempotency: its record key (None without an `idempotencyKey`) and the
+    fingerprint of its arguments."""
+
+    key: Key | None
+    fingerprint: str
+
+    def ops(self, response: dict[str, Any]) -> list[WriteOp]:
+        """What the create's transaction adds to store `response` (nothing without a key)."""
+        return [] if self.key is None else [claim(self.key, self.fingerprint, response)]
+
+    def replayed(self, items: ItemStore) -> dict[str, Any] | None:
+        """The stored first response, if a create with this key already committed."""
+        return None if self.key is None else replay(items, self.key, self.fingerprint)
+
+
+def create_once(
+    items: ItemStore,
+    partition: str,
+    operation_id: str,
+    args: dict[str, Any],
+    create: Callable[[Claim], dict[str, Any]],
+) -> dict[str, Any]:
+    """A create honouring `idempotencyKey` (every idempotent create goes through here): a replay
+    returns the first response, a reuse with other arguments is IDEMPOTENCY_CONFLICT, and
+    `create(claim)` must commit `claim.ops(data)` in the same transaction as its record. When
+    that transaction fails because a concurrent twin with the same key won the claim, the
+    twin's response is the answer; any other failure passes on."""
+    key = args.get("idempotencyKey")
+    request = {name: value for name, value in args.items() if name != "idempotencyKey"}
+    pending = Claim(record_key(partition, operation_id, key) if key else None, fingerprint(request))
+    first = pending.replayed(items)
+    if first is not None:
+        return first
+    try:
+        return create(pending)
+    except ConditionFailed:
+        twin = pending.replayed(items)
+        if twin is not None:
+            return twin
+        raise

@@ -1,27 +1,37 @@
-"""The operation registry: operationId -> the plain function that implements it.
+"""The operation registry (operationId -> the plain function that implements it) and the one
+invocation seam every adapter calls.
 
 Both adapters dispatch through this table; `check_registry` runs at construction so a spec
 operation without an implementation (or the reverse) fails at start-up, not on first call.
+`invoke` is the part of a call that is the same on every channel: validate the arguments,
+count the call in its rate-limit bucket, build the `Call`, run the operation in a worker thread
+(stores are synchronous). Reading the arguments off the wire and mapping errors to the
+channel's answer (REST envelope, MCP tool result) stay with the adapter.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from .attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
-from .context import Call
-from .memos.operations import OPERATIONS as MEMO_OPERATIONS
+from .concurrency import run_sync
+from .context import Call, Channel, Principal, Services
+from .memos.reads import OPERATIONS as MEMO_READ_OPERATIONS
+from .memos.writes import OPERATIONS as MEMO_WRITE_OPERATIONS
+from .ratelimit import Bucket, RateLimiter, call_bucket
 from .reading.operations import OPERATIONS as READING_OPERATIONS
-from .spec import Spec, SpecError
-from .todos.inbox import OPERATIONS as TODO_INBOX_OPERATIONS
-from .todos.operations import OPERATIONS as TODO_OPERATIONS
-from .todos.views import OPERATIONS as TODO_VIEW_OPERATIONS
+from .spec import Operation, Spec, SpecError
+from .todos.board.operations import OPERATIONS as TODO_OPERATIONS
+from .todos.inbox.operations import OPERATIONS as TODO_INBOX_OPERATIONS
+from .todos.views.operations import OPERATIONS as TODO_VIEW_OPERATIONS
+from .validation import validate_arguments
 
 OperationFn = Callable[[Call, dict[str, Any]], dict[str, Any]]
 
 REGISTRY: Mapping[str, OperationFn] = {
-    **MEMO_OPERATIONS,
+    **MEMO_READ_OPERATIONS,
+    **MEMO_WRITE_OPERATIONS,
     **ATTACHMENT_OPERATIONS,
     **TODO_INBOX_OPERATIONS,
     **TODO_VIEW_OPERATIONS,
@@ -37,3 +47,29 @@ def check_registry(spec: Spec, registry: Mapping[str, OperationFn] = REGISTRY) -
     unknown = sorted(set(registry) - set(spec.operations))
     if unknown:
         raise SpecError(f"implementations without an operation in openapi.yaml: {', '.join(unknown)}")
+
+
+async def invoke(
+    operation: Operation,
+    arguments: dict[str, Any],
+    *,
+    principal: Principal,
+    services: Services,
+    trace_id: str,
+    channel: Channel,
+    function: OperationFn | None = None,
+    limiter: RateLimiter | None = None,
+    counted: Collection[Bucket] = (),
+) -> dict[str, Any]:
+    """Run one operation for `principal`: validation -> rate limit -> `Call` -> worker thread.
+
+    `function` defaults to the registry's (the MCP catalog passes the one it was built with).
+    The call is counted in its bucket (`call_bucket`) when that bucket is one the channel counts
+    per call (`counted`); MCP counts every message at its endpoint before the SDK parses it, so it
+    passes none. Errors propagate unchanged: the adapter maps them."""
+    validate_arguments(operation, arguments)
+    bucket = call_bucket(operation.operation_id)
+    if limiter is not None and limiter.enabled and bucket in counted:
+        await run_sync(limiter.hit, principal.credential_id, bucket)
+    call = Call(principal=principal, services=services, trace_id=trace_id, channel=channel)
+    return await run_sync(function or REGISTRY[operation.operation_id], call, arguments)

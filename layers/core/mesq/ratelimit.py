@@ -24,6 +24,12 @@ WINDOW_SECONDS = 60
 #: instead of `tool_call`. The REST streaming read and MCP `resources/read` count there too.
 ATTACHMENT_READ_OPERATIONS = frozenset({"read_memo_resource"})
 
+
+def call_bucket(operation_id: str) -> Bucket:
+    """The bucket one call of an operation counts in, on every channel (docs/contract.md §7)."""
+    return "attachment_read" if operation_id in ATTACHMENT_READ_OPERATIONS else "tool_call"
+
+
 #: Requests per minute and bucket. `connection` covers discover/initialize and the lists,
 #: `attachment_read` the attachment bytes, `unauthenticated` calls without a valid credential
 #: (per client IP: it slows down token guessing), `tool_call` everything else.

@@ -9,29 +9,11 @@ import socket
 from collections.abc import Callable
 
 import uvicorn
-from starlette.applications import Starlette
-from starlette.middleware import Middleware
+from aws_lambda_powertools import Logger
 
+from .apps import create_local_app
+from .asgi.access_log import AccessLogMiddleware, LogFormat
 from .context import Services
-from .http.access_log import AccessLogMiddleware, LogFormat
-from .http.app import api_routes, starlette_app
-from .http.body_deadline import BodyDeadlineMiddleware
-from .http.oauth import oauth_routes
-
-
-def create_local_app(services: Services) -> Starlette:
-    # Imported here: the MCP SDK is heavy, and only the server needs it (not every CLI command).
-    from .mcp import mcp_routes
-    from .web import browser_error_page, web_routes
-
-    routes = [*api_routes(services), *mcp_routes(services), *oauth_routes(services), *web_routes(services)]
-    # The body deadline only here: on Lambda, API Gateway delivers whole bodies.
-    return starlette_app(
-        routes,
-        services.settings,
-        error_page=browser_error_page,
-        extra=[Middleware(BodyDeadlineMiddleware, settings=services.settings)],
-    )
 
 
 class ListenError(Exception):
@@ -70,6 +52,9 @@ def serve(
     X-Forwarded-For is believed only from `forwarded_allow_ips` (a reverse proxy): otherwise any
     local client could pick the IP that per-IP rate limits count against."""
     sock = _listening_socket(host, port)
+    # The parent of every `Logger(child=True)`: its service comes from POWERTOOLS_SERVICE_NAME,
+    # which `mesq serve` defaults to "mesq-local" before any child exists (see cli.py).
+    Logger()
     app = AccessLogMiddleware(create_local_app(services), log_format)
     config = uvicorn.Config(
         app,

@@ -13,7 +13,7 @@ from .attachments.uploads import sweep_expired_sessions
 from .concurrency import run_sync
 from .context import Services
 
-logger = Logger(service="mesq", child=True)
+logger = Logger(child=True)
 
 
 async def sweep_forever(services: Services) -> None:

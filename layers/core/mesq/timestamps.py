@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .errors import ValidationError
 
@@ -84,3 +85,12 @@ def utc_now() -> datetime:
 
 def now_timestamp() -> str:
     return format_timestamp(utc_now())
+
+
+def parse_zone(name: str, field: str) -> ZoneInfo:
+    """An IANA time zone by name, or ValidationError naming `field`. Callers for which a zone is
+    optional handle None before calling."""
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValidationError(f"{field}: {name!r} is not an IANA time zone name (e.g. Asia/Shanghai)") from None

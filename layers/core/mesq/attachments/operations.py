@@ -1,6 +1,7 @@
 """The attachment operations of docs/contract.md §4 / §8, one function per operationId (toolset
 `memo_attachments`). The multipart relay upload and the raw byte reads are HTTP-only routes in
-mesq/http/attachments.py; they use the same domain functions."""
+mesq/http/attachments.py; they use the same domain functions. `list_memo_resources` lists a
+memo's attachments, so it lives with the memo reads (attachments never reads memos)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,9 @@ import binascii
 from typing import Any
 
 from ..context import Call
-from ..errors import NotFound, PayloadTooLarge, ServiceUnavailable, ValidationError
-from ..memos import store as memo_store
+from ..errors import PayloadTooLarge, ServiceUnavailable, ValidationError
 from ..store.ports import StoreUnavailable
-from . import reads, store, uploads
+from . import reads, uploads
 
 
 def create_memo_upload_session(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -42,7 +42,7 @@ def upload_memo_resource(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_memo_resource(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    record, data = reads.read_capped(call, args["path"], call.services.settings.mcp_read_cap_bytes)
+    record, data = reads.read_capped(call, args["path"], call.services.deployment.mcp_read_cap_bytes)
     return {
         "path": record["path"],
         "displayName": record["displayName"],
@@ -66,36 +66,11 @@ def get_memo_resource_metadata(call: Call, args: dict[str, Any]) -> dict[str, An
     }
 
 
-def _page(offset: int, limit: int, returned: int, total: int) -> dict[str, Any]:
-    page: dict[str, Any] = {"offset": offset, "limit": limit, "returned": returned, "totalCount": total}
-    page["hasMore"] = returned == limit and offset + returned < total
-    if page["hasMore"]:
-        page["nextOffset"] = offset + returned
-    return page
-
-
-def list_memo_resources(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    offset, limit = args.get("offset", 0), args.get("limit", 20)
-    user_id = call.principal.user_id
-    if "memoId" in args:
-        memo = memo_store.read_memo(call.services.items, user_id, args["memoId"])
-        if memo is None:
-            raise NotFound(f"memo {args['memoId']!r} not found")
-        attached = memo["resources"]
-        selected = attached[offset : offset + limit]
-        resources = [uploads.public_resource(call, r) for r in selected]
-        return {"resources": resources, "page": _page(offset, limit, len(resources), len(attached))}
-    _bytes, total = store.read_usage(call.services.items, user_id)
-    records = list(store.list_attachments(call.services.items, user_id, offset + limit))[offset:]
-    resources = [uploads.public_resource(call, r) for r in records]
-    return {"resources": resources, "page": _page(offset, limit, len(resources), total)}
-
-
 OPERATIONS = {
     fn.__name__: fn
     for fn in (
         create_memo_upload_session, complete_memo_upload_session, cancel_memo_upload_session,
-        upload_memo_resource, read_memo_resource, get_memo_resource_metadata, list_memo_resources,
+        upload_memo_resource, read_memo_resource, get_memo_resource_metadata,
     )
 }  # fmt: skip
 

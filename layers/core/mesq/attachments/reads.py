@@ -9,14 +9,15 @@ unbounded download.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ..context import Call
-from ..errors import NotFound, ResponseTooLarge, ServiceUnavailable
+from ..errors import MesqError, NotFound, ResponseTooLarge, ServiceUnavailable, ValidationError
 from ..store.ports import BlobInfo, BlobNotFound, BlobTooLarge, StoreUnavailable
 from . import store
-from .paths import own_attachment_id, read_url
+from .paths import mcp_uri, own_attachment_id, read_url
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ def _too_large(call: Call, path: str, size: int | None, cap: int) -> ResponseToo
     what = f"{size} bytes" if size is not None else "more bytes"
     return ResponseTooLarge(
         f"attachment {path!r} has {what}, over the MCP read cap of {cap} bytes; download it with an "
-        f"authenticated GET of {read_url(path, call.services.settings.public_url)}"
+        f"authenticated GET of {read_url(path, call.services.deployment.public_url)}"
     )
 
 
@@ -64,3 +65,21 @@ def read_capped(call: Call, path: str, cap: int) -> tuple[dict[str, Any], bytes]
     except StoreUnavailable:
         raise ServiceUnavailable("attachment storage is unavailable; retry in a moment") from None
     return record, data
+
+
+def checked_resources(call: Call, resources: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The registration check memos run on the `resources` of a write: each must be a registered
+    attachment of this user (an upload or a completed upload session) with the size it was
+    registered with; returns them with url and mcp_uri set by MeSQ. VALIDATION_ERROR otherwise."""
+    checked = []
+    for index, resource in enumerate(resources):
+        where = f"resources[{index}].path"
+        try:
+            record = registered(call, resource["path"])
+        except MesqError as error:  # malformed, another user's, or not registered
+            raise ValidationError(f"{where}: {error.message.removeprefix('path: ')}; upload it first") from None
+        if record["fileSize"] != resource["fileSize"]:
+            raise ValidationError(f"resources[{index}].fileSize: the attachment has {record['fileSize']} bytes")
+        url = read_url(record["path"], call.services.deployment.public_url)
+        checked.append({**resource, "url": url, "mcp_uri": mcp_uri(record["path"])})
+    return checked

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ..auth.users import user_partition
 from ..errors import PayloadTooLarge, ServiceUnavailable
+from ..keys import user_partition
 from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, Update, WriteOp
 

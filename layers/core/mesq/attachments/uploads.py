@@ -72,7 +72,7 @@ def public_resource(call: Call, record: dict[str, Any]) -> dict[str, Any]:
         "fileSize": record["fileSize"],
         "mimeType": record["mimeType"],
         "type": record["type"],
-        "url": read_url(record["path"], call.services.settings.public_url),
+        "url": read_url(record["path"], call.services.deployment.public_url),
         "mcp_uri": mcp_uri(record["path"]),
     }
 
@@ -92,7 +92,7 @@ def _record(user_id: str, attachment_id: str, name: str, mime: str, size: int, s
 
 def _quota_precheck(call: Call, size: int) -> None:
     used, _count = store.read_usage(call.services.items, call.principal.user_id)
-    store.check_quota(used, size, call.services.settings.attachment_quota_bytes)
+    store.check_quota(used, size, call.services.deployment.attachment_quota_bytes)
 
 
 def store_bytes(call: Call, data: bytes, display_name: str, mime_type: str) -> dict[str, Any]:
@@ -105,7 +105,7 @@ def store_bytes(call: Call, data: bytes, display_name: str, mime_type: str) -> d
     blobs = call.services.blobs
     blobs.put(record["path"], data, mime, {"owner": user_id})
     try:
-        store.register(call.services.items, user_id, record, call.services.settings.attachment_quota_bytes)
+        store.register(call.services.items, user_id, record, call.services.deployment.attachment_quota_bytes)
     except BaseException:
         blobs.delete(record["path"])
         raise
@@ -118,7 +118,7 @@ def store_bytes(call: Call, data: bytes, display_name: str, mime_type: str) -> d
 def _relay_answer(call: Call) -> dict[str, Any]:
     return {
         "transport": "relay",
-        "uploadEndpoint": f"{call.services.settings.public_url or ''}{RELAY_ROUTE}",
+        "uploadEndpoint": f"{call.services.deployment.public_url or ''}{RELAY_ROUTE}",
         "maxBytes": MAX_FILE_BYTES,
     }
 
@@ -127,13 +127,13 @@ def create_session(call: Call, display_name: str, mime_type: str, size: int) -> 
     name, mime = check_display_name(display_name), check_mime_type(mime_type)
     check_size(size)
     _quota_precheck(call, size)
-    blobs, settings = call.services.blobs, call.services.settings
+    blobs, deployment = call.services.blobs, call.services.deployment
     if blobs.transport != "direct":
         return _relay_answer(call)
     user_id = call.principal.user_id
     upload_id = secrets.token_urlsafe(16)
     attachment_id = new_attachment_id()
-    seconds = settings.upload_session_seconds
+    seconds = deployment.upload_session_seconds
     expires_epoch = int(time.time()) + seconds
     expires_at = format_timestamp(datetime.fromtimestamp(expires_epoch, UTC))
     try:
@@ -212,7 +212,7 @@ def complete_session(call: Call, upload_id: str, path: str) -> dict[str, Any]:
             items,
             user_id,
             record,
-            call.services.settings.attachment_quota_bytes,
+            call.services.deployment.attachment_quota_bytes,
             [store.consume_session(user_id, upload_id)],
         )
     except ConditionFailed:

@@ -15,10 +15,10 @@ from typing import Any
 
 from ..context import Principal
 from ..errors import NotFound, Unauthorized, ValidationError
+from ..keys import user_partition
 from ..store.ports import Condition, ConditionFailed, Delete, ItemStore, Key, Put, Update
 from ..timestamps import format_timestamp, now_timestamp, parse_timestamp, utc_now
 from .scopes import order_scopes, parse_scopes
-from .users import user_partition
 
 PAT_PREFIX = "mesq_pat_"
 MAX_NAME_LENGTH = 100

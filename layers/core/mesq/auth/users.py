@@ -8,16 +8,13 @@ from functools import cache
 from typing import Any
 
 from ..errors import NotFound, ValidationError
+from ..keys import user_partition
 from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, ItemStore, Put, Update
 from ..timestamps import now_timestamp
 from .passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hash_password, verify_password
 
 _USERNAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,31}$")
-
-
-def user_partition(user_id: str) -> str:
-    return f"U#{user_id}"
 
 
 def _profile_key(user_id: str) -> tuple[str, str]:

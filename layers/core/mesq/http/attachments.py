@@ -30,6 +30,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
+from ..asgi.auth import require_scopes, rest_principal
+from ..asgi.envelope import NO_STORE, failure, internal_failure, logger, success
+from ..asgi.trace import trace_id_of
 from ..attachments import reads, uploads
 from ..concurrency import run_sync
 from ..context import Call, Principal, Services
@@ -37,9 +40,7 @@ from ..errors import ClientClosed, Internal, MesqError, NotFound, PayloadTooLarg
 from ..ratelimit import RateLimiter
 from ..spec import Spec
 from ..store.ports import BlobNotFound, BlobStore, StoreUnavailable
-from .auth import require_scopes, rest_challenge, rest_principal
-from .envelope import NO_STORE, failure, internal_failure, logger, success
-from .trace import trace_id_of
+from .challenge import rest_challenge
 
 UPLOAD_OPERATION = "relay_memo_resource_upload"
 READ_OPERATION = "download_memo_resource"

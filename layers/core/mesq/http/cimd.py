@@ -26,9 +26,9 @@ import ssl
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..asgi.body import is_json_media_type, parse_json_object
 from ..auth.oauth.errors import OAuthError
 from ..errors import ValidationError
-from .body import is_json_media_type, parse_json_object
 
 MAX_DOCUMENT_BYTES = 64 * 1024
 TIMEOUT_SECONDS = 5.0

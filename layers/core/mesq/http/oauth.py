@@ -15,12 +15,25 @@ from typing import Any
 
 from authlib.common.urls import url_decode
 from authlib.oauth2.rfc7636.challenge import CODE_CHALLENGE_PATTERN
-from starlette.applications import Starlette
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from ..asgi.auth import count_unauthenticated
+from ..asgi.body import (
+    FORM_MEDIA_TYPE,
+    MAX_FORM_BYTES,
+    is_json_media_type,
+    media_type,
+    parse_json_object,
+    read_json_object,
+    read_limited,
+)
+from ..asgi.cors import open_cors
+from ..asgi.envelope import failure
+from ..asgi.instance import instance_url
+from ..asgi.trace import trace_id_of
 from ..auth.oauth import grants
 from ..auth.oauth.authorization import create_pending, redirect_with, requested_scopes
 from ..auth.oauth.clients import (
@@ -36,6 +49,7 @@ from ..auth.oauth.clients import (
 from ..auth.oauth.errors import OAuthError
 from ..auth.oauth.metadata import (
     AUTHORIZE_PATH,
+    CONSENT_PATH,
     PROTECTED_RESOURCE_PREFIX,
     REGISTER_PATH,
     REVOKE_PATH,
@@ -48,23 +62,8 @@ from ..concurrency import run_sync
 from ..context import Services
 from ..errors import MesqError, NotFound, RateLimited
 from ..ratelimit import RateLimiter
-from .auth import count_unauthenticated
-from .body import (
-    FORM_MEDIA_TYPE,
-    MAX_FORM_BYTES,
-    is_json_media_type,
-    media_type,
-    parse_json_object,
-    read_json_object,
-    read_limited,
-)
 from .cimd import fetch_metadata_document
-from .cors import open_cors
-from .envelope import failure
-from .instance import instance_url
-from .trace import trace_id_of
 
-CONSENT_PATH = "/oauth/consent"
 MAX_STATE_LENGTH = 1000
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 METADATA_CACHE = {"Cache-Control": "public, max-age=3600"}
@@ -322,13 +321,3 @@ def oauth_routes(services: Services) -> list[Route]:
         Route(TOKEN_PATH, open_cors(endpoints.token, post), methods=post),
         Route(REVOKE_PATH, open_cors(endpoints.revoke, post), methods=post),
     ]
-
-
-def create_oauth_app(services: Services) -> Starlette:
-    """The OAuth function's app (Lambda `functions/oauth`): the authorization server and the
-    browser pages (login and consent are one flow); `mesq serve` mounts the same routes."""
-    from ..web import browser_error_page, web_routes
-    from .app import starlette_app
-
-    routes = [*oauth_routes(services), *web_routes(services)]
-    return starlette_app(routes, services.settings, error_page=browser_error_page)

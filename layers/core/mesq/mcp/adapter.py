@@ -1,7 +1,7 @@
 """`tools/call` -> the operation, in-process (no HTTP round trip), so REST and MCP cannot drift.
 
 Order: visibility (the same filter as `tools/list`) -> argument validation against the tool's
-input schema -> the operation in a worker thread (stores are synchronous) -> envelope checked
+input schema -> the operation in a worker thread (`operations.invoke`) -> envelope checked
 against the tool's output schema. An unknown or hidden tool is a protocol error (-32602, like an
 unknown prompt); every failure of a call that ran becomes a tool error in the error envelope.
 A tool hidden only by missing scopes never gets here: the endpoint answers it with the 403
@@ -16,10 +16,8 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
-from ..concurrency import run_sync
-from ..context import Call
 from ..errors import Forbidden, MesqError, NotFound
-from ..validation import validate_arguments
+from ..operations import invoke
 from .catalog import Catalog
 from .result import checked_result, internal_result, success_envelope
 from .state import RequestState
@@ -42,9 +40,16 @@ async def call_tool(
         raise not_callable(Forbidden(reason))
     try:
         args = dict(arguments) if arguments else {}
-        validate_arguments(tool.operation, args)
-        call = Call(principal=state.principal, services=state.services, trace_id=trace_id, channel="mcp")
-        data = await run_sync(tool.function, call, args)
+        # Not counted here: the endpoint counted the message in its bucket before the SDK read it.
+        data = await invoke(
+            tool.operation,
+            args,
+            principal=state.principal,
+            services=state.services,
+            trace_id=trace_id,
+            channel="mcp",
+            function=tool.function,
+        )
         if not isinstance(data, dict):
             raise TypeError(f"operation {name} returned {type(data).__name__}, not an object")
         envelope = success_envelope(data, trace_id, state.correlation_id)

@@ -47,6 +47,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Message, Receive, Scope, Send
 
+from ..asgi.auth import authenticate_bearer, bearer_token, count_unauthenticated
+from ..asgi.body import read_limited
+from ..asgi.envelope import failure, internal_failure
+from ..asgi.origin import is_allowed_origin
+from ..asgi.trace import trace_id_of
 from ..auth.scopes import READ_SCOPES, missing_scopes, order_scopes
 from ..concurrency import run_sync
 from ..context import Principal, Services
@@ -59,12 +64,7 @@ from ..errors import (
     Unauthorized,
     ValidationError,
 )
-from ..http.auth import authenticate_bearer, bearer_token, count_unauthenticated
-from ..http.body import read_limited
-from ..http.envelope import failure, internal_failure
-from ..http.origin import is_allowed_origin
-from ..http.trace import trace_id_of
-from ..ratelimit import ATTACHMENT_READ_OPERATIONS, Bucket, RateLimiter
+from ..ratelimit import Bucket, RateLimiter, call_bucket
 from . import resources
 from .catalog import Catalog
 from .legacy import BodyRejected, LegacyBody, read_legacy_body
@@ -114,8 +114,10 @@ def _quoted(value: str) -> str:
 def rate_bucket(method: str | None, name: str | None) -> Bucket:
     if method in CONNECTION_METHODS:
         return "connection"
-    if method == "resources/read" or (method == "tools/call" and name in ATTACHMENT_READ_OPERATIONS):
+    if method == "resources/read":
         return "attachment_read"
+    if method == "tools/call" and name is not None:
+        return call_bucket(name)
     return "tool_call"
 
 

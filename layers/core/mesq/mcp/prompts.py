@@ -25,13 +25,10 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
-from ..concurrency import run_sync
-from ..context import Call
 from ..errors import MesqError
-from ..operations import REGISTRY, OperationFn
+from ..operations import invoke
 from ..spec import load_spec
 from ..timestamps import format_timestamp, utc_now
-from ..validation import validate_arguments
 from .catalog import Catalog
 from .state import RequestState
 from .visibility import Visibility
@@ -113,10 +110,14 @@ def _zone_argument(arguments: Mapping[str, str], name: str) -> ZoneInfo | None:
 
 async def _run(state: RequestState, operation_id: str, arguments: dict[str, Any]) -> dict[str, Any]:
     """One read operation with the caller's principal, validated like a tool call."""
-    function: OperationFn = REGISTRY[operation_id]
-    validate_arguments(load_spec().operation(operation_id), arguments)
-    call = Call(principal=state.principal, services=state.services, trace_id=state.trace_id, channel="mcp")
-    return await run_sync(function, call, arguments)
+    return await invoke(
+        load_spec().operation(operation_id),
+        arguments,
+        principal=state.principal,
+        services=state.services,
+        trace_id=state.trace_id,
+        channel="mcp",
+    )
 
 
 def _data_block(value: Any) -> str:

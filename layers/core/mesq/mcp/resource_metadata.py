@@ -10,9 +10,9 @@ from collections.abc import Awaitable, Callable
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from ..asgi.instance import instance_url
 from ..auth.oauth.metadata import protected_resource_metadata
 from ..context import Services
-from ..http.instance import instance_url
 
 __all__ = ["METADATA_PATH", "instance_url", "resource_metadata_endpoint"]
 

@@ -19,7 +19,7 @@ from jsonschema.exceptions import best_match
 from ..errors import Internal, MesqError
 from ..validation import validator_for
 
-logger = Logger(service="mesq", child=True)
+logger = Logger(child=True)
 
 
 def _text(envelope: dict[str, Any]) -> str:

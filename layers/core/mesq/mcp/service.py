@@ -17,13 +17,12 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
-from starlette.applications import Starlette
 from starlette.routing import Route
 
 from .. import __version__
+from ..asgi.cors import open_cors
 from ..context import Services
 from ..errors import Internal
-from ..http.cors import open_cors
 from ..operations import check_registry
 from ..spec import load_spec
 from ..toolsets import TOOLSETS
@@ -214,10 +213,3 @@ def mcp_routes(services: Services, catalog: Catalog | None = None) -> list[Route
         # Where the 401 points: CORS like its sibling documents, for browser-hosted clients.
         Route(METADATA_PATH, open_cors(resource_metadata_endpoint(services), read), methods=read),
     ]
-
-
-def create_mcp_app(services: Services, catalog: Catalog | None = None) -> Starlette:
-    """The MCP function's app (Lambda `functions/mcp`); `mesq serve` mounts the same routes."""
-    from ..http.app import starlette_app
-
-    return starlette_app(mcp_routes(services, catalog), services.settings)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..auth.users import user_partition
 from ..errors import NotFound, RevisionConflict, ValidationError
+from ..keys import user_partition
 from ..store.ports import Condition, ConditionFailed, Delete, ItemStore, Put, WriteOp
 from ..timestamps import now_timestamp
 from . import store

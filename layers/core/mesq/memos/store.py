@@ -15,11 +15,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from ..auth.users import user_partition
 from ..errors import ValidationError
-from ..store.item_rules import MAX_TRANSACTION_OPS
+from ..keys import user_partition
 from ..store.paging import walk
-from ..store.ports import Condition, Item, ItemStore, Put, Update, WriteOp
+from ..store.ports import MAX_TRANSACTION_OPS, Condition, Item, ItemStore, Put, Update, WriteOp
 
 STATUSES = ("NORMAL", "ARCHIVED", "DELETED")
 STATS_SK = "STATS#MEMO"

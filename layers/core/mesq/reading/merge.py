@@ -15,10 +15,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..auth.users import user_partition
 from ..errors import ServiceUnavailable
-from ..store.item_rules import MAX_TRANSACTION_OPS
-from ..store.ports import Condition, ConditionFailed, Delete, Item, ItemStore, Put, Update, WriteOp
+from ..keys import user_partition
+from ..store.ports import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Delete, Item, ItemStore, Put, Update, WriteOp
 from . import store
 from .model import (
     COUNTERS,

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..auth.users import user_partition
+from ..keys import user_partition
 from ..store.ports import Item, Key
 
 PROVIDER = "wechat-reading"

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..context import Call
 from ..errors import NotFound
-from ..store.paging import offset_page
+from ..pages import behind, full_and_behind, page
 from . import store
 from .model import note_total, public_book, public_note
 
@@ -22,7 +22,7 @@ def list_reading_books(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     offset, limit = _window(args)
     books = store.shelf_order(store.all_books(call.services.items, call.principal.user_id))
     shown = [public_book(book) for book in books[offset : offset + limit]]
-    return {"books": shown, "page": offset_page(offset, limit, len(shown), len(books))}
+    return {"books": shown, "page": page(offset, limit, len(shown), len(books), has_more=behind)}
 
 
 def list_reading_notes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -33,7 +33,9 @@ def list_reading_notes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         raise NotFound(f"reading book {args['bookId']!r} not found")
     window = list(store.book_notes(call.services.items, user_id, book["id"], limit=offset + limit))[offset:]
     notes = [public_note(item) for item in window]
-    return {"notes": notes, "page": offset_page(offset, limit, len(notes), note_total(book))}
+    # The total comes from the book's counters: only a full page may have a successor.
+    total = note_total(book)
+    return {"notes": notes, "page": page(offset, limit, len(notes), total, has_more=full_and_behind)}
 
 
 def _matches(item: dict[str, Any], needle: str) -> bool:
@@ -47,7 +49,7 @@ def search_reading_notes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     hits = [item for item in store.every_note(call.services.items, user_id) if _matches(item, needle)]
     titles = {book["id"]: book["title"] for book in store.all_books(call.services.items, user_id)}
     notes = [public_note(item, titles.get(item["bookId"], "")) for item in hits[offset : offset + limit]]
-    return {"notes": notes, "page": offset_page(offset, limit, len(notes), len(hits))}
+    return {"notes": notes, "page": page(offset, limit, len(notes), len(hits), has_more=behind)}
 
 
 OPERATIONS = {fn.__name__: fn for fn in (list_reading_books, list_reading_notes, search_reading_notes)}

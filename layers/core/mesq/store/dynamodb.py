@@ -22,7 +22,6 @@ expired if the index projects `ttl` (see GSI1_PROJECTED_ATTRIBUTES in table.py).
 
 from __future__ import annotations
 
-import logging
 import math
 import random
 import time
@@ -33,6 +32,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import boto3
+from aws_lambda_powertools import Logger
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
@@ -70,7 +70,7 @@ from .table import TTL_ATTRIBUTE, table_definition
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
 
-log = logging.getLogger(__name__)
+logger = Logger(child=True)
 
 _BATCH_GET_CHUNK = 100
 _BATCH_GET_MAX_IDLE_ROUNDS = 8  # rounds in a row without progress before giving up
@@ -442,7 +442,7 @@ class DynamoDBItemStore:
             )
         except (ClientError, BotoCoreError) as exc:
             # Emulators may lack the TTL API; reads hide expired items regardless.
-            log.info("could not enable TTL on %s: %s", self.table_name, exc)
+            logger.info("could not enable TTL", extra={"table": self.table_name, "error": str(exc)})
 
     # -- reads ---------------------------------------------------------------------------
 

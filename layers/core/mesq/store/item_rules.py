@@ -13,11 +13,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .ports import INDEXES, KEY_ATTRIBUTES, Condition, Key, Put, Update, WriteOp
+from .ports import INDEXES, KEY_ATTRIBUTES, MAX_TRANSACTION_OPS, Condition, Key, Put, Update, WriteOp
 from .table import TTL_ATTRIBUTE
-
-#: DynamoDB's TransactWriteItems limit, kept everywhere so code tested on SQLite runs on DynamoDB.
-MAX_TRANSACTION_OPS = 100
 
 #: A tuple, not a set: validation reports the first bad attribute in a stable order.
 INDEX_KEY_ATTRIBUTES = tuple(attr for keys in INDEXES.values() for attr in keys)
@@ -96,7 +93,6 @@ def must_exist(condition: Condition | None) -> bool:
 
 __all__ = [
     "INDEX_KEY_ATTRIBUTES",
-    "MAX_TRANSACTION_OPS",
     "clock",
     "expired",
     "key_of",

@@ -24,12 +24,3 @@ def walk(items: ItemStore, partition: str, *, limit: int | None = None, **query:
         if page.next_key is None:
             return
         after = page.next_key
-
-
-def offset_page(offset: int, limit: int, returned: int, total: int) -> dict[str, Any]:
-    """The `page` object of docs/contract.md §3 for an offset/limit window over `total` items."""
-    page: dict[str, Any] = {"offset": offset, "limit": limit, "returned": returned, "totalCount": total}
-    page["hasMore"] = returned == limit and offset + returned < total
-    if page["hasMore"]:
-        page["nextOffset"] = offset + returned
-    return page

@@ -28,6 +28,9 @@ INDEXES: Mapping[str, tuple[str, str]] = {
     "gsi1": ("gsi1pk", "gsi1sk"),
     "gsi2": ("gsi2pk", "gsi2sk"),
 }
+#: DynamoDB's TransactWriteItems limit, kept by every adapter so code tested on SQLite runs on
+#: DynamoDB; domain code sizes its transactions by it.
+MAX_TRANSACTION_OPS = 100
 KEY_ATTRIBUTES = frozenset({"pk", "sk"})
 RESERVED_ATTRIBUTES = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "ttl"})
 
@@ -130,7 +133,8 @@ class ItemStore(Protocol):
         `prefix` keeps sort keys starting with it; `start` (inclusive) and `end` (exclusive)
         bound the sort key; `after` resumes after a `QueryPage.next_key` (stable
         even if that item changed meanwhile). Items read from an
-        index carry at least the keys and the index's projected attributes.
+        index carry exactly the table keys, the index's keys and its projected attributes
+        (`store.table.INDEX_PROJECTIONS`; every attribute for a projection of ALL).
         """
         ...
 
@@ -213,6 +217,7 @@ class PresignUnsupported(StoreError):
 
 __all__ = [
     "INDEXES",
+    "MAX_TRANSACTION_OPS",
     "BlobInfo",
     "BlobNotFound",
     "BlobStore",

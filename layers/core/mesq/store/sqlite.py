@@ -32,6 +32,7 @@ from .ports import (
     Update,
     WriteOp,
 )
+from .table import projected
 
 # Expired items are deleted in small batches after every SWEEP_EVERY_WRITES commits.
 SWEEP_EVERY_WRITES = 100
@@ -152,6 +153,8 @@ class SQLiteItemStore:
         has_more = limit is not None and len(rows) > limit
         rows = rows[:limit] if limit is not None else rows
         items = [json.loads(row[0]) for row in rows]
+        if index is not None:
+            items = [projected(index, item) for item in items]
         next_key: Cursor | None = None
         if has_more and rows:
             next_key = {"pk": rows[-1][2], "sk": rows[-1][3]}

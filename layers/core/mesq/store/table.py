@@ -4,6 +4,7 @@ checks `template.yaml` declares exactly this table."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 # Attributes the sparse GSI1 projects besides its keys: what a list filter needs to decide
@@ -48,3 +49,30 @@ def table_definition(table_name: str) -> dict[str, Any]:
             },
         ],
     }
+
+
+def _projections() -> dict[str, frozenset[str] | None]:
+    """Per GSI, the attributes a query of it returns: None for ALL, else the table keys, the
+    index's keys and its NonKeyAttributes (KEYS_ONLY / INCLUDE), exactly as DynamoDB projects."""
+    found: dict[str, frozenset[str] | None] = {}
+    definition = table_definition("-")
+    table_keys = {key["AttributeName"] for key in definition["KeySchema"]}
+    for index in definition["GlobalSecondaryIndexes"]:
+        projection = index["Projection"]
+        if projection["ProjectionType"] == "ALL":
+            found[index["IndexName"]] = None
+            continue
+        index_keys = {key["AttributeName"] for key in index["KeySchema"]}
+        found[index["IndexName"]] = frozenset(table_keys | index_keys | set(projection.get("NonKeyAttributes", ())))
+    return found
+
+
+#: index name -> the attributes its queries return (None = the whole item).
+INDEX_PROJECTIONS: Mapping[str, frozenset[str] | None] = _projections()
+
+
+def projected(index: str, item: dict[str, Any]) -> dict[str, Any]:
+    """What a query of `index` returns of `item`: for an adapter that stores whole items (SQLite)
+    to answer exactly what DynamoDB would."""
+    names = INDEX_PROJECTIONS[index]
+    return dict(item) if names is None else {name: value for name, value in item.items() if name in names}

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..errors import NotFound, ValidationError
 from ..store.ports import Item
 from . import model
-from .store import TodoState
+from .state import TodoState
 
 
 def _default(state: TodoState) -> Item:

@@ -25,24 +25,35 @@ import secrets
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import fractional_indexing
 
 from ..errors import ValidationError
-from ..memos.tags import is_valid_tag
+from ..spec import SpecError, load_spec
 from ..store.ports import Item
-from ..timestamps import parse_timestamp
+from ..tags import is_valid_tag
+from ..timestamps import parse_timestamp, parse_zone
 
-TITLE_MAX = 500
-NOTES_MAX = 50_000
-NAME_MAX = 100  # space and column names
-SLUG_MAX = 64
-MAX_TAGS_PER_RECORD = 20
-# A root task moves with its subtasks in one transaction (<= 100 ops): 1 + 50 + tag records.
+
+def _schema_value(schema: str, keyword: str) -> Any:
+    """A keyword of a todo schema in the loaded spec (todos/openapi.yaml): the spec states the
+    limits, the model reads them once at import, and a spec without them fails at start-up."""
+    try:
+        return load_spec().document["components"]["schemas"][schema][keyword]
+    except KeyError:
+        raise SpecError(f"todos/openapi.yaml: components.schemas.{schema}.{keyword} is missing") from None
+
+
+TITLE_MAX = int(_schema_value("TodoTitle", "maxLength"))
+NOTES_MAX = int(_schema_value("TodoNotes", "maxLength"))
+NAME_MAX = int(_schema_value("TodoName", "maxLength"))  # space and column names
+SLUG_MAX = int(_schema_value("TodoSlug", "maxLength"))
+MAX_TAGS_PER_RECORD = int(_schema_value("TodoTagList", "maxItems"))
+PRIORITIES: tuple[str, ...] = tuple(_schema_value("TodoPriority", "enum"))
+# Not in a schema of their own (the spec states them only inside operations' bodies): a root
+# task moves with its subtasks in one transaction (<= 100 ops): 1 + 50 + tag records.
 MAX_SUBTASKS = 50
 MAX_COLUMNS_PER_SPACE = 50
-PRIORITIES = ("none", "low", "medium", "high", "urgent")
 DEFAULT_COLUMNS = ("To do", "Doing", "Done")
 DEFAULT_SPACE_NAME = "Default"
 DEFAULT_ALIAS = "default"
@@ -156,10 +167,7 @@ def check_due(value: dict[str, Any] | None, field: str = "due") -> dict[str, Any
 def check_timezone(value: str | None, field: str = "timezone") -> str | None:
     if value is None:
         return None
-    try:
-        ZoneInfo(value)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValidationError(f"{field}: {value!r} is not an IANA time zone name (e.g. Asia/Shanghai)") from None
+    parse_zone(value, field)
     return value
 
 

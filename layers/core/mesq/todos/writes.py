@@ -1,58 +1,202 @@
-"""The write pattern every todo operation shares.
+"""The write side every todo operation shares: the conditional write ops, the one-transaction
+commit, the lazy default space and the write pattern.
 
 Offers:
-- `create_once(call, operation_id, args, build)`: a create with `idempotencyKey` handling
-  (replay, IDEMPOTENCY_CONFLICT, the claim in the same transaction as the record) and one retry
-  when a concurrent tag registration got in first;
-- `apply(call, build, on_conflict)`: load the write's partial state (`store.load_partial`: the
+- ops: `put_new(user_id, kind, record)`, `put_revised(user_id, kind, before, after)`,
+  `delete_revised(...)`, `tag_registrations(state, user_id, tags, now)` (Puts for tags not yet
+  in the registry), `bump(before, now)` (the next revision + updatedAt of a record),
+  `new_space_ops(...)`; `commit(items, ops)` (<= MAX_TRANSACTION_OPS, else VALIDATION_ERROR);
+- `ensure_default_space(items, user_id, partial=...)`: the lazy default space (one
+  transaction, race-safe), returns a TodoState that has it;
+- `apply(call, build, on_conflict)`: load the write's partial state (`state.load_partial`: the
   structure up front, the touched records by key, ordered lists from GSI2; never the whole
   board), build `(data, ops)`, commit them as ONE transaction, mapping a failed revision
   condition to the REVISION_CONFLICT `on_conflict` makes from a fresh state (so recoverData is
   the current record);
+- `create_once(call, operation_id, args, build, on_conflict)`: `apply` for a create, through
+  `idempotency.create_once` (replay, IDEMPOTENCY_CONFLICT, the claim in the same transaction as
+  the record), with one retry when a concurrent tag registration got in first;
 - `require_revision(record, expected, conflict)`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .. import idempotency
-from ..auth.users import user_partition
 from ..context import Call
-from ..errors import MesqError
-from ..store.ports import ConditionFailed, Item, WriteOp
-from . import store
+from ..errors import MesqError, ValidationError
+from ..keys import user_partition
+from ..store.ports import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Delete, Item, ItemStore, Put, WriteOp
+from ..timestamps import now_timestamp
+from . import model
+from .keys import Kind, ident, key, settings_key, slug_key, stored
+from .state import TodoState, load_partial, load_state
 
 Built = tuple[dict[str, Any], list[WriteOp]]
 ATTEMPTS = 2  # one retry: a concurrent first use of the same new tag name
 
 
+# -- ops ---------------------------------------------------------------------------------------
+
+
+def put_new(user_id: str, kind: Kind, record: Item) -> Put:
+    return Put(stored(user_id, kind, record), Condition(exists=False))
+
+
+def put_revised(user_id: str, kind: Kind, before: Item, after: Item) -> Put:
+    """`after` in place of `before`, only if nobody changed it meanwhile (same revision)."""
+    return Put(stored(user_id, kind, after), Condition(equals={"revision": before["revision"]}))
+
+
+def delete_revised(user_id: str, kind: Kind, before: Item) -> Delete:
+    return Delete(key(user_id, kind, ident(kind, before)), Condition(equals={"revision": before["revision"]}))
+
+
+def bump(before: Item, now: str | None = None) -> dict[str, Any]:
+    """The revision and updatedAt a change of `before` gets (updatedAt never goes backwards)."""
+    moment = now or now_timestamp()
+    return {"revision": int(before["revision"]) + 1, "updatedAt": max(moment, str(before["updatedAt"]))}
+
+
+def tag_registrations(state: TodoState, user_id: str, tags: Iterable[str], now: str) -> list[WriteOp]:
+    """Puts registering tags the registry does not know yet (every tag used on a record is a tag
+    record, so list_todo_tags is the registry). A concurrent registration of the same name makes
+    the transaction fail; callers reload and retry once."""
+    ops: list[WriteOp] = []
+    for name in dict.fromkeys(tags):
+        if name not in state.tags:
+            record = {"name": name, "color": None, "revision": 1, "createdAt": now, "updatedAt": now}
+            ops.append(put_new(user_id, "tag", record))
+    return ops
+
+
+def commit(items: ItemStore, ops: Sequence[WriteOp]) -> None:
+    """One all-or-nothing transaction; more than 100 writes is refused before anything is written."""
+    if len(ops) > MAX_TRANSACTION_OPS:
+        raise ValidationError(
+            f"this change needs {len(ops)} writes; one atomic change may have at most {MAX_TRANSACTION_OPS}"
+        )
+    if ops:
+        items.transact(list(ops))
+
+
+# -- the default space -------------------------------------------------------------------------
+
+
+def _free_slug(state: TodoState, wanted: str) -> str:
+    if wanted not in state.slugs:
+        return wanted
+    number = 2
+    while f"{wanted}-{number}" in state.slugs:
+        number += 1
+    return f"{wanted}-{number}"
+
+
+def new_space_ops(
+    user_id: str, state: TodoState, name: str, slug: str, column_names: Sequence[str], now: str
+) -> tuple[Item, list[Item], list[WriteOp]]:
+    """A space, its slug claim and its columns as conditional Puts (the claim fails on a taken
+    slug, which is what keeps slugs unique under races)."""
+    last = max((s["position"] for s in state.spaces.values()), default=None)
+    space: Item = {
+        "id": model.new_id(),
+        "name": name,
+        "slug": slug,
+        "position": model.position_between(last, None),
+        "revision": 1,
+        "createdAt": now,
+        "updatedAt": now,
+    }
+    positions = model.positions_between(None, None, len(column_names))
+    columns: list[Item] = [
+        {
+            "id": model.new_id(),
+            "spaceId": space["id"],
+            "name": column_name,
+            "position": position,
+            "archived": False,
+            "revision": 1,
+            "createdAt": now,
+            "updatedAt": now,
+        }
+        for column_name, position in zip(column_names, positions, strict=True)
+    ]
+    ops: list[WriteOp] = [
+        put_new(user_id, "space", space),
+        Put({"pk": slug_key(user_id, slug)[0], "sk": slug_key(user_id, slug)[1], "spaceId": space["id"]},
+            Condition(exists=False)),
+    ]  # fmt: skip
+    ops += [put_new(user_id, "column", column) for column in columns]
+    return space, columns, ops
+
+
+def ensure_default_space(
+    items: ItemStore, user_id: str, state: TodoState | None = None, *, partial: bool = False
+) -> TodoState:
+    """A state that has the default space, creating it (with DEFAULT_COLUMNS) on first use in ONE
+    transaction guarded by `Condition(exists=False)` on the settings item: of two racing first
+    uses one wins, the other re-reads and uses the winner's space. `partial`: the state is a
+    write's `load_partial` one, else the whole `load_state`."""
+    load = load_partial if partial else load_state
+    state = state if state is not None else load(items, user_id)
+    if state.default_space() is not None:
+        return state
+    now = now_timestamp()
+    slug = _free_slug(state, model.DEFAULT_ALIAS)
+    space, _columns, ops = new_space_ops(user_id, state, model.DEFAULT_SPACE_NAME, slug, model.DEFAULT_COLUMNS, now)
+    pk, sk = settings_key(user_id)
+    settings: Item = {"pk": pk, "sk": sk, "defaultSpaceId": space["id"], "revision": 1, "updatedAt": now}
+    if state.settings is None:
+        ops.append(Put(settings, Condition(exists=False)))
+    else:  # settings exist but name no space (never by our writes): repair, still conditional
+        revision = int(state.settings.get("revision", 1))
+        repaired = {**state.settings, **settings, "revision": revision + 1}
+        ops.append(Put(repaired, Condition(equals={"revision": revision})))
+    try:
+        items.transact(ops)
+    except ConditionFailed:
+        state = load(items, user_id)
+        if state.default_space() is None:
+            raise
+        return state
+    return load(items, user_id)
+
+
+# -- the write pattern -------------------------------------------------------------------------
+
+
 def apply(
     call: Call,
-    build: Callable[[store.TodoState], Built],
-    on_conflict: Callable[[store.TodoState], MesqError],
+    build: Callable[[TodoState], Built],
+    on_conflict: Callable[[TodoState], MesqError],
     *,
     extra: Callable[[dict[str, Any]], list[WriteOp]] | None = None,
+    settled: Callable[[], dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
     """Build against a fresh (partial) state and commit in one transaction. A failed condition
-    means a record changed since it was read: when a tag registration raced, rebuild once; otherwise
-    raise `on_conflict(fresh state)` (build itself raises REVISION_CONFLICT for a stale
+    means a record changed since it was read: when a tag registration raced, rebuild once;
+    otherwise the answer is `settled()` when it has one (an idempotent twin's response), else
+    `on_conflict(fresh state)` is raised (build itself raises REVISION_CONFLICT for a stale
     `expectedRevision` it sees in the snapshot)."""
     items, user_id = call.services.items, call.principal.user_id
-    state = store.ensure_default_space(items, user_id, partial=True)
+    state = ensure_default_space(items, user_id, partial=True)
     for attempt in range(ATTEMPTS):
         data, ops = build(state)
         if extra is not None:
             ops = ops + extra(data)
         try:
-            store.commit(items, ops)
+            commit(items, ops)
             return data
         except ConditionFailed as failure:
-            state = store.load_partial(items, user_id)
+            state = load_partial(items, user_id)
             failed = ops[failure.index] if failure.index is not None and failure.index < len(ops) else None
             raced_tag = failed is not None and _is_tag_claim(failed)
             if not raced_tag or attempt == ATTEMPTS - 1:
+                answer = settled() if settled is not None else None
+                if answer is not None:
+                    return answer
                 raise on_conflict(state) from None
     raise AssertionError("unreachable")
 
@@ -66,44 +210,18 @@ def create_once(
     call: Call,
     operation_id: str,
     args: dict[str, Any],
-    build: Callable[[store.TodoState], Built],
-    on_conflict: Callable[[store.TodoState], MesqError],
+    build: Callable[[TodoState], Built],
+    on_conflict: Callable[[TodoState], MesqError],
 ) -> dict[str, Any]:
     """A create honouring `idempotencyKey`: the first response is stored with the record in the
-    same transaction; a replay returns it, a reuse with other arguments is IDEMPOTENCY_CONFLICT."""
-    items, user_id = call.services.items, call.principal.user_id
-    key = args.get("idempotencyKey")
-    request = {name: value for name, value in args.items() if name != "idempotencyKey"}
-    fingerprint = idempotency.fingerprint(request)
-    record_key = idempotency.record_key(user_partition(user_id), operation_id, key) if key else None
-    if record_key is not None:
-        replayed = idempotency.replay(items, record_key, fingerprint)
-        if replayed is not None:
-            return replayed
+    same transaction; a replay returns it, a reuse with other arguments is IDEMPOTENCY_CONFLICT,
+    and a concurrent twin that won the claim answers for both."""
+    items = call.services.items
 
-    def claim(data: dict[str, Any]) -> list[WriteOp]:
-        return [idempotency.claim(record_key, fingerprint, data)] if record_key is not None else []
+    def create(claim: idempotency.Claim) -> dict[str, Any]:
+        return apply(call, build, on_conflict, extra=claim.ops, settled=lambda: claim.replayed(items))
 
-    def conflict(state: store.TodoState) -> MesqError:
-        # A concurrent twin with the same key won the claim: answer as it did.
-        if record_key is not None:
-            replayed = idempotency.replay(items, record_key, fingerprint)
-            if replayed is not None:
-                return _Replayed(replayed)
-        return on_conflict(state)
-
-    try:
-        return apply(call, build, conflict, extra=claim)
-    except _Replayed as replayed:
-        return replayed.data
-
-
-class _Replayed(MesqError):
-    """Internal: carries a twin's stored response out of `apply` (never reaches a client)."""
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        super().__init__("replayed")
-        self.data = data
+    return idempotency.create_once(items, user_partition(call.principal.user_id), operation_id, args, create)
 
 
 def require_revision(record: Item, expected: int, conflict: Callable[[], MesqError]) -> None:

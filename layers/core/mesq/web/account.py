@@ -13,10 +13,10 @@ import secrets
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..asgi.instance import client_ip
 from ..auth.users import SetupAlreadyDone, any_user_exists, check_password, create_user
 from ..concurrency import run_sync
 from ..errors import Forbidden, NotFound, ValidationError
-from ..http.instance import client_ip
 from .framework import Page, Web, clear_session_cookie, endpoint, set_session_cookie
 from .render import redirect
 from .security import cookie_name, cookies_secure, insecure_transport, safe_next, set_strict_cookie

@@ -15,10 +15,11 @@ from urllib.parse import urlsplit
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ..asgi.body import FORM_MEDIA_TYPE, accepts_html, media_type
 from ..auth.oauth.authorization import decide, load_pending
+from ..auth.oauth.metadata import CONSENT_PATH
 from ..concurrency import run_sync
 from ..errors import ValidationError
-from ..http.body import FORM_MEDIA_TYPE, accepts_html, media_type
 from .framework import Page, Web, endpoint, json_ok
 from .render import redirect, render
 from .scope_words import describe
@@ -55,7 +56,7 @@ async def consent_submit(page: Page) -> Response:
     if decision not in ("approve", "deny"):
         raise ValidationError('decision must be "approve" or "deny"')
     url = await run_sync(
-        decide, page.web.services.items, page.web.services.settings, page.user.user_id, request_id,
+        decide, page.web.services.items, page.user.user_id, request_id,
         decision == "approve",
     )  # fmt: skip
     if _wants_navigation(page):
@@ -65,6 +66,6 @@ async def consent_submit(page: Page) -> Response:
 
 def consent_routes(web: Web) -> list[Route]:
     return [
-        Route("/oauth/consent", endpoint(web, consent_page), methods=["GET"]),
+        Route(CONSENT_PATH, endpoint(web, consent_page), methods=["GET"]),
         Route("/api/oauth/consent", endpoint(web, consent_submit, api=True), methods=["POST"]),
     ]

@@ -18,11 +18,11 @@ from aws_lambda_powertools import Logger
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from ..asgi.envelope import failure
+from ..asgi.trace import trace_id_of
 from ..concurrency import run_sync
 from ..context import Call, Principal, Services
 from ..errors import Forbidden, Internal, MesqError, Unauthorized
-from ..http.envelope import failure
-from ..http.trace import trace_id_of
 from .flash import clear_flash, pending_flash, redirect_with_flash
 from .forms import Fields, read_form, read_form_or_json
 from .render import redirect, render
@@ -30,7 +30,7 @@ from .security import cookie_name, cookies_secure, page_headers, same_origin_pos
 from .sessions import ABSOLUTE_SECONDS, WebSession, load_session, same_token
 from .throttle import LoginThrottle, ThrottlePolicy
 
-logger = Logger(service="mesq", child=True)
+logger = Logger(child=True)
 
 SESSION_COOKIE = "mesq_session"
 CSRF_HEADER = "x-csrf-token"

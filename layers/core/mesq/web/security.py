@@ -15,9 +15,9 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 from starlette.responses import Response
 
+from ..asgi.hosts import LOOPBACK_NAMES
+from ..asgi.origin import is_allowed_origin
 from ..config import Settings
-from ..http.hosts import LOOPBACK_NAMES
-from ..http.origin import is_allowed_origin
 
 _BASE_CSP = (
     "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; connect-src 'self'; "

@@ -14,8 +14,9 @@ from starlette.routing import Route
 
 from ..concurrency import run_sync
 from ..errors import NotFound, RevisionConflict, ValidationError
-from ..memos.operations import get_memo, list_memos, restore_memo
 from ..memos.purge import purge_memo, trashed_memo_ids
+from ..memos.reads import get_memo, list_memos
+from ..memos.writes import restore_memo
 from .framework import Page, Web, endpoint
 from .render import redirect
 

@@ -14,7 +14,6 @@ from typing import Any
 
 from authlib.common.urls import add_params_to_uri
 
-from ...config import Settings
 from ...errors import NotFound
 from ...store.ports import Condition, ConditionFailed, Delete, ItemStore, Put
 from ...timestamps import now_timestamp
@@ -133,7 +132,7 @@ def load_pending(items: ItemStore, request_id: str) -> PendingAuthorization:
     )
 
 
-def decide(items: ItemStore, settings: Settings, user_id: str, request_id: str, approve: bool) -> str:
+def decide(items: ItemStore, user_id: str, request_id: str, approve: bool) -> str:
     """Answer a pending request for `user_id` (once only) and return the client redirect URL."""
     record = _pending_record(items, request_id)
     answer: dict[str, str | None] = {}

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import secrets
 
+from ...keys import user_partition
 from ..tokens import secret_digest
-from ..users import user_partition
 
 PENDING_SECONDS = 600  # the consent page must be answered within 10 minutes
 CODE_SECONDS = 300  # RFC 6749 §4.1.2 recommends at most 10 minutes

@@ -15,6 +15,8 @@ AUTHORIZE_PATH = "/oauth/authorize"
 TOKEN_PATH = "/oauth/token"
 REGISTER_PATH = "/oauth/register"
 REVOKE_PATH = "/oauth/revoke"
+#: The consent page (mesq/web) the authorization endpoint hands the browser over to.
+CONSENT_PATH = "/oauth/consent"
 PROTECTED_RESOURCE_PREFIX = "/.well-known/oauth-protected-resource"
 
 

@@ -2,7 +2,8 @@
 // The button is hidden in the HTML and shown here, so without script nothing is offered that
 // cannot work. navigator.clipboard needs a secure context (https or loopback); elsewhere the
 // field is selected and document.execCommand("copy") tried, and failing that the person is told
-// to copy the selected text by hand.
+// to copy the selected text by hand. A clipboard write that does not settle within a second
+// counts as failed.
 "use strict";
 (function () {
   var status = document.getElementById("copy-status");
@@ -25,7 +26,15 @@
         say(bySelection(field) ? "Copied. 已复制。" : "Selected: press Ctrl+C (⌘C) to copy.");
       };
       if (navigator.clipboard && window.isSecureContext) {
-        navigator.clipboard.writeText(field.value).then(function () { say("Copied. 已复制。"); }, fallback);
+        // writeText can stay pending (an unfocused window, a permission prompt nobody answers):
+        // after a second the selection fallback runs instead, so the button always answers.
+        var settled = false;
+        var settle = function (action) { if (!settled) { settled = true; action(); } };
+        setTimeout(function () { settle(fallback); }, 1000);
+        navigator.clipboard.writeText(field.value).then(
+          function () { settle(function () { say("Copied. 已复制。"); }); },
+          function () { settle(fallback); }
+        );
       } else {
         fallback();
       }

@@ -1,0 +1,71 @@
+"""The composition root: the four apps MeSQ runs, each built from the adapters' routes.
+
+- `create_api_app`: the REST function (`functions/api`);
+- `create_mcp_app`: the MCP function (`functions/mcp`);
+- `create_oauth_app`: the OAuth function (`functions/oauth`): the authorization server and the
+  browser pages, one flow (its authorization endpoint hands the browser to the consent page);
+- `create_local_app`: `mesq serve`, all of them in one app.
+
+The adapters (`http`, `mcp`, `web`) never import one another; only this module puts them side by
+side. Each factory imports only the adapters its app mounts, so a Lambda function loads only its
+own (the OAuth and REST functions never import the MCP SDK; a test checks).
+"""
+
+from __future__ import annotations
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.routing import BaseRoute
+
+from .asgi.app import ErrorPage, starlette_app
+from .asgi.body_deadline import BodyDeadlineMiddleware
+from .context import Services
+
+
+def _api_routes(services: Services) -> list[BaseRoute]:
+    from .http.app import api_routes
+
+    return list(api_routes(services))
+
+
+def _mcp_routes(services: Services) -> list[BaseRoute]:
+    from .mcp import mcp_routes
+
+    return list(mcp_routes(services))
+
+
+def _oauth_routes(services: Services) -> list[BaseRoute]:
+    from .http.oauth import oauth_routes
+    from .web import web_routes
+
+    return [*oauth_routes(services), *web_routes(services)]
+
+
+def _browser_error_page() -> ErrorPage:
+    from .web import browser_error_page
+
+    return browser_error_page
+
+
+def create_api_app(services: Services) -> Starlette:
+    return starlette_app(_api_routes(services), services.settings)
+
+
+def create_mcp_app(services: Services) -> Starlette:
+    return starlette_app(_mcp_routes(services), services.settings)
+
+
+def create_oauth_app(services: Services) -> Starlette:
+    """The apps that serve browser pages answer a browser's 404/405/500 with a page."""
+    return starlette_app(_oauth_routes(services), services.settings, error_page=_browser_error_page())
+
+
+def create_local_app(services: Services) -> Starlette:
+    routes = [*_api_routes(services), *_mcp_routes(services), *_oauth_routes(services)]
+    # The body deadline only here: on Lambda, API Gateway delivers whole bodies.
+    return starlette_app(
+        routes,
+        services.settings,
+        error_page=_browser_error_page(),
+        extra=[Middleware(BodyDeadlineMiddleware, settings=services.settings)],
+    )

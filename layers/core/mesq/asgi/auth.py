@@ -1,0 +1,65 @@
+"""Bearer credentials -> Principal, and the scope check every operation goes through."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+
+from ..auth.oauth.grants import authenticate_access_token
+from ..auth.oauth.keys import ACCESS_PREFIX
+from ..auth.oauth.resources import accepts
+from ..auth.scopes import missing_scopes
+from ..auth.tokens import authenticate_token
+from ..concurrency import run_sync
+from ..context import Principal, Services
+from ..errors import Forbidden, Unauthorized
+from ..ratelimit import RateLimiter
+from ..store.ports import ItemStore
+from .instance import client_ip, instance_url
+
+
+def bearer_token(request: Request) -> str | None:
+    header = request.headers.get("authorization")
+    if not header:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("use Authorization: Bearer <token>")
+    return token.strip()
+
+
+def authenticate_bearer(items: ItemStore, token: str, instance: str, path: str) -> Principal:
+    """A PAT, or an OAuth access token whose RFC 8707 audience covers `path` of `instance`."""
+    if token.startswith(ACCESS_PREFIX):
+        return authenticate_access_token(items, token, lambda resource: accepts(resource, instance, path))
+    return authenticate_token(items, token)
+
+
+def authenticate(request: Request, services: Services) -> Principal:
+    token = bearer_token(request)
+    if token is None:
+        raise Unauthorized("authentication required: send Authorization: Bearer <token>")
+    return authenticate_bearer(services.items, token, instance_url(request, services), request.url.path)
+
+
+async def count_unauthenticated(limiter: RateLimiter, request: Request) -> None:
+    """One request without a valid credential, counted against the client IP's `unauthenticated`
+    budget (docs/contract.md §7): RateLimited once it is spent. It slows down token guessing and
+    caps what anonymous callers can make the server write (OAuth pending requests, clients)."""
+    if limiter.enabled:
+        await run_sync(limiter.hit, f"ip:{client_ip(request)}", "unauthenticated")
+
+
+async def rest_principal(request: Request, services: Services, limiter: RateLimiter) -> Principal:
+    """The REST caller's credential; a missing or invalid one is counted per client IP, so
+    guessing tokens ends in 429 (with Retry-After) instead of an endless stream of 401s."""
+    try:
+        return await run_sync(authenticate, request, services)
+    except Unauthorized:
+        await count_unauthenticated(limiter, request)
+        raise
+
+
+def require_scopes(principal: Principal, needed: tuple[str, ...]) -> None:
+    missing = missing_scopes(principal.scopes, needed)
+    if missing:
+        raise Forbidden(f"this credential lacks the scope(s) {', '.join(missing)}")

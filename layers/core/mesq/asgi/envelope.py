@@ -1,0 +1,31 @@
+"""The REST envelopes of docs/contract.md §3 and the one place errors become responses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools import Logger
+from starlette.responses import JSONResponse
+
+from ..errors import Internal, MesqError
+
+logger = Logger(child=True)
+
+NO_STORE = {"Cache-Control": "private, no-store"}
+
+
+def success(data: dict[str, Any], trace_id: str, status: int = 200) -> JSONResponse:
+    return JSONResponse({"data": data, "traceId": trace_id}, status_code=status, headers=NO_STORE)
+
+
+def failure(error: MesqError, trace_id: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    all_headers = {**NO_STORE, **(headers or {})}
+    if error.retry_after_seconds is not None:
+        all_headers["Retry-After"] = str(error.retry_after_seconds)
+    return JSONResponse(error.envelope(trace_id), status_code=error.http_status, headers=all_headers)
+
+
+def internal_failure(exc: BaseException, trace_id: str) -> JSONResponse:
+    """An unexpected fault: logged with its traceback, answered without its text."""
+    logger.exception("unhandled error", extra={"traceId": trace_id, "error_type": type(exc).__name__})
+    return failure(Internal.for_trace(trace_id), trace_id)

@@ -1,0 +1,270 @@
+"""The memo read operations (docs/contract.md §4): list, search, get, batch get, the tag tree,
+the insight selection and the listing of attachments (of a memo or of the account), one function
+per operationId. Plain functions of (Call, validated arguments); nothing here knows HTTP or MCP.
+
+Lists read the sparse GSI1 (`store.timeline_entries`: only the projected attributes), filter and
+order its entries, and fetch the whole memos of the page by key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from ..attachments import store as attachment_store
+from ..attachments.uploads import public_resource
+from ..auth.users import get_user
+from ..context import Call
+from ..errors import NotFound, ValidationError
+from ..pages import full_and_behind, page
+from ..spec import load_spec
+from ..store.ports import Item
+from ..timestamps import parse_timestamp, parse_zone
+from . import store
+from .filters import MemoFilter, entry_id, filter_from, sort_key
+
+
+def content_max_characters() -> int:
+    """The content limit, read from the spec so the schema and the domain cannot disagree."""
+    schemas = load_spec().document["components"]["schemas"]
+    return int(schemas["MemoContent"]["maxLength"])
+
+
+# -- shapes ------------------------------------------------------------------------------------
+
+_PUBLIC_FIELDS = (
+    "id", "content", "tags", "status", "pinned", "resources", "contentSource", "createdAt", "updatedAt",
+    "revision",
+)  # fmt: skip
+
+
+def public_memo(item: Item) -> dict[str, Any]:
+    return {name: item[name] for name in _PUBLIC_FIELDS}
+
+
+def _page(offset: int, limit: int, returned: int, total: int, consumed: int | None = None) -> dict[str, Any]:
+    """`consumed` = matches this page stepped over; more than `returned` when a match changed
+    between the index read and the fetch (the index is eventually consistent on DynamoDB).
+    Only a full page can have a successor (`pages.full_and_behind`)."""
+    return page(offset, limit, returned, total, has_more=full_and_behind, step=consumed)
+
+
+def _time_zone(args: dict[str, Any]) -> ZoneInfo | None:
+    name = args.get("deviceTimeZone")
+    return None if name is None else parse_zone(name, "deviceTimeZone")
+
+
+# -- context (sidebar) -------------------------------------------------------------------------
+
+
+def _context(call: Call, zone: ZoneInfo | None) -> dict[str, Any]:
+    items, user_id = call.services.items, call.principal.user_id
+    stats = store.read_stats(items, user_id)
+    days: dict[str, int] = {}
+    for entry in store.timeline_entries(items, user_id, "NORMAL"):
+        moment = parse_timestamp(entry["createdAt"], "createdAt")
+        day = (moment.astimezone(zone) if zone else moment).date().isoformat()
+        days[day] = days.get(day, 0) + 1
+    profile = get_user(items, user_id) or {}
+    return {
+        "filters": {
+            "all": stats["normal"] + stats["archived"],
+            "normal": stats["normal"],
+            "archived": stats["archived"],
+            "pinned": stats["pinned"],
+            "untagged": stats["untagged"],
+            "tags": store.read_tag_counts(items, user_id),
+            "days": dict(sorted(days.items(), reverse=True)),
+        },
+        "contentMaxCharacters": content_max_characters(),
+        "doubleClickEdit": bool(profile.get("settings", {}).get("doubleClickEdit", False)),
+    }
+
+
+# -- reads -------------------------------------------------------------------------------------
+
+
+def _fetch_matching(call: Call, memo_filter: MemoFilter, entries: list[Item]) -> list[Item]:
+    """Whole memos for index entries, in their order, re-checked against the filter: the index
+    may lag the table for a moment, and a memo trashed meanwhile must not show as NORMAL."""
+    wanted = [entry_id(entry) for entry in entries]
+    found = store.fetch_memos(call.services.items, call.principal.user_id, wanted)
+    return [found[memo_id] for memo_id in wanted if memo_id in found and memo_filter.matches(found[memo_id])]
+
+
+def _ordered_page(call: Call, memo_filter: MemoFilter, offset: int, limit: int) -> tuple[list[Item], int, int]:
+    """The page's whole memos in list order, the number of matches and how many of them the
+    page stepped over."""
+    items, user_id = call.services.items, call.principal.user_id
+    if memo_filter.is_empty_range:
+        return [], 0, 0
+    if memo_filter.is_plain:
+        stats = store.read_stats(items, user_id)
+        total = sum(stats[status.lower()] for status in memo_filter.statuses)
+        entries = [
+            entry
+            for status in memo_filter.statuses
+            for entry in store.timeline_entries(items, user_id, status, limit=offset + limit)
+        ]
+    else:
+        entries = [
+            entry
+            for status in memo_filter.statuses
+            for entry in store.timeline_entries(items, user_id, status)
+            if memo_filter.matches(entry)
+        ]
+        total = len(entries)
+    entries.sort(key=sort_key, reverse=True)
+    selected = entries[offset : offset + limit]
+    return _fetch_matching(call, memo_filter, selected), total, len(selected)
+
+
+def _list_result(call: Call, args: dict[str, Any], memos: list[Item], page: dict[str, Any]) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "pinnedItems": [public_memo(m) for m in memos if m["pinned"]],
+        "timelineItems": [public_memo(m) for m in memos if not m["pinned"]],
+        "page": page,
+    }
+    if args.get("includeContext"):
+        data.update(_context(call, _time_zone(args)))
+    return data
+
+
+def _list_arguments(args: dict[str, Any]) -> tuple[MemoFilter, int, int]:
+    """Filter and page of list_memos / search_memos; the time zone is checked up front too."""
+    _time_zone(args)
+    return filter_from(args), args.get("offset", 0), args.get("limit", 20)
+
+
+def list_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    memo_filter, offset, limit = _list_arguments(args)
+    memos, total, consumed = _ordered_page(call, memo_filter, offset, limit)
+    return _list_result(call, args, memos, _page(offset, limit, len(memos), total, consumed))
+
+
+def search_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    memo_filter, offset, limit = _list_arguments(args)
+    needle = args["query"].casefold()
+    matches: list[Item] = []
+    if not memo_filter.is_empty_range:
+        matches = [
+            memo
+            for memo in store.all_memos(call.services.items, call.principal.user_id)
+            if memo_filter.matches(memo) and needle in memo["content"].casefold()
+        ]
+    matches.sort(key=sort_key, reverse=True)
+    page = matches[offset : offset + limit]
+    return _list_result(call, args, page, _page(offset, limit, len(page), len(matches)))
+
+
+def require_memo(call: Call, memo_id: str) -> Item:
+    memo = store.read_memo(call.services.items, call.principal.user_id, memo_id)
+    if memo is None:
+        raise NotFound(f"memo {memo_id!r} not found")
+    return memo
+
+
+def get_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    zone = _time_zone(args)
+    data: dict[str, Any] = {"memo": public_memo(require_memo(call, args["id"]))}
+    if args.get("includeContext"):
+        data.update(_context(call, zone))
+    return data
+
+
+def batch_get_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    ids = list(dict.fromkeys(args["ids"]))
+    found = store.fetch_memos(call.services.items, call.principal.user_id, ids)
+    return {
+        "memos": [public_memo(found[i]) for i in ids if i in found],
+        "missingIds": [i for i in ids if i not in found],
+    }
+
+
+def list_tags(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    counts = store.read_tag_counts(call.services.items, call.principal.user_id)
+    roots: list[dict[str, Any]] = []
+    nodes: dict[str, dict[str, Any]] = {}
+    for path in sorted(counts):
+        node = {"name": path.rsplit("/", 1)[-1], "path": path, "count": counts[path], "children": []}
+        nodes[path] = node
+        parent = path.rsplit("/", 1)[0] if "/" in path else None
+        (nodes[parent]["children"] if parent in nodes else roots).append(node)
+    return {"tags": roots}
+
+
+def select_memos_for_insight(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    offset, limit = args.get("offset", 0), args.get("limit", 20)
+    scope_fields = [name for name in ("tags", "untagged", "from", "to", "dateScopeMode") if name in args]
+    if "memoIds" in args:
+        if scope_fields:
+            raise ValidationError(
+                f"memoIds cannot be combined with {', '.join(scope_fields)}: choose explicit ids or a scope"
+            )
+        ids = list(dict.fromkeys(args["memoIds"]))
+        found = store.fetch_memos(call.services.items, call.principal.user_id, ids)
+        selected = [found[i] for i in ids if i in found and found[i]["status"] == "NORMAL"]
+        data: dict[str, Any] = {
+            "memos": [public_memo(m) for m in selected[offset : offset + limit]],
+            "page": _page(offset, limit, len(selected[offset : offset + limit]), len(selected)),
+            "scope": {"mode": "ids", "memoIds": ids},
+            "missingIds": [i for i in ids if i not in found],
+            "excludedIds": [i for i in ids if i in found and found[i]["status"] != "NORMAL"],
+        }
+        return data
+    has_range = "from" in args or "to" in args
+    mode = args.get("dateScopeMode", "range" if has_range else "all")
+    if mode == "all" and has_range:
+        raise ValidationError("dateScopeMode=all cannot be combined with from/to")
+    if mode == "range" and not has_range:
+        raise ValidationError("dateScopeMode=range needs from and/or to")
+    memo_filter = filter_from(
+        {"tags": args.get("tags", []), "untagged": args.get("untagged"),
+         "createdFrom": args.get("from"), "createdTo": args.get("to")}
+    )  # fmt: skip
+    entries: list[Item] = []
+    if not memo_filter.is_empty_range:
+        entries = [
+            e
+            for e in store.timeline_entries(call.services.items, call.principal.user_id, "NORMAL")
+            if memo_filter.matches(e)
+        ]
+    entries.sort(key=lambda e: (e["createdAt"], entry_id(e)), reverse=True)
+    selected = entries[offset : offset + limit]
+    memos = [public_memo(m) for m in _fetch_matching(call, memo_filter, selected)]
+    scope: dict[str, Any] = {"mode": "scope", "dateScopeMode": mode}
+    for name in ("tags", "untagged", "from", "to"):
+        if name in args:
+            scope[name] = args[name]
+    page = _page(offset, limit, len(memos), len(entries), len(selected))
+    return {"memos": memos, "page": page, "scope": scope}
+
+
+def list_memo_resources(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    """The attachments of one memo (`memoId`, in the memo's order) or of the account (newest
+    first). Here and not in attachments/: a memo's attachments are memo data, and attachments
+    never reads memos."""
+    offset, limit = args.get("offset", 0), args.get("limit", 20)
+    items, user_id = call.services.items, call.principal.user_id
+    if "memoId" in args:
+        attached = require_memo(call, args["memoId"])["resources"]
+        selected = attached[offset : offset + limit]
+        resources = [public_resource(call, r) for r in selected]
+        paged = page(offset, limit, len(resources), len(attached), has_more=full_and_behind)
+        return {"resources": resources, "page": paged}
+    _bytes, total = attachment_store.read_usage(items, user_id)
+    records = list(attachment_store.list_attachments(items, user_id, offset + limit))[offset:]
+    resources = [public_resource(call, r) for r in records]
+    paged = page(offset, limit, len(resources), total, has_more=full_and_behind)
+    return {"resources": resources, "page": paged}
+
+
+OPERATIONS = {
+    fn.__name__: fn
+    for fn in (
+        list_memos, search_memos, get_memo, batch_get_memos, list_tags, select_memos_for_insight,
+        list_memo_resources,
+    )
+}  # fmt: skip
+
+__all__ = ["OPERATIONS", "content_max_characters", "public_memo", "require_memo"]

@@ -1,0 +1,197 @@
+"""The memo write operations (docs/contract.md §4): create, update, trash, restore and the tag
+rename, one function per operationId.
+
+Every write of a memo is one store transaction (`store.write_memo`: the memo with its revision
+condition and the counter deltas); a create adds its idempotency claim (`idempotency.create_once`).
+A stale revision is REVISION_CONFLICT with the current memo as recoverData.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from .. import idempotency
+from ..attachments.reads import checked_resources
+from ..context import Call
+from ..errors import RevisionConflict, ValidationError
+from ..keys import user_partition
+from ..store.ports import ConditionFailed, Item
+from ..tags import expand_tag_paths, is_valid_tag, parse_tags, rename_tag
+from ..timestamps import now_timestamp
+from . import store
+from .filters import entry_id, time_arg
+from .reads import content_max_characters, public_memo, require_memo
+
+# A write touches the memo, the stats item, one counter per tag path that goes away and one per
+# tag path that arrives, and (creates) an idempotency record: 2 * 48 + 3 <= 100, DynamoDB's
+# transaction limit, even when every tag of a memo is replaced at once.
+MAX_TAG_PATHS_PER_MEMO = 48
+RENAME_ATTEMPTS = 3
+
+
+def _tags_of(content: str) -> tuple[list[str], list[str]]:
+    tags = parse_tags(content)
+    paths = expand_tag_paths(tags)
+    if len(paths) > MAX_TAG_PATHS_PER_MEMO:
+        raise ValidationError(
+            f"content: at most {MAX_TAG_PATHS_PER_MEMO} distinct tags (counting parent tags) per memo"
+        )
+    return tags, paths
+
+
+def _conflict(call: Call, memo_id: str) -> RevisionConflict:
+    current = require_memo(call, memo_id)
+    return RevisionConflict(
+        f"memo {memo_id!r} is at revision {current['revision']}; merge your change into "
+        "recoverData.memo and retry with its revision",
+        recover_data={"memo": public_memo(current)},
+    )
+
+
+def create_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    items, user_id = call.services.items, call.principal.user_id
+
+    def create(claim: idempotency.Claim) -> dict[str, Any]:
+        tags, paths = _tags_of(args["content"])
+        now = now_timestamp()
+        memo: Item = {
+            "id": secrets.token_urlsafe(12),
+            "content": args["content"],
+            "tags": tags,
+            "tagPaths": paths,
+            "status": args.get("status", "NORMAL"),
+            "pinned": args.get("pinned", False),
+            "resources": checked_resources(call, args.get("resources", [])),
+            "contentSource": args.get("contentSource", call.channel),
+            "createdAt": time_arg(args, "createdAt") or now,
+            "updatedAt": now,
+            "revision": 1,
+        }
+        data = {"memo": public_memo(memo)}
+        # Only the idempotency claim can fail here (ids are random): create_once answers a twin's.
+        store.write_memo(items, user_id, None, memo, claim.ops(data))
+        return data
+
+    return idempotency.create_once(items, user_partition(user_id), "create_memo", args, create)
+
+
+def _save(call: Call, before: Item, after: Item) -> dict[str, Any]:
+    after["updatedAt"] = max(now_timestamp(), before["updatedAt"])
+    after["revision"] = before["revision"] + 1
+    try:
+        store.write_memo(call.services.items, call.principal.user_id, before, after)
+    except ConditionFailed as failure:
+        if failure.index == 0:
+            raise _conflict(call, before["id"]) from None
+        raise
+    return {"memo": public_memo(after)}
+
+
+def _current_at(call: Call, memo_id: str, expected_revision: int) -> Item:
+    memo = require_memo(call, memo_id)
+    if memo["revision"] != expected_revision:
+        raise _conflict(call, memo_id)
+    return memo
+
+
+def update_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    changes = [name for name in ("content", "pinned", "status", "resources") if name in args]
+    if not changes:
+        raise ValidationError("give at least one of content, pinned, status or resources to change")
+    before = _current_at(call, args["id"], args["expectedRevision"])
+    if before["status"] == "DELETED" and "status" in args:
+        raise ValidationError("this memo is in the trash; use restore_memo to bring it back first")
+    after = dict(before)
+    if "content" in args:
+        after["content"] = args["content"]
+        after["tags"], after["tagPaths"] = _tags_of(args["content"])
+    for name in ("pinned", "status"):
+        if name in args:
+            after[name] = args[name]
+    if "resources" in args:
+        after["resources"] = checked_resources(call, args["resources"])
+    return _save(call, before, after)
+
+
+def delete_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    before = _current_at(call, args["id"], args["expectedRevision"])
+    if before["status"] == "DELETED":
+        return {"memo": public_memo(before)}  # already in the trash: nothing to do
+    return _save(call, before, {**before, "status": "DELETED"})
+
+
+def restore_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    before = _current_at(call, args["id"], args["expectedRevision"])
+    if before["status"] != "DELETED":
+        raise ValidationError(f"memo {args['id']!r} is not in the trash (status {before['status']})")
+    return _save(call, before, {**before, "status": "NORMAL"})
+
+
+def _renamed(memo: Item, old: str, new: str) -> Item | None:
+    """The memo with the tag renamed (None when its content does not change); ValidationError
+    when the result would break a limit."""
+    content = rename_tag(memo["content"], old, new)
+    if content == memo["content"]:
+        return None
+    limit = content_max_characters()
+    if len(content) > limit:
+        raise ValidationError(f"renaming would make memo {memo['id']!r} longer than {limit} characters")
+    try:
+        tags, paths = _tags_of(content)
+    except ValidationError as error:
+        raise ValidationError(f"memo {memo['id']!r}: {error.message}") from None
+    return dict(memo, content=content, tags=tags, tagPaths=paths)
+
+
+def rename_memo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    old, new = args["from"], args["to"]
+    for name, tag in (("from", old), ("to", new)):
+        if not is_valid_tag(tag):
+            raise ValidationError(f"{name}: {tag!r} is not a valid tag")
+    if old == new:
+        raise ValidationError("from and to are the same tag")
+    if new.startswith(old + "/"):
+        raise ValidationError("a tag cannot be renamed to one of its own children")
+    items, user_id = call.services.items, call.principal.user_id
+    candidates = [
+        entry_id(entry)
+        for status in store.STATUSES
+        for entry in store.timeline_entries(items, user_id, status)
+        if old in entry.get("tagPaths", [])
+    ]
+    # Check every memo first: a rename that cannot complete changes nothing (barring an edit
+    # between this check and the write, which the error below then reports).
+    for memo in store.fetch_memos(items, user_id, candidates).values():
+        _renamed(memo, old, new)
+    updated = 0
+    skipped: list[str] = []
+    for memo_id in candidates:
+        for _attempt in range(RENAME_ATTEMPTS):
+            before = store.read_memo(items, user_id, memo_id)
+            try:
+                after = _renamed(before, old, new) if before is not None else None
+            except ValidationError as error:
+                raise ValidationError(f"{error.message}; {updated} memos were renamed before it") from None
+            if before is None or after is None:
+                break
+            try:
+                _save(call, before, after)
+            except RevisionConflict:
+                continue  # edited meanwhile: re-read and rename the new content
+            updated += 1
+            break
+        else:
+            skipped.append(memo_id)  # edited on every attempt: left for the caller to retry
+    data: dict[str, Any] = {"from": old, "to": new, "updatedMemos": updated}
+    if skipped:
+        data["skippedMemoIds"] = skipped
+    return data
+
+
+OPERATIONS = {
+    fn.__name__: fn
+    for fn in (create_memo, update_memo, delete_memo, restore_memo, rename_memo_tag)
+}  # fmt: skip
+
+__all__ = ["MAX_TAG_PATHS_PER_MEMO", "OPERATIONS"]

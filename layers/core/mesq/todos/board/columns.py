@@ -1,0 +1,108 @@
+"""Column operations: create_todo_column, update_todo_column (rename, reorder, archive),
+delete_todo_column. A space always keeps at least one open (non-archived) column, so "a task
+without a column goes to the first open column" always has an answer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...context import Call
+from ...errors import RevisionConflict, ValidationError
+from ...store.ports import Item
+from ...timestamps import now_timestamp
+from .. import model
+from ..destinations import find_column, resolve_space
+from ..state import TodoState
+from ..writes import Built, apply, bump, create_once, delete_revised, put_new, put_revised, require_revision
+
+
+def _conflict(column_id: str) -> Callable[[TodoState], RevisionConflict]:
+    def make(state: TodoState) -> RevisionConflict:
+        current = state.columns.get(column_id)
+        return RevisionConflict(
+            f"todo column {column_id!r} changed meanwhile; merge your change into recoverData.column "
+            "and retry with its revision",
+            recover_data={"column": model.public_column(current)} if current is not None else None,
+        )
+
+    return make
+
+
+def create_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    user_id = call.principal.user_id
+    name = model.check_name(args["name"])
+
+    def build(state: TodoState) -> Built:
+        space = resolve_space(state, args.get("spaceId"), args.get("spaceSlug")) or state.default_space()
+        assert space is not None  # ensured by apply
+        siblings = state.columns_of(space["id"])
+        if len(siblings) >= model.MAX_COLUMNS_PER_SPACE:
+            raise ValidationError(f"a space has at most {model.MAX_COLUMNS_PER_SPACE} columns")
+        now = now_timestamp()
+        column: Item = {
+            "id": model.new_id(),
+            "spaceId": space["id"],
+            "name": name,
+            "position": model.position_for_index([c["position"] for c in siblings], args.get("index")),
+            "archived": False,
+            "revision": 1,
+            "createdAt": now,
+            "updatedAt": now,
+        }
+        ops = [put_new(user_id, "column", column)]
+        return {"column": model.public_column(column)}, list(ops)
+
+    def conflict(state: TodoState) -> ValidationError:
+        return ValidationError("the column could not be created because the space changed meanwhile; retry")
+
+    return create_once(call, "create_todo_column", args, build, conflict)
+
+
+def _other_open_columns(state: TodoState, column: Item) -> list[Item]:
+    return [c for c in state.columns_of(column["spaceId"], include_archived=False) if c["id"] != column["id"]]
+
+
+def update_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    user_id = call.principal.user_id
+    if not any(name in args for name in ("name", "index", "archived")):
+        raise ValidationError("give at least one of name, index or archived to change")
+
+    def build(state: TodoState) -> Built:
+        before = find_column(state, args["columnId"])
+        require_revision(before, args["expectedRevision"], lambda: _conflict(before["id"])(state))
+        after = {**before, **bump(before)}
+        if "name" in args:
+            after["name"] = model.check_name(args["name"])
+        if "index" in args:
+            siblings = [c["position"] for c in state.columns_of(before["spaceId"]) if c["id"] != before["id"]]
+            after["position"] = model.position_for_index(siblings, args["index"])
+        if args.get("archived") is True and not before.get("archived") and not _other_open_columns(state, before):
+            raise ValidationError(
+                "this is the space's last open column; a space keeps at least one (add another first)"
+            )
+        if "archived" in args:
+            after["archived"] = args["archived"]
+        return {"column": model.public_column(after)}, [put_revised(user_id, "column", before, after)]
+
+    return apply(call, build, _conflict(args["columnId"]))
+
+
+def delete_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    user_id = call.principal.user_id
+
+    def build(state: TodoState) -> Built:
+        before = find_column(state, args["columnId"])
+        require_revision(before, args["expectedRevision"], lambda: _conflict(before["id"])(state))
+        live_tasks = state.root_tasks(before["id"], consistent=True)  # the table, not the lagging index
+        if live_tasks:
+            raise ValidationError(
+                f"column {before['name']!r} still has {len(live_tasks)} live tasks; move or delete them first"
+            )
+        if not before.get("archived") and not _other_open_columns(state, before):
+            raise ValidationError(
+                "this is the space's last open column; a space keeps at least one (add another first)"
+            )
+        return {"column": model.public_column(before)}, [delete_revised(user_id, "column", before)]
+
+    return apply(call, build, _conflict(args["columnId"]))

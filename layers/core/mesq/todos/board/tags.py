@@ -1,0 +1,199 @@
+"""Todo tag operations: list_todo_tags, create_todo_tag, update_todo_tag (recolour / rename /
+merge), delete_todo_tag.
+
+Every tag used on a task, subtask or inbox item is a `TODO#TAG#<name>` record (registered in the
+same transaction as the record that first uses it), so the registry is the tag list. Renaming or
+deleting a tag rewrites every record carrying it: a bounded pass over the user's records in
+transactions of CHUNK records, each record guarded by its revision; a chunk that conflicts is
+re-read and retried, then its records are tried one by one, and a record that still conflicts is
+reported in `skippedIds` (memos' rename rule), never overwritten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...context import Call
+from ...errors import NotFound, RevisionConflict, ValidationError
+from ...store.ports import ConditionFailed, Item, ItemStore, WriteOp
+from ...timestamps import now_timestamp
+from .. import keys, model
+from ..state import TodoState, load_state
+from ..writes import Built, apply, bump, commit, create_once, delete_revised, put_new, put_revised, require_revision
+
+CHUNK = 25
+ATTEMPTS = 3
+
+
+def _usage(state: TodoState) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    records = [t for t in state.every_task() if keys.live(t)] + state.live_inbox()
+    for record in records:
+        parent = record.get("parentId")
+        if parent is not None and not keys.live(state.task(parent) or {"deletedAt": "gone"}):
+            continue
+        for tag in record.get("tags", []):
+            counts[tag] = counts.get(tag, 0) + 1
+    return counts
+
+
+def list_todo_tags(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    state = load_state(call.services.items, call.principal.user_id)
+    counts = _usage(state)
+    return {"tags": [{**model.public_tag(state.tags[n]), "count": counts.get(n, 0)} for n in sorted(state.tags)]}
+
+
+def _find(state: TodoState, name: str) -> Item:
+    tag = state.tags.get(name)
+    if tag is None:
+        raise NotFound(f"todo tag {name!r} not found")
+    return tag
+
+
+def _conflict(name: str) -> Callable[[TodoState], RevisionConflict]:
+    def make(state: TodoState) -> RevisionConflict:
+        current = state.tags.get(name)
+        return RevisionConflict(
+            f"todo tag {name!r} changed meanwhile; retry with recoverData.tag's revision",
+            recover_data={"tag": model.public_tag(current)} if current is not None else None,
+        )
+
+    return make
+
+
+def create_todo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    user_id = call.principal.user_id
+    name = model.check_tags([args["name"]], "name")[0]
+
+    def build(state: TodoState) -> Built:
+        if name in state.tags:
+            raise ValidationError(f"todo tag {name!r} already exists; use update_todo_tag to change it")
+        now = now_timestamp()
+        tag = {"name": name, "color": args.get("color"), "revision": 1, "createdAt": now, "updatedAt": now}
+        return {"tag": model.public_tag(tag)}, [put_new(user_id, "tag", tag)]
+
+    def conflict(state: TodoState) -> ValidationError:
+        return ValidationError(f"todo tag {name!r} was created at the same moment by another request")
+
+    return create_once(call, "create_todo_tag", args, build, conflict)
+
+
+# -- rewriting records -------------------------------------------------------------------------
+
+
+def _carriers(state: TodoState, name: str) -> list[tuple[keys.Kind, str]]:
+    """Every task, subtask and inbox item (trash included) carrying the tag, as (kind, id)."""
+    found: list[tuple[keys.Kind, str]] = [("task", t["id"]) for t in state.every_task() if name in t.get("tags", [])]
+    found += [("inbox", i["id"]) for i in state.every_inbox_item() if name in i.get("tags", [])]
+    return sorted(found)
+
+
+def _rewrite(
+    items: ItemStore, user_id: str, targets: list[tuple[keys.Kind, str]], edit: Callable[[list[str]], list[str]]
+) -> tuple[int, list[str]]:
+    """Apply `edit` to the tags of every target, CHUNK records per transaction: (updated, skipped)."""
+    updated, skipped = 0, []
+    for start in range(0, len(targets), CHUNK):
+        chunk = targets[start : start + CHUNK]
+        written = _rewrite_group(items, user_id, chunk, edit)
+        if written is not None:
+            updated += written
+            continue
+        for target in chunk:  # the chunk kept conflicting: one by one, each with its own retries
+            written = _rewrite_group(items, user_id, [target], edit)
+            if written is None:
+                skipped.append(target[1])
+            else:
+                updated += written
+    return updated, skipped
+
+
+def _rewrite_group(
+    items: ItemStore, user_id: str, group: list[tuple[keys.Kind, str]], edit: Callable[[list[str]], list[str]]
+) -> int | None:
+    """Rewrite a group in one transaction (re-reading it on every attempt); None when it kept conflicting."""
+    now = now_timestamp()
+    for _attempt in range(ATTEMPTS):
+        records = items.batch_get([keys.key(user_id, kind, ident) for kind, ident in group])
+        ops: list[WriteOp] = []
+        for item in records:
+            kind: keys.Kind = "inbox" if str(item["sk"]).startswith("TODO#INBOX#") else "task"
+            before = {k: v for k, v in item.items() if k not in ("pk", "sk")}
+            tags = edit(list(before.get("tags", [])))
+            if tags != before.get("tags", []):
+                ops.append(
+                    put_revised(user_id, kind, before, {**before, **bump(before, now), "tags": tags})
+                )
+        try:
+            commit(items, ops)
+            return len(ops)
+        except ConditionFailed:
+            continue
+    return None
+
+
+def _renamer(old: str, new: str) -> Callable[[list[str]], list[str]]:
+    return lambda tags: list(dict.fromkeys(new if t == old else t for t in tags))
+
+
+def update_todo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    items, user_id = call.services.items, call.principal.user_id
+    name, new_name = args["name"], args.get("newName")
+    if new_name is None and "color" not in args:
+        raise ValidationError("give newName and/or color to change")
+    if new_name == name:
+        raise ValidationError("newName is the tag's current name")
+    if new_name is not None:
+        model.check_tags([new_name], "newName")
+    result: dict[str, Any] = {}
+
+    def build(state: TodoState) -> Built:
+        before = _find(state, name)
+        require_revision(before, args["expectedRevision"], lambda: _conflict(name)(state))
+        now = now_timestamp()
+        color = args.get("color", before["color"])
+        if new_name is None:
+            after = {**before, **bump(before, now), "color": color}
+            return {"tag": model.public_tag(after)}, [put_revised(user_id, "tag", before, after)]
+        ops: list[WriteOp] = [delete_revised(user_id, "tag", before)]
+        target = state.tags.get(new_name)
+        if target is None:  # a plain rename: the record moves to its new key
+            after = {**before, **bump(before, now), "name": new_name, "color": color}
+            ops.append(put_new(user_id, "tag", after))
+        elif "color" in args:  # a merge that also recolours the surviving tag
+            after = {**target, **bump(target, now), "color": color}
+            ops.append(put_revised(user_id, "tag", target, after))
+        else:
+            after = target
+        result["targets"] = _carriers(state, name)
+        return {"tag": model.public_tag(after)}, ops
+
+    data = apply(call, build, _conflict(name))
+    if new_name is None:
+        return data
+    updated, skipped = _rewrite(items, user_id, result["targets"], _renamer(name, new_name))
+    data["updatedRecords"] = updated
+    if skipped:
+        data["skippedIds"] = skipped
+    return data
+
+
+def delete_todo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    items, user_id = call.services.items, call.principal.user_id
+    name = args["name"]
+    state = load_state(items, user_id)
+    tag = _find(state, name)
+    require_revision(tag, args["expectedRevision"], lambda: _conflict(name)(state))
+    updated, skipped = _rewrite(items, user_id, _carriers(state, name), lambda tags: [t for t in tags if t != name])
+    data: dict[str, Any] = {"tag": model.public_tag(tag), "updatedRecords": updated}
+    if skipped:
+        data["skippedIds"] = skipped
+        return data  # the tag stays listed while records still carry it
+
+    def build(fresh: TodoState) -> Built:
+        current = _find(fresh, name)
+        require_revision(current, args["expectedRevision"], lambda: _conflict(name)(fresh))
+        return data, [delete_revised(user_id, "tag", current)]
+
+    return apply(call, build, _conflict(name))

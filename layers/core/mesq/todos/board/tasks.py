@@ -1,0 +1,283 @@
+"""Root task operations: create, update, move, complete, reopen, delete (to the trash), restore
+and duplicate. Every operation is one transaction: the task (revision-conditioned), its subtasks
+when they move with it, new tag registrations and, for creates, the idempotency record.
+
+Also offers the helpers subtasks, batch and trash reuse: `find_task`, `find_root`,
+`task_conflict`, `changed`, `completed`, `reopened`, `relocation`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...context import Call
+from ...errors import NotFound, RevisionConflict, ValidationError
+from ...store.ports import Check, Condition, Item, WriteOp
+from ...timestamps import now_timestamp
+from .. import keys, model
+from ..destinations import resolve_destination
+from ..state import TodoState
+from ..writes import Built, apply, bump, create_once, put_new, put_revised, require_revision, tag_registrations
+
+CONTENT_FIELDS = ("title", "notes", "priority", "tags", "due", "timezone")
+
+
+# -- lookups and conflicts ---------------------------------------------------------------------
+
+
+def find_task(state: TodoState, task_id: str) -> Item:
+    task = state.task(task_id)
+    if task is None:
+        raise NotFound(f"todo task {task_id!r} not found")
+    return task
+
+
+def find_root(state: TodoState, task_id: str) -> Item:
+    task = find_task(state, task_id)
+    if task.get("parentId") is not None:
+        raise ValidationError(f"{task_id!r} is a subtask; use the *_todo_subtask tools for it")
+    return task
+
+
+def task_conflict(task_id: str, key: str = "task") -> Callable[[TodoState], RevisionConflict]:
+    """REVISION_CONFLICT whose recoverData is the current record under `key` (task / subtask)."""
+
+    def make(state: TodoState) -> RevisionConflict:
+        current = state.task(task_id)
+        return RevisionConflict(
+            f"todo {key} {task_id!r} changed meanwhile; merge your change into recoverData.{key} and retry "
+            "with its revision",
+            recover_data={key: model.public_task(current)} if current is not None else None,
+        )
+
+    return make
+
+
+def require_live(task: Item, kind: str = "task") -> None:
+    if not keys.live(task):
+        raise ValidationError(f"todo {kind} {task['id']!r} is in the trash; restore it first")
+
+
+# -- record changes ----------------------------------------------------------------------------
+
+
+def changed(before: Item, args: dict[str, Any], now: str) -> Item:
+    """`before` with the content fields given in `args` (validated), a new revision and time."""
+    return model.with_content({**before, **bump(before, now)}, args)
+
+
+def completed(before: Item, now: str) -> Item:
+    if before["done"]:
+        return before
+    return {**before, **bump(before, now), "done": True, "completedAt": now}
+
+
+def reopened(before: Item, now: str) -> Item:
+    if not before["done"]:
+        return before
+    return {**before, **bump(before, now), "done": False, "completedAt": None}
+
+
+def open_column_check(user_id: str, column: Item) -> Check:
+    """The destination column still exists and is not archived when the task lands in it."""
+    return Check(keys.column_key(user_id, column["id"]), Condition(equals={"archived": False}))
+
+
+def _write(user_id: str, before: Item, after: Item) -> list[WriteOp]:
+    return [] if after is before else [put_revised(user_id, "task", before, after)]
+
+
+def _task_data(task: Item, subtasks: list[Item] | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = {"task": model.public_task(task)}
+    if subtasks is not None:
+        data["subtasks"] = [model.public_task(s) for s in sorted(subtasks, key=model.sort_key)]
+    return data
+
+
+def _position_at(state: TodoState, column_id: str, index: int | None, exclude: str | None = None) -> str:
+    """The position that puts a root task at `index` of the column (None = the end)."""
+    return model.position_for_index(state.root_positions(column_id, index, exclude), index)
+
+
+def relocation(
+    state: TodoState, user_id: str, before: Item, after: Item, now: str
+) -> tuple[list[WriteOp], list[Item]]:
+    """Subtasks follow their task into another space: (their writes, their new records)."""
+    subtasks = state.subtasks_of(before["id"], include_deleted=True)
+    if after["spaceId"] == before["spaceId"]:
+        return [], [s for s in subtasks if keys.live(s)]
+    moved = [{**s, **bump(s, now), "spaceId": after["spaceId"]} for s in subtasks]
+    ops: list[WriteOp] = [put_revised(user_id, "task", s, m) for s, m in zip(subtasks, moved, strict=True)]
+    return ops, [m for m in moved if keys.live(m)]
+
+
+# -- operations --------------------------------------------------------------------------------
+
+
+def create_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    user_id = call.principal.user_id
+
+    def build(state: TodoState) -> Built:
+        space, column = resolve_destination(state, args.get("spaceId"), args.get("spaceSlug"), args.get("columnId"))
+        now = now_timestamp()
+        task: Item = {
+            "id": model.new_id(),
+            "spaceId": space["id"],
+            "columnId": column["id"],
+            "parentId": None,
+            "position": _position_at(state, column["id"], args.get("index")),
+            **model.new_task_fields(args, now),
+        }
+        ops: list[WriteOp] = [put_new(user_id, "task", task), open_column_check(user_id, column)]
+        ops += tag_registrations(state, user_id, task["tags"], now)
+        return _task_data(task), ops
+
+    def conflict(state: TodoState) -> ValidationError:
+        return ValidationError("the task could not be created because the board changed meanwhile; retry")
+
+    return create_once(call, "create_todo_task", args, build, conflict)
+
+
+def _root_write(
+    call: Call,
+    args: dict[str, Any],
+    change: Callable[[TodoState, Item, str], tuple[Item, list[WriteOp], list[Item] | None]],
+    *,
+    allow_trashed: bool = False,
+) -> dict[str, Any]:
+    """The shape of every single-root-task write: find, check revision (and liveness), change,
+    commit the task with whatever else `change` adds."""
+    user_id = call.principal.user_id
+
+    def build(state: TodoState) -> Built:
+        before = find_root(state, args["id"])
+        require_revision(before, args["expectedRevision"], lambda: task_conflict(before["id"])(state))
+        if not allow_trashed:
+            require_live(before)
+        after, extra, subtasks = change(state, before, now_timestamp())
+        return _task_data(after, subtasks), _write(user_id, before, after) + extra
+
+    return apply(call, build, task_conflict(args["id"]))
+
+
+def update_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    if not any(name in args for name in CONTENT_FIELDS):
+        raise ValidationError(f"give at least one of {', '.join(CONTENT_FIELDS)} to change")
+    user_id = call.principal.user_id
+
+    def change(state: TodoState, before: Item, now: str) -> tuple[Item, list[WriteOp], None]:
+        after = changed(before, args, now)
+        return after, tag_registrations(state, user_id, after["tags"], now), None
+
+    return _root_write(call, args, change)
+
+
+def move_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    if not any(name in args for name in ("spaceId", "spaceSlug", "columnId", "index")):
+        raise ValidationError("give a destination (spaceId, spaceSlug or columnId) and/or an index")
+    user_id = call.principal.user_id
+
+    def change(state: TodoState, before: Item, now: str) -> tuple[Item, list[WriteOp], list[Item]]:
+        if any(name in args for name in ("spaceId", "spaceSlug", "columnId")):
+            space, column = resolve_destination(state, args.get("spaceId"), args.get("spaceSlug"), args.get("columnId"))
+        else:
+            current = state.columns.get(before["columnId"])
+            if current is None or current["spaceId"] not in state.spaces:
+                raise ValidationError("the task's column no longer exists; give a destination (columnId or space)")
+            space, column = state.spaces[current["spaceId"]], current
+        after = {
+            **before,
+            **bump(before, now),
+            "spaceId": space["id"],
+            "columnId": column["id"],
+            "position": _position_at(state, column["id"], args.get("index"), exclude=before["id"]),
+        }
+        ops, subtasks = relocation(state, user_id, before, after, now)
+        if column["id"] != before["columnId"]:
+            ops.append(open_column_check(user_id, column))
+        return after, ops, subtasks
+
+    return _root_write(call, args, change)
+
+
+def complete_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return _root_write(call, args, lambda state, before, now: (completed(before, now), [], None))
+
+
+def reopen_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return _root_write(call, args, lambda state, before, now: (reopened(before, now), [], None))
+
+
+def delete_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    def change(state: TodoState, before: Item, now: str) -> tuple[Item, list[WriteOp], None]:
+        if not keys.live(before):
+            return before, [], None  # already in the trash
+        return {**before, **bump(before, now), "deletedAt": now}, [], None
+
+    return _root_write(call, args, change, allow_trashed=True)
+
+
+def restored_root(
+    state: TodoState, user_id: str, before: Item, now: str
+) -> tuple[Item, list[WriteOp], list[Item]]:
+    """A trashed root task back on a board: its column if it is still open, else the first open
+    column of its space, else (space deleted) the default space's."""
+    if keys.live(before):
+        raise ValidationError(f"todo task {before['id']!r} is not in the trash")
+    column = state.columns.get(before["columnId"] or "")
+    if column is None or column.get("archived"):
+        space = state.spaces.get(before["spaceId"])
+        space_id = space["id"] if space is not None else state.default_space_id
+        _space, column = resolve_destination(state, space_id, None, None)
+    after = {
+        **before,
+        **bump(before, now),
+        "deletedAt": None,
+        "spaceId": column["spaceId"],
+        "columnId": column["id"],
+    }
+    if column["id"] != before["columnId"]:
+        after["position"] = _position_at(state, column["id"], None)
+    ops, subtasks = relocation(state, user_id, before, after, now)
+    return after, ops, subtasks
+
+
+def restore_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    user_id = call.principal.user_id
+    return _root_write(
+        call, args, lambda state, before, now: restored_root(state, user_id, before, now), allow_trashed=True
+    )
+
+
+def duplicate_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    user_id = call.principal.user_id
+
+    def build(state: TodoState) -> Built:
+        original = find_root(state, args["id"])
+        require_live(original)
+        now = now_timestamp()
+        later = state.root_after(original)
+        fresh = {
+            "revision": 1,
+            "createdAt": now,
+            "updatedAt": now,
+            "done": False,
+            "completedAt": None,
+            "deletedAt": None,
+        }
+        copy: Item = {
+            **original,
+            **fresh,
+            "id": model.new_id(),
+            "title": model.check_title(str(args.get("title", original["title"]))),
+            "position": model.position_between(original["position"], later["position"] if later else None),
+        }
+        subtasks = [
+            {**s, **fresh, "id": model.new_id(), "parentId": copy["id"]} for s in state.subtasks_of(original["id"])
+        ]
+        ops: list[WriteOp] = [put_new(user_id, "task", copy)]
+        ops += [put_new(user_id, "task", s) for s in subtasks]
+        return _task_data(copy, subtasks), ops
+
+    return create_once(call, "duplicate_todo_task", args, build, task_conflict(args["id"]))

@@ -1,0 +1,93 @@
+"""The 25,000-character response budget of todo reads (docs/contract.md §5, seed 常用读工具).
+
+What is measured: the `data` object of a tool result, serialized exactly as the MCP adapter
+writes it into `content[0].text` — `json.dumps(data, ensure_ascii=False, separators=(",", ":"))`
+— counted in Unicode code points (Python `len`), so a CJK character counts as one character, an
+escaped quote as two. The envelope around it (`{"data":...,"traceId":"..."}`, about 60 characters)
+is not counted: it does not depend on the user's data and the budget is about what the data costs
+a model's context.
+
+Lists shrink the page to whole records that fit; when even one record (or the context a detail
+call must carry) is over budget the call fails with RESPONSE_TOO_LARGE whose `details.hints` are
+argument values worth retrying with. The error never means "no tasks".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ...errors import ResponseTooLarge
+
+RESPONSE_BUDGET_CHARACTERS = 25_000
+
+#: Every hint a todo read can give, in the order they are worth trying.
+#: `projection: graph` helps a list whose single parent is too big with its subtasks (graph
+#: pages subtasks apart from their parent).
+HINTS: Mapping[str, Any] = {"limit": 1, "includeNotes": False, "includeContext": False, "projection": "graph"}
+
+
+def json_size(value: Any) -> int:
+    """Characters `value` takes in the tool result's JSON text."""
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def item_cost(value: Any) -> int:
+    """What one more element adds to a JSON array: itself plus the separating comma (the first
+    element has no comma, so sums of item costs over-estimate by one: on the safe side)."""
+    return json_size(value) + 1
+
+
+def fits(value: Any, budget: int = RESPONSE_BUDGET_CHARACTERS) -> bool:
+    return json_size(value) <= budget
+
+
+def response_too_large(
+    what: str,
+    size: int,
+    *,
+    hints: Iterable[str] = ("limit", "includeNotes", "includeContext"),
+    budget: int = RESPONSE_BUDGET_CHARACTERS,
+    record_id: str | None = None,
+) -> ResponseTooLarge:
+    """The RESPONSE_TOO_LARGE error for `what` (e.g. "task abc with its subtasks").
+
+    `hints` names the arguments (keys of HINTS) the caller may retry with; details carry them as
+    `{argument: value}` so a client can merge them into its arguments."""
+    suggested = {name: HINTS[name] for name in hints}
+    advice = ", ".join(f"{name}={json.dumps(value)}" for name, value in suggested.items())
+    details: dict[str, Any] = {
+        "budgetCharacters": budget,
+        "sizeCharacters": size,
+        "hints": suggested,
+    }
+    if record_id is not None:
+        details["recordId"] = record_id
+    message = (
+        f"{what} needs {size} characters, over the {budget}-character response budget"
+        + (
+            f"; retry with {advice}"
+            if advice
+            else "; nothing smaller can be returned for this record: query_todos with includeNotes=true"
+            " gives a 2,000-character preview of its notes"
+        )
+        + ". This does not mean there are no tasks: do not skip it when summarizing."
+    )
+    return ResponseTooLarge(message, details=details)
+
+
+def ensure_fits(
+    data: dict[str, Any],
+    what: str,
+    *,
+    hints: Iterable[str] = ("includeNotes", "includeContext"),
+    budget: int = RESPONSE_BUDGET_CHARACTERS,
+    record_id: str | None = None,
+) -> dict[str, Any]:
+    """`data` unchanged when it fits the budget, else RESPONSE_TOO_LARGE (for detail reads,
+    which cannot drop part of a record)."""
+    size = json_size(data)
+    if size > budget:
+        raise response_too_large(what, size, hints=hints, budget=budget, record_id=record_id)
+    return data

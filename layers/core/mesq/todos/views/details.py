@@ -1,0 +1,72 @@
+"""get_todo_task: one task with its full notes and all its subtasks (seed 常用读工具).
+
+Pure over a `traversal.Board`. Defaults: the whole task (notes included) and every live subtask,
+done ones included, in position order; `timezone` always (the task's own zone, else the user's
+todo default, else UTC: the zone its date-only due and reminders are read in). The heavier context
+comes only with `includeContext: true`:
+- `board`: the task's space, that space's columns (archived included, flagged) and every space
+  (move targets);
+- `inbox`: the live inbox items (without notes or subtasks) and their count;
+- `tagSuggestions`: the user's tag registry, by name.
+A trashed task is NOT_FOUND here, like a trashed inbox item (list_todo_trash lists the trash with
+revisions for restoring). The whole answer must fit the 25,000-character budget,
+else RESPONSE_TOO_LARGE (hint includeContext=false when context was asked for; a task whose own
+notes and subtasks are over budget cannot be shortened, so its notes must be read another way).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...errors import NotFound
+from .budget import RESPONSE_BUDGET_CHARACTERS, ensure_fits
+from .traversal import Board, Record, is_live, order_key, without_notes
+
+DEFAULT_TIMEZONE = "UTC"
+
+
+def task_details(
+    board: Board,
+    task_id: str,
+    *,
+    include_context: bool = False,
+    default_timezone: str | None = None,
+    budget: int = RESPONSE_BUDGET_CHARACTERS,
+) -> dict[str, Any]:
+    task = next((t for t in board.tasks if t["id"] == task_id), None)
+    if task is None or not is_live(task):
+        raise NotFound(f"todo task {task_id!r} not found (trashed tasks are listed by list_todo_trash)")
+    subtasks = sorted((t for t in board.tasks if t.get("parentId") == task_id and is_live(t)), key=order_key)
+    data: dict[str, Any] = {
+        "task": board.task_view(task),
+        "subtasks": [board.task_view(sub) for sub in subtasks],
+        "timezone": task.get("timezone") or default_timezone or DEFAULT_TIMEZONE,
+    }
+    if include_context:
+        data.update(_context(board, task))
+    what = f"task {task_id} with its notes and {len(subtasks)} subtasks" + (" and context" if include_context else "")
+    return ensure_fits(
+        data, what, hints=["includeContext"] if include_context else [], budget=budget, record_id=task_id
+    )
+
+
+def _context(board: Board, task: Mapping[str, Any]) -> dict[str, Any]:
+    space_id = task.get("spaceId")
+    space = next((s for s in board.spaces if s["id"] == space_id), None)
+    columns = sorted((c for c in board.columns if c.get("spaceId") == space_id), key=order_key)
+    inbox: list[Record] = []
+    for item in sorted((i for i in board.inbox_items if is_live(i)), key=order_key):
+        shown = without_notes(board.inbox_view(item))
+        inbox.append({key: value for key, value in shown.items() if key != "subtasks"})
+    context: dict[str, Any] = {
+        "board": {
+            "spaces": sorted((dict(s) for s in board.spaces), key=order_key),
+            "columns": [dict(c) for c in columns],
+        },
+        "inbox": {"items": inbox, "totalCount": len(inbox)},
+        "tagSuggestions": sorted((dict(t) for t in board.tags), key=lambda t: str(t["name"])),
+    }
+    if space is not None:
+        context["board"]["space"] = dict(space)
+    return context

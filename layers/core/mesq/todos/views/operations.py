@@ -1,0 +1,103 @@
+"""The todo read views as operations: list_todos, query_todos, get_todo_task.
+
+Each loads the caller's whole todo snapshot with ONE paginated store query (every todo item of the
+user shares the sort-key prefix `TODO#`; keys are built from the caller's user id, so another
+user's records are simply not there) and runs the pure algorithms of listing.py, query.py and
+details.py over it: a bounded in-memory pass over one person's data (docs/data-model.md, "Views
+cost").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...context import Call
+from ...errors import NotFound
+from .. import keys, model
+from ..destinations import resolve_space
+from ..inbox.context import effective_timezone
+from ..state import TodoState, load_state
+from ..writes import ensure_default_space
+from .details import task_details
+from .listing import ListOptions, effective_limit, list_todos
+from .query import TodoQuery, floating_zone, parse_bounds, query_todos
+from .traversal import Board, scope_of
+
+
+def board_of(state: TodoState) -> Board:
+    """The snapshot for the pure views: spaces, columns and tags in their public shape (few),
+    tasks and inbox items as stored, shaped by the views only when a response returns them."""
+    default_id = state.default_space_id
+    return Board(
+        spaces=[model.public_space(space, default_id) for space in state.spaces.values()],
+        columns=[model.public_column(column) for column in state.columns.values()],
+        tasks=list(state.every_task()),
+        inbox_items=list(state.every_inbox_item()),
+        tags=[model.public_tag(tag) for tag in state.tags.values()],
+        task_view=model.public_task,
+        inbox_view=model.public_inbox_item,
+        subtask_view=model.public_inbox_subtask,
+    )
+
+
+def _space_ids(state: TodoState, args: dict[str, Any]) -> frozenset[str] | None:
+    space = resolve_space(state, args.get("spaceId"), args.get("spaceSlug"))
+    return None if space is None else frozenset({space["id"]})
+
+
+def list_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    # First use creates the default space (as every todo entry point does), so a new user's
+    # board already shows where captured tasks will go.
+    state = ensure_default_space(call.services.items, call.principal.user_id)
+    space_ids = _space_ids(state, args)
+    scope = scope_of(board_of(state), space_ids=space_ids, include_inbox=args.get("includeInbox", True))
+    options = ListOptions(
+        offset=args.get("offset", 0),
+        limit=effective_limit(args.get("limit"), args.get("maxItems")),
+        include_notes=args.get("includeNotes", False),
+        projection=args.get("projection", "plain"),
+    )
+    return list_todos(scope, options)
+
+
+def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    due_after, due_before = parse_bounds(args.get("dueAfter"), args.get("dueBefore"))
+    state = load_state(call.services.items, call.principal.user_id)
+    query = TodoQuery(
+        query=args.get("query"),
+        priority=args.get("priority"),
+        tags=tuple(args.get("tags", ())),
+        status=args.get("status", "open"),
+        space_ids=_space_ids(state, args),
+        due_after=due_after,
+        due_before=due_before,
+        include_notes=args.get("includeNotes", False),
+        floating_zone=floating_zone(
+            (state.settings or {}).get("timezone"), args.get("dueAfter"), args.get("dueBefore")
+        ),
+        offset=args.get("offset", 0),
+        limit=args.get("limit", 25),
+    )
+    return query_todos(board_of(state), query)
+
+
+def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    state = load_state(call.services.items, call.principal.user_id)
+    task = state.task(args["id"])
+    parent = state.task(task["parentId"]) if task is not None and task.get("parentId") else task
+    # A subtask of a trashed task went to the trash with it (query_todos drops it too).
+    if task is None or parent is None or not keys.live(task) or not keys.live(parent):
+        raise NotFound(f"todo task {args['id']!r} not found (trashed tasks are listed by list_todo_trash)")
+    return task_details(
+        board_of(state),
+        task["id"],
+        include_context=args.get("includeContext", False),
+        default_timezone=effective_timezone(call, None, state),
+    )
+
+
+OPERATIONS = {
+    "list_todos": list_todos_operation,
+    "query_todos": query_todos_operation,
+    "get_todo_task": get_todo_task_operation,
+}

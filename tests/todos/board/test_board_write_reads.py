@@ -1,0 +1,204 @@
+"""Todo writes read what they touch, not the board: the structure (settings, slugs, spaces,
+tags, columns), the records they change by key, and ordered lists (a column's root tasks, a
+task's subtasks, the inbox) from GSI2 — never the `TODO#TASK#` / `TODO#INBOX#` ranges. And the
+GSI2 lists give the same positions the whole-state snapshot gives (SQLite and DynamoDB/moto)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from mesq.context import Call, Principal, Services
+from mesq.keys import user_partition
+from mesq.operations import REGISTRY
+from mesq.store.ports import ItemStore, Key, QueryPage
+from mesq.todos import keys as todo_keys
+from mesq.todos import state as todo_state
+from tests.todos.board.test_board_transactions import dynamo_services  # noqa: F401  (fixture)
+from tests.todos.conftest import TODO_SCOPES
+
+USER = "w1"
+BULK_RANGES = ("TODO#TASK#", "TODO#INBOX#")
+
+
+def caller(services: Services, user_id: str) -> Callable[..., dict[str, Any]]:
+    """Any registered operation (board, inbox and views alike), called directly."""
+    principal = Principal(user_id=user_id, scopes=frozenset(TODO_SCOPES.split(",")), credential_id="c", kind="pat")
+
+    def run(operation_id: str, **arguments: Any) -> dict[str, Any]:
+        return REGISTRY[operation_id](
+            Call(principal=principal, services=services, trace_id="t", channel="mcp"), arguments
+        )
+
+    return run
+
+
+class Reads:
+    """An ItemStore proxy that records every table query's range and every key read."""
+
+    def __init__(self, inner: ItemStore) -> None:
+        self.inner = inner
+        self.table_queries: list[tuple[str | None, str | None, str | None]] = []
+        self.index_queries: list[str] = []
+        self.keys: list[Key] = []
+
+    def query(self, partition: str, **options: Any) -> QueryPage:
+        if options.get("index") is None:
+            self.table_queries.append((options.get("prefix"), options.get("start"), options.get("end")))
+        else:
+            self.index_queries.append(partition)
+        return self.inner.query(partition, **options)
+
+    def get(self, key: Key) -> Any:
+        self.keys.append(key)
+        return self.inner.get(key)
+
+    def batch_get(self, keys: Sequence[Key]) -> Any:
+        self.keys += list(keys)
+        return self.inner.batch_get(keys)
+
+    def reset(self) -> None:
+        self.table_queries.clear()
+        self.index_queries.clear()
+        self.keys.clear()
+
+    def read_a_bulk_range(self) -> bool:
+        """Did a table query cover tasks or inbox items (a prefix or range reaching into them)?"""
+        for prefix, start, end in self.table_queries:
+            low, high = (prefix, prefix + "\uffff") if prefix is not None else (start or "", end or "\uffff")
+            if any(low <= name + "\uffff" and name < high for name in BULK_RANGES):
+                return True
+        return False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+@pytest.fixture
+def reads(services: Services) -> Reads:
+    return Reads(services.items)
+
+
+@pytest.fixture
+def run(services: Services, reads: Reads) -> Callable[..., dict[str, Any]]:
+    return caller(replace(services, items=reads), USER)  # type: ignore[arg-type]
+
+
+def _column_order(items: ItemStore, column_id: str) -> list[str]:
+    return [t["id"] for t in todo_state.load_state(items, USER).root_tasks(column_id)]
+
+
+def test_writes_never_read_the_task_or_inbox_range(run, reads):
+    tasks = [run("create_todo_task", title=f"t{i}", tags=["a"])["task"] for i in range(6)]
+    sub = run("create_todo_subtask", taskId=tasks[0]["id"], title="s")["subtask"]
+    item = run("create_todo_inbox_item", title="captured")["item"]
+    work = run("create_todo_space", name="Work", slug="work")["space"]
+    steps: list[tuple[str, dict[str, Any]]] = [
+        ("create_todo_task", {"title": "n", "index": 2}),
+        ("update_todo_task", {"id": tasks[1]["id"], "expectedRevision": 1, "title": "u", "tags": ["b"]}),
+        ("move_todo_task", {"id": tasks[0]["id"], "expectedRevision": 1, "spaceSlug": "work"}),
+        ("complete_todo_task", {"id": tasks[2]["id"], "expectedRevision": 1}),
+        ("delete_todo_task", {"id": tasks[3]["id"], "expectedRevision": 1}),
+        ("restore_todo_item", {"id": tasks[3]["id"], "expectedRevision": 2}),
+        ("duplicate_todo_task", {"id": tasks[4]["id"]}),
+        ("update_todo_subtask", {"id": sub["id"], "expectedRevision": 2, "title": "s2"}),
+        ("batch_complete_todo_tasks", {"items": [{"id": tasks[5]["id"], "expectedRevision": 1}]}),
+        ("create_todo_inbox_item", {"title": "again"}),
+        ("update_todo_inbox_item", {"id": item["id"], "expectedRevision": 1, "title": "edited"}),
+        ("move_todo_inbox_item_to_board", {"id": item["id"], "expectedRevision": 2, "spaceId": work["id"]}),
+    ]
+    for operation_id, arguments in steps:
+        reads.reset()
+        run(operation_id, **arguments)
+        assert not reads.read_a_bulk_range(), (operation_id, reads.table_queries)
+        assert len(reads.table_queries) <= 2, (operation_id, reads.table_queries)  # structure + columns
+        assert all(p.startswith(user_partition(USER) + "#TODO") for p in reads.index_queries), operation_id
+
+
+def test_a_read_view_still_loads_the_whole_state(run, reads):
+    run("create_todo_task", title="t")
+    reads.reset()
+    run("list_todo_trash")
+    assert reads.read_a_bulk_range()  # the proxy can tell: the test above can fail
+
+
+def test_positions_from_the_index_match_the_board_order(run, services):
+    first = [run("create_todo_task", title=f"t{i}")["task"] for i in range(8)]
+    column_id = first[0]["columnId"]
+    at_three = run("create_todo_task", title="third", index=3)["task"]
+    at_zero = run("create_todo_task", title="zero", index=0)["task"]
+    order = _column_order(services.items, column_id)
+    assert order.index(at_zero["id"]) == 0 and order.index(at_three["id"]) == 4
+    moved = run("move_todo_task", id=first[7]["id"], expectedRevision=1, index=1)["task"]
+    assert _column_order(services.items, column_id)[1] == moved["id"]
+    copy = run("duplicate_todo_task", id=first[2]["id"])["task"]
+    order = _column_order(services.items, column_id)
+    assert order[order.index(first[2]["id"]) + 1] == copy["id"]
+    last = run("create_todo_task", title="last")["task"]
+    assert _column_order(services.items, column_id)[-1] == last["id"]
+
+
+def test_trashed_tasks_leave_the_column_list_and_come_back(run, services):
+    tasks = [run("create_todo_task", title=f"t{i}")["task"] for i in range(3)]
+    run("delete_todo_task", id=tasks[2]["id"], expectedRevision=1)
+    partition = todo_keys.column_list(USER, tasks[0]["columnId"])
+    listed = services.items.query(partition, index=todo_keys.INDEX).items
+    assert [i["id"] for i in listed] == [t["id"] for t in tasks[:2]]
+    run("restore_todo_item", id=tasks[2]["id"], expectedRevision=2)
+    listed = services.items.query(partition, index=todo_keys.INDEX).items
+    assert [i["id"] for i in listed] == [t["id"] for t in tasks]
+    run("create_todo_task", title="after restore")
+    assert len(services.items.query(partition, index=todo_keys.INDEX).items) == 4
+
+
+def test_moving_a_task_moves_its_trashed_subtasks_and_keeps_their_list(run, services):
+    task = run("create_todo_task", title="t")["task"]
+    subs = [run("create_todo_subtask", taskId=task["id"], title=f"s{i}")["subtask"] for i in range(3)]
+    run("delete_todo_subtask", id=subs[1]["id"], expectedRevision=1)
+    work = run("create_todo_space", name="Work")["space"]
+    moved = run("move_todo_task", id=task["id"], expectedRevision=1, spaceId=work["id"])
+    assert [s["id"] for s in moved["subtasks"]] == [subs[0]["id"], subs[2]["id"]]
+    state = todo_state.load_state(services.items, USER)
+    assert {state.tasks[s["id"]]["spaceId"] for s in subs} == {work["id"]}  # the trashed one too
+    listed = services.items.query(todo_keys.subtask_list(USER, task["id"]), index=todo_keys.INDEX).items
+    assert [i["id"] for i in listed] == [s["id"] for s in subs]
+
+
+def test_stored_index_keys_are_recomputed_not_copied():
+    record = {"id": "t1", "spaceId": "s", "columnId": "c", "parentId": None, "position": "a0", "deletedAt": None}
+    live = todo_keys.stored(USER, "task", record)
+    assert live["gsi2pk"] == todo_keys.column_list(USER, "c") and live["gsi2sk"] == "a0#t1"
+    trashed = todo_keys.stored(USER, "task", {**live, "deletedAt": "2026-11-29T00:00:00.000000Z"})
+    assert "gsi2pk" not in trashed and "gsi2sk" not in trashed
+
+
+def test_a_partial_state_fetches_missing_records_once_and_reads_everything_explicitly(run, services, reads):
+    tasks = [run("create_todo_task", title=f"t{i}")["task"] for i in range(3)]
+    state = todo_state.load_partial(reads, USER)  # type: ignore[arg-type]
+    reads.reset()
+    assert state.task(tasks[0]["id"])["title"] == "t0"
+    assert state.task("missing") is None and state.task("missing") is None
+    assert len(reads.keys) == 2  # the negative answer is remembered
+    assert sorted(t["id"] for t in state.every_task()) == sorted(t["id"] for t in tasks)  # reads the kind
+    assert state.tasks == todo_state.load_state(services.items, USER).tasks
+
+
+def test_index_write_paths_on_dynamodb(dynamo_services):  # noqa: F811
+    run = caller(dynamo_services, "dyn")
+    tasks = [run("create_todo_task", title=f"t{i}")["task"] for i in range(5)]
+    at_two = run("create_todo_task", title="two", index=2)["task"]
+    state = todo_state.load_state(dynamo_services.items, "dyn")
+    order = [t["id"] for t in state.root_tasks(tasks[0]["columnId"])]
+    assert order.index(at_two["id"]) == 2
+    copy = run("duplicate_todo_task", id=tasks[0]["id"])["task"]
+    order = [t["id"] for t in todo_state.load_state(dynamo_services.items, "dyn").root_tasks(tasks[0]["columnId"])]
+    assert order[1] == copy["id"]
+    subs = [run("create_todo_subtask", taskId=tasks[1]["id"], title=f"s{i}")["subtask"] for i in range(2)]
+    reordered = run("reorder_todo_subtasks", taskId=tasks[1]["id"], subtaskIds=[subs[1]["id"], subs[0]["id"]])
+    assert [s["id"] for s in reordered["subtasks"]] == [subs[1]["id"], subs[0]["id"]]
+    first = run("create_todo_inbox_item", title="a")["item"]
+    second = run("create_todo_inbox_item", title="b")["item"]
+    assert first["position"] < second["position"]
