@@ -1,6 +1,6 @@
-"""MCP figures: the size of `tools/list` per toolset (characters / 4 of the JSON-RPC response,
-what an agent's context pays) and, without `--json`, the in-process per-request cost of /mcp
-next to the REST route that runs the same operation.
+"""MCP figures: the size of `tools/list` per toolset (o200k_base tokens of the JSON-RPC result,
+see bench/footprint.py) and, without `--json`, the in-process per-request cost of /mcp next to
+the REST route that runs the same operation.
 
     python bench/mcp_tool_list_size.py          # table
     python bench/mcp_tool_list_size.py --json   # last line: {"memo": tokens, "default": ..., "all": ...}
@@ -55,6 +55,7 @@ def median_ms(fn: Callable[[], Any], runs: int) -> float:
 def main() -> None:
     as_json = "--json" in sys.argv[1:]
     started = time.perf_counter()
+    from bench.footprint import count_tokens
     from starlette.testclient import TestClient
 
     from mesq.auth.tokens import create_token
@@ -74,14 +75,15 @@ def main() -> None:
         user = create_user(services.items, "bench", "correct horse battery")
         token, _ = create_token(services.items, user["id"], name="bench", scopes=ALL_SCOPES)
         auth = {"Authorization": f"Bearer {token}"}
-        with TestClient(create_local_app(services)) as client:
+        # A loopback Host: the Host check (mesq/http/hosts.py) serves it without configuration.
+        with TestClient(create_local_app(services), base_url="http://127.0.0.1") as client:
             sizes: dict[str, int] = {}
             counts: dict[str, int] = {}
             for label, path in TOOLSET_PATHS.items():
                 headers, body = modern("tools/list")
                 response = client.post(path, headers={**auth, **headers}, json=body)
                 response.raise_for_status()
-                sizes[label] = len(response.text) // 4
+                sizes[label] = count_tokens(response.json()["result"])
                 counts[label] = len(response.json()["result"]["tools"])
             if as_json:
                 print(json.dumps({"memo": sizes["memo"], "default": sizes["default"], "all": sizes["all"]}))
@@ -107,9 +109,9 @@ def main() -> None:
 
     import_ms, build_ms = (imported - started) * 1000, (built - imported) * 1000
     print(f"import mesq.server + SDK: {import_ms:.0f} ms; catalog build: {build_ms:.1f} ms")
-    print("tools/list size (modern era, tokens ~ characters / 4)")
+    print("tools/list size (modern era, o200k_base tokens of the result)")
     for label, size in sizes.items():
-        print(f"  {label:<14} {counts[label]:>3} tools  ~{size:>6} tokens")
+        print(f"  {label:<14} {counts[label]:>3} tools  {size:>7,} tokens")
     print(f"in-process request latency, median of {runs} (TestClient, SQLite)")
     for label, ms in rows:
         print(f"  {label:<44} {ms:6.2f} ms  {ms / rest:4.1f}x")

@@ -4,7 +4,8 @@
 2. warm REST calls through the Lambda handler (moto-backed DynamoDB) vs the bare handler
 3. DynamoDB API calls per operation (counted at botocore, so every retry and page counts)
 4. literal search latency at 1k / 10k memos (SQLite) vs a plain list of the same store
-5. MCP tools/list size per toolset (characters / 4), when the MCP package is present
+5. MCP tools/list footprint per connection (o200k_base tokens: wire and model-facing) and the
+   footprint report with the ten heaviest tools (bench/footprint.py)
 6. todo views (list_todos, query_todos) at 1k / 5k tasks (SQLite) vs the store query they start with
 """
 
@@ -295,18 +296,33 @@ def rows_search() -> list[tuple[str, str, str]]:
 
 
 def rows_mcp() -> list[tuple[str, str, str]]:
-    script = REPO / "bench" / "mcp_tool_list_size.py"
-    if not script.is_file():
-        return []
-    result = subprocess.run([sys.executable, str(script), "--json"], capture_output=True, text=True, cwd=REPO)
+    """tools/list footprint per connection in o200k_base tokens (bench/footprint.py), the ratio
+    against the memo toolset; the full report with the ten heaviest tools follows the table."""
+    result = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "footprint.py"), "--json"], capture_output=True, text=True, cwd=REPO
+    )
     if result.returncode != 0:
-        return [("MCP tools/list size", "failed", result.stderr.strip()[-200:])]
-    sizes: dict[str, int] = json.loads(result.stdout.strip().splitlines()[-1])
-    baseline = sizes.get("memo") or 1
-    return [
-        (f"MCP tools/list tokens (chars/4): {name}", str(size), f"{size / baseline:.2f}x")
-        for name, size in sizes.items()
-    ]
+        return [("MCP tools/list footprint", "failed", result.stderr.strip()[-200:])]
+    sizes: dict[str, dict[str, int]] = json.loads(result.stdout.strip().splitlines()[-1])
+    baseline = sizes.get("/mcp/x/memo", {}).get("wire") or 1
+    rows = []
+    for connection, size in sizes.items():
+        rows.append(
+            (
+                f"MCP tools/list wire tokens: {connection} ({size['tools']} tools)",
+                f"{size['wire']:,}",
+                f"{size['wire'] / baseline:.2f}x",
+            )
+        )
+        rows.append((f"MCP tools/list model-facing tokens: {connection}", f"{size['model']:,}", ""))
+    return rows
+
+
+def footprint_report() -> str:
+    result = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "footprint.py"), "--report"], capture_output=True, text=True, cwd=REPO
+    )
+    return result.stdout if result.returncode == 0 else result.stderr.strip()[-400:]
 
 
 def main() -> None:
@@ -320,6 +336,8 @@ def main() -> None:
     print(f"{'figure'.ljust(width)}  {'value':>10}  ratio / note")
     for name, value, ratio in rows:
         print(f"{name.ljust(width)}  {value:>10}  {ratio}")
+    print()
+    print(footprint_report())
 
 
 if __name__ == "__main__":

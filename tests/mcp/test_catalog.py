@@ -17,6 +17,7 @@ from mesq.mcp.catalog import (
     envelope_schema,
     method_annotations,
 )
+from mesq.mcp.lean import open_objects, strip_input_only
 from mesq.mcp.service import default_catalog
 from mesq.mcp.visibility import resolve
 from mesq.operations import REGISTRY
@@ -25,6 +26,46 @@ from mesq.spec import build_spec, load_spec
 CATALOG = default_catalog()
 SPEC = load_spec()
 ALL = frozenset(ALL_SCOPES)
+
+
+def dereference(schema: dict[str, Any]) -> Any:
+    """`schema` with every `#/$defs/...` pointer replaced by its target (a pointer back into its
+    own path becomes a marker), `allOf` parts merged into their record, `required` sorted, and
+    without `$defs`/`$schema`: two schemas that differ only in how they share their parts come
+    out equal."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any, path: tuple[str, ...]) -> Any:
+        if isinstance(node, list):
+            return [walk(item, path) for item in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            target = ref.removeprefix("#/$defs/")
+            return {"$cycle": True} if target in path else walk(defs[target], (*path, target))
+        result = {key: walk(value, path) for key, value in node.items() if key not in ("$defs", "$schema", "allOf")}
+        for part in walk(node.get("allOf", []), path):  # shared fields: merged back into the record
+            result["properties"] = {**part.get("properties", {}), **result.get("properties", {})}
+            result["required"] = [*part.get("required", []), *result.get("required", [])]
+        if "required" in result and isinstance(result["required"], list):
+            result["required"] = sorted(result["required"])
+        return result
+
+    return walk(schema, ())
+
+
+def without_server_keywords(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [without_server_keywords(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {key: without_server_keywords(value) for key, value in schema.items() if key != "x-error-message"}
+
+
+def shape_only(schema: dict[str, Any]) -> Any:
+    """What an output schema keeps of a data schema: no input-only keywords, open objects."""
+    return open_objects(strip_input_only(schema))
 
 
 def hints(read_only: bool, destructive: bool, idempotent: bool) -> dict[str, bool]:
@@ -58,9 +99,15 @@ EXPECTED_ANNOTATIONS = {
 }
 
 
-def test_every_exposed_operation_is_a_tool_in_spec_order():
+def test_every_exposed_operation_is_a_tool_in_listing_order():
     exposed = [op_id for op_id, op in SPEC.operations.items() if op.mcp.exposed]
-    assert list(CATALOG.names) == exposed
+    assert set(CATALOG.names) == set(exposed) and len(CATALOG.names) == len(exposed)
+    # toolset (in the order of mesq/toolsets.py), then name
+    keys = [(TOOLSETS.index(CATALOG.tools[name].toolset), name) for name in CATALOG.names]
+    assert keys == sorted(keys)
+    assert CATALOG.names[:2] == ("batch_get_memos", "create_memo")
+    # the order does not depend on the order the names are asked for
+    assert build_catalog(SPEC, names=list(reversed(exposed))).names == CATALOG.names
     memo_ops = [op_id for op_id, op in SPEC.operations.items() if op.mcp.toolset == "memo"]
     assert set(memo_ops) <= set(CATALOG.names) and len(memo_ops) >= 11
 
@@ -76,7 +123,9 @@ def test_tool_contract(name: str):
     schema = tool["inputSchema"]
     Draft202012Validator.check_schema(schema)
     assert "$schema" not in schema
-    assert schema == {key: value for key, value in operation.input_schema.items() if key != "$schema"}
+    # The listed schema is the operation's own (which arguments are validated with), with its defs
+    # folded and shared differently: fully dereferenced, the two are the same schema.
+    assert dereference(schema) == dereference(without_server_keywords(operation.input_schema))
     assert CATALOG.input_schema(name) == schema
     assert schema["type"] == "object" and schema["additionalProperties"] is False
     assert "body" not in schema["properties"] or "body" in operation.body_fields
@@ -91,6 +140,8 @@ def test_tool_contract(name: str):
     output = tool["outputSchema"]
     Draft202012Validator.check_schema(output)
     assert "$schema" not in output
+    # `data` keeps every field, type, required list, enum and const of the operation's schema.
+    assert dereference(output)["properties"]["data"] == dereference(shape_only(operation.data_schema))
     assert output["type"] == "object" and output["required"] == ["traceId"]
     envelope_keys = {"data", "error", "traceId", "correlationId"} | ({"recoverData"} if entry.is_write else set())
     assert set(output["properties"]) == envelope_keys
@@ -103,13 +154,14 @@ def test_tool_contract(name: str):
 
     # Annotations: literal expectations (the method rule, or the tool's own x-mcp overrides);
     # never contradicting the scopes.
-    annotations = {key: value for key, value in tool["annotations"].items() if key != "title"}
+    # The title is said once, on the tool.
+    annotations = tool["annotations"]
     assert annotations == EXPECTED_ANNOTATIONS.get(name, METHOD_ANNOTATIONS[operation.method])
     assert annotations["readOnlyHint"] is (not entry.is_write)
 
-    # Description: the operation's own text plus the scopes line; title from x-mcp.
-    assert tool["description"].startswith(operation.description)
-    assert " + ".join(operation.scopes) in tool["description"]
+    # Description: the operation's own text and nothing else (no scope line, no shared rules);
+    # title from x-mcp.
+    assert tool["description"] == operation.description
     assert tool["title"] == operation.mcp.title
     assert entry.toolset in TOOLSETS
     assert REGISTRY[name] is entry.function
@@ -241,10 +293,17 @@ def test_hidden_operations_are_not_tools():
 
 
 def test_envelope_lifts_defs():
-    data = {"$schema": "x", "type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {}}}
+    shape = {"type": "object", "required": ["id", "name"], "properties": {"id": {"type": "string"}, "name": {}}}
+    data = {
+        "$schema": "x",
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"type": "array", "items": {"$ref": "#/$defs/A"}}},
+        "$defs": {"A": shape},
+    }
+    original = copy.deepcopy(data)
     schema = envelope_schema(data, load_spec().error_schema)
-    assert schema["$defs"] == {"A": {}} and "$schema" not in schema
+    assert schema["$defs"] == {"A": shape} and "$schema" not in schema
     assert schema["properties"]["recoverData"] == {"$ref": "#/properties/data"}
     assert "recoverData" not in envelope_schema(data, load_spec().error_schema, recover_data=False)["properties"]
     assert "$defs" not in schema["properties"]["data"] and "$schema" not in schema["properties"]["data"]
-    assert data["$defs"] == {"A": {}}  # the operation's schema is left untouched
+    assert data == original  # the operation's schema is left untouched

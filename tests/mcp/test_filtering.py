@@ -35,7 +35,7 @@ def test_readonly_header_must_be_a_boolean(mcp):
 
 
 def test_tools_allow_list(mcp):
-    assert visible(mcp, **{"X-MCP-Tools": "get_memo, list_memos"}) == ["list_memos", "get_memo"]
+    assert visible(mcp, **{"X-MCP-Tools": "get_memo, list_memos"}) == ["get_memo", "list_memos"]
     assert visible(mcp, **{"X-MCP-Tools": ""}) == ALL_MEMO_TOOLS  # blank = no filter
 
 
@@ -44,7 +44,7 @@ def test_repeated_header_lines_form_one_list(mcp):
     headers = [(k, v) for k, v in client.http_headers("tools/list", None).items()]
     headers += [("X-MCP-Tools", "list_memos"), ("X-MCP-Tools", "get_memo")]
     response = client.client.post("/mcp", headers=headers, json=client.body("tools/list", None))
-    assert [tool["name"] for tool in response.json()["result"]["tools"]] == ["list_memos", "get_memo"]
+    assert [tool["name"] for tool in response.json()["result"]["tools"]] == ["get_memo", "list_memos"]
 
 
 def test_exclude_list(mcp):

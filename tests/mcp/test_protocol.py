@@ -3,6 +3,8 @@ hints, the 2026-07-28 header checks, and the exact tool list per scope set."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from mesq import __version__
@@ -12,37 +14,38 @@ from .conftest import ERAS, LEGACY, MODERN
 
 INSTRUCTIONS = instructions(default_catalog())
 
+#: Listing order: toolset (memo, then memo_attachments), then name. Written out, not derived.
 MEMO_TOOLSET_READ = [
-    "list_memos",
-    "search_memos",
     "batch_get_memos",
-    "list_tags",
-    "select_memos_for_insight",
     "get_memo",
+    "list_memos",
+    "list_tags",
+    "search_memos",
+    "select_memos_for_insight",
 ]
 MEMO_TOOLSET_ALL = [
-    "list_memos",
-    "create_memo",
-    "search_memos",
     "batch_get_memos",
+    "create_memo",
+    "delete_memo",
+    "get_memo",
+    "list_memos",
     "list_tags",
     "rename_memo_tag",
-    "select_memos_for_insight",
-    "get_memo",
-    "update_memo",
-    "delete_memo",
     "restore_memo",
+    "search_memos",
+    "select_memos_for_insight",
+    "update_memo",
 ]
-#: The memo_attachments toolset (memo scopes too), listed after the memo toolset (spec order).
-ATTACHMENT_READ = ["list_memo_resources", "read_memo_resource", "get_memo_resource_metadata"]
+#: The memo_attachments toolset (memo scopes too), listed after the memo toolset.
+ATTACHMENT_READ = ["get_memo_resource_metadata", "list_memo_resources", "read_memo_resource"]
 ATTACHMENT_ALL = [
-    "create_memo_upload_session",
-    "complete_memo_upload_session",
     "cancel_memo_upload_session",
-    "list_memo_resources",
-    "upload_memo_resource",
-    "read_memo_resource",
+    "complete_memo_upload_session",
+    "create_memo_upload_session",
     "get_memo_resource_metadata",
+    "list_memo_resources",
+    "read_memo_resource",
+    "upload_memo_resource",
 ]
 #: Everything memo scopes show without a toolset filter.
 READ_TOOLS = MEMO_TOOLSET_READ + ATTACHMENT_READ
@@ -111,6 +114,26 @@ def test_tool_list_follows_scopes_exactly(mcp, era):
         "list_reading_notes",
         "search_reading_notes",
     ]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_tools_list_is_byte_identical_across_calls_and_ordered(mcp, era):
+    # A client caches its prompt on the exact bytes; the order is toolset, then name.
+    client = mcp(scopes="memo:read,memo:write,todo:read,todo:write", era=era)
+    first, second = client.post("tools/list"), client.post("tools/list")
+
+    def result_bytes(response: Any) -> bytes:  # the bytes after the JSON-RPC id, which differs
+        assert response.status_code == 200
+        return bytes(response.content.split(b'"result":', 1)[1])
+
+    assert result_bytes(first) == result_bytes(second)
+    again = mcp(scopes="memo:read,memo:write,todo:read,todo:write", era=era).post("tools/list")
+    assert result_bytes(again) == result_bytes(first)
+    names = [tool["name"] for tool in first.json()["result"]["tools"]]
+    assert names[: len(ALL_MEMO_TOOLS)] == ALL_MEMO_TOOLS
+    todo = names[len(ALL_MEMO_TOOLS) :]
+    boundary = next(i for i, name in enumerate(todo) if default_catalog().tools[name].toolset != "todo")
+    assert todo[:boundary] == sorted(todo[:boundary]) and todo[boundary:] == sorted(todo[boundary:])
 
 
 def test_lists_carry_private_cache_hints_in_the_modern_era(mcp):

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any, Literal
 
 import yaml
@@ -351,7 +352,12 @@ def merge_fragments(root: dict[str, Any], fragments: Mapping[str, Mapping[str, A
 @cache
 def load_spec() -> Spec:
     """The packaged spec (the root `openapi.yaml` plus the fragments it lists), parsed once per process."""
-    package = resources.files("mesq")
+    return read_spec(resources.files("mesq"))
+
+
+def read_spec(package: Traversable) -> Spec:
+    """The spec whose root `openapi.yaml` (and the fragments it lists, relative to it) are in
+    `package`: the packaged one, or a copy in a directory (tests that change a spec file)."""
     root = yaml.safe_load(package.joinpath("openapi.yaml").read_text(encoding="utf-8"))
     fragments = {
         name: yaml.safe_load(package.joinpath(name).read_text(encoding="utf-8")) or {}

@@ -13,6 +13,7 @@ from starlette.testclient import TestClient
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
+from mesq.mcp import default_catalog
 from mesq.server import create_local_app
 from mesq.services import build_services
 from mesq.todos.board.operations import OPERATIONS
@@ -117,7 +118,7 @@ def test_tool_listing_and_success_output_validates(wire, tools, name):
     tool = tools[name]
     reads_only = name.startswith("list_")
     expected = "todo:read" if reads_only else ("todo:write" if name.startswith("create_") else "todo:read + todo:write")
-    assert f"Needs scope {expected} " in tool["description"]
+    assert " + ".join(default_catalog().tools[name].scopes) == expected
     assert tool["annotations"]["readOnlyHint"] is reads_only
     result = wire.call(name, SCENARIOS[name](wire))
     assert result.get("isError") is not True, result

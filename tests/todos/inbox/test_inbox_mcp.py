@@ -72,7 +72,11 @@ def test_toolset_header_and_scopes_select_the_inbox_tools(mcp):
 
 def test_subtask_listing_declares_camel_case_fields():
     schema = default_catalog().tools["list_todo_inbox_subtasks"].output_schema
-    subtask = schema["$defs"]["TodoInboxSubtask"]["properties"]
+    items = schema["properties"]["data"]["properties"]["subtasks"]["items"]
+    # The shape may be inlined (used once) or shared through $defs; it is the same shape.
+    if "$ref" in items:
+        items = schema["$defs"][items["$ref"].removeprefix("#/$defs/")]
+    subtask = items["properties"]
     assert {"parentItemId", "isDone", "attachments", "parentRevision"} <= set(subtask)
     assert "revision" not in subtask and "completedAt" not in subtask
 

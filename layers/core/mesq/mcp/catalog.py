@@ -4,10 +4,11 @@ Every tool is derived from its `Operation` (mesq/spec.py): the input schema is t
 flat argument schema (path, query and header parameters and the body's fields, all top-level,
 `additionalProperties: false`), the output schema is the unified result envelope around the
 operation's `data` schema, the annotations come from the HTTP method with the `x-mcp`
-overrides on top, and the description is the operation's own (written for an agent) plus the
-scopes it needs. Construction fails fast: an operation without an implementation, a duplicate
-or malformed name, an unknown toolset, an invalid schema or annotations that contradict the
-scopes all raise `CatalogError` before a single request is served. (Checking every schema
+overrides on top, and the description is the operation's own (written for an agent; the rules
+every tool shares are in the server instructions). Both schemas are listed lean (lean.py).
+Construction fails fast: an operation without an implementation, a duplicate or malformed
+name, an unknown toolset, an invalid schema or annotations that contradict the scopes all
+raise `CatalogError` before a single request is served. (Checking every schema
 against the 2020-12 metaschema costs ~20 ms per schema on a small machine, so that check lives
 in the catalog test, which walks every tool, instead of in every cold start.)
 """
@@ -25,6 +26,7 @@ from mcp.shared.tool_name_validation import TOOL_NAME_REGEX
 from ..operations import REGISTRY, OperationFn
 from ..spec import Operation, Spec
 from ..toolsets import TOOLSETS
+from .lean import component_names, lean_input_schema, lean_output_schema
 
 #: Annotation keys as written in `x-mcp.annotations` -> the SDK's field names.
 _ANNOTATION_FIELDS = {
@@ -80,18 +82,14 @@ def envelope_schema(
     }
     if defs:
         schema["$defs"] = defs
-    return schema
-
-
-def advertised_input_schema(input_schema: Mapping[str, Any]) -> dict[str, Any]:
-    """The operation's input schema as listed: the same, minus `$schema` (2020-12 is the default)."""
-    return {key: value for key, value in input_schema.items() if key != "$schema"}
+    return lean_output_schema(schema)
 
 
 def describe(operation: Operation) -> str:
-    scopes = " + ".join(operation.scopes)
-    kind = "changes data" if operation.is_write else "read-only"
-    return f"{operation.description}\n\nNeeds scope {scopes} ({kind})."
+    """What the model reads about a tool: the operation's own description, nothing more. The
+    scopes it needs are not repeated: a connection lists only the tools its scopes allow (the
+    instructions say how scopes work), and whether it changes data is in the annotations."""
+    return operation.description
 
 
 @dataclass(frozen=True)
@@ -120,7 +118,7 @@ class CatalogTool:
 
 @dataclass(frozen=True)
 class Catalog:
-    tools: Mapping[str, CatalogTool]  # in spec order
+    tools: Mapping[str, CatalogTool]  # in listing order: toolset, then name
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -152,7 +150,12 @@ def _annotations(operation: Operation) -> dict[str, bool]:
     return result
 
 
-def build_tool(operation: Operation, function: OperationFn, error_schema: Mapping[str, Any]) -> CatalogTool:
+def build_tool(
+    operation: Operation,
+    function: OperationFn,
+    error_schema: Mapping[str, Any],
+    shape_names: Mapping[str, str] | None = None,
+) -> CatalogTool:
     name = operation.operation_id
     where = f"operation {name!r}"
     if not TOOL_NAME_REGEX.fullmatch(name):
@@ -166,16 +169,19 @@ def build_tool(operation: Operation, function: OperationFn, error_schema: Mappin
         raise CatalogError(f"{where}: the input schema must be a closed object schema")
     output_schema = envelope_schema(operation.data_schema, error_schema, recover_data=operation.is_write)
     hints = _annotations(operation)
-    listed_input = advertised_input_schema(input_schema)
+    listed_input = lean_input_schema(input_schema, shape_names)
     tool = types.Tool(
         name=name,
         title=operation.mcp.title,
         description=describe(operation),
         input_schema=listed_input,
         output_schema=output_schema,
+        # The title is said once, on the tool (clients since 2025-06-18 read it there first).
         annotations=types.ToolAnnotations(
-            title=operation.mcp.title,
-            **{_ANNOTATION_FIELDS[key]: value for key, value in hints.items()},
+            read_only_hint=hints["readOnlyHint"],
+            destructive_hint=hints["destructiveHint"],
+            idempotent_hint=hints["idempotentHint"],
+            open_world_hint=hints["openWorldHint"],
         ),
     )
     return CatalogTool(
@@ -193,7 +199,7 @@ def build_catalog(
     registry: Mapping[str, OperationFn] = REGISTRY,
     names: Sequence[str] | None = None,
 ) -> Catalog:
-    """The catalog for `names` (default: every operation whose `x-mcp` exposes it, in spec order)."""
+    """The catalog for `names` (default: every operation whose `x-mcp` exposes it), in listing order."""
     selected: Iterable[str]
     if names is None:
         selected = [op_id for op_id, op in spec.operations.items() if op.mcp.exposed]
@@ -203,11 +209,19 @@ def build_catalog(
             raise CatalogError(f"no operation in openapi.yaml for tool(s) {', '.join(missing)}")
         selected = names
     tools: dict[str, CatalogTool] = {}
+    shape_names = component_names(spec.document.get("components", {}).get("schemas", {}))
     for name in selected:
         if name in tools:
             raise CatalogError(f"duplicate tool name {name!r}")
         function = registry.get(name)
         if function is None:
             raise CatalogError(f"tool {name!r} has no implementation in the operation registry")
-        tools[name] = build_tool(spec.operations[name], function, spec.error_schema)
-    return Catalog(tools=tools)
+        tools[name] = build_tool(spec.operations[name], function, spec.error_schema, shape_names)
+    return Catalog(tools={tool.name: tool for tool in sorted(tools.values(), key=listing_order)})
+
+
+def listing_order(tool: CatalogTool) -> tuple[int, str]:
+    """`tools/list` order: toolset (in the order of mesq/toolsets.py), then name. Fixed by the
+    catalog, so the same connection lists byte-identical tools every time and a client can cache
+    its prompt."""
+    return TOOLSETS.index(tool.toolset), tool.name
