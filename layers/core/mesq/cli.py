@@ -131,7 +131,9 @@ def _parser() -> argparse.ArgumentParser:
         "import", parents=[common], help="import a reading export file (docs/reading-import.md)"
     )
     reading_import.add_argument("username", help="whose shelf receives the books")
-    reading_import.add_argument("file", type=Path, help='the JSON export ({"provider": "wechat-reading", "books": [...]})')
+    reading_import.add_argument(
+        "file", type=Path, help='the JSON export ({"provider": "wechat-reading", "books": [...]})'
+    )
     return parser
 
 
