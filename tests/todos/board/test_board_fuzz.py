@@ -28,7 +28,8 @@ ROUTES = sorted((load_spec().operation(name).method, load_spec().operation(name)
 @pytest.fixture(scope="module")
 def served() -> Iterator[tuple[openapi.OpenApiSchema, str]]:  # type: ignore[name-defined]
     with tempfile.TemporaryDirectory() as data_dir:
-        services = build_services(inprocess_settings(data_dir=Path(data_dir)))
+        # Limits off: schemathesis's unauthenticated probes would spend the per-IP budget (then 429, not 401).
+        services = build_services(inprocess_settings(data_dir=Path(data_dir), rate_limit_profile="off"))
         user = create_user(services.items, "fuzzer", "correct horse battery")
         token, _ = create_token(services.items, user["id"], name="fuzz", scopes=TODO_SCOPES)
         yield openapi.from_asgi("/api/openapi.json", create_local_app(services)), token
