@@ -105,11 +105,15 @@ def test_tool_list_follows_scopes_exactly(mcp, era):
     # memo:write alone grants no read scope: it cannot even connect.
     response = mcp(scopes="memo:write", era=era).post("tools/list")
     assert response.status_code == 403
-    # A todo-only or reading-only credential connects but sees no memo tool.
+    # A todo-only or reading-only credential connects but sees no memo tool (reading: its 3 tools only).
     todo_tools = mcp(scopes="todo:read,todo:write", era=era).names()
     assert "list_todos" in todo_tools and not set(todo_tools) & set(ALL_MEMO_TOOLS)
     assert all("todo" in name for name in todo_tools)
-    assert mcp(scopes="reading:read", era=era).names() == []
+    assert mcp(scopes="reading:read", era=era).names() == [
+        "list_reading_books",
+        "list_reading_notes",
+        "search_reading_notes",
+    ]
 
 
 @pytest.mark.parametrize("era", ERAS)

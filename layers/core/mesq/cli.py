@@ -1,4 +1,4 @@
-"""`mesq`: run the local server and manage users and personal access tokens.
+"""`mesq`: run the local server, manage users and personal access tokens, import reading files.
 
 Every command takes `--data-dir` (default ./.mesq, env MESQ_DATA_DIR) and `--storage`
 (sqlite by default; dynamodb uses MESQ_TABLE, MESQ_BUCKET, MESQ_DYNAMODB_ENDPOINT,
@@ -125,6 +125,15 @@ def _parser() -> argparse.ArgumentParser:
     token_revoke = token.add_parser("revoke", parents=[common], help="revoke a token")
     token_revoke.add_argument("username", help="the token's user")
     token_revoke.add_argument("token_id", help="the token id (first column of `mesq token list`)")
+
+    reading = commands.add_parser("reading", help="the reading shelf").add_subparsers(dest="action", required=True)
+    reading_import = reading.add_parser(
+        "import", parents=[common], help="import a reading export file (docs/reading-import.md)"
+    )
+    reading_import.add_argument("username", help="whose shelf receives the books")
+    reading_import.add_argument(
+        "file", type=Path, help='the JSON export ({"provider": "wechat-reading", "books": [...]})'
+    )
     return parser
 
 
@@ -252,6 +261,24 @@ def _token(args: argparse.Namespace, services: Services) -> int:
     return 0
 
 
+def _import_reading(services: Services, user_id: str, path: Path) -> int:
+    from .reading.importer import import_snapshots, parse_import
+    from .timestamps import now_timestamp
+
+    try:
+        text = path.read_bytes()
+    except OSError as error:
+        raise MesqError(f"cannot read {path}: {error.strerror}") from None
+    snapshots = parse_import(text)
+    report = import_snapshots(services.items, user_id, snapshots, now_timestamp())
+    counts = report.as_dict()
+    print(
+        f"imported {len(snapshots)} books: {counts['added']} notes added, {counts['updated']} updated, "
+        f"{counts['markedDeleted']} marked deleted upstream, {counts['unchanged']} unchanged"
+    )
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.command == "serve":
         # Powertools child loggers take their service from this variable when their module is
@@ -264,6 +291,8 @@ def _run(args: argparse.Namespace) -> int:
             return _serve(args, settings, services)
         if args.command == "user":
             return _user(args, services)
+        if args.command == "reading":
+            return _import_reading(services, find_user_by_name(services.items, args.username)["userId"], args.file)
         return _token(args, services)
     finally:
         services.items.close()

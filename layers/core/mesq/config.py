@@ -81,6 +81,14 @@ class Settings:
     #: within this many seconds, then at least `body_min_rate_bytes` per second on average.
     body_timeout_seconds: int = 10
     body_min_rate_bytes: int = 10 * 1024
+    # Reading sync (docs/contract.md §13). The upstream URLs are settings so tests point them at
+    # a loopback fake; a KMS key id selects envelope encryption of the stored credentials (else
+    # the local key file `<data_dir>/keys/secrets.key`); a queue URL makes "sync now" and the
+    # scheduled job enqueue one message per user instead of syncing in the process.
+    wechat_reading_gateway_url: str = "https://i.weread.qq.com/api/agent/gateway"
+    wechat_reading_web_url: str = "https://weread.qq.com"
+    kms_key_id: str | None = None
+    reading_sync_queue_url: str | None = None
 
     @property
     def sqlite_path(self) -> Path:
@@ -89,6 +97,10 @@ class Settings:
     @property
     def blob_dir(self) -> Path:
         return self.data_dir / "blobs"
+
+    @property
+    def secret_key_file(self) -> Path:
+        return self.data_dir / "keys" / "secrets.key"
 
     def with_overrides(self, **changes: object) -> Settings:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -127,4 +139,9 @@ class Settings:
             allowed_hosts=tuple(name.strip() for name in env.get("MESQ_ALLOWED_HOSTS", "").split(",") if name.strip()),
             body_timeout_seconds=_size(env, "MESQ_BODY_TIMEOUT_SECONDS", 10, minimum=1, maximum=3600),
             body_min_rate_bytes=_size(env, "MESQ_BODY_MIN_RATE_BYTES", 10 * 1024, minimum=1),
+            wechat_reading_gateway_url=env.get("MESQ_WECHAT_READING_GATEWAY_URL")
+            or "https://i.weread.qq.com/api/agent/gateway",
+            wechat_reading_web_url=(env.get("MESQ_WECHAT_READING_WEB_URL") or "https://weread.qq.com").rstrip("/"),
+            kms_key_id=env.get("MESQ_KMS_KEY_ID") or None,
+            reading_sync_queue_url=env.get("MESQ_READING_SYNC_QUEUE_URL") or None,
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .config import Settings
 from .context import Services
+from .sealing.ports import Sealer
 from .store.ports import BlobStore, ItemStore
 
 
@@ -31,3 +32,14 @@ def build_blob_store(settings: Settings) -> BlobStore:
 
 def build_services(settings: Settings) -> Services:
     return Services(settings=settings, items=build_item_store(settings), blobs=build_blob_store(settings))
+
+
+def build_sealer(settings: Settings) -> Sealer:
+    """KMS envelope encryption when a key is configured (AWS), else the local key file."""
+    if settings.kms_key_id:
+        from .sealing.kms import KmsEnvelopeSealer
+
+        return KmsEnvelopeSealer(settings.kms_key_id, settings.region)
+    from .sealing.local import LocalKeySealer
+
+    return LocalKeySealer(settings.secret_key_file)

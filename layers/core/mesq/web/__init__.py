@@ -1,5 +1,5 @@
 """The browser pages (server-rendered Jinja2, no SPA): first-run set-up, sign-in, OAuth consent,
-Settings -> Access credentials / Connected apps, and the memo trash with permanent delete.
+Settings -> Access credentials / Connected apps / Reading sync, and the memo trash with permanent delete.
 
 `web_routes(services)` is what an app mounts: the local server (`mesq serve`) and the OAuth
 Lambda function both do.
@@ -28,6 +28,7 @@ def web_routes(
     from .apps import app_routes
     from .consent import consent_routes
     from .credentials import credential_routes
+    from .reading import reading_routes
     from .trash import trash_routes
 
     web = Web.build(services, clock, throttle)
@@ -37,6 +38,7 @@ def web_routes(
         *credential_routes(web),
         *app_routes(web),
         *trash_routes(web),
+        *reading_routes(web),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
 

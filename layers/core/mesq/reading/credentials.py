@@ -1,0 +1,100 @@
+"""The stored WeChat Reading credential of a user (API key first, web cookie as fallback), sealed
+at rest, and the sync index that lets the scheduled job find the users to sync without a scan.
+
+Items: `U#<user>` / `READ#CREDENTIAL` (kind, sealed secret, a short hint, updatedAt) and
+`READSYNC#USERS` / `<userId>`: one fixed partition with an item per user who has a credential,
+written and deleted in the same transaction as the credential. The secret is sealed with the
+user id as context, so a sealed value moved to another record does not open.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from ..errors import ValidationError
+from ..keys import user_partition
+from ..sealing.ports import Sealer
+from ..store.paging import walk
+from ..store.ports import Delete, ItemStore, Put
+
+CredentialKind = Literal["api_key", "cookie"]
+KINDS: tuple[CredentialKind, ...] = ("api_key", "cookie")
+CREDENTIAL_SK = "READ#CREDENTIAL"
+SYNC_INDEX = "READSYNC#USERS"
+_API_KEY = re.compile(r"wrk-[A-Za-z0-9._~+/=-]{8,200}")
+MAX_COOKIE = 8_000
+
+
+@dataclass(frozen=True)
+class Credential:
+    kind: CredentialKind
+    secret: str
+
+
+def _context(user_id: str) -> dict[str, str]:
+    return {"purpose": "reading-credential", "userId": user_id}
+
+
+def _checked(kind: str, secret: str) -> Credential:
+    secret = secret.strip()
+    if kind == "api_key":
+        if not _API_KEY.fullmatch(secret):
+            raise ValidationError("the API key must look like wrk-… (copied from WeChat Reading's Agent Skill page)")
+        return Credential("api_key", secret)
+    if kind == "cookie":
+        if not secret or len(secret) > MAX_COOKIE or "=" not in secret or any(c in secret for c in "\r\n\0"):
+            raise ValidationError(
+                f"the cookie must be the name=value pairs of weread.qq.com, at most {MAX_COOKIE} characters"
+            )
+        return Credential("cookie", secret)
+    raise ValidationError("choose an API key or a web cookie")
+
+
+def _hint(credential: Credential) -> str:
+    if credential.kind == "api_key":
+        return f"{credential.secret[:4]}…{credential.secret[-4:]}"
+    return f"cookie, {len(credential.secret)} characters"
+
+
+def save_credential(items: ItemStore, sealer: Sealer, user_id: str, kind: str, secret: str, now: str) -> str:
+    """Store (or replace) the credential; returns its display hint."""
+    credential = _checked(kind, secret)
+    sealed = sealer.seal(credential.secret.encode("utf-8"), _context(user_id))
+    hint = _hint(credential)
+    record = {
+        "pk": user_partition(user_id),
+        "sk": CREDENTIAL_SK,
+        "kind": credential.kind,
+        "sealed": sealed,
+        "hint": hint,
+        "updatedAt": now,
+    }
+    index = {"pk": SYNC_INDEX, "sk": user_id, "userId": user_id, "since": now}
+    items.transact([Put(record), Put(index)])
+    return hint
+
+
+def remove_credential(items: ItemStore, user_id: str) -> None:
+    items.transact([Delete((user_partition(user_id), CREDENTIAL_SK)), Delete((SYNC_INDEX, user_id))])
+
+
+def credential_summary(items: ItemStore, user_id: str) -> dict[str, str] | None:
+    record = items.get((user_partition(user_id), CREDENTIAL_SK))
+    if record is None:
+        return None
+    return {"kind": record["kind"], "hint": record["hint"], "updatedAt": record["updatedAt"]}
+
+
+def load_credential(items: ItemStore, sealer: Sealer, user_id: str) -> Credential | None:
+    record = items.get((user_partition(user_id), CREDENTIAL_SK))
+    if record is None:
+        return None
+    secret = sealer.open(record["sealed"], _context(user_id)).decode("utf-8")
+    return Credential(record["kind"], secret)
+
+
+def users_to_sync(items: ItemStore) -> list[str]:
+    """Every user with a stored credential: one Query of the fixed index partition."""
+    return [item["userId"] for item in walk(items, SYNC_INDEX)]

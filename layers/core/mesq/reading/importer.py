@@ -1,0 +1,149 @@
+"""The reading file import (docs/reading-import.md): parse and check the WHOLE file first, naming
+the first bad element (`books[1].notes[3].noteType: ...`), and only then write, book by book, with
+the same idempotent merge a sync uses, so re-importing a file changes nothing.
+
+A book in the file is a full snapshot of that book: its notes missing from the file are marked
+deletedUpstream. Books not in the file are left alone.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..errors import ValidationError
+from ..store.ports import ItemStore
+from ..timestamps import normalize_timestamp
+from .merge import MergeReport, apply_snapshot
+from .model import PROVIDER, BookSnapshot, UpstreamBook, UpstreamNote
+
+MAX_BOOKS = 5_000
+MAX_NOTES_PER_BOOK = 20_000
+MAX_ID = 200
+MAX_TITLE = 1_000
+MAX_TEXT = 50_000
+MAX_POSITION = 999_999_998
+
+_TOP_FIELDS = {"provider", "books"}
+_BOOK_FIELDS = {"id", "title", "author", "cover", "notes"}
+_NOTE_FIELDS = {"id", "noteType", "content", "quotedText", "chapterTitle", "chapterIndex", "position", "createdAt"}
+
+
+def _fail(where: str, problem: str) -> ValidationError:
+    return ValidationError(f"{where}: {problem}; nothing was imported")
+
+
+def _object(value: Any, where: str, allowed: set[str], required: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _fail(where, "must be an object")
+    unknown = sorted(set(value) - allowed)
+    if unknown:
+        raise _fail(f"{where}.{unknown[0]}", f"unknown field (allowed: {', '.join(sorted(allowed))})")
+    for name in required:
+        if name not in value:
+            raise _fail(f"{where}.{name}", "is required")
+    return value
+
+
+def _text(value: Any, where: str, maximum: int, *, empty: bool = False) -> str:
+    if not isinstance(value, str):
+        raise _fail(where, "must be a string")
+    if not empty and not value.strip():
+        raise _fail(where, "must not be empty")
+    if len(value) > maximum:
+        raise _fail(where, f"is longer than {maximum} characters")
+    return value
+
+
+def _optional_text(value: dict[str, Any], name: str, where: str, maximum: int) -> str | None:
+    if value.get(name) is None:
+        return None
+    return _text(value[name], f"{where}.{name}", maximum)
+
+
+def _integer(value: dict[str, Any], name: str, where: str) -> int | None:
+    raw = value.get(name)
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw <= MAX_POSITION:
+        raise _fail(f"{where}.{name}", f"must be a whole number 0..{MAX_POSITION}")
+    return raw
+
+
+def _note(raw: Any, where: str) -> UpstreamNote:
+    note = _object(raw, where, _NOTE_FIELDS, ("id", "noteType", "content", "createdAt"))
+    if note["noteType"] not in ("highlight", "note"):
+        raise _fail(f"{where}.noteType", f'must be "highlight" or "note", not {note["noteType"]!r}')
+    quoted = _optional_text(note, "quotedText", where, MAX_TEXT)
+    if quoted is not None and note["noteType"] == "highlight":
+        raise _fail(f"{where}.quotedText", "only a note (a thought) quotes a passage; a highlight is the passage")
+    try:
+        created = normalize_timestamp(note["createdAt"], f"{where}.createdAt")
+    except ValidationError as error:
+        raise _fail(f"{where}.createdAt", error.message.split(": ", 1)[-1]) from None
+    return UpstreamNote(
+        note_type=note["noteType"],
+        external_id=_text(note["id"], f"{where}.id", MAX_ID),
+        content=_text(note["content"], f"{where}.content", MAX_TEXT),
+        created_at=created,
+        quoted_text=quoted,
+        chapter_title=_optional_text(note, "chapterTitle", where, MAX_TITLE),
+        chapter_index=_integer(note, "chapterIndex", where),
+        position=_integer(note, "position", where),
+    )
+
+
+def _book(raw: Any, where: str) -> BookSnapshot:
+    book = _object(raw, where, _BOOK_FIELDS, ("id", "title", "notes"))
+    notes = book["notes"]
+    if not isinstance(notes, list):
+        raise _fail(f"{where}.notes", "must be an array")
+    if len(notes) > MAX_NOTES_PER_BOOK:
+        raise _fail(f"{where}.notes", f"has more than {MAX_NOTES_PER_BOOK} notes")
+    parsed = tuple(_note(note, f"{where}.notes[{index}]") for index, note in enumerate(notes))
+    seen: dict[str, int] = {}
+    for index, note in enumerate(parsed):
+        first = seen.setdefault(note.external_id, index)
+        if first != index:
+            raise _fail(f"{where}.notes[{index}].id", f"repeats the id of notes[{first}] ({note.external_id!r})")
+    upstream = UpstreamBook(
+        external_id=_text(book["id"], f"{where}.id", MAX_ID),
+        title=_text(book["title"], f"{where}.title", MAX_TITLE),
+        author=_text(book.get("author") or "", f"{where}.author", MAX_TITLE, empty=True),
+        cover=_optional_text(book, "cover", where, 2_000),
+    )
+    return BookSnapshot(upstream, parsed)
+
+
+def parse_import(text: str | bytes) -> list[BookSnapshot]:
+    """The snapshots of a reading export file, or ValidationError naming the first bad element."""
+    try:
+        document = json.loads(text)
+    except (UnicodeDecodeError, ValueError) as error:
+        raise ValidationError(f"the file is not valid JSON ({error}); nothing was imported") from None
+    return parse_document(document)
+
+
+def parse_document(document: Any) -> list[BookSnapshot]:
+    top = _object(document, "(file)", _TOP_FIELDS, ("provider", "books"))
+    if top["provider"] != PROVIDER:
+        raise _fail("provider", f"must be {PROVIDER!r}, not {top['provider']!r}")
+    books = top["books"]
+    if not isinstance(books, list):
+        raise _fail("books", "must be an array")
+    if len(books) > MAX_BOOKS:
+        raise _fail("books", f"has more than {MAX_BOOKS} books")
+    snapshots = [_book(book, f"books[{index}]") for index, book in enumerate(books)]
+    seen: dict[str, int] = {}
+    for index, snapshot in enumerate(snapshots):
+        first = seen.setdefault(snapshot.book.external_id, index)
+        if first != index:
+            raise _fail(f"books[{index}].id", f"repeats the id of books[{first}] ({snapshot.book.external_id!r})")
+    return snapshots
+
+
+def import_snapshots(items: ItemStore, user_id: str, snapshots: list[BookSnapshot], now: str) -> MergeReport:
+    report = MergeReport()
+    for snapshot in snapshots:
+        report.add(apply_snapshot(items, user_id, snapshot, now, source="import"))
+    return report

@@ -1,0 +1,208 @@
+"""Writing a book snapshot (from a sync or a file import) into the shelf, idempotently.
+
+The snapshot is compared with the stored notes of the book: new notes are added, changed ones
+rewritten, notes the source no longer has are marked `deletedUpstream` (never dropped), and a
+note that is unchanged is not written at all, so running the same snapshot twice changes
+nothing. Writes go in transactions of at most 100 operations: the notes with their conditions
+(absent for a new note, the read `version` for a changed one) plus the book item with the ADD
+of exactly the counter changes those notes make, so the counts always agree with the notes. A
+concurrent writer makes a condition fail; the book is then re-read and merged again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ServiceUnavailable
+from ..keys import user_partition
+from ..store.ports import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Delete, Item, ItemStore, Put, Update, WriteOp
+from . import store
+from .model import (
+    COUNTERS,
+    PROVIDER,
+    BookSnapshot,
+    book_id,
+    book_key,
+    fingerprint,
+    note_record,
+    note_sort_key,
+)
+
+ATTEMPTS = 3
+_COUNTER_OF = {"highlight": "highlightCount", "note": "thoughtCount"}
+
+
+@dataclass
+class MergeReport:
+    added: int = 0
+    updated: int = 0
+    marked_deleted: int = 0
+    unchanged: int = 0
+    books_changed: int = 0
+
+    def add(self, other: MergeReport) -> None:
+        self.added += other.added
+        self.updated += other.updated
+        self.marked_deleted += other.marked_deleted
+        self.unchanged += other.unchanged
+        self.books_changed += other.books_changed
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "added": self.added,
+            "updated": self.updated,
+            "markedDeleted": self.marked_deleted,
+            "unchanged": self.unchanged,
+            "booksChanged": self.books_changed,
+        }
+
+
+@dataclass
+class _Plan:
+    notes: list[WriteOp] = field(default_factory=list)
+    deltas: list[Counter[str]] = field(default_factory=list)  # one per note write
+    report: MergeReport = field(default_factory=MergeReport)
+
+
+def _counted(item: Item | None) -> Counter[str]:
+    if item is None:
+        return Counter()
+    if item.get("deletedUpstream"):
+        return Counter({"deletedUpstreamCount": 1})
+    return Counter({_COUNTER_OF[item["noteType"]]: 1})
+
+
+def _stored(user_id: str, record: Item, version: int, now: str, deleted: bool) -> Item:
+    item = {**record, "pk": user_partition(user_id), "sk": note_sort_key(record), "version": version}
+    item["fingerprint"] = fingerprint(record)
+    if deleted:
+        item["deletedUpstream"] = True
+        item["deletedUpstreamAt"] = now
+    if version > 1:
+        item["updatedAt"] = now
+    return item
+
+
+def _replace(plan: _Plan, old: Item, new: Item) -> None:
+    """Write `new` over `old`, conditioned on the version read; a moved sort key deletes the old one."""
+    same_version = Condition(equals={"version": old["version"]})
+    if new["sk"] == old["sk"]:
+        plan.notes.append(Put(new, same_version))
+        plan.deltas.append(_delta(old, new))
+        return
+    plan.notes.append(Delete((old["pk"], old["sk"]), same_version))
+    plan.deltas.append(_delta(old, None))
+    plan.notes.append(Put(new, Condition(exists=False)))
+    plan.deltas.append(_delta(None, new))
+
+
+def _delta(old: Item | None, new: Item | None) -> Counter[str]:
+    """How the book's counters change when `old` becomes `new` (None: absent); may be negative."""
+    delta = _counted(new)
+    for name, value in _counted(old).items():
+        delta[name] -= value
+    return delta
+
+
+def _plan(user_id: str, snapshot: BookSnapshot, existing: list[Item], now: str) -> _Plan:
+    plan = _Plan()
+    book = book_id(snapshot.book.external_id)
+    by_id = {item["id"]: item for item in existing}
+    seen: set[str] = set()
+    for note in snapshot.notes:
+        record = note_record(book, snapshot.book.external_id, note)
+        if record["id"] in seen:
+            continue  # the same upstream id twice in one answer: the first one counts
+        seen.add(record["id"])
+        old = by_id.get(record["id"])
+        if old is None:
+            new = _stored(user_id, record, 1, now, deleted=False)
+            plan.notes.append(Put(new, Condition(exists=False)))
+            plan.deltas.append(_delta(None, new))
+            plan.report.added += 1
+        elif old.get("fingerprint") != fingerprint(record) or old.get("deletedUpstream"):
+            _replace(plan, old, _stored(user_id, record, int(old["version"]) + 1, now, deleted=False))
+            plan.report.updated += 1
+        else:
+            plan.report.unchanged += 1
+    for old in existing:
+        if old["id"] in seen or old.get("deletedUpstream"):
+            continue
+        # The mark keeps every field of the note as it was.
+        marked = {**old, "version": int(old["version"]) + 1, "deletedUpstream": True, "deletedUpstreamAt": now}
+        plan.notes.append(Put(marked, Condition(equals={"version": old["version"]})))
+        plan.deltas.append(_delta(old, marked))
+        plan.report.marked_deleted += 1
+    return plan
+
+
+def _last_note_at(existing: list[Item], plan: _Plan) -> str | None:
+    final = {item["id"]: item for item in existing}
+    for op in plan.notes:
+        if isinstance(op, Put):
+            final[op.item["id"]] = op.item
+    live = [item["createdAt"] for item in final.values() if not item.get("deletedUpstream")]
+    return max(live) if live else None
+
+
+def _book_meta(snapshot: BookSnapshot, last_note_at: str | None, now: str, source: str) -> dict[str, Any]:
+    upstream = snapshot.book
+    meta: dict[str, Any] = {
+        "id": book_id(upstream.external_id),
+        "provider": PROVIDER,
+        "externalId": upstream.external_id,
+        "title": upstream.title,
+        "author": upstream.author,
+        "syncedAt": now,
+        "source": source,
+    }
+    if upstream.cover:
+        meta["cover"] = upstream.cover
+    if last_note_at:
+        meta["lastNoteAt"] = last_note_at
+    if upstream.mark is not None:
+        meta["upstreamMark"] = upstream.mark
+    return meta
+
+
+def _book_changed(stored: Item | None, meta: dict[str, Any]) -> bool:
+    if stored is None:
+        return True
+    compared = [name for name in meta if name not in ("syncedAt", "source")]
+    return any(stored.get(name) != meta[name] for name in compared) or (
+        "lastNoteAt" not in meta and "lastNoteAt" in stored
+    )
+
+
+def _commit(items: ItemStore, user_id: str, plan: _Plan, meta: dict[str, Any]) -> None:
+    key = book_key(user_id, meta["id"])
+    remove = [] if "lastNoteAt" in meta else ["lastNoteAt"]
+    chunk = MAX_TRANSACTION_OPS - 1
+    starts = range(0, len(plan.notes), chunk) if plan.notes else range(1)
+    for start in starts:
+        ops, deltas = plan.notes[start : start + chunk], plan.deltas[start : start + chunk]
+        total: Counter[str] = Counter()
+        for delta in deltas:
+            total.update(delta)
+        add = {name: total.get(name, 0) for name in COUNTERS}
+        items.transact([*ops, Update(key, set=meta, remove=remove, add=add)])
+
+
+def apply_snapshot(items: ItemStore, user_id: str, snapshot: BookSnapshot, now: str, source: str) -> MergeReport:
+    """Merge one book; retried on a concurrent change (ServiceUnavailable if it keeps changing)."""
+    for _attempt in range(ATTEMPTS):
+        existing = list(store.book_notes(items, user_id, book_id(snapshot.book.external_id)))
+        stored_book = store.read_book(items, user_id, book_id(snapshot.book.external_id))
+        plan = _plan(user_id, snapshot, existing, now)
+        meta = _book_meta(snapshot, _last_note_at(existing, plan), now, source)
+        if not plan.notes and not _book_changed(stored_book, meta):
+            return plan.report
+        try:
+            _commit(items, user_id, plan, meta)
+        except ConditionFailed:
+            continue
+        plan.report.books_changed = 1
+        return plan.report
+    raise ServiceUnavailable("the reading shelf kept changing while it was being written; try again")

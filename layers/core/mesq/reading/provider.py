@@ -1,0 +1,53 @@
+"""The provider port of the reading sync: what a source of books and notes must answer, and the
+failures it may report (each becomes the `lastError` of the sync status, never a crash)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from .model import UpstreamBook, UpstreamNote
+
+
+class ProviderError(Exception):
+    """A failure of the source, with a message written for the account owner."""
+
+    code = "UPSTREAM_ERROR"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class CredentialExpired(ProviderError):
+    """The API key or cookie is no longer accepted (WeChat Reading errcode -2012 / -2010, HTTP 401/403)."""
+
+    code = "CREDENTIAL_EXPIRED"
+
+
+class UpstreamRateLimited(ProviderError):
+    code = "UPSTREAM_RATE_LIMITED"
+
+
+class UpstreamMalformed(ProviderError):
+    """An answer that is not the JSON shape the source documents: nothing of it is written."""
+
+    code = "UPSTREAM_MALFORMED"
+
+
+class UpstreamUnavailable(ProviderError):
+    code = "UPSTREAM_UNAVAILABLE"
+
+
+class ReadingProvider(Protocol):
+    #: Notices the source sent along (WeChat Reading's `upgrade_info`), shown on the settings page.
+    notices: list[str]
+
+    def books(self) -> list[UpstreamBook]:
+        """Every book that has notes at the source (the complete list: a book missing here has none)."""
+        ...
+
+    def notes(self, book: UpstreamBook) -> list[UpstreamNote]:
+        """Every highlight and thought of `book` at the source."""
+        ...
+
+    def close(self) -> None: ...

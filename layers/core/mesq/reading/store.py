@@ -1,0 +1,37 @@
+"""Reading the shelf from the item store: books, one book's notes, every note (key layout in model.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..keys import user_partition
+from ..store.paging import walk
+from ..store.ports import Item, ItemStore
+from .model import book_key, books_range, notes_range
+
+
+def read_book(items: ItemStore, user_id: str, id_: str) -> Item | None:
+    return items.get(book_key(user_id, id_))
+
+
+def all_books(items: ItemStore, user_id: str) -> list[Item]:
+    start, end = books_range()
+    return list(walk(items, user_partition(user_id), start=start, end=end))
+
+
+def book_notes(items: ItemStore, user_id: str, id_: str, limit: int | None = None) -> Iterator[Item]:
+    """One book's notes in reading order, reading no further than `limit` items."""
+    start, end = notes_range(id_)
+    return walk(items, user_partition(user_id), start=start, end=end, limit=limit)
+
+
+def every_note(items: ItemStore, user_id: str) -> Iterator[Item]:
+    start, end = notes_range()
+    return walk(items, user_partition(user_id), start=start, end=end)
+
+
+def shelf_order(books: list[Item]) -> list[Item]:
+    """Newest note first; books without a live note last; ties by id (a stable walk)."""
+    dated = sorted((b for b in books if b.get("lastNoteAt")), key=lambda b: (b["lastNoteAt"], b["id"]), reverse=True)
+    undated = sorted((b for b in books if not b.get("lastNoteAt")), key=lambda b: b["id"])
+    return dated + undated

@@ -1,0 +1,39 @@
+// Reading import: send the chosen file's text as the JSON body (with the CSRF header) and show
+// the answer. No inline script: the page's CSP allows scripts from /static only.
+"use strict";
+(function () {
+  var form = document.getElementById("import-form");
+  var result = document.getElementById("import-result");
+  if (!form) return;
+  function show(text, failed) {
+    result.textContent = text;
+    result.className = failed ? "error" : "muted";
+    result.hidden = false;
+  }
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    var file = document.getElementById("import-file").files[0];
+    if (!file) { show("Choose a file first.", true); return; }
+    file.text().then(function (text) {
+      return fetch(form.getAttribute("action"), {
+        method: "POST",
+        credentials: "same-origin",
+        referrerPolicy: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": form.dataset.csrf },
+        body: text
+      });
+    }).then(function (response) {
+      return response.json().then(function (body) { return { ok: response.ok, body: body }; });
+    }).then(function (answer) {
+      if (answer.ok && answer.body.ok) {
+        var b = answer.body;
+        show("Imported " + b.books + " books: " + b.added + " notes added, " + b.updated + " updated, " +
+             b.markedDeleted + " marked deleted upstream, " + b.unchanged + " unchanged.", false);
+        return;
+      }
+      show(answer.body && answer.body.error ? answer.body.error.message : "The file was not accepted.", true);
+    }).catch(function () {
+      show("Could not read the file or reach MeSQ; try again.", true);
+    });
+  });
+})();

@@ -1,0 +1,87 @@
+"""Settings -> Reading sync in a real headless Chromium against a real `mesq serve` whose
+WeChat Reading URLs point at the loopback fake: an expired credential shows as a sync error on
+the page; after a fresh key, "sync now" shows the counts; the JSON file upload imports, and the
+page never trips its CSP. The credential is never echoed back."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright import sync_api as playwright_sync
+
+from tests.conftest import LiveServer, start_server, stop_server
+from tests.web.test_browser import PASSWORD, page  # noqa: F401  (the Chromium fixture)
+
+from .export_files import export
+from .fake_weread import API_KEY, FakeWeRead, running, sample_shelf
+
+
+@pytest.fixture
+def fake() -> FakeWeRead:
+    return sample_shelf(books=2, highlights=3, thoughts=2)
+
+
+@pytest.fixture
+def server(tmp_path: Path, fake: FakeWeRead) -> Iterator[LiveServer]:
+    with running(fake) as url:
+        env = {"MESQ_WECHAT_READING_GATEWAY_URL": f"{url}/api/agent/gateway", "MESQ_WECHAT_READING_WEB_URL": url}
+        live = start_server(tmp_path / "live", env)
+        try:
+            yield live
+        finally:
+            stop_server(live)
+
+
+def test_reading_settings_page(server: LiveServer, fake: FakeWeRead, page, tmp_path: Path) -> None:  # noqa: F811
+    expect = playwright_sync.expect
+    base = server.base_url
+    csp_violations: list[str] = []
+    page.on("console", lambda m: csp_violations.append(m.text) if "Content Security Policy" in m.text else None)
+    created = server.cli("user", "create", "reader", "--password-stdin", stdin=PASSWORD + "\n")
+    assert created.returncode == 0, created.stderr
+    page.goto(base + "/settings/reading")
+    page.fill("input[name=username]", "reader")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    expect(page).to_have_url(base + "/settings/reading")
+
+    # An expired credential: the sync error is on the page, nothing crashed.
+    fake.expired = -2012
+    page.fill("#credential-secret", API_KEY)
+    page.get_by_role("button", name=re.compile("^Save")).click()
+    expect(page.locator("#credential-hint")).to_contain_text("wrk-…6789")
+    assert API_KEY not in page.content()
+    page.click("#sync-now")
+    expect(page.locator("#sync-error")).to_contain_text("CREDENTIAL_EXPIRED")
+    expect(page.locator("#sync-error")).to_contain_text("expired")
+    expect(page.locator("#last-success")).to_have_text("never")
+
+    # The credential works again: sync now fills the shelf.
+    fake.expired = None
+    page.click("#sync-now")
+    expect(page.locator("#sync-error")).to_have_count(0)
+    expect(page.locator("#count-books")).to_have_text("2")
+    expect(page.locator("#count-highlights")).to_have_text("6")
+    expect(page.locator("#count-thoughts")).to_have_text("4")
+    expect(page.locator("#last-run")).to_contain_text("10 added")
+
+    # The JSON file upload (people without a credential), then again: nothing changes.
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export(books=3, notes=30), ensure_ascii=False), encoding="utf-8")
+    for expected in ("30 notes added", "0 notes added, 0 updated, 0 marked deleted upstream, 30 unchanged"):
+        page.set_input_files("#import-file", str(path))
+        page.get_by_role("button", name="Import").click()
+        expect(page.locator("#import-result")).to_contain_text(expected)
+    bad = export(books=1, notes=3)
+    bad["books"][0]["notes"][2]["noteType"] = "thought"
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    page.set_input_files("#import-file", str(path))
+    page.get_by_role("button", name="Import").click()
+    expect(page.locator("#import-result")).to_contain_text("books[0].notes[2].noteType")
+    page.reload()
+    expect(page.locator("#count-books")).to_have_text("5")
+    assert csp_violations == []
