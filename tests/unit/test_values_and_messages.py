@@ -4,8 +4,8 @@ of bad values in messages (`mesq.messages`, `mesq.validation`)."""
 from __future__ import annotations
 
 import pytest
-from mesq.asgi.body import parse_json_object
 
+from mesq.asgi.body import parse_json_object
 from mesq.errors import ValidationError
 from mesq.messages import field_path, quoted
 from mesq.spec import load_spec
