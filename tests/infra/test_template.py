@@ -69,6 +69,6 @@ def test_table_matches_the_code():
 
 def test_layer_requirements_match_pyproject():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())
-    lines = (REPO / "layers/core/requirements.txt").read_text().splitlines()
+    lines = (REPO / "layers/deps/requirements.txt").read_text().splitlines()
     requirements = [line for line in lines if line and not line.startswith("#")]
     assert requirements == project["project"]["dependencies"]
