@@ -93,14 +93,14 @@ def stream_handler(handle_record: Callable[[DynamoDBRecord], None], service: str
 
     def consume(event: dict[str, Any], context: Any, metrics: Metrics) -> dict[str, Any]:
         processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
-        result: dict[str, Any] = process_partial_response(
+        result = process_partial_response(
             event=event, record_handler=handle_record, processor=processor, context=context
         )
-        failed = len(result.get("batchItemFailures", []))
+        failed = len(result["batchItemFailures"])
         metrics.add_metric(name="StreamRecords", unit=MetricUnit.Count, value=len(event.get("Records", [])))
         metrics.add_metric(name="StreamRecordFailures", unit=MetricUnit.Count, value=failed)
         if failed:
             logger.warning("stream records failed", extra={"failed": failed})
-        return result
+        return dict(result)
 
     return instrumented(consume, service)
