@@ -169,7 +169,9 @@ def test_tool_contract(name: str):
     checked = entry.result_schema
     Draft202012Validator.check_schema(checked)
     extra_checks = ("properties", "oneOf", "additionalProperties")
-    assert {k: v for k, v in checked.items() if k not in extra_checks} == {k: v for k, v in output.items() if k != "properties"}
+    assert {k: v for k, v in checked.items() if k not in extra_checks} == {
+        k: v for k, v in output.items() if k != "properties"
+    }
     assert {k: v for k, v in checked["properties"].items() if k not in ("error", "correlationId")} == {
         k: v for k, v in output["properties"].items() if k != "error"
     }

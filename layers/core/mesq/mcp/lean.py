@@ -102,7 +102,9 @@ def drop_implied_types(schema: Any) -> Any:
     is of that type), at every depth: the same set of values, fewer tokens."""
     if not isinstance(schema, dict):
         return schema
-    values = schema["enum"] if isinstance(schema.get("enum"), list) else [schema["const"]] if "const" in schema else None
+    values = (
+        schema["enum"] if isinstance(schema.get("enum"), list) else [schema["const"]] if "const" in schema else None
+    )
     is_type = _JSON_TYPES.get(schema["type"]) if isinstance(schema.get("type"), str) else None
     kept = schema
     if values and is_type is not None and all(is_type(value) for value in values):
@@ -372,7 +374,8 @@ def share_common_fields(schema: dict[str, Any]) -> dict[str, Any]:
 
 def lean_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """The output schema as listed: input-only keywords stripped, types an enum or const implies
-    dropped, the objects below the envelope opened, trivial defs folded in, repeated shapes shared. The envelope itself stays closed."""
+    dropped, the objects below the top level opened, trivial defs folded in, repeated shapes
+    shared. The top level is left as given (catalog.py lists the envelope open)."""
     stripped: dict[str, Any] = drop_implied_types(strip_input_only(schema))
     opened: dict[str, Any] = map_subschemas(stripped, open_objects)
     return share_repeats(share_common_fields(fold_defs(opened)))
