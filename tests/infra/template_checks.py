@@ -47,6 +47,14 @@ _ITEMS = [
     ("dynamodb:DeleteItem", _TABLE),
     ("dynamodb:ConditionCheckItem", _TABLE),
 ]
+_MODEL = "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/"
+_SEARCH = [
+    ("s3:GetObject", "${AttachmentBucket.Arn}/search/*"),
+    ("s3:PutObject", "${AttachmentBucket.Arn}/search/*"),
+    ("bedrock:InvokeModel", _MODEL + "${EmbeddingModelId}"),
+    ("bedrock:InvokeModel", _MODEL + "${RerankModelId}"),
+    ("bedrock:Rerank", "*"),
+]
 _ATTACHMENTS = [
     ("s3:PutObject", f"{_BUCKET}/uploads/*"),
     ("s3:GetObject", f"{_BUCKET}/uploads/*"),
@@ -59,8 +67,8 @@ _SYNC_QUEUE = "arn:${AWS::Partition}:sqs:${AWS::Region}:${AWS::AccountId}:${Read
 
 #: What each function's code calls: (action, resource) its role must allow.
 PERMISSIONS: dict[str, list[tuple[str, str]]] = {
-    "ApiFunction": [*_ITEMS, *_ATTACHMENTS],
-    "McpFunction": [*_ITEMS, *_ATTACHMENTS],
+    "ApiFunction": [*_ITEMS, *_ATTACHMENTS, *_SEARCH],
+    "McpFunction": [*_ITEMS, *_ATTACHMENTS, *_SEARCH],
     "OAuthFunction": [
         *_ITEMS,
         ("kms:GenerateDataKey", "${ReadingCredentialKey.Arn}"),
@@ -68,7 +76,14 @@ PERMISSIONS: dict[str, list[tuple[str, str]]] = {
     ],
     "SchedulerFunction": [*_ITEMS, ("s3:DeleteObject", f"{_BUCKET}/uploads/*")],
     "ReadingSyncFunction": [*_ITEMS, ("kms:Decrypt", _KEY), ("sqs:SendMessageBatch", _SYNC_QUEUE)],
-    "IndexerFunction": [("dynamodb:GetItem", _TABLE), ("sqs:SendMessage", "${IndexerDeadLetters.Arn}")],
+    "IndexerFunction": [
+        *_ITEMS,
+        ("s3:GetObject", f"{_BUCKET}/search/*"),
+        ("s3:PutObject", f"{_BUCKET}/search/*"),
+        ("s3:DeleteObject", f"{_BUCKET}/search/*"),
+        ("bedrock:InvokeModel", "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/${EmbeddingModelId}"),
+        ("sqs:SendMessage", "${IndexerDeadLetters.Arn}"),
+    ],
 }
 
 

@@ -20,8 +20,6 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.logging.utils import copy_config_to_registered_loggers
 from aws_lambda_powertools.metrics import MetricUnit
-from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
-from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from mangum import Mangum
 from mangum.types import ASGI
 
@@ -85,22 +83,21 @@ def event_handler(handle: Callable[[dict[str, Any], Metrics], dict[str, Any]], s
     return instrumented(lambda event, context, metrics: handle(event, metrics), service)
 
 
-def stream_handler(handle_record: Callable[[DynamoDBRecord], None], service: str) -> LambdaHandler:
-    """A DynamoDB Streams consumer: `handle_record` per record; a record that raises is reported
-    in `batchItemFailures` (the event source mapping needs ReportBatchItemFailures), so the
-    stream retries from it, bisecting, until the retry limit sends it to the DLQ."""
+def stream_handler(handle_batch: Callable[[list[dict[str, Any]]], dict[str, Any]], service: str) -> LambdaHandler:
+    """A DynamoDB Streams consumer: `handle_batch(records)` answers the partial-batch response
+    `{"batchItemFailures": [{"itemIdentifier": <sequence number>}, ...]}` (the event source mapping
+    has ReportBatchItemFailures), so the stream retries from the first failed record, bisecting,
+    until the retry limit parks it in the DLQ. An exception fails the whole batch the same way."""
     logger = Logger(child=True)
 
     def consume(event: dict[str, Any], context: Any, metrics: Metrics) -> dict[str, Any]:
-        processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
-        result = process_partial_response(
-            event=event, record_handler=handle_record, processor=processor, context=context
-        )
+        records = list(event.get("Records", []))
+        result = handle_batch(records)
         failed = len(result["batchItemFailures"])
-        metrics.add_metric(name="StreamRecords", unit=MetricUnit.Count, value=len(event.get("Records", [])))
+        metrics.add_metric(name="StreamRecords", unit=MetricUnit.Count, value=len(records))
         metrics.add_metric(name="StreamRecordFailures", unit=MetricUnit.Count, value=failed)
         if failed:
-            logger.warning("stream records failed", extra={"failed": failed})
-        return dict(result)
+            logger.warning("stream records failed", extra={"records": len(records), "failed": failed})
+        return result
 
     return instrumented(consume, service)
