@@ -89,6 +89,8 @@ class Settings:
     wechat_reading_web_url: str = "https://weread.qq.com"
     kms_key_id: str | None = None
     reading_sync_queue_url: str | None = None
+    #: Per-call metrics (mesq/call_metrics.py): "emf" on Lambda (template.yaml), else "off".
+    call_metrics: Literal["off", "emf"] = "off"
 
     @property
     def sqlite_path(self) -> Path:
@@ -111,6 +113,9 @@ class Settings:
         storage = env.get("MESQ_STORAGE", "sqlite")
         if storage not in ("sqlite", "dynamodb"):
             raise ConfigError(f"MESQ_STORAGE must be sqlite or dynamodb, not {storage!r}")
+        call_metrics = env.get("MESQ_CALL_METRICS") or "off"
+        if call_metrics not in ("off", "emf"):
+            raise ConfigError(f"MESQ_CALL_METRICS must be off or emf, not {call_metrics!r}")
         profile = env.get("MCP_RATE_LIMIT_PROFILE", "normal")
         if profile not in ("normal", "relaxed", "off"):
             raise ConfigError(f"MCP_RATE_LIMIT_PROFILE must be normal, relaxed or off, not {profile!r}")
@@ -144,4 +149,5 @@ class Settings:
             wechat_reading_web_url=(env.get("MESQ_WECHAT_READING_WEB_URL") or "https://weread.qq.com").rstrip("/"),
             kms_key_id=env.get("MESQ_KMS_KEY_ID") or None,
             reading_sync_queue_url=env.get("MESQ_READING_SYNC_QUEUE_URL") or None,
+            call_metrics=call_metrics,  # type: ignore[arg-type]
         )

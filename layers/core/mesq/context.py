@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .call_metrics import CallMetrics, NoCallMetrics
 from .config import Settings
 from .deployment import Deployment
 from .store.ports import BlobStore, ItemStore
@@ -30,6 +31,8 @@ class Services:
     items: ItemStore
     blobs: BlobStore
     deployment: Deployment = field(init=False)
+    #: One metric per operation call (operations.invoke); EMF on Lambda, nothing elsewhere.
+    call_metrics: CallMetrics = field(default_factory=NoCallMetrics)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "deployment", Deployment.from_settings(self.settings))
