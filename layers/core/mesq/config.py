@@ -89,6 +89,10 @@ class Settings:
     wechat_reading_web_url: str = "https://weread.qq.com"
     kms_key_id: str | None = None
     reading_sync_queue_url: str | None = None
+    # Reminders (docs/contract.md §12): the tick interval of `mesq serve`'s loop, and whether a
+    # webhook may be an http://127.0.0.1 / localhost URL (tests, local development only).
+    reminder_tick_seconds: int = 60
+    reminder_webhook_allow_loopback: bool = False
 
     @property
     def sqlite_path(self) -> Path:
@@ -144,4 +148,8 @@ class Settings:
             wechat_reading_web_url=(env.get("MESQ_WECHAT_READING_WEB_URL") or "https://weread.qq.com").rstrip("/"),
             kms_key_id=env.get("MESQ_KMS_KEY_ID") or None,
             reading_sync_queue_url=env.get("MESQ_READING_SYNC_QUEUE_URL") or None,
+            reminder_tick_seconds=_size(env, "MESQ_REMINDER_TICK_SECONDS", 60, minimum=1, maximum=3600),
+            reminder_webhook_allow_loopback=_flag(
+                env.get("MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK"), False, "MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK"
+            ),
         )
