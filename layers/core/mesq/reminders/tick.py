@@ -127,10 +127,14 @@ def deliver(
     *,
     client: httpx.Client,
     backoff: tuple[float, ...] = BACKOFF_SECONDS,
+    only: dict[str, str] | None = None,
 ) -> list[str]:
-    """Send `payload` to every channel of the user; the failure reasons (empty = all delivered)."""
+    """Send `payload` to every channel of the user (`only={"channel": id}`: to that one); the
+    failure reasons (empty = all delivered)."""
     failures: list[str] = []
     for record in channels.channel_records(items, user_id):
+        if only is not None and record["id"] != only["channel"]:
+            continue
         now = format_timestamp(datetime.now(UTC))
         try:
             channel = channels.opened(sealer, user_id, record)
