@@ -127,13 +127,13 @@ def deliver(
     *,
     client: httpx.Client,
     backoff: tuple[float, ...] = BACKOFF_SECONDS,
-    only: dict[str, str] | None = None,
+    channel_id: str | None = None,
 ) -> list[str]:
-    """Send `payload` to every channel of the user (`only={"channel": id}`: to that one); the
-    failure reasons (empty = all delivered)."""
+    """Send `payload` to every channel of the user (or only to `channel_id`); the failure
+    reasons (empty = all delivered)."""
     failures: list[str] = []
     for record in channels.channel_records(items, user_id):
-        if only is not None and record["id"] != only["channel"]:
+        if channel_id is not None and record["id"] != channel_id:
             continue
         now = format_timestamp(datetime.now(UTC))
         try:

@@ -55,9 +55,8 @@ def _send_test(page: Page, channel_id: str) -> list[str]:
     record = channels.find_channel(services.items, user_id, channel_id)
     now = format_timestamp(datetime.now(UTC))
     payload = {"type": "test", "id": f"test-{record['id']}-{now}", "sentAt": now, "task": None, "remindAt": now}
-    only = {"channel": record["id"]}
     with httpx.Client(follow_redirects=False) as client:
-        return deliver(services.items, build_sealer(services.settings), user_id, payload, client=client, only=only)
+        return deliver(services.items, build_sealer(services.settings), user_id, payload, client=client, channel_id=str(record["id"]))
 
 
 async def test_submit(page: Page) -> Response:
