@@ -55,8 +55,9 @@ def user_with_reminders(
     for number in range(tasks):
         task = todo_call(items, user_id, "create_todo_task", title=f"task {number}",
                          due={"type": "datetime", "at": format_timestamp(due)})["task"]  # fmt: skip
+        reminders = [{"type": "absolute", "at": format_timestamp(soon)}, {"type": "relative", "offset": "-PT15M"}]
         todo_call(items, user_id, "set_todo_reminders", id=task["id"], expectedRevision=task["revision"],
-                  reminders=[{"type": "absolute", "at": format_timestamp(soon)}, {"type": "relative", "offset": "-PT15M"}])  # fmt: skip
+                  reminders=reminders)  # fmt: skip
     channel = channels.add_webhook(items, sealer, user_id, receiver.url, now_timestamp(), allow_loopback=True)
     receiver.secrets.append(channel.secret)
     return user_id, due

@@ -29,7 +29,9 @@ def _names(schema: Any) -> Iterator[str]:
             yield from _names(value)
 
 
-def test_no_tool_resource_or_route_exposes_reminder_internals(client: TestClient, make_account: Callable[..., Account]) -> None:
+def test_no_tool_resource_or_route_exposes_reminder_internals(
+    client: TestClient, make_account: Callable[..., Account]
+) -> None:
     account = make_account(scopes="memo:read,memo:write,todo:read,todo:write,reading:read")
     mcp = Mcp(client=client, token=account.token)
     mcp.connect()
@@ -55,10 +57,16 @@ def test_the_reminder_tools_over_rest_and_mcp(client: TestClient, make_account: 
     task = mcp.ok("create_todo_task", {"title": "call mum", "due": {"type": "date", "date": "2030-05-01"},
                                         "timezone": "Asia/Shanghai"})["task"]  # fmt: skip
     reminders = [{"type": "relative", "offset": "-P1D"}, {"type": "absolute", "at": "2030-04-29T20:00:00+08:00"}]
-    done = mcp.ok("set_todo_reminders", {"id": task["id"], "expectedRevision": task["revision"], "reminders": reminders})
+    done = mcp.ok(
+        "set_todo_reminders", {"id": task["id"], "expectedRevision": task["revision"], "reminders": reminders}
+    )
     assert done["task"]["reminders"] == reminders and done["task"]["revision"] == task["revision"] + 1
     path = f"/api/toolkit/todo/tasks/{task['id']}/reminders"
-    bad = client.put(path, headers=account.headers, json={"expectedRevision": 2, "reminders": [{"type": "relative", "offset": "-P1M"}]})
+    bad = client.put(
+        path,
+        headers=account.headers,
+        json={"expectedRevision": 2, "reminders": [{"type": "relative", "offset": "-P1M"}]},
+    )
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "VALIDATION_ERROR"
     stale = client.request("DELETE", path, headers=account.headers, json={"expectedRevision": 1})
     assert stale.status_code == 409 and stale.json()["recoverData"]["task"]["reminders"] == reminders

@@ -64,7 +64,9 @@ def _concurrent_ticks(stores: list[ItemStore], sealer: LocalKeySealer, at: Any) 
 
     def tick(index: int) -> None:
         barrier.wait()
-        reports[index] = run_due_reminder_tick(stores[index], sealer, at, backoff=(0.01,), on_claimed=lambda _: time.sleep(0.05))
+        reports[index] = run_due_reminder_tick(
+            stores[index], sealer, at, backoff=(0.01,), on_claimed=lambda _: time.sleep(0.05)
+        )
 
     threads = [threading.Thread(target=tick, args=(i,)) for i in range(len(stores))]
     for thread in threads:

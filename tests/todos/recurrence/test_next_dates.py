@@ -112,7 +112,11 @@ def test_until_ends_the_series(zone: str) -> None:
 
 @pytest.mark.parametrize("zone", [*ZONES, None])
 def test_date_only_rules_step_in_dates(zone: str | None) -> None:
-    assert series("FREQ=WEEKLY;BYDAY=MO,WE,FR", day("2026-01-05"), zone, 3) == ["2026-01-07", "2026-01-09", "2026-01-12"]
+    assert series("FREQ=WEEKLY;BYDAY=MO,WE,FR", day("2026-01-05"), zone, 3) == [
+        "2026-01-07",
+        "2026-01-09",
+        "2026-01-12",
+    ]
     assert series("FREQ=MONTHLY;BYMONTHDAY=31", day("2026-01-31"), zone, 2) == ["2026-03-31", "2026-05-31"]
     assert series("FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29", day("2024-02-29"), zone, 1) == ["2028-02-29"]
     assert series("FREQ=DAILY;UNTIL=20260107", day("2026-01-05"), zone, 5) == ["2026-01-06", "2026-01-07"]

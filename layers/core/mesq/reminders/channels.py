@@ -8,6 +8,7 @@ without the sealer.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import secrets
 from dataclasses import dataclass
@@ -64,9 +65,7 @@ def channel_records(items: ItemStore, user_id: str) -> list[Item]:
     return sorted(walk(items, user_partition(user_id), prefix=PREFIX), key=lambda c: str(c["createdAt"]))
 
 
-def add_webhook(
-    items: ItemStore, sealer: Sealer, user_id: str, url: str, now: str, *, allow_loopback: bool
-) -> Channel:
+def add_webhook(items: ItemStore, sealer: Sealer, user_id: str, url: str, now: str, *, allow_loopback: bool) -> Channel:
     """A new channel; returns it with its secret (shown to the user once)."""
     checked = check_url(url, allow_loopback=allow_loopback)
     if len(channel_records(items, user_id)) >= MAX_CHANNELS:
@@ -108,7 +107,5 @@ def record_outcome(items: ItemStore, user_id: str, channel_id: str, failure: dic
     """The channel's last success time, or its last failure; nothing when it was deleted meanwhile."""
     changes: dict[str, Any] = {"lastFailure": failure} if failure is not None else {"lastSuccessAt": now}
     op = Update((user_partition(user_id), PREFIX + channel_id), set=changes, condition=Condition(exists=True))
-    try:
+    with contextlib.suppress(ConditionFailed):  # deleted meanwhile: nothing to record
         items.update(op)
-    except ConditionFailed:
-        pass  # deleted meanwhile: nothing to record

@@ -217,4 +217,3 @@ def _handle(
 
 def _due(entry: Item | None, now: datetime) -> Item | None:
     return entry if entry is not None and parse_timestamp(str(entry["at"]), "at") <= now else None
-

@@ -124,5 +124,7 @@ def index_ops(user_id: str, before_of: dict[str, Item], ops: Iterable[WriteOp], 
         if was == will:
             continue
         task_id = str(after["id"])
-        extra.append(Put(index_item(user_id, task_id, will)) if will is not None else Delete(index_key(user_id, task_id)))
+        extra.append(
+            Put(index_item(user_id, task_id, will)) if will is not None else Delete(index_key(user_id, task_id))
+        )
     return extra

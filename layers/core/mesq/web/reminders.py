@@ -25,7 +25,10 @@ PAGE = "/settings/reminders"
 
 def _view(page: Page) -> dict[str, Any]:
     records = channels.channel_records(page.web.services.items, page.user.user_id)
-    shown = [{key: record.get(key) for key in ("id", "url", "createdAt", "lastSuccessAt", "lastFailure")} for record in records]
+    shown = [
+        {key: record.get(key) for key in ("id", "url", "createdAt", "lastSuccessAt", "lastFailure")}
+        for record in records
+    ]
     return {"channels": shown, "max_channels": channels.MAX_CHANNELS, "replay_window": REPLAY_WINDOW_SECONDS}
 
 
@@ -47,7 +50,9 @@ async def add_submit(page: Page) -> Response:
     )
     view = await run_sync(_view, page)
     # The one time the secret is shown: rendered, never stored in the clear or redirected with.
-    return page.render("reminders.html", nav="reminders", new_secret={"id": created.id, "secret": created.secret}, **view)
+    return page.render(
+        "reminders.html", nav="reminders", new_secret={"id": created.id, "secret": created.secret}, **view
+    )
 
 
 def _send_test(page: Page, channel_id: str) -> list[str]:
@@ -56,7 +61,14 @@ def _send_test(page: Page, channel_id: str) -> list[str]:
     now = format_timestamp(datetime.now(UTC))
     payload = {"type": "test", "id": f"test-{record['id']}-{now}", "sentAt": now, "task": None, "remindAt": now}
     with httpx.Client(follow_redirects=False) as client:
-        return deliver(services.items, build_sealer(services.settings), user_id, payload, client=client, channel_id=str(record["id"]))
+        return deliver(
+            services.items,
+            build_sealer(services.settings),
+            user_id,
+            payload,
+            client=client,
+            channel_id=str(record["id"]),
+        )
 
 
 async def test_submit(page: Page) -> Response:

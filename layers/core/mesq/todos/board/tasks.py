@@ -93,13 +93,17 @@ def advanced_occurrence(before: Item, after: Item) -> bool:
     return after is not before and not before["done"] and not after["done"]
 
 
-def occurrence_reset(state: TodoState, user_id: str, before: Item, after: Item, now: str) -> tuple[list[WriteOp], list[Item] | None]:
+def occurrence_reset(
+    state: TodoState, user_id: str, before: Item, after: Item, now: str
+) -> tuple[list[WriteOp], list[Item] | None]:
     """When a recurring task moved on: its done subtasks reopen (writes, the live subtasks)."""
     if not advanced_occurrence(before, after):
         return [], None
     subtasks = state.subtasks_of(before["id"])
     fresh = [reopened(s, now) for s in subtasks]
-    ops: list[WriteOp] = [put_revised(user_id, "task", s, f) for s, f in zip(subtasks, fresh, strict=True) if f is not s]
+    ops: list[WriteOp] = [
+        put_revised(user_id, "task", s, f) for s, f in zip(subtasks, fresh, strict=True) if f is not s
+    ]
     return ops, fresh
 
 
@@ -130,9 +134,7 @@ def _position_at(state: TodoState, column_id: str, index: int | None, exclude: s
     return model.position_for_index(state.root_positions(column_id, index, exclude), index)
 
 
-def relocation(
-    state: TodoState, user_id: str, before: Item, after: Item, now: str
-) -> tuple[list[WriteOp], list[Item]]:
+def relocation(state: TodoState, user_id: str, before: Item, after: Item, now: str) -> tuple[list[WriteOp], list[Item]]:
     """Subtasks follow their task into another space: (their writes, their new records)."""
     subtasks = state.subtasks_of(before["id"], include_deleted=True)
     if after["spaceId"] == before["spaceId"]:
@@ -257,9 +259,7 @@ def delete_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     return root_write(call, args, change, allow_trashed=True)
 
 
-def restored_root(
-    state: TodoState, user_id: str, before: Item, now: str
-) -> tuple[Item, list[WriteOp], list[Item]]:
+def restored_root(state: TodoState, user_id: str, before: Item, now: str) -> tuple[Item, list[WriteOp], list[Item]]:
     """A trashed root task back on a board: its column if it is still open, else the first open
     column of its space, else (space deleted) the default space's."""
     if keys.live(before):
