@@ -97,3 +97,23 @@ def test_bad_rules_and_rules_without_due_are_refused(rest: Rest, todo_account: A
     assert status == 400 and "needs a due" in envelope["error"]["message"]
     cleared = api.ok("update_todo_task", id=task["id"], expectedRevision=task["revision"], due=None, recurrence=None)
     assert cleared["task"]["recurrence"] is None
+
+
+def test_a_failing_batch_names_every_failing_item_and_changes_nothing(rest: Rest, todo_account: Account) -> None:
+    api = rest(todo_account)
+    good, other = _task(api), _task(api)
+    status, envelope = api.fails("batch_update_todo_tasks", updates=[
+        {"id": good["id"], "expectedRevision": good["revision"], "title": "fine"},
+        {"id": other["id"], "expectedRevision": other["revision"], "title": "   "},
+        {"id": "missing1", "expectedRevision": 1, "title": "x"},
+    ])  # fmt: skip
+    assert status == 404
+    items = envelope["error"]["details"]["items"]
+    assert [(i["index"], i["id"], i["code"]) for i in items] == [(2, "missing1", "NOT_FOUND")]
+    status, envelope = api.fails("batch_update_todo_tasks", updates=[
+        {"id": good["id"], "expectedRevision": good["revision"], "title": "   "},
+        {"id": other["id"], "expectedRevision": other["revision"], "title": "  "},
+    ])  # fmt: skip
+    assert status == 400
+    assert [i["index"] for i in envelope["error"]["details"]["items"]] == [0, 1]
+    assert api.ok("get_todo_task", id=good["id"])["task"]["revision"] == good["revision"]  # nothing written

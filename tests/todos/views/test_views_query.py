@@ -158,8 +158,14 @@ def test_recurring_root_tasks_are_dated_by_their_earliest_unfinished_occurrence(
     reminders = [{"type": "absolute", "at": "2026-10-20T09:00:00+08:00"}]
     b = board(
         [
-            _task("rec", recurrence="FREQ=WEEKLY", occurrences=history, reminders=reminders,
-                  due={"type": "date", "date": "2026-10-08"}, timezone="Asia/Shanghai"),  # fmt: skip
+            _task(
+                "rec",
+                recurrence="FREQ=WEEKLY",
+                occurrences=history,
+                reminders=reminders,
+                due={"type": "date", "date": "2026-10-08"},
+                timezone="Asia/Shanghai",
+            ),
         ]
     )
     assert ids(b, **between("2026-10-08T00:00:00+08:00", "2026-10-09T00:00:00+08:00").__dict__) == ["rec"]
