@@ -91,6 +91,10 @@ class Settings:
     reading_sync_queue_url: str | None = None
     #: Per-call metrics (mesq/call_metrics.py): "emf" on Lambda (template.yaml), else "off".
     call_metrics: Literal["off", "emf"] = "off"
+    # Reminders (docs/contract.md §12): the tick interval of `mesq serve`'s loop, and whether a
+    # webhook may be an http://127.0.0.1 / localhost URL (tests, local development only).
+    reminder_tick_seconds: int = 60
+    reminder_webhook_allow_loopback: bool = False
 
     @property
     def sqlite_path(self) -> Path:
@@ -150,4 +154,8 @@ class Settings:
             kms_key_id=env.get("MESQ_KMS_KEY_ID") or None,
             reading_sync_queue_url=env.get("MESQ_READING_SYNC_QUEUE_URL") or None,
             call_metrics=call_metrics,  # type: ignore[arg-type]
+            reminder_tick_seconds=_size(env, "MESQ_REMINDER_TICK_SECONDS", 60, minimum=1, maximum=3600),
+            reminder_webhook_allow_loopback=_flag(
+                env.get("MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK"), False, "MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK"
+            ),
         )
