@@ -7,6 +7,7 @@ from typing import Literal
 
 from .config import Settings
 from .deployment import Deployment
+from .search.providers import SearchRuntime
 from .store.ports import BlobStore, ItemStore
 
 Channel = Literal["api", "mcp", "web", "cli"]
@@ -30,9 +31,12 @@ class Services:
     items: ItemStore
     blobs: BlobStore
     deployment: Deployment = field(init=False)
+    #: AI search's providers and loaded indexes (mesq/search/providers.py), built lazily.
+    search: SearchRuntime = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "deployment", Deployment.from_settings(self.settings))
+        object.__setattr__(self, "search", SearchRuntime(self.settings))
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,17 @@ def build_blob_store(settings: Settings) -> BlobStore:
 
 
 def build_services(settings: Settings) -> Services:
-    return Services(settings=settings, items=build_item_store(settings), blobs=build_blob_store(settings))
+    """With in-process index updates the item store reports each write to the search indexer
+    (what DynamoDB Streams does on AWS)."""
+    items = build_item_store(settings)
+    if settings.search_index_updates != "inprocess":
+        return Services(settings=settings, items=items, blobs=build_blob_store(settings))
+    from .search.follow import FollowingStore
+
+    following = FollowingStore(items)
+    services = Services(settings=settings, items=following, blobs=build_blob_store(settings))
+    following.follow(services)
+    return services
 
 
 def build_sealer(settings: Settings) -> Sealer:
