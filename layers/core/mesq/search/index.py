@@ -68,13 +68,18 @@ class _Part:
         hits = np.flatnonzero(scores > 0)
         return [(self.keys[i], float(scores[i])) for i in hits if not hidden(self.keys[i])]
 
-    def similar(self, query: Vector, hidden: Callable[[str], bool]) -> list[tuple[str, float]]:
+    def similar(self, query: Vector, hidden: Callable[[str], bool], limit: int, hidden_count: int) -> list[tuple[str, float]]:
+        """The `limit` most similar visible documents; at most `hidden_count` of them are hidden,
+        so only that many more are ranked (argpartition: no sort of every score)."""
         if not self.entries or not self.dimension or query.shape != (self.dimension,):
             return []
         scores = self.vectors @ query
         scores[~self.has_vector] = -np.inf
-        order = np.argsort(-scores)
-        return [(self.keys[i], float(scores[i])) for i in order if np.isfinite(scores[i]) and not hidden(self.keys[i])]
+        wanted = min(len(scores), limit + hidden_count)
+        top = np.argpartition(-scores, wanted - 1)[:wanted] if wanted < len(scores) else np.arange(len(scores))
+        order = top[np.argsort(-scores[top])]
+        hits = [(self.keys[i], float(scores[i])) for i in order if np.isfinite(scores[i]) and not hidden(self.keys[i])]
+        return hits[:limit]
 
 
 @dataclass
@@ -126,10 +131,11 @@ class SearchIndex:
         hits = self.snapshot().lexical(terms, self._hidden) + self.overlay_part().lexical(terms, lambda _key: False)
         return sorted(hits, key=lambda hit: (-hit[1], hit[0]))
 
-    def similar(self, query: Vector) -> list[tuple[str, float]]:
-        """Every document with a vector, most similar first."""
-        hits = self.snapshot().similar(query, self._hidden) + self.overlay_part().similar(query, lambda _key: False)
-        return sorted(hits, key=lambda hit: (-hit[1], hit[0]))
+    def similar(self, query: Vector, limit: int) -> list[tuple[str, float]]:
+        """The `limit` documents with a vector most similar to `query`, best first."""
+        hits = self.snapshot().similar(query, self._hidden, limit, len(self.overlay))
+        hits += self.overlay_part().similar(query, lambda _key: False, limit, 0)
+        return sorted(hits, key=lambda hit: (-hit[1], hit[0]))[:limit]
 
     # -- writing ------------------------------------------------------------------------------
 

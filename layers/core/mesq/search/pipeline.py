@@ -34,6 +34,9 @@ RERANK_BATCH = 20
 RRF_K = 60
 MIN_SIMILARITY = 0.3
 VECTOR_CANDIDATES = 100
+#: How many nearest documents the vector branch ranks before the caller's filter (a narrow filter
+#: can leave fewer than VECTOR_CANDIDATES; BM25 is exhaustive, the vector branch is a top-k).
+FILTER_HEADROOM = 4
 Accept = Callable[[Doc], bool]
 
 
@@ -74,7 +77,7 @@ def _vector(index: SearchIndex, query: str, embedder: Embedder | None, accept: A
     try:
         vector = embedder.embed([query], query=True)[0]
         hits = []
-        for key, score in index.similar(vector):
+        for key, score in index.similar(vector, VECTOR_CANDIDATES * FILTER_HEADROOM):
             if score < MIN_SIMILARITY or len(hits) >= VECTOR_CANDIDATES:
                 break
             if _accepted(index, key, accept):
