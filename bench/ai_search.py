@@ -17,13 +17,12 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core, as the goal says
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
-import random  # noqa: E402
-import statistics  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -31,11 +30,15 @@ sys.path.insert(0, str(REPO / "layers" / "core"))
 
 SIZES = (1_000, 10_000, 100_000)
 QUERIES = ("kitchen faucet plumber", "北京 樱花", "quarterly budget review", "跑步 膝盖", "database migration 计划")
-WORDS_EN = (
-    "budget review plumber faucet kitchen garden tomato flight passport meeting report deploy lambda database "
-    "migration interview coffee running knee dentist insurance invoice bread recipe cat dog concert jazz"
-).split()
-WORDS_ZH = "北京 樱花 跑步 膝盖 会议 周报 报销 发票 咖啡 医院 体检 血压 房租 搬家 电影 读书 笔记 部署 数据库 迁移 计划".split()
+_EN = """
+budget review plumber faucet kitchen garden tomato flight passport meeting report deploy lambda database
+migration interview coffee running knee dentist insurance invoice bread recipe cat dog concert jazz
+"""
+WORDS_EN = _EN.split()
+_ZH = """
+北京 樱花 跑步 膝盖 会议 周报 报销 发票 咖啡 医院 体检 血压 房租 搬家 电影 读书 笔记 部署 数据库 迁移 计划
+"""
+WORDS_ZH = _ZH.split()
 
 
 def _memo(rng: random.Random, i: int) -> str:
@@ -47,6 +50,7 @@ def _memo(rng: random.Random, i: int) -> str:
 def rows_ai_search() -> list[tuple[str, str, str]]:
     import numpy as np
 
+    from mesq.config import Settings
     from mesq.context import Services
     from mesq.memos import store
     from mesq.search import pipeline
@@ -56,7 +60,6 @@ def rows_ai_search() -> list[tuple[str, str, str]]:
     from mesq.search.local_models import LocalEmbedder, bundled_model_path
     from mesq.search.tokens import tokens
     from mesq.services import build_services
-    from mesq.config import Settings
 
     path = bundled_model_path()
     if path is None:
@@ -88,7 +91,9 @@ def rows_ai_search() -> list[tuple[str, str, str]]:
             vector = pool_vectors[j] + noise * np.float32(rng.gauss(0, 1))
             vector = (vector / np.linalg.norm(vector)).astype(np.float32)
             text = pool_texts[j]
-            doc = Doc("memo", f"m{i:06d}", text, {"status": "NORMAL", "tagPaths": [], "createdAt": "2026-01-01T00:00:00Z"})
+            doc = Doc(
+                "memo", f"m{i:06d}", text, {"status": "NORMAL", "tagPaths": [], "createdAt": "2026-01-01T00:00:00Z"}
+            )
             entries.append(Entry(doc, (*pool_tokens[j], f"n{i}"), vector))
         index = SearchIndex(entries, dimension=int(pool_vectors.shape[1]))
         started = time.perf_counter()
@@ -113,7 +118,8 @@ def rows_ai_search() -> list[tuple[str, str, str]]:
             now = "2026-01-02T00:00:00Z"
             writes = []
             for w in range(20):
-                memo = {"id": f"w{w:04d}", "content": _memo(rng, size + w), "tags": [], "tagPaths": [], "status": "NORMAL",
+                memo = {"id": f"w{w:04d}", "content": _memo(rng, size + w), "tags": [], "tagPaths": [],
+                        "status": "NORMAL",
                         "pinned": False, "resources": [], "contentSource": "bench", "createdAt": now, "updatedAt": now,
                         "revision": 1}  # fmt: skip
                 store.write_memo(services.items, "bench", None, memo)
@@ -121,13 +127,20 @@ def rows_ai_search() -> list[tuple[str, str, str]]:
                 refresh(services, "bench", [f"MEMO#{memo['id']}"])
                 writes.append((time.perf_counter() - started) * 1000)
             found = pipeline.search(
-                repo.load("bench")[0], memo["content"], embedder=None, reranker=None, accept=lambda d: True, limit=5  # type: ignore[index]
+                repo.load("bench")[0],
+                memo["content"],
+                embedder=None,
+                reranker=None,
+                accept=lambda d: True,
+                limit=5,  # type: ignore[index]
             )
             assert any(doc.id == memo["id"] for doc, _ in found.hits), "a fresh write must be found by BM25"
             assert doc_of({**memo, "sk": "MEMO#x"}) is not None
             services.items.close()
         part = index.snapshot()
-        bm25_bytes = sum(array.nbytes for array in part.bm25.scores.values() if hasattr(array, "nbytes")) if part.bm25 else 0
+        bm25_bytes = (
+            sum(array.nbytes for array in part.bm25.scores.values() if hasattr(array, "nbytes")) if part.bm25 else 0
+        )
         memory_mb = (part.vectors.nbytes + bm25_bytes) / 1e6
         rows += [
             (f"AI search hybrid query p50 at {size:,} memos (warm, 1 core)", f"{p50:.1f} ms", ""),

@@ -333,7 +333,8 @@ def main() -> None:
     from todo_views import rows_todo_views  # bench/todo_views.py (this script's directory is on sys.path)
 
     sections = (
-        rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_search, rows_todo_views, rows_ai_search,
+        rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_search, rows_todo_views,
+        rows_ai_search,
     )  # fmt: skip
     for section in (*sections, rows_mcp):
         rows += section()

@@ -42,7 +42,9 @@ def make_services(tmp_path: Path) -> Iterator[Callable[..., Services]]:
         services.items.close()
 
 
-def run(services: Services, operation: str, args: dict[str, Any], scopes: frozenset[str] = ALL_READ, user: str = "u1") -> Any:
+def run(
+    services: Services, operation: str, args: dict[str, Any], scopes: frozenset[str] = ALL_READ, user: str = "u1"
+) -> Any:
     principal = Principal(user_id=user, scopes=scopes, credential_id="cred", kind="pat")
     call = Call(principal=principal, services=services, trace_id="t", channel="api")
     return REGISTRY[operation](call, args)

@@ -30,7 +30,9 @@ def _client(services: Services, scopes: list[str]) -> tuple[TestClient, str]:
     return TestClient(create_api_app(services)), secret
 
 
-def test_rest_answers_503_when_no_branch_can(make_services: Callable[..., Services], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rest_answers_503_when_no_branch_can(
+    make_services: Callable[..., Services], monkeypatch: pytest.MonkeyPatch
+) -> None:
     services = make_services()
     client, secret = _client(services, ["memo:read", "memo:write"])
     headers = {"Authorization": f"Bearer {secret}"}
@@ -71,10 +73,14 @@ def test_bedrock_titan_embed_and_rerank_calls() -> None:
             )  # fmt: skip
         vectors = BedrockEmbedder("amazon.titan-embed-text-v2:0", "us-east-1", client=runtime).embed(["a", "b"])
     assert np.allclose(vectors, [[0.6, 0.8], [1.0, 0.0]])
-    agent = boto3.client("bedrock-agent-runtime", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x")
+    agent = boto3.client(
+        "bedrock-agent-runtime", region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="x"
+    )
     arn = "arn:aws:bedrock:us-east-1::foundation-model/amazon.rerank-v1:0"
     with Stubber(agent) as stub:
-        stub.add_response("rerank", {"results": [{"index": 1, "relevanceScore": 0.9}, {"index": 0, "relevanceScore": 0.1}]})
+        stub.add_response(
+            "rerank", {"results": [{"index": 1, "relevanceScore": 0.9}, {"index": 0, "relevanceScore": 0.1}]}
+        )
         assert BedrockReranker(arn, "us-east-1", client=agent).rerank("q", ["x", "y"]) == [0.1, 0.9]
     with Stubber(agent) as stub:
         stub.add_client_error("rerank", "ThrottlingException", "slow down")

@@ -101,19 +101,26 @@ def _mixed_writes(services: Services, count: int) -> None:
     while writes < count:
         choice = rng.random()
         if choice < 0.35 or not live:
-            memo = run(services, "create_memo", {"content": f"memo {writes} 关于 topic{rng.randint(0, 9)}"}, user=USER)["memo"]
+            memo = run(services, "create_memo", {"content": f"memo {writes} 关于 topic{rng.randint(0, 9)}"}, user=USER)[
+                "memo"
+            ]
             live[memo["id"]] = memo["revision"]
         elif choice < 0.6:
             memo_id = rng.choice(sorted(live))
-            memo = run(services, "update_memo", {"id": memo_id, "expectedRevision": live[memo_id], "content": f"edited {writes}"}, user=USER)["memo"]  # fmt: skip
+            edit = {"id": memo_id, "expectedRevision": live[memo_id], "content": f"edited {writes}"}
+            memo = run(services, "update_memo", edit, user=USER)["memo"]
             live[memo_id] = memo["revision"]
         elif choice < 0.8:
             memo_id = rng.choice(sorted(live))
-            memo = run(services, "delete_memo", {"id": memo_id, "expectedRevision": live.pop(memo_id)}, user=USER)["memo"]
+            memo = run(services, "delete_memo", {"id": memo_id, "expectedRevision": live.pop(memo_id)}, user=USER)[
+                "memo"
+            ]
             trashed[memo_id] = memo["revision"]
         elif choice < 0.9 and trashed:
             memo_id = rng.choice(sorted(trashed))
-            memo = run(services, "restore_memo", {"id": memo_id, "expectedRevision": trashed.pop(memo_id)}, user=USER)["memo"]
+            memo = run(services, "restore_memo", {"id": memo_id, "expectedRevision": trashed.pop(memo_id)}, user=USER)[
+                "memo"
+            ]
             live[memo_id] = memo["revision"]
         else:
             run(services, "create_todo_task", {"title": f"task {writes}", "notes": "call the plumber"}, user=USER)

@@ -56,7 +56,9 @@ def test_vector_down_is_degraded_with_bm25_results(make_services: Callable[..., 
     assert _stage(answer, "vector")["status"] == "failed" and _stage(answer, "bm25")["status"] == "ok"
 
 
-def test_both_branches_down_is_service_unavailable(make_services: Callable[..., Services], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_both_branches_down_is_service_unavailable(
+    make_services: Callable[..., Services], monkeypatch: pytest.MonkeyPatch
+) -> None:
     services = make_services()
     embedder = DownEmbedder()
     services.search.embedder = embedder
@@ -75,7 +77,11 @@ def test_zero_candidates_is_a_normal_empty_answer(make_services: Callable[..., S
     services = make_services()
     run(services, "create_memo", {"content": "tomatoes on the balcony"})
     answer = run(services, "search_ai_memos", {"query": "kubernetes"})
-    assert answer["items"] == [] and _stage(answer, "bm25") == {**_stage(answer, "bm25"), "status": "ok", "candidates": 0}
+    assert answer["items"] == [] and _stage(answer, "bm25") == {
+        **_stage(answer, "bm25"),
+        "status": "ok",
+        "candidates": 0,
+    }
     assert _stage(answer, "rerank")["status"] == "skipped"
 
 
@@ -103,7 +109,9 @@ def test_filters_and_trash(make_services: Callable[..., Services]) -> None:
     services = make_services()
     tagged = run(services, "create_memo", {"content": "budget review #work"})["memo"]
     plain = run(services, "create_memo", {"content": "budget for the holiday"})["memo"]
-    assert [i["id"] for i in run(services, "search_ai_memos", {"query": "budget", "tags": ["work"]})["items"]] == [tagged["id"]]
+    assert [i["id"] for i in run(services, "search_ai_memos", {"query": "budget", "tags": ["work"]})["items"]] == [
+        tagged["id"]
+    ]
     run(services, "delete_memo", {"id": plain["id"], "expectedRevision": plain["revision"]})
     assert [i["id"] for i in run(services, "search_ai_memos", {"query": "budget"})["items"]] == [tagged["id"]]
     run(services, "restore_memo", {"id": plain["id"], "expectedRevision": plain["revision"] + 1})

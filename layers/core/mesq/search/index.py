@@ -68,7 +68,9 @@ class _Part:
         hits = np.flatnonzero(scores > 0)
         return [(self.keys[i], float(scores[i])) for i in hits if not hidden(self.keys[i])]
 
-    def similar(self, query: Vector, hidden: Callable[[str], bool], limit: int, hidden_count: int) -> list[tuple[str, float]]:
+    def similar(
+        self, query: Vector, hidden: Callable[[str], bool], limit: int, hidden_count: int
+    ) -> list[tuple[str, float]]:
         """The `limit` most similar visible documents; at most `hidden_count` of them are hidden,
         so only that many more are ranked (argpartition: no sort of every score)."""
         if not self.entries or not self.dimension or query.shape != (self.dimension,):

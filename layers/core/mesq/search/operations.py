@@ -51,7 +51,9 @@ def _answer(outcome: Outcome, hits: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def search_ai_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    memo_filter = filter_from({name: args[name] for name in ("status", "tags", "createdFrom", "createdTo") if name in args})
+    memo_filter = filter_from(
+        {name: args[name] for name in ("status", "tags", "createdFrom", "createdTo") if name in args}
+    )
 
     def accept(doc: Doc) -> bool:
         return doc.kind == "memo" and not memo_filter.is_empty_range and memo_filter.matches(doc.meta)
@@ -70,7 +72,9 @@ def search_everything(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         return doc.kind in kinds
 
     outcome = _run(call, args, accept)
-    hits = [{"kind": doc.kind, "id": doc.id, "score": score, "snippet": snippet(doc.text)} for doc, score in outcome.hits]
+    hits = [
+        {"kind": doc.kind, "id": doc.id, "score": score, "snippet": snippet(doc.text)} for doc, score in outcome.hits
+    ]
     return _answer(outcome, hits)
 
 

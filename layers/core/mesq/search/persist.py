@@ -40,7 +40,10 @@ def _folder(user_id: str) -> str:
 
 
 def _pack(entries: list[Entry], removed: list[str], dimension: int | None) -> bytes:
-    rows = [{"kind": e.doc.kind, "id": e.doc.id, "text": e.doc.text, "meta": e.doc.meta, "tokens": e.tokens} for e in entries]
+    rows = [
+        {"kind": e.doc.kind, "id": e.doc.id, "text": e.doc.text, "meta": e.doc.meta, "tokens": e.tokens}
+        for e in entries
+    ]
     has_vector = np.array([e.vector is not None and dimension is not None for e in entries], dtype=bool)
     vectors = np.zeros((len(entries), dimension or 0), dtype=np.float16)
     for i, entry in enumerate(entries):
@@ -64,7 +67,11 @@ def _unpack(data: bytes) -> tuple[list[Entry], list[str], int | None]:
         vectors = np.load(io.BytesIO(archive.read("vectors.npy")), allow_pickle=False).astype(np.float32)
         has_vector = np.load(io.BytesIO(archive.read("has_vector.npy")), allow_pickle=False)
     entries = [
-        Entry(Doc(row["kind"], row["id"], row["text"], row["meta"]), tuple(row["tokens"]), vectors[i] if has_vector[i] else None)
+        Entry(
+            Doc(row["kind"], row["id"], row["text"], row["meta"]),
+            tuple(row["tokens"]),
+            vectors[i] if has_vector[i] else None,
+        )
         for i, row in enumerate(body["rows"])
     ]
     return entries, list(body["removed"]), body["dimension"]
@@ -107,7 +114,9 @@ class IndexRepository:
         snapshot_changed = index.snapshot_id is None
         snapshot_id = index.snapshot_id or uuid.uuid4().hex
         if snapshot_changed:
-            self._blobs.put(f"{folder}/{snapshot_id}.snap", _pack(index.snapshot_entries, [], index.dimension), CONTENT_TYPE)
+            self._blobs.put(
+                f"{folder}/{snapshot_id}.snap", _pack(index.snapshot_entries, [], index.dimension), CONTENT_TYPE
+            )
         overlay_id = uuid.uuid4().hex
         live = [entry for entry in index.overlay.values() if entry is not None]
         removed = [key for key, entry in index.overlay.items() if entry is None]
@@ -118,7 +127,9 @@ class IndexRepository:
             "pk": pk, "sk": sk, "snapshot": snapshot_id, "overlay": overlay_id, "generation": generation,
             "documents": len(index),
         }  # fmt: skip
-        condition = Condition(exists=False) if previous is None else Condition(equals={"generation": previous["generation"]})
+        condition = (
+            Condition(exists=False) if previous is None else Condition(equals={"generation": previous["generation"]})
+        )
         try:
             self._items.put(pointer, condition)
         except ConditionFailed:

@@ -54,7 +54,9 @@ class _Stage:
         self._start = time.perf_counter()
 
     def done(self, status: str, candidates: int) -> None:
-        self.record.update(status=status, candidates=candidates, ms=round((time.perf_counter() - self._start) * 1000, 2))
+        self.record.update(
+            status=status, candidates=candidates, ms=round((time.perf_counter() - self._start) * 1000, 2)
+        )
 
 
 def _lexical(index: SearchIndex, query: str, accept: Accept, outcome: Outcome) -> list[str] | None:
@@ -69,14 +71,16 @@ def _lexical(index: SearchIndex, query: str, accept: Accept, outcome: Outcome) -
     return hits
 
 
-def _vector(index: SearchIndex, query: str, embedder: Embedder | None, accept: Accept, outcome: Outcome) -> list[str] | None:
+def _vector(
+    index: SearchIndex, query: str, embedder: Embedder | None, accept: Accept, outcome: Outcome
+) -> list[str] | None:
     stage = _Stage(outcome, "vector")
     if embedder is None or index.dimension is None:
         stage.done("unavailable", 0)
         return None
     try:
         vector = embedder.embed([query], query=True)[0]
-        hits = []
+        hits: list[str] = []
         for key, score in index.similar(vector, VECTOR_CANDIDATES * FILTER_HEADROOM):
             if score < MIN_SIMILARITY or len(hits) >= VECTOR_CANDIDATES:
                 break

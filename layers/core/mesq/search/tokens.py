@@ -3,8 +3,8 @@
 bm25s's own splitter keeps a run of Han characters as one token (a whole Chinese memo becomes a
 single word), so text is cut into script runs first: Han runs go to jieba's search mode (words
 and the shorter words inside them: 北京大学 -> 北京, 大学, 北京大学), other runs to a Unicode
-word splitter. Everything is NFKC-normalised and case-folded, so full-width Ｌａｔｉｎ and case
-never matter.
+word splitter. Everything is NFKC-normalised and case-folded, so full-width Latin letters and
+case never matter.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ import jieba
 # Han (CJK unified ideographs and extension A, compatibility ideographs), kana, hangul.
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 _RUNS = re.compile(rf"([{_CJK}]+)|([^\W_]+)")
-_STOPWORDS = frozenset(
-    "a an and are as at be by for from has have in is it its of on or that the this to was were will with"
-    " 的 了 和 是 在 我 也 就 都 而 及 与 着 或 一个 没有 我们 你们 他们".split()
-)
+_STOPWORD_TEXT = """
+    a an and are as at be by for from has have in is it its of on or that the this to was were will with
+    的 了 和 是 在 我 也 就 都 而 及 与 着 或 一个 没有 我们 你们 他们
+"""
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _ready = threading.Lock()
 _loaded = False
 
