@@ -28,6 +28,7 @@ KIND_SCOPES: dict[Kind, str] = {
 
 def _index(call: Call) -> SearchIndex:
     repo, user_id = repository(call.services), call.principal.user_id
+    call.services.search.settle(user_id)
     for _attempt in range(3):
         loaded = repo.load(user_id)
         if loaded is not None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -79,6 +79,8 @@ class SearchRuntime:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     #: user id -> (pointer version, SearchIndex); see persist.py.
     cache: dict[str, Any] = field(default_factory=dict)
+    #: Waits for a user's queued in-process index updates (follow.py sets it); a no-op otherwise.
+    settle: Callable[[str], None] = field(default=lambda _user_id: None)
 
     def _build(self) -> None:
         with self._lock:
