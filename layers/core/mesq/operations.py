@@ -23,6 +23,7 @@ from .memos.reads import OPERATIONS as MEMO_READ_OPERATIONS
 from .memos.writes import OPERATIONS as MEMO_WRITE_OPERATIONS
 from .ratelimit import Bucket, RateLimiter, call_bucket
 from .reading.operations import OPERATIONS as READING_OPERATIONS
+from .search.operations import OPERATIONS as SEARCH_OPERATIONS
 from .spec import Operation, Spec, SpecError
 from .todos.board.operations import OPERATIONS as TODO_OPERATIONS
 from .todos.inbox.operations import OPERATIONS as TODO_INBOX_OPERATIONS
@@ -39,6 +40,7 @@ REGISTRY: Mapping[str, OperationFn] = {
     **TODO_VIEW_OPERATIONS,
     **TODO_OPERATIONS,
     **READING_OPERATIONS,
+    **SEARCH_OPERATIONS,
 }
 
 

@@ -41,12 +41,19 @@ def build_call_metrics(settings: Settings) -> CallMetrics:
 
 
 def build_services(settings: Settings) -> Services:
-    return Services(
-        settings=settings,
-        items=build_item_store(settings),
-        blobs=build_blob_store(settings),
-        call_metrics=build_call_metrics(settings),
-    )
+    """With in-process index updates the item store reports each write to the search indexer
+    (what DynamoDB Streams does on AWS)."""
+    items = build_item_store(settings)
+    blobs = build_blob_store(settings)
+    metrics = build_call_metrics(settings)
+    if settings.search_index_updates != "inprocess":
+        return Services(settings=settings, items=items, blobs=blobs, call_metrics=metrics)
+    from .search.follow import FollowingStore
+
+    following = FollowingStore(items)
+    services = Services(settings=settings, items=following, blobs=blobs, call_metrics=metrics)
+    following.follow(services)
+    return services
 
 
 def build_sealer(settings: Settings) -> Sealer:
