@@ -1,7 +1,8 @@
 """The attachment operations of docs/contract.md §4 / §5 / §8, one function per operationId
-(toolsets `memo_attachments` and `todo_attachments`: the same flows in two namespaces). The multipart relay upload and the raw byte reads are HTTP-only routes in
-mesq/http/attachments.py; they use the same domain functions. `list_memo_resources` lists a
-memo's attachments, so it lives with the memo reads (attachments never reads memos)."""
+(toolsets `memo_attachments` and `todo_attachments`: the same flows in two namespaces). The
+multipart relay upload and the raw byte reads are HTTP-only routes in mesq/http/attachments.py;
+they use the same domain functions. `list_memo_resources` lists a memo's attachments, so it
+lives with the memo reads (attachments never reads memos)."""
 
 from __future__ import annotations
 
@@ -95,7 +96,9 @@ def cancel_todo_upload_session(call: Call, args: dict[str, Any]) -> dict[str, An
 
 
 def upload_todo_attachment(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    return _upload_base64(call, args, TODO, "the REST upload session (POST /api/toolkit/todo/attachments/upload-session)")
+    return _upload_base64(
+        call, args, TODO, "the REST upload session (POST /api/toolkit/todo/attachments/upload-session)"
+    )
 
 
 def read_todo_attachment(call: Call, args: dict[str, Any]) -> dict[str, Any]:

@@ -111,9 +111,7 @@ def store_bytes(call: Call, data: bytes, display_name: str, mime_type: str, kind
     blobs = call.services.blobs
     blobs.put(record["path"], data, mime, {"owner": user_id})
     try:
-        store.register(
-            call.services.items, user_id, record, call.services.deployment.attachment_quota_bytes, kind=kind
-        )
+        store.register(call.services.items, user_id, record, call.services.deployment.attachment_quota_bytes, kind=kind)
     except BaseException:
         blobs.delete(record["path"])
         raise
@@ -131,9 +129,7 @@ def _relay_answer(call: Call, kind: Namespace) -> dict[str, Any]:
     }
 
 
-def create_session(
-    call: Call, display_name: str, mime_type: str, size: int, kind: Namespace = MEMO
-) -> dict[str, Any]:
+def create_session(call: Call, display_name: str, mime_type: str, size: int, kind: Namespace = MEMO) -> dict[str, Any]:
     name, mime = check_display_name(display_name), check_mime_type(mime_type)
     check_size(size)
     _quota_precheck(call, size)
@@ -211,9 +207,7 @@ def complete_session(call: Call, upload_id: str, path: str, kind: Namespace = ME
             f"the uploaded object has {info.size} bytes of type {info.content_type!r}, but this session "
             f"expects {session['size']} bytes of type {session['mimeType']!r}; it was removed, PUT the file again"
         )
-    record = _record(
-        user_id, attachment_id, session["displayName"], session["mimeType"], info.size, call.channel, kind
-    )
+    record = _record(user_id, attachment_id, session["displayName"], session["mimeType"], info.size, call.channel, kind)
     record["uploadId"] = upload_id
     try:
         blobs.copy(staged, path, {"owner": user_id})
