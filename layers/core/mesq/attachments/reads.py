@@ -18,6 +18,7 @@ from ..errors import MesqError, NotFound, ResponseTooLarge, ServiceUnavailable, 
 from ..store.ports import BlobInfo, BlobNotFound, BlobTooLarge, StoreUnavailable
 from . import store
 from .paths import MEMO, Namespace, mcp_uri, own_attachment_id, read_url
+from .uploads import public_resource
 
 
 @dataclass(frozen=True)
@@ -67,22 +68,40 @@ def read_capped(call: Call, path: str, cap: int, kind: Namespace = MEMO) -> tupl
     return record, data
 
 
+def _registered_entry(call: Call, path: Any, kind: Namespace, where: str) -> dict[str, Any]:
+    try:
+        return registered(call, path, kind)
+    except MesqError as error:  # malformed, another user's, or not registered
+        raise ValidationError(f"{where}: {error.message.removeprefix('path: ')}; upload it first") from None
+
+
 def checked_resources(
     call: Call, resources: Iterable[dict[str, Any]], kind: Namespace = MEMO, field: str = "resources"
 ) -> list[dict[str, Any]]:
-    """The registration check memos (and todos, for `attachments`) run on a write: each must be
-    a registered `kind` attachment of this user (an upload or a completed upload session) with
-    the size it was registered with; returns them with url and mcp_uri set by MeSQ.
-    VALIDATION_ERROR otherwise."""
+    """The registration check memos run on the `resources` of a write: each must be a registered
+    attachment of this user (an upload or a completed upload session) with the size it was
+    registered with; returns them with url and mcp_uri set by MeSQ. VALIDATION_ERROR otherwise."""
     checked = []
     for index, resource in enumerate(resources):
-        where = f"{field}[{index}].path"
-        try:
-            record = registered(call, resource["path"], kind)
-        except MesqError as error:  # malformed, another user's, or not registered
-            raise ValidationError(f"{where}: {error.message.removeprefix('path: ')}; upload it first") from None
+        record = _registered_entry(call, resource["path"], kind, f"{field}[{index}].path")
         if record["fileSize"] != resource["fileSize"]:
             raise ValidationError(f"{field}[{index}].fileSize: the attachment has {record['fileSize']} bytes")
         url = read_url(record["path"], call.services.deployment.public_url, kind)
         checked.append({**resource, "url": url, "mcp_uri": mcp_uri(record["path"], kind)})
     return checked
+
+
+def registered_entries(
+    call: Call, entries: Iterable[dict[str, Any]], kind: Namespace, field: str
+) -> list[dict[str, Any]]:
+    """The check todos run on `attachments`: each entry names a registered `kind` attachment of
+    this user by `path`; what is bound is the registered record as uploads return it (name,
+    size, type, url, mcp_uri come from the upload, not from the client; a `fileSize` that is
+    given must match). Repeated paths are bound once. VALIDATION_ERROR otherwise."""
+    bound: dict[str, dict[str, Any]] = {}
+    for index, entry in enumerate(entries):
+        record = _registered_entry(call, entry.get("path"), kind, f"{field}[{index}].path")
+        if "fileSize" in entry and entry["fileSize"] != record["fileSize"]:
+            raise ValidationError(f"{field}[{index}].fileSize: the attachment has {record['fileSize']} bytes")
+        bound.setdefault(record["path"], public_resource(call, record))
+    return list(bound.values())
