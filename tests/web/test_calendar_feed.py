@@ -106,8 +106,15 @@ def test_feed_lists_open_dated_todos_with_rrule_and_alarms(services: Services, b
 
 def test_rotated_and_revoked_secrets_never_read(services: Services, browser: Callable[..., Browser]):
     alice, bob = browser(), browser()
-    _todo(services, alice.user_id, "create_todo_task", {"title": "alice only", "due": {"type": "date", "date": "2026-06-01"}})
-    _todo(services, bob.user_id, "create_todo_task", {"title": "bob only", "due": {"type": "date", "date": "2026-06-01"}})
+    _todo(
+        services,
+        alice.user_id,
+        "create_todo_task",
+        {"title": "alice only", "due": {"type": "date", "date": "2026-06-01"}},
+    )
+    _todo(
+        services, bob.user_id, "create_todo_task", {"title": "bob only", "due": {"type": "date", "date": "2026-06-01"}}
+    )
     first = _issue(alice)
     bobs = _issue(bob)
     assert b"alice only" in alice.get(f"/calendar/{first}.ics").content

@@ -44,7 +44,7 @@ def _rule(record: Item) -> vRecur | None:
     text = record.get("recurrence")
     if not text:
         return None
-    rule = vRecur.from_ical(str(text))
+    rule: vRecur = vRecur.from_ical(str(text))
     done = int(record.get("occurrenceCount") or 0)
     if "COUNT" in rule and done:
         rule["COUNT"] = [max(1, int(rule["COUNT"][0]) - done)]
