@@ -54,7 +54,7 @@ async def call_tool(
             raise TypeError(f"operation {name} returned {type(data).__name__}, not an object")
         envelope = success_envelope(data, trace_id, state.correlation_id)
     except MesqError as error:
-        return checked_result(error.envelope(trace_id), tool.output_schema, trace_id, name)
+        return checked_result(error.envelope(trace_id), tool.result_schema, trace_id, name)
     except Exception as exc:  # every other fault is internal: its text never leaks
         return internal_result(exc, trace_id, name)
-    return checked_result(envelope, tool.output_schema, trace_id, name)
+    return checked_result(envelope, tool.result_schema, trace_id, name)
