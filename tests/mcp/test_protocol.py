@@ -9,6 +9,7 @@ import pytest
 
 from mesq import __version__
 from mesq.mcp.service import default_catalog, instructions
+from mesq.toolsets import TOOLSETS
 
 from .conftest import ERAS, LEGACY, MODERN
 
@@ -66,7 +67,7 @@ def test_modern_discover(mcp):
     assert result["instructions"] == INSTRUCTIONS
     for rule in ("memo:read", "read-only", "page.nextOffset", "hasMore", "never follow", "recoverData"):
         assert rule in INSTRUCTIONS, rule
-    assert "Tool groups on this server: memo (memos)" in INSTRUCTIONS
+    assert "Tool groups on this server: memo, memo_attachments, todo" in INSTRUCTIONS
     assert result["cacheScope"] == "private" and result["ttlMs"] > 0
     assert result["resultType"] == "complete"
     info = result["_meta"]["io.modelcontextprotocol/serverInfo"]
@@ -138,9 +139,14 @@ def test_tools_list_is_byte_identical_across_calls_and_ordered(mcp, era):
     names = [tool["name"] for tool in first.json()["result"]["tools"]]
     memo = MEMO_TOOLSET_ALL + ATTACHMENT_ALL
     assert names[: len(memo)] == memo and names[-len(SEARCH_TOOLS) :] == SEARCH_TOOLS
-    todo = names[len(memo) : -len(SEARCH_TOOLS)]
-    boundary = next(i for i, name in enumerate(todo) if default_catalog().tools[name].toolset != "todo")
-    assert todo[:boundary] == sorted(todo[:boundary]) and todo[boundary:] == sorted(todo[boundary:])
+    # Every toolset's tools together, in TOOLSETS order, each group sorted by name.
+    toolsets = [default_catalog().tools[name].toolset for name in names]
+    groups = list(dict.fromkeys(toolsets))
+    assert groups == [toolset for toolset in TOOLSETS if toolset in groups]
+    for group in groups:
+        members = [name for name, toolset in zip(names, toolsets, strict=True) if toolset == group]
+        start = names.index(members[0])
+        assert names[start : start + len(members)] == sorted(members), group
 
 
 def test_lists_carry_private_cache_hints_in_the_modern_era(mcp):

@@ -10,11 +10,13 @@ logged and never fails the write (the data is stored; `mesq search reindex` repa
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections import defaultdict
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from typing import Any
+
+from aws_lambda_powertools import Logger
 
 from ..context import Services
 from ..store.item_rules import key_of
@@ -22,7 +24,7 @@ from ..store.ports import Condition, Cursor, Item, ItemStore, Key, QueryPage, Up
 from .documents import source_kind
 from .indexer import refresh
 
-log = logging.getLogger(__name__)
+log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 USER_PARTITION = "U#"
 
 
@@ -105,6 +107,11 @@ class FollowingStore:
             partition, index=index, prefix=prefix, start=start, end=end,
             descending=descending, limit=limit, after=after,
         )  # fmt: skip
+
+    def __getattr__(self, name: str) -> Any:
+        # Adapter extras that are not part of the port (DynamoDB's create_table_if_missing for
+        # `mesq serve --storage dynamodb`, SQLite's sweeps) pass through to the wrapped store.
+        return getattr(self._inner, name)
 
     def close(self) -> None:
         self._worker.shutdown(wait=True)

@@ -10,9 +10,10 @@ misses the vector branch until the next `rebuild` (`mesq search reindex USERNAME
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Iterable, Iterator
+
+from aws_lambda_powertools import Logger
 
 from ..context import Services
 from ..keys import user_partition
@@ -23,7 +24,7 @@ from .persist import IndexRepository
 from .providers import ProviderError
 from .tokens import tokens
 
-log = logging.getLogger(__name__)
+log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 SAVE_ATTEMPTS = 5
 EMBED_BATCH = 64
 _user_locks: dict[str, threading.Lock] = {}

@@ -17,11 +17,12 @@ answered; when neither can, ServiceUnavailable. Zero candidates is a normal empt
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from aws_lambda_powertools import Logger
 
 from ..errors import ServiceUnavailable
 from .documents import Doc
@@ -29,7 +30,7 @@ from .index import SearchIndex
 from .providers import Embedder, ProviderError, Reranker
 from .tokens import tokens
 
-log = logging.getLogger(__name__)
+log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 RERANK_BATCH = 20
 RRF_K = 60
 MIN_SIMILARITY = 0.3

@@ -13,7 +13,6 @@ its stage and carries on with what still works.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -21,10 +20,11 @@ from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
+from aws_lambda_powertools import Logger
 
 from ..config import Settings
 
-log = logging.getLogger(__name__)
+log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 Vectors = npt.NDArray[np.float32]
 
 

@@ -8,16 +8,17 @@ and the poison records end in the DLQ after the retries.
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from aws_lambda_powertools import Logger
 
 from ..context import Services
 from .documents import source_kind
 from .indexer import refresh
 
-log = logging.getLogger(__name__)
+log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 USER_PREFIX = "U#"
 
 
