@@ -264,8 +264,9 @@ def rows_load() -> list[tuple[str, str, str]]:
                     rows += _load_rows(results)
             peak = _rss_kib(server.pid)[1]
         runs = ", ".join(f"{kib / 1024:.0f}" for kib in rss_after)
+        growth = (rss_after[-1] - rss_after[0]) / 1024
         rows.append(("mesq serve RSS after each of 3 back-to-back load runs", f"{runs} MB",
-                     f"growth {(rss_after[-1] - rss_after[0]) / 1024:+.1f} MB run 1->3; peak {peak / 1024:.0f} MB"))  # fmt: skip
+                     f"growth {growth:+.1f} MB run 1->3; peak {peak / 1024:.0f} MB"))  # fmt: skip
         rows.append(("load runs: errors per run", ", ".join(map(str, errors_per_run)), "every answer 200, no error"))
     return rows
 

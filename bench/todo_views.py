@@ -100,13 +100,12 @@ def rows_todo_views() -> list[tuple[str, str, str]]:
     from mesq.auth.users import create_user
     from mesq.config import Settings
     from mesq.context import Call, Principal
+    from mesq.keys import user_partition
     from mesq.services import build_services
+    from mesq.todos import keys as todo_keys
     from mesq.todos import state as todo_state
     from mesq.todos.board.operations import OPERATIONS as BOARD_OPERATIONS
     from mesq.todos.views import operations as views
-
-    from mesq.keys import user_partition
-    from mesq.todos import keys as todo_keys
     from mesq.todos.views.listing import DEFAULT_LIMIT
 
     rows = []

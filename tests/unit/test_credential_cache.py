@@ -28,8 +28,8 @@ class Clock:
 def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     services = build_services(inprocess_settings(data_dir=tmp_path))
     clock = Clock()
-    monkeypatch.setattr(lookup_cache, "cache_for", lambda items, c=lookup_cache.LookupCache(clock=clock): c)
-    monkeypatch.setattr("mesq.auth.tokens.cache_for", lookup_cache.cache_for)
+    cache = lookup_cache.LookupCache(clock=clock)
+    monkeypatch.setattr("mesq.auth.tokens.cache_for", lambda items: cache)
     user = create_user(services.items, "cached", "correct horse battery")
     token, record = create_token(services.items, user["id"], name="t", scopes="memo:read")
     gets: list[object] = []
@@ -80,4 +80,3 @@ def test_unknown_tokens_are_never_cached(setup):
         with pytest.raises(Unauthorized):
             authenticate_token(services.items, "mesq_pat_" + "x" * 43)
     assert len(gets) == 3
-
