@@ -234,7 +234,26 @@ def rows_mcp_warm() -> list[tuple[str, str, str]]:
             seconds = median_seconds(lambda event=event: mcp_function.handler(event, context), 100)
             rows.append((f"warm MCP tools/call {label} via Lambda handler, SQLite", f"{seconds * 1e6:.0f} us",
                          f"{seconds / baseline:.1f}x"))  # fmt: skip
+            if label == "get_memo":
+                rows.append(_output_check_row(decode_body(mcp_function.handler(event, context)), seconds))
     return rows
+
+
+def _output_check_row(answer: dict[str, Any], call_seconds: float) -> tuple[str, str, str]:
+    """What the server's check of each result against the tool's full envelope schema costs
+    (mcp/result.py checked_result), as a share of the whole warm call."""
+    from mesq.mcp.catalog import build_catalog
+    from mesq.spec import load_spec
+    from mesq.validation import validator_for
+
+    tool = build_catalog(load_spec()).get("get_memo")
+    assert tool is not None
+    envelope = answer["result"]["structuredContent"]
+    validator = validator_for(tool.result_schema)
+    assert validator.is_valid(envelope)
+    seconds = median_seconds(lambda: validator.is_valid(envelope), 300)
+    return ("  of which: output check of the get_memo envelope (checked_result)", f"{seconds * 1e6:.0f} us",
+            f"{seconds / call_seconds:.0%} of the warm call")  # fmt: skip
 
 
 def rows_round_trips() -> list[tuple[str, str, str]]:
