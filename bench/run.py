@@ -11,7 +11,9 @@
    (bench/todo_views.py)
 7. `mesq serve` under loopback load at concurrency 1 / 8 / 32 beside a raw Starlette+SQLite route,
    RSS across three back-to-back runs, and a 50 MiB relay upload's server peak RSS (bench/load.py)
-8. MCP tools/list footprint per connection (o200k_base tokens: wire and model-facing) and the
+8. AI search at 1k / 10k / 100k memos: hybrid query p50/p95, index update per write, index size
+   (bench/ai_search.py)
+9. MCP tools/list footprint per connection (o200k_base tokens: wire and model-facing) and the
    footprint report with the ten heaviest tools (bench/footprint.py)
 """
 
@@ -389,13 +391,14 @@ def footprint_report() -> str:
 def main() -> None:
     started = time.perf_counter()
     rows: list[tuple[str, str, str]] = []
-    # bench/todo_views.py and bench/load.py (this script's directory is on sys.path)
+    # bench/ai_search.py, bench/load.py and bench/todo_views.py (this script's directory is on sys.path)
+    from ai_search import rows_ai_search
     from load import rows_load, rows_upload
     from todo_views import rows_todo_views
 
     sections = (
         rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_memo_scale, rows_todo_views,
-        rows_load, rows_upload,
+        rows_ai_search, rows_load, rows_upload,
     )  # fmt: skip
     for section in (*sections, rows_mcp):
         rows += section()

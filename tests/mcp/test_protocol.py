@@ -47,9 +47,11 @@ ATTACHMENT_ALL = [
     "read_memo_resource",
     "upload_memo_resource",
 ]
+#: The search toolset: search_ai_memos needs memo:read, search_everything any read scope.
+SEARCH_TOOLS = ["search_ai_memos", "search_everything"]
 #: Everything memo scopes show without a toolset filter.
-READ_TOOLS = MEMO_TOOLSET_READ + ATTACHMENT_READ
-ALL_MEMO_TOOLS = MEMO_TOOLSET_ALL + ATTACHMENT_ALL
+READ_TOOLS = MEMO_TOOLSET_READ + ATTACHMENT_READ + SEARCH_TOOLS
+ALL_MEMO_TOOLS = MEMO_TOOLSET_ALL + ATTACHMENT_ALL + SEARCH_TOOLS
 
 
 def test_modern_discover(mcp):
@@ -105,14 +107,18 @@ def test_tool_list_follows_scopes_exactly(mcp, era):
     # memo:write alone grants no read scope: it cannot even connect.
     response = mcp(scopes="memo:write", era=era).post("tools/list")
     assert response.status_code == 403
-    # A todo-only or reading-only credential connects but sees no memo tool (reading: its 3 tools only).
+    # A todo-only or reading-only credential connects but sees no memo tool (reading: its 3 tools
+    # only); search_everything takes any read scope and searches what that scope reads.
     todo_tools = mcp(scopes="todo:read,todo:write", era=era).names()
+    assert todo_tools[-1] == "search_everything"
+    todo_tools = todo_tools[:-1]
     assert "list_todos" in todo_tools and not set(todo_tools) & set(ALL_MEMO_TOOLS)
     assert all("todo" in name for name in todo_tools)
     assert mcp(scopes="reading:read", era=era).names() == [
         "list_reading_books",
         "list_reading_notes",
         "search_reading_notes",
+        "search_everything",
     ]
 
 
@@ -130,8 +136,9 @@ def test_tools_list_is_byte_identical_across_calls_and_ordered(mcp, era):
     again = mcp(scopes="memo:read,memo:write,todo:read,todo:write", era=era).post("tools/list")
     assert result_bytes(again) == result_bytes(first)
     names = [tool["name"] for tool in first.json()["result"]["tools"]]
-    assert names[: len(ALL_MEMO_TOOLS)] == ALL_MEMO_TOOLS
-    todo = names[len(ALL_MEMO_TOOLS) :]
+    memo = MEMO_TOOLSET_ALL + ATTACHMENT_ALL
+    assert names[: len(memo)] == memo and names[-len(SEARCH_TOOLS) :] == SEARCH_TOOLS
+    todo = names[len(memo) : -len(SEARCH_TOOLS)]
     boundary = next(i for i, name in enumerate(todo) if default_catalog().tools[name].toolset != "todo")
     assert todo[:boundary] == sorted(todo[:boundary]) and todo[boundary:] == sorted(todo[boundary:])
 

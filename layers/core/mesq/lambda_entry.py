@@ -1,10 +1,15 @@
 """The one way every Lambda function is built: its parent Powertools Logger (the service name every
 `Logger(child=True)` in mesq logs under, as POWERTOOLS_SERVICE_NAME in template.yaml says), Tracer
-and Metrics around the handler; for the HTTP functions, Mangum around the ASGI app.
+and Metrics around the handler, in the same order for every kind of event:
+
+- `lambda_handler`: an HTTP function (API Gateway v2 -> Mangum -> the ASGI app);
+- `scheduled_handler`: an EventBridge-scheduled job;
+- `event_handler`: a function fed by a schedule and a queue (reading sync);
+- `stream_handler`: a DynamoDB Streams consumer that reports partial batch failures.
 
 Correlation id: an HTTP function's log lines carry the request's `traceId` (set by the trace
-middleware, see asgi/trace.py); lines before the app runs carry the API Gateway request id. The
-scheduler's carry the EventBridge event id."""
+middleware, see asgi/trace.py; the same id the response carries); lines before the app runs carry
+the API Gateway request id. A scheduled job's carry the EventBridge event id."""
 
 from __future__ import annotations
 
@@ -20,7 +25,10 @@ from mangum import Mangum
 from mangum.types import ASGI
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
+#: What an instrumented function body receives: the event, the Lambda context, the metrics to add to.
+Body = Callable[[dict[str, Any], Any, Metrics], dict[str, Any]]
 
+NAMESPACE = "MeSQ"
 #: Libraries whose own log lines (Mangum's "Exception in ASGI application" after a fault, the MCP
 #: SDK's warnings) should be JSON with the same keys instead of plain text.
 LIBRARY_LOGGERS = frozenset({"mangum", "mcp"})
@@ -44,38 +52,70 @@ def _traced(handler: LambdaHandler, service: str) -> LambdaHandler:
     return traced
 
 
-def lambda_handler(app: ASGI, service: str) -> LambdaHandler:
+def instrumented(body: Body, service: str, correlation_id_path: str | None = None) -> LambdaHandler:
+    """`body` with the Logger (Lambda context, correlation id), the Tracer (only when it records)
+    and Metrics (flushed as EMF at the end of the invocation) every MeSQ function has."""
     logger = Logger(service=service)
     copy_config_to_registered_loggers(source_logger=logger, include=set(LIBRARY_LOGGERS))
-    metrics = Metrics(namespace="MeSQ", service=service)
-    # lifespan="off": Mangum would enter the ASGI lifespan on every invocation otherwise.
-    adapter = Mangum(app, lifespan="off")
+    metrics = Metrics(namespace=NAMESPACE, service=service)
 
     @metrics.log_metrics
     def measured(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        return body(event, context, metrics)
+
+    inject = logger.inject_lambda_context(correlation_id_path=correlation_id_path, clear_state=True)
+    handler: LambdaHandler = inject(_traced(measured, service))
+    return handler
+
+
+def lambda_handler(app: ASGI, service: str) -> LambdaHandler:
+    # lifespan="off": Mangum would enter the ASGI lifespan on every invocation otherwise.
+    adapter = Mangum(app, lifespan="off")
+
+    def serve(event: dict[str, Any], context: Any, metrics: Metrics) -> dict[str, Any]:
         metrics.add_metric(name="Requests", unit=MetricUnit.Count, value=1)
         response: dict[str, Any] = adapter(event, context)
         return response
 
-    inject = logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
-    handler: LambdaHandler = inject(_traced(measured, service))
-    return handler
+    return instrumented(serve, service, correlation_paths.API_GATEWAY_HTTP)
 
 
 def scheduled_handler(job: Callable[[Metrics], dict[str, Any]], service: str) -> LambdaHandler:
     """A handler for an EventBridge-scheduled job: `job(metrics)` returns the handler's result.
     A failure is logged (JSON, with the event id) and re-raised, so the invocation fails and the
     scheduler's retry policy applies."""
-    logger = Logger(service=service)
-    metrics = Metrics(namespace="MeSQ", service=service)
+    logger = Logger(child=True)
 
-    @logger.inject_lambda_context(correlation_id_path=correlation_paths.EVENT_BRIDGE, clear_state=True)
-    @metrics.log_metrics
-    def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    def run(event: dict[str, Any], context: Any, metrics: Metrics) -> dict[str, Any]:
         try:
             return job(metrics)
         except Exception:
             logger.exception("scheduled job failed")
             raise
 
-    return handler
+    return instrumented(run, service, correlation_paths.EVENT_BRIDGE)
+
+
+def event_handler(handle: Callable[[dict[str, Any], Metrics], dict[str, Any]], service: str) -> LambdaHandler:
+    """A handler for a function fed by several event sources (a schedule and a queue)."""
+    return instrumented(lambda event, context, metrics: handle(event, metrics), service)
+
+
+def stream_handler(handle_batch: Callable[[list[dict[str, Any]]], dict[str, Any]], service: str) -> LambdaHandler:
+    """A DynamoDB Streams consumer: `handle_batch(records)` answers the partial-batch response
+    `{"batchItemFailures": [{"itemIdentifier": <sequence number>}, ...]}` (the event source mapping
+    has ReportBatchItemFailures), so the stream retries from the first failed record, bisecting,
+    until the retry limit parks it in the DLQ. An exception fails the whole batch the same way."""
+    logger = Logger(child=True)
+
+    def consume(event: dict[str, Any], context: Any, metrics: Metrics) -> dict[str, Any]:
+        records = list(event.get("Records", []))
+        result = handle_batch(records)
+        failed = len(result["batchItemFailures"])
+        metrics.add_metric(name="StreamRecords", unit=MetricUnit.Count, value=len(records))
+        metrics.add_metric(name="StreamRecordFailures", unit=MetricUnit.Count, value=failed)
+        if failed:
+            logger.warning("stream records failed", extra={"records": len(records), "failed": failed})
+        return result
+
+    return instrumented(consume, service)

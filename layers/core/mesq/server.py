@@ -73,12 +73,13 @@ def serve(
     bound_port = sock.getsockname()[1]
 
     async def run() -> None:
-        from .sweeper import sweep_forever
+        from .sweeper import remind_forever, sweep_forever
 
         task = asyncio.create_task(server.serve(sockets=[sock]))
         # Expired upload sessions are swept here as the scheduler function does on Lambda.
         sweeper = asyncio.create_task(sweep_forever(services))
-        task.add_done_callback(lambda _: sweeper.cancel())
+        reminders = asyncio.create_task(remind_forever(services))  # the every-minute reminder tick
+        task.add_done_callback(lambda _: (sweeper.cancel(), reminders.cancel()))
         while not server.started:
             if task.done():
                 await task

@@ -59,6 +59,8 @@ class McpBinding:
     toolset: str
     exposed: bool
     annotation_overrides: Mapping[str, bool]
+    #: x-mcp `anyScope: true`: one of `scopes` is enough (search_everything reads what it may).
+    any_scope: bool = False
 
 
 @dataclass(frozen=True)
@@ -243,6 +245,7 @@ def _build_operation(resolver: _Resolver, path: str, method: str, raw: Mapping[s
             toolset=str(x_mcp["toolset"]),
             exposed=bool(x_mcp.get("expose", True)),
             annotation_overrides=dict(annotations),
+            any_scope=bool(x_mcp.get("anyScope", False)),
         ),
     )
 

@@ -13,6 +13,7 @@ TOOLSETS: tuple[str, ...] = (
     "todo_inbox",
     "todo_attachments",
     "reading",
+    "search",
 )
 TOOLSET_ALIASES: tuple[str, ...] = ("all", "default")
 VALID_TOOLSET_NAMES = ", ".join((*TOOLSETS, *TOOLSET_ALIASES))

@@ -33,6 +33,7 @@ from ..spec import SpecError, load_spec
 from ..store.ports import Item
 from ..tags import is_valid_tag
 from ..timestamps import parse_timestamp, parse_zone
+from .recurrence import normalized as normalized_rule
 
 
 def _schema_value(schema: str, keyword: str) -> Any:
@@ -179,6 +180,7 @@ _CONTENT_CHECKS: dict[str, Callable[[Any], Any]] = {
     "tags": check_tags,
     "due": check_due,
     "timezone": check_timezone,
+    "recurrence": normalized_rule,
 }
 
 

@@ -29,6 +29,7 @@ def web_routes(
     from .consent import consent_routes
     from .credentials import credential_routes
     from .reading import reading_routes
+    from .reminders import reminder_routes
     from .trash import trash_routes
 
     web = Web.build(services, clock, throttle)
@@ -39,6 +40,7 @@ def web_routes(
         *app_routes(web),
         *trash_routes(web),
         *reading_routes(web),
+        *reminder_routes(web),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
 

@@ -162,8 +162,7 @@ def reorder_todo_subtasks(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         now = now_timestamp()
         positions = model.positions_between(None, None, len(wanted))
         after = [
-            {**subtasks[i], **bump(subtasks[i], now), "position": p}
-            for i, p in zip(wanted, positions, strict=True)
+            {**subtasks[i], **bump(subtasks[i], now), "position": p} for i, p in zip(wanted, positions, strict=True)
         ]
         ops: list[WriteOp] = [put_revised(user_id, "task", subtasks[a["id"]], a) for a in after]
         return {"subtasks": [model.public_task(a) for a in after]}, ops
