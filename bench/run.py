@@ -54,6 +54,7 @@ ENV = {
     "POWERTOOLS_TRACE_DISABLED": "true",
     "POWERTOOLS_METRICS_NAMESPACE": "MeSQ",
     "POWERTOOLS_METRICS_DISABLED": "true",  # keep EMF lines out of the table
+    "MESQ_SEARCH_INDEX_UPDATES": "stream",  # as template.yaml sets it on every function
 }
 
 

@@ -57,6 +57,7 @@ ENV = {
     "MESQ_BUCKET": "mesq-cold",
     "POWERTOOLS_TRACE_DISABLED": "true",
     "POWERTOOLS_METRICS_DISABLED": "true",
+    "MESQ_SEARCH_INDEX_UPDATES": "stream",  # as template.yaml sets it: the stream function indexes
 }
 
 

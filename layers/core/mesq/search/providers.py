@@ -17,15 +17,16 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..config import Settings
 
 log = logging.getLogger(__name__)
-Vectors = npt.NDArray[np.float32]
+if TYPE_CHECKING:  # numpy is imported by the providers themselves, off every function's cold start
+    import numpy as np
+    import numpy.typing as npt
+
+    Vectors = npt.NDArray[np.float32]
 
 
 class ProviderError(Exception):
