@@ -19,6 +19,8 @@ def test_sam_local_env_points_every_function_at_local_stores():
             "MESQ_STORAGE": "dynamodb",
             "MCP_RATE_LIMIT_PROFILE": "normal",
             "MESQ_CALL_METRICS": "emf",
+            "MESQ_SEARCH_PROVIDER": "bedrock",
+            "MESQ_SEARCH_INDEX_UPDATES": "stream",
             **env["Parameters"],
         }
     )

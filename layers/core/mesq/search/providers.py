@@ -27,6 +27,16 @@ if TYPE_CHECKING:  # numpy is imported by the providers themselves, off every fu
     import numpy.typing as npt
 
     Vectors = npt.NDArray[np.float32]
+else:
+
+    def __getattr__(name: str) -> Any:
+        """`Vectors` at run time (for code that names it outside annotations), numpy on demand."""
+        if name == "Vectors":
+            import numpy as np
+            import numpy.typing as npt
+
+            return npt.NDArray[np.float32]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ProviderError(Exception):

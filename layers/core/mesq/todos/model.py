@@ -181,6 +181,8 @@ _CONTENT_CHECKS: dict[str, Callable[[Any], Any]] = {
     "due": check_due,
     "timezone": check_timezone,
     "recurrence": normalized_rule,
+    # Checked against the attachment registry by the operation (todos/attachments.py `bound`).
+    "attachments": list,
 }
 
 
@@ -286,7 +288,7 @@ def new_task_fields(args: dict[str, Any], now: str) -> dict[str, Any]:
         "timezone": check_timezone(args.get("timezone")),
         "recurrence": None,
         "reminders": [],
-        "attachments": [],
+        "attachments": list(args.get("attachments", [])),  # already `bound` by the operation
         "done": False,
         "completedAt": None,
         "revision": 1,

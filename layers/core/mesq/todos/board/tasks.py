@@ -17,11 +17,12 @@ from ...errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ...store.ports import Check, Condition, Item, WriteOp
 from ...timestamps import now_timestamp
 from .. import keys, model, recurrence
+from ..attachments import bound
 from ..destinations import resolve_destination
 from ..state import TodoState
 from ..writes import Built, apply, bump, create_once, put_new, put_revised, require_revision, tag_registrations
 
-CONTENT_FIELDS = ("title", "notes", "priority", "tags", "due", "timezone", "recurrence")
+CONTENT_FIELDS = ("title", "notes", "priority", "tags", "due", "timezone", "recurrence", "attachments")
 
 
 # -- lookups and conflicts ---------------------------------------------------------------------
@@ -149,6 +150,7 @@ def relocation(state: TodoState, user_id: str, before: Item, after: Item, now: s
 
 def create_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
+    args = bound(call, args)
 
     def build(state: TodoState) -> Built:
         space, column = resolve_destination(state, args.get("spaceId"), args.get("spaceSlug"), args.get("columnId"))
@@ -199,6 +201,7 @@ def update_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     if not any(name in args for name in CONTENT_FIELDS):
         raise ValidationError(f"give at least one of {', '.join(CONTENT_FIELDS)} to change")
     user_id = call.principal.user_id
+    args = bound(call, args)
 
     def change(state: TodoState, before: Item, now: str) -> tuple[Item, list[WriteOp], None]:
         after = changed(before, args, now)
