@@ -21,7 +21,7 @@ from typing import Any
 
 from ..context import Call
 from ..errors import NotFound, PayloadTooLarge, ValidationError
-from ..store.ports import BlobNotFound, BlobStore, ConditionFailed, ItemStore, PresignUnsupported
+from ..store.ports import BlobNotFound, BlobSource, BlobStore, ConditionFailed, ItemStore, PresignUnsupported
 from ..timestamps import format_timestamp, now_timestamp
 from . import store
 from .paths import (
@@ -102,12 +102,20 @@ def _quota_precheck(call: Call, size: int) -> None:
 
 
 def store_bytes(call: Call, data: bytes, display_name: str, mime_type: str, kind: Namespace = MEMO) -> dict[str, Any]:
-    """Relay upload: write the bytes, then register them; nothing stays behind on failure."""
+    """Inline upload: write the bytes, then register them; nothing stays behind on failure."""
+    return store_file(call, data, len(data), display_name, mime_type, kind)
+
+
+def store_file(
+    call: Call, data: BlobSource, size: int, display_name: str, mime_type: str, kind: Namespace = MEMO
+) -> dict[str, Any]:
+    """Write `size` bytes (or a file of that size, copied to the blob store in chunks), then
+    register them; nothing stays behind on failure."""
     name, mime = check_display_name(display_name), check_mime_type(mime_type)
-    check_size(len(data), "file")
-    _quota_precheck(call, len(data))
+    check_size(size, "file")
+    _quota_precheck(call, size)
     user_id = call.principal.user_id
-    record = _record(user_id, new_attachment_id(), name, mime, len(data), call.channel, kind)
+    record = _record(user_id, new_attachment_id(), name, mime, size, call.channel, kind)
     blobs = call.services.blobs
     blobs.put(record["path"], data, mime, {"owner": user_id})
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3
 import numpy as np
@@ -16,7 +16,10 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
 from .index import unit
-from .providers import ProviderError, Vectors
+from .providers import ProviderError
+
+if TYPE_CHECKING:
+    from .providers import Vectors
 
 _CONFIG = Config(connect_timeout=2, read_timeout=10, retries={"max_attempts": 2, "mode": "standard"})
 COHERE_BATCH = 96  # Cohere Embed's texts per request

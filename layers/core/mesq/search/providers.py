@@ -16,16 +16,28 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-import numpy.typing as npt
 from aws_lambda_powertools import Logger
 
 from ..config import Settings
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
-Vectors = npt.NDArray[np.float32]
+if TYPE_CHECKING:  # numpy is imported by the providers themselves, off every function's cold start
+    import numpy as np
+    import numpy.typing as npt
+
+    Vectors = npt.NDArray[np.float32]
+else:
+
+    def __getattr__(name: str) -> Any:
+        """`Vectors` at run time (for code that names it outside annotations), numpy on demand."""
+        if name == "Vectors":
+            import numpy as np
+            import numpy.typing as npt
+
+            return npt.NDArray[np.float32]
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ProviderError(Exception):
