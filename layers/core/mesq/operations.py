@@ -4,13 +4,14 @@ invocation seam every adapter calls.
 Both adapters dispatch through this table; `check_registry` runs at construction so a spec
 operation without an implementation (or the reverse) fails at start-up, not on first call.
 `invoke` is the part of a call that is the same on every channel: validate the arguments,
-count the call in its rate-limit bucket, build the `Call`, run the operation in a worker thread
-(stores are synchronous). Reading the arguments off the wire and mapping errors to the
+count the call in its rate-limit bucket, build the `Call`, run the operation (`invoke_sync`; `invoke`
+runs it in a worker thread, stores are synchronous). Reading the arguments off the wire and mapping errors to the
 channel's answer (REST envelope, MCP tool result) stay with the adapter.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
@@ -49,6 +50,34 @@ def check_registry(spec: Spec, registry: Mapping[str, OperationFn] = REGISTRY) -
         raise SpecError(f"implementations without an operation in openapi.yaml: {', '.join(unknown)}")
 
 
+def invoke_sync(
+    operation: Operation,
+    arguments: dict[str, Any],
+    *,
+    principal: Principal,
+    services: Services,
+    trace_id: str,
+    channel: Channel,
+    function: OperationFn | None = None,
+    limiter: RateLimiter | None = None,
+    counted: Collection[Bucket] = (),
+) -> dict[str, Any]:
+    """Run one operation for `principal`: validation -> rate limit -> `Call` -> the operation,
+    all on the calling thread (the Code Mode sandbox calls tools from its own worker thread).
+
+    `function` defaults to the registry's (the MCP catalog passes the one it was built with).
+    The call is counted in its bucket (`call_bucket`) when that bucket is one the channel counts
+    per call (`counted`); MCP counts every message at its endpoint before the SDK parses it, so it
+    passes none. Errors propagate unchanged: the adapter maps them. The operation gets the
+    validated arguments in their normal form (integral floats as ints, values.py)."""
+    arguments = validate_arguments(operation, arguments)
+    bucket = call_bucket(operation.operation_id)
+    if limiter is not None and limiter.enabled and bucket in counted:
+        limiter.hit(principal.credential_id, bucket)
+    call = Call(principal=principal, services=services, trace_id=trace_id, channel=channel)
+    return (function or REGISTRY[operation.operation_id])(call, arguments)
+
+
 async def invoke(
     operation: Operation,
     arguments: dict[str, Any],
@@ -61,16 +90,18 @@ async def invoke(
     limiter: RateLimiter | None = None,
     counted: Collection[Bucket] = (),
 ) -> dict[str, Any]:
-    """Run one operation for `principal`: validation -> rate limit -> `Call` -> worker thread.
-
-    `function` defaults to the registry's (the MCP catalog passes the one it was built with).
-    The call is counted in its bucket (`call_bucket`) when that bucket is one the channel counts
-    per call (`counted`); MCP counts every message at its endpoint before the SDK parses it, so it
-    passes none. Errors propagate unchanged: the adapter maps them. The operation gets the
-    validated arguments in their normal form (integral floats as ints, values.py)."""
-    arguments = validate_arguments(operation, arguments)
-    bucket = call_bucket(operation.operation_id)
-    if limiter is not None and limiter.enabled and bucket in counted:
-        await run_sync(limiter.hit, principal.credential_id, bucket)
-    call = Call(principal=principal, services=services, trace_id=trace_id, channel=channel)
-    return await run_sync(function or REGISTRY[operation.operation_id], call, arguments)
+    """`invoke_sync` in a worker thread (stores are synchronous), for the async adapters."""
+    return await run_sync(
+        functools.partial(
+            invoke_sync,
+            operation,
+            arguments,
+            principal=principal,
+            services=services,
+            trace_id=trace_id,
+            channel=channel,
+            function=function,
+            limiter=limiter,
+            counted=counted,
+        )
+    )

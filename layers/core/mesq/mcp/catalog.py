@@ -16,9 +16,9 @@ in the catalog test, which walks every tool, instead of in every cold start.)
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp.shared.tool_name_validation import TOOL_NAME_REGEX
@@ -27,6 +27,12 @@ from ..operations import REGISTRY, OperationFn
 from ..spec import Operation, Spec
 from ..toolsets import TOOLSETS
 from .lean import component_names, lean_input_schema, lean_output_schema
+
+if TYPE_CHECKING:
+    from .state import RequestState
+
+#: A tool that works on the connection itself (Code Mode): its operation for one request.
+ConnectionFunction = Callable[["Catalog", "RequestState"], OperationFn]
 
 #: Annotation keys as written in `x-mcp.annotations` -> the SDK's field names.
 _ANNOTATION_FIELDS = {
@@ -102,6 +108,8 @@ class CatalogTool:
     tool: types.Tool
     input_schema: dict[str, Any]  # as listed; arguments are validated against operation's own
     output_schema: dict[str, Any]
+    #: Set for tools that need the connection (catalog + request state), not only a `Call`.
+    connection_function: ConnectionFunction | None = None
 
     @property
     def scopes(self) -> tuple[str, ...]:

@@ -28,6 +28,7 @@ from ..spec import load_spec
 from ..toolsets import TOOLSETS
 from . import adapter, prompts, resources
 from .catalog import Catalog, build_catalog
+from .code.tools import with_code_tools
 from .endpoint import McpEndpoint
 from .resource_metadata import METADATA_PATH, resource_metadata_endpoint
 from .result import logger
@@ -45,6 +46,7 @@ _GROUP_NOUNS = {
     "todo_inbox": "the todo inbox",
     "todo_attachments": "todo attachments",
     "reading": "the reading shelf",
+    "code": "scripts over the other groups",
 }
 
 #: The rules every tool shares, said once here instead of in each tool's description
@@ -202,7 +204,7 @@ def default_catalog() -> Catalog:
     """The catalog of the packaged spec: built (and checked) once per process."""
     spec = load_spec()
     check_registry(spec)
-    return build_catalog(spec)
+    return with_code_tools(build_catalog(spec), spec.error_schema)
 
 
 def mcp_routes(services: Services, catalog: Catalog | None = None) -> list[Route]:
