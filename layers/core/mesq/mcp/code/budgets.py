@@ -48,8 +48,10 @@ def _size(value: Any) -> int:
 
 def truncate(value: Any, limit: int) -> tuple[Any, bool]:
     """`value` cut to at most `limit` characters of compact JSON, at a whole element: an array
-    keeps its first elements, an object its first members, and the first one that does not fit
-    is itself cut (if it is an array or object) or left out. A string or number is never cut."""
+    keeps its first elements whole (a record in a list is never cut), an object its first
+    members, and the member that does not fit is cut the same way if it is an array or object
+    (`{"memos": [...], "page": ...}` keeps its first memos), else left out. Strings and numbers
+    are never cut; a lone scalar over the budget becomes null."""
     if _size(value) <= limit:
         return value, False
     return _cut(value, limit), True
@@ -66,9 +68,7 @@ def _cut(value: Any, limit: int) -> Any:
                 kept.append(item)
                 used += comma + size
                 continue
-            if isinstance(item, (list, dict)) and limit - used - comma > 2:
-                kept.append(_cut(item, limit - used - comma))
-            break
+            break  # an element is kept whole or not at all
         return kept
     if isinstance(value, dict):
         members: dict[str, Any] = {}
