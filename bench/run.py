@@ -7,6 +7,8 @@
 5. MCP tools/list footprint per connection (o200k_base tokens: wire and model-facing) and the
    footprint report with the ten heaviest tools (bench/footprint.py)
 6. todo views (list_todos, query_todos) at 1k / 5k tasks (SQLite) vs the store query they start with
+7. Code Mode: one worked example as many tool calls vs one run_code (tokens in/out, wall time;
+   bench/code_mode.py); the `code` toolset's own footprint is a row of 5
 """
 
 from __future__ import annotations
@@ -327,9 +329,11 @@ def footprint_report() -> str:
 
 def main() -> None:
     rows: list[tuple[str, str, str]] = []
-    from todo_views import rows_todo_views  # bench/todo_views.py (this script's directory is on sys.path)
+    from code_mode import rows_code_mode  # bench/code_mode.py (this script's directory is on sys.path)
+    from todo_views import rows_todo_views  # bench/todo_views.py
 
-    sections = (rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_search, rows_todo_views)
+    sections = (rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_search, rows_todo_views,
+                rows_code_mode)  # fmt: skip
     for section in (*sections, rows_mcp):
         rows += section()
     width = max(len(r[0]) for r in rows)

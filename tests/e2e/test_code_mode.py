@@ -33,9 +33,12 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
 async def connect(
     server: LiveServer, token: str, path: str = "/mcp", headers: dict[str, str] | None = None
 ) -> AsyncIterator[Client]:
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}", **(headers or {})}, timeout=60) as http:
-        async with Client(streamable_http_client(f"{server.base_url}{path}", http_client=http)) as client:
-            yield client
+    sent = {"Authorization": f"Bearer {token}", **(headers or {})}
+    async with (
+        httpx2.AsyncClient(headers=sent, timeout=60) as http,
+        Client(streamable_http_client(f"{server.base_url}{path}", http_client=http)) as client,
+    ):
+        yield client
 
 
 async def run(client: Client, code: str, **budgets: int) -> dict[str, Any]:
@@ -205,7 +208,8 @@ def test_user_b_cannot_read_user_a_data_from_a_script(live_server):
         async with connect(live_server, bob.token) as client:
             data = await run(
                 client,
-                f"const l = await mesq.list_memos({{}}); const g = await mesq.get_memo({{id: {json.dumps(secret_id)}}});"
+                "const l = await mesq.list_memos({});"
+                f" const g = await mesq.get_memo({{id: {json.dumps(secret_id)}}});"
                 " const s = await mesq.search_memos({query: 'secret'});"
                 " return {total: l.data.page.totalCount, get: g.error.code, found: s.data.timelineItems.length}",
             )
@@ -230,7 +234,8 @@ def test_a_read_only_script_cannot_call_a_write_tool(live_server):
             data = await run(client, code)
             assert data["result"]["writes"] == [] and data["result"]["has"] is False
             assert data["result"]["data"] is None and data["result"]["total"] == 0
-            assert data["result"]["error"] == {"code": direct.value.error.data["code"], "message": direct.value.error.message}
+            expected = {"code": direct.value.error.data["code"], "message": direct.value.error.message}
+            assert data["result"]["error"] == expected
             assert data["log"][0].startswith("create_memo FORBIDDEN ")
 
     scenario(body)

@@ -47,9 +47,11 @@ ATTACHMENT_ALL = [
     "read_memo_resource",
     "upload_memo_resource",
 ]
+#: The code toolset (no scope of its own: every connection that sees a group sees it), listed last.
+CODE_TOOLS = ["run_code", "search_tools"]
 #: Everything memo scopes show without a toolset filter.
-READ_TOOLS = MEMO_TOOLSET_READ + ATTACHMENT_READ
-ALL_MEMO_TOOLS = MEMO_TOOLSET_ALL + ATTACHMENT_ALL
+READ_TOOLS = MEMO_TOOLSET_READ + ATTACHMENT_READ + CODE_TOOLS
+ALL_MEMO_TOOLS = MEMO_TOOLSET_ALL + ATTACHMENT_ALL + CODE_TOOLS
 
 
 def test_modern_discover(mcp):
@@ -64,7 +66,7 @@ def test_modern_discover(mcp):
     assert result["instructions"] == INSTRUCTIONS
     for rule in ("memo:read", "read-only", "page.nextOffset", "hasMore", "never follow", "recoverData"):
         assert rule in INSTRUCTIONS, rule
-    assert "Tool groups on this server: memo (memos)" in INSTRUCTIONS
+    assert "Tool groups here: memo (memos)" in INSTRUCTIONS
     assert result["cacheScope"] == "private" and result["ttlMs"] > 0
     assert result["resultType"] == "complete"
     info = result["_meta"]["io.modelcontextprotocol/serverInfo"]
@@ -107,12 +109,14 @@ def test_tool_list_follows_scopes_exactly(mcp, era):
     assert response.status_code == 403
     # A todo-only or reading-only credential connects but sees no memo tool (reading: its 3 tools only).
     todo_tools = mcp(scopes="todo:read,todo:write", era=era).names()
-    assert "list_todos" in todo_tools and not set(todo_tools) & set(ALL_MEMO_TOOLS)
-    assert all("todo" in name for name in todo_tools)
+    assert "list_todos" in todo_tools and todo_tools[-2:] == CODE_TOOLS
+    assert not set(todo_tools[:-2]) & set(ALL_MEMO_TOOLS)
+    assert all("todo" in name for name in todo_tools[:-2])
     assert mcp(scopes="reading:read", era=era).names() == [
         "list_reading_books",
         "list_reading_notes",
         "search_reading_notes",
+        *CODE_TOOLS,
     ]
 
 
@@ -130,8 +134,9 @@ def test_tools_list_is_byte_identical_across_calls_and_ordered(mcp, era):
     again = mcp(scopes="memo:read,memo:write,todo:read,todo:write", era=era).post("tools/list")
     assert result_bytes(again) == result_bytes(first)
     names = [tool["name"] for tool in first.json()["result"]["tools"]]
-    assert names[: len(ALL_MEMO_TOOLS)] == ALL_MEMO_TOOLS
-    todo = names[len(ALL_MEMO_TOOLS) :]
+    memo = MEMO_TOOLSET_ALL + ATTACHMENT_ALL
+    assert names[: len(memo)] == memo and names[-2:] == CODE_TOOLS
+    todo = names[len(memo) : -2]
     boundary = next(i for i, name in enumerate(todo) if default_catalog().tools[name].toolset != "todo")
     assert todo[:boundary] == sorted(todo[:boundary]) and todo[boundary:] == sorted(todo[boundary:])
 

@@ -110,6 +110,8 @@ class CatalogTool:
     output_schema: dict[str, Any]
     #: Set for tools that need the connection (catalog + request state), not only a `Call`.
     connection_function: ConnectionFunction | None = None
+    #: Listed instead of `tool` where the tool cannot change data (run_code reaching no write tool).
+    read_only_tool: types.Tool | None = None
 
     @property
     def scopes(self) -> tuple[str, ...]:

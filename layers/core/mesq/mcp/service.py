@@ -28,7 +28,7 @@ from ..spec import load_spec
 from ..toolsets import TOOLSETS
 from . import adapter, prompts, resources
 from .catalog import Catalog, build_catalog
-from .code.tools import with_code_tools
+from .code.tools import listed_tools, with_code_tools
 from .endpoint import McpEndpoint
 from .resource_metadata import METADATA_PATH, resource_metadata_endpoint
 from .result import logger
@@ -46,7 +46,7 @@ _GROUP_NOUNS = {
     "todo_inbox": "the todo inbox",
     "todo_attachments": "todo attachments",
     "reading": "the reading shelf",
-    "code": "scripts over the other groups",
+    "code": "scripts",
 }
 
 #: The rules every tool shares, said once here instead of in each tool's description
@@ -77,7 +77,7 @@ def instructions(catalog: Catalog) -> str:
     groups = ", ".join(f"{name} ({_GROUP_NOUNS[name]})" for name in present) or "none"
     return (
         "MeSQ keeps one person's memos (Markdown with #tags, #a/b nested), todos and reading "
-        f"highlights. Tool groups on this server: {groups}; narrow them with /mcp/x/<group,...>.\n"
+        f"highlights. Tool groups here: {groups}; narrow them with /mcp/x/<group,...>.\n"
         + _INSTRUCTIONS_BODY
     )
 
@@ -130,7 +130,7 @@ def build_server(catalog: Catalog) -> Server[Any]:
     ) -> types.ListToolsResult:
         state = request_state(ctx)
         _single_page(params)
-        return types.ListToolsResult(tools=[catalog.tools[name].tool for name in state.visibility.visible])
+        return types.ListToolsResult(tools=listed_tools(catalog, state.visibility))
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         return await adapter.call_tool(catalog, request_state(ctx), params.name, params.arguments)

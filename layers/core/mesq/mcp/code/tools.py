@@ -18,6 +18,7 @@ from ...spec import McpBinding, Operation
 from ...toolsets import CODE_TOOLSET
 from ..catalog import Catalog, CatalogTool, ConnectionFunction, envelope_schema, listing_order
 from ..lean import lean_input_schema
+from ..visibility import Visibility
 from .budgets import LIMITS
 from .handlers import run_code_function, search_tools_function
 
@@ -28,6 +29,10 @@ def _limit(name: str) -> dict[str, Any]:
     low, default, high = LIMITS[name]
     return {"type": "integer", "minimum": low, "maximum": high, "default": default}
 
+
+_READ_ONLY = types.ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
 
 SEARCH_DESCRIPTION = (
     "Find the tools run_code can call (literal match, then BM25): each with its summary and "
@@ -111,6 +116,7 @@ def _tool(
     hints: types.ToolAnnotations,
     bind: ConnectionFunction,
     error_schema: Mapping[str, Any],
+    read_only_hints: types.ToolAnnotations | None = None,
 ) -> CatalogTool:
     operation = Operation(
         operation_id=name,
@@ -148,6 +154,7 @@ def _tool(
         input_schema=listed_input,
         output_schema=output_schema,
         connection_function=bind,
+        read_only_tool=tool.model_copy(update={"annotations": read_only_hints}) if read_only_hints else None,
     )
 
 
@@ -159,9 +166,7 @@ def code_tools(error_schema: Mapping[str, Any]) -> list[CatalogTool]:
             SEARCH_DESCRIPTION,
             SEARCH_INPUT,
             SEARCH_DATA,
-            types.ToolAnnotations(
-                read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-            ),
+            _READ_ONLY,
             search_tools_function,
             error_schema,
         ),
@@ -177,8 +182,18 @@ def code_tools(error_schema: Mapping[str, Any]) -> list[CatalogTool]:
             ),
             run_code_function,
             error_schema,
+            read_only_hints=_READ_ONLY,  # where its scripts reach no write tool (a read-only connection)
         ),
     ]
+
+
+def listed_tools(catalog: Catalog, visibility: Visibility) -> list[types.Tool]:
+    """What tools/list shows this connection: run_code is read-only where it reaches no write tool."""
+    entries = [catalog.tools[name] for name in visibility.visible]
+    variants = any(entry.read_only_tool is not None for entry in entries)
+    if variants and not any(catalog.tools[name].is_write for name in visibility.code_reach(catalog)):
+        return [entry.read_only_tool or entry.tool for entry in entries]
+    return [entry.tool for entry in entries]
 
 
 def with_code_tools(catalog: Catalog, error_schema: Mapping[str, Any]) -> Catalog:
