@@ -11,26 +11,18 @@ import json
 import os
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from footprint import count_tokens  # bench/footprint.py (this script's directory is on sys.path)
 
-SCRIPT = """
-const weekEnd = new Date(Date.now() + 7 * 86400e3).toISOString();
-const todos = [];
-for (let offset = 0; ; ) {
-  const r = await mesq.query_todos({status: 'open', priority: 'high', dueBefore: weekEnd, offset});
-  todos.push(...r.data.items);
-  if (!r.data.page.hasMore) break;
-  offset = r.data.page.nextOffset;
-}
-const byTag = {};
-for (const tag of new Set(todos.flatMap((t) => t.tags ?? []))) {
-  const r = await mesq.list_memos({tags: [tag], limit: 100});
-  byTag[tag] = r.data.timelineItems.map((m) => ({id: m.id, line: m.content.split('\\n')[0].slice(0, 80)}));
-}
-return todos.map((t) => ({id: t.id, title: t.title, due: t.due, memos: (t.tags ?? []).flatMap((g) => byTag[g])}));
-"""
+DOC = Path(__file__).resolve().parents[1] / "docs" / "MCP" / "code-mode.md"
+
+
+def documented_script(number: int) -> str:
+    """The script of worked example `number` in docs/MCP/code-mode.md: the page is what is measured."""
+    section = DOC.read_text(encoding="utf-8").split(f"\n### {number}. ", 1)[1]
+    return section.split("```js\n", 1)[1].split("```", 1)[0]
 
 
 def _seed(call: Any) -> None:
@@ -91,7 +83,7 @@ def rows_code_mode() -> list[tuple[str, str, str]]:
 
         spent.update({"in": 0, "out": 0})
         started = time.perf_counter()
-        data = call("run_code", {"code": SCRIPT})
+        data = call("run_code", {"code": documented_script(1)})
         one = (time.perf_counter() - started, dict(spent))
         assert len(data["result"]) == len(todos) and "budget" not in data, json.dumps(data)[:300]
         services.items.close()
@@ -107,7 +99,6 @@ def rows_code_mode() -> list[tuple[str, str, str]]:
 
 if __name__ == "__main__":
     import sys
-    from pathlib import Path
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     for row in rows_code_mode():

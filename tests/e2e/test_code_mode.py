@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -254,5 +255,39 @@ def test_a_hidden_tool_gives_the_error_tools_call_gives(live_server):
                 assert data["result"] == [False, expected], path
                 unknown = await run(client, "return typeof mesq.drop_database")
                 assert unknown["result"] == "undefined"
+
+    scenario(body)
+
+
+def doc_example(number: int) -> str:
+    """The script of worked example `number` in docs/MCP/code-mode.md (the page is what is tested)."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "MCP" / "code-mode.md").read_text(encoding="utf-8")
+    section = page.split(f"\n### {number}. ", 1)[1]
+    return section.split("```js\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_documented_tag_rename_runs_across_memos_and_todos(live_server):
+    writer = live_server.account("renamer", scopes=f"{MEMO_RW},todo:read,todo:write")
+    seed = """
+      await mesq.create_memo({content: 'a good read #reading'});
+      await mesq.create_todo_tag({name: 'reading'});
+      const t = await mesq.create_todo_task({title: 'finish the book', tags: ['reading']});
+      return t.data.task.id;
+    """
+    check = "const t = await mesq.get_todo_task({id: ID}); const m = await mesq.list_tags({});" \
+            " return {todo: t.data.task.tags, memo: m.data.tags.map((x) => x.path)}"  # fmt: skip
+
+    async def body() -> None:
+        async with connect(live_server, writer.token) as client:
+            task_id = (await run(client, seed))["result"]
+            data = await run(client, doc_example(3))
+            assert data["result"]["memos"]["updatedMemos"] == 1, data
+            assert data["result"]["todos"]["tag"]["name"] == "books", data
+            assert [line.split(" ")[0] for line in data["log"] if line.endswith(" write")] == [
+                "rename_memo_tag",
+                "update_todo_tag",
+            ]
+            after = await run(client, check.replace("ID", json.dumps(task_id)))
+            assert after["result"] == {"todo": ["books"], "memo": ["books"]}
 
     scenario(body)
