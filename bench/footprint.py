@@ -43,7 +43,7 @@ from bench.mcp_tool_list_size import ALL_SCOPES, modern  # noqa: E402
 
 ENCODING = "o200k_base"
 #: The URLs the README's "which MCP URL" note compares.
-README_URLS = ("/mcp", "/mcp/readonly", "/mcp/x/memo")
+README_URLS = ("/mcp", "/mcp/readonly", "/mcp/x/memo", "/mcp/x/code")
 
 
 @cache
