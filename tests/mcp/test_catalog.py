@@ -18,7 +18,7 @@ from mesq.mcp.catalog import (
     method_annotations,
 )
 from mesq.mcp.code.tools import listed_tools
-from mesq.mcp.lean import open_objects, strip_input_only
+from mesq.mcp.lean import drop_implied_types, open_objects, strip_input_only
 from mesq.mcp.service import default_catalog
 from mesq.mcp.visibility import resolve
 from mesq.operations import REGISTRY
@@ -66,7 +66,7 @@ def without_server_keywords(schema: Any) -> Any:
 
 def shape_only(schema: dict[str, Any]) -> Any:
     """What an output schema keeps of a data schema: no input-only keywords, open objects."""
-    return open_objects(strip_input_only(schema))
+    return open_objects(drop_implied_types(strip_input_only(schema)))
 
 
 def hints(read_only: bool, destructive: bool, idempotent: bool) -> dict[str, bool]:
@@ -76,6 +76,16 @@ def hints(read_only: bool, destructive: bool, idempotent: bool) -> dict[str, boo
         "idempotentHint": idempotent,
         "openWorldHint": False,
     }
+
+
+#: What MCP assumes of an absent hint (ToolAnnotations in the 2025-06-18 schema), written out.
+MCP_HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+#: The error object every tool lists: what each error carries.
+LISTED_ERROR = {
+    "type": "object",
+    "required": ["code", "message"],
+    "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+}
 
 
 #: The method rule, written out (not derived from `method_annotations`, which is under test).
@@ -148,22 +158,45 @@ def test_tool_contract(name: str):
     assert "$schema" not in output
     # `data` keeps every field, type, required list, enum and const of the operation's schema.
     assert dereference(output)["properties"]["data"] == dereference(shape_only(operation.data_schema))
+    # The envelope as listed is minimal: data, the traceId every result carries, recoverData on
+    # write tools, and an error with its code and message, all typed.
     assert output["type"] == "object" and output["required"] == ["traceId"]
-    envelope_keys = {"data", "error", "traceId", "correlationId"} | ({"recoverData"} if entry.is_write else set())
+    envelope_keys = {"data", "error", "traceId"} | ({"recoverData"} if entry.is_write else set())
     assert set(output["properties"]) == envelope_keys
+    assert output["properties"]["error"] == LISTED_ERROR
     validator = Draft202012Validator(output)
     assert validator.is_valid({"data": {}, "traceId": "t"}) is False or not operation.data_schema.get("required")
     assert validator.is_valid({"error": {"code": "NOT_FOUND", "message": "m"}, "traceId": "t"})
     assert not validator.is_valid({"error": {"code": "X", "message": "m"}})  # traceId required
-    assert not validator.is_valid({"error": {"code": "X", "message": "m"}, "traceId": "t", "extra": 1})
-    assert not validator.is_valid({"traceId": "t"})  # neither data nor error
+    assert not validator.is_valid({"error": {"code": "X"}, "traceId": "t"})  # message required
+    assert not validator.is_valid({"error": {"code": 1, "message": "m"}, "traceId": "t"})
+    # The server checks every result against the full envelope before sending it, which is the
+    # listed one with more constraints: whatever it sends, a client validating the list accepts.
+    checked = entry.result_schema
+    Draft202012Validator.check_schema(checked)
+    extra_checks = ("properties", "oneOf", "additionalProperties")
+    assert {k: v for k, v in checked.items() if k not in extra_checks} == {
+        k: v for k, v in output.items() if k != "properties"
+    }
+    assert {k: v for k, v in checked["properties"].items() if k not in ("error", "correlationId")} == {
+        k: v for k, v in output["properties"].items() if k != "error"
+    }
+    strict = Draft202012Validator(checked)
+    assert not strict.is_valid({"error": {"code": "X", "message": "m"}, "traceId": "t", "extra": 1})
+    assert not strict.is_valid({"traceId": "t"})  # neither data nor error
+    assert not strict.is_valid({"error": {"code": "X", "message": "m", "retryAfterSeconds": "1"}, "traceId": "t"})
 
     # Annotations: literal expectations (the method rule, or the tool's own x-mcp overrides);
-    # never contradicting the scopes.
+    # never contradicting the scopes. Listed are only the hints MCP would not assume when absent
+    # (a read-only tool's destructive and idempotent hints mean nothing to MCP).
     # The title is said once, on the tool.
     annotations = tool["annotations"]
-    assert annotations == EXPECTED_ANNOTATIONS.get(name, METHOD_ANNOTATIONS[operation.method])
-    assert annotations["readOnlyHint"] is (not entry.is_write)
+    expected = EXPECTED_ANNOTATIONS.get(name, METHOD_ANNOTATIONS[operation.method])
+    assert {**MCP_HINT_DEFAULTS, **annotations} == expected or (
+        expected["readOnlyHint"] and annotations == {"readOnlyHint": True, "openWorldHint": False}
+    )
+    assert all(MCP_HINT_DEFAULTS[key] != value for key, value in annotations.items())
+    assert annotations.get("readOnlyHint", False) is (not entry.is_write)
 
     # Description: the operation's own text and nothing else (no scope line, no shared rules);
     # title from x-mcp.
@@ -214,11 +247,16 @@ def test_recover_data_has_the_data_shape():
 
 
 def test_read_tools_declare_no_recover_data():
-    validator = Draft202012Validator(CATALOG.tools["get_memo"].output_schema)
+    entry = CATALOG.tools["get_memo"]
+    assert "recoverData" not in entry.output_schema["properties"]
+    validator = Draft202012Validator(entry.output_schema)
     error = {"code": "NOT_FOUND", "message": "m"}
     assert validator.is_valid({"error": error, "traceId": "t"})
     assert validator.is_valid({"data": {"memo": MEMO}, "traceId": "t"})
-    assert not validator.is_valid({"error": error, "traceId": "t", "recoverData": {"memo": MEMO}})
+    # the server never sends one: its own check of a read's result refuses it
+    checked = Draft202012Validator(entry.result_schema)
+    assert checked.is_valid({"error": error, "traceId": "t"})
+    assert not checked.is_valid({"error": error, "traceId": "t", "recoverData": {"memo": MEMO}})
 
 
 def test_every_output_schema_validates_as_2020_12_without_dollar_schema():
@@ -308,9 +346,9 @@ def test_envelope_lifts_defs():
         "$defs": {"A": shape},
     }
     original = copy.deepcopy(data)
-    schema = envelope_schema(data, load_spec().error_schema)
+    schema = envelope_schema(data, load_spec().error_schema).listed
     assert schema["$defs"] == {"A": shape} and "$schema" not in schema
     assert schema["properties"]["recoverData"] == {"$ref": "#/properties/data"}
-    assert "recoverData" not in envelope_schema(data, load_spec().error_schema, recover_data=False)["properties"]
+    assert "recoverData" not in envelope_schema(data, load_spec().error_schema, recover_data=False).listed["properties"]
     assert "$defs" not in schema["properties"]["data"] and "$schema" not in schema["properties"]["data"]
     assert data == original  # the operation's schema is left untouched

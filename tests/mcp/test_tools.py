@@ -191,3 +191,18 @@ def test_internal_faults_are_enveloped_without_their_text(faulty, era):
         assert envelope["error"]["code"] == "INTERNAL"
         assert envelope["traceId"] in envelope["error"]["message"]
         assert json.dumps(envelope).count("not-a-list") == 0
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_results_are_checked_against_the_full_envelope_not_just_the_listed_one(faulty, era, monkeypatch):
+    # The listed envelope is open; the server still proves each result closed before sending it.
+    import mesq.mcp.adapter as adapter
+
+    def with_extra(data: dict[str, Any], trace_id: str, correlation_id: str | None) -> dict[str, Any]:
+        return {"data": data, "traceId": trace_id, "unlisted": 1}
+
+    monkeypatch.setattr(adapter, "success_envelope", with_extra)
+    client = faulty(era)
+    result = client.post("tools/call", {"name": "list_memos", "arguments": {}}).json()["result"]
+    envelope = check_text_copy(result)
+    assert result["isError"] is True and envelope["error"]["code"] == "INTERNAL" and "unlisted" not in envelope

@@ -6,7 +6,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mesq.spec import load_spec
-from mesq.tags import TAG_NAME_PATTERN, expand_tag_paths, is_valid_tag, parse_tags, rename_tag
+from mesq.tags import TAG_NAME_PATTERN, WHITESPACE_CHARS, expand_tag_paths, is_valid_tag, parse_tags, rename_tag
+
+#: Python's whitespace (`str.isspace`) and ECMA-262's WhiteSpace and LineTerminator, written out.
+WHITESPACE_UNION = frozenset(
+    "\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff"
+    + "".join(map(chr, range(0x2000, 0x200B)))
+)
 
 
 def test_parse_rules():
@@ -23,6 +29,14 @@ def test_whitespace_is_the_union_of_python_and_ecma():
     assert parse_tags("\ufeff#bom x\x1c#fs\x85#nel#\u3000 #end\ufeff") == ["bom", "fs", "nel", "end"]
     assert not any(is_valid_tag(f"a{char}") for char in "\ufeff\x1c\x85\u3000\n")
     assert not re.search(TAG_NAME_PATTERN, "work\n")  # Python's `$` alone would match
+
+
+def test_whitespace_class_is_exactly_the_union_at_every_code_point():
+    # The ECMA side of the same class is checked by tests/mcp/test_js_schemas.py (Ajv).
+    whitespace = re.compile(f"[{WHITESPACE_CHARS}]")
+    matched = {chr(point) for point in range(0x110000) if whitespace.match(chr(point))}
+    assert matched == WHITESPACE_UNION
+    assert {char for char in map(chr, range(0x110000)) if char.isspace()} <= WHITESPACE_UNION
 
 
 def test_expand_paths():

@@ -28,7 +28,7 @@ def test_unknown_url_is_a_page_for_browsers_and_json_for_clients(client: TestCli
     page = client.get("/no/such/page", headers=HTML)
     assert page.status_code == 404
     assert page.headers["content-type"].startswith("text/html")
-    assert "<h1>Not found</h1>" in page.text and "no page or route /no/such/page" in page.text
+    assert "<h1>Not found</h1>" in page.text and "no page or route &#39;/no/such/page&#39;" in page.text
     assert page.headers["content-security-policy"].startswith("default-src 'none'")
     api = client.get("/no/such/page", headers={"Accept": "application/json"})
     assert api.status_code == 404 and api.json()["error"]["code"] == "NOT_FOUND"

@@ -119,7 +119,7 @@ def test_tool_listing_and_success_output_validates(wire, tools, name):
     reads_only = name.startswith("list_")
     expected = "todo:read" if reads_only else ("todo:write" if name.startswith("create_") else "todo:read + todo:write")
     assert " + ".join(default_catalog().tools[name].scopes) == expected
-    assert tool["annotations"]["readOnlyHint"] is reads_only
+    assert tool["annotations"].get("readOnlyHint", False) is reads_only  # absent = false (MCP)
     result = wire.call(name, SCENARIOS[name](wire))
     assert result.get("isError") is not True, result
     validate_output(tool, result["structuredContent"])

@@ -3,7 +3,9 @@
 Fields: method, path, status, duration in milliseconds and the trace id the app put in
 `X-Trace-Id`. Only the path is logged, never the query string: OAuth redirects and some clients
 carry codes, states or tokens there. `plain` is for a person watching a terminal, `json` one
-object per line for a log collector.
+object per line for a log collector. A request whose body was aborted or arrived too late is
+logged once, by the body deadline (body_deadline.py, with method, path, bytes and trace id),
+not a second time here.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Literal
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .body_deadline import BODY_LOGGED
 from .trace import TRACE_HEADER
 
 LogFormat = Literal["plain", "json"]
@@ -68,4 +71,5 @@ class AccessLogMiddleware:
         finally:
             duration_ms = (time.perf_counter() - started) * 1000
             path = scope.get("path", "") or "/"
-            self.emit(format_line(self.log_format, scope["method"], path, status, duration_ms, trace_id))
+            if not scope.get("state", {}).get(BODY_LOGGED):
+                self.emit(format_line(self.log_format, scope["method"], path, status, duration_ms, trace_id))

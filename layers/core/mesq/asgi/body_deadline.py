@@ -29,6 +29,10 @@ from ..errors import RequestTimeout
 from .envelope import failure
 from .trace import trace_id_of
 
+#: Set in the request's `scope["state"]` once this middleware has logged the request (an aborted or
+#: late body): that line is the request's one log line, so the access log leaves it out.
+BODY_LOGGED = "mesq.body_logged"
+
 logger = Logger(child=True)
 Abort = Literal["timeout", "disconnect"]
 
@@ -86,6 +90,7 @@ class BodyDeadlineMiddleware:
         seconds = time.monotonic() - started
         declared = headers.get("content-length", "?")
         # One line, readable without a JSON log handler too (`mesq serve` logs plain text).
+        scope.setdefault("state", {})[BODY_LOGGED] = True
         logger.warning(
             f"{what}: {scope['method']} {scope['path']} after {seconds:.1f} s, {received} of {declared} bytes "
             f"(traceId {trace_id})",

@@ -76,7 +76,7 @@ def run_tool(
         envelope = error.envelope(trace_id)
     except Exception as exc:  # every other fault is internal: its text never leaks
         return internal_envelope(exc, trace_id, tool.name)
-    return checked_envelope(envelope, tool.output_schema, trace_id, tool.name)
+    return checked_envelope(envelope, tool.result_schema, trace_id, tool.name)
 
 
 async def call_tool(

@@ -43,6 +43,12 @@ _ANNOTATION_FIELDS = {
 }
 
 
+#: What MCP assumes of a hint a tool does not list (the 2025-06-18 schema's `ToolAnnotations`).
+MCP_HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
+#: Hints MCP reads only when `readOnlyHint` is false.
+_WRITE_ONLY_HINTS = ("destructiveHint", "idempotentHint")
+
+
 class CatalogError(Exception):
     """The catalog cannot be built from the spec: raised at start-up, never per request."""
 
@@ -56,39 +62,66 @@ def method_annotations(method: str) -> dict[str, bool]:
     return {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}
 
 
+def _required_fields(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """An object schema reduced to its required properties (opened): what every instance carries."""
+    required = list(schema.get("required", []))
+    properties = schema.get("properties", {})
+    return {
+        "type": "object",
+        "required": required,
+        "properties": {name: copy.deepcopy(properties[name]) for name in required if name in properties},
+    }
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """A tool's result envelope in two strengths: `listed` is the `outputSchema` clients receive
+    (every tool pays for it in every `tools/list`), `checked` is what the server proves of each
+    result before sending it. Anything `checked` accepts, `listed` accepts."""
+
+    listed: dict[str, Any]
+    checked: dict[str, Any]
+
+
 def envelope_schema(
     data_schema: Mapping[str, Any], error_schema: Mapping[str, Any], *, recover_data: bool = True
-) -> dict[str, Any]:
-    """The output schema every tool declares: `{data, traceId, correlationId?}` on success,
+) -> Envelope:
+    """The output schema of a tool: `{data, traceId, correlationId?}` on success,
     `{error, traceId, recoverData?}` on failure. The data schema's `$defs` move to the top level
     so its `#/$defs/...` pointers keep resolving; `recoverData` has the shape of `data` and is
     declared only where it can occur (`recover_data`: tools that change data can hit
     REVISION_CONFLICT; a read has nothing to conflict with).
 
-    Every tool pays for its schema in every `tools/list`, so nothing is repeated that a client
-    can do without: no `$schema` (MCP: a schema without one is JSON Schema 2020-12, which is also
-    what `jsonschema.validators.validator_for` and so the official client pick)."""
+    Listed, the envelope is as small as the contract allows (docs/contract.md §10): `data` with
+    its fields, types and required ones, the `traceId` every result carries, `recoverData`, and
+    the error's `code` and `message`. It is open like the objects below it (the instructions
+    describe `correlationId`, `isError` says which branch a result is, and a field added later
+    must not fail a client that cached the list). No `$schema` either (MCP: a schema without one
+    is JSON Schema 2020-12, which is also what the official client picks).
+
+    Checked, it is the full envelope: closed, exactly one of `data` / `error`, the whole error
+    object, `correlationId` a string."""
     data = copy.deepcopy(dict(data_schema))
     defs = data.pop("$defs", {})
     data.pop("$schema", None)
-    properties: dict[str, Any] = {
-        "data": data,
-        "error": copy.deepcopy(dict(error_schema)),
-        "traceId": {"type": "string"},
-        "correlationId": {"type": "string"},
-    }
+    properties: dict[str, Any] = {"data": data, "error": _required_fields(error_schema), "traceId": {"type": "string"}}
     if recover_data:
         properties["recoverData"] = {"$ref": "#/properties/data"}
-    schema: dict[str, Any] = {
-        "type": "object",
-        "properties": properties,
-        "required": ["traceId"],
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "required": ["traceId"]}
+    if defs:
+        schema["$defs"] = defs
+    listed = lean_output_schema(schema)
+    checked = {
+        **listed,
+        "properties": {
+            **listed["properties"],
+            "error": copy.deepcopy(dict(error_schema)),
+            "correlationId": {"type": "string"},
+        },
         "oneOf": [{"required": ["data"]}, {"required": ["error"]}],
         "additionalProperties": False,
     }
-    if defs:
-        schema["$defs"] = defs
-    return lean_output_schema(schema)
+    return Envelope(listed=listed, checked=checked)
 
 
 def describe(operation: Operation) -> str:
@@ -107,7 +140,8 @@ class CatalogTool:
     function: OperationFn
     tool: types.Tool
     input_schema: dict[str, Any]  # as listed; arguments are validated against operation's own
-    output_schema: dict[str, Any]
+    output_schema: dict[str, Any]  # as listed
+    result_schema: dict[str, Any]  # what each result is checked against before it is sent
     #: Set for tools that need the connection (catalog + request state), not only a `Call`.
     connection_function: ConnectionFunction | None = None
     #: Listed instead of `tool` where the tool cannot change data (run_code reaching no write tool).
@@ -160,6 +194,27 @@ def _annotations(operation: Operation) -> dict[str, bool]:
     return result
 
 
+def listed_hints(hints: Mapping[str, bool]) -> dict[str, bool]:
+    """The hints a tool lists: those that differ from what MCP assumes when a hint is absent, so
+    a client reads exactly `hints` (a read-only tool's destructive and idempotent hints are
+    meaningless to MCP and left out)."""
+    return {
+        key: value
+        for key, value in hints.items()
+        if value != MCP_HINT_DEFAULTS[key] and not (hints["readOnlyHint"] and key in _WRITE_ONLY_HINTS)
+    }
+
+
+def tool_annotations(listed: Mapping[str, bool]) -> types.ToolAnnotations:
+    """The SDK annotations of `listed_hints(...)` (an absent hint stays absent)."""
+    return types.ToolAnnotations(
+        read_only_hint=listed.get("readOnlyHint"),
+        destructive_hint=listed.get("destructiveHint"),
+        idempotent_hint=listed.get("idempotentHint"),
+        open_world_hint=listed.get("openWorldHint"),
+    )
+
+
 def build_tool(
     operation: Operation,
     function: OperationFn,
@@ -177,22 +232,17 @@ def build_tool(
     input_schema = operation.input_schema
     if input_schema.get("type") != "object" or input_schema.get("additionalProperties") is not False:
         raise CatalogError(f"{where}: the input schema must be a closed object schema")
-    output_schema = envelope_schema(operation.data_schema, error_schema, recover_data=operation.is_write)
-    hints = _annotations(operation)
+    envelope = envelope_schema(operation.data_schema, error_schema, recover_data=operation.is_write)
+    hints = listed_hints(_annotations(operation))
     listed_input = lean_input_schema(input_schema, shape_names)
     tool = types.Tool(
         name=name,
         title=operation.mcp.title,
         description=describe(operation),
         input_schema=listed_input,
-        output_schema=output_schema,
+        output_schema=envelope.listed,
         # The title is said once, on the tool (clients since 2025-06-18 read it there first).
-        annotations=types.ToolAnnotations(
-            read_only_hint=hints["readOnlyHint"],
-            destructive_hint=hints["destructiveHint"],
-            idempotent_hint=hints["idempotentHint"],
-            open_world_hint=hints["openWorldHint"],
-        ),
+        annotations=tool_annotations(hints),
     )
     return CatalogTool(
         name=name,
@@ -200,7 +250,8 @@ def build_tool(
         function=function,
         tool=tool,
         input_schema=listed_input,
-        output_schema=output_schema,
+        output_schema=envelope.listed,
+        result_schema=envelope.checked,
     )
 
 

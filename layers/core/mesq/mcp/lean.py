@@ -88,6 +88,30 @@ def strip_input_only(schema: Any) -> Any:
     return map_subschemas(kept, strip_input_only)
 
 
+_JSON_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda value: isinstance(value, str),
+    "integer": lambda value: isinstance(value, int) and not isinstance(value, bool),
+    "number": lambda value: isinstance(value, int | float) and not isinstance(value, bool),
+    "boolean": lambda value: isinstance(value, bool),
+    "null": lambda value: value is None,
+}
+
+
+def drop_implied_types(schema: Any) -> Any:
+    """`schema` without a `type` that its `enum` or `const` already implies (every listed value
+    is of that type), at every depth: the same set of values, fewer tokens."""
+    if not isinstance(schema, dict):
+        return schema
+    values = (
+        schema["enum"] if isinstance(schema.get("enum"), list) else [schema["const"]] if "const" in schema else None
+    )
+    is_type = _JSON_TYPES.get(schema["type"]) if isinstance(schema.get("type"), str) else None
+    kept = schema
+    if values and is_type is not None and all(is_type(value) for value in values):
+        kept = {key: value for key, value in schema.items() if key != "type"}
+    return map_subschemas(kept, drop_implied_types)
+
+
 def _compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
@@ -349,9 +373,10 @@ def share_common_fields(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def lean_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """The output schema as listed: input-only keywords stripped, the objects below the envelope
-    opened, trivial defs folded in, repeated shapes shared. The envelope itself stays closed."""
-    stripped: dict[str, Any] = strip_input_only(schema)
+    """The output schema as listed: input-only keywords stripped, types an enum or const implies
+    dropped, the objects below the top level opened, trivial defs folded in, repeated shapes
+    shared. The top level is left as given (catalog.py lists the envelope open)."""
+    stripped: dict[str, Any] = drop_implied_types(strip_input_only(schema))
     opened: dict[str, Any] = map_subschemas(stripped, open_objects)
     return share_repeats(share_common_fields(fold_defs(opened)))
 

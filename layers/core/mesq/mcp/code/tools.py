@@ -16,7 +16,15 @@ import mcp_types as types
 
 from ...spec import McpBinding, Operation
 from ...toolsets import CODE_TOOLSET
-from ..catalog import Catalog, CatalogTool, ConnectionFunction, envelope_schema, listing_order
+from ..catalog import (
+    Catalog,
+    CatalogTool,
+    ConnectionFunction,
+    envelope_schema,
+    listed_hints,
+    listing_order,
+    tool_annotations,
+)
 from ..lean import lean_input_schema
 from ..visibility import Visibility
 from .budgets import LIMITS
@@ -30,9 +38,16 @@ def _limit(name: str) -> dict[str, Any]:
     return {"type": "integer", "minimum": low, "maximum": high, "default": default}
 
 
-_READ_ONLY = types.ToolAnnotations(
-    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
+def _annotations(read_only: bool, destructive: bool, idempotent: bool) -> types.ToolAnnotations:
+    """Listed like every tool's: only the hints that differ from MCP's defaults (`listed_hints`)."""
+    hints = listed_hints(
+        {"readOnlyHint": read_only, "destructiveHint": destructive, "idempotentHint": idempotent,
+         "openWorldHint": False}
+    )  # fmt: skip
+    return tool_annotations(hints)
+
+
+_READ_ONLY = _annotations(read_only=True, destructive=False, idempotent=True)
 
 SEARCH_DESCRIPTION = (
     "Find the tools run_code can call (literal match, then BM25): each with its summary and "
@@ -132,14 +147,14 @@ def _tool(
         data_schema={"$schema": _SCHEMA, **data_schema},
         mcp=McpBinding(title=title, scopes=(), toolset=CODE_TOOLSET, exposed=True, annotation_overrides={}),
     )
-    output_schema = envelope_schema(data_schema, error_schema, recover_data=False)
+    envelope = envelope_schema(data_schema, error_schema, recover_data=False)
     listed_input = lean_input_schema(operation.input_schema)
     tool = types.Tool(
         name=name,
         title=title,
         description=description,
         input_schema=listed_input,
-        output_schema=output_schema,
+        output_schema=envelope.listed,
         annotations=hints,
     )
 
@@ -152,7 +167,8 @@ def _tool(
         function=unbound,
         tool=tool,
         input_schema=listed_input,
-        output_schema=output_schema,
+        output_schema=envelope.listed,
+        result_schema=envelope.checked,
         connection_function=bind,
         read_only_tool=tool.model_copy(update={"annotations": read_only_hints}) if read_only_hints else None,
     )
@@ -177,9 +193,7 @@ def code_tools(error_schema: Mapping[str, Any]) -> list[CatalogTool]:
             RUN_INPUT,
             RUN_DATA,
             # It can call every write tool the connection sees (none on a read-only connection).
-            types.ToolAnnotations(
-                read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
-            ),
+            _annotations(read_only=False, destructive=True, idempotent=False),
             run_code_function,
             error_schema,
             read_only_hints=_READ_ONLY,  # where its scripts reach no write tool (a read-only connection)
