@@ -11,12 +11,11 @@ channel's answer (REST envelope, MCP tool result) stay with the adapter.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from .attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
-from .concurrency import run_sync
+from .concurrency import in_worker_thread
 from .context import Call, Channel, Principal, Services
 from .memos.reads import OPERATIONS as MEMO_READ_OPERATIONS
 from .memos.writes import OPERATIONS as MEMO_WRITE_OPERATIONS
@@ -78,30 +77,5 @@ def invoke_sync(
     return (function or REGISTRY[operation.operation_id])(call, arguments)
 
 
-async def invoke(
-    operation: Operation,
-    arguments: dict[str, Any],
-    *,
-    principal: Principal,
-    services: Services,
-    trace_id: str,
-    channel: Channel,
-    function: OperationFn | None = None,
-    limiter: RateLimiter | None = None,
-    counted: Collection[Bucket] = (),
-) -> dict[str, Any]:
-    """`invoke_sync` in a worker thread (stores are synchronous), for the async adapters."""
-    return await run_sync(
-        functools.partial(
-            invoke_sync,
-            operation,
-            arguments,
-            principal=principal,
-            services=services,
-            trace_id=trace_id,
-            channel=channel,
-            function=function,
-            limiter=limiter,
-            counted=counted,
-        )
-    )
+#: `invoke_sync` in a worker thread (stores are synchronous), for the async adapters.
+invoke = in_worker_thread(invoke_sync)
