@@ -77,8 +77,7 @@ def instructions(catalog: Catalog) -> str:
     groups = ", ".join(f"{name} ({_GROUP_NOUNS[name]})" for name in present) or "none"
     return (
         "MeSQ keeps one person's memos (Markdown with #tags, #a/b nested), todos and reading "
-        f"highlights. Tool groups here: {groups}; narrow them with /mcp/x/<group,...>.\n"
-        + _INSTRUCTIONS_BODY
+        f"highlights. Tool groups here: {groups}; narrow them with /mcp/x/<group,...>.\n" + _INSTRUCTIONS_BODY
     )
 
 
