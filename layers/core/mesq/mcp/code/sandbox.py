@@ -5,7 +5,7 @@ returns a promise; this module polls the queue between evaluations, asks `host` 
 (synchronously, on this thread) and settles the promise with the answer's JSON text, which runs
 the program on to its next `await`. So nothing but JSON strings crosses the boundary, there is no
 Python object the program could reach, and the only API used is `eval` with its timeout and hard
-memory limit (stable from mini-racer 0.12.4, the last with aarch64 wheels, to 0.14).
+memory limit (mini-racer 0.12.4, the last with aarch64 wheels; 0.14 keeps the same API).
 
 Before the program runs, the isolate loses what could outlive the run or escape the memory
 limit: timers (mini-racer installs a `setTimeout`), `WebAssembly`, `Atomics` and every
@@ -16,9 +16,12 @@ API. The import is lazy: only `run_code` pays for loading V8.
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import json
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -100,13 +103,25 @@ class Outcome:
 Host = Callable[[str, str], str]  # (tool name, arguments JSON) -> the answer's JSON text
 
 
+#: Every isolate lives on this one thread: mini-racer 0.12.4 crashes the process (SIGSEGV) when
+#: isolates are used from more than one thread (reproduced: a second run on another thread).
+#: So runs in one process take turns; a tool call from a script runs here too.
+_V8_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mesq-v8")
+
+
 def run_program(source: str, *, reach: list[str], known: list[str], host: Host, timeout_s: float,
                 memory_bytes: int) -> Outcome:  # fmt: skip
     """Run `source` (the body of an async function) until it settles, throws or hits the wall
-    time (`timeout_s`, host calls included) or `memory_bytes`."""
+    time (`timeout_s`, host calls included) or `memory_bytes`, on the V8 thread (the caller's
+    context variables, e.g. log keys, go with it)."""
+    context = contextvars.copy_context()
+    job = functools.partial(_run, source, reach, known, host, time.monotonic() + timeout_s, memory_bytes)
+    return _V8_THREAD.submit(context.run, job).result()
+
+
+def _run(source: str, reach: list[str], known: list[str], host: Host, deadline: float, memory_bytes: int) -> Outcome:
     from py_mini_racer import JSOOMException, JSTimeoutException, MiniRacer  # lazy: V8 loads here
 
-    deadline = time.monotonic() + timeout_s
     outcome = Outcome()
     racer = MiniRacer()
     try:
