@@ -127,3 +127,13 @@ def test_runs_from_different_threads_share_the_one_v8_thread(tmp_path):
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert result.returncode == 0, (result.returncode, result.stderr[-2000:])
     assert result.stdout.strip() == "['[\"x\"]', '1']"
+
+
+def test_code_tools_are_offered_only_with_a_sandbox_that_enforces_every_budget(monkeypatch):
+    from mesq.mcp.code import sandbox
+
+    assert sandbox.available()  # this machine: mini-racer >= 0.14.1
+    monkeypatch.setattr(sandbox.importlib.metadata, "version", lambda name: "0.12.4")
+    assert not sandbox.available()  # its timeout cannot stop code after an await
+    monkeypatch.setattr(sandbox.importlib.util, "find_spec", lambda name: None)
+    assert not sandbox.available()

@@ -28,6 +28,7 @@ from ..spec import load_spec
 from ..toolsets import TOOLSETS
 from . import adapter, prompts, resources
 from .catalog import Catalog, build_catalog
+from .code.sandbox import available as sandbox_available
 from .code.tools import listed_tools, with_code_tools
 from .endpoint import McpEndpoint
 from .resource_metadata import METADATA_PATH, resource_metadata_endpoint
@@ -203,7 +204,9 @@ def default_catalog() -> Catalog:
     """The catalog of the packaged spec: built (and checked) once per process."""
     spec = load_spec()
     check_registry(spec)
-    return with_code_tools(build_catalog(spec), spec.error_schema)
+    catalog = build_catalog(spec)
+    # Code Mode only where its sandbox enforces every budget (not on aarch64 builds: sandbox.py).
+    return with_code_tools(catalog, spec.error_schema) if sandbox_available() else catalog
 
 
 def mcp_routes(services: Services, catalog: Catalog | None = None) -> list[Route]:

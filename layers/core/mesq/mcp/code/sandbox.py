@@ -5,7 +5,7 @@ returns a promise; this module polls the queue between evaluations, asks `host` 
 (synchronously, on this thread) and settles the promise with the answer's JSON text, which runs
 the program on to its next `await`. So nothing but JSON strings crosses the boundary, there is no
 Python object the program could reach, and the only API used is `eval` with its timeout and hard
-memory limit (mini-racer 0.12.4, the last with aarch64 wheels; 0.14 keeps the same API).
+memory limit (mini-racer >= 0.14.1, see `MIN_VERSION`).
 
 Before the program runs, the isolate loses what could outlive the run or escape the memory
 limit: timers (mini-racer installs a `setTimeout`), `WebAssembly`, `Atomics` and every
@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import importlib.metadata
+import importlib.util
 import json
 import time
 from collections.abc import Callable
@@ -103,10 +105,26 @@ class Outcome:
 Host = Callable[[str, str], str]  # (tool name, arguments JSON) -> the answer's JSON text
 
 
-#: Every isolate lives on this one thread: mini-racer 0.12.4 crashes the process (SIGSEGV) when
-#: isolates are used from more than one thread (reproduced: a second run on another thread).
-#: So runs in one process take turns; a tool call from a script runs here too.
+#: The oldest mini-racer whose timeout also stops code after an `await`: 0.12.4 (the last with
+#: aarch64 wheels) runs promise continuations outside the timed evaluation, so `await x; for(;;){}`
+#: could never be stopped. Without it (aarch64 builds) the code tools are not offered.
+MIN_VERSION = (0, 14, 1)
+
+#: Every isolate lives on this one thread: mini-racer 0.12.4 crashed the process (SIGSEGV) when
+#: isolates were used from more than one thread, so runs in one process take turns (a tool call
+#: from a script runs here too).
 _V8_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mesq-v8")
+
+
+def available() -> bool:
+    """Whether a mini-racer that enforces every budget is installed (read without importing V8)."""
+    if importlib.util.find_spec("py_mini_racer") is None:
+        return False
+    try:
+        parts = tuple(int(part) for part in importlib.metadata.version("mini-racer").split(".")[:3])
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return False
+    return parts >= MIN_VERSION
 
 
 def run_program(source: str, *, reach: list[str], known: list[str], host: Host, timeout_s: float,
