@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 DATA_DIR ?= .mesq
 PORT ?= 8787
 
-.PHONY: run test lint typecheck unit bench install clean prerequisites-run prerequisites-test
+.PHONY: run test lint typecheck unit bench install clean prerequisites-run prerequisites-test deploy-check
 # Prerequisites, then the venv, then the work: in that order even under -j.
 .NOTPARALLEL:
 
@@ -46,6 +46,12 @@ test: prerequisites-test install
 	$(BIN)/python infra/conformance_suite.py --install-only
 	$(MAKE) --no-print-directory lint typecheck
 	$(BIN)/pytest
+
+# sam validate --lint, sam build (arm64, python3.12) and the transformed-template cfn-lint; the SAM
+# CLI lives in its own venv (.cache/sam-venv). Not part of `test`: the first run downloads the CLI
+# and every arm64 wheel (minutes); see docs/deploy.md.
+deploy-check: install
+	$(BIN)/python infra/deploy_check.py
 
 bench: install
 	$(BIN)/python bench/run.py

@@ -1,14 +1,22 @@
 """`make bench`: one table of figures, each a ratio against a baseline measured in the same run.
 
-1. cold import of each function's handler module vs a bare Starlette+Mangum handler
-2. warm REST calls through the Lambda handler (moto-backed DynamoDB) vs the bare handler
-3. DynamoDB API calls per operation (counted at botocore, so every retry and page counts)
-4. literal search latency at 1k / 10k memos (SQLite) vs a plain list of the same store
-5. MCP tools/list footprint per connection (o200k_base tokens: wire and model-facing) and the
+1. cold import of each function's handler module vs a bare Starlette+Mangum handler; the MCP
+   function also vs the bare MCP SDK server (lowlevel + streamable manager + Starlette + Mangum)
+2. warm REST calls through the Lambda handler (SQLite) vs the bare handler
+3. warm MCP tools/call through the MCP function's handler vs an echo tool on the bare SDK
+4. DynamoDB API calls per operation (counted at botocore, so every retry and page counts)
+5. memo scale points at 1k / 10k / 100k memos for one user (SQLite, written with direct batched
+   store transactions): get_memo, list_memos first page, search_memos, each vs its 1k figure
+6. todo views (list_todos, query_todos) at 5k / 50k tasks (SQLite) vs a one-page store query
+   (bench/todo_views.py)
+7. `mesq serve` under loopback load at concurrency 1 / 8 / 32 beside a raw Starlette+SQLite route,
+   RSS across three back-to-back runs, and a 50 MiB relay upload's server peak RSS (bench/load.py)
+8. AI search at 1k / 10k / 100k memos: hybrid query p50/p95, index update per write, index size
+   (bench/ai_search.py)
+9. MCP tools/list footprint per connection (o200k_base tokens: wire and model-facing) and the
    footprint report with the ten heaviest tools (bench/footprint.py)
-6. todo views (list_todos, query_todos) at 1k / 5k tasks (SQLite) vs the store query they start with
-7. Code Mode: one worked example as many tool calls vs one run_code (tokens in/out, wall time;
-   bench/code_mode.py); the `code` toolset's own footprint is a row of 5
+10. Code Mode: one worked example as many tool calls vs one run_code (tokens in/out, wall time;
+   bench/code_mode.py); the `code` toolset's own footprint is a row of 9
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ ENV = {
     "POWERTOOLS_TRACE_DISABLED": "true",
     "POWERTOOLS_METRICS_NAMESPACE": "MeSQ",
     "POWERTOOLS_METRICS_DISABLED": "true",  # keep EMF lines out of the table
+    "MESQ_SEARCH_INDEX_UPDATES": "stream",  # as template.yaml sets it on every function
 }
 
 
@@ -77,12 +86,20 @@ def function_import_code(name: str) -> str:
 
 
 def rows_cold_imports() -> list[tuple[str, str, str]]:
-    baseline_code = "import moto; m = moto.mock_aws(); m.start()\n" + BARE_HANDLER
-    baseline = cold_import(baseline_code)
-    rows = [("cold import: bare Starlette+Mangum (baseline)", f"{baseline * 1000:.0f} ms", "1.00x")]
+    moto_start = "import moto; m = moto.mock_aws(); m.start()\n"
+    baseline = cold_import(moto_start + BARE_HANDLER)
+    sdk_baseline = cold_import(moto_start + BARE_MCP_HANDLER)
+    rows = [
+        ("cold import: bare Starlette+Mangum (baseline)", f"{baseline * 1000:.0f} ms", "1.00x"),
+        ("cold import: bare MCP SDK server + Starlette+Mangum (MCP baseline)", f"{sdk_baseline * 1000:.0f} ms",
+         f"{sdk_baseline / baseline:.2f}x"),
+    ]  # fmt: skip
     for name in sorted(p.name for p in (REPO / "functions").iterdir() if (p / "app.py").is_file()):
         seconds = cold_import(function_import_code(name))
-        rows.append((f"cold import: functions/{name}", f"{seconds * 1000:.0f} ms", f"{seconds / baseline:.2f}x"))
+        ratio = f"{seconds / baseline:.2f}x"
+        if name == "mcp":
+            ratio = f"{seconds / sdk_baseline:.2f}x the bare MCP SDK server ({ratio} bare Starlette)"
+        rows.append((f"cold import: functions/{name}", f"{seconds * 1000:.0f} ms", ratio))
     return rows
 
 
@@ -222,7 +239,26 @@ def rows_mcp_warm() -> list[tuple[str, str, str]]:
             seconds = median_seconds(lambda event=event: mcp_function.handler(event, context), 100)
             rows.append((f"warm MCP tools/call {label} via Lambda handler, SQLite", f"{seconds * 1e6:.0f} us",
                          f"{seconds / baseline:.1f}x"))  # fmt: skip
+            if label == "get_memo":
+                rows.append(_output_check_row(decode_body(mcp_function.handler(event, context)), seconds))
     return rows
+
+
+def _output_check_row(answer: dict[str, Any], call_seconds: float) -> tuple[str, str, str]:
+    """What the server's check of each result against the tool's full envelope schema costs
+    (mcp/result.py checked_result), as a share of the whole warm call."""
+    from mesq.mcp.catalog import build_catalog
+    from mesq.spec import load_spec
+    from mesq.validation import validator_for
+
+    tool = build_catalog(load_spec()).get("get_memo")
+    assert tool is not None
+    envelope = answer["result"]["structuredContent"]
+    validator = validator_for(tool.result_schema)
+    assert validator.is_valid(envelope)
+    seconds = median_seconds(lambda: validator.is_valid(envelope), 300)
+    return ("  of which: output check of the get_memo envelope (checked_result)", f"{seconds * 1e6:.0f} us",
+            f"{seconds / call_seconds:.0%} of the warm call")  # fmt: skip
 
 
 def rows_round_trips() -> list[tuple[str, str, str]]:
@@ -262,37 +298,65 @@ def rows_round_trips() -> list[tuple[str, str, str]]:
     return rows
 
 
-def rows_search() -> list[tuple[str, str, str]]:
-    from mesq.auth.tokens import create_token
+def _seed_memos(items: Any, user_id: str, count: int) -> None:
+    """`count` memos written as the API stores them (index keys, stats and tag counters), but in
+    direct transactions of 80 memos with their counter updates summed per batch: 100k memos in
+    seconds, not the minutes one transaction per memo takes."""
+    from mesq.memos import store
+    from mesq.store.ports import Condition, Put, Update
+    from mesq.timestamps import now_timestamp
+
+    now = now_timestamp()
+    for first in range(0, count, 80):
+        ops: list[Any] = []
+        counters: dict[Any, dict[str, int]] = {}
+        for i in range(first, min(first + 80, count)):
+            memo = {
+                "id": f"m{i:06d}", "content": f"note {i} about topic {i % 97} #t{i % 13}", "tags": [f"t{i % 13}"],
+                "tagPaths": [f"t{i % 13}"], "status": "NORMAL", "pinned": False, "resources": [],
+                "contentSource": "bench", "createdAt": now, "updatedAt": now, "revision": 1,
+            }  # fmt: skip
+            ops.append(Put(store.with_index_keys(user_id, memo), Condition(exists=False)))
+            for op in store.counter_ops(user_id, None, memo):
+                assert isinstance(op, Update)
+                summed = counters.setdefault(op.key, {})
+                for name, amount in op.add.items():
+                    summed[name] = summed.get(name, 0) + amount
+        ops += [Update(key=key, add=add) for key, add in counters.items()]
+        items.transact(ops)
+
+
+def rows_memo_scale() -> list[tuple[str, str, str]]:
     from mesq.auth.users import create_user
     from mesq.config import Settings
     from mesq.context import Call, Principal
-    from mesq.memos import reads, store
+    from mesq.memos import reads
     from mesq.services import build_services
-    from mesq.timestamps import now_timestamp
 
     rows = []
-    for count in (1_000, 10_000):
+    first: dict[str, float] = {}
+    for count in (1_000, 10_000, 100_000):
         with tempfile.TemporaryDirectory() as tmp:
             services = build_services(Settings(data_dir=Path(tmp)))
             user = create_user(services.items, "searcher", "correct horse battery")
-            create_token(services.items, user["id"], name="s", scopes="memo:read")
-            now = now_timestamp()
-            for i in range(count):
-                memo = {
-                    "id": f"m{i:06d}", "content": f"note {i} about topic {i % 97} #t{i % 13}", "tags": [f"t{i % 13}"],
-                    "tagPaths": [f"t{i % 13}"], "status": "NORMAL", "pinned": False, "resources": [],
-                    "contentSource": "bench", "createdAt": now, "updatedAt": now, "revision": 1,
-                }  # fmt: skip
-                store.write_memo(services.items, user["id"], None, memo)
+            began = time.perf_counter()
+            _seed_memos(services.items, user["id"], count)
+            setup = time.perf_counter() - began
             principal = Principal(user["id"], frozenset({"memo:read"}), "bench", "pat")
             call = Call(principal, services, "bench", "api")
-            listing = median_seconds(lambda call=call: reads.list_memos(call, {}), 5)
-            search = median_seconds(lambda call=call: reads.search_memos(call, {"query": "topic 42"}), 5)
-            rows.append((f"list_memos at {count} memos (SQLite, baseline)", f"{listing * 1000:.1f} ms", "1.00x"))
-            rows.append(
-                (f"search_memos at {count} memos (SQLite)", f"{search * 1000:.1f} ms", f"{search / listing:.1f}x")
-            )
+            memo_id = f"m{count // 2:06d}"
+            figures = {
+                "get_memo": median_seconds(lambda call=call, i=memo_id: reads.get_memo(call, {"id": i}), 50),
+                "list_memos first page": median_seconds(lambda call=call: reads.list_memos(call, {}), 5),
+                "search_memos 'topic 42'": median_seconds(
+                    lambda call=call: reads.search_memos(call, {"query": "topic 42"}), 3 if count < 100_000 else 1
+                ),
+            }
+            rows.append((f"memo setup at {count} memos (direct batched store writes)", f"{setup:.1f} s", ""))
+            for name, seconds in figures.items():
+                first.setdefault(name, seconds)
+                note = "1.00x (baseline)" if count == 1_000 else f"{seconds / first[name]:.2f}x its 1k figure"
+                rows.append((f"{name} at {count} memos (SQLite)", f"{seconds * 1000:.2f} ms", note))
             services.items.close()
     return rows
 
@@ -328,19 +392,25 @@ def footprint_report() -> str:
 
 
 def main() -> None:
+    started = time.perf_counter()
     rows: list[tuple[str, str, str]] = []
-    from code_mode import rows_code_mode  # bench/code_mode.py (this script's directory is on sys.path)
-    from todo_views import rows_todo_views  # bench/todo_views.py
+    # bench/ai_search.py, code_mode.py, load.py and todo_views.py (this script's directory is on sys.path)
+    from ai_search import rows_ai_search
+    from code_mode import rows_code_mode
+    from load import rows_load, rows_upload
+    from todo_views import rows_todo_views
 
-    sections = (rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_search, rows_todo_views,
-                rows_code_mode)  # fmt: skip
+    sections = (
+        rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_memo_scale, rows_todo_views,
+        rows_ai_search, rows_load, rows_upload, rows_code_mode,
+    )  # fmt: skip
     for section in (*sections, rows_mcp):
         rows += section()
     width = max(len(r[0]) for r in rows)
     print(f"{'figure'.ljust(width)}  {'value':>10}  ratio / note")
     for name, value, ratio in rows:
         print(f"{name.ljust(width)}  {value:>10}  {ratio}")
-    print()
+    print(f"\n(whole run: {time.perf_counter() - started:.0f} s)\n")
     print(footprint_report())
 
 

@@ -14,17 +14,15 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 
 from mesq.config import Settings
+from mesq.lambda_entry import event_handler
 from mesq.reading_jobs import fan_out, run_user_sync
 from mesq.services import build_services
 
-logger = Logger(service="mesq-reading-sync")
-metrics = Metrics(namespace="MeSQ", service="mesq-reading-sync")
+logger = Logger(child=True)
 services = build_services(Settings.from_env())
 
 
-@logger.inject_lambda_context(clear_state=True)
-@metrics.log_metrics
-def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+def sync(event: dict[str, Any], metrics: Metrics) -> dict[str, Any]:
     records = event.get("Records")
     if not records:
         queued = fan_out(services)
@@ -38,3 +36,6 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         failed += "lastError" in status
     metrics.add_metric(name="ReadingSyncErrors", unit=MetricUnit.Count, value=failed)
     return {"synced": len(records), "failed": failed}
+
+
+handler = event_handler(sync, service="mesq-reading-sync")

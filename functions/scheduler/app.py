@@ -1,7 +1,10 @@
-"""Scheduler function (EventBridge Scheduler, every 15 minutes): removes expired attachment
-upload sessions and their staged objects. Same Powertools logging/metrics as the HTTP functions;
-no ASGI app, so it is a plain event handler."""
+"""Scheduler function (EventBridge Scheduler): the schedule's input names the job.
+- `sweep-upload-sessions` (every 15 minutes): removes expired attachment upload sessions and
+  their staged objects;
+- `reminder-tick` (every minute): `run_due_reminder_tick`, delivering due todo reminders once.
+Same Powertools logging/metrics as the HTTP functions; no ASGI app, so a plain event handler."""
 
+from datetime import UTC, datetime
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics
@@ -10,10 +13,12 @@ from aws_lambda_powertools.metrics import MetricUnit
 from mesq.attachments.uploads import sweep_expired_sessions
 from mesq.config import Settings
 from mesq.lambda_entry import scheduled_handler
-from mesq.services import build_services
+from mesq.reminders.tick import run_due_reminder_tick
+from mesq.services import build_sealer, build_services
 
 logger = Logger(child=True)
-services = build_services(Settings.from_env())
+settings = Settings.from_env()
+services = build_services(settings)
 
 
 def sweep(metrics: Metrics) -> dict[str, Any]:
@@ -23,4 +28,21 @@ def sweep(metrics: Metrics) -> dict[str, Any]:
     return {"sweptUploadSessions": swept}
 
 
-handler = scheduled_handler(sweep, service="mesq-scheduler")
+def reminder_tick(metrics: Metrics) -> dict[str, Any]:
+    report = run_due_reminder_tick(services.items, build_sealer(settings), datetime.now(UTC))
+    metrics.add_metric(name="RemindersDelivered", unit=MetricUnit.Count, value=report.delivered)
+    metrics.add_metric(name="RemindersFailed", unit=MetricUnit.Count, value=report.failed)
+    if report.due:
+        logger.info("reminder tick", extra=report.as_dict())
+    return {"reminders": report.as_dict()}
+
+
+_sweep_handler = scheduled_handler(sweep, service="mesq-scheduler")
+_tick_handler = scheduled_handler(reminder_tick, service="mesq-scheduler")
+
+
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """Routes by the schedule's input; an event without one is the upload sweep (the older schedule)."""
+    if isinstance(event, dict) and event.get("job") == "reminder-tick":
+        return _tick_handler(event, context)
+    return _sweep_handler(event, context)

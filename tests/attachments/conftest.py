@@ -23,6 +23,9 @@ RELAY = "/api/toolkit/memo/resources/upload"
 READ = "/api/toolkit/memo/resources/read"
 RESOURCES = "/api/toolkit/memo/resources"
 MEMO = "/api/toolkit/memo"
+TODO_ATTACHMENTS = "/api/toolkit/todo/attachments"
+TODO_RELAY = f"{TODO_ATTACHMENTS}/upload"
+TODO_READ = f"{TODO_ATTACHMENTS}/read"
 
 Client = TestClient | httpx.Client
 

@@ -101,8 +101,8 @@ def test_resource_read_errors(mcp, fresh_user, mcp_services):  # noqa: F811
     assert missing["code"] == -32602 and missing["data"] == {"code": "NOT_FOUND", "uri": missing_uri}
     traversal = client.error("resources/read", {"uri": "memo://resource/users%2F..%2F..%2Fetc%2Fpasswd"})
     assert traversal["code"] == -32602 and "not a memo attachment path" in traversal["message"]
-    todo = client.error("resources/read", {"uri": "todo://attachment/u1%2Fa.txt"})
-    assert "not available" in todo["message"]
+    todo = client.post("resources/read", {"uri": "todo://attachment/u1%2Fa.txt"})  # needs todo:read
+    assert todo.status_code == 403 and 'scope="todo:read"' in todo.headers["www-authenticate"]
     no_scope = mcp(scopes="todo:read")
     refused = no_scope.post("resources/read", {"uri": resource["mcp_uri"]})  # the step-up challenge
     assert refused.status_code == 403 and 'scope="memo:read"' in refused.headers["www-authenticate"]

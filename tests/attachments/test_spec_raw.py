@@ -10,7 +10,10 @@ import pytest
 from mesq.mcp.service import default_catalog
 from mesq.spec import SpecError, build_spec, load_spec
 
-RAW = {"relay_memo_resource_upload", "download_memo_resource", "head_memo_resource"}
+RAW = {
+    "relay_memo_resource_upload", "download_memo_resource", "head_memo_resource",
+    "relay_todo_attachment_upload", "download_todo_attachment", "head_todo_attachment",
+}  # fmt: skip
 
 
 def test_raw_operations_are_documented_not_generated():

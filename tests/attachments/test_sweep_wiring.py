@@ -76,11 +76,63 @@ def test_template_schedules_the_sweep(template):
     function = template["Resources"]["SchedulerFunction"]
     assert function["Properties"]["CodeUri"] == "functions/scheduler/"
     events = function["Properties"]["Events"]
-    assert [e["Type"] for e in events.values()] == ["ScheduleV2"]
-    assert next(iter(events.values()))["Properties"]["ScheduleExpression"].startswith("rate(")
+    assert [e["Type"] for e in events.values()] == ["ScheduleV2", "ScheduleV2"]
+    sweep, tick = events["SweepUploadSessions"]["Properties"], events["ReminderTick"]["Properties"]
+    assert sweep["ScheduleExpression"] == "rate(15 minutes)" and "sweep-upload-sessions" in sweep["Input"]
+    assert tick["ScheduleExpression"] == "rate(1 minute)" and '"reminder-tick"' in tick["Input"]
+
+
+def test_scheduler_routes_the_reminder_schedule_to_the_tick(monkeypatch, tmp_path):
+    monkeypatch.setenv("MESQ_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "MeSQ")
+    spec = importlib.util.spec_from_file_location("mesq_scheduler_app_tick", REPO / "functions/scheduler/app.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    ticks: list[Any] = []
+
+    def fake_tick(items: Any, sealer: Any, now: Any) -> Any:
+        ticks.append(now)
+        from mesq.reminders.tick import TickReport
+
+        return TickReport(buckets=1)
+
+    monkeypatch.setattr(module, "run_due_reminder_tick", fake_tick)
+    answer = module.handler({"source": "aws.scheduler", "job": "reminder-tick"}, _Context())
+    assert answer["reminders"]["buckets"] == 1 and len(ticks) == 1 and ticks[0].tzinfo is not None
+    module.services.items.close()
+
+
+def test_serve_starts_the_reminder_loop():
+    source = (REPO / "layers/core/mesq/server.py").read_text()
+    assert "remind_forever(services)" in source
 
 
 def test_bucket_lifecycle_expires_the_staging_prefix(template):
     rules = template["Resources"]["AttachmentBucket"]["Properties"]["LifecycleConfiguration"]["Rules"]
     staging = [rule for rule in rules if rule.get("Prefix") == f"{STAGING_ROOT}/"]
     assert staging and staging[0]["Status"] == "Enabled" and staging[0]["ExpirationInDays"] == 1
+
+
+def test_serve_reminder_loop_ticks_and_survives_failures(monkeypatch, make_services):
+    services = make_services(reminder_tick_seconds=0)
+    calls: list[Any] = []
+
+    def fake_tick(items: Any, sealer: Any, now: Any) -> Any:
+        calls.append(now)
+        if len(calls) == 2:
+            raise RuntimeError("storage hiccup")
+        from mesq.reminders.tick import TickReport
+
+        return TickReport()
+
+    monkeypatch.setattr(sweeper, "run_due_reminder_tick", fake_tick)
+
+    async def run() -> None:
+        task = asyncio.create_task(sweeper.remind_forever(services))
+        while len(calls) < 4:
+            await asyncio.sleep(0.01)
+        task.cancel()
+
+    asyncio.run(asyncio.wait_for(run(), 10))
+    assert len(calls) >= 4

@@ -24,6 +24,9 @@ def aws(monkeypatch) -> Iterator[Settings]:
         "MESQ_BUCKET": "mesq-test-attachments",
         "POWERTOOLS_TRACE_DISABLED": "true",
         "POWERTOOLS_METRICS_NAMESPACE": "MeSQ",
+        # As template.yaml: the index follows the table's stream; no Bedrock in moto, so BM25 only.
+        "MESQ_SEARCH_INDEX_UPDATES": "stream",
+        "MESQ_SEARCH_PROVIDER": "none",
     }
     for key, value in env.items():
         monkeypatch.setenv(key, value)

@@ -118,3 +118,27 @@ def test_oauth_function_does_not_import_the_mcp_sdk(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def _loaded_modules(tmp_path, function: str) -> list[str]:
+    probe = (
+        "import importlib.util, sys\n"
+        f"spec = importlib.util.spec_from_file_location('app', 'functions/{function}/app.py')\n"
+        "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+        "print('\\n'.join(sorted(sys.modules)))\n"
+    )
+    env = {**os.environ, "MESQ_STORAGE": "sqlite", "MESQ_DATA_DIR": str(tmp_path), "AWS_DEFAULT_REGION": "us-east-1"}
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=REPO, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split()
+
+
+def test_only_the_pages_function_loads_the_calendar_feed(tmp_path):
+    # The calendar feed (and its icalendar dependency) is served by the browser-pages function.
+    feed = ("icalendar", "mesq.calendar_feed.ics")
+    assert all(name in _loaded_modules(tmp_path / "oauth", "oauth") for name in feed)
+    for function in ("mcp", "api"):
+        loaded = _loaded_modules(tmp_path / function, function)
+        assert not [m for m in loaded if m == "icalendar" or m.startswith(("icalendar.", "mesq.calendar_feed"))]

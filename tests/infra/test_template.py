@@ -2,42 +2,27 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
-from samtranslator.translator.transform import transform
-
 from mesq.spec import load_spec
 from mesq.store.table import table_definition
-from tests.infra.template_tools import REPO, http_routes, load_template
-
-
-class _NoManagedPolicies:
-    def load(self) -> dict[str, str]:
-        return {}
+from tests.infra.template_tools import REPO, http_routes, load_template, transformed
 
 
 def test_sam_transform_then_cfn_lint(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    template = copy.deepcopy(load_template())
-    # What `sam package` does: local code locations become S3 URIs.
-    for resource in template["Resources"].values():
-        props = resource.get("Properties", {})
-        for key in ("CodeUri", "ContentUri"):
-            if isinstance(props.get(key), str) and not props[key].startswith("s3://"):
-                props[key] = f"s3://mesq-artifacts/{props[key].strip('/').replace('/', '-')}.zip"
-    transformed = transform(template, {}, _NoManagedPolicies())
+    result = transformed(load_template())
     output = tmp_path / "transformed.json"
-    output.write_text(json.dumps(transformed))
+    output.write_text(json.dumps(result))
     lint = subprocess.run(
         [str(Path(sys.executable).with_name("cfn-lint")), str(output)], capture_output=True, text=True, timeout=300
     )
     assert lint.returncode == 0, lint.stdout + lint.stderr
-    assert any(r["Type"] == "AWS::ApiGatewayV2::Api" for r in transformed["Resources"].values())
+    assert any(r["Type"] == "AWS::ApiGatewayV2::Api" for r in result["Resources"].values())
 
 
 def test_every_operation_has_a_route_and_a_function():
@@ -69,6 +54,6 @@ def test_table_matches_the_code():
 
 def test_layer_requirements_match_pyproject():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())
-    lines = (REPO / "layers/core/requirements.txt").read_text().splitlines()
+    lines = (REPO / "layers/deps/requirements.txt").read_text().splitlines()
     requirements = [line for line in lines if line and not line.startswith("#")]
     assert requirements == project["project"]["dependencies"]

@@ -107,6 +107,8 @@ EXPECTED_ANNOTATIONS = {
     "complete_todo_inbox_item": hints(read_only=False, destructive=False, idempotent=True),  # POST
     "update_todo_inbox_subtask": hints(read_only=False, destructive=True, idempotent=False),  # PATCH
     "set_todo_inbox_subtask_done": hints(read_only=False, destructive=False, idempotent=True),  # POST
+    "search_ai_memos": hints(read_only=True, destructive=False, idempotent=True),  # POST that only reads
+    "search_everything": hints(read_only=True, destructive=False, idempotent=True),  # POST that only reads
 }
 
 

@@ -83,6 +83,8 @@ BASES = [
     "", "a", "abc", "Z9_-", "reading", "work/meetings", "工作/会议", "a/b/c", "a//b", "/a", "a/",
     "2026-10-05", "2026-1-5", "#aabbcc", "#AABBCC", "#abc", "my-view", "-x", "x-", "web", "mcp",
     "A1", "0", "x" * 63, "x" * 64,
+    "FREQ=WEEKLY;BYDAY=MO,WE,FR", "RRULE:FREQ=DAILY;COUNT=3", "FREQ=HOURLY", "-PT15M", "-P1D", "PT1H",
+    "Asia/Shanghai", "Etc/GMT+5", "America/Argentina/Buenos_Aires",
 ]  # fmt: skip
 
 

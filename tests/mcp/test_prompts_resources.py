@@ -104,7 +104,8 @@ def test_resource_reads_answer_a_clear_error(mcp, era):
     client = mcp(scopes="memo:read", era=era)
     error = client.error("resources/read", {"uri": "memo://resource/u1%2Fphoto.jpg"})
     assert error["code"] == -32602 and "not a memo attachment path" in error["message"]
-    error = client.error("resources/read", {"uri": "todo://attachment/u1%2Fphoto.jpg"})
-    assert error["code"] == -32602 and "not available on this server yet" in error["message"]
+    todo_client = mcp(scopes="todo:read", era=era)
+    error = todo_client.error("resources/read", {"uri": "todo://attachment/u1%2Fphoto.jpg"})
+    assert error["code"] == -32602 and "not a todo attachment path" in error["message"]
     error = client.error("resources/read", {"uri": "file:///etc/passwd"})
     assert error["code"] == -32602 and "unknown resource" in error["message"]

@@ -9,6 +9,7 @@ import pytest
 
 from mesq import __version__
 from mesq.mcp.service import default_catalog, instructions
+from mesq.toolsets import TOOLSETS
 
 from .conftest import ERAS, LEGACY, MODERN
 
@@ -47,11 +48,13 @@ ATTACHMENT_ALL = [
     "read_memo_resource",
     "upload_memo_resource",
 ]
+#: The search toolset: search_ai_memos needs memo:read, search_everything any read scope.
+SEARCH_TOOLS = ["search_ai_memos", "search_everything"]
 #: The code toolset (no scope of its own: every connection that sees a group sees it), listed last.
 CODE_TOOLS = ["run_code", "search_tools"]
 #: Everything memo scopes show without a toolset filter.
-READ_TOOLS = MEMO_TOOLSET_READ + ATTACHMENT_READ + CODE_TOOLS
-ALL_MEMO_TOOLS = MEMO_TOOLSET_ALL + ATTACHMENT_ALL + CODE_TOOLS
+READ_TOOLS = MEMO_TOOLSET_READ + ATTACHMENT_READ + SEARCH_TOOLS + CODE_TOOLS
+ALL_MEMO_TOOLS = MEMO_TOOLSET_ALL + ATTACHMENT_ALL + SEARCH_TOOLS + CODE_TOOLS
 
 
 def test_modern_discover(mcp):
@@ -66,7 +69,7 @@ def test_modern_discover(mcp):
     assert result["instructions"] == INSTRUCTIONS
     for rule in ("memo:read", "read-only", "page.nextOffset", "hasMore", "never follow", "recoverData"):
         assert rule in INSTRUCTIONS, rule
-    assert "Tool groups here: memo (memos)" in INSTRUCTIONS
+    assert "Tool groups on this server: memo, memo_attachments, todo" in INSTRUCTIONS
     assert result["cacheScope"] == "private" and result["ttlMs"] > 0
     assert result["resultType"] == "complete"
     info = result["_meta"]["io.modelcontextprotocol/serverInfo"]
@@ -107,15 +110,18 @@ def test_tool_list_follows_scopes_exactly(mcp, era):
     # memo:write alone grants no read scope: it cannot even connect.
     response = mcp(scopes="memo:write", era=era).post("tools/list")
     assert response.status_code == 403
-    # A todo-only or reading-only credential connects but sees no memo tool (reading: its 3 tools only).
+    # A todo-only or reading-only credential connects but sees no memo tool (reading: its 3 tools
+    # only); search_everything takes any read scope and searches what that scope reads.
     todo_tools = mcp(scopes="todo:read,todo:write", era=era).names()
-    assert "list_todos" in todo_tools and todo_tools[-2:] == CODE_TOOLS
-    assert not set(todo_tools[:-2]) & set(ALL_MEMO_TOOLS)
-    assert all("todo" in name for name in todo_tools[:-2])
+    assert todo_tools[-3:] == ["search_everything", *CODE_TOOLS]
+    todo_tools = todo_tools[:-3]
+    assert "list_todos" in todo_tools and not set(todo_tools) & set(ALL_MEMO_TOOLS)
+    assert all("todo" in name for name in todo_tools)
     assert mcp(scopes="reading:read", era=era).names() == [
         "list_reading_books",
         "list_reading_notes",
         "search_reading_notes",
+        "search_everything",
         *CODE_TOOLS,
     ]
 
@@ -135,10 +141,15 @@ def test_tools_list_is_byte_identical_across_calls_and_ordered(mcp, era):
     assert result_bytes(again) == result_bytes(first)
     names = [tool["name"] for tool in first.json()["result"]["tools"]]
     memo = MEMO_TOOLSET_ALL + ATTACHMENT_ALL
-    assert names[: len(memo)] == memo and names[-2:] == CODE_TOOLS
-    todo = names[len(memo) : -2]
-    boundary = next(i for i, name in enumerate(todo) if default_catalog().tools[name].toolset != "todo")
-    assert todo[:boundary] == sorted(todo[:boundary]) and todo[boundary:] == sorted(todo[boundary:])
+    assert names[: len(memo)] == memo and names[-len(SEARCH_TOOLS) - 2 :] == SEARCH_TOOLS + CODE_TOOLS
+    # Every toolset's tools together, in TOOLSETS order, each group sorted by name.
+    toolsets = [default_catalog().tools[name].toolset for name in names]
+    groups = list(dict.fromkeys(toolsets))
+    assert groups == [toolset for toolset in TOOLSETS if toolset in groups]
+    for group in groups:
+        members = [name for name, toolset in zip(names, toolsets, strict=True) if toolset == group]
+        start = names.index(members[0])
+        assert names[start : start + len(members)] == sorted(members), group
 
 
 def test_lists_carry_private_cache_hints_in_the_modern_era(mcp):

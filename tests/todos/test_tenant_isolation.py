@@ -124,6 +124,7 @@ def _arguments(op: Operation, ids: dict[str, str]) -> dict[str, Any]:
         "parentRevision": 1,
         "title": "bob's",
         "isDone": True,
+        "reminders": [{"type": "absolute", "at": "2030-01-01T09:00:00Z"}],
         "name": TAG if op.operation_id in ("update_todo_tag", "delete_todo_tag") else "bobs",
     }
     arguments: dict[str, Any] = {}

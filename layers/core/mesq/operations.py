@@ -11,16 +11,19 @@ channel's answer (REST envelope, MCP tool result) stay with the adapter.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from .attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
+from .call_metrics import outcome_of
 from .concurrency import in_worker_thread
 from .context import Call, Channel, Principal, Services
 from .memos.reads import OPERATIONS as MEMO_READ_OPERATIONS
 from .memos.writes import OPERATIONS as MEMO_WRITE_OPERATIONS
 from .ratelimit import Bucket, RateLimiter, call_bucket
 from .reading.operations import OPERATIONS as READING_OPERATIONS
+from .search.operations import OPERATIONS as SEARCH_OPERATIONS
 from .spec import Operation, Spec, SpecError
 from .todos.board.operations import OPERATIONS as TODO_OPERATIONS
 from .todos.inbox.operations import OPERATIONS as TODO_INBOX_OPERATIONS
@@ -37,6 +40,7 @@ REGISTRY: Mapping[str, OperationFn] = {
     **TODO_VIEW_OPERATIONS,
     **TODO_OPERATIONS,
     **READING_OPERATIONS,
+    **SEARCH_OPERATIONS,
 }
 
 
@@ -67,14 +71,24 @@ def invoke_sync(
     `function` defaults to the registry's (the MCP catalog passes the one it was built with).
     The call is counted in its bucket (`call_bucket`) when that bucket is one the channel counts
     per call (`counted`); MCP counts every message at its endpoint before the SDK parses it, so it
-    passes none. Errors propagate unchanged: the adapter maps them. The operation gets the
+    passes none. Errors propagate unchanged: the adapter maps them. Every call, whatever its end,
+    is recorded once in `services.call_metrics` (operation, outcome, ms). The operation gets the
     validated arguments in their normal form (integral floats as ints, values.py)."""
-    arguments = validate_arguments(operation, arguments)
-    bucket = call_bucket(operation.operation_id)
-    if limiter is not None and limiter.enabled and bucket in counted:
-        limiter.hit(principal.credential_id, bucket)
-    call = Call(principal=principal, services=services, trace_id=trace_id, channel=channel)
-    return (function or REGISTRY[operation.operation_id])(call, arguments)
+    started = time.perf_counter()
+    error: BaseException | None = None
+    try:
+        arguments = validate_arguments(operation, arguments)
+        bucket = call_bucket(operation.operation_id)
+        if limiter is not None and limiter.enabled and bucket in counted:
+            limiter.hit(principal.credential_id, bucket)
+        call = Call(principal=principal, services=services, trace_id=trace_id, channel=channel)
+        return (function or REGISTRY[operation.operation_id])(call, arguments)
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        services.call_metrics.record(operation.operation_id, outcome_of(error), elapsed_ms)
 
 
 #: `invoke_sync` in a worker thread (stores are synchronous), for the async adapters.

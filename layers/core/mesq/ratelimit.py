@@ -22,7 +22,7 @@ WINDOW_SECONDS = 60
 
 #: Operations that hand out attachment bytes: counted in `attachment_read` (REST and MCP alike)
 #: instead of `tool_call`. The REST streaming read and MCP `resources/read` count there too.
-ATTACHMENT_READ_OPERATIONS = frozenset({"read_memo_resource"})
+ATTACHMENT_READ_OPERATIONS = frozenset({"read_memo_resource", "read_todo_attachment"})
 
 
 def call_bucket(operation_id: str) -> Bucket:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .call_metrics import CallMetrics, NoCallMetrics
 from .config import Settings
 from .context import Services
 from .sealing.ports import Sealer
@@ -30,8 +31,29 @@ def build_blob_store(settings: Settings) -> BlobStore:
     return LocalBlobStore(settings.blob_dir)
 
 
+def build_call_metrics(settings: Settings) -> CallMetrics:
+    if settings.call_metrics == "emf":
+        from .call_metrics_emf import EmfCallMetrics
+        from .spec import load_spec
+
+        return EmfCallMetrics(load_spec().operations)
+    return NoCallMetrics()
+
+
 def build_services(settings: Settings) -> Services:
-    return Services(settings=settings, items=build_item_store(settings), blobs=build_blob_store(settings))
+    """With in-process index updates the item store reports each write to the search indexer
+    (what DynamoDB Streams does on AWS)."""
+    items = build_item_store(settings)
+    blobs = build_blob_store(settings)
+    metrics = build_call_metrics(settings)
+    if settings.search_index_updates != "inprocess":
+        return Services(settings=settings, items=items, blobs=blobs, call_metrics=metrics)
+    from .search.follow import FollowingStore
+
+    following = FollowingStore(items)
+    services = Services(settings=settings, items=following, blobs=blobs, call_metrics=metrics)
+    following.follow(services)
+    return services
 
 
 def build_sealer(settings: Settings) -> Sealer:

@@ -13,6 +13,7 @@ TOOLSETS: tuple[str, ...] = (
     "todo_inbox",
     "todo_attachments",
     "reading",
+    "search",
     # Code Mode (docs/MCP/code-mode.md): search_tools + run_code, which reach the tools of the
     # other groups. Selected alone (/mcp/x/code) it reaches every group.
     "code",

@@ -70,6 +70,12 @@ def _attempts(w: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "move_todo_task": {"id": task["id"], "expectedRevision": 1, "index": 0},
         "complete_todo_task": {"id": task["id"], "expectedRevision": 1},
         "reopen_todo_task": {"id": task["id"], "expectedRevision": 1},
+        "set_todo_reminders": {
+            "id": task["id"],
+            "expectedRevision": 1,
+            "reminders": [{"type": "absolute", "at": "2030-01-01T09:00:00+08:00"}],
+        },
+        "clear_todo_reminders": {"id": task["id"], "expectedRevision": 1},
         "delete_todo_task": {"id": task["id"], "expectedRevision": 1},
         "restore_todo_task": {"id": trashed["id"], "expectedRevision": 2},
         "duplicate_todo_task": {"id": task["id"]},

@@ -82,6 +82,12 @@ SCENARIOS: dict[str, Callable[[Mcp], dict[str, Any]]] = {
     "move_todo_task": lambda m: {"id": _sub(m)["parentId"], "expectedRevision": 1, "index": 0},
     "complete_todo_task": lambda m: {"id": _task(m)["id"], "expectedRevision": 1},
     "reopen_todo_task": lambda m: {"id": _task(m)["id"], "expectedRevision": 1},
+    "set_todo_reminders": lambda m: {
+        "id": _task(m)["id"],
+        "expectedRevision": 1,
+        "reminders": [{"type": "absolute", "at": "2030-01-01T09:00:00+08:00"}],
+    },
+    "clear_todo_reminders": lambda m: {"id": _task(m)["id"], "expectedRevision": 1},
     "delete_todo_task": lambda m: {"id": _task(m)["id"], "expectedRevision": 1},
     "restore_todo_task": lambda m: {"id": _trashed(m)["id"], "expectedRevision": 2},
     "duplicate_todo_task": lambda m: {"id": _sub(m)["parentId"]},

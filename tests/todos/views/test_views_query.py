@@ -150,24 +150,27 @@ def test_bounds_validation_and_equal_bounds() -> None:
     assert ids(b, **between("2026-10-05T00:00:00Z", "2026-10-05T00:00:00Z").__dict__) == []
 
 
-def test_recurring_root_tasks_are_dated_by_their_earliest_pending_reminder() -> None:
-    reminders = [
-        {"at": "2026-10-01T09:00:00+08:00", "done": True},  # finished
-        {"at": "2026-10-02T09:00:00+08:00", "deletedAt": T0},  # deleted
-        {"at": "2026-10-09T09:00:00+08:00"},
-        {"at": "2026-10-08T09:00:00+08:00"},  # the earliest pending one
-    ]
+def test_recurring_root_tasks_are_dated_by_their_earliest_unfinished_occurrence() -> None:
+    """The current due of a recurring task is its earliest unfinished occurrence (completing one
+    moves the due on, todos/recurrence.py); completed occurrences in its history and reminder
+    times do not date it."""
+    history = [{"due": {"type": "date", "date": "2026-10-01"}, "completedAt": T0}]
+    reminders = [{"type": "absolute", "at": "2026-10-20T09:00:00+08:00"}]
     b = board(
         [
-            _task("rec", recurrence="FREQ=WEEKLY", reminders=reminders, due={"type": "date", "date": "2026-09-01"}),
-            _task("rec-no-reminders", recurrence="FREQ=DAILY", due={"type": "date", "date": "2026-10-08"}),
-            _task("plain", reminders=reminders, due={"type": "date", "date": "2026-09-01"}),  # not recurring: own due
+            _task(
+                "rec",
+                recurrence="FREQ=WEEKLY",
+                occurrences=history,
+                reminders=reminders,
+                due={"type": "date", "date": "2026-10-08"},
+                timezone="Asia/Shanghai",
+            ),
         ]
     )
-    assert ids(b, **between("2026-10-08T08:30:00+08:00", "2026-10-08T09:30:00+08:00").__dict__) == ["rec"]
-    # Without a pending reminder a recurring task has its own due (2026-10-08, UTC day start).
-    assert ids(b, **between("2026-10-07T23:00:00Z", "2026-10-08T00:30:00Z").__dict__) == ["rec-no-reminders"]
-    assert ids(b, **between("2026-09-01T00:00:00Z", "2026-09-02T00:00:00Z").__dict__) == ["plain"]
+    assert ids(b, **between("2026-10-08T00:00:00+08:00", "2026-10-09T00:00:00+08:00").__dict__) == ["rec"]
+    assert ids(b, **between("2026-10-01T00:00:00+08:00", "2026-10-02T00:00:00+08:00").__dict__) == []
+    assert ids(b, **between("2026-10-20T00:00:00+08:00", "2026-10-21T00:00:00+08:00").__dict__) == []
 
 
 def test_no_due_records_and_inbox_subtasks_are_excluded_by_date_filters() -> None:

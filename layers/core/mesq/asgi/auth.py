@@ -7,7 +7,7 @@ from starlette.requests import Request
 from ..auth.oauth.grants import authenticate_access_token
 from ..auth.oauth.keys import ACCESS_PREFIX
 from ..auth.oauth.resources import accepts
-from ..auth.scopes import missing_scopes
+from ..auth.scopes import needed_scopes
 from ..auth.tokens import authenticate_token
 from ..concurrency import run_sync
 from ..context import Principal, Services
@@ -59,7 +59,8 @@ async def rest_principal(request: Request, services: Services, limiter: RateLimi
         raise
 
 
-def require_scopes(principal: Principal, needed: tuple[str, ...]) -> None:
-    missing = missing_scopes(principal.scopes, needed)
+def require_scopes(principal: Principal, needed: tuple[str, ...], any_scope: bool = False) -> None:
+    missing = needed_scopes(principal.scopes, needed, any_scope)
     if missing:
-        raise Forbidden(f"this credential lacks the scope(s) {', '.join(missing)}")
+        joiner = " or " if any_scope else ", "
+        raise Forbidden(f"this credential lacks the scope(s) {joiner.join(missing)}")

@@ -1,7 +1,8 @@
-"""The attachment operations of docs/contract.md §4 / §8, one function per operationId (toolset
-`memo_attachments`). The multipart relay upload and the raw byte reads are HTTP-only routes in
-mesq/http/attachments.py; they use the same domain functions. `list_memo_resources` lists a
-memo's attachments, so it lives with the memo reads (attachments never reads memos)."""
+"""The attachment operations of docs/contract.md §4 / §5 / §8, one function per operationId
+(toolsets `memo_attachments` and `todo_attachments`: the same flows in two namespaces). The
+multipart relay upload and the raw byte reads are HTTP-only routes in mesq/http/attachments.py;
+they use the same domain functions. `list_memo_resources` lists a memo's attachments, so it
+lives with the memo reads (attachments never reads memos)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ..context import Call
 from ..errors import PayloadTooLarge, ServiceUnavailable, ValidationError
 from ..store.ports import StoreUnavailable
 from . import reads, uploads
+from .paths import MEMO, TODO, Namespace
 
 
 def create_memo_upload_session(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -27,22 +29,22 @@ def cancel_memo_upload_session(call: Call, args: dict[str, Any]) -> dict[str, An
     return uploads.cancel_session(call, args["uploadId"], args["path"])
 
 
-def upload_memo_resource(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+def _upload_base64(call: Call, args: dict[str, Any], kind: Namespace, session_operation: str) -> dict[str, Any]:
     encoded = args["content"]
     if len(encoded) * 3 // 4 - encoded[-2:].count("=") > uploads.MAX_FILE_BYTES:
         raise PayloadTooLarge(
             f"the file is over {uploads.MAX_FILE_BYTES} bytes (100 MiB); nothing was stored. Large files: "
-            "create_memo_upload_session, then PUT the bytes to its uploadUrl"
+            f"{session_operation}, then PUT the bytes to its uploadUrl"
         )
     try:
         data = base64.b64decode(encoded, validate=True)
     except (binascii.Error, ValueError):
         raise ValidationError("content: not valid base64 (standard alphabet, with padding)") from None
-    return uploads.store_bytes(call, data, args["displayName"], args["mimeType"])
+    return uploads.store_bytes(call, data, args["displayName"], args["mimeType"], kind)
 
 
-def read_memo_resource(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    record, data = reads.read_capped(call, args["path"], call.services.deployment.mcp_read_cap_bytes)
+def _read_base64(call: Call, args: dict[str, Any], kind: Namespace) -> dict[str, Any]:
+    record, data = reads.read_capped(call, args["path"], call.services.deployment.mcp_read_cap_bytes, kind)
     return {
         "path": record["path"],
         "displayName": record["displayName"],
@@ -53,9 +55,9 @@ def read_memo_resource(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def get_memo_resource_metadata(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+def _metadata(call: Call, args: dict[str, Any], kind: Namespace) -> dict[str, Any]:
     try:
-        stored = reads.stat(call, args["path"])
+        stored = reads.stat(call, args["path"], kind)
     except StoreUnavailable:
         raise ServiceUnavailable("attachment storage is unavailable; retry in a moment") from None
     record, info = stored.record, stored.info
@@ -66,11 +68,54 @@ def get_memo_resource_metadata(call: Call, args: dict[str, Any]) -> dict[str, An
     }
 
 
+def upload_memo_resource(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return _upload_base64(call, args, MEMO, "create_memo_upload_session")
+
+
+def read_memo_resource(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return _read_base64(call, args, MEMO)
+
+
+def get_memo_resource_metadata(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return _metadata(call, args, MEMO)
+
+
+# -- todo attachments: the same flows in the todo namespace ------------------------------------
+
+
+def create_todo_upload_session(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return uploads.create_session(call, args["displayName"], args["mimeType"], args["size"], TODO)
+
+
+def complete_todo_upload_session(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return uploads.complete_session(call, args["uploadId"], args["path"], TODO)
+
+
+def cancel_todo_upload_session(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return uploads.cancel_session(call, args["uploadId"], args["path"], TODO)
+
+
+def upload_todo_attachment(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return _upload_base64(
+        call, args, TODO, "the REST upload session (POST /api/toolkit/todo/attachments/upload-session)"
+    )
+
+
+def read_todo_attachment(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return _read_base64(call, args, TODO)
+
+
+def get_todo_attachment_metadata(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return _metadata(call, args, TODO)
+
+
 OPERATIONS = {
     fn.__name__: fn
     for fn in (
         create_memo_upload_session, complete_memo_upload_session, cancel_memo_upload_session,
         upload_memo_resource, read_memo_resource, get_memo_resource_metadata,
+        create_todo_upload_session, complete_todo_upload_session, cancel_todo_upload_session,
+        upload_todo_attachment, read_todo_attachment, get_todo_attachment_metadata,
     )
 }  # fmt: skip
 

@@ -1,6 +1,9 @@
 """Attachment paths: opaque, per user, never able to name another user's object.
 
-A registered attachment lives at `users/<userId>/memo/<attachmentId>`; bytes of a direct upload
+Attachments come in namespaces (`Namespace`): memo attachments (`MEMO`) and todo attachments
+(`TODO`) share every rule, the quota and the storage; they differ only in the path segment, the
+MCP URI, the REST routes, the record prefix and the scopes. A registered attachment lives at
+`users/<userId>/<namespace>/<attachmentId>`; bytes of a direct upload
 first land at `uploads/<userId>/<uploadId>` (the prefix the bucket's lifecycle rule expires) and
 are copied to the final path on completion. The id is 12 hex digits of milliseconds since the
 epoch (so ids sort by creation time) plus 64 random bits. Every path a client sends is matched
@@ -13,50 +16,97 @@ from __future__ import annotations
 import re
 import secrets
 import time
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from ..errors import Forbidden, ValidationError
 
 ATTACHMENT_ROOT = "users"
 STAGING_ROOT = "uploads"
-MCP_URI_PREFIX = "memo://resource/"
-READ_ROUTE = "/api/toolkit/memo/resources/read"
-_PATH = re.compile(rf"{ATTACHMENT_ROOT}/([A-Za-z0-9_-]{{1,64}})/memo/([0-9a-f]{{28}})")
 KINDS = ("image", "video", "audio")
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """What tells memo attachments and todo attachments apart (everything else is shared)."""
+
+    name: str  # the path segment: users/<user>/<name>/<id>
+    noun: str  # for messages: "memo attachment"
+    mcp_uri_prefix: str
+    read_route: str  # the authenticated REST read (GET/HEAD)
+    relay_route: str  # the multipart relay upload
+    record_prefix: str  # sort key prefix of the attachment records
+    read_scope: str
+    write_scope: str
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(rf"{ATTACHMENT_ROOT}/([A-Za-z0-9_-]{{1,64}})/{self.name}/([0-9a-f]{{28}})")
+
+
+MEMO = Namespace(
+    name="memo",
+    noun="memo attachment",
+    mcp_uri_prefix="memo://resource/",
+    read_route="/api/toolkit/memo/resources/read",
+    relay_route="/api/toolkit/memo/resources/upload",
+    record_prefix="MEMOATT#",
+    read_scope="memo:read",
+    write_scope="memo:write",
+)
+TODO = Namespace(
+    name="todo",
+    noun="todo attachment",
+    mcp_uri_prefix="todo://attachment/",
+    read_route="/api/toolkit/todo/attachments/read",
+    relay_route="/api/toolkit/todo/attachments/upload",
+    record_prefix="TODOATT#",
+    read_scope="todo:read",
+    write_scope="todo:write",
+)
+NAMESPACES = (MEMO, TODO)
+
+
+def namespace_of(path: str) -> Namespace | None:
+    """The namespace a well-formed attachment path belongs to (None for anything else)."""
+    for namespace in NAMESPACES:
+        if isinstance(path, str) and namespace.pattern.fullmatch(path):
+            return namespace
+    return None
 
 
 def new_attachment_id() -> str:
     return f"{int(time.time() * 1000):012x}{secrets.token_hex(8)}"
 
 
-def attachment_path(user_id: str, attachment_id: str) -> str:
-    return f"{ATTACHMENT_ROOT}/{user_id}/memo/{attachment_id}"
+def attachment_path(user_id: str, attachment_id: str, kind: Namespace = MEMO) -> str:
+    return f"{ATTACHMENT_ROOT}/{user_id}/{kind.name}/{attachment_id}"
 
 
 def staging_path(user_id: str, upload_id: str) -> str:
     return f"{STAGING_ROOT}/{user_id}/{upload_id}"
 
 
-def own_attachment_id(path: str, user_id: str, field: str = "path") -> str:
-    """The attachment id of `path` if it is a well-formed attachment path of `user_id`.
+def own_attachment_id(path: str, user_id: str, field: str = "path", kind: Namespace = MEMO) -> str:
+    """The attachment id of `path` if it is a well-formed `kind` attachment path of `user_id`.
 
-    ValidationError for anything that is not an attachment path (traversal included);
-    Forbidden for another user's path (its shape says whose it is, so nothing leaks)."""
-    match = _PATH.fullmatch(path) if isinstance(path, str) else None
+    ValidationError for anything that is not such a path (traversal and the other namespace
+    included); Forbidden for another user's path (its shape says whose it is, so nothing leaks)."""
+    match = kind.pattern.fullmatch(path) if isinstance(path, str) else None
     if match is None:
-        raise ValidationError(f"{field}: {path!r} is not a memo attachment path (users/<you>/memo/<id>)")
+        raise ValidationError(f"{field}: {path!r} is not a {kind.noun} path (users/<you>/{kind.name}/<id>)")
     if match.group(1) != user_id:
         raise Forbidden(f"{field}: this attachment belongs to another account")
     return match.group(2)
 
 
-def mcp_uri(path: str) -> str:
-    return MCP_URI_PREFIX + quote(path, safe="")
+def mcp_uri(path: str, kind: Namespace = MEMO) -> str:
+    return kind.mcp_uri_prefix + quote(path, safe="")
 
 
-def read_url(path: str, public_url: str | None) -> str:
+def read_url(path: str, public_url: str | None, kind: Namespace = MEMO) -> str:
     """The authenticated REST read URL (absolute when the instance URL is configured)."""
-    return f"{public_url or ''}{READ_ROUTE}?path={quote(path, safe='')}"
+    return f"{public_url or ''}{kind.read_route}?path={quote(path, safe='')}"
 
 
 def kind_of(mime_type: str) -> str:

@@ -17,7 +17,8 @@ from ..context import Call
 from ..errors import MesqError, NotFound, ResponseTooLarge, ServiceUnavailable, ValidationError
 from ..store.ports import BlobInfo, BlobNotFound, BlobTooLarge, StoreUnavailable
 from . import store
-from .paths import mcp_uri, own_attachment_id, read_url
+from .paths import MEMO, Namespace, mcp_uri, own_attachment_id, read_url
+from .uploads import public_resource
 
 
 @dataclass(frozen=True)
@@ -26,60 +27,81 @@ class Stored:
     info: BlobInfo
 
 
-def registered(call: Call, path: str) -> dict[str, Any]:
-    """The caller's attachment record for `path`; no storage access."""
-    attachment_id = own_attachment_id(path, call.principal.user_id)
-    record = store.read_attachment(call.services.items, call.principal.user_id, attachment_id)
+def registered(call: Call, path: str, kind: Namespace = MEMO) -> dict[str, Any]:
+    """The caller's `kind` attachment record for `path`; no storage access."""
+    attachment_id = own_attachment_id(path, call.principal.user_id, kind=kind)
+    record = store.read_attachment(call.services.items, call.principal.user_id, attachment_id, kind)
     if record is None:
         raise NotFound(f"no attachment at {path!r}")
     return record
 
 
-def stat(call: Call, path: str) -> Stored:
+def stat(call: Call, path: str, kind: Namespace = MEMO) -> Stored:
     """Record + storage metadata (a HEAD: no body is read). StoreUnavailable passes through."""
-    record = registered(call, path)
+    record = registered(call, path, kind)
     info = call.services.blobs.head(path)
     if info is None:
         raise NotFound(f"the file of attachment {path!r} is missing from storage")
     return Stored(record, info)
 
 
-def _too_large(call: Call, path: str, size: int | None, cap: int) -> ResponseTooLarge:
+def _too_large(call: Call, path: str, size: int | None, cap: int, kind: Namespace) -> ResponseTooLarge:
     what = f"{size} bytes" if size is not None else "more bytes"
     return ResponseTooLarge(
         f"attachment {path!r} has {what}, over the MCP read cap of {cap} bytes; download it with an "
-        f"authenticated GET of {read_url(path, call.services.deployment.public_url)}"
+        f"authenticated GET of {read_url(path, call.services.deployment.public_url, kind)}"
     )
 
 
-def read_capped(call: Call, path: str, cap: int) -> tuple[dict[str, Any], bytes]:
-    record = registered(call, path)
+def read_capped(call: Call, path: str, cap: int, kind: Namespace = MEMO) -> tuple[dict[str, Any], bytes]:
+    record = registered(call, path, kind)
     if int(record["fileSize"]) > cap:
-        raise _too_large(call, path, int(record["fileSize"]), cap)
+        raise _too_large(call, path, int(record["fileSize"]), cap, kind)
     try:
         data = call.services.blobs.get(path, max_bytes=cap)
     except BlobNotFound:
         raise NotFound(f"the file of attachment {path!r} is missing from storage") from None
     except BlobTooLarge:
-        raise _too_large(call, path, None, cap) from None
+        raise _too_large(call, path, None, cap, kind) from None
     except StoreUnavailable:
         raise ServiceUnavailable("attachment storage is unavailable; retry in a moment") from None
     return record, data
 
 
-def checked_resources(call: Call, resources: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def _registered_entry(call: Call, path: Any, kind: Namespace, where: str) -> dict[str, Any]:
+    try:
+        return registered(call, path, kind)
+    except MesqError as error:  # malformed, another user's, or not registered
+        raise ValidationError(f"{where}: {error.message.removeprefix('path: ')}; upload it first") from None
+
+
+def checked_resources(
+    call: Call, resources: Iterable[dict[str, Any]], kind: Namespace = MEMO, field: str = "resources"
+) -> list[dict[str, Any]]:
     """The registration check memos run on the `resources` of a write: each must be a registered
     attachment of this user (an upload or a completed upload session) with the size it was
     registered with; returns them with url and mcp_uri set by MeSQ. VALIDATION_ERROR otherwise."""
     checked = []
     for index, resource in enumerate(resources):
-        where = f"resources[{index}].path"
-        try:
-            record = registered(call, resource["path"])
-        except MesqError as error:  # malformed, another user's, or not registered
-            raise ValidationError(f"{where}: {error.message.removeprefix('path: ')}; upload it first") from None
+        record = _registered_entry(call, resource["path"], kind, f"{field}[{index}].path")
         if record["fileSize"] != resource["fileSize"]:
-            raise ValidationError(f"resources[{index}].fileSize: the attachment has {record['fileSize']} bytes")
-        url = read_url(record["path"], call.services.deployment.public_url)
-        checked.append({**resource, "url": url, "mcp_uri": mcp_uri(record["path"])})
+            raise ValidationError(f"{field}[{index}].fileSize: the attachment has {record['fileSize']} bytes")
+        url = read_url(record["path"], call.services.deployment.public_url, kind)
+        checked.append({**resource, "url": url, "mcp_uri": mcp_uri(record["path"], kind)})
     return checked
+
+
+def registered_entries(
+    call: Call, entries: Iterable[dict[str, Any]], kind: Namespace, field: str
+) -> list[dict[str, Any]]:
+    """The check todos run on `attachments`: each entry names a registered `kind` attachment of
+    this user by `path`; what is bound is the registered record as uploads return it (name,
+    size, type, url, mcp_uri come from the upload, not from the client; a `fileSize` that is
+    given must match). Repeated paths are bound once. VALIDATION_ERROR otherwise."""
+    bound: dict[str, dict[str, Any]] = {}
+    for index, entry in enumerate(entries):
+        record = _registered_entry(call, entry.get("path"), kind, f"{field}[{index}].path")
+        if "fileSize" in entry and entry["fileSize"] != record["fileSize"]:
+            raise ValidationError(f"{field}[{index}].fileSize: the attachment has {record['fileSize']} bytes")
+        bound.setdefault(record["path"], public_resource(call, record))
+    return list(bound.values())

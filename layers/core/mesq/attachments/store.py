@@ -1,7 +1,9 @@
 """Attachment items in the single table (see docs/data-model.md):
 
-- attachment:     pk `U#<user>`  sk `MEMOATT#<attachmentId>` (ids sort by creation time)
-- usage counter:  pk `U#<user>`  sk `STATS#ATTACHMENTS` (`bytes`, `count`): the quota's source
+- attachment:     pk `U#<user>`  sk `MEMOATT#<attachmentId>` / `TODOATT#<attachmentId>` (by namespace;
+                  ids sort by creation time)
+- usage counter:  pk `U#<user>`  sk `STATS#ATTACHMENTS` (`bytes`, `count`): the quota's source,
+                  one for both namespaces
 - upload session: pk `U#<user>`  sk `UPLOAD#<uploadId>`; gsi2 `UPLOADS` / `<expiresAt>#<user>#<uploadId>`
                   (the sweep finds expired sessions of every user with one index query);
                   `ttl` a day after expiry, so a missed sweep still ends with the item gone.
@@ -19,8 +21,8 @@ from ..errors import PayloadTooLarge, ServiceUnavailable
 from ..keys import user_partition
 from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, Update, WriteOp
+from .paths import MEMO, Namespace
 
-ATTACHMENT_PREFIX = "MEMOATT#"
 USAGE_SK = "STATS#ATTACHMENTS"
 SESSION_PREFIX = "UPLOAD#"
 SESSION_INDEX_PARTITION = "UPLOADS"
@@ -29,8 +31,8 @@ REGISTER_ATTEMPTS = 5
 _PUBLIC = ("id", "path", "displayName", "fileSize", "mimeType", "type", "createdAt", "source", "uploadId")
 
 
-def attachment_key(user_id: str, attachment_id: str) -> Key:
-    return (user_partition(user_id), f"{ATTACHMENT_PREFIX}{attachment_id}")
+def attachment_key(user_id: str, attachment_id: str, kind: Namespace = MEMO) -> Key:
+    return (user_partition(user_id), f"{kind.record_prefix}{attachment_id}")
 
 
 def usage_key(user_id: str) -> Key:
@@ -41,8 +43,8 @@ def session_key(user_id: str, upload_id: str) -> Key:
     return (user_partition(user_id), f"{SESSION_PREFIX}{upload_id}")
 
 
-def read_attachment(items: ItemStore, user_id: str, attachment_id: str) -> Item | None:
-    return items.get(attachment_key(user_id, attachment_id))
+def read_attachment(items: ItemStore, user_id: str, attachment_id: str, kind: Namespace = MEMO) -> Item | None:
+    return items.get(attachment_key(user_id, attachment_id, kind))
 
 
 def read_usage(items: ItemStore, user_id: str) -> tuple[int, int]:
@@ -59,12 +61,19 @@ def check_quota(used: int, size: int, quota: int) -> None:
         )
 
 
-def register(items: ItemStore, user_id: str, record: Item, quota: int, extra: Sequence[WriteOp] = ()) -> None:
+def register(
+    items: ItemStore,
+    user_id: str,
+    record: Item,
+    quota: int,
+    extra: Sequence[WriteOp] = (),
+    kind: Namespace = MEMO,
+) -> None:
     """Store the attachment record and count it against the quota, all or nothing.
 
     PayloadTooLarge when it does not fit; ConditionFailed (index 0 = the attachment exists,
     index >= 2 = an extra op's condition) is passed on."""
-    pk, sk = attachment_key(user_id, record["id"])
+    pk, sk = attachment_key(user_id, record["id"], kind)
     stored = {**{name: record[name] for name in _PUBLIC if name in record}, "pk": pk, "sk": sk}
     for _attempt in range(REGISTER_ATTEMPTS):
         usage = items.get(usage_key(user_id))
@@ -86,9 +95,18 @@ def register(items: ItemStore, user_id: str, record: Item, quota: int, extra: Se
     raise ServiceUnavailable("too many concurrent uploads on this account; retry in a moment")
 
 
-def list_attachments(items: ItemStore, user_id: str, limit: int) -> Iterator[Item]:
-    """The user's attachments, newest first, reading no more than `limit` items."""
-    return walk(items, user_partition(user_id), prefix=ATTACHMENT_PREFIX, descending=True, limit=limit)
+def list_attachments(items: ItemStore, user_id: str, limit: int, kind: Namespace = MEMO) -> Iterator[Item]:
+    """The user's attachments of one namespace, newest first, reading no more than `limit` items."""
+    return walk(items, user_partition(user_id), prefix=kind.record_prefix, descending=True, limit=limit)
+
+
+def unregister(user_id: str, record: Item, kind: Namespace) -> list[WriteOp]:
+    """The transaction ops that forget a registered attachment and give its bytes back to the
+    quota; the record delete fails if it was discarded meanwhile (so bytes are freed once)."""
+    return [
+        Delete(attachment_key(user_id, record["id"], kind), Condition(exists=True)),
+        Update(key=usage_key(user_id), add={"bytes": -int(record["fileSize"]), "count": -1}),
+    ]
 
 
 # -- upload sessions ---------------------------------------------------------------------------

@@ -21,13 +21,16 @@ from typing import Any
 
 from ..context import Call
 from ..errors import NotFound, PayloadTooLarge, ValidationError
-from ..store.ports import BlobNotFound, BlobStore, ConditionFailed, ItemStore, PresignUnsupported
+from ..store.ports import BlobNotFound, BlobSource, BlobStore, ConditionFailed, ItemStore, PresignUnsupported
 from ..timestamps import format_timestamp, now_timestamp
 from . import store
 from .paths import (
+    MEMO,
+    Namespace,
     attachment_path,
     kind_of,
     mcp_uri,
+    namespace_of,
     new_attachment_id,
     own_attachment_id,
     read_url,
@@ -35,7 +38,6 @@ from .paths import (
 )
 
 MAX_FILE_BYTES = 100 * 1024 * 1024
-RELAY_ROUTE = "/api/toolkit/memo/resources/upload"
 MAX_DISPLAY_NAME = 255
 #: type/subtype with optional parameters, printable ASCII: what S3 stores and signs unchanged.
 #: Parameters may not end in a space: the blob stores refuse outer whitespace in a Content-Type.
@@ -65,22 +67,26 @@ def check_size(size: int, field: str = "size") -> None:
 
 
 def public_resource(call: Call, record: dict[str, Any]) -> dict[str, Any]:
-    """What uploads return: the fields `create_memo.resources` takes, plus where to read it."""
+    """What uploads return: the fields `create_memo.resources` (or a todo's `attachments`)
+    takes, plus where to read it (the path says which namespace)."""
+    kind = namespace_of(record["path"]) or MEMO
     return {
         "path": record["path"],
         "displayName": record["displayName"],
         "fileSize": record["fileSize"],
         "mimeType": record["mimeType"],
         "type": record["type"],
-        "url": read_url(record["path"], call.services.deployment.public_url),
-        "mcp_uri": mcp_uri(record["path"]),
+        "url": read_url(record["path"], call.services.deployment.public_url, kind),
+        "mcp_uri": mcp_uri(record["path"], kind),
     }
 
 
-def _record(user_id: str, attachment_id: str, name: str, mime: str, size: int, source: str) -> dict[str, Any]:
+def _record(
+    user_id: str, attachment_id: str, name: str, mime: str, size: int, source: str, kind: Namespace
+) -> dict[str, Any]:
     return {
         "id": attachment_id,
-        "path": attachment_path(user_id, attachment_id),
+        "path": attachment_path(user_id, attachment_id, kind),
         "displayName": name,
         "fileSize": size,
         "mimeType": mime,
@@ -95,17 +101,25 @@ def _quota_precheck(call: Call, size: int) -> None:
     store.check_quota(used, size, call.services.deployment.attachment_quota_bytes)
 
 
-def store_bytes(call: Call, data: bytes, display_name: str, mime_type: str) -> dict[str, Any]:
-    """Relay upload: write the bytes, then register them; nothing stays behind on failure."""
+def store_bytes(call: Call, data: bytes, display_name: str, mime_type: str, kind: Namespace = MEMO) -> dict[str, Any]:
+    """Inline upload: write the bytes, then register them; nothing stays behind on failure."""
+    return store_file(call, data, len(data), display_name, mime_type, kind)
+
+
+def store_file(
+    call: Call, data: BlobSource, size: int, display_name: str, mime_type: str, kind: Namespace = MEMO
+) -> dict[str, Any]:
+    """Write `size` bytes (or a file of that size, copied to the blob store in chunks), then
+    register them; nothing stays behind on failure."""
     name, mime = check_display_name(display_name), check_mime_type(mime_type)
-    check_size(len(data), "file")
-    _quota_precheck(call, len(data))
+    check_size(size, "file")
+    _quota_precheck(call, size)
     user_id = call.principal.user_id
-    record = _record(user_id, new_attachment_id(), name, mime, len(data), call.channel)
+    record = _record(user_id, new_attachment_id(), name, mime, size, call.channel, kind)
     blobs = call.services.blobs
     blobs.put(record["path"], data, mime, {"owner": user_id})
     try:
-        store.register(call.services.items, user_id, record, call.services.deployment.attachment_quota_bytes)
+        store.register(call.services.items, user_id, record, call.services.deployment.attachment_quota_bytes, kind=kind)
     except BaseException:
         blobs.delete(record["path"])
         raise
@@ -115,21 +129,21 @@ def store_bytes(call: Call, data: bytes, display_name: str, mime_type: str) -> d
 # -- sessions ----------------------------------------------------------------------------------
 
 
-def _relay_answer(call: Call) -> dict[str, Any]:
+def _relay_answer(call: Call, kind: Namespace) -> dict[str, Any]:
     return {
         "transport": "relay",
-        "uploadEndpoint": f"{call.services.deployment.public_url or ''}{RELAY_ROUTE}",
+        "uploadEndpoint": f"{call.services.deployment.public_url or ''}{kind.relay_route}",
         "maxBytes": MAX_FILE_BYTES,
     }
 
 
-def create_session(call: Call, display_name: str, mime_type: str, size: int) -> dict[str, Any]:
+def create_session(call: Call, display_name: str, mime_type: str, size: int, kind: Namespace = MEMO) -> dict[str, Any]:
     name, mime = check_display_name(display_name), check_mime_type(mime_type)
     check_size(size)
     _quota_precheck(call, size)
     blobs, deployment = call.services.blobs, call.services.deployment
     if blobs.transport != "direct":
-        return _relay_answer(call)
+        return _relay_answer(call, kind)
     user_id = call.principal.user_id
     upload_id = secrets.token_urlsafe(16)
     attachment_id = new_attachment_id()
@@ -139,11 +153,11 @@ def create_session(call: Call, display_name: str, mime_type: str, size: int) -> 
     try:
         url = blobs.presign_put(staging_path(user_id, upload_id), mime, size, seconds)
     except PresignUnsupported:
-        return _relay_answer(call)  # never a direct session the store cannot serve
+        return _relay_answer(call, kind)  # never a direct session the store cannot serve
     session = {
         "uploadId": upload_id,
         "attachmentId": attachment_id,
-        "path": attachment_path(user_id, attachment_id),
+        "path": attachment_path(user_id, attachment_id, kind),
         "displayName": name,
         "mimeType": mime,
         "size": size,
@@ -164,8 +178,8 @@ def create_session(call: Call, display_name: str, mime_type: str, size: int) -> 
     }
 
 
-def _open_session(call: Call, upload_id: str, path: str) -> dict[str, Any]:
-    own_attachment_id(path, call.principal.user_id)
+def _open_session(call: Call, upload_id: str, path: str, kind: Namespace) -> dict[str, Any]:
+    own_attachment_id(path, call.principal.user_id, kind=kind)
     session = store.read_session(call.services.items, call.principal.user_id, upload_id)
     if session is None:
         raise NotFound(f"no open upload session {upload_id!r}: it was completed, cancelled or has expired")
@@ -180,14 +194,14 @@ def _discard(call: Call, session: dict[str, Any]) -> None:
     store.delete_session(call.services.items, user_id, session["uploadId"])
 
 
-def complete_session(call: Call, upload_id: str, path: str) -> dict[str, Any]:
+def complete_session(call: Call, upload_id: str, path: str, kind: Namespace = MEMO) -> dict[str, Any]:
     user_id = call.principal.user_id
     items, blobs = call.services.items, call.services.blobs
-    attachment_id = own_attachment_id(path, user_id)
-    done = store.read_attachment(items, user_id, attachment_id)
+    attachment_id = own_attachment_id(path, user_id, kind=kind)
+    done = store.read_attachment(items, user_id, attachment_id, kind)
     if done is not None and done.get("uploadId") == upload_id:
         return public_resource(call, done)  # completed before (a retried PUT): same answer
-    session = _open_session(call, upload_id, path)
+    session = _open_session(call, upload_id, path, kind)
     if session["expiresAt"] <= now_timestamp():
         _discard(call, session)
         raise NotFound(f"upload session {upload_id!r} has expired; start a new one")
@@ -201,7 +215,7 @@ def complete_session(call: Call, upload_id: str, path: str) -> dict[str, Any]:
             f"the uploaded object has {info.size} bytes of type {info.content_type!r}, but this session "
             f"expects {session['size']} bytes of type {session['mimeType']!r}; it was removed, PUT the file again"
         )
-    record = _record(user_id, attachment_id, session["displayName"], session["mimeType"], info.size, call.channel)
+    record = _record(user_id, attachment_id, session["displayName"], session["mimeType"], info.size, call.channel, kind)
     record["uploadId"] = upload_id
     try:
         blobs.copy(staged, path, {"owner": user_id})
@@ -214,11 +228,12 @@ def complete_session(call: Call, upload_id: str, path: str) -> dict[str, Any]:
             record,
             call.services.deployment.attachment_quota_bytes,
             [store.consume_session(user_id, upload_id)],
+            kind,
         )
     except ConditionFailed:
         # A concurrent completion of the same session won: answer what it registered.
         blobs.delete(staged)
-        done = store.read_attachment(items, user_id, attachment_id)
+        done = store.read_attachment(items, user_id, attachment_id, kind)
         if done is None or done.get("uploadId") != upload_id:
             blobs.delete(path)
             raise NotFound(f"upload session {upload_id!r} was cancelled meanwhile") from None
@@ -231,8 +246,8 @@ def complete_session(call: Call, upload_id: str, path: str) -> dict[str, Any]:
     return public_resource(call, record)
 
 
-def cancel_session(call: Call, upload_id: str, path: str) -> dict[str, Any]:
-    session = _open_session(call, upload_id, path)
+def cancel_session(call: Call, upload_id: str, path: str, kind: Namespace = MEMO) -> dict[str, Any]:
+    session = _open_session(call, upload_id, path, kind)
     _discard(call, session)
     return {"uploadId": upload_id, "path": path, "cancelled": True}
 

@@ -26,5 +26,13 @@ def missing_scopes(granted: frozenset[str], needed: Iterable[str]) -> list[str]:
     return [scope for scope in needed if scope not in granted]
 
 
+def needed_scopes(granted: frozenset[str], scopes: Iterable[str], any_scope: bool = False) -> list[str]:
+    """Missing scopes: all of `scopes` must be granted, or one of them when `any_scope`."""
+    scopes = list(scopes)
+    if any_scope and any(scope in granted for scope in scopes):
+        return []
+    return [scope for scope in scopes if scope not in granted]
+
+
 def order_scopes(scopes: Iterable[str]) -> list[str]:
     return [scope for scope in ALL_SCOPES if scope in set(scopes)]

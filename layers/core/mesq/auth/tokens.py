@@ -18,6 +18,7 @@ from ..errors import NotFound, Unauthorized, ValidationError
 from ..keys import user_partition
 from ..store.ports import Condition, ConditionFailed, Delete, ItemStore, Key, Put, Update
 from ..timestamps import format_timestamp, now_timestamp, parse_timestamp, utc_now
+from .lookup_cache import cache_for
 from .scopes import order_scopes, parse_scopes
 
 PAT_PREFIX = "mesq_pat_"
@@ -136,6 +137,7 @@ def revoke_token(items: ItemStore, user_id: str, token_id: str) -> dict[str, Any
                 Delete(_lookup_key(record["digest"])),
             ]
         )
+        cache_for(items).evict(record["digest"])
         record = items.get(record_key(user_id, token_id)) or record
     return public_token(record)
 
@@ -144,14 +146,20 @@ def authenticate_token(items: ItemStore, token: str) -> Principal:
     """The principal behind a PAT, or Unauthorized (unknown, revoked or expired).
 
     One GetItem: revocation deletes the lookup item in the same transaction that marks the
-    record, so the lookup alone is authoritative.
+    record, so the lookup alone is authoritative. A found lookup is reused for a few seconds
+    (auth/lookup_cache.py: a revocation elsewhere is honoured within its TTL_SECONDS).
     """
     if not token.startswith(PAT_PREFIX) or len(token) > 200:
         raise Unauthorized("the access token is not valid")
-    lookup_key = _lookup_key(secret_digest(token))
-    lookup = items.get(lookup_key)
+    digest = secret_digest(token)
+    lookup_key = _lookup_key(digest)
+    cache = cache_for(items)
+    lookup = cache.get(digest)
     if lookup is None:
-        raise Unauthorized("the access token is not valid, revoked or expired")
+        lookup = items.get(lookup_key)
+        if lookup is None:
+            raise Unauthorized("the access token is not valid, revoked or expired")
+        cache.put(digest, lookup)
     now = utc_now()
     expires_at = lookup.get("expiresAt")
     if expires_at and parse_timestamp(expires_at, "expiresAt") <= now:
@@ -159,7 +167,12 @@ def authenticate_token(items: ItemStore, token: str) -> Principal:
     last_used = lookup.get("lastUsedAt")
     if not last_used or parse_timestamp(last_used, "lastUsedAt") + LAST_USED_RESOLUTION < now:
         stamp = {"lastUsedAt": format_timestamp(now)}
-        record_use(items, [(lookup_key, stamp), (record_key(lookup["userId"], lookup["tokenId"]), stamp)])
+        try:
+            record_use(items, [(lookup_key, stamp), (record_key(lookup["userId"], lookup["tokenId"]), stamp)])
+        except Unauthorized:
+            cache.evict(digest)
+            raise
+        cache.update(digest, stamp)
     return Principal(
         user_id=lookup["userId"],
         scopes=frozenset(lookup["scopes"]),

@@ -36,7 +36,7 @@ async def run_operation(
     operation: Operation, services: Services, limiter: RateLimiter, request: Request, trace_id: str
 ) -> Response:
     principal = await rest_principal(request, services, limiter)
-    require_scopes(principal, operation.scopes)
+    require_scopes(principal, operation.scopes, operation.mcp.any_scope)
     arguments = collect_arguments(operation, request)
     if operation.has_body:
         body = await read_json_object(request)

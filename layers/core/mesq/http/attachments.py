@@ -1,5 +1,6 @@
-"""The two attachment routes that carry bytes instead of JSON (docs/contract.md §8), documented as
-`x-mesq-raw` operations in mesq/attachments/openapi.yaml:
+"""The attachment routes that carry bytes instead of JSON (docs/contract.md §8), documented as
+`x-mesq-raw` operations in mesq/attachments/openapi.yaml (memo) and todo.openapi.yaml (todo: the
+same two routes under /api/toolkit/todo/attachments/, with the todo scopes):
 
 - `POST /api/toolkit/memo/resources/upload`: multipart relay upload (field `file`), counted while
   reading so nothing past 100 MiB (+ form overhead) is ever buffered.
@@ -18,9 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import IO, Any
 from urllib.parse import quote
 
 from starlette.datastructures import UploadFile
@@ -34,6 +36,7 @@ from ..asgi.auth import require_scopes, rest_principal
 from ..asgi.envelope import NO_STORE, failure, internal_failure, logger, success
 from ..asgi.trace import trace_id_of
 from ..attachments import reads, uploads
+from ..attachments.paths import MEMO, TODO, Namespace
 from ..concurrency import run_sync
 from ..context import Call, Principal, Services
 from ..errors import ClientClosed, Internal, MesqError, NotFound, PayloadTooLarge, ValidationError
@@ -42,8 +45,11 @@ from ..spec import Spec
 from ..store.ports import BlobNotFound, BlobStore, StoreUnavailable
 from .challenge import rest_challenge
 
-UPLOAD_OPERATION = "relay_memo_resource_upload"
-READ_OPERATION = "download_memo_resource"
+#: namespace -> (relay upload operationId, download operationId)
+RAW_OPERATIONS: dict[Namespace, tuple[str, str]] = {
+    MEMO: ("relay_memo_resource_upload", "download_memo_resource"),
+    TODO: ("relay_todo_attachment_upload", "download_todo_attachment"),
+}
 #: Multipart framing and the small text fields on top of the file itself.
 FORM_OVERHEAD_BYTES = 1024 * 1024
 REDIRECT_SECONDS = 60
@@ -75,8 +81,9 @@ class _TooLarge(Exception):
 class RelayUpload:
     """`POST .../resources/upload`: one file in multipart field `file`."""
 
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, kind: Namespace) -> None:
         self.services = services
+        self.kind = kind
         self.limit = uploads.MAX_FILE_BYTES + FORM_OVERHEAD_BYTES
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -101,7 +108,7 @@ class RelayUpload:
         await response(scope, receive, send)
 
     async def _handle(self, request: Request, trace_id: str) -> Response:
-        principal = await _principal(request, self.services, "memo:write")
+        principal = await _principal(request, self.services, self.kind.write_scope)
         media_type = request.headers.get("content-type", "")
         if not media_type.lower().startswith("multipart/form-data"):
             raise ValidationError(
@@ -119,18 +126,28 @@ class RelayUpload:
                 mime = form.get("mimeType")
                 name = display if isinstance(display, str) else (file.filename or "")
                 media = mime if isinstance(mime, str) else (file.content_type or "application/octet-stream")
-                data = await file.read()
+                # The parser spooled the part to a temporary file (over 1 MiB it is on disk) while
+                # `counted` enforced the limit; the blob store copies it in chunks, so the file is
+                # never whole in memory. Inside the form's block: closing the form deletes it.
+                call = Call(principal=principal, services=self.services, trace_id=trace_id, channel="api")
+                size = await run_sync(_rewound_size, file.file)
+                resource = await run_sync(uploads.store_file, call, file.file, size, name, media, self.kind)
         except _TooLarge:
             raise PayloadTooLarge(self._too_large_message()) from None
         except HTTPException as exc:  # the multipart parser's 400s
             raise ValidationError(f"multipart body: {exc.detail}") from None
-        call = Call(principal=principal, services=self.services, trace_id=trace_id, channel="api")
-        resource = await run_sync(uploads.store_bytes, call, data, name, media)
         return success(resource, trace_id, 201)
 
     @staticmethod
     def _too_large_message() -> str:
         return f"the file is over {uploads.MAX_FILE_BYTES} bytes (100 MiB per file); nothing was stored"
+
+
+def _rewound_size(file: IO[bytes]) -> int:
+    """The spooled part's size, the file left at its start for the copy."""
+    size = file.seek(0, os.SEEK_END)
+    file.seek(0)
+    return size
 
 
 def _content_disposition(display_name: str) -> str:
@@ -179,8 +196,9 @@ def _close(iterator: Iterator[bytes]) -> None:
 class ResourceRead:
     """`GET`/`HEAD .../resources/read?path=...`."""
 
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, kind: Namespace) -> None:
         self.services = services
+        self.kind = kind
         self.limiter = RateLimiter(services.items, services.settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -203,7 +221,7 @@ class ResourceRead:
         await self._stream(prepared, scope, receive, send, trace_id)
 
     async def _prepare(self, request: Request, trace_id: str) -> Response | tuple[reads.Stored, dict[str, str]]:
-        principal = await _principal(request, self.services, "memo:read")
+        principal = await _principal(request, self.services, self.kind.read_scope)
         unknown = sorted(set(request.query_params) - {"path"})
         if unknown:
             raise ValidationError(f"unknown query parameter(s) {', '.join(map(repr, unknown))}")
@@ -213,7 +231,7 @@ class ResourceRead:
         call = Call(principal=principal, services=self.services, trace_id=trace_id, channel="api")
         if request.method == "GET" and self.limiter.enabled:
             await run_sync(self.limiter.hit, principal.credential_id, "attachment_read")
-        stored = await run_sync(reads.stat, call, paths[0])
+        stored = await run_sync(reads.stat, call, paths[0], self.kind)
         headers = {
             **NO_STORE,
             "Content-Type": stored.info.content_type,
@@ -312,7 +330,8 @@ def _retrieve(opening: asyncio.Future[Any]) -> None:
 
 def attachment_routes(services: Services, spec: Spec) -> list[Route]:
     raw = spec.raw_operations
-    return [
-        Route(raw[UPLOAD_OPERATION].path, RelayUpload(services), methods=["POST"]),
-        Route(raw[READ_OPERATION].path, ResourceRead(services), methods=["GET", "HEAD"]),
-    ]
+    routes = []
+    for kind, (upload, read) in RAW_OPERATIONS.items():
+        routes.append(Route(raw[upload].path, RelayUpload(services, kind), methods=["POST"]))
+        routes.append(Route(raw[read].path, ResourceRead(services, kind), methods=["GET", "HEAD"]))
+    return routes

@@ -152,6 +152,10 @@ class CatalogTool:
         return self.operation.scopes
 
     @property
+    def any_scope(self) -> bool:
+        return self.operation.mcp.any_scope
+
+    @property
     def toolset(self) -> str:
         return self.operation.mcp.toolset
 

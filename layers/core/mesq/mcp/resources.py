@@ -1,15 +1,15 @@
 """Resources (docs/contract.md §2): the attachment URI templates.
 
 `memo://resource/{encodedPath}` and `todo://attachment/{encodedPath}` are the `mcp_uri` values
-uploads return. `resources/read` of a memo attachment returns its bytes as a base64 blob up to
+uploads return. `resources/read` of an attachment (memo:read / todo:read) returns its bytes as a base64 blob up to
 the MCP read cap (the stored size is checked first, then the read itself is bounded); larger
 files, missing ones and other users' paths are JSON-RPC errors whose message says what to do
 (over the cap: the authenticated REST read URL). Every client-side failure, a missing attachment
 included, is -32602 with `data.uri` and `data.code` (SEP-2164 retired -32002), so the 2026-07-28
 wire answers each with HTTP 400; a read without the scope it needs never gets here (the endpoint
 answers the 403 step-up challenge, see `required_scopes`). The endpoint counts every
-resources/read in the attachment-read rate bucket. Todo attachments answer a clear "not available yet" error until
-todo attachments land, never a silent empty result.
+resources/read in the attachment-read rate bucket. A memo URI never reads a todo path and the
+other way round (the namespace is checked with the path).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
+from ..attachments.paths import MEMO, TODO, Namespace
 from ..attachments.reads import read_capped
 from ..auth.scopes import missing_scopes
 from ..concurrency import run_sync
@@ -50,14 +51,20 @@ TEMPLATES: tuple[types.ResourceTemplate, ...] = (
     ),
 )
 
-MEMO_PREFIX = "memo://resource/"
-TODO_PREFIX = "todo://attachment/"
-_PREFIXES = (MEMO_PREFIX, TODO_PREFIX)
+MEMO_PREFIX = MEMO.mcp_uri_prefix
+TODO_PREFIX = TODO.mcp_uri_prefix
+
+
+def _namespace(uri: str) -> Namespace | None:
+    if uri.endswith("/"):
+        return None
+    return next((kind for kind in (MEMO, TODO) if uri.startswith(kind.mcp_uri_prefix)), None)
 
 
 def required_scopes(uri: str) -> tuple[str, ...] | None:
     """The scopes a read of `uri` needs, for URIs a read can serve (None for the rest)."""
-    return ("memo:read",) if uri.startswith(MEMO_PREFIX) and not uri.endswith("/") else None
+    kind = _namespace(uri)
+    return (kind.read_scope,) if kind is not None else None
 
 
 def _rpc_error(error: MesqError, uri: str) -> MCPError:
@@ -67,13 +74,13 @@ def _rpc_error(error: MesqError, uri: str) -> MCPError:
     return MCPError(code=INVALID_PARAMS, message=error.message, data=data)
 
 
-async def _read_memo_resource(uri: str, state: RequestState) -> types.ReadResourceResult:
-    if missing_scopes(state.principal.scopes, ("memo:read",)):
-        raise _rpc_error(Forbidden("reading memo attachments needs the memo:read scope"), uri)
-    path = unquote(uri.removeprefix(MEMO_PREFIX))
+async def _read_attachment(uri: str, kind: Namespace, state: RequestState) -> types.ReadResourceResult:
+    if missing_scopes(state.principal.scopes, (kind.read_scope,)):
+        raise _rpc_error(Forbidden(f"reading {kind.noun}s needs the {kind.read_scope} scope"), uri)
+    path = unquote(uri.removeprefix(kind.mcp_uri_prefix))
     call = Call(principal=state.principal, services=state.services, trace_id=state.trace_id, channel="mcp")
     try:
-        record, data = await run_sync(read_capped, call, path, state.services.settings.mcp_read_cap_bytes)
+        record, data = await run_sync(read_capped, call, path, state.services.settings.mcp_read_cap_bytes, kind)
     except MesqError as error:
         raise _rpc_error(error, uri) from None
     return types.ReadResourceResult(
@@ -86,19 +93,12 @@ async def _read_memo_resource(uri: str, state: RequestState) -> types.ReadResour
 
 
 async def read_resource(uri: str, state: RequestState) -> types.ReadResourceResult:
-    if not uri.startswith(_PREFIXES) or uri.endswith("/"):
+    kind = _namespace(uri)
+    if kind is None:
         raise _rpc_error(
             NotFound(
                 f"unknown resource {uri!r}; readable URIs follow {MEMO_RESOURCE_TEMPLATE} or {TODO_ATTACHMENT_TEMPLATE}"
             ),
             uri,
         )
-    if uri.startswith(MEMO_PREFIX):
-        return await _read_memo_resource(uri, state)
-    raise _rpc_error(
-        NotFound(
-            f"cannot read {uri!r}: todo attachment reads through resources/read are not available on "
-            "this server yet (todo attachments are not deployed); nothing was read"
-        ),
-        uri,
-    )
+    return await _read_attachment(uri, kind, state)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ..auth.scopes import missing_scopes
+from ..auth.scopes import needed_scopes
 from ..errors import ValidationError
 from ..toolsets import CODE_TOOLSET, TOOLSET_ALIASES, VALID_TOOLSET_NAMES, unknown_toolsets
 from .catalog import Catalog, CatalogTool
@@ -88,12 +88,12 @@ class Visibility:
     exclude: frozenset[str]
     visible: tuple[str, ...]  # catalog order
 
-    def scope_reason(self, subject: str, scopes: Sequence[str]) -> str | None:
+    def scope_reason(self, subject: str, scopes: Sequence[str], any_scope: bool = False) -> str | None:
         """Why the credential cannot see a tool or prompt (`subject`, e.g. "tool 'get_memo'")."""
-        missing = [scope for scope in scopes if scope not in self.scopes]
+        missing = needed_scopes(self.scopes, scopes, any_scope)
         if missing:
             return (
-                f"{subject} needs scope {' + '.join(scopes)}; this credential lacks "
+                f"{subject} needs scope {(' or ' if any_scope else ' + ').join(scopes)}; this credential lacks "
                 f"{', '.join(missing)} (create a token with that scope, or re-authorize)"
             )
         return None
@@ -130,14 +130,14 @@ class Visibility:
     def step_up_scopes(self, tool: CatalogTool) -> tuple[str, ...] | None:
         """The scopes to ask for when only missing scopes hide `tool` (a token with them would
         see it on this connection); None when it is visible or a filter hides it."""
-        if self.filter_reason(tool) is None and missing_scopes(self.scopes, tool.scopes):
+        if self.filter_reason(tool) is None and needed_scopes(self.scopes, tool.scopes, tool.any_scope):
             return tool.scopes
         return None
 
     def hidden_reason(self, tool: CatalogTool) -> str | None:
         """Why `tool` is not visible on this connection, or None if it is (a filter first:
         stepping up the scopes would not make it visible)."""
-        return self.filter_reason(tool) or self.scope_reason(f"tool {tool.name!r}", tool.scopes)
+        return self.filter_reason(tool) or self.scope_reason(f"tool {tool.name!r}", tool.scopes, tool.any_scope)
 
     def code_reach(self, catalog: Catalog) -> tuple[str, ...]:
         """The tools a Code Mode script may call (`mesq.<name>`), in catalog order: the visible

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import stat
 import tempfile
 import threading
@@ -27,7 +28,7 @@ from typing import IO, Any, Literal
 
 from ..timestamps import format_timestamp
 from .blob_paths import validate_blob_path, validate_content_type, validate_metadata
-from .ports import BlobInfo, BlobNotFound, BlobTooLarge, InvalidBlobPath, PresignUnsupported
+from .ports import BlobInfo, BlobNotFound, BlobSource, BlobTooLarge, InvalidBlobPath, PresignUnsupported
 
 _BLOB_SUFFIX = "~blob"
 _META_SUFFIX = "~meta.json"
@@ -56,7 +57,7 @@ class LocalBlobStore:
     def put(
         self,
         path: str,
-        data: bytes,
+        data: BlobSource,
         content_type: str,
         metadata: Mapping[str, str] | None = None,
     ) -> BlobInfo:
@@ -67,7 +68,7 @@ class LocalBlobStore:
         blob.parent.mkdir(parents=True, exist_ok=True)
         # mkdir may have followed a symlink planted after _locate checked: check again.
         self._check_inside(blob.parent.resolve())
-        blob_tmp = _write_temp(blob, bytes(data))
+        blob_tmp = _write_temp(blob, data)
         try:
             meta_tmp = _write_temp(meta, sidecar)
         except BaseException:
@@ -183,12 +184,20 @@ def _chunks(f: IO[bytes], chunk_size: int) -> Iterator[bytes]:
             yield chunk
 
 
-def _write_temp(target: Path, data: bytes) -> str:
-    """Write `data` to a fsynced temp file beside `target`; return its name."""
+#: Copy size for a file source: memory stays at one chunk whatever the file's size.
+COPY_CHUNK_BYTES = 1 << 20
+
+
+def _write_temp(target: Path, data: BlobSource) -> str:
+    """Write `data` (bytes, or a file copied in chunks) to a fsynced temp file beside `target`;
+    return its name."""
     fd, name = tempfile.mkstemp(dir=target.parent, prefix=".~", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            if isinstance(data, bytes | bytearray | memoryview):
+                f.write(data)
+            else:
+                shutil.copyfileobj(data, f, COPY_CHUNK_BYTES)
             f.flush()
             os.fsync(f.fileno())
     except BaseException:

@@ -26,7 +26,7 @@ from botocore.exceptions import (
 
 from ..timestamps import format_timestamp
 from .blob_paths import validate_blob_path, validate_content_type, validate_metadata
-from .ports import BlobInfo, BlobNotFound, BlobTooLarge, StoreUnavailable
+from .ports import BlobInfo, BlobNotFound, BlobSource, BlobTooLarge, StoreUnavailable
 
 if TYPE_CHECKING:
     from botocore.response import StreamingBody
@@ -119,14 +119,20 @@ class S3BlobStore:
     def put(
         self,
         path: str,
-        data: bytes,
+        data: BlobSource,
         content_type: str,
         metadata: Mapping[str, str] | None = None,
     ) -> BlobInfo:
         key = self._key(path)
         validate_content_type(content_type)
         user_metadata = validate_metadata(metadata)
-        body = bytes(data)
+        body: Any = data  # a file is streamed by botocore, never read whole here
+        if isinstance(data, bytes | bytearray | memoryview):
+            body, size = bytes(data), len(data)
+        else:
+            start = data.tell()
+            size = data.seek(0, 2) - start
+            data.seek(start)
         params: PutObjectRequestTypeDef = {
             "Bucket": self._bucket,
             "Key": key,
@@ -143,7 +149,7 @@ class S3BlobStore:
         # S3 stamps LastModified when it receives the request; the response's Date is the
         # closest thing available without another round trip.
         date = response.get("ResponseMetadata", {}).get("HTTPHeaders", {}).get("date")
-        return BlobInfo(path, len(body), content_type, _server_time(date), user_metadata)
+        return BlobInfo(path, size, content_type, _server_time(date), user_metadata)
 
     def get(self, path: str, max_bytes: int | None = None) -> bytes:
         if max_bytes is not None and max_bytes < 0:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import IO, Any, Literal, Protocol
 
 Item = dict[str, Any]
 Key = tuple[str, str]
@@ -163,6 +163,11 @@ class BlobInfo:
     metadata: Mapping[str, str] = field(default_factory=dict)
 
 
+#: What `BlobStore.put` writes: the bytes themselves, or a readable binary file positioned at its
+#: start, which the store copies in chunks (a relay upload never holds the file in memory).
+BlobSource = bytes | IO[bytes]
+
+
 class BlobStore(Protocol):
     """Object storage addressed by opaque, validated relative paths like `u/<user>/<name>`."""
 
@@ -172,7 +177,7 @@ class BlobStore(Protocol):
     def put(
         self,
         path: str,
-        data: bytes,
+        data: BlobSource,
         content_type: str,
         metadata: Mapping[str, str] | None = None,
     ) -> BlobInfo: ...

@@ -33,6 +33,7 @@ from ..spec import SpecError, load_spec
 from ..store.ports import Item
 from ..tags import is_valid_tag
 from ..timestamps import parse_timestamp, parse_zone
+from .recurrence import normalized as normalized_rule
 
 
 def _schema_value(schema: str, keyword: str) -> Any:
@@ -179,6 +180,9 @@ _CONTENT_CHECKS: dict[str, Callable[[Any], Any]] = {
     "tags": check_tags,
     "due": check_due,
     "timezone": check_timezone,
+    "recurrence": normalized_rule,
+    # Checked against the attachment registry by the operation (todos/attachments.py `bound`).
+    "attachments": list,
 }
 
 
@@ -284,7 +288,7 @@ def new_task_fields(args: dict[str, Any], now: str) -> dict[str, Any]:
         "timezone": check_timezone(args.get("timezone")),
         "recurrence": None,
         "reminders": [],
-        "attachments": [],
+        "attachments": list(args.get("attachments", [])),  # already `bound` by the operation
         "done": False,
         "completedAt": None,
         "revision": 1,

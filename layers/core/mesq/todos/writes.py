@@ -10,7 +10,8 @@ Offers:
   transaction, race-safe), returns a TodoState that has it;
 - `apply(call, build, on_conflict)`: load the write's partial state (`state.load_partial`: the
   structure up front, the touched records by key, ordered lists from GSI2; never the whole
-  board), build `(data, ops)`, commit them as ONE transaction, mapping a failed revision
+  board), build `(data, ops)`, add the reminder-index writes of the tasks it puts
+  (`reminder_schedule.index_ops`), commit them as ONE transaction, mapping a failed revision
   condition to the REVISION_CONFLICT `on_conflict` makes from a fresh state (so recoverData is
   the current record);
 - `create_once(call, operation_id, args, build, on_conflict)`: `apply` for a create, through
@@ -29,9 +30,10 @@ from ..context import Call
 from ..errors import MesqError, ValidationError
 from ..keys import user_partition
 from ..store.ports import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Delete, Item, ItemStore, Put, WriteOp
-from ..timestamps import now_timestamp
+from ..timestamps import now_timestamp, utc_now
 from . import model
 from .keys import Kind, ident, key, settings_key, slug_key, stored
+from .reminder_schedule import index_ops
 from .state import TodoState, load_partial, load_state
 
 Built = tuple[dict[str, Any], list[WriteOp]]
@@ -184,6 +186,7 @@ def apply(
     state = ensure_default_space(items, user_id, partial=True)
     for attempt in range(ATTEMPTS):
         data, ops = build(state)
+        ops = ops + index_ops(user_id, state.tasks, ops, utc_now())
         if extra is not None:
             ops = ops + extra(data)
         try:

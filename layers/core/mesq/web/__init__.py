@@ -1,5 +1,6 @@
 """The browser pages (server-rendered Jinja2, no SPA): first-run set-up, sign-in, OAuth consent,
-Settings -> Access credentials / Connected apps / Reading sync, and the memo trash with permanent delete.
+Settings -> Access credentials / Connected apps / Reading sync / Attachments / Calendar feed, the
+secret calendar feed itself, and the memo trash with permanent delete.
 
 `web_routes(services)` is what an app mounts: the local server (`mesq serve`) and the OAuth
 Lambda function both do.
@@ -26,9 +27,12 @@ def web_routes(
 ) -> list[BaseRoute]:
     from .account import account_routes
     from .apps import app_routes
+    from .attachments import attachment_routes
+    from .calendar import calendar_routes
     from .consent import consent_routes
     from .credentials import credential_routes
     from .reading import reading_routes
+    from .reminders import reminder_routes
     from .trash import trash_routes
 
     web = Web.build(services, clock, throttle)
@@ -39,6 +43,9 @@ def web_routes(
         *app_routes(web),
         *trash_routes(web),
         *reading_routes(web),
+        *reminder_routes(web),
+        *attachment_routes(web),
+        *calendar_routes(web),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
 

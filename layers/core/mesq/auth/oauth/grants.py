@@ -17,8 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from authlib.oauth2.rfc7636.challenge import CODE_VERIFIER_PATTERN, compare_s256_code_challenge
-
 from ...context import Principal
 from ...errors import NotFound, Unauthorized
 from ...store.paging import walk
@@ -183,6 +181,10 @@ def _check_code(
         raise _invalid_grant("the authorization code has expired")
     if redirect_uri != record["redirectUri"] and (record["redirectUriGiven"] or redirect_uri is not None):
         raise _invalid_grant("redirect_uri does not match the one of the authorization request")
+    # Imported here: access-token checks (this module's other half) run on the MCP function,
+    # whose cold start keeps authlib out (tests/mcp/test_cold_import.py).
+    from authlib.oauth2.rfc7636.challenge import CODE_VERIFIER_PATTERN, compare_s256_code_challenge
+
     if not CODE_VERIFIER_PATTERN.match(code_verifier):
         raise _invalid_grant("code_verifier must be 43..128 unreserved characters (RFC 7636)")
     if not compare_s256_code_challenge(code_verifier, record["codeChallenge"]):

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from authlib.oauth2.rfc8414 import AuthorizationServerMetadata
-
 from ..scopes import ALL_SCOPES
 
 AUTHORIZE_PATH = "/oauth/authorize"
@@ -21,6 +19,10 @@ PROTECTED_RESOURCE_PREFIX = "/.well-known/oauth-protected-resource"
 
 
 def authorization_server_metadata(issuer: str) -> dict[str, Any]:
+    # Imported here: the MCP function needs only the protected-resource document below, and
+    # keeps authlib off its cold start (tests/mcp/test_cold_import.py).
+    from authlib.oauth2.rfc8414 import AuthorizationServerMetadata
+
     document = AuthorizationServerMetadata(
         {
             "issuer": issuer,

@@ -1,7 +1,11 @@
 """Batch writes: batch_update_todo_tasks (<= 50 changes) and batch_complete_todo_tasks (<= 100).
 
-All or nothing: every change is validated against one snapshot, then everything (records plus new
-tag registrations) is written in ONE transaction with a revision condition per record. So a batch
+All or nothing, and never a silent skip: every record comes back in the order given with its new
+revision (one already done is returned as it is), and a failing batch names every failing item
+(`error.details.items`, REVISION_CONFLICT: `recoverData.tasks`). A recurring task completed here
+moves on to its next occurrence, as with complete_todo_task (its subtasks reopen unless the batch
+itself lists them). Every change is validated against one snapshot, then everything (records plus
+new tag registrations) is written in ONE transaction with a revision condition per record. So a batch
 can hold at most 100 writes (DynamoDB's transaction limit); a batch needing more is refused
 before anything is written.
 """
@@ -12,13 +16,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ...context import Call
-from ...errors import Conflict, NotFound, RevisionConflict, ValidationError
-from ...store.ports import Check, Condition, Item, WriteOp
+from ...errors import Conflict, MesqError, NotFound, RevisionConflict, ValidationError
+from ...store.ports import Check, Condition, Item, Put, WriteOp
 from ...timestamps import now_timestamp
 from .. import keys, model
 from ..state import TodoState
 from ..writes import Built, apply, bump, put_revised, tag_registrations
-from .tasks import changed, completed, find_task, reopened
+from .tasks import changed, completed, find_task, occurrence_reset, reopened
 
 
 def _check_ids(entries: list[dict[str, Any]], field: str) -> None:
@@ -28,25 +32,52 @@ def _check_ids(entries: list[dict[str, Any]], field: str) -> None:
 
 
 def _targets(state: TodoState, entries: list[dict[str, Any]]) -> list[Item]:
-    """The live records of the batch in order; NOT_FOUND / VALIDATION_ERROR / REVISION_CONFLICT
-    (all conflicting records at once in recoverData.tasks) before anything is written."""
+    """The live records of the batch in order; NOT_FOUND / CONFLICT (trashed) / REVISION_CONFLICT
+    (all conflicting records at once in recoverData.tasks) before anything is written. Every
+    failing item is reported, not only the first: `details.items` = [{index, id, code, message}]."""
     records = []
     state.prefetch_tasks(entry["id"] for entry in entries)  # one BatchGetItem per kind of lookup
     parents = [(state.task(entry["id"]) or {}).get("parentId") for entry in entries]
     state.prefetch_tasks(str(parent) for parent in parents if parent)
+    problems: list[tuple[int, MesqError]] = []
     for index, entry in enumerate(entries):
         try:
             record = find_task(state, entry["id"])
         except NotFound as error:
-            raise NotFound(f"[{index}]: {error.message}; nothing was changed") from None
+            problems.append((index, error))
+            continue
         parent = state.task(record.get("parentId") or "")
         if not keys.live(record) or (parent is not None and not keys.live(parent)):
-            raise Conflict(f"[{index}]: todo task {entry['id']!r} is in the trash; nothing was changed")
+            problems.append((index, Conflict(f"todo task {entry['id']!r} is in the trash")))
         records.append(record)
+    if problems:
+        raise item_errors(problems, entries)
     stale = [r for r, e in zip(records, entries, strict=True) if r["revision"] != e["expectedRevision"]]
     if stale:
         raise _conflict(stale)
     return records
+
+
+def item_errors(problems: list[tuple[int, MesqError]], entries: list[dict[str, Any]]) -> MesqError:
+    """One error for the whole batch (of the first problem's kind) naming every failing item."""
+    details = {
+        "items": [
+            {"index": i, "id": entries[i]["id"], "code": error.code, "message": error.message} for i, error in problems
+        ]
+    }
+    summary = "; ".join(f"[{i}]: {error.message}" for i, error in problems)
+    first = type(problems[0][1])
+    return first(f"{summary}; nothing was changed", details=details)
+
+
+def _resets(
+    state: TodoState, user_id: str, before: Item, after: Item, now: str, entries: list[dict[str, Any]]
+) -> list[WriteOp]:
+    """The subtask reopenings of a recurring task that moved on, except subtasks the batch lists
+    itself (one transaction cannot write one record twice)."""
+    listed = {entry["id"] for entry in entries}
+    ops, _subtasks = occurrence_reset(state, user_id, before, after, now)
+    return [op for op in ops if not (isinstance(op, Put) and op.item.get("id") in listed)]
 
 
 def _conflict(current: list[Item]) -> RevisionConflict:
@@ -79,18 +110,23 @@ def batch_update_todo_tasks(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         ops: list[WriteOp] = []
         results: list[Item] = []
         tags: list[str] = []
+        problems: list[tuple[int, MesqError]] = []
         for index, (before, update) in enumerate(zip(records, updates, strict=True)):
             try:
                 after = changed(before, update, now)
             except ValidationError as error:
-                raise ValidationError(f"updates[{index}].{error.message}; nothing was changed") from None
+                problems.append((index, ValidationError(f"updates[{index}].{error.message}")))
+                continue
             if "done" in update:
                 base = {**after, "revision": before["revision"], "updatedAt": before["updatedAt"]}
                 toggled = completed(base, now) if update["done"] else reopened(base, now)
                 after = {**toggled, **bump(before, now)}
+                ops += _resets(state, user_id, base, toggled, now, updates)
             ops.append(put_revised(user_id, "task", before, after))
             results.append(after)
             tags += after["tags"]
+        if problems:
+            raise item_errors(problems, updates)
         ops += tag_registrations(state, user_id, tags, now)
         return {"tasks": [model.public_task(r) for r in results]}, ops
 
@@ -113,6 +149,8 @@ def batch_complete_todo_tasks(call: Call, args: dict[str, Any]) -> dict[str, Any
             else Check(keys.task_key(user_id, before["id"]), Condition(equals={"revision": before["revision"]}))
             for before, after in zip(records, results, strict=True)
         ]
+        for before, after in zip(records, results, strict=True):
+            ops += _resets(state, user_id, before, after, now, entries)
         return {"tasks": [model.public_task(r) for r in results]}, ops
 
     return apply(call, build, _fresh_conflict(entries))

@@ -98,9 +98,7 @@ def delete_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
                 f"column {before['name']!r} still has {len(live_tasks)} live tasks; move or delete them first"
             )
         if not before.get("archived") and not _other_open_columns(state, before):
-            raise Conflict(
-                "this is the space's last open column; a space keeps at least one (add another first)"
-            )
+            raise Conflict("this is the space's last open column; a space keeps at least one (add another first)")
         return {"column": model.public_column(before)}, [delete_revised(user_id, "column", before)]
 
     return apply(call, build, _conflict(args["columnId"]))

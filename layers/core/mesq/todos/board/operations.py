@@ -1,10 +1,12 @@
-"""The board's todo operations (spaces, columns, tasks, subtasks, tags, trash, batch), one function per
-operationId of mesq/todos/openapi.yaml; registered in mesq.operations.REGISTRY."""
+"""The board's todo operations (spaces, columns, tasks, subtasks, tags, trash, batch, reminders),
+one function per operationId of mesq/todos/openapi.yaml and reminders.openapi.yaml; registered in
+mesq.operations.REGISTRY."""
 
 from __future__ import annotations
 
 from .batch import batch_complete_todo_tasks, batch_update_todo_tasks
 from .columns import create_todo_column, delete_todo_column, update_todo_column
+from .reminders import clear_todo_reminders, set_todo_reminders
 from .spaces import create_todo_space, delete_todo_space, list_todo_spaces, update_todo_space
 from .subtasks import (
     complete_todo_subtask,
@@ -39,6 +41,7 @@ OPERATIONS = {
         list_todo_tags, create_todo_tag, update_todo_tag, delete_todo_tag,
         list_todo_trash, restore_todo_item,
         batch_update_todo_tasks, batch_complete_todo_tasks,
+        set_todo_reminders, clear_todo_reminders,
     )
 }  # fmt: skip
 

@@ -15,6 +15,7 @@ from ...errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ...store.ports import Check, Condition, Item, WriteOp
 from ...timestamps import now_timestamp
 from .. import keys, model
+from ..attachments import bound
 from ..state import TodoState
 from ..writes import Built, apply, bump, create_once, put_new, put_revised, require_revision, tag_registrations
 from .tasks import CONTENT_FIELDS, changed, completed, find_root, find_task, reopened, require_live, task_conflict
@@ -43,6 +44,7 @@ def _live_parent_check(user_id: str, parent: Item) -> Check:
 
 def create_todo_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
+    args = bound(call, args)
 
     def build(state: TodoState) -> Built:
         parent = find_root(state, args["taskId"])
@@ -95,6 +97,7 @@ def update_todo_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     if not any(name in args for name in CONTENT_FIELDS):
         raise ValidationError(f"give at least one of {', '.join(CONTENT_FIELDS)} to change")
     user_id = call.principal.user_id
+    args = bound(call, args)
 
     def change(state: TodoState, before: Item, now: str) -> tuple[Item, list[WriteOp]]:
         after = changed(before, args, now)
@@ -162,8 +165,7 @@ def reorder_todo_subtasks(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         now = now_timestamp()
         positions = model.positions_between(None, None, len(wanted))
         after = [
-            {**subtasks[i], **bump(subtasks[i], now), "position": p}
-            for i, p in zip(wanted, positions, strict=True)
+            {**subtasks[i], **bump(subtasks[i], now), "position": p} for i, p in zip(wanted, positions, strict=True)
         ]
         ops: list[WriteOp] = [put_revised(user_id, "task", subtasks[a["id"]], a) for a in after]
         return {"subtasks": [model.public_task(a) for a in after]}, ops

@@ -122,9 +122,7 @@ def _rewrite_group(
             before = {k: v for k, v in item.items() if k not in ("pk", "sk")}
             tags = edit(list(before.get("tags", [])))
             if tags != before.get("tags", []):
-                ops.append(
-                    put_revised(user_id, kind, before, {**before, **bump(before, now), "tags": tags})
-                )
+                ops.append(put_revised(user_id, kind, before, {**before, **bump(before, now), "tags": tags}))
         try:
             commit(items, ops)
             return len(ops)

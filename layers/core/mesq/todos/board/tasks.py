@@ -3,7 +3,8 @@ and duplicate. Every operation is one transaction: the task (revision-conditione
 when they move with it, new tag registrations and, for creates, the idempotency record.
 
 Also offers the helpers subtasks, batch and trash reuse: `find_task`, `find_root`,
-`task_conflict`, `changed`, `completed`, `reopened`, `relocation`.
+`task_conflict`, `changed`, `completed` (a recurring task moves on to its next occurrence),
+`occurrence_reset`, `reopened`, `relocation`.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from ...context import Call
 from ...errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ...store.ports import Check, Condition, Item, WriteOp
 from ...timestamps import now_timestamp
-from .. import keys, model
+from .. import keys, model, recurrence
+from ..attachments import bound
 from ..destinations import resolve_destination
 from ..state import TodoState
 from ..writes import Built, apply, bump, create_once, put_new, put_revised, require_revision, tag_registrations
 
-CONTENT_FIELDS = ("title", "notes", "priority", "tags", "due", "timezone")
+CONTENT_FIELDS = ("title", "notes", "priority", "tags", "due", "timezone", "recurrence", "attachments")
 
 
 # -- lookups and conflicts ---------------------------------------------------------------------
@@ -63,14 +65,47 @@ def require_live(task: Item, kind: str = "task") -> None:
 
 
 def changed(before: Item, args: dict[str, Any], now: str) -> Item:
-    """`before` with the content fields given in `args` (validated), a new revision and time."""
-    return model.with_content({**before, **bump(before, now)}, args)
+    """`before` with the content fields given in `args` (validated), a new revision and time; a
+    recurrence must still fit the (possibly new) due, and a relative reminder keeps needing one."""
+    after = model.with_content({**before, **bump(before, now)}, args)
+    if "recurrence" in args and before.get("parentId") is not None:
+        raise ValidationError("recurrence: only root tasks recur")
+    recurrence.check_rule(after.get("recurrence"), after.get("due"), after.get("timezone"))
+    if after.get("due") is None and any(r.get("type") == "relative" for r in after.get("reminders") or ()):
+        raise ValidationError("due: a task with relative reminders needs a due; clear the reminders first")
+    return after
 
 
 def completed(before: Item, now: str) -> Item:
+    """Done; a recurring root task instead moves on to its next occurrence (done for good after
+    its last one), the completed occurrence kept in its history."""
     if before["done"]:
         return before
+    if before.get("recurrence") and before.get("parentId") is None and before.get("due"):
+        following = recurrence.advanced(before, now)
+        if following is not None:
+            return {**following, **bump(before, now)}
+        return {**recurrence.recorded(before, now), **bump(before, now), "done": True, "completedAt": now}
     return {**before, **bump(before, now), "done": True, "completedAt": now}
+
+
+def advanced_occurrence(before: Item, after: Item) -> bool:
+    """`completed` moved a recurring task on to its next occurrence (rather than finishing it)."""
+    return after is not before and not before["done"] and not after["done"]
+
+
+def occurrence_reset(
+    state: TodoState, user_id: str, before: Item, after: Item, now: str
+) -> tuple[list[WriteOp], list[Item] | None]:
+    """When a recurring task moved on: its done subtasks reopen (writes, the live subtasks)."""
+    if not advanced_occurrence(before, after):
+        return [], None
+    subtasks = state.subtasks_of(before["id"])
+    fresh = [reopened(s, now) for s in subtasks]
+    ops: list[WriteOp] = [
+        put_revised(user_id, "task", s, f) for s, f in zip(subtasks, fresh, strict=True) if f is not s
+    ]
+    return ops, fresh
 
 
 def reopened(before: Item, now: str) -> Item:
@@ -100,9 +135,7 @@ def _position_at(state: TodoState, column_id: str, index: int | None, exclude: s
     return model.position_for_index(state.root_positions(column_id, index, exclude), index)
 
 
-def relocation(
-    state: TodoState, user_id: str, before: Item, after: Item, now: str
-) -> tuple[list[WriteOp], list[Item]]:
+def relocation(state: TodoState, user_id: str, before: Item, after: Item, now: str) -> tuple[list[WriteOp], list[Item]]:
     """Subtasks follow their task into another space: (their writes, their new records)."""
     subtasks = state.subtasks_of(before["id"], include_deleted=True)
     if after["spaceId"] == before["spaceId"]:
@@ -117,6 +150,7 @@ def relocation(
 
 def create_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
+    args = bound(call, args)
 
     def build(state: TodoState) -> Built:
         space, column = resolve_destination(state, args.get("spaceId"), args.get("spaceSlug"), args.get("columnId"))
@@ -128,7 +162,9 @@ def create_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             "parentId": None,
             "position": _position_at(state, column["id"], args.get("index")),
             **model.new_task_fields(args, now),
+            "recurrence": recurrence.normalized(args.get("recurrence")),
         }
+        recurrence.check_rule(task["recurrence"], task["due"], task["timezone"])
         ops: list[WriteOp] = [put_new(user_id, "task", task), open_column_check(user_id, column)]
         ops += tag_registrations(state, user_id, task["tags"], now)
         return _task_data(task), ops
@@ -139,7 +175,7 @@ def create_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     return create_once(call, "create_todo_task", args, build, conflict)
 
 
-def _root_write(
+def root_write(
     call: Call,
     args: dict[str, Any],
     change: Callable[[TodoState, Item, str], tuple[Item, list[WriteOp], list[Item] | None]],
@@ -165,12 +201,13 @@ def update_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     if not any(name in args for name in CONTENT_FIELDS):
         raise ValidationError(f"give at least one of {', '.join(CONTENT_FIELDS)} to change")
     user_id = call.principal.user_id
+    args = bound(call, args)
 
     def change(state: TodoState, before: Item, now: str) -> tuple[Item, list[WriteOp], None]:
         after = changed(before, args, now)
         return after, tag_registrations(state, user_id, after["tags"], now), None
 
-    return _root_write(call, args, change)
+    return root_write(call, args, change)
 
 
 def move_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -198,15 +235,22 @@ def move_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             ops.append(open_column_check(user_id, column))
         return after, ops, subtasks
 
-    return _root_write(call, args, change)
+    return root_write(call, args, change)
 
 
 def complete_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    return _root_write(call, args, lambda state, before, now: (completed(before, now), [], None))
+    user_id = call.principal.user_id
+
+    def change(state: TodoState, before: Item, now: str) -> tuple[Item, list[WriteOp], list[Item] | None]:
+        after = completed(before, now)
+        ops, subtasks = occurrence_reset(state, user_id, before, after, now)
+        return after, ops, subtasks
+
+    return root_write(call, args, change)
 
 
 def reopen_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    return _root_write(call, args, lambda state, before, now: (reopened(before, now), [], None))
+    return root_write(call, args, lambda state, before, now: (reopened(before, now), [], None))
 
 
 def delete_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -215,12 +259,10 @@ def delete_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             return before, [], None  # already in the trash
         return {**before, **bump(before, now), "deletedAt": now}, [], None
 
-    return _root_write(call, args, change, allow_trashed=True)
+    return root_write(call, args, change, allow_trashed=True)
 
 
-def restored_root(
-    state: TodoState, user_id: str, before: Item, now: str
-) -> tuple[Item, list[WriteOp], list[Item]]:
+def restored_root(state: TodoState, user_id: str, before: Item, now: str) -> tuple[Item, list[WriteOp], list[Item]]:
     """A trashed root task back on a board: its column if it is still open, else the first open
     column of its space, else (space deleted) the default space's."""
     if keys.live(before):
@@ -245,7 +287,7 @@ def restored_root(
 
 def restore_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
-    return _root_write(
+    return root_write(
         call, args, lambda state, before, now: restored_root(state, user_id, before, now), allow_trashed=True
     )
 

@@ -17,6 +17,7 @@ from ...pages import behind, page
 from ...store.ports import Item, WriteOp
 from ...timestamps import now_timestamp
 from .. import keys, model
+from ..attachments import bound
 from ..state import TodoState, load_state
 from ..views import budget
 from ..writes import Built, create_once, put_new, tag_registrations
@@ -89,6 +90,7 @@ def _item_data(item: Item, _extra: Any = None) -> dict[str, Any]:
 def create_todo_inbox_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     """Capture: no destination needed, so nothing can be missing; appended to the inbox."""
     user_id = call.principal.user_id
+    args = bound(call, args)
 
     def build(state: TodoState) -> Built:
         now = now_timestamp()
@@ -104,6 +106,7 @@ def create_todo_inbox_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def update_todo_inbox_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    args = bound(call, args)
     changes = {name: args[name] for name in inbox_records.EDITABLE if name in args}
     if not changes:
         raise ValidationError(f"give at least one of {', '.join(inbox_records.EDITABLE)} to change")

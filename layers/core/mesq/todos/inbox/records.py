@@ -66,7 +66,7 @@ def new_item(args: Mapping[str, Any], position: str, now: str) -> Item:
 
 
 #: The content fields update_todo_inbox_item may change.
-EDITABLE = ("title", "notes", "priority", "tags", "due", "timezone")
+EDITABLE = ("title", "notes", "priority", "tags", "due", "timezone", "attachments")
 
 
 def edited(item: Item, changes: Mapping[str, Any]) -> Item:

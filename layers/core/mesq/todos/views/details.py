@@ -38,8 +38,11 @@ def task_details(
     if task is None or not is_live(task):
         raise NotFound(f"todo task {task_id!r} not found (trashed tasks are listed by list_todo_trash)")
     subtasks = sorted((t for t in board.tasks if t.get("parentId") == task_id and is_live(t)), key=order_key)
+    shown = board.task_view(task)
+    if task.get("recurrence") or task.get("occurrences"):
+        shown = {**shown, "occurrences": list(task.get("occurrences") or [])}
     data: dict[str, Any] = {
-        "task": board.task_view(task),
+        "task": shown,
         "subtasks": [board.task_view(sub) for sub in subtasks],
         "timezone": task.get("timezone") or default_timezone or DEFAULT_TIMEZONE,
     }

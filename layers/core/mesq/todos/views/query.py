@@ -17,7 +17,7 @@ Pure functions over a `traversal.Board`. The rules, and the decisions where the 
   the record's `timezone` (UTC when it has none or an unknown one): with the Shanghai-week bounds
   of the seed a task due 2026-10-11 with timezone Asia/Shanghai starts at 2026-10-11T00:00+08:00
   and matches, one due 2026-10-12 does not. Recurring root tasks are dated by their earliest
-  unfinished, not-deleted reminder occurrence (see `reminder_moment`), else by their own due.
+  unfinished, not-deleted occurrence, which is their current due (see `record_moment`).
   Records without a date are excluded whenever a date bound is given.
 - Order: `updatedAt` descending, then `kind`, then `id` ascending; an inbox subtask has no
   `updatedAt` of its own and sorts by its parent's.
@@ -119,26 +119,10 @@ def due_moment(
         return datetime.min.replace(tzinfo=UTC) if day.year == 1 else datetime.max.replace(tzinfo=UTC)
 
 
-def reminder_moment(reminder: Mapping[str, Any]) -> datetime | None:
-    """The occurrence instant of a reminder that still counts: not done (`done` / `firedAt`
-    unset) and not deleted (`deletedAt` unset); its time is `at` (ISO 8601 with an offset).
-    Reminders arrive with the next issue; they are empty until then."""
-    if reminder.get("done") or reminder.get("firedAt") or reminder.get("deletedAt"):
-        return None
-    at = reminder.get("at")
-    if not isinstance(at, str):
-        return None
-    try:
-        return parse_timestamp(at, "reminders.at")
-    except ValidationError:
-        return None
-
-
 def record_moment(record: Mapping[str, Any], kind: Kind, floating_zone: tzinfo | None = None) -> datetime | None:
-    if kind == "task" and record.get("recurrence"):
-        pending = [m for m in map(reminder_moment, record.get("reminders") or ()) if m is not None]
-        if pending:
-            return min(pending)
+    """A record's date in filters: its own due. A recurring root task's due IS its earliest
+    unfinished, not-deleted occurrence (completing one moves the due on, see todos/recurrence.py;
+    rescheduling moves it too), so the same rule covers it."""
     if kind == "inboxSubtask":
         return None
     return due_moment(record.get("due"), record.get("timezone"), floating_zone)

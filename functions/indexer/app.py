@@ -1,0 +1,21 @@
+"""Search indexer function (docs/contract.md §9): DynamoDB Streams on the table -> the changed
+users' search indexes in S3 (mesq/search/stream.py). Partial batch failures are reported so
+bisect-on-error and the DLQ (template.yaml IndexerFunction) isolate a record that keeps failing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mesq.config import Settings
+from mesq.lambda_entry import stream_handler
+from mesq.search.stream import handle_records
+from mesq.services import build_services
+
+services = build_services(Settings.from_env())
+
+
+def index(records: list[dict[str, Any]]) -> dict[str, Any]:
+    return handle_records(services, records)
+
+
+handler = stream_handler(index, service="mesq-indexer")

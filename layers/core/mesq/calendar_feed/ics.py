@@ -1,0 +1,97 @@
+"""The calendar feed document: a user's open, dated todos as iCalendar (RFC 5545), built with
+the `icalendar` package.
+
+What is in it (docs/decisions.md "Calendar feed"): every live, not-done root task, subtask and
+inbox item with a `due`, as one VEVENT each (calendar apps show VEVENTs in their calendars;
+Google Calendar ignores VTODO, Apple would put VTODOs in Reminders):
+- a date-only due is an all-day event (`DTSTART;VALUE=DATE`);
+- a datetime due is an instant (`DTSTART` without an end, RFC 5545 §3.6.1), in the task's
+  `timezone` (with its VTIMEZONE) when it has one, else in UTC;
+- `recurrence` becomes the event's RRULE, stepping from the current due (the next open
+  occurrence); a `COUNT` is reduced by the occurrences already completed;
+- each reminder becomes a VALARM (DISPLAY): relative ones trigger relative to the start,
+  absolute ones at their UTC time;
+- `UID` is stable per record (`<kind>-<id>@mesq`), `DTSTAMP` its last change, tags are
+  CATEGORIES, notes the DESCRIPTION.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, date, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from icalendar import Alarm, Calendar, Event, vRecur
+
+from ..store.ports import Item
+from ..timestamps import parse_timestamp
+from ..todos.reminder_schedule import parse_offset
+
+PRODID = "-//MeSQ//Todo calendar feed//EN"
+CALENDAR_NAME = "MeSQ todos"
+REFRESH = "PT15M"
+
+
+def _start(due: dict[str, Any], timezone: str | None) -> date | datetime:
+    if due["type"] == "date":
+        return date.fromisoformat(str(due["date"]))
+    moment = parse_timestamp(str(due["at"]), "due.at")
+    return moment.astimezone(ZoneInfo(timezone)) if timezone else moment.astimezone(UTC)
+
+
+def _rule(record: Item) -> vRecur | None:
+    text = record.get("recurrence")
+    if not text:
+        return None
+    rule: vRecur = vRecur.from_ical(str(text))
+    done = int(record.get("occurrenceCount") or 0)
+    if "COUNT" in rule and done:
+        rule["COUNT"] = [max(1, int(rule["COUNT"][0]) - done)]
+    return rule
+
+
+def _alarm(reminder: dict[str, Any], title: str) -> Alarm:
+    alarm = Alarm()
+    alarm.add("action", "DISPLAY")
+    alarm.add("description", title)
+    if reminder["type"] == "relative":
+        alarm.add("trigger", parse_offset(str(reminder["offset"])))
+    else:
+        alarm.add("trigger", parse_timestamp(str(reminder["at"]), "at").astimezone(UTC))
+    return alarm
+
+
+def event(kind: str, record: Item) -> Event:
+    """One dated todo record as a VEVENT."""
+    vevent = Event()
+    vevent.add("uid", f"{kind}-{record['id']}@mesq")
+    vevent.add("dtstamp", parse_timestamp(str(record["updatedAt"]), "updatedAt").astimezone(UTC))
+    vevent.add("summary", str(record["title"]))
+    if record.get("notes"):
+        vevent.add("description", str(record["notes"]))
+    vevent.add("dtstart", _start(record["due"], record.get("timezone")))
+    if record.get("tags"):
+        vevent.add("categories", [str(tag) for tag in record["tags"]])
+    rule = _rule(record)
+    if rule is not None:
+        vevent.add("rrule", rule)
+    for reminder in record.get("reminders") or ():
+        vevent.add_component(_alarm(reminder, str(record["title"])))
+    return vevent
+
+
+def feed(records: Iterable[tuple[str, Item]]) -> bytes:
+    """The whole feed from (kind, record) pairs; records that are done, trashed or undated are left out."""
+    calendar = Calendar()
+    calendar.add("prodid", PRODID)
+    calendar.add("version", "2.0")
+    calendar.add("calscale", "GREGORIAN")
+    calendar.add("method", "PUBLISH")
+    calendar.add("x-wr-calname", CALENDAR_NAME)
+    calendar.add("x-published-ttl", REFRESH)
+    for kind, record in records:
+        if record.get("due") and not record.get("done") and record.get("deletedAt") is None:
+            calendar.add_component(event(kind, record))
+    calendar.add_missing_timezones()
+    return bytes(calendar.to_ical())

@@ -1,0 +1,22 @@
+"""The todo records a feed shows, read from the user's own partition in one paginated pass (the
+same bounded read the todo views make): root tasks and subtasks (`task`) and inbox items
+(`inbox`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..keys import user_partition
+from ..store.paging import walk
+from ..store.ports import Item, ItemStore
+from ..todos.keys import KIND_PREFIX, record_of
+
+_KINDS = {"task": KIND_PREFIX["task"], "inbox": KIND_PREFIX["inbox"]}
+
+
+def dated_records(items: ItemStore, user_id: str) -> Iterator[tuple[str, Item]]:
+    for kind, prefix in _KINDS.items():
+        for item in walk(items, user_partition(user_id), prefix=prefix):
+            record = record_of(item)
+            if record.get("due"):
+                yield kind, record

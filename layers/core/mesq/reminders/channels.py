@@ -1,0 +1,111 @@
+"""A user's reminder delivery channels (webhooks), managed in the browser only.
+
+Items `U#<user>` / `REMIND#CHANNEL#<id>`: {id, kind "webhook", url, sealed (the signing secret,
+sealed with the user and channel ids as context), createdAt, lastSuccessAt, lastFailure}. The
+secret is generated here and shown once; the stored form cannot be read back in the clear
+without the sealer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import secrets
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..errors import NotFound, ValidationError
+from ..keys import user_partition
+from ..sealing.ports import Sealer
+from ..store.paging import walk
+from ..store.ports import Condition, ConditionFailed, Item, ItemStore, Update
+
+PREFIX = "REMIND#CHANNEL#"
+MAX_CHANNELS = 5
+URL_MAX = 2000
+
+
+@dataclass(frozen=True)
+class Channel:
+    id: str
+    url: str
+    secret: str
+
+
+def _context(user_id: str, channel_id: str) -> dict[str, str]:
+    return {"purpose": "reminder-webhook", "userId": user_id, "channelId": channel_id}
+
+
+def check_url(url: str, *, allow_loopback: bool) -> str:
+    """https to a public host; http only to a loopback address and only where allowed (tests,
+    local development), so a webhook cannot aim the service at its own private network."""
+    url = url.strip()
+    parts = urlsplit(url)
+    if len(url) > URL_MAX or parts.scheme not in ("https", "http") or not parts.hostname:
+        raise ValidationError("the webhook URL must be an https:// URL")
+    host = parts.hostname
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
+    loopback = host == "localhost" or (address is not None and address.is_loopback)
+    if loopback:
+        if not allow_loopback:
+            raise ValidationError("the webhook URL must name a public host")
+        return url
+    if parts.scheme != "https":
+        raise ValidationError("the webhook URL must be an https:// URL")
+    if address is not None and not address.is_global:
+        raise ValidationError("the webhook URL must name a public host")
+    return url
+
+
+def channel_records(items: ItemStore, user_id: str) -> list[Item]:
+    return sorted(walk(items, user_partition(user_id), prefix=PREFIX), key=lambda c: str(c["createdAt"]))
+
+
+def add_webhook(items: ItemStore, sealer: Sealer, user_id: str, url: str, now: str, *, allow_loopback: bool) -> Channel:
+    """A new channel; returns it with its secret (shown to the user once)."""
+    checked = check_url(url, allow_loopback=allow_loopback)
+    if len(channel_records(items, user_id)) >= MAX_CHANNELS:
+        raise ValidationError(f"at most {MAX_CHANNELS} reminder channels; delete one first")
+    channel_id = secrets.token_urlsafe(9)
+    secret = "whsec_" + secrets.token_urlsafe(24)
+    record: Item = {
+        "pk": user_partition(user_id),
+        "sk": PREFIX + channel_id,
+        "id": channel_id,
+        "kind": "webhook",
+        "url": checked,
+        "sealed": sealer.seal(secret.encode("utf-8"), _context(user_id, channel_id)),
+        "createdAt": now,
+        "lastSuccessAt": None,
+        "lastFailure": None,
+    }
+    items.put(record, Condition(exists=False))
+    return Channel(channel_id, checked, secret)
+
+
+def delete_channel(items: ItemStore, user_id: str, channel_id: str) -> None:
+    items.delete((user_partition(user_id), PREFIX + channel_id))
+
+
+def find_channel(items: ItemStore, user_id: str, channel_id: str) -> Item:
+    record = items.get((user_partition(user_id), PREFIX + channel_id))
+    if record is None:
+        raise NotFound("that reminder channel does not exist")
+    return record
+
+
+def opened(sealer: Sealer, user_id: str, record: Item) -> Channel:
+    secret = sealer.open(record["sealed"], _context(user_id, str(record["id"]))).decode("utf-8")
+    return Channel(str(record["id"]), str(record["url"]), secret)
+
+
+def record_outcome(items: ItemStore, user_id: str, channel_id: str, failure: dict[str, Any] | None, now: str) -> None:
+    """The channel's last success time, or its last failure; nothing when it was deleted meanwhile."""
+    changes: dict[str, Any] = {"lastFailure": failure} if failure is not None else {"lastSuccessAt": now}
+    op = Update((user_partition(user_id), PREFIX + channel_id), set=changes, condition=Condition(exists=True))
+    with contextlib.suppress(ConditionFailed):  # deleted meanwhile: nothing to record
+        items.update(op)

@@ -1,0 +1,118 @@
+"""In-process index updates (`mesq serve`): an ItemStore that tells the search indexer which keys
+each successful write touched, like DynamoDB Streams does on AWS. The indexer then re-reads those
+keys (indexer.refresh), so this only reports keys, never item contents.
+
+The update runs right after the write on one background worker, so a write never waits for the
+embedding model (its first load takes seconds); a query first waits for its user's pending
+updates (`settle`), so the next query still sees every write before it. An indexer failure is
+logged and never fails the write (the data is stored; `mesq search reindex` repairs the index).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from typing import Any
+
+from aws_lambda_powertools import Logger
+
+from ..context import Services
+from ..store.item_rules import key_of
+from ..store.ports import Condition, Cursor, Item, ItemStore, Key, QueryPage, Update, WriteOp
+from .documents import source_kind
+from .indexer import refresh
+
+log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
+USER_PARTITION = "U#"
+
+
+class FollowingStore:
+    def __init__(self, inner: ItemStore) -> None:
+        self._inner = inner
+        self._services: Services | None = None
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mesq-search-index")
+        self._pending: dict[str, list[Future[None]]] = defaultdict(list)
+        self._lock = threading.Lock()
+
+    def follow(self, services: Services) -> None:
+        self._services = services
+        services.search.settle = self.settle
+
+    def settle(self, user_id: str) -> None:
+        """Wait until every index update queued for `user_id` so far is done."""
+        with self._lock:
+            futures = self._pending.pop(user_id, [])
+        wait(futures)
+
+    def _refresh(self, user_id: str, sort_keys: list[str]) -> None:
+        try:
+            if self._services is not None:
+                refresh(self._services, user_id, sort_keys)
+        except Exception:  # the write is stored; the index catches up on reindex
+            log.exception("search: in-process index update failed")
+
+    def _changed(self, keys: Sequence[Key]) -> None:
+        by_user: dict[str, list[str]] = defaultdict(list)
+        for pk, sk in keys:
+            if pk.startswith(USER_PARTITION) and "#" not in pk[len(USER_PARTITION) :] and source_kind(sk):
+                by_user[pk[len(USER_PARTITION) :]].append(sk)
+        if not by_user or self._services is None:
+            return
+        with self._lock:
+            for user_id, sort_keys in by_user.items():
+                self._pending[user_id].append(self._worker.submit(self._refresh, user_id, sort_keys))
+
+    # -- writes: delegate, then report ---------------------------------------------------------
+
+    def put(self, item: Item, condition: Condition | None = None) -> None:
+        self._inner.put(item, condition)
+        self._changed([(item["pk"], item["sk"])])
+
+    def update(self, op: Update) -> Item:
+        result = self._inner.update(op)
+        self._changed([op.key])
+        return result
+
+    def delete(self, key: Key, condition: Condition | None = None) -> None:
+        self._inner.delete(key, condition)
+        self._changed([key])
+
+    def transact(self, ops: Sequence[WriteOp]) -> None:
+        self._inner.transact(ops)
+        self._changed([key_of(op) for op in ops])
+
+    # -- reads: delegate -----------------------------------------------------------------------
+
+    def get(self, key: Key) -> Item | None:
+        return self._inner.get(key)
+
+    def batch_get(self, keys: Sequence[Key]) -> list[Item]:
+        return self._inner.batch_get(keys)
+
+    def query(
+        self,
+        partition: str,
+        *,
+        index: str | None = None,
+        prefix: str | None = None,
+        start: str | None = None,
+        end: str | None = None,
+        descending: bool = False,
+        limit: int | None = None,
+        after: Cursor | None = None,
+    ) -> QueryPage:
+        return self._inner.query(
+            partition, index=index, prefix=prefix, start=start, end=end,
+            descending=descending, limit=limit, after=after,
+        )  # fmt: skip
+
+    def __getattr__(self, name: str) -> Any:
+        # Adapter extras that are not part of the port (DynamoDB's create_table_if_missing for
+        # `mesq serve --storage dynamodb`, SQLite's sweeps) pass through to the wrapped store.
+        return getattr(self._inner, name)
+
+    def close(self) -> None:
+        self._worker.shutdown(wait=True)
+        self._inner.close()

@@ -1,0 +1,160 @@
+"""One user's search index: a snapshot plus an overlay.
+
+The snapshot holds most documents: their BM25 model (bm25s over our own tokens) and a matrix of
+unit-length embeddings searched brute force with numpy. Every write lands in the overlay (the
+changed document, or the key alone when it stopped being searchable), so a write costs one
+document's tokens and vector, not a rebuild; the overlay hides the snapshot's older copy. When the
+overlay outgrows `OVERLAY_MAX` documents, `compact` folds it into a new snapshot.
+
+BM25 scores of the overlay come from a small bm25s model over the overlay alone, so their IDF is
+approximate until the next compaction: a fresh document is always a candidate, its rank settles
+when it joins the snapshot. Fusion is by rank (RRF), which keeps that approximation harmless.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import bm25s
+import numpy as np
+import numpy.typing as npt
+
+from .documents import Doc
+
+Vector = npt.NDArray[np.float32]
+#: Writes the overlay holds before `compact`: each write re-stores the overlay, a compaction the
+#: whole snapshot, so this trades per-write bytes against compaction frequency (docs/search.md).
+OVERLAY_MAX = 256
+
+
+@dataclass(frozen=True)
+class Entry:
+    doc: Doc
+    tokens: tuple[str, ...]
+    vector: Vector | None = None
+
+
+def unit(vector: npt.ArrayLike) -> Vector:
+    array = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(array))
+    return array / norm if norm > 0 else array
+
+
+class _Part:
+    """An immutable set of entries with their BM25 model and vector matrix."""
+
+    def __init__(self, entries: list[Entry], dimension: int | None) -> None:
+        self.entries = entries
+        self.keys = [entry.doc.key for entry in entries]
+        self.position = {key: i for i, key in enumerate(self.keys)}
+        self.bm25: bm25s.BM25 | None = None
+        if any(entry.tokens for entry in entries):
+            self.bm25 = bm25s.BM25()
+            self.bm25.index([list(entry.tokens) for entry in entries], show_progress=False)
+        self.dimension = dimension
+        self.has_vector = np.array([entry.vector is not None for entry in entries], dtype=bool)
+        self.vectors: Vector = np.zeros((len(entries), dimension or 0), dtype=np.float32)
+        for i, entry in enumerate(entries):
+            if entry.vector is not None and dimension and entry.vector.shape == (dimension,):
+                self.vectors[i] = entry.vector
+            elif entry.vector is not None:
+                self.has_vector[i] = False
+
+    def lexical(self, terms: list[str], hidden: Callable[[str], bool]) -> list[tuple[str, float]]:
+        if self.bm25 is None or not terms:
+            return []
+        scores = self.bm25.get_scores(terms)
+        hits = np.flatnonzero(scores > 0)
+        return [(self.keys[i], float(scores[i])) for i in hits if not hidden(self.keys[i])]
+
+    def similar(
+        self, query: Vector, hidden: Callable[[str], bool], limit: int, hidden_count: int
+    ) -> list[tuple[str, float]]:
+        """The `limit` most similar visible documents; at most `hidden_count` of them are hidden,
+        so only that many more are ranked (argpartition: no sort of every score)."""
+        if not self.entries or not self.dimension or query.shape != (self.dimension,):
+            return []
+        scores = self.vectors @ query
+        scores[~self.has_vector] = -np.inf
+        wanted = min(len(scores), limit + hidden_count)
+        top = np.argpartition(-scores, wanted - 1)[:wanted] if wanted < len(scores) else np.arange(len(scores))
+        order = top[np.argsort(-scores[top])]
+        hits = [(self.keys[i], float(scores[i])) for i in order if np.isfinite(scores[i]) and not hidden(self.keys[i])]
+        return hits[:limit]
+
+
+@dataclass
+class SearchIndex:
+    """The snapshot's entries and the overlay (key -> newer Entry, or None = removed)."""
+
+    snapshot_entries: list[Entry] = field(default_factory=list)
+    overlay: dict[str, Entry | None] = field(default_factory=dict)
+    dimension: int | None = None
+    #: The stored snapshot these entries are; None after `compact` (persist writes a new one).
+    snapshot_id: str | None = None
+    _snapshot: _Part | None = field(default=None, repr=False)
+    _overlay_part: _Part | None = field(default=None, repr=False)
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def snapshot(self) -> _Part:
+        if self._snapshot is None:
+            self._snapshot = _Part(self.snapshot_entries, self.dimension)
+        return self._snapshot
+
+    def overlay_part(self) -> _Part:
+        if self._overlay_part is None:
+            live = [entry for entry in self.overlay.values() if entry is not None]
+            self._overlay_part = _Part(live, self.dimension)
+        return self._overlay_part
+
+    def _hidden(self, key: str) -> bool:
+        return key in self.overlay
+
+    def entry(self, key: str) -> Entry | None:
+        if key in self.overlay:
+            return self.overlay[key]
+        snapshot = self.snapshot()
+        position = snapshot.position.get(key)
+        return None if position is None else snapshot.entries[position]
+
+    def entries(self) -> Iterable[Entry]:
+        for entry in self.snapshot_entries:
+            if entry.doc.key not in self.overlay:
+                yield entry
+        yield from (entry for entry in self.overlay.values() if entry is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.entries())
+
+    def lexical(self, terms: list[str]) -> list[tuple[str, float]]:
+        """Every document sharing a term with the query, best BM25 score first."""
+        hits = self.snapshot().lexical(terms, self._hidden) + self.overlay_part().lexical(terms, lambda _key: False)
+        return sorted(hits, key=lambda hit: (-hit[1], hit[0]))
+
+    def similar(self, query: Vector, limit: int) -> list[tuple[str, float]]:
+        """The `limit` documents with a vector most similar to `query`, best first."""
+        hits = self.snapshot().similar(query, self._hidden, limit, len(self.overlay))
+        hits += self.overlay_part().similar(query, lambda _key: False, limit, 0)
+        return sorted(hits, key=lambda hit: (-hit[1], hit[0]))[:limit]
+
+    # -- writing ------------------------------------------------------------------------------
+
+    def apply(self, upserts: Iterable[Entry] = (), removals: Iterable[str] = ()) -> None:
+        for entry in upserts:
+            if entry.vector is not None and self.dimension is None:
+                self.dimension = int(entry.vector.shape[0])
+            self.overlay[entry.doc.key] = entry
+        for key in removals:
+            self.overlay[key] = None
+        self._overlay_part = None
+        if len(self.overlay) > OVERLAY_MAX:
+            self.compact()
+
+    def compact(self) -> None:
+        self.snapshot_entries = list(self.entries())
+        self.overlay = {}
+        self.snapshot_id = None
+        self._snapshot = None
+        self._overlay_part = None

@@ -1,0 +1,155 @@
+"""Where a user's index lives: two blobs and one pointer item.
+
+- `search/<user hash>/<id>.snap`: the snapshot (entries as JSON, vectors as float16 .npy, zipped);
+- `search/<user hash>/<id>.ovl`: the overlay (the same format, removed keys included);
+- pointer item pk `U#<user>` sk `SEARCH#INDEX`: `snapshot`, `overlay` (blob ids) and `generation`.
+
+Writers switch the pointer with a condition on its generation, so two writers cannot lose each
+other's change (the loser reloads and retries). Readers read the pointer (one item) per query and
+keep the loaded index per process keyed by (snapshot, overlay): a warm function reloads only what
+changed, usually just the small overlay.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import uuid
+import zipfile
+from typing import Any
+
+import numpy as np
+
+from ..keys import user_partition
+from ..store.ports import BlobNotFound, BlobStore, Condition, ConditionFailed, Item, ItemStore
+from .documents import Doc
+from .index import Entry, SearchIndex
+from .providers import SearchRuntime
+
+POINTER_SK = "SEARCH#INDEX"
+CONTENT_TYPE = "application/zip"
+
+
+def pointer_key(user_id: str) -> tuple[str, str]:
+    return (user_partition(user_id), POINTER_SK)
+
+
+def _folder(user_id: str) -> str:
+    return "search/" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
+
+
+def _pack(entries: list[Entry], removed: list[str], dimension: int | None) -> bytes:
+    rows = [
+        {"kind": e.doc.kind, "id": e.doc.id, "text": e.doc.text, "meta": e.doc.meta, "tokens": e.tokens}
+        for e in entries
+    ]
+    has_vector = np.array([e.vector is not None and dimension is not None for e in entries], dtype=bool)
+    vectors = np.zeros((len(entries), dimension or 0), dtype=np.float16)
+    for i, entry in enumerate(entries):
+        if has_vector[i] and entry.vector is not None and entry.vector.shape == (dimension,):
+            vectors[i] = entry.vector
+        else:
+            has_vector[i] = False
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        archive.writestr("entries.json", json.dumps({"rows": rows, "removed": removed, "dimension": dimension}))
+        for name, array in (("vectors.npy", vectors), ("has_vector.npy", has_vector)):
+            buffer = io.BytesIO()
+            np.save(buffer, array, allow_pickle=False)
+            archive.writestr(name, buffer.getvalue())
+    return out.getvalue()
+
+
+def _unpack(data: bytes) -> tuple[list[Entry], list[str], int | None]:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        body = json.loads(archive.read("entries.json"))
+        vectors = np.load(io.BytesIO(archive.read("vectors.npy")), allow_pickle=False).astype(np.float32)
+        has_vector = np.load(io.BytesIO(archive.read("has_vector.npy")), allow_pickle=False)
+    entries = [
+        Entry(
+            Doc(row["kind"], row["id"], row["text"], row["meta"]),
+            tuple(row["tokens"]),
+            vectors[i] if has_vector[i] else None,
+        )
+        for i, row in enumerate(body["rows"])
+    ]
+    return entries, list(body["removed"]), body["dimension"]
+
+
+class IndexRepository:
+    def __init__(self, items: ItemStore, blobs: BlobStore, runtime: SearchRuntime) -> None:
+        self._items, self._blobs, self._cache = items, blobs, runtime.cache
+
+    def pointer(self, user_id: str) -> Item | None:
+        return self._items.get(pointer_key(user_id))
+
+    def load(self, user_id: str) -> tuple[SearchIndex, Item] | None:
+        """The user's current index (cached by version), or None when none was built yet."""
+        pointer = self.pointer(user_id)
+        if pointer is None:
+            return None
+        cached = self._cache.get(user_id)
+        if cached is not None and cached[0] == (pointer["snapshot"], pointer["overlay"]):
+            return cached[1], pointer
+        folder = _folder(user_id)
+        try:
+            if cached is not None and cached[0][0] == pointer["snapshot"]:
+                index: SearchIndex = cached[1]
+                base = SearchIndex(index.snapshot_entries, {}, index.dimension, index.snapshot_id, index._snapshot)
+            else:
+                entries, _removed, dimension = _unpack(self._blobs.get(f"{folder}/{pointer['snapshot']}.snap"))
+                base = SearchIndex(entries, {}, dimension, str(pointer["snapshot"]))
+            overlay, removed, dimension = _unpack(self._blobs.get(f"{folder}/{pointer['overlay']}.ovl"))
+        except BlobNotFound:
+            return None  # a writer replaced the version between the two reads: the caller retries
+        base.dimension = base.dimension or dimension
+        base.overlay = {**{entry.doc.key: entry for entry in overlay}, **dict.fromkeys(removed)}
+        self._cache[user_id] = ((pointer["snapshot"], pointer["overlay"]), base)
+        return base, pointer
+
+    def save(self, user_id: str, index: SearchIndex, previous: Item | None) -> bool:
+        """Store `index` as the user's new version; False when another writer got there first."""
+        folder = _folder(user_id)
+        snapshot_changed = index.snapshot_id is None
+        snapshot_id = index.snapshot_id or uuid.uuid4().hex
+        if snapshot_changed:
+            self._blobs.put(
+                f"{folder}/{snapshot_id}.snap", _pack(index.snapshot_entries, [], index.dimension), CONTENT_TYPE
+            )
+        overlay_id = uuid.uuid4().hex
+        live = [entry for entry in index.overlay.values() if entry is not None]
+        removed = [key for key, entry in index.overlay.items() if entry is None]
+        self._blobs.put(f"{folder}/{overlay_id}.ovl", _pack(live, removed, index.dimension), CONTENT_TYPE)
+        generation = int(previous["generation"]) + 1 if previous else 1
+        pk, sk = pointer_key(user_id)
+        pointer: dict[str, Any] = {
+            "pk": pk, "sk": sk, "snapshot": snapshot_id, "overlay": overlay_id, "generation": generation,
+            "documents": len(index),
+        }  # fmt: skip
+        condition = (
+            Condition(exists=False) if previous is None else Condition(equals={"generation": previous["generation"]})
+        )
+        try:
+            self._items.put(pointer, condition)
+        except ConditionFailed:
+            return False
+        index.snapshot_id = snapshot_id
+        self._cache[user_id] = ((snapshot_id, overlay_id), index)
+        if previous is not None:  # the old version's blobs: a reader that still holds them has them in memory
+            if previous["snapshot"] != snapshot_id:
+                self._blobs.delete(f"{folder}/{previous['snapshot']}.snap")
+            self._blobs.delete(f"{folder}/{previous['overlay']}.ovl")
+        return True
+
+    def forget(self, user_id: str) -> None:
+        """Drop this process's copy (after a lost race the next load reads the store again)."""
+        self._cache.pop(user_id, None)
+
+    def drop(self, user_id: str) -> None:
+        pointer = self.pointer(user_id)
+        if pointer is not None:
+            self._items.delete(pointer_key(user_id))
+            self._blobs.delete(f"{_folder(user_id)}/{pointer['snapshot']}.snap")
+            self._blobs.delete(f"{_folder(user_id)}/{pointer['overlay']}.ovl")
+        self._cache.pop(user_id, None)

@@ -1,0 +1,50 @@
+"""DynamoDB Streams records -> indexer.refresh, per user (functions/indexer).
+
+Only the keys matter (the stream view is KEYS_ONLY-compatible): refresh re-reads the items, so a
+batch may hold duplicates or out-of-order records. A user whose refresh fails reports its records'
+sequence numbers as batch item failures; with bisect-on-error the rest of the batch still lands
+and the poison records end in the DLQ after the retries.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from aws_lambda_powertools import Logger
+
+from ..context import Services
+from .documents import source_kind
+from .indexer import refresh
+
+log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
+USER_PREFIX = "U#"
+
+
+def _user_and_key(record: Mapping[str, Any]) -> tuple[str, str] | None:
+    keys = record.get("dynamodb", {}).get("Keys", {})
+    pk, sk = keys.get("pk", {}).get("S"), keys.get("sk", {}).get("S")
+    if not isinstance(pk, str) or not isinstance(sk, str) or not pk.startswith(USER_PREFIX):
+        return None
+    user = pk[len(USER_PREFIX) :]
+    if "#" in user or source_kind(sk) is None:
+        return None
+    return user, sk
+
+
+def handle_records(services: Services, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Returns the Lambda partial-batch answer `{"batchItemFailures": [...]}`."""
+    by_user: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for record in records:
+        found = _user_and_key(record)
+        if found is not None:
+            by_user[found[0]].append((found[1], str(record.get("dynamodb", {}).get("SequenceNumber", ""))))
+    failures: list[dict[str, str]] = []
+    for user, changes in by_user.items():
+        try:
+            refresh(services, user, [sort_key for sort_key, _ in changes])
+        except Exception:
+            log.exception("search indexer: refresh failed for a user")
+            failures += [{"itemIdentifier": sequence} for _, sequence in changes]
+    return {"batchItemFailures": failures}

@@ -1,0 +1,128 @@
+"""Recurring root tasks: an RFC 5545 RRULE stepping from the task's `due` (docs/contract.md §5).
+
+The dates come from python-dateutil's `rrule`; nothing here does calendar arithmetic. The rule's
+DTSTART is the current due, so a rescheduled due (a new `due`) keeps the rule and the series
+continues from there:
+- a date-only due steps in dates (`{"type": "date"}` in, the same type out);
+- a datetime due steps in wall-clock time of the task's `timezone` (DST-correct: a 09:00 rule
+  stays 09:00 local across a change), or of the due's own offset when the task has no zone.
+  The next due is written with the offset valid on its day.
+`COUNT` counts the completed occurrences of the series (`occurrenceCount`, kept across
+reschedules); `UNTIL` is dateutil's. Completing the last occurrence completes the task for good.
+
+Stored fields of a task (besides the public `recurrence`): `occurrences` (the completed ones,
+newest `HISTORY_MAX` kept, readable in get_todo_task) and `occurrenceCount`.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, tzinfo
+from typing import Any
+
+from dateutil.rrule import rrule, rrulestr
+
+from ..errors import ValidationError
+from ..store.ports import Item
+from ..timestamps import parse_timestamp, parse_zone
+
+FREQUENCIES = ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
+HISTORY_MAX = 50
+_NOT_IN_A_RULE = ("DTSTART", "RDATE", "EXDATE", "EXRULE", "\n", "\r")
+
+
+def normalized(text: str | None, field: str = "recurrence") -> str | None:
+    """The stored form of a rule: the RRULE value without a leading `RRULE:`; None clears it."""
+    if text is None:
+        return None
+    rule = text.strip()
+    if rule.upper().startswith("RRULE:"):
+        rule = rule[len("RRULE:") :]
+    if any(word in rule.upper() for word in _NOT_IN_A_RULE):
+        raise ValidationError(f"{field}: one RRULE value only (its start is the task's due)")
+    return rule
+
+
+def check_rule(rule: str | None, due: dict[str, Any] | None, timezone: str | None, field: str = "recurrence") -> None:
+    """A rule is valid when dateutil accepts it from this due (UNTIL must be a date for a
+    date-only due and a UTC time ending in Z for a datetime due, as RFC 5545 asks)."""
+    if rule is None:
+        return
+    if due is None:
+        raise ValidationError(f"{field}: a recurring task needs a due (the first occurrence)")
+    frequency = next((part[5:] for part in rule.split(";") if part.startswith("FREQ=")), "")
+    if frequency not in FREQUENCIES:
+        raise ValidationError(f"{field}: FREQ must be one of {', '.join(FREQUENCIES)}")
+    _series(rule, due, timezone, field)
+
+
+def _zone(due: dict[str, Any], timezone: str | None) -> tzinfo | None:
+    if due["type"] == "date":
+        return None
+    if timezone:
+        return parse_zone(timezone, "timezone")
+    parse_timestamp(str(due["at"]), "due.at")  # the strict check; fromisoformat keeps the offset
+    return datetime.fromisoformat(str(due["at"])).tzinfo
+
+
+def _start(due: dict[str, Any], timezone: str | None) -> datetime:
+    """The due as the rule's DTSTART: naive midnight for a date, local wall time for a datetime."""
+    if due["type"] == "date":
+        return datetime.combine(date.fromisoformat(str(due["date"])), time(0))
+    return parse_timestamp(str(due["at"]), "due.at").astimezone(_zone(due, timezone))
+
+
+def _series(rule: str, due: dict[str, Any], timezone: str | None, field: str) -> rrule:
+    try:
+        series = rrulestr(rule, dtstart=_start(due, timezone))
+    except (ValueError, TypeError, KeyError, IndexError) as error:
+        raise ValidationError(f"{field}: not a valid RFC 5545 RRULE for this due ({_reason(error)})") from None
+    if not isinstance(series, rrule):
+        raise ValidationError(f"{field}: one RRULE value only")
+    return series
+
+
+def _reason(error: Exception) -> str:
+    text = str(error)
+    return text if text and len(text) < 120 else "unrecognised part"
+
+
+def rule_count(rule: str) -> int | None:
+    for part in rule.split(";"):
+        if part.startswith("COUNT="):
+            return int(part[6:]) if part[6:].isdigit() else None
+    return None
+
+
+def next_due(rule: str, due: dict[str, Any], timezone: str | None) -> dict[str, Any] | None:
+    """The occurrence after `due` (same due type), or None when UNTIL ends the series. COUNT is
+    left to `advanced` (it counts completions, not rule dates)."""
+    series = _series(rule, due, timezone, "recurrence").replace(count=None)
+    start = _start(due, timezone)
+    following = series.after(start, inc=False)
+    if following is None:
+        return None
+    if due["type"] == "date":
+        return {"type": "date", "date": following.date().isoformat()}
+    # Wall-clock times that do not exist (a spring-forward gap) are normalised through UTC.
+    return {"type": "datetime", "at": following.astimezone(UTC).astimezone(following.tzinfo).isoformat()}
+
+
+def advanced(task: Item, now: str) -> Item | None:
+    """A recurring task after completing its current occurrence: the next due, subtasks to be
+    reset by the caller, the occurrence in the history; None when the series has ended (the
+    caller completes the task for good, still recording the occurrence with `recorded`)."""
+    rule, due = task.get("recurrence"), task.get("due")
+    if not rule or not due or task.get("done"):
+        return None
+    done_count = int(task.get("occurrenceCount") or 0) + 1
+    limit = rule_count(rule)
+    following = None if limit is not None and done_count >= limit else next_due(rule, due, task.get("timezone"))
+    if following is None:
+        return None
+    return {**recorded(task, now), "due": following}
+
+
+def recorded(task: Item, now: str) -> Item:
+    """`task` with its current occurrence appended to the history (bounded)."""
+    history = [*(task.get("occurrences") or []), {"due": task["due"], "completedAt": now}][-HISTORY_MAX:]
+    return {**task, "occurrences": history, "occurrenceCount": int(task.get("occurrenceCount") or 0) + 1}

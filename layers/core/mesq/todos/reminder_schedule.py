@@ -1,0 +1,130 @@
+"""When a root task's reminders fire, and the index the scheduled tick finds them through
+(docs/contract.md §12). Pure: no I/O.
+
+A reminder is `{"type": "absolute", "at": <ISO with offset>}` or `{"type": "relative", "offset":
+<ISO 8601 duration>}` (from the due: -PT15M, -P1D; a date-only due counts from the start of its
+day in the task's zone, else UTC). Relative reminders follow each occurrence of a recurring task,
+since the due advances. A done, trashed or subtask record has none that fire.
+
+The index: one item per task with a reminder still to fire, `U#<user>` / `REMIND#TASK#<taskId>`
+(`at` = the next instant), whose GSI2 partition is the minute bucket `REMINDERS#<yyyy-mm-ddThh:mm>`
+(UTC) of that instant. The tick queries buckets, never users. Every todo write that changes a
+task's next instant rewrites the item in the same transaction (`index_ops`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import isodate
+
+from ..errors import ValidationError
+from ..keys import user_partition
+from ..store.ports import Delete, Item, Key, Put, WriteOp
+from ..timestamps import format_timestamp, parse_timestamp
+from .keys import KIND_PREFIX, live, record_of
+from .views.query import due_moment
+
+MAX_REMINDERS = 5
+INDEX_PREFIX = "REMIND#TASK#"
+BUCKET_PREFIX = "REMINDERS#"
+
+
+def parse_offset(text: str, field: str = "offset") -> timedelta:
+    """An ISO 8601 duration in weeks, days, hours, minutes, seconds (the schema's pattern)."""
+    try:
+        value = isodate.parse_duration(text)
+    except (isodate.ISO8601Error, ValueError):
+        raise ValidationError(f"{field}: {text!r} is not an ISO 8601 duration like -PT15M or -P1D") from None
+    if not isinstance(value, timedelta):
+        raise ValidationError(f"{field}: use weeks, days, hours, minutes or seconds (no years or months)")
+    return value
+
+
+def check_reminders(reminders: Sequence[dict[str, Any]], due: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The reminders as stored (only checked; given order kept, duplicates dropped)."""
+    unique = list({_identity(r): r for r in reminders}.values())
+    for index, reminder in enumerate(unique):
+        field = f"reminders[{index}]"
+        if reminder["type"] == "absolute":
+            parse_timestamp(str(reminder["at"]), f"{field}.at")
+        else:
+            parse_offset(str(reminder["offset"]), f"{field}.offset")
+            if due is None:
+                raise ValidationError(f"{field}: a relative reminder needs the task's due; set a due first")
+    return [dict(r) for r in unique]
+
+
+def _identity(reminder: dict[str, Any]) -> tuple[str, str]:
+    return (str(reminder["type"]), str(reminder.get("at") or reminder.get("offset")))
+
+
+def instants(task: Item) -> list[datetime]:
+    """Every instant (UTC) the task's reminders stand for now, sorted."""
+    if task.get("parentId") is not None or task.get("done") or not live(task):
+        return []
+    due = due_moment(task.get("due"), task.get("timezone"))
+    found: set[datetime] = set()
+    for reminder in task.get("reminders") or ():
+        try:
+            if reminder.get("type") == "absolute":
+                found.add(parse_timestamp(str(reminder["at"]), "at"))
+            elif due is not None:
+                found.add(due + parse_offset(str(reminder["offset"])))
+        except (ValidationError, OverflowError):
+            continue  # never stored by our writes; a bad one must not stop the others
+    return sorted(found)
+
+
+def next_instant(task: Item | None, after: datetime) -> datetime | None:
+    """The first instant strictly after `after`, or None."""
+    if task is None:
+        return None
+    return next((moment for moment in instants(task) if moment > after), None)
+
+
+def bucket(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M")
+
+
+def bucket_partition(moment: datetime) -> str:
+    return BUCKET_PREFIX + bucket(moment)
+
+
+def index_key(user_id: str, task_id: str) -> Key:
+    return (user_partition(user_id), INDEX_PREFIX + task_id)
+
+
+def index_item(user_id: str, task_id: str, moment: datetime) -> Item:
+    at = format_timestamp(moment)
+    pk, sk = index_key(user_id, task_id)
+    return {
+        "pk": pk,
+        "sk": sk,
+        "gsi2pk": bucket_partition(moment),
+        "gsi2sk": f"{at}#{user_id}#{task_id}",
+        "userId": user_id,
+        "taskId": task_id,
+        "at": at,
+    }
+
+
+def index_ops(user_id: str, before_of: dict[str, Item], ops: Iterable[WriteOp], now: datetime) -> list[WriteOp]:
+    """The index writes a todo transaction needs: for each task it puts, the next instant after
+    `now` before and after the write; when they differ, the index item is put or deleted."""
+    extra: list[WriteOp] = []
+    for op in ops:
+        if not isinstance(op, Put) or not str(op.item.get("sk", "")).startswith(KIND_PREFIX["task"]):
+            continue
+        after = record_of(op.item)
+        was = next_instant(before_of.get(str(after["id"])), now)
+        will = next_instant(after, now)
+        if was == will:
+            continue
+        task_id = str(after["id"])
+        extra.append(
+            Put(index_item(user_id, task_id, will)) if will is not None else Delete(index_key(user_id, task_id))
+        )
+    return extra

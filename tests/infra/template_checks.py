@@ -1,0 +1,142 @@
+"""What template.yaml must contain, as functions returning the problems they find, so a test can
+show each check fails on a mutated copy of the template (tests/infra/test_template_guards.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mesq.spec import load_spec
+from tests.infra.template_tools import REPO, allows, functions, http_routes, role_grants, schedules, transformed
+
+#: Routes outside the OpenAPI document: (METHOD, path) -> the function that serves them.
+FIXED_ROUTES = {
+    ("GET", "/healthz"): "ApiFunction",
+    ("GET", "/api/openapi.json"): "ApiFunction",
+    ("ANY", "/mcp"): "McpFunction",
+    ("ANY", "/mcp/readonly"): "McpFunction",
+    ("ANY", "/mcp/x/{toolsets}"): "McpFunction",
+    ("ANY", "/mcp/x/{toolsets}/readonly"): "McpFunction",
+    ("GET", "/.well-known/oauth-protected-resource/mcp"): "McpFunction",
+    ("ANY", "/.well-known/oauth-authorization-server"): "OAuthFunction",
+    ("GET", "/oauth/authorize"): "OAuthFunction",
+    ("ANY", "/oauth/token"): "OAuthFunction",
+    ("ANY", "/oauth/register"): "OAuthFunction",
+    ("ANY", "/oauth/revoke"): "OAuthFunction",
+    ("ANY", "/"): "OAuthFunction",
+    ("ANY", "/login"): "OAuthFunction",
+    ("ANY", "/static/{proxy+}"): "OAuthFunction",
+}
+
+#: The schedules each job needs (rate expressions): a missing one means a job never runs.
+SCHEDULES = {
+    "SchedulerFunction": ["rate(15 minutes)"],
+    "ReadingSyncFunction": ["rate(6 hours)"],
+}
+
+_TABLE = "${Table.Arn}"
+_BUCKET = "${AttachmentBucket.Arn}"
+_KEY = "arn:${AWS::Partition}:kms:${AWS::Region}:${AWS::AccountId}:key/${ReadingCredentialKey}"
+_ITEMS = [
+    ("dynamodb:GetItem", _TABLE),
+    ("dynamodb:Query", _TABLE),
+    ("dynamodb:Query", f"{_TABLE}/index/gsi1"),
+    ("dynamodb:Query", f"{_TABLE}/index/gsi2"),
+    ("dynamodb:BatchGetItem", _TABLE),
+    ("dynamodb:PutItem", _TABLE),
+    ("dynamodb:UpdateItem", _TABLE),
+    ("dynamodb:DeleteItem", _TABLE),
+    ("dynamodb:ConditionCheckItem", _TABLE),
+]
+_MODEL = "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/"
+_SEARCH = [
+    ("s3:GetObject", "${AttachmentBucket.Arn}/search/*"),
+    ("s3:PutObject", "${AttachmentBucket.Arn}/search/*"),
+    ("bedrock:InvokeModel", _MODEL + "${EmbeddingModelId}"),
+    ("bedrock:InvokeModel", _MODEL + "${RerankModelId}"),
+    ("bedrock:Rerank", "*"),
+]
+_ATTACHMENTS = [
+    ("s3:PutObject", f"{_BUCKET}/uploads/*"),
+    ("s3:GetObject", f"{_BUCKET}/uploads/*"),
+    ("s3:PutObject", f"{_BUCKET}/users/*"),
+    ("s3:GetObject", f"{_BUCKET}/users/*"),
+    ("s3:DeleteObject", f"{_BUCKET}/users/*"),
+    ("s3:ListBucket", _BUCKET),
+]
+_SYNC_QUEUE = "arn:${AWS::Partition}:sqs:${AWS::Region}:${AWS::AccountId}:${ReadingSyncQueue.QueueName}"
+
+#: What each function's code calls: (action, resource) its role must allow.
+PERMISSIONS: dict[str, list[tuple[str, str]]] = {
+    "ApiFunction": [*_ITEMS, *_ATTACHMENTS, *_SEARCH],
+    "McpFunction": [*_ITEMS, *_ATTACHMENTS, *_SEARCH],
+    "OAuthFunction": [
+        *_ITEMS,
+        ("kms:GenerateDataKey", "${ReadingCredentialKey.Arn}"),
+        ("sqs:SendMessage", _SYNC_QUEUE),
+    ],
+    "SchedulerFunction": [*_ITEMS, ("s3:DeleteObject", f"{_BUCKET}/uploads/*")],
+    "ReadingSyncFunction": [*_ITEMS, ("kms:Decrypt", _KEY), ("sqs:SendMessageBatch", _SYNC_QUEUE)],
+    "IndexerFunction": [
+        *_ITEMS,
+        ("s3:GetObject", f"{_BUCKET}/search/*"),
+        ("s3:PutObject", f"{_BUCKET}/search/*"),
+        ("s3:DeleteObject", f"{_BUCKET}/search/*"),
+        ("bedrock:InvokeModel", "arn:${AWS::Partition}:bedrock:${AWS::Region}::foundation-model/${EmbeddingModelId}"),
+        ("sqs:SendMessage", "${IndexerDeadLetters.Arn}"),
+    ],
+}
+
+
+def route_problems(template: dict[str, Any]) -> list[str]:
+    routes = http_routes(template)
+    spec = load_spec()
+    wanted = {(op.method, op.path): "ApiFunction" for op in [*spec.operations.values(), *spec.raw_operations.values()]}
+    wanted.update(FIXED_ROUTES)
+    problems = [f"{m} {p} -> {f}: {routes.get((m, p))}" for (m, p), f in wanted.items() if routes.get((m, p)) != f]
+    route_keys = {f"{m} {p}" for m, p in routes}
+    settings = template["Resources"]["HttpApi"]["Properties"].get("RouteSettings", {})
+    problems += [f"RouteSettings names no route: {key}" for key in settings if key not in route_keys]
+    return problems
+
+
+def schedule_problems(template: dict[str, Any]) -> list[str]:
+    found = schedules(template)
+    return [
+        f"{function}: no schedule {expression}"
+        for function, expressions in SCHEDULES.items()
+        for expression in expressions
+        if expression not in found.get(function, [])
+    ]
+
+
+def permission_problems(template: dict[str, Any]) -> list[str]:
+    cfn = transformed(template)
+    problems = []
+    for function, needed in PERMISSIONS.items():
+        grants, _ = role_grants(cfn, function)
+        problems += [
+            f"{function}: {action} on {resource}" for action, resource in needed if not allows(grants, action, resource)
+        ]
+    return problems
+
+
+def function_problems(template: dict[str, Any]) -> list[str]:
+    """Every directory under functions/ is deployed, and every deployed function has a handler,
+    a permission table above, a log group with a retention and alarms on errors and throttles."""
+    declared = functions(template)
+    uris = {resource["Properties"]["CodeUri"].strip("/"): logical_id for logical_id, resource in declared.items()}
+    problems = [
+        f"functions/{d.name} is not in template.yaml"
+        for d in (REPO / "functions").iterdir()
+        if d.is_dir() and (d / "app.py").is_file() and f"functions/{d.name}" not in uris
+    ]
+    resources = template["Resources"]
+    for logical_id, resource in declared.items():
+        if not (REPO / resource["Properties"]["CodeUri"] / "app.py").is_file():
+            problems.append(f"{logical_id}: no app.py")
+        if logical_id not in PERMISSIONS:
+            problems.append(f"{logical_id}: not in PERMISSIONS")
+        for suffix in ("LogGroup", "ErrorsAlarm", "ThrottlesAlarm"):
+            if f"{logical_id}{suffix}" not in resources:
+                problems.append(f"{logical_id}: no {logical_id}{suffix}")
+    return problems

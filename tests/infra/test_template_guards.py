@@ -1,0 +1,96 @@
+"""The template checks pass on template.yaml and fail on a copy with one thing removed."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from tests.infra.template_checks import (
+    function_problems,
+    permission_problems,
+    route_problems,
+    schedule_problems,
+)
+from tests.infra.template_tools import load_template
+
+
+@pytest.fixture(scope="module")
+def template() -> dict[str, Any]:
+    return load_template()
+
+
+def mutated(template: dict[str, Any]) -> dict[str, Any]:
+    return copy.deepcopy(template)
+
+
+def test_the_template_passes_every_check(template):
+    assert route_problems(template) == []
+    assert schedule_problems(template) == []
+    assert permission_problems(template) == []
+    assert function_problems(template) == []
+
+
+@pytest.mark.parametrize(
+    ("function", "event"),
+    [
+        ("ApiFunction", "CreateMemoUploadSession"),
+        ("ApiFunction", "Healthz"),
+        ("McpFunction", "McpReadonly"),
+        ("OAuthFunction", "Token"),
+    ],
+)
+def test_a_missing_route_fails(template, function, event):
+    copy_ = mutated(template)
+    del copy_["Resources"][function]["Properties"]["Events"][event]
+    assert route_problems(copy_) != []
+
+
+def test_a_throttle_on_a_route_that_does_not_exist_fails(template):
+    copy_ = mutated(template)
+    copy_["Resources"]["HttpApi"]["Properties"]["RouteSettings"]["GET /api/toolkit/nope"] = {"ThrottlingRateLimit": 1}
+    assert route_problems(copy_) == ["RouteSettings names no route: GET /api/toolkit/nope"]
+
+
+@pytest.mark.parametrize(
+    ("function", "event"), [("SchedulerFunction", "SweepUploadSessions"), ("ReadingSyncFunction", "SyncSchedule")]
+)
+def test_a_missing_schedule_fails(template, function, event):
+    copy_ = mutated(template)
+    del copy_["Resources"][function]["Properties"]["Events"][event]
+    assert len(schedule_problems(copy_)) == 1
+
+
+@pytest.mark.parametrize(
+    ("function", "policy"),
+    [
+        ("ApiFunction", {"Ref": "AttachmentObjectPolicy"}),
+        ("McpFunction", {"Ref": "ItemWritePolicy"}),
+        ("SchedulerFunction", {"Ref": "StagingCleanupPolicy"}),
+        ("ReadingSyncFunction", {"KMSDecryptPolicy": {"KeyId": {"Ref": "ReadingCredentialKey"}}}),
+        ("IndexerFunction", {"Ref": "ItemReadPolicy"}),
+    ],
+)
+def test_a_missing_permission_fails(template, function, policy):
+    copy_ = mutated(template)
+    policies = copy_["Resources"][function]["Properties"]["Policies"]
+    policies.remove(policy)
+    problems = permission_problems(copy_)
+    assert problems and all(problem.startswith(function) for problem in problems)
+
+
+def test_a_narrowed_index_grant_fails(template):
+    copy_ = mutated(template)
+    statement = copy_["Resources"]["ItemReadPolicy"]["Properties"]["PolicyDocument"]["Statement"][0]
+    statement["Resource"] = statement["Resource"][:2]  # gsi2 dropped
+    assert any("index/gsi2" in problem for problem in permission_problems(copy_))
+
+
+def test_an_undeployed_function_or_a_missing_alarm_fails(template):
+    copy_ = mutated(template)
+    del copy_["Resources"]["IndexerFunction"]
+    del copy_["Resources"]["SchedulerFunctionThrottlesAlarm"]
+    problems = function_problems(copy_)
+    assert "functions/indexer is not in template.yaml" in problems
+    assert "SchedulerFunction: no SchedulerFunctionThrottlesAlarm" in problems

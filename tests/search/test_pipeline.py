@@ -1,0 +1,138 @@
+"""The pipeline's failure modes and the rerank contract: vector down -> degraded with BM25 hits;
+both down -> SERVICE_UNAVAILABLE; zero candidates -> an empty answer; every candidate reranked in
+batches of 20; scopes decide the kinds search_everything returns; the index follows writes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pytest
+
+from mesq.context import Services
+from mesq.errors import ServiceUnavailable
+from mesq.search import pipeline
+from mesq.search.providers import ProviderError, Vectors
+
+from .conftest import run
+
+
+class DownEmbedder:
+    name = "down"
+
+    def __init__(self) -> None:
+        self.up = True
+
+    def embed(self, texts: Sequence[str], query: bool = False) -> Vectors:
+        if not self.up:
+            raise ProviderError("down")
+        return np.ones((len(texts), 4), dtype=np.float32) / 2
+
+
+class CountingReranker:
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.batches: list[int] = []
+
+    def rerank(self, query: str, docs: Sequence[str]) -> list[float]:
+        self.batches.append(len(docs))
+        return [float(len(doc)) for doc in docs]
+
+
+def _stage(answer: dict, name: str) -> dict:
+    return next(stage for stage in answer["stages"] if stage["name"] == name)
+
+
+def test_vector_down_is_degraded_with_bm25_results(make_services: Callable[..., Services]) -> None:
+    services = make_services()
+    embedder = DownEmbedder()
+    services.search.embedder = embedder
+    memo = run(services, "create_memo", {"content": "the plumber fixes the kitchen faucet"})["memo"]
+    embedder.up = False
+    answer = run(services, "search_ai_memos", {"query": "faucet"})
+    assert answer["degraded"] is True
+    assert [item["id"] for item in answer["items"]] == [memo["id"]]
+    assert _stage(answer, "vector")["status"] == "failed" and _stage(answer, "bm25")["status"] == "ok"
+
+
+def test_both_branches_down_is_service_unavailable(
+    make_services: Callable[..., Services], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services = make_services()
+    embedder = DownEmbedder()
+    services.search.embedder = embedder
+    run(services, "create_memo", {"content": "anything"})
+    embedder.up = False
+
+    def broken(*_args: object) -> list[tuple[str, float]]:
+        raise RuntimeError("bm25 broke")
+
+    monkeypatch.setattr(pipeline.SearchIndex, "lexical", broken)
+    with pytest.raises(ServiceUnavailable):
+        run(services, "search_ai_memos", {"query": "anything"})
+
+
+def test_zero_candidates_is_a_normal_empty_answer(make_services: Callable[..., Services]) -> None:
+    services = make_services()
+    run(services, "create_memo", {"content": "tomatoes on the balcony"})
+    answer = run(services, "search_ai_memos", {"query": "kubernetes"})
+    assert answer["items"] == [] and _stage(answer, "bm25") == {
+        **_stage(answer, "bm25"),
+        "status": "ok",
+        "candidates": 0,
+    }
+    assert _stage(answer, "rerank")["status"] == "skipped"
+
+
+def test_every_candidate_is_reranked_in_batches_of_20(make_services: Callable[..., Services]) -> None:
+    services = make_services()
+    reranker = CountingReranker()
+    services.search.reranker = reranker
+    for i in range(95):
+        run(services, "create_memo", {"content": f"weekly report number {i} " + "x" * i})
+    answer = run(services, "search_ai_memos", {"query": "weekly report", "limit": 3})
+    assert reranker.batches == [20, 20, 20, 20, 15]
+    assert _stage(answer, "rerank") == {**_stage(answer, "rerank"), "status": "ok", "candidates": 95}
+    assert len(answer["items"]) == 3 and answer["items"][0]["snippet"].startswith("weekly report number 94")
+
+
+def test_without_limit_every_candidate_is_returned(make_services: Callable[..., Services]) -> None:
+    services = make_services()
+    for i in range(30):
+        run(services, "create_memo", {"content": f"note about gardening {i}"})
+    answer = run(services, "search_ai_memos", {"query": "gardening"})
+    assert len(answer["items"]) == 30 and _stage(answer, "rerank")["status"] == "fused"
+
+
+def test_filters_and_trash(make_services: Callable[..., Services]) -> None:
+    services = make_services()
+    tagged = run(services, "create_memo", {"content": "budget review #work"})["memo"]
+    plain = run(services, "create_memo", {"content": "budget for the holiday"})["memo"]
+    assert [i["id"] for i in run(services, "search_ai_memos", {"query": "budget", "tags": ["work"]})["items"]] == [
+        tagged["id"]
+    ]
+    run(services, "delete_memo", {"id": plain["id"], "expectedRevision": plain["revision"]})
+    assert [i["id"] for i in run(services, "search_ai_memos", {"query": "budget"})["items"]] == [tagged["id"]]
+    run(services, "restore_memo", {"id": plain["id"], "expectedRevision": plain["revision"] + 1})
+    assert len(run(services, "search_ai_memos", {"query": "budget"})["items"]) == 2
+
+
+def test_search_everything_obeys_scopes(make_services: Callable[..., Services]) -> None:
+    services = make_services()
+    memo = run(services, "create_memo", {"content": "plumber invoice"})["memo"]
+    task = run(services, "create_todo_task", {"title": "call the plumber", "notes": "about the invoice"})["task"]
+    both = run(services, "search_everything", {"query": "plumber"})
+    assert {(i["kind"], i["id"]) for i in both["items"]} == {("memo", memo["id"]), ("todo_task", task["id"])}
+    memo_only = run(services, "search_everything", {"query": "plumber"}, scopes=frozenset({"memo:read"}))
+    assert [(i["kind"], i["id"]) for i in memo_only["items"]] == [("memo", memo["id"])]
+    todo_only = run(services, "search_everything", {"query": "plumber"}, scopes=frozenset({"todo:read"}))
+    assert [i["kind"] for i in todo_only["items"]] == ["todo_task"]
+
+
+def test_a_write_is_searchable_by_the_next_query(make_services: Callable[..., Services]) -> None:
+    services = make_services()
+    run(services, "create_memo", {"content": "first"})
+    assert run(services, "search_ai_memos", {"query": "樱花"})["items"] == []
+    memo = run(services, "create_memo", {"content": "北京大学的樱花开了"})["memo"]
+    assert [i["id"] for i in run(services, "search_ai_memos", {"query": "樱花"})["items"]] == [memo["id"]]

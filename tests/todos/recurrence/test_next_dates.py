@@ -1,0 +1,141 @@
+"""Next occurrences of RRULE recurrences (todos/recurrence.py, dateutil underneath) for the cases
+of docs/contract.md §5, in Asia/Shanghai and America/New_York. The completion time is fixed
+(the frozen clock): a rule's next date depends only on the due, never on when it is completed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mesq.errors import ValidationError
+from mesq.todos.recurrence import advanced, check_rule, next_due
+
+ZONES = ("Asia/Shanghai", "America/New_York")
+OFFSETS = {"Asia/Shanghai": "+08:00", "America/New_York": "-05:00"}
+NOW = "2026-01-01T00:00:00.000000Z"
+
+
+def at(text: str) -> dict[str, Any]:
+    return {"type": "datetime", "at": text}
+
+
+def day(text: str) -> dict[str, Any]:
+    return {"type": "date", "date": text}
+
+
+def series(rule: str, due: dict[str, Any], zone: str | None, steps: int) -> list[str]:
+    """The dues a task walks through when completed `steps` times (stops when it is finished)."""
+    task: dict[str, Any] = {"recurrence": rule, "due": due, "timezone": zone, "done": False, "parentId": None}
+    seen = []
+    for _ in range(steps):
+        following = advanced(task, NOW)
+        if following is None:
+            break
+        task = following
+        seen.append(task["due"].get("at") or task["due"]["date"])
+    return seen
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_daily(zone: str) -> None:
+    due = at(f"2026-01-30T08:00:00{OFFSETS[zone]}")
+    assert series("FREQ=DAILY", due, zone, 3) == [
+        f"2026-01-31T08:00:00{OFFSETS[zone]}",
+        f"2026-02-01T08:00:00{OFFSETS[zone]}",
+        f"2026-02-02T08:00:00{OFFSETS[zone]}",
+    ]
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_weekly_mon_wed_fri(zone: str) -> None:
+    due = at(f"2026-01-05T10:30:00{OFFSETS[zone]}")  # a Monday
+    got = series("FREQ=WEEKLY;BYDAY=MO,WE,FR", due, zone, 4)
+    assert [text[:10] for text in got] == ["2026-01-07", "2026-01-09", "2026-01-12", "2026-01-14"]
+    assert all(text[10:] == f"T10:30:00{OFFSETS[zone]}" for text in got)
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_monthly_on_the_31st_skips_short_months(zone: str) -> None:
+    due = at(f"2026-01-31T09:00:00{OFFSETS[zone]}")
+    got = series("FREQ=MONTHLY;BYMONTHDAY=31", due, zone, 3)
+    assert [text[:10] for text in got] == ["2026-03-31", "2026-05-31", "2026-07-31"]
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_yearly_on_feb_29(zone: str) -> None:
+    due = at(f"2024-02-29T07:00:00{OFFSETS[zone]}")
+    got = series("FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29", due, zone, 2)
+    assert [text[:10] for text in got] == ["2028-02-29", "2032-02-29"]
+
+
+def test_dst_crossing_rule_stays_at_nine_local_in_new_york() -> None:
+    # 2026-03-08: New York springs forward (EST -05:00 -> EDT -04:00); Nov 1 falls back.
+    due = at("2026-03-06T09:00:00-05:00")
+    assert series("FREQ=DAILY", due, "America/New_York", 3) == [
+        "2026-03-07T09:00:00-05:00",
+        "2026-03-08T09:00:00-04:00",
+        "2026-03-09T09:00:00-04:00",
+    ]
+    autumn = at("2026-10-31T09:00:00-04:00")
+    assert series("FREQ=DAILY", autumn, "America/New_York", 1) == ["2026-11-01T09:00:00-05:00"]
+
+
+def test_dst_crossing_rule_in_shanghai_has_no_change() -> None:
+    due = at("2026-03-07T09:00:00+08:00")
+    assert series("FREQ=DAILY", due, "Asia/Shanghai", 2) == ["2026-03-08T09:00:00+08:00", "2026-03-09T09:00:00+08:00"]
+
+
+def test_a_due_written_in_utc_steps_in_the_task_zone() -> None:
+    """09:00 New York written as 14:00Z before the change: the rule keeps 09:00 local."""
+    assert next_due("FREQ=DAILY", at("2026-03-07T14:00:00Z"), "America/New_York") == at("2026-03-08T09:00:00-04:00")
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_count_three_ends_after_three_completions(zone: str) -> None:
+    due = at(f"2026-01-05T09:00:00{OFFSETS[zone]}")
+    task: dict[str, Any] = {"recurrence": "FREQ=DAILY;COUNT=3", "due": due, "timezone": zone, "done": False}
+    first = advanced(task, NOW)
+    assert first is not None
+    second = advanced(first, NOW)
+    assert second is not None and second["due"]["at"][:10] == "2026-01-07"
+    assert advanced(second, NOW) is None  # the third completion finishes the series
+    assert [o["due"]["at"][:10] for o in second["occurrences"]] == ["2026-01-05", "2026-01-06"]
+
+
+@pytest.mark.parametrize("zone", ZONES)
+def test_until_ends_the_series(zone: str) -> None:
+    due = at(f"2026-01-05T09:00:00{OFFSETS[zone]}")
+    until = "20260107T235959Z"
+    assert [t[:10] for t in series(f"FREQ=DAILY;UNTIL={until}", due, zone, 5)] == ["2026-01-06", "2026-01-07"]
+
+
+@pytest.mark.parametrize("zone", [*ZONES, None])
+def test_date_only_rules_step_in_dates(zone: str | None) -> None:
+    assert series("FREQ=WEEKLY;BYDAY=MO,WE,FR", day("2026-01-05"), zone, 3) == [
+        "2026-01-07",
+        "2026-01-09",
+        "2026-01-12",
+    ]
+    assert series("FREQ=MONTHLY;BYMONTHDAY=31", day("2026-01-31"), zone, 2) == ["2026-03-31", "2026-05-31"]
+    assert series("FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29", day("2024-02-29"), zone, 1) == ["2028-02-29"]
+    assert series("FREQ=DAILY;UNTIL=20260107", day("2026-01-05"), zone, 5) == ["2026-01-06", "2026-01-07"]
+    assert series("FREQ=DAILY;COUNT=3", day("2026-01-05"), zone, 5) == ["2026-01-06", "2026-01-07"]
+
+
+def test_without_a_zone_a_datetime_due_keeps_its_own_offset() -> None:
+    assert next_due("FREQ=WEEKLY", at("2026-03-06T09:00:00-05:00"), None) == at("2026-03-13T09:00:00-05:00")
+
+
+@pytest.mark.parametrize(
+    ("rule", "due"),
+    [
+        ("FREQ=SECONDLY", day("2026-01-01")),
+        ("FREQ=DAILY;BYDAY=XX", day("2026-01-01")),
+        ("FREQ=DAILY", None),
+        ("FREQ=DAILY;UNTIL=20260107", at("2026-01-01T09:00:00+08:00")),  # RFC 5545: UTC for a datetime
+    ],
+)
+def test_invalid_rules_are_validation_errors(rule: str, due: dict[str, Any] | None) -> None:
+    with pytest.raises(ValidationError):
+        check_rule(rule, due, "Asia/Shanghai")
