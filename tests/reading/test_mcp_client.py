@@ -23,6 +23,9 @@ from tests.mcp.test_protocol import CODE_TOOLS
 from .export_files import export
 
 READING_TOOLS = {"list_reading_books", "list_reading_notes", "search_reading_notes"}
+#: What a reading-only token also sees: search_everything needs any one read scope (its hits are the
+#: kinds that scope reads).
+ANY_SCOPE_TOOLS = {"search_everything"}
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +67,7 @@ def test_full_read_walks_books_then_notes(shelf, mode):
     async def scenario() -> None:
         async with connect(server.base_url, token, mode) as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
-            assert names == READING_TOOLS | set(CODE_TOOLS)
+            assert names == READING_TOOLS | ANY_SCOPE_TOOLS | set(CODE_TOOLS)
             call = Calls(client)
             books = await _walk(call, "list_reading_books", "books", limit=2)
             assert len(books) == len({b["id"] for b in books}) == 3
