@@ -43,7 +43,7 @@ from bench.mcp_tool_list_size import ALL_SCOPES, modern  # noqa: E402
 
 ENCODING = "o200k_base"
 #: The URLs the README's "which MCP URL" note compares.
-README_URLS = ("/mcp", "/mcp/readonly", "/mcp/x/memo")
+README_URLS = ("/mcp", "/mcp/readonly", "/mcp/x/memo", "/mcp/x/code")
 
 
 @cache
@@ -114,6 +114,8 @@ BUDGETS: tuple[Budget, ...] = (
     Budget("/mcp", wire=45_000, model=20_000),
     Budget("/mcp/x/memo", model=3_000),
     Budget("/mcp/readonly", model=7_000),
+    # Code Mode's two tools (search_tools, run_code) reach every group.
+    Budget("/mcp/x/code", model=1_500),
 )
 #: Any single tool, wire.
 TOOL_WIRE_BUDGET = 1_500

@@ -15,6 +15,8 @@
    (bench/ai_search.py)
 9. MCP tools/list footprint per connection (o200k_base tokens: wire and model-facing) and the
    footprint report with the ten heaviest tools (bench/footprint.py)
+10. Code Mode: one worked example as many tool calls vs one run_code (tokens in/out, wall time;
+   bench/code_mode.py); the `code` toolset's own footprint is a row of 9
 """
 
 from __future__ import annotations
@@ -392,14 +394,15 @@ def footprint_report() -> str:
 def main() -> None:
     started = time.perf_counter()
     rows: list[tuple[str, str, str]] = []
-    # bench/ai_search.py, bench/load.py and bench/todo_views.py (this script's directory is on sys.path)
+    # bench/ai_search.py, code_mode.py, load.py and todo_views.py (this script's directory is on sys.path)
     from ai_search import rows_ai_search
+    from code_mode import rows_code_mode
     from load import rows_load, rows_upload
     from todo_views import rows_todo_views
 
     sections = (
         rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_memo_scale, rows_todo_views,
-        rows_ai_search, rows_load, rows_upload,
+        rows_ai_search, rows_load, rows_upload, rows_code_mode,
     )  # fmt: skip
     for section in (*sections, rows_mcp):
         rows += section()

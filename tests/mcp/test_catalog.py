@@ -17,6 +17,7 @@ from mesq.mcp.catalog import (
     envelope_schema,
     method_annotations,
 )
+from mesq.mcp.code.tools import listed_tools
 from mesq.mcp.lean import drop_implied_types, open_objects, strip_input_only
 from mesq.mcp.service import default_catalog
 from mesq.mcp.visibility import resolve
@@ -111,20 +112,25 @@ EXPECTED_ANNOTATIONS = {
 }
 
 
+#: The tools built from openapi.yaml (the code toolset's two are declared in mesq/mcp/code/tools.py).
+SPEC_TOOLS = [name for name in CATALOG.names if CATALOG.tools[name].toolset != "code"]
+
+
 def test_every_exposed_operation_is_a_tool_in_listing_order():
     exposed = [op_id for op_id, op in SPEC.operations.items() if op.mcp.exposed]
-    assert set(CATALOG.names) == set(exposed) and len(CATALOG.names) == len(exposed)
+    assert set(SPEC_TOOLS) == set(exposed) and len(SPEC_TOOLS) == len(exposed)
+    assert CATALOG.names[-2:] == ("run_code", "search_tools")
     # toolset (in the order of mesq/toolsets.py), then name
     keys = [(TOOLSETS.index(CATALOG.tools[name].toolset), name) for name in CATALOG.names]
     assert keys == sorted(keys)
     assert CATALOG.names[:2] == ("batch_get_memos", "create_memo")
     # the order does not depend on the order the names are asked for
-    assert build_catalog(SPEC, names=list(reversed(exposed))).names == CATALOG.names
+    assert build_catalog(SPEC, names=list(reversed(exposed))).names == tuple(SPEC_TOOLS)
     memo_ops = [op_id for op_id, op in SPEC.operations.items() if op.mcp.toolset == "memo"]
     assert set(memo_ops) <= set(CATALOG.names) and len(memo_ops) >= 11
 
 
-@pytest.mark.parametrize("name", list(CATALOG.names))
+@pytest.mark.parametrize("name", SPEC_TOOLS)
 def test_tool_contract(name: str):
     entry = CATALOG.tools[name]
     operation = SPEC.operations[name]
@@ -268,10 +274,11 @@ def test_every_output_schema_validates_as_2020_12_without_dollar_schema():
 def test_read_only_connections_expose_no_write_tool():
     visibility = resolve(CATALOG, ALL, readonly_path=True, url_toolsets=None, headers={})
     assert visibility.visible
-    for name in visibility.visible:
-        entry = CATALOG.tools[name]
-        assert not entry.is_write
-        assert entry.tool.annotations is not None and entry.tool.annotations.read_only_hint is True
+    listed = listed_tools(CATALOG, visibility)
+    assert [tool.name for tool in listed] == list(visibility.visible)
+    for tool in listed:  # run_code too: on a read-only connection its scripts reach no write tool
+        assert not CATALOG.tools[tool.name].is_write
+        assert tool.annotations is not None and tool.annotations.read_only_hint is True
     writes = [name for name, entry in CATALOG.tools.items() if entry.is_write]
     assert writes and not set(writes) & set(visibility.visible)
 

@@ -158,3 +158,16 @@ def test_limited_unauthenticated_calls_keep_the_challenge(limited):
     response = anonymous.post("tools/list")
     assert response.status_code == 429
     assert "resource_metadata=" in response.headers["www-authenticate"]
+
+
+def test_every_call_of_a_code_mode_script_counts_in_its_bucket(limited):
+    _, first, _, token = limited
+    client = Mcp(client=first, token=token)
+    script = "let n = 0; for (let i = 0; i < 200; i++) { const r = await mesq.list_tags({});" \
+             " if (r.error) return {n, error: r.error.code}; n++; } return {n}"  # fmt: skip
+    runs = [client.ok("run_code", {"code": script, "maxCalls": 200}) for _ in range(2)]
+    # 240 tool calls a minute: the two run_code messages count, and so does each script call.
+    assert runs[0]["result"] == {"n": 200}
+    assert runs[1]["result"] == {"n": NORMAL["tool_call"] - 2 - 200, "error": "RATE_LIMITED"}
+    assert runs[1]["log"][-1].startswith("list_tags RATE_LIMITED ")
+    assert client.post("tools/call", {"name": "list_tags", "arguments": {}}).status_code == 429

@@ -16,7 +16,9 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import LiveServer, start_server, stop_server
+from tests.e2e.test_code_mode import doc_example
 from tests.e2e.test_mcp_client import Calls, connect
+from tests.mcp.test_protocol import CODE_TOOLS
 
 from .export_files import export
 
@@ -65,7 +67,7 @@ def test_full_read_walks_books_then_notes(shelf, mode):
     async def scenario() -> None:
         async with connect(server.base_url, token, mode) as client:
             names = {tool.name for tool in (await client.list_tools()).tools}
-            assert names == READING_TOOLS | ANY_SCOPE_TOOLS
+            assert names == READING_TOOLS | ANY_SCOPE_TOOLS | set(CODE_TOOLS)
             call = Calls(client)
             books = await _walk(call, "list_reading_books", "books", limit=2)
             assert len(books) == len({b["id"] for b in books}) == 3
@@ -107,3 +109,25 @@ def test_no_reading_tool_without_the_scope_and_old_pats_never_gain_it(shelf, mod
     anyio.run(scenario)
     refused = httpx.get(f"{server.base_url}/api/toolkit/reading/books", headers=old.headers, timeout=10)
     assert refused.status_code == 403 and refused.json()["error"]["code"] == "FORBIDDEN"
+
+
+def test_the_documented_code_mode_walk_reads_every_note_of_one_book(shelf):
+    server, document = shelf
+    token = server.account("code-walker", scopes="reading:read").token
+    path = server.data_dir.parent / "code-walker.json"
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    assert server.cli("reading", "import", "code-walker", str(path)).returncode == 0
+    book = document["books"][1]
+    script = doc_example(2).replace("'Thinking'", json.dumps(book["title"]))
+
+    async def scenario() -> None:
+        async with connect(server.base_url, token, "auto") as client:
+            result = await client.call_tool("run_code", {"code": script, "maxOutputChars": 100_000})
+            data = result.structured_content["data"]
+            assert data["result"]["book"] == book["title"], data
+            assert data["result"]["count"] == len(book["notes"]) == len(data["result"]["notes"])
+            texts = sorted(note["text"] for note in data["result"]["notes"])
+            assert texts == sorted(note["content"] for note in book["notes"])
+            assert "budget" not in data and all(line.startswith("list_reading_") for line in data["log"])
+
+    anyio.run(scenario)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -27,3 +27,13 @@ async def run_sync(function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) 
     # Like asyncio.to_thread: the call sees the caller's context variables (log keys, etc.).
     context = contextvars.copy_context()
     return await loop.run_in_executor(_EXECUTOR, functools.partial(context.run, function, *args, **kwargs))
+
+
+def in_worker_thread(function: Callable[P, R]) -> Callable[P, Coroutine[Any, Any, R]]:
+    """`function` as a coroutine function that runs it in the pool (same arguments, same result)."""
+
+    @functools.wraps(function)
+    async def in_worker(*args: P.args, **kwargs: P.kwargs) -> R:
+        return await run_sync(functools.partial(function, *args, **kwargs))
+
+    return in_worker

@@ -4,8 +4,8 @@ invocation seam every adapter calls.
 Both adapters dispatch through this table; `check_registry` runs at construction so a spec
 operation without an implementation (or the reverse) fails at start-up, not on first call.
 `invoke` is the part of a call that is the same on every channel: validate the arguments,
-count the call in its rate-limit bucket, build the `Call`, run the operation in a worker thread
-(stores are synchronous). Reading the arguments off the wire and mapping errors to the
+count the call in its rate-limit bucket, build the `Call`, run the operation (`invoke_sync`; `invoke`
+runs it in a worker thread, stores are synchronous). Reading the arguments off the wire and mapping errors to the
 channel's answer (REST envelope, MCP tool result) stay with the adapter.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 from .attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
 from .call_metrics import outcome_of
-from .concurrency import run_sync
+from .concurrency import in_worker_thread
 from .context import Call, Channel, Principal, Services
 from .memos.reads import OPERATIONS as MEMO_READ_OPERATIONS
 from .memos.writes import OPERATIONS as MEMO_WRITE_OPERATIONS
@@ -53,7 +53,7 @@ def check_registry(spec: Spec, registry: Mapping[str, OperationFn] = REGISTRY) -
         raise SpecError(f"implementations without an operation in openapi.yaml: {', '.join(unknown)}")
 
 
-async def invoke(
+def invoke_sync(
     operation: Operation,
     arguments: dict[str, Any],
     *,
@@ -65,7 +65,8 @@ async def invoke(
     limiter: RateLimiter | None = None,
     counted: Collection[Bucket] = (),
 ) -> dict[str, Any]:
-    """Run one operation for `principal`: validation -> rate limit -> `Call` -> worker thread.
+    """Run one operation for `principal`: validation -> rate limit -> `Call` -> the operation,
+    all on the calling thread (the Code Mode sandbox calls tools from its own worker thread).
 
     `function` defaults to the registry's (the MCP catalog passes the one it was built with).
     The call is counted in its bucket (`call_bucket`) when that bucket is one the channel counts
@@ -79,12 +80,16 @@ async def invoke(
         arguments = validate_arguments(operation, arguments)
         bucket = call_bucket(operation.operation_id)
         if limiter is not None and limiter.enabled and bucket in counted:
-            await run_sync(limiter.hit, principal.credential_id, bucket)
+            limiter.hit(principal.credential_id, bucket)
         call = Call(principal=principal, services=services, trace_id=trace_id, channel=channel)
-        return await run_sync(function or REGISTRY[operation.operation_id], call, arguments)
+        return (function or REGISTRY[operation.operation_id])(call, arguments)
     except BaseException as exc:
         error = exc
         raise
     finally:
         elapsed_ms = (time.perf_counter() - started) * 1000
         services.call_metrics.record(operation.operation_id, outcome_of(error), elapsed_ms)
+
+
+#: `invoke_sync` in a worker thread (stores are synchronous), for the async adapters.
+invoke = in_worker_thread(invoke_sync)

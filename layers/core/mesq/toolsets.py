@@ -14,7 +14,12 @@ TOOLSETS: tuple[str, ...] = (
     "todo_attachments",
     "reading",
     "search",
+    # Code Mode (docs/MCP/code-mode.md): search_tools + run_code, which reach the tools of the
+    # other groups. Selected alone (/mcp/x/code) it reaches every group.
+    "code",
 )
+#: The group of the two Code Mode tools.
+CODE_TOOLSET = "code"
 TOOLSET_ALIASES: tuple[str, ...] = ("all", "default")
 VALID_TOOLSET_NAMES = ", ".join((*TOOLSETS, *TOOLSET_ALIASES))
 

@@ -16,9 +16,9 @@ in the catalog test, which walks every tool, instead of in every cold start.)
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 from mcp.shared.tool_name_validation import TOOL_NAME_REGEX
@@ -27,6 +27,12 @@ from ..operations import REGISTRY, OperationFn
 from ..spec import Operation, Spec
 from ..toolsets import TOOLSETS
 from .lean import component_names, lean_input_schema, lean_output_schema
+
+if TYPE_CHECKING:
+    from .state import RequestState
+
+#: A tool that works on the connection itself (Code Mode): its operation for one request.
+ConnectionFunction = Callable[["Catalog", "RequestState"], OperationFn]
 
 #: Annotation keys as written in `x-mcp.annotations` -> the SDK's field names.
 _ANNOTATION_FIELDS = {
@@ -136,6 +142,10 @@ class CatalogTool:
     input_schema: dict[str, Any]  # as listed; arguments are validated against operation's own
     output_schema: dict[str, Any]  # as listed
     result_schema: dict[str, Any]  # what each result is checked against before it is sent
+    #: Set for tools that need the connection (catalog + request state), not only a `Call`.
+    connection_function: ConnectionFunction | None = None
+    #: Listed instead of `tool` where the tool cannot change data (run_code reaching no write tool).
+    read_only_tool: types.Tool | None = None
 
     @property
     def scopes(self) -> tuple[str, ...]:
@@ -199,6 +209,16 @@ def listed_hints(hints: Mapping[str, bool]) -> dict[str, bool]:
     }
 
 
+def tool_annotations(listed: Mapping[str, bool]) -> types.ToolAnnotations:
+    """The SDK annotations of `listed_hints(...)` (an absent hint stays absent)."""
+    return types.ToolAnnotations(
+        read_only_hint=listed.get("readOnlyHint"),
+        destructive_hint=listed.get("destructiveHint"),
+        idempotent_hint=listed.get("idempotentHint"),
+        open_world_hint=listed.get("openWorldHint"),
+    )
+
+
 def build_tool(
     operation: Operation,
     function: OperationFn,
@@ -226,12 +246,7 @@ def build_tool(
         input_schema=listed_input,
         output_schema=envelope.listed,
         # The title is said once, on the tool (clients since 2025-06-18 read it there first).
-        annotations=types.ToolAnnotations(
-            read_only_hint=hints.get("readOnlyHint"),
-            destructive_hint=hints.get("destructiveHint"),
-            idempotent_hint=hints.get("idempotentHint"),
-            open_world_hint=hints.get("openWorldHint"),
-        ),
+        annotations=tool_annotations(hints),
     )
     return CatalogTool(
         name=name,

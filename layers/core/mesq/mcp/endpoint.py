@@ -36,7 +36,7 @@ import collections
 import functools
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from mcp.server.lowlevel import Server
@@ -90,6 +90,13 @@ CONNECTION_METHODS = frozenset(
 
 # A manager per request would log "session manager started/shutting down" at INFO every time.
 logging.getLogger("mcp.server.streamable_http_manager").setLevel(logging.WARNING)
+
+
+def _lambda_remaining_ms(request: Request) -> Callable[[], int] | None:
+    """The Lambda context's clock, which Mangum puts in the ASGI scope (absent locally)."""
+    context = request.scope.get("aws.context")
+    remaining = getattr(context, "get_remaining_time_in_millis", None)
+    return remaining if callable(remaining) else None
 
 
 class _Rejected(Exception):
@@ -257,6 +264,7 @@ class McpEndpoint:
             visibility=visibility,
             trace_id=trace_id,
             correlation_id=_correlation_id(request),
+            remaining_ms=_lambda_remaining_ms(request),
         )
         return state, body, legacy
 

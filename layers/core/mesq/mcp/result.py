@@ -45,20 +45,23 @@ def error_result(error: MesqError, trace_id: str) -> types.CallToolResult:
     return tool_result(error.envelope(trace_id), is_error=True)
 
 
-def internal_result(exc: BaseException, trace_id: str, tool: str | None) -> types.CallToolResult:
+def internal_envelope(exc: BaseException, trace_id: str, tool: str | None) -> dict[str, Any]:
     """An unexpected fault: logged with its traceback, answered without its text."""
     logger.exception("mcp tool failed", extra={"traceId": trace_id, "tool": tool, "error_type": type(exc).__name__})
-    return error_result(Internal.for_trace(trace_id), trace_id)
+    return Internal.for_trace(trace_id).envelope(trace_id)
 
 
-def checked_result(
+def internal_result(exc: BaseException, trace_id: str, tool: str | None) -> types.CallToolResult:
+    return tool_result(internal_envelope(exc, trace_id, tool), is_error=True)
+
+
+def checked_envelope(
     envelope: dict[str, Any], output_schema: dict[str, Any], trace_id: str, tool: str
-) -> types.CallToolResult:
-    """The result, after proving the envelope matches the schema the tool declares.
+) -> dict[str, Any]:
+    """The envelope, after proving it matches the schema the tool declares.
 
     Strict clients reject a result that does not match; a mismatch is a server bug, so it is
     logged in full and answered as INTERNAL (an envelope that is itself valid) instead."""
-    is_error = "error" in envelope
     validator = validator_for(output_schema)
     if not validator.is_valid(envelope):
         problem = best_match(validator.iter_errors(envelope))
@@ -66,5 +69,13 @@ def checked_result(
             "mcp result does not match the tool's output schema",
             extra={"traceId": trace_id, "tool": tool, "problem": problem.message if problem else "?"},
         )
-        return error_result(Internal.for_trace(trace_id), trace_id)
-    return tool_result(envelope, is_error=is_error)
+        return Internal.for_trace(trace_id).envelope(trace_id)
+    return envelope
+
+
+def checked_result(
+    envelope: dict[str, Any], output_schema: dict[str, Any], trace_id: str, tool: str
+) -> types.CallToolResult:
+    """`checked_envelope` as a tool result (a Code Mode call uses the envelope itself)."""
+    checked = checked_envelope(envelope, output_schema, trace_id, tool)
+    return tool_result(checked, is_error="error" in checked)

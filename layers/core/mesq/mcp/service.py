@@ -28,6 +28,8 @@ from ..spec import load_spec
 from ..toolsets import TOOLSETS
 from . import adapter, prompts, resources
 from .catalog import Catalog, build_catalog
+from .code.sandbox import available as sandbox_available
+from .code.tools import listed_tools, with_code_tools
 from .endpoint import McpEndpoint
 from .resource_metadata import METADATA_PATH, resource_metadata_endpoint
 from .result import logger
@@ -67,8 +69,7 @@ def instructions(catalog: Catalog) -> str:
     groups = ", ".join(present) or "none"
     return (
         "MeSQ keeps one person's memos (Markdown with #tags, #a/b nested), todos and reading "
-        f"highlights. Tool groups on this server: {groups}; narrow them with /mcp/x/<group,...>.\n"
-        + _INSTRUCTIONS_BODY
+        f"highlights. Tool groups on this server: {groups}; narrow them with /mcp/x/<group,...>.\n" + _INSTRUCTIONS_BODY
     )
 
 
@@ -120,7 +121,7 @@ def build_server(catalog: Catalog) -> Server[Any]:
     ) -> types.ListToolsResult:
         state = request_state(ctx)
         _single_page(params)
-        return types.ListToolsResult(tools=[catalog.tools[name].tool for name in state.visibility.visible])
+        return types.ListToolsResult(tools=listed_tools(catalog, state.visibility))
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         return await adapter.call_tool(catalog, request_state(ctx), params.name, params.arguments)
@@ -194,7 +195,9 @@ def default_catalog() -> Catalog:
     """The catalog of the packaged spec: built (and checked) once per process."""
     spec = load_spec()
     check_registry(spec)
-    return build_catalog(spec)
+    catalog = build_catalog(spec)
+    # Code Mode only where its sandbox enforces every budget (not on aarch64 builds: sandbox.py).
+    return with_code_tools(catalog, spec.error_schema) if sandbox_available() else catalog
 
 
 def mcp_routes(services: Services, catalog: Catalog | None = None) -> list[Route]:

@@ -8,6 +8,7 @@ per-request facts, no globals and no context variables to leak between requests.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,8 @@ class RequestState:
     visibility: Visibility
     trace_id: str
     correlation_id: str | None
+    #: Milliseconds the Lambda invocation has left (None under `mesq serve`): run_code stays under it.
+    remaining_ms: Callable[[], int] | None = None
 
 
 class MissingRequestState(RuntimeError):

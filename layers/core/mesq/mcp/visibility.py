@@ -6,7 +6,10 @@ visible = tools whose scopes the credential holds
           ∩ X-MCP-Tools (allow-list)
           - X-MCP-Exclude-Tools (deny-list, wins)
 
-Headers can only narrow. The same `Visibility` answers `tools/list` and gates `tools/call`, so a
+Code Mode (`run_code`, `search_tools`) reaches `code_reach()`: the same rules, except that the
+`code` group selected alone stands for every group (/mcp/x/code is two tools that reach all the
+others) and the code tools never reach themselves. Headers can only narrow. The same
+`Visibility` answers `tools/list` and gates `tools/call`, so a
 tool that is not listed cannot be called, and `hidden_reason` says why in words an agent can act
 on. Computed once per HTTP request, before the SDK sees the message.
 """
@@ -18,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from ..auth.scopes import needed_scopes
 from ..errors import ValidationError
-from ..toolsets import TOOLSET_ALIASES, VALID_TOOLSET_NAMES, unknown_toolsets
+from ..toolsets import CODE_TOOLSET, TOOLSET_ALIASES, VALID_TOOLSET_NAMES, unknown_toolsets
 from .catalog import Catalog, CatalogTool
 
 READONLY_HEADER = "x-mcp-readonly"
@@ -135,6 +138,27 @@ class Visibility:
         """Why `tool` is not visible on this connection, or None if it is (a filter first:
         stepping up the scopes would not make it visible)."""
         return self.filter_reason(tool) or self.scope_reason(f"tool {tool.name!r}", tool.scopes, tool.any_scope)
+
+    def code_reach(self, catalog: Catalog) -> tuple[str, ...]:
+        """The tools a Code Mode script may call (`mesq.<name>`), in catalog order: the visible
+        ones, plus the other groups when `code` is the only group the URL or header selects."""
+        widened = replace(
+            self,
+            url_toolsets=_beyond_code(self.url_toolsets),
+            header_toolsets=_beyond_code(self.header_toolsets),
+        )
+        return tuple(
+            name
+            for name, tool in catalog.tools.items()
+            if tool.toolset != CODE_TOOLSET and widened.hidden_reason(tool) is None
+        )
+
+
+def _beyond_code(selected: frozenset[str] | None) -> frozenset[str] | None:
+    """The groups a script reaches under a toolset selection: `code` alone means all of them."""
+    if selected is None or CODE_TOOLSET not in selected:
+        return selected
+    return (selected - {CODE_TOOLSET}) or None
 
 
 def resolve(

@@ -1,0 +1,293 @@
+"""Code Mode end to end: the official `mcp` client against a real `mesq serve`; `run_code` scripts
+that page, loop forever, overspend their calls or their output, poke at the sandbox, and try to
+reach data or tools the connection may not (docs/MCP/code-mode.md)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from tests.conftest import LiveServer, start_server, stop_server
+
+MEMO_RW = "memo:read,memo:write"
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    # 300 creates and their pages are more calls per minute than the normal profile allows.
+    server = start_server(tmp_path_factory.mktemp("code-mode") / "data", {"MCP_RATE_LIMIT_PROFILE": "relaxed"})
+    yield server
+    stop_server(server)
+
+
+@asynccontextmanager
+async def connect(
+    server: LiveServer, token: str, path: str = "/mcp", headers: dict[str, str] | None = None
+) -> AsyncIterator[Client]:
+    sent = {"Authorization": f"Bearer {token}", **(headers or {})}
+    async with (
+        httpx2.AsyncClient(headers=sent, timeout=60) as http,
+        Client(streamable_http_client(f"{server.base_url}{path}", http_client=http)) as client,
+    ):
+        yield client
+
+
+async def run(client: Client, code: str, **budgets: int) -> dict[str, Any]:
+    """run_code through the client (which validates structuredContent against the outputSchema)."""
+    result = await client.call_tool("run_code", {"code": code, **budgets})
+    assert not result.is_error, result
+    assert json.loads(result.content[0].text) == result.structured_content  # type: ignore[union-attr]
+    data: dict[str, Any] = result.structured_content["data"]
+    return data
+
+
+def scenario(body: Any) -> None:
+    anyio.run(body)
+
+
+def test_code_toolset_lists_two_tools_and_reaches_every_group(live_server):
+    writer = live_server.account("lister", scopes=f"{MEMO_RW},todo:read")
+
+    async def body() -> None:
+        async with connect(live_server, writer.token, "/mcp/x/code") as client:
+            assert [t.name for t in (await client.list_tools()).tools] == ["run_code", "search_tools"]
+            data = await run(client, "return Object.keys(mesq)")
+            assert {"create_memo", "list_memos", "query_todos"} <= set(data["result"])
+            assert "run_code" not in data["result"] and "search_tools" not in data["result"]
+            found = await client.call_tool("search_tools", {"query": "list memos"})
+            tools = found.structured_content["data"]["tools"]
+            assert tools[0]["name"] == "list_memos"
+            assert tools[0]["signature"].startswith("(args: {") and "=> {" in tools[0]["signature"]
+        async with connect(live_server, writer.token, headers={"X-MCP-Toolsets": "code"}) as client:
+            assert [t.name for t in (await client.list_tools()).tools] == ["run_code", "search_tools"]
+
+    scenario(body)
+
+
+def test_a_script_pages_through_300_memos_and_counts_them_exactly(live_server):
+    writer = live_server.account("pager", scopes=MEMO_RW)
+    create = "for (let i = 0; i < 150; i++) { const r = await mesq.create_memo({content: `note ${i} #bulk`});" \
+             " if (r.error) throw new Error(r.error.code); } return 'done'"  # fmt: skip
+    count = """
+      const ids = new Set(); let offset = 0, pages = 0;
+      for (;;) {
+        const page = await mesq.list_memos({offset, limit: 100});
+        for (const item of page.data.timelineItems) ids.add(item.id);
+        pages++;
+        if (!page.data.page.hasMore) break;
+        offset = page.data.page.nextOffset;
+      }
+      return {count: ids.size, pages};
+    """
+
+    async def body() -> None:
+        async with connect(live_server, writer.token) as client:
+            for _ in range(2):
+                made = await run(client, create, maxCalls=150, timeoutMs=30_000)
+                assert made["result"] == "done" and "budget" not in made, made
+                assert len(made["log"]) == 150 and all(line.endswith(" write") for line in made["log"])
+                assert made["log"][0].startswith("create_memo ok ")
+            counted = await run(client, count, timeoutMs=30_000)
+            assert counted["result"] == {"count": 300, "pages": 3}
+            assert counted["log"][0].startswith("list_memos ok ") and not counted["log"][0].endswith("write")
+
+    scenario(body)
+
+
+def test_an_endless_loop_ends_at_the_wall_time_budget(live_server):
+    writer = live_server.account("looper", scopes=MEMO_RW)
+
+    async def body() -> None:
+        async with connect(live_server, writer.token) as client:
+            data = await run(client, "checkpoint({step: 1}); await mesq.list_tags({}); for (;;) {}", timeoutMs=1000)
+            assert data["budget"]["kind"] == "time" and data["budget"]["limit"] == 1000
+            assert 1000 <= data["budget"]["used"] < 5000
+            assert data["result"] == {"step": 1}  # what was complete
+            assert [line.split(" ")[:2] for line in data["log"]] == [["list_tags", "ok"]]
+            assert "thrown" not in data
+            after = await run(client, "return 1 + 1")  # the server is fine, the next run is fresh
+            assert after["result"] == 2 and "budget" not in after
+
+    scenario(body)
+
+
+def test_the_51st_call_is_refused_by_the_call_budget(live_server):
+    writer = live_server.account("spender", scopes=MEMO_RW)
+    code = """
+      let ok = 0;
+      for (let i = 0; i < 60; i++) {
+        try { await mesq.list_tags({}); ok++; }
+        catch (e) { return {ok, refused: `${e.name}: ${e.message}`}; }
+      }
+      return {ok};
+    """
+
+    async def body() -> None:
+        async with connect(live_server, writer.token) as client:
+            data = await run(client, code)
+            assert data["result"]["ok"] == 50
+            assert data["result"]["refused"].startswith("BudgetExceeded: call budget of 50 calls per run reached")
+            assert data["budget"] == {"kind": "calls", "used": 50, "limit": 50}
+            assert len(data["log"]) == 51 and data["log"][-1] == "list_tags refused: call budget"
+            uncaught = await run(client, "for (;;) await mesq.list_tags({})", maxCalls=3)
+            assert uncaught["budget"] == {"kind": "calls", "used": 3, "limit": 3}
+            assert uncaught["thrown"].startswith("BudgetExceeded")
+
+    scenario(body)
+
+
+def test_a_megabyte_result_is_truncated_at_a_whole_element(live_server):
+    writer = live_server.account("talker", scopes=MEMO_RW)
+    code = "return {rows: Array.from({length: 20000}, (_, i) => ({i, text: 'x'.repeat(40)})), tail: 'end'}"
+
+    async def body() -> None:
+        async with connect(live_server, writer.token) as client:
+            data = await run(client, code)
+            assert data["truncated"] is True
+            assert data["budget"]["kind"] == "output" and data["budget"]["limit"] == 25_000
+            assert data["budget"]["used"] > 1_000_000
+            rows = data["result"]["rows"]
+            assert 0 < len(rows) < 20000 and "tail" not in data["result"]
+            assert rows == [{"i": i, "text": "x" * 40} for i in range(len(rows))]  # whole elements only
+            assert len(json.dumps(data["result"], separators=(",", ":"))) <= 25_000
+
+    scenario(body)
+
+
+def test_the_sandbox_gives_nothing_beyond_mesq(live_server):
+    writer = live_server.account("prober", scopes=MEMO_RW)
+    code = """
+      const out = {
+        fetch: typeof fetch, require: typeof require, process: typeof process,
+        viaConstructor: globalThis.constructor.constructor('return typeof process')(),
+        timers: typeof setTimeout, buffers: typeof ArrayBuffer, wasm: typeof WebAssembly,
+      };
+      for (const [name, attempt] of Object.entries({
+        fetch: () => fetch('http://127.0.0.1/'), require: () => require('fs'),
+        process: () => process.env, ctor: () => globalThis.constructor.constructor('return process')(),
+        bridge: () => { globalThis.__mesqBridge = null; return globalThis.__mesqBridge === null; },
+      })) {
+        try { out[name + 'Result'] = String(attempt()); } catch (e) { out[name + 'Result'] = e.name; }
+      }
+      return out;
+    """
+
+    async def body() -> None:
+        async with connect(live_server, writer.token) as client:
+            data = await run(client, code)
+            assert data["result"] == {
+                "fetch": "undefined", "require": "undefined", "process": "undefined",
+                "viaConstructor": "undefined", "timers": "undefined", "buffers": "undefined",
+                "wasm": "undefined", "fetchResult": "ReferenceError", "requireResult": "ReferenceError",
+                "processResult": "ReferenceError", "ctorResult": "ReferenceError", "bridgeResult": "false",
+            }  # fmt: skip
+            assert data["log"] == []
+            memory = await run(client, "const a = []; for (;;) a.push(new Array(10000).fill(1.5));", memoryMb=16)
+            assert memory["budget"] == {"kind": "memory", "used": 16, "limit": 16}
+
+    scenario(body)
+
+
+def test_user_b_cannot_read_user_a_data_from_a_script(live_server):
+    alice = live_server.account("alice-code", scopes=MEMO_RW)
+    bob = live_server.account("bob-code", scopes=MEMO_RW)
+
+    async def body() -> None:
+        async with connect(live_server, alice.token) as client:
+            made = await run(client, "return (await mesq.create_memo({content: 'alice secret #private'})).data.memo.id")
+            secret_id = made["result"]
+        async with connect(live_server, bob.token) as client:
+            data = await run(
+                client,
+                "const l = await mesq.list_memos({});"
+                f" const g = await mesq.get_memo({{id: {json.dumps(secret_id)}}});"
+                " const s = await mesq.search_memos({query: 'secret'});"
+                " return {total: l.data.page.totalCount, get: g.error.code, found: s.data.timelineItems.length}",
+            )
+            assert data["result"] == {"total": 0, "get": "NOT_FOUND", "found": 0}
+
+    scenario(body)
+
+
+def test_a_read_only_script_cannot_call_a_write_tool(live_server):
+    writer = live_server.account("reader-code", scopes=MEMO_RW)
+    code = """
+      const attempt = await mesq.create_memo({content: 'should not exist'});
+      const total = (await mesq.list_memos({})).data.page.totalCount;
+      return {writes: Object.keys(mesq).filter((name) => /^(create|update|delete|restore|rename)_/.test(name)),
+              has: 'create_memo' in mesq, error: attempt.error, data: attempt.data ?? null, total};
+    """
+
+    async def body() -> None:
+        async with connect(live_server, writer.token, "/mcp/readonly") as client:
+            with pytest.raises(MCPError) as direct:
+                await client.call_tool("create_memo", {"content": "nope"})
+            data = await run(client, code)
+            assert data["result"]["writes"] == [] and data["result"]["has"] is False
+            assert data["result"]["data"] is None and data["result"]["total"] == 0
+            expected = {"code": direct.value.error.data["code"], "message": direct.value.error.message}
+            assert data["result"]["error"] == expected
+            assert data["log"][0].startswith("create_memo FORBIDDEN ")
+
+    scenario(body)
+
+
+def test_a_hidden_tool_gives_the_error_tools_call_gives(live_server):
+    writer = live_server.account("narrow-code", scopes=f"{MEMO_RW},todo:read")
+
+    async def body() -> None:
+        for path, headers in (("/mcp/x/code,memo", {}), ("/mcp", {"X-MCP-Exclude-Tools": "query_todos"})):
+            async with connect(live_server, writer.token, path, headers) as client:
+                with pytest.raises(MCPError) as direct:
+                    await client.call_tool("query_todos", {})
+                data = await run(client, "return [('query_todos' in mesq), (await mesq.query_todos({})).error]")
+                expected = {"code": direct.value.error.data["code"], "message": direct.value.error.message}
+                assert data["result"] == [False, expected], path
+                unknown = await run(client, "return typeof mesq.drop_database")
+                assert unknown["result"] == "undefined"
+
+    scenario(body)
+
+
+def doc_example(number: int) -> str:
+    """The script of worked example `number` in docs/MCP/code-mode.md (the page is what is tested)."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "MCP" / "code-mode.md").read_text(encoding="utf-8")
+    section = page.split(f"\n### {number}. ", 1)[1]
+    return section.split("```js\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_documented_tag_rename_runs_across_memos_and_todos(live_server):
+    writer = live_server.account("renamer", scopes=f"{MEMO_RW},todo:read,todo:write")
+    seed = """
+      await mesq.create_memo({content: 'a good read #reading'});
+      await mesq.create_todo_tag({name: 'reading'});
+      const t = await mesq.create_todo_task({title: 'finish the book', tags: ['reading']});
+      return t.data.task.id;
+    """
+    check = "const t = await mesq.get_todo_task({id: ID}); const m = await mesq.list_tags({});" \
+            " return {todo: t.data.task.tags, memo: m.data.tags.map((x) => x.path)}"  # fmt: skip
+
+    async def body() -> None:
+        async with connect(live_server, writer.token) as client:
+            task_id = (await run(client, seed))["result"]
+            data = await run(client, doc_example(3))
+            assert data["result"]["memos"]["updatedMemos"] == 1, data
+            assert data["result"]["todos"]["tag"]["name"] == "books", data
+            assert [line.split(" ")[0] for line in data["log"] if line.endswith(" write")] == [
+                "rename_memo_tag",
+                "update_todo_tag",
+            ]
+            after = await run(client, check.replace("ID", json.dumps(task_id)))
+            assert after["result"] == {"todo": ["books"], "memo": ["books"]}
+
+    scenario(body)

@@ -1,0 +1,141 @@
+"""Code Mode pieces without a server: output truncation at whole elements, the search ranking and
+signatures over the real catalog, what a connection's scripts reach, and the lazy sandbox import
+(the MCP function's cold start never loads V8)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mesq.auth.scopes import ALL_SCOPES
+from mesq.mcp.code.budgets import LIMITS, Budgets, truncate
+from mesq.mcp.code.search import rank
+from mesq.mcp.code.signatures import signature
+from mesq.mcp.service import default_catalog
+from mesq.mcp.visibility import resolve
+
+REPO = Path(__file__).resolve().parents[2]
+CATALOG = default_catalog()
+ALL = frozenset(ALL_SCOPES)
+
+
+def compact(value: object) -> int:
+    return len(json.dumps(value, separators=(",", ":")))
+
+
+def test_truncation_keeps_whole_records_and_descends_into_the_list_that_overflows():
+    rows = [{"id": i, "text": "y" * 30} for i in range(1000)]
+    cut, truncated = truncate({"page": {"hasMore": True}, "rows": rows, "after": 1}, 2_000)
+    assert truncated and compact(cut) <= 2_000
+    assert cut["page"] == {"hasMore": True} and "after" not in cut
+    assert cut["rows"] == rows[: len(cut["rows"])] and len(cut["rows"]) > 10  # whole elements, in order
+    assert truncate([1, 2, 3], 100) == ([1, 2, 3], False)
+    assert truncate("z" * 500, 100) == (None, True)  # a string is never cut
+    assert truncate([{"big": "x" * 500}, 1], 100) == ([], True)  # nor is a record inside a list
+
+
+@pytest.mark.parametrize("limit", [2, 3, 17, 64, 500])
+def test_truncation_never_exceeds_the_limit(limit):
+    value = {"a": [[1, 2, {"b": "c" * 10}], "dd"], "e": {"f": list(range(50))}}
+    cut, _ = truncate(value, limit)
+    assert compact(cut) <= max(limit, 4)
+
+
+def test_budget_defaults_and_lambda_time():
+    assert Budgets.from_arguments({}, None) == Budgets(50, 10_000, 64, 25_000)
+    assert {name: LIMITS[name][2] for name in LIMITS} == {
+        "maxCalls": 200, "timeoutMs": 30_000, "memoryMb": 128, "maxOutputChars": 100_000,
+    }  # fmt: skip
+    assert Budgets.from_arguments({"timeoutMs": 30_000}, lambda: 4_000).timeout_ms == 2_500
+    assert Budgets.from_arguments({}, lambda: 500).timeout_ms == 0
+
+
+def test_search_ranks_literal_then_bm25_over_the_reach():
+    visibility = resolve(CATALOG, ALL, readonly_path=False, url_toolsets="code", headers={})
+    reach = [CATALOG.tools[name] for name in visibility.code_reach(CATALOG)]
+    assert rank(reach, "rename_memo_tag", 3)[0].name == "rename_memo_tag"
+    assert rank(reach, "reading notes of a book", 5)[0].name.startswith(("list_reading_notes", "search_reading"))
+    assert rank(reach, "qqqzzz", 5) == []
+    readonly = resolve(CATALOG, ALL, readonly_path=True, url_toolsets="code", headers={})
+    assert not any(CATALOG.tools[name].is_write for name in readonly.code_reach(CATALOG))
+
+
+def test_code_alone_reaches_every_group_and_never_itself():
+    alone = resolve(CATALOG, ALL, readonly_path=False, url_toolsets="code", headers={})
+    assert alone.visible == ("run_code", "search_tools")
+    reach = alone.code_reach(CATALOG)
+    assert {CATALOG.tools[name].toolset for name in reach} == {
+        "memo", "memo_attachments", "todo", "todo_inbox", "todo_attachments", "reading", "search",
+    }  # fmt: skip
+    assert "run_code" not in reach and "search_tools" not in reach
+    with_memo = resolve(CATALOG, ALL, readonly_path=False, url_toolsets="code,memo", headers={})
+    assert {CATALOG.tools[name].toolset for name in with_memo.code_reach(CATALOG)} == {"memo"}
+    excluded = resolve(
+        CATALOG, ALL, readonly_path=False, url_toolsets="code", headers={"x-mcp-exclude-tools": "get_memo"}
+    )
+    assert "get_memo" not in excluded.code_reach(CATALOG)
+    memo_only = resolve(CATALOG, frozenset({"memo:read"}), readonly_path=False, url_toolsets="code", headers={})
+    assert {CATALOG.tools[name].toolset for name in memo_only.code_reach(CATALOG)} == {
+        "memo", "memo_attachments", "search",
+    }  # fmt: skip
+
+
+def test_signatures_are_typescript_of_the_arguments_and_data():
+    tool = CATALOG.tools["get_memo"]
+    text, shapes = signature(tool.input_schema, tool.output_schema)
+    assert text.startswith("(args: {id: string; ") and "=> {memo: {id: string; content: string; " in text
+    listing = CATALOG.tools["list_memos"]
+    text, shapes = signature(listing.input_schema, listing.output_schema)  # a shared shape is named once
+    assert "timelineItems: Memo[]" in text and "limit?: number" in text
+    assert shapes["Memo"].startswith("{id: string; content: string; ")
+    run = CATALOG.tools["search_tools"]
+    assert signature(run.input_schema, run.output_schema)[0].startswith("(args: {query: string; limit?: number})")
+
+
+def test_the_mcp_function_cold_import_does_not_load_the_sandbox(tmp_path):
+    probe = (
+        "import importlib.util, sys\n"
+        "spec = importlib.util.spec_from_file_location('mcp_app', 'functions/mcp/app.py')\n"
+        "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+        "import mesq.mcp.service as s; s.default_catalog()\n"
+        "print(sorted(m for m in sys.modules if m.startswith('py_mini_racer')))\n"
+    )
+    env = {**os.environ, "MESQ_STORAGE": "sqlite", "MESQ_DATA_DIR": str(tmp_path), "AWS_DEFAULT_REGION": "us-east-1"}
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=REPO, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_runs_from_different_threads_share_the_one_v8_thread(tmp_path):
+    # mini-racer 0.12.4 crashed the process (SIGSEGV) on the second run from another thread.
+    probe = (
+        "import json, threading\n"
+        "from mesq.mcp.code.sandbox import run_program\n"
+        "def host(name, args): return json.dumps({'data': {'memo': {'id': 'm', 'content': 'x' * 200}}})\n"
+        "out = []\n"
+        "def go(src): out.append(run_program(src, reach=['x'], known=['x'], host=host, timeout_s=10,"
+        " memory_bytes=64 << 20).json_text)\n"
+        "for src in ['return Object.keys(mesq)', 'for (let i = 0; i < 150; i++) await mesq.x({i}); return 1']:\n"
+        "    t = threading.Thread(target=go, args=(src,)); t.start(); t.join()\n"
+        "print(out)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert result.returncode == 0, (result.returncode, result.stderr[-2000:])
+    assert result.stdout.strip() == "['[\"x\"]', '1']"
+
+
+def test_code_tools_are_offered_only_with_a_sandbox_that_enforces_every_budget(monkeypatch):
+    from mesq.mcp.code import sandbox
+
+    assert sandbox.available()  # this machine: mini-racer >= 0.14.1
+    monkeypatch.setattr(sandbox.importlib.metadata, "version", lambda name: "0.12.4")
+    assert not sandbox.available()  # its timeout cannot stop code after an await
+    monkeypatch.setattr(sandbox.importlib.util, "find_spec", lambda name: None)
+    assert not sandbox.available()
