@@ -20,9 +20,12 @@ from starlette.responses import JSONResponse, Response
 
 from ..asgi.envelope import failure
 from ..asgi.trace import trace_id_of
+from ..auth.scopes import ALL_SCOPES
 from ..concurrency import run_sync
 from ..context import Call, Principal, Services
 from ..errors import Forbidden, Internal, MesqError, Unauthorized
+from ..operations import invoke
+from ..spec import load_spec
 from .flash import clear_flash, pending_flash, redirect_with_flash
 from .forms import Fields, read_form, read_form_or_json
 from .render import redirect, render
@@ -67,15 +70,33 @@ class Page:
         assert self.session is not None  # handlers with session="required" only
         return self.session
 
-    def call(self) -> Call:
-        """The memo domain's Call for the signed-in user: the browser acts with the user's full rights."""
-        principal = Principal(
+    @property
+    def principal(self) -> Principal:
+        """The signed-in user as a caller: the browser acts with the user's full rights."""
+        return Principal(
             user_id=self.user.user_id,
-            scopes=frozenset({"memo:read", "memo:write"}),
+            scopes=frozenset(ALL_SCOPES),
             credential_id=self.user.credential_id,
             kind="session",
         )
-        return Call(principal=principal, services=self.web.services, trace_id=self.trace_id, channel="web")
+
+    def call(self) -> Call:
+        """A domain Call for the signed-in user (for store-level helpers that take a Call)."""
+        return Call(principal=self.principal, services=self.web.services, trace_id=self.trace_id, channel="web")
+
+    async def invoke(self, operation_id: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """One operation of the OpenAPI document, exactly as REST and MCP run it (argument
+        validation, the operation, its call metrics), in a worker thread. Its `MesqError`s reach
+        `endpoint`, which shows them as a page or a JSON envelope."""
+        operation = load_spec().operations[operation_id]
+        return await invoke(
+            operation,
+            arguments,
+            principal=self.principal,
+            services=self.web.services,
+            trace_id=self.trace_id,
+            channel="web",
+        )
 
     def render(self, template: str, **context: Any) -> Response:
         """A page, with the pending one-time notice (if any) shown and consumed."""
