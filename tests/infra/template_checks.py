@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from packaging.requirements import Requirement
+
 from mesq.spec import load_spec
 from tests.infra.template_tools import REPO, allows, functions, http_routes, role_grants, schedules, transformed
 
@@ -139,4 +141,46 @@ def function_problems(template: dict[str, Any]) -> list[str]:
         for suffix in ("LogGroup", "ErrorsAlarm", "ThrottlesAlarm"):
             if f"{logical_id}{suffix}" not in resources:
                 problems.append(f"{logical_id}: no {logical_id}{suffix}")
+    return problems
+
+
+#: Lambda architecture -> the `platform_machine` its Python reports (for requirement markers).
+_MACHINE = {"arm64": "aarch64", "x86_64": "x86_64"}
+#: Functions that must get a distribution on their architecture, and which one.
+NEEDS = {"McpFunction": "mini-racer"}  # Code Mode's sandbox (docs/MCP/code-mode.md)
+
+
+def architecture_problems(template: dict[str, Any]) -> list[str]:
+    """Each function's layers are built for its architecture (native wheels of another one would
+    fail at import), and a function that needs a distribution gets it there (its marker holds)."""
+    resources = template["Resources"]
+    default_architectures = template["Globals"]["Function"].get("Architectures", ["x86_64"])
+    global_layers = template["Globals"]["Function"].get("Layers", [])  # SAM prepends them to a function's own
+    requirements = [
+        Requirement(line)
+        for line in (REPO / "layers/deps/requirements.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    problems = []
+    for logical_id, resource in functions(template).items():
+        (architecture,) = resource["Properties"].get("Architectures", default_architectures)
+        for layer in [*global_layers, *resource["Properties"].get("Layers", [])]:
+            layer_id = layer["Ref"]
+            properties, metadata = resources[layer_id]["Properties"], resources[layer_id].get("Metadata", {})
+            if architecture not in properties.get("CompatibleArchitectures", []):
+                problems.append(f"{logical_id} ({architecture}): {layer_id} is not compatible")
+            if layer_id.startswith("Dependencies") and metadata.get("BuildArchitecture") != architecture:
+                problems.append(
+                    f"{logical_id} ({architecture}): {layer_id} is built for {metadata.get('BuildArchitecture')}"
+                )
+        needed = NEEDS.get(logical_id)
+        if needed:
+            environment = {
+                "platform_machine": _MACHINE[architecture],
+                "sys_platform": "linux",
+                "python_version": "3.12",
+            }
+            wanted = [r for r in requirements if r.name == needed]
+            if not wanted or not all(r.marker is None or r.marker.evaluate(environment) for r in wanted):
+                problems.append(f"{logical_id} ({architecture}): {needed} is not installed there")
     return problems

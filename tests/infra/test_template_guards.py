@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.infra.template_checks import (
+    architecture_problems,
     function_problems,
     permission_problems,
     route_problems,
@@ -30,6 +31,7 @@ def test_the_template_passes_every_check(template):
     assert schedule_problems(template) == []
     assert permission_problems(template) == []
     assert function_problems(template) == []
+    assert architecture_problems(template) == []
 
 
 @pytest.mark.parametrize(
@@ -94,3 +96,20 @@ def test_an_undeployed_function_or_a_missing_alarm_fails(template):
     problems = function_problems(copy_)
     assert "functions/indexer is not in template.yaml" in problems
     assert "SchedulerFunction: no SchedulerFunctionThrottlesAlarm" in problems
+
+
+def test_the_mcp_function_on_arm64_fails_code_modes_sandbox(template):
+    copy_ = mutated(template)
+    copy_["Resources"]["McpFunction"]["Properties"]["Architectures"] = ["arm64"]
+    problems = architecture_problems(copy_)
+    assert "McpFunction (arm64): DependenciesLayerX86 is not compatible" in problems
+    assert "McpFunction (arm64): mini-racer is not installed there" in problems
+
+
+def test_a_dependencies_layer_of_another_architecture_fails(template):
+    copy_ = mutated(template)
+    copy_["Resources"]["McpFunction"]["Properties"]["Layers"][0] = {"Ref": "DependenciesLayer"}
+    assert architecture_problems(copy_) == [
+        "McpFunction (x86_64): DependenciesLayer is not compatible",
+        "McpFunction (x86_64): DependenciesLayer is built for arm64",
+    ]
