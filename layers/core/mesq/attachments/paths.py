@@ -17,6 +17,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from urllib.parse import quote
 
 from ..errors import Forbidden, ValidationError
@@ -39,7 +40,7 @@ class Namespace:
     read_scope: str
     write_scope: str
 
-    @property
+    @cached_property  # compiled once per namespace (a frozen dataclass still has a __dict__)
     def pattern(self) -> re.Pattern[str]:
         return re.compile(rf"{ATTACHMENT_ROOT}/([A-Za-z0-9_-]{{1,64}})/{self.name}/([0-9a-f]{{28}})")
 
