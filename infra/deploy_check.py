@@ -3,7 +3,10 @@
 1. `sam validate --lint`: the SAM specification plus cfn-lint on template.yaml;
 2. `sam build`: both layers and every function built for arm64 / python3.12 into .aws-sam/build
    (the dependencies layer's wheels are downloaded for manylinux aarch64 by SAM itself);
-3. tests/infra/test_template.py: the offline SAM transform, cfn-lint of the transformed template
+3. on an x86_64 machine, the built x86_64 layers of the MCP function run Code Mode's sandbox:
+   python3.12 imports them and evaluates a script under V8 (so a wheel SAM picked for the wrong
+   platform, or one the runtime's glibc cannot load, shows here rather than on the first run_code);
+4. tests/infra/test_template.py: the offline SAM transform, cfn-lint of the transformed template
    and the routes/table/layer agreement tests.
 
 The SAM CLI runs from its own venv (`.cache/sam-venv`, created on first use): aws-sam-cli pins
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -67,6 +71,25 @@ def python312_env() -> dict[str, str]:
     return env
 
 
+#: Imports the built layers' mini-racer and runs one script in a fresh V8 context.
+SANDBOX_SMOKE = (
+    "from py_mini_racer import MiniRacer; "
+    "assert MiniRacer().eval('[1, 2, 3].map(x => x * 2).join()') == '2,4,6'; "
+    "print('V8 sandbox from the built layers: ok')"
+)
+
+
+def _python312(env: dict[str, str]) -> list[str]:
+    # -S: no site-packages, so only the layers can provide what it imports.
+    return [shutil.which("python3.12", path=env.get("PATH")) or "python3.12", "-S"]
+
+
+def _mcp_layers_env(env: dict[str, str]) -> dict[str, str]:
+    """PYTHONPATH = the MCP function's built layers, in the order Lambda stacks them (`/opt/python`)."""
+    layers = ("DependenciesLayerX86", "SandboxLayer", "CoreLayer")
+    return dict(env, PYTHONPATH=os.pathsep.join(str(BUILD_DIR / layer / "python") for layer in layers))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--skip-build", action="store_true", help="validate and lint only (no sam build)")
@@ -81,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
             [sam, "build", "--template", template, "--build-dir", str(BUILD_DIR), "--cached", "--parallel"],
             env,
         )
+        if platform.machine() == "x86_64":
+            _run("the MCP function's sandbox layer", [*_python312(env), "-c", SANDBOX_SMOKE], _mcp_layers_env(env))
     pytest_env = dict(os.environ, PYTHONPATH=str(REPO / "layers" / "core"))
     _run(
         "transformed-template cfn-lint",

@@ -150,29 +150,32 @@ _MACHINE = {"arm64": "aarch64", "x86_64": "x86_64"}
 NEEDS = {"McpFunction": "mini-racer"}  # Code Mode's sandbox (docs/MCP/code-mode.md)
 
 
+def _layer_requirements(layer: dict[str, Any]) -> list[Requirement]:
+    path = REPO / layer["Properties"]["ContentUri"] / "requirements.txt"
+    lines = path.read_text().splitlines() if path.is_file() else []
+    return [Requirement(line) for line in lines if line.strip() and not line.startswith("#")]
+
+
 def architecture_problems(template: dict[str, Any]) -> list[str]:
     """Each function's layers are built for its architecture (native wheels of another one would
-    fail at import), and a function that needs a distribution gets it there (its marker holds)."""
+    fail at import), and a function that needs a distribution gets it from one of its layers, on
+    its architecture (the requirement's marker holds there)."""
     resources = template["Resources"]
     default_architectures = template["Globals"]["Function"].get("Architectures", ["x86_64"])
     global_layers = template["Globals"]["Function"].get("Layers", [])  # SAM prepends them to a function's own
-    requirements = [
-        Requirement(line)
-        for line in (REPO / "layers/deps/requirements.txt").read_text().splitlines()
-        if line.strip() and not line.startswith("#")
-    ]
     problems = []
     for logical_id, resource in functions(template).items():
         (architecture,) = resource["Properties"].get("Architectures", default_architectures)
+        installed = []
         for layer in [*global_layers, *resource["Properties"].get("Layers", [])]:
             layer_id = layer["Ref"]
             properties, metadata = resources[layer_id]["Properties"], resources[layer_id].get("Metadata", {})
             if architecture not in properties.get("CompatibleArchitectures", []):
                 problems.append(f"{logical_id} ({architecture}): {layer_id} is not compatible")
-            if layer_id.startswith("Dependencies") and metadata.get("BuildArchitecture") != architecture:
-                problems.append(
-                    f"{logical_id} ({architecture}): {layer_id} is built for {metadata.get('BuildArchitecture')}"
-                )
+            built_for = metadata.get("BuildArchitecture")
+            if _layer_requirements(resources[layer_id]) and built_for != architecture:
+                problems.append(f"{logical_id} ({architecture}): {layer_id} is built for {built_for}")
+            installed += _layer_requirements(resources[layer_id])
         needed = NEEDS.get(logical_id)
         if needed:
             environment = {
@@ -180,7 +183,7 @@ def architecture_problems(template: dict[str, Any]) -> list[str]:
                 "sys_platform": "linux",
                 "python_version": "3.12",
             }
-            wanted = [r for r in requirements if r.name == needed]
+            wanted = [r for r in installed if r.name == needed]
             if not wanted or not all(r.marker is None or r.marker.evaluate(environment) for r in wanted):
                 problems.append(f"{logical_id} ({architecture}): {needed} is not installed there")
     return problems

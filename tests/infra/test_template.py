@@ -53,7 +53,10 @@ def test_table_matches_the_code():
 
 
 def test_layer_requirements_match_pyproject():
+    """The dependencies layers plus the sandbox layer install exactly pyproject's runtime dependencies."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text())
-    lines = (REPO / "layers/deps/requirements.txt").read_text().splitlines()
-    requirements = [line for line in lines if line and not line.startswith("#")]
-    assert requirements == project["project"]["dependencies"]
+    requirements = []
+    for layer in ("deps", "sandbox"):
+        lines = (REPO / "layers" / layer / "requirements.txt").read_text().splitlines()
+        requirements += [line for line in lines if line and not line.startswith("#")]
+    assert sorted(requirements) == sorted(project["project"]["dependencies"])

@@ -103,7 +103,14 @@ def test_the_mcp_function_on_arm64_fails_code_modes_sandbox(template):
     copy_["Resources"]["McpFunction"]["Properties"]["Architectures"] = ["arm64"]
     problems = architecture_problems(copy_)
     assert "McpFunction (arm64): DependenciesLayerX86 is not compatible" in problems
+    assert "McpFunction (arm64): SandboxLayer is built for x86_64" in problems
     assert "McpFunction (arm64): mini-racer is not installed there" in problems
+
+
+def test_the_mcp_function_without_the_sandbox_layer_fails(template):
+    copy_ = mutated(template)
+    copy_["Resources"]["McpFunction"]["Properties"]["Layers"].remove({"Ref": "SandboxLayer"})
+    assert architecture_problems(copy_) == ["McpFunction (x86_64): mini-racer is not installed there"]
 
 
 def test_a_dependencies_layer_of_another_architecture_fails(template):

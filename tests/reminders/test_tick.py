@@ -1,6 +1,7 @@
 """The reminder tick delivers each due reminder exactly once, signed, even when two ticks run at
 the same time: two processes on one SQLite file, and two stores on DynamoDB Local. A failing
-receiver gets its retries, then the failure is recorded on the channel and not retried."""
+receiver gets its retries, then later rounds (to the channels that failed only), then a final
+failure; a tick that dies between claim and send loses nothing."""
 
 from __future__ import annotations
 
@@ -18,10 +19,11 @@ from typing import Any
 import pytest
 
 from mesq.reminders import channels
-from mesq.reminders.tick import run_due_reminder_tick
+from mesq.reminders.tick import CLAIM_PREFIX, RETRY_DELAYS, RETRY_PREFIX, run_due_reminder_tick
 from mesq.sealing.local import LocalKeySealer
 from mesq.store.ports import ItemStore
 from mesq.store.sqlite import SQLiteItemStore
+from mesq.timestamps import now_timestamp
 from mesq.todos.reminder_schedule import INDEX_PREFIX
 
 from .conftest import todo_call, user_with_reminders
@@ -118,3 +120,90 @@ def test_done_or_changed_tasks_are_not_reminded(tmp_path: Path, sealer: LocalKey
     assert items.query(f"U#{user_id}", prefix=INDEX_PREFIX).items == []  # removed in the tasks' transactions
     report = run_due_reminder_tick(items, sealer, due + timedelta(seconds=5), backoff=(0.0,))
     assert report.due == 0 and receiver.received == []
+
+
+def _claims(items: ItemStore, user_id: str) -> list[dict[str, Any]]:
+    return items.query(f"U#{user_id}", prefix=CLAIM_PREFIX).items
+
+
+def test_a_failed_channel_gets_the_occurrence_again_later_and_only_that_channel(
+    tmp_path: Path, sealer: LocalKeySealer, receiver: Receiver
+) -> None:
+    items = SQLiteItemStore(tmp_path / "mesq.db")
+    user_id, due = user_with_reminders(items, sealer, receiver, 1)
+    failing = Receiver(status=503).start()
+    try:
+        channel = channels.add_webhook(items, sealer, user_id, failing.url, now_timestamp(), allow_loopback=True)
+        failing.secrets.append(channel.secret)
+        first = run_due_reminder_tick(items, sealer, due + timedelta(seconds=5), backoff=(0.0,))
+        assert first.failed == 2 and len(receiver.received) == 2 and failing.attempts == 2 * 3
+        assert {claim["status"] for claim in _claims(items, user_id)} == {"retrying"}
+        early = run_due_reminder_tick(items, sealer, due + timedelta(minutes=4), backoff=(0.0,))
+        assert early.retried == 0 and failing.attempts == 6  # not before the first delay
+        failing.status = 204
+        second = run_due_reminder_tick(items, sealer, due + RETRY_DELAYS[0] + timedelta(minutes=1), backoff=(0.0,))
+        assert second.retried == 2 and second.delivered == 2
+        _assert_once(failing, 2)
+        _assert_once(receiver, 2)  # the channel that took it the first time got no repeat
+        assert {claim["status"] for claim in _claims(items, user_id)} == {"delivered"}
+        assert items.query(f"U#{user_id}", prefix=RETRY_PREFIX).items == []
+        later = run_due_reminder_tick(items, sealer, due + timedelta(hours=3), backoff=(0.0,))
+        assert later.due == 0 and len(failing.received) == 2
+    finally:
+        failing.stop()
+
+
+def test_a_receiver_that_keeps_failing_gets_every_round_then_a_final_failure(
+    tmp_path: Path, sealer: LocalKeySealer, receiver: Receiver
+) -> None:
+    items = SQLiteItemStore(tmp_path / "mesq.db")
+    receiver.status = 500
+    user_id, due = user_with_reminders(items, sealer, receiver, 1)
+    moment = due + timedelta(seconds=5)
+    run_due_reminder_tick(items, sealer, moment, backoff=(0.0,))
+    for delay in RETRY_DELAYS:
+        moment += delay + timedelta(minutes=1)
+        assert run_due_reminder_tick(items, sealer, moment, backoff=(0.0,)).retried == 2
+    rounds = 1 + len(RETRY_DELAYS)
+    assert receiver.attempts == rounds * 2 * 3 and receiver.bad_signatures == 0
+    assert [(c["status"], c["rounds"]) for c in _claims(items, user_id)] == [("failed", rounds)] * 2
+    assert items.query(f"U#{user_id}", prefix=RETRY_PREFIX).items == []
+    assert run_due_reminder_tick(items, sealer, moment + timedelta(hours=6), backoff=(0.0,)).due == 0
+    assert receiver.attempts == rounds * 2 * 3
+
+
+def test_a_tick_that_dies_between_claim_and_send_loses_nothing(
+    tmp_path: Path, sealer: LocalKeySealer, receiver: Receiver
+) -> None:
+    items = SQLiteItemStore(tmp_path / "mesq.db")
+    user_id, due = user_with_reminders(items, sealer, receiver, 1)
+
+    def die(entry: dict[str, Any]) -> None:
+        raise SystemExit("the process died after claiming")
+
+    with pytest.raises(SystemExit):
+        run_due_reminder_tick(items, sealer, due + timedelta(seconds=5), on_claimed=die)
+    assert receiver.attempts == 0 and len(_claims(items, user_id)) == 1
+    next_tick = run_due_reminder_tick(items, sealer, due + timedelta(minutes=1), backoff=(0.0,))
+    assert len(receiver.received) == 1  # the other occurrence; the claimed one waits for its lease
+    assert next_tick.skipped >= 1
+    run_due_reminder_tick(items, sealer, due + RETRY_DELAYS[0] + timedelta(minutes=1), backoff=(0.0,))
+    _assert_once(receiver, 2)
+    assert {claim["status"] for claim in _claims(items, user_id)} == {"delivered"}
+
+
+def test_a_task_done_before_its_retry_is_not_sent_again(
+    tmp_path: Path, sealer: LocalKeySealer, receiver: Receiver
+) -> None:
+    items = SQLiteItemStore(tmp_path / "mesq.db")
+    receiver.status = 500
+    user_id, due = user_with_reminders(items, sealer, receiver, 1)
+    run_due_reminder_tick(items, sealer, due + timedelta(seconds=5), backoff=(0.0,))
+    (entry, *_) = items.query(f"U#{user_id}", prefix=RETRY_PREFIX).items
+    task = todo_call(items, user_id, "get_todo_task", id=entry["taskId"])["task"]
+    todo_call(items, user_id, "complete_todo_task", id=task["id"], expectedRevision=task["revision"])
+    receiver.status = 204
+    report = run_due_reminder_tick(items, sealer, due + RETRY_DELAYS[0] + timedelta(minutes=1), backoff=(0.0,))
+    assert report.retried == 0 and report.skipped == 2 and receiver.received == []
+    assert {claim["status"] for claim in _claims(items, user_id)} == {"dropped"}
+    assert items.query(f"U#{user_id}", prefix=RETRY_PREFIX).items == []

@@ -8,8 +8,16 @@
    CLAIM the occurrence with a conditional put of `U#<user>` / `REMIND#SENT#<taskId>#<at>`
    (exists=False). Only the tick whose claim succeeds delivers, so two overlapping ticks (two
    processes, two Lambda invocations) send it once.
+   The claim is written in one transaction with a RETRY entry (`REMIND#RETRY#<taskId>#<at>`, in
+   the bucket `RETRY_DELAYS[0]` ahead): a lease. If the process dies between the claim and the
+   send, the retry entry still fires, so an occurrence is delivered at least once, never lost
+   (receivers drop repeats by the stable `id`).
 3. Delivery to each channel of the user (delivery.py: signed, retried with backoff), the outcome
-   recorded on the channel and on the claim.
+   recorded on the channel and on the claim. All delivered: the retry entry goes. A channel
+   failed: the retry entry stays, and when its minute comes a later tick sends again to the
+   channels that failed (only those), moving the entry along `RETRY_DELAYS`; after the last
+   round the failure is final. Each round is claimed by a conditional write of the entry's
+   `round`, so two ticks never send one round twice.
 4. The entry moves to the task's next instant (conditional on it still naming this one, so a
    concurrent task write wins), or is deleted; the cursor moves to now's minute (re-reading that
    minute next time is harmless: claims deduplicate).
@@ -17,17 +25,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 
+from ..keys import user_partition
 from ..sealing.ports import Sealer, SealingError
 from ..store.paging import walk
-from ..store.ports import Condition, ConditionFailed, Item, ItemStore, Update
+from ..store.ports import Condition, ConditionFailed, Delete, Item, ItemStore, Put, Update
 from ..timestamps import format_timestamp, parse_timestamp
 from ..todos import keys as todo_keys
 from ..todos.reminder_schedule import INDEX_PREFIX, bucket, bucket_partition, index_item, instants, next_instant
@@ -39,6 +49,11 @@ MAX_LOOKBACK = timedelta(hours=24)
 FIRST_LOOKBACK = timedelta(minutes=60)
 CLAIM_PREFIX = "REMIND#SENT#"
 CLAIM_DAYS = 30  # claims expire (ttl) long after their minute can be re-read
+RETRY_PREFIX = "REMIND#RETRY#"
+#: When an occurrence is tried again after the first round: each round is ATTEMPTS sends to every
+#: channel that has not yet taken it. The first delay is also the lease of a claim (a tick that
+#: dies mid-send is covered by it), so it must exceed one round's longest send.
+RETRY_DELAYS = (timedelta(minutes=5), timedelta(minutes=30), timedelta(hours=2))
 
 
 @dataclass
@@ -47,12 +62,13 @@ class TickReport:
     due: int = 0
     delivered: int = 0
     failed: int = 0
+    retried: int = 0  # rounds after the first (a failed channel, or a tick that died mid-send)
     skipped: int = 0  # claimed by another tick, or no longer a reminder of its task
     failures: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"buckets": self.buckets, "due": self.due, "delivered": self.delivered, "failed": self.failed,
-                "skipped": self.skipped}  # fmt: skip
+                "retried": self.retried, "skipped": self.skipped}  # fmt: skip
 
 
 def _minutes(start: datetime, end: datetime) -> Iterator[datetime]:
@@ -86,8 +102,30 @@ def _payload(entry: Item, task: Item, now: datetime) -> dict[str, Any]:
     }
 
 
+def retry_item(entry: Item, round_: int, moment: datetime, channel_ids: list[str] | None) -> Item:
+    """The entry that brings an occurrence back at `moment` for round `round_` (1..). `channels`:
+    the ids still to deliver to; None = every channel (the first round never finished)."""
+    user_id, task_id, at = str(entry["userId"]), str(entry["taskId"]), str(entry["at"])
+    when = format_timestamp(moment)
+    item: Item = {
+        "pk": user_partition(user_id),
+        "sk": f"{RETRY_PREFIX}{task_id}#{at}",
+        "gsi2pk": bucket_partition(moment),
+        "gsi2sk": f"{when}#{user_id}#{task_id}#retry",
+        "userId": user_id,
+        "taskId": task_id,
+        "at": at,
+        "retryAt": when,
+        "round": round_,
+    }
+    if channel_ids is not None:
+        item["channels"] = channel_ids
+    return item
+
+
 def _claim(items: ItemStore, entry: Item, now: datetime) -> Item | None:
-    """The claim item when this tick won the occurrence, else None."""
+    """The claim item when this tick won the occurrence, else None. Written with its lease: the
+    retry entry of round 1 (see the module docstring)."""
     claim: Item = {
         "pk": entry["pk"],
         "sk": f"{CLAIM_PREFIX}{entry['taskId']}#{entry['at']}",
@@ -95,8 +133,9 @@ def _claim(items: ItemStore, entry: Item, now: datetime) -> Item | None:
         "claimedAt": format_timestamp(now),
         "ttl": int((now + timedelta(days=CLAIM_DAYS)).timestamp()),
     }
+    lease = retry_item(entry, 1, now + RETRY_DELAYS[0], None)
     try:
-        items.put(claim, Condition(exists=False))
+        items.transact([Put(claim, Condition(exists=False)), Put(lease)])
     except ConditionFailed:
         return None
     return claim
@@ -127,13 +166,13 @@ def deliver(
     *,
     client: httpx.Client,
     backoff: tuple[float, ...] = BACKOFF_SECONDS,
-    channel_id: str | None = None,
-) -> list[str]:
-    """Send `payload` to every channel of the user (or only to `channel_id`); the failure
-    reasons (empty = all delivered)."""
-    failures: list[str] = []
+    channel_ids: Collection[str] | None = None,
+) -> dict[str, str]:
+    """Send `payload` to every channel of the user (or only to those in `channel_ids`); the
+    failure reason per channel id (empty = all delivered)."""
+    failures: dict[str, str] = {}
     for record in channels.channel_records(items, user_id):
-        if channel_id is not None and record["id"] != channel_id:
+        if channel_ids is not None and record["id"] not in channel_ids:
             continue
         now = format_timestamp(datetime.now(UTC))
         try:
@@ -144,7 +183,7 @@ def deliver(
             failure = send_webhook(channel, payload, client=client, backoff=backoff)
         channels.record_outcome(items, user_id, str(record["id"]), failure, now)
         if failure is not None:
-            failures.append(f"{record['id']}: {failure['reason']}")
+            failures[str(record["id"])] = str(failure["reason"])
     return failures
 
 
@@ -166,6 +205,8 @@ def run_due_reminder_tick(
             report.buckets += 1
             for entry in walk(items, bucket_partition(minute), index="gsi2"):
                 current: Item | None = entry
+                if str(entry.get("sk", "")).startswith(RETRY_PREFIX):
+                    _retry(items, sealer, entry, now, http, backoff, report)
                 while current is not None and str(current.get("sk", "")).startswith(INDEX_PREFIX):
                     # a late tick finds several instants of one task due: handle each in turn
                     current = _handle(items, sealer, current, now, http, backoff, on_claimed, report)
@@ -201,18 +242,78 @@ def _handle(
     if on_claimed is not None:
         on_claimed(entry)
     failures = deliver(items, sealer, user_id, _payload(entry, task, now), client=http, backoff=backoff)
-    items.update(
-        Update(
-            (str(claim["pk"]), str(claim["sk"])),
-            set={"status": "failed" if failures else "delivered", "failures": failures},
-        )
-    )
+    _record_round(items, entry, 0, failures, now, report)
+    return _due(_advance(items, entry, task, at), now)
+
+
+def _record_round(
+    items: ItemStore, entry: Item, round_: int, failures: dict[str, str], now: datetime, report: TickReport
+) -> None:
+    """After round `round_` of an occurrence: the claim's status, and the retry entry kept for
+    the channels that failed (moved to the next delay) or removed."""
+    user_id, task_id, at = str(entry["userId"]), str(entry["taskId"]), str(entry["at"])
+    claim_key = (user_partition(user_id), f"{CLAIM_PREFIX}{task_id}#{at}")
+    retry_key = (user_partition(user_id), f"{RETRY_PREFIX}{task_id}#{at}")
+    last = round_ >= len(RETRY_DELAYS)
+    status = "delivered" if not failures else ("failed" if last else "retrying")
+    follow_up: Put | Delete
+    if failures and not last:
+        follow_up = Put(retry_item(entry, round_ + 1, now + RETRY_DELAYS[round_], sorted(failures)))
+    else:
+        follow_up = Delete(retry_key)
+    claim = Update(claim_key, set={"status": status, "failures": [f"{c}: {r}" for c, r in failures.items()],
+                                   "rounds": round_ + 1})  # fmt: skip
+    items.transact([claim, follow_up])
     if failures:
         report.failed += 1
-        report.failures += failures
+        report.failures += [f"{channel_id}: {reason}" for channel_id, reason in failures.items()]
     else:
         report.delivered += 1
-    return _due(_advance(items, entry, task, at), now)
+
+
+def _retry(
+    items: ItemStore,
+    sealer: Sealer,
+    entry: Item,
+    now: datetime,
+    http: httpx.Client,
+    backoff: tuple[float, ...],
+    report: TickReport,
+) -> None:
+    """A retry entry whose minute has come: send the occurrence again to the channels that have
+    not taken it, if its task still has that reminder; the round is claimed first."""
+    if parse_timestamp(str(entry["retryAt"]), "retryAt") > now:
+        return
+    user_id, task_id, round_ = str(entry["userId"]), str(entry["taskId"]), int(entry["round"])
+    key = (str(entry["pk"]), str(entry["sk"]))
+    stored = items.get(todo_keys.task_key(user_id, task_id))
+    task = todo_keys.record_of(stored) if stored is not None else None
+    at = parse_timestamp(str(entry["at"]), "at")
+    if task is None or at not in instants(task):  # deleted, done, or its reminders changed
+        claim_key = (user_partition(user_id), f"{CLAIM_PREFIX}{task_id}#{entry['at']}")
+        with contextlib.suppress(ConditionFailed):  # another tick dropped it first
+            dropped = Update(claim_key, set={"status": "dropped"}, condition=Condition(exists=True))
+            items.transact([Delete(key, Condition(equals={"round": round_})), dropped])
+        report.skipped += 1
+        return
+    # Claim the round: move the entry to the next round's lease (or remove it after the last),
+    # conditional on the round this tick read. The loser of a race sends nothing.
+    guard = Condition(equals={"round": round_})
+    try:
+        if round_ < len(RETRY_DELAYS):
+            lease = retry_item(entry, round_ + 1, now + RETRY_DELAYS[round_], entry.get("channels"))
+            items.put(lease, guard)
+        else:
+            items.delete(key, guard)
+    except ConditionFailed:
+        report.skipped += 1
+        return
+    report.due += 1
+    report.retried += 1
+    only = entry.get("channels")
+    failures = deliver(items, sealer, user_id, _payload(entry, task, now), client=http, backoff=backoff,
+                       channel_ids=None if only is None else set(only))  # fmt: skip
+    _record_round(items, entry, round_, failures, now, report)
 
 
 def _due(entry: Item | None, now: datetime) -> Item | None:

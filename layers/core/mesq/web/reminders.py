@@ -55,7 +55,7 @@ async def add_submit(page: Page) -> Response:
     )
 
 
-def _send_test(page: Page, channel_id: str) -> list[str]:
+def _send_test(page: Page, channel_id: str) -> dict[str, str]:
     services, user_id = page.web.services, page.user.user_id
     record = channels.find_channel(services.items, user_id, channel_id)
     now = format_timestamp(datetime.now(UTC))
@@ -67,7 +67,7 @@ def _send_test(page: Page, channel_id: str) -> list[str]:
             user_id,
             payload,
             client=client,
-            channel_id=str(record["id"]),
+            channel_ids={str(record["id"])},
         )
 
 
