@@ -208,7 +208,7 @@ def test_metadata_document_hosts_must_resolve_to_public_addresses(monkeypatch, a
 def test_public_addresses_pass_the_guard():
     import ipaddress
 
-    from mesq.http.cimd import is_public_address
+    from mesq.outbound import is_public_address
 
     for address in ("93.184.216.34", "2606:2800:220:1::248", "::ffff:93.184.216.34", "2002:5db8:d822::1"):
         assert is_public_address(ipaddress.ip_address(address)), address

@@ -21,6 +21,7 @@ class Receiver:
     received: list[dict[str, Any]] = field(default_factory=list)
     attempts: int = 0
     bad_signatures: int = 0
+    hosts: list[str] = field(default_factory=list)  # the Host header of each request
     lock: threading.Lock = field(default_factory=threading.Lock)
     server: ThreadingHTTPServer | None = None
 
@@ -38,6 +39,7 @@ class Receiver:
                 signed = any(verify(s, self.headers.get(HEADER, ""), body, int(time.time())) for s in receiver.secrets)
                 with receiver.lock:
                     receiver.attempts += 1
+                    receiver.hosts.append(self.headers.get("Host", ""))
                     if not signed:
                         receiver.bad_signatures += 1
                     elif receiver.status < 300:

@@ -9,9 +9,7 @@ development) admits http://127.0.0.1 and [::1] URLs and skips the address check.
 The name is resolved once; every address is checked, and the connection goes to the checked
 address (the request keeps the URL's host in `Host` and, for https, in SNI and the certificate
 check), so a name that re-resolves elsewhere in between (DNS rebinding) cannot redirect the
-fetch. `ipaddress.is_global` alone is not enough on Python 3.11: it calls the IPv6 forms that
-embed an IPv4 address (NAT64, 6to4, IPv4-compatible) global even when the embedded address is
-loopback or private, so every embedded IPv4 address (those, IPv4-mapped, Teredo) is checked too.
+fetch. What counts as public (embedded IPv4 addresses included) is `mesq/outbound.py`.
 
 The stdlib client is enough for one GET and keeps the OAuth function free of another HTTP
 library.
@@ -29,39 +27,14 @@ from urllib.parse import urlsplit
 from ..asgi.body import is_json_media_type, parse_json_object
 from ..auth.oauth.errors import OAuthError
 from ..errors import ValidationError
+from ..outbound import is_public_address
 
 MAX_DOCUMENT_BYTES = 64 * 1024
 TIMEOUT_SECONDS = 5.0
-_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
-_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 def _invalid(message: str) -> OAuthError:
     return OAuthError("invalid_client", f"client metadata document: {message}")
-
-
-def embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
-    """The IPv4 addresses an IPv6 address carries (and would route to)."""
-    embedded: list[ipaddress.IPv4Address] = []
-    if address.ipv4_mapped is not None:
-        embedded.append(address.ipv4_mapped)
-    if address.sixtofour is not None:
-        embedded.append(address.sixtofour)
-    if address.teredo is not None:
-        embedded.extend(address.teredo)  # (server, client)
-    if any(address in network for network in _NAT64) or address in _IPV4_COMPATIBLE:
-        embedded.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
-    return embedded
-
-
-def is_public_address(address: IPAddress) -> bool:
-    """A unicast address on the public internet, including whatever IPv4 address it embeds."""
-    if not address.is_global or address.is_multicast:
-        return False
-    if isinstance(address, ipaddress.IPv6Address):
-        return all(is_public_address(inner) for inner in embedded_ipv4(address))
-    return True
 
 
 def _resolve(host: str, port: int, allow_loopback: bool) -> str:

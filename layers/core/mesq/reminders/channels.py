@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from ..errors import NotFound, ValidationError
 from ..keys import user_partition
+from ..outbound import is_public_address
 from ..sealing.ports import Sealer
 from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, Item, ItemStore, Update
@@ -56,7 +57,7 @@ def check_url(url: str, *, allow_loopback: bool) -> str:
         return url
     if parts.scheme != "https":
         raise ValidationError("the webhook URL must be an https:// URL")
-    if address is not None and not address.is_global:
+    if address is not None and not is_public_address(address):
         raise ValidationError("the webhook URL must name a public host")
     return url
 

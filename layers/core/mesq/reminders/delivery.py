@@ -1,16 +1,27 @@
 """Sending one reminder to one webhook: signed, retried with backoff within the tick, and the
 outcome recorded on the channel (docs/contract.md §12). httpx is the client; no redirects are
-followed (a redirect could lead a signed request somewhere the user never named)."""
+followed (a redirect could lead a signed request somewhere the user never named).
+
+The URL's host was checked when the channel was added, but a name can later resolve anywhere:
+each send resolves it once, refuses it unless every address is public (`mesq/outbound.py`), and
+connects to the address it checked (the request keeps the name in `Host` and in TLS SNI and the
+certificate check), so DNS rebinding cannot aim a webhook at the deployment's own network. A
+loopback URL (only admitted where `channels.check_url` allows loopback: tests, local use) is sent
+as it is."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import socket
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
+from ..outbound import is_public_address
 from ..timestamps import now_timestamp
 from .channels import Channel
 from .signing import HEADER, signature
@@ -18,6 +29,41 @@ from .signing import HEADER, signature
 ATTEMPTS = 3
 BACKOFF_SECONDS: tuple[float, ...] = (1.0, 2.0)
 TIMEOUT_SECONDS = 5.0
+
+
+class UnsafeTarget(Exception):
+    """The webhook's host does not resolve to public addresses only (the reason is the message)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where one send connects, and the name it presents there."""
+
+    url: httpx.URL  # the checked address in place of the name
+    host_header: str
+    sni_hostname: str | None
+
+
+def resolve_target(url: str) -> Target:
+    """The connection target of a webhook URL, its name resolved once and checked."""
+    parsed = httpx.URL(url)
+    host = parsed.host
+    host_header = parsed.netloc.decode("ascii")
+    try:
+        literal: ipaddress.IPv4Address | ipaddress.IPv6Address | None = ipaddress.ip_address(host)
+    except ValueError:
+        literal = None
+    if host == "localhost" or (literal is not None and literal.is_loopback):
+        return Target(parsed, host_header, None)  # admitted only where loopback is allowed
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError:
+        raise UnsafeTarget("could not resolve the host") from None
+    addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
+    if not addresses or not all(is_public_address(address) for address in addresses):
+        raise UnsafeTarget("the host resolves to a non-public address")
+    return Target(parsed.copy_with(host=str(addresses[0])), host_header, host)
 
 
 def body_of(payload: dict[str, Any]) -> bytes:
@@ -35,6 +81,11 @@ def send_webhook(
 ) -> dict[str, Any] | None:
     """None on a 2xx answer; else the last failure after ATTEMPTS tries ({at, attempts, reason})."""
     body = body_of(payload)
+    try:
+        target = resolve_target(channel.url)
+    except UnsafeTarget as refused:
+        return {"at": now_timestamp(), "attempts": 0, "reason": str(refused)}
+    extensions = {"sni_hostname": target.sni_hostname} if target.sni_hostname else {}
     reason = ""
     for attempt in range(ATTEMPTS):
         if attempt:
@@ -44,9 +95,11 @@ def send_webhook(
             HEADER: signature(channel.secret, int(clock()), body),
             "X-MeSQ-Delivery": str(payload["id"]),
             "User-Agent": "MeSQ-Reminders/1",
+            "Host": target.host_header,
         }
         try:
-            answer = client.post(channel.url, content=body, headers=headers, timeout=TIMEOUT_SECONDS)
+            answer = client.post(target.url, content=body, headers=headers, timeout=TIMEOUT_SECONDS,
+                                 extensions=extensions)  # fmt: skip
         except httpx.TimeoutException:
             reason = "timed out"
         except httpx.HTTPError:

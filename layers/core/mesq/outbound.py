@@ -1,0 +1,39 @@
+"""Which network addresses a request the service makes on a user's behalf may reach: the OAuth
+client metadata fetch (`http/cimd.py`) and reminder webhooks (`reminders/delivery.py`) go to URLs
+somebody else chose, so they must never reach the deployment's own network (SSRF).
+
+`ipaddress.is_global` alone is not enough on Python 3.11: it calls the IPv6 forms that embed an
+IPv4 address (NAT64, 6to4, IPv4-compatible) global even when the embedded address is loopback or
+private, so every embedded IPv4 address (those, IPv4-mapped, Teredo) is checked too.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries (and would route to)."""
+    embedded: list[ipaddress.IPv4Address] = []
+    if address.ipv4_mapped is not None:
+        embedded.append(address.ipv4_mapped)
+    if address.sixtofour is not None:
+        embedded.append(address.sixtofour)
+    if address.teredo is not None:
+        embedded.extend(address.teredo)  # (server, client)
+    if any(address in network for network in _NAT64) or address in _IPV4_COMPATIBLE:
+        embedded.append(ipaddress.IPv4Address(int(address) & 0xFFFFFFFF))
+    return embedded
+
+
+def is_public_address(address: IPAddress) -> bool:
+    """A unicast address on the public internet, including whatever IPv4 address it embeds."""
+    if not address.is_global or address.is_multicast:
+        return False
+    if isinstance(address, ipaddress.IPv6Address):
+        return all(is_public_address(inner) for inner in embedded_ipv4(address))
+    return True
