@@ -187,6 +187,28 @@ def deliver(
     return failures
 
 
+@dataclass(frozen=True)
+class _Tick:
+    """What one tick's steps share."""
+
+    items: ItemStore
+    sealer: Sealer
+    now: datetime
+    http: httpx.Client
+    backoff: tuple[float, ...]
+    report: TickReport
+    on_claimed: Callable[[Item], None] | None
+
+    def task_of(self, entry: Item) -> Item | None:
+        stored = self.items.get(todo_keys.task_key(str(entry["userId"]), str(entry["taskId"])))
+        return todo_keys.record_of(stored) if stored is not None else None
+
+    def send(self, entry: Item, task: Item, channel_ids: Collection[str] | None = None) -> dict[str, str]:
+        payload = _payload(entry, task, self.now)
+        return deliver(self.items, self.sealer, str(entry["userId"]), payload, client=self.http, backoff=self.backoff,
+                       channel_ids=channel_ids)  # fmt: skip
+
+
 def run_due_reminder_tick(
     items: ItemStore,
     sealer: Sealer,
@@ -200,16 +222,17 @@ def run_due_reminder_tick(
     report = TickReport()
     own_client = client is None
     http = client or httpx.Client(follow_redirects=False)
+    tick = _Tick(items, sealer, now, http, backoff, report, on_claimed)
     try:
         for minute in _minutes(_first_bucket(items, now), now):
             report.buckets += 1
             for entry in walk(items, bucket_partition(minute), index="gsi2"):
                 current: Item | None = entry
                 if str(entry.get("sk", "")).startswith(RETRY_PREFIX):
-                    _retry(items, sealer, entry, now, http, backoff, report)
+                    _retry(tick, entry)
                 while current is not None and str(current.get("sk", "")).startswith(INDEX_PREFIX):
                     # a late tick finds several instants of one task due: handle each in turn
-                    current = _handle(items, sealer, current, now, http, backoff, on_claimed, report)
+                    current = _handle(tick, current)
         items.put({"pk": CURSOR_KEY[0], "sk": CURSOR_KEY[1], "bucket": bucket(now)})
     finally:
         if own_client:
@@ -217,103 +240,81 @@ def run_due_reminder_tick(
     return report
 
 
-def _handle(
-    items: ItemStore,
-    sealer: Sealer,
-    entry: Item,
-    now: datetime,
-    http: httpx.Client,
-    backoff: tuple[float, ...],
-    on_claimed: Callable[[Item], None] | None,
-    report: TickReport,
-) -> Item | None:
+def _handle(tick: _Tick, entry: Item) -> Item | None:
     """Deliver one index entry if due; the entry's next form when that is due too, else None."""
     at = parse_timestamp(str(entry["at"]), "at")
-    if at > now:
+    if at > tick.now:
         return None
-    report.due += 1
-    user_id, task_id = str(entry["userId"]), str(entry["taskId"])
-    stored = items.get(todo_keys.task_key(user_id, task_id))
-    task = todo_keys.record_of(stored) if stored is not None else None
-    claim = _claim(items, entry, now) if task is not None and at in instants(task) else None
+    tick.report.due += 1
+    task = tick.task_of(entry)
+    claim = _claim(tick.items, entry, tick.now) if task is not None and at in instants(task) else None
     if claim is None or task is None:
-        report.skipped += 1
-        return _due(_advance(items, entry, task, at), now)
-    if on_claimed is not None:
-        on_claimed(entry)
-    failures = deliver(items, sealer, user_id, _payload(entry, task, now), client=http, backoff=backoff)
-    _record_round(items, entry, 0, failures, now, report)
-    return _due(_advance(items, entry, task, at), now)
+        tick.report.skipped += 1
+        return _due(_advance(tick.items, entry, task, at), tick.now)
+    if tick.on_claimed is not None:
+        tick.on_claimed(entry)
+    _record_round(tick, entry, 0, tick.send(entry, task))
+    return _due(_advance(tick.items, entry, task, at), tick.now)
 
 
-def _record_round(
-    items: ItemStore, entry: Item, round_: int, failures: dict[str, str], now: datetime, report: TickReport
-) -> None:
+def _record_round(tick: _Tick, entry: Item, round_: int, failures: dict[str, str]) -> None:
     """After round `round_` of an occurrence: the claim's status, and the retry entry kept for
     the channels that failed (moved to the next delay) or removed."""
-    user_id, task_id, at = str(entry["userId"]), str(entry["taskId"]), str(entry["at"])
-    claim_key = (user_partition(user_id), f"{CLAIM_PREFIX}{task_id}#{at}")
-    retry_key = (user_partition(user_id), f"{RETRY_PREFIX}{task_id}#{at}")
+    claim_key, retry_key = _occurrence_keys(entry)
     last = round_ >= len(RETRY_DELAYS)
     status = "delivered" if not failures else ("failed" if last else "retrying")
     follow_up: Put | Delete
     if failures and not last:
-        follow_up = Put(retry_item(entry, round_ + 1, now + RETRY_DELAYS[round_], sorted(failures)))
+        follow_up = Put(retry_item(entry, round_ + 1, tick.now + RETRY_DELAYS[round_], sorted(failures)))
     else:
         follow_up = Delete(retry_key)
     claim = Update(claim_key, set={"status": status, "failures": [f"{c}: {r}" for c, r in failures.items()],
                                    "rounds": round_ + 1})  # fmt: skip
-    items.transact([claim, follow_up])
+    tick.items.transact([claim, follow_up])
     if failures:
-        report.failed += 1
-        report.failures += [f"{channel_id}: {reason}" for channel_id, reason in failures.items()]
+        tick.report.failed += 1
+        tick.report.failures += [f"{channel_id}: {reason}" for channel_id, reason in failures.items()]
     else:
-        report.delivered += 1
+        tick.report.delivered += 1
 
 
-def _retry(
-    items: ItemStore,
-    sealer: Sealer,
-    entry: Item,
-    now: datetime,
-    http: httpx.Client,
-    backoff: tuple[float, ...],
-    report: TickReport,
-) -> None:
+def _occurrence_keys(entry: Item) -> tuple[tuple[str, str], tuple[str, str]]:
+    """The claim's and the retry entry's keys of the occurrence `entry` names."""
+    partition, occurrence = user_partition(str(entry["userId"])), f"{entry['taskId']}#{entry['at']}"
+    return (partition, CLAIM_PREFIX + occurrence), (partition, RETRY_PREFIX + occurrence)
+
+
+def _retry(tick: _Tick, entry: Item) -> None:
     """A retry entry whose minute has come: send the occurrence again to the channels that have
     not taken it, if its task still has that reminder; the round is claimed first."""
-    if parse_timestamp(str(entry["retryAt"]), "retryAt") > now:
+    if parse_timestamp(str(entry["retryAt"]), "retryAt") > tick.now:
         return
-    user_id, task_id, round_ = str(entry["userId"]), str(entry["taskId"]), int(entry["round"])
-    key = (str(entry["pk"]), str(entry["sk"]))
-    stored = items.get(todo_keys.task_key(user_id, task_id))
-    task = todo_keys.record_of(stored) if stored is not None else None
-    at = parse_timestamp(str(entry["at"]), "at")
-    if task is None or at not in instants(task):  # deleted, done, or its reminders changed
-        claim_key = (user_partition(user_id), f"{CLAIM_PREFIX}{task_id}#{entry['at']}")
+    round_ = int(entry["round"])
+    claim_key, key = _occurrence_keys(entry)
+    guard = Condition(equals={"round": round_})
+    task = tick.task_of(entry)
+    if task is None or parse_timestamp(str(entry["at"]), "at") not in instants(task):
+        # deleted, done, or its reminders changed
+        dropped = Update(claim_key, set={"status": "dropped"}, condition=Condition(exists=True))
         with contextlib.suppress(ConditionFailed):  # another tick dropped it first
-            dropped = Update(claim_key, set={"status": "dropped"}, condition=Condition(exists=True))
-            items.transact([Delete(key, Condition(equals={"round": round_})), dropped])
-        report.skipped += 1
+            tick.items.transact([Delete(key, guard), dropped])
+        tick.report.skipped += 1
         return
     # Claim the round: move the entry to the next round's lease (or remove it after the last),
     # conditional on the round this tick read. The loser of a race sends nothing.
-    guard = Condition(equals={"round": round_})
     try:
         if round_ < len(RETRY_DELAYS):
-            lease = retry_item(entry, round_ + 1, now + RETRY_DELAYS[round_], entry.get("channels"))
-            items.put(lease, guard)
+            lease = retry_item(entry, round_ + 1, tick.now + RETRY_DELAYS[round_], entry.get("channels"))
+            tick.items.put(lease, guard)
         else:
-            items.delete(key, guard)
+            tick.items.delete(key, guard)
     except ConditionFailed:
-        report.skipped += 1
+        tick.report.skipped += 1
         return
-    report.due += 1
-    report.retried += 1
+    tick.report.due += 1
+    tick.report.retried += 1
     only = entry.get("channels")
-    failures = deliver(items, sealer, user_id, _payload(entry, task, now), client=http, backoff=backoff,
-                       channel_ids=None if only is None else set(only))  # fmt: skip
-    _record_round(items, entry, round_, failures, now, report)
+    _record_round(tick, entry, round_, tick.send(entry, task, None if only is None else set(only)))
 
 
 def _due(entry: Item | None, now: datetime) -> Item | None:
