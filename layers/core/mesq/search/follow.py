@@ -22,7 +22,6 @@ from ..context import Services
 from ..store.item_rules import key_of
 from ..store.ports import Condition, Cursor, Item, ItemStore, Key, QueryPage, Update, WriteOp
 from .documents import source_kind
-from .indexer import refresh
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 USER_PARTITION = "U#"
@@ -49,6 +48,10 @@ class FollowingStore:
     def _refresh(self, user_id: str, sort_keys: list[str]) -> None:
         try:
             if self._services is not None:
+                # Imported here: the index pulls numpy, bm25s and jieba (~0.9 s, ~60 MB), which
+                # a process that never writes a searchable record (a CLI command) need not pay.
+                from .indexer import refresh
+
                 refresh(self._services, user_id, sort_keys)
         except Exception:  # the write is stored; the index catches up on reindex
             log.exception("search: in-process index update failed")
