@@ -51,6 +51,14 @@ FOCUSABLE = (
     "textarea:not([disabled]), summary, [tabindex]:not([tabindex='-1'])"
 )
 
+#: The focused element: its probe number, whether its focus shows (an outline or a shadow), its start.
+FOCUSED = """() => {
+    const e = document.activeElement, style = e ? getComputedStyle(e) : null;
+    const outline = style && style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0;
+    const ring = style && (outline || style.boxShadow !== 'none') && e.matches(':focus-visible');
+    return [e && e.getAttribute('data-tab-probe'), !!ring, e ? e.outerHTML.slice(0, 80) : ''];
+}"""
+
 
 @dataclass(frozen=True)
 class Seeds:
@@ -225,3 +233,63 @@ def test_every_page_passes_axe(server: LiveServer, page: Any, axe_source: str, t
 
     assert "/reading/books/{book_id}" in routes and "/settings/tokens/{token_id}/revoke" in routes
     assert audit.problems == [], "axe found serious/critical violations:\n" + "\n".join(audit.problems)
+
+
+def _tab_through(page: Any) -> tuple[set[int], int, list[str]]:
+    """Press Tab from the top until focus leaves the page's elements or comes round again: which
+    interactive elements it reached (of how many), and those whose focus was not visible."""
+    total = page.evaluate(
+        """selector => {
+            const shown = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+            const all = [...document.querySelectorAll(selector)].filter(shown);
+            all.forEach((e, i) => e.setAttribute('data-tab-probe', String(i)));
+            if (document.activeElement) document.activeElement.blur();
+            return all.length;
+        }""",
+        FOCUSABLE,
+    )
+    reached: set[int] = set()
+    unseen: list[str] = []
+    for _ in range(total + 3):
+        page.keyboard.press("Tab")
+        probe, visible, name = page.evaluate(FOCUSED)
+        if probe is None or int(probe) in reached:
+            if reached:
+                break
+            continue
+        reached.add(int(probe))
+        if not visible:
+            unseen.append(name)
+    return reached, total, unseen
+
+
+def test_shelf_pages_work_by_keyboard(server: LiveServer, page: Any, tmp_path: Path) -> None:
+    base = server.base_url
+    created = server.cli("user", "create", "reader", "--password-stdin", stdin=PASSWORD + "\n")
+    assert created.returncode == 0, created.stderr
+    imported = server.cli("reading", "import", "reader", str(write_export(tmp_path / "shelf.json", sample_shelf())))
+    assert imported.returncode == 0, imported.stderr
+    page.goto(base + "/reading")
+    page.fill("input[name=username]", "reader")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    playwright_sync.expect(page).to_have_url(base + "/reading")
+    for path in ("/reading", f"/reading/books/{book_id('b-1')}", "/reading/search?q=%E8%B4%A2%E6%94%BF"):
+        page.goto(base + path)
+        reached, total, unseen = _tab_through(page)
+        assert total > 5, path  # the nav, the search form, the books or notes are there to reach
+        assert reached == set(range(total)), f"{path}: Tab reached {len(reached)} of {total} interactive elements"
+        assert unseen == [], f"{path}: no visible focus on {unseen}"
+    # The first Tab offers to skip the navigation; after it the next Tab is in the search box,
+    # where Enter searches and the result page keeps the words typed.
+    page.goto(base + "/reading")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip"
+    playwright_sync.expect(page.locator("a.skip")).to_be_in_viewport()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "shelf-query"
+    page.keyboard.type("想法")
+    page.keyboard.press("Enter")
+    playwright_sync.expect(page.locator("#hit-count")).to_contain_text("想法")
+    playwright_sync.expect(page.locator("#shelf-query")).to_have_value("想法")
