@@ -69,6 +69,7 @@ class Seeds:
     memo_id: str
     trashed_memo_id: str
     book_id: str
+    task_id: str
 
 
 #: path parameter -> its value; ROUTE_VALUES overrides it for one route.
@@ -77,6 +78,7 @@ PATH_VALUES: dict[str, Callable[[Seeds], str]] = {
     "grant_id": lambda s: s.grant_id,
     "memo_id": lambda s: s.memo_id,
     "book_id": lambda s: s.book_id,
+    "task_id": lambda s: s.task_id,
 }
 ROUTE_VALUES: dict[str, dict[str, Callable[[Seeds], str]]] = {
     "/trash/{memo_id}/delete": {"memo_id": lambda s: s.trashed_memo_id},
@@ -164,7 +166,9 @@ class Audit:
 
 def _seed(server: LiveServer, page: Any, tmp_path: Path) -> Seeds:
     base = server.base_url
-    made = server.cli("token", "create", "admin", "--name", "a11y 无障碍", "--scopes", "memo:read,memo:write")
+    made = server.cli(
+        "token", "create", "admin", "--name", "a11y 无障碍", "--scopes", "memo:read,memo:write,todo:read,todo:write"
+    )
     assert made.returncode == 0, made.stderr
     with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {made.stdout.split()[-1]}"}) as rest:
         memos = [
@@ -175,6 +179,8 @@ def _seed(server: LiveServer, page: Any, tmp_path: Path) -> Seeds:
             "DELETE", f"/api/toolkit/memo/{memos[1]['id']}", json={"expectedRevision": memos[1]["revision"]}
         )
         assert gone.status_code == 200, gone.text
+        task = rest.post("/api/toolkit/todo/tasks", json={"title": "读完第一章"})
+        assert task.status_code in (200, 201), task.text
     imported = server.cli("reading", "import", "admin", str(write_export(tmp_path / "shelf.json", sample_shelf())))
     assert imported.returncode == 0, imported.stderr
     _connect_app(server, page, tmp_path)
@@ -183,7 +189,14 @@ def _seed(server: LiveServer, page: Any, tmp_path: Path) -> Seeds:
     page.goto(base + "/settings/apps")
     revoke = page.locator("a[href^='/settings/apps/'][href$='/revoke']").first.get_attribute("href")
     assert token_id and revoke
-    return Seeds(token_id, revoke.split("/")[3], memos[0]["id"], memos[1]["id"], book_id("b-1"))
+    return Seeds(
+        token_id,
+        revoke.split("/")[3],
+        memos[0]["id"],
+        memos[1]["id"],
+        book_id("b-1"),
+        task.json()["data"]["task"]["id"],
+    )
 
 
 def _consent_url(server: LiveServer) -> str:
