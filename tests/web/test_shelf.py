@@ -145,3 +145,18 @@ def test_pages_need_a_session(new_client: Callable[[], object]) -> None:
     for path in ("/reading", "/reading/search?q=a", f"/reading/books/{book_id('b-1')}"):
         answer = client.get(path, follow_redirects=False)  # type: ignore[attr-defined]
         assert answer.status_code == 303 and answer.headers["location"].startswith("/login?next="), path
+
+
+def test_notes_removed_upstream_are_labelled(services: Services, browser: Callable[..., Browser]) -> None:
+    reader = browser()
+    shelf = sample_shelf()
+    seed(services.items, reader.user_id, shelf)
+    shelf["books"][0]["notes"] = [n for n in shelf["books"][0]["notes"] if n["id"] != "h2"]  # gone at the source
+    seed(services.items, reader.user_id, shelf)
+    page = reader.get(f"/reading/books/{book_id('b-1')}")
+    removed = re.search(
+        r'<article class="note highlight"[^>]*>((?:(?!</article>).)*财政收入.*?)</article>', page.text, re.S
+    )
+    assert removed is not None and "removed in WeChat Reading" in removed.group(1)
+    assert page.text.count("removed in WeChat Reading") == 2  # the note, and the book's count line
+    assert "1 removed in WeChat Reading" in _text(page.text)
