@@ -1,5 +1,5 @@
 """Pinned npm packages for tests that check MeSQ against JavaScript tools (Ajv, the JSON Schema
-validator JS MCP hosts use).
+validator JS MCP hosts use; axe-core, the accessibility engine the browser-page check injects).
 
 `ensure_npm_packages` installs the pinned versions under `<repo>/.cache/node-tools/` on first
 use (`npm install --prefix`, like infra/dynamodb_local.py) and returns the `node_modules` folder
@@ -24,6 +24,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CACHE_DIR = REPO_ROOT / ".cache" / "node-tools"
 #: What the MCP TypeScript SDK's default validator is built from (`ajv` + `ajv-formats`).
 AJV_PACKAGES: Mapping[str, str] = {"ajv": "8.20.0", "ajv-formats": "3.0.1"}
+#: Deque's accessibility rules engine (tests/web/test_accessibility.py runs it in Chromium).
+AXE_PACKAGES: Mapping[str, str] = {"axe-core": "4.14.1"}
 INSTALL_TIMEOUT_S = 600.0
 
 

@@ -1,5 +1,5 @@
 """The browser pages (server-rendered Jinja2, no SPA): first-run set-up, sign-in, OAuth consent,
-Settings -> Access credentials / Connected apps / Reading sync / Attachments / Calendar feed, the
+the reading shelf, Settings -> Access credentials / Connected apps / Reading sync / Attachments / Calendar feed, the
 secret calendar feed itself, and the memo trash with permanent delete.
 
 `web_routes(services)` is what an app mounts: the local server (`mesq serve`) and the OAuth
@@ -33,6 +33,7 @@ def web_routes(
     from .credentials import credential_routes
     from .reading import reading_routes
     from .reminders import reminder_routes
+    from .shelf import shelf_routes
     from .trash import trash_routes
 
     web = Web.build(services, clock, throttle)
@@ -43,6 +44,7 @@ def web_routes(
         *app_routes(web),
         *trash_routes(web),
         *reading_routes(web),
+        *shelf_routes(web),
         *reminder_routes(web),
         *attachment_routes(web),
         *calendar_routes(web),

@@ -1,0 +1,308 @@
+"""Every browser page of the app, checked by axe-core (Deque's rules engine, pinned in
+infra/node_tools.py) in a real headless Chromium against a real `mesq serve`, signed out and
+signed in, at a phone and a desktop size: no serious or critical violation. The pages come from
+the route table (`web_routes`), so a page added later is checked without touching this test;
+a route that is not a page must be listed in NOT_PAGES, and a path parameter must have a seeded
+value in PATH_VALUES, or the test fails saying so.
+
+Also by keyboard, on the reading shelf's pages: Tab reaches every interactive element, each with a
+visible focus indicator.
+
+axe is injected as an inline script, which the pages' CSP (`script-src 'self'`) refuses, so this
+test alone uses a context with `bypass_csp=True` (the CSP itself is checked by the other Chromium
+tests, which watch for violations)."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+import pytest
+from playwright import sync_api as playwright_sync
+from starlette.routing import Route
+
+from mesq.reading.model import book_id
+from mesq.services import build_services
+from mesq.web import web_routes
+from tests.settings import inprocess_settings
+
+from ..conftest import LiveServer
+from ..mcp.test_js_schemas import _node_tools
+from .chromium import chromium_page
+from .shelf_seed import sample_shelf, write_export
+from .test_browser import CALLBACK, PASSWORD
+from .test_layout import SIZES, _connect_app
+
+#: GET routes that are not pages, and why (an unlisted non-page fails the test).
+NOT_PAGES = {
+    "/calendar/{feed}": "the calendar feed is text/calendar for calendar apps, not a page",
+}
+#: Pages that answer "not found" once an account exists (axe still checks the error page shown).
+GONE_AFTER_SETUP = {"/setup"}
+FAILING_IMPACTS = ("serious", "critical")
+FOCUSABLE = (
+    "a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), select:not([disabled]), "
+    "textarea:not([disabled]), summary, [tabindex]:not([tabindex='-1'])"
+)
+
+#: The focused element: its probe number, whether its focus shows (an outline or a shadow), its start.
+FOCUSED = """() => {
+    const e = document.activeElement, style = e ? getComputedStyle(e) : null;
+    const outline = style && style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0;
+    const ring = style && (outline || style.boxShadow !== 'none') && e.matches(':focus-visible');
+    return [e && e.getAttribute('data-tab-probe'), !!ring, e ? e.outerHTML.slice(0, 80) : ''];
+}"""
+
+
+@dataclass(frozen=True)
+class Seeds:
+    """Records the signed-in user owns, one per kind a page path names."""
+
+    token_id: str
+    grant_id: str
+    memo_id: str
+    trashed_memo_id: str
+    book_id: str
+    task_id: str
+
+
+#: path parameter -> its value; ROUTE_VALUES overrides it for one route.
+PATH_VALUES: dict[str, Callable[[Seeds], str]] = {
+    "token_id": lambda s: s.token_id,
+    "grant_id": lambda s: s.grant_id,
+    "memo_id": lambda s: s.memo_id,
+    "book_id": lambda s: s.book_id,
+    "task_id": lambda s: s.task_id,
+}
+ROUTE_VALUES: dict[str, dict[str, Callable[[Seeds], str]]] = {
+    "/trash/{memo_id}/delete": {"memo_id": lambda s: s.trashed_memo_id},
+}
+
+
+def page_routes() -> list[str]:
+    """Every GET route of the browser pages, as its path template."""
+    with tempfile.TemporaryDirectory(prefix="mesq-routes-") as data:
+        services = build_services(inprocess_settings(data_dir=Path(data)))
+        try:
+            routes = [r for r in web_routes(services) if isinstance(r, Route) and "GET" in (r.methods or ())]
+        finally:
+            services.items.close()
+    return [route.path for route in routes if route.path not in NOT_PAGES]
+
+
+def fill(path: str, seeds: Seeds | None) -> str:
+    """The path with its parameters filled from the seeds (signed out: any value, the page asks to sign in)."""
+
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if seeds is None:
+            return "x"
+        getter = ROUTE_VALUES.get(path, {}).get(name) or PATH_VALUES.get(name)
+        if getter is None:
+            pytest.fail(f"{path}: no seeded value for {{{name}}}; add it to PATH_VALUES (or NOT_PAGES)")
+        return getter(seeds)
+
+    return re.sub(r"\{(\w+)(?::\w+)?\}", value, path)
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    node_modules = _node_tools().ensure_npm_packages(_node_tools().AXE_PACKAGES)
+    return (node_modules / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def page() -> Iterator[Any]:
+    with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, bypass_csp=True) as opened:
+        yield opened
+
+
+class Audit:
+    """axe on each distinct page reached, at both sizes; violations collected, reported at the end."""
+
+    def __init__(self, page: Any, source: str) -> None:
+        self.page, self.source = page, source
+        self.checked: list[str] = []
+        self.problems: list[str] = []
+
+    def visit(self, url: str, *, expect_ok: bool) -> None:
+        response = self.page.goto(url)
+        assert response is not None, url
+        if expect_ok:
+            assert response.ok, f"{url}: HTTP {response.status} (is the seeded value right?)"
+        kind = response.headers.get("content-type", "")
+        body = response.text()
+        assert kind.startswith("text/html") and body.lstrip().lower().startswith("<!doctype html"), (
+            f"{url} ({kind}) is not an HTML page; if the route is not a page, list it in NOT_PAGES"
+        )
+        landed = self.page.url.split("?")[0]
+        if landed not in self.checked:
+            self.checked.append(landed)
+            self.check(landed)
+
+    def check(self, label: str) -> None:
+        for width, height in SIZES:
+            self.page.set_viewport_size({"width": width, "height": height})
+            if not self.page.evaluate("typeof window.axe === 'object'"):
+                self.page.add_script_tag(content=self.source)
+            found = self.page.evaluate(
+                "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+                ".map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(' '))}))"
+            )
+            for violation in found:
+                if violation["impact"] in FAILING_IMPACTS:
+                    where = ", ".join(violation["nodes"][:4])
+                    self.problems.append(
+                        f"{label} at {width}px: {violation['impact']} {violation['id']} ({violation['help']}): {where}"
+                    )
+        self.page.set_viewport_size({"width": SIZES[1][0], "height": SIZES[1][1]})
+
+
+def _seed(server: LiveServer, page: Any, tmp_path: Path) -> Seeds:
+    base = server.base_url
+    made = server.cli(
+        "token", "create", "admin", "--name", "a11y 无障碍", "--scopes", "memo:read,memo:write,todo:read,todo:write"
+    )
+    assert made.returncode == 0, made.stderr
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {made.stdout.split()[-1]}"}) as rest:
+        memos = [
+            rest.post("/api/toolkit/memo", json={"content": text}).json()["data"]["memo"]
+            for text in ("留 #keep", "丢 #gone")
+        ]
+        gone = rest.request(
+            "DELETE", f"/api/toolkit/memo/{memos[1]['id']}", json={"expectedRevision": memos[1]["revision"]}
+        )
+        assert gone.status_code == 200, gone.text
+        task = rest.post("/api/toolkit/todo/tasks", json={"title": "读完第一章"})
+        assert task.status_code in (200, 201), task.text
+    imported = server.cli("reading", "import", "admin", str(write_export(tmp_path / "shelf.json", sample_shelf())))
+    assert imported.returncode == 0, imported.stderr
+    _connect_app(server, page, tmp_path)
+    page.goto(base + "/settings/tokens")
+    token_id = page.locator("tr[data-token-id]").first.get_attribute("data-token-id")
+    page.goto(base + "/settings/apps")
+    revoke = page.locator("a[href^='/settings/apps/'][href$='/revoke']").first.get_attribute("href")
+    assert token_id and revoke
+    return Seeds(
+        token_id,
+        revoke.split("/")[3],
+        memos[0]["id"],
+        memos[1]["id"],
+        book_id("b-1"),
+        task.json()["data"]["task"]["id"],
+    )
+
+
+def _consent_url(server: LiveServer) -> str:
+    """An authorization request whose consent page stays open (never approved)."""
+    registered = httpx.post(
+        server.base_url + "/oauth/register", json={"client_name": "Checker", "redirect_uris": [CALLBACK]}, timeout=10
+    )
+    query = {
+        "response_type": "code", "client_id": registered.json()["client_id"], "redirect_uri": CALLBACK,
+        "scope": "memo:read", "state": "s", "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+        "code_challenge_method": "S256", "resource": server.base_url + "/mcp",
+    }  # fmt: skip
+    return server.base_url + "/oauth/authorize?" + urlencode(query)
+
+
+def test_every_page_passes_axe(server: LiveServer, page: Any, axe_source: str, tmp_path: Path) -> None:
+    base, routes = server.base_url, page_routes()
+    audit = Audit(page, axe_source)
+
+    # Signed out, before the first account (the set-up page), then every route as a stranger sees it.
+    for path in ["/setup", *routes, "/no/such/page"]:
+        audit.visit(base + fill(path, None), expect_ok=False)
+    page.goto(base + "/setup")
+    page.fill("input[name=username]", "admin")
+    page.fill("input[name=password]", PASSWORD)
+    page.fill("input[name=confirm]", PASSWORD)
+    page.click("button[type=submit]")
+    playwright_sync.expect(page).to_have_url(base + "/settings/tokens")
+    seeds = _seed(server, page, tmp_path)
+
+    # Signed in: every page, its parameters filled from the seeded records.
+    audit.checked.clear()
+    for path in routes:
+        if path == "/oauth/consent":
+            audit.visit(_consent_url(server), expect_ok=True)
+        else:
+            audit.visit(base + fill(path, seeds), expect_ok=path not in GONE_AFTER_SETUP)
+    audit.visit(base + "/reading/search?q=" + "财政", expect_ok=True)
+    audit.visit(base + "/no/such/page", expect_ok=False)
+
+    # Signed out again, with an account: the sign-in page and the set-up page that is gone.
+    page.goto(base + "/reading")
+    page.locator("header").get_by_role("button", name=re.compile("^Sign out")).click()
+    audit.checked.clear()
+    for path in ("/login", "/setup"):
+        audit.visit(base + path, expect_ok=False)
+
+    assert "/reading/books/{book_id}" in routes and "/settings/tokens/{token_id}/revoke" in routes
+    assert audit.problems == [], "axe found serious/critical violations:\n" + "\n".join(audit.problems)
+
+
+def _tab_through(page: Any) -> tuple[set[int], int, list[str]]:
+    """Press Tab from the top until focus leaves the page's elements or comes round again: which
+    interactive elements it reached (of how many), and those whose focus was not visible."""
+    total = page.evaluate(
+        """selector => {
+            const shown = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+            const all = [...document.querySelectorAll(selector)].filter(shown);
+            all.forEach((e, i) => e.setAttribute('data-tab-probe', String(i)));
+            if (document.activeElement) document.activeElement.blur();
+            return all.length;
+        }""",
+        FOCUSABLE,
+    )
+    reached: set[int] = set()
+    unseen: list[str] = []
+    for _ in range(total + 3):
+        page.keyboard.press("Tab")
+        probe, visible, name = page.evaluate(FOCUSED)
+        if probe is None or int(probe) in reached:
+            if reached:
+                break
+            continue
+        reached.add(int(probe))
+        if not visible:
+            unseen.append(name)
+    return reached, total, unseen
+
+
+def test_shelf_pages_work_by_keyboard(server: LiveServer, page: Any, tmp_path: Path) -> None:
+    base = server.base_url
+    created = server.cli("user", "create", "reader", "--password-stdin", stdin=PASSWORD + "\n")
+    assert created.returncode == 0, created.stderr
+    imported = server.cli("reading", "import", "reader", str(write_export(tmp_path / "shelf.json", sample_shelf())))
+    assert imported.returncode == 0, imported.stderr
+    page.goto(base + "/reading")
+    page.fill("input[name=username]", "reader")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    playwright_sync.expect(page).to_have_url(base + "/reading")
+    for path in ("/reading", f"/reading/books/{book_id('b-1')}", "/reading/search?q=%E8%B4%A2%E6%94%BF"):
+        page.goto(base + path)
+        reached, total, unseen = _tab_through(page)
+        assert total > 5, path  # the nav, the search form, the books or notes are there to reach
+        assert reached == set(range(total)), f"{path}: Tab reached {len(reached)} of {total} interactive elements"
+        assert unseen == [], f"{path}: no visible focus on {unseen}"
+    # The first Tab offers to skip the navigation; after it the next Tab is in the search box,
+    # where Enter searches and the result page keeps the words typed.
+    page.goto(base + "/reading")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip"
+    playwright_sync.expect(page.locator("a.skip")).to_be_in_viewport()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "shelf-query"
+    page.keyboard.type("想法")
+    page.keyboard.press("Enter")
+    playwright_sync.expect(page.locator("#hit-count")).to_contain_text("想法")
+    playwright_sync.expect(page.locator("#shelf-query")).to_have_value("想法")
