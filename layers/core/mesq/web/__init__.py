@@ -31,6 +31,7 @@ def web_routes(
     from .calendar import calendar_routes
     from .consent import consent_routes
     from .credentials import credential_routes
+    from .memos import memo_routes
     from .reading import reading_routes
     from .reminders import reminder_routes
     from .trash import trash_routes
@@ -38,6 +39,7 @@ def web_routes(
     web = Web.build(services, clock, throttle)
     return [
         *account_routes(web),
+        *memo_routes(web),
         *consent_routes(web),
         *credential_routes(web),
         *app_routes(web),

@@ -1,0 +1,80 @@
+"""Attachments from the composer: the upload session of the API, driven by `static/memos.js`.
+
+1. `POST /memos/uploads` (JSON `displayName`, `mimeType`, `size`) runs
+   `create_memo_upload_session` (name, type, size and quota checked before any byte moves).
+2. `direct` (S3): the script PUTs the bytes to the presigned `uploadUrl`, then
+   `POST /memos/uploads/complete` runs `complete_memo_upload_session`.
+   `relay` (local files, `mesq serve`): the API's relay route takes a bearer token, which a
+   browser does not have, so the answer points the script at `POST /memos/uploads/relay`
+   instead: the raw bytes as the body, name and type in the query, the session's CSRF token in
+   the header. It stores them with the relay's own domain function (`uploads.store_file`).
+3. The script adds each answer to the composer, and `create_memo` binds them to the memo.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from typing import IO
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ..attachments import uploads
+from ..concurrency import run_sync
+from ..errors import PayloadTooLarge
+from .framework import Page, Web, endpoint, json_ok
+
+RELAY = "/memos/uploads/relay"
+SPOOL_MEMORY_BYTES = 1024 * 1024
+_SESSION_FIELDS = ("displayName", "mimeType", "size")
+_COMPLETE_FIELDS = ("uploadId", "path")
+
+
+def _arguments(page: Page, names: tuple[str, ...]) -> dict[str, object]:
+    return {name: page.fields.get(name) for name in names if page.fields.get(name) is not None}
+
+
+async def start_upload(page: Page) -> Response:
+    answer = await page.invoke("create_memo_upload_session", _arguments(page, _SESSION_FIELDS))
+    if answer["transport"] == "relay":
+        answer = {**answer, "uploadEndpoint": RELAY}
+    return json_ok(answer)
+
+
+async def complete_upload(page: Page) -> Response:
+    return json_ok(await page.invoke("complete_memo_upload_session", _arguments(page, _COMPLETE_FIELDS)))
+
+
+async def _spooled_body(page: Page) -> tuple[IO[bytes], int]:
+    """The request body in a temporary file (on disk past 1 MiB), refused past the file limit."""
+    spool: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY_BYTES)  # noqa: SIM115 - closed by the caller
+    size = 0
+    async for chunk in page.request.stream():
+        size += len(chunk)
+        if size > uploads.MAX_FILE_BYTES:
+            spool.close()
+            raise PayloadTooLarge(f"the file is over {uploads.MAX_FILE_BYTES} bytes (100 MiB per file); nothing was stored")
+        spool.write(chunk)
+    spool.seek(0)
+    return spool, size
+
+
+async def relay_upload(page: Page) -> Response:
+    params = page.request.query_params
+    name = params.get("displayName", "")
+    mime = params.get("mimeType") or page.request.headers.get("content-type") or "application/octet-stream"
+    body, size = await _spooled_body(page)
+    with body:
+        resource = await run_sync(uploads.store_file, page.call(), body, size, name, mime)
+    return json_ok(resource)
+
+
+def upload_routes(web: Web) -> list[Route]:
+    return [
+        Route("/memos/uploads", endpoint(web, start_upload, api=True), methods=["POST"]),
+        Route("/memos/uploads/complete", endpoint(web, complete_upload, api=True), methods=["POST"]),
+        Route(RELAY, endpoint(web, relay_upload, api=True, raw_body=True), methods=["POST"]),
+    ]
+
+
+__all__ = ["upload_routes"]
