@@ -8,9 +8,10 @@
   // -- time zone: a cookie the server validates; reload once when the page was counted in another zone.
   if (app) {
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "";
-    if (zone && zone.length <= 64 && app.dataset.zone !== zone) {
+    // IANA names are cookie-safe as they are (letters, digits, _ + - /); anything else is not sent.
+    if (/^[A-Za-z0-9_+\-\/]{1,64}$/.test(zone) && app.dataset.zone !== zone) {
       const secure = location.protocol === "https:" ? "; Secure" : "";
-      document.cookie = app.dataset.zoneCookie + "=" + encodeURIComponent(zone) + "; Path=/; Max-Age=31536000; SameSite=Lax" + secure;
+      document.cookie = app.dataset.zoneCookie + "=" + zone + "; Path=/; Max-Age=31536000; SameSite=Lax" + secure;
       if (!sessionStorage.getItem("mesq-tz-reloaded")) {
         sessionStorage.setItem("mesq-tz-reloaded", "1");
         location.reload();
