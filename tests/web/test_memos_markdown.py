@@ -22,7 +22,7 @@ HOSTILE = [
     "<svg onload=alert(1)>",
     "<iframe src=https://evil.example></iframe>",
     '<div style="background:url(javascript:alert(1))">x</div>',
-    "[x](https://ok.example \"t\" onmouseover=alert(1))",
+    '[x](https://ok.example "t" onmouseover=alert(1))',
     "<!-- <script>alert(1)</script> -->",
     "```\n</code></pre><script>alert(1)</script>\n```",
     "`<script>alert(1)</script>`",

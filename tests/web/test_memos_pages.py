@@ -6,12 +6,22 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 
-from mesq.auth.users import get_user
+import pytest
+from starlette.testclient import TestClient
+
+from mesq.asgi.app import starlette_app
+from mesq.auth.users import create_user, get_user
 from mesq.context import Services
 from mesq.memos.writes import create_memo, update_memo
+from mesq.services import build_services
+from mesq.store.blobs_s3 import S3BlobStore
+from mesq.web import web_routes
 
-from .conftest import Browser, memo_call
+from ..contract.blob_fixtures import use_fake_aws
+from ..settings import inprocess_settings
+from .conftest import BASE, PASSWORD, POLICY, Browser, memo_call, sign_in
 
 
 def _memo(services: Services, browser: Browser, content: str, **extra: object) -> dict[str, object]:
@@ -101,7 +111,7 @@ def test_edit_save_and_conflict_prompt(services: Services, browser: Callable[...
     assert "Save mine over theirs" in conflict.text and "Start from theirs" in conflict.text
     fresh = ada.post(f"/memos/{memo['id']}", {"content": "my text", "revision": "2", "start": "theirs"})
     assert fresh.status_code == 200 and "my text" in fresh.text  # yours kept beside theirs
-    assert re.search(r'data-editor>their text</textarea>', fresh.text)
+    assert re.search(r"data-editor>their text</textarea>", fresh.text)
     mine = ada.post(f"/memos/{memo['id']}", {"content": "my text", "revision": "2"}, headers={"HX-Request": "true"})
     assert mine.status_code == 200 and "my text" in mine.text and 'data-revision="3"' in mine.text
     bad = ada.post(f"/memos/{memo['id']}", {"content": "", "revision": "3"})
@@ -184,3 +194,22 @@ def test_upload_relay_then_compose(services: Services, browser: Callable[..., Br
     assert saved.status_code == 303
     page = ada.get("/")
     assert "note.txt" in page.text and "5 Bytes" in page.text
+
+
+def test_direct_uploads_are_allowed_by_the_page_csp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """On S3 the composer's script PUTs to a presigned URL: the memo page's CSP names that origin
+    (and only there; a relay store keeps `connect-src 'self'`)."""
+    use_fake_aws(monkeypatch)
+    local = build_services(inprocess_settings(data_dir=tmp_path / "data"))
+    direct = Services(settings=local.settings, items=local.items, blobs=S3BlobStore("mesq-blobs", region="eu-central-1"))
+    csp = {}
+    for name, services in (("relay", local), ("direct", direct)):
+        app = starlette_app(web_routes(services, throttle=POLICY), services.settings)
+        with TestClient(app, base_url=BASE) as client:
+            create_user(services.items, f"user-{name}", PASSWORD)
+            assert sign_in(client, f"user-{name}").status_code == 303
+            csp[name] = client.get("/").headers["content-security-policy"]
+    local.items.close()
+    assert "connect-src 'self';" in csp["relay"]
+    assert "connect-src 'self' https://mesq-blobs.s3.eu-central-1.amazonaws.com;" in csp["direct"]
+    assert "script-src 'self';" in csp["direct"] and "form-action 'self'" in csp["direct"]

@@ -20,6 +20,8 @@ from .account import signed_out_home
 from .framework import Page, Web, endpoint
 from .markdown import render_markdown
 from .memos_query import PAGE_SIZE, ZONE_COOKIE, TimelineQuery, browser_zone
+from .memos_uploads import direct_upload_origin
+from .security import page_headers
 
 RECENT_DAYS = 14
 
@@ -99,7 +101,17 @@ async def timeline(page: Page) -> Response:
     if page.session is None:
         return await signed_out_home(page)
     query = TimelineQuery.from_params(page.request.query_params)
-    return page.render("memos.html", **await timeline_context(page, query))
+    return timeline_page(page, await timeline_context(page, query))
+
+
+def timeline_page(page: Page, context: dict[str, Any], status: int = 200) -> Response:
+    """memos.html; its CSP lets the composer's script PUT to object storage (direct uploads)."""
+    response = page.render("memos.html", **context)
+    response.status_code = status
+    origin = direct_upload_origin(page.web.services.blobs)
+    if origin:
+        response.headers["Content-Security-Policy"] = page_headers(connect_origins=(origin,))["Content-Security-Policy"]
+    return response
 
 
 def memo_routes(web: Web) -> list[Route]:
@@ -113,4 +125,4 @@ def memo_routes(web: Web) -> list[Route]:
     ]
 
 
-__all__ = ["memo_routes", "memo_view", "timeline_context"]
+__all__ = ["memo_routes", "memo_view", "timeline_context", "timeline_page"]

@@ -15,19 +15,36 @@ from __future__ import annotations
 
 import tempfile
 from typing import IO
+from urllib.parse import urlsplit
 
 from starlette.responses import Response
 from starlette.routing import Route
 
 from ..attachments import uploads
+from ..attachments.paths import staging_path
 from ..concurrency import run_sync
 from ..errors import PayloadTooLarge
+from ..store.ports import BlobStore, PresignUnsupported
 from .framework import Page, Web, endpoint, json_ok
 
 RELAY = "/memos/uploads/relay"
 SPOOL_MEMORY_BYTES = 1024 * 1024
 _SESSION_FIELDS = ("displayName", "mimeType", "size")
 _COMPLETE_FIELDS = ("uploadId", "path")
+
+
+def direct_upload_origin(blobs: BlobStore) -> str | None:
+    """Where this store's presigned PUTs go (`https://bucket.s3.region.amazonaws.com`), for the
+    memo page's CSP `connect-src`; None for a relay store. Presigning is a local signature:
+    nothing is sent, and the probe URL is never used."""
+    if blobs.transport != "direct":
+        return None
+    try:
+        url = blobs.presign_put(staging_path("csp", "origin-probe"), "application/octet-stream", 1, 60)
+    except PresignUnsupported:
+        return None
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("https", "http") and parts.netloc else None
 
 
 def _arguments(page: Page, names: tuple[str, ...]) -> dict[str, object]:
@@ -53,7 +70,9 @@ async def _spooled_body(page: Page) -> tuple[IO[bytes], int]:
         size += len(chunk)
         if size > uploads.MAX_FILE_BYTES:
             spool.close()
-            raise PayloadTooLarge(f"the file is over {uploads.MAX_FILE_BYTES} bytes (100 MiB per file); nothing was stored")
+            raise PayloadTooLarge(
+                f"the file is over {uploads.MAX_FILE_BYTES} bytes (100 MiB per file); nothing was stored"
+            )
         spool.write(chunk)
     spool.seek(0)
     return spool, size
@@ -77,4 +96,4 @@ def upload_routes(web: Web) -> list[Route]:
     ]
 
 
-__all__ = ["upload_routes"]
+__all__ = ["direct_upload_origin", "upload_routes"]

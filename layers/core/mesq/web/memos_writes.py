@@ -19,7 +19,7 @@ from ..auth.users import set_setting
 from ..concurrency import run_sync
 from ..errors import RevisionConflict, ValidationError
 from .framework import Page, Web, endpoint
-from .memos import memo_view, timeline_context
+from .memos import memo_view, timeline_context, timeline_page
 from .memos_query import TimelineQuery
 from .render import redirect
 from .security import safe_next
@@ -76,9 +76,7 @@ async def create_submit(page: Page) -> Response:
                 for r in resources if isinstance(r, dict)
             ],
         )  # fmt: skip
-        response = page.render("memos.html", **context)
-        response.status_code = 400
-        return response
+        return timeline_page(page, context, 400)
     return redirect("/")
 
 
@@ -116,9 +114,7 @@ async def save_submit(page: Page) -> Response:
         return _editor(page, current, theirs=None, kept=yours)
     memo_id = page.request.path_params["memo_id"]
     try:
-        saved = await page.invoke(
-            "update_memo", {"id": memo_id, "expectedRevision": _revision(page), "content": yours}
-        )
+        saved = await page.invoke("update_memo", {"id": memo_id, "expectedRevision": _revision(page), "content": yours})
     except RevisionConflict as error:
         theirs = (error.recover_data or {}).get("memo") or await _memo(page)
         return _editor(page, theirs, status=409, content=yours, theirs=theirs, kept=None)
@@ -162,7 +158,8 @@ async def pin_submit(page: Page) -> Response:
 async def archive_submit(page: Page) -> Response:
     archived = _on(page)
     status = "ARCHIVED" if archived else "NORMAL"
-    return await _lifecycle(page, "update_memo", {"status": status}, "Archived." if archived else "Back in the timeline.")
+    done = "Archived." if archived else "Back in the timeline."
+    return await _lifecycle(page, "update_memo", {"status": status}, done)
 
 
 async def trash_submit(page: Page) -> Response:
