@@ -49,8 +49,12 @@ def test_timeline_pinned_first_then_newest_with_sidebar(services: Services, brow
     assert re.search(r'href="/\?tag=work"[^>]*>#work</a> <span class="count">1</span>', page.text)
     assert re.search(r'href="/\?tag=work%2Fplans"[^>]*>#plans</a>', page.text)
     assert ">2026-11-03</a>" in page.text  # 23:30 UTC is the next day in Shanghai
-    assert "(Asia/Shanghai)" in page.text
+    assert "(Asia/Shanghai)" in page.text and "2026-11-03 07:30 CST" in page.text  # times in that zone too
     assert re.search(r'>Untagged</a> <span class="count">1</span>', page.text)
+    # A day of the sidebar filters by that day of the browser's zone.
+    day = ada.get("/?day=2026-11-03")
+    assert "newest, no tag" in day.text and "oldest" not in day.text and "pinned one" not in day.text
+    assert "newest, no tag" not in ada.get("/?day=2026-11-02").text
 
 
 def test_filters_and_a_bad_zone_cookie(services: Services, browser: Callable[..., Browser]) -> None:

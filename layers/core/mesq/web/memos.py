@@ -9,6 +9,7 @@ in `memos_writes.py`, the attachment uploads in `memos_uploads.py`.
 from __future__ import annotations
 
 import secrets
+from datetime import UTC
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -16,6 +17,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..errors import ServiceUnavailable
+from ..timestamps import parse_timestamp
 from .account import signed_out_home
 from .framework import Page, Web, endpoint
 from .markdown import render_markdown
@@ -26,9 +28,16 @@ from .security import page_headers
 RECENT_DAYS = 14
 
 
-def memo_view(memo: dict[str, Any]) -> dict[str, Any]:
-    """A memo as the templates show it: its fields and its sanitized HTML."""
-    return {**memo, "html": render_markdown(memo["content"])}
+def page_zone(page: Page) -> ZoneInfo | None:
+    """The browser's time zone (its `mesq_tz` cookie), None when unknown."""
+    return browser_zone(page.request.cookies.get(ZONE_COOKIE))
+
+
+def memo_view(memo: dict[str, Any], zone: ZoneInfo | None) -> dict[str, Any]:
+    """A memo as the templates show it: its fields, its sanitized HTML and its creation time
+    in the browser's zone (UTC when unknown)."""
+    moment = parse_timestamp(memo["createdAt"], "createdAt").astimezone(zone or UTC)
+    return {**memo, "html": render_markdown(memo["content"]), "created": moment.strftime("%Y-%m-%d %H:%M %Z")}
 
 
 def new_form_key() -> str:
@@ -58,7 +67,7 @@ async def _ai_search(page: Page, query: TimelineQuery, zone: ZoneInfo | None) ->
 
 async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> dict[str, Any]:
     """Everything memos.html needs for `query`; `extra` (a composer error, ...) is passed on."""
-    zone = browser_zone(page.request.cookies.get(ZONE_COOKIE))
+    zone = page_zone(page)
     paging = {"offset": query.offset, "limit": PAGE_SIZE, "includeContext": True, **_zone_arguments(zone)}
     ai: dict[str, Any] | None = None
     if query.q and query.mode == "ai":
@@ -76,8 +85,8 @@ async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> di
     return {
         "nav": "memos",
         "query": query,
-        "pinned_memos": [memo_view(m) for m in pinned],
-        "memos": [memo_view(m) for m in memos],
+        "pinned_memos": [memo_view(m, zone) for m in pinned],
+        "memos": [memo_view(m, zone) for m in memos],
         "listing": listing,
         "ai": ai,
         "counts": data["filters"],
@@ -125,4 +134,4 @@ def memo_routes(web: Web) -> list[Route]:
     ]
 
 
-__all__ = ["memo_routes", "memo_view", "timeline_context", "timeline_page"]
+__all__ = ["memo_routes", "memo_view", "page_zone", "timeline_context", "timeline_page"]

@@ -19,7 +19,7 @@ from ..auth.users import set_setting
 from ..concurrency import run_sync
 from ..errors import RevisionConflict, ValidationError
 from .framework import Page, Web, endpoint
-from .memos import memo_view, timeline_context, timeline_page
+from .memos import memo_view, page_zone, timeline_context, timeline_page
 from .memos_query import TimelineQuery
 from .render import redirect
 from .security import safe_next
@@ -102,7 +102,7 @@ async def edit_form(page: Page) -> Response:
 
 
 async def card(page: Page) -> Response:
-    memo = memo_view(await _memo(page))
+    memo = memo_view(await _memo(page), page_zone(page))
     return page.render("_memos_card.html", memo=memo, back=_back(page))
 
 
@@ -125,7 +125,7 @@ async def save_submit(page: Page) -> Response:
             error=error.message, theirs=None, kept=None,
         )  # fmt: skip
     if _is_htmx(page):
-        return page.render("_memos_card.html", memo=memo_view(saved["memo"]), back=_back(page))
+        return page.render("_memos_card.html", memo=memo_view(saved["memo"], page_zone(page)), back=_back(page))
     return redirect(_back(page))
 
 
