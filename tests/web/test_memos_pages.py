@@ -205,7 +205,9 @@ def test_direct_uploads_are_allowed_by_the_page_csp(monkeypatch: pytest.MonkeyPa
     (and only there; a relay store keeps `connect-src 'self'`)."""
     use_fake_aws(monkeypatch)
     local = build_services(inprocess_settings(data_dir=tmp_path / "data"))
-    direct = Services(settings=local.settings, items=local.items, blobs=S3BlobStore("mesq-blobs", region="eu-central-1"))
+    direct = Services(
+        settings=local.settings, items=local.items, blobs=S3BlobStore("mesq-blobs", region="eu-central-1")
+    )
     csp = {}
     for name, services in (("relay", local), ("direct", direct)):
         app = starlette_app(web_routes(services, throttle=POLICY), services.settings)
