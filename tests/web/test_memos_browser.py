@@ -83,6 +83,9 @@ def test_write_edit_pin_tag_search_trash(server: LiveServer, page: Any, shots: P
     expect(garden.locator("strong")).to_have_text("garden")
     expect(garden).to_contain_text("第二行：种花")
     expect(garden.locator(".memo-files")).to_contain_text("seeds.txt")
+    with page.expect_download() as downloading:
+        garden.get_by_role("link", name="seeds.txt").click()
+    assert Path(downloading.value.path()).read_bytes() == b"tulips, roses"
     stored = rest.get("/api/toolkit/memo").json()["data"]["timelineItems"][0]
     assert stored["resources"][0]["displayName"] == "seeds.txt" and stored["resources"][0]["fileSize"] == 13
     page.fill("#composer-text", "Buy milk #errands")

@@ -198,6 +198,27 @@ def test_upload_relay_then_compose(services: Services, browser: Callable[..., Br
     assert saved.status_code == 303
     page = ada.get("/")
     assert "note.txt" in page.text and "5 Bytes" in page.text
+    link = re.search(r'href="(/memos/attachment\?path=[^"]+)" download>note.txt</a>', page.text)
+    assert link, page.text
+    got = ada.get(link.group(1).replace("&amp;", "&"))
+    assert got.status_code == 200 and got.content == b"hello"
+    assert got.headers["content-disposition"].startswith('attachment; filename="note.txt"')
+    assert got.headers["content-security-policy"] == "default-src 'none'; sandbox"
+    assert got.headers["x-content-type-options"] == "nosniff"
+
+
+def test_attachment_download_errors(services: Services, browser: Callable[..., Browser]) -> None:
+    ada, bob = browser("ada"), browser("bob")
+    relayed = ada.client.post(
+        "/memos/uploads/relay?displayName=secret.txt&mimeType=text/plain",
+        content=b"ada only",
+        headers={"X-CSRF-Token": ada.csrf},
+    )
+    path = relayed.json()["path"]
+    assert bob.get("/memos/attachment", params={"path": path}).status_code == 403
+    assert ada.get("/memos/attachment", params={"path": "../../etc/passwd"}).status_code == 400
+    assert ada.get("/memos/attachment").status_code == 400
+    assert ada.get("/memos/attachment", params={"path": path[:-4] + "0000"}).status_code == 404
 
 
 def test_direct_uploads_are_allowed_by_the_page_csp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -9,6 +9,10 @@
    instead: the raw bytes as the body, name and type in the query, the session's CSRF token in
    the header. It stores them with the relay's own domain function (`uploads.store_file`).
 3. The script adds each answer to the composer, and `create_memo` binds them to the memo.
+
+`GET /memos/attachment?path=` downloads one of the user's attachments with the session (the API's
+read route takes a bearer token): the same ownership checks (`attachments.reads.stat`), the same
+headers (`asgi.downloads`), streamed from a relay store, a 60-second presigned GET on S3.
 """
 
 from __future__ import annotations
@@ -17,17 +21,22 @@ import tempfile
 from typing import IO
 from urllib.parse import urlsplit
 
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ..attachments import uploads
+from ..asgi.downloads import download_headers
+from ..asgi.envelope import NO_STORE
+from ..attachments import reads, uploads
 from ..attachments.paths import staging_path
 from ..concurrency import run_sync
-from ..errors import PayloadTooLarge
+from ..errors import PayloadTooLarge, ValidationError
+from ..ratelimit import RateLimiter
 from ..store.ports import BlobStore, PresignUnsupported
 from .framework import Page, Web, endpoint, json_ok
 
 RELAY = "/memos/uploads/relay"
+DOWNLOAD = "/memos/attachment"
+REDIRECT_SECONDS = 60
 SPOOL_MEMORY_BYTES = 1024 * 1024
 _SESSION_FIELDS = ("displayName", "mimeType", "size")
 _COMPLETE_FIELDS = ("uploadId", "path")
@@ -88,11 +97,28 @@ async def relay_upload(page: Page) -> Response:
     return json_ok(resource)
 
 
+async def download(page: Page) -> Response:
+    paths = page.request.query_params.getlist("path")
+    if len(paths) != 1:
+        raise ValidationError("path: give exactly one attachment path")
+    call, services = page.call(), page.web.services
+    limiter = RateLimiter(services.items, services.settings)
+    if limiter.enabled:
+        await run_sync(limiter.hit, page.user.credential_id, "attachment_read")
+    stored = await run_sync(reads.stat, call, paths[0])
+    if services.blobs.transport == "direct":
+        url = await run_sync(services.blobs.presign_get, paths[0], REDIRECT_SECONDS)
+        return RedirectResponse(url, status_code=307, headers=dict(NO_STORE))
+    headers = download_headers(stored.record["displayName"], stored.info.content_type, stored.info.size)
+    return StreamingResponse(services.blobs.stream(paths[0]), headers=headers)
+
+
 def upload_routes(web: Web) -> list[Route]:
     return [
         Route("/memos/uploads", endpoint(web, start_upload, api=True), methods=["POST"]),
         Route("/memos/uploads/complete", endpoint(web, complete_upload, api=True), methods=["POST"]),
         Route(RELAY, endpoint(web, relay_upload, api=True, raw_body=True), methods=["POST"]),
+        Route(DOWNLOAD, endpoint(web, download), methods=["GET"]),
     ]
 
 
