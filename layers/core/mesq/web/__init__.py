@@ -1,4 +1,5 @@
-"""The browser pages (server-rendered Jinja2, no SPA): first-run set-up, sign-in, OAuth consent,
+"""The browser pages (server-rendered Jinja2 with htmx, no SPA): the memo timeline at `/`
+(composer, in-place editor, search, sidebar), first-run set-up, sign-in, OAuth consent,
 Settings -> Access credentials / Connected apps / Reading sync / Attachments / Calendar feed, the
 secret calendar feed itself, and the memo trash with permanent delete.
 
