@@ -39,7 +39,7 @@ def page(server: LiveServer) -> Iterator[Any]:
         yield opened
 
 
-def _set_up(server: LiveServer, page: Any) -> httpx.Client:
+def _set_up(server: LiveServer, page: Any, *, script: bool = True) -> httpx.Client:
     """The first account through /setup (it lands on the timeline) and a REST client for checks."""
     base = server.base_url
     page.goto(base + "/")
@@ -48,7 +48,8 @@ def _set_up(server: LiveServer, page: Any) -> httpx.Client:
     page.fill("input[name=confirm]", PASSWORD)
     page.click("button[type=submit]")
     expect(page).to_have_url(base + "/")
-    expect(page.locator("#memos-app")).to_have_attribute("data-zone", "Asia/Shanghai")  # the script's cookie
+    if script:
+        expect(page.locator("#memos-app")).to_have_attribute("data-zone", "Asia/Shanghai")  # the script's cookie
     made = server.cli("token", "create", "admin", "--name", "checks", "--scopes", "memo:read,memo:write")
     token = made.stdout.strip().splitlines()[-1]
     return httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10)
@@ -243,3 +244,26 @@ def test_stored_xss_renders_inert(server: LiveServer, page: Any) -> None:
     assert not [href for href in found["hrefs"] if href.strip().lower().startswith("javascript:")]
     assert "https://example.com" in found["hrefs"]
     assert dialogs == []
+
+
+def test_works_without_script(server: LiveServer) -> None:
+    """Plain forms all the way: write, edit on its own page, and the conflict prompt; the upload
+    control (which needs the script) is not offered."""
+    with chromium_page(java_script_enabled=False) as page:
+        rest = _set_up(server, page, script=False)
+        expect(page.locator(".memos-attach")).to_be_hidden()
+        page.fill("#composer-text", "no script needed #plain")
+        page.locator("#composer-save").click()
+        card = _card(page, "no script needed")
+        expect(card).to_be_visible()
+        memo_id = card.get_attribute("data-memo-id")
+        card.get_by_role("link", name=re.compile("^Edit")).click()
+        expect(page).to_have_url(re.compile(rf"/memos/{memo_id}/edit"))
+        rest.patch(f"/api/toolkit/memo/{memo_id}", json={"expectedRevision": 1, "content": "changed by an agent"})
+        page.locator("textarea[data-editor]").fill("still no script")
+        page.get_by_role("button", name=re.compile("^Save")).click()
+        expect(page.locator("textarea.memos-theirs")).to_have_value("changed by an agent")
+        expect(page.locator("textarea[data-editor]")).to_have_value("still no script")
+        page.get_by_role("button", name="Save mine over theirs").click()
+        expect(page).to_have_url(server.base_url + "/")
+        expect(_card(page, "still no script")).to_be_visible()

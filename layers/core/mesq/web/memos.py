@@ -72,6 +72,7 @@ async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> di
     ai: dict[str, Any] | None = None
     if query.q and query.mode == "ai":
         ai = await _ai_search(page, query, zone)
+        # The sidebar's context still comes from list_memos (AI search has none); one memo is enough.
         data = await page.invoke("list_memos", {**paging, "offset": 0, "limit": 1})
         memos, pinned, listing = ai["memos"], [], None
     else:
