@@ -12,8 +12,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from mesq.asgi.app import starlette_app
-from mesq.auth.users import create_user, get_user
+from mesq.auth.users import create_user, get_user, set_setting
 from mesq.context import Services
+from mesq.errors import NotFound, ValidationError
 from mesq.memos.writes import create_memo, update_memo
 from mesq.services import build_services
 from mesq.store.blobs_s3 import S3BlobStore
@@ -158,6 +159,10 @@ def test_double_click_setting(services: Services, browser: Callable[..., Browser
     assert get_user(services.items, ada.user_id)["settings"] == {"doubleClickEdit": True}  # type: ignore[index]
     ada.post("/memos/settings", {})
     assert 'data-double-click-edit="false"' in ada.get("/").text
+    with pytest.raises(ValidationError, match="unknown setting"):
+        set_setting(services.items, ada.user_id, "darkMode", True)
+    with pytest.raises(NotFound):
+        set_setting(services.items, "no-such-user", "doubleClickEdit", True)
 
 
 def test_writes_need_the_csrf_token(services: Services, browser: Callable[..., Browser]) -> None:
