@@ -58,7 +58,7 @@ def test_browser_flow(server: LiveServer, page) -> None:  # type: ignore[no-unty
     page.fill("input[name=password]", PASSWORD)
     page.fill("input[name=confirm]", PASSWORD)
     page.click("button[type=submit]")
-    expect(page).to_have_url(base + "/settings/tokens")
+    expect(page).to_have_url(base + "/")  # signed in: the memo timeline
     page.get_by_role("button", name=re.compile("^Sign out")).click()
     expect(page).to_have_url(base + "/login")
     page.goto(base + "/setup")
@@ -70,9 +70,10 @@ def test_browser_flow(server: LiveServer, page) -> None:  # type: ignore[no-unty
     expect(page.locator(".error")).to_contain_text("Wrong username or password")
     page.fill("input[name=password]", PASSWORD)
     page.click("button[type=submit]")
-    expect(page).to_have_url(base + "/settings/tokens")
+    expect(page).to_have_url(base + "/")
 
     # Access credentials: create a token, see it once, reload: gone.
+    page.get_by_role("link", name=re.compile("^Access credentials")).click()
     page.fill("input[name=name]", "browser test")
     page.check("input[name=scopes][value='memo:write']")
     page.select_option("select[name=expiry]", "30")

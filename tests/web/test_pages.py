@@ -66,11 +66,11 @@ def test_a_fault_is_a_page_with_only_the_trace_id(tmp_path) -> None:
     assert "secret internals" not in api.text
 
 
-def test_home_says_who_you_are_and_links_everywhere(browser: Callable[..., Browser]) -> None:
+def test_home_is_the_timeline_and_links_everywhere(browser: Callable[..., Browser]) -> None:
     ada = browser("ada")
     home = ada.get("/")
     assert home.status_code == 200
-    assert "Hello, ada" in home.text
+    assert "Memos" in home.text and ">ada</a>" in home.text
     for link in ('href="/settings/tokens"', 'href="/settings/apps"', 'href="/trash"', 'action="/logout"'):
         assert link in home.text
     assert '<html lang="en">' in home.text and 'lang="zh-Hans"' in home.text

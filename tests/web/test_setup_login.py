@@ -31,7 +31,7 @@ def test_setup_creates_the_admin_once_and_then_is_gone(
     first = new_client()
     assert first.get("/", follow_redirects=False).headers["location"] == "/setup"
     answer = _setup(first)
-    assert answer.status_code == 303 and answer.headers["location"] == "/settings/tokens"
+    assert answer.status_code == 303 and answer.headers["location"] == "/"
     assert find_user_by_name(services.items, "admin")["admin"] is True
     assert first.get("/settings/tokens").status_code == 200  # signed in by the set-up
 
@@ -92,7 +92,7 @@ def test_login_never_redirects_off_site(services: Services, new_client: Callable
     create_user(services.items, "bob", PASSWORD)
     client = new_client()
     answer = sign_in(client, "bob", next_path=target)
-    assert answer.status_code == 303 and answer.headers["location"] == "/settings/tokens"
+    assert answer.status_code == 303 and answer.headers["location"] == "/"
 
 
 def test_login_form_needs_its_csrf_cookie(services: Services, new_client: Callable[[], TestClient]) -> None:

@@ -34,6 +34,10 @@ DIRECTORY_PARTITION = "USERS"
 # set-up is open only while it is absent, and `first_user=True` makes that claim atomic.
 USER_COUNT_KEY = ("META#USERS", "USERS")
 
+#: The interface settings of a new account (list_memos/get_memo report `doubleClickEdit` with
+#: `includeContext`; the memo page changes it).
+DEFAULT_SETTINGS: dict[str, bool] = {"doubleClickEdit": False}
+
 
 class SetupAlreadyDone(ValidationError):
     """`first_user=True` but a user exists already (another set-up won the race)."""
@@ -75,7 +79,7 @@ def create_user(
         "passwordHash": hash_password(password),
         "admin": admin,
         "createdAt": now,
-        "settings": {"doubleClickEdit": False},
+        "settings": dict(DEFAULT_SETTINGS),
     }
     claim = {
         "pk": _username_key(username)[0],
@@ -153,3 +157,19 @@ def check_password(items: ItemStore, username: str, password: str) -> dict[str, 
 def _dummy_hash() -> str:
     # Computed on first use: an argon2 hash costs ~0.3 s, too much for every cold start.
     return hash_password("timing-equalizer-not-a-password")
+
+
+def set_setting(items: ItemStore, user_id: str, name: str, value: bool) -> dict[str, Any]:
+    """Change one of the user's interface settings (`doubleClickEdit`: memos open for editing on
+    a double click); the others are kept. Returns the settings as stored."""
+    if name not in DEFAULT_SETTINGS:
+        raise ValidationError(f"unknown setting {name!r}; known: {', '.join(sorted(DEFAULT_SETTINGS))}")
+    profile = get_user(items, user_id)
+    if profile is None:
+        raise NotFound("this account no longer exists")
+    settings = {**DEFAULT_SETTINGS, **profile.get("settings", {}), name: value}
+    try:
+        items.update(Update(key=_profile_key(user_id), set={"settings": settings}, condition=Condition(exists=True)))
+    except ConditionFailed:
+        raise NotFound("this account no longer exists") from None
+    return settings

@@ -23,7 +23,6 @@ import os
 import threading
 from collections.abc import Iterator
 from typing import IO, Any
-from urllib.parse import quote
 
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
@@ -33,6 +32,7 @@ from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
 from ..asgi.auth import require_scopes, rest_principal
+from ..asgi.downloads import download_headers
 from ..asgi.envelope import NO_STORE, failure, internal_failure, logger, success
 from ..asgi.trace import trace_id_of
 from ..attachments import reads, uploads
@@ -150,11 +150,6 @@ def _rewound_size(file: IO[bytes]) -> int:
     return size
 
 
-def _content_disposition(display_name: str) -> str:
-    fallback = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in display_name)
-    return f"attachment; filename=\"{fallback or 'attachment'}\"; filename*=UTF-8''{quote(display_name, safe='')}"
-
-
 class _Opening:
     """Opens the object and reads its first chunk in a worker thread: every storage failure
     before the response starts surfaces there (so it can still be a 404 or a 500), and the
@@ -232,15 +227,7 @@ class ResourceRead:
         if request.method == "GET" and self.limiter.enabled:
             await run_sync(self.limiter.hit, principal.credential_id, "attachment_read")
         stored = await run_sync(reads.stat, call, paths[0], self.kind)
-        headers = {
-            **NO_STORE,
-            "Content-Type": stored.info.content_type,
-            "Content-Length": str(stored.info.size),
-            "Content-Disposition": _content_disposition(stored.record["displayName"]),
-            "X-Content-Type-Options": "nosniff",
-            # User-supplied bytes on the API's origin: never let a browser run them.
-            "Content-Security-Policy": "default-src 'none'; sandbox",
-        }
+        headers = download_headers(stored.record["displayName"], stored.info.content_type, stored.info.size)
         if request.method == "HEAD":
             return Response(status_code=200, headers=headers)
         threshold = self.services.settings.attachment_redirect_bytes

@@ -1,5 +1,7 @@
-"""The browser pages (server-rendered Jinja2, no SPA): first-run set-up, sign-in, OAuth consent,
-the reading shelf, Settings -> Access credentials / Connected apps / Reading sync / Attachments / Calendar feed, the
+"""The browser pages (server-rendered Jinja2 with htmx, no SPA): the memo timeline at `/`
+(composer, in-place editor, search, sidebar), the reading shelf, first-run set-up, sign-in, OAuth
+consent, Settings -> Access credentials / Connected apps / Reading sync / Attachments / Calendar
+feed, the
 secret calendar feed itself, and the memo trash with permanent delete.
 
 `web_routes(services)` is what an app mounts: the local server (`mesq serve`) and the OAuth
@@ -31,6 +33,7 @@ def web_routes(
     from .calendar import calendar_routes
     from .consent import consent_routes
     from .credentials import credential_routes
+    from .memos import memo_routes
     from .reading import reading_routes
     from .reminders import reminder_routes
     from .shelf import shelf_routes
@@ -39,6 +42,7 @@ def web_routes(
     web = Web.build(services, clock, throttle)
     return [
         *account_routes(web),
+        *memo_routes(web),
         *consent_routes(web),
         *credential_routes(web),
         *app_routes(web),

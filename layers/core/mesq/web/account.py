@@ -24,7 +24,7 @@ from .sessions import create_session, end_session, same_token
 
 LOGIN_COOKIE = "mesq_login"
 LOGIN_COOKIE_SECONDS = 3600
-HOME = "/settings/tokens"
+HOME = "/"
 
 
 def _login_cookie_name(page: Page) -> str:
@@ -149,16 +149,14 @@ async def logout(page: Page) -> Response:
     return response
 
 
-async def home(page: Page) -> Response:
-    """Signed in: who you are and every page. Signed out: sign-in (or the first-run set-up)."""
-    if page.session is not None:
-        return page.render("home.html", nav="home")
+async def signed_out_home(page: Page) -> Response:
+    """`/` for a visitor without a session: sign-in (or the first-run set-up). Signed in, `/` is
+    the memo timeline (memos.py)."""
     return redirect("/login" if await _users_exist(page) else "/setup")
 
 
 def account_routes(web: Web) -> list[Route]:
     return [
-        Route("/", endpoint(web, home, session="optional"), methods=["GET"]),
         Route("/setup", endpoint(web, setup_form, session="optional"), methods=["GET"]),
         Route("/setup", endpoint(web, setup_submit, session="optional"), methods=["POST"]),
         Route("/login", endpoint(web, login_form, session="optional"), methods=["GET"]),
@@ -167,4 +165,4 @@ def account_routes(web: Web) -> list[Route]:
     ]
 
 
-__all__ = ["account_routes"]
+__all__ = ["account_routes", "signed_out_home"]

@@ -37,10 +37,10 @@ class Fields:
         return list(self.values.get(name, []))
 
 
-async def read_form(request: Request) -> Fields:
-    raw = await read_limited(request, MAX_FORM_BYTES)
+async def read_form(request: Request, limit: int = MAX_FORM_BYTES) -> Fields:
+    raw = await read_limited(request, limit)
     if raw is None:
-        raise ValidationError(f"the form exceeds {MAX_FORM_BYTES} bytes")
+        raise ValidationError(f"the form exceeds {limit} bytes")
     if not raw:
         return Fields()  # a bare POST (a button with no fields): the CSRF check then refuses it
     if media_type(request.headers.get("content-type")) != FORM_MEDIA_TYPE:

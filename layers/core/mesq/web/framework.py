@@ -18,6 +18,7 @@ from aws_lambda_powertools import Logger
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from ..asgi.body import MAX_FORM_BYTES
 from ..asgi.envelope import failure
 from ..asgi.trace import trace_id_of
 from ..auth.scopes import ALL_SCOPES
@@ -163,9 +164,18 @@ def error_page(error: MesqError, trace_id: str, session: WebSession | None) -> R
 
 
 def endpoint(
-    web: Web, handler: Handler, *, session: SessionRule = "required", api: bool = False
+    web: Web,
+    handler: Handler,
+    *,
+    session: SessionRule = "required",
+    api: bool = False,
+    raw_body: bool = False,
+    form_bytes: int = MAX_FORM_BYTES,
 ) -> Callable[[Request], Awaitable[Response]]:
-    """Wrap a handler in the pipeline. `api`: answers are JSON envelopes and the body may be JSON."""
+    """Wrap a handler in the pipeline. `api`: answers are JSON envelopes and the body may be JSON.
+    `raw_body`: the pipeline leaves a POST body unread for the handler to stream (a file upload);
+    the CSRF token then comes in the `X-CSRF-Token` header. `form_bytes`: the form size cap
+    (a memo form carries up to 50,000 characters, percent-encoded)."""
 
     async def run(request: Request) -> Response:
         trace_id = trace_id_of(request)
@@ -185,7 +195,8 @@ def endpoint(
                 return login_redirect(request)
             fields = Fields()
             if post:
-                fields = await (read_form_or_json(request) if api else read_form(request))
+                if not raw_body:
+                    fields = await (read_form_or_json(request) if api else read_form(request, form_bytes))
                 if current is not None and session == "required":
                     given = request.headers.get(CSRF_HEADER) or fields.get("csrf")
                     if not same_token(current.csrf_token, given if isinstance(given, str) else None):

@@ -25,12 +25,16 @@ _BASE_CSP = (
 )
 
 
-def page_headers(*, consent: bool = False) -> dict[str, str]:
+def page_headers(*, consent: bool = False, connect_origins: tuple[str, ...] = ()) -> dict[str, str]:
     """Headers of every page. The consent page leaves out `form-action` (Chromium applies it to
     the redirect after its no-script form post, which must go to the client's redirect URI) and
     sends no referrer at all (its URL names the pending request). Elsewhere `same-origin`:
-    under `no-referrer` browsers send `Origin: null` on the pages' own form posts."""
+    under `no-referrer` browsers send `Origin: null` on the pages' own form posts.
+    `connect_origins`: more origins the page's script may send to (the memo composer's direct
+    uploads to object storage)."""
     csp = _BASE_CSP + ("" if consent else "; form-action 'self'")
+    if connect_origins:
+        csp = csp.replace("connect-src 'self'", " ".join(("connect-src 'self'", *connect_origins)))
     return {
         "Content-Security-Policy": csp,
         "X-Frame-Options": "DENY",
