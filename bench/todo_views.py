@@ -2,7 +2,7 @@
 one column read through the index (the query a per-column paged board read would make), beside
 the store query the views start with today (one paginated read of the user's whole `TODO#` range);
 and that a write does not grow with the board. The board is written with direct batched store
-transactions (90 records each), never through the API, so the 50k setup stays bounded.
+transactions (about 45 records each, with the list sizes the writes keep), never through the API, so the 50k setup stays bounded.
 
 Run alone (`python bench/todo_views.py`) or as a section of `bench/run.py`."""
 
@@ -37,7 +37,8 @@ def _median_ms(fn: Callable[[], Any], runs: int = 5) -> float:
 def _seed(services: Any, user_id: str, tasks: int) -> None:
     """`tasks` root tasks over 4 columns (a fifth of them with 2 subtasks), 50 inbox items."""
     from mesq.timestamps import now_timestamp
-    from mesq.todos import model
+    from mesq.todos import keys as todo_keys
+    from mesq.todos import list_sizes, model
     from mesq.todos import writes as todo_writes
 
     state = todo_writes.ensure_default_space(services.items, user_id)
@@ -48,9 +49,14 @@ def _seed(services: Any, user_id: str, tasks: int) -> None:
     ops: list[Any] = []
     positions = model.positions_between(None, None, tasks)
 
+    # The list sizes the writes keep (todos/list_sizes.py), derived from each batch as
+    # `writes.apply` derives them; the inbox is sized (empty) first.
+    list_sizes.board_sizes(services.items, user_id, [todo_keys.inbox_list(user_id)])
+
     def flush(force: bool = False) -> None:
-        if ops and (force or len(ops) >= 90):
-            services.items.transact(list(ops))
+        if ops and (force or len(ops) >= 45):
+            sizes = list_sizes.size_ops(user_id, lambda _kind, _ident: None, ops, {})
+            services.items.transact([*ops, *sizes])
             ops.clear()
 
     for index in range(tasks):

@@ -58,6 +58,10 @@ CREATE INDEX IF NOT EXISTS items_ttl ON items (ttl) WHERE ttl IS NOT NULL;
 _LIVE = "(ttl IS NULL OR ttl > ?)"
 
 
+#: Keys per batch_get statement (two bound values each, far below SQLite's variable limit).
+_BATCH_KEYS = 250
+
+
 def _index_keys(item: Item, index: str) -> tuple[str | None, str | None]:
     """The item's keys in `index`, or (None, None): like a DynamoDB GSI, an index holds only
     items that carry both of its key attributes (sparse index)."""
@@ -100,10 +104,18 @@ class SQLiteItemStore:
         found: dict[Key, Item] = {}
         unique = list(dict.fromkeys(keys))
         with self._lock:
+            # One statement per partition and chunk, not one per key (a page's 200 keys are one
+            # read); `pk = ? AND sk IN (...)` is answered from the primary key.
+            by_partition: dict[str, list[str]] = {}
             for pk, sk in unique:
-                item = _live_item(self._conn, (pk, sk))
-                if item is not None:
-                    found[(pk, sk)] = item
+                by_partition.setdefault(pk, []).append(sk)
+            for pk, sks in by_partition.items():
+                for first in range(0, len(sks), _BATCH_KEYS):
+                    chunk = sks[first : first + _BATCH_KEYS]
+                    marks = ", ".join("?" for _ in chunk)
+                    sql = f"SELECT sk, data FROM items WHERE pk = ? AND sk IN ({marks}) AND {_LIVE}"  # noqa: S608
+                    for sk, data in self._conn.execute(sql, [pk, *chunk, clock()]):
+                        found[(pk, sk)] = json.loads(data)
         return [found[key] for key in unique if key in found]
 
     def query(

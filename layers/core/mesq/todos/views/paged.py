@@ -23,7 +23,7 @@ from typing import Any
 
 from ...store.paging import walk
 from ...store.ports import ItemStore
-from ..keys import INDEX, column_list, inbox_list, live, record_of, subtask_list
+from ..keys import INDEX, column_list, inbox_list, live, subtask_list
 from ..list_sizes import board_sizes, subtask_sizes
 from .listing import ListOptions, Window, plain_page
 from .traversal import Board, Record, Scope, order_key, scope_of
@@ -44,7 +44,8 @@ def plain_board_page(
         wanted = options.limit - len(parents)
         if wanted > 0 and start + sizes[partition] > options.offset:
             skip = max(options.offset - start, 0)
-            found = [record_of(i) for i in walk(items, partition, index=INDEX, limit=skip + wanted)][skip:]
+            # Index entries are whole items (projection ALL); the views pick the public fields.
+            found = list(walk(items, partition, index=INDEX, limit=skip + wanted))[skip:]
             kind = "inbox" if partition == inbox else "task"
             parents += [(kind, record) for record in found[:wanted] if live(record)]
         start += sizes[partition]
@@ -68,6 +69,6 @@ def _subtasks(items: ItemStore, user_id: str, root_ids: list[str]) -> dict[str, 
         if sizes.get(root_id) == 0:
             found[root_id] = []
             continue
-        listed = (record_of(i) for i in walk(items, subtask_list(user_id, root_id), index=INDEX))
+        listed = walk(items, subtask_list(user_id, root_id), index=INDEX)
         found[root_id] = sorted((s for s in listed if live(s)), key=order_key)
     return found
