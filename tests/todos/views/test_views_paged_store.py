@@ -213,3 +213,16 @@ def test_sizes_and_pages_on_dynamodb(dynamo_services: Services, seed: int) -> No
 
 ACTION_NAMES = ["task", "task", "subtask", "move", "delete", "restore", "complete", "inbox", "file", "drop_inbox",
                 "archive", "column", "drop_column", "duplicate"]  # fmt: skip
+
+
+def test_task_details_read_the_task_not_the_board(services: Services) -> None:
+    reads = Reads(services.items)
+    run = caller(replace(services, items=reads), "g1")  # type: ignore[arg-type]
+    tasks = _board(run, 12)
+    expected = todo_state.load_state(services.items, "g1")
+    reads.reset()
+    detail = run("get_todo_task", id=tasks[0]["id"], includeContext=True)
+    assert not reads.read_a_bulk_range()
+    assert [s["title"] for s in detail["subtasks"]] == ["s"]
+    assert detail["inbox"]["totalCount"] == len(expected.live_inbox()) == 1
+    assert detail["task"]["id"] == tasks[0]["id"]

@@ -1,7 +1,8 @@
 """The todo read views as operations: list_todos, query_todos, get_todo_task.
 
 A plain list_todos page reads only what it shows (views/paged.py: the structure, the list sizes
-and one index page per list it overlaps). The graph view, query_todos and get_todo_task load the
+and one index page per list it overlaps); get_todo_task reads the structure, the task by key and
+its subtasks' index list (and the live inbox for its context). The graph view and query_todos load the
 caller's whole todo snapshot (`state.load_state`; every todo item of the user shares the
 sort-key prefix `TODO#`; keys are built from the caller's user id, so another user's records are
 simply not there) and run the pure algorithms of listing.py, query.py and details.py over it: a
@@ -10,6 +11,7 @@ bounded in-memory pass over one person's data (docs/data-model.md, "Views cost")
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ...context import Call
@@ -17,7 +19,7 @@ from ...errors import NotFound
 from .. import keys, model
 from ..destinations import resolve_space
 from ..inbox.context import effective_timezone
-from ..state import TodoState, load_state
+from ..state import TodoState, load_partial, load_state
 from ..writes import ensure_default_space
 from .details import task_details
 from .listing import ListOptions, effective_limit, list_todos
@@ -94,16 +96,24 @@ def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    state = load_state(call.services.items, call.principal.user_id)
+    # What the answer shows, not the board: the structure, the task (and its parent) by key, its
+    # subtasks from their index list, and the live inbox only when the context asks for it.
+    state = load_partial(call.services.items, call.principal.user_id)
     task = state.task(args["id"])
     parent = state.task(task["parentId"]) if task is not None and task.get("parentId") else task
     # A subtask of a trashed task went to the trash with it (query_todos drops it too).
     if task is None or parent is None or not keys.live(task) or not keys.live(parent):
         raise NotFound(f"todo task {args['id']!r} not found (trashed tasks are listed by list_todo_trash)")
+    include_context = args.get("includeContext", False)
+    board = replace(
+        board_of(state, records=False),
+        tasks=[task, *state.subtasks_of(task["id"])],
+        inbox_items=state.live_inbox() if include_context else [],
+    )
     return task_details(
-        board_of(state),
+        board,
         task["id"],
-        include_context=args.get("includeContext", False),
+        include_context=include_context,
         default_timezone=effective_timezone(call, None, state),
     )
 
