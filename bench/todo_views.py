@@ -2,7 +2,8 @@
 one column read through the index (the query a per-column paged board read would make), beside
 the store query the views start with today (one paginated read of the user's whole `TODO#` range);
 and that a write does not grow with the board. The board is written with direct batched store
-transactions (about 45 records each, with the list sizes the writes keep), never through the API, so the 50k setup stays bounded.
+transactions (about 45 records each, with the list sizes the writes keep), never through the
+API, so the 50k setup stays bounded.
 
 Run alone (`python bench/todo_views.py`) or as a section of `bench/run.py`."""
 

@@ -75,7 +75,9 @@ def _act(run: Run, action: str, a: int, b: int) -> None:
         elif action == "inbox":
             run("create_todo_inbox_item", title=f"i{a}", subtasks=[{"title": f"is{n}"} for n in range(b % 3)])
         elif action == "file" and item is not None and column is not None:
-            run("move_todo_inbox_item_to_board", id=item["id"], expectedRevision=item["revision"], columnId=column["id"])
+            run(
+                "move_todo_inbox_item_to_board", id=item["id"], expectedRevision=item["revision"], columnId=column["id"]
+            )
         elif action == "drop_inbox" and item is not None:
             run("delete_todo_inbox_item", id=item["id"], expectedRevision=item["revision"])
         elif action == "archive" and column is not None:
@@ -90,8 +92,8 @@ def _act(run: Run, action: str, a: int, b: int) -> None:
             run("duplicate_todo_task", id=task["id"])
         elif action == "batch_move" and len(tasks) > 1 and column is not None:
             chosen = tasks[: 1 + a % 3]
-            run("batch_update_todo_tasks",
-                updates=[{"id": t["id"], "expectedRevision": t["revision"], "done": b % 2 == 0} for t in chosen])  # fmt: skip
+            updates = [{"id": t["id"], "expectedRevision": t["revision"], "done": b % 2 == 0} for t in chosen]
+            run("batch_update_todo_tasks", updates=updates)
     except MesqError:
         pass
 

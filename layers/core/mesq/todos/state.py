@@ -311,7 +311,9 @@ def load_state(items: ItemStore, user_id: str) -> TodoState:
     around the list sizes (`TODO#COUNT#...`, one per root task: read by board pages, not here)."""
     partition = user_partition(user_id)
     below, above = prefix_range(SIZE_PREFIX)
-    return _state([_walk_range(items, partition, PREFIX, below), _walk_range(items, partition, above, PREFIX_END)], None)
+    return _state(
+        [_walk_range(items, partition, PREFIX, below), _walk_range(items, partition, above, PREFIX_END)], None
+    )
 
 
 def load_partial(items: ItemStore, user_id: str) -> TodoState:
