@@ -1,5 +1,5 @@
 """Todo views and writes on a big board (SQLite) at 5k and 50k tasks, each against one page of
-one column read through the index (the query a per-column paged board read would make), beside
+one column read through the index (the query a per-column paged board read makes), beside
 the store query the views start with today (one paginated read of the user's whole `TODO#` range);
 and that a write does not grow with the board. The board is written with direct batched store
 transactions (about 45 records each, with the list sizes the writes keep), never through the
@@ -145,6 +145,9 @@ def rows_todo_views() -> list[tuple[str, str, str]]:
                 lambda items=services.items, user_id=user["id"]: todo_state.load_state(items, user_id), runs
             )
             first = _median_ms(lambda call=call: views.list_todos_operation(call, {}), runs)
+            # A deep page: the offset falls a quarter into the first column (its head is read).
+            deep = _median_ms(lambda call=call, o=count // 16: views.list_todos_operation(call, {"offset": o}), runs)
+            detail = _median_ms(lambda call=call: views.get_todo_task_operation(call, {"id": "t000100"}), runs)
             graph = _median_ms(lambda call=call: views.list_todos_operation(call, {"projection": "graph"}), runs)
             query = _median_ms(lambda call=call, week=week: views.query_todos_operation(call, week), runs)
             text = _median_ms(
@@ -166,6 +169,8 @@ def rows_todo_views() -> list[tuple[str, str, str]]:
             )  # fmt: skip
             for name, value in (
                 ("list_todos first page", first),
+                (f"list_todos page at offset {count // 16} (a quarter into a column)", deep),
+                ("get_todo_task", detail),
                 ("list_todos graph page", graph),
                 ("query_todos Shanghai week", query),
                 ("query_todos text", text),

@@ -11,7 +11,9 @@ Offers:
 - `apply(call, build, on_conflict)`: load the write's partial state (`state.load_partial`: the
   structure up front, the touched records by key, ordered lists from GSI2; never the whole
   board), build `(data, ops)`, add the reminder-index writes of the tasks it puts
-  (`reminder_schedule.index_ops`), commit them as ONE transaction, mapping a failed revision
+  (`reminder_schedule.index_ops`) and the list sizes its ops change (`list_sizes.size_ops`; a
+  list never sized is counted once and the write retried), commit them as ONE transaction
+  (a write that moves a task or inbox item between lists must go through here), mapping a failed revision
   condition to the REVISION_CONFLICT `on_conflict` makes from a fresh state (so recoverData is
   the current record);
 - `create_once(call, operation_id, args, build, on_conflict)`: `apply` for a create, through
