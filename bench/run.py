@@ -120,6 +120,46 @@ def _seed_and_cases(api: Any, auth: dict[str, str], context: Any) -> dict[str, A
     }
 
 
+def _todo_cases(api: Any, auth: dict[str, str], context: Any, tasks: int) -> dict[str, Any]:
+    """A board grown to `tasks` root tasks over its three columns (every third with two
+    subtasks) through the API, and the todo reads (10-parent pages) and a write on it: their call
+    counts must not grow with the board."""
+    from tests.infra.apigw import decode_body, http_api_event
+
+    def call(method: str, path: str, **options: Any) -> dict[str, Any]:
+        answer: dict[str, Any] = decode_body(
+            api.handler(http_api_event(method, path, headers=auth, **options), context)
+        )
+        return answer["data"]
+
+    columns = [c["id"] for c in call("GET", "/api/toolkit/todo/spaces")["columns"]]
+    for i in range(call("GET", "/api/toolkit/todo")["totalCount"], tasks):
+        body = {"title": f"task {i}", "priority": "high" if i % 2 else "low", "columnId": columns[i % 3],
+                "due": {"type": "date", "date": f"2026-10-{i % 28 + 1:02d}"}}  # fmt: skip
+        created = call("POST", "/api/toolkit/todo/tasks", body=body)
+        if i % 3 == 0:
+            for sub in range(2):
+                call("POST", f"/api/toolkit/todo/tasks/{created['task']['id']}/subtasks", body={"title": f"sub {sub}"})
+    task_id = call("GET", "/api/toolkit/todo")["tasks"][0]["id"]
+    week = {"priority": "high", "dueAfter": "2026-10-05T00:00:00+08:00", "dueBefore": "2026-10-12T00:00:00+08:00"}
+    middle = {"offset": str(tasks // 3 - 5), "limit": "10"}  # the page spans the first two columns
+    return {
+        f"list_todos first page (limit 10), {tasks} tasks": http_api_event(
+            "GET", "/api/toolkit/todo", headers=auth, query={"limit": "10"}
+        ),
+        f"list_todos page across two columns (limit 10), {tasks} tasks": http_api_event(
+            "GET", "/api/toolkit/todo", headers=auth, query=middle
+        ),
+        f"get_todo_task, {tasks} tasks": http_api_event("GET", f"/api/toolkit/todo/tasks/{task_id}", headers=auth),
+        f"query_todos week + priority, {tasks} tasks": http_api_event(
+            "GET", "/api/toolkit/todo/query", headers=auth, query=week
+        ),
+        f"create_todo_task, {tasks} tasks": http_api_event(
+            "POST", "/api/toolkit/todo/tasks", headers=auth, body={"title": "one more"}
+        ),
+    }
+
+
 def _account(settings: Any) -> dict[str, str]:
     from mesq.auth.tokens import create_token
     from mesq.auth.users import create_user
@@ -129,7 +169,7 @@ def _account(settings: Any) -> dict[str, str]:
     if settings.storage == "dynamodb":
         services.items.create_table_if_missing()  # type: ignore[attr-defined]
     user = create_user(services.items, "bench", "correct horse battery")
-    token, _ = create_token(services.items, user["id"], name="b", scopes="memo:read,memo:write")
+    token, _ = create_token(services.items, user["id"], name="b", scopes="memo:read,memo:write,todo:read,todo:write")
     return {"authorization": f"Bearer {token}"}
 
 
@@ -285,14 +325,18 @@ def rows_round_trips() -> list[tuple[str, str, str]]:
         auth = _account(Settings.from_env())
         context = LambdaContext()
         api = load_function("api")
-        cases = _seed_and_cases(api, auth, context)
-        botocore.client.BaseClient._make_api_call = counting  # type: ignore[method-assign]
+        seeds = [lambda: _seed_and_cases(api, auth, context)]
+        seeds += [lambda tasks=tasks: _todo_cases(api, auth, context, tasks) for tasks in (15, 60)]
         try:
-            for label, event in cases.items():
-                api.handler(event, context)  # warm: the PAT's last-used refresh is done
-                calls.clear()
-                api.handler(event, context)
-                rows.append((f"DynamoDB calls: {label}", str(len(calls)), ", ".join(sorted(set(calls)))))
+            for seed in seeds:
+                botocore.client.BaseClient._make_api_call = make_api_call  # type: ignore[method-assign]
+                cases = seed()
+                botocore.client.BaseClient._make_api_call = counting  # type: ignore[method-assign]
+                for label, event in cases.items():
+                    api.handler(event, context)  # warm: the PAT's last-used refresh is done
+                    calls.clear()
+                    api.handler(event, context)
+                    rows.append((f"DynamoDB calls: {label}", str(len(calls)), ", ".join(sorted(set(calls)))))
         finally:
             botocore.client.BaseClient._make_api_call = make_api_call  # type: ignore[method-assign]
     return rows

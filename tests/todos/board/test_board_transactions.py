@@ -83,8 +83,9 @@ def test_move_with_a_subtask_changed_meanwhile_writes_nothing(run, proxy, servic
     proxy.before = lambda: touch(services.items, "u1", subs[2]["id"])
     with pytest.raises(RevisionConflict) as caught:
         run("move_todo_task", id=task["id"], expectedRevision=1, spaceId=work["id"])
-    # one transaction: the task, its three subtasks and the check that the target column is open
-    assert len(proxy.transactions[-1]) == 5
+    # one transaction: the task, its three subtasks, the check that the target column is open and
+    # the sizes of the column it leaves and the one it joins
+    assert len(proxy.transactions[-1]) == 7
     after = snapshot(services)
     assert after.tasks[task["id"]] == before.tasks[task["id"]]  # the task did not move
     assert [after.tasks[s["id"]] for s in subs[:2]] == [before.tasks[s["id"]] for s in subs[:2]]

@@ -12,6 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mesq.errors import ResponseTooLarge
+from mesq.pages import behind_nonempty
+from mesq.pages import page as page_object
 from mesq.todos.views.budget import json_size
 from mesq.todos.views.listing import COLLECTIONS, ListOptions, effective_limit, list_todos, parents_in_order
 from mesq.todos.views.traversal import Board, Scope, scope_of
@@ -76,8 +78,12 @@ def test_plain_pages_visit_every_parent_once_in_order_within_budget(
         assert seen == expected[: len(seen)]
         assert error.details["sizeCharacters"] > budget
         assert error.details["recordId"] == expected[len(seen)]
+        # The failing parent alone, on the page the failing request would have returned (its own
+        # offset and limit: the page numbers are part of the budget), is really over budget.
         single = ListOptions(offset=len(seen), limit=1, include_notes=include_notes, budget=10**9)
-        assert json_size(list_todos(scope, single)) > budget
+        alone = list_todos(scope, single)
+        alone["page"] = page_object(len(seen), limit, 1, len(expected), has_more=behind_nonempty)
+        assert json_size(alone) > budget
 
 
 @SETTINGS
@@ -190,6 +196,18 @@ def test_budget_drops_whole_parents_and_the_next_page_continues() -> None:
     second = list_todos(scope, ListOptions(offset=1, include_notes=True))
     assert [t["id"] for t in second["tasks"]] == ["t2"] and second["page"]["hasMore"] is False
     assert second["tasks"][0]["notes"] == "m" * 15_000  # whole record, never cut
+
+
+def test_a_last_parent_that_fits_exactly_is_returned_not_refused() -> None:
+    # The page estimate reserves room for `nextOffset`; the last parent's page has none, so a
+    # parent that fits only without it must still be returned (the exact size decides).
+    scope = scope_of(_big_board(notes=0, subtasks=0))
+    last = ListOptions(offset=1, limit=9)
+    exact = json_size(list_todos(scope, last))
+    fitted = list_todos(scope, ListOptions(offset=1, limit=9, budget=exact))
+    assert [t["id"] for t in fitted["tasks"]] == ["t2"] and fitted["page"]["hasMore"] is False
+    with pytest.raises(ResponseTooLarge):
+        list_todos(scope, ListOptions(offset=1, limit=9, budget=exact - 1))
 
 
 def test_max_items_wins_over_limit() -> None:

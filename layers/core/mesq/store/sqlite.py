@@ -58,6 +58,10 @@ CREATE INDEX IF NOT EXISTS items_ttl ON items (ttl) WHERE ttl IS NOT NULL;
 _LIVE = "(ttl IS NULL OR ttl > ?)"
 
 
+#: Keys per batch_get statement (two bound values each, far below SQLite's variable limit).
+_BATCH_KEYS = 250
+
+
 def _index_keys(item: Item, index: str) -> tuple[str | None, str | None]:
     """The item's keys in `index`, or (None, None): like a DynamoDB GSI, an index holds only
     items that carry both of its key attributes (sparse index)."""
@@ -100,10 +104,18 @@ class SQLiteItemStore:
         found: dict[Key, Item] = {}
         unique = list(dict.fromkeys(keys))
         with self._lock:
+            # One statement per partition and chunk, not one per key (a page's 200 keys are one
+            # read); `pk = ? AND sk IN (...)` is answered from the primary key.
+            by_partition: dict[str, list[str]] = {}
             for pk, sk in unique:
-                item = _live_item(self._conn, (pk, sk))
-                if item is not None:
-                    found[(pk, sk)] = item
+                by_partition.setdefault(pk, []).append(sk)
+            for pk, sks in by_partition.items():
+                for first in range(0, len(sks), _BATCH_KEYS):
+                    chunk = sks[first : first + _BATCH_KEYS]
+                    marks = ", ".join("?" for _ in chunk)
+                    sql = f"SELECT sk, data FROM items WHERE pk = ? AND sk IN ({marks}) AND {_LIVE}"  # noqa: S608
+                    for sk, data in self._conn.execute(sql, [pk, *chunk, clock()]):
+                        found[(pk, sk)] = json.loads(data)
         return [found[key] for key in unique if key in found]
 
     def query(
@@ -208,14 +220,11 @@ class SQLiteItemStore:
         """Delete a batch of expired items: what DynamoDB's TTL does in the background. Reads
         already hide them; this keeps idempotency records and rate-limit windows from piling up."""
         self._conn.execute(
-            "DELETE FROM items WHERE (pk, sk) IN "
-            "(SELECT pk, sk FROM items WHERE ttl IS NOT NULL AND ttl <= ? LIMIT ?)",
+            "DELETE FROM items WHERE (pk, sk) IN (SELECT pk, sk FROM items WHERE ttl IS NOT NULL AND ttl <= ? LIMIT ?)",
             (clock(), SWEEP_BATCH),
         )
 
-    def _check(
-        self, conn: sqlite3.Connection, key: Key, condition: Condition | None, index: int
-    ) -> Item | None:
+    def _check(self, conn: sqlite3.Connection, key: Key, condition: Condition | None, index: int) -> Item | None:
         current = _live_item(conn, key)
         if condition is None:
             return current
@@ -228,9 +237,7 @@ class SQLiteItemStore:
                 raise ConditionFailed(f"attribute {name!r} does not match", index)
         return current
 
-    def _apply(
-        self, conn: sqlite3.Connection, op: WriteOp, index: int, *, checked: bool = False
-    ) -> Item | None:
+    def _apply(self, conn: sqlite3.Connection, op: WriteOp, index: int, *, checked: bool = False) -> Item | None:
         key = key_of(op)
         if isinstance(op, Check):
             return None

@@ -9,6 +9,10 @@ task under `U#<user>#TODOCOL#<columnId>`, a subtask (trashed too) under
 `U#<user>#TODOSUB#<parentId>`, a live inbox item under `U#<user>#TODOINBOX`, each with sort key
 `<position>#<id>` (`#` sorts below every position and id character, so the index order is
 `model.sort_key`'s).
+
+List sizes: `TODO#COUNT#COL#<columnId>`, `TODO#COUNT#INBOX`, `TODO#COUNT#SUB#<taskId>` hold
+`count`, the number of items in that GSI2 list, kept by `list_sizes.size_ops` in each write's own
+transaction (so a board read pages through a column without reading the rest of the board).
 """
 
 from __future__ import annotations
@@ -76,9 +80,31 @@ def inbox_list(user_id: str) -> str:
     return f"{user_partition(user_id)}#TODOINBOX"
 
 
+SIZE_PREFIX = "TODO#COUNT#"
+#: The sizes a board read needs up front (columns, inbox) sort before the per-task ones.
+SUBTASK_SIZE_PREFIX = "TODO#COUNT#SUB#"
+
+
+def size_key(user_id: str, partition: str) -> Key:
+    """The key of the size item of one GSI2 list (`column_list`, `subtask_list`, `inbox_list`)."""
+    owner = user_partition(user_id)
+    name = partition.removeprefix(f"{owner}#").removeprefix("TODO")
+    return (owner, SIZE_PREFIX + name.removeprefix("#"))
+
+
+def list_of_size(user_id: str, sk: str) -> str:
+    """The GSI2 list a size item counts (the inverse of `size_key`)."""
+    return f"{user_partition(user_id)}#TODO{sk.removeprefix(SIZE_PREFIX)}"
+
+
 def live(record: Item) -> bool:
     """Not in the trash."""
     return record.get("deletedAt") is None
+
+
+def list_of(user_id: str, kind: Kind, record: Item | None) -> str | None:
+    """The GSI2 list a stored record is in (None: in none, or no record)."""
+    return None if record is None else _index_keys(user_id, kind, record).get("gsi2pk")
 
 
 def _index_keys(user_id: str, kind: Kind, record: Item) -> dict[str, str]:

@@ -2,8 +2,9 @@
 operation uses. Every read is an explicit call; nothing runs a query behind a Mapping.
 
 Offers (stable names):
-- `TodoState` + `load_state(items, user_id)`: ONE paginated query (sk begins_with `TODO#`) of
-  the user's whole todo state (what the read views use): `tasks` and `inbox` hold every record;
+- `TodoState` + `load_state(items, user_id)`: the user's whole todo state (sk begins_with
+  `TODO#`, read as the two ranges around the list sizes: two paginated queries; what the graph
+  view, query_todos and the rare whole-board writes use): `tasks` and `inbox` hold every record;
 - `load_partial(items, user_id)`: what writes use: the same TodoState, but only the small
   structure (settings, slug claims, spaces, columns, tags: one range Query and one prefix Query)
   is read up front. Tasks and inbox items are read by key when asked for (`task(id)`,
@@ -33,6 +34,7 @@ from .keys import (
     KIND_PREFIX,
     PREFIX,
     SETTINGS_SK,
+    SIZE_PREFIX,
     column_list,
     inbox_list,
     key,
@@ -264,6 +266,7 @@ def _walk_range(items: ItemStore, partition: str, start: str, end: str) -> Itera
     return walk(items, partition, start=start, end=end)
 
 
+PREFIX_END = prefix_range(PREFIX)[1]
 _TARGET_PREFIXES = ("TODO#SPACE#", "TODO#COL#", "TODO#TASK#", "TODO#INBOX#")
 
 
@@ -304,8 +307,13 @@ def _state(parts: list[Iterable[Item]], source: _Source | None) -> TodoState:
 
 
 def load_state(items: ItemStore, user_id: str) -> TodoState:
-    """The user's whole todo state from one paginated query of the partition's `TODO#` range."""
-    return _state([_walk(items, user_partition(user_id))], None)
+    """The user's whole todo state from the partition's `TODO#` range, read as the two ranges
+    around the list sizes (`TODO#COUNT#...`, one per root task: read by board pages, not here)."""
+    partition = user_partition(user_id)
+    below, above = prefix_range(SIZE_PREFIX)
+    return _state(
+        [_walk_range(items, partition, PREFIX, below), _walk_range(items, partition, above, PREFIX_END)], None
+    )
 
 
 def load_partial(items: ItemStore, user_id: str) -> TodoState:

@@ -11,7 +11,9 @@ Offers:
 - `apply(call, build, on_conflict)`: load the write's partial state (`state.load_partial`: the
   structure up front, the touched records by key, ordered lists from GSI2; never the whole
   board), build `(data, ops)`, add the reminder-index writes of the tasks it puts
-  (`reminder_schedule.index_ops`), commit them as ONE transaction, mapping a failed revision
+  (`reminder_schedule.index_ops`) and the list sizes its ops change (`list_sizes.size_ops`; a
+  list never sized is counted once and the write retried), commit them as ONE transaction
+  (a write that moves a task or inbox item between lists must go through here), mapping a failed revision
   condition to the REVISION_CONFLICT `on_conflict` makes from a fresh state (so recoverData is
   the current record);
 - `create_once(call, operation_id, args, build, on_conflict)`: `apply` for a create, through
@@ -33,6 +35,7 @@ from ..store.ports import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Delet
 from ..timestamps import now_timestamp, utc_now
 from . import model
 from .keys import Kind, ident, key, settings_key, slug_key, stored
+from .list_sizes import BeforeOf, count_list, size_ops, sized_list
 from .reminder_schedule import index_ops
 from .state import TodoState, load_partial, load_state
 
@@ -156,6 +159,7 @@ def ensure_default_space(
         revision = int(state.settings.get("revision", 1))
         repaired = {**state.settings, **settings, "revision": revision + 1}
         ops.append(Put(repaired, Condition(equals={"revision": revision})))
+    ops += size_ops(user_id, lambda _kind, _ident: None, ops, {})  # the new columns' sizes
     try:
         items.transact(ops)
     except ConditionFailed:
@@ -184,9 +188,11 @@ def apply(
     `expectedRevision` it sees in the snapshot)."""
     items, user_id = call.services.items, call.principal.user_id
     state = ensure_default_space(items, user_id, partial=True)
-    for attempt in range(ATTEMPTS):
+    seeded: dict[str, int] = {}  # lists counted here because they had no size item yet
+    attempt = seedings = 0
+    while attempt < ATTEMPTS:
         data, ops = build(state)
-        ops = ops + index_ops(user_id, state.tasks, ops, utc_now())
+        ops = ops + index_ops(user_id, state.tasks, ops, utc_now()) + size_ops(user_id, _before_of(state), ops, seeded)
         if extra is not None:
             ops = ops + extra(data)
         try:
@@ -195,13 +201,29 @@ def apply(
         except ConditionFailed as failure:
             state = load_partial(items, user_id)
             failed = ops[failure.index] if failure.index is not None and failure.index < len(ops) else None
+            unsized = sized_list(user_id, failed)
+            if unsized is not None and seedings < _SEEDINGS:
+                # A list never sized (count it once), or one another write sized meanwhile.
+                seedings += 1
+                if seeded.pop(unsized, None) is None:
+                    seeded[unsized] = count_list(items, unsized)
+                continue
+            attempt += 1
             raced_tag = failed is not None and _is_tag_claim(failed)
-            if not raced_tag or attempt == ATTEMPTS - 1:
+            if not raced_tag or attempt == ATTEMPTS:
                 answer = settled() if settled is not None else None
                 if answer is not None:
                     return answer
                 raise on_conflict(state) from None
     raise AssertionError("unreachable")
+
+
+#: Size seedings one write may need: a move between two lists never sized, plus a race each.
+_SEEDINGS = 4
+
+
+def _before_of(state: TodoState) -> BeforeOf:
+    return lambda kind, ident: state.tasks.get(ident) if kind == "task" else state.inbox.get(ident)
 
 
 def _is_tag_claim(op: WriteOp) -> bool:

@@ -116,11 +116,26 @@ def _assemble(units: Sequence[_Unit], scope: Scope, page: dict[str, Any]) -> dic
     return _data("plain", collections, page)
 
 
+@dataclass(frozen=True)
+class Window:
+    """The parents a plain page may hold (those at [offset, offset + limit) in traversal order)
+    and how many parents the whole scope has: all a plain page needs besides the metadata, so
+    it can be read from the store without reading the board (views/paged.py)."""
+
+    parents: list[tuple[str, Record]]  # ("task" | "inbox", record)
+    total: int
+
+
 def _plain(scope: Scope, options: ListOptions) -> dict[str, Any]:
-    offset, limit, budget = options.offset, options.limit, options.budget
     parents = _units(scope)
-    total = len(parents)
-    window = parents[offset : offset + limit]
+    return plain_page(scope, Window(parents[options.offset : options.offset + options.limit], len(parents)), options)
+
+
+def plain_page(scope: Scope, window_of: Window, options: ListOptions) -> dict[str, Any]:
+    """The plain page of `window_of`; `scope` supplies the metadata (spaces, columns), the
+    subtasks of the window's root tasks and the record views."""
+    offset, limit, budget = options.offset, options.limit, options.budget
+    window, total = window_of.parents, window_of.total
 
     def page_for(count: int) -> dict[str, Any]:
         return page(offset, limit, count, total, has_more=behind_nonempty)
@@ -138,8 +153,12 @@ def _plain(scope: Scope, options: ListOptions) -> dict[str, Any]:
         unit = _render(kind, record, scope, options.include_notes)
         cost = item_cost(unit[1]) + sum(item_cost(child) for child in unit[3])
         if used + cost > budget:
-            if not units:
+            # The estimate reserves a `nextOffset` the last parent's page does not have: a first
+            # parent is refused only when its page, measured exactly, is over budget.
+            if not units and json_size(_assemble([unit], scope, page_for(1))) > budget:
                 raise _parent_too_large(unit, base + cost, options, base)
+            if not units:
+                units.append(unit)
             break
         used += cost
         units.append(unit)

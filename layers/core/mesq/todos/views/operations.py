@@ -1,14 +1,17 @@
 """The todo read views as operations: list_todos, query_todos, get_todo_task.
 
-Each loads the caller's whole todo snapshot with ONE paginated store query (every todo item of the
-user shares the sort-key prefix `TODO#`; keys are built from the caller's user id, so another
-user's records are simply not there) and runs the pure algorithms of listing.py, query.py and
-details.py over it: a bounded in-memory pass over one person's data (docs/data-model.md, "Views
-cost").
+A plain list_todos page reads only what it shows (views/paged.py: the structure, the list sizes
+and one index page per list it overlaps); get_todo_task reads the structure, the task by key and
+its subtasks' index list (and the live inbox for its context). The graph view and query_todos load the
+caller's whole todo snapshot (`state.load_state`; every todo item of the user shares the
+sort-key prefix `TODO#`; keys are built from the caller's user id, so another user's records are
+simply not there) and run the pure algorithms of listing.py, query.py and details.py over it: a
+bounded in-memory pass over one person's data (docs/data-model.md, "Views cost").
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ...context import Call
@@ -16,23 +19,25 @@ from ...errors import NotFound
 from .. import keys, model
 from ..destinations import resolve_space
 from ..inbox.context import effective_timezone
-from ..state import TodoState, load_state
+from ..state import TodoState, load_partial, load_state
 from ..writes import ensure_default_space
 from .details import task_details
 from .listing import ListOptions, effective_limit, list_todos
+from .paged import plain_board_page
 from .query import TodoQuery, floating_zone, parse_bounds, query_todos
 from .traversal import Board, scope_of
 
 
-def board_of(state: TodoState) -> Board:
+def board_of(state: TodoState, *, records: bool = True) -> Board:
     """The snapshot for the pure views: spaces, columns and tags in their public shape (few),
-    tasks and inbox items as stored, shaped by the views only when a response returns them."""
+    tasks and inbox items as stored, shaped by the views only when a response returns them.
+    `records=False`: the structure only (no tasks, no inbox items; a paged read fetches those)."""
     default_id = state.default_space_id
     return Board(
         spaces=[model.public_space(space, default_id) for space in state.spaces.values()],
         columns=[model.public_column(column) for column in state.columns.values()],
-        tasks=list(state.every_task()),
-        inbox_items=list(state.every_inbox_item()),
+        tasks=list(state.every_task()) if records else [],
+        inbox_items=list(state.every_inbox_item()) if records else [],
         tags=[model.public_tag(tag) for tag in state.tags.values()],
         task_view=model.public_task,
         inbox_view=model.public_inbox_item,
@@ -48,16 +53,25 @@ def _space_ids(state: TodoState, args: dict[str, Any]) -> frozenset[str] | None:
 def list_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     # First use creates the default space (as every todo entry point does), so a new user's
     # board already shows where captured tasks will go.
-    state = ensure_default_space(call.services.items, call.principal.user_id)
+    items, user_id = call.services.items, call.principal.user_id
+    graph = args.get("projection", "plain") == "graph"
+    # The graph view's totals count every subtask of the scope: it reads the whole snapshot. A
+    # plain page reads the structure, the list sizes and the lists it overlaps (views/paged.py).
+    state = ensure_default_space(items, user_id, partial=not graph)
     space_ids = _space_ids(state, args)
-    scope = scope_of(board_of(state), space_ids=space_ids, include_inbox=args.get("includeInbox", True))
+    include_inbox = args.get("includeInbox", True)
     options = ListOptions(
         offset=args.get("offset", 0),
         limit=effective_limit(args.get("limit"), args.get("maxItems")),
         include_notes=args.get("includeNotes", False),
-        projection=args.get("projection", "plain"),
+        projection="graph" if graph else "plain",
     )
-    return list_todos(scope, options)
+    if not graph:
+        structure = board_of(state, records=False)
+        return plain_board_page(
+            items, user_id, structure, include_inbox=include_inbox, space_ids=space_ids, options=options
+        )
+    return list_todos(scope_of(board_of(state), space_ids=space_ids, include_inbox=include_inbox), options)
 
 
 def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -82,16 +96,24 @@ def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    state = load_state(call.services.items, call.principal.user_id)
+    # What the answer shows, not the board: the structure, the task (and its parent) by key, its
+    # subtasks from their index list, and the live inbox only when the context asks for it.
+    state = load_partial(call.services.items, call.principal.user_id)
     task = state.task(args["id"])
     parent = state.task(task["parentId"]) if task is not None and task.get("parentId") else task
     # A subtask of a trashed task went to the trash with it (query_todos drops it too).
     if task is None or parent is None or not keys.live(task) or not keys.live(parent):
         raise NotFound(f"todo task {args['id']!r} not found (trashed tasks are listed by list_todo_trash)")
+    include_context = args.get("includeContext", False)
+    board = replace(
+        board_of(state, records=False),
+        tasks=[task, *state.subtasks_of(task["id"])],
+        inbox_items=state.live_inbox() if include_context else [],
+    )
     return task_details(
-        board_of(state),
+        board,
         task["id"],
-        include_context=args.get("includeContext", False),
+        include_context=include_context,
         default_timezone=effective_timezone(call, None, state),
     )
 
