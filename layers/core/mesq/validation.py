@@ -6,16 +6,16 @@ most a short prefix of a bad value (`messages.quoted`)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema import ValidationError as SchemaError
-from jsonschema.exceptions import best_match
+from typing import TYPE_CHECKING, Any
 
 from .errors import ValidationError
 from .messages import field_path, quoted, quoted_list
 from .spec import Operation
 from .values import checked_values
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema import ValidationError as SchemaError
 
 # Schemas come from the process-wide Spec, so identity is a sound cache key; the schema is kept
 # beside its validator so an id can never be reused by another object while cached.
@@ -23,8 +23,12 @@ _validators: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
 
 
 def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
+    """The schema's validator, compiled on first use. jsonschema itself is imported then too:
+    some 40 ms of a cold start that nothing needs before the first validation."""
     cached = _validators.get(id(schema))
     if cached is None or cached[0] is not schema:
+        from jsonschema import Draft202012Validator
+
         cached = (schema, Draft202012Validator(schema))
         _validators[id(schema)] = cached
     return cached[1]
@@ -90,6 +94,8 @@ def describe(error: SchemaError) -> str:
 def validate_arguments(operation: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
     """The arguments to run the operation with (`values.checked_values`: integral floats as
     ints), or ValidationError naming the first problem (the most relevant one)."""
+    from jsonschema.exceptions import best_match
+
     checked = checked_values(arguments)
     error = best_match(validator_for(operation.input_schema).iter_errors(checked))
     if error is not None:

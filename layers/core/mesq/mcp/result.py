@@ -14,7 +14,6 @@ from typing import Any
 
 import mcp_types as types
 from aws_lambda_powertools import Logger
-from jsonschema.exceptions import best_match
 
 from ..errors import Internal, MesqError
 from ..validation import validator_for
@@ -64,6 +63,8 @@ def checked_envelope(
     logged in full and answered as INTERNAL (an envelope that is itself valid) instead."""
     validator = validator_for(output_schema)
     if not validator.is_valid(envelope):
+        from jsonschema.exceptions import best_match
+
         problem = best_match(validator.iter_errors(envelope))
         logger.error(
             "mcp result does not match the tool's output schema",
