@@ -150,9 +150,7 @@ def find_java() -> str:
 
 def _java_major(java: str) -> int | None:
     try:
-        result = subprocess.run(
-            [java, "-version"], capture_output=True, text=True, timeout=30, check=False
-        )
+        result = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     match = re.search(r'version "(\d+)(?:\.(\d+))?', result.stderr + result.stdout)

@@ -138,6 +138,7 @@ def test_run_needs_only_python(tmp_path: Path):
 
 def test_make_runs_it_first():
     """`make test` and `make run` start with the check, before the venv is built."""
+
     def dry(target: str) -> list[str]:
         # Under `make test` itself this runs in a sub-make, which would announce its directory.
         env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}

@@ -11,10 +11,10 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from tests.infra.apigw import LambdaContext, decode_body, http_api_event
 
 from mesq.concurrency import one_request_at_a_time, run_sync
 from mesq.lambda_entry import lambda_handler
+from tests.infra.apigw import LambdaContext, decode_body, http_api_event
 
 
 async def _thread_of_a_sync_call(request: Request) -> JSONResponse:

@@ -208,14 +208,11 @@ class SQLiteItemStore:
         """Delete a batch of expired items: what DynamoDB's TTL does in the background. Reads
         already hide them; this keeps idempotency records and rate-limit windows from piling up."""
         self._conn.execute(
-            "DELETE FROM items WHERE (pk, sk) IN "
-            "(SELECT pk, sk FROM items WHERE ttl IS NOT NULL AND ttl <= ? LIMIT ?)",
+            "DELETE FROM items WHERE (pk, sk) IN (SELECT pk, sk FROM items WHERE ttl IS NOT NULL AND ttl <= ? LIMIT ?)",
             (clock(), SWEEP_BATCH),
         )
 
-    def _check(
-        self, conn: sqlite3.Connection, key: Key, condition: Condition | None, index: int
-    ) -> Item | None:
+    def _check(self, conn: sqlite3.Connection, key: Key, condition: Condition | None, index: int) -> Item | None:
         current = _live_item(conn, key)
         if condition is None:
             return current
@@ -228,9 +225,7 @@ class SQLiteItemStore:
                 raise ConditionFailed(f"attribute {name!r} does not match", index)
         return current
 
-    def _apply(
-        self, conn: sqlite3.Connection, op: WriteOp, index: int, *, checked: bool = False
-    ) -> Item | None:
+    def _apply(self, conn: sqlite3.Connection, op: WriteOp, index: int, *, checked: bool = False) -> Item | None:
         key = key_of(op)
         if isinstance(op, Check):
             return None
