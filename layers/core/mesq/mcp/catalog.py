@@ -27,6 +27,7 @@ from mcp.shared.tool_name_validation import TOOL_NAME_REGEX
 from ..operations import REGISTRY, OperationFn
 from ..spec import Operation, Spec
 from ..toolsets import TOOLSETS
+from ..validation import prepare_validators
 from .lean import component_names, lean_input_schema, lean_output_schema
 
 if TYPE_CHECKING:
@@ -216,10 +217,12 @@ class Catalog:
         return tool.input_schema if tool is not None else None
 
     def prepare(self) -> None:
-        """Build every tool's listing now (where init is off the request path, e.g. a SnapStart
-        snapshot), instead of on each tool's first use."""
-        for tool in self.tools.values():
-            _ = tool.listing
+        """Build every tool's listing and compile its validators now (where init is off the
+        request path, e.g. a SnapStart snapshot), instead of on each tool's first use."""
+        tools = self.tools.values()
+        prepare_validators(
+            (tool.operation.input_schema for tool in tools), verdict_only=(tool.result_schema for tool in tools)
+        )
 
 
 def _annotations(operation: Operation) -> dict[str, bool]:
