@@ -5,6 +5,7 @@ cost about half of a warm REST call); outside an invocation they still go to the
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 
 from starlette.applications import Starlette
@@ -37,3 +38,17 @@ def test_outside_an_invocation_sync_calls_go_to_a_worker_thread() -> None:
     with one_request_at_a_time():
         assert asyncio.run(thread_of_call()) == threading.get_ident()
     assert asyncio.run(thread_of_call()) != threading.get_ident()  # the mark ends with the block
+
+
+def test_what_an_inline_call_sets_in_context_variables_stays_in_its_copy() -> None:
+    key: contextvars.ContextVar[str] = contextvars.ContextVar("probe", default="caller")
+
+    def sets() -> str:
+        key.set("operation")
+        return key.get()
+
+    async def call() -> tuple[str, str]:
+        return await run_sync(sets), key.get()
+
+    with one_request_at_a_time():
+        assert asyncio.run(call()) == ("operation", "caller")

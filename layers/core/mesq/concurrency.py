@@ -43,11 +43,12 @@ def one_request_at_a_time() -> Iterator[None]:
 
 
 async def run_sync(function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-    if _INLINE.get():
-        return function(*args, **kwargs)
-    loop = asyncio.get_running_loop()
-    # Like asyncio.to_thread: the call sees the caller's context variables (log keys, etc.).
+    # Like asyncio.to_thread: the call sees the caller's context variables (log keys, etc.), and
+    # what it sets stays in its copy (inline too, so the caller's logs are the same either way).
     context = contextvars.copy_context()
+    if _INLINE.get():
+        return context.run(function, *args, **kwargs)
+    loop = asyncio.get_running_loop()
     return await loop.run_in_executor(_EXECUTOR, functools.partial(context.run, function, *args, **kwargs))
 
 
