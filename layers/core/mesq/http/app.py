@@ -1,7 +1,8 @@
 """The REST application: one Starlette route per OpenAPI path, generated at construction.
 
 Per request: trace id -> credential -> scopes -> arguments (path, query, header, JSON body) ->
-JSON Schema validation -> the operation (in a worker thread: stores are synchronous) ->
+JSON Schema validation -> the operation (in a worker thread: stores are synchronous; on Lambda on the
+invocation's own thread, concurrency.py) ->
 envelope. Limits, validation, auth and error mapping happen here once for every route.
 """
 
