@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import statistics
@@ -69,11 +70,24 @@ def median_seconds(fn: Callable[[], Any], runs: int) -> float:
     return statistics.median(samples)
 
 
-def cold_import(code: str, runs: int = 5) -> float:
+def interleaved_medians(fns: dict[str, Callable[[], Any]], runs: int) -> dict[str, float]:
+    """The median time of each of `fns`, timed in turns (one call of each per round): on a shared
+    machine the load drifts over seconds, and a figure and its baseline timed one after the other
+    would see different loads; in turns they see the same."""
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(runs):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            samples[name].append(time.perf_counter() - start)
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def _import_runner(code: str) -> Callable[[], None]:
     def once() -> None:
         subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, **ENV}, cwd=REPO)
 
-    return median_seconds(once, runs)
+    return once
 
 
 def function_import_code(name: str) -> str:
@@ -85,17 +99,24 @@ def function_import_code(name: str) -> str:
     )
 
 
-def rows_cold_imports() -> list[tuple[str, str, str]]:
+def rows_cold_imports(runs: int = 7) -> list[tuple[str, str, str]]:
+    """Each function's cold import beside both baselines, in turns (`interleaved_medians`)."""
     moto_start = "import moto; m = moto.mock_aws(); m.start()\n"
-    baseline = cold_import(moto_start + BARE_HANDLER)
-    sdk_baseline = cold_import(moto_start + BARE_MCP_HANDLER)
+    functions = sorted(p.name for p in (REPO / "functions").iterdir() if (p / "app.py").is_file())
+    runners = {
+        "baseline": _import_runner(moto_start + BARE_HANDLER),
+        "sdk": _import_runner(moto_start + BARE_MCP_HANDLER),
+    }
+    runners.update({name: _import_runner(function_import_code(name)) for name in functions})
+    medians = interleaved_medians(runners, runs)
+    baseline, sdk_baseline = medians["baseline"], medians["sdk"]
     rows = [
         ("cold import: bare Starlette+Mangum (baseline)", f"{baseline * 1000:.0f} ms", "1.00x"),
         ("cold import: bare MCP SDK server + Starlette+Mangum (MCP baseline)", f"{sdk_baseline * 1000:.0f} ms",
          f"{sdk_baseline / baseline:.2f}x"),
     ]  # fmt: skip
-    for name in sorted(p.name for p in (REPO / "functions").iterdir() if (p / "app.py").is_file()):
-        seconds = cold_import(function_import_code(name))
+    for name in functions:
+        seconds = medians[name]
         ratio = f"{seconds / baseline:.2f}x"
         if name == "mcp":
             ratio = f"{seconds / sdk_baseline:.2f}x the bare MCP SDK server ({ratio} bare Starlette)"
@@ -188,12 +209,22 @@ def rows_warm_latency() -> list[tuple[str, str, str]]:
         namespace: dict[str, Any] = {}
         exec(BARE_HANDLER, namespace)
         echo_event = http_api_event("GET", "/echo")
-        baseline = median_seconds(lambda: namespace["handler"](echo_event, context), 300)
+        echo = namespace["handler"]
+        cases = _seed_and_cases(api, auth, context)
+        # Each case in turns with the echo, one case after the other (create_memo last: the
+        # reads must not see the memos it writes).
+        paired = {
+            label: interleaved_medians(
+                {"echo": lambda: echo(echo_event, context), label: functools.partial(api.handler, event, context)}, 300
+            )
+            for label, event in cases.items()
+        }
+        baseline = statistics.median(medians["echo"] for medians in paired.values())
         rows.append(("warm call: bare Starlette+Mangum echo (baseline)", f"{baseline * 1e6:.0f} us", "1.00x"))
-        for label, event in _seed_and_cases(api, auth, context).items():
-            seconds = median_seconds(lambda event=event: api.handler(event, context), 50)
+        for label, medians in paired.items():
+            seconds = medians[label]
             rows.append((f"warm REST {label} via Lambda handler, SQLite", f"{seconds * 1e6:.0f} us",
-                         f"{seconds / baseline:.1f}x"))  # fmt: skip
+                         f"{seconds / medians['echo']:.1f}x"))  # fmt: skip
     return rows
 
 
@@ -264,8 +295,6 @@ def rows_mcp_warm() -> list[tuple[str, str, str]]:
         exec(BARE_MCP_HANDLER, namespace)
         echo = _mcp_call_event({}, "echo", {})
         assert namespace["handler"](echo, context)["statusCode"] == 200
-        baseline = median_seconds(lambda: namespace["handler"](echo, context), 200)
-        rows.append(("warm MCP tools/call: echo on the bare SDK (baseline)", f"{baseline * 1e6:.0f} us", "1.00x"))
         created = mcp_function.handler(_mcp_call_event(auth, "create_memo", {"content": "bench #b"}), context)
         memo_id = decode_body(created)["result"]["structuredContent"]["data"]["memo"]["id"]
         cases = {
@@ -273,30 +302,38 @@ def rows_mcp_warm() -> list[tuple[str, str, str]]:
             "list_memos": ("list_memos", {}),
             "create_memo": ("create_memo", {"content": "bench"}),
         }
-        for label, (name, arguments) in cases.items():
+        echo_call = functools.partial(namespace["handler"], echo, context)
+        paired: dict[str, dict[str, float]] = {}
+        answers: dict[str, Any] = {}
+        for label, (name, arguments) in cases.items():  # in turns with the echo; create_memo last
             event = _mcp_call_event(auth, name, arguments)
-            assert mcp_function.handler(event, context)["statusCode"] == 200
-            seconds = median_seconds(lambda event=event: mcp_function.handler(event, context), 100)
+            answers[label] = mcp_function.handler(event, context)
+            assert answers[label]["statusCode"] == 200
+            call = functools.partial(mcp_function.handler, event, context)
+            paired[label] = interleaved_medians({"echo": echo_call, label: call}, 200)
+        baseline = statistics.median(medians["echo"] for medians in paired.values())
+        rows.append(("warm MCP tools/call: echo on the bare SDK (baseline)", f"{baseline * 1e6:.0f} us", "1.00x"))
+        for label, medians in paired.items():
+            seconds = medians[label]
             rows.append((f"warm MCP tools/call {label} via Lambda handler, SQLite", f"{seconds * 1e6:.0f} us",
-                         f"{seconds / baseline:.1f}x"))  # fmt: skip
+                         f"{seconds / medians['echo']:.1f}x"))  # fmt: skip
             if label == "get_memo":
-                rows.append(_output_check_row(decode_body(mcp_function.handler(event, context)), seconds))
+                rows.append(_output_check_row(decode_body(answers[label]), seconds))
     return rows
 
 
 def _output_check_row(answer: dict[str, Any], call_seconds: float) -> tuple[str, str, str]:
     """What the server's check of each result against the tool's full envelope schema costs
-    (mcp/result.py checked_result), as a share of the whole warm call."""
+    (mcp/result.py checked_envelope: `validation.conforms`), as a share of the whole warm call."""
     from mesq.mcp.catalog import build_catalog
     from mesq.spec import load_spec
-    from mesq.validation import validator_for
+    from mesq.validation import conforms
 
     tool = build_catalog(load_spec()).get("get_memo")
     assert tool is not None
     envelope = answer["result"]["structuredContent"]
-    validator = validator_for(tool.result_schema)
-    assert validator.is_valid(envelope)
-    seconds = median_seconds(lambda: validator.is_valid(envelope), 300)
+    assert conforms(tool.result_schema, envelope)
+    seconds = median_seconds(lambda: conforms(tool.result_schema, envelope), 300)
     return ("  of which: output check of the get_memo envelope (checked_result)", f"{seconds * 1e6:.0f} us",
             f"{seconds / call_seconds:.0%} of the warm call")  # fmt: skip
 

@@ -1,7 +1,9 @@
 """MCP function: POST /mcp, /mcp/readonly, /mcp/x/{toolsets}[/readonly] (GET/DELETE answer 405).
 
 Everything heavy (the SDK import, the catalog, the store clients) happens here, at init, so
-SnapStart snapshots it; each invocation builds only a per-request stateless session manager.
+SnapStart snapshots it (there `Settings.prepare_at_init` also builds every tool listing, the
+validators and the S3 client; an on-demand cold start leaves those to first use); each
+invocation builds only a per-request stateless session manager.
 """
 
 from mesq.apps import create_mcp_app

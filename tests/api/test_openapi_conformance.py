@@ -56,8 +56,6 @@ def test_rest_operation_conforms_to_its_document(served, method, path):
         # Every check but "schema-valid data must be accepted": a schema cannot say that
         # 2026-02-30 is not a date or that createdFrom must not be after createdTo; those are
         # answered with 400 VALIDATION_ERROR, which the document declares.
-        case.call_and_validate(
-            headers={"Authorization": f"Bearer {token}"}, excluded_checks=[positive_data_acceptance]
-        )
+        case.call_and_validate(headers={"Authorization": f"Bearer {token}"}, excluded_checks=[positive_data_acceptance])
 
     check()

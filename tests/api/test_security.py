@@ -33,9 +33,7 @@ def test_revoked_and_expired_tokens(client, services, make_account):
     revoke_token(services.items, account.user_id, record["id"])
     assert client.get(BASE, headers={"Authorization": f"Bearer {token}"}).status_code == 401
     # An expired lookup item is gone for the store (TTL) and for the expiry check alike.
-    expired, _ = create_token(
-        services.items, account.user_id, name="old", scopes="memo:read", expires_days=1
-    )
+    expired, _ = create_token(services.items, account.user_id, name="old", scopes="memo:read", expires_days=1)
     from mesq.auth.tokens import _lookup_key, secret_digest
     from mesq.store.ports import Update
 

@@ -28,6 +28,7 @@ import pytest
 from moto import mock_aws
 from moto.server import ThreadedMotoServer
 
+from mesq.deferred_blobs import DeferredBlobStore
 from mesq.store.blobs_local import LocalBlobStore
 from mesq.store.blobs_s3 import S3BlobStore, make_s3_client
 from mesq.store.ports import BlobStore
@@ -83,11 +84,13 @@ def s3_store(fake_aws: None) -> Iterator[S3BlobStore]:
         yield store
 
 
-@pytest.fixture(params=STORE_KINDS)
+@pytest.fixture(params=[*STORE_KINDS, "deferred-s3"])
 def blob_store(request: pytest.FixtureRequest, tmp_path: Any) -> BlobStore:
     if request.param == "local":
         return LocalBlobStore(tmp_path / "blobs")
     store: S3BlobStore = request.getfixturevalue("s3_store")
+    if request.param == "deferred-s3":  # what build_blob_store gives a Lambda function
+        return DeferredBlobStore(lambda: store, S3BlobStore.transport)
     return store
 
 

@@ -36,6 +36,7 @@ DENY = {
     "numpy": "search/embedding packages",
     "sentence_transformers": "search/embedding packages",
     "torch": "search/embedding packages",
+    "jsonschema": "argument and result validation: imported with the first validation (validation.py)",
 }
 
 PROBE = """
@@ -86,6 +87,13 @@ def test_mcp_cold_import_loads_nothing_on_the_deny_list() -> None:
     modules = cold_modules("mcp")
     assert "mesq.mcp.service" in modules  # the probe really loaded the function
     assert denied(modules) == {}
+
+
+def test_api_cold_import_leaves_validation_to_the_first_request() -> None:
+    # The REST function shares the registry, the spec and validation.py with the MCP function.
+    modules = cold_modules("api")
+    assert "mesq.http.app" in modules  # the probe really loaded the function
+    assert [name for name in modules if name == "jsonschema" or name.startswith("jsonschema.")] == []
 
 
 def test_the_guard_sees_a_denied_module() -> None:

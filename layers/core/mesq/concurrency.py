@@ -4,14 +4,22 @@ One process-wide thread pool instead of anyio's per-loop workers: Mangum drives 
 invocation with its own `run_until_complete`, and anyio stops its worker threads when that run
 ends, so each invocation paid for a new thread (measured: ~0.9 ms of a ~2.5 ms warm call). These
 threads outlive the loop; under `mesq serve` they give the same concurrency as before.
+
+A Lambda execution environment serves one invocation at a time, so there the hop to a worker
+thread buys no concurrency and costs a thread wake-up and a loop wake-up per call (measured:
+about half of a warm REST `get_memo`). `one_request_at_a_time()` marks the invocation it wraps
+(lambda_entry.py): inside it `run_sync` calls the function on the loop's own thread. The mark is
+a context variable, so it reaches exactly the tasks that invocation starts and nothing else in
+the process (a local server in the same process keeps its worker threads).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ParamSpec, TypeVar
 
@@ -20,12 +28,27 @@ R = TypeVar("R")
 
 # Sized like anyio's default limiter: enough for a local server's concurrent requests.
 _EXECUTOR = ThreadPoolExecutor(max_workers=40, thread_name_prefix="mesq")
+_INLINE: contextvars.ContextVar[bool] = contextvars.ContextVar("mesq_inline_sync_calls", default=False)
+
+
+@contextlib.contextmanager
+def one_request_at_a_time() -> Iterator[None]:
+    """Within this block (one Lambda invocation) `run_sync` runs its function on the calling
+    thread: nothing else can be waiting for the loop."""
+    token = _INLINE.set(True)
+    try:
+        yield
+    finally:
+        _INLINE.reset(token)
 
 
 async def run_sync(function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-    loop = asyncio.get_running_loop()
-    # Like asyncio.to_thread: the call sees the caller's context variables (log keys, etc.).
+    # Like asyncio.to_thread: the call sees the caller's context variables (log keys, etc.), and
+    # what it sets stays in its copy (inline too, so the caller's logs are the same either way).
     context = contextvars.copy_context()
+    if _INLINE.get():
+        return context.run(function, *args, **kwargs)
+    loop = asyncio.get_running_loop()
     return await loop.run_in_executor(_EXECUTOR, functools.partial(context.run, function, *args, **kwargs))
 
 

@@ -17,6 +17,10 @@ SearchProvider = Literal["local", "bedrock", "none"]
 IndexUpdates = Literal["inprocess", "stream", "off"]
 
 
+#: Lambda's AWS_LAMBDA_INITIALIZATION_TYPE values whose init no request waits for.
+_INIT_AHEAD_OF_REQUESTS = frozenset({"snap-start", "provisioned-concurrency"})
+
+
 class ConfigError(ValueError):
     pass
 
@@ -110,6 +114,11 @@ class Settings:
     bedrock_embedding_model_id: str = "amazon.titan-embed-text-v2:0"
     bedrock_rerank_model_arn: str | None = None
     search_index_updates: IndexUpdates = "off"
+    #: Build at init what is otherwise built on first use (each MCP tool's listing, the S3
+    #: client): MESQ_PREPARE_AT_INIT, by default true where Lambda's init is off the request path
+    #: (SnapStart snapshots it, provisioned concurrency runs it ahead), false elsewhere (an
+    #: on-demand cold start then pays only for what its first request uses).
+    prepare_at_init: bool = False
 
     @property
     def sqlite_path(self) -> Path:
@@ -185,4 +194,9 @@ class Settings:
             bedrock_embedding_model_id=env.get("MESQ_BEDROCK_EMBEDDING_MODEL_ID") or "amazon.titan-embed-text-v2:0",
             bedrock_rerank_model_arn=env.get("MESQ_BEDROCK_RERANK_MODEL_ARN") or None,
             search_index_updates=index_updates,  # type: ignore[arg-type]
+            prepare_at_init=_flag(
+                env.get("MESQ_PREPARE_AT_INIT"),
+                env.get("AWS_LAMBDA_INITIALIZATION_TYPE") in _INIT_AHEAD_OF_REQUESTS,
+                "MESQ_PREPARE_AT_INIT",
+            ),
         )

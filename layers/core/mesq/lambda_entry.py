@@ -24,6 +24,8 @@ from aws_lambda_powertools.metrics import MetricUnit
 from mangum import Mangum
 from mangum.types import ASGI
 
+from .concurrency import one_request_at_a_time
+
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 #: What an instrumented function body receives: the event, the Lambda context, the metrics to add to.
 Body = Callable[[dict[str, Any], Any, Metrics], dict[str, Any]]
@@ -74,7 +76,8 @@ def lambda_handler(app: ASGI, service: str) -> LambdaHandler:
 
     def serve(event: dict[str, Any], context: Any, metrics: Metrics) -> dict[str, Any]:
         metrics.add_metric(name="Requests", unit=MetricUnit.Count, value=1)
-        response: dict[str, Any] = adapter(event, context)
+        with one_request_at_a_time():  # one invocation per execution environment: no worker hop
+            response: dict[str, Any] = adapter(event, context)
         return response
 
     return instrumented(serve, service, correlation_paths.API_GATEWAY_HTTP)

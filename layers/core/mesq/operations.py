@@ -91,5 +91,6 @@ def invoke_sync(
         services.call_metrics.record(operation.operation_id, outcome_of(error), elapsed_ms)
 
 
-#: `invoke_sync` in a worker thread (stores are synchronous), for the async adapters.
+#: `invoke_sync` in a worker thread (stores are synchronous; within a Lambda invocation on its own
+#: thread, `concurrency.one_request_at_a_time`), for the async adapters.
 invoke = in_worker_thread(invoke_sync)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .call_metrics import CallMetrics, NoCallMetrics
 from .config import Settings
 from .context import Services
+from .deferred_blobs import DeferredBlobStore
 from .sealing.ports import Sealer
 from .store.ports import BlobStore, ItemStore
 
@@ -13,19 +14,25 @@ def build_item_store(settings: Settings) -> ItemStore:
     if settings.storage == "dynamodb":
         from .store.dynamodb import DynamoDBItemStore
 
-        return DynamoDBItemStore(
-            settings.table_name, endpoint_url=settings.dynamodb_endpoint, region=settings.region
-        )
+        return DynamoDBItemStore(settings.table_name, endpoint_url=settings.dynamodb_endpoint, region=settings.region)
     from .store.sqlite import SQLiteItemStore
 
     return SQLiteItemStore(settings.sqlite_path)
 
 
 def build_blob_store(settings: Settings) -> BlobStore:
+    """S3's client is made on first use (deferred_blobs.py), or at once with `prepare_at_init`."""
     if settings.storage == "dynamodb":
         from .store.blobs_s3 import S3BlobStore
 
-        return S3BlobStore(settings.bucket, endpoint_url=settings.s3_endpoint, region=settings.region)
+        def make() -> BlobStore:
+            return S3BlobStore(settings.bucket, endpoint_url=settings.s3_endpoint, region=settings.region)
+
+        if settings.prepare_at_init:
+            return make()
+        if not settings.bucket:
+            raise ValueError("bucket is required")  # fails at start-up, as S3BlobStore would
+        return DeferredBlobStore(make, S3BlobStore.transport)
     from .store.blobs_local import LocalBlobStore
 
     return LocalBlobStore(settings.blob_dir)

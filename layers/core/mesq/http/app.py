@@ -1,7 +1,8 @@
 """The REST application: one Starlette route per OpenAPI path, generated at construction.
 
 Per request: trace id -> credential -> scopes -> arguments (path, query, header, JSON body) ->
-JSON Schema validation -> the operation (in a worker thread: stores are synchronous) ->
+JSON Schema validation -> the operation (in a worker thread: stores are synchronous; on Lambda on the
+invocation's own thread, concurrency.py) ->
 envelope. Limits, validation, auth and error mapping happen here once for every route.
 """
 
@@ -24,6 +25,7 @@ from ..errors import MesqError, ValidationError
 from ..operations import check_registry, invoke
 from ..ratelimit import Bucket, RateLimiter
 from ..spec import Operation, Spec, load_spec
+from ..validation import prepare_validators
 from .attachments import attachment_routes
 from .challenge import rest_challenge
 from .params import collect_arguments
@@ -101,6 +103,8 @@ def _openapi_endpoint(spec: Spec) -> Any:
 def api_routes(services: Services, spec: Spec | None = None) -> list[Route]:
     spec = spec or load_spec()
     check_registry(spec)
+    if services.settings.prepare_at_init:
+        prepare_validators(operation.input_schema for operation in spec.operations.values())
     return [
         Route("/healthz", _healthz, methods=["GET"]),
         Route("/api/openapi.json", _openapi_endpoint(spec), methods=["GET"]),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -26,6 +27,7 @@ from mcp.shared.tool_name_validation import TOOL_NAME_REGEX
 from ..operations import REGISTRY, OperationFn
 from ..spec import Operation, Spec
 from ..toolsets import TOOLSETS
+from ..validation import prepare_validators
 from .lean import component_names, lean_input_schema, lean_output_schema
 
 if TYPE_CHECKING:
@@ -132,20 +134,54 @@ def describe(operation: Operation) -> str:
 
 
 @dataclass(frozen=True)
-class CatalogTool:
-    """One tool: the SDK `Tool` sent in `tools/list` plus what a call needs."""
+class Listing:
+    """What `tools/list` shows of a tool and what its results are checked against: pure
+    functions of the spec, but the lean forms (lean.py) are the dearest part of building the
+    catalog (most of it), so each tool's is built on first use, once per process."""
 
-    name: str
-    operation: Operation
-    function: OperationFn
     tool: types.Tool
     input_schema: dict[str, Any]  # as listed; arguments are validated against operation's own
     output_schema: dict[str, Any]  # as listed
     result_schema: dict[str, Any]  # what each result is checked against before it is sent
-    #: Set for tools that need the connection (catalog + request state), not only a `Call`.
-    connection_function: ConnectionFunction | None = None
     #: Listed instead of `tool` where the tool cannot change data (run_code reaching no write tool).
     read_only_tool: types.Tool | None = None
+
+
+@dataclass(frozen=True)
+class CatalogTool:
+    """One tool: what a call needs, and (built on first use) the SDK `Tool` sent in `tools/list`."""
+
+    name: str
+    operation: Operation
+    function: OperationFn
+    #: Builds the tool's `Listing`; called once, on first use (`listing`).
+    build_listing: Callable[[], Listing]
+    #: Set for tools that need the connection (catalog + request state), not only a `Call`.
+    connection_function: ConnectionFunction | None = None
+
+    @cached_property
+    def listing(self) -> Listing:
+        return self.build_listing()
+
+    @property
+    def tool(self) -> types.Tool:
+        return self.listing.tool
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return self.listing.input_schema
+
+    @property
+    def output_schema(self) -> dict[str, Any]:
+        return self.listing.output_schema
+
+    @property
+    def result_schema(self) -> dict[str, Any]:
+        return self.listing.result_schema
+
+    @property
+    def read_only_tool(self) -> types.Tool | None:
+        return self.listing.read_only_tool
 
     @property
     def scopes(self) -> tuple[str, ...]:
@@ -179,6 +215,14 @@ class Catalog:
         """For the SDK's `get_tool_input_schema=` (Mcp-Param header checks): caller-independent."""
         tool = self.tools.get(name)
         return tool.input_schema if tool is not None else None
+
+    def prepare(self) -> None:
+        """Build every tool's listing and compile its validators now (where init is off the
+        request path, e.g. a SnapStart snapshot), instead of on each tool's first use."""
+        tools = self.tools.values()
+        prepare_validators(
+            (tool.operation.input_schema for tool in tools), verdict_only=(tool.result_schema for tool in tools)
+        )
 
 
 def _annotations(operation: Operation) -> dict[str, bool]:
@@ -223,8 +267,10 @@ def build_tool(
     operation: Operation,
     function: OperationFn,
     error_schema: Mapping[str, Any],
-    shape_names: Mapping[str, str] | None = None,
+    shape_names: Callable[[], Mapping[str, str]] | None = None,
 ) -> CatalogTool:
+    """The tool of `operation`, checked now (a malformed one raises `CatalogError` at start-up);
+    its listing is built on first use (`shape_names` gives the spec's named shapes, lean.py)."""
     name = operation.operation_id
     where = f"operation {name!r}"
     if not TOOL_NAME_REGEX.fullmatch(name):
@@ -236,27 +282,23 @@ def build_tool(
     input_schema = operation.input_schema
     if input_schema.get("type") != "object" or input_schema.get("additionalProperties") is not False:
         raise CatalogError(f"{where}: the input schema must be a closed object schema")
-    envelope = envelope_schema(operation.data_schema, error_schema, recover_data=operation.is_write)
     hints = listed_hints(_annotations(operation))
-    listed_input = lean_input_schema(input_schema, shape_names)
-    tool = types.Tool(
-        name=name,
-        title=operation.mcp.title,
-        description=describe(operation),
-        input_schema=listed_input,
-        output_schema=envelope.listed,
-        # The title is said once, on the tool (clients since 2025-06-18 read it there first).
-        annotations=tool_annotations(hints),
-    )
-    return CatalogTool(
-        name=name,
-        operation=operation,
-        function=function,
-        tool=tool,
-        input_schema=listed_input,
-        output_schema=envelope.listed,
-        result_schema=envelope.checked,
-    )
+
+    def build_listing() -> Listing:
+        envelope = envelope_schema(operation.data_schema, error_schema, recover_data=operation.is_write)
+        listed_input = lean_input_schema(input_schema, shape_names() if shape_names is not None else None)
+        tool = types.Tool(
+            name=name,
+            title=operation.mcp.title,
+            description=describe(operation),
+            input_schema=listed_input,
+            output_schema=envelope.listed,
+            # The title is said once, on the tool (clients since 2025-06-18 read it there first).
+            annotations=tool_annotations(hints),
+        )
+        return Listing(tool, listed_input, envelope.listed, envelope.checked)
+
+    return CatalogTool(name=name, operation=operation, function=function, build_listing=build_listing)
 
 
 def build_catalog(
@@ -274,7 +316,8 @@ def build_catalog(
             raise CatalogError(f"no operation in openapi.yaml for tool(s) {', '.join(missing)}")
         selected = names
     tools: dict[str, CatalogTool] = {}
-    shape_names = component_names(spec.document.get("components", {}).get("schemas", {}))
+    components = spec.document.get("components", {}).get("schemas", {})
+    shape_names = cache(lambda: component_names(components))  # one pass, on the first listing
     for name in selected:
         if name in tools:
             raise CatalogError(f"duplicate tool name {name!r}")

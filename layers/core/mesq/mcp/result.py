@@ -14,10 +14,9 @@ from typing import Any
 
 import mcp_types as types
 from aws_lambda_powertools import Logger
-from jsonschema.exceptions import best_match
 
 from ..errors import Internal, MesqError
-from ..validation import validator_for
+from ..validation import conforms, validator_for
 
 logger = Logger(child=True)
 
@@ -62,9 +61,10 @@ def checked_envelope(
 
     Strict clients reject a result that does not match; a mismatch is a server bug, so it is
     logged in full and answered as INTERNAL (an envelope that is itself valid) instead."""
-    validator = validator_for(output_schema)
-    if not validator.is_valid(envelope):
-        problem = best_match(validator.iter_errors(envelope))
+    if not conforms(output_schema, envelope):
+        from jsonschema.exceptions import best_match
+
+        problem = best_match(validator_for(output_schema).iter_errors(envelope))
         logger.error(
             "mcp result does not match the tool's output schema",
             extra={"traceId": trace_id, "tool": tool, "problem": problem.message if problem else "?"},

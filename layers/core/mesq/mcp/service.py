@@ -202,6 +202,8 @@ def default_catalog() -> Catalog:
 
 def mcp_routes(services: Services, catalog: Catalog | None = None) -> list[Route]:
     catalog = catalog if catalog is not None else default_catalog()
+    if services.settings.prepare_at_init:
+        catalog.prepare()
     server = build_server(catalog)
     read_write = McpEndpoint(server, catalog, services, readonly=False)
     read_only = McpEndpoint(server, catalog, services, readonly=True)

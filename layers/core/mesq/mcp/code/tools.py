@@ -20,6 +20,7 @@ from ..catalog import (
     Catalog,
     CatalogTool,
     ConnectionFunction,
+    Listing,
     envelope_schema,
     listed_hints,
     listing_order,
@@ -147,30 +148,26 @@ def _tool(
         data_schema={"$schema": _SCHEMA, **data_schema},
         mcp=McpBinding(title=title, scopes=(), toolset=CODE_TOOLSET, exposed=True, annotation_overrides={}),
     )
-    envelope = envelope_schema(data_schema, error_schema, recover_data=False)
-    listed_input = lean_input_schema(operation.input_schema)
-    tool = types.Tool(
-        name=name,
-        title=title,
-        description=description,
-        input_schema=listed_input,
-        output_schema=envelope.listed,
-        annotations=hints,
-    )
+
+    def build_listing() -> Listing:
+        envelope = envelope_schema(data_schema, error_schema, recover_data=False)
+        listed_input = lean_input_schema(operation.input_schema)
+        tool = types.Tool(
+            name=name,
+            title=title,
+            description=description,
+            input_schema=listed_input,
+            output_schema=envelope.listed,
+            annotations=hints,
+        )
+        read_only = tool.model_copy(update={"annotations": read_only_hints}) if read_only_hints else None
+        return Listing(tool, listed_input, envelope.listed, envelope.checked, read_only_tool=read_only)
 
     def unbound(call: Any, arguments: dict[str, Any]) -> dict[str, Any]:
         raise RuntimeError(f"{name} needs the connection: call it through mcp.adapter.run_tool")
 
     return CatalogTool(
-        name=name,
-        operation=operation,
-        function=unbound,
-        tool=tool,
-        input_schema=listed_input,
-        output_schema=envelope.listed,
-        result_schema=envelope.checked,
-        connection_function=bind,
-        read_only_tool=tool.model_copy(update={"annotations": read_only_hints}) if read_only_hints else None,
+        name=name, operation=operation, function=unbound, build_listing=build_listing, connection_function=bind
     )
 
 
