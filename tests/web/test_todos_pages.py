@@ -196,19 +196,46 @@ def test_a_bad_task_form_keeps_the_text_and_writes_nothing(
     assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["revision"] == task["revision"]
 
 
-def test_a_conflict_shows_both_versions_and_keeps_the_users_text(services: Services, person: Browser) -> None:
+def base_fields(html: str) -> dict[str, str]:
+    return dict(re.findall(r'name="(base_\w+)" value="([0-9a-f]+)"', html))
+
+
+def test_a_conflict_merges_what_only_one_side_changed(services: Services, person: Browser) -> None:
     task = new_task(services, person.user_id, "draft", notes="v1")
+    base = base_fields(person.get(f"/todos/tasks/{task['id']}").text)
+    assert set(base) == {f"base_{name}" for name in ("title", "notes", "priority", "tags", "due_date", "due_time",
+                                                     "timezone", "preset", "rule")}  # fmt: skip
     run(services, person.user_id, "update_todo_task",
         {"id": task["id"], "expectedRevision": task["revision"], "title": "their title"})  # fmt: skip
-    mine = {"revision": task["revision"], "title": "draft", "notes": "my long notes 我的笔记"}
+    mine = {**base, "revision": task["revision"], "title": "draft", "notes": "my long notes 我的笔记"}
     answer = person.post(f"/todos/tasks/{task['id']}", mine)
     assert answer.status_code == 409
-    assert 'id="conflict"' in answer.text and "their title" in answer.text
-    assert "my long notes 我的笔记" in answer.text
+    assert 'id="conflict"' in answer.text
+    assert 'name="title" id="title" value="their title"' in answer.text  # only they changed it: merged in
+    assert ">my long notes 我的笔记</textarea>" in answer.text  # only I changed it: kept
+    assert 'class="outcome-theirs" data-field="title"' in answer.text
+    assert 'class="outcome-yours" data-field="notes"' in answer.text
     assert f'name="revision" value="{task["revision"] + 1}"' in answer.text
-    again = person.post(f"/todos/tasks/{task['id']}", {**mine, "revision": task["revision"] + 1})
-    assert again.status_code == 303
-    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["notes"] == "my long notes 我的笔记"
+    again = {**base_fields(answer.text), "revision": task["revision"] + 1, "title": "their title",
+             "notes": "my long notes 我的笔记"}  # fmt: skip
+    assert person.post(f"/todos/tasks/{task['id']}", again).status_code == 303
+    stored = run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]
+    assert (stored["title"], stored["notes"]) == ("their title", "my long notes 我的笔记")
+
+
+def test_a_conflict_on_the_same_field_keeps_the_users_text(services: Services, person: Browser) -> None:
+    task = new_task(services, person.user_id, "draft", notes="v1")
+    base = base_fields(person.get(f"/todos/tasks/{task['id']}").text)
+    run(services, person.user_id, "update_todo_task",
+        {"id": task["id"], "expectedRevision": task["revision"], "notes": "their notes"})  # fmt: skip
+    answer = person.post(f"/todos/tasks/{task['id']}", {**base, "revision": task["revision"], "title": "draft",
+                                                       "notes": "my notes"})  # fmt: skip
+    assert answer.status_code == 409
+    assert ">my notes</textarea>" in answer.text and "their notes" in answer.text
+    assert 'class="outcome-both" data-field="notes"' in answer.text
+    # Without the base digests (an old form) every difference counts as the user's: nothing is dropped.
+    answer = person.post(f"/todos/tasks/{task['id']}", {"revision": task["revision"], "title": "x", "notes": "n"})
+    assert answer.status_code == 409 and 'name="title" id="title" value="x"' in answer.text
 
 
 def test_completing_a_recurring_task_shows_the_next_occurrence(services: Services, person: Browser) -> None:

@@ -9,8 +9,9 @@ the form with it, the user's text kept); the operations' own schemas check the r
 
 from __future__ import annotations
 
+import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -54,6 +55,49 @@ class TaskForm:
     rule: str
 
 
+FORM_FIELDS = tuple(f.name for f in fields(TaskForm))
+
+
+def digest(value: str) -> str:
+    """A short fingerprint of a field as the page showed it (the form's `base_<field>`): enough to
+    tell later whether the user or the other writer changed it, without sending the text twice."""
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()[:16]
+
+
+def base_digests(form: TaskForm) -> dict[str, str]:
+    return {name: digest(getattr(form, name)) for name in FORM_FIELDS}
+
+
+@dataclass(frozen=True)
+class Merge:
+    """A refused save merged field by field against the version saved meanwhile: the form to show
+    (the user's changes kept, the other writer's taken where the user changed nothing) and, per
+    field that differs, what happened to it."""
+
+    form: TaskForm
+    rows: list[dict[str, str]]
+
+
+def merge(theirs: TaskForm, yours: TaskForm, base: dict[str, str]) -> Merge:
+    """Three-way merge with the base known by its digests (`base_<field>` of the submitted form;
+    a missing digest counts as "the user changed it", so nothing typed is ever dropped)."""
+    merged = yours
+    rows: list[dict[str, str]] = []
+    for name in FORM_FIELDS:
+        mine, other = getattr(yours, name), getattr(theirs, name)
+        if mine == other:
+            continue
+        if base.get(name) == digest(mine):
+            merged = replace(merged, **{name: other})
+            outcome = "theirs"  # only the other writer changed it
+        elif base.get(name) == digest(other):
+            outcome = "yours"  # only you changed it
+        else:
+            outcome = "both"  # both changed it: yours stays in the form, theirs is shown
+        rows.append({"field": name, "theirs": other, "yours": mine, "outcome": outcome})
+    return Merge(merged, rows)
+
+
 def form_of_task(task: dict[str, Any]) -> TaskForm:
     due, zone = task.get("due"), task.get("timezone") or ""
     due_date = due_time = ""
@@ -78,6 +122,10 @@ def form_of_task(task: dict[str, Any]) -> TaskForm:
         preset=preset,
         rule=rule if preset == CUSTOM else "",
     )
+
+
+def submitted_base(submitted: Fields) -> dict[str, str]:
+    return {name: submitted.text(f"base_{name}") for name in FORM_FIELDS if submitted.text(f"base_{name}")}
 
 
 def submitted_form(fields: Fields) -> TaskForm:

@@ -22,11 +22,14 @@ from .todos_fields import (
     RECURRENCE_PRESETS,
     REMINDER_OFFSETS,
     TaskForm,
+    base_digests,
     due_label,
     form_of_task,
+    merge,
     reminder_form,
     reminders_of,
     revision_of,
+    submitted_base,
     submitted_form,
     task_changes,
 )
@@ -36,9 +39,11 @@ ZONES = ("UTC", "Asia/Shanghai", "Asia/Tokyo", "Asia/Singapore", "Asia/Kolkata",
          "Europe/Paris", "America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles",
          "America/Sao_Paulo", "Australia/Sydney", "Pacific/Auckland")  # fmt: skip
 PRIORITIES = ("none", "low", "medium", "high", "urgent")
-FIELD_LABELS = (("title", "Title"), ("notes", "Notes"), ("priority", "Priority"), ("tags", "Tags"),
-                ("due_date", "Due date"), ("due_time", "Due time"), ("timezone", "Time zone"),
-                ("preset", "Repeats"), ("rule", "Custom rule"))  # fmt: skip
+FIELD_LABELS = {"title": "Title", "notes": "Notes", "priority": "Priority", "tags": "Tags", "due_date": "Due date",
+                "due_time": "Due time", "timezone": "Time zone", "preset": "Repeats", "rule": "Custom rule"}
+OUTCOMES = {"theirs": "taken from the newer version (you had not changed it)",
+            "yours": "yours kept (only you changed it)",
+            "both": "both changed: yours is in the form, merge by hand"}  # fmt: skip
 
 
 def task_url(task_id: str) -> str:
@@ -49,19 +54,11 @@ def _task_id(page: Page) -> str:
     return str(page.request.path_params["task_id"])
 
 
-def differences(theirs: TaskForm, yours: TaskForm) -> list[dict[str, str]]:
-    """The fields where the saved version and the user's differ, for the conflict panel."""
-    return [
-        {"label": label, "theirs": getattr(theirs, name), "yours": getattr(yours, name)}
-        for name, label in FIELD_LABELS
-        if getattr(theirs, name) != getattr(yours, name)
-    ]
-
-
 async def render_task(
     page: Page,
     *,
     form: TaskForm | None = None,
+    base: TaskForm | None = None,
     revision: int | None = None,
     conflict: list[dict[str, str]] | None = None,
     error: str | None = None,
@@ -85,6 +82,9 @@ async def render_task(
         due_text=due_label(task["due"], task["timezone"]),
         zone=detail["timezone"],
         form=form or form_of_task(task),
+        base=base_digests(base or form_of_task(task)),
+        labels=FIELD_LABELS,
+        outcomes=OUTCOMES,
         revision=revision if revision is not None else task["revision"],
         conflict=conflict,
         error=error,
@@ -114,8 +114,10 @@ async def save_submit(page: Page) -> Response:
         if current is None:
             raise
         theirs = form_of_task(current)
+        merged = merge(theirs, yours, submitted_base(page.fields))
+        # The next save starts from the newer version: its revision, and it as the base.
         return await render_task(
-            page, form=yours, revision=current["revision"], conflict=differences(theirs, yours), status=409
+            page, form=merged.form, base=theirs, revision=current["revision"], conflict=merged.rows, status=409
         )
     except (ValidationError, Conflict) as error:
         return await render_task(page, form=yours, revision=revision, error=error.message, status=400)
