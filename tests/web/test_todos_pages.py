@@ -223,6 +223,15 @@ def test_a_conflict_merges_what_only_one_side_changed(services: Services, person
     assert (stored["title"], stored["notes"]) == ("their title", "my long notes 我的笔记")
 
 
+def test_notes_are_stored_with_plain_line_ends(services: Services, person: Browser) -> None:
+    task = new_task(services, person.user_id, "list", notes="one\ntwo")
+    base = base_fields(person.get(f"/todos/tasks/{task['id']}").text)
+    saved = person.post(f"/todos/tasks/{task['id']}", {**base, "revision": task["revision"], "title": "list 2",
+                                                      "notes": "one\r\ntwo"})  # fmt: skip
+    assert saved.status_code == 303
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["notes"] == "one\ntwo"
+
+
 def test_a_conflict_on_the_same_field_keeps_the_users_text(services: Services, person: Browser) -> None:
     task = new_task(services, person.user_id, "draft", notes="v1")
     base = base_fields(person.get(f"/todos/tasks/{task['id']}").text)

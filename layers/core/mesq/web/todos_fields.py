@@ -131,7 +131,7 @@ def submitted_base(submitted: Fields) -> dict[str, str]:
 def submitted_form(fields: Fields) -> TaskForm:
     return TaskForm(
         title=fields.text("title"),
-        notes=fields.text("notes"),
+        notes=fields.text("notes").replace("\r\n", "\n"),  # a textarea submits CRLF line ends
         priority=fields.text("priority") or "none",
         tags=fields.text("tags"),
         due_date=fields.text("due_date").strip(),

@@ -83,6 +83,10 @@
       filter: "details, summary, select, button, input",
       preventOnFilter: false,
       ghostClass: "sortable-ghost",
+      // Pointer events rather than the browser's native drag and drop: one behaviour for mouse,
+      // pen and touch, and the card follows the pointer.
+      forceFallback: true,
+      fallbackTolerance: 3,
       onEnd: dropped
     });
   });
