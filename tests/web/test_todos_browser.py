@@ -142,11 +142,24 @@ def test_board_drag_reorder_keyboard_and_reload(server: LiveServer, signed_in: A
     moving.get_by_label("Column").select_option(label="Done")
     moving.get_by_role("button", name="Move to column").press("Enter")
     expect(column(page, "Done").locator("li.todo-card", has_text=before[0])).to_be_visible()
+
+    # A card shows due, priority, tags, subtask progress and the recurrence mark.
+    rich = {"title": "季度复盘 quarterly review", "priority": "urgent", "tags": ["work", "团队"],
+            "due": {"type": "datetime", "at": "2026-12-04T01:30:00Z"}, "timezone": "Asia/Shanghai",
+            "recurrence": "FREQ=MONTHLY"}  # fmt: skip
+    task = rest.post("/api/toolkit/todo/tasks", json=rich).json()["data"]["task"]
+    for title in ("collect numbers", "write slides"):
+        rest.post(f"/api/toolkit/todo/tasks/{task['id']}/subtasks", json={"title": title})
+    page.reload()
+    shown = page.locator(f"#task-{task['id']}")
+    for text in ("urgent", "2026-12-04 09:30 Asia/Shanghai", "#团队", "☑ 0/2"):
+        expect(shown).to_contain_text(text)
+    expect(shown.get_by_label("repeats")).to_be_visible()
     fits(page, "todos-board", shots)
 
 
 def test_recurring_task_completes_to_its_next_occurrence(server: LiveServer, signed_in: Any, shots: Path) -> None:  # noqa: F811
-    page, rest = signed_in
+    page, _ = signed_in
     add_task(page, "To do", "water the plants 浇花")
     column(page, "To do").get_by_role("link", name="water the plants 浇花").click()
     expect(page.locator("h1")).to_have_text("water the plants 浇花")
@@ -223,7 +236,7 @@ def test_two_tabs_conflict_resolved_without_losing_text(server: LiveServer, sign
 
 
 def test_trash_restores_a_task(server: LiveServer, signed_in: Any, shots: Path) -> None:  # noqa: F811
-    page, rest = signed_in
+    page, _ = signed_in
     add_task(page, "To do", "旧的计划 old plan")
     column(page, "To do").get_by_role("link", name="旧的计划 old plan").click()
     page.get_by_role("button", name=re.compile("^Move to trash")).click()

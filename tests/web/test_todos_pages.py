@@ -285,7 +285,8 @@ def test_reminders_are_set_and_cleared(services: Services, person: Browser) -> N
     assert bad.status_code == 400 and "listed offsets" in bad.text
     saved = person.client.post(
         f"/todos/tasks/{task['id']}/reminders",
-        data={"csrf": person.csrf, "revision": task["revision"], "offset": ["-PT15M", "-P1D"], "at": "2026-12-23T20:00"},
+        data={"csrf": person.csrf, "revision": task["revision"], "offset": ["-PT15M", "-P1D"],
+              "at": "2026-12-23T20:00"},
         follow_redirects=False,
     )  # fmt: skip
     assert saved.status_code == 303

@@ -151,7 +151,8 @@ async def create_task(page: Page) -> Response:
 
 
 def _move_arguments(page: Page) -> dict[str, Any]:
-    arguments: dict[str, Any] = {"id": page.request.path_params["task_id"], "expectedRevision": revision_of(page.fields)}
+    task_id = page.request.path_params["task_id"]
+    arguments: dict[str, Any] = {"id": task_id, "expectedRevision": revision_of(page.fields)}
     column = page.fields.get("column")
     if column not in (None, ""):
         arguments["columnId"] = column

@@ -144,7 +144,7 @@ def submitted_form(fields: Fields) -> TaskForm:
 
 def tag_list(text: str) -> list[str]:
     """`work, 家务 ,, home` -> ["work", "家务", "home"] (order kept, repeats dropped)."""
-    names = [name.strip() for name in text.replace("，", ",").split(",")]
+    names = [name.strip() for name in text.replace("\uff0c", ",").split(",")]  # the CJK comma too
     return list(dict.fromkeys(name for name in names if name))
 
 

@@ -39,8 +39,17 @@ ZONES = ("UTC", "Asia/Shanghai", "Asia/Tokyo", "Asia/Singapore", "Asia/Kolkata",
          "Europe/Paris", "America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles",
          "America/Sao_Paulo", "Australia/Sydney", "Pacific/Auckland")  # fmt: skip
 PRIORITIES = ("none", "low", "medium", "high", "urgent")
-FIELD_LABELS = {"title": "Title", "notes": "Notes", "priority": "Priority", "tags": "Tags", "due_date": "Due date",
-                "due_time": "Due time", "timezone": "Time zone", "preset": "Repeats", "rule": "Custom rule"}
+FIELD_LABELS = {
+    "title": "Title",
+    "notes": "Notes",
+    "priority": "Priority",
+    "tags": "Tags",
+    "due_date": "Due date",
+    "due_time": "Due time",
+    "timezone": "Time zone",
+    "preset": "Repeats",
+    "rule": "Custom rule",
+}
 OUTCOMES = {"theirs": "taken from the newer version (you had not changed it)",
             "yours": "yours kept (only you changed it)",
             "both": "both changed: yours is in the form, merge by hand"}  # fmt: skip
@@ -167,7 +176,8 @@ async def reminders_submit(page: Page) -> Response:
         current = await page.invoke("get_todo_task", {"id": task_id})
         reminders = reminders_of(page.fields, current["task"]["timezone"])
         if reminders:
-            await page.invoke("set_todo_reminders", {"id": task_id, "expectedRevision": revision, "reminders": reminders})
+            arguments = {"id": task_id, "expectedRevision": revision, "reminders": reminders}
+            await page.invoke("set_todo_reminders", arguments)
         else:
             await page.invoke("clear_todo_reminders", {"id": task_id, "expectedRevision": revision})
     except RevisionConflict:
