@@ -134,8 +134,10 @@ def test_board_drag_reorder_keyboard_and_reload(server: LiveServer, signed_in: A
     page.keyboard.press("Enter")
     second.get_by_role("button", name="↑ Up").focus()
     page.keyboard.press("Enter")
-    page.wait_for_load_state()
     expect(column(page, "Doing").locator("li.todo-card").first).to_contain_text(before[0])
+    expect(page.locator("#board-status")).to_contain_text(f"Moved “{before[0]}”")
+    page.reload()
+    assert titles(page, "Doing") == [before[0], before[2], before[1]]
     moving = column(page, "Doing").locator("li.todo-card").first
     moving.locator("summary").focus()
     page.keyboard.press("Enter")
@@ -250,3 +252,34 @@ def test_trash_restores_a_task(server: LiveServer, signed_in: Any, shots: Path) 
     expect(page.locator("#trash-empty")).to_be_visible()
     page.goto(server.base_url + "/todos")
     expect(column(page, "To do").locator("li.todo-card", has_text="旧的计划")).to_be_visible()
+
+
+def test_a_big_column_loads_more_and_its_cards_still_move(server: LiveServer, signed_in: Any) -> None:
+    page, rest = signed_in
+    doing = rest.get("/api/toolkit/todo/spaces").json()["data"]["columns"][1]
+    for n in range(101):
+        made = rest.post("/api/toolkit/todo/tasks", json={"title": f"task {n:03d}"})
+        assert made.status_code == 201, made.text
+    page.reload()
+    cards = column(page, "To do").locator("li.todo-card")
+    shown = cards.count()
+    assert 0 < shown < 101  # one page: at most PAGE_SIZE, fewer when list_todos' response budget cuts it
+    while page.locator("#board-more").count():
+        page.get_by_role("link", name=re.compile("^Load more tasks")).click()
+        expect(cards.nth(shown)).to_be_attached()  # the next page appended
+        shown = cards.count()
+    expect(cards).to_have_count(101)  # every page appended to its column, and no link after the last
+    last = cards.last
+    expect(last).to_contain_text("task 100")
+    # The appended card moves like the others (its index is exact), in place: nothing reloads.
+    last.locator("summary").click()
+    last.get_by_role("button", name="↑ Up").click()
+    expect(cards.nth(99)).to_contain_text("task 100")
+    moving = cards.nth(99)
+    moving.get_by_label("Column").select_option(label="Doing")
+    moving.get_by_role("button", name="Move to column").click()
+    expect(column(page, "Doing").locator("li.todo-card", has_text="task 100")).to_be_visible()
+    expect(cards).to_have_count(100)
+    moved_id = column(page, "Doing").locator("li.todo-card", has_text="task 100").get_attribute("data-task-id")
+    stored = rest.get(f"/api/toolkit/todo/tasks/{moved_id}").json()["data"]["task"]
+    assert stored["columnId"] == doing["id"]

@@ -83,6 +83,21 @@ def test_adding_an_empty_task_keeps_the_board_and_says_why(services: Services, p
     assert board(services, person.user_id)["tasks"] == []
 
 
+def test_a_task_for_a_column_gone_meanwhile_keeps_the_title(services: Services, person: Browser) -> None:
+    answer = person.post("/todos/tasks", {"column": "gone-column", "title": "don't lose me"})
+    assert answer.status_code == 400 and "not found" in answer.text and "don&#39;t lose me" in answer.text
+
+
+def test_spaces_are_created_and_switched(services: Services, person: Browser) -> None:
+    empty = person.post("/todos/spaces", {"name": ""})
+    assert empty.status_code == 400 and 'role="alert"' in empty.text
+    made = person.post("/todos/spaces", {"name": "家务 Home"})
+    assert made.status_code == 303
+    space_id = made.headers["location"].split("space=")[1]
+    page = person.get(f"/todos?space={space_id}").text
+    assert "<h1>家务 Home</h1>" in page and f'href="/todos?space={space_id}" aria-current="page"' in page
+
+
 def test_the_keyboard_move_form_moves_between_and_within_columns(services: Services, person: Browser) -> None:
     todo, doing = columns(services, person.user_id)[:2]
     first, second = (new_task(services, person.user_id, t, columnId=todo["id"]) for t in ("one", "two"))

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..errors import ValidationError
+from ..errors import NotFound, ValidationError
 from .framework import Page, Web, endpoint, json_ok
 from .render import redirect
 from .todos_fields import due_label, index_of, revision_of
@@ -143,7 +143,7 @@ async def create_task(page: Page) -> Response:
     arguments = {"columnId": column_id, "title": title.strip()}
     try:
         created = await page.invoke("create_todo_task", arguments)
-    except ValidationError as error:
+    except (ValidationError, NotFound) as error:  # NotFound: the column was deleted meanwhile
         failed = {"column": column_id, "message": error.message, "title": title}
         return page.render("todos_board.html", status=400, **await board_view(page, add_error=failed))
     task = created["task"]

@@ -1,11 +1,12 @@
 // The todo board: drag and drop between and within columns (SortableJS), each drop sent to
 // POST /todos/tasks/{id}/drop (move_todo_task: the new column and the index among its cards).
-// A refused drop puts the card back and says why. The keyboard form on every card does the same
-// without a mouse; after a drop its Up/Down indices are renumbered. No inline script (CSP).
+// A refused drop puts the card back and says why. The keyboard "Move" form on every card works
+// without script (a post and a reload); with it, the same move is sent here and the card moves
+// in place, keeping focus and whatever pages of cards are loaded. No inline script (CSP).
 "use strict";
 (function () {
   var board = document.getElementById("board");
-  if (!board || typeof Sortable === "undefined") return;
+  if (!board) return;
   var status = document.getElementById("board-status");
 
   function say(text, ok) {
@@ -14,9 +15,13 @@
     status.hidden = false;
   }
 
+  function cardsOf(list) {
+    return Array.prototype.slice.call(list.querySelectorAll(":scope > .todo-card"));
+  }
+
+  // The keyboard buttons carry indices: keep them true after any move.
   function renumber(list) {
-    var cards = list.querySelectorAll(":scope > .todo-card");
-    cards.forEach(function (card, index) {
+    cardsOf(list).forEach(function (card, index) {
       var up = card.querySelector(".move-up"), down = card.querySelector(".move-down");
       var column = card.querySelector("select[name=column]");
       if (up) { up.value = String(Math.max(index - 1, 0)); up.disabled = index === 0; }
@@ -25,57 +30,85 @@
     });
   }
 
-  function putBack(event) {
-    var from = event.from, item = event.item;
-    var reference = from.children[event.oldIndex] || null;
-    if (reference === item) reference = item.nextSibling;
-    from.insertBefore(item, reference);
-    renumber(from);
-    renumber(event.to);
-  }
-
   function setRevision(card, revision) {
     card.dataset.revision = String(revision);
     card.querySelectorAll("input[name=revision]").forEach(function (input) { input.value = String(revision); });
   }
 
-  function dropped(event) {
-    if (event.from === event.to && event.oldIndex === event.newIndex) return;
-    var card = event.item;
-    var title = card.querySelector(".title").textContent.trim();
-    var body = {
-      revision: Number(card.dataset.revision),
-      column: event.to.dataset.columnId,
-      index: event.newIndex
-    };
+  function titleOf(card) {
+    return card.querySelector(".title").textContent.trim();
+  }
+
+  // move_todo_task through the page's JSON endpoint; resolves to null or the error's message.
+  function send(card, columnId, index) {
     card.setAttribute("aria-busy", "true");
-    fetch("/todos/tasks/" + encodeURIComponent(card.dataset.taskId) + "/drop", {
+    return fetch("/todos/tasks/" + encodeURIComponent(card.dataset.taskId) + "/drop", {
       method: "POST",
       credentials: "same-origin",
       referrerPolicy: "same-origin",
       headers: { "Content-Type": "application/json", "X-CSRF-Token": board.dataset.csrf },
-      body: JSON.stringify(body)
+      body: JSON.stringify({ revision: Number(card.dataset.revision), column: columnId, index: index })
     }).then(function (response) {
       return response.json().then(function (answer) { return { ok: response.ok, answer: answer }; });
     }).then(function (result) {
       card.removeAttribute("aria-busy");
       if (result.ok && result.answer.ok) {
         setRevision(card, result.answer.task.revision);
-        renumber(event.from);
-        renumber(event.to);
-        say("Moved “" + title + "”.", true);
-        return;
+        return null;
       }
-      putBack(event);
-      var message = result.answer && result.answer.error ? result.answer.error.message : "The move was refused.";
-      say(message + " Reload the board to see the latest order.", false);
+      var error = result.answer && result.answer.error;
+      return (error ? error.message : "The move was refused.") + " Reload the board to see the latest order.";
     }).catch(function () {
       card.removeAttribute("aria-busy");
-      putBack(event);
-      say("Could not reach MeSQ; the card is back where it was.", false);
+      return "Could not reach MeSQ; nothing was moved.";
     });
   }
 
+  function place(card, list, index) {
+    var others = cardsOf(list).filter(function (c) { return c !== card; });
+    list.insertBefore(card, others[index] || null);
+  }
+
+  function dropped(event) {
+    if (event.from === event.to && event.oldIndex === event.newIndex) return;
+    var card = event.item;
+    send(card, event.to.dataset.columnId, event.newIndex).then(function (problem) {
+      if (problem) {
+        place(card, event.from, event.oldIndex);
+        say(problem, false);
+      } else {
+        say("Moved “" + titleOf(card) + "”.", true);
+      }
+      renumber(event.from);
+      renumber(event.to);
+    });
+  }
+
+  function keyboardMove(event) {
+    var form = event.target.closest("form.move-form");
+    if (!form) return;
+    event.preventDefault();
+    var card = form.closest(".todo-card"), from = card.parentElement;
+    var columnId = form.querySelector("select[name=column]").value;
+    var list = document.getElementById("column-" + columnId);
+    if (!list) { form.submit(); return; }
+    var button = event.submitter;
+    var index = button && button.name === "index" ? Number(button.value) : cardsOf(list).filter(function (c) {
+      return c !== card;
+    }).length;
+    send(card, columnId, index).then(function (problem) {
+      if (problem) { say(problem, false); return; }
+      place(card, list, index);
+      renumber(from);
+      renumber(list);
+      var again = card.querySelector(button && button.classList.contains("move-down") ? ".move-down" : ".move-up");
+      (again && !again.disabled ? again : card.querySelector("summary")).focus();
+      say("Moved “" + titleOf(card) + "”.", true);
+    });
+  }
+
+  board.addEventListener("submit", keyboardMove);
+  if (typeof Sortable === "undefined") return;
   board.querySelectorAll("ol.cards").forEach(function (list) {
     Sortable.create(list, {
       group: "todo-board",
