@@ -132,6 +132,12 @@ def test_board_drag_reorder_keyboard_and_reload(server: LiveServer, signed_in: A
     second = column(page, "Doing").locator("li.todo-card").nth(1)
     second.locator("summary").focus()
     page.keyboard.press("Enter")
+    expect(second.locator("details.move")).to_have_attribute("open", "")
+    second.get_by_label("Column").focus()
+    page.keyboard.press("Escape")  # closes the menu, focus back on its toggle
+    expect(second.locator("details.move")).not_to_have_attribute("open", "")
+    expect(second.locator("summary")).to_be_focused()
+    page.keyboard.press("Enter")
     second.get_by_role("button", name="↑ Up").focus()
     page.keyboard.press("Enter")
     expect(column(page, "Doing").locator("li.todo-card").first).to_contain_text(before[0])

@@ -107,7 +107,17 @@
     });
   }
 
+  // Escape closes an open "Move" menu and returns focus to its toggle.
+  function closeMenu(event) {
+    if (event.key !== "Escape") return;
+    var menu = event.target.closest("details.move[open]");
+    if (!menu) return;
+    menu.open = false;
+    menu.querySelector("summary").focus();
+  }
+
   board.addEventListener("submit", keyboardMove);
+  board.addEventListener("keydown", closeMenu);
   if (typeof Sortable === "undefined") return;
   board.querySelectorAll("ol.cards").forEach(function (list) {
     Sortable.create(list, {
