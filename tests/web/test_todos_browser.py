@@ -81,17 +81,23 @@ def titles(page: Any, name: str) -> list[str]:
     return [t.strip() for t in column(page, name).locator("li.todo-card .title").all_inner_texts()]
 
 
-def drag(page: Any, card: Any, target: Any, *, edge: str = "bottom") -> None:
-    """Press on `card`, move in steps (SortableJS needs the moves), release on `target` near its
-    top edge or its bottom edge (a column's list: the drop zone after its last card)."""
+def drag(page: Any, card: Any, target: Any, *, edge: str = "bottom", lands: Any = None) -> None:
+    """Press on `card`, move in steps (SortableJS needs the moves) to `target` near its top edge
+    or its bottom edge (a column's list: the drop zone after its last card), and release once the
+    card is where it should land (`lands`: the locator the dragged card must then be; a loaded
+    machine is slow to follow the pointer)."""
+    title = card.locator(".title").inner_text()
     start, end = card.bounding_box(), target.bounding_box()
     page.mouse.move(start["x"] + start["width"] / 2, start["y"] + 10)
     page.mouse.down()
     page.mouse.move(start["x"] + start["width"] / 2 + 5, start["y"] + 15, steps=3)
+    expect(page.locator(".sortable-ghost")).to_have_count(1)  # the drag has started
     x, y = end["x"] + end["width"] / 2, end["y"] + (end["height"] * 0.25 if edge == "top" else end["height"] - 6)
     page.mouse.move(x, y, steps=20)
     for nudge in (1, 2, 3):  # a few more moves over the target: Sortable decides on dragover
         page.mouse.move(x, y + (-nudge if edge == "top" else nudge))
+    if lands is not None:
+        expect(lands).to_contain_text(title)
     page.mouse.up()
 
 
@@ -111,7 +117,7 @@ def test_board_drag_reorder_keyboard_and_reload(server: LiveServer, signed_in: A
 
     # Between columns: "To do" -> the end of "Doing".
     card = column(page, "To do").locator("li.todo-card", has_text="写周报")
-    drag(page, card, column(page, "Doing").locator("ol.cards"))
+    drag(page, card, column(page, "Doing").locator("ol.cards"), lands=column(page, "Doing").locator("li").nth(2))
     expect(page.locator("#board-status")).to_contain_text("Moved “写周报 weekly report”")
     assert titles(page, "Doing") == ["alpha", "beta", "写周报 weekly report"]
     page.reload()
@@ -120,7 +126,8 @@ def test_board_drag_reorder_keyboard_and_reload(server: LiveServer, signed_in: A
     # Within a column: the last card to the top.
     before = titles(page, "Doing")
     last = column(page, "Doing").locator("li.todo-card").nth(2)
-    drag(page, last, column(page, "Doing").locator("li.todo-card").first, edge="top")
+    first = column(page, "Doing").locator("li.todo-card").first
+    drag(page, last, first, edge="top", lands=column(page, "Doing").locator("li").first)
     assert titles(page, "Doing") == [before[2], before[0], before[1]]
     expect(page.locator("#board-status")).to_contain_text(f"Moved “{before[2]}”")
     page.reload()
