@@ -296,3 +296,19 @@ def test_a_big_column_loads_more_and_its_cards_still_move(server: LiveServer, si
     moved_id = column(page, "Doing").locator("li.todo-card", has_text="task 100").get_attribute("data-task-id")
     stored = rest.get(f"/api/toolkit/todo/tasks/{moved_id}").json()["data"]["task"]
     assert stored["columnId"] == doing["id"]
+
+
+def test_a_drop_on_a_stale_card_is_refused_and_put_back(server: LiveServer, signed_in: Any) -> None:
+    page, rest = signed_in
+    add_task(page, "To do", "edited elsewhere")
+    card = column(page, "To do").locator("li.todo-card", has_text="edited elsewhere")
+    task_id = card.get_attribute("data-task-id")
+    changed = rest.patch(f"/api/toolkit/todo/tasks/{task_id}", json={"expectedRevision": 1, "notes": "from an agent"})
+    assert changed.status_code == 200, changed.text
+    drag(page, card, column(page, "Doing").locator("ol.cards"), lands=column(page, "Doing").locator("li").first)
+    expect(page.locator("#board-status")).to_contain_text("“edited elsewhere” changed meanwhile")
+    expect(column(page, "To do").locator("li.todo-card", has_text="edited elsewhere")).to_be_visible()  # put back
+    assert (
+        rest.get(f"/api/toolkit/todo/tasks/{task_id}").json()["data"]["task"]["columnId"]
+        != (rest.get("/api/toolkit/todo/spaces").json()["data"]["columns"][1]["id"])
+    )

@@ -109,7 +109,9 @@ def test_the_keyboard_move_form_moves_between_and_within_columns(services: Servi
     assert moved.status_code == 303
     assert task_ids(services, person.user_id, doing["id"]) == [second["id"]]
     stale = person.post(f"/todos/tasks/{first['id']}/move", {"revision": first["revision"], "index": "0"})
-    assert stale.status_code == 409 and "changed meanwhile" in stale.text
+    assert stale.status_code == 303 and stale.headers["location"] == f"/todos?space={first['spaceId']}"
+    assert "changed meanwhile" in person.client.get(stale.headers["location"]).text
+    assert task_ids(services, person.user_id, todo["id"]) == [first["id"]]  # unchanged
 
 
 @pytest.mark.parametrize(

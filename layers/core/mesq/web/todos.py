@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..errors import NotFound, ValidationError
+from ..errors import NotFound, RevisionConflict, ValidationError
 from .framework import Page, Web, endpoint, json_ok
 from .render import redirect
 from .todos_fields import due_label, index_of, revision_of
@@ -163,8 +163,13 @@ def _move_arguments(page: Page) -> dict[str, Any]:
 
 
 async def move_submit(page: Page) -> Response:
-    """The keyboard form on a card: a column and/or a place (Up, Down, the end of a column)."""
-    moved = await page.invoke("move_todo_task", _move_arguments(page))
+    """The keyboard form on a card (without script): a column and/or a place (Up, Down, the end)."""
+    try:
+        moved = await page.invoke("move_todo_task", _move_arguments(page))
+    except RevisionConflict as clash:
+        current = (clash.recover_data or {}).get("task") or {}
+        notice = "That task changed meanwhile (another tab or app); here is the board as it is now. Move it again."
+        return page.redirect_with_flash(board_url(current.get("spaceId")), notice)
     task = moved["task"]
     return redirect(board_url(task["spaceId"], f"task-{task['id']}"))
 

@@ -57,6 +57,9 @@
         return null;
       }
       var error = result.answer && result.answer.error;
+      if (error && error.code === "REVISION_CONFLICT") {
+        return "“" + titleOf(card) + "” changed meanwhile (another tab or app): reload the board, then move it again.";
+      }
       return (error ? error.message : "The move was refused.") + " Reload the board to see the latest order.";
     }).catch(function () {
       card.removeAttribute("aria-busy");
