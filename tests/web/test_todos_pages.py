@@ -240,6 +240,20 @@ def test_a_conflict_merges_what_only_one_side_changed(services: Services, person
     assert (stored["title"], stored["notes"]) == ("their title", "my long notes 我的笔记")
 
 
+def test_a_refused_save_keeps_the_base_it_started_from(services: Services, person: Browser) -> None:
+    task = new_task(services, person.user_id, "draft", notes="v1")
+    base = base_fields(person.get(f"/todos/tasks/{task['id']}").text)
+    run(services, person.user_id, "update_todo_task",
+        {"id": task["id"], "expectedRevision": task["revision"], "notes": "their notes"})  # fmt: skip
+    bad = person.post(f"/todos/tasks/{task['id']}", {**base, "revision": task["revision"], "title": "",
+                                                    "notes": "v1"})  # fmt: skip
+    assert bad.status_code == 400 and base_fields(bad.text) == base  # not the digests of their newer version
+    fixed = person.post(f"/todos/tasks/{task['id']}", {**base_fields(bad.text), "revision": task["revision"],
+                                                      "title": "mine", "notes": "v1"})  # fmt: skip
+    assert fixed.status_code == 409
+    assert ">their notes</textarea>" in fixed.text  # I never touched the notes: theirs merged in, not my stale v1
+
+
 def test_notes_are_stored_with_plain_line_ends(services: Services, person: Browser) -> None:
     task = new_task(services, person.user_id, "list", notes="one\ntwo")
     base = base_fields(person.get(f"/todos/tasks/{task['id']}").text)

@@ -67,7 +67,7 @@ async def render_task(
     page: Page,
     *,
     form: TaskForm | None = None,
-    base: TaskForm | None = None,
+    base: dict[str, str] | None = None,
     revision: int | None = None,
     conflict: list[dict[str, str]] | None = None,
     error: str | None = None,
@@ -91,7 +91,7 @@ async def render_task(
         due_text=due_label(task["due"], task["timezone"]),
         zone=detail["timezone"],
         form=form or form_of_task(task),
-        base=base_digests(base or form_of_task(task)),
+        base=base or base_digests(form_of_task(task)),
         labels=FIELD_LABELS,
         outcomes=OUTCOMES,
         revision=revision if revision is not None else task["revision"],
@@ -126,10 +126,19 @@ async def save_submit(page: Page) -> Response:
         merged = merge(theirs, yours, submitted_base(page.fields))
         # The next save starts from the newer version: its revision, and it as the base.
         return await render_task(
-            page, form=merged.form, base=theirs, revision=current["revision"], conflict=merged.rows, status=409
+            page,
+            form=merged.form,
+            base=base_digests(theirs),
+            revision=current["revision"],
+            conflict=merged.rows,
+            status=409,
         )
     except (ValidationError, Conflict) as error:
-        return await render_task(page, form=yours, revision=revision, error=error.message, status=400)
+        # Still the version the page started from: its revision and its digests go back unchanged.
+        base = submitted_base(page.fields)
+        return await render_task(
+            page, form=yours, base=base or None, revision=revision, error=error.message, status=400
+        )
     return page.redirect_with_flash(task_url(_task_id(page)), "Saved.")
 
 
