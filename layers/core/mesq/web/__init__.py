@@ -37,6 +37,7 @@ def web_routes(
     from .reading import reading_routes
     from .reminders import reminder_routes
     from .shelf import shelf_routes
+    from .todos import todo_routes
     from .trash import trash_routes
 
     web = Web.build(services, clock, throttle)
@@ -52,6 +53,7 @@ def web_routes(
         *reminder_routes(web),
         *attachment_routes(web),
         *calendar_routes(web),
+        *todo_routes(web),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
 
