@@ -44,6 +44,7 @@ NOT_PAGES = {
     "/calendar/{feed}": "the calendar feed is text/calendar for calendar apps, not a page",
     "/memos/attachment": "an attachment download (the stored bytes), not a page",
     "/memos/{memo_id}/card": "one memo card, an htmx fragment swapped into the timeline (checked there)",
+    "/todos/more": "the board's next cards, an htmx fragment (without script the link opens /todos?offset=...)",
 }
 #: Pages that answer "not found" once an account exists (axe still checks the error page shown).
 GONE_AFTER_SETUP = {"/setup"}
