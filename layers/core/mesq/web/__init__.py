@@ -36,6 +36,7 @@ def web_routes(
     from .memos import memo_routes
     from .reading import reading_routes
     from .reminders import reminder_routes
+    from .settings_index import settings_index_routes
     from .shelf import shelf_routes
     from .todos import todo_routes
     from .trash import trash_routes
@@ -45,6 +46,7 @@ def web_routes(
         *account_routes(web),
         *memo_routes(web),
         *consent_routes(web),
+        *settings_index_routes(web),
         *credential_routes(web),
         *app_routes(web),
         *trash_routes(web),

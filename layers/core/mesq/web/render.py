@@ -10,6 +10,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from .security import page_headers
+from .settings_pages import SETTINGS_PAGES
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -30,6 +31,7 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["when"] = when
+    env.globals["settings_pages"] = SETTINGS_PAGES
     return env
 
 
