@@ -14,6 +14,7 @@ tests, which watch for violations)."""
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from collections.abc import Callable, Iterator
@@ -126,6 +127,11 @@ def page() -> Iterator[Any]:
         yield opened
 
 
+def shot_name(path: str) -> str:
+    """`/memos/{memo_id}/edit` -> `memos-memo_id-edit`; `/` -> `home`."""
+    return re.sub(r"[^a-z0-9_]+", "-", path.lower()).strip("-") or "home"
+
+
 class Audit:
     """axe on each distinct page reached, at both sizes; violations collected, reported at the end."""
 
@@ -133,8 +139,12 @@ class Audit:
         self.page, self.source = page, source
         self.checked: list[str] = []
         self.problems: list[str] = []
+        #: With $MESQ_SCREENSHOTS set, each signed-in page is photographed at both sizes into its
+        #: `pages/` folder (`docs/screenshots/pages/` holds every page's, named by route).
+        shots = os.environ.get("MESQ_SCREENSHOTS")
+        self.shots = Path(shots) / "pages" if shots else None
 
-    def visit(self, url: str, *, expect_ok: bool) -> None:
+    def visit(self, url: str, *, expect_ok: bool, shot: str | None = None) -> None:
         response = self.page.goto(url)
         assert response is not None, url
         if expect_ok:
@@ -148,6 +158,16 @@ class Audit:
         if landed not in self.checked:
             self.checked.append(landed)
             self.check(landed)
+        if self.shots is not None and shot and landed == url.split("?")[0]:  # not when redirected
+            self.photograph(shot)
+
+    def photograph(self, name: str) -> None:
+        assert self.shots is not None
+        self.shots.mkdir(parents=True, exist_ok=True)
+        for width, height in SIZES:
+            self.page.set_viewport_size({"width": width, "height": height})
+            self.page.screenshot(path=str(self.shots / f"{name}-{width}.png"), full_page=True)
+        self.page.set_viewport_size({"width": SIZES[1][0], "height": SIZES[1][1]})
 
     def check(self, label: str) -> None:
         for width, height in SIZES:
@@ -234,9 +254,10 @@ def test_every_page_passes_axe(server: LiveServer, page: Any, axe_source: str, t
     audit.checked.clear()
     for path in routes:
         if path == "/oauth/consent":
-            audit.visit(_consent_url(server), expect_ok=True)
+            audit.visit(_consent_url(server), expect_ok=True, shot=shot_name(path))
         else:
-            audit.visit(base + fill(path, seeds), expect_ok=path not in GONE_AFTER_SETUP)
+            gone = path in GONE_AFTER_SETUP
+            audit.visit(base + fill(path, seeds), expect_ok=not gone, shot=None if gone else shot_name(path))
     audit.visit(base + "/reading/search?q=" + "财政", expect_ok=True)
     audit.visit(base + "/no/such/page", expect_ok=False)
 
