@@ -263,6 +263,18 @@ def test_notes_are_stored_with_plain_line_ends(services: Services, person: Brows
     assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["notes"] == "one\ntwo"
 
 
+def test_long_cjk_notes_save_from_the_form(services: Services, person: Browser) -> None:
+    task = new_task(services, person.user_id, "long notes")
+    base = base_fields(person.get(f"/todos/tasks/{task['id']}").text)
+    # 20,000 characters: ~180 kB once form-encoded (9 bytes each), over the default 64 KiB form cap,
+    # and a task get_todo_task still returns whole (its 25,000-character response budget).
+    notes = "读书笔记" * 5_000
+    saved = person.post(f"/todos/tasks/{task['id']}", {**base, "revision": task["revision"], "title": "long notes",
+                                                      "notes": notes})  # fmt: skip
+    assert saved.status_code == 303, saved.text[:300]
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["notes"] == notes
+
+
 def test_a_conflict_on_the_same_field_keeps_the_users_text(services: Services, person: Browser) -> None:
     task = new_task(services, person.user_id, "draft", notes="v1")
     base = base_fields(person.get(f"/todos/tasks/{task['id']}").text)

@@ -37,6 +37,11 @@ class Fields:
         return list(self.values.get(name, []))
 
 
+#: A form carrying one long text (a memo's content, a task's notes: 50,000 characters in the API),
+#: percent-encoded (a CJK character is 9 bytes), plus its other fields.
+LONG_TEXT_FORM_BYTES = 1024 * 1024
+
+
 async def read_form(request: Request, limit: int = MAX_FORM_BYTES) -> Fields:
     raw = await read_limited(request, limit)
     if raw is None:

@@ -18,6 +18,7 @@ from starlette.routing import Route
 from ..auth.users import set_setting
 from ..concurrency import run_sync
 from ..errors import RevisionConflict, ValidationError
+from .forms import LONG_TEXT_FORM_BYTES
 from .framework import Page, Web, endpoint
 from .memos import memo_view, page_zone, timeline_context, timeline_page
 from .memos_query import TimelineQuery
@@ -25,8 +26,7 @@ from .render import redirect
 from .security import safe_next
 
 MAX_RESOURCES = 50
-#: A memo form: 50,000 characters percent-encoded (a CJK character is 9 bytes) plus the rest.
-MEMO_FORM_BYTES = 1024 * 1024
+MEMO_FORM_BYTES = LONG_TEXT_FORM_BYTES
 
 
 def _is_htmx(page: Page) -> bool:

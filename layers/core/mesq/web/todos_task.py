@@ -15,6 +15,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..errors import Conflict, NotFound, RevisionConflict, ValidationError
+from .forms import LONG_TEXT_FORM_BYTES
 from .framework import Page, Web, endpoint
 from .render import redirect
 from .todos import BOARD, board_url, is_htmx
@@ -248,7 +249,7 @@ def task_routes(web: Web) -> list[Route]:
     subtask = BOARD + "/subtasks/{subtask_id}"
     return [
         Route(TASK, endpoint(web, task_page), methods=["GET"]),
-        Route(TASK, endpoint(web, save_submit), methods=["POST"]),
+        Route(TASK, endpoint(web, save_submit, form_bytes=LONG_TEXT_FORM_BYTES), methods=["POST"]),
         Route(TASK + "/complete", endpoint(web, complete_submit), methods=["POST"]),
         Route(TASK + "/reopen", endpoint(web, reopen_submit), methods=["POST"]),
         Route(TASK + "/delete", endpoint(web, delete_submit), methods=["POST"]),
