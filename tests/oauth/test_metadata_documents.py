@@ -217,6 +217,7 @@ def test_public_addresses_pass_the_guard():
 def test_the_fetch_connects_to_the_address_it_checked(monkeypatch, documents):
     """Resolve once, connect to that address: a second lookup (a rebinding) is never made, and
     the request still names the URL's host."""
+    from mesq import outbound
     from mesq.http import cimd
 
     base, served = documents
@@ -235,6 +236,6 @@ def test_the_fetch_connects_to_the_address_it_checked(monkeypatch, documents):
 
     monkeypatch.setattr(cimd.socket, "getaddrinfo", rebinding_resolver)
     # The guard runs (allow_loopback=False) but treats this loopback test server as public.
-    monkeypatch.setattr(cimd, "is_public_address", lambda address: str(address) == "127.0.0.1")
+    monkeypatch.setattr(outbound, "is_public_address", lambda address: str(address) == "127.0.0.1")
     document = cimd.fetch_metadata_document(url, allow_loopback=False)
     assert document["client_id"] == url and lookups == ["client.example"]

@@ -10,8 +10,9 @@ from typing import Any
 import httpx
 import pytest
 
+from mesq import outbound
 from mesq.errors import ValidationError
-from mesq.reminders import channels, delivery
+from mesq.reminders import channels
 from mesq.reminders.channels import Channel
 from mesq.reminders.delivery import send_webhook
 
@@ -30,7 +31,7 @@ def _resolver(monkeypatch: pytest.MonkeyPatch, *answers: str) -> list[str]:
         family = socket.AF_INET6 if ":" in address else socket.AF_INET
         return [(family, socket.SOCK_STREAM, 6, "", (address, port))]
 
-    monkeypatch.setattr(delivery.socket, "getaddrinfo", getaddrinfo)
+    monkeypatch.setattr(outbound.socket, "getaddrinfo", getaddrinfo)
     return asked
 
 
@@ -70,7 +71,7 @@ def test_an_unresolvable_host_is_a_recorded_failure(monkeypatch):
     def fail(*args: Any, **kwargs: Any) -> list[Any]:
         raise socket.gaierror("no such name")
 
-    monkeypatch.setattr(delivery.socket, "getaddrinfo", fail)
+    monkeypatch.setattr(outbound.socket, "getaddrinfo", fail)
     client, seen = _recording_client()
     failure = send_webhook(Channel("c", "https://nowhere.example/h", "s"), PAYLOAD, client=client)
     assert failure is not None and failure["reason"] == "could not resolve the host" and seen == []
@@ -81,7 +82,7 @@ def test_a_pinned_request_reaches_the_checked_address_over_the_network(monkeypat
     try:
         port = receiver.url.split(":")[2].split("/")[0]
         _resolver(monkeypatch, "127.0.0.1")
-        monkeypatch.setattr(delivery, "is_public_address", lambda address: str(address) == "127.0.0.1")
+        monkeypatch.setattr(outbound, "is_public_address", lambda address: str(address) == "127.0.0.1")
         with httpx.Client() as client:
             failure = send_webhook(Channel("c", f"http://hooks.test:{port}/hook", "s"), PAYLOAD, client=client)
         assert failure is None and receiver.received == [PAYLOAD]

@@ -10,6 +10,7 @@ private, so every embedded IPv4 address (those, IPv4-mapped, Teredo) is checked 
 from __future__ import annotations
 
 import ipaddress
+import socket
 
 _NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
 _IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
@@ -37,3 +38,27 @@ def is_public_address(address: IPAddress) -> bool:
     if isinstance(address, ipaddress.IPv6Address):
         return all(is_public_address(inner) for inner in embedded_ipv4(address))
     return True
+
+
+class UnsafeTarget(Exception):
+    """A host that cannot be reached safely: `unresolvable`, or not public."""
+
+    def __init__(self, message: str, *, unresolvable: bool) -> None:
+        super().__init__(message)
+        self.unresolvable = unresolvable
+
+
+def resolve_checked(host: str, port: int, *, require_public: bool = True) -> str:
+    """The one address to connect to for `host`: resolved once, every address checked public
+    first (unless `require_public` is off: tests, local development), so the caller connects to
+    what was checked (a second resolution could land elsewhere: DNS rebinding)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError:
+        raise UnsafeTarget(f"cannot resolve {host}", unresolvable=True) from None
+    addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
+    if not addresses:
+        raise UnsafeTarget(f"cannot resolve {host}", unresolvable=True)
+    if require_public and not all(is_public_address(address) for address in addresses):
+        raise UnsafeTarget(f"{host} resolves to a non-public address", unresolvable=False)
+    return str(addresses[0])

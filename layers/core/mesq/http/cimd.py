@@ -18,7 +18,6 @@ library.
 from __future__ import annotations
 
 import http.client
-import ipaddress
 import socket
 import ssl
 from typing import Any
@@ -27,7 +26,7 @@ from urllib.parse import urlsplit
 from ..asgi.body import is_json_media_type, parse_json_object
 from ..auth.oauth.errors import OAuthError
 from ..errors import ValidationError
-from ..outbound import is_public_address
+from ..outbound import UnsafeTarget, resolve_checked
 
 MAX_DOCUMENT_BYTES = 64 * 1024
 TIMEOUT_SECONDS = 5.0
@@ -40,15 +39,9 @@ def _invalid(message: str) -> OAuthError:
 def _resolve(host: str, port: int, allow_loopback: bool) -> str:
     """The one address the fetch connects to, every address of `host` checked first."""
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except OSError:
-        raise _invalid(f"cannot resolve {host}") from None
-    addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
-    if not addresses:
-        raise _invalid(f"cannot resolve {host}")
-    if not allow_loopback and not all(is_public_address(address) for address in addresses):
-        raise _invalid(f"{host} resolves to a non-public address")
-    return str(addresses[0])
+        return resolve_checked(host, port, require_public=not allow_loopback)
+    except UnsafeTarget as unsafe:
+        raise _invalid(str(unsafe)) from None
 
 
 class _PinnedHTTPConnection(http.client.HTTPConnection):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import socket
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from ..outbound import is_public_address
+from ..outbound import UnsafeTarget, resolve_checked
 from ..timestamps import now_timestamp
 from .channels import Channel
 from .signing import HEADER, signature
@@ -29,10 +28,6 @@ from .signing import HEADER, signature
 ATTEMPTS = 3
 BACKOFF_SECONDS: tuple[float, ...] = (1.0, 2.0)
 TIMEOUT_SECONDS = 5.0
-
-
-class UnsafeTarget(Exception):
-    """The webhook's host does not resolve to public addresses only (the reason is the message)."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +40,7 @@ class Target:
 
 
 def resolve_target(url: str) -> Target:
-    """The connection target of a webhook URL, its name resolved once and checked."""
+    """The connection target of a webhook URL, its name resolved once and checked (UnsafeTarget)."""
     parsed = httpx.URL(url)
     host = parsed.host
     host_header = parsed.netloc.decode("ascii")
@@ -56,14 +51,7 @@ def resolve_target(url: str) -> Target:
     if host == "localhost" or (literal is not None and literal.is_loopback):
         return Target(parsed, host_header, None)  # admitted only where loopback is allowed
     port = parsed.port or (443 if parsed.scheme == "https" else 80)
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except OSError:
-        raise UnsafeTarget("could not resolve the host") from None
-    addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
-    if not addresses or not all(is_public_address(address) for address in addresses):
-        raise UnsafeTarget("the host resolves to a non-public address")
-    return Target(parsed.copy_with(host=str(addresses[0])), host_header, host)
+    return Target(parsed.copy_with(host=resolve_checked(host, port)), host_header, host)
 
 
 def body_of(payload: dict[str, Any]) -> bytes:
@@ -84,7 +72,8 @@ def send_webhook(
     try:
         target = resolve_target(channel.url)
     except UnsafeTarget as refused:
-        return {"at": now_timestamp(), "attempts": 0, "reason": str(refused)}
+        reason = "could not resolve the host" if refused.unresolvable else "the host resolves to a non-public address"
+        return {"at": now_timestamp(), "attempts": 0, "reason": reason}
     extensions = {"sni_hostname": target.sni_hostname} if target.sni_hostname else {}
     reason = ""
     for attempt in range(ATTEMPTS):
