@@ -92,10 +92,16 @@ def drag(page: Any, card: Any, target: Any, *, edge: str = "bottom", lands: Any 
     page.mouse.down()
     page.mouse.move(start["x"] + start["width"] / 2 + 5, start["y"] + 15, steps=3)
     expect(page.locator(".sortable-ghost")).to_have_count(1)  # the drag has started
-    x, y = end["x"] + end["width"] / 2, end["y"] + (end["height"] * 0.25 if edge == "top" else end["height"] - 6)
-    page.mouse.move(x, y, steps=20)
-    for nudge in (1, 2, 3):  # a few more moves over the target: Sortable decides on dragover
-        page.mouse.move(x, y + (-nudge if edge == "top" else nudge))
+    for attempt in range(5):
+        # The target moves while dragging (the card leaves its old list), so aim at where it is
+        # now; on a loaded machine Sortable may need another pass over it.
+        end = target.bounding_box() if attempt else end
+        x, y = end["x"] + end["width"] / 2, end["y"] + (end["height"] * 0.25 if edge == "top" else end["height"] - 6)
+        page.mouse.move(x, y, steps=20 if attempt == 0 else 5)
+        for nudge in (1, 2, 3):  # a few more moves over the target: Sortable decides on dragover
+            page.mouse.move(x, y + (-nudge if edge == "top" else nudge))
+        if lands is None or title in lands.inner_text():
+            break
     if lands is not None:
         expect(lands).to_contain_text(title)
     page.mouse.up()
