@@ -10,13 +10,14 @@ connection per request (`CatalogTool.connection_function`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import mcp_types as types
 
 from ...spec import McpBinding, Operation
 from ...toolsets import CODE_TOOLSET
 from ..catalog import (
+    AsyncConnectionFunction,
     Catalog,
     CatalogTool,
     ConnectionFunction,
@@ -90,7 +91,7 @@ RUN_DESCRIPTION = (
     "Object.keys(mesq) lists them). `checkpoint(v)` keeps a partial result: if a budget stops the "
     "run, result is the last one, so continue in a new run (e.g. from its nextOffset). No network, "
     "files or timers. A reached budget is in `budget`; a long result is cut at a whole element "
-    "(`truncated`); `log` has one line per call."
+    "(`truncated`); `log` has one line per call (capped; logDropped counts the rest)."
 )
 RUN_INPUT: dict[str, Any] = {
     "type": "object",
@@ -117,6 +118,7 @@ RUN_DATA: dict[str, Any] = {
             "required": ["kind", "used", "limit"],
         },
         "log": {"type": "array", "items": {"type": "string"}},
+        "logDropped": {"type": "integer"},
         "ms": {"type": "integer"},
     },
     "required": ["log", "ms"],
@@ -130,9 +132,11 @@ def _tool(
     input_schema: dict[str, Any],
     data_schema: dict[str, Any],
     hints: types.ToolAnnotations,
-    bind: ConnectionFunction,
+    bind: ConnectionFunction | AsyncConnectionFunction,
     error_schema: Mapping[str, Any],
     read_only_hints: types.ToolAnnotations | None = None,
+    *,
+    awaits: bool = False,
 ) -> CatalogTool:
     operation = Operation(
         operation_id=name,
@@ -166,8 +170,20 @@ def _tool(
     def unbound(call: Any, arguments: dict[str, Any]) -> dict[str, Any]:
         raise RuntimeError(f"{name} needs the connection: call it through mcp.adapter.run_tool")
 
+    if awaits:  # run_code waits on its sandbox process on the event loop (adapter.run_tool_async)
+        return CatalogTool(
+            name=name,
+            operation=operation,
+            function=unbound,
+            build_listing=build_listing,
+            connection_coroutine=cast(AsyncConnectionFunction, bind),
+        )
     return CatalogTool(
-        name=name, operation=operation, function=unbound, build_listing=build_listing, connection_function=bind
+        name=name,
+        operation=operation,
+        function=unbound,
+        build_listing=build_listing,
+        connection_function=cast(ConnectionFunction, bind),
     )
 
 
@@ -194,6 +210,7 @@ def code_tools(error_schema: Mapping[str, Any]) -> list[CatalogTool]:
             run_code_function,
             error_schema,
             read_only_hints=_READ_ONLY,  # where its scripts reach no write tool (a read-only connection)
+            awaits=True,
         ),
     ]
 
