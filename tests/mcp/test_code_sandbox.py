@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -113,7 +114,7 @@ def _children_pids() -> list[int]:
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
             if int(fields[1]) == me:
@@ -157,5 +158,6 @@ def test_cutting_is_depth_limited_and_fast_on_large_results():
 
 
 def test_a_too_deep_result_is_a_clean_report(pool):
-    outcome = asyncio.run(go("let a = []; let x = a; for (let i = 0; i < 1000; i++) { x.push([]); x = x[0]; } return a"))
+    deep = "let a = []; let x = a; for (let i = 0; i < 1000; i++) { x.push([]); x = x[0]; } return a"
+    outcome = asyncio.run(go(deep))
     assert outcome.result_json is None and "nests deeper than" in outcome.thrown

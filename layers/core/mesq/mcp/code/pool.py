@@ -71,6 +71,7 @@ class Worker:
         self._buffer = bytearray()
         self._eof = False
         self.ready = False
+        self.ready_rss = 0
         self.runs = 0
         self.started = time.monotonic()
 
@@ -86,6 +87,7 @@ class Worker:
         if "ready" not in message:
             raise WorkerGone("the worker did not say it is ready")
         self.ready = True
+        self.ready_rss = self.rss_bytes()
 
     async def send(self, message: dict[str, Any]) -> None:
         body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

@@ -136,7 +136,8 @@ _PRELUDE = r"""
     }
     const changed = keptChanged;
     keptChanged = false;
-    return '{"calls":[' + calls + '],"done":' + (done ? "true" : "false") + ',"kept":' + (changed ? "true" : "false") + "}";
+    const flags = '"done":' + (done ? "true" : "false") + ',"kept":' + (changed ? "true" : "false");
+    return '{"calls":[' + calls + "]," + flags + "}";
   };
   const outcome = () => done ? (doneThrown !== undefined ? doneThrown : null) : null;
   const result = () => done && doneThrown === undefined ? doneJson : null;
