@@ -91,7 +91,7 @@ RUN_DESCRIPTION = (
     "Object.keys(mesq) lists them). `checkpoint(v)` keeps a partial result: if a budget stops the "
     "run, result is the last one, so continue in a new run (e.g. from its nextOffset). No network, "
     "files or timers. A reached budget is in `budget`; a long result is cut at a whole element "
-    "(`truncated`); `log` has one line per call (capped; logDropped counts the rest)."
+    "(`truncated`); `log` has one line per call."
 )
 RUN_INPUT: dict[str, Any] = {
     "type": "object",
