@@ -170,20 +170,15 @@ def _tool(
     def unbound(call: Any, arguments: dict[str, Any]) -> dict[str, Any]:
         raise RuntimeError(f"{name} needs the connection: call it through mcp.adapter.run_tool")
 
-    if awaits:  # run_code waits on its sandbox process on the event loop (adapter.run_tool_async)
-        return CatalogTool(
-            name=name,
-            operation=operation,
-            function=unbound,
-            build_listing=build_listing,
-            connection_coroutine=cast(AsyncConnectionFunction, bind),
-        )
+    # run_code waits on its sandbox process on the event loop (adapter.run_tool_async).
+    coroutine = cast(AsyncConnectionFunction, bind) if awaits else None
     return CatalogTool(
         name=name,
         operation=operation,
         function=unbound,
         build_listing=build_listing,
-        connection_function=cast(ConnectionFunction, bind),
+        connection_function=None if awaits else cast(ConnectionFunction, bind),
+        connection_coroutine=coroutine,
     )
 
 
