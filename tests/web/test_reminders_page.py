@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mesq.context import Services
+from mesq.services import Services
 from tests.reminders.receiver import Receiver
 
 from .conftest import Browser

@@ -16,7 +16,6 @@ from ..concurrency import run_sync
 from ..reminders import channels
 from ..reminders.signing import REPLAY_WINDOW_SECONDS
 from ..reminders.tick import deliver
-from ..services import build_sealer
 from ..timestamps import format_timestamp, now_timestamp
 from .framework import Page, Web, endpoint
 
@@ -42,7 +41,7 @@ async def add_submit(page: Page) -> Response:
     created = await run_sync(
         channels.add_webhook,
         services.items,
-        build_sealer(services.settings),
+        services.sealer,
         page.user.user_id,
         page.fields.text("url"),
         now_timestamp(),
@@ -63,7 +62,7 @@ def _send_test(page: Page, channel_id: str) -> dict[str, str]:
     with httpx.Client(follow_redirects=False) as client:
         return deliver(
             services.items,
-            build_sealer(services.settings),
+            services.sealer,
             user_id,
             payload,
             client=client,
