@@ -11,9 +11,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from mesq import ratelimit
-from mesq.context import Services
 from mesq.ratelimit import PROFILES
 from mesq.server import create_local_app
+from mesq.services import Services
 from tests.conftest import Account
 
 BUDGET = PROFILES["normal"]["unauthenticated"]

@@ -12,8 +12,8 @@ from starlette.testclient import TestClient
 from mesq.apps import create_api_app, create_mcp_app, create_oauth_app
 from mesq.asgi.hosts import HostPolicy
 from mesq.config import Settings
-from mesq.context import Services
 from mesq.server import create_local_app
+from mesq.services import Services
 
 EVIL = "evil.example"
 ROUTES = [

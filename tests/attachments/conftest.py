@@ -11,9 +11,8 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from mesq.context import Services
 from mesq.server import create_local_app
-from mesq.services import build_item_store
+from mesq.services import Services, build_item_store
 from mesq.store.ports import BlobStore
 from tests.conftest import Account
 from tests.settings import inprocess_settings

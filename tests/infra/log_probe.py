@@ -2,7 +2,7 @@
 boto3), with the work of one request forced to fail. Prints the function's log output as it
 goes and, as the last line, {"response": ...} or {"raised": ...}.
 
-Usage: `python -m tests.infra.log_probe <api|mcp|oauth|scheduler>`, with the function's
+Usage: `python -m tests.infra.log_probe <api|mcp|oauth|scheduler|reading_sync|indexer>`, with the function's
 environment from template.yaml (POWERTOOLS_SERVICE_NAME among it) set by the caller: child
 loggers take their service from it when their modules are imported, as on Lambda."""
 
@@ -57,6 +57,14 @@ def _event(function: str, token: str) -> dict[str, Any]:
         return http_api_event("POST", "/mcp", headers=headers, body=body)
     if function == "oauth":
         return http_api_event("GET", "/.well-known/oauth-authorization-server")
+    if function == "reading_sync":
+        from tests.infra.events import sqs_event
+
+        return sqs_event("mesq-reading-sync", [{"userId": "log-probe"}])
+    if function == "indexer":
+        from tests.infra.events import stream_record
+
+        return {"Records": [stream_record("INSERT", {"pk": "U#log-probe", "sk": "MEMO#m1", "content": "x"}, None)]}
     return {"version": "0", "id": secrets.token_hex(8), "detail-type": "Scheduled Event", "source": "aws.scheduler",
             "account": "123456789012", "region": "us-east-1", "resources": [], "detail": {}}  # fmt: skip
 
@@ -71,6 +79,14 @@ def _force_fault(function: str) -> None:
         import mesq.http.oauth
 
         mesq.http.oauth.authorization_server_metadata = _boom  # type: ignore[assignment]
+    elif function == "reading_sync":
+        import mesq.reading.sync
+
+        mesq.reading.sync.load_credential = _boom  # type: ignore[assignment]
+    elif function == "indexer":
+        import mesq.search.stream
+
+        mesq.search.stream.refresh = _boom  # type: ignore[assignment]
     else:
         import mesq.attachments.uploads
 

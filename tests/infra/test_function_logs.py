@@ -1,6 +1,8 @@
 """Every Lambda function logs an INTERNAL error as one JSON line carrying its service name (the
 template's POWERTOOLS_SERVICE_NAME) and the request's correlation id: the `traceId` its answer
-carries (the EventBridge event id for the scheduler, which answers nobody).
+carries (the EventBridge event id for the scheduler, which answers nobody; the SQS message id for
+reading sync, which fails the message so the queue redelivers it; the first stream record's event
+id for the indexer, which reports the record as a batch item failure).
 
 Each function runs in its own process with the template's environment (see log_probe.py): child
 loggers bind to their service when their module is imported, so only a fresh process shows what
@@ -20,7 +22,10 @@ from tests.infra.apigw import decode_body
 from tests.infra.log_probe import FAULT
 from tests.infra.template_tools import REPO, load_template
 
-FUNCTIONS = {"api": "ApiFunction", "mcp": "McpFunction", "oauth": "OAuthFunction", "scheduler": "SchedulerFunction"}
+FUNCTIONS = {
+    "api": "ApiFunction", "mcp": "McpFunction", "oauth": "OAuthFunction", "scheduler": "SchedulerFunction",
+    "reading_sync": "ReadingSyncFunction", "indexer": "IndexerFunction",
+}  # fmt: skip
 
 
 def _template_environment(logical_id: str) -> dict[str, str]:
@@ -55,6 +60,14 @@ def _correlation_id(function: str, outcome: dict[str, Any]) -> str:
     if function == "scheduler":
         assert outcome["raised"] == FAULT  # the invocation fails, so the scheduler retries it
         return str(outcome["event"]["id"])
+    if function == "reading_sync":
+        assert outcome["raised"] == FAULT  # the message is not consumed: SQS redelivers it
+        return str(outcome["event"]["Records"][0]["messageId"])
+    if function == "indexer":
+        record = outcome["event"]["Records"][0]
+        failure = {"itemIdentifier": record["dynamodb"]["SequenceNumber"]}
+        assert outcome["response"] == {"batchItemFailures": [failure]}
+        return str(record["eventID"])
     response = outcome["response"]
     body = decode_body(response)
     if function == "mcp":
@@ -71,7 +84,7 @@ def test_internal_error_is_one_json_line_with_service_and_correlation_id(functio
     correlation_id = _correlation_id(function, outcome)
     service = _template_environment(FUNCTIONS[function])["POWERTOOLS_SERVICE_NAME"]
     errors = [log for log in logs if log["level"] == "ERROR"]
-    assert errors, output
+    assert errors and logs, output  # the checks below would hold vacuously over nothing
     assert all(log["service"] == service for log in logs), logs
     assert [log["correlation_id"] for log in errors] == [correlation_id] * len(errors), errors
     assert all(FAULT in log["exception"] for log in errors), errors  # the traceback is in the log only

@@ -23,7 +23,7 @@ from starlette.testclient import TestClient
 
 from mesq.auth.scopes import ALL_SCOPES
 from mesq.auth.tokens import create_token
-from mesq.context import Services
+from mesq.services import Services
 
 from .conftest import Mcp
 

@@ -14,11 +14,10 @@ from mesq import ratelimit
 from mesq.auth.tokens import create_token, list_tokens
 from mesq.auth.users import create_user
 from mesq.config import Settings
-from mesq.context import Services
 from mesq.errors import RateLimited
 from mesq.ratelimit import PROFILES, RateLimiter
 from mesq.server import create_local_app
-from mesq.services import build_services
+from mesq.services import Services, build_services
 from tests.settings import inprocess_settings
 
 from .conftest import Mcp

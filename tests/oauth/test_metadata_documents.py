@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from mesq.context import Services
 from mesq.http.cimd import MAX_DOCUMENT_BYTES
 from mesq.server import create_local_app
+from mesq.services import Services
 from tests.oauth.helpers import REDIRECT_URI, Pkce, authorize_params, query_of
 
 Served = dict[str, tuple[int, dict[str, str], bytes]]

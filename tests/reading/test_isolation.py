@@ -66,7 +66,7 @@ def test_fan_out_lists_only_users_with_a_credential(services, make_account):
         sqs = boto3.client("sqs", region_name="us-east-1")
         queue = sqs.create_queue(QueueName="reading-sync")["QueueUrl"]
         settings = services.settings.with_overrides(reading_sync_queue_url=queue)
-        assert fan_out(type(services)(settings, services.items, services.blobs), sqs) == 1
+        assert fan_out(type(services)(settings, services.items, services.blobs)) == 1
         messages = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10)["Messages"]
         assert [json.loads(m["Body"]) for m in messages] == [{"userId": alice.user_id}]
     assert carol.user_id not in users_to_sync(services.items)

@@ -11,11 +11,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from mesq.config import ConfigError, Settings
-from mesq.context import Services
 from mesq.reading.credentials import save_credential
 from mesq.reading.sync import sync_status
 from mesq.reading_jobs import due_for_sync, sync_due_users
-from mesq.services import build_sealer
+from mesq.services import Services, build_sealer
 from mesq.sweeper import sync_reading_forever
 from mesq.timestamps import now_timestamp
 

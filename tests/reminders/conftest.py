@@ -11,10 +11,11 @@ from typing import Any
 
 import pytest
 
-from mesq.context import Call, Principal, Services
+from mesq.context import Call, Principal
 from mesq.operations import REGISTRY
 from mesq.reminders import channels
 from mesq.sealing.local import LocalKeySealer
+from mesq.services import Services
 from mesq.store.ports import ItemStore
 from mesq.timestamps import format_timestamp, now_timestamp
 from tests.settings import inprocess_settings

@@ -18,10 +18,10 @@ from starlette.testclient import TestClient
 from mesq.apps import create_api_app
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.context import Services
+from mesq.model_ports import ProviderError
 from mesq.search import pipeline
 from mesq.search.bedrock import BedrockEmbedder, BedrockReranker
-from mesq.search.providers import ProviderError
+from mesq.services import Services
 
 
 def _client(services: Services, scopes: list[str]) -> tuple[TestClient, str]:

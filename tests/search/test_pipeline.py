@@ -9,10 +9,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 
-from mesq.context import Services
 from mesq.errors import ServiceUnavailable
+from mesq.model_ports import ProviderError, Vectors
 from mesq.search import pipeline
-from mesq.search.providers import ProviderError, Vectors
+from mesq.services import Services
 
 from .conftest import run
 

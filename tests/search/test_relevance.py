@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
-from mesq.context import Services
 from mesq.search.local_models import LocalEmbedder
 from mesq.search.tokens import tokens
+from mesq.services import Services
 
 from .conftest import run
 from .relevance_set import MEMOS, QUERIES

@@ -23,8 +23,9 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from mesq.context import Call, Principal, Services
+from mesq.context import Call, Principal
 from mesq.operations import REGISTRY
+from mesq.services import Services
 from mesq.spec import load_spec
 from tests.conftest import Account
 from tests.mcp.conftest import Mcp

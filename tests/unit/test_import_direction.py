@@ -1,10 +1,19 @@
 """The import direction of layers/core/mesq, read from the source with `ast` (imports inside
-functions included, relative imports resolved):
+functions included, relative imports resolved), stated as layers over every package and root
+module (a module that is in no layer fails the test, so a new one must be placed):
 
-- the domain packages never import an adapter, a concrete store, the configuration, the
-  composition root or a library adapter;
-- the adapters (REST, MCP, pages) never import one another: what they share lives in mesq/asgi,
-  and only the composition root (mesq/apps.py) puts them side by side."""
+    entry      apps, server, cli, lambda_entry                      (what starts a process)
+    edges      asgi (what the edges share), http, mcp, web          (never one another)
+    jobs       sweeper, reading_jobs, attachment_cleanup
+    wiring     config, services (the composition root), deferred_blobs, call_metrics_emf
+    application operations, validation, ratelimit, idempotency
+    domains    memos, todos, attachments, auth, calendar_feed, reading, reminders, search,
+               sealing, store (each package's ports and rules; its adapters are named below)
+    kernel     errors, values, messages, timestamps, pages, keys, tags, context, ...
+
+A module imports its own floor or lower. Domains and the kernel never import the configuration,
+the composition root, an edge, an adapter module or a library adapter (boto3, httpx, Starlette,
+the MCP SDK, sqlite3...): the named ADAPTER_MODULES are the provider modules allowed theirs."""
 
 from __future__ import annotations
 
@@ -16,15 +25,50 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "layers" / "core" / "mesq"
 
-DOMAINS = ("memos", "todos", "attachments", "auth")
-ADAPTERS = ("http", "mcp", "web")
-#: What a domain module must not import: MeSQ's adapters, concrete stores, configuration and
-#: wiring, and the libraries those adapters wrap.
-DOMAIN_FORBIDDEN = (
-    "mesq.http", "mesq.asgi", "mesq.mcp", "mesq.web", "mesq.store.sqlite", "mesq.store.dynamodb",
-    "mesq.store.blobs_local", "mesq.store.blobs_s3", "mesq.config", "mesq.services", "mesq.apps",
-    "mesq.server", "mesq.cli", "mesq.lambda_entry",
-    "starlette", "mcp", "mcp_types", "boto3", "botocore", "sqlite3", "mangum", "uvicorn", "jinja2",
+#: Floors, lowest first: a module may import its own floor or a lower one.
+LAYERS: dict[str, tuple[str, ...]] = {
+    "kernel": (
+        "errors", "values", "messages", "timestamps", "pages", "keys", "tags", "context", "deployment",
+        "model_ports", "call_metrics", "concurrency", "toolsets", "spec", "outbound", "private_files",
+    ),
+    "domains": (
+        "store", "sealing", "auth", "attachments", "memos", "todos", "calendar_feed", "reading", "reminders",
+        "search",
+    ),
+    "application": ("idempotency", "validation", "ratelimit", "operations"),
+    "wiring": ("config", "deferred_blobs", "call_metrics_emf", "services"),
+    "jobs": ("attachment_cleanup", "reading_jobs", "sweeper"),
+    "edges": ("asgi", "http", "mcp", "web"),
+    "entry": ("apps", "server", "lambda_entry", "cli"),
+}  # fmt: skip
+#: Named imports up a floor: the domains use the application's idempotency (memos/todos writes);
+#: the kernel's `Call` names the domains' ports (never their adapters).
+SHARED_DOWN = {
+    "domains": ("mesq.idempotency",),
+    "kernel": ("mesq.store.ports", "mesq.sealing.ports", "mesq.reading.queue"),
+}
+EDGES = LAYERS["edges"]
+#: Provider modules that are adapters: each may import the library it wraps, and nothing in a
+#: domain or the kernel imports them (only the composition root and the jobs pick them).
+ADAPTER_MODULES: dict[str, tuple[str, ...]] = {
+    "mesq.store.sqlite": ("sqlite3",),
+    "mesq.store.dynamodb": ("boto3", "botocore"),
+    "mesq.store.blobs_s3": ("boto3", "botocore"),
+    "mesq.store.blobs_local": (),
+    "mesq.sealing.kms": ("boto3", "botocore"),
+    "mesq.sealing.local": (),
+    "mesq.search.bedrock": ("boto3", "botocore"),
+    "mesq.search.local_models": (),
+    "mesq.reading.queue_sqs": ("boto3", "botocore"),
+    "mesq.reading.wechat": ("httpx",),  # the WeChat Reading provider
+    "mesq.outbound": ("httpx",),  # outbound HTTP: address checks, deadlines, one TLS context
+    "mesq.reminders.channels": ("httpx",),  # webhook URLs read with the sender's own parser
+    "mesq.reminders.delivery": ("httpx",),  # webhook delivery
+    "mesq.reminders.tick": ("httpx",),  # the tick's one delivery client per run
+}
+#: What the kernel and the domains must not import besides higher floors and adapter modules.
+LIBRARY_ADAPTERS = (
+    "starlette", "mcp", "mcp_types", "boto3", "botocore", "sqlite3", "httpx", "mangum", "uvicorn", "jinja2",
 )  # fmt: skip
 
 
@@ -56,27 +100,97 @@ def _within(name: str, prefix: str) -> bool:
     return name == prefix or name.startswith(prefix + ".")
 
 
-def _modules(package: str) -> list[Path]:
-    return sorted((PACKAGE / package).rglob("*.py"))
+def _floor_of(module: str) -> str | None:
+    parts = module.split(".")
+    top = parts[1] if len(parts) > 1 else ""
+    return next((floor for floor, members in LAYERS.items() if top in members), None)
 
 
-def _violations(packages: tuple[str, ...], forbidden_for: dict[str, tuple[str, ...]]) -> list[str]:
+def _all_modules() -> list[Path]:
+    return sorted(path for path in PACKAGE.rglob("*.py") if path.relative_to(PACKAGE).parts[0] != "__init__.py")
+
+
+def _is_adapter_import(name: str) -> bool:
+    return any(_within(name, adapter) for adapter in ADAPTER_MODULES)
+
+
+def layer_violations() -> list[str]:
+    floors = list(LAYERS)
     found = []
-    for package in packages:
-        for path in _modules(package):
-            for name in sorted(set(imported_modules(path))):
-                if any(_within(name, bad) for bad in forbidden_for[package]):
-                    found.append(f"{_module_name(path)} imports {name}")
+    for path in _all_modules():
+        module = _module_name(path)
+        floor = _floor_of(module)
+        if floor is None:
+            found.append(f"{module} is in no layer")
+            continue
+        low = floor in ("kernel", "domains")
+        allowed_libraries = ADAPTER_MODULES.get(module, ())
+        for name in sorted(set(imported_modules(path))):
+            root = name.split(".")[0]
+            if root in LIBRARY_ADAPTERS:
+                if low and not any(_within(name, lib) for lib in allowed_libraries):
+                    found.append(f"{module} imports {name}")
+                continue
+            if root != "mesq" or name == "mesq":
+                continue
+            target = _floor_of(name)
+            if target is None:
+                continue  # a name inside mesq/__init__ (none today)
+            if floors.index(target) > floors.index(floor) and not any(
+                _within(name, shared) for shared in SHARED_DOWN.get(floor, ())
+            ):
+                found.append(f"{module} ({floor}) imports {name} ({target})")
+            elif low and _is_adapter_import(name) and module not in ADAPTER_MODULES:
+                found.append(f"{module} imports the adapter {name}")
     return found
 
 
-def test_domain_packages_import_no_adapter_store_config_or_library_adapter():
-    assert _violations(DOMAINS, dict.fromkeys(DOMAINS, DOMAIN_FORBIDDEN)) == []
+def test_every_module_is_in_a_layer_and_imports_only_its_floor_or_lower():
+    assert layer_violations() == []
 
 
-def test_adapters_do_not_import_one_another():
-    others = {adapter: tuple(f"mesq.{other}" for other in ADAPTERS if other != adapter) for adapter in ADAPTERS}
-    assert _violations(ADAPTERS, others) == []
+def test_edges_do_not_import_one_another():
+    """What they share lives in mesq/asgi; only the runtime (mesq/apps.py) puts them side by side."""
+    found = []
+    for edge in EDGES:
+        if edge == "asgi":
+            continue
+        others = tuple(f"mesq.{other}" for other in EDGES if other not in (edge, "asgi"))
+        for path in sorted((PACKAGE / edge).rglob("*.py")):
+            found += [f"{_module_name(path)} imports {name}" for name in sorted(set(imported_modules(path)))
+                      if any(_within(name, other) for other in others)]  # fmt: skip
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("module_path", "line"),
+    [
+        ("memos/writes.py", "import boto3"),
+        ("search/pipeline.py", "import httpx"),
+        ("reading/sync.py", "from starlette.responses import Response"),
+        ("todos/writes.py", "from ..config import Settings"),
+        ("reminders/channels.py", "from ..services import build_sealer"),
+        ("sealing/ports.py", "from .kms import KmsEnvelopeSealer"),
+        ("context.py", "from .search import pipeline"),
+        ("http/app.py", "from ..web import web_routes"),
+    ],
+)
+def test_the_rules_fail_when_a_domain_module_imports_what_it_must_not(tmp_path, monkeypatch, module_path, line):
+    """Mutation: copy the package, add one forbidden import to one module, and the checks name it."""
+    import shutil
+
+    copy = tmp_path / "mesq"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "static", "templates"))
+    target = copy / module_path
+    target.write_text(target.read_text(encoding="utf-8") + f"\n\ndef _mutant():\n    {line}\n", encoding="utf-8")
+    monkeypatch.setattr(__import__(__name__, fromlist=["PACKAGE"]), "PACKAGE", copy)
+    module = _module_name(target)
+    found = layer_violations()
+    if module.startswith("mesq.http"):
+        with pytest.raises(AssertionError):
+            test_edges_do_not_import_one_another()
+    else:
+        assert [violation for violation in found if violation.startswith(module + " ")], found
 
 
 @pytest.mark.parametrize(

@@ -10,10 +10,11 @@ from collections.abc import Callable
 from typing import Any
 
 from mesq.attachments.store import read_usage
-from mesq.context import Call, Principal, Services
+from mesq.context import Call, Principal
 from mesq.mcp.service import default_catalog
 from mesq.memos.purge import ORPHANS_PREFIX, purge_memo
 from mesq.operations import REGISTRY
+from mesq.services import Services
 from mesq.spec import load_spec
 
 from .conftest import Browser

@@ -13,8 +13,9 @@ from zoneinfo import ZoneInfo
 
 from icalendar import Calendar, vRecur
 
-from mesq.context import Call, Principal, Services
+from mesq.context import Call, Principal
 from mesq.operations import REGISTRY
+from mesq.services import Services
 
 from .conftest import Browser
 

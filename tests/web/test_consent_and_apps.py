@@ -9,8 +9,8 @@ import pytest
 
 from mesq.auth.oauth.authorization import list_grants
 from mesq.auth.oauth.grants import authenticate_access_token
-from mesq.context import Services
 from mesq.errors import MesqError
+from mesq.services import Services
 
 from .conftest import BASE, REDIRECT_URI, Browser, grant_for, pending_request, sign_in
 

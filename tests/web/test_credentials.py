@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pytest
 
 from mesq.auth.tokens import authenticate_token, list_tokens
-from mesq.context import Services
 from mesq.errors import Unauthorized
+from mesq.services import Services
 
 from .conftest import Browser
 

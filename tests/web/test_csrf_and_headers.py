@@ -7,8 +7,8 @@ from collections.abc import Callable
 import pytest
 
 from mesq.auth.tokens import list_tokens
-from mesq.context import Services
 from mesq.memos import store
+from mesq.services import Services
 
 from .conftest import Browser, trashed_memo
 

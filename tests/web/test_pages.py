@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 from mesq.apps import create_oauth_app
 from mesq.asgi.app import starlette_app
 from mesq.auth.tokens import create_token, record_key
-from mesq.context import Services
+from mesq.services import Services
 from mesq.store.ports import Update
 from mesq.timestamps import format_timestamp, utc_now
 from mesq.web import browser_error_page

@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 from starlette.testclient import TestClient
 
-from mesq.context import Services
 from mesq.mcp.catalog import build_catalog
 from mesq.memos import purge, store
 from mesq.operations import REGISTRY
+from mesq.services import Services
 from mesq.spec import load_spec
 
 from ..conftest import Account

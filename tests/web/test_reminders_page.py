@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from mesq.context import Services
 from mesq.reminders.delivery import SEND_DEADLINE_SECONDS
+from mesq.services import Services
 from tests.reminders.receiver import Receiver
 
 from .conftest import Browser

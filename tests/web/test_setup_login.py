@@ -10,8 +10,8 @@ from starlette.testclient import TestClient
 
 from mesq.asgi.app import starlette_app
 from mesq.auth.users import SetupAlreadyDone, any_user_exists, create_user, find_user_by_name
-from mesq.context import Services
 from mesq.errors import NotFound
+from mesq.services import Services
 from mesq.web import web_routes
 from mesq.web.sessions import ABSOLUTE_SECONDS, IDLE_SECONDS
 

@@ -10,8 +10,8 @@ import re
 from collections.abc import Callable
 from html import unescape
 
-from mesq.context import Services
 from mesq.reading.model import book_id
+from mesq.services import Services
 
 from .conftest import Browser
 from .shelf_seed import XSS, many_books_shelf, many_notes_shelf, sample_shelf, seed

@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 
 from mesq.auth.users import SetupAlreadyDone, any_user_exists, create_user
-from mesq.context import Services
 from mesq.memos import store as memo_store
 from mesq.memos.purge import purge_memo
-from mesq.services import build_blob_store
+from mesq.services import Services, build_blob_store
 from mesq.store.ports import ItemStore
 from mesq.store.sqlite import SQLiteItemStore
 from mesq.web.sessions import create_session, end_session, load_session

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from mesq.context import Call, Principal, Services
+from mesq.context import Call, Principal
 from mesq.operations import REGISTRY
+from mesq.services import Services
 from mesq.web import todos
 
 from .conftest import Browser

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from mesq.context import Services
 from mesq.memos import store
 from mesq.memos.writes import create_memo, update_memo
+from mesq.services import Services
 
 from .conftest import Browser, memo_call, trashed_memo
 

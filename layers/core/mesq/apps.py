@@ -19,7 +19,7 @@ from starlette.routing import BaseRoute
 
 from .asgi.app import ErrorPage, starlette_app
 from .asgi.body_deadline import BodyDeadlineMiddleware
-from .context import Services
+from .services import Services
 
 
 def _api_routes(services: Services) -> list[BaseRoute]:

@@ -22,9 +22,8 @@ from .asgi.access_log import LOG_FORMATS
 from .auth.tokens import MAX_EXPIRY_DAYS, create_token, list_tokens, revoke_token, token_status
 from .auth.users import count_users, create_user, find_user_by_name, list_users, set_password
 from .config import ConfigError, Settings
-from .context import Services
 from .errors import MesqError
-from .services import build_services
+from .services import Services, build_services
 from .timestamps import utc_now
 
 #: The Powertools service name of `mesq serve`'s log lines (the functions': mesq-api, mesq-mcp, ...).

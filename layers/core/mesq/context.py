@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass
+from typing import Literal, Protocol
 
-from .call_metrics import CallMetrics, NoCallMetrics
-from .config import Settings
+from .call_metrics import CallMetrics
 from .deployment import Deployment
-from .search.providers import SearchRuntime
+from .model_ports import SearchRuntime
+from .reading.queue import ReadingSyncQueue
+from .sealing.ports import Sealer
 from .store.ports import BlobStore, ItemStore
 
 Channel = Literal["api", "mcp", "web", "cli"]
@@ -23,23 +24,37 @@ class Principal:
     kind: CredentialKind
 
 
-@dataclass(frozen=True)
-class Services:
-    """The process-wide adapters, built once per process from Settings. Domain code reads
-    `deployment` (plain values), never `settings`."""
+class Services(Protocol):
+    """The process-wide adapters an operation may use, built once per process by the composition
+    root (mesq/services.py, whose `Services` is the one implementation). Domain code reads
+    `deployment` (plain values), never Settings, which this view does not offer."""
 
-    settings: Settings
-    items: ItemStore
-    blobs: BlobStore
-    deployment: Deployment = field(init=False)
-    #: One metric per operation call (operations.invoke); EMF on Lambda, nothing elsewhere.
-    call_metrics: CallMetrics = field(default_factory=NoCallMetrics)
-    #: AI search's providers and loaded indexes (mesq/search/providers.py), built lazily.
-    search: SearchRuntime = field(init=False)
+    @property
+    def items(self) -> ItemStore: ...
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "deployment", Deployment.from_settings(self.settings))
-        object.__setattr__(self, "search", SearchRuntime(self.settings))
+    @property
+    def blobs(self) -> BlobStore: ...
+
+    @property
+    def sealer(self) -> Sealer: ...
+
+    @property
+    def search(self) -> SearchRuntime:
+        """AI search's providers (behind mesq/model_ports.py) and loaded indexes, built lazily."""
+        ...
+
+    @property
+    def reading_queue(self) -> ReadingSyncQueue | None:
+        """Where a requested reading sync goes; None runs it in place (`mesq serve`)."""
+        ...
+
+    @property
+    def call_metrics(self) -> CallMetrics:
+        """One metric per operation call (operations.invoke); EMF on Lambda, nothing elsewhere."""
+        ...
+
+    @property
+    def deployment(self) -> Deployment: ...
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,11 @@
 """What domain code may know about this deployment: plain values, never `Settings`.
 
-Built once per process from Settings (see `context.Services`), so domain packages read
-`call.services.deployment.*` and never import config."""
+Built once per process from Settings by the composition root (`services.deployment_of`), so
+domain packages read `call.services.deployment.*` and never import config."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from .config import Settings
 
 
 @dataclass(frozen=True)
@@ -17,12 +15,3 @@ class Deployment:
     attachment_quota_bytes: int
     mcp_read_cap_bytes: int
     upload_session_seconds: int
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> Deployment:
-        return cls(
-            public_url=settings.public_url,
-            attachment_quota_bytes=settings.attachment_quota_bytes,
-            mcp_read_cap_bytes=settings.mcp_read_cap_bytes,
-            upload_session_seconds=settings.upload_session_seconds,
-        )

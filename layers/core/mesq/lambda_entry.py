@@ -9,7 +9,9 @@ and Metrics around the handler, in the same order for every kind of event:
 
 Correlation id: an HTTP function's log lines carry the request's `traceId` (set by the trace
 middleware, see asgi/trace.py; the same id the response carries); lines before the app runs carry
-the API Gateway request id. A scheduled job's carry the EventBridge event id."""
+the API Gateway request id. A scheduled job's carry the EventBridge event id; a queue-fed
+function's the SQS message id (batches of one) or, on its schedule, the event id; a stream
+consumer's the first record's event id."""
 
 from __future__ import annotations
 
@@ -31,6 +33,10 @@ LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 Body = Callable[[dict[str, Any], Any, Metrics], dict[str, Any]]
 
 NAMESPACE = "MeSQ"
+#: JMESPath to the correlation id of a function fed by SQS (batch size 1) and EventBridge.
+QUEUE_OR_SCHEDULE = "Records[0].messageId || id"
+#: ... and of a DynamoDB Streams consumer: the batch's first record.
+STREAM_BATCH = "Records[0].eventID"
 #: Libraries whose own log lines (Mangum's "Exception in ASGI application" after a fault, the MCP
 #: SDK's warnings) should be JSON with the same keys instead of plain text.
 LIBRARY_LOGGERS = frozenset({"mangum", "mcp"})
@@ -100,8 +106,18 @@ def scheduled_handler(job: Callable[[Metrics], dict[str, Any]], service: str) ->
 
 
 def event_handler(handle: Callable[[dict[str, Any], Metrics], dict[str, Any]], service: str) -> LambdaHandler:
-    """A handler for a function fed by several event sources (a schedule and a queue)."""
-    return instrumented(lambda event, context, metrics: handle(event, metrics), service)
+    """A handler for a function fed by several event sources (a schedule and a queue). A failure
+    is logged (JSON, with the message or event id) and re-raised, so the queue redelivers it."""
+    logger = Logger(child=True)
+
+    def run(event: dict[str, Any], context: Any, metrics: Metrics) -> dict[str, Any]:
+        try:
+            return handle(event, metrics)
+        except Exception:
+            logger.exception("event handler failed")
+            raise
+
+    return instrumented(run, service, QUEUE_OR_SCHEDULE)
 
 
 def stream_handler(handle_batch: Callable[[list[dict[str, Any]]], dict[str, Any]], service: str) -> LambdaHandler:
@@ -113,12 +129,18 @@ def stream_handler(handle_batch: Callable[[list[dict[str, Any]]], dict[str, Any]
 
     def consume(event: dict[str, Any], context: Any, metrics: Metrics) -> dict[str, Any]:
         records = list(event.get("Records", []))
-        result = handle_batch(records)
+        try:
+            result = handle_batch(records)
+        except Exception:
+            logger.exception("stream batch failed")
+            raise
         failed = len(result["batchItemFailures"])
         metrics.add_metric(name="StreamRecords", unit=MetricUnit.Count, value=len(records))
         metrics.add_metric(name="StreamRecordFailures", unit=MetricUnit.Count, value=failed)
         if failed:
             logger.warning("stream records failed", extra={"records": len(records), "failed": failed})
+        else:
+            logger.info("stream batch consumed", extra={"records": len(records)})
         return result
 
-    return instrumented(consume, service)
+    return instrumented(consume, service, STREAM_BATCH)

@@ -10,13 +10,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import Literal
+from typing import Literal, Protocol
 
-from .config import Settings
 from .errors import RateLimited
 from .store.ports import ItemStore, Update
 
 Bucket = Literal["connection", "tool_call", "attachment_read", "unauthenticated"]
+
+
+class RateLimitSettings(Protocol):
+    """The two deployment values a limiter reads (mesq.config.Settings has them)."""
+
+    @property
+    def rate_limit_enabled(self) -> bool: ...
+
+    @property
+    def rate_limit_profile(self) -> str: ...
 
 WINDOW_SECONDS = 60
 
@@ -44,7 +53,7 @@ def wall_clock() -> float:
 
 
 class RateLimiter:
-    def __init__(self, items: ItemStore, settings: Settings, clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, items: ItemStore, settings: RateLimitSettings, clock: Callable[[], float] | None = None) -> None:
         self._items = items
         self._clock = clock
         enabled = settings.rate_limit_enabled and settings.rate_limit_profile != "off"

@@ -5,17 +5,15 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Literal
 
 from aws_lambda_powertools import Logger
 
-from .context import Services
 from .reading.credentials import users_to_sync
 from .reading.sync import sync_status, sync_user
 from .reading.wechat import provider_factory
-from .services import build_sealer
+from .services import Services
 from .store.ports import Item
 from .timestamps import now_timestamp, parse_timestamp
 
@@ -25,40 +23,22 @@ logger = Logger(child=True)
 def run_user_sync(services: Services, user_id: str) -> Item:
     settings = services.settings
     providers = provider_factory(settings.wechat_reading_gateway_url, settings.wechat_reading_web_url)
-    return sync_user(services.items, build_sealer(settings), user_id, providers, now_timestamp)
-
-
-def _queue(services: Services) -> Any:
-    import boto3
-
-    return boto3.client("sqs", region_name=services.settings.region)
-
-
-def enqueue(services: Services, user_ids: list[str], sqs: Any = None) -> int:
-    queue_url = services.settings.reading_sync_queue_url
-    assert queue_url is not None
-    client = sqs or _queue(services)
-    for start in range(0, len(user_ids), 10):  # SendMessageBatch takes 10 entries
-        entries = [
-            {"Id": str(number), "MessageBody": json.dumps({"userId": user_id})}
-            for number, user_id in enumerate(user_ids[start : start + 10])
-        ]
-        client.send_message_batch(QueueUrl=queue_url, Entries=entries)
-    return len(user_ids)
+    return sync_user(services.items, services.sealer, user_id, providers, now_timestamp)
 
 
 def request_sync(services: Services, user_id: str) -> Literal["queued", "done"]:
     """The "sync now" button: queued on AWS, done in place locally."""
-    if services.settings.reading_sync_queue_url:
-        enqueue(services, [user_id])
+    if services.reading_queue is not None:
+        services.reading_queue.send([user_id])
         return "queued"
     run_user_sync(services, user_id)
     return "done"
 
 
-def fan_out(services: Services, sqs: Any = None) -> int:
+def fan_out(services: Services) -> int:
     """The scheduled job: one message per user with a credential (found without a scan)."""
-    return enqueue(services, users_to_sync(services.items), sqs)
+    assert services.reading_queue is not None, "the scheduled fan-out needs the reading-sync queue"
+    return services.reading_queue.send(users_to_sync(services.items))
 
 
 def due_for_sync(services: Services, now: datetime, interval: timedelta) -> list[str]:

@@ -13,7 +13,7 @@ from aws_lambda_powertools import Logger
 
 from .apps import create_local_app
 from .asgi.access_log import AccessLogMiddleware, LogFormat
-from .context import Services
+from .services import Services
 
 
 class ListenError(Exception):

@@ -1,13 +1,83 @@
-"""Wiring: Settings -> the adapters of every port. The only module that picks adapters."""
+"""The composition root: Settings -> the adapters of every port, each built once per process. The
+only module that picks adapters (and so the only one, with the adapters themselves, that calls
+`build_sealer` or `boto3.client`; tests/unit/test_composition_root.py holds it to that).
+
+`Services` is the one implementation of `context.Services` (what operations see); the edges
+(apps, HTTP, MCP, web, jobs) also read its `settings`."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from aws_lambda_powertools import Logger
+
 from .call_metrics import CallMetrics, NoCallMetrics
 from .config import Settings
-from .context import Services
 from .deferred_blobs import DeferredBlobStore
+from .deployment import Deployment
+from .model_ports import Embedder, Reranker, SearchRuntime
+from .reading.queue import ReadingSyncQueue
 from .sealing.ports import Sealer
 from .store.ports import BlobStore, ItemStore
+
+log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
+T = TypeVar("T")
+
+
+class Lazy(Generic[T]):
+    """One value made on first use, once, under a lock (a KMS client at a cold start that never
+    seals would be waste)."""
+
+    def __init__(self, make: Callable[[], T]) -> None:
+        self._make = make
+        self._value: T | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> T:
+        with self._lock:
+            if self._value is None:
+                self._value = self._make()
+            return self._value
+
+
+@dataclass(frozen=True)
+class Services:
+    """The process-wide adapters, built once per process from Settings (`build_services`)."""
+
+    settings: Settings
+    items: ItemStore
+    blobs: BlobStore
+    #: One metric per operation call (operations.invoke); EMF on Lambda, nothing elsewhere.
+    call_metrics: CallMetrics = field(default_factory=NoCallMetrics)
+    deployment: Deployment = field(init=False)
+    #: AI search's providers and loaded indexes (mesq/model_ports.py), built lazily.
+    search: SearchRuntime = field(init=False)
+    #: Where a requested reading sync goes (SQS on AWS); None runs it in place.
+    reading_queue: ReadingSyncQueue | None = field(init=False)
+    _sealer: Lazy[Sealer] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        settings = self.settings
+        object.__setattr__(self, "deployment", deployment_of(settings))
+        object.__setattr__(self, "search", SearchRuntime(lambda: build_search_models(settings)))
+        object.__setattr__(self, "reading_queue", build_reading_queue(settings))
+        object.__setattr__(self, "_sealer", Lazy(lambda: build_sealer(settings)))
+
+    @property
+    def sealer(self) -> Sealer:
+        return self._sealer.get()
+
+
+def deployment_of(settings: Settings) -> Deployment:
+    return Deployment(
+        public_url=settings.public_url,
+        attachment_quota_bytes=settings.attachment_quota_bytes,
+        mcp_read_cap_bytes=settings.mcp_read_cap_bytes,
+        upload_session_seconds=settings.upload_session_seconds,
+    )
 
 
 def build_item_store(settings: Settings) -> ItemStore:
@@ -76,3 +146,41 @@ def build_sealer(settings: Settings) -> Sealer:
     from .sealing.local import LocalKeySealer
 
     return LocalKeySealer(settings.secret_key_file)
+
+
+def build_reading_queue(settings: Settings) -> ReadingSyncQueue | None:
+    if not settings.reading_sync_queue_url:
+        return None
+    from .reading.queue_sqs import SqsReadingSyncQueue
+
+    return SqsReadingSyncQueue(settings.reading_sync_queue_url, settings.region)
+
+
+def build_search_models(settings: Settings) -> tuple[Embedder | None, Reranker | None]:
+    """Providers (`Settings.search_provider`): `bedrock` (AWS), `local` (an embedding model from a
+    path; no local reranker), `none` (no vector branch)."""
+    return build_embedder(settings), build_reranker(settings)
+
+
+def build_embedder(settings: Settings) -> Embedder | None:
+    if settings.search_provider == "bedrock":
+        from .search.bedrock import BedrockEmbedder
+
+        return BedrockEmbedder(settings.bedrock_embedding_model_id, settings.region)
+    if settings.search_provider == "local":
+        from .search.local_models import LocalEmbedder, bundled_model_path
+
+        path = settings.embedding_model_path or bundled_model_path()
+        if path is None:
+            log.warning("search: no embedding model path and no bundled model; the vector branch is off")
+            return None
+        return LocalEmbedder(path)
+    return None
+
+
+def build_reranker(settings: Settings) -> Reranker | None:
+    if settings.search_provider == "bedrock" and settings.bedrock_rerank_model_arn:
+        from .search.bedrock import BedrockReranker
+
+        return BedrockReranker(settings.bedrock_rerank_model_arn, settings.region)
+    return None

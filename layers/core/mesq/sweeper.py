@@ -14,9 +14,8 @@ from aws_lambda_powertools import Logger
 
 from .attachments.uploads import sweep_expired_sessions
 from .concurrency import run_sync
-from .context import Services
 from .reminders.tick import run_due_reminder_tick
-from .services import build_sealer
+from .services import Services
 
 logger = Logger(child=True)
 
@@ -34,7 +33,7 @@ async def sweep_forever(services: Services) -> None:
 
 
 async def remind_forever(services: Services) -> None:
-    sealer = build_sealer(services.settings)
+    sealer = services.sealer
     while True:
         try:
             report = await run_sync(run_due_reminder_tick, services.items, sealer, datetime.now(UTC))

@@ -12,9 +12,8 @@ from starlette.testclient import TestClient
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.context import Services
 from mesq.server import create_local_app
-from mesq.services import build_services
+from mesq.services import Services, build_services
 from mesq.todos import state as todo_state
 from mesq.todos.board.operations import OPERATIONS
 from tests.conftest import Account

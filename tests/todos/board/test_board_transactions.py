@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from mesq.config import Settings
-from mesq.context import Call, Principal, Services
+from mesq.context import Call, Principal
 from mesq.errors import Conflict, MesqError, RevisionConflict, ValidationError
+from mesq.services import Services
 from mesq.store.blobs_local import LocalBlobStore
 from mesq.store.ports import ItemStore, Put, Update, WriteOp
 from mesq.todos import keys as todo_keys

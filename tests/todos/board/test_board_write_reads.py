@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from mesq.context import Call, Principal, Services
+from mesq.context import Call, Principal
 from mesq.keys import user_partition
 from mesq.operations import REGISTRY
+from mesq.services import Services
 from mesq.store.ports import ItemStore, Key, QueryPage
 from mesq.todos import keys as todo_keys
 from mesq.todos import state as todo_state

@@ -10,8 +10,8 @@ from dataclasses import replace
 
 import pytest
 
-from mesq.context import Services
 from mesq.errors import RevisionConflict, ValidationError
+from mesq.services import Services
 from mesq.store.ports import ItemStore
 from tests.todos.inbox.test_inbox_ops import Caller, racing_caller
 

@@ -11,8 +11,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mesq.context import Services
 from mesq.errors import ResponseTooLarge
+from mesq.services import Services
 from mesq.todos.views.budget import RESPONSE_BUDGET_CHARACTERS, json_size
 from tests.todos.inbox.test_inbox_ops import Caller
 

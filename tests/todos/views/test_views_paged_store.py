@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mesq.context import Services
 from mesq.errors import MesqError
 from mesq.keys import user_partition
+from mesq.services import Services
 from mesq.store.paging import walk
 from mesq.store.ports import Delete
 from mesq.todos import keys as todo_keys

@@ -10,9 +10,10 @@ from ..auth.oauth.resources import accepts
 from ..auth.scopes import needed_scopes
 from ..auth.tokens import authenticate_token
 from ..concurrency import run_sync
-from ..context import Principal, Services
+from ..context import Principal
 from ..errors import Forbidden, Unauthorized
 from ..ratelimit import RateLimiter
+from ..services import Services
 from ..store.ports import ItemStore
 from .instance import client_ip, instance_url
 

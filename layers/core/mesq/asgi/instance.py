@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
-from ..context import Services
+from ..services import Services
 
 
 def instance_url(request: Request, services: Services) -> str:

@@ -20,10 +20,10 @@ from ..asgi.auth import require_scopes, rest_principal
 from ..asgi.body import read_json_object
 from ..asgi.envelope import NO_STORE, failure, internal_failure, success
 from ..asgi.trace import trace_id_of
-from ..context import Services
 from ..errors import MesqError, ValidationError
 from ..operations import check_registry, invoke
 from ..ratelimit import Bucket, RateLimiter
+from ..services import Services
 from ..spec import Operation, Spec, load_spec
 from ..validation import prepare_validators
 from .attachments import attachment_routes

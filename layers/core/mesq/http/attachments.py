@@ -38,9 +38,10 @@ from ..asgi.trace import trace_id_of
 from ..attachments import reads, uploads
 from ..attachments.paths import MEMO, TODO, Namespace
 from ..concurrency import run_sync
-from ..context import Call, Principal, Services
+from ..context import Call, Principal
 from ..errors import ClientClosed, Internal, MesqError, NotFound, PayloadTooLarge, ValidationError
 from ..ratelimit import RateLimiter
+from ..services import Services
 from ..spec import Spec
 from ..store.ports import BlobNotFound, BlobStore, StoreUnavailable
 from .challenge import rest_challenge

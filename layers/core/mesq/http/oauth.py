@@ -59,9 +59,9 @@ from ..auth.oauth.metadata import (
 )
 from ..auth.oauth.resources import normalize_resource
 from ..concurrency import run_sync
-from ..context import Services
 from ..errors import MesqError, NotFound, RateLimited
 from ..ratelimit import RateLimiter
+from ..services import Services
 from .cimd import fetch_metadata_document
 
 MAX_STATE_LENGTH = 1000

@@ -54,7 +54,7 @@ from ..asgi.origin import is_allowed_origin
 from ..asgi.trace import trace_id_of
 from ..auth.scopes import READ_SCOPES, missing_scopes, order_scopes
 from ..concurrency import run_sync
-from ..context import Principal, Services
+from ..context import Principal
 from ..errors import (
     Forbidden,
     MesqError,
@@ -65,6 +65,7 @@ from ..errors import (
     ValidationError,
 )
 from ..ratelimit import Bucket, RateLimiter, call_bucket
+from ..services import Services
 from . import resources
 from .catalog import Catalog
 from .legacy import BodyRejected, LegacyBody, read_legacy_body

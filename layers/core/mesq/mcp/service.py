@@ -21,9 +21,9 @@ from starlette.routing import Route
 
 from .. import __version__
 from ..asgi.cors import open_cors
-from ..context import Services
 from ..errors import Internal
 from ..operations import check_registry
+from ..services import Services
 from ..spec import load_spec
 from ..toolsets import TOOLSETS
 from . import adapter, prompts, resources

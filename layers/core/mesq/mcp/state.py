@@ -14,7 +14,8 @@ from typing import Any
 
 from starlette.requests import Request
 
-from ..context import Principal, Services
+from ..context import Principal
+from ..services import Services
 from .visibility import Visibility
 
 SCOPE_KEY = "mesq.mcp"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..keys import partition_owner
 from ..store.ports import Item
 
 Kind = Literal["memo", "todo_task", "inbox_item", "reading_note"]
@@ -43,6 +44,14 @@ def source_kind(sort_key: str) -> Kind | None:
         if sort_key.startswith(prefix):
             return kind
     return None
+
+
+def searchable_owner(pk: str, sk: str) -> str | None:
+    """Is this key a searchable user record, and whose? The one rule the stream consumer
+    (stream.py), the in-process follower (follow.py) and, through SOURCE_PREFIXES, the indexer's
+    stream filter in template.yaml apply (tests/search/test_searchable_keys.py ties them)."""
+    owner = partition_owner(pk)
+    return owner if owner is not None and source_kind(sk) is not None else None
 
 
 def _joined(*parts: Any) -> str:

@@ -17,11 +17,11 @@ from aws_lambda_powertools import Logger
 
 from ..context import Services
 from ..keys import user_partition
+from ..model_ports import ProviderError
 from ..store.paging import walk
 from .documents import SOURCE_PREFIXES, Doc, doc_of, source_kind
 from .index import Entry, SearchIndex
 from .persist import IndexRepository
-from .providers import ProviderError
 from .tokens import tokens
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)

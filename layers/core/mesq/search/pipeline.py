@@ -25,9 +25,9 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from ..errors import ServiceUnavailable
+from ..model_ports import Embedder, ProviderError, Reranker
 from .documents import Doc
 from .index import SearchIndex
-from .providers import Embedder, ProviderError, Reranker
 from .tokens import tokens
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)

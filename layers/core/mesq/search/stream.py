@@ -15,22 +15,19 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from ..context import Services
-from .documents import source_kind
+from .documents import searchable_owner
 from .indexer import refresh
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
-USER_PREFIX = "U#"
 
 
 def _user_and_key(record: Mapping[str, Any]) -> tuple[str, str] | None:
     keys = record.get("dynamodb", {}).get("Keys", {})
     pk, sk = keys.get("pk", {}).get("S"), keys.get("sk", {}).get("S")
-    if not isinstance(pk, str) or not isinstance(sk, str) or not pk.startswith(USER_PREFIX):
+    if not isinstance(pk, str) or not isinstance(sk, str):
         return None
-    user = pk[len(USER_PREFIX) :]
-    if "#" in user or source_kind(sk) is None:
-        return None
-    return user, sk
+    user = searchable_owner(pk, sk)
+    return None if user is None else (user, sk)
 
 
 def handle_records(services: Services, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

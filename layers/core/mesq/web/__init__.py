@@ -16,8 +16,8 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount
 from starlette.staticfiles import StaticFiles
 
-from ..context import Services
 from ..errors import MesqError
+from ..services import Services
 from .framework import Clock, Web, error_page
 from .throttle import ThrottlePolicy
 

@@ -23,9 +23,10 @@ from ..asgi.envelope import failure
 from ..asgi.trace import trace_id_of
 from ..auth.scopes import ALL_SCOPES
 from ..concurrency import run_sync
-from ..context import Call, Principal, Services
+from ..context import Call, Principal
 from ..errors import Forbidden, Internal, MesqError, Unauthorized
 from ..operations import invoke
+from ..services import Services
 from ..spec import load_spec
 from .flash import clear_flash, pending_flash, redirect_with_flash
 from .forms import Fields, read_form, read_form_or_json

@@ -13,7 +13,6 @@ from ..reading.credentials import credential_summary, remove_credential, save_cr
 from ..reading.importer import import_snapshots, parse_document
 from ..reading.sync import shelf_counts, sync_status
 from ..reading_jobs import request_sync
-from ..services import build_sealer
 from ..timestamps import now_timestamp
 from .framework import Page, Web, endpoint, json_ok
 from .render import redirect
@@ -38,7 +37,7 @@ async def reading_page(page: Page) -> Response:
 
 async def save_submit(page: Page) -> Response:
     services, user_id = page.web.services, page.user.user_id
-    sealer = build_sealer(services.settings)
+    sealer = services.sealer
     kind, secret = page.fields.text("kind"), page.fields.text("secret")
     await run_sync(save_credential, services.items, sealer, user_id, kind, secret, now_timestamp())
     return redirect(PAGE)

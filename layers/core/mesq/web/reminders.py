@@ -16,7 +16,6 @@ from ..reminders import channels
 from ..reminders.delivery import new_client
 from ..reminders.signing import REPLAY_WINDOW_SECONDS
 from ..reminders.tick import deliver
-from ..services import build_sealer
 from ..timestamps import format_timestamp, now_timestamp
 from .framework import Page, Web, endpoint
 
@@ -42,7 +41,7 @@ async def add_submit(page: Page) -> Response:
     created = await run_sync(
         channels.add_webhook,
         services.items,
-        build_sealer(services.settings),
+        services.sealer,
         page.user.user_id,
         page.fields.text("url"),
         now_timestamp(),
@@ -62,7 +61,7 @@ async def _send_test(page: Page, channel_id: str) -> dict[str, str]:
     now = format_timestamp(datetime.now(UTC))
     payload = {"type": "test", "id": f"test-{record['id']}-{now}", "sentAt": now, "task": None, "remindAt": now}
     async with new_client() as client:
-        return await deliver(services.items, build_sealer(services.settings), user_id, payload, client=client,
+        return await deliver(services.items, services.sealer, user_id, payload, client=client,
                              attempts=1, channel_ids={str(record["id"])})  # fmt: skip
 
 

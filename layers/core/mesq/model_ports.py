@@ -1,5 +1,6 @@
-"""The two model services search needs, behind one small interface, and the per-process runtime
-that holds them (built lazily: loading a model costs seconds, a store write must not pay it).
+"""The two model services search needs, behind one small interface (ports), and the per-process
+runtime that holds them (built lazily: loading a model costs seconds, a store write must not pay
+it). Which adapters `build` returns is decided in mesq/services.py, the composition root.
 
 - `Embedder.embed(texts, query=False)` -> one unit vector per text;
 - `Reranker.rerank(query, docs)` -> one relevance score per doc (the pipeline sends batches of
@@ -18,11 +19,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from aws_lambda_powertools import Logger
-
-from ..config import Settings
-
-log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 if TYPE_CHECKING:  # numpy is imported by the providers themselves, off every function's cold start
     import numpy as np
     import numpy.typing as npt
@@ -56,35 +52,12 @@ class Reranker(Protocol):
     def rerank(self, query: str, docs: Sequence[str]) -> list[float]: ...
 
 
-def _build_embedder(settings: Settings) -> Embedder | None:
-    if settings.search_provider == "bedrock":
-        from .bedrock import BedrockEmbedder
-
-        return BedrockEmbedder(settings.bedrock_embedding_model_id, settings.region)
-    if settings.search_provider == "local":
-        from .local_models import LocalEmbedder, bundled_model_path
-
-        path = settings.embedding_model_path or bundled_model_path()
-        if path is None:
-            log.warning("search: no embedding model path and no bundled model; the vector branch is off")
-            return None
-        return LocalEmbedder(path)
-    return None
-
-
-def _build_reranker(settings: Settings) -> Reranker | None:
-    if settings.search_provider == "bedrock" and settings.bedrock_rerank_model_arn:
-        from .bedrock import BedrockReranker
-
-        return BedrockReranker(settings.bedrock_rerank_model_arn, settings.region)
-    return None
-
-
 @dataclass
 class SearchRuntime:
     """Per process: the providers (built on first use) and the users' loaded indexes."""
 
-    settings: Settings
+    #: () -> (embedder, reranker): the adapters Settings pick (services.build_search_models).
+    build: Callable[[], tuple[Embedder | None, Reranker | None]] = field(default=lambda: (None, None))
     _embedder: Embedder | None = None
     _reranker: Reranker | None = None
     _built: bool = False
@@ -97,8 +70,7 @@ class SearchRuntime:
     def _build(self) -> None:
         with self._lock:
             if not self._built:
-                self._embedder = _build_embedder(self.settings)
-                self._reranker = _build_reranker(self.settings)
+                self._embedder, self._reranker = self.build()
                 self._built = True
 
     @property
