@@ -25,7 +25,8 @@ from ..errors import Forbidden, MesqError, NotFound
 from ..operations import invoke_sync
 from ..ratelimit import Bucket, RateLimiter
 from .catalog import Catalog, CatalogTool
-from .result import checked_envelope, internal_envelope, success_envelope, tool_result
+from .limits import rate_bucket
+from .result import checked_envelope, error_result, internal_envelope, success_envelope, tool_result
 from .state import RequestState
 from .visibility import Visibility
 
@@ -82,6 +83,9 @@ def run_tool(
 async def call_tool(
     catalog: Catalog, state: RequestState, name: str, arguments: dict[str, Any] | None
 ) -> types.CallToolResult:
+    limited = state.rate_limited.get(rate_bucket("tools/call", name))
+    if limited is not None:  # a tool error the model reads: RATE_LIMITED with retryAfterSeconds
+        return error_result(limited, state.trace_id)
     tool = catalog.get(name)
     if tool is None:
         raise not_callable(unknown_tool(name))
