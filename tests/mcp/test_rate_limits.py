@@ -71,7 +71,9 @@ def test_legacy_messages_are_counted_from_the_body(limited):
         error = legacy.error(method, params)
         assert error["code"] == RATE_LIMITED_RPC_CODE and error["data"]["retryAfterSeconds"] >= 1, method
     # initialize is the SDK's own: the endpoint answers it in the same form, with its id.
-    answer = legacy.post("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}})
+    answer = legacy.post(
+        "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    )
     assert answer.status_code == 200 and answer.json()["error"]["data"]["code"] == "RATE_LIMITED"
     assert answer.json()["id"] is not None
     # A notification has no answer to carry the error: HTTP 429 with Retry-After.
