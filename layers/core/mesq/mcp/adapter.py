@@ -22,6 +22,8 @@ from mcp_types import INVALID_PARAMS
 
 from ..concurrency import run_sync
 from ..errors import Forbidden, MesqError, NotFound
+from ..hints import closest
+from ..messages import quoted
 from ..operations import invoke_sync
 from ..ratelimit import Bucket, RateLimiter
 from .catalog import Catalog, CatalogTool
@@ -36,8 +38,11 @@ def not_callable(error: MesqError) -> MCPError:
     return MCPError(code=INVALID_PARAMS, message=error.message, data={"code": error.code})
 
 
-def unknown_tool(name: str) -> NotFound:
-    return NotFound(f"no tool named {name!r}; call tools/list for the tools of this connection")
+def unknown_tool(name: str, names: Collection[str] = ()) -> NotFound:
+    """No such tool; the nearest name this connection can call, when one is close."""
+    near = closest(name, names)
+    hint = f"did you mean {near!r}? " if near else ""
+    return NotFound(f"no tool named {quoted(name)}; {hint}call tools/list for the tools of this connection")
 
 
 def hidden_tool(visibility: Visibility, tool: CatalogTool) -> Forbidden | None:
@@ -88,7 +93,7 @@ async def call_tool(
         return error_result(limited, state.trace_id)
     tool = catalog.get(name)
     if tool is None:
-        raise not_callable(unknown_tool(name))
+        raise not_callable(unknown_tool(name, state.visibility.visible))
     hidden = hidden_tool(state.visibility, tool)
     if hidden is not None:
         raise not_callable(hidden)
