@@ -7,6 +7,8 @@ import copy
 from typing import Any
 
 import pytest
+
+from mesq.mcp.lean import SERVER_ONLY_KEYWORDS
 from jsonschema import Draft202012Validator
 
 from mesq.auth.scopes import ALL_SCOPES
@@ -61,7 +63,7 @@ def without_server_keywords(schema: Any) -> Any:
         return [without_server_keywords(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    return {key: without_server_keywords(value) for key, value in schema.items() if key != "x-error-message"}
+    return {key: without_server_keywords(value) for key, value in schema.items() if key not in SERVER_ONLY_KEYWORDS}
 
 
 def shape_only(schema: dict[str, Any]) -> Any:

@@ -30,6 +30,7 @@ from . import adapter, prompts, resources
 from .catalog import Catalog, build_catalog
 from .code.sandbox import available as sandbox_available
 from .code.tools import listed_tools, with_code_tools
+from .connection_context import with_connection_context
 from .endpoint import McpEndpoint
 from .limits import rate_bucket, rpc_rate_limited
 from .resource_metadata import METADATA_PATH, resource_metadata_endpoint
@@ -216,7 +217,7 @@ def default_catalog() -> Catalog:
     """The catalog of the packaged spec: built (and checked) once per process."""
     spec = load_spec()
     check_registry(spec)
-    catalog = build_catalog(spec)
+    catalog = with_connection_context(build_catalog(spec))
     # Code Mode only where its sandbox enforces every budget (not on aarch64 builds: sandbox.py).
     return with_code_tools(catalog, spec.error_schema) if sandbox_available() else catalog
 
