@@ -7,8 +7,6 @@ import copy
 from typing import Any
 
 import pytest
-
-from mesq.mcp.lean import SERVER_ONLY_KEYWORDS
 from jsonschema import Draft202012Validator
 
 from mesq.auth.scopes import ALL_SCOPES
@@ -20,7 +18,7 @@ from mesq.mcp.catalog import (
     method_annotations,
 )
 from mesq.mcp.code.tools import listed_tools
-from mesq.mcp.lean import drop_implied_types, open_objects, strip_input_only
+from mesq.mcp.lean import SERVER_ONLY_KEYWORDS, drop_implied_types, open_objects, strip_input_only
 from mesq.mcp.service import default_catalog
 from mesq.mcp.visibility import resolve
 from mesq.operations import REGISTRY

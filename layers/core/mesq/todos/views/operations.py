@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
-
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ... import timestamps
