@@ -73,3 +73,16 @@ def test_json_access_log(tmp_path: Path) -> None:
         )
         assert isinstance(record["durationMs"], float | int) and record["durationMs"] >= 0
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", record["time"])
+
+
+def test_the_calendar_feed_secret_is_not_logged(tmp_path: Path) -> None:
+    with serving(tmp_path) as server:
+        secret = "cal_" + "s3cr3tfeedvalue" * 2
+        answer = httpx.get(f"{server.base_url}/calendar/{secret}.ics", timeout=10)
+        assert answer.status_code == 404
+        [line] = _lines_for(server, answer.headers["x-trace-id"])
+        assert line.startswith("GET /calendar/<redacted>.ics 404 "), line
+        bare = httpx.get(f"{server.base_url}/calendar/{secret}", timeout=10)
+        [line] = _lines_for(server, bare.headers["x-trace-id"])
+        assert line.startswith("GET /calendar/<redacted> "), line
+        assert secret not in "\n".join(server.output)

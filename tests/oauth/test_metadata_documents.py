@@ -3,6 +3,7 @@ with `oauth_cimd_allow_loopback`), refused when the document does not describe i
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
@@ -196,12 +197,13 @@ def test_documents_that_break_client_rules_are_invalid_clients(services, documen
     ],
 )
 def test_metadata_document_hosts_must_resolve_to_public_addresses(monkeypatch, address):
+    from mesq import outbound
     from mesq.auth.oauth.errors import OAuthError
     from mesq.http import cimd
 
-    monkeypatch.setattr(cimd.socket, "getaddrinfo", lambda *args, **kwargs: [(0, 0, 0, "", (address, 443))])
+    monkeypatch.setattr(outbound.socket, "getaddrinfo", lambda *args, **kwargs: [(0, 0, 0, "", (address, 443))])
     with pytest.raises(OAuthError) as error:
-        cimd.fetch_metadata_document("https://client.example/client.json", allow_loopback=False)
+        asyncio.run(cimd.fetch_metadata_document("https://client.example/client.json", allow_loopback=False))
     assert error.value.error == "invalid_client" and "non-public address" in error.value.description
 
 
@@ -234,8 +236,8 @@ def test_the_fetch_connects_to_the_address_it_checked(monkeypatch, documents):
         target = "127.0.0.1" if len(lookups) == 1 else "10.9.9.9"  # a second answer would point elsewhere
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (target, port))]
 
-    monkeypatch.setattr(cimd.socket, "getaddrinfo", rebinding_resolver)
+    monkeypatch.setattr(outbound.socket, "getaddrinfo", rebinding_resolver)
     # The guard runs (allow_loopback=False) but treats this loopback test server as public.
     monkeypatch.setattr(outbound, "is_public_address", lambda address: str(address) == "127.0.0.1")
-    document = cimd.fetch_metadata_document(url, allow_loopback=False)
+    document = asyncio.run(cimd.fetch_metadata_document(url, allow_loopback=False))
     assert document["client_id"] == url and lookups == ["client.example"]

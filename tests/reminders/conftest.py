@@ -43,10 +43,16 @@ def todo_call(items: ItemStore, user_id: str, operation_id: str, **arguments: An
 
 
 def user_with_reminders(
-    items: ItemStore, sealer: LocalKeySealer, receiver: Receiver, tasks: int, *, seconds_ahead: int = 3
+    items: ItemStore,
+    sealer: LocalKeySealer,
+    receiver: Receiver,
+    tasks: int,
+    *,
+    seconds_ahead: int = 3,
+    url: str | None = None,
 ) -> tuple[str, datetime]:
     """A new user with `tasks` tasks, each reminded `seconds_ahead` from now (absolute) and at
-    its due minus 15 minutes (relative), and one webhook to `receiver`. Returns the user and
+    its due minus 15 minutes (relative), and one webhook to `receiver` (or to `url`). Returns the user and
     the moment by which every reminder is due."""
     user_id = "u-" + uuid.uuid4().hex[:10]
     now = datetime.now(UTC)
@@ -58,6 +64,6 @@ def user_with_reminders(
         reminders = [{"type": "absolute", "at": format_timestamp(soon)}, {"type": "relative", "offset": "-PT15M"}]
         todo_call(items, user_id, "set_todo_reminders", id=task["id"], expectedRevision=task["revision"],
                   reminders=reminders)  # fmt: skip
-    channel = channels.add_webhook(items, sealer, user_id, receiver.url, now_timestamp(), allow_loopback=True)
+    channel = channels.add_webhook(items, sealer, user_id, url or receiver.url, now_timestamp(), allow_loopback=True)
     receiver.secrets.append(channel.secret)
     return user_id, due

@@ -183,10 +183,12 @@ def test_a_tick_that_dies_between_claim_and_send_loses_nothing(
 
     with pytest.raises(SystemExit):
         run_due_reminder_tick(items, sealer, due + timedelta(seconds=5), on_claimed=die)
-    assert receiver.attempts == 0 and len(_claims(items, user_id)) == 1
+    # the two occurrences are handled concurrently: one or both were claimed before the end
+    died_holding = len(_claims(items, user_id))
+    assert receiver.attempts == 0 and died_holding in (1, 2)
     next_tick = run_due_reminder_tick(items, sealer, due + timedelta(minutes=1), backoff=(0.0,))
-    assert len(receiver.received) == 1  # the other occurrence; the claimed one waits for its lease
-    assert next_tick.skipped >= 1
+    assert len(receiver.received) == 2 - died_holding  # the claimed ones wait for their lease
+    assert next_tick.skipped >= died_holding
     run_due_reminder_tick(items, sealer, due + RETRY_DELAYS[0] + timedelta(minutes=1), backoff=(0.0,))
     _assert_once(receiver, 2)
     assert {claim["status"] for claim in _claims(items, user_id)} == {"delivered"}

@@ -12,7 +12,7 @@ channel's answer (REST envelope, MCP tool result) stay with the adapter.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
 from .attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
@@ -31,6 +31,7 @@ from .todos.views.operations import OPERATIONS as TODO_VIEW_OPERATIONS
 from .validation import validate_arguments
 
 OperationFn = Callable[[Call, dict[str, Any]], dict[str, Any]]
+AsyncOperationFn = Callable[[Call, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 REGISTRY: Mapping[str, OperationFn] = {
     **MEMO_READ_OPERATIONS,
@@ -77,11 +78,7 @@ def invoke_sync(
     started = time.perf_counter()
     error: BaseException | None = None
     try:
-        arguments = validate_arguments(operation, arguments)
-        bucket = call_bucket(operation.operation_id)
-        if limiter is not None and limiter.enabled and bucket in counted:
-            limiter.hit(principal.credential_id, bucket)
-        call = Call(principal=principal, services=services, trace_id=trace_id, channel=channel)
+        call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, limiter, counted)
         return (function or REGISTRY[operation.operation_id])(call, arguments)
     except BaseException as exc:
         error = exc
@@ -89,6 +86,50 @@ def invoke_sync(
     finally:
         elapsed_ms = (time.perf_counter() - started) * 1000
         services.call_metrics.record(operation.operation_id, outcome_of(error), elapsed_ms)
+
+
+async def invoke_async(
+    operation: Operation,
+    arguments: dict[str, Any],
+    *,
+    principal: Principal,
+    services: Services,
+    trace_id: str,
+    channel: Channel,
+    function: AsyncOperationFn,
+) -> dict[str, Any]:
+    """`invoke_sync` for an operation that waits on something other than a store (Code Mode's
+    sandbox process): the same validation, `Call` and metrics, on the event loop, so no worker
+    thread is held while it waits. Its own store calls go through `concurrency.run_sync`."""
+    started = time.perf_counter()
+    error: BaseException | None = None
+    try:
+        call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, None, ())
+        return await function(call, arguments)
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        services.call_metrics.record(operation.operation_id, outcome_of(error), elapsed_ms)
+
+
+def _prepared(
+    operation: Operation,
+    arguments: dict[str, Any],
+    principal: Principal,
+    services: Services,
+    trace_id: str,
+    channel: Channel,
+    limiter: RateLimiter | None,
+    counted: Collection[Bucket],
+) -> tuple[Call, dict[str, Any]]:
+    """Validated arguments, the call counted in its bucket where the channel counts it, the `Call`."""
+    arguments = validate_arguments(operation, arguments)
+    bucket = call_bucket(operation.operation_id)
+    if limiter is not None and limiter.enabled and bucket in counted:
+        limiter.hit(principal.credential_id, bucket)
+    return Call(principal=principal, services=services, trace_id=trace_id, channel=channel), arguments
 
 
 #: `invoke_sync` in a worker thread (stores are synchronous; within a Lambda invocation on its own

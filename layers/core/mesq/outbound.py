@@ -1,6 +1,8 @@
 """Which network addresses a request the service makes on a user's behalf may reach: the OAuth
 client metadata fetch (`http/cimd.py`) and reminder webhooks (`reminders/delivery.py`) go to URLs
-somebody else chose, so they must never reach the deployment's own network (SSRF).
+somebody else chose, so they must never reach the deployment's own network (SSRF). Each such
+request also runs under a total deadline (`anyio.fail_after`, around the whole exchange, not per
+socket operation), so a peer that trickles bytes cannot hold the server's capacity.
 
 `ipaddress.is_global` alone is not enough on Python 3.11: it calls the IPv6 forms that embed an
 IPv4 address (NAT64, 6to4, IPv4-compatible) global even when the embedded address is loopback or
@@ -9,8 +11,14 @@ private, so every embedded IPv4 address (those, IPv4-mapped, Teredo) is checked 
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import ipaddress
 import socket
+import ssl
+from typing import Any
+
+import httpx
 
 _NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
 _IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
@@ -48,6 +56,15 @@ class UnsafeTarget(Exception):
         self.unresolvable = unresolvable
 
 
+def _checked(host: str, infos: list[Any], require_public: bool) -> str:
+    addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
+    if not addresses:
+        raise UnsafeTarget(f"cannot resolve {host}", unresolvable=True)
+    if require_public and not all(is_public_address(address) for address in addresses):
+        raise UnsafeTarget(f"{host} resolves to a non-public address", unresolvable=False)
+    return str(addresses[0])
+
+
 def resolve_checked(host: str, port: int, *, require_public: bool = True) -> str:
     """The one address to connect to for `host`: resolved once, every address checked public
     first (unless `require_public` is off: tests, local development), so the caller connects to
@@ -56,9 +73,21 @@ def resolve_checked(host: str, port: int, *, require_public: bool = True) -> str
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError:
         raise UnsafeTarget(f"cannot resolve {host}", unresolvable=True) from None
-    addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
-    if not addresses:
-        raise UnsafeTarget(f"cannot resolve {host}", unresolvable=True)
-    if require_public and not all(is_public_address(address) for address in addresses):
-        raise UnsafeTarget(f"{host} resolves to a non-public address", unresolvable=False)
-    return str(addresses[0])
+    return _checked(host, infos, require_public)
+
+
+async def resolve_checked_async(host: str, port: int, *, require_public: bool = True) -> str:
+    """`resolve_checked` on the running loop (its resolver thread, not the request pool), so a
+    caller's deadline covers the lookup too."""
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError:
+        raise UnsafeTarget(f"cannot resolve {host}", unresolvable=True) from None
+    return _checked(host, infos, require_public)
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """One verifying TLS context (httpx's default) for every outbound client: building one reads
+    the whole CA bundle, too slow to repeat on the event loop for each request."""
+    return httpx.create_ssl_context()

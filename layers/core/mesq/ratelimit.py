@@ -54,12 +54,24 @@ class RateLimiter:
     def enabled(self) -> bool:
         return self._limits is not None
 
+    def _now(self) -> float:
+        return self._clock() if self._clock is not None else wall_clock()
+
+    def remaining(self, subject: str, bucket: Bucket) -> int | None:
+        """Requests `subject` has left in `bucket` this window (None: not limited); one read."""
+        if self._limits is None:
+            return None
+        window = int(self._now() // WINDOW_SECONDS) * WINDOW_SECONDS
+        counter = self._items.get((f"RL#{subject}", f"{bucket}#{window}"))
+        used = int(counter["count"]) if counter is not None else 0
+        return max(0, self._limits[bucket] - used)
+
     def hit(self, subject: str, bucket: Bucket, count: int = 1) -> None:
         """Count `count` requests (a JSON-RPC batch counts each message); RateLimited (with
         retryAfterSeconds) once the window's limit is passed."""
         if self._limits is None:
             return
-        now = self._clock() if self._clock is not None else wall_clock()
+        now = self._now()
         window = int(now // WINDOW_SECONDS) * WINDOW_SECONDS
         window_end = window + WINDOW_SECONDS
         counter = self._items.update(

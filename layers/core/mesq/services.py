@@ -50,6 +50,10 @@ def build_call_metrics(settings: Settings) -> CallMetrics:
 def build_services(settings: Settings) -> Services:
     """With in-process index updates the item store reports each write to the search indexer
     (what DynamoDB Streams does on AWS)."""
+    if settings.storage == "sqlite":
+        from .private_files import tighten
+
+        tighten(settings.data_dir)  # what an older version left 0755 / 0644
     items = build_item_store(settings)
     blobs = build_blob_store(settings)
     metrics = build_call_metrics(settings)

@@ -1,7 +1,8 @@
 """The access log of `mesq serve`: one line per request, written when the response is complete.
 
 Fields: method, path, status, duration in milliseconds and the trace id the app put in
-`X-Trace-Id`. Only the path is logged, never the query string: OAuth redirects and some clients
+`X-Trace-Id`. Only the path is logged (a secret in it redacted: `log_paths.py`), never the query
+string: OAuth redirects and some clients
 carry codes, states or tokens there. `plain` is for a person watching a terminal, `json` one
 object per line for a log collector. A request whose body was aborted or arrived too late is
 logged once, by the body deadline (body_deadline.py, with method, path, bytes and trace id),
@@ -19,6 +20,7 @@ from typing import Literal
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .body_deadline import BODY_LOGGED
+from .log_paths import loggable_path
 from .trace import TRACE_HEADER
 
 LogFormat = Literal["plain", "json"]
@@ -70,6 +72,6 @@ class AccessLogMiddleware:
             await self.app(scope, receive, observe)
         finally:
             duration_ms = (time.perf_counter() - started) * 1000
-            path = scope.get("path", "") or "/"
+            path = loggable_path(scope.get("path", "") or "/")
             if not scope.get("state", {}).get(BODY_LOGGED):
                 self.emit(format_line(self.log_format, scope["method"], path, status, duration_ms, trace_id))

@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..config import Settings
 from ..errors import RequestTimeout
 from .envelope import failure
+from .log_paths import loggable_path
 from .trace import trace_id_of
 
 #: Set in the request's `scope["state"]` once this middleware has logged the request (an aborted or
@@ -92,7 +93,8 @@ class BodyDeadlineMiddleware:
         # One line, readable without a JSON log handler too (`mesq serve` logs plain text).
         scope.setdefault("state", {})[BODY_LOGGED] = True
         logger.warning(
-            f"{what}: {scope['method']} {scope['path']} after {seconds:.1f} s, {received} of {declared} bytes "
+            f"{what}: {scope['method']} {loggable_path(scope['path'])} after {seconds:.1f} s, "
+            f"{received} of {declared} bytes "
             f"(traceId {trace_id})",
             extra={"traceId": trace_id, "receivedBytes": received},
         )

@@ -11,87 +11,101 @@ address (the request keeps the URL's host in `Host` and, for https, in SNI and t
 check), so a name that re-resolves elsewhere in between (DNS rebinding) cannot redirect the
 fetch. What counts as public (embedded IPv4 addresses included) is `mesq/outbound.py`.
 
-The stdlib client is enough for one GET and keeps the OAuth function free of another HTTP
-library.
+Anyone can make the server fetch, so the fetch is bounded in time and in number: the whole
+exchange (lookup, connect, request, every byte of the answer) runs under one 5 s deadline, and
+at most `MAX_IN_FLIGHT` fetches run at once in the process; one more is refused at once with
+`invalid_client` rather than queued. It runs on the event loop (httpx's async client), so a
+slow metadata server holds no worker thread.
 """
 
 from __future__ import annotations
 
-import http.client
-import socket
-import ssl
+import contextlib
+import threading
+from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
+
+import anyio
+import httpx
 
 from ..asgi.body import is_json_media_type, parse_json_object
 from ..auth.oauth.errors import OAuthError
 from ..errors import ValidationError
-from ..outbound import UnsafeTarget, resolve_checked
+from ..outbound import UnsafeTarget, resolve_checked_async, tls_context
 
 MAX_DOCUMENT_BYTES = 64 * 1024
-TIMEOUT_SECONDS = 5.0
+DEADLINE_SECONDS = 5.0
+MAX_IN_FLIGHT = 4
 
 
 def _invalid(message: str) -> OAuthError:
     return OAuthError("invalid_client", f"client metadata document: {message}")
 
 
-def _resolve(host: str, port: int, allow_loopback: bool) -> str:
-    """The one address the fetch connects to, every address of `host` checked first."""
+class _InFlight:
+    """A count of the fetches running in this process; a lock, not an asyncio primitive, since
+    Lambda runs each invocation on a loop of its own."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._count = 0
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def slot(self) -> Iterator[None]:
+        with self._lock:
+            if self._count >= self.limit:
+                raise _invalid("the server is fetching too many client metadata documents; try again in a few seconds")
+            self._count += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._count -= 1
+
+
+IN_FLIGHT = _InFlight(MAX_IN_FLIGHT)
+
+
+async def _get(url: str, allow_loopback: bool) -> tuple[int, str | None, bytes]:
+    parsed = httpx.URL(url)  # checked by check_metadata_document_id: https (or loopback http)
+    host = parsed.host
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
     try:
-        return resolve_checked(host, port, require_public=not allow_loopback)
+        address = await resolve_checked_async(host, port, require_public=not allow_loopback)
     except UnsafeTarget as unsafe:
         raise _invalid(str(unsafe)) from None
+    headers = {
+        "Accept": "application/json",
+        "Accept-Encoding": "identity",  # read as sent: no decompression to outgrow the cap
+        "User-Agent": "MeSQ-OAuth",
+        "Host": parsed.netloc.decode("ascii"),
+    }
+    extensions = {"sni_hostname": host} if parsed.scheme == "https" else {}
+    client_options: dict[str, Any] = {"follow_redirects": False, "trust_env": False, "verify": tls_context()}
+    async with (
+        httpx.AsyncClient(timeout=DEADLINE_SECONDS, **client_options) as client,
+        client.stream("GET", parsed.copy_with(host=address), headers=headers, extensions=extensions) as response,
+    ):
+        body = bytearray()
+        if response.status_code == 200:
+            async for chunk in response.aiter_raw():
+                body += chunk
+                if len(body) > MAX_DOCUMENT_BYTES:
+                    break
+        return response.status_code, response.headers.get("Content-Type"), bytes(body)
 
 
-class _PinnedHTTPConnection(http.client.HTTPConnection):
-    """Connects to `address` instead of resolving `host` again; `Host` still names `host`."""
-
-    def __init__(self, host: str, port: int, address: str) -> None:
-        super().__init__(host, port, timeout=TIMEOUT_SECONDS)
-        self._address = address
-
-    def connect(self) -> None:
-        self.sock = socket.create_connection((self._address, self.port), self.timeout)
-
-
-class _PinnedHTTPSConnection(http.client.HTTPSConnection):
-    """TLS to `address`, with SNI and certificate verification for `host`."""
-
-    def __init__(self, host: str, port: int, address: str) -> None:
-        self._tls = ssl.create_default_context()
-        super().__init__(host, port, timeout=TIMEOUT_SECONDS, context=self._tls)
-        self._address = address
-
-    def connect(self) -> None:
-        raw = socket.create_connection((self._address, self.port), self.timeout)
-        self.sock = self._tls.wrap_socket(raw, server_hostname=self.host)
-
-
-def _get(url: str, allow_loopback: bool) -> tuple[int, str | None, bytes]:
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    secure = parts.scheme == "https"
-    port = parts.port or (443 if secure else 80)
-    address = _resolve(host, port, allow_loopback)
-    connection_type = _PinnedHTTPSConnection if secure else _PinnedHTTPConnection
-    connection = connection_type(host, port, address)
-    try:
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        connection.request("GET", target, headers={"Accept": "application/json", "User-Agent": "MeSQ-OAuth"})
-        response = connection.getresponse()  # http.client never follows redirects
-        body = response.read(MAX_DOCUMENT_BYTES + 1) if response.status == 200 else b""
-        return response.status, response.headers.get("Content-Type"), body
-    finally:
-        connection.close()
-
-
-def fetch_metadata_document(url: str, allow_loopback: bool) -> dict[str, Any]:
+async def fetch_metadata_document(url: str, allow_loopback: bool) -> dict[str, Any]:
     """The JSON object at `url` (a checked CIMD client_id), or OAuthError invalid_client."""
-    try:
-        status, content_type, raw = _get(url, allow_loopback)
-    except (OSError, http.client.HTTPException) as error:  # also ssl.SSLError and socket timeouts
-        raise _invalid(f"cannot fetch {url} ({type(error).__name__})") from None
+    with IN_FLIGHT.slot():
+        try:
+            with anyio.fail_after(DEADLINE_SECONDS):
+                status, content_type, raw = await _get(url, allow_loopback)
+        except TimeoutError:
+            raise _invalid(f"{url} did not answer within {DEADLINE_SECONDS:g} s") from None
+        except (OSError, httpx.HTTPError) as error:  # also TLS failures
+            raise _invalid(f"cannot fetch {url} ({type(error).__name__})") from None
     if 300 <= status < 400:
         raise _invalid(f"{url} answered HTTP {status} (redirects are not followed)")
     if status != 200:

@@ -146,7 +146,7 @@ class OAuthEndpoints:
         if is_metadata_document_id(client_id):
             allow_loopback = self.services.settings.oauth_cimd_allow_loopback
             check_metadata_document_id(client_id, allow_loopback)
-            document = await run_sync(fetch_metadata_document, client_id, allow_loopback)
+            document = await fetch_metadata_document(client_id, allow_loopback)
             return metadata_document_client(client_id, document)
         client = await run_sync(registered_client, self.services.items, client_id)
         if client is None:

@@ -8,7 +8,8 @@ A tool hidden only by missing scopes never gets here: the endpoint answers it wi
 step-up challenge before the SDK reads the message.
 
 `run_tool` is the part after the visibility check, synchronous: Code Mode (code/) calls it for
-every `mesq.<tool>(...)` of a script, so a script's calls take exactly this path.
+every `mesq.<tool>(...)` of a script, so a script's calls take exactly this path. `run_tool_async`
+is the same for run_code itself, which waits on its sandbox process on the event loop.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ..concurrency import run_sync
 from ..errors import Forbidden, MesqError, NotFound
 from ..hints import closest
 from ..messages import quoted
-from ..operations import invoke_sync
+from ..operations import invoke_async, invoke_sync
 from ..ratelimit import Bucket, RateLimiter
 from .catalog import Catalog, CatalogTool
 from .limits import rate_bucket
@@ -61,7 +62,6 @@ def run_tool(
     counted: Collection[Bucket] = (),
 ) -> dict[str, Any]:
     """One call of a visible tool -> its checked envelope (`{data}` or `{error}`)."""
-    trace_id = state.trace_id
     function = tool.connection_function(catalog, state) if tool.connection_function else tool.function
     try:
         data = invoke_sync(
@@ -69,20 +69,49 @@ def run_tool(
             dict(arguments) if arguments else {},
             principal=state.principal,
             services=state.services,
-            trace_id=trace_id,
+            trace_id=state.trace_id,
             channel="mcp",
             function=function,
             limiter=limiter,
             counted=counted,
         )
-        if not isinstance(data, dict):
-            raise TypeError(f"operation {tool.name} returned {type(data).__name__}, not an object")
-        envelope = success_envelope(data, trace_id, state.correlation_id)
-    except MesqError as error:
-        envelope = error.envelope(trace_id)
-    except Exception as exc:  # every other fault is internal: its text never leaks
-        return internal_envelope(exc, trace_id, tool.name)
+    except Exception as exc:
+        return _failed(exc, state, tool)
+    return _succeeded(data, state, tool)
+
+
+async def run_tool_async(
+    catalog: Catalog, state: RequestState, tool: CatalogTool, arguments: dict[str, Any] | None
+) -> dict[str, Any]:
+    """`run_tool` for a tool that awaits (`CatalogTool.connection_coroutine`: run_code), on the loop."""
+    assert tool.connection_coroutine is not None
+    try:
+        data = await invoke_async(
+            tool.operation,
+            dict(arguments) if arguments else {},
+            principal=state.principal,
+            services=state.services,
+            trace_id=state.trace_id,
+            channel="mcp",
+            function=tool.connection_coroutine(catalog, state),
+        )
+    except Exception as exc:
+        return _failed(exc, state, tool)
+    return await run_sync(_succeeded, data, state, tool)  # the output check walks the whole result
+
+
+def _succeeded(data: Any, state: RequestState, tool: CatalogTool) -> dict[str, Any]:
+    trace_id = state.trace_id
+    if not isinstance(data, dict):
+        return _failed(TypeError(f"operation {tool.name} returned {type(data).__name__}, not an object"), state, tool)
+    envelope = success_envelope(data, trace_id, state.correlation_id)
     return checked_envelope(envelope, tool.result_schema, trace_id, tool.name)
+
+
+def _failed(exc: Exception, state: RequestState, tool: CatalogTool) -> dict[str, Any]:
+    if isinstance(exc, MesqError):
+        return checked_envelope(exc.envelope(state.trace_id), tool.result_schema, state.trace_id, tool.name)
+    return internal_envelope(exc, state.trace_id, tool.name)  # every other fault: its text never leaks
 
 
 async def call_tool(
@@ -98,5 +127,8 @@ async def call_tool(
     if hidden is not None:
         raise not_callable(hidden)
     # Not counted here: the endpoint counted the message in its bucket before the SDK read it.
-    envelope = await run_sync(run_tool, catalog, state, tool, arguments)
+    if tool.connection_coroutine is not None:
+        envelope = await run_tool_async(catalog, state, tool, arguments)
+    else:
+        envelope = await run_sync(run_tool, catalog, state, tool, arguments)
     return tool_result(envelope, is_error="error" in envelope)

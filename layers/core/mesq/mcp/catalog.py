@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 from mcp.shared.tool_name_validation import TOOL_NAME_REGEX
 
-from ..operations import REGISTRY, OperationFn
+from ..operations import REGISTRY, AsyncOperationFn, OperationFn
 from ..spec import Operation, Spec
 from ..toolsets import TOOLSETS
 from ..validation import prepare_validators
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 #: A tool that works on the connection itself (Code Mode): its operation for one request.
 ConnectionFunction = Callable[["Catalog", "RequestState"], OperationFn]
+#: The same for a tool that waits on the event loop instead of a worker thread (run_code).
+AsyncConnectionFunction = Callable[["Catalog", "RequestState"], AsyncOperationFn]
 
 #: Annotation keys as written in `x-mcp.annotations` -> the SDK's field names.
 _ANNOTATION_FIELDS = {
@@ -158,6 +160,8 @@ class CatalogTool:
     build_listing: Callable[[], Listing]
     #: Set for tools that need the connection (catalog + request state), not only a `Call`.
     connection_function: ConnectionFunction | None = None
+    #: Set instead for a connection tool that awaits (adapter.call_tool runs it on the loop).
+    connection_coroutine: AsyncConnectionFunction | None = None
 
     @cached_property
     def listing(self) -> Listing:

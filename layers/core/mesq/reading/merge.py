@@ -5,7 +5,8 @@ rewritten, notes the source no longer has are marked `deletedUpstream` (never dr
 note that is unchanged is not written at all, so running the same snapshot twice changes
 nothing. Writes go in transactions of at most 100 operations: the notes with their conditions
 (absent for a new note, the read `version` for a changed one) plus the book item with the ADD
-of exactly the counter changes those notes make, so the counts always agree with the notes. A
+of exactly the counter changes those notes make, so the counts always agree with the notes. The
+book's metadata and `upstreamMark` go in the last transaction only (crash safety: `_commit`). A
 concurrent writer makes a condition fail; the book is then re-read and merged again.
 """
 
@@ -31,6 +32,8 @@ from .model import (
 )
 
 ATTEMPTS = 3
+#: The book fields written with every chunk: enough for a half-written book to be listed (and found by id).
+_IDENTITY = ("id", "provider", "externalId", "title", "author")
 _COUNTER_OF = {"highlight": "highlightCount", "note": "thoughtCount"}
 
 
@@ -177,17 +180,26 @@ def _book_changed(stored: Item | None, meta: dict[str, Any]) -> bool:
 
 
 def _commit(items: ItemStore, user_id: str, plan: _Plan, meta: dict[str, Any]) -> None:
+    """Write the notes chunk by chunk; only the LAST transaction writes the book's metadata and
+    `upstreamMark`. An earlier chunk carries its counter ADDs (so counts always agree with the
+    notes), the identity a book item needs to be listed, and REMOVEs the mark: a crash between
+    chunks leaves a book no sync can take for up to date, so the next sync (or re-import) merges
+    the whole snapshot again and repairs it."""
     key = book_key(user_id, meta["id"])
-    remove = [] if "lastNoteAt" in meta else ["lastNoteAt"]
     chunk = MAX_TRANSACTION_OPS - 1
-    starts = range(0, len(plan.notes), chunk) if plan.notes else range(1)
+    starts = list(range(0, len(plan.notes), chunk)) if plan.notes else [0]
+    identity = {name: meta[name] for name in _IDENTITY}
     for start in starts:
         ops, deltas = plan.notes[start : start + chunk], plan.deltas[start : start + chunk]
         total: Counter[str] = Counter()
         for delta in deltas:
             total.update(delta)
         add = {name: total.get(name, 0) for name in COUNTERS}
-        items.transact([*ops, Update(key, set=meta, remove=remove, add=add)])
+        if start == starts[-1]:
+            book = Update(key, set=meta, remove=[] if "lastNoteAt" in meta else ["lastNoteAt"], add=add)
+        else:
+            book = Update(key, set=identity, remove=["upstreamMark"], add=add)
+        items.transact([*ops, book])
 
 
 def apply_snapshot(items: ItemStore, user_id: str, snapshot: BookSnapshot, now: str, source: str) -> MergeReport:
@@ -197,6 +209,10 @@ def apply_snapshot(items: ItemStore, user_id: str, snapshot: BookSnapshot, now: 
         stored_book = store.read_book(items, user_id, book_id(snapshot.book.external_id))
         plan = _plan(user_id, snapshot, existing, now)
         meta = _book_meta(snapshot, _last_note_at(existing, plan), now, source)
+        if "upstreamMark" not in meta and stored_book is not None and "upstreamMark" in stored_book:
+            # A snapshot without a mark (a file import) keeps the sync's mark: _commit may have
+            # to take it away while the chunks are written, and gives it back with the last.
+            meta["upstreamMark"] = stored_book["upstreamMark"]
         if not plan.notes and not _book_changed(stored_book, meta):
             return plan.report
         try:

@@ -27,7 +27,7 @@ from .merge import MergeReport, apply_snapshot
 from .model import COUNTERS, BookSnapshot, UpstreamBook
 from .provider import ProviderError, ReadingProvider
 
-logger = Logger(service="mesq", child=True)
+logger = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 
 STATUS_SK = "READ#SYNCSTATUS"
 LEASE_SK = "READ#SYNCLEASE"

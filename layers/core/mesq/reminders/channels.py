@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import re
 import secrets
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+
+import httpx
 
 from ..errors import NotFound, ValidationError
 from ..keys import user_partition
-from ..outbound import is_public_address
+from ..outbound import IPAddress, is_public_address
 from ..sealing.ports import Sealer
 from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, Item, ItemStore, Update
@@ -25,6 +27,8 @@ from ..store.ports import Condition, ConditionFailed, Item, ItemStore, Update
 PREFIX = "REMIND#CHANNEL#"
 MAX_CHANNELS = 5
 URL_MAX = 2000
+#: A host whose last label is a number (or 0x...): no top-level domain is, so it is an address.
+_NUMERIC_HOST = re.compile(r"(?:.*\.)?(?:[0-9]+|0x[0-9a-f]*)\.?", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -38,19 +42,42 @@ def _context(user_id: str, channel_id: str) -> dict[str, str]:
     return {"purpose": "reminder-webhook", "userId": user_id, "channelId": channel_id}
 
 
+def parse_url(url: str) -> httpx.URL:
+    """A webhook URL as the sender reads it (httpx's parser, IDNA included): adding a channel and
+    sending to it parse the same way, so what was admitted can always be sent to."""
+    try:
+        parsed = httpx.URL(url)
+        port = parsed.port
+    except (httpx.InvalidURL, ValueError) as bad:
+        raise ValidationError(f"the webhook URL cannot be used ({bad})") from None
+    if parsed.scheme not in ("https", "http") or not parsed.host:
+        raise ValidationError("the webhook URL must be an https:// URL")
+    if parsed.userinfo:
+        raise ValidationError("the webhook URL must not hold a user name or password")
+    if port is not None and not 0 < port < 65536:
+        raise ValidationError("the webhook URL's port must be between 1 and 65535")
+    if _NUMERIC_HOST.fullmatch(parsed.host) and literal_address(parsed.host) is None:
+        # 127.1, 0x7f.0.0.1, 2130706433: forms resolvers read as an address in many ways
+        raise ValidationError("write an address host as four decimal numbers, such as 203.0.113.7")
+    return parsed
+
+
+def literal_address(host: str) -> IPAddress | None:
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        return None
+
+
 def check_url(url: str, *, allow_loopback: bool) -> str:
     """https to a public host; http only to a loopback address and only where allowed (tests,
     local development), so a webhook cannot aim the service at its own private network."""
     url = url.strip()
-    parts = urlsplit(url)
-    if len(url) > URL_MAX or parts.scheme not in ("https", "http") or not parts.hostname:
-        raise ValidationError("the webhook URL must be an https:// URL")
-    host = parts.hostname
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        address = None
-    loopback = host == "localhost" or (address is not None and address.is_loopback)
+    if len(url) > URL_MAX:
+        raise ValidationError(f"the webhook URL must be at most {URL_MAX} characters")
+    parts = parse_url(url)
+    address = literal_address(parts.host)
+    loopback = parts.host == "localhost" or (address is not None and address.is_loopback)
     if loopback:
         if not allow_loopback:
             raise ValidationError("the webhook URL must name a public host")
@@ -89,7 +116,11 @@ def add_webhook(items: ItemStore, sealer: Sealer, user_id: str, url: str, now: s
 
 
 def delete_channel(items: ItemStore, user_id: str, channel_id: str) -> None:
-    items.delete((user_partition(user_id), PREFIX + channel_id))
+    """NotFound unless the user has that channel (another user's id is simply not found)."""
+    try:
+        items.delete((user_partition(user_id), PREFIX + channel_id), Condition(exists=True))
+    except ConditionFailed:
+        raise NotFound("that reminder channel does not exist") from None
 
 
 def find_channel(items: ItemStore, user_id: str, channel_id: str) -> Item:

@@ -12,7 +12,8 @@
    the bucket `RETRY_DELAYS[0]` ahead): a lease. If the process dies between the claim and the
    send, the retry entry still fires, so an occurrence is delivered at least once, never lost
    (receivers drop repeats by the stable `id`).
-3. Delivery to each channel of the user (delivery.py: signed, retried with backoff), the outcome
+3. Delivery to each channel of the user (delivery.py: signed, retried with backoff, each attempt
+   under its own total deadline), the outcome
    recorded on the channel and on the claim. All delivered: the retry entry goes. A channel
    failed: the retry entry stays, and when its minute comes a later tick sends again to the
    channels that failed (only those), moving the entry along `RETRY_DELAYS`; after the last
@@ -21,19 +22,31 @@
 4. The entry moves to the task's next instant (conditional on it still naming this one, so a
    concurrent task write wins), or is deleted; the cursor moves to now's minute (re-reading that
    minute next time is harmless: claims deduplicate).
+
+Each claimed occurrence is sent in a task of its own (at most `delivery.MAX_CONCURRENT_SENDS`
+in flight), and the channels of one occurrence are sent to concurrently, so one slow destination delays only its own
+message. The tick runs on an event loop of its own (`anyio.run`; `mesq serve` calls it in a
+worker thread, the scheduler function directly): its store calls are quick and run inline on
+that loop, while `deliver`, which the settings page's test send shares with the server's loop,
+moves its store calls to worker threads.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Awaitable, Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import anyio
 import httpx
+from anyio.abc import TaskGroup
+from aws_lambda_powertools import Logger
 
+from ..concurrency import run_sync
 from ..keys import user_partition
 from ..sealing.ports import Sealer, SealingError
 from ..store.paging import walk
@@ -42,7 +55,9 @@ from ..timestamps import format_timestamp, parse_timestamp
 from ..todos import keys as todo_keys
 from ..todos.reminder_schedule import INDEX_PREFIX, bucket, bucket_partition, index_item, instants, next_instant
 from . import channels
-from .delivery import BACKOFF_SECONDS, send_webhook
+from .delivery import ATTEMPTS, BACKOFF_SECONDS, MAX_CONCURRENT_SENDS, new_client, send_all
+
+logger = Logger(child=True)
 
 CURSOR_KEY = ("REMINDERS#CURSOR", "tick")
 MAX_LOOKBACK = timedelta(hours=24)
@@ -64,11 +79,12 @@ class TickReport:
     failed: int = 0
     retried: int = 0  # rounds after the first (a failed channel, or a tick that died mid-send)
     skipped: int = 0  # claimed by another tick, or no longer a reminder of its task
+    errors: int = 0  # entries that failed unexpectedly (logged); the cursor stays for them
     failures: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"buckets": self.buckets, "due": self.due, "delivered": self.delivered, "failed": self.failed,
-                "retried": self.retried, "skipped": self.skipped}  # fmt: skip
+                "retried": self.retried, "skipped": self.skipped, "errors": self.errors}  # fmt: skip
 
 
 def _minutes(start: datetime, end: datetime) -> Iterator[datetime]:
@@ -158,55 +174,85 @@ def _advance(items: ItemStore, entry: Item, task: Item | None, at: datetime) -> 
         return None
 
 
-def deliver(
+def _opened(items: ItemStore, sealer: Sealer, user_id: str, channel_ids: Collection[str] | None
+            ) -> tuple[list[tuple[str, channels.Channel]], list[str]]:  # fmt: skip
+    """The user's channels (those in `channel_ids`) opened; and the ids whose secret is unreadable."""
+    ready: list[tuple[str, channels.Channel]] = []
+    unreadable: list[str] = []
+    for record in channels.channel_records(items, user_id):
+        if channel_ids is not None and record["id"] not in channel_ids:
+            continue
+        try:
+            ready.append((str(record["id"]), channels.opened(sealer, user_id, record)))
+        except SealingError:
+            unreadable.append(str(record["id"]))
+    return ready, unreadable
+
+
+def _record(items: ItemStore, user_id: str, outcomes: dict[str, dict[str, Any] | None]) -> None:
+    now = format_timestamp(datetime.now(UTC))
+    for channel_id, failure in outcomes.items():
+        channels.record_outcome(items, user_id, channel_id, failure, now)
+
+
+async def deliver(
     items: ItemStore,
     sealer: Sealer,
     user_id: str,
     payload: dict[str, Any],
     *,
-    client: httpx.Client,
+    client: httpx.AsyncClient,
+    attempts: int = ATTEMPTS,
     backoff: tuple[float, ...] = BACKOFF_SECONDS,
     channel_ids: Collection[str] | None = None,
 ) -> dict[str, str]:
-    """Send `payload` to every channel of the user (or only to those in `channel_ids`); the
-    failure reason per channel id (empty = all delivered)."""
-    failures: dict[str, str] = {}
-    for record in channels.channel_records(items, user_id):
-        if channel_ids is not None and record["id"] not in channel_ids:
-            continue
-        now = format_timestamp(datetime.now(UTC))
-        try:
-            channel = channels.opened(sealer, user_id, record)
-        except SealingError:
-            failure: dict[str, Any] | None = {"at": now, "attempts": 0, "reason": "secret unreadable"}
-        else:
-            failure = send_webhook(channel, payload, client=client, backoff=backoff)
-        channels.record_outcome(items, user_id, str(record["id"]), failure, now)
-        if failure is not None:
-            failures[str(record["id"])] = str(failure["reason"])
-    return failures
+    """Send `payload` to every channel of the user (or only to those in `channel_ids`), all at
+    once; the failure reason per channel id (empty = all delivered)."""
+    ready, unreadable = await run_sync(_opened, items, sealer, user_id, channel_ids)
+    outcomes = await send_all(ready, payload, client=client, attempts=attempts, backoff=backoff)
+    for channel_id in unreadable:
+        outcomes[channel_id] = {"at": format_timestamp(datetime.now(UTC)), "attempts": 0, "reason": "secret unreadable"}
+    await run_sync(_record, items, user_id, outcomes)
+    return {channel_id: str(failure["reason"]) for channel_id, failure in outcomes.items() if failure is not None}
 
 
 @dataclass(frozen=True)
 class _Tick:
-    """What one tick's steps share."""
+    """What one tick's steps share: the store, the client, the task group every send runs in,
+    and the bound on sends in flight."""
 
     items: ItemStore
     sealer: Sealer
     now: datetime
-    http: httpx.Client
+    http: httpx.AsyncClient
     backoff: tuple[float, ...]
     report: TickReport
     on_claimed: Callable[[Item], None] | None
+    group: TaskGroup
+    bound: anyio.CapacityLimiter
 
     def task_of(self, entry: Item) -> Item | None:
         stored = self.items.get(todo_keys.task_key(str(entry["userId"]), str(entry["taskId"])))
         return todo_keys.record_of(stored) if stored is not None else None
 
-    def send(self, entry: Item, task: Item, channel_ids: Collection[str] | None = None) -> dict[str, str]:
+    async def send(self, entry: Item, task: Item, channel_ids: Collection[str] | None = None) -> dict[str, str]:
         payload = _payload(entry, task, self.now)
-        return deliver(self.items, self.sealer, str(entry["userId"]), payload, client=self.http, backoff=self.backoff,
-                       channel_ids=channel_ids)  # fmt: skip
+        async with self.bound:
+            return await deliver(self.items, self.sealer, str(entry["userId"]), payload, client=self.http,
+                                 backoff=self.backoff, channel_ids=channel_ids)  # fmt: skip
+
+    def spawn(self, step: Callable[..., Awaitable[None]], *args: Any) -> None:
+        """Run `step` beside the others; its unexpected failure is logged and counted (the cursor
+        then stays), never allowed to stop the other deliveries."""
+
+        async def guarded() -> None:
+            try:
+                await step(*args)
+            except Exception:
+                logger.exception("reminder delivery step failed", extra={"step": step.__name__})
+                self.report.errors += 1
+
+        self.group.start_soon(guarded)
 
 
 def run_due_reminder_tick(
@@ -214,34 +260,54 @@ def run_due_reminder_tick(
     sealer: Sealer,
     now: datetime,
     *,
-    client: httpx.Client | None = None,
     backoff: tuple[float, ...] = BACKOFF_SECONDS,
     on_claimed: Callable[[Item], None] | None = None,
 ) -> TickReport:
-    """One tick at `now` (aware). `on_claimed` lets tests widen the race window."""
-    report = TickReport()
-    own_client = client is None
-    http = client or httpx.Client(follow_redirects=False)
-    tick = _Tick(items, sealer, now, http, backoff, report, on_claimed)
+    """One tick at `now` (aware), on an event loop of its own. `on_claimed` lets tests widen the
+    race window."""
     try:
+        return anyio.run(functools.partial(_run_tick, items, sealer, now, backoff=backoff, on_claimed=on_claimed))
+    except BaseExceptionGroup as group:  # only SystemExit and the like escape an entry: the process ends
+        raise group.exceptions[0] from None
+
+
+async def _run_tick(
+    items: ItemStore,
+    sealer: Sealer,
+    now: datetime,
+    *,
+    backoff: tuple[float, ...],
+    on_claimed: Callable[[Item], None] | None,
+) -> TickReport:
+    report = TickReport()
+    async with new_client() as http, anyio.create_task_group() as group:
+        tick = _Tick(items, sealer, now, http, backoff, report, on_claimed, group,
+                     anyio.CapacityLimiter(MAX_CONCURRENT_SENDS))  # fmt: skip
         for minute in _minutes(_first_bucket(items, now), now):
             report.buckets += 1
             for entry in walk(items, bucket_partition(minute), index="gsi2"):
-                current: Item | None = entry
-                if str(entry.get("sk", "")).startswith(RETRY_PREFIX):
-                    _retry(tick, entry)
-                while current is not None and str(current.get("sk", "")).startswith(INDEX_PREFIX):
-                    # a late tick finds several instants of one task due: handle each in turn
-                    current = _handle(tick, current)
+                tick.spawn(_entry, tick, entry)
+    if not report.errors:  # else the next tick reads these minutes again (claims deduplicate)
         items.put({"pk": CURSOR_KEY[0], "sk": CURSOR_KEY[1], "bucket": bucket(now)})
-    finally:
-        if own_client:
-            http.close()
     return report
 
 
+async def _entry(tick: _Tick, entry: Item) -> None:
+    if str(entry.get("sk", "")).startswith(RETRY_PREFIX):
+        await _retry(tick, entry)
+    current: Item | None = entry
+    while current is not None and str(current.get("sk", "")).startswith(INDEX_PREFIX):
+        # a late tick finds several instants of one task due: each is claimed and sent in turn
+        current = _handle(tick, current)
+
+
+async def _first_round(tick: _Tick, entry: Item, task: Item) -> None:
+    _record_round(tick, entry, 0, await tick.send(entry, task))
+
+
 def _handle(tick: _Tick, entry: Item) -> Item | None:
-    """Deliver one index entry if due; the entry's next form when that is due too, else None."""
+    """Claim one index entry if due and start its delivery; the entry's next form when that is
+    due too, else None. The entry moves on before the send ends: the claim's lease covers it."""
     at = parse_timestamp(str(entry["at"]), "at")
     if at > tick.now:
         return None
@@ -253,7 +319,7 @@ def _handle(tick: _Tick, entry: Item) -> Item | None:
         return _due(_advance(tick.items, entry, task, at), tick.now)
     if tick.on_claimed is not None:
         tick.on_claimed(entry)
-    _record_round(tick, entry, 0, tick.send(entry, task))
+    tick.spawn(_first_round, tick, entry, task)
     return _due(_advance(tick.items, entry, task, at), tick.now)
 
 
@@ -284,7 +350,7 @@ def _occurrence_keys(entry: Item) -> tuple[tuple[str, str], tuple[str, str]]:
     return (partition, CLAIM_PREFIX + occurrence), (partition, RETRY_PREFIX + occurrence)
 
 
-def _retry(tick: _Tick, entry: Item) -> None:
+async def _retry(tick: _Tick, entry: Item) -> None:
     """A retry entry whose minute has come: send the occurrence again to the channels that have
     not taken it, if its task still has that reminder; the round is claimed first."""
     if parse_timestamp(str(entry["retryAt"]), "retryAt") > tick.now:
@@ -314,7 +380,7 @@ def _retry(tick: _Tick, entry: Item) -> None:
     tick.report.due += 1
     tick.report.retried += 1
     only = entry.get("channels")
-    _record_round(tick, entry, round_, tick.send(entry, task, None if only is None else set(only)))
+    _record_round(tick, entry, round_, await tick.send(entry, task, None if only is None else set(only)))
 
 
 def _due(entry: Item | None, now: datetime) -> Item | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from ..private_files import private_directory
 from .ports import Sealed, SealingError, associated_data
 
 SCHEME = "local-aes256gcm-v1"
@@ -33,7 +34,7 @@ class LocalKeySealer:
             return self._read()
         except FileNotFoundError:
             pass
-        self.key_file.parent.mkdir(parents=True, exist_ok=True)
+        private_directory(self.key_file.parent)
         try:
             descriptor = os.open(self.key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:

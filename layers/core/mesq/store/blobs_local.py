@@ -26,6 +26,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any, Literal
 
+from ..private_files import private_directory
 from ..timestamps import format_timestamp
 from .blob_paths import validate_blob_path, validate_content_type, validate_metadata
 from .ports import BlobInfo, BlobNotFound, BlobSource, BlobTooLarge, InvalidBlobPath, PresignUnsupported
@@ -44,7 +45,7 @@ class LocalBlobStore:
     transport: Literal["direct", "relay"] = "relay"
 
     def __init__(self, root: Path) -> None:
-        root.mkdir(parents=True, exist_ok=True)
+        private_directory(root)
         self._root = root.resolve(strict=True)
         self._lock = threading.Lock()
 
@@ -65,7 +66,7 @@ class LocalBlobStore:
         validate_content_type(content_type)
         user_metadata = validate_metadata(metadata)
         sidecar = json.dumps({"content_type": content_type, "metadata": user_metadata}).encode()
-        blob.parent.mkdir(parents=True, exist_ok=True)
+        private_directory(blob.parent)
         # mkdir may have followed a symlink planted after _locate checked: check again.
         self._check_inside(blob.parent.resolve())
         blob_tmp = _write_temp(blob, data)

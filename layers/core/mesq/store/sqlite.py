@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..private_files import private_directory, private_file
 from .item_rules import clock, key_of, must_exist, ttl_of, validate_item, validate_transaction, validate_update_keys
 from .ports import (
     INDEXES,
@@ -85,7 +86,8 @@ class SQLiteItemStore:
     def __init__(self, path: str | Path) -> None:
         self._path = str(path)
         if self._path != ":memory:":
-            Path(self._path).parent.mkdir(parents=True, exist_ok=True)
+            private_directory(Path(self._path).parent)
+            private_file(Path(self._path))
         self._lock = threading.RLock()
         self._conn = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
         self._conn.execute("PRAGMA journal_mode=WAL")

@@ -8,12 +8,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-import httpx
 from starlette.responses import Response
 from starlette.routing import Route
 
 from ..concurrency import run_sync
 from ..reminders import channels
+from ..reminders.delivery import new_client
 from ..reminders.signing import REPLAY_WINDOW_SECONDS
 from ..reminders.tick import deliver
 from ..services import build_sealer
@@ -55,24 +55,19 @@ async def add_submit(page: Page) -> Response:
     )
 
 
-def _send_test(page: Page, channel_id: str) -> dict[str, str]:
+async def _send_test(page: Page, channel_id: str) -> dict[str, str]:
+    """One attempt, under the send deadline: the page answers within SEND_DEADLINE_SECONDS."""
     services, user_id = page.web.services, page.user.user_id
-    record = channels.find_channel(services.items, user_id, channel_id)
+    record = await run_sync(channels.find_channel, services.items, user_id, channel_id)
     now = format_timestamp(datetime.now(UTC))
     payload = {"type": "test", "id": f"test-{record['id']}-{now}", "sentAt": now, "task": None, "remindAt": now}
-    with httpx.Client(follow_redirects=False) as client:
-        return deliver(
-            services.items,
-            build_sealer(services.settings),
-            user_id,
-            payload,
-            client=client,
-            channel_ids={str(record["id"])},
-        )
+    async with new_client() as client:
+        return await deliver(services.items, build_sealer(services.settings), user_id, payload, client=client,
+                             attempts=1, channel_ids={str(record["id"])})  # fmt: skip
 
 
 async def test_submit(page: Page) -> Response:
-    failures = await run_sync(_send_test, page, page.fields.text("channel"))
+    failures = await _send_test(page, page.fields.text("channel"))
     message = "Test reminder sent." if not failures else "The test reminder failed; see the channel's last failure."
     return page.redirect_with_flash(PAGE, message)
 

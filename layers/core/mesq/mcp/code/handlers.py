@@ -1,7 +1,9 @@
 """What `search_tools` and `run_code` do for one connection (catalog + request state).
 
-Both run in the worker thread `adapter.run_tool` gives every tool, after the same argument
-validation. A script's `mesq.<tool>(args)` goes through `adapter.run_tool` too, so it meets the
+`search_tools` runs in the worker thread `adapter.run_tool` gives every tool; `run_code` on the
+event loop (`adapter.run_tool_async`), after the same argument validation, waiting on its sandbox
+process without holding a thread (sandbox.py). A script's `mesq.<tool>(args)` goes through
+`adapter.run_tool` in a worker thread (held for that call only), so it meets the
 caller's scopes, the read-only mode, the URL/header filters (`Visibility.code_reach`), argument
 validation, its rate-limit bucket (each call is counted, on top of the run_code message) and the
 output-schema check, and answers the same `{data}` / `{error}` envelope as tools/call.
@@ -14,21 +16,27 @@ import time
 from typing import Any
 
 from ...asgi.body import parse_json_object
+from ...concurrency import run_sync
 from ...context import Call
 from ...errors import Forbidden, MesqError
-from ...operations import OperationFn
+from ...operations import AsyncOperationFn, OperationFn
 from ...ratelimit import Bucket, RateLimiter
 from ..adapter import hidden_tool, run_tool, unknown_tool
 from ..catalog import Catalog
 from ..state import RequestState
-from .budgets import Budgets, truncate
-from .sandbox import Refused, run_program
+from .budgets import Budgets
+from .cutting import TooDeep, compact, truncate
+from .sandbox import Outcome, Refused, run_program
 from .search import rank, summary
 from .signatures import signature
 
 #: Buckets a script's calls are counted in (the run_code message itself was counted at the endpoint).
 COUNTED: tuple[Bucket, ...] = ("tool_call", "attachment_read")
 MAX_THROWN_CHARS = 1_000
+MAX_LOG_LINES = 200
+MAX_LOG_CHARS = 16 * 1024
+#: An unknown tool's name is shown this far (a script can make one up of any length).
+MAX_LOGGED_NAME = 100
 
 
 def search_tools_function(catalog: Catalog, state: RequestState) -> OperationFn:
@@ -45,15 +53,17 @@ def search_tools_function(catalog: Catalog, state: RequestState) -> OperationFn:
     return search_tools
 
 
-def run_code_function(catalog: Catalog, state: RequestState) -> OperationFn:
-    def run_code(call: Call, arguments: dict[str, Any]) -> dict[str, Any]:
-        return Run(catalog, state, Budgets.from_arguments(arguments, state.remaining_ms)).run(arguments["code"])
+def run_code_function(catalog: Catalog, state: RequestState) -> AsyncOperationFn:
+    async def run_code(call: Call, arguments: dict[str, Any]) -> dict[str, Any]:
+        run = Run(catalog, state, Budgets.from_arguments(arguments, state.remaining_ms))
+        await run_sync(run.limit_calls_to_rate_share)
+        return await run.run(arguments["code"])
 
     return run_code
 
 
 class Run:
-    """One run: the host side of the sandbox's calls, the call budget and the log."""
+    """One run: the host side of the sandbox's calls, the call budget, the log, the report."""
 
     def __init__(self, catalog: Catalog, state: RequestState, budgets: Budgets) -> None:
         self.catalog = catalog
@@ -62,34 +72,56 @@ class Run:
         self.reach = state.visibility.code_reach(catalog)
         self.limiter = RateLimiter(state.services.items, state.services.settings)
         self.calls = 0
-        self.log: list[str] = []
+        self.max_calls = budgets.max_calls
+        self.rate_share: int | None = None  # set when the rate limit, not maxCalls, bounds the calls
+        self.log = RunLog()
         self.budget: dict[str, Any] | None = None
 
-    def run(self, source: str) -> dict[str, Any]:
+    def limit_calls_to_rate_share(self) -> None:
+        """At most half of what the credential has left of this minute's tool calls (one read)."""
+        left = self.limiter.remaining(self.state.principal.credential_id, "tool_call")
+        if left is not None and left // 2 < self.max_calls:
+            self.max_calls = self.rate_share = left // 2
+
+    async def run(self, source: str) -> dict[str, Any]:
         started = time.monotonic()
-        outcome = run_program(
+        outcome = await run_program(
             source,
+            user=self.state.principal.user_id,
             reach=list(self.reach),
             known=list(self.catalog.names),
             host=self.host,
             timeout_s=self.budgets.timeout_ms / 1000,
             memory_bytes=self.budgets.memory_mb * 1024 * 1024,
+            max_output_chars=self.budgets.max_output_chars,
         )
         elapsed = round((time.monotonic() - started) * 1000)
         if outcome.stopped == "time":
             self.reached("time", elapsed, self.budgets.timeout_ms)
         elif outcome.stopped == "memory":
             self.reached("memory", self.budgets.memory_mb, self.budgets.memory_mb)
-        data: dict[str, Any] = {"log": self.log, "ms": elapsed}
+        return self.report(outcome, elapsed)
+
+    def report(self, outcome: Outcome, elapsed: int) -> dict[str, Any]:
+        """`data`, every part of it within maxOutputChars: the thrown text and the log take at
+        most a quarter each, the result what is left (cut at a whole element)."""
+        limit = self.budgets.max_output_chars
+        data: dict[str, Any] = {"ms": elapsed}
         if outcome.thrown is not None:
-            data["thrown"] = outcome.thrown[:MAX_THROWN_CHARS]
-        complete = outcome.json_text if outcome.json_text is not None else outcome.kept
-        if complete is not None:
-            value = json.loads(complete)
-            data["result"], truncated = truncate(value, self.budgets.max_output_chars)
-            if truncated:
-                data["truncated"] = True
-                self.reached("output", len(complete), self.budgets.max_output_chars)
+            data["thrown"] = outcome.thrown[: min(MAX_THROWN_CHARS, limit // 4)]
+        data["log"], dropped = self.log.lines(limit // 4)
+        if dropped:
+            data["logDropped"] = dropped
+        if outcome.result_json is not None:
+            left = limit - len(compact(data)) - len(',"result":')
+            try:
+                data["result"], cut = truncate(json.loads(outcome.result_json), max(0, left))
+            except (TooDeep, ValueError, RecursionError):
+                data["thrown"] = str(TooDeep())[: limit // 4]
+            else:
+                if cut or outcome.truncated:
+                    data["truncated"] = True
+                    self.reached("output", max(outcome.size, len(outcome.result_json)), limit)
         if self.budget is not None:
             data["budget"] = self.budget
         return data
@@ -98,28 +130,33 @@ class Run:
         if self.budget is None:  # the first budget reached is the one that stopped the run
             self.budget = {"kind": kind, "used": used, "limit": limit}
 
-    def host(self, name: str, arguments: str) -> str:
-        if self.calls >= self.budgets.max_calls:
-            self.reached("calls", self.calls, self.budgets.max_calls)
-            self.log.append(f"{name} refused: call budget")
+    async def host(self, name: str, arguments: str) -> str:
+        if self.calls >= self.max_calls:
+            self.reached("calls", self.calls, self.max_calls)
+            self.log.add(f"{name[:MAX_LOGGED_NAME]} refused: call budget")
+            if self.rate_share is not None:
+                raise Refused(
+                    f"this run may use at most half of the tool calls left in this minute's rate limit "
+                    f"({self.rate_share} calls); return what you have and continue in a new run"
+                )
             raise Refused(
-                f"call budget of {self.budgets.max_calls} calls per run reached; "
-                "return what you have and continue in a new run"
+                f"call budget of {self.max_calls} calls per run reached; return what you have and continue in a new run"
             )
         self.calls += 1
         started = time.monotonic()
-        envelope = self.envelope(name, arguments)
+        envelope = await run_sync(self.envelope, name, arguments)
         ms = round((time.monotonic() - started) * 1000)
         status = "ok" if "data" in envelope else envelope["error"]["code"]
         tool = self.catalog.get(name)
-        self.log.append(f"{name} {status} {ms}ms" + (" write" if tool is not None and tool.is_write else ""))
-        return json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
+        shown = name if tool is not None else name[:MAX_LOGGED_NAME]
+        self.log.add(f"{shown} {status} {ms}ms" + (" write" if tool is not None and tool.is_write else ""))
+        return compact(envelope)
 
     def envelope(self, name: str, arguments: str) -> dict[str, Any]:
         trace_id = self.state.trace_id
         tool = self.catalog.get(name)
         if tool is None:
-            return unknown_tool(name).envelope(trace_id)
+            return unknown_tool(name[:MAX_LOGGED_NAME]).envelope(trace_id)
         if name not in self.reach:
             # What tools/call says about a hidden tool; a code tool is visible but not reachable.
             error = hidden_tool(self.state.visibility, tool)
@@ -129,3 +166,24 @@ class Run:
         except MesqError as error:
             return error.envelope(trace_id)
         return run_tool(self.catalog, self.state, tool, parsed, limiter=self.limiter, counted=COUNTED)
+
+
+class RunLog:
+    """One line per call, capped at MAX_LOG_LINES and MAX_LOG_CHARS; the rest are counted."""
+
+    def __init__(self) -> None:
+        self._lines: list[str] = []
+        self._chars = 0
+        self.dropped = 0
+
+    def add(self, line: str) -> None:
+        if len(self._lines) >= MAX_LOG_LINES or self._chars + len(line) > MAX_LOG_CHARS:
+            self.dropped += 1
+            return
+        self._lines.append(line)
+        self._chars += len(line)
+
+    def lines(self, limit: int) -> tuple[list[str], int]:
+        """The first lines whose JSON fits in `limit` characters, and how many were left out."""
+        kept, _ = truncate(self._lines, limit)
+        return kept, self.dropped + len(self._lines) - len(kept)

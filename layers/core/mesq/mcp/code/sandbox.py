@@ -1,93 +1,41 @@
-"""One JavaScript program in a fresh V8 isolate (PyPI `mini-racer`), driven from one thread.
+"""One JavaScript program, run in a sandbox worker process (worker.py, pool.py), driven from the
+event loop.
 
-The program never calls Python. A call to `mesq.<tool>(args)` queues `[id, name, argsJSON]` and
-returns a promise; this module polls the queue between evaluations, asks `host` for each answer
-(synchronously, on this thread) and settles the promise with the answer's JSON text, which runs
-the program on to its next `await`. So nothing but JSON strings crosses the boundary, there is no
-Python object the program could reach, and the only API used is `eval` with its timeout and hard
-memory limit (mini-racer >= 0.14.1, see `MIN_VERSION`).
+The program runs in a fresh V8 isolate (PyPI `mini-racer`) in a process of its own: a script
+that exhausts memory, crashes V8 or never yields ends that process, never the server. Nothing
+but length-capped JSON frames crosses the pipe. The worker stops the program at its wall time
+and heap limit itself; this side kills the worker at the wall time plus `GRACE_S` in case it
+does not, and a worker that dies for any reason answers as a memory stop (V8 aborts the process
+only when memory runs out) and is replaced.
 
-Before the program runs, the isolate loses what could outlive the run or escape the memory
-limit: timers (mini-racer installs a `setTimeout`), `WebAssembly`, `Atomics` and every
-`ArrayBuffer`-backed type (their memory is outside V8's heap, so the hard limit would not stop
-them; measured: 2 GB resident under a 64 MB limit). V8 itself has no network, file or process
-API. The import is lazy: only `run_code` pays for loading V8.
+The import is lazy on both sides: the server never loads V8, and a worker process is started
+only when the first run comes (pool.py).
 """
 
 from __future__ import annotations
 
-import contextvars
-import functools
 import importlib.metadata
 import importlib.util
-import json
 import time
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-#: Globals removed before the program runs (see the module docstring).
-_REMOVED = (
-    "setTimeout", "clearTimeout", "setInterval", "clearInterval", "queueMicrotask", "WebAssembly", "Atomics",
-    "SharedArrayBuffer", "ArrayBuffer", "DataView", "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array",
-    "Uint16Array", "Int32Array", "Uint32Array", "Float16Array", "Float32Array", "Float64Array", "BigInt64Array",
-    "BigUint64Array",
-)  # fmt: skip
-
-_HARDEN = (
-    f"for (const name of {json.dumps(_REMOVED)}) {{"
-    " try { delete globalThis[name]; } catch (e) {}"
-    " if (name in globalThis) Object.defineProperty(globalThis, name, {value: undefined, writable: false,"
-    " configurable: false}); }"
-)
-
-#: The bridge: `mesq` (a Proxy whose own keys are the reachable tools; a known but hidden tool is
-#: absent from it, yet calling it returns the error tools/call gives), `checkpoint(value)`, and
-#: the three functions this module calls. Internals live in the closure, not on globalThis.
-_PRELUDE = r"""
-((reach, known) => {
-  const pending = [], waiters = new Map();
-  let next = 0, kept, done;
-  const call = (name, args) => new Promise((resolve, reject) => {
-    let text;
-    try { text = JSON.stringify(args === undefined ? {} : args); } catch (e) { reject(e); return; }
-    const id = next++;
-    waiters.set(id, [resolve, reject]);
-    pending.push([id, name, text === undefined ? "null" : text]);
-  });
-  const tools = Object.create(null);
-  for (const name of reach) tools[name] = (args) => call(name, args);
-  const hidden = new Set(known.filter((name) => !(name in tools)));
-  globalThis.mesq = new Proxy(tools, {
-    get: (target, name) => name in target ? target[name]
-      : (typeof name === "string" && hidden.has(name) ? (args) => call(name, args) : undefined),
-    set: () => false, defineProperty: () => false, deleteProperty: () => false,
-  });
-  globalThis.checkpoint = (value) => { kept = JSON.stringify(value); return value; };
-  const finish = (state) => { if (done === undefined) done = state; };
-  const run = (source) => {
-    const AsyncFunction = (async () => {}).constructor;
-    let program;
-    try { program = new AsyncFunction(source); } catch (e) { finish({thrown: String(e)}); return; }
-    program().then(
-      (value) => { try { finish({json: value === undefined ? null : JSON.stringify(value)}); }
-                   catch (e) { finish({thrown: String(e)}); } },
-      (e) => finish({thrown: e instanceof Error ? `${e.name}: ${e.message}` : String(e)}));
-  };
-  const poll = () => JSON.stringify({calls: pending.splice(0), done: done ?? null, kept: kept ?? null});
-  const settle = (id, ok, text) => {
-    const waiter = waiters.get(id);
-    waiters.delete(id);
-    if (waiter === undefined) return;
-    if (ok) waiter[0](JSON.parse(text));
-    else { const error = new Error(text); error.name = "BudgetExceeded"; waiter[1](error); }
-  };
-  return {run, poll, settle};
-})
-"""
+from .pool import POOL, Worker, WorkerGone
 
 StopKind = Literal["time", "memory"]
+
+#: How long past its wall time a worker may take to report before it is killed.
+GRACE_S = 1.5
+#: How often a running worker's resident memory is checked, and what it may hold beyond its
+#: resident size at start and twice its heap budget.
+WATCH_S = 0.25
+RSS_SLACK_BYTES = 64 * 1024 * 1024
+
+#: The oldest mini-racer whose timeout also stops code after an `await`: 0.12.4 (the last with
+#: aarch64 wheels) runs promise continuations outside the timed evaluation, so `await x; for(;;){}`
+#: could never be stopped. Without it (aarch64 builds) the code tools are not offered.
+MIN_VERSION = (0, 14, 1)
 
 
 class Refused(Exception):
@@ -96,24 +44,15 @@ class Refused(Exception):
 
 @dataclass
 class Outcome:
-    json_text: str | None = None  # what the program returned, as JSON (None: it did not return)
+    result_json: str | None = None  # what the program returned (or kept), cut to maxOutputChars
+    truncated: bool = False
+    size: int = 0  # the untruncated result's length
     thrown: str | None = None
-    kept: str | None = None  # the last checkpoint(value), as JSON
     stopped: StopKind | None = None
 
 
-Host = Callable[[str, str], str]  # (tool name, arguments JSON) -> the answer's JSON text
-
-
-#: The oldest mini-racer whose timeout also stops code after an `await`: 0.12.4 (the last with
-#: aarch64 wheels) runs promise continuations outside the timed evaluation, so `await x; for(;;){}`
-#: could never be stopped. Without it (aarch64 builds) the code tools are not offered.
-MIN_VERSION = (0, 14, 1)
-
-#: Every isolate lives on this one thread: mini-racer 0.12.4 crashed the process (SIGSEGV) when
-#: isolates were used from more than one thread, so runs in one process take turns (a tool call
-#: from a script runs here too).
-_V8_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mesq-v8")
+#: (tool name, arguments JSON) -> the answer's JSON text; raises Refused.
+Host = Callable[[str, str], Awaitable[str]]
 
 
 def available() -> bool:
@@ -127,58 +66,105 @@ def available() -> bool:
     return parts >= MIN_VERSION
 
 
-def run_program(source: str, *, reach: list[str], known: list[str], host: Host, timeout_s: float,
-                memory_bytes: int) -> Outcome:  # fmt: skip
+async def run_program(
+    source: str,
+    *,
+    user: str,
+    reach: list[str],
+    known: list[str],
+    host: Host,
+    timeout_s: float,
+    memory_bytes: int,
+    max_output_chars: int,
+) -> Outcome:
     """Run `source` (the body of an async function) until it settles, throws or hits the wall
-    time (`timeout_s`, host calls included) or `memory_bytes`, on the V8 thread (the caller's
-    context variables, e.g. log keys, go with it)."""
-    context = contextvars.copy_context()
-    job = functools.partial(_run, source, reach, known, host, time.monotonic() + timeout_s, memory_bytes)
-    return _V8_THREAD.submit(context.run, job).result()
-
-
-def _run(source: str, reach: list[str], known: list[str], host: Host, deadline: float, memory_bytes: int) -> Outcome:
-    from py_mini_racer import JSOOMException, JSTimeoutException, MiniRacer  # lazy: V8 loads here
-
-    outcome = Outcome()
-    racer = MiniRacer()
+    time (`timeout_s`, host calls included) or `memory_bytes`. RateLimited if `user` already
+    holds their share of the workers past the pool's queue time."""
+    deadline = time.monotonic() + timeout_s + GRACE_S
+    worker = await POOL.acquire(user, deadline)
+    reusable = False
     try:
-        racer.set_hard_memory_limit(memory_bytes)
+        outcome, reusable = await _drive(
+            worker,
+            {
+                "source": source,
+                "reach": reach,
+                "known": known,
+                "timeoutMs": round(timeout_s * 1000),
+                "memoryBytes": memory_bytes,
+                "maxOutputChars": max_output_chars,
+            },
+            host,
+            deadline,
+        )
+        return outcome
+    finally:  # a cancelled run (the client went away) kills its worker too
+        POOL.release(worker, user, deadline, reusable=reusable)
 
-        def evaluate(code: str) -> Any:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise JSTimeoutException()
-            return racer.eval(code, timeout_sec=left)
 
+async def _drive(worker: Worker, job: dict[str, Any], host: Host, deadline: float) -> tuple[Outcome, bool]:
+    # Near its heap limit V8 can collect garbage for seconds without reaching the timeout's
+    # check, growing past the heap (measured: 460 MB resident under 16 MB): the worker's resident
+    # memory is watched, and past its ceiling the worker is killed as a memory stop.
+    ceiling = worker.ready_rss + 2 * int(job["memoryBytes"]) + RSS_SLACK_BYTES
+    try:
+        await worker.send({"run": job})
+        while True:
+            try:
+                message = await worker.receive(min(WATCH_S, deadline - time.monotonic()))
+            except TimeoutError:
+                if worker.rss_bytes() > ceiling:
+                    return _ran_out(), False
+                if time.monotonic() >= deadline:
+                    return Outcome(stopped="time"), False
+                continue
+            if "calls" in message:
+                await worker.send({"answers": await _answers(message["calls"], host)})
+                continue
+            if "end" in message:
+                outcome, retire = _ended(message["end"])
+                return outcome, not retire
+            raise WorkerGone("the worker sent an unknown message")
+    except WorkerGone:
+        # V8 aborts its process when the heap cannot grow (and RLIMIT_DATA makes that happen
+        # early): a worker that dies mid-run ran out of memory.
+        return _ran_out(), False
+
+
+def _ran_out() -> Outcome:
+    return Outcome(stopped="memory", thrown="the sandbox process ran out of memory and was stopped")
+
+
+async def _answers(calls: Any, host: Host) -> list[list[Any]]:
+    if not isinstance(calls, list):
+        raise WorkerGone("the worker's calls are not a list")
+    answers: list[list[Any]] = []
+    for call in calls:
+        if not (isinstance(call, list) and len(call) == 3 and isinstance(call[0], int)
+                and isinstance(call[1], str) and isinstance(call[2], str)):  # fmt: skip
+            raise WorkerGone("the worker sent a malformed call")
+        call_id, name, arguments = call
         try:
-            evaluate(_HARDEN)
-            evaluate(f"globalThis.__mesq = ({_PRELUDE})({json.dumps(reach)}, {json.dumps(known)}); 0")
-            # Fixed before the program starts: it cannot replace the functions this loop calls.
-            evaluate("(() => { const b = Object.freeze(globalThis.__mesq); delete globalThis.__mesq;"
-                     " Object.defineProperty(globalThis, '__mesqBridge', {value: b}); return 0; })()")  # fmt: skip
-            evaluate(f"__mesqBridge.run({json.dumps(source)}); 0")
-            while True:
-                state = json.loads(str(evaluate("__mesqBridge.poll()")))
-                outcome.kept = state.get("kept")
-                done = state.get("done")
-                if done is not None:
-                    outcome.json_text = done.get("json")
-                    outcome.thrown = done.get("thrown")
-                    break
-                if not state["calls"]:
-                    outcome.thrown = "the program awaits a promise that never settles (there are no timers)"
-                    break
-                for call_id, name, arguments in state["calls"]:
-                    try:
-                        answer, ok = host(str(name), str(arguments)), "true"
-                    except Refused as refused:
-                        answer, ok = str(refused), "false"
-                    evaluate(f"__mesqBridge.settle({int(call_id)}, {ok}, {json.dumps(answer)}); 0")
-        except JSTimeoutException:
-            outcome.stopped = "time"
-        except JSOOMException:
-            outcome.stopped = "memory"
-    finally:
-        racer.close()
-    return outcome
+            answers.append([call_id, True, await host(name, arguments)])
+        except Refused as refused:
+            answers.append([call_id, False, str(refused)])
+    return answers
+
+
+def _ended(end: Any) -> tuple[Outcome, bool]:
+    if not isinstance(end, dict):
+        raise WorkerGone("the worker's end is not an object")
+    result, thrown, stopped = end.get("result"), end.get("thrown"), end.get("stopped")
+    if not (result is None or isinstance(result, str)) or not (thrown is None or isinstance(thrown, str)):
+        raise WorkerGone("the worker's end is malformed")
+    if stopped not in (None, "time", "memory"):
+        raise WorkerGone("the worker's stop is unknown")
+    size = end.get("size", 0)
+    outcome = Outcome(
+        result_json=result,
+        truncated=end.get("truncated") is True,
+        size=size if isinstance(size, int) else 0,
+        thrown=thrown,
+        stopped=stopped,
+    )
+    return outcome, end.get("retire") is not False

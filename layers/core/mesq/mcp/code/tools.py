@@ -10,13 +10,14 @@ connection per request (`CatalogTool.connection_function`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import mcp_types as types
 
 from ...spec import McpBinding, Operation
 from ...toolsets import CODE_TOOLSET
 from ..catalog import (
+    AsyncConnectionFunction,
     Catalog,
     CatalogTool,
     ConnectionFunction,
@@ -117,6 +118,7 @@ RUN_DATA: dict[str, Any] = {
             "required": ["kind", "used", "limit"],
         },
         "log": {"type": "array", "items": {"type": "string"}},
+        "logDropped": {"type": "integer"},
         "ms": {"type": "integer"},
     },
     "required": ["log", "ms"],
@@ -130,9 +132,11 @@ def _tool(
     input_schema: dict[str, Any],
     data_schema: dict[str, Any],
     hints: types.ToolAnnotations,
-    bind: ConnectionFunction,
+    bind: ConnectionFunction | AsyncConnectionFunction,
     error_schema: Mapping[str, Any],
     read_only_hints: types.ToolAnnotations | None = None,
+    *,
+    awaits: bool = False,
 ) -> CatalogTool:
     operation = Operation(
         operation_id=name,
@@ -166,8 +170,15 @@ def _tool(
     def unbound(call: Any, arguments: dict[str, Any]) -> dict[str, Any]:
         raise RuntimeError(f"{name} needs the connection: call it through mcp.adapter.run_tool")
 
+    # run_code waits on its sandbox process on the event loop (adapter.run_tool_async).
+    coroutine = cast(AsyncConnectionFunction, bind) if awaits else None
     return CatalogTool(
-        name=name, operation=operation, function=unbound, build_listing=build_listing, connection_function=bind
+        name=name,
+        operation=operation,
+        function=unbound,
+        build_listing=build_listing,
+        connection_function=None if awaits else cast(ConnectionFunction, bind),
+        connection_coroutine=coroutine,
     )
 
 
@@ -194,6 +205,7 @@ def code_tools(error_schema: Mapping[str, Any]) -> list[CatalogTool]:
             run_code_function,
             error_schema,
             read_only_hints=_READ_ONLY,  # where its scripts reach no write tool (a read-only connection)
+            awaits=True,
         ),
     ]
 

@@ -1,0 +1,311 @@
+"""The sandbox worker processes (worker.py) of this server process, and who may use them.
+
+A small pool, started lazily and reused: a run takes an idle worker (or starts one), and a spare
+is started beside it so the next run finds one warm. Each user holds at most `PER_USER` workers
+at once and the pool has `SIZE`, so one user cannot take them all: another user's run finds a
+worker even while the first user's runaway scripts burn their wall time. A user's run beyond
+their share waits up to `QUEUE_S`, then answers RATE_LIMITED with `retryAfterSeconds`.
+
+Nothing here holds a thread: the pipes are read and written from the event loop
+(`loop.add_reader`/`add_writer` for the one await, so any loop works, Mangum's per-invocation ones
+included), waiting for a share is a future, and killing a worker does not wait for it (dead
+workers are reaped on the next pool operation). A worker is retired after `RUNS_PER_WORKER`
+runs, when its RSS passes `MAX_WORKER_RSS`, after a memory stop, or when it misbehaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from ...errors import RateLimited, ServiceUnavailable
+from .worker import MAX_FROM_WORKER, MAX_TO_WORKER
+
+SIZE = 4
+PER_USER = 2
+QUEUE_S = 3.0
+RUNS_PER_WORKER = 50
+MAX_WORKER_RSS = 256 * 1024 * 1024
+#: The worker's data-segment limit (RLIMIT_DATA): V8's largest heap (128 MB) with its overshoot
+#: and what the isolate needs besides (measured: 640 MB is the least V8 starts under).
+WORKER_DATA_BYTES = 768 * 1024 * 1024
+START_TIMEOUT_S = 15.0
+_WORKER = Path(__file__).with_name("worker.py")
+#: All the worker needs to import V8 (no secret of the server's environment).
+_ENVIRONMENT = ("PATH", "PYTHONPATH", "LD_LIBRARY_PATH", "LANG", "LC_ALL", "TMPDIR", "HOME")
+_HEADER = struct.Struct(">I")
+
+
+class WorkerGone(Exception):
+    """The worker closed its pipe, died, or sent what the protocol does not allow."""
+
+
+class Worker:
+    """One worker process and its two pipe ends, read and written from the event loop."""
+
+    def __init__(self) -> None:
+        environment = {name: os.environ[name] for name in _ENVIRONMENT if name in os.environ}
+        self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and worker file
+            [sys.executable, str(_WORKER), str(WORKER_DATA_BYTES)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=environment,
+            close_fds=True,
+        )
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self._in = self.process.stdin.fileno()
+        self._out = self.process.stdout.fileno()
+        os.set_blocking(self._in, False)
+        os.set_blocking(self._out, False)
+        self._buffer = bytearray()
+        self._eof = False
+        self.ready = False
+        self.ready_rss = 0
+        self.runs = 0
+        self.started = time.monotonic()
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    async def start(self, timeout_s: float = START_TIMEOUT_S) -> None:
+        """Wait for the worker's `ready` (V8 loaded)."""
+        if self.ready:
+            return
+        message = await self.receive(timeout_s)
+        if "ready" not in message:
+            raise WorkerGone("the worker did not say it is ready")
+        self.ready = True
+        self.ready_rss = self.rss_bytes()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        if len(body) > MAX_TO_WORKER:
+            raise ValueError("a frame to the worker is over its cap")
+        data = memoryview(_HEADER.pack(len(body)) + body)
+        while data:
+            try:
+                written = os.write(self._in, data)
+            except BlockingIOError:
+                await self._wait(writable=True, timeout_s=None)
+                continue
+            except OSError as error:  # BrokenPipeError: the worker is gone
+                raise WorkerGone(str(error)) from error
+            data = data[written:]
+
+    async def receive(self, timeout_s: float) -> dict[str, Any]:
+        """The next frame; asyncio.TimeoutError after `timeout_s`, WorkerGone if it ends first."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            frame = self._frame()
+            if frame is not None:
+                return frame
+            if self._eof:
+                raise WorkerGone("the worker ended")
+            await self._wait(writable=False, timeout_s=deadline - time.monotonic())
+            try:
+                chunk = os.read(self._out, 1 << 20)
+            except BlockingIOError:
+                continue
+            except OSError as error:
+                raise WorkerGone(str(error)) from error
+            if not chunk:
+                self._eof = True
+            self._buffer += chunk
+
+    def _frame(self) -> dict[str, Any] | None:
+        if len(self._buffer) < _HEADER.size:
+            return None
+        (length,) = _HEADER.unpack_from(self._buffer)
+        if length > MAX_FROM_WORKER:
+            raise WorkerGone("a frame from the worker is over its cap")
+        if len(self._buffer) < _HEADER.size + length:
+            return None
+        body = bytes(self._buffer[_HEADER.size : _HEADER.size + length])
+        del self._buffer[: _HEADER.size + length]
+        try:
+            message = json.loads(body)
+        except ValueError as error:
+            raise WorkerGone("a frame from the worker is not JSON") from error
+        if not isinstance(message, dict) or len(message) != 1:
+            raise WorkerGone("a frame from the worker is not one message")
+        return message
+
+    async def _wait(self, *, writable: bool, timeout_s: float | None) -> None:
+        if timeout_s is not None and timeout_s <= 0:
+            raise TimeoutError()
+        loop = asyncio.get_running_loop()
+        ready = loop.create_future()
+
+        def wake() -> None:
+            if not ready.done():
+                ready.set_result(None)
+
+        fd = self._in if writable else self._out
+        (loop.add_writer if writable else loop.add_reader)(fd, wake)
+        try:
+            await asyncio.wait_for(ready, timeout_s)
+        finally:
+            (loop.remove_writer if writable else loop.remove_reader)(fd)
+
+    def rss_bytes(self) -> int:
+        try:
+            pages = int(Path(f"/proc/{self.process.pid}/statm").read_text().split()[1])
+        except (OSError, ValueError, IndexError):
+            return 0
+        return pages * os.sysconf("SC_PAGE_SIZE")
+
+    def kill(self) -> None:
+        with contextlib.suppress(OSError):
+            self.process.kill()
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                pipe.close()
+
+
+class Pool:
+    def __init__(self, size: int = SIZE, per_user: int = PER_USER, queue_s: float = QUEUE_S) -> None:
+        self.size = size
+        self.per_user = per_user
+        self.queue_s = queue_s
+        self._idle: list[Worker] = []
+        self._busy = 0
+        self._holders: Counter[str] = Counter()
+        self._deadlines: dict[str, list[float]] = {}
+        self._waiters: list[asyncio.Future[None]] = []
+        self._dying: list[Worker] = []
+
+    @property
+    def live(self) -> int:
+        return self._busy + len(self._idle)
+
+    def stats(self) -> dict[str, int]:
+        return {"idle": len(self._idle), "busy": self._busy, "dying": len(self._dying)}
+
+    async def acquire(self, user: str, run_deadline: float) -> Worker:
+        """A ready worker for one of `user`'s runs (it may run until `run_deadline`, monotonic)."""
+        self._reap()
+        queued_until = time.monotonic() + self.queue_s
+        while self._holders[user] >= self.per_user or self._busy >= self.size:
+            left = queued_until - time.monotonic()
+            if left <= 0:
+                raise self._refusal(user)
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                await asyncio.wait_for(waiter, left)
+            except TimeoutError:
+                pass
+            finally:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+        self._holders[user] += 1
+        self._busy += 1
+        self._deadlines.setdefault(user, []).append(run_deadline)
+        try:
+            worker = await self._ready_worker()
+        except BaseException:
+            self._let_go(user, run_deadline)
+            raise
+        worker.runs += 1
+        return worker
+
+    def release(self, worker: Worker, user: str, run_deadline: float, *, reusable: bool) -> None:
+        """Give `worker` back (or retire it, and start its replacement) after a run."""
+        if (
+            reusable
+            and worker.alive
+            and worker.runs < RUNS_PER_WORKER
+            and worker.rss_bytes() < MAX_WORKER_RSS
+            and len(self._idle) + self._busy <= self.size
+        ):
+            self._idle.append(worker)
+        else:
+            self._retire(worker)
+        self._let_go(user, run_deadline)
+        self._start_spare()
+
+    def _let_go(self, user: str, run_deadline: float) -> None:
+        self._busy -= 1
+        self._holders[user] -= 1
+        if self._holders[user] <= 0:
+            del self._holders[user]
+        deadlines = self._deadlines.get(user, [])
+        if run_deadline in deadlines:
+            deadlines.remove(run_deadline)
+        if not deadlines:
+            self._deadlines.pop(user, None)
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.get_loop().call_soon_threadsafe(_wake, waiter)
+
+    def _refusal(self, user: str) -> RateLimited:
+        mine = self._holders[user] >= self.per_user
+        ends = self._deadlines.get(user, []) if mine else [d for ds in self._deadlines.values() for d in ds]
+        wait = max(1, math.ceil(min(ends) - time.monotonic())) if ends else 1
+        if mine:
+            return RateLimited(
+                f"at most {self.per_user} run_code runs per user at once; retry after {wait} s",
+                retry_after_seconds=wait,
+            )
+        return RateLimited(f"every sandbox is busy; retry after {wait} s", retry_after_seconds=wait)
+
+    async def _ready_worker(self) -> Worker:
+        while self._idle:
+            worker = self._idle.pop()
+            if not worker.alive:
+                self._retire(worker)
+                continue
+            try:
+                await worker.start()
+            except (TimeoutError, WorkerGone):
+                self._retire(worker)
+                continue
+            self._start_spare()
+            return worker
+        worker = Worker()
+        try:
+            await worker.start()
+        except (TimeoutError, WorkerGone, OSError) as error:
+            self._retire(worker)
+            raise ServiceUnavailable("the Code Mode sandbox could not be started; try again") from error
+        self._start_spare()
+        return worker
+
+    def _start_spare(self) -> None:
+        """One idle worker starting beside the busy ones (it boots while nobody waits for it)."""
+        if not self._idle and self.live < self.size:
+            with contextlib.suppress(OSError):  # the next run starts one itself, or says it cannot
+                self._idle.append(Worker())
+
+    def _retire(self, worker: Worker) -> None:
+        worker.kill()
+        self._dying.append(worker)
+
+    def _reap(self) -> None:
+        self._dying = [worker for worker in self._dying if worker.process.poll() is None]
+
+    def close(self) -> None:
+        for worker in self._idle:
+            self._retire(worker)
+        self._idle.clear()
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+#: This process's pool (one per server or Lambda process; a worker serves one run at a time).
+POOL = Pool()

@@ -1,0 +1,367 @@
+"""The sandbox worker process: runs one JavaScript program at a time in a fresh V8 isolate
+(PyPI `mini-racer`), talking to the server over its stdin/stdout (pool.py starts it).
+
+Run by path (`python worker.py <data limit bytes>`), so it imports nothing of MeSQ but
+`cutting.py` beside it, and nothing but the standard library and V8: no store, no secret, no
+open file of the server reaches it (a clean environment, `close_fds`). A script that exhausts
+memory, crashes V8 or never yields ends this process, never the server's.
+
+Protocol: frames of a 4-byte big-endian length and a UTF-8 JSON object, each side capped.
+    worker -> server  {"ready": pid}                      once, when V8 is loaded
+    server -> worker  {"run": {source, reach, known, timeoutMs, memoryBytes, maxOutputChars}}
+    worker -> server  {"calls": [[id, name, argsJSON], ...]}   the script awaits these
+    server -> worker  {"answers": [[id, ok, text], ...]}       ok=false rejects with BudgetExceeded
+    worker -> server  {"end": {result, truncated, size, thrown, stopped, retire}}
+After `end` with `retire` (a memory stop: the isolate may be unusable) the worker exits.
+
+The program never calls Python. A call to `mesq.<tool>(args)` queues `[id, name, argsJSON]` and
+returns a promise; this loop polls the queue between evaluations and settles each promise with
+the server's answer, which runs the program on to its next `await`. The bridge (`_PRELUDE`)
+takes every built-in it uses before the program runs and builds its poll text by hand from
+strings, so a program that replaces `JSON`, `Array`, `Object`, `Promise` or a prototype's
+methods cannot change what crosses; the poll text is still validated strictly (`_state`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import struct
+import sys
+import time
+from typing import Any, BinaryIO
+
+try:
+    from .cutting import TooDeep, compact, truncate
+except ImportError:  # run by path as the worker process: cutting.py is beside this file
+    from cutting import TooDeep, compact, truncate  # type: ignore[no-redef]
+
+#: Frame caps. A call's arguments are at most MAX_ARGS_CHARS (a memo's 1 MiB long text fits);
+#: the worker sends calls in batches of at most that many characters.
+MAX_ARGS_CHARS = 2 * 1024 * 1024
+MAX_NAME_CHARS = 100
+MAX_BATCH = 16
+#: A poll's text: a batch's arguments, JSON-escaped (at most 6 characters each: `\\u0001`).
+MAX_POLL_CHARS = 6 * MAX_ARGS_CHARS + 64 * 1024
+MAX_FROM_WORKER = MAX_POLL_CHARS  # a batch of calls, JSON-escaped, UTF-8
+MAX_TO_WORKER = 32 * 1024 * 1024
+MAX_THROWN_CHARS = 1_000
+#: What one last read of the checkpoint may take after a time stop.
+FINAL_POLL_S = 0.2
+_HEADER = struct.Struct(">I")
+
+#: Globals removed before the program runs: timers (mini-racer installs a `setTimeout`) would
+#: outlive the run; `WebAssembly`, `Atomics` and every `ArrayBuffer`-backed type keep their memory
+#: outside V8's heap, where the hard limit does not stop them (measured: 2 GB under a 64 MB limit).
+_REMOVED = (
+    "setTimeout", "clearTimeout", "setInterval", "clearInterval", "queueMicrotask", "WebAssembly", "Atomics",
+    "SharedArrayBuffer", "ArrayBuffer", "DataView", "Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array",
+    "Uint16Array", "Int32Array", "Uint32Array", "Float16Array", "Float32Array", "Float64Array", "BigInt64Array",
+    "BigUint64Array",
+)  # fmt: skip
+
+_HARDEN = (
+    f"for (const name of {json.dumps(_REMOVED)}) {{"
+    " try { delete globalThis[name]; } catch (e) {}"
+    " if (name in globalThis) Object.defineProperty(globalThis, name, {value: undefined, writable: false,"
+    " configurable: false}); }"
+)
+
+#: The bridge: `mesq` (a Proxy whose own keys are the reachable tools; a known but hidden tool is
+#: absent from it, yet calling it returns the error tools/call gives), `checkpoint(value)` (its
+#: JSON is kept when it is called), and the three functions this loop calls, on a global the
+#: program cannot replace. Only null-prototype objects and captured built-ins are used after the
+#: program starts; the poll text is concatenated from strings and integers.
+_PRELUDE = r"""
+((reach, known, maxArgs, maxBatch) => {
+  const stringify = JSON.stringify, parse = JSON.parse, apply = Reflect.apply, create = Object.create;
+  const then = Promise.prototype.then, PromiseCtor = Promise, ErrorCtor = Error, ProxyCtor = Proxy;
+  const toText = String, define = Object.defineProperty, freeze = Object.freeze;
+  const AsyncFunction = (async () => {}).constructor;
+  const pending = create(null), waiters = create(null);
+  let head = 0, tail = 0, kept, keptChanged = false, doneJson, doneThrown, done = false;
+  const text = (value) => { try { const t = toText(value); return typeof t === "string" ? t : "?"; }
+                            catch (e) { return "?"; } };
+  const call = (name, args) => new PromiseCtor((resolve, reject) => {
+    let body;
+    try { body = stringify(args === undefined ? {} : args); } catch (e) { reject(e); return; }
+    if (body === undefined) body = "null";
+    if (typeof body !== "string") { reject(new ErrorCtor("arguments are not JSON")); return; }
+    if (body.length > maxArgs) { reject(new ErrorCtor(`arguments over ${maxArgs} characters`)); return; }
+    const id = tail++;
+    waiters[id] = {__proto__: null, ok: resolve, fail: reject};
+    pending[id] = {__proto__: null, name, body};
+  });
+  const tools = create(null), hidden = create(null);
+  for (const name of reach) tools[name] = (args) => call(name, args);
+  for (const name of known) if (!(name in tools)) hidden[name] = true;
+  define(globalThis, "mesq", {value: new ProxyCtor(tools, {
+    get: (target, name) => name in target ? target[name]
+      : (typeof name === "string" && hidden[name] === true ? (args) => call(name, args) : undefined),
+    set: () => false, defineProperty: () => false, deleteProperty: () => false,
+  })});
+  globalThis.checkpoint = (value) => {
+    let json;
+    try { json = stringify(value); } catch (e) { json = undefined; }
+    if (typeof json === "string") { kept = json; keptChanged = true; }
+    return value;
+  };
+  const finish = (json, thrown) => {
+    if (done) return;
+    done = true; doneJson = json; doneThrown = thrown;
+  };
+  const run = (source) => {
+    let program;
+    try { program = new AsyncFunction(source); } catch (e) { finish(undefined, text(e)); return; }
+    apply(then, program(), [
+      (value) => {
+        let json;
+        try { json = value === undefined ? "null" : stringify(value); }
+        catch (e) { finish(undefined, text(e)); return; }
+        finish(typeof json === "string" ? json : "null", undefined);
+      },
+      (e) => finish(undefined, e instanceof ErrorCtor ? `${text(e.name)}: ${text(e.message)}` : text(e))]);
+  };
+  const poll = () => {
+    let calls = "", size = 0, count = 0;
+    while (head < tail && count < maxBatch) {
+      const entry = pending[head];
+      if (count > 0 && size + entry.body.length > maxArgs) break;
+      delete pending[head];
+      calls += (count === 0 ? "" : ",") + "[" + head + "," + stringify(entry.name) + "," + stringify(entry.body) + "]";
+      size += entry.body.length;
+      head++;
+      count++;
+    }
+    const changed = keptChanged;
+    keptChanged = false;
+    const flags = '"done":' + (done ? "true" : "false") + ',"kept":' + (changed ? "true" : "false");
+    return '{"calls":[' + calls + "]," + flags + "}";
+  };
+  const outcome = () => done ? (doneThrown !== undefined ? doneThrown : null) : null;
+  const result = () => done && doneThrown === undefined ? doneJson : null;
+  const checkpoint = () => kept === undefined ? null : kept;
+  const settle = (id, ok, answer) => {
+    const waiter = waiters[id];
+    delete waiters[id];
+    if (waiter === undefined) return;
+    if (ok) waiter.ok(parse(answer));
+    else { const error = new ErrorCtor(answer); error.name = "BudgetExceeded"; waiter.fail(error); }
+  };
+  const bridge = {__proto__: null, run, poll, settle, outcome, result, checkpoint};
+  define(globalThis, "__mesqBridge", {value: freeze(bridge)});
+})
+"""
+
+
+class BadState(ValueError):
+    """The bridge's poll text is not what the prelude writes."""
+
+
+def _state(text: Any) -> tuple[list[tuple[int, str, str]], bool, bool]:
+    """The poll text, validated strictly: (calls, done, whether checkpoint() was called since)."""
+    if not isinstance(text, str) or len(text) > MAX_POLL_CHARS:
+        raise BadState("the bridge state is not a bounded string")
+    try:
+        state = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise BadState("the bridge state is not JSON") from error
+    if not isinstance(state, dict) or set(state) != {"calls", "done", "kept"}:
+        raise BadState("the bridge state has the wrong members")
+    calls, done, kept = state["calls"], state["done"], state["kept"]
+    if not isinstance(done, bool) or not isinstance(kept, bool):
+        raise BadState("the bridge state's flags are not booleans")
+    if not isinstance(calls, list) or len(calls) > MAX_BATCH:
+        raise BadState("the bridge state's calls are not a short list")
+    checked: list[tuple[int, str, str]] = []
+    for entry in calls:
+        if not (isinstance(entry, list) and len(entry) == 3):
+            raise BadState("a call is not [id, name, arguments]")
+        call_id, name, arguments = entry
+        if not (isinstance(call_id, int) and not isinstance(call_id, bool) and call_id >= 0):
+            raise BadState("a call's id is not a count")
+        if not (isinstance(name, str) and 0 < len(name) <= MAX_NAME_CHARS):
+            raise BadState("a call's tool name is not a short string")
+        if not (isinstance(arguments, str) and len(arguments) <= MAX_ARGS_CHARS):
+            raise BadState("a call's arguments are not a bounded string")
+        checked.append((call_id, name, arguments))
+    return checked, done, kept
+
+
+def _text_or_none(value: Any) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise BadState("the bridge answered something that is not text")
+    return value
+
+
+def _result(json_text: str, max_output_chars: int) -> dict[str, Any]:
+    """What the program returned (or kept), parsed, depth-checked and cut here, in the worker."""
+    try:
+        value = json.loads(json_text)
+    except RecursionError:
+        return {"thrown": str(TooDeep())}
+    except ValueError:
+        return {"thrown": "the result is not JSON"}
+    try:
+        cut, truncated = truncate(value, max_output_chars)
+    except TooDeep as error:
+        return {"thrown": str(error)}
+    return {"result": compact(cut), "truncated": truncated, "size": len(json_text)}
+
+
+class Channel:
+    """The worker's end of the pipe: blocking frames in, frames out."""
+
+    def __init__(self, incoming: BinaryIO, outgoing: BinaryIO) -> None:
+        self.incoming = incoming
+        self.outgoing = outgoing
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = compact(message).encode("utf-8")
+        self.outgoing.write(_HEADER.pack(len(body)) + body)
+        self.outgoing.flush()
+
+    def receive(self) -> dict[str, Any] | None:
+        header = self.incoming.read(_HEADER.size)
+        if len(header) < _HEADER.size:
+            return None  # the server closed the pipe
+        (length,) = _HEADER.unpack(header)
+        if length > MAX_TO_WORKER:
+            raise BadState("a frame from the server is over its cap")
+        body = self.incoming.read(length)
+        message = json.loads(body)
+        if not isinstance(message, dict):
+            raise BadState("a frame from the server is not an object")
+        return message
+
+
+def run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
+    """One program, start to end -> the `end` message's body."""
+    from py_mini_racer import JSOOMException, JSTimeoutException, MiniRacer
+
+    deadline = time.monotonic() + float(job["timeoutMs"]) / 1000
+    max_output = int(job["maxOutputChars"])
+    end: dict[str, Any] = {"stopped": None, "retire": False}
+    racer = MiniRacer()
+    racer.set_hard_memory_limit(int(job["memoryBytes"]))
+    returned: str | None = None
+    kept: str | None = None
+
+    def evaluate(code: str, left: float | None = None) -> Any:
+        left = deadline - time.monotonic() if left is None else left
+        if left <= 0:
+            raise JSTimeoutException()
+        return racer.eval(code, timeout_sec=left)
+
+    def read_checkpoint(left: float | None = None) -> str | None:
+        return _text_or_none(evaluate("__mesqBridge.checkpoint()", left))
+
+    try:
+        evaluate(_HARDEN)
+        evaluate(
+            f"({_PRELUDE})({json.dumps(job['reach'])}, {json.dumps(job['known'])}, {MAX_ARGS_CHARS}, {MAX_BATCH}); 0"
+        )
+        evaluate(f"__mesqBridge.run({json.dumps(job['source'])}); 0")
+        while True:
+            calls, done, kept_changed = _state(evaluate("__mesqBridge.poll()"))
+            if kept_changed:
+                kept = read_checkpoint()
+            if done:
+                thrown = _text_or_none(evaluate("__mesqBridge.outcome()"))
+                if thrown is not None:
+                    end["thrown"] = thrown
+                else:
+                    returned = _text_or_none(evaluate("__mesqBridge.result()"))
+                break
+            if not calls:
+                if racer.was_hard_memory_limit_reached():
+                    end["stopped"] = "memory"
+                else:
+                    end["thrown"] = "the program awaits a promise that never settles (there are no timers)"
+                break
+            channel.send({"calls": [list(call) for call in calls]})
+            for call_id, ok, text in _answers(channel.receive()):
+                evaluate(f"__mesqBridge.settle({call_id}, {'true' if ok else 'false'}, {json.dumps(text)}); 0")
+    except (JSTimeoutException, JSOOMException) as stop:
+        # The hard limit's stop can surface as a timeout (V8 is terminated while collecting), so
+        # the isolate is asked which one it was, whatever the program was awaiting.
+        if racer.was_hard_memory_limit_reached() or isinstance(stop, JSOOMException):
+            end["stopped"] = "memory"
+        else:
+            end["stopped"] = "time"
+            # checkpoint() keeps its JSON when it is called; one short read brings out the last
+            # one. It fails only where the stop came in code after an `await` that never yielded
+            # again (mini-racer runs promise continuations outside the timed evaluation, and
+            # they stay busy until the isolate is closed): then the last checkpoint read at a
+            # call stands.
+            with contextlib.suppress(Exception):
+                kept = read_checkpoint(FINAL_POLL_S)
+    except BadState as error:
+        end["thrown"] = f"the sandbox bridge was tampered with ({error}); the run was stopped"
+    except Exception as error:  # a fault in the worker is the run's report, not a crash
+        end["thrown"] = f"the sandbox failed: {type(error).__name__}"
+    if end["stopped"] == "memory" or racer.was_hard_memory_limit_reached():
+        end["stopped"] = "memory"
+        kept = None  # reading it could need the memory that ran out
+    else:
+        racer.close()
+    # After a stop the process is not reused: V8 may still be busy in the stopped code (above)
+    # or short of memory; a fresh worker is already starting beside this one (pool.py).
+    end["retire"] = end["stopped"] is not None
+    complete = returned if returned is not None else kept
+    if complete is not None:
+        end.update(_result(complete, max_output))
+    if isinstance(end.get("thrown"), str):
+        end["thrown"] = end["thrown"][:MAX_THROWN_CHARS]
+    return end
+
+
+def _answers(reply: dict[str, Any] | None) -> list[tuple[int, bool, str]]:
+    if reply is None:
+        raise SystemExit(0)  # the server closed the pipe: nobody waits for this run
+    answers = reply.get("answers")
+    if not isinstance(answers, list):
+        raise BadState("the server's answers are not a list")
+    checked = []
+    for entry in answers:
+        call_id, ok, text = entry
+        checked.append((int(call_id), bool(ok), str(text)))
+    return checked
+
+
+def _limit_process(data_bytes: int) -> None:
+    import resource
+
+    # The data segment, not the address space: V8 reserves ~1.5 TB of address space up front
+    # (pointer cage, code range), so RLIMIT_AS cannot be used; RLIMIT_DATA counts what is made
+    # writable, i.e. what the isolate actually fills.
+    resource.setrlimit(resource.RLIMIT_DATA, (data_bytes, data_bytes))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    os.nice(5)  # a runaway script yields the CPU to the server's own threads
+
+
+def main(argv: list[str]) -> int:
+    _limit_process(int(argv[1]))
+    incoming = os.fdopen(os.dup(0), "rb")
+    outgoing = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # a stray print cannot corrupt the frames
+    channel = Channel(incoming, outgoing)
+    from py_mini_racer import MiniRacer
+
+    MiniRacer().close()  # V8 starts before the worker says it is ready: a first isolate costs ~0.1 s
+
+    channel.send({"ready": os.getpid()})
+    while True:
+        message = channel.receive()
+        if message is None:
+            return 0
+        end = run_one(message["run"], channel)
+        channel.send({"end": end})
+        if end["retire"]:
+            return 0
+
+
+if __name__ == "__main__":
+    sys.stdout.flush()
+    os._exit(main(sys.argv))  # no V8 teardown: it can abort after a memory stop

@@ -1,0 +1,195 @@
+"""Hostile Code Mode scripts (issue 24) through the official `mcp` client against a real
+`mesq serve`: a fatal V8 out-of-memory, a forged `JSON.stringify` flooding the run log, one user's
+runaway loops beside another user, a too-deep result, and the per-run share of the minute's
+tool calls. The server must keep answering others quickly and hand its memory back."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+from tests.conftest import LiveServer, start_server, stop_server
+from tests.e2e.test_code_mode import connect
+
+HUGE_ARRAY = "const a = new Array(2**27); a.fill(0.5); return a.length"
+FORGED_STRINGIFY = """
+  JSON.stringify = () => '{"calls":[[0,"' + 'x'.repeat(1e6) + '","{}"]],"done":false,"kept":false}';
+  for (;;) { try { await mesq.list_memos({}); } catch (e) {} }
+"""
+RUNAWAY = "for (;;) {}"
+#: The local embedding model (~475 MB, loaded on the first memo write) is not what is measured here.
+SERVER_ENV = {"MCP_RATE_LIMIT_PROFILE": "relaxed", "MESQ_SEARCH_PROVIDER": "none"}
+DEEP = "let a = []; let x = a; for (let i = 0; i < 1000; i++) { x.push([]); x = x[0]; } return a"
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    server = start_server(tmp_path_factory.mktemp("hostile-code") / "data", SERVER_ENV)
+    yield server
+    stop_server(server)
+
+
+def rss_kb(server: LiveServer, field: str = "VmRSS") -> int:
+    for line in Path(f"/proc/{server.process.pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise AssertionError(f"no {field}")
+
+
+async def call(client: Any, name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], float, int]:
+    """(structuredContent, seconds, answer bytes) of one tools/call."""
+    started = time.monotonic()
+    result = await client.call_tool(name, arguments)
+    seconds = time.monotonic() - started
+    text = result.content[0].text
+    return json.loads(text), seconds, len(text.encode("utf-8"))
+
+
+def memo_of(server: LiveServer, token: str) -> str:
+    made = httpx.post(
+        f"{server.base_url}/api/toolkit/memo", json={"content": "kept #safe"},
+        headers={"Authorization": f"Bearer {token}"}, timeout=10,
+    )  # fmt: skip
+    assert made.status_code in (200, 201), made.text
+    return str(made.json()["data"]["memo"]["id"])
+
+
+def test_a_fatal_out_of_memory_ends_only_its_sandbox_and_memory_comes_back(live_server):
+    reader = live_server.account("oom-reader", scopes="memo:read")
+    other = live_server.account("oom-bystander", scopes="memo:read,memo:write")
+    memo_id = memo_of(live_server, other.token)
+    slowest: list[float] = []
+    reports: list[dict[str, Any]] = []
+
+    async def body() -> tuple[int, int]:
+        async with connect(live_server, reader.token) as hostile, connect(live_server, other.token) as bystander:
+            await call(hostile, "run_code", {"code": "return 1"})  # the pool and its modules are loaded
+            before = rss_kb(live_server)
+
+            async def probe_until(done: anyio.Event) -> None:
+                while not done.is_set():
+                    answer, seconds, _ = await call(bystander, "get_memo", {"id": memo_id})
+                    assert answer["data"]["memo"]["id"] == memo_id
+                    slowest.append(seconds)
+                    await anyio.sleep(0.2)
+
+            for _ in range(10):
+                done = anyio.Event()
+                async with anyio.create_task_group() as group:
+                    group.start_soon(probe_until, done)
+                    answer, _, _ = await call(hostile, "run_code", {"code": HUGE_ARRAY})
+                    done.set()
+                reports.append(answer)
+                after_answer, seconds, _ = await call(bystander, "get_memo", {"id": memo_id})
+                assert after_answer["data"]["memo"]["id"] == memo_id
+                slowest.append(seconds)
+            for _ in range(10):  # ten more hostile runs: the log flood, shortened
+                flood, _, size = await call(hostile, "run_code", {"code": FORGED_STRINGIFY, "timeoutMs": 1000})
+                assert size < 64 * 1024 and flood["data"]["budget"]["kind"] in ("calls", "time")
+            return before, rss_kb(live_server)
+
+    before, after = anyio.run(body)
+    for report in reports:
+        data = report["data"]
+        assert data["budget"]["kind"] == "memory" or "thrown" in data, report
+        assert "result" not in data
+    assert max(slowest) < 1.0, max(slowest)
+    assert after - before < 50 * 1024, (before, after)  # within 50 MB after 20 hostile runs
+
+
+def test_a_forged_stringify_at_30_seconds_answers_small_and_the_server_stays_lean(tmp_path):
+    server = start_server(tmp_path / "data", SERVER_ENV)
+    try:
+        flooder = server.account("flooder", scopes="memo:read")
+
+        async def body() -> tuple[dict[str, Any], int, int]:
+            async with connect(server, flooder.token) as client:
+                await call(client, "run_code", {"code": "return 1"})
+                idle = rss_kb(server)
+                answer, _, size = await call(client, "run_code", {"code": FORGED_STRINGIFY, "timeoutMs": 30_000})
+                return answer, size, idle
+
+        answer, size, idle = anyio.run(body)
+        data = answer["data"]
+        assert size < 64 * 1024, size
+        assert rss_kb(server, "VmHWM") < idle + 300 * 1024
+        assert data["budget"] == {"kind": "calls", "used": 50, "limit": 50}
+        assert len(data["log"]) <= 200 and data["logDropped"] > 1000  # capped; the rest counted
+        assert data["log"][0].startswith("list_memos ok ") and len(data["log"][-1]) < 120
+    finally:
+        stop_server(server)
+
+
+def test_one_users_runaway_loops_leave_room_for_another_user(live_server):
+    looper = live_server.account("looper-4", scopes="memo:read")
+    other = live_server.account("looper-neighbour", scopes="memo:read")
+    results: list[dict[str, Any]] = []
+    timings: dict[str, float] = {}
+
+    async def body() -> None:
+        async def runaway() -> None:
+            async with connect(live_server, looper.token) as client:
+                answer, _, _ = await call(client, "run_code", {"code": RUNAWAY, "timeoutMs": 10_000})
+                results.append(answer)
+
+        async with anyio.create_task_group() as group:
+            for _ in range(4):
+                group.start_soon(runaway)
+            await anyio.sleep(1.0)  # the loops are running
+            async with connect(live_server, other.token) as client:
+                answer, timings["run_code"], _ = await call(client, "run_code", {"code": "return 1"})
+                assert answer["data"]["result"] == 1
+            started = time.monotonic()
+            async with httpx.AsyncClient(timeout=10) as http:
+                listed = await http.get(
+                    f"{live_server.base_url}/api/toolkit/memo", headers={"Authorization": f"Bearer {other.token}"}
+                )
+            timings["rest"] = time.monotonic() - started
+            assert listed.status_code == 200
+
+    anyio.run(body)
+    assert timings["run_code"] < 3.0 and timings["rest"] < 1.0, timings
+    stopped = [r for r in results if "data" in r]
+    refused = [r for r in results if "error" in r]
+    assert len(stopped) == 2 and all(r["data"]["budget"]["kind"] == "time" for r in stopped), results
+    assert len(refused) == 2 and all(r["error"]["code"] == "RATE_LIMITED" for r in refused), results
+    assert all(r["error"]["retryAfterSeconds"] >= 1 for r in refused)
+
+
+def test_a_too_deep_result_is_a_clean_report_not_an_internal_error(live_server):
+    writer = live_server.account("deep-writer", scopes="memo:read")
+
+    async def body() -> dict[str, Any]:
+        async with connect(live_server, writer.token) as client:
+            answer, _, _ = await call(client, "run_code", {"code": DEEP})
+            return answer
+
+    answer = anyio.run(body)
+    assert "nests deeper than 100 levels" in answer["data"]["thrown"] and "result" not in answer["data"]
+
+
+def test_one_run_uses_at_most_half_of_the_minutes_remaining_tool_calls(tmp_path):
+    # The normal profile: 240 tool calls a minute.
+    server = start_server(tmp_path / "data", {"MESQ_SEARCH_PROVIDER": "none"})
+    try:
+        spender = server.account("share-spender", scopes="memo:read")
+
+        async def body() -> dict[str, Any]:
+            async with connect(server, spender.token) as client:
+                code = "for (;;) await mesq.list_tags({})"
+                answer, _, _ = await call(client, "run_code", {"code": code, "maxCalls": 200})
+                return answer
+
+        data = anyio.run(body)["data"]
+        # 240 a minute, this run_code message counted: 239 left, so 119 for this run.
+        assert data["budget"] == {"kind": "calls", "used": 119, "limit": 119}, data
+        assert "at most half of the tool calls left in this minute's rate limit (119 calls)" in data["thrown"]
+    finally:
+        stop_server(server)

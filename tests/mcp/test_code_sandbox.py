@@ -1,0 +1,163 @@
+"""The sandbox worker processes (mesq/mcp/code/pool.py, sandbox.py, worker.py) driven directly:
+a tampered bridge, checkpoints at a time stop, memory stops, a killed worker, the per-user
+share, runs from different event loops (Mangum gives each Lambda invocation its own), and the
+linear, depth-limited cut. Real V8 in real worker processes; the host is a plain function."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mesq.errors import RateLimited
+from mesq.mcp.code import pool as pool_module
+from mesq.mcp.code import sandbox
+from mesq.mcp.code.cutting import MAX_DEPTH, TooDeep, compact, truncate
+from mesq.mcp.code.sandbox import Refused, run_program
+
+
+@pytest.fixture
+def pool(monkeypatch: pytest.MonkeyPatch):
+    fresh = pool_module.Pool(size=4, per_user=2, queue_s=0.5)
+    monkeypatch.setattr(sandbox, "POOL", fresh)
+    yield fresh
+    fresh.close()
+
+
+async def echo(name: str, arguments: str) -> str:
+    if name == "refuse":
+        raise Refused("no more")
+    return json.dumps({"data": {"tool": name, "args": json.loads(arguments)}})
+
+
+async def go(code: str, user: str = "u1", timeout_s: float = 5, memory_mb: int = 32, out: int = 25_000):
+    return await run_program(
+        code, user=user, reach=["x", "refuse"], known=["x", "refuse", "hidden"], host=echo,
+        timeout_s=timeout_s, memory_bytes=memory_mb << 20, max_output_chars=out,
+    )  # fmt: skip
+
+
+def test_a_script_calls_tools_and_returns_json(pool):
+    outcome = asyncio.run(go("const r = await mesq.x({a: 1}); return [r, Object.keys(mesq)]"))
+    assert json.loads(outcome.result_json) == [{"data": {"tool": "x", "args": {"a": 1}}}, ["x", "refuse"]]
+    assert outcome.stopped is None and outcome.thrown is None
+
+
+def test_runs_from_different_event_loops_reuse_one_worker(pool):
+    pids = []
+    for _ in range(3):  # asyncio.run: a new loop each time, like Mangum's invocations
+        asyncio.run(go("return 1"))
+        pids.append(next(iter(w.process.pid for w in pool._idle if w.ready)))
+    assert len(set(pids)) == 1
+
+
+def test_replacing_json_array_object_and_promise_cannot_forge_the_bridge(pool):
+    code = """
+      JSON.stringify = () => '{"calls":[[0,"' + 'x'.repeat(1e6) + '","{}"]],"done":false,"kept":false}';
+      JSON.parse = () => ({forged: true});
+      Array.prototype.push = () => { throw new Error('no'); };
+      Object.defineProperty(Object.prototype, 'toJSON', {value: () => 'forged', configurable: true});
+      Promise.prototype.then = function () { return this; };
+      const r = await mesq.x({n: 2});
+      return r.data.tool + "|" + r.data.args;
+    """
+    outcome = asyncio.run(go(code))
+    # The script's own toJSON still shapes its own values (its arguments); the frames stay genuine.
+    assert outcome.thrown is None and outcome.result_json == '"x|forged"'
+
+
+def test_a_checkpoint_before_a_cpu_loop_survives_the_time_stop(pool):
+    first = asyncio.run(go("checkpoint({step: 1}); for (;;) {}", timeout_s=0.5))
+    assert first.stopped == "time" and json.loads(first.result_json) == {"step": 1}
+    later = asyncio.run(go("await mesq.x({}); checkpoint({step: 2}); await mesq.x({}); for (;;) {}", timeout_s=0.5))
+    assert later.stopped == "time" and json.loads(later.result_json) == {"step": 2}
+
+
+def test_a_memory_stop_after_an_await_is_a_memory_stop(pool):
+    code = "await mesq.x({}); const a = []; for (;;) a.push(new Array(10000).fill(1.5));"
+    outcome = asyncio.run(go(code, memory_mb=16))
+    assert outcome.stopped == "memory"
+    huge = asyncio.run(go("const a = new Array(2**27); a.fill(0.5); return a.length", memory_mb=16, timeout_s=3))
+    assert huge.stopped == "memory" and huge.result_json is None
+    assert asyncio.run(go("return 'after'")).result_json == '"after"'  # a fresh worker answers
+
+
+def test_a_worker_killed_mid_run_answers_cleanly_and_is_replaced(pool):
+    async def body() -> Any:
+        task = asyncio.create_task(go("for (;;) {}", timeout_s=10))
+        for _ in range(200):
+            await asyncio.sleep(0.05)
+            if pool._busy == 1 and pool._idle:
+                break
+        spare = {worker.process.pid for worker in pool._idle}
+        killed = [pid for pid in _children_pids() if pid not in spare]
+        assert len(killed) == 1  # the worker running the loop
+        os.kill(killed[0], signal.SIGKILL)
+        started = time.monotonic()
+        outcome = await task
+        return outcome, time.monotonic() - started
+
+    outcome, waited = asyncio.run(body())
+    assert outcome.stopped == "memory" and "sandbox process" in outcome.thrown and waited < 5
+    assert asyncio.run(go("return 3")).result_json == "3"
+
+
+def _children_pids() -> list[int]:
+    me = os.getpid()
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == me:
+                pids.append(int(entry))
+    return pids
+
+
+def test_a_user_beyond_their_share_waits_then_is_rate_limited_while_another_user_runs(pool):
+    async def body() -> tuple[list[Any], float, Any]:
+        mine = [asyncio.create_task(go("for (;;) {}", timeout_s=3)) for _ in range(3)]
+        await asyncio.sleep(0.1)
+        started = time.monotonic()
+        other = await go("return 1", user="u2")
+        other_s = time.monotonic() - started
+        results = await asyncio.gather(*mine, return_exceptions=True)
+        return results, other_s, other
+
+    results, other_s, other = asyncio.run(body())
+    refused = [r for r in results if isinstance(r, RateLimited)]
+    assert len(refused) == 1 and refused[0].retry_after_seconds >= 1
+    assert "at most 2 run_code runs per user" in refused[0].message
+    assert sum(1 for r in results if not isinstance(r, BaseException) and r.stopped == "time") == 2
+    assert other.result_json == "1" and other_s < 3
+
+
+def test_cutting_is_depth_limited_and_fast_on_large_results():
+    deep: Any = 1
+    for _ in range(10_000):
+        deep = [deep]
+    with pytest.raises(TooDeep):
+        truncate(deep, 100)
+    shallow: Any = "leaf"
+    for _ in range(MAX_DEPTH - 1):
+        shallow = {"k": shallow, "pad": "p" * 50}
+    started = time.perf_counter()
+    cut, truncated = truncate(shallow, 1000)
+    wide = [{"i": i, "text": "x" * 40} for i in range(200_000)]
+    cut_wide, _ = truncate(wide, 25_000)
+    assert time.perf_counter() - started < 5  # linear: ~10 MB of JSON sized once
+    assert truncated and len(compact(cut)) <= 1000 and len(compact(cut_wide)) <= 25_000
+
+
+def test_a_too_deep_result_is_a_clean_report(pool):
+    deep = "let a = []; let x = a; for (let i = 0; i < 1000; i++) { x.push([]); x = x[0]; } return a"
+    outcome = asyncio.run(go(deep))
+    assert outcome.result_json is None and "nests deeper than" in outcome.thrown
