@@ -18,7 +18,7 @@ from mesq.mcp.catalog import (
     method_annotations,
 )
 from mesq.mcp.code.tools import listed_tools
-from mesq.mcp.lean import drop_implied_types, open_objects, strip_input_only
+from mesq.mcp.lean import SERVER_ONLY_KEYWORDS, drop_implied_types, open_objects, strip_input_only
 from mesq.mcp.service import default_catalog
 from mesq.mcp.visibility import resolve
 from mesq.operations import REGISTRY
@@ -61,7 +61,7 @@ def without_server_keywords(schema: Any) -> Any:
         return [without_server_keywords(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    return {key: without_server_keywords(value) for key, value in schema.items() if key != "x-error-message"}
+    return {key: without_server_keywords(value) for key, value in schema.items() if key not in SERVER_ONLY_KEYWORDS}
 
 
 def shape_only(schema: dict[str, Any]) -> Any:

@@ -15,6 +15,7 @@ from mesq.auth.tokens import create_token, list_tokens
 from mesq.auth.users import create_user
 from mesq.config import Settings
 from mesq.errors import RateLimited
+from mesq.mcp.limits import RATE_LIMITED_RPC_CODE
 from mesq.ratelimit import PROFILES, RateLimiter
 from mesq.server import create_local_app
 from mesq.services import Services, build_services
@@ -47,12 +48,13 @@ def test_connection_bucket_is_shared_across_instances(limited):
     clients = [Mcp(client=first, token=token), Mcp(client=second, token=token)]
     for i in range(NORMAL["connection"]):
         assert clients[i % 2].post("tools/list").status_code == 200, i
+    # Over MCP a limited request is a JSON-RPC error an MCP client reads (not an HTTP 429, which
+    # the official client reports as "Server returned an error response").
     response = clients[0].post("server/discover")
-    assert response.status_code == 429
-    body = response.json()
-    assert body["error"]["code"] == "RATE_LIMITED" and body["traceId"]
-    retry_after = int(response.headers["retry-after"])
-    assert 1 <= retry_after <= 60 and body["error"]["retryAfterSeconds"] == retry_after
+    assert response.status_code == 200
+    error = response.json()["error"]
+    assert error["code"] == RATE_LIMITED_RPC_CODE and "retry after" in error["message"]
+    assert error["data"]["code"] == "RATE_LIMITED" and 1 <= error["data"]["retryAfterSeconds"] <= 60
     assert response.headers["cache-control"] == "private, no-store"
     # Tool calls have their own bucket: still allowed.
     call = clients[1].post("tools/call", {"name": "list_tags", "arguments": {}})
@@ -64,7 +66,44 @@ def test_legacy_messages_are_counted_from_the_body(limited):
     legacy = Mcp(client=first, token=token, era="legacy")
     for _ in range(NORMAL["connection"]):
         assert legacy.post("tools/list").status_code == 200
-    assert legacy.post("tools/list").status_code == 429
+    for method, params in (("tools/list", None), ("ping", None), ("prompts/list", None)):
+        error = legacy.error(method, params)
+        assert error["code"] == RATE_LIMITED_RPC_CODE and error["data"]["retryAfterSeconds"] >= 1, method
+    # initialize is the SDK's own: the endpoint answers it in the same form, with its id.
+    answer = legacy.post(
+        "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    )
+    assert answer.status_code == 200 and answer.json()["error"]["data"]["code"] == "RATE_LIMITED"
+    assert answer.json()["id"] is not None
+    # A notification has no answer to carry the error: HTTP 429 with Retry-After.
+    notified = legacy.notify("notifications/initialized")
+    assert notified.status_code == 429 and int(notified.headers["retry-after"]) >= 1
+    # A batch: each message in its own form, the tool call still served (its bucket is not spent).
+    batch = legacy.client.post(
+        legacy.path,
+        headers={**legacy.http_headers("tools/list", None), "Mcp-Protocol-Version": "2025-03-26"},
+        json=[
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "list_tags", "arguments": {}}},
+        ],
+    )
+    first, second = sorted(batch.json(), key=lambda answer: answer["id"])
+    assert first["error"]["data"]["code"] == "RATE_LIMITED" and not second["result"].get("isError")
+
+
+def test_a_limited_tool_call_is_a_tool_error_the_model_reads(limited):
+    _, first, _, token = limited
+    for era in ("modern", "legacy"):
+        client = Mcp(client=first, token=token, era=era)
+        for _ in range(NORMAL["tool_call"] + 5):
+            result = client.call("list_tags", {})
+            if result.get("isError"):
+                break
+        envelope = result["structuredContent"]
+        assert envelope["error"]["code"] == "RATE_LIMITED" and 1 <= envelope["error"]["retryAfterSeconds"] <= 60
+        assert "RATE_LIMITED" in result["content"][0]["text"] and "retryAfterSeconds" in result["content"][0]["text"]
+        # Unknown tools too: the limit is checked before anything is looked up.
+        assert client.call("no_such_tool", {})["structuredContent"]["error"]["code"] == "RATE_LIMITED"
 
 
 def test_limits_are_per_credential(limited):
@@ -73,8 +112,8 @@ def test_limits_are_per_credential(limited):
     other, _ = create_token(services.items, user["id"], name="t", scopes="memo:read")
     for _ in range(NORMAL["connection"]):
         Mcp(client=first, token=token).post("tools/list")
-    assert Mcp(client=first, token=token).post("tools/list").status_code == 429
-    assert Mcp(client=first, token=other).post("tools/list").status_code == 200
+    assert Mcp(client=first, token=token).error("tools/list")["data"]["code"] == "RATE_LIMITED"
+    assert "tools" in Mcp(client=first, token=other).result("tools/list")
 
 
 def test_unauthenticated_calls_are_limited_per_ip(limited):

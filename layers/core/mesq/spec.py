@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -78,6 +78,9 @@ class Operation:
     data_schema: dict[str, Any]
     mcp: McpBinding
     extras: Mapping[str, Any] = field(default_factory=dict)
+    #: The read whose answer carries the `revision` this operation's `expectedRevision` wants
+    #: (the GET at its path or the nearest one above it): named in the "is required" message.
+    revision_read: str | None = None
 
     @property
     def scopes(self) -> tuple[str, ...]:
@@ -247,6 +250,7 @@ def _build_operation(resolver: _Resolver, path: str, method: str, raw: Mapping[s
             annotation_overrides=dict(annotations),
             any_scope=bool(x_mcp.get("anyScope", False)),
         ),
+        revision_read=str(x_mcp["revisionRead"]) if "revisionRead" in x_mcp else None,
     )
 
 
@@ -299,11 +303,33 @@ def build_spec(document: dict[str, Any]) -> Spec:
         raise SpecError("components.schemas.Error (the error object of every envelope) is missing")
     return Spec(
         document=document,
-        operations=operations,
+        operations=_with_revision_reads(operations),
         error_schema=resolver.inline({"$ref": f"{_SCHEMA_PREFIX}Error"}, {}),
         rest_document=_rest_document(document),
         raw_operations=raw,
     )
+
+
+def _with_revision_reads(operations: dict[str, Operation]) -> dict[str, Operation]:
+    """Each operation that takes `expectedRevision`, with the read that returns it: its
+    `x-mcp.revisionRead`, else the exposed GET at its own path, else at the longest path above
+    it (`/tasks/{id}/complete` -> `/tasks/{id}`)."""
+    reads = {op.path: op.operation_id for op in operations.values() if op.method == "GET" and op.mcp.exposed}
+
+    def read_for(path: str) -> str | None:
+        parts = path.split("/")
+        for end in range(len(parts), 1, -1):
+            found = reads.get("/".join(parts[:end]))
+            if found is not None:
+                return found
+        return None
+
+    return {
+        name: replace(op, revision_read=read_for(op.path))
+        if "expectedRevision" in op.input_schema.get("properties", {}) and op.revision_read is None
+        else op
+        for name, op in operations.items()
+    }
 
 
 def _rest_document(document: dict[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .errors import ValidationError
+from .hints import closest, forms
 from .messages import field_path, quoted, quoted_list
 from .spec import Operation
 from .values import checked_values
@@ -78,14 +79,30 @@ def _pattern(pattern: Any) -> str:
     return repr(text) if len(text) <= 80 else "the pattern in the schema"
 
 
-def _keyword_text(error: SchemaError) -> str:
+def _union_text(error: SchemaError, root: dict[str, Any]) -> str:
+    members = error.validator_value if isinstance(error.validator_value, list) else []
+    return f"{quoted(error.instance)} is none of the accepted forms; write it as {forms(members, root)}"
+
+
+def _enum_text(value: Any, expected: Any) -> str:
+    values = list(expected) if isinstance(expected, list) else [expected]
+    listed = ", ".join(quoted(item) for item in values[:ENUM_SHOWN])
+    more = f" and {len(values) - ENUM_SHOWN} more" if len(values) > ENUM_SHOWN else ""
+    return f"{quoted(value)} is not one of the allowed values; use one of {listed}{more}"
+
+
+#: How many values of an enum a message lists (they come from the schema, not the caller).
+ENUM_SHOWN = 30
+
+
+def _keyword_text(error: SchemaError, root: dict[str, Any]) -> str:
     """jsonschema's message for the keyword, with the bad value quoted briefly (its own messages
     embed the whole value: a 1 MB string would make a 2 MB answer)."""
     keyword, expected, value = error.validator, error.validator_value, error.instance
     sized = value if isinstance(value, (str, list, dict)) else ()
     texts: dict[str, Any] = {
         "type": lambda: f"{quoted(value)} is not of type {_types(expected)}",
-        "enum": lambda: f"{quoted(value)} is not one of {quoted_list(expected)}",
+        "enum": lambda: _enum_text(value, expected),
         "const": lambda: f"{quoted(value)} is not {quoted(expected)}",
         "pattern": lambda: f"{quoted(value)} does not match {_pattern(expected)}",
         "format": lambda: f"{quoted(value)} is not a valid {expected}",
@@ -98,12 +115,12 @@ def _keyword_text(error: SchemaError) -> str:
         "exclusiveMinimum": lambda: f"{quoted(value)} must be greater than {expected}",
         "exclusiveMaximum": lambda: f"{quoted(value)} must be less than {expected}",
         "uniqueItems": lambda: "has repeated items; each must be distinct",
-        "anyOf": lambda: f"{quoted(value)} matches none of the allowed forms",
-        "oneOf": lambda: f"{quoted(value)} matches none (or more than one) of the allowed forms",
+        "anyOf": lambda: _union_text(error, root),
+        "oneOf": lambda: _union_text(error, root),
         "not": lambda: f"{quoted(value)} is not allowed here",
         "additionalProperties": lambda: _unknown_fields(error),
         # These name only what the schema says (property names), never the value.
-        "required": lambda: error.message.replace("is a required property", "is required"),
+        "required": lambda: _required_text(error),
         "dependentRequired": lambda: error.message,
     }
     text = texts.get(str(keyword))
@@ -111,17 +128,34 @@ def _keyword_text(error: SchemaError) -> str:
 
 
 def _unknown_fields(error: SchemaError) -> str:
-    extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-    return f"unknown field{'s' if len(extra) > 1 else ''} {quoted_list(extra)}"
+    known = list(error.schema.get("properties", {}))
+    extra = sorted(set(error.instance) - set(known))
+    text = f"unknown field{'s' if len(extra) > 1 else ''} {quoted_list(extra)}"
+    nearest = {name: near for name in extra[:5] if (near := closest(str(name), known))}
+    if len(extra) == 1 and nearest:
+        return f"{text}; did you mean {quoted(nearest[extra[0]])}?"
+    if nearest:
+        return f"{text}; did you mean {', '.join(f'{quoted(n)} for {quoted(e)}' for e, n in nearest.items())}?"
+    return f"{text}; the fields are {', '.join(known)}" if known and len(known) <= 25 else text
 
 
-def describe(error: SchemaError) -> str:
+def _required_text(error: SchemaError) -> str:
+    """`'x' is required`, followed by the property's own `x-error-message.required` (what to
+    send, where to read it) when its schema has one."""
+    text = error.message.replace("is a required property", "is required")
+    missing = error.message.split(" is a required property")[0].strip("'")
+    schema = error.schema.get("properties", {}).get(missing) if isinstance(error.schema, dict) else None
+    hint = schema.get("x-error-message", {}).get("required") if isinstance(schema, dict) else None
+    return f"{text}: {hint}" if isinstance(hint, str) else text
+
+
+def describe(error: SchemaError, root: dict[str, Any] | None = None) -> str:
     custom = error.schema.get("x-error-message", {}) if isinstance(error.schema, dict) else {}
     where = field_path(error.absolute_path)
     if isinstance(custom, dict) and error.validator in custom:
         text = str(custom[error.validator])
     else:
-        text = _keyword_text(error)
+        text = _keyword_text(error, root if root is not None else {})
     return f"{where}: {text}" if where else text
 
 
@@ -133,5 +167,8 @@ def validate_arguments(operation: Operation, arguments: dict[str, Any]) -> dict[
     checked = checked_values(arguments)
     error = best_match(validator_for(operation.input_schema).iter_errors(checked))
     if error is not None:
-        raise ValidationError(describe(error))
+        message = describe(error, operation.input_schema)
+        if error.validator == "required" and "'expectedRevision'" in error.message and operation.revision_read:
+            message += f": the record's current `revision`, which {operation.revision_read} returns"
+        raise ValidationError(message)
     return checked

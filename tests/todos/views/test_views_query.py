@@ -66,13 +66,19 @@ def board(tasks: list[dict[str, Any]], inbox: list[dict[str, Any]] | None = None
     return Board(spaces=SPACES, columns=COLUMNS, tasks=tasks, inbox_items=inbox or [])
 
 
+def _query(**query: Any) -> TodoQuery:
+    if "priority" in query:  # one priority, as the tool also takes it
+        query["priorities"] = frozenset({query.pop("priority")})
+    return TodoQuery(**query)
+
+
 def ids(board_: Board, **query: Any) -> list[str]:
-    return [item["id"] for item in query_todos(board_, TodoQuery(**query))["items"]]
+    return [item["id"] for item in query_todos(board_, _query(**query))["items"]]
 
 
 def between(after: str | None, before: str | None, **query: Any) -> TodoQuery:
     due_after, due_before = parse_bounds(after, before)
-    return TodoQuery(due_after=due_after, due_before=due_before, **query)
+    return _query(due_after=due_after, due_before=due_before, **query)
 
 
 def test_seed_shanghai_week_example() -> None:

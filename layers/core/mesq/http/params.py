@@ -33,6 +33,15 @@ def _scalar(param: Parameter, schema: dict[str, Any], raw: str) -> Any:
     return raw
 
 
+def _array_form(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The array a parameter takes: its schema, or the array member of a union (`priority`: one
+    value or several), which a comma list or a repeated parameter selects."""
+    if schema.get("type") == "array":
+        return schema
+    members = schema.get("anyOf") or schema.get("oneOf") or []
+    return next((m for m in members if isinstance(m, dict) and m.get("type") == "array"), None)
+
+
 def collect_arguments(operation: Operation, request: Request) -> dict[str, Any]:
     arguments: dict[str, Any] = {}
     known_query = {p.name for p in operation.parameters if p.location == "query"}
@@ -52,8 +61,9 @@ def collect_arguments(operation: Operation, request: Request) -> dict[str, Any]:
             values = request.query_params.getlist(param.name)
             if not values:
                 continue
-            if param.schema.get("type") == "array":
-                item_schema = param.schema.get("items", {})
+            listed = _array_form(param.schema)
+            if listed is not None and (len(values) > 1 or "," in values[0] or param.schema.get("type") == "array"):
+                item_schema = listed.get("items", {})
                 arguments[param.argument] = [
                     _scalar(param, item_schema, part) for value in values for part in value.split(",") if part
                 ]

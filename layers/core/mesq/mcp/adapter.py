@@ -23,10 +23,13 @@ from mcp_types import INVALID_PARAMS
 
 from ..concurrency import run_sync
 from ..errors import Forbidden, MesqError, NotFound
+from ..hints import closest
+from ..messages import quoted
 from ..operations import invoke_async, invoke_sync
 from ..ratelimit import Bucket, RateLimiter
 from .catalog import Catalog, CatalogTool
-from .result import checked_envelope, internal_envelope, success_envelope, tool_result
+from .limits import rate_bucket
+from .result import checked_envelope, error_result, internal_envelope, success_envelope, tool_result
 from .state import RequestState
 from .visibility import Visibility
 
@@ -36,8 +39,11 @@ def not_callable(error: MesqError) -> MCPError:
     return MCPError(code=INVALID_PARAMS, message=error.message, data={"code": error.code})
 
 
-def unknown_tool(name: str) -> NotFound:
-    return NotFound(f"no tool named {name!r}; call tools/list for the tools of this connection")
+def unknown_tool(name: str, names: Collection[str] = ()) -> NotFound:
+    """No such tool; the nearest name this connection can call, when one is close."""
+    near = closest(name, names)
+    hint = f"did you mean {near!r}? " if near else ""
+    return NotFound(f"no tool named {quoted(name)}; {hint}call tools/list for the tools of this connection")
 
 
 def hidden_tool(visibility: Visibility, tool: CatalogTool) -> Forbidden | None:
@@ -111,9 +117,12 @@ def _failed(exc: Exception, state: RequestState, tool: CatalogTool) -> dict[str,
 async def call_tool(
     catalog: Catalog, state: RequestState, name: str, arguments: dict[str, Any] | None
 ) -> types.CallToolResult:
+    limited = state.rate_limited.get(rate_bucket("tools/call", name))
+    if limited is not None:  # a tool error the model reads: RATE_LIMITED with retryAfterSeconds
+        return error_result(limited, state.trace_id)
     tool = catalog.get(name)
     if tool is None:
-        raise not_callable(unknown_tool(name))
+        raise not_callable(unknown_tool(name, state.visibility.visible))
     hidden = hidden_tool(state.visibility, tool)
     if hidden is not None:
         raise not_callable(hidden)

@@ -64,11 +64,12 @@ from ..errors import (
     Unauthorized,
     ValidationError,
 )
-from ..ratelimit import Bucket, RateLimiter, call_bucket
+from ..ratelimit import Bucket, RateLimiter
 from ..services import Services
 from . import resources
 from .catalog import Catalog
 from .legacy import BodyRejected, LegacyBody, read_legacy_body
+from .limits import rate_bucket, rpc_error_body
 from .resource_metadata import METADATA_PATH, instance_url
 from .result import logger
 from .state import SCOPE_KEY, RequestState
@@ -82,12 +83,6 @@ CACHE_CONTROL = b"private, no-store"
 CONNECT_SCOPES = " ".join(order_scopes(READ_SCOPES))
 CORRELATION_HEADER = "x-correlation-id"
 MAX_CORRELATION_ID = 128
-
-#: JSON-RPC methods counted in the connection bucket (docs/contract.md §7); the rest are calls.
-CONNECTION_METHODS = frozenset(
-    {"server/discover", "initialize", "notifications/initialized", "ping", "tools/list", "prompts/list",
-     "resources/list", "resources/templates/list"}
-)  # fmt: skip
 
 # A manager per request would log "session manager started/shutting down" at INFO every time.
 logging.getLogger("mcp.server.streamable_http_manager").setLevel(logging.WARNING)
@@ -119,16 +114,6 @@ def _quoted(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def rate_bucket(method: str | None, name: str | None) -> Bucket:
-    if method in CONNECTION_METHODS:
-        return "connection"
-    if method == "resources/read":
-        return "attachment_read"
-    if method == "tools/call" and name is not None:
-        return call_bucket(name)
-    return "tool_call"
-
-
 def _is_modern(request: Request) -> bool:
     """Whether the SDK routes this request to its 2026-07-28 entry: every Mcp-Protocol-Version
     that is not a handshake version. There it holds the body to the Mcp-Method/Mcp-Name headers
@@ -146,6 +131,20 @@ def _calls(body: LegacyBody) -> list[tuple[str | None, str | None]]:
             target = message.params.get(key) if key else None
             calls.append((message.method, target if isinstance(target, str) else None))
     return calls
+
+
+def _answer_unservable(body: LegacyBody, limited: dict[str, RateLimited]) -> None:
+    """What no SDK handler can answer: a limited `initialize` (the SDK reserves it) gets its
+    JSON-RPC error here, and a body of limited notifications only gets HTTP 429 (nothing to
+    answer in). Every other limited message is answered by its handler."""
+    servable = [message for message in body.messages if message.rejection is None]
+    for message in servable:
+        if message.method == "initialize" and "connection" in limited:
+            answer = rpc_error_body(limited["connection"], message.decoded.get("id"))
+            raise _Answered(JSONResponse(answer))
+    requests = [message for message in servable if isinstance(message.decoded, dict) and "id" in message.decoded]
+    if servable and not requests:
+        raise _Rejected(next(iter(limited.values())))
 
 
 def _correlation_id(request: Request) -> str | None:
@@ -236,9 +235,12 @@ class McpEndpoint:
         # headers, before the body is read; any other request by its body's messages.
         modern = _is_modern(request)
         header_method = request.headers.get("mcp-method") if modern else None
+        limited: dict[str, RateLimited] = {}
         if header_method:
             target = decode_header_value(request.headers.get("mcp-name"))
-            await self._rate_limit(principal, [(header_method, target)])
+            limited = await self._rate_limit(principal, [(header_method, target)])
+            if limited and header_method.startswith("notifications/"):
+                raise _Rejected(next(iter(limited.values())))  # a notification has no answer to carry it
             self._step_up(request, visibility, [(header_method, target)])
         body = await read_limited(request, self.body_cap)
         if body is None:
@@ -255,10 +257,14 @@ class McpEndpoint:
             except BodyRejected as rejected:
                 raise _Answered(JSONResponse(rejected.error, status_code=400)) from None
             calls = _calls(legacy)
-            await self._rate_limit(principal, calls)
+            limited = await self._rate_limit(principal, calls)
+            if limited:
+                _answer_unservable(legacy, limited)
             self._step_up(request, visibility, calls)
         elif not header_method:
-            await self._rate_limit(principal, [(None, None)])  # the SDK rejects it: a missing Mcp-Method
+            limited = await self._rate_limit(principal, [(None, None)])  # the SDK rejects it: no Mcp-Method
+            if limited:
+                raise _Rejected(next(iter(limited.values())))
         state = RequestState(
             principal=principal,
             services=self.services,
@@ -266,17 +272,23 @@ class McpEndpoint:
             trace_id=trace_id,
             correlation_id=_correlation_id(request),
             remaining_ms=_lambda_remaining_ms(request),
+            rate_limited=limited,
         )
         return state, body, legacy
 
-    async def _rate_limit(self, principal: Principal, calls: Iterable[tuple[str | None, str | None]]) -> None:
-        """Count each message (a batch counts every message it carries) in its bucket."""
+    async def _rate_limit(
+        self, principal: Principal, calls: Iterable[tuple[str | None, str | None]]
+    ) -> dict[str, RateLimited]:
+        """Count each message (a batch counts every message it carries) in its bucket; the
+        buckets over their limit, for the handlers to answer in MCP's own forms (limits.py)."""
         buckets = collections.Counter(rate_bucket(method, name) for method, name in calls)
-        try:
-            for bucket, count in buckets.items():
+        limited: dict[str, RateLimited] = {}
+        for bucket, count in buckets.items():
+            try:
                 await self._limit(principal.credential_id, bucket, count)
-        except RateLimited as limited:
-            raise _Rejected(limited) from None
+            except RateLimited as error:
+                limited[bucket] = error
+        return limited
 
     def _step_up(
         self, request: Request, visibility: Visibility, calls: Iterable[tuple[str | None, str | None]]

@@ -31,6 +31,8 @@ INPUT_ONLY_KEYWORDS = frozenset(
         "title",
         "examples",
         "example",
+        "x-example",
+        "x-error-message",
         "default",
         "$comment",
         "deprecated",
@@ -382,7 +384,7 @@ def lean_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 #: Extension keywords only the server reads (its own validation messages); never listed.
-SERVER_ONLY_KEYWORDS = frozenset({"x-error-message"})
+SERVER_ONLY_KEYWORDS = frozenset({"x-error-message", "x-example"})
 
 
 def _strip_server_only(schema: Any) -> Any:

@@ -30,7 +30,9 @@ from . import adapter, prompts, resources
 from .catalog import Catalog, build_catalog
 from .code.sandbox import available as sandbox_available
 from .code.tools import listed_tools, with_code_tools
+from .connection_context import with_connection_context
 from .endpoint import McpEndpoint
+from .limits import rate_bucket, rpc_rate_limited
 from .resource_metadata import METADATA_PATH, resource_metadata_endpoint
 from .result import logger
 from .state import SCOPE_KEY, RequestState, request_state
@@ -105,6 +107,21 @@ def _guarded(
     return wrapper
 
 
+def _limited(
+    method: str, handler: Callable[[ServerRequestContext[Any], _P], Awaitable[_R]]
+) -> Callable[[ServerRequestContext[Any], _P], Awaitable[_R]]:
+    """`handler`, answering a JSON-RPC error with `data.retryAfterSeconds` instead when the
+    endpoint found this request's bucket over its limit (limits.py)."""
+
+    async def wrapper(ctx: ServerRequestContext[Any], params: _P) -> _R:
+        limited = request_state(ctx).rate_limited.get(rate_bucket(method, None))
+        if limited is not None:
+            raise rpc_rate_limited(limited)
+        return await handler(ctx, params)
+
+    return wrapper
+
+
 def _single_page(params: types.PaginatedRequestParams | None) -> None:
     """Every list is one page (no `nextCursor` is ever sent), so any cursor is one we never issued."""
     if params is not None and params.cursor is not None:
@@ -154,6 +171,10 @@ def build_server(catalog: Catalog) -> Server[Any]:
     ) -> types.ReadResourceResult:
         return await resources.read_resource(str(params.uri), request_state(ctx))
 
+    async def ping(ctx: ServerRequestContext[Any], params: types.RequestParams | None) -> types.EmptyResult:
+        request_state(ctx)
+        return types.EmptyResult()
+
     async def discover(ctx: ServerRequestContext[Any], params: types.RequestParams | None) -> types.DiscoverResult:
         """The SDK's `server/discover`, listing every version these URLs serve, not only 2026-07-28."""
         request_state(ctx)
@@ -178,15 +199,16 @@ def build_server(catalog: Catalog) -> Server[Any]:
         },
         # Mcp-Param header checks look schemas up here instead of re-running tools/list.
         get_tool_input_schema=catalog.input_schema,
-        on_list_tools=_guarded(list_tools),
+        on_list_tools=_guarded(_limited("tools/list", list_tools)),
         on_call_tool=_guarded(call_tool),
-        on_list_prompts=_guarded(list_prompts),
-        on_get_prompt=_guarded(get_prompt),
-        on_list_resources=_guarded(list_resources),
-        on_list_resource_templates=_guarded(list_resource_templates),
-        on_read_resource=_guarded(read_resource),
+        on_list_prompts=_guarded(_limited("prompts/list", list_prompts)),
+        on_get_prompt=_guarded(_limited("prompts/get", get_prompt)),
+        on_list_resources=_guarded(_limited("resources/list", list_resources)),
+        on_list_resource_templates=_guarded(_limited("resources/templates/list", list_resource_templates)),
+        on_ping=_guarded(_limited("ping", ping)),
+        on_read_resource=_guarded(_limited("resources/read", read_resource)),
     )
-    server.add_request_handler("server/discover", types.RequestParams, _guarded(discover))
+    server.add_request_handler("server/discover", types.RequestParams, _guarded(_limited("server/discover", discover)))
     return server
 
 
@@ -195,7 +217,7 @@ def default_catalog() -> Catalog:
     """The catalog of the packaged spec: built (and checked) once per process."""
     spec = load_spec()
     check_registry(spec)
-    catalog = build_catalog(spec)
+    catalog = with_connection_context(build_catalog(spec))
     # Code Mode only where its sandbox enforces every budget (not on aarch64 builds: sandbox.py).
     return with_code_tools(catalog, spec.error_schema) if sandbox_available() else catalog
 

@@ -8,13 +8,14 @@ per-request facts, no globals and no context variables to leak between requests.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.requests import Request
 
 from ..context import Principal
+from ..errors import RateLimited
 from ..services import Services
 from .visibility import Visibility
 
@@ -30,6 +31,10 @@ class RequestState:
     correlation_id: str | None
     #: Milliseconds the Lambda invocation has left (None under `mesq serve`): run_code stays under it.
     remaining_ms: Callable[[], int] | None = None
+    #: The rate buckets this request's messages went over (bucket -> the error): the handlers
+    #: answer each limited message in its own form (a tool error result for tools/call, a
+    #: JSON-RPC error with `data.retryAfterSeconds` otherwise) so an MCP client can read it.
+    rate_limited: Mapping[str, RateLimited] = field(default_factory=dict)
 
 
 class MissingRequestState(RuntimeError):

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from ... import timestamps
+from ...auth.scopes import order_scopes
 from ...context import Call
 from ...errors import NotFound
 from .. import keys, model
@@ -77,9 +80,14 @@ def list_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     due_after, due_before = parse_bounds(args.get("dueAfter"), args.get("dueBefore"))
     state = load_state(call.services.items, call.principal.user_id)
+    wanted = args.get("priority")
+    priorities = [wanted] if isinstance(wanted, str) else wanted
     query = TodoQuery(
         query=args.get("query"),
-        priority=args.get("priority"),
+        priorities=frozenset(priorities) if priorities else None,
+        overdue=args.get("overdue"),
+        now=timestamps.utc_now(),
+        order_by=args.get("orderBy", "updated"),
         tags=tuple(args.get("tags", ())),
         status=args.get("status", "open"),
         space_ids=_space_ids(state, args),
@@ -118,7 +126,33 @@ def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     )
 
 
+def get_context_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    """ "Now" for the user: their todo zone (one settings read), today's date there, the instant,
+    and the credential's scopes. The MCP adapter adds the connection's toolsets."""
+    configured = (call.services.items.get(keys.settings_key(call.principal.user_id)) or {}).get("timezone")
+    zone = _known_zone(configured)
+    now = timestamps.utc_now()
+    return {
+        "timeZone": zone or "UTC",
+        "timeZoneSet": zone is not None,
+        "today": now.astimezone(ZoneInfo(zone or "UTC")).date().isoformat(),
+        "now": timestamps.format_timestamp(now),
+        "scopes": order_scopes(call.principal.scopes),
+    }
+
+
+def _known_zone(name: Any) -> str | None:
+    if not isinstance(name, str) or not name:
+        return None
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+    return name
+
+
 OPERATIONS = {
+    "get_context": get_context_operation,
     "list_todos": list_todos_operation,
     "query_todos": query_todos_operation,
     "get_todo_task": get_todo_task_operation,

@@ -19,8 +19,12 @@ Pure functions over a `traversal.Board`. The rules, and the decisions where the 
   and matches, one due 2026-10-12 does not. Recurring root tasks are dated by their earliest
   unfinished, not-deleted occurrence, which is their current due (see `record_moment`).
   Records without a date are excluded whenever a date bound is given.
-- Order: `updatedAt` descending, then `kind`, then `id` ascending; an inbox subtask has no
-  `updatedAt` of its own and sorts by its parent's.
+- `priority`: any of the listed values (a record without one counts as `none`).
+- `overdue` (issue 29): true = open records whose due has passed (a timed due before now, a
+  date-only due before today in its zone: own, else the user's, else UTC); false = the rest.
+- Order (`orderBy`): `updated` = `updatedAt` descending, then `kind`, then `id` ascending (an
+  inbox subtask has no `updatedAt` of its own and sorts by its parent's); `due` = soonest due
+  first, undated last, ties as `updated`; `priority` = urgent..none, ties by due.
 - `includeNotes`: the first 2,000 characters of the notes as `notes`, `notesTruncated: true` when
   cut (read the whole text with the detail tool). Without it items carry no notes at all.
 - Paging: `limit` (default 25, max 200) is the requested size; the page holds as many whole items
@@ -48,10 +52,15 @@ Status = Literal["all", "open", "done"]
 Kind = Literal["task", "subtask", "inboxItem", "inboxSubtask"]
 
 
+OrderBy = Literal["updated", "due", "priority"]
+#: orderBy=priority: the most pressing first.
+PRIORITY_RANK = {"urgent": 0, "high": 1, "medium": 2, "low": 3, "none": 4}
+
+
 @dataclass(frozen=True)
 class TodoQuery:
     query: str | None = None
-    priority: str | None = None
+    priorities: frozenset[str] | None = None  # any of these; None = every priority
     tags: tuple[str, ...] = ()
     status: Status = "open"
     space_ids: frozenset[str] | None = None  # None = every space and the inbox
@@ -62,6 +71,11 @@ class TodoQuery:
     offset: int = 0
     limit: int = DEFAULT_LIMIT
     budget: int = RESPONSE_BUDGET_CHARACTERS
+    #: True: open records whose due has passed; False: every other record; None: no filter.
+    overdue: bool | None = None
+    #: The instant `overdue` is judged at (the operation passes the clock's now).
+    now: datetime | None = None
+    order_by: OrderBy = "updated"
 
     @property
     def has_date_filter(self) -> bool:
@@ -173,7 +187,11 @@ def _matches(candidate: _Candidate, query: TodoQuery, needle: str | None) -> boo
         return False
     if query.space_ids is not None and candidate.space_id not in query.space_ids:
         return False
-    if query.priority is not None and (kind == "inboxSubtask" or record.get("priority") != query.priority):
+    if query.priorities is not None and (
+        kind == "inboxSubtask" or (record.get("priority") or "none") not in query.priorities
+    ):
+        return False
+    if query.overdue is not None and is_overdue(candidate, query) != query.overdue:
         return False
     if query.tags:
         tags = () if kind == "inboxSubtask" else record.get("tags") or ()
@@ -193,6 +211,25 @@ def _matches(candidate: _Candidate, query: TodoQuery, needle: str | None) -> boo
         if query.due_before is not None and moment >= query.due_before:
             return False
     return True
+
+
+def is_overdue(candidate: _Candidate, query: TodoQuery) -> bool:
+    """An open record whose due has passed: a timed due before now, a date-only due before
+    today in its zone (its own, else the user's, else UTC): a task due today is not overdue
+    before the day ends. A recurring task's due is its current occurrence."""
+    record, kind = candidate.record, candidate.kind
+    due = record.get("due") if kind != "inboxSubtask" else None
+    if not due or record.get("done") or query.now is None:
+        return False
+    if due.get("type") == "datetime":
+        return parse_timestamp(str(due["at"]), "due.at") < query.now
+    zone = _zone(record.get("timezone")) or query.floating_zone or UTC
+    return date.fromisoformat(str(due["date"])) < query.now.astimezone(zone).date()
+
+
+def _sort_key_due(candidate: _Candidate, query: TodoQuery) -> tuple[int, datetime]:
+    moment = record_moment(candidate.record, candidate.kind, query.floating_zone)
+    return (0, moment) if moment is not None else (1, datetime.max.replace(tzinfo=UTC))
 
 
 def _item(candidate: _Candidate, include_notes: bool) -> Record:
@@ -234,9 +271,16 @@ def matching(board: Board, query: TodoQuery) -> list[_Candidate]:
     if empty_range:
         return []
     found = [c for c in _candidates(board) if _matches(c, query, needle)]
-    # Two stable sorts: kind and id ascending, then updatedAt (fixed-width UTC text) descending.
+    # Stable sorts: kind and id ascending, then updatedAt (fixed-width UTC text) descending, then
+    # the requested order on top (due: soonest first, none last; priority: urgent first, then due).
     found.sort(key=lambda c: (c.kind, str(c.record["id"])))
     found.sort(key=lambda c: c.updated_at, reverse=True)
+    if query.order_by == "due":
+        found.sort(key=lambda c: _sort_key_due(c, query))
+    elif query.order_by == "priority":
+        found.sort(
+            key=lambda c: (PRIORITY_RANK.get(str(c.record.get("priority") or "none"), 4), _sort_key_due(c, query))
+        )
     return found
 
 

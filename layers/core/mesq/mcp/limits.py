@@ -1,0 +1,64 @@
+"""Rate limits as an MCP client reads them (docs/contract.md §7).
+
+The endpoint counts every message in its bucket before the SDK reads it (`ratelimit.py`); a
+message over its bucket's limit is not refused with HTTP 429 there, because the official client
+turns any non-2xx answer into `-32603 "Server returned an error response"` and the model never
+learns when to retry. Instead the SDK's handlers answer it (`RequestState.rate_limited`):
+
+- `tools/call`: a tool error result (`isError`, `error.code` `RATE_LIMITED`,
+  `error.retryAfterSeconds`), which the model reads like any other failure;
+- every other request (`tools/list`, `server/discover`, `resources/read`, `ping`, ...): a
+  JSON-RPC error `RATE_LIMITED_RPC_CODE` whose `data` is `{code: "RATE_LIMITED", retryAfterSeconds}`;
+- `initialize`, which the SDK reserves, is answered the same way by the endpoint itself, and a
+  notification (no answer to put it in) keeps HTTP 429 with `Retry-After`.
+
+REST keeps HTTP 429 with `Retry-After` (asgi/).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.shared.exceptions import MCPError
+
+from ..errors import RateLimited
+from ..ratelimit import Bucket, call_bucket
+
+#: The JSON-RPC error code of a rate-limited request: implementation-defined server range
+#: (-32000..-32099), clear of the SDK's own (-32000/-32001 client side, -32020..-32022, -32042).
+RATE_LIMITED_RPC_CODE = -32029
+
+#: JSON-RPC methods counted in the connection bucket; the rest are calls.
+CONNECTION_METHODS = frozenset(
+    {"server/discover", "initialize", "notifications/initialized", "ping", "tools/list", "prompts/list",
+     "resources/list", "resources/templates/list"}
+)  # fmt: skip
+
+
+def rate_bucket(method: str | None, name: str | None) -> Bucket:
+    """The bucket one JSON-RPC message counts in."""
+    if method in CONNECTION_METHODS:
+        return "connection"
+    if method == "resources/read":
+        return "attachment_read"
+    if method == "tools/call" and name is not None:
+        return call_bucket(name)
+    return "tool_call"
+
+
+def rpc_data(error: RateLimited) -> dict[str, Any]:
+    return {"code": error.code, "retryAfterSeconds": error.retry_after_seconds}
+
+
+def rpc_rate_limited(error: RateLimited) -> MCPError:
+    """The JSON-RPC error of a rate-limited request other than `tools/call`."""
+    return MCPError(code=RATE_LIMITED_RPC_CODE, message=error.message, data=rpc_data(error))
+
+
+def rpc_error_body(error: RateLimited, request_id: Any) -> dict[str, Any]:
+    """The same error as a JSON-RPC response body (for `initialize`, answered by the endpoint)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {"code": RATE_LIMITED_RPC_CODE, "message": error.message, "data": rpc_data(error)},
+    }
