@@ -17,6 +17,8 @@ class Deployment:
     attachment_quota_bytes: int
     mcp_read_cap_bytes: int
     upload_session_seconds: int
+    #: How long change records are kept (MESQ_HISTORY_DAYS).
+    history_days: int = 90
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Deployment:
@@ -25,4 +27,5 @@ class Deployment:
             attachment_quota_bytes=settings.attachment_quota_bytes,
             mcp_read_cap_bytes=settings.mcp_read_cap_bytes,
             upload_session_seconds=settings.upload_session_seconds,
+            history_days=settings.history_days,
         )

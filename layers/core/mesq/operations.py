@@ -19,6 +19,7 @@ from .attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
 from .call_metrics import outcome_of
 from .concurrency import in_worker_thread
 from .context import Call, Channel, Principal, Services
+from .history.operations import OPERATIONS as HISTORY_OPERATIONS
 from .memos.reads import OPERATIONS as MEMO_READ_OPERATIONS
 from .memos.writes import OPERATIONS as MEMO_WRITE_OPERATIONS
 from .ratelimit import Bucket, RateLimiter, call_bucket
@@ -41,6 +42,7 @@ REGISTRY: Mapping[str, OperationFn] = {
     **TODO_OPERATIONS,
     **READING_OPERATIONS,
     **SEARCH_OPERATIONS,
+    **HISTORY_OPERATIONS,
 }
 
 
@@ -81,7 +83,13 @@ def invoke_sync(
         bucket = call_bucket(operation.operation_id)
         if limiter is not None and limiter.enabled and bucket in counted:
             limiter.hit(principal.credential_id, bucket)
-        call = Call(principal=principal, services=services, trace_id=trace_id, channel=channel)
+        call = Call(
+            principal=principal,
+            services=services,
+            trace_id=trace_id,
+            channel=channel,
+            operation_id=operation.operation_id,
+        )
         return (function or REGISTRY[operation.operation_id])(call, arguments)
     except BaseException as exc:
         error = exc

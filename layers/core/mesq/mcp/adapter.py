@@ -21,6 +21,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from ..concurrency import run_sync
+from ..context import Principal
 from ..errors import Forbidden, MesqError, NotFound
 from ..operations import invoke_sync
 from ..ratelimit import Bucket, RateLimiter
@@ -53,15 +54,17 @@ def run_tool(
     *,
     limiter: RateLimiter | None = None,
     counted: Collection[Bucket] = (),
+    principal: Principal | None = None,
 ) -> dict[str, Any]:
-    """One call of a visible tool -> its checked envelope (`{data}` or `{error}`)."""
+    """One call of a visible tool -> its checked envelope (`{data}` or `{error}`). `principal`
+    replaces the connection's (run_code's calls carry the run's id on it)."""
     trace_id = state.trace_id
     function = tool.connection_function(catalog, state) if tool.connection_function else tool.function
     try:
         data = invoke_sync(
             tool.operation,
             dict(arguments) if arguments else {},
-            principal=state.principal,
+            principal=principal or state.principal,
             services=state.services,
             trace_id=trace_id,
             channel="mcp",

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from typing import Any
 
 from ...asgi.body import parse_json_object
-from ...context import Call
+from ...context import Call, new_run_id
 from ...errors import Forbidden, MesqError
 from ...operations import OperationFn
 from ...ratelimit import Bucket, RateLimiter
@@ -62,6 +63,10 @@ class Run:
         self.reach = state.visibility.code_reach(catalog)
         self.limiter = RateLimiter(state.services.items, state.services.settings)
         self.calls = 0
+        # Every write of this run shares one change-history runId: it rides on the principal of
+        # the script's calls (the per-call context, in this process), and the result names it.
+        self.run_id = new_run_id()
+        self.principal = replace(state.principal, run_id=self.run_id)
         self.log: list[str] = []
         self.budget: dict[str, Any] | None = None
 
@@ -80,7 +85,7 @@ class Run:
             self.reached("time", elapsed, self.budgets.timeout_ms)
         elif outcome.stopped == "memory":
             self.reached("memory", self.budgets.memory_mb, self.budgets.memory_mb)
-        data: dict[str, Any] = {"log": self.log, "ms": elapsed}
+        data: dict[str, Any] = {"log": self.log, "ms": elapsed, "runId": self.run_id}
         if outcome.thrown is not None:
             data["thrown"] = outcome.thrown[:MAX_THROWN_CHARS]
         complete = outcome.json_text if outcome.json_text is not None else outcome.kept
@@ -128,4 +133,6 @@ class Run:
             parsed = parse_json_object(arguments.encode("utf-8"))
         except MesqError as error:
             return error.envelope(trace_id)
-        return run_tool(self.catalog, self.state, tool, parsed, limiter=self.limiter, counted=COUNTED)
+        return run_tool(
+            self.catalog, self.state, tool, parsed, limiter=self.limiter, counted=COUNTED, principal=self.principal
+        )

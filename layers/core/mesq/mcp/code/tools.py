@@ -118,6 +118,7 @@ RUN_DATA: dict[str, Any] = {
         },
         "log": {"type": "array", "items": {"type": "string"}},
         "ms": {"type": "integer"},
+        "runId": {"type": "string"},
     },
     "required": ["log", "ms"],
 }
