@@ -54,7 +54,12 @@ def caller(items: ItemStore) -> Any:
 
     def call(operation_id: str, **arguments: Any) -> dict[str, Any]:
         return invoke_sync(
-            spec.operations[operation_id], arguments, principal=principal, services=services, trace_id="t", channel="api"
+            spec.operations[operation_id],
+            arguments,
+            principal=principal,
+            services=services,
+            trace_id="t",
+            channel="api",
         )
 
     return call

@@ -66,7 +66,7 @@ def test_edits_are_attributed_undone_and_the_undo_undone(live_server):
     async def body() -> None:
         async with connect(live_server, secret) as client:
             memo = (await ok(client, "create_memo", {"content": "draft"}))["memo"]
-            first = (await ok(client, "update_memo", {"id": memo["id"], "expectedRevision": 1, "content": "first"}))
+            first = await ok(client, "update_memo", {"id": memo["id"], "expectedRevision": 1, "content": "first"})
             await ok(client, "update_memo", {"id": memo["id"], "expectedRevision": 2, "content": "second"})
             history = (await ok(client, "list_changes", {"recordId": memo["id"]}))["changes"]
             assert [c["action"] for c in history] == ["update", "update", "create"]
@@ -123,7 +123,7 @@ def test_a_run_code_run_is_listed_and_undone_by_its_run_id(live_server):
             assert len(undo["undone"]) == 3 and undo["notUndone"] == [], undo
             assert (await ok(client, "get_memo", {"id": before["id"]}))["memo"]["content"] == "as it was"
             assert (await ok(client, "get_memo", {"id": made_memo}))["memo"]["status"] == "DELETED"
-            trash = (await ok(client, "list_todo_trash", {}))
+            trash = await ok(client, "list_todo_trash", {})
             assert made_task in json.dumps(trash)  # trashed, not gone
             # The undo is one run of its own: its three changes share a runId of their own.
             newest = (await ok(client, "list_changes", {"limit": 3}))["changes"]

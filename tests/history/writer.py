@@ -42,7 +42,12 @@ def main(argv: list[str]) -> None:
 
     def call(operation_id: str, **arguments: Any) -> dict[str, Any]:
         return invoke_sync(
-            spec.operations[operation_id], arguments, principal=principal, services=services, trace_id="t", channel="api"
+            spec.operations[operation_id],
+            arguments,
+            principal=principal,
+            services=services,
+            trace_id="t",
+            channel="api",
         )
 
     def ack(record: dict[str, Any]) -> None:
@@ -55,7 +60,9 @@ def main(argv: list[str]) -> None:
             memo = call("create_memo", content=f"memo {number}")["memo"]
             ack(memo)
         elif step == 1:
-            memo = call("update_memo", id=memo["id"], expectedRevision=memo["revision"], content=f"edit {number}")["memo"]
+            memo = call("update_memo", id=memo["id"], expectedRevision=memo["revision"], content=f"edit {number}")[
+                "memo"
+            ]
             ack(memo)
         elif step == 2 or task is None:
             task = call("create_todo_task", title=f"task {number}")["task"]
@@ -64,7 +71,9 @@ def main(argv: list[str]) -> None:
             task = call("complete_todo_task", id=task["id"], expectedRevision=task["revision"])["task"]
             ack(task)
         else:
-            task = call("update_todo_task", id=task["id"], expectedRevision=task["revision"], title=f"t{number}")["task"]
+            task = call("update_todo_task", id=task["id"], expectedRevision=task["revision"], title=f"t{number}")[
+                "task"
+            ]
             ack(task)
     print("done", flush=True)
 

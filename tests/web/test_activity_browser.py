@@ -27,7 +27,9 @@ def server(tmp_path: Path) -> Iterator[LiveServer]:
 
 
 def _agent(server: LiveServer, name: str) -> httpx.Client:
-    made = server.cli("token", "create", "admin", "--name", name, "--scopes", "memo:read,memo:write,todo:read,todo:write")
+    made = server.cli(
+        "token", "create", "admin", "--name", name, "--scopes", "memo:read,memo:write,todo:read,todo:write"
+    )
     assert made.returncode == 0, made.stderr
     token = made.stdout.strip().splitlines()[-1]
     return httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {token}"}, timeout=10)

@@ -8,8 +8,6 @@ has it read once from its record."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from ..auth.oauth.keys import grant_key
 from ..auth.tokens import record_key
 from ..context import Call
@@ -28,8 +26,21 @@ def actor_of(call: Call) -> dict[str, str]:
     return {"kind": principal.kind, "id": principal.credential_id, "name": name}
 
 
-@lru_cache(maxsize=256)
+#: (user id, credential id) -> name: read once per process (credential ids are random, never reused).
+_NAMES: dict[tuple[str, str], str] = {}
+_NAMES_KEPT = 256
+
+
 def _stored_name(items: ItemStore, user_id: str, credential_id: str) -> str:
+    known = _NAMES.get((user_id, credential_id))
+    if known is None:
+        if len(_NAMES) >= _NAMES_KEPT:
+            _NAMES.clear()
+        known = _NAMES[(user_id, credential_id)] = _read_name(items, user_id, credential_id)
+    return known
+
+
+def _read_name(items: ItemStore, user_id: str, credential_id: str) -> str:
     kind, _, ident = credential_id.partition(":")
     if kind == "pat":
         record = items.get(record_key(user_id, ident))

@@ -85,13 +85,13 @@ def _targets(call: Call, args: dict[str, Any]) -> tuple[list[Item], bool]:
         if missing or hidden:
             raise NotFound(f"no change {', '.join(missing + hidden)!s} visible to this credential")
         return list(found.values()), False
-    query = {name: args[name] for name in ("runId", "actor", "since") if name in args}
+    query: dict[str, Any] = {name: args[name] for name in ("runId", "actor", "since") if name in args}
     wanted = matcher(call, query)
     pending: list[Item] = []
     cursor: str | None = None
     while len(pending) < MAX_UNDO:
-        found, cursor = changes(call, {**query, "limit": MAX_UNDO, **({"cursor": cursor} if cursor else {})}, wanted)
-        pending += [item for item in found if "undoneBy" not in item and undoable(item)]
+        page, cursor = changes(call, {**query, "limit": MAX_UNDO, **({"cursor": cursor} if cursor else {})}, wanted)
+        pending += [item for item in page if "undoneBy" not in item and undoable(item)]
         if cursor is None:
             return pending[:MAX_UNDO], len(pending) > MAX_UNDO
     return pending[:MAX_UNDO], True
