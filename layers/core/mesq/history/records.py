@@ -118,14 +118,7 @@ def change_item(
         "runId": run_id,
         "operation": operation or "unknown",
         "action": action_of(kind, before, after, fields),
-        "record": {"kind": kind, "id": record_id},
-        "fields": fields,
-        "before": {name: before[name] for name in fields if before is not None and name in before},
-        "after": {name: after[name] for name in fields if after is not None and name in after},
-        "revisions": {
-            "before": None if before is None else before.get("revision"),
-            "after": None if after is None else after.get("revision"),
-        },
+        **member(kind, record_id, before, after),
     }
     if undoes is not None:
         item["undoes"] = undoes
