@@ -51,7 +51,7 @@ def rows_ai_search() -> list[tuple[str, str, str]]:
     import numpy as np
 
     from mesq.config import Settings
-    from mesq.context import Services
+    from mesq.services import Services
     from mesq.memos import store
     from mesq.search import pipeline
     from mesq.search.documents import Doc, doc_of

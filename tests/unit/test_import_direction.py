@@ -29,11 +29,11 @@ PACKAGE = Path(__file__).resolve().parents[2] / "layers" / "core" / "mesq"
 LAYERS: dict[str, tuple[str, ...]] = {
     "kernel": (
         "errors", "values", "messages", "timestamps", "pages", "keys", "tags", "context", "deployment",
-        "model_ports", "call_metrics", "concurrency", "toolsets", "spec", "outbound", "private_files",
+        "model_ports", "call_metrics", "concurrency", "toolsets", "spec", "outbound", "private_files", "hints",
     ),
     "domains": (
         "store", "sealing", "auth", "attachments", "memos", "todos", "calendar_feed", "reading", "reminders",
-        "search",
+        "search", "history",
     ),
     "application": ("idempotency", "validation", "ratelimit", "operations"),
     "wiring": ("config", "deferred_blobs", "call_metrics_emf", "services"),

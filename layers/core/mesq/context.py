@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import secrets
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from .call_metrics import CallMetrics
@@ -22,6 +23,11 @@ class Principal:
     scopes: frozenset[str]
     credential_id: str
     kind: CredentialKind
+    #: What the person calls the credential (a PAT's name, an OAuth client's client_name); the
+    #: change history's actor name. Empty when the lookup did not carry it (history reads it).
+    name: str = ""
+    #: Set by run_code for the calls of one run, so all its writes share one change-history runId.
+    run_id: str | None = None
 
 
 class Services(Protocol):
@@ -57,9 +63,25 @@ class Services(Protocol):
     def deployment(self) -> Deployment: ...
 
 
+def new_run_id() -> str:
+    return secrets.token_urlsafe(9)
+
+
 @dataclass(frozen=True)
 class Call:
     principal: Principal
     services: Services
     trace_id: str
     channel: Channel
+    #: The operation being run (the change history's `operation`).
+    operation_id: str = ""
+    #: Shared by every write of this call (one batch call = one run), or of the run_code run
+    #: the principal carries.
+    run_id: str = field(default_factory=new_run_id)
+    #: (change id, record id) of the change an undo is reverting: the revert's change record
+    #: names it, and the same transaction marks that change undone.
+    undoes: tuple[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.principal.run_id is not None:
+            object.__setattr__(self, "run_id", self.principal.run_id)

@@ -15,3 +15,5 @@ class Deployment:
     attachment_quota_bytes: int
     mcp_read_cap_bytes: int
     upload_session_seconds: int
+    #: How long change records are kept (MESQ_HISTORY_DAYS).
+    history_days: int = 90

@@ -19,6 +19,7 @@ from .attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
 from .call_metrics import outcome_of
 from .concurrency import in_worker_thread
 from .context import Call, Channel, Principal, Services
+from .history.operations import OPERATIONS as HISTORY_OPERATIONS
 from .memos.reads import OPERATIONS as MEMO_READ_OPERATIONS
 from .memos.writes import OPERATIONS as MEMO_WRITE_OPERATIONS
 from .ratelimit import Bucket, RateLimiter, call_bucket
@@ -42,6 +43,7 @@ REGISTRY: Mapping[str, OperationFn] = {
     **TODO_OPERATIONS,
     **READING_OPERATIONS,
     **SEARCH_OPERATIONS,
+    **HISTORY_OPERATIONS,
 }
 
 
@@ -129,7 +131,10 @@ def _prepared(
     bucket = call_bucket(operation.operation_id)
     if limiter is not None and limiter.enabled and bucket in counted:
         limiter.hit(principal.credential_id, bucket)
-    return Call(principal=principal, services=services, trace_id=trace_id, channel=channel), arguments
+    call = Call(
+        principal=principal, services=services, trace_id=trace_id, channel=channel, operation_id=operation.operation_id
+    )
+    return call, arguments
 
 
 #: `invoke_sync` in a worker thread (stores are synchronous; within a Lambda invocation on its own

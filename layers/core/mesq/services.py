@@ -77,6 +77,7 @@ def deployment_of(settings: Settings) -> Deployment:
         attachment_quota_bytes=settings.attachment_quota_bytes,
         mcp_read_cap_bytes=settings.mcp_read_cap_bytes,
         upload_session_seconds=settings.upload_session_seconds,
+        history_days=settings.history_days,
     )
 
 

@@ -14,6 +14,8 @@ TOOLSETS: tuple[str, ...] = (
     "todo_attachments",
     "reading",
     "search",
+    # The change history of memos and todos: list_changes, undo_changes.
+    "history",
     # Code Mode (docs/MCP/code-mode.md): search_tools + run_code, which reach the tools of the
     # other groups. Selected alone (/mcp/x/code) it reaches every group.
     "code",

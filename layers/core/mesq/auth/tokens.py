@@ -107,6 +107,7 @@ def create_token(
         "sk": "PAT",
         "userId": user_id,
         "tokenId": token_id,
+        "name": name,  # the change history's actor name
         "scopes": granted,
     }
     if expires_days is not None:
@@ -178,4 +179,5 @@ def authenticate_token(items: ItemStore, token: str) -> Principal:
         scopes=frozenset(lookup["scopes"]),
         credential_id=f"pat:{lookup['tokenId']}",
         kind="pat",
+        name=str(lookup.get("name", "")),
     )

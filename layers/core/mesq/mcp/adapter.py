@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from ..concurrency import run_sync
+from ..context import Principal
 from ..errors import Forbidden, MesqError, NotFound
 from ..hints import closest
 from ..messages import quoted
@@ -60,14 +61,16 @@ def run_tool(
     *,
     limiter: RateLimiter | None = None,
     counted: Collection[Bucket] = (),
+    principal: Principal | None = None,
 ) -> dict[str, Any]:
-    """One call of a visible tool -> its checked envelope (`{data}` or `{error}`)."""
+    """One call of a visible tool -> its checked envelope (`{data}` or `{error}`). `principal`
+    replaces the connection's (run_code's calls carry the run's id on it)."""
     function = tool.connection_function(catalog, state) if tool.connection_function else tool.function
     try:
         data = invoke_sync(
             tool.operation,
             dict(arguments) if arguments else {},
-            principal=state.principal,
+            principal=principal or state.principal,
             services=state.services,
             trace_id=state.trace_id,
             channel="mcp",

@@ -2,7 +2,8 @@
 rename, one function per operationId.
 
 Every write of a memo is one store transaction (`store.write_memo`: the memo with its revision
-condition and the counter deltas); a create adds its idempotency claim (`idempotency.create_once`).
+condition, the counter deltas and its change record, `history.capture.memo_change`); a create
+adds its idempotency claim (`idempotency.create_once`).
 A stale revision is REVISION_CONFLICT with the current memo as recoverData.
 """
 
@@ -15,6 +16,7 @@ from .. import idempotency
 from ..attachments.reads import checked_resources
 from ..context import Call
 from ..errors import Conflict, RevisionConflict, ValidationError
+from ..history.capture import memo_change
 from ..keys import user_partition
 from ..store.ports import ConditionFailed, Item
 from ..tags import expand_tag_paths, is_valid_tag, parse_tags, rename_tag
@@ -24,7 +26,7 @@ from .filters import entry_id, time_arg
 from .reads import content_max_characters, public_memo, require_memo
 
 # A write touches the memo, the stats item, one counter per tag path that goes away and one per
-# tag path that arrives, and (creates) an idempotency record: 2 * 48 + 3 <= 100, DynamoDB's
+# tag path that arrives, its change record and (creates) an idempotency record: 2 * 48 + 4 <= 100, DynamoDB's
 # transaction limit, even when every tag of a memo is replaced at once.
 MAX_TAG_PATHS_PER_MEMO = 48
 RENAME_ATTEMPTS = 3
@@ -70,7 +72,7 @@ def create_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         }
         data = {"memo": public_memo(memo)}
         # Only the idempotency claim can fail here (ids are random): create_once answers a twin's.
-        store.write_memo(items, user_id, None, memo, claim.ops(data))
+        store.write_memo(items, user_id, None, memo, [*memo_change(call, None, memo), *claim.ops(data)])
         return data
 
     return idempotency.create_once(items, user_partition(user_id), "create_memo", args, create)
@@ -80,7 +82,7 @@ def _save(call: Call, before: Item, after: Item) -> dict[str, Any]:
     after["updatedAt"] = max(now_timestamp(), before["updatedAt"])
     after["revision"] = before["revision"] + 1
     try:
-        store.write_memo(call.services.items, call.principal.user_id, before, after)
+        store.write_memo(call.services.items, call.principal.user_id, before, after, memo_change(call, before, after))
     except ConditionFailed as failure:
         if failure.index == 0:
             raise _conflict(call, before["id"]) from None

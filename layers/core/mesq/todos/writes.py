@@ -11,8 +11,9 @@ Offers:
 - `apply(call, build, on_conflict)`: load the write's partial state (`state.load_partial`: the
   structure up front, the touched records by key, ordered lists from GSI2; never the whole
   board), build `(data, ops)`, add the reminder-index writes of the tasks it puts
-  (`reminder_schedule.index_ops`) and the list sizes its ops change (`list_sizes.size_ops`; a
-  list never sized is counted once and the write retried), commit them as ONE transaction
+  (`reminder_schedule.index_ops`), the list sizes its ops change (`list_sizes.size_ops`; a
+  list never sized is counted once and the write retried) and one change record per record it
+  writes (`history.capture.todo_changes`), commit them as ONE transaction
   (a write that moves a task or inbox item between lists must go through here), mapping a failed revision
   condition to the REVISION_CONFLICT `on_conflict` makes from a fresh state (so recoverData is
   the current record);
@@ -30,6 +31,7 @@ from typing import Any
 from .. import idempotency
 from ..context import Call
 from ..errors import MesqError, ValidationError
+from ..history.capture import todo_changes
 from ..keys import user_partition
 from ..store.ports import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Delete, Item, ItemStore, Put, WriteOp
 from ..timestamps import now_timestamp, utc_now
@@ -193,6 +195,7 @@ def apply(
     while attempt < ATTEMPTS:
         data, ops = build(state)
         ops = ops + index_ops(user_id, state.tasks, ops, utc_now()) + size_ops(user_id, _before_of(state), ops, seeded)
+        ops = ops + todo_changes(call, state, ops)  # the change history, in the same transaction
         if extra is not None:
             ops = ops + extra(data)
         try:

@@ -28,6 +28,7 @@ def web_routes(
     services: Services, *, clock: Clock | None = None, throttle: ThrottlePolicy | None = None
 ) -> list[BaseRoute]:
     from .account import account_routes
+    from .activity import activity_routes
     from .apps import app_routes
     from .attachments import attachment_routes
     from .calendar import calendar_routes
@@ -44,6 +45,7 @@ def web_routes(
     web = Web.build(services, clock, throttle)
     return [
         *account_routes(web),
+        *activity_routes(web),
         *memo_routes(web),
         *consent_routes(web),
         *settings_index_routes(web),

@@ -18,6 +18,7 @@ from starlette.routing import Route
 from ..auth.users import set_setting
 from ..concurrency import run_sync
 from ..errors import RevisionConflict, ValidationError
+from .activity import history_of
 from .forms import LONG_TEXT_FORM_BYTES
 from .framework import Page, Web, endpoint
 from .memos import memo_view, page_zone, timeline_context, timeline_page
@@ -98,7 +99,8 @@ async def _memo(page: Page) -> dict[str, Any]:
 
 
 async def edit_form(page: Page) -> Response:
-    return _editor(page, await _memo(page), theirs=None, kept=None)
+    memo = await _memo(page)
+    return _editor(page, memo, theirs=None, kept=None, history=await history_of(page, memo["id"]))
 
 
 async def card(page: Page) -> Response:

@@ -15,6 +15,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..errors import Conflict, NotFound, RevisionConflict, ValidationError
+from .activity import history_of
 from .forms import LONG_TEXT_FORM_BYTES
 from .framework import Page, Web, endpoint
 from .render import redirect
@@ -83,6 +84,7 @@ async def render_task(
     column = next((c for c in board.get("columns", []) if c["id"] == task["columnId"]), None)
     return page.render(
         "todos_task.html",
+        history=await history_of(page, task["id"]),
         status=status,
         nav="todos",
         task=task,

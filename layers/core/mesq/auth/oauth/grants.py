@@ -81,6 +81,7 @@ def _token_writes(grant: dict[str, Any], scopes: list[str]) -> tuple[IssuedToken
                 **common,
                 "scopes": scopes,
                 "resource": grant["resource"],
+                "clientName": grant.get("clientName", ""),  # the change history's actor name
                 "expiresAtEpoch": now + ACCESS_SECONDS,
                 "ttl": now + ACCESS_SECONDS,
             },
@@ -373,4 +374,5 @@ def authenticate_access_token(items: ItemStore, token: str, accepts: Callable[[s
         scopes=frozenset(record["scopes"]),
         credential_id=f"oauth:{record['grantId']}",
         kind="oauth",
+        name=str(record.get("clientName", "")),
     )

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from typing import Any
 
 from ...asgi.body import parse_json_object
 from ...concurrency import run_sync
-from ...context import Call
+from ...context import Call, new_run_id
 from ...errors import Forbidden, MesqError
 from ...operations import AsyncOperationFn, OperationFn
 from ...ratelimit import Bucket, RateLimiter
@@ -75,6 +76,10 @@ class Run:
         self.max_calls = budgets.max_calls
         self.rate_share: int | None = None  # set when the rate limit, not maxCalls, bounds the calls
         self.log = RunLog()
+        # Every write of this run shares one change-history runId: it rides on the principal of
+        # the script's calls, and the result names it.
+        self.run_id = new_run_id()
+        self.principal = replace(state.principal, run_id=self.run_id)
         self.budget: dict[str, Any] | None = None
 
     def limit_calls_to_rate_share(self) -> None:
@@ -106,7 +111,7 @@ class Run:
         """`data`, every part of it within maxOutputChars: the thrown text and the log take at
         most a quarter each, the result what is left (cut at a whole element)."""
         limit = self.budgets.max_output_chars
-        data: dict[str, Any] = {"ms": elapsed}
+        data: dict[str, Any] = {"ms": elapsed, "runId": self.run_id}
         if outcome.thrown is not None:
             data["thrown"] = outcome.thrown[: min(MAX_THROWN_CHARS, limit // 4)]
         data["log"], dropped = self.log.lines(limit // 4)
@@ -165,7 +170,9 @@ class Run:
             parsed = parse_json_object(arguments.encode("utf-8"))
         except MesqError as error:
             return error.envelope(trace_id)
-        return run_tool(self.catalog, self.state, tool, parsed, limiter=self.limiter, counted=COUNTED)
+        return run_tool(
+            self.catalog, self.state, tool, parsed, limiter=self.limiter, counted=COUNTED, principal=self.principal
+        )
 
 
 class RunLog:

@@ -120,6 +120,7 @@ RUN_DATA: dict[str, Any] = {
         "log": {"type": "array", "items": {"type": "string"}},
         "logDropped": {"type": "integer"},
         "ms": {"type": "integer"},
+        "runId": {"type": "string"},
     },
     "required": ["log", "ms"],
 }

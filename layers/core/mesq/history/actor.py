@@ -1,0 +1,51 @@
+"""Who made a change, as the person recognises it: `{kind, id, name}`.
+
+`kind` is the credential kind (`pat`, `oauth`), `web` for a browser session, `cli` for the
+command line; `id` is the credential id (`pat:<tokenId>`, `oauth:<grantId>`, the session's) and
+`name` the PAT's name or the OAuth client's client_name. The name travels on the principal
+(copied onto the credential's lookup item when it is issued); a credential issued before that
+has it read once from its record."""
+
+from __future__ import annotations
+
+from ..auth.oauth.keys import grant_key
+from ..auth.tokens import record_key
+from ..context import Call
+from ..store.ports import ItemStore
+
+WEB_NAME = "Web app"
+
+
+def actor_of(call: Call) -> dict[str, str]:
+    principal = call.principal
+    if call.channel == "cli":
+        return {"kind": "cli", "id": principal.credential_id, "name": principal.name or "Command line"}
+    if principal.kind == "session":
+        return {"kind": "web", "id": principal.credential_id, "name": principal.name or WEB_NAME}
+    name = principal.name or _stored_name(call.services.items, principal.user_id, principal.credential_id)
+    return {"kind": principal.kind, "id": principal.credential_id, "name": name}
+
+
+#: (user id, credential id) -> name: read once per process (credential ids are random, never reused).
+_NAMES: dict[tuple[str, str], str] = {}
+_NAMES_KEPT = 256
+
+
+def _stored_name(items: ItemStore, user_id: str, credential_id: str) -> str:
+    known = _NAMES.get((user_id, credential_id))
+    if known is None:
+        if len(_NAMES) >= _NAMES_KEPT:
+            _NAMES.clear()
+        known = _NAMES[(user_id, credential_id)] = _read_name(items, user_id, credential_id)
+    return known
+
+
+def _read_name(items: ItemStore, user_id: str, credential_id: str) -> str:
+    kind, _, ident = credential_id.partition(":")
+    if kind == "pat":
+        record = items.get(record_key(user_id, ident))
+        return str((record or {}).get("name", "")) or "Access token"
+    if kind == "oauth":
+        record = items.get(grant_key(user_id, ident))
+        return str((record or {}).get("clientName", "")) or "Connected app"
+    return credential_id

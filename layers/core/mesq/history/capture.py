@@ -1,0 +1,119 @@
+"""The change records a write adds to its own transaction (so there is no change without its
+record and no record without its change).
+
+- `memo_change(call, before, after)`: the Put `memos/writes` adds to `store.write_memo`;
+- `todo_changes(call, state, ops)`: what `todos/writes.apply` adds, derived from the
+  transaction's own ops (like the list sizes and the reminder index, so no todo write path can
+  forget it): one record per space, column, task, subtask, inbox item or tag it puts or deletes,
+  the record before the change taken from the write's state (where the write read it).
+
+Every record of one call shares the call's runId (a run_code run's, or one per call). An
+idempotent replay never reaches the write, so it adds none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+
+from ..context import Call
+from ..store.ports import MAX_TRANSACTION_OPS, Condition, Delete, Item, Put, Update, WriteOp
+from ..timestamps import format_timestamp, utc_now
+from ..todos.keys import KIND_PREFIX, record_of
+from ..todos.state import TodoState
+from .actor import actor_of
+from .records import change_item, change_key, change_put, epoch, member, new_change_id
+
+#: The todo kinds with history, by sort-key prefix (slug claims, settings and sizes have none).
+_TODO_PREFIXES = {KIND_PREFIX[kind]: kind for kind in ("space", "column", "task", "inbox", "tag")}
+
+
+def change_op(
+    call: Call, kind: str, record_id: str, before: Item | None, after: Item | None, members: list[Item] | None = None
+) -> list[WriteOp]:
+    """The change record of one record's change; under an undo, for the record being reverted,
+    also the mark on the change it reverts (`undoneBy`), in the same transaction."""
+    now = utc_now()
+    undoes = call.undoes[0] if call.undoes is not None and call.undoes[1] == record_id else None
+    item = change_item(
+        user_id=call.principal.user_id,
+        change_id=new_change_id(now),
+        at=format_timestamp(now),
+        actor=actor_of(call),
+        run_id=call.run_id,
+        operation=call.operation_id,
+        kind=kind,
+        record_id=record_id,
+        before=before,
+        after=after,
+        expires=epoch(now + timedelta(days=call.services.deployment.history_days)),
+        undoes=undoes,
+        members=members,
+    )
+    ops: list[WriteOp] = [change_put(item)]
+    if undoes is not None:
+        mark = {"undoneBy": item["id"]}
+        ops.append(Update(key=change_key(call.principal.user_id, undoes), set=mark, condition=Condition(exists=True)))
+    return ops
+
+
+def memo_change(call: Call, before: Item | None, after: Item) -> list[WriteOp]:
+    return change_op(call, "memo", str(after["id"]), before, after)
+
+
+def _todo_target(sk: str) -> tuple[str, str] | None:
+    for prefix, kind in _TODO_PREFIXES.items():
+        if sk.startswith(prefix):
+            return kind, sk.removeprefix(prefix)
+    return None
+
+
+def _before(state: TodoState, kind: str, ident: str) -> Item | None:
+    found = {
+        "space": state.spaces, "column": state.columns, "task": state.tasks, "inbox": state.inbox, "tag": state.tags,
+    }[kind].get(ident)  # fmt: skip
+    return None if found is None else dict(found)
+
+
+def _public_kind(kind: str, record: Item | None) -> str:
+    return "subtask" if kind == "task" and record is not None and record.get("parentId") else kind
+
+
+#: Room left in a todo transaction for what `writes.apply` adds after the changes (a create's
+#: idempotency claim) and an undo's mark on the change it reverts.
+_RESERVED = 2
+
+
+def todo_changes(call: Call, state: TodoState, ops: Sequence[WriteOp]) -> list[WriteOp]:
+    """One change record per record written; when they would not fit the transaction beside
+    `ops`, one record for the first with the others as its `members`."""
+    written = _todo_written(state, ops)
+    if len(ops) + len(written) + _RESERVED <= MAX_TRANSACTION_OPS:
+        changes: list[WriteOp] = []
+        for kind, ident, before, after in written:
+            changes += change_op(call, kind, ident, before, after)
+        return changes
+    (kind, ident, before, after), *rest = written
+    return change_op(call, kind, ident, before, after, [member(*entry) for entry in rest])
+
+
+def _todo_written(state: TodoState, ops: Sequence[WriteOp]) -> list[tuple[str, str, Item | None, Item | None]]:
+    changes: list[tuple[str, str, Item | None, Item | None]] = []
+    for op in ops:
+        if isinstance(op, Put):
+            target = _todo_target(str(op.item["sk"]))
+            if target is None:
+                continue
+            kind, ident = target
+            is_new = op.condition is not None and op.condition.exists is False
+            before = None if is_new else _before(state, kind, ident)
+            after = record_of(op.item)
+            changes.append((_public_kind(kind, after), ident, before, after))
+        elif isinstance(op, Delete):
+            target = _todo_target(op.key[1])
+            if target is None:
+                continue
+            kind, ident = target
+            before = _before(state, kind, ident)
+            changes.append((_public_kind(kind, before), ident, before, None))
+    return changes

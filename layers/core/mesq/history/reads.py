@@ -1,0 +1,140 @@
+"""list_changes: a user's change records, newest first, filtered, limited to the kinds the
+caller's scopes can read (a memo-only token never sees a todo change).
+
+Three access patterns, one per filter that narrows the key: `recordId` (GSI2, the record's
+history), `runId` (GSI1, then the records by key), else the user's `CHANGE#` range bounded by
+`since` / `until`. The other filters apply to what those read. The cursor is the id of the last
+change returned: the next page starts below it, so writes made meanwhile (newer ids) never shift
+a page. A page reads at most `SCAN_LIMIT` records; when filters leave it short, `nextCursor`
+lets the caller go on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..context import Call
+from ..errors import Forbidden, ValidationError
+from ..keys import user_partition
+from ..store.ports import Item, ItemStore
+from ..timestamps import parse_timestamp
+from .records import (
+    CHANGE_PREFIX,
+    FAMILY,
+    KINDS,
+    change_key,
+    public_change,
+    record_partition,
+    run_partition,
+    time_prefix,
+)
+
+DEFAULT_LIMIT = 20
+#: Records one page may read before it answers (a narrow filter over a long history).
+SCAN_LIMIT = 500
+_CHUNK = 100
+
+
+def readable_kinds(call: Call, action: str = "read") -> set[str]:
+    scopes = call.principal.scopes
+    return {kind for kind in KINDS if f"{FAMILY[kind]}:{action}" in scopes}
+
+
+def _bounds(args: dict[str, Any]) -> tuple[str | None, str | None]:
+    """Change-id bounds [low, high) from since / until (inclusive / exclusive) and the cursor."""
+    low = time_prefix(parse_timestamp(args["since"], "since")) if "since" in args else None
+    high = time_prefix(parse_timestamp(args["until"], "until")) if "until" in args else None
+    cursor = args.get("cursor")
+    if cursor is not None:
+        if not isinstance(cursor, str) or not cursor[:17].isdigit():
+            raise ValidationError("cursor: not a cursor of list_changes; pass nextCursor unchanged")
+        high = cursor if high is None else min(high, cursor)
+    return low, high
+
+
+def _newest_first(
+    items: ItemStore, partition: str, index: str | None, prefix: str, low: str | None, high: str | None
+) -> Iterator[Item]:
+    after = None
+    while True:
+        page = items.query(
+            partition,
+            index=index,
+            start=None if low is None else prefix + low,
+            end=None if high is None else prefix + high,
+            prefix=prefix or None,
+            descending=True,
+            limit=_CHUNK,
+            after=after,
+        )
+        yield from page.items
+        if page.next_key is None:
+            return
+        after = page.next_key
+
+
+def changes(call: Call, args: dict[str, Any], wanted: Callable[[Item], bool]) -> tuple[list[Item], str | None]:
+    """Up to `limit` change records matching `args` and `wanted`, newest first, and the cursor of
+    the next page (None when the history is exhausted)."""
+    items, user_id = call.services.items, call.principal.user_id
+    limit = int(args.get("limit", DEFAULT_LIMIT))
+    low, high = _bounds(args)
+    if "recordId" in args:
+        found = _newest_first(items, record_partition(user_id, args["recordId"]), "gsi2", "", low, high)
+    elif "runId" in args:
+        entries = _newest_first(items, run_partition(user_id, args["runId"]), "gsi1", "", low, high)
+        found = _fetched(items, user_id, entries)
+    else:
+        found = _newest_first(items, user_partition(user_id), None, CHANGE_PREFIX, low, high)
+    kept: list[Item] = []
+    for scanned, item in enumerate(found, start=1):
+        if wanted(item):
+            kept.append(item)
+            if len(kept) == limit:
+                return kept, item["id"]
+        if scanned >= SCAN_LIMIT:
+            return kept, item["id"]
+    return kept, None
+
+
+def _fetched(items: ItemStore, user_id: str, entries: Iterator[Item]) -> Iterator[Item]:
+    """Whole records for index entries that project only some attributes, in entry order."""
+    batch: list[str] = []
+    for entry in entries:
+        batch.append(str(entry["gsi1sk"]))
+        if len(batch) == _CHUNK:
+            yield from _by_id(items, user_id, batch)
+            batch = []
+    yield from _by_id(items, user_id, batch)
+
+
+def _by_id(items: ItemStore, user_id: str, ids: list[str]) -> list[Item]:
+    if not ids:
+        return []
+    found = {item["id"]: item for item in items.batch_get([change_key(user_id, i) for i in ids])}
+    return [found[i] for i in ids if i in found]
+
+
+def matcher(call: Call, args: dict[str, Any], action: str = "read") -> Callable[[Item], bool]:
+    kinds = readable_kinds(call, action)
+    if "kind" in args:
+        kinds &= {args["kind"]}
+    actor = args.get("actor")
+
+    def wanted(item: Item) -> bool:
+        if item["record"]["kind"] not in kinds:
+            return False
+        return actor is None or actor in (item["actor"]["id"], item["actor"]["id"].partition(":")[2])
+
+    return wanted
+
+
+def list_changes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    if not readable_kinds(call):
+        raise Forbidden("list_changes needs memo:read or todo:read")
+    found, cursor = changes(call, args, matcher(call, args))
+    data: dict[str, Any] = {"changes": [public_change(item) for item in found]}
+    if cursor is not None:
+        data["nextCursor"] = cursor
+    return data

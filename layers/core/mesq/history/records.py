@@ -1,0 +1,185 @@
+"""The change record: its keys, its stored shape and its public shape. Pure: no I/O.
+
+Keys (pk `U#<user>` like every item of the user):
+- the record:  sk `CHANGE#<changeId>`; the change id starts with the microsecond of the change,
+  so the user's changes sort by time and `since` / `until` are sort-key bounds;
+- by run:      gsi1 `U#<user>#RUN#<runId>` / `<changeId>` (INCLUDE projection: read, then fetched);
+- by record:   gsi2 `U#<user>#HIST#<recordId>` / `<changeId>` (ALL: the history panel's one query).
+
+`before` and `after` hold only the fields that changed (a field missing from `before` did not
+exist then), plus the revisions around the change; `ttl` expires the record after the
+deployment's `history_days`.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from ..keys import user_partition
+from ..store.ports import Condition, Item, Key, Put
+
+RecordKind = Literal["memo", "task", "subtask", "inbox", "space", "column", "tag"]
+KINDS: tuple[RecordKind, ...] = ("memo", "task", "subtask", "inbox", "space", "column", "tag")
+#: The scope family (`<family>:read` / `<family>:write`) each kind belongs to.
+FAMILY: dict[str, str] = {kind: "memo" if kind == "memo" else "todo" for kind in KINDS}
+Action = Literal["create", "update", "move", "trash", "restore", "delete"]
+
+CHANGE_PREFIX = "CHANGE#"
+#: Bookkeeping every write changes; the revisions are kept apart, updatedAt is the change's `at`.
+_NOT_FIELDS = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "ttl", "revision", "updatedAt"})
+#: Memo fields derived from the content: undo recomputes them, so the record need not repeat them.
+_DERIVED = {"memo": frozenset({"tags", "tagPaths"})}
+_MOVE_FIELDS = frozenset({"columnId", "spaceId", "position", "parentId"})
+#: A change record stays well under DynamoDB's 400 KB item limit: past this, `after` (which the
+#: next version or the record itself holds) is left out and `afterOmitted` says so.
+MAX_CHANGE_BYTES = 300_000
+
+
+def change_key(user_id: str, change_id: str) -> Key:
+    return (user_partition(user_id), CHANGE_PREFIX + change_id)
+
+
+def run_partition(user_id: str, run_id: str) -> str:
+    return f"{user_partition(user_id)}#RUN#{run_id}"
+
+
+def record_partition(user_id: str, record_id: str) -> str:
+    return f"{user_partition(user_id)}#HIST#{record_id}"
+
+
+def time_prefix(moment: datetime) -> str:
+    """The leading part of the ids of changes made at `moment` (17 digits of epoch microseconds)."""
+    return f"{int(moment.timestamp() * 1_000_000):017d}"
+
+
+def new_change_id(moment: datetime) -> str:
+    return f"{time_prefix(moment)}-{secrets.token_hex(4)}"
+
+
+def changed_fields(kind: str, before: Item | None, after: Item | None) -> list[str]:
+    skip = _NOT_FIELDS | _DERIVED.get(kind, frozenset())
+    names = set(before or {}) | set(after or {})
+    return sorted(
+        name for name in names - skip if (before or {}).get(name, _MISSING) != (after or {}).get(name, _MISSING)
+    )
+
+
+_MISSING = object()
+
+
+def action_of(kind: str, before: Item | None, after: Item | None, fields: list[str]) -> Action:
+    if before is None:
+        return "create"
+    if after is None:
+        return "delete"
+    if kind == "memo" and "status" in fields:
+        if after["status"] == "DELETED":
+            return "trash"
+        if before["status"] == "DELETED":
+            return "restore"
+    if "deletedAt" in fields:
+        return "trash" if after.get("deletedAt") else "restore"
+    if fields and set(fields) <= _MOVE_FIELDS:
+        return "move"
+    return "update"
+
+
+def _bytes(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def change_item(
+    *,
+    user_id: str,
+    change_id: str,
+    at: str,
+    actor: dict[str, str],
+    run_id: str,
+    operation: str,
+    kind: str,
+    record_id: str,
+    before: Item | None,
+    after: Item | None,
+    expires: int,
+    undoes: str | None = None,
+    members: list[Item] | None = None,
+) -> Item:
+    """One change record. `members`: the other records of the same write when one record per
+    record would not fit the transaction (`member(...)` each: a move of a task with its 50
+    subtasks, a batch of 100); they are undone together with the record."""
+    fields = changed_fields(kind, before, after)
+    item: Item = {
+        "id": change_id,
+        "at": at,
+        "actor": actor,
+        "runId": run_id,
+        "operation": operation or "unknown",
+        "action": action_of(kind, before, after, fields),
+        **member(kind, record_id, before, after),
+    }
+    if undoes is not None:
+        item["undoes"] = undoes
+    if members:
+        item["members"] = members
+    size = _bytes(item)
+    if size > MAX_CHANGE_BYTES:
+        item["after"], item["afterOmitted"] = {}, True
+        size = _bytes(item)
+    pk, sk = change_key(user_id, change_id)
+    return {
+        **item,
+        "size": size,
+        "pk": pk,
+        "sk": sk,
+        "gsi1pk": run_partition(user_id, run_id),
+        "gsi1sk": change_id,
+        "gsi2pk": record_partition(user_id, record_id),
+        "gsi2sk": change_id,
+        "ttl": expires,
+    }
+
+
+def member(kind: str, record_id: str, before: Item | None, after: Item | None) -> Item:
+    fields = changed_fields(kind, before, after)
+    return {
+        "record": {"kind": kind, "id": record_id},
+        "fields": fields,
+        "before": {name: before[name] for name in fields if before is not None and name in before},
+        "after": {name: after[name] for name in fields if after is not None and name in after},
+        "revisions": {
+            "before": None if before is None else before.get("revision"),
+            "after": None if after is None else after.get("revision"),
+        },
+    }
+
+
+def change_put(item: Item) -> Put:
+    return Put(item, Condition(exists=False))
+
+
+def undoable(change: Item) -> bool:
+    """Whether undo_changes can offer this change: a permanent delete never is, nor creating a
+    space, column or tag (they have no trash; delete them instead)."""
+    action = change["action"]
+    if action == "delete":
+        return False
+    return not (action == "create" and change["record"]["kind"] in ("space", "column", "tag"))
+
+
+def public_change(item: Item) -> dict[str, Any]:
+    found = {name: item[name] for name in _PUBLIC if name in item}
+    found["undoable"] = undoable(item)
+    return found
+
+
+_PUBLIC = (
+    "id", "at", "actor", "runId", "operation", "action", "record", "fields", "before", "after", "revisions",
+    "undoes", "undoneBy", "members", "afterOmitted", "olderDropped",
+)  # fmt: skip
+
+
+def epoch(moment: datetime) -> int:
+    return int(moment.astimezone(UTC).timestamp())

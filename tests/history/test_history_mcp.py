@@ -1,0 +1,186 @@
+"""The change history through the official `mcp` client against a real `mesq serve`: attribution,
+undo and the undo of an undo, a run_code run undone by its runId, a conflict left alone, and a
+memo-only token that neither sees nor undoes todo changes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.conftest import LiveServer, start_server, stop_server
+
+ALL = "memo:read,memo:write,todo:read,todo:write"
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    server = start_server(tmp_path_factory.mktemp("history") / "data", {"MCP_RATE_LIMIT_PROFILE": "relaxed"})
+    yield server
+    stop_server(server)
+
+
+def token(server: LiveServer, username: str, name: str, scopes: str, *, new_user: bool = True) -> str:
+    if new_user:
+        created = server.cli("user", "create", username, "--password-stdin", stdin="correct horse battery\n")
+        assert created.returncode == 0, created.stderr
+    made = server.cli("token", "create", username, "--name", name, "--scopes", scopes)
+    assert made.returncode == 0, made.stderr
+    return made.stdout.strip().splitlines()[-1]
+
+
+@asynccontextmanager
+async def connect(server: LiveServer, secret: str) -> AsyncIterator[Client]:
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {secret}"}, timeout=60) as http,
+        Client(streamable_http_client(f"{server.base_url}/mcp", http_client=http)) as client,
+    ):
+        yield client
+
+
+async def ok(client: Client, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(name, arguments)
+    assert not result.is_error, result
+    assert result.structured_content is not None
+    data: dict[str, Any] = result.structured_content["data"]
+    return data
+
+
+async def failed(client: Client, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    result = await client.call_tool(name, arguments)
+    assert result.is_error, result
+    assert result.structured_content is not None
+    return result.structured_content["error"]
+
+
+def test_edits_are_attributed_undone_and_the_undo_undone(live_server):
+    secret = token(live_server, "alice", "agent-x", ALL)
+
+    async def body() -> None:
+        async with connect(live_server, secret) as client:
+            memo = (await ok(client, "create_memo", {"content": "draft"}))["memo"]
+            first = await ok(client, "update_memo", {"id": memo["id"], "expectedRevision": 1, "content": "first"})
+            await ok(client, "update_memo", {"id": memo["id"], "expectedRevision": 2, "content": "second"})
+            history = (await ok(client, "list_changes", {"recordId": memo["id"]}))["changes"]
+            assert [c["action"] for c in history] == ["update", "update", "create"]
+            assert {c["actor"]["name"] for c in history} == {"agent-x"}
+            assert {c["actor"]["kind"] for c in history} == {"pat"}
+            last, previous = history[0], history[1]
+            assert last["before"] == {"content": "first"} and last["after"] == {"content": "second"}
+            assert last["revisions"] == {"before": 2, "after": 3} and last["operation"] == "update_memo"
+            assert previous["before"] == {"content": "draft"} and previous["after"] == {"content": "first"}
+            assert first["memo"]["revision"] == 2
+
+            undo = await ok(client, "undo_changes", {"changeIds": [last["id"]]})
+            assert undo["notUndone"] == [] and [u["changeId"] for u in undo["undone"]] == [last["id"]]
+            now = (await ok(client, "get_memo", {"id": memo["id"]}))["memo"]
+            assert now["content"] == "first" and now["revision"] == 4
+            undo_change = undo["undone"][0]["undoChangeId"]
+            again = await ok(client, "undo_changes", {"changeIds": [undo_change]})
+            assert again["notUndone"] == [], again
+            now = (await ok(client, "get_memo", {"id": memo["id"]}))["memo"]
+            assert now["content"] == "second" and now["revision"] == 5
+            history = (await ok(client, "list_changes", {"recordId": memo["id"]}))["changes"]
+            assert history[0]["undoes"] == undo_change and history[1]["undoes"] == last["id"]
+            assert history[2]["undoneBy"] == undo_change
+            # Undone already: a second undo of the same change is refused, the memo left as it is.
+            twice = await ok(client, "undo_changes", {"changeIds": [last["id"]]})
+            assert twice["undone"] == [] and twice["notUndone"][0]["code"] == "CONFLICT"
+
+    anyio.run(body)
+
+
+RUN = """
+const a = await mesq.create_memo({content: "made by the run"});
+const b = await mesq.update_memo({id: ARG_B, expectedRevision: 1, content: "changed by the run"});
+const t = await mesq.create_todo_task({title: "task of the run"});
+return [a.data.memo.id, b.data.memo.revision, t.data.task.id];
+"""
+
+
+def test_a_run_code_run_is_listed_and_undone_by_its_run_id(live_server):
+    secret = token(live_server, "bob", "coder", ALL)
+
+    async def body() -> None:
+        async with connect(live_server, secret) as client:
+            before = (await ok(client, "create_memo", {"content": "as it was"}))["memo"]
+            run = await ok(client, "run_code", {"code": RUN.replace("ARG_B", json.dumps(before["id"]))})
+            assert "thrown" not in run, run
+            made_memo, _revision, made_task = run["result"]
+            listed = (await ok(client, "list_changes", {"runId": run["runId"]}))["changes"]
+            assert [(c["record"]["kind"], c["action"]) for c in listed] == [
+                ("task", "create"), ("memo", "update"), ("memo", "create"),
+            ]  # fmt: skip
+            assert {c["runId"] for c in listed} == {run["runId"]}
+            undo = await ok(client, "undo_changes", {"runId": run["runId"]})
+            assert len(undo["undone"]) == 3 and undo["notUndone"] == [], undo
+            assert (await ok(client, "get_memo", {"id": before["id"]}))["memo"]["content"] == "as it was"
+            assert (await ok(client, "get_memo", {"id": made_memo}))["memo"]["status"] == "DELETED"
+            trash = await ok(client, "list_todo_trash", {})
+            assert made_task in json.dumps(trash)  # trashed, not gone
+            # The undo is one run of its own: its three changes share a runId of their own.
+            newest = (await ok(client, "list_changes", {"limit": 3}))["changes"]
+            assert {c["runId"] for c in newest} != {run["runId"]} and len({c["runId"] for c in newest}) == 1
+
+    anyio.run(body)
+
+
+CONFLICT_RUN = """
+const a = await mesq.update_memo({id: ARG_A, expectedRevision: 1, content: "run edit a"});
+const b = await mesq.update_memo({id: ARG_B, expectedRevision: 1, content: "run edit b"});
+return [a.data.memo.revision, b.data.memo.revision];
+"""
+
+
+def test_a_record_changed_since_is_left_alone_and_the_others_undone(live_server):
+    secret = token(live_server, "carol", "tidier", ALL)
+
+    async def body() -> None:
+        async with connect(live_server, secret) as client:
+            a = (await ok(client, "create_memo", {"content": "a"}))["memo"]
+            b = (await ok(client, "create_memo", {"content": "b"}))["memo"]
+            code = CONFLICT_RUN.replace("ARG_A", json.dumps(a["id"])).replace("ARG_B", json.dumps(b["id"]))
+            run = await ok(client, "run_code", {"code": code})
+            assert run["result"] == [2, 2], run
+            await ok(client, "update_memo", {"id": a["id"], "expectedRevision": 2, "content": "the person's edit"})
+            undo = await ok(client, "undo_changes", {"runId": run["runId"]})
+            assert [u["record"]["id"] for u in undo["undone"]] == [b["id"]]
+            [refused] = undo["notUndone"]
+            assert refused["record"]["id"] == a["id"] and refused["code"] == "REVISION_CONFLICT"
+            assert refused["recoverData"]["memo"]["content"] == "the person's edit"
+            assert (await ok(client, "get_memo", {"id": a["id"]}))["memo"]["content"] == "the person's edit"
+            assert (await ok(client, "get_memo", {"id": b["id"]}))["memo"]["content"] == "b"
+
+    anyio.run(body)
+
+
+def test_a_memo_only_token_neither_sees_nor_undoes_todo_changes(live_server):
+    full = token(live_server, "dave", "full", ALL)
+    memo_only = token(live_server, "dave", "memos", "memo:read,memo:write", new_user=False)
+
+    async def body() -> None:
+        async with connect(live_server, full) as client:
+            task = (await ok(client, "create_todo_task", {"title": "private plan"}))["task"]
+            await ok(client, "create_memo", {"content": "a memo"})
+            todo_change = (await ok(client, "list_changes", {"recordId": task["id"]}))["changes"][0]
+        async with connect(live_server, memo_only) as client:
+            seen = (await ok(client, "list_changes", {}))["changes"]
+            assert seen and {c["record"]["kind"] for c in seen} == {"memo"}
+            assert (await ok(client, "list_changes", {"recordId": task["id"]}))["changes"] == []
+            assert (await ok(client, "list_changes", {"kind": "task"}))["changes"] == []
+            error = await failed(client, "undo_changes", {"changeIds": [todo_change["id"]]})
+            assert error["code"] == "NOT_FOUND"
+            since = "2000-01-01T00:00:00Z"
+            by_actor = await ok(client, "undo_changes", {"actor": todo_change["actor"]["id"], "since": since})
+            assert all(u["record"]["kind"] == "memo" for u in by_actor["undone"])
+        async with connect(live_server, full) as client:
+            assert (await ok(client, "get_todo_task", {"id": task["id"]}))["task"]["title"] == "private plan"
+
+    anyio.run(body)
