@@ -27,7 +27,16 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-run: prerequisites-run install
+# `make run` installs the runtime only (no test, lint, browser or moto packages); `make test` the dev extras.
+RUN_STAMP := $(VENV)/.runtime-stamp
+$(RUN_STAMP): pyproject.toml
+	$(PYTHON) -c 'import sys; sys.exit("Python >= 3.11 is required") if sys.version_info < (3, 11) else None'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUN_STAMP)
+
+run: prerequisites-run $(RUN_STAMP)
 	@echo "Starting MeSQ on SQLite + local files under $(DATA_DIR)/"
 	@echo "In another terminal, create a user and a token:"
 	@echo "  $(BIN)/mesq user create alice --admin --data-dir $(DATA_DIR)   (or open /setup in the browser)"

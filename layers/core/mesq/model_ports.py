@@ -6,8 +6,9 @@ it). Which adapters `build` returns is decided in mesq/services.py, the composit
 - `Reranker.rerank(query, docs)` -> one relevance score per doc (the pipeline sends batches of
   20, docs/contract.md §9).
 
-Providers (`Settings.search_provider`): `bedrock` (AWS), `local` (an embedding model from a path;
-no local reranker, so the rerank stage orders by fused score and says so), `none` (no vector
+Providers (`Settings.search_provider`): `bedrock` (AWS), `local` (the bundled multilingual model,
+or a model directory from `MESQ_EMBEDDING_MODEL_PATH`: local_models.py; no local reranker, so
+the rerank stage orders by fused score and says so), `none` (no vector
 branch). A provider that cannot load or answer raises `ProviderError`; the pipeline reports it in
 its stage and carries on with what still works.
 """
@@ -18,6 +19,8 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
+
+from aws_lambda_powertools import Logger
 
 if TYPE_CHECKING:  # numpy is imported by the providers themselves, off every function's cold start
     import numpy as np
@@ -36,11 +39,15 @@ else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
+
+
 class ProviderError(Exception):
     """A model service is absent, failed to load, or failed to answer."""
 
 
 class Embedder(Protocol):
+    #: The model id the index records: vectors of two models never meet in one index.
     name: str
 
     def embed(self, texts: Sequence[str], query: bool = False) -> Vectors: ...
@@ -72,6 +79,24 @@ class SearchRuntime:
             if not self._built:
                 self._embedder, self._reranker = self.build()
                 self._built = True
+
+    def warm_embedder(self) -> None:
+        """Build the providers and load the embedding model now (search/warm_up.py calls it on a
+        background thread at `mesq serve` start). A model that cannot load is logged; searches
+        then report the vector branch as down."""
+        warm_up = getattr(self.embedder, "warm", None)
+        if warm_up is None:
+            return
+        try:
+            warm_up()
+        except ProviderError:
+            log.warning("search: the embedding model could not be loaded; the vector branch is off")
+
+    @property
+    def model_id(self) -> str | None:
+        """The id of the embedding model, recorded by the index it fills (None: no vectors)."""
+        embedder = self.embedder
+        return None if embedder is None else embedder.name
 
     @property
     def embedder(self) -> Embedder | None:

@@ -27,6 +27,7 @@ class RateLimitSettings(Protocol):
     @property
     def rate_limit_profile(self) -> str: ...
 
+
 WINDOW_SECONDS = 60
 
 #: Operations that hand out attachment bytes: counted in `attachment_read` (REST and MCP alike)

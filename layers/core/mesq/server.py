@@ -13,6 +13,7 @@ from aws_lambda_powertools import Logger
 
 from .apps import create_local_app
 from .asgi.access_log import AccessLogMiddleware, LogFormat
+from .search.warm_up import warm_in_background
 from .services import Services
 
 
@@ -59,6 +60,9 @@ def serve(
     # The parent of every `Logger(child=True)`: its service comes from POWERTOOLS_SERVICE_NAME,
     # which `mesq serve` defaults to "mesq-local" before any child exists (see cli.py).
     Logger()
+    # The embedding model loads while the server starts, never inside a search (or a Code Mode
+    # script's wall time, which a search from the script would otherwise spend on the load).
+    warm_in_background(services.search)
     app = AccessLogMiddleware(create_local_app(services), log_format)
     config = uvicorn.Config(
         app,

@@ -158,8 +158,8 @@ def build_reading_queue(settings: Settings) -> ReadingSyncQueue | None:
 
 
 def build_search_models(settings: Settings) -> tuple[Embedder | None, Reranker | None]:
-    """Providers (`Settings.search_provider`): `bedrock` (AWS), `local` (an embedding model from a
-    path; no local reranker), `none` (no vector branch)."""
+    """Providers (`Settings.search_provider`): `bedrock` (AWS), `local` (the bundled multilingual
+    model, or a sentence-transformers directory; no local reranker), `none` (no vector branch)."""
     return build_embedder(settings), build_reranker(settings)
 
 
@@ -169,13 +169,11 @@ def build_embedder(settings: Settings) -> Embedder | None:
 
         return BedrockEmbedder(settings.bedrock_embedding_model_id, settings.region)
     if settings.search_provider == "local":
-        from .search.local_models import LocalEmbedder, bundled_model_path
+        from .search.local_models import BundledEmbedder, SentenceTransformerEmbedder
 
-        path = settings.embedding_model_path or bundled_model_path()
-        if path is None:
-            log.warning("search: no embedding model path and no bundled model; the vector branch is off")
-            return None
-        return LocalEmbedder(path)
+        if settings.embedding_model_path:
+            return SentenceTransformerEmbedder(settings.embedding_model_path)
+        return BundledEmbedder()
     return None
 
 

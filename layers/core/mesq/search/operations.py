@@ -1,7 +1,8 @@
 """The search operations (docs/contract.md §9): `search_ai_memos` (memos, with memo filters) and
 `search_everything` (memos, todos, reading notes: only the kinds the caller's scopes may read).
 
-A user without an index yet gets one built from the store on the first query (later writes keep
+A user without an index yet (or with one of another embedding model) gets one built from the
+store on the first query (later writes keep
 it current: indexer.py). The hits come from the index; a memo hit is re-checked against the
 caller's filter on the index's copy of status, tags and creation time.
 """
@@ -37,7 +38,8 @@ def _index(call: Call) -> SearchIndex:
         loaded = repo.load(user_id)
         if loaded is not None:
             return loaded[0]
-        if repo.pointer(user_id) is None:
+        pointer = repo.pointer(user_id)
+        if pointer is None or repo.stale(pointer):
             rebuild(call.services, user_id)
     loaded = repo.load(user_id)
     return loaded[0] if loaded is not None else SearchIndex()
@@ -53,6 +55,14 @@ def _run(call: Call, args: dict[str, Any], accept: Accept) -> Outcome:
     )  # fmt: skip
 
 
+def _hit(outcome: Outcome, doc: Doc, score: float) -> dict[str, Any]:
+    ranks = outcome.matched(doc)
+    return {
+        "id": doc.id, "score": score, "snippet": snippet(doc.text),
+        "matchedBy": [branch for branch in ("bm25", "vector") if branch in ranks], "ranks": ranks,
+    }  # fmt: skip
+
+
 def _answer(outcome: Outcome, hits: list[dict[str, Any]]) -> dict[str, Any]:
     return {"items": hits, "degraded": outcome.degraded, "stages": outcome.stages}
 
@@ -66,7 +76,7 @@ def search_ai_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         return doc.kind == "memo" and not memo_filter.is_empty_range and memo_filter.matches(doc.meta)
 
     outcome = _run(call, args, accept)
-    hits = [{"id": doc.id, "score": score, "snippet": snippet(doc.text)} for doc, score in outcome.hits]
+    hits = [_hit(outcome, doc, score) for doc, score in outcome.hits]
     return _answer(outcome, hits)
 
 
@@ -79,9 +89,7 @@ def search_everything(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         return doc.kind in kinds
 
     outcome = _run(call, args, accept)
-    hits = [
-        {"kind": doc.kind, "id": doc.id, "score": score, "snippet": snippet(doc.text)} for doc, score in outcome.hits
-    ]
+    hits = [{"kind": doc.kind, **_hit(outcome, doc, score)} for doc, score in outcome.hits]
     return _answer(outcome, hits)
 
 

@@ -2,7 +2,10 @@
 
 - `search/<user hash>/<id>.snap`: the snapshot (entries as JSON, vectors as float16 .npy, zipped);
 - `search/<user hash>/<id>.ovl`: the overlay (the same format, removed keys included);
-- pointer item pk `U#<user>` sk `SEARCH#INDEX`: `snapshot`, `overlay` (blob ids) and `generation`.
+- pointer item pk `U#<user>` sk `SEARCH#INDEX`: `snapshot`, `overlay` (blob ids), `generation` and
+  `model`, the id of the embedding model whose vectors the index holds. An index of another model
+  (the configuration changed) is stale: `load` does not return it, and the caller rebuilds it, so
+  vectors of two models are never compared or mixed.
 
 Writers switch the pointer with a condition on its generation, so two writers cannot lose each
 other's change (the loser reloads and retries). Readers read the pointer (one item) per query and
@@ -80,14 +83,20 @@ def _unpack(data: bytes) -> tuple[list[Entry], list[str], int | None]:
 class IndexRepository:
     def __init__(self, items: ItemStore, blobs: BlobStore, runtime: SearchRuntime) -> None:
         self._items, self._blobs, self._cache = items, blobs, runtime.cache
+        self._runtime = runtime
+
+    def stale(self, pointer: Item) -> bool:
+        """True when the stored index holds another model's vectors than this process makes."""
+        return pointer.get("model") != self._runtime.model_id
 
     def pointer(self, user_id: str) -> Item | None:
         return self._items.get(pointer_key(user_id))
 
     def load(self, user_id: str) -> tuple[SearchIndex, Item] | None:
-        """The user's current index (cached by version), or None when none was built yet."""
+        """The user's current index (cached by version), or None when none was built yet or the
+        one stored is stale (another model's)."""
         pointer = self.pointer(user_id)
-        if pointer is None:
+        if pointer is None or self.stale(pointer):
             return None
         cached = self._cache.get(user_id)
         if cached is not None and cached[0] == (pointer["snapshot"], pointer["overlay"]):
@@ -127,6 +136,8 @@ class IndexRepository:
             "pk": pk, "sk": sk, "snapshot": snapshot_id, "overlay": overlay_id, "generation": generation,
             "documents": len(index),
         }  # fmt: skip
+        if self._runtime.model_id is not None:
+            pointer["model"] = self._runtime.model_id
         condition = (
             Condition(exists=False) if previous is None else Condition(equals={"generation": previous["generation"]})
         )

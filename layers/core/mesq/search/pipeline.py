@@ -2,7 +2,8 @@
 its status, duration and candidate count.
 
 - bm25: every document sharing a term with the query (after the caller's filter);
-- vector: the documents whose cosine similarity to the query is at least `MIN_SIMILARITY`, at most
+- vector: the documents whose cosine similarity to the query is at least the model's floor
+  (`min_similarity` of the embedder, calibrated per model; `MIN_SIMILARITY` otherwise), at most
   `VECTOR_CANDIDATES` of them (a vector always has a nearest neighbour, so without a floor every
   document would be a candidate);
 - fusion: reciprocal-rank fusion of the two lists (rank-based, so BM25 and cosine scales never
@@ -13,6 +14,7 @@ its status, duration and candidate count.
 Statuses: `ok`, `failed` (the provider raised), `unavailable` (no provider configured), `fused`
 (rerank by fused score), `skipped` (nothing to rerank). `degraded` is true when exactly one branch
 answered; when neither can, ServiceUnavailable. Zero candidates is a normal empty answer.
+`Outcome.ranks` says, per hit, which branches found it and at which rank (1 = best).
 """
 
 from __future__ import annotations
@@ -46,6 +48,11 @@ class Outcome:
     hits: list[tuple[Doc, float]]
     stages: list[dict[str, Any]] = field(default_factory=list)
     degraded: bool = False
+    #: doc key -> {branch: rank in that branch (1 = best)}, for every candidate.
+    ranks: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def matched(self, doc: Doc) -> dict[str, int]:
+        return self.ranks.get(doc.key, {})
 
 
 class _Stage:
@@ -81,9 +88,10 @@ def _vector(
         return None
     try:
         vector = embedder.embed([query], query=True)[0]
+        floor = float(getattr(embedder, "min_similarity", MIN_SIMILARITY))
         hits: list[str] = []
         for key, score in index.similar(vector, VECTOR_CANDIDATES * FILTER_HEADROOM):
-            if score < MIN_SIMILARITY or len(hits) >= VECTOR_CANDIDATES:
+            if score < floor or len(hits) >= VECTOR_CANDIDATES:
                 break
             if _accepted(index, key, accept):
                 hits.append(key)
@@ -151,6 +159,9 @@ def search(
     if not answered:
         raise ServiceUnavailable("AI search is unavailable right now (no search branch answered); try again later")
     outcome.degraded = len(answered) == 1
+    for branch, hits in (("bm25", lexical), ("vector", vector)):
+        for rank, key in enumerate(hits or (), start=1):
+            outcome.ranks.setdefault(key, {})[branch] = rank
     ranked = _rerank(index, query, _fuse(answered, outcome), reranker, outcome)
     chosen = ranked if limit is None else ranked[:limit]
     outcome.hits = [(entry.doc, round(score, 6)) for key, score in chosen if (entry := index.entry(key)) is not None]
