@@ -28,6 +28,7 @@ from ..operations import REGISTRY, AsyncOperationFn, OperationFn
 from ..spec import Operation, Spec
 from ..toolsets import TOOLSETS
 from ..validation import prepare_validators
+from .apps import tool_meta
 from .lean import component_names, lean_input_schema, lean_output_schema
 
 if TYPE_CHECKING:
@@ -299,6 +300,8 @@ def build_tool(
             output_schema=envelope.listed,
             # The title is said once, on the tool (clients since 2025-06-18 read it there first).
             annotations=tool_annotations(hints),
+            # MCP Apps: the view this tool's result renders in (apps.py); absent for the rest.
+            _meta=tool_meta(name),
         )
         return Listing(tool, listed_input, envelope.listed, envelope.checked)
 

@@ -14,7 +14,8 @@ from typing import Any, TypeVar
 import mcp_types as types
 from mcp.server.caching import CacheHint
 from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from starlette.routing import Route
@@ -26,7 +27,7 @@ from ..operations import check_registry
 from ..services import Services
 from ..spec import load_spec
 from ..toolsets import TOOLSETS
-from . import adapter, prompts, resources
+from . import adapter, apps, prompts, resources
 from .catalog import Catalog, build_catalog
 from .code.sandbox import available as sandbox_available
 from .code.tools import listed_tools, with_code_tools
@@ -132,6 +133,21 @@ def _single_page(params: types.PaginatedRequestParams | None) -> None:
         )
 
 
+class _AppsServer(Server[Any]):
+    """The SDK `Server`, declaring MCP Apps on both eras: `capabilities.extensions` (2026-07-28,
+    `server/discover`) and, on the handshake era, whose 2025-11-25 wire model has no `extensions`
+    field (the SDK drops it), the same settings under `capabilities.experimental`."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        experimental = {**apps.EXTENSION_SETTINGS, **(experimental_capabilities or {})}
+        return super().create_initialization_options(notification_options, experimental, extensions)
+
+
 def build_server(catalog: Catalog) -> Server[Any]:
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -157,7 +173,7 @@ def build_server(catalog: Catalog) -> Server[Any]:
     ) -> types.ListResourcesResult:
         request_state(ctx)
         _single_page(params)
-        return types.ListResourcesResult(resources=[])
+        return types.ListResourcesResult(resources=apps.listed_resources())
 
     async def list_resource_templates(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -169,7 +185,10 @@ def build_server(catalog: Catalog) -> Server[Any]:
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        return await resources.read_resource(str(params.uri), request_state(ctx))
+        uri = str(params.uri)
+        view = apps.view_of(uri)
+        state = request_state(ctx)
+        return apps.read_view(uri, view) if view is not None else await resources.read_resource(uri, state)
 
     async def ping(ctx: ServerRequestContext[Any], params: types.RequestParams | None) -> types.EmptyResult:
         request_state(ctx)
@@ -184,7 +203,7 @@ def build_server(catalog: Catalog) -> Server[Any]:
             instructions=server.instructions,
         )
 
-    server: Server[Any] = Server(
+    server: Server[Any] = _AppsServer(
         SERVER_NAME,
         version=__version__,
         title=SERVER_TITLE,
@@ -208,6 +227,7 @@ def build_server(catalog: Catalog) -> Server[Any]:
         on_ping=_guarded(_limited("ping", ping)),
         on_read_resource=_guarded(_limited("resources/read", read_resource)),
     )
+    server.extensions = apps.EXTENSION_SETTINGS  # MCP Apps, declared on both eras
     server.add_request_handler("server/discover", types.RequestParams, _guarded(_limited("server/discover", discover)))
     return server
 

@@ -1,0 +1,100 @@
+"""MCP Apps (extension `io.modelcontextprotocol/ui`, SEP-1865): the four `ui://mesq/...` views.
+
+A view is one self-contained HTML document (views/: a shared stylesheet, the postMessage
+JSON-RPC bridge and the view's own script, inlined here at import) that a host renders in a
+sandboxed iframe beside a tool's result. The tool points at it with `_meta.ui.resourceUri`
+(catalog.py stamps it where each tool is built, from `VIEWS`); `resources/list` lists the views
+and `resources/read` returns them as `text/html;profile=mcp-app` with `_meta.ui.csp` (no domain:
+nothing is fetched) and `prefersBorder`. Each document carries its own CSP (`default-src 'none'`,
+its one script and one stylesheet by sha256 hash), so it holds under the strictest host CSP: no
+inline handler, no eval, no network. A view holds no credential: it reaches MeSQ only through the
+host's `tools/call`, where the host's approval and the caller's scopes apply.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from functools import cache
+from importlib import resources as package_files
+from typing import Any
+
+import mcp_types as types
+from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
+
+#: The extension settings MeSQ declares (server capabilities, both eras).
+EXTENSION_SETTINGS: dict[str, dict[str, Any]] = {EXTENSION_ID: {"mimeTypes": [APP_MIME_TYPE]}}
+
+#: tool name -> view. The tools' families: what each view renders or calls.
+VIEWS: dict[str, str] = {
+    "list_todos": "board",
+    "query_todos": "board",
+    "get_memo": "memo",
+    "create_memo": "memo",
+    "update_memo": "memo",
+    "search_ai_memos": "results",
+    "search_everything": "results",
+    "list_changes": "changes",
+    "undo_changes": "changes",
+}
+
+TITLES = {"board": "MeSQ board", "memo": "MeSQ memo", "results": "MeSQ search results", "changes": "MeSQ changes"}
+URI_PREFIX = "ui://mesq/"
+
+
+def view_uri(view: str) -> str:
+    return f"{URI_PREFIX}{view}.html"
+
+
+def tool_meta(tool_name: str) -> dict[str, Any] | None:
+    """The `_meta` a tool lists: only `ui.resourceUri` (kept tiny: every connection pays it)."""
+    view = VIEWS.get(tool_name)
+    return {"ui": {"resourceUri": view_uri(view)}} if view is not None else None
+
+
+def _asset(name: str) -> str:
+    return package_files.files(__package__).joinpath("views", name).read_text("utf-8")
+
+
+def _sha256(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
+
+
+@cache
+def view_html(view: str) -> str:
+    """The view's document: shared CSS, the bridge and the view's script, allowed by hash only."""
+    style = _asset("views.css")
+    script = _asset("bridge.js") + "\n" + _asset(f"{view}.js")
+    csp = (
+        f"default-src 'none'; script-src '{_sha256(script)}'; style-src '{_sha256(style)}'; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    return (
+        '<!doctype html>\n<html lang="en" data-theme="light">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{TITLES[view]}</title>\n<style>{style}</style>\n</head>\n"
+        f'<body data-view="{view}">\n<main id="app" aria-live="polite"><p class="muted" id="status">…</p></main>\n'
+        f"<script>{script}</script>\n</body>\n</html>\n"
+    )
+
+
+UI_META: dict[str, Any] = {"ui": {"csp": {"connectDomains": [], "resourceDomains": []}, "prefersBorder": True}}
+
+
+def listed_resources() -> list[types.Resource]:
+    return [
+        types.Resource(uri=view_uri(view), name=f"{view}_view", title=title, mime_type=APP_MIME_TYPE, _meta=UI_META)
+        for view, title in TITLES.items()
+    ]
+
+
+def view_of(uri: str) -> str | None:
+    name = uri.removeprefix(URI_PREFIX).removesuffix(".html")
+    return name if uri.startswith(URI_PREFIX) and uri == view_uri(name) and name in TITLES else None
+
+
+def read_view(uri: str, view: str) -> types.ReadResourceResult:
+    return types.ReadResourceResult(
+        contents=[types.TextResourceContents(uri=uri, mime_type=APP_MIME_TYPE, text=view_html(view), _meta=UI_META)]
+    )
