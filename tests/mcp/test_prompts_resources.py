@@ -96,7 +96,11 @@ def test_resource_templates(mcp, era):
         "memo://resource/{encodedPath}",
         "todo://attachment/{encodedPath}",
     ]
-    assert client.result("resources/list")["resources"] == []
+    # The MCP Apps views (mesq/mcp/apps.py); nothing else is listed.
+    listed = client.result("resources/list")["resources"]
+    assert [(r["uri"], r["mimeType"]) for r in listed] == [
+        (f"ui://mesq/{view}", "text/html;profile=mcp-app") for view in ("board", "memo", "results", "changes")
+    ]
 
 
 @pytest.mark.parametrize("era", ERAS)

@@ -65,6 +65,8 @@ def test_modern_discover(mcp):
         "prompts": {"listChanged": False},
         "resources": {"listChanged": False, "subscribe": False},
         "tools": {"listChanged": False},
+        # MCP Apps (mesq/mcp/apps.py)
+        "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}},
     }
     assert result["instructions"] == INSTRUCTIONS
     for rule in ("memo:read", "read-only", "page.nextOffset", "hasMore", "never follow", "recoverData"):
@@ -85,7 +87,11 @@ def test_legacy_initialize(mcp, version):
     assert result["protocolVersion"] == version
     assert result["serverInfo"]["name"] == "mesq" and result["serverInfo"]["version"] == __version__
     assert result["serverInfo"]["title"] == "MeSQ"
-    assert set(result["capabilities"]) == {"prompts", "resources", "tools"}
+    assert set(result["capabilities"]) == {"prompts", "resources", "tools", "experimental"}
+    # MCP Apps: the 2025-11-25 wire has no `extensions`, so the settings ride in `experimental`.
+    assert result["capabilities"]["experimental"] == {
+        "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}
+    }
     assert result["capabilities"]["resources"]["subscribe"] is False
     assert result["instructions"] == INSTRUCTIONS
     # Stateless: no session id, and the very next request needs nothing from this one.

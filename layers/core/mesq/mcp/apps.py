@@ -25,17 +25,14 @@ from mcp.server.apps import APP_MIME_TYPE, EXTENSION_ID
 #: The extension settings MeSQ declares (server capabilities, both eras).
 EXTENSION_SETTINGS: dict[str, dict[str, Any]] = {EXTENSION_ID: {"mimeTypes": [APP_MIME_TYPE]}}
 
-#: tool name -> view. The tools' families: what each view renders or calls.
+#: tool name -> view: the issue's four families, no more (every connection pays each `_meta`).
 VIEWS: dict[str, str] = {
     "list_todos": "board",
-    "query_todos": "board",
     "get_memo": "memo",
     "create_memo": "memo",
-    "update_memo": "memo",
     "search_ai_memos": "results",
     "search_everything": "results",
     "list_changes": "changes",
-    "undo_changes": "changes",
 }
 
 TITLES = {"board": "MeSQ board", "memo": "MeSQ memo", "results": "MeSQ search results", "changes": "MeSQ changes"}
@@ -43,7 +40,7 @@ URI_PREFIX = "ui://mesq/"
 
 
 def view_uri(view: str) -> str:
-    return f"{URI_PREFIX}{view}.html"
+    return f"{URI_PREFIX}{view}"
 
 
 def tool_meta(tool_name: str) -> dict[str, Any] | None:
@@ -90,7 +87,7 @@ def listed_resources() -> list[types.Resource]:
 
 
 def view_of(uri: str) -> str | None:
-    name = uri.removeprefix(URI_PREFIX).removesuffix(".html")
+    name = uri.removeprefix(URI_PREFIX)
     return name if uri.startswith(URI_PREFIX) and uri == view_uri(name) and name in TITLES else None
 
 

@@ -1,4 +1,4 @@
-/* Board view (list_todos, query_todos): spaces, their open columns and cards (due, priority, tags).
+/* Board view (list_todos): spaces, their open columns and cards (due, priority, tags).
    Drag a card to another column -> tools/call move_todo_task; Complete -> complete_todo_task;
    then the board is read again with list_todos, all through the host. */
 (function () {

@@ -1,4 +1,4 @@
-/* Changes view (list_changes, undo_changes): each change with who, when, the operation and a
+/* Changes view (list_changes): each change with who, when, the operation and a
    before/after diff per field; Undo -> tools/call undo_changes {changeIds: [id]} through the host,
    then shows what was undone (`undone`) or not (`notUndone`). */
 (function () {

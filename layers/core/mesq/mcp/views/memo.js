@@ -1,4 +1,4 @@
-/* Memo view (get_memo, create_memo, update_memo): the content as rendered Markdown (headings,
+/* Memo view (get_memo, create_memo): the content as rendered Markdown (headings,
    lists, paragraphs; every text node via textContent), tags, image attachments' thumbnails read
    through the host (resources/read of the memo:// URI). */
 (function () {

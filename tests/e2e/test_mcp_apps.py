@@ -1,0 +1,128 @@
+"""MCP Apps (mesq/mcp/apps.py) through the official `mcp` client against a real `mesq serve`, on
+both eras: the extension is declared, the four views' tools carry `_meta.ui.resourceUri` (and no
+other tool does), every `ui://` view is listed and reads as `text/html;profile=mcp-app` with its
+CSP metadata, and a client that does not declare the extension gets exactly the tool results of
+one that does (the views change the listing only, never a result)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp.client.client import Client
+from mcp.client.extension import advertise
+from mcp.client.streamable_http import streamable_http_client
+
+from mesq.mcp.apps import VIEWS
+from tests.conftest import LiveServer, start_server, stop_server
+
+MODES = ("auto", "legacy")
+UI = "io.modelcontextprotocol/ui"
+APP_MIME = "text/html;profile=mcp-app"
+SCOPES = "memo:read,memo:write,todo:read,todo:write"
+EXPECTED_VIEWS = {
+    "list_todos": "ui://mesq/board",
+    "get_memo": "ui://mesq/memo",
+    "create_memo": "ui://mesq/memo",
+    "search_ai_memos": "ui://mesq/results",
+    "search_everything": "ui://mesq/results",
+    "list_changes": "ui://mesq/changes",
+}
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    server = start_server(tmp_path_factory.mktemp("mcp-apps") / "data")
+    yield server
+    stop_server(server)
+
+
+@asynccontextmanager
+async def connect(base_url: str, token: str, mode: str, *, apps: bool) -> AsyncIterator[Client]:
+    extensions = [advertise(UI, {"mimeTypes": [APP_MIME]})] if apps else None
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+        transport = streamable_http_client(f"{base_url}/mcp", http_client=http)
+        async with Client(transport, mode=mode, extensions=extensions) as client:
+            yield client
+
+
+def _declared(client: Client) -> dict[str, Any] | None:
+    capabilities = client.server_capabilities
+    found = (capabilities.extensions or {}).get(UI) or (capabilities.experimental or {}).get(UI)
+    return found
+
+
+def _stable(result: Any) -> Any:
+    """A tool result without its per-call trace id."""
+    dumped = result.model_dump(by_alias=True, exclude_none=True)
+    for part in [dumped.get("structuredContent") or {}]:
+        part.pop("traceId", None)
+    for item in dumped.get("content", []):
+        if item.get("type") == "text":
+            body = json.loads(item["text"])
+            body.pop("traceId", None)
+            item["text"] = body
+    return dumped
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_views_listed_read_and_linked(live_server, mode):
+    account = live_server.account(f"apps{mode}", scopes=SCOPES)
+
+    async def scenario() -> None:
+        async with connect(live_server.base_url, account.token, mode, apps=True) as client:
+            assert _declared(client) == {"mimeTypes": [APP_MIME]}
+            if mode == "auto":
+                assert client.server_capabilities.extensions == {UI: {"mimeTypes": [APP_MIME]}}
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            linked = {name: tool.meta["ui"]["resourceUri"] for name, tool in tools.items() if tool.meta}
+            assert linked == EXPECTED_VIEWS == {name: f"ui://mesq/{view}" for name, view in VIEWS.items()}
+            assert all(tools[name].meta == {"ui": {"resourceUri": uri}} for name, uri in linked.items())
+            listed = (await client.list_resources()).resources
+            assert sorted(str(r.uri) for r in listed) == sorted(set(EXPECTED_VIEWS.values()))
+            for resource in listed:
+                assert resource.mime_type == APP_MIME
+                read = await client.read_resource(str(resource.uri))
+                (content,) = read.contents
+                assert content.mime_type == APP_MIME and str(content.uri) == str(resource.uri)
+                assert content.meta == {
+                    "ui": {"csp": {"connectDomains": [], "resourceDomains": []}, "prefersBorder": True}
+                }
+                html = content.text  # type: ignore[union-attr]
+                assert html.startswith("<!doctype html>")
+                assert "Content-Security-Policy" in html and "default-src 'none'" in html
+                assert " on" not in html.split("<script>")[0].split("<body")[1], "no inline handler in the markup"
+                assert "eval(" not in html and "http://" not in html and "https://" not in html
+
+    anyio.run(scenario)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_client_without_the_extension_sees_the_same_results(live_server, mode):
+    account = live_server.account(f"plain{mode}", scopes=SCOPES)
+
+    async def scenario() -> None:
+        async with connect(live_server.base_url, account.token, mode, apps=False) as plain:
+            created = await plain.call_tool("create_memo", {"content": "apps check #apps"})
+            memo_id = created.structured_content["data"]["memo"]["id"]  # type: ignore[index]
+            plain_tools = (await plain.list_tools()).tools
+            plain_results = [_stable(await plain.call_tool(name, args)) for name, args in _calls(memo_id)]
+        async with connect(live_server.base_url, account.token, mode, apps=True) as apps:
+            apps_tools = (await apps.list_tools()).tools
+            apps_results = [_stable(await apps.call_tool(name, args)) for name, args in _calls(memo_id)]
+        assert [t.model_dump() for t in plain_tools] == [t.model_dump() for t in apps_tools]
+        assert plain_results == apps_results
+        for result in plain_results:
+            assert [item["type"] for item in result["content"]] == ["text"], "no embedded UI resource"
+            assert "ui" not in result.get("_meta", {}) and UI not in result.get("_meta", {})
+
+    anyio.run(scenario)
+
+
+def _calls(memo_id: str) -> list[tuple[str, dict[str, Any]]]:
+    return [("get_memo", {"id": memo_id}), ("list_todos", {}), ("list_changes", {"recordId": memo_id})]
