@@ -1,0 +1,254 @@
+"""The MCP Apps views (mesq/mcp/apps.py) in headless Chromium, fed real tool results from a real
+`mesq serve`. The test host page is a minimal MCP Apps host: it loads each `ui://mesq/...`
+document (read with `resources/read`) into a sandboxed iframe (`sandbox="allow-scripts"`, an
+opaque origin: the view can reach nothing but the host), answers `ui/initialize` with a host
+context (theme, locale), sends the tool result as `ui/notifications/tool-result`, and passes
+every `tools/call` / `resources/read` the view sends to the server over `/mcp` (JSON-RPC over
+HTTP with the account's token — the credential stays in the host; the view never sees it).
+
+Checked: the board renders its columns and cards; dragging a card sends `tools/call
+move_todo_task`, the host passes it on, and a fresh `list_todos` shows the card in its new column;
+the changes view's Undo reverts a memo edit through `undo_changes`; a stored `<script>` and
+`onerror` in a memo and a task title stay text in every view (nothing runs, no element is made,
+and the view's strict CSP reports no violation); axe-core finds no serious or critical violation
+in any view, light and dark. Every wait is for a response or a DOM state, never a fixed sleep."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import LiveServer, start_server, stop_server
+
+from ..mcp.test_js_schemas import _node_tools
+from .chromium import chromium_page
+
+HOST = "http://host.test/"
+XSS = "<img src=x onerror=\"parent.postMessage('pwned','*')\"><script>parent.postMessage('pwned','*')</script>"
+FAILING_IMPACTS = ("serious", "critical")
+
+HOST_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>test host</title></head>
+<body><script>
+window.__calls = []; window.__stray = [];
+window.addEventListener('message', async (event) => {
+  const frame = document.getElementById('view');
+  if (!frame || event.source !== frame.contentWindow) return;
+  const m = event.data;
+  if (!m || m.jsonrpc !== '2.0') { window.__stray.push(String(m)); return; }
+  const send = (message) => frame.contentWindow.postMessage(Object.assign({jsonrpc: '2.0'}, message), '*');
+  if (m.method === 'ui/initialize') {
+    send({id: m.id, result: {protocolVersion: '2026-01-26', hostInfo: {name: 'mesq-test-host', version: '1'},
+      hostCapabilities: {serverTools: {}, serverResources: {}}, hostContext: window.__context}});
+  } else if (m.method === 'ui/notifications/initialized') {
+    send({method: 'ui/notifications/tool-result', params: window.__toolResult});
+  } else if (m.method === 'tools/call' || m.method === 'resources/read') {
+    const entry = {method: m.method, name: m.params.name, arguments: m.params.arguments, done: false};
+    window.__calls.push(entry);
+    const answer = JSON.parse(await window.mcpCall(m.method, JSON.stringify(m.params)));
+    entry.result = answer.result; entry.error = answer.error; entry.done = true;
+    send(answer.error ? {id: m.id, error: answer.error} : {id: m.id, result: answer.result});
+  } else if (m.id !== undefined) {
+    send({id: m.id, error: {code: -32601, message: 'method not found'}});
+  }
+});
+window.loadView = (html, toolResult, context) => {
+  window.__toolResult = toolResult; window.__context = context; window.__calls = [];
+  const old = document.getElementById('view'); if (old) old.remove();
+  const frame = document.createElement('iframe');
+  frame.id = 'view'; frame.name = 'view'; frame.title = 'MeSQ view';
+  frame.setAttribute('sandbox', 'allow-scripts');
+  frame.style.width = '1000px'; frame.style.height = '700px';
+  frame.srcdoc = html;
+  document.body.appendChild(frame);
+};
+</script></body></html>"""
+
+
+class Server:
+    """JSON-RPC over `/mcp` with the account's token (the host side of every call)."""
+
+    def __init__(self, live: LiveServer, token: str) -> None:
+        self.url = f"{live.base_url}/mcp"
+        self.headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
+
+    def rpc(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+        answer: dict[str, Any] = httpx.post(self.url, json=body, headers=self.headers, timeout=60).json()
+        return answer
+
+    def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        answer = self.rpc("tools/call", {"name": name, "arguments": arguments})
+        result: dict[str, Any] = answer["result"]
+        assert not result.get("isError"), result
+        return result
+
+    def data(self, name: str, arguments: dict[str, Any]) -> Any:
+        return self.call(name, arguments)["structuredContent"]["data"]
+
+    def view(self, name: str) -> str:
+        text: str = self.rpc("resources/read", {"uri": f"ui://mesq/{name}"})["result"]["contents"][0]["text"]
+        return text
+
+
+@pytest.fixture(scope="module")
+def live() -> Iterator[tuple[LiveServer, Server]]:
+    import tempfile
+    from pathlib import Path
+
+    live = start_server(Path(tempfile.mkdtemp(prefix="mesq-apps-")) / "data")
+    try:
+        account = live.account("appsuser", scopes="memo:read,memo:write,todo:read,todo:write")
+        yield live, Server(live, account.token)
+    finally:
+        stop_server(live)
+
+
+class Host:
+    def __init__(self, page: Any, server: Server) -> None:
+        self.page, self.server = page, server
+        self.console: list[str] = []
+        page.on("console", lambda message: self.console.append(message.text))
+        page.route(HOST, lambda route: route.fulfill(status=200, content_type="text/html", body=HOST_PAGE))
+        page.expose_function("mcpCall", lambda method, params: json.dumps(server.rpc(method, json.loads(params))))
+        page.goto(HOST)
+
+    def load(self, view: str, result: dict[str, Any], theme: str = "light", locale: str = "en-US") -> Any:
+        context = {"theme": theme, "locale": locale, "displayMode": "inline"}
+        self.page.evaluate("([h, r, c]) => window.loadView(h, r, c)", [self.server.view(view), result, context])
+        return self.page.frame_locator("#view")
+
+    def frame(self) -> Any:
+        frame = self.page.frame(name="view")
+        assert frame is not None
+        return frame
+
+    def wait_for_call(self, name: str, count: int = 1) -> dict[str, Any]:
+        self.page.wait_for_function(
+            "([n, k]) => window.__calls.filter(c => c.name === n && c.done).length >= k", arg=[name, count]
+        )
+        done: list[dict[str, Any]] = self.page.evaluate("n => window.__calls.filter(c => c.name === n && c.done)", name)
+        return done[count - 1]
+
+    def assert_inert(self) -> None:
+        frame = self.frame()
+        assert frame.locator("img[src=x]").count() == 0
+        assert frame.locator("script").count() == 1  # the view's own
+        assert self.page.evaluate("window.__stray") == []
+        assert not [line for line in self.console if "Content Security Policy" in line or "pwned" in line]
+
+
+@pytest.fixture
+def host(live: tuple[LiveServer, Server]) -> Iterator[Host]:
+    with chromium_page(viewport={"width": 1100, "height": 800}) as page:
+        yield Host(page, live[1])
+
+
+def _seed_board(server: Server) -> tuple[str, dict[str, str]]:
+    board = server.data("list_todos", {})
+    columns = {c["name"]: c["id"] for c in board["columns"]}
+    task = server.data("create_todo_task", {"title": "drag me " + XSS, "columnId": columns["To do"], "tags": ["apps"]})
+    return task["task"]["id"] if "task" in task else task["id"], columns
+
+
+def test_board_renders_drags_and_moves_through_the_host(host: Host):
+    task_id, columns = _seed_board(host.server)
+    view = host.load("board", host.server.call("list_todos", {}))
+    for name in columns:
+        view.locator(f"section.column[data-column-id='{columns[name]}'] h2", has_text=name).wait_for()
+    card = view.locator(f"li.task[data-task-id='{task_id}']")
+    card.wait_for()
+    assert XSS in card.locator(".title").inner_text()
+    assert view.locator(f"section.column[data-column-id='{columns['To do']}'] li[data-task-id='{task_id}']").count() == 1
+    host.assert_inert()
+
+    card.drag_to(view.locator(f"section.column[data-column-id='{columns['Doing']}']"))
+    move = host.wait_for_call("move_todo_task")
+    assert move["arguments"]["id"] == task_id and move["arguments"]["columnId"] == columns["Doing"]
+    assert not move["result"].get("isError"), move["result"]
+    host.wait_for_call("list_todos")  # the view reads the board again through the host
+    view.locator(f"section.column[data-column-id='{columns['Doing']}'] li[data-task-id='{task_id}']").wait_for()
+
+    # Reload: a fresh list_todos from the server into a fresh view shows the card in its new column.
+    view = host.load("board", host.server.call("list_todos", {}))
+    view.locator(f"section.column[data-column-id='{columns['Doing']}'] li[data-task-id='{task_id}']").wait_for()
+    assert view.locator(f"section.column[data-column-id='{columns['To do']}'] li[data-task-id='{task_id}']").count() == 0
+    host.assert_inert()
+
+
+def test_changes_undo_reverts_a_change(host: Host):
+    memo = host.server.data("create_memo", {"content": "first version"})["memo"]
+    host.server.call("update_memo", {"id": memo["id"], "expectedRevision": memo["revision"], "content": "second " + XSS})
+    changes = host.server.call("list_changes", {"recordId": memo["id"]})
+    newest = changes["structuredContent"]["data"]["changes"][0]
+    assert newest["operation"] == "update_memo"
+    view = host.load("changes", changes)
+    row = view.locator(f"li.change[data-change-id='{newest['id']}']")
+    row.wait_for()
+    assert XSS in row.inner_text()
+    host.assert_inert()
+    row.get_by_role("button", name="Undo").click()
+    undo = host.wait_for_call("undo_changes")
+    assert undo["arguments"] == {"changeIds": [newest["id"]]}
+    assert [entry["changeId"] for entry in undo["result"]["structuredContent"]["data"]["undone"]] == [newest["id"]]
+    row.get_by_role("status").filter(has_text="Undone").wait_for()
+    assert host.server.data("get_memo", {"id": memo["id"]})["memo"]["content"] == "first version"
+
+
+def test_memo_and_results_keep_stored_markup_inert(host: Host):
+    memo = host.server.data("create_memo", {"content": "# Title " + XSS + "\n- item " + XSS + "\nxsscheck " + XSS})
+    view = host.load("memo", host.server.call("get_memo", {"id": memo["memo"]["id"]}))
+    view.locator("article.memo h2").wait_for()
+    assert XSS in view.locator("article.memo").inner_text()
+    host.assert_inert()
+    found = host.server.call("search_everything", {"query": "xsscheck"})
+    assert found["structuredContent"]["data"]["items"], found
+    view = host.load("results", found)
+    view.locator("li.hit").first.wait_for()
+    view.locator("li.hit button").first.click()
+    host.wait_for_call("get_memo")
+    view.locator("li.hit .content p").first.wait_for()
+    assert "xsscheck" in view.locator("li.hit").first.inner_text()
+    host.assert_inert()
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    node_modules = _node_tools().ensure_npm_packages(_node_tools().AXE_PACKAGES)
+    return (node_modules / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
+
+
+def test_every_view_passes_axe_in_both_themes(live: tuple[LiveServer, Server], axe_source: str):
+    server = live[1]
+    _seed_board(server)
+    memo = server.data("create_memo", {"content": "axe memo #apps\n- one\n- two axecheck"})
+    results = {
+        "board": (server.call("list_todos", {}), "li.task"),
+        "memo": (server.call("get_memo", {"id": memo["memo"]["id"]}), "article.memo"),
+        "results": (server.call("search_everything", {"query": "axecheck"}), "li.hit"),
+        "changes": (server.call("list_changes", {}), "li.change"),
+    }
+    problems: list[str] = []
+    # axe is injected as a script, which the views' own CSP refuses: this context bypasses CSP.
+    with chromium_page(viewport={"width": 1100, "height": 800}, bypass_csp=True) as page:
+        host = Host(page, server)
+        for view_name, (result, ready) in results.items():
+            for theme, locale in (("light", "en-US"), ("dark", "zh-CN")):
+                view = host.load(view_name, result, theme=theme, locale=locale)
+                view.locator(ready).first.wait_for()
+                frame = host.frame()
+                assert frame.evaluate("document.documentElement.dataset.theme") == theme
+                frame.add_script_tag(content=axe_source)
+                found = frame.evaluate(
+                    "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+                    ".map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(' '))}))"
+                )
+                problems += [
+                    f"{view_name} {theme}: {v['impact']} {v['id']} {v['nodes'][:3]}"
+                    for v in found
+                    if v["impact"] in FAILING_IMPACTS
+                ]
+    assert problems == []
