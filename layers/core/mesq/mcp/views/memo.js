@@ -19,7 +19,7 @@
     return box;
   }
   function thumbs(memo) {
-    var row = el("div", { class: "thumbs", "aria-label": t("attachments") });
+    var row = el("div", { class: "thumbs", role: "group", "aria-label": t("attachments") });
     (memo.resources || memo.attachments || []).forEach(function (file) {
       var uri = file.mcpUri || file.mcp_uri;
       if (!uri || !/^image\//.test(file.mimeType || file.type || "")) {
