@@ -17,6 +17,8 @@
    footprint report with the ten heaviest tools (bench/footprint.py)
 10. Code Mode: one worked example as many tool calls vs one run_code (tokens in/out, wall time;
    bench/code_mode.py); the `code` toolset's own footprint is a row of 9
+11. the cost of recording history: time, DynamoDB calls and write units per write, with and
+   without the change records, on DynamoDB Local (bench/history_cost.py)
 """
 
 from __future__ import annotations
@@ -478,12 +480,13 @@ def main() -> None:
     # bench/ai_search.py, code_mode.py, load.py and todo_views.py (this script's directory is on sys.path)
     from ai_search import rows_ai_search
     from code_mode import rows_code_mode
+    from history_cost import rows_history_cost
     from load import rows_load, rows_upload
     from todo_views import rows_todo_views
 
     sections = (
         rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_memo_scale, rows_todo_views,
-        rows_ai_search, rows_load, rows_upload, rows_code_mode,
+        rows_ai_search, rows_load, rows_upload, rows_code_mode, rows_history_cost,
     )  # fmt: skip
     for section in (*sections, rows_mcp):
         rows += section()

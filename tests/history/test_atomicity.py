@@ -28,24 +28,11 @@ from mesq.store.ports import ItemStore, WriteOp
 from mesq.store.sqlite import SQLiteItemStore
 from tests.settings import inprocess_settings
 
-from ..contract.conftest import REPO_ROOT, dynamodb_local, dynamodb_local_endpoint, load_runner  # noqa: F401
+from ..contract.conftest import REPO_ROOT, load_runner
+from .conftest import BACKENDS
 
-BACKENDS = ["sqlite", pytest.param("dynamodb_local", marks=pytest.mark.dynamodb_local)]
 SCOPES = frozenset({"memo:read", "memo:write", "todo:read", "todo:write"})
 USER = "atomic"
-
-
-@pytest.fixture
-def sqlite(tmp_path: Path) -> Any:
-    store = SQLiteItemStore(tmp_path / "items.db")
-    yield store
-    store.close()
-
-
-@pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest) -> ItemStore:
-    found: ItemStore = request.getfixturevalue(request.param)
-    return found
 
 
 def caller(items: ItemStore) -> Any:

@@ -17,22 +17,46 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from ..context import Call
+from ..memos.store import counter_ops
+from ..store.paging import walk
 from ..store.ports import MAX_TRANSACTION_OPS, Condition, Delete, Item, Put, Update, WriteOp
 from ..timestamps import format_timestamp, utc_now
 from ..todos.keys import KIND_PREFIX, record_of
 from ..todos.state import TodoState
 from .actor import actor_of
-from .records import change_item, change_key, change_put, epoch, member, new_change_id
+from .records import (
+    HISTORY_CAP,
+    TRIM_TO,
+    change_item,
+    change_key,
+    change_put,
+    epoch,
+    member,
+    new_change_id,
+    record_partition,
+)
 
 #: The todo kinds with history, by sort-key prefix (slug claims, settings and sizes have none).
 _TODO_PREFIXES = {KIND_PREFIX[kind]: kind for kind in ("space", "column", "task", "inbox", "tag")}
 
 
 def change_op(
-    call: Call, kind: str, record_id: str, before: Item | None, after: Item | None, members: list[Item] | None = None
+    call: Call,
+    kind: str,
+    record_id: str,
+    before: Item | None,
+    after: Item | None,
+    members: list[Item] | None = None,
+    *,
+    stored: Item | None = None,
+    room: int = 0,
 ) -> list[WriteOp]:
     """The change record of one record's change; under an undo, for the record being reverted,
-    also the mark on the change it reverts (`undoneBy`), in the same transaction."""
+    also the mark on the change it reverts (`undoneBy`), in the same transaction.
+
+    `stored`: the record item the write puts; it gets the record's kept history size
+    (`historyBytes`), and when that would pass HISTORY_CAP, up to `room` of the record's oldest
+    change records are deleted in the same transaction (the change then says `olderDropped`)."""
     now = utc_now()
     undoes = call.undoes[0] if call.undoes is not None and call.undoes[1] == record_id else None
     item = change_item(
@@ -50,15 +74,43 @@ def change_op(
         undoes=undoes,
         members=members,
     )
-    ops: list[WriteOp] = [change_put(item)]
+    ops: list[WriteOp] = []
+    if stored is not None:
+        total = int((before or {}).get("historyBytes", 0)) + int(item["size"])
+        if total > HISTORY_CAP:
+            total, drops = _trim(call, record_id, int(item["size"]), room, undoes)
+            if drops:
+                item["olderDropped"] = True
+                ops += drops
+        stored["historyBytes"] = total
+    ops.insert(0, change_put(item))
     if undoes is not None:
         mark = {"undoneBy": item["id"]}
         ops.append(Update(key=change_key(call.principal.user_id, undoes), set=mark, condition=Condition(exists=True)))
     return ops
 
 
+def _trim(call: Call, record_id: str, new_size: int, room: int, keep: str | None) -> tuple[int, list[WriteOp]]:
+    """The record's history recounted (change records the TTL removed no longer count) and
+    Deletes of its oldest records down to TRIM_TO, at most `room` of them (the rest go at a
+    later write); never `keep`, the change an undo marks in the same transaction."""
+    entries = list(walk(call.services.items, record_partition(call.principal.user_id, record_id), index="gsi2"))
+    total = new_size + sum(int(entry.get("size", 0)) for entry in entries)
+    drops: list[WriteOp] = []
+    for entry in entries:  # oldest first
+        if total <= TRIM_TO or len(drops) >= room:
+            break
+        if entry["id"] == keep:
+            continue
+        drops.append(Delete((str(entry["pk"]), str(entry["sk"]))))
+        total -= int(entry.get("size", 0))
+    return total, drops
+
+
 def memo_change(call: Call, before: Item | None, after: Item) -> list[WriteOp]:
-    return change_op(call, "memo", str(after["id"]), before, after)
+    """Also stamps `after` (the memo item about to be put) with its history size."""
+    room = MAX_TRANSACTION_OPS - 3 - len(counter_ops(call.principal.user_id, before, after))
+    return change_op(call, "memo", str(after["id"]), before, after, stored=after, room=room)
 
 
 def _todo_target(sk: str) -> tuple[str, str] | None:
@@ -90,15 +142,20 @@ def todo_changes(call: Call, state: TodoState, ops: Sequence[WriteOp]) -> list[W
     written = _todo_written(state, ops)
     if len(ops) + len(written) + _RESERVED <= MAX_TRANSACTION_OPS:
         changes: list[WriteOp] = []
-        for kind, ident, before, after in written:
-            changes += change_op(call, kind, ident, before, after)
+        for index, (kind, ident, before, after, stored) in enumerate(written):
+            room = MAX_TRANSACTION_OPS - _RESERVED - len(ops) - len(changes) - (len(written) - index)
+            changes += change_op(call, kind, ident, before, after, stored=stored, room=max(0, room))
         return changes
-    (kind, ident, before, after), *rest = written
-    return change_op(call, kind, ident, before, after, [member(*entry) for entry in rest])
+    (kind, ident, before, after, _stored), *rest = written
+    return change_op(call, kind, ident, before, after, [member(*entry[:4]) for entry in rest])
 
 
-def _todo_written(state: TodoState, ops: Sequence[WriteOp]) -> list[tuple[str, str, Item | None, Item | None]]:
-    changes: list[tuple[str, str, Item | None, Item | None]] = []
+Written = tuple[str, str, Item | None, Item | None, Item | None]
+
+
+def _todo_written(state: TodoState, ops: Sequence[WriteOp]) -> list[Written]:
+    """(kind, id, before, after, the item put) of each record the ops write."""
+    changes: list[Written] = []
     for op in ops:
         if isinstance(op, Put):
             target = _todo_target(str(op.item["sk"]))
@@ -108,12 +165,12 @@ def _todo_written(state: TodoState, ops: Sequence[WriteOp]) -> list[tuple[str, s
             is_new = op.condition is not None and op.condition.exists is False
             before = None if is_new else _before(state, kind, ident)
             after = record_of(op.item)
-            changes.append((_public_kind(kind, after), ident, before, after))
+            changes.append((_public_kind(kind, after), ident, before, after, op.item))
         elif isinstance(op, Delete):
             target = _todo_target(op.key[1])
             if target is None:
                 continue
             kind, ident = target
             before = _before(state, kind, ident)
-            changes.append((_public_kind(kind, before), ident, before, None))
+            changes.append((_public_kind(kind, before), ident, before, None, None))
     return changes

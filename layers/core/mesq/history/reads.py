@@ -138,3 +138,19 @@ def list_changes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     if cursor is not None:
         data["nextCursor"] = cursor
     return data
+
+
+#: Change records `last_activity` reads (newest first): an older credential shows none recent.
+ACTIVITY_SCAN = 500
+
+
+def last_activity(items: ItemStore, user_id: str) -> dict[str, str]:
+    """Credential id (`pat:<id>`, `oauth:<grantId>`) -> the `at` of its newest change, from the
+    user's newest ACTIVITY_SCAN change records (Settings: tokens and connected apps)."""
+    found: dict[str, str] = {}
+    changes = _newest_first(items, user_partition(user_id), None, CHANGE_PREFIX, None, None)
+    for scanned, item in enumerate(changes, start=1):
+        found.setdefault(str(item["actor"]["id"]), str(item["at"]))
+        if scanned >= ACTIVITY_SCAN:
+            break
+    return found

@@ -29,13 +29,20 @@ Action = Literal["create", "update", "move", "trash", "restore", "delete"]
 
 CHANGE_PREFIX = "CHANGE#"
 #: Bookkeeping every write changes; the revisions are kept apart, updatedAt is the change's `at`.
-_NOT_FIELDS = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "ttl", "revision", "updatedAt"})
+_NOT_FIELDS = frozenset(
+    {"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "ttl", "revision", "updatedAt", "historyBytes"}
+)
 #: Memo fields derived from the content: undo recomputes them, so the record need not repeat them.
 _DERIVED = {"memo": frozenset({"tags", "tagPaths"})}
 _MOVE_FIELDS = frozenset({"columnId", "spaceId", "position", "parentId"})
 #: A change record stays well under DynamoDB's 400 KB item limit: past this, `after` (which the
 #: next version or the record itself holds) is left out and `afterOmitted` says so.
 MAX_CHANGE_BYTES = 300_000
+#: A record's kept history stays under 1 MiB: the record item tracks the bytes of its change
+#: records (`historyBytes`); a write that would pass the cap drops the oldest ones, down to
+#: TRIM_TO (so the next trims are not at every write), and its change says `olderDropped`.
+HISTORY_CAP = 1 << 20
+TRIM_TO = HISTORY_CAP * 9 // 10
 
 
 def change_key(user_id: str, change_id: str) -> Key:

@@ -9,6 +9,8 @@ a memo restored or edited meanwhile is not destroyed) plus the counter deltas. A
 files are not deleted here: a memo with attachments leaves an `ORPHANS#<memoId>` item with
 their paths, for a later sweep to remove the blobs (object deletes cannot join a store
 transaction, and a crash between the two must not leave a memo pointing at missing files).
+After the commit the memo's change history is deleted too (`history.forget`): a purged memo's
+text survives nowhere. The purge itself writes no change record (it is never undoable).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import Conflict, NotFound, RevisionConflict
+from ..history.forget import forget_record
 from ..keys import user_partition
 from ..store.ports import Condition, ConditionFailed, Delete, ItemStore, Put, WriteOp
 from ..timestamps import now_timestamp
@@ -52,6 +55,7 @@ def purge_memo(items: ItemStore, user_id: str, memo_id: str, expected_revision: 
         items.transact(ops)
     except ConditionFailed:
         raise RevisionConflict(f"memo {memo_id!r} changed meanwhile; reload the trash and try again") from None
+    forget_record(items, user_id, memo_id)
     return {"id": memo_id, "revision": memo["revision"], "orphanedAttachments": len(paths)}
 
 

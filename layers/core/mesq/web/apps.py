@@ -8,6 +8,7 @@ from starlette.routing import Route
 
 from ..auth.oauth.authorization import get_grant, list_grants, revoke_grant
 from ..concurrency import run_sync
+from ..history.reads import last_activity
 from .framework import Page, Web, endpoint
 from .scope_words import describe
 
@@ -16,7 +17,16 @@ PAGE = "/settings/apps"
 
 async def apps_page(page: Page) -> Response:
     grants = await run_sync(list_grants, page.web.services.items, page.user.user_id)
-    shown = [{**grant, "scopeWords": [describe(scope) for scope in grant["scopes"]]} for grant in grants]
+    activity = await run_sync(last_activity, page.web.services.items, page.user.user_id)
+    shown = [
+        {
+            **grant,
+            "scopeWords": [describe(scope) for scope in grant["scopes"]],
+            "actor": f"oauth:{grant['id']}",
+            "lastActivityAt": activity.get(f"oauth:{grant['id']}"),
+        }
+        for grant in grants
+    ]
     return page.render("apps.html", nav="apps", grants=shown)
 
 

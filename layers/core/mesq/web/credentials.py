@@ -29,6 +29,7 @@ from ..auth.tokens import (
 )
 from ..concurrency import run_sync
 from ..errors import NotFound, ValidationError
+from ..history.reads import last_activity
 from .framework import Page, Web, endpoint
 from .render import redirect
 from .scope_words import SCOPE_WORDS
@@ -60,7 +61,13 @@ def _revealed(page: Page) -> dict[str, str] | None:
 
 def _page(page: Page, *, status: int = 200, error: str | None = None, form: dict[str, Any] | None = None) -> Response:
     now = datetime.fromtimestamp(page.web.clock(), UTC)
-    tokens = [{**t, "status": token_status(t, now)} for t in list_tokens(page.web.services.items, page.user.user_id)]
+    items, user_id = page.web.services.items, page.user.user_id
+    activity = last_activity(items, user_id)
+    tokens: list[dict[str, Any]] = []
+    for token in list_tokens(items, user_id):
+        actor = f"pat:{token['id']}"
+        state = token_status(token, now)
+        tokens.append({**token, "status": state, "actor": actor, "lastActivityAt": activity.get(actor)})
     # Usable tokens first, then expired, then revoked; newest first within each.
     rank = {"active": 0, "expired": 1, "revoked": 2}
     ordered = sorted(sorted(tokens, key=lambda t: t["createdAt"], reverse=True), key=lambda t: rank[t["status"]])

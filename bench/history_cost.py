@@ -1,0 +1,187 @@
+"""The cost of recording history (issue 26): the same 60 mixed writes (memo create / edit, task
+create / edit / complete) through the operation registry against the official DynamoDB Local,
+once as they run and once with the change records switched off (the capture functions patched
+to add nothing, in this process only), interleaved in rounds so load on the machine hits both
+alike. Per write: median wall time, DynamoDB calls, and the write units DynamoDB Local reports
+for them (`ReturnConsumedCapacity: TOTAL` added to each counted write call at botocore).
+
+Run alone (`python bench/history_cost.py`) or as a section of `bench/run.py`."""
+
+from __future__ import annotations
+
+import importlib.util
+import statistics
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "layers" / "core"))
+
+WRITES = 60
+ROUNDS = 3
+_WRITE_CALLS = {"PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem"}
+
+
+def _runner() -> Any:
+    spec = importlib.util.spec_from_file_location("mesq_bench_dynamodb_local", REPO / "infra" / "dynamodb_local.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Meter:
+    """DynamoDB calls and consumed write units, counted at botocore."""
+
+    def __init__(self) -> None:
+        import botocore.client
+
+        self.calls = 0
+        self.units = 0.0
+        self._client = botocore.client.BaseClient
+        self._real = botocore.client.BaseClient._make_api_call
+
+    @contextmanager
+    def counting(self) -> Iterator[None]:
+        real = self._real
+
+        def counted(client: Any, operation: str, params: Any) -> Any:
+            if client.meta.service_model.service_name != "dynamodb":
+                return real(client, operation, params)
+            self.calls += 1
+            if operation in _WRITE_CALLS:
+                params = {**params, "ReturnConsumedCapacity": "TOTAL"}
+            answer = real(client, operation, params)
+            consumed = answer.get("ConsumedCapacity") if isinstance(answer, dict) else None
+            for entry in consumed if isinstance(consumed, list) else [consumed] if consumed else []:
+                if operation in _WRITE_CALLS:
+                    self.units += float(entry.get("WriteCapacityUnits", entry.get("CapacityUnits", 0)))
+            return answer
+
+        self._client._make_api_call = counted  # type: ignore[method-assign]
+        try:
+            yield
+        finally:
+            self._client._make_api_call = real  # type: ignore[method-assign]
+
+
+@contextmanager
+def history_off() -> Iterator[None]:
+    """The write paths without their change records (the names the writes imported)."""
+    import mesq.memos.writes as memo_writes
+    import mesq.todos.writes as todo_writes
+
+    saved = memo_writes.memo_change, todo_writes.todo_changes
+    memo_writes.memo_change = lambda *_args, **_kw: []  # type: ignore[assignment]
+    todo_writes.todo_changes = lambda *_args, **_kw: []  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        memo_writes.memo_change, todo_writes.todo_changes = saved
+
+
+def _caller(items: Any, user_id: str) -> Callable[..., dict[str, Any]]:
+    from tests.settings import inprocess_settings
+
+    from mesq.context import Principal
+    from mesq.operations import invoke_sync
+    from mesq.services import Services
+    from mesq.spec import load_spec
+
+    services = Services(settings=inprocess_settings(), items=items, blobs=None)  # type: ignore[arg-type]
+    scopes = frozenset({"memo:read", "memo:write", "todo:read", "todo:write"})
+    principal = Principal(user_id=user_id, scopes=scopes, credential_id="pat:bench", kind="pat", name="bench")
+    spec = load_spec()
+
+    def call(operation_id: str, **arguments: Any) -> dict[str, Any]:
+        return invoke_sync(
+            spec.operations[operation_id], arguments, principal=principal, services=services, trace_id="b",
+            channel="api",
+        )  # fmt: skip
+
+    return call
+
+
+def _writes(call: Callable[..., dict[str, Any]], meter: Meter, count: int) -> tuple[list[float], int, float]:
+    """`count` mixed writes; (seconds of each, DynamoDB calls, write units) of the writes alone."""
+    seconds: list[float] = []
+    calls = units = 0.0
+    memo = call("create_memo", content="seed memo #bench")["memo"]
+    task = call("create_todo_task", title="seed task")["task"]
+    for number in range(count):
+        step = number % 5
+        before_calls, before_units = meter.calls, meter.units
+        start = time.perf_counter()
+        with meter.counting():
+            if step == 0:
+                call("create_memo", content=f"memo {number} #bench")
+            elif step == 1:
+                memo = call("update_memo", id=memo["id"], expectedRevision=memo["revision"], content=f"edit {number}")[
+                    "memo"
+                ]
+            elif step == 2:
+                call("create_todo_task", title=f"task {number}")
+            elif step == 3:
+                task = call("update_todo_task", id=task["id"], expectedRevision=task["revision"], title=f"t{number}")[
+                    "task"
+                ]
+            else:
+                task = call("complete_todo_task" if not task.get("completedAt") else "reopen_todo_task",
+                            id=task["id"], expectedRevision=task["revision"])["task"]  # fmt: skip
+        seconds.append(time.perf_counter() - start)
+        calls += meter.calls - before_calls
+        units += meter.units - before_units
+    return seconds, int(calls), units
+
+
+def rows_history_cost() -> list[tuple[str, str, str]]:
+    import boto3
+
+    from mesq.store.dynamodb import DynamoDBItemStore, _default_config
+
+    runner = _runner()
+    try:
+        server = runner.start_dynamodb_local()
+    except runner.DynamoDBLocalUnavailable as exc:
+        return [("history: write cost", "n/a", f"DynamoDB Local unavailable: {exc}")]
+    with server:
+        client = boto3.session.Session(**server.client_kwargs()).client(
+            "dynamodb", endpoint_url=server.endpoint, config=_default_config()
+        )
+        results: dict[str, tuple[list[float], int, float]] = {"with": ([], 0, 0.0), "without": ([], 0, 0.0)}
+        meter = Meter()
+        for round_number in range(ROUNDS):
+            for mode in ("with", "without") if round_number % 2 == 0 else ("without", "with"):
+                items = DynamoDBItemStore(f"bench-history-{uuid.uuid4().hex[:8]}", client=client)
+                items.create_table_if_missing()
+                call = _caller(items, "bench")
+                if mode == "without":
+                    with history_off():
+                        seconds, calls, units = _writes(call, meter, WRITES)
+                else:
+                    seconds, calls, units = _writes(call, meter, WRITES)
+                kept = results[mode]
+                results[mode] = (kept[0] + seconds, kept[1] + calls, kept[2] + units)
+    count = WRITES * ROUNDS
+    ms = {mode: statistics.median(found[0]) * 1000 for mode, found in results.items()}
+    wcu = {mode: found[2] / count for mode, found in results.items()}
+    calls = {mode: found[1] / count for mode, found in results.items()}
+    return [
+        ("history: ms per write (DynamoDB Local), with", f"{ms['with']:.1f}",
+         f"{ms['with'] / ms['without']:.2f}x the {ms['without']:.1f} ms without history"),
+        ("history: write units per write, with", f"{wcu['with']:.2f}",
+         f"{wcu['with'] / wcu['without']:.2f}x the {wcu['without']:.2f} WCU without history"),
+        ("history: DynamoDB calls per write, with", f"{calls['with']:.2f}",
+         f"vs {calls['without']:.2f} without (the record joins the write's own transaction)"),
+    ]  # fmt: skip
+
+
+if __name__ == "__main__":
+    for name, value, note in rows_history_cost():
+        print(f"{name:48}  {value:>8}  {note}")

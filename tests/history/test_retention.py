@@ -1,0 +1,59 @@
+"""Retention, on SQLite and on DynamoDB Local: a memo deleted for good takes its whole history
+with it (more than one transaction's worth), and a record whose history would pass 1 MiB keeps
+its newest versions, drops the oldest in the write's own transaction and says so."""
+
+from __future__ import annotations
+
+from mesq.history.forget import history_keys
+from mesq.history.records import HISTORY_CAP, TRIM_TO
+from mesq.memos.purge import purge_memo
+from mesq.store.ports import ItemStore
+
+from .test_atomicity import USER, caller, changes
+
+
+def test_a_purged_memo_takes_its_history_with_it(store: ItemStore) -> None:
+    call = caller(store)
+    doomed = call("create_memo", content="secret v0")["memo"]
+    for number in range(1, 105):  # 105 change records: more than one transaction of deletes
+        doomed = call("update_memo", id=doomed["id"], expectedRevision=doomed["revision"], content=f"secret v{number}")[
+            "memo"
+        ]
+    kept = call("create_memo", content="kept")["memo"]
+    call("update_memo", id=kept["id"], expectedRevision=1, content="kept, edited")
+    trashed = call("delete_memo", id=doomed["id"], expectedRevision=doomed["revision"])["memo"]
+    assert len(history_keys(store, USER, doomed["id"])) == 106
+
+    purge_memo(store, USER, doomed["id"], trashed["revision"])
+    assert history_keys(store, USER, doomed["id"]) == []
+    left = changes(store)
+    assert {c["record"]["id"] for c in left} == {kept["id"]} and len(left) == 2
+    assert "secret" not in str(left)
+    listed = call("list_changes", recordId=doomed["id"])["changes"]
+    assert listed == []
+
+
+def test_a_history_past_1_mib_keeps_its_newest_versions_and_says_so(store: ItemStore) -> None:
+    call = caller(store)
+    big = 40_000  # each edit records ~80 KB (the content before and after)
+    memo = call("create_memo", content="a" * big)["memo"]
+    for number in range(1, 16):
+        memo = call("update_memo", id=memo["id"], expectedRevision=memo["revision"], content=chr(97 + number) * big)[
+            "memo"
+        ]
+    recorded = sorted((c for c in changes(store) if c["record"]["id"] == memo["id"]), key=lambda c: c["id"])
+    total = sum(int(c["size"]) for c in recorded)
+    assert total <= HISTORY_CAP, total
+    assert len(recorded) < 16  # the oldest were dropped
+    newest = call("list_changes", recordId=memo["id"])["changes"]
+    assert newest[0]["after"] == {"content": "p" * big} and newest[0]["revisions"]["after"] == 16
+    assert [c["revisions"]["after"] for c in newest] == sorted((c["revisions"]["after"] for c in newest), reverse=True)
+    assert newest[-1]["revisions"]["after"] > 1  # the create is gone
+    assert any(c.get("olderDropped") for c in newest)
+    stored = store.get((f"U#{USER}", f"MEMO#{memo['id']}"))
+    assert stored is not None and stored["historyBytes"] == total <= HISTORY_CAP
+    assert "historyBytes" not in call("get_memo", id=memo["id"])["memo"]
+    # The kept versions still undo: the newest edit goes back to the one before it.
+    undo = call("undo_changes", changeIds=[newest[0]["id"]])
+    assert undo["notUndone"] == [] and call("get_memo", id=memo["id"])["memo"]["content"] == "o" * big
+    assert TRIM_TO < HISTORY_CAP
