@@ -14,7 +14,7 @@ from mesq.attachments.uploads import sweep_expired_sessions
 from mesq.config import Settings
 from mesq.lambda_entry import scheduled_handler
 from mesq.reminders.tick import run_due_reminder_tick
-from mesq.services import build_services
+from mesq.services import build_services, reminder_reach
 
 logger = Logger(child=True)
 settings = Settings.from_env()
@@ -29,7 +29,7 @@ def sweep(metrics: Metrics) -> dict[str, Any]:
 
 
 def reminder_tick(metrics: Metrics) -> dict[str, Any]:
-    report = run_due_reminder_tick(services.items, services.sealer, datetime.now(UTC))
+    report = run_due_reminder_tick(services.items, services.sealer, datetime.now(UTC), reach=reminder_reach(settings))
     metrics.add_metric(name="RemindersDelivered", unit=MetricUnit.Count, value=report.delivered)
     metrics.add_metric(name="RemindersFailed", unit=MetricUnit.Count, value=report.failed)
     if report.due:

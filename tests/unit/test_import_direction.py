@@ -65,10 +65,13 @@ ADAPTER_MODULES: dict[str, tuple[str, ...]] = {
     "mesq.reminders.channels": ("httpx",),  # webhook URLs read with the sender's own parser
     "mesq.reminders.delivery": ("httpx",),  # webhook delivery
     "mesq.reminders.tick": ("httpx",),  # the tick's one delivery client per run
+    "mesq.reminders.senders": ("http_ece", "py_vapid"),  # ntfy, Telegram, Web Push (RFC 8291/8292)
+    "mesq.reminders.smtp": ("smtplib",),  # the email sender
 }
 #: What the kernel and the domains must not import besides higher floors and adapter modules.
 LIBRARY_ADAPTERS = (
     "starlette", "mcp", "mcp_types", "boto3", "botocore", "sqlite3", "httpx", "mangum", "uvicorn", "jinja2",
+    "smtplib", "http_ece", "py_vapid",
 )  # fmt: skip
 
 

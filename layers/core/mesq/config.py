@@ -104,6 +104,12 @@ class Settings:
     #: when their last attempt is older than this (AWS: the 6-hourly schedule); None = never.
     reading_sync_interval_seconds: int | None = 6 * 3600
     reminder_webhook_allow_loopback: bool = False
+    #: The owner's choice (`MESQ_ALLOW_PRIVATE_DESTINATIONS`, off by default and on AWS unless
+    #: the template parameter says so): reminders may go to private, loopback and link-local
+    #: addresses and plain http (webhooks, ntfy, Web Push, SMTP). Never the CIMD fetch.
+    allow_private_destinations: bool = False
+    #: The Telegram Bot API base (tests point it at a loopback fake).
+    telegram_api_url: str = "https://api.telegram.org"
     #: Days a change record is kept (docs/contract.md, history and undo): TTL on DynamoDB, the
     #: store's expiry sweep on SQLite.
     history_days: int = 90
@@ -193,6 +199,10 @@ class Settings:
             reminder_webhook_allow_loopback=_flag(
                 env.get("MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK"), False, "MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK"
             ),
+            allow_private_destinations=_flag(
+                env.get("MESQ_ALLOW_PRIVATE_DESTINATIONS"), False, "MESQ_ALLOW_PRIVATE_DESTINATIONS"
+            ),
+            telegram_api_url=(env.get("MESQ_TELEGRAM_API_URL") or "https://api.telegram.org").rstrip("/"),
             search_provider=search_provider,  # type: ignore[arg-type]
             embedding_model_path=env.get("MESQ_EMBEDDING_MODEL_PATH") or None,
             bedrock_embedding_model_id=env.get("MESQ_BEDROCK_EMBEDDING_MODEL_ID") or "amazon.titan-embed-text-v2:0",

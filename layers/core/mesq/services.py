@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from aws_lambda_powertools import Logger
 
@@ -22,6 +22,9 @@ from .model_ports import Embedder, Reranker, SearchRuntime
 from .reading.queue import ReadingSyncQueue
 from .sealing.ports import Sealer
 from .store.ports import BlobStore, ItemStore
+
+if TYPE_CHECKING:
+    from .reminders.tick import Reach
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 T = TypeVar("T")
@@ -183,3 +186,14 @@ def build_reranker(settings: Settings) -> Reranker | None:
 
         return BedrockReranker(settings.bedrock_rerank_model_arn, settings.region)
     return None
+
+
+def reminder_reach(settings: Settings) -> Reach:
+    """Where this deployment's reminders may go, and the URL their links and VAPID name."""
+    from .reminders.channels import Destinations
+    from .reminders.tick import Reach
+
+    destinations = Destinations(allow_loopback=settings.reminder_webhook_allow_loopback,
+                                allow_private=settings.allow_private_destinations,
+                                telegram_api=settings.telegram_api_url)  # fmt: skip
+    return Reach(destinations, settings.public_url or "http://localhost:8000")

@@ -8,6 +8,7 @@ never stops the server."""
 from __future__ import annotations
 
 import asyncio
+import functools
 from datetime import UTC, datetime, timedelta
 
 from aws_lambda_powertools import Logger
@@ -15,7 +16,7 @@ from aws_lambda_powertools import Logger
 from .attachments.uploads import sweep_expired_sessions
 from .concurrency import run_sync
 from .reminders.tick import run_due_reminder_tick
-from .services import Services
+from .services import Services, reminder_reach
 
 logger = Logger(child=True)
 
@@ -36,7 +37,12 @@ async def remind_forever(services: Services) -> None:
     sealer = services.sealer
     while True:
         try:
-            report = await run_sync(run_due_reminder_tick, services.items, sealer, datetime.now(UTC))
+            report = await run_sync(
+                functools.partial(run_due_reminder_tick, reach=reminder_reach(services.settings)),
+                services.items,
+                sealer,
+                datetime.now(UTC),
+            )
             if report.due:
                 logger.info("reminder tick", extra=report.as_dict())
         except Exception:

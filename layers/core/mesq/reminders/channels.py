@@ -1,18 +1,27 @@
-"""A user's reminder delivery channels (webhooks), managed in the browser only.
+"""A user's reminder delivery channels, managed in the browser only: webhook, email (SMTP),
+ntfy, Telegram and Web Push (docs/reminders.md).
 
-Items `U#<user>` / `REMIND#CHANNEL#<id>`: {id, kind "webhook", url, sealed (the signing secret,
-sealed with the user and channel ids as context), createdAt, lastSuccessAt, lastFailure}. The
-secret is generated here and shown once; the stored form cannot be read back in the clear
-without the sealer.
+Items `U#<user>` / `REMIND#CHANNEL#<id>`: {id, kind, url (where it sends: the webhook, the ntfy
+topic, `smtp://host:port`, the Telegram API base, the push endpoint), config (the kind's
+non-secret fields), sealed (the kind's secret, sealed with the user and channel ids as context:
+the webhook's signing secret, the SMTP password, the ntfy token, the bot token, the push
+subscription's keys), createdAt, lastSuccessAt, lastFailure}. A webhook's secret is generated
+here and shown once; no secret is ever read back to a client.
+
+Destinations: https to a public host. `allow_private` (`MESQ_ALLOW_PRIVATE_DESTINATIONS`, the
+owner's choice on `mesq serve`) also admits plain http and private, loopback and link-local
+addresses, for webhooks, ntfy, Web Push and SMTP alike; `allow_loopback` (tests) admits loopback only.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ipaddress
+import json
 import re
 import secrets
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -31,11 +40,31 @@ URL_MAX = 2000
 _NUMERIC_HOST = re.compile(r"(?:.*\.)?(?:[0-9]+|0x[0-9a-f]*)\.?", re.IGNORECASE)
 
 
+KINDS = ("webhook", "email", "ntfy", "telegram", "webpush")
+PRIVATE_SETTING = "MESQ_ALLOW_PRIVATE_DESTINATIONS"
+TELEGRAM_API = "https://api.telegram.org"
+_CHAT_ID = re.compile(r"-?[0-9]{1,20}|@[A-Za-z0-9_]{5,32}")
+_BOT_TOKEN = re.compile(r"[0-9]{1,20}:[A-Za-z0-9_-]{20,100}")
+_EMAIL = re.compile(r"[^@\s<>,;]{1,64}@[^@\s<>,;]{1,255}")
+SMTP_SECURITY = ("starttls", "tls", "none")
+
+
 @dataclass(frozen=True)
 class Channel:
     id: str
     url: str
     secret: str
+    kind: str = "webhook"
+    config: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Destinations:
+    """Which destinations a send or a new channel may name (see the module docstring)."""
+
+    allow_loopback: bool = False
+    allow_private: bool = False
+    telegram_api: str = TELEGRAM_API
 
 
 def _context(user_id: str, channel_id: str) -> dict[str, str]:
@@ -69,23 +98,42 @@ def literal_address(host: str) -> IPAddress | None:
         return None
 
 
-def check_url(url: str, *, allow_loopback: bool) -> str:
-    """https to a public host; http only to a loopback address and only where allowed (tests,
-    local development), so a webhook cannot aim the service at its own private network."""
+def _not_public(what: str) -> ValidationError:
+    return ValidationError(
+        f"the {what} must name a public host; home-network and loopback addresses need "
+        f"{PRIVATE_SETTING}=true on the server"
+    )
+
+
+def is_loopback_host(host: str) -> bool:
+    address = literal_address(host)
+    return host == "localhost" or (address is not None and address.is_loopback)
+
+
+def check_host(host: str, what: str, *, allow_loopback: bool, allow_private: bool = False) -> None:
+    """A destination host (a name is resolved and checked again at each send)."""
+    if allow_private:
+        return
+    if is_loopback_host(host):
+        if not allow_loopback:
+            raise _not_public(what)
+        return
+    address = literal_address(host)
+    if address is not None and not is_public_address(address):
+        raise _not_public(what)
+
+
+def check_url(url: str, *, allow_loopback: bool, allow_private: bool = False, what: str = "webhook URL") -> str:
+    """https to a public host; http only to a loopback address and only where allowed (tests),
+    or anywhere when the owner allows private destinations, so a channel cannot aim the
+    service at its own private network unless the owner said so."""
     url = url.strip()
     if len(url) > URL_MAX:
-        raise ValidationError(f"the webhook URL must be at most {URL_MAX} characters")
+        raise ValidationError(f"the {what} must be at most {URL_MAX} characters")
     parts = parse_url(url)
-    address = literal_address(parts.host)
-    loopback = parts.host == "localhost" or (address is not None and address.is_loopback)
-    if loopback:
-        if not allow_loopback:
-            raise ValidationError("the webhook URL must name a public host")
-        return url
-    if parts.scheme != "https":
-        raise ValidationError("the webhook URL must be an https:// URL")
-    if address is not None and not is_public_address(address):
-        raise ValidationError("the webhook URL must name a public host")
+    check_host(parts.host, what, allow_loopback=allow_loopback, allow_private=allow_private)
+    if parts.scheme != "https" and not allow_private and not is_loopback_host(parts.host):
+        raise ValidationError(f"the {what} must be an https:// URL (plain http needs {PRIVATE_SETTING}=true)")
     return url
 
 
@@ -93,26 +141,104 @@ def channel_records(items: ItemStore, user_id: str) -> list[Item]:
     return sorted(walk(items, user_partition(user_id), prefix=PREFIX), key=lambda c: str(c["createdAt"]))
 
 
-def add_webhook(items: ItemStore, sealer: Sealer, user_id: str, url: str, now: str, *, allow_loopback: bool) -> Channel:
-    """A new channel; returns it with its secret (shown to the user once)."""
-    checked = check_url(url, allow_loopback=allow_loopback)
+def add_webhook(items: ItemStore, sealer: Sealer, user_id: str, url: str, now: str, *, allow_loopback: bool,
+                allow_private: bool = False) -> Channel:  # fmt: skip
+    """A new webhook channel; returns it with its secret (shown to the user once)."""
+    checked = check_url(url, allow_loopback=allow_loopback, allow_private=allow_private)
+    secret = "whsec_" + secrets.token_urlsafe(24)
+    return _store(items, sealer, user_id, "webhook", checked, {}, secret, now)
+
+
+def _store(items: ItemStore, sealer: Sealer, user_id: str, kind: str, url: str, config: dict[str, Any],
+           secret: str, now: str) -> Channel:  # fmt: skip
     if len(channel_records(items, user_id)) >= MAX_CHANNELS:
         raise ValidationError(f"at most {MAX_CHANNELS} reminder channels; delete one first")
     channel_id = secrets.token_urlsafe(9)
-    secret = "whsec_" + secrets.token_urlsafe(24)
     record: Item = {
         "pk": user_partition(user_id),
         "sk": PREFIX + channel_id,
         "id": channel_id,
-        "kind": "webhook",
-        "url": checked,
+        "kind": kind,
+        "url": url,
+        "config": config,
         "sealed": sealer.seal(secret.encode("utf-8"), _context(user_id, channel_id)),
         "createdAt": now,
         "lastSuccessAt": None,
         "lastFailure": None,
     }
     items.put(record, Condition(exists=False))
-    return Channel(channel_id, checked, secret)
+    return Channel(channel_id, url, secret, kind, config)
+
+
+def _text(fields: Mapping[str, str], name: str, label: str, *, limit: int = 200, required: bool = True) -> str:
+    value = (fields.get(name) or "").strip()
+    if required and not value:
+        raise ValidationError(f"{label} is required")
+    if len(value) > limit or any(ord(c) < 32 for c in value):
+        raise ValidationError(f"{label} must be at most {limit} characters on one line")
+    return value
+
+
+def add_channel(items: ItemStore, sealer: Sealer, user_id: str, kind: str, fields: Mapping[str, str], now: str,
+                destinations: Destinations) -> Channel:  # fmt: skip
+    """A new channel of `kind` from its form's fields (ValidationError names the bad one)."""
+    rules = {"allow_loopback": destinations.allow_loopback, "allow_private": destinations.allow_private}
+    if kind == "webhook":
+        return add_webhook(items, sealer, user_id, fields.get("url", ""), now, **rules)
+    if kind == "email":
+        host = _text(fields, "host", "the SMTP host", limit=253).rstrip(".").lower()
+        try:
+            port = int(fields.get("port") or "587")
+        except ValueError:
+            raise ValidationError("the SMTP port must be a number") from None
+        if not 0 < port < 65536:
+            raise ValidationError("the SMTP port must be between 1 and 65535")
+        security = fields.get("security") or "starttls"
+        if security not in SMTP_SECURITY:
+            raise ValidationError("the SMTP security must be starttls, tls or none")
+        url = f"smtp://{host}:{port}"
+        parse_url(f"https://{host}:{port}/")  # the same host rules as every other destination
+        check_host(host, "SMTP host", **rules)
+        if security == "none" and not (destinations.allow_private or is_loopback_host(host)):
+            raise ValidationError(f"SMTP without TLS needs {PRIVATE_SETTING}=true on the server")
+        config = {
+            "security": security,
+            "user": _text(fields, "user", "the SMTP user", required=False),
+            "from": _address(fields, "from", "the From address"),
+            "to": _address(fields, "to", "the To address"),
+        }
+        return _store(items, sealer, user_id, "email", url, config, fields.get("password") or "", now)
+    if kind == "ntfy":
+        url = check_url(fields.get("url", ""), what="ntfy topic URL", **rules)
+        if not parse_url(url).path.strip("/"):
+            raise ValidationError("the ntfy topic URL must end with the topic, such as https://ntfy.sh/my-topic")
+        token = _text(fields, "token", "the ntfy access token", required=False)
+        return _store(items, sealer, user_id, "ntfy", url, {}, token, now)
+    if kind == "telegram":
+        token = _text(fields, "token", "the bot token")
+        if not _BOT_TOKEN.fullmatch(token):
+            raise ValidationError("the bot token looks like 123456:ABC-DEF… (from @BotFather)")
+        chat = _text(fields, "chat", "the chat id", limit=40)
+        if not _CHAT_ID.fullmatch(chat):
+            raise ValidationError("the chat id is a number (or @channelname)")
+        api = check_url(destinations.telegram_api, what="Telegram API URL", **rules).rstrip("/")
+        return _store(items, sealer, user_id, "telegram", api, {"chat": chat}, token, now)
+    if kind == "webpush":
+        endpoint = check_url(fields.get("endpoint", ""), what="push endpoint", **rules)
+        keys = {"p256dh": _text(fields, "p256dh", "the subscription key p256dh", limit=200),
+                "auth": _text(fields, "auth", "the subscription key auth", limit=100)}  # fmt: skip
+        for name, value in keys.items():
+            if not re.fullmatch(r"[A-Za-z0-9_-]+=*", value):
+                raise ValidationError(f"the subscription key {name} must be base64url")
+        return _store(items, sealer, user_id, "webpush", endpoint, {}, json.dumps(keys), now)
+    raise ValidationError(f"unknown channel kind; one of {', '.join(KINDS)}")
+
+
+def _address(fields: Mapping[str, str], name: str, label: str) -> str:
+    value = _text(fields, name, label, limit=320)
+    if not _EMAIL.fullmatch(value):
+        raise ValidationError(f"{label} must be an email address")
+    return value
 
 
 def delete_channel(items: ItemStore, user_id: str, channel_id: str) -> None:
@@ -132,7 +258,8 @@ def find_channel(items: ItemStore, user_id: str, channel_id: str) -> Item:
 
 def opened(sealer: Sealer, user_id: str, record: Item) -> Channel:
     secret = sealer.open(record["sealed"], _context(user_id, str(record["id"]))).decode("utf-8")
-    return Channel(str(record["id"]), str(record["url"]), secret)
+    config = dict(record.get("config") or {})
+    return Channel(str(record["id"]), str(record["url"]), secret, str(record.get("kind") or "webhook"), config)
 
 
 def record_outcome(items: ItemStore, user_id: str, channel_id: str, failure: dict[str, Any] | None, now: str) -> None:

@@ -55,7 +55,9 @@ from ..timestamps import format_timestamp, parse_timestamp
 from ..todos import keys as todo_keys
 from ..todos.reminder_schedule import INDEX_PREFIX, bucket, bucket_partition, index_item, instants, next_instant
 from . import channels
-from .delivery import ATTEMPTS, BACKOFF_SECONDS, MAX_CONCURRENT_SENDS, new_client, send_all
+from .channels import Destinations
+from .delivery import ATTEMPTS, BACKOFF_SECONDS, MAX_CONCURRENT_SENDS, SendContext, new_client, send_all
+from .vapid import instance_vapid
 
 logger = Logger(child=True)
 
@@ -114,7 +116,7 @@ def _payload(entry: Item, task: Item, now: datetime) -> dict[str, Any]:
         "id": delivery_id(str(entry["userId"]), str(entry["taskId"]), str(entry["at"])),
         "remindAt": entry["at"],
         "sentAt": format_timestamp(now),
-        "task": {name: task.get(name) for name in ("id", "title", "due", "timezone", "spaceId")},
+        "task": {name: task.get(name) for name in ("id", "title", "due", "timezone", "spaceId", "priority")},
     }
 
 
@@ -174,6 +176,14 @@ def _advance(items: ItemStore, entry: Item, task: Item | None, at: datetime) -> 
         return None
 
 
+@dataclass(frozen=True)
+class Reach:
+    """Where sends may go (`Destinations`) and the instance's URL, for links and VAPID."""
+
+    destinations: Destinations = field(default_factory=Destinations)
+    public_url: str = "http://localhost:8000"
+
+
 def _opened(items: ItemStore, sealer: Sealer, user_id: str, channel_ids: Collection[str] | None
             ) -> tuple[list[tuple[str, channels.Channel]], list[str]]:  # fmt: skip
     """The user's channels (those in `channel_ids`) opened; and the ids whose secret is unreadable."""
@@ -205,11 +215,17 @@ async def deliver(
     attempts: int = ATTEMPTS,
     backoff: tuple[float, ...] = BACKOFF_SECONDS,
     channel_ids: Collection[str] | None = None,
+    reach: Reach | None = None,
 ) -> dict[str, str]:
     """Send `payload` to every channel of the user (or only to those in `channel_ids`), all at
     once; the failure reason per channel id (empty = all delivered)."""
+    reach = reach or Reach()
     ready, unreadable = await run_sync(_opened, items, sealer, user_id, channel_ids)
-    outcomes = await send_all(ready, payload, client=client, attempts=attempts, backoff=backoff)
+    vapid = None
+    if any(channel.kind == "webpush" for _, channel in ready):
+        vapid = await run_sync(instance_vapid, items, sealer, reach.public_url)
+    context = SendContext(client=client, destinations=reach.destinations, public_url=reach.public_url, vapid=vapid)
+    outcomes = await send_all(ready, payload, client=client, attempts=attempts, backoff=backoff, context=context)
     for channel_id in unreadable:
         outcomes[channel_id] = {"at": format_timestamp(datetime.now(UTC)), "attempts": 0, "reason": "secret unreadable"}
     await run_sync(_record, items, user_id, outcomes)
@@ -230,6 +246,7 @@ class _Tick:
     on_claimed: Callable[[Item], None] | None
     group: TaskGroup
     bound: anyio.CapacityLimiter
+    reach: Reach
 
     def task_of(self, entry: Item) -> Item | None:
         stored = self.items.get(todo_keys.task_key(str(entry["userId"]), str(entry["taskId"])))
@@ -239,7 +256,7 @@ class _Tick:
         payload = _payload(entry, task, self.now)
         async with self.bound:
             return await deliver(self.items, self.sealer, str(entry["userId"]), payload, client=self.http,
-                                 backoff=self.backoff, channel_ids=channel_ids)  # fmt: skip
+                                 backoff=self.backoff, channel_ids=channel_ids, reach=self.reach)  # fmt: skip
 
     def spawn(self, step: Callable[..., Awaitable[None]], *args: Any) -> None:
         """Run `step` beside the others; its unexpected failure is logged and counted (the cursor
@@ -262,11 +279,14 @@ def run_due_reminder_tick(
     *,
     backoff: tuple[float, ...] = BACKOFF_SECONDS,
     on_claimed: Callable[[Item], None] | None = None,
+    reach: Reach | None = None,
 ) -> TickReport:
     """One tick at `now` (aware), on an event loop of its own. `on_claimed` lets tests widen the
     race window."""
+    run = functools.partial(_run_tick, items, sealer, now, backoff=backoff, on_claimed=on_claimed,
+                            reach=reach or Reach())  # fmt: skip
     try:
-        return anyio.run(functools.partial(_run_tick, items, sealer, now, backoff=backoff, on_claimed=on_claimed))
+        return anyio.run(run)
     except BaseExceptionGroup as group:  # only SystemExit and the like escape an entry: the process ends
         raise group.exceptions[0] from None
 
@@ -278,11 +298,12 @@ async def _run_tick(
     *,
     backoff: tuple[float, ...],
     on_claimed: Callable[[Item], None] | None,
+    reach: Reach,
 ) -> TickReport:
     report = TickReport()
     async with new_client() as http, anyio.create_task_group() as group:
         tick = _Tick(items, sealer, now, http, backoff, report, on_claimed, group,
-                     anyio.CapacityLimiter(MAX_CONCURRENT_SENDS))  # fmt: skip
+                     anyio.CapacityLimiter(MAX_CONCURRENT_SENDS), reach)  # fmt: skip
         for minute in _minutes(_first_bucket(items, now), now):
             report.buckets += 1
             for entry in walk(items, bucket_partition(minute), index="gsi2"):

@@ -1,0 +1,52 @@
+"""The instance's VAPID key pair for Web Push (RFC 8292): generated once, the private key
+sealed at rest (`INSTANCE#VAPID` / `keys`), the public key served to the Settings page as the
+browser's applicationServerKey. Two processes generating at once: the conditional put lets one
+win and the other reads the winner's pair."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from ..sealing.ports import Sealer
+from ..store.ports import Condition, ConditionFailed, Item, ItemStore
+
+
+@dataclass(frozen=True)
+class Vapid:
+    """The instance's Web Push key pair (vapid.py): the private key as PEM, the public key as
+    the browser's applicationServerKey (base64url of the uncompressed point)."""
+
+    private_pem: bytes
+    public_key: str
+    subject: str
+
+
+KEY = ("INSTANCE#VAPID", "keys")
+_CONTEXT = {"purpose": "vapid-private-key"}
+
+
+def _public(private: ec.EllipticCurvePrivateKey) -> str:
+    point = private.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    return base64.urlsafe_b64encode(point).rstrip(b"=").decode()
+
+
+def instance_vapid(items: ItemStore, sealer: Sealer, subject: str) -> Vapid:
+    """The pair, generated on first use. `subject`: the VAPID `sub` claim (the instance's URL)."""
+    stored = items.get(KEY)
+    if stored is None:
+        private = ec.generate_private_key(ec.SECP256R1())
+        pem = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                    serialization.NoEncryption())  # fmt: skip
+        record: Item = {"pk": KEY[0], "sk": KEY[1], "publicKey": _public(private), "sealed": sealer.seal(pem, _CONTEXT)}
+        try:
+            items.put(record, Condition(exists=False))
+            stored = record
+        except ConditionFailed:
+            stored = items.get(KEY)
+            assert stored is not None
+    pem = sealer.open(stored["sealed"], _CONTEXT)
+    return Vapid(private_pem=pem, public_key=str(stored["publicKey"]), subject=subject)

@@ -1,0 +1,91 @@
+"""Loopback fakes of the services reminders go to, started by the tests: an HTTP recorder (ntfy's
+topic POST, the Telegram Bot API's sendMessage, a Web Push endpoint) and an SMTP server
+(aiosmtpd). Each records what it received."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import socket
+import threading
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from aiosmtpd.controller import Controller
+
+
+@dataclass
+class Request:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class HTTPFake:
+    status: int = 200
+    answer: bytes = b'{"ok":true}'
+    received: list[Request] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    server: ThreadingHTTPServer | None = None
+
+    @property
+    def base(self) -> str:
+        assert self.server is not None
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def start(self) -> HTTPFake:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                with fake.lock:
+                    fake.received.append(Request(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                self.send_response(fake.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(fake.answer)))
+                self.end_headers()
+                self.wfile.write(fake.answer)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+
+
+class SMTPFake:
+    """aiosmtpd on a loopback port; `messages` are the parsed emails, `logins` the AUTH pairs."""
+
+    def __init__(self) -> None:
+        self.messages: list[EmailMessage] = []
+        self.envelopes: list[tuple[str, list[str]]] = []
+        fake = self
+
+        class Handler:
+            async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+                parsed = email.message_from_bytes(envelope.content, policy=email.policy.default)
+                fake.messages.append(parsed)  # type: ignore[arg-type]
+                fake.envelopes.append((envelope.mail_from, list(envelope.rcpt_tos)))
+                return "250 OK"
+
+        with socket.socket() as probe:  # aiosmtpd checks its own port at start: a free one, not 0
+            probe.bind(("127.0.0.1", 0))
+            self.port = int(probe.getsockname()[1])
+        self.controller = Controller(Handler(), hostname="127.0.0.1", port=self.port)
+
+    def start(self) -> SMTPFake:
+        self.controller.start()
+        return self
+
+    def stop(self) -> None:
+        self.controller.stop()

@@ -1,0 +1,180 @@
+"""Email, ntfy and Telegram, end to end against loopback fakes the test starts: two ticking
+processes on one SQLite file, and each fake gets each reminder occurrence exactly once, holding
+what a person needs (the title, the due time in the task's zone, the link to the task)."""
+
+from __future__ import annotations
+
+import email.header
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from mesq.reminders import channels
+from mesq.reminders.channels import Destinations
+from mesq.sealing.local import LocalKeySealer
+from mesq.store.sqlite import SQLiteItemStore
+from mesq.timestamps import format_timestamp, now_timestamp
+
+from .conftest import todo_call
+from .fakes import HTTPFake, SMTPFake
+
+REPO = Path(__file__).resolve().parents[2]
+TASKS = 4
+PUBLIC = "https://mesq.example"
+BOT = "123456:" + "A" * 35
+
+
+@pytest.fixture
+def smtp() -> Iterator[SMTPFake]:
+    fake = SMTPFake().start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def ntfy() -> Iterator[HTTPFake]:
+    fake = HTTPFake().start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def telegram() -> Iterator[HTTPFake]:
+    fake = HTTPFake().start()
+    yield fake
+    fake.stop()
+
+
+def test_email_ntfy_and_telegram_each_get_each_reminder_once_from_two_ticking_processes(
+    tmp_path: Path, sealer: LocalKeySealer, smtp: SMTPFake, ntfy: HTTPFake, telegram: HTTPFake
+) -> None:
+    db = tmp_path / "mesq.db"
+    items = SQLiteItemStore(db)
+    user_id = "u-" + uuid.uuid4().hex[:10]
+    soon = datetime.now(UTC) + timedelta(seconds=2)
+    due = (soon + timedelta(hours=1)).replace(second=0, microsecond=0)
+    tasks = {}
+    for number in range(TASKS):
+        task = todo_call(items, user_id, "create_todo_task", title=f"Call the plumber {number}",
+                         priority=["low", "high", "urgent", "none"][number], timezone="Asia/Shanghai",
+                         due={"type": "datetime", "at": format_timestamp(due)})["task"]  # fmt: skip
+        todo_call(items, user_id, "set_todo_reminders", id=task["id"], expectedRevision=task["revision"],
+                  reminders=[{"type": "absolute", "at": format_timestamp(soon)}])  # fmt: skip
+        tasks[task["title"]] = task
+    rules = Destinations(allow_loopback=True, telegram_api=telegram.base)
+    now = now_timestamp()
+    mail = {"host": "127.0.0.1", "port": str(smtp.port), "security": "none", "from": "mesq@example.org",
+            "to": "me@example.org"}  # fmt: skip
+    channels.add_channel(items, sealer, user_id, "email", mail, now, rules)
+    channels.add_channel(items, sealer, user_id, "ntfy", {"url": ntfy.base + "/my-topic", "token": "tk_secret"},
+                         now, rules)  # fmt: skip
+    channels.add_channel(items, sealer, user_id, "telegram", {"token": BOT, "chat": "4242"}, now, rules)
+    stored = repr(items.query(f"U#{user_id}", prefix="REMIND#CHANNEL#").items)
+    assert BOT not in stored and "tk_secret" not in stored  # sealed at rest
+
+    tick_at = (soon + timedelta(seconds=5)).isoformat()
+    start = time.time() + 1.5
+    reach = json.dumps({"public_url": PUBLIC, "telegram_api": telegram.base})
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "layers" / "core"), str(REPO)])}
+    command = [sys.executable, "-m", "tests.reminders.tick_process", str(db), str(sealer.key_file), tick_at,
+               str(start), reach]  # fmt: skip
+    processes = [subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    reports = [json.loads(p.communicate(timeout=60)[0]) for p in processes]
+    assert all(p.returncode == 0 for p in processes)
+    assert sum(r["delivered"] for r in reports) == TASKS and all(r["due"] >= 1 for r in reports), reports
+    local_due = due.astimezone(ZoneInfo("Asia/Shanghai")).strftime("%Y-%m-%d %H:%M")
+
+    # email: one per occurrence, plain text and HTML, the title, the local due time and the link
+    assert len(smtp.messages) == TASKS
+    subjects = Counter(str(message["Subject"]) for message in smtp.messages)
+    assert subjects == Counter(f"Reminder: {title}" for title in tasks)
+    for message in smtp.messages:
+        title = str(message["Subject"]).removeprefix("Reminder: ")
+        text = message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+        assert title in text and f"{local_due} (Asia/Shanghai)" in text
+        assert f"{PUBLIC}/todos/tasks/{tasks[title]['id']}" in text
+        assert f"/todos/tasks/{tasks[title]['id']}" in message.get_body(("html",)).get_content()  # type: ignore[union-attr]
+    assert smtp.envelopes[0] == ("mesq@example.org", ["me@example.org"])
+
+    # ntfy: the topic POST with title, priority and click URL (and the access token)
+    assert len(ntfy.received) == TASKS and {r.path for r in ntfy.received} == {"/my-topic"}
+    by_click = {r.headers["click"]: r for r in ntfy.received}
+    for number, (title, task) in enumerate(tasks.items()):
+        posted = by_click[f"{PUBLIC}/todos/tasks/{task['id']}"]
+        decoded = str(email.header.make_header(email.header.decode_header(posted.headers["title"])))
+        assert decoded == title and posted.headers["priority"] == ["2", "4", "5", "3"][number]
+        assert posted.headers["authorization"] == "Bearer tk_secret" and local_due in posted.body.decode()
+
+    # Telegram: sendMessage with the chat id and a text holding the link
+    assert len(telegram.received) == TASKS and {r.path for r in telegram.received} == {f"/bot{BOT}/sendMessage"}
+    sent = [json.loads(r.body) for r in telegram.received]
+    assert {m["chat_id"] for m in sent} == {"4242"}
+    assert Counter(next(t for t in tasks if t in m["text"]) for m in sent) == Counter(list(tasks))
+    assert all(f"{PUBLIC}/todos/tasks/" in m["text"] and local_due in m["text"] for m in sent)
+    for record in channels.channel_records(items, user_id):
+        assert record["lastSuccessAt"] and record["lastFailure"] is None, record
+
+
+def test_a_refused_bot_token_is_the_channels_last_failure_and_never_shown(
+    tmp_path: Path, sealer: LocalKeySealer, telegram: HTTPFake
+) -> None:
+    import anyio
+
+    from mesq.reminders.delivery import new_client
+    from mesq.reminders.tick import Reach, deliver
+
+    items = SQLiteItemStore(tmp_path / "mesq.db")
+    rules = Destinations(allow_loopback=True, telegram_api=telegram.base)
+    channel = channels.add_channel(
+        items, sealer, "u-1", "telegram", {"token": BOT, "chat": "1"}, now_timestamp(), rules
+    )
+    telegram.status = 401
+
+    async def send() -> dict[str, str]:
+        async with new_client() as client:
+            return await deliver(items, sealer, "u-1", {"type": "test", "id": "t", "task": None}, client=client,
+                                 attempts=1, reach=Reach(rules, PUBLIC))  # fmt: skip
+
+    failures = anyio.run(send)
+    assert failures == {channel.id: "Telegram refused the bot token"}
+    (record,) = channels.channel_records(items, "u-1")
+    assert BOT not in repr(record)
+
+
+@pytest.mark.parametrize(
+    ("kind", "fields", "error"),
+    [
+        ("telegram", {"token": "nope", "chat": "1"}, "bot token"),
+        ("telegram", {"token": BOT, "chat": "x y"}, "chat id"),
+        (
+            "email",
+            {"host": "10.0.0.2", "port": "25", "from": "a@b.c", "to": "d@e.f"},
+            "MESQ_ALLOW_PRIVATE_DESTINATIONS",
+        ),
+        ("email", {"host": "smtp.example", "port": "99999", "from": "a@b.c", "to": "d@e.f"}, "port"),
+        ("email", {"host": "smtp.example", "security": "none", "from": "a@b.c", "to": "d@e.f"}, "without TLS"),
+        ("email", {"host": "smtp.example", "from": "nobody", "to": "d@e.f"}, "From address"),
+        ("ntfy", {"url": "http://192.168.1.10/topic"}, "MESQ_ALLOW_PRIVATE_DESTINATIONS"),
+        ("ntfy", {"url": "https://ntfy.sh/"}, "topic"),
+        ("pager", {}, "unknown channel kind"),
+    ],
+)
+def test_bad_channel_fields_are_refused_with_their_reason(
+    tmp_path: Path, sealer: LocalKeySealer, kind: str, fields: dict[str, str], error: str
+) -> None:
+    from mesq.errors import ValidationError
+
+    items = SQLiteItemStore(tmp_path / "mesq.db")
+    with pytest.raises(ValidationError, match=error):
+        channels.add_channel(items, sealer, "u-1", kind, fields, now_timestamp(), Destinations())
+    assert channels.channel_records(items, "u-1") == []

@@ -1,0 +1,115 @@
+"""Web Push: a subscription with a key pair generated here receives, at a loopback push
+endpoint, a push whose payload decrypts (RFC 8291, aes128gcm) to the reminder, signed with the
+instance's VAPID key (RFC 8292), which is generated once and sealed at rest."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import http_ece
+import pytest
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, utils
+
+from mesq.reminders import channels
+from mesq.reminders.channels import Destinations
+from mesq.reminders.delivery import new_client
+from mesq.reminders.tick import Reach, deliver
+from mesq.reminders.vapid import KEY, instance_vapid
+from mesq.sealing.local import LocalKeySealer
+from mesq.store.sqlite import SQLiteItemStore
+from mesq.timestamps import now_timestamp
+
+from .fakes import HTTPFake
+
+PUBLIC = "https://mesq.example"
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+@pytest.fixture
+def push_service() -> Iterator[HTTPFake]:
+    fake = HTTPFake(status=201, answer=b"").start()
+    yield fake
+    fake.stop()
+
+
+def test_a_push_decrypts_to_the_reminder_and_carries_the_instances_vapid_signature(
+    tmp_path: Path, sealer: LocalKeySealer, push_service: HTTPFake
+) -> None:
+    items = SQLiteItemStore(tmp_path / "mesq.db")
+    browser_key = ec.generate_private_key(ec.SECP256R1())  # the browser's subscription key pair
+    p256dh = browser_key.public_key().public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+    )
+    auth = b"0123456789abcdef"
+    rules = Destinations(allow_loopback=True)
+    fields = {"endpoint": push_service.base + "/push/abc", "p256dh": _b64(p256dh), "auth": _b64(auth)}
+    channel = channels.add_channel(items, sealer, "u-1", "webpush", fields, now_timestamp(), rules)
+    assert _b64(auth) not in repr(channels.channel_records(items, "u-1"))  # the keys are sealed
+    task = {"id": "T1", "title": "Water the plants", "due": {"type": "datetime", "at": "2026-12-03T10:00:00Z"},
+            "timezone": "Europe/Berlin", "priority": "high"}  # fmt: skip
+    payload = {"type": "todo.reminder", "id": "d-42", "remindAt": "2026-12-03T09:45:00Z", "task": task}
+
+    async def send() -> dict[str, str]:
+        async with new_client() as client:
+            return await deliver(items, sealer, "u-1", payload, client=client, reach=Reach(rules, PUBLIC))
+
+    assert anyio.run(send) == {}
+    (push,) = push_service.received
+    assert push.path == "/push/abc" and push.headers["content-encoding"] == "aes128gcm"
+    assert int(push.headers["ttl"]) > 0
+    plain = http_ece.decrypt(push.body, private_key=browser_key, auth_secret=auth, version="aes128gcm")
+    assert json.loads(plain) == {"title": "Water the plants", "body": "Due 2026-12-03 11:00 (Europe/Berlin)",
+                                 "url": f"{PUBLIC}/todos/tasks/T1", "id": "d-42"}  # fmt: skip
+
+    # VAPID: the JWT is signed by the instance's key, for the push service's origin
+    vapid = instance_vapid(items, sealer, PUBLIC)
+    scheme, _, rest = push.headers["authorization"].partition(" ")
+    parts = dict(part.strip().split("=", 1) for part in rest.split(","))
+    assert scheme == "vapid" and parts["k"] == vapid.public_key
+    header, claims, signature = parts["t"].split(".")
+    assert json.loads(_unb64(claims))["aud"] == push_service.base
+    public = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), _unb64(vapid.public_key))
+    raw = _unb64(signature)
+    der = utils.encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big"))
+    public.verify(der, f"{header}.{claims}".encode(), ec.ECDSA(hashes.SHA256()))  # raises if forged
+    assert (channels.channel_records(items, "u-1")[0]["lastSuccessAt"]) and channel.kind == "webpush"
+
+
+def test_the_vapid_pair_is_generated_once_and_its_private_key_is_sealed(tmp_path: Path, sealer: LocalKeySealer) -> None:
+    items = SQLiteItemStore(tmp_path / "mesq.db")
+    first = instance_vapid(items, sealer, PUBLIC)
+    again = instance_vapid(items, sealer, PUBLIC)
+    assert first == again and len(_unb64(first.public_key)) == 65
+    stored = items.get(KEY)
+    assert stored is not None and b"PRIVATE KEY" not in repr(stored).encode() and "BEGIN" not in repr(stored)
+
+
+def test_an_ended_subscription_is_a_plain_failure(
+    tmp_path: Path, sealer: LocalKeySealer, push_service: HTTPFake
+) -> None:
+    items = SQLiteItemStore(tmp_path / "mesq.db")
+    push_service.status = 410
+    rules = Destinations(allow_loopback=True)
+    fields = {"endpoint": push_service.base + "/push/x", "p256dh": _b64(b"\x04" + b"1" * 64), "auth": _b64(b"a" * 16)}
+    key = ec.generate_private_key(ec.SECP256R1()).public_key()
+    fields["p256dh"] = _b64(key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint))
+    channel = channels.add_channel(items, sealer, "u-1", "webpush", fields, now_timestamp(), rules)
+
+    async def send() -> dict[str, str]:
+        async with new_client() as client:
+            return await deliver(items, sealer, "u-1", {"type": "test", "id": "t", "task": None}, client=client,
+                                 attempts=1, reach=Reach(rules, PUBLIC))  # fmt: skip
+
+    assert anyio.run(send) == {channel.id: "the browser's subscription has ended; subscribe again"}
