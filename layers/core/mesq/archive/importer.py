@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import time
 import zipfile
 from collections.abc import Iterator
@@ -48,7 +47,7 @@ def _open(path: Path) -> zipfile.ZipFile:
 
 def _lines(archive: zipfile.ZipFile) -> Iterator[tuple[int, bytes]]:
     with archive.open(RECORDS) as member:
-        for number, line in enumerate(io.BufferedReader(member), start=1):  # type: ignore[arg-type]
+        for number, line in enumerate(member, start=1):
             line = line.rstrip(b"\r\n")
             if line:
                 yield number, line
@@ -120,7 +119,7 @@ def import_account(items: ItemStore, blobs: BlobStore, user_id: str, path: Path)
             existing = blobs.head(target)
             if existing is None or existing.size != entry.get("bytes"):
                 with archive.open(name) as member:
-                    blobs.put(target, member, entry.get("contentType") or "application/octet-stream")  # type: ignore[arg-type]
+                    blobs.put(target, member, entry.get("contentType") or "application/octet-stream")
             report.blobs += 1
         batch: list[dict[str, Any]] = []
         for number, line in _lines(archive):
