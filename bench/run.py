@@ -17,6 +17,8 @@
    footprint report with the ten heaviest tools (bench/footprint.py)
 10. Code Mode: one worked example as many tool calls vs one run_code (tokens in/out, wall time;
    bench/code_mode.py); the `code` toolset's own footprint is a row of 9
+11. account archive at 100k memos and 50k tasks: `mesq export` time and peak RSS, `mesq import`
+   throughput vs the direct batched seed (bench/archive.py)
 """
 
 from __future__ import annotations
@@ -481,9 +483,11 @@ def main() -> None:
     from load import rows_load, rows_upload
     from todo_views import rows_todo_views
 
+    from archive import rows_archive
+
     sections = (
         rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_memo_scale, rows_todo_views,
-        rows_ai_search, rows_load, rows_upload, rows_code_mode,
+        rows_ai_search, rows_load, rows_upload, rows_code_mode, rows_archive,
     )  # fmt: skip
     for section in (*sections, rows_mcp):
         rows += section()
