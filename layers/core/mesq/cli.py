@@ -9,6 +9,7 @@ error (argparse), 1 for everything else.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import getpass
 import os
 import sqlite3
@@ -329,7 +330,8 @@ def _import_archive(services: Services, user_id: str, path: Path) -> int:
         raise MesqError(f"nothing imported: {error.message}") from None
     print(
         f"imported {report.records} records: {report.created} new, {report.existing} already there; "
-        f"{report.blobs} attachments; {report.seconds:.1f}s ({report.per_second:.0f} records/s)"
+        f"{report.blobs} attachments; {report.seconds:.1f}s ({report.per_second:.0f} records/s); "
+        "rebuild the AI search index with `mesq search reindex USERNAME`"
     )
     return 0
 
@@ -353,6 +355,10 @@ def _run(args: argparse.Namespace) -> int:
         # imported (on Lambda the template sets it per function): set it before any of them is.
         os.environ.setdefault("POWERTOOLS_SERVICE_NAME", LOCAL_SERVICE)
     settings = _settings(args)
+    if args.command == "import":
+        # An import writes every record once: the AI index is rebuilt once afterwards (`mesq
+        # search reindex`), not record by record through the in-process follower.
+        settings = dataclasses.replace(settings, search_index_updates="off")
     services = _services(settings, args)
     try:
         if args.command == "serve":
