@@ -19,6 +19,8 @@
    bench/code_mode.py); the `code` toolset's own footprint is a row of 9
 11. the cost of recording history: time, DynamoDB calls and write units per write, with and
    without the change records, on DynamoDB Local (bench/history_cost.py)
+12. account archive at 100k memos and 50k tasks: `mesq export` time and peak RSS, `mesq import`
+   throughput vs the direct batched seed (bench/archive.py)
 """
 
 from __future__ import annotations
@@ -484,9 +486,11 @@ def main() -> None:
     from load import rows_load, rows_upload
     from todo_views import rows_todo_views
 
+    from archive import rows_archive
+
     sections = (
         rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_memo_scale, rows_todo_views,
-        rows_ai_search, rows_load, rows_upload, rows_code_mode, rows_history_cost,
+        rows_ai_search, rows_load, rows_upload, rows_code_mode, rows_history_cost, rows_archive,
     )  # fmt: skip
     for section in (*sections, rows_mcp):
         rows += section()

@@ -33,7 +33,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     ),
     "domains": (
         "store", "sealing", "auth", "attachments", "memos", "todos", "calendar_feed", "reading", "reminders",
-        "search", "history",
+        "search", "history", "archive",
     ),
     "application": ("idempotency", "validation", "ratelimit", "operations"),
     "wiring": ("config", "deferred_blobs", "call_metrics_emf", "services"),

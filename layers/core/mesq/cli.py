@@ -9,6 +9,7 @@ error (argparse), 1 for everything else.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import getpass
 import os
 import sqlite3
@@ -133,6 +134,15 @@ def _parser() -> argparse.ArgumentParser:
     reading_import.add_argument(
         "file", type=Path, help='the JSON export ({"provider": "wechat-reading", "books": [...]})'
     )
+
+    export = commands.add_parser(
+        "export", parents=[common], help="export a user's data as one archive (docs/archive.md)"
+    )
+    export.add_argument("username", help="whose data to export")
+    export.add_argument("--out", type=Path, required=True, help="the archive file to write (.zip)")
+    import_ = commands.add_parser("import", parents=[common], help="import an archive into a user (docs/archive.md)")
+    import_.add_argument("username", help="who receives the data")
+    import_.add_argument("file", type=Path, help="an archive written by `mesq export`")
 
     search = commands.add_parser("search", help="the AI search index").add_subparsers(dest="action", required=True)
     reindex = search.add_parser("reindex", parents=[common], help="rebuild a user's search index from the store")
@@ -295,6 +305,37 @@ def _import_reading(services: Services, user_id: str, path: Path) -> int:
     return 0
 
 
+def _export(services: Services, user_id: str, out: Path) -> int:
+    from .archive.exporter import export_account
+    from .timestamps import now_timestamp
+
+    try:
+        report = export_account(services.items, services.blobs, user_id, out, now_timestamp())
+    except OSError as error:
+        raise MesqError(f"cannot write {out}: {error.strerror or error}") from None
+    kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(report.counts.items()))
+    print(f"exported {report.records} records ({kinds or 'none'}) and {report.blobs} attachments to {out}")
+    for path in report.missing_blobs:
+        print(f"mesq: attachment bytes missing from storage: {path}", file=sys.stderr)
+    return 0
+
+
+def _import_archive(services: Services, user_id: str, path: Path) -> int:
+    from .archive.format import ArchiveError
+    from .archive.importer import import_account
+
+    try:
+        report = import_account(services.items, services.blobs, user_id, path)
+    except ArchiveError as error:
+        raise MesqError(f"nothing imported: {error.message}") from None
+    print(
+        f"imported {report.records} records: {report.created} new, {report.existing} already there; "
+        f"{report.blobs} attachments; {report.seconds:.1f}s ({report.per_second:.0f} records/s); "
+        "rebuild the AI search index with `mesq search reindex USERNAME`"
+    )
+    return 0
+
+
 def _reindex(services: Services, user_id: str) -> int:
     import time
 
@@ -314,6 +355,10 @@ def _run(args: argparse.Namespace) -> int:
         # imported (on Lambda the template sets it per function): set it before any of them is.
         os.environ.setdefault("POWERTOOLS_SERVICE_NAME", LOCAL_SERVICE)
     settings = _settings(args)
+    if args.command == "import":
+        # An import writes every record once: the AI index is rebuilt once afterwards (`mesq
+        # search reindex`), not record by record through the in-process follower.
+        settings = dataclasses.replace(settings, search_index_updates="off")
     services = _services(settings, args)
     try:
         if args.command == "serve":
@@ -322,6 +367,10 @@ def _run(args: argparse.Namespace) -> int:
             return _user(args, services)
         if args.command == "reading":
             return _import_reading(services, find_user_by_name(services.items, args.username)["userId"], args.file)
+        if args.command == "export":
+            return _export(services, find_user_by_name(services.items, args.username)["userId"], args.out)
+        if args.command == "import":
+            return _import_archive(services, find_user_by_name(services.items, args.username)["userId"], args.file)
         if args.command == "search":
             return _reindex(services, find_user_by_name(services.items, args.username)["userId"])
         return _token(args, services)

@@ -1,0 +1,102 @@
+"""Export and import at scale (SQLite): a 100k-memo account and a 50k-task board are written with
+direct batched store transactions (bench/run.py `_seed_memos`, bench/todo_views.py `_seed`), then
+`mesq export` and `mesq import` run as a person runs them (subprocesses). Reported: the export's
+time and peak RSS against `mesq user list`'s peak RSS (the CLI's own footprint, same run), and the
+import's throughput (records/s, from its closing line) against the direct seed's records/s.
+
+Run alone (`python bench/archive.py`) or as a section of `bench/run.py`."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+
+def _cli(*args: str) -> tuple[str, float, int]:
+    """(stdout, seconds, peak RSS KiB) of one `mesq` command."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "layers" / "core"), str(REPO)])}
+    began = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mesq.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+    assert process.stdout is not None and process.stderr is not None
+    out, err = process.stdout.read(), process.stderr.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    seconds = time.perf_counter() - began
+    if process.returncode:
+        raise RuntimeError(f"mesq {' '.join(args)}: {err.decode()}")
+    return out.decode(), seconds, usage.ru_maxrss
+
+
+def _records(items: Any, user_id: str) -> int:
+    from mesq.archive.format import exported
+    from mesq.keys import user_partition
+    from mesq.store.paging import walk
+
+    return sum(1 for item in walk(items, user_partition(user_id)) if exported(item["sk"]))
+
+
+def _point(label: str, seed: Any) -> list[tuple[str, str, str]]:
+    from mesq.auth.users import create_user
+    from mesq.config import Settings
+    from mesq.services import build_services
+
+    with tempfile.TemporaryDirectory() as tmp:
+        source, target, archive = Path(tmp) / "a", Path(tmp) / "b", Path(tmp) / "account.zip"
+        services = build_services(Settings(data_dir=source))
+        user = create_user(services.items, "mover", "correct horse battery")
+        began = time.perf_counter()
+        seed(services, user["id"])
+        seed_seconds = time.perf_counter() - began
+        records = _records(services.items, user["id"])
+        services.items.close()
+        _, _, baseline_rss = _cli("user", "list", "--data-dir", str(source))
+        _, export_seconds, export_rss = _cli("export", "mover", "--out", str(archive), "--data-dir", str(source))
+        services = build_services(Settings(data_dir=target))
+        create_user(services.items, "mover", "correct horse battery")
+        services.items.close()
+        out, _, _ = _cli("import", "mover", str(archive), "--data-dir", str(target))
+        rate = float(re.search(r"\((\d+) records/s\)", out).group(1))  # type: ignore[union-attr]
+        again, _, _ = _cli("import", "mover", str(archive), "--data-dir", str(target))
+        assert " 0 new" in again, again
+        seed_rate = records / seed_seconds
+        size = archive.stat().st_size / 1e6
+        return [
+            (f"export {label} ({records} records, {size:.0f} MB archive)", f"{export_seconds:.1f} s", ""),
+            (
+                f"export {label}: peak RSS",
+                f"{export_rss / 1024:.0f} MiB",
+                f"{export_rss / baseline_rss:.2f}x `mesq user list` ({baseline_rss / 1024:.0f} MiB)",
+            ),
+            (
+                f"import {label} through the CLI",
+                f"{rate:.0f} rec/s",
+                f"{rate / seed_rate:.2f}x direct batched seed ({seed_rate:.0f} rec/s)",
+            ),
+        ]
+
+
+def rows_archive() -> list[tuple[str, str, str]]:
+    from run import _seed_memos
+    from todo_views import _seed
+
+    return [
+        *_point("100k memos", lambda services, user_id: _seed_memos(services.items, user_id, 100_000)),
+        *_point("50k tasks", lambda services, user_id: _seed(services, user_id, 50_000)),
+    ]
+
+
+if __name__ == "__main__":
+    for name, value, note in rows_archive():
+        print(f"{name:<60} {value:>12}  {note}")

@@ -1,0 +1,129 @@
+"""The account archive's format (pure): which items of a user partition travel, how the owner's
+id is carried, and the checks every record line passes before an import writes anything.
+
+An archive is a ZIP file (docs/archive.md):
+
+- `records.jsonl`: one stored item per line (`{"pk", "sk", ...}` exactly as the store holds it);
+- `blobs/<blob path>`: the bytes of every attachment a record names (`path`);
+- `memos/<memoId>.md`: each memo as Markdown with YAML front matter (for people; import ignores it);
+- `manifest.json`, written last: format, version, source owner, counts and a SHA-256 per file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..keys import user_partition
+
+FORMAT = "mesq-archive"
+VERSION = 1
+MANIFEST = "manifest.json"
+RECORDS = "records.jsonl"
+BLOB_DIR = "blobs/"
+MEMO_DIR = "memos/"
+#: The longest record line an import accepts (a DynamoDB item is at most 400 KB).
+MAX_LINE_BYTES = 512 * 1024
+
+#: Sort-key prefixes of the user partition that an archive carries: the person's data and the
+#: counters derived from it. Everything else stays: the profile, tokens and OAuth grants, sealed
+#: reading credentials, reminder channels (webhook secrets), idempotency claims, upload sessions,
+#: sync status and leases, the search index pointer (rebuilt from the records).
+EXPORTED_PREFIXES = (
+    "MEMO#",
+    "STATS#MEMO",
+    "MEMOTAG#",
+    "MEMOATT#",
+    "TODOATT#",
+    "STATS#ATTACHMENTS",
+    "TODO#",
+    "READ#BOOK#",
+    "READ#NOTE#",
+    "CHANGE#",
+    "REMIND#TASK#",
+)
+#: Item attributes whose value is a blob path the archive carries the bytes of.
+BLOB_KINDS = ("MEMOATT#", "TODOATT#")
+
+
+class ArchiveError(Exception):
+    """A bad archive, named by its first fault (file and line when there is one)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def exported(sk: str) -> bool:
+    return sk.startswith(EXPORTED_PREFIXES)
+
+
+def carries_blob(item: Mapping[str, Any]) -> bool:
+    return str(item.get("sk", "")).startswith(BLOB_KINDS) and isinstance(item.get("path"), str)
+
+
+def owner_markers(user_id: str) -> tuple[str, str]:
+    """The two spellings of a user id inside stored values: its partition and its blob folder."""
+    return user_partition(user_id), f"users/{user_id}/"
+
+
+def rehome(value: Any, source: str, target: str) -> Any:
+    """`value` with the source owner's partition and blob folder rewritten to the target's
+    (every string, at any depth); unchanged when the owner is the same."""
+    if source == target:
+        return value
+    old_pk, old_dir = owner_markers(source)
+    new_pk, new_dir = owner_markers(target)
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, str):
+            return node.replace(old_dir, new_dir).replace(old_pk, new_pk)
+        if isinstance(node, list):
+            return [walk(child) for child in node]
+        if isinstance(node, dict):
+            return {key: walk(child) for key, child in node.items()}
+        return node
+
+    return walk(value)
+
+
+def parse_record(line: bytes, number: int, source: str) -> dict[str, Any]:
+    """One `records.jsonl` line as an item of `source`'s partition, or ArchiveError naming it."""
+    where = f"{RECORDS} line {number}"
+    if len(line) > MAX_LINE_BYTES:
+        raise ArchiveError(f"{where}: longer than {MAX_LINE_BYTES} bytes")
+    try:
+        item = json.loads(line)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ArchiveError(f"{where}: not JSON ({error})") from None
+    if not isinstance(item, dict):
+        raise ArchiveError(f"{where}: not a JSON object")
+    pk, sk = item.get("pk"), item.get("sk")
+    if not isinstance(pk, str) or not isinstance(sk, str) or not sk:
+        raise ArchiveError(f"{where}: pk and sk must be strings")
+    if pk != user_partition(source):
+        raise ArchiveError(f"{where}: pk {pk!r} is not the archive owner's partition")
+    if not exported(sk):
+        raise ArchiveError(f"{where}: sk {sk!r} is not a kind an archive carries")
+    return item
+
+
+def check_manifest(raw: bytes) -> dict[str, Any]:
+    try:
+        manifest = json.loads(raw)
+    except ValueError as error:
+        raise ArchiveError(f"{MANIFEST}: not JSON ({error})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise ArchiveError(f"{MANIFEST}: not a {FORMAT} manifest")
+    if manifest.get("version") != VERSION:
+        raise ArchiveError(f"{MANIFEST}: version {manifest.get('version')!r} is not {VERSION}")
+    if not isinstance(manifest.get("owner"), str) or not manifest["owner"]:
+        raise ArchiveError(f"{MANIFEST}: owner missing")
+    files = manifest.get("files")
+    if not isinstance(files, dict) or RECORDS not in files:
+        raise ArchiveError(f"{MANIFEST}: files must list {RECORDS}")
+    for name, digest in files.items():
+        if not isinstance(digest, dict) or not isinstance(digest.get("sha256"), str):
+            raise ArchiveError(f"{MANIFEST}: files[{name!r}] needs a sha256")
+    return manifest

@@ -1,0 +1,48 @@
+"""`mesq export` and `mesq import` as a person runs them: a real subprocess on two data
+directories; the closing line gives the throughput, a second import creates nothing, a bad
+archive is refused with its first bad line and writes nothing."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+
+from mesq.services import build_services
+from tests.conftest import run_cli
+from tests.settings import inprocess_settings
+
+from .test_round_trip import populate
+
+PASSWORD = "correct horse battery\n"
+
+
+def test_export_then_import_twice_and_a_bad_archive(tmp_path: Path) -> None:
+    source_dir, target_dir = tmp_path / "a", tmp_path / "b"
+    services = build_services(inprocess_settings(data_dir=source_dir))
+    try:
+        populate(services.items, services.blobs, "alice")
+    finally:
+        services.items.close()
+    out = tmp_path / "alice.zip"
+    exported = run_cli("export", "alice", "--out", str(out), "--data-dir", str(source_dir))
+    assert exported.returncode == 0, exported.stderr
+    assert re.search(r"exported \d+ records .* and 1 attachments", exported.stdout), exported.stdout
+
+    made = run_cli("user", "create", "bob", "--password-stdin", "--data-dir", str(target_dir), stdin=PASSWORD)
+    assert made.returncode == 0, made.stderr
+    first = run_cli("import", "bob", str(out), "--data-dir", str(target_dir))
+    assert first.returncode == 0, first.stderr
+    total = int(re.search(r"imported (\d+) records: (\d+) new, 0 already there", first.stdout).group(1))  # type: ignore[union-attr]
+    assert re.search(r"\d+ records/s\)", first.stdout)
+    second = run_cli("import", "bob", str(out), "--data-dir", str(target_dir))
+    assert f"imported {total} records: 0 new, {total} already there" in second.stdout, second.stdout
+
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"not a zip")
+    refused = run_cli("import", "bob", str(bad), "--data-dir", str(target_dir))
+    assert refused.returncode == 1
+    assert refused.stderr.startswith("mesq: nothing imported: bad.zip: not a readable ZIP archive"), refused.stderr
+
+    with zipfile.ZipFile(out) as archive:
+        assert "manifest.json" in archive.namelist()

@@ -1,0 +1,227 @@
+"""Export -> import into a fresh instance -> export again gives equal record sets and
+byte-equal attachments, on SQLite + local blobs and on DynamoDB (moto, DynamoDB Local) + moto S3;
+a second import creates nothing; a bad archive changes nothing and names its first bad line;
+secrets never leave."""
+
+from __future__ import annotations
+
+import base64
+import json
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mesq.archive.exporter import export_account
+from mesq.archive.format import MANIFEST, RECORDS, ArchiveError
+from mesq.archive.importer import import_account
+from mesq.auth.tokens import create_token
+from mesq.auth.users import create_user
+from mesq.context import Principal
+from mesq.keys import user_partition
+from mesq.operations import invoke_sync
+from mesq.services import Services
+from mesq.spec import load_spec
+from mesq.store.blobs_local import LocalBlobStore
+from mesq.store.paging import walk
+from mesq.store.ports import BlobStore, ItemStore
+from mesq.store.sqlite import SQLiteItemStore
+from tests.settings import inprocess_settings
+
+from ..contract.blob_fixtures import fake_aws, s3_store  # noqa: F401
+from ..contract.conftest import dynamodb_local, dynamodb_local_endpoint, moto, moto_env  # noqa: F401
+
+BACKENDS = ["sqlite", "moto", pytest.param("dynamodb_local", marks=pytest.mark.dynamodb_local)]
+SCOPES = frozenset({"memo:read", "memo:write", "todo:read", "todo:write"})
+PICTURE = bytes(range(256)) * 40
+
+
+def _sqlite_pair(tmp_path: Path, name: str) -> tuple[ItemStore, BlobStore]:
+    return SQLiteItemStore(tmp_path / f"{name}.db"), LocalBlobStore(tmp_path / f"{name}-blobs")
+
+
+@pytest.fixture(params=BACKENDS)
+def backends(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Any, Any, Any, Any]]:
+    """(source items, source blobs, target items, target blobs): two separate instances."""
+    if request.param == "sqlite":
+        source, target = _sqlite_pair(tmp_path, "a"), _sqlite_pair(tmp_path, "b")
+        yield (*source, *target)
+        return
+    items: ItemStore = request.getfixturevalue(request.param)
+    blobs = request.getfixturevalue("s3_store")
+    from mesq.store.dynamodb import DynamoDBItemStore
+
+    other = DynamoDBItemStore(items.table_name + "-b", client=items._client)  # type: ignore[attr-defined]
+    other.create_table_if_missing()
+    from mesq.store.blobs_s3 import S3BlobStore
+
+    blobs.client.create_bucket(Bucket="mesq-archive-target")
+    target_blobs = S3BlobStore("mesq-archive-target", client=blobs.client)
+    yield items, blobs, other, target_blobs
+    if request.param == "dynamodb_local":
+        other._client.delete_table(TableName=other.table_name)
+
+
+def caller(items: ItemStore, blobs: BlobStore, user_id: str) -> Any:
+    services = Services(settings=inprocess_settings(), items=items, blobs=blobs)  # type: ignore[call-arg]
+    principal = Principal(user_id=user_id, scopes=SCOPES, credential_id="pat:t", kind="pat", name="tester")
+    spec = load_spec()
+
+    def call(operation_id: str, **arguments: Any) -> dict[str, Any]:
+        return invoke_sync(
+            spec.operations[operation_id],
+            arguments,
+            principal=principal,
+            services=services,
+            trace_id="t",
+            channel="api",
+        )
+
+    return call
+
+
+def populate(items: ItemStore, blobs: BlobStore, username: str) -> str:
+    user = create_user(items, username, "correct horse battery")
+    create_token(items, user["id"], name="secret", scopes="memo:read")
+    call = caller(items, blobs, user["id"])
+    resource = call(
+        "upload_memo_resource",
+        displayName="cat.png",
+        mimeType="image/png",
+        content=base64.b64encode(PICTURE).decode(),
+    )
+    call(
+        "create_memo",
+        content="# 标题 #travel/japan with a picture",
+        resources=[{k: resource[k] for k in ("path", "displayName", "mimeType", "fileSize", "type") if k in resource}],
+    )
+    call("create_memo", content="second #work", pinned=True)
+    task = call(
+        "create_todo_task", title="Write the report", priority="high", due={"type": "date", "date": "2030-01-02"}
+    )
+    call("create_todo_subtask", taskId=task["task"]["id"], title="outline")
+    call("create_todo_inbox_item", title="call the bank")
+    return str(user["id"])
+
+
+def records(items: ItemStore, user_id: str) -> dict[str, dict[str, Any]]:
+    """The exported kinds of a partition, owner-neutral (the user id replaced by `~`)."""
+    from mesq.archive.format import exported, rehome
+
+    return {
+        item["sk"]: rehome(item, user_id, "~") for item in walk(items, user_partition(user_id)) if exported(item["sk"])
+    }
+
+
+def archive_records(path: Path) -> list[dict[str, Any]]:
+    with zipfile.ZipFile(path) as archive:
+        return [json.loads(line) for line in archive.read(RECORDS).splitlines()]
+
+
+def test_round_trip_is_equal_and_idempotent(backends: tuple[Any, Any, Any, Any], tmp_path: Path) -> None:
+    items, blobs, other_items, other_blobs = backends
+    source = populate(items, blobs, "alice")
+    first = tmp_path / "first.zip"
+    report = export_account(items, blobs, source, first, "2030-01-01T00:00:00Z")
+    assert report.blobs == 1 and report.records >= 8
+
+    target = create_user(other_items, "bob", "correct horse battery")["id"]
+    imported = import_account(other_items, other_blobs, target, first)
+    assert imported.created == report.records and imported.existing == 0
+    assert records(other_items, target) == records(items, source)
+
+    again = import_account(other_items, other_blobs, target, first)
+    assert again.created == 0 and again.existing == report.records
+    assert records(other_items, target) == records(items, source)
+
+    second = tmp_path / "second.zip"
+    export_account(other_items, other_blobs, target, second, "2030-01-01T00:00:00Z")
+    neutral = [json.dumps(rehome_any(r, source)) for r in archive_records(first)]
+    assert neutral == [json.dumps(rehome_any(r, target)) for r in archive_records(second)]
+    with zipfile.ZipFile(first) as one, zipfile.ZipFile(second) as two:
+        blob_one = [n for n in one.namelist() if n.startswith("blobs/")]
+        blob_two = [n for n in two.namelist() if n.startswith("blobs/")]
+        assert len(blob_one) == len(blob_two) == 1
+        assert one.read(blob_one[0]) == two.read(blob_two[0]) == PICTURE
+
+
+def rehome_any(item: dict[str, Any], user_id: str) -> dict[str, Any]:
+    from mesq.archive.format import rehome
+
+    result: dict[str, Any] = rehome(item, user_id, "~")
+    return result
+
+
+def test_secrets_never_leave_and_memos_are_markdown(tmp_path: Path) -> None:
+    items, blobs = _sqlite_pair(tmp_path, "a")
+    source = populate(items, blobs, "alice")
+    out = tmp_path / "a.zip"
+    export_account(items, blobs, source, out, "2030-01-01T00:00:00Z")
+    with zipfile.ZipFile(out) as archive:
+        kinds = {record["sk"].partition("#")[0] for record in archive_records(out)}
+        assert "PAT" not in kinds and "PROFILE" not in kinds and "IDEM" not in kinds
+        pages = [name for name in archive.namelist() if name.startswith("memos/")]
+        assert len(pages) == 2
+        texts = [archive.read(name).decode() for name in pages]
+        assert any("pinned: true" in text and '"work"' in text for text in texts)
+        assert any("# 标题" in text for text in texts)
+        manifest = json.loads(archive.read(MANIFEST))
+        assert set(manifest["files"]) == set(archive.namelist()) - {MANIFEST}
+
+
+def _rewrite(path: Path, out: Path, change: Any) -> None:
+    """A copy of the archive with `records.jsonl` changed and the manifest's checksum updated
+    (so only the record check can catch it)."""
+    import hashlib
+
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(out, "w") as target:
+        manifest = json.loads(source.read(MANIFEST))
+        lines = change(source.read(RECORDS).splitlines())
+        body = b"\n".join(lines) + b"\n"
+        manifest["files"][RECORDS]["sha256"] = hashlib.sha256(body).hexdigest()
+        for name in source.namelist():
+            if name not in (MANIFEST, RECORDS):
+                target.writestr(name, source.read(name))
+        target.writestr(RECORDS, body)
+        target.writestr(MANIFEST, json.dumps(manifest))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda lines: [*lines[:3], b"{not json", *lines[3:]], "records.jsonl line 4: not JSON"),
+        (lambda lines: [*lines, lines[0]], "a second record"),
+        (lambda lines: [*lines, b'{"pk":"U#someone-else","sk":"MEMO#x"}'], "not the archive owner"),
+        (lambda lines: [*lines[:1], lines[1].replace(b'"sk":"', b'"sk":"PAT#'), *lines[2:]], "not a kind"),
+    ],
+)
+def test_a_bad_archive_writes_nothing(tmp_path: Path, change: Any, message: str) -> None:
+    items, blobs = _sqlite_pair(tmp_path, "a")
+    source = populate(items, blobs, "alice")
+    good, bad = tmp_path / "good.zip", tmp_path / "bad.zip"
+    export_account(items, blobs, source, good, "2030-01-01T00:00:00Z")
+    _rewrite(good, bad, change)
+    other_items, other_blobs = _sqlite_pair(tmp_path, "b")
+    target = create_user(other_items, "bob", "correct horse battery")["id"]
+    with pytest.raises(ArchiveError, match=message):
+        import_account(other_items, other_blobs, target, bad)
+    assert records(other_items, target) == {}
+    assert not (tmp_path / "b-blobs").exists() or not any((tmp_path / "b-blobs").rglob("*.*"))
+
+
+def test_a_tampered_file_fails_its_checksum(tmp_path: Path) -> None:
+    items, blobs = _sqlite_pair(tmp_path, "a")
+    source = populate(items, blobs, "alice")
+    good, bad = tmp_path / "good.zip", tmp_path / "bad.zip"
+    export_account(items, blobs, source, good, "2030-01-01T00:00:00Z")
+    with zipfile.ZipFile(good) as archive, zipfile.ZipFile(bad, "w") as target:
+        for name in archive.namelist():
+            data = archive.read(name)
+            target.writestr(name, data + b"x" if name.startswith("blobs/") else data)
+    other_items, other_blobs = _sqlite_pair(tmp_path, "b")
+    target_id = create_user(other_items, "bob", "correct horse battery")["id"]
+    with pytest.raises(ArchiveError, match="checksum does not match"):
+        import_account(other_items, other_blobs, target_id, bad)
+    assert records(other_items, target_id) == {}
