@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 DATA_DIR ?= .mesq
 PORT ?= 8787
 
-.PHONY: run test lint typecheck unit bench install clean prerequisites-run prerequisites-test deploy-check
+.PHONY: run test test-fast lint typecheck unit bench install clean prerequisites-run prerequisites-test deploy-check
 # Prerequisites, then the venv, then the work: in that order even under -j.
 .NOTPARALLEL:
 
@@ -55,6 +55,12 @@ test: prerequisites-test install
 	$(BIN)/python infra/conformance_suite.py --install-only
 	$(MAKE) --no-print-directory lint typecheck
 	$(BIN)/pytest
+
+# The fast lane (docs/testing.md): no Chromium, no server subprocess or Node, no DynamoDB Local,
+# not the relevance set; two xdist workers. `make test` above stays the whole suite, serial.
+FAST_MARKS := not slow and not browser and not e2e and not dynamodb_local
+test-fast: install
+	$(BIN)/pytest -m "$(FAST_MARKS)" -n 2 -p no:cacheprovider
 
 # sam validate --lint, sam build (arm64, python3.12) and the transformed-template cfn-lint; the SAM
 # CLI lives in its own venv (.cache/sam-venv). Not part of `test`: the first run downloads the CLI

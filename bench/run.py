@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -33,9 +34,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -476,6 +477,34 @@ def footprint_report() -> str:
     return result.stdout if result.returncode == 0 else result.stderr.strip()[-400:]
 
 
+LOG_FILE = REPO / "bench-results" / "bench.log"
+
+
+@contextlib.contextmanager
+def logs_to_file(path: Path) -> Iterator[IO[str]]:
+    """Send this process's stdout and stderr, and so every child's that inherits them (access logs,
+    EMF metric lines, warnings), to `path`; yield a stream on the real stdout for the progress
+    lines and the table."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    terminal = os.fdopen(os.dup(1), "w", buffering=1)
+    saved = (os.dup(1), os.dup(2))
+    with path.open("w") as log:
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+        try:
+            yield terminal
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in saved:
+                os.close(fd)
+            terminal.close()
+
+
 def main() -> None:
     started = time.perf_counter()
     rows: list[tuple[str, str, str]] = []
@@ -492,14 +521,20 @@ def main() -> None:
         rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_memo_scale, rows_todo_views,
         rows_ai_search, rows_load, rows_upload, rows_code_mode, rows_history_cost, rows_archive,
     )  # fmt: skip
-    for section in (*sections, rows_mcp):
-        rows += section()
+    with logs_to_file(LOG_FILE) as terminal:
+        terminal.write(f"logs of this run: {LOG_FILE.relative_to(REPO)}\n")
+        for number, section in enumerate((*sections, rows_mcp), start=1):
+            terminal.write(f"[{number}/{len(sections) + 1}] {section.__name__.removeprefix('rows_')} ...\n")
+            section_started = time.perf_counter()
+            rows += section()
+            terminal.write(f"      done in {time.perf_counter() - section_started:.0f} s\n")
+        report = footprint_report()
     width = max(len(r[0]) for r in rows)
-    print(f"{'figure'.ljust(width)}  {'value':>10}  ratio / note")
+    print(f"\n{'figure'.ljust(width)}  {'value':>10}  ratio / note")
     for name, value, ratio in rows:
         print(f"{name.ljust(width)}  {value:>10}  {ratio}")
-    print(f"\n(whole run: {time.perf_counter() - started:.0f} s)\n")
-    print(footprint_report())
+    print(f"\n(whole run: {time.perf_counter() - started:.0f} s; logs in {LOG_FILE.relative_to(REPO)})\n")
+    print(report)
 
 
 if __name__ == "__main__":

@@ -158,3 +158,65 @@ def live_server(tmp_path: Path) -> Iterator[LiveServer]:
     server = start_server(tmp_path / "live")
     yield server
     stop_server(server)
+
+
+# --- The fast lane: markers by rule, so a new test is marked without being edited -------------
+# A test is `browser` when its code or a fixture's code opens Chromium, `e2e` when it starts a real
+# server or sits in tests/e2e or tests/conformance (Node), `dynamodb_local` when it or a fixture
+# starts DynamoDB Local. `make test-fast` deselects these and `slow` (docs/testing.md).
+_MARK_BY_NAME = {
+    "chromium_page": "browser",
+    "start_server": "e2e",
+    "live_server": "e2e",
+    "start_dynamodb_local": "dynamodb_local",
+    "dynamodb_local": "dynamodb_local",
+    "dynamodb_local_endpoint": "dynamodb_local",
+    "dynamodb_local_env": "dynamodb_local",
+}
+_E2E_DIRECTORIES = ("e2e", "conformance")
+_SLOW_FILES = {"tests/search/test_relevance.py"}
+
+
+def _names_used(code: object, seen: set[int] | None = None) -> set[str]:
+    """Every global name a code object (and the functions nested in it) refers to."""
+    import types
+
+    seen = set() if seen is None else seen
+    if not isinstance(code, types.CodeType) or id(code) in seen:
+        return set()
+    seen.add(id(code))
+    names = set(code.co_names)
+    for const in code.co_consts:
+        names |= _names_used(const, seen)
+    return names
+
+
+def _code_of(function: object) -> object:
+    return getattr(getattr(function, "__wrapped__", function), "__code__", None)
+
+
+def lane_marks(item: pytest.Item) -> set[str]:
+    """The lane markers `item` gets from its path, its fixtures and the names its code calls."""
+    marks: set[str] = set()
+    relative = Path(str(item.path)).resolve().relative_to(REPO).as_posix()
+    parts = relative.split("/")
+    if len(parts) > 2 and parts[1] in _E2E_DIRECTORIES:
+        marks.add("e2e")
+    if relative in _SLOW_FILES:
+        marks.add("slow")
+    fixture_names = set(getattr(item, "fixturenames", ()))
+    names = set(fixture_names) | _names_used(_code_of(getattr(item, "function", None)))
+    info = getattr(item, "_fixtureinfo", None)
+    for name in fixture_names:
+        for definition in (info.name2fixturedefs.get(name, ()) if info else ()):
+            names |= _names_used(_code_of(definition.func))
+    if "server" in fixture_names and parts[1] == "web":
+        names.add("start_server")  # tests/web's `server` fixture is a real `mesq serve`
+    marks |= {_MARK_BY_NAME[name] for name in names if name in _MARK_BY_NAME}
+    return marks
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for mark in sorted(lane_marks(item) - {marker.name for marker in item.iter_markers()}):
+            item.add_marker(getattr(pytest.mark, mark))

@@ -743,7 +743,12 @@ def test_transact_limits(store: ItemStore) -> None:
 
 
 def test_transact_empty_is_a_no_op(store: ItemStore) -> None:
-    store.transact([])
+    """No ops: no error (DynamoDB itself rejects an empty TransactWriteItems) and no change."""
+    store.put({"pk": "u#empty", "sk": "a", "n": 1})
+    before = store.query("u#empty").items
+    assert store.transact([]) is None  # type: ignore[func-returns-value]
+    assert store.query("u#empty").items == before == [{"pk": "u#empty", "sk": "a", "n": 1}]
+    assert store.query("u#nothing").items == []
 
 
 # -- TTL ------------------------------------------------------------------------------------

@@ -126,7 +126,7 @@ def test_search_bad_input_is_a_message_not_a_fault(services: Services, browser: 
     for bad in ("/reading?offset=-1", "/reading?offset=abc", "/reading/search?q=x&offset=1e3"):
         answer = reader.get(bad)
         assert answer.status_code == 400, bad
-        assert "offset must be a whole number" in answer.text and "Traceback" not in answer.text
+        assert "offset: a whole number" in answer.text and "Traceback" not in answer.text
 
 
 def test_another_users_book_is_not_found(services: Services, browser: Callable[..., Browser]) -> None:

@@ -19,11 +19,11 @@ from starlette.datastructures import QueryParams
 
 from ..errors import ValidationError
 from ..timestamps import parse_zone
+from .request_values import query_offset
 
 ZONE_COOKIE = "mesq_tz"
 STATUSES = ("NORMAL", "ARCHIVED", "ALL")
 SearchMode = Literal["literal", "ai"]
-MAX_OFFSET = 100_000
 MAX_QUERY = 1000
 MAX_TAG = 100
 PAGE_SIZE = 20
@@ -44,13 +44,6 @@ def _flag(params: QueryParams, name: str) -> bool:
     if value not in ("", "1", "true"):
         raise ValidationError(f"{name}: use {name}=1 or leave it out")
     return value in ("1", "true")
-
-
-def _offset(params: QueryParams) -> int:
-    raw = params.get("offset", "0") or "0"
-    if not raw.isdigit() or int(raw) > MAX_OFFSET:
-        raise ValidationError(f"offset: a whole number from 0 to {MAX_OFFSET}")
-    return int(raw)
 
 
 def _day(params: QueryParams) -> date | None:
@@ -99,7 +92,7 @@ class TimelineQuery:
             day=_day(params),
             q=_bounded(params, "q", MAX_QUERY),
             mode="ai" if mode == "ai" else "literal",
-            offset=_offset(params),
+            offset=query_offset(params),
         )
 
     @property

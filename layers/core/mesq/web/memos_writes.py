@@ -24,6 +24,7 @@ from .framework import Page, Web, endpoint
 from .memos import memo_view, page_zone, timeline_context, timeline_page
 from .memos_query import TimelineQuery
 from .render import redirect
+from .request_values import form_revision, is_htmx
 from .security import safe_next
 
 MAX_RESOURCES = 50
@@ -31,7 +32,7 @@ MEMO_FORM_BYTES = LONG_TEXT_FORM_BYTES
 
 
 def _is_htmx(page: Page) -> bool:
-    return page.request.headers.get("hx-request") == "true"
+    return is_htmx(page.request)
 
 
 def _back(page: Page) -> str:
@@ -39,11 +40,8 @@ def _back(page: Page) -> str:
     return safe_next(page.fields.text("return") or page.request.query_params.get("return"), "/")
 
 
-def _revision(page: Page) -> int | str:
-    """The form's revision as the operation wants it; anything else is passed on for the
-    operation's own validation message (`expectedRevision: ...`)."""
-    raw = page.fields.text("revision")
-    return int(raw) if raw.isdigit() and len(raw) < 16 else raw
+def _revision(page: Page) -> int:
+    return form_revision(page.fields)
 
 
 def _resources(page: Page) -> list[Any]:

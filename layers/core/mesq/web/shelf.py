@@ -18,10 +18,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..concurrency import run_sync
-from ..errors import NotFound, ValidationError
+from ..errors import NotFound
 from ..reading.model import public_book
 from ..reading.store import read_book
 from .framework import Page, Web, endpoint
+from .request_values import is_htmx, query_offset
 from .shelf_marks import marked
 from .shelf_notes import reading_blocks
 
@@ -33,16 +34,12 @@ QUERY_MAX = 200  # search_reading_notes' own limit, checked here to keep the for
 
 
 def _offset(page: Page) -> int:
-    raw = page.request.query_params.get("offset", "0")
-    if not raw.isdigit() or len(raw) > 7:
-        raise ValidationError("offset must be a whole number (follow the page's “More” link)")
-    return int(raw)
+    return query_offset(page.request.query_params)
 
 
 def _partial(page: Page) -> bool:
     """An htmx request for the next entries only (not a history restore, which wants the page)."""
-    headers = page.request.headers
-    return headers.get("hx-request") == "true" and "hx-history-restore-request" not in headers
+    return is_htmx(page.request)
 
 
 async def shelf_page(page: Page) -> Response:

@@ -19,6 +19,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..errors import NotFound, RevisionConflict, ValidationError
+from . import request_values
 from .framework import Page, Web, endpoint, json_ok
 from .render import redirect
 from .todos_fields import due_label, index_of, revision_of
@@ -28,7 +29,7 @@ PAGE_SIZE = 100  # root tasks per board page (list_todos `limit`)
 
 
 def is_htmx(page: Page) -> bool:
-    return page.request.headers.get("hx-request") == "true"
+    return request_values.is_htmx(page.request)
 
 
 def board_url(space_id: str | None, anchor: str | None = None) -> str:
@@ -92,9 +93,7 @@ async def _spaces(page: Page) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def query_offset(page: Page) -> int:
-    """`?offset=` of a paged list (anything but a small whole number: the first page)."""
-    raw = page.request.query_params.get("offset", "0")
-    return int(raw) if raw.isdigit() and len(raw) < 8 else 0
+    return request_values.query_offset(page.request.query_params)
 
 
 async def board_view(page: Page, **extra: Any) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 from ..errors import ValidationError
 from ..timestamps import format_timestamp, parse_timestamp, parse_zone
 from .forms import Fields
+from .request_values import form_revision
 
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 TIME = re.compile(r"^\d{2}:\d{2}$")
@@ -242,12 +243,7 @@ def due_label(due: dict[str, Any] | None, zone: str | None) -> str:
 
 
 def revision_of(fields: Fields, name: str = "revision") -> int:
-    raw = fields.get(name)
-    if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 1:
-        return raw
-    if isinstance(raw, str) and raw.isdigit() and len(raw) <= 15 and int(raw) >= 1:
-        return int(raw)
-    raise ValidationError(f"{name} must be a positive integer (the revision the page showed)")
+    return form_revision(fields, name)
 
 
 def index_of(fields: Fields, name: str = "index") -> int | None:

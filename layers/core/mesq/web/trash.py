@@ -1,8 +1,9 @@
 """Trash (回收站): memos with status DELETED; restore, and permanent delete after a confirmation.
 
-Listing and restoring go through the memo operations (the same code as REST and MCP, with the
-session user as principal); permanent delete is `memos/purge.py`, which has no operation and so
-no REST route or MCP tool: this page is the only way to reach it.
+Listing, reading and restoring go through `Page.invoke` (the memo operations exactly as REST and
+MCP run them: argument validation, call metrics, the session user as principal); permanent delete
+is `memos/purge.py`, which has no operation and so no REST route or MCP tool: this page is the
+only way to reach it.
 """
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ from starlette.routing import Route
 from ..concurrency import run_sync
 from ..errors import NotFound, RevisionConflict, ValidationError
 from ..memos.purge import purge_memo, trashed_memo_ids
-from ..memos.reads import get_memo, list_memos
-from ..memos.writes import restore_memo
 from .framework import Page, Web, endpoint
 from .render import redirect
+from .request_values import form_revision, query_offset
 
 PAGE_SIZE = 50
 PREVIEW_CHARACTERS = 280
@@ -33,32 +33,28 @@ def _preview(memo: dict[str, Any]) -> dict[str, Any]:
 
 
 def _offset(page: Page) -> int:
-    raw = page.request.query_params.get("offset", "0")
-    return int(raw) if raw.isdigit() and len(raw) < 10 else 0
+    return query_offset(page.request.query_params)
 
 
 def _revision(page: Page) -> int:
-    raw = page.fields.text("revision")
-    if not raw.isdigit() or len(raw) > 15:
-        raise ValidationError("revision must be a positive integer")
-    return int(raw)
+    return form_revision(page.fields)
 
 
 async def trash_page(page: Page) -> Response:
     offset = _offset(page)
-    data = await run_sync(list_memos, page.call(), {"status": "DELETED", "offset": offset, "limit": PAGE_SIZE})
+    data = await page.invoke("list_memos", {"status": "DELETED", "offset": offset, "limit": PAGE_SIZE})
     memos = [_preview(m) for m in data["pinnedItems"] + data["timelineItems"]]
     return page.render("trash.html", nav="trash", memos=memos, page=data["page"], page_size=PAGE_SIZE)
 
 
 async def restore_submit(page: Page) -> Response:
     memo_id = page.request.path_params["memo_id"]
-    await run_sync(restore_memo, page.call(), {"id": memo_id, "expectedRevision": _revision(page)})
+    await page.invoke("restore_memo", {"id": memo_id, "expectedRevision": _revision(page)})
     return redirect(PAGE)
 
 
 async def confirm_delete(page: Page) -> Response:
-    data = await run_sync(get_memo, page.call(), {"id": page.request.path_params["memo_id"]})
+    data = await page.invoke("get_memo", {"id": page.request.path_params["memo_id"]})
     memo = data["memo"]
     if memo["status"] != "DELETED":
         raise ValidationError("only memos in the trash can be deleted permanently")
@@ -72,7 +68,7 @@ async def delete_submit(page: Page) -> Response:
 
 
 async def confirm_empty(page: Page) -> Response:
-    data = await run_sync(list_memos, page.call(), {"status": "DELETED", "offset": 0, "limit": 1})
+    data = await page.invoke("list_memos", {"status": "DELETED", "offset": 0, "limit": 1})
     return page.render("trash_empty.html", nav="trash", count=data["page"]["totalCount"])
 
 
