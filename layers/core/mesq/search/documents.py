@@ -76,7 +76,8 @@ def doc_of(item: Item) -> Doc | None:
         if item.get("deletedUpstream"):
             return None
         text = _joined(item.get("content"), item.get("quotedText"), item.get("chapterTitle"))
-        return Doc("reading_note", item["id"], text, {"createdAt": item.get("createdAt"), "bookId": item["bookId"]})
+        meta = {"createdAt": item.get("createdAt"), "bookId": item["bookId"], "noteType": item.get("noteType")}
+        return Doc("reading_note", item["id"], text, meta)
     return None
 
 

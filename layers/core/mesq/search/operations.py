@@ -89,8 +89,21 @@ def search_everything(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         return doc.kind in kinds
 
     outcome = _run(call, args, accept)
-    hits = [{"kind": doc.kind, **_hit(outcome, doc, score)} for doc, score in outcome.hits]
+    hits = [{"kind": doc.kind, **_hit(outcome, doc, score), **_book_of(call, doc)} for doc, score in outcome.hits]
     return _answer(outcome, hits)
+
+
+def _book_of(call: Call, doc: Doc) -> dict[str, Any]:
+    """A reading-note hit's book (id, title: read now, so a renamed book shows its current title)
+    and note type, so an agent can open the book; nothing for other kinds."""
+    if doc.kind != "reading_note":
+        return {}
+    from ..reading.store import read_book
+
+    book = read_book(call.services.items, call.principal.user_id, doc.meta["bookId"])
+    fields = {"bookId": doc.meta["bookId"], "bookTitle": book["title"] if book else None}
+    fields["noteType"] = doc.meta.get("noteType")
+    return {name: value for name, value in fields.items() if value is not None}
 
 
 OPERATIONS = {fn.__name__: fn for fn in (search_ai_memos, search_everything)}
