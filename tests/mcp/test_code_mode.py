@@ -87,14 +87,14 @@ def test_code_alone_reaches_every_group_and_never_itself():
 
 def test_signatures_are_typescript_of_the_arguments_and_data():
     tool = CATALOG.tools["get_memo"]
-    text, shapes = signature(tool.input_schema, tool.output_schema)
+    text, shapes = signature(tool.input_schema, tool.result_schema)  # what search_tools shows
     assert text.startswith("(args: {id: string; ") and "=> {memo: {id: string; content: string; " in text
     listing = CATALOG.tools["list_memos"]
-    text, shapes = signature(listing.input_schema, listing.output_schema)  # a shared shape is named once
+    text, shapes = signature(listing.input_schema, listing.result_schema)  # a shared shape is named once
     assert "timelineItems: Memo[]" in text and "limit?: number" in text
     assert shapes["Memo"].startswith("{id: string; content: string; ")
     run = CATALOG.tools["search_tools"]
-    assert signature(run.input_schema, run.output_schema)[0].startswith("(args: {query: string; limit?: number})")
+    assert signature(run.input_schema, run.result_schema)[0].startswith("(args: {query: string; limit?: number})")
 
 
 def test_the_mcp_function_cold_import_does_not_load_the_sandbox(tmp_path):
