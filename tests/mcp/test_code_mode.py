@@ -70,7 +70,7 @@ def test_code_alone_reaches_every_group_and_never_itself():
     assert alone.visible == ("run_code", "search_tools")
     reach = alone.code_reach(CATALOG)
     assert {CATALOG.tools[name].toolset for name in reach} == {
-        "memo", "memo_attachments", "todo", "todo_inbox", "todo_attachments", "reading", "search",
+        "memo", "memo_attachments", "todo", "todo_inbox", "todo_attachments", "reading", "search", "history",
     }  # fmt: skip
     assert "run_code" not in reach and "search_tools" not in reach
     with_memo = resolve(CATALOG, ALL, readonly_path=False, url_toolsets="code,memo", headers={})
@@ -81,7 +81,7 @@ def test_code_alone_reaches_every_group_and_never_itself():
     assert "get_memo" not in excluded.code_reach(CATALOG)
     memo_only = resolve(CATALOG, frozenset({"memo:read"}), readonly_path=False, url_toolsets="code", headers={})
     assert {CATALOG.tools[name].toolset for name in memo_only.code_reach(CATALOG)} == {
-        "memo", "memo_attachments", "search",
+        "memo", "memo_attachments", "search", "history",
     }  # fmt: skip
 
 
