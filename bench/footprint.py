@@ -108,17 +108,18 @@ class Budget:
     model: int | None = None
 
 
-#: Later toolsets must fit these too (about 75 tools once reading, reminders, attachments and
-#: search land); add a row when a toolset gets its own budget.
+#: Every toolset and tool added later must fit these too (issue 29 set the /mcp and per-tool
+#: ones: 78 tools measured 33.5k wire / 13.0k model-facing); add a row when a toolset gets its
+#: own budget.
 BUDGETS: tuple[Budget, ...] = (
-    Budget("/mcp", wire=45_000, model=20_000),
+    Budget("/mcp", wire=40_000, model=15_000),
     Budget("/mcp/x/memo", model=3_000),
     Budget("/mcp/readonly", model=7_000),
     # Code Mode's two tools (search_tools, run_code) reach every group.
     Budget("/mcp/x/code", model=1_500),
 )
 #: Any single tool, wire.
-TOOL_WIRE_BUDGET = 1_500
+TOOL_WIRE_BUDGET = 1_000
 #: The server instructions (said once instead of in every tool).
 INSTRUCTIONS_BUDGET = 400
 MODEL_FACING_KEYS = ("name", "title", "description", "inputSchema", "annotations")

@@ -113,6 +113,9 @@ def test_an_endless_loop_ends_at_the_wall_time_budget(live_server):
             assert data["budget"]["kind"] == "time" and data["budget"]["limit"] == 1000
             assert 1000 <= data["budget"]["used"] < 5000
             assert data["result"] == {"step": 1}  # what was complete
+            # A checkpoint just before a CPU loop, with no await between them, is kept too.
+            cpu = await run(client, "checkpoint({step: 2}); for (;;) {}", timeoutMs=1000)
+            assert cpu["budget"]["kind"] == "time" and cpu["result"] == {"step": 2}
             assert [line.split(" ")[:2] for line in data["log"]] == [["list_tags", "ok"]]
             assert "thrown" not in data
             after = await run(client, "return 1 + 1")  # the server is fine, the next run is fresh
@@ -194,6 +197,10 @@ def test_the_sandbox_gives_nothing_beyond_mesq(live_server):
             assert data["log"] == []
             memory = await run(client, "const a = []; for (;;) a.push(new Array(10000).fill(1.5));", memoryMb=16)
             assert memory["budget"] == {"kind": "memory", "used": 16, "limit": 16}
+            # After an await too (issue 29): a memory stop, not "awaits a promise that never settles".
+            hog = "await mesq.list_tags({}); const a = []; for (;;) a.push(new Array(10000).fill(1.5));"
+            awaited = await run(client, hog, memoryMb=16)
+            assert awaited["budget"]["kind"] == "memory" and "never settles" not in str(awaited)
 
     scenario(body)
 

@@ -4,6 +4,7 @@ agent would see it; and construction failing fast on an inconsistent spec."""
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -48,7 +49,8 @@ def dereference(schema: dict[str, Any]) -> Any:
         result = {key: walk(value, path) for key, value in node.items() if key not in ("$defs", "$schema", "allOf")}
         for part in walk(node.get("allOf", []), path):  # shared fields: merged back into the record
             result["properties"] = {**part.get("properties", {}), **result.get("properties", {})}
-            result["required"] = [*part.get("required", []), *result.get("required", [])]
+            if required := [*part.get("required", []), *result.get("required", [])]:
+                result["required"] = required
         if "required" in result and isinstance(result["required"], list):
             result["required"] = sorted(result["required"])
         return result
@@ -57,11 +59,37 @@ def dereference(schema: dict[str, Any]) -> Any:
 
 
 def without_server_keywords(schema: Any) -> Any:
+    """`schema` without SERVER_ONLY_KEYWORDS (a property named like one, e.g. `maxItems`, stays)."""
     if isinstance(schema, list):
         return [without_server_keywords(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    return {key: without_server_keywords(value) for key, value in schema.items() if key not in SERVER_ONLY_KEYWORDS}
+    return {
+        key: (
+            {name: without_server_keywords(sub) for name, sub in value.items()}
+            if key in ("properties", "$defs")
+            else without_server_keywords(value)
+        )
+        for key, value in schema.items()
+        if key not in SERVER_ONLY_KEYWORDS
+    }
+
+
+def without_required(schema: Any) -> Any:
+    """`schema` without `required` at any depth (a property named `required` stays)."""
+    if isinstance(schema, list):
+        return [without_required(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {
+        key: (
+            {name: without_required(sub) for name, sub in value.items()}
+            if key in ("properties", "$defs")
+            else without_required(value)
+        )
+        for key, value in schema.items()
+        if key != "required"
+    }
 
 
 def shape_only(schema: dict[str, Any]) -> Any:
@@ -80,12 +108,6 @@ def hints(read_only: bool, destructive: bool, idempotent: bool) -> dict[str, boo
 
 #: What MCP assumes of an absent hint (ToolAnnotations in the 2025-06-18 schema), written out.
 MCP_HINT_DEFAULTS = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True}
-#: The error object every tool lists: what each error carries.
-LISTED_ERROR = {
-    "type": "object",
-    "required": ["code", "message"],
-    "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
-}
 
 
 #: The method rule, written out (not derived from `method_annotations`, which is under test).
@@ -141,9 +163,10 @@ def test_tool_contract(name: str):
     schema = tool["inputSchema"]
     Draft202012Validator.check_schema(schema)
     assert "$schema" not in schema
-    # The listed schema is the operation's own (which arguments are validated with), with its defs
-    # folded and shared differently: fully dereferenced, the two are the same schema.
-    assert dereference(schema) == dereference(without_server_keywords(operation.input_schema))
+    # The listed schema is the operation's own (which arguments are validated with) without its
+    # limits, with its defs folded and shared differently: fully dereferenced, the same schema.
+    # Listed without the limits the server checks (docs/decisions.md, "Listed input schemas").
+    assert dereference(schema) == dereference(drop_implied_types(without_server_keywords(operation.input_schema)))
     assert CATALOG.input_schema(name) == schema
     assert schema["type"] == "object" and schema["additionalProperties"] is False
     assert "body" not in schema["properties"] or "body" in operation.body_fields
@@ -158,32 +181,30 @@ def test_tool_contract(name: str):
     output = tool["outputSchema"]
     Draft202012Validator.check_schema(output)
     assert "$schema" not in output
-    # `data` keeps every field, type, required list, enum and const of the operation's schema.
-    assert dereference(output)["properties"]["data"] == dereference(shape_only(operation.data_schema))
-    # The envelope as listed is minimal: data, the traceId every result carries, recoverData on
-    # write tools, and an error with its code and message, all typed.
+    # `data` keeps every field, type, enum and const of the operation's schema; which fields are
+    # required is checked by the server (below), not listed.
+    assert dereference(output)["properties"]["data"] == dereference(without_required(shape_only(operation.data_schema)))
+    # The envelope as listed is minimal: data, the traceId every result carries and recoverData
+    # on write tools (the error object is the same for every tool: the instructions say it).
     assert output["type"] == "object" and output["required"] == ["traceId"]
-    envelope_keys = {"data", "error", "traceId"} | ({"recoverData"} if entry.is_write else set())
+    envelope_keys = {"data", "traceId"} | ({"recoverData"} if entry.is_write else set())
     assert set(output["properties"]) == envelope_keys
-    assert output["properties"]["error"] == LISTED_ERROR
+    assert "required" not in json.dumps({k: v for k, v in output.items() if k != "required"})
     validator = Draft202012Validator(output)
-    assert validator.is_valid({"data": {}, "traceId": "t"}) is False or not operation.data_schema.get("required")
     assert validator.is_valid({"error": {"code": "NOT_FOUND", "message": "m"}, "traceId": "t"})
     assert not validator.is_valid({"error": {"code": "X", "message": "m"}})  # traceId required
-    assert not validator.is_valid({"error": {"code": "X"}, "traceId": "t"})  # message required
-    assert not validator.is_valid({"error": {"code": 1, "message": "m"}, "traceId": "t"})
     # The server checks every result against the full envelope before sending it, which is the
     # listed one with more constraints: whatever it sends, a client validating the list accepts.
     checked = entry.result_schema
     Draft202012Validator.check_schema(checked)
-    extra_checks = ("properties", "oneOf", "additionalProperties")
-    assert {k: v for k, v in checked.items() if k not in extra_checks} == {
-        k: v for k, v in output.items() if k != "properties"
-    }
-    assert {k: v for k, v in checked["properties"].items() if k not in ("error", "correlationId")} == {
-        k: v for k, v in output["properties"].items() if k != "error"
-    }
+    assert dereference(checked)["properties"]["data"] == dereference(shape_only(operation.data_schema))
+    assert set(checked["properties"]) == envelope_keys | {"error", "correlationId"}
+    assert checked["required"] == ["traceId"] and checked["additionalProperties"] is False
     strict = Draft202012Validator(checked)
+    assert strict.is_valid({"data": {}, "traceId": "t"}) is False or not operation.data_schema.get("required")
+    assert strict.is_valid({"error": {"code": "NOT_FOUND", "message": "m"}, "traceId": "t"})
+    assert not strict.is_valid({"error": {"code": "X"}, "traceId": "t"})  # message required
+    assert not strict.is_valid({"error": {"code": 1, "message": "m"}, "traceId": "t"})
     assert not strict.is_valid({"error": {"code": "X", "message": "m"}, "traceId": "t", "extra": 1})
     assert not strict.is_valid({"traceId": "t"})  # neither data nor error
     assert not strict.is_valid({"error": {"code": "X", "message": "m", "retryAfterSeconds": "1"}, "traceId": "t"})
@@ -219,10 +240,13 @@ def test_every_x_mcp_annotation_override_has_a_literal_expectation():
 
 
 def test_a_success_for_each_tool_needs_its_data_shape():
-    # list_memos data needs pinnedItems, timelineItems, page: a bare {} is not a valid success.
-    validator = Draft202012Validator(CATALOG.tools["list_memos"].output_schema)
+    # list_memos data needs pinnedItems, timelineItems, page: the server never sends a bare {}
+    # (the listed schema says only the types, so a bare object passes it).
+    validator = Draft202012Validator(CATALOG.tools["list_memos"].result_schema)
     assert not validator.is_valid({"data": {}, "traceId": "t"})
     assert not validator.is_valid({"data": [], "traceId": "t"})
+    listed = Draft202012Validator(CATALOG.tools["list_memos"].output_schema)
+    assert listed.is_valid({"data": {}, "traceId": "t"}) and not listed.is_valid({"data": [], "traceId": "t"})
 
 
 MEMO = {
@@ -240,10 +264,11 @@ MEMO = {
 
 
 def test_recover_data_has_the_data_shape():
-    output = CATALOG.tools["update_memo"].output_schema
-    validator = Draft202012Validator(output)
+    entry = CATALOG.tools["update_memo"]
+    validator = Draft202012Validator(entry.result_schema)
     error = {"code": "REVISION_CONFLICT", "message": "m"}
     assert not validator.is_valid({"error": error, "traceId": "t", "recoverData": {"memo": {}}})
+    assert not Draft202012Validator(entry.output_schema).is_valid({"error": error, "traceId": "t", "recoverData": []})
     assert validator.is_valid({"error": error, "traceId": "t"})
     assert validator.is_valid({"error": error, "traceId": "t", "recoverData": {"memo": MEMO}})
 
@@ -348,8 +373,11 @@ def test_envelope_lifts_defs():
         "$defs": {"A": shape},
     }
     original = copy.deepcopy(data)
-    schema = envelope_schema(data, load_spec().error_schema).listed
-    assert schema["$defs"] == {"A": shape} and "$schema" not in schema
+    envelope = envelope_schema(data, load_spec().error_schema)
+    schema = envelope.listed
+    assert envelope.checked["$defs"] == {"A": shape} and "$schema" not in schema
+    # Listed without the required fields, the def is still shared.
+    assert schema["$defs"] == {"A": {"type": "object", "properties": {"id": {"type": "string"}, "name": {}}}}
     assert schema["properties"]["recoverData"] == {"$ref": "#/properties/data"}
     assert "recoverData" not in envelope_schema(data, load_spec().error_schema, recover_data=False).listed["properties"]
     assert "$defs" not in schema["properties"]["data"] and "$schema" not in schema["properties"]["data"]

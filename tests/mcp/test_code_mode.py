@@ -70,7 +70,7 @@ def test_code_alone_reaches_every_group_and_never_itself():
     assert alone.visible == ("run_code", "search_tools")
     reach = alone.code_reach(CATALOG)
     assert {CATALOG.tools[name].toolset for name in reach} == {
-        "memo", "memo_attachments", "todo", "todo_inbox", "todo_attachments", "reading", "search",
+        "memo", "memo_attachments", "todo", "todo_inbox", "todo_attachments", "reading", "search", "history",
     }  # fmt: skip
     assert "run_code" not in reach and "search_tools" not in reach
     with_memo = resolve(CATALOG, ALL, readonly_path=False, url_toolsets="code,memo", headers={})
@@ -81,20 +81,20 @@ def test_code_alone_reaches_every_group_and_never_itself():
     assert "get_memo" not in excluded.code_reach(CATALOG)
     memo_only = resolve(CATALOG, frozenset({"memo:read"}), readonly_path=False, url_toolsets="code", headers={})
     assert {CATALOG.tools[name].toolset for name in memo_only.code_reach(CATALOG)} == {
-        "memo", "memo_attachments", "search",
+        "memo", "memo_attachments", "search", "history",
     }  # fmt: skip
 
 
 def test_signatures_are_typescript_of_the_arguments_and_data():
     tool = CATALOG.tools["get_memo"]
-    text, shapes = signature(tool.input_schema, tool.output_schema)
+    text, shapes = signature(tool.input_schema, tool.result_schema)  # what search_tools shows
     assert text.startswith("(args: {id: string; ") and "=> {memo: {id: string; content: string; " in text
     listing = CATALOG.tools["list_memos"]
-    text, shapes = signature(listing.input_schema, listing.output_schema)  # a shared shape is named once
+    text, shapes = signature(listing.input_schema, listing.result_schema)  # a shared shape is named once
     assert "timelineItems: Memo[]" in text and "limit?: number" in text
     assert shapes["Memo"].startswith("{id: string; content: string; ")
     run = CATALOG.tools["search_tools"]
-    assert signature(run.input_schema, run.output_schema)[0].startswith("(args: {query: string; limit?: number})")
+    assert signature(run.input_schema, run.result_schema)[0].startswith("(args: {query: string; limit?: number})")
 
 
 def test_the_mcp_function_cold_import_does_not_load_the_sandbox(tmp_path):

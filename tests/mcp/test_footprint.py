@@ -12,6 +12,7 @@ import yaml
 from bench.footprint import (
     BUDGETS,
     INSTRUCTIONS_BUDGET,
+    TOOL_WIRE_BUDGET,
     check_budgets,
     count_tokens,
     measure_catalog,
@@ -36,6 +37,15 @@ def test_every_budget_holds(capsys):
     assert check_budgets(footprints) == []
     labels = {footprint.connection for footprint in footprints}
     assert {budget.connection for budget in BUDGETS} <= labels  # no budget checks nothing
+
+
+def test_the_budgets_are_the_contracts():
+    # docs/contract.md §10: /mcp at most 15,000 model-facing and 40,000 wire tokens, any tool
+    # at most 1,000 wire, the instructions at most 400; loosening one is a contract change.
+    everything = next(budget for budget in BUDGETS if budget.connection == "/mcp")
+    assert (everything.model, everything.wire) == (15_000, 40_000)
+    assert TOOL_WIRE_BUDGET == 1_000
+    assert INSTRUCTIONS_BUDGET == 400
 
 
 def test_the_catalog_measure_is_the_served_tools_list():
@@ -72,8 +82,8 @@ def inflated_catalog(tmp_path: Path, operation_id: str, words: int):
 
 
 def test_an_inflated_description_is_reported_by_tool_and_connection(tmp_path):
-    # 5,000 words more than today: past every budget get_memo counts in.
-    catalog = inflated_catalog(tmp_path, "get_memo", words=5_000)
+    # 12,000 words more than today: past every budget get_memo counts in.
+    catalog = inflated_catalog(tmp_path, "get_memo", words=12_000)
     problems = check_budgets(measure_catalog(catalog))
     assert any(problem.startswith("tool get_memo (memo): wire ") for problem in problems), problems
     # The memo toolset, the read-only connection and /mcp all carry get_memo: each says so,

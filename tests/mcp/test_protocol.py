@@ -50,11 +50,14 @@ ATTACHMENT_ALL = [
 ]
 #: The search toolset: search_ai_memos needs memo:read, search_everything any read scope.
 SEARCH_TOOLS = ["search_ai_memos", "search_everything"]
+#: The history toolset (any read scope lists changes, any write scope undoes them).
+HISTORY_READ = ["list_changes"]
+HISTORY_ALL = ["list_changes", "undo_changes"]
 #: The code toolset (no scope of its own: every connection that sees a group sees it), listed last.
 CODE_TOOLS = ["run_code", "search_tools"]
 #: Everything memo scopes show without a toolset filter.
-READ_TOOLS = MEMO_TOOLSET_READ + ATTACHMENT_READ + SEARCH_TOOLS + CODE_TOOLS
-ALL_MEMO_TOOLS = MEMO_TOOLSET_ALL + ATTACHMENT_ALL + SEARCH_TOOLS + CODE_TOOLS
+READ_TOOLS = MEMO_TOOLSET_READ + ATTACHMENT_READ + SEARCH_TOOLS + HISTORY_READ + CODE_TOOLS
+ALL_MEMO_TOOLS = MEMO_TOOLSET_ALL + ATTACHMENT_ALL + SEARCH_TOOLS + HISTORY_ALL + CODE_TOOLS
 
 
 def test_modern_discover(mcp):
@@ -119,8 +122,8 @@ def test_tool_list_follows_scopes_exactly(mcp, era):
     # A todo-only or reading-only credential connects but sees no memo tool (reading: its 3 tools
     # only); search_everything takes any read scope and searches what that scope reads.
     todo_tools = mcp(scopes="todo:read,todo:write", era=era).names()
-    assert todo_tools[-3:] == ["search_everything", *CODE_TOOLS]
-    todo_tools = todo_tools[:-3]
+    assert todo_tools[-5:] == ["search_everything", *HISTORY_ALL, *CODE_TOOLS]
+    todo_tools = todo_tools[:-5]
     assert "list_todos" in todo_tools and not set(todo_tools) & set(ALL_MEMO_TOOLS)
     assert all("todo" in name or name == "get_context" for name in todo_tools)
     assert mcp(scopes="reading:read", era=era).names() == [
@@ -128,7 +131,7 @@ def test_tool_list_follows_scopes_exactly(mcp, era):
         "list_reading_notes",
         "search_reading_notes",
         "search_everything",
-        *CODE_TOOLS,
+        *CODE_TOOLS,  # history: memo or todo scopes only
     ]
 
 
@@ -147,7 +150,8 @@ def test_tools_list_is_byte_identical_across_calls_and_ordered(mcp, era):
     assert result_bytes(again) == result_bytes(first)
     names = [tool["name"] for tool in first.json()["result"]["tools"]]
     memo = MEMO_TOOLSET_ALL + ATTACHMENT_ALL
-    assert names[: len(memo)] == memo and names[-len(SEARCH_TOOLS) - 2 :] == SEARCH_TOOLS + CODE_TOOLS
+    tail = SEARCH_TOOLS + HISTORY_ALL + CODE_TOOLS
+    assert names[: len(memo)] == memo and names[-len(tail) :] == tail
     # Every toolset's tools together, in TOOLSETS order, each group sorted by name.
     toolsets = [default_catalog().tools[name].toolset for name in names]
     groups = list(dict.fromkeys(toolsets))

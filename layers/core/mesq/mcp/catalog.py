@@ -29,7 +29,7 @@ from ..spec import Operation, Spec
 from ..toolsets import TOOLSETS
 from ..validation import prepare_validators
 from .apps import tool_meta
-from .lean import component_names, lean_input_schema, lean_output_schema
+from .lean import component_names, lean_input_schema, lean_output_schema, without_nested_required
 
 if TYPE_CHECKING:
     from .state import RequestState
@@ -67,17 +67,6 @@ def method_annotations(method: str) -> dict[str, bool]:
     return {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}
 
 
-def _required_fields(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """An object schema reduced to its required properties (opened): what every instance carries."""
-    required = list(schema.get("required", []))
-    properties = schema.get("properties", {})
-    return {
-        "type": "object",
-        "required": required,
-        "properties": {name: copy.deepcopy(properties[name]) for name in required if name in properties},
-    }
-
-
 @dataclass(frozen=True)
 class Envelope:
     """A tool's result envelope in two strengths: `listed` is the `outputSchema` clients receive
@@ -98,28 +87,32 @@ def envelope_schema(
     REVISION_CONFLICT; a read has nothing to conflict with).
 
     Listed, the envelope is as small as the contract allows (docs/contract.md §10): `data` with
-    its fields, types and required ones, the `traceId` every result carries, `recoverData`, and
-    the error's `code` and `message`. It is open like the objects below it (the instructions
+    its fields and their types, the `traceId` every result carries and `recoverData`. Which
+    fields below the envelope are required is not listed (a fifth of the catalog's wire tokens;
+    the server checks it), nor is the error object: every tool's is the same (the server
+    instructions describe it, and an error result has `isError` set). It is open like the
+    objects below it (the instructions
     describe `correlationId`, `isError` says which branch a result is, and a field added later
     must not fail a client that cached the list). No `$schema` either (MCP: a schema without one
     is JSON Schema 2020-12, which is also what the official client picks).
 
-    Checked, it is the full envelope: closed, exactly one of `data` / `error`, the whole error
-    object, `correlationId` a string."""
+    Checked, it is the full envelope: closed, exactly one of `data` / `error`, every required
+    field, the whole error object, `correlationId` a string."""
     data = copy.deepcopy(dict(data_schema))
     defs = data.pop("$defs", {})
     data.pop("$schema", None)
-    properties: dict[str, Any] = {"data": data, "error": _required_fields(error_schema), "traceId": {"type": "string"}}
+    properties: dict[str, Any] = {"data": data, "traceId": {"type": "string"}}
     if recover_data:
         properties["recoverData"] = {"$ref": "#/properties/data"}
     schema: dict[str, Any] = {"type": "object", "properties": properties, "required": ["traceId"]}
     if defs:
         schema["$defs"] = defs
-    listed = lean_output_schema(schema)
+    lean = lean_output_schema(schema)
+    listed = without_nested_required(lean)
     checked = {
-        **listed,
+        **lean,
         "properties": {
-            **listed["properties"],
+            **lean["properties"],
             "error": copy.deepcopy(dict(error_schema)),
             "correlationId": {"type": "string"},
         },

@@ -14,8 +14,12 @@ schema itself, so they are inlined and the defs nobody points at any more are dr
 that still repeat stay shared through `$defs`, and two records sharing most of their fields
 extend one shared def (`share_common_fields`).
 
-Input schemas go through the same folding and sharing (`lean_input_schema`) but keep every
-keyword: they are what REST and MCP validate arguments with.
+Input schemas go through the same folding and sharing (`lean_input_schema`) and keep what a
+model needs to write a call: every field, its type, description, default, enum, const, format
+and which fields are required. The limits (lengths, ranges, counts, patterns) are left out of
+the listing (docs/decisions.md, "Listed input schemas"): they cost a third of the catalog's
+model-facing tokens, and every call is still validated against the operation's full schema,
+whose error names the allowed form (mesq/validation.py).
 """
 
 from __future__ import annotations
@@ -383,8 +387,42 @@ def lean_output_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return share_repeats(share_common_fields(fold_defs(opened)))
 
 
-#: Extension keywords only the server reads (its own validation messages); never listed.
-SERVER_ONLY_KEYWORDS = frozenset({"x-error-message", "x-example"})
+def _without_required(schema: Any) -> Any:
+    if not isinstance(schema, dict):
+        return schema
+    kept = {key: value for key, value in schema.items() if key != "required"}
+    return map_subschemas(kept, _without_required)
+
+
+def without_nested_required(schema: dict[str, Any]) -> dict[str, Any]:
+    """A lean output schema as listed: no `required` below the top level (the envelope keeps
+    its `traceId`), the defs that became trivial folded in. The server checks every result
+    against the schema with them (catalog.py `Envelope.checked`), so a listed schema accepts
+    whatever is sent."""
+    opened: dict[str, Any] = map_subschemas(schema, _without_required)
+    return fold_defs(opened)
+
+
+#: Extension keywords only the server reads (its own validation messages), and the limits it
+#: enforces on every call with an error that names the allowed form: never listed.
+SERVER_ONLY_KEYWORDS = frozenset(
+    {
+        "x-error-message",
+        "x-example",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minItems",
+        "maxItems",
+        "minProperties",
+        "maxProperties",
+    }
+)
 
 
 def _strip_server_only(schema: Any) -> Any:
@@ -408,8 +446,10 @@ def component_names(components: Mapping[str, Any]) -> dict[str, str]:
 
 def lean_input_schema(schema: Mapping[str, Any], names: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The input schema as listed: the operation's own (which REST and MCP validate with),
-    without `$schema` (2020-12 is MCP's default) and server-only keywords, with its defs folded
-    and its repeated shapes shared.
-    It accepts exactly what the operation's schema accepts."""
-    listed: dict[str, Any] = _strip_server_only({key: value for key, value in schema.items() if key != "$schema"})
+    without `$schema` (2020-12 is MCP's default) and server-only keywords (the limits among
+    them), with its defs folded and its repeated shapes shared. It accepts everything the
+    operation's schema accepts; the server checks the limits."""
+    listed: dict[str, Any] = drop_implied_types(
+        _strip_server_only({key: value for key, value in schema.items() if key != "$schema"})
+    )
     return share_repeats(fold_defs(listed), names)

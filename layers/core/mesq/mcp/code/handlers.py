@@ -46,7 +46,8 @@ def search_tools_function(catalog: Catalog, state: RequestState) -> OperationFn:
         named: dict[str, str] = {}
         found = []
         for tool in rank(reach, arguments["query"], arguments.get("limit", 5)):
-            text, shapes = signature(tool.input_schema, tool.output_schema)
+            # The checked schema: its required fields are what a script may count on.
+            text, shapes = signature(tool.input_schema, tool.result_schema)
             named.update(shapes)
             found.append({"name": tool.name, "summary": summary(tool), "signature": text, "write": tool.is_write})
         return {"tools": found, "types": named}
