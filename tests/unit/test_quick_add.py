@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from mesq.todos.quick_add import parse_quick_add
+from mesq.todos.quick_add import KINDS, describe_recurrence, parse_quick_add
 
 SH = ZoneInfo("Asia/Shanghai")
 NY = ZoneInfo("America/New_York")
@@ -46,7 +46,9 @@ CASES = [
     ("meeting at 3pm", "meeting", at(3, 15), None, (), None),
     ("standup 9am", "standup", at(4, 9), None, (), None),  # 9am has passed today
     ("weekly review every friday", "weekly review", date(2026, 12, 4), None, (), "FREQ=WEEKLY;BYDAY=FR"),
-    ("water plants daily", "water plants", None, None, (), "FREQ=DAILY"),
+    ("water plants every day", "water plants", None, None, (), "FREQ=DAILY"),
+    ("写周报 weekly report", "写周报 weekly report", None, None, (), None),  # "weekly" alone is a word, not a rule
+    ("每个工作日 站会 上午9点半", "站会", at(4, 9, 30), None, (), "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"),
     ("buy milk", "buy milk", None, None, (), None),
     ("fix #bug/ui now-ish !nonsense", "fix now-ish !nonsense", None, None, ("bug/ui",), None),
     ("Ship v2 p3 #work #work", "Ship v2", None, "medium", ("work",), None),
@@ -96,3 +98,23 @@ def test_chips_name_what_was_understood() -> None:
     assert kinds["priority"] == {"kind": "priority", "text": "p1", "value": "urgent"}
     assert kinds["tag"]["value"] == "family" and kinds["recurrence"]["text"] == "every monday"
     assert kinds["due"]["text"] == "tomorrow 5pm"
+
+
+def test_a_removed_chip_leaves_its_words_in_the_title() -> None:
+    text = "call mom tomorrow 5pm every monday !high #family"
+    got = parse_quick_add(text, zone="Asia/Shanghai", now=NOW, ignore=frozenset({"due", "tag"}))
+    assert got.title == "call mom tomorrow 5pm #family"
+    assert (got.due, got.tags, got.priority, got.recurrence) == (None, (), "high", "FREQ=WEEKLY;BYDAY=MO")
+    bare = parse_quick_add("明天下午5点 !high #家", zone="Asia/Shanghai", now=NOW, ignore=frozenset(KINDS))
+    assert (bare.title, bare.due, bare.priority, bare.tags, bare.chips) == ("明天下午5点 !high #家", None, None, (), ())
+
+
+def test_recurrence_in_words() -> None:
+    assert describe_recurrence("FREQ=WEEKLY;BYDAY=FR") == "Every week on Friday"
+    assert describe_recurrence("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR") == "Every weekday"
+    assert describe_recurrence("FREQ=DAILY") == "Every day"
+
+
+def test_one_removed_tag_stays_in_the_title() -> None:
+    got = parse_quick_add("plan trip #family #later", zone="UTC", now=NOW, ignore=frozenset({"tag:later"}))
+    assert (got.title, got.tags) == ("plan trip #later", ("family",))

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 import dateparser
 
-__all__ = ["QuickAdd", "parse_quick_add"]
+__all__ = ["KINDS", "QuickAdd", "describe_recurrence", "parse_quick_add"]
 
 _PRIORITY_WORDS = {
     "urgent": "urgent", "high": "high", "medium": "medium", "med": "medium", "low": "low",
@@ -48,15 +48,14 @@ _ZH_DIGITS = {
 # Recurrence phrases -> (RRULE, weekday the first occurrence falls on, or None).
 _EN_DAY_ALT = "|".join(_EN_DAYS) + "|mon|tue|wed|thu|fri|sat|sun"
 _RECUR_EVERY = re.compile(rf"\bevery\s+(?:(?P<day>{_EN_DAY_ALT})|(?P<unit>day|week|month|year|weekday))\b", re.I)
-_RECUR_LY = re.compile(r"\b(?P<ly>daily|weekly|monthly|yearly)\b", re.IGNORECASE)
 _RECUR_ZH = re.compile(
     r"每(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])|每(?:个)?(?P<unit>天|日|周|星期|月|年|工作日)"
 )
 _UNIT_RULE = {
-    "day": "FREQ=DAILY", "daily": "FREQ=DAILY", "天": "FREQ=DAILY", "日": "FREQ=DAILY",
-    "week": "FREQ=WEEKLY", "weekly": "FREQ=WEEKLY", "周": "FREQ=WEEKLY", "星期": "FREQ=WEEKLY",
-    "month": "FREQ=MONTHLY", "monthly": "FREQ=MONTHLY", "月": "FREQ=MONTHLY",
-    "year": "FREQ=YEARLY", "yearly": "FREQ=YEARLY", "年": "FREQ=YEARLY",
+    "day": "FREQ=DAILY", "天": "FREQ=DAILY", "日": "FREQ=DAILY",
+    "week": "FREQ=WEEKLY", "周": "FREQ=WEEKLY", "星期": "FREQ=WEEKLY",
+    "month": "FREQ=MONTHLY", "月": "FREQ=MONTHLY",
+    "year": "FREQ=YEARLY", "年": "FREQ=YEARLY",
     "weekday": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "工作日": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
 }  # fmt: skip
 
@@ -234,15 +233,17 @@ def _next_weekday(today: date, weekday: int) -> date:
     return today + timedelta(days=(weekday - today.weekday()) % 7)
 
 
-def parse_quick_add(text: str, *, zone: str, now: datetime) -> QuickAdd:
-    """Understand one line. `zone` is the person's IANA zone, `now` an aware instant."""
+def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[str] = frozenset()) -> QuickAdd:
+    """Understand one line. `zone` is the person's IANA zone, `now` an aware instant; `ignore`
+    names the kinds (due, priority, tag, recurrence) or single tags ("tag:home") the person removed:
+    their words stay in the title."""
     tz = ZoneInfo(zone)
     today = now.astimezone(tz).date()
     chips: list[dict[str, str]] = []
     line = f" {text.strip()} "
 
     priority: str | None = None
-    for match in list(_PRIORITY.finditer(line)):
+    for match in [] if "priority" in ignore else list(_PRIORITY.finditer(line)):
         value = _PRIORITY_P.get(match[2] or "") or _PRIORITY_WORDS.get((match[1] or "").lower())
         if value:
             priority = value
@@ -250,8 +251,10 @@ def parse_quick_add(text: str, *, zone: str, now: datetime) -> QuickAdd:
             line = line.replace(match[0], " ", 1)
 
     tags: list[str] = []
-    for match in list(_TAG.finditer(line)):
+    for match in [] if "tag" in ignore else list(_TAG.finditer(line)):
         name = match[1].rstrip(",.;\uff0c\u3002\uff1b")  # and the full-width ones
+        if f"tag:{name}" in ignore:
+            continue  # this one chip removed: "#name" stays in the title
         if name and name not in tags:
             tags.append(name)
             chips.append({"kind": "tag", "text": "#" + name, "value": name})
@@ -259,7 +262,7 @@ def parse_quick_add(text: str, *, zone: str, now: datetime) -> QuickAdd:
 
     recurrence: str | None = None
     recur_day: int | None = None
-    for pattern in (_RECUR_EVERY, _RECUR_ZH, _RECUR_LY):
+    for pattern in () if "recurrence" in ignore else (_RECUR_EVERY, _RECUR_ZH):
         recur = pattern.search(line)
         if recur:
             named = recur.groupdict()
@@ -268,20 +271,20 @@ def parse_quick_add(text: str, *, zone: str, now: datetime) -> QuickAdd:
                 recur_day = _ZH_DAYS[day] if day in _ZH_DAYS else [d[:3] for d in _EN_DAYS].index(day[:3].lower())
                 recurrence = f"FREQ=WEEKLY;BYDAY={_BYDAY[recur_day]}"
             else:
-                recurrence = _UNIT_RULE[(named.get("unit") or named.get("ly") or "").lower()]
+                recurrence = _UNIT_RULE[(named.get("unit") or "").lower()]
             chips.append({"kind": "recurrence", "text": recur[0].strip(), "value": recurrence})
             line = line[: recur.start()] + " " + line[recur.end() :]
             break
 
-    words = _rewrite_chinese(line, today).split()
+    words = line.split() if "due" in ignore else _rewrite_chinese(line, today).split()
     due: date | datetime | None = None
-    found = _find_due(words, tz, now)
+    found = None if "due" in ignore else _find_due(words, tz, now)
     if found:
         start, end, when, timed = found
         due = when.replace(second=0, microsecond=0) if timed else when.date()
         chips.append({"kind": "due", "text": " ".join(words[start:end]), "value": _describe(due)})
         words = words[:start] + words[end:]
-    if recur_day is not None:
+    if recur_day is not None and "due" not in ignore:
         first = _next_weekday(today, recur_day)
         if due is None:
             due = first
@@ -289,7 +292,9 @@ def parse_quick_add(text: str, *, zone: str, now: datetime) -> QuickAdd:
         elif isinstance(due, datetime) and due.date() != first and due.weekday() != recur_day:
             due = datetime.combine(first, due.timetz())
 
-    title = _join(words) or " ".join(line.split()) or text.strip()
+    # The rewrite set date phrases apart with spaces; without a date found, the words stay as typed.
+    typed = " ".join(line.split())
+    title = (_join(words) if found else typed) or typed or text.strip()
     return QuickAdd(
         title=title, due=due, priority=priority, tags=tuple(tags), recurrence=recurrence, chips=tuple(chips)
     )
@@ -313,3 +318,21 @@ def _describe(due: date | datetime) -> str:
     if isinstance(due, datetime):
         return due.strftime("%Y-%m-%d %H:%M")
     return due.isoformat()
+
+
+KINDS = ("due", "priority", "tag", "recurrence")
+_DAY_NAMES = dict(
+    zip(_BYDAY, ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"), strict=True)
+)
+_FREQ_NAMES = {"DAILY": "Every day", "WEEKLY": "Every week", "MONTHLY": "Every month", "YEARLY": "Every year"}
+
+
+def describe_recurrence(rule: str) -> str:
+    """The phrase table's RRULEs in words: "Every week on Friday", "Every weekday"."""
+    parts = dict(part.split("=", 1) for part in rule.split(";") if "=" in part)
+    days = parts.get("BYDAY", "")
+    if days == "MO,TU,WE,TH,FR":
+        return "Every weekday"
+    if days:
+        return "Every week on " + ", ".join(_DAY_NAMES.get(day, day) for day in days.split(","))
+    return _FREQ_NAMES.get(parts.get("FREQ", ""), rule)
