@@ -227,6 +227,19 @@ def test_inbox_capture_and_file_to_the_board(server: LiveServer, signed_in: Any,
     expect(column(page, "Doing").locator("li.todo-card", has_text="buy milk 买牛奶")).to_be_visible()
     assert [i["title"] for i in rest.get("/api/toolkit/todo/inbox").json()["data"]["items"]] == ["call the plumber"]
 
+    # Quick add in the inbox's box (issue 30): chips before saving, then the item carries them.
+    page.get_by_role("navigation", name="Todos").get_by_role("link", name=re.compile("^Inbox")).click()
+    capture = page.get_by_label(re.compile("^Quick capture"))
+    capture.press_sequentially("renew passport next monday !low #admin", delay=10)
+    expect(page.locator("#capture-chips")).to_contain_text("Priority Low")
+    expect(page.locator("#capture-chips")).to_contain_text("#admin")
+    expect(page.locator("#capture-chips")).to_contain_text("Due Mon")
+    capture.press("Enter")
+    expect(page.locator(".inbox-item", has_text="renew passport")).to_be_visible()
+    items = {i["title"]: i for i in rest.get("/api/toolkit/todo/inbox").json()["data"]["items"]}
+    renew = items["renew passport"]
+    assert renew["priority"] == "low" and renew["tags"] == ["admin"] and renew["due"]["type"] == "date"
+
 
 def test_two_tabs_conflict_resolved_without_losing_text(server: LiveServer, signed_in: Any, shots: Path) -> None:  # noqa: F811
     first, rest = signed_in

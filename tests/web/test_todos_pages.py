@@ -426,3 +426,18 @@ def test_quick_add_preview_shows_removable_chips(person: Browser, clock: Any) ->
     assert "Title: call mom tomorrow 5pm" in dropped.text
     assert person.get("/todos/quick-add", params={"title": "buy milk"}).text.strip() == ""
     assert person.get("/todos/quick-add", params={"title": "x" * 5000}).status_code == 200  # capped, not a 500
+
+
+def test_inbox_capture_understands_quick_add(services: Services, person: Browser, clock: Any) -> None:
+    """Issue 30: the inbox's box reads the same line; inbox items do not repeat, so "every monday" stays."""
+    from datetime import UTC, datetime
+
+    clock.now = datetime(2026, 12, 3, 2, 0, tzinfo=UTC).timestamp()
+    person.client.cookies.set("mesq_tz", "Asia/Shanghai")
+    answer = person.post(
+        "/todos/inbox", {"title": "买牛奶 明天下午3点 #家务 !high every monday", "ignore": "recurrence"}
+    )
+    assert answer.status_code == 303
+    [item] = run(services, person.user_id, "list_todo_inbox_items", {})["items"]
+    assert item["title"] == "买牛奶 every monday" and item["priority"] == "high" and item["tags"] == ["家务"]
+    assert item["due"] == {"type": "datetime", "at": "2026-12-04T07:00:00Z"} and item["timezone"] == "Asia/Shanghai"
