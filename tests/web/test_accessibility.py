@@ -46,6 +46,7 @@ NOT_PAGES = {
     "/memos/attachment": "an attachment download (the stored bytes), not a page",
     "/memos/{memo_id}/card": "one memo card, an htmx fragment swapped into the timeline (checked there)",
     "/todos/more": "the board's next cards, an htmx fragment (without script the link opens /todos?offset=...)",
+    "/todos/quick-add": "the quick-add chips under an add box, an htmx fragment (checked on the board below)",
 }
 #: Pages that answer "not found" once an account exists (axe still checks the error page shown).
 GONE_AFTER_SETUP = {"/setup"}
@@ -83,6 +84,7 @@ PATH_VALUES: dict[str, Callable[[Seeds], str]] = {
     "memo_id": lambda s: s.memo_id,
     "book_id": lambda s: s.book_id,
     "task_id": lambda s: s.task_id,
+    "record_id": lambda s: s.memo_id,  # a memo's History page
 }
 ROUTE_VALUES: dict[str, dict[str, Callable[[Seeds], str]]] = {
     "/trash/{memo_id}/delete": {"memo_id": lambda s: s.trashed_memo_id},
@@ -259,6 +261,12 @@ def test_every_page_passes_axe(server: LiveServer, page: Any, axe_source: str, t
             gone = path in GONE_AFTER_SETUP
             audit.visit(base + fill(path, seeds), expect_ok=not gone, shot=None if gone else shot_name(path))
     audit.visit(base + "/reading/search?q=" + "财政", expect_ok=True)
+    # The board with the quick-add chips shown (issue 30).
+    page.goto(base + "/todos")
+    page.locator("form.add-task input[name=title]").first.press_sequentially("明天下午5点 !high #家", delay=10)
+    playwright_sync.expect(page.locator(".quick-chip").first).to_be_visible()
+    playwright_sync.expect(page.locator(".quick-chip")).to_have_count(3)
+    audit.check("/todos with quick-add chips")
     audit.visit(base + "/no/such/page", expect_ok=False)
 
     # Signed out again, with an account: the sign-in page and the set-up page that is gone.

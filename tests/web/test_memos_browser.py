@@ -267,3 +267,19 @@ def test_works_without_script(server: LiveServer) -> None:
         page.get_by_role("button", name="Save mine over theirs").click()
         expect(page).to_have_url(server.base_url + "/")
         expect(_card(page, "still no script")).to_be_visible()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
+def test_ctrl_enter_in_the_composer_saves(server: LiveServer, size: tuple[int, int]) -> None:
+    """Issue 30: Ctrl+Enter (Cmd+Enter on a Mac) in the new-memo composer saves, at both widths."""
+    with chromium_page(viewport={"width": size[0], "height": size[1]}, timezone_id="Asia/Shanghai") as page:
+        rest = _set_up(server, page)
+        page.fill("#composer-text", "Saved by keyboard #keys")
+        page.locator("#composer-text").press("Control+Enter")
+        expect(_card(page, "Saved by keyboard")).to_be_visible()
+        expect(page.locator("#composer-text")).to_have_value("")
+        page.fill("#composer-text", "Saved by Meta+Enter")
+        page.locator("#composer-text").press("Meta+Enter")
+        expect(_card(page, "Saved by Meta+Enter")).to_be_visible()
+        contents = [item["content"] for item in rest.get("/api/toolkit/memo").json()["data"]["timelineItems"]]
+        assert "Saved by keyboard #keys" in contents and "Saved by Meta+Enter" in contents

@@ -227,6 +227,19 @@ def test_inbox_capture_and_file_to_the_board(server: LiveServer, signed_in: Any,
     expect(column(page, "Doing").locator("li.todo-card", has_text="buy milk 买牛奶")).to_be_visible()
     assert [i["title"] for i in rest.get("/api/toolkit/todo/inbox").json()["data"]["items"]] == ["call the plumber"]
 
+    # Quick add in the inbox's box (issue 30): chips before saving, then the item carries them.
+    page.get_by_role("navigation", name="Todos").get_by_role("link", name=re.compile("^Inbox")).click()
+    capture = page.get_by_label(re.compile("^Quick capture"))
+    capture.press_sequentially("renew passport next monday !low #admin", delay=10)
+    expect(page.locator("#capture-chips")).to_contain_text("Priority Low")
+    expect(page.locator("#capture-chips")).to_contain_text("#admin")
+    expect(page.locator("#capture-chips")).to_contain_text("Due Mon")
+    capture.press("Enter")
+    expect(page.locator(".inbox-item", has_text="renew passport")).to_be_visible()
+    items = {i["title"]: i for i in rest.get("/api/toolkit/todo/inbox").json()["data"]["items"]}
+    renew = items["renew passport"]
+    assert renew["priority"] == "low" and renew["tags"] == ["admin"] and renew["due"]["type"] == "date"
+
 
 def test_two_tabs_conflict_resolved_without_losing_text(server: LiveServer, signed_in: Any, shots: Path) -> None:  # noqa: F811
     first, rest = signed_in
@@ -318,3 +331,57 @@ def test_a_drop_on_a_stale_card_is_refused_and_put_back(server: LiveServer, sign
         rest.get(f"/api/toolkit/todo/tasks/{task_id}").json()["data"]["task"]["columnId"]
         != (rest.get("/api/toolkit/todo/spaces").json()["data"]["columns"][1]["id"])
     )
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
+def test_quick_add_shows_chips_and_creates_the_task(server: LiveServer, size: tuple[int, int], shots: Path) -> None:  # noqa: F811
+    """Issue 30: "明天下午5点 !high #家" and "call mom tomorrow 5pm !urgent #family" in the board's
+    add box: chips of what was understood before saving (a chip can be removed), then a task due
+    tomorrow 17:00 in the browser's zone with that priority and tag."""
+    from datetime import UTC, datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    account = server.account(f"{USER}{size[0]}", scopes="todo:read,todo:write")
+    zone = "Asia/Shanghai"
+    with chromium_page(viewport={"width": size[0], "height": size[1]}, timezone_id=zone) as page:
+        watch(page)
+        page.goto(server.base_url + "/login?next=/todos")
+        page.fill("input[name=username]", f"{USER}{size[0]}")
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit]")
+        expect(page).to_have_url(server.base_url + "/todos")
+        page.reload()  # todos.js has set the zone cookie
+        field = page.get_by_label("New task in To do")
+        chips = column(page, "To do").locator(".quick-chips")
+        tomorrow = datetime.now(ZoneInfo(zone)).date() + timedelta(days=1)
+        expected_at = datetime(tomorrow.year, tomorrow.month, tomorrow.day, 17, tzinfo=ZoneInfo(zone)).astimezone(UTC)
+
+        field.press_sequentially("明天下午5点 !high #家", delay=10)
+        expect(chips).to_contain_text("Priority High")
+        expect(chips).to_contain_text("#家")
+        expect(chips).to_contain_text(f"Due {tomorrow:%a %b} {tomorrow.day} 17:00")
+        fits(page, f"todos-quick-add-{size[0]}", shots)
+        field.press("Enter")
+        expect(column(page, "To do").locator("li.todo-card", has_text="明天下午5点")).to_be_visible()
+
+        # English, and a removed chip: its words stay in the title.
+        field = page.get_by_label("New task in To do")
+        field.press_sequentially("call mom tomorrow 5pm !urgent #family #later", delay=10)
+        expect(chips).to_contain_text("#later")
+        chips.get_by_role("button", name="Remove #later").click()
+        expect(chips.get_by_role("button", name="Remove #later")).to_have_count(0)
+        expect(chips).to_contain_text("Priority Urgent")
+        field.press("Enter")
+        expect(column(page, "To do").locator("li.todo-card", has_text="call mom")).to_be_visible()
+
+        headers = {"Authorization": f"Bearer {account.token}"}
+        with httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest:
+            tasks = {
+                t["title"]: t
+                for t in rest.get("/api/toolkit/todo", params={"includeInbox": "false"}).json()["data"]["tasks"]
+            }
+        zh, en = tasks["明天下午5点"], tasks["call mom #later"]
+        at = {"type": "datetime", "at": expected_at.strftime("%Y-%m-%dT%H:%M:%SZ")}
+        assert (zh["due"], zh["timezone"], zh["priority"], zh["tags"]) == (at, zone, "high", ["家"])
+        assert (en["due"], en["timezone"], en["priority"], en["tags"]) == (at, zone, "urgent", ["family"])
+        assert PROBLEMS[page] == [], PROBLEMS[page]

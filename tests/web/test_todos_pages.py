@@ -386,3 +386,58 @@ def test_another_users_task_is_not_found(services: Services, browser: Callable[.
     stolen = other.post(f"/todos/tasks/{task['id']}", {"revision": task["revision"], "title": "mine now"})
     assert stolen.status_code == 404
     assert run(services, owner.user_id, "get_todo_task", {"id": task["id"]})["task"]["title"] == "private"
+
+
+def test_quick_add_understands_the_line_in_the_browsers_zone(services: Services, person: Browser, clock: Any) -> None:
+    """Issue 30: the add box reads dates (the mesq_tz zone), !priority, #tags and "every monday"."""
+    from datetime import UTC, datetime
+
+    clock.now = datetime(2026, 12, 3, 2, 0, tzinfo=UTC).timestamp()  # Thursday 10:00 in Shanghai
+    person.client.cookies.set("mesq_tz", "Asia/Shanghai")
+    todo = columns(services, person.user_id)[0]
+    added = person.post("/todos/tasks", {"column": todo["id"], "title": "明天下午5点 !high #家"})
+    assert added.status_code == 303
+    person.post("/todos/tasks", {"column": todo["id"], "title": "call mom tomorrow 5pm every monday p1"})
+    person.post("/todos/tasks", {"column": todo["id"], "title": "买牛奶 明天 #家务", "ignore": "due"})
+    by_title = {task["title"]: task for task in board(services, person.user_id)["tasks"]}
+    zh = by_title["明天下午5点"]
+    assert zh["due"] == {"type": "datetime", "at": "2026-12-04T09:00:00Z"} and zh["timezone"] == "Asia/Shanghai"
+    assert zh["priority"] == "high" and zh["tags"] == ["家"]
+    en = by_title["call mom"]
+    assert en["due"] == {"type": "datetime", "at": "2026-12-07T09:00:00Z"} and en["priority"] == "urgent"
+    assert en["recurrence"] == "FREQ=WEEKLY;BYDAY=MO"
+    assert "买牛奶 明天" in by_title, list(by_title)
+    kept = by_title["买牛奶 明天"]  # the due chip removed: its words stay in the title
+    assert kept["due"] is None and kept["tags"] == ["家务"]
+
+
+def test_quick_add_preview_shows_removable_chips(person: Browser, clock: Any) -> None:
+    from datetime import UTC, datetime
+
+    clock.now = datetime(2026, 12, 3, 2, 0, tzinfo=UTC).timestamp()
+    person.client.cookies.set("mesq_tz", "America/New_York")  # 21:00 Wednesday there
+    shown = person.get("/todos/quick-add", params={"title": "call mom tomorrow 5pm !high #family", "form": "add-x"})
+    assert shown.status_code == 200
+    for label in ("Due Thu Dec 3 17:00", "Priority High", "#family", "Title: call mom"):
+        assert label in shown.text
+    assert 'aria-label="Remove Due Thu Dec 3 17:00"' in shown.text
+    dropped = person.get("/todos/quick-add", params={"title": "call mom tomorrow 5pm !high", "drop": "due"})
+    assert 'name="ignore" value="due"' in dropped.text and "Due " not in dropped.text
+    assert "Title: call mom tomorrow 5pm" in dropped.text
+    assert person.get("/todos/quick-add", params={"title": "buy milk"}).text.strip() == ""
+    assert person.get("/todos/quick-add", params={"title": "x" * 5000}).status_code == 200  # capped, not a 500
+
+
+def test_inbox_capture_understands_quick_add(services: Services, person: Browser, clock: Any) -> None:
+    """Issue 30: the inbox's box reads the same line; inbox items do not repeat, so "every monday" stays."""
+    from datetime import UTC, datetime
+
+    clock.now = datetime(2026, 12, 3, 2, 0, tzinfo=UTC).timestamp()
+    person.client.cookies.set("mesq_tz", "Asia/Shanghai")
+    answer = person.post(
+        "/todos/inbox", {"title": "买牛奶 明天下午3点 #家务 !high every monday", "ignore": "recurrence"}
+    )
+    assert answer.status_code == 303
+    [item] = run(services, person.user_id, "list_todo_inbox_items", {})["items"]
+    assert item["title"] == "买牛奶 every monday" and item["priority"] == "high" and item["tags"] == ["家务"]
+    assert item["due"] == {"type": "datetime", "at": "2026-12-04T07:00:00Z"} and item["timezone"] == "Asia/Shanghai"

@@ -23,6 +23,7 @@ from . import request_values
 from .framework import Page, Web, endpoint, json_ok
 from .render import redirect
 from .todos_fields import due_label, index_of, revision_of
+from .todos_quick import form_ignore, page_zone, understand
 
 BOARD = "/todos"
 PAGE_SIZE = 100  # root tasks per board page (list_todos `limit`)
@@ -139,7 +140,8 @@ async def create_space(page: Page) -> Response:
 
 async def create_task(page: Page) -> Response:
     column_id, title = page.fields.text("column"), page.fields.text("title")
-    arguments = {"columnId": column_id, "title": title.strip()}
+    parsed = understand(page, title, form_ignore(page))  # quick add: dates, !priority, #tags, "every monday"
+    arguments = {"columnId": column_id, **parsed.arguments(page_zone(page))}
     try:
         created = await page.invoke("create_todo_task", arguments)
     except (ValidationError, NotFound) as error:  # NotFound: the column was deleted meanwhile
@@ -182,6 +184,7 @@ async def drop_submit(page: Page) -> Response:
 
 def todo_routes(web: Web) -> list[Route]:
     from .todos_inbox import inbox_routes
+    from .todos_quick import quick_routes
     from .todos_task import task_routes
     from .todos_trash import todo_trash_routes
 
@@ -194,6 +197,7 @@ def todo_routes(web: Web) -> list[Route]:
         Route(BOARD + "/tasks/{task_id}/drop", endpoint(web, drop_submit, api=True), methods=["POST"]),
         *task_routes(web),
         *inbox_routes(web),
+        *quick_routes(web),
         *todo_trash_routes(web),
     ]
 

@@ -14,6 +14,7 @@ from .framework import Page, Web, endpoint
 from .render import redirect
 from .todos import BOARD, board_url, is_htmx, query_offset
 from .todos_fields import revision_of
+from .todos_quick import form_ignore, page_zone, understand
 
 INBOX = BOARD + "/inbox"
 PAGE_SIZE = 100
@@ -55,7 +56,8 @@ async def inbox_page(page: Page) -> Response:
 async def capture_submit(page: Page) -> Response:
     title = page.fields.text("title")
     try:
-        await page.invoke("create_todo_inbox_item", {"title": title.strip()})
+        parsed = understand(page, title, form_ignore(page) | {"recurrence"})  # quick add; inbox items do not repeat
+        await page.invoke("create_todo_inbox_item", parsed.arguments(page_zone(page)))
     except ValidationError as error:
         return await _answer(page, 400, capture_error=error.message, capture_title=title)
     return await _answer(page) if is_htmx(page) else redirect(INBOX)

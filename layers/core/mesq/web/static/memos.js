@@ -1,6 +1,7 @@
 // The memo timeline's small script (CSP script-src 'self'; no inline script, no eval):
 // the browser's time zone for the per-day counts, double-click editing (when the setting is
-// on), Escape / Ctrl+Enter in the editor, and attachments through the upload session.
+// on), Escape / Ctrl+Enter in the editor, Ctrl+Enter in the composer, and attachments through
+// the upload session.
 (function () {
   "use strict";
   // -- time zone: a cookie the server validates. When the page was counted in another zone, the
@@ -32,10 +33,11 @@
     }
   });
 
-  // -- the editor: Escape cancels, Ctrl/Cmd+Enter saves; focus goes into a freshly opened editor.
+  // -- the editor and the composer: Ctrl/Cmd+Enter saves; Escape cancels an edit; focus goes into
+  // a freshly opened editor.
   document.addEventListener("keydown", function (event) {
     const target = event.target;
-    if (!(target instanceof HTMLTextAreaElement) || !target.matches("[data-editor]")) return;
+    if (!(target instanceof HTMLTextAreaElement) || !target.matches("[data-editor], #composer-text")) return;
     const card = target.closest(".memo.editing");
     if (event.key === "Escape" && card) {
       event.preventDefault();
@@ -43,7 +45,8 @@
       if (cancel) cancel.click();
     } else if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && target.form) {
       event.preventDefault();
-      target.form.requestSubmit();
+      const save = target.form.querySelector("button[type=submit]");
+      if (!save || !save.disabled) target.form.requestSubmit(save || undefined);
     }
   });
   document.addEventListener("htmx:afterSwap", function (event) {
