@@ -141,8 +141,9 @@ def test_resources_read_counts_in_the_attachment_read_bucket(small_cap):
     for _ in range(15):
         client.result("resources/read", {"uri": resource["mcp_uri"]})
         client.ok("read_memo_resource", {"path": resource["path"]})
-    limited = client.post("resources/read", {"uri": resource["mcp_uri"]})
-    assert limited.status_code == 429 and limited.json()["error"]["code"] == "RATE_LIMITED"
+    limited = client.post("resources/read", {"uri": resource["mcp_uri"]})  # a JSON-RPC error an agent can read
+    error = limited.json()["error"]
+    assert error["data"]["code"] == "RATE_LIMITED" and error["data"]["retryAfterSeconds"] > 0
     assert client.post("tools/call", {"name": "list_memo_resources", "arguments": {}}).status_code == 200
     # Another credential of the same user has its own bucket.
     token, _ = create_token(services.items, account.user_id, name="second", scopes="memo:read")

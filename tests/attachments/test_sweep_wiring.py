@@ -91,7 +91,7 @@ def test_scheduler_routes_the_reminder_schedule_to_the_tick(monkeypatch, tmp_pat
     spec.loader.exec_module(module)
     ticks: list[Any] = []
 
-    def fake_tick(items: Any, sealer: Any, now: Any) -> Any:
+    def fake_tick(items: Any, sealer: Any, now: Any, reach: Any = None) -> Any:
         ticks.append(now)
         from mesq.reminders.tick import TickReport
 
@@ -118,7 +118,7 @@ def test_serve_reminder_loop_ticks_and_survives_failures(monkeypatch, make_servi
     services = make_services(reminder_tick_seconds=0)
     calls: list[Any] = []
 
-    def fake_tick(items: Any, sealer: Any, now: Any) -> Any:
+    def fake_tick(items: Any, sealer: Any, now: Any, reach: Any = None) -> Any:
         calls.append(now)
         if len(calls) == 2:
             raise RuntimeError("storage hiccup")
