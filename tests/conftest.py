@@ -208,7 +208,7 @@ def lane_marks(item: pytest.Item) -> set[str]:
     names = set(fixture_names) | _names_used(_code_of(getattr(item, "function", None)))
     info = getattr(item, "_fixtureinfo", None)
     for name in fixture_names:
-        for definition in (info.name2fixturedefs.get(name, ()) if info else ()):
+        for definition in info.name2fixturedefs.get(name, ()) if info else ():
             names |= _names_used(_code_of(definition.func))
     if "server" in fixture_names and parts[1] == "web":
         names.add("start_server")  # tests/web's `server` fixture is a real `mesq serve`
