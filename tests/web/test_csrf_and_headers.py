@@ -8,6 +8,7 @@ import pytest
 
 from mesq.auth.tokens import list_tokens
 from mesq.memos import store
+from mesq.operations import REGISTRY
 from mesq.services import Services
 
 from .conftest import Browser, trashed_memo
@@ -85,7 +86,7 @@ def test_faults_show_only_a_trace_id(services: Services, browser: Callable[..., 
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("secret internals: /etc/shadow")
 
-    monkeypatch.setattr("mesq.web.trash.list_memos", explode)
+    monkeypatch.setitem(REGISTRY, "list_memos", explode)  # /trash lists through Page.invoke
     answer = person.get("/trash")
     assert answer.status_code == 500
     assert "secret internals" not in answer.text and "RuntimeError" not in answer.text
