@@ -31,6 +31,7 @@ TODO_OPERATIONS = sorted(
 )
 #: Tools whose arguments name none of A's records: B succeeds and sees only B's data.
 NO_REFERENCE = {
+    "get_context",
     "list_todo_spaces",
     "create_todo_space",
     "list_todo_tags",
