@@ -28,6 +28,24 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+#: The limits on a value: the server enforces them on every call, with an error naming the allowed form.
+LIMIT_KEYWORDS = frozenset(
+    {
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minItems",
+        "maxItems",
+        "minProperties",
+        "maxProperties",
+    }
+)
+
 #: Keywords that only annotate or constrain input; the shape of a result does not depend on them.
 INPUT_ONLY_KEYWORDS = frozenset(
     {
@@ -42,21 +60,10 @@ INPUT_ONLY_KEYWORDS = frozenset(
         "deprecated",
         "readOnly",
         "writeOnly",
-        "minLength",
-        "maxLength",
-        "pattern",
         "format",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-        "minItems",
-        "maxItems",
         "uniqueItems",
-        "minProperties",
-        "maxProperties",
     }
+    | LIMIT_KEYWORDS
 )
 #: Keywords whose value is one subschema / a list of them / a name -> subschema map.
 _ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
@@ -405,24 +412,7 @@ def without_nested_required(schema: dict[str, Any]) -> dict[str, Any]:
 
 #: Extension keywords only the server reads (its own validation messages), and the limits it
 #: enforces on every call with an error that names the allowed form: never listed.
-SERVER_ONLY_KEYWORDS = frozenset(
-    {
-        "x-error-message",
-        "x-example",
-        "minLength",
-        "maxLength",
-        "pattern",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-        "minItems",
-        "maxItems",
-        "minProperties",
-        "maxProperties",
-    }
-)
+SERVER_ONLY_KEYWORDS = frozenset({"x-error-message", "x-example"}) | LIMIT_KEYWORDS
 
 
 def _strip_server_only(schema: Any) -> Any:
