@@ -50,7 +50,8 @@ def make_run_server(tmp_path: Path):
     (`--assume-old`): a run from another tree (a clone, a worktree) then never re-installs the
     venv it shares."""
     interpreter = [f"BIN={Path(sys.executable).parent}", f"PYTHON={sys.executable}"]
-    argv = ["make", "--no-print-directory", "--assume-old=.venv/.installed-stamp", "run", *interpreter,
+    argv = ["make", "--no-print-directory", "--assume-old=.venv/.installed-stamp",
+            "--assume-old=.venv/.runtime-stamp", "run", *interpreter,
             "PORT={port}", "DATA_DIR={data_dir}"]  # fmt: skip
     server = start_server(tmp_path / "make-run", command=argv)
     yield server

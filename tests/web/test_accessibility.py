@@ -47,6 +47,7 @@ NOT_PAGES = {
     "/memos/{memo_id}/card": "one memo card, an htmx fragment swapped into the timeline (checked there)",
     "/todos/more": "the board's next cards, an htmx fragment (without script the link opens /todos?offset=...)",
     "/todos/quick-add": "the quick-add chips under an add box, an htmx fragment (checked on the board below)",
+    "/settings/reminders-sw.js": "the Web Push service worker script (JavaScript), not a page",
 }
 #: Pages that answer "not found" once an account exists (axe still checks the error page shown).
 GONE_AFTER_SETUP = {"/setup"}
