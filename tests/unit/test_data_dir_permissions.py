@@ -66,3 +66,40 @@ def test_an_existing_loose_data_directory_is_tightened_on_start(tmp_path: Path) 
     assert _loose(data_dir)
     _use(data_dir)
     assert _modes(data_dir)["blobs/u1/old-file"] == 0o600
+
+
+def test_a_file_removed_during_the_walk_is_not_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CLI command beside a running server: the server removes a temporary file (SQLite's
+    journal, an index snapshot) between the walk listing it and the chmod (CI saw this)."""
+    from mesq import private_files
+
+    data_dir = tmp_path / "busy"
+    (data_dir / "blobs").mkdir(parents=True)
+    (data_dir / "blobs" / "vanishing.tmp").write_bytes(b"x")
+    real_lstat = os.lstat
+
+    def lstat_after_removal(path: os.PathLike[str] | str) -> os.stat_result:
+        if str(path).endswith("vanishing.tmp"):
+            os.remove(path)
+        return real_lstat(path)
+
+    monkeypatch.setattr(private_files.os, "lstat", lstat_after_removal)
+    private_files.tighten(data_dir)
+    assert not (data_dir / "blobs" / "vanishing.tmp").exists()
+
+
+def test_the_tree_is_walked_once_then_only_its_root_is_checked(tmp_path: Path) -> None:
+    data_dir = tmp_path / "walked"
+    (data_dir / "blobs").mkdir(parents=True)
+    (data_dir / "blobs" / "a").write_bytes(b"x")
+    os.chmod(data_dir / "blobs" / "a", 0o644)
+    from mesq.private_files import TIGHTENED_MARKER, tighten
+
+    tighten(data_dir)
+    assert (data_dir / TIGHTENED_MARKER).exists()
+    assert stat.S_IMODE((data_dir / "blobs" / "a").stat().st_mode) == 0o600
+    os.chmod(data_dir, 0o755)
+    os.chmod(data_dir / "blobs" / "a", 0o644)  # after the walk: not this version's doing
+    tighten(data_dir)
+    assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
+    assert stat.S_IMODE((data_dir / "blobs" / "a").stat().st_mode) == 0o644

@@ -33,18 +33,33 @@ def private_file(path: Path) -> None:
     os.close(os.open(path, os.O_CREAT | os.O_RDWR | getattr(os, "O_NOFOLLOW", 0), FILE_MODE))
 
 
+# Written once the whole tree has been walked: a data directory with many blobs is walked at the
+# first start of this version only, not at every start (and every CLI command).
+TIGHTENED_MARKER = ".private-modes"
+
+
 def tighten(root: Path) -> None:
-    """Remove group and other access from `root` and everything under it (symlinks untouched)."""
+    """Remove group and other access from `root` and everything under it (symlinks untouched).
+
+    Another process (a running `mesq serve` beside a CLI command) may remove a file while the
+    walk passes it (SQLite's journal, an index snapshot's temporary file): a file gone is fine."""
     if not root.is_dir() or root.is_symlink():
         return
     _tighten_one(root)
+    marker = root / TIGHTENED_MARKER
+    if marker.exists():
+        return
     for directory, subdirectories, files in os.walk(root):
         for name in subdirectories + files:
             _tighten_one(Path(directory) / name)
+    private_file(marker)
 
 
 def _tighten_one(path: Path) -> None:
-    info = os.lstat(path)
-    if stat.S_ISLNK(info.st_mode) or not info.st_mode & 0o077:
+    try:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode) or not info.st_mode & 0o077:
+            return
+        os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o077)
+    except FileNotFoundError:
         return
-    os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o077)
