@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from importlib import resources as package_files
 from typing import Any
 
 import anyio
@@ -22,6 +23,8 @@ from mesq.mcp.apps import VIEWS
 from tests.conftest import LiveServer, start_server, stop_server
 
 MODES = ("auto", "legacy")
+#: The official MCP Apps SDK bundle every view inlines (tests/e2e/test_apps_bundle.py rebuilds it).
+SDK_BUNDLE = package_files.files("mesq.mcp").joinpath("views", "ext-apps.js").read_text("utf-8")
 UI = "io.modelcontextprotocol/ui"
 APP_MIME = "text/html;profile=mcp-app"
 SCOPES = "memo:read,memo:write,todo:read,todo:write"
@@ -97,7 +100,9 @@ def test_views_listed_read_and_linked(live_server, mode):
                 assert html.startswith("<!doctype html>")
                 assert "Content-Security-Policy" in html and "default-src 'none'" in html
                 assert " on" not in html.split("<script>")[0].split("<body")[1], "no inline handler in the markup"
-                assert "eval(" not in html and "http://" not in html and "https://" not in html
+                assert SDK_BUNDLE in html  # the SDK's App (its URLs are JSON Schema ids and docs links)
+                ours = html.replace(SDK_BUNDLE, "")
+                assert "eval(" not in html and "http://" not in ours and "https://" not in ours
 
     anyio.run(scenario)
 

@@ -24,6 +24,7 @@ import pytest
 
 from tests.conftest import LiveServer, start_server, stop_server
 
+from ..e2e.test_apps_bundle import apps_bundle
 from ..mcp.test_js_schemas import _node_tools
 from .chromium import chromium_page
 
@@ -31,39 +32,44 @@ HOST = "http://host.test/"
 XSS = "<img src=x onerror=\"parent.postMessage('pwned','*')\"><script>parent.postMessage('pwned','*')</script>"
 FAILING_IMPACTS = ("serious", "critical")
 
-HOST_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>test host</title></head>
+HOST_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>test host</title>
+<script src="/app-bridge.js"></script></head>
 <body><script>
-window.__calls = []; window.__stray = [];
-window.addEventListener('message', async (event) => {
+const {AppBridge, PostMessageTransport} = McpExtAppsHost;
+window.__calls = []; window.__stray = []; window.__sizes = [];
+// What is not the SDK's JSON-RPC (a stored payload's postMessage would be) is recorded as stray.
+window.addEventListener('message', (event) => {
   const frame = document.getElementById('view');
   if (!frame || event.source !== frame.contentWindow) return;
-  const m = event.data;
-  if (!m || m.jsonrpc !== '2.0') { window.__stray.push(String(m)); return; }
-  const send = (message) => frame.contentWindow.postMessage(Object.assign({jsonrpc: '2.0'}, message), '*');
-  if (m.method === 'ui/initialize') {
-    send({id: m.id, result: {protocolVersion: '2026-01-26', hostInfo: {name: 'mesq-test-host', version: '1'},
-      hostCapabilities: {serverTools: {}, serverResources: {}}, hostContext: window.__context}});
-  } else if (m.method === 'ui/notifications/initialized') {
-    send({method: 'ui/notifications/tool-result', params: window.__toolResult});
-  } else if (m.method === 'tools/call' || m.method === 'resources/read') {
-    const entry = {method: m.method, name: m.params.name, arguments: m.params.arguments, done: false};
-    window.__calls.push(entry);
-    const answer = JSON.parse(await window.mcpCall(m.method, JSON.stringify(m.params)));
-    entry.result = answer.result; entry.error = answer.error; entry.done = true;
-    send(answer.error ? {id: m.id, error: answer.error} : {id: m.id, result: answer.result});
-  } else if (m.id !== undefined) {
-    send({id: m.id, error: {code: -32601, message: 'method not found'}});
-  }
+  if (!event.data || event.data.jsonrpc !== '2.0') window.__stray.push(String(event.data));
 });
-window.loadView = (html, toolResult, context) => {
-  window.__toolResult = toolResult; window.__context = context; window.__calls = [];
+// tools/call and resources/read from the view go to the server with the host's credential.
+const forward = async (method, params) => {
+  const entry = {method, name: params.name, arguments: params.arguments, done: false};
+  window.__calls.push(entry);
+  const answer = JSON.parse(await window.mcpCall(method, JSON.stringify(params)));
+  entry.result = answer.result; entry.error = answer.error; entry.done = true;
+  if (answer.error) throw new Error(answer.error.message);
+  return answer.result;
+};
+window.loadView = async (html, toolResult, context) => {
+  window.__calls = []; window.__sizes = [];
+  if (window.__bridge) await window.__bridge.close();
   const old = document.getElementById('view'); if (old) old.remove();
   const frame = document.createElement('iframe');
   frame.id = 'view'; frame.name = 'view'; frame.title = 'MeSQ view';
   frame.setAttribute('sandbox', 'allow-scripts');
   frame.style.width = '1000px'; frame.style.height = '700px';
-  frame.srcdoc = html;
   document.body.appendChild(frame);
+  const bridge = new AppBridge(null, {name: 'mesq-test-host', version: '1'},
+    {serverTools: {}, serverResources: {}}, {hostContext: context});
+  bridge.oncalltool = (params) => forward('tools/call', params);
+  bridge.onreadresource = (params) => forward('resources/read', params);
+  bridge.onsizechange = (size) => window.__sizes.push(size);
+  bridge.oninitialized = () => bridge.sendToolResult(toolResult);
+  window.__bridge = bridge;
+  await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
+  frame.srcdoc = html;
 };
 </script></body></html>"""
 
@@ -107,12 +113,23 @@ def live() -> Iterator[tuple[LiveServer, Server]]:
         stop_server(live)
 
 
+@pytest.fixture(scope="module")
+def app_bridge() -> str:
+    """The SDK's host side (`AppBridge`), bundled from the locked versions under .cache/."""
+    bundle: str = apps_bundle().host_bundle().read_text(encoding="utf-8")
+    return bundle
+
+
 class Host:
-    def __init__(self, page: Any, server: Server) -> None:
+    def __init__(self, page: Any, server: Server, app_bridge: str) -> None:
         self.page, self.server = page, server
         self.console: list[str] = []
         page.on("console", lambda message: self.console.append(message.text))
         page.route(HOST, lambda route: route.fulfill(status=200, content_type="text/html", body=HOST_PAGE))
+        page.route(
+            HOST + "app-bridge.js",
+            lambda route: route.fulfill(status=200, content_type="text/javascript", body=app_bridge),
+        )
         page.expose_function("mcpCall", lambda method, params: json.dumps(server.rpc(method, json.loads(params))))
         page.goto(HOST)
 
@@ -142,9 +159,9 @@ class Host:
 
 
 @pytest.fixture
-def host(live: tuple[LiveServer, Server]) -> Iterator[Host]:
+def host(live: tuple[LiveServer, Server], app_bridge: str) -> Iterator[Host]:
     with chromium_page(viewport={"width": 1100, "height": 800}) as page:
-        yield Host(page, live[1])
+        yield Host(page, live[1], app_bridge)
 
 
 def _seed_board(server: Server) -> tuple[str, dict[str, str]]:
@@ -166,6 +183,8 @@ def test_board_renders_drags_and_moves_through_the_host(host: Host):
         view.locator(f"section.column[data-column-id='{columns['To do']}'] li[data-task-id='{task_id}']").count() == 1
     )
     host.assert_inert()
+    # The SDK's App reports its size itself (autoResize), and the AppBridge hears it.
+    host.page.wait_for_function("window.__sizes.some(s => s.height > 0)")
 
     card.drag_to(view.locator(f"section.column[data-column-id='{columns['Doing']}']"))
     move = host.wait_for_call("move_todo_task")
@@ -227,7 +246,7 @@ def axe_source() -> str:
     return (node_modules / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
 
 
-def test_every_view_passes_axe_in_both_themes(live: tuple[LiveServer, Server], axe_source: str):
+def test_every_view_passes_axe_in_both_themes(live: tuple[LiveServer, Server], axe_source: str, app_bridge: str):
     server = live[1]
     _seed_board(server)
     memo = server.data("create_memo", {"content": "axe memo #apps\n- one\n- two axecheck"})
@@ -239,7 +258,7 @@ def test_every_view_passes_axe_in_both_themes(live: tuple[LiveServer, Server], a
     }
     problems: list[str] = []
     with chromium_page(viewport={"width": 1100, "height": 800}) as page:
-        host = Host(page, server)
+        host = Host(page, server, app_bridge)
         for view_name, (result, ready) in results.items():
             for theme, locale in (("light", "en-US"), ("dark", "zh-CN")):
                 view = host.load(view_name, result, theme=theme, locale=locale)

@@ -1,8 +1,9 @@
 """MCP Apps (extension `io.modelcontextprotocol/ui`, SEP-1865): the four `ui://mesq/...` views.
 
-A view is one self-contained HTML document (views/: a shared stylesheet, the postMessage
-JSON-RPC bridge and the view's own script, inlined here at import) that a host renders in a
-sandboxed iframe beside a tool's result. The tool points at it with `_meta.ui.resourceUri`
+A view is one self-contained HTML document (views/: a shared stylesheet, the official MCP Apps
+SDK's `App` bundled as views/ext-apps.js by infra/apps_bundle.py, MeSQ's thin layer over it and
+the view's own script, inlined here) that a host renders in a sandboxed iframe beside a tool's
+result. The tool points at it with `_meta.ui.resourceUri`
 (catalog.py stamps it where each tool is built, from `VIEWS`); `resources/list` lists the views
 and `resources/read` returns them as `text/html;profile=mcp-app` with `_meta.ui.csp` (no domain:
 nothing is fetched) and `prefersBorder`. Each document carries its own CSP (`default-src 'none'`,
@@ -59,9 +60,17 @@ def _sha256(text: str) -> str:
 
 @cache
 def view_html(view: str) -> str:
-    """The view's document: shared CSS, the bridge and the view's script, allowed by hash only."""
+    """The view's document: shared CSS and one script (the SDK bundle, then the bridge and the view's
+    script in one strict-mode function), each allowed by its hash only."""
     style = _asset("views.css")
-    script = _asset("bridge.js") + "\n" + _asset(f"{view}.js")
+    script = (
+        _asset("ext-apps.js")
+        + '(function () {\n"use strict";\n'
+        + _asset("bridge.js")
+        + "\n"
+        + _asset(f"{view}.js")
+        + "\n})();\n"
+    )
     csp = (
         f"default-src 'none'; script-src '{_sha256(script)}'; style-src '{_sha256(style)}'; "
         "img-src data:; base-uri 'none'; form-action 'none'"
