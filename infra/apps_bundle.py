@@ -36,6 +36,7 @@ DEFAULT_CACHE_DIR = REPO_ROOT / ".cache" / "apps-bundle"
 VIEW_BUNDLE = REPO_ROOT / "layers" / "core" / "mesq" / "mcp" / "views" / "ext-apps.js"
 VIEW_ENTRY, VIEW_GLOBAL = "view-entry.js", "McpExtApps"
 HOST_ENTRY, HOST_GLOBAL, HOST_BUNDLE_NAME = "host-entry.js", "McpExtAppsHost", "app-bridge.js"
+ENTRY_SOURCES = (VIEW_ENTRY, HOST_ENTRY, "jitless.js")
 #: What ends up in the view bundle, named with its installed version and licence in the header.
 BUNDLED = ("@modelcontextprotocol/ext-apps", "@modelcontextprotocol/client", "@modelcontextprotocol/core", "zod")
 #: Browsers every MCP Apps host embeds support ES2020; the flags are part of the reproducible output.
@@ -97,8 +98,9 @@ def _esbuild(cache_dir: Path, entry: str, global_name: str) -> str:
     if node is None:
         raise AppsBundleUnavailable("node is not installed; it runs esbuild")
     cli = cache_dir / "node_modules" / "esbuild" / "bin" / "esbuild"
-    # The entry sits beside node_modules so the packages resolve; copied at each build (it is tiny).
-    shutil.copyfile(SPEC_DIR / entry, cache_dir / entry)
+    # The entries sit beside node_modules so the packages resolve; copied at each build (tiny).
+    for source in ENTRY_SOURCES:
+        shutil.copyfile(SPEC_DIR / source, cache_dir / source)
     cmd = [node, str(cli), entry, *ESBUILD_FLAGS, f"--global-name={global_name}", "--log-level=warning"]
     try:
         result = subprocess.run(

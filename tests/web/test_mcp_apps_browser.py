@@ -125,6 +125,12 @@ class Host:
         self.page, self.server = page, server
         self.console: list[str] = []
         page.on("console", lambda message: self.console.append(message.text))
+        # In every frame, before its scripts (through the driver, so the view's CSP stays as is):
+        # what the view's CSP blocks (an eval, a fetch, an inline handler) is recorded.
+        page.add_init_script(
+            "window.__violations = []; document.addEventListener('securitypolicyviolation',"
+            " e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));"
+        )
         page.route(HOST, lambda route: route.fulfill(status=200, content_type="text/html", body=HOST_PAGE))
         page.route(
             HOST + "app-bridge.js",
@@ -155,6 +161,7 @@ class Host:
         assert frame.locator("img[src=x]").count() == 0
         assert frame.locator("script").count() == 1  # the view's own
         assert self.page.evaluate("window.__stray") == []
+        assert frame.evaluate("window.__violations") == []
         assert not [line for line in self.console if "Content Security Policy" in line or "pwned" in line]
 
 
