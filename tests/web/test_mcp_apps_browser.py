@@ -1,17 +1,20 @@
 """The MCP Apps views (mesq/mcp/apps.py) in headless Chromium, fed real tool results from a real
-`mesq serve`. The test host page is a minimal MCP Apps host: it loads each `ui://mesq/...`
-document (read with `resources/read`) into a sandboxed iframe (`sandbox="allow-scripts"`, an
-opaque origin: the view can reach nothing but the host), answers `ui/initialize` with a host
-context (theme, locale), sends the tool result as `ui/notifications/tool-result`, and passes
-every `tools/call` / `resources/read` the view sends to the server over `/mcp` (JSON-RPC over
-HTTP with the account's token — the credential stays in the host; the view never sees it).
+`mesq serve`. The test host page is built on the official SDK's host side, `AppBridge` from
+`@modelcontextprotocol/ext-apps` (bundled into .cache/ by infra/apps_bundle.py; the views carry the
+SDK's `App`): it loads each `ui://mesq/...` document (read with `resources/read`) into a sandboxed
+iframe (`sandbox="allow-scripts"`, an opaque origin: the view can reach nothing but the host),
+answers the SDK's `ui/initialize` with a host context (theme, locale), sends the tool result once
+the view is initialized, and passes every `tools/call` / `resources/read` the view sends to the
+server over `/mcp` (JSON-RPC over HTTP with the account's token — the credential stays in the
+host; the view never sees it).
 
 Checked: the board renders its columns and cards; dragging a card sends `tools/call
 move_todo_task`, the host passes it on, and a fresh `list_todos` shows the card in its new column;
 the changes view's Undo reverts a memo edit through `undo_changes`; a stored `<script>` and
 `onerror` in a memo and a task title stay text in every view (nothing runs, no element is made,
-and the view's strict CSP reports no violation); axe-core finds no serious or critical violation
-in any view, light and dark. Every wait is for a response or a DOM state, never a fixed sleep."""
+and the view's strict CSP reports no violation: no eval, no inline handler, no fetch); axe-core
+finds no serious or critical violation in any view, light and dark. Every wait is for a response
+or a DOM state, never a fixed sleep."""
 
 from __future__ import annotations
 

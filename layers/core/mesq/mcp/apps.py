@@ -3,10 +3,10 @@
 A view is one self-contained HTML document (views/: a shared stylesheet, the official MCP Apps
 SDK's `App` bundled as views/ext-apps.js by infra/apps_bundle.py, MeSQ's thin layer over it and
 the view's own script, inlined here) that a host renders in a sandboxed iframe beside a tool's
-result. The tool points at it with `_meta.ui.resourceUri`
-(catalog.py stamps it where each tool is built, from `VIEWS`); `resources/list` lists the views
-and `resources/read` returns them as `text/html;profile=mcp-app` with `_meta.ui.csp` (no domain:
-nothing is fetched) and `prefersBorder`. Each document carries its own CSP (`default-src 'none'`,
+result. The tool points at it with `_meta.ui.resourceUri` (catalog.py stamps it where each tool
+is built, from `VIEWS`); `resources/list` lists the views and `resources/read` returns them as
+`text/html;profile=mcp-app` with `_meta.ui.csp` (no domain: nothing is fetched) and
+`prefersBorder`. Each document carries its own CSP (`default-src 'none'`,
 its one script and one stylesheet by sha256 hash), so it holds under the strictest host CSP: no
 inline handler, no eval, no network. A view holds no credential: it reaches MeSQ only through the
 host's `tools/call`, where the host's approval and the caller's scopes apply.
