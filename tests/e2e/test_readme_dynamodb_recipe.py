@@ -4,9 +4,9 @@ leaks in), start DynamoDB Local and a local S3, create a user and a token with t
 create and read back a memo, open an upload session whose URL points at the local S3, and stop
 everything it started.
 
-Two substitutions only, so the test can run beside other servers and from any tree: the fixed
-ports become free ones, and `.venv/bin/` becomes the bin directory of the interpreter running the
-tests (the same directory under `make test`)."""
+Two substitutions only, so the test can run beside other servers and from any tree: the recipe's
+port variables (its first line) get free ports, and `.venv/bin/` becomes the bin directory of the
+interpreter running the tests (the same directory under `make test`)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ from tests.conftest import REPO, free_port
 MARKER = "<!-- recipe: dynamodb-local"
 #: Added around the recipe: stop at the first failing command, and never leave a server behind.
 PRELUDE = "set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n"
+#: The recipe's first line: every port it uses, once, so a reader changes a taken one in one place.
+PORTS_LINE = re.compile(r"^DDB_PORT=(\d+) S3_PORT=(\d+) MESQ_PORT=(\d+)\b.*$", re.MULTILINE)
 
 
 def recipe() -> str:
@@ -50,14 +52,18 @@ def test_the_recipe_sets_up_everything_itself():
         assert needed in text
     assert "amazonaws.com" not in text
     assert text.rstrip().splitlines()[-1].startswith("kill $(jobs -p)")
+    ports = PORTS_LINE.match(text)
+    assert ports is not None, "the recipe's first line sets DDB_PORT, S3_PORT and MESQ_PORT"
+    rest = text[ports.end() :]
+    for port in ports.groups():  # no port written twice: everything else reads the variables
+        assert not re.search(rf"\b{port}\b", rest), f"port {port} is hard-coded after the first line"
 
 
 @pytest.mark.dynamodb_local
 def test_readme_dynamodb_recipe_runs_as_written(tmp_path: Path):
-    ports = {"8000": free_port(), "5000": free_port(), "8787": free_port()}
-    script = recipe()
-    for written, port in ports.items():
-        script = re.sub(rf"\b{written}\b", str(port), script)
+    ports = {"DDB_PORT": free_port(), "S3_PORT": free_port(), "MESQ_PORT": free_port()}
+    script, replaced = PORTS_LINE.subn(" ".join(f"{name}={port}" for name, port in ports.items()), recipe(), count=1)
+    assert replaced == 1
     script = script.replace(".venv/bin/", f"{Path(sys.executable).parent}/")
     clean_env = {name: value for name, value in os.environ.items() if not name.startswith(("AWS_", "MESQ_", "MCP_"))}
     clean_env["AWS_CONFIG_FILE"] = clean_env["AWS_SHARED_CREDENTIALS_FILE"] = str(tmp_path / "none")
@@ -75,7 +81,7 @@ def test_readme_dynamodb_recipe_runs_as_written(tmp_path: Path):
         assert created["memo"]["tags"] == ["local"]
         assert [memo["id"] for memo in listed["timelineItems"]] == [created["memo"]["id"]]
         assert session["transport"] == "direct"
-        assert session["uploadUrl"].startswith(f"http://127.0.0.1:{ports['5000']}/mesq-attachments/")
+        assert session["uploadUrl"].startswith(f"http://127.0.0.1:{ports['S3_PORT']}/mesq-attachments/")
         assert "amazonaws.com" not in json.dumps(session)
         assert_group_gone(process.pid)  # the recipe's own `kill` stopped the three servers...
         for port in ports.values():  # ...and DynamoDB Local's Java, which runs in a session of its own

@@ -113,3 +113,52 @@ def test_quoting_is_safe_text() -> None:
     assert quoted(10**5000).startswith("an integer of about 5001 digits")
     assert field_path(["updates", 2, "title"]) == "updates[2].title"
     assert field_path(["due", "x" * 1000]) == f"due[{quoted('x' * 1000)}]"
+
+
+def _schemas_with_a_pattern() -> list[dict[str, object]]:
+    found: list[dict[str, object]] = []
+    pending: list[object] = [load_spec().document]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            if isinstance(node.get("pattern"), str):
+                found.append(node)
+            pending += [value for key, value in node.items() if key != "x-error-message"]
+        elif isinstance(node, list):
+            pending += node
+    return found
+
+
+def test_every_pattern_says_in_words_what_it_allows() -> None:
+    schemas = _schemas_with_a_pattern()
+    assert len(schemas) >= 8  # ids, slug, color, time zone, tag, date, duration, RRULE, content source
+    for schema in schemas:
+        custom = schema.get("x-error-message")
+        assert isinstance(custom, dict) and isinstance(custom.get("pattern"), str), schema["pattern"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "words"),
+    [
+        ("get_memo", {"id": "a b"}, "only letters, digits, '_' and '-'"),
+        ("create_todo_task", {"title": "t", "timezone": "Asia Shanghai"}, "IANA time zone name"),
+        ("create_todo_space", {"name": "S", "slug": "-Bad-"}, "lowercase letters, digits and '-'"),
+        ("create_memo", {"content": "x", "contentSource": "My App"}, "a lowercase word"),
+    ],
+)
+def test_a_pattern_failure_names_the_allowed_characters_never_the_regex(tool, arguments, words) -> None:
+    spec = load_spec()
+    message = _message(lambda: validate_arguments(spec.operation(tool), arguments))
+    assert words in message, message
+    assert not any(sign in message for sign in ("^", "$", "(?", "[A-", "\\")), message
+
+
+def test_a_pattern_without_words_gets_a_generic_sentence_not_the_regex() -> None:
+    from jsonschema import Draft202012Validator
+
+    from mesq.validation import describe
+
+    schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]+$"}}}
+    error = next(Draft202012Validator(schema).iter_errors({"code": "abc"}))
+    message = describe(error, schema)
+    assert message == "code: 'abc' has characters or a form this field does not allow", message

@@ -178,6 +178,8 @@ def _services(settings: Settings, args: argparse.Namespace) -> Services:
             raise CommandError(f"no data directory at {data_dir} (wrong --data-dir? `mesq serve` creates one)")
         if data_dir.exists() and not data_dir.is_dir():
             raise CommandError(f"the data directory {data_dir} is not a directory")
+    if settings.storage == "dynamodb":
+        _dynamodb_preflight(settings)
     try:
         services = build_services(settings)
     except (OSError, sqlite3.Error) as error:
@@ -185,9 +187,24 @@ def _services(settings: Settings, args: argparse.Namespace) -> Services:
         raise CommandError(f"cannot use the data directory {settings.data_dir}: {reason}") from None
     if settings.storage == "dynamodb" and settings.dynamodb_endpoint:
         # A local endpoint (DynamoDB Local): create the table on first use. Never on AWS,
-        # where the SAM template owns it.
+        # where the SAM template owns it (the preflight refuses to start without it).
         services.items.create_table_if_missing()  # type: ignore[attr-defined]
     return services
+
+
+def _dynamodb_preflight(settings: Settings) -> None:
+    """Refuse to start on a DynamoDB that cannot answer (no credentials, nothing listening at the
+    endpoint): one line now, rather than a healthy banner and a 500 on every call. A missing table
+    is fine on a local endpoint, which creates it."""
+    from .store.dynamodb import TABLE_MISSING, preflight
+
+    problem = preflight(settings.table_name, endpoint_url=settings.dynamodb_endpoint, region=settings.region)
+    if problem == TABLE_MISSING:
+        if settings.dynamodb_endpoint:
+            return
+        problem = f"no DynamoDB table {settings.table_name} in {settings.region} (deploy the stack, or set MESQ_TABLE)"
+    if problem is not None:
+        raise CommandError(problem)
 
 
 def _read_password(from_stdin: bool) -> str:

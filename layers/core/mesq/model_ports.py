@@ -73,6 +73,8 @@ class SearchRuntime:
     cache: dict[str, Any] = field(default_factory=dict)
     #: Waits for a user's queued in-process index updates (follow.py sets it); a no-op otherwise.
     settle: Callable[[str], None] = field(default=lambda _user_id: None)
+    #: Set when the start-up warm-up (search/warm_up.py) has finished; None when none runs (Lambda).
+    _warm_up_done: threading.Event | None = None
 
     def _build(self) -> None:
         with self._lock:
@@ -91,6 +93,19 @@ class SearchRuntime:
             warm_up()
         except ProviderError:
             log.warning("search: the embedding model could not be loaded; the vector branch is off")
+
+    def warm_up_started(self) -> threading.Event:
+        """A warm-up is on its way: `wait_until_warm` waits for the event it sets when done."""
+        self._warm_up_done = threading.Event()
+        return self._warm_up_done
+
+    def wait_until_warm(self, timeout_s: float) -> None:
+        """Block until the start-up warm-up has loaded the model (at most `timeout_s`); at once
+        when none runs or it is done. Code Mode calls it before a script's clock starts, so a
+        script that searches right after a start does not spend its wall time on the load."""
+        done = self._warm_up_done
+        if done is not None:
+            done.wait(timeout_s)
 
     @property
     def model_id(self) -> str | None:

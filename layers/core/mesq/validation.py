@@ -74,11 +74,6 @@ def _types(expected: Any) -> str:
     return " or ".join(repr(name) for name in names)
 
 
-def _pattern(pattern: Any) -> str:
-    text = str(pattern)
-    return repr(text) if len(text) <= 80 else "the pattern in the schema"
-
-
 def _union_text(error: SchemaError, root: dict[str, Any]) -> str:
     members = error.validator_value if isinstance(error.validator_value, list) else []
     return f"{quoted(error.instance)} is none of the accepted forms; write it as {forms(members, root)}"
@@ -104,7 +99,9 @@ def _keyword_text(error: SchemaError, root: dict[str, Any]) -> str:
         "type": lambda: f"{quoted(value)} is not of type {_types(expected)}",
         "enum": lambda: _enum_text(value, expected),
         "const": lambda: f"{quoted(value)} is not {quoted(expected)}",
-        "pattern": lambda: f"{quoted(value)} does not match {_pattern(expected)}",
+        # Never the regular expression itself: a person cannot read it, an agent should not need
+        # to. A schema says what is allowed in its `x-error-message.pattern`; this is the fallback.
+        "pattern": lambda: f"{quoted(value)} has characters or a form this field does not allow",
         "format": lambda: f"{quoted(value)} is not a valid {expected}",
         "minLength": lambda: f"{quoted(value)} is too short (at least {expected:,} characters)",
         "maxLength": lambda: f"{quoted(value)} is too long ({len(sized):,} characters, at most {expected:,})",

@@ -35,7 +35,17 @@ import boto3
 from aws_lambda_powertools import Logger
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
-from botocore.exceptions import BotoCoreError, ClientError, ParamValidationError
+from botocore.exceptions import (
+    BotoCoreError,
+    ClientError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+    NoCredentialsError,
+    NoRegionError,
+    ParamValidationError,
+    PartialCredentialsError,
+    ReadTimeoutError,
+)
 
 from .item_rules import (
     INDEX_KEY_ATTRIBUTES,
@@ -111,6 +121,45 @@ def _default_config() -> Config:
         read_timeout=30,
         retries={"mode": "standard", "max_attempts": 5},
     )
+
+
+#: The start-up check's budget: one attempt, short timeouts. A server that cannot reach its table
+#: should say so within seconds, not retry for a minute and then answer every call with 500.
+_PREFLIGHT_CONFIG = Config(connect_timeout=2, read_timeout=3, retries={"mode": "standard", "max_attempts": 1})
+
+
+TABLE_MISSING = "missing"
+
+
+def preflight(table_name: str, *, endpoint_url: str | None, region: str | None) -> str | None:
+    """One DescribeTable with a short deadline, before a server or command starts on DynamoDB.
+
+    Returns None when the table answers, "missing" when DynamoDB answers without the table (a
+    local endpoint then creates it), else one line naming what is missing: credentials, a
+    reachable endpoint, a region, or the right to read the table."""
+    where = endpoint_url or f"the AWS endpoint of {region}"
+    try:
+        client = boto3.session.Session().client(
+            "dynamodb", endpoint_url=endpoint_url, region_name=region, config=_PREFLIGHT_CONFIG
+        )
+        client.describe_table(TableName=table_name)
+    except (NoCredentialsError, PartialCredentialsError):
+        return (
+            "no AWS credentials: set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
+            "(DynamoDB Local accepts any values)"
+        )
+    except NoRegionError:
+        return "no AWS region: set AWS_REGION"
+    except (EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError):
+        return f"cannot reach DynamoDB at {where} (is it running? check MESQ_DYNAMODB_ENDPOINT)"
+    except ClientError as exc:
+        if _error_code(exc) == "ResourceNotFoundException":
+            return TABLE_MISSING
+        first_line = "".join(str(exc.response.get("Error", {}).get("Message", "")).splitlines()[:1])
+        return f"DynamoDB at {where} refused DescribeTable on {table_name}: {_error_code(exc)} {first_line}".rstrip()
+    except BotoCoreError as exc:
+        return f"cannot use DynamoDB at {where}: {str(exc).splitlines()[0]}"
+    return None
 
 
 # -- values ---------------------------------------------------------------------------------

@@ -1,0 +1,99 @@
+"""A change of embedding model rebuilds the index; vectors of two models never meet in one index.
+The index pointer records its model id (persist.py); a process with another model finds it stale
+on its first search (and on its first write) and rebuilds the whole index with its own model."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mesq.model_ports import Vectors
+from mesq.search.indexer import repository
+from mesq.search.persist import pointer_key
+from mesq.services import Services, build_services
+from tests.settings import inprocess_settings
+
+from .conftest import run
+
+NOTES = ["the plumber fixes the kitchen faucet", "水管工修好了厨房的水龙头", "a walk along the river at dusk"]
+
+
+class RecordingEmbedder:
+    """A model of `dimension` dimensions that records the passages it embedded."""
+
+    def __init__(self, name: str, dimension: int) -> None:
+        self.name, self.dimension = name, dimension
+        self.passages: list[str] = []
+
+    def embed(self, texts: Sequence[str], query: bool = False) -> Vectors:
+        if not query:
+            self.passages += list(texts)
+        rows = [np.random.default_rng(zlib.crc32(text.encode())).standard_normal(self.dimension) for text in texts]
+        matrix = np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dimension)
+        return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def open_services(tmp_path: Path) -> Iterator:
+    opened: list[Services] = []
+
+    def open_with(embedder: RecordingEmbedder) -> Services:
+        """The same data directory, as a restart with `embedder` configured would open it."""
+        settings = inprocess_settings(
+            data_dir=tmp_path / "data", search_provider="none", search_index_updates="inprocess"
+        )
+        services = build_services(settings)
+        services.search.embedder = embedder
+        opened.append(services)
+        return services
+
+    yield open_with
+    for services in opened:
+        services.items.close()
+
+
+def assert_index_of(services: Services, model: RecordingEmbedder, documents: int) -> None:
+    pointer = services.items.get(pointer_key("u1"))
+    assert pointer is not None and pointer["model"] == model.name
+    loaded = repository(services).load("u1")
+    assert loaded is not None
+    index, _pointer = loaded
+    live = [entry for entry in index.snapshot_entries if entry.doc.key not in index.overlay]  # overlay hides these
+    entries = live + [entry for entry in index.overlay.values() if entry is not None]
+    assert len(entries) == documents and index.dimension == model.dimension
+    assert all(entry.vector is not None and entry.vector.shape == (model.dimension,) for entry in entries)
+
+
+def test_a_search_with_another_model_rebuilds_the_index(open_services) -> None:
+    old = RecordingEmbedder("model-a", 4)
+    services = open_services(old)
+    made = [run(services, "create_memo", {"content": note})["memo"]["id"] for note in NOTES]
+    services.search.settle("u1")
+    assert_index_of(services, old, len(NOTES))
+
+    new = RecordingEmbedder("model-b", 8)
+    restarted = open_services(new)  # the model changed between two starts
+    answer = run(restarted, "search_ai_memos", {"query": "kitchen faucet"})
+    assert answer["degraded"] is False
+    assert {item["id"] for item in answer["items"]} <= set(made) and answer["items"]
+    assert sorted(new.passages) == sorted(NOTES)  # every document embedded again, by the new model
+    assert_index_of(restarted, new, len(NOTES))
+
+
+def test_a_write_with_another_model_rebuilds_instead_of_adding_to_the_old_index(open_services) -> None:
+    old = RecordingEmbedder("model-a", 4)
+    services = open_services(old)
+    for note in NOTES:
+        run(services, "create_memo", {"content": note})
+    services.search.settle("u1")
+
+    new = RecordingEmbedder("model-c", 6)
+    restarted = open_services(new)
+    run(restarted, "create_memo", {"content": "a fourth note, written after the change"})
+    restarted.search.settle("u1")  # the in-process update found the old model's index stale
+    assert len(new.passages) >= len(NOTES) + 1 and set(NOTES) <= set(new.passages)
+    assert_index_of(restarted, new, len(NOTES) + 1)
