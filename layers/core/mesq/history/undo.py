@@ -1,6 +1,7 @@
 """undo_changes: revert change records, newest first, each record in its own transaction.
 
-- an update or move: the record gets its `before` values back (a new revision);
+- an update or move: the record gets its `before` values back (a new revision); a tag rename is
+  renamed back (update_todo_tag, its records too);
 - a create: the record goes to the trash; a trash: it is restored; a restore: trashed again;
 - never a permanent delete, nor creating a space, column or tag (`records.undoable`).
 
@@ -28,11 +29,12 @@ from ..timestamps import now_timestamp
 from ..todos import model
 from ..todos.board.spaces import update_todo_space
 from ..todos.board.subtasks import delete_todo_subtask
+from ..todos.board.tags import update_todo_tag
 from ..todos.board.tasks import delete_todo_task
 from ..todos.board.trash import restore_todo_item
 from ..todos.inbox.operations import delete_todo_inbox_item
 from ..todos.keys import Kind
-from ..todos.state import TodoState
+from ..todos.state import TodoState, load_partial
 from ..todos.writes import Built, apply, bump, put_revised, tag_registrations
 from .reads import changes, matcher, readable_kinds
 from .records import FAMILY, change_key, undoable
@@ -167,10 +169,25 @@ def _undo_todo(call: Call, change: Item, expected: int) -> dict[str, Any]:
         return restore_todo_item(call, {**target, "kind": _TRASH_KIND[kind]})
     if change.get("members"):
         return _revert_fields(call, change, expected)
+    if kind == "tag" and "name" in change["fields"]:
+        return _rename_back(call, change, expected)
     if kind == "space" and "slug" in change["fields"]:
         names = {name: change["before"][name] for name in ("name", "slug") if name in change["fields"]}
         return update_todo_space(call, {"spaceId": record_id, "expectedRevision": expected, **names})
     return _revert_fields(call, change, expected)
+
+
+def _rename_back(call: Call, change: Item, expected: int) -> dict[str, Any]:
+    """A tag rename undone: renamed back, with the colour it had, through update_todo_tag (the
+    records carrying it are rewritten back too; in an undo of the whole run they already were, and
+    the tag they registered again is merged into)."""
+    name = change["record"]["id"]
+    current = load_partial(call.services.items, call.principal.user_id).tags.get(name)
+    if current is None:
+        raise NotFound(f"todo tag {name!r} no longer exists")
+    color = change["before"]["color"] if "color" in change["fields"] else current.get("color")
+    args = {"name": name, "newName": change["before"]["name"], "color": color, "expectedRevision": expected}
+    return update_todo_tag(call, args)
 
 
 _STORED: dict[str, Kind] = {
