@@ -28,9 +28,11 @@ from .actor import actor_of
 from .records import (
     HISTORY_CAP,
     TRIM_TO,
+    action_of,
     change_item,
     change_key,
     change_put,
+    changed_fields,
     epoch,
     member,
     new_change_id,
@@ -139,17 +141,41 @@ _RESERVED = 2
 
 
 def todo_changes(call: Call, state: TodoState, ops: Sequence[WriteOp]) -> list[WriteOp]:
-    """One change record per record written; when they would not fit the transaction beside
-    `ops`, one record for the first with the others as its `members`."""
-    written = _todo_written(state, ops)
+    """One change record per record written (a moved task's subtasks as members of its change);
+    when they would not fit the transaction beside `ops`, one record for the first with the
+    others as its `members`."""
+    everything = _todo_written(state, ops)
+    written, members = _moved_with_subtasks(everything)
     if len(ops) + len(written) + _RESERVED <= MAX_TRANSACTION_OPS:
         changes: list[WriteOp] = []
         for index, (kind, ident, before, after, stored) in enumerate(written):
             room = MAX_TRANSACTION_OPS - _RESERVED - len(ops) - len(changes) - (len(written) - index)
-            changes += change_op(call, kind, ident, before, after, stored=stored, room=max(0, room))
+            packed = members.get(ident)
+            changes += change_op(call, kind, ident, before, after, packed, stored=stored, room=max(0, room))
         return changes
-    (kind, ident, before, after, _stored), *rest = written
+    (kind, ident, before, after, _stored), *rest = everything
     return change_op(call, kind, ident, before, after, [member(*entry[:4]) for entry in rest])
+
+
+def _moved_with_subtasks(written: list[Written]) -> tuple[list[Written], dict[str, list[Item]]]:
+    """The entries without the subtasks of a task the same write moves, and those subtasks as
+    `member`s by task id: undoing the move takes them back with it (a move to another space
+    rewrites each subtask's spaceId)."""
+    moved = {
+        ident
+        for kind, ident, before, after, _stored in written
+        if kind == "task" and action_of(kind, before, after, changed_fields(kind, before, after)) == "move"
+    }
+    members: dict[str, list[Item]] = {}
+    kept: list[Written] = []
+    for entry in written:
+        kind, ident, before, after, _stored = entry
+        parent = str((after or before or {}).get("parentId") or "")
+        if kind == "subtask" and parent in moved:
+            members.setdefault(parent, []).append(member(kind, ident, before, after))
+        else:
+            kept.append(entry)
+    return kept, members
 
 
 Written = tuple[str, str, Item | None, Item | None, Item | None]
