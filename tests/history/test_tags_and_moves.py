@@ -37,16 +37,16 @@ def _tag_names(call: Any) -> dict[str, Any]:
     return {tag["name"]: tag for tag in call("list_todo_tags")["tags"]}
 
 
-def test_a_tag_rename_records_its_records_and_undoes_by_its_run(sqlite):
-    call = caller(sqlite)
+def test_a_tag_rename_records_its_records_and_undoes_by_its_run(store):
+    call = caller(store)
     call("create_todo_tag", name="old", color="#ff0000")
     tasks = [call("create_todo_task", title=f"t{n}", tags=["old", "keep"])["task"] for n in range(2)]
     item = call("create_todo_inbox_item", title="i", tags=["old"])["item"]
     tag = _tag_names(call)["old"]
     call("update_todo_tag", name="old", newName="new", expectedRevision=tag["revision"])
-    [rename] = [c for c in changes(sqlite) if c["operation"] == "update_todo_tag" and c["record"]["kind"] == "tag"]
+    [rename] = [c for c in changes(store) if c["operation"] == "update_todo_tag" and c["record"]["kind"] == "tag"]
     assert rename["action"] == "update" and rename["before"]["name"] == "old" and rename["after"]["name"] == "new"
-    run = [c for c in changes(sqlite) if c["runId"] == rename["runId"]]
+    run = [c for c in changes(store) if c["runId"] == rename["runId"]]
     assert sorted(c["record"]["id"] for c in run if c["record"]["kind"] != "tag") == sorted(
         [t["id"] for t in tasks] + [item["id"]]
     )
@@ -95,15 +95,15 @@ def test_undo_by_run_lists_what_cannot_be_undone(sqlite):
     assert by_id["notUndone"][0]["code"] == "NOT_UNDOABLE"
 
 
-def test_undoing_a_cross_space_move_takes_its_subtasks_back(sqlite):
-    call = caller(sqlite)
+def test_undoing_a_cross_space_move_takes_its_subtasks_back(store):
+    call = caller(store)
     home = call("create_todo_space", name="Home")["space"]
     task = call("create_todo_task", title="t")["task"]
     subs = [call("create_todo_subtask", taskId=task["id"], title=f"s{n}")["subtask"] for n in range(3)]
     task = call("get_todo_task", id=task["id"])["task"]
     call("move_todo_task", id=task["id"], expectedRevision=task["revision"], spaceId=home["id"])
     assert all(call("get_todo_task", id=s["id"])["task"]["spaceId"] == home["id"] for s in subs)
-    [move] = [c for c in changes(sqlite) if c["operation"] == "move_todo_task"]  # one change, subtasks inside
+    [move] = [c for c in changes(store) if c["operation"] == "move_todo_task"]  # one change, subtasks inside
     assert sorted(m["record"]["id"] for m in move["members"]) == sorted(s["id"] for s in subs)
     undone = call("undo_changes", changeIds=[move["id"]])
     assert undone["notUndone"] == []
