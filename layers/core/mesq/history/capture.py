@@ -5,7 +5,8 @@ record and no record without its change).
 - `todo_changes(call, state, ops)`: what `todos/writes.apply` adds, derived from the
   transaction's own ops (like the list sizes and the reminder index, so no todo write path can
   forget it): one record per space, column, task, subtask, inbox item or tag it puts or deletes,
-  the record before the change taken from the write's state (where the write read it).
+  the record before the change taken from the write's state (where the write read it); a tag
+  deleted and another created in one write is a rename, one record under the new name.
 
 Every record of one call shares the call's runId (a run_code run's, or one per call). An
 idempotent replay never reaches the write, so it adds none.
@@ -27,9 +28,11 @@ from .actor import actor_of
 from .records import (
     HISTORY_CAP,
     TRIM_TO,
+    action_of,
     change_item,
     change_key,
     change_put,
+    changed_fields,
     epoch,
     member,
     new_change_id,
@@ -58,7 +61,8 @@ def change_op(
     (`historyBytes`), and when that would pass HISTORY_CAP, up to `room` of the record's oldest
     change records are deleted in the same transaction (the change then says `olderDropped`)."""
     now = utc_now()
-    undoes = call.undoes[0] if call.undoes is not None and call.undoes[1] == record_id else None
+    names = {record_id, str((before or {}).get("name"))} if kind == "tag" else {record_id}
+    undoes = call.undoes[0] if call.undoes is not None and call.undoes[1] in names else None
     item = change_item(
         user_id=call.principal.user_id,
         change_id=new_change_id(now),
@@ -137,17 +141,41 @@ _RESERVED = 2
 
 
 def todo_changes(call: Call, state: TodoState, ops: Sequence[WriteOp]) -> list[WriteOp]:
-    """One change record per record written; when they would not fit the transaction beside
-    `ops`, one record for the first with the others as its `members`."""
-    written = _todo_written(state, ops)
+    """One change record per record written (a moved task's subtasks as members of its change);
+    when they would not fit the transaction beside `ops`, one record for the first with the
+    others as its `members`."""
+    everything = _todo_written(state, ops)
+    written, members = _moved_with_subtasks(everything)
     if len(ops) + len(written) + _RESERVED <= MAX_TRANSACTION_OPS:
         changes: list[WriteOp] = []
         for index, (kind, ident, before, after, stored) in enumerate(written):
             room = MAX_TRANSACTION_OPS - _RESERVED - len(ops) - len(changes) - (len(written) - index)
-            changes += change_op(call, kind, ident, before, after, stored=stored, room=max(0, room))
+            packed = members.get(ident)
+            changes += change_op(call, kind, ident, before, after, packed, stored=stored, room=max(0, room))
         return changes
-    (kind, ident, before, after, _stored), *rest = written
+    (kind, ident, before, after, _stored), *rest = everything
     return change_op(call, kind, ident, before, after, [member(*entry[:4]) for entry in rest])
+
+
+def _moved_with_subtasks(written: list[Written]) -> tuple[list[Written], dict[str, list[Item]]]:
+    """The entries without the subtasks of a task the same write moves, and those subtasks as
+    `member`s by task id: undoing the move takes them back with it (a move to another space
+    rewrites each subtask's spaceId)."""
+    moved = {
+        ident
+        for kind, ident, before, after, _stored in written
+        if kind == "task" and action_of(kind, before, after, changed_fields(kind, before, after)) == "move"
+    }
+    members: dict[str, list[Item]] = {}
+    kept: list[Written] = []
+    for entry in written:
+        kind, ident, before, after, _stored = entry
+        parent = str((after or before or {}).get("parentId") or "")
+        if kind == "subtask" and parent in moved:
+            members.setdefault(parent, []).append(member(kind, ident, before, after))
+        else:
+            kept.append(entry)
+    return kept, members
 
 
 Written = tuple[str, str, Item | None, Item | None, Item | None]
@@ -173,4 +201,17 @@ def _todo_written(state: TodoState, ops: Sequence[WriteOp]) -> list[Written]:
             kind, ident = target
             before = _before(state, kind, ident)
             changes.append((_public_kind(kind, before), ident, before, None, None))
-    return changes
+    return _renamed_tag(changes)
+
+
+def _renamed_tag(changes: list[Written]) -> list[Written]:
+    """A tag's delete and another tag's create in one write are its rename (update_todo_tag moves
+    the record to its new key): one change of the tag under its new name, `name` among its fields,
+    so undo can rename it back."""
+    gone = [entry for entry in changes if entry[0] == "tag" and entry[3] is None]
+    new = [entry for entry in changes if entry[0] == "tag" and entry[2] is None]
+    if len(gone) != 1 or len(new) != 1:
+        return changes
+    (_kind, _old, before, _after, _stored), (_kind, ident, _before, after, stored) = gone[0], new[0]
+    renamed: Written = ("tag", ident, before, after, stored)
+    return [renamed if entry is new[0] else entry for entry in changes if entry is not gone[0]]

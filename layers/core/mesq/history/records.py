@@ -167,13 +167,19 @@ def change_put(item: Item) -> Put:
     return Put(item, Condition(exists=False))
 
 
-def undoable(change: Item) -> bool:
-    """Whether undo_changes can offer this change: a permanent delete never is, nor creating a
-    space, column or tag (they have no trash; delete them instead)."""
-    action = change["action"]
+def not_undoable(change: Item) -> str | None:
+    """Why undo_changes cannot revert this change (None: it can): a permanent delete never is,
+    nor creating a space, column or tag (they have no trash; delete them instead)."""
+    action, kind = change["action"], change["record"]["kind"]
     if action == "delete":
-        return False
-    return not (action == "create" and change["record"]["kind"] in ("space", "column", "tag"))
+        return f"a permanent delete of a {kind} cannot be undone"
+    if action == "create" and kind in ("space", "column", "tag"):
+        return f"creating a {kind} cannot be undone (a {kind} has no trash); delete it instead"
+    return None
+
+
+def undoable(change: Item) -> bool:
+    return not_undoable(change) is None
 
 
 def public_change(item: Item) -> dict[str, Any]:

@@ -1,8 +1,11 @@
 """undo_changes: revert change records, newest first, each record in its own transaction.
 
-- an update or move: the record gets its `before` values back (a new revision);
+- an update or move: the record gets its `before` values back (a new revision); a tag rename is
+  renamed back (update_todo_tag, its records too);
 - a create: the record goes to the trash; a trash: it is restored; a restore: trashed again;
-- never a permanent delete, nor creating a space, column or tag (`records.undoable`).
+- never a permanent delete, nor creating a space, column or tag (`records.not_undoable`): such a
+  change, asked for by id or matched by a runId or actor, is listed in `notUndone` as
+  NOT_UNDOABLE with the reason, never skipped silently.
 
 A record changed since the change (its revision is not the change's `after` revision) is left
 as it is: REVISION_CONFLICT with the current record in `recoverData`; the others are still
@@ -28,18 +31,22 @@ from ..timestamps import now_timestamp
 from ..todos import model
 from ..todos.board.spaces import update_todo_space
 from ..todos.board.subtasks import delete_todo_subtask
+from ..todos.board.tags import update_todo_tag
 from ..todos.board.tasks import delete_todo_task
 from ..todos.board.trash import restore_todo_item
 from ..todos.inbox.operations import delete_todo_inbox_item
 from ..todos.keys import Kind
-from ..todos.state import TodoState
+from ..todos.state import TodoState, load_partial
 from ..todos.writes import Built, apply, bump, put_revised, tag_registrations
 from .reads import changes, matcher, readable_kinds
-from .records import FAMILY, change_key, undoable
+from .records import FAMILY, change_key, not_undoable, undoable
 
 #: Changes one call reverts; past it `more` says to call again (the undone ones are skipped then).
 MAX_UNDO = 100
 _MEMO_FIELDS = ("content", "pinned", "status", "resources")
+#: The `notUndone` code of a change undo never reverts (a permanent delete, creating a space,
+#: column or tag), with the reason in plain words.
+NOT_UNDOABLE = "NOT_UNDOABLE"
 
 
 def undo_changes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -52,6 +59,10 @@ def undo_changes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     for change in sorted(targets, key=lambda item: item["id"], reverse=True):
         record = change["record"]
         entry = {"changeId": change["id"], "record": record}
+        reason = not_undoable(change)
+        if reason is not None:  # listed, never skipped: the caller asked for it by id, run or actor
+            refused.append({**entry, "code": NOT_UNDOABLE, "message": reason})
+            continue
         try:
             expected = _expected(change, chain.get(record["id"]))
             revision = _undo_one(call, change, expected)
@@ -88,13 +99,15 @@ def _targets(call: Call, args: dict[str, Any]) -> tuple[list[Item], bool]:
     query: dict[str, Any] = {name: args[name] for name in ("runId", "actor", "since") if name in args}
     wanted = matcher(call, query)
     pending: list[Item] = []
+    refused: list[Item] = []  # not undoable: listed with the answer, not counted against MAX_UNDO
     cursor: str | None = None
     while len(pending) < MAX_UNDO:
         page, cursor = changes(call, {**query, "limit": MAX_UNDO, **({"cursor": cursor} if cursor else {})}, wanted)
         pending += [item for item in page if "undoneBy" not in item and undoable(item)]
+        refused += [item for item in page if not undoable(item)]
         if cursor is None:
-            return pending[:MAX_UNDO], len(pending) > MAX_UNDO
-    return pending[:MAX_UNDO], True
+            return pending[:MAX_UNDO] + refused[:MAX_UNDO], len(pending) > MAX_UNDO
+    return pending[:MAX_UNDO] + refused[:MAX_UNDO], True
 
 
 def _expected(change: Item, ours: tuple[int, int | None] | None) -> int:
@@ -117,8 +130,6 @@ def _reason(error: MesqError) -> dict[str, Any]:
 
 def _undo_one(call: Call, change: Item, expected: int) -> int:
     record = change["record"]
-    if not undoable(change):
-        raise Conflict(f"a {change['action']} of a {record['kind']} cannot be undone")
     if "undoneBy" in change:
         raise Conflict(f"change {change['id']} was already undone by {change['undoneBy']}")
     if f"{FAMILY[record['kind']]}:write" not in call.principal.scopes:
@@ -167,10 +178,25 @@ def _undo_todo(call: Call, change: Item, expected: int) -> dict[str, Any]:
         return restore_todo_item(call, {**target, "kind": _TRASH_KIND[kind]})
     if change.get("members"):
         return _revert_fields(call, change, expected)
+    if kind == "tag" and "name" in change["fields"]:
+        return _rename_back(call, change, expected)
     if kind == "space" and "slug" in change["fields"]:
         names = {name: change["before"][name] for name in ("name", "slug") if name in change["fields"]}
         return update_todo_space(call, {"spaceId": record_id, "expectedRevision": expected, **names})
     return _revert_fields(call, change, expected)
+
+
+def _rename_back(call: Call, change: Item, expected: int) -> dict[str, Any]:
+    """A tag rename undone: renamed back, with the colour it had, through update_todo_tag (the
+    records carrying it are rewritten back too; in an undo of the whole run they already were, and
+    the tag they registered again is merged into)."""
+    name = change["record"]["id"]
+    current = load_partial(call.services.items, call.principal.user_id).tags.get(name)
+    if current is None:
+        raise NotFound(f"todo tag {name!r} no longer exists")
+    color = change["before"]["color"] if "color" in change["fields"] else current.get("color")
+    args = {"name": name, "newName": change["before"]["name"], "color": color, "expectedRevision": expected}
+    return update_todo_tag(call, args)
 
 
 _STORED: dict[str, Kind] = {

@@ -32,6 +32,7 @@ from .. import idempotency
 from ..context import Call
 from ..errors import MesqError, ValidationError
 from ..history.capture import todo_changes
+from ..history.records import CHANGE_PREFIX
 from ..keys import user_partition
 from ..store.ports import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Delete, Item, ItemStore, Put, WriteOp
 from ..timestamps import now_timestamp, utc_now
@@ -182,12 +183,14 @@ def apply(
     *,
     extra: Callable[[dict[str, Any]], list[WriteOp]] | None = None,
     settled: Callable[[], dict[str, Any] | None] | None = None,
+    recorded: list[str] | None = None,
 ) -> dict[str, Any]:
     """Build against a fresh (partial) state and commit in one transaction. A failed condition
     means a record changed since it was read: when a tag registration raced, rebuild once;
     otherwise the answer is `settled()` when it has one (an idempotent twin's response), else
     `on_conflict(fresh state)` is raised (build itself raises REVISION_CONFLICT for a stale
-    `expectedRevision` it sees in the snapshot)."""
+    `expectedRevision` it sees in the snapshot). `recorded` gets the ids of the change records
+    the commit wrote (a write in parts reverts the parts already written through them)."""
     items, user_id = call.services.items, call.principal.user_id
     state = ensure_default_space(items, user_id, partial=True)
     seeded: dict[str, int] = {}  # lists counted here because they had no size item yet
@@ -195,11 +198,14 @@ def apply(
     while attempt < ATTEMPTS:
         data, ops = build(state)
         ops = ops + index_ops(user_id, state.tasks, ops, utc_now()) + size_ops(user_id, _before_of(state), ops, seeded)
-        ops = ops + todo_changes(call, state, ops)  # the change history, in the same transaction
+        changes = todo_changes(call, state, ops)  # the change history, in the same transaction
+        ops = ops + changes
         if extra is not None:
             ops = ops + extra(data)
         try:
             commit(items, ops)
+            if recorded is not None:
+                recorded += [str(op.item["id"]) for op in changes if isinstance(op, Put) and _is_change(op.item)]
             return data
         except ConditionFailed as failure:
             state = load_partial(items, user_id)
@@ -227,6 +233,10 @@ _SEEDINGS = 4
 
 def _before_of(state: TodoState) -> BeforeOf:
     return lambda kind, ident: state.tasks.get(ident) if kind == "task" else state.inbox.get(ident)
+
+
+def _is_change(item: Item) -> bool:
+    return str(item.get("sk", "")).startswith(CHANGE_PREFIX)
 
 
 def _is_tag_claim(op: WriteOp) -> bool:

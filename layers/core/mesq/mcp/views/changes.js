@@ -23,7 +23,7 @@
       Mesq.callTool("undo_changes", { changeIds: [change.id] }).then(function (res) {
         if (res.error) { status.textContent = res.error.message; undo.disabled = false; return; }
         var done = (res.data.undone || []).length, refused = res.data.notUndone || [];
-        status.textContent = done ? t("undone") : t("notUndone") + (refused[0] && refused[0].reason ? ": " + refused[0].reason : "");
+        status.textContent = done ? t("undone") : t("notUndone") + (refused[0] && refused[0].message ? ": " + refused[0].message : "");
       });
     });
     var who = change.actor ? (change.actor.name || change.actor.id || "") : "";

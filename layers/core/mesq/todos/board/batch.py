@@ -5,9 +5,12 @@ revision (one already done is returned as it is), and a failing batch names ever
 (`error.details.items`, REVISION_CONFLICT: `recoverData.tasks`). A recurring task completed here
 moves on to its next occurrence, as with complete_todo_task (its subtasks reopen unless the batch
 itself lists them). Every change is validated against one snapshot, then everything (records plus
-new tag registrations) is written in ONE transaction with a revision condition per record. So a batch
-can hold at most 100 writes (DynamoDB's transaction limit); a batch needing more is refused
-before anything is written.
+new tag registrations and the change record) is written in ONE transaction with a revision condition
+per record. So a batch can hold at most 100 writes with its change record (DynamoDB's transaction
+limit); a batch needing more is refused before anything is written. The exception:
+batch_complete_todo_tasks with more than PART (50) items is written in parts of PART, each one
+transaction with its change record (100 items and a record do not fit one); a later part that fails
+has the written parts undone before the batch answers the failure.
 """
 
 from __future__ import annotations
@@ -133,13 +136,40 @@ def batch_update_todo_tasks(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     return apply(call, build, _fresh_conflict(updates))
 
 
+#: Items one transaction of batch_complete_todo_tasks writes. A part's change record (one, with
+#: the others as members) and, when it is undone, the revert's record and its mark on the change
+#: all fit beside it in DynamoDB's 100 items; 100 items and a record would not.
+PART = 50
+
+
 def batch_complete_todo_tasks(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    user_id = call.principal.user_id
+    """Up to PART items in one transaction; more in parts of PART, every part checked against the
+    first snapshot before anything is written. When a later part fails, the parts written are
+    reverted (recorded as undone, like any undo) and the batch answers the failure."""
     entries: list[dict[str, Any]] = args["items"]
     _check_ids(entries, "items")
+    parts = [entries[start : start + PART] for start in range(0, len(entries), PART)]
+    recorded: list[str] = []
+    tasks: list[Item] = []
+    for number, part in enumerate(parts):
+        build = _completion(call.principal.user_id, part, entries, checked=entries if number == 0 else part)
+        try:
+            tasks += apply(call, build, _fresh_conflict(part), recorded=recorded)["tasks"]
+        except MesqError as error:
+            if recorded:
+                raise _reverted(call, recorded, error) from None
+            raise
+    return {"tasks": tasks}
+
+
+def _completion(
+    user_id: str, part: list[dict[str, Any]], entries: list[dict[str, Any]], *, checked: list[dict[str, Any]]
+) -> Callable[[TodoState], Built]:
+    """The build of one part: `checked` validated (the whole batch for the first part), `part`
+    written; the subtask reopenings spare every subtask the whole batch lists."""
 
     def build(state: TodoState) -> Built:
-        records = _targets(state, entries)
+        records = _targets(state, checked)[: len(part)]  # `part` leads `checked`
         now = now_timestamp()
         results = [completed(r, now) for r in records]
         # Records already done are not rewritten, but still guarded: the batch is one snapshot.
@@ -153,4 +183,17 @@ def batch_complete_todo_tasks(call: Call, args: dict[str, Any]) -> dict[str, Any
             ops += _resets(state, user_id, before, after, now, entries)
         return {"tasks": [model.public_task(r) for r in results]}, ops
 
-    return apply(call, build, _fresh_conflict(entries))
+    return build
+
+
+def _reverted(call: Call, recorded: list[str], error: MesqError) -> MesqError:
+    """The failure of a later part, after the parts already written were undone; what could not
+    be undone (changed meanwhile) is named in `details.partsNotUndone`."""
+    from ...history.undo import undo_changes  # the undo reverts through the todo writes: import late
+
+    answer = undo_changes(call, {"changeIds": recorded})
+    if not answer["notUndone"]:
+        return error
+    details = {**(error.details or {}), "partsNotUndone": answer["notUndone"]}
+    message = f"{error.message}; the batch was written in parts and the parts written could not all be undone"
+    return type(error)(message, details=details, recover_data=error.recover_data)

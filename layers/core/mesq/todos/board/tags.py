@@ -3,7 +3,8 @@ merge), delete_todo_tag.
 
 Every tag used on a task, subtask or inbox item is a `TODO#TAG#<name>` record (registered in the
 same transaction as the record that first uses it), so the registry is the tag list. Renaming or
-deleting a tag rewrites every record carrying it: a bounded pass over the user's records in
+deleting a tag rewrites every record carrying it (through `writes.apply`, so each rewritten record
+gets its change record): a bounded pass over the user's records in
 transactions of CHUNK records, each record guarded by its revision; a chunk that conflicts is
 re-read and retried, then its records are tried one by one, and a record that still conflicts is
 reported in `skippedIds` (memos' rename rule), never overwritten.
@@ -16,11 +17,11 @@ from typing import Any
 
 from ...context import Call
 from ...errors import Conflict, NotFound, RevisionConflict, ValidationError
-from ...store.ports import ConditionFailed, Item, ItemStore, WriteOp
+from ...store.ports import Item, WriteOp
 from ...timestamps import now_timestamp
 from .. import keys, model
 from ..state import TodoState, load_state
-from ..writes import Built, apply, bump, commit, create_once, delete_revised, put_new, put_revised, require_revision
+from ..writes import Built, apply, bump, create_once, delete_revised, put_new, put_revised, require_revision
 
 CHUNK = 25
 ATTEMPTS = 3
@@ -90,18 +91,18 @@ def _carriers(state: TodoState, name: str) -> list[tuple[keys.Kind, str]]:
 
 
 def _rewrite(
-    items: ItemStore, user_id: str, targets: list[tuple[keys.Kind, str]], edit: Callable[[list[str]], list[str]]
+    call: Call, targets: list[tuple[keys.Kind, str]], edit: Callable[[list[str]], list[str]]
 ) -> tuple[int, list[str]]:
     """Apply `edit` to the tags of every target, CHUNK records per transaction: (updated, skipped)."""
     updated, skipped = 0, []
     for start in range(0, len(targets), CHUNK):
         chunk = targets[start : start + CHUNK]
-        written = _rewrite_group(items, user_id, chunk, edit)
+        written = _rewrite_group(call, chunk, edit)
         if written is not None:
             updated += written
             continue
         for target in chunk:  # the chunk kept conflicting: one by one, each with its own retries
-            written = _rewrite_group(items, user_id, [target], edit)
+            written = _rewrite_group(call, [target], edit)
             if written is None:
                 skipped.append(target[1])
             else:
@@ -110,25 +111,35 @@ def _rewrite(
 
 
 def _rewrite_group(
-    items: ItemStore, user_id: str, group: list[tuple[keys.Kind, str]], edit: Callable[[list[str]], list[str]]
+    call: Call, group: list[tuple[keys.Kind, str]], edit: Callable[[list[str]], list[str]]
 ) -> int | None:
-    """Rewrite a group in one transaction (re-reading it on every attempt); None when it kept conflicting."""
-    now = now_timestamp()
-    for _attempt in range(ATTEMPTS):
-        records = items.batch_get([keys.key(user_id, kind, ident) for kind, ident in group])
+    """Rewrite a group in one transaction through the todo write pattern (so each record gets its
+    change record), re-reading it on every attempt; None when it kept conflicting."""
+    user_id = call.principal.user_id
+
+    def build(state: TodoState) -> Built:
+        now = now_timestamp()
+        state.prefetch_tasks(ident for kind, ident in group if kind == "task")
         ops: list[WriteOp] = []
-        for item in records:
-            kind: keys.Kind = "inbox" if str(item["sk"]).startswith("TODO#INBOX#") else "task"
-            before = {k: v for k, v in item.items() if k not in ("pk", "sk")}
+        for kind, ident in group:
+            before = state.task(ident) if kind == "task" else state.inbox_item(ident)
+            if before is None:
+                continue
             tags = edit(list(before.get("tags", [])))
             if tags != before.get("tags", []):
                 ops.append(put_revised(user_id, kind, before, {**before, **bump(before, now), "tags": tags}))
+        return {"updated": len(ops)}, ops
+
+    for _attempt in range(ATTEMPTS):
         try:
-            commit(items, ops)
-            return len(ops)
-        except ConditionFailed:
+            return int(apply(call, build, _group_conflict)["updated"])
+        except RevisionConflict:
             continue
     return None
+
+
+def _group_conflict(_state: TodoState) -> RevisionConflict:
+    return RevisionConflict("a record carrying the tag changed meanwhile")
 
 
 def _renamer(old: str, new: str) -> Callable[[list[str]], list[str]]:
@@ -136,7 +147,7 @@ def _renamer(old: str, new: str) -> Callable[[list[str]], list[str]]:
 
 
 def update_todo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    items, user_id = call.services.items, call.principal.user_id
+    user_id = call.principal.user_id
     name, new_name = args["name"], args.get("newName")
     if new_name is None and "color" not in args:
         raise ValidationError("give newName and/or color to change")
@@ -170,7 +181,7 @@ def update_todo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     data = apply(call, build, _conflict(name))
     if new_name is None:
         return data
-    updated, skipped = _rewrite(items, user_id, result["targets"], _renamer(name, new_name))
+    updated, skipped = _rewrite(call, result["targets"], _renamer(name, new_name))
     data["updatedRecords"] = updated
     if skipped:
         data["skippedIds"] = skipped
@@ -183,7 +194,7 @@ def delete_todo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     state = load_state(items, user_id)
     tag = _find(state, name)
     require_revision(tag, args["expectedRevision"], lambda: _conflict(name)(state))
-    updated, skipped = _rewrite(items, user_id, _carriers(state, name), lambda tags: [t for t in tags if t != name])
+    updated, skipped = _rewrite(call, _carriers(state, name), lambda tags: [t for t in tags if t != name])
     data: dict[str, Any] = {"tag": model.public_tag(tag), "updatedRecords": updated}
     if skipped:
         data["skippedIds"] = skipped

@@ -1,0 +1,136 @@
+"""Undo edges: a todo tag rename or delete records the records it rewrites and a rename undoes by
+its runId; changes that cannot be undone are listed in `notUndone` (NOT_UNDOABLE), never
+skipped; a cross-space move takes its subtasks back; an idempotent replay records nothing twice;
+list_changes' since/until and actor filters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mesq.context import Principal
+from mesq.operations import invoke_sync
+from mesq.services import Services
+from mesq.spec import load_spec
+from mesq.store.ports import ItemStore
+from tests.settings import inprocess_settings
+
+from .test_atomicity import SCOPES, USER, caller, changes
+
+
+def caller_as(items: ItemStore, credential: str, name: str) -> Any:
+    """Like `caller`, as another credential of the same user."""
+    services = Services(settings=inprocess_settings(), items=items, blobs=None)  # type: ignore[arg-type]
+    principal = Principal(user_id=USER, scopes=SCOPES, credential_id=credential, kind="pat", name=name)
+    spec = load_spec()
+
+    def call(operation_id: str, **arguments: Any) -> dict[str, Any]:
+        found: dict[str, Any] = invoke_sync(
+            spec.operations[operation_id], arguments, principal=principal, services=services, trace_id="t",
+            channel="api",
+        )  # fmt: skip
+        return found
+
+    return call
+
+
+def _tag_names(call: Any) -> dict[str, Any]:
+    return {tag["name"]: tag for tag in call("list_todo_tags")["tags"]}
+
+
+def test_a_tag_rename_records_its_records_and_undoes_by_its_run(store):
+    call = caller(store)
+    call("create_todo_tag", name="old", color="#ff0000")
+    tasks = [call("create_todo_task", title=f"t{n}", tags=["old", "keep"])["task"] for n in range(2)]
+    item = call("create_todo_inbox_item", title="i", tags=["old"])["item"]
+    tag = _tag_names(call)["old"]
+    call("update_todo_tag", name="old", newName="new", expectedRevision=tag["revision"])
+    [rename] = [c for c in changes(store) if c["operation"] == "update_todo_tag" and c["record"]["kind"] == "tag"]
+    assert rename["action"] == "update" and rename["before"]["name"] == "old" and rename["after"]["name"] == "new"
+    run = [c for c in changes(store) if c["runId"] == rename["runId"]]
+    assert sorted(c["record"]["id"] for c in run if c["record"]["kind"] != "tag") == sorted(
+        [t["id"] for t in tasks] + [item["id"]]
+    )
+    undone = call("undo_changes", runId=rename["runId"])
+    assert undone["notUndone"] == [] and len(undone["undone"]) == 4
+    names = _tag_names(call)
+    assert "new" not in names and names["old"]["color"] == "#ff0000"
+    assert all(call("get_todo_task", id=t["id"])["task"]["tags"] == ["old", "keep"] for t in tasks)
+    assert call("get_todo_inbox_item", id=item["id"])["item"]["tags"] == ["old"]
+
+
+def test_a_tag_rename_undone_alone_renames_its_records_back(sqlite):
+    call = caller(sqlite)
+    task = call("create_todo_task", title="t", tags=["old"])["task"]
+    call("update_todo_tag", name="old", newName="new", expectedRevision=1)
+    [rename] = [c for c in changes(sqlite) if c["operation"] == "update_todo_tag" and c["record"]["kind"] == "tag"]
+    undone = call("undo_changes", changeIds=[rename["id"]])
+    assert undone["notUndone"] == [] and undone["undone"][0]["undoChangeId"]
+    assert set(_tag_names(call)) == {"old"}
+    assert call("get_todo_task", id=task["id"])["task"]["tags"] == ["old"]
+
+
+def test_a_tag_delete_records_the_records_it_rewrites(sqlite):
+    call = caller(sqlite)
+    task = call("create_todo_task", title="t", tags=["gone", "kept"])["task"]
+    call("delete_todo_tag", name="gone", expectedRevision=1)
+    [edit] = [c for c in changes(sqlite) if c["operation"] == "delete_todo_tag" and c["record"]["id"] == task["id"]]
+    assert edit["before"]["tags"] == ["gone", "kept"] and edit["after"]["tags"] == ["kept"]
+
+
+def test_undo_by_run_lists_what_cannot_be_undone(sqlite):
+    call = caller(sqlite)
+    space = call("create_todo_space", name="Work")["space"]
+    [made] = [c for c in changes(sqlite) if c["operation"] == "create_todo_space" and c["record"]["kind"] == "space"]
+    undone = call("undo_changes", runId=made["runId"])
+    refused = {entry["changeId"]: entry for entry in undone["notUndone"]}
+    assert made["id"] in refused and refused[made["id"]]["code"] == "NOT_UNDOABLE"
+    assert "space" in refused[made["id"]]["message"]
+    call("delete_todo_space", spaceId=space["id"], expectedRevision=space["revision"])
+    [gone] = [c for c in changes(sqlite) if c["action"] == "delete" and c["record"]["kind"] == "space"]
+    by_actor = call("undo_changes", actor="pat:t", since=gone["at"])
+    assert [(e["changeId"], e["code"]) for e in by_actor["notUndone"] if e["changeId"] == gone["id"]] == [
+        (gone["id"], "NOT_UNDOABLE")
+    ]
+    by_id = call("undo_changes", changeIds=[gone["id"]])
+    assert by_id["notUndone"][0]["code"] == "NOT_UNDOABLE"
+
+
+def test_undoing_a_cross_space_move_takes_its_subtasks_back(store):
+    call = caller(store)
+    home = call("create_todo_space", name="Home")["space"]
+    task = call("create_todo_task", title="t")["task"]
+    subs = [call("create_todo_subtask", taskId=task["id"], title=f"s{n}")["subtask"] for n in range(3)]
+    task = call("get_todo_task", id=task["id"])["task"]
+    call("move_todo_task", id=task["id"], expectedRevision=task["revision"], spaceId=home["id"])
+    assert all(call("get_todo_task", id=s["id"])["task"]["spaceId"] == home["id"] for s in subs)
+    [move] = [c for c in changes(store) if c["operation"] == "move_todo_task"]  # one change, subtasks inside
+    assert sorted(m["record"]["id"] for m in move["members"]) == sorted(s["id"] for s in subs)
+    undone = call("undo_changes", changeIds=[move["id"]])
+    assert undone["notUndone"] == []
+    assert call("get_todo_task", id=task["id"])["task"]["spaceId"] == task["spaceId"]
+    assert all(call("get_todo_task", id=s["id"])["task"]["spaceId"] == task["spaceId"] for s in subs)
+
+
+def test_an_idempotent_replay_writes_no_second_record(sqlite):
+    call = caller(sqlite)
+    first = call("create_todo_task", title="t", idempotencyKey="k")["task"]
+    again = call("create_todo_task", title="t", idempotencyKey="k")["task"]
+    memo = call("create_memo", content="m", idempotencyKey="m")["memo"]
+    call("create_memo", content="m", idempotencyKey="m")
+    assert again["id"] == first["id"]
+    assert sorted(c["record"]["id"] for c in changes(sqlite)) == sorted([first["id"], memo["id"]])
+
+
+def test_list_changes_filters_by_time_and_actor(sqlite):
+    mine, theirs = caller(sqlite), caller_as(sqlite, "pat:other", "other")
+    memo = mine("create_memo", content="one")["memo"]
+    theirs("update_memo", id=memo["id"], expectedRevision=1, content="two")
+    mine("update_memo", id=memo["id"], expectedRevision=2, content="three")
+    made, edited, again = sorted(changes(sqlite), key=lambda c: c["id"])
+    listed = mine("list_changes", actor="pat:other")["changes"]
+    assert [c["id"] for c in listed] == [edited["id"]] and listed[0]["actor"]["name"] == "other"
+    assert [c["id"] for c in mine("list_changes", actor="t")["changes"]] == [again["id"], made["id"]]
+    between = mine("list_changes", since=edited["at"], until=again["at"])["changes"]
+    assert edited["id"] in [c["id"] for c in between] and again["id"] not in [c["id"] for c in between]
+    assert [c["id"] for c in mine("list_changes", since=again["at"])["changes"]] == [again["id"]]
+    assert mine("list_changes", until=made["at"])["changes"] == []
