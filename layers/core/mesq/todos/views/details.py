@@ -1,4 +1,4 @@
-"""get_todo_task: one task with its full notes and all its subtasks (seed 常用读工具).
+"""get_todo_task: one task with its notes (paged when long) and all its subtasks (seed 常用读工具).
 
 Pure over a `traversal.Board`. Defaults: the whole task (notes included) and every live subtask,
 done ones included, in position order; `timezone` always (the task's own zone, else the user's
@@ -9,9 +9,15 @@ comes only with `includeContext: true`:
 - `inbox`: the live inbox items (without notes or subtasks) and their count;
 - `tagSuggestions`: the user's tag registry, by name.
 A trashed task is NOT_FOUND here, like a trashed inbox item (list_todo_trash lists the trash with
-revisions for restoring). The whole answer must fit the 25,000-character budget,
-else RESPONSE_TOO_LARGE (hint includeContext=false when context was asked for; a task whose own
-notes and subtasks are over budget cannot be shortened, so its notes must be read another way).
+revisions for restoring).
+
+The whole answer must fit the 25,000-character budget. Notes may be 50,000 characters, so the
+task's own notes are a page: `notes[notesOffset:]`, at most `notesLimit` characters, cut to what
+fits beside the rest of the answer. A cut page says `notesTruncated: true` and `notesNextOffset`
+(where the next call starts); offsets count code points, like the budget. Only when the rest of
+the answer leaves no room for one character of notes is it RESPONSE_TOO_LARGE (hint
+includeContext=false when context was asked for; else the subtasks' own notes are the weight:
+each subtask reads on its own, paged the same way).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import NotFound
-from .budget import RESPONSE_BUDGET_CHARACTERS, ensure_fits
+from .budget import RESPONSE_BUDGET_CHARACTERS, json_size, response_too_large
 from .traversal import Board, Record, is_live, order_key, without_notes
 
 DEFAULT_TIMEZONE = "UTC"
@@ -32,6 +38,8 @@ def task_details(
     *,
     include_context: bool = False,
     default_timezone: str | None = None,
+    notes_offset: int = 0,
+    notes_limit: int | None = None,
     budget: int = RESPONSE_BUDGET_CHARACTERS,
 ) -> dict[str, Any]:
     task = next((t for t in board.tasks if t["id"] == task_id), None)
@@ -48,10 +56,53 @@ def task_details(
     }
     if include_context:
         data.update(_context(board, task))
-    what = f"task {task_id} with its notes and {len(subtasks)} subtasks" + (" and context" if include_context else "")
-    return ensure_fits(
-        data, what, hints=["includeContext"] if include_context else [], budget=budget, record_id=task_id
+    what = f"task {task_id} with {len(subtasks)} subtasks" + (" and context" if include_context else "")
+    return _with_notes_page(
+        data, str(shown.get("notes") or ""), notes_offset, notes_limit, what, include_context, budget, task_id
     )
+
+
+def _with_notes_page(
+    data: dict[str, Any],
+    notes: str,
+    offset: int,
+    limit: int | None,
+    what: str,
+    include_context: bool,
+    budget: int,
+    task_id: str,
+) -> dict[str, Any]:
+    """`data` with the longest page of `notes` from `offset` that fits the budget (and `limit`)."""
+    wanted = notes[offset : None if limit is None else offset + limit]
+    whole = {**data, "task": {**data["task"], "notes": wanted}}
+    if offset + len(wanted) >= len(notes) and json_size(whole) <= budget:
+        return whole
+    # Cut: the answer also carries the two paging fields; a longer next offset only costs digits,
+    # so the room is measured with the largest one this note can have.
+    room = budget - json_size({**whole, "task": {**data["task"], "notes": ""}, **_cut(len(notes))})
+    kept = _longest_prefix(wanted, room)
+    if kept == 0:
+        hints = ["includeContext"] if include_context else []
+        raise response_too_large(what, json_size(whole), hints=hints, budget=budget, record_id=task_id)
+    page = {**data, "task": {**data["task"], "notes": wanted[:kept]}}
+    return page if offset + kept >= len(notes) else {**page, **_cut(offset + kept)}
+
+
+def _cut(next_offset: int) -> dict[str, Any]:
+    return {"notesTruncated": True, "notesNextOffset": next_offset}
+
+
+def _longest_prefix(text: str, room: int) -> int:
+    """The most leading characters of `text` whose JSON string body takes at most `room`
+    characters (escapes count: a quote or a newline takes two)."""
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if json_size(text[:middle]) - 2 <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def _context(board: Board, task: Mapping[str, Any]) -> dict[str, Any]:
