@@ -75,7 +75,9 @@ def test_a_memo_only_export_holds_no_todo_and_imports_the_same_memos(
     changes = [line for line in lines if line["sk"].startswith("CHANGE#")]
     assert changes and {change["record"]["kind"] for change in changes} == {"memo"}
     assert manifest["scopes"] == ["memo:read"]
-    assert [name for name in names if name.startswith("blobs/")] and any(n.startswith("memos/") for n in names)
+    [picture] = [line["path"] for line in lines if line["sk"].startswith("MEMOATT#")]
+    assert [n for n in names if n.startswith("blobs/")] == [f"blobs/{picture}"]
+    assert any(n.startswith("memos/") for n in names)
 
     # Into a fresh instance: the same memos (and their attachment's bytes), nothing of the board.
     archive = tmp_path / "memo-only.zip"
@@ -104,7 +106,10 @@ def test_a_todo_only_export_holds_no_memo(instance: tuple[Services, TestClient, 
     assert {line["record"]["kind"] for line in lines if line["sk"].startswith("CHANGE#")} <= {
         "task", "subtask", "inbox", "space", "column", "tag"
     }  # fmt: skip
-    assert manifest["scopes"] == ["todo:read"] and not [n for n in names if n.startswith(("memos/", "blobs/"))]
+    assert manifest["scopes"] == ["todo:read"] and not [n for n in names if n.startswith("memos/")]
+    # Only the todo attachment's bytes travel, not the memo picture.
+    assert [n for n in names if n.startswith("blobs/")] == [f"blobs/{line['path']}" for line in lines
+                                                           if line["sk"].startswith("TODOATT#")]  # fmt: skip
 
 
 def test_every_read_scope_exports_what_the_cli_exports(
