@@ -23,6 +23,7 @@ from mesq.archive.importer import import_account
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
 from mesq.mcp.service import default_catalog
+from mesq.ratelimit import PROFILES
 from mesq.services import Services, build_services
 from mesq.store.blobs_local import LocalBlobStore
 from mesq.store.sqlite import SQLiteItemStore
@@ -35,7 +36,7 @@ TODO_KINDS = ("TODO#", "TODOATT#", "REMIND#TASK#")
 
 
 def _services(tmp_path: Path, **settings: Any) -> Services:
-    return build_services(inprocess_settings(data_dir=tmp_path, rate_limit_profile="off", **settings))
+    return build_services(inprocess_settings(**{"data_dir": tmp_path, "rate_limit_profile": "off", **settings}))
 
 
 @pytest.fixture
@@ -141,6 +142,20 @@ def test_a_capped_deployment_refuses_an_archive_over_its_cap(tmp_path: Path) -> 
     with TestClient(create_local_app(services), base_url="https://testserver") as client:
         answer = _export(client, services, user_id, "memo:read")
     assert answer.status_code == 413 and "mesq export" in answer.json()["error"]["message"]
+    services.items.close()
+
+
+def test_exports_count_in_the_attachment_read_bucket(tmp_path: Path) -> None:
+    services = _services(tmp_path, rate_limit_profile="normal")
+    user = create_user(services.items, "dave", "correct horse battery")
+    token = create_token(services.items, user["id"], name="t", scopes="memo:read")[0]
+    limit = PROFILES["normal"]["attachment_read"]
+    with TestClient(create_local_app(services), base_url="https://testserver") as client:
+        answers = [
+            client.get("/api/toolkit/export", headers={"Authorization": f"Bearer {token}"}).status_code
+            for _ in range(limit + 1)
+        ]
+    assert answers == [200] * limit + [429]
     services.items.close()
 
 

@@ -64,6 +64,10 @@ class AccountExport:
         require_scopes(principal, READ_SCOPES, any_scope=True)
         if request.query_params:
             raise ValidationError(f"unknown query parameter(s) {', '.join(map(repr, sorted(request.query_params)))}")
+        # An export hands out attachment bytes (and costs a walk of the account): it counts where
+        # attachment reads count (docs/contract.md §7).
+        if self.limiter.enabled:
+            await run_sync(self.limiter.hit, principal.credential_id, "attachment_read")
         spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed by the stream below, or here on failure)
         try:
             exported_at = now_timestamp()
