@@ -153,7 +153,7 @@ def test_a_30000_character_note_pages_in_details_and_fails_only_lists_with_notes
     error = todo.fails("get_todo_task", id=task["id"])
     assert error["code"] == "RESPONSE_TOO_LARGE"
     assert error["details"]["sizeCharacters"] > RESPONSE_BUDGET_CHARACTERS
-    assert "no tasks" in error["message"]
+    assert "no tasks" in error["message"] and "read each subtask with get_todo_task" in error["message"]
     assert todo.ok("get_todo_task", id=sub["id"])["notesTruncated"] is True
     listed = todo.ok("list_todos", includeNotes=False)
     assert [t["title"] for t in listed["tasks"]] == ["huge", "small"]

@@ -50,11 +50,13 @@ def response_too_large(
     hints: Iterable[str] = ("limit", "includeNotes", "includeContext"),
     budget: int = RESPONSE_BUDGET_CHARACTERS,
     record_id: str | None = None,
+    remedy: str = "query_todos with includeNotes=true gives a 2,000-character preview of its notes",
 ) -> ResponseTooLarge:
     """The RESPONSE_TOO_LARGE error for `what` (e.g. "task abc with its subtasks").
 
     `hints` names the arguments (keys of HINTS) the caller may retry with; details carry them as
-    `{argument: value}` so a client can merge them into its arguments."""
+    `{argument: value}` so a client can merge them into its arguments. Without hints, `remedy`
+    says where the record can be read instead."""
     suggested = {name: HINTS[name] for name in hints}
     advice = ", ".join(f"{name}={json.dumps(value)}" for name, value in suggested.items())
     details: dict[str, Any] = {
@@ -66,12 +68,7 @@ def response_too_large(
         details["recordId"] = record_id
     message = (
         f"{what} needs {size} characters, over the {budget}-character response budget"
-        + (
-            f"; retry with {advice}"
-            if advice
-            else "; nothing smaller can be returned for this record: query_todos with includeNotes=true"
-            " gives a 2,000-character preview of its notes"
-        )
+        + (f"; retry with {advice}" if advice else f"; nothing smaller can be returned for this record: {remedy}")
         + ". This does not mean there are no tasks: do not skip it when summarizing."
     )
     return ResponseTooLarge(message, details=details)

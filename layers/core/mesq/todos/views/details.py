@@ -83,7 +83,8 @@ def _with_notes_page(
     kept = _longest_prefix(wanted, room)
     if kept == 0:
         hints = ["includeContext"] if include_context else []
-        raise response_too_large(what, json_size(whole), hints=hints, budget=budget, record_id=task_id)
+        remedy = "read each subtask with get_todo_task (its notes are paged the same way)"
+        raise response_too_large(what, json_size(whole), hints=hints, budget=budget, record_id=task_id, remedy=remedy)
     page = {**data, "task": {**data["task"], "notes": wanted[:kept]}}
     return page if offset + kept >= len(notes) else {**page, **_cut(offset + kept)}
 
