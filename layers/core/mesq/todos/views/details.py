@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import NotFound
-from .budget import RESPONSE_BUDGET_CHARACTERS, json_size, response_too_large
+from .budget import RESPONSE_BUDGET_CHARACTERS, with_notes_page
 from .traversal import Board, Record, is_live, order_key, without_notes
 
 DEFAULT_TIMEZONE = "UTC"
@@ -57,53 +57,17 @@ def task_details(
     if include_context:
         data.update(_context(board, task))
     what = f"task {task_id} with {len(subtasks)} subtasks" + (" and context" if include_context else "")
-    return _with_notes_page(
-        data, str(shown.get("notes") or ""), notes_offset, notes_limit, what, include_context, budget, task_id
+    return with_notes_page(
+        data,
+        "task",
+        notes_offset,
+        notes_limit,
+        what=what,
+        hints=["includeContext"] if include_context else [],
+        budget=budget,
+        record_id=task_id,
+        remedy="read each subtask with get_todo_task (its notes are paged the same way)",
     )
-
-
-def _with_notes_page(
-    data: dict[str, Any],
-    notes: str,
-    offset: int,
-    limit: int | None,
-    what: str,
-    include_context: bool,
-    budget: int,
-    task_id: str,
-) -> dict[str, Any]:
-    """`data` with the longest page of `notes` from `offset` that fits the budget (and `limit`)."""
-    wanted = notes[offset : None if limit is None else offset + limit]
-    whole = {**data, "task": {**data["task"], "notes": wanted}}
-    if offset + len(wanted) >= len(notes) and json_size(whole) <= budget:
-        return whole
-    # Cut: the answer also carries the two paging fields; a longer next offset only costs digits,
-    # so the room is measured with the largest one this note can have.
-    room = budget - json_size({**whole, "task": {**data["task"], "notes": ""}, **_cut(len(notes))})
-    kept = _longest_prefix(wanted, room)
-    if kept == 0:
-        hints = ["includeContext"] if include_context else []
-        remedy = "read each subtask with get_todo_task (its notes are paged the same way)"
-        raise response_too_large(what, json_size(whole), hints=hints, budget=budget, record_id=task_id, remedy=remedy)
-    page = {**data, "task": {**data["task"], "notes": wanted[:kept]}}
-    return page if offset + kept >= len(notes) else {**page, **_cut(offset + kept)}
-
-
-def _cut(next_offset: int) -> dict[str, Any]:
-    return {"notesTruncated": True, "notesNextOffset": next_offset}
-
-
-def _longest_prefix(text: str, room: int) -> int:
-    """The most leading characters of `text` whose JSON string body takes at most `room`
-    characters (escapes count: a quote or a newline takes two)."""
-    low, high = 0, len(text)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if json_size(text[:middle]) - 2 <= room:
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 def _context(board: Board, task: Mapping[str, Any]) -> dict[str, Any]:
