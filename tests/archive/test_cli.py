@@ -27,7 +27,7 @@ def test_export_then_import_twice_and_a_bad_archive(tmp_path: Path) -> None:
     out = tmp_path / "alice.zip"
     exported = run_cli("export", "alice", "--out", str(out), "--data-dir", str(source_dir))
     assert exported.returncode == 0, exported.stderr
-    assert re.search(r"exported \d+ records .* and 1 attachments", exported.stdout), exported.stdout
+    assert re.search(r"exported \d+ records .* and 2 attachments", exported.stdout), exported.stdout
 
     made = run_cli("user", "create", "bob", "--password-stdin", "--data-dir", str(target_dir), stdin=PASSWORD)
     assert made.returncode == 0, made.stderr

@@ -22,6 +22,7 @@ from mesq.auth.users import create_user
 from mesq.context import Principal
 from mesq.keys import user_partition
 from mesq.operations import invoke_sync
+from mesq.reading.importer import import_snapshots, parse_document
 from mesq.services import Services
 from mesq.spec import load_spec
 from mesq.store.blobs_local import LocalBlobStore
@@ -32,10 +33,12 @@ from tests.settings import inprocess_settings
 
 from ..contract.blob_fixtures import fake_aws, s3_store  # noqa: F401
 from ..contract.conftest import dynamodb_local, dynamodb_local_endpoint, moto, moto_env  # noqa: F401
+from ..reading.export_files import export as reading_export
 
 BACKENDS = ["sqlite", "moto", pytest.param("dynamodb_local", marks=pytest.mark.dynamodb_local)]
 SCOPES = frozenset({"memo:read", "memo:write", "todo:read", "todo:write"})
 PICTURE = bytes(range(256)) * 40
+PLAN = b"%PDF-1.4 plan " + bytes(range(255, -1, -1)) * 8
 
 
 def _sqlite_pair(tmp_path: Path, name: str) -> tuple[ItemStore, BlobStore]:
@@ -98,11 +101,23 @@ def populate(items: ItemStore, blobs: BlobStore, username: str) -> str:
         resources=[{k: resource[k] for k in ("path", "displayName", "mimeType", "fileSize", "type") if k in resource}],
     )
     call("create_memo", content="second #work", pinned=True)
+    sheet = call("upload_todo_attachment", displayName="plan.pdf", mimeType="application/pdf",
+                 content=base64.b64encode(PLAN).decode())  # fmt: skip
     task = call(
-        "create_todo_task", title="Write the report", priority="high", due={"type": "date", "date": "2030-01-02"}
+        "create_todo_task",
+        title="Write the report",
+        priority="high",
+        due={"type": "date", "date": "2030-01-02"},
+        attachments=[{"path": sheet["path"]}],
     )
     call("create_todo_subtask", taskId=task["task"]["id"], title="outline")
+    weekly = call("create_todo_task", title="water the plants", recurrence="FREQ=WEEKLY",
+                  due={"type": "datetime", "at": "2030-01-07T09:00:00+08:00"})["task"]  # fmt: skip
+    reminders = [{"type": "absolute", "at": "2030-01-07T08:30:00+08:00"}]
+    call("set_todo_reminders", id=weekly["id"], expectedRevision=weekly["revision"], reminders=reminders)
     call("create_todo_inbox_item", title="call the bank")
+    # A reading book with notes (the shelf is written by its import, not by a tool).
+    import_snapshots(items, user["id"], parse_document(reading_export(books=1, notes=3)), "2030-01-01T00:00:00.000000Z")
     return str(user["id"])
 
 
@@ -125,7 +140,11 @@ def test_round_trip_is_equal_and_idempotent(backends: tuple[Any, Any, Any, Any],
     source = populate(items, blobs, "alice")
     first = tmp_path / "first.zip"
     report = export_account(items, blobs, source, first, "2030-01-01T00:00:00Z")
-    assert report.blobs == 1 and report.records >= 8
+    assert report.blobs == 2 and report.records >= 8
+    # The fixture reaches every carried family: shelf, recurrence, reminders, both attachment kinds.
+    for kind in ("READ#BOOK", "READ#NOTE", "REMIND#TASK", "MEMOATT", "TODOATT", "CHANGE"):
+        assert report.counts.get(kind), (kind, report.counts)
+    assert any(r.get("recurrence") == "FREQ=WEEKLY" and r.get("reminders") for r in archive_records(first))
 
     target = create_user(other_items, "bob", "correct horse battery")["id"]
     imported = import_account(other_items, other_blobs, target, first)
@@ -143,8 +162,8 @@ def test_round_trip_is_equal_and_idempotent(backends: tuple[Any, Any, Any, Any],
     with zipfile.ZipFile(first) as one, zipfile.ZipFile(second) as two:
         blob_one = [n for n in one.namelist() if n.startswith("blobs/")]
         blob_two = [n for n in two.namelist() if n.startswith("blobs/")]
-        assert len(blob_one) == len(blob_two) == 1
-        assert one.read(blob_one[0]) == two.read(blob_two[0]) == PICTURE
+        assert len(blob_one) == len(blob_two) == 2
+        assert sorted(map(one.read, blob_one)) == sorted(map(two.read, blob_two)) == sorted([PICTURE, PLAN])
 
 
 def rehome_any(item: dict[str, Any], user_id: str) -> dict[str, Any]:

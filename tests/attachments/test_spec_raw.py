@@ -13,6 +13,7 @@ from mesq.spec import SpecError, build_spec, load_spec
 RAW = {
     "relay_memo_resource_upload", "download_memo_resource", "head_memo_resource",
     "relay_todo_attachment_upload", "download_todo_attachment", "head_todo_attachment",
+    "export_account",
 }  # fmt: skip
 
 

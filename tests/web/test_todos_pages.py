@@ -3,6 +3,7 @@ through their forms, and bad input answered with a clear message (never a 500), 
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
 from typing import Any
@@ -185,6 +186,34 @@ def test_a_task_page_saves_every_field(services: Services, person: Browser) -> N
     assert stored["timezone"] == "Asia/Shanghai" and stored["recurrence"] == "FREQ=WEEKLY;BYDAY=MO,WE"
     shown = person.get(f"/todos/tasks/{task['id']}").text
     assert 'value="09:30"' in shown and 'value="2026-12-20"' in shown
+
+
+def long_note(size: int = 50_000) -> str:
+    """A note of exactly `size` characters whose every line is numbered, so a lost page shows."""
+    lines = "".join(f"line {number:05d} 长笔记 & <b>\n" for number in range(size // 20 + 1))
+    return lines[: size - 7] + "THE END"
+
+
+def test_a_50000_character_note_shows_whole_and_saves_unchanged(services: Services, person: Browser) -> None:
+    # get_todo_task pages a note over the response budget; the page reads every page.
+    notes = long_note()
+    task = new_task(services, person.user_id, "long read", notes=notes)
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]}).get("notesTruncated") is True
+    page = person.get(f"/todos/tasks/{task['id']}")
+    assert page.status_code == 200
+    textarea = re.search(r'<textarea name="notes"[^>]*>(.*?)</textarea>', page.text, re.S)
+    assert textarea and html.unescape(textarea.group(1)) == notes
+    # Saving the form unchanged keeps the whole note (a cut note in the form would cut the task).
+    form = {"revision": task["revision"], "title": "long read", "notes": notes, "priority": "none"}
+    assert person.post(f"/todos/tasks/{task['id']}", form).status_code == 303
+    pages, offset = [], 0
+    while True:
+        read = run(services, person.user_id, "get_todo_task", {"id": task["id"], "notesOffset": offset})
+        pages.append(read["task"]["notes"])
+        if not read.get("notesTruncated"):
+            break
+        offset = read["notesNextOffset"]
+    assert "".join(pages) == notes and len(pages) > 1
 
 
 @pytest.mark.parametrize(

@@ -143,14 +143,26 @@ def test_every_inbox_tool_with_validated_results(mcp, fresh_user, era):
     assert call.called == set(INBOX_TOOLS)
 
 
-def test_a_30000_character_note_fails_the_detail_but_not_the_lists(mcp, fresh_user):
+def test_a_30000_character_note_pages_in_the_detail_and_fails_only_lists_with_notes(mcp, fresh_user):
     call = Session(mcp(scopes=TODO, user=fresh_user()))
     small = call.ok("create_todo_inbox_item", {"title": "small"})["item"]
     big = call.ok("create_todo_inbox_item", {"title": "essay", "notes": "字" * 30_000,
                                              "subtasks": [{"title": "outline"}]})["item"]  # fmt: skip
-    error = call.fails("get_todo_inbox_item", {"id": big["id"]}, "RESPONSE_TOO_LARGE")
-    assert error["error"]["details"]["recordId"] == big["id"]
+    first = call.ok("get_todo_inbox_item", {"id": big["id"]})
+    assert first["notesTruncated"] is True and first["item"]["subtasks"][0]["title"] == "outline"
+    rest = call.ok("get_todo_inbox_item", {"id": big["id"], "notesOffset": first["notesNextOffset"]})
+    assert first["item"]["notes"] + rest["item"]["notes"] == "字" * 30_000 and "notesTruncated" not in rest
+    # An item whose subtask carries the weight cannot be cut: too large, the subtask reads paged.
+    heavy = call.ok("create_todo_inbox_item", {"title": "heavy", "subtasks": [{"title": "s", "notes": "字" * 30_000}]})
+    error = call.fails("get_todo_inbox_item", {"id": heavy["item"]["id"]}, "RESPONSE_TOO_LARGE")
+    assert error["error"]["details"]["recordId"] == heavy["item"]["id"]
     assert "does not mean there are no tasks" in error["error"]["message"]
+    assert "get_todo_inbox_subtask" in error["error"]["message"]
+    subtask = {"parentItemId": heavy["item"]["id"], "subtaskId": heavy["item"]["subtasks"][0]["id"]}
+    paged = call.ok("get_todo_inbox_subtask", subtask)
+    more = call.ok("get_todo_inbox_subtask", {**subtask, "notesOffset": paged["notesNextOffset"]})
+    assert paged["subtask"]["notes"] + more["subtask"]["notes"] == "字" * 30_000
+    call.ok("delete_todo_inbox_item", {"id": heavy["item"]["id"], "expectedRevision": heavy["item"]["revision"]})
     call.fails("list_todo_inbox_items", {"includeNotes": True, "offset": 1}, "RESPONSE_TOO_LARGE")
 
     seen: list[str] = []

@@ -95,9 +95,48 @@ def test_missing_and_trashed_tasks_are_not_found() -> None:
             task_details(_board(), ident)
 
 
+def _read_whole(board: Board, **options: Any) -> tuple[str, list[int]]:
+    """The notes of t1 read page after page as a client would; every page within the budget."""
+    pages, sizes, offset = [], [], 0
+    while True:
+        data = task_details(board, "t1", notes_offset=offset, **options)
+        sizes.append(json_size(data))
+        pages.append(data["task"]["notes"])
+        if not data.get("notesTruncated"):
+            assert "notesNextOffset" not in data
+            return "".join(pages), sizes
+        assert data["notesNextOffset"] == offset + len(data["task"]["notes"])
+        offset = data["notesNextOffset"]
+
+
+@pytest.mark.parametrize("unit", ["n", "长", '"', "\n", "a\u0001"])
+def test_a_50000_character_note_reads_back_whole_in_pages_that_fit(unit: str) -> None:
+    # Escapes count in the budget (a quote or a newline takes two characters, a control six), so
+    # the cut is measured on the JSON text, not on the length of the note.
+    notes = (unit * 50_000)[:50_000]
+    board = _board(notes=notes)
+    read, sizes = _read_whole(board)
+    assert read == notes and max(sizes) <= RESPONSE_BUDGET_CHARACTERS
+    assert max(sizes) > RESPONSE_BUDGET_CHARACTERS - 40  # pages are full, not timid
+    read, sizes = _read_whole(board, include_context=True)
+    assert read == notes and max(sizes) <= RESPONSE_BUDGET_CHARACTERS
+
+
+def test_notes_limit_and_offset_page_a_note() -> None:
+    board = _board(notes="0123456789")
+    data = task_details(board, "t1", notes_offset=2, notes_limit=3)
+    assert data["task"]["notes"] == "234" and data["notesTruncated"] is True and data["notesNextOffset"] == 5
+    last = task_details(board, "t1", notes_offset=7, notes_limit=3)
+    assert last["task"]["notes"] == "789" and "notesTruncated" not in last
+    assert task_details(board, "t1", notes_offset=99)["task"]["notes"] == ""
+    short = task_details(_board(notes="short"), "t1")
+    assert short["task"]["notes"] == "short" and set(short) == {"task", "subtasks", "timezone"}
+
+
 def test_over_budget_details_fail_with_the_right_hint() -> None:
+    # No room for one character of notes beside the rest: RESPONSE_TOO_LARGE, never an empty page.
     with pytest.raises(ResponseTooLarge) as caught:
-        task_details(_board(notes="n" * 30_000), "t1")
+        task_details(_board(notes="n" * 30_000), "t1", budget=200)
     assert caught.value.details["hints"] == {} and caught.value.details["recordId"] == "t1"
     # Required context over budget: the hint is includeContext=false, and without it the task fits.
     board = _board(tags=300)

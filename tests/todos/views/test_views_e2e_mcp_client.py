@@ -1,9 +1,11 @@
 """The issue's end-to-end check: the official `mcp` client against a real `mesq serve` over HTTP
 with a PAT. Create a space, columns, tasks with subtasks, inbox items with inbox subtasks; list
 them with paging until hasMore=false and get every record exactly once (plain and graph); a
-30,000-character note makes get_todo_task fail with RESPONSE_TOO_LARGE while includeNotes=false
-lists still work. The client validates every structuredContent against the tool's outputSchema
-itself, so a result off its declared schema fails here."""
+30,000-character note makes a list with notes stop before it while includeNotes=false
+lists still work; a 50,000-character note written through REST reads back whole through
+get_todo_task's pages (notesOffset / notesNextOffset). The client validates every
+structuredContent against the tool's outputSchema itself, so a result off its declared schema
+fails here."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 from mcp.client.client import Client
 
@@ -71,6 +74,47 @@ async def _pages(call: Calls, arguments: dict[str, Any]) -> list[dict[str, Any]]
         offset = page["page"]["nextOffset"]
 
 
+async def _read_notes(call: Calls, task_id: str) -> str:
+    """A task's notes through get_todo_task, page after page; each page within the budget."""
+    pages, offset = [], 0
+    while True:
+        page = await call("get_todo_task", {"id": task_id, "notesOffset": offset})
+        assert len(json.dumps(page, ensure_ascii=False, separators=(",", ":"))) <= 25_000
+        pages.append(page["task"]["notes"])
+        if not page.get("notesTruncated"):
+            return "".join(pages)
+        offset = page["notesNextOffset"]
+
+
+def test_a_50000_character_note_written_through_rest_reads_back_whole_through_mcp(live_server: LiveServer) -> None:
+    account = live_server.account("longnote", scopes="todo:read,todo:write")
+    notes = "".join(f'第{number:05d}行 line "quoted"\n' for number in range(2_500))[:49_993] + "THE END"
+    assert len(notes) == 50_000
+    made = httpx.post(
+        f"{live_server.base_url}/api/toolkit/todo/tasks",
+        headers={"Authorization": f"Bearer {account.token}"},
+        json={"title": "long", "notes": notes},
+        timeout=30,
+    )
+    assert made.status_code == 201, made.text
+    task_id = made.json()["data"]["task"]["id"]
+    rest = httpx.get(
+        f"{live_server.base_url}/api/toolkit/todo/tasks/{task_id}",
+        headers={"Authorization": f"Bearer {account.token}"},
+        timeout=30,
+    )
+    assert rest.status_code == 200 and rest.json()["data"]["notesTruncated"] is True
+
+    async def scenario() -> None:
+        async with connect(live_server.base_url, account.token, "auto") as client:
+            call = Calls(client)
+            assert await _read_notes(call, task_id) == notes
+            limited = await call("get_todo_task", {"id": task_id, "notesOffset": 49_990, "notesLimit": 5})
+            assert limited["task"]["notes"] == notes[49_990:49_995] and limited["notesNextOffset"] == 49_995
+
+    anyio.run(scenario)
+
+
 def test_official_client_lists_every_record_once_and_reports_oversize(live_server: LiveServer) -> None:
     account = live_server.account("todoe2e", scopes="todo:read,todo:write")
 
@@ -94,8 +138,7 @@ def test_official_client_lists_every_record_once_and_reports_oversize(live_serve
             assert sorted(r["id"] for p in graph for r in p["subtasks"]) == sorted(built["subtasks"])
 
             huge = await call("create_todo_task", {"spaceSlug": "e2e", "title": "huge", "notes": "长" * 30_000})
-            error = await _fails(client, "get_todo_task", {"id": huge["task"]["id"]})
-            assert error["code"] == "RESPONSE_TOO_LARGE" and error["details"]["sizeCharacters"] > 25_000
+            assert await _read_notes(call, huge["task"]["id"]) == "长" * 30_000
             listed = await _pages(call, {"includeNotes": False, "limit": 5})
             titles = [t["title"] for p in listed for t in p["tasks"]]
             assert "huge" in titles and all("notes" not in t for p in listed for t in p["tasks"])

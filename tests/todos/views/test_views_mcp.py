@@ -140,13 +140,21 @@ def test_list_pages_until_has_more_false_give_every_record_once(todo: Todo) -> N
     assert todo.fails("list_todos", spaceId=board["work"]["id"], spaceSlug="default")["code"] == "VALIDATION_ERROR"
 
 
-def test_a_30000_character_note_fails_details_but_not_lists(todo: Todo) -> None:
+def test_a_30000_character_note_pages_in_details_and_fails_only_lists_with_notes(todo: Todo) -> None:
     task = todo.ok("create_todo_task", title="huge", notes="长" * 30_000)["task"]
     todo.ok("create_todo_task", title="small")
+    first = todo.ok("get_todo_task", id=task["id"])
+    assert first["notesTruncated"] is True and first["task"]["notes"] == "长" * first["notesNextOffset"]
+    rest = todo.ok("get_todo_task", id=task["id"], notesOffset=first["notesNextOffset"])
+    assert "notesTruncated" not in rest and first["task"]["notes"] + rest["task"]["notes"] == "长" * 30_000
+    # A subtask's own long note is the weight of its parent's answer: that one is too large (the
+    # subtask reads on its own, paged).
+    sub = todo.ok("create_todo_subtask", taskId=task["id"], title="heavy", notes="长" * 30_000)["subtask"]
     error = todo.fails("get_todo_task", id=task["id"])
     assert error["code"] == "RESPONSE_TOO_LARGE"
     assert error["details"]["sizeCharacters"] > RESPONSE_BUDGET_CHARACTERS
-    assert "no tasks" in error["message"]
+    assert "no tasks" in error["message"] and "read each subtask with get_todo_task" in error["message"]
+    assert todo.ok("get_todo_task", id=sub["id"])["notesTruncated"] is True
     listed = todo.ok("list_todos", includeNotes=False)
     assert [t["title"] for t in listed["tasks"]] == ["huge", "small"]
     noted = todo.fails("list_todos", includeNotes=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -15,7 +15,7 @@ from typing import IO, Any
 from ..keys import user_partition
 from ..store.paging import walk
 from ..store.ports import BlobNotFound, BlobStore, ItemStore
-from .format import BLOB_DIR, FORMAT, MANIFEST, MEMO_DIR, RECORDS, VERSION, carries_blob, exported
+from .format import BLOB_DIR, FORMAT, MANIFEST, MEMO_DIR, RECORDS, VERSION, carries_blob, covered_by, exported
 
 
 @dataclass
@@ -62,20 +62,31 @@ def memo_markdown(item: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _records(items: ItemStore, user_id: str) -> Iterator[dict[str, Any]]:
+def _records(items: ItemStore, user_id: str, keep: Callable[[dict[str, Any]], bool]) -> Iterator[dict[str, Any]]:
     for item in walk(items, user_partition(user_id)):
-        if exported(item["sk"]):
+        if exported(item["sk"]) and keep(item):
             yield item
 
 
-def export_account(items: ItemStore, blobs: BlobStore, user_id: str, out: Path, exported_at: str) -> ExportReport:
+def export_account(
+    items: ItemStore,
+    blobs: BlobStore,
+    user_id: str,
+    out: Path | IO[bytes],
+    exported_at: str,
+    *,
+    scopes: Collection[str] | None = None,
+) -> ExportReport:
+    """The archive of `user_id` written to `out` (a path or a seekable binary file). `scopes`
+    (a credential's) narrows it to the kinds they may read (format.covered_by); None: all of it."""
     report = ExportReport()
     files: dict[str, dict[str, Any]] = {}
     blob_paths: list[str] = []
+    keep = covered_by(scopes) if scopes is not None else (lambda item: True)
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
         with archive.open(RECORDS, "w", force_zip64=True) as member:
             sink = _Hashing(member)
-            for item in _records(items, user_id):
+            for item in _records(items, user_id, keep):
                 sink.write(json.dumps(item, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode() + b"\n")
                 report.records += 1
                 kind = _kind(item["sk"])
@@ -84,7 +95,8 @@ def export_account(items: ItemStore, blobs: BlobStore, user_id: str, out: Path, 
                     blob_paths.append(item["path"])
             files[RECORDS] = sink.entry()
         # A second pass over the memos (a zip takes one member at a time): one Markdown page each.
-        for item in walk(items, user_partition(user_id), prefix="MEMO#"):
+        memos = walk(items, user_partition(user_id), prefix="MEMO#") if keep({"sk": "MEMO#"}) else iter(())
+        for item in memos:
             name = f"{MEMO_DIR}{item['sk'].removeprefix('MEMO#')}.md"
             with archive.open(name, "w") as memo:
                 page = _Hashing(memo)
@@ -116,5 +128,8 @@ def export_account(items: ItemStore, blobs: BlobStore, user_id: str, out: Path, 
             "counts": report.counts,
             "files": files,
         }
+        if scopes is not None:
+            # What the credential covered: a reader knows the archive is not the whole account.
+            manifest["scopes"] = sorted(scope for scope in scopes if scope.endswith(":read"))
         archive.writestr(MANIFEST, json.dumps(manifest, indent=1, sort_keys=True))
     return report

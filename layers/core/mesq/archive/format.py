@@ -12,7 +12,7 @@ An archive is a ZIP file (docs/archive.md):
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from ..keys import user_partition
@@ -43,6 +43,23 @@ EXPORTED_PREFIXES = (
     "CHANGE#",
     "REMIND#TASK#",
 )
+#: The read scope that covers each carried kind, for an export bounded by a credential's scopes
+#: (REST `GET /api/toolkit/export`). Change records go by the kind of record they changed
+#: (`history.records.FAMILY`: memo, else todo); the attachment usage counter counts memo and todo
+#: files together, so it travels only when both are carried.
+SCOPE_OF_PREFIX: Mapping[str, str] = {
+    "MEMO#": "memo:read",
+    "STATS#MEMO": "memo:read",
+    "MEMOTAG#": "memo:read",
+    "MEMOATT#": "memo:read",
+    "TODOATT#": "todo:read",
+    "TODO#": "todo:read",
+    "REMIND#TASK#": "todo:read",
+    "READ#BOOK#": "reading:read",
+    "READ#NOTE#": "reading:read",
+}
+USAGE_COUNTER = "STATS#ATTACHMENTS"
+CHANGE_PREFIX = "CHANGE#"
 #: Item attributes whose value is a blob path the archive carries the bytes of.
 BLOB_KINDS = ("MEMOATT#", "TODOATT#")
 
@@ -57,6 +74,23 @@ class ArchiveError(Exception):
 
 def exported(sk: str) -> bool:
     return sk.startswith(EXPORTED_PREFIXES)
+
+
+def covered_by(scopes: Collection[str]) -> Callable[[Mapping[str, Any]], bool]:
+    """Whether a carried item is one `scopes` may read (see SCOPE_OF_PREFIX)."""
+    granted = frozenset(scopes)
+
+    def covered(item: Mapping[str, Any]) -> bool:
+        sk = str(item.get("sk", ""))
+        if sk.startswith(CHANGE_PREFIX):
+            family = "memo" if (item.get("record") or {}).get("kind") == "memo" else "todo"
+            return f"{family}:read" in granted
+        if sk == USAGE_COUNTER:
+            return {"memo:read", "todo:read"} <= granted
+        scope = next((scope for prefix, scope in SCOPE_OF_PREFIX.items() if sk.startswith(prefix)), None)
+        return scope is not None and scope in granted
+
+    return covered
 
 
 def carries_blob(item: Mapping[str, Any]) -> bool:

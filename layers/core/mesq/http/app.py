@@ -28,6 +28,7 @@ from ..spec import Operation, Spec, load_spec
 from ..validation import prepare_validators
 from .attachments import attachment_routes
 from .challenge import rest_challenge
+from .export import export_routes
 from .params import collect_arguments
 
 #: REST is otherwise unlimited (docs/contract.md §7 names MCP); attachment bytes count for both.
@@ -110,5 +111,6 @@ def api_routes(services: Services, spec: Spec | None = None) -> list[Route]:
         Route("/api/openapi.json", _openapi_endpoint(spec), methods=["GET"]),
         # The byte-carrying attachment routes (x-mesq-raw), before any templated JSON route.
         *attachment_routes(services, spec),
+        *export_routes(services, spec),
         *operation_routes(spec, services),
     ]

@@ -40,6 +40,8 @@ TASK = BOARD + "/tasks/{task_id}"
 ZONES = ("UTC", "Asia/Shanghai", "Asia/Tokyo", "Asia/Singapore", "Asia/Kolkata", "Europe/London", "Europe/Berlin",
          "Europe/Paris", "America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles",
          "America/Sao_Paulo", "Australia/Sydney", "Pacific/Auckland")  # fmt: skip
+#: Readings of a long note a page may start over when the task is written between two pages.
+READ_ATTEMPTS = 3
 PRIORITIES = ("none", "low", "medium", "high", "urgent")
 FIELD_LABELS = {
     "title": "Title",
@@ -65,6 +67,24 @@ def _task_id(page: Page) -> str:
     return str(page.request.path_params["task_id"])
 
 
+async def read_task(page: Page, task_id: str, *, include_context: bool = False) -> dict[str, Any]:
+    """get_todo_task with the task's notes whole: a long note comes in pages (the response
+    budget), read on from each page's `notesNextOffset` and joined, so the page shows and the form
+    edits all of it. A write between two pages (another revision) starts the reading over."""
+    for _attempt in range(READ_ATTEMPTS):
+        detail = await page.invoke("get_todo_task", {"id": task_id, "includeContext": include_context})
+        task, pages, more = detail["task"], [detail["task"]["notes"]], detail
+        while more.get("notesTruncated"):
+            more = await page.invoke("get_todo_task", {"id": task_id, "notesOffset": more["notesNextOffset"]})
+            if more["task"]["revision"] != task["revision"]:
+                break
+            pages.append(more["task"]["notes"])
+        else:
+            whole = {key: value for key, value in detail.items() if not key.startswith("notes")}
+            return {**whole, "task": {**task, "notes": "".join(pages)}}
+    raise Conflict("the task kept changing while its notes were read; reload the page")
+
+
 async def render_task(
     page: Page,
     *,
@@ -76,7 +96,7 @@ async def render_task(
     reminder_error: str | None = None,
     status: int = 200,
 ) -> Response:
-    detail = await page.invoke("get_todo_task", {"id": _task_id(page), "includeContext": True})
+    detail = await read_task(page, _task_id(page), include_context=True)
     task = detail["task"]
     if task["parentId"]:
         return redirect(task_url(task["parentId"]))

@@ -75,9 +75,17 @@ def get_todo_inbox_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     data["timezone"] = effective_timezone(call, item.get("timezone"), state)
     if state is not None:
         data.update(detail_context(state))
-    hints = ["includeContext"] if include_context else []
-    what = f"inbox item {item['id']!r} with its notes and subtasks" + (" and context" if include_context else "")
-    return budget.ensure_fits(data, what, hints=hints, record_id=item["id"])
+    what = f"inbox item {item['id']!r} with its subtasks" + (" and context" if include_context else "")
+    return budget.with_notes_page(
+        data,
+        "item",
+        args.get("notesOffset", 0),
+        args.get("notesLimit"),
+        what=what,
+        hints=["includeContext"] if include_context else [],
+        record_id=item["id"],
+        remedy="read each subtask with get_todo_inbox_subtask (its notes are paged the same way)",
+    )
 
 
 # -- writing -----------------------------------------------------------------------------------

@@ -72,11 +72,15 @@ def get_todo_inbox_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     }
     if state is not None:
         data.update(detail_context(state))
-    return budget.ensure_fits(
+    return budget.with_notes_page(
         data,
-        f"inbox subtask {subtask['id']!r}" + (" with context" if include_context else ""),
+        "subtask",
+        args.get("notesOffset", 0),
+        args.get("notesLimit"),
+        what=f"inbox subtask {subtask['id']!r}" + (" with context" if include_context else ""),
         hints=["includeContext"] if include_context else [],
         record_id=subtask["id"],
+        remedy="nothing is left to cut",
     )
 
 

@@ -1,4 +1,4 @@
-"""get_todo_task: one task with its full notes and all its subtasks (seed 常用读工具).
+"""get_todo_task: one task with its notes (paged when long) and all its subtasks (seed 常用读工具).
 
 Pure over a `traversal.Board`. Defaults: the whole task (notes included) and every live subtask,
 done ones included, in position order; `timezone` always (the task's own zone, else the user's
@@ -9,9 +9,15 @@ comes only with `includeContext: true`:
 - `inbox`: the live inbox items (without notes or subtasks) and their count;
 - `tagSuggestions`: the user's tag registry, by name.
 A trashed task is NOT_FOUND here, like a trashed inbox item (list_todo_trash lists the trash with
-revisions for restoring). The whole answer must fit the 25,000-character budget,
-else RESPONSE_TOO_LARGE (hint includeContext=false when context was asked for; a task whose own
-notes and subtasks are over budget cannot be shortened, so its notes must be read another way).
+revisions for restoring).
+
+The whole answer must fit the 25,000-character budget. Notes may be 50,000 characters, so the
+task's own notes are a page: `notes[notesOffset:]`, at most `notesLimit` characters, cut to what
+fits beside the rest of the answer. A cut page says `notesTruncated: true` and `notesNextOffset`
+(where the next call starts); offsets count code points, like the budget. Only when the rest of
+the answer leaves no room for one character of notes is it RESPONSE_TOO_LARGE (hint
+includeContext=false when context was asked for; else the subtasks' own notes are the weight:
+each subtask reads on its own, paged the same way).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import NotFound
-from .budget import RESPONSE_BUDGET_CHARACTERS, ensure_fits
+from .budget import RESPONSE_BUDGET_CHARACTERS, with_notes_page
 from .traversal import Board, Record, is_live, order_key, without_notes
 
 DEFAULT_TIMEZONE = "UTC"
@@ -32,6 +38,8 @@ def task_details(
     *,
     include_context: bool = False,
     default_timezone: str | None = None,
+    notes_offset: int = 0,
+    notes_limit: int | None = None,
     budget: int = RESPONSE_BUDGET_CHARACTERS,
 ) -> dict[str, Any]:
     task = next((t for t in board.tasks if t["id"] == task_id), None)
@@ -48,9 +56,17 @@ def task_details(
     }
     if include_context:
         data.update(_context(board, task))
-    what = f"task {task_id} with its notes and {len(subtasks)} subtasks" + (" and context" if include_context else "")
-    return ensure_fits(
-        data, what, hints=["includeContext"] if include_context else [], budget=budget, record_id=task_id
+    what = f"task {task_id} with {len(subtasks)} subtasks" + (" and context" if include_context else "")
+    return with_notes_page(
+        data,
+        "task",
+        notes_offset,
+        notes_limit,
+        what=what,
+        hints=["includeContext"] if include_context else [],
+        budget=budget,
+        record_id=task_id,
+        remedy="read each subtask with get_todo_task (its notes are paged the same way)",
     )
 
 

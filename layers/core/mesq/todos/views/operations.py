@@ -2,7 +2,8 @@
 
 A plain list_todos page reads only what it shows (views/paged.py: the structure, the list sizes
 and one index page per list it overlaps); get_todo_task reads the structure, the task by key and
-its subtasks' index list (and the live inbox for its context). The graph view and query_todos load the
+its subtasks' index list (and the live inbox for its context), and answers a page of the task's
+notes (details.py). The graph view and query_todos load the
 caller's whole todo snapshot (`state.load_state`; every todo item of the user shares the
 sort-key prefix `TODO#`; keys are built from the caller's user id, so another user's records are
 simply not there) and run the pure algorithms of listing.py, query.py and details.py over it: a
@@ -123,6 +124,8 @@ def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         task["id"],
         include_context=include_context,
         default_timezone=effective_timezone(call, None, state),
+        notes_offset=args.get("notesOffset", 0),
+        notes_limit=args.get("notesLimit"),
     )
 
 
