@@ -382,3 +382,13 @@ def test_envelope_lifts_defs():
     assert "recoverData" not in envelope_schema(data, load_spec().error_schema, recover_data=False).listed["properties"]
     assert "$defs" not in schema["properties"]["data"] and "$schema" not in schema["properties"]["data"]
     assert data == original  # the operation's schema is left untouched
+
+
+def test_subtask_changes_offer_no_recurrence():
+    # Only root tasks recur: a `recurrence` on update_todo_subtask could only ever fail, so the
+    # tool does not list it. Its schema is the task's minus that field, from one source.
+    task = CATALOG.input_schema("update_todo_task")["properties"]
+    subtask = CATALOG.input_schema("update_todo_subtask")["properties"]
+    assert "recurrence" in task and "recurrence" not in subtask
+    assert set(task) - set(subtask) == {"recurrence"}
+    assert {name: task[name] for name in subtask} == subtask

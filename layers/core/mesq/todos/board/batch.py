@@ -31,10 +31,11 @@ def _check_ids(entries: list[dict[str, Any]], field: str) -> None:
         raise ValidationError(f"{field}: every id may appear once per batch")
 
 
-def _targets(state: TodoState, entries: list[dict[str, Any]]) -> list[Item]:
+def _targets(state: TodoState, entries: list[dict[str, Any]], inbox_tool: str) -> list[Item]:
     """The live records of the batch in order; NOT_FOUND / CONFLICT (trashed) / REVISION_CONFLICT
     (all conflicting records at once in recoverData.tasks) before anything is written. Every
-    failing item is reported, not only the first: `details.items` = [{index, id, code, message}]."""
+    failing item is reported, not only the first: `details.items` = [{index, id, code, message}].
+    An inbox item's id names `inbox_tool`, the tool that takes it (a model mixes the two up)."""
     records = []
     state.prefetch_tasks(entry["id"] for entry in entries)  # one BatchGetItem per kind of lookup
     parents = [(state.task(entry["id"]) or {}).get("parentId") for entry in entries]
@@ -44,6 +45,8 @@ def _targets(state: TodoState, entries: list[dict[str, Any]]) -> list[Item]:
         try:
             record = find_task(state, entry["id"])
         except NotFound as error:
+            if state.inbox_item(entry["id"]) is not None:  # one more read, only on a miss
+                error = ValidationError(f"{entry['id']!r} is an inbox item; use {inbox_tool}")
             problems.append((index, error))
             continue
         parent = state.task(record.get("parentId") or "")
@@ -105,7 +108,7 @@ def batch_update_todo_tasks(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     _check_ids(updates, "updates")
 
     def build(state: TodoState) -> Built:
-        records = _targets(state, updates)
+        records = _targets(state, updates, "update_todo_inbox_item")
         now = now_timestamp()
         ops: list[WriteOp] = []
         results: list[Item] = []
@@ -139,7 +142,7 @@ def batch_complete_todo_tasks(call: Call, args: dict[str, Any]) -> dict[str, Any
     _check_ids(entries, "items")
 
     def build(state: TodoState) -> Built:
-        records = _targets(state, entries)
+        records = _targets(state, entries, "complete_todo_inbox_item")
         now = now_timestamp()
         results = [completed(r, now) for r in records]
         # Records already done are not rewritten, but still guarded: the batch is one snapshot.
