@@ -20,10 +20,11 @@ from ...asgi.body import parse_json_object
 from ...concurrency import run_sync
 from ...context import Call, new_run_id
 from ...errors import Forbidden, MesqError
-from ...operations import AsyncOperationFn, OperationFn
+from ...operations import REGISTRY, AsyncOperationFn, OperationFn
 from ...ratelimit import Bucket, RateLimiter
 from ..adapter import hidden_tool, run_tool, unknown_tool
 from ..catalog import Catalog
+from ..connection_context import CONTEXT_TOOL
 from ..state import RequestState
 from .budgets import Budgets
 from .cutting import TooDeep, compact, truncate
@@ -38,6 +39,15 @@ MAX_LOG_LINES = 200
 MAX_LOG_CHARS = 16 * 1024
 #: An unknown tool's name is shown this far (a script can make one up of any length).
 MAX_LOGGED_NAME = 100
+#: What a script reads as `mesq.context`: get_context's "now" for the user, so a script works out
+#: "today" in the user's zone rather than in the sandbox's UTC clock.
+CONTEXT_FIELDS = ("timeZone", "today", "now")
+
+
+def user_context(call: Call) -> dict[str, str]:
+    """The user's zone, today's date there and the instant: get_context's answer (one read)."""
+    answer = REGISTRY[CONTEXT_TOOL](call, {})
+    return {name: str(answer[name]) for name in CONTEXT_FIELDS}
 
 
 def search_tools_function(catalog: Catalog, state: RequestState) -> OperationFn:
@@ -59,7 +69,8 @@ def run_code_function(catalog: Catalog, state: RequestState) -> AsyncOperationFn
     async def run_code(call: Call, arguments: dict[str, Any]) -> dict[str, Any]:
         run = Run(catalog, state, Budgets.from_arguments(arguments, state.remaining_ms))
         await run_sync(run.limit_calls_to_rate_share)
-        return await run.run(arguments["code"])
+        context = await run_sync(user_context, call)
+        return await run.run(arguments["code"], context)
 
     return run_code
 
@@ -89,13 +100,14 @@ class Run:
         if left is not None and left // 2 < self.max_calls:
             self.max_calls = self.rate_share = left // 2
 
-    async def run(self, source: str) -> dict[str, Any]:
+    async def run(self, source: str, context: dict[str, str]) -> dict[str, Any]:
         started = time.monotonic()
         outcome = await run_program(
             source,
             user=self.state.principal.user_id,
             reach=list(self.reach),
             known=list(self.catalog.names),
+            context=context,
             host=self.host,
             timeout_s=self.budgets.timeout_ms / 1000,
             memory_bytes=self.budgets.memory_mb * 1024 * 1024,

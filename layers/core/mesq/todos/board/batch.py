@@ -44,10 +44,11 @@ def _targets(state: TodoState, entries: list[dict[str, Any]], inbox_tool: str) -
     for index, entry in enumerate(entries):
         try:
             record = find_task(state, entry["id"])
-        except NotFound as error:
+        except NotFound as missing:
+            problem: MesqError = missing
             if state.inbox_item(entry["id"]) is not None:  # one more read, only on a miss
-                error = ValidationError(f"{entry['id']!r} is an inbox item; use {inbox_tool}")
-            problems.append((index, error))
+                problem = ValidationError(f"{entry['id']!r} is an inbox item; use {inbox_tool}")
+            problems.append((index, problem))
             continue
         parent = state.task(record.get("parentId") or "")
         if not keys.live(record) or (parent is not None and not keys.live(parent)):
