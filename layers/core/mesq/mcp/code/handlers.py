@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -23,14 +24,14 @@ from ...errors import Forbidden, MesqError
 from ...operations import REGISTRY, AsyncOperationFn, OperationFn
 from ...ratelimit import Bucket, RateLimiter
 from ..adapter import hidden_tool, run_tool, unknown_tool
-from ..catalog import Catalog
+from ..catalog import Catalog, CatalogTool
 from ..connection_context import CONTEXT_TOOL
 from ..state import RequestState
 from .budgets import Budgets
 from .cutting import TooDeep, compact, truncate
 from .sandbox import Outcome, Refused, run_program
 from .search import rank, summary
-from .signatures import signature
+from .signatures import brief_signature, signature
 
 #: Buckets a script's calls are counted in (the run_code message itself was counted at the endpoint).
 COUNTED: tuple[Bucket, ...] = ("tool_call", "attachment_read")
@@ -50,17 +51,32 @@ def user_context(call: Call) -> dict[str, str]:
     return {name: str(answer[name]) for name in CONTEXT_FIELDS}
 
 
+#: How many hits `detail: full` writes in full (with their named shapes); the rest stay brief.
+FULL_HITS = 3
+
+
+def search(reach: Sequence[CatalogTool], query: str, limit: int = 5, detail: str = "compact") -> dict[str, Any]:
+    """`search_tools`' answer: each hit's name, summary and one-line signature; with `detail:
+    full` the first FULL_HITS in full, with the shapes they name in `types`. A search's answer
+    is read into the model's context, so by default it is the short one (docs/MCP/code-mode.md
+    has the measured difference)."""
+    named: dict[str, str] = {}
+    found = []
+    for position, tool in enumerate(rank(reach, query, limit)):
+        # The checked schema: its required fields are what a script may count on.
+        if detail == "full" and position < FULL_HITS:
+            text, shapes = signature(tool.input_schema, tool.result_schema)
+            named.update(shapes)
+        else:
+            text = brief_signature(tool.input_schema, tool.result_schema)
+        found.append({"name": tool.name, "summary": summary(tool), "signature": text, "write": tool.is_write})
+    return {"tools": found, "types": named} if detail == "full" else {"tools": found}
+
+
 def search_tools_function(catalog: Catalog, state: RequestState) -> OperationFn:
     def search_tools(call: Call, arguments: dict[str, Any]) -> dict[str, Any]:
         reach = [catalog.tools[name] for name in state.visibility.code_reach(catalog)]
-        named: dict[str, str] = {}
-        found = []
-        for tool in rank(reach, arguments["query"], arguments.get("limit", 5)):
-            # The checked schema: its required fields are what a script may count on.
-            text, shapes = signature(tool.input_schema, tool.result_schema)
-            named.update(shapes)
-            found.append({"name": tool.name, "summary": summary(tool), "signature": text, "write": tool.is_write})
-        return {"tools": found, "types": named}
+        return search(reach, arguments["query"], arguments.get("limit", 5), arguments.get("detail", "compact"))
 
     return search_tools
 
