@@ -382,3 +382,45 @@ def test_envelope_lifts_defs():
     assert "recoverData" not in envelope_schema(data, load_spec().error_schema, recover_data=False).listed["properties"]
     assert "$defs" not in schema["properties"]["data"] and "$schema" not in schema["properties"]["data"]
     assert data == original  # the operation's schema is left untouched
+
+
+def test_subtask_changes_offer_no_recurrence():
+    # Only root tasks recur: a `recurrence` on update_todo_subtask could only ever fail, so the
+    # tool does not list it. Its schema is the task's minus that field, from one source.
+    task = CATALOG.input_schema("update_todo_task")["properties"]
+    subtask = CATALOG.input_schema("update_todo_subtask")["properties"]
+    assert "recurrence" in task and "recurrence" not in subtask
+    assert set(task) - set(subtask) == {"recurrence"}
+    assert {name: task[name] for name in subtask} == subtask
+
+
+def _described(schema: dict[str, Any]) -> str:
+    """The descriptions of a field and of its items, as the model reads them."""
+    items = schema.get("items", {})
+    return " ".join(part.get("description", "") for part in (schema, items) if isinstance(part, dict))
+
+
+def test_field_rules_are_in_the_field_descriptions():
+    # Rules a model gets wrong when they are only in the server instructions: which read gives
+    # the revision, what an idempotency key is for, that tags are written without '#'.
+    revised = keyed = tagged = 0
+    for name in SPEC_TOOLS:
+        schema = dereference(CATALOG.input_schema(name))
+        properties = schema["properties"]
+        if "expectedRevision" in properties:
+            read = SPEC.operations[name].revision_read
+            assert properties["expectedRevision"]["description"] == f"From {read}", name
+            assert read in CATALOG.names
+            revised += 1
+        if "idempotencyKey" in properties:
+            assert "retry with the same key returns the first result" in properties["idempotencyKey"]["description"]
+            keyed += 1
+        tag_fields = ("from", "to") if name == "rename_memo_tag" else ("tags",)
+        for field_name in (field_name for field_name in tag_fields if field_name in properties):
+            assert "without '#'" in _described(properties[field_name]).lower(), (name, field_name)
+            tagged += 1
+    assert revised >= 25 and keyed >= 9 and tagged >= 10
+    # inside a batch's entries too
+    for name, key in (("batch_update_todo_tasks", "updates"), ("batch_complete_todo_tasks", "items")):
+        entry = dereference(CATALOG.input_schema(name))["properties"][key]["items"]["properties"]
+        assert entry["expectedRevision"]["description"] == "From get_todo_task or query_todos"

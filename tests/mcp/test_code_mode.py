@@ -11,11 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from bench.footprint import count_tokens
+from jsonschema import Draft202012Validator
 
 from mesq.auth.scopes import ALL_SCOPES
 from mesq.mcp.code.budgets import LIMITS, Budgets, truncate
+from mesq.mcp.code.handlers import search
 from mesq.mcp.code.search import rank
-from mesq.mcp.code.signatures import signature
+from mesq.mcp.code.signatures import brief_signature, signature
 from mesq.mcp.service import default_catalog
 from mesq.mcp.visibility import resolve
 
@@ -94,7 +97,61 @@ def test_signatures_are_typescript_of_the_arguments_and_data():
     assert "timelineItems: Memo[]" in text and "limit?: number" in text
     assert shapes["Memo"].startswith("{id: string; content: string; ")
     run = CATALOG.tools["search_tools"]
-    assert signature(run.input_schema, run.result_schema)[0].startswith("(args: {query: string; limit?: number})")
+    assert signature(run.input_schema, run.result_schema)[0].startswith(
+        '(args: {query: string; limit?: number; detail?: "compact" | "full"})'
+    )
+    # The one-line form: the first level only, enums spelled out, no named shapes.
+    update = CATALOG.tools["update_todo_task"]
+    brief = brief_signature(update.input_schema, update.result_schema)
+    assert brief.startswith("(args: {id: string; expectedRevision: number; title?: string; ")
+    assert (
+        '"high" | "urgent"' in brief
+        and "due?: object | null" in brief
+        and brief.endswith("=> {task: object; subtasks?: object[]}")
+    )
+
+
+#: The four queries of issue 29's Done-when (docs/MCP/code-mode.md gives the figures).
+SEARCHES = ("move overdue tasks to tomorrow", "把过期的任务改到明天", "reschedule", "标签改名")
+SEARCH_REACH = [tool for tool in CATALOG.tools.values() if tool.toolset != "code"]
+
+
+def test_search_tools_is_compact_unless_asked_for_the_full_top_3(capsys):
+    checked = Draft202012Validator(CATALOG.tools["search_tools"].result_schema)
+    compact_total = full_total = everything_total = 0
+    for query in SEARCHES:
+        compact = search(SEARCH_REACH, query, 5)
+        full = search(SEARCH_REACH, query, 5, "full")
+        hits = rank(SEARCH_REACH, query, 5)
+        assert (
+            [hit["name"] for hit in compact["tools"]]
+            == [tool.name for tool in hits]
+            == [hit["name"] for hit in full["tools"]]
+        )
+        # compact: one line each, no shared shapes; full: the first three in full, the rest brief
+        assert set(compact) == {"tools"} and all("\n" not in hit["signature"] for hit in compact["tools"])
+        assert [hit["signature"] for hit in compact["tools"]] == [
+            brief_signature(tool.input_schema, tool.result_schema) for tool in hits
+        ]
+        written = [signature(tool.input_schema, tool.result_schema) for tool in hits]
+        assert [hit["signature"] for hit in full["tools"][:3]] == [text for text, _ in written[:3]]
+        assert full["tools"][3:] == compact["tools"][3:]
+        assert full["types"] == {name: shape for _, shapes in written[:3] for name, shape in shapes.items()}
+        for data in (compact, full):
+            assert checked.is_valid({"data": data, "traceId": "t"})
+        # before: every hit in full, with every shape
+        everything = {
+            "tools": [{**hit, "signature": text} for hit, (text, _) in zip(compact["tools"], written, strict=True)],
+            "types": {name: shape for _, shapes in written for name, shape in shapes.items()},
+        }
+        compact_total += count_tokens(compact)
+        full_total += count_tokens(full)
+        everything_total += count_tokens(everything)
+    with capsys.disabled():
+        totals = f"compact {compact_total}, full {full_total}, all in full {everything_total}"
+        print(f"\nsearch_tools, 4 queries (o200k): {totals}")
+    assert compact_total < everything_total * 0.5  # measured: 2,076 against 4,926
+    assert compact_total < full_total < everything_total
 
 
 def test_the_mcp_function_cold_import_does_not_load_the_sandbox(tmp_path):

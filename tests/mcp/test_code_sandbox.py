@@ -10,8 +10,10 @@ import json
 import os
 import signal
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -20,6 +22,8 @@ from mesq.mcp.code import pool as pool_module
 from mesq.mcp.code import sandbox
 from mesq.mcp.code.cutting import MAX_DEPTH, TooDeep, compact, truncate
 from mesq.mcp.code.sandbox import Refused, run_program
+from mesq.store.ports import Update
+from mesq.todos import keys as todo_keys
 
 
 @pytest.fixture
@@ -36,9 +40,12 @@ async def echo(name: str, arguments: str) -> str:
     return json.dumps({"data": {"tool": name, "args": json.loads(arguments)}})
 
 
+CONTEXT = {"timeZone": "Asia/Shanghai", "today": "2026-12-04", "now": "2026-12-03T16:30:00Z"}
+
+
 async def go(code: str, user: str = "u1", timeout_s: float = 5, memory_mb: int = 32, out: int = 25_000):
     return await run_program(
-        code, user=user, reach=["x", "refuse"], known=["x", "refuse", "hidden"], host=echo,
+        code, user=user, reach=["x", "refuse"], known=["x", "refuse", "hidden"], context=CONTEXT, host=echo,
         timeout_s=timeout_s, memory_bytes=memory_mb << 20, max_output_chars=out,
     )  # fmt: skip
 
@@ -47,6 +54,40 @@ def test_a_script_calls_tools_and_returns_json(pool):
     outcome = asyncio.run(go("const r = await mesq.x({a: 1}); return [r, Object.keys(mesq)]"))
     assert json.loads(outcome.result_json) == [{"data": {"tool": "x", "args": {"a": 1}}}, ["x", "refuse"]]
     assert outcome.stopped is None and outcome.thrown is None
+
+
+def test_a_script_reads_the_users_now_from_a_frozen_mesq_context(pool):
+    code = """
+      const c = mesq.context;
+      const before = c.timeZone;
+      try { c.timeZone = "UTC"; } catch (e) {}
+      let replaced = true;
+      try { mesq.context = {timeZone: "UTC"}; } catch (e) {}
+      replaced = mesq.context.timeZone !== before;
+      return [c, Object.isFrozen(c), replaced, Object.keys(mesq), "context" in mesq, typeof mesq.hidden];
+    """
+    outcome = asyncio.run(go(code))
+    context, frozen, replaced, keys, listed, hidden = json.loads(outcome.result_json)
+    # The user's zone, today there (already the 4th in Shanghai) and the instant, as given;
+    # the script can change neither the object nor which one mesq.context is; not a tool name.
+    assert context == CONTEXT and frozen is True and replaced is False
+    assert keys == ["x", "refuse"] and listed is False and hidden == "function"
+
+
+def test_run_code_gives_the_script_the_users_zone_and_today_there(mcp, mcp_services, fresh_user):
+    # Through tools/call: the zone comes from the user's todo settings, "today" is the date there.
+    user = fresh_user()
+    client = mcp(scopes="todo:read", user=user)
+    client.ok("list_todos")  # the first todo call creates the user's todo settings
+    mcp_services.items.update(Update(key=todo_keys.settings_key(user["id"]), set={"timezone": "Pacific/Kiritimati"}))
+    data = client.ok("run_code", {"code": "return mesq.context"})
+    context = data["result"]
+    assert set(context) == {"timeZone", "today", "now"} and context["timeZone"] == "Pacific/Kiritimati"
+    now = datetime.fromisoformat(context["now"].replace("Z", "+00:00"))
+    # UTC+14: the date there is a day ahead of UTC for 14 hours of every day
+    assert context["today"] == now.astimezone(ZoneInfo("Pacific/Kiritimati")).date().isoformat()
+    assert client.ok("get_context")["timeZone"] == context["timeZone"]  # the same source
+    assert "context" not in {tool["name"] for tool in client.tools()}  # mesq.context shadows no tool
 
 
 def test_runs_from_different_event_loops_reuse_one_worker(pool):

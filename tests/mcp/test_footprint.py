@@ -5,20 +5,26 @@ inflated in a copy of the spec is reported by connection and by tool."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import yaml
 from bench.footprint import (
     BUDGETS,
+    DOC,
+    DOC_END,
+    DOC_START,
     INSTRUCTIONS_BUDGET,
     TOOL_WIRE_BUDGET,
     check_budgets,
     count_tokens,
+    doc_rows,
     measure_catalog,
     measure_many,
     report,
     wire_form,
+    with_report,
 )
 
 import mesq
@@ -37,6 +43,45 @@ def test_every_budget_holds(capsys):
     assert check_budgets(footprints) == []
     labels = {footprint.connection for footprint in footprints}
     assert {budget.connection for budget in BUDGETS} <= labels  # no budget checks nothing
+
+
+#: How far a figure of docs/mcp-footprint.md may be from the measurement: the README check's
+#: tolerance (a reworded description does not fail the build; a catalog change that moves the
+#: numbers must regenerate the page: `python bench/footprint.py --write-doc`).
+DOC_TOLERANCE = 0.02
+
+
+def test_the_footprint_doc_shows_todays_numbers():
+    footprints = measure_catalog(default_catalog())
+    text = DOC.read_text(encoding="utf-8")
+    rows = doc_rows(text)
+    assert list(rows) == [footprint.connection for footprint in footprints]
+    for footprint in footprints:
+        tools, wire, model = rows[footprint.connection]
+        regenerate = f"{footprint.connection}: run `python bench/footprint.py --write-doc`"
+        assert tools == len(footprint.tools), regenerate
+        assert abs(wire - footprint.wire) <= wire * DOC_TOLERANCE, regenerate
+        assert abs(model - footprint.model) <= model * DOC_TOLERANCE, regenerate
+    # the figures the budget table quotes
+    code = next(footprint for footprint in footprints if footprint.connection == "/mcp/x/code")
+    quoted = re.search(r"\(today ([\d,]+), wire ([\d,]+)\)", text)
+    assert quoted is not None
+    assert abs(int(quoted[1].replace(",", "")) - code.model) <= code.model * DOC_TOLERANCE
+    assert abs(int(quoted[2].replace(",", "")) - code.wire) <= code.wire * DOC_TOLERANCE
+    told = re.search(r"server instructions \| ≤ [\d,]+ \(today ([\d,]+)\)", text)
+    measured = count_tokens(instructions(default_catalog()))
+    assert told is not None and abs(int(told[1].replace(",", "")) - measured) <= measured * DOC_TOLERANCE
+
+
+def test_the_doc_check_fails_on_a_stale_table():
+    # The page as written by --write-doc is its own report; a table off by 3 % is caught.
+    footprints = measure_catalog(default_catalog())
+    text = with_report(f"intro\n{DOC_START}\nold\n{DOC_END}\n\nrest", footprints)
+    assert text.startswith(f"intro\n{DOC_START}\n{report(footprints)}\n") and text.endswith(f"{DOC_END}\n\nrest")
+    everything = next(footprint for footprint in footprints if footprint.connection == "/mcp")
+    assert doc_rows(text)["/mcp"] == (len(everything.tools), everything.wire, everything.model)
+    stale = text.replace(f"| {everything.wire:,} |", f"| {round(everything.wire * 1.03):,} |")
+    assert abs(doc_rows(stale)["/mcp"][1] - everything.wire) > everything.wire * DOC_TOLERANCE
 
 
 def test_the_budgets_are_the_contracts():

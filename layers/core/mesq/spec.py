@@ -137,6 +137,11 @@ class _Resolver:
             return [self._rewrite(item, defs) for item in node]
         if not isinstance(node, dict):
             return node
+        if "$ref" in node and set(node) == {"$ref", "description"}:
+            # A pointer with its own description (a field rule where the model reads it): the
+            # target written in place with it, as `lean` would inline it anyway.
+            target = self._schemas[self._component_name(node["$ref"])]
+            return {**self._rewrite(copy.deepcopy(target), defs), "description": node["description"]}
         if "$ref" in node:
             name = self._component_name(node["$ref"])
             if name not in defs:
@@ -324,12 +329,30 @@ def _with_revision_reads(operations: dict[str, Operation]) -> dict[str, Operatio
                 return found
         return None
 
-    return {
+    found = {
         name: replace(op, revision_read=read_for(op.path))
         if "expectedRevision" in op.input_schema.get("properties", {}) and op.revision_read is None
         else op
         for name, op in operations.items()
     }
+    return {name: _revision_described(op) for name, op in found.items()}
+
+
+def _revision_described(op: Operation) -> Operation:
+    """`expectedRevision` described with the read that returns it, where the model reads it (a
+    rule said only in the server instructions is missed): `From get_todo_task`. The pointer is
+    written in place, so its def may fall out of the listed schema."""
+    properties = op.input_schema.get("properties", {})
+    field_schema = properties.get("expectedRevision")
+    if op.revision_read is None or not isinstance(field_schema, dict) or "description" in field_schema:
+        return op
+    target = field_schema
+    ref = field_schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        target = op.input_schema["$defs"][ref.removeprefix("#/$defs/")]
+    described = {**copy.deepcopy(target), "description": f"From {op.revision_read}"}
+    schema = {**op.input_schema, "properties": {**properties, "expectedRevision": described}}
+    return replace(op, input_schema=schema)
 
 
 def _rest_document(document: dict[str, Any]) -> dict[str, Any]:

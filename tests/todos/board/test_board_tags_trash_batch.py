@@ -180,6 +180,32 @@ def test_batch_complete_all_or_nothing(me, todo_call, todo_account, services):
     assert codes(me.fails("batch_complete_todo_tasks", items=too_many)) == (400, "VALIDATION_ERROR")
 
 
+def test_batch_with_an_inbox_item_names_the_inbox_tool(me, todo_call, todo_account, services):
+    # A model takes an inbox item for a task: the refusal names the tool that takes it.
+    task = todo_call(todo_account, "create_todo_task", title="t")["task"]
+    item = me.ok("create_todo_inbox_item", title="captured")["item"]
+    before = todo_state.load_state(services.items, todo_account.user_id)
+    status, envelope = me.fails(
+        "batch_update_todo_tasks",
+        updates=[
+            {"id": task["id"], "expectedRevision": 1, "title": "would change"},
+            {"id": item["id"], "expectedRevision": 1, "title": "x"},
+        ],
+    )
+    assert (status, envelope["error"]["code"]) == (400, "VALIDATION_ERROR")
+    message = envelope["error"]["message"]
+    assert f"{item['id']!r} is an inbox item; use update_todo_inbox_item" in message and "not found" not in message
+    status, envelope = me.fails("batch_complete_todo_tasks", items=[{"id": item["id"], "expectedRevision": 1}])
+    assert "is an inbox item; use complete_todo_inbox_item" in envelope["error"]["message"]
+    after = todo_state.load_state(services.items, todo_account.user_id)
+    assert (after.tasks, after.inbox) == (before.tasks, before.inbox)
+    # an id that is neither stays NOT_FOUND
+    assert codes(me.fails("batch_update_todo_tasks", updates=[{"id": "nope", "expectedRevision": 1}])) == (
+        404,
+        "NOT_FOUND",
+    )
+
+
 def test_trash_lists_and_restores_inbox_items(me, tools_by_name):
     item = me.ok("create_todo_inbox_item", title="captured", tags=["inboxed"])["item"]
     deleted = me.ok("delete_todo_inbox_item", id=item["id"], expectedRevision=item["revision"])

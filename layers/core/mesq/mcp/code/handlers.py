@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -20,16 +21,17 @@ from ...asgi.body import parse_json_object
 from ...concurrency import run_sync
 from ...context import Call, new_run_id
 from ...errors import Forbidden, MesqError
-from ...operations import AsyncOperationFn, OperationFn
+from ...operations import REGISTRY, AsyncOperationFn, OperationFn
 from ...ratelimit import Bucket, RateLimiter
 from ..adapter import hidden_tool, run_tool, unknown_tool
-from ..catalog import Catalog
+from ..catalog import Catalog, CatalogTool
+from ..connection_context import CONTEXT_TOOL
 from ..state import RequestState
 from .budgets import Budgets
 from .cutting import TooDeep, compact, truncate
 from .sandbox import Outcome, Refused, run_program
 from .search import rank, summary
-from .signatures import signature
+from .signatures import brief_signature, signature
 
 #: Buckets a script's calls are counted in (the run_code message itself was counted at the endpoint).
 COUNTED: tuple[Bucket, ...] = ("tool_call", "attachment_read")
@@ -40,19 +42,43 @@ MAX_LOG_CHARS = 16 * 1024
 WARM_UP_WAIT_S = 20.0
 #: An unknown tool's name is shown this far (a script can make one up of any length).
 MAX_LOGGED_NAME = 100
+#: What a script reads as `mesq.context`: get_context's "now" for the user, so a script works out
+#: "today" in the user's zone rather than in the sandbox's UTC clock.
+CONTEXT_FIELDS = ("timeZone", "today", "now")
+
+
+def user_context(call: Call) -> dict[str, str]:
+    """The user's zone, today's date there and the instant: get_context's answer (one read)."""
+    answer = REGISTRY[CONTEXT_TOOL](call, {})
+    return {name: str(answer[name]) for name in CONTEXT_FIELDS}
+
+
+#: How many hits `detail: full` writes in full (with their named shapes); the rest stay brief.
+FULL_HITS = 3
+
+
+def search(reach: Sequence[CatalogTool], query: str, limit: int = 5, detail: str = "compact") -> dict[str, Any]:
+    """`search_tools`' answer: each hit's name, summary and one-line signature; with `detail:
+    full` the first FULL_HITS in full, with the shapes they name in `types`. A search's answer
+    is read into the model's context, so by default it is the short one (docs/MCP/code-mode.md
+    has the measured difference)."""
+    named: dict[str, str] = {}
+    found = []
+    for position, tool in enumerate(rank(reach, query, limit)):
+        # The checked schema: its required fields are what a script may count on.
+        if detail == "full" and position < FULL_HITS:
+            text, shapes = signature(tool.input_schema, tool.result_schema)
+            named.update(shapes)
+        else:
+            text = brief_signature(tool.input_schema, tool.result_schema)
+        found.append({"name": tool.name, "summary": summary(tool), "signature": text, "write": tool.is_write})
+    return {"tools": found, "types": named} if detail == "full" else {"tools": found}
 
 
 def search_tools_function(catalog: Catalog, state: RequestState) -> OperationFn:
     def search_tools(call: Call, arguments: dict[str, Any]) -> dict[str, Any]:
         reach = [catalog.tools[name] for name in state.visibility.code_reach(catalog)]
-        named: dict[str, str] = {}
-        found = []
-        for tool in rank(reach, arguments["query"], arguments.get("limit", 5)):
-            # The checked schema: its required fields are what a script may count on.
-            text, shapes = signature(tool.input_schema, tool.result_schema)
-            named.update(shapes)
-            found.append({"name": tool.name, "summary": summary(tool), "signature": text, "write": tool.is_write})
-        return {"tools": found, "types": named}
+        return search(reach, arguments["query"], arguments.get("limit", 5), arguments.get("detail", "compact"))
 
     return search_tools
 
@@ -61,7 +87,8 @@ def run_code_function(catalog: Catalog, state: RequestState) -> AsyncOperationFn
     async def run_code(call: Call, arguments: dict[str, Any]) -> dict[str, Any]:
         run = Run(catalog, state, Budgets.from_arguments(arguments, state.remaining_ms))
         await run_sync(run.limit_calls_to_rate_share)
-        return await run.run(arguments["code"])
+        context = await run_sync(user_context, call)
+        return await run.run(arguments["code"], context)
 
     return run_code
 
@@ -91,7 +118,7 @@ class Run:
         if left is not None and left // 2 < self.max_calls:
             self.max_calls = self.rate_share = left // 2
 
-    async def run(self, source: str) -> dict[str, Any]:
+    async def run(self, source: str, context: dict[str, str]) -> dict[str, Any]:
         # A script sent right after `mesq serve` starts may search: the model's load is the
         # server's start, not the script's wall time (a no-op once loaded, and on Lambda).
         await run_sync(self.state.services.search.wait_until_warm, WARM_UP_WAIT_S)
@@ -101,6 +128,7 @@ class Run:
             user=self.state.principal.user_id,
             reach=list(self.reach),
             known=list(self.catalog.names),
+            context=context,
             host=self.host,
             timeout_s=self.budgets.timeout_ms / 1000,
             memory_bytes=self.budgets.memory_mb * 1024 * 1024,

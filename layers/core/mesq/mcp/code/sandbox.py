@@ -72,14 +72,16 @@ async def run_program(
     user: str,
     reach: list[str],
     known: list[str],
+    context: dict[str, str],
     host: Host,
     timeout_s: float,
     memory_bytes: int,
     max_output_chars: int,
 ) -> Outcome:
     """Run `source` (the body of an async function) until it settles, throws or hits the wall
-    time (`timeout_s`, host calls included) or `memory_bytes`. RateLimited if `user` already
-    holds their share of the workers past the pool's queue time."""
+    time (`timeout_s`, host calls included) or `memory_bytes`. The script reads `context` (flat
+    strings: the user's zone, today there, now) as the frozen `mesq.context`. RateLimited if
+    `user` already holds their share of the workers past the pool's queue time."""
     deadline = time.monotonic() + timeout_s + GRACE_S
     worker = await POOL.acquire(user, deadline)
     reusable = False
@@ -90,6 +92,7 @@ async def run_program(
                 "source": source,
                 "reach": reach,
                 "known": known,
+                "context": context,
                 "timeoutMs": round(timeout_s * 1000),
                 "memoryBytes": memory_bytes,
                 "maxOutputChars": max_output_chars,

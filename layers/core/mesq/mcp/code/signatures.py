@@ -1,7 +1,8 @@
 """Compact TypeScript-style signatures of a tool, from the schemas it lists:
 `(args: {memoId: string; limit?: number}) => {memo: Memo}` plus the named shapes it uses
 (`Memo: {id: string; ...}`), so a script author sees what `mesq.<tool>(args)` takes and what
-`.data` holds without reading JSON Schema."""
+`.data` holds without reading JSON Schema. The one-line form (`brief_signature`) stops at the
+first level: `(args: {id: string; due?: object | null}) => {task: object}`, no named shapes."""
 
 from __future__ import annotations
 
@@ -13,16 +14,19 @@ _MAX_DEPTH = 4
 
 
 class _Writer:
-    def __init__(self, defs: Mapping[str, Any]) -> None:
+    def __init__(self, defs: Mapping[str, Any], max_depth: int = _MAX_DEPTH, *, named: bool = True) -> None:
         self.defs = defs
+        self.max_depth = max_depth
+        self.named = named  # False: a shared shape is written in place (to max_depth), not named
         self.used: dict[str, str] = {}
+        self._inlining: set[str] = set()
 
     def type_of(self, schema: Any, depth: int = 0) -> str:
         if not isinstance(schema, Mapping):
             return "any"
         ref = schema.get("$ref")
         if isinstance(ref, str):
-            return self._named(ref)
+            return self._named(ref) if self.named else self._inline(ref, depth)
         if "const" in schema:
             return json.dumps(schema["const"], ensure_ascii=False)
         if "enum" in schema:
@@ -54,7 +58,7 @@ class _Writer:
         if not properties:
             extra = schema.get("additionalProperties")
             return f"{{[key: string]: {self.type_of(extra, depth + 1)}}}" if isinstance(extra, Mapping) else "object"
-        if depth >= _MAX_DEPTH:
+        if depth >= self.max_depth:
             return "object"
         fields = "; ".join(
             f"{name}{'' if name in required else '?'}: {self.type_of(prop, depth + 1)}"
@@ -69,6 +73,16 @@ class _Writer:
             self.used[name] = self.type_of(self.defs[name], 1)
         return name
 
+    def _inline(self, ref: str, depth: int) -> str:
+        name = ref.rsplit("/", 1)[-1]
+        if name in self._inlining or name not in self.defs:
+            return "object"
+        self._inlining.add(name)
+        try:
+            return self.type_of(self.defs[name], depth)
+        finally:
+            self._inlining.discard(name)
+
 
 def signature(input_schema: Mapping[str, Any], output_schema: Mapping[str, Any]) -> tuple[str, dict[str, str]]:
     """`(args: {...}) => <data>` and the named shapes it mentions, from the listed schemas (the
@@ -77,3 +91,12 @@ def signature(input_schema: Mapping[str, Any], output_schema: Mapping[str, Any])
     args = writer.type_of(input_schema)
     data = writer.type_of(output_schema.get("properties", {}).get("data"))
     return f"(args: {args}) => {data}", dict(writer.used)
+
+
+def brief_signature(input_schema: Mapping[str, Any], output_schema: Mapping[str, Any]) -> str:
+    """`signature` on one line: the arguments and the fields of `data` with their types to the
+    first level (an object below is `object`, enums stay spelled out), no named shapes."""
+    writer = _Writer({**input_schema.get("$defs", {}), **output_schema.get("$defs", {})}, 1, named=False)
+    args = writer.type_of(input_schema)
+    data = writer.type_of(output_schema.get("properties", {}).get("data"))
+    return f"(args: {args}) => {data}"

@@ -52,14 +52,16 @@ def _annotations(read_only: bool, destructive: bool, idempotent: bool) -> types.
 _READ_ONLY = _annotations(read_only=True, destructive=False, idempotent=True)
 
 SEARCH_DESCRIPTION = (
-    "Find the tools run_code can call (literal match, then BM25): each with its summary and "
-    "TypeScript signature `(args) => data`; `types` holds the named shapes."
+    "Find the tools run_code can call (literal match, then BM25): each with its summary and a "
+    "one-line TypeScript signature `(args) => data`. `detail: full` writes the top 3 in full, "
+    "with the named shapes in `types`."
 )
 SEARCH_INPUT: dict[str, Any] = {
     "type": "object",
     "properties": {
         "query": {"type": "string", "minLength": 1, "maxLength": 200},
         "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5},
+        "detail": {"enum": ["compact", "full"], "default": "compact"},
     },
     "required": ["query"],
     "additionalProperties": False,
@@ -82,13 +84,14 @@ SEARCH_DATA: dict[str, Any] = {
         },
         "types": {"type": "object", "additionalProperties": {"type": "string"}},
     },
-    "required": ["tools", "types"],
+    "required": ["tools"],
 }
 
 RUN_DESCRIPTION = (
     "Run JavaScript (an async function body) in a sandbox; only what it returns comes back. "
     "`await mesq.<tool>(args)` gives that tool's {data} or {error} (find tools with search_tools; "
-    "Object.keys(mesq) lists them). `checkpoint(v)` keeps a partial result: if a budget stops the "
+    "Object.keys(mesq) lists them); `mesq.context` = the user's {timeZone, today, now}. "
+    "`checkpoint(v)` keeps a partial result: if a budget stops the "
     "run, result is the last one, so continue in a new run (e.g. from its nextOffset). No network, "
     "files or timers. A reached budget is in `budget`; a long result is cut at a whole element "
     "(`truncated`); `log` has one line per call."

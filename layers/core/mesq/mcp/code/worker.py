@@ -8,7 +8,7 @@ memory, crashes V8 or never yields ends this process, never the server's.
 
 Protocol: frames of a 4-byte big-endian length and a UTF-8 JSON object, each side capped.
     worker -> server  {"ready": pid}                      once, when V8 is loaded
-    server -> worker  {"run": {source, reach, known, timeoutMs, memoryBytes, maxOutputChars}}
+    server -> worker  {"run": {source, reach, known, context, timeoutMs, memoryBytes, maxOutputChars}}
     worker -> server  {"calls": [[id, name, argsJSON], ...]}   the script awaits these
     server -> worker  {"answers": [[id, ok, text], ...]}       ok=false rejects with BudgetExceeded
     worker -> server  {"end": {result, truncated, size, thrown, stopped, retire}}
@@ -69,12 +69,13 @@ _HARDEN = (
 )
 
 #: The bridge: `mesq` (a Proxy whose own keys are the reachable tools; a known but hidden tool is
-#: absent from it, yet calling it returns the error tools/call gives), `checkpoint(value)` (its
+#: absent from it, yet calling it returns the error tools/call gives; `mesq.context` is the
+#: user's "now", a frozen object that is not one of its keys), `checkpoint(value)` (its
 #: JSON is kept when it is called), and the three functions this loop calls, on a global the
 #: program cannot replace. Only null-prototype objects and captured built-ins are used after the
 #: program starts; the poll text is concatenated from strings and integers.
 _PRELUDE = r"""
-((reach, known, maxArgs, maxBatch) => {
+((reach, known, userContext, maxArgs, maxBatch) => {
   const stringify = JSON.stringify, parse = JSON.parse, apply = Reflect.apply, create = Object.create;
   const then = Promise.prototype.then, PromiseCtor = Promise, ErrorCtor = Error, ProxyCtor = Proxy;
   const toText = String, define = Object.defineProperty, freeze = Object.freeze;
@@ -93,11 +94,12 @@ _PRELUDE = r"""
     waiters[id] = {__proto__: null, ok: resolve, fail: reject};
     pending[id] = {__proto__: null, name, body};
   });
+  const context = freeze(userContext);  // flat: strings only
   const tools = create(null), hidden = create(null);
   for (const name of reach) tools[name] = (args) => call(name, args);
   for (const name of known) if (!(name in tools)) hidden[name] = true;
   define(globalThis, "mesq", {value: new ProxyCtor(tools, {
-    get: (target, name) => name in target ? target[name]
+    get: (target, name) => name === "context" ? context : name in target ? target[name]
       : (typeof name === "string" && hidden[name] === true ? (args) => call(name, args) : undefined),
     set: () => false, defineProperty: () => false, deleteProperty: () => false,
   })});
@@ -259,9 +261,8 @@ def run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
 
     try:
         evaluate(_HARDEN)
-        evaluate(
-            f"({_PRELUDE})({json.dumps(job['reach'])}, {json.dumps(job['known'])}, {MAX_ARGS_CHARS}, {MAX_BATCH}); 0"
-        )
+        reach, known, context = (json.dumps(job[key]) for key in ("reach", "known", "context"))
+        evaluate(f"({_PRELUDE})({reach}, {known}, {context}, {MAX_ARGS_CHARS}, {MAX_BATCH}); 0")
         evaluate(f"__mesqBridge.run({json.dumps(job['source'])}); 0")
         while True:
             calls, done, kept_changed = _state(evaluate("__mesqBridge.poll()"))

@@ -34,10 +34,11 @@ def _check_ids(entries: list[dict[str, Any]], field: str) -> None:
         raise ValidationError(f"{field}: every id may appear once per batch")
 
 
-def _targets(state: TodoState, entries: list[dict[str, Any]]) -> list[Item]:
+def _targets(state: TodoState, entries: list[dict[str, Any]], inbox_tool: str) -> list[Item]:
     """The live records of the batch in order; NOT_FOUND / CONFLICT (trashed) / REVISION_CONFLICT
     (all conflicting records at once in recoverData.tasks) before anything is written. Every
-    failing item is reported, not only the first: `details.items` = [{index, id, code, message}]."""
+    failing item is reported, not only the first: `details.items` = [{index, id, code, message}].
+    An inbox item's id names `inbox_tool`, the tool that takes it (a model mixes the two up)."""
     records = []
     state.prefetch_tasks(entry["id"] for entry in entries)  # one BatchGetItem per kind of lookup
     parents = [(state.task(entry["id"]) or {}).get("parentId") for entry in entries]
@@ -46,8 +47,11 @@ def _targets(state: TodoState, entries: list[dict[str, Any]]) -> list[Item]:
     for index, entry in enumerate(entries):
         try:
             record = find_task(state, entry["id"])
-        except NotFound as error:
-            problems.append((index, error))
+        except NotFound as missing:
+            problem: MesqError = missing
+            if state.inbox_item(entry["id"]) is not None:  # one more read, only on a miss
+                problem = ValidationError(f"{entry['id']!r} is an inbox item; use {inbox_tool}")
+            problems.append((index, problem))
             continue
         parent = state.task(record.get("parentId") or "")
         if not keys.live(record) or (parent is not None and not keys.live(parent)):
@@ -108,7 +112,7 @@ def batch_update_todo_tasks(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     _check_ids(updates, "updates")
 
     def build(state: TodoState) -> Built:
-        records = _targets(state, updates)
+        records = _targets(state, updates, "update_todo_inbox_item")
         now = now_timestamp()
         ops: list[WriteOp] = []
         results: list[Item] = []
@@ -169,7 +173,7 @@ def _completion(
     written; the subtask reopenings spare every subtask the whole batch lists."""
 
     def build(state: TodoState) -> Built:
-        records = _targets(state, checked)[: len(part)]  # `part` leads `checked`
+        records = _targets(state, checked, "complete_todo_inbox_item")[: len(part)]  # `part` leads `checked`
         now = now_timestamp()
         results = [completed(r, now) for r in records]
         # Records already done are not rewritten, but still guarded: the batch is one snapshot.

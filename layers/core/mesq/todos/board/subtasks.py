@@ -93,9 +93,13 @@ def _subtask_write(
     return apply(call, build, _conflict(args["id"]))
 
 
+#: What a subtask's changes may hold: a task's, without `recurrence` (only root tasks recur).
+SUBTASK_CONTENT_FIELDS = tuple(name for name in CONTENT_FIELDS if name != "recurrence")
+
+
 def update_todo_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    if not any(name in args for name in CONTENT_FIELDS):
-        raise ValidationError(f"give at least one of {', '.join(CONTENT_FIELDS)} to change")
+    if not any(name in args for name in SUBTASK_CONTENT_FIELDS):
+        raise ValidationError(f"give at least one of {', '.join(SUBTASK_CONTENT_FIELDS)} to change")
     user_id = call.principal.user_id
     args = bound(call, args)
 
