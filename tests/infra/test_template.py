@@ -89,15 +89,14 @@ def test_allow_private_destinations_parameter_reaches_the_functions_that_send_re
     parameter = template["Parameters"]["AllowPrivateDestinations"]
     assert parameter["Default"] == "false" and parameter["AllowedValues"] == ["true", "false"]
     assert "MESQ_ALLOW_PRIVATE_DESTINATIONS" not in template["Globals"]["Function"]["Environment"]["Variables"]
-    given = {
-        name
+    variables = {
+        name: resource.get("Properties", {}).get("Environment", {}).get("Variables", {})
         for name, resource in template["Resources"].items()
-        if "MESQ_ALLOW_PRIVATE_DESTINATIONS" in resource.get("Properties", {}).get("Environment", {}).get("Variables", {})
     }
-    assert given == {"OAuthFunction", "SchedulerFunction"}
-    for name in given:
-        variables = template["Resources"][name]["Properties"]["Environment"]["Variables"]
-        assert variables["MESQ_ALLOW_PRIVATE_DESTINATIONS"] == {"Ref": "AllowPrivateDestinations"}
+    given = {name: found["MESQ_ALLOW_PRIVATE_DESTINATIONS"] for name, found in variables.items()
+             if "MESQ_ALLOW_PRIVATE_DESTINATIONS" in found}  # fmt: skip
+    reference = {"Ref": "AllowPrivateDestinations"}
+    assert given == {"OAuthFunction": reference, "SchedulerFunction": reference}
     from mesq.config import Settings
     from mesq.services import reminder_reach
 
