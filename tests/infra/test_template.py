@@ -80,3 +80,27 @@ def test_embedding_provider_parameter_picks_bedrock_or_the_bundled_model_everywh
 
     bundled = Settings.from_env({"AWS_LAMBDA_FUNCTION_NAME": "f", "MESQ_SEARCH_PROVIDER": "local", "MESQ_TABLE": "t"})
     assert isinstance(build_embedder(bundled), BundledEmbedder)
+
+
+def test_allow_private_destinations_parameter_reaches_the_functions_that_send_reminders():
+    """Off by default; the settings page (OAuthFunction) that adds and tests a channel and the tick
+    (SchedulerFunction) that sends share the owner's one choice, and no other function gets it."""
+    template = load_template()
+    parameter = template["Parameters"]["AllowPrivateDestinations"]
+    assert parameter["Default"] == "false" and parameter["AllowedValues"] == ["true", "false"]
+    assert "MESQ_ALLOW_PRIVATE_DESTINATIONS" not in template["Globals"]["Function"]["Environment"]["Variables"]
+    variables = {
+        name: resource.get("Properties", {}).get("Environment", {}).get("Variables", {})
+        for name, resource in template["Resources"].items()
+    }
+    given = {name: found["MESQ_ALLOW_PRIVATE_DESTINATIONS"] for name, found in variables.items()
+             if "MESQ_ALLOW_PRIVATE_DESTINATIONS" in found}  # fmt: skip
+    reference = {"Ref": "AllowPrivateDestinations"}
+    assert given == {"OAuthFunction": reference, "SchedulerFunction": reference}
+    from mesq.config import Settings
+    from mesq.services import reminder_reach
+
+    lambda_env = {"AWS_LAMBDA_FUNCTION_NAME": "f", "MESQ_TABLE": "t"}
+    for value, expected in (("false", False), ("true", True)):  # both allowed values parse
+        settings = Settings.from_env({**lambda_env, "MESQ_ALLOW_PRIVATE_DESTINATIONS": value})
+        assert reminder_reach(settings).destinations.allow_private is expected

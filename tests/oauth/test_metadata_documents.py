@@ -121,6 +121,26 @@ def test_loopback_and_private_targets_need_the_flag(services, documents):
             assert _authorize(client, bad).json()["error"] == "invalid_client", bad
 
 
+def test_allow_private_destinations_never_opens_the_cimd_fetch(services, documents):
+    """The reminder channels' home-network setting is the owner's choice for where reminders go;
+    the CIMD fetch is made for an anonymous caller and keeps its own rules."""
+    base, served = documents
+    port = base.rsplit(":", 1)[1]
+    for url in (f"{base}/client.json", f"https://127.0.0.1:{port}/client.json", f"https://[::1]:{port}/client.json"):
+        served["/client.json"] = (200, JSON, _document(url))
+    settings = services.settings.with_overrides(oauth_cimd_allow_loopback=False, allow_private_destinations=True)
+    assert settings.allow_private_destinations and not settings.oauth_cimd_allow_loopback
+    app = create_local_app(Services(settings=settings, items=services.items, blobs=services.blobs))
+    with TestClient(app) as client:
+        plain_http = _authorize(client, f"{base}/client.json")
+        assert plain_http.status_code == 400 and "https" in plain_http.json()["error_description"]
+        for loopback in (f"https://127.0.0.1:{port}/client.json", f"https://[::1]:{port}/client.json"):
+            refused = _authorize(client, loopback)
+            assert refused.status_code == 400 and "location" not in refused.headers, loopback
+            # refused by the address check before any connection (a TLS attempt would say otherwise)
+            assert "non-public" in refused.json()["error_description"], refused.json()
+
+
 def test_approved_document_client_gets_tokens(services, documents):
     from mesq.auth.oauth.authorization import decide
     from mesq.auth.users import create_user

@@ -27,6 +27,7 @@ from mesq.timestamps import format_timestamp, now_timestamp
 
 from .conftest import todo_call
 from .fakes import HTTPFake, SMTPFake
+from .receiver import Receiver
 
 REPO = Path(__file__).resolve().parents[2]
 TASKS = 4
@@ -123,6 +124,50 @@ def test_email_ntfy_and_telegram_each_get_each_reminder_once_from_two_ticking_pr
     assert all(f"{PUBLIC}/todos/tasks/" in m["text"] and local_due in m["text"] for m in sent)
     for record in channels.channel_records(items, user_id):
         assert record["lastSuccessAt"] and record["lastFailure"] is None, record
+
+
+def test_a_task_without_a_zone_is_reminded_in_the_users_todo_zone(
+    tmp_path: Path, sealer: LocalKeySealer, smtp: SMTPFake, ntfy: HTTPFake, telegram: HTTPFake, receiver: Receiver
+) -> None:
+    """Email, ntfy, Telegram and the webhook's `task.timezone` use the user's todo default zone
+    (as get_todo_task reports it), not UTC, when the task has none."""
+    from mesq.reminders.tick import Reach, run_due_reminder_tick
+    from mesq.store.ports import Update
+    from mesq.todos import keys as todo_keys
+
+    items = SQLiteItemStore(tmp_path / "mesq.db")
+    user_id = "u-" + uuid.uuid4().hex[:10]
+    soon = datetime.now(UTC) + timedelta(seconds=1)
+    due = (soon + timedelta(hours=1)).replace(second=0, microsecond=0)
+    task = todo_call(items, user_id, "create_todo_task", title="Water the plants",
+                     due={"type": "datetime", "at": format_timestamp(due)})["task"]  # fmt: skip
+    todo_call(items, user_id, "set_todo_reminders", id=task["id"], expectedRevision=task["revision"],
+              reminders=[{"type": "absolute", "at": format_timestamp(soon)}])  # fmt: skip
+    items.update(Update(key=todo_keys.settings_key(user_id), set={"timezone": "America/New_York"}))
+    assert todo_call(items, user_id, "get_todo_task", id=task["id"])["timezone"] == "America/New_York"
+    rules = Destinations(allow_loopback=True, telegram_api=telegram.base)
+    now = now_timestamp()
+    mail = {"host": "127.0.0.1", "port": str(smtp.port), "security": "none", "from": "mesq@example.org",
+            "to": "me@example.org"}  # fmt: skip
+    channels.add_channel(items, sealer, user_id, "email", mail, now, rules)
+    channels.add_channel(items, sealer, user_id, "ntfy", {"url": ntfy.base + "/my-topic"}, now, rules)
+    channels.add_channel(items, sealer, user_id, "telegram", {"token": BOT, "chat": "4242"}, now, rules)
+    receiver.secrets.append(channels.add_webhook(items, sealer, user_id, receiver.url, now, allow_loopback=True).secret)
+
+    report = run_due_reminder_tick(items, sealer, soon + timedelta(seconds=5), backoff=(0.0,),
+                                   reach=Reach(rules, PUBLIC))  # fmt: skip
+    assert report.delivered == 1 and report.failed == 0, report
+    local = f"{due.astimezone(ZoneInfo('America/New_York')):%Y-%m-%d %H:%M} (America/New_York)"
+    assert local != f"{due:%Y-%m-%d %H:%M} (America/New_York)"  # the zone moves the clock time
+    (message,) = smtp.messages
+    assert local in message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    assert local in message.get_body(("html",)).get_content()  # type: ignore[union-attr]
+    (posted,) = ntfy.received
+    assert local in posted.body.decode()
+    (sent,) = telegram.received
+    assert local in json.loads(sent.body)["text"]
+    (hook,) = receiver.received
+    assert hook["task"]["timezone"] == "America/New_York" and hook["task"]["due"]["at"] == task["due"]["at"]
 
 
 def test_a_refused_bot_token_is_the_channels_last_failure_and_never_shown(

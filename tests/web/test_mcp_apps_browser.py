@@ -10,11 +10,14 @@ host; the view never sees it).
 
 Checked: the board renders its columns and cards; dragging a card sends `tools/call
 move_todo_task`, the host passes it on, and a fresh `list_todos` shows the card in its new column;
-the changes view's Undo reverts a memo edit through `undo_changes`; a stored `<script>` and
+the changes view's Undo reverts a memo edit through `undo_changes`; the results view opens a hit of
+each search kind (memo, todo_task, inbox_item, reading_note) through its read tool; the memo view
+names attachments by `displayName` and shows an image's thumbnail; a stored `<script>` and
 `onerror` in a memo and a task title stay text in every view (nothing runs, no element is made,
 and the view's strict CSP reports no violation: no eval, no inline handler, no fetch); axe-core
-finds no serious or critical violation in any view, light and dark. Every wait is for a response
-or a DOM state, never a fixed sleep."""
+finds no serious or critical violation in any view, light (English) and dark (Chinese: the
+heading and `<html lang>`). Every wait is for
+a response or a DOM state, never a fixed sleep."""
 
 from __future__ import annotations
 
@@ -34,6 +37,13 @@ from .chromium import chromium_page
 HOST = "http://host.test/"
 XSS = "<img src=x onerror=\"parent.postMessage('pwned','*')\"><script>parent.postMessage('pwned','*')</script>"
 FAILING_IMPACTS = ("serious", "critical")
+#: Each view's heading in the two host locales the axe pass uses (bridge.js STRINGS).
+HEADINGS = {
+    "board": {"en-US": "Board", "zh-CN": "看板"},
+    "memo": {"en-US": "Memo", "zh-CN": "备忘录"},
+    "results": {"en-US": "Results", "zh-CN": "结果"},
+    "changes": {"en-US": "Changes", "zh-CN": "更改"},
+}
 
 HOST_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>test host</title>
 <script src="/app-bridge.js"></script></head>
@@ -103,6 +113,21 @@ class Server:
         return text
 
 
+#: The reading note a results hit opens: past the first page of its book's notes (list_reading_notes
+#: pages by 100), so Open has to follow `nextOffset`.
+NOTE_POSITION = 120
+
+
+def _reading_export() -> dict[str, Any]:
+    notes = [
+        {"id": f"n{n}", "noteType": "highlight", "content": f"plain highlight {n}", "position": n,
+         "chapterTitle": "One", "chapterIndex": 0, "createdAt": "2026-01-02T08:00:00+08:00"}
+        for n in range(NOTE_POSITION + 10)
+    ]  # fmt: skip
+    notes[NOTE_POSITION]["content"] = "opencheck the note's own words"
+    return {"provider": "wechat-reading", "books": [{"id": "book-1", "title": "Book", "author": "A", "notes": notes}]}
+
+
 @pytest.fixture(scope="module")
 def live() -> Iterator[tuple[LiveServer, Server]]:
     import tempfile
@@ -110,7 +135,11 @@ def live() -> Iterator[tuple[LiveServer, Server]]:
 
     live = start_server(Path(tempfile.mkdtemp(prefix="mesq-apps-")) / "data")
     try:
-        account = live.account("appsuser", scopes="memo:read,memo:write,todo:read,todo:write")
+        account = live.account("appsuser", scopes="memo:read,memo:write,todo:read,todo:write,reading:read")
+        shelf = Path(tempfile.mkdtemp(prefix="mesq-apps-shelf-")) / "export.json"
+        shelf.write_text(json.dumps(_reading_export()), encoding="utf-8")
+        imported = live.cli("reading", "import", "appsuser", str(shelf))
+        assert imported.returncode == 0, imported.stderr
         yield live, Server(live, account.token)
     finally:
         stop_server(live)
@@ -250,6 +279,71 @@ def test_memo_and_results_keep_stored_markup_inert(host: Host):
     host.assert_inert()
 
 
+def test_results_open_every_kind_through_its_get_tool(host: Host):
+    """search_everything's kinds (SearchKind: memo, todo_task, inbox_item, reading_note) each open
+    their record: get_memo, get_todo_task, get_todo_inbox_item, and the hit's book's notes."""
+    server = host.server
+    memo = server.data("create_memo", {"content": "opencheck memo body"})["memo"]
+    task = server.data("create_todo_task", {"title": "opencheck task title"})["task"]
+    inbox = server.data("create_todo_inbox_item", {"title": "opencheck inbox title"})["item"]
+    found = server.call("search_everything", {"query": "opencheck", "limit": 20})
+    hits: dict[str, dict[str, Any]] = {}
+    for item in found["structuredContent"]["data"]["items"]:  # best first: the first of each kind
+        hits.setdefault(item["kind"], item)
+    assert set(hits) == {"memo", "todo_task", "inbox_item", "reading_note"}, hits
+    assert "opencheck" in hits["reading_note"]["snippet"], hits["reading_note"]
+    assert (hits["memo"]["id"], hits["todo_task"]["id"], hits["inbox_item"]["id"]) == (
+        memo["id"], task["id"], inbox["id"]
+    )  # fmt: skip
+    view = host.load("results", found)
+    expected = {
+        "memo": ("get_memo", "opencheck memo body"),
+        "todo_task": ("get_todo_task", "opencheck task title"),
+        "inbox_item": ("get_todo_inbox_item", "opencheck inbox title"),
+        "reading_note": ("list_reading_notes", "opencheck the note's own words"),
+    }
+    for kind, (tool, text) in expected.items():
+        row = view.locator(f"li.hit[data-id='{hits[kind]['id']}']")
+        assert row.locator(".kind").text_content() == kind
+        button = row.get_by_role("button", name="Open")
+        assert button.is_enabled(), kind
+        button.click()
+        row.locator(".content p", has_text=text).wait_for()
+        call = host.wait_for_call(tool)
+        assert not call["result"].get("isError"), call["result"]
+    pages = host.page.evaluate("window.__calls.filter(c => c.name === 'list_reading_notes')")
+    assert [c["arguments"]["offset"] for c in pages] == [0, 100]  # followed nextOffset to the note
+    assert {c["arguments"]["bookId"] for c in pages} == {hits["reading_note"]["bookId"]}
+    host.assert_inert()
+
+
+def test_memo_names_its_attachments_by_display_name(host: Host):
+    import base64
+
+    server = host.server
+    png = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    )
+    uploads = [
+        server.data("upload_memo_resource", {"displayName": name, "mimeType": mime, "content": content})
+        for name, mime, content in (
+            ("plan notes.txt", "text/plain", base64.b64encode(b"the plan").decode()),
+            ("holiday photo.png", "image/png", base64.b64encode(png).decode()),
+        )
+    ]
+    resources = [upload.get("resource", upload) for upload in uploads]
+    memo = server.data("create_memo", {"content": "with files", "resources": resources})["memo"]
+    assert [r["displayName"] for r in memo["resources"]] == ["plan notes.txt", "holiday photo.png"]
+    view = host.load("memo", server.call("get_memo", {"id": memo["id"]}))
+    thumbs = view.locator("article.memo .thumbs")
+    thumbs.locator("span.tag", has_text="plan notes.txt").wait_for()
+    image = thumbs.locator("img")
+    image.wait_for()
+    assert image.get_attribute("alt") == "holiday photo.png"
+    assert (image.get_attribute("src") or "").startswith("data:image/png;base64,")
+    host.assert_inert()
+
+
 @pytest.fixture(scope="module")
 def axe_source() -> str:
     node_modules = _node_tools().ensure_npm_packages(_node_tools().AXE_PACKAGES)
@@ -275,6 +369,10 @@ def test_every_view_passes_axe_in_both_themes(live: tuple[LiveServer, Server], a
                 view.locator(ready).first.wait_for()
                 frame = host.frame()
                 assert frame.evaluate("document.documentElement.dataset.theme") == theme
+                # The host context's locale picks the language: the heading and <html lang>.
+                language = frame.evaluate("document.documentElement.lang")
+                assert language.split("-")[0] == locale.split("-")[0], (view_name, language)
+                assert view.locator("h1").inner_text() == HEADINGS[view_name][locale], view_name
                 # Through the driver (not a <script>): the view's own hash-only CSP stays on.
                 frame.evaluate(axe_source + "\n;true")
                 found = frame.evaluate(

@@ -100,3 +100,82 @@ def test_a_test_send_to_a_receiver_that_never_answers_ends_within_its_deadline(
         assert "no answer within 10 s after 1 attempt," in person.get("/settings/reminders").text
     finally:
         silent.close()
+
+
+BOT = "123456:" + "A" * 35
+MAIL = {"kind": "email", "host": "10.0.0.2", "port": "2525", "security": "tls", "user": 'me"><b>bold</b>',
+        "password": "pw-refused-secret", "from": "mesq@example.org", "to": "me@example.org"}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason", "kept", "secret"),
+    [
+        (
+            MAIL,
+            "MESQ_ALLOW_PRIVATE_DESTINATIONS",
+            ['value="10.0.0.2"', 'value="2525"', '<option value="tls" selected>', 'value="me&#34;&gt;&lt;b&gt;bold',
+             'value="mesq@example.org"', 'value="me@example.org"'],
+            "pw-refused-secret",
+        ),
+        (
+            {"kind": "ntfy", "url": "https://ntfy.sh/", "token": "tk-refused-secret"},
+            "must end with the topic",
+            ['value="https://ntfy.sh/"'],
+            "tk-refused-secret",
+        ),
+        (
+            {"kind": "telegram", "token": "not-a-bot-token-secret", "chat": "4242"},
+            "the bot token looks like",
+            ['value="4242"'],
+            "not-a-bot-token-secret",
+        ),
+    ],
+    ids=["email", "ntfy", "telegram"],
+)  # fmt: skip
+def test_a_refused_channel_form_shows_why_beside_it_and_keeps_the_input_but_not_the_secret(
+    browser: Callable[..., Browser], services: Services, fields: dict[str, str], reason: str, kept: list[str],
+    secret: str,
+) -> None:  # fmt: skip
+    person = browser()
+    answer = person.post("/settings/reminders/channels", fields)
+    assert answer.status_code == 400
+    kind = fields["kind"]
+    form = answer.text.split(f'id="add-{kind}"', 1)[1].split("</form>", 1)[0]  # the form that was sent
+    assert f'<p class="error" role="alert" id="{kind}-error">' in form and reason in form
+    for value in kept:
+        assert value in form, value
+    assert secret not in answer.text and "<b>bold</b>" not in answer.text  # secrets typed again; text escaped
+    others = [other for other in ("email", "ntfy", "telegram", "webhook") if other != kind]
+    assert all(f'id="{other}-error"' not in answer.text for other in others)
+    assert services.items.query(f"U#{person.user_id}", prefix="REMIND#CHANNEL#").items == []
+    fresh = person.get("/settings/reminders").text  # a new page: no error, nothing kept
+    assert 'role="alert" id="' not in fresh and 'value="4242"' not in fresh and 'value="2525"' not in fresh
+
+
+def test_valid_email_ntfy_and_telegram_forms_are_saved_with_their_secrets_sealed(
+    browser: Callable[..., Browser], services: Services
+) -> None:
+    from mesq.reminders import channels
+
+    person = browser()
+    sent = {
+        "email": {**MAIL, "host": "smtp.example.com", "port": "587", "security": "starttls", "user": "me",
+                  "password": "pw-kept-secret"},
+        "ntfy": {"kind": "ntfy", "url": "https://ntfy.sh/mesq-route-test", "token": "tk-kept-secret"},
+        "telegram": {"kind": "telegram", "token": BOT, "chat": "4242"},
+    }  # fmt: skip
+    for fields in sent.values():
+        answer = person.post("/settings/reminders/channels", fields)
+        assert answer.status_code == 303, answer.text
+    records = {record["kind"]: record for record in channels.channel_records(services.items, person.user_id)}
+    assert set(records) == set(sent)
+    page = person.get("/settings/reminders").text
+    for kind, secret in (("email", "pw-kept-secret"), ("ntfy", "tk-kept-secret"), ("telegram", BOT)):
+        assert secret not in repr(records[kind]) and secret not in page  # sealed at rest, never shown
+        assert channels.opened(services.sealer, person.user_id, records[kind]).secret == secret
+    assert records["email"]["url"] == "smtp://smtp.example.com:587"
+    assert records["email"]["config"] == {"security": "starttls", "user": "me", "from": "mesq@example.org",
+                                          "to": "me@example.org"}  # fmt: skip
+    assert records["ntfy"]["url"] == "https://ntfy.sh/mesq-route-test"
+    assert records["telegram"]["config"] == {"chat": "4242"} and BOT not in records["telegram"]["url"]
+    assert "me@example.org" in page and "4242" in page

@@ -1,6 +1,7 @@
 """What a person reads in a reminder (docs/reminders.md): the task's title, its due time in the
-task's zone, a link to its page and the ntfy priority of its priority. One builder for every
-channel kind, so an email, an ntfy notification, a Telegram message and a push say the same."""
+task's zone (tick._payload: else the user's todo default, else UTC), a link to its page and the
+ntfy priority of its priority. One builder for every channel kind, so an email, an ntfy
+notification, a Telegram message and a push say the same."""
 
 from __future__ import annotations
 

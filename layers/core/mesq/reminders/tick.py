@@ -65,6 +65,7 @@ CURSOR_KEY = ("REMINDERS#CURSOR", "tick")
 MAX_LOOKBACK = timedelta(hours=24)
 FIRST_LOOKBACK = timedelta(minutes=60)
 CLAIM_PREFIX = "REMIND#SENT#"
+DEFAULT_ZONE = "UTC"  # a task without a zone, of a user without a todo default (as get_todo_task)
 CLAIM_DAYS = 30  # claims expire (ttl) long after their minute can be re-read
 RETRY_PREFIX = "REMIND#RETRY#"
 #: When an occurrence is tried again after the first round: each round is ATTEMPTS sends to every
@@ -110,14 +111,24 @@ def delivery_id(user_id: str, task_id: str, at: str) -> str:
     return hashlib.sha256(f"{user_id}\0{task_id}\0{at}".encode()).hexdigest()[:32]
 
 
-def _payload(entry: Item, task: Item, now: datetime) -> dict[str, Any]:
+def _payload(entry: Item, task: Item, now: datetime, default_zone: str | None = None) -> dict[str, Any]:
+    """`task.timezone` is the effective one (the task's, else the user's todo default
+    `default_zone`, else UTC), as get_todo_task reports it: every channel shows the due there."""
+    shown = {name: task.get(name) for name in ("id", "title", "due", "timezone", "spaceId", "priority")}
+    shown["timezone"] = shown["timezone"] or default_zone or DEFAULT_ZONE
     return {
         "type": "todo.reminder",
         "id": delivery_id(str(entry["userId"]), str(entry["taskId"]), str(entry["at"])),
         "remindAt": entry["at"],
         "sentAt": format_timestamp(now),
-        "task": {name: task.get(name) for name in ("id", "title", "due", "timezone", "spaceId", "priority")},
+        "task": shown,
     }
+
+
+def _default_zone(items: ItemStore, user_id: str) -> str | None:
+    """The user's todo default zone (their settings item's `timezone`), or None."""
+    configured = (items.get(todo_keys.settings_key(user_id)) or {}).get("timezone")
+    return str(configured) if configured else None
 
 
 def retry_item(entry: Item, round_: int, moment: datetime, channel_ids: list[str] | None) -> Item:
@@ -253,7 +264,7 @@ class _Tick:
         return todo_keys.record_of(stored) if stored is not None else None
 
     async def send(self, entry: Item, task: Item, channel_ids: Collection[str] | None = None) -> dict[str, str]:
-        payload = _payload(entry, task, self.now)
+        payload = _payload(entry, task, self.now, _default_zone(self.items, str(entry["userId"])))
         async with self.bound:
             return await deliver(self.items, self.sealer, str(entry["userId"]), payload, client=self.http,
                                  backoff=self.backoff, channel_ids=channel_ids, reach=self.reach)  # fmt: skip

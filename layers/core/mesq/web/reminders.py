@@ -1,7 +1,8 @@
 """Settings -> Reminders (设置 → 提醒): the user's reminder delivery channels (webhook, email,
 ntfy, Telegram, Web Push, docs/reminders.md): add one (a webhook's signing secret is shown once;
-no other secret is ever shown again), send a test reminder, delete; each channel shows its last
-success and, when its last delivery failed every retry, "failing" with the reason. Web Push: the
+no other secret is ever shown again; a refused form comes back with its reason and its fields,
+secrets excepted), send a test reminder, delete; each channel shows its last success and, when
+its last delivery failed every retry, "failing" with the reason. Web Push: the
 page's script (`static/reminders.js`) registers the service worker (`/settings/reminders-sw.js`,
 scope `/settings/`) and subscribes with the instance's VAPID public key. Browser session only:
 nothing here exists over MCP or for a PAT (docs/contract.md §12)."""
@@ -16,6 +17,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..concurrency import run_sync
+from ..errors import ValidationError
 from ..reminders import channels
 from ..reminders.delivery import new_client
 from ..reminders.signing import REPLAY_WINDOW_SECONDS
@@ -30,6 +32,11 @@ WORKER = "/settings/reminders-sw.js"
 _WORKER_FILE = Path(__file__).parent / "static" / "reminders-sw.js"
 #: What a channel shows of its record (never `sealed`; Telegram's url is the API base, no token).
 _SHOWN = ("id", "kind", "url", "createdAt", "lastSuccessAt", "lastFailure")
+#: A channel form's fields (each kind reads its own).
+_FIELDS = ("url", "host", "port", "security", "user", "password", "from", "to", "token", "chat", "endpoint",
+           "p256dh", "auth")  # fmt: skip
+#: Not written back into a refused form: a secret never goes out in a page again.
+_SECRET_FIELDS = frozenset({"password", "token", "p256dh", "auth"})
 
 
 def _failing(record: dict[str, Any]) -> bool:
@@ -61,24 +68,30 @@ def _view(page: Page) -> dict[str, Any]:
 
 async def reminders_page(page: Page) -> Response:
     view = await run_sync(_view, page)
-    return page.render("reminders.html", nav="reminders", new_secret=None, **view)
+    return page.render("reminders.html", nav="reminders", new_secret=None, form=None, **view)
 
 
 async def add_submit(page: Page) -> Response:
     services = page.web.services
     kind = page.fields.text("kind") or "webhook"
-    names = ("url", "host", "port", "security", "user", "password", "from", "to", "token", "chat", "endpoint",
-             "p256dh", "auth")  # fmt: skip
-    given = {name: page.fields.text(name) for name in names}
+    given = {name: page.fields.text(name) for name in _FIELDS}
     destinations = reminder_reach(services.settings).destinations
-    created = await run_sync(channels.add_channel, services.items, services.sealer, page.user.user_id, kind, given,
-                             now_timestamp(), destinations)  # fmt: skip
+    try:
+        created = await run_sync(channels.add_channel, services.items, services.sealer, page.user.user_id, kind,
+                                 given, now_timestamp(), destinations)  # fmt: skip
+    except ValidationError as error:
+        # The page again, the reason beside the form that was sent and what was typed kept
+        # (secrets excepted: they are typed again).
+        kept = {name: "" if name in _SECRET_FIELDS else value for name, value in given.items()}
+        view = await run_sync(_view, page)
+        form = {"kind": kind, "error": error.message, "values": kept}
+        return page.render("reminders.html", status=400, nav="reminders", new_secret=None, form=form, **view)
     if kind != "webhook":
         return page.redirect_with_flash(PAGE, "Channel added. Send a test reminder to check it.")
     view = await run_sync(_view, page)
     # The one time the secret is shown: rendered, never stored in the clear or redirected with.
     return page.render(
-        "reminders.html", nav="reminders", new_secret={"id": created.id, "secret": created.secret}, **view
+        "reminders.html", nav="reminders", new_secret={"id": created.id, "secret": created.secret}, form=None, **view
     )
 
 

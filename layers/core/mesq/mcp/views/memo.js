@@ -20,14 +20,15 @@
   }
   function thumbs(memo) {
     var row = el("div", { class: "thumbs", role: "group", "aria-label": t("attachments") });
-    (memo.resources || memo.attachments || []).forEach(function (file) {
-      var uri = file.mcpUri || file.mcp_uri;
-      if (!uri || !/^image\//.test(file.mimeType || file.type || "")) {
-        row.appendChild(el("span", { class: "tag", text: file.filename || file.name || uri || "" }));
+    // MemoResource (openapi.yaml): displayName, mimeType, mcp_uri (the memo:// attachment resource).
+    (memo.resources || []).forEach(function (file) {
+      var uri = file.mcp_uri, name = file.displayName || "";
+      if (!uri || !/^image\//.test(file.mimeType || "")) {
+        row.appendChild(el("span", { class: "tag", text: name || uri || "" }));
         return;
       }
       Mesq.readResource(uri).then(function (blob) {
-        if (blob) row.appendChild(el("img", { src: "data:" + blob.mimeType + ";base64," + blob.blob, alt: file.filename || "" }));
+        if (blob) row.appendChild(el("img", { src: "data:" + blob.mimeType + ";base64," + blob.blob, alt: name }));
       });
     });
     return row;

@@ -1,8 +1,39 @@
 /* Results view (search_ai_memos, search_everything): hits with kind, snippet and matchedBy; Open
-   reads the record through the host (get_memo / get_todo_task) and shows its text. */
+   reads the record through the host with the get tool of its kind (the kinds of the search
+   openapi's SearchKind) and shows its text. */
 (function () {
   var el = Mesq.el, t = Mesq.t;
-  var READ = { memo: ["get_memo", "content"], task: ["get_todo_task", "title"], subtask: ["get_todo_task", "title"] };
+  var NOTE_PAGE = 100, NOTE_PAGES = 20;  // list_reading_notes' largest page; at most 2,000 notes read
+  /* A reading note has no get tool: its book's notes are paged (list_reading_notes, bookId from
+     the hit) until its id. */
+  function readNote(item, offset, pages) {
+    var args = { bookId: item.bookId, offset: offset, limit: NOTE_PAGE };
+    return Mesq.callTool("list_reading_notes", args).then(function (res) {
+      if (res.error) return res.error.message;
+      var data = res.data || {}, page = data.page || {};
+      var note = (data.notes || []).filter(function (n) { return n.id === item.id; })[0];
+      if (note) return note.content;
+      if (page.hasMore && typeof page.nextOffset === "number" && pages + 1 < NOTE_PAGES) {
+        return readNote(item, page.nextOffset, pages + 1);
+      }
+      return item.snippet || "";
+    });
+  }
+  function reader(tool, field, text) {
+    return function (item) {
+      return Mesq.callTool(tool, { id: item.id }).then(function (res) {
+        if (res.error) return res.error.message;
+        var record = (res.data || {})[field];
+        return record ? record[text] : "";
+      });
+    };
+  }
+  var READ = {
+    memo: reader("get_memo", "memo", "content"),
+    todo_task: reader("get_todo_task", "task", "title"),
+    inbox_item: reader("get_todo_inbox_item", "item", "title"),
+    reading_note: function (item) { return readNote(item, 0, 0); }
+  };
   function matched(by) {
     if (!by) return "";
     if (Array.isArray(by)) return by.join(", ");
@@ -13,12 +44,10 @@
     var kind = item.kind || "memo", body = el("div", { class: "content" });
     var open = el("button", { type: "button", text: t("open") });
     var read = READ[kind];
-    if (!read) open.disabled = true;
+    if (!read || (kind === "reading_note" && !item.bookId)) open.disabled = true;
     open.addEventListener("click", function () {
-      Mesq.callTool(read[0], { id: item.id }).then(function (res) {
-        var record = res.data ? (res.data.memo || res.data.task || res.data) : null;
-        body.replaceChildren(el("p", { text: res.error ? res.error.message : String(record && record[read[1]] || "") }));
-      });
+      read(item).then(function (text) { return String(text || ""); }, function (error) { return error.message; })
+        .then(function (text) { body.replaceChildren(el("p", { text: text })); });
     });
     return el("li", { class: "hit", "data-id": item.id }, [
       el("span", { class: "kind", text: kind }),
