@@ -7,9 +7,6 @@ from __future__ import annotations
 import email.header
 import json
 import os
-import subprocess
-import sys
-import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
@@ -28,6 +25,7 @@ from mesq.timestamps import format_timestamp, now_timestamp
 from .conftest import todo_call
 from .fakes import HTTPFake, SMTPFake
 from .receiver import Receiver
+from .tick_process import tick_together
 
 REPO = Path(__file__).resolve().parents[2]
 TASKS = 4
@@ -84,14 +82,9 @@ def test_email_ntfy_and_telegram_each_get_each_reminder_once_from_two_ticking_pr
     assert BOT not in stored and "tk_secret" not in stored  # sealed at rest
 
     tick_at = (soon + timedelta(seconds=5)).isoformat()
-    start = time.time() + 1.5
     reach = json.dumps({"public_url": PUBLIC, "telegram_api": telegram.base})
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "layers" / "core"), str(REPO)])}
-    command = [sys.executable, "-m", "tests.reminders.tick_process", str(db), str(sealer.key_file), tick_at,
-               str(start), reach]  # fmt: skip
-    processes = [subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, text=True) for _ in range(2)]
-    reports = [json.loads(p.communicate(timeout=60)[0]) for p in processes]
-    assert all(p.returncode == 0 for p in processes)
+    reports = tick_together([str(db), str(sealer.key_file), tick_at, reach], REPO, env)
     assert sum(r["delivered"] for r in reports) == TASKS and all(r["due"] >= 1 for r in reports), reports
     local_due = due.astimezone(ZoneInfo("Asia/Shanghai")).strftime("%Y-%m-%d %H:%M")
 

@@ -5,10 +5,7 @@ failure; a tick that dies between claim and send loses nothing."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -28,6 +25,7 @@ from mesq.todos.reminder_schedule import INDEX_PREFIX
 
 from .conftest import todo_call, user_with_reminders
 from .receiver import Receiver
+from .tick_process import tick_together
 
 REPO = Path(__file__).resolve().parents[2]
 TASKS = 4
@@ -46,12 +44,8 @@ def test_two_processes_on_one_sqlite_file_deliver_each_reminder_once(
     items = SQLiteItemStore(db)
     _user, due = user_with_reminders(items, sealer, receiver, TASKS)
     tick_at = (due + timedelta(seconds=5)).isoformat()
-    start = time.time() + 1.5
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "layers" / "core"), str(REPO)])}
-    command = [sys.executable, "-m", "tests.reminders.tick_process", str(db), str(sealer.key_file), tick_at, str(start)]
-    processes = [subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, text=True) for _ in range(2)]
-    reports = [json.loads(p.communicate(timeout=60)[0]) for p in processes]
-    assert all(p.returncode == 0 for p in processes)
+    reports = tick_together([str(db), str(sealer.key_file), tick_at], REPO, env)
     _assert_once(receiver, 2 * TASKS)  # an absolute and a relative reminder per task
     assert sum(r["delivered"] for r in reports) == 2 * TASKS
     assert all(r["due"] >= 1 for r in reports)  # both saw due reminders: they really overlapped
