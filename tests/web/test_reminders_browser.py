@@ -80,10 +80,10 @@ def test_the_page_registers_the_worker_and_subscribes_with_the_instances_vapid_k
         key = page.get_attribute("#webpush", "data-vapid-key")
         assert key and len(key) == 87  # base64url of a 65-byte P-256 point
         page.click("#push-subscribe")
-        page.wait_for_function("document.getElementById('webpush').dataset.registered === 'true'")
-        page.wait_for_function(
-            "!document.getElementById('push-subscription').hidden || document.getElementById('webpush').dataset.error"
-        )
+        # Selector waits, not wait_for_function: its string predicate is compiled in the page,
+        # which the page's CSP (no unsafe-eval) refuses at times.
+        expect(page.locator("#webpush")).to_have_attribute("data-registered", "true")
+        page.locator("#push-subscription:not([hidden]), #webpush[data-error]").first.wait_for()
         worker = page.evaluate(
             "navigator.serviceWorker.getRegistration('/settings/').then(r => r && r.active && r.active.scriptURL)"
         )
