@@ -49,7 +49,7 @@ NOT_PAGES = {
     "/todos/quick-add": "the quick-add chips under an add box, an htmx fragment (checked on the board below)",
     "/settings/reminders-sw.js": "the Web Push service worker script (JavaScript), not a page",
 }
-#: Pages that answer "not found" once an account exists (axe still checks the error page shown).
+#: Pages that redirect once an account exists (`/setup` -> `/login`; axe checks where it lands).
 GONE_AFTER_SETUP = {"/setup"}
 FAILING_IMPACTS = ("serious", "critical")
 FOCUSABLE = (

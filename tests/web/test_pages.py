@@ -39,6 +39,18 @@ def test_unknown_url_is_a_page_for_browsers_and_json_for_clients(client: TestCli
     assert static.status_code == 404 and static.headers["content-type"].startswith("text/html")
 
 
+def test_every_page_links_the_favicon(client: TestClient, browser: Callable[..., Browser]) -> None:
+    icon = client.get("/static/favicon.svg")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    assert icon.text.startswith("<svg")
+    link = '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">'
+    assert link in client.get("/login").text  # signed out
+    assert link in client.get("/no/such/page", headers=HTML).text  # an error page
+    ada = browser("ada")
+    for path in ("/", "/todos", "/settings"):
+        assert link in ada.get(path).text, path
+
+
 def test_mcp_paths_keep_json(client: TestClient) -> None:
     answer = client.get("/mcp/x/memo/extra/path", headers=HTML)
     assert answer.status_code == 404

@@ -47,19 +47,18 @@ SCREENSHOTS: set[Any] = set()
 
 def watch(page: Any) -> None:
     """Collect the page's script errors, console errors (CSP violations among them) and failed
-    requests (the favicon aside) into PROBLEMS[page]; not while a screenshot is taken (Playwright
+    requests into PROBLEMS[page]; not while a screenshot is taken (Playwright
     styles the caret then, which the CSP rightly refuses)."""
     found = PROBLEMS.setdefault(page, [])
 
     def console(message: Any) -> None:
-        expected = "favicon" in str(message.location) or "status of 409" in message.text  # the conflict page
+        expected = "status of 409" in message.text  # the conflict page
         if message.type == "error" and page not in SCREENSHOTS and not expected:
             found.append(f"{message.text} {message.location}")
 
     page.on("console", console)
     page.on("pageerror", lambda error: found.append(str(error)))
-    page.on("response", lambda r: found.append(f"{r.status} {r.url}") if r.status >= 400 and r.status != 409
-            and not r.url.endswith("/favicon.ico") else None)  # fmt: skip
+    page.on("response", lambda r: found.append(f"{r.status} {r.url}") if r.status >= 400 and r.status != 409 else None)
 
 
 def fits(page: Any, name: str, shots: Path) -> None:  # noqa: F811
