@@ -17,6 +17,7 @@ from mesq.services import Services
 from mesq.store.ports import Update
 from mesq.timestamps import format_timestamp, utc_now
 from mesq.web import browser_error_page
+from mesq.web.render import counted
 from tests.settings import inprocess_settings
 
 from .conftest import Browser, grant_for
@@ -49,6 +50,11 @@ def test_every_page_links_the_favicon(client: TestClient, browser: Callable[...,
     ada = browser("ada")
     for path in ("/", "/todos", "/settings"):
         assert link in ada.get(path).text, path
+
+
+def test_counts_say_their_noun_in_the_right_number() -> None:
+    assert (counted(0, "memo"), counted(1, "memo"), counted(2, "memo")) == ("0 memos", "1 memo", "2 memos")
+    assert counted(3, "more record") == "3 more records" and counted(2, "child", "children") == "2 children"
 
 
 def test_mcp_paths_keep_json(client: TestClient) -> None:

@@ -163,7 +163,7 @@ def test_board_drag_reorder_keyboard_and_reload(server: LiveServer, signed_in: A
     moving.get_by_role("button", name="Move to column").press("Enter")
     expect(column(page, "Done").locator("li.todo-card", has_text=before[0])).to_be_visible()
 
-    # A card shows due, priority, tags, subtask progress and the recurrence mark.
+    # A card shows due, priority, tags, subtask progress and the recurrence in words.
     rich = {"title": "季度复盘 quarterly review", "priority": "urgent", "tags": ["work", "团队"],
             "due": {"type": "datetime", "at": "2026-12-04T01:30:00Z"}, "timezone": "Asia/Shanghai",
             "recurrence": "FREQ=MONTHLY"}  # fmt: skip
@@ -174,7 +174,7 @@ def test_board_drag_reorder_keyboard_and_reload(server: LiveServer, signed_in: A
     shown = page.locator(f"#task-{task['id']}")
     for text in ("urgent", "2026-12-04 09:30 Asia/Shanghai", "#团队", "☑ 0/2"):
         expect(shown).to_contain_text(text)
-    expect(shown.get_by_label("repeats")).to_be_visible()
+    expect(shown.locator(".recurs")).to_have_text("↻ Every month")  # in words, not FREQ=MONTHLY
     fits(page, "todos-board", shots)
 
 
@@ -195,7 +195,7 @@ def test_recurring_task_completes_to_its_next_occurrence(server: LiveServer, sig
     expect(page.locator("#subtasks")).to_contain_text("(1/1 done)")
     page.get_by_label("1 hour before").check()
     page.get_by_role("button", name="Save reminders").click()
-    expect(page.locator("#reminder-summary")).to_have_text("1 reminder(s) set.")
+    expect(page.locator("#reminder-summary")).to_have_text("1 reminder set.")
     fits(page, "todos-task", shots)
 
     page.get_by_role("button", name=re.compile("^Complete this occurrence")).click()

@@ -73,7 +73,7 @@ def test_a_card_shows_due_priority_tags_progress_and_recurrence(services: Servic
     card = html[html.index(f'id="task-{task["id"]}"') :]
     card = card[: card.index("</li>")]
     assert "priority-high" in card and "#health" in card and "2026-12-07" in card
-    assert "☑ 0/2" in card and 'aria-label="repeats"' in card
+    assert "☑ 0/2" in card and "Every week</span>" in card and "FREQ=" not in card  # recurrence in words
 
 
 def test_adding_an_empty_task_keeps_the_board_and_says_why(services: Services, person: Browser) -> None:
@@ -185,6 +185,15 @@ def test_a_task_page_saves_every_field(services: Services, person: Browser) -> N
     assert stored["timezone"] == "Asia/Shanghai" and stored["recurrence"] == "FREQ=WEEKLY;BYDAY=MO,WE"
     shown = person.get(f"/todos/tasks/{task['id']}").text
     assert 'value="09:30"' in shown and 'value="2026-12-20"' in shown
+    # No developer wording: the rule in words, the raw RRULE only under "Advanced", no "revision N".
+    summary = shown[shown.index('<p class="muted summary">') :]
+    summary = summary[: summary.index("</p>")]
+    assert '<span class="recurrence">Every week on Monday, Wednesday</span>' in summary and "FREQ" not in summary
+    assert "revision" not in summary
+    advanced = shown[shown.index('<details class="advanced"') :]
+    assert "<summary>Advanced</summary>" in advanced[:200]
+    assert 'value="FREQ=WEEKLY;BYDAY=MO,WE"' in advanced[: advanced.index("</details>")]
+    assert 'name="revision" value="2"' in shown  # still in the forms
 
 
 @pytest.mark.parametrize(

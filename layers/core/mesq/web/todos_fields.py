@@ -33,7 +33,7 @@ RECURRENCE_PRESETS = (
     ("FREQ=WEEKLY", "Every week"),
     ("FREQ=MONTHLY", "Every month"),
     ("FREQ=YEARLY", "Every year"),
-    (CUSTOM, "Custom rule (RRULE)"),
+    (CUSTOM, "Custom rule (under Advanced)"),
 )
 #: (ISO 8601 offset from the due, label) of the relative reminder checkboxes.
 REMINDER_OFFSETS = (("PT0M", "At the due time"), ("-PT15M", "15 minutes before"), ("-PT1H", "1 hour before"),
