@@ -9,6 +9,7 @@ the current revision: saving again applies the user's (merged) version on top.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from starlette.responses import Response
@@ -27,6 +28,7 @@ from .todos_fields import (
     base_digests,
     due_label,
     form_of_task,
+    friendly_due,
     merge,
     reminder_form,
     reminders_of,
@@ -35,6 +37,7 @@ from .todos_fields import (
     submitted_form,
     task_changes,
 )
+from .todos_quick import page_zone
 
 TASK = BOARD + "/tasks/{task_id}"
 ZONES = ("UTC", "Asia/Shanghai", "Asia/Tokyo", "Asia/Singapore", "Asia/Kolkata", "Europe/London", "Europe/Berlin",
@@ -91,7 +94,9 @@ async def render_task(
         subtasks=detail["subtasks"],
         space=board.get("space"),
         column=column,
-        due_text=due_label(task["due"], task["timezone"]),
+        due=friendly_due(
+            task["due"], datetime.fromtimestamp(page.web.clock(), UTC), page_zone(page), done=task["done"]
+        ),
         zone=detail["timezone"],
         form=form or form_of_task(task),
         base=base or base_digests(form_of_task(task)),
