@@ -163,6 +163,18 @@ def test_board_drag_reorder_keyboard_and_reload(server: LiveServer, signed_in: A
     moving.get_by_role("button", name="Move to column").press("Enter")
     expect(column(page, "Done").locator("li.todo-card", has_text=before[0])).to_be_visible()
 
+    # The card's checkbox completes it in place (htmx, no reload), and reopens it.
+    finished = column(page, "Done").locator("li.todo-card", has_text=before[0])
+    page.evaluate("window.notReloaded = true")
+    finished.get_by_role("button", name=f"Complete: {before[0]}").click()
+    expect(finished).to_have_class(re.compile(r"\bdone\b"))
+    expect(finished.get_by_role("button", name=f"Reopen: {before[0]}")).to_have_attribute("aria-pressed", "true")
+    assert page.evaluate("window.notReloaded === true")
+    assert [t["done"] for t in rest.get("/api/toolkit/todo", params={"includeInbox": "false"}).json()["data"]["tasks"]
+            if t["title"] == before[0]] == [True]  # fmt: skip
+    finished.get_by_role("button", name=f"Reopen: {before[0]}").click()
+    expect(finished.get_by_role("button", name=f"Complete: {before[0]}")).to_have_attribute("aria-pressed", "false")
+
     # A card shows due, priority, tags, subtask progress and the recurrence in words.
     rich = {"title": "季度复盘 quarterly review", "priority": "urgent", "tags": ["work", "团队"],
             "due": {"type": "datetime", "at": "2026-12-04T01:30:00Z"}, "timezone": "Asia/Shanghai",

@@ -4,6 +4,7 @@ in the browser's zone (the `mesq_tz` cookie), and an overdue task marked (red, a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
 from mesq.services import Services
@@ -11,7 +12,7 @@ from mesq.timestamps import format_timestamp
 from mesq.web.todos_fields import FriendlyDue, friendly_due
 
 from .conftest import Browser, FakeClock
-from .test_todos_pages import new_task, person, run  # noqa: F401  (person: the signed-in fixture)
+from .test_todos_pages import new_task, run
 
 #: Tuesday 2026-12-08 10:00 UTC = 18:00 in Shanghai.
 NOW = datetime(2026, 12, 8, 10, 0, tzinfo=UTC)
@@ -66,8 +67,9 @@ def _card(html: str, task_id: str) -> str:
 
 
 def test_board_and_task_page_mark_overdue_in_the_browsers_zone(
-    services: Services, person: Browser, clock: FakeClock
+    services: Services, browser: Callable[..., Browser], clock: FakeClock
 ) -> None:
+    person = browser()
     now = datetime.fromtimestamp(clock(), UTC)  # 2027-01-15 08:00 UTC, a Friday: 16:00 in Shanghai
     due = {"timezone": "America/New_York"}  # the task's own zone: not the one it is shown in
     late = new_task(services, person.user_id, "late one", due=_at(now - timedelta(days=1)), **due)

@@ -50,6 +50,18 @@ def card(task: dict[str, Any], subtasks: list[dict[str, Any]], index: int, now: 
     }
 
 
+async def card_answer(page: Page, task_id: str, error: str | None = None) -> Response:
+    """One card again, for htmx to swap in place after it was completed or reopened on the board
+    (`place`: its position in the column, which the keyboard move buttons need)."""
+    detail = await page.invoke("get_todo_task", {"id": task_id})
+    task = detail["task"]
+    listing = await page.invoke("list_todo_spaces", {})
+    columns = [c for c in listing["columns"] if c["spaceId"] == task["spaceId"] and not c["archived"]]
+    now = datetime.fromtimestamp(page.web.clock(), UTC)
+    shown = card(task, detail["subtasks"], index_of(page.fields, "place") or 0, now, page_zone(page))
+    return page.render("_todos_card.html", task=shown, columns=columns, card_error=error)
+
+
 def _carry(raw: str | None) -> tuple[str, int] | None:
     """`carry=<columnId>:<cards already shown>` of a "more" link (None when malformed)."""
     if not raw or ":" not in raw or len(raw) > 100:
