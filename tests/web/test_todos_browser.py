@@ -218,7 +218,9 @@ def test_recurring_task_completes_to_its_next_occurrence(server: LiveServer, sig
     expect(page.locator("#subtasks")).to_contain_text("(0/1 done)")  # the next occurrence starts fresh
     expect(page.locator(".occurrences")).to_contain_text("2026-12-01")
     page.goto(server.base_url + "/todos")
-    expect(page.locator("li.todo-card", has_text="浇花")).to_contain_text("2026-12-08")
+    expect(page.locator("li.todo-card", has_text="浇花").locator("time.due")).to_have_attribute(
+        "datetime", "2026-12-08"
+    )
 
 
 def test_inbox_capture_and_file_to_the_board(server: LiveServer, signed_in: Any, shots: Path) -> None:  # noqa: F811
