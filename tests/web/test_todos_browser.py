@@ -198,6 +198,9 @@ def test_recurring_task_completes_to_its_next_occurrence(server: LiveServer, sig
     column(page, "To do").get_by_role("link", name="water the plants 浇花").click()
     expect(page.locator("h1")).to_have_text("water the plants 浇花")
     page.get_by_label("Due date").fill("2026-12-01")
+    expect(page.locator("#rule")).not_to_be_visible()  # the raw RRULE waits under "Advanced"
+    page.get_by_label("Repeats").select_option(value="custom")
+    expect(page.locator("#rule")).to_be_focused()  # choosing "Custom rule" opens it
     page.get_by_label("Repeats").select_option(label="Every week")
     page.get_by_label("Notes").fill("the balcony ones · 阳台")
     page.get_by_role("button", name=re.compile("^Save ·")).click()
