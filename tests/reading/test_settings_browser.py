@@ -72,7 +72,10 @@ def test_reading_settings_page(server: LiveServer, fake: FakeWeRead, page, tmp_p
     # The JSON file upload (people without a credential), then again: nothing changes.
     path = tmp_path / "export.json"
     path.write_text(json.dumps(export(books=3, notes=30), ensure_ascii=False), encoding="utf-8")
-    for expected in ("30 notes added", "0 notes added, 0 updated, 0 marked deleted upstream, 30 unchanged"):
+    for expected in (
+        "Imported 3 books: 30 notes added",
+        "0 notes added, 0 updated, 0 marked deleted upstream, 30 unchanged",
+    ):
         page.set_input_files("#import-file", str(path))
         page.get_by_role("button", name="Import").click()
         expect(page.locator("#import-result")).to_contain_text(expected)
@@ -82,6 +85,12 @@ def test_reading_settings_page(server: LiveServer, fake: FakeWeRead, page, tmp_p
     page.set_input_files("#import-file", str(path))
     page.get_by_role("button", name="Import").click()
     expect(page.locator("#import-result")).to_contain_text("books[0].notes[2].noteType")
+    solo = export(books=1, notes=1)  # one book, one note: said in the singular
+    solo["books"][0]["id"], solo["books"][0]["notes"][0]["id"] = "book-solo", "solo-1"
+    path.write_text(json.dumps(solo), encoding="utf-8")
+    page.set_input_files("#import-file", str(path))
+    page.get_by_role("button", name="Import").click()
+    expect(page.locator("#import-result")).to_contain_text("Imported 1 book: 1 note added,")
     page.reload()
-    expect(page.locator("#count-books")).to_have_text("5")
+    expect(page.locator("#count-books")).to_have_text("6")
     assert csp_violations == []

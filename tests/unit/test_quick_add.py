@@ -113,6 +113,21 @@ def test_recurrence_in_words() -> None:
     assert describe_recurrence("FREQ=WEEKLY;BYDAY=FR") == "Every week on Friday"
     assert describe_recurrence("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR") == "Every weekday"
     assert describe_recurrence("FREQ=DAILY") == "Every day"
+    assert (
+        describe_recurrence("RRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR;COUNT=6")
+        == "Every week on Monday, Wednesday, Friday, 6 times"
+    )
+    assert describe_recurrence("FREQ=WEEKLY;INTERVAL=2;BYDAY=MO") == "Every 2 weeks on Monday"
+    assert describe_recurrence("FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TU,WE,TH,FR") == (
+        "Every 2 weeks on Monday, Tuesday, Wednesday, Thursday, Friday"
+    )
+    assert describe_recurrence("FREQ=MONTHLY;BYMONTHDAY=15;UNTIL=20271231T000000Z") == (
+        "Every month on day 15, until 2027-12-31"
+    )
+    assert describe_recurrence("FREQ=YEARLY;COUNT=1") == "Every year, once"
+    # What the words cannot say exactly is never said wrongly.
+    for rule in ("FREQ=MONTHLY;BYDAY=1MO", "FREQ=DAILY;BYHOUR=9", "FREQ=HOURLY", "FREQ=WEEKLY;INTERVAL=0", "nonsense"):
+        assert describe_recurrence(rule) == "Repeats (custom rule)", rule
 
 
 def test_one_removed_tag_stays_in_the_title() -> None:

@@ -1,6 +1,7 @@
 """Every browser page of the app, checked by axe-core (Deque's rules engine, pinned in
 infra/node_tools.py) in a real headless Chromium against a real `mesq serve`, signed out and
-signed in, at a phone and a desktop size: no serious or critical violation. The pages come from
+signed in, at a phone and a desktop size, in the light and the dark theme: no serious or critical
+violation. The pages come from
 the route table (`web_routes`), so a page added later is checked without touching this test;
 a route that is not a page must be listed in NOT_PAGES, and a path parameter must have a seeded
 value in PATH_VALUES, or the test fails saying so.
@@ -49,9 +50,10 @@ NOT_PAGES = {
     "/todos/quick-add": "the quick-add chips under an add box, an htmx fragment (checked on the board below)",
     "/settings/reminders-sw.js": "the Web Push service worker script (JavaScript), not a page",
 }
-#: Pages that answer "not found" once an account exists (axe still checks the error page shown).
+#: Pages that redirect once an account exists (`/setup` -> `/login`; axe checks where it lands).
 GONE_AFTER_SETUP = {"/setup"}
 FAILING_IMPACTS = ("serious", "critical")
+SCHEMES = ("light", "dark")  # each page is checked in both themes
 FOCUSABLE = (
     "a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), select:not([disabled]), "
     "textarea:not([disabled]), summary, [tabindex]:not([tabindex='-1'])"
@@ -173,20 +175,26 @@ class Audit:
         self.page.set_viewport_size({"width": SIZES[1][0], "height": SIZES[1][1]})
 
     def check(self, label: str) -> None:
-        for width, height in SIZES:
-            self.page.set_viewport_size({"width": width, "height": height})
-            if not self.page.evaluate("typeof window.axe === 'object'"):
-                self.page.add_script_tag(content=self.source)
-            found = self.page.evaluate(
-                "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
-                ".map(v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.target.join(' '))}))"
-            )
-            for violation in found:
-                if violation["impact"] in FAILING_IMPACTS:
-                    where = ", ".join(violation["nodes"][:4])
-                    self.problems.append(
-                        f"{label} at {width}px: {violation['impact']} {violation['id']} ({violation['help']}): {where}"
-                    )
+        """axe at both sizes, in the light and the dark theme (`prefers-color-scheme`)."""
+        for scheme in SCHEMES:
+            self.page.emulate_media(color_scheme=scheme)
+            for width, height in SIZES:
+                self.page.set_viewport_size({"width": width, "height": height})
+                if not self.page.evaluate("typeof window.axe === 'object'"):
+                    self.page.add_script_tag(content=self.source)
+                found = self.page.evaluate(
+                    "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+                    ".map(v => ({id: v.id, impact: v.impact, help: v.help,"
+                    " nodes: v.nodes.map(n => n.target.join(' '))}))"
+                )
+                for violation in found:
+                    if violation["impact"] in FAILING_IMPACTS:
+                        where = ", ".join(violation["nodes"][:4])
+                        self.problems.append(
+                            f"{label} at {width}px, {scheme}: {violation['impact']} {violation['id']} "
+                            f"({violation['help']}): {where}"
+                        )
+        self.page.emulate_media(color_scheme="light")
         self.page.set_viewport_size({"width": SIZES[1][0], "height": SIZES[1][1]})
 
 

@@ -69,6 +69,15 @@ def test_filters_and_a_bad_zone_cookie(services: Services, browser: Callable[...
     assert "plain words" in untagged.text and "tagged #work" not in untagged.text
 
 
+def test_ai_search_says_which_branches_matched_not_a_score(services: Services, browser: Callable[..., Browser]) -> None:
+    ada = browser("ada")
+    _memo(services, ada, "harbour lighthouse at dusk")
+    found = ada.get("/?q=lighthouse&mode=ai")
+    assert found.status_code == 200 and "harbour lighthouse at dusk" in found.text
+    assert "Matched by keywords" in found.text  # no embedding model here: the keyword branch alone
+    assert "score" not in found.text.lower()
+
+
 def test_bad_query_values_are_clear_400_pages(browser: Callable[..., Browser]) -> None:
     ada = browser("ada")
     for query, words in [

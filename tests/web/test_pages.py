@@ -17,6 +17,7 @@ from mesq.services import Services
 from mesq.store.ports import Update
 from mesq.timestamps import format_timestamp, utc_now
 from mesq.web import browser_error_page
+from mesq.web.render import counted
 from tests.settings import inprocess_settings
 
 from .conftest import Browser, grant_for
@@ -37,6 +38,23 @@ def test_unknown_url_is_a_page_for_browsers_and_json_for_clients(client: TestCli
     assert wrong_method.status_code == 405 and wrong_method.headers["content-type"].startswith("text/html")
     static = client.get("/static/missing.css", headers=HTML)
     assert static.status_code == 404 and static.headers["content-type"].startswith("text/html")
+
+
+def test_every_page_links_the_favicon(client: TestClient, browser: Callable[..., Browser]) -> None:
+    icon = client.get("/static/favicon.svg")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    assert icon.text.startswith("<svg")
+    link = '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">'
+    assert link in client.get("/login").text  # signed out
+    assert link in client.get("/no/such/page", headers=HTML).text  # an error page
+    ada = browser("ada")
+    for path in ("/", "/todos", "/settings"):
+        assert link in ada.get(path).text, path
+
+
+def test_counts_say_their_noun_in_the_right_number() -> None:
+    assert (counted(0, "memo"), counted(1, "memo"), counted(2, "memo")) == ("0 memos", "1 memo", "2 memos")
+    assert counted(3, "more record") == "3 more records" and counted(2, "child", "children") == "2 children"
 
 
 def test_mcp_paths_keep_json(client: TestClient) -> None:

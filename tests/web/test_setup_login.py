@@ -36,9 +36,14 @@ def test_setup_creates_the_admin_once_and_then_is_gone(
     assert first.get("/settings/tokens").status_code == 200  # signed in by the set-up
 
     second = new_client()
-    assert second.get("/setup").status_code == 404
-    hijack = second.post("/setup", data={"csrf": "x", "username": "evil", "password": PASSWORD, "confirm": PASSWORD})
-    assert hijack.status_code == 404
+    closed = second.get("/setup", follow_redirects=False)
+    assert closed.status_code == 303 and closed.headers["location"] == "/login"
+    hijack = second.post(
+        "/setup",
+        data={"csrf": "x", "username": "evil", "password": PASSWORD, "confirm": PASSWORD},
+        follow_redirects=False,
+    )
+    assert hijack.status_code == 303 and hijack.headers["location"] == "/login"
     with pytest.raises(NotFound):
         find_user_by_name(services.items, "evil")
     assert second.get("/", follow_redirects=False).headers["location"] == "/login"
@@ -49,7 +54,8 @@ def test_setup_is_closed_when_a_user_was_made_with_the_cli(
 ) -> None:
     create_user(services.items, "someone", PASSWORD)
     assert any_user_exists(services.items)
-    assert new_client().get("/setup").status_code == 404
+    closed = new_client().get("/setup", follow_redirects=False)
+    assert closed.status_code == 303 and closed.headers["location"] == "/login"
 
 
 def test_first_user_claim_is_atomic(services: Services) -> None:

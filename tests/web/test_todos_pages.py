@@ -74,7 +74,7 @@ def test_a_card_shows_due_priority_tags_progress_and_recurrence(services: Servic
     card = html[html.index(f'id="task-{task["id"]}"') :]
     card = card[: card.index("</li>")]
     assert "priority-high" in card and "#health" in card and "2026-12-07" in card
-    assert "☑ 0/2" in card and 'aria-label="repeats"' in card
+    assert "☑ 0/2" in card and "Every week</span>" in card and "FREQ=" not in card  # recurrence in words
 
 
 def test_adding_an_empty_task_keeps_the_board_and_says_why(services: Services, person: Browser) -> None:
@@ -186,6 +186,15 @@ def test_a_task_page_saves_every_field(services: Services, person: Browser) -> N
     assert stored["timezone"] == "Asia/Shanghai" and stored["recurrence"] == "FREQ=WEEKLY;BYDAY=MO,WE"
     shown = person.get(f"/todos/tasks/{task['id']}").text
     assert 'value="09:30"' in shown and 'value="2026-12-20"' in shown
+    # No developer wording: the rule in words, the raw RRULE only under "Advanced", no "revision N".
+    summary = shown[shown.index('<p class="muted summary">') :]
+    summary = summary[: summary.index("</p>")]
+    assert '<span class="recurrence">Every week on Monday, Wednesday</span>' in summary and "FREQ" not in summary
+    assert "revision" not in summary
+    advanced = shown[shown.index('<details class="advanced"') :]
+    assert "<summary>Advanced</summary>" in advanced[:200]
+    assert 'value="FREQ=WEEKLY;BYDAY=MO,WE"' in advanced[: advanced.index("</details>")]
+    assert 'name="revision" value="2"' in shown  # still in the forms
 
 
 def long_note(size: int = 50_000) -> str:
@@ -470,3 +479,32 @@ def test_inbox_capture_understands_quick_add(services: Services, person: Browser
     [item] = run(services, person.user_id, "list_todo_inbox_items", {})["items"]
     assert item["title"] == "买牛奶 every monday" and item["priority"] == "high" and item["tags"] == ["家务"]
     assert item["due"] == {"type": "datetime", "at": "2026-12-04T07:00:00Z"} and item["timezone"] == "Asia/Shanghai"
+
+
+def test_a_cards_checkbox_completes_and_reopens_it_in_place(services: Services, person: Browser) -> None:
+    task = new_task(services, person.user_id, "water the plants")
+    board_html = person.get("/todos").text
+    card = board_html[board_html.index(f'id="task-{task["id"]}"') :]
+    card = card[: card.index("</li>")]
+    assert f'hx-post="/todos/tasks/{task["id"]}/complete"' in card and f'hx-target="#task-{task["id"]}"' in card
+    htmx = {"HX-Request": "true"}
+    done = person.post(
+        f"/todos/tasks/{task['id']}/complete", {"revision": task["revision"], "place": "0"}, headers=htmx
+    )
+    assert done.status_code == 200 and done.text.lstrip().startswith(
+        f'<li class="todo-card done" id="task-{task["id"]}"'
+    )
+    assert f'hx-post="/todos/tasks/{task["id"]}/reopen"' in done.text and 'aria-pressed="true"' in done.text
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["done"] is True
+    # A stale checkbox (the task changed in another tab): the card as it is now, and why.
+    stale = person.post(f"/todos/tasks/{task['id']}/reopen", {"revision": task["revision"]}, headers=htmx)
+    assert stale.status_code == 200 and "changed meanwhile" in stale.text and 'class="todo-card done"' in stale.text
+    now = run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]
+    reopened = person.post(f"/todos/tasks/{task['id']}/reopen", {"revision": now["revision"]}, headers=htmx)
+    assert reopened.status_code == 200 and '<li class="todo-card" id=' in reopened.text
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["done"] is False
+    # A recurring task's checkbox completes this occurrence: the card stays open, due the next one.
+    weekly = new_task(services, person.user_id, "standup", due={"type": "date", "date": "2026-12-07"},
+                      recurrence="FREQ=WEEKLY")  # fmt: skip
+    moved = person.post(f"/todos/tasks/{weekly['id']}/complete", {"revision": weekly["revision"]}, headers=htmx)
+    assert moved.status_code == 200 and 'datetime="2026-12-14"' in moved.text and "todo-card done" not in moved.text

@@ -82,7 +82,7 @@ def test_empty_the_trash(services: Services, browser: Callable[..., Browser]) ->
     for number in range(3):
         trashed_memo(services, person.user_id, f"junk {number} #t{number}")
     keep = create_memo(memo_call(services, person.user_id), {"content": "keep #t0"})["memo"]
-    assert "3 memo(s)" in person.get("/trash/empty").text
+    assert "3 memos" in person.get("/trash/empty").text
     assert person.post("/trash/empty", {"confirm": "yes"}).status_code == 303
     assert store.read_stats(services.items, person.user_id)["deleted"] == 0
     assert store.read_stats(services.items, person.user_id)["normal"] == 1

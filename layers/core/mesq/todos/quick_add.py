@@ -325,14 +325,38 @@ _DAY_NAMES = dict(
     zip(_BYDAY, ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"), strict=True)
 )
 _FREQ_NAMES = {"DAILY": "Every day", "WEEKLY": "Every week", "MONTHLY": "Every month", "YEARLY": "Every year"}
+_FREQ_UNITS = {"DAILY": "days", "WEEKLY": "weeks", "MONTHLY": "months", "YEARLY": "years"}
+#: RRULE parts the words below account for; a rule with any other part reads "Repeats (custom rule)".
+_DESCRIBED_PARTS = {"FREQ", "INTERVAL", "BYDAY", "BYMONTHDAY", "COUNT", "UNTIL", "WKST"}
+CUSTOM_RULE_WORDS = "Repeats (custom rule)"
 
 
 def describe_recurrence(rule: str) -> str:
-    """The phrase table's RRULEs in words: "Every week on Friday", "Every weekday"."""
-    parts = dict(part.split("=", 1) for part in rule.split(";") if "=" in part)
-    days = parts.get("BYDAY", "")
-    if days == "MO,TU,WE,TH,FR":
-        return "Every weekday"
-    if days:
-        return "Every week on " + ", ".join(_DAY_NAMES.get(day, day) for day in days.split(","))
-    return _FREQ_NAMES.get(parts.get("FREQ", ""), rule)
+    """An RRULE in words for the pages: "Every week on Friday", "Every weekday", "Every 2 weeks on
+    Monday, Wednesday", "Every month on day 15, 6 times". A rule these words cannot say exactly
+    reads "Repeats (custom rule)" (the page keeps the raw rule under "Advanced"): never a wrong
+    sentence."""
+    parts = dict(part.split("=", 1) for part in rule.upper().removeprefix("RRULE:").split(";") if "=" in part)
+    freq, days = parts.get("FREQ", ""), parts.get("BYDAY", "")
+    interval = parts.get("INTERVAL", "1")
+    if freq not in _FREQ_NAMES or set(parts) - _DESCRIBED_PARTS or not interval.isdigit() or int(interval) < 1:
+        return CUSTOM_RULE_WORDS
+    if days and (freq != "WEEKLY" or any(day not in _DAY_NAMES for day in days.split(","))):
+        return CUSTOM_RULE_WORDS  # "1MO" (the first Monday) and BYDAY outside a week are not said here
+    month_days = parts.get("BYMONTHDAY", "")
+    if month_days and (freq != "MONTHLY" or not all(d.isdigit() for d in month_days.split(","))):
+        return CUSTOM_RULE_WORDS
+    every = int(interval)
+    words = _FREQ_NAMES[freq] if every == 1 else f"Every {every} {_FREQ_UNITS[freq]}"
+    if days == "MO,TU,WE,TH,FR" and every == 1:
+        words = "Every weekday"
+    elif days:
+        words += " on " + ", ".join(_DAY_NAMES[day] for day in days.split(","))
+    if month_days:
+        words += " on day " + ", ".join(month_days.split(","))
+    count, until = parts.get("COUNT", ""), parts.get("UNTIL", "")
+    if count.isdigit():
+        words += ", once" if count == "1" else f", {int(count)} times"
+    if len(until) >= 8 and until[:8].isdigit():
+        words += f", until {until[:4]}-{until[4:6]}-{until[6:8]}"
+    return words

@@ -16,7 +16,7 @@ from starlette.routing import Route
 from ..asgi.instance import client_ip
 from ..auth.users import SetupAlreadyDone, any_user_exists, check_password, create_user
 from ..concurrency import run_sync
-from ..errors import Forbidden, NotFound, ValidationError
+from ..errors import Forbidden, ValidationError
 from .framework import Page, Web, clear_session_cookie, endpoint, set_session_cookie
 from .render import redirect
 from .security import cookie_name, cookies_secure, insecure_transport, safe_next, set_strict_cookie
@@ -81,15 +81,20 @@ async def _users_exist(page: Page) -> bool:
 # -- set-up ------------------------------------------------------------------------------------
 
 
+# Once an account exists, /setup sends the visitor to sign-in (a bookmarked or shared set-up
+# link is not an error); a POST is redirected before its form is read, so nothing is created.
+SETUP_DONE = "/login"
+
+
 async def setup_form(page: Page) -> Response:
     if await _users_exist(page):
-        raise NotFound("set-up is done: an account exists. Sign in at /login")
+        return redirect(SETUP_DONE)
     return _form_page(page, "setup.html", username="", error=None)
 
 
 async def setup_submit(page: Page) -> Response:
     if await _users_exist(page):
-        raise NotFound("set-up is done: an account exists. Sign in at /login")
+        return redirect(SETUP_DONE)
     _check_form_token(page)
     username = page.fields.text("username").strip().lower()
     password = page.fields.text("password")
@@ -97,8 +102,8 @@ async def setup_submit(page: Page) -> Response:
         return _form_page(page, "setup.html", status=400, username=username, error="The passwords do not match.")
     try:
         user = await run_sync(create_user, page.web.services.items, username, password, admin=True, first_user=True)
-    except SetupAlreadyDone:
-        raise NotFound("set-up is done: an account exists. Sign in at /login") from None
+    except SetupAlreadyDone:  # another set-up won the race
+        return redirect(SETUP_DONE)
     except ValidationError as error:
         return _form_page(page, "setup.html", status=400, username=username, error=error.message)
     return await _signed_in(page, user["id"], user["username"], HOME)

@@ -13,6 +13,7 @@ from ..attachment_cleanup import discard, discard_orphans, inventory
 from ..concurrency import run_sync
 from ..errors import ValidationError
 from .framework import Page, Web, endpoint
+from .render import counted
 
 PAGE = "/settings/attachments"
 
@@ -35,14 +36,18 @@ async def discard_submit(page: Page) -> Response:
     if not paths:
         raise ValidationError("choose an attachment to discard")
     freed = await run_sync(discard, page.web.services.items, page.web.services.blobs, page.user.user_id, paths)
-    return page.redirect_with_flash(PAGE, f"Discarded {freed['count']} attachment(s), {_size(freed['bytes'])} freed.")
+    return page.redirect_with_flash(
+        PAGE, f"Discarded {counted(freed['count'], 'attachment')}, {_size(freed['bytes'])} freed."
+    )
 
 
 async def discard_orphans_submit(page: Page) -> Response:
     if page.fields.text("confirm") != "yes":
         raise ValidationError("confirm discarding every unattached file")
     freed = await run_sync(discard_orphans, page.web.services.items, page.web.services.blobs, page.user.user_id)
-    return page.redirect_with_flash(PAGE, f"Discarded {freed['count']} attachment(s), {_size(freed['bytes'])} freed.")
+    return page.redirect_with_flash(
+        PAGE, f"Discarded {counted(freed['count'], 'attachment')}, {_size(freed['bytes'])} freed."
+    )
 
 
 def attachment_routes(web: Web) -> list[Route]:

@@ -60,8 +60,9 @@ async def _ai_search(page: Page, query: TimelineQuery, zone: ZoneInfo | None) ->
     if ids:
         batch = await page.invoke("batch_get_memos", {"ids": ids})
         found = {memo["id"]: memo for memo in batch["memos"]}
-    scores = {item["id"]: item["score"] for item in answer["items"]}
-    memos = [{**found[i], "score": scores[i]} for i in ids if i in found and found[i]["status"] != "DELETED"]
+    # Which branches found each hit (keywords, meaning), shown instead of a raw fused score.
+    matched = {item["id"]: item.get("matchedBy", []) for item in answer["items"]}
+    memos = [{**found[i], "matched": matched[i]} for i in ids if i in found and found[i]["status"] != "DELETED"]
     return {"memos": memos, "unavailable": None, "degraded": answer["degraded"], "stages": answer["stages"]}
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from ..todos.quick_add import describe_recurrence
 from .security import page_headers
 from .settings_pages import SETTINGS_PAGES
 
@@ -18,6 +19,11 @@ TEMPLATES = Path(__file__).parent / "templates"
 def when(timestamp: str) -> str:
     """`2026-11-29T08:00:00.000000Z` -> `2026-11-29 08:00 UTC` (stored times are fixed-width UTC)."""
     return f"{timestamp[:10]} {timestamp[11:16]} UTC" if len(timestamp) >= 16 else timestamp
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """`1 file`, `2 files`: an English count with its noun in the right number."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
 
 
 @cache
@@ -31,6 +37,8 @@ def environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["when"] = when
+    env.filters["counted"] = counted
+    env.filters["recurrence"] = describe_recurrence  # an RRULE in words ("Every week on Friday")
     env.globals["settings_pages"] = SETTINGS_PAGES
     return env
 

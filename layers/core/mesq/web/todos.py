@@ -12,6 +12,7 @@ count (`carry`), which keeps every card's index exact for the keyboard Up/Down b
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
@@ -22,7 +23,7 @@ from ..errors import NotFound, RevisionConflict, ValidationError
 from . import request_values
 from .framework import Page, Web, endpoint, json_ok
 from .render import redirect
-from .todos_fields import due_label, index_of, revision_of
+from .todos_fields import friendly_due, index_of, revision_of
 from .todos_quick import form_ignore, page_zone, understand
 
 BOARD = "/todos"
@@ -37,15 +38,28 @@ def board_url(space_id: str | None, anchor: str | None = None) -> str:
     return BOARD + (f"?{urlencode({'space': space_id})}" if space_id else "") + (f"#{anchor}" if anchor else "")
 
 
-def card(task: dict[str, Any], subtasks: list[dict[str, Any]], index: int) -> dict[str, Any]:
-    """A task as its card shows it (index: its place in the column, for the keyboard buttons)."""
+def card(task: dict[str, Any], subtasks: list[dict[str, Any]], index: int, now: datetime, zone: str) -> dict[str, Any]:
+    """A task as its card shows it (index: its place in the column, for the keyboard buttons; its
+    due in words, seen from `now` in the browser's `zone`)."""
     done = sum(1 for s in subtasks if s["done"])
     return {
         **task,
         "index": index,
-        "due_text": due_label(task.get("due"), task.get("timezone")),
+        "due_view": friendly_due(task.get("due"), now, zone, done=task["done"]),
         "progress": f"{done}/{len(subtasks)}" if subtasks else "",
     }
+
+
+async def card_answer(page: Page, task_id: str, error: str | None = None) -> Response:
+    """One card again, for htmx to swap in place after it was completed or reopened on the board
+    (`place`: its position in the column, which the keyboard move buttons need)."""
+    detail = await page.invoke("get_todo_task", {"id": task_id})
+    task = detail["task"]
+    listing = await page.invoke("list_todo_spaces", {})
+    columns = [c for c in listing["columns"] if c["spaceId"] == task["spaceId"] and not c["archived"]]
+    now = datetime.fromtimestamp(page.web.clock(), UTC)
+    shown = card(task, detail["subtasks"], index_of(page.fields, "place") or 0, now, page_zone(page))
+    return page.render("_todos_card.html", task=shown, columns=columns, card_error=error)
 
 
 def _carry(raw: str | None) -> tuple[str, int] | None:
@@ -56,7 +70,9 @@ def _carry(raw: str | None) -> tuple[str, int] | None:
     return (column_id, int(count)) if count.isdigit() else None
 
 
-def _cards_by_column(data: dict[str, Any], carry: tuple[str, int] | None) -> dict[str, list[dict[str, Any]]]:
+def _cards_by_column(
+    data: dict[str, Any], carry: tuple[str, int] | None, now: datetime, zone: str
+) -> dict[str, list[dict[str, Any]]]:
     subtasks: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for subtask in data["subtasks"]:
         subtasks[subtask["parentId"]].append(subtask)
@@ -64,7 +80,7 @@ def _cards_by_column(data: dict[str, Any], carry: tuple[str, int] | None) -> dic
     for task in data["tasks"]:
         column = by_column[task["columnId"]]
         start = carry[1] if carry and carry[0] == task["columnId"] else 0
-        column.append(card(task, subtasks[task["id"]], start + len(column)))
+        column.append(card(task, subtasks[task["id"]], start + len(column), now, zone))
     return by_column
 
 
@@ -104,7 +120,7 @@ async def board_view(page: Page, **extra: Any) -> dict[str, Any]:
     arguments = {"spaceId": space["id"], "includeInbox": False, "offset": offset, "limit": PAGE_SIZE}
     data = await page.invoke("list_todos", arguments)
     columns = [c for c in listing["columns"] if c["spaceId"] == space["id"] and not c["archived"]]
-    by_column = _cards_by_column(data, carry)
+    by_column = _cards_by_column(data, carry, datetime.fromtimestamp(page.web.clock(), UTC), page_zone(page))
     return {
         "nav": "todos",
         "spaces": listing["spaces"],

@@ -33,7 +33,7 @@ RECURRENCE_PRESETS = (
     ("FREQ=WEEKLY", "Every week"),
     ("FREQ=MONTHLY", "Every month"),
     ("FREQ=YEARLY", "Every year"),
-    (CUSTOM, "Custom rule (RRULE)"),
+    (CUSTOM, "Custom rule (under Advanced)"),
 )
 #: (ISO 8601 offset from the due, label) of the relative reminder checkboxes.
 REMINDER_OFFSETS = (("PT0M", "At the due time"), ("-PT15M", "15 minutes before"), ("-PT1H", "1 hour before"),
@@ -240,6 +240,58 @@ def due_label(due: dict[str, Any] | None, zone: str | None) -> str:
     if zone:
         return f"{moment.astimezone(ZoneInfo(zone)).strftime('%Y-%m-%d %H:%M')} {zone}"
     return f"{moment.strftime('%Y-%m-%d %H:%M')} UTC"
+
+
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")  # not strftime: it follows the process locale
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+#: Beyond this many days away a due says only its date ("in 45 days" helps nobody).
+RELATIVE_DAYS = 30
+
+
+@dataclass(frozen=True)
+class FriendlyDue:
+    """A due as a person reads it, in the browser's zone: `text` "Fri 18:00 · in 3 days",
+    "yesterday", "Dec 20 · in 17 days"; `exact` the full date (and time and zone) for a tooltip;
+    `iso` for `<time datetime>`; `overdue` when it has passed and the task is not done."""
+
+    text: str
+    exact: str
+    iso: str
+    overdue: bool
+
+
+def _day_words(day: date, today: date) -> tuple[str, str]:
+    """(the day: "today", "Fri", "Dec 20", "Jan 3 2028"; how far: "in 3 days", "5 days ago", or "")."""
+    days = (day - today).days
+    words = {0: "today", 1: "tomorrow", -1: "yesterday"}.get(days)
+    if words is None and 2 <= days <= 6:
+        words = _WEEKDAYS[day.weekday()]
+    if words is None:
+        words = f"{_MONTHS[day.month - 1]} {day.day}" + (f" {day.year}" if day.year != today.year else "")
+    far = ""
+    if 2 <= abs(days) < RELATIVE_DAYS:
+        far = f"in {days} days" if days > 0 else f"{-days} days ago"
+    return words, far
+
+
+def friendly_due(due: dict[str, Any] | None, now: datetime, zone: str, *, done: bool = False) -> FriendlyDue | None:
+    """`due` (a date, or a moment in UTC) in words relative to `now`, both seen in `zone` (the
+    browser's IANA zone): a date has no zone, a moment is shown at its local time there."""
+    if not due:
+        return None
+    here = ZoneInfo(zone)
+    today = now.astimezone(here).date()
+    if due["type"] == "date":
+        day = date.fromisoformat(due["date"])
+        words, far = _day_words(day, today)
+        text = " · ".join(part for part in (words, far) if part)
+        return FriendlyDue(text, day.isoformat(), day.isoformat(), not done and day < today)
+    moment = parse_timestamp(due["at"], "due")
+    local = moment.astimezone(here)
+    words, far = _day_words(local.date(), today)
+    text = " · ".join(part for part in (f"{words} {local:%H:%M}", far) if part)
+    exact = f"{local:%Y-%m-%d %H:%M} {zone}"
+    return FriendlyDue(text, exact, format_timestamp(moment), not done and moment < now)
 
 
 def revision_of(fields: Fields, name: str = "revision") -> int:

@@ -9,6 +9,7 @@ the current revision: saving again applies the user's (merged) version on top.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from starlette.responses import Response
@@ -19,7 +20,7 @@ from .activity import history_of
 from .forms import LONG_TEXT_FORM_BYTES
 from .framework import Page, Web, endpoint
 from .render import redirect
-from .todos import BOARD, board_url, is_htmx
+from .todos import BOARD, board_url, card_answer, is_htmx
 from .todos_fields import (
     RECURRENCE_PRESETS,
     REMINDER_OFFSETS,
@@ -27,6 +28,7 @@ from .todos_fields import (
     base_digests,
     due_label,
     form_of_task,
+    friendly_due,
     merge,
     reminder_form,
     reminders_of,
@@ -35,6 +37,7 @@ from .todos_fields import (
     submitted_form,
     task_changes,
 )
+from .todos_quick import page_zone
 
 TASK = BOARD + "/tasks/{task_id}"
 ZONES = ("UTC", "Asia/Shanghai", "Asia/Tokyo", "Asia/Singapore", "Asia/Kolkata", "Europe/London", "Europe/Berlin",
@@ -111,7 +114,9 @@ async def render_task(
         subtasks=detail["subtasks"],
         space=board.get("space"),
         column=column,
-        due_text=due_label(task["due"], task["timezone"]),
+        due=friendly_due(
+            task["due"], datetime.fromtimestamp(page.web.clock(), UTC), page_zone(page), done=task["done"]
+        ),
         zone=detail["timezone"],
         form=form or form_of_task(task),
         base=base or base_digests(form_of_task(task)),
@@ -171,13 +176,22 @@ def _completion_notice(before_due: str, task: dict[str, Any]) -> str:
     return f"Done for {before_due}; next occurrence due {due_label(task['due'], task['timezone'])}."
 
 
+CHANGED_MEANWHILE = "The task changed meanwhile; here it is now. Try again."
+
+
 async def complete_submit(page: Page) -> Response:
+    """Complete from the task page (a redirect with a notice) or a board card's checkbox (htmx:
+    the card again, in place; a recurring task shows its next occurrence)."""
     task_id = _task_id(page)
     try:
         before = await page.invoke("get_todo_task", {"id": task_id})
         done = await page.invoke("complete_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)})
     except RevisionConflict:
-        return page.redirect_with_flash(task_url(task_id), "The task changed meanwhile; here it is now. Try again.")
+        if is_htmx(page):
+            return await card_answer(page, task_id, CHANGED_MEANWHILE)
+        return page.redirect_with_flash(task_url(task_id), CHANGED_MEANWHILE)
+    if is_htmx(page):
+        return await card_answer(page, task_id)
     before_due = due_label(before["task"]["due"], before["task"]["timezone"])
     return page.redirect_with_flash(task_url(task_id), _completion_notice(before_due, done["task"]))
 
@@ -187,7 +201,11 @@ async def reopen_submit(page: Page) -> Response:
     try:
         await page.invoke("reopen_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)})
     except RevisionConflict:
-        return page.redirect_with_flash(task_url(task_id), "The task changed meanwhile; here it is now. Try again.")
+        if is_htmx(page):
+            return await card_answer(page, task_id, CHANGED_MEANWHILE)
+        return page.redirect_with_flash(task_url(task_id), CHANGED_MEANWHILE)
+    if is_htmx(page):
+        return await card_answer(page, task_id)
     return page.redirect_with_flash(task_url(task_id), "Reopened.")
 
 

@@ -5,6 +5,8 @@
   var form = document.getElementById("import-form");
   var result = document.getElementById("import-result");
   if (!form) return;
+  // "1 book", "2 books": English plurals, said right.
+  function counted(n, noun) { return n + " " + noun + (n === 1 ? "" : "s"); }
   function show(text, failed) {
     result.textContent = text;
     result.className = failed ? "error" : "muted";
@@ -27,7 +29,7 @@
     }).then(function (answer) {
       if (answer.ok && answer.body.ok) {
         var b = answer.body;
-        show("Imported " + b.books + " books: " + b.added + " notes added, " + b.updated + " updated, " +
+        show("Imported " + counted(b.books, "book") + ": " + counted(b.added, "note") + " added, " + b.updated + " updated, " +
              b.markedDeleted + " marked deleted upstream, " + b.unchanged + " unchanged.", false);
         return;
       }

@@ -12,6 +12,17 @@
     document.cookie = "mesq_tz=" + zone + "; Path=/; Max-Age=31536000; SameSite=Lax" + secure;
   }
 })();
+// The task page: choosing "Custom rule" opens "Advanced", where the rule is typed.
+(function () {
+  var repeat = document.getElementById("repeat");
+  var advanced = document.querySelector("details.advanced");
+  if (!repeat || !advanced) return;
+  repeat.addEventListener("change", function () {
+    if (repeat.value !== "custom") return;
+    advanced.open = true;
+    document.getElementById("rule").focus();
+  });
+})();
 (function () {
   var board = document.getElementById("board");
   if (!board) return;
