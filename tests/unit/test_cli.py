@@ -19,7 +19,7 @@ from mesq.config import Settings
 from mesq.services import build_services
 from mesq.store.ports import Update
 from mesq.timestamps import format_timestamp, utc_now
-from mesq.web.sessions import create_session, load_session
+from mesq.web.kit.sessions import create_session, load_session
 
 from ..conftest import run_cli
 

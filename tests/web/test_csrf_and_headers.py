@@ -91,7 +91,7 @@ def test_faults_show_only_a_trace_id(services: Services, browser: Callable[..., 
     assert answer.status_code == 500
     assert "secret internals" not in answer.text and "RuntimeError" not in answer.text
     assert "trace" in answer.text
-    monkeypatch.setattr("mesq.web.consent.decide", explode)
+    monkeypatch.setattr("mesq.web.settings.consent.decide", explode)
     api = person.client.post(
         "/api/oauth/consent", json={"requestId": "r", "decision": "deny"}, headers={"X-CSRF-Token": person.csrf}
     )

@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from mesq.web.markdown import ALLOWED_TAGS, LINK_REL, render_markdown
+from mesq.web.kit.markdown import ALLOWED_TAGS, LINK_REL, render_markdown
 
 HOSTILE = [
     "<script>alert(1)</script>",

@@ -17,7 +17,7 @@ from mesq.services import Services
 from mesq.store.ports import Update
 from mesq.timestamps import format_timestamp, utc_now
 from mesq.web import browser_error_page
-from mesq.web.render import counted
+from mesq.web.kit.render import counted
 from tests.settings import inprocess_settings
 
 from .conftest import Browser, grant_for

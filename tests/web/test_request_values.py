@@ -1,4 +1,4 @@
-"""The one rule each for `?offset=`, a form's revision and htmx (web/request_values.py); every page
+"""The one rule each for `?offset=`, a form's revision and htmx (web/kit/request_values.py); every page
 that pages a list, carries a revision or answers htmx uses these, so they are tested here once."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from starlette.datastructures import Headers, QueryParams
 from starlette.requests import Request
 
 from mesq.errors import ValidationError
-from mesq.web.forms import Fields
-from mesq.web.request_values import MAX_OFFSET, form_revision, is_htmx, query_offset
+from mesq.web.kit.forms import Fields
+from mesq.web.kit.request_values import MAX_OFFSET, form_revision, is_htmx, query_offset
 
 
 @pytest.mark.parametrize(("query", "offset"), [("", 0), ("offset=", 0), ("offset=0", 0), ("offset=50", 50),

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from starlette.testclient import TestClient
 
-from mesq.web.settings_pages import SETTINGS_PAGES
+from mesq.web.settings.pages import SETTINGS_PAGES
 
 from .conftest import Browser
 

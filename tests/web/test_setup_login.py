@@ -13,7 +13,7 @@ from mesq.auth.users import SetupAlreadyDone, any_user_exists, create_user, find
 from mesq.errors import NotFound
 from mesq.services import Services
 from mesq.web import web_routes
-from mesq.web.sessions import ABSOLUTE_SECONDS, IDLE_SECONDS
+from mesq.web.kit.sessions import ABSOLUTE_SECONDS, IDLE_SECONDS
 
 from .conftest import PASSWORD, POLICY, Browser, FakeClock, csrf_of, sign_in
 

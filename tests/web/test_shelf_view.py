@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mesq.web.shelf_marks import marked
-from mesq.web.shelf_notes import reading_blocks
+from mesq.web.reading.marks import marked
+from mesq.web.reading.notes import reading_blocks
 
 
 def test_marks_follow_casefold_and_keep_the_original_text() -> None:

@@ -15,8 +15,8 @@ from mesq.memos.purge import purge_memo
 from mesq.services import Services, build_blob_store
 from mesq.store.ports import ItemStore
 from mesq.store.sqlite import SQLiteItemStore
-from mesq.web.sessions import create_session, end_session, load_session
-from mesq.web.throttle import LoginThrottle, ThrottlePolicy
+from mesq.web.kit.sessions import create_session, end_session, load_session
+from mesq.web.kit.throttle import LoginThrottle, ThrottlePolicy
 from tests.settings import inprocess_settings
 
 from .conftest import FakeClock, trashed_memo

@@ -13,7 +13,7 @@ import pytest
 from mesq.context import Call, Principal
 from mesq.operations import REGISTRY
 from mesq.services import Services
-from mesq.web import todos
+from mesq.web.todos import board as todos
 
 from .conftest import Browser
 

@@ -103,7 +103,7 @@ def test_users_cannot_touch_each_others_trash(services: Services, browser: Calla
 
 
 def test_trash_pages_through_every_memo(services: Services, browser: Callable[..., Browser], monkeypatch) -> None:
-    monkeypatch.setattr("mesq.web.trash.PAGE_SIZE", 2)
+    monkeypatch.setattr("mesq.web.memos.trash.PAGE_SIZE", 2)
     person = browser()
     ids = {trashed_memo(services, person.user_id, f"junk {n}")["id"] for n in range(3)}
     first = person.get("/trash").text

@@ -268,7 +268,7 @@ def _user(args: argparse.Namespace, services: Services) -> int:
         if unlisted > 0:
             print(f"mesq: {unlisted} account(s) made before the user directory are not listed", file=sys.stderr)
     else:
-        from .web.sessions import end_user_sessions  # the web layer's sessions: loaded only here
+        from .web.kit.sessions import end_user_sessions  # the web layer's sessions: loaded only here
 
         user = set_password(items, args.username, _read_password(args.password_stdin))
         ended = end_user_sessions(items, user["id"])

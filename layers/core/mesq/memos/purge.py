@@ -2,7 +2,7 @@
 
 Deliberately NOT an operation: it has no operationId, so no REST route and no MCP tool can be
 generated for it, and no PAT or OAuth token can ever reach it. Only the web pages
-(`mesq/web/trash.py`) call these functions, with the user id of a browser session.
+(`mesq/web/memos/trash.py`) call these functions, with the user id of a browser session.
 
 One purge is one transaction: the memo's delete (conditioned on the revision the user saw, so
 a memo restored or edited meanwhile is not destroyed) plus the counter deltas. Attachment

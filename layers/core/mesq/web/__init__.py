@@ -1,8 +1,9 @@
-"""The browser pages (server-rendered Jinja2 with htmx, no SPA): the memo timeline at `/`
-(composer, in-place editor, search, sidebar), the reading shelf, first-run set-up, sign-in, OAuth
-consent, Settings -> Access credentials / Connected apps / Reading sync / Attachments / Calendar
-feed, the
-secret calendar feed itself, and the memo trash with permanent delete.
+"""The browser pages (server-rendered Jinja2 with htmx, no SPA), in subpackages over one kit
+(`kit/`): the memo timeline at `/` (composer, in-place editor, search, sidebar), the memo trash
+with permanent delete and the activity pages (`memos/`), the todo board, a task, the inbox
+(`todos/`), the reading shelf (`reading/`), first-run set-up, sign-in, OAuth consent, Settings ->
+Access credentials / Connected apps / Reading sync / Reminders / Attachments / Calendar feed and
+the secret calendar feed itself (`settings/`).
 
 `web_routes(services)` is what an app mounts: the local server (`mesq serve`) and the OAuth
 Lambda function both do.
@@ -18,8 +19,8 @@ from starlette.staticfiles import StaticFiles
 
 from ..errors import MesqError
 from ..services import Services
-from .framework import Clock, Web, error_page
-from .throttle import ThrottlePolicy
+from .kit.framework import Clock, Web, error_page
+from .kit.throttle import ThrottlePolicy
 
 STATIC = Path(__file__).parent / "static"
 
@@ -27,20 +28,22 @@ STATIC = Path(__file__).parent / "static"
 def web_routes(
     services: Services, *, clock: Clock | None = None, throttle: ThrottlePolicy | None = None
 ) -> list[BaseRoute]:
-    from .account import account_routes
-    from .activity import activity_routes
-    from .apps import app_routes
-    from .attachments import attachment_routes
-    from .calendar import calendar_routes
-    from .consent import consent_routes
-    from .credentials import credential_routes
-    from .memos import memo_routes
-    from .reading import reading_routes
-    from .reminders import reminder_routes
-    from .settings_index import settings_index_routes
-    from .shelf import shelf_routes
-    from .todos import todo_routes
-    from .trash import trash_routes
+    # Imported here, not at the top, for start-up cost only (no cycle: tests/unit/test_web_shape.py):
+    # `mesq.web.kit.sessions` (the CLI's `user disable`) and the kit load without every page module.
+    from .memos.activity import activity_routes
+    from .memos.pages import memo_routes
+    from .memos.trash import trash_routes
+    from .reading.shelf import shelf_routes
+    from .settings.account import account_routes
+    from .settings.attachments import attachment_routes
+    from .settings.calendar import calendar_routes
+    from .settings.connected_apps import app_routes
+    from .settings.consent import consent_routes
+    from .settings.credentials import credential_routes
+    from .settings.index import settings_index_routes
+    from .settings.reminders import reminder_routes
+    from .settings.sync import reading_routes
+    from .todos.board import todo_routes
 
     web = Web.build(services, clock, throttle)
     return [

@@ -1,0 +1,2 @@
+"""The pages' framework: the request pipeline, forms, rendering, security headers, sessions,
+flash notices, login throttling and the one-rule request values."""

@@ -1,0 +1,223 @@
+"""The request pipeline every browser page goes through, written once:
+
+bearer credentials refused -> cross-site POST refused -> session from the cookie -> (no session:
+sign-in redirect for a GET, 401 for a POST) -> body -> CSRF synchronizer token on every
+cookie-authenticated POST -> the handler -> MesqError as a page (or JSON envelope), any other
+fault as a page with only the trace id.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import quote
+
+from aws_lambda_powertools import Logger
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from ...asgi.body import MAX_FORM_BYTES
+from ...asgi.envelope import failure
+from ...asgi.trace import trace_id_of
+from ...auth.scopes import ALL_SCOPES
+from ...concurrency import run_sync
+from ...context import Call, Principal
+from ...errors import Forbidden, Internal, MesqError, Unauthorized
+from ...operations import invoke
+from ...services import Services
+from ...spec import load_spec
+from .flash import clear_flash, pending_flash, redirect_with_flash
+from .forms import Fields, read_form, read_form_or_json
+from .render import redirect, render
+from .security import cookie_name, cookies_secure, page_headers, same_origin_post
+from .sessions import ABSOLUTE_SECONDS, WebSession, load_session, same_token
+from .throttle import LoginThrottle, ThrottlePolicy
+
+logger = Logger(child=True)
+
+SESSION_COOKIE = "mesq_session"
+CSRF_HEADER = "x-csrf-token"
+Clock = Callable[[], float]
+SessionRule = Literal["required", "optional"]
+
+
+@dataclass(frozen=True)
+class Web:
+    """What the pages share: the services, a clock (tests move it) and the login throttle."""
+
+    services: Services
+    clock: Clock
+    throttle: LoginThrottle
+
+    @classmethod
+    def build(cls, services: Services, clock: Clock | None = None, policy: ThrottlePolicy | None = None) -> Web:
+        clock = clock or time.time
+        return cls(services, clock, LoginThrottle(services.items, policy or ThrottlePolicy(), clock))
+
+
+@dataclass(frozen=True)
+class Page:
+    """One request as a handler sees it."""
+
+    web: Web
+    request: Request
+    session: WebSession | None
+    fields: Fields
+    trace_id: str
+
+    @property
+    def user(self) -> WebSession:
+        assert self.session is not None  # handlers with session="required" only
+        return self.session
+
+    @property
+    def principal(self) -> Principal:
+        """The signed-in user as a caller: the browser acts with the user's full rights."""
+        return Principal(
+            user_id=self.user.user_id,
+            scopes=frozenset(ALL_SCOPES),
+            credential_id=self.user.credential_id,
+            kind="session",
+        )
+
+    def call(self) -> Call:
+        """A domain Call for the signed-in user (for store-level helpers that take a Call)."""
+        return Call(principal=self.principal, services=self.web.services, trace_id=self.trace_id, channel="web")
+
+    async def invoke(self, operation_id: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """One operation of the OpenAPI document, exactly as REST and MCP run it (argument
+        validation, the operation, its call metrics), in a worker thread. Its `MesqError`s reach
+        `endpoint`, which shows them as a page or a JSON envelope."""
+        operation = load_spec().operations[operation_id]
+        return await invoke(
+            operation,
+            arguments,
+            principal=self.principal,
+            services=self.web.services,
+            trace_id=self.trace_id,
+            channel="web",
+        )
+
+    def render(self, template: str, **context: Any) -> Response:
+        """A page, with the pending one-time notice (if any) shown and consumed."""
+        settings = self.web.services.settings
+        response = render(template, session=self.session, flash=pending_flash(settings, self.request), **context)
+        clear_flash(settings, self.request, response)
+        return response
+
+    def redirect_with_flash(self, url: str, message: str) -> Response:
+        return redirect_with_flash(self.web.services.settings, self.request, url, message)
+
+
+Handler = Callable[[Page], Awaitable[Response]]
+
+
+def session_cookie_name(web: Web, request: Request) -> str:
+    return cookie_name(SESSION_COOKIE, cookies_secure(web.services.settings, request))
+
+
+def set_session_cookie(web: Web, request: Request, response: Response, session: WebSession) -> None:
+    response.set_cookie(
+        session_cookie_name(web, request),
+        session.session_id,
+        max_age=ABSOLUTE_SECONDS,
+        path="/",
+        secure=cookies_secure(web.services.settings, request),
+        httponly=True,
+        samesite="lax",
+    )
+
+
+def clear_session_cookie(web: Web, request: Request, response: Response) -> None:
+    response.delete_cookie(
+        session_cookie_name(web, request),
+        path="/",
+        secure=cookies_secure(web.services.settings, request),
+        httponly=True,
+        samesite="lax",
+    )
+
+
+async def current_session(web: Web, request: Request) -> WebSession | None:
+    value = request.cookies.get(session_cookie_name(web, request))
+    return await run_sync(load_session, web.services.items, value, web.clock) if value else None
+
+
+def login_redirect(request: Request) -> Response:
+    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    return redirect("/login?next=" + quote(target, safe=""))
+
+
+def error_page(error: MesqError, trace_id: str, session: WebSession | None) -> Response:
+    headers = {"Retry-After": str(error.retry_after_seconds)} if error.retry_after_seconds else None
+    return render(
+        "error.html",
+        status=error.http_status,
+        headers=headers,
+        session=session,
+        message=error.message,
+        code=error.code,
+        status_code=error.http_status,
+        trace_id=trace_id,
+    )
+
+
+def endpoint(
+    web: Web,
+    handler: Handler,
+    *,
+    session: SessionRule = "required",
+    api: bool = False,
+    raw_body: bool = False,
+    form_bytes: int = MAX_FORM_BYTES,
+) -> Callable[[Request], Awaitable[Response]]:
+    """Wrap a handler in the pipeline. `api`: answers are JSON envelopes and the body may be JSON.
+    `raw_body`: the pipeline leaves a POST body unread for the handler to stream (a file upload);
+    the CSRF token then comes in the `X-CSRF-Token` header. `form_bytes`: the form size cap
+    (a memo form carries up to 50,000 characters, percent-encoded)."""
+
+    async def run(request: Request) -> Response:
+        trace_id = trace_id_of(request)
+        current: WebSession | None = None
+        try:
+            if "authorization" in request.headers:
+                raise Forbidden(
+                    "these pages take a signed-in browser session; access tokens (PAT or OAuth) cannot be used here"
+                )
+            post = request.method == "POST"
+            if post and not same_origin_post(web.services.settings, request):
+                raise Forbidden("cross-site form posts are refused")
+            current = await current_session(web, request)
+            if current is None and session == "required":
+                if post or api:
+                    raise Unauthorized("you are not signed in (or your session has ended); sign in and try again")
+                return login_redirect(request)
+            fields = Fields()
+            if post:
+                if not raw_body:
+                    fields = await (read_form_or_json(request) if api else read_form(request, form_bytes))
+                if current is not None and session == "required":
+                    given = request.headers.get(CSRF_HEADER) or fields.get("csrf")
+                    if not same_token(current.csrf_token, given if isinstance(given, str) else None):
+                        raise Forbidden("the form is out of date (CSRF check failed); reload the page and try again")
+            return await handler(Page(web, request, current, fields, trace_id))
+        except MesqError as error:
+            if api:
+                response: Response = failure(error, trace_id)
+                response.headers.update(page_headers())
+                return response
+            return error_page(error, trace_id, current)
+        except Exception as exc:  # a fault: logged with its traceback, shown without its text
+            logger.exception("unhandled error in a page", extra={"traceId": trace_id, "error_type": type(exc).__name__})
+            internal = Internal.for_trace(trace_id)
+            if api:
+                return failure(internal, trace_id)
+            return error_page(internal, trace_id, current)
+
+    return run
+
+
+def json_ok(payload: dict[str, object]) -> Response:
+    return JSONResponse(payload, headers=page_headers())

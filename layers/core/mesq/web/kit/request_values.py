@@ -1,0 +1,41 @@
+"""The three values every page reads off a request, each with one rule (issue 25): the `?offset=`
+of a paged list, the revision a form carries back, and whether htmx asked for a fragment."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from starlette.requests import Request
+
+from ...errors import ValidationError
+from .forms import Fields
+
+#: The deepest `?offset=` a page accepts (a list is paged with its "More" link, 50 or 100 a page).
+MAX_OFFSET = 100_000
+
+
+def query_offset(params: Mapping[str, str]) -> int:
+    """`?offset=` of a paged list: absent or empty is 0; a whole number up to MAX_OFFSET is itself;
+    anything else is a 400 that says so (not a silent first page)."""
+    raw = params.get("offset", "") or "0"
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > len(str(MAX_OFFSET)) or int(raw) > MAX_OFFSET:
+        raise ValidationError(f"offset: a whole number from 0 to {MAX_OFFSET} (follow the page's “More” link)")
+    return int(raw)
+
+
+def form_revision(fields: Fields, name: str = "revision") -> int:
+    """The revision a form (or a JSON body) carries back: a positive whole number, else a 400."""
+    raw: Any = fields.get(name)
+    if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 1:
+        return raw
+    if isinstance(raw, str) and raw.isascii() and raw.isdigit() and len(raw) <= 15 and int(raw) >= 1:
+        return int(raw)
+    raise ValidationError(f"expectedRevision: the form's {name} must be a positive integer (the one the page showed)")
+
+
+def is_htmx(request: Request) -> bool:
+    """htmx asked for a fragment: `HX-Request: true`, and not a history restore (which wants the
+    whole page back)."""
+    headers = request.headers
+    return headers.get("hx-request") == "true" and "hx-history-restore-request" not in headers

@@ -1,0 +1,158 @@
+"""What your agents did: `/activity` (changes grouped by agent and run, newest first, each group
+with Undo all, each change with its diff and Undo) and a record's History panel
+(`/activity/history/{record_id}`: every version with its author and diff, restore a version).
+
+Every read and undo goes through `Page.invoke` (list_changes, undo_changes): the same operations
+REST and MCP run, with the signed-in user's full rights.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ...errors import ValidationError
+from ..kit.framework import Page, Web, endpoint
+from ..kit.render import redirect
+
+PAGE = "/activity"
+PAGE_SIZE = 100
+MAX_UNDO = 100
+_NOUN = {"memo": "memo", "task": "task", "subtask": "subtask", "inbox": "inbox item", "space": "space",
+         "column": "column", "tag": "tag"}  # fmt: skip
+_VERB = {"create": "created", "update": "edited", "move": "moved", "trash": "trashed", "restore": "restored",
+         "delete": "deleted"}  # fmt: skip
+_FILTERS = ("actor", "runId", "recordId", "kind")
+
+
+def summary(changes: list[dict[str, Any]]) -> str:
+    """`30 memos edited, 1 task moved`."""
+    counts = Counter((c["record"]["kind"], c["action"]) for c in changes)
+    parts = []
+    for (kind, action), count in counts.most_common():
+        noun = _NOUN.get(kind, kind)
+        parts.append(f"{count} {noun}{'' if count == 1 else 's'} {_VERB.get(action, action)}")
+    return ", ".join(parts)
+
+
+def groups(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Consecutive changes of one actor (newest first), and within them its runs: one run_code
+    run, one batch call or one single write each."""
+    found: list[dict[str, Any]] = []
+    for change in changes:
+        if not found or found[-1]["actor"]["id"] != change["actor"]["id"]:
+            found.append({"actor": change["actor"], "at": change["at"], "runs": []})
+        runs = found[-1]["runs"]
+        if not runs or runs[-1]["runId"] != change["runId"]:
+            runs.append({"runId": change["runId"], "at": change["at"], "changes": []})
+        runs[-1]["changes"].append(change)
+    for group in found:
+        group["changes"] = [change for run in group["runs"] for change in run["changes"]]
+        group["summary"] = summary(group["changes"])
+        group["pending"] = [c["id"] for c in group["changes"] if c["undoable"] and "undoneBy" not in c]
+        for run in group["runs"]:
+            run["summary"] = summary(run["changes"])
+    return found
+
+
+def _filters(page: Page) -> dict[str, str]:
+    query = page.request.query_params
+    return {name: query[name] for name in _FILTERS if query.get(name) and len(query[name]) <= 200}
+
+
+async def activity_page(page: Page) -> Response:
+    filters = _filters(page)
+    arguments: dict[str, Any] = {**filters, "limit": PAGE_SIZE}
+    cursor = page.request.query_params.get("cursor")
+    if cursor and len(cursor) <= 64:
+        arguments["cursor"] = cursor
+    data = await page.invoke("list_changes", arguments)
+    more = urlencode({**filters, "cursor": data["nextCursor"]}) if "nextCursor" in data else None
+    return page.render(
+        "activity.html", nav="activity", groups=groups(data["changes"]), filters=filters, more=more,
+        report=page.request.query_params.get("report"), back=PAGE + ("?" + urlencode(filters) if filters else ""),
+    )  # fmt: skip
+
+
+#: What "restore this version" puts back, per kind, and the operation that writes it.
+_RESTORABLE = {
+    "memo": ("update_memo", "id", ("content", "pinned", "resources")),
+    "task": ("update_todo_task", "id", ("title", "notes", "priority", "tags", "due", "timezone", "recurrence")),
+}
+
+
+async def history_of(page: Page, record_id: str) -> dict[str, Any]:
+    """The History panel of one record: its versions newest first (one per change)."""
+    data = await page.invoke("list_changes", {"recordId": record_id, "limit": PAGE_SIZE})
+    changes = data["changes"]
+    kind = changes[0]["record"]["kind"] if changes else None
+    return {"recordId": record_id, "changes": changes, "restorable": kind in _RESTORABLE}
+
+
+def version_values(changes: list[dict[str, Any]], version_id: str, names: tuple[str, ...]) -> dict[str, Any]:
+    """The fields to set so the record reads as it did right after change `version_id` (changes
+    newest first): each field a later change touched gets the value the oldest of those found
+    (its `before`); a field no later change touched already has that version's value."""
+    index = next((i for i, change in enumerate(changes) if change["id"] == version_id), None)
+    if index is None:
+        raise ValidationError("that version is not in this record's kept history")
+    values: dict[str, Any] = {}
+    for change in reversed(changes[:index]):  # oldest later change first
+        for name in change["fields"]:
+            if name in names and name not in values and name in change["before"]:
+                values[name] = change["before"][name]
+    return values
+
+
+async def history_page(page: Page) -> Response:
+    history = await history_of(page, page.request.path_params["record_id"])
+    report = page.request.query_params.get("report")
+    return page.render("activity_history.html", nav="activity", history=history, report=report)
+
+
+async def restore_submit(page: Page) -> Response:
+    record_id, version_id = page.fields.text("recordId"), page.fields.text("changeId")
+    history = await history_of(page, record_id)
+    changes = history["changes"]
+    if not changes or not history["restorable"]:
+        raise ValidationError("this record has no version to restore here")
+    operation, id_name, names = _RESTORABLE[changes[0]["record"]["kind"]]
+    values = version_values(changes, version_id, names)
+    if values:
+        revision = changes[0]["revisions"]["after"]
+        await page.invoke(operation, {id_name: record_id, "expectedRevision": revision, **values})
+    return redirect(_back(page) + ("&" if "?" in _back(page) else "?") + urlencode({"report": "Version restored."}))
+
+
+def _back(page: Page) -> str:
+    back = page.fields.text("back")
+    allowed = back.startswith(("/activity", "/memos/", "/todos/")) and "//" not in back and "\\" not in back
+    return back if allowed else PAGE
+
+
+async def undo_submit(page: Page) -> Response:
+    run_id = page.fields.text("runId")
+    change_ids = [str(value) for value in page.fields.all("changeId") if value][:MAX_UNDO]
+    if bool(run_id) == bool(change_ids):
+        raise ValidationError("give one run or some changes to undo")
+    arguments: dict[str, Any] = {"runId": run_id} if run_id else {"changeIds": change_ids}
+    data = await page.invoke("undo_changes", arguments)
+    report = f"{len(data['undone'])} undone"
+    if data["notUndone"]:
+        reasons = Counter(entry["code"] for entry in data["notUndone"])
+        report += ", not undone: " + ", ".join(f"{count} {code}" for code, count in reasons.items())
+    target = _back(page)
+    return redirect(target + ("&" if "?" in target else "?") + urlencode({"report": report}))
+
+
+def activity_routes(web: Web) -> list[Route]:
+    return [
+        Route(PAGE, endpoint(web, activity_page), methods=["GET"]),
+        Route(PAGE + "/undo", endpoint(web, undo_submit), methods=["POST"]),
+        Route(PAGE + "/restore", endpoint(web, restore_submit), methods=["POST"]),
+        Route(PAGE + "/history/{record_id}", endpoint(web, history_page), methods=["GET"]),
+    ]

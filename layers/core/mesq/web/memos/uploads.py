@@ -1,0 +1,125 @@
+"""Attachments from the composer: the upload session of the API, driven by `static/memos.js`.
+
+1. `POST /memos/uploads` (JSON `displayName`, `mimeType`, `size`) runs
+   `create_memo_upload_session` (name, type, size and quota checked before any byte moves).
+2. `direct` (S3): the script PUTs the bytes to the presigned `uploadUrl`, then
+   `POST /memos/uploads/complete` runs `complete_memo_upload_session`.
+   `relay` (local files, `mesq serve`): the API's relay route takes a bearer token, which a
+   browser does not have, so the answer points the script at `POST /memos/uploads/relay`
+   instead: the raw bytes as the body, name and type in the query, the session's CSRF token in
+   the header. It stores them with the relay's own domain function (`uploads.store_file`).
+3. The script adds each answer to the composer, and `create_memo` binds them to the memo.
+
+`GET /memos/attachment?path=` downloads one of the user's attachments with the session (the API's
+read route takes a bearer token): the same ownership checks (`attachments.reads.stat`), the same
+headers (`asgi.downloads`), streamed from a relay store, a 60-second presigned GET on S3.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from typing import IO
+from urllib.parse import urlsplit
+
+from starlette.responses import RedirectResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from ...asgi.downloads import download_headers
+from ...asgi.envelope import NO_STORE
+from ...attachments import reads, uploads
+from ...attachments.paths import staging_path
+from ...concurrency import run_sync
+from ...errors import PayloadTooLarge, ValidationError
+from ...ratelimit import RateLimiter
+from ...store.ports import BlobStore, PresignUnsupported
+from ..kit.framework import Page, Web, endpoint, json_ok
+
+RELAY = "/memos/uploads/relay"
+DOWNLOAD = "/memos/attachment"
+REDIRECT_SECONDS = 60
+SPOOL_MEMORY_BYTES = 1024 * 1024
+_SESSION_FIELDS = ("displayName", "mimeType", "size")
+_COMPLETE_FIELDS = ("uploadId", "path")
+
+
+def direct_upload_origin(blobs: BlobStore) -> str | None:
+    """Where this store's presigned PUTs go (`https://bucket.s3.region.amazonaws.com`), for the
+    memo page's CSP `connect-src`; None for a relay store. Presigning is a local signature:
+    nothing is sent, and the probe URL is never used."""
+    if blobs.transport != "direct":
+        return None
+    try:
+        url = blobs.presign_put(staging_path("csp", "origin-probe"), "application/octet-stream", 1, 60)
+    except PresignUnsupported:
+        return None
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("https", "http") and parts.netloc else None
+
+
+def _arguments(page: Page, names: tuple[str, ...]) -> dict[str, object]:
+    return {name: page.fields.get(name) for name in names if page.fields.get(name) is not None}
+
+
+async def start_upload(page: Page) -> Response:
+    answer = await page.invoke("create_memo_upload_session", _arguments(page, _SESSION_FIELDS))
+    if answer["transport"] == "relay":
+        answer = {**answer, "uploadEndpoint": RELAY}
+    return json_ok(answer)
+
+
+async def complete_upload(page: Page) -> Response:
+    return json_ok(await page.invoke("complete_memo_upload_session", _arguments(page, _COMPLETE_FIELDS)))
+
+
+async def _spooled_body(page: Page) -> tuple[IO[bytes], int]:
+    """The request body in a temporary file (on disk past 1 MiB), refused past the file limit."""
+    spool: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY_BYTES)  # noqa: SIM115 - closed by the caller
+    size = 0
+    async for chunk in page.request.stream():
+        size += len(chunk)
+        if size > uploads.MAX_FILE_BYTES:
+            spool.close()
+            raise PayloadTooLarge(
+                f"the file is over {uploads.MAX_FILE_BYTES} bytes (100 MiB per file); nothing was stored"
+            )
+        spool.write(chunk)
+    spool.seek(0)
+    return spool, size
+
+
+async def relay_upload(page: Page) -> Response:
+    params = page.request.query_params
+    name = params.get("displayName", "")
+    mime = params.get("mimeType") or page.request.headers.get("content-type") or "application/octet-stream"
+    body, size = await _spooled_body(page)
+    with body:
+        resource = await run_sync(uploads.store_file, page.call(), body, size, name, mime)
+    return json_ok(resource)
+
+
+async def download(page: Page) -> Response:
+    paths = page.request.query_params.getlist("path")
+    if len(paths) != 1:
+        raise ValidationError("path: give exactly one attachment path")
+    call, services = page.call(), page.web.services
+    limiter = RateLimiter(services.items, services.settings)
+    if limiter.enabled:
+        await run_sync(limiter.hit, page.user.credential_id, "attachment_read")
+    stored = await run_sync(reads.stat, call, paths[0])
+    if services.blobs.transport == "direct":
+        url = await run_sync(services.blobs.presign_get, paths[0], REDIRECT_SECONDS)
+        return RedirectResponse(url, status_code=307, headers=dict(NO_STORE))
+    headers = download_headers(stored.record["displayName"], stored.info.content_type, stored.info.size)
+    return StreamingResponse(services.blobs.stream(paths[0]), headers=headers)
+
+
+def upload_routes(web: Web) -> list[Route]:
+    return [
+        Route("/memos/uploads", endpoint(web, start_upload, api=True), methods=["POST"]),
+        Route("/memos/uploads/complete", endpoint(web, complete_upload, api=True), methods=["POST"]),
+        Route(RELAY, endpoint(web, relay_upload, api=True, raw_body=True), methods=["POST"]),
+        Route(DOWNLOAD, endpoint(web, download), methods=["GET"]),
+    ]
+
+
+__all__ = ["direct_upload_origin", "upload_routes"]

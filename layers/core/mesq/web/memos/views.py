@@ -1,0 +1,119 @@
+"""What the memo pages show, shared by the timeline (`pages.py`) and the writes (`writes.py`),
+which re-render the timeline when a composer or a save is refused: a memo as a card, the
+timeline's whole context (list, search or AI search, the sidebar) and the page that carries it.
+
+Every read is an operation run through `Page.invoke` (list_memos, search_memos,
+search_ai_memos, batch_get_memos, list_tags), exactly as REST and MCP run them.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from starlette.responses import Response
+
+from ...errors import ServiceUnavailable
+from ...timestamps import parse_timestamp
+from ..kit.framework import Page
+from ..kit.markdown import render_markdown
+from ..kit.security import page_headers
+from .query import PAGE_SIZE, ZONE_COOKIE, TimelineQuery, browser_zone
+from .uploads import direct_upload_origin
+
+RECENT_DAYS = 14
+
+
+def page_zone(page: Page) -> ZoneInfo | None:
+    """The browser's time zone (its `mesq_tz` cookie), None when unknown."""
+    return browser_zone(page.request.cookies.get(ZONE_COOKIE))
+
+
+def memo_view(memo: dict[str, Any], zone: ZoneInfo | None) -> dict[str, Any]:
+    """A memo as the templates show it: its fields, its sanitized HTML and its creation time
+    in the browser's zone (UTC when unknown)."""
+    moment = parse_timestamp(memo["createdAt"], "createdAt").astimezone(zone or UTC)
+    return {**memo, "html": render_markdown(memo["content"]), "created": moment.strftime("%Y-%m-%d %H:%M %Z")}
+
+
+def new_form_key() -> str:
+    """The composer's idempotency key: a form sent twice (a double click, a reload) is one memo."""
+    return secrets.token_urlsafe(18)
+
+
+def _zone_arguments(zone: ZoneInfo | None) -> dict[str, Any]:
+    return {"deviceTimeZone": zone.key} if zone else {}
+
+
+async def _ai_search(page: Page, query: TimelineQuery, zone: ZoneInfo | None) -> dict[str, Any]:
+    """search_ai_memos, then the whole memos of its hits (in its order), or why there are none."""
+    try:
+        answer = await page.invoke("search_ai_memos", query.ai_arguments(zone))
+    except ServiceUnavailable as error:
+        return {"memos": [], "unavailable": error.message, "degraded": False, "stages": []}
+    ids = [item["id"] for item in answer["items"]]
+    found: dict[str, dict[str, Any]] = {}
+    if ids:
+        batch = await page.invoke("batch_get_memos", {"ids": ids})
+        found = {memo["id"]: memo for memo in batch["memos"]}
+    # Which branches found each hit (keywords, meaning), shown instead of a raw fused score.
+    matched = {item["id"]: item.get("matchedBy", []) for item in answer["items"]}
+    memos = [{**found[i], "matched": matched[i]} for i in ids if i in found and found[i]["status"] != "DELETED"]
+    return {"memos": memos, "unavailable": None, "degraded": answer["degraded"], "stages": answer["stages"]}
+
+
+async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> dict[str, Any]:
+    """Everything memos.html needs for `query`; `extra` (a composer error, ...) is passed on."""
+    zone = page_zone(page)
+    paging = {"offset": query.offset, "limit": PAGE_SIZE, "includeContext": True, **_zone_arguments(zone)}
+    ai: dict[str, Any] | None = None
+    if query.q and query.mode == "ai":
+        ai = await _ai_search(page, query, zone)
+        # The sidebar's context still comes from list_memos (AI search has none); one memo is enough.
+        data = await page.invoke("list_memos", {**paging, "offset": 0, "limit": 1})
+        memos, pinned, listing = ai["memos"], [], None
+    else:
+        if query.q:
+            data = await page.invoke("search_memos", {"query": query.q, **query.filters(zone), **paging})
+        else:
+            data = await page.invoke("list_memos", {**query.filters(zone), **paging})
+        memos, pinned, listing = data["timelineItems"], data["pinnedItems"], data["page"]
+    tags = await page.invoke("list_tags", {})
+    days = list(data["filters"]["days"].items())
+    return {
+        "nav": "memos",
+        "query": query,
+        "pinned_memos": [memo_view(m, zone) for m in pinned],
+        "memos": [memo_view(m, zone) for m in memos],
+        "listing": listing,
+        "ai": ai,
+        "counts": data["filters"],
+        "recent_days": days[:RECENT_DAYS],
+        "older_days": days[RECENT_DAYS:],
+        "tag_tree": tags["tags"],
+        "zone": zone.key if zone else None,
+        "zone_cookie": ZONE_COOKIE,
+        "double_click_edit": data["doubleClickEdit"],
+        "content_max": data["contentMaxCharacters"],
+        "here": query.url(offset=query.offset),
+        "composer_text": "",
+        "composer_error": None,
+        "composer_resources": [],
+        "form_key": new_form_key(),
+        **extra,
+    }
+
+
+def timeline_page(page: Page, context: dict[str, Any], status: int = 200) -> Response:
+    """memos.html; its CSP lets the composer's script PUT to object storage (direct uploads)."""
+    response = page.render("memos.html", **context)
+    response.status_code = status
+    origin = direct_upload_origin(page.web.services.blobs)
+    if origin:
+        response.headers["Content-Security-Policy"] = page_headers(connect_origins=(origin,))["Content-Security-Policy"]
+    return response
+
+
+__all__ = ["memo_view", "page_zone", "timeline_context", "timeline_page"]

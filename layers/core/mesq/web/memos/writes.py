@@ -1,0 +1,192 @@
+"""The memo writes of the timeline: the composer (create_memo, with uploaded attachments), editing
+in place (update_memo with the revision the editor started from; a conflict becomes a merge
+prompt that keeps the user's text), pin, archive, move to the trash, and the double-click
+setting. Plain forms that work without script; htmx swaps the editor and the card in place.
+
+Every write is an operation through `Page.invoke`; `ValidationError` and `RevisionConflict`
+re-render the form with the message and the user's text, never an error page.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ...auth.users import set_setting
+from ...concurrency import run_sync
+from ...errors import RevisionConflict, ValidationError
+from ..kit.forms import LONG_TEXT_FORM_BYTES
+from ..kit.framework import Page, Web, endpoint
+from ..kit.render import redirect
+from ..kit.request_values import form_revision, is_htmx
+from ..kit.security import safe_next
+from .activity import history_of
+from .query import TimelineQuery
+from .views import memo_view, page_zone, timeline_context, timeline_page
+
+MAX_RESOURCES = 50
+MEMO_FORM_BYTES = LONG_TEXT_FORM_BYTES
+
+
+def _is_htmx(page: Page) -> bool:
+    return is_htmx(page.request)
+
+
+def _back(page: Page) -> str:
+    """Where the form came from (a timeline view), local paths only."""
+    return safe_next(page.fields.text("return") or page.request.query_params.get("return"), "/")
+
+
+def _revision(page: Page) -> int:
+    return form_revision(page.fields)
+
+
+def _resources(page: Page) -> list[Any]:
+    """The attachments the composer's script uploaded, one JSON field each."""
+    values = page.fields.all("resource")
+    if len(values) > MAX_RESOURCES:
+        raise ValidationError(f"at most {MAX_RESOURCES} attachments per memo")
+    try:
+        return [json.loads(value) for value in values if isinstance(value, str)]
+    except ValueError:
+        raise ValidationError("an attachment of the form is unreadable; remove it and attach the file again") from None
+
+
+# -- composer ----------------------------------------------------------------------------------
+
+
+async def create_submit(page: Page) -> Response:
+    content = page.fields.text("content")
+    resources: list[Any] = []
+    try:
+        resources = _resources(page)
+        arguments: dict[str, Any] = {"content": content, "resources": resources}
+        if page.fields.text("key"):
+            arguments["idempotencyKey"] = page.fields.text("key")
+        await page.invoke("create_memo", arguments)
+    except ValidationError as error:
+        context = await timeline_context(
+            page, TimelineQuery(), composer_text=content, composer_error=error.message,
+            composer_resources=[
+                {"json": json.dumps(r), "name": str(r.get("displayName", "attachment"))}
+                for r in resources if isinstance(r, dict)
+            ],
+        )  # fmt: skip
+        return timeline_page(page, context, 400)
+    return redirect("/")
+
+
+# -- editing in place --------------------------------------------------------------------------
+
+
+def _editor(page: Page, memo: dict[str, Any], *, status: int = 200, **context: Any) -> Response:
+    options: dict[str, Any] = {"content": memo["content"], "revision": memo["revision"], "error": None}
+    options.update(context)
+    template = "_memos_editor.html" if _is_htmx(page) else "memos_edit.html"
+    response = page.render(template, nav="memos", memo=memo, back=_back(page), **options)
+    response.status_code = status
+    return response
+
+
+async def _memo(page: Page) -> dict[str, Any]:
+    data = await page.invoke("get_memo", {"id": page.request.path_params["memo_id"]})
+    return dict(data["memo"])
+
+
+async def edit_form(page: Page) -> Response:
+    memo = await _memo(page)
+    return _editor(page, memo, theirs=None, kept=None, history=await history_of(page, memo["id"]))
+
+
+async def card(page: Page) -> Response:
+    memo = memo_view(await _memo(page), page_zone(page))
+    return page.render("_memos_card.html", memo=memo, back=_back(page))
+
+
+async def save_submit(page: Page) -> Response:
+    yours = page.fields.text("content")
+    if page.fields.text("start") == "theirs":
+        # The merge prompt's "start from theirs": the editor on the current text, yours kept beside it.
+        current = await _memo(page)
+        return _editor(page, current, theirs=None, kept=yours)
+    memo_id = page.request.path_params["memo_id"]
+    try:
+        saved = await page.invoke("update_memo", {"id": memo_id, "expectedRevision": _revision(page), "content": yours})
+    except RevisionConflict as error:
+        theirs = (error.recover_data or {}).get("memo") or await _memo(page)
+        return _editor(page, theirs, status=409, content=yours, theirs=theirs, kept=None)
+    except ValidationError as error:
+        current = await _memo(page)
+        return _editor(
+            page, current, status=400, content=yours, revision=page.fields.text("revision"),
+            error=error.message, theirs=None, kept=None,
+        )  # fmt: skip
+    if _is_htmx(page):
+        return page.render("_memos_card.html", memo=memo_view(saved["memo"], page_zone(page)), back=_back(page))
+    return redirect(_back(page))
+
+
+# -- lifecycle ---------------------------------------------------------------------------------
+
+_CHANGED = "This memo was changed elsewhere meanwhile, so nothing was done; look at it again and retry."
+
+
+async def _lifecycle(page: Page, operation: str, arguments: dict[str, Any], done: str) -> Response:
+    memo_id = page.request.path_params["memo_id"]
+    try:
+        await page.invoke(operation, {"id": memo_id, "expectedRevision": _revision(page), **arguments})
+    except RevisionConflict:
+        return page.redirect_with_flash(_back(page), _CHANGED)
+    return page.redirect_with_flash(_back(page), done)
+
+
+def _on(page: Page) -> bool:
+    value = page.fields.text("value")
+    if value not in ("on", "off"):
+        raise ValidationError("value: on or off")
+    return value == "on"
+
+
+async def pin_submit(page: Page) -> Response:
+    pinned = _on(page)
+    return await _lifecycle(page, "update_memo", {"pinned": pinned}, "Pinned." if pinned else "Unpinned.")
+
+
+async def archive_submit(page: Page) -> Response:
+    archived = _on(page)
+    status = "ARCHIVED" if archived else "NORMAL"
+    done = "Archived." if archived else "Back in the timeline."
+    return await _lifecycle(page, "update_memo", {"status": status}, done)
+
+
+async def trash_submit(page: Page) -> Response:
+    return await _lifecycle(page, "delete_memo", {}, "Moved to the trash (restore it from Trash).")
+
+
+# -- settings ----------------------------------------------------------------------------------
+
+
+async def settings_submit(page: Page) -> Response:
+    enabled = page.fields.text("doubleClickEdit") == "on"
+    await run_sync(set_setting, page.web.services.items, page.user.user_id, "doubleClickEdit", enabled)
+    message = "Double-click now opens a memo for editing." if enabled else "Double-click editing is off."
+    return page.redirect_with_flash(_back(page), message)
+
+
+def write_routes(web: Web) -> list[Route]:
+    return [
+        Route("/memos", endpoint(web, create_submit, form_bytes=MEMO_FORM_BYTES), methods=["POST"]),
+        Route("/memos/settings", endpoint(web, settings_submit), methods=["POST"]),
+        Route("/memos/{memo_id}/edit", endpoint(web, edit_form), methods=["GET"]),
+        Route("/memos/{memo_id}/card", endpoint(web, card), methods=["GET"]),
+        Route("/memos/{memo_id}", endpoint(web, save_submit, form_bytes=MEMO_FORM_BYTES), methods=["POST"]),
+        Route("/memos/{memo_id}/pin", endpoint(web, pin_submit), methods=["POST"]),
+        Route("/memos/{memo_id}/archive", endpoint(web, archive_submit), methods=["POST"]),
+        Route("/memos/{memo_id}/trash", endpoint(web, trash_submit), methods=["POST"]),
+    ]
+
+
+__all__ = ["write_routes"]

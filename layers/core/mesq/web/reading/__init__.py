@@ -1,0 +1,1 @@
+"""The reading shelf at `/reading`: books, a book's notes, note search."""

@@ -1,0 +1,110 @@
+"""The reading shelf (阅读) at `/reading`: the books, one book's highlights and thoughts in
+reading order, and a literal search across every note. Read-only, like the `reading` operations:
+every read goes through `Page.invoke` (the same validation and code as REST and MCP); sync and
+import stay at Settings -> Reading sync (`../settings/sync.py`).
+
+"More" links are plain links to the next offset; with htmx they fetch only the next page's
+entries (`HX-Request`), which replace the link in place.
+
+Covers: a book's `cover` is a remote URL and the pages' CSP allows images from this origin only,
+so no cover image is shown or proxied (docs/decisions.md); a letter tile stands in for it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ...concurrency import run_sync
+from ...errors import NotFound
+from ...reading.model import public_book
+from ...reading.store import read_book
+from ..kit.framework import Page, Web, endpoint
+from ..kit.request_values import is_htmx, query_offset
+from .marks import marked
+from .notes import reading_blocks
+
+PAGE = "/reading"
+BOOKS_PER_PAGE = 30
+NOTES_PER_PAGE = 50
+HITS_PER_PAGE = 50
+QUERY_MAX = 200  # search_reading_notes' own limit, checked here to keep the form and the text
+
+
+def _offset(page: Page) -> int:
+    return query_offset(page.request.query_params)
+
+
+def _partial(page: Page) -> bool:
+    """An htmx request for the next entries only (not a history restore, which wants the page)."""
+    return is_htmx(page.request)
+
+
+async def shelf_page(page: Page) -> Response:
+    data = await page.invoke("list_reading_books", {"offset": _offset(page), "limit": BOOKS_PER_PAGE})
+    template = "_shelf_books.html" if _partial(page) else "shelf.html"
+    return page.render(template, nav="shelf", books=data["books"], page=data["page"], partial=_partial(page))
+
+
+def _book(page: Page, book_id: str) -> dict[str, Any]:
+    found = read_book(page.web.services.items, page.user.user_id, book_id)
+    if found is None:
+        raise NotFound(f"reading book {book_id!r} not found")
+    return public_book(found)
+
+
+async def book_page(page: Page) -> Response:
+    book_id, offset = page.request.path_params["book_id"], _offset(page)
+    # One note before the page as well: it tells whether the page's first note continues a chapter.
+    start = max(offset - 1, 0)
+    data = await page.invoke(
+        "list_reading_notes", {"bookId": book_id, "offset": start, "limit": NOTES_PER_PAGE + (offset - start)}
+    )
+    notes = data["notes"]
+    previous = notes[0] if offset > 0 and notes else None
+    shown = notes[1:] if previous is not None else notes
+    book = await run_sync(_book, page, book_id)
+    template = "_shelf_notes.html" if _partial(page) else "shelf_book.html"
+    return page.render(
+        template,
+        nav="shelf",
+        book=book,
+        blocks=reading_blocks(shown, previous),
+        page=data["page"],
+        offset=offset,
+        partial=_partial(page),
+    )
+
+
+async def search_page(page: Page) -> Response:
+    query = page.request.query_params.get("q", "").strip()
+    context: dict[str, Any] = {
+        "nav": "shelf", "query": query, "hits": [], "page": None, "error": None, "partial": _partial(page),
+    }  # fmt: skip
+    if len(query) > QUERY_MAX:
+        context["error"] = f"Search for at most {QUERY_MAX} characters."
+    elif query:
+        arguments = {"query": query, "offset": _offset(page), "limit": HITS_PER_PAGE}
+        data = await page.invoke("search_reading_notes", arguments)
+        context["page"] = data["page"]
+        context["hits"] = [
+            {
+                **note,
+                "contentMarks": marked(note["content"], query),
+                "quotedMarks": marked(note.get("quotedText", ""), query),
+                "chapterMarks": marked(note.get("chapterTitle", ""), query),
+            }
+            for note in data["notes"]
+        ]
+    template = "_shelf_hits.html" if query and _partial(page) else "shelf_search.html"
+    return page.render(template, **context)
+
+
+def shelf_routes(web: Web) -> list[Route]:
+    return [
+        Route(PAGE, endpoint(web, shelf_page), methods=["GET"]),
+        Route(PAGE + "/search", endpoint(web, search_page), methods=["GET"]),
+        Route(PAGE + "/books/{book_id}", endpoint(web, book_page), methods=["GET"]),
+    ]

@@ -1,0 +1,1 @@
+"""Set-up, sign-in, OAuth consent and the Settings pages."""

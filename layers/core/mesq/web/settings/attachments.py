@@ -1,0 +1,58 @@
+"""Settings -> Attachments (设置 → 附件): every attachment of the signed-in user (memo and
+todo) with its size and whether a memo or a todo still refers to it, and discarding the orphans
+(one, or all at once), which frees their bytes and quota. Browser only: the work is
+`mesq/attachment_cleanup.py`, which has no operation, so no token can reach it.
+"""
+
+from __future__ import annotations
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ...attachment_cleanup import discard, discard_orphans, inventory
+from ...concurrency import run_sync
+from ...errors import ValidationError
+from ..kit.framework import Page, Web, endpoint
+from ..kit.render import counted
+
+PAGE = "/settings/attachments"
+
+
+def _size(size: int) -> str:
+    for unit in ("bytes", "KiB", "MiB"):
+        if size < 1024 or unit == "MiB":
+            return f"{size} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size = size / 1024  # type: ignore[assignment]
+    raise AssertionError("unreachable")
+
+
+async def attachments_page(page: Page) -> Response:
+    listing = await run_sync(inventory, page.web.services.items, page.user.user_id)
+    return page.render("attachments.html", nav="attachments", listing=listing, size=_size)
+
+
+async def discard_submit(page: Page) -> Response:
+    paths = [value for value in page.fields.all("path") if isinstance(value, str) and value]
+    if not paths:
+        raise ValidationError("choose an attachment to discard")
+    freed = await run_sync(discard, page.web.services.items, page.web.services.blobs, page.user.user_id, paths)
+    return page.redirect_with_flash(
+        PAGE, f"Discarded {counted(freed['count'], 'attachment')}, {_size(freed['bytes'])} freed."
+    )
+
+
+async def discard_orphans_submit(page: Page) -> Response:
+    if page.fields.text("confirm") != "yes":
+        raise ValidationError("confirm discarding every unattached file")
+    freed = await run_sync(discard_orphans, page.web.services.items, page.web.services.blobs, page.user.user_id)
+    return page.redirect_with_flash(
+        PAGE, f"Discarded {counted(freed['count'], 'attachment')}, {_size(freed['bytes'])} freed."
+    )
+
+
+def attachment_routes(web: Web) -> list[Route]:
+    return [
+        Route(PAGE, endpoint(web, attachments_page), methods=["GET"]),
+        Route(PAGE + "/discard", endpoint(web, discard_submit), methods=["POST"]),
+        Route(PAGE + "/discard-orphans", endpoint(web, discard_orphans_submit), methods=["POST"]),
+    ]

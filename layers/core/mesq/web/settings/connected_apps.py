@@ -1,0 +1,52 @@
+"""Settings -> Connected apps (已连接应用): the OAuth grants of the signed-in user; revoking one
+revokes every access and refresh token of that grant (mesq/auth/oauth)."""
+
+from __future__ import annotations
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ...auth.oauth.authorization import get_grant, list_grants, revoke_grant
+from ...concurrency import run_sync
+from ...history.reads import last_activity
+from ..kit.framework import Page, Web, endpoint
+from ..kit.scope_words import describe
+
+PAGE = "/settings/apps"
+
+
+async def apps_page(page: Page) -> Response:
+    grants = await run_sync(list_grants, page.web.services.items, page.user.user_id)
+    activity = await run_sync(last_activity, page.web.services.items, page.user.user_id)
+    shown = [
+        {
+            **grant,
+            "scopeWords": [describe(scope) for scope in grant["scopes"]],
+            "actor": f"oauth:{grant['id']}",
+            "lastActivityAt": activity.get(f"oauth:{grant['id']}"),
+        }
+        for grant in grants
+    ]
+    return page.render("apps.html", nav="apps", grants=shown)
+
+
+async def confirm_revoke(page: Page) -> Response:
+    # Keys come from the session's user: another user's grant id is NOT_FOUND.
+    grant = await run_sync(get_grant, page.web.services.items, page.user.user_id, page.request.path_params["grant_id"])
+    shown = {**grant, "scopeWords": [describe(scope) for scope in grant["scopes"]]}
+    return page.render("app_revoke.html", nav="apps", grant=shown)
+
+
+async def revoke_submit(page: Page) -> Response:
+    items, user_id, grant_id = page.web.services.items, page.user.user_id, page.request.path_params["grant_id"]
+    grant = await run_sync(get_grant, items, user_id, grant_id)
+    await run_sync(revoke_grant, items, user_id, grant_id)
+    return page.redirect_with_flash(PAGE, f"“{grant['clientName']}” disconnected: its access ended. 已撤销。")
+
+
+def app_routes(web: Web) -> list[Route]:
+    return [
+        Route(PAGE, endpoint(web, apps_page), methods=["GET"]),
+        Route(PAGE + "/{grant_id}/revoke", endpoint(web, confirm_revoke), methods=["GET"]),
+        Route(PAGE + "/{grant_id}/revoke", endpoint(web, revoke_submit), methods=["POST"]),
+    ]

@@ -1,0 +1,134 @@
+"""Settings -> Reminders (设置 → 提醒): the user's reminder delivery channels (webhook, email,
+ntfy, Telegram, Web Push, docs/reminders.md): add one (a webhook's signing secret is shown once;
+no other secret is ever shown again; a refused form comes back with its reason and its fields,
+secrets excepted), send a test reminder, delete; each channel shows its last success and, when
+its last delivery failed every retry, "failing" with the reason. Web Push: the
+page's script (`static/reminders.js`) registers the service worker (`/settings/reminders-sw.js`,
+scope `/settings/`) and subscribes with the instance's VAPID public key. Browser session only:
+nothing here exists over MCP or for a PAT (docs/contract.md §12)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ...concurrency import run_sync
+from ...errors import ValidationError
+from ...reminders import channels
+from ...reminders.delivery import new_client
+from ...reminders.signing import REPLAY_WINDOW_SECONDS
+from ...reminders.tick import deliver
+from ...reminders.vapid import instance_vapid
+from ...services import reminder_reach
+from ...timestamps import format_timestamp, now_timestamp
+from ..kit.framework import Page, Web, endpoint
+
+PAGE = "/settings/reminders"
+WORKER = "/settings/reminders-sw.js"
+_WORKER_FILE = Path(__file__).parents[1] / "static" / "reminders-sw.js"
+#: What a channel shows of its record (never `sealed`; Telegram's url is the API base, no token).
+_SHOWN = ("id", "kind", "url", "createdAt", "lastSuccessAt", "lastFailure")
+#: A channel form's fields (each kind reads its own).
+_FIELDS = ("url", "host", "port", "security", "user", "password", "from", "to", "token", "chat", "endpoint",
+           "p256dh", "auth")  # fmt: skip
+#: Not written back into a refused form: a secret never goes out in a page again.
+_SECRET_FIELDS = frozenset({"password", "token", "p256dh", "auth"})
+
+
+def _failing(record: dict[str, Any]) -> bool:
+    """The last delivery failed all its attempts, after the last success (if any)."""
+    failure = record.get("lastFailure")
+    if not failure:
+        return False
+    success = record.get("lastSuccessAt")
+    return not success or str(failure.get("at", "")) > str(success)
+
+
+def _view(page: Page) -> dict[str, Any]:
+    services = page.web.services
+    records = channels.channel_records(services.items, page.user.user_id)
+    shown = []
+    for record in records:
+        config = record.get("config") or {}
+        row = {key: record.get(key) for key in _SHOWN}
+        shown.append({**row, "chat": config.get("chat"), "to": config.get("to"), "failing": _failing(record)})
+    vapid = instance_vapid(services.items, services.sealer, reminder_reach(services.settings).public_url)
+    return {
+        "channels": shown,
+        "max_channels": channels.MAX_CHANNELS,
+        "replay_window": REPLAY_WINDOW_SECONDS,
+        "vapid_public_key": vapid.public_key,
+        "private_allowed": services.settings.allow_private_destinations,
+    }
+
+
+async def reminders_page(page: Page) -> Response:
+    view = await run_sync(_view, page)
+    return page.render("reminders.html", nav="reminders", new_secret=None, form=None, **view)
+
+
+async def add_submit(page: Page) -> Response:
+    services = page.web.services
+    kind = page.fields.text("kind") or "webhook"
+    given = {name: page.fields.text(name) for name in _FIELDS}
+    destinations = reminder_reach(services.settings).destinations
+    try:
+        created = await run_sync(channels.add_channel, services.items, services.sealer, page.user.user_id, kind,
+                                 given, now_timestamp(), destinations)  # fmt: skip
+    except ValidationError as error:
+        # The page again, the reason beside the form that was sent and what was typed kept
+        # (secrets excepted: they are typed again).
+        kept = {name: "" if name in _SECRET_FIELDS else value for name, value in given.items()}
+        view = await run_sync(_view, page)
+        form = {"kind": kind, "error": error.message, "values": kept}
+        return page.render("reminders.html", status=400, nav="reminders", new_secret=None, form=form, **view)
+    if kind != "webhook":
+        return page.redirect_with_flash(PAGE, "Channel added. Send a test reminder to check it.")
+    view = await run_sync(_view, page)
+    # The one time the secret is shown: rendered, never stored in the clear or redirected with.
+    return page.render(
+        "reminders.html", nav="reminders", new_secret={"id": created.id, "secret": created.secret}, form=None, **view
+    )
+
+
+async def worker_script(page: Page) -> Response:
+    """The service worker that shows a reminder push (scope /settings/, the page's)."""
+    return Response(_WORKER_FILE.read_bytes(), media_type="text/javascript",
+                    headers={"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})  # fmt: skip
+
+
+async def _send_test(page: Page, channel_id: str) -> dict[str, str]:
+    """One attempt, under the send deadline: the page answers within SEND_DEADLINE_SECONDS."""
+    services, user_id = page.web.services, page.user.user_id
+    record = await run_sync(channels.find_channel, services.items, user_id, channel_id)
+    now = format_timestamp(datetime.now(UTC))
+    payload = {"type": "test", "id": f"test-{record['id']}-{now}", "sentAt": now, "task": None, "remindAt": now}
+    async with new_client() as client:
+        return await deliver(services.items, services.sealer, user_id, payload, client=client, attempts=1,
+                             channel_ids={str(record["id"])}, reach=reminder_reach(services.settings))  # fmt: skip
+
+
+async def test_submit(page: Page) -> Response:
+    failures = await _send_test(page, page.fields.text("channel"))
+    message = "Test reminder sent." if not failures else "The test reminder failed; see the channel's last failure."
+    return page.redirect_with_flash(PAGE, message)
+
+
+async def delete_submit(page: Page) -> Response:
+    await run_sync(channels.delete_channel, page.web.services.items, page.user.user_id, page.fields.text("channel"))
+    return page.redirect_with_flash(PAGE, "Channel deleted.")
+
+
+def reminder_routes(web: Web) -> list[Route]:
+    return [
+        Route(PAGE, endpoint(web, reminders_page), methods=["GET"]),
+        Route(PAGE + "/webhooks", endpoint(web, add_submit), methods=["POST"]),
+        Route(PAGE + "/channels", endpoint(web, add_submit), methods=["POST"]),
+        Route(WORKER, endpoint(web, worker_script), methods=["GET"]),
+        Route(PAGE + "/test", endpoint(web, test_submit), methods=["POST"]),
+        Route(PAGE + "/delete", endpoint(web, delete_submit), methods=["POST"]),
+    ]

@@ -1,0 +1,71 @@
+"""Settings -> Reading sync (设置 → 阅读同步): the WeChat Reading credential (API key or web
+cookie, sealed at rest), "sync now", the sync status (last success, last error, counts, upstream
+notices) and the JSON file import (docs/reading-import.md). None of it exists over MCP or for a
+PAT: these pages take a signed-in browser session only."""
+
+from __future__ import annotations
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ...concurrency import run_sync
+from ...reading.credentials import credential_summary, remove_credential, save_credential
+from ...reading.importer import import_snapshots, parse_document
+from ...reading.sync import shelf_counts, sync_status
+from ...reading_jobs import request_sync
+from ...timestamps import now_timestamp
+from ..kit.framework import Page, Web, endpoint, json_ok
+from ..kit.render import redirect
+
+PAGE = "/settings/reading"
+
+
+def _view(page: Page) -> dict[str, object]:
+    items, user_id = page.web.services.items, page.user.user_id
+    return {
+        "credential": credential_summary(items, user_id),
+        "sync": sync_status(items, user_id),
+        "counts": shelf_counts(items, user_id),
+        "queued": page.request.query_params.get("sync") == "queued",
+    }
+
+
+async def reading_page(page: Page) -> Response:
+    view = await run_sync(_view, page)
+    return page.render("reading.html", nav="reading", error=None, **view)
+
+
+async def save_submit(page: Page) -> Response:
+    services, user_id = page.web.services, page.user.user_id
+    sealer = services.sealer
+    kind, secret = page.fields.text("kind"), page.fields.text("secret")
+    await run_sync(save_credential, services.items, sealer, user_id, kind, secret, now_timestamp())
+    return redirect(PAGE)
+
+
+async def remove_submit(page: Page) -> Response:
+    await run_sync(remove_credential, page.web.services.items, page.user.user_id)
+    return redirect(PAGE)
+
+
+async def sync_submit(page: Page) -> Response:
+    outcome = await run_sync(request_sync, page.web.services, page.user.user_id)
+    return redirect(PAGE + ("?sync=queued" if outcome == "queued" else ""))
+
+
+async def import_submit(page: Page) -> Response:
+    """The file upload: the page's script sends the file's JSON as the body (with the CSRF header)."""
+    document = {name: page.fields.get(name) for name in page.fields.values}
+    snapshots = parse_document(document)
+    report = await run_sync(import_snapshots, page.web.services.items, page.user.user_id, snapshots, now_timestamp())
+    return json_ok({"ok": True, "books": len(snapshots), **report.as_dict()})
+
+
+def reading_routes(web: Web) -> list[Route]:
+    return [
+        Route(PAGE, endpoint(web, reading_page), methods=["GET"]),
+        Route(PAGE + "/credential", endpoint(web, save_submit), methods=["POST"]),
+        Route(PAGE + "/credential/remove", endpoint(web, remove_submit), methods=["POST"]),
+        Route(PAGE + "/sync", endpoint(web, sync_submit), methods=["POST"]),
+        Route(PAGE + "/import", endpoint(web, import_submit, api=True), methods=["POST"]),
+    ]

@@ -1,0 +1,37 @@
+"""A board card: a task as its card shows it, and one card again for htmx to swap in place
+(the board, the task page's complete/reopen and the card's checkbox all answer with it)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.responses import Response
+
+from ..kit.framework import Page
+from .fields import friendly_due, index_of
+from .quick import page_zone
+
+
+def card(task: dict[str, Any], subtasks: list[dict[str, Any]], index: int, now: datetime, zone: str) -> dict[str, Any]:
+    """A task as its card shows it (index: its place in the column, for the keyboard buttons; its
+    due in words, seen from `now` in the browser's `zone`)."""
+    done = sum(1 for s in subtasks if s["done"])
+    return {
+        **task,
+        "index": index,
+        "due_view": friendly_due(task.get("due"), now, zone, done=task["done"]),
+        "progress": f"{done}/{len(subtasks)}" if subtasks else "",
+    }
+
+
+async def card_answer(page: Page, task_id: str, error: str | None = None) -> Response:
+    """One card again, for htmx to swap in place after it was completed or reopened on the board
+    (`place`: its position in the column, which the keyboard move buttons need)."""
+    detail = await page.invoke("get_todo_task", {"id": task_id})
+    task = detail["task"]
+    listing = await page.invoke("list_todo_spaces", {})
+    columns = [c for c in listing["columns"] if c["spaceId"] == task["spaceId"] and not c["archived"]]
+    now = datetime.fromtimestamp(page.web.clock(), UTC)
+    shown = card(task, detail["subtasks"], index_of(page.fields, "place") or 0, now, page_zone(page))
+    return page.render("_todos_card.html", task=shown, columns=columns, card_error=error)

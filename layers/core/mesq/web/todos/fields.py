@@ -1,0 +1,310 @@
+"""The todo pages' form fields <-> the todo operations' arguments (pure).
+
+A browser sends a due as a date, an optional time and an IANA zone; the operations take
+`{type: date, date}` or `{type: datetime, at}` plus `timezone`. Tags are one comma-separated
+field, recurrence a preset or a custom RRULE, reminders a few relative offsets and one optional
+absolute time. Anything malformed is a ValidationError naming the field (the page re-renders
+the form with it, the user's text kept); the operations' own schemas check the rest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, fields, replace
+from datetime import UTC, date, datetime, time
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from ...errors import ValidationError
+from ...timestamps import format_timestamp, parse_timestamp, parse_zone
+from ..kit.forms import Fields
+from ..kit.request_values import form_revision
+
+DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+TIME = re.compile(r"^\d{2}:\d{2}$")
+LOCAL_MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")
+CUSTOM = "custom"
+#: (value, label) of the "Repeats" select; `custom` takes the RRULE text field.
+RECURRENCE_PRESETS = (
+    ("", "Does not repeat"),
+    ("FREQ=DAILY", "Every day"),
+    ("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "Every weekday"),
+    ("FREQ=WEEKLY", "Every week"),
+    ("FREQ=MONTHLY", "Every month"),
+    ("FREQ=YEARLY", "Every year"),
+    (CUSTOM, "Custom rule (under Advanced)"),
+)
+#: (ISO 8601 offset from the due, label) of the relative reminder checkboxes.
+REMINDER_OFFSETS = (("PT0M", "At the due time"), ("-PT15M", "15 minutes before"), ("-PT1H", "1 hour before"),
+                    ("-P1D", "1 day before"))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TaskForm:
+    """What the task form shows: a task's fields as the inputs hold them (also the user's own
+    submitted text when a save is refused, so nothing typed is lost)."""
+
+    title: str
+    notes: str
+    priority: str
+    tags: str
+    due_date: str
+    due_time: str
+    timezone: str
+    preset: str
+    rule: str
+
+
+FORM_FIELDS = tuple(f.name for f in fields(TaskForm))
+
+
+def digest(value: str) -> str:
+    """A short fingerprint of a field as the page showed it (the form's `base_<field>`): enough to
+    tell later whether the user or the other writer changed it, without sending the text twice."""
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()[:16]
+
+
+def base_digests(form: TaskForm) -> dict[str, str]:
+    return {name: digest(getattr(form, name)) for name in FORM_FIELDS}
+
+
+@dataclass(frozen=True)
+class Merge:
+    """A refused save merged field by field against the version saved meanwhile: the form to show
+    (the user's changes kept, the other writer's taken where the user changed nothing) and, per
+    field that differs, what happened to it."""
+
+    form: TaskForm
+    rows: list[dict[str, str]]
+
+
+def merge(theirs: TaskForm, yours: TaskForm, base: dict[str, str]) -> Merge:
+    """Three-way merge with the base known by its digests (`base_<field>` of the submitted form;
+    a missing digest counts as "the user changed it", so nothing typed is ever dropped)."""
+    merged = yours
+    rows: list[dict[str, str]] = []
+    for name in FORM_FIELDS:
+        mine, other = getattr(yours, name), getattr(theirs, name)
+        if mine == other:
+            continue
+        if base.get(name) == digest(mine):
+            merged = replace(merged, **{name: other})
+            outcome = "theirs"  # only the other writer changed it
+        elif base.get(name) == digest(other):
+            outcome = "yours"  # only you changed it
+        else:
+            outcome = "both"  # both changed it: yours stays in the form, theirs is shown
+        rows.append({"field": name, "theirs": other, "yours": mine, "outcome": outcome})
+    return Merge(merged, rows)
+
+
+def form_of_task(task: dict[str, Any]) -> TaskForm:
+    due, zone = task.get("due"), task.get("timezone") or ""
+    due_date = due_time = ""
+    if due and due["type"] == "date":
+        due_date = due["date"]
+    elif due:
+        moment = datetime.fromisoformat(due["at"].replace("Z", "+00:00"))
+        if zone:
+            moment = moment.astimezone(ZoneInfo(zone))
+        due_date, due_time = moment.date().isoformat(), moment.strftime("%H:%M")
+    rule = task.get("recurrence") or ""
+    presets = {value for value, _ in RECURRENCE_PRESETS}
+    preset = rule if rule in presets else CUSTOM
+    return TaskForm(
+        title=task.get("title", ""),
+        notes=task.get("notes") or "",
+        priority=task.get("priority") or "none",
+        tags=", ".join(task.get("tags") or ()),
+        due_date=due_date,
+        due_time=due_time,
+        timezone=zone,
+        preset=preset,
+        rule=rule if preset == CUSTOM else "",
+    )
+
+
+def submitted_base(submitted: Fields) -> dict[str, str]:
+    return {name: submitted.text(f"base_{name}") for name in FORM_FIELDS if submitted.text(f"base_{name}")}
+
+
+def submitted_form(fields: Fields) -> TaskForm:
+    return TaskForm(
+        title=fields.text("title"),
+        notes=fields.text("notes").replace("\r\n", "\n"),  # a textarea submits CRLF line ends
+        priority=fields.text("priority") or "none",
+        tags=fields.text("tags"),
+        due_date=fields.text("due_date").strip(),
+        due_time=fields.text("due_time").strip(),
+        timezone=fields.text("timezone").strip(),
+        preset=fields.text("repeat"),
+        rule=fields.text("rule").strip(),
+    )
+
+
+def tag_list(text: str) -> list[str]:
+    """`work, 家务 ,, home` -> ["work", "家务", "home"] (order kept, repeats dropped)."""
+    names = [name.strip() for name in text.replace("\uff0c", ",").split(",")]  # the CJK comma too
+    return list(dict.fromkeys(name for name in names if name))
+
+
+def due_of(form: TaskForm) -> dict[str, Any] | None:
+    """The due the inputs mean: none, a date, or a wall-clock time in the form's zone (UTC without one)."""
+    if not form.due_date:
+        if form.due_time:
+            raise ValidationError("due: give a date for the time")
+        return None
+    if not DATE.match(form.due_date):
+        raise ValidationError("due: the date must look like 2026-12-31")
+    try:
+        day = date.fromisoformat(form.due_date)
+    except ValueError:
+        raise ValidationError(f"due: {form.due_date!r} is not a date") from None
+    if not form.due_time:
+        return {"type": "date", "date": day.isoformat()}
+    if not TIME.match(form.due_time):
+        raise ValidationError("due: the time must look like 09:30")
+    try:
+        clock = time.fromisoformat(form.due_time)
+    except ValueError:
+        raise ValidationError(f"due: {form.due_time!r} is not a time of day") from None
+    zone = parse_zone(form.timezone, "timezone") if form.timezone else UTC
+    return {"type": "datetime", "at": format_timestamp(datetime.combine(day, clock, tzinfo=zone))}
+
+
+def recurrence_of(form: TaskForm) -> str | None:
+    if form.preset == CUSTOM:
+        if not form.rule:
+            raise ValidationError("recurrence: type an RRULE such as FREQ=WEEKLY;BYDAY=MO,WE or pick a preset")
+        return form.rule
+    if form.preset not in {value for value, _ in RECURRENCE_PRESETS}:
+        raise ValidationError("recurrence: choose one of the listed options")
+    return form.preset or None
+
+
+def task_changes(form: TaskForm) -> dict[str, Any]:
+    """update_todo_task's content arguments for the whole form (revision added by the caller)."""
+    return {
+        "title": form.title.strip(),
+        "notes": form.notes,
+        "priority": form.priority,
+        "tags": tag_list(form.tags),
+        "due": due_of(form),
+        "timezone": form.timezone or None,
+        "recurrence": recurrence_of(form),
+    }
+
+
+def reminders_of(fields: Fields, zone_name: str | None) -> list[dict[str, Any]]:
+    """The reminder form: checked relative offsets plus one optional absolute local time
+    (read in the task's zone, UTC without one)."""
+    known = {offset for offset, _ in REMINDER_OFFSETS}
+    chosen = [value for value in fields.all("offset") if isinstance(value, str)]
+    if any(value not in known for value in chosen):
+        raise ValidationError("reminders: choose among the listed offsets")
+    reminders: list[dict[str, Any]] = [{"type": "relative", "offset": value} for value in dict.fromkeys(chosen)]
+    moment = fields.text("at").strip()
+    if moment:
+        if not LOCAL_MOMENT.match(moment):
+            raise ValidationError("reminders: the time must look like 2026-12-31T09:30")
+        zone = parse_zone(zone_name, "timezone") if zone_name else UTC
+        try:
+            local = datetime.fromisoformat(moment).replace(tzinfo=zone)
+        except ValueError:
+            raise ValidationError(f"reminders: {moment!r} is not a date and time") from None
+        reminders.append({"type": "absolute", "at": format_timestamp(local)})
+    return reminders
+
+
+def reminder_form(task: dict[str, Any]) -> dict[str, Any]:
+    """The reminder inputs for a task's current reminders: the offsets checked, the first
+    absolute one as a local time in the task's zone."""
+    offsets = {r["offset"] for r in task.get("reminders") or () if r.get("type") == "relative"}
+    absolute = [r["at"] for r in task.get("reminders") or () if r.get("type") == "absolute"]
+    at = ""
+    if absolute:
+        moment = parse_timestamp(absolute[0], "at")
+        zone = task.get("timezone")
+        at = (moment.astimezone(ZoneInfo(zone)) if zone else moment).strftime("%Y-%m-%dT%H:%M")
+    return {"offsets": offsets, "at": at}
+
+
+def due_label(due: dict[str, Any] | None, zone: str | None) -> str:
+    """A card's due: `2026-12-08` or `2026-12-08 09:30 Asia/Shanghai`."""
+    if not due:
+        return ""
+    if due["type"] == "date":
+        return str(due["date"])
+    moment = parse_timestamp(due["at"], "due")
+    if zone:
+        return f"{moment.astimezone(ZoneInfo(zone)).strftime('%Y-%m-%d %H:%M')} {zone}"
+    return f"{moment.strftime('%Y-%m-%d %H:%M')} UTC"
+
+
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")  # not strftime: it follows the process locale
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+#: Beyond this many days away a due says only its date ("in 45 days" helps nobody).
+RELATIVE_DAYS = 30
+
+
+@dataclass(frozen=True)
+class FriendlyDue:
+    """A due as a person reads it, in the browser's zone: `text` "Fri 18:00 · in 3 days",
+    "yesterday", "Dec 20 · in 17 days"; `exact` the full date (and time and zone) for a tooltip;
+    `iso` for `<time datetime>`; `overdue` when it has passed and the task is not done."""
+
+    text: str
+    exact: str
+    iso: str
+    overdue: bool
+
+
+def _day_words(day: date, today: date) -> tuple[str, str]:
+    """(the day: "today", "Fri", "Dec 20", "Jan 3 2028"; how far: "in 3 days", "5 days ago", or "")."""
+    days = (day - today).days
+    words = {0: "today", 1: "tomorrow", -1: "yesterday"}.get(days)
+    if words is None and 2 <= days <= 6:
+        words = _WEEKDAYS[day.weekday()]
+    if words is None:
+        words = f"{_MONTHS[day.month - 1]} {day.day}" + (f" {day.year}" if day.year != today.year else "")
+    far = ""
+    if 2 <= abs(days) < RELATIVE_DAYS:
+        far = f"in {days} days" if days > 0 else f"{-days} days ago"
+    return words, far
+
+
+def friendly_due(due: dict[str, Any] | None, now: datetime, zone: str, *, done: bool = False) -> FriendlyDue | None:
+    """`due` (a date, or a moment in UTC) in words relative to `now`, both seen in `zone` (the
+    browser's IANA zone): a date has no zone, a moment is shown at its local time there."""
+    if not due:
+        return None
+    here = ZoneInfo(zone)
+    today = now.astimezone(here).date()
+    if due["type"] == "date":
+        day = date.fromisoformat(due["date"])
+        words, far = _day_words(day, today)
+        text = " · ".join(part for part in (words, far) if part)
+        return FriendlyDue(text, day.isoformat(), day.isoformat(), not done and day < today)
+    moment = parse_timestamp(due["at"], "due")
+    local = moment.astimezone(here)
+    words, far = _day_words(local.date(), today)
+    text = " · ".join(part for part in (f"{words} {local:%H:%M}", far) if part)
+    exact = f"{local:%Y-%m-%d %H:%M} {zone}"
+    return FriendlyDue(text, exact, format_timestamp(moment), not done and moment < now)
+
+
+def revision_of(fields: Fields, name: str = "revision") -> int:
+    return form_revision(fields, name)
+
+
+def index_of(fields: Fields, name: str = "index") -> int | None:
+    """A position among siblings (0 = first); absent = the end."""
+    raw = fields.get(name)
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.isdigit() and len(raw) <= 6:
+        return int(raw)
+    raise ValidationError(f"{name} must be a whole number of 0 or more")

@@ -1,0 +1,119 @@
+"""The todo inbox (`/todos/inbox`): quick capture (one field, Enter; htmx swaps the list, a plain
+post reloads the page), each item filed to a space's column (move_todo_inbox_item_to_board),
+ticked done or open, or moved to the trash. All through the inbox operations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ...errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ..kit.framework import Page, Web, endpoint
+from ..kit.render import redirect
+from ..kit.request_values import is_htmx, query_offset
+from .fields import revision_of
+from .quick import form_ignore, page_zone, understand
+from .urls import BOARD, board_url
+
+INBOX = BOARD + "/inbox"
+PAGE_SIZE = 100
+CHANGED = "That item changed meanwhile (another tab or app); here is the inbox as it is now."
+
+
+async def _inbox_view(page: Page, **extra: Any) -> dict[str, Any]:
+    items = await page.invoke(
+        "list_todo_inbox_items", {"offset": query_offset(page.request.query_params), "limit": PAGE_SIZE}
+    )
+    spaces = await page.invoke("list_todo_spaces", {})
+    destinations = [
+        {"space": space, "columns": [c for c in spaces["columns"] if c["spaceId"] == space["id"] and not c["archived"]]}
+        for space in spaces["spaces"]
+    ]
+    return {
+        "nav": "todos",
+        "items": items["items"],
+        "page": items["page"],
+        "destinations": destinations,
+        "capture_error": None,
+        "capture_title": "",
+        "item_error": None,
+        "filed": None,
+        **extra,
+    }
+
+
+async def _answer(page: Page, status: int = 200, **extra: Any) -> Response:
+    """The list alone for htmx (always 200 so htmx swaps it), else the whole page."""
+    view = await _inbox_view(page, **extra)
+    if is_htmx(page.request):
+        return page.render("_todos_inbox_list.html", **view)
+    return page.render("todos_inbox.html", status=status, **view)
+
+
+async def inbox_page(page: Page) -> Response:
+    return page.render("todos_inbox.html", **await _inbox_view(page))
+
+
+async def capture_submit(page: Page) -> Response:
+    title = page.fields.text("title")
+    try:
+        parsed = understand(page, title, form_ignore(page) | {"recurrence"})  # quick add; inbox items do not repeat
+        await page.invoke("create_todo_inbox_item", parsed.arguments(page_zone(page)))
+    except ValidationError as error:
+        return await _answer(page, 400, capture_error=error.message, capture_title=title)
+    return await _answer(page) if is_htmx(page.request) else redirect(INBOX)
+
+
+async def _item_write(page: Page, operation: str, arguments: dict[str, Any]) -> dict[str, Any] | Response:
+    try:
+        return await page.invoke(operation, arguments)
+    except RevisionConflict:
+        return await _answer(page, 409, item_error=CHANGED)
+    except (ValidationError, Conflict, NotFound) as error:
+        return await _answer(page, error.http_status, item_error=error.message)
+
+
+def _item_arguments(page: Page) -> dict[str, Any]:
+    return {"id": page.request.path_params["item_id"], "expectedRevision": revision_of(page.fields)}
+
+
+async def file_submit(page: Page) -> Response:
+    column = page.fields.text("column")
+    if not column:
+        raise ValidationError("choose a column to file the item into")
+    moved = await _item_write(page, "move_todo_inbox_item_to_board", {**_item_arguments(page), "columnId": column})
+    if isinstance(moved, Response):
+        return moved
+    task = moved["task"]
+    if is_htmx(page.request):
+        filed = {"title": task["title"], "url": board_url(task["spaceId"], f"task-{task['id']}")}
+        return await _answer(page, filed=filed)
+    return page.redirect_with_flash(INBOX, f"“{task['title'][:80]}” filed to the board.")
+
+
+async def toggle_submit(page: Page) -> Response:
+    done = page.fields.text("done") != "true"
+    changed = await _item_write(page, "complete_todo_inbox_item", {**_item_arguments(page), "done": done})
+    if isinstance(changed, Response):
+        return changed
+    return await _answer(page) if is_htmx(page.request) else redirect(INBOX)
+
+
+async def delete_submit(page: Page) -> Response:
+    gone = await _item_write(page, "delete_todo_inbox_item", _item_arguments(page))
+    if isinstance(gone, Response):
+        return gone
+    return await _answer(page) if is_htmx(page.request) else page.redirect_with_flash(INBOX, "Moved to the todo trash.")
+
+
+def inbox_routes(web: Web) -> list[Route]:
+    item = INBOX + "/{item_id}"
+    return [
+        Route(INBOX, endpoint(web, inbox_page), methods=["GET"]),
+        Route(INBOX, endpoint(web, capture_submit), methods=["POST"]),
+        Route(item + "/file", endpoint(web, file_submit), methods=["POST"]),
+        Route(item + "/toggle", endpoint(web, toggle_submit), methods=["POST"]),
+        Route(item + "/delete", endpoint(web, delete_submit), methods=["POST"]),
+    ]

@@ -1,0 +1,303 @@
+"""A task's page (`/todos/tasks/{id}`): its fields (title, notes, priority, tags, due with time
+and zone, recurrence), complete / reopen (a recurring task shows its next occurrence), the
+reminders, the subtasks (add, tick, rename, delete; htmx swaps just that list) and the trash.
+
+Every save sends the revision the page was rendered from. When the task changed meanwhile the
+page comes back with both versions side by side and the user's text still in the form, carrying
+the current revision: saving again applies the user's (merged) version on top.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ...errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ..kit.forms import LONG_TEXT_FORM_BYTES
+from ..kit.framework import Page, Web, endpoint
+from ..kit.render import redirect
+from ..kit.request_values import is_htmx
+from ..memos.activity import history_of
+from .cards import card_answer
+from .fields import (
+    RECURRENCE_PRESETS,
+    REMINDER_OFFSETS,
+    TaskForm,
+    base_digests,
+    due_label,
+    form_of_task,
+    friendly_due,
+    merge,
+    reminder_form,
+    reminders_of,
+    revision_of,
+    submitted_base,
+    submitted_form,
+    task_changes,
+)
+from .quick import page_zone
+from .urls import BOARD, board_url
+
+TASK = BOARD + "/tasks/{task_id}"
+ZONES = ("UTC", "Asia/Shanghai", "Asia/Tokyo", "Asia/Singapore", "Asia/Kolkata", "Europe/London", "Europe/Berlin",
+         "Europe/Paris", "America/New_York", "America/Chicago", "America/Denver", "America/Los_Angeles",
+         "America/Sao_Paulo", "Australia/Sydney", "Pacific/Auckland")  # fmt: skip
+#: Readings of a long note a page may start over when the task is written between two pages.
+READ_ATTEMPTS = 3
+PRIORITIES = ("none", "low", "medium", "high", "urgent")
+FIELD_LABELS = {
+    "title": "Title",
+    "notes": "Notes",
+    "priority": "Priority",
+    "tags": "Tags",
+    "due_date": "Due date",
+    "due_time": "Due time",
+    "timezone": "Time zone",
+    "preset": "Repeats",
+    "rule": "Custom rule",
+}
+OUTCOMES = {"theirs": "taken from the newer version (you had not changed it)",
+            "yours": "yours kept (only you changed it)",
+            "both": "both changed: yours is in the form, merge by hand"}  # fmt: skip
+
+
+def task_url(task_id: str) -> str:
+    return f"{BOARD}/tasks/{task_id}"
+
+
+def _task_id(page: Page) -> str:
+    return str(page.request.path_params["task_id"])
+
+
+async def read_task(page: Page, task_id: str, *, include_context: bool = False) -> dict[str, Any]:
+    """get_todo_task with the task's notes whole: a long note comes in pages (the response
+    budget), read on from each page's `notesNextOffset` and joined, so the page shows and the form
+    edits all of it. A write between two pages (another revision) starts the reading over."""
+    for _attempt in range(READ_ATTEMPTS):
+        detail = await page.invoke("get_todo_task", {"id": task_id, "includeContext": include_context})
+        task, pages, more = detail["task"], [detail["task"]["notes"]], detail
+        while more.get("notesTruncated"):
+            more = await page.invoke("get_todo_task", {"id": task_id, "notesOffset": more["notesNextOffset"]})
+            if more["task"]["revision"] != task["revision"]:
+                break
+            pages.append(more["task"]["notes"])
+        else:
+            whole = {key: value for key, value in detail.items() if not key.startswith("notes")}
+            return {**whole, "task": {**task, "notes": "".join(pages)}}
+    raise Conflict("the task kept changing while its notes were read; reload the page")
+
+
+async def render_task(
+    page: Page,
+    *,
+    form: TaskForm | None = None,
+    base: dict[str, str] | None = None,
+    revision: int | None = None,
+    conflict: list[dict[str, str]] | None = None,
+    error: str | None = None,
+    reminder_error: str | None = None,
+    status: int = 200,
+) -> Response:
+    detail = await read_task(page, _task_id(page), include_context=True)
+    task = detail["task"]
+    if task["parentId"]:
+        return redirect(task_url(task["parentId"]))
+    board = detail.get("board") or {}
+    column = next((c for c in board.get("columns", []) if c["id"] == task["columnId"]), None)
+    return page.render(
+        "todos_task.html",
+        history=await history_of(page, task["id"]),
+        status=status,
+        nav="todos",
+        task=task,
+        subtasks=detail["subtasks"],
+        space=board.get("space"),
+        column=column,
+        due=friendly_due(
+            task["due"], datetime.fromtimestamp(page.web.clock(), UTC), page_zone(page), done=task["done"]
+        ),
+        zone=detail["timezone"],
+        form=form or form_of_task(task),
+        base=base or base_digests(form_of_task(task)),
+        labels=FIELD_LABELS,
+        outcomes=OUTCOMES,
+        revision=revision if revision is not None else task["revision"],
+        conflict=conflict,
+        error=error,
+        reminder_error=reminder_error,
+        reminders=reminder_form(task),
+        presets=RECURRENCE_PRESETS,
+        offsets=REMINDER_OFFSETS,
+        priorities=PRIORITIES,
+        zones=ZONES,
+        occurrences=list(reversed(task.get("occurrences") or []))[:5],
+        subtask_error=None,
+    )
+
+
+async def task_page(page: Page) -> Response:
+    return await render_task(page)
+
+
+async def save_submit(page: Page) -> Response:
+    yours = submitted_form(page.fields)
+    revision = revision_of(page.fields)
+    try:
+        changes = task_changes(yours)
+        await page.invoke("update_todo_task", {"id": _task_id(page), "expectedRevision": revision, **changes})
+    except RevisionConflict as clash:
+        current = (clash.recover_data or {}).get("task")
+        if current is None:
+            raise
+        theirs = form_of_task(current)
+        merged = merge(theirs, yours, submitted_base(page.fields))
+        # The next save starts from the newer version: its revision, and it as the base.
+        return await render_task(
+            page,
+            form=merged.form,
+            base=base_digests(theirs),
+            revision=current["revision"],
+            conflict=merged.rows,
+            status=409,
+        )
+    except (ValidationError, Conflict) as error:
+        # Still the version the page started from: its revision and its digests go back unchanged.
+        base = submitted_base(page.fields)
+        return await render_task(
+            page, form=yours, base=base or None, revision=revision, error=error.message, status=400
+        )
+    return page.redirect_with_flash(task_url(_task_id(page)), "Saved.")
+
+
+def _completion_notice(before_due: str, task: dict[str, Any]) -> str:
+    if task["done"]:
+        return "Done."
+    return f"Done for {before_due}; next occurrence due {due_label(task['due'], task['timezone'])}."
+
+
+CHANGED_MEANWHILE = "The task changed meanwhile; here it is now. Try again."
+
+
+async def complete_submit(page: Page) -> Response:
+    """Complete from the task page (a redirect with a notice) or a board card's checkbox (htmx:
+    the card again, in place; a recurring task shows its next occurrence)."""
+    task_id = _task_id(page)
+    try:
+        before = await page.invoke("get_todo_task", {"id": task_id})
+        done = await page.invoke("complete_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)})
+    except RevisionConflict:
+        if is_htmx(page.request):
+            return await card_answer(page, task_id, CHANGED_MEANWHILE)
+        return page.redirect_with_flash(task_url(task_id), CHANGED_MEANWHILE)
+    if is_htmx(page.request):
+        return await card_answer(page, task_id)
+    before_due = due_label(before["task"]["due"], before["task"]["timezone"])
+    return page.redirect_with_flash(task_url(task_id), _completion_notice(before_due, done["task"]))
+
+
+async def reopen_submit(page: Page) -> Response:
+    task_id = _task_id(page)
+    try:
+        await page.invoke("reopen_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)})
+    except RevisionConflict:
+        if is_htmx(page.request):
+            return await card_answer(page, task_id, CHANGED_MEANWHILE)
+        return page.redirect_with_flash(task_url(task_id), CHANGED_MEANWHILE)
+    if is_htmx(page.request):
+        return await card_answer(page, task_id)
+    return page.redirect_with_flash(task_url(task_id), "Reopened.")
+
+
+async def delete_submit(page: Page) -> Response:
+    task_id = _task_id(page)
+    try:
+        gone = await page.invoke("delete_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)})
+    except RevisionConflict:
+        return page.redirect_with_flash(task_url(task_id), "The task changed meanwhile; here it is now. Try again.")
+    task = gone["task"]
+    return page.redirect_with_flash(board_url(task["spaceId"]), f"“{task['title'][:80]}” moved to the todo trash.")
+
+
+async def reminders_submit(page: Page) -> Response:
+    task_id = _task_id(page)
+    revision = revision_of(page.fields)
+    try:
+        current = await page.invoke("get_todo_task", {"id": task_id})
+        reminders = reminders_of(page.fields, current["task"]["timezone"])
+        if reminders:
+            arguments = {"id": task_id, "expectedRevision": revision, "reminders": reminders}
+            await page.invoke("set_todo_reminders", arguments)
+        else:
+            await page.invoke("clear_todo_reminders", {"id": task_id, "expectedRevision": revision})
+    except RevisionConflict:
+        return page.redirect_with_flash(task_url(task_id), "The task changed meanwhile; here it is now. Try again.")
+    except (ValidationError, Conflict) as error:
+        return await render_task(page, reminder_error=error.message, status=400)
+    return page.redirect_with_flash(task_url(task_id), "Reminders saved." if reminders else "Reminders cleared.")
+
+
+# -- subtasks: htmx swaps the list; without script the page reloads ----------------------------------
+
+
+async def _subtasks_answer(page: Page, parent_id: str, message: str | None) -> Response:
+    if not is_htmx(page.request):
+        if message:
+            return page.redirect_with_flash(task_url(parent_id), message)
+        return redirect(task_url(parent_id))
+    detail = await page.invoke("get_todo_task", {"id": parent_id})
+    return page.render("_todos_subtasks.html", task=detail["task"], subtasks=detail["subtasks"], subtask_error=message)
+
+
+async def _subtask_write(page: Page, operation: str, arguments: dict[str, Any]) -> Response:
+    parent_id = page.request.path_params.get("task_id") or page.fields.text("task")
+    if not parent_id:
+        raise ValidationError("the form does not say which task the subtask belongs to; reload the page")
+    try:
+        await page.invoke(operation, arguments)
+    except RevisionConflict:
+        return await _subtasks_answer(page, parent_id, "That subtask changed meanwhile; here is the current list.")
+    except (ValidationError, Conflict, NotFound) as error:
+        return await _subtasks_answer(page, parent_id, error.message)
+    return await _subtasks_answer(page, parent_id, None)
+
+
+async def add_subtask(page: Page) -> Response:
+    title = page.fields.text("title").strip()
+    return await _subtask_write(page, "create_todo_subtask", {"taskId": _task_id(page), "title": title})
+
+
+def _subtask_arguments(page: Page) -> dict[str, Any]:
+    return {"id": page.request.path_params["subtask_id"], "expectedRevision": revision_of(page.fields)}
+
+
+async def toggle_subtask(page: Page) -> Response:
+    operation = "reopen_todo_subtask" if page.fields.text("done") == "true" else "complete_todo_subtask"
+    return await _subtask_write(page, operation, _subtask_arguments(page))
+
+
+async def rename_subtask(page: Page) -> Response:
+    title = page.fields.text("title").strip()
+    return await _subtask_write(page, "update_todo_subtask", {**_subtask_arguments(page), "title": title})
+
+
+async def delete_subtask(page: Page) -> Response:
+    return await _subtask_write(page, "delete_todo_subtask", _subtask_arguments(page))
+
+
+def task_routes(web: Web) -> list[Route]:
+    subtask = BOARD + "/subtasks/{subtask_id}"
+    return [
+        Route(TASK, endpoint(web, task_page), methods=["GET"]),
+        Route(TASK, endpoint(web, save_submit, form_bytes=LONG_TEXT_FORM_BYTES), methods=["POST"]),
+        Route(TASK + "/complete", endpoint(web, complete_submit), methods=["POST"]),
+        Route(TASK + "/reopen", endpoint(web, reopen_submit), methods=["POST"]),
+        Route(TASK + "/delete", endpoint(web, delete_submit), methods=["POST"]),
+        Route(TASK + "/reminders", endpoint(web, reminders_submit), methods=["POST"]),
+        Route(TASK + "/subtasks", endpoint(web, add_subtask), methods=["POST"]),
+        Route(subtask + "/toggle", endpoint(web, toggle_subtask), methods=["POST"]),
+        Route(subtask + "/rename", endpoint(web, rename_subtask), methods=["POST"]),
+        Route(subtask + "/delete", endpoint(web, delete_subtask), methods=["POST"]),
+    ]
