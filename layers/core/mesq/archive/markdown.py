@@ -24,6 +24,7 @@ file (docs/markdown-import.md).
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import mimetypes
 import os
@@ -291,10 +292,8 @@ def _discard(call: Call, uploaded: list[dict[str, Any]]) -> None:
     user_id = call.principal.user_id
     for resource in uploaded:
         record = {"id": resource["path"].rsplit("/", 1)[-1], "fileSize": resource["fileSize"]}
-        try:
+        with contextlib.suppress(ConditionFailed):  # already discarded
             call.services.items.transact(attachment_store.unregister(user_id, record, MEMO))
-        except ConditionFailed:
-            pass
         call.services.blobs.delete(resource["path"])
 
 
@@ -367,7 +366,9 @@ def import_markdown(services: Services, user_id: str, path: Path) -> MarkdownRep
     """Import every `.md` file of the folder or ZIP at `path` as `user_id`'s memos (the
     command line's call: its change records name `mesq import --markdown`)."""
     principal = Principal(user_id, frozenset(), "cli:markdown-import", "pat", name="mesq import --markdown")
-    call = Call(principal=principal, services=services, trace_id=new_run_id(), channel="cli", operation_id="create_memo")
+    call = Call(
+        principal=principal, services=services, trace_id=new_run_id(), channel="cli", operation_id="create_memo"
+    )
     if path.is_dir():
         return _import(call, FolderSource(path))
     try:
