@@ -205,7 +205,9 @@ def test_a_zip_works_like_the_folder_and_through_the_command_line(tmp_path: Path
         encoding="utf-8",
     )
     (notes / "pic one.png").write_bytes(b"\x89PNG picture")
-    (notes / "b.md").write_text("![x](<pic one.png>) and ![y](pic%20one.png) #second\n", encoding="utf-8")
+    (notes / "b.md").write_text(
+        "![x](<pic one.png>) and ![y](pic%20one.png) #second `![z](not-here.png)`\n", encoding="utf-8"
+    )
     (notes / "bad.md").write_text("---\n: [\n---\n", encoding="utf-8")
     archive = tmp_path / "vault.zip"
     with zipfile.ZipFile(archive, "w") as zipped:
@@ -230,7 +232,7 @@ def test_a_zip_works_like_the_folder_and_through_the_command_line(tmp_path: Path
         user_id = find_user_by_name(services.items, "bob")["userId"]
         memos = sorted(_memos(services, user_id), key=lambda memo: memo["content"])
         assert [memo["content"] for memo in memos] == [
-            "![x](<pic one.png>) and ![y](pic%20one.png) #second",
+            "![x](<pic one.png>) and ![y](pic%20one.png) #second `![z](not-here.png)`",
             "First #idea ![[pic one.png]]\n\n#later",
         ]
         b, a = memos
@@ -253,3 +255,25 @@ def test_a_zip_works_like_the_folder_and_through_the_command_line(tmp_path: Path
     assert (
         refused.returncode == 1 and "nothing imported: notes.txt: neither a folder nor a readable ZIP" in refused.stderr
     )
+
+
+def test_a_note_over_the_attachment_quota_is_skipped_and_gives_back_what_it_uploaded(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "small.png").write_bytes(b"s" * 60)
+    (root / "big.png").write_bytes(b"b" * 60)
+    (root / "fits.md").write_text("one ![](small.png)\n", encoding="utf-8")
+    (root / "over.md").write_text("both ![](small.png) ![](big.png)\n", encoding="utf-8")  # 60 fits, then 120 > 70 left
+    services = build_services(inprocess_settings(data_dir=tmp_path / "data", attachment_quota_bytes=130))
+    try:
+        user_id = _user(services)
+        report = import_markdown(services, user_id, root)
+        assert (report.created, report.attachments) == (1, 1)
+        assert [path for path, _ in report.failed] == ["over.md"] and "quota" in report.failed[0][1]
+        usage = services.items.get((user_partition(user_id), "STATS#ATTACHMENTS"))
+        assert usage is not None and (int(usage["bytes"]), int(usage["count"])) == (60, 1)  # over.md's upload undone
+        assert [memo["content"] for memo in _memos(services, user_id)] == ["one ![](small.png)"]
+        stored = [path for path in (tmp_path / "data").rglob("*") if path.is_file() and path.stat().st_size == 60]
+        assert [path.read_bytes() for path in stored] == [b"s" * 60]  # and its bytes deleted
+    finally:
+        services.items.close()

@@ -64,6 +64,8 @@ _FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
 #: `![alt](target "title")` / `![alt](<target with spaces>)` and Obsidian's `![[target|size]]`.
 _LINK_EMBED = re.compile(r"!\[[^\]\n]*\]\(\s*(?:<([^>\n]+)>|([^)\s]+))(?:\s+[\"'(][^)\n]*)?\s*\)")
 _WIKI_EMBED = re.compile(r"!\[\[([^\]|#\n]+)(?:[|#][^\]\n]*)?\]\]")
+#: Code spans and fences, where `![x](y)` is an example, not an embed (as tags.py skips them).
+_CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`", re.DOTALL)
 _EXTERNAL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")  # http:, https:, data:, mailto:, app:
 
 
@@ -215,6 +217,7 @@ def _meta_tags(value: Any) -> list[str]:
 
 
 def _references(body: str) -> list[str]:
+    body = _CODE.sub(" ", body)
     found: dict[str, None] = {}
     for match in _LINK_EMBED.finditer(body):
         found.setdefault(unquote(match.group(1) or match.group(2)).strip(), None)
