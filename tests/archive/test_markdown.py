@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mesq.archive.markdown import MarkdownReport, import_markdown
+from mesq.archive.markdown import MarkdownReport, NoteError, import_markdown, parse_note
 from mesq.auth.users import create_user
 from mesq.context import Principal
 from mesq.keys import user_partition
@@ -277,3 +277,31 @@ def test_a_note_over_the_attachment_quota_is_skipped_and_gives_back_what_it_uplo
         assert [path.read_bytes() for path in stored] == [b"s" * 60]  # and its bytes deleted
     finally:
         services.items.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("---\ncreated: 2024-13-01\n---\nx", "impossible value"),
+        ("---\ncreated: 0001-01-01T00:30:00+01:00\n---\nx", "outside 0001..9999"),
+        ("---\na: " + "[" * 3000 + "\n---\nx", "nested too deeply"),
+        ("---\ncreated: !!python/object/apply:os.system [ls]\n---\nx", "not valid YAML"),
+        ("---\n- a list\n---\nx", "must be a mapping"),
+        ("---\ncreated: soon\n---\nx", "not an ISO 8601"),
+        ("---\ntags: [a, 'b c']\n---\nx", "not a valid tag"),
+        ("---\ntags: x\nno end\n", "no closing"),
+        ("---\n---\n", "empty"),
+    ],
+)
+def test_a_bad_note_is_one_line_of_reason(text: str, reason: str) -> None:
+    with pytest.raises(NoteError, match=reason):
+        parse_note("u", "a.md", text.encode(), {}, 50)
+
+
+def test_windows_line_ends_a_bom_and_yaml_times() -> None:
+    text = (
+        "\ufeff---\r\ncreated: 2024-03-05 09:30\r\nupdated: 2024-03-05\r\ntags: '#a, b'\r\n...\r\nline\r\nnext #b\r\n"
+    )
+    note = parse_note("u", "a.md", text.encode(), {}, 50)
+    assert note.content == "line\nnext #b\n\n#a"
+    assert note.created == "2024-03-05T09:30:00.000000Z" and note.updated == "2024-03-05T00:00:00.000000Z"

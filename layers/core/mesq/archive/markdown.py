@@ -60,7 +60,7 @@ from .format import ArchiveError
 CONTENT_SOURCE = "markdown"
 #: Folders a vault keeps for its app, not for notes (Obsidian's settings, git, the trash).
 _SKIPPED_DIRS = frozenset({".obsidian", ".git", ".trash", "__MACOSX"})
-_FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*$", re.MULTILINE)
+_FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 #: `![alt](target "title")` / `![alt](<target with spaces>)` and Obsidian's `![[target|size]]`.
 _LINK_EMBED = re.compile(r"!\[[^\]\n]*\]\(\s*(?:<([^>\n]+)>|([^)\s]+))(?:\s+[\"'(][^)\n]*)?\s*\)")
 _WIKI_EMBED = re.compile(r"!\[\[([^\]|#\n]+)(?:[|#][^\]\n]*)?\]\]")
@@ -169,6 +169,10 @@ def _front_matter(text: str) -> tuple[dict[str, Any], str]:
         where = f" (line {mark.line + 2})" if mark is not None else ""
         problem = getattr(error, "problem", None) or type(error).__name__
         raise NoteError(f"front matter is not valid YAML{where}: {problem}") from None
+    except (ValueError, OverflowError) as error:  # a well-formed but impossible date: 2024-13-01
+        raise NoteError(f"front matter has an impossible value: {error}") from None
+    except RecursionError:
+        raise NoteError("front matter is nested too deeply") from None
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
@@ -194,7 +198,10 @@ def _timestamp(value: Any, name: str) -> str | None:
                 raise NoteError(f"{name}: {value!r} is not an ISO 8601 date or time") from None
     else:
         raise NoteError(f"{name}: {value!r} is not an ISO 8601 date or time")
-    return format_timestamp(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+    try:
+        return format_timestamp(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+    except OverflowError:  # 0001-01-01T00:30+01:00 is before year 1 in UTC
+        raise NoteError(f"{name}: {value!s} is outside 0001..9999 in UTC") from None
 
 
 def _meta_tags(value: Any) -> list[str]:
@@ -254,7 +261,7 @@ def parse_note(user_id: str, path: str, data: bytes, sizes: dict[str, int], max_
     if len(data) > 4 * limit:  # over 4 bytes a character: certainly over the limit
         raise NoteError(f"larger than a memo holds ({limit} characters)")
     try:
-        text = data.decode("utf-8").removeprefix("\ufeff")
+        text = data.decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
     except UnicodeDecodeError as error:
         raise NoteError(f"not UTF-8 text (byte {error.start})") from None
     meta, body = _front_matter(text)
