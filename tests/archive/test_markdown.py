@@ -90,11 +90,14 @@ def _bad_notes(root: Path) -> dict[str, str]:
     limit = load_spec().document["components"]["schemas"]["MemoContent"]["maxLength"]
     (root / "bad" / "huge.md").write_text("x" * (limit + 1), encoding="utf-8")
     (root.parent / "outside.png").write_bytes(b"secret bytes")
+    (root / "bad" / "link.png").symlink_to(root.parent / "outside.png")  # a link out is not "inside"
+    (root / "bad" / "link.md").write_text("look ![x](link.png)\n", encoding="utf-8")
     return {
         "bad/yaml.md": "not valid YAML",
         "bad/latin1.md": "not UTF-8",
         "bad/escape.md": "outside the folder",
         "bad/missing.md": "not in the folder",
+        "bad/link.md": "not in the folder",
         "bad/pinned.md": "pinned",
         "bad/huge.md": "over the memo limit",
     }
@@ -213,6 +216,8 @@ def test_a_zip_works_like_the_folder_and_through_the_command_line(tmp_path: Path
     with zipfile.ZipFile(archive, "w") as zipped:
         for path in sorted(root.rglob("*")):
             zipped.write(path, path.relative_to(tmp_path).as_posix())
+        zipped.writestr("../outside.png", b"secret")  # a member outside the ZIP's root is never read
+        zipped.writestr("vault/Notes/escape.md", "![x](../../outside.png)")
 
     data_dir = tmp_path / "data"
     made = run_cli("user", "create", "bob", "--password-stdin", "--data-dir", str(data_dir), stdin="pw long enough\n")
@@ -220,10 +225,11 @@ def test_a_zip_works_like_the_folder_and_through_the_command_line(tmp_path: Path
     first = run_cli("import", "bob", "--markdown", str(archive), "--data-dir", str(data_dir))
     assert first.returncode == 1, first.stderr  # one note was skipped
     assert "mesq: skipped Notes/bad.md: front matter is not valid YAML" in first.stderr, first.stderr
-    assert "imported 2 of 3 Markdown files: 2 new, 0 already there, 1 skipped; 2 attachments;" in first.stdout
+    assert "mesq: skipped Notes/escape.md: image '../../outside.png' points outside the folder" in first.stderr
+    assert "imported 2 of 4 Markdown files: 2 new, 0 already there, 2 skipped; 2 attachments;" in first.stdout
     assert re.search(r"\d+ files/s\)", first.stdout)
     second = run_cli("import", "bob", "--markdown", str(archive), "--data-dir", str(data_dir))
-    assert "imported 2 of 3 Markdown files: 0 new, 2 already there, 1 skipped; 0 attachments;" in second.stdout
+    assert "imported 2 of 4 Markdown files: 0 new, 2 already there, 2 skipped; 0 attachments;" in second.stdout
 
     services = build_services(inprocess_settings(data_dir=data_dir))
     try:
