@@ -244,9 +244,10 @@ def _resolve(note_path: str, ref: str, sizes: dict[str, int]) -> str:
     for candidate in (beside, posixpath.normpath(ref)):
         if candidate in sizes:
             return candidate
-    same_name = [name for name in sizes if posixpath.basename(name) == posixpath.basename(ref)]
-    if len(same_name) == 1 and "/" not in ref:  # Obsidian's shortest form: a unique file name
-        return same_name[0]
+    if "/" not in ref:  # Obsidian's shortest form: the one file of that name anywhere
+        same_name = [name for name in sizes if posixpath.basename(name) == ref]
+        if len(same_name) == 1:
+            return same_name[0]
     raise NoteError(f"image {ref!r} is not in the folder")
 
 
