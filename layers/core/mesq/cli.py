@@ -142,7 +142,10 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--out", type=Path, required=True, help="the archive file to write (.zip)")
     import_ = commands.add_parser("import", parents=[common], help="import an archive into a user (docs/archive.md)")
     import_.add_argument("username", help="who receives the data")
-    import_.add_argument("file", type=Path, help="an archive written by `mesq export`")
+    import_.add_argument("file", type=Path, nargs="?", help="an archive written by `mesq export`")
+    import_.add_argument(
+        "--markdown", type=Path, metavar="DIR_OR_ZIP", help="one memo per .md file (docs/markdown-import.md)"
+    )
 
     search = commands.add_parser("search", help="the AI search index").add_subparsers(dest="action", required=True)
     reindex = search.add_parser("reindex", parents=[common], help="rebuild a user's search index from the store")
@@ -353,6 +356,25 @@ def _import_archive(services: Services, user_id: str, path: Path) -> int:
     return 0
 
 
+def _import_markdown(services: Services, user_id: str, path: Path) -> int:
+    from .archive.format import ArchiveError
+    from .archive.markdown import import_markdown
+
+    try:
+        report = import_markdown(services, user_id, path)
+    except ArchiveError as error:
+        raise MesqError(f"nothing imported: {error.message}") from None
+    for name, reason in report.failed:
+        print(f"mesq: skipped {name}: {reason}", file=sys.stderr)
+    print(
+        f"imported {report.files - len(report.failed)} of {report.files} Markdown files: {report.created} new, "
+        f"{report.existing} already there, {len(report.failed)} skipped; {report.attachments} attachments; "
+        f"{report.seconds:.1f}s ({report.per_second:.0f} files/s); "
+        "rebuild the AI search index with `mesq search reindex USERNAME`"
+    )
+    return 1 if report.failed else 0
+
+
 def _reindex(services: Services, user_id: str) -> int:
     import time
 
@@ -364,6 +386,15 @@ def _reindex(services: Services, user_id: str) -> int:
     vectors = f"vectors by {embedder.name}" if embedder else "no vectors (no embedding model)"
     print(f"indexed {documents} documents in {time.perf_counter() - started:.1f}s; {vectors}")
     return 0
+
+
+def _import(args: argparse.Namespace, services: Services) -> int:
+    if (args.file is None) == (args.markdown is None):
+        raise CommandError("give either an archive FILE or --markdown DIR_OR_ZIP")
+    user_id = find_user_by_name(services.items, args.username)["userId"]
+    if args.markdown is not None:
+        return _import_markdown(services, user_id, args.markdown)
+    return _import_archive(services, user_id, args.file)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -387,7 +418,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "export":
             return _export(services, find_user_by_name(services.items, args.username)["userId"], args.out)
         if args.command == "import":
-            return _import_archive(services, find_user_by_name(services.items, args.username)["userId"], args.file)
+            return _import(args, services)
         if args.command == "search":
             return _reindex(services, find_user_by_name(services.items, args.username)["userId"])
         return _token(args, services)

@@ -1,0 +1,393 @@
+"""`import_markdown`: a folder or ZIP of Markdown files into a user's memos, one memo per `.md`
+file (docs/markdown-import.md).
+
+- Optional YAML front matter (`---` ... `---`, read with `yaml.safe_load`) sets `created`,
+  `updated` (ISO 8601), `tags` (a list, or one string) and `pinned` (bool); other keys (Obsidian's
+  `aliases`, ...) are ignored. `#tags` in the text are tags as usual; a front-matter tag the text
+  does not carry is appended as a last line `#tag`, so tags stay in the content, where every
+  memo keeps them (tag rename, counters).
+- Files the text embeds (`![alt](img.png)`, Obsidian's `![[img.png]]`) become the memo's
+  attachments. A reference is resolved against the list of files inside the folder or ZIP only
+  (relative to the note, then from the root, then, Obsidian-style, a unique file of that name),
+  so no reference can reach outside it; one that tries, or names a missing file, fails the note.
+- A note that cannot be imported (not UTF-8, bad front matter, over a limit, a bad reference) is
+  listed with one line of reason and the rest import.
+- Writes go through the domain's write paths: attachments through `attachments.uploads`
+  (size checks, quota, record and usage in one transaction), the memo through
+  `memos.store.write_memo` with its change record (counters, tag counters, history), exactly as
+  `create_memo` builds it except for an id derived from the user, the note's relative path and its
+  bytes. The memo Put is conditioned on absence, and a note whose memo exists is skipped before
+  its attachments are uploaded, so importing the same files again creates nothing new (an edited
+  note is a new memo).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import mimetypes
+import os
+import posixpath
+import re
+import time
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import unquote
+
+import yaml
+
+from ..attachments import store as attachment_store
+from ..attachments.paths import MEMO
+from ..attachments.reads import checked_resources
+from ..attachments.uploads import MAX_FILE_BYTES, store_bytes
+from ..context import Call, Principal, Services, new_run_id
+from ..errors import MesqError
+from ..history.capture import memo_change
+from ..memos import store as memo_store
+from ..memos.reads import content_max_characters
+from ..memos.writes import MAX_TAG_PATHS_PER_MEMO
+from ..spec import load_spec
+from ..store.ports import ConditionFailed, Item
+from ..tags import expand_tag_paths, is_valid_tag, parse_tags
+from ..timestamps import format_timestamp, now_timestamp, parse_timestamp
+from .format import ArchiveError
+
+CONTENT_SOURCE = "markdown"
+#: Folders a vault keeps for its app, not for notes (Obsidian's settings, git, the trash).
+_SKIPPED_DIRS = frozenset({".obsidian", ".git", ".trash", "__MACOSX"})
+_FRONT_MATTER_END = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+#: `![alt](target "title")` / `![alt](<target with spaces>)` and Obsidian's `![[target|size]]`.
+_LINK_EMBED = re.compile(r"!\[[^\]\n]*\]\(\s*(?:<([^>\n]+)>|([^)\s]+))(?:\s+[\"'(][^)\n]*)?\s*\)")
+_WIKI_EMBED = re.compile(r"!\[\[([^\]|#\n]+)(?:[|#][^\]\n]*)?\]\]")
+#: Code spans and fences, where `![x](y)` is an example, not an embed (as tags.py skips them).
+_CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`", re.DOTALL)
+_EXTERNAL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")  # http:, https:, data:, mailto:, app:
+
+
+class NoteError(Exception):
+    """Why one note cannot be imported (one line)."""
+
+
+@dataclass
+class MarkdownReport:
+    files: int = 0
+    created: int = 0
+    existing: int = 0
+    attachments: int = 0
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def per_second(self) -> float:
+        return self.files / self.seconds if self.seconds > 0 else float(self.files)
+
+
+@dataclass(frozen=True)
+class Note:
+    """One parsed note: what its memo will hold, before attachments are uploaded."""
+
+    path: str
+    memo_id: str
+    content: str
+    created: str | None
+    updated: str | None
+    pinned: bool
+    images: tuple[str, ...]
+
+
+# -- sources -----------------------------------------------------------------------------------
+
+
+class Source(Protocol):
+    """The files of a folder or ZIP by relative POSIX path, and their bytes (bounded reads)."""
+
+    sizes: dict[str, int]
+
+    def read(self, name: str, limit: int) -> bytes: ...
+
+
+class FolderSource:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.sizes = {}
+        for directory, dirs, files in os.walk(root):  # never follows symlinked folders
+            dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS)
+            for name in files:
+                path = Path(directory, name)
+                if not path.is_symlink():  # a link could point anywhere: its target is not "inside"
+                    self.sizes[path.relative_to(root).as_posix()] = path.stat().st_size
+
+    def read(self, name: str, limit: int) -> bytes:
+        with open(self.root / name, "rb") as handle:
+            return handle.read(limit + 1)
+
+
+class ZipSource:
+    def __init__(self, archive: zipfile.ZipFile) -> None:
+        self.archive = archive
+        self.sizes = {}
+        self._members: dict[str, zipfile.ZipInfo] = {}
+        for info in archive.infolist():
+            name = posixpath.normpath(info.filename.replace("\\", "/"))
+            parts = name.split("/")
+            if info.is_dir() or name.startswith(("/", "../")) or name == ".." or _SKIPPED_DIRS & set(parts[:-1]):
+                continue
+            self.sizes[name] = info.file_size
+            self._members[name] = info
+        # A ZIP of a folder holds it under one top folder: strip it, so the ZIP's notes have the
+        # paths (and so the memo ids) the folder itself gives.
+        tops = {name.split("/", 1)[0] if "/" in name else "" for name in self.sizes}
+        if len(tops) == 1 and "" not in tops:
+            cut = len(tops.pop()) + 1
+            self.sizes = {name[cut:]: size for name, size in self.sizes.items()}
+            self._members = {name[cut:]: info for name, info in self._members.items()}
+
+    def read(self, name: str, limit: int) -> bytes:
+        with self.archive.open(self._members[name]) as member:
+            return member.read(limit + 1)  # the declared size may lie: never read past the limit
+
+
+# -- parsing (pure) ----------------------------------------------------------------------------
+
+
+def _front_matter(text: str) -> tuple[dict[str, Any], str]:
+    if not (text.startswith("---\n") or text.startswith("---\r\n")):
+        return {}, text
+    start = text.index("\n") + 1
+    end = _FRONT_MATTER_END.search(text, start)
+    if end is None:
+        raise NoteError("front matter has no closing '---' line")
+    try:
+        meta = yaml.safe_load(text[start : end.start()])
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" (line {mark.line + 2})" if mark is not None else ""
+        problem = getattr(error, "problem", None) or type(error).__name__
+        raise NoteError(f"front matter is not valid YAML{where}: {problem}") from None
+    except (ValueError, OverflowError) as error:  # a well-formed but impossible date: 2024-13-01
+        raise NoteError(f"front matter has an impossible value: {error}") from None
+    except RecursionError:
+        raise NoteError("front matter is nested too deeply") from None
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        raise NoteError("front matter must be a mapping of keys to values")
+    return meta, text[end.end() :].lstrip("\r\n")
+
+
+def _timestamp(value: Any, name: str) -> str | None:
+    """A front-matter time as a stored timestamp; a time without a zone is taken as UTC."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime(value.year, value.month, value.day)
+    elif isinstance(value, str):
+        try:
+            return format_timestamp(parse_timestamp(value.strip(), name))
+        except MesqError:
+            try:
+                moment = datetime.fromisoformat(value.strip())
+            except ValueError:
+                raise NoteError(f"{name}: {value!r} is not an ISO 8601 date or time") from None
+    else:
+        raise NoteError(f"{name}: {value!r} is not an ISO 8601 date or time")
+    try:
+        return format_timestamp(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+    except OverflowError:  # 0001-01-01T00:30+01:00 is before year 1 in UTC
+        raise NoteError(f"{name}: {value!s} is outside 0001..9999 in UTC") from None
+
+
+def _meta_tags(value: Any) -> list[str]:
+    if value is None:
+        return []
+    raw = re.split(r"[,\s]+", value) if isinstance(value, str) else value
+    if not isinstance(raw, list):
+        raise NoteError("tags: give a list of tags")
+    tags: list[str] = []
+    for entry in raw:
+        if isinstance(entry, bool) or not isinstance(entry, str | int | float):
+            raise NoteError(f"tags: {entry!r} is not a tag")
+        tag = str(entry).strip().lstrip("#")
+        if not tag:
+            continue
+        if not is_valid_tag(tag):
+            raise NoteError(f"tags: {tag!r} is not a valid tag")
+        tags.append(tag)
+    return tags
+
+
+def _references(body: str) -> list[str]:
+    body = _CODE.sub(" ", body)
+    found: dict[str, None] = {}
+    for match in _LINK_EMBED.finditer(body):
+        found.setdefault(unquote(match.group(1) or match.group(2)).strip(), None)
+    for match in _WIKI_EMBED.finditer(body):
+        found.setdefault(match.group(1).strip(), None)
+    return [ref for ref in found if ref and not _EXTERNAL.match(ref) and not ref.startswith("#")]
+
+
+def _resolve(note_path: str, ref: str, sizes: dict[str, int]) -> str:
+    """The file `ref` names, among the files of the folder; NoteError when it escapes or is missing."""
+    ref = ref.replace("\\", "/")
+    if ref.startswith("/") or re.match(r"^[A-Za-z]:/", ref):
+        raise NoteError(f"image {ref!r}: an absolute path; only files inside the folder are imported")
+    beside = posixpath.normpath(posixpath.join(posixpath.dirname(note_path), ref))
+    if beside == ".." or beside.startswith("../"):
+        raise NoteError(f"image {ref!r} points outside the folder")
+    for candidate in (beside, posixpath.normpath(ref)):
+        if candidate in sizes:
+            return candidate
+    if "/" not in ref:  # Obsidian's shortest form: the one file of that name anywhere
+        same_name = [name for name in sizes if posixpath.basename(name) == ref]
+        if len(same_name) == 1:
+            return same_name[0]
+    raise NoteError(f"image {ref!r} is not in the folder")
+
+
+def memo_id_for(user_id: str, path: str, data: bytes) -> str:
+    """The memo id of one note's import: the same user, path and bytes give the same id."""
+    digest = hashlib.sha256(f"{user_id}\0{path}\0".encode() + data).digest()
+    return "md" + base64.urlsafe_b64encode(digest[:15]).decode("ascii")
+
+
+def parse_note(user_id: str, path: str, data: bytes, sizes: dict[str, int], max_images: int) -> Note:
+    limit = content_max_characters()
+    if len(data) > 4 * limit:  # over 4 bytes a character: certainly over the limit
+        raise NoteError(f"larger than a memo holds ({limit} characters)")
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
+    except UnicodeDecodeError as error:
+        raise NoteError(f"not UTF-8 text (byte {error.start})") from None
+    meta, body = _front_matter(text)
+    created, updated = _timestamp(meta.get("created"), "created"), _timestamp(meta.get("updated"), "updated")
+    pinned = meta.get("pinned", False)
+    if not isinstance(pinned, bool):
+        raise NoteError(f"pinned: {pinned!r} is not true or false")
+    content = body.strip()
+    missing = [tag for tag in _meta_tags(meta.get("tags")) if tag not in parse_tags(content)]
+    if missing:
+        content = f"{content}\n\n{' '.join('#' + tag for tag in dict.fromkeys(missing))}".strip()
+    if not content:
+        raise NoteError("empty: no text and no tags")
+    if len(content) > limit:
+        raise NoteError(f"{len(content)} characters, over the memo limit of {limit}")
+    if len(expand_tag_paths(parse_tags(content))) > MAX_TAG_PATHS_PER_MEMO:
+        raise NoteError(f"more than {MAX_TAG_PATHS_PER_MEMO} distinct tags (counting parent tags)")
+    images = tuple(dict.fromkeys(_resolve(path, ref, sizes) for ref in _references(body)))
+    if len(images) > max_images:
+        raise NoteError(f"{len(images)} attachments, over the {max_images} a memo holds")
+    for image in images:
+        if image.lower().endswith(".md"):
+            raise NoteError(f"{image!r} is a note, not an attachment (embedded notes are not imported)")
+        if sizes[image] > MAX_FILE_BYTES:
+            raise NoteError(f"image {image!r} is over the {MAX_FILE_BYTES}-byte attachment limit")
+    return Note(path, memo_id_for(user_id, path, data), content, created, updated, pinned, images)
+
+
+# -- writing -----------------------------------------------------------------------------------
+
+
+def _max_images() -> int:
+    return int(load_spec().document["components"]["schemas"]["MemoResourceList"]["maxItems"])
+
+
+def _discard(call: Call, uploaded: list[dict[str, Any]]) -> None:
+    """Give back what a failed note uploaded (record, quota, bytes)."""
+    user_id = call.principal.user_id
+    for resource in uploaded:
+        record = {"id": resource["path"].rsplit("/", 1)[-1], "fileSize": resource["fileSize"]}
+        with contextlib.suppress(ConditionFailed):  # already discarded
+            call.services.items.transact(attachment_store.unregister(user_id, record, MEMO))
+        call.services.blobs.delete(resource["path"])
+
+
+def _write(call: Call, source: Source, note: Note) -> tuple[bool, int]:
+    """(created, attachments uploaded); False when the memo is already there."""
+    items, user_id = call.services.items, call.principal.user_id
+    if memo_store.read_memo(items, user_id, note.memo_id) is not None:
+        return False, 0
+    uploaded: list[dict[str, Any]] = []
+    try:
+        for image in note.images:
+            data = source.read(image, MAX_FILE_BYTES)
+            mime = mimetypes.guess_type(image)[0] or "application/octet-stream"
+            uploaded.append(store_bytes(call, data, posixpath.basename(image), mime))
+        now = now_timestamp()
+        created = note.created or note.updated or now
+        tags = parse_tags(note.content)
+        memo: Item = {
+            "id": note.memo_id,
+            "content": note.content,
+            "tags": tags,
+            "tagPaths": expand_tag_paths(tags),
+            "status": "NORMAL",
+            "pinned": note.pinned,
+            "resources": checked_resources(call, uploaded),
+            "contentSource": CONTENT_SOURCE,
+            "createdAt": created,
+            "updatedAt": max(note.updated or created, created),
+            "revision": 1,
+        }
+        memo_store.write_memo(items, user_id, None, memo, memo_change(call, None, memo))
+    except ConditionFailed as failure:
+        _discard(call, uploaded)
+        if failure.index == 0:
+            return False, 0  # imported meanwhile by a twin run
+        raise
+    except BaseException:
+        _discard(call, uploaded)
+        raise
+    return True, len(uploaded)
+
+
+def _notes(source: Source) -> Iterator[str]:
+    return iter(sorted(name for name in source.sizes if name.lower().endswith(".md")))
+
+
+def _import(call: Call, source: Source) -> MarkdownReport:
+    started = time.perf_counter()
+    report = MarkdownReport()
+    limit, max_images = 4 * content_max_characters(), _max_images()
+    for path in _notes(source):
+        report.files += 1
+        try:
+            note = parse_note(call.principal.user_id, path, source.read(path, limit), source.sizes, max_images)
+            created, attachments = _write(call, source, note)
+        except NoteError as error:
+            report.failed.append((path, str(error)))
+            continue
+        except MesqError as error:  # a limit the write path enforces (quota, size, type)
+            report.failed.append((path, error.message))
+            continue
+        report.created += created
+        report.existing += not created
+        report.attachments += attachments
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def import_markdown(services: Services, user_id: str, path: Path) -> MarkdownReport:
+    """Import every `.md` file of the folder or ZIP at `path` as `user_id`'s memos (the
+    command line's call: its change records name `mesq import --markdown`)."""
+    principal = Principal(user_id, frozenset(), "cli:markdown-import", "pat", name="mesq import --markdown")
+    call = Call(
+        principal=principal, services=services, trace_id=new_run_id(), channel="cli", operation_id="create_memo"
+    )
+    if path.is_dir():
+        return _import(call, FolderSource(path))
+    try:
+        archive = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile) as error:
+        raise ArchiveError(f"{path.name}: neither a folder nor a readable ZIP archive ({error})") from None
+    with archive:
+        return _import(call, ZipSource(archive))
+
+
+__all__ = ["MarkdownReport", "Note", "NoteError", "import_markdown", "memo_id_for", "parse_note"]
