@@ -181,21 +181,25 @@ def _completion_notice(before_due: str, task: dict[str, Any]) -> str:
 CHANGED_MEANWHILE = "The task changed meanwhile; here it is now. Try again."
 
 
+async def _answered(page: Page, task_id: str, notice: str, *, refused: bool = False) -> Response:
+    """A board card's checkbox (htmx) gets its card again, in place, with the notice beside it
+    when the change was refused; the task page gets a redirect with the notice."""
+    if is_htmx(page.request):
+        return await card_answer(page, task_id, notice if refused else None)
+    return page.redirect_with_flash(task_url(task_id), notice)
+
+
 async def complete_submit(page: Page) -> Response:
-    """Complete from the task page (a redirect with a notice) or a board card's checkbox (htmx:
-    the card again, in place; a recurring task shows its next occurrence)."""
+    """Complete from the task page or a board card's checkbox (a recurring task's card shows its
+    next occurrence)."""
     task_id = _task_id(page)
     try:
         before = await page.invoke("get_todo_task", {"id": task_id})
         done = await page.invoke("complete_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)})
     except RevisionConflict:
-        if is_htmx(page.request):
-            return await card_answer(page, task_id, CHANGED_MEANWHILE)
-        return page.redirect_with_flash(task_url(task_id), CHANGED_MEANWHILE)
-    if is_htmx(page.request):
-        return await card_answer(page, task_id)
+        return await _answered(page, task_id, CHANGED_MEANWHILE, refused=True)
     before_due = due_label(before["task"]["due"], before["task"]["timezone"])
-    return page.redirect_with_flash(task_url(task_id), _completion_notice(before_due, done["task"]))
+    return await _answered(page, task_id, _completion_notice(before_due, done["task"]))
 
 
 async def reopen_submit(page: Page) -> Response:
@@ -203,12 +207,8 @@ async def reopen_submit(page: Page) -> Response:
     try:
         await page.invoke("reopen_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)})
     except RevisionConflict:
-        if is_htmx(page.request):
-            return await card_answer(page, task_id, CHANGED_MEANWHILE)
-        return page.redirect_with_flash(task_url(task_id), CHANGED_MEANWHILE)
-    if is_htmx(page.request):
-        return await card_answer(page, task_id)
-    return page.redirect_with_flash(task_url(task_id), "Reopened.")
+        return await _answered(page, task_id, CHANGED_MEANWHILE, refused=True)
+    return await _answered(page, task_id, "Reopened.")
 
 
 async def delete_submit(page: Page) -> Response:
