@@ -118,7 +118,9 @@ def _vector(
     return _Branch(np.asarray(hits, dtype=np.int64))
 
 
-def _fuse(index: SearchIndex, branches: list[_Branch], limit: int | None, outcome: Outcome) -> list[tuple[int, float]]:
+def _fuse(
+    index: SearchIndex, branches: list[_Branch], limit: int | None, outcome: Outcome
+) -> tuple[list[tuple[int, float]], int]:
     """Reciprocal-rank fusion over rank arrays: score = sum of 1/(RRF_K + rank + 1) (rank from 0)
     over the branches that found a position; best first, ties by key. With `limit`, only the
     positions that can be among the first `limit` are sorted (argpartition)."""
@@ -141,18 +143,24 @@ def _fuse(index: SearchIndex, branches: list[_Branch], limit: int | None, outcom
     if limit is not None:
         order = order[: max(limit, 0)]
     stage.done("ok", len(union))
-    return [(position, float(scores[position])) for position in order.tolist()]
+    return [(position, float(scores[position])) for position in order.tolist()], len(union)
 
 
 def _rerank(
-    index: SearchIndex, query: str, fused: list[tuple[int, float]], reranker: Reranker | None, outcome: Outcome
+    index: SearchIndex,
+    query: str,
+    fusion: tuple[list[tuple[int, float]], int],
+    reranker: Reranker | None,
+    outcome: Outcome,
 ) -> list[tuple[int, float]]:
+    """`fusion`: the fused list (cut at `limit` when there is no reranker) and the candidate count."""
     stage = _Stage(outcome, "rerank")
-    if not fused:
+    fused, candidates = fusion
+    if not candidates:
         stage.done("skipped", 0)
         return fused
     if reranker is None:
-        stage.done("fused", len(fused))
+        stage.done("fused", candidates)
         return fused
     try:
         scored: list[tuple[int, float]] = []
