@@ -7,7 +7,9 @@ its status, duration and candidate count.
   `VECTOR_CANDIDATES` of them (a vector always has a nearest neighbour, so without a floor every
   document would be a candidate);
 - fusion: reciprocal-rank fusion of the two lists (rank-based, so BM25 and cosine scales never
-  mix); the union is the candidate set;
+  mix); the union is the candidate set. Candidates are index positions in numpy arrays (the
+  caller's filter is a mask, fusion sums over rank arrays), and without a reranker only the first
+  `limit` are sorted and materialised, so a 50k-candidate query does no Python work per candidate;
 - rerank: the reranker scores EVERY candidate, in batches of `RERANK_BATCH`; without one (the
   local provider) the order is the fused one and the stage says `fused`.
 
