@@ -13,8 +13,10 @@ when it joins the snapshot. Fusion is by rank (RRF), which keeps that approximat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import bisect
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import bm25s
 import numpy as np
@@ -26,6 +28,9 @@ Vector = npt.NDArray[np.float32]
 #: Writes the overlay holds before `compact`: each write re-stores the overlay, a compaction the
 #: whole snapshot, so this trades per-write bytes against compaction frequency (docs/search.md).
 OVERLAY_MAX = 256
+#: Filter masks a part keeps (per filter key): a caller's filter is evaluated once per document of
+#: a snapshot, then every later query with the same filter is a boolean mask (docs/search.md).
+MASKS_KEPT = 16
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,36 @@ class _Part:
                 self.vectors[i] = entry.vector
             elif entry.vector is not None:
                 self.has_vector[i] = False
+        self._masks: dict[Hashable, npt.NDArray[np.bool_]] = {}
+
+    @cached_property
+    def sorted_keys(self) -> list[str]:
+        return sorted(self.keys)
+
+    @cached_property
+    def key_rank(self) -> npt.NDArray[np.int64]:
+        """Each position's rank in key order (ties in score are broken by key)."""
+        rank = np.empty(len(self.keys), dtype=np.int64)
+        rank[sorted(range(len(self.keys)), key=self.keys.__getitem__)] = np.arange(len(self.keys))
+        return rank
+
+    def scores(self, terms: list[str]) -> npt.NDArray[np.floating]:
+        """The BM25 score of every position (0 = no shared term)."""
+        if self.bm25 is None or not terms:
+            return np.zeros(len(self.entries), dtype=np.float32)
+        return np.asarray(self.bm25.get_scores(terms))
+
+    def accepted(self, accept: Callable[[Doc], bool], key: Hashable | None) -> npt.NDArray[np.bool_]:
+        """Which positions `accept` takes; kept per `key` (a filter's identity), so only the first
+        query with a filter pays a Python call per document."""
+        if key is not None and key in self._masks:
+            return self._masks[key]
+        mask = np.fromiter((accept(entry.doc) for entry in self.entries), dtype=bool, count=len(self.entries))
+        if key is not None:
+            if len(self._masks) >= MASKS_KEPT:
+                self._masks.pop(next(iter(self._masks)))
+            self._masks[key] = mask
+        return mask
 
     def lexical(self, terms: list[str], hidden: Callable[[str], bool]) -> list[tuple[str, float]]:
         if self.bm25 is None or not terms:
@@ -125,6 +160,57 @@ class SearchIndex:
                 yield entry
         yield from (entry for entry in self.overlay.values() if entry is not None)
 
+    # -- positions: snapshot position i is i, overlay position j is len(snapshot) + j ------------
+
+    @cached_property
+    def _space(self) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+        """Per position: visible (not hidden by the overlay) and its rank in key order over both
+        parts. Cleared by every write (`apply`)."""
+        snapshot, overlay = self.snapshot(), self.overlay_part()
+        visible = np.ones(len(snapshot.keys) + len(overlay.keys), dtype=bool)
+        for key in self.overlay:
+            if (position := snapshot.position.get(key)) is not None:
+                visible[position] = False
+        # An overlay key sits between the snapshot keys around it (an equal snapshot key is hidden).
+        slots = len(overlay.keys) + 1
+        tie = np.empty(len(visible), dtype=np.int64)
+        tie[: len(snapshot.keys)] = snapshot.key_rank * slots + slots - 1
+        for j, local in enumerate(overlay.key_rank.tolist()):
+            tie[len(snapshot.keys) + j] = bisect.bisect_left(snapshot.sorted_keys, overlay.keys[j]) * slots + local
+        return visible, tie
+
+    def tie_order(self) -> npt.NDArray[np.int64]:
+        return self._space[1]
+
+    def key_at(self, position: int) -> str:
+        snapshot = self.snapshot()
+        if position < len(snapshot.keys):
+            return snapshot.keys[position]
+        return self.overlay_part().keys[position - len(snapshot.keys)]
+
+    def entry_at(self, position: int) -> Entry:
+        snapshot = self.snapshot()
+        if position < len(snapshot.entries):
+            return snapshot.entries[position]
+        return self.overlay_part().entries[position - len(snapshot.entries)]
+
+    def position_of(self, key: str) -> int | None:
+        if key in self.overlay:
+            local = self.overlay_part().position.get(key)
+            return None if local is None else len(self.snapshot().keys) + local
+        return self.snapshot().position.get(key)
+
+    def lexical_scores(self, terms: list[str]) -> npt.NDArray[np.floating]:
+        """The BM25 score of every position, 0 where no term is shared or the copy is hidden."""
+        scores = np.concatenate([self.snapshot().scores(terms), self.overlay_part().scores(terms)])
+        scores[~self._space[0]] = 0
+        return scores
+
+    def accepted(self, accept: Callable[[Doc], bool], key: Hashable | None = None) -> npt.NDArray[np.bool_]:
+        """Which visible positions `accept` takes (see `_Part.accepted` for `key`)."""
+        mask = np.concatenate([self.snapshot().accepted(accept, key), self.overlay_part().accepted(accept, key)])
+        return mask & self._space[0]
+
     def __len__(self) -> int:
         return sum(1 for _ in self.entries())
 
@@ -149,6 +235,7 @@ class SearchIndex:
         for key in removals:
             self.overlay[key] = None
         self._overlay_part = None
+        self.__dict__.pop("_space", None)
         if len(self.overlay) > OVERLAY_MAX:
             self.compact()
 
@@ -158,3 +245,4 @@ class SearchIndex:
         self.snapshot_id = None
         self._snapshot = None
         self._overlay_part = None
+        self.__dict__.pop("_space", None)

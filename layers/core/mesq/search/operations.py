@@ -9,6 +9,7 @@ caller's filter on the index's copy of status, tags and creation time.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
 from ..context import Call
@@ -45,13 +46,13 @@ def _index(call: Call) -> SearchIndex:
     return loaded[0] if loaded is not None else SearchIndex()
 
 
-def _run(call: Call, args: dict[str, Any], accept: Accept) -> Outcome:
+def _run(call: Call, args: dict[str, Any], accept: Accept, accept_key: Hashable) -> Outcome:
     from .pipeline import search
 
     runtime = call.services.search
     return search(
         _index(call), args["query"], embedder=runtime.embedder, reranker=runtime.reranker,
-        accept=accept, limit=args.get("limit"),
+        accept=accept, accept_key=accept_key, limit=args.get("limit"),
     )  # fmt: skip
 
 
@@ -75,7 +76,7 @@ def search_ai_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     def accept(doc: Doc) -> bool:
         return doc.kind == "memo" and not memo_filter.is_empty_range and memo_filter.matches(doc.meta)
 
-    outcome = _run(call, args, accept)
+    outcome = _run(call, args, accept, ("memo", memo_filter))
     hits = [_hit(outcome, doc, score) for doc, score in outcome.hits]
     return _answer(outcome, hits)
 
@@ -88,7 +89,7 @@ def search_everything(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     def accept(doc: Doc) -> bool:
         return doc.kind in kinds
 
-    outcome = _run(call, args, accept)
+    outcome = _run(call, args, accept, ("kinds", frozenset(kinds)))
     hits = [{"kind": doc.kind, **_hit(outcome, doc, score), **_book_of(call, doc)} for doc, score in outcome.hits]
     return _answer(outcome, hits)
 
