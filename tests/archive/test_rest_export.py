@@ -161,3 +161,20 @@ def test_exports_count_in_the_attachment_read_bucket(tmp_path: Path) -> None:
 
 def test_export_is_rest_only() -> None:
     assert "export_account" not in default_catalog().names
+
+
+def test_an_export_holds_only_the_callers_records(instance: tuple[Services, TestClient, str]) -> None:
+    """Tenant isolation: mallory, with every read scope, exports her own (empty) account: none of
+    alice's records, memo text or attachment bytes, whatever she asks for."""
+    services, client, alice_id = instance
+    mallory_id = create_user(services.items, "mallory", "correct horse battery")["id"]
+    for query in ("", f"?user={alice_id}", f"?userId={alice_id}"):
+        token = create_token(services.items, mallory_id, name="mine", scopes="memo:read,todo:read,reading:read")[0]
+        answer = client.get("/api/toolkit/export" + query, headers={"Authorization": f"Bearer {token}"})
+        if answer.status_code != 200:
+            assert answer.status_code == 400, answer.text  # an unknown parameter, refused
+            continue
+        lines, _manifest, names = _members(answer.content)
+        assert all(alice_id not in json.dumps(line) for line in lines)
+        assert not [n for n in names if n.startswith(("blobs/", "memos/"))]
+        assert PICTURE not in answer.content and alice_id.encode() not in answer.content
