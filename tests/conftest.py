@@ -172,9 +172,17 @@ _MARK_BY_NAME = {
     "dynamodb_local": "dynamodb_local",
     "dynamodb_local_endpoint": "dynamodb_local",
     "dynamodb_local_env": "dynamodb_local",
+    # The SAM transform (aws-sam-translator) and cfn-lint: 15-45 s a test on this machine.
+    "transformed": "slow",
+    "permission_problems": "slow",
 }
 _E2E_DIRECTORIES = ("e2e", "conformance")
 _SLOW_FILES = {"tests/search/test_relevance.py"}
+#: Single tests that take tens of seconds by design (measured with `--durations`).
+_SLOW_TESTS = {
+    "tests/search/test_indexer_stream.py::test_index_and_store_agree_after_200_writes_through_the_stream",
+    "tests/reminders/test_parallel_sends.py::test_a_webhook_that_never_answers_does_not_hold_back_another",
+}
 
 
 def _names_used(code: object, seen: set[int] | None = None) -> set[str]:
@@ -202,7 +210,7 @@ def lane_marks(item: pytest.Item) -> set[str]:
     parts = relative.split("/")
     if len(parts) > 2 and parts[1] in _E2E_DIRECTORIES:
         marks.add("e2e")
-    if relative in _SLOW_FILES:
+    if relative in _SLOW_FILES or f"{relative}::{getattr(item, 'originalname', item.name)}" in _SLOW_TESTS:
         marks.add("slow")
     fixture_names = set(getattr(item, "fixturenames", ()))
     names = set(fixture_names) | _names_used(_code_of(getattr(item, "function", None)))
