@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..context import Call
+from ..kernel.context import Call
 from ..memos.filters import filter_from
 from .documents import Doc, Kind, snippet
 

@@ -26,8 +26,8 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from ..errors import ServiceUnavailable
-from ..model_ports import Embedder, ProviderError, Reranker
+from ..kernel.errors import ServiceUnavailable
+from ..kernel.model_ports import Embedder, ProviderError, Reranker
 from .documents import Doc
 from .index import SearchIndex
 from .tokens import tokens
