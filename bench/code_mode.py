@@ -41,8 +41,8 @@ def rows_code_mode() -> list[tuple[str, str, str]]:
 
     from mesq.auth.tokens import create_token
     from mesq.auth.users import create_user
-    from mesq.config import Settings
-    from mesq.services import build_services
+    from mesq.wiring.config import Settings
+    from mesq.wiring.services import build_services
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.update({**ENV, "MESQ_STORAGE": "sqlite", "MESQ_DATA_DIR": tmp, "MCP_RATE_LIMIT_PROFILE": "off"})

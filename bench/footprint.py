@@ -78,9 +78,9 @@ def measure_many(url_paths: Iterable[str], scopes: str = ALL_SCOPES) -> dict[str
 
     from mesq.auth.tokens import create_token
     from mesq.auth.users import create_user
-    from mesq.config import Settings
-    from mesq.server import create_local_app
-    from mesq.services import build_services
+    from mesq.runtime.server import create_local_app
+    from mesq.wiring.config import Settings
+    from mesq.wiring.services import build_services
 
     with tempfile.TemporaryDirectory() as data:
         services = build_services(Settings(data_dir=Path(data), rate_limit_profile="off"))

@@ -89,10 +89,10 @@ def history_off() -> Iterator[None]:
 def _caller(items: Any, user_id: str) -> Callable[..., dict[str, Any]]:
     from tests.settings import inprocess_settings
 
-    from mesq.context import Principal
-    from mesq.operations import invoke_sync
-    from mesq.services import Services
-    from mesq.spec import load_spec
+    from mesq.application.operations import invoke_sync
+    from mesq.kernel.context import Principal
+    from mesq.kernel.spec import load_spec
+    from mesq.wiring.services import Services
 
     services = Services(settings=inprocess_settings(), items=items, blobs=None)  # type: ignore[arg-type]
     scopes = frozenset({"memo:read", "memo:write", "todo:read", "todo:write"})

@@ -113,10 +113,10 @@ def _seed(data_dir: Path) -> tuple[str, str]:
     """A user with a PAT and one memo, written before the server opens the database."""
     from mesq.auth.tokens import create_token
     from mesq.auth.users import create_user
-    from mesq.config import Settings
-    from mesq.context import Call, Principal
+    from mesq.kernel.context import Call, Principal
     from mesq.memos import writes
-    from mesq.services import build_services
+    from mesq.wiring.config import Settings
+    from mesq.wiring.services import build_services
 
     services = build_services(Settings(data_dir=data_dir))
     user = create_user(services.items, "loader", "correct horse battery")
@@ -186,7 +186,7 @@ async def _upload(base: str, token: str) -> int:
 
 
 def _serve_command(data_dir: Path, port: int) -> list[str]:
-    return [sys.executable, "-m", "mesq.cli", "serve", "--data-dir", str(data_dir), "--port", str(port)]
+    return [sys.executable, "-m", "mesq.runtime.cli", "serve", "--data-dir", str(data_dir), "--port", str(port)]
 
 
 def _server_env() -> dict[str, str]:

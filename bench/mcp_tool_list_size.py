@@ -60,10 +60,10 @@ def main() -> None:
 
     from mesq.auth.tokens import create_token
     from mesq.auth.users import create_user
-    from mesq.config import Settings
     from mesq.mcp import default_catalog
-    from mesq.server import create_local_app
-    from mesq.services import build_services
+    from mesq.runtime.server import create_local_app
+    from mesq.wiring.config import Settings
+    from mesq.wiring.services import build_services
 
     imported = time.perf_counter()
     default_catalog()
@@ -108,7 +108,7 @@ def main() -> None:
         services.items.close()
 
     import_ms, build_ms = (imported - started) * 1000, (built - imported) * 1000
-    print(f"import mesq.server + SDK: {import_ms:.0f} ms; catalog build: {build_ms:.1f} ms")
+    print(f"import mesq.runtime.server + SDK: {import_ms:.0f} ms; catalog build: {build_ms:.1f} ms")
     print("tools/list size (modern era, o200k_base tokens of the result)")
     for label, size in sizes.items():
         print(f"  {label:<14} {counts[label]:>3} tools  {size:>7,} tokens")

@@ -189,7 +189,7 @@ def _todo_cases(api: Any, auth: dict[str, str], context: Any, tasks: int) -> dic
 def _account(settings: Any) -> dict[str, str]:
     from mesq.auth.tokens import create_token
     from mesq.auth.users import create_user
-    from mesq.services import build_services
+    from mesq.wiring.services import build_services
 
     services = build_services(settings)
     if settings.storage == "dynamodb":
@@ -203,7 +203,7 @@ def rows_warm_latency() -> list[tuple[str, str, str]]:
     """Warm REST calls through the Lambda handler on SQLite: the code's own cost, no emulator."""
     from tests.infra.apigw import LambdaContext, http_api_event, load_function
 
-    from mesq.config import Settings
+    from mesq.wiring.config import Settings
 
     rows: list[tuple[str, str, str]] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -288,7 +288,7 @@ def rows_mcp_warm() -> list[tuple[str, str, str]]:
     the bare SDK behind the same Starlette+Mangum shape."""
     from tests.infra.apigw import LambdaContext, decode_body, load_function
 
-    from mesq.config import Settings
+    from mesq.wiring.config import Settings
 
     rows: list[tuple[str, str, str]] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -330,9 +330,9 @@ def rows_mcp_warm() -> list[tuple[str, str, str]]:
 def _output_check_row(answer: dict[str, Any], call_seconds: float) -> tuple[str, str, str]:
     """What the server's check of each result against the tool's full envelope schema costs
     (mcp/result.py checked_envelope: `validation.conforms`), as a share of the whole warm call."""
+    from mesq.application.validation import conforms
+    from mesq.kernel.spec import load_spec
     from mesq.mcp.catalog import build_catalog
-    from mesq.spec import load_spec
-    from mesq.validation import conforms
 
     tool = build_catalog(load_spec()).get("get_memo")
     assert tool is not None
@@ -351,7 +351,7 @@ def rows_round_trips() -> list[tuple[str, str, str]]:
     from moto import mock_aws
     from tests.infra.apigw import LambdaContext, load_function
 
-    from mesq.config import Settings
+    from mesq.wiring.config import Settings
 
     rows: list[tuple[str, str, str]] = []
     calls: list[str] = []
@@ -388,9 +388,9 @@ def _seed_memos(items: Any, user_id: str, count: int) -> None:
     """`count` memos written as the API stores them (index keys, stats and tag counters), but in
     direct transactions of 80 memos with their counter updates summed per batch: 100k memos in
     seconds, not the minutes one transaction per memo takes."""
+    from mesq.kernel.timestamps import now_timestamp
     from mesq.memos import store
     from mesq.store.ports import Condition, Put, Update
-    from mesq.timestamps import now_timestamp
 
     now = now_timestamp()
     for first in range(0, count, 80):
@@ -414,10 +414,10 @@ def _seed_memos(items: Any, user_id: str, count: int) -> None:
 
 def rows_memo_scale() -> list[tuple[str, str, str]]:
     from mesq.auth.users import create_user
-    from mesq.config import Settings
-    from mesq.context import Call, Principal
+    from mesq.kernel.context import Call, Principal
     from mesq.memos import reads
-    from mesq.services import build_services
+    from mesq.wiring.config import Settings
+    from mesq.wiring.services import build_services
 
     rows = []
     first: dict[str, float] = {}

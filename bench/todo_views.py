@@ -50,7 +50,7 @@ def _interleaved_ms(fns: dict[str, Callable[[], Any]], rounds: int = 9) -> dict[
 
 def _seed(services: Any, user_id: str, tasks: int) -> None:
     """`tasks` root tasks over 4 columns (a fifth of them with 2 subtasks), 50 inbox items."""
-    from mesq.timestamps import now_timestamp
+    from mesq.kernel.timestamps import now_timestamp
     from mesq.todos import keys as todo_keys
     from mesq.todos import list_sizes, model
     from mesq.todos import writes as todo_writes
@@ -118,15 +118,15 @@ def _seed(services: Any, user_id: str, tasks: int) -> None:
 
 def rows_todo_views() -> list[tuple[str, str, str]]:
     from mesq.auth.users import create_user
-    from mesq.config import Settings
-    from mesq.context import Call, Principal
-    from mesq.keys import user_partition
-    from mesq.services import build_services
+    from mesq.kernel.context import Call, Principal
+    from mesq.kernel.keys import user_partition
     from mesq.todos import keys as todo_keys
     from mesq.todos import state as todo_state
     from mesq.todos.board.operations import OPERATIONS as BOARD_OPERATIONS
     from mesq.todos.views import operations as views
     from mesq.todos.views.listing import DEFAULT_LIMIT
+    from mesq.wiring.config import Settings
+    from mesq.wiring.services import build_services
 
     rows = []
     for count in (5_000, 50_000):

@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from mesq.spec import load_spec
+from mesq.kernel.spec import load_spec
 
 TEMPLATE = Path(__file__).resolve().parents[1] / "template.yaml"
 BEGIN = "        # BEGIN generated REST routes (infra/sync_template_routes.py)\n"

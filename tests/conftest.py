@@ -22,8 +22,8 @@ from starlette.testclient import TestClient
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.server import create_local_app
-from mesq.services import Services, build_services
+from mesq.runtime.server import create_local_app
+from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -99,7 +99,7 @@ def run_cli(
     *args: str, stdin: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "mesq.cli", *args],
+        [sys.executable, "-m", "mesq.runtime.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -114,7 +114,7 @@ def start_server(
     """Start `mesq serve` (or `command`, e.g. `make run`) on a free port; wait until it says where
     it listens and answers /healthz."""
     port = free_port()
-    argv = command or [sys.executable, "-m", "mesq.cli", "serve", "--data-dir", str(data_dir)]
+    argv = command or [sys.executable, "-m", "mesq.runtime.cli", "serve", "--data-dir", str(data_dir)]
     if command is None:
         argv += ["--port", str(port), *extra]
     else:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mesq.config import Settings
+from mesq.wiring.config import Settings
 
 TESTCLIENT_HOST = "testserver"
 

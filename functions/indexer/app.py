@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from mesq.config import Settings
-from mesq.lambda_entry import stream_handler
+from mesq.runtime.lambda_entry import stream_handler
 from mesq.search.stream import handle_records
-from mesq.services import build_services
+from mesq.wiring.config import Settings
+from mesq.wiring.services import build_services
 
 services = build_services(Settings.from_env())
 

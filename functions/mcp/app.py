@@ -6,9 +6,9 @@ validators and the S3 client; an on-demand cold start leaves those to first use)
 invocation builds only a per-request stateless session manager.
 """
 
-from mesq.apps import create_mcp_app
-from mesq.config import Settings
-from mesq.lambda_entry import lambda_handler
-from mesq.services import build_services
+from mesq.runtime.apps import create_mcp_app
+from mesq.runtime.lambda_entry import lambda_handler
+from mesq.wiring.config import Settings
+from mesq.wiring.services import build_services
 
 handler = lambda_handler(create_mcp_app(build_services(Settings.from_env())), service="mesq-mcp")

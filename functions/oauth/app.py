@@ -5,9 +5,9 @@
 It never imports the MCP SDK: its cold start stays that of the REST function.
 """
 
-from mesq.apps import create_oauth_app
-from mesq.config import Settings
-from mesq.lambda_entry import lambda_handler
-from mesq.services import build_services
+from mesq.runtime.apps import create_oauth_app
+from mesq.runtime.lambda_entry import lambda_handler
+from mesq.wiring.config import Settings
+from mesq.wiring.services import build_services
 
 handler = lambda_handler(create_oauth_app(build_services(Settings.from_env())), service="mesq-oauth")

@@ -13,10 +13,10 @@ from typing import Any
 from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 
-from mesq.config import Settings
-from mesq.lambda_entry import event_handler
-from mesq.reading_jobs import fan_out, run_user_sync
-from mesq.services import build_services
+from mesq.jobs.reading_sync import fan_out, run_user_sync
+from mesq.runtime.lambda_entry import event_handler
+from mesq.wiring.config import Settings
+from mesq.wiring.services import build_services
 
 logger = Logger(child=True)
 services = build_services(Settings.from_env())

@@ -10,10 +10,10 @@ from collections.abc import Callable, Iterator
 import pytest
 from starlette.testclient import TestClient
 
-from mesq import ratelimit
-from mesq.ratelimit import PROFILES
-from mesq.server import create_local_app
-from mesq.services import Services
+from mesq.application import ratelimit
+from mesq.application.ratelimit import PROFILES
+from mesq.runtime.server import create_local_app
+from mesq.wiring.services import Services
 from tests.conftest import Account
 
 BUDGET = PROFILES["normal"]["unauthenticated"]

@@ -12,8 +12,8 @@ from collections.abc import Callable
 import pytest
 from starlette.testclient import TestClient
 
-from mesq import errors
-from mesq.spec import load_spec
+from mesq.kernel import errors
+from mesq.kernel.spec import load_spec
 from tests.conftest import Account
 from tests.mcp.conftest import Mcp
 

@@ -9,11 +9,11 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from mesq.apps import create_api_app, create_mcp_app, create_oauth_app
 from mesq.asgi.hosts import HostPolicy
-from mesq.config import Settings
-from mesq.server import create_local_app
-from mesq.services import Services
+from mesq.runtime.apps import create_api_app, create_mcp_app, create_oauth_app
+from mesq.runtime.server import create_local_app
+from mesq.wiring.config import Settings
+from mesq.wiring.services import Services
 
 EVIL = "evil.example"
 ROUTES = [
@@ -124,7 +124,7 @@ def test_host_policy_on_lambda_accepts_only_the_api_gateway_domain(tmp_path: Pat
 
 
 def test_settings_read_the_host_and_body_deadline_variables() -> None:
-    from mesq.config import ConfigError
+    from mesq.wiring.config import ConfigError
 
     env = {"MESQ_ALLOWED_HOSTS": " mesq.lan, other.example ,", "MESQ_BODY_TIMEOUT_SECONDS": "3"}
     settings = Settings.from_env({**env, "MESQ_BODY_MIN_RATE_BYTES": "2048"})

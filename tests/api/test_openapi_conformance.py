@@ -20,10 +20,10 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.server import create_local_app
-from mesq.services import build_services
-from mesq.spec import load_spec
+from mesq.kernel.spec import load_spec
+from mesq.runtime.server import create_local_app
 from mesq.todos.board.operations import OPERATIONS as BOARD
+from mesq.wiring.services import build_services
 from tests.settings import inprocess_settings
 
 MEMO_SCOPES = "memo:read,memo:write"

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from mesq.auth.tokens import create_token, revoke_token
-from mesq.spec import load_spec
+from mesq.kernel.spec import load_spec
 
 BASE = "/api/toolkit/memo"
 
@@ -165,7 +165,7 @@ def test_openapi_document_and_health(client):
 
 
 def test_internal_errors_do_not_leak(client, make_account, monkeypatch):
-    from mesq import operations
+    from mesq.application import operations
 
     def explode(call, arguments):
         raise RuntimeError("database password is hunter2")

@@ -8,7 +8,7 @@ import re
 import zipfile
 from pathlib import Path
 
-from mesq.services import build_services
+from mesq.wiring.services import build_services
 from tests.conftest import run_cli
 from tests.settings import inprocess_settings
 

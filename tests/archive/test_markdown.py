@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
+from mesq.application.operations import invoke_sync
 from mesq.archive.markdown import MarkdownReport, NoteError, import_markdown, parse_note
 from mesq.auth.users import create_user
-from mesq.context import Principal
-from mesq.keys import user_partition
+from mesq.kernel.context import Principal
+from mesq.kernel.keys import user_partition
+from mesq.kernel.spec import load_spec
 from mesq.memos import store as memo_store
-from mesq.operations import invoke_sync
-from mesq.services import Services, build_services
-from mesq.spec import load_spec
 from mesq.store.paging import walk
+from mesq.wiring.services import Services, build_services
 from tests.conftest import run_cli
 from tests.settings import inprocess_settings
 
@@ -123,7 +123,7 @@ def _check(services: Services, user_id: str, expected: dict[str, dict[str, Any]]
         match = re.match(r"Note (\d+) ", memo["content"])
         assert match, memo["content"]
         by_index[int(match.group(1))] = memo
-    from mesq.timestamps import normalize_timestamp
+    from mesq.kernel.timestamps import normalize_timestamp
 
     for _path, want in expected.items():
         memo = by_index[want["index"]]

@@ -14,21 +14,21 @@ from typing import Any
 
 import pytest
 
+from mesq.application.operations import invoke_sync
 from mesq.archive.exporter import export_account
 from mesq.archive.format import MANIFEST, RECORDS, ArchiveError
 from mesq.archive.importer import import_account
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.context import Principal
-from mesq.keys import user_partition
-from mesq.operations import invoke_sync
+from mesq.kernel.context import Principal
+from mesq.kernel.keys import user_partition
+from mesq.kernel.spec import load_spec
 from mesq.reading.importer import import_snapshots, parse_document
-from mesq.services import Services
-from mesq.spec import load_spec
 from mesq.store.blobs_local import LocalBlobStore
 from mesq.store.paging import walk
 from mesq.store.ports import BlobStore, ItemStore
 from mesq.store.sqlite import SQLiteItemStore
+from mesq.wiring.services import Services
 from tests.settings import inprocess_settings
 
 from ..contract.blob_fixtures import fake_aws, s3_store  # noqa: F401

@@ -11,9 +11,9 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from mesq.server import create_local_app
-from mesq.services import Services, build_item_store
+from mesq.runtime.server import create_local_app
 from mesq.store.ports import BlobStore
+from mesq.wiring.services import Services, build_item_store
 from tests.conftest import Account
 from tests.settings import inprocess_settings
 
@@ -63,7 +63,7 @@ def make_services(tmp_path: Path) -> Iterator[Callable[..., Services]]:
 
     def make(blobs: BlobStore | None = None, **overrides: Any) -> Services:
         settings = inprocess_settings(data_dir=tmp_path / f"data{len(built)}").with_overrides(**overrides)
-        from mesq.services import build_blob_store
+        from mesq.wiring.services import build_blob_store
 
         services = Services(settings, build_item_store(settings), blobs or build_blob_store(settings))
         built.append(services)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mesq.spec import load_spec
+from mesq.kernel.spec import load_spec
 
 from .conftest import MEMO, READ, RELAY, RESOURCES, SESSION, TODO_ATTACHMENTS, TODO_READ, TODO_RELAY, uploaded
 

@@ -16,7 +16,7 @@ import pytest
 
 from mesq.attachments import reads
 from mesq.attachments.paths import staging_path
-from mesq.server import create_local_app
+from mesq.runtime.server import create_local_app
 from mesq.store.blobs_s3 import S3BlobStore
 from mesq.store.ports import StoreUnavailable
 

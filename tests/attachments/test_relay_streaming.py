@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 
-from mesq.server import create_local_app
+from mesq.runtime.server import create_local_app
 
 from .conftest import RELAY
 

@@ -7,8 +7,8 @@ import copy
 
 import pytest
 
+from mesq.kernel.spec import SpecError, build_spec, load_spec
 from mesq.mcp.service import default_catalog
-from mesq.spec import SpecError, build_spec, load_spec
 
 RAW = {
     "relay_memo_resource_upload", "download_memo_resource", "head_memo_resource",
@@ -53,7 +53,7 @@ def test_raw_operation_needs_a_unique_operation_id():
 
 
 def test_attachment_settings_from_env():
-    from mesq.config import ConfigError, Settings
+    from mesq.wiring.config import ConfigError, Settings
 
     default = Settings.from_env({})
     assert (default.attachment_quota_bytes, default.mcp_read_cap_bytes) == (1024**3, 10 * 1024 * 1024)

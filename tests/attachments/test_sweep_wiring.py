@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from mesq import sweeper
 from mesq.attachments.paths import STAGING_ROOT
+from mesq.jobs import sweeper
 from tests.conftest import REPO
 from tests.infra.template_tools import load_template
 
@@ -40,7 +40,7 @@ def test_serve_loop_sweeps_every_interval_and_survives_failures(monkeypatch, mak
 
 
 def test_serve_starts_the_sweeper():
-    source = (REPO / "layers/core/mesq/server.py").read_text()
+    source = (REPO / "layers/core/mesq/runtime/server.py").read_text()
     assert "sweep_forever(services)" in source
 
 
@@ -104,7 +104,7 @@ def test_scheduler_routes_the_reminder_schedule_to_the_tick(monkeypatch, tmp_pat
 
 
 def test_serve_starts_the_reminder_loop():
-    source = (REPO / "layers/core/mesq/server.py").read_text()
+    source = (REPO / "layers/core/mesq/runtime/server.py").read_text()
     assert "remind_forever(services)" in source
 
 

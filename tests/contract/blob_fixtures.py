@@ -28,7 +28,7 @@ import pytest
 from moto import mock_aws
 from moto.server import ThreadedMotoServer
 
-from mesq.deferred_blobs import DeferredBlobStore
+from mesq.adapters.deferred_blobs import DeferredBlobStore
 from mesq.store.blobs_local import LocalBlobStore
 from mesq.store.blobs_s3 import S3BlobStore, make_s3_client
 from mesq.store.ports import BlobStore

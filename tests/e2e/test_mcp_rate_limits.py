@@ -12,7 +12,7 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from mesq.ratelimit import PROFILES
+from mesq.application.ratelimit import PROFILES
 from tests.conftest import LiveServer, start_server, stop_server
 from tests.e2e.test_mcp_client import MODES, connect
 

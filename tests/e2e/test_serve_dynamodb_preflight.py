@@ -29,7 +29,7 @@ def serve(env: dict[str, str], tmp_path: Path) -> tuple[subprocess.CompletedProc
         "HOME": str(tmp_path),  # no ~/.aws, no SSO cache
         **env,
     }
-    argv = [sys.executable, "-m", "mesq.cli", "serve", "--storage", "dynamodb", "--port", str(free_port())]
+    argv = [sys.executable, "-m", "mesq.runtime.cli", "serve", "--storage", "dynamodb", "--port", str(free_port())]
     start = time.monotonic()
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60, env=clean, cwd=REPO)
     return done, time.monotonic() - start

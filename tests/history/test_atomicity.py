@@ -16,16 +16,16 @@ from typing import Any
 
 import pytest
 
-from mesq.context import Principal
-from mesq.errors import MesqError
+from mesq.application.operations import invoke_sync
 from mesq.history.records import CHANGE_PREFIX
-from mesq.keys import user_partition
-from mesq.operations import invoke_sync
-from mesq.services import Services
-from mesq.spec import load_spec
+from mesq.kernel.context import Principal
+from mesq.kernel.errors import MesqError
+from mesq.kernel.keys import user_partition
+from mesq.kernel.spec import load_spec
 from mesq.store.paging import walk
 from mesq.store.ports import ItemStore, WriteOp
 from mesq.store.sqlite import SQLiteItemStore
+from mesq.wiring.services import Services
 from tests.settings import inprocess_settings
 
 from ..contract.conftest import REPO_ROOT, load_runner

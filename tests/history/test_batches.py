@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mesq.errors import MesqError
+from mesq.kernel.errors import MesqError
 from mesq.todos.board.batch import PART
 
 from .test_atomicity import Racing, caller, changes

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from mesq.context import Principal
-from mesq.operations import invoke_sync
-from mesq.services import Services
-from mesq.spec import load_spec
+from mesq.application.operations import invoke_sync
+from mesq.kernel.context import Principal
+from mesq.kernel.spec import load_spec
 from mesq.store.ports import ItemStore
+from mesq.wiring.services import Services
 from tests.settings import inprocess_settings
 
 from .test_atomicity import SCOPES, USER, caller, changes

@@ -21,7 +21,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from mesq.spec import Operation
+from mesq.kernel.spec import Operation
 
 #: A bounded number of fields per operation keeps the suite linear in the spec's size.
 MAX_FIELDS = 12

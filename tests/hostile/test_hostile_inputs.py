@@ -24,9 +24,9 @@ from starlette.testclient import TestClient
 from mesq.auth.scopes import ALL_SCOPES
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.server import create_local_app
-from mesq.services import build_services
-from mesq.spec import Operation, load_spec
+from mesq.kernel.spec import Operation, load_spec
+from mesq.runtime.server import create_local_app
+from mesq.wiring.services import build_services
 from tests.hostile.cases import Case, baseline, cases
 from tests.mcp.conftest import Mcp
 from tests.settings import inprocess_settings

@@ -6,8 +6,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from mesq.config import Settings
-from mesq.services import build_services
+from mesq.wiring.config import Settings
+from mesq.wiring.services import build_services
 
 
 @pytest.fixture

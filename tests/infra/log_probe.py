@@ -32,8 +32,8 @@ def _boom(*args: Any, **kwargs: Any) -> Any:
 def _token() -> str:
     from mesq.auth.tokens import create_token
     from mesq.auth.users import create_user
-    from mesq.config import Settings
-    from mesq.services import build_services
+    from mesq.wiring.config import Settings
+    from mesq.wiring.services import build_services
 
     services = build_services(Settings.from_env())
     services.items.create_table_if_missing()  # type: ignore[attr-defined]
@@ -72,7 +72,7 @@ def _event(function: str, token: str) -> dict[str, Any]:
 def _force_fault(function: str) -> None:
     """Before the function module is loaded, so every binding it makes sees the failing one."""
     if function in ("api", "mcp"):
-        from mesq import operations
+        from mesq.application import operations
 
         operations.REGISTRY["list_memos"] = _boom  # type: ignore[index]
     elif function == "oauth":

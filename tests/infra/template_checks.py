@@ -7,7 +7,7 @@ from typing import Any
 
 from packaging.requirements import Requirement
 
-from mesq.spec import load_spec
+from mesq.kernel.spec import load_spec
 from tests.infra.template_tools import REPO, allows, functions, http_routes, role_grants, schedules, transformed
 
 #: Routes outside the OpenAPI document: (METHOD, path) -> the function that serves them.

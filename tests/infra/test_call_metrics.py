@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from mesq.call_metrics import OUTCOMES, outcome_of
-from mesq.call_metrics_emf import METRIC_NAME, EmfCallMetrics
-from mesq.errors import Internal, NotFound, RateLimited, ValidationError
+from mesq.adapters.call_metrics_emf import METRIC_NAME, EmfCallMetrics
+from mesq.kernel.call_metrics import OUTCOMES, outcome_of
+from mesq.kernel.errors import Internal, NotFound, RateLimited, ValidationError
 from tests.infra.apigw import LambdaContext, decode_body, http_api_event, load_function
 from tests.infra.test_mcp_lambda import modern
 

@@ -14,7 +14,7 @@ from mesq.attachments.paths import staging_path
 from mesq.attachments.store import put_session, read_session, session_item
 from mesq.reading.credentials import save_credential
 from mesq.sealing.kms import KmsEnvelopeSealer
-from mesq.services import build_services
+from mesq.wiring.services import build_services
 from tests.infra.apigw import REPO, LambdaContext, load_function
 from tests.infra.events import scheduled_event, sqs_event, stream_record
 

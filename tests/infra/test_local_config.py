@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import tomllib
 
-from mesq.config import Settings
+from mesq.wiring.config import Settings
 from tests.infra.template_tools import REPO, load_template
 
 

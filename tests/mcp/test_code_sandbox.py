@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from mesq.errors import RateLimited
+from mesq.kernel.errors import RateLimited
 from mesq.mcp.code import cutting, sandbox
 from mesq.mcp.code import pool as pool_module
 from mesq.mcp.code.cutting import MAX_DEPTH, TooDeep, compact, truncate

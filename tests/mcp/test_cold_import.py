@@ -32,7 +32,7 @@ DENY = {
     "mesq.sealing.kms": "secret sealing (reading credentials), used only when a secret is read",
     "mesq.sealing.local": "secret sealing for mesq serve",
     "aws_xray_sdk": "the X-Ray SDK behind Powertools Tracer, only when tracing is on",
-    "mesq.server": "mesq serve (uvicorn)",
+    "mesq.runtime.server": "mesq serve (uvicorn)",
     "numpy": "search/embedding packages",
     "sentence_transformers": "search/embedding packages",
     "torch": "search/embedding packages",

@@ -1,12 +1,12 @@
 """Errors that name the fix (issue 29, point 4): each mistake a model makes where it guesses,
 sent over MCP; the message must contain what to write instead. The texts come from the schema
-(mesq/hints.py, mesq/validation.py) and the spec's small `x-error-message` / `x-example` hints."""
+(mesq/kernel/hints.py, mesq/application/validation.py) and the spec's small `x-error-message` / `x-example` hints."""
 
 from __future__ import annotations
 
 import pytest
 
-from mesq.hints import closest
+from mesq.kernel.hints import closest
 
 TODO = "todo:read,todo:write,memo:read,memo:write"
 

@@ -28,10 +28,10 @@ from bench.footprint import (
 )
 
 import mesq
+from mesq.application.operations import check_registry
+from mesq.kernel.spec import read_spec
 from mesq.mcp.catalog import build_catalog
 from mesq.mcp.service import default_catalog, instructions
-from mesq.operations import check_registry
-from mesq.spec import read_spec
 
 PACKAGE = Path(mesq.__file__).parent
 

@@ -10,8 +10,8 @@ import pytest
 
 from mesq.auth.tokens import create_token, revoke_token
 from mesq.mcp.endpoint import MCP_BODY_CAP
-from mesq.server import create_local_app
-from mesq.services import Services
+from mesq.runtime.server import create_local_app
+from mesq.wiring.services import Services
 from tests.settings import inprocess_settings
 
 from .conftest import ERAS, Mcp

@@ -24,7 +24,7 @@ from starlette.testclient import TestClient
 from mesq.auth.scopes import ALL_SCOPES
 from mesq.auth.tokens import create_token
 from mesq.mcp.service import default_catalog
-from mesq.services import Services
+from mesq.wiring.services import Services
 
 from .conftest import Mcp
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from mesq.kernel.toolsets import TOOLSETS
 from mesq.mcp.prompts import PROMPTS
 from mesq.mcp.service import default_catalog
-from mesq.toolsets import TOOLSETS
 
 from .conftest import ERAS
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from mesq import __version__
+from mesq.kernel.toolsets import TOOLSETS
 from mesq.mcp.service import default_catalog, instructions
-from mesq.toolsets import TOOLSETS
 
 from .conftest import ERAS, LEGACY, MODERN
 

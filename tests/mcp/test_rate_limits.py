@@ -10,15 +10,15 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from mesq import ratelimit
+from mesq.application import ratelimit
+from mesq.application.ratelimit import PROFILES, RateLimiter
 from mesq.auth.tokens import create_token, list_tokens
 from mesq.auth.users import create_user
-from mesq.config import Settings
-from mesq.errors import RateLimited
+from mesq.kernel.errors import RateLimited
 from mesq.mcp.limits import RATE_LIMITED_RPC_CODE
-from mesq.ratelimit import PROFILES, RateLimiter
-from mesq.server import create_local_app
-from mesq.services import Services, build_services
+from mesq.runtime.server import create_local_app
+from mesq.wiring.config import Settings
+from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 
 from .conftest import Mcp

@@ -11,10 +11,10 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
+from mesq.application.operations import REGISTRY
+from mesq.kernel.spec import load_spec
 from mesq.mcp.catalog import build_catalog
 from mesq.mcp.service import default_catalog, mcp_routes
-from mesq.operations import REGISTRY
-from mesq.spec import load_spec
 
 from .conftest import ERAS, Mcp, check_text_copy, validate_output
 

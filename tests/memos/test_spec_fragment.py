@@ -9,9 +9,9 @@ from importlib import resources
 
 import yaml
 
+from mesq.kernel.spec import FRAGMENTS_KEY, load_spec
 from mesq.memos.reads import OPERATIONS as READS
 from mesq.memos.writes import OPERATIONS as WRITES
-from mesq.spec import FRAGMENTS_KEY, load_spec
 
 
 def _yaml(name: str) -> dict:

@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 
 from mesq.auth.oauth.authorization import decide
 from mesq.auth.users import create_user
-from mesq.services import Services
+from mesq.wiring.services import Services
 from tests.oauth.helpers import REDIRECT_URI, Pkce, authorize_params, query_of
 
 INSTANCE = "http://testserver"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mesq.auth.oauth.authorization import list_grants, load_pending, revoke_grant
-from mesq.errors import NotFound
+from mesq.kernel.errors import NotFound
 from tests.mcp.conftest import Mcp
 from tests.oauth.conftest import INSTANCE
 from tests.oauth.helpers import Pkce, query_of

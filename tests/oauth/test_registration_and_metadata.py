@@ -167,7 +167,7 @@ def test_protected_resource_metadata_is_open_to_browser_clients(client, path):
 def test_public_url_is_the_issuer_and_the_audience(services, make_account):
     from starlette.testclient import TestClient
 
-    from mesq.server import create_local_app
+    from mesq.runtime.server import create_local_app
 
     settings = services.settings.with_overrides(public_url="https://mesq.example")
     app = create_local_app(services.__class__(settings=settings, items=services.items, blobs=services.blobs))

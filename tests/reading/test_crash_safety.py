@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from mesq.keys import user_partition
+from mesq.kernel.keys import user_partition
 from mesq.reading import store as shelf_store
 from mesq.reading.credentials import save_credential
 from mesq.reading.importer import import_snapshots

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from mesq.errors import ValidationError
-from mesq.keys import user_partition
+from mesq.kernel.errors import ValidationError
+from mesq.kernel.keys import user_partition
 from mesq.reading.importer import import_snapshots, parse_document, parse_import
 from mesq.store.paging import walk
 from tests.conftest import run_cli

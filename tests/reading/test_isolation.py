@@ -11,11 +11,11 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from mesq.jobs.reading_sync import fan_out
+from mesq.kernel.spec import load_spec
 from mesq.reading.credentials import remove_credential, save_credential, users_to_sync
 from mesq.reading.importer import import_snapshots, parse_document
-from mesq.reading_jobs import fan_out
-from mesq.services import build_sealer
-from mesq.spec import load_spec
+from mesq.wiring.services import build_sealer
 
 from .export_files import export
 

@@ -10,13 +10,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from mesq.config import ConfigError, Settings
+from mesq.jobs.reading_sync import due_for_sync, sync_due_users
+from mesq.jobs.sweeper import sync_reading_forever
+from mesq.kernel.timestamps import now_timestamp
 from mesq.reading.credentials import save_credential
 from mesq.reading.sync import sync_status
-from mesq.reading_jobs import due_for_sync, sync_due_users
-from mesq.services import Services, build_sealer
-from mesq.sweeper import sync_reading_forever
-from mesq.timestamps import now_timestamp
+from mesq.wiring.config import ConfigError, Settings
+from mesq.wiring.services import Services, build_sealer
 
 from .fake_weread import API_KEY, running, sample_shelf
 from .test_import import stored

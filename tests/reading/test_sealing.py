@@ -15,7 +15,7 @@ from mesq.reading.credentials import load_credential, save_credential
 from mesq.sealing.kms import KmsEnvelopeSealer
 from mesq.sealing.local import LocalKeySealer
 from mesq.sealing.ports import SealingError
-from mesq.services import build_sealer
+from mesq.wiring.services import build_sealer
 
 SECRET = "wrk-Very-Secret-Key-1234567890"
 NOW = "2026-03-01T00:00:00.000000Z"

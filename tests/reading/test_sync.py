@@ -13,7 +13,7 @@ import pytest
 from mesq.reading.credentials import save_credential
 from mesq.reading.sync import sync_user
 from mesq.reading.wechat import provider_factory
-from mesq.services import build_sealer
+from mesq.wiring.services import build_sealer
 
 from .fake_weread import API_KEY, COOKIE, FakeWeRead, running, sample_shelf
 from .test_import import stored

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from mesq.context import Call, Principal
-from mesq.operations import REGISTRY
+from mesq.application.operations import REGISTRY
+from mesq.kernel.context import Call, Principal
+from mesq.kernel.timestamps import format_timestamp, now_timestamp
 from mesq.reminders import channels
 from mesq.sealing.local import LocalKeySealer
-from mesq.services import Services
 from mesq.store.ports import ItemStore
-from mesq.timestamps import format_timestamp, now_timestamp
+from mesq.wiring.services import Services
 from tests.settings import inprocess_settings
 
 from ..contract.conftest import dynamodb_local, dynamodb_local_endpoint, dynamodb_local_env  # noqa: F401

@@ -16,11 +16,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from mesq.kernel.timestamps import format_timestamp, now_timestamp
 from mesq.reminders import channels
 from mesq.reminders.channels import Destinations
 from mesq.sealing.local import LocalKeySealer
 from mesq.store.sqlite import SQLiteItemStore
-from mesq.timestamps import format_timestamp, now_timestamp
 
 from .conftest import todo_call
 from .fakes import HTTPFake, SMTPFake
@@ -210,7 +210,7 @@ def test_a_refused_bot_token_is_the_channels_last_failure_and_never_shown(
 def test_bad_channel_fields_are_refused_with_their_reason(
     tmp_path: Path, sealer: LocalKeySealer, kind: str, fields: dict[str, str], error: str
 ) -> None:
-    from mesq.errors import ValidationError
+    from mesq.kernel.errors import ValidationError
 
     items = SQLiteItemStore(tmp_path / "mesq.db")
     with pytest.raises(ValidationError, match=error):

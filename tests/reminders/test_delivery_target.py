@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
-from mesq import outbound
-from mesq.errors import ValidationError
+from mesq.adapters import outbound
+from mesq.kernel.errors import ValidationError
 from mesq.reminders import channels
 from mesq.reminders.channels import Channel
 from mesq.reminders.delivery import send_webhook

@@ -10,7 +10,7 @@ from typing import Any
 
 from starlette.testclient import TestClient
 
-from mesq.spec import load_spec
+from mesq.kernel.spec import load_spec
 from tests.conftest import Account
 from tests.mcp.conftest import Mcp
 

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
+from mesq.kernel.timestamps import now_timestamp
 from mesq.reminders import channels
 from mesq.reminders.tick import CLAIM_PREFIX, RETRY_DELAYS, RETRY_PREFIX, run_due_reminder_tick
 from mesq.sealing.local import LocalKeySealer
 from mesq.store.ports import ItemStore
 from mesq.store.sqlite import SQLiteItemStore
-from mesq.timestamps import now_timestamp
 from mesq.todos.reminder_schedule import INDEX_PREFIX
 
 from .conftest import todo_call, user_with_reminders

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from mesq.search.local_models import BundledEmbedder
-from mesq.services import build_services
+from mesq.wiring.services import build_services
 from tests.settings import inprocess_settings
 
 from .conftest import run

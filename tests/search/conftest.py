@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from mesq.context import Call, Principal
-from mesq.operations import REGISTRY
+from mesq.application.operations import REGISTRY
+from mesq.kernel.context import Call, Principal
 from mesq.search.local_models import BundledEmbedder
-from mesq.services import Services, build_services
+from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 
 ALL_READ = frozenset({"memo:read", "memo:write", "todo:read", "todo:write", "reading:read"})

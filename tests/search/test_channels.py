@@ -15,13 +15,13 @@ import pytest
 from botocore.stub import Stubber
 from starlette.testclient import TestClient
 
-from mesq.apps import create_api_app
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.model_ports import ProviderError
+from mesq.kernel.model_ports import ProviderError
+from mesq.runtime.apps import create_api_app
 from mesq.search import pipeline
 from mesq.search.bedrock import BedrockEmbedder, BedrockReranker
-from mesq.services import Services
+from mesq.wiring.services import Services
 
 
 def _client(services: Services, scopes: list[str]) -> tuple[TestClient, str]:

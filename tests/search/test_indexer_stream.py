@@ -20,10 +20,10 @@ from moto import mock_aws
 from mesq.search.documents import doc_of
 from mesq.search.follow import FollowingStore
 from mesq.search.indexer import repository
-from mesq.services import Services
 from mesq.store.blobs_s3 import S3BlobStore
 from mesq.store.dynamodb import DynamoDBItemStore, _default_config
 from mesq.store.paging import walk
+from mesq.wiring.services import Services
 from tests.settings import inprocess_settings
 
 from .conftest import run

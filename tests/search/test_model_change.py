@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mesq.model_ports import Vectors
+from mesq.kernel.model_ports import Vectors
 from mesq.search.indexer import repository
 from mesq.search.persist import pointer_key
-from mesq.services import Services, build_services
+from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 
 from .conftest import run

@@ -9,11 +9,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 
-from mesq.errors import ServiceUnavailable
-from mesq.model_ports import ProviderError, Vectors
+from mesq.kernel.errors import ServiceUnavailable
+from mesq.kernel.model_ports import ProviderError, Vectors
 from mesq.reading.importer import import_snapshots, parse_document
 from mesq.search import pipeline
-from mesq.services import Services
+from mesq.wiring.services import Services
 from tests.reading.export_files import export
 
 from .conftest import run

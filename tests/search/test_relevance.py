@@ -17,7 +17,7 @@ import pytest
 
 from mesq.search.local_models import BundledEmbedder
 from mesq.search.tokens import tokens
-from mesq.services import Services, build_services
+from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 
 from .conftest import run

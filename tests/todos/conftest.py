@@ -23,10 +23,10 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from mesq.context import Call, Principal
-from mesq.operations import REGISTRY
-from mesq.services import Services
-from mesq.spec import load_spec
+from mesq.application.operations import REGISTRY
+from mesq.kernel.context import Call, Principal
+from mesq.kernel.spec import load_spec
+from mesq.wiring.services import Services
 from tests.conftest import Account
 from tests.mcp.conftest import Mcp
 

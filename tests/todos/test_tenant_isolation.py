@@ -18,10 +18,10 @@ from starlette.testclient import TestClient
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.keys import user_partition
-from mesq.server import create_local_app
-from mesq.services import Services, build_services
-from mesq.spec import Operation, load_spec
+from mesq.kernel.keys import user_partition
+from mesq.kernel.spec import Operation, load_spec
+from mesq.runtime.server import create_local_app
+from mesq.wiring.services import Services, build_services
 from tests.mcp.conftest import Mcp, check_text_copy, validate_output
 from tests.settings import inprocess_settings
 

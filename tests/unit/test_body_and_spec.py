@@ -3,10 +3,10 @@ from __future__ import annotations
 import pytest
 from jsonschema import Draft202012Validator
 
+from mesq.application.operations import REGISTRY, check_registry
 from mesq.asgi.body import is_json_media_type, parse_json_object
-from mesq.errors import ValidationError
-from mesq.operations import REGISTRY, check_registry
-from mesq.spec import SpecError, build_spec, load_spec
+from mesq.kernel.errors import ValidationError
+from mesq.kernel.spec import SpecError, build_spec, load_spec
 
 
 @pytest.mark.parametrize(
@@ -103,7 +103,7 @@ def test_array_parameters_know_their_item_type():
 
 
 def test_fragments_merge_into_one_document_and_duplicates_fail_fast():
-    from mesq.spec import SpecError, merge_fragments
+    from mesq.kernel.spec import SpecError, merge_fragments
 
     root = {"x-mesq-fragments": ["a.yaml"], "paths": {"/x": {}}, "components": {"schemas": {"A": {}}}}
     merged = merge_fragments(root, {"a.yaml": {"paths": {"/y": {}}, "components": {"schemas": {"B": {}}}}})

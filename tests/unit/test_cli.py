@@ -1,6 +1,6 @@
 """`mesq` as a person meets it at a terminal: every failure is one line on stderr with a non-zero
 status (never a traceback), every option has help, and the user and token commands say what
-they did. Run as real subprocesses (`python -m mesq.cli`), as a shell would."""
+they did. Run as real subprocesses (`python -m mesq.runtime.cli`), as a shell would."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ import pytest
 
 from mesq.auth.tokens import create_token, record_key
 from mesq.auth.users import check_password, find_user_by_name
-from mesq.cli import _parser
-from mesq.config import Settings
-from mesq.services import build_services
+from mesq.kernel.timestamps import format_timestamp, utc_now
+from mesq.runtime.cli import _parser
 from mesq.store.ports import Update
-from mesq.timestamps import format_timestamp, utc_now
 from mesq.web.kit.sessions import create_session, load_session
+from mesq.wiring.config import Settings
+from mesq.wiring.services import build_services
 
 from ..conftest import run_cli
 

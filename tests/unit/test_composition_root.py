@@ -1,6 +1,6 @@
-"""One composition root (mesq/services.py): every adapter is picked and built there, once per
+"""One composition root (mesq/wiring/services.py): every adapter is picked and built there, once per
 process. Outside it only the adapters themselves make a boto3 client or a sealer, and the
-kernel's `context.py` knows neither the configuration nor the search package."""
+kernel's `kernel/context.py` knows neither the configuration nor the search package."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from mesq.services import Services, build_services
+from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 from tests.unit.test_import_direction import PACKAGE, imported_modules
 
@@ -29,8 +29,9 @@ def test_build_sealer_and_boto3_clients_only_in_the_composition_root_and_the_ada
         ["grep", "-rln", "--include=*.py", PATTERN, str(PACKAGE)], capture_output=True, text=True, check=False
     ).stdout.split()
     files = {Path(name).relative_to(PACKAGE).as_posix() for name in found}
-    assert "services.py" in files  # the grep sees what it is meant to see
-    assert files - {"services.py"} <= CLIENT_ADAPTERS, sorted(files - {"services.py"} - CLIENT_ADAPTERS)
+    assert "wiring/services.py" in files  # the grep sees what it is meant to see
+    others = files - {"wiring/services.py"}
+    assert others <= CLIENT_ADAPTERS, sorted(others - CLIENT_ADAPTERS)
 
 
 def test_the_grep_catches_a_sealer_built_outside_the_root(tmp_path):
@@ -41,9 +42,9 @@ def test_the_grep_catches_a_sealer_built_outside_the_root(tmp_path):
 
 
 def test_context_imports_neither_config_nor_search():
-    imported = set(imported_modules(PACKAGE / "context.py"))
+    imported = set(imported_modules(PACKAGE / "kernel" / "context.py"))
     assert imported, "the checker read nothing"
-    assert not {name for name in imported if re.match(r"mesq\.(config|search)(\.|$)", name)}
+    assert not {name for name in imported if re.match(r"mesq\.(wiring|search)(\.|$)", name)}
 
 
 def test_each_adapter_is_built_once_per_process(tmp_path):

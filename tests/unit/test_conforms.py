@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from mesq.application.validation import conforms, prepare_validators, validator_for
 from mesq.mcp.result import checked_envelope
-from mesq.validation import conforms, prepare_validators, validator_for
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -41,7 +41,7 @@ def test_a_matching_result_is_not_walked_by_jsonschema(monkeypatch: pytest.Monke
     def walked(schema: dict[str, Any]) -> Any:
         raise AssertionError("jsonschema ran on a result the compiled validator accepted")
 
-    monkeypatch.setattr("mesq.validation.validator_for", walked)
+    monkeypatch.setattr("mesq.application.validation.validator_for", walked)
     monkeypatch.setattr("mesq.mcp.result.validator_for", walked)
     envelope = {"id": "abc"}
     assert checked_envelope(envelope, schema, "t", "tool") is envelope

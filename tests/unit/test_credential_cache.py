@@ -11,8 +11,8 @@ import pytest
 from mesq.auth import lookup_cache
 from mesq.auth.tokens import _lookup_key, authenticate_token, create_token, revoke_token, secret_digest
 from mesq.auth.users import create_user
-from mesq.errors import Unauthorized
-from mesq.services import build_services
+from mesq.kernel.errors import Unauthorized
+from mesq.wiring.services import build_services
 from tests.settings import inprocess_settings
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mesq.services import build_sealer, build_services
+from mesq.wiring.services import build_sealer, build_services
 from tests.settings import inprocess_settings
 
 
@@ -71,7 +71,7 @@ def test_an_existing_loose_data_directory_is_tightened_on_start(tmp_path: Path) 
 def test_a_file_removed_during_the_walk_is_not_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A CLI command beside a running server: the server removes a temporary file (SQLite's
     journal, an index snapshot) between the walk listing it and the chmod (CI saw this)."""
-    from mesq import private_files
+    from mesq.adapters import private_files
 
     data_dir = tmp_path / "busy"
     (data_dir / "blobs").mkdir(parents=True)
@@ -93,7 +93,7 @@ def test_the_tree_is_walked_once_then_only_its_root_is_checked(tmp_path: Path) -
     (data_dir / "blobs").mkdir(parents=True)
     (data_dir / "blobs" / "a").write_bytes(b"x")
     os.chmod(data_dir / "blobs" / "a", 0o644)
-    from mesq.private_files import TIGHTENED_MARKER, tighten
+    from mesq.adapters.private_files import TIGHTENED_MARKER, tighten
 
     tighten(data_dir)
     assert (data_dir / TIGHTENED_MARKER).exists()

@@ -12,12 +12,12 @@ from moto import mock_aws
 
 import mesq.mcp.catalog as catalog_module
 import mesq.store.blobs_s3 as blobs_s3
-from mesq.config import Settings
-from mesq.deferred_blobs import DeferredBlobStore
+from mesq.adapters.deferred_blobs import DeferredBlobStore
+from mesq.kernel.spec import load_spec
 from mesq.mcp.catalog import build_catalog
 from mesq.mcp.service import mcp_routes
-from mesq.services import build_blob_store, build_services
-from mesq.spec import load_spec
+from mesq.wiring.config import Settings
+from mesq.wiring.services import build_blob_store, build_services
 
 
 @pytest.fixture

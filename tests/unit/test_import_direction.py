@@ -1,19 +1,22 @@
 """The import direction of layers/core/mesq, read from the source with `ast` (imports inside
-functions included, relative imports resolved), stated as layers over every package and root
-module (a module that is in no layer fails the test, so a new one must be placed):
+functions included, relative imports resolved), stated as layers of packages (a package or root
+module that is in no layer fails the test, so a new one must be placed):
 
-    entry      apps, server, cli, lambda_entry                      (what starts a process)
-    edges      asgi (what the edges share), http, mcp, web          (never one another)
-    jobs       sweeper, reading_jobs, attachment_cleanup
-    wiring     config, services (the composition root), deferred_blobs, call_metrics_emf
+    runtime     apps, server, cli, lambda_entry                     (what starts a process)
+    edges       asgi (what the edges share), http, mcp, web         (never one another)
+    jobs        sweeper, reading_sync, attachment_cleanup
+    wiring      config, services (the composition root)
+    adapters    deferred_blobs, call_metrics_emf, outbound, private_files
     application operations, validation, ratelimit, idempotency
-    domains    memos, todos, attachments, auth, calendar_feed, reading, reminders, search,
-               sealing, store (each package's ports and rules; its adapters are named below)
-    kernel     errors, values, messages, timestamps, pages, keys, tags, context, ...
+    domains     memos, todos, attachments, auth, calendar_feed, reading, reminders, search,
+                sealing, store, history, archive (each package's ports and rules; its provider
+                modules are named below)
+    kernel      errors, values, messages, timestamps, pages, keys, tags, context, spec, ...
 
 A module imports its own floor or lower. Domains and the kernel never import the configuration,
-the composition root, an edge, an adapter module or a library adapter (boto3, httpx, Starlette,
-the MCP SDK, sqlite3...): the named ADAPTER_MODULES are the provider modules allowed theirs."""
+the composition root, an edge, an adapter or a library adapter (boto3, httpx, Starlette, the MCP
+SDK, sqlite3...): the named ADAPTER_MODULES are the domains' provider modules, allowed their
+library and `mesq.adapters`."""
 
 from __future__ import annotations
 
@@ -27,24 +30,22 @@ PACKAGE = Path(__file__).resolve().parents[2] / "layers" / "core" / "mesq"
 
 #: Floors, lowest first: a module may import its own floor or a lower one.
 LAYERS: dict[str, tuple[str, ...]] = {
-    "kernel": (
-        "errors", "values", "messages", "timestamps", "pages", "keys", "tags", "context", "deployment",
-        "model_ports", "call_metrics", "concurrency", "toolsets", "spec", "outbound", "private_files", "hints",
-    ),
+    "kernel": ("kernel",),
     "domains": (
         "store", "sealing", "auth", "attachments", "memos", "todos", "calendar_feed", "reading", "reminders",
         "search", "history", "archive",
     ),
-    "application": ("idempotency", "validation", "ratelimit", "operations"),
-    "wiring": ("config", "deferred_blobs", "call_metrics_emf", "services"),
-    "jobs": ("attachment_cleanup", "reading_jobs", "sweeper"),
+    "application": ("application",),
+    "adapters": ("adapters",),
+    "wiring": ("wiring",),
+    "jobs": ("jobs",),
     "edges": ("asgi", "http", "mcp", "web"),
-    "entry": ("apps", "server", "lambda_entry", "cli"),
+    "runtime": ("runtime", "cli"),  # cli.py: the old console-script path, a shim over runtime/cli.py
 }  # fmt: skip
 #: Named imports up a floor: the domains use the application's idempotency (memos/todos writes);
 #: the kernel's `Call` names the domains' ports (never their adapters).
 SHARED_DOWN = {
-    "domains": ("mesq.idempotency",),
+    "domains": ("mesq.application.idempotency",),
     "kernel": ("mesq.store.ports", "mesq.sealing.ports", "mesq.reading.queue"),
 }
 EDGES = LAYERS["edges"]
@@ -61,7 +62,7 @@ ADAPTER_MODULES: dict[str, tuple[str, ...]] = {
     "mesq.search.local_models": (),
     "mesq.reading.queue_sqs": ("boto3", "botocore"),
     "mesq.reading.wechat": ("httpx",),  # the WeChat Reading provider
-    "mesq.outbound": ("httpx",),  # outbound HTTP: address checks, deadlines, one TLS context
+    "mesq.adapters.outbound": ("httpx",),  # outbound HTTP: address checks, deadlines, one TLS context
     "mesq.reminders.channels": ("httpx",),  # webhook URLs read with the sender's own parser
     "mesq.reminders.delivery": ("httpx",),  # webhook delivery
     "mesq.reminders.tick": ("httpx",),  # the tick's one delivery client per run
@@ -114,7 +115,7 @@ def _all_modules() -> list[Path]:
 
 
 def _is_adapter_import(name: str) -> bool:
-    return any(_within(name, adapter) for adapter in ADAPTER_MODULES)
+    return _within(name, "mesq.adapters") or any(_within(name, adapter) for adapter in ADAPTER_MODULES)
 
 
 def layer_violations() -> list[str]:
@@ -139,8 +140,12 @@ def layer_violations() -> list[str]:
             target = _floor_of(name)
             if target is None:
                 continue  # a name inside mesq/__init__ (none today)
-            if floors.index(target) > floors.index(floor) and not any(
-                _within(name, shared) for shared in SHARED_DOWN.get(floor, ())
+            provider_helper = module in ADAPTER_MODULES and target == "adapters"  # a provider module is an adapter
+            shared = SHARED_DOWN.get(floor, ())  # `from ..application import idempotency` also yields the package
+            if (
+                floors.index(target) > floors.index(floor)
+                and not provider_helper
+                and not any(_within(name, item) or item.startswith(name + ".") for item in shared)
             ):
                 found.append(f"{module} ({floor}) imports {name} ({target})")
             elif low and _is_adapter_import(name) and module not in ADAPTER_MODULES:
@@ -153,7 +158,7 @@ def test_every_module_is_in_a_layer_and_imports_only_its_floor_or_lower():
 
 
 def test_edges_do_not_import_one_another():
-    """What they share lives in mesq/asgi; only the runtime (mesq/apps.py) puts them side by side."""
+    """What they share lives in mesq/asgi; only the runtime (mesq/runtime/apps.py) puts them side by side."""
     found = []
     for edge in EDGES:
         if edge == "asgi":
@@ -171,10 +176,12 @@ def test_edges_do_not_import_one_another():
         ("memos/writes.py", "import boto3"),
         ("search/pipeline.py", "import httpx"),
         ("reading/sync.py", "from starlette.responses import Response"),
-        ("todos/writes.py", "from ..config import Settings"),
-        ("reminders/channels.py", "from ..services import build_sealer"),
+        ("todos/writes.py", "from ..wiring.config import Settings"),
+        ("reminders/channels.py", "from ..wiring.services import build_sealer"),
         ("sealing/ports.py", "from .kms import KmsEnvelopeSealer"),
-        ("context.py", "from .search import pipeline"),
+        ("kernel/context.py", "from ..search import pipeline"),
+        ("memos/reads.py", "from ..adapters.outbound import guarded_client"),
+        ("kernel/errors.py", "from ..application import operations"),
         ("http/app.py", "from ..web import web_routes"),
     ],
 )
@@ -200,7 +207,7 @@ def test_the_rules_fail_when_a_domain_module_imports_what_it_must_not(tmp_path, 
     ("source", "module_path", "expected"),
     [
         ("from ..http.body import read", "memos/x.py", "mesq.http.body"),
-        ("from ...config import Settings", "auth/oauth/x.py", "mesq.config"),
+        ("from ...wiring.config import Settings", "auth/oauth/x.py", "mesq.wiring.config"),
         ("def f():\n    from ..web import web_routes", "http/x.py", "mesq.web.web_routes"),
         ("from .. import mcp", "todos/x.py", "mesq.mcp"),
         ("import boto3.session", "attachments/x.py", "boto3.session"),

@@ -13,8 +13,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from mesq.concurrency import one_request_at_a_time, run_sync
-from mesq.lambda_entry import lambda_handler
+from mesq.kernel.concurrency import one_request_at_a_time, run_sync
+from mesq.runtime.lambda_entry import lambda_handler
 from tests.infra.apigw import LambdaContext, decode_body, http_api_event
 
 

@@ -14,8 +14,8 @@ REPO = Path(__file__).resolve().parents[2]
 SEARCH_PACKAGES = ("numpy", "scipy", "bm25s", "jieba", "torch", "sentence_transformers")
 SCRIPT = """
 import json, sys
-from mesq.config import Settings
-from mesq.services import build_services
+from mesq.wiring.config import Settings
+from mesq.wiring.services import build_services
 services = build_services(Settings.from_env({"MESQ_DATA_DIR": sys.argv[1]}))
 print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in sys.argv[2].split(","))))
 """

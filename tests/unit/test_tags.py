@@ -5,8 +5,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mesq.spec import load_spec
-from mesq.tags import TAG_NAME_PATTERN, WHITESPACE_CHARS, expand_tag_paths, is_valid_tag, parse_tags, rename_tag
+from mesq.kernel.spec import load_spec
+from mesq.kernel.tags import TAG_NAME_PATTERN, WHITESPACE_CHARS, expand_tag_paths, is_valid_tag, parse_tags, rename_tag
 
 #: Python's whitespace (`str.isspace`) and ECMA-262's WhiteSpace and LineTerminator, written out.
 WHITESPACE_UNION = frozenset(

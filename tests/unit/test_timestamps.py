@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mesq.errors import ValidationError
-from mesq.timestamps import format_timestamp, normalize_timestamp, parse_timestamp
+from mesq.kernel.errors import ValidationError
+from mesq.kernel.timestamps import format_timestamp, normalize_timestamp, parse_timestamp
 
 
 @pytest.mark.parametrize(

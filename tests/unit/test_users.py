@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from mesq.auth.users import check_password, create_user
-from mesq.errors import ValidationError
+from mesq.kernel.errors import ValidationError
 from mesq.store.sqlite import SQLiteItemStore
 
 

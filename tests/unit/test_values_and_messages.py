@@ -1,16 +1,16 @@
-"""The boundary checks of `mesq.values`, the JSON body parser's hostile cases and the quoting
-of bad values in messages (`mesq.messages`, `mesq.validation`)."""
+"""The boundary checks of `mesq.kernel.values`, the JSON body parser's hostile cases and the quoting
+of bad values in messages (`mesq.kernel.messages`, `mesq.application.validation`)."""
 
 from __future__ import annotations
 
 import pytest
 
+from mesq.application.validation import validate_arguments
 from mesq.asgi.body import parse_json_object
-from mesq.errors import ValidationError
-from mesq.messages import field_path, quoted
-from mesq.spec import load_spec
-from mesq.validation import validate_arguments
-from mesq.values import MAX_DEPTH, checked_values
+from mesq.kernel.errors import ValidationError
+from mesq.kernel.messages import field_path, quoted
+from mesq.kernel.spec import load_spec
+from mesq.kernel.values import MAX_DEPTH, checked_values
 
 
 def _message(call: object) -> str:
@@ -156,7 +156,7 @@ def test_a_pattern_failure_names_the_allowed_characters_never_the_regex(tool, ar
 def test_a_pattern_without_words_gets_a_generic_sentence_not_the_regex() -> None:
     from jsonschema import Draft202012Validator
 
-    from mesq.validation import describe
+    from mesq.application.validation import describe
 
     schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]+$"}}}
     error = next(Draft202012Validator(schema).iter_errors({"code": "abc"}))

@@ -21,10 +21,10 @@ from mesq.auth.oauth.authorization import create_pending
 from mesq.auth.oauth.clients import ClientMetadata, register_client, registered_client
 from mesq.auth.oauth.grants import exchange_code
 from mesq.auth.users import create_user
-from mesq.context import Call, Principal
+from mesq.kernel.context import Call, Principal
 from mesq.memos.writes import create_memo, delete_memo
-from mesq.services import Services
 from mesq.web import ThrottlePolicy, web_routes
+from mesq.wiring.services import Services
 
 from ..conftest import LiveServer, start_server, stop_server
 

@@ -30,8 +30,8 @@ from playwright import sync_api as playwright_sync
 from starlette.routing import Route
 
 from mesq.reading.model import book_id
-from mesq.services import build_services
 from mesq.web import web_routes
+from mesq.wiring.services import build_services
 from tests.settings import inprocess_settings
 
 from ..conftest import LiveServer

@@ -9,13 +9,13 @@ import base64
 from collections.abc import Callable
 from typing import Any
 
+from mesq.application.operations import REGISTRY
 from mesq.attachments.store import read_usage
-from mesq.context import Call, Principal
+from mesq.kernel.context import Call, Principal
+from mesq.kernel.spec import load_spec
 from mesq.mcp.service import default_catalog
 from mesq.memos.purge import ORPHANS_PREFIX, purge_memo
-from mesq.operations import REGISTRY
-from mesq.services import Services
-from mesq.spec import load_spec
+from mesq.wiring.services import Services
 
 from .conftest import Browser
 

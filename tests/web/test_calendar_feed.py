@@ -13,9 +13,9 @@ from zoneinfo import ZoneInfo
 
 from icalendar import Calendar, vRecur
 
-from mesq.context import Call, Principal
-from mesq.operations import REGISTRY
-from mesq.services import Services
+from mesq.application.operations import REGISTRY
+from mesq.kernel.context import Call, Principal
+from mesq.wiring.services import Services
 
 from .conftest import Browser
 

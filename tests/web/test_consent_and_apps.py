@@ -9,8 +9,8 @@ import pytest
 
 from mesq.auth.oauth.authorization import list_grants
 from mesq.auth.oauth.grants import authenticate_access_token
-from mesq.errors import MesqError
-from mesq.services import Services
+from mesq.kernel.errors import MesqError
+from mesq.wiring.services import Services
 
 from .conftest import BASE, REDIRECT_URI, Browser, grant_for, pending_request, sign_in
 

@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pytest
 
 from mesq.auth.tokens import authenticate_token, list_tokens
-from mesq.errors import Unauthorized
-from mesq.services import Services
+from mesq.kernel.errors import Unauthorized
+from mesq.wiring.services import Services
 
 from .conftest import Browser
 

@@ -6,10 +6,10 @@ from collections.abc import Callable
 
 import pytest
 
+from mesq.application.operations import REGISTRY
 from mesq.auth.tokens import list_tokens
 from mesq.memos import store
-from mesq.operations import REGISTRY
-from mesq.services import Services
+from mesq.wiring.services import Services
 
 from .conftest import Browser, trashed_memo
 

@@ -7,12 +7,12 @@ import re
 from collections.abc import Callable
 from urllib.parse import quote
 
+from mesq.application.operations import invoke_sync
 from mesq.auth.oauth.grants import authenticate_access_token
 from mesq.auth.tokens import authenticate_token, list_tokens
-from mesq.context import Principal
-from mesq.operations import invoke_sync
-from mesq.services import Services
-from mesq.spec import load_spec
+from mesq.kernel.context import Principal
+from mesq.kernel.spec import load_spec
+from mesq.wiring.services import Services
 
 from .conftest import Browser, grant_for
 

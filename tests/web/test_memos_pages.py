@@ -13,11 +13,11 @@ from starlette.testclient import TestClient
 
 from mesq.asgi.app import starlette_app
 from mesq.auth.users import create_user, get_user, set_setting
-from mesq.errors import NotFound, ValidationError
+from mesq.kernel.errors import NotFound, ValidationError
 from mesq.memos.writes import create_memo, update_memo
-from mesq.services import Services, build_services
 from mesq.store.blobs_s3 import S3BlobStore
 from mesq.web import web_routes
+from mesq.wiring.services import Services, build_services
 
 from ..contract.blob_fixtures import use_fake_aws
 from ..settings import inprocess_settings

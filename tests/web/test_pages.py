@@ -10,14 +10,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from mesq.apps import create_oauth_app
 from mesq.asgi.app import starlette_app
 from mesq.auth.tokens import create_token, record_key
-from mesq.services import Services
+from mesq.kernel.timestamps import format_timestamp, utc_now
+from mesq.runtime.apps import create_oauth_app
 from mesq.store.ports import Update
-from mesq.timestamps import format_timestamp, utc_now
 from mesq.web import browser_error_page
 from mesq.web.kit.render import counted
+from mesq.wiring.services import Services
 from tests.settings import inprocess_settings
 
 from .conftest import Browser, grant_for

@@ -6,11 +6,11 @@ from collections.abc import Callable
 
 from starlette.testclient import TestClient
 
+from mesq.application.operations import REGISTRY
+from mesq.kernel.spec import load_spec
 from mesq.mcp.catalog import build_catalog
 from mesq.memos import purge, store
-from mesq.operations import REGISTRY
-from mesq.services import Services
-from mesq.spec import load_spec
+from mesq.wiring.services import Services
 
 from ..conftest import Account
 from .conftest import Browser, trashed_memo

@@ -7,11 +7,11 @@ import base64
 import pytest
 
 from mesq.attachments.operations import upload_memo_resource
-from mesq.errors import Conflict, NotFound, RevisionConflict
+from mesq.kernel.errors import Conflict, NotFound, RevisionConflict
 from mesq.memos import store
 from mesq.memos.purge import purge_memo
 from mesq.memos.writes import create_memo, delete_memo
-from mesq.services import Services
+from mesq.wiring.services import Services
 
 from .conftest import memo_call
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from mesq.reminders.delivery import SEND_DEADLINE_SECONDS
-from mesq.services import Services
+from mesq.wiring.services import Services
 from tests.reminders.receiver import Receiver
 
 from .conftest import Browser

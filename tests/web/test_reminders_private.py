@@ -10,10 +10,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from mesq.config import Settings
+from mesq.kernel.timestamps import format_timestamp
 from mesq.reminders.tick import run_due_reminder_tick
-from mesq.services import Services, reminder_reach
-from mesq.timestamps import format_timestamp
+from mesq.wiring.config import Settings
+from mesq.wiring.services import Services, reminder_reach
 from tests.reminders.conftest import todo_call
 from tests.reminders.receiver import Receiver
 

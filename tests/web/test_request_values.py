@@ -7,7 +7,7 @@ import pytest
 from starlette.datastructures import Headers, QueryParams
 from starlette.requests import Request
 
-from mesq.errors import ValidationError
+from mesq.kernel.errors import ValidationError
 from mesq.web.kit.forms import Fields
 from mesq.web.kit.request_values import MAX_OFFSET, form_revision, is_htmx, query_offset
 

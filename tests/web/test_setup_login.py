@@ -10,10 +10,10 @@ from starlette.testclient import TestClient
 
 from mesq.asgi.app import starlette_app
 from mesq.auth.users import SetupAlreadyDone, any_user_exists, create_user, find_user_by_name
-from mesq.errors import NotFound
-from mesq.services import Services
+from mesq.kernel.errors import NotFound
 from mesq.web import web_routes
 from mesq.web.kit.sessions import ABSOLUTE_SECONDS, IDLE_SECONDS
+from mesq.wiring.services import Services
 
 from .conftest import PASSWORD, POLICY, Browser, FakeClock, csrf_of, sign_in
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from html import unescape
 
 from mesq.reading.model import book_id
-from mesq.services import Services
+from mesq.wiring.services import Services
 
 from .conftest import Browser
 from .shelf_seed import XSS, many_books_shelf, many_notes_shelf, sample_shelf, seed

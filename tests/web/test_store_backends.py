@@ -12,11 +12,11 @@ import pytest
 from mesq.auth.users import SetupAlreadyDone, any_user_exists, create_user
 from mesq.memos import store as memo_store
 from mesq.memos.purge import purge_memo
-from mesq.services import Services, build_blob_store
 from mesq.store.ports import ItemStore
 from mesq.store.sqlite import SQLiteItemStore
 from mesq.web.kit.sessions import create_session, end_session, load_session
 from mesq.web.kit.throttle import LoginThrottle, ThrottlePolicy
+from mesq.wiring.services import Services, build_blob_store
 from tests.settings import inprocess_settings
 
 from .conftest import FakeClock, trashed_memo

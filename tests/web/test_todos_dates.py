@@ -7,9 +7,9 @@ import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
-from mesq.services import Services
-from mesq.timestamps import format_timestamp
+from mesq.kernel.timestamps import format_timestamp
 from mesq.web.todos.fields import FriendlyDue, friendly_due
+from mesq.wiring.services import Services
 
 from .conftest import Browser, FakeClock
 from .test_todos_pages import new_task, run

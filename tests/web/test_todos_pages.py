@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from mesq.context import Call, Principal
-from mesq.operations import REGISTRY
-from mesq.services import Services
+from mesq.application.operations import REGISTRY
+from mesq.kernel.context import Call, Principal
 from mesq.web.todos import board as todos
+from mesq.wiring.services import Services
 
 from .conftest import Browser
 

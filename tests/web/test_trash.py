@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from mesq.memos import store
 from mesq.memos.writes import create_memo, update_memo
-from mesq.services import Services
+from mesq.wiring.services import Services
 
 from .conftest import Browser, memo_call, trashed_memo
 

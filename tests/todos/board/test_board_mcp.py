@@ -14,9 +14,9 @@ from starlette.testclient import TestClient
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
 from mesq.mcp import default_catalog
-from mesq.server import create_local_app
-from mesq.services import build_services
+from mesq.runtime.server import create_local_app
 from mesq.todos.board.operations import OPERATIONS
+from mesq.wiring.services import build_services
 from tests.mcp.conftest import Mcp, validate_output
 from tests.settings import inprocess_settings
 from tests.todos.conftest import TODO_SCOPES

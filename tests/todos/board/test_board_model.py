@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mesq.errors import ValidationError
+from mesq.kernel.errors import ValidationError
 from mesq.todos import model
 
 
@@ -94,7 +94,7 @@ def test_inbox_subtask_shape_has_parent_revision_and_no_own_revision():
 
 
 def test_the_model_limits_are_the_spec_limits_and_a_missing_one_fails_fast():
-    from mesq.spec import SpecError, load_spec
+    from mesq.kernel.spec import SpecError, load_spec
 
     schemas = load_spec().document["components"]["schemas"]
     assert schemas["TodoTitle"]["maxLength"] == model.TITLE_MAX

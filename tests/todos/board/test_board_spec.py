@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mesq.spec import SpecError, load_spec, merge_fragments
+from mesq.kernel.spec import SpecError, load_spec, merge_fragments
 from mesq.todos.board.operations import OPERATIONS
 
 SPEC = load_spec()

@@ -13,16 +13,16 @@ from typing import Any
 
 import pytest
 
-from mesq.config import Settings
-from mesq.context import Call, Principal
-from mesq.errors import Conflict, MesqError, RevisionConflict, ValidationError
-from mesq.services import Services
+from mesq.kernel.context import Call, Principal
+from mesq.kernel.errors import Conflict, MesqError, RevisionConflict, ValidationError
 from mesq.store.blobs_local import LocalBlobStore
 from mesq.store.ports import ItemStore, Put, Update, WriteOp
 from mesq.todos import keys as todo_keys
 from mesq.todos import state as todo_state
 from mesq.todos import writes as todo_writes
 from mesq.todos.board.operations import OPERATIONS
+from mesq.wiring.config import Settings
+from mesq.wiring.services import Services
 from tests.todos.conftest import TODO_SCOPES
 
 

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
-from mesq.context import Call, Principal
-from mesq.keys import user_partition
-from mesq.operations import REGISTRY
-from mesq.services import Services
+from mesq.application.operations import REGISTRY
+from mesq.kernel.context import Call, Principal
+from mesq.kernel.keys import user_partition
 from mesq.store.ports import ItemStore, Key, QueryPage
 from mesq.todos import keys as todo_keys
 from mesq.todos import state as todo_state
+from mesq.wiring.services import Services
 from tests.todos.board.test_board_transactions import dynamo_services  # noqa: F401  (fixture)
 from tests.todos.conftest import TODO_SCOPES
 

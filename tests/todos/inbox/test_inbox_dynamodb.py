@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import pytest
 
-from mesq.errors import RevisionConflict, ValidationError
-from mesq.services import Services
+from mesq.kernel.errors import RevisionConflict, ValidationError
 from mesq.store.ports import ItemStore
+from mesq.wiring.services import Services
 from tests.todos.inbox.test_inbox_ops import Caller, racing_caller
 
 

@@ -10,13 +10,20 @@ from typing import Any
 
 import pytest
 
-from mesq.context import Call, Principal
-from mesq.errors import IdempotencyConflict, MesqError, NotFound, ResponseTooLarge, RevisionConflict, ValidationError
-from mesq.operations import REGISTRY
-from mesq.services import Services
+from mesq.application.operations import REGISTRY
+from mesq.kernel.context import Call, Principal
+from mesq.kernel.errors import (
+    IdempotencyConflict,
+    MesqError,
+    NotFound,
+    ResponseTooLarge,
+    RevisionConflict,
+    ValidationError,
+)
 from mesq.store.ports import WriteOp
 from mesq.todos import state as todo_state
 from mesq.todos.views.budget import RESPONSE_BUDGET_CHARACTERS, json_size
+from mesq.wiring.services import Services
 
 SCOPES = frozenset({"todo:read", "todo:write"})
 

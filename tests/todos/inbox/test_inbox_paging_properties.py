@@ -11,9 +11,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mesq.errors import ResponseTooLarge
-from mesq.services import Services
+from mesq.kernel.errors import ResponseTooLarge
 from mesq.todos.views.budget import RESPONSE_BUDGET_CHARACTERS, json_size
+from mesq.wiring.services import Services
 from tests.todos.inbox.test_inbox_ops import Caller
 
 _users = itertools.count(1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mesq.errors import NotFound, ValidationError
+from mesq.kernel.errors import NotFound, ValidationError
 from mesq.todos import model
 from mesq.todos.inbox import records
 from mesq.todos.inbox.move import board_records

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mesq.errors import ValidationError
+from mesq.kernel.errors import ValidationError
 from mesq.todos.recurrence import advanced, check_rule, next_due
 
 ZONES = ("Asia/Shanghai", "America/New_York")

@@ -1,6 +1,6 @@
 """ "Now" for the user (issue 29, point 3): get_context gives the user's zone, today's date there
 and the instant; query_todos {overdue: true, priority: [...], orderBy: "due"} answers "what is
-overdue and urgent" in one call. The clock is injected (mesq.timestamps.utc_now) just after
+overdue and urgent" in one call. The clock is injected (mesq.kernel.timestamps.utc_now) just after
 midnight in Asia/Shanghai and just before it in America/New_York, where UTC's "today" differs
 from the user's."""
 
@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 import pytest
 from starlette.testclient import TestClient
 
-from mesq import timestamps
-from mesq.context import Services
+from mesq.kernel import timestamps
+from mesq.kernel.context import Services
 from mesq.store.ports import Update
 from mesq.todos import keys
 from tests.conftest import Account

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mesq.errors import ResponseTooLarge
+from mesq.kernel.errors import ResponseTooLarge
 from mesq.todos.views.budget import RESPONSE_BUDGET_CHARACTERS, json_size, response_too_large
 from mesq.todos.views.listing import ListOptions, list_todos
 from mesq.todos.views.query import TodoQuery, floating_zone, parse_bounds, query_todos

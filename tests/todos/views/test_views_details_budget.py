@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mesq.errors import NotFound, ResponseTooLarge
+from mesq.kernel.errors import NotFound, ResponseTooLarge
 from mesq.todos.views.budget import RESPONSE_BUDGET_CHARACTERS, ensure_fits, item_cost, json_size, response_too_large
 from mesq.todos.views.details import task_details
 from mesq.todos.views.traversal import Board

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mesq.errors import ResponseTooLarge
-from mesq.pages import behind_nonempty
-from mesq.pages import page as page_object
+from mesq.kernel.errors import ResponseTooLarge
+from mesq.kernel.pages import behind_nonempty
+from mesq.kernel.pages import page as page_object
 from mesq.todos.views.budget import json_size
 from mesq.todos.views.listing import COLLECTIONS, ListOptions, effective_limit, list_todos, parents_in_order
 from mesq.todos.views.traversal import Board, Scope, scope_of

@@ -15,9 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mesq.errors import MesqError
-from mesq.keys import user_partition
-from mesq.services import Services
+from mesq.kernel.errors import MesqError
+from mesq.kernel.keys import user_partition
 from mesq.store.paging import walk
 from mesq.store.ports import Delete
 from mesq.todos import keys as todo_keys
@@ -27,6 +26,7 @@ from mesq.todos.views.listing import ListOptions, list_todos
 from mesq.todos.views.operations import board_of
 from mesq.todos.views.paged import plain_board_page
 from mesq.todos.views.traversal import scope_of
+from mesq.wiring.services import Services
 from tests.todos.board.test_board_transactions import dynamo_services  # noqa: F401  (fixture)
 from tests.todos.board.test_board_write_reads import Reads, caller
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mesq.errors import ResponseTooLarge, ValidationError
+from mesq.kernel.errors import ResponseTooLarge, ValidationError
 from mesq.todos.views.budget import json_size
 from mesq.todos.views.query import TodoQuery, parse_bounds, query_todos
 from mesq.todos.views.traversal import Board

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from ..keys import user_partition
+from ..kernel.keys import user_partition
 from ..store.paging import walk
 from ..store.ports import BlobNotFound, BlobStore, ItemStore
 from .format import BLOB_DIR, FORMAT, MANIFEST, MEMO_DIR, RECORDS, VERSION, carries_blob, covered_by, exported

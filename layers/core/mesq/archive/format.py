@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from ..keys import user_partition
+from ..kernel.keys import user_partition
 
 FORMAT = "mesq-archive"
 VERSION = 1

@@ -45,16 +45,16 @@ from ..attachments import store as attachment_store
 from ..attachments.paths import MEMO
 from ..attachments.reads import checked_resources
 from ..attachments.uploads import MAX_FILE_BYTES, store_bytes
-from ..context import Call, Principal, Services, new_run_id
-from ..errors import MesqError
 from ..history.capture import memo_change
+from ..kernel.context import Call, Principal, Services, new_run_id
+from ..kernel.errors import MesqError
+from ..kernel.spec import load_spec
+from ..kernel.tags import expand_tag_paths, is_valid_tag, parse_tags
+from ..kernel.timestamps import format_timestamp, now_timestamp, parse_timestamp
 from ..memos import store as memo_store
 from ..memos.reads import content_max_characters
 from ..memos.writes import MAX_TAG_PATHS_PER_MEMO
-from ..spec import load_spec
 from ..store.ports import ConditionFailed, Item
-from ..tags import expand_tag_paths, is_valid_tag, parse_tags
-from ..timestamps import format_timestamp, now_timestamp, parse_timestamp
 from .format import ArchiveError
 
 CONTENT_SOURCE = "markdown"

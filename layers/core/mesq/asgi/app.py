@@ -15,9 +15,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute
 
-from ..config import Settings
-from ..errors import Internal, MesqError, MethodNotAllowed, NotFound
-from ..messages import quoted
+from ..kernel.errors import Internal, MesqError, MethodNotAllowed, NotFound
+from ..kernel.messages import quoted
+from ..wiring.config import Settings
 from .body import accepts_html
 from .envelope import failure, internal_failure
 from .hosts import HostGuardMiddleware

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
+from ..application.ratelimit import RateLimiter
 from ..auth.oauth.grants import authenticate_access_token
 from ..auth.oauth.keys import ACCESS_PREFIX
 from ..auth.oauth.resources import accepts
 from ..auth.scopes import needed_scopes
 from ..auth.tokens import authenticate_token
-from ..concurrency import run_sync
-from ..context import Principal
-from ..errors import Forbidden, Unauthorized
-from ..ratelimit import RateLimiter
-from ..services import Services
+from ..kernel.concurrency import run_sync
+from ..kernel.context import Principal
+from ..kernel.errors import Forbidden, Unauthorized
 from ..store.ports import ItemStore
+from ..wiring.services import Services
 from .instance import client_ip, instance_url
 
 

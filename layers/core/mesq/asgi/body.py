@@ -14,9 +14,9 @@ from typing import Any
 
 from starlette.requests import Request
 
-from ..errors import ValidationError
-from ..messages import quoted
-from ..values import MAX_DEPTH, MAX_SAFE_INTEGER, depth_error
+from ..kernel.errors import ValidationError
+from ..kernel.messages import quoted
+from ..kernel.values import MAX_DEPTH, MAX_SAFE_INTEGER, depth_error
 
 MAX_JSON_BODY_BYTES = 1024 * 1024
 

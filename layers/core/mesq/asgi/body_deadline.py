@@ -24,8 +24,8 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..config import Settings
-from ..errors import RequestTimeout
+from ..kernel.errors import RequestTimeout
+from ..wiring.config import Settings
 from .envelope import failure
 from .log_paths import loggable_path
 from .trace import trace_id_of

@@ -7,7 +7,7 @@ from typing import Any
 from aws_lambda_powertools import Logger
 from starlette.responses import JSONResponse
 
-from ..errors import Internal, MesqError
+from ..kernel.errors import Internal, MesqError
 
 logger = Logger(child=True)
 

@@ -26,8 +26,8 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..config import Settings
-from ..errors import MisdirectedRequest
+from ..kernel.errors import MisdirectedRequest
+from ..wiring.config import Settings
 from .envelope import failure
 from .trace import trace_id_of
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
-from ..services import Services
+from ..wiring.services import Services
 
 
 def instance_url(request: Request, services: Services) -> str:

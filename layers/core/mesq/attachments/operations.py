@@ -10,8 +10,8 @@ import base64
 import binascii
 from typing import Any
 
-from ..context import Call
-from ..errors import PayloadTooLarge, ServiceUnavailable, ValidationError
+from ..kernel.context import Call
+from ..kernel.errors import PayloadTooLarge, ServiceUnavailable, ValidationError
 from ..store.ports import StoreUnavailable
 from . import reads, uploads
 from .paths import MEMO, TODO, Namespace

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from urllib.parse import quote
 
-from ..errors import Forbidden, ValidationError
+from ..kernel.errors import Forbidden, ValidationError
 
 ATTACHMENT_ROOT = "users"
 STAGING_ROOT = "uploads"

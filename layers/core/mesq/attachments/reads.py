@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..context import Call
-from ..errors import MesqError, NotFound, ResponseTooLarge, ServiceUnavailable, ValidationError
+from ..kernel.context import Call
+from ..kernel.errors import MesqError, NotFound, ResponseTooLarge, ServiceUnavailable, ValidationError
 from ..store.ports import BlobInfo, BlobNotFound, BlobTooLarge, StoreUnavailable
 from . import store
 from .paths import MEMO, Namespace, mcp_uri, own_attachment_id, read_url

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ..errors import PayloadTooLarge, ServiceUnavailable
-from ..keys import user_partition
+from ..kernel.errors import PayloadTooLarge, ServiceUnavailable
+from ..kernel.keys import user_partition
 from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, Update, WriteOp
 from .paths import MEMO, Namespace

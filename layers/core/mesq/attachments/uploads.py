@@ -19,10 +19,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from ..context import Call
-from ..errors import NotFound, PayloadTooLarge, ValidationError
+from ..kernel.context import Call
+from ..kernel.errors import NotFound, PayloadTooLarge, ValidationError
+from ..kernel.timestamps import format_timestamp, now_timestamp
 from ..store.ports import BlobNotFound, BlobSource, BlobStore, ConditionFailed, ItemStore, PresignUnsupported
-from ..timestamps import format_timestamp, now_timestamp
 from . import store
 from .paths import (
     MEMO,

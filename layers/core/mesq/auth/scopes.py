@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..errors import ValidationError
+from ..kernel.errors import ValidationError
 
 ALL_SCOPES = ("memo:read", "memo:write", "todo:read", "todo:write", "reading:read")
 READ_SCOPES = frozenset(scope for scope in ALL_SCOPES if scope.endswith(":read"))

@@ -13,11 +13,11 @@ import secrets
 from datetime import datetime, timedelta
 from typing import Any
 
-from ..context import Principal
-from ..errors import NotFound, Unauthorized, ValidationError
-from ..keys import user_partition
+from ..kernel.context import Principal
+from ..kernel.errors import NotFound, Unauthorized, ValidationError
+from ..kernel.keys import user_partition
+from ..kernel.timestamps import format_timestamp, now_timestamp, parse_timestamp, utc_now
 from ..store.ports import Condition, ConditionFailed, Delete, ItemStore, Key, Put, Update
-from ..timestamps import format_timestamp, now_timestamp, parse_timestamp, utc_now
 from .lookup_cache import cache_for
 from .scopes import order_scopes, parse_scopes
 

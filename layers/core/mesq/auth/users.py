@@ -7,11 +7,11 @@ import secrets
 from functools import cache
 from typing import Any
 
-from ..errors import NotFound, ValidationError
-from ..keys import user_partition
+from ..kernel.errors import NotFound, ValidationError
+from ..kernel.keys import user_partition
+from ..kernel.timestamps import now_timestamp
 from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, ItemStore, Put, Update
-from ..timestamps import now_timestamp
 from .passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hash_password, verify_password
 
 _USERNAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,31}$")

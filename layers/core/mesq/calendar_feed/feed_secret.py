@@ -18,10 +18,10 @@ import secrets
 from typing import Any
 
 from ..auth.tokens import secret_digest
-from ..errors import NotFound
-from ..keys import user_partition
+from ..kernel.errors import NotFound
+from ..kernel.keys import user_partition
+from ..kernel.timestamps import now_timestamp
 from ..store.ports import Condition, Delete, ItemStore, Key, Put, WriteOp
-from ..timestamps import now_timestamp
 
 SECRET_PREFIX = "mesq_cal_"
 RECORD_SK = "CALFEED"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..keys import user_partition
+from ..kernel.keys import user_partition
 from ..store.paging import walk
 from ..store.ports import Item, ItemStore
 from ..todos.keys import KIND_PREFIX, record_of

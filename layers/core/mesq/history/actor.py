@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..auth.oauth.keys import grant_key
 from ..auth.tokens import record_key
-from ..context import Call
+from ..kernel.context import Call
 from ..store.ports import ItemStore
 
 WEB_NAME = "Web app"

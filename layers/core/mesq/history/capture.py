@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 
-from ..context import Call
+from ..kernel.context import Call
+from ..kernel.timestamps import format_timestamp, utc_now
 from ..memos.store import counter_ops
 from ..store.paging import walk
 from ..store.ports import MAX_TRANSACTION_OPS, Condition, Delete, Item, Put, Update, WriteOp
-from ..timestamps import format_timestamp, utc_now
 from ..todos.keys import KIND_PREFIX, record_of
 from ..todos.state import TodoState
 from .actor import actor_of

@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..context import Call
-from ..errors import Forbidden, ValidationError
-from ..keys import user_partition
+from ..kernel.context import Call
+from ..kernel.errors import Forbidden, ValidationError
+from ..kernel.keys import user_partition
+from ..kernel.timestamps import parse_timestamp
 from ..store.ports import Item, ItemStore
-from ..timestamps import parse_timestamp
 from .records import (
     CHANGE_PREFIX,
     FAMILY,

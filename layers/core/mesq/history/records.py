@@ -18,7 +18,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from ..keys import user_partition
+from ..kernel.keys import user_partition
 from ..store.ports import Condition, Item, Key, Put
 
 RecordKind = Literal["memo", "task", "subtask", "inbox", "space", "column", "tag"]

@@ -16,16 +16,16 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .. import __version__
+from ..application.operations import check_registry, invoke
+from ..application.ratelimit import Bucket, RateLimiter
+from ..application.validation import prepare_validators
 from ..asgi.auth import require_scopes, rest_principal
 from ..asgi.body import read_json_object
 from ..asgi.envelope import NO_STORE, failure, internal_failure, success
 from ..asgi.trace import trace_id_of
-from ..errors import MesqError, ValidationError
-from ..operations import check_registry, invoke
-from ..ratelimit import Bucket, RateLimiter
-from ..services import Services
-from ..spec import Operation, Spec, load_spec
-from ..validation import prepare_validators
+from ..kernel.errors import MesqError, ValidationError
+from ..kernel.spec import Operation, Spec, load_spec
+from ..wiring.services import Services
 from .attachments import attachment_routes
 from .challenge import rest_challenge
 from .export import export_routes

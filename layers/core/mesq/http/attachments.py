@@ -31,19 +31,19 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
+from ..application.ratelimit import RateLimiter
 from ..asgi.auth import require_scopes, rest_principal
 from ..asgi.downloads import download_headers
 from ..asgi.envelope import NO_STORE, failure, internal_failure, logger, success
 from ..asgi.trace import trace_id_of
 from ..attachments import reads, uploads
 from ..attachments.paths import MEMO, TODO, Namespace
-from ..concurrency import run_sync
-from ..context import Call, Principal
-from ..errors import ClientClosed, Internal, MesqError, NotFound, PayloadTooLarge, ValidationError
-from ..ratelimit import RateLimiter
-from ..services import Services
-from ..spec import Spec
+from ..kernel.concurrency import run_sync
+from ..kernel.context import Call, Principal
+from ..kernel.errors import ClientClosed, Internal, MesqError, NotFound, PayloadTooLarge, ValidationError
+from ..kernel.spec import Spec
 from ..store.ports import BlobNotFound, BlobStore, StoreUnavailable
+from ..wiring.services import Services
 from .challenge import rest_challenge
 
 #: namespace -> (relay upload operationId, download operationId)

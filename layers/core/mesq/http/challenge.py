@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 
 from ..asgi.instance import instance_url
-from ..services import Services
+from ..wiring.services import Services
 
 
 def rest_challenge(request: Request, services: Services) -> dict[str, str]:

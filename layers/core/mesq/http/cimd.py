@@ -9,7 +9,7 @@ development) admits http://127.0.0.1 and [::1] URLs and skips the address check.
 The name is resolved once; every address is checked, and the connection goes to the checked
 address (the request keeps the URL's host in `Host` and, for https, in SNI and the certificate
 check), so a name that re-resolves elsewhere in between (DNS rebinding) cannot redirect the
-fetch. What counts as public (embedded IPv4 addresses included) is `mesq/outbound.py`.
+fetch. What counts as public (embedded IPv4 addresses included) is `mesq/adapters/outbound.py`.
 
 Anyone can make the server fetch, so the fetch is bounded in time and in number: the whole
 exchange (lookup, connect, request, every byte of the answer) runs under one 5 s deadline, and
@@ -28,10 +28,10 @@ from typing import Any
 import anyio
 import httpx
 
+from ..adapters.outbound import UnsafeTarget, resolve_checked_async, tls_context
 from ..asgi.body import is_json_media_type, parse_json_object
 from ..auth.oauth.errors import OAuthError
-from ..errors import ValidationError
-from ..outbound import UnsafeTarget, resolve_checked_async, tls_context
+from ..kernel.errors import ValidationError
 
 MAX_DOCUMENT_BYTES = 64 * 1024
 DEADLINE_SECONDS = 5.0

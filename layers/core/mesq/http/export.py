@@ -24,17 +24,17 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from ..application.ratelimit import RateLimiter
 from ..archive.exporter import export_account
 from ..asgi.auth import require_scopes, rest_principal
 from ..asgi.envelope import NO_STORE, failure, internal_failure
 from ..asgi.trace import trace_id_of
 from ..auth.scopes import ALL_SCOPES
-from ..concurrency import run_sync
-from ..errors import MesqError, PayloadTooLarge, ValidationError
-from ..ratelimit import RateLimiter
-from ..services import Services
-from ..spec import Spec
-from ..timestamps import now_timestamp
+from ..kernel.concurrency import run_sync
+from ..kernel.errors import MesqError, PayloadTooLarge, ValidationError
+from ..kernel.spec import Spec
+from ..kernel.timestamps import now_timestamp
+from ..wiring.services import Services
 from .challenge import rest_challenge
 
 OPERATION = "export_account"

@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from ..application.ratelimit import RateLimiter
 from ..asgi.auth import count_unauthenticated
 from ..asgi.body import (
     FORM_MEDIA_TYPE,
@@ -58,10 +59,9 @@ from ..auth.oauth.metadata import (
     protected_resource_metadata,
 )
 from ..auth.oauth.resources import normalize_resource
-from ..concurrency import run_sync
-from ..errors import MesqError, NotFound, RateLimited
-from ..ratelimit import RateLimiter
-from ..services import Services
+from ..kernel.concurrency import run_sync
+from ..kernel.errors import MesqError, NotFound, RateLimited
+from ..wiring.services import Services
 from .cimd import fetch_metadata_document
 
 MAX_STATE_LENGTH = 1000

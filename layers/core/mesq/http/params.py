@@ -12,9 +12,9 @@ from typing import Any
 
 from starlette.requests import Request
 
-from ..errors import ValidationError
-from ..messages import quoted
-from ..spec import Operation, Parameter
+from ..kernel.errors import ValidationError
+from ..kernel.messages import quoted
+from ..kernel.spec import Operation, Parameter
 
 _INTEGER = re.compile(r"(-?[0-9]{1,18})(?:\.0+)?")
 

@@ -21,13 +21,13 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
-from ..concurrency import run_sync
-from ..context import Principal
-from ..errors import Forbidden, MesqError, NotFound
-from ..hints import closest
-from ..messages import quoted
-from ..operations import invoke_async, invoke_sync
-from ..ratelimit import Bucket, RateLimiter
+from ..application.operations import invoke_async, invoke_sync
+from ..application.ratelimit import Bucket, RateLimiter
+from ..kernel.concurrency import run_sync
+from ..kernel.context import Principal
+from ..kernel.errors import Forbidden, MesqError, NotFound
+from ..kernel.hints import closest
+from ..kernel.messages import quoted
 from .catalog import Catalog, CatalogTool
 from .limits import rate_bucket
 from .result import checked_envelope, error_result, internal_envelope, success_envelope, tool_result

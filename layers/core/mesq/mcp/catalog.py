@@ -1,6 +1,6 @@
 """The tool catalog: one MCP tool per exposed operation of `openapi.yaml`, built once per process.
 
-Every tool is derived from its `Operation` (mesq/spec.py): the input schema is the operation's
+Every tool is derived from its `Operation` (mesq/kernel/spec.py): the input schema is the operation's
 flat argument schema (path, query and header parameters and the body's fields, all top-level,
 `additionalProperties: false`), the output schema is the unified result envelope around the
 operation's `data` schema, the annotations come from the HTTP method with the `x-mcp`
@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 from mcp.shared.tool_name_validation import TOOL_NAME_REGEX
 
-from ..operations import REGISTRY, AsyncOperationFn, OperationFn
-from ..spec import Operation, Spec
-from ..toolsets import TOOLSETS
-from ..validation import prepare_validators
+from ..application.operations import REGISTRY, AsyncOperationFn, OperationFn
+from ..application.validation import prepare_validators
+from ..kernel.spec import Operation, Spec
+from ..kernel.toolsets import TOOLSETS
 from .apps import tool_meta
 from .lean import component_names, lean_input_schema, lean_output_schema, without_nested_required
 
@@ -329,7 +329,7 @@ def build_catalog(
 
 
 def listing_order(tool: CatalogTool) -> tuple[int, str]:
-    """`tools/list` order: toolset (in the order of mesq/toolsets.py), then name. Fixed by the
+    """`tools/list` order: toolset (in the order of mesq/kernel/toolsets.py), then name. Fixed by the
     catalog, so the same connection lists byte-identical tools every time and a client can cache
     its prompt."""
     return TOOLSETS.index(tool.toolset), tool.name

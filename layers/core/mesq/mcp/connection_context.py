@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..context import Call
-from ..operations import OperationFn
-from ..toolsets import TOOLSETS
+from ..application.operations import OperationFn
+from ..kernel.context import Call
+from ..kernel.toolsets import TOOLSETS
 
 if TYPE_CHECKING:
     from .catalog import Catalog

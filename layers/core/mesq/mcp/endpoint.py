@@ -47,15 +47,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Message, Receive, Scope, Send
 
+from ..application.ratelimit import Bucket, RateLimiter
 from ..asgi.auth import authenticate_bearer, bearer_token, count_unauthenticated
 from ..asgi.body import read_limited
 from ..asgi.envelope import failure, internal_failure
 from ..asgi.origin import is_allowed_origin
 from ..asgi.trace import trace_id_of
 from ..auth.scopes import READ_SCOPES, missing_scopes, order_scopes
-from ..concurrency import run_sync
-from ..context import Principal
-from ..errors import (
+from ..kernel.concurrency import run_sync
+from ..kernel.context import Principal
+from ..kernel.errors import (
     Forbidden,
     MesqError,
     MethodNotAllowed,
@@ -64,8 +65,7 @@ from ..errors import (
     Unauthorized,
     ValidationError,
 )
-from ..ratelimit import Bucket, RateLimiter
-from ..services import Services
+from ..wiring.services import Services
 from . import resources
 from .catalog import Catalog
 from .legacy import BodyRejected, LegacyBody, read_legacy_body

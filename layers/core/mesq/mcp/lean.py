@@ -19,7 +19,7 @@ model needs to write a call: every field, its type, description, default, enum, 
 and which fields are required. The limits (lengths, ranges, counts, patterns) are left out of
 the listing (docs/decisions.md, "Listed input schemas"): they cost a third of the catalog's
 model-facing tokens, and every call is still validated against the operation's full schema,
-whose error names the allowed form (mesq/validation.py).
+whose error names the allowed form (mesq/application/validation.py).
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ from typing import Any
 
 from mcp.shared.exceptions import MCPError
 
-from ..errors import RateLimited
-from ..ratelimit import Bucket, call_bucket
+from ..application.ratelimit import Bucket, call_bucket
+from ..kernel.errors import RateLimited
 
 #: The JSON-RPC error code of a rate-limited request: implementation-defined server range
 #: (-32000..-32099), clear of the SDK's own (-32000/-32001 client side, -32020..-32022, -32042).

@@ -25,10 +25,10 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
-from ..errors import MesqError
-from ..operations import invoke
-from ..spec import load_spec
-from ..timestamps import format_timestamp, utc_now
+from ..application.operations import invoke
+from ..kernel.errors import MesqError
+from ..kernel.spec import load_spec
+from ..kernel.timestamps import format_timestamp, utc_now
 from .catalog import Catalog
 from .state import RequestState
 from .visibility import Visibility

@@ -12,7 +12,7 @@ from starlette.responses import JSONResponse, Response
 
 from ..asgi.instance import instance_url
 from ..auth.oauth.metadata import protected_resource_metadata
-from ..services import Services
+from ..wiring.services import Services
 
 __all__ = ["METADATA_PATH", "instance_url", "resource_metadata_endpoint"]
 

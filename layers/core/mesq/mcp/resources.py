@@ -24,9 +24,9 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from ..attachments.paths import MEMO, TODO, Namespace
 from ..attachments.reads import read_capped
 from ..auth.scopes import missing_scopes
-from ..concurrency import run_sync
-from ..context import Call
-from ..errors import Forbidden, MesqError, NotFound, ServiceUnavailable
+from ..kernel.concurrency import run_sync
+from ..kernel.context import Call
+from ..kernel.errors import Forbidden, MesqError, NotFound, ServiceUnavailable
 from .state import RequestState
 
 MEMO_RESOURCE_TEMPLATE = "memo://resource/{encodedPath}"

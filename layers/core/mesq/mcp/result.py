@@ -15,8 +15,8 @@ from typing import Any
 import mcp_types as types
 from aws_lambda_powertools import Logger
 
-from ..errors import Internal, MesqError
-from ..validation import conforms, validator_for
+from ..application.validation import conforms, validator_for
+from ..kernel.errors import Internal, MesqError
 
 logger = Logger(child=True)
 

@@ -21,12 +21,12 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from starlette.routing import Route
 
 from .. import __version__
+from ..application.operations import check_registry
 from ..asgi.cors import open_cors
-from ..errors import Internal
-from ..operations import check_registry
-from ..services import Services
-from ..spec import load_spec
-from ..toolsets import TOOLSETS
+from ..kernel.errors import Internal
+from ..kernel.spec import load_spec
+from ..kernel.toolsets import TOOLSETS
+from ..wiring.services import Services
 from . import adapter, apps, prompts, resources
 from .catalog import Catalog, build_catalog
 from .code.sandbox import available as sandbox_available

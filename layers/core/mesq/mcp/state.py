@@ -14,9 +14,9 @@ from typing import Any
 
 from starlette.requests import Request
 
-from ..context import Principal
-from ..errors import RateLimited
-from ..services import Services
+from ..kernel.context import Principal
+from ..kernel.errors import RateLimited
+from ..wiring.services import Services
 from .visibility import Visibility
 
 SCOPE_KEY = "mesq.mcp"

@@ -20,8 +20,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..auth.scopes import needed_scopes
-from ..errors import ValidationError
-from ..toolsets import CODE_TOOLSET, TOOLSET_ALIASES, VALID_TOOLSET_NAMES, unknown_toolsets
+from ..kernel.errors import ValidationError
+from ..kernel.toolsets import CODE_TOOLSET, TOOLSET_ALIASES, VALID_TOOLSET_NAMES, unknown_toolsets
 from .catalog import Catalog, CatalogTool
 
 READONLY_HEADER = "x-mcp-readonly"

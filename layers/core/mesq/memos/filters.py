@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ValidationError
+from ..kernel.errors import ValidationError
+from ..kernel.timestamps import normalize_timestamp
 from ..store.ports import Item
-from ..timestamps import normalize_timestamp
 from . import store
 
 

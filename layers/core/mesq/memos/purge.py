@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import Conflict, NotFound, RevisionConflict
 from ..history.forget import forget_record
-from ..keys import user_partition
+from ..kernel.errors import Conflict, NotFound, RevisionConflict
+from ..kernel.keys import user_partition
+from ..kernel.timestamps import now_timestamp
 from ..store.ports import Condition, ConditionFailed, Delete, ItemStore, Put, WriteOp
-from ..timestamps import now_timestamp
 from . import store
 
 ORPHANS_PREFIX = "ORPHANS#"

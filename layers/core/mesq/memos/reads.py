@@ -14,12 +14,12 @@ from zoneinfo import ZoneInfo
 from ..attachments import store as attachment_store
 from ..attachments.uploads import public_resource
 from ..auth.users import get_user
-from ..context import Call
-from ..errors import NotFound, ValidationError
-from ..pages import full_and_behind, page
-from ..spec import load_spec
+from ..kernel.context import Call
+from ..kernel.errors import NotFound, ValidationError
+from ..kernel.pages import full_and_behind, page
+from ..kernel.spec import load_spec
+from ..kernel.timestamps import parse_timestamp, parse_zone
 from ..store.ports import Item
-from ..timestamps import parse_timestamp, parse_zone
 from . import store
 from .filters import MemoFilter, entry_id, filter_from, sort_key
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 
-from ..errors import ValidationError
-from ..keys import user_partition
+from ..kernel.errors import ValidationError
+from ..kernel.keys import user_partition
 from ..store.paging import walk
 from ..store.ports import MAX_TRANSACTION_OPS, Condition, Item, ItemStore, Put, Update, WriteOp
 

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from ..errors import ValidationError
-from ..keys import user_partition
+from ..kernel.errors import ValidationError
+from ..kernel.keys import user_partition
 from ..sealing.ports import Sealer
 from ..store.paging import walk
 from ..store.ports import Delete, ItemStore, Put

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..errors import ValidationError
+from ..kernel.errors import ValidationError
+from ..kernel.timestamps import normalize_timestamp
 from ..store.ports import ItemStore
-from ..timestamps import normalize_timestamp
 from .merge import MergeReport, apply_snapshot
 from .model import PROVIDER, BookSnapshot, UpstreamBook, UpstreamNote
 

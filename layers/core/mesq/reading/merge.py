@@ -16,8 +16,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ServiceUnavailable
-from ..keys import user_partition
+from ..kernel.errors import ServiceUnavailable
+from ..kernel.keys import user_partition
 from ..store.ports import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Delete, Item, ItemStore, Put, Update, WriteOp
 from . import store
 from .model import (

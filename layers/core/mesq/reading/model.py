@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..keys import user_partition
+from ..kernel.keys import user_partition
 from ..store.ports import Item, Key
 
 PROVIDER = "wechat-reading"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..context import Call
-from ..errors import NotFound
-from ..pages import behind, full_and_behind, page
+from ..kernel.context import Call
+from ..kernel.errors import NotFound
+from ..kernel.pages import behind, full_and_behind, page
 from . import store
 from .model import note_total, public_book, public_note
 

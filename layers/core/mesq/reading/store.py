@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..keys import user_partition
+from ..kernel.keys import user_partition
 from ..store.paging import walk
 from ..store.ports import Item, ItemStore
 from .model import book_key, books_range, notes_range

@@ -18,7 +18,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from ..keys import user_partition
+from ..kernel.keys import user_partition
 from ..sealing.ports import Sealer, SealingError
 from ..store.ports import Condition, ConditionFailed, Item, ItemStore
 from . import store

@@ -16,7 +16,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from ..timestamps import format_timestamp
+from ..kernel.timestamps import format_timestamp
 from .model import UpstreamBook, UpstreamNote
 from .provider import UpstreamMalformed
 

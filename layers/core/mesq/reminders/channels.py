@@ -26,9 +26,9 @@ from typing import Any
 
 import httpx
 
-from ..errors import NotFound, ValidationError
-from ..keys import user_partition
-from ..outbound import IPAddress, is_public_address
+from ..adapters.outbound import IPAddress, is_public_address
+from ..kernel.errors import NotFound, ValidationError
+from ..kernel.keys import user_partition
 from ..sealing.ports import Sealer
 from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, Item, ItemStore, Update

@@ -8,7 +8,7 @@ trickles bytes is cut off on time. The sends of one reminder, and the reminders 
 run concurrently (`send_all`, `tick.py`), so a slow destination delays only its own message.
 
 The URL's host was checked when the channel was added, but a name can later resolve anywhere:
-each send resolves it once, refuses it unless every address is public (`mesq/outbound.py`), and
+each send resolves it once, refuses it unless every address is public (`mesq/adapters/outbound.py`), and
 connects to the address it checked (the request keeps the name in `Host` and in TLS SNI and the
 certificate check), so DNS rebinding cannot aim a webhook at the deployment's own network. A
 loopback URL (only admitted where `channels.check_url` allows loopback: tests, local use) is sent
@@ -31,9 +31,9 @@ from typing import Any
 import anyio
 import httpx
 
-from ..errors import ValidationError
-from ..outbound import UnsafeTarget, resolve_checked_async, tls_context
-from ..timestamps import now_timestamp
+from ..adapters.outbound import UnsafeTarget, resolve_checked_async, tls_context
+from ..kernel.errors import ValidationError
+from ..kernel.timestamps import now_timestamp
 from .channels import Channel, Destinations, is_loopback_host, parse_url
 from .signing import HEADER, signature
 from .vapid import Vapid

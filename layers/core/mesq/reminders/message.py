@@ -10,7 +10,7 @@ from datetime import UTC
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ..timestamps import parse_timestamp
+from ..kernel.timestamps import parse_timestamp
 
 #: ntfy priorities (1 min .. 5 max) of the task priorities.
 NTFY_PRIORITY = {"none": 3, "low": 2, "medium": 3, "high": 4, "urgent": 5}

@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from ..outbound import tls_context
+from ..adapters.outbound import tls_context
 from .channels import Channel
 from .delivery import SendContext, SendFailed, resolve_host
 from .message import Message, message_of

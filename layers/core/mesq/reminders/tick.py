@@ -46,12 +46,12 @@ import httpx
 from anyio.abc import TaskGroup
 from aws_lambda_powertools import Logger
 
-from ..concurrency import run_sync
-from ..keys import user_partition
+from ..kernel.concurrency import run_sync
+from ..kernel.keys import user_partition
+from ..kernel.timestamps import format_timestamp, parse_timestamp
 from ..sealing.ports import Sealer, SealingError
 from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, Delete, Item, ItemStore, Put, Update
-from ..timestamps import format_timestamp, parse_timestamp
 from ..todos import keys as todo_keys
 from ..todos.reminder_schedule import INDEX_PREFIX, bucket, bucket_partition, index_item, instants, next_instant
 from . import channels

@@ -14,7 +14,7 @@ from pathlib import Path
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from ..private_files import private_directory
+from ..adapters.private_files import private_directory
 from .ports import Sealed, SealingError, associated_data
 
 SCHEME = "local-aes256gcm-v1"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..keys import partition_owner
+from ..kernel.keys import partition_owner
 from ..store.ports import Item
 
 Kind = Literal["memo", "todo_task", "inbox_item", "reading_note"]

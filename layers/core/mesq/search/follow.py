@@ -18,7 +18,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from ..context import Services
+from ..kernel.context import Services
 from ..store.item_rules import key_of
 from ..store.ports import Condition, Cursor, Item, ItemStore, Key, QueryPage, Update, WriteOp
 from .documents import searchable_owner

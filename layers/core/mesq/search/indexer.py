@@ -15,9 +15,9 @@ from collections.abc import Iterable, Iterator
 
 from aws_lambda_powertools import Logger
 
-from ..context import Services
-from ..keys import user_partition
-from ..model_ports import ProviderError
+from ..kernel.context import Services
+from ..kernel.keys import user_partition
+from ..kernel.model_ports import ProviderError
 from ..store.paging import walk
 from .documents import SOURCE_PREFIXES, Doc, doc_of, source_kind
 from .index import Entry, SearchIndex

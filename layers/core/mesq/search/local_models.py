@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..model_ports import ProviderError
+from ..kernel.model_ports import ProviderError
 
 if TYPE_CHECKING:
-    from ..model_ports import Vectors
+    from ..kernel.model_ports import Vectors
 
 BUNDLED_MODEL = "multilingual-e5-small-q4"
 

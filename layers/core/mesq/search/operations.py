@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
-from ..context import Call
+from ..kernel.context import Call
 from ..memos.filters import filter_from
 from .documents import Doc, Kind, snippet
 

@@ -24,8 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ..keys import user_partition
-from ..model_ports import SearchRuntime
+from ..kernel.keys import user_partition
+from ..kernel.model_ports import SearchRuntime
 from ..store.ports import BlobNotFound, BlobStore, Condition, ConditionFailed, Item, ItemStore
 from .documents import Doc
 from .index import Entry, SearchIndex

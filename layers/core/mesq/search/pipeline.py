@@ -30,8 +30,8 @@ import numpy as np
 import numpy.typing as npt
 from aws_lambda_powertools import Logger
 
-from ..errors import ServiceUnavailable
-from ..model_ports import Embedder, ProviderError, Reranker
+from ..kernel.errors import ServiceUnavailable
+from ..kernel.model_ports import Embedder, ProviderError, Reranker
 from .documents import Doc
 from .index import SearchIndex
 from .tokens import tokens

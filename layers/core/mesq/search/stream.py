@@ -14,7 +14,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from ..context import Services
+from ..kernel.context import Services
 from .documents import searchable_owner
 from .indexer import refresh
 

@@ -26,8 +26,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from ..private_files import private_directory
-from ..timestamps import format_timestamp
+from ..adapters.private_files import private_directory
+from ..kernel.timestamps import format_timestamp
 from .blob_paths import validate_blob_path, validate_content_type, validate_metadata
 from .ports import BlobInfo, BlobNotFound, BlobSource, BlobTooLarge, InvalidBlobPath, PresignUnsupported
 

@@ -24,7 +24,7 @@ from botocore.exceptions import (
     IncompleteReadError,
 )
 
-from ..timestamps import format_timestamp
+from ..kernel.timestamps import format_timestamp
 from .blob_paths import validate_blob_path, validate_content_type, validate_metadata
 from .ports import BlobInfo, BlobNotFound, BlobSource, BlobTooLarge, StoreUnavailable
 

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..private_files import private_directory, private_file
+from ..adapters.private_files import private_directory, private_file
 from .item_rules import clock, key_of, must_exist, ttl_of, validate_item, validate_transaction, validate_update_keys
 from .ports import (
     INDEXES,

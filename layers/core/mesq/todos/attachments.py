@@ -14,7 +14,7 @@ from typing import Any
 
 from ..attachments.paths import TODO
 from ..attachments.reads import registered_entries
-from ..context import Call
+from ..kernel.context import Call
 
 
 def bound(call: Call, args: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ slug `default` (ids are random, so no space id is ever `default`).
 
 from __future__ import annotations
 
-from ..errors import NotFound, ValidationError
+from ..kernel.errors import NotFound, ValidationError
 from ..store.ports import Item
 from . import model
 from .state import TodoState

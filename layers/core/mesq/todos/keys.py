@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ..keys import user_partition
+from ..kernel.keys import user_partition
 from ..store.ports import Item, Key
 
 PREFIX = "TODO#"

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from ..keys import user_partition
+from ..kernel.keys import user_partition
 from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, Update, WriteOp
 from .keys import (

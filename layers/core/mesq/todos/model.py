@@ -28,11 +28,11 @@ from typing import Any
 
 import fractional_indexing
 
-from ..errors import ValidationError
-from ..spec import SpecError, load_spec
+from ..kernel.errors import ValidationError
+from ..kernel.spec import SpecError, load_spec
+from ..kernel.tags import is_valid_tag
+from ..kernel.timestamps import parse_timestamp, parse_zone
 from ..store.ports import Item
-from ..tags import is_valid_tag
-from ..timestamps import parse_timestamp, parse_zone
 from .recurrence import normalized as normalized_rule
 
 

@@ -21,9 +21,9 @@ from typing import Any
 
 from dateutil.rrule import rrule, rrulestr
 
-from ..errors import ValidationError
+from ..kernel.errors import ValidationError
+from ..kernel.timestamps import parse_timestamp, parse_zone
 from ..store.ports import Item
-from ..timestamps import parse_timestamp, parse_zone
 
 FREQUENCIES = ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
 HISTORY_MAX = 50

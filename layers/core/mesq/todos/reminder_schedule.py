@@ -20,10 +20,10 @@ from typing import Any
 
 import isodate
 
-from ..errors import ValidationError
-from ..keys import user_partition
+from ..kernel.errors import ValidationError
+from ..kernel.keys import user_partition
+from ..kernel.timestamps import format_timestamp, parse_timestamp
 from ..store.ports import Delete, Item, Key, Put, WriteOp
-from ..timestamps import format_timestamp, parse_timestamp
 from .keys import KIND_PREFIX, live, record_of
 from .views.query import due_moment
 

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..keys import user_partition
+from ..kernel.keys import user_partition
 from ..store.paging import walk
 from ..store.ports import Item, ItemStore
 from . import model

@@ -28,14 +28,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from .. import idempotency
-from ..context import Call
-from ..errors import MesqError, ValidationError
+from ..application import idempotency
 from ..history.capture import todo_changes
 from ..history.records import CHANGE_PREFIX
-from ..keys import user_partition
+from ..kernel.context import Call
+from ..kernel.errors import MesqError, ValidationError
+from ..kernel.keys import user_partition
+from ..kernel.timestamps import now_timestamp, utc_now
 from ..store.ports import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Delete, Item, ItemStore, Put, WriteOp
-from ..timestamps import now_timestamp, utc_now
 from . import model
 from .keys import Kind, ident, key, settings_key, slug_key, stored
 from .list_sizes import BeforeOf, count_list, size_ops, sized_list

@@ -17,8 +17,8 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount
 from starlette.staticfiles import StaticFiles
 
-from ..errors import MesqError
-from ..services import Services
+from ..kernel.errors import MesqError
+from ..wiring.services import Services
 from .kit.framework import Clock, Web, error_page
 from .kit.throttle import ThrottlePolicy
 

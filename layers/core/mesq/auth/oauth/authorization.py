@@ -14,9 +14,9 @@ from typing import Any
 
 from authlib.common.urls import add_params_to_uri
 
-from ...errors import NotFound
+from ...kernel.errors import NotFound
+from ...kernel.timestamps import now_timestamp
 from ...store.ports import Condition, ConditionFailed, Delete, ItemStore, Put
-from ...timestamps import now_timestamp
 from ..scopes import ALL_SCOPES, order_scopes
 from .clients import Client, registered_client
 from .errors import OAuthError

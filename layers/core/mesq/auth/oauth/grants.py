@@ -17,11 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ...context import Principal
-from ...errors import NotFound, Unauthorized
+from ...kernel.context import Principal
+from ...kernel.errors import NotFound, Unauthorized
+from ...kernel.timestamps import format_timestamp, now_timestamp, utc_now
 from ...store.paging import walk
 from ...store.ports import Condition, ConditionFailed, Delete, ItemStore, Key, Put, Update, WriteOp
-from ...timestamps import format_timestamp, now_timestamp, utc_now
 from ..scopes import order_scopes
 from ..tokens import record_use
 from .errors import OAuthError

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import secrets
 
-from ...keys import user_partition
+from ...kernel.keys import user_partition
 from ..tokens import secret_digest
 
 PENDING_SECONDS = 600  # the consent page must be answered within 10 minutes

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from ...toolsets import VALID_TOOLSET_NAMES, unknown_toolsets
+from ...kernel.toolsets import VALID_TOOLSET_NAMES, unknown_toolsets
 from .errors import OAuthError
 
 MCP_PATH = "/mcp"

@@ -17,12 +17,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from ...application.operations import REGISTRY, AsyncOperationFn, OperationFn
+from ...application.ratelimit import Bucket, RateLimiter
 from ...asgi.body import parse_json_object
-from ...concurrency import run_sync
-from ...context import Call, new_run_id
-from ...errors import Forbidden, MesqError
-from ...operations import REGISTRY, AsyncOperationFn, OperationFn
-from ...ratelimit import Bucket, RateLimiter
+from ...kernel.concurrency import run_sync
+from ...kernel.context import Call, new_run_id
+from ...kernel.errors import Forbidden, MesqError
 from ..adapter import hidden_tool, run_tool, unknown_tool
 from ..catalog import Catalog, CatalogTool
 from ..connection_context import CONTEXT_TOOL

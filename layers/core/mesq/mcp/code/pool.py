@@ -28,7 +28,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from ...errors import RateLimited, ServiceUnavailable
+from ...kernel.errors import RateLimited, ServiceUnavailable
 from .worker import MAX_FROM_WORKER, MAX_TO_WORKER
 
 SIZE = 4

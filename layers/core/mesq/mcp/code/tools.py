@@ -14,8 +14,8 @@ from typing import Any, cast
 
 import mcp_types as types
 
-from ...spec import McpBinding, Operation
-from ...toolsets import CODE_TOOLSET
+from ...kernel.spec import McpBinding, Operation
+from ...kernel.toolsets import CODE_TOOLSET
 from ..catalog import (
     AsyncConnectionFunction,
     Catalog,

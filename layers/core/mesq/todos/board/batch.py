@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...context import Call
-from ...errors import Conflict, MesqError, NotFound, RevisionConflict, ValidationError
+from ...kernel.context import Call
+from ...kernel.errors import Conflict, MesqError, NotFound, RevisionConflict, ValidationError
+from ...kernel.timestamps import now_timestamp
 from ...store.ports import Check, Condition, Item, Put, WriteOp
-from ...timestamps import now_timestamp
 from .. import keys, model
 from ..state import TodoState
 from ..writes import Built, apply, bump, put_revised, tag_registrations

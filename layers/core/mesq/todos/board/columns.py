@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...context import Call
-from ...errors import Conflict, RevisionConflict, ValidationError
+from ...kernel.context import Call
+from ...kernel.errors import Conflict, RevisionConflict, ValidationError
+from ...kernel.timestamps import now_timestamp
 from ...store.ports import Item
-from ...timestamps import now_timestamp
 from .. import model
 from ..destinations import find_column, resolve_space
 from ..state import TodoState

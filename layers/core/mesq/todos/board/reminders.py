@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...context import Call
+from ...kernel.context import Call
 from ...store.ports import Item, WriteOp
 from ..reminder_schedule import check_reminders
 from ..state import TodoState

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...context import Call
-from ...errors import Conflict, RevisionConflict, ValidationError
+from ...kernel.context import Call
+from ...kernel.errors import Conflict, RevisionConflict, ValidationError
+from ...kernel.timestamps import now_timestamp
 from ...store.ports import Condition, Delete, Item, Put, WriteOp
-from ...timestamps import now_timestamp
 from .. import keys, model
 from ..destinations import find_space
 from ..state import TodoState

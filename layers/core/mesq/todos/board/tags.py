@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...context import Call
-from ...errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ...kernel.context import Call
+from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ...kernel.timestamps import now_timestamp
 from ...store.ports import Item, WriteOp
-from ...timestamps import now_timestamp
 from .. import keys, model
 from ..state import TodoState, load_state
 from ..writes import Built, apply, bump, create_once, delete_revised, put_new, put_revised, require_revision

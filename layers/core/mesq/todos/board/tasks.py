@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...context import Call
-from ...errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ...kernel.context import Call
+from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ...kernel.timestamps import now_timestamp
 from ...store.ports import Check, Condition, Item, WriteOp
-from ...timestamps import now_timestamp
 from .. import keys, model, recurrence
 from ..attachments import bound
 from ..destinations import resolve_destination

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...context import Call
-from ...errors import Conflict, NotFound, RevisionConflict
-from ...pages import behind, page
+from ...kernel.context import Call
+from ...kernel.errors import Conflict, NotFound, RevisionConflict
+from ...kernel.pages import behind, page
+from ...kernel.timestamps import now_timestamp
 from ...store.ports import Item
-from ...timestamps import now_timestamp
 from .. import keys, model
 from ..state import TodoState, load_state
 from ..writes import Built, apply, bump, put_revised, require_revision

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...context import Call
-from ...errors import MesqError, NotFound, RevisionConflict
+from ...kernel.context import Call
+from ...kernel.errors import MesqError, NotFound, RevisionConflict
+from ...kernel.timestamps import now_timestamp
 from ...store.ports import Item, WriteOp
-from ...timestamps import now_timestamp
 from .. import keys, model
 from ..state import TodoState
 from ..writes import Built, apply, bump, put_revised, tag_registrations

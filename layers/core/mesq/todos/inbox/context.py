@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...context import Call
+from ...kernel.context import Call
 from ...store.ports import Item
 from .. import keys, model
 from ..state import TodoState

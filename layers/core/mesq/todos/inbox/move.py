@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...context import Call
-from ...errors import MesqError, ValidationError
+from ...kernel.context import Call
+from ...kernel.errors import MesqError, ValidationError
+from ...kernel.timestamps import now_timestamp
 from ...store.ports import Check, Condition, Item, WriteOp
-from ...timestamps import now_timestamp
 from .. import keys, model
 from ..destinations import resolve_destination
 from ..state import TodoState

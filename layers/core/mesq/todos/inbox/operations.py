@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...context import Call
-from ...errors import ValidationError
-from ...pages import behind, page
+from ...kernel.context import Call
+from ...kernel.errors import ValidationError
+from ...kernel.pages import behind, page
+from ...kernel.timestamps import now_timestamp
 from ...store.ports import Item, WriteOp
-from ...timestamps import now_timestamp
 from .. import keys, model
 from ..attachments import bound
 from ..state import TodoState, load_state

@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...errors import NotFound, ValidationError
+from ...kernel.errors import NotFound, ValidationError
 from ...store.ports import Item
 from .. import model
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...context import Call
-from ...errors import ValidationError
+from ...kernel.context import Call
+from ...kernel.errors import ValidationError
 from ...store.ports import Item
 from .. import model
 from ..state import TodoState, load_state

@@ -19,7 +19,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ...errors import ResponseTooLarge
+from ...kernel.errors import ResponseTooLarge
 
 RESPONSE_BUDGET_CHARACTERS = 25_000
 

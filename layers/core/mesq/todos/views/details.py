@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...errors import NotFound
+from ...kernel.errors import NotFound
 from .budget import RESPONSE_BUDGET_CHARACTERS, with_notes_page
 from .traversal import Board, Record, is_live, order_key, without_notes
 

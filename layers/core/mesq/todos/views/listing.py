@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any, Literal
 
-from ...pages import always, behind_nonempty, page
+from ...kernel.pages import always, behind_nonempty, page
 from .budget import RESPONSE_BUDGET_CHARACTERS, item_cost, json_size, response_too_large
 from .traversal import Record, Scope, without_notes
 

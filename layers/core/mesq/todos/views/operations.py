@@ -16,10 +16,10 @@ from dataclasses import replace
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from ... import timestamps
 from ...auth.scopes import order_scopes
-from ...context import Call
-from ...errors import NotFound
+from ...kernel import timestamps
+from ...kernel.context import Call
+from ...kernel.errors import NotFound
 from .. import keys, model
 from ..destinations import resolve_space
 from ..inbox.context import effective_timezone

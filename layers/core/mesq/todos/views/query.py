@@ -40,9 +40,9 @@ from datetime import UTC, date, datetime, time, tzinfo
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from ...errors import ValidationError
-from ...pages import always, behind_nonempty, page
-from ...timestamps import parse_timestamp, parse_zone
+from ...kernel.errors import ValidationError
+from ...kernel.pages import always, behind_nonempty, page
+from ...kernel.timestamps import parse_timestamp, parse_zone
 from .budget import RESPONSE_BUDGET_CHARACTERS, item_cost, json_size, response_too_large
 from .traversal import Board, Record, inbox_subtask_view, is_live
 

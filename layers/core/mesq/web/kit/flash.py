@@ -12,7 +12,7 @@ from urllib.parse import quote, unquote
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ...config import Settings
+from ...wiring.config import Settings
 from .render import redirect
 from .security import cookie_name, cookies_secure, set_strict_cookie
 

@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl
 from starlette.requests import Request
 
 from ...asgi.body import FORM_MEDIA_TYPE, MAX_FORM_BYTES, is_json_media_type, media_type, read_json_object, read_limited
-from ...errors import ValidationError
+from ...kernel.errors import ValidationError
 
 MAX_FORM_FIELDS = 100
 

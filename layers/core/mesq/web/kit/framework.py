@@ -18,16 +18,16 @@ from aws_lambda_powertools import Logger
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from ...application.operations import invoke
 from ...asgi.body import MAX_FORM_BYTES
 from ...asgi.envelope import failure
 from ...asgi.trace import trace_id_of
 from ...auth.scopes import ALL_SCOPES
-from ...concurrency import run_sync
-from ...context import Call, Principal
-from ...errors import Forbidden, Internal, MesqError, Unauthorized
-from ...operations import invoke
-from ...services import Services
-from ...spec import load_spec
+from ...kernel.concurrency import run_sync
+from ...kernel.context import Call, Principal
+from ...kernel.errors import Forbidden, Internal, MesqError, Unauthorized
+from ...kernel.spec import load_spec
+from ...wiring.services import Services
 from .flash import clear_flash, pending_flash, redirect_with_flash
 from .forms import Fields, read_form, read_form_or_json
 from .render import redirect, render

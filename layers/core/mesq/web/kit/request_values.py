@@ -8,7 +8,7 @@ from typing import Any
 
 from starlette.requests import Request
 
-from ...errors import ValidationError
+from ...kernel.errors import ValidationError
 from .forms import Fields
 
 #: The deepest `?offset=` a page accepts (a list is paged with its "More" link, 50 or 100 a page).

@@ -17,7 +17,7 @@ from starlette.responses import Response
 
 from ...asgi.hosts import LOOPBACK_NAMES
 from ...asgi.origin import is_allowed_origin
-from ...config import Settings
+from ...wiring.config import Settings
 
 _BASE_CSP = (
     "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; connect-src 'self'; "

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...auth.tokens import secret_digest
-from ...keys import user_partition
+from ...kernel.keys import user_partition
 from ...store.paging import walk
 from ...store.ports import Condition, ConditionFailed, ItemStore, Update
 

@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...errors import ValidationError
+from ...kernel.errors import ValidationError
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
 

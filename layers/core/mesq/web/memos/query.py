@@ -17,8 +17,8 @@ from zoneinfo import ZoneInfo
 
 from starlette.datastructures import QueryParams
 
-from ...errors import ValidationError
-from ...timestamps import parse_zone
+from ...kernel.errors import ValidationError
+from ...kernel.timestamps import parse_zone
 from ..kit.request_values import query_offset
 
 ZONE_COOKIE = "mesq_tz"

@@ -13,8 +13,8 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...concurrency import run_sync
-from ...errors import NotFound, RevisionConflict, ValidationError
+from ...kernel.concurrency import run_sync
+from ...kernel.errors import NotFound, RevisionConflict, ValidationError
 from ...memos.purge import purge_memo, trashed_memo_ids
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect

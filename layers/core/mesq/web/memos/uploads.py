@@ -24,13 +24,13 @@ from urllib.parse import urlsplit
 from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from ...application.ratelimit import RateLimiter
 from ...asgi.downloads import download_headers
 from ...asgi.envelope import NO_STORE
 from ...attachments import reads, uploads
 from ...attachments.paths import staging_path
-from ...concurrency import run_sync
-from ...errors import PayloadTooLarge, ValidationError
-from ...ratelimit import RateLimiter
+from ...kernel.concurrency import run_sync
+from ...kernel.errors import PayloadTooLarge, ValidationError
 from ...store.ports import BlobStore, PresignUnsupported
 from ..kit.framework import Page, Web, endpoint, json_ok
 

@@ -15,8 +15,8 @@ from zoneinfo import ZoneInfo
 
 from starlette.responses import Response
 
-from ...errors import ServiceUnavailable
-from ...timestamps import parse_timestamp
+from ...kernel.errors import ServiceUnavailable
+from ...kernel.timestamps import parse_timestamp
 from ..kit.framework import Page
 from ..kit.markdown import render_markdown
 from ..kit.security import page_headers

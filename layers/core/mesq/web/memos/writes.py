@@ -16,8 +16,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...auth.users import set_setting
-from ...concurrency import run_sync
-from ...errors import RevisionConflict, ValidationError
+from ...kernel.concurrency import run_sync
+from ...kernel.errors import RevisionConflict, ValidationError
 from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect

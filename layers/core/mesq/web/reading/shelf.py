@@ -17,8 +17,8 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...concurrency import run_sync
-from ...errors import NotFound
+from ...kernel.concurrency import run_sync
+from ...kernel.errors import NotFound
 from ...reading.model import public_book
 from ...reading.store import read_book
 from ..kit.framework import Page, Web, endpoint

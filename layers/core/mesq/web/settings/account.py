@@ -15,8 +15,8 @@ from starlette.routing import Route
 
 from ...asgi.instance import client_ip
 from ...auth.users import SetupAlreadyDone, any_user_exists, check_password, create_user
-from ...concurrency import run_sync
-from ...errors import Forbidden, ValidationError
+from ...kernel.concurrency import run_sync
+from ...kernel.errors import Forbidden, ValidationError
 from ..kit.framework import Page, Web, clear_session_cookie, endpoint, set_session_cookie
 from ..kit.render import redirect
 from ..kit.security import cookie_name, cookies_secure, insecure_transport, safe_next, set_strict_cookie

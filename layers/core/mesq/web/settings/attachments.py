@@ -1,7 +1,7 @@
 """Settings -> Attachments (设置 → 附件): every attachment of the signed-in user (memo and
 todo) with its size and whether a memo or a todo still refers to it, and discarding the orphans
 (one, or all at once), which frees their bytes and quota. Browser only: the work is
-`mesq/attachment_cleanup.py`, which has no operation, so no token can reach it.
+`mesq/jobs/attachment_cleanup.py`, which has no operation, so no token can reach it.
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...attachment_cleanup import discard, discard_orphans, inventory
-from ...concurrency import run_sync
-from ...errors import ValidationError
+from ...jobs.attachment_cleanup import discard, discard_orphans, inventory
+from ...kernel.concurrency import run_sync
+from ...kernel.errors import ValidationError
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import counted
 

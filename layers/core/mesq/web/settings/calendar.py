@@ -21,8 +21,8 @@ from ...auth.tokens import secret_digest
 from ...calendar_feed import feed_secret
 from ...calendar_feed.ics import feed
 from ...calendar_feed.source import dated_records
-from ...concurrency import run_sync
-from ...errors import ValidationError
+from ...kernel.concurrency import run_sync
+from ...kernel.errors import ValidationError
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
 from ..kit.security import cookie_name, cookies_secure, instance_base, set_strict_cookie

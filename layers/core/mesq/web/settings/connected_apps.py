@@ -7,8 +7,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...auth.oauth.authorization import get_grant, list_grants, revoke_grant
-from ...concurrency import run_sync
 from ...history.reads import last_activity
+from ...kernel.concurrency import run_sync
 from ..kit.framework import Page, Web, endpoint
 from ..kit.scope_words import describe
 

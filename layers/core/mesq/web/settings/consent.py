@@ -18,8 +18,8 @@ from starlette.routing import Route
 from ...asgi.body import FORM_MEDIA_TYPE, accepts_html, media_type
 from ...auth.oauth.authorization import decide, load_pending
 from ...auth.oauth.metadata import CONSENT_PATH
-from ...concurrency import run_sync
-from ...errors import ValidationError
+from ...kernel.concurrency import run_sync
+from ...kernel.errors import ValidationError
 from ..kit.framework import Page, Web, endpoint, json_ok
 from ..kit.render import redirect, render
 from ..kit.scope_words import describe

@@ -27,9 +27,9 @@ from ...auth.tokens import (
     secret_digest,
     token_status,
 )
-from ...concurrency import run_sync
-from ...errors import NotFound, ValidationError
 from ...history.reads import last_activity
+from ...kernel.concurrency import run_sync
+from ...kernel.errors import NotFound, ValidationError
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
 from ..kit.scope_words import SCOPE_WORDS

@@ -16,15 +16,15 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...concurrency import run_sync
-from ...errors import ValidationError
+from ...kernel.concurrency import run_sync
+from ...kernel.errors import ValidationError
+from ...kernel.timestamps import format_timestamp, now_timestamp
 from ...reminders import channels
 from ...reminders.delivery import new_client
 from ...reminders.signing import REPLAY_WINDOW_SECONDS
 from ...reminders.tick import deliver
 from ...reminders.vapid import instance_vapid
-from ...services import reminder_reach
-from ...timestamps import format_timestamp, now_timestamp
+from ...wiring.services import reminder_reach
 from ..kit.framework import Page, Web, endpoint
 
 PAGE = "/settings/reminders"

@@ -8,12 +8,12 @@ from __future__ import annotations
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...concurrency import run_sync
+from ...jobs.reading_sync import request_sync
+from ...kernel.concurrency import run_sync
+from ...kernel.timestamps import now_timestamp
 from ...reading.credentials import credential_summary, remove_credential, save_credential
 from ...reading.importer import import_snapshots, parse_document
 from ...reading.sync import shelf_counts, sync_status
-from ...reading_jobs import request_sync
-from ...timestamps import now_timestamp
 from ..kit.framework import Page, Web, endpoint, json_ok
 from ..kit.render import redirect
 

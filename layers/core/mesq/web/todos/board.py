@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...errors import NotFound, RevisionConflict, ValidationError
+from ...kernel.errors import NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint, json_ok
 from ..kit.render import redirect
 from ..kit.request_values import query_offset

@@ -16,8 +16,8 @@ from datetime import UTC, date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from ...errors import ValidationError
-from ...timestamps import format_timestamp, parse_timestamp, parse_zone
+from ...kernel.errors import ValidationError
+from ...kernel.timestamps import format_timestamp, parse_timestamp, parse_zone
 from ..kit.forms import Fields
 from ..kit.request_values import form_revision
 

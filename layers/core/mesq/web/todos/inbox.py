@@ -9,7 +9,7 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
 from ..kit.request_values import is_htmx, query_offset

@@ -15,7 +15,7 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect

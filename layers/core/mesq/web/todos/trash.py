@@ -7,7 +7,7 @@ from __future__ import annotations
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint
 from ..kit.request_values import query_offset
 from .fields import revision_of

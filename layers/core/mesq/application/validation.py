@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .errors import ValidationError
-from .hints import closest, forms
-from .messages import field_path, quoted, quoted_list
-from .spec import Operation
-from .values import checked_values
+from ..kernel.errors import ValidationError
+from ..kernel.hints import closest, forms
+from ..kernel.messages import field_path, quoted, quoted_list
+from ..kernel.spec import Operation
+from ..kernel.values import checked_values
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator

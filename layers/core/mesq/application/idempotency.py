@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import IdempotencyConflict
-from .store.ports import Condition, ConditionFailed, ItemStore, Key, Put, WriteOp
+from ..kernel.errors import IdempotencyConflict
+from ..store.ports import Condition, ConditionFailed, ItemStore, Key, Put, WriteOp
 
 TTL_SECONDS = 24 * 3600
 

@@ -1,6 +1,6 @@
 """The two model services search needs, behind one small interface (ports), and the per-process
 runtime that holds them (built lazily: loading a model costs seconds, a store write must not pay
-it). Which adapters `build` returns is decided in mesq/services.py, the composition root.
+it). Which adapters `build` returns is decided in mesq/wiring/services.py, the composition root.
 
 - `Embedder.embed(texts, query=False)` -> one unit vector per text;
 - `Reranker.rerank(query, docs)` -> one relevance score per doc (the pipeline sends batches of

@@ -24,15 +24,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .attachments import store as attachment_store
-from .attachments.paths import NAMESPACES, Namespace, namespace_of
-from .errors import Conflict, NotFound, ValidationError
-from .keys import user_partition
-from .memos.purge import ORPHANS_PREFIX
-from .memos.store import all_memos
-from .store.paging import walk
-from .store.ports import BlobStore, Item, ItemStore
-from .todos.keys import PREFIX as TODO_PREFIX
+from ..attachments import store as attachment_store
+from ..attachments.paths import NAMESPACES, Namespace, namespace_of
+from ..kernel.errors import Conflict, NotFound, ValidationError
+from ..kernel.keys import user_partition
+from ..memos.purge import ORPHANS_PREFIX
+from ..memos.store import all_memos
+from ..store.paging import walk
+from ..store.ports import BlobStore, Item, ItemStore
+from ..todos.keys import PREFIX as TODO_PREFIX
 
 #: At most this many attachments per namespace are listed (newest first).
 LIST_LIMIT = 2000

@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from aws_lambda_powertools import Logger
 
-from .call_metrics import CallMetrics, NoCallMetrics
+from ..adapters.deferred_blobs import DeferredBlobStore
+from ..kernel.call_metrics import CallMetrics, NoCallMetrics
+from ..kernel.deployment import Deployment
+from ..kernel.model_ports import Embedder, Reranker, SearchRuntime
+from ..reading.queue import ReadingSyncQueue
+from ..sealing.ports import Sealer
+from ..store.ports import BlobStore, ItemStore
 from .config import Settings
-from .deferred_blobs import DeferredBlobStore
-from .deployment import Deployment
-from .model_ports import Embedder, Reranker, SearchRuntime
-from .reading.queue import ReadingSyncQueue
-from .sealing.ports import Sealer
-from .store.ports import BlobStore, ItemStore
 
 if TYPE_CHECKING:
-    from .reminders.tick import Reach
+    from ..reminders.tick import Reach
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 T = TypeVar("T")
@@ -56,7 +56,7 @@ class Services:
     #: One metric per operation call (operations.invoke); EMF on Lambda, nothing elsewhere.
     call_metrics: CallMetrics = field(default_factory=NoCallMetrics)
     deployment: Deployment = field(init=False)
-    #: AI search's providers and loaded indexes (mesq/model_ports.py), built lazily.
+    #: AI search's providers and loaded indexes (mesq/kernel/model_ports.py), built lazily.
     search: SearchRuntime = field(init=False)
     #: Where a requested reading sync goes (SQS on AWS); None runs it in place.
     reading_queue: ReadingSyncQueue | None = field(init=False)
@@ -86,10 +86,10 @@ def deployment_of(settings: Settings) -> Deployment:
 
 def build_item_store(settings: Settings) -> ItemStore:
     if settings.storage == "dynamodb":
-        from .store.dynamodb import DynamoDBItemStore
+        from ..store.dynamodb import DynamoDBItemStore
 
         return DynamoDBItemStore(settings.table_name, endpoint_url=settings.dynamodb_endpoint, region=settings.region)
-    from .store.sqlite import SQLiteItemStore
+    from ..store.sqlite import SQLiteItemStore
 
     return SQLiteItemStore(settings.sqlite_path)
 
@@ -97,7 +97,7 @@ def build_item_store(settings: Settings) -> ItemStore:
 def build_blob_store(settings: Settings) -> BlobStore:
     """S3's client is made on first use (deferred_blobs.py), or at once with `prepare_at_init`."""
     if settings.storage == "dynamodb":
-        from .store.blobs_s3 import S3BlobStore
+        from ..store.blobs_s3 import S3BlobStore
 
         def make() -> BlobStore:
             return S3BlobStore(settings.bucket, endpoint_url=settings.s3_endpoint, region=settings.region)
@@ -107,15 +107,15 @@ def build_blob_store(settings: Settings) -> BlobStore:
         if not settings.bucket:
             raise ValueError("bucket is required")  # fails at start-up, as S3BlobStore would
         return DeferredBlobStore(make, S3BlobStore.transport)
-    from .store.blobs_local import LocalBlobStore
+    from ..store.blobs_local import LocalBlobStore
 
     return LocalBlobStore(settings.blob_dir)
 
 
 def build_call_metrics(settings: Settings) -> CallMetrics:
     if settings.call_metrics == "emf":
-        from .call_metrics_emf import EmfCallMetrics
-        from .spec import load_spec
+        from ..adapters.call_metrics_emf import EmfCallMetrics
+        from ..kernel.spec import load_spec
 
         return EmfCallMetrics(load_spec().operations)
     return NoCallMetrics()
@@ -125,7 +125,7 @@ def build_services(settings: Settings) -> Services:
     """With in-process index updates the item store reports each write to the search indexer
     (what DynamoDB Streams does on AWS)."""
     if settings.storage == "sqlite":
-        from .private_files import tighten
+        from ..adapters.private_files import tighten
 
         tighten(settings.data_dir)  # what an older version left 0755 / 0644
     items = build_item_store(settings)
@@ -133,7 +133,7 @@ def build_services(settings: Settings) -> Services:
     metrics = build_call_metrics(settings)
     if settings.search_index_updates != "inprocess":
         return Services(settings=settings, items=items, blobs=blobs, call_metrics=metrics)
-    from .search.follow import FollowingStore
+    from ..search.follow import FollowingStore
 
     following = FollowingStore(items)
     services = Services(settings=settings, items=following, blobs=blobs, call_metrics=metrics)
@@ -144,10 +144,10 @@ def build_services(settings: Settings) -> Services:
 def build_sealer(settings: Settings) -> Sealer:
     """KMS envelope encryption when a key is configured (AWS), else the local key file."""
     if settings.kms_key_id:
-        from .sealing.kms import KmsEnvelopeSealer
+        from ..sealing.kms import KmsEnvelopeSealer
 
         return KmsEnvelopeSealer(settings.kms_key_id, settings.region)
-    from .sealing.local import LocalKeySealer
+    from ..sealing.local import LocalKeySealer
 
     return LocalKeySealer(settings.secret_key_file)
 
@@ -155,7 +155,7 @@ def build_sealer(settings: Settings) -> Sealer:
 def build_reading_queue(settings: Settings) -> ReadingSyncQueue | None:
     if not settings.reading_sync_queue_url:
         return None
-    from .reading.queue_sqs import SqsReadingSyncQueue
+    from ..reading.queue_sqs import SqsReadingSyncQueue
 
     return SqsReadingSyncQueue(settings.reading_sync_queue_url, settings.region)
 
@@ -168,11 +168,11 @@ def build_search_models(settings: Settings) -> tuple[Embedder | None, Reranker |
 
 def build_embedder(settings: Settings) -> Embedder | None:
     if settings.search_provider == "bedrock":
-        from .search.bedrock import BedrockEmbedder
+        from ..search.bedrock import BedrockEmbedder
 
         return BedrockEmbedder(settings.bedrock_embedding_model_id, settings.region)
     if settings.search_provider == "local":
-        from .search.local_models import BundledEmbedder, SentenceTransformerEmbedder
+        from ..search.local_models import BundledEmbedder, SentenceTransformerEmbedder
 
         if settings.embedding_model_path:
             return SentenceTransformerEmbedder(settings.embedding_model_path)
@@ -182,7 +182,7 @@ def build_embedder(settings: Settings) -> Embedder | None:
 
 def build_reranker(settings: Settings) -> Reranker | None:
     if settings.search_provider == "bedrock" and settings.bedrock_rerank_model_arn:
-        from .search.bedrock import BedrockReranker
+        from ..search.bedrock import BedrockReranker
 
         return BedrockReranker(settings.bedrock_rerank_model_arn, settings.region)
     return None
@@ -190,8 +190,8 @@ def build_reranker(settings: Settings) -> Reranker | None:
 
 def reminder_reach(settings: Settings) -> Reach:
     """Where this deployment's reminders may go, and the URL their links and VAPID name."""
-    from .reminders.channels import Destinations
-    from .reminders.tick import Reach
+    from ..reminders.channels import Destinations
+    from ..reminders.tick import Reach
 
     destinations = Destinations(allow_loopback=settings.reminder_webhook_allow_loopback,
                                 allow_private=settings.allow_private_destinations,

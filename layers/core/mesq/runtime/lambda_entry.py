@@ -26,7 +26,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from mangum import Mangum
 from mangum.types import ASGI
 
-from .concurrency import one_request_at_a_time
+from ..kernel.concurrency import one_request_at_a_time
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 #: What an instrumented function body receives: the event, the Lambda context, the metrics to add to.

@@ -17,32 +17,32 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
-from .asgi.app import ErrorPage, starlette_app
-from .asgi.body_deadline import BodyDeadlineMiddleware
-from .services import Services
+from ..asgi.app import ErrorPage, starlette_app
+from ..asgi.body_deadline import BodyDeadlineMiddleware
+from ..wiring.services import Services
 
 
 def _api_routes(services: Services) -> list[BaseRoute]:
-    from .http.app import api_routes
+    from ..http.app import api_routes
 
     return list(api_routes(services))
 
 
 def _mcp_routes(services: Services) -> list[BaseRoute]:
-    from .mcp import mcp_routes
+    from ..mcp import mcp_routes
 
     return list(mcp_routes(services))
 
 
 def _oauth_routes(services: Services) -> list[BaseRoute]:
-    from .http.oauth import oauth_routes
-    from .web import web_routes
+    from ..http.oauth import oauth_routes
+    from ..web import web_routes
 
     return [*oauth_routes(services), *web_routes(services)]
 
 
 def _browser_error_page() -> ErrorPage:
-    from .web import browser_error_page
+    from ..web import browser_error_page
 
     return browser_error_page
 

@@ -15,20 +15,20 @@ import time
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
-from .attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
-from .call_metrics import outcome_of
-from .concurrency import in_worker_thread
-from .context import Call, Channel, Principal, Services
-from .history.operations import OPERATIONS as HISTORY_OPERATIONS
-from .memos.reads import OPERATIONS as MEMO_READ_OPERATIONS
-from .memos.writes import OPERATIONS as MEMO_WRITE_OPERATIONS
+from ..attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
+from ..history.operations import OPERATIONS as HISTORY_OPERATIONS
+from ..kernel.call_metrics import outcome_of
+from ..kernel.concurrency import in_worker_thread
+from ..kernel.context import Call, Channel, Principal, Services
+from ..kernel.spec import Operation, Spec, SpecError
+from ..memos.reads import OPERATIONS as MEMO_READ_OPERATIONS
+from ..memos.writes import OPERATIONS as MEMO_WRITE_OPERATIONS
+from ..reading.operations import OPERATIONS as READING_OPERATIONS
+from ..search.operations import OPERATIONS as SEARCH_OPERATIONS
+from ..todos.board.operations import OPERATIONS as TODO_OPERATIONS
+from ..todos.inbox.operations import OPERATIONS as TODO_INBOX_OPERATIONS
+from ..todos.views.operations import OPERATIONS as TODO_VIEW_OPERATIONS
 from .ratelimit import Bucket, RateLimiter, call_bucket
-from .reading.operations import OPERATIONS as READING_OPERATIONS
-from .search.operations import OPERATIONS as SEARCH_OPERATIONS
-from .spec import Operation, Spec, SpecError
-from .todos.board.operations import OPERATIONS as TODO_OPERATIONS
-from .todos.inbox.operations import OPERATIONS as TODO_INBOX_OPERATIONS
-from .todos.views.operations import OPERATIONS as TODO_VIEW_OPERATIONS
 from .validation import validate_arguments
 
 OperationFn = Callable[[Call, dict[str, Any]], dict[str, Any]]

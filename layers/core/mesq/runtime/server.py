@@ -11,10 +11,10 @@ from collections.abc import Callable
 import uvicorn
 from aws_lambda_powertools import Logger
 
+from ..asgi.access_log import AccessLogMiddleware, LogFormat
+from ..search.warm_up import warm_in_background
+from ..wiring.services import Services
 from .apps import create_local_app
-from .asgi.access_log import AccessLogMiddleware, LogFormat
-from .search.warm_up import warm_in_background
-from .services import Services
 
 
 class ListenError(Exception):
@@ -77,7 +77,7 @@ def serve(
     bound_port = sock.getsockname()[1]
 
     async def run() -> None:
-        from .sweeper import remind_forever, sweep_forever, sync_reading_forever
+        from ..jobs.sweeper import remind_forever, sweep_forever, sync_reading_forever
 
         task = asyncio.create_task(server.serve(sockets=[sock]))
         # Expired upload sessions are swept here as the scheduler function does on Lambda.

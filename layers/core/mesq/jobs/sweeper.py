@@ -13,10 +13,10 @@ from datetime import UTC, datetime, timedelta
 
 from aws_lambda_powertools import Logger
 
-from .attachments.uploads import sweep_expired_sessions
-from .concurrency import run_sync
-from .reminders.tick import run_due_reminder_tick
-from .services import Services, reminder_reach
+from ..attachments.uploads import sweep_expired_sessions
+from ..kernel.concurrency import run_sync
+from ..reminders.tick import run_due_reminder_tick
+from ..wiring.services import Services, reminder_reach
 
 logger = Logger(child=True)
 
@@ -55,7 +55,7 @@ READING_CHECK_SECONDS = 300
 
 
 async def sync_reading_forever(services: Services) -> None:
-    from .reading_jobs import sync_due_users
+    from .reading_sync import sync_due_users
 
     interval_seconds = services.settings.reading_sync_interval_seconds
     if interval_seconds is None:

@@ -12,14 +12,14 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Literal, Protocol
 
-from .errors import RateLimited
-from .store.ports import ItemStore, Update
+from ..kernel.errors import RateLimited
+from ..store.ports import ItemStore, Update
 
 Bucket = Literal["connection", "tool_call", "attachment_read", "unauthenticated"]
 
 
 class RateLimitSettings(Protocol):
-    """The two deployment values a limiter reads (mesq.config.Settings has them)."""
+    """The two deployment values a limiter reads (mesq.wiring.config.Settings has them)."""
 
     @property
     def rate_limit_enabled(self) -> bool: ...

@@ -3,7 +3,7 @@ ended, how long it took. `operations.invoke` records every call through `Service
 
 Cardinality is bounded by construction: the operation is the spec's operationId (the MCP tool
 name comes from the same catalog), never a string a client sent, and the outcome is one of
-`OUTCOMES`. On Lambda the sink writes CloudWatch EMF (mesq/call_metrics_emf.py); elsewhere
+`OUTCOMES`. On Lambda the sink writes CloudWatch EMF (mesq/adapters/call_metrics_emf.py); elsewhere
 nothing is recorded (there is no CloudWatch to read it)."""
 
 from __future__ import annotations

@@ -6,12 +6,12 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from ..reading.queue import ReadingSyncQueue
+from ..sealing.ports import Sealer
+from ..store.ports import BlobStore, ItemStore
 from .call_metrics import CallMetrics
 from .deployment import Deployment
 from .model_ports import SearchRuntime
-from .reading.queue import ReadingSyncQueue
-from .sealing.ports import Sealer
-from .store.ports import BlobStore, ItemStore
 
 Channel = Literal["api", "mcp", "web", "cli"]
 CredentialKind = Literal["pat", "oauth", "session"]
@@ -32,7 +32,7 @@ class Principal:
 
 class Services(Protocol):
     """The process-wide adapters an operation may use, built once per process by the composition
-    root (mesq/services.py, whose `Services` is the one implementation). Domain code reads
+    root (mesq/wiring/services.py, whose `Services` is the one implementation). Domain code reads
     `deployment` (plain values), never Settings, which this view does not offer."""
 
     @property
@@ -46,7 +46,7 @@ class Services(Protocol):
 
     @property
     def search(self) -> SearchRuntime:
-        """AI search's providers (behind mesq/model_ports.py) and loaded indexes, built lazily."""
+        """AI search's providers (behind mesq/kernel/model_ports.py) and loaded indexes, built lazily."""
         ...
 
     @property

@@ -1,0 +1,1 @@
+"""The application services: the operation registry, validation, rate limits, idempotency."""

@@ -1,0 +1,1 @@
+"""The scheduled and queued jobs: the sweeper, reading sync, attachment clean-up."""

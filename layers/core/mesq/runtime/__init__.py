@@ -1,0 +1,1 @@
+"""What starts a process: the apps, the local server, the CLI and the Lambda entry."""

@@ -1,0 +1,1 @@
+"""The configuration and the composition root (`Services`): every adapter built once per process."""
