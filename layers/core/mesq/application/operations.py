@@ -12,7 +12,8 @@ channel's answer (REST envelope, MCP tool result) stay with the adapter.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from ..attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
@@ -69,7 +70,7 @@ def invoke_sync(
     counted: Collection[Bucket] = (),
 ) -> dict[str, Any]:
     """Run one operation for `principal`: validation -> rate limit -> `Call` -> the operation,
-    all on the calling thread (the Code Mode sandbox calls tools from its own worker thread).
+    all on the calling thread.
 
     `function` defaults to the registry's (the MCP catalog passes the one it was built with).
     The call is counted in its bucket (`call_bucket`) when that bucket is one the channel counts
@@ -77,17 +78,9 @@ def invoke_sync(
     passes none. Errors propagate unchanged: the adapter maps them. Every call, whatever its end,
     is recorded once in `services.call_metrics` (operation, outcome, ms). The operation gets the
     validated arguments in their normal form (integral floats as ints, values.py)."""
-    started = time.perf_counter()
-    error: BaseException | None = None
-    try:
+    with _recorded(services, operation.operation_id):
         call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, limiter, counted)
         return (function or REGISTRY[operation.operation_id])(call, arguments)
-    except BaseException as exc:
-        error = exc
-        raise
-    finally:
-        elapsed_ms = (time.perf_counter() - started) * 1000
-        services.call_metrics.record(operation.operation_id, outcome_of(error), elapsed_ms)
 
 
 async def invoke_async(
@@ -103,17 +96,24 @@ async def invoke_async(
     """`invoke_sync` for an operation that waits on something other than a store (Code Mode's
     sandbox process): the same validation, `Call` and metrics, on the event loop, so no worker
     thread is held while it waits. Its own store calls go through `concurrency.run_sync`."""
+    with _recorded(services, operation.operation_id):
+        call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, None, ())
+        return await function(call, arguments)
+
+
+@contextmanager
+def _recorded(services: Services, operation_id: str) -> Iterator[None]:
+    """Every call, whatever its end, recorded once in `services.call_metrics` (operation,
+    outcome, ms): one rule for the sync and the async invocation."""
     started = time.perf_counter()
     error: BaseException | None = None
     try:
-        call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, None, ())
-        return await function(call, arguments)
+        yield
     except BaseException as exc:
         error = exc
         raise
     finally:
-        elapsed_ms = (time.perf_counter() - started) * 1000
-        services.call_metrics.record(operation.operation_id, outcome_of(error), elapsed_ms)
+        services.call_metrics.record(operation_id, outcome_of(error), (time.perf_counter() - started) * 1000)
 
 
 def _prepared(
