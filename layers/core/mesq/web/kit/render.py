@@ -35,7 +35,11 @@ def environment() -> Environment:
         undefined=StrictUndefined,  # a missing variable is a bug, not an empty string
         trim_blocks=True,
         lstrip_blocks=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    # `{{ _("Save") }}` and `{% trans %}` mark every user-visible string for the message catalog;
+    # until a request's language is chosen they render the English source text.
+    env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
     env.filters["when"] = when
     env.filters["counted"] = counted
     env.filters["recurrence"] = describe_recurrence  # an RRULE in words ("Every week on Friday")
