@@ -30,7 +30,8 @@ from ...kernel.spec import load_spec
 from ...wiring.services import Services
 from .flash import clear_flash, pending_flash, redirect_with_flash
 from .forms import Fields, read_form, read_form_or_json
-from .render import redirect, render
+from .render import VIEWER_ZONE, redirect, render
+from .request_values import request_zone
 from .security import cookie_name, cookies_secure, page_headers, same_origin_post
 from .sessions import ABSOLUTE_SECONDS, WebSession, load_session, same_token
 from .throttle import LoginThrottle, ThrottlePolicy
@@ -101,8 +102,10 @@ class Page:
         )
 
     def render(self, template: str, **context: Any) -> Response:
-        """A page, with the pending one-time notice (if any) shown and consumed."""
+        """A page, with the pending one-time notice (if any) shown and consumed, and its times in
+        the browser's zone."""
         settings = self.web.services.settings
+        context.setdefault(VIEWER_ZONE, request_zone(self.request))
         response = render(template, session=self.session, flash=pending_flash(settings, self.request), **context)
         clear_flash(settings, self.request, response)
         return response
