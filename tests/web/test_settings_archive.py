@@ -1,4 +1,4 @@
-"""Settings → Export and Settings → Import (issue 28 items 1–2) in-process: the export is the
+"""Settings → Export and Settings → Import (issue 28 items 1-2) in-process: the export is the
 REST export's archive (the whole account), an import is validated whole before anything is
 written (the first bad line named, the form kept), its counts shown, a second import creating
 nothing; a ZIP of Markdown notes; the upload's size cap; the bound on archive work at once."""

@@ -34,7 +34,10 @@ def test_the_days_are_the_browsers() -> None:
     assert day_bounds(now, ZONE, 0, 1) == ("2027-01-15T16:00:00.000000Z", "2027-01-16T16:00:00.000000Z")
     assert day_bounds(now, "UTC", 0, 1) == ("2027-01-15T00:00:00.000000Z", "2027-01-16T00:00:00.000000Z")
     upcoming = query_arguments("upcoming", now, ZONE, 0)
-    assert (upcoming["dueAfter"], upcoming["dueBefore"]) == ("2027-01-16T16:00:00.000000Z", "2027-01-23T16:00:00.000000Z")
+    assert (upcoming["dueAfter"], upcoming["dueBefore"]) == (
+        "2027-01-16T16:00:00.000000Z",
+        "2027-01-23T16:00:00.000000Z",
+    )
     assert query_arguments("overdue", now, ZONE, 100) == {
         "status": "open", "orderBy": "due", "offset": 100, "limit": 100, "overdue": True
     }  # fmt: skip
@@ -122,8 +125,6 @@ def test_stored_times_are_shown_in_the_browsers_zone(services: Services, person:
     assert re.search(r"deleted \d{4}-\d\d-\d\d \d\d:\d\d CST", shown) and " UTC" not in shown
     person.client.cookies.set("mesq_tz", "Not/AZone")  # a bad cookie is ignored, never an error page
     assert person.get("/todos/trash").status_code == 200
-
-
 
 
 def test_a_due_time_without_a_zone_is_the_browsers(services: Services, person: Browser) -> None:  # noqa: F811

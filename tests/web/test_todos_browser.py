@@ -416,8 +416,8 @@ CONTRAST = """(element) => {
         node = node.parentElement;
     }
     background = background || [255, 255, 255];
-    const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
-        .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+    const linear = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    const lum = ([r, g, b]) => [r, g, b].map(linear).reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
     const [a, b] = [lum(rgb(getComputedStyle(element).color)), lum(background)];
     return [getComputedStyle(element).color, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)];
 }"""
@@ -425,7 +425,9 @@ CONTRAST = """(element) => {
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
 def test_today_quick_add_in_the_browsers_zone_and_overdue_in_red(
-    server: LiveServer, size: tuple[int, int], shots: Path  # noqa: F811
+    server: LiveServer,
+    size: tuple[int, int],
+    shots: Path,  # noqa: F811
 ) -> None:
     """Issue 30 items 6 and 7: Today's box reads "明天下午5点 !high #家" and "tomorrow 5pm !high #home"
     in the browser's zone (Asia/Shanghai: the context's zone, put in the `mesq_tz` cookie by the
@@ -444,7 +446,9 @@ def test_today_quick_add_in_the_browsers_zone_and_overdue_in_red(
     ):
         watch(page)
         late_at = (datetime.now(UTC) - timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
-        late = rest.post("/api/toolkit/todo/tasks", json={"title": "pay the rent", "due": {"type": "datetime", "at": late_at}})
+        late = rest.post(
+            "/api/toolkit/todo/tasks", json={"title": "pay the rent", "due": {"type": "datetime", "at": late_at}}
+        )
         assert late.status_code in (200, 201), late.text
         page.goto(server.base_url + "/login?next=/todos/today")
         page.fill("input[name=username]", username)
@@ -468,7 +472,8 @@ def test_today_quick_add_in_the_browsers_zone_and_overdue_in_red(
             expect(page.locator(".flash")).to_contain_text("Added")
 
         tasks = {
-            t["title"]: t for t in rest.get("/api/toolkit/todo", params={"includeInbox": "false"}).json()["data"]["tasks"]
+            t["title"]: t
+            for t in rest.get("/api/toolkit/todo", params={"includeInbox": "false"}).json()["data"]["tasks"]
         }
         at = {"type": "datetime", "at": expected_at.strftime("%Y-%m-%dT%H:%M:%SZ")}
         for title, tag in (("明天下午5点", "家"), ("tomorrow 5pm", "home")):

@@ -379,7 +379,9 @@ def import_markdown(
     """Import every `.md` file of the folder or ZIP at `path` as `user_id`'s memos. The change
     records name `principal` (the command line's call, `mesq import --markdown`, without one;
     Settings → Import passes the signed-in browser)."""
-    principal = principal or Principal(user_id, frozenset(), "cli:markdown-import", "pat", name="mesq import --markdown")
+    principal = principal or Principal(
+        user_id, frozenset(), "cli:markdown-import", "pat", name="mesq import --markdown"
+    )
     call = Call(
         principal=principal, services=services, trace_id=new_run_id(), channel=channel, operation_id="create_memo"
     )

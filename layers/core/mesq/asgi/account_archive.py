@@ -57,9 +57,7 @@ def archive_slot() -> Iterator[None]:
         _SLOTS.release()
 
 
-def _write(
-    services: Services, user_id: str, spool: IO[bytes], exported_at: str, scopes: frozenset[str] | None
-) -> int:
+def _write(services: Services, user_id: str, spool: IO[bytes], exported_at: str, scopes: frozenset[str] | None) -> int:
     with archive_slot():
         export_account(services.items, services.blobs, user_id, spool, exported_at, scopes=scopes)
     size = spool.seek(0, os.SEEK_END)

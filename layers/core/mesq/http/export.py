@@ -8,15 +8,14 @@ the bound on how many run at once, is `asgi/account_archive.py`, shared with Set
 
 from __future__ import annotations
 
-
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from ..application.ratelimit import RateLimiter
-from ..asgi.auth import require_scopes, rest_principal
 from ..asgi.account_archive import archive_download
+from ..asgi.auth import require_scopes, rest_principal
 from ..asgi.envelope import failure, internal_failure
 from ..asgi.trace import trace_id_of
 from ..auth.scopes import ALL_SCOPES

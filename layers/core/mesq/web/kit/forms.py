@@ -9,7 +9,7 @@ disk past 1 MiB), one file and a few small fields at most.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
@@ -81,7 +81,7 @@ def _too_large(limit: int) -> PayloadTooLarge:
     return PayloadTooLarge(f"the upload is over {limit // (1024 * 1024)} MiB; nothing was read in")
 
 
-async def _capped(stream: AsyncIterator[bytes], limit: int) -> AsyncIterator[bytes]:
+async def _capped(stream: AsyncIterator[bytes], limit: int) -> AsyncGenerator[bytes, None]:
     size = 0
     async for chunk in stream:
         size += len(chunk)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 from typing import Any
-
 from zoneinfo import ZoneInfo
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context, select_autoescape

@@ -66,7 +66,14 @@ async def export_download(page: Page) -> Response:
 
 
 def _import_form(page: Page, *, status: int = 200, **extra: Any) -> Response:
-    context: dict[str, Any] = {"nav": "import", "kind": "archive", "error": None, "outcome": None, "filename": None, **extra}
+    context: dict[str, Any] = {
+        "nav": "import",
+        "kind": "archive",
+        "error": None,
+        "outcome": None,
+        "filename": None,
+        **extra,
+    }
     return page.render(
         "settings_import.html", status=status, max_mib=IMPORT_MAX_BYTES // (1024 * 1024), kinds=KINDS, **context
     )
