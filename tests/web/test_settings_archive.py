@@ -131,6 +131,8 @@ def test_the_form_asks_for_a_file_and_a_kind(browser: Callable[..., Browser]) ->
     assert empty.status_code == 400 and "Choose a file to import." in empty.text
     odd = _import(person, b"PK", kind="photos")
     assert odd.status_code == 400 and "Choose what the file is" in odd.text
+    forged = person.client.post("/settings/import", data={"kind": "archive"}, files={"file": ("a.zip", b"PK")})
+    assert forged.status_code == 403 and "CSRF" in forged.text  # the token is a field of the upload form too
     plain = person.post("/settings/import", {"kind": "archive"})  # not multipart
     assert plain.status_code == 400 and "multipart/form-data" in plain.text
 

@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from ...kernel.errors import ValidationError
 from ...kernel.timestamps import format_timestamp
-from ..kit.framework import Page, Web, endpoint
+from ..kit.framework import Handler, Page, Web, endpoint
 from ..kit.request_values import query_offset
 from .fields import friendly_due
 from .quick import form_ignore, page_zone, understand
@@ -34,7 +34,7 @@ UPCOMING_DAYS = 7
 
 @dataclass(frozen=True)
 class View:
-    """One of the three lists: its tab, the page it is at, and its query_todos filters."""
+    """One of the three lists: its tab (`query_arguments` gives its filters) and its address."""
 
     tab: str
     path: str
@@ -83,9 +83,11 @@ async def agenda_view(page: Page, tab: str, **extra: Any) -> dict[str, Any]:
     listing = await page.invoke("list_todo_spaces", {})
     spaces = {space["id"]: space["name"] for space in listing["spaces"]}
     overdue: list[dict[str, Any]] = []
+    overdue_more = False
     if tab == "today" and offset == 0:  # today also shows what is already late, above the day
         late = await page.invoke("query_todos", query_arguments("overdue", now, zone, 0))
         overdue = [entry(item, spaces, now, zone) for item in late["items"]]
+        overdue_more = bool(late["page"].get("hasMore"))
     late_ids = {item["id"] for item in overdue}  # a time passed earlier today: listed once, as overdue
     more = found["page"]
     return {
@@ -94,7 +96,7 @@ async def agenda_view(page: Page, tab: str, **extra: Any) -> dict[str, Any]:
         "view": VIEWS[tab],
         "items": [entry(item, spaces, now, zone) for item in found["items"] if item["id"] not in late_ids],
         "overdue": overdue,
-        "overdue_more": tab == "today" and offset == 0 and bool(overdue) and len(overdue) >= PAGE_SIZE,
+        "overdue_more": overdue_more,  # the rest on /todos/overdue
         "more": urlencode({"offset": more["nextOffset"]}) if more.get("hasMore") else None,
         "zone": zone,
         "today": now.astimezone(ZoneInfo(zone)).date(),
@@ -105,7 +107,7 @@ async def agenda_view(page: Page, tab: str, **extra: Any) -> dict[str, Any]:
     }
 
 
-def _view_page(tab: str) -> Any:
+def _view_page(tab: str) -> Handler:
     async def show(page: Page) -> Response:
         return page.render("todos_agenda.html", **await agenda_view(page, tab))
 
