@@ -95,7 +95,7 @@ def test_todays_box_adds_in_the_browsers_zone(services: Services, person: Browse
     person.client.cookies.set("mesq_tz", ZONE)
     for line in ("明天下午5点 !high #家", "call mom tomorrow 5pm !high #home", "今天晚上9点 买菜"):
         added = person.post("/todos/today", {"title": line})
-        assert added.status_code == 303 and added.headers["location"].startswith("/todos/today#item-"), added.text
+        assert added.status_code == 303 and added.headers["location"].startswith("/todos/today?added="), added.text
     tasks = {task["title"]: task for task in board(services, person.user_id)["tasks"]}
     expected = {"type": "datetime", "at": "2026-12-04T09:00:00Z"}
     zh, en = tasks["明天下午5点"], tasks["call mom"]
@@ -103,7 +103,9 @@ def test_todays_box_adds_in_the_browsers_zone(services: Services, person: Browse
     assert (en["due"], en["timezone"], en["priority"], en["tags"]) == (expected, ZONE, "high", ["home"])
     spaces = run(services, person.user_id, "list_todo_spaces", {})
     assert {t["spaceId"] for t in tasks.values()} == {spaces["defaultSpaceId"]}
-    assert "买菜" in person.get("/todos/today").text  # due today (or already passed: then listed as overdue)
+    shown = person.get(added.headers["location"]).text
+    assert 'id="today-added"' in shown and 'id="today-added"' not in person.get("/todos/today").text
+    assert "买菜" in shown  # due today (or already passed: then listed as overdue)
 
 
 def test_a_bad_line_keeps_the_box(person: Browser) -> None:  # noqa: F811

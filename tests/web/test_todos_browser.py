@@ -469,7 +469,7 @@ def test_today_quick_add_in_the_browsers_zone_and_overdue_in_red(
             if tag == "#家":
                 fits(page, f"todos-today-add-{size[0]}", shots)
             field.press("Enter")
-            expect(page.locator(".flash")).to_contain_text("Added")
+            expect(page.locator("#today-added")).to_contain_text("Added")
 
         tasks = {
             t["title"]: t

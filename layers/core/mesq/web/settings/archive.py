@@ -69,7 +69,8 @@ def _import_form(page: Page, *, status: int = 200, **extra: Any) -> Response:
     context: dict[str, Any] = {
         "nav": "import",
         "kind": "archive",
-        "error": None,
+        "error": None,  # an archive's first fault (the importer's words)
+        "problem": None,  # the form's own: "kind" or "file" (the template says it)
         "outcome": None,
         "filename": None,
         **extra,
@@ -104,10 +105,10 @@ def _run_import(services: Services, principal: Principal, upload: IO[bytes], kin
 async def import_submit(page: Page) -> Response:
     kind = page.fields.text("kind") or "archive"
     if kind not in KINDS:
-        return _import_form(page, status=400, error="Choose what the file is: an archive or Markdown notes.")
+        return _import_form(page, status=400, problem="kind")
     upload = page.fields.get("file")
     if not isinstance(upload, UploadFile) or not upload.filename or upload.size == 0:
-        return _import_form(page, status=400, kind=kind, error="Choose a file to import.")
+        return _import_form(page, status=400, kind=kind, problem="file")
     try:
         outcome = await run_sync(_run_import, page.web.services, page.principal, upload.file, kind)
     except ArchiveError as error:

@@ -22,6 +22,7 @@ from starlette.routing import Route
 from ...kernel.errors import ValidationError
 from ...kernel.timestamps import format_timestamp
 from ..kit.framework import Handler, Page, Web, endpoint
+from ..kit.render import redirect
 from ..kit.request_values import query_offset
 from .fields import friendly_due
 from .quick import form_ignore, page_zone, understand
@@ -103,6 +104,7 @@ async def agenda_view(page: Page, tab: str, **extra: Any) -> dict[str, Any]:
         "upcoming_days": UPCOMING_DAYS,
         "add_error": None,
         "add_title": "",
+        "added": bool(page.request.query_params.get("added")),
         **extra,
     }
 
@@ -123,9 +125,7 @@ async def today_add(page: Page) -> Response:
     except ValidationError as error:
         view = await agenda_view(page, "today", add_error=error.message, add_title=title)
         return page.render("todos_agenda.html", status=400, **view)
-    task = created["task"]
-    notice = f"Added “{task['title'][:80]}” to the default space."
-    return page.redirect_with_flash(TODAY + f"#item-{task['id']}", notice)
+    return redirect(f"{TODAY}?{urlencode({'added': created['task']['id']})}")  # the notice is the template's
 
 
 def agenda_routes(web: Web) -> list[Route]:
