@@ -20,6 +20,7 @@ import re
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -215,6 +216,11 @@ def _seed(server: LiveServer, page: Any, tmp_path: Path) -> Seeds:
         assert gone.status_code == 200, gone.text
         task = rest.post("/api/toolkit/todo/tasks", json={"title": "读完第一章"})
         assert task.status_code in (200, 201), task.text
+        # Today, Upcoming and Overdue with something to show: one late (red), one due tomorrow.
+        for title, days in (("交房租 overdue", -2), ("call the bank", 1)):
+            at = (datetime.now(UTC) + timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            dated = rest.post("/api/toolkit/todo/tasks", json={"title": title, "due": {"type": "datetime", "at": at}})
+            assert dated.status_code in (200, 201), dated.text
     imported = server.cli("reading", "import", "admin", str(write_export(tmp_path / "shelf.json", sample_shelf())))
     assert imported.returncode == 0, imported.stderr
     _connect_app(server, page, tmp_path)

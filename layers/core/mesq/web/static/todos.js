@@ -4,14 +4,6 @@
 // without script (a post and a reload); with it, the same move is sent here and the card moves
 // in place, keeping focus and whatever pages of cards are loaded. No inline script (CSP).
 "use strict";
-// Quick add reads dates in the browser's zone: the same cookie the memo pages set (when it is missing).
-(function () {
-  var zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "";
-  if (/^[A-Za-z0-9_+\-\/]{1,64}$/.test(zone) && document.cookie.indexOf("mesq_tz=") === -1) {
-    var secure = location.protocol === "https:" ? "; Secure" : "";
-    document.cookie = "mesq_tz=" + zone + "; Path=/; Max-Age=31536000; SameSite=Lax" + secure;
-  }
-})();
 // The task page: choosing "Custom rule" opens "Advanced", where the rule is typed.
 (function () {
   var repeat = document.getElementById("repeat");

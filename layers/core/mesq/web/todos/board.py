@@ -23,6 +23,7 @@ from ...kernel.errors import NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint, json_ok
 from ..kit.render import redirect
 from ..kit.request_values import query_offset
+from .agenda import agenda_routes
 from .cards import card
 from .fields import index_of, revision_of
 from .inbox import inbox_routes
@@ -174,6 +175,7 @@ def todo_routes(web: Web) -> list[Route]:
         Route(BOARD + "/tasks", endpoint(web, create_task), methods=["POST"]),
         Route(BOARD + "/tasks/{task_id}/move", endpoint(web, move_submit), methods=["POST"]),
         Route(BOARD + "/tasks/{task_id}/drop", endpoint(web, drop_submit, api=True), methods=["POST"]),
+        *agenda_routes(web),
         *task_routes(web),
         *inbox_routes(web),
         *quick_routes(web),

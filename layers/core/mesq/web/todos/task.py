@@ -9,6 +9,7 @@ the current revision: saving again applies the user's (merged) version on top.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -120,6 +121,7 @@ async def render_task(
             task["due"], datetime.fromtimestamp(page.web.clock(), UTC), page_zone(page), done=task["done"]
         ),
         zone=detail["timezone"],
+        browser_zone=page_zone(page),
         form=form or form_of_task(task),
         base=base or base_digests(form_of_task(task)),
         labels=FIELD_LABELS,
@@ -144,6 +146,8 @@ async def task_page(page: Page) -> Response:
 
 async def save_submit(page: Page) -> Response:
     yours = submitted_form(page.fields)
+    if yours.due_time and not yours.timezone:  # a time of day without a zone is the browser's
+        yours = replace(yours, timezone=page_zone(page))
     revision = revision_of(page.fields)
     try:
         changes = task_changes(yours)
