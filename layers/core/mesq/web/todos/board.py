@@ -27,6 +27,7 @@ from ..kit.request_values import query_offset
 from .cards import card
 from .fields import index_of, revision_of
 from .inbox import inbox_routes
+from .inbox_item import inbox_item_routes
 from .quick import form_ignore, page_zone, quick_routes, understand
 from .shape import shape_routes
 from .task import task_routes
@@ -181,6 +182,7 @@ def todo_routes(web: Web) -> list[Route]:
         *shape_routes(web),
         *task_routes(web),
         *inbox_routes(web),
+        *inbox_item_routes(web),
         *quick_routes(web),
         *todo_trash_routes(web),
     ]

@@ -33,14 +33,17 @@ def _changed_meanwhile() -> str:
     return _("That changed meanwhile (another tab or app); here is the board as it is now. Try again.")
 
 
-async def _refused(page: Page, space_id: str | None, target: str, message: str, value: str = "") -> Response:
-    """The board again (status 400/409 from the error), the message beside the control `target`
-    (`add-column`, `column-<id>` or `space`) and what was typed (`value`) back in its field."""
+async def _refused(
+    page: Page, space_id: str | None, target: str, error: ValidationError | Conflict | NotFound, value: str = ""
+) -> Response:
+    """The board again (with the error's status), its message beside the control `target`
+    (`add-column`, `column-<id>`, `space` or `space-delete`) and what was typed (`value`) back in
+    its field."""
     from .board import board_view  # the board gathers these routes: import it late, no cycle
 
-    shape_error = {"target": target, "message": message, "value": value}
+    shape_error = {"target": target, "message": error.message, "value": value}
     view = await board_view(page, shape_error=shape_error, space_override=space_id)
-    return page.render("todos_board.html", status=400, **view)
+    return page.render("todos_board.html", status=error.http_status, **view)
 
 
 def _column_id(page: Page) -> str:
@@ -74,7 +77,7 @@ async def add_column(page: Page) -> Response:
     try:
         created = await page.invoke("create_todo_column", {"spaceId": space_id, "name": name})
     except REFUSED as error:
-        return await _refused(page, space_id, "add-column", error.message, name)
+        return await _refused(page, space_id, "add-column", error, name)
     column = created["column"]
     return redirect(board_url(column["spaceId"], f"column-title-{column['id']}"))
 
@@ -88,7 +91,7 @@ async def _update_column(page: Page, changes: dict[str, Any], value: str = "") -
     except RevisionConflict:
         return page.redirect_with_flash(board_url(space_id), _changed_meanwhile())
     except REFUSED as error:
-        return await _refused(page, space_id, f"column-{column_id}", error.message, value)
+        return await _refused(page, space_id, f"column-{column_id}", error, value)
     column = updated["column"]
     return redirect(board_url(column["spaceId"], f"column-title-{column['id']}"))
 
@@ -136,7 +139,7 @@ async def delete_column(page: Page) -> Response:
     except RevisionConflict:
         return page.redirect_with_flash(board_url(space_id), _changed_meanwhile())
     except REFUSED as error:
-        return await _refused(page, space_id, f"column-{column_id}", error.message)
+        return await _refused(page, space_id, f"column-{column_id}", error)
     column = gone["column"]
     return page.redirect_with_flash(board_url(column["spaceId"]), _("Column “%s” deleted.") % column["name"][:80])
 
@@ -152,7 +155,7 @@ async def rename_space(page: Page) -> Response:
     except RevisionConflict:
         return page.redirect_with_flash(board_url(space_id), _changed_meanwhile())
     except REFUSED as error:
-        return await _refused(page, space_id, "space", error.message, name)
+        return await _refused(page, space_id, "space", error, name)
     return redirect(board_url(space_id))
 
 
@@ -163,7 +166,7 @@ async def delete_space(page: Page) -> Response:
     except RevisionConflict:
         return page.redirect_with_flash(board_url(space_id), _changed_meanwhile())
     except REFUSED as error:
-        return await _refused(page, space_id, "space-delete", error.message)
+        return await _refused(page, space_id, "space-delete", error)
     return page.redirect_with_flash(BOARD, _("Space “%s” deleted.") % gone["space"]["name"][:80])
 
 
