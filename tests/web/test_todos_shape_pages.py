@@ -48,7 +48,9 @@ def test_a_column_is_added_renamed_and_deleted(services: Services, person: Brows
     assert added.status_code == 303
     later = columns(services, person.user_id)[-1]
     assert later["name"] == "Later" and added.headers["location"].endswith(f"#column-title-{later['id']}")
-    renamed = person.post(f"/todos/columns/{later['id']}/rename", {"space": space["id"], "revision": 1, "name": "Someday"})
+    renamed = person.post(
+        f"/todos/columns/{later['id']}/rename", {"space": space["id"], "revision": 1, "name": "Someday"}
+    )
     assert renamed.status_code == 303 and names(services, person.user_id)[-1] == "Someday"
     gone = person.post(f"/todos/columns/{later['id']}/delete", {"space": space["id"], "revision": 2})
     assert gone.status_code == 303 and names(services, person.user_id) == ["To do", "Doing", "Done"]
@@ -61,7 +63,9 @@ def test_an_empty_or_long_column_name_is_refused_beside_its_form(services: Servi
     assert '<details class="add-column" open>' in empty.text
     todo = columns(services, person.user_id)[0]
     long_name = "长" * 101
-    refused = person.post(f"/todos/columns/{todo['id']}/rename", {"space": space["id"], "revision": 1, "name": long_name})
+    refused = person.post(
+        f"/todos/columns/{todo['id']}/rename", {"space": space["id"], "revision": 1, "name": long_name}
+    )
     assert refused.status_code == 400
     menu = menu_of(refused.text, todo["id"])
     assert 'role="alert"' in menu and "100" in html.unescape(menu) and f'value="{long_name}"' in menu  # text kept
@@ -69,12 +73,12 @@ def test_an_empty_or_long_column_name_is_refused_beside_its_form(services: Servi
 
 
 def test_deleting_a_column_with_tasks_or_the_last_one_says_why(services: Services, person: Browser) -> None:
-    todo, doing, done = columns(services, person.user_id)
+    todo, _doing, _done = columns(services, person.user_id)
     new_task(services, person.user_id, "keep me", columnId=todo["id"])
     refused = person.post(f"/todos/columns/{todo['id']}/delete", {"revision": 1})
     assert refused.status_code == 409
     menu = menu_of(refused.text, todo["id"])
-    assert "<details class=\"column-menu\" open>" in menu and "still has 1 live tasks" in html.unescape(menu)
+    assert '<details class="column-menu" open>' in menu and "still has 1 live tasks" in html.unescape(menu)
     work = run(services, person.user_id, "create_todo_space", {"name": "Work", "columns": ["Only"]})
     only = work["columns"][0]
     last = person.post(f"/todos/columns/{only['id']}/delete", {"space": work["space"]["id"], "revision": 1})
@@ -83,8 +87,13 @@ def test_deleting_a_column_with_tasks_or_the_last_one_says_why(services: Service
 
 
 def test_columns_move_left_and_right_among_the_open_ones(services: Services, person: Browser) -> None:
-    todo, doing, done = columns(services, person.user_id)
-    run(services, person.user_id, "update_todo_column", {"columnId": doing["id"], "expectedRevision": 1, "archived": True})
+    _todo, doing, done = columns(services, person.user_id)
+    run(
+        services,
+        person.user_id,
+        "update_todo_column",
+        {"columnId": doing["id"], "expectedRevision": 1, "archived": True},
+    )
     # The board shows To do, Done; "Done" left = place 0 among the open columns.
     moved = person.post(f"/todos/columns/{done['id']}/move", {"revision": 1, "index": 0})
     assert moved.status_code == 303
@@ -96,7 +105,7 @@ def test_columns_move_left_and_right_among_the_open_ones(services: Services, per
 
 
 def test_a_column_drop_answers_its_revision_and_keeps_the_order(services: Services, person: Browser) -> None:
-    todo, doing, done = columns(services, person.user_id)
+    todo, _doing, _done = columns(services, person.user_id)
     answer = person.client.post(
         f"/todos/columns/{todo['id']}/drop", json={"revision": 1, "index": 2}, headers={"X-CSRF-Token": person.csrf}
     )
@@ -135,7 +144,11 @@ def test_marking_the_done_column_and_completing_a_card_moves_it(services: Servic
 def test_a_space_is_renamed_and_deleted_with_the_apis_rules(services: Services, person: Browser) -> None:
     default = spaces(services, person.user_id)["spaces"][0]
     empty = person.post(f"/todos/spaces/{default['id']}/rename", {"revision": 1, "name": " "})
-    assert empty.status_code == 400 and 'id="space-error"' in empty.text and '<details class="space-menu" open>' in empty.text
+    assert (
+        empty.status_code == 400
+        and 'id="space-error"' in empty.text
+        and '<details class="space-menu" open>' in empty.text
+    )
     renamed = person.post(f"/todos/spaces/{default['id']}/rename", {"revision": 1, "name": "个人 Personal"})
     assert renamed.status_code == 303 and spaces(services, person.user_id)["spaces"][0]["name"] == "个人 Personal"
     refused = person.post(f"/todos/spaces/{default['id']}/delete", {"revision": 2})

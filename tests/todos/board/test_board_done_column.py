@@ -30,7 +30,7 @@ def test_without_a_done_column_a_completed_task_stays_in_place(me):
 
 def test_marking_a_done_column_unmarks_the_previous_one(me):
     listed = me.ok("list_todo_spaces")
-    todo, doing, done = listed["columns"]
+    _todo, doing, done = listed["columns"]
     me.ok("update_todo_column", columnId=done["id"], expectedRevision=done["revision"], done=True)
     assert [c["done"] for c in _columns(me, listed["defaultSpaceId"])] == [False, False, True]
     me.ok("update_todo_column", columnId=doing["id"], expectedRevision=doing["revision"], done=True)

@@ -113,7 +113,7 @@ def done_column(state: TodoState, space_id: str) -> Item | None:
     return next((c for c in state.columns_of(space_id, include_archived=False) if c.get("done")), None)
 
 
-def into_done_column(state: TodoState, user_id: str, before: Item, after: Item) -> tuple[Item, list[WriteOp]]:
+def into_done_column(state: TodoState, user_id: str, before: Item, after: Item) -> tuple[Item, list[Check]]:
     """The done rule (docs/contract.md): a root task completed for good moves to the top of its
     space's done column, when the space has one; otherwise it stays in place, shown completed. A
     recurring task that moved on to its next occurrence is not done, so it stays."""
@@ -260,9 +260,9 @@ def complete_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
 
     def change(state: TodoState, before: Item, now: str) -> tuple[Item, list[WriteOp], list[Item] | None]:
-        after, ops = into_done_column(state, user_id, before, completed(before, now))
+        after, checks = into_done_column(state, user_id, before, completed(before, now))
         resets, subtasks = occurrence_reset(state, user_id, before, after, now)
-        return after, ops + resets, subtasks
+        return after, [*checks, *resets], subtasks
 
     return root_write(call, args, change)
 

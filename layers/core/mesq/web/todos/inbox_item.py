@@ -64,7 +64,12 @@ def item_changes(form: TaskForm) -> dict[str, Any]:
 
 
 async def render_item(
-    page: Page, *, form: TaskForm | None = None, revision: int | None = None, error: str | None = None, status: int = 200
+    page: Page,
+    *,
+    form: TaskForm | None = None,
+    revision: int | None = None,
+    error: str | None = None,
+    status: int = 200,
 ) -> Response:
     detail = await read_item(page, _item_id(page))
     item = detail["item"]
@@ -137,7 +142,9 @@ async def toggle_subtask(page: Page) -> Response:
 
 
 async def delete_subtask(page: Page) -> Response:
-    return await _subtask_write(page, "delete_todo_inbox_subtask", {"subtaskId": page.request.path_params["subtask_id"]})
+    return await _subtask_write(
+        page, "delete_todo_inbox_subtask", {"subtaskId": page.request.path_params["subtask_id"]}
+    )
 
 
 def inbox_item_routes(web: Web) -> list[Route]:

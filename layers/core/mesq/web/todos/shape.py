@@ -135,7 +135,9 @@ async def delete_column(page: Page) -> Response:
     column_id = _column_id(page)
     space_id = page.fields.text("space") or None
     try:
-        gone = await page.invoke("delete_todo_column", {"columnId": column_id, "expectedRevision": revision_of(page.fields)})
+        gone = await page.invoke(
+            "delete_todo_column", {"columnId": column_id, "expectedRevision": revision_of(page.fields)}
+        )
     except RevisionConflict:
         return page.redirect_with_flash(board_url(space_id), _changed_meanwhile())
     except REFUSED as error:
@@ -162,7 +164,9 @@ async def rename_space(page: Page) -> Response:
 async def delete_space(page: Page) -> Response:
     space_id = str(page.request.path_params["space_id"])
     try:
-        gone = await page.invoke("delete_todo_space", {"spaceId": space_id, "expectedRevision": revision_of(page.fields)})
+        gone = await page.invoke(
+            "delete_todo_space", {"spaceId": space_id, "expectedRevision": revision_of(page.fields)}
+        )
     except RevisionConflict:
         return page.redirect_with_flash(board_url(space_id), _changed_meanwhile())
     except REFUSED as error:
