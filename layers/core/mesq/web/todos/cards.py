@@ -27,11 +27,16 @@ def card(task: dict[str, Any], subtasks: list[dict[str, Any]], index: int, now: 
 
 async def card_answer(page: Page, task_id: str, error: str | None = None) -> Response:
     """One card again, for htmx to swap in place after it was completed or reopened on the board
-    (`place`: its position in the column, which the keyboard move buttons need)."""
+    (`place`: its position in the column, which the keyboard move buttons need). A task the done
+    rule moved to its space's done column (`column`: where the card was) leaves its place and
+    lands on top of that column (an out-of-band swap)."""
     detail = await page.invoke("get_todo_task", {"id": task_id})
     task = detail["task"]
     listing = await page.invoke("list_todo_spaces", {})
     columns = [c for c in listing["columns"] if c["spaceId"] == task["spaceId"] and not c["archived"]]
     now = datetime.fromtimestamp(page.web.clock(), UTC)
-    shown = card(task, detail["subtasks"], index_of(page.fields, "place") or 0, now, page_zone(page))
-    return page.render("_todos_card.html", task=shown, columns=columns, card_error=error)
+    moved = page.fields.text("column") not in ("", task["columnId"])  # the done rule moved it
+    place = 0 if moved else index_of(page.fields, "place") or 0  # the done rule puts it on top
+    shown = card(task, detail["subtasks"], place, now, page_zone(page))
+    template = "_todos_card_moved.html" if moved else "_todos_card.html"
+    return page.render(template, task=shown, columns=columns, card_error=error)
