@@ -12,7 +12,7 @@ import pytest
 
 from mesq.application.operations import REGISTRY
 from mesq.kernel.context import Call, Principal
-from mesq.web.todos import board as todos
+from mesq.web.todos import board_view
 from mesq.wiring.services import Services
 
 from .conftest import Browser
@@ -151,7 +151,7 @@ def test_a_drop_answers_the_new_revision(services: Services, person: Browser) ->
 def test_more_loads_the_next_page_with_exact_column_indices(
     services: Services, person: Browser, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(todos, "PAGE_SIZE", 3)
+    monkeypatch.setattr(board_view, "PAGE_SIZE", 3)
     todo, doing = columns(services, person.user_id)[:2]
     made = [new_task(services, person.user_id, f"t{n}", columnId=todo["id"]) for n in range(4)]
     made.append(new_task(services, person.user_id, "d0", columnId=doing["id"]))

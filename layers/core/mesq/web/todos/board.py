@@ -12,10 +12,7 @@ count (`carry`), which keeps every card's index exact for the keyboard Up/Down b
 
 from __future__ import annotations
 
-from collections import defaultdict
-from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlencode
 
 from starlette.responses import Response
 from starlette.routing import Route
@@ -23,9 +20,8 @@ from starlette.routing import Route
 from ...kernel.errors import NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint, json_ok
 from ..kit.render import redirect
-from ..kit.request_values import query_offset
 from .agenda import agenda_routes
-from .cards import card
+from .board_view import board_view
 from .fields import index_of, revision_of
 from .inbox import inbox_routes
 from .inbox_item import inbox_item_routes
@@ -34,78 +30,6 @@ from .shape import shape_routes
 from .task import task_routes
 from .trash import todo_trash_routes
 from .urls import BOARD, board_url
-
-PAGE_SIZE = 100  # root tasks per board page (list_todos `limit`)
-
-
-def _carry(raw: str | None) -> tuple[str, int] | None:
-    """`carry=<columnId>:<cards already shown>` of a "more" link (None when malformed)."""
-    if not raw or ":" not in raw or len(raw) > 100:
-        return None
-    column_id, count = raw.rsplit(":", 1)
-    return (column_id, int(count)) if count.isdigit() else None
-
-
-def _cards_by_column(
-    data: dict[str, Any], carry: tuple[str, int] | None, now: datetime, zone: str
-) -> dict[str, list[dict[str, Any]]]:
-    subtasks: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for subtask in data["subtasks"]:
-        subtasks[subtask["parentId"]].append(subtask)
-    by_column: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for task in data["tasks"]:
-        column = by_column[task["columnId"]]
-        start = carry[1] if carry and carry[0] == task["columnId"] else 0
-        column.append(card(task, subtasks[task["id"]], start + len(column), now, zone))
-    return by_column
-
-
-def _next_carry(data: dict[str, Any], by_column: dict[str, list[dict[str, Any]]]) -> str:
-    """The `carry` of the next "more" link: the last column on this page and its card count."""
-    if not data["tasks"]:
-        return ""
-    last = data["tasks"][-1]["columnId"]
-    return f"{last}:{by_column[last][-1]['index'] + 1}"
-
-
-def _more(space_id: str, data: dict[str, Any], by_column: dict[str, list[dict[str, Any]]]) -> dict[str, Any] | None:
-    if not data["page"]["hasMore"]:
-        return None
-    query = {"space": space_id, "offset": data["page"]["nextOffset"], "carry": _next_carry(data, by_column)}
-    return {"query": urlencode(query), "shown": data["page"]["nextOffset"], "total": data["page"]["totalCount"]}
-
-
-async def _spaces(page: Page, chosen_id: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(every space with its columns, the chosen one) from `chosen_id` or `?space=` (default: the
-    default space)."""
-    listing = await page.invoke("list_todo_spaces", {})
-    wanted = chosen_id or page.request.query_params.get("space") or listing["defaultSpaceId"]
-    chosen = next((s for s in listing["spaces"] if s["id"] == wanted), None)
-    if chosen is None:
-        raise ValidationError("that space does not exist (any more); pick one from the board")
-    return listing, chosen
-
-
-async def board_view(page: Page, space_override: str | None = None, **extra: Any) -> dict[str, Any]:
-    listing, space = await _spaces(page, space_override)
-    offset = query_offset(page.request.query_params)
-    carry = _carry(page.request.query_params.get("carry")) if offset else None
-    arguments = {"spaceId": space["id"], "includeInbox": False, "offset": offset, "limit": PAGE_SIZE}
-    data = await page.invoke("list_todos", arguments)
-    columns = [c for c in listing["columns"] if c["spaceId"] == space["id"] and not c["archived"]]
-    by_column = _cards_by_column(data, carry, datetime.fromtimestamp(page.web.clock(), UTC), page_zone(page))
-    return {
-        "nav": "todos",
-        "spaces": listing["spaces"],
-        "space": space,
-        "columns": columns,
-        "cards": by_column,
-        "more": _more(space["id"], data, by_column),
-        "offset": offset,
-        "add_error": None,
-        "shape_error": None,  # a refused column / space change (shape.py): its control, message, text
-        **extra,
-    }
 
 
 async def board_page(page: Page) -> Response:

@@ -20,6 +20,7 @@ from starlette.routing import Route
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint, json_ok
 from ..kit.render import redirect
+from .board_view import board_view
 from .fields import index_of, revision_of
 from .urls import BOARD, board_url
 
@@ -39,7 +40,6 @@ async def _refused(
     """The board again (with the error's status), its message beside the control `target`
     (`add-column`, `column-<id>`, `space` or `space-delete`) and what was typed (`value`) back in
     its field."""
-    from .board import board_view  # the board gathers these routes: import it late, no cycle
 
     shape_error = {"target": target, "message": error.message, "value": value}
     view = await board_view(page, shape_error=shape_error, space_override=space_id)
