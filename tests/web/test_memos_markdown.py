@@ -137,3 +137,8 @@ def test_toggle_task_ticks_the_nth_box_in_the_source() -> None:
     assert toggle_task(text, 1, False) == text.replace("- [x] two", "- [ ] two")
     assert toggle_task(text, 2, True) == text.replace("3. [ ] three", "3. [x] three")
     assert toggle_task(text, 3, True) is None and toggle_task(text, -1, True) is None
+
+
+def test_toggle_task_keeps_crlf_line_breaks() -> None:
+    """A browser's form post sends a textarea's line breaks as CRLF; a tick changes only the box."""
+    assert toggle_task("list\r\n- [ ] a\r\n- [ ] b", 1, True) == "list\r\n- [ ] a\r\n- [x] b"

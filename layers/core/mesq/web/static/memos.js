@@ -203,9 +203,7 @@
       preview.hidden = !showPreview;
       if (!showPreview) return;
       preview.setAttribute("aria-busy", "true");
-      const form = new FormData();
-      form.append("csrf", csrf);
-      form.append("content", text.value);
+      const form = new URLSearchParams({ csrf: csrf, content: text.value }); // a plain form post
       try {
         const answer = await fetch("/memos/preview", { method: "POST", body: form, credentials: "same-origin" });
         // The answer is sanitized HTML (no script, no handlers): safe to set as markup.
@@ -252,6 +250,7 @@
       active = -1;
       typed = null;
       text.removeAttribute("aria-activedescendant");
+      announce.textContent = "";
     }
 
     function highlight(index) {
