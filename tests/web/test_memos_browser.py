@@ -376,7 +376,7 @@ def test_ticking_a_task_saves_the_memo_and_a_conflict_prompts(server: LiveServer
         page.locator("#composer-text").press("Control+Enter")
         card = _card(page, "Groceries")
         memo_id = card.get_attribute("data-memo-id")
-        card.get_by_role("checkbox", name="eggs").check()
+        card.get_by_role("checkbox", name="eggs").click()  # the card is swapped: click, not check()
         expect(card).to_have_attribute("data-revision", "2")
         expect(_card(page, "Groceries").get_by_role("checkbox", name="eggs")).to_be_checked()
         saved = rest.get(f"/api/toolkit/memo/{memo_id}").json()["data"]["memo"]
@@ -385,7 +385,7 @@ def test_ticking_a_task_saves_the_memo_and_a_conflict_prompts(server: LiveServer
 
         # Another writer meanwhile: ticking on the stale card opens the merge prompt, nothing lost.
         rest.patch(f"/api/toolkit/memo/{memo_id}", json={"expectedRevision": 2, "content": saved["content"] + "\n- [ ] jam"})
-        _card(page, "Groceries").get_by_role("checkbox", name="milk").check()
+        _card(page, "Groceries").get_by_role("checkbox", name="milk").click()
         expect(page.locator(".memos-conflict")).to_contain_text("changed while you were editing")
         expect(page.locator("textarea.memos-theirs")).to_have_value("Groceries\n- [ ] milk\n- [x] eggs\n- [ ] jam")
         expect(page.locator("li.memo.editing textarea[data-editor]")).to_have_value(
