@@ -372,7 +372,10 @@ def test_memo_composer_with_preview_and_suggestions_passes_axe(server: LiveServe
     resource = relayed.json()
     with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {made.stdout.split()[-1]}"}) as rest:
         fields = ("path", "displayName", "fileSize", "mimeType", "type")
-        memo = {"content": "清单 #home/garden\n- [ ] seeds\n- [x] soil", "resources": [{k: resource[k] for k in fields}]}
+        memo = {
+            "content": "清单 #home/garden\n- [ ] seeds\n- [x] soil",
+            "resources": [{k: resource[k] for k in fields}],
+        }
         assert rest.post("/api/toolkit/memo", json=memo).status_code == 201
     page.reload()
     playwright_sync.expect(page.locator(".memo .memo-thumb img")).to_have_attribute("alt", "photo.png")

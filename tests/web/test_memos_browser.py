@@ -384,7 +384,9 @@ def test_ticking_a_task_saves_the_memo_and_a_conflict_prompts(server: LiveServer
         assert _lines(saved["content"]) == "Groceries\n- [ ] milk\n- [x] eggs" and saved["revision"] == 2
 
         # Another writer meanwhile: ticking on the stale card opens the merge prompt, nothing lost.
-        rest.patch(f"/api/toolkit/memo/{memo_id}", json={"expectedRevision": 2, "content": saved["content"] + "\n- [ ] jam"})
+        rest.patch(
+            f"/api/toolkit/memo/{memo_id}", json={"expectedRevision": 2, "content": saved["content"] + "\n- [ ] jam"}
+        )
         _card(page, "Groceries").get_by_role("checkbox", name="milk").click()
         expect(page.locator(".memos-conflict")).to_contain_text("changed while you were editing")
         expect(page.locator("textarea.memos-theirs")).to_have_value("Groceries\n- [ ] milk\n- [x] eggs\n- [ ] jam")

@@ -110,7 +110,10 @@ def test_task_items_become_checkboxes_written_after_sanitizing() -> None:
         '<input type="checkbox" class="memo-task" data-task="2" aria-label="numbered" checked>',
     ], html
     assert "[ ]" in html  # only at an item's start
-    assert all(box.endswith("disabled>") for box in re.findall(r"<input [^>]*>", str(render_markdown("- [ ] a", interactive=False))))
+    assert all(
+        box.endswith("disabled>")
+        for box in re.findall(r"<input [^>]*>", str(render_markdown("- [ ] a", interactive=False)))
+    )
 
 
 @pytest.mark.parametrize(

@@ -145,7 +145,9 @@ def test_preview_renders_with_the_timeline_sanitizer_and_stores_nothing(
     assert shown.status_code == 200 and "<html" not in shown.text
     assert "&lt;script&gt;" in shown.text and "<script" not in shown.text and "<strong>bold</strong>" in shown.text
     assert '<a href="/?tag=idea" class="memo-tag"' in shown.text
-    assert re.search(r'<input type="checkbox" class="memo-task" data-task="0" aria-label="a task" disabled>', shown.text)
+    assert re.search(
+        r'<input type="checkbox" class="memo-task" data-task="0" aria-label="a task" disabled>', shown.text
+    )
     assert "Nothing to preview" in ada.post("/memos/preview", {"content": ""}).text
     assert ada.client.post("/memos/preview", data={"content": "x"}).status_code == 403  # no CSRF token
     assert 'data-memo-id="' not in ada.get("/").text  # nothing was stored
@@ -171,7 +173,9 @@ def test_ticking_a_task_saves_with_the_revision_and_a_conflict_prompts(
     assert get_memo(call, {"id": memo["id"]})["memo"]["content"] == "- [ ] one\n- [x] two"
     missing = ada.post(f"/memos/{memo['id']}/task", {"revision": "2", "task": "7", "value": "on"}, headers=htmx)
     assert missing.status_code == 400 and "not in the memo" in missing.text
-    plain = ada.post(f"/memos/{memo['id']}/task", {"revision": "2", "task": "0", "value": "off", "return": "/?pinned=1"})
+    plain = ada.post(
+        f"/memos/{memo['id']}/task", {"revision": "2", "task": "0", "value": "off", "return": "/?pinned=1"}
+    )
     assert plain.status_code == 303 and plain.headers["location"] == "/?pinned=1"
 
 

@@ -98,7 +98,7 @@ def _tag_tokens(text: str, template: Token, at_start: bool) -> list[Token] | Non
     for match in _TAG.finditer(text):
         start = match.start()
         before = text[start - 1] if start else ""
-        before_ok = (at_start if not before else before == _BOX_END or _SPACE.match(before) is not None)
+        before_ok = at_start if not before else before == _BOX_END or _SPACE.match(before) is not None
         if not before_ok or len(match.group(1)) > MAX_TAG_LENGTH:
             continue
         if start > last:

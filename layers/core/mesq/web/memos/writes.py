@@ -1,7 +1,8 @@
 """The memo writes of the timeline: the composer (create_memo, with uploaded attachments) and its
 preview, editing in place (update_memo with the revision the editor started from; a conflict
 becomes a merge prompt that keeps the user's text), ticking a task box on a card (the same
-update and the same prompt), pin, archive, move to the trash, and the double-click setting. Plain forms that work without script; htmx swaps the editor and the card in place.
+update and the same prompt), pin, archive, move to the trash, and the double-click setting.
+Plain forms that work without script; htmx swaps the editor and the card in place.
 
 Every write is an operation through `Page.invoke`; `ValidationError` and `RevisionConflict`
 re-render the form with the message and the user's text, never an error page.
