@@ -151,16 +151,11 @@
       files.value = "";
       attach(chosen);
     });
-    // Pasted or dropped files go the same way; pasted text stays the browser's.
+    // Pasted (below) or dropped files go the same way.
     const text = document.getElementById("composer-text");
     const hint = document.getElementById("composer-drop-hint");
     if (hint) hint.hidden = false;
-    text.addEventListener("paste", function (event) {
-      const pasted = Array.from((event.clipboardData && event.clipboardData.files) || []);
-      if (!pasted.length) return;
-      event.preventDefault();
-      attach(pasted);
-    });
+    current.attach = attach;
     composer.addEventListener("dragover", function (event) {
       if (event.dataTransfer && Array.from(event.dataTransfer.types).indexOf("Files") !== -1) {
         event.preventDefault();
@@ -177,8 +172,31 @@
     });
 
     setUpTabs(composer, csrf);
-    setUpTagSuggestions(composer, text);
+    current.tags = setUpTagSuggestions(composer, text);
   }
+
+  // The composer's textarea is kept across an htmx swap of the timeline (hx-preserve), so its
+  // events are taken here, once, and go to the composer set up last (its list, its files).
+  const current = { attach: null, tags: null };
+  function fromComposerText(event) {
+    return event.target instanceof HTMLTextAreaElement && event.target.id === "composer-text";
+  }
+  document.addEventListener("paste", function (event) {
+    if (!fromComposerText(event) || !current.attach) return;
+    const pasted = Array.from((event.clipboardData && event.clipboardData.files) || []);
+    if (!pasted.length) return; // pasted text stays the browser's
+    event.preventDefault();
+    current.attach(pasted);
+  });
+  document.addEventListener("input", function (event) {
+    if (fromComposerText(event) && current.tags) current.tags.update();
+  });
+  document.addEventListener("focusout", function (event) {
+    if (fromComposerText(event) && current.tags) current.tags.close();
+  });
+  document.addEventListener("keydown", function (event) {
+    if (fromComposerText(event) && current.tags) current.tags.keydown(event);
+  });
 
   // -- Write / Preview: the preview is the server's rendering (POST /memos/preview: the timeline's
   // renderer and sanitizer), so it shows exactly what the card will.
@@ -236,7 +254,7 @@
     const announce = document.getElementById("composer-tag-status");
     let tags = [];
     try { tags = JSON.parse(composer.dataset.tags || "[]"); } catch (error) { tags = []; }
-    if (!list || !tags.length) return;
+    if (!list || !tags.length) return null;
     text.setAttribute("aria-autocomplete", "list");
     text.setAttribute("aria-controls", list.id);
     let shown = [];
@@ -303,9 +321,7 @@
       announce.textContent = matches.length === 1 ? "1 tag suggested." : matches.length + " tags suggested.";
     }
 
-    text.addEventListener("input", update);
-    text.addEventListener("blur", close);
-    text.addEventListener("keydown", function (event) {
+    function keydown(event) {
       if (list.hidden || event.ctrlKey || event.metaKey || event.altKey) return;
       if (event.key === "ArrowDown" || event.key === "ArrowUp") {
         event.preventDefault();
@@ -316,10 +332,11 @@
         accept(active);
       } else if (event.key === "Escape") {
         event.preventDefault();
-        event.stopPropagation();
         close();
       }
-    });
+    }
+
+    return { update: update, close: close, keydown: keydown };
   }
 
   // -- task boxes on a card: ticking one saves the memo (POST /memos/{id}/task with the card's
