@@ -302,7 +302,9 @@ PASTE_IMAGE = """([data, name]) => {
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
-def test_composer_suggests_tags_previews_and_attaches_a_pasted_image(server: LiveServer, size: tuple[int, int]) -> None:
+def test_composer_suggests_tags_previews_and_attaches_a_pasted_image(
+    server: LiveServer, size: tuple[int, int], shots: Path
+) -> None:
     """Issue 30: `#` offers the user's tags (a listbox, by keyboard); Preview shows the server's
     sanitized rendering (a `<script>` in the text stays text); a pasted image is uploaded, saved
     with the memo and shown as a thumbnail that opens full size; the tag is shown once."""
@@ -341,6 +343,7 @@ def test_composer_suggests_tags_previews_and_attaches_a_pasted_image(server: Liv
         expect(preview).to_contain_text("<script>window.__pwned = 1</script>")
         expect(preview.locator("input.memo-task")).to_be_disabled()
         assert preview.locator("script").count() == 0 and page.evaluate("window.__pwned") is None
+        check_fits(page, "memos-composer-preview", shots)
         expect(text).to_be_hidden()
         page.get_by_role("tab", name="Write").click()
         expect(text).to_be_visible()
@@ -354,6 +357,7 @@ def test_composer_suggests_tags_previews_and_attaches_a_pasted_image(server: Liv
         expect(thumbnail).to_have_attribute("alt", "pasted.png")
         expect(thumbnail).to_have_attribute("loading", "lazy")
         page.wait_for_function("img => img.complete && img.naturalWidth === 1", arg=thumbnail.element_handle())
+        check_fits(page, "memos-thumbnail", shots)
         stored = rest.get("/api/toolkit/memo").json()["data"]["timelineItems"][0]
         # Attached once, though the composer was set up twice (the zone swap above).
         assert [(r["displayName"], r["type"]) for r in stored["resources"]] == [("pasted.png", "image")]
