@@ -371,3 +371,47 @@ def test_shelf_pages_work_by_keyboard(server: LiveServer, page: Any, tmp_path: P
     page.keyboard.press("Enter")
     playwright_sync.expect(page.locator("#hit-count")).to_contain_text("想法")
     playwright_sync.expect(page.locator("#shelf-query")).to_have_value("想法")
+
+
+def test_memo_composer_with_preview_and_suggestions_passes_axe(server: LiveServer, page: Any, axe_source: str) -> None:
+    """Issue 30: the timeline with the composer's Preview tab open (task boxes, tag links), then
+    with its `#` suggestions listed, and cards with a task box and an image thumbnail: no serious
+    or critical violation at either size or theme."""
+    base = server.base_url
+    page.goto(base + "/setup")
+    page.fill("input[name=username]", "admin")
+    page.fill("input[name=password]", PASSWORD)
+    page.fill("input[name=confirm]", PASSWORD)
+    page.click("button[type=submit]")
+    playwright_sync.expect(page).to_have_url(base + "/")
+    made = server.cli("token", "create", "admin", "--name", "a11y", "--scopes", "memo:read,memo:write")
+    assert made.returncode == 0, made.stderr
+    csrf = page.locator("#composer input[name=csrf]").get_attribute("value")
+    relayed = page.request.post(
+        base + "/memos/uploads/relay?displayName=photo.png&mimeType=image/png",
+        data=bytes.fromhex("89504e470d0a1a0a"),
+        headers={"X-CSRF-Token": csrf or "", "Content-Type": "image/png"},
+    )
+    assert relayed.ok, relayed.text()
+    resource = relayed.json()
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {made.stdout.split()[-1]}"}) as rest:
+        fields = ("path", "displayName", "fileSize", "mimeType", "type")
+        memo = {
+            "content": "清单 #home/garden\n- [ ] seeds\n- [x] soil",
+            "resources": [{k: resource[k] for k in fields}],
+        }
+        assert rest.post("/api/toolkit/memo", json=memo).status_code == 201
+    page.reload()
+    playwright_sync.expect(page.locator(".memo .memo-thumb img")).to_have_attribute("alt", "photo.png")
+    audit = Audit(page, axe_source)
+    text = page.locator("#composer-text")
+    text.fill("**Preview** #home\n\n- [ ] a task\n\n<script>alert(1)</script>")
+    page.get_by_role("tab", name="Preview").click()
+    playwright_sync.expect(page.locator("#composer-preview strong")).to_have_text("Preview")
+    audit.check("/ with the composer's preview open")
+    page.get_by_role("tab", name="Write").click()
+    text.fill("")
+    text.press_sequentially("#ho", delay=10)
+    playwright_sync.expect(page.locator("#composer-tag-list [role=option]").first).to_be_visible()
+    audit.check("/ with # suggestions listed")
+    assert audit.problems == [], "axe found serious/critical violations:\n" + "\n".join(audit.problems)

@@ -283,3 +283,128 @@ def test_ctrl_enter_in_the_composer_saves(server: LiveServer, size: tuple[int, i
         expect(_card(page, "Saved by Meta+Enter")).to_be_visible()
         contents = [item["content"] for item in rest.get("/api/toolkit/memo").json()["data"]["timelineItems"]]
         assert "Saved by keyboard #keys" in contents and "Saved by Meta+Enter" in contents
+
+
+def _lines(text: str) -> str:
+    return text.replace("\r\n", "\n")
+
+
+#: A 1x1 PNG, pasted into the composer as a File.
+PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+PASTE_IMAGE = """([data, name]) => {
+    const bytes = Uint8Array.from(atob(data), c => c.charCodeAt(0));
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([bytes], name, {type: 'image/png'}));
+    const paste = new ClipboardEvent('paste', {clipboardData: transfer, bubbles: true, cancelable: true});
+    document.getElementById('composer-text').dispatchEvent(paste);
+    return paste.defaultPrevented;
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
+def test_composer_suggests_tags_previews_and_attaches_a_pasted_image(
+    server: LiveServer, size: tuple[int, int], shots: Path
+) -> None:
+    """Issue 30: `#` offers the user's tags (a listbox, by keyboard); Preview shows the server's
+    sanitized rendering (a `<script>` in the text stays text); a pasted image is uploaded, saved
+    with the memo and shown as a thumbnail that opens full size; the tag is shown once."""
+    with chromium_page(viewport={"width": size[0], "height": size[1]}, timezone_id="Asia/Shanghai") as page:
+        violations = _watch_csp(page)
+        rest = _set_up(server, page)
+        rest.post("/api/toolkit/memo", json={"content": "kick-off #project/alpha"})
+        # Without the zone cookie the script swaps the timeline in again (htmx), setting the
+        # composer up a second time around the same preserved textarea.
+        page.context.clear_cookies(name="mesq_tz")
+        page.reload()
+        expect(page.locator("#memos-app")).to_have_attribute("data-zone", "Asia/Shanghai")
+        expect(_card(page, "kick-off")).to_be_visible()
+        text = page.locator("#composer-text")
+
+        # `#` suggestions: the tag tree's paths; Down, then Enter inserts; Escape closes.
+        text.press_sequentially("Plan #pro", delay=10)
+        options = page.locator("#composer-tag-list [role=option]")
+        expect(options).to_have_text(["#project", "#project/alpha"])
+        expect(text).to_have_attribute("aria-activedescendant", "composer-tag-option-0")
+        text.press("ArrowDown")
+        expect(options.nth(1)).to_have_attribute("aria-selected", "true")
+        text.press("Enter")
+        expect(text).to_have_value("Plan #project/alpha ")
+        expect(page.locator("#composer-tag-list")).to_be_hidden()
+        text.press_sequentially("#pr", delay=10)
+        expect(options).to_have_count(2)
+        text.press("Escape")
+        expect(page.locator("#composer-tag-list")).to_be_hidden()
+        text.fill("Plan #project/alpha\n<script>window.__pwned = 1</script> **bold**\n\n- [ ] first step")
+
+        # Preview: the server's rendering; the script is text and never runs.
+        page.get_by_role("tab", name="Preview").click()
+        preview = page.locator("#composer-preview")
+        expect(preview.locator("strong")).to_have_text("bold")
+        expect(preview).to_contain_text("<script>window.__pwned = 1</script>")
+        expect(preview.locator("input.memo-task")).to_be_disabled()
+        assert preview.locator("script").count() == 0 and page.evaluate("window.__pwned") is None
+        check_fits(page, "memos-composer-preview", shots)
+        expect(text).to_be_hidden()
+        page.get_by_role("tab", name="Write").click()
+        expect(text).to_be_visible()
+
+        # A pasted image: uploaded through the upload session, then saved with the memo (Ctrl+Enter).
+        assert page.evaluate(PASTE_IMAGE, [PIXEL_PNG, "pasted.png"]) is True
+        expect(page.locator("#composer-upload-status")).to_have_text("Attached pasted.png.")
+        text.press("Control+Enter")
+        card = _card(page, "Plan")
+        thumbnail = card.locator(".memo-files a.memo-thumb img")
+        expect(thumbnail).to_have_attribute("alt", "pasted.png")
+        expect(thumbnail).to_have_attribute("loading", "lazy")
+        page.wait_for_function("img => img.complete && img.naturalWidth === 1", arg=thumbnail.element_handle())
+        check_fits(page, "memos-thumbnail", shots)
+        stored = rest.get("/api/toolkit/memo").json()["data"]["timelineItems"][0]
+        # Attached once, though the composer was set up twice (the zone swap above).
+        assert [(r["displayName"], r["type"]) for r in stored["resources"]] == [("pasted.png", "image")]
+        # The tag once (a link in the text), not again in a list.
+        expect(card.get_by_text("#project/alpha", exact=True)).to_have_count(1)
+        expect(card.locator("a.memo-tag")).to_have_attribute("href", "/?tag=project%2Falpha")
+        # Full size in a modal dialog; Escape returns to the thumbnail.
+        card.locator("a.memo-thumb").click()
+        dialog = page.locator("dialog.memo-lightbox")
+        expect(dialog).to_be_visible()
+        expect(dialog.locator("img")).to_have_attribute("alt", "pasted.png")
+        page.keyboard.press("Escape")
+        expect(dialog).to_be_hidden()
+        expect(card.locator("a.memo-thumb")).to_be_focused()
+        assert violations == []
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
+def test_ticking_a_task_saves_the_memo_and_a_conflict_prompts(server: LiveServer, size: tuple[int, int]) -> None:
+    """Issue 30: `- [ ]` is a checkbox on the card; ticking it saves the memo with the card's
+    revision (the API then reads `- [x]`); when the memo changed meanwhile, the merge prompt opens."""
+    with chromium_page(viewport={"width": size[0], "height": size[1]}, timezone_id="Asia/Shanghai") as page:
+        violations = _watch_csp(page)
+        rest = _set_up(server, page)
+        page.fill("#composer-text", "Groceries\n- [ ] milk\n- [ ] eggs")
+        page.locator("#composer-text").press("Control+Enter")
+        card = _card(page, "Groceries")
+        memo_id = card.get_attribute("data-memo-id")
+        card.get_by_role("checkbox", name="eggs").click()  # the card is swapped: click, not check()
+        expect(card).to_have_attribute("data-revision", "2")
+        expect(_card(page, "Groceries").get_by_role("checkbox", name="eggs")).to_be_checked()
+        saved = rest.get(f"/api/toolkit/memo/{memo_id}").json()["data"]["memo"]
+        # (A form post carries the textarea's line breaks as CRLF; the tick keeps them.)
+        assert _lines(saved["content"]) == "Groceries\n- [ ] milk\n- [x] eggs" and saved["revision"] == 2
+
+        # Another writer meanwhile: ticking on the stale card opens the merge prompt, nothing lost.
+        rest.patch(
+            f"/api/toolkit/memo/{memo_id}", json={"expectedRevision": 2, "content": saved["content"] + "\n- [ ] jam"}
+        )
+        _card(page, "Groceries").get_by_role("checkbox", name="milk").click()
+        expect(page.locator(".memos-conflict")).to_contain_text("changed while you were editing")
+        expect(page.locator("textarea.memos-theirs")).to_have_value("Groceries\n- [ ] milk\n- [x] eggs\n- [ ] jam")
+        expect(page.locator("li.memo.editing textarea[data-editor]")).to_have_value(
+            "Groceries\n- [x] milk\n- [x] eggs\n- [ ] jam"
+        )
+        page.get_by_role("button", name="Save mine over theirs").click()
+        expect(_card(page, "Groceries").get_by_role("checkbox", name="milk")).to_be_checked()
+        final = rest.get(f"/api/toolkit/memo/{memo_id}").json()["data"]["memo"]
+        assert _lines(final["content"]) == "Groceries\n- [x] milk\n- [x] eggs\n- [ ] jam" and final["revision"] == 4
+        assert violations == []

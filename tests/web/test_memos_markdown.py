@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from mesq.web.kit.markdown import ALLOWED_TAGS, LINK_REL, render_markdown
+from mesq.web.kit.markdown import ALLOWED_TAGS, LINK_REL, render_markdown, toggle_task
 
 HOSTILE = [
     "<script>alert(1)</script>",
@@ -82,5 +82,66 @@ def test_markdown_basics_and_cjk() -> None:
     assert "style=" not in html  # the CSP has no inline styles: table alignment is dropped
 
 
-def test_a_tag_word_is_not_a_heading() -> None:
-    assert str(render_markdown("#work today")) == "<p>#work today</p>\n"
+def test_a_tag_word_is_a_tag_link_not_a_heading() -> None:
+    assert str(render_markdown("#work today")) == (
+        f'<p><a href="/?tag=work" class="memo-tag" rel="{LINK_REL}">#work</a> today</p>\n'
+    )
+
+
+def test_tags_link_where_parse_tags_finds_them() -> None:
+    html = str(render_markdown("at #home/garden, a#b `#code` [#x](https://e.example)\n#next\n\n```\n#include\n```"))
+    links = re.findall(r'<a href="([^"]+)" class="memo-tag"', html)
+    assert links == ["/?tag=home%2Fgarden", "/?tag=next"], html
+    assert "<code>#code</code>" in html and "#include" in html
+
+
+def test_the_tag_class_is_the_only_class_kept() -> None:
+    html = str(render_markdown('#tag [x](https://e.example){.evil} <a class="memo-tag evil" href="/">y</a>'))
+    classes = [value for _, attrs in _elements(html) for name, value in attrs if name == "class"]
+    assert classes == ["memo-tag"], html
+
+
+def test_task_items_become_checkboxes_written_after_sanitizing() -> None:
+    html = str(render_markdown("- [ ] buy **milk**\n- [x] done\n- plain [ ] not a task\n\n1. [X] numbered"))
+    boxes = re.findall(r"<input [^>]*>", html)
+    assert boxes == [
+        '<input type="checkbox" class="memo-task" data-task="0" aria-label="buy milk">',
+        '<input type="checkbox" class="memo-task" data-task="1" aria-label="done" checked>',
+        '<input type="checkbox" class="memo-task" data-task="2" aria-label="numbered" checked>',
+    ], html
+    assert "[ ]" in html  # only at an item's start
+    assert all(
+        box.endswith("disabled>")
+        for box in re.findall(r"<input [^>]*>", str(render_markdown("- [ ] a", interactive=False)))
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\ue0000\ue001 forged marker",
+        "- \ue0000\ue001 forged in a list",
+        '<input type="checkbox" checked>',
+        "- [ ] <input onclick=alert(1)>",
+        '- [ ] x" onfocus="alert(1)',
+    ],
+)
+def test_no_input_comes_from_the_text(text: str) -> None:
+    html = str(render_markdown(text))
+    inputs = re.findall(r"<input [^>]*>", html)
+    assert len(inputs) == (1 if text.startswith("- [ ]") else 0), html
+    for box in inputs:
+        assert re.fullmatch(r'<input type="checkbox" class="memo-task" data-task="0" aria-label="[^"<>]*">', box), box
+
+
+def test_toggle_task_ticks_the_nth_box_in_the_source() -> None:
+    text = "intro\n- [ ] one\n- [x] two\n\n> 3. [ ] three\n\n```\n- [ ] code\n```"
+    assert toggle_task(text, 0, True) == text.replace("- [ ] one", "- [x] one")
+    assert toggle_task(text, 1, False) == text.replace("- [x] two", "- [ ] two")
+    assert toggle_task(text, 2, True) == text.replace("3. [ ] three", "3. [x] three")
+    assert toggle_task(text, 3, True) is None and toggle_task(text, -1, True) is None
+
+
+def test_toggle_task_keeps_crlf_line_breaks() -> None:
+    """A browser's form post sends a textarea's line breaks as CRLF; a tick changes only the box."""
+    assert toggle_task("list\r\n- [ ] a\r\n- [ ] b", 1, True) == "list\r\n- [ ] a\r\n- [x] b"

@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 from mesq.asgi.app import starlette_app
 from mesq.auth.users import create_user, get_user, set_setting
 from mesq.kernel.errors import NotFound, ValidationError
+from mesq.memos.reads import get_memo
 from mesq.memos.writes import create_memo, update_memo
 from mesq.store.blobs_s3 import S3BlobStore
 from mesq.web import web_routes
@@ -63,10 +64,12 @@ def test_filters_and_a_bad_zone_cookie(services: Services, browser: Callable[...
     _memo(services, ada, "plain words")
     ada.client.cookies.set("mesq_tz", "Not/AZone")
     tagged = ada.get("/?tag=work")
-    assert tagged.status_code == 200 and "tagged #work" in tagged.text and "plain words" not in tagged.text
+    tag_link = 'tagged <a href="/?tag=work" class="memo-tag"'  # the #tag in the text links to its filter
+    assert tagged.status_code == 200 and tag_link in tagged.text and "plain words" not in tagged.text
     assert "(UTC)" in tagged.text  # an unknown zone is ignored, not an error
+    assert 'class="memo-tags"' not in tagged.text  # and is not listed a second time under the text
     untagged = ada.get("/?untagged=1")
-    assert "plain words" in untagged.text and "tagged #work" not in untagged.text
+    assert "plain words" in untagged.text and "tagged <a" not in untagged.text
 
 
 def test_ai_search_says_which_branches_matched_not_a_score(services: Services, browser: Callable[..., Browser]) -> None:
@@ -131,6 +134,49 @@ def test_edit_save_and_conflict_prompt(services: Services, browser: Callable[...
     assert bad.status_code == 400 and 'role="alert"' in bad.text
     nonsense = ada.post(f"/memos/{memo['id']}", {"content": "x", "revision": "three"})
     assert nonsense.status_code == 400 and "expectedRevision" in nonsense.text
+
+
+def test_preview_renders_with_the_timeline_sanitizer_and_stores_nothing(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    ada = browser("ada")
+    text = "<script>alert(1)</script> **bold** #idea\n\n- [ ] a task"
+    shown = ada.post("/memos/preview", {"content": text})
+    assert shown.status_code == 200 and "<html" not in shown.text
+    assert "&lt;script&gt;" in shown.text and "<script" not in shown.text and "<strong>bold</strong>" in shown.text
+    assert '<a href="/?tag=idea" class="memo-tag"' in shown.text
+    assert re.search(
+        r'<input type="checkbox" class="memo-task" data-task="0" aria-label="a task" disabled>', shown.text
+    )
+    assert "Nothing to preview" in ada.post("/memos/preview", {"content": ""}).text
+    assert ada.client.post("/memos/preview", data={"content": "x"}).status_code == 403  # no CSRF token
+    assert 'data-memo-id="' not in ada.get("/").text  # nothing was stored
+
+
+def test_ticking_a_task_saves_with_the_revision_and_a_conflict_prompts(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    ada = browser("ada")
+    memo = _memo(services, ada, "- [ ] one\n- [ ] two")
+    page = ada.get("/").text
+    assert '<input type="checkbox" class="memo-task" data-task="1" aria-label="two">' in page
+    htmx = {"HX-Request": "true"}
+    ticked = ada.post(f"/memos/{memo['id']}/task", {"revision": "1", "task": "1", "value": "on"}, headers=htmx)
+    assert ticked.status_code == 200 and 'data-revision="2"' in ticked.text
+    assert 'data-task="1" aria-label="two" checked>' in ticked.text
+    call = memo_call(services, ada.user_id)
+    assert get_memo(call, {"id": memo["id"]})["memo"]["content"] == "- [ ] one\n- [x] two"
+    # A card still at revision 1: the merge prompt, the tick applied to their text as "yours".
+    stale = ada.post(f"/memos/{memo['id']}/task", {"revision": "1", "task": "0", "value": "on"}, headers=htmx)
+    assert stale.status_code == 409 and "memos-conflict" in stale.text and 'name="revision" value="2"' in stale.text
+    assert re.search(r"data-editor>- \[x\] one\n- \[x\] two</textarea>", stale.text)
+    assert get_memo(call, {"id": memo["id"]})["memo"]["content"] == "- [ ] one\n- [x] two"
+    missing = ada.post(f"/memos/{memo['id']}/task", {"revision": "2", "task": "7", "value": "on"}, headers=htmx)
+    assert missing.status_code == 400 and "not in the memo" in missing.text
+    plain = ada.post(
+        f"/memos/{memo['id']}/task", {"revision": "2", "task": "0", "value": "off", "return": "/?pinned=1"}
+    )
+    assert plain.status_code == 303 and plain.headers["location"] == "/?pinned=1"
 
 
 def test_lifecycle_and_their_errors(services: Services, browser: Callable[..., Browser]) -> None:
@@ -252,4 +298,6 @@ def test_direct_uploads_are_allowed_by_the_page_csp(monkeypatch: pytest.MonkeyPa
     local.items.close()
     assert "connect-src 'self';" in csp["relay"]
     assert "connect-src 'self' https://mesq-blobs.s3.eu-central-1.amazonaws.com;" in csp["direct"]
+    assert "img-src 'self' https://mesq-blobs.s3.eu-central-1.amazonaws.com;" in csp["direct"]  # thumbnails
+    assert "img-src 'self';" in csp["relay"]
     assert "script-src 'self';" in csp["direct"] and "form-action 'self'" in csp["direct"]

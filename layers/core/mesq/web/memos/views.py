@@ -64,6 +64,15 @@ async def _ai_search(page: Page, query: TimelineQuery, zone: ZoneInfo | None) ->
     return {"memos": memos, "unavailable": None, "degraded": answer["degraded"], "stages": answer["stages"]}
 
 
+def _tag_paths(nodes: list[dict[str, Any]]) -> list[str]:
+    """Every tag path of the tree, parents before children: the composer's `#` suggestions."""
+    paths: list[str] = []
+    for node in nodes:
+        paths.append(node["path"])
+        paths.extend(_tag_paths(node.get("children") or []))
+    return paths
+
+
 async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> dict[str, Any]:
     """Everything memos.html needs for `query`; `extra` (a composer error, ...) is passed on."""
     zone = page_zone(page)
@@ -93,6 +102,7 @@ async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> di
         "recent_days": days[:RECENT_DAYS],
         "older_days": days[RECENT_DAYS:],
         "tag_tree": tags["tags"],
+        "tag_paths": _tag_paths(tags["tags"]),
         "zone": zone.key if zone else None,
         "zone_cookie": ZONE_COOKIE,
         "double_click_edit": data["doubleClickEdit"],
@@ -107,12 +117,14 @@ async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> di
 
 
 def timeline_page(page: Page, context: dict[str, Any], status: int = 200) -> Response:
-    """memos.html; its CSP lets the composer's script PUT to object storage (direct uploads)."""
+    """memos.html; its CSP lets the composer's script PUT to object storage (direct uploads), and
+    the cards' image thumbnails load from there (the attachment route redirects to a presigned GET)."""
     response = page.render("memos.html", **context)
     response.status_code = status
     origin = direct_upload_origin(page.web.services.blobs)
     if origin:
-        response.headers["Content-Security-Policy"] = page_headers(connect_origins=(origin,))["Content-Security-Policy"]
+        csp = page_headers(connect_origins=(origin,))["Content-Security-Policy"]
+        response.headers["Content-Security-Policy"] = csp.replace("img-src 'self'", f"img-src 'self' {origin}")
     return response
 
 

@@ -1,7 +1,8 @@
-"""The memo writes of the timeline: the composer (create_memo, with uploaded attachments), editing
-in place (update_memo with the revision the editor started from; a conflict becomes a merge
-prompt that keeps the user's text), pin, archive, move to the trash, and the double-click
-setting. Plain forms that work without script; htmx swaps the editor and the card in place.
+"""The memo writes of the timeline: the composer (create_memo, with uploaded attachments) and its
+preview, editing in place (update_memo with the revision the editor started from; a conflict
+becomes a merge prompt that keeps the user's text), ticking a task box on a card (the same
+update and the same prompt), pin, archive, move to the trash, and the double-click setting.
+Plain forms that work without script; htmx swaps the editor and the card in place.
 
 Every write is an operation through `Page.invoke`; `ValidationError` and `RevisionConflict`
 re-render the form with the message and the user's text, never an error page.
@@ -20,6 +21,7 @@ from ...kernel.concurrency import run_sync
 from ...kernel.errors import RevisionConflict, ValidationError
 from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
+from ..kit.markdown import render_markdown, toggle_task
 from ..kit.render import redirect
 from ..kit.request_values import form_revision, is_htmx
 from ..kit.security import safe_next
@@ -79,6 +81,13 @@ async def create_submit(page: Page) -> Response:
     return redirect("/")
 
 
+async def preview(page: Page) -> Response:
+    """The composer's Preview tab: the text rendered by the timeline's own renderer and sanitizer
+    (task boxes shown, not tickable). A fragment; nothing is stored."""
+    html = render_markdown(page.fields.text("content"), interactive=False)
+    return page.render("_memos_preview.html", html=html)
+
+
 # -- editing in place --------------------------------------------------------------------------
 
 
@@ -124,6 +133,33 @@ async def save_submit(page: Page) -> Response:
             page, current, status=400, content=yours, revision=page.fields.text("revision"),
             error=error.message, theirs=None, kept=None,
         )  # fmt: skip
+    if _is_htmx(page):
+        return page.render("_memos_card.html", memo=memo_view(saved["memo"], page_zone(page)), back=_back(page))
+    return redirect(_back(page))
+
+
+def _is_index(raw: str) -> bool:
+    return raw.isascii() and raw.isdigit() and len(raw) <= 6
+
+
+async def task_submit(page: Page) -> Response:
+    """A task box ticked (or unticked) on a card: update_memo with the card's revision. When the
+    memo changed since the card was shown, the merge prompt opens with the tick applied to
+    their text as "yours"."""
+    current = await _memo(page)
+    raw_index = page.fields.text("task")
+    ticked = _on(page)
+    yours = toggle_task(current["content"], int(raw_index), ticked) if _is_index(raw_index) else None
+    if yours is None:
+        message = "That task is not in the memo any more; look at it again."
+        return _editor(page, current, status=400, error=message, theirs=None, kept=None)
+    try:
+        saved = await page.invoke(
+            "update_memo", {"id": current["id"], "expectedRevision": _revision(page), "content": yours}
+        )
+    except RevisionConflict as error:
+        theirs = (error.recover_data or {}).get("memo") or await _memo(page)
+        return _editor(page, theirs, status=409, content=yours, theirs=theirs, kept=None)
     if _is_htmx(page):
         return page.render("_memos_card.html", memo=memo_view(saved["memo"], page_zone(page)), back=_back(page))
     return redirect(_back(page))
@@ -180,9 +216,11 @@ def write_routes(web: Web) -> list[Route]:
     return [
         Route("/memos", endpoint(web, create_submit, form_bytes=MEMO_FORM_BYTES), methods=["POST"]),
         Route("/memos/settings", endpoint(web, settings_submit), methods=["POST"]),
+        Route("/memos/preview", endpoint(web, preview, form_bytes=MEMO_FORM_BYTES), methods=["POST"]),
         Route("/memos/{memo_id}/edit", endpoint(web, edit_form), methods=["GET"]),
         Route("/memos/{memo_id}/card", endpoint(web, card), methods=["GET"]),
         Route("/memos/{memo_id}", endpoint(web, save_submit, form_bytes=MEMO_FORM_BYTES), methods=["POST"]),
+        Route("/memos/{memo_id}/task", endpoint(web, task_submit), methods=["POST"]),
         Route("/memos/{memo_id}/pin", endpoint(web, pin_submit), methods=["POST"]),
         Route("/memos/{memo_id}/archive", endpoint(web, archive_submit), methods=["POST"]),
         Route("/memos/{memo_id}/trash", endpoint(web, trash_submit), methods=["POST"]),

@@ -1,7 +1,9 @@
 // The memo timeline's small script (CSP script-src 'self'; no inline script, no eval):
 // the browser's time zone for the per-day counts, double-click editing (when the setting is
-// on), Escape / Ctrl+Enter in the editor, Ctrl+Enter in the composer, and attachments through
-// the upload session.
+// on), Escape / Ctrl+Enter in the editor, Ctrl+Enter in the composer; the composer's Preview tab,
+// its `#` tag suggestions and its attachments (chosen, pasted or dropped) through the upload
+// session; task boxes on the cards (ticking one saves the memo with its revision); image
+// thumbnails opened full size in a dialog.
 (function () {
   "use strict";
   // -- time zone: a cookie the server validates. When the page was counted in another zone, the
@@ -127,9 +129,7 @@
       attached.append(item);
     }
 
-    files.addEventListener("change", async function () {
-      const chosen = Array.from(files.files || []);
-      files.value = "";
+    async function attach(chosen) {
       for (const file of chosen) {
         pending += 1;
         save.disabled = true;
@@ -144,8 +144,250 @@
           save.disabled = pending > 0;
         }
       }
+    }
+
+    files.addEventListener("change", function () {
+      const chosen = Array.from(files.files || []);
+      files.value = "";
+      attach(chosen);
+    });
+    // Pasted (below) or dropped files go the same way.
+    const text = document.getElementById("composer-text");
+    const hint = document.getElementById("composer-drop-hint");
+    if (hint) hint.hidden = false;
+    current.attach = attach;
+    composer.addEventListener("dragover", function (event) {
+      if (event.dataTransfer && Array.from(event.dataTransfer.types).indexOf("Files") !== -1) {
+        event.preventDefault();
+        composer.classList.add("dropping");
+      }
+    });
+    composer.addEventListener("dragleave", function () { composer.classList.remove("dropping"); });
+    composer.addEventListener("drop", function (event) {
+      composer.classList.remove("dropping");
+      const dropped = Array.from((event.dataTransfer && event.dataTransfer.files) || []);
+      if (!dropped.length) return;
+      event.preventDefault();
+      attach(dropped);
+    });
+
+    setUpTabs(composer, csrf);
+    current.tags = setUpTagSuggestions(composer, text);
+  }
+
+  // The composer's textarea is kept across an htmx swap of the timeline (hx-preserve), so its
+  // events are taken here, once, and go to the composer set up last (its list, its files).
+  const current = { attach: null, tags: null };
+  function fromComposerText(event) {
+    return event.target instanceof HTMLTextAreaElement && event.target.id === "composer-text";
+  }
+  document.addEventListener("paste", function (event) {
+    if (!fromComposerText(event) || !current.attach) return;
+    const pasted = Array.from((event.clipboardData && event.clipboardData.files) || []);
+    if (!pasted.length) return; // pasted text stays the browser's
+    event.preventDefault();
+    current.attach(pasted);
+  });
+  document.addEventListener("input", function (event) {
+    if (fromComposerText(event) && current.tags) current.tags.update();
+  });
+  document.addEventListener("focusout", function (event) {
+    if (fromComposerText(event) && current.tags) current.tags.close();
+  });
+  document.addEventListener("keydown", function (event) {
+    if (fromComposerText(event) && current.tags) current.tags.keydown(event);
+  });
+
+  // -- Write / Preview: the preview is the server's rendering (POST /memos/preview: the timeline's
+  // renderer and sanitizer), so it shows exactly what the card will.
+  function setUpTabs(composer, csrf) {
+    const tabs = composer.querySelector("[role=tablist]");
+    const write = document.getElementById("composer-write");
+    const preview = document.getElementById("composer-preview");
+    const text = document.getElementById("composer-text");
+    if (!tabs || !write || !preview) return;
+    tabs.hidden = false;
+    write.setAttribute("role", "tabpanel");
+    write.setAttribute("aria-labelledby", "composer-tab-write");
+    const buttons = Array.from(tabs.querySelectorAll("[role=tab]"));
+
+    async function select(tab) {
+      const showPreview = tab.id === "composer-tab-preview";
+      buttons.forEach(function (other) {
+        other.setAttribute("aria-selected", other === tab ? "true" : "false");
+        other.tabIndex = other === tab ? 0 : -1;
+      });
+      write.hidden = showPreview;
+      preview.hidden = !showPreview;
+      if (!showPreview) return;
+      preview.setAttribute("aria-busy", "true");
+      const form = new URLSearchParams({ csrf: csrf, content: text.value }); // a plain form post
+      try {
+        const answer = await fetch("/memos/preview", { method: "POST", body: form, credentials: "same-origin" });
+        // The answer is sanitized HTML (no script, no handlers): safe to set as markup.
+        preview.innerHTML = answer.ok ? await answer.text() : "";
+        if (!answer.ok) preview.textContent = "The preview is unavailable (HTTP " + answer.status + ").";
+      } catch (error) {
+        preview.textContent = "The preview is unavailable: " + error.message;
+      } finally {
+        preview.removeAttribute("aria-busy");
+      }
+    }
+
+    buttons.forEach(function (tab, index) {
+      tab.addEventListener("click", function () { select(tab); });
+      tab.addEventListener("keydown", function (event) {
+        if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
+        event.preventDefault();
+        const next = buttons[(index + (event.key === "ArrowRight" ? 1 : buttons.length - 1)) % buttons.length];
+        next.focus();
+        select(next);
+      });
     });
   }
+
+  // -- `#` suggestions: the user's tag paths (the sidebar's tree, `data-tags`) in a listbox under
+  // the box; Up/Down choose, Enter or Tab insert, Escape closes. The box keeps the focus
+  // (aria-activedescendant names the chosen option).
+  function setUpTagSuggestions(composer, text) {
+    const list = document.getElementById("composer-tag-list");
+    const announce = document.getElementById("composer-tag-status");
+    let tags = [];
+    try { tags = JSON.parse(composer.dataset.tags || "[]"); } catch (error) { tags = []; }
+    if (!list || !tags.length) return null;
+    text.setAttribute("aria-autocomplete", "list");
+    text.setAttribute("aria-controls", list.id);
+    let shown = [];
+    let active = -1;
+    let typed = null; // {start, end} of the `#word` being typed
+
+    function close() {
+      list.hidden = true;
+      list.textContent = "";
+      shown = [];
+      active = -1;
+      typed = null;
+      text.removeAttribute("aria-activedescendant");
+      announce.textContent = "";
+    }
+
+    function highlight(index) {
+      active = index;
+      Array.from(list.children).forEach(function (option, i) {
+        option.setAttribute("aria-selected", i === index ? "true" : "false");
+      });
+      if (index >= 0) text.setAttribute("aria-activedescendant", list.children[index].id);
+      else text.removeAttribute("aria-activedescendant");
+    }
+
+    function accept(index) {
+      if (!typed || index < 0 || index >= shown.length) return;
+      const before = text.value.slice(0, typed.start);
+      const after = text.value.slice(typed.end);
+      const tag = "#" + shown[index];
+      const inserted = tag + (after.startsWith(" ") ? "" : " ");
+      text.value = before + inserted + after;
+      const caret = before.length + inserted.length;
+      text.setSelectionRange(caret, caret);
+      close();
+      announce.textContent = tag + " inserted.";
+    }
+
+    function update() {
+      const caret = text.selectionStart;
+      const found = /(^|\s)#([^\s#]*)$/.exec(text.value.slice(0, caret));
+      if (!found || text.selectionEnd !== caret) { close(); return; }
+      const word = found[2].toLowerCase();
+      const matches = tags.filter(function (tag) {
+        const lower = tag.toLowerCase();
+        return lower !== word && (lower.startsWith(word) || lower.indexOf("/" + word) !== -1);
+      }).slice(0, 8);
+      if (!matches.length) { close(); announce.textContent = ""; return; }
+      typed = { start: caret - found[2].length - 1, end: caret };
+      shown = matches;
+      list.textContent = "";
+      matches.forEach(function (tag, i) {
+        const option = document.createElement("li");
+        option.id = "composer-tag-option-" + i;
+        option.setAttribute("role", "option");
+        option.setAttribute("aria-selected", "false");
+        option.textContent = "#" + tag;
+        option.addEventListener("mousedown", function (event) { event.preventDefault(); }); // keep the focus
+        option.addEventListener("click", function () { accept(i); text.focus(); });
+        list.append(option);
+      });
+      list.hidden = false;
+      highlight(0);
+      announce.textContent = matches.length === 1 ? "1 tag suggested." : matches.length + " tags suggested.";
+    }
+
+    function keydown(event) {
+      if (list.hidden || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        event.preventDefault();
+        const step = event.key === "ArrowDown" ? 1 : shown.length - 1;
+        highlight((active + step) % shown.length);
+      } else if (event.key === "Enter" || event.key === "Tab") {
+        event.preventDefault();
+        accept(active);
+      } else if (event.key === "Escape") {
+        event.preventDefault();
+        close();
+      }
+    }
+
+    return { update: update, close: close, keydown: keydown };
+  }
+
+  // -- task boxes on a card: ticking one saves the memo (POST /memos/{id}/task with the card's
+  // revision); htmx swaps in the new card, or the merge prompt when the memo changed meanwhile.
+  document.addEventListener("change", function (event) {
+    const box = event.target;
+    if (!(box instanceof HTMLInputElement) || !box.matches("input.memo-task")) return;
+    const card = box.closest("li.memo[data-memo-id]:not(.editing)");
+    const token = document.querySelector("input[name=csrf]");
+    if (!card || !token || !window.htmx) return;
+    card.querySelectorAll("input.memo-task").forEach(function (other) { other.disabled = true; });
+    window.htmx.ajax("POST", "/memos/" + encodeURIComponent(card.dataset.memoId) + "/task", {
+      target: card,
+      swap: "outerHTML",
+      values: {
+        csrf: token.value,
+        revision: card.dataset.revision,
+        task: box.dataset.task,
+        value: box.checked ? "on" : "off",
+        "return": location.pathname + location.search,
+      },
+    });
+  });
+
+  // -- image thumbnails: the full image in a modal dialog (Escape or Close returns to the thumbnail).
+  let lightbox = null;
+  document.addEventListener("click", function (event) {
+    const link = event.target instanceof Element && event.target.closest("a[data-lightbox]");
+    if (!link || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    event.preventDefault();
+    if (!lightbox) {
+      lightbox = document.createElement("dialog");
+      lightbox.className = "memo-lightbox";
+      const close = document.createElement("button");
+      close.type = "button";
+      close.className = "secondary";
+      close.textContent = "Close";
+      close.addEventListener("click", function () { lightbox.close(); });
+      const image = document.createElement("img");
+      lightbox.append(close, image);
+      lightbox.addEventListener("click", function (click) { if (click.target === lightbox) lightbox.close(); });
+      document.body.append(lightbox);
+    }
+    const thumbnail = link.querySelector("img");
+    const full = lightbox.querySelector("img");
+    full.src = link.getAttribute("href");
+    full.alt = thumbnail ? thumbnail.alt : "";
+    lightbox.setAttribute("aria-label", full.alt || "Image");
+    lightbox.addEventListener("close", function () { link.focus(); }, { once: true });
+    lightbox.showModal();
+  });
 
   setUpComposer();
   document.addEventListener("htmx:afterSettle", setUpComposer);
