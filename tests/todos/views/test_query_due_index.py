@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from mesq.todos.views import operations as views
 from mesq.wiring.config import Settings
 from mesq.wiring.services import Services
 from tests.contract.conftest import dynamodb_local, dynamodb_local_endpoint, moto, moto_env  # noqa: F401
+from tests.todos.board.test_board_write_reads import Reads, caller
 from tests.todos.random_boards import boards
 
 NOW = datetime(2026, 10, 8, 3, 30, tzinfo=UTC)
@@ -200,3 +202,133 @@ def _query_of(args: dict[str, Any]) -> Any:
         due_before=before,
         overdue=args.get("overdue"),
     )
+
+
+# -- the writes keep the index; a narrowed query reads no snapshot; DynamoDB ---------------------
+
+WRITES = st.lists(
+    st.tuples(
+        st.sampled_from(["task", "task", "subtask", "move", "delete", "restore", "complete", "inbox", "file",
+                         "archive", "space", "drop_column", "duplicate", "batch_move", "reschedule", "reschedule"]),
+        st.integers(0, 50),
+        st.integers(0, 50),
+    ),
+    max_size=20,
+)  # fmt: skip
+
+
+def _reschedule(run: Any, a: int, b: int) -> None:
+    tasks = run("list_todos", limit=1000)["tasks"]
+    if not tasks:
+        return
+    task = tasks[a % len(tasks)]
+    due = None if b % 4 == 0 else {"type": "date", "date": DAYS[b % 15]} if b % 2 else {
+        "type": "datetime", "at": f"{DAYS[a % 15]}T{b % 24:02d}:00:00+08:00"}  # fmt: skip
+    try:
+        run("update_todo_task", id=task["id"], expectedRevision=task["revision"],
+            priority=model.PRIORITIES[b % len(model.PRIORITIES)], due=due)  # fmt: skip
+    except MesqError:
+        pass
+
+
+def _assert_index_current(items: ItemStore, user_id: str) -> None:
+    """Every stored task carries exactly the due-index keys its record implies."""
+    prefix = keys.KIND_PREFIX["task"]
+    for item in walk(items, user_partition(user_id), start=prefix, end=keys.prefix_range(prefix)[1]):
+        current = {name: item[name] for name in ("gsi1pk", "gsi1sk") if name in item}
+        assert current == keys.due_keys_of(user_id, keys.record_of(item)), item["id"]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(writes=WRITES, data=st.data())
+def test_every_write_keeps_the_index_and_answers_equal_the_scan(services: Services, writes, data) -> None:
+    from tests.todos.views.test_views_paged_store import _act
+
+    user_id = "w" + uuid.uuid4().hex[:10]
+    run = caller(services, user_id)
+    for n in range(4):
+        run("create_todo_task", title=f"milk {n}", priority=model.PRIORITIES[n], due={"type": "date", "date": DAYS[n]})
+    for action, a, b in writes:
+        if action == "reschedule":
+            _reschedule(run, a, b)
+        else:
+            _act(run, action, a, b)
+    _assert_index_current(services.items, user_id)
+    state = views.load_state(services.items, user_id)
+    board = views.board_of(state)
+    _compare_many(_call(services, user_id), board, data, rounds=4)
+
+
+def test_a_narrowed_query_reads_its_candidates_not_the_board(services: Services) -> None:
+    reads = Reads(services.items)
+    run = caller(replace(services, items=reads), "r1")  # type: ignore[arg-type]
+    for n in range(30):
+        run("create_todo_task", title=f"t{n}", priority="high" if n % 3 == 0 else "low",
+            due={"type": "date", "date": DAYS[n % 15]})  # fmt: skip
+    run("query_todos", priority="high")  # the first narrowed query backfills (nothing to rewrite here)
+    reads.reset()
+    found = run("query_todos", priority="high", dueAfter="2026-10-05T00:00:00+08:00",
+                dueBefore="2026-10-08T00:00:00+08:00")  # fmt: skip
+    # high: t0, t3, ..., t27; due 2026-10-05..07 (Shanghai days): n % 15 in 4..6 -> t6, t21 (10-07)
+    assert sorted(item["title"] for item in found["items"]) == ["t21", "t6"]
+    assert not reads.read_a_bulk_range()
+    assert set(reads.index_queries) <= {keys.due_partition("r1", False, "high"), keys.inbox_list("r1")}
+    # only the candidates' records were read by key: the index range is 10-04..10-08 (one day
+    # wider each side than the Shanghai week's UTC dates), so t3, t6, t18, t21 of the 10 high ones
+    task_keys = [key for key in reads.keys if key[1].startswith(keys.KIND_PREFIX["task"])]
+    assert len(task_keys) == 4
+
+
+@pytest.mark.parametrize("backend", ["moto", pytest.param("dynamodb_local", marks=pytest.mark.dynamodb_local)])
+def test_on_dynamodb_the_indexed_answers_equal_the_scan(backend: str, request: pytest.FixtureRequest, tmp_path: Path):
+    items: ItemStore = request.getfixturevalue(backend)
+    board = _fixed_board()
+    _write_board(items, "d1", board, "Asia/Shanghai", indexed=False)
+    call = _call(_services(items, tmp_path), "d1")
+    cases = [
+        {"priority": "high"},
+        {"priority": ["high", "urgent"], "dueAfter": "2026-10-05T00:00:00+08:00", "dueBefore": "2026-10-12T00:00:00+08:00"},
+        {"status": "done"},
+        {"overdue": True, "orderBy": "due"},
+        {"status": "all", "dueBefore": "2026-10-07T00:00:00Z", "query": "milk"},
+    ]
+    for args in cases:
+        assert _answer(call, args, scan=False) == _answer(call, args, scan=True), args
+    assert due_index.is_indexed(items, "d1") and due_index.backfill(items, "d1") == 0
+    for args in cases:
+        assert _answer(call, args, scan=False) == _answer(call, args, scan=True), args
+
+
+def _fixed_board() -> Any:
+    """One space, an open and an archived column, roots (one trashed with a live subtask), dues in
+    several zones, an inbox item with a subtask."""
+    from mesq.todos.views.traversal import Board
+
+    stamp = "2026-10-01T00:00:00.000000Z"
+    space = {"id": "s1", "name": "S", "slug": "s", "position": "a0", "revision": 1, "createdAt": stamp,
+             "updatedAt": stamp}  # fmt: skip
+    columns = [
+        {"id": c, "spaceId": "s1", "name": c, "position": p, "archived": c == "c2", "revision": 1,
+         "createdAt": stamp, "updatedAt": stamp}
+        for c, p in (("c1", "a0"), ("c2", "a1"))
+    ]  # fmt: skip
+    tasks = []
+    for n in range(24):
+        root = n % 6 != 5
+        tasks.append({
+            "id": f"t{n:02d}", "spaceId": "s1", "columnId": ("c1" if n % 4 else "c2") if root else None,
+            "parentId": None if root else f"t{n - 1:02d}", "title": "milk" if n % 2 else "bread", "notes": "",
+            "priority": model.PRIORITIES[n % 5], "tags": [], "recurrence": None, "reminders": [],
+            "attachments": [], "done": n % 7 == 0, "completedAt": None, "position": f"a{n % 3}",
+            "timezone": ZONES[n % len(ZONES)], "revision": 1, "createdAt": stamp,
+            "due": None if n % 5 == 0 else {"type": "date", "date": DAYS[n % 15]} if n % 2 else {
+                "type": "datetime", "at": f"{DAYS[n % 15]}T{n:02d}:00:00+08:00"},
+            "updatedAt": f"2026-10-{n % 28 + 1:02d}T00:00:00.000000Z",
+            "deletedAt": stamp if n == 4 else None,
+        })  # fmt: skip
+    inbox = [{"id": "i1", "title": "milk inbox", "notes": "", "priority": "high", "tags": [], "due": None,
+              "timezone": None, "recurrence": None, "reminders": [], "attachments": [], "done": False,
+              "completedAt": None, "position": "a0", "revision": 1, "createdAt": stamp, "updatedAt": stamp,
+              "deletedAt": None, "subtasks": [{"id": "is1", "title": "sub", "notes": "", "isDone": False,
+                                                "position": "a0", "attachments": []}]}]  # fmt: skip
+    return Board(spaces=[space], columns=columns, tasks=tasks, inbox_items=inbox)
