@@ -332,3 +332,50 @@ def _fixed_board() -> Any:
               "deletedAt": None, "subtasks": [{"id": "is1", "title": "sub", "notes": "", "isDone": False,
                                                 "position": "a0", "attachments": []}]}]  # fmt: skip
     return Board(spaces=[space], columns=columns, tasks=tasks, inbox_items=inbox)
+
+
+def test_importing_tasks_written_before_the_index_drops_the_marker_and_answers_stay_equal(tmp_path: Path) -> None:
+    from mesq.archive.exporter import export_account
+    from mesq.archive.importer import import_account
+
+    old, new = SQLiteItemStore(tmp_path / "old.db"), SQLiteItemStore(tmp_path / "new.db")
+    blobs = LocalBlobStore(tmp_path / "blobs")
+    try:
+        _write_board(old, "src", _fixed_board(), None, indexed=False)  # an account from before the index
+        export_account(old, blobs, "src", tmp_path / "a.zip", "2026-10-01T00:00:00.000000Z")
+        due_index.backfill(new, "dst")  # the receiving account is indexed (empty board)
+        assert due_index.is_indexed(new, "dst")
+        import_account(new, blobs, "dst", tmp_path / "a.zip")
+        assert not due_index.is_indexed(new, "dst")  # its tasks lack the index keys
+        call = _call(_services(new, tmp_path), "dst")
+        for args in ({"priority": "high"}, {"status": "done", "orderBy": "due"}):
+            assert _answer(call, args, scan=False) == _answer(call, args, scan=True)
+        assert due_index.is_indexed(new, "dst")
+        # An archive of an indexed account keeps the marker on import.
+        export_account(new, blobs, "dst", tmp_path / "b.zip", "2026-10-02T00:00:00.000000Z")
+        import_account(new, blobs, "dst", tmp_path / "b.zip")
+        assert due_index.is_indexed(new, "dst")
+    finally:
+        old.close()
+        new.close()
+
+
+def test_mesq_todos_index_backfills_once_and_reruns_as_a_no_op(tmp_path: Path) -> None:
+    from mesq.auth.users import create_user
+    from mesq.wiring.services import build_services
+    from tests.conftest import run_cli
+    from tests.settings import inprocess_settings
+
+    data = tmp_path / "data"
+    services = build_services(inprocess_settings(data_dir=data))
+    try:
+        user = create_user(services.items, "ann", "correct horse battery")
+        _write_board(services.items, user["id"], _fixed_board(), None, indexed=False)
+    finally:
+        services.items.close()
+    first = run_cli("todos", "index", "--data-dir", str(data))
+    assert first.returncode == 0, first.stderr
+    # 24 tasks, one of them trashed (not indexed); undated ones are indexed too (day `~`)
+    assert "ann: indexed (23 tasks given their index keys)" in first.stdout, first.stdout
+    again = run_cli("todos", "index", "ann", "--data-dir", str(data))
+    assert again.returncode == 0 and "ann: already indexed" in again.stdout, again.stdout
