@@ -29,6 +29,7 @@ from ..kernel.keys import user_partition
 from ..store.paging import walk
 from ..store.ports import Item, ItemStore
 from . import model
+from .list_sizes import column_sizes
 from .keys import (
     INDEX,
     KIND_PREFIX,
@@ -216,8 +217,17 @@ class TodoState:
         later = [record_of(t) for t in page.items if model.sort_key(t) > model.sort_key(task)]
         return later[0] if later else None
 
-    def live_tasks_in_space(self, space_id: str) -> list[Item]:
-        return [t for t in self.every_task() if t["spaceId"] == space_id and t.get("parentId") is None and live(t)]
+    def live_root_count(self, column_ids: list[str]) -> int:
+        """How many live root tasks the columns hold: their list sizes (one strongly consistent
+        BatchGetItem; the emptiness check of a column or space delete), else, when a list was
+        never sized, counted from the table itself (every task: a board from before sizes)."""
+        source = self._partial("task")
+        if source is not None:
+            counted = column_sizes(source.items, source.user_id, column_ids)
+            if counted is not None:
+                return counted
+        wanted = set(column_ids)
+        return sum(1 for t in self.every_task() if t.get("parentId") is None and t.get("columnId") in wanted and live(t))
 
     def subtasks_of(self, task_id: str, *, include_deleted: bool = False) -> list[Item]:
         source = self._partial("task")
