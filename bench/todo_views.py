@@ -130,8 +130,8 @@ def rows_todo_views() -> list[tuple[str, str, str]]:
     from mesq.auth.users import create_user
     from mesq.kernel.context import Call, Principal
     from mesq.kernel.keys import user_partition
-    from mesq.todos import keys as todo_keys
     from mesq.todos import due_index
+    from mesq.todos import keys as todo_keys
     from mesq.todos import state as todo_state
     from mesq.todos.board.operations import OPERATIONS as BOARD_OPERATIONS
     from mesq.todos.views import operations as views
@@ -218,7 +218,8 @@ def rows_todo_views() -> list[tuple[str, str, str]]:
                  f"{query / query_snapshot:.3f}x snapshot, {query / one_page:.2f}x one page")
             )  # fmt: skip
             rows.append(
-                (f"due index backfill pass at {label} (keys already written: marks the board)", f"{backfill:.0f} ms", "")
+                (f"due index backfill pass at {label} (keys already written: marks the board)",
+                 f"{backfill:.0f} ms", "")
             )  # fmt: skip
             for name, value in (
                 ("list_todos first page", first),

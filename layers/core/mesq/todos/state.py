@@ -29,7 +29,6 @@ from ..kernel.keys import user_partition
 from ..store.paging import walk
 from ..store.ports import Item, ItemStore
 from . import model
-from .list_sizes import column_sizes
 from .keys import (
     INDEX,
     KIND_PREFIX,
@@ -44,6 +43,7 @@ from .keys import (
     record_of,
     subtask_list,
 )
+from .list_sizes import column_sizes
 
 #: Positions read beyond `index` when inserting at an index: room to step over tied positions.
 _TIE_MARGIN = 8
@@ -227,7 +227,9 @@ class TodoState:
             if counted is not None:
                 return counted
         wanted = set(column_ids)
-        return sum(1 for t in self.every_task() if t.get("parentId") is None and t.get("columnId") in wanted and live(t))
+        return sum(
+            1 for t in self.every_task() if t.get("parentId") is None and t.get("columnId") in wanted and live(t)
+        )
 
     def subtasks_of(self, task_id: str, *, include_deleted: bool = False) -> list[Item]:
         source = self._partial("task")
