@@ -381,3 +381,30 @@ def test_mesq_todos_index_backfills_once_and_reruns_as_a_no_op(tmp_path: Path) -
     assert "ann: indexed (23 tasks given their index keys)" in first.stdout, first.stdout
     again = run_cli("todos", "index", "ann", "--data-dir", str(data))
     assert again.returncode == 0 and "ann: already indexed" in again.stdout, again.stdout
+
+
+@pytest.mark.parametrize("zone", ["Pacific/Kiritimati", "Etc/GMT+12", None])
+def test_date_only_dues_at_the_edges_of_the_bounds_are_found(zone: str | None, tmp_path: Path) -> None:
+    """A date-only due starts its day up to 14 hours before or 12 after its UTC midnight: the
+    index reads one day before the lower bound's UTC date and two past the upper one's."""
+    board = _fixed_board()
+    board.tasks[:] = [
+        {**board.tasks[1], "id": f"e{day}", "title": f"edge {day}", "priority": "high", "timezone": zone,
+         "due": {"type": "date", "date": f"2026-10-{day:02d}"}, "deletedAt": None, "columnId": "c1",
+         "parentId": None}
+        for day in range(3, 15)
+    ]  # fmt: skip
+    items = SQLiteItemStore(tmp_path / "edges.db")
+    try:
+        _write_board(items, "x1", board, None)
+        call = _call(_services(items, tmp_path), "x1")
+        for after, before in (
+            ("2026-10-05T00:00:00+14:00", "2026-10-12T00:00:00+14:00"),
+            ("2026-10-05T00:00:00-12:00", "2026-10-12T00:00:00-12:00"),
+            ("2026-10-05T10:00:00Z", "2026-10-11T11:59:00Z"),
+        ):
+            args = {"priority": "high", "dueAfter": after, "dueBefore": before, "limit": 200}
+            indexed = _answer(call, args, scan=False)
+            assert indexed == _answer(call, args, scan=True) and indexed["items"], args
+    finally:
+        items.close()
