@@ -408,3 +408,24 @@ def test_date_only_dues_at_the_edges_of_the_bounds_are_found(zone: str | None, t
             assert indexed == _answer(call, args, scan=True) and indexed["items"], args
     finally:
         items.close()
+
+
+def test_a_lazy_backfill_is_bounded_per_request_and_the_snapshot_answers_meanwhile(tmp_path: Path) -> None:
+    items = SQLiteItemStore(tmp_path / "lazy.db")
+    try:
+        _write_board(items, "l1", _fixed_board(), None, indexed=False)  # 23 live tasks without keys
+        call = _call(_services(items, tmp_path), "l1")
+        args = {"priority": ["high", "low"], "status": "all"}
+        expected = _answer(call, args, scan=True)
+        # What one request may rewrite, cut from LAZY_REWRITES (1,000) to 10 for this small board.
+        bounded = mock.patch.object(views, "ensure_indexed", lambda i, u: due_index.ensure_indexed(i, u, 10))
+        rounds = 0
+        while not due_index.is_indexed(items, "l1"):
+            rounds += 1
+            with bounded:
+                assert _answer(call, args, scan=False) == expected
+            assert rounds < 5
+        assert rounds == 3  # 10 + 10 + 3 rewrites, the marker with the last
+        assert due_index.backfill(items, "l1") == 0
+    finally:
+        items.close()

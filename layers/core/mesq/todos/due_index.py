@@ -12,8 +12,9 @@ found (a subtask lives or dies with its parent, whose column may be archived). T
 
 Boards written before the index: their tasks carry no GSI1 keys until rewritten. The marker
 item `U#<user>` / `TODOIX#DUE` says every task of the board is in the index; `ensure_indexed`
-(called by the first narrowed `query_todos` of a board, and by `mesq todos index` for every
-user ahead of time) backfills when it is missing: every task record whose GSI1 keys are not
+(called by the first narrowed `query_todos` of a board, at most LAZY_REWRITES task rewrites per
+request, answering from the snapshot until it is done; and by `mesq todos index` for every user
+ahead of time, without a limit) backfills when it is missing: every task record whose GSI1 keys are not
 what `keys.stored` would write gets an Update of just those keys, conditioned on the revision it
 was read at (a record changed meanwhile was rewritten by a write, which set its keys itself), and
 then the marker is put. Re-running it rewrites nothing (every key already matches). An account
@@ -36,6 +37,9 @@ from .model import PRIORITIES
 MARKER_SK = "TODOIX#DUE"
 #: The marker's version: a change of what the index holds bumps it, so boards are backfilled again.
 VERSION = 1
+#: Task records one query request may give their keys (10 transactions): past that the request
+#: answers from the snapshot and leaves the rest to the next one (a Lambda's time is bounded).
+LAZY_REWRITES = 1000
 
 
 # -- reading -----------------------------------------------------------------------------------
@@ -99,22 +103,30 @@ def is_indexed(items: ItemStore, user_id: str) -> bool:
     return found is not None and found.get("version") == VERSION
 
 
-def ensure_indexed(items: ItemStore, user_id: str) -> bool:
-    """Backfill the board unless its marker says it is indexed; True when it backfilled."""
+def ensure_indexed(items: ItemStore, user_id: str, max_rewrites: int | None = LAZY_REWRITES) -> bool:
+    """Whether the board is indexed, backfilling it first when its marker is missing. A request
+    rewrites at most `max_rewrites` tasks (None: no limit): a big board written before the index
+    then answers from the snapshot while later requests (or `mesq todos index`) finish it."""
     if is_indexed(items, user_id):
-        return False
-    backfill(items, user_id)
-    return True
+        return True
+    return _backfill(items, user_id, max_rewrites)[1]
 
 
 def backfill(items: ItemStore, user_id: str) -> int:
     """Put every task of the board into the index, then the marker; returns how many task
     records it rewrote (0 on a board already indexed). Safe to re-run and to run beside writes."""
+    return _backfill(items, user_id, None)[0]
+
+
+def _backfill(items: ItemStore, user_id: str, max_rewrites: int | None) -> tuple[int, bool]:
+    """(tasks rewritten, whether the board is now indexed and marked)."""
     partition = user_partition(user_id)
     start, end = prefix_range(KIND_PREFIX["task"])
     pending: list[Update] = []
     rewritten = 0
     for item in walk(items, partition, start=start, end=end):
+        if max_rewrites is not None and rewritten + len(pending) >= max_rewrites:
+            return rewritten + _commit(items, pending), False
         update = _key_update(user_id, item)
         if update is not None:
             pending.append(update)
@@ -124,7 +136,7 @@ def backfill(items: ItemStore, user_id: str) -> int:
     rewritten += _commit(items, pending)
     pk, sk = marker_key(user_id)
     items.put({"pk": pk, "sk": sk, "version": VERSION, "indexedAt": now_timestamp()})
-    return rewritten
+    return rewritten, True
 
 
 def forget_indexed(items: ItemStore, user_id: str) -> None:
@@ -167,6 +179,7 @@ def _commit(items: ItemStore, updates: list[Update]) -> int:
 
 
 __all__ = [
+    "LAZY_REWRITES",
     "MARKER_SK",
     "VERSION",
     "backfill",

@@ -3,7 +3,8 @@ the whole snapshot, when the query narrows by something the index is keyed by.
 
 `narrowed(query)`: a priority, a due bound, `overdue: true` or `status: done`. A query narrowed
 by nothing else (open or all, tags, text alone) needs most of the board anyway and reads the
-snapshot as before. `indexed_board` returns a `traversal.Board` holding every record the pure
+snapshot as before, and so does a narrowed query while its board's backfill is unfinished
+(`due_index.ensure_indexed`). `indexed_board` returns a `traversal.Board` holding every record the pure
 query could match and what deciding it needs: the index's candidate tasks (read by key), the
 parents of their subtasks, the live inbox (its GSI2 list; none under a space filter, which
 excludes inbox records) and the structure. `views/query.py` then filters it exactly as it
@@ -15,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...store.ports import ItemStore
-from ..due_index import day_range, ensure_indexed, task_ids, tasks_by_id
+from ..due_index import day_range, task_ids, tasks_by_id
 from ..keys import UNDATED
 from ..state import TodoState
 from .query import TodoQuery
@@ -40,8 +41,8 @@ def _days(query: TodoQuery) -> tuple[str | None, str | None] | None:
 
 def indexed_board(items: ItemStore, user_id: str, state: TodoState, structure: Board, query: TodoQuery) -> Board:
     """`structure`: the board's spaces, columns and views without records (`board_of(...,
-    records=False)`); `state`: a partial state (its live inbox is read from GSI2)."""
-    ensure_indexed(items, user_id)
+    records=False)`); `state`: a partial state (its live inbox is read from GSI2). The board must
+    be indexed (`due_index.ensure_indexed`)."""
     # overdue: true holds only open records (a done one is never overdue).
     statuses = _STATUSES[query.status] if query.overdue is not True else (False,)
     if query.overdue is True and query.status == "done":

@@ -23,6 +23,7 @@ from ...kernel.context import Call
 from ...kernel.errors import NotFound
 from .. import keys, model
 from ..destinations import resolve_space
+from ..due_index import ensure_indexed
 from ..inbox.context import effective_timezone
 from ..state import TodoState, load_partial, load_state
 from ..writes import ensure_default_space
@@ -99,9 +100,9 @@ def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         offset=args.get("offset", 0),
         limit=args.get("limit", 25),
     )
-    # Narrowed by priority, due, overdue or done: the index's candidates (views/indexed.py);
-    # otherwise the whole snapshot. The pure query filters either board the same way.
-    indexed = narrowed(query)
+    # Narrowed by priority, due, overdue or done on an indexed board: the index's candidates
+    # (views/indexed.py); otherwise the whole snapshot. The pure query filters either the same way.
+    indexed = narrowed(query) and ensure_indexed(items, user_id)
     state = load_partial(items, user_id) if indexed else load_state(items, user_id)
     query = replace(
         query,
