@@ -82,13 +82,11 @@ def task_ids(
 
 
 def tasks_by_id(items: ItemStore, user_id: str, ids: Sequence[str]) -> list[Item]:
-    """The records of `ids` that exist (BatchGetItem in chunks of the store's limit)."""
-    found: list[Item] = []
+    """The records of `ids` that exist (BatchGetItem; each adapter chunks it by its own limit)."""
     unique = list(dict.fromkeys(ids))
-    for first in range(0, len(unique), 100):
-        chunk = unique[first : first + 100]
-        found += [record_of(item) for item in items.batch_get([task_key(user_id, ident) for ident in chunk])]
-    return found
+    return (
+        [record_of(item) for item in items.batch_get([task_key(user_id, ident) for ident in unique])] if unique else []
+    )
 
 
 # -- the marker and the backfill ---------------------------------------------------------------

@@ -45,7 +45,7 @@ KIND_PREFIX: dict[str, str] = {
 }
 SETTINGS_SK = "TODO#SETTINGS"
 INDEX = "gsi2"
-_INDEX_KEYS = ("pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk")
+_INDEX_KEYS = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk"})
 DUE_INDEX = "gsi1"
 #: The sort-key day of a task without a due: after every date, so a day range never holds it.
 UNDATED = "~"
