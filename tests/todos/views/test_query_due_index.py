@@ -57,7 +57,8 @@ def dated_boards(draw: st.DrawFn) -> tuple[Any, str | None]:
         record["due"] = draw(dues())
         record["timezone"] = draw(st.sampled_from(ZONES))
         record["title"] = draw(st.sampled_from(["buy milk", "Milk run", "call mom", "x"]))
-    # Some subtasks lose their parent to the trash without being trashed themselves.
+    # random_boards trashes about one record in ten: trashed roots keep live subtasks (which the
+    # index holds and the query must drop), and some columns are archived.
     return board, draw(st.sampled_from([None, "Asia/Shanghai", "America/New_York"]))
 
 
