@@ -11,7 +11,8 @@ Offers (stable names):
   `inbox_item(id)`: GetItem, remembered, misses too; `prefetch_tasks(ids)`: one BatchGetItem),
   the lists a write needs come from GSI2 (`root_tasks`, `subtasks_of`, `live_inbox`, ...), and
   `every_task()` / `every_inbox_item()` read the whole kind (one prefix Query; only rare writes do
-  it: tag rename/delete, space/column delete). So a write costs O(what it touches), not O(the
+  it: tag rename/delete, the trash, a space/column delete on a board never sized; otherwise
+  `live_root_count` reads the columns' list sizes). So a write costs O(what it touches), not O(the
   board). `tasks` / `inbox` hold the records read so far.
 
 Index reads are eventually consistent on DynamoDB: they only ever supply positions and ids; the
