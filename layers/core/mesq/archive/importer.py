@@ -7,6 +7,8 @@
    records in transactions of up to MAX_TRANSACTION_OPS Puts, each `exists=False`: a record the
    account already holds is never overwritten, so importing the same archive twice creates
    nothing new (a transaction that meets an existing record is retried item by item).
+3. A task record written before the todo due index (no GSI1 keys, `todos/due_index.py`) drops the
+   account's "board indexed" marker, so the next narrowed query_todos backfills the board.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ..store.ports import MAX_TRANSACTION_OPS, BlobStore, Condition, ConditionFailed, ItemStore, Put
+from ..todos.due_index import forget_indexed
+from ..todos.keys import KIND_PREFIX, due_keys_of, record_of
 from .format import BLOB_DIR, MANIFEST, RECORDS, ArchiveError, carries_blob, check_manifest, parse_record, rehome
 
 _ABSENT = Condition(exists=False)
@@ -106,6 +110,14 @@ def _commit(items: ItemStore, batch: list[dict[str, Any]], report: ImportReport)
             report.existing += 1
 
 
+def _unindexed_task(item: dict[str, Any], user_id: str) -> bool:
+    """A task record without the due-index keys the todo writes give it today."""
+    if not str(item.get("sk", "")).startswith(KIND_PREFIX["task"]):
+        return False
+    current = {name: item[name] for name in ("gsi1pk", "gsi1sk") if name in item}
+    return current != due_keys_of(user_id, record_of(item))
+
+
 def import_account(items: ItemStore, blobs: BlobStore, user_id: str, path: Path) -> ImportReport:
     started = time.perf_counter()
     manifest, _ = validate(path)
@@ -122,13 +134,17 @@ def import_account(items: ItemStore, blobs: BlobStore, user_id: str, path: Path)
                     blobs.put(target, member, entry.get("contentType") or "application/octet-stream")
             report.blobs += 1
         batch: list[dict[str, Any]] = []
+        unindexed = False
         for number, line in _lines(archive):
             batch.append(rehome(parse_record(line, number, owner), owner, user_id))
+            unindexed = unindexed or _unindexed_task(batch[-1], user_id)
             report.records += 1
             if len(batch) == MAX_TRANSACTION_OPS:
                 _commit(items, batch, report)
                 batch = []
         _commit(items, batch, report)
+    if unindexed:
+        forget_indexed(items, user_id)
     report.seconds = time.perf_counter() - started
     return report
 

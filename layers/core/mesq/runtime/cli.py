@@ -150,6 +150,12 @@ def _parser() -> argparse.ArgumentParser:
     search = commands.add_parser("search", help="the AI search index").add_subparsers(dest="action", required=True)
     reindex = search.add_parser("reindex", parents=[common], help="rebuild a user's search index from the store")
     reindex.add_argument("username", help="whose index to rebuild")
+
+    todos = commands.add_parser("todos", help="the todo boards").add_subparsers(dest="action", required=True)
+    due = todos.add_parser(
+        "index", parents=[common], help="put boards written before the due/priority/status index into it (re-runnable)"
+    )
+    due.add_argument("username", nargs="?", help="whose board (default: every listed user)")
     return parser
 
 
@@ -388,6 +394,21 @@ def _reindex(services: Services, user_id: str) -> int:
     return 0
 
 
+def _index_todos(services: Services, username: str | None) -> int:
+    """The due index's backfill (todos/due_index.py) for one user or every listed one; a board
+    already indexed costs one read. The first narrowed query_todos of a board runs it too."""
+    from ..todos.due_index import backfill, is_indexed
+
+    users = [find_user_by_name(services.items, username)] if username else list_users(services.items)
+    for user in users:
+        user_id = str(user.get("userId") or user["id"])
+        if is_indexed(services.items, user_id):
+            print(f"{user['username']}: already indexed")
+            continue
+        print(f"{user['username']}: indexed ({backfill(services.items, user_id)} tasks given their index keys)")
+    return 0
+
+
 def _import(args: argparse.Namespace, services: Services) -> int:
     if (args.file is None) == (args.markdown is None):
         raise CommandError("give either an archive FILE or --markdown DIR_OR_ZIP")
@@ -419,6 +440,8 @@ def _run(args: argparse.Namespace) -> int:
             return _export(services, find_user_by_name(services.items, args.username)["userId"], args.out)
         if args.command == "import":
             return _import(args, services)
+        if args.command == "todos":
+            return _index_todos(services, args.username)
         if args.command == "search":
             return _reindex(services, find_user_by_name(services.items, args.username)["userId"])
         return _token(args, services)

@@ -10,6 +10,14 @@ task under `U#<user>#TODOCOL#<columnId>`, a subtask (trashed too) under
 `<position>#<id>` (`#` sorts below every position and id character, so the index order is
 `model.sort_key`'s).
 
+GSI1 (the due index, INCLUDE projection: keys and `updatedAt`/`createdAt`; also set by `stored`):
+every live task (root or subtask, archived column too) under
+`U#<user>#TODODUE#<open|done>#<priority>` with sort key `<day>#<id>`, `<day>` being its due's
+date (a date-only due) or the UTC date of its instant (a datetime due), `~` without a due. A
+date-only due's instant depends on a zone (its own, the user's, the query's), so it lies on
+`<day>` or the day before in UTC: `todos/due_index.py` reads a day-range one day wider and the
+query filters exactly. Trashed tasks and inbox items are not in it.
+
 List sizes: `TODO#COUNT#COL#<columnId>`, `TODO#COUNT#INBOX`, `TODO#COUNT#SUB#<taskId>` hold
 `count`, the number of items in that GSI2 list, kept by `list_sizes.size_ops` in each write's own
 transaction (so a board read pages through a column without reading the rest of the board).
@@ -17,9 +25,12 @@ transaction (so a board read pages through a column without reading the rest of 
 
 from __future__ import annotations
 
-from typing import Literal
+from datetime import UTC, date
+from typing import Any, Literal
 
+from ..kernel.errors import ValidationError
 from ..kernel.keys import user_partition
+from ..kernel.timestamps import parse_timestamp
 from ..store.ports import Item, Key
 
 PREFIX = "TODO#"
@@ -34,7 +45,10 @@ KIND_PREFIX: dict[str, str] = {
 }
 SETTINGS_SK = "TODO#SETTINGS"
 INDEX = "gsi2"
-_INDEX_KEYS = ("pk", "sk", "gsi2pk", "gsi2sk")
+_INDEX_KEYS = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk"})
+DUE_INDEX = "gsi1"
+#: The sort-key day of a task without a due: after every date, so a day range never holds it.
+UNDATED = "~"
 
 
 def key(user_id: str, kind: Kind, ident: str) -> Key:
@@ -107,8 +121,40 @@ def list_of(user_id: str, kind: Kind, record: Item | None) -> str | None:
     return None if record is None else _index_keys(user_id, kind, record).get("gsi2pk")
 
 
+def due_partition(user_id: str, done: bool, priority: str) -> str:
+    """GSI1 partition of the live tasks of one status and priority (the due index)."""
+    return f"{user_partition(user_id)}#TODODUE#{'done' if done else 'open'}#{priority}"
+
+
+def due_day(due: Any) -> str:
+    """The due index's day of a due: a date-only due's own date, a datetime due's UTC date,
+    UNDATED without one (or with one our writes never store)."""
+    if not isinstance(due, dict) or not due:
+        return UNDATED
+    try:
+        if due.get("type") == "datetime":
+            return parse_timestamp(str(due["at"]), "due.at").astimezone(UTC).date().isoformat()
+        return date.fromisoformat(str(due["date"])).isoformat()
+    except (KeyError, ValueError, OverflowError, ValidationError):
+        return UNDATED
+
+
+def _due_keys(user_id: str, kind: Kind, record: Item) -> dict[str, str]:
+    """The GSI1 keys of a live task (none for anything else)."""
+    if kind != "task" or not live(record):
+        return {}
+    partition = due_partition(user_id, bool(record.get("done")), str(record.get("priority") or "none"))
+    return {"gsi1pk": partition, "gsi1sk": f"{due_day(record.get('due'))}#{record['id']}"}
+
+
+def due_keys_of(user_id: str, record: Item) -> dict[str, str]:
+    """The due-index keys a stored task should carry (the backfill compares them)."""
+    return _due_keys(user_id, "task", record)
+
+
 def _index_keys(user_id: str, kind: Kind, record: Item) -> dict[str, str]:
-    """The GSI2 keys of a record (none when it is in no ordered list a write reads)."""
+    """The GSI1 (due) and GSI2 (list) keys of a record (none when it is in neither)."""
+    due = _due_keys(user_id, kind, record)
     partition: str | None = None
     if kind == "task" and record.get("parentId") is not None:
         partition = subtask_list(user_id, str(record["parentId"]))
@@ -117,8 +163,8 @@ def _index_keys(user_id: str, kind: Kind, record: Item) -> dict[str, str]:
     elif kind == "inbox" and live(record):
         partition = inbox_list(user_id)
     if partition is None:
-        return {}
-    return {"gsi2pk": partition, "gsi2sk": f"{record['position']}#{record['id']}"}
+        return due
+    return {**due, "gsi2pk": partition, "gsi2sk": f"{record['position']}#{record['id']}"}
 
 
 def stored(user_id: str, kind: Kind, record: Item) -> Item:

@@ -16,7 +16,10 @@ Offers:
 - `board_sizes(items, user_id)`: the column and inbox sizes (one range Query), seeding the ones a
   board written before sizes existed lacks;
 - `subtask_sizes(items, user_id, task_ids)`: the subtask-list sizes of some root tasks (one
-  BatchGetItem); a task missing here may still have subtasks (its list was never sized).
+  BatchGetItem); a task missing here may still have subtasks (its list was never sized);
+- `column_sizes(items, user_id, column_ids)`: the live root tasks of some columns from their size
+  items (one strongly consistent BatchGetItem: the emptiness checks of column and space deletes),
+  or None when one of them was never sized (the caller then counts from the table).
 
 Why the seeding is safe: every write that changes a list also touches its size item (with a
 condition), so a size item is absent only while no write of this code has changed the list; a
@@ -155,3 +158,13 @@ def subtask_sizes(items: ItemStore, user_id: str, task_ids: Sequence[str]) -> di
     found = items.batch_get(keys) if keys else []
     prefix = SUBTASK_SIZE_PREFIX
     return {str(item["sk"]).removeprefix(prefix): int(item["count"]) for item in found}
+
+
+def column_sizes(items: ItemStore, user_id: str, column_ids: Sequence[str]) -> int | None:
+    """How many live root tasks the columns hold together, read from their size items (table
+    reads, so never behind a write); None when a column's list was never sized."""
+    keys = [size_key(user_id, column_list(user_id, ident)) for ident in column_ids]
+    found = items.batch_get(keys) if keys else []
+    if len(found) != len(set(keys)):
+        return None
+    return sum(int(item["count"]) for item in found)

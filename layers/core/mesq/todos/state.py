@@ -11,7 +11,8 @@ Offers (stable names):
   `inbox_item(id)`: GetItem, remembered, misses too; `prefetch_tasks(ids)`: one BatchGetItem),
   the lists a write needs come from GSI2 (`root_tasks`, `subtasks_of`, `live_inbox`, ...), and
   `every_task()` / `every_inbox_item()` read the whole kind (one prefix Query; only rare writes do
-  it: tag rename/delete, space/column delete). So a write costs O(what it touches), not O(the
+  it: tag rename/delete, the trash, a space/column delete on a board never sized; otherwise
+  `live_root_count` reads the columns' list sizes). So a write costs O(what it touches), not O(the
   board). `tasks` / `inbox` hold the records read so far.
 
 Index reads are eventually consistent on DynamoDB: they only ever supply positions and ids; the
@@ -43,6 +44,7 @@ from .keys import (
     record_of,
     subtask_list,
 )
+from .list_sizes import column_sizes
 
 #: Positions read beyond `index` when inserting at an index: room to step over tied positions.
 _TIE_MARGIN = 8
@@ -216,8 +218,19 @@ class TodoState:
         later = [record_of(t) for t in page.items if model.sort_key(t) > model.sort_key(task)]
         return later[0] if later else None
 
-    def live_tasks_in_space(self, space_id: str) -> list[Item]:
-        return [t for t in self.every_task() if t["spaceId"] == space_id and t.get("parentId") is None and live(t)]
+    def live_root_count(self, column_ids: list[str]) -> int:
+        """How many live root tasks the columns hold: their list sizes (one strongly consistent
+        BatchGetItem; the emptiness check of a column or space delete), else, when a list was
+        never sized, counted from the table itself (every task: a board from before sizes)."""
+        source = self._partial("task")
+        if source is not None:
+            counted = column_sizes(source.items, source.user_id, column_ids)
+            if counted is not None:
+                return counted
+        wanted = set(column_ids)
+        return sum(
+            1 for t in self.every_task() if t.get("parentId") is None and t.get("columnId") in wanted and live(t)
+        )
 
     def subtasks_of(self, task_id: str, *, include_deleted: bool = False) -> list[Item]:
         source = self._partial("task")

@@ -104,11 +104,9 @@ def delete_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     def build(state: TodoState) -> Built:
         before = find_column(state, args["columnId"])
         require_revision(before, args["expectedRevision"], lambda: _conflict(before["id"])(state))
-        live_tasks = state.root_tasks(before["id"], consistent=True)  # the table, not the lagging index
+        live_tasks = state.live_root_count([before["id"]])  # the size item (a table read), not the index
         if live_tasks:
-            raise Conflict(
-                f"column {before['name']!r} still has {len(live_tasks)} live tasks; move or delete them first"
-            )
+            raise Conflict(f"column {before['name']!r} still has {live_tasks} live tasks; move or delete them first")
         if not before.get("archived") and not _other_open_columns(state, before):
             raise Conflict("this is the space's last open column; a space keeps at least one (add another first)")
         return {"column": model.public_column(before)}, [delete_revised(user_id, "column", before)]

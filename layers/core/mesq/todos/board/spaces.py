@@ -144,11 +144,9 @@ def delete_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
                 "the default space cannot be deleted; make another space the default first "
                 "(update_todo_space makeDefault)"
             )
-        live_tasks = state.live_tasks_in_space(before["id"])
+        live_tasks = state.live_root_count([c["id"] for c in state.columns_of(before["id"])])
         if live_tasks:
-            raise Conflict(
-                f"space {before['slug']!r} still has {len(live_tasks)} live tasks; move or delete them first"
-            )
+            raise Conflict(f"space {before['slug']!r} still has {live_tasks} live tasks; move or delete them first")
         ops: list[WriteOp] = [delete_revised(user_id, "space", before)]
         ops.append(Delete(keys.slug_key(user_id, before["slug"]), Condition(equals={"spaceId": before["id"]})))
         ops += [delete_revised(user_id, "column", c) for c in state.columns_of(before["id"])]

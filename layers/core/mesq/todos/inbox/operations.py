@@ -18,7 +18,7 @@ from ...kernel.timestamps import now_timestamp
 from ...store.ports import Item, WriteOp
 from .. import keys, model
 from ..attachments import bound
-from ..state import TodoState, load_state
+from ..state import TodoState, load_partial
 from ..views import budget
 from ..writes import Built, create_once, put_new, tag_registrations
 from . import records as inbox_records
@@ -44,7 +44,7 @@ def list_todo_inbox_items(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     offset, limit = args.get("offset", 0), args.get("limit", DEFAULT_LIMIT)
     include_notes = bool(args.get("includeNotes", False))
     keep = _STATUS[args.get("status", "all")]
-    state = load_state(call.services.items, call.principal.user_id)
+    state = load_partial(call.services.items, call.principal.user_id)
     matching = [item for item in state.live_inbox() if keep(item)]
     # Whole items only: add items while the page stays within the budget; the first item of a
     # page must fit on its own, else RESPONSE_TOO_LARGE (a page never makes zero progress).
@@ -71,7 +71,7 @@ def get_todo_inbox_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     item = read_item(call, args["id"])
     data: dict[str, Any] = {"item": model.public_inbox_item(item)}
     include_context = bool(args.get("includeContext", False))
-    state = load_state(call.services.items, call.principal.user_id) if include_context else None
+    state = load_partial(call.services.items, call.principal.user_id) if include_context else None
     data["timezone"] = effective_timezone(call, item.get("timezone"), state)
     if state is not None:
         data.update(detail_context(state))

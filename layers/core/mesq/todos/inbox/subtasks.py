@@ -18,7 +18,7 @@ from ...kernel.context import Call
 from ...kernel.errors import ValidationError
 from ...store.ports import Item
 from .. import model
-from ..state import TodoState, load_state
+from ..state import TodoState, load_partial
 from ..views import budget
 from ..writes import create_once
 from . import records as inbox_records
@@ -65,7 +65,7 @@ def get_todo_inbox_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     item = read_item(call, args["parentItemId"])
     subtask = inbox_records.find_subtask(item, args["subtaskId"])
     include_context = bool(args.get("includeContext", False))
-    state = load_state(call.services.items, call.principal.user_id) if include_context else None
+    state = load_partial(call.services.items, call.principal.user_id) if include_context else None
     data: dict[str, Any] = {
         "subtask": model.public_inbox_subtask(item, subtask),
         "timezone": effective_timezone(call, item.get("timezone"), state),

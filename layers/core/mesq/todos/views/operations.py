@@ -3,7 +3,8 @@
 A plain list_todos page reads only what it shows (views/paged.py: the structure, the list sizes
 and one index page per list it overlaps); get_todo_task reads the structure, the task by key and
 its subtasks' index list (and the live inbox for its context), and answers a page of the task's
-notes (details.py). The graph view and query_todos load the
+notes (details.py). A query_todos narrowed by priority, due, overdue or done status reads the
+due index's candidates (indexed.py). The graph view and the other query_todos calls load the
 caller's whole todo snapshot (`state.load_state`; every todo item of the user shares the
 sort-key prefix `TODO#`; keys are built from the caller's user id, so another user's records are
 simply not there) and run the pure algorithms of listing.py, query.py and details.py over it: a
@@ -22,10 +23,12 @@ from ...kernel.context import Call
 from ...kernel.errors import NotFound
 from .. import keys, model
 from ..destinations import resolve_space
+from ..due_index import ensure_indexed
 from ..inbox.context import effective_timezone
 from ..state import TodoState, load_partial, load_state
 from ..writes import ensure_default_space
 from .details import task_details
+from .indexed import indexed_board, narrowed
 from .listing import ListOptions, effective_limit, list_todos
 from .paged import plain_board_page
 from .query import TodoQuery, floating_zone, parse_bounds, query_todos
@@ -79,8 +82,8 @@ def list_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    items, user_id = call.services.items, call.principal.user_id
     due_after, due_before = parse_bounds(args.get("dueAfter"), args.get("dueBefore"))
-    state = load_state(call.services.items, call.principal.user_id)
     wanted = args.get("priority")
     priorities = [wanted] if isinstance(wanted, str) else wanted
     query = TodoQuery(
@@ -91,16 +94,25 @@ def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         order_by=args.get("orderBy", "updated"),
         tags=tuple(args.get("tags", ())),
         status=args.get("status", "open"),
-        space_ids=_space_ids(state, args),
         due_after=due_after,
         due_before=due_before,
         include_notes=args.get("includeNotes", False),
-        floating_zone=floating_zone(
-            (state.settings or {}).get("timezone"), args.get("dueAfter"), args.get("dueBefore")
-        ),
         offset=args.get("offset", 0),
         limit=args.get("limit", 25),
     )
+    # Narrowed by priority, due, overdue or done on an indexed board: the index's candidates
+    # (views/indexed.py); otherwise the whole snapshot. The pure query filters either the same way.
+    indexed = narrowed(query) and ensure_indexed(items, user_id)
+    state = load_partial(items, user_id) if indexed else load_state(items, user_id)
+    query = replace(
+        query,
+        space_ids=_space_ids(state, args),
+        floating_zone=floating_zone(
+            (state.settings or {}).get("timezone"), args.get("dueAfter"), args.get("dueBefore")
+        ),
+    )
+    if indexed:
+        return query_todos(indexed_board(items, user_id, state, board_of(state, records=False), query), query)
     return query_todos(board_of(state), query)
 
 

@@ -1,0 +1,191 @@
+"""The due/priority/status index of tasks: which tasks a narrowed `query_todos` must look at,
+and the backfill that puts boards written before the index into it.
+
+The index is GSI1 on the task records themselves (`keys.due_partition` / `keys.due_day`, set by
+`keys.stored` on every write), so it is written in the task's own Put: no extra transaction op,
+never out of step with the record, nothing a write path can forget. A query reads, per status
+and priority it asks for, one GSI1 range of days (`day_range`: one day wider at the start and two
+at the end than the bounds' UTC dates, because a date-only due's instant depends on a zone), then
+the records by key (GSI1 projects only keys and timestamps), then the parents of the subtasks it
+found (a subtask lives or dies with its parent, whose column may be archived). The pure
+`views/query.py` filters that superset exactly, so the answer is the snapshot scan's.
+
+Boards written before the index: their tasks carry no GSI1 keys until rewritten. The marker
+item `U#<user>` / `TODOIX#DUE` says every task of the board is in the index; `ensure_indexed`
+(called by the first narrowed `query_todos` of a board, at most LAZY_REWRITES task rewrites per
+request, answering from the snapshot until it is done; and by `mesq todos index` for every user
+ahead of time, without a limit) backfills when it is missing: every task record whose GSI1 keys are not
+what `keys.stored` would write gets an Update of just those keys, conditioned on the revision it
+was read at (a record changed meanwhile was rewritten by a write, which set its keys itself), and
+then the marker is put. Re-running it rewrites nothing (every key already matches). An account
+import of records written before the index drops the marker (`forget_indexed`), so the next
+query backfills again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, timedelta
+
+from ..kernel.keys import user_partition
+from ..kernel.timestamps import now_timestamp
+from ..store.paging import walk
+from ..store.ports import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Item, ItemStore, Update
+from .keys import DUE_INDEX, KIND_PREFIX, UNDATED, due_keys_of, due_partition, prefix_range, record_of, task_key
+from .model import PRIORITIES
+
+MARKER_SK = "TODOIX#DUE"
+#: The marker's version: a change of what the index holds bumps it, so boards are backfilled again.
+VERSION = 1
+#: Task records one query request may give their keys (10 transactions): past that the request
+#: answers from the snapshot and leaves the rest to the next one (a Lambda's time is bounded).
+LAZY_REWRITES = 1000
+
+
+# -- reading -----------------------------------------------------------------------------------
+
+
+def day_range(after: datetime | None, before: datetime | None) -> tuple[str | None, str | None]:
+    """The sort-key range [start, end) holding every task whose due can fall in [after, before):
+    a datetime due's day is its UTC date; a date-only due D starts between D-1 10:00 and D 12:00
+    UTC (zones run from -12 to +14 hours), so its UTC date is D-1 or D and D lies in
+    [date(after), date(before) + 1]. None: that side is open (an end of None still stops before
+    UNDATED, which sorts after every date)."""
+    start = after.astimezone(UTC).date().isoformat() if after is not None else None
+    if before is None:
+        return start, UNDATED
+    try:
+        end = (before.astimezone(UTC).date() + timedelta(days=2)).isoformat()
+    except OverflowError:
+        end = UNDATED
+    return start, end
+
+
+def task_ids(
+    items: ItemStore,
+    user_id: str,
+    *,
+    statuses: Iterable[bool],
+    priorities: Iterable[str] | None,
+    days: tuple[str | None, str | None] | None,
+) -> list[str]:
+    """Ids of the live tasks in the index partitions of `statuses` (done flags) x `priorities`
+    (None: every priority), within `days` (None: dated or not)."""
+    found: list[str] = []
+    start, end = days if days is not None else (None, None)
+    for done in statuses:
+        for priority in priorities if priorities is not None else PRIORITIES:
+            partition = due_partition(user_id, done, priority)
+            for entry in walk(items, partition, index=DUE_INDEX, start=start, end=end):
+                found.append(str(entry["sk"]).removeprefix(KIND_PREFIX["task"]))
+    return found
+
+
+def tasks_by_id(items: ItemStore, user_id: str, ids: Sequence[str]) -> list[Item]:
+    """The records of `ids` that exist (BatchGetItem; each adapter chunks it by its own limit)."""
+    unique = list(dict.fromkeys(ids))
+    return (
+        [record_of(item) for item in items.batch_get([task_key(user_id, ident) for ident in unique])] if unique else []
+    )
+
+
+# -- the marker and the backfill ---------------------------------------------------------------
+
+
+def marker_key(user_id: str) -> tuple[str, str]:
+    return (user_partition(user_id), MARKER_SK)
+
+
+def is_indexed(items: ItemStore, user_id: str) -> bool:
+    found = items.get(marker_key(user_id))
+    return found is not None and found.get("version") == VERSION
+
+
+def ensure_indexed(items: ItemStore, user_id: str, max_rewrites: int | None = LAZY_REWRITES) -> bool:
+    """Whether the board is indexed, backfilling it first when its marker is missing. A request
+    rewrites at most `max_rewrites` tasks (None: no limit): a big board written before the index
+    then answers from the snapshot while later requests (or `mesq todos index`) finish it."""
+    if is_indexed(items, user_id):
+        return True
+    return _backfill(items, user_id, max_rewrites)[1]
+
+
+def backfill(items: ItemStore, user_id: str) -> int:
+    """Put every task of the board into the index, then the marker; returns how many task
+    records it rewrote (0 on a board already indexed). Safe to re-run and to run beside writes."""
+    return _backfill(items, user_id, None)[0]
+
+
+def _backfill(items: ItemStore, user_id: str, max_rewrites: int | None) -> tuple[int, bool]:
+    """(tasks rewritten, whether the board is now indexed and marked)."""
+    partition = user_partition(user_id)
+    start, end = prefix_range(KIND_PREFIX["task"])
+    pending: list[Update] = []
+    rewritten = 0
+    for item in walk(items, partition, start=start, end=end):
+        if max_rewrites is not None and rewritten + len(pending) >= max_rewrites:
+            return rewritten + _commit(items, pending), False
+        update = _key_update(user_id, item)
+        if update is not None:
+            pending.append(update)
+        if len(pending) == MAX_TRANSACTION_OPS:
+            rewritten += _commit(items, pending)
+            pending = []
+    rewritten += _commit(items, pending)
+    pk, sk = marker_key(user_id)
+    items.put({"pk": pk, "sk": sk, "version": VERSION, "indexedAt": now_timestamp()})
+    return rewritten, True
+
+
+def forget_indexed(items: ItemStore, user_id: str) -> None:
+    """Drop the marker: records written without the index's keys arrived (an account import)."""
+    items.delete(marker_key(user_id))
+
+
+def _key_update(user_id: str, item: Item) -> Update | None:
+    """The Update that gives a stored task the due-index keys `keys.stored` would write, or None
+    when it has them."""
+    wanted = due_keys_of(user_id, record_of(item))
+    current = {name: item[name] for name in ("gsi1pk", "gsi1sk") if name in item}
+    if current == wanted:
+        return None
+    key = (str(item["pk"]), str(item["sk"]))
+    condition = Condition(equals={"revision": item.get("revision")})
+    if wanted:
+        return Update(key, set=wanted, condition=condition)
+    return Update(key, remove=("gsi1pk", "gsi1sk"), condition=condition)
+
+
+def _commit(items: ItemStore, updates: list[Update]) -> int:
+    """The updates in one transaction; when one record changed meanwhile, one by one, skipping
+    the changed ones (their write set the keys)."""
+    if not updates:
+        return 0
+    try:
+        items.transact(updates)
+        return len(updates)
+    except ConditionFailed:
+        pass
+    done = 0
+    for update in updates:
+        try:
+            items.update(update)
+            done += 1
+        except ConditionFailed:
+            continue
+    return done
+
+
+__all__ = [
+    "LAZY_REWRITES",
+    "MARKER_SK",
+    "VERSION",
+    "backfill",
+    "day_range",
+    "ensure_indexed",
+    "forget_indexed",
+    "is_indexed",
+    "marker_key",
+    "task_ids",
+    "tasks_by_id",
+]

@@ -1,0 +1,57 @@
+"""query_todos' board read through the due/priority/status index (`todos/due_index.py`) instead of
+the whole snapshot, when the query narrows by something the index is keyed by.
+
+`narrowed(query)`: a priority, a due bound, `overdue: true` or `status: done`. A query narrowed
+by nothing else (open or all, tags, text alone) needs most of the board anyway and reads the
+snapshot as before, and so does a narrowed query while its board's backfill is unfinished
+(`due_index.ensure_indexed`). `indexed_board` returns a `traversal.Board` holding every record the pure
+query could match and what deciding it needs: the index's candidate tasks (read by key), the
+parents of their subtasks, the live inbox (its GSI2 list; none under a space filter, which
+excludes inbox records) and the structure. `views/query.py` then filters it exactly as it
+filters the snapshot, so the answers are the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ...store.ports import ItemStore
+from ..due_index import day_range, task_ids, tasks_by_id
+from ..keys import UNDATED
+from ..state import TodoState
+from .query import TodoQuery
+from .traversal import Board
+
+_STATUSES: dict[str, tuple[bool, ...]] = {"open": (False,), "done": (True,), "all": (False, True)}
+
+
+def narrowed(query: TodoQuery) -> bool:
+    return query.priorities is not None or query.has_date_filter or query.overdue is True or query.status == "done"
+
+
+def _days(query: TodoQuery) -> tuple[str | None, str | None] | None:
+    """The index's day range of the query: its due bounds, cut at today for `overdue: true`."""
+    days = day_range(query.due_after, query.due_before) if query.has_date_filter else None
+    if query.overdue is True and query.now is not None:
+        end = day_range(None, query.now)[1]  # an overdue due is on or before today's UTC date
+        start, bound = days if days is not None else (None, UNDATED)
+        days = (start, min(end or UNDATED, bound or UNDATED))
+    return days
+
+
+def indexed_board(items: ItemStore, user_id: str, state: TodoState, structure: Board, query: TodoQuery) -> Board:
+    """`structure`: the board's spaces, columns and views without records (`board_of(...,
+    records=False)`); `state`: a partial state (its live inbox is read from GSI2). The board must
+    be indexed (`due_index.ensure_indexed`)."""
+    # overdue: true holds only open records (a done one is never overdue).
+    statuses = _STATUSES[query.status] if query.overdue is not True else (False,)
+    if query.overdue is True and query.status == "done":
+        statuses = ()
+    priorities = sorted(query.priorities) if query.priorities is not None else None
+    ids = task_ids(items, user_id, statuses=statuses, priorities=priorities, days=_days(query))
+    tasks = tasks_by_id(items, user_id, ids)
+    known = {str(task["id"]) for task in tasks}
+    parents = [str(t["parentId"]) for t in tasks if t.get("parentId") and str(t["parentId"]) not in known]
+    tasks += tasks_by_id(items, user_id, parents)
+    inbox = state.live_inbox() if query.space_ids is None else []
+    return replace(structure, tasks=tasks, inbox_items=inbox)
