@@ -73,6 +73,12 @@ class SearchRuntime:
     cache: dict[str, Any] = field(default_factory=dict)
     #: Waits for a user's queued in-process index updates (follow.py sets it); a no-op otherwise.
     settle: Callable[[str], None] = field(default=lambda _user_id: None)
+    #: The same for the literal memo index (search/literal_store.py), which has its own worker:
+    #: a literal search never waits for an embedding.
+    settle_literal: Callable[[str], None] = field(default=lambda _user_id: None)
+    #: Asks for a background rebuild of a user's literal index a query found missing or out of
+    #: step (follow.py sets it); a no-op where the stream function keeps the index (AWS).
+    literal_missing: Callable[[str], None] = field(default=lambda _user_id: None)
     #: Set when the start-up warm-up (search/warm_up.py) has finished; None when none runs (Lambda).
     _warm_up_done: threading.Event | None = None
 

@@ -62,6 +62,12 @@ class MemoFilter:
         return not (self.updated_after and item["updatedAt"] <= self.updated_after)
 
 
+def literal_match(memo_filter: MemoFilter, needle: str, fields: Item, folded_content: str) -> bool:
+    """search_memos' one predicate, for the scan (a whole memo and its content folded) and for the
+    literal index's candidates (a row's fields and folded text) alike: `needle` is folded too."""
+    return memo_filter.matches(fields) and needle in folded_content
+
+
 def statuses(value: str | None) -> tuple[str, ...]:
     if value == "ALL":
         return ("NORMAL", "ARCHIVED")

@@ -21,7 +21,7 @@ from ..kernel.spec import load_spec
 from ..kernel.timestamps import parse_timestamp, parse_zone
 from ..store.ports import Item
 from . import store
-from .filters import MemoFilter, entry_id, filter_from, sort_key
+from .filters import MemoFilter, entry_id, filter_from, literal_match, sort_key
 
 
 def content_max_characters() -> int:
@@ -142,19 +142,50 @@ def list_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     return _list_result(call, args, memos, _page(offset, limit, len(memos), total, consumed))
 
 
+def _literal_matches(call: Call, memo_filter: MemoFilter, needle: str) -> list[Item] | None:
+    """The matches' fields (`filters.MEMO_FIELDS` of each) through the literal index, or None
+    when it cannot answer exactly (none, out of step, index updates off): the caller scans."""
+    services, user_id = call.services, call.principal.user_id
+    if services.settings.search_index_updates == "off":
+        return None  # nothing keeps an index in step with the writes
+    from ..search.literal_store import current  # numpy: loaded with the first literal search
+
+    stats = store.read_stats(services.items, user_id)
+    index = current(services, user_id, stats["normal"] + stats["archived"] + stats["deleted"])
+    if index is None:
+        return None
+    return [row.fields for row in index.candidates(needle) if literal_match(memo_filter, needle, row.fields, row.text)]
+
+
 def search_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     memo_filter, offset, limit = _list_arguments(args)
     needle = args["query"].casefold()
     matches: list[Item] = []
+    indexed: list[Item] | None = None
     if not memo_filter.is_empty_range:
-        matches = [
-            memo
-            for memo in store.all_memos(call.services.items, call.principal.user_id)
-            if memo_filter.matches(memo) and needle in memo["content"].casefold()
-        ]
+        indexed = _literal_matches(call, memo_filter, needle)
+        matches = (
+            indexed
+            if indexed is not None
+            else [
+                memo
+                for memo in store.all_memos(call.services.items, call.principal.user_id)
+                if literal_match(memo_filter, needle, memo, memo["content"].casefold())
+            ]
+        )
     matches.sort(key=sort_key, reverse=True)
-    page = matches[offset : offset + limit]
-    return _list_result(call, args, page, _page(offset, limit, len(page), len(matches)))
+    selected = matches[offset : offset + limit]
+    if indexed is None:
+        return _list_result(call, args, selected, _page(offset, limit, len(selected), len(matches)))
+    # The page's whole memos, checked again as they are now (on DynamoDB the index follows the
+    # stream: a memo edited a moment ago is dropped from the page rather than shown unmatched).
+    found = store.fetch_memos(call.services.items, call.principal.user_id, [entry_id(e) for e in selected])
+    memos = [
+        memo
+        for memo in (found.get(entry_id(entry)) for entry in selected)
+        if memo is not None and literal_match(memo_filter, needle, memo, memo["content"].casefold())
+    ]
+    return _list_result(call, args, memos, _page(offset, limit, len(memos), len(matches), len(selected)))
 
 
 def require_memo(call: Call, memo_id: str) -> Item:
