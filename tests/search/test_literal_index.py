@@ -115,7 +115,8 @@ def _apply(call: Call, step: tuple[Any, ...], ids: list[str]) -> dict[str, Any] 
 def _query_args(call: Call, step: tuple[Any, ...], ids: list[str]) -> dict[str, Any]:
     _, needle, status, pinned, offset, limit = step
     if isinstance(needle, int):  # a piece of an existing memo, in another case
-        memo = memo_store.read_memo(call.services.items, call.principal.user_id, ids[needle % len(ids)]) if ids else None
+        items, user_id = call.services.items, call.principal.user_id
+        memo = memo_store.read_memo(items, user_id, ids[needle % len(ids)]) if ids else None
         content = memo["content"] if memo else "a"
         start = needle % max(1, len(content))
         needle = content[start : start + 1 + needle % 5].swapcase() or "a"
@@ -183,7 +184,8 @@ def test_an_index_out_of_step_is_not_used_and_is_rebuilt(
     REGISTRY["create_memo"](call, {"content": "first 第一"})
     sqlite_services.search.settle_literal("out-of-step")
     inner = sqlite_services.items._inner  # type: ignore[attr-defined]
-    bypass = Call(call.principal, Services(settings=sqlite_services.settings, items=inner, blobs=sqlite_services.blobs), "t", "api")  # type: ignore[call-arg]
+    unfollowed = Services(settings=sqlite_services.settings, items=inner, blobs=sqlite_services.blobs)  # type: ignore[call-arg]
+    bypass = Call(call.principal, unfollowed, "t", "api")
     REGISTRY["create_memo"](bypass, {"content": "second 第二"})
     args = {"query": "第"}
     with pytest.raises(AssertionError, match="scan ran"):

@@ -71,6 +71,9 @@ class SearchRuntime:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     #: user id -> (pointer version, SearchIndex); see persist.py.
     cache: dict[str, Any] = field(default_factory=dict)
+    #: Whether something keeps the indexes in step with the writes (the in-process follower or
+    #: the stream function): the literal memo index is used only then (search/literal_store.py).
+    follows_writes: bool = False
     #: Waits for a user's queued in-process index updates (follow.py sets it); a no-op otherwise.
     settle: Callable[[str], None] = field(default=lambda _user_id: None)
     #: The same for the literal memo index (search/literal_store.py), which has its own worker:

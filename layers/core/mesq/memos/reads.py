@@ -146,7 +146,7 @@ def _literal_matches(call: Call, memo_filter: MemoFilter, needle: str) -> list[I
     """The matches' fields (`filters.MEMO_FIELDS` of each) through the literal index, or None
     when it cannot answer exactly (none, out of step, index updates off): the caller scans."""
     services, user_id = call.services, call.principal.user_id
-    if services.settings.search_index_updates == "off":
+    if not services.search.follows_writes:
         return None  # nothing keeps an index in step with the writes
     from ..search.literal_store import current  # numpy: loaded with the first literal search
 

@@ -130,7 +130,8 @@ class LiteralIndex:
             self.overlay[key] = None
         if len(self.overlay) > COMPACT_AFTER:
             rebuilt = LiteralIndex.build(self.live_rows())
-            self.rows, self.codes, self.offsets, self.postings = rebuilt.rows, rebuilt.codes, rebuilt.offsets, rebuilt.postings
+            self.rows, self.codes = rebuilt.rows, rebuilt.codes
+            self.offsets, self.postings = rebuilt.offsets, rebuilt.postings
             self.overlay, self.snapshot_id, self._ordinals = {}, None, None
 
     def _snapshot_ordinals(self, needle: str) -> np.ndarray | None:
