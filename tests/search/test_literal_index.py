@@ -209,16 +209,24 @@ def test_compaction_keeps_the_answers(sqlite_services: Services, monkeypatch: py
 
 def test_index_unit_candidates_are_a_superset() -> None:
     rows = [Row(str(i), {}, text.casefold()) for i, text in enumerate(["abc", "xbcx", "我们的", "", "b"])]
-    index = LiteralIndex.build(rows)
-    assert {row.id for row in index.candidates("bc")} == {"0", "1"}
-    assert {row.id for row in index.candidates("们的")} == {"2"}
-    assert {row.id for row in index.candidates("zz")} == set()
-    assert {row.id for row in index.candidates("b")} == {"0", "1", "2", "3", "4"}  # one character: every row
+    index = LiteralIndex.build(lambda row: row.id, rows)
+
+    def ids(needle: str) -> set[str]:
+        snapshot, overlay = index.candidates(needle)
+        return {row.id for row in [*snapshot, *overlay]}
+
+    assert ids("bc") == {"0", "1"}
+    assert ids("们的") == {"2"}
+    assert ids("zz") == set()
+    assert ids("b") == {"0", "1", "2", "3", "4"}  # one character: every row
     index.apply([Row("9", {}, "zzz")], ["0"])
     # The overlay's rows (at most COMPACT_AFTER) are always candidates; the removed one never.
-    assert {row.id for row in index.candidates("bc")} == {"1", "9"}
-    assert {row.id for row in index.candidates("zz")} == {"9"}
+    assert ids("bc") == {"1", "9"}
+    assert ids("zz") == {"9"}
     assert len(index) == 5
+    index.apply([Row("5", {}, "ab")], [])
+    # Matches come in the index's order (descending), the overlay's merged in.
+    assert [row.id for row in index.matching("b", lambda row: "b" in row.text)] == ["5", "4", "1"]
 
 
 # -- DynamoDB Local + S3, the stream function's handler ------------------------------------------

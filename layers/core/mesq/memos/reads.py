@@ -143,49 +143,47 @@ def list_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _literal_matches(call: Call, memo_filter: MemoFilter, needle: str) -> list[Item] | None:
-    """The matches' fields (`filters.MEMO_FIELDS` of each) through the literal index, or None
-    when it cannot answer exactly (none, out of step, index updates off): the caller scans."""
+    """The matches' fields (`literal_store.MEMO_FIELDS` of each), in list order, through the
+    literal index; None when it cannot answer exactly (none, out of step, nothing keeps it in step
+    with the writes): the caller scans."""
     services, user_id = call.services, call.principal.user_id
     if not services.search.follows_writes:
-        return None  # nothing keeps an index in step with the writes
+        return None
     from ..search.literal_store import current  # numpy: loaded with the first literal search
 
     stats = store.read_stats(services.items, user_id)
     index = current(services, user_id, stats["normal"] + stats["archived"] + stats["deleted"])
     if index is None:
         return None
-    return [row.fields for row in index.candidates(needle) if literal_match(memo_filter, needle, row.fields, row.text)]
+    rows = index.matching(needle, lambda row: literal_match(memo_filter, needle, row.fields, row.text))
+    return [row.fields for row in rows]
 
 
 def search_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     memo_filter, offset, limit = _list_arguments(args)
     needle = args["query"].casefold()
-    matches: list[Item] = []
-    indexed: list[Item] | None = None
-    if not memo_filter.is_empty_range:
-        indexed = _literal_matches(call, memo_filter, needle)
-        matches = (
-            indexed
-            if indexed is not None
-            else [
-                memo
-                for memo in store.all_memos(call.services.items, call.principal.user_id)
-                if literal_match(memo_filter, needle, memo, memo["content"].casefold())
-            ]
-        )
-    matches.sort(key=sort_key, reverse=True)
-    selected = matches[offset : offset + limit]
+    if memo_filter.is_empty_range:
+        return _list_result(call, args, [], _page(offset, limit, 0, 0))
+    indexed = _literal_matches(call, memo_filter, needle)  # already in list order
     if indexed is None:
+        matches = [
+            memo
+            for memo in store.all_memos(call.services.items, call.principal.user_id)
+            if literal_match(memo_filter, needle, memo, memo["content"].casefold())
+        ]
+        matches.sort(key=sort_key, reverse=True)
+        selected = matches[offset : offset + limit]
         return _list_result(call, args, selected, _page(offset, limit, len(selected), len(matches)))
     # The page's whole memos, checked again as they are now (on DynamoDB the index follows the
     # stream: a memo edited a moment ago is dropped from the page rather than shown unmatched).
+    selected = indexed[offset : offset + limit]
     found = store.fetch_memos(call.services.items, call.principal.user_id, [entry_id(e) for e in selected])
     memos = [
         memo
         for memo in (found.get(entry_id(entry)) for entry in selected)
         if memo is not None and literal_match(memo_filter, needle, memo, memo["content"].casefold())
     ]
-    return _list_result(call, args, memos, _page(offset, limit, len(memos), len(matches), len(selected)))
+    return _list_result(call, args, memos, _page(offset, limit, len(memos), len(indexed), len(selected)))
 
 
 def require_memo(call: Call, memo_id: str) -> Item:

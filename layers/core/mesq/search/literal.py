@@ -9,6 +9,10 @@ Layout (a snapshot + an overlay, like the AI index in index.py):
 - the overlay: rows written since the snapshot (None = removed), at most `COMPACT_AFTER` before
   they are folded into a new snapshot.
 
+The snapshot's rows are kept in the answer's order (`order`, descending; for memos the list order:
+pinned, then newest created, then id), so `matching` needs no sort of the matches: it merges the
+snapshot's matches (already in order) with the few of the overlay.
+
 A needle of two or more folded characters is served by intersecting its bigrams' postings (a row
 lacking one of them cannot contain the needle); a one-character needle has no bigram, so every row
 is a candidate: a pass over the folded texts in memory, never over the store.
@@ -16,7 +20,8 @@ is a candidate: a pass over the folded texts in memory, never over the store.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import heapq
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,8 +86,13 @@ def _postings(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return codes, offsets, postings
 
 
+#: The answer's order of two rows (sorted descending); unique per row, so the order is total.
+Order = Callable[[Row], Any]
+
+
 @dataclass
 class LiteralIndex:
+    order: Order
     rows: list[Row]
     codes: np.ndarray
     offsets: np.ndarray
@@ -93,10 +103,10 @@ class LiteralIndex:
     _ordinals: dict[str, int] | None = None
 
     @classmethod
-    def build(cls, rows: Iterable[Row]) -> LiteralIndex:
-        listed = list(rows)
+    def build(cls, order: Order, rows: Iterable[Row]) -> LiteralIndex:
+        listed = sorted(rows, key=order, reverse=True)
         codes, offsets, postings = _postings([row.text for row in listed])
-        return cls(listed, codes, offsets, postings)
+        return cls(order, listed, codes, offsets, postings)
 
     @property
     def ordinals(self) -> dict[str, int]:
@@ -119,8 +129,9 @@ class LiteralIndex:
         """A copy to change: readers of this one (a query on another thread) never see a write
         half applied. The arrays and rows are shared: nothing changes them in place."""
         return LiteralIndex(
-            self.rows, self.codes, self.offsets, self.postings, dict(self.overlay), self.snapshot_id, self._ordinals
-        )
+            self.order, self.rows, self.codes, self.offsets, self.postings,
+            dict(self.overlay), self.snapshot_id, self._ordinals,
+        )  # fmt: skip
 
     def apply(self, upserts: Iterable[Row], removed: Iterable[str]) -> None:
         """Record changed rows in the overlay; past COMPACT_AFTER, fold it into a new snapshot."""
@@ -129,7 +140,7 @@ class LiteralIndex:
         for key in removed:
             self.overlay[key] = None
         if len(self.overlay) > COMPACT_AFTER:
-            rebuilt = LiteralIndex.build(self.live_rows())
+            rebuilt = LiteralIndex.build(self.order, self.live_rows())
             self.rows, self.codes = rebuilt.rows, rebuilt.codes
             self.offsets, self.postings = rebuilt.offsets, rebuilt.postings
             self.overlay, self.snapshot_id, self._ordinals = {}, None, None
@@ -155,19 +166,28 @@ class LiteralIndex:
             found = found[other[at] == found]
         return found
 
-    def candidates(self, needle: str) -> Iterator[Row]:
-        """Rows that may contain the folded `needle` (a superset of those that do)."""
+    def candidates(self, needle: str) -> tuple[Iterator[Row], list[Row]]:
+        """Rows that may contain the folded `needle` (a superset of those that do): the snapshot's
+        in order, and the overlay's live rows (every one: there are at most COMPACT_AFTER)."""
         ordinals = self._snapshot_ordinals(needle)
-        if ordinals is None:
-            yield from self.live_rows()
-            return
         overlay = self.overlay
         rows = self.rows
-        for ordinal in ordinals.tolist():
-            row = rows[ordinal]
-            if row.id not in overlay:
-                yield row
-        yield from (row for row in overlay.values() if row is not None)
+        if ordinals is None:
+            snapshot: Iterator[Row] = (row for row in rows if row.id not in overlay)
+        elif overlay:
+            snapshot = (row for row in map(rows.__getitem__, ordinals.tolist()) if row.id not in overlay)
+        else:
+            snapshot = map(rows.__getitem__, ordinals.tolist())
+        return snapshot, [row for row in overlay.values() if row is not None]
+
+    def matching(self, needle: str, accept: Callable[[Row], bool]) -> list[Row]:
+        """Every live row `accept` takes among the candidates of `needle`, in order (descending)."""
+        snapshot, overlay = self.candidates(needle)
+        found = [row for row in snapshot if accept(row)]
+        extra = sorted((row for row in overlay if accept(row)), key=self.order, reverse=True)
+        if not extra:
+            return found
+        return list(heapq.merge(found, extra, key=self.order, reverse=True))
 
     def nbytes(self) -> int:
         """The arrays' bytes plus the rows' texts (a rough figure: the Python objects around them

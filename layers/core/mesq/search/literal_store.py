@@ -30,6 +30,7 @@ from aws_lambda_powertools import Logger
 
 from ..kernel.context import Services
 from ..kernel.keys import user_partition
+from ..memos.filters import sort_key
 from ..store.paging import walk
 from ..store.ports import BlobNotFound, BlobStore, Condition, ConditionFailed, Item, ItemStore
 from .literal import LiteralIndex, Row
@@ -58,6 +59,11 @@ def memo_row(item: Item) -> Row:
     return Row(str(item["id"]), fields, str(item["content"]).casefold())
 
 
+def list_order(row: Row) -> tuple[bool, str, str]:
+    """A row's place in search_memos' answer: the list order (`memos.filters.sort_key`)."""
+    return sort_key(row.fields)
+
+
 def _rows_json(rows: Iterable[Row]) -> list[list[Any]]:
     return [[row.id, row.fields, row.text] for row in rows]
 
@@ -80,7 +86,7 @@ def _unpack_snapshot(data: bytes) -> LiteralIndex:
             np.load(io.BytesIO(archive.read(f"{name}.npy")), allow_pickle=False)
             for name in ("codes", "offsets", "postings")
         ]
-    return LiteralIndex(rows, *arrays)
+    return LiteralIndex(list_order, rows, *arrays)
 
 
 def _pack_overlay(index: LiteralIndex) -> bytes:
@@ -166,7 +172,8 @@ def repository(services: Services) -> LiteralRepository:
 def rebuild(services: Services, user_id: str) -> int:
     """A fresh index from every memo the user has (the backfill); returns its row count."""
     index = LiteralIndex.build(
-        memo_row(item) for item in walk(services.items, user_partition(user_id), prefix=MEMO_PREFIX)
+        list_order,
+        (memo_row(item) for item in walk(services.items, user_partition(user_id), prefix=MEMO_PREFIX)),
     )
     repo = repository(services)
     with _user_lock(user_id):
