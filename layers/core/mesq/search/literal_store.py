@@ -211,17 +211,23 @@ def refresh(services: Services, user_id: str, sort_keys: Iterable[str]) -> None:
     rebuild(services, user_id)
 
 
-def current(services: Services, user_id: str, expected_rows: int) -> LiteralIndex | None:
-    """The index a query may use: in step with the store as far as the counters tell (exactly
-    `expected_rows` rows), else None and the caller scans. In-process, the queued updates are
-    waited for first, and an index that is missing or out of step is rebuilt in the background."""
-    services.search.settle_literal(user_id)
+def _load_quietly(services: Services, user_id: str) -> LiteralIndex | None:
     try:
         loaded = repository(services).load(user_id)
     except Exception:  # the index is an accelerator: a store or blob failure means scanning
         log.exception("literal index: load failed; scanning")
-        loaded = None
-    if loaded is not None and len(loaded[0]) == expected_rows:
-        return loaded[0]
+        return None
+    return None if loaded is None else loaded[0]
+
+
+def current(services: Services, user_id: str, expected_rows: int) -> LiteralIndex | None:
+    """The index a query may use: in step with the store as far as the counters tell (exactly
+    `expected_rows` rows), else None and the caller scans. In-process, the queued updates are
+    waited for first, and an index that is missing or out of step is rebuilt in the background."""
+    for _attempt in range(2):  # twice: a write that committed a moment ago queues its update just after
+        services.search.settle_literal(user_id)
+        index = _load_quietly(services, user_id)
+        if index is not None and len(index) == expected_rows:
+            return index
     services.search.literal_missing(user_id)
     return None
