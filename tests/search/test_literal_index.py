@@ -226,7 +226,7 @@ def test_index_unit_candidates_are_a_superset() -> None:
     assert len(index) == 5
     index.apply([Row("5", {}, "ab")], [])
     # Matches come in the index's order (descending), the overlay's merged in.
-    assert [row.id for row in index.matching("b", lambda row: "b" in row.text)] == ["5", "4", "1"]
+    assert [row.id for row in index.matching("b", lambda _fields, text: "b" in text)] == ["5", "4", "1"]
 
 
 # -- DynamoDB Local + S3, the stream function's handler ------------------------------------------

@@ -8,6 +8,7 @@ order its entries, and fetch the whole memos of the page by key.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -155,7 +156,7 @@ def _literal_matches(call: Call, memo_filter: MemoFilter, needle: str) -> list[I
     index = current(services, user_id, stats["normal"] + stats["archived"] + stats["deleted"])
     if index is None:
         return None
-    rows = index.matching(needle, lambda row: literal_match(memo_filter, needle, row.fields, row.text))
+    rows = index.matching(needle, functools.partial(literal_match, memo_filter, needle))
     return [row.fields for row in rows]
 
 

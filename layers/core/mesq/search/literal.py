@@ -180,11 +180,12 @@ class LiteralIndex:
             snapshot = map(rows.__getitem__, ordinals.tolist())
         return snapshot, [row for row in overlay.values() if row is not None]
 
-    def matching(self, needle: str, accept: Callable[[Row], bool]) -> list[Row]:
-        """Every live row `accept` takes among the candidates of `needle`, in order (descending)."""
+    def matching(self, needle: str, accept: Callable[[dict[str, Any], str], bool]) -> list[Row]:
+        """Every live row that `accept(fields, text)` takes among the candidates of `needle`, in
+        order (descending)."""
         snapshot, overlay = self.candidates(needle)
-        found = [row for row in snapshot if accept(row)]
-        extra = sorted((row for row in overlay if accept(row)), key=self.order, reverse=True)
+        found = [row for row in snapshot if accept(row.fields, row.text)]
+        extra = sorted((row for row in overlay if accept(row.fields, row.text)), key=self.order, reverse=True)
         if not extra:
             return found
         return list(heapq.merge(found, extra, key=self.order, reverse=True))
