@@ -15,6 +15,7 @@ index missing or out of step asks for a rebuild there (`literal_missing`), in li
 from __future__ import annotations
 
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
@@ -29,6 +30,7 @@ from .documents import searchable_owner
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 LITERAL_PREFIX = "MEMO#"  # the records the literal index holds (literal_store.MEMO_PREFIX)
+LITERAL_REBUILD_SECONDS = 60.0
 
 
 class FollowingStore:
@@ -40,6 +42,7 @@ class FollowingStore:
         self._literal_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mesq-literal-index")
         self._literal_pending: dict[str, list[Future[None]]] = defaultdict(list)
         self._rebuilding: set[str] = set()
+        self._last_rebuild: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def follow(self, services: Services) -> None:
@@ -55,11 +58,17 @@ class FollowingStore:
         wait(futures)
 
     def literal_missing(self, user_id: str) -> None:
-        """Queue one rebuild of the user's literal index (none while one is queued)."""
+        """Queue one rebuild of the user's literal index: none while one is queued, and at most one
+        a minute a user (memo counters that disagree with the memos would otherwise rebuild it
+        on every search; the searches scan meanwhile)."""
         with self._lock:
+            now = time.monotonic()
             if user_id in self._rebuilding or self._services is None:
                 return
+            if now - self._last_rebuild.get(user_id, -LITERAL_REBUILD_SECONDS) < LITERAL_REBUILD_SECONDS:
+                return
             self._rebuilding.add(user_id)
+            self._last_rebuild[user_id] = now
             self._literal_worker.submit(self._literal, user_id, None)
 
     def _literal(self, user_id: str, sort_keys: list[str] | None) -> None:

@@ -191,7 +191,7 @@ class LiteralIndex:
         return list(heapq.merge(found, extra, key=self.order, reverse=True))
 
     def nbytes(self) -> int:
-        """The arrays' bytes plus the rows' texts (a rough figure: the Python objects around them
-        add about 200 bytes a row)."""
+        """The arrays' bytes plus the rows' texts as UTF-8 (the Python objects of a row, its fields
+        dict and strings, come on top: about 1 KB a row, docs/performance.md)."""
         texts = sum(len(row.text.encode("utf-8")) for row in self.rows)
         return int(self.codes.nbytes + self.offsets.nbytes + self.postings.nbytes) + texts
