@@ -6,7 +6,7 @@
 3. warm MCP tools/call through the MCP function's handler vs an echo tool on the bare SDK
 4. DynamoDB API calls per operation (counted at botocore, so every retry and page counts)
 5. memo scale points at 1k / 10k / 100k memos for one user (SQLite, written with direct batched
-   store transactions): get_memo, list_memos first page, search_memos, each vs its 1k figure
+   store transactions): get_memo, list_memos first page, each vs its 1k figure (search_memos: 13)
 6. todo views (list_todos, query_todos) at 5k / 50k tasks (SQLite) vs a one-page store query
    (bench/todo_views.py)
 7. `mesq serve` under loopback load at concurrency 1 / 8 / 32 beside a raw Starlette+SQLite route,
@@ -21,6 +21,8 @@
    without the change records, on DynamoDB Local (bench/history_cost.py)
 12. account archive at 100k memos and 50k tasks: `mesq export` time and peak RSS, `mesq import`
    throughput vs the direct batched seed (bench/archive.py)
+13. literal search_memos at 10k / 100k memos: p50/p95 through the literal index vs the scan on the
+   same queries, the backfill, the update per write, the index's size (bench/literal_search.py)
 """
 
 from __future__ import annotations
@@ -434,9 +436,6 @@ def rows_memo_scale() -> list[tuple[str, str, str]]:
             figures = {
                 "get_memo": median_seconds(lambda call=call, i=memo_id: reads.get_memo(call, {"id": i}), 50),
                 "list_memos first page": median_seconds(lambda call=call: reads.list_memos(call, {}), 5),
-                "search_memos 'topic 42'": median_seconds(
-                    lambda call=call: reads.search_memos(call, {"query": "topic 42"}), 3 if count < 100_000 else 1
-                ),
             }
             rows.append((f"memo setup at {count} memos (direct batched store writes)", f"{setup:.1f} s", ""))
             for name, seconds in figures.items():
@@ -508,10 +507,11 @@ def logs_to_file(path: Path) -> Iterator[IO[str]]:
 def main() -> None:
     started = time.perf_counter()
     rows: list[tuple[str, str, str]] = []
-    # bench/ai_search.py, code_mode.py, load.py and todo_views.py (this script's directory is on sys.path)
+    # the other bench/*.py sections (this script's directory is on sys.path)
     from ai_search import rows_ai_search
     from code_mode import rows_code_mode
     from history_cost import rows_history_cost
+    from literal_search import rows_literal_search
     from load import rows_load, rows_upload
     from todo_views import rows_todo_views
 
@@ -520,6 +520,7 @@ def main() -> None:
     sections = (
         rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_memo_scale, rows_todo_views,
         rows_ai_search, rows_load, rows_upload, rows_code_mode, rows_history_cost, rows_archive,
+        rows_literal_search,
     )  # fmt: skip
     with logs_to_file(LOG_FILE) as terminal:
         terminal.write(f"logs of this run: {LOG_FILE.relative_to(REPO)}\n")

@@ -48,7 +48,7 @@ class MemoFilter:
         if item["status"] not in self.statuses:
             return False
         paths = item.get("tagPaths", [])
-        if any(tag not in paths for tag in self.tags):
+        if self.tags and any(tag not in paths for tag in self.tags):  # no generator per memo when untagged
             return False
         if self.untagged is not None and self.untagged != (not paths):
             return False
@@ -60,6 +60,12 @@ class MemoFilter:
         if self.created_to and created >= self.created_to:
             return False
         return not (self.updated_after and item["updatedAt"] <= self.updated_after)
+
+
+def literal_match(memo_filter: MemoFilter, needle: str, fields: Item, folded_content: str) -> bool:
+    """search_memos' one predicate, for the scan (a whole memo and its content folded) and for the
+    literal index's candidates (a row's fields and folded text) alike: `needle` is folded too."""
+    return needle in folded_content and memo_filter.matches(fields)
 
 
 def statuses(value: str | None) -> tuple[str, ...]:

@@ -8,6 +8,7 @@ order its entries, and fetch the whole memos of the page by key.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -21,7 +22,7 @@ from ..kernel.spec import load_spec
 from ..kernel.timestamps import parse_timestamp, parse_zone
 from ..store.ports import Item
 from . import store
-from .filters import MemoFilter, entry_id, filter_from, sort_key
+from .filters import MemoFilter, entry_id, filter_from, literal_match, sort_key
 
 
 def content_max_characters() -> int:
@@ -142,19 +143,48 @@ def list_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     return _list_result(call, args, memos, _page(offset, limit, len(memos), total, consumed))
 
 
+def _literal_matches(call: Call, memo_filter: MemoFilter, needle: str) -> list[Item] | None:
+    """The matches' fields (`literal_store.MEMO_FIELDS` of each), in list order, through the
+    literal index; None when it cannot answer exactly (none, out of step, nothing keeps it in step
+    with the writes): the caller scans."""
+    services, user_id = call.services, call.principal.user_id
+    if not services.search.follows_writes:
+        return None
+    from ..search.literal_store import current  # numpy: loaded with the first literal search
+
+    stats = store.read_stats(services.items, user_id)
+    index = current(services, user_id, stats["normal"] + stats["archived"] + stats["deleted"])
+    if index is None:
+        return None
+    rows = index.matching(needle, functools.partial(literal_match, memo_filter, needle))
+    return [row.fields for row in rows]
+
+
 def search_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     memo_filter, offset, limit = _list_arguments(args)
     needle = args["query"].casefold()
-    matches: list[Item] = []
-    if not memo_filter.is_empty_range:
+    if memo_filter.is_empty_range:
+        return _list_result(call, args, [], _page(offset, limit, 0, 0))
+    indexed = _literal_matches(call, memo_filter, needle)  # already in list order
+    if indexed is None:
         matches = [
             memo
             for memo in store.all_memos(call.services.items, call.principal.user_id)
-            if memo_filter.matches(memo) and needle in memo["content"].casefold()
+            if literal_match(memo_filter, needle, memo, memo["content"].casefold())
         ]
-    matches.sort(key=sort_key, reverse=True)
-    page = matches[offset : offset + limit]
-    return _list_result(call, args, page, _page(offset, limit, len(page), len(matches)))
+        matches.sort(key=sort_key, reverse=True)
+        selected = matches[offset : offset + limit]
+        return _list_result(call, args, selected, _page(offset, limit, len(selected), len(matches)))
+    # The page's whole memos, checked again as they are now (on DynamoDB the index follows the
+    # stream: a memo edited a moment ago is dropped from the page rather than shown unmatched).
+    selected = indexed[offset : offset + limit]
+    found = store.fetch_memos(call.services.items, call.principal.user_id, [entry_id(e) for e in selected])
+    memos = [
+        memo
+        for memo in (found.get(entry_id(entry)) for entry in selected)
+        if memo is not None and literal_match(memo_filter, needle, memo, memo["content"].casefold())
+    ]
+    return _list_result(call, args, memos, _page(offset, limit, len(memos), len(indexed), len(selected)))
 
 
 def require_memo(call: Call, memo_id: str) -> Item:

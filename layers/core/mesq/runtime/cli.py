@@ -384,6 +384,7 @@ def _import_markdown(services: Services, user_id: str, path: Path) -> int:
 def _reindex(services: Services, user_id: str) -> int:
     import time
 
+    from ..search import literal_store
     from ..search.indexer import rebuild
 
     started = time.perf_counter()
@@ -391,6 +392,9 @@ def _reindex(services: Services, user_id: str) -> int:
     embedder = services.search.embedder
     vectors = f"vectors by {embedder.name}" if embedder else "no vectors (no embedding model)"
     print(f"indexed {documents} documents in {time.perf_counter() - started:.1f}s; {vectors}")
+    started = time.perf_counter()
+    memos = literal_store.rebuild(services, user_id)  # the literal search_memos index (its backfill)
+    print(f"literal index: {memos} memos in {time.perf_counter() - started:.1f}s")
     return 0
 
 

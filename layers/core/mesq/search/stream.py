@@ -4,6 +4,10 @@ Only the keys matter (the stream view is KEYS_ONLY-compatible): refresh re-reads
 batch may hold duplicates or out-of-order records. A user whose refresh fails reports its records'
 sequence numbers as batch item failures; with bisect-on-error the rest of the batch still lands
 and the poison records end in the DLQ after the retries.
+
+The same records keep the literal memo index (literal_store.refresh) in step; a user whose literal
+refresh fails reports its records as failures too (a retry re-reads the keys, so repeating the AI
+refresh for them is harmless).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from aws_lambda_powertools import Logger
 from ..kernel.context import Services
 from .documents import searchable_owner
 from .indexer import refresh
+from .literal_store import refresh as refresh_literal
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 
@@ -39,9 +44,14 @@ def handle_records(services: Services, records: Sequence[Mapping[str, Any]]) -> 
             by_user[found[0]].append((found[1], str(record.get("dynamodb", {}).get("SequenceNumber", ""))))
     failures: list[dict[str, str]] = []
     for user, changes in by_user.items():
-        try:
-            refresh(services, user, [sort_key for sort_key, _ in changes])
-        except Exception:
-            log.exception("search indexer: refresh failed for a user")
+        sort_keys = [sort_key for sort_key, _ in changes]
+        failed = False
+        for update in (refresh, refresh_literal):
+            try:
+                update(services, user, sort_keys)
+            except Exception:
+                log.exception("search indexer: %s failed for a user", update.__module__)
+                failed = True
+        if failed:
             failures += [{"itemIdentifier": sequence} for _, sequence in changes]
     return {"batchItemFailures": failures}

@@ -65,7 +65,11 @@ class Services:
     def __post_init__(self) -> None:
         settings = self.settings
         object.__setattr__(self, "deployment", deployment_of(settings))
-        object.__setattr__(self, "search", SearchRuntime(lambda: build_search_models(settings)))
+        object.__setattr__(
+            self,
+            "search",
+            SearchRuntime(lambda: build_search_models(settings), follows_writes=settings.search_index_updates != "off"),
+        )
         object.__setattr__(self, "reading_queue", build_reading_queue(settings))
         object.__setattr__(self, "_sealer", Lazy(lambda: build_sealer(settings)))
 

@@ -1,0 +1,233 @@
+"""Where a user's literal memo index (literal.py) lives and how it follows writes: the same
+pattern as the AI index (persist.py, indexer.py), beside it under the user's `search/` folder.
+
+- `search/<user hash>/literal-<id>.snap`: the snapshot (rows as JSON, postings as .npy, zipped);
+- `search/<user hash>/literal-<id>.ovl`: the overlay (JSON: changed rows and removed ids);
+- pointer item pk `U#<user>` sk `SEARCH#LITERAL#MEMO`: `snapshot`, `overlay`, `generation`,
+  `format` (an index of another format is stale: not used, rebuilt on the next write) and `rows`.
+
+Every memo is a row, whatever its status (search_memos can ask for the trash), so the rows must
+number exactly the memo counters' normal + archived + deleted: a query whose count disagrees
+(writes the index has not seen yet: stream lag, an import) answers by the scan instead.
+
+`refresh` (the in-process follower and the stream function, with the changed sort keys) re-reads
+the keys and applies them; with no index (or a stale one) it builds one from the store. Writers
+switch the pointer conditionally on its generation, so two writers cannot lose each other's change.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+import uuid
+import zipfile
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from aws_lambda_powertools import Logger
+
+from ..kernel.context import Services
+from ..kernel.keys import user_partition
+from ..memos.filters import sort_key
+from ..store.paging import walk
+from ..store.ports import BlobNotFound, BlobStore, Condition, ConditionFailed, Item, ItemStore
+from .literal import LiteralIndex, Row
+from .persist import _folder
+
+log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
+POINTER_SK = "SEARCH#LITERAL#MEMO"
+FORMAT = 1
+MEMO_PREFIX = "MEMO#"
+#: What the memo filter and the list order read (memos/filters.py), kept with each row.
+MEMO_FIELDS = ("sk", "status", "pinned", "tagPaths", "createdAt", "updatedAt")
+SAVE_ATTEMPTS = 5
+_CACHE_PREFIX = "literal:"  # SearchRuntime.cache keys: the AI index uses the bare user id
+_user_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def _user_lock(user_id: str) -> threading.Lock:
+    with _locks_guard:
+        return _user_locks.setdefault(user_id, threading.Lock())
+
+
+def memo_row(item: Item) -> Row:
+    """A stored memo as an index row: the content folded as the scan folds it."""
+    fields = {name: item[name] for name in MEMO_FIELDS if name in item}
+    return Row(str(item["id"]), fields, str(item["content"]).casefold())
+
+
+def list_order(row: Row) -> tuple[bool, str, str]:
+    """A row's place in search_memos' answer: the list order (`memos.filters.sort_key`)."""
+    return sort_key(row.fields)
+
+
+def _rows_json(rows: Iterable[Row]) -> list[list[Any]]:
+    return [[row.id, row.fields, row.text] for row in rows]
+
+
+def _pack_snapshot(index: LiteralIndex) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        archive.writestr("rows.json", json.dumps(_rows_json(index.rows), ensure_ascii=False))
+        for name, array in (("codes", index.codes), ("offsets", index.offsets), ("postings", index.postings)):
+            buffer = io.BytesIO()
+            np.save(buffer, array, allow_pickle=False)
+            archive.writestr(f"{name}.npy", buffer.getvalue())
+    return out.getvalue()
+
+
+def _unpack_snapshot(data: bytes) -> LiteralIndex:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        rows = [Row(row[0], row[1], row[2]) for row in json.loads(archive.read("rows.json"))]
+        arrays = [
+            np.load(io.BytesIO(archive.read(f"{name}.npy")), allow_pickle=False)
+            for name in ("codes", "offsets", "postings")
+        ]
+    return LiteralIndex(list_order, rows, *arrays)
+
+
+def _pack_overlay(index: LiteralIndex) -> bytes:
+    live = [row for row in index.overlay.values() if row is not None]
+    removed = [key for key, row in index.overlay.items() if row is None]
+    return json.dumps({"rows": _rows_json(live), "removed": removed}, ensure_ascii=False).encode("utf-8")
+
+
+def _unpack_overlay(data: bytes) -> dict[str, Row | None]:
+    body = json.loads(data)
+    overlay: dict[str, Row | None] = {row[0]: Row(row[0], row[1], row[2]) for row in body["rows"]}
+    overlay.update(dict.fromkeys(body["removed"]))
+    return overlay
+
+
+class LiteralRepository:
+    def __init__(self, items: ItemStore, blobs: BlobStore, cache: dict[str, Any]) -> None:
+        self._items, self._blobs, self._cache = items, blobs, cache
+
+    def pointer(self, user_id: str) -> Item | None:
+        return self._items.get((user_partition(user_id), POINTER_SK))
+
+    def load(self, user_id: str) -> tuple[LiteralIndex, Item] | None:
+        """The user's current index (cached by version), or None: none built yet, a stale
+        format, or a writer replaced the version between the two reads."""
+        pointer = self.pointer(user_id)
+        if pointer is None or pointer.get("format") != FORMAT:
+            return None
+        version = (pointer["snapshot"], pointer["overlay"])
+        cached = self._cache.get(_CACHE_PREFIX + user_id)
+        if cached is not None and cached[0] == version:
+            return cached[1], pointer
+        folder = _folder(user_id)
+        try:
+            if cached is not None and cached[0][0] == pointer["snapshot"]:
+                old: LiteralIndex = cached[1]
+                index = old.fork()
+            else:
+                index = _unpack_snapshot(self._blobs.get(f"{folder}/literal-{pointer['snapshot']}.snap"))
+                index.snapshot_id = str(pointer["snapshot"])
+            index.overlay = _unpack_overlay(self._blobs.get(f"{folder}/literal-{pointer['overlay']}.ovl"))
+        except BlobNotFound:
+            return None
+        self._cache[_CACHE_PREFIX + user_id] = (version, index)
+        return index, pointer
+
+    def save(self, user_id: str, index: LiteralIndex, previous: Item | None) -> bool:
+        """Store `index` as the user's new version; False when another writer got there first."""
+        folder = _folder(user_id)
+        snapshot_id = index.snapshot_id or uuid.uuid4().hex
+        if index.snapshot_id is None:
+            self._blobs.put(f"{folder}/literal-{snapshot_id}.snap", _pack_snapshot(index), "application/zip")
+        overlay_id = uuid.uuid4().hex
+        self._blobs.put(f"{folder}/literal-{overlay_id}.ovl", _pack_overlay(index), "application/json")
+        pk, sk = user_partition(user_id), POINTER_SK
+        pointer: dict[str, Any] = {
+            "pk": pk, "sk": sk, "snapshot": snapshot_id, "overlay": overlay_id, "format": FORMAT,
+            "generation": int(previous["generation"]) + 1 if previous else 1, "rows": len(index),
+        }  # fmt: skip
+        condition = (
+            Condition(exists=False) if previous is None else Condition(equals={"generation": previous["generation"]})
+        )
+        try:
+            self._items.put(pointer, condition)
+        except ConditionFailed:
+            return False
+        index.snapshot_id = snapshot_id
+        self._cache[_CACHE_PREFIX + user_id] = ((snapshot_id, overlay_id), index)
+        if previous is not None and "snapshot" in previous:  # a reader that still holds them has them in memory
+            if previous["snapshot"] != snapshot_id:
+                self._blobs.delete(f"{folder}/literal-{previous['snapshot']}.snap")
+            self._blobs.delete(f"{folder}/literal-{previous['overlay']}.ovl")
+        return True
+
+    def forget(self, user_id: str) -> None:
+        self._cache.pop(_CACHE_PREFIX + user_id, None)
+
+
+def repository(services: Services) -> LiteralRepository:
+    return LiteralRepository(services.items, services.blobs, services.search.cache)
+
+
+def rebuild(services: Services, user_id: str) -> int:
+    """A fresh index from every memo the user has (the backfill); returns its row count."""
+    index = LiteralIndex.build(
+        list_order,
+        (memo_row(item) for item in walk(services.items, user_partition(user_id), prefix=MEMO_PREFIX)),
+    )
+    repo = repository(services)
+    with _user_lock(user_id):
+        for _attempt in range(SAVE_ATTEMPTS):
+            if repo.save(user_id, index, repo.pointer(user_id)):
+                return len(index)
+    raise RuntimeError("literal index: could not store the rebuilt index (concurrent writers)")
+
+
+def refresh(services: Services, user_id: str, sort_keys: Iterable[str]) -> None:
+    """Bring the index up to date for these changed keys (keys of other records are ignored)."""
+    wanted = sorted({key for key in sort_keys if key.startswith(MEMO_PREFIX)})
+    if not wanted:
+        return
+    partition = user_partition(user_id)
+    found = {item["sk"]: item for item in services.items.batch_get([(partition, key) for key in wanted])}
+    upserts = [memo_row(found[key]) for key in wanted if key in found]
+    removed = [key.removeprefix(MEMO_PREFIX) for key in wanted if key not in found]
+    repo = repository(services)
+    with _user_lock(user_id):
+        for _attempt in range(SAVE_ATTEMPTS):
+            loaded = repo.load(user_id)
+            if loaded is None:
+                pointer = repo.pointer(user_id)
+                if pointer is None or pointer.get("format") != FORMAT:
+                    break  # none yet, or a stale format: build one from the store (these changes included)
+                continue  # replaced between the pointer and the blob reads: read again
+            index, pointer = loaded[0].fork(), loaded[1]
+            index.apply(upserts, removed)
+            if repo.save(user_id, index, pointer):
+                return
+            repo.forget(user_id)
+        else:
+            raise RuntimeError("literal index: could not store the update (concurrent writers)")
+    rebuild(services, user_id)
+
+
+def _load_quietly(services: Services, user_id: str) -> LiteralIndex | None:
+    try:
+        loaded = repository(services).load(user_id)
+    except Exception:  # the index is an accelerator: a store or blob failure means scanning
+        log.exception("literal index: load failed; scanning")
+        return None
+    return None if loaded is None else loaded[0]
+
+
+def current(services: Services, user_id: str, expected_rows: int) -> LiteralIndex | None:
+    """The index a query may use: in step with the store as far as the counters tell (exactly
+    `expected_rows` rows), else None and the caller scans. In-process, the queued updates are
+    waited for first, and an index that is missing or out of step is rebuilt in the background."""
+    for _attempt in range(2):  # twice: a write that committed a moment ago queues its update just after
+        services.search.settle_literal(user_id)
+        index = _load_quietly(services, user_id)
+        if index is not None and len(index) == expected_rows:
+            return index
+    services.search.literal_missing(user_id)
+    return None
