@@ -10,7 +10,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from ...todos.quick_add import describe_recurrence
-from ..settings.pages import SETTINGS_PAGES
+from ..settings.pages import SETTINGS_NAVS, SETTINGS_PAGES
+from .i18n import DEFAULT_LANGUAGE, LANGUAGES, render_context
 from .security import page_headers
 
 TEMPLATES = Path(__file__).parents[1] / "templates"
@@ -19,11 +20,6 @@ TEMPLATES = Path(__file__).parents[1] / "templates"
 def when(timestamp: str) -> str:
     """`2026-11-29T08:00:00.000000Z` -> `2026-11-29 08:00 UTC` (stored times are fixed-width UTC)."""
     return f"{timestamp[:10]} {timestamp[11:16]} UTC" if len(timestamp) >= 16 else timestamp
-
-
-def counted(count: int, noun: str, plural: str | None = None) -> str:
-    """`1 file`, `2 files`: an English count with its noun in the right number."""
-    return f"{count} {noun if count == 1 else plural or noun + 's'}"
 
 
 @cache
@@ -37,13 +33,17 @@ def environment() -> Environment:
         lstrip_blocks=True,
         extensions=["jinja2.ext.i18n"],
     )
-    # `{{ _("Save") }}` and `{% trans %}` mark every user-visible string for the message catalog;
-    # until a request's language is chosen they render the English source text.
+    # `{{ _("Save") }}`, `{% trans %}` and `ngettext` mark every user-visible string for the
+    # message catalog. "newstyle" is a compile-time switch; the null translations installed here
+    # are only a fallback: `render` passes the request's `gettext`/`ngettext` in each render's
+    # context (the Environment is shared by every request and thread, so nothing is installed
+    # on it per request).
     env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
     env.filters["when"] = when
-    env.filters["counted"] = counted
     env.filters["recurrence"] = describe_recurrence  # an RRULE in words ("Every week on Friday")
     env.globals["settings_pages"] = SETTINGS_PAGES
+    env.globals["settings_navs"] = SETTINGS_NAVS
+    env.globals["languages"] = LANGUAGES
     return env
 
 
@@ -53,9 +53,11 @@ def render(
     status: int = 200,
     headers: dict[str, str] | None = None,
     consent: bool = False,
+    language: str = DEFAULT_LANGUAGE,
     **context: Any,
 ) -> HTMLResponse:
-    html = environment().get_template(template).render(**context)
+    """The page in `language` (its catalog's `gettext`/`ngettext`, `html_lang` for `<html lang>`)."""
+    html = environment().get_template(template).render(**render_context(language), **context)
     return HTMLResponse(html, status_code=status, headers={**page_headers(consent=consent), **(headers or {})})
 
 

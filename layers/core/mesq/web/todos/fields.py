@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 from ...kernel.errors import ValidationError
 from ...kernel.timestamps import format_timestamp, parse_timestamp, parse_zone
 from ..kit.forms import Fields
+from ..kit.i18n import N_
 from ..kit.request_values import form_revision
 
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -27,17 +28,17 @@ LOCAL_MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")
 CUSTOM = "custom"
 #: (value, label) of the "Repeats" select; `custom` takes the RRULE text field.
 RECURRENCE_PRESETS = (
-    ("", "Does not repeat"),
-    ("FREQ=DAILY", "Every day"),
-    ("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "Every weekday"),
-    ("FREQ=WEEKLY", "Every week"),
-    ("FREQ=MONTHLY", "Every month"),
-    ("FREQ=YEARLY", "Every year"),
-    (CUSTOM, "Custom rule (under Advanced)"),
+    ("", N_("Does not repeat")),
+    ("FREQ=DAILY", N_("Every day")),
+    ("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", N_("Every weekday")),
+    ("FREQ=WEEKLY", N_("Every week")),
+    ("FREQ=MONTHLY", N_("Every month")),
+    ("FREQ=YEARLY", N_("Every year")),
+    (CUSTOM, N_("Custom rule (under Advanced)")),
 )
 #: (ISO 8601 offset from the due, label) of the relative reminder checkboxes.
-REMINDER_OFFSETS = (("PT0M", "At the due time"), ("-PT15M", "15 minutes before"), ("-PT1H", "1 hour before"),
-                    ("-P1D", "1 day before"))  # fmt: skip
+REMINDER_OFFSETS = (("PT0M", N_("At the due time")), ("-PT15M", N_("15 minutes before")), ("-PT1H", N_("1 hour before")),
+                    ("-P1D", N_("1 day before")))  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from starlette.routing import Route
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
+from ..kit.i18n import N_
 from ..kit.render import redirect
 from ..kit.request_values import is_htmx
 from ..memos.activity import history_of
@@ -48,20 +49,20 @@ ZONES = ("UTC", "Asia/Shanghai", "Asia/Tokyo", "Asia/Singapore", "Asia/Kolkata",
 #: Readings of a long note a page may start over when the task is written between two pages.
 READ_ATTEMPTS = 3
 PRIORITIES = ("none", "low", "medium", "high", "urgent")
-FIELD_LABELS = {
-    "title": "Title",
-    "notes": "Notes",
-    "priority": "Priority",
-    "tags": "Tags",
-    "due_date": "Due date",
-    "due_time": "Due time",
-    "timezone": "Time zone",
-    "preset": "Repeats",
-    "rule": "Custom rule",
+FIELD_LABELS = {  # English source text, translated where shown
+    "title": N_("Title"),
+    "notes": N_("Notes"),
+    "priority": N_("Priority"),
+    "tags": N_("Tags"),
+    "due_date": N_("Due date"),
+    "due_time": N_("Due time"),
+    "timezone": N_("Time zone"),
+    "preset": N_("Repeats"),
+    "rule": N_("Custom rule"),
 }
-OUTCOMES = {"theirs": "taken from the newer version (you had not changed it)",
-            "yours": "yours kept (only you changed it)",
-            "both": "both changed: yours is in the form, merge by hand"}  # fmt: skip
+OUTCOMES = {"theirs": N_("taken from the newer version (you had not changed it)"),
+            "yours": N_("yours kept (only you changed it)"),
+            "both": N_("both changed: yours is in the form, merge by hand")}  # fmt: skip
 
 
 def task_url(task_id: str) -> str:

@@ -9,13 +9,14 @@ from starlette.routing import Route
 
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint
+from ..kit.i18n import N_
 from ..kit.request_values import query_offset
 from .fields import revision_of
 from .urls import BOARD
 
 TRASH = BOARD + "/trash"
 PAGE_SIZE = 50
-KINDS = {"task": "Task", "subtask": "Subtask", "inboxItem": "Inbox item"}
+KINDS = {"task": N_("Task"), "subtask": N_("Subtask"), "inboxItem": N_("Inbox item")}  # translated where shown
 
 
 async def trash_page(page: Page) -> Response:
