@@ -20,7 +20,7 @@ import argparse
 import io
 import sys
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
@@ -33,7 +33,7 @@ WEB = ROOT / "layers" / "core" / "mesq" / "web"
 LOCALE = WEB / "locale"
 LANGUAGES = ("en", "zh")
 DOMAIN = "messages"
-FIXED_DATE = datetime(2026, 12, 1, tzinfo=timezone.utc)  # no churn in the headers
+FIXED_DATE = datetime(2026, 12, 1, tzinfo=UTC)  # no churn in the headers
 METHODS = [("templates/**.html", "jinja2.ext:babel_extract"), ("**.py", "python")]
 OPTIONS = {
     "templates/**.html": {

@@ -126,9 +126,9 @@ def test_the_finder_sees_text_and_visible_attributes_outside_the_catalog() -> No
 
 def test_the_finder_lets_catalog_strings_user_data_and_code_through() -> None:
     assert untranslated_text('<p>{{ _("Save") }} · {{ memo.title }}</p>') == []
-    assert untranslated_text('<p>{% trans n=x %}Hello <b>{{ n }}</b>{% endtrans %}</p>') == []
+    assert untranslated_text("<p>{% trans n=x %}Hello <b>{{ n }}</b>{% endtrans %}</p>") == []
     assert untranslated_text('<input placeholder="{{ _(\'Search\') }}" value="{{ q }}" name="q">') == []
-    assert untranslated_text("<code>set_todo_reminders</code> <a class=\"brand\">MeSQ</a>") == []
+    assert untranslated_text('<code>set_todo_reminders</code> <a class="brand">MeSQ</a>') == []
     assert untranslated_text('<input type="hidden" name="kind" value="email">') == []
     assert untranslated_text('<input placeholder="https://ntfy.sh/my-reminders">') == []
     assert untranslated_text("{# a comment in English #}<p>{{ n }} · ✓ ↻ →</p>") == []
@@ -140,7 +140,7 @@ def test_no_template_holds_a_string_outside_the_catalog() -> None:
         for path in sorted(TEMPLATES.glob("*.html"))
         if (found := untranslated_text(path.read_text(encoding="utf-8")))
     }
-    assert offenders == {}, "mark these with {{ _(\"...\") }} (docs/i18n.md)"
+    assert offenders == {}, 'mark these with {{ _("...") }} (docs/i18n.md)'
 
 
 def test_the_catalogs_are_complete_and_compiled_from_the_current_sources() -> None:

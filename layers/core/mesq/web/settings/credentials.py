@@ -38,7 +38,13 @@ from ..kit.security import cookie_name, cookies_secure, set_strict_cookie
 
 NEW_TOKEN_COOKIE = "mesq_new_token"
 NEW_TOKEN_SECONDS = 120
-EXPIRY_CHOICES = (("", N_("Never")), ("7", N_("7 days")), ("30", N_("30 days")), ("90", N_("90 days")), ("365", N_("1 year")))
+EXPIRY_CHOICES = (
+    ("", N_("Never")),
+    ("7", N_("7 days")),
+    ("30", N_("30 days")),
+    ("90", N_("90 days")),
+    ("365", N_("1 year")),
+)
 PAGE = "/settings/tokens"
 
 
@@ -144,7 +150,9 @@ async def revoke_token_submit(page: Page) -> Response:
     token = await run_sync(
         revoke_token, page.web.services.items, page.user.user_id, page.request.path_params["token_id"]
     )
-    return page.redirect_with_flash(PAGE, page.gettext("Token “%(name)s” revoked: it no longer works.", name=token["name"]))
+    return page.redirect_with_flash(
+        PAGE, page.gettext("Token “%(name)s” revoked: it no longer works.", name=token["name"])
+    )
 
 
 def credential_routes(web: Web) -> list[Route]:

@@ -37,8 +37,8 @@ RECURRENCE_PRESETS = (
     (CUSTOM, N_("Custom rule (under Advanced)")),
 )
 #: (ISO 8601 offset from the due, label) of the relative reminder checkboxes.
-REMINDER_OFFSETS = (("PT0M", N_("At the due time")), ("-PT15M", N_("15 minutes before")), ("-PT1H", N_("1 hour before")),
-                    ("-P1D", N_("1 day before")))  # fmt: skip
+REMINDER_OFFSETS = (("PT0M", N_("At the due time")), ("-PT15M", N_("15 minutes before")),
+                    ("-PT1H", N_("1 hour before")), ("-P1D", N_("1 day before")))  # fmt: skip
 
 
 @dataclass(frozen=True)

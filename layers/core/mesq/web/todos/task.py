@@ -170,16 +170,17 @@ async def save_submit(page: Page) -> Response:
         return await render_task(
             page, form=yours, base=base or None, revision=revision, error=error.message, status=400
         )
-    return page.redirect_with_flash(task_url(_task_id(page)), "Saved.")
+    return page.redirect_with_flash(task_url(_task_id(page)), page.gettext("Saved."))
 
 
-def _completion_notice(before_due: str, task: dict[str, Any]) -> str:
+def _completion_notice(page: Page, before_due: str, task: dict[str, Any]) -> str:
     if task["done"]:
-        return "Done."
-    return f"Done for {before_due}; next occurrence due {due_label(task['due'], task['timezone'])}."
+        return page.gettext("Done.")
+    after = due_label(task["due"], task["timezone"])
+    return page.gettext("Done for %(before)s; next occurrence due %(after)s.", before=before_due, after=after)
 
 
-CHANGED_MEANWHILE = "The task changed meanwhile; here it is now. Try again."
+CHANGED_MEANWHILE = N_("The task changed meanwhile; here it is now. Try again.")
 
 
 async def _answered(page: Page, task_id: str, notice: str, *, refused: bool = False) -> Response:
@@ -198,9 +199,9 @@ async def complete_submit(page: Page) -> Response:
         before = await page.invoke("get_todo_task", {"id": task_id})
         done = await page.invoke("complete_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)})
     except RevisionConflict:
-        return await _answered(page, task_id, CHANGED_MEANWHILE, refused=True)
+        return await _answered(page, task_id, page.gettext(CHANGED_MEANWHILE), refused=True)
     before_due = due_label(before["task"]["due"], before["task"]["timezone"])
-    return await _answered(page, task_id, _completion_notice(before_due, done["task"]))
+    return await _answered(page, task_id, _completion_notice(page, before_due, done["task"]))
 
 
 async def reopen_submit(page: Page) -> Response:
@@ -208,8 +209,8 @@ async def reopen_submit(page: Page) -> Response:
     try:
         await page.invoke("reopen_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)})
     except RevisionConflict:
-        return await _answered(page, task_id, CHANGED_MEANWHILE, refused=True)
-    return await _answered(page, task_id, "Reopened.")
+        return await _answered(page, task_id, page.gettext(CHANGED_MEANWHILE), refused=True)
+    return await _answered(page, task_id, page.gettext("Reopened."))
 
 
 async def delete_submit(page: Page) -> Response:
@@ -217,9 +218,11 @@ async def delete_submit(page: Page) -> Response:
     try:
         gone = await page.invoke("delete_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)})
     except RevisionConflict:
-        return page.redirect_with_flash(task_url(task_id), "The task changed meanwhile; here it is now. Try again.")
+        return page.redirect_with_flash(task_url(task_id), page.gettext(CHANGED_MEANWHILE))
     task = gone["task"]
-    return page.redirect_with_flash(board_url(task["spaceId"]), f"“{task['title'][:80]}” moved to the todo trash.")
+    return page.redirect_with_flash(
+        board_url(task["spaceId"]), page.gettext("“%(title)s” moved to the todo trash.", title=task["title"][:80])
+    )
 
 
 async def reminders_submit(page: Page) -> Response:
@@ -234,10 +237,12 @@ async def reminders_submit(page: Page) -> Response:
         else:
             await page.invoke("clear_todo_reminders", {"id": task_id, "expectedRevision": revision})
     except RevisionConflict:
-        return page.redirect_with_flash(task_url(task_id), "The task changed meanwhile; here it is now. Try again.")
+        return page.redirect_with_flash(task_url(task_id), page.gettext(CHANGED_MEANWHILE))
     except (ValidationError, Conflict) as error:
         return await render_task(page, reminder_error=error.message, status=400)
-    return page.redirect_with_flash(task_url(task_id), "Reminders saved." if reminders else "Reminders cleared.")
+    return page.redirect_with_flash(
+        task_url(task_id), page.gettext("Reminders saved.") if reminders else page.gettext("Reminders cleared.")
+    )
 
 
 # -- subtasks: htmx swaps the list; without script the page reloads ----------------------------------
@@ -259,7 +264,9 @@ async def _subtask_write(page: Page, operation: str, arguments: dict[str, Any]) 
     try:
         await page.invoke(operation, arguments)
     except RevisionConflict:
-        return await _subtasks_answer(page, parent_id, "That subtask changed meanwhile; here is the current list.")
+        return await _subtasks_answer(
+            page, parent_id, page.gettext("That subtask changed meanwhile; here is the current list.")
+        )
     except (ValidationError, Conflict, NotFound) as error:
         return await _subtasks_answer(page, parent_id, error.message)
     return await _subtasks_answer(page, parent_id, None)

@@ -32,11 +32,15 @@ async def restore_submit(page: Page) -> Response:
     try:
         restored = await page.invoke("restore_todo_item", arguments)
     except RevisionConflict:
-        return page.redirect_with_flash(TRASH, "That item changed meanwhile; here is the trash as it is now.")
+        return page.redirect_with_flash(
+            TRASH, page.gettext("That item changed meanwhile; here is the trash as it is now.")
+        )
     except (ValidationError, Conflict, NotFound) as error:
         return page.redirect_with_flash(TRASH, error.message)
     record = restored.get("task") or restored.get("subtask") or restored.get("inboxItem") or {}
-    return page.redirect_with_flash(TRASH, f"“{str(record.get('title', ''))[:80]}” restored.")
+    return page.redirect_with_flash(
+        TRASH, page.gettext("“%(title)s” restored.", title=str(record.get("title", ""))[:80])
+    )
 
 
 def todo_trash_routes(web: Web) -> list[Route]:
