@@ -9,18 +9,21 @@ from typing import Any
 from starlette.responses import Response
 
 from ..kit.framework import Page
+from ..kit.i18n import Translator
 from .fields import friendly_due, index_of
 from .quick import page_zone
 
 
-def card(task: dict[str, Any], subtasks: list[dict[str, Any]], index: int, now: datetime, zone: str) -> dict[str, Any]:
+def card(
+    task: dict[str, Any], subtasks: list[dict[str, Any]], index: int, now: datetime, zone: str, say: Translator
+) -> dict[str, Any]:
     """A task as its card shows it (index: its place in the column, for the keyboard buttons; its
-    due in words, seen from `now` in the browser's `zone`)."""
+    due in words, seen from `now` in the browser's `zone`, in the page's language `say`)."""
     done = sum(1 for s in subtasks if s["done"])
     return {
         **task,
         "index": index,
-        "due_view": friendly_due(task.get("due"), now, zone, done=task["done"]),
+        "due_view": friendly_due(task.get("due"), now, zone, done=task["done"], say=say),
         "progress": f"{done}/{len(subtasks)}" if subtasks else "",
     }
 
@@ -33,5 +36,5 @@ async def card_answer(page: Page, task_id: str, error: str | None = None) -> Res
     listing = await page.invoke("list_todo_spaces", {})
     columns = [c for c in listing["columns"] if c["spaceId"] == task["spaceId"] and not c["archived"]]
     now = datetime.fromtimestamp(page.web.clock(), UTC)
-    shown = card(task, detail["subtasks"], index_of(page.fields, "place") or 0, now, page_zone(page))
+    shown = card(task, detail["subtasks"], index_of(page.fields, "place") or 0, now, page_zone(page), page.translator)
     return page.render("_todos_card.html", task=shown, columns=columns, card_error=error)

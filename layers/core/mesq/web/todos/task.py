@@ -118,7 +118,11 @@ async def render_task(
         space=board.get("space"),
         column=column,
         due=friendly_due(
-            task["due"], datetime.fromtimestamp(page.web.clock(), UTC), page_zone(page), done=task["done"]
+            task["due"],
+            datetime.fromtimestamp(page.web.clock(), UTC),
+            page_zone(page),
+            done=task["done"],
+            say=page.translator,
         ),
         zone=detail["timezone"],
         form=form or form_of_task(task),
