@@ -45,7 +45,7 @@ OPTIONS = {
     },
     "**.py": {},
 }
-KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None}
+KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "NP_": (1, 2)}
 HEADER = """\
 # MeSQ's web pages, one language at a time (docs/i18n.md).
 # Translate the empty msgstr lines, then run `make messages` (it also compiles the .mo beside this file)."""

@@ -42,6 +42,11 @@ def N_(message: str) -> str:
     return message
 
 
+def NP_(singular: str, plural: str) -> tuple[str, str]:
+    """Mark a plural pair for the catalog (translated later with `ngettext(*pair, count)`)."""
+    return singular, plural
+
+
 @cache
 def translations(language: str) -> stdlib_gettext.NullTranslations:
     """The compiled catalog of `language` (read once per process); English falls back to the
