@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 DATA_DIR ?= .mesq
 PORT ?= 8787
 
-.PHONY: run test test-fast lint typecheck unit bench install clean prerequisites-run prerequisites-test deploy-check
+.PHONY: run test test-fast lint typecheck unit bench install clean messages prerequisites-run prerequisites-test deploy-check
 # Prerequisites, then the venv, then the work: in that order even under -j.
 .NOTPARALLEL:
 
@@ -67,6 +67,11 @@ test-fast: install
 # and every arm64 wheel (minutes); see docs/deploy.md.
 deploy-check: install
 	$(BIN)/python infra/deploy_check.py
+
+# The web pages' message catalogs (docs/i18n.md): extract every marked string, update the zh and en
+# .po files (new strings untranslated, gone ones dropped), compile the committed .mo files.
+messages: install
+	$(BIN)/python infra/messages.py
 
 bench: install
 	$(BIN)/python bench/run.py

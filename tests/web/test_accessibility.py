@@ -415,3 +415,99 @@ def test_memo_composer_with_preview_and_suggestions_passes_axe(server: LiveServe
     playwright_sync.expect(page.locator("#composer-tag-list [role=option]").first).to_be_visible()
     audit.check("/ with # suggestions listed")
     assert audit.problems == [], "axe found serious/critical violations:\n" + "\n".join(audit.problems)
+
+
+# -- one language at a time (issue 30) ------------------------------------------------------------
+
+#: The pages checked in each language: the timeline, the board, the settings index.
+LANGUAGE_PAGES = ("/", "/todos", "/settings")
+#: What the person wrote, or a name the system gave a record (a column, a space): user data, in
+#: whatever language it was written, so not a label.
+USER_DATA = (
+    ".memo-body, .memo-tags, .memos-tags, .memos-days li, .todo-column h2, nav.spaces a, .todo-page > h1, "
+    ".brand, .who, a.title, .tag, option, textarea, code, [lang]:not(html)"
+)
+#: Names that are the same in both languages.
+SAME_IN_BOTH = {"MeSQ", "UTC", "Markdown", "AI", "OAuth", "MCP", "ntfy", "Telegram", "Webhook", "RRULE", "iCalendar"}
+#: The labels a person reads: visible text inside links, buttons, labels, headings, navigation,
+#: legends, summaries and table headers, and the title, placeholder and aria-label of visible elements.
+LABELS = """userData => {
+    const shown = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+    const labelled = 'a, button, label, h1, h2, h3, h4, legend, summary, th, nav, title';
+    const found = [];
+    const walker = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const parent = node.parentElement, text = node.textContent.trim();
+        if (!text || !parent || parent.closest(userData) || !parent.closest(labelled)) continue;
+        if (parent.closest('title') ? true : shown(parent)) found.push(text);
+    }
+    for (const e of document.querySelectorAll('[title], [placeholder], [aria-label]')) {
+        if (e.closest(userData) || !shown(e)) continue;
+        for (const name of ['title', 'placeholder', 'aria-label']) {
+            const value = e.getAttribute(name);
+            if (value) found.push(value);
+        }
+    }
+    const data = [...document.querySelectorAll(userData)].map(e => e.textContent.trim()).filter(t => t);
+    return [found, data];
+}"""
+HAN = re.compile(r"[\u4e00-\u9fff]")
+LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def foreign_labels(labels: list[str], language: str, user_data: list[str] | None = None) -> list[str]:
+    """The labels that are not in `language`: any Chinese in an English page; any English word
+    (not a name that is the same in both) in a Chinese page. User data shown inside a label (a
+    column's name in "New task in To do") is taken out first."""
+    for data in sorted(user_data or [], key=len, reverse=True):
+        labels = [label.replace(data, " ") for label in labels]
+    if language == "en":
+        return [label for label in labels if HAN.search(label)]
+    return [label for label in labels if set(LATIN_WORD.findall(label)) - SAME_IN_BOTH]
+
+
+def test_foreign_labels_are_told_apart_from_names_and_user_data() -> None:
+    assert foreign_labels(["Save", "保存", "Memos · 笔记"], "en") == ["保存", "Memos · 笔记"]
+    assert foreign_labels(["保存", "MeSQ", "（Markdown；#标签）", "Save · 保存", "设置 Settings"], "zh") == [
+        "Save · 保存",
+        "设置 Settings",
+    ]
+    assert foreign_labels(["在 To do 中新建任务", "待办 · Default · MeSQ"], "zh", ["To do", "Default"]) == []
+
+
+def _seed_for_languages(server: LiveServer, page: Any) -> None:
+    """The account, a memo and a task, written in Chinese (user data; excluded from the check anyway)."""
+    base = server.base_url
+    page.goto(base + "/setup")
+    page.fill("input[name=username]", "admin")
+    page.fill("input[name=password]", PASSWORD)
+    page.fill("input[name=confirm]", PASSWORD)
+    page.click("button[type=submit]")
+    playwright_sync.expect(page).to_have_url(base + "/")
+    page.fill("#composer-text", "第一条笔记 #读书")
+    page.click("#composer-save")
+    playwright_sync.expect(page.locator(".memo").first).to_contain_text("第一条笔记")
+    page.goto(base + "/todos")
+    page.locator("form.add-task input[name=title]").first.fill("读完第一章")
+    page.locator("form.add-task button[type=submit]").first.click()
+    playwright_sync.expect(page.locator(".todo-card").first).to_contain_text("读完第一章")
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_each_language_shows_only_its_own_labels_and_passes_axe(
+    server: LiveServer, axe_source: str, language: str
+) -> None:
+    header = {"zh": "zh-CN,zh;q=0.9", "en": "en-US,en;q=0.9"}[language]
+    viewport = {"width": SIZES[1][0], "height": SIZES[1][1]}
+    with chromium_page(
+        viewport=viewport, bypass_csp=True, locale=header.split(",")[0], extra_http_headers={"Accept-Language": header}
+    ) as page:
+        _seed_for_languages(server, page)
+        audit = Audit(page, axe_source)
+        for path in LANGUAGE_PAGES:
+            audit.visit(server.base_url + path, expect_ok=True)
+            assert page.locator("html").get_attribute("lang") == {"zh": "zh-Hans", "en": "en"}[language]
+            labels, user_data = page.evaluate(LABELS, USER_DATA)
+            assert len(labels) > 10, (path, labels)  # the check sees the page's labels
+            assert foreign_labels(labels, language, user_data) == [], f"{path} in {language}"
+    assert audit.problems == [], "axe found serious/critical violations:\n" + "\n".join(audit.problems)

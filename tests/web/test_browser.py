@@ -72,7 +72,8 @@ def test_browser_flow(server: LiveServer, page) -> None:  # type: ignore[no-unty
     expect(page).to_have_url(base + "/")
 
     # Access credentials: create a token, see it once, reload: gone.
-    page.get_by_role("link", name=re.compile("^Access credentials")).click()
+    page.locator("header").get_by_role("link", name="Settings", exact=True).click()  # one entry, then its menu
+    page.locator("nav.settings-menu").get_by_role("link", name=re.compile("^Access credentials")).click()
     page.fill("input[name=name]", "browser test")
     page.check("input[name=scopes][value='memo:write']")
     page.select_option("select[name=expiry]", "30")

@@ -210,7 +210,7 @@ def test_double_click_setting(services: Services, browser: Callable[..., Browser
     assert 'data-double-click-edit="false"' in ada.get("/").text
     assert ada.post("/memos/settings", {"doubleClickEdit": "on"}).status_code == 303
     assert 'data-double-click-edit="true"' in ada.get("/").text
-    assert get_user(services.items, ada.user_id)["settings"] == {"doubleClickEdit": True}  # type: ignore[index]
+    assert get_user(services.items, ada.user_id)["settings"] == {"doubleClickEdit": True, "language": ""}  # type: ignore[index]
     ada.post("/memos/settings", {})
     assert 'data-double-click-edit="false"' in ada.get("/").text
     with pytest.raises(ValidationError, match="unknown setting"):

@@ -16,7 +16,7 @@ from mesq.kernel.timestamps import format_timestamp, utc_now
 from mesq.runtime.apps import create_oauth_app
 from mesq.store.ports import Update
 from mesq.web import browser_error_page
-from mesq.web.kit.render import counted
+from mesq.web.kit.i18n import Translator
 from mesq.wiring.services import Services
 from tests.settings import inprocess_settings
 
@@ -53,8 +53,12 @@ def test_every_page_links_the_favicon(client: TestClient, browser: Callable[...,
 
 
 def test_counts_say_their_noun_in_the_right_number() -> None:
-    assert (counted(0, "memo"), counted(1, "memo"), counted(2, "memo")) == ("0 memos", "1 memo", "2 memos")
-    assert counted(3, "more record") == "3 more records" and counted(2, "child", "children") == "2 children"
+    english, chinese = Translator("en"), Translator("zh")
+    files = [english.ngettext("%(num)d file", "%(num)d files", n) for n in (0, 1, 2)]
+    assert files == ["0 files", "1 file", "2 files"]
+    assert chinese.ngettext("%(num)d file", "%(num)d files", 2) == "2 个文件"
+    more = "and %(num)d more record in the same change", "and %(num)d more records in the same change"
+    assert english.ngettext(*more, 3) == "and 3 more records in the same change"
 
 
 def test_mcp_paths_keep_json(client: TestClient) -> None:
@@ -89,9 +93,12 @@ def test_home_is_the_timeline_and_links_everywhere(browser: Callable[..., Browse
     home = ada.get("/")
     assert home.status_code == 200
     assert "Memos" in home.text and ">ada</a>" in home.text
-    for link in ('href="/settings/tokens"', 'href="/settings/apps"', 'href="/trash"', 'action="/logout"'):
+    for link in ('href="/settings"', 'href="/trash"', 'action="/logout"'):
         assert link in home.text
-    assert '<html lang="en">' in home.text and 'lang="zh-Hans"' in home.text
+    settings = ada.get("/settings").text  # the settings pages: one header entry, then its menu
+    for link in ('href="/settings/tokens"', 'href="/settings/apps"', 'href="/trash"'):
+        assert link in settings
+    assert '<html lang="en">' in home.text and 'lang="zh-Hans"' not in home.text  # one language at a time
 
 
 def test_signed_out_home_redirects(new_client: Callable[[], TestClient], browser: Callable[..., Browser]) -> None:

@@ -56,16 +56,16 @@ def test_dark_theme_follows_the_system_and_the_switch(server: LiveServer, page: 
 
     # The switch: Auto -> Dark (the system says light), kept across a reload, -> Light -> Auto.
     switch = page.locator("#theme-switch")
-    expect(switch).to_have_text("Theme · 主题: Auto")
+    expect(switch).to_have_text("Theme: Auto")
     switch.click()
-    expect(switch).to_have_text("Theme · 主题: Dark")
+    expect(switch).to_have_text("Theme: Dark")
     assert page.evaluate(LUMINANCE) < DARK
     assert _background(page, base + "/todos") < DARK
-    expect(page.locator("#theme-switch")).to_have_text("Theme · 主题: Dark")
+    expect(page.locator("#theme-switch")).to_have_text("Theme: Dark")
     page.locator("#theme-switch").click()
     page.emulate_media(color_scheme="dark")
     assert page.evaluate(LUMINANCE) > LIGHT  # Light wins over the system's dark
     page.locator("#theme-switch").click()
-    expect(page.locator("#theme-switch")).to_have_text("Theme · 主题: Auto")
+    expect(page.locator("#theme-switch")).to_have_text("Theme: Auto")
     assert _background(page, base + "/settings") < DARK  # Auto: the system's dark again
     assert problems == [], problems

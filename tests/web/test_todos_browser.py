@@ -203,7 +203,7 @@ def test_recurring_task_completes_to_its_next_occurrence(server: LiveServer, sig
     expect(page.locator("#rule")).to_be_focused()  # choosing "Custom rule" opens it
     page.get_by_label("Repeats").select_option(label="Every week")
     page.get_by_label("Notes").fill("the balcony ones · 阳台")
-    page.get_by_role("button", name=re.compile("^Save ·")).click()
+    page.get_by_role("button", name="Save", exact=True).click()
     expect(page.locator(".flash")).to_have_text("Saved.")
     page.get_by_label("New subtask").fill("fill the can")
     page.get_by_label("New subtask").press("Enter")
@@ -268,18 +268,18 @@ def test_two_tabs_conflict_resolved_without_losing_text(server: LiveServer, sign
     first.goto(url)
     second.goto(url)
     first.get_by_label("Title").fill("trip plan: Kyoto 京都")
-    first.get_by_role("button", name=re.compile("^Save ·")).click()
+    first.get_by_role("button", name="Save", exact=True).click()
     expect(first.locator(".flash")).to_have_text("Saved.")
 
     mine = "Day 1: temples\nDay 2: 岚山 bamboo grove\n(a long paragraph I must not lose)"
     second.get_by_label("Notes").fill(mine)
-    second.get_by_role("button", name=re.compile("^Save ·")).click()
+    second.get_by_role("button", name="Save", exact=True).click()
     expect(second.locator("#conflict")).to_be_visible()
     expect(second.locator("#conflict tr[data-field=title] .theirs")).to_have_text("trip plan: Kyoto 京都")
     expect(second.get_by_label("Notes")).to_have_value(mine)
     expect(second.get_by_label("Title")).to_have_value("trip plan: Kyoto 京都")  # theirs, merged in
     fits(second, "todos-conflict", shots)
-    second.get_by_role("button", name=re.compile("^Save ·")).click()
+    second.get_by_role("button", name="Save", exact=True).click()
     expect(second.locator(".flash")).to_have_text("Saved.")
     stored = rest.get(f"/api/toolkit/todo/tasks/{created['id']}").json()["data"]["task"]
     assert (stored["title"], stored["notes"]) == ("trip plan: Kyoto 京都", mine)

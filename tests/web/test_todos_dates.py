@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
 from mesq.kernel.timestamps import format_timestamp
+from mesq.web.kit.i18n import Translator
 from mesq.web.todos.fields import FriendlyDue, friendly_due
 from mesq.wiring.services import Services
 
@@ -30,6 +31,21 @@ def words(due: dict[str, str], zone: str = "Asia/Shanghai", **kwargs: bool) -> s
     shown = friendly_due(due, NOW, zone, **kwargs)
     assert shown is not None
     return shown.text
+
+
+def test_dues_in_chinese_words() -> None:
+    chinese = {"say": Translator("zh")}
+
+    def zh(due: dict[str, str]) -> str:
+        shown = friendly_due(due, NOW, "Asia/Shanghai", **chinese)  # type: ignore[arg-type]
+        assert shown is not None
+        return shown.text
+
+    assert zh(moment(days=3)) == "周五 18:00 · 3 天后"
+    assert zh(moment(hours=2)) == "今天 20:00"
+    assert zh(moment(days=-5)) == "12月3日 18:00 · 5 天前"
+    assert zh(day("2026-12-07")) == "昨天"
+    assert zh(day("2027-02-01")) == "2027年2月1日"
 
 
 def test_dues_in_words() -> None:

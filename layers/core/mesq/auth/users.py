@@ -35,8 +35,10 @@ DIRECTORY_PARTITION = "USERS"
 USER_COUNT_KEY = ("META#USERS", "USERS")
 
 #: The interface settings of a new account (list_memos/get_memo report `doubleClickEdit` with
-#: `includeContext`; the memo page changes it).
-DEFAULT_SETTINGS: dict[str, bool] = {"doubleClickEdit": False}
+#: `includeContext`; the memo page changes it). `language`: the web pages' language, "" = the
+#: browser's (`Accept-Language`), else "en" or "zh" (Settings → Language).
+DEFAULT_SETTINGS: dict[str, bool | str] = {"doubleClickEdit": False, "language": ""}
+SETTING_CHOICES: dict[str, tuple[bool | str, ...]] = {"doubleClickEdit": (False, True), "language": ("", "en", "zh")}
 
 
 class SetupAlreadyDone(ValidationError):
@@ -159,11 +161,14 @@ def _dummy_hash() -> str:
     return hash_password("timing-equalizer-not-a-password")
 
 
-def set_setting(items: ItemStore, user_id: str, name: str, value: bool) -> dict[str, Any]:
+def set_setting(items: ItemStore, user_id: str, name: str, value: bool | str) -> dict[str, Any]:
     """Change one of the user's interface settings (`doubleClickEdit`: memos open for editing on
-    a double click); the others are kept. Returns the settings as stored."""
+    a double click; `language`: the pages' language); the others are kept. Returns the settings
+    as stored."""
     if name not in DEFAULT_SETTINGS:
         raise ValidationError(f"unknown setting {name!r}; known: {', '.join(sorted(DEFAULT_SETTINGS))}")
+    if value not in SETTING_CHOICES[name] or type(value) is not type(DEFAULT_SETTINGS[name]):
+        raise ValidationError(f"{name} cannot be {value!r}")
     profile = get_user(items, user_id)
     if profile is None:
         raise NotFound("this account no longer exists")

@@ -23,6 +23,7 @@ from ...asgi.body import MAX_FORM_BYTES
 from ...asgi.envelope import failure
 from ...asgi.trace import trace_id_of
 from ...auth.scopes import ALL_SCOPES
+from ...auth.users import get_user
 from ...kernel.concurrency import run_sync
 from ...kernel.context import Call, Principal
 from ...kernel.errors import Forbidden, Internal, MesqError, Unauthorized
@@ -30,6 +31,7 @@ from ...kernel.spec import load_spec
 from ...wiring.services import Services
 from .flash import clear_flash, pending_flash, redirect_with_flash
 from .forms import Fields, close_uploads, read_form, read_form_or_json, read_upload
+from .i18n import DEFAULT_LANGUAGE, Translator, choose_language
 from .render import VIEWER_ZONE, redirect, render
 from .request_values import request_zone
 from .security import cookie_name, cookies_secure, page_headers, same_origin_post
@@ -67,6 +69,18 @@ class Page:
     session: WebSession | None
     fields: Fields
     trace_id: str
+    language: str = DEFAULT_LANGUAGE  # "en" or "zh": the user's choice, else the browser's
+
+    @property
+    def translator(self) -> Translator:
+        return Translator(self.language)
+
+    def gettext(self, message: str, **variables: Any) -> str:
+        """A user-visible string built in Python (a notice, a label), in the page's language."""
+        return self.translator.gettext(message, **variables)
+
+    def ngettext(self, singular: str, plural: str, count: int, **variables: Any) -> str:
+        return self.translator.ngettext(singular, plural, count, **variables)
 
     @property
     def user(self) -> WebSession:
@@ -106,7 +120,13 @@ class Page:
         the browser's zone."""
         settings = self.web.services.settings
         context.setdefault(VIEWER_ZONE, request_zone(self.request))
-        response = render(template, session=self.session, flash=pending_flash(settings, self.request), **context)
+        response = render(
+            template,
+            language=self.language,
+            session=self.session,
+            flash=pending_flash(settings, self.request),
+            **context,
+        )
         clear_flash(settings, self.request, response)
         return response
 
@@ -153,10 +173,26 @@ def login_redirect(request: Request) -> Response:
     return redirect("/login?next=" + quote(target, safe=""))
 
 
-def error_page(error: MesqError, trace_id: str, session: WebSession | None) -> Response:
+def _stored_language(web: Web, session: WebSession) -> str | None:
+    profile = get_user(web.services.items, session.user_id)
+    language = (profile or {}).get("settings", {}).get("language")
+    return language if isinstance(language, str) else None
+
+
+async def request_language(web: Web, request: Request, session: WebSession | None) -> str:
+    """The language of this request's page: the user's Settings choice, else `Accept-Language`
+    (one GetItem of the profile per signed-in page)."""
+    stored = await run_sync(_stored_language, web, session) if session is not None else None
+    return choose_language(stored, request.headers.get("accept-language"))
+
+
+def error_page(
+    error: MesqError, trace_id: str, session: WebSession | None, language: str = DEFAULT_LANGUAGE
+) -> Response:
     headers = {"Retry-After": str(error.retry_after_seconds)} if error.retry_after_seconds else None
     return render(
         "error.html",
+        language=language,
         status=error.http_status,
         headers=headers,
         session=session,
@@ -187,6 +223,7 @@ def endpoint(
     async def run(request: Request) -> Response:
         trace_id = trace_id_of(request)
         current: WebSession | None = None
+        language = choose_language(None, request.headers.get("accept-language"))
         try:
             if "authorization" in request.headers:
                 raise Forbidden(
@@ -196,6 +233,7 @@ def endpoint(
             if post and not same_origin_post(web.services.settings, request):
                 raise Forbidden("cross-site form posts are refused")
             current = await current_session(web, request)
+            language = await request_language(web, request, current)
             if current is None and session == "required":
                 if post or api:
                     raise Unauthorized("you are not signed in (or your session has ended); sign in and try again")
@@ -211,7 +249,7 @@ def endpoint(
                     if not same_token(current.csrf_token, given if isinstance(given, str) else None):
                         raise Forbidden("the form is out of date (CSRF check failed); reload the page and try again")
             try:
-                return await handler(Page(web, request, current, fields, trace_id))
+                return await handler(Page(web, request, current, fields, trace_id, language))
             finally:
                 await close_uploads(fields)
         except MesqError as error:
@@ -219,13 +257,13 @@ def endpoint(
                 response: Response = failure(error, trace_id)
                 response.headers.update(page_headers())
                 return response
-            return error_page(error, trace_id, current)
+            return error_page(error, trace_id, current, language)
         except Exception as exc:  # a fault: logged with its traceback, shown without its text
             logger.exception("unhandled error in a page", extra={"traceId": trace_id, "error_type": type(exc).__name__})
             internal = Internal.for_trace(trace_id)
             if api:
                 return failure(internal, trace_id)
-            return error_page(internal, trace_id, current)
+            return error_page(internal, trace_id, current, language)
 
     return run
 

@@ -14,7 +14,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from ...kernel.errors import ValidationError
 from ...kernel.timestamps import parse_timestamp
 from ...todos.quick_add import describe_recurrence
-from ..settings.pages import SETTINGS_PAGES
+from ..settings.pages import SETTINGS_NAVS, SETTINGS_PAGES
+from .i18n import DEFAULT_LANGUAGE, LANGUAGES, render_context
 from .security import page_headers
 
 TEMPLATES = Path(__file__).parents[1] / "templates"
@@ -39,11 +40,6 @@ def _when_for_viewer(context: Context, timestamp: str) -> str:
     return when(timestamp, context.get(VIEWER_ZONE) or "UTC")
 
 
-def counted(count: int, noun: str, plural: str | None = None) -> str:
-    """`1 file`, `2 files`: an English count with its noun in the right number."""
-    return f"{count} {noun if count == 1 else plural or noun + 's'}"
-
-
 @cache
 def environment() -> Environment:
     # FileSystemLoader over the package directory: works from a wheel, a Lambda layer and a checkout.
@@ -55,13 +51,17 @@ def environment() -> Environment:
         lstrip_blocks=True,
         extensions=["jinja2.ext.i18n"],
     )
-    # `{{ _("Save") }}` and `{% trans %}` mark every user-visible string for the message catalog;
-    # until a request's language is chosen they render the English source text.
+    # `{{ _("Save") }}`, `{% trans %}` and `ngettext` mark every user-visible string for the
+    # message catalog. "newstyle" is a compile-time switch; the null translations installed here
+    # are only a fallback: `render` passes the request's `gettext`/`ngettext` in each render's
+    # context (the Environment is shared by every request and thread, so nothing is installed
+    # on it per request).
     env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
     env.filters["when"] = _when_for_viewer  # in the browser's zone
-    env.filters["counted"] = counted
     env.filters["recurrence"] = describe_recurrence  # an RRULE in words ("Every week on Friday")
     env.globals["settings_pages"] = SETTINGS_PAGES
+    env.globals["settings_navs"] = SETTINGS_NAVS
+    env.globals["languages"] = LANGUAGES
     return env
 
 
@@ -71,9 +71,11 @@ def render(
     status: int = 200,
     headers: dict[str, str] | None = None,
     consent: bool = False,
+    language: str = DEFAULT_LANGUAGE,
     **context: Any,
 ) -> HTMLResponse:
-    html = environment().get_template(template).render(**context)
+    """The page in `language` (its catalog's `gettext`/`ngettext`, `html_lang` for `<html lang>`)."""
+    html = environment().get_template(template).render(**render_context(language), **context)
     return HTMLResponse(html, status_code=status, headers={**page_headers(consent=consent), **(headers or {})})
 
 

@@ -17,29 +17,37 @@ from starlette.routing import Route
 
 from ...kernel.errors import ValidationError
 from ..kit.framework import Page, Web, endpoint
+from ..kit.i18n import DEFAULT_LANGUAGE, N_, NP_, Translator
 from ..kit.render import redirect
 
 PAGE = "/activity"
 PAGE_SIZE = 100
 MAX_UNDO = 100
-_NOUN = {"memo": "memo", "task": "task", "subtask": "subtask", "inbox": "inbox item", "space": "space",
-         "column": "column", "tag": "tag"}  # fmt: skip
-_VERB = {"create": "created", "update": "edited", "move": "moved", "trash": "trashed", "restore": "restored",
-         "delete": "deleted"}  # fmt: skip
+#: A record kind counted (singular, plural) and an action done, as English source text (docs/i18n.md).
+_NOUN = {"memo": NP_("%(num)d memo", "%(num)d memos"), "task": NP_("%(num)d task", "%(num)d tasks"),
+         "subtask": NP_("%(num)d subtask", "%(num)d subtasks"),
+         "inbox": NP_("%(num)d inbox item", "%(num)d inbox items"),
+         "space": NP_("%(num)d space", "%(num)d spaces"), "column": NP_("%(num)d column", "%(num)d columns"),
+         "tag": NP_("%(num)d tag", "%(num)d tags")}  # fmt: skip
+_VERB = {"create": N_("created"), "update": N_("edited"), "move": N_("moved"), "trash": N_("trashed"),
+         "restore": N_("restored"), "delete": N_("deleted")}  # fmt: skip
+ENGLISH = Translator(DEFAULT_LANGUAGE)
 _FILTERS = ("actor", "runId", "recordId", "kind")
 
 
-def summary(changes: list[dict[str, Any]]) -> str:
+def summary(changes: list[dict[str, Any]], say: Translator = ENGLISH) -> str:
     """`30 memos edited, 1 task moved`."""
     counts = Counter((c["record"]["kind"], c["action"]) for c in changes)
     parts = []
     for (kind, action), count in counts.most_common():
-        noun = _NOUN.get(kind, kind)
-        parts.append(f"{count} {noun}{'' if count == 1 else 's'} {_VERB.get(action, action)}")
-    return ", ".join(parts)
+        singular, plural = _NOUN.get(kind, (f"%(num)d {kind}", f"%(num)d {kind}"))
+        things = say.ngettext(singular, plural, count)
+        verb = say.gettext(_VERB[action]) if action in _VERB else action
+        parts.append(say.gettext("%(things)s %(verb)s", things=things, verb=verb))
+    return say.gettext(", ").join(parts)
 
 
-def groups(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def groups(changes: list[dict[str, Any]], say: Translator = ENGLISH) -> list[dict[str, Any]]:
     """Consecutive changes of one actor (newest first), and within them its runs: one run_code
     run, one batch call or one single write each."""
     found: list[dict[str, Any]] = []
@@ -52,10 +60,10 @@ def groups(changes: list[dict[str, Any]]) -> list[dict[str, Any]]:
         runs[-1]["changes"].append(change)
     for group in found:
         group["changes"] = [change for run in group["runs"] for change in run["changes"]]
-        group["summary"] = summary(group["changes"])
+        group["summary"] = summary(group["changes"], say)
         group["pending"] = [c["id"] for c in group["changes"] if c["undoable"] and "undoneBy" not in c]
         for run in group["runs"]:
-            run["summary"] = summary(run["changes"])
+            run["summary"] = summary(run["changes"], say)
     return found
 
 
@@ -73,7 +81,7 @@ async def activity_page(page: Page) -> Response:
     data = await page.invoke("list_changes", arguments)
     more = urlencode({**filters, "cursor": data["nextCursor"]}) if "nextCursor" in data else None
     return page.render(
-        "activity.html", nav="activity", groups=groups(data["changes"]), filters=filters, more=more,
+        "activity.html", nav="activity", groups=groups(data["changes"], page.translator), filters=filters, more=more,
         report=page.request.query_params.get("report"), back=PAGE + ("?" + urlencode(filters) if filters else ""),
     )  # fmt: skip
 

@@ -22,6 +22,7 @@ from ...kernel.errors import RevisionConflict, ValidationError
 from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
 from ..kit.markdown import render_markdown, toggle_task
+from ..kit.i18n import N_
 from ..kit.render import redirect
 from ..kit.request_values import form_revision, is_htmx
 from ..kit.security import safe_next
@@ -151,7 +152,7 @@ async def task_submit(page: Page) -> Response:
     ticked = _on(page)
     yours = toggle_task(current["content"], int(raw_index), ticked) if _is_index(raw_index) else None
     if yours is None:
-        message = "That task is not in the memo any more; look at it again."
+        message = page.gettext("That task is not in the memo any more; look at it again.")
         return _editor(page, current, status=400, error=message, theirs=None, kept=None)
     try:
         saved = await page.invoke(
@@ -167,7 +168,7 @@ async def task_submit(page: Page) -> Response:
 
 # -- lifecycle ---------------------------------------------------------------------------------
 
-_CHANGED = "This memo was changed elsewhere meanwhile, so nothing was done; look at it again and retry."
+_CHANGED = N_("This memo was changed elsewhere meanwhile, so nothing was done; look at it again and retry.")
 
 
 async def _lifecycle(page: Page, operation: str, arguments: dict[str, Any], done: str) -> Response:
@@ -175,8 +176,8 @@ async def _lifecycle(page: Page, operation: str, arguments: dict[str, Any], done
     try:
         await page.invoke(operation, {"id": memo_id, "expectedRevision": _revision(page), **arguments})
     except RevisionConflict:
-        return page.redirect_with_flash(_back(page), _CHANGED)
-    return page.redirect_with_flash(_back(page), done)
+        return page.redirect_with_flash(_back(page), page.gettext(_CHANGED))
+    return page.redirect_with_flash(_back(page), page.gettext(done))
 
 
 def _on(page: Page) -> bool:
@@ -188,18 +189,18 @@ def _on(page: Page) -> bool:
 
 async def pin_submit(page: Page) -> Response:
     pinned = _on(page)
-    return await _lifecycle(page, "update_memo", {"pinned": pinned}, "Pinned." if pinned else "Unpinned.")
+    return await _lifecycle(page, "update_memo", {"pinned": pinned}, N_("Pinned.") if pinned else N_("Unpinned."))
 
 
 async def archive_submit(page: Page) -> Response:
     archived = _on(page)
     status = "ARCHIVED" if archived else "NORMAL"
-    done = "Archived." if archived else "Back in the timeline."
+    done = N_("Archived.") if archived else N_("Back in the timeline.")
     return await _lifecycle(page, "update_memo", {"status": status}, done)
 
 
 async def trash_submit(page: Page) -> Response:
-    return await _lifecycle(page, "delete_memo", {}, "Moved to the trash (restore it from Trash).")
+    return await _lifecycle(page, "delete_memo", {}, N_("Moved to the trash (restore it from Trash)."))
 
 
 # -- settings ----------------------------------------------------------------------------------
@@ -208,7 +209,11 @@ async def trash_submit(page: Page) -> Response:
 async def settings_submit(page: Page) -> Response:
     enabled = page.fields.text("doubleClickEdit") == "on"
     await run_sync(set_setting, page.web.services.items, page.user.user_id, "doubleClickEdit", enabled)
-    message = "Double-click now opens a memo for editing." if enabled else "Double-click editing is off."
+    message = (
+        page.gettext("Double-click now opens a memo for editing.")
+        if enabled
+        else page.gettext("Double-click editing is off.")
+    )
     return page.redirect_with_flash(_back(page), message)
 
 

@@ -84,7 +84,7 @@ async def search_page(page: Page) -> Response:
         "nav": "shelf", "query": query, "hits": [], "page": None, "error": None, "partial": _partial(page),
     }  # fmt: skip
     if len(query) > QUERY_MAX:
-        context["error"] = f"Search for at most {QUERY_MAX} characters."
+        context["error"] = page.gettext("Search for at most %(max)d characters.", max=QUERY_MAX)
     elif query:
         arguments = {"query": query, "offset": _offset(page), "limit": HITS_PER_PAGE}
         data = await page.invoke("search_reading_notes", arguments)

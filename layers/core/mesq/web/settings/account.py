@@ -99,7 +99,9 @@ async def setup_submit(page: Page) -> Response:
     username = page.fields.text("username").strip().lower()
     password = page.fields.text("password")
     if password != page.fields.text("confirm"):
-        return _form_page(page, "setup.html", status=400, username=username, error="The passwords do not match.")
+        return _form_page(
+            page, "setup.html", status=400, username=username, error=page.gettext("The passwords do not match.")
+        )
     try:
         user = await run_sync(create_user, page.web.services.items, username, password, admin=True, first_user=True)
     except SetupAlreadyDone:  # another set-up won the race
@@ -133,7 +135,11 @@ async def login_submit(page: Page) -> Response:
         minutes = max(1, (wait + 59) // 60)
         response = _form_page(
             page, "login.html", status=429, next=target, username=username,
-            error=f"Too many failed sign-in attempts. Try again in {minutes} minute{'s' if minutes > 1 else ''}.",
+            error=page.ngettext(
+                "Too many failed sign-in attempts. Try again in %(num)d minute.",
+                "Too many failed sign-in attempts. Try again in %(num)d minutes.",
+                minutes,
+            ),
         )  # fmt: skip
         response.headers["Retry-After"] = str(wait)
         return response
@@ -141,7 +147,12 @@ async def login_submit(page: Page) -> Response:
     if profile is None:
         await run_sync(throttle.failed, username, ip)
         return _form_page(
-            page, "login.html", status=401, next=target, username=username, error="Wrong username or password."
+            page,
+            "login.html",
+            status=401,
+            next=target,
+            username=username,
+            error=page.gettext("Wrong username or password."),
         )
     await run_sync(throttle.succeeded, username, ip)
     return await _signed_in(page, profile["userId"], profile["username"], target)

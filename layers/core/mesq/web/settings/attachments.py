@@ -13,7 +13,6 @@ from ...jobs.attachment_cleanup import discard, discard_orphans, inventory
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import ValidationError
 from ..kit.framework import Page, Web, endpoint
-from ..kit.render import counted
 
 PAGE = "/settings/attachments"
 
@@ -31,23 +30,29 @@ async def attachments_page(page: Page) -> Response:
     return page.render("attachments.html", nav="attachments", listing=listing, size=_size)
 
 
+def _discarded(page: Page, freed: dict[str, int]) -> Response:
+    message = page.ngettext(
+        "Discarded %(num)d attachment, %(size)s freed.",
+        "Discarded %(num)d attachments, %(size)s freed.",
+        freed["count"],
+        size=_size(freed["bytes"]),
+    )
+    return page.redirect_with_flash(PAGE, message)
+
+
 async def discard_submit(page: Page) -> Response:
     paths = [value for value in page.fields.all("path") if isinstance(value, str) and value]
     if not paths:
         raise ValidationError("choose an attachment to discard")
     freed = await run_sync(discard, page.web.services.items, page.web.services.blobs, page.user.user_id, paths)
-    return page.redirect_with_flash(
-        PAGE, f"Discarded {counted(freed['count'], 'attachment')}, {_size(freed['bytes'])} freed."
-    )
+    return _discarded(page, freed)
 
 
 async def discard_orphans_submit(page: Page) -> Response:
     if page.fields.text("confirm") != "yes":
         raise ValidationError("confirm discarding every unattached file")
     freed = await run_sync(discard_orphans, page.web.services.items, page.web.services.blobs, page.user.user_id)
-    return page.redirect_with_flash(
-        PAGE, f"Discarded {counted(freed['count'], 'attachment')}, {_size(freed['bytes'])} freed."
-    )
+    return _discarded(page, freed)
 
 
 def attachment_routes(web: Web) -> list[Route]:

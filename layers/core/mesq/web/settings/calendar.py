@@ -74,7 +74,7 @@ async def revoke_submit(page: Page) -> Response:
     if page.fields.text("confirm") != "yes":
         raise ValidationError("confirm revoking the calendar feed")
     await run_sync(feed_secret.revoke, page.web.services.items, page.user.user_id)
-    return page.redirect_with_flash(PAGE, "Calendar feed revoked: its URL no longer works. 已撤销。")
+    return page.redirect_with_flash(PAGE, page.gettext("Calendar feed revoked: its URL no longer works."))
 
 
 def _feed_body(web: Web, secret: str) -> bytes | None:

@@ -41,7 +41,9 @@ async def revoke_submit(page: Page) -> Response:
     items, user_id, grant_id = page.web.services.items, page.user.user_id, page.request.path_params["grant_id"]
     grant = await run_sync(get_grant, items, user_id, grant_id)
     await run_sync(revoke_grant, items, user_id, grant_id)
-    return page.redirect_with_flash(PAGE, f"“{grant['clientName']}” disconnected: its access ended. 已撤销。")
+    return page.redirect_with_flash(
+        PAGE, page.gettext("“%(name)s” disconnected: its access ended.", name=grant["clientName"])
+    )
 
 
 def app_routes(web: Web) -> list[Route]:

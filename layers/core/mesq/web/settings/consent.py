@@ -32,6 +32,7 @@ async def consent_page(page: Page) -> Response:
     return render(
         "consent.html",
         consent=True,
+        language=page.language,
         session=page.session,
         pending=pending,
         destination=f"{target.scheme}://{target.netloc}" if target.netloc else pending.redirect_uri,

@@ -31,13 +31,20 @@ from ...history.reads import last_activity
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import NotFound, ValidationError
 from ..kit.framework import Page, Web, endpoint
+from ..kit.i18n import N_
 from ..kit.render import redirect
 from ..kit.scope_words import SCOPE_WORDS
 from ..kit.security import cookie_name, cookies_secure, set_strict_cookie
 
 NEW_TOKEN_COOKIE = "mesq_new_token"
 NEW_TOKEN_SECONDS = 120
-EXPIRY_CHOICES = (("", "Never · 永不过期"), ("7", "7 days"), ("30", "30 days"), ("90", "90 days"), ("365", "1 year"))
+EXPIRY_CHOICES = (
+    ("", N_("Never")),
+    ("7", N_("7 days")),
+    ("30", N_("30 days")),
+    ("90", N_("90 days")),
+    ("365", N_("1 year")),
+)
 PAGE = "/settings/tokens"
 
 
@@ -135,7 +142,7 @@ def _own_token(page: Page) -> dict[str, Any]:
 async def confirm_revoke(page: Page) -> Response:
     token = await run_sync(_own_token, page)
     if token.get("revokedAt"):
-        return page.redirect_with_flash(PAGE, f"Token “{token['name']}” was revoked already.")
+        return page.redirect_with_flash(PAGE, page.gettext("Token “%(name)s” was revoked already.", name=token["name"]))
     return page.render("token_revoke.html", nav="tokens", token=token)
 
 
@@ -143,7 +150,9 @@ async def revoke_token_submit(page: Page) -> Response:
     token = await run_sync(
         revoke_token, page.web.services.items, page.user.user_id, page.request.path_params["token_id"]
     )
-    return page.redirect_with_flash(PAGE, f"Token “{token['name']}” revoked: it no longer works. 已撤销。")
+    return page.redirect_with_flash(
+        PAGE, page.gettext("Token “%(name)s” revoked: it no longer works.", name=token["name"])
+    )
 
 
 def credential_routes(web: Web) -> list[Route]:

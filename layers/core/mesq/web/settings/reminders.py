@@ -26,6 +26,7 @@ from ...reminders.tick import deliver
 from ...reminders.vapid import instance_vapid
 from ...wiring.services import reminder_reach
 from ..kit.framework import Page, Web, endpoint
+from ..kit.i18n import N_
 
 PAGE = "/settings/reminders"
 WORKER = "/settings/reminders-sw.js"
@@ -87,7 +88,7 @@ async def add_submit(page: Page) -> Response:
         form = {"kind": kind, "error": error.message, "values": kept}
         return page.render("reminders.html", status=400, nav="reminders", new_secret=None, form=form, **view)
     if kind != "webhook":
-        return page.redirect_with_flash(PAGE, "Channel added. Send a test reminder to check it.")
+        return page.redirect_with_flash(PAGE, page.gettext("Channel added. Send a test reminder to check it."))
     view = await run_sync(_view, page)
     # The one time the secret is shown: rendered, never stored in the clear or redirected with.
     return page.render(
@@ -114,13 +115,14 @@ async def _send_test(page: Page, channel_id: str) -> dict[str, str]:
 
 async def test_submit(page: Page) -> Response:
     failures = await _send_test(page, page.fields.text("channel"))
-    message = "Test reminder sent." if not failures else "The test reminder failed; see the channel's last failure."
+    sent, failed = N_("Test reminder sent."), N_("The test reminder failed; see the channel's last failure.")
+    message = page.gettext(sent) if not failures else page.gettext(failed)
     return page.redirect_with_flash(PAGE, message)
 
 
 async def delete_submit(page: Page) -> Response:
     await run_sync(channels.delete_channel, page.web.services.items, page.user.user_id, page.fields.text("channel"))
-    return page.redirect_with_flash(PAGE, "Channel deleted.")
+    return page.redirect_with_flash(PAGE, page.gettext("Channel deleted."))
 
 
 def reminder_routes(web: Web) -> list[Route]:

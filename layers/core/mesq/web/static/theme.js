@@ -26,7 +26,10 @@
     var button = document.getElementById("theme-switch");
     if (!button) return;
     var name = button.querySelector(".theme-name");
-    function show(theme) { name.textContent = NAMES[theme]; button.dataset.theme = theme; }
+    // The names in the page's language (base.html's data-names, from the message catalog).
+    var names = NAMES;
+    try { names = JSON.parse(button.dataset.names || "null") || NAMES; } catch (e) { /* keep English */ }
+    function show(theme) { name.textContent = names[theme] || NAMES[theme]; button.dataset.theme = theme; }
     show(stored());
     button.hidden = false;
     button.addEventListener("click", function () {

@@ -19,6 +19,7 @@ from starlette.routing import Route
 
 from ...kernel.errors import NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint, json_ok
+from ..kit.i18n import Translator
 from ..kit.render import redirect
 from .agenda import agenda_routes
 from .board_view import board_view
@@ -83,7 +84,9 @@ async def move_submit(page: Page) -> Response:
         moved = await page.invoke("move_todo_task", _move_arguments(page))
     except RevisionConflict as clash:
         current = (clash.recover_data or {}).get("task") or {}
-        notice = "That task changed meanwhile (another tab or app); here is the board as it is now. Move it again."
+        notice = page.gettext(
+            "That task changed meanwhile (another tab or app); here is the board as it is now. Move it again."
+        )
         return page.redirect_with_flash(board_url(current.get("spaceId")), notice)
     task = moved["task"]
     return redirect(board_url(task["spaceId"], f"task-{task['id']}"))

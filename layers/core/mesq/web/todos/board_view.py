@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 from ...kernel.errors import ValidationError
 from ..kit.framework import Page
+from ..kit.i18n import Translator
 from ..kit.request_values import query_offset
 from .cards import card
 from .quick import page_zone
@@ -28,7 +29,7 @@ def _carry(raw: str | None) -> tuple[str, int] | None:
 
 
 def _cards_by_column(
-    data: dict[str, Any], carry: tuple[str, int] | None, now: datetime, zone: str
+    data: dict[str, Any], carry: tuple[str, int] | None, now: datetime, zone: str, say: Translator
 ) -> dict[str, list[dict[str, Any]]]:
     subtasks: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for subtask in data["subtasks"]:
@@ -37,7 +38,7 @@ def _cards_by_column(
     for task in data["tasks"]:
         column = by_column[task["columnId"]]
         start = carry[1] if carry and carry[0] == task["columnId"] else 0
-        column.append(card(task, subtasks[task["id"]], start + len(column), now, zone))
+        column.append(card(task, subtasks[task["id"]], start + len(column), now, zone, say))
     return by_column
 
 
@@ -74,7 +75,9 @@ async def board_view(page: Page, space_override: str | None = None, **extra: Any
     arguments = {"spaceId": space["id"], "includeInbox": False, "offset": offset, "limit": PAGE_SIZE}
     data = await page.invoke("list_todos", arguments)
     columns = [c for c in listing["columns"] if c["spaceId"] == space["id"] and not c["archived"]]
-    by_column = _cards_by_column(data, carry, datetime.fromtimestamp(page.web.clock(), UTC), page_zone(page))
+    by_column = _cards_by_column(
+        data, carry, datetime.fromtimestamp(page.web.clock(), UTC), page_zone(page), page.translator
+    )
     return {
         "nav": "todos",
         "spaces": listing["spaces"],

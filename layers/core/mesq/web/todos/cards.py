@@ -9,18 +9,21 @@ from typing import Any
 from starlette.responses import Response
 
 from ..kit.framework import Page
+from ..kit.i18n import Translator
 from .fields import friendly_due, index_of
 from .quick import page_zone
 
 
-def card(task: dict[str, Any], subtasks: list[dict[str, Any]], index: int, now: datetime, zone: str) -> dict[str, Any]:
+def card(
+    task: dict[str, Any], subtasks: list[dict[str, Any]], index: int, now: datetime, zone: str, say: Translator
+) -> dict[str, Any]:
     """A task as its card shows it (index: its place in the column, for the keyboard buttons; its
-    due in words, seen from `now` in the browser's `zone`)."""
+    due in words, seen from `now` in the browser's `zone`, in the page's language `say`)."""
     done = sum(1 for s in subtasks if s["done"])
     return {
         **task,
         "index": index,
-        "due_view": friendly_due(task.get("due"), now, zone, done=task["done"]),
+        "due_view": friendly_due(task.get("due"), now, zone, done=task["done"], say=say),
         "progress": f"{done}/{len(subtasks)}" if subtasks else "",
     }
 
@@ -37,6 +40,6 @@ async def card_answer(page: Page, task_id: str, error: str | None = None) -> Res
     now = datetime.fromtimestamp(page.web.clock(), UTC)
     moved = page.fields.text("column") not in ("", task["columnId"])  # the done rule moved it
     place = 0 if moved else index_of(page.fields, "place") or 0  # the done rule puts it on top
-    shown = card(task, detail["subtasks"], place, now, page_zone(page))
+    shown = card(task, detail["subtasks"], place, now, page_zone(page), page.translator)
     template = "_todos_card_moved.html" if moved else "_todos_card.html"
     return page.render(template, task=shown, columns=columns, card_error=error)

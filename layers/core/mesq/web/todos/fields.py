@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 from ...kernel.errors import ValidationError
 from ...kernel.timestamps import format_timestamp, parse_timestamp, parse_zone
 from ..kit.forms import Fields
+from ..kit.i18n import DEFAULT_LANGUAGE, N_, Translator
 from ..kit.request_values import form_revision
 
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -27,17 +28,17 @@ LOCAL_MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")
 CUSTOM = "custom"
 #: (value, label) of the "Repeats" select; `custom` takes the RRULE text field.
 RECURRENCE_PRESETS = (
-    ("", "Does not repeat"),
-    ("FREQ=DAILY", "Every day"),
-    ("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "Every weekday"),
-    ("FREQ=WEEKLY", "Every week"),
-    ("FREQ=MONTHLY", "Every month"),
-    ("FREQ=YEARLY", "Every year"),
-    (CUSTOM, "Custom rule (under Advanced)"),
+    ("", N_("Does not repeat")),
+    ("FREQ=DAILY", N_("Every day")),
+    ("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", N_("Every weekday")),
+    ("FREQ=WEEKLY", N_("Every week")),
+    ("FREQ=MONTHLY", N_("Every month")),
+    ("FREQ=YEARLY", N_("Every year")),
+    (CUSTOM, N_("Custom rule (under Advanced)")),
 )
 #: (ISO 8601 offset from the due, label) of the relative reminder checkboxes.
-REMINDER_OFFSETS = (("PT0M", "At the due time"), ("-PT15M", "15 minutes before"), ("-PT1H", "1 hour before"),
-                    ("-P1D", "1 day before"))  # fmt: skip
+REMINDER_OFFSETS = (("PT0M", N_("At the due time")), ("-PT15M", N_("15 minutes before")),
+                    ("-PT1H", N_("1 hour before")), ("-P1D", N_("1 day before")))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -242,8 +243,12 @@ def due_label(due: dict[str, Any] | None, zone: str | None) -> str:
     return f"{moment.strftime('%Y-%m-%d %H:%M')} UTC"
 
 
-_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")  # not strftime: it follows the process locale
-_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+# Not strftime (it follows the process locale): the page's catalog says them (docs/i18n.md).
+_WEEKDAYS = (N_("Mon"), N_("Tue"), N_("Wed"), N_("Thu"), N_("Fri"), N_("Sat"), N_("Sun"))
+_MONTHS = (N_("Jan"), N_("Feb"), N_("Mar"), N_("Apr"), N_("May"), N_("Jun"), N_("Jul"), N_("Aug"), N_("Sep"),
+           N_("Oct"), N_("Nov"), N_("Dec"))  # fmt: skip
+_DAY_NAMES = {0: N_("today"), 1: N_("tomorrow"), -1: N_("yesterday")}
+ENGLISH = Translator(DEFAULT_LANGUAGE)
 #: Beyond this many days away a due says only its date ("in 45 days" helps nobody).
 RELATIVE_DAYS = 30
 
@@ -260,35 +265,46 @@ class FriendlyDue:
     overdue: bool
 
 
-def _day_words(day: date, today: date) -> tuple[str, str]:
-    """(the day: "today", "Fri", "Dec 20", "Jan 3 2028"; how far: "in 3 days", "5 days ago", or "")."""
+def _day_words(day: date, today: date, say: Translator = ENGLISH) -> tuple[str, str]:
+    """(the day: "today", "Fri", "Dec 20", "Jan 3 2028"; how far: "in 3 days", "5 days ago", or ""),
+    in `say`'s language ("今天", "周五", "12月20日", "2028年1月3日"; "3 天后", "5 天前")."""
     days = (day - today).days
-    words = {0: "today", 1: "tomorrow", -1: "yesterday"}.get(days)
+    words = say.gettext(_DAY_NAMES[days]) if days in _DAY_NAMES else None
     if words is None and 2 <= days <= 6:
-        words = _WEEKDAYS[day.weekday()]
+        words = say.gettext(_WEEKDAYS[day.weekday()])
     if words is None:
-        words = f"{_MONTHS[day.month - 1]} {day.day}" + (f" {day.year}" if day.year != today.year else "")
+        parts = {"month": say.gettext(_MONTHS[day.month - 1]), "number": day.month, "day": day.day, "year": day.year}
+        if day.year != today.year:
+            words = say.gettext("%(month)s %(day)s %(year)s", **parts)
+        else:
+            words = say.gettext("%(month)s %(day)s", **parts)
     far = ""
     if 2 <= abs(days) < RELATIVE_DAYS:
-        far = f"in {days} days" if days > 0 else f"{-days} days ago"
+        if days > 0:
+            far = say.ngettext("in %(num)d day", "in %(num)d days", days)
+        else:
+            far = say.ngettext("%(num)d day ago", "%(num)d days ago", -days)
     return words, far
 
 
-def friendly_due(due: dict[str, Any] | None, now: datetime, zone: str, *, done: bool = False) -> FriendlyDue | None:
+def friendly_due(
+    due: dict[str, Any] | None, now: datetime, zone: str, *, done: bool = False, say: Translator = ENGLISH
+) -> FriendlyDue | None:
     """`due` (a date, or a moment in UTC) in words relative to `now`, both seen in `zone` (the
-    browser's IANA zone): a date has no zone, a moment is shown at its local time there."""
+    browser's IANA zone): a date has no zone, a moment is shown at its local time there. `say`:
+    the page's language."""
     if not due:
         return None
     here = ZoneInfo(zone)
     today = now.astimezone(here).date()
     if due["type"] == "date":
         day = date.fromisoformat(due["date"])
-        words, far = _day_words(day, today)
+        words, far = _day_words(day, today, say)
         text = " · ".join(part for part in (words, far) if part)
         return FriendlyDue(text, day.isoformat(), day.isoformat(), not done and day < today)
     moment = parse_timestamp(due["at"], "due")
     local = moment.astimezone(here)
-    words, far = _day_words(local.date(), today)
+    words, far = _day_words(local.date(), today, say)
     text = " · ".join(part for part in (f"{words} {local:%H:%M}", far) if part)
     exact = f"{local:%Y-%m-%d %H:%M} {zone}"
     return FriendlyDue(text, exact, format_timestamp(moment), not done and moment < now)

@@ -11,6 +11,7 @@ from starlette.routing import Route
 
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint
+from ..kit.i18n import N_
 from ..kit.render import redirect
 from ..kit.request_values import is_htmx, query_offset
 from .fields import revision_of
@@ -19,7 +20,7 @@ from .urls import BOARD, board_url
 
 INBOX = BOARD + "/inbox"
 PAGE_SIZE = 100
-CHANGED = "That item changed meanwhile (another tab or app); here is the inbox as it is now."
+CHANGED = N_("That item changed meanwhile (another tab or app); here is the inbox as it is now.")
 
 
 async def _inbox_view(page: Page, **extra: Any) -> dict[str, Any]:
@@ -70,7 +71,7 @@ async def _item_write(page: Page, operation: str, arguments: dict[str, Any]) -> 
     try:
         return await page.invoke(operation, arguments)
     except RevisionConflict:
-        return await _answer(page, 409, item_error=CHANGED)
+        return await _answer(page, 409, item_error=page.gettext(CHANGED))
     except (ValidationError, Conflict, NotFound) as error:
         return await _answer(page, error.http_status, item_error=error.message)
 
@@ -90,7 +91,7 @@ async def file_submit(page: Page) -> Response:
     if is_htmx(page.request):
         filed = {"title": task["title"], "url": board_url(task["spaceId"], f"task-{task['id']}")}
         return await _answer(page, filed=filed)
-    return page.redirect_with_flash(INBOX, f"“{task['title'][:80]}” filed to the board.")
+    return page.redirect_with_flash(INBOX, page.gettext("“%(title)s” filed to the board.", title=task["title"][:80]))
 
 
 async def toggle_submit(page: Page) -> Response:
@@ -105,7 +106,11 @@ async def delete_submit(page: Page) -> Response:
     gone = await _item_write(page, "delete_todo_inbox_item", _item_arguments(page))
     if isinstance(gone, Response):
         return gone
-    return await _answer(page) if is_htmx(page.request) else page.redirect_with_flash(INBOX, "Moved to the todo trash.")
+    return (
+        await _answer(page)
+        if is_htmx(page.request)
+        else page.redirect_with_flash(INBOX, page.gettext("Moved to the todo trash."))
+    )
 
 
 def inbox_routes(web: Web) -> list[Route]:

@@ -66,7 +66,9 @@ async def preview(page: Page) -> Response:
     ignore = ignored(query.getlist("ignore") + query.getlist("drop"))
     text = query.get("title", "")[:500]
     parsed = understand(page, text, ignore)
-    return render("_todos_quick_chips.html", **preview_context(parsed, ignore, query.get("form", "")[:80]))
+    return render(
+        "_todos_quick_chips.html", language=page.language, **preview_context(parsed, ignore, query.get("form", "")[:80])
+    )
 
 
 def quick_routes(web: Web) -> list[Route]:

@@ -19,6 +19,7 @@ from starlette.routing import Route
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
+from ..kit.i18n import N_
 from ..kit.render import redirect
 from ..kit.request_values import is_htmx
 from ..memos.activity import history_of
@@ -49,20 +50,20 @@ ZONES = ("UTC", "Asia/Shanghai", "Asia/Tokyo", "Asia/Singapore", "Asia/Kolkata",
 #: Readings of a long note a page may start over when the task is written between two pages.
 READ_ATTEMPTS = 3
 PRIORITIES = ("none", "low", "medium", "high", "urgent")
-FIELD_LABELS = {
-    "title": "Title",
-    "notes": "Notes",
-    "priority": "Priority",
-    "tags": "Tags",
-    "due_date": "Due date",
-    "due_time": "Due time",
-    "timezone": "Time zone",
-    "preset": "Repeats",
-    "rule": "Custom rule",
+FIELD_LABELS = {  # English source text, translated where shown
+    "title": N_("Title"),
+    "notes": N_("Notes"),
+    "priority": N_("Priority"),
+    "tags": N_("Tags"),
+    "due_date": N_("Due date"),
+    "due_time": N_("Due time"),
+    "timezone": N_("Time zone"),
+    "preset": N_("Repeats"),
+    "rule": N_("Custom rule"),
 }
-OUTCOMES = {"theirs": "taken from the newer version (you had not changed it)",
-            "yours": "yours kept (only you changed it)",
-            "both": "both changed: yours is in the form, merge by hand"}  # fmt: skip
+OUTCOMES = {"theirs": N_("taken from the newer version (you had not changed it)"),
+            "yours": N_("yours kept (only you changed it)"),
+            "both": N_("both changed: yours is in the form, merge by hand")}  # fmt: skip
 
 
 def task_url(task_id: str) -> str:
@@ -118,7 +119,11 @@ async def render_task(
         space=board.get("space"),
         column=column,
         due=friendly_due(
-            task["due"], datetime.fromtimestamp(page.web.clock(), UTC), page_zone(page), done=task["done"]
+            task["due"],
+            datetime.fromtimestamp(page.web.clock(), UTC),
+            page_zone(page),
+            done=task["done"],
+            say=page.translator,
         ),
         zone=detail["timezone"],
         browser_zone=page_zone(page),
@@ -173,16 +178,17 @@ async def save_submit(page: Page) -> Response:
         return await render_task(
             page, form=yours, base=base or None, revision=revision, error=error.message, status=400
         )
-    return page.redirect_with_flash(task_url(_task_id(page)), "Saved.")
+    return page.redirect_with_flash(task_url(_task_id(page)), page.gettext("Saved."))
 
 
-def _completion_notice(before_due: str, task: dict[str, Any]) -> str:
+def _completion_notice(page: Page, before_due: str, task: dict[str, Any]) -> str:
     if task["done"]:
-        return "Done."
-    return f"Done for {before_due}; next occurrence due {due_label(task['due'], task['timezone'])}."
+        return page.gettext("Done.")
+    after = due_label(task["due"], task["timezone"])
+    return page.gettext("Done for %(before)s; next occurrence due %(after)s.", before=before_due, after=after)
 
 
-CHANGED_MEANWHILE = "The task changed meanwhile; here it is now. Try again."
+CHANGED_MEANWHILE = N_("The task changed meanwhile; here it is now. Try again.")
 
 
 async def _answered(page: Page, task_id: str, notice: str, *, refused: bool = False) -> Response:
@@ -201,9 +207,9 @@ async def complete_submit(page: Page) -> Response:
         before = await page.invoke("get_todo_task", {"id": task_id})
         done = await page.invoke("complete_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)})
     except RevisionConflict:
-        return await _answered(page, task_id, CHANGED_MEANWHILE, refused=True)
+        return await _answered(page, task_id, page.gettext(CHANGED_MEANWHILE), refused=True)
     before_due = due_label(before["task"]["due"], before["task"]["timezone"])
-    return await _answered(page, task_id, _completion_notice(before_due, done["task"]))
+    return await _answered(page, task_id, _completion_notice(page, before_due, done["task"]))
 
 
 async def reopen_submit(page: Page) -> Response:
@@ -211,8 +217,8 @@ async def reopen_submit(page: Page) -> Response:
     try:
         await page.invoke("reopen_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)})
     except RevisionConflict:
-        return await _answered(page, task_id, CHANGED_MEANWHILE, refused=True)
-    return await _answered(page, task_id, "Reopened.")
+        return await _answered(page, task_id, page.gettext(CHANGED_MEANWHILE), refused=True)
+    return await _answered(page, task_id, page.gettext("Reopened."))
 
 
 async def delete_submit(page: Page) -> Response:
@@ -220,9 +226,11 @@ async def delete_submit(page: Page) -> Response:
     try:
         gone = await page.invoke("delete_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)})
     except RevisionConflict:
-        return page.redirect_with_flash(task_url(task_id), "The task changed meanwhile; here it is now. Try again.")
+        return page.redirect_with_flash(task_url(task_id), page.gettext(CHANGED_MEANWHILE))
     task = gone["task"]
-    return page.redirect_with_flash(board_url(task["spaceId"]), f"“{task['title'][:80]}” moved to the todo trash.")
+    return page.redirect_with_flash(
+        board_url(task["spaceId"]), page.gettext("“%(title)s” moved to the todo trash.", title=task["title"][:80])
+    )
 
 
 async def reminders_submit(page: Page) -> Response:
@@ -237,10 +245,12 @@ async def reminders_submit(page: Page) -> Response:
         else:
             await page.invoke("clear_todo_reminders", {"id": task_id, "expectedRevision": revision})
     except RevisionConflict:
-        return page.redirect_with_flash(task_url(task_id), "The task changed meanwhile; here it is now. Try again.")
+        return page.redirect_with_flash(task_url(task_id), page.gettext(CHANGED_MEANWHILE))
     except (ValidationError, Conflict) as error:
         return await render_task(page, reminder_error=error.message, status=400)
-    return page.redirect_with_flash(task_url(task_id), "Reminders saved." if reminders else "Reminders cleared.")
+    return page.redirect_with_flash(
+        task_url(task_id), page.gettext("Reminders saved.") if reminders else page.gettext("Reminders cleared.")
+    )
 
 
 # -- subtasks: htmx swaps the list; without script the page reloads ----------------------------------
@@ -262,7 +272,9 @@ async def _subtask_write(page: Page, operation: str, arguments: dict[str, Any]) 
     try:
         await page.invoke(operation, arguments)
     except RevisionConflict:
-        return await _subtasks_answer(page, parent_id, "That subtask changed meanwhile; here is the current list.")
+        return await _subtasks_answer(
+            page, parent_id, page.gettext("That subtask changed meanwhile; here is the current list.")
+        )
     except (ValidationError, Conflict, NotFound) as error:
         return await _subtasks_answer(page, parent_id, error.message)
     return await _subtasks_answer(page, parent_id, None)

@@ -9,13 +9,14 @@ from starlette.routing import Route
 
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint
+from ..kit.i18n import N_
 from ..kit.request_values import query_offset
 from .fields import revision_of
 from .urls import BOARD
 
 TRASH = BOARD + "/trash"
 PAGE_SIZE = 50
-KINDS = {"task": "Task", "subtask": "Subtask", "inboxItem": "Inbox item"}
+KINDS = {"task": N_("Task"), "subtask": N_("Subtask"), "inboxItem": N_("Inbox item")}  # translated where shown
 
 
 async def trash_page(page: Page) -> Response:
@@ -31,11 +32,15 @@ async def restore_submit(page: Page) -> Response:
     try:
         restored = await page.invoke("restore_todo_item", arguments)
     except RevisionConflict:
-        return page.redirect_with_flash(TRASH, "That item changed meanwhile; here is the trash as it is now.")
+        return page.redirect_with_flash(
+            TRASH, page.gettext("That item changed meanwhile; here is the trash as it is now.")
+        )
     except (ValidationError, Conflict, NotFound) as error:
         return page.redirect_with_flash(TRASH, error.message)
     record = restored.get("task") or restored.get("subtask") or restored.get("inboxItem") or {}
-    return page.redirect_with_flash(TRASH, f"“{str(record.get('title', ''))[:80]}” restored.")
+    return page.redirect_with_flash(
+        TRASH, page.gettext("“%(title)s” restored.", title=str(record.get("title", ""))[:80])
+    )
 
 
 def todo_trash_routes(web: Web) -> list[Route]:
