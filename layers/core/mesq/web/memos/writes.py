@@ -21,8 +21,8 @@ from ...kernel.concurrency import run_sync
 from ...kernel.errors import RevisionConflict, ValidationError
 from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
-from ..kit.markdown import render_markdown, toggle_task
 from ..kit.i18n import N_
+from ..kit.markdown import render_markdown, toggle_task
 from ..kit.render import redirect
 from ..kit.request_values import form_revision, is_htmx
 from ..kit.security import safe_next

@@ -19,7 +19,6 @@ from starlette.routing import Route
 
 from ...kernel.errors import NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint, json_ok
-from ..kit.i18n import Translator
 from ..kit.render import redirect
 from .agenda import agenda_routes
 from .board_view import board_view

@@ -8,7 +8,6 @@ write sends the item's (`parentRevision`), and a refused one shows the list as i
 
 from __future__ import annotations
 
-from gettext import gettext as _
 from typing import Any
 
 from starlette.responses import Response
@@ -48,7 +47,7 @@ async def read_item(page: Page, item_id: str) -> dict[str, Any]:
             pages.append(more["item"].get("notes") or "")
         else:
             return {**detail, "item": {**item, "notes": "".join(pages)}}
-    raise Conflict(_("the item kept changing while its notes were read; reload the page"))
+    raise Conflict(page.gettext("the item kept changing while its notes were read; reload the page"))
 
 
 def item_changes(form: TaskForm) -> dict[str, Any]:
@@ -101,11 +100,13 @@ async def save_submit(page: Page) -> Response:
         await page.invoke("update_todo_inbox_item", {"id": _item_id(page), "expectedRevision": revision, **changes})
     except RevisionConflict as clash:
         current = (clash.recover_data or {}).get("item") or {}
-        message = _("This item changed meanwhile (another tab or app). Your text is kept: save again to replace it.")
+        message = page.gettext(
+            "This item changed meanwhile (another tab or app). Your text is kept: save again to replace it."
+        )
         return await render_item(page, form=yours, revision=current.get("revision"), error=message, status=409)
     except (ValidationError, Conflict) as error:
         return await render_item(page, form=yours, revision=revision, error=error.message, status=400)
-    return page.redirect_with_flash(item_url(_item_id(page)), _("Saved."))
+    return page.redirect_with_flash(item_url(_item_id(page)), page.gettext("Saved."))
 
 
 # -- subtasks: htmx swaps the list; without script the page reloads ----------------------------------
@@ -126,7 +127,7 @@ async def _subtask_write(page: Page, operation: str, arguments: dict[str, Any]) 
     try:
         await page.invoke(operation, {**base, **arguments})
     except RevisionConflict:
-        return await _subtasks_answer(page, _("That item changed meanwhile; here is the current list."))
+        return await _subtasks_answer(page, page.gettext("That item changed meanwhile; here is the current list."))
     except (ValidationError, Conflict, NotFound) as error:
         return await _subtasks_answer(page, error.message)
     return await _subtasks_answer(page, None)

@@ -11,7 +11,6 @@ forms and the drag send the place among the open columns, turned here into the A
 
 from __future__ import annotations
 
-from gettext import gettext as _
 from typing import Any
 
 from starlette.responses import Response
@@ -30,8 +29,8 @@ SPACE = BOARD + "/spaces/{space_id}"
 REFUSED = (ValidationError, Conflict, NotFound)
 
 
-def _changed_meanwhile() -> str:
-    return _("That changed meanwhile (another tab or app); here is the board as it is now. Try again.")
+def _changed_meanwhile(page: Page) -> str:
+    return page.gettext("That changed meanwhile (another tab or app); here is the board as it is now. Try again.")
 
 
 async def _refused(
@@ -55,7 +54,7 @@ async def _space_columns(page: Page, column_id: str) -> tuple[str, list[dict[str
     listing = await page.invoke("list_todo_spaces", {})
     column = next((c for c in listing["columns"] if c["id"] == column_id), None)
     if column is None:
-        raise NotFound(_("that column does not exist (any more); reload the board"))
+        raise NotFound(page.gettext("that column does not exist (any more); reload the board"))
     return column["spaceId"], [c for c in listing["columns"] if c["spaceId"] == column["spaceId"]]
 
 
@@ -89,7 +88,7 @@ async def _update_column(page: Page, changes: dict[str, Any], value: str = "") -
     try:
         updated = await page.invoke("update_todo_column", arguments)
     except RevisionConflict:
-        return page.redirect_with_flash(board_url(space_id), _changed_meanwhile())
+        return page.redirect_with_flash(board_url(space_id), _changed_meanwhile(page))
     except REFUSED as error:
         return await _refused(page, space_id, f"column-{column_id}", error, value)
     column = updated["column"]
@@ -110,7 +109,7 @@ async def move_column(page: Page) -> Response:
     """Move left / right (the keyboard way to reorder): `index`, the place among the open columns."""
     open_index = index_of(page.fields)
     if open_index is None:
-        raise ValidationError(_("the form does not say where to move the column; reload the board"))
+        raise ValidationError(page.gettext("the form does not say where to move the column; reload the board"))
     _space_id, columns = await _space_columns(page, _column_id(page))
     return await _update_column(page, {"index": api_index(columns, _column_id(page), open_index)})
 
@@ -119,7 +118,7 @@ async def drop_column(page: Page) -> Response:
     """A column dragged by its handle (JSON from todos.js): its new place; answers its revision."""
     open_index = index_of(page.fields)
     if open_index is None:
-        raise ValidationError(_("index: give the column's new place"))
+        raise ValidationError(page.gettext("index: give the column's new place"))
     column_id = _column_id(page)
     _space_id, columns = await _space_columns(page, column_id)
     arguments = {
@@ -139,11 +138,13 @@ async def delete_column(page: Page) -> Response:
             "delete_todo_column", {"columnId": column_id, "expectedRevision": revision_of(page.fields)}
         )
     except RevisionConflict:
-        return page.redirect_with_flash(board_url(space_id), _changed_meanwhile())
+        return page.redirect_with_flash(board_url(space_id), _changed_meanwhile(page))
     except REFUSED as error:
         return await _refused(page, space_id, f"column-{column_id}", error)
     column = gone["column"]
-    return page.redirect_with_flash(board_url(column["spaceId"]), _("Column “%s” deleted.") % column["name"][:80])
+    return page.redirect_with_flash(
+        board_url(column["spaceId"]), page.gettext("Column “%(name)s” deleted.", name=column["name"][:80])
+    )
 
 
 # -- the space --------------------------------------------------------------------------------------
@@ -155,7 +156,7 @@ async def rename_space(page: Page) -> Response:
     try:
         await page.invoke("update_todo_space", arguments)
     except RevisionConflict:
-        return page.redirect_with_flash(board_url(space_id), _changed_meanwhile())
+        return page.redirect_with_flash(board_url(space_id), _changed_meanwhile(page))
     except REFUSED as error:
         return await _refused(page, space_id, "space", error, name)
     return redirect(board_url(space_id))
@@ -168,10 +169,10 @@ async def delete_space(page: Page) -> Response:
             "delete_todo_space", {"spaceId": space_id, "expectedRevision": revision_of(page.fields)}
         )
     except RevisionConflict:
-        return page.redirect_with_flash(board_url(space_id), _changed_meanwhile())
+        return page.redirect_with_flash(board_url(space_id), _changed_meanwhile(page))
     except REFUSED as error:
         return await _refused(page, space_id, "space-delete", error)
-    return page.redirect_with_flash(BOARD, _("Space “%s” deleted.") % gone["space"]["name"][:80])
+    return page.redirect_with_flash(BOARD, page.gettext("Space “%(name)s” deleted.", name=gone["space"]["name"][:80]))
 
 
 def shape_routes(web: Web) -> list[Route]:
