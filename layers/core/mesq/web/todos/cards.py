@@ -1,5 +1,6 @@
 """A board card: a task as its card shows it, and one card again for htmx to swap in place
-(the board, the task page's complete/reopen and the card's checkbox all answer with it)."""
+(the board, the task page's complete/reopen and the card's checkbox all answer with it, the
+checkbox with an Undo toast)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from starlette.responses import Response
 
 from ..kit.framework import Page
+from ..kit.toast import Toast, render_with_toast
 from .fields import friendly_due, index_of
 from .quick import page_zone
 
@@ -25,13 +27,14 @@ def card(task: dict[str, Any], subtasks: list[dict[str, Any]], index: int, now: 
     }
 
 
-async def card_answer(page: Page, task_id: str, error: str | None = None) -> Response:
+async def card_answer(page: Page, task_id: str, error: str | None = None, toast: Toast | None = None) -> Response:
     """One card again, for htmx to swap in place after it was completed or reopened on the board
-    (`place`: its position in the column, which the keyboard move buttons need)."""
+    (`place`: its position in the column, which the keyboard move buttons need), with the
+    write's toast (its Undo) when given."""
     detail = await page.invoke("get_todo_task", {"id": task_id})
     task = detail["task"]
     listing = await page.invoke("list_todo_spaces", {})
     columns = [c for c in listing["columns"] if c["spaceId"] == task["spaceId"] and not c["archived"]]
     now = datetime.fromtimestamp(page.web.clock(), UTC)
     shown = card(task, detail["subtasks"], index_of(page.fields, "place") or 0, now, page_zone(page))
-    return page.render("_todos_card.html", task=shown, columns=columns, card_error=error)
+    return render_with_toast(page, "_todos_card.html", toast, task=shown, columns=columns, card_error=error)
