@@ -20,12 +20,20 @@
     }
   }
 
+  // How long a toast stays: #toasts' data-toast-seconds when set (a test that audits the page
+  // with a toast showing holds it longer), else TOAST_MS.
+  function lifetime() {
+    var region = document.getElementById("toasts");
+    var seconds = region && Number(region.dataset.toastSeconds);
+    return seconds > 0 ? seconds * 1000 : TOAST_MS;
+  }
+
   function schedule(toast) {
     clearTimeout(toast._timer);
     toast._timer = setTimeout(function () {
       if (toast.matches(":hover") || toast.contains(document.activeElement)) return;
       dismiss(toast);
-    }, TOAST_MS);
+    }, lifetime());
   }
 
   function setUpToast(toast) {
