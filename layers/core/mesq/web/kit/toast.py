@@ -15,7 +15,11 @@ from typing import Any
 
 from starlette.responses import Response
 
+from ...kernel.errors import ValidationError
 from .framework import Page
+
+#: Change ids one Undo button may carry (a write records one per record it changes).
+MAX_UNDO = 100
 
 
 @dataclass(frozen=True)
@@ -41,4 +45,26 @@ def render_with_toast(page: Page, fragment: str, toast: Toast | None, *, status:
     return response
 
 
-__all__ = ["Toast", "render_with_toast"]
+def toast_only(page: Page, toast: Toast) -> Response:
+    """Just the toast (a refused write): the item where it is, untouched (`HX-Reswap: none`
+    swaps nothing in place; the out-of-band toast still lands)."""
+    response = page.render("_toast.html", toast=toast)
+    response.headers["HX-Reswap"] = "none"
+    return response
+
+
+def undo_ids(page: Page) -> list[str]:
+    """The change ids an Undo button posted (`changeId`, one field each), for `undo_changes`."""
+    change_ids = [str(value) for value in page.fields.all("changeId") if value][:MAX_UNDO]
+    if not change_ids:
+        raise ValidationError("changeId: the change to undo")
+    return change_ids
+
+
+def undo_message(answer: dict[str, Any]) -> str:
+    """What an Undo says: done, or why not (the first change it could not undo)."""
+    refused = answer["notUndone"]
+    return str(refused[0]["message"]) if refused else "Undone."
+
+
+__all__ = ["Toast", "render_with_toast", "toast_only", "undo_ids", "undo_message"]

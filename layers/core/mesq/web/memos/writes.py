@@ -26,14 +26,12 @@ from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
 from ..kit.request_values import form_revision, is_htmx
 from ..kit.security import safe_next
-from ..kit.toast import Toast, render_with_toast
+from ..kit.toast import Toast, render_with_toast, undo_ids, undo_message
 from .activity import history_of
 from .query import TimelineQuery
 from .views import memo_view, page_zone, timeline_context, timeline_page
 
 MAX_RESOURCES = 50
-#: Change ids one Undo button may carry (a write records one per record it changes).
-MAX_UNDO = 100
 MEMO_FORM_BYTES = LONG_TEXT_FORM_BYTES
 
 
@@ -202,11 +200,8 @@ async def trash_submit(page: Page) -> Response:
 async def undo_submit(page: Page) -> Response:
     """A toast's Undo: `undo_changes` for exactly the change ids it carries, then the memo's card
     back in place (or the placeholder, when the undo took it out of this view)."""
-    change_ids = [str(value) for value in page.fields.all("changeId") if value][:MAX_UNDO]
-    if not change_ids:
-        raise ValidationError("changeId: the change to undo")
-    answer = await page.invoke("undo_changes", {"changeIds": change_ids})
-    message = "Undone." if not answer["notUndone"] else answer["notUndone"][0]["message"]
+    answer = await page.invoke("undo_changes", {"changeIds": undo_ids(page)})
+    message = undo_message(answer)
     if not _is_htmx(page):
         return page.redirect_with_flash(_back(page), message)
     return _in_place(page, await _memo(page), Toast(message))

@@ -20,7 +20,7 @@ from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
 from ..kit.request_values import is_htmx
-from ..kit.toast import Toast
+from ..kit.toast import Toast, undo_ids, undo_message
 from ..memos.activity import history_of
 from .cards import card_answer
 from .fields import (
@@ -223,19 +223,11 @@ async def reopen_submit(page: Page) -> Response:
     return await _answered(page, task_id, "Reopened.", change_ids=change_ids)
 
 
-#: Change ids one Undo button may carry.
-MAX_UNDO = 100
-
-
 async def undo_submit(page: Page) -> Response:
     """A card toast's Undo: `undo_changes` for exactly its change ids, then the card again in place."""
     task_id = _task_id(page)
-    change_ids = [str(value) for value in page.fields.all("changeId") if value][:MAX_UNDO]
-    if not change_ids:
-        raise ValidationError("changeId: the change to undo")
-    answer = await page.invoke("undo_changes", {"changeIds": change_ids})
-    refused = answer["notUndone"]
-    message = str(refused[0]["message"]) if refused else "Undone."
+    answer = await page.invoke("undo_changes", {"changeIds": undo_ids(page)})
+    message, refused = undo_message(answer), bool(answer["notUndone"])
     if is_htmx(page.request):
         return await card_answer(page, task_id, message if refused else None, toast=None if refused else Toast(message))
     return page.redirect_with_flash(task_url(task_id), message)
