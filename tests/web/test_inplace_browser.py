@@ -187,3 +187,31 @@ def test_filters_button_on_a_phone(signed_in: Any) -> None:
     assert sidebar.bounding_box()["y"] < page.locator(".memos-timeline").bounding_box()["y"]  # above the memos
     toggle.click()
     expect(sidebar).to_be_hidden()
+
+
+def test_both_trashes_restore_in_place_and_undo(signed_in: Any, server: LiveServer) -> None:
+    page, rest = signed_in
+    memo = _memos(rest, 1)[0]
+    rest.request("DELETE", f"/api/toolkit/memo/{memo['id']}", json={"expectedRevision": memo["revision"]})
+    page.goto(server.base_url + "/trash")
+    page.evaluate("window.notReloaded = true")
+    entry = page.locator(f"#trash-{memo['id']}")
+    entry.get_by_role("button", name=re.compile("^Restore")).click()
+    expect(entry).to_be_hidden()
+    assert rest.get(f"/api/toolkit/memo/{memo['id']}").json()["data"]["memo"]["status"] == "NORMAL"
+    page.locator("#toasts").get_by_role("button", name="Undo").click()
+    expect(entry).to_be_visible()
+    assert rest.get(f"/api/toolkit/memo/{memo['id']}").json()["data"]["memo"]["status"] == "DELETED"
+
+    task = rest.post("/api/toolkit/todo/tasks", json={"title": "sweep the yard"}).json()["data"]["task"]
+    rest.request("DELETE", f"/api/toolkit/todo/tasks/{task['id']}", json={"expectedRevision": task["revision"]})
+    page.goto(server.base_url + "/todos/trash")
+    page.evaluate("window.notReloaded = true")
+    entry = page.locator(f"#todo-trash-{task['id']}")
+    entry.get_by_role("button", name="Restore task: sweep the yard").click()
+    expect(entry).to_be_hidden()
+    expect(page.locator("#toasts")).to_contain_text("restored")
+    page.locator("#toasts").get_by_role("button", name="Undo").click()
+    expect(entry).to_be_visible()
+    assert [i["id"] for i in rest.get("/api/toolkit/todo/trash").json()["data"]["items"]] == [task["id"]]
+    assert page.evaluate("window.notReloaded === true")
