@@ -286,7 +286,8 @@ def test_every_page_passes_axe(server: LiveServer, page: Any, axe_source: str, t
     playwright_sync.expect(page.locator("#toasts [data-toast]")).to_have_count(1)
     card.get_by_role("button", name="More actions").click()
     playwright_sync.expect(card.get_by_role("menu")).to_be_visible()
-    _check_showing(page, audit, "/ with a toast and an action menu open", "#toasts [data-toast], [role=menu]:visible", 2)
+    shown = "#toasts [data-toast], [role=menu]:visible"
+    _check_showing(page, audit, "/ with a toast and an action menu open", shown, 2)
     page.goto(base + "/todos")
     _hold_toasts(page)
     page.locator("li.todo-card .card-done button").first.click()

@@ -31,7 +31,8 @@ def _changes_of(services: Services, user_id: str, record_id: str) -> list[dict[s
 
 def _todo(services: Services, user_id: str, operation: str, arguments: dict[str, Any]) -> dict[str, Any]:
     principal = Principal(user_id=user_id, scopes=frozenset({"todo:read", "todo:write"}), credential_id="t", kind="pat")
-    return dict(REGISTRY[operation](Call(principal=principal, services=services, trace_id="t", channel="api"), arguments))
+    call = Call(principal=principal, services=services, trace_id="t", channel="api")
+    return dict(REGISTRY[operation](call, arguments))
 
 
 def test_trash_in_place_carries_exactly_its_change_and_undo_puts_it_back(

@@ -47,7 +47,7 @@ async def restore_submit(page: Page) -> Response:
     done = f"“{str(record.get('title', ''))[:80]}” restored."
     if not is_htmx(page.request):
         return page.redirect_with_flash(TRASH, done)
-    entry_id = arguments["id"]
+    entry_id = page.fields.text("id")
     toast = Toast(done, TRASH + "/undo", f"#todo-trash-{entry_id}", change_ids, (("id", entry_id),))
     return render_with_toast(page, "_todos_trash_gone.html", toast, entry={"id": entry_id})
 
