@@ -20,6 +20,7 @@ import re
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -78,6 +79,7 @@ class Seeds:
     trashed_memo_id: str
     book_id: str
     task_id: str
+    inbox_item_id: str
 
 
 #: path parameter -> its value; ROUTE_VALUES overrides it for one route.
@@ -87,6 +89,7 @@ PATH_VALUES: dict[str, Callable[[Seeds], str]] = {
     "memo_id": lambda s: s.memo_id,
     "book_id": lambda s: s.book_id,
     "task_id": lambda s: s.task_id,
+    "item_id": lambda s: s.inbox_item_id,
     "record_id": lambda s: s.memo_id,  # a memo's History page
 }
 ROUTE_VALUES: dict[str, dict[str, Callable[[Seeds], str]]] = {
@@ -215,6 +218,18 @@ def _seed(server: LiveServer, page: Any, tmp_path: Path) -> Seeds:
         assert gone.status_code == 200, gone.text
         task = rest.post("/api/toolkit/todo/tasks", json={"title": "读完第一章"})
         assert task.status_code in (200, 201), task.text
+        # Today, Upcoming and Overdue with something to show: one late (red), one due tomorrow.
+        for title, days in (("交房租 overdue", -2), ("call the bank", 1)):
+            at = (datetime.now(UTC) + timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            dated = rest.post("/api/toolkit/todo/tasks", json={"title": title, "due": {"type": "datetime", "at": at}})
+            assert dated.status_code in (200, 201), dated.text
+        item = rest.post("/api/toolkit/todo/inbox", json={"title": "买牛奶"})
+        assert item.status_code in (200, 201), item.text
+        subtask = rest.post(
+            f"/api/toolkit/todo/inbox/{item.json()['data']['item']['id']}/subtasks",
+            json={"parentRevision": item.json()["data"]["item"]["revision"], "title": "全脂"},
+        )
+        assert subtask.status_code in (200, 201), subtask.text
     imported = server.cli("reading", "import", "admin", str(write_export(tmp_path / "shelf.json", sample_shelf())))
     assert imported.returncode == 0, imported.stderr
     _connect_app(server, page, tmp_path)
@@ -230,6 +245,7 @@ def _seed(server: LiveServer, page: Any, tmp_path: Path) -> Seeds:
         memos[1]["id"],
         book_id("b-1"),
         task.json()["data"]["task"]["id"],
+        item.json()["data"]["item"]["id"],
     )
 
 
@@ -276,6 +292,14 @@ def test_every_page_passes_axe(server: LiveServer, page: Any, axe_source: str, t
     playwright_sync.expect(page.locator(".quick-chip").first).to_be_visible()
     playwright_sync.expect(page.locator(".quick-chip")).to_have_count(3)
     audit.check("/todos with quick-add chips")
+    # Shaping the board: a refused column delete (it holds the seeded task) shows its message in
+    # the column's open menu; every other menu opened too.
+    page.goto(base + "/todos")
+    page.get_by_label("Edit column To do").click()
+    page.locator("section.todo-column").first.get_by_role("button", name="Delete column").click()
+    playwright_sync.expect(page.locator(".column-menu[open] .error")).to_contain_text("live tasks")
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    audit.check("/todos with its menus open and a refusal")
     # In-place writes (issue 30): a toast with Undo showing and a card's ⋯ menu open, then the
     # board with a completed card's toast (each toast held for 10 minutes: none expires meanwhile).
     page.goto(base + "/")

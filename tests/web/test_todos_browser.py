@@ -405,3 +405,98 @@ def test_quick_add_shows_chips_and_creates_the_task(server: LiveServer, size: tu
         assert (zh["due"], zh["timezone"], zh["priority"], zh["tags"]) == (at, zone, "high", ["家"])
         assert (en["due"], en["timezone"], en["priority"], en["tags"]) == (at, zone, "urgent", ["family"])
         assert PROBLEMS[page] == [], PROBLEMS[page]
+
+
+#: A colour's relative luminance and the contrast of two (WCAG 2), and the first opaque
+#: background behind an element, both computed in the page.
+CONTRAST = """(element) => {
+    const rgb = (text) => text.match(/[\\d.]+/g).map(Number);
+    let node = element, background = null;
+    while (node && node.nodeType === 1) {
+        const colour = rgb(getComputedStyle(node).backgroundColor);
+        if (colour.length < 4 || colour[3] > 0) { background = colour; break; }
+        node = node.parentElement;
+    }
+    background = background || [255, 255, 255];
+    const linear = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    const lum = ([r, g, b]) => [r, g, b].map(linear).reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+    const [a, b] = [lum(rgb(getComputedStyle(element).color)), lum(background)];
+    return [getComputedStyle(element).color, (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)];
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
+def test_today_quick_add_in_the_browsers_zone_and_overdue_in_red(
+    server: LiveServer,
+    size: tuple[int, int],
+    shots: Path,  # noqa: F811
+) -> None:
+    """Issue 30 items 6 and 7: Today's box reads "明天下午5点 !high #家" and "tomorrow 5pm !high #home"
+    in the browser's zone (Asia/Shanghai: the context's zone, put in the `mesq_tz` cookie by the
+    page's own script), so both are due tomorrow 17:00 there, high, with the tag; Upcoming shows
+    them in words; an overdue task is listed on Today in red, readable in both themes."""
+    from datetime import UTC, datetime, timedelta
+    from zoneinfo import ZoneInfo
+
+    username = f"today{size[0]}"
+    account = server.account(username, scopes="todo:read,todo:write")
+    zone = "Asia/Shanghai"
+    headers = {"Authorization": f"Bearer {account.token}"}
+    with (
+        chromium_page(viewport={"width": size[0], "height": size[1]}, timezone_id=zone) as page,
+        httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest,
+    ):
+        watch(page)
+        late_at = (datetime.now(UTC) - timedelta(days=2)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        late = rest.post(
+            "/api/toolkit/todo/tasks", json={"title": "pay the rent", "due": {"type": "datetime", "at": late_at}}
+        )
+        assert late.status_code in (200, 201), late.text
+        page.goto(server.base_url + "/login?next=/todos/today")
+        page.fill("input[name=username]", username)
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit]")
+        expect(page).to_have_url(server.base_url + "/todos/today")
+        assert {c["name"]: c["value"] for c in page.context.cookies()}.get("mesq_tz") == zone
+        tomorrow = datetime.now(ZoneInfo(zone)).date() + timedelta(days=1)
+        expected_at = datetime(tomorrow.year, tomorrow.month, tomorrow.day, 17, tzinfo=ZoneInfo(zone)).astimezone(UTC)
+
+        for line, tag in (("明天下午5点 !high #家", "#家"), ("tomorrow 5pm !high #home", "#home")):
+            field = page.get_by_label("Quick add")
+            field.press_sequentially(line, delay=10)
+            chips = page.locator("#today-add-chips")
+            expect(chips).to_contain_text("Priority High")
+            expect(chips).to_contain_text(tag)
+            expect(chips).to_contain_text(f"Due {tomorrow:%a %b} {tomorrow.day} 17:00")
+            if tag == "#家":
+                fits(page, f"todos-today-add-{size[0]}", shots)
+            field.press("Enter")
+            expect(page.locator("#today-added")).to_contain_text("Added")
+
+        tasks = {
+            t["title"]: t
+            for t in rest.get("/api/toolkit/todo", params={"includeInbox": "false"}).json()["data"]["tasks"]
+        }
+        at = {"type": "datetime", "at": expected_at.strftime("%Y-%m-%dT%H:%M:%SZ")}
+        for title, tag in (("明天下午5点", "家"), ("tomorrow 5pm", "home")):
+            task = tasks[title]
+            assert (task["due"], task["timezone"], task["priority"], task["tags"]) == (at, zone, "high", [tag]), task
+
+        # Overdue in red, on Today (and above the day's list), readable in both themes.
+        due = page.locator("#overdue-list li", has_text="pay the rent").locator("time.due.overdue")
+        expect(due).to_contain_text("Overdue:")
+        for scheme, red in (("light", "rgb(194, 51, 43)"), ("dark", "rgb(255, 143, 133)")):
+            page.emulate_media(color_scheme=scheme)
+            colour, contrast = due.evaluate(CONTRAST)
+            assert colour == red and contrast >= 4.5, (scheme, colour, contrast)
+        page.emulate_media(color_scheme="light")
+        fits(page, f"todos-today-{size[0]}", shots)
+
+        page.get_by_role("link", name="Upcoming").click()
+        listed = page.locator("#upcoming-list")
+        expect(listed.locator("li", has_text="明天下午5点")).to_contain_text("Due tomorrow 17:00")
+        expect(listed.locator("li", has_text="tomorrow 5pm")).to_contain_text("Due tomorrow 17:00")
+        fits(page, f"todos-upcoming-{size[0]}", shots)
+        page.get_by_role("link", name="Overdue").first.click()
+        expect(page.locator("#overdue-list")).to_contain_text("pay the rent")
+        assert PROBLEMS[page] == [], PROBLEMS[page]

@@ -46,7 +46,7 @@ from ..attachments.paths import MEMO
 from ..attachments.reads import checked_resources
 from ..attachments.uploads import MAX_FILE_BYTES, store_bytes
 from ..history.capture import memo_change
-from ..kernel.context import Call, Principal, Services, new_run_id
+from ..kernel.context import Call, Channel, Principal, Services, new_run_id
 from ..kernel.errors import MesqError
 from ..kernel.spec import load_spec
 from ..kernel.tags import expand_tag_paths, is_valid_tag, parse_tags
@@ -373,12 +373,17 @@ def _import(call: Call, source: Source) -> MarkdownReport:
     return report
 
 
-def import_markdown(services: Services, user_id: str, path: Path) -> MarkdownReport:
-    """Import every `.md` file of the folder or ZIP at `path` as `user_id`'s memos (the
-    command line's call: its change records name `mesq import --markdown`)."""
-    principal = Principal(user_id, frozenset(), "cli:markdown-import", "pat", name="mesq import --markdown")
+def import_markdown(
+    services: Services, user_id: str, path: Path, *, principal: Principal | None = None, channel: Channel = "cli"
+) -> MarkdownReport:
+    """Import every `.md` file of the folder or ZIP at `path` as `user_id`'s memos. The change
+    records name `principal` (the command line's call, `mesq import --markdown`, without one;
+    Settings → Import passes the signed-in browser)."""
+    principal = principal or Principal(
+        user_id, frozenset(), "cli:markdown-import", "pat", name="mesq import --markdown"
+    )
     call = Call(
-        principal=principal, services=services, trace_id=new_run_id(), channel="cli", operation_id="create_memo"
+        principal=principal, services=services, trace_id=new_run_id(), channel=channel, operation_id="create_memo"
     )
     if path.is_dir():
         return _import(call, FolderSource(path))

@@ -213,7 +213,7 @@ def slugify(name: str) -> str:
 # -- public shapes -----------------------------------------------------------------------------
 
 SPACE_FIELDS = ("id", "name", "slug", "isDefault", "position", "revision", "createdAt", "updatedAt")
-COLUMN_FIELDS = ("id", "spaceId", "name", "position", "archived", "revision", "createdAt", "updatedAt")
+COLUMN_FIELDS = ("id", "spaceId", "name", "position", "archived", "done", "revision", "createdAt", "updatedAt")
 TASK_FIELDS = (
     "id", "spaceId", "columnId", "parentId", "title", "notes", "priority", "tags", "due", "timezone",
     "recurrence", "reminders", "attachments", "done", "completedAt", "position", "revision",
@@ -237,7 +237,8 @@ def public_space(item: Item, default_space_id: str | None) -> dict[str, Any]:
 
 
 def public_column(item: Item) -> dict[str, Any]:
-    return _pick(item, COLUMN_FIELDS)
+    """`done`: the space's done column (completed tasks move there); columns older than the flag lack it."""
+    return {**_pick(item, COLUMN_FIELDS), "done": bool(item.get("done"))}
 
 
 def public_task(item: Item, *, include_notes: bool = True) -> dict[str, Any]:

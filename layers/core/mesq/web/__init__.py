@@ -35,6 +35,7 @@ def web_routes(
     from .memos.trash import trash_routes
     from .reading.shelf import shelf_routes
     from .settings.account import account_routes
+    from .settings.archive import archive_routes
     from .settings.attachments import attachment_routes
     from .settings.calendar import calendar_routes
     from .settings.connected_apps import app_routes
@@ -59,6 +60,7 @@ def web_routes(
         *shelf_routes(web),
         *reminder_routes(web),
         *attachment_routes(web),
+        *archive_routes(web),
         *calendar_routes(web),
         *todo_routes(web),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),

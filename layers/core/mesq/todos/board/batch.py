@@ -25,7 +25,7 @@ from ...store.ports import Check, Condition, Item, Put, WriteOp
 from .. import keys, model
 from ..state import TodoState
 from ..writes import Built, apply, bump, put_revised, tag_registrations
-from .tasks import changed, completed, find_task, occurrence_reset, reopened
+from .tasks import changed, completed, find_task, into_done_column, occurrence_reset, reopened
 
 
 def _check_ids(entries: list[dict[str, Any]], field: str) -> None:
@@ -115,6 +115,7 @@ def batch_update_todo_tasks(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         records = _targets(state, updates, "update_todo_inbox_item")
         now = now_timestamp()
         ops: list[WriteOp] = []
+        column_checks: list[Check] = []
         results: list[Item] = []
         tags: list[str] = []
         problems: list[tuple[int, MesqError]] = []
@@ -127,17 +128,24 @@ def batch_update_todo_tasks(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             if "done" in update:
                 base = {**after, "revision": before["revision"], "updatedAt": before["updatedAt"]}
                 toggled = completed(base, now) if update["done"] else reopened(base, now)
+                toggled, checks = into_done_column(state, user_id, base, toggled)  # the done rule
                 after = {**toggled, **bump(before, now)}
+                column_checks += checks
                 ops += _resets(state, user_id, base, toggled, now, updates)
             ops.append(put_revised(user_id, "task", before, after))
             results.append(after)
             tags += after["tags"]
         if problems:
             raise item_errors(problems, updates)
-        ops += tag_registrations(state, user_id, tags, now)
+        ops += _unique(column_checks) + tag_registrations(state, user_id, tags, now)
         return {"tasks": [model.public_task(r) for r in results]}, ops
 
     return apply(call, build, _fresh_conflict(updates))
+
+
+def _unique(checks: list[Check]) -> list[WriteOp]:
+    """One check per done column: a transaction names each key once."""
+    return list({check.key: check for check in checks}.values())
 
 
 #: Items one transaction of batch_complete_todo_tasks writes. A part's change record (one, with
@@ -175,7 +183,13 @@ def _completion(
     def build(state: TodoState) -> Built:
         records = _targets(state, checked, "complete_todo_inbox_item")[: len(part)]  # `part` leads `checked`
         now = now_timestamp()
-        results = [completed(r, now) for r in records]
+        results: list[Item] = []
+        checks: list[Check] = []
+        for record in records:  # completed, then the done rule (to the space's done column, if any)
+            result, check = into_done_column(state, user_id, record, completed(record, now))
+            results.append(result)
+            checks += check
+
         # Records already done are not rewritten, but still guarded: the batch is one snapshot.
         ops: list[WriteOp] = [
             put_revised(user_id, "task", before, after)
@@ -183,6 +197,7 @@ def _completion(
             else Check(keys.task_key(user_id, before["id"]), Condition(equals={"revision": before["revision"]}))
             for before, after in zip(records, results, strict=True)
         ]
+        ops += _unique(checks)
         for before, after in zip(records, results, strict=True):
             ops += _resets(state, user_id, before, after, now, entries)
         return {"tasks": [model.public_task(r) for r in results]}, ops

@@ -1,6 +1,7 @@
-"""Column operations: create_todo_column, update_todo_column (rename, reorder, archive),
-delete_todo_column. A space always keeps at least one open (non-archived) column, so "a task
-without a column goes to the first open column" always has an answer."""
+"""Column operations: create_todo_column, update_todo_column (rename, reorder, archive, mark as
+the space's done column: at most one, completed tasks move there), delete_todo_column. A space
+always keeps at least one open (non-archived) column, so "a task without a column goes to the
+first open column" always has an answer."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, RevisionConflict, ValidationError
 from ...kernel.timestamps import now_timestamp
-from ...store.ports import Item
+from ...store.ports import Item, WriteOp
 from .. import model
 from ..destinations import find_column, resolve_space
 from ..state import TodoState
@@ -63,10 +64,16 @@ def _other_open_columns(state: TodoState, column: Item) -> list[Item]:
     return [c for c in state.columns_of(column["spaceId"], include_archived=False) if c["id"] != column["id"]]
 
 
+def _unmarked_others(state: TodoState, user_id: str, column: Item) -> list[WriteOp]:
+    """A space has at most one done column: marking one unmarks the one marked before."""
+    marked = [c for c in state.columns_of(column["spaceId"]) if c.get("done") and c["id"] != column["id"]]
+    return [put_revised(user_id, "column", c, {**c, **bump(c), "done": False}) for c in marked]
+
+
 def update_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
-    if not any(name in args for name in ("name", "index", "archived")):
-        raise ValidationError("give at least one of name, index or archived to change")
+    if not any(name in args for name in ("name", "index", "archived", "done")):
+        raise ValidationError("give at least one of name, index, archived or done to change")
 
     def build(state: TodoState) -> Built:
         before = find_column(state, args["columnId"])
@@ -81,7 +88,12 @@ def update_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             raise Conflict("this is the space's last open column; a space keeps at least one (add another first)")
         if "archived" in args:
             after["archived"] = args["archived"]
-        return {"column": model.public_column(after)}, [put_revised(user_id, "column", before, after)]
+        if "done" in args:
+            after["done"] = args["done"]
+        ops: list[WriteOp] = [put_revised(user_id, "column", before, after)]
+        if args.get("done"):
+            ops += _unmarked_others(state, user_id, before)
+        return {"column": model.public_column(after)}, ops
 
     return apply(call, build, _conflict(args["columnId"]))
 

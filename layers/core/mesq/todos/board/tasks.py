@@ -4,7 +4,7 @@ when they move with it, new tag registrations and, for creates, the idempotency 
 
 Also offers the helpers subtasks, batch and trash reuse: `find_task`, `find_root`,
 `task_conflict`, `changed`, `completed` (a recurring task moves on to its next occurrence),
-`occurrence_reset`, `reopened`, `relocation`.
+`into_done_column` (the done rule), `occurrence_reset`, `reopened`, `relocation`.
 """
 
 from __future__ import annotations
@@ -106,6 +106,24 @@ def occurrence_reset(
         put_revised(user_id, "task", s, f) for s, f in zip(subtasks, fresh, strict=True) if f is not s
     ]
     return ops, fresh
+
+
+def done_column(state: TodoState, space_id: str) -> Item | None:
+    """The space's open column marked `done` (update_todo_column keeps at most one marked)."""
+    return next((c for c in state.columns_of(space_id, include_archived=False) if c.get("done")), None)
+
+
+def into_done_column(state: TodoState, user_id: str, before: Item, after: Item) -> tuple[Item, list[Check]]:
+    """The done rule (docs/contract.md): a root task completed for good moves to the top of its
+    space's done column, when the space has one; otherwise it stays in place, shown completed. A
+    recurring task that moved on to its next occurrence is not done, so it stays."""
+    if before["done"] or not after["done"] or after.get("parentId") is not None:
+        return after, []
+    column = done_column(state, after["spaceId"])
+    if column is None or column["id"] == after["columnId"]:
+        return after, []
+    moved = {**after, "columnId": column["id"], "position": _position_at(state, column["id"], 0, exclude=after["id"])}
+    return moved, [open_column_check(user_id, column)]
 
 
 def reopened(before: Item, now: str) -> Item:
@@ -242,9 +260,9 @@ def complete_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
 
     def change(state: TodoState, before: Item, now: str) -> tuple[Item, list[WriteOp], list[Item] | None]:
-        after = completed(before, now)
-        ops, subtasks = occurrence_reset(state, user_id, before, after, now)
-        return after, ops, subtasks
+        after, checks = into_done_column(state, user_id, before, completed(before, now))
+        resets, subtasks = occurrence_reset(state, user_id, before, after, now)
+        return after, [*checks, *resets], subtasks
 
     return root_write(call, args, change)
 

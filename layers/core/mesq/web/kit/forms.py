@@ -1,22 +1,30 @@
 """Request bodies of the browser pages: urlencoded forms (and JSON for the consent API).
 
 Parsed here with the standard library and a size cap rather than Starlette's multipart parser:
-the pages never upload files, so nothing but `application/x-www-form-urlencoded` is accepted.
+a page form is `application/x-www-form-urlencoded`. The one exception is a page that takes a file
+(Settings → Import, `endpoint(..., upload_bytes=N)`): `read_upload` reads `multipart/form-data`
+with Starlette's parser over a stream cut at N bytes, the file spooled to a temporary file (on
+disk past 1 MiB), one file and a few small fields at most.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
+from starlette.datastructures import UploadFile
+from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
 
 from ...asgi.body import FORM_MEDIA_TYPE, MAX_FORM_BYTES, is_json_media_type, media_type, read_json_object, read_limited
-from ...kernel.errors import ValidationError
+from ...kernel.errors import PayloadTooLarge, ValidationError
 
 MAX_FORM_FIELDS = 100
+UPLOAD_MEDIA_TYPE = "multipart/form-data"
+#: An upload form's fields besides its file (csrf, a choice or two), and each one's size.
+MAX_UPLOAD_FIELDS, MAX_UPLOAD_FIELD_BYTES = 10, 4096
 
 
 @dataclass(frozen=True)
@@ -67,3 +75,49 @@ async def read_form_or_json(request: Request) -> Fields:
         body = await read_json_object(request)
         return Fields({name: [value] for name, value in body.items()})
     return await read_form(request)
+
+
+def _too_large(limit: int) -> PayloadTooLarge:
+    return PayloadTooLarge(f"the upload is over {limit // (1024 * 1024)} MiB; nothing was read in")
+
+
+async def _capped(stream: AsyncIterator[bytes], limit: int) -> AsyncGenerator[bytes, None]:
+    size = 0
+    async for chunk in stream:
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        yield chunk
+
+
+async def read_upload(request: Request, limit: int) -> Fields:
+    """A `multipart/form-data` form with at most one file (a `starlette.datastructures.UploadFile`
+    among the values: close it when done, `close_uploads`), the whole body cut at `limit` bytes."""
+    if media_type(request.headers.get("content-type")) != UPLOAD_MEDIA_TYPE:
+        raise ValidationError("send the form as multipart/form-data (a file upload)")
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise _too_large(limit)
+    parser = MultiPartParser(
+        request.headers,
+        _capped(request.stream(), limit),
+        max_files=1,
+        max_fields=MAX_UPLOAD_FIELDS,
+        max_part_size=MAX_UPLOAD_FIELD_BYTES,
+    )
+    try:
+        form = await parser.parse()
+    except MultiPartException as error:
+        raise ValidationError(f"the upload form is malformed: {error.message}") from None
+    values: dict[str, list[Any]] = {}
+    for name, value in form.multi_items():
+        values.setdefault(name, []).append(value)
+    return Fields(values)
+
+
+async def close_uploads(fields: Fields) -> None:
+    """Remove the temporary files of an upload form's files."""
+    for values in fields.values.values():
+        for value in values:
+            if isinstance(value, UploadFile):
+                await value.close()

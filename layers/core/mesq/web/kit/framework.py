@@ -31,8 +31,9 @@ from ...kernel.spec import load_spec
 from ...kernel.timestamps import format_timestamp, utc_now
 from ...wiring.services import Services
 from .flash import clear_flash, pending_flash, redirect_with_flash
-from .forms import Fields, read_form, read_form_or_json
-from .render import redirect, render
+from .forms import Fields, close_uploads, read_form, read_form_or_json, read_upload
+from .render import VIEWER_ZONE, redirect, render
+from .request_values import request_zone
 from .security import cookie_name, cookies_secure, page_headers, same_origin_post
 from .sessions import ABSOLUTE_SECONDS, WebSession, load_session, same_token
 from .throttle import LoginThrottle, ThrottlePolicy
@@ -121,8 +122,10 @@ class Page:
         return data, [change["id"] for change in listed["changes"] if change["runId"] == run_id]
 
     def render(self, template: str, **context: Any) -> Response:
-        """A page, with the pending one-time notice (if any) shown and consumed."""
+        """A page, with the pending one-time notice (if any) shown and consumed, and its times in
+        the browser's zone."""
         settings = self.web.services.settings
+        context.setdefault(VIEWER_ZONE, request_zone(self.request))
         response = render(template, session=self.session, flash=pending_flash(settings, self.request), **context)
         clear_flash(settings, self.request, response)
         return response
@@ -192,11 +195,14 @@ def endpoint(
     api: bool = False,
     raw_body: bool = False,
     form_bytes: int = MAX_FORM_BYTES,
+    upload_bytes: int | None = None,
 ) -> Callable[[Request], Awaitable[Response]]:
     """Wrap a handler in the pipeline. `api`: answers are JSON envelopes and the body may be JSON.
     `raw_body`: the pipeline leaves a POST body unread for the handler to stream (a file upload);
     the CSRF token then comes in the `X-CSRF-Token` header. `form_bytes`: the form size cap
-    (a memo form carries up to 50,000 characters, percent-encoded)."""
+    (a memo form carries up to 50,000 characters, percent-encoded). `upload_bytes`: the POST is a
+    multipart form with one file, cut at that size (its CSRF token a field like any form's); the
+    file's temporary copy is removed when the handler returns."""
 
     async def run(request: Request) -> Response:
         trace_id = trace_id_of(request)
@@ -216,13 +222,18 @@ def endpoint(
                 return login_redirect(request)
             fields = Fields()
             if post:
-                if not raw_body:
+                if upload_bytes is not None:
+                    fields = await read_upload(request, upload_bytes)
+                elif not raw_body:
                     fields = await (read_form_or_json(request) if api else read_form(request, form_bytes))
                 if current is not None and session == "required":
                     given = request.headers.get(CSRF_HEADER) or fields.get("csrf")
                     if not same_token(current.csrf_token, given if isinstance(given, str) else None):
                         raise Forbidden("the form is out of date (CSRF check failed); reload the page and try again")
-            return await handler(Page(web, request, current, fields, trace_id))
+            try:
+                return await handler(Page(web, request, current, fields, trace_id))
+            finally:
+                await close_uploads(fields)
         except MesqError as error:
             if api:
                 response: Response = failure(error, trace_id)

@@ -5,10 +5,14 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
+from jinja2.runtime import Context
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from ...kernel.errors import ValidationError
+from ...kernel.timestamps import parse_timestamp
 from ...todos.quick_add import describe_recurrence
 from ..settings.pages import SETTINGS_PAGES
 from .security import page_headers
@@ -16,9 +20,23 @@ from .security import page_headers
 TEMPLATES = Path(__file__).parents[1] / "templates"
 
 
-def when(timestamp: str) -> str:
-    """`2026-11-29T08:00:00.000000Z` -> `2026-11-29 08:00 UTC` (stored times are fixed-width UTC)."""
-    return f"{timestamp[:10]} {timestamp[11:16]} UTC" if len(timestamp) >= 16 else timestamp
+#: The context variable holding the browser's IANA zone name (`Page.render` sets it from the
+#: `mesq_tz` cookie): every stored time a page shows is turned into it.
+VIEWER_ZONE = "viewer_zone"
+
+
+def when(timestamp: str, zone: str = "UTC") -> str:
+    """`2026-11-29T08:00:00.000000Z` in `zone` -> `2026-11-29 16:00 CST` (in UTC: `... 08:00 UTC`)."""
+    try:
+        moment = parse_timestamp(timestamp, "at").astimezone(ZoneInfo(zone))
+    except (ValidationError, ValueError, LookupError):  # not a stored time (or no such zone): as it is
+        return f"{timestamp[:10]} {timestamp[11:16]} UTC" if len(timestamp) >= 16 else timestamp
+    return f"{moment:%Y-%m-%d %H:%M} {moment.tzname()}"
+
+
+@pass_context
+def _when_for_viewer(context: Context, timestamp: str) -> str:
+    return when(timestamp, context.get(VIEWER_ZONE) or "UTC")
 
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:
@@ -40,7 +58,7 @@ def environment() -> Environment:
     # `{{ _("Save") }}` and `{% trans %}` mark every user-visible string for the message catalog;
     # until a request's language is chosen they render the English source text.
     env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
-    env.filters["when"] = when
+    env.filters["when"] = _when_for_viewer  # in the browser's zone
     env.filters["counted"] = counted
     env.filters["recurrence"] = describe_recurrence  # an RRULE in words ("Every week on Friday")
     env.globals["settings_pages"] = SETTINGS_PAGES

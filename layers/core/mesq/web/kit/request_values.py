@@ -1,15 +1,21 @@
-"""The three values every page reads off a request, each with one rule (issue 25): the `?offset=`
-of a paged list, the revision a form carries back, and whether htmx asked for a fragment."""
+"""The values every page reads off a request, each with one rule (issue 25): the `?offset=` of a
+paged list, the revision a form carries back, whether htmx asked for a fragment, and the
+browser's time zone (the `mesq_tz` cookie `static/theme.js` sets on every page)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from starlette.requests import Request
 
 from ...kernel.errors import ValidationError
+from ...kernel.timestamps import parse_zone
 from .forms import Fields
+
+#: The cookie holding the browser's IANA zone (`Intl.DateTimeFormat().resolvedOptions().timeZone`).
+ZONE_COOKIE = "mesq_tz"
 
 #: The deepest `?offset=` a page accepts (a list is paged with its "More" link, 50 or 100 a page).
 MAX_OFFSET = 100_000
@@ -39,3 +45,20 @@ def is_htmx(request: Request) -> bool:
     whole page back)."""
     headers = request.headers
     return headers.get("hx-request") == "true" and "hx-history-restore-request" not in headers
+
+
+def browser_zone(cookie: str | None) -> ZoneInfo | None:
+    """The browser's IANA zone from its cookie; None when absent or unknown (a bad cookie is not
+    the visitor's typing: it is ignored, never an error page)."""
+    if not cookie or len(cookie) > 64:
+        return None
+    try:
+        return parse_zone(cookie, ZONE_COOKIE)
+    except ValidationError:
+        return None
+
+
+def request_zone(request: Request) -> str:
+    """The browser's IANA zone name (its cookie), else "UTC": every time a page shows is in it."""
+    zone = browser_zone(request.cookies.get(ZONE_COOKIE))
+    return str(zone) if zone else "UTC"

@@ -18,25 +18,13 @@ from zoneinfo import ZoneInfo
 from starlette.datastructures import QueryParams
 
 from ...kernel.errors import ValidationError
-from ...kernel.timestamps import parse_zone
-from ..kit.request_values import query_offset
+from ..kit.request_values import ZONE_COOKIE, browser_zone, query_offset
 
-ZONE_COOKIE = "mesq_tz"
 STATUSES = ("NORMAL", "ARCHIVED", "ALL")
 SearchMode = Literal["literal", "ai"]
 MAX_QUERY = 1000
 MAX_TAG = 100
 PAGE_SIZE = 20
-
-
-def browser_zone(cookie: str | None) -> ZoneInfo | None:
-    """The browser's IANA zone from its cookie; None (counts per UTC day) when absent or unknown."""
-    if not cookie or len(cookie) > 64:
-        return None
-    try:
-        return parse_zone(cookie, ZONE_COOKIE)
-    except ValidationError:
-        return None
 
 
 def _flag(params: QueryParams, name: str) -> bool:

@@ -26,5 +26,7 @@ SETTINGS_PAGES = (
     SettingsPage("attachments", "/settings/attachments", "Attachments", "附件", "Files in use or left over, clean-up"),
     SettingsPage("calendar", "/settings/calendar", "Calendar feed", "日历订阅",
                  "A private iCalendar feed of your todos"),
+    SettingsPage("export", "/settings/export", "Export", "导出", "Download all your data as one archive"),
+    SettingsPage("import", "/settings/import", "Import", "导入", "Bring in an archive, or a ZIP of Markdown notes"),
     SettingsPage("trash", "/trash", "Trash", "回收站", "Deleted memos: restore or delete for good"),
 )  # fmt: skip

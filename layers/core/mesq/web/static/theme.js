@@ -1,7 +1,17 @@
 // The colour theme: the system's (prefers-color-scheme) unless the person chose one with the
 // header's switch, kept in this browser (localStorage). Loaded in <head> without defer, so the
 // chosen theme is set before the first paint (no light flash on a dark page).
+// Also on every page: the browser's time zone in the `mesq_tz` cookie, so the server shows every
+// time (and reads every typed date) in it; renewed when the browser moves to another zone.
 "use strict";
+(function () {
+  var zone = "";
+  try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { return; }
+  if (!/^[A-Za-z0-9_+\-\/]{1,64}$/.test(zone)) return;
+  if ((" " + document.cookie + ";").indexOf(" mesq_tz=" + zone + ";") !== -1) return;
+  var secure = location.protocol === "https:" ? "; Secure" : "";
+  document.cookie = "mesq_tz=" + zone + "; Path=/; Max-Age=31536000; SameSite=Lax" + secure;
+})();
 (function () {
   var KEY = "mesq-theme", ORDER = ["auto", "dark", "light"], NAMES = { auto: "Auto", dark: "Dark", light: "Light" };
   var root = document.documentElement;

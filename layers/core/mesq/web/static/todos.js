@@ -2,16 +2,9 @@
 // POST /todos/tasks/{id}/drop (move_todo_task: the new column and the index among its cards).
 // A refused drop puts the card back and says why. The keyboard "Move" form on every card works
 // without script (a post and a reload); with it, the same move is sent here and the card moves
-// in place, keeping focus and whatever pages of cards are loaded. No inline script (CSP).
+// in place, keeping focus and whatever pages of cards are loaded. Columns are dragged by their
+// handle (POST /todos/columns/{id}/drop). No inline script (CSP).
 "use strict";
-// Quick add reads dates in the browser's zone: the same cookie the memo pages set (when it is missing).
-(function () {
-  var zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "";
-  if (/^[A-Za-z0-9_+\-\/]{1,64}$/.test(zone) && document.cookie.indexOf("mesq_tz=") === -1) {
-    var secure = location.protocol === "https:" ? "; Secure" : "";
-    document.cookie = "mesq_tz=" + zone + "; Path=/; Max-Age=31536000; SameSite=Lax" + secure;
-  }
-})();
 // The task page: choosing "Custom rule" opens "Advanced", where the rule is typed.
 (function () {
   var repeat = document.getElementById("repeat");
@@ -138,9 +131,74 @@
     menu.querySelector("summary").focus();
   }
 
+  // Columns: dragged by their handle (update_todo_column `index`, the place among the open
+  // columns); each column's menu has Move left / right for the keyboard (a post and a reload).
+  function columnsOf() {
+    return Array.prototype.slice.call(board.querySelectorAll(":scope > section.todo-column"));
+  }
+
+  function renumberColumns() {
+    var all = columnsOf();
+    all.forEach(function (section, index) {
+      var left = section.querySelector(".move-left"), right = section.querySelector(".move-right");
+      if (left) { left.value = String(Math.max(index - 1, 0)); left.disabled = index === 0; }
+      if (right) { right.value = String(index + 1); right.disabled = index === all.length - 1; }
+    });
+  }
+
+  function columnName(section) {
+    return section.querySelector("h2").textContent.trim();
+  }
+
+  function columnDropped(event) {
+    if (event.oldIndex === event.newIndex) return;
+    var section = event.item;
+    section.setAttribute("aria-busy", "true");
+    fetch("/todos/columns/" + encodeURIComponent(section.dataset.columnId) + "/drop", {
+      method: "POST",
+      credentials: "same-origin",
+      referrerPolicy: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": board.dataset.csrf },
+      body: JSON.stringify({ revision: Number(section.dataset.revision), index: event.newIndex })
+    }).then(function (response) {
+      return response.json().then(function (answer) { return { ok: response.ok, answer: answer }; });
+    }).catch(function () {
+      return { ok: false, answer: { error: { message: "Could not reach MeSQ; nothing was moved." } } };
+    }).then(function (result) {
+      section.removeAttribute("aria-busy");
+      if (result.ok && result.answer.ok) {
+        section.dataset.revision = String(result.answer.column.revision);
+        section.querySelectorAll(".column-menu input[name=revision]").forEach(function (input) {
+          input.value = String(result.answer.column.revision);
+        });
+        say("Moved column “" + columnName(section) + "”.", true);
+      } else {
+        var others = columnsOf().filter(function (c) { return c !== section; });
+        board.insertBefore(section, others[event.oldIndex] || null);
+        var error = result.answer && result.answer.error;
+        say((error ? error.message : "The move was refused.") + " Reload the board to see the latest order.", false);
+      }
+      renumberColumns();
+    });
+  }
+
   board.addEventListener("submit", keyboardMove);
   board.addEventListener("keydown", closeMenu);
+  // A completed card the done rule moved lands on top of the done column: renumber every list.
+  document.body.addEventListener("htmx:oobAfterSwap", function () {
+    board.querySelectorAll("ol.cards").forEach(renumber);
+  });
   if (typeof Sortable === "undefined") return;
+  Sortable.create(board, {
+    group: "todo-columns",
+    draggable: "section.todo-column",
+    handle: ".column-handle",
+    animation: 120,
+    ghostClass: "sortable-ghost",
+    forceFallback: true,
+    fallbackTolerance: 3,
+    onEnd: columnDropped
+  });
   board.querySelectorAll("ol.cards").forEach(function (list) {
     Sortable.create(list, {
       group: "todo-board",

@@ -1,6 +1,7 @@
 """The todo board (待办) at `/todos`: the user's spaces (a switcher), a space's open columns, its
 root tasks as cards, "load more" for big boards, adding a task to a column, and moving one by
-drag and drop (`static/todos.js`, SortableJS) or by the keyboard form on each card.
+drag and drop (`static/todos.js`, SortableJS) or by the keyboard form on each card. Shaping the
+board itself (columns, the space) is `shape.py`.
 
 Every read and write is an OpenAPI operation through `Page.invoke` (list_todo_spaces,
 list_todos, create_todo_space, create_todo_task, move_todo_task), so the board never drifts
@@ -23,10 +24,13 @@ from ...kernel.errors import NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint, json_ok
 from ..kit.render import redirect
 from ..kit.request_values import query_offset
+from .agenda import agenda_routes
 from .cards import card
 from .fields import index_of, revision_of
 from .inbox import inbox_routes
+from .inbox_item import inbox_item_routes
 from .quick import form_ignore, page_zone, quick_routes, understand
+from .shape import shape_routes
 from .task import task_routes
 from .trash import todo_trash_routes
 from .urls import BOARD, board_url
@@ -71,18 +75,19 @@ def _more(space_id: str, data: dict[str, Any], by_column: dict[str, list[dict[st
     return {"query": urlencode(query), "shown": data["page"]["nextOffset"], "total": data["page"]["totalCount"]}
 
 
-async def _spaces(page: Page) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(every space with its columns, the chosen one) from `?space=` (default: the default space)."""
+async def _spaces(page: Page, chosen_id: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(every space with its columns, the chosen one) from `chosen_id` or `?space=` (default: the
+    default space)."""
     listing = await page.invoke("list_todo_spaces", {})
-    wanted = page.request.query_params.get("space") or listing["defaultSpaceId"]
+    wanted = chosen_id or page.request.query_params.get("space") or listing["defaultSpaceId"]
     chosen = next((s for s in listing["spaces"] if s["id"] == wanted), None)
     if chosen is None:
         raise ValidationError("that space does not exist (any more); pick one from the board")
     return listing, chosen
 
 
-async def board_view(page: Page, **extra: Any) -> dict[str, Any]:
-    listing, space = await _spaces(page)
+async def board_view(page: Page, space_override: str | None = None, **extra: Any) -> dict[str, Any]:
+    listing, space = await _spaces(page, space_override)
     offset = query_offset(page.request.query_params)
     carry = _carry(page.request.query_params.get("carry")) if offset else None
     arguments = {"spaceId": space["id"], "includeInbox": False, "offset": offset, "limit": PAGE_SIZE}
@@ -98,6 +103,7 @@ async def board_view(page: Page, **extra: Any) -> dict[str, Any]:
         "more": _more(space["id"], data, by_column),
         "offset": offset,
         "add_error": None,
+        "shape_error": None,  # a refused column / space change (shape.py): its control, message, text
         **extra,
     }
 
@@ -174,8 +180,11 @@ def todo_routes(web: Web) -> list[Route]:
         Route(BOARD + "/tasks", endpoint(web, create_task), methods=["POST"]),
         Route(BOARD + "/tasks/{task_id}/move", endpoint(web, move_submit), methods=["POST"]),
         Route(BOARD + "/tasks/{task_id}/drop", endpoint(web, drop_submit, api=True), methods=["POST"]),
+        *agenda_routes(web),
+        *shape_routes(web),
         *task_routes(web),
         *inbox_routes(web),
+        *inbox_item_routes(web),
         *quick_routes(web),
         *todo_trash_routes(web),
     ]

@@ -4,6 +4,7 @@ checkbox with an Undo toast)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,14 +28,25 @@ def card(task: dict[str, Any], subtasks: list[dict[str, Any]], index: int, now: 
     }
 
 
-async def card_answer(page: Page, task_id: str, error: str | None = None, toast: Toast | None = None) -> Response:
+async def card_answer(
+    page: Page, task_id: str, error: str | None = None, toast: Toast | None = None, *, undoing: bool = False
+) -> Response:
     """One card again, for htmx to swap in place after it was completed or reopened on the board
-    (`place`: its position in the column, which the keyboard move buttons need), with the
-    write's toast (its Undo) when given."""
+    (`place`: its position in the column, which the keyboard move buttons need). A task the done
+    rule moved to its space's done column (`column`: where the card was) leaves a hidden
+    placeholder in its place and lands on top of that column (an out-of-band swap); the write's
+    toast (its Undo) then targets the placeholder. `undoing`: an Undo swapping the card back into
+    its placeholder, which also removes the card from where the done rule had put it."""
     detail = await page.invoke("get_todo_task", {"id": task_id})
     task = detail["task"]
     listing = await page.invoke("list_todo_spaces", {})
     columns = [c for c in listing["columns"] if c["spaceId"] == task["spaceId"] and not c["archived"]]
     now = datetime.fromtimestamp(page.web.clock(), UTC)
-    shown = card(task, detail["subtasks"], index_of(page.fields, "place") or 0, now, page_zone(page))
-    return render_with_toast(page, "_todos_card.html", toast, task=shown, columns=columns, card_error=error)
+    moved = page.fields.text("column") not in ("", task["columnId"])  # the done rule moved it
+    place = 0 if moved else index_of(page.fields, "place") or 0  # the done rule puts it on top
+    shown = card(task, detail["subtasks"], place, now, page_zone(page))
+    template = "_todos_card_back.html" if undoing else "_todos_card_moved.html" if moved else "_todos_card.html"
+    if moved and toast is not None and toast.undoable:
+        fields = (*toast.fields, ("placeholder", "1"))
+        toast = replace(toast, target=f"#task-place-{task_id}", fields=fields)
+    return render_with_toast(page, template, toast, task=shown, columns=columns, card_error=error)

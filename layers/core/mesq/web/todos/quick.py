@@ -13,7 +13,7 @@ from starlette.routing import Route
 from ...todos.quick_add import KINDS, QuickAdd, describe_recurrence, parse_quick_add
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import render
-from ..memos.query import ZONE_COOKIE, browser_zone
+from ..kit.request_values import request_zone
 
 PREVIEW = "/todos/quick-add"
 _PRIORITY_WORDS = {"urgent": "Urgent", "high": "High", "medium": "Medium", "low": "Low"}
@@ -21,8 +21,7 @@ _PRIORITY_WORDS = {"urgent": "Urgent", "high": "High", "medium": "Medium", "low"
 
 def page_zone(page: Page) -> str:
     """The browser's IANA zone (cookie), else UTC."""
-    zone = browser_zone(page.request.cookies.get(ZONE_COOKIE))
-    return str(zone) if zone else "UTC"
+    return request_zone(page.request)
 
 
 def ignored(values: list[str]) -> frozenset[str]:

@@ -9,6 +9,7 @@ the current revision: saving again applies the user's (merged) version on top.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -121,6 +122,7 @@ async def render_task(
             task["due"], datetime.fromtimestamp(page.web.clock(), UTC), page_zone(page), done=task["done"]
         ),
         zone=detail["timezone"],
+        browser_zone=page_zone(page),
         form=form or form_of_task(task),
         base=base or base_digests(form_of_task(task)),
         labels=FIELD_LABELS,
@@ -145,6 +147,8 @@ async def task_page(page: Page) -> Response:
 
 async def save_submit(page: Page) -> Response:
     yours = submitted_form(page.fields)
+    if yours.due_time and not yours.timezone:  # a time of day without a zone is the browser's
+        yours = replace(yours, timezone=page_zone(page))
     revision = revision_of(page.fields)
     try:
         changes = task_changes(yours)
@@ -192,7 +196,8 @@ async def _answered(
         if refused:
             return await card_answer(page, task_id, notice)
         place = page.fields.text("place")
-        toast = Toast(notice, f"/todos/tasks/{task_id}/undo", f"#task-{task_id}", change_ids or [], (("place", place),))
+        fields = (("place", place), ("column", page.fields.text("column")))
+        toast = Toast(notice, f"/todos/tasks/{task_id}/undo", f"#task-{task_id}", change_ids or [], fields)
         return await card_answer(page, task_id, toast=toast)
     return page.redirect_with_flash(task_url(task_id), notice)
 
@@ -229,7 +234,9 @@ async def undo_submit(page: Page) -> Response:
     answer = await page.invoke("undo_changes", {"changeIds": undo_ids(page)})
     message, refused = undo_message(answer), bool(answer["notUndone"])
     if is_htmx(page.request):
-        return await card_answer(page, task_id, message if refused else None, toast=None if refused else Toast(message))
+        undoing = page.fields.text("placeholder") == "1"  # the card is back where it was, not in the done column
+        toast = None if refused else Toast(message)
+        return await card_answer(page, task_id, message if refused else None, toast, undoing=undoing)
     return page.redirect_with_flash(task_url(task_id), message)
 
 

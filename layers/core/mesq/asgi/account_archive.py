@@ -1,0 +1,102 @@
+"""An account's archive as a download, and the bound on archive work, shared by REST
+(`GET /api/toolkit/export`, `http/export.py`) and the browser (Settings → Export and Import,
+`web/settings/archive.py`).
+
+The archive is written by `archive.exporter.export_account` into an anonymous temporary file
+(a ZIP's central directory comes last, and the manifest's checksums need every member first),
+then streamed from it a chunk at a time: memory stays bounded by a store page and a chunk,
+whatever the account's size. The file is gone when the response ends or the client leaves.
+
+Where one response cannot carry it (a deployment with `attachment_redirect_bytes` set, i.e. Lambda
+and its 6 MB response cap), an archive over that size is refused with PAYLOAD_TOO_LARGE naming
+`mesq export`, rather than cut.
+
+Writing an archive (or reading one in) holds a worker thread of the shared pool
+(`kernel/concurrency.py`, 40 threads) for as long as the account takes, tens of seconds for a
+big one. `archive_slot` lets at most ARCHIVE_SLOTS of them run at once in a process; one more is
+refused at once with SERVICE_UNAVAILABLE and a Retry-After (never queued on a thread), so big
+exports and imports can never take the pool from everyone else's requests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import threading
+from collections.abc import AsyncIterator, Iterator
+from typing import IO
+
+from starlette.responses import Response, StreamingResponse
+
+from ..archive.exporter import export_account
+from ..kernel.concurrency import run_sync
+from ..kernel.errors import PayloadTooLarge, ServiceUnavailable
+from ..kernel.timestamps import now_timestamp
+from ..wiring.services import Services
+from .envelope import NO_STORE
+
+CHUNK_BYTES = 1 << 16
+#: Exports and imports running at once in one process (each holds one worker thread throughout).
+ARCHIVE_SLOTS = 2
+RETRY_AFTER_SECONDS = 30
+_SLOTS = threading.BoundedSemaphore(ARCHIVE_SLOTS)
+
+
+@contextlib.contextmanager
+def archive_slot() -> Iterator[None]:
+    """One of the ARCHIVE_SLOTS for the block, or SERVICE_UNAVAILABLE at once when all are taken."""
+    if not _SLOTS.acquire(blocking=False):
+        raise ServiceUnavailable(
+            f"{ARCHIVE_SLOTS} exports or imports are already running on this server; try again in a minute",
+            retry_after_seconds=RETRY_AFTER_SECONDS,
+        )
+    try:
+        yield
+    finally:
+        _SLOTS.release()
+
+
+def _write(services: Services, user_id: str, spool: IO[bytes], exported_at: str, scopes: frozenset[str] | None) -> int:
+    with archive_slot():
+        export_account(services.items, services.blobs, user_id, spool, exported_at, scopes=scopes)
+    size = spool.seek(0, os.SEEK_END)
+    spool.seek(0)
+    return size
+
+
+async def archive_download(services: Services, user_id: str, scopes: frozenset[str] | None) -> Response:
+    """`user_id`'s archive, bounded by a credential's `scopes` (`archive/format.py` `covered_by`;
+    None: the whole account, as `mesq export` writes it), as a streamed `application/zip`
+    download named `mesq-export-<day>.zip`."""
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed by the stream below, or here on failure)
+    try:
+        exported_at = now_timestamp()
+        size = await run_sync(_write, services, user_id, spool, exported_at, scopes)
+        cap = services.settings.attachment_redirect_bytes
+        if cap is not None and size > cap:
+            raise PayloadTooLarge(
+                f"the archive is {size} bytes, over the {cap} bytes one response of this deployment can"
+                " carry; export with `mesq export USER --out FILE` where the data lives"
+            )
+    except BaseException:
+        spool.close()
+        raise
+    headers = {
+        **NO_STORE,
+        "Content-Length": str(size),
+        "Content-Disposition": f'attachment; filename="mesq-export-{exported_at[:10]}.zip"',
+        "X-Content-Type-Options": "nosniff",
+    }
+    return StreamingResponse(_chunks(spool), media_type="application/zip", headers=headers)
+
+
+async def _chunks(spool: IO[bytes]) -> AsyncIterator[bytes]:
+    try:
+        while chunk := await run_sync(spool.read, CHUNK_BYTES):
+            yield chunk
+    finally:
+        spool.close()
+
+
+__all__ = ["ARCHIVE_SLOTS", "archive_download", "archive_slot"]

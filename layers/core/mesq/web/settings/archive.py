@@ -1,0 +1,128 @@
+"""Settings → Export and Settings → Import (设置 → 导出 / 导入): the signed-in user's whole
+account as a `mesq export` archive (docs/archive.md), and an archive or a ZIP of Markdown notes
+brought back in. Browser only; REST has the export (`GET /api/toolkit/export`), the command line
+both (`mesq export`, `mesq import`).
+
+- Export is the REST export's code path (`asgi/account_archive.py`): written to a temporary file,
+  streamed in 64 KiB chunks, refused where one response is capped (Lambda), counted in the
+  `attachment_read` rate-limit bucket. The browser's archive is the whole account (no scopes).
+- Import reads the upload (a multipart form, cut at IMPORT_MAX_BYTES) into a temporary file and
+  runs the command line's import on it: an archive is validated whole before anything is written
+  (`archive/importer.py`), and its first fault, with file and line, is shown above the form;
+  Markdown notes import one by one (`archive/markdown.py`), a bad note listed and skipped.
+- Both hold a worker thread for as long as the account takes: `archive_slot` lets only a few run
+  at once in a process, a further one refused at once (503) rather than queued on the pool.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from starlette.datastructures import UploadFile
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ...application.ratelimit import RateLimiter
+from ...archive.format import ArchiveError
+from ...archive.importer import import_account
+from ...archive.markdown import import_markdown
+from ...asgi.account_archive import archive_download, archive_slot
+from ...kernel.concurrency import run_sync
+from ...kernel.context import Principal
+from ...wiring.services import Services
+from ..kit.framework import Page, Web, endpoint
+
+EXPORT, IMPORT = "/settings/export", "/settings/import"
+#: The largest upload Import takes (an archive, or a ZIP of notes). It is spooled to disk twice
+#: at most (the form's copy, then the file the importer opens); beyond it, `mesq import`.
+IMPORT_MAX_BYTES = 256 * 1024 * 1024
+KINDS = ("archive", "markdown")
+COPY_CHUNK_BYTES = 1 << 20
+
+
+@dataclass
+class Outcome:
+    """What an import did, for the page: counts, and the notes that were skipped (Markdown)."""
+
+    kind: str
+    counts: dict[str, int]
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+
+async def export_page(page: Page) -> Response:
+    return page.render("settings_export.html", nav="export")
+
+
+async def export_download(page: Page) -> Response:
+    services = page.web.services
+    limiter = RateLimiter(services.items, services.settings)
+    if limiter.enabled:  # an archive hands out attachment bytes, as a download does
+        await run_sync(limiter.hit, page.user.credential_id, "attachment_read")
+    return await archive_download(services, page.user.user_id, None)
+
+
+def _import_form(page: Page, *, status: int = 200, **extra: Any) -> Response:
+    context: dict[str, Any] = {
+        "nav": "import",
+        "kind": "archive",
+        "error": None,  # an archive's first fault (the importer's words)
+        "problem": None,  # the form's own: "kind" or "file" (the template says it)
+        "outcome": None,
+        "filename": None,
+        **extra,
+    }
+    return page.render(
+        "settings_import.html", status=status, max_mib=IMPORT_MAX_BYTES // (1024 * 1024), kinds=KINDS, **context
+    )
+
+
+async def import_page(page: Page) -> Response:
+    return _import_form(page)
+
+
+def _run_import(services: Services, principal: Principal, upload: IO[bytes], kind: str) -> Outcome:
+    """In a worker thread, holding an archive slot: the upload into a named temporary file, then
+    the command line's import of it."""
+    with archive_slot(), tempfile.TemporaryDirectory(prefix="mesq-import-") as folder:
+        path = Path(folder) / "upload.zip"
+        with path.open("wb") as copy:
+            shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
+        if kind == "markdown":
+            notes = import_markdown(services, principal.user_id, path, principal=principal, channel="web")
+            counts = {"files": notes.files, "created": notes.created, "existing": notes.existing,
+                      "attachments": notes.attachments, "skipped": len(notes.failed)}  # fmt: skip
+            return Outcome(kind, counts, notes.failed[:100])
+        report = import_account(services.items, services.blobs, principal.user_id, path)
+        counts = {"records": report.records, "created": report.created, "existing": report.existing,
+                  "attachments": report.blobs}  # fmt: skip
+        return Outcome(kind, counts)
+
+
+async def import_submit(page: Page) -> Response:
+    kind = page.fields.text("kind") or "archive"
+    if kind not in KINDS:
+        return _import_form(page, status=400, problem="kind")
+    upload = page.fields.get("file")
+    if not isinstance(upload, UploadFile) or not upload.filename or upload.size == 0:
+        return _import_form(page, status=400, kind=kind, problem="file")
+    try:
+        outcome = await run_sync(_run_import, page.web.services, page.principal, upload.file, kind)
+    except ArchiveError as error:
+        return _import_form(page, status=400, kind=kind, error=error.message, filename=upload.filename)
+    return _import_form(page, kind=kind, outcome=outcome, filename=upload.filename)
+
+
+def archive_routes(web: Web) -> list[Route]:
+    return [
+        Route(EXPORT, endpoint(web, export_page), methods=["GET"]),
+        Route(EXPORT, endpoint(web, export_download), methods=["POST"]),
+        Route(IMPORT, endpoint(web, import_page), methods=["GET"]),
+        Route(IMPORT, endpoint(web, import_submit, upload_bytes=IMPORT_MAX_BYTES), methods=["POST"]),
+    ]
+
+
+__all__ = ["EXPORT", "IMPORT", "IMPORT_MAX_BYTES", "archive_routes"]

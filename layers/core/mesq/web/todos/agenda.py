@@ -1,0 +1,136 @@
+"""Today, Upcoming and Overdue (`/todos/today`, `/todos/upcoming`, `/todos/overdue`): open
+tasks, subtasks and inbox items of every space by their due, read through `query_todos` (the
+same filters REST and MCP use), each due in words in the browser's zone, overdue ones marked.
+Today also has a quick-add box: the line read by `quick_add` in the browser's zone, the task
+created in the default space (create_todo_task without a column).
+
+"Today" is the browser's day (the `mesq_tz` cookie): from its midnight to the next one, in UTC
+for `dueAfter` / `dueBefore`. Upcoming is the next seven days after today.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
+from typing import Any
+from urllib.parse import urlencode
+from zoneinfo import ZoneInfo
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ...kernel.errors import ValidationError
+from ...kernel.timestamps import format_timestamp
+from ..kit.framework import Handler, Page, Web, endpoint
+from ..kit.render import redirect
+from ..kit.request_values import query_offset
+from .fields import friendly_due
+from .quick import form_ignore, page_zone, understand
+from .urls import BOARD
+
+TODAY, UPCOMING, OVERDUE = BOARD + "/today", BOARD + "/upcoming", BOARD + "/overdue"
+PAGE_SIZE = 100  # records per page (query_todos allows 200)
+UPCOMING_DAYS = 7
+
+
+@dataclass(frozen=True)
+class View:
+    """One of the three lists: its tab (`query_arguments` gives its filters) and its address."""
+
+    tab: str
+    path: str
+
+
+VIEWS = {view.tab: view for view in (View("today", TODAY), View("upcoming", UPCOMING), View("overdue", OVERDUE))}
+
+
+def day_bounds(now: datetime, zone: str, days_from: int, days_to: int) -> tuple[str, str]:
+    """[midnight `days_from` days after today, midnight `days_to` days after today) in `zone`, as
+    UTC timestamps (a DST change inside the span moves only the local clock, not the bounds)."""
+    here = ZoneInfo(zone)
+    today = now.astimezone(here).date()
+    start = datetime.combine(today + timedelta(days=days_from), time(), tzinfo=here)
+    end = datetime.combine(today + timedelta(days=days_to), time(), tzinfo=here)
+    return format_timestamp(start), format_timestamp(end)
+
+
+def query_arguments(tab: str, now: datetime, zone: str, offset: int) -> dict[str, Any]:
+    """query_todos's arguments for a view: open records, soonest due first."""
+    arguments: dict[str, Any] = {"status": "open", "orderBy": "due", "offset": offset, "limit": PAGE_SIZE}
+    if tab == "overdue":
+        return {**arguments, "overdue": True}
+    first, last = (0, 1) if tab == "today" else (1, 1 + UPCOMING_DAYS)
+    after, before = day_bounds(now, zone, first, last)
+    return {**arguments, "dueAfter": after, "dueBefore": before}
+
+
+def entry(item: dict[str, Any], spaces: dict[str, str], now: datetime, zone: str) -> dict[str, Any]:
+    """A record as a row shows it: its due in words, where it lives and where it opens."""
+    inbox = item["kind"] in ("inboxItem", "inboxSubtask")
+    return {
+        **item,
+        "due_view": friendly_due(item.get("due"), now, zone, done=item["done"]),
+        "where": None if inbox else spaces.get(item["spaceId"] or ""),
+        "url": BOARD + "/inbox" if inbox else f"{BOARD}/tasks/{item['id']}",
+        "inbox": inbox,
+    }
+
+
+async def agenda_view(page: Page, tab: str, **extra: Any) -> dict[str, Any]:
+    zone = page_zone(page)
+    now = datetime.fromtimestamp(page.web.clock(), UTC)
+    offset = query_offset(page.request.query_params)
+    found = await page.invoke("query_todos", query_arguments(tab, now, zone, offset))
+    listing = await page.invoke("list_todo_spaces", {})
+    spaces = {space["id"]: space["name"] for space in listing["spaces"]}
+    overdue: list[dict[str, Any]] = []
+    overdue_more = False
+    if tab == "today" and offset == 0:  # today also shows what is already late, above the day
+        late = await page.invoke("query_todos", query_arguments("overdue", now, zone, 0))
+        overdue = [entry(item, spaces, now, zone) for item in late["items"]]
+        overdue_more = bool(late["page"].get("hasMore"))
+    late_ids = {item["id"] for item in overdue}  # a time passed earlier today: listed once, as overdue
+    more = found["page"]
+    return {
+        "nav": "todos",
+        "tab": tab,
+        "view": VIEWS[tab],
+        "items": [entry(item, spaces, now, zone) for item in found["items"] if item["id"] not in late_ids],
+        "overdue": overdue,
+        "overdue_more": overdue_more,  # the rest on /todos/overdue
+        "more": urlencode({"offset": more["nextOffset"]}) if more.get("hasMore") else None,
+        "zone": zone,
+        "today": now.astimezone(ZoneInfo(zone)).date(),
+        "upcoming_days": UPCOMING_DAYS,
+        "add_error": None,
+        "add_title": "",
+        "added": bool(page.request.query_params.get("added")),
+        **extra,
+    }
+
+
+def _view_page(tab: str) -> Handler:
+    async def show(page: Page) -> Response:
+        return page.render("todos_agenda.html", **await agenda_view(page, tab))
+
+    return show
+
+
+async def today_add(page: Page) -> Response:
+    """Today's quick add: the line understood in the browser's zone, created in the default space."""
+    title = page.fields.text("title")
+    try:
+        parsed = understand(page, title, form_ignore(page))
+        created = await page.invoke("create_todo_task", parsed.arguments(page_zone(page)))
+    except ValidationError as error:
+        view = await agenda_view(page, "today", add_error=error.message, add_title=title)
+        return page.render("todos_agenda.html", status=400, **view)
+    return redirect(f"{TODAY}?{urlencode({'added': created['task']['id']})}")  # the notice is the template's
+
+
+def agenda_routes(web: Web) -> list[Route]:
+    routes = [Route(view.path, endpoint(web, _view_page(view.tab)), methods=["GET"]) for view in VIEWS.values()]
+    return [*routes, Route(TODAY, endpoint(web, today_add), methods=["POST"])]
+
+
+__all__ = ["OVERDUE", "TODAY", "UPCOMING", "agenda_routes", "day_bounds", "query_arguments"]

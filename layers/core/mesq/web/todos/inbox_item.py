@@ -1,0 +1,161 @@
+"""An inbox item's page (`/todos/inbox/{id}`), opened from the inbox list like a task: its title,
+notes, priority, tags and due (date, optional time, zone) saved with update_todo_inbox_item, and
+its subtasks (add, tick, delete; htmx swaps just that list) with the inbox subtask operations.
+The form fields are the task page's (`fields.py`); an inbox item has no recurrence or reminders
+here (it gets them once filed to the board). Inbox subtasks carry no revision of their own: each
+write sends the item's (`parentRevision`), and a refused one shows the list as it is now.
+"""
+
+from __future__ import annotations
+
+from gettext import gettext as _
+from typing import Any
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ..kit.forms import LONG_TEXT_FORM_BYTES
+from ..kit.framework import Page, Web, endpoint
+from ..kit.render import redirect
+from ..kit.request_values import is_htmx
+from .fields import TaskForm, due_of, form_of_task, revision_of, submitted_form, tag_list
+from .inbox import INBOX
+from .task import PRIORITIES, ZONES
+
+ITEM = INBOX + "/{item_id}"
+#: Readings of a long note a page may start over when the item is written between two pages.
+READ_ATTEMPTS = 3
+
+
+def item_url(item_id: str) -> str:
+    return f"{INBOX}/{item_id}"
+
+
+def _item_id(page: Page) -> str:
+    return str(page.request.path_params["item_id"])
+
+
+async def read_item(page: Page, item_id: str) -> dict[str, Any]:
+    """get_todo_inbox_item with the notes whole (a long note comes in pages, joined here)."""
+    for _attempt in range(READ_ATTEMPTS):
+        detail = await page.invoke("get_todo_inbox_item", {"id": item_id})
+        item, pages, more = detail["item"], [detail["item"].get("notes") or ""], detail
+        while more.get("notesTruncated"):
+            more = await page.invoke("get_todo_inbox_item", {"id": item_id, "notesOffset": more["notesNextOffset"]})
+            if more["item"]["revision"] != item["revision"]:
+                break
+            pages.append(more["item"].get("notes") or "")
+        else:
+            return {**detail, "item": {**item, "notes": "".join(pages)}}
+    raise Conflict(_("the item kept changing while its notes were read; reload the page"))
+
+
+def item_changes(form: TaskForm) -> dict[str, Any]:
+    """update_todo_inbox_item's arguments for the whole form (the revision added by the caller)."""
+    return {
+        "title": form.title.strip(),
+        "notes": form.notes,
+        "priority": form.priority,
+        "tags": tag_list(form.tags),
+        "due": due_of(form),
+        "timezone": form.timezone or None,
+    }
+
+
+async def render_item(
+    page: Page,
+    *,
+    form: TaskForm | None = None,
+    revision: int | None = None,
+    error: str | None = None,
+    status: int = 200,
+) -> Response:
+    detail = await read_item(page, _item_id(page))
+    item = detail["item"]
+    return page.render(
+        "todos_inbox_item.html",
+        status=status,
+        nav="todos",
+        item=item,
+        subtasks=item.get("subtasks") or [],
+        subtask_error=None,
+        zone=detail["timezone"],
+        form=form or form_of_task(item),
+        revision=revision if revision is not None else item["revision"],
+        error=error,
+        priorities=PRIORITIES,
+        zones=ZONES,
+    )
+
+
+async def item_page(page: Page) -> Response:
+    return await render_item(page)
+
+
+async def save_submit(page: Page) -> Response:
+    yours = submitted_form(page.fields)
+    revision = revision_of(page.fields)
+    try:
+        changes = item_changes(yours)
+        await page.invoke("update_todo_inbox_item", {"id": _item_id(page), "expectedRevision": revision, **changes})
+    except RevisionConflict as clash:
+        current = (clash.recover_data or {}).get("item") or {}
+        message = _("This item changed meanwhile (another tab or app). Your text is kept: save again to replace it.")
+        return await render_item(page, form=yours, revision=current.get("revision"), error=message, status=409)
+    except (ValidationError, Conflict) as error:
+        return await render_item(page, form=yours, revision=revision, error=error.message, status=400)
+    return page.redirect_with_flash(item_url(_item_id(page)), _("Saved."))
+
+
+# -- subtasks: htmx swaps the list; without script the page reloads ----------------------------------
+
+
+async def _subtasks_answer(page: Page, message: str | None) -> Response:
+    item_id = _item_id(page)
+    if not is_htmx(page.request):
+        return page.redirect_with_flash(item_url(item_id), message) if message else redirect(item_url(item_id))
+    item = (await page.invoke("get_todo_inbox_item", {"id": item_id}))["item"]
+    return page.render(
+        "_todos_inbox_subtasks.html", item=item, subtasks=item.get("subtasks") or [], subtask_error=message
+    )
+
+
+async def _subtask_write(page: Page, operation: str, arguments: dict[str, Any]) -> Response:
+    base = {"parentItemId": _item_id(page), "parentRevision": revision_of(page.fields)}
+    try:
+        await page.invoke(operation, {**base, **arguments})
+    except RevisionConflict:
+        return await _subtasks_answer(page, _("That item changed meanwhile; here is the current list."))
+    except (ValidationError, Conflict, NotFound) as error:
+        return await _subtasks_answer(page, error.message)
+    return await _subtasks_answer(page, None)
+
+
+async def add_subtask(page: Page) -> Response:
+    return await _subtask_write(page, "create_todo_inbox_subtask", {"title": page.fields.text("title").strip()})
+
+
+async def toggle_subtask(page: Page) -> Response:
+    arguments = {"subtaskId": page.request.path_params["subtask_id"], "isDone": page.fields.text("done") != "true"}
+    return await _subtask_write(page, "set_todo_inbox_subtask_done", arguments)
+
+
+async def delete_subtask(page: Page) -> Response:
+    return await _subtask_write(
+        page, "delete_todo_inbox_subtask", {"subtaskId": page.request.path_params["subtask_id"]}
+    )
+
+
+def inbox_item_routes(web: Web) -> list[Route]:
+    subtask = ITEM + "/subtasks/{subtask_id}"
+    return [
+        Route(ITEM, endpoint(web, item_page), methods=["GET"]),
+        Route(ITEM, endpoint(web, save_submit, form_bytes=LONG_TEXT_FORM_BYTES), methods=["POST"]),
+        Route(ITEM + "/subtasks", endpoint(web, add_subtask), methods=["POST"]),
+        Route(subtask + "/toggle", endpoint(web, toggle_subtask), methods=["POST"]),
+        Route(subtask + "/delete", endpoint(web, delete_subtask), methods=["POST"]),
+    ]
+
+
+__all__ = ["inbox_item_routes", "item_changes"]
