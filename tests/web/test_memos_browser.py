@@ -257,8 +257,9 @@ def test_stored_xss_renders_inert(server: LiveServer, page: Any) -> None:
 
 
 def test_works_without_script(server: LiveServer) -> None:
-    """Plain forms all the way: write, edit on its own page, and the conflict prompt; the upload
-    control (which needs the script) is not offered."""
+    """Plain forms all the way: write, edit on its own page, the conflict prompt, pin and trash
+    (the card's actions inline, each a post and a reload); the upload control (which needs the
+    script) is not offered."""
     with chromium_page(java_script_enabled=False) as page:
         rest = _set_up(server, page, script=False)
         expect(page.locator(".memos-attach")).to_be_hidden()
@@ -277,6 +278,15 @@ def test_works_without_script(server: LiveServer) -> None:
         page.get_by_role("button", name="Save mine over theirs").click()
         expect(page).to_have_url(server.base_url + "/")
         expect(_card(page, "still no script")).to_be_visible()
+        # The card's actions show inline (no ⋯ button without script) and post with a reload.
+        card = _card(page, "still no script")
+        expect(card.locator(".menu-button")).to_be_hidden()
+        card.get_by_role("menuitem", name="Pin").click()
+        expect(page.locator(".flash")).to_have_text("Pinned.")
+        expect(_card(page, "still no script").locator(".badge")).to_have_text("Pinned")
+        _card(page, "still no script").get_by_role("menuitem", name="Move to trash").click()
+        expect(page.locator(".flash")).to_contain_text("Moved to the trash")
+        expect(_card(page, "still no script")).to_have_count(0)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
