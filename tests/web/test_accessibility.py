@@ -300,6 +300,23 @@ def test_every_page_passes_axe(server: LiveServer, page: Any, axe_source: str, t
     playwright_sync.expect(page.locator(".column-menu[open] .error")).to_contain_text("live tasks")
     page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
     audit.check("/todos with its menus open and a refusal")
+    # In-place writes (issue 30): a toast with Undo showing and a card's ⋯ menu open, then the
+    # board with a completed card's toast (each toast held for 10 minutes: none expires meanwhile).
+    page.goto(base + "/")
+    _hold_toasts(page)
+    card = page.locator(".memos-timeline > li.memo").first
+    card.get_by_role("button", name="More actions").click()
+    card.get_by_role("menuitem", name="Pin").click()
+    playwright_sync.expect(page.locator("#toasts [data-toast]")).to_have_count(1)
+    card.get_by_role("button", name="More actions").click()
+    playwright_sync.expect(card.get_by_role("menu")).to_be_visible()
+    shown = "#toasts [data-toast], [role=menu]:visible"
+    _check_showing(page, audit, "/ with a toast and an action menu open", shown, 2)
+    page.goto(base + "/todos")
+    _hold_toasts(page)
+    page.locator("li.todo-card .card-done button").first.click()
+    playwright_sync.expect(page.locator("#toasts [data-toast]")).to_have_count(1)
+    _check_showing(page, audit, "/todos with a toast", "#toasts [data-toast]", 1)
     audit.visit(base + "/no/such/page", expect_ok=False)
 
     # Signed out again, with an account: the sign-in page and the set-up page that is gone.
@@ -311,6 +328,16 @@ def test_every_page_passes_axe(server: LiveServer, page: Any, axe_source: str, t
 
     assert "/reading/books/{book_id}" in routes and "/settings/tokens/{token_id}/revoke" in routes
     assert audit.problems == [], "axe found serious/critical violations:\n" + "\n".join(audit.problems)
+
+
+def _hold_toasts(page: Any) -> None:
+    page.evaluate("document.getElementById('toasts').dataset.toastSeconds = '600'")
+
+
+def _check_showing(page: Any, audit: Audit, label: str, shown: str, count: int) -> None:
+    """axe, and what it was to see (`count` of `shown`) still there after it."""
+    audit.check(label)
+    assert page.locator(shown).count() == count, label
 
 
 def _tab_through(page: Any) -> tuple[set[int], int, list[str]]:

@@ -59,6 +59,13 @@ def _card(page: Any, text: str) -> Any:
     return page.locator(".memos-timeline > li.memo", has_text=text)
 
 
+def _action(page: Any, text: str, name: str) -> None:
+    """A memo card's action from its ⋯ menu."""
+    card = _card(page, text)
+    card.get_by_role("button", name="More actions").click()
+    card.get_by_role("menuitem", name=name).click()
+
+
 def _watch_csp(page: Any) -> list[str]:
     violations: list[str] = []
     page.on(
@@ -111,9 +118,11 @@ def test_write_edit_pin_tag_search_trash(server: LiveServer, page: Any, shots: P
     page.locator("li.memo.editing textarea[data-editor]").press("Escape")
     expect(_card(page, "Buy oat milk")).to_be_visible()
 
-    # Pin: the memo moves first.
-    _card(page, "Plan the").get_by_role("button", name="Pin").click()
-    expect(page.locator(".flash")).to_have_text("Pinned.")
+    # Pin (from the card's ⋯ menu, in place): the memo moves first at the next load.
+    _action(page, "Plan the", "Pin")
+    expect(page.locator("#toasts")).to_contain_text("Pinned.")
+    expect(_card(page, "Plan the").locator(".badge")).to_have_text("Pinned")
+    page.reload()
     expect(page.locator(".memos-timeline > li.memo").first).to_contain_text("Plan the")
     expect(page.locator(".memos-timeline > li.memo").first.locator(".badge")).to_have_text("Pinned")
 
@@ -139,13 +148,14 @@ def test_write_edit_pin_tag_search_trash(server: LiveServer, page: Any, shots: P
 
     # Archive and move to the trash.
     page.goto(server.base_url + "/")
-    _card(page, "Buy oat milk").get_by_role("button", name="Archive").click()
+    _action(page, "Buy oat milk", "Archive")
     expect(_card(page, "Buy oat milk")).to_have_count(0)
     page.locator(".memos-states").get_by_role("link", name="Archived").click()
-    _card(page, "Buy oat milk").get_by_role("button", name="Unarchive").click()
+    _action(page, "Buy oat milk", "Unarchive")
+    expect(_card(page, "Buy oat milk")).to_have_count(0)
     page.goto(server.base_url + "/")
-    _card(page, "Buy oat milk").get_by_role("button", name="Move to trash").click()
-    expect(page.locator(".flash")).to_contain_text("Moved to the trash")
+    _action(page, "Buy oat milk", "Move to trash")
+    expect(page.locator("#toasts")).to_contain_text("Moved to the trash")
     expect(_card(page, "Buy oat milk")).to_have_count(0)
     page.locator(".memos-states").get_by_role("link", name=re.compile("^Trash")).click()
     expect(page.locator(".memo")).to_contain_text("Buy oat milk")
@@ -247,8 +257,9 @@ def test_stored_xss_renders_inert(server: LiveServer, page: Any) -> None:
 
 
 def test_works_without_script(server: LiveServer) -> None:
-    """Plain forms all the way: write, edit on its own page, and the conflict prompt; the upload
-    control (which needs the script) is not offered."""
+    """Plain forms all the way: write, edit on its own page, the conflict prompt, pin and trash
+    (the card's actions inline, each a post and a reload); the upload control (which needs the
+    script) is not offered."""
     with chromium_page(java_script_enabled=False) as page:
         rest = _set_up(server, page, script=False)
         expect(page.locator(".memos-attach")).to_be_hidden()
@@ -267,6 +278,15 @@ def test_works_without_script(server: LiveServer) -> None:
         page.get_by_role("button", name="Save mine over theirs").click()
         expect(page).to_have_url(server.base_url + "/")
         expect(_card(page, "still no script")).to_be_visible()
+        # The card's actions show inline (no ⋯ button without script) and post with a reload.
+        card = _card(page, "still no script")
+        expect(card.locator(".menu-button")).to_be_hidden()
+        card.get_by_role("menuitem", name="Pin").click()
+        expect(page.locator(".flash")).to_have_text("Pinned.")
+        expect(_card(page, "still no script").locator(".badge")).to_have_text("Pinned")
+        _card(page, "still no script").get_by_role("menuitem", name="Move to trash").click()
+        expect(page.locator(".flash")).to_contain_text("Moved to the trash")
+        expect(_card(page, "still no script")).to_have_count(0)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")

@@ -115,6 +115,13 @@ def test_shape_the_board(server: LiveServer, signed_in: Any, size: tuple[int, in
     done_id = next(c["id"] for c in tasks["columns"] if c["name"] == "Done")
     assert [(t["title"], t["columnId"], t["done"]) for t in tasks["tasks"]] == [("交报告 report", done_id, True)]
     fits(page, f"todos-shaped-{tag}", shots)
+    # The toast's Undo puts it back where it was (and out of the done column), open again.
+    page.locator("#toasts").get_by_role("button", name="Undo").click()
+    expect(column(page, "To do").get_by_role("button", name="Complete: 交报告 report")).to_be_visible()
+    expect(column(page, "Done").locator("li.todo-card", has_text="交报告 report")).to_have_count(0)
+    tasks = rest.get("/api/toolkit/todo", params={"includeInbox": "false"}).json()["data"]
+    back = [(t["title"], t["columnId"] != done_id, t["done"]) for t in tasks["tasks"]]
+    assert back == [("交报告 report", True, False)]
 
     # An inbox item opens like a task: a due date, a note and a subtask on its page.
     created = rest.post("/api/toolkit/todo/inbox", json={"title": "续签护照 passport"}).json()["data"]["item"]

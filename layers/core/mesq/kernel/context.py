@@ -26,7 +26,8 @@ class Principal:
     #: What the person calls the credential (a PAT's name, an OAuth client's client_name); the
     #: change history's actor name. Empty when the lookup did not carry it (history reads it).
     name: str = ""
-    #: Set by run_code for the calls of one run, so all its writes share one change-history runId.
+    #: Set by run_code for the calls of one run, so all its writes share one change-history runId
+    #: (and by the web's `Page.invoke_recorded` for one write, to read back the changes it made).
     run_id: str | None = None
 
 

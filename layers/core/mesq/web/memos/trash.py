@@ -1,4 +1,5 @@
-"""Trash (回收站): memos with status DELETED; restore, and permanent delete after a confirmation.
+"""Trash (回收站): memos with status DELETED; restore (in place with htmx, an Undo toast), and
+permanent delete after a confirmation.
 
 Listing, reading and restoring go through `Page.invoke` (the memo operations exactly as REST and
 MCP run them: argument validation, call metrics, the session user as principal); permanent delete
@@ -18,7 +19,8 @@ from ...kernel.errors import NotFound, RevisionConflict, ValidationError
 from ...memos.purge import purge_memo, trashed_memo_ids
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
-from ..kit.request_values import form_revision, query_offset
+from ..kit.request_values import form_revision, is_htmx, query_offset
+from ..kit.toast import Toast, render_with_toast, toast_only, undo_ids, undo_message
 
 PAGE_SIZE = 50
 PREVIEW_CHARACTERS = 280
@@ -48,9 +50,35 @@ async def trash_page(page: Page) -> Response:
 
 
 async def restore_submit(page: Page) -> Response:
+    """Restore: a redirect to the trash, or with htmx the entry's placeholder in place and a toast
+    whose Undo (`/trash/{id}/undo`) puts the memo back in the trash."""
     memo_id = page.request.path_params["memo_id"]
-    await page.invoke("restore_memo", {"id": memo_id, "expectedRevision": _revision(page)})
-    return redirect(PAGE)
+    if not is_htmx(page.request):
+        await page.invoke("restore_memo", {"id": memo_id, "expectedRevision": _revision(page)})
+        return redirect(PAGE)
+    try:
+        data, change_ids = await page.invoke_recorded(
+            "restore_memo", {"id": memo_id, "expectedRevision": _revision(page)}
+        )
+    except RevisionConflict:
+        return toast_only(
+            page, Toast(page.gettext("This memo changed meanwhile; reload the trash to see it as it is now."))
+        )
+    toast = Toast(page.gettext("Restored to the timeline."), f"{PAGE}/{memo_id}/undo", f"#trash-{memo_id}", change_ids)
+    return render_with_toast(page, "_trash_gone.html", toast, memo=data["memo"])
+
+
+async def undo_submit(page: Page) -> Response:
+    """A toast's Undo: `undo_changes` for exactly its change ids; the entry back in place while
+    the memo is in the trash again."""
+    memo_id = page.request.path_params["memo_id"]
+    answer = await page.invoke("undo_changes", {"changeIds": undo_ids(page)})
+    message = undo_message(page, answer)
+    if not is_htmx(page.request):
+        return page.redirect_with_flash(PAGE, message)
+    memo = (await page.invoke("get_memo", {"id": memo_id}))["memo"]
+    fragment = "_trash_entry.html" if memo["status"] == "DELETED" else "_trash_gone.html"
+    return render_with_toast(page, fragment, Toast(message), memo=_preview(memo))
 
 
 async def confirm_delete(page: Page) -> Response:
@@ -103,6 +131,7 @@ def trash_routes(web: Web) -> list[Route]:
         Route(PAGE + "/empty", endpoint(web, confirm_empty), methods=["GET"]),
         Route(PAGE + "/empty", endpoint(web, empty_submit), methods=["POST"]),
         Route(PAGE + "/{memo_id}/restore", endpoint(web, restore_submit), methods=["POST"]),
+        Route(PAGE + "/{memo_id}/undo", endpoint(web, undo_submit), methods=["POST"]),
         Route(PAGE + "/{memo_id}/delete", endpoint(web, confirm_delete), methods=["GET"]),
         Route(PAGE + "/{memo_id}/delete", endpoint(web, delete_submit), methods=["POST"]),
     ]

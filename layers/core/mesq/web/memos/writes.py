@@ -1,8 +1,9 @@
 """The memo writes of the timeline: the composer (create_memo, with uploaded attachments) and its
 preview, editing in place (update_memo with the revision the editor started from; a conflict
 becomes a merge prompt that keeps the user's text), ticking a task box on a card (the same
-update and the same prompt), pin, archive, move to the trash, and the double-click setting.
-Plain forms that work without script; htmx swaps the editor and the card in place.
+update and the same prompt), pin, archive, move to the trash (each answered in place with an Undo
+toast), and the double-click setting. Plain forms that work without script; htmx swaps the editor
+and the card in place.
 
 Every write is an operation through `Page.invoke`; `ValidationError` and `RevisionConflict`
 re-render the form with the message and the user's text, never an error page.
@@ -12,7 +13,9 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
+from starlette.datastructures import QueryParams
 from starlette.responses import Response
 from starlette.routing import Route
 
@@ -26,6 +29,7 @@ from ..kit.markdown import render_markdown, toggle_task
 from ..kit.render import redirect
 from ..kit.request_values import form_revision, is_htmx
 from ..kit.security import safe_next
+from ..kit.toast import Toast, render_with_toast, undo_ids, undo_message
 from .activity import history_of
 from .query import TimelineQuery
 from .views import memo_view, page_zone, timeline_context, timeline_page
@@ -167,17 +171,44 @@ async def task_submit(page: Page) -> Response:
 
 
 # -- lifecycle ---------------------------------------------------------------------------------
+# Pin, archive and trash: a plain form post (redirect with a notice), or with htmx the card again
+# in place (or a placeholder where it was, when this view no longer shows it) and a toast whose
+# Undo posts the change ids the write recorded to `/memos/{id}/undo`.
 
 _CHANGED = N_("This memo was changed elsewhere meanwhile, so nothing was done; look at it again and retry.")
+
+
+def shown_in(view: str, memo: dict[str, Any]) -> bool:
+    """Whether the timeline view at `view` (a local URL) lists `memo`: its status filter and
+    its pinned filter (tags, days and searches are not what pin, archive or trash change)."""
+    query = TimelineQuery.from_params(QueryParams(urlsplit(view).query))
+    if memo["status"] == "DELETED" or (query.pinned and not memo["pinned"]):
+        return False
+    return query.status == "ALL" or memo["status"] == query.status
+
+
+def _in_place(page: Page, memo: dict[str, Any], toast: Toast) -> Response:
+    """The card (or its placeholder) swapped in place, and the toast."""
+    fragment = "_memos_card.html" if shown_in(_back(page), memo) else "_memos_gone.html"
+    return render_with_toast(page, fragment, toast, memo=memo_view(memo, page_zone(page)), back=_back(page))
 
 
 async def _lifecycle(page: Page, operation: str, arguments: dict[str, Any], done: str) -> Response:
     memo_id = page.request.path_params["memo_id"]
     try:
-        await page.invoke(operation, {"id": memo_id, "expectedRevision": _revision(page), **arguments})
-    except RevisionConflict:
-        return page.redirect_with_flash(_back(page), page.gettext(_CHANGED))
-    return page.redirect_with_flash(_back(page), page.gettext(done))
+        data, change_ids = await page.invoke_recorded(
+            operation, {"id": memo_id, "expectedRevision": _revision(page), **arguments}
+        )
+    except RevisionConflict as error:
+        if not _is_htmx(page):
+            return page.redirect_with_flash(_back(page), page.gettext(_CHANGED))
+        current = (error.recover_data or {}).get("memo") or await _memo(page)
+        return _in_place(page, current, Toast(page.gettext(_CHANGED)))
+    if not _is_htmx(page):
+        return page.redirect_with_flash(_back(page), page.gettext(done))
+    undo = f"/memos/{memo_id}/undo"
+    toast = Toast(page.gettext(done), undo, f"#memo-{memo_id}", change_ids, (("return", _back(page)),))
+    return _in_place(page, data["memo"], toast)
 
 
 def _on(page: Page) -> bool:
@@ -201,6 +232,16 @@ async def archive_submit(page: Page) -> Response:
 
 async def trash_submit(page: Page) -> Response:
     return await _lifecycle(page, "delete_memo", {}, N_("Moved to the trash (restore it from Trash)."))
+
+
+async def undo_submit(page: Page) -> Response:
+    """A toast's Undo: `undo_changes` for exactly the change ids it carries, then the memo's card
+    back in place (or the placeholder, when the undo took it out of this view)."""
+    answer = await page.invoke("undo_changes", {"changeIds": undo_ids(page)})
+    message = undo_message(page, answer)
+    if not _is_htmx(page):
+        return page.redirect_with_flash(_back(page), message)
+    return _in_place(page, await _memo(page), Toast(message))
 
 
 # -- settings ----------------------------------------------------------------------------------
@@ -229,6 +270,7 @@ def write_routes(web: Web) -> list[Route]:
         Route("/memos/{memo_id}/pin", endpoint(web, pin_submit), methods=["POST"]),
         Route("/memos/{memo_id}/archive", endpoint(web, archive_submit), methods=["POST"]),
         Route("/memos/{memo_id}/trash", endpoint(web, trash_submit), methods=["POST"]),
+        Route("/memos/{memo_id}/undo", endpoint(web, undo_submit), methods=["POST"]),
     ]
 
 

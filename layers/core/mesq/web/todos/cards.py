@@ -1,8 +1,10 @@
 """A board card: a task as its card shows it, and one card again for htmx to swap in place
-(the board, the task page's complete/reopen and the card's checkbox all answer with it)."""
+(the board, the task page's complete/reopen and the card's checkbox all answer with it, the
+checkbox with an Undo toast)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -10,6 +12,7 @@ from starlette.responses import Response
 
 from ..kit.framework import Page
 from ..kit.i18n import Translator
+from ..kit.toast import Toast, render_with_toast
 from .fields import friendly_due, index_of
 from .quick import page_zone
 
@@ -28,11 +31,15 @@ def card(
     }
 
 
-async def card_answer(page: Page, task_id: str, error: str | None = None) -> Response:
+async def card_answer(
+    page: Page, task_id: str, error: str | None = None, toast: Toast | None = None, *, undoing: bool = False
+) -> Response:
     """One card again, for htmx to swap in place after it was completed or reopened on the board
     (`place`: its position in the column, which the keyboard move buttons need). A task the done
-    rule moved to its space's done column (`column`: where the card was) leaves its place and
-    lands on top of that column (an out-of-band swap)."""
+    rule moved to its space's done column (`column`: where the card was) leaves a hidden
+    placeholder in its place and lands on top of that column (an out-of-band swap); the write's
+    toast (its Undo) then targets the placeholder. `undoing`: an Undo swapping the card back into
+    its placeholder, which also removes the card from where the done rule had put it."""
     detail = await page.invoke("get_todo_task", {"id": task_id})
     task = detail["task"]
     listing = await page.invoke("list_todo_spaces", {})
@@ -41,5 +48,8 @@ async def card_answer(page: Page, task_id: str, error: str | None = None) -> Res
     moved = page.fields.text("column") not in ("", task["columnId"])  # the done rule moved it
     place = 0 if moved else index_of(page.fields, "place") or 0  # the done rule puts it on top
     shown = card(task, detail["subtasks"], place, now, page_zone(page), page.translator)
-    template = "_todos_card_moved.html" if moved else "_todos_card.html"
-    return page.render(template, task=shown, columns=columns, card_error=error)
+    template = "_todos_card_back.html" if undoing else "_todos_card_moved.html" if moved else "_todos_card.html"
+    if moved and toast is not None and toast.undoable:
+        fields = (*toast.fields, ("placeholder", "1"))
+        toast = replace(toast, target=f"#task-place-{task_id}", fields=fields)
+    return render_with_toast(page, template, toast, task=shown, columns=columns, card_error=error)

@@ -22,6 +22,7 @@ from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
 from ..kit.render import redirect
 from ..kit.request_values import is_htmx
+from ..kit.toast import Toast, undo_ids, undo_message
 from ..memos.activity import history_of
 from .cards import card_answer
 from .fields import (
@@ -191,11 +192,19 @@ def _completion_notice(page: Page, before_due: str, task: dict[str, Any]) -> str
 CHANGED_MEANWHILE = N_("The task changed meanwhile; here it is now. Try again.")
 
 
-async def _answered(page: Page, task_id: str, notice: str, *, refused: bool = False) -> Response:
+async def _answered(
+    page: Page, task_id: str, notice: str, *, refused: bool = False, change_ids: list[str] | None = None
+) -> Response:
     """A board card's checkbox (htmx) gets its card again, in place, with the notice beside it
-    when the change was refused; the task page gets a redirect with the notice."""
+    when the change was refused, else a toast whose Undo undoes exactly the write's changes; the
+    task page gets a redirect with the notice."""
     if is_htmx(page.request):
-        return await card_answer(page, task_id, notice if refused else None)
+        if refused:
+            return await card_answer(page, task_id, notice)
+        place = page.fields.text("place")
+        fields = (("place", place), ("column", page.fields.text("column")))
+        toast = Toast(notice, f"/todos/tasks/{task_id}/undo", f"#task-{task_id}", change_ids or [], fields)
+        return await card_answer(page, task_id, toast=toast)
     return page.redirect_with_flash(task_url(task_id), notice)
 
 
@@ -205,20 +214,36 @@ async def complete_submit(page: Page) -> Response:
     task_id = _task_id(page)
     try:
         before = await page.invoke("get_todo_task", {"id": task_id})
-        done = await page.invoke("complete_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)})
+        done, change_ids = await page.invoke_recorded(
+            "complete_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)}
+        )
     except RevisionConflict:
         return await _answered(page, task_id, page.gettext(CHANGED_MEANWHILE), refused=True)
     before_due = due_label(before["task"]["due"], before["task"]["timezone"])
-    return await _answered(page, task_id, _completion_notice(page, before_due, done["task"]))
+    return await _answered(page, task_id, _completion_notice(page, before_due, done["task"]), change_ids=change_ids)
 
 
 async def reopen_submit(page: Page) -> Response:
     task_id = _task_id(page)
     try:
-        await page.invoke("reopen_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)})
+        _, change_ids = await page.invoke_recorded(
+            "reopen_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)}
+        )
     except RevisionConflict:
         return await _answered(page, task_id, page.gettext(CHANGED_MEANWHILE), refused=True)
-    return await _answered(page, task_id, page.gettext("Reopened."))
+    return await _answered(page, task_id, page.gettext("Reopened."), change_ids=change_ids)
+
+
+async def undo_submit(page: Page) -> Response:
+    """A card toast's Undo: `undo_changes` for exactly its change ids, then the card again in place."""
+    task_id = _task_id(page)
+    answer = await page.invoke("undo_changes", {"changeIds": undo_ids(page)})
+    message, refused = undo_message(page, answer), bool(answer["notUndone"])
+    if is_htmx(page.request):
+        undoing = page.fields.text("placeholder") == "1"  # the card is back where it was, not in the done column
+        toast = None if refused else Toast(message)
+        return await card_answer(page, task_id, message if refused else None, toast, undoing=undoing)
+    return page.redirect_with_flash(task_url(task_id), message)
 
 
 async def delete_submit(page: Page) -> Response:
@@ -310,6 +335,7 @@ def task_routes(web: Web) -> list[Route]:
         Route(TASK, endpoint(web, save_submit, form_bytes=LONG_TEXT_FORM_BYTES), methods=["POST"]),
         Route(TASK + "/complete", endpoint(web, complete_submit), methods=["POST"]),
         Route(TASK + "/reopen", endpoint(web, reopen_submit), methods=["POST"]),
+        Route(TASK + "/undo", endpoint(web, undo_submit), methods=["POST"]),
         Route(TASK + "/delete", endpoint(web, delete_submit), methods=["POST"]),
         Route(TASK + "/reminders", endpoint(web, reminders_submit), methods=["POST"]),
         Route(TASK + "/subtasks", endpoint(web, add_subtask), methods=["POST"]),

@@ -1,5 +1,6 @@
 """The todo trash (`/todos/trash`): trashed root tasks, subtasks and inbox items, newest first,
-each restorable (restore_todo_item, conditioned on the revision shown). The API has no
+each restorable (restore_todo_item, conditioned on the revision shown; in place with htmx, with
+an Undo toast that puts it back in the trash). The API has no
 permanent delete for todos, so neither has this page."""
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from starlette.routing import Route
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
-from ..kit.request_values import query_offset
+from ..kit.request_values import is_htmx, query_offset
+from ..kit.toast import Toast, render_with_toast, toast_only, undo_ids, undo_message
 from .fields import revision_of
 from .urls import BOARD
 
@@ -24,27 +26,50 @@ async def trash_page(page: Page) -> Response:
     return page.render("todos_trash.html", nav="todos", entries=data["items"], page=data["page"], kinds=KINDS)
 
 
+def _refused(page: Page, message: str) -> Response:
+    """A refused restore: the trash again with the notice, or with htmx the notice as a toast."""
+    if is_htmx(page.request):
+        return toast_only(page, Toast(message))
+    return page.redirect_with_flash(TRASH, message)
+
+
 async def restore_submit(page: Page) -> Response:
     kind = page.fields.text("kind")
     if kind not in KINDS:
         raise ValidationError("kind must be task, subtask or inboxItem")
     arguments = {"id": page.fields.text("id"), "kind": kind, "expectedRevision": revision_of(page.fields)}
     try:
-        restored = await page.invoke("restore_todo_item", arguments)
+        restored, change_ids = await page.invoke_recorded("restore_todo_item", arguments)
     except RevisionConflict:
-        return page.redirect_with_flash(
-            TRASH, page.gettext("That item changed meanwhile; here is the trash as it is now.")
-        )
+        return _refused(page, page.gettext("That item changed meanwhile; here is the trash as it is now."))
     except (ValidationError, Conflict, NotFound) as error:
-        return page.redirect_with_flash(TRASH, error.message)
+        return _refused(page, error.message)
     record = restored.get("task") or restored.get("subtask") or restored.get("inboxItem") or {}
-    return page.redirect_with_flash(
-        TRASH, page.gettext("“%(title)s” restored.", title=str(record.get("title", ""))[:80])
-    )
+    done = page.gettext("“%(title)s” restored.", title=str(record.get("title", ""))[:80])
+    if not is_htmx(page.request):
+        return page.redirect_with_flash(TRASH, done)
+    entry_id = page.fields.text("id")
+    toast = Toast(done, TRASH + "/undo", f"#todo-trash-{entry_id}", change_ids, (("id", entry_id),))
+    return render_with_toast(page, "_todos_trash_gone.html", toast, entry={"id": entry_id})
+
+
+async def undo_submit(page: Page) -> Response:
+    """A toast's Undo: `undo_changes` for exactly its change ids (the item back in the trash), and
+    its entry again in place, read from the trash's newest page."""
+    answer = await page.invoke("undo_changes", {"changeIds": undo_ids(page)})
+    message = undo_message(page, answer)
+    if not is_htmx(page.request):
+        return page.redirect_with_flash(TRASH, message)
+    entry_id = page.fields.text("id")
+    listed = await page.invoke("list_todo_trash", {"offset": 0, "limit": PAGE_SIZE})
+    found = next((entry for entry in listed["items"] if entry["id"] == entry_id), None)
+    fragment = "_todos_trash_entry.html" if found else "_todos_trash_gone.html"
+    return render_with_toast(page, fragment, Toast(message), entry=found or {"id": entry_id}, kinds=KINDS)
 
 
 def todo_trash_routes(web: Web) -> list[Route]:
     return [
         Route(TRASH, endpoint(web, trash_page), methods=["GET"]),
         Route(TRASH + "/restore", endpoint(web, restore_submit), methods=["POST"]),
+        Route(TRASH + "/undo", endpoint(web, undo_submit), methods=["POST"]),
     ]
