@@ -33,7 +33,7 @@ from .ports import (
     Update,
     WriteOp,
 )
-from .table import INDEX_PROJECTIONS
+from .table import projected
 
 # Expired items are deleted in small batches after every SWEEP_EVERY_WRITES commits.
 SWEEP_EVERY_WRITES = 100
@@ -73,35 +73,11 @@ def _index_keys(item: Item, index: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _projection(index: str | None) -> list[str] | None:
-    """The non-key attributes a query of `index` returns, or None when it returns whole items
-    (the table, or an index projecting ALL)."""
-    names = INDEX_PROJECTIONS[index] if index is not None else None
-    if names is None or index is None:
-        return None
-    return sorted(names - {"pk", "sk", *INDEXES[index]})
-
-
 def _live_item(conn: sqlite3.Connection, key: Key) -> Item | None:
     """The item at `key` unless it is absent or expired. Callers hold the store's lock."""
     sql = f"SELECT data FROM items WHERE pk=? AND sk=? AND {_LIVE}"  # noqa: S608 (a constant, no values)
     row = conn.execute(sql, (key[0], key[1], clock())).fetchone()
     return json.loads(row[0]) if row else None
-
-
-def _json_path(name: str) -> str:
-    """The JSON path of a top-level attribute (quoted: names may hold dots)."""
-    return "$." + json.dumps(name)
-
-
-def _entry(row: Sequence[Any], pk_col: str, sk_col: str, attributes: list[str]) -> Item:
-    """An index entry from a projected row (sort key, pk, sk, index pk, then each attribute's
-    JSON text or NULL): the table and index keys plus the projected attributes it has."""
-    entry: Item = {"pk": row[1], "sk": row[2], pk_col: row[3], sk_col: row[0]}
-    for name, text in zip(attributes, row[4:], strict=True):
-        if text is not None:
-            entry[name] = json.loads(text)
-    return entry
 
 
 class SQLiteItemStore:
@@ -178,15 +154,9 @@ class SQLiteItemStore:
             marks = ", ".join("?" for _ in order_cols)
             clauses.append(f"({cols}) {cmp} ({marks})")
             params += list(anchor)
-        # An INCLUDE index's entries are taken from their projected attributes alone (SQLite's
-        # `->` yields one attribute's JSON text, NULL when absent): a due-index query of
-        # thousands of entries would otherwise decode every whole item to keep a few fields.
-        attributes = _projection(index)
-        columns = [sk_col, "pk", "sk", pk_col, *(["data"] if attributes is None else ["data -> ?"] * len(attributes))]
-        params = [*(_json_path(name) for name in attributes or ()), *params]
         # Only column names (from INDEXES) and placeholders are interpolated; values are bound.
         sql = (
-            f"SELECT {', '.join(columns)} FROM items WHERE {' AND '.join(clauses)} "  # noqa: S608
+            f"SELECT data, {sk_col}, pk, sk FROM items WHERE {' AND '.join(clauses)} "  # noqa: S608
             f"ORDER BY {', '.join(f'{c} {order}' for c in order_cols)}"
         )
         if limit is not None:
@@ -196,16 +166,15 @@ class SQLiteItemStore:
             rows = self._conn.execute(sql, params).fetchall()
         has_more = limit is not None and len(rows) > limit
         rows = rows[:limit] if limit is not None else rows
-        if attributes is None:
-            items = [json.loads(row[4]) for row in rows]
-        else:
-            items = [_entry(row, pk_col, sk_col, attributes) for row in rows]
+        items = [json.loads(row[0]) for row in rows]
+        if index is not None:
+            items = [projected(index, item) for item in items]
         next_key: Cursor | None = None
         if has_more and rows:
-            next_key = {"pk": rows[-1][1], "sk": rows[-1][2]}
+            next_key = {"pk": rows[-1][2], "sk": rows[-1][3]}
             if index is not None:
                 next_key[pk_col] = partition
-                next_key[sk_col] = rows[-1][0]
+                next_key[sk_col] = rows[-1][1]
         return QueryPage(items=items, next_key=next_key)
 
     # -- writes ------------------------------------------------------------------------------
