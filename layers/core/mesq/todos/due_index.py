@@ -76,7 +76,7 @@ def task_ids(
     for done in statuses:
         for priority in priorities if priorities is not None else PRIORITIES:
             partition = due_partition(user_id, done, priority)
-            for entry in walk(items, partition, index=DUE_INDEX, start=start, end=end):
+            for entry in walk(items, partition, index=DUE_INDEX, start=start, end=end, keys_only=True):
                 found.append(str(entry["sk"]).removeprefix(KIND_PREFIX["task"]))
     return found
 
