@@ -4,9 +4,9 @@ One table holds every item as JSON plus the key, index and TTL columns; the two 
 partial indexes over their key columns, so a query is an index range scan exactly like a
 DynamoDB Query. GSI1's index also holds `ttl` (`items_gsi1_live`, which replaced `items_gsi1`
 when a store opens): a `keys_only` query of it (the due index's candidates, thousands of them)
-is then answered from the index alone, without a table lookup per entry for the expiry check. WAL mode lets readers run beside the single writer; every write, including a
-transaction, is one `BEGIN IMMEDIATE` so conditions and writes are atomic across threads and
-processes.
+is then answered from the index alone, without a table lookup per entry for the expiry check.
+WAL mode lets readers run beside the single writer; every write, including a transaction, is one
+`BEGIN IMMEDIATE` so conditions and writes are atomic across threads and processes.
 """
 
 from __future__ import annotations
