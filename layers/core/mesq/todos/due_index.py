@@ -5,8 +5,9 @@ The index is GSI1 on the task records themselves (`keys.due_partition` / `keys.d
 `keys.stored` on every write), so it is written in the task's own Put: no extra transaction op,
 never out of step with the record, nothing a write path can forget. A query reads, per status
 and priority it asks for, one GSI1 range of days (`day_range`: one day wider at the start and two
-at the end than the bounds' UTC dates, because a date-only due's instant depends on a zone), then
-the records by key (GSI1 projects only keys and timestamps), then the parents of the subtasks it
+at the end than the bounds' UTC dates, because a date-only due's instant depends on a zone), keys
+only (the ids are all a query needs of it; SQLite then answers from its index alone), then the
+records by key (GSI1 projects only keys and timestamps), then the parents of the subtasks it
 found (a subtask lives or dies with its parent, whose column may be archived). The pure
 `views/query.py` filters that superset exactly, so the answer is the snapshot scan's.
 
