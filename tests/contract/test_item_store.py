@@ -393,6 +393,21 @@ def test_index_queries_return_exactly_dynamodb_projection(store: ItemStore, inde
     assert page.items == [dynamodb_projection(index, item)]
 
 
+def test_gsi1_projected_attributes_keep_every_json_value(store: ItemStore) -> None:
+    """Projected attributes of every JSON type come back as written (null stays null, false and 0
+    stay themselves, nested values whole); an attribute the item lacks stays absent."""
+    values: list[Any] = [None, False, 0, 1.5, -7, "", '中文 "quoted"', [], {"a": [1, {"b": None}]}]
+    for n, value in enumerate(values):
+        store.put(
+            {"pk": f"typed#{n}", "sk": "m", "gsi1pk": "typed", "gsi1sk": f"{n:02d}", "status": value, "body": "x"}
+        )
+    store.put({"pk": "typed#none", "sk": "m", "gsi1pk": "typed", "gsi1sk": "99", "body": "no projected one"})
+    found = store.query("typed", index="gsi1").items
+    assert [item.get("status", "absent") for item in found] == [*values, "absent"]
+    assert found[-1] == {"pk": "typed#none", "sk": "m", "gsi1pk": "typed", "gsi1sk": "99"}
+    assert all(type(item["status"]) is type(value) for item, value in zip(found, values, strict=False))
+
+
 @pytest.mark.parametrize("index", [None, *sorted(INDEXES)])
 def test_keys_only_query_returns_the_keys_of_the_same_entries(store: ItemStore, index: str | None) -> None:
     """keys_only: the same entries, order and paging as the full query, each holding only the
