@@ -393,6 +393,44 @@ def test_index_queries_return_exactly_dynamodb_projection(store: ItemStore, inde
     assert page.items == [dynamodb_projection(index, item)]
 
 
+def test_gsi1_projected_attributes_keep_every_json_value(store: ItemStore) -> None:
+    """Projected attributes of every JSON type come back as written (null stays null, false and 0
+    stay themselves, nested values whole); an attribute the item lacks stays absent."""
+    values: list[Any] = [None, False, 0, 1.5, -7, "", '中文 "quoted"', [], {"a": [1, {"b": None}]}]
+    for n, value in enumerate(values):
+        store.put(
+            {"pk": f"typed#{n}", "sk": "m", "gsi1pk": "typed", "gsi1sk": f"{n:02d}", "status": value, "body": "x"}
+        )
+    store.put({"pk": "typed#none", "sk": "m", "gsi1pk": "typed", "gsi1sk": "99", "body": "no projected one"})
+    found = store.query("typed", index="gsi1").items
+    assert [item.get("status", "absent") for item in found] == [*values, "absent"]
+    assert found[-1] == {"pk": "typed#none", "sk": "m", "gsi1pk": "typed", "gsi1sk": "99"}
+    assert all(type(item["status"]) is type(value) for item, value in zip(found, values, strict=False))
+
+
+@pytest.mark.parametrize("index", [None, *sorted(INDEXES)])
+def test_keys_only_query_returns_the_keys_of_the_same_entries(store: ItemStore, index: str | None) -> None:
+    """keys_only: the same entries, order and paging as the full query, each holding only the
+    table keys and the index's keys; an expired item stays invisible."""
+    pk_attr, sk_attr = ("pk", "sk") if index is None else INDEXES[index]
+    for n in range(5):
+        item: Item = {"pk": "ko" if index is None else f"ko#{n}", "sk": f"s{n}", "body": "x" * 50, "updatedAt": "t"}
+        if index is not None:
+            item.update({pk_attr: "ko#index", sk_attr: f"{n % 3}"})
+        if n == 4:
+            item["ttl"] = now() - 10
+        store.put(item)
+    partition = "ko" if index is None else "ko#index"
+    kept = ("pk", "sk") if index is None else ("pk", "sk", pk_attr, sk_attr)
+    full = store.query(partition, index=index).items
+    keys = store.query(partition, index=index, keys_only=True).items
+    assert keys == [{name: entry[name] for name in kept} for entry in full]
+    assert len(keys) == 4
+    first = store.query(partition, index=index, keys_only=True, limit=2)
+    rest = store.query(partition, index=index, keys_only=True, after=first.next_key)
+    assert first.items + rest.items == keys
+
+
 def test_gsi1_ranges_descending_and_paging(store: ItemStore, indexed: list[Item]) -> None:
     page = store.query("u#1#memos", index="gsi1", start="2024-01-02", end="2024-01-05", descending=True)
     assert [item["pk"] for item in page.items] == ["memo#4", "memo#3", "memo#2"]

@@ -158,10 +158,11 @@ class FollowingStore:
         descending: bool = False,
         limit: int | None = None,
         after: Cursor | None = None,
+        keys_only: bool = False,
     ) -> QueryPage:
         return self._inner.query(
             partition, index=index, prefix=prefix, start=start, end=end,
-            descending=descending, limit=limit, after=after,
+            descending=descending, limit=limit, after=after, keys_only=keys_only,
         )  # fmt: skip
 
     def create_table_if_missing(self, timeout: float = 300.0) -> bool:

@@ -548,6 +548,7 @@ class DynamoDBItemStore:
         descending: bool = False,
         limit: int | None = None,
         after: Cursor | None = None,
+        keys_only: bool = False,
     ) -> QueryPage:
         pk_attr, sk_attr = ("pk", "sk") if index is None else INDEXES[index]
         if limit is not None and limit <= 0:
@@ -579,6 +580,11 @@ class DynamoDBItemStore:
             request["ConsistentRead"] = True
         else:
             request["IndexName"] = index
+        if keys_only:
+            # The keys, plus the TTL the expiry filter below reads (dropped again after it).
+            shown = ["pk", "sk", *(() if index is None else (pk_attr, sk_attr)), TTL_ATTRIBUTE]
+            request["ProjectionExpression"] = ", ".join(expr.name(attribute) for attribute in shown)
+            request.update(expr.params())
         if after is not None:
             request["ExclusiveStartKey"] = {name: {"S": value} for name, value in after.items()}
 
@@ -594,7 +600,7 @@ class DynamoDBItemStore:
             for raw in response.get("Items", []):
                 item = _deserialize_item(raw)
                 if wanted(item) and not expired(item, now):
-                    items.append(item)
+                    items.append({k: v for k, v in item.items() if k != TTL_ATTRIBUTE} if keys_only else item)
                 else:
                     dropped += 1
             if want is not None and len(items) >= want:

@@ -127,6 +127,7 @@ class ItemStore(Protocol):
         descending: bool = False,
         limit: int | None = None,
         after: Cursor | None = None,
+        keys_only: bool = False,
     ) -> QueryPage:
         """Items of one partition (of the table, or of `index` in INDEXES), ordered by sort key.
 
@@ -135,6 +136,9 @@ class ItemStore(Protocol):
         even if that item changed meanwhile). Items read from an
         index carry exactly the table keys, the index's keys and its projected attributes
         (`store.table.INDEX_PROJECTIONS`; every attribute for a projection of ALL).
+        `keys_only`: each entry carries only the table keys and the index's keys, for a caller
+        that reads the records by key anyway (SQLite then answers from its index alone, without
+        reading or decoding the items; DynamoDB returns less).
         """
         ...
 

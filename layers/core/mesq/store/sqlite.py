@@ -2,9 +2,11 @@
 
 One table holds every item as JSON plus the key, index and TTL columns; the two GSIs are
 partial indexes over their key columns, so a query is an index range scan exactly like a
-DynamoDB Query. WAL mode lets readers run beside the single writer; every write, including a
-transaction, is one `BEGIN IMMEDIATE` so conditions and writes are atomic across threads and
-processes.
+DynamoDB Query. GSI1's index also holds `ttl` (`items_gsi1_live`, which replaced `items_gsi1`
+when a store opens): a `keys_only` query of it (the due index's candidates, thousands of them)
+is then answered from the index alone, without a table lookup per entry for the expiry check.
+WAL mode lets readers run beside the single writer; every write, including a transaction, is one
+`BEGIN IMMEDIATE` so conditions and writes are atomic across threads and processes.
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ CREATE TABLE IF NOT EXISTS items (
     data TEXT NOT NULL,
     PRIMARY KEY (pk, sk)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS items_gsi1 ON items (gsi1pk, gsi1sk, pk, sk) WHERE gsi1pk IS NOT NULL;
+DROP INDEX IF EXISTS items_gsi1;
+CREATE INDEX IF NOT EXISTS items_gsi1_live ON items (gsi1pk, gsi1sk, pk, sk, ttl) WHERE gsi1pk IS NOT NULL;
 CREATE INDEX IF NOT EXISTS items_gsi2 ON items (gsi2pk, gsi2sk, pk, sk) WHERE gsi2pk IS NOT NULL;
 CREATE INDEX IF NOT EXISTS items_ttl ON items (ttl) WHERE ttl IS NOT NULL;
 """
@@ -78,6 +81,14 @@ def _live_item(conn: sqlite3.Connection, key: Key) -> Item | None:
     sql = f"SELECT data FROM items WHERE pk=? AND sk=? AND {_LIVE}"  # noqa: S608 (a constant, no values)
     row = conn.execute(sql, (key[0], key[1], clock())).fetchone()
     return json.loads(row[0]) if row else None
+
+
+def _keys_of(row: Sequence[Any], pk_col: str, sk_col: str, partition: str, index: str | None) -> Item:
+    """A keys-only entry from a (NULL, sort key, pk, sk) row: read from the index alone."""
+    entry: Item = {"pk": row[2], "sk": row[3]}
+    if index is not None:
+        entry[pk_col], entry[sk_col] = partition, row[1]
+    return entry
 
 
 class SQLiteItemStore:
@@ -131,6 +142,7 @@ class SQLiteItemStore:
         descending: bool = False,
         limit: int | None = None,
         after: Cursor | None = None,
+        keys_only: bool = False,
     ) -> QueryPage:
         pk_col, sk_col = ("pk", "sk") if index is None else INDEXES[index]
         clauses = [f"{pk_col} = ?", f"{sk_col} IS NOT NULL", _LIVE]
@@ -155,8 +167,9 @@ class SQLiteItemStore:
             clauses.append(f"({cols}) {cmp} ({marks})")
             params += list(anchor)
         # Only column names (from INDEXES) and placeholders are interpolated; values are bound.
+        data = "NULL" if keys_only else "data"
         sql = (
-            f"SELECT data, {sk_col}, pk, sk FROM items WHERE {' AND '.join(clauses)} "  # noqa: S608
+            f"SELECT {data}, {sk_col}, pk, sk FROM items WHERE {' AND '.join(clauses)} "  # noqa: S608
             f"ORDER BY {', '.join(f'{c} {order}' for c in order_cols)}"
         )
         if limit is not None:
@@ -166,8 +179,11 @@ class SQLiteItemStore:
             rows = self._conn.execute(sql, params).fetchall()
         has_more = limit is not None and len(rows) > limit
         rows = rows[:limit] if limit is not None else rows
-        items = [json.loads(row[0]) for row in rows]
-        if index is not None:
+        if keys_only:
+            items = [_keys_of(row, pk_col, sk_col, partition, index) for row in rows]
+        else:
+            items = [json.loads(row[0]) for row in rows]
+        if index is not None and not keys_only:
             items = [projected(index, item) for item in items]
         next_key: Cursor | None = None
         if has_more and rows:

@@ -5,8 +5,9 @@ The index is GSI1 on the task records themselves (`keys.due_partition` / `keys.d
 `keys.stored` on every write), so it is written in the task's own Put: no extra transaction op,
 never out of step with the record, nothing a write path can forget. A query reads, per status
 and priority it asks for, one GSI1 range of days (`day_range`: one day wider at the start and two
-at the end than the bounds' UTC dates, because a date-only due's instant depends on a zone), then
-the records by key (GSI1 projects only keys and timestamps), then the parents of the subtasks it
+at the end than the bounds' UTC dates, because a date-only due's instant depends on a zone), keys
+only (the ids are all a query needs of it; SQLite then answers from its index alone), then the
+records by key (GSI1 projects only keys and timestamps), then the parents of the subtasks it
 found (a subtask lives or dies with its parent, whose column may be archived). The pure
 `views/query.py` filters that superset exactly, so the answer is the snapshot scan's.
 
@@ -76,7 +77,7 @@ def task_ids(
     for done in statuses:
         for priority in priorities if priorities is not None else PRIORITIES:
             partition = due_partition(user_id, done, priority)
-            for entry in walk(items, partition, index=DUE_INDEX, start=start, end=end):
+            for entry in walk(items, partition, index=DUE_INDEX, start=start, end=end, keys_only=True):
                 found.append(str(entry["sk"]).removeprefix(KIND_PREFIX["task"]))
     return found
 
