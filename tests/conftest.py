@@ -3,6 +3,7 @@ an in-process client of the local app, and a real `mesq serve` subprocess."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import signal
@@ -259,30 +260,39 @@ def _names_used(code: object, namespace: dict[str, object] | None = None, seen: 
     return names
 
 
-def _code_of(function: object) -> object:
-    return getattr(getattr(function, "__wrapped__", function), "__code__", None)
+_NAMES_OF: dict[object, frozenset[str]] = {}
 
 
-def _globals_of(function: object) -> dict[str, object] | None:
-    return getattr(getattr(function, "__wrapped__", function), "__globals__", None)
+def _names_of(function: object) -> frozenset[str]:
+    """`_names_used` of a test or fixture function, once per function per process: a fixture is
+    used by hundreds of tests, a parametrized test is hundreds of items."""
+    target = getattr(function, "__wrapped__", function)
+    code = getattr(target, "__code__", None)
+    if code not in _NAMES_OF:
+        _NAMES_OF[code] = frozenset(_names_used(code, getattr(target, "__globals__", None)))
+    return _NAMES_OF[code]
+
+
+@functools.cache
+def _relative_path(path: str) -> str:
+    return Path(path).resolve().relative_to(REPO).as_posix()
 
 
 def lane_marks(item: pytest.Item) -> set[str]:
     """The lane markers `item` gets from its path, its fixtures and the names its code calls."""
     marks: set[str] = set()
-    relative = Path(str(item.path)).resolve().relative_to(REPO).as_posix()
+    relative = _relative_path(str(item.path))
     parts = relative.split("/")
     if len(parts) > 2 and parts[1] in _E2E_DIRECTORIES:
         marks.add("e2e")
     if relative in _SLOW_FILES or f"{relative}::{getattr(item, 'originalname', item.name)}" in _SLOW_TESTS:
         marks.add("slow")
     fixture_names = set(getattr(item, "fixturenames", ()))
-    function = getattr(item, "function", None)
-    names = set(fixture_names) | _names_used(_code_of(function), _globals_of(function))
+    names = set(fixture_names) | _names_of(getattr(item, "function", None))
     info = getattr(item, "_fixtureinfo", None)
     for name in fixture_names:
         for definition in info.name2fixturedefs.get(name, ()) if info else ():
-            names |= _names_used(_code_of(definition.func), _globals_of(definition.func))
+            names |= _names_of(definition.func)
     if "server" in fixture_names and parts[1] == "web":
         names.add("start_server")  # tests/web's `server` fixture is a real `mesq serve`
     marks |= {_MARK_BY_NAME[name] for name in names if name in _MARK_BY_NAME}
