@@ -230,6 +230,9 @@ _MARK_BY_NAME = {
     "run_cli": "slow",
     # Node (ajv, the MCP conformance suite's client).
     "node_executable": "e2e",
+    # A Code Mode worker pool of its own (mesq/mcp/code/pool.py): real worker processes with V8,
+    # checked against wall-clock budgets (a time stop, the per-user share's queue).
+    "Pool": "slow",
 }
 _E2E_DIRECTORIES = ("e2e", "conformance")
 _SLOW_FILES = {"tests/search/test_relevance.py"}
