@@ -57,10 +57,11 @@ test: prerequisites-test install
 	$(BIN)/pytest
 
 # The fast lane (docs/testing.md): no Chromium, no server subprocess or Node, no DynamoDB Local,
-# not the relevance set; two xdist workers. `make test` above stays the whole suite, serial.
+# not the relevance set; two xdist workers; a fifth of the hypothesis examples (tests/hypothesis_lanes.py).
+# `make test` above stays the whole suite, serial, with the full counts.
 FAST_MARKS := not slow and not browser and not e2e and not dynamodb_local
 test-fast: install
-	$(BIN)/pytest -m "$(FAST_MARKS)" -n 2 -p no:cacheprovider
+	$(BIN)/pytest -m "$(FAST_MARKS)" -n 2 -p no:cacheprovider --hypothesis-profile=fast
 
 # sam validate --lint, sam build (arm64, python3.12) and the transformed-template cfn-lint; the SAM
 # CLI lives in its own venv (.cache/sam-venv). Not part of `test`: the first run downloads the CLI

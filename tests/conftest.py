@@ -3,6 +3,7 @@ an in-process client of the local app, and a real `mesq serve` subprocess."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import signal
@@ -24,6 +25,7 @@ from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
 from mesq.runtime.server import create_local_app
 from mesq.wiring.services import Services, build_services
+from tests.hypothesis_lanes import FAST as _FAST_PROFILE  # noqa: F401  (registers the `fast` profile)
 from tests.settings import inprocess_settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -39,6 +41,54 @@ class Account:
     @property
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token}"}
+
+
+class _RememberingHasher:
+    """argon2id at the production parameters, remembering within one test process the hash of a
+    password it has hashed and the verdict on a (hash, password) pair it has checked.
+
+    A hash costs ~0.1 s on an idle 2-core machine (1 s under load) and almost every test creates
+    its users with the same password and signs them in with it: the first hash and the first check
+    are real argon2id work, later ones replay it. Everything stored and checked is still a real
+    argon2id hash at the production parameters; the only difference is that users of one test
+    process with the same password share one salt. Tests that run the CLI or a server in a
+    subprocess hash for real every time."""
+
+    def __init__(self) -> None:
+        from argon2 import PasswordHasher
+
+        self._hasher = PasswordHasher()  # the parameters mesq.auth.passwords uses
+        self._hashes: dict[str | bytes, str] = {}
+        self._verdicts: dict[tuple[str | bytes, str | bytes], Exception | None] = {}
+
+    def hash(self, password: str | bytes, *, salt: bytes | None = None) -> str:
+        if salt is not None:
+            return self._hasher.hash(password, salt=salt)
+        if password not in self._hashes:
+            self._hashes[password] = self._hasher.hash(password)
+        return self._hashes[password]
+
+    def verify(self, hash: str | bytes, password: str | bytes) -> bool:
+        key = (hash, password)
+        if key not in self._verdicts:
+            try:
+                self._verdicts[key] = None if self._hasher.verify(hash, password) else AssertionError(hash)
+            except Exception as refused:  # VerifyMismatchError, InvalidHashError...: replayed below
+                self._verdicts[key] = refused
+        refused = self._verdicts[key]
+        if refused is not None:
+            raise refused
+        return True
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _remembered_password_hashes() -> Iterator[None]:
+    import mesq.auth.passwords as passwords
+
+    hasher = _RememberingHasher()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(passwords, "_hasher", lambda: hasher)
+        yield
 
 
 @pytest.fixture
@@ -175,6 +225,14 @@ _MARK_BY_NAME = {
     # The SAM transform (aws-sam-translator) and cfn-lint: 15-45 s a test on this machine.
     "transformed": "slow",
     "permission_problems": "slow",
+    # A fresh Python interpreter (the CLI, a cold-import probe, a Lambda function's own process):
+    # 1-5 s of imports each. Code that names `sys.executable` next to `subprocess` is marked too.
+    "run_cli": "slow",
+    # Node (ajv, the MCP conformance suite's client).
+    "node_executable": "e2e",
+    # A Code Mode worker pool of its own (mesq/mcp/code/pool.py): real worker processes with V8,
+    # checked against wall-clock budgets (a time stop, the per-user share's queue).
+    "Pool": "slow",
 }
 _E2E_DIRECTORIES = ("e2e", "conformance")
 _SLOW_FILES = {"tests/search/test_relevance.py"}
@@ -185,8 +243,10 @@ _SLOW_TESTS = {
 }
 
 
-def _names_used(code: object, seen: set[int] | None = None) -> set[str]:
-    """Every global name a code object (and the functions nested in it) refers to."""
+def _names_used(code: object, namespace: dict[str, object] | None = None, seen: set[int] | None = None) -> set[str]:
+    """Every global name a code object (and the functions nested in it) refers to, and, through
+    `namespace` (the globals the code runs with), the names of the helpers it calls that are
+    defined in tests/: a test that calls `_run()` which runs `subprocess` is seen to run it."""
     import types
 
     seen = set() if seen is None else seen
@@ -195,32 +255,52 @@ def _names_used(code: object, seen: set[int] | None = None) -> set[str]:
     seen.add(id(code))
     names = set(code.co_names)
     for const in code.co_consts:
-        names |= _names_used(const, seen)
+        names |= _names_used(const, namespace, seen)
+    for name in code.co_names:
+        helper = (namespace or {}).get(name)
+        if isinstance(helper, types.FunctionType) and helper.__module__.startswith("tests."):
+            names |= _names_used(helper.__code__, helper.__globals__, seen)
     return names
 
 
-def _code_of(function: object) -> object:
-    return getattr(getattr(function, "__wrapped__", function), "__code__", None)
+_NAMES_OF: dict[object, frozenset[str]] = {}
+
+
+def _names_of(function: object) -> frozenset[str]:
+    """`_names_used` of a test or fixture function, once per function per process: a fixture is
+    used by hundreds of tests, a parametrized test is hundreds of items."""
+    target = getattr(function, "__wrapped__", function)
+    code = getattr(target, "__code__", None)
+    if code not in _NAMES_OF:
+        _NAMES_OF[code] = frozenset(_names_used(code, getattr(target, "__globals__", None)))
+    return _NAMES_OF[code]
+
+
+@functools.cache
+def _relative_path(path: str) -> str:
+    return Path(path).resolve().relative_to(REPO).as_posix()
 
 
 def lane_marks(item: pytest.Item) -> set[str]:
     """The lane markers `item` gets from its path, its fixtures and the names its code calls."""
     marks: set[str] = set()
-    relative = Path(str(item.path)).resolve().relative_to(REPO).as_posix()
+    relative = _relative_path(str(item.path))
     parts = relative.split("/")
     if len(parts) > 2 and parts[1] in _E2E_DIRECTORIES:
         marks.add("e2e")
     if relative in _SLOW_FILES or f"{relative}::{getattr(item, 'originalname', item.name)}" in _SLOW_TESTS:
         marks.add("slow")
     fixture_names = set(getattr(item, "fixturenames", ()))
-    names = set(fixture_names) | _names_used(_code_of(getattr(item, "function", None)))
+    names = set(fixture_names) | _names_of(getattr(item, "function", None))
     info = getattr(item, "_fixtureinfo", None)
     for name in fixture_names:
         for definition in info.name2fixturedefs.get(name, ()) if info else ():
-            names |= _names_used(_code_of(definition.func))
+            names |= _names_of(definition.func)
     if "server" in fixture_names and parts[1] == "web":
         names.add("start_server")  # tests/web's `server` fixture is a real `mesq serve`
     marks |= {_MARK_BY_NAME[name] for name in names if name in _MARK_BY_NAME}
+    if {"subprocess", "executable"} <= names:
+        marks.add("slow")  # runs `sys.executable` in a subprocess: a fresh Python interpreter
     return marks
 
 

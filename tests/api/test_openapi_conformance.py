@@ -24,6 +24,7 @@ from mesq.kernel.spec import load_spec
 from mesq.runtime.server import create_local_app
 from mesq.todos.board.operations import OPERATIONS as BOARD
 from mesq.wiring.services import build_services
+from tests.hypothesis_lanes import examples
 from tests.settings import inprocess_settings
 
 MEMO_SCOPES = "memo:read,memo:write"
@@ -92,7 +93,9 @@ def test_rest_operation_conforms_to_its_document(served, lane, method, path):
     token = tokens[lane.scopes]
 
     @given(case=operation.as_strategy())
-    @settings(max_examples=lane.max_examples, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @settings(
+        max_examples=examples(lane.max_examples), deadline=None, suppress_health_check=list(HealthCheck), database=None
+    )
     def check(case):
         # Every check but "schema-valid data must be accepted": a schema cannot say that
         # 2026-02-30 is not a date, that createdFrom must not be after createdTo, or that a title

@@ -21,6 +21,7 @@ library and `mesq.adapters`."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -86,18 +87,30 @@ def imported_modules(path: Path) -> Iterator[str]:
     be a submodule)."""
     module = _module_name(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+    yield from _imports_in(path.read_text(encoding="utf-8"), package)
+
+
+@functools.cache
+def _imports_in(source: str, package: str) -> tuple[str, ...]:
+    """The imports of one module's source (a pure function of the text and its package): the
+    mutation tests below re-check a copy of the package in which one module differs, so every
+    other module is parsed once per test process, not once per test."""
+    return tuple(_parsed_imports(source, package))
+
+
+def _parsed_imports(source: str, package: str) -> Iterator[str]:
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             yield from (alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
                 base = base[: len(base) - node.level + 1]
-                source = ".".join([*base, node.module] if node.module else base)
+                origin = ".".join([*base, node.module] if node.module else base)
             else:
-                source = node.module or ""
-            yield source
-            yield from (f"{source}.{alias.name}" for alias in node.names)
+                origin = node.module or ""
+            yield origin
+            yield from (f"{origin}.{alias.name}" for alias in node.names)
 
 
 def _within(name: str, prefix: str) -> bool:

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from mesq.kernel.errors import ResponseTooLarge
 from mesq.todos.views.budget import RESPONSE_BUDGET_CHARACTERS, json_size
 from mesq.wiring.services import Services
+from tests.hypothesis_lanes import examples
 from tests.todos.inbox.test_inbox_ops import Caller
 
 _users = itertools.count(1)
@@ -26,7 +27,7 @@ ITEMS = st.lists(
 )
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@settings(max_examples=examples(50), deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(items=ITEMS, limit=st.integers(1, 8), include_notes=st.booleans(), status=st.sampled_from(["all", "open"]))
 def test_paging_visits_every_item_once_within_the_budget(
     services: Services, items: list[tuple[int, int, bool]], limit: int, include_notes: bool, status: str

@@ -17,11 +17,12 @@ from mesq.kernel.pages import page as page_object
 from mesq.todos.views.budget import json_size
 from mesq.todos.views.listing import COLLECTIONS, ListOptions, effective_limit, list_todos, parents_in_order
 from mesq.todos.views.traversal import Board, Scope, scope_of
+from tests.hypothesis_lanes import examples
 from tests.todos.random_boards import boards
 
 BUDGETS = st.sampled_from([2500, 4000, 8000, 25_000])
 LIMITS = st.integers(1, 12)
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _walk(scope: Scope, options: ListOptions) -> tuple[list[dict[str, Any]], ResponseTooLarge | None]:

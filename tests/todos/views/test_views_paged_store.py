@@ -27,6 +27,7 @@ from mesq.todos.views.operations import board_of
 from mesq.todos.views.paged import plain_board_page
 from mesq.todos.views.traversal import scope_of
 from mesq.wiring.services import Services
+from tests.hypothesis_lanes import examples
 from tests.todos.board.test_board_transactions import dynamo_services  # noqa: F401  (fixture)
 from tests.todos.board.test_board_write_reads import Reads, caller
 
@@ -141,7 +142,7 @@ def _assert_pages_match_the_snapshot(run: Run, services: Services, user_id: str,
     assert run("list_todos", offset=1, limit=4) == list_todos(scope, ListOptions(offset=1, limit=4))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=list(HealthCheck))
 @given(actions=ACTIONS, data=st.data())
 def test_sizes_follow_every_write_and_pages_equal_the_snapshot(services: Services, actions, data) -> None:
     user_id = "p" + uuid.uuid4().hex[:10]

@@ -1,0 +1,19 @@
+"""Hypothesis example counts per lane (docs/testing.md): `make test` runs the full counts (the
+default profile); `make test-fast` loads the `fast` profile (`--hypothesis-profile=fast`), which
+runs a fifth of them. A test that names its own count writes it as `examples(n)`, so the
+profile scales it too (an explicit `max_examples=n` would override any profile)."""
+
+from __future__ import annotations
+
+from hypothesis import settings
+
+FULL = 100  # Hypothesis' own default max_examples
+FAST = 20
+
+settings.register_profile("fast", max_examples=FAST)
+
+
+def examples(full: int) -> int:
+    """`full` under the default profile; the same share of it as the loaded profile's
+    max_examples is of FULL (a fifth under `fast`), never fewer than 5."""
+    return max(5, full * settings.default.max_examples // FULL)
