@@ -11,7 +11,13 @@ visible focus indicator.
 
 axe is injected as an inline script, which the pages' CSP (`script-src 'self'`) refuses, so this
 test alone uses a context with `bypass_csp=True` (the CSP itself is checked by the other Chromium
-tests, which watch for violations)."""
+tests, which watch for violations).
+
+With $MESQ_SCREENSHOTS set, each signed-in page is also photographed at both sizes, in both themes
+and in both languages (`pages/<route>-<width>-<lang>-<theme>.png`): the English ones on the way
+(no extra page load), the Chinese ones by a second visit of every page after the account's language
+is switched to zh — that pass only runs when screenshots are asked for, so a normal run costs the
+same as before."""
 
 from __future__ import annotations
 
@@ -147,10 +153,13 @@ class Audit:
         self.page, self.source = page, source
         self.checked: list[str] = []
         self.problems: list[str] = []
-        #: With $MESQ_SCREENSHOTS set, each signed-in page is photographed at both sizes into its
-        #: `pages/` folder (`docs/screenshots/pages/` holds every page's, named by route).
+        #: With $MESQ_SCREENSHOTS set, each signed-in page is photographed at both sizes and in both
+        #: themes into its `pages/` folder (`docs/screenshots/pages/` holds every page's, named by
+        #: route, width, language and theme).
         shots = os.environ.get("MESQ_SCREENSHOTS")
         self.shots = Path(shots) / "pages" if shots else None
+        #: The language the signed-in account's pages are in (named in the screenshots' file names).
+        self.language = "en"
 
     def visit(self, url: str, *, expect_ok: bool, shot: str | None = None) -> None:
         response = self.page.goto(url)
@@ -170,11 +179,17 @@ class Audit:
             self.photograph(shot)
 
     def photograph(self, name: str) -> None:
+        """`<name>-<width>-<language>-<theme>.png` at both sizes, light and dark (no reload: the
+        theme follows `prefers-color-scheme` unless the person chose one)."""
         assert self.shots is not None
         self.shots.mkdir(parents=True, exist_ok=True)
-        for width, height in SIZES:
-            self.page.set_viewport_size({"width": width, "height": height})
-            self.page.screenshot(path=str(self.shots / f"{name}-{width}.png"), full_page=True)
+        for scheme in SCHEMES:
+            self.page.emulate_media(color_scheme=scheme)
+            for width, height in SIZES:
+                self.page.set_viewport_size({"width": width, "height": height})
+                shot = self.shots / f"{name}-{width}-{self.language}-{scheme}.png"
+                self.page.screenshot(path=str(shot), full_page=True)
+        self.page.emulate_media(color_scheme="light")
         self.page.set_viewport_size({"width": SIZES[1][0], "height": SIZES[1][1]})
 
     def check(self, label: str) -> None:
@@ -249,6 +264,27 @@ def _seed(server: LiveServer, page: Any, tmp_path: Path) -> Seeds:
     )
 
 
+def _visit_signed_in(server: LiveServer, audit: Audit, routes: list[str], seeds: Seeds) -> None:
+    """Every page as the signed-in user sees it, photographed (with $MESQ_SCREENSHOTS) by route."""
+    for path in routes:
+        if path == "/oauth/consent":
+            audit.visit(_consent_url(server), expect_ok=True, shot=shot_name(path))
+        else:
+            gone = path in GONE_AFTER_SETUP
+            url = server.base_url + fill(path, seeds)
+            audit.visit(url, expect_ok=not gone, shot=None if gone else shot_name(path))
+
+
+def _choose_language(server: LiveServer, page: Any, language: str) -> None:
+    """Settings → Language: `zh`, `en`, or `""` (as the browser asks)."""
+    page.goto(server.base_url + "/settings")
+    page.locator(f"#language-form input[name=language][value='{language}']").check()
+    page.locator("#language-form button[type=submit]").click()
+    playwright_sync.expect(page.locator(f"#language-form input[value='{language}']")).to_be_checked()
+    expected = {"zh": "zh-Hans", "en": "en"}.get(language, "en")  # Chromium here asks for en-US
+    playwright_sync.expect(page.locator("html")).to_have_attribute("lang", expected)
+
+
 def _consent_url(server: LiveServer) -> str:
     """An authorization request whose consent page stays open (never approved)."""
     registered = httpx.post(
@@ -279,12 +315,7 @@ def test_every_page_passes_axe(server: LiveServer, page: Any, axe_source: str, t
 
     # Signed in: every page, its parameters filled from the seeded records.
     audit.checked.clear()
-    for path in routes:
-        if path == "/oauth/consent":
-            audit.visit(_consent_url(server), expect_ok=True, shot=shot_name(path))
-        else:
-            gone = path in GONE_AFTER_SETUP
-            audit.visit(base + fill(path, seeds), expect_ok=not gone, shot=None if gone else shot_name(path))
+    _visit_signed_in(server, audit, routes, seeds)
     audit.visit(base + "/reading/search?q=" + "财政", expect_ok=True)
     # The board with the quick-add chips shown (issue 30).
     page.goto(base + "/todos")
@@ -318,6 +349,14 @@ def test_every_page_passes_axe(server: LiveServer, page: Any, axe_source: str, t
     playwright_sync.expect(page.locator("#toasts [data-toast]")).to_have_count(1)
     _check_showing(page, audit, "/todos with a toast", "#toasts [data-toast]", 1)
     audit.visit(base + "/no/such/page", expect_ok=False)
+    if audit.shots is not None:
+        # The same pages in Chinese, for the screenshots only (axe already checked these pages,
+        # and the language test below checks the Chinese ones); then back to the browser's language.
+        _choose_language(server, page, "zh")
+        audit.language = "zh"
+        _visit_signed_in(server, audit, routes, seeds)
+        _choose_language(server, page, "")
+        audit.language = "en"
 
     # Signed out again, with an account: the sign-in page and the set-up page that is gone.
     page.goto(base + "/reading")
