@@ -50,29 +50,16 @@ def _content(rng: random.Random, han: list[str], weights: list[float]) -> str:
 
 
 def _seed(items: Any, user_id: str, contents: list[str]) -> None:
-    from mesq.kernel.timestamps import now_timestamp
-    from mesq.memos import store
-    from mesq.store.ports import Condition, Put, Update
+    from memo_seed import seed_memos
 
-    now = now_timestamp()
-    for first in range(0, len(contents), 80):
-        ops: list[Any] = []
-        counters: dict[Any, dict[str, int]] = {}
-        for i in range(first, min(first + 80, len(contents))):
-            tag = contents[i].rsplit("#", 1)[-1]
-            memo = {
-                "id": f"m{i:06d}", "content": contents[i], "tags": [tag], "tagPaths": [tag],
-                "status": "NORMAL" if i % 10 else "ARCHIVED", "pinned": i % 50 == 0, "resources": [],
-                "contentSource": "bench", "createdAt": now, "updatedAt": now, "revision": 1,
-            }  # fmt: skip
-            ops.append(Put(store.with_index_keys(user_id, memo), Condition(exists=False)))
-            for op in store.counter_ops(user_id, None, memo):
-                assert isinstance(op, Update)
-                summed = counters.setdefault(op.key, {})
-                for name, amount in op.add.items():
-                    summed[name] = summed.get(name, 0) + amount
-        ops += [Update(key=key, add=add) for key, add in counters.items()]
-        items.transact(ops)
+    def fields(i: int, now: str) -> dict[str, Any]:
+        tag = contents[i].rsplit("#", 1)[-1]
+        return {
+            "content": contents[i], "tags": [tag], "tagPaths": [tag],
+            "status": "NORMAL" if i % 10 else "ARCHIVED", "pinned": i % 50 == 0,
+        }  # fmt: skip
+
+    seed_memos(items, user_id, len(contents), fields)
 
 
 def _queries(rng: random.Random, contents: list[str], lengths: tuple[int, ...], count: int) -> list[str]:

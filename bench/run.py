@@ -387,31 +387,15 @@ def rows_round_trips() -> list[tuple[str, str, str]]:
 
 
 def _seed_memos(items: Any, user_id: str, count: int) -> None:
-    """`count` memos written as the API stores them (index keys, stats and tag counters), but in
-    direct transactions of 80 memos with their counter updates summed per batch: 100k memos in
-    seconds, not the minutes one transaction per memo takes."""
-    from mesq.kernel.timestamps import now_timestamp
-    from mesq.memos import store
-    from mesq.store.ports import Condition, Put, Update
+    from memo_seed import seed_memos
 
-    now = now_timestamp()
-    for first in range(0, count, 80):
-        ops: list[Any] = []
-        counters: dict[Any, dict[str, int]] = {}
-        for i in range(first, min(first + 80, count)):
-            memo = {
-                "id": f"m{i:06d}", "content": f"note {i} about topic {i % 97} #t{i % 13}", "tags": [f"t{i % 13}"],
-                "tagPaths": [f"t{i % 13}"], "status": "NORMAL", "pinned": False, "resources": [],
-                "contentSource": "bench", "createdAt": now, "updatedAt": now, "revision": 1,
-            }  # fmt: skip
-            ops.append(Put(store.with_index_keys(user_id, memo), Condition(exists=False)))
-            for op in store.counter_ops(user_id, None, memo):
-                assert isinstance(op, Update)
-                summed = counters.setdefault(op.key, {})
-                for name, amount in op.add.items():
-                    summed[name] = summed.get(name, 0) + amount
-        ops += [Update(key=key, add=add) for key, add in counters.items()]
-        items.transact(ops)
+    def fields(i: int, now: str) -> dict[str, Any]:
+        return {
+            "content": f"note {i} about topic {i % 97} #t{i % 13}", "tags": [f"t{i % 13}"],
+            "tagPaths": [f"t{i % 13}"], "status": "NORMAL", "pinned": False,
+        }  # fmt: skip
+
+    seed_memos(items, user_id, count, fields)
 
 
 def rows_memo_scale() -> list[tuple[str, str, str]]:

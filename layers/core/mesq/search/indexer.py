@@ -10,7 +10,6 @@ misses the vector branch until the next `rebuild` (`mesq search reindex USERNAME
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Iterator
 
 from aws_lambda_powertools import Logger
@@ -23,17 +22,12 @@ from .documents import SOURCE_PREFIXES, Doc, doc_of, source_kind
 from .index import Entry, SearchIndex
 from .persist import IndexRepository
 from .tokens import tokens
+from .user_locks import UserLocks
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 SAVE_ATTEMPTS = 5
 EMBED_BATCH = 64
-_user_locks: dict[str, threading.Lock] = {}
-_locks_guard = threading.Lock()
-
-
-def _user_lock(user_id: str) -> threading.Lock:
-    with _locks_guard:
-        return _user_locks.setdefault(user_id, threading.Lock())
+_user_lock = UserLocks()
 
 
 def repository(services: Services) -> IndexRepository:

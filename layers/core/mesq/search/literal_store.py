@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import io
 import json
-import threading
 import uuid
 import zipfile
 from collections.abc import Iterable
@@ -35,6 +34,7 @@ from ..store.paging import walk
 from ..store.ports import BlobNotFound, BlobStore, Condition, ConditionFailed, Item, ItemStore
 from .literal import LiteralIndex, Row
 from .persist import _folder
+from .user_locks import UserLocks
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 POINTER_SK = "SEARCH#LITERAL#MEMO"
@@ -44,13 +44,7 @@ MEMO_PREFIX = "MEMO#"
 MEMO_FIELDS = ("sk", "status", "pinned", "tagPaths", "createdAt", "updatedAt")
 SAVE_ATTEMPTS = 5
 _CACHE_PREFIX = "literal:"  # SearchRuntime.cache keys: the AI index uses the bare user id
-_user_locks: dict[str, threading.Lock] = {}
-_locks_guard = threading.Lock()
-
-
-def _user_lock(user_id: str) -> threading.Lock:
-    with _locks_guard:
-        return _user_locks.setdefault(user_id, threading.Lock())
+_user_lock = UserLocks()
 
 
 def memo_row(item: Item) -> Row:

@@ -184,8 +184,9 @@ def recurrence_of(form: TaskForm) -> str | None:
     return form.preset or None
 
 
-def task_changes(form: TaskForm) -> dict[str, Any]:
-    """update_todo_task's content arguments for the whole form (revision added by the caller)."""
+def item_changes(form: TaskForm) -> dict[str, Any]:
+    """update_todo_inbox_item's arguments for the whole form (the revision added by the caller):
+    what a task and an inbox item share."""
     return {
         "title": form.title.strip(),
         "notes": form.notes,
@@ -193,8 +194,12 @@ def task_changes(form: TaskForm) -> dict[str, Any]:
         "tags": tag_list(form.tags),
         "due": due_of(form),
         "timezone": form.timezone or None,
-        "recurrence": recurrence_of(form),
     }
+
+
+def task_changes(form: TaskForm) -> dict[str, Any]:
+    """update_todo_task's content arguments for the whole form (revision added by the caller)."""
+    return {**item_changes(form), "recurrence": recurrence_of(form)}
 
 
 def reminders_of(fields: Fields, zone_name: str | None) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
 from ..kit.request_values import is_htmx
-from .fields import TaskForm, due_of, form_of_task, revision_of, submitted_form, tag_list
+from .fields import TaskForm, form_of_task, item_changes, revision_of, submitted_form
 from .inbox import INBOX
 from .task import PRIORITIES, ZONES
 
@@ -48,18 +48,6 @@ async def read_item(page: Page, item_id: str) -> dict[str, Any]:
         else:
             return {**detail, "item": {**item, "notes": "".join(pages)}}
     raise Conflict(page.gettext("the item kept changing while its notes were read; reload the page"))
-
-
-def item_changes(form: TaskForm) -> dict[str, Any]:
-    """update_todo_inbox_item's arguments for the whole form (the revision added by the caller)."""
-    return {
-        "title": form.title.strip(),
-        "notes": form.notes,
-        "priority": form.priority,
-        "tags": tag_list(form.tags),
-        "due": due_of(form),
-        "timezone": form.timezone or None,
-    }
 
 
 async def render_item(
@@ -159,4 +147,4 @@ def inbox_item_routes(web: Web) -> list[Route]:
     ]
 
 
-__all__ = ["inbox_item_routes", "item_changes"]
+__all__ = ["inbox_item_routes"]
