@@ -16,6 +16,7 @@ from ...kernel.timestamps import parse_timestamp
 from ..settings.pages import SETTINGS_NAVS, SETTINGS_PAGES
 from .i18n import DEFAULT_LANGUAGE, LANGUAGES, render_context
 from .recurrence_words import recurrence_filter
+from .script_words import script_words
 from .security import page_headers
 
 TEMPLATES = Path(__file__).parents[1] / "templates"
@@ -62,6 +63,7 @@ def environment() -> Environment:
     env.globals["settings_pages"] = SETTINGS_PAGES
     env.globals["settings_navs"] = SETTINGS_NAVS
     env.globals["languages"] = LANGUAGES
+    env.globals["script_words"] = script_words  # base.html's JSON block for static/words.js
     return env
 
 
