@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from mesq.todos.quick_add import KINDS, describe_recurrence, parse_quick_add
+from mesq.todos.quick_add import KINDS, RuleShape, parse_quick_add, rule_shape
 
 SH = ZoneInfo("Asia/Shanghai")
 NY = ZoneInfo("America/New_York")
@@ -109,25 +109,16 @@ def test_a_removed_chip_leaves_its_words_in_the_title() -> None:
     assert (bare.title, bare.due, bare.priority, bare.tags, bare.chips) == ("明天下午5点 !high #家", None, None, (), ())
 
 
-def test_recurrence_in_words() -> None:
-    assert describe_recurrence("FREQ=WEEKLY;BYDAY=FR") == "Every week on Friday"
-    assert describe_recurrence("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR") == "Every weekday"
-    assert describe_recurrence("FREQ=DAILY") == "Every day"
-    assert (
-        describe_recurrence("RRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR;COUNT=6")
-        == "Every week on Monday, Wednesday, Friday, 6 times"
+def test_a_rule_read_for_words() -> None:
+    """The words themselves are the web layer's (tests/unit/test_recurrence_words.py)."""
+    assert rule_shape("RRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR;COUNT=6") == RuleShape("WEEKLY", 1, ("MO", "WE", "FR"), (), 6)
+    assert rule_shape("FREQ=MONTHLY;INTERVAL=2;BYMONTHDAY=1,15;UNTIL=20271231T000000Z") == RuleShape(
+        "MONTHLY", 2, (), (1, 15), None, "2027-12-31"
     )
-    assert describe_recurrence("FREQ=WEEKLY;INTERVAL=2;BYDAY=MO") == "Every 2 weeks on Monday"
-    assert describe_recurrence("FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TU,WE,TH,FR") == (
-        "Every 2 weeks on Monday, Tuesday, Wednesday, Thursday, Friday"
-    )
-    assert describe_recurrence("FREQ=MONTHLY;BYMONTHDAY=15;UNTIL=20271231T000000Z") == (
-        "Every month on day 15, until 2027-12-31"
-    )
-    assert describe_recurrence("FREQ=YEARLY;COUNT=1") == "Every year, once"
-    # What the words cannot say exactly is never said wrongly.
+    assert rule_shape("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR").weekdays  # type: ignore[union-attr]
+    assert not rule_shape("FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,TU,WE,TH,FR").weekdays  # type: ignore[union-attr]
     for rule in ("FREQ=MONTHLY;BYDAY=1MO", "FREQ=DAILY;BYHOUR=9", "FREQ=HOURLY", "FREQ=WEEKLY;INTERVAL=0", "nonsense"):
-        assert describe_recurrence(rule) == "Repeats (custom rule)", rule
+        assert rule_shape(rule) is None, rule
 
 
 def test_one_removed_tag_stays_in_the_title() -> None:

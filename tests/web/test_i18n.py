@@ -106,3 +106,26 @@ def test_each_render_has_its_own_language_across_threads() -> None:
             assert (f'<html lang="{"zh-Hans" if language == "zh" else "en"}">' in html) is True
             assert ("永久删除" in html) is (language == "zh")
             assert ("deleted permanently" in html) is (language == "en")
+
+
+def test_the_scripts_strings_come_translated_in_a_json_data_block(browser: Callable[..., Browser]) -> None:
+    """Issue 30: `static/*.js` strings reach the script as data (never run, so the CSP holds),
+    every one translated in zh with the source's placeholders, and English pages carry none."""
+    import json
+    import re
+
+    from mesq.web.kit.script_words import SCRIPT_PLURALS, SCRIPT_WORDS, script_words
+
+    words = script_words("zh")
+    placeholders = re.compile(r"%\(\w+\)[sd]")
+    for message in SCRIPT_WORDS:
+        assert words[message] != message, message
+        assert sorted(placeholders.findall(str(words[message]))) == sorted(placeholders.findall(message)), message
+    assert words[SCRIPT_PLURALS[0][0]] == ["%(num)d 本书", "%(num)d 本书"]
+    client = browser().client
+    zh = client.get("/", headers=ZH).text
+    block = zh[zh.index('<script type="application/json" id="mesq-words">') :]
+    block = block[block.index(">") + 1 : block.index("</script>")]
+    assert json.loads(block)["Close"] == "关闭"
+    assert '<script type="application/json" id="mesq-words">{}</script>' in client.get("/", headers=EN).text
+    assert script_words("en") == {}

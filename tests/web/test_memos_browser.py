@@ -428,3 +428,18 @@ def test_ticking_a_task_saves_the_memo_and_a_conflict_prompts(server: LiveServer
         final = rest.get(f"/api/toolkit/memo/{memo_id}").json()["data"]["memo"]
         assert _lines(final["content"]) == "Groceries\n- [x] milk\n- [x] eggs\n- [ ] jam" and final["revision"] == 4
         assert violations == []
+
+
+def test_the_scripts_speak_the_pages_language(server: LiveServer) -> None:
+    """Issue 30: a string built in a page script (the upload status) is in the page's language,
+    read from base.html's JSON data block, which the CSP leaves alone (it is never run)."""
+    with chromium_page(locale="zh-CN", timezone_id="Asia/Shanghai") as page:
+        violations = _watch_csp(page)
+        _set_up(server, page)
+        expect(page.locator("html")).to_have_attribute("lang", "zh-Hans")
+        page.set_input_files(
+            "#composer-files", files=[{"name": "seeds.txt", "mimeType": "text/plain", "buffer": b"tulips"}]
+        )
+        expect(page.locator("#composer-upload-status")).to_have_text("已附加 seeds.txt。")
+        expect(page.locator("#composer-attached button")).to_have_attribute("aria-label", "移除 seeds.txt")
+        assert violations == []

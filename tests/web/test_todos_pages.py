@@ -466,6 +466,28 @@ def test_quick_add_preview_shows_removable_chips(person: Browser, clock: Any) ->
     assert person.get("/todos/quick-add", params={"title": "x" * 5000}).status_code == 200  # capped, not a 500
 
 
+def test_recurrence_and_chips_in_the_pages_language(services: Services, person: Browser, clock: Any) -> None:
+    """Issue 30: the rule in words and the quick-add chips follow the page's language; the raw
+    RRULE stays under "Advanced"."""
+    from datetime import UTC, datetime
+
+    zh = {"Accept-Language": "zh-CN,zh;q=0.9"}
+    task = new_task(
+        services, person.user_id, "weekly review", due={"type": "date", "date": "2026-12-07"},
+        recurrence="FREQ=WEEKLY;BYDAY=MO,WE",
+    )  # fmt: skip
+    shown = person.get(f"/todos/tasks/{task['id']}", headers=zh).text
+    assert '<span class="recurrence">每周的周一、周三</span>' in shown and "Every week" not in shown
+    assert "FREQ=WEEKLY;BYDAY=MO,WE" in shown[shown.index('<details class="advanced"') :]
+    assert "每周的周一、周三" in person.get("/todos", headers=zh).text  # the card on the board
+    clock.now = datetime(2026, 12, 3, 2, 0, tzinfo=UTC).timestamp()
+    person.client.cookies.set("mesq_tz", "America/New_York")
+    chips = person.get("/todos/quick-add", params={"title": "call mom tomorrow 5pm !high every friday"}, headers=zh)
+    for label in ("截止 周五 12月4日 17:00", "优先级：高", "每周的周五"):
+        assert label in chips.text, label
+    assert "Due " not in chips.text and "Priority" not in chips.text
+
+
 def test_inbox_capture_understands_quick_add(services: Services, person: Browser, clock: Any) -> None:
     """Issue 30: the inbox's box reads the same line; inbox items do not repeat, so "every monday" stays."""
     from datetime import UTC, datetime

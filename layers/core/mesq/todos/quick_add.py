@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 import dateparser
 
-__all__ = ["KINDS", "QuickAdd", "describe_recurrence", "parse_quick_add"]
+__all__ = ["FREQUENCIES", "KINDS", "QuickAdd", "RuleShape", "parse_quick_add", "rule_shape"]
 
 _PRIORITY_WORDS = {
     "urgent": "urgent", "high": "high", "medium": "medium", "med": "medium", "low": "low",
@@ -321,42 +321,50 @@ def _describe(due: date | datetime) -> str:
 
 
 KINDS = ("due", "priority", "tag", "recurrence")
-_DAY_NAMES = dict(
-    zip(_BYDAY, ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"), strict=True)
-)
-_FREQ_NAMES = {"DAILY": "Every day", "WEEKLY": "Every week", "MONTHLY": "Every month", "YEARLY": "Every year"}
-_FREQ_UNITS = {"DAILY": "days", "WEEKLY": "weeks", "MONTHLY": "months", "YEARLY": "years"}
-#: RRULE parts the words below account for; a rule with any other part reads "Repeats (custom rule)".
+#: RRULE parts `RuleShape` accounts for; a rule with any other part is "a custom rule".
 _DESCRIBED_PARTS = {"FREQ", "INTERVAL", "BYDAY", "BYMONTHDAY", "COUNT", "UNTIL", "WKST"}
-CUSTOM_RULE_WORDS = "Repeats (custom rule)"
+FREQUENCIES = ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
 
 
-def describe_recurrence(rule: str) -> str:
-    """An RRULE in words for the pages: "Every week on Friday", "Every weekday", "Every 2 weeks on
-    Monday, Wednesday", "Every month on day 15, 6 times". A rule these words cannot say exactly
-    reads "Repeats (custom rule)" (the page keeps the raw rule under "Advanced"): never a wrong
-    sentence."""
+@dataclass(frozen=True)
+class RuleShape:
+    """An RRULE's parts the pages put in words ("Every 2 weeks on Monday, 6 times"), read once here
+    so the words can be said in any language by the web layer (`web/kit/recurrence_words.py`):
+    `freq` one of FREQUENCIES, `every` the interval, `days` BYDAY codes ("MO"), `month_days`
+    BYMONTHDAY numbers, `count` COUNT, `until` UNTIL's date (YYYY-MM-DD)."""
+
+    freq: str
+    every: int = 1
+    days: tuple[str, ...] = ()
+    month_days: tuple[int, ...] = ()
+    count: int | None = None
+    until: str | None = None
+
+    @property
+    def weekdays(self) -> bool:
+        """Every weekday (Monday to Friday), said in two words rather than five day names."""
+        return self.freq == "WEEKLY" and self.every == 1 and self.days == _BYDAY[:5]
+
+
+def rule_shape(rule: str) -> RuleShape | None:
+    """`rule` read into a RuleShape, or None when words could not say it exactly (the page then
+    says "a custom rule" and keeps the raw rule under "Advanced"): never a wrong sentence."""
     parts = dict(part.split("=", 1) for part in rule.upper().removeprefix("RRULE:").split(";") if "=" in part)
     freq, days = parts.get("FREQ", ""), parts.get("BYDAY", "")
     interval = parts.get("INTERVAL", "1")
-    if freq not in _FREQ_NAMES or set(parts) - _DESCRIBED_PARTS or not interval.isdigit() or int(interval) < 1:
-        return CUSTOM_RULE_WORDS
-    if days and (freq != "WEEKLY" or any(day not in _DAY_NAMES for day in days.split(","))):
-        return CUSTOM_RULE_WORDS  # "1MO" (the first Monday) and BYDAY outside a week are not said here
+    if freq not in FREQUENCIES or set(parts) - _DESCRIBED_PARTS or not interval.isdigit() or int(interval) < 1:
+        return None
+    if days and (freq != "WEEKLY" or any(day not in _BYDAY for day in days.split(","))):
+        return None  # "1MO" (the first Monday) and BYDAY outside a week are not said here
     month_days = parts.get("BYMONTHDAY", "")
     if month_days and (freq != "MONTHLY" or not all(d.isdigit() for d in month_days.split(","))):
-        return CUSTOM_RULE_WORDS
-    every = int(interval)
-    words = _FREQ_NAMES[freq] if every == 1 else f"Every {every} {_FREQ_UNITS[freq]}"
-    if days == "MO,TU,WE,TH,FR" and every == 1:
-        words = "Every weekday"
-    elif days:
-        words += " on " + ", ".join(_DAY_NAMES[day] for day in days.split(","))
-    if month_days:
-        words += " on day " + ", ".join(month_days.split(","))
+        return None
     count, until = parts.get("COUNT", ""), parts.get("UNTIL", "")
-    if count.isdigit():
-        words += ", once" if count == "1" else f", {int(count)} times"
-    if len(until) >= 8 and until[:8].isdigit():
-        words += f", until {until[:4]}-{until[4:6]}-{until[6:8]}"
-    return words
+    return RuleShape(
+        freq=freq,
+        every=int(interval),
+        days=tuple(days.split(",")) if days else (),
+        month_days=tuple(int(d) for d in month_days.split(",")) if month_days else (),
+        count=int(count) if count.isdigit() else None,
+        until=f"{until[:4]}-{until[4:6]}-{until[6:8]}" if len(until) >= 8 and until[:8].isdigit() else None,
+    )

@@ -13,9 +13,10 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from ...kernel.errors import ValidationError
 from ...kernel.timestamps import parse_timestamp
-from ...todos.quick_add import describe_recurrence
 from ..settings.pages import SETTINGS_NAVS, SETTINGS_PAGES
 from .i18n import DEFAULT_LANGUAGE, LANGUAGES, render_context
+from .recurrence_words import recurrence_filter
+from .script_words import script_words
 from .security import page_headers
 
 TEMPLATES = Path(__file__).parents[1] / "templates"
@@ -58,10 +59,11 @@ def environment() -> Environment:
     # on it per request).
     env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
     env.filters["when"] = _when_for_viewer  # in the browser's zone
-    env.filters["recurrence"] = describe_recurrence  # an RRULE in words ("Every week on Friday")
+    env.filters["recurrence"] = recurrence_filter  # an RRULE in words, in the page's language
     env.globals["settings_pages"] = SETTINGS_PAGES
     env.globals["settings_navs"] = SETTINGS_NAVS
     env.globals["languages"] = LANGUAGES
+    env.globals["script_words"] = script_words  # base.html's JSON block for static/words.js
     return env
 
 

@@ -23,11 +23,11 @@
         window.location.assign(result.body.redirectUrl);
         return;
       }
-      var message = result.body && result.body.error ? result.body.error.message : "The answer was not accepted.";
+      var message = result.body && result.body.error ? result.body.error.message : mesqSay("The answer was not accepted.");
       status.textContent = message;
       status.hidden = false;
     }).catch(function () {
-      status.textContent = "Could not reach MeSQ; check the connection and try again.";
+      status.textContent = mesqSay("Could not reach MeSQ; check the connection and try again.");
       status.hidden = false;
       buttons.forEach(function (b) { b.disabled = false; });
     });

@@ -23,7 +23,7 @@
     button.hidden = false;
     button.addEventListener("click", function () {
       var fallback = function () {
-        say(bySelection(field) ? "Copied. 已复制。" : "Selected: press Ctrl+C (⌘C) to copy.");
+        say(bySelection(field) ? mesqSay("Copied.") : mesqSay("Selected: press Ctrl+C (⌘C) to copy."));
       };
       if (navigator.clipboard && window.isSecureContext) {
         // writeText can stay pending (an unfocused window, a permission prompt nobody answers):
@@ -32,7 +32,7 @@
         var settle = function (action) { if (!settled) { settled = true; action(); } };
         setTimeout(function () { settle(fallback); }, 1000);
         navigator.clipboard.writeText(field.value).then(
-          function () { settle(function () { say("Copied. 已复制。"); }); },
+          function () { settle(function () { say(mesqSay("Copied.")); }); },
           function () { settle(fallback); }
         );
       } else {

@@ -123,7 +123,7 @@
       remove.type = "button";
       remove.className = "secondary";
       remove.textContent = "×";
-      remove.setAttribute("aria-label", "Remove " + resource.displayName);
+      remove.setAttribute("aria-label", mesqSay("Remove %(name)s", { name: resource.displayName }));
       remove.addEventListener("click", function () { item.remove(); });
       item.append(field, document.createTextNode(resource.displayName), remove);
       attached.append(item);
@@ -133,12 +133,12 @@
       for (const file of chosen) {
         pending += 1;
         save.disabled = true;
-        status.textContent = "Uploading " + file.name + "…";
+        status.textContent = mesqSay("Uploading %(name)s…", { name: file.name });
         try {
           show(await upload(file));
-          status.textContent = "Attached " + file.name + ".";
+          status.textContent = mesqSay("Attached %(name)s.", { name: file.name });
         } catch (error) {
-          status.textContent = "Could not attach " + file.name + ": " + error.message;
+          status.textContent = mesqSay("Could not attach %(name)s: %(error)s", { name: file.name, error: error.message });
         } finally {
           pending -= 1;
           save.disabled = pending > 0;
@@ -226,9 +226,9 @@
         const answer = await fetch("/memos/preview", { method: "POST", body: form, credentials: "same-origin" });
         // The answer is sanitized HTML (no script, no handlers): safe to set as markup.
         preview.innerHTML = answer.ok ? await answer.text() : "";
-        if (!answer.ok) preview.textContent = "The preview is unavailable (HTTP " + answer.status + ").";
+        if (!answer.ok) preview.textContent = mesqSay("The preview is unavailable (HTTP %(status)s).", { status: answer.status });
       } catch (error) {
-        preview.textContent = "The preview is unavailable: " + error.message;
+        preview.textContent = mesqSay("The preview is unavailable: %(error)s", { error: error.message });
       } finally {
         preview.removeAttribute("aria-busy");
       }
@@ -373,7 +373,7 @@
       const close = document.createElement("button");
       close.type = "button";
       close.className = "secondary";
-      close.textContent = "Close";
+      close.textContent = mesqSay("Close");
       close.addEventListener("click", function () { lightbox.close(); });
       const image = document.createElement("img");
       lightbox.append(close, image);
@@ -384,7 +384,7 @@
     const full = lightbox.querySelector("img");
     full.src = link.getAttribute("href");
     full.alt = thumbnail ? thumbnail.alt : "";
-    lightbox.setAttribute("aria-label", full.alt || "Image");
+    lightbox.setAttribute("aria-label", full.alt || mesqSay("Image"));
     lightbox.addEventListener("close", function () { link.focus(); }, { once: true });
     lightbox.showModal();
   });

@@ -5,8 +5,6 @@
   var form = document.getElementById("import-form");
   var result = document.getElementById("import-result");
   if (!form) return;
-  // "1 book", "2 books": English plurals, said right.
-  function counted(n, noun) { return n + " " + noun + (n === 1 ? "" : "s"); }
   function show(text, failed) {
     result.textContent = text;
     result.className = failed ? "error" : "muted";
@@ -15,7 +13,7 @@
   form.addEventListener("submit", function (event) {
     event.preventDefault();
     var file = document.getElementById("import-file").files[0];
-    if (!file) { show("Choose a file first.", true); return; }
+    if (!file) { show(mesqSay("Choose a file first."), true); return; }
     file.text().then(function (text) {
       return fetch(form.getAttribute("action"), {
         method: "POST",
@@ -29,13 +27,15 @@
     }).then(function (answer) {
       if (answer.ok && answer.body.ok) {
         var b = answer.body;
-        show("Imported " + counted(b.books, "book") + ": " + counted(b.added, "note") + " added, " + b.updated + " updated, " +
-             b.markedDeleted + " marked deleted upstream, " + b.unchanged + " unchanged.", false);
+        show(mesqSay("Imported %(books)s: %(added)s added, %(updated)s updated, %(deleted)s marked deleted upstream, %(unchanged)s unchanged.", {
+          books: mesqSayPlural("%(num)d book", "%(num)d books", b.books), added: mesqSayPlural("%(num)d note", "%(num)d notes", b.added),
+          updated: b.updated, deleted: b.markedDeleted, unchanged: b.unchanged
+        }), false);
         return;
       }
-      show(answer.body && answer.body.error ? answer.body.error.message : "The file was not accepted.", true);
+      show(answer.body && answer.body.error ? answer.body.error.message : mesqSay("The file was not accepted."), true);
     }).catch(function () {
-      show("Could not read the file or reach MeSQ; try again.", true);
+      show(mesqSay("Could not read the file or reach MeSQ; try again."), true);
     });
   });
 })();

@@ -18,7 +18,7 @@
     return bytes;
   }
   button.addEventListener("click", function () {
-    say("Subscribing…");
+    say(mesqSay("Subscribing…"));
     var registered;
     navigator.serviceWorker.register(section.dataset.worker, { scope: "/settings/" }).then(function (registration) {
       registered = registration;
@@ -38,10 +38,10 @@
       });
       return fetch("/settings/reminders/channels", { method: "POST", body: form, credentials: "same-origin" });
     }).then(function (answer) {
-      say(answer.ok ? "This browser is subscribed." : "The subscription was not saved (HTTP " + answer.status + ").");
+      say(answer.ok ? mesqSay("This browser is subscribed.") : mesqSay("The subscription was not saved (HTTP %(status)s).", { status: answer.status }));
     }).catch(function (error) {
       section.dataset.error = String(error);
-      say("This browser could not subscribe: " + error.message);
+      say(mesqSay("This browser could not subscribe: %(error)s", { error: error.message }));
     });
   });
 })();

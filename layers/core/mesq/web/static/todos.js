@@ -70,12 +70,12 @@
       }
       var error = result.answer && result.answer.error;
       if (error && error.code === "REVISION_CONFLICT") {
-        return "“" + titleOf(card) + "” changed meanwhile (another tab or app): reload the board, then move it again.";
+        return mesqSay("“%(title)s” changed meanwhile (another tab or app): reload the board, then move it again.", { title: titleOf(card) });
       }
-      return (error ? error.message : "The move was refused.") + " Reload the board to see the latest order.";
+      return mesqSay("%(error)s Reload the board to see the latest order.", { error: error ? error.message : mesqSay("The move was refused.") });
     }).catch(function () {
       card.removeAttribute("aria-busy");
-      return "Could not reach MeSQ; nothing was moved.";
+      return mesqSay("Could not reach MeSQ; nothing was moved.");
     });
   }
 
@@ -92,7 +92,7 @@
         place(card, event.from, event.oldIndex);
         say(problem, false);
       } else {
-        say("Moved “" + titleOf(card) + "”.", true);
+        say(mesqSay("Moved “%(title)s”.", { title: titleOf(card) }), true);
       }
       renumber(event.from);
       renumber(event.to);
@@ -118,7 +118,7 @@
       renumber(list);
       var again = card.querySelector(button && button.classList.contains("move-down") ? ".move-down" : ".move-up");
       (again && !again.disabled ? again : card.querySelector("summary")).focus();
-      say("Moved “" + titleOf(card) + "”.", true);
+      say(mesqSay("Moved “%(title)s”.", { title: titleOf(card) }), true);
     });
   }
 
@@ -163,7 +163,7 @@
     }).then(function (response) {
       return response.json().then(function (answer) { return { ok: response.ok, answer: answer }; });
     }).catch(function () {
-      return { ok: false, answer: { error: { message: "Could not reach MeSQ; nothing was moved." } } };
+      return { ok: false, answer: { error: { message: mesqSay("Could not reach MeSQ; nothing was moved.") } } };
     }).then(function (result) {
       section.removeAttribute("aria-busy");
       if (result.ok && result.answer.ok) {
@@ -171,12 +171,12 @@
         section.querySelectorAll(".column-menu input[name=revision]").forEach(function (input) {
           input.value = String(result.answer.column.revision);
         });
-        say("Moved column “" + columnName(section) + "”.", true);
+        say(mesqSay("Moved column “%(name)s”.", { name: columnName(section) }), true);
       } else {
         var others = columnsOf().filter(function (c) { return c !== section; });
         board.insertBefore(section, others[event.oldIndex] || null);
         var error = result.answer && result.answer.error;
-        say((error ? error.message : "The move was refused.") + " Reload the board to see the latest order.", false);
+        say(mesqSay("%(error)s Reload the board to see the latest order.", { error: error ? error.message : mesqSay("The move was refused.") }), false);
       }
       renumberColumns();
     });

@@ -249,8 +249,8 @@ def due_label(due: dict[str, Any] | None, zone: str | None) -> str:
 
 
 # Not strftime (it follows the process locale): the page's catalog says them (docs/i18n.md).
-_WEEKDAYS = (N_("Mon"), N_("Tue"), N_("Wed"), N_("Thu"), N_("Fri"), N_("Sat"), N_("Sun"))
-_MONTHS = (N_("Jan"), N_("Feb"), N_("Mar"), N_("Apr"), N_("May"), N_("Jun"), N_("Jul"), N_("Aug"), N_("Sep"),
+WEEKDAYS = (N_("Mon"), N_("Tue"), N_("Wed"), N_("Thu"), N_("Fri"), N_("Sat"), N_("Sun"))
+MONTHS = (N_("Jan"), N_("Feb"), N_("Mar"), N_("Apr"), N_("May"), N_("Jun"), N_("Jul"), N_("Aug"), N_("Sep"),
            N_("Oct"), N_("Nov"), N_("Dec"))  # fmt: skip
 _DAY_NAMES = {0: N_("today"), 1: N_("tomorrow"), -1: N_("yesterday")}
 ENGLISH = Translator(DEFAULT_LANGUAGE)
@@ -276,9 +276,9 @@ def _day_words(day: date, today: date, say: Translator = ENGLISH) -> tuple[str, 
     days = (day - today).days
     words = say.gettext(_DAY_NAMES[days]) if days in _DAY_NAMES else None
     if words is None and 2 <= days <= 6:
-        words = say.gettext(_WEEKDAYS[day.weekday()])
+        words = say.gettext(WEEKDAYS[day.weekday()])
     if words is None:
-        parts = {"month": say.gettext(_MONTHS[day.month - 1]), "number": day.month, "day": day.day, "year": day.year}
+        parts = {"month": say.gettext(MONTHS[day.month - 1]), "number": day.month, "day": day.day, "year": day.year}
         if day.year != today.year:
             words = say.gettext("%(month)s %(day)s %(year)s", **parts)
         else:

@@ -10,13 +10,16 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...todos.quick_add import KINDS, QuickAdd, describe_recurrence, parse_quick_add
+from ...todos.quick_add import KINDS, QuickAdd, parse_quick_add
 from ..kit.framework import Page, Web, endpoint
+from ..kit.i18n import N_, Translator
+from ..kit.recurrence_words import ENGLISH, recurrence_words
 from ..kit.render import render
 from ..kit.request_values import request_zone
+from .fields import MONTHS, WEEKDAYS
 
 PREVIEW = "/todos/quick-add"
-_PRIORITY_WORDS = {"urgent": "Urgent", "high": "High", "medium": "Medium", "low": "Low"}
+_PRIORITY_WORDS = {"urgent": N_("Urgent"), "high": N_("High"), "medium": N_("Medium"), "low": N_("Low")}
 
 
 def page_zone(page: Page) -> str:
@@ -37,26 +40,35 @@ def form_ignore(page: Page) -> frozenset[str]:
     return ignored([value for value in page.fields.values.get("ignore", []) if isinstance(value, str)])
 
 
-def chip_label(kind: str, chip: dict[str, str], parsed: QuickAdd) -> str:
+def chip_label(kind: str, chip: dict[str, str], parsed: QuickAdd, say: Translator = ENGLISH) -> str:
+    """A chip's words in `say`'s language: "Due Fri Dec 4 17:00" / "截止 周五 12月4日 17:00"."""
     if kind == "due" and parsed.due is not None:
         due = parsed.due
+        day = due.date() if isinstance(due, datetime) else due
+        assert isinstance(day, date)
+        month_day = say.gettext(
+            "%(month)s %(day)s", month=say.gettext(MONTHS[day.month - 1]), number=day.month, day=day.day
+        )
+        when = f"{say.gettext(WEEKDAYS[day.weekday()])} {month_day}"
         if isinstance(due, datetime):
-            return f"Due {due:%a %b} {due.day} {due:%H:%M}"
-        assert isinstance(due, date)
-        return f"Due {due:%a %b} {due.day}"
+            when += f" {due:%H:%M}"
+        return say.gettext("Due %(when)s", when=when)
     if kind == "priority":
-        return f"Priority {_PRIORITY_WORDS.get(chip['value'], chip['value'])}"
+        level = _PRIORITY_WORDS.get(chip["value"])
+        return say.gettext("Priority %(level)s", level=say.gettext(level) if level else chip["value"])
     if kind == "recurrence":
-        return describe_recurrence(chip["value"])
+        return recurrence_words(chip["value"], say)
     return "#" + chip["value"]
 
 
-def preview_context(parsed: QuickAdd, ignore: frozenset[str], form_id: str) -> dict[str, Any]:
+def preview_context(
+    parsed: QuickAdd, ignore: frozenset[str], form_id: str, say: Translator = ENGLISH
+) -> dict[str, Any]:
     shown: dict[str, dict[str, str]] = {}  # one chip per kind (the last priority typed wins); tags go together
     for chip in parsed.chips:
         key = "tag:" + chip["value"] if chip["kind"] == "tag" else chip["kind"]
         drop = key if chip["kind"] == "tag" else chip["kind"]
-        shown[key] = {"kind": chip["kind"], "drop": drop, "label": chip_label(chip["kind"], chip, parsed)}
+        shown[key] = {"kind": chip["kind"], "drop": drop, "label": chip_label(chip["kind"], chip, parsed, say)}
     return {"parsed": parsed, "chips": list(shown.values()), "ignore": sorted(ignore), "form_id": form_id}
 
 
@@ -67,7 +79,9 @@ async def preview(page: Page) -> Response:
     text = query.get("title", "")[:500]
     parsed = understand(page, text, ignore)
     return render(
-        "_todos_quick_chips.html", language=page.language, **preview_context(parsed, ignore, query.get("form", "")[:80])
+        "_todos_quick_chips.html",
+        language=page.language,
+        **preview_context(parsed, ignore, query.get("form", "")[:80], page.translator),
     )
 
 
