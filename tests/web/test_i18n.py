@@ -96,6 +96,23 @@ def test_plurals_are_right_in_both_languages() -> None:
         assert f"{count} 条笔记将被永久删除。" in chinese
 
 
+def test_a_placeholder_may_share_a_name_with_the_translators_own_parameters() -> None:
+    """reading.html's sync error fills `%(message)s`: a keyword named like gettext's own first
+    parameter once raised TypeError in the page (a 500 on /settings/reading after a failed sync)."""
+    from mesq.web.kit.i18n import Translator, render_context
+    from mesq.web.kit.render import environment
+
+    template = environment().from_string(
+        '{{ _("%(message)s / %(context)s", message="<b>m</b>", context="c") }} '
+        '{{ ngettext("%(singular)s %(num)d", "%(plural)s %(num)d", 2, singular="s", plural="p") }}'
+    )
+    for language in ("en", "zh"):
+        assert template.render(**render_context(language)) == "&lt;b&gt;m&lt;/b&gt; / c p 2"
+    say = Translator("zh")
+    assert say.gettext("%(message)s", message="x") == "x"
+    assert say.ngettext("%(singular)s", "%(plural)s", 2, singular="s", plural="p", count=9) == "p"
+
+
 def test_each_render_has_its_own_language_across_threads() -> None:
     def page(index: int) -> tuple[str, str]:
         language = ("en", "zh")[index % 2]

@@ -81,11 +81,11 @@ class Page:
     def translator(self) -> Translator:
         return Translator(self.language)
 
-    def gettext(self, message: str, **variables: Any) -> str:
+    def gettext(self, message: str, /, **variables: Any) -> str:
         """A user-visible string built in Python (a notice, a label), in the page's language."""
         return self.translator.gettext(message, **variables)
 
-    def ngettext(self, singular: str, plural: str, count: int, **variables: Any) -> str:
+    def ngettext(self, singular: str, plural: str, count: int, /, **variables: Any) -> str:
         return self.translator.ngettext(singular, plural, count, **variables)
 
     @property

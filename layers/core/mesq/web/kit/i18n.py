@@ -90,11 +90,11 @@ class Translator:
 
     language: str
 
-    def gettext(self, message: str, **variables: Any) -> str:
+    def gettext(self, message: str, /, **variables: Any) -> str:
         text = translations(self.language).gettext(message)
         return text % variables if variables else text
 
-    def ngettext(self, singular: str, plural: str, count: int, **variables: Any) -> str:
+    def ngettext(self, singular: str, plural: str, count: int, /, **variables: Any) -> str:
         text = translations(self.language).ngettext(singular, plural, count)
         return text % {"num": count, **variables}
 
@@ -108,14 +108,14 @@ def render_context(language: str) -> dict[str, Any]:
     catalog = translations(language)
 
     @pass_context
-    def gettext(context: Context, message: str, **variables: Any) -> str:
+    def gettext(context: Context, message: str, /, **variables: Any) -> str:
         text = catalog.gettext(message)
         if context.eval_ctx.autoescape:
             text = Markup(text)  # noqa: S704 -- the committed catalog is trusted markup; variables are escaped by %
         return text % variables
 
     @pass_context
-    def ngettext(context: Context, singular: str, plural: str, num: int, **variables: Any) -> str:
+    def ngettext(context: Context, singular: str, plural: str, num: int, /, **variables: Any) -> str:
         variables.setdefault("num", num)
         text = catalog.ngettext(singular, plural, num)
         if context.eval_ctx.autoescape:
