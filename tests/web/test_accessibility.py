@@ -573,7 +573,9 @@ def test_each_language_shows_only_its_own_labels_and_passes_axe(
         for path in LANGUAGE_PAGES:
             audit.visit(server.base_url + path, expect_ok=True)
             assert page.locator("html").get_attribute("lang") == {"zh": "zh-Hans", "en": "en"}[language]
-            labels, user_data = page.evaluate(LABELS, USER_DATA)
-            assert len(labels) > 10, (path, labels)  # the check sees the page's labels
-            assert foreign_labels(labels, language, user_data) == [], f"{path} in {language}"
+            for width, height in SIZES:  # the phone layout shows other controls (the Filters button)
+                page.set_viewport_size({"width": width, "height": height})
+                labels, user_data = page.evaluate(LABELS, USER_DATA)
+                assert len(labels) > 10, (path, width, labels)  # the check sees the page's labels
+                assert foreign_labels(labels, language, user_data) == [], f"{path} in {language} at {width}px"
     assert audit.problems == [], "axe found serious/critical violations:\n" + "\n".join(audit.problems)

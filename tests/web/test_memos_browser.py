@@ -218,6 +218,7 @@ def test_conflict_between_two_tabs_keeps_both_texts(server: LiveServer, page: An
     expect(page.locator("textarea.memos-theirs")).to_have_value("shared list: emptied by an agent")
     page.get_by_role("button", name="Save mine over theirs").click()
     expect(_card(page, "final (tab A)")).to_be_visible()
+    expect(page.locator("li.memo.editing")).to_have_count(0)  # the save answered: the card, not the editor
     assert rest.get(f"/api/toolkit/memo/{memo['id']}").json()["data"]["memo"]["content"] == "shared list: final (tab A)"
 
 
