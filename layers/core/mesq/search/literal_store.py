@@ -31,9 +31,9 @@ from ..kernel.context import Services
 from ..kernel.keys import user_partition
 from ..memos.filters import sort_key
 from ..store.paging import walk
-from ..store.ports import BlobNotFound, BlobStore, Condition, ConditionFailed, Item, ItemStore
+from ..store.ports import BlobNotFound, BlobStore, Item, ItemStore
 from .literal import LiteralIndex, Row
-from .persist import _folder
+from .persist import _folder, swap_pointer
 from .user_locks import UserLocks
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
@@ -140,12 +140,7 @@ class LiteralRepository:
             "pk": pk, "sk": sk, "snapshot": snapshot_id, "overlay": overlay_id, "format": FORMAT,
             "generation": int(previous["generation"]) + 1 if previous else 1, "rows": len(index),
         }  # fmt: skip
-        condition = (
-            Condition(exists=False) if previous is None else Condition(equals={"generation": previous["generation"]})
-        )
-        try:
-            self._items.put(pointer, condition)
-        except ConditionFailed:
+        if not swap_pointer(self._items, pointer, previous):
             return False
         index.snapshot_id = snapshot_id
         self._cache[_CACHE_PREFIX + user_id] = ((snapshot_id, overlay_id), index)

@@ -80,6 +80,17 @@ def _unpack(data: bytes) -> tuple[list[Entry], list[str], int | None]:
     return entries, list(body["removed"]), body["dimension"]
 
 
+def swap_pointer(items: ItemStore, pointer: Item, previous: Item | None) -> bool:
+    """Put an index's new pointer only if no other writer moved it since `previous` was read (the
+    same generation, or still none): False when one did. Shared by the AI and the literal index."""
+    unmoved = Condition(exists=False) if previous is None else Condition(equals={"generation": previous["generation"]})
+    try:
+        items.put(pointer, unmoved)
+    except ConditionFailed:
+        return False
+    return True
+
+
 class IndexRepository:
     def __init__(self, items: ItemStore, blobs: BlobStore, runtime: SearchRuntime) -> None:
         self._items, self._blobs, self._cache = items, blobs, runtime.cache
@@ -138,12 +149,7 @@ class IndexRepository:
         }  # fmt: skip
         if self._runtime.model_id is not None:
             pointer["model"] = self._runtime.model_id
-        condition = (
-            Condition(exists=False) if previous is None else Condition(equals={"generation": previous["generation"]})
-        )
-        try:
-            self._items.put(pointer, condition)
-        except ConditionFailed:
+        if not swap_pointer(self._items, pointer, previous):
             return False
         index.snapshot_id = snapshot_id
         self._cache[user_id] = ((snapshot_id, overlay_id), index)
