@@ -167,10 +167,23 @@ def test_an_upload_over_the_cap_is_refused(small_cap: int, services: Services, b
 
 def test_archive_work_at_once_is_bounded(browser: Callable[..., Browser]) -> None:
     person = browser()
-    with archive_slot(), archive_slot():
+    with archive_slot("someone"), archive_slot("someone else"):
         assert ARCHIVE_SLOTS == 2
         busy = person.post("/settings/export")
         assert busy.status_code == 503 and busy.headers.get("retry-after") == "30"
         assert "already running" in busy.text
         assert _import(person, b"PK").status_code == 503
     assert person.post("/settings/export").status_code == 200  # the slots were given back
+
+
+def test_one_user_holds_one_archive_slot_at_a_time(browser: Callable[..., Browser]) -> None:
+    """A user whose export is running cannot take the other slot too (and lock everyone else out):
+    their second is refused, while another user still gets the free slot."""
+    person, other = browser(), browser()
+    with archive_slot(person.user_id):
+        busy = person.post("/settings/export")
+        assert busy.status_code == 503 and busy.headers.get("retry-after") == "30"
+        assert "of yours is already running" in busy.text
+        assert _import(person, b"PK").status_code == 503
+        assert other.post("/settings/export").status_code == 200
+    assert person.post("/settings/export").status_code == 200  # the slot was given back

@@ -13,9 +13,10 @@ and its 6 MB response cap), an archive over that size is refused with PAYLOAD_TO
 
 Writing an archive (or reading one in) holds a worker thread of the shared pool
 (`kernel/concurrency.py`, 40 threads) for as long as the account takes, tens of seconds for a
-big one. `archive_slot` lets at most ARCHIVE_SLOTS of them run at once in a process; one more is
-refused at once with SERVICE_UNAVAILABLE and a Retry-After (never queued on a thread), so big
-exports and imports can never take the pool from everyone else's requests.
+big one. `archive_slot` lets at most ARCHIVE_SLOTS of them run at once in a process, and one per
+user, so a user cannot hold every slot and lock the others out; one more is refused at once with
+SERVICE_UNAVAILABLE and a Retry-After (never queued on a thread), so big exports and imports can
+never take the pool from everyone else's requests.
 """
 
 from __future__ import annotations
@@ -41,24 +42,36 @@ CHUNK_BYTES = 1 << 16
 ARCHIVE_SLOTS = 2
 RETRY_AFTER_SECONDS = 30
 _SLOTS = threading.BoundedSemaphore(ARCHIVE_SLOTS)
+_busy_users: set[str] = set()
+_busy_guard = threading.Lock()
 
 
 @contextlib.contextmanager
-def archive_slot() -> Iterator[None]:
-    """One of the ARCHIVE_SLOTS for the block, or SERVICE_UNAVAILABLE at once when all are taken."""
-    if not _SLOTS.acquire(blocking=False):
-        raise ServiceUnavailable(
-            f"{ARCHIVE_SLOTS} exports or imports are already running on this server; try again in a minute",
-            retry_after_seconds=RETRY_AFTER_SECONDS,
-        )
+def archive_slot(user_id: str) -> Iterator[None]:
+    """One of the ARCHIVE_SLOTS for the block, or SERVICE_UNAVAILABLE at once when all are taken
+    or `user_id` already holds one."""
+    with _busy_guard:
+        if user_id in _busy_users:
+            raise ServiceUnavailable(
+                "an export or import of yours is already running; try again when it has finished",
+                retry_after_seconds=RETRY_AFTER_SECONDS,
+            )
+        if not _SLOTS.acquire(blocking=False):
+            raise ServiceUnavailable(
+                f"{ARCHIVE_SLOTS} exports or imports are already running on this server; try again in a minute",
+                retry_after_seconds=RETRY_AFTER_SECONDS,
+            )
+        _busy_users.add(user_id)
     try:
         yield
     finally:
-        _SLOTS.release()
+        with _busy_guard:
+            _busy_users.discard(user_id)
+            _SLOTS.release()
 
 
 def _write(services: Services, user_id: str, spool: IO[bytes], exported_at: str, scopes: frozenset[str] | None) -> int:
-    with archive_slot():
+    with archive_slot(user_id):
         export_account(services.items, services.blobs, user_id, spool, exported_at, scopes=scopes)
     size = spool.seek(0, os.SEEK_END)
     spool.seek(0)

@@ -87,7 +87,7 @@ async def import_page(page: Page) -> Response:
 def _run_import(services: Services, principal: Principal, upload: IO[bytes], kind: str) -> Outcome:
     """In a worker thread, holding an archive slot: the upload into a named temporary file, then
     the command line's import of it."""
-    with archive_slot(), tempfile.TemporaryDirectory(prefix="mesq-import-") as folder:
+    with archive_slot(principal.user_id), tempfile.TemporaryDirectory(prefix="mesq-import-") as folder:
         path = Path(folder) / "upload.zip"
         with path.open("wb") as copy:
             shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
