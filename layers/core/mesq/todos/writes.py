@@ -12,7 +12,8 @@ Offers:
   structure up front, the touched records by key, ordered lists from GSI2; never the whole
   board), build `(data, ops)`, add the reminder-index writes of the tasks it puts
   (`reminder_schedule.index_ops`), the list sizes its ops change (`list_sizes.size_ops`; a
-  list never sized is counted once and the write retried) and one change record per record it
+  list never sized is counted once and the write retried), the graph counts (`graph_counts.count_ops`:
+  a failed count condition rebuilds the write) and one change record per record it
   writes (`history.capture.todo_changes`), commit them as ONE transaction
   (a write that moves a task or inbox item between lists must go through here), mapping a failed revision
   condition to the REVISION_CONFLICT `on_conflict` makes from a fresh state (so recoverData is
@@ -37,6 +38,7 @@ from ..kernel.keys import user_partition
 from ..kernel.timestamps import now_timestamp, utc_now
 from ..store.ports import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Delete, Item, ItemStore, Put, WriteOp
 from . import model
+from .graph_counts import count_ops, is_count_op
 from .keys import Kind, ident, key, settings_key, slug_key, stored
 from .list_sizes import BeforeOf, count_list, size_ops, sized_list
 from .reminder_schedule import index_ops
@@ -194,10 +196,13 @@ def apply(
     items, user_id = call.services.items, call.principal.user_id
     state = ensure_default_space(items, user_id, partial=True)
     seeded: dict[str, int] = {}  # lists counted here because they had no size item yet
-    attempt = seedings = 0
+    attempt = seedings = recounts = 0
     while attempt < ATTEMPTS:
         data, ops = build(state)
-        ops = ops + index_ops(user_id, state.tasks, ops, utc_now()) + size_ops(user_id, _before_of(state), ops, seeded)
+        # The graph counts (graph_counts.py): root guards merged into the write's Checks, count writes appended.
+        counted, mine = count_ops(items, user_id, state, ops)
+        sizes = size_ops(user_id, _before_of(state), ops, seeded)
+        ops = counted + index_ops(user_id, state.tasks, ops, utc_now()) + sizes
         changes = todo_changes(call, state, ops)  # the change history, in the same transaction
         ops = ops + changes
         if extra is not None:
@@ -210,6 +215,9 @@ def apply(
         except ConditionFailed as failure:
             state = load_partial(items, user_id)
             failed = ops[failure.index] if failure.index is not None and failure.index < len(ops) else None
+            if is_count_op(failed, mine) and recounts < _RECOUNTS:
+                recounts += 1  # a root moved, or a count changed or was seeded meanwhile: rebuild
+                continue
             unsized = sized_list(user_id, failed)
             if unsized is not None and seedings < _SEEDINGS:
                 # A list never sized (count it once), or one another write sized meanwhile.
@@ -229,6 +237,8 @@ def apply(
 
 #: Size seedings one write may need: a move between two lists never sized, plus a race each.
 _SEEDINGS = 4
+#: Rebuilds after a graph count's condition failed (a concurrent write in the same column).
+_RECOUNTS = 8
 
 
 def _before_of(state: TodoState) -> BeforeOf:

@@ -199,40 +199,74 @@ def _parent_too_large(unit: _Unit, size: int, options: ListOptions, context: int
 # -- graph -------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class GraphWindows:
+    """What a graph page needs besides the metadata (spaces, columns): the size of each record
+    collection and its records at [offset, offset + limit) in traversal order, as stored, so it
+    can be read from the store without reading the board (views/graph_paged.py)."""
+
+    totals: Mapping[str, int]  # tasks, subtasks, inboxItems, inboxSubtasks
+    tasks: list[Record]
+    subtasks: list[Record]
+    inbox_items: list[Record]
+    inbox_subtasks: list[tuple[Record, Record]]  # (its inbox item, the subtask)
+
+
+def graph_windows(scope: Scope, offset: int, limit: int) -> GraphWindows:
+    """The windows of a whole scope (the snapshot path)."""
+    window = slice(offset, offset + limit)
+    subtasks = [s for t in scope.root_tasks for s in scope.subtasks.get(t["id"], [])]
+    inbox_subtasks = [(i, s) for i in scope.inbox_items for s in scope.inbox_subtasks(i)]
+    totals = {
+        "tasks": len(scope.root_tasks),
+        "subtasks": len(subtasks),
+        "inboxItems": len(scope.inbox_items),
+        "inboxSubtasks": len(inbox_subtasks),
+    }
+    return GraphWindows(
+        totals, scope.root_tasks[window], subtasks[window], scope.inbox_items[window], inbox_subtasks[window]
+    )
+
+
 def _flat_collections(
-    scope: Scope, offset: int, limit: int, include_notes: bool
+    scope: Scope, windows: GraphWindows, offset: int, limit: int, include_notes: bool
 ) -> dict[str, tuple[int, list[Record]]]:
     """Per collection: its size and the records of the window [offset, offset + limit), shaped.
     Only the window is shaped: a page never needs more than `limit` records of a collection."""
     window = slice(offset, offset + limit)
-    subtasks = [s for t in scope.root_tasks for s in scope.subtasks.get(t["id"], [])]
-    inbox_subtasks = [(i, s) for i in scope.inbox_items for s in scope.inbox_subtasks(i)]
+    totals = windows.totals
     return {
         "spaces": (len(scope.spaces), list(scope.spaces[window])),
         "columns": (len(scope.columns), list(scope.columns[window])),
-        "tasks": (len(scope.root_tasks), [_task(scope, t, include_notes) for t in scope.root_tasks[window]]),
-        "subtasks": (len(subtasks), [_task(scope, t, include_notes) for t in subtasks[window]]),
+        "tasks": (totals["tasks"], [_task(scope, t, include_notes) for t in windows.tasks[:limit]]),
+        "subtasks": (totals["subtasks"], [_task(scope, t, include_notes) for t in windows.subtasks[:limit]]),
         "inboxItems": (
-            len(scope.inbox_items),
-            [_inbox_item(scope, i, include_notes) for i in scope.inbox_items[window]],
+            totals["inboxItems"],
+            [_inbox_item(scope, i, include_notes) for i in windows.inbox_items[:limit]],
         ),
         "inboxSubtasks": (
-            len(inbox_subtasks),
-            [_inbox_subtask(scope, i, s, include_notes) for i, s in inbox_subtasks[window]],
+            totals["inboxSubtasks"],
+            [_inbox_subtask(scope, i, s, include_notes) for i, s in windows.inbox_subtasks[:limit]],
         ),
     }
 
 
 def _graph(scope: Scope, options: ListOptions) -> dict[str, Any]:
+    return graph_page(scope, graph_windows(scope, options.offset, options.limit), options)
+
+
+def graph_page(scope: Scope, windows: GraphWindows, options: ListOptions) -> dict[str, Any]:
+    """The graph page of `windows`; `scope` supplies the metadata (spaces, columns) and the
+    record views (its record lists are not read)."""
     offset, limit, budget = options.offset, options.limit, options.budget
-    flat = _flat_collections(scope, offset, limit, options.include_notes)
+    flat = _flat_collections(scope, windows, offset, limit, options.include_notes)
     totals = {name: size for name, (size, _) in flat.items()}
-    windows = {name: records for name, (_, records) in flat.items()}
+    records_of = {name: records for name, (_, records) in flat.items()}
     total = sum(totals.values())
     longest = max(totals.values(), default=0)
 
     def build(step: int) -> dict[str, Any]:
-        sliced = {name: records[:step] for name, records in windows.items()}
+        sliced = {name: records[:step] for name, records in records_of.items()}
         returned = sum(len(records) for records in sliced.values())
         counts = {name: {"totalCount": totals[name], "returned": len(sliced[name])} for name in COLLECTIONS}
         wrapper = page(offset, limit, returned, total, step=step, has_more=lambda o, _limit, s, _total: o + s < longest)
@@ -244,7 +278,7 @@ def _graph(scope: Scope, options: ListOptions) -> dict[str, Any]:
     # largest step that fits without serializing every candidate; exact check afterwards.
     base = json_size(build(0)) + len(str(offset + limit)) + len(',"nextOffset":')
     prefix = [0] * (limit + 1)
-    for records in windows.values():
+    for records in records_of.values():
         running = list(accumulate(item_cost(r) for r in records))
         for index in range(1, limit + 1):
             prefix[index] += running[min(index, len(running)) - 1] if running else 0

@@ -1,10 +1,11 @@
 """The todo read views as operations: list_todos, query_todos, get_todo_task.
 
-A plain list_todos page reads only what it shows (views/paged.py: the structure, the list sizes
-and one index page per list it overlaps); get_todo_task reads the structure, the task by key and
+A list_todos page reads only what it shows (views/paged.py: the structure, the list sizes and
+one index page per list it overlaps; the graph projection the same through views/graph_paged.py
+and the graph counts); get_todo_task reads the structure, the task by key and
 its subtasks' index list (and the live inbox for its context), and answers a page of the task's
 notes (details.py). A query_todos narrowed by priority, due, overdue or done status reads the
-due index's candidates (indexed.py). The graph view and the other query_todos calls load the
+due index's candidates (indexed.py). The other query_todos calls load the
 caller's whole todo snapshot (`state.load_state`; every todo item of the user shares the
 sort-key prefix `TODO#`; keys are built from the caller's user id, so another user's records are
 simply not there) and run the pure algorithms of listing.py, query.py and details.py over it: a
@@ -28,11 +29,12 @@ from ..inbox.context import effective_timezone
 from ..state import TodoState, load_partial, load_state
 from ..writes import ensure_default_space
 from .details import task_details
+from .graph_paged import graph_board_page
 from .indexed import indexed_board, narrowed
-from .listing import ListOptions, effective_limit, list_todos
+from .listing import ListOptions, effective_limit
 from .paged import plain_board_page
 from .query import TodoQuery, floating_zone, parse_bounds, query_todos
-from .traversal import Board, scope_of
+from .traversal import Board
 
 
 def board_of(state: TodoState, *, records: bool = True) -> Board:
@@ -62,9 +64,10 @@ def list_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     # board already shows where captured tasks will go.
     items, user_id = call.services.items, call.principal.user_id
     graph = args.get("projection", "plain") == "graph"
-    # The graph view's totals count every subtask of the scope: it reads the whole snapshot. A
-    # plain page reads the structure, the list sizes and the lists it overlaps (views/paged.py).
-    state = ensure_default_space(items, user_id, partial=not graph)
+    # Either page reads the structure, the list sizes and the heads of the lists it overlaps
+    # (views/paged.py); the graph page's subtask totals come from the graph counts
+    # (views/graph_paged.py). Neither reads the board.
+    state = ensure_default_space(items, user_id, partial=True)
     space_ids = _space_ids(state, args)
     include_inbox = args.get("includeInbox", True)
     options = ListOptions(
@@ -73,12 +76,9 @@ def list_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         include_notes=args.get("includeNotes", False),
         projection="graph" if graph else "plain",
     )
-    if not graph:
-        structure = board_of(state, records=False)
-        return plain_board_page(
-            items, user_id, structure, include_inbox=include_inbox, space_ids=space_ids, options=options
-        )
-    return list_todos(scope_of(board_of(state), space_ids=space_ids, include_inbox=include_inbox), options)
+    structure = board_of(state, records=False)
+    page = graph_board_page if graph else plain_board_page
+    return page(items, user_id, structure, include_inbox=include_inbox, space_ids=space_ids, options=options)
 
 
 def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
