@@ -250,3 +250,20 @@ def test_writers_racing_on_one_root_do_not_drift(services: Services) -> None:
     page = mine("list_todos", projection="graph")
     assert page["collections"]["subtasks"]["totalCount"] == 2
     assert page == _oracle(services.items, "race", None, True, ListOptions(projection="graph"))
+
+
+def test_a_full_batch_into_the_done_column_adds_no_write_per_task(services: Services) -> None:
+    """Roots leaving a column take their counts along under that column's version: a batch of 50
+    completions moving into the done column fits its transaction, on a board never counted too."""
+    run = caller(services, "batch")
+    tasks = _board(run, 50)
+    columns = run("list_todo_spaces")["columns"]
+    run("update_todo_column", columnId=columns[2]["id"], expectedRevision=columns[2]["revision"], done=True)
+    for item in list(walk(services.items, user_partition("batch"), prefix=TREE_PREFIX)):
+        services.items.transact([Delete((str(item["pk"]), str(item["sk"])))])
+    done = run("batch_update_todo_tasks", updates=[{"id": t["id"], "expectedRevision": 1, "done": True} for t in tasks])
+    assert all(t["columnId"] == columns[2]["id"] for t in done["tasks"])
+    assert_counts_match_a_recount(services.items, "batch")
+    page = run("list_todos", projection="graph", limit=5)
+    assert page == _oracle(services.items, "batch", None, True, ListOptions(limit=5, projection="graph"))
+    assert page["collections"]["subtasks"]["totalCount"] == 34

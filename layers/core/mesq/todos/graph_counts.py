@@ -219,9 +219,11 @@ def count_ops(
             if delta or back:
                 condition = Condition(equals={"live": held}) if back else Condition(exists=True)
                 root_writes.append(Update(key, add={"live": delta}, condition=condition))
-        else:
+        else:  # never counted: count it now; a root leaving a column needs no count written (the
+            # column's version guards the number it takes along), any other change seeds it
             held = count_root(items, user_id, ident)
-            root_writes.append(Put(_item(key, live=held + delta), Condition(exists=False)))
+            if delta or (moved and placed(before) is None):
+                root_writes.append(Put(_item(key, live=held + delta), Condition(exists=False)))
         if moved:
             if placed(before) is not None:
                 column = str(placed(before))
@@ -235,7 +237,7 @@ def count_ops(
             column_delta[column] = column_delta.get(column, 0) + delta
 
     column_writes: list[WriteOp] = []
-    touched = sorted(set(column_delta) | versioned | created | dropped)
+    touched = sorted({c for c, d in column_delta.items() if d} | versioned | created | dropped)
     existing = _current(items, [column_count_key(user_id, c) for c in touched if c not in created | dropped])
     for column in touched:
         key, delta = column_count_key(user_id, column), column_delta.get(column, 0)

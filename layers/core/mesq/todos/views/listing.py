@@ -1,7 +1,8 @@
 """list_todos: the board as pages of whole parents, or as flat collections (projection=graph).
 
-Pure functions over a `traversal.Scope`; the operation in views/operations.py builds the scope from the
-store snapshot. The contracts (seed 常用读工具):
+Pure functions over a `traversal.Scope`; views/paged.py and views/graph_paged.py read a page's
+`Window` / `GraphWindows` from the store, and the whole-snapshot path (tests' oracle) takes them
+from a whole scope. The contracts (seed 常用读工具):
 
 plain   `limit` (default 200; `maxItems` wins over it) caps the parents of a page: root tasks and
         inbox items together, in traversal order. Spaces and columns (metadata) and the subtasks
