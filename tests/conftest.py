@@ -244,6 +244,8 @@ _SLOW_TESTS = {
     "tests/web/test_reminders_page.py::test_a_test_send_to_a_receiver_that_never_answers_ends_within_its_deadline",
     # the paged views' sizes over moto's DynamoDB, 4-5 s a case (the SQLite cases stay in the lane)
     "tests/todos/views/test_views_paged_store.py::test_sizes_and_pages_on_dynamodb",
+    # the graph counts and pages over moto's DynamoDB, 25 writes (~45 s under load)
+    "tests/todos/views/test_views_graph_paged.py::test_counts_and_graph_pages_on_dynamodb",
 }
 
 

@@ -27,17 +27,18 @@ from mesq.todos.views.operations import board_of
 from mesq.todos.views.traversal import scope_of
 from mesq.wiring.services import Services
 from tests.hypothesis_lanes import examples
+from tests.todos.board.test_board_transactions import dynamo_services  # noqa: F401  (fixture)
 from tests.todos.board.test_board_write_reads import Reads, caller
 from tests.todos.views.test_views_paged_store import Run
 from tests.todos.views.test_views_paged_store import _act as _board_act
 
+ACTION_NAMES = ["task", "task", "subtask", "subtask", "subtask", "drop_subtask", "move", "delete", "restore",
+                "restore", "complete", "inbox", "inbox_subtask", "drop_inbox_subtask", "file", "drop_inbox",
+                "archive", "column", "space", "drop_column", "drop_space", "duplicate", "batch_move",
+                "done_column"]  # fmt: skip
 ACTIONS = st.lists(
     st.tuples(
-        st.sampled_from(
-            ["task", "task", "subtask", "subtask", "subtask", "drop_subtask", "move", "delete", "restore",
-             "restore", "complete", "inbox", "inbox_subtask", "drop_inbox_subtask", "file", "drop_inbox",
-             "archive", "column", "space", "drop_column", "drop_space", "duplicate", "batch_move", "done_column"]
-        ),
+        st.sampled_from(ACTION_NAMES),
         st.integers(0, 50),
         st.integers(0, 50),
     ),
@@ -267,3 +268,18 @@ def test_a_full_batch_into_the_done_column_adds_no_write_per_task(services: Serv
     page = run("list_todos", projection="graph", limit=5)
     assert page == _oracle(services.items, "batch", None, True, ListOptions(limit=5, projection="graph"))
     assert page["collections"]["subtasks"]["totalCount"] == 34
+
+
+def test_counts_and_graph_pages_on_dynamodb(dynamo_services: Services) -> None:  # noqa: F811
+    import random
+
+    rng = random.Random(7)
+    run = caller(dynamo_services, "dyn")
+    names = [name for name in ACTION_NAMES if name not in {"space", "drop_space"}]
+    for _ in range(25):
+        _act(run, rng.choice(names), rng.randrange(50), rng.randrange(50))
+    assert_counts_match_a_recount(dynamo_services.items, "dyn")
+    for offset, limit in ((0, 4), (2, 3), (6, 5)):
+        options = ListOptions(offset=offset, limit=limit, projection="graph")
+        expected = _oracle(dynamo_services.items, "dyn", None, True, options)
+        assert run("list_todos", projection="graph", offset=offset, limit=limit) == expected
