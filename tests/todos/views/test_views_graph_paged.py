@@ -11,6 +11,7 @@ import uuid
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -251,6 +252,12 @@ def test_writers_racing_on_one_root_do_not_drift(services: Services) -> None:
     page = mine("list_todos", projection="graph")
     assert page["collections"]["subtasks"]["totalCount"] == 2
     assert page == _oracle(services.items, "race", None, True, ListOptions(projection="graph"))
+    # A subtask created while its root goes to the trash is refused as before the counts.
+    racing.race = lambda: theirs("delete_todo_task", id=root["id"], expectedRevision=current()["revision"])
+    with pytest.raises(MesqError) as refused:
+        mine("create_todo_subtask", taskId=root["id"], title="late")
+    assert refused.value.code == "CONFLICT" and "moved to the trash meanwhile" in refused.value.message
+    assert_counts_match_a_recount(services.items, "race")
 
 
 def test_a_full_batch_into_the_done_column_adds_no_write_per_task(services: Services) -> None:

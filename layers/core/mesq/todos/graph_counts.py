@@ -144,9 +144,16 @@ def inbox_subtask_count(items: ItemStore, user_id: str) -> int:
 # -- the writes a transaction implies ------------------------------------------------------------
 
 
-def is_count_op(op: WriteOp | None, derived: Iterable[WriteOp]) -> bool:
-    """Whether a failed op is one of `count_ops`' (then the write is rebuilt, not refused)."""
-    return op is not None and any(op is mine for mine in derived)
+def is_count_op(op: WriteOp | None, derived: Iterable[WriteOp], fresh: TodoState) -> bool:
+    """Whether a failed op is one of `count_ops`' (then the write is rebuilt, not refused). A
+    guard merged into the write's own "root is live" Check that failed because the root went to
+    the trash is the write's failure (answered as before the counts), not the guard's."""
+    if op is None or not any(op is mine for mine in derived):
+        return False
+    if isinstance(op, Check) and "deletedAt" in op.condition.equals and op.condition.equals["deletedAt"] is None:
+        root = fresh.task(op.key[1].removeprefix(KIND_PREFIX["task"]))
+        return root is not None and live(root)
+    return True
 
 
 def count_ops(

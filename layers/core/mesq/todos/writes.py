@@ -215,7 +215,7 @@ def apply(
         except ConditionFailed as failure:
             state = load_partial(items, user_id)
             failed = ops[failure.index] if failure.index is not None and failure.index < len(ops) else None
-            if is_count_op(failed, mine) and recounts < _RECOUNTS:
+            if is_count_op(failed, mine, state) and recounts < _RECOUNTS:
                 recounts += 1  # a root moved, or a count changed or was seeded meanwhile: rebuild
                 continue
             unsized = sized_list(user_id, failed)
