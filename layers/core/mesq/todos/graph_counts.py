@@ -17,7 +17,8 @@ Offers:
   drift: a subtask that changes liveness under a root it did not write checks the root's
   `columnId`/`deletedAt` (the column it counted into is still the root's); a root leaving a
   column conditions that column's count on its `version` (every live-subtask change of a root
-  in the column bumped it, so the live count it moved is still the root's); a trashed root
+  in the column bumped it, so the live count it moved is still the root's; a batch moving 50
+  roots adds one write per column, none per root); a trashed root
   coming back conditions its own count on the value it moved. A count not there yet (a board
   written before these counts) is counted from the index and put with `exists=False`: every
   write that changes what a count counts writes that count item (with a condition), so an absent
