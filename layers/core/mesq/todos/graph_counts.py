@@ -30,6 +30,7 @@ Offers:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Sequence
 
 from ..kernel.keys import user_partition
@@ -84,19 +85,23 @@ def count_root(items: ItemStore, user_id: str, task_id: str) -> int:
     return sum(1 for sub in walk(items, subtask_list(user_id, task_id), index=INDEX) if live(sub))
 
 
-def root_counts(items: ItemStore, user_id: str, task_ids: Sequence[str]) -> dict[str, int]:
+def root_counts(
+    items: ItemStore, user_id: str, task_ids: Sequence[str], counted: dict[str, int] | None = None
+) -> dict[str, int]:
     """task id -> its live subtasks: its count item, else 0 when its subtask list is sized empty,
-    else counted from its list."""
+    else counted from its list (those also land in `counted`, for seeding)."""
     keys = [root_count_key(user_id, ident) for ident in task_ids]
     found = {str(item["sk"]).removeprefix(_ROOT): int(item["live"]) for item in items.batch_get(keys)} if keys else {}
     missing = [ident for ident in task_ids if ident not in found]
     sizes = subtask_sizes(items, user_id, missing)
     for ident in missing:
         found[ident] = 0 if sizes.get(ident) == 0 else count_root(items, user_id, ident)
+        if counted is not None and sizes.get(ident) != 0:
+            counted[ident] = found[ident]
     return found
 
 
-def count_column(items: ItemStore, user_id: str, column_id: str) -> int:
+def count_column(items: ItemStore, user_id: str, column_id: str, counted: dict[str, int] | None = None) -> int:
     """The live subtasks of the column's live root tasks, counted from the index (the roots in
     chunks, their counts as `root_counts` reads them)."""
     total, chunk = 0, list[str]()
@@ -104,9 +109,23 @@ def count_column(items: ItemStore, user_id: str, column_id: str) -> int:
         if live(root):
             chunk.append(str(root["id"]))
         if len(chunk) == 100:
-            total += sum(root_counts(items, user_id, chunk).values())
+            total += sum(root_counts(items, user_id, chunk, counted).values())
             chunk = []
-    return total + (sum(root_counts(items, user_id, chunk).values()) if chunk else 0)
+    return total + (sum(root_counts(items, user_id, chunk, counted).values()) if chunk else 0)
+
+
+def _seed_roots(items: ItemStore, user_id: str, counted: dict[str, int]) -> None:
+    """The root counts a column's counting pass had to count from their lists, put (each only if
+    still absent: one a write put meanwhile is the write's), so later pages skip roots by key."""
+    puts = [Put(_item(root_count_key(user_id, ident), live=n), Condition(exists=False)) for ident, n in counted.items()]
+    for first in range(0, len(puts), 100):
+        chunk = puts[first : first + 100]
+        try:
+            items.transact(chunk)
+        except ConditionFailed:
+            for put in chunk:
+                with contextlib.suppress(ConditionFailed):
+                    items.put(put.item, put.condition)
 
 
 def count_inbox(items: ItemStore, user_id: str) -> int:
@@ -129,8 +148,10 @@ def column_counts(items: ItemStore, user_id: str, column_ids: Sequence[str]) -> 
     found = {str(item["sk"]).removeprefix(_COLUMN): int(item["live"]) for item in items.batch_get(keys)} if keys else {}
     for ident, key in zip(column_ids, keys, strict=True):
         if ident not in found:
-            counted = _item(key, live=count_column(items, user_id, ident), version=0)
-            found[ident] = _seeded(items, key, counted, "live")
+            roots: dict[str, int] = {}
+            seeded = _item(key, live=count_column(items, user_id, ident, roots), version=0)
+            _seed_roots(items, user_id, roots)
+            found[ident] = _seeded(items, key, seeded, "live")
     return found
 
 
