@@ -105,9 +105,8 @@ def count_column(items: ItemStore, user_id: str, column_id: str, counted: dict[s
     """The live subtasks of the column's live root tasks, counted from the index (the roots in
     chunks, their counts as `root_counts` reads them)."""
     total, chunk = 0, list[str]()
-    for root in walk(items, column_list(user_id, column_id), index=INDEX):
-        if live(root):
-            chunk.append(str(root["id"]))
+    for entry in walk(items, column_list(user_id, column_id), index=INDEX, keys_only=True):  # live roots only
+        chunk.append(str(entry["sk"]).removeprefix(KIND_PREFIX["task"]))
         if len(chunk) == 100:
             total += sum(root_counts(items, user_id, chunk, counted).values())
             chunk = []

@@ -27,7 +27,7 @@ from typing import Any
 from ...store.paging import walk
 from ...store.ports import ItemStore
 from ..graph_counts import column_counts, inbox_subtask_count, root_counts
-from ..keys import INDEX, column_list, inbox_list, live, subtask_list
+from ..keys import INDEX, KIND_PREFIX, column_list, inbox_list, live, subtask_list
 from ..list_sizes import board_sizes
 from .listing import GraphWindows, ListOptions, graph_page
 from .traversal import Board, Record, Scope, order_key, scope_of
@@ -82,7 +82,7 @@ def _roots(items: ItemStore, lists: Sequence[str], sizes: dict[str, int], offset
     return found
 
 
-def _chunks(records: Iterator[Record], size: int) -> Iterator[list[Record]]:
+def _chunks(records: Iterator[str], size: int) -> Iterator[list[str]]:
     while chunk := list(islice(records, size)):
         yield chunk
 
@@ -106,15 +106,17 @@ def _column_subtasks(items: ItemStore, user_id: str, column: str, count: int, sk
     """The column's live subtasks [skip, skip + wanted) (skip may be negative: from the first)."""
     found: list[Record] = []
     seen = 0  # subtasks of the roots passed so far
-    roots = (root for root in walk(items, column_list(user_id, column), index=INDEX) if live(root))
+    # Keys only: the column's list holds only live roots, and only their ids are needed here.
+    listed_roots = walk(items, column_list(user_id, column), index=INDEX, keys_only=True)
+    roots = (str(entry["sk"]).removeprefix(KIND_PREFIX["task"]) for entry in listed_roots)
     for chunk in _chunks(roots, _ROOTS_AT_ONCE):
-        held = root_counts(items, user_id, [str(root["id"]) for root in chunk])
-        for root in chunk:
+        held = root_counts(items, user_id, chunk)
+        for root_id in chunk:
             if seen >= count or len(found) >= wanted:
                 return found
-            number = held[str(root["id"])]
+            number = held[root_id]
             if number and seen + number > skip:
-                listed = walk(items, subtask_list(user_id, str(root["id"])), index=INDEX)
+                listed = walk(items, subtask_list(user_id, root_id), index=INDEX)
                 subtasks = sorted((sub for sub in listed if live(sub)), key=order_key)
                 first = max(skip - seen, 0)
                 found += subtasks[first : first + wanted - len(found)]
