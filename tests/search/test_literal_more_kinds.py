@@ -212,9 +212,7 @@ def _todo_write(call: Call, step: tuple[Any, ...], tasks: list[str], inbox: list
             tasks += [moved["task"]["id"], *(sub["id"] for sub in moved["subtasks"])]  # the item is deleted
 
 
-def _todo_query(
-    call: Call, args: dict[str, Any], monkeypatch: pytest.MonkeyPatch, *, indexed: bool
-) -> dict[str, Any]:
+def _todo_query(call: Call, args: dict[str, Any], monkeypatch: pytest.MonkeyPatch, *, indexed: bool) -> dict[str, Any]:
     original = todo_views.text_candidates
 
     def through_index(*arguments: Any) -> Any:

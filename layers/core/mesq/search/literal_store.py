@@ -70,7 +70,8 @@ def _unpack_snapshot(kind: LiteralKind, data: bytes) -> LiteralIndex:
             np.load(io.BytesIO(archive.read(f"{name}.npy")), allow_pickle=False)
             for name in ("codes", "offsets", "postings")
         ]
-    return LiteralIndex(kind.order, rows, *arrays, descending=kind.descending)
+    codes, offsets, postings = arrays
+    return LiteralIndex(kind.order, rows, codes, offsets, postings, descending=kind.descending)
 
 
 def _pack_overlay(index: LiteralIndex) -> bytes:
