@@ -44,8 +44,8 @@ _user_lock = UserLocks()  # one per user for every kind: a user's literal writer
 
 
 def _cache_key(kind: LiteralKind, user_id: str) -> str:
-    # SearchRuntime.cache keys: the AI index uses the bare user id, the memo index "literal:<user>".
-    return f"literal:{user_id}" if kind is MEMO else f"literal:{kind.name}:{user_id}"
+    # SearchRuntime.cache keys: the AI index uses the bare user id.
+    return f"literal:{kind.name}:{user_id}"
 
 
 def _rows_json(rows: Iterable[Row]) -> list[list[Any]]:
