@@ -28,7 +28,7 @@ from ..inbox.context import effective_timezone
 from ..state import TodoState, load_partial, load_state
 from ..writes import ensure_default_space
 from .details import task_details
-from .indexed import indexed_board, narrowed
+from .indexed import indexed_query, narrowed
 from .listing import ListOptions, effective_limit, list_todos
 from .paged import plain_board_page
 from .query import TodoQuery, floating_zone, parse_bounds, query_todos
@@ -112,7 +112,7 @@ def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         ),
     )
     if indexed:
-        return query_todos(indexed_board(items, user_id, state, board_of(state, records=False), query), query)
+        return indexed_query(items, user_id, state, board_of(state, records=False), query)
     return query_todos(board_of(state), query)
 
 

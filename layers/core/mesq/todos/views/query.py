@@ -34,8 +34,8 @@ Pure functions over a `traversal.Board`. The rules, and the decisions where the 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, tzinfo
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
@@ -284,10 +284,16 @@ def matching(board: Board, query: TodoQuery) -> list[_Candidate]:
     return found
 
 
-def query_todos(board: Board, query: TodoQuery) -> dict[str, Any]:
+def query_todos(
+    board: Board, query: TodoQuery, records_of: Callable[[list[str]], Mapping[str, Record]] | None = None
+) -> dict[str, Any]:
+    """`records_of`: for a board whose tasks hold only what filtering and ordering need (the due
+    index's covers, views/indexed.py), the whole records of the page's tasks by id."""
     found = matching(board, query)
     total = len(found)
     window = found[query.offset : query.offset + query.limit]
+    if records_of is not None:
+        window = _whole(window, records_of)
     # The page wrapper at its largest (hasMore with a nextOffset), whatever the budget lets through.
     widest = page(query.offset, query.limit, query.limit, total, has_more=always)
     base = max(json_size({"items": [], "page": wrapper}) for wrapper in (widest, _page(query, query.limit, total)))
@@ -308,6 +314,18 @@ def query_todos(board: Board, query: TodoQuery) -> dict[str, Any]:
         used += cost
         items.append(item)
     return {"items": items, "page": _page(query, len(items), total)}
+
+
+def _whole(window: list[_Candidate], records_of: Callable[[list[str]], Mapping[str, Record]]) -> list[_Candidate]:
+    """The window with its tasks' whole records; a task gone meanwhile (an eventually consistent
+    index entry of a purged task) leaves the page."""
+    tasks = [str(c.record["id"]) for c in window if c.kind in ("task", "subtask")]
+    whole = records_of(tasks) if tasks else {}
+    return [
+        c if c.kind not in ("task", "subtask") else replace(c, record=whole[str(c.record["id"])])
+        for c in window
+        if c.kind not in ("task", "subtask") or str(c.record["id"]) in whole
+    ]
 
 
 def _page(query: TodoQuery, returned: int, total: int) -> dict[str, Any]:
