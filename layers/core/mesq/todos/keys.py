@@ -158,6 +158,7 @@ COVERED = ("parentId", "columnId", "spaceId", "due", "timezone", "updatedAt")
 #: The cover of a task whose fields do not fit a sort key (or are not JSON): its record is read.
 NO_COVER = "~"
 _MAX_SORT_KEY_BYTES = 1024  # DynamoDB's limit of a sort key (the day and `#` included)
+_DECODE = json.JSONDecoder().decode
 
 
 def due_cover(record: Item) -> str:
@@ -176,7 +177,7 @@ def covered_record(task_id: str, done: bool, priority: str, sort_key: str) -> It
     if not cover.startswith("["):
         return None
     try:
-        values = json.loads(cover)
+        values = _DECODE(cover)
     except ValueError:
         return None
     if not isinstance(values, list) or len(values) != len(COVERED):

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from datetime import UTC, date, datetime, time, tzinfo
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
@@ -124,8 +125,20 @@ def due_moment(
     if not due:
         return None
     if due.get("type") == "datetime":
-        return parse_timestamp(str(due["at"]), "due.at")
-    day = date.fromisoformat(str(due["date"]))
+        return _instant(str(due["at"]))
+    return _day_start(str(due["date"]), timezone if isinstance(timezone, str) else None, floating_zone)
+
+
+# A query decides thousands of records that share a few hundred dues and zones (the due index's
+# candidates): each instant is computed once per process (datetimes are immutable).
+@lru_cache(maxsize=8192)
+def _instant(at: str) -> datetime:
+    return parse_timestamp(at, "due.at")
+
+
+@lru_cache(maxsize=8192)
+def _day_start(day_text: str, timezone: str | None, floating_zone: tzinfo | None) -> datetime:
+    day = date.fromisoformat(day_text)
     zone = _zone(timezone) or floating_zone or UTC
     try:
         return datetime.combine(day, time(0), tzinfo=zone).astimezone(UTC)
