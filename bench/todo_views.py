@@ -250,7 +250,8 @@ def rows_todo_views() -> list[tuple[str, str, str]]:
             rows.append(
                 (f"query_todos Shanghai week + high: due index, records read at {label} (SQLite)",
                  f"{query_records:.1f} ms",
-                 f"{query_records / query_snapshot:.3f}x snapshot, {query_records / week_times['one_page']:.2f}x one page")
+                 f"{query_records / query_snapshot:.3f}x snapshot, "
+                 f"{query_records / week_times['one_page']:.2f}x one page")
             )  # fmt: skip
             rows.append(
                 (f"query_todos Shanghai week + high: due index covers at {label} (SQLite)", f"{query:.1f} ms",

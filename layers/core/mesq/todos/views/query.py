@@ -36,8 +36,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from datetime import UTC, date, datetime, time, tzinfo
+from functools import lru_cache
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
