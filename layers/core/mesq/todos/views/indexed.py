@@ -73,7 +73,8 @@ def indexed_board(
     if query.overdue is True and query.status == "done":
         statuses = ()
     priorities = sorted(query.priorities) if query.priorities is not None else None
-    found = entries(items, user_id, statuses=statuses, priorities=priorities, days=_days(query))
+    # One entry per task (an eventually consistent GSI may show a moved task in two partitions).
+    found = dict(entries(items, user_id, statuses=statuses, priorities=priorities, days=_days(query))).items()
     whole = read_records or bool(query.tags) or bool(query.query)
     covers = [] if whole else [cover for _, cover in found if cover is not None]
     tasks = covers + tasks_by_id(items, user_id, [ident for ident, cover in found if whole or cover is None])
