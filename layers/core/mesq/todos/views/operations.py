@@ -28,11 +28,11 @@ from ..inbox.context import effective_timezone
 from ..state import TodoState, load_partial, load_state
 from ..writes import ensure_default_space
 from .details import task_details
-from .indexed import indexed_board, narrowed
+from .indexed import indexed_query, narrowed
 from .listing import ListOptions, effective_limit, list_todos
 from .paged import plain_board_page
 from .query import TodoQuery, floating_zone, parse_bounds, query_todos
-from .text_candidates import narrow, text_board, text_candidates
+from .text_candidates import text_board, text_candidates
 from .traversal import Board, scope_of
 
 
@@ -115,8 +115,7 @@ def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         ),
     )
     if indexed:
-        board = indexed_board(items, user_id, state, board_of(state, records=False), query)
-        return query_todos(board if text is None else narrow(board, text), query)
+        return indexed_query(items, user_id, state, board_of(state, records=False), query, within=text)
     if text is not None:
         return query_todos(text_board(items, user_id, board_of(state, records=False), text), query)
     return query_todos(board_of(state), query)
