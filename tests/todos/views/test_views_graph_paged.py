@@ -258,6 +258,15 @@ def test_writers_racing_on_one_root_do_not_drift(services: Services) -> None:
         mine("create_todo_subtask", taskId=root["id"], title="late")
     assert refused.value.code == "CONFLICT" and "moved to the trash meanwhile" in refused.value.message
     assert_counts_match_a_recount(services.items, "race")
+    # A subtask trashed while its root goes to the trash: the guard fails, the write is rebuilt
+    # against the trashed root (allowed, as before the counts) and counts under no column.
+    [trashed] = [e for e in theirs("list_todo_trash")["items"] if e["id"] == root["id"]]
+    mine("restore_todo_item", id=root["id"], expectedRevision=trashed["revision"])
+    subtask = theirs("get_todo_task", id=root["id"])["subtasks"][0]
+    racing.race = lambda: theirs("delete_todo_task", id=root["id"], expectedRevision=current()["revision"])
+    deleted = mine("delete_todo_subtask", id=subtask["id"], expectedRevision=subtask["revision"])
+    assert deleted["subtask"]["deletedAt"] is not None
+    assert_counts_match_a_recount(services.items, "race")
 
 
 def test_a_full_batch_into_the_done_column_adds_no_write_per_task(services: Services) -> None:

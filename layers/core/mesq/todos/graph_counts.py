@@ -167,14 +167,18 @@ def inbox_subtask_count(items: ItemStore, user_id: str) -> int:
 
 def is_count_op(op: WriteOp | None, derived: Iterable[WriteOp], fresh: TodoState) -> bool:
     """Whether a failed op is one of `count_ops`' (then the write is rebuilt, not refused). A
-    guard merged into the write's own "root is live" Check that failed because the root went to
-    the trash is the write's failure (answered as before the counts), not the guard's."""
+    guard merged into the write's own Check (`_Merged`: "the root is live") that failed because
+    the root went to the trash is the write's failure (answered as before the counts)."""
     if op is None or not any(op is mine for mine in derived):
         return False
-    if isinstance(op, Check) and "deletedAt" in op.condition.equals and op.condition.equals["deletedAt"] is None:
+    if isinstance(op, _Merged):
         root = fresh.task(op.key[1].removeprefix(KIND_PREFIX["task"]))
         return root is not None and live(root)
     return True
+
+
+class _Merged(Check):
+    """A write's own Check on a root with a guard's conditions added."""
 
 
 def count_ops(
@@ -309,7 +313,7 @@ def _with_guards(
     for op in ops:
         if isinstance(op, Check) and op.key in guards:
             equals = {**op.condition.equals, **guards.pop(op.key)}
-            op = Check(op.key, Condition(exists=op.condition.exists, equals=equals))
+            op = _Merged(op.key, Condition(exists=op.condition.exists, equals=equals))
             mine.append(op)
         merged.append(op)
     for key, equals in guards.items():
