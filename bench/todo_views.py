@@ -201,6 +201,10 @@ def rows_todo_views() -> list[tuple[str, str, str]]:
             create = _median_ms(
                 lambda call=call: BOARD_OPERATIONS["create_todo_task"](call, {"title": "one more", "tags": ["t1"]})
             )
+            from goals import record  # the closing goals table (bench/goals.py)
+
+            record("query_todos week+high", count, query, query_snapshot, "snapshot path")
+            record("list_todos graph page", count, graph, load, "whole-board store read")
             label = f"{count} tasks"
             rows.append((f"board setup at {label} (direct batched store writes)", f"{setup:.1f} s", ""))
             rows.append(
