@@ -55,6 +55,7 @@ def _point(count: int, kind: str, seed: Any) -> list[tuple[str, str, str]]:
     """Seed `count` `kind` (memos or tasks) for one user, `mesq export` them to an archive and
     `mesq import` it into a fresh data directory (then again: nothing new)."""
     from goals import record  # the closing goals table (bench/goals.py)
+
     from mesq.auth.users import create_user
     from mesq.wiring.config import Settings
     from mesq.wiring.services import build_services
