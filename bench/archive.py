@@ -26,21 +26,35 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 
+#: Runs `mesq` as `python -m mesq.runtime.cli` does, and at exit writes the process's VmHWM (its
+#: peak RSS since exec, KiB) to the file named by argv[1]. Not `ru_maxrss` from `wait4`: Linux
+#: carries the parent's high-water mark across the fork/vfork + exec into the child's `ru_maxrss`,
+#: so inside `make bench` (a parent of 1 GiB by this section) every command read 1,190 MiB.
+_PEAK_RSS_CLI = """
+import atexit, re, runpy, sys
+peak_file = sys.argv.pop(1)
+def peak():
+    with open("/proc/self/status") as status:
+        kib = re.search(r"VmHWM:\\s+(\\d+) kB", status.read()).group(1)
+    with open(peak_file, "w") as out:
+        out.write(kib)
+atexit.register(peak)
+runpy.run_module("mesq.runtime.cli", run_name="__main__", alter_sys=True)
+"""
+
+
 def _cli(*args: str) -> tuple[str, float, int]:
     """(stdout, seconds, peak RSS KiB) of one `mesq` command."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "layers" / "core"), str(REPO)])}
-    began = time.perf_counter()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "mesq.runtime.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
-    )
-    assert process.stdout is not None and process.stderr is not None
-    out, err = process.stdout.read(), process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    seconds = time.perf_counter() - began
-    if process.returncode:
-        raise RuntimeError(f"mesq {' '.join(args)}: {err.decode()}")
-    return out.decode(), seconds, usage.ru_maxrss
+    with tempfile.NamedTemporaryFile("r", suffix=".peak") as peak:
+        began = time.perf_counter()
+        process = subprocess.run(
+            [sys.executable, "-c", _PEAK_RSS_CLI, peak.name, *args], capture_output=True, env=env, check=False
+        )
+        seconds = time.perf_counter() - began
+        if process.returncode:
+            raise RuntimeError(f"mesq {' '.join(args)}: {process.stderr.decode()}")
+        return process.stdout.decode(), seconds, int(peak.read())
 
 
 def _records(items: Any, user_id: str) -> int:
