@@ -22,7 +22,8 @@
 12. account archive at 100k memos and 50k tasks: `mesq export` time and peak RSS, `mesq import`
    throughput vs the direct batched seed (bench/archive.py)
 13. literal search_memos at 10k / 100k memos: p50/p95 through the literal index vs the scan on the
-   same queries, the backfill, the update per write, the index's size (bench/literal_search.py)
+   same queries, the backfill, the update per write, the index's size; search_reading_notes and
+   query_todos' `query` at 10k notes / tasks, index vs scan (bench/literal_search.py)
 
 After the table: the footprint report, then "Issue 28 goals" (bench/goals.py): each goal's figure
 as its section measured it, beside that section's same-run baseline, the ratio, the bound, and

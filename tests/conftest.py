@@ -235,6 +235,25 @@ _MARK_BY_NAME = {
     "Pool": "slow",
 }
 _E2E_DIRECTORIES = ("e2e", "conformance")
+#: `timing`: tests that assert a wall-clock bound (a deadline kept, a latency, a slow peer cut off
+#: in time). `make test` runs every other test on two xdist workers, then these alone, so a
+#: neighbour's CPU cannot push them over their bound (docs/testing.md).
+_TIMING_FILES = {
+    "tests/hostile/test_code_mode_hostile.py",
+    "tests/reminders/test_parallel_sends.py",
+    "tests/reminders/test_delivery_target.py",
+    "tests/e2e/test_serve_latency.py",
+    "tests/e2e/test_outbound_deadlines.py",
+    "tests/e2e/test_slow_clients.py",
+    "tests/e2e/test_serve_dynamodb_preflight.py",
+    "tests/e2e/test_search_after_start.py",
+    "tests/infra/test_prerequisites.py",
+}
+_TIMING_TESTS = {
+    "tests/web/test_reminders_page.py::test_a_test_send_to_a_receiver_that_never_answers_ends_within_its_deadline",
+}
+#: Names whose use makes a test `timing` (a Code Mode pool checks its time stop and queue).
+_TIMING_NAMES = {"Pool"}
 _SLOW_FILES = {"tests/search/test_relevance.py"}
 #: Single tests that take tens of seconds by design (measured with `--durations`).
 _SLOW_TESTS = {
@@ -292,8 +311,11 @@ def lane_marks(item: pytest.Item) -> set[str]:
     parts = relative.split("/")
     if len(parts) > 2 and parts[1] in _E2E_DIRECTORIES:
         marks.add("e2e")
-    if relative in _SLOW_FILES or f"{relative}::{getattr(item, 'originalname', item.name)}" in _SLOW_TESTS:
+    test_id = f"{relative}::{getattr(item, 'originalname', item.name)}"
+    if relative in _SLOW_FILES or test_id in _SLOW_TESTS:
         marks.add("slow")
+    if relative in _TIMING_FILES or test_id in _TIMING_TESTS:
+        marks.add("timing")
     fixture_names = set(getattr(item, "fixturenames", ()))
     names = set(fixture_names) | _names_of(getattr(item, "function", None))
     info = getattr(item, "_fixtureinfo", None)
@@ -303,6 +325,8 @@ def lane_marks(item: pytest.Item) -> set[str]:
     if "server" in fixture_names and parts[1] == "web":
         names.add("start_server")  # tests/web's `server` fixture is a real `mesq serve`
     marks |= {_MARK_BY_NAME[name] for name in names if name in _MARK_BY_NAME}
+    if names & _TIMING_NAMES:
+        marks.add("timing")
     if {"subprocess", "executable"} <= names:
         marks.add("slow")  # runs `sys.executable` in a subprocess: a fresh Python interpreter
     return marks

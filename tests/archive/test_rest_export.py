@@ -25,6 +25,7 @@ from mesq.auth.users import create_user
 from mesq.mcp.service import default_catalog
 from mesq.runtime.apps import create_local_app
 from mesq.store.blobs_local import LocalBlobStore
+from mesq.store.ports import StoreUnavailable
 from mesq.store.sqlite import SQLiteItemStore
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
@@ -178,3 +179,31 @@ def test_an_export_holds_only_the_callers_records(instance: tuple[Services, Test
         assert all(alice_id not in json.dumps(line) for line in lines)
         assert not [n for n in names if n.startswith(("blobs/", "memos/"))]
         assert PICTURE not in answer.content and alice_id.encode() not in answer.content
+
+
+class _UnreachableBlobs:
+    """The real blob store, except that reading a file's bytes fails as S3 does when it cannot be
+    reached (past the client's retries)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def stream(self, path: str, chunk_size: int = 1 << 16) -> Iterator[bytes]:
+        raise StoreUnavailable("S3 could not be reached: Read timeout on endpoint URL http://10.0.0.9/internal")
+
+
+def test_storage_failure_during_an_export_is_a_500_to_retry_naming_nothing_internal(
+    instance: tuple[Services, TestClient, str],
+) -> None:
+    services, _, user_id = instance
+    unreachable = Services(services.settings, services.items, _UnreachableBlobs(services.blobs))  # type: ignore[arg-type]
+    with TestClient(create_local_app(unreachable), base_url="https://testserver") as client:
+        answer = _export(client, unreachable, user_id, "memo:read")
+    assert answer.status_code == 500, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == "INTERNAL"
+    assert "export storage failed before the response started; retry" in error["message"]
+    assert "10.0.0.9" not in answer.text and "Read timeout" not in answer.text

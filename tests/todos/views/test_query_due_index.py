@@ -35,7 +35,10 @@ from tests.todos.board.test_board_write_reads import Reads, caller
 from tests.todos.random_boards import boards
 
 NOW = datetime(2026, 10, 8, 3, 30, tzinfo=UTC)
-ZONES = [None, "Asia/Shanghai", "Pacific/Kiritimati", "Etc/GMT+12", "America/New_York", "Not/AZone"]
+ZONES = [None, "Asia/Shanghai", "Pacific/Kiritimati", "Etc/GMT+12", "America/New_York", "Not/AZone", 'Odd"#\\~[é]/Zone']
+#: Id tails the index's sort-key covers must survive: JSON and key separators, non-ASCII, and one
+#: so long that a subtask's cover (its parent's, column's and space's ids) no longer fits a sort key.
+ID_TAILS = ["", "", '#"\\', "é~[,]", "x" * 600]
 DAYS = [f"2026-10-{day:02d}" for day in range(1, 16)] + ["0001-01-01", "9999-12-31"]
 
 
@@ -53,6 +56,7 @@ def dues(draw: st.DrawFn) -> dict[str, Any] | None:
 @st.composite
 def dated_boards(draw: st.DrawFn) -> tuple[Any, str | None]:
     board = draw(boards(big_notes=50, max_tasks_per_column=5))
+    _odd_ids(board, draw)
     for record in [*board.tasks, *board.inbox_items]:
         record["due"] = draw(dues())
         record["timezone"] = draw(st.sampled_from(ZONES))
@@ -62,9 +66,23 @@ def dated_boards(draw: st.DrawFn) -> tuple[Any, str | None]:
     return board, draw(st.sampled_from([None, "Asia/Shanghai", "America/New_York"]))
 
 
+def _odd_ids(board: Any, draw: st.DrawFn) -> None:
+    """Give the spaces, columns and tasks ids with odd tails (references follow)."""
+    renamed = {
+        str(record["id"]): str(record["id"]) + draw(st.sampled_from(ID_TAILS))
+        for record in [*board.spaces, *board.columns, *board.tasks]
+    }
+    for record in [*board.spaces, *board.columns, *board.tasks]:
+        for name in ("id", "spaceId", "columnId", "parentId"):
+            if record.get(name) is not None:
+                record[name] = renamed[record[name]]
+
+
 @st.composite
 def queries(draw: st.DrawFn, space_ids: list[str]) -> dict[str, Any]:
     args: dict[str, Any] = {"limit": 200, "status": draw(st.sampled_from(["open", "done", "all"]))}
+    if draw(st.integers(0, 2)) == 0:  # a page cut from the answer (the covers' order picks it)
+        args.update(limit=draw(st.integers(1, 4)), offset=draw(st.integers(0, 3)))
     if draw(st.booleans()):
         args["priority"] = draw(st.lists(st.sampled_from(model.PRIORITIES), min_size=1, max_size=3, unique=True))
     if draw(st.booleans()):
@@ -96,9 +114,12 @@ def _call(services: Services, user_id: str) -> Call:
     return Call(Principal(user_id, scopes, "test", "pat"), services, "test", "api")
 
 
-def _write_board(items: ItemStore, user_id: str, board: Any, zone: str | None, *, indexed: bool = True) -> None:
+def _write_board(
+    items: ItemStore, user_id: str, board: Any, zone: str | None, *, indexed: bool = True, version_1: bool = False
+) -> None:
     """The board's records as the writes store them; `indexed=False`: as a board written before
-    the due index (no GSI1 keys on its tasks)."""
+    the due index (no GSI1 keys on its tasks); `version_1`: as a board indexed before the sort
+    keys' covers (`<day>#<id>`, the marker at version 1)."""
     pk, sk = keys.settings_key(user_id)
     settings_item = {"pk": pk, "sk": sk, "revision": 1, "updatedAt": "2026-10-01T00:00:00.000000Z"}
     if board.spaces:
@@ -116,7 +137,12 @@ def _write_board(items: ItemStore, user_id: str, board: Any, zone: str | None, *
         item = keys.stored(user_id, "task", task)
         if not indexed:
             item = {k: v for k, v in item.items() if k not in ("gsi1pk", "gsi1sk")}
+        elif version_1 and "gsi1sk" in item:
+            item["gsi1sk"] = f"{keys.due_day(task.get('due'))}#{task['id']}"
         puts.append(Put(item))
+    if version_1:
+        marker_pk, marker_sk = due_index.marker_key(user_id)
+        puts.append(Put({"pk": marker_pk, "sk": marker_sk, "version": 1, "indexedAt": "2026-10-01T00:00:00.000000Z"}))
     puts += [Put(keys.stored(user_id, "inbox", record)) for record in board.inbox_items]
     for first in range(0, len(puts), 100):
         items.transact(puts[first : first + 100])
@@ -179,6 +205,43 @@ def test_a_board_written_before_the_index_is_backfilled_and_answers_the_same(dat
         _compare_many(call, board, data, rounds=3)
     finally:
         items.close()
+
+
+@settings(
+    max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(data=st.data(), drawn=dated_boards())
+def test_a_board_indexed_before_the_covers_is_backfilled_again_and_answers_the_same(data, drawn, tmp_path):
+    board, zone = drawn
+    items = SQLiteItemStore(tmp_path / f"{uuid.uuid4().hex}.db")
+    try:
+        _write_board(items, "u1", board, zone, version_1=True)
+        call = _call(_services(items, tmp_path), "u1")
+        assert not due_index.is_indexed(items, "u1")  # the marker says version 1
+        _answer(call, {"priority": "high"}, scan=False)  # backfills (rewrites every live task's key)
+        assert due_index.is_indexed(items, "u1")
+        _assert_index_current(items, "u1")
+        _compare_many(call, board, data, rounds=3)
+        assert due_index.backfill(items, "u1") == 0
+    finally:
+        items.close()
+
+
+def test_covers_survive_odd_characters_and_a_cover_too_long_for_a_sort_key_reads_the_record() -> None:
+    task = {"id": 'a#"\\é~[', "parentId": None, "columnId": "c#1", "spaceId": "s]1", "timezone": 'Odd"#Zone',
+            "due": {"type": "date", "date": "9999-12-31"}, "updatedAt": "2026-10-01T00:00:00.000000Z",
+            "done": True, "priority": "urgent", "deletedAt": None, "title": "t"}  # fmt: skip
+    stored = keys.due_keys_of("u1", task)
+    assert stored["gsi1sk"].startswith("9999-12-31#[")
+    covered = keys.covered_record(task["id"], True, "urgent", stored["gsi1sk"])
+    assert covered == {name: task[name] for name in ("id", "done", "priority", *keys.COVERED)}
+    undated = keys.due_keys_of("u1", {**task, "due": None})["gsi1sk"]
+    assert undated.startswith(keys.UNDATED + "#") and undated > "9999-12-31#~"  # after every date
+    long = keys.due_keys_of("u1", {**task, "columnId": "c" * 1010})["gsi1sk"]
+    assert long == f"9999-12-31#{keys.NO_COVER}"
+    assert keys.covered_record(task["id"], True, "urgent", long) is None
+    assert keys.covered_record(task["id"], True, "urgent", f"9999-12-31#{task['id']}") is None  # a version 1 key
+    assert len(keys.due_keys_of("u1", {**task, "columnId": "c" * 990})["gsi1sk"].encode()) <= 1024
 
 
 def _compare_many(call: Call, board: Any, data: st.DataObject, rounds: int = 6) -> int:
@@ -272,10 +335,18 @@ def test_a_narrowed_query_reads_its_candidates_not_the_board(services: Services)
     assert sorted(item["title"] for item in found["items"]) == ["t21", "t6"]
     assert not reads.read_a_bulk_range()
     assert set(reads.index_queries) <= {keys.due_partition("r1", False, "high"), keys.inbox_list("r1")}
-    # only the candidates' records were read by key: the index range is 10-04..10-08 (one day
-    # wider each side than the Shanghai week's UTC dates), so t3, t6, t18, t21 of the 10 high ones
+    # only the page's records were read by key: the index range 10-04..10-08 (one day wider each
+    # side than the Shanghai week's UTC dates) holds t3, t6, t18, t21 of the 10 high ones, and
+    # their index keys' covers decide the filter and the order.
     task_keys = [key for key in reads.keys if key[1].startswith(keys.KIND_PREFIX["task"])]
-    assert len(task_keys) == 4
+    assert len(task_keys) == 2
+    week = {"priority": "high", "dueAfter": "2026-10-05T00:00:00+08:00", "dueBefore": "2026-10-08T00:00:00+08:00"}
+    for extra, records_read in (({"limit": 1, "orderBy": "due"}, 1), ({"orderBy": "priority"}, 2), ({"query": "t"}, 4)):
+        reads.reset()
+        found = run("query_todos", **week, **extra)
+        assert found["page"]["totalCount"] == 2 and len(found["items"]) == min(extra.get("limit", 25), 2)
+        # a text filter reads every candidate's record: no cover holds the title
+        assert len([key for key in reads.keys if key[1].startswith(keys.KIND_PREFIX["task"])]) == records_read
 
 
 @pytest.mark.parametrize("backend", ["moto", pytest.param("dynamodb_local", marks=pytest.mark.dynamodb_local)])
@@ -294,9 +365,16 @@ def test_on_dynamodb_the_indexed_answers_equal_the_scan(backend: str, request: p
         {"status": "done"},
         {"overdue": True, "orderBy": "due"},
         {"status": "all", "dueBefore": "2026-10-07T00:00:00Z", "query": "milk"},
+        # pages cut from the covers' order: only their records are read
+        {"priority": ["high", "urgent", "none"], "status": "all", "orderBy": "priority", "limit": 3},
+        {"status": "all", "dueAfter": "2026-10-03T00:00:00Z", "orderBy": "updated", "limit": 2, "offset": 1},
+        {"overdue": True, "orderBy": "due", "limit": 1, "offset": 2},
     ]
     for args in cases:
-        assert _answer(call, args, scan=False) == _answer(call, args, scan=True), args
+        indexed = _answer(call, args, scan=False)
+        assert indexed == _answer(call, args, scan=True), args
+        if "limit" in args:  # a page cut from a longer answer
+            assert 0 < len(indexed["items"]) < indexed["page"]["totalCount"], args
     assert due_index.is_indexed(items, "d1") and due_index.backfill(items, "d1") == 0
     for args in cases:
         assert _answer(call, args, scan=False) == _answer(call, args, scan=True), args

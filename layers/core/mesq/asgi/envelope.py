@@ -29,3 +29,11 @@ def internal_failure(exc: BaseException, trace_id: str) -> JSONResponse:
     """An unexpected fault: logged with its traceback, answered without its text."""
     logger.exception("unhandled error", extra={"traceId": trace_id, "error_type": type(exc).__name__})
     return failure(Internal.for_trace(trace_id), trace_id)
+
+
+def storage_failure(what: str, exc: BaseException, trace_id: str) -> JSONResponse:
+    """docs/contract.md §8: the store or the blob store failing before a response started (past the
+    adapter's retries) is a 500 the client may retry; logged as a warning with the store's message,
+    which never reaches the client."""
+    logger.warning(f"{what} storage failed", extra={"traceId": trace_id, "error": str(exc)})
+    return failure(Internal(f"{what} storage failed before the response started; retry (traceId {trace_id})"), trace_id)

@@ -34,13 +34,13 @@ from starlette.types import Message, Receive, Scope, Send
 from ..application.ratelimit import RateLimiter
 from ..asgi.auth import require_scopes, rest_principal
 from ..asgi.downloads import download_headers
-from ..asgi.envelope import NO_STORE, failure, internal_failure, logger, success
+from ..asgi.envelope import NO_STORE, failure, internal_failure, logger, storage_failure, success
 from ..asgi.trace import trace_id_of
 from ..attachments import reads, uploads
 from ..attachments.paths import MEMO, TODO, Namespace
 from ..kernel.concurrency import run_sync
 from ..kernel.context import Call, Principal
-from ..kernel.errors import ClientClosed, Internal, MesqError, NotFound, PayloadTooLarge, ValidationError
+from ..kernel.errors import ClientClosed, MesqError, NotFound, PayloadTooLarge, ValidationError
 from ..kernel.spec import Spec
 from ..store.ports import BlobNotFound, BlobStore, StoreUnavailable
 from ..wiring.services import Services
@@ -59,14 +59,6 @@ CHUNK_BYTES = 1 << 16
 
 def _error_response(error: MesqError, trace_id: str, request: Request, services: Services) -> Response:
     return failure(error, trace_id, rest_challenge(request, services) if error.http_status == 401 else None)
-
-
-def _storage_failed(trace_id: str, exc: BaseException) -> Response:
-    """docs/contract.md §8: a storage fault before the response starts (or a header timeout) is a 500."""
-    logger.warning("attachment storage failed", extra={"traceId": trace_id, "error": str(exc)})
-    return failure(
-        Internal(f"attachment storage failed before the response started; retry (traceId {trace_id})"), trace_id
-    )
 
 
 async def _principal(request: Request, services: Services, scope: str) -> Principal:
@@ -206,7 +198,7 @@ class ResourceRead:
             await _error_response(error, trace_id, request, self.services)(scope, receive, send)
             return
         except StoreUnavailable as exc:
-            await _storage_failed(trace_id, exc)(scope, receive, send)
+            await storage_failure("attachment", exc, trace_id)(scope, receive, send)
             return
         except Exception as exc:
             await internal_failure(exc, trace_id)(scope, receive, send)
@@ -266,7 +258,7 @@ class ResourceRead:
                 await failure(NotFound(f"the file of attachment {path!r} is missing"), trace_id)(scope, receive, send)
                 return
             except StoreUnavailable as exc:
-                await _storage_failed(trace_id, exc)(scope, receive, send)
+                await storage_failure("attachment", exc, trace_id)(scope, receive, send)
                 return
             await send(
                 {

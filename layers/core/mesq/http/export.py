@@ -16,12 +16,13 @@ from starlette.types import Receive, Scope, Send
 from ..application.ratelimit import RateLimiter
 from ..asgi.account_archive import archive_download
 from ..asgi.auth import require_scopes, rest_principal
-from ..asgi.envelope import failure, internal_failure
+from ..asgi.envelope import failure, internal_failure, storage_failure
 from ..asgi.trace import trace_id_of
 from ..auth.scopes import ALL_SCOPES
 from ..kernel.concurrency import run_sync
 from ..kernel.errors import MesqError, ValidationError
 from ..kernel.spec import Spec
+from ..store.ports import StoreUnavailable
 from ..wiring.services import Services
 from .challenge import rest_challenge
 
@@ -42,6 +43,8 @@ class AccountExport:
         except MesqError as error:
             challenge = rest_challenge(request, self.services) if error.http_status == 401 else None
             response = failure(error, trace_id, challenge)
+        except StoreUnavailable as exc:
+            response = storage_failure("export", exc, trace_id)
         except Exception as exc:
             response = internal_failure(exc, trace_id)
         await response(scope, receive, send)

@@ -72,16 +72,17 @@ class SearchRuntime:
     #: user id -> (pointer version, SearchIndex); see persist.py.
     cache: dict[str, Any] = field(default_factory=dict)
     #: Whether something keeps the indexes in step with the writes (the in-process follower or
-    #: the stream function): the literal memo index is used only then (search/literal_store.py).
+    #: the stream function): the literal indexes are used only then (search/literal_store.py).
     follows_writes: bool = False
     #: Waits for a user's queued in-process index updates (follow.py sets it); a no-op otherwise.
     settle: Callable[[str], None] = field(default=lambda _user_id: None)
-    #: The same for the literal memo index (search/literal_store.py), which has its own worker:
+    #: The same for the literal indexes (search/literal_store.py), which have their own worker:
     #: a literal search never waits for an embedding.
     settle_literal: Callable[[str], None] = field(default=lambda _user_id: None)
-    #: Asks for a background rebuild of a user's literal index a query found missing or out of
-    #: step (follow.py sets it); a no-op where the stream function keeps the index (AWS).
-    literal_missing: Callable[[str], None] = field(default=lambda _user_id: None)
+    #: Asks for a background rebuild of a user's literal index of a kind ("memo", "reading",
+    #: "todo") a query found missing or out of step (follow.py sets it); a no-op where the stream
+    #: function keeps the index (AWS).
+    literal_missing: Callable[[str, str], None] = field(default=lambda _user_id, _kind: None)
     #: Set when the start-up warm-up (search/warm_up.py) has finished; None when none runs (Lambda).
     _warm_up_done: threading.Event | None = None
 

@@ -3,6 +3,7 @@ function per operationId. Everything is read from the caller's own partition."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from ..kernel.context import Call
@@ -38,18 +39,50 @@ def list_reading_notes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     return {"notes": notes, "page": page(offset, limit, len(notes), total, has_more=full_and_behind)}
 
 
+#: The fields a search matches, each on its own (search/literal_kinds.READING_FIELDS are these).
+SEARCHED_FIELDS = ("content", "quotedText", "chapterTitle")
+
+
 def _matches(item: dict[str, Any], needle: str) -> bool:
-    return any(needle in str(item.get(name) or "").casefold() for name in ("content", "quotedText", "chapterTitle"))
+    return any(needle in str(item.get(name) or "").casefold() for name in SEARCHED_FIELDS)
+
+
+def _indexed_hits(call: Call, books: list[dict[str, Any]], needle: str) -> list[str] | None:
+    """The matching notes' sort keys in the scan's order, through the literal index (search/
+    literal_kinds.READING); None when it cannot answer exactly (none, out of step with the books'
+    note counters, nothing keeps it in step): the caller scans."""
+    services = call.services
+    if not services.search.follows_writes:
+        return None
+    from ..search.literal_kinds import NOTE_PREFIX, READING, reading_match  # numpy: with the first search
+    from ..search.literal_store import current
+
+    index = current(services, call.principal.user_id, sum(note_total(book) for book in books), READING)
+    if index is None:
+        return None
+    return [NOTE_PREFIX + row.id for row in index.matching(needle, functools.partial(reading_match, needle))]
 
 
 def search_reading_notes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     offset, limit = _window(args)
-    user_id = call.principal.user_id
+    items, user_id = call.services.items, call.principal.user_id
     needle = args["query"].casefold()
-    hits = [item for item in store.every_note(call.services.items, user_id) if _matches(item, needle)]
-    titles = {book["id"]: book["title"] for book in store.all_books(call.services.items, user_id)}
-    notes = [public_note(item, titles.get(item["bookId"], "")) for item in hits[offset : offset + limit]]
-    return {"notes": notes, "page": page(offset, limit, len(notes), len(hits), has_more=behind)}
+    books = store.all_books(items, user_id)
+    titles = {book["id"]: book["title"] for book in books}
+    indexed = _indexed_hits(call, books, needle)
+    if indexed is None:
+        hits = [item for item in store.every_note(items, user_id) if _matches(item, needle)]
+        shown, total = hits[offset : offset + limit], len(hits)
+        step = len(shown)
+    else:
+        # The page's notes as they are now, checked again (on DynamoDB the index follows the
+        # stream: a note changed a moment ago is dropped rather than shown unmatched).
+        window = indexed[offset : offset + limit]
+        found = {item["sk"]: item for item in store.notes_by_key(items, user_id, window)}
+        shown = [found[key] for key in window if key in found and _matches(found[key], needle)]
+        total, step = len(indexed), len(window)
+    notes = [public_note(item, titles.get(item["bookId"], "")) for item in shown]
+    return {"notes": notes, "page": page(offset, limit, len(notes), total, has_more=behind, step=step)}
 
 
 OPERATIONS = {fn.__name__: fn for fn in (list_reading_books, list_reading_notes, search_reading_notes)}

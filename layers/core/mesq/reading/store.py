@@ -1,4 +1,5 @@
-"""Reading the shelf from the item store: books, one book's notes, every note (key layout in model.py)."""
+"""Reading the shelf from the item store: books, one book's notes, every note, notes by key (key
+layout in model.py)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,12 @@ def book_notes(items: ItemStore, user_id: str, id_: str, limit: int | None = Non
 def every_note(items: ItemStore, user_id: str) -> Iterator[Item]:
     start, end = notes_range()
     return walk(items, user_partition(user_id), start=start, end=end)
+
+
+def notes_by_key(items: ItemStore, user_id: str, sort_keys: list[str]) -> list[Item]:
+    """The notes of these sort keys that exist (one BatchGetItem; the adapter chunks it)."""
+    partition = user_partition(user_id)
+    return items.batch_get([(partition, key) for key in sort_keys]) if sort_keys else []
 
 
 def shelf_order(books: list[Item]) -> list[Item]:

@@ -386,15 +386,17 @@ def _reindex(services: Services, user_id: str) -> int:
 
     from ..search import literal_store
     from ..search.indexer import rebuild
+    from ..search.literal_kinds import KINDS
 
     started = time.perf_counter()
     documents = rebuild(services, user_id)
     embedder = services.search.embedder
     vectors = f"vectors by {embedder.name}" if embedder else "no vectors (no embedding model)"
     print(f"indexed {documents} documents in {time.perf_counter() - started:.1f}s; {vectors}")
-    started = time.perf_counter()
-    memos = literal_store.rebuild(services, user_id)  # the literal search_memos index (its backfill)
-    print(f"literal index: {memos} memos in {time.perf_counter() - started:.1f}s")
+    for kind in KINDS:  # the literal indexes (search_memos, search_reading_notes, query_todos)
+        started = time.perf_counter()
+        rows = literal_store.rebuild(services, user_id, kind)
+        print(f"literal {kind.name} index: {rows} rows in {time.perf_counter() - started:.1f}s")
     return 0
 
 

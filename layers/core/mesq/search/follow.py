@@ -7,9 +7,10 @@ embedding model (its first load takes seconds); a query first waits for its user
 updates (`settle`), so the next query still sees every write before it. An indexer failure is
 logged and never fails the write (the data is stored; `mesq search reindex` repairs the index).
 
-The literal memo index (literal_store.py) follows the same writes on a worker of its own, so a
-literal search (`settle_literal`) never waits for an embedding; a literal search that finds the
-index missing or out of step asks for a rebuild there (`literal_missing`), in line with the updates.
+The literal indexes (literal_store.py: memos, reading notes, todo tasks and inbox items) follow the
+same writes on a worker of their own, so a literal search (`settle_literal`) never waits for an
+embedding; a literal search that finds its kind's index missing or out of step asks for a rebuild
+of that kind there (`literal_missing`), in line with the updates.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from ..store.ports import Condition, Cursor, Item, ItemStore, Key, QueryPage, Up
 from .documents import searchable_owner
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
-LITERAL_PREFIX = "MEMO#"  # the records the literal index holds (literal_store.MEMO_PREFIX)
+#: The records the literal indexes hold (every `literal_kinds.KINDS` prefix; a test keeps them equal).
+LITERAL_PREFIXES = ("MEMO#", "READ#NOTE#", "TODO#TASK#", "TODO#INBOX#")
 LITERAL_REBUILD_SECONDS = 60.0
 
 
@@ -41,8 +43,8 @@ class FollowingStore:
         self._pending: dict[str, list[Future[None]]] = defaultdict(list)
         self._literal_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mesq-literal-index")
         self._literal_pending: dict[str, list[Future[None]]] = defaultdict(list)
-        self._rebuilding: set[str] = set()
-        self._last_rebuild: dict[str, float] = {}
+        self._rebuilding: set[tuple[str, str]] = set()
+        self._last_rebuild: dict[tuple[str, str], float] = {}
         self._lock = threading.Lock()
 
     def follow(self, services: Services) -> None:
@@ -57,27 +59,28 @@ class FollowingStore:
             futures = self._literal_pending.pop(user_id, [])
         wait(futures)
 
-    def literal_missing(self, user_id: str) -> None:
-        """Queue one rebuild of the user's literal index: none while one is queued, and at most one
-        a minute a user (memo counters that disagree with the memos would otherwise rebuild it
-        on every search; the searches scan meanwhile)."""
+    def literal_missing(self, user_id: str, kind: str = "memo") -> None:
+        """Queue one rebuild of the user's literal index of `kind`: none while one is queued, and
+        at most one a minute a user and kind (counters that disagree with the records would
+        otherwise rebuild it on every search; the searches scan meanwhile)."""
+        wanted = (user_id, kind)
         with self._lock:
             now = time.monotonic()
-            if user_id in self._rebuilding or self._services is None:
+            if wanted in self._rebuilding or self._services is None:
                 return
-            if now - self._last_rebuild.get(user_id, -LITERAL_REBUILD_SECONDS) < LITERAL_REBUILD_SECONDS:
+            if now - self._last_rebuild.get(wanted, -LITERAL_REBUILD_SECONDS) < LITERAL_REBUILD_SECONDS:
                 return
-            self._rebuilding.add(user_id)
-            self._last_rebuild[user_id] = now
-            self._literal_worker.submit(self._literal, user_id, None)
+            self._rebuilding.add(wanted)
+            self._last_rebuild[wanted] = now
+            self._literal_worker.submit(self._literal, user_id, None, kind)
 
-    def _literal(self, user_id: str, sort_keys: list[str] | None) -> None:
+    def _literal(self, user_id: str, sort_keys: list[str] | None, kind: str = "memo") -> None:
         try:
             if self._services is not None:
                 from .literal_store import rebuild, refresh  # numpy: only with the first write
 
                 if sort_keys is None:
-                    rebuild(self._services, user_id)
+                    rebuild(self._services, user_id, kind)
                 else:
                     refresh(self._services, user_id, sort_keys)
         except Exception:  # the write is stored; a literal search scans until the index is rebuilt
@@ -85,7 +88,7 @@ class FollowingStore:
         finally:
             if sort_keys is None:
                 with self._lock:
-                    self._rebuilding.discard(user_id)
+                    self._rebuilding.discard((user_id, kind))
 
     def settle(self, user_id: str) -> None:
         """Wait until every index update queued for `user_id` so far is done."""
@@ -115,9 +118,9 @@ class FollowingStore:
         with self._lock:
             for user_id, sort_keys in by_user.items():
                 self._pending[user_id].append(self._worker.submit(self._refresh, user_id, sort_keys))
-                memo_keys = [key for key in sort_keys if key.startswith(LITERAL_PREFIX)]
-                if memo_keys:
-                    future = self._literal_worker.submit(self._literal, user_id, memo_keys)
+                literal_keys = [key for key in sort_keys if key.startswith(LITERAL_PREFIXES)]
+                if literal_keys:
+                    future = self._literal_worker.submit(self._literal, user_id, literal_keys)
                     self._literal_pending[user_id].append(future)
 
     # -- writes: delegate, then report ---------------------------------------------------------

@@ -9,8 +9,9 @@ Layout (a snapshot + an overlay, like the AI index in index.py):
 - the overlay: rows written since the snapshot (None = removed), at most `COMPACT_AFTER` before
   they are folded into a new snapshot.
 
-The snapshot's rows are kept in the answer's order (`order`, descending; for memos the list order:
-pinned, then newest created, then id), so `matching` needs no sort of the matches: it merges the
+The snapshot's rows are kept in the answer's order (`order`, descending unless `descending` is
+False; for memos the list order: pinned, then newest created, then id; reading notes ascend by
+their sort key), so `matching` needs no sort of the matches: it merges the
 snapshot's matches (already in order) with the few of the overlay.
 
 A needle of two or more folded characters is served by intersecting its bigrams' postings (a row
@@ -86,7 +87,7 @@ def _postings(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return codes, offsets, postings
 
 
-#: The answer's order of two rows (sorted descending); unique per row, so the order is total.
+#: The answer's order of two rows (descending unless the index ascends); unique per row: a total order.
 Order = Callable[[Row], Any]
 
 
@@ -101,12 +102,14 @@ class LiteralIndex:
     #: The stored snapshot this one is (None: not stored yet); see literal_store.py.
     snapshot_id: str | None = None
     _ordinals: dict[str, int] | None = None
+    #: False: the answer's order is `order` ascending.
+    descending: bool = True
 
     @classmethod
-    def build(cls, order: Order, rows: Iterable[Row]) -> LiteralIndex:
-        listed = sorted(rows, key=order, reverse=True)
+    def build(cls, order: Order, rows: Iterable[Row], descending: bool = True) -> LiteralIndex:
+        listed = sorted(rows, key=order, reverse=descending)
         codes, offsets, postings = _postings([row.text for row in listed])
-        return cls(order, listed, codes, offsets, postings)
+        return cls(order, listed, codes, offsets, postings, descending=descending)
 
     @property
     def ordinals(self) -> dict[str, int]:
@@ -130,7 +133,7 @@ class LiteralIndex:
         half applied. The arrays and rows are shared: nothing changes them in place."""
         return LiteralIndex(
             self.order, self.rows, self.codes, self.offsets, self.postings,
-            dict(self.overlay), self.snapshot_id, self._ordinals,
+            dict(self.overlay), self.snapshot_id, self._ordinals, self.descending,
         )  # fmt: skip
 
     def apply(self, upserts: Iterable[Row], removed: Iterable[str]) -> None:
@@ -140,7 +143,7 @@ class LiteralIndex:
         for key in removed:
             self.overlay[key] = None
         if len(self.overlay) > COMPACT_AFTER:
-            rebuilt = LiteralIndex.build(self.order, self.live_rows())
+            rebuilt = LiteralIndex.build(self.order, self.live_rows(), self.descending)
             self.rows, self.codes = rebuilt.rows, rebuilt.codes
             self.offsets, self.postings = rebuilt.offsets, rebuilt.postings
             self.overlay, self.snapshot_id, self._ordinals = {}, None, None
@@ -182,13 +185,14 @@ class LiteralIndex:
 
     def matching(self, needle: str, accept: Callable[[dict[str, Any], str], bool]) -> list[Row]:
         """Every live row that `accept(fields, text)` takes among the candidates of `needle`, in
-        order (descending)."""
+        the index's order."""
         snapshot, overlay = self.candidates(needle)
         found = [row for row in snapshot if accept(row.fields, row.text)]
-        extra = sorted((row for row in overlay if accept(row.fields, row.text)), key=self.order, reverse=True)
+        accepted = (row for row in overlay if accept(row.fields, row.text))
+        extra = sorted(accepted, key=self.order, reverse=self.descending)
         if not extra:
             return found
-        return list(heapq.merge(found, extra, key=self.order, reverse=True))
+        return list(heapq.merge(found, extra, key=self.order, reverse=self.descending))
 
     def nbytes(self) -> int:
         """The arrays' bytes plus the rows' texts as UTF-8 (the Python objects of a row, its fields

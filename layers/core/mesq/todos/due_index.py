@@ -6,10 +6,13 @@ The index is GSI1 on the task records themselves (`keys.due_partition` / `keys.d
 never out of step with the record, nothing a write path can forget. A query reads, per status
 and priority it asks for, one GSI1 range of days (`day_range`: one day wider at the start and two
 at the end than the bounds' UTC dates, because a date-only due's instant depends on a zone), keys
-only (the ids are all a query needs of it; SQLite then answers from its index alone), then the
-records by key (GSI1 projects only keys and timestamps), then the parents of the subtasks it
-found (a subtask lives or dies with its parent, whose column may be archived). The pure
-`views/query.py` filters that superset exactly, so the answer is the snapshot scan's.
+only (SQLite then answers from its index alone). The sort key's cover (`keys.due_cover`: the
+parent, column, space, due, zone and updatedAt of the task) is what the filter and the order need
+besides the partition's status and priority, so `views/indexed.py` reads by key only the page's
+records, the parents of the subtasks it found (a subtask lives or dies with its parent, whose
+column may be archived) and, for a tags or text filter, every candidate (what it matches on is
+not in the key). The pure `views/query.py` filters that superset exactly, so the answer is the
+snapshot scan's.
 
 Boards written before the index: their tasks carry no GSI1 keys until rewritten. The marker
 item `U#<user>` / `TODOIX#DUE` says every task of the board is in the index; `ensure_indexed`
@@ -32,12 +35,23 @@ from ..kernel.keys import user_partition
 from ..kernel.timestamps import now_timestamp
 from ..store.paging import walk
 from ..store.ports import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Item, ItemStore, Update
-from .keys import DUE_INDEX, KIND_PREFIX, UNDATED, due_keys_of, due_partition, prefix_range, record_of, task_key
+from .keys import (
+    DUE_INDEX,
+    KIND_PREFIX,
+    UNDATED,
+    covered_record,
+    due_keys_of,
+    due_partition,
+    prefix_range,
+    record_of,
+    task_key,
+)
 from .model import PRIORITIES
 
 MARKER_SK = "TODOIX#DUE"
-#: The marker's version: a change of what the index holds bumps it, so boards are backfilled again.
-VERSION = 1
+#: The marker's version: a change of what the index holds bumps it, so boards are backfilled again
+#: (2: the sort key's cover, `keys.due_cover`; boards marked 1 hold `<day>#<id>` keys).
+VERSION = 2
 #: Task records one query request may give their keys (10 transactions): past that the request
 #: answers from the snapshot and leaves the rest to the next one (a Lambda's time is bounded).
 LAZY_REWRITES = 1000
@@ -62,6 +76,29 @@ def day_range(after: datetime | None, before: datetime | None) -> tuple[str | No
     return start, end
 
 
+def entries(
+    items: ItemStore,
+    user_id: str,
+    *,
+    statuses: Iterable[bool],
+    priorities: Iterable[str] | None,
+    days: tuple[str | None, str | None] | None,
+) -> list[tuple[str, Item | None]]:
+    """(id, covered record) of the live tasks in the index partitions of `statuses` (done flags)
+    x `priorities` (None: every priority), within `days` (None: dated or not). The covered record
+    (`keys.covered_record`) is what the entry's keys say of the task; None when they say nothing
+    (a cover too long for a sort key, or a key written before covers)."""
+    found: list[tuple[str, Item | None]] = []
+    start, end = days if days is not None else (None, None)
+    for done in statuses:
+        for priority in priorities if priorities is not None else PRIORITIES:
+            partition = due_partition(user_id, done, priority)
+            for entry in walk(items, partition, index=DUE_INDEX, start=start, end=end, keys_only=True):
+                ident = str(entry["sk"]).removeprefix(KIND_PREFIX["task"])
+                found.append((ident, covered_record(ident, done, priority, str(entry["gsi1sk"]))))
+    return found
+
+
 def task_ids(
     items: ItemStore,
     user_id: str,
@@ -70,16 +107,8 @@ def task_ids(
     priorities: Iterable[str] | None,
     days: tuple[str | None, str | None] | None,
 ) -> list[str]:
-    """Ids of the live tasks in the index partitions of `statuses` (done flags) x `priorities`
-    (None: every priority), within `days` (None: dated or not)."""
-    found: list[str] = []
-    start, end = days if days is not None else (None, None)
-    for done in statuses:
-        for priority in priorities if priorities is not None else PRIORITIES:
-            partition = due_partition(user_id, done, priority)
-            for entry in walk(items, partition, index=DUE_INDEX, start=start, end=end, keys_only=True):
-                found.append(str(entry["sk"]).removeprefix(KIND_PREFIX["task"]))
-    return found
+    """Ids of the live tasks in those index partitions (`entries` without the covers)."""
+    return [ident for ident, _ in entries(items, user_id, statuses=statuses, priorities=priorities, days=days)]
 
 
 def tasks_by_id(items: ItemStore, user_id: str, ids: Sequence[str]) -> list[Item]:
@@ -184,6 +213,7 @@ __all__ = [
     "backfill",
     "day_range",
     "ensure_indexed",
+    "entries",
     "forget_indexed",
     "is_indexed",
     "marker_key",

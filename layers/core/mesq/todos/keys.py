@@ -12,11 +12,16 @@ task under `U#<user>#TODOCOL#<columnId>`, a subtask (trashed too) under
 
 GSI1 (the due index, INCLUDE projection: keys and `updatedAt`/`createdAt`; also set by `stored`):
 every live task (root or subtask, archived column too) under
-`U#<user>#TODODUE#<open|done>#<priority>` with sort key `<day>#<id>`, `<day>` being its due's
+`U#<user>#TODODUE#<open|done>#<priority>` with sort key `<day>#<cover>`, `<day>` being its due's
 date (a date-only due) or the UTC date of its instant (a datetime due), `~` without a due. A
 date-only due's instant depends on a zone (its own, the user's, the query's), so it lies on
 `<day>` or the day before in UTC: `todos/due_index.py` reads a day-range one day wider and the
-query filters exactly. Trashed tasks and inbox items are not in it.
+query filters exactly. `<cover>` (`due_cover`) is the JSON list of what query_todos filters and
+orders a task by besides its status and priority (the partition): parentId, columnId, spaceId,
+due, timezone, updatedAt. Every write recomputes it, so a query decides the filter and the order
+from the keys alone and reads by key only the page's records (and subtasks' parents). A cover
+that would not fit DynamoDB's 1,024-byte sort key is `~` (`NO_COVER`): that task's record is read.
+Trashed tasks and inbox items are not in it.
 
 List sizes: `TODO#COUNT#COL#<columnId>`, `TODO#COUNT#INBOX`, `TODO#COUNT#SUB#<taskId>` hold
 `count`, the number of items in that GSI2 list, kept by `list_sizes.size_ops` in each write's own
@@ -25,6 +30,7 @@ transaction (so a board read pages through a column without reading the rest of 
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, date
 from typing import Any, Literal
 
@@ -144,7 +150,39 @@ def _due_keys(user_id: str, kind: Kind, record: Item) -> dict[str, str]:
     if kind != "task" or not live(record):
         return {}
     partition = due_partition(user_id, bool(record.get("done")), str(record.get("priority") or "none"))
-    return {"gsi1pk": partition, "gsi1sk": f"{due_day(record.get('due'))}#{record['id']}"}
+    return {"gsi1pk": partition, "gsi1sk": f"{due_day(record.get('due'))}#{due_cover(record)}"}
+
+
+#: The fields of a task the due index's sort key carries, in the cover's order.
+COVERED = ("parentId", "columnId", "spaceId", "due", "timezone", "updatedAt")
+#: The cover of a task whose fields do not fit a sort key (or are not JSON): its record is read.
+NO_COVER = "~"
+_MAX_SORT_KEY_BYTES = 1024  # DynamoDB's limit of a sort key (the day and `#` included)
+_DECODE = json.JSONDecoder().decode
+
+
+def due_cover(record: Item) -> str:
+    """What a query needs of a task besides its status and priority, as compact JSON."""
+    try:
+        cover = json.dumps([record.get(name) for name in COVERED], separators=(",", ":"))
+    except (TypeError, ValueError):
+        return NO_COVER
+    return cover if len(cover.encode()) <= _MAX_SORT_KEY_BYTES - 16 else NO_COVER
+
+
+def covered_record(task_id: str, done: bool, priority: str, sort_key: str) -> Item | None:
+    """The part of a task's record its due-index entry holds (`id`, `done`, `priority` and
+    COVERED), or None when the entry has no cover (NO_COVER, or a key written before it)."""
+    cover = sort_key.partition("#")[2]
+    if not cover.startswith("["):
+        return None
+    try:
+        values = _DECODE(cover)
+    except ValueError:
+        return None
+    if not isinstance(values, list) or len(values) != len(COVERED):
+        return None
+    return {"id": task_id, "done": done, "priority": priority, **dict(zip(COVERED, values, strict=True))}
 
 
 def due_keys_of(user_id: str, record: Item) -> dict[str, str]:

@@ -28,10 +28,11 @@ from ..inbox.context import effective_timezone
 from ..state import TodoState, load_partial, load_state
 from ..writes import ensure_default_space
 from .details import task_details
-from .indexed import indexed_board, narrowed
+from .indexed import indexed_query, narrowed
 from .listing import ListOptions, effective_limit, list_todos
 from .paged import plain_board_page
 from .query import TodoQuery, floating_zone, parse_bounds, query_todos
+from .text_candidates import text_board, text_candidates
 from .traversal import Board, scope_of
 
 
@@ -101,9 +102,11 @@ def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         limit=args.get("limit", 25),
     )
     # Narrowed by priority, due, overdue or done on an indexed board: the index's candidates
-    # (views/indexed.py); otherwise the whole snapshot. The pure query filters either the same way.
+    # (views/indexed.py); otherwise the whole snapshot. A `query` text: only the literal index's
+    # candidates of either (views/text_candidates.py). The pure query filters each the same way.
+    text = text_candidates(call.services, user_id, query)
     indexed = narrowed(query) and ensure_indexed(items, user_id)
-    state = load_partial(items, user_id) if indexed else load_state(items, user_id)
+    state = load_partial(items, user_id) if indexed or text is not None else load_state(items, user_id)
     query = replace(
         query,
         space_ids=_space_ids(state, args),
@@ -112,7 +115,9 @@ def query_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         ),
     )
     if indexed:
-        return query_todos(indexed_board(items, user_id, state, board_of(state, records=False), query), query)
+        return indexed_query(items, user_id, state, board_of(state, records=False), query, within=text)
+    if text is not None:
+        return query_todos(text_board(items, user_id, board_of(state, records=False), text), query)
     return query_todos(board_of(state), query)
 
 

@@ -34,9 +34,10 @@ Pure functions over a `traversal.Board`. The rules, and the decisions where the 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, tzinfo
+from functools import lru_cache
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
@@ -124,8 +125,20 @@ def due_moment(
     if not due:
         return None
     if due.get("type") == "datetime":
-        return parse_timestamp(str(due["at"]), "due.at")
-    day = date.fromisoformat(str(due["date"]))
+        return _instant(str(due["at"]))
+    return _day_start(str(due["date"]), timezone if isinstance(timezone, str) else None, floating_zone)
+
+
+# A query decides thousands of records that share a few hundred dues and zones (the due index's
+# candidates): each instant is computed once per process (datetimes are immutable).
+@lru_cache(maxsize=8192)
+def _instant(at: str) -> datetime:
+    return parse_timestamp(at, "due.at")
+
+
+@lru_cache(maxsize=8192)
+def _day_start(day_text: str, timezone: str | None, floating_zone: tzinfo | None) -> datetime:
+    day = date.fromisoformat(day_text)
     zone = _zone(timezone) or floating_zone or UTC
     try:
         return datetime.combine(day, time(0), tzinfo=zone).astimezone(UTC)
@@ -284,10 +297,16 @@ def matching(board: Board, query: TodoQuery) -> list[_Candidate]:
     return found
 
 
-def query_todos(board: Board, query: TodoQuery) -> dict[str, Any]:
+def query_todos(
+    board: Board, query: TodoQuery, records_of: Callable[[list[str]], Mapping[str, Record]] | None = None
+) -> dict[str, Any]:
+    """`records_of`: for a board whose tasks hold only what filtering and ordering need (the due
+    index's covers, views/indexed.py), the whole records of the page's tasks by id."""
     found = matching(board, query)
     total = len(found)
     window = found[query.offset : query.offset + query.limit]
+    if records_of is not None:
+        window = _whole(window, records_of)
     # The page wrapper at its largest (hasMore with a nextOffset), whatever the budget lets through.
     widest = page(query.offset, query.limit, query.limit, total, has_more=always)
     base = max(json_size({"items": [], "page": wrapper}) for wrapper in (widest, _page(query, query.limit, total)))
@@ -308,6 +327,18 @@ def query_todos(board: Board, query: TodoQuery) -> dict[str, Any]:
         used += cost
         items.append(item)
     return {"items": items, "page": _page(query, len(items), total)}
+
+
+def _whole(window: list[_Candidate], records_of: Callable[[list[str]], Mapping[str, Record]]) -> list[_Candidate]:
+    """The window with its tasks' whole records; a task gone meanwhile (an eventually consistent
+    index entry of a purged task) leaves the page."""
+    tasks = [str(c.record["id"]) for c in window if c.kind in ("task", "subtask")]
+    whole = records_of(tasks) if tasks else {}
+    return [
+        c if c.kind not in ("task", "subtask") else replace(c, record=whole[str(c.record["id"])])
+        for c in window
+        if c.kind not in ("task", "subtask") or str(c.record["id"]) in whole
+    ]
 
 
 def _page(query: TodoQuery, returned: int, total: int) -> dict[str, Any]:

@@ -1,0 +1,79 @@
+"""query_todos' `query` text through the literal todo index (search/literal_kinds.TODO): the ids of
+the records whose text may contain it, a candidate source beside the due index (indexed.py).
+
+`text_candidates` answers None when the index cannot (no `query`, nothing keeps the index in step
+with the writes, no index yet, or its row count disagrees with the column and inbox list sizes:
+writes it has not seen); the caller then reads as before. Otherwise it names the candidate root
+tasks with every subtask they hold, and the candidate inbox items. `text_board` reads just those
+by key onto the structure; `narrow` keeps only them on a board read otherwise (the due index's),
+with the parents their subtasks need. The pure query (query.py) then filters exactly as it filters
+the snapshot: a candidate is never taken for a match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from ...kernel.context import Services
+from ...kernel.keys import user_partition
+from ...store.paging import walk
+from ...store.ports import Item, ItemStore
+from ..keys import SIZE_PREFIX, SUBTASK_SIZE_PREFIX, inbox_key, record_of, task_key
+from .query import TodoQuery
+from .traversal import Board
+
+
+@dataclass(frozen=True)
+class TextCandidates:
+    task_ids: frozenset[str]  # candidate root tasks and every subtask of theirs
+    inbox_ids: frozenset[str]
+
+
+def listed_records(items: ItemStore, user_id: str) -> int:
+    """The live root tasks of every column plus the live inbox items, from their list sizes (one
+    range Query): the rows the todo literal index holds when it is in step."""
+    sizes = walk(items, user_partition(user_id), start=SIZE_PREFIX, end=SUBTASK_SIZE_PREFIX)
+    return sum(int(item["count"]) for item in sizes)
+
+
+def text_candidates(services: Services, user_id: str, query: TodoQuery) -> TextCandidates | None:
+    if not query.query or not services.search.follows_writes:
+        return None
+    from ...search.literal_kinds import INBOX_ROW, TASK_ROW, TODO  # numpy: with the first text query
+    from ...search.literal_store import current
+
+    index = current(services, user_id, listed_records(services.items, user_id), TODO)
+    if index is None:
+        return None
+    needle = query.query.casefold()
+    tasks: set[str] = set()
+    inbox: set[str] = set()
+    for row in index.matching(needle, lambda _fields, text: needle in text):
+        if row.id.startswith(TASK_ROW):
+            tasks.add(row.id.removeprefix(TASK_ROW))
+            tasks.update(row.fields["subtasks"])
+        else:
+            inbox.add(row.id.removeprefix(INBOX_ROW))
+    return TextCandidates(frozenset(tasks), frozenset(inbox))
+
+
+def _by_key(items: ItemStore, keys: Sequence[tuple[str, str]]) -> list[Item]:
+    return [record_of(item) for item in items.batch_get(list(keys))] if keys else []
+
+
+def text_board(items: ItemStore, user_id: str, structure: Board, candidates: TextCandidates) -> Board:
+    """`structure` (`board_of(..., records=False)`) with the candidates' records read by key."""
+    tasks = _by_key(items, [task_key(user_id, ident) for ident in sorted(candidates.task_ids)])
+    inbox = _by_key(items, [inbox_key(user_id, ident) for ident in sorted(candidates.inbox_ids)])
+    return replace(structure, tasks=tasks, inbox_items=inbox)
+
+
+def narrow(board: Board, candidates: TextCandidates) -> Board:
+    """Only the candidates of `board` (and the parents of the subtasks kept: the query needs them
+    to place a subtask)."""
+    kept = [task for task in board.tasks if str(task["id"]) in candidates.task_ids]
+    parents = {str(task["parentId"]) for task in kept if task.get("parentId")}
+    tasks = [task for task in board.tasks if str(task["id"]) in candidates.task_ids or str(task["id"]) in parents]
+    inbox = [item for item in board.inbox_items if str(item["id"]) in candidates.inbox_ids]
+    return replace(board, tasks=tasks, inbox_items=inbox)
