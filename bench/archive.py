@@ -1,6 +1,8 @@
 """Export and import at scale (SQLite): a 100k-memo account and a 50k-task board are written with
 direct batched store transactions (bench/run.py `_seed_memos`, bench/todo_views.py `_seed`), then
-`mesq export` and `mesq import` run as a person runs them (subprocesses). Reported: the export's
+`mesq export` writes each to an archive and `mesq import` loads it into a fresh data directory, as a
+person runs them (subprocesses); the import must create every exported record, and a second import
+nothing. Reported: the export's
 time and peak RSS against `mesq user list`'s peak RSS (the CLI's own footprint, same run), and the
 import's throughput (records/s, from its closing line) against the direct seed's records/s.
 
@@ -18,25 +20,41 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
+#: MESQ_BENCH_SCALE=0.1: a tenth of the sizes, for a quick try (the goals name the full sizes).
+SCALE = float(os.environ.get("MESQ_BENCH_SCALE", "1"))
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
+
+
+#: Runs `mesq` as `python -m mesq.runtime.cli` does, and at exit writes the process's VmHWM (its
+#: peak RSS since exec, KiB) to the file named by argv[1]. Not `ru_maxrss` from `wait4`: Linux
+#: carries the parent's high-water mark across the fork/vfork + exec into the child's `ru_maxrss`,
+#: so inside `make bench` (a parent of 1 GiB by this section) every command read 1,190 MiB.
+_PEAK_RSS_CLI = """
+import atexit, re, runpy, sys
+peak_file = sys.argv.pop(1)
+def peak():
+    with open("/proc/self/status") as status:
+        kib = re.search(r"VmHWM:\\s+(\\d+) kB", status.read()).group(1)
+    with open(peak_file, "w") as out:
+        out.write(kib)
+atexit.register(peak)
+runpy.run_module("mesq.runtime.cli", run_name="__main__", alter_sys=True)
+"""
 
 
 def _cli(*args: str) -> tuple[str, float, int]:
     """(stdout, seconds, peak RSS KiB) of one `mesq` command."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "layers" / "core"), str(REPO)])}
-    began = time.perf_counter()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "mesq.runtime.cli", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
-    )
-    assert process.stdout is not None and process.stderr is not None
-    out, err = process.stdout.read(), process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    seconds = time.perf_counter() - began
-    if process.returncode:
-        raise RuntimeError(f"mesq {' '.join(args)}: {err.decode()}")
-    return out.decode(), seconds, usage.ru_maxrss
+    with tempfile.NamedTemporaryFile("r", suffix=".peak") as peak:
+        began = time.perf_counter()
+        process = subprocess.run(
+            [sys.executable, "-c", _PEAK_RSS_CLI, peak.name, *args], capture_output=True, env=env, check=False
+        )
+        seconds = time.perf_counter() - began
+        if process.returncode:
+            raise RuntimeError(f"mesq {' '.join(args)}: {process.stderr.decode()}")
+        return process.stdout.decode(), seconds, int(peak.read())
 
 
 def _records(items: Any, user_id: str) -> int:
@@ -47,11 +65,16 @@ def _records(items: Any, user_id: str) -> int:
     return sum(1 for item in walk(items, user_partition(user_id)) if exported(item["sk"]))
 
 
-def _point(label: str, seed: Any) -> list[tuple[str, str, str]]:
+def _point(count: int, kind: str, seed: Any) -> list[tuple[str, str, str]]:
+    """Seed `count` `kind` (memos or tasks) for one user, `mesq export` them to an archive and
+    `mesq import` it into a fresh data directory (then again: nothing new)."""
+    from goals import record  # the closing goals table (bench/goals.py)
+
     from mesq.auth.users import create_user
     from mesq.wiring.config import Settings
     from mesq.wiring.services import build_services
 
+    label = f"{count // 1000}k {kind}"
     with tempfile.TemporaryDirectory() as tmp:
         source, target, archive = Path(tmp) / "a", Path(tmp) / "b", Path(tmp) / "account.zip"
         services = build_services(Settings(data_dir=source))
@@ -68,10 +91,15 @@ def _point(label: str, seed: Any) -> list[tuple[str, str, str]]:
         services.items.close()
         out, _, _ = _cli("import", "mover", str(archive), "--data-dir", str(target))
         rate = float(re.search(r"\((\d+) records/s\)", out).group(1))  # type: ignore[union-attr]
+        created = int(re.search(r" (\d+) new,", out).group(1))  # type: ignore[union-attr]
+        assert created == records, f"the import must create every exported record: {out}"
         again, _, _ = _cli("import", "mover", str(archive), "--data-dir", str(target))
         assert " 0 new" in again, again
         seed_rate = records / seed_seconds
         size = archive.stat().st_size / 1e6
+        record(f"import rec/s {kind}", count, rate, seed_rate, "direct batched seed", "rec/s")
+        if kind == "memos":
+            record("export peak RSS", count, export_rss / 1024, baseline_rss / 1024, "`mesq user list`", "MiB")
         return [
             (f"export {label} ({records} records, {size:.0f} MB archive)", f"{export_seconds:.1f} s", ""),
             (
@@ -91,9 +119,10 @@ def rows_archive() -> list[tuple[str, str, str]]:
     from run import _seed_memos
     from todo_views import _seed
 
+    memos, tasks = (max(1_000, int(count * SCALE)) for count in (100_000, 50_000))
     return [
-        *_point("100k memos", lambda services, user_id: _seed_memos(services.items, user_id, 100_000)),
-        *_point("50k tasks", lambda services, user_id: _seed(services, user_id, 50_000)),
+        *_point(memos, "memos", lambda services, user_id: _seed_memos(services.items, user_id, memos)),
+        *_point(tasks, "tasks", lambda services, user_id: _seed(services, user_id, tasks)),
     ]
 
 

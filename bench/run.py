@@ -24,6 +24,14 @@
 13. literal search_memos at 10k / 100k memos: p50/p95 through the literal index vs the scan on the
    same queries, the backfill, the update per write, the index's size; search_reading_notes and
    query_todos' `query` at 10k notes / tasks, index vs scan (bench/literal_search.py)
+
+After the table: the footprint report, then "Issue 28 goals" (bench/goals.py): each goal's figure
+as its section measured it, beside that section's same-run baseline, the ratio, the bound, and
+whether it is met.
+
+MESQ_BENCH_SECTIONS=todo_views,ai_search runs only the named sections (names as the progress lines
+print them; default: every section). MESQ_BENCH_SCALE=0.1 shrinks the archive and AI search
+sections' sizes for a quick try (their goals then show "not run").
 """
 
 from __future__ import annotations
@@ -489,12 +497,26 @@ def logs_to_file(path: Path) -> Iterator[IO[str]]:
             terminal.close()
 
 
+def chosen_sections(sections: tuple[Callable[[], Any], ...]) -> tuple[Callable[[], Any], ...]:
+    """The sections MESQ_BENCH_SECTIONS names (comma-separated, without `rows_`), in their order;
+    every section when it is unset. An unknown name stops the run before anything is measured."""
+    wanted = [name.strip() for name in os.environ.get("MESQ_BENCH_SECTIONS", "").split(",") if name.strip()]
+    if not wanted:
+        return sections
+    names = {section.__name__.removeprefix("rows_"): section for section in sections}
+    unknown = sorted(set(wanted) - set(names))
+    if unknown:
+        raise SystemExit(f"MESQ_BENCH_SECTIONS: unknown {', '.join(unknown)}; known: {', '.join(names)}")
+    return tuple(section for name, section in names.items() if name in wanted)
+
+
 def main() -> None:
     started = time.perf_counter()
     rows: list[tuple[str, str, str]] = []
     # the other bench/*.py sections (this script's directory is on sys.path)
     from ai_search import rows_ai_search
     from code_mode import rows_code_mode
+    from goals import goal_table
     from history_cost import rows_history_cost
     from literal_search import rows_literal_search
     from load import rows_load, rows_upload
@@ -502,25 +524,26 @@ def main() -> None:
 
     from archive import rows_archive
 
-    sections = (
+    sections = chosen_sections((
         rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_memo_scale, rows_todo_views,
         rows_ai_search, rows_load, rows_upload, rows_code_mode, rows_history_cost, rows_archive,
-        rows_literal_search,
-    )  # fmt: skip
+        rows_literal_search, rows_mcp,
+    ))  # fmt: skip
     with logs_to_file(LOG_FILE) as terminal:
         terminal.write(f"logs of this run: {LOG_FILE.relative_to(REPO)}\n")
-        for number, section in enumerate((*sections, rows_mcp), start=1):
-            terminal.write(f"[{number}/{len(sections) + 1}] {section.__name__.removeprefix('rows_')} ...\n")
+        for number, section in enumerate(sections, start=1):
+            terminal.write(f"[{number}/{len(sections)}] {section.__name__.removeprefix('rows_')} ...\n")
             section_started = time.perf_counter()
             rows += section()
             terminal.write(f"      done in {time.perf_counter() - section_started:.0f} s\n")
-        report = footprint_report()
+        report = footprint_report() if rows_mcp in sections else ""
     width = max(len(r[0]) for r in rows)
     print(f"\n{'figure'.ljust(width)}  {'value':>10}  ratio / note")
     for name, value, ratio in rows:
         print(f"{name.ljust(width)}  {value:>10}  {ratio}")
-    print(f"\n(whole run: {time.perf_counter() - started:.0f} s; logs in {LOG_FILE.relative_to(REPO)})\n")
     print(report)
+    print(f"\n{goal_table()}")
+    print(f"\n(whole run: {time.perf_counter() - started:.0f} s; logs in {LOG_FILE.relative_to(REPO)})")
 
 
 if __name__ == "__main__":

@@ -154,11 +154,13 @@ def _snapshot_graph(call: Any, args: dict[str, Any]) -> Any:
     return list_todos(scope_of(board_of(state)), options)
 
 
-def _graph_rows(call: Any, one_page: Callable[[], Any], count: int, label: str) -> list[tuple[str, str, str]]:
+def _graph_rows(
+    call: Any, one_page: Callable[[], Any], count: int, label: str
+) -> tuple[list[tuple[str, str, str]], float, float]:
     """The graph page through the graph counts, interleaved with the one-page baseline and the
     snapshot path it replaced (same answers: compared here too). The seed writes no graph counts,
     so the first graph read counts the board once (a board written before the counts): timed
-    apart."""
+    apart. Returns the rows, the graph page's and the snapshot path's times."""
     from mesq.todos.views import operations as views
 
     began = time.perf_counter()
@@ -177,7 +179,7 @@ def _graph_rows(call: Any, one_page: Callable[[], Any], count: int, label: str) 
         rounds=5 if count <= 5_000 else 3,
     )
     base, snapshot = times["one_page"], times["snapshot"]
-    return [
+    rows = [
         (f"one-page store query at {label} (SQLite, baseline of the graph rows)", f"{base:.1f} ms", "1.00x"),
         (f"list_todos graph page, snapshot path at {label} (SQLite, same run)", f"{snapshot:.1f} ms",
          f"{snapshot / base:.2f}x one page"),
@@ -187,6 +189,7 @@ def _graph_rows(call: Any, one_page: Callable[[], Any], count: int, label: str) 
          f"{times['deep']:.1f} ms", f"{times['deep'] / snapshot:.3f}x snapshot, {times['deep'] / base:.2f}x one page"),
         (f"graph counts of a board written without them, first graph read at {label}", f"{counting:.0f} ms", ""),
     ]  # fmt: skip
+    return rows, times["graph"], snapshot
 
 
 def rows_graph_page() -> list[tuple[str, str, str]]:
@@ -215,7 +218,7 @@ def rows_graph_page() -> list[tuple[str, str, str]]:
                 lambda items=services.items, p=partition: items.query(p, index=todo_keys.INDEX, limit=DEFAULT_LIMIT),
                 count,
                 f"{count} tasks",
-            )
+            )[0]
             services.items.close()
     return rows
 
@@ -270,7 +273,7 @@ def rows_todo_views() -> list[tuple[str, str, str]]:
             load = _median_ms(
                 lambda items=services.items, user_id=user["id"]: todo_state.load_state(items, user_id), runs
             )
-            graph_rows = _graph_rows(
+            graph_rows, graph, graph_snapshot = _graph_rows(
                 call,
                 lambda items=services.items, partition=column_partition: items.query(
                     partition, index=todo_keys.INDEX, limit=DEFAULT_LIMIT
@@ -318,6 +321,10 @@ def rows_todo_views() -> list[tuple[str, str, str]]:
             create = _median_ms(
                 lambda call=call: BOARD_OPERATIONS["create_todo_task"](call, {"title": "one more", "tags": ["t1"]})
             )
+            from goals import record  # the closing goals table (bench/goals.py)
+
+            record("query_todos week+high", count, query, query_snapshot, "snapshot path")
+            record("list_todos graph page", count, graph, graph_snapshot, "snapshot path")
             rows.append((f"board setup at {label} (direct batched store writes)", f"{setup:.1f} s", ""))
             rows.append(
                 (f"one-page store query (one column, {DEFAULT_LIMIT} via index) at {label} (SQLite, baseline)",
