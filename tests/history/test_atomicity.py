@@ -23,9 +23,10 @@ from mesq.kernel.errors import MesqError
 from mesq.kernel.keys import user_partition
 from mesq.kernel.spec import load_spec
 from mesq.store.paging import walk
-from mesq.store.ports import ItemStore, WriteOp
+from mesq.store.ports import ItemStore
 from mesq.store.sqlite import SQLiteItemStore
 from mesq.wiring.services import Services
+from tests.racing import Racing
 from tests.settings import inprocess_settings
 
 from ..contract.conftest import REPO_ROOT, load_runner
@@ -55,24 +56,6 @@ def caller(items: ItemStore) -> Any:
 
 def changes(items: ItemStore) -> list[dict[str, Any]]:
     return list(walk(items, user_partition(USER), prefix=CHANGE_PREFIX))
-
-
-class Racing:
-    """The store, except that the next transaction first lets `race` write (a concurrent edit
-    landing between the write's read and its commit)."""
-
-    def __init__(self, inner: ItemStore) -> None:
-        self.inner = inner
-        self.race: Any = None
-
-    def transact(self, ops: list[WriteOp]) -> None:
-        race, self.race = self.race, None
-        if race is not None:
-            race()
-        self.inner.transact(ops)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
 
 
 def test_a_write_whose_condition_fails_leaves_no_record(store):

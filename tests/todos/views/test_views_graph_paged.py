@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from mesq.kernel.errors import MesqError
 from mesq.kernel.keys import user_partition
 from mesq.store.paging import walk
-from mesq.store.ports import Delete, ItemStore, WriteOp
+from mesq.store.ports import Delete, ItemStore
 from mesq.todos import state as todo_state
 from mesq.todos.graph_counts import TREE_PREFIX, column_count_key, inbox_count_key, placed, root_count_key
 from mesq.todos.keys import live
@@ -28,6 +28,7 @@ from mesq.todos.views.operations import board_of
 from mesq.todos.views.traversal import scope_of
 from mesq.wiring.services import Services
 from tests.hypothesis_lanes import examples
+from tests.racing import Racing
 from tests.todos.board.test_board_transactions import dynamo_services  # noqa: F401  (fixture)
 from tests.todos.board.test_board_write_reads import Reads, caller
 from tests.todos.views.test_views_paged_store import Run
@@ -201,24 +202,6 @@ def test_a_board_written_before_the_counts_is_counted_on_first_use(services: Ser
         assert run("list_todos", projection="graph", offset=offset, limit=3) == _oracle(
             services.items, "legacy", None, True, options
         )
-
-
-class Racing:
-    """The store, except that the next transaction first lets `race` write (a concurrent write
-    landing between the write's reads and its commit)."""
-
-    def __init__(self, inner: ItemStore) -> None:
-        self.inner = inner
-        self.race: Any = None
-
-    def transact(self, ops: list[WriteOp]) -> None:
-        race, self.race = self.race, None
-        if race is not None:
-            race()
-        self.inner.transact(ops)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
 
 
 def test_writers_racing_on_one_root_do_not_drift(services: Services) -> None:

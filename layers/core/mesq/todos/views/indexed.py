@@ -4,7 +4,7 @@ the whole snapshot, when the query narrows by something the index is keyed by.
 `narrowed(query)`: a priority, a due bound, `overdue: true` or `status: done`. A query narrowed
 by nothing else (open or all, tags, text alone) needs most of the board anyway and reads the
 snapshot as before, and so does a narrowed query while its board's backfill is unfinished
-(`due_index.ensure_indexed`). `indexed_board` returns a `traversal.Board` holding every record the pure
+(`due_index.ensure_indexed`). `indexed_query` builds a `traversal.Board` holding every record the pure
 query could match and what deciding it needs: the index's candidate tasks, the parents of their
 subtasks (read by key), the live inbox (its GSI2 list; none under a space filter, which excludes
 inbox records) and the structure. A candidate is its cover (`keys.covered_record`: what its index
@@ -59,7 +59,11 @@ def indexed_query(
     read from GSI2). The board must be indexed (`due_index.ensure_indexed`). `read_records`: read
     every candidate's record as the path before the covers did (the bench's comparison). `within`:
     the literal todo index's candidates of a `query` text (text_candidates.py): only those are read."""
-    board, covered = indexed_board(items, user_id, state, structure, query, read_records=read_records, within=within)
+    tasks, covered = _candidate_tasks(items, user_id, query, read_records=read_records, within=within)
+    inbox = state.live_inbox() if query.space_ids is None else []
+    board = replace(structure, tasks=tasks, inbox_items=inbox)
+    if within is not None:
+        board = narrow(board, within)
     by_id = {str(task["id"]): task for task in board.tasks}
 
     def records_of(ids: list[str]) -> dict[str, Record]:
@@ -70,18 +74,11 @@ def indexed_query(
     return query_todos(board, query, records_of)
 
 
-def indexed_board(
-    items: ItemStore,
-    user_id: str,
-    state: TodoState,
-    structure: Board,
-    query: TodoQuery,
-    *,
-    read_records: bool = False,
-    within: TextCandidates | None = None,
-) -> tuple[Board, set[str]]:
-    """The board the pure query filters, and the ids of its tasks that are covers only (the part
-    of the record the index entry holds, `keys.covered_record`): every other task is its whole
+def _candidate_tasks(
+    items: ItemStore, user_id: str, query: TodoQuery, *, read_records: bool, within: TextCandidates | None
+) -> tuple[list[Record], set[str]]:
+    """The tasks the pure query filters, and the ids of those that are covers only (the part of
+    the record the index entry holds, `keys.covered_record`): every other task is its whole
     record, read by key (the subtasks' parents, the candidates without a cover, and every
     candidate when the query filters by tags or text, which no cover holds)."""
     # overdue: true holds only open records (a done one is never overdue).
@@ -99,6 +96,4 @@ def indexed_board(
     known = {str(task["id"]) for task in tasks}
     parents = [str(t["parentId"]) for t in tasks if t.get("parentId") and str(t["parentId"]) not in known]
     tasks += tasks_by_id(items, user_id, parents)
-    inbox = state.live_inbox() if query.space_ids is None else []
-    board = replace(structure, tasks=tasks, inbox_items=inbox)
-    return (board if within is None else narrow(board, within)), {str(cover["id"]) for cover in covers}
+    return tasks, {str(cover["id"]) for cover in covers}
