@@ -244,3 +244,29 @@ def test_a_tampered_file_fails_its_checksum(tmp_path: Path) -> None:
     with pytest.raises(ArchiveError, match="checksum does not match"):
         import_account(other_items, other_blobs, target_id, bad)
     assert records(other_items, target_id) == {}
+
+
+def test_the_manifest_written_an_entry_at_a_time_is_the_whole_documents_json() -> None:
+    import io
+
+    from mesq.archive.exporter import _write_manifest
+
+    head = {"format": "mesq-archive", "version": 1, "owner": 'u\u00e9"1', "counts": {"MEMO": 2}}
+    files = {
+        "records.jsonl": ("ab" * 32, 10, None),
+        'blobs/a "b".png': ("cd" * 32, 3, "image/png"),
+        "memos/m.md": ("ef" * 32, 0, None),
+    }
+    written = io.BytesIO()
+    _write_manifest(written, head, files)
+    expected = {
+        **head,
+        "files": {
+            "records.jsonl": {"sha256": "ab" * 32, "bytes": 10},
+            'blobs/a "b".png': {"sha256": "cd" * 32, "bytes": 3, "contentType": "image/png"},
+            "memos/m.md": {"sha256": "ef" * 32, "bytes": 0},
+        },
+    }
+    assert json.loads(written.getvalue()) == expected
+    _write_manifest(empty := io.BytesIO(), {"format": "f"}, {})
+    assert json.loads(empty.getvalue()) == {"format": "f", "files": {}}

@@ -1,6 +1,11 @@
-"""`export_account`: a user's data as one ZIP archive (format.py), streamed with bounded memory:
-the partition is read a query page at a time, each record line and each attachment's bytes are
-written straight into the archive and hashed on the way, and the manifest comes last."""
+"""`export_account`: a user's data as one ZIP archive (format.py), streamed: the partition is read a
+query page at a time, each record line and each attachment's bytes are written straight into the
+archive and hashed on the way, and the manifest comes last, itself written a file entry at a time.
+
+What memory grows with is the number of files in the archive (one Markdown page per memo): the
+ZIP's central directory (`zipfile` keeps one `ZipInfo` per member until it closes) and each file's
+checksum for the manifest, kept as a small tuple (`_Entry`), about 0.6 KB per memo in all; never
+with the records' or attachments' size."""
 
 from __future__ import annotations
 
@@ -16,6 +21,9 @@ from ..kernel.keys import user_partition
 from ..store.paging import walk
 from ..store.ports import BlobNotFound, BlobStore, ItemStore
 from .format import BLOB_DIR, FORMAT, MANIFEST, MEMO_DIR, RECORDS, VERSION, carries_blob, covered_by, exported
+
+#: A file's manifest entry, compact while the archive is written: (sha256 hex, bytes, contentType).
+_Entry = tuple[str, int, str | None]
 
 
 @dataclass
@@ -40,8 +48,23 @@ class _Hashing:
         self.digest.update(data)
         self.size += len(data)
 
-    def entry(self) -> dict[str, Any]:
-        return {"sha256": self.digest.hexdigest(), "bytes": self.size}
+    def entry(self, content_type: str | None = None) -> _Entry:
+        return (self.digest.hexdigest(), self.size, content_type)
+
+
+def _write_manifest(member: IO[bytes], head: dict[str, Any], files: dict[str, _Entry]) -> None:
+    """The manifest as JSON, `files` written one entry at a time: the same document as
+    `json.dumps({**head, "files": {name: {"sha256", "bytes", "contentType"?}}})` without ever
+    holding it (or a dict per file) whole."""
+    member.write(json.dumps(head, sort_keys=True)[:-1].encode() + b', "files": {')
+    for number, name in enumerate(sorted(files)):
+        digest, size, content_type = files[name]
+        entry: dict[str, Any] = {"sha256": digest, "bytes": size}
+        if content_type is not None:
+            entry["contentType"] = content_type
+        separator = ", " if number else ""
+        member.write(f"{separator}{json.dumps(name)}: {json.dumps(entry, sort_keys=True)}".encode())
+    member.write(b"}}")
 
 
 def _kind(sk: str) -> str:
@@ -80,7 +103,7 @@ def export_account(
     """The archive of `user_id` written to `out` (a path or a seekable binary file). `scopes`
     (a credential's) narrows it to the kinds they may read (format.covered_by); None: all of it."""
     report = ExportReport()
-    files: dict[str, dict[str, Any]] = {}
+    files: dict[str, _Entry] = {}
     blob_paths: list[str] = []
     keep = covered_by(scopes) if scopes is not None else (lambda item: True)
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
@@ -116,20 +139,20 @@ def export_account(
             except BlobNotFound:
                 report.missing_blobs.append(path)
                 continue
-            files[name] = {**sink.entry(), "contentType": info.content_type}
+            files[name] = sink.entry(info.content_type)
             report.blobs += 1
             report.blob_bytes += sink.size
-        manifest = {
+        head: dict[str, Any] = {
             "format": FORMAT,
             "version": VERSION,
             "owner": user_id,
             "exportedAt": exported_at,
             "records": report.records,
             "counts": report.counts,
-            "files": files,
         }
         if scopes is not None:
             # What the credential covered: a reader knows the archive is not the whole account.
-            manifest["scopes"] = sorted(scope for scope in scopes if scope.endswith(":read"))
-        archive.writestr(MANIFEST, json.dumps(manifest, indent=1, sort_keys=True))
+            head["scopes"] = sorted(scope for scope in scopes if scope.endswith(":read"))
+        with archive.open(MANIFEST, "w") as member:
+            _write_manifest(member, head, files)
     return report
