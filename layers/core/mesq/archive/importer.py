@@ -3,16 +3,21 @@
 1. Validate the whole archive before writing: the manifest, every file's SHA-256, every record
    line (`format.parse_record`), every record's blob present. The first fault raises
    ArchiveError naming the file and line, and nothing has been written.
-2. Write the attachments' bytes (a blob already there with the same size is kept), then the
+2. Refuse an account that already holds records of the kinds the archive carries which the
+   archive does not (ArchiveError, nothing written): its counters and board settings would be
+   kept beside the imported records and no longer match them. An empty account, or the same
+   archive imported again, passes.
+3. Write the attachments' bytes (a blob already there with the same size is kept), then the
    records in transactions of up to MAX_TRANSACTION_OPS Puts, each `exists=False`: a record the
    account already holds is never overwritten, so importing the same archive twice creates
    nothing new (a transaction that meets an existing record is retried item by item).
-3. A task record written before the todo due index (no GSI1 keys, `todos/due_index.py`) drops the
+4. A task record written before the todo due index (no GSI1 keys, `todos/due_index.py`) drops the
    account's "board indexed" marker, so the next narrowed query_todos backfills the board.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 import zipfile
@@ -21,10 +26,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..kernel.keys import user_partition
+from ..store.paging import walk
 from ..store.ports import MAX_TRANSACTION_OPS, BlobStore, Condition, ConditionFailed, ItemStore, Put
+from ..todos import untouched_board
 from ..todos.due_index import forget_indexed
 from ..todos.keys import KIND_PREFIX, due_keys_of, record_of
-from .format import BLOB_DIR, MANIFEST, RECORDS, ArchiveError, carries_blob, check_manifest, parse_record, rehome
+from ..todos.keys import PREFIX as TODO_PREFIX
+from .format import (
+    BLOB_DIR,
+    CHANGE_PREFIX,
+    MANIFEST,
+    RECORDS,
+    ArchiveError,
+    carries_blob,
+    check_manifest,
+    covered_by,
+    exported,
+    parse_record,
+    rehome,
+)
 
 _ABSENT = Condition(exists=False)
 
@@ -74,23 +95,59 @@ def _verify(archive: zipfile.ZipFile) -> dict[str, Any]:
     return manifest
 
 
-def validate(path: Path) -> tuple[dict[str, Any], int]:
-    """The manifest and the record count of a sound archive; ArchiveError at the first fault."""
+def validate(path: Path) -> tuple[dict[str, Any], set[str]]:
+    """The manifest and the sort keys of every record of a sound archive; ArchiveError at the
+    first fault."""
     with _open(path) as archive:
         manifest = _verify(archive)
         owner = manifest["owner"]
-        seen: set[tuple[str, str]] = set()
-        count = 0
+        seen: set[str] = set()
         for number, line in _lines(archive):
             item = parse_record(line, number, owner)
-            key = (item["pk"], item["sk"])
-            if key in seen:
+            if item["sk"] in seen:
                 raise ArchiveError(f"{RECORDS} line {number}: a second record for sk {item['sk']!r}")
-            seen.add(key)
+            seen.add(item["sk"])
             if carries_blob(item) and BLOB_DIR + item["path"] not in manifest["files"]:
                 raise ArchiveError(f"{RECORDS} line {number}: its attachment {item['path']!r} is not in the archive")
-            count += 1
-    return manifest, count
+    return manifest, seen
+
+
+def _refuse_an_account_of_its_own(items: ItemStore, user_id: str, manifest: dict[str, Any], archived: set[str]) -> None:
+    """ArchiveError, before anything is written, when the account holds records of the kinds this
+    archive carries (all of them, or those of its credential's `scopes`) that the archive does not:
+    the account's counters (memo stats, tag counts, list sizes, graph counts) and its board's
+    settings and slugs would be kept beside the archive's records and no longer match them. An
+    empty account, one holding only this archive's records (the same archive imported again), or
+    one whose own records are of kinds the archive does not carry passes, and so does one whose
+    only records are the empty board its first visit to Todos made (`todos/untouched_board.py`:
+    removed first, unless a task lands in it meanwhile). Change records carry no counter and are
+    not counted."""
+    owner = manifest["owner"]
+    carried = covered_by(manifest["scopes"]) if "scopes" in manifest else (lambda item: True)
+    own: list[str] = []  # the account's records the archive does not hold
+    board: list[str] = []  # every record of the account's board, the archive's sort keys too
+    for item in walk(items, user_partition(user_id), keys_only=True):
+        sk = str(item["sk"])
+        if not exported(sk) or sk.startswith(CHANGE_PREFIX) or not carried({"sk": sk}):
+            continue
+        if sk.startswith(TODO_PREFIX):
+            board.append(sk)
+        if rehome(sk, user_id, owner) not in archived:
+            own.append(sk)
+    if not own:
+        return
+    # The board a first visit to Todos made, with nothing in it, makes way for the archive's
+    # (its settings and slug claim too, though the archive has records under the same keys).
+    empty_board = untouched_board.removal(items, user_id, board) if set(own) <= set(board) else None
+    if empty_board is not None:
+        with contextlib.suppress(ConditionFailed):
+            items.transact(list(empty_board))
+            return
+    raise ArchiveError(
+        f"this account already holds {len(own)} record(s) of the kinds the archive carries that the archive"
+        f" does not (the first: {own[0]!r}); import into a new, empty account: merging them would leave the"
+        " account's counters and board settings out of step with the imported records"
+    )
 
 
 def _commit(items: ItemStore, batch: list[dict[str, Any]], report: ImportReport) -> None:
@@ -120,8 +177,9 @@ def _unindexed_task(item: dict[str, Any], user_id: str) -> bool:
 
 def import_account(items: ItemStore, blobs: BlobStore, user_id: str, path: Path) -> ImportReport:
     started = time.perf_counter()
-    manifest, _ = validate(path)
+    manifest, archived = validate(path)
     owner = manifest["owner"]
+    _refuse_an_account_of_its_own(items, user_id, manifest, archived)
     report = ImportReport()
     with _open(path) as archive:
         for name, entry in manifest["files"].items():
