@@ -149,3 +149,96 @@ def test_array_fusion_answers_exactly_as_the_list_fusion(seed: int) -> None:
             assert {doc.key: outcome.matched(doc) for doc, _ in outcome.hits} == ranks
             assert [(s["name"], s["status"], s["candidates"]) for s in outcome.stages] == stages
             assert outcome.degraded == degraded
+
+
+class SpreadEmbedder(HashEmbedder):
+    """Vectors spread over more dimensions with a low floor, so the vector branch fills up with
+    documents found anywhere in the BM25 order (deep ranks, the bound and the counted ranks)."""
+
+    min_similarity = 0.05
+
+    def embed(self, texts: Sequence[str], query: bool = False) -> Vectors:
+        rows = []
+        for text in texts:
+            vector = np.zeros(DIMENSION, dtype=np.float32)
+            for n, word in enumerate(text.split()):
+                vector[(hash(word) + n) % DIMENSION] += 1.0 + n % 3
+            rows.append(unit(vector + 0.01))
+        return np.array(rows, dtype=np.float32)
+
+
+class BagEmbedder(HashEmbedder):
+    """Bag-of-words vectors: cosine order close to the BM25 order, so the vector candidates crowd
+    BM25's head (the head must reach past them to hold `limit` BM25-only positions)."""
+
+    min_similarity = 0.05
+
+    def embed(self, texts: Sequence[str], query: bool = False) -> Vectors:
+        rows = []
+        for text in texts:
+            vector = np.zeros(DIMENSION, dtype=np.float32)
+            for word in text.split():
+                vector[WORDS.index(word) % DIMENSION if word in WORDS else DIMENSION - 1] += 1.0
+            rows.append(unit(vector + 0.001))
+        return np.array(rows, dtype=np.float32)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_first_hits_of_many_bm25_candidates_answer_as_the_list_fusion(seed: int, monkeypatch: Any) -> None:
+    """Hundreds of BM25 candidates per query (a tiny vocabulary), the vector branch full, its
+    candidates spread over the BM25 order or crowding its head: fusion takes only BM25's head and
+    counts the ranks of the vector candidates that can still reach the first `limit`; hits, order
+    (ties by key), scores and ranks stay the list pipeline's."""
+    calls = {"partial": 0, "counted": 0}
+    head, rank_of = pipeline._Lexical.head, pipeline._Lexical.rank_of
+
+    def counting_head(self: Any, count: int) -> Any:
+        calls["partial"] += count < len(self)
+        return head(self, count)
+
+    def counting_rank_of(self: Any, position: int) -> int:
+        calls["counted"] += 1
+        return rank_of(self, position)
+
+    monkeypatch.setattr(pipeline._Lexical, "head", counting_head)
+    monkeypatch.setattr(pipeline._Lexical, "rank_of", counting_rank_of)
+    monkeypatch.setattr(pipeline, "HEAD_PAST_LIMIT", (0, 3, 40, 500)[seed % 4])  # any head is exact
+    rng = random.Random(1000 + seed)
+    embedder = SpreadEmbedder() if seed % 3 else BagEmbedder()
+    words = WORDS[:4]
+    docs = [Doc("memo", f"d{i:04d}", " ".join(rng.choices(words, k=rng.randint(1, 8))), {}) for i in range(900)]
+    index = SearchIndex([Entry(doc, tuple(tokens(doc.text)), embedder.embed([doc.text])[0]) for doc in docs],
+                        dimension=DIMENSION)  # fmt: skip
+    if seed % 2:  # an overlay: newer copies and removals
+        newer = [Doc("memo", f"d{rng.randint(0, 950):04d}", " ".join(rng.choices(words, k=3)), {}) for _ in range(30)]
+        removed = [f"memo:d{rng.randint(0, 900):04d}" for _ in range(10)]
+        index.apply([Entry(doc, tuple(tokens(doc.text)), embedder.embed([doc.text])[0]) for doc in newer], removed)
+    for _query in range(12):
+        query = " ".join(rng.choices(words, k=rng.randint(1, 3)))
+        name, accept = rng.choice(FILTERS[:2])
+        limit = rng.choice((1, 2, 5, 20, 60))
+        outcome = pipeline.search(index, query, embedder=embedder, reranker=None, accept=accept, accept_key=name,
+                                  limit=limit)  # fmt: skip
+        hits, ranks, stages, degraded = _oracle(index, query, embedder, None, accept, limit)
+        assert [(doc.key, score) for doc, score in outcome.hits] == hits
+        assert {doc.key: outcome.matched(doc) for doc, _ in outcome.hits} == ranks
+        assert [(s["name"], s["status"], s["candidates"]) for s in outcome.stages] == stages
+        assert outcome.degraded == degraded
+    if pipeline.HEAD_PAST_LIMIT < 500:  # only BM25's head was ordered; deep vector candidates counted
+        assert calls["partial"] and (calls["counted"] or isinstance(embedder, BagEmbedder))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_bm25_head_and_ranks_are_the_full_order(dtype: Any) -> None:
+    """`_Lexical.head` / `rank_of` agree with the full order, ties (equal scores) by key, for the
+    float32 order key and the lexsort of any other scores."""
+    rng = np.random.default_rng(7)
+    scores = rng.choice(np.array([0.0, 0.5, 1.25, 2.0, 3.5], dtype=dtype), size=400)
+    tie = rng.permutation(1000)[:400].astype(np.int64)
+    found = np.flatnonzero(scores > 0)
+    branch = pipeline._Lexical(scores, found, tie)
+    order = found[np.lexsort((tie[found], -scores[found]))]
+    assert branch.order.tolist() == order.tolist()
+    for count in (0, 1, 7, 100, len(found), len(found) + 5):
+        assert branch.head(count).tolist() == order[:count].tolist()
+    assert [branch.rank_of(int(position)) for position in order] == list(range(len(order)))

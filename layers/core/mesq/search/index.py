@@ -115,7 +115,12 @@ class _Part:
         wanted = min(len(scores), limit + hidden_count)
         top = np.argpartition(-scores, wanted - 1)[:wanted] if wanted < len(scores) else np.arange(len(scores))
         order = top[np.argsort(-scores[top])]
-        hits = [(self.keys[i], float(scores[i])) for i in order if np.isfinite(scores[i]) and not hidden(self.keys[i])]
+        order = order[np.isfinite(scores[order])]  # one array test, not one numpy scalar call per row
+        hits = [
+            (key, score)
+            for key, score in zip(map(self.keys.__getitem__, order.tolist()), scores[order].tolist(), strict=True)
+            if not hidden(key)
+        ]
         return hits[:limit]
 
 
