@@ -37,7 +37,7 @@ from ..kernel.keys import user_partition
 from ..store.paging import walk
 from ..store.ports import Check, Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, Update, WriteOp
 from .keys import INDEX, KIND_PREFIX, SIZE_PREFIX, column_list, inbox_list, live, record_of, subtask_list, task_key
-from .list_sizes import subtask_sizes
+from .list_sizes import is_new, seed, subtask_sizes
 from .state import TodoState
 
 TREE_PREFIX = SIZE_PREFIX + "TREE#"
@@ -68,10 +68,6 @@ def placed(record: Item | None) -> str | None:
 def embedded(record: Item | None) -> int:
     """The subtasks an inbox item adds to the inbox count (a trashed item adds none)."""
     return len(record.get("subtasks") or ()) if record is not None and live(record) else 0
-
-
-def _is_new(op: Put) -> bool:
-    return op.condition is not None and op.condition.exists is False
 
 
 def _item(key: Key, **values: int) -> Item:
@@ -131,16 +127,6 @@ def count_inbox(items: ItemStore, user_id: str) -> int:
     return sum(embedded(item) for item in walk(items, inbox_list(user_id), index=INDEX))
 
 
-def _seeded(items: ItemStore, key: Key, item: Item, field: str) -> int:
-    """`item` put unless a write put its count meanwhile; the count that holds."""
-    try:
-        items.put(item, Condition(exists=False))
-    except ConditionFailed:
-        found = items.get(key)
-        return int(found[field]) if found is not None else int(item[field])
-    return int(item[field])
-
-
 def column_counts(items: ItemStore, user_id: str, column_ids: Sequence[str]) -> dict[str, int]:
     """column id -> its count (one BatchGetItem), seeding the columns a board never counted."""
     keys = [column_count_key(user_id, ident) for ident in column_ids]
@@ -150,7 +136,7 @@ def column_counts(items: ItemStore, user_id: str, column_ids: Sequence[str]) -> 
             roots: dict[str, int] = {}
             seeded = _item(key, live=count_column(items, user_id, ident, roots), version=0)
             _seed_roots(items, user_id, roots)
-            found[ident] = _seeded(items, key, seeded, "live")
+            found[ident] = seed(items, seeded, "live")
     return found
 
 
@@ -159,7 +145,7 @@ def inbox_subtask_count(items: ItemStore, user_id: str) -> int:
     found = items.get(key)
     if found is not None:
         return int(found["live"])
-    return _seeded(items, key, _item(key, live=count_inbox(items, user_id)), "live")
+    return seed(items, _item(key, live=count_inbox(items, user_id)), "live")
 
 
 # -- the writes a transaction implies ------------------------------------------------------------
@@ -196,7 +182,7 @@ def count_ops(
     for op in ops:
         if isinstance(op, Put | Delete):
             sk = str(op.item["sk"]) if isinstance(op, Put) else op.key[1]
-            new = isinstance(op, Put) and _is_new(op)
+            new = isinstance(op, Put) and is_new(op)
             after = record_of(op.item) if isinstance(op, Put) else None
             if sk.startswith(task_prefix):
                 ident = sk.removeprefix(task_prefix)

@@ -59,7 +59,8 @@ def _listed_kind(sk: str) -> tuple[Kind, str] | None:
     return None
 
 
-def _is_new(op: Put) -> bool:
+def is_new(op: Put) -> bool:
+    """A Put that creates its item (conditioned on its absence)."""
     return op.condition is not None and op.condition.exists is False
 
 
@@ -81,11 +82,11 @@ def size_ops(user_id: str, before_of: BeforeOf, ops: Iterable[WriteOp], seeded: 
         listed = _listed_kind(sk)
         if isinstance(op, Put) and listed is not None:
             kind, ident = listed
-            before = None if _is_new(op) else before_of(kind, ident)
-            if before is None and not _is_new(op):
+            before = None if is_new(op) else before_of(kind, ident)
+            if before is None and not is_new(op):
                 raise RuntimeError(f"a todo write replaced {kind} {ident} without reading it first")
             move(list_of(user_id, kind, before), op.item.get("gsi2pk"))
-            if kind == "task" and _is_new(op) and op.item.get("parentId") is None:
+            if kind == "task" and is_new(op) and op.item.get("parentId") is None:
                 created.add(subtask_list(user_id, ident))
         elif isinstance(op, Delete) and listed is not None:
             kind, ident = listed
@@ -95,7 +96,7 @@ def size_ops(user_id: str, before_of: BeforeOf, ops: Iterable[WriteOp], seeded: 
             move(list_of(user_id, kind, before), None)
             if kind == "task" and before is not None and before.get("parentId") is None:
                 dropped.add(subtask_list(user_id, ident))
-        elif isinstance(op, Put) and sk.startswith(KIND_PREFIX["column"]) and _is_new(op):
+        elif isinstance(op, Put) and sk.startswith(KIND_PREFIX["column"]) and is_new(op):
             created.add(column_list(user_id, sk.removeprefix(KIND_PREFIX["column"])))
         elif isinstance(op, Delete) and sk.startswith(KIND_PREFIX["column"]):
             dropped.add(column_list(user_id, sk.removeprefix(KIND_PREFIX["column"])))
@@ -132,16 +133,20 @@ def count_list(items: ItemStore, partition: str) -> int:
     return sum(1 for _ in walk(items, partition, index=INDEX))
 
 
+def seed(items: ItemStore, item: Item, field: str) -> int:
+    """A counter `item` put only if still absent (a write, or another seeder, may have put it
+    meanwhile); the value of `field` that holds."""
+    try:
+        items.put(item, Condition(exists=False))
+    except ConditionFailed:
+        found = items.get((str(item["pk"]), str(item["sk"])))
+        return int(item[field]) if found is None else int(found[field])
+    return int(item[field])
+
+
 def _seed(items: ItemStore, user_id: str, partition: str) -> int:
     """The list counted once and its size written, unless a write sized it meanwhile."""
-    key = size_key(user_id, partition)
-    count = count_list(items, partition)
-    try:
-        items.put(_size_item(key, count), Condition(exists=False))
-    except ConditionFailed:
-        found = items.get(key)
-        return count if found is None else int(found["count"])
-    return count
+    return seed(items, _size_item(size_key(user_id, partition), count_list(items, partition)), "count")
 
 
 def board_sizes(items: ItemStore, user_id: str, partitions: Sequence[str]) -> dict[str, int]:
