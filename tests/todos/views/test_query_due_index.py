@@ -162,7 +162,7 @@ def _answer(call: Call, args: dict[str, Any], *, scan: bool) -> Any:
 
 def _due_index_entries(items: ItemStore, user_id: str) -> int:
     return sum(
-        len(due_index.task_ids(items, user_id, statuses=(done,), priorities=None, days=None)) for done in (False, True)
+        len(due_index.entries(items, user_id, statuses=(done,), priorities=None, days=None)) for done in (False, True)
     )
 
 

@@ -99,18 +99,6 @@ def entries(
     return found
 
 
-def task_ids(
-    items: ItemStore,
-    user_id: str,
-    *,
-    statuses: Iterable[bool],
-    priorities: Iterable[str] | None,
-    days: tuple[str | None, str | None] | None,
-) -> list[str]:
-    """Ids of the live tasks in those index partitions (`entries` without the covers)."""
-    return [ident for ident, _ in entries(items, user_id, statuses=statuses, priorities=priorities, days=days)]
-
-
 def tasks_by_id(items: ItemStore, user_id: str, ids: Sequence[str]) -> list[Item]:
     """The records of `ids` that exist (BatchGetItem; each adapter chunks it by its own limit)."""
     unique = list(dict.fromkeys(ids))
@@ -217,6 +205,5 @@ __all__ = [
     "forget_indexed",
     "is_indexed",
     "marker_key",
-    "task_ids",
     "tasks_by_id",
 ]
