@@ -12,14 +12,14 @@ the snapshot: a candidate is never taken for a match.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ...kernel.context import Services
 from ...kernel.keys import user_partition
 from ...store.paging import walk
-from ...store.ports import Item, ItemStore
-from ..keys import SIZE_PREFIX, SUBTASK_SIZE_PREFIX, inbox_key, record_of, task_key
+from ...store.ports import ItemStore
+from ..due_index import tasks_by_id
+from ..keys import SIZE_PREFIX, SUBTASK_SIZE_PREFIX, inbox_key, record_of
 from .query import TodoQuery
 from .traversal import Board
 
@@ -58,14 +58,11 @@ def text_candidates(services: Services, user_id: str, query: TodoQuery) -> TextC
     return TextCandidates(frozenset(tasks), frozenset(inbox))
 
 
-def _by_key(items: ItemStore, keys: Sequence[tuple[str, str]]) -> list[Item]:
-    return [record_of(item) for item in items.batch_get(list(keys))] if keys else []
-
-
 def text_board(items: ItemStore, user_id: str, structure: Board, candidates: TextCandidates) -> Board:
     """`structure` (`board_of(..., records=False)`) with the candidates' records read by key."""
-    tasks = _by_key(items, [task_key(user_id, ident) for ident in sorted(candidates.task_ids)])
-    inbox = _by_key(items, [inbox_key(user_id, ident) for ident in sorted(candidates.inbox_ids)])
+    tasks = tasks_by_id(items, user_id, sorted(candidates.task_ids))
+    inbox_keys = [inbox_key(user_id, ident) for ident in sorted(candidates.inbox_ids)]
+    inbox = [record_of(item) for item in items.batch_get(inbox_keys)] if inbox_keys else []
     return replace(structure, tasks=tasks, inbox_items=inbox)
 
 
