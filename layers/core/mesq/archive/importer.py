@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..kernel.keys import user_partition
+from ..store.each import write_each
 from ..store.paging import walk
 from ..store.ports import MAX_TRANSACTION_OPS, BlobStore, Condition, ConditionFailed, ItemStore, Put
 from ..todos import untouched_board
@@ -151,20 +152,9 @@ def _refuse_an_account_of_its_own(items: ItemStore, user_id: str, manifest: dict
 
 
 def _commit(items: ItemStore, batch: list[dict[str, Any]], report: ImportReport) -> None:
-    if not batch:
-        return
-    try:
-        items.transact([Put(item, _ABSENT) for item in batch])
-        report.created += len(batch)
-        return
-    except ConditionFailed:
-        pass
-    for item in batch:
-        try:
-            items.put(item, _ABSENT)
-            report.created += 1
-        except ConditionFailed:
-            report.existing += 1
+    created = write_each(items, [Put(item, _ABSENT) for item in batch])
+    report.created += created
+    report.existing += len(batch) - created
 
 
 def _unindexed_task(item: dict[str, Any], user_id: str) -> bool:

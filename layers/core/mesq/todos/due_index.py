@@ -33,8 +33,9 @@ from datetime import UTC, datetime, timedelta
 
 from ..kernel.keys import user_partition
 from ..kernel.timestamps import now_timestamp
+from ..store.each import write_each
 from ..store.paging import walk
-from ..store.ports import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Item, ItemStore, Update
+from ..store.ports import MAX_TRANSACTION_OPS, Condition, Item, ItemStore, Update
 from .keys import (
     DUE_INDEX,
     KIND_PREFIX,
@@ -142,14 +143,14 @@ def _backfill(items: ItemStore, user_id: str, max_rewrites: int | None) -> tuple
     rewritten = 0
     for item in walk(items, partition, start=start, end=end):
         if max_rewrites is not None and rewritten + len(pending) >= max_rewrites:
-            return rewritten + _commit(items, pending), False
+            return rewritten + write_each(items, pending), False
         update = _key_update(user_id, item)
         if update is not None:
             pending.append(update)
         if len(pending) == MAX_TRANSACTION_OPS:
-            rewritten += _commit(items, pending)
+            rewritten += write_each(items, pending)
             pending = []
-    rewritten += _commit(items, pending)
+    rewritten += write_each(items, pending)
     pk, sk = marker_key(user_id)
     items.put({"pk": pk, "sk": sk, "version": VERSION, "indexedAt": now_timestamp()})
     return rewritten, True
@@ -172,26 +173,6 @@ def _key_update(user_id: str, item: Item) -> Update | None:
     if wanted:
         return Update(key, set=wanted, condition=condition)
     return Update(key, remove=("gsi1pk", "gsi1sk"), condition=condition)
-
-
-def _commit(items: ItemStore, updates: list[Update]) -> int:
-    """The updates in one transaction; when one record changed meanwhile, one by one, skipping
-    the changed ones (their write set the keys)."""
-    if not updates:
-        return 0
-    try:
-        items.transact(updates)
-        return len(updates)
-    except ConditionFailed:
-        pass
-    done = 0
-    for update in updates:
-        try:
-            items.update(update)
-            done += 1
-        except ConditionFailed:
-            continue
-    return done
 
 
 __all__ = [

@@ -30,12 +30,23 @@ Offers:
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterable, Sequence
 
 from ..kernel.keys import user_partition
+from ..store.each import write_each
 from ..store.paging import walk
-from ..store.ports import Check, Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, Update, WriteOp
+from ..store.ports import (
+    MAX_TRANSACTION_OPS,
+    Check,
+    Condition,
+    Delete,
+    Item,
+    ItemStore,
+    Key,
+    Put,
+    Update,
+    WriteOp,
+)
 from .keys import INDEX, KIND_PREFIX, SIZE_PREFIX, column_list, inbox_list, live, record_of, subtask_list, task_key
 from .list_sizes import is_new, seed, subtask_sizes
 from .state import TodoState
@@ -113,14 +124,8 @@ def _seed_roots(items: ItemStore, user_id: str, counted: dict[str, int]) -> None
     """The root counts a column's counting pass had to count from their lists, put (each only if
     still absent: one a write put meanwhile is the write's), so later pages skip roots by key."""
     puts = [Put(_item(root_count_key(user_id, ident), live=n), Condition(exists=False)) for ident, n in counted.items()]
-    for first in range(0, len(puts), 100):
-        chunk = puts[first : first + 100]
-        try:
-            items.transact(chunk)
-        except ConditionFailed:
-            for put in chunk:
-                with contextlib.suppress(ConditionFailed):
-                    items.put(put.item, put.condition)
+    for first in range(0, len(puts), MAX_TRANSACTION_OPS):
+        write_each(items, puts[first : first + MAX_TRANSACTION_OPS])
 
 
 def count_inbox(items: ItemStore, user_id: str) -> int:
