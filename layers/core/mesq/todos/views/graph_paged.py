@@ -27,10 +27,11 @@ from typing import Any
 from ...store.paging import walk
 from ...store.ports import ItemStore
 from ..graph_counts import column_counts, inbox_subtask_count, root_counts
-from ..keys import INDEX, KIND_PREFIX, column_list, inbox_list, live, subtask_list
+from ..keys import INDEX, KIND_PREFIX, column_list, inbox_list, live
 from ..list_sizes import board_sizes
 from .listing import GraphWindows, ListOptions, graph_page
-from .traversal import Board, Record, Scope, order_key, scope_of
+from .paged import list_window, live_subtasks
+from .traversal import Board, Record, Scope, scope_of
 
 _ROOTS_AT_ONCE = 100  # roots whose counts one BatchGetItem reads
 
@@ -59,27 +60,12 @@ def graph_board_page(
             "inboxItems": inbox_total,
             "inboxSubtasks": inbox_subtasks_total,
         },
-        tasks=_roots(items, lists, sizes, offset, limit),
+        tasks=[record for _, record in list_window(items, lists, sizes, offset, limit)],
         subtasks=_subtasks(items, user_id, column_ids, counts, offset, limit),
         inbox_items=inbox_items,
         inbox_subtasks=inbox_subtasks,
     )
     return graph_page(meta, windows, options)
-
-
-def _roots(items: ItemStore, lists: Sequence[str], sizes: dict[str, int], offset: int, limit: int) -> list[Record]:
-    found: list[Record] = []
-    start = 0
-    for partition in lists:
-        wanted = limit - len(found)
-        if wanted <= 0:
-            break
-        if start + sizes[partition] > offset:
-            skip = max(offset - start, 0)
-            head = list(walk(items, partition, index=INDEX, limit=skip + wanted))[skip:]
-            found += [record for record in head[:wanted] if live(record)]
-        start += sizes[partition]
-    return found
 
 
 def _chunks(records: Iterator[str], size: int) -> Iterator[list[str]]:
@@ -116,8 +102,7 @@ def _column_subtasks(items: ItemStore, user_id: str, column: str, count: int, sk
                 return found
             number = held[root_id]
             if number and seen + number > skip:
-                listed = walk(items, subtask_list(user_id, root_id), index=INDEX)
-                subtasks = sorted((sub for sub in listed if live(sub)), key=order_key)
+                subtasks = live_subtasks(items, user_id, root_id)
                 first = max(skip - seen, 0)
                 found += subtasks[first : first + wanted - len(found)]
             seen += number

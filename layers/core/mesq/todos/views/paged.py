@@ -19,6 +19,7 @@ a page may show a list one write behind its count (the next read agrees).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...store.paging import walk
@@ -38,17 +39,10 @@ def plain_board_page(
     inbox = inbox_list(user_id)
     lists = [column_list(user_id, str(c["id"])) for c in meta.columns] + ([inbox] if include_inbox else [])
     sizes = board_sizes(items, user_id, lists)
-    parents: list[tuple[str, Record]] = []
-    start = 0
-    for partition in lists:
-        wanted = options.limit - len(parents)
-        if wanted > 0 and start + sizes[partition] > options.offset:
-            skip = max(options.offset - start, 0)
-            # Index entries are whole items (projection ALL); the views pick the public fields.
-            found = list(walk(items, partition, index=INDEX, limit=skip + wanted))[skip:]
-            kind = "inbox" if partition == inbox else "task"
-            parents += [(kind, record) for record in found[:wanted] if live(record)]
-        start += sizes[partition]
+    parents = [
+        ("inbox" if partition == inbox else "task", record)
+        for partition, record in list_window(items, lists, sizes, options.offset, options.limit)
+    ]
     roots = [record for kind, record in parents if kind == "task"]
     scope = Scope(
         spaces=meta.spaces,
@@ -61,6 +55,32 @@ def plain_board_page(
     return plain_page(scope, Window(parents, sum(sizes.values())), options)
 
 
+def list_window(
+    items: ItemStore, lists: Sequence[str], sizes: Mapping[str, int], offset: int, limit: int
+) -> list[tuple[str, Record]]:
+    """The live records [offset, offset + limit) of the GSI2 `lists` read one after the other, each
+    with its list: a list wholly before the offset is skipped by its size, the one the offset
+    falls in is read from its head."""
+    found: list[tuple[str, Record]] = []
+    start = 0
+    for partition in lists:
+        wanted = limit - len(found)
+        if wanted <= 0:
+            break
+        if start + sizes[partition] > offset:
+            skip = max(offset - start, 0)
+            # Index entries are whole items (projection ALL); the views pick the public fields.
+            head = list(walk(items, partition, index=INDEX, limit=skip + wanted))[skip:]
+            found += [(partition, record) for record in head[:wanted] if live(record)]
+        start += sizes[partition]
+    return found
+
+
+def live_subtasks(items: ItemStore, user_id: str, root_id: str) -> list[Record]:
+    """A root task's live subtasks in order (its GSI2 subtask list)."""
+    return sorted((s for s in walk(items, subtask_list(user_id, root_id), index=INDEX) if live(s)), key=order_key)
+
+
 def _subtasks(items: ItemStore, user_id: str, root_ids: list[str]) -> dict[str, list[Record]]:
     """root id -> its live subtasks in order; a task whose list is sized empty costs no Query."""
     sizes = subtask_sizes(items, user_id, root_ids)
@@ -69,6 +89,5 @@ def _subtasks(items: ItemStore, user_id: str, root_ids: list[str]) -> dict[str, 
         if sizes.get(root_id) == 0:
             found[root_id] = []
             continue
-        listed = walk(items, subtask_list(user_id, root_id), index=INDEX)
-        found[root_id] = sorted((s for s in listed if live(s)), key=order_key)
+        found[root_id] = live_subtasks(items, user_id, root_id)
     return found
