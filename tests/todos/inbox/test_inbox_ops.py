@@ -4,7 +4,7 @@ move-to-board destination rules and atomicity, the response budget, and tenant i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -20,10 +20,10 @@ from mesq.kernel.errors import (
     RevisionConflict,
     ValidationError,
 )
-from mesq.store.ports import WriteOp
 from mesq.todos import state as todo_state
 from mesq.todos.views.budget import RESPONSE_BUDGET_CHARACTERS, json_size
 from mesq.wiring.services import Services
+from tests.racing import Racing
 
 SCOPES = frozenset({"todo:read", "todo:write"})
 
@@ -362,26 +362,10 @@ def test_move_conflicts_and_missing_items(alice: Caller):
     alice.fails(NotFound, "move_todo_inbox_item_to_board", id=trashed["id"], expectedRevision=2)
 
 
-class RacingStore:
-    """The real store, with one concurrent write slipped in just before the next transaction."""
-
-    def __init__(self, inner: Any, race: Callable[[], None]) -> None:
-        self._inner = inner
-        self._race: Callable[[], None] | None = race
-
-    def transact(self, ops: Sequence[WriteOp]) -> None:
-        race, self._race = self._race, None
-        if race is not None:
-            race()
-        self._inner.transact(ops)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
 def racing_caller(caller: Caller, race: Callable[[], None]) -> Caller:
-    racing = Caller(replace(caller.services, items=RacingStore(caller.services.items, race)), caller.user_id)
-    return racing
+    store = Racing(caller.services.items)
+    store.race = race
+    return Caller(replace(caller.services, items=store), caller.user_id)
 
 
 def test_move_is_all_or_nothing_when_the_column_is_archived_meanwhile(alice: Caller):
