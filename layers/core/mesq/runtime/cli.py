@@ -351,11 +351,14 @@ def _import_archive(services: Services, user_id: str, path: Path) -> int:
     from ..archive.importer import import_account
 
     try:
-        report = import_account(services.items, services.blobs, user_id, path)
+        report = import_account(
+            services.items, services.blobs, user_id, path, quota_bytes=services.settings.attachment_quota_bytes
+        )
     except ArchiveError as error:
         raise MesqError(f"nothing imported: {error.message}") from None
     print(
-        f"imported {report.records} records: {report.created} new, {report.existing} already there; "
+        f"imported {report.records} records: {report.created} new, {report.existing} already there, "
+        f"{report.derived} counters and index entries recomputed; "
         f"{report.blobs} attachments; {report.seconds:.1f}s ({report.per_second:.0f} records/s); "
         "rebuild the AI search index with `mesq search reindex USERNAME`"
     )
