@@ -19,9 +19,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from aws_lambda_powertools import Logger
+
 from ..kernel.context import Call
 from ..kernel.errors import NotFound, PayloadTooLarge, ValidationError
 from ..kernel.timestamps import format_timestamp, now_timestamp
+from ..store.paging import walk
 from ..store.ports import BlobNotFound, BlobSource, BlobStore, ConditionFailed, ItemStore, PresignUnsupported
 from . import store
 from .paths import (
@@ -44,6 +47,8 @@ MAX_DISPLAY_NAME = 255
 _TOKEN = r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}"
 _MIME = re.compile(rf"{_TOKEN}/{_TOKEN}(;([ -~]{{0,119}}[!-~])?)?")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+logger = Logger(child=True)
 
 
 def check_display_name(value: str, field: str = "displayName") -> str:
@@ -258,14 +263,21 @@ def sweep_expired_sessions(
     """Delete the staged object and the record of every expired upload session; the count.
 
     Run by the scheduler (Lambda) and by `mesq serve` in the background; the bucket's lifecycle
-    rule on the staging prefix catches anything a missed sweep leaves."""
+    rule on the staging prefix catches anything a missed sweep leaves. The index partition is
+    global: an entry is deleted by its own key (the item read, never a key computed from its
+    attributes), and an entry that is not an upload session (written there by an old import,
+    see `mesq repair-imports`) is logged and passed, the walk going on after it, so no entry
+    can make the sweep read the same page forever."""
     swept = 0
-    while True:
-        expired = store.expired_sessions(items, now(), batch)
-        for session in expired:
-            user_id = str(session["userId"])
-            blobs.delete(staging_path(user_id, str(session["uploadId"])))
-            store.delete_session(items, user_id, str(session["uploadId"]))
-            swept += 1
-        if len(expired) < batch:
-            return swept
+    for entry in walk(items, store.SESSION_INDEX_PARTITION, index="gsi2", end=now(), limit=None):
+        session = store.session_of(entry)
+        if session is None:
+            logger.warning("skipped a malformed upload-session index entry", extra={"sk": str(entry.get("sk"))[:80]})
+            continue
+        user_id, upload_id = session
+        blobs.delete(staging_path(user_id, upload_id))
+        items.delete((str(entry["pk"]), str(entry["sk"])))
+        swept += 1
+        if swept % batch == 0:
+            logger.info("upload-session sweep in progress", extra={"swept": swept})
+    return swept

@@ -7,12 +7,16 @@ import secrets
 from functools import cache
 from typing import Any
 
+from aws_lambda_powertools import Logger
+
 from ..kernel.errors import NotFound, ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.timestamps import now_timestamp
 from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, ItemStore, Put, Update
 from .passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hash_password, verify_password
+
+logger = Logger(child=True)
 
 _USERNAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,31}$")
 
@@ -117,9 +121,20 @@ def list_users(items: ItemStore) -> list[dict[str, Any]]:
 
     Accounts whose claim predates the directory index are not listed: `count_users` still
     counts them, so a caller can say how many are missing."""
-    claims = list(walk(items, DIRECTORY_PARTITION, index=DIRECTORY_INDEX))
+    claims = [claim for claim in walk(items, DIRECTORY_PARTITION, index=DIRECTORY_INDEX) if _is_claim(claim)]
     profiles = {p["userId"]: p for p in items.batch_get([_profile_key(claim["userId"]) for claim in claims])}
     return [public_user(profiles[claim["userId"]]) for claim in claims if claim["userId"] in profiles]
+
+
+def _is_claim(entry: dict[str, Any]) -> bool:
+    """A directory entry that is a username claim (its key is the claim key of the name it is
+    listed under). The directory is a global partition: an entry an old import planted there
+    (`mesq repair-imports` removes them) is logged and passed."""
+    name, user_id = entry.get("gsi2sk"), entry.get("userId")
+    if isinstance(name, str) and isinstance(user_id, str) and (entry.get("pk"), entry.get("sk")) == _username_key(name):
+        return True
+    logger.warning("skipped a malformed user directory entry", extra={"pk": str(entry.get("pk"))[:80]})
+    return False
 
 
 def count_users(items: ItemStore) -> int:

@@ -47,6 +47,7 @@ from anyio.abc import TaskGroup
 from aws_lambda_powertools import Logger
 
 from ..kernel.concurrency import run_sync
+from ..kernel.errors import ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.timestamps import format_timestamp, parse_timestamp
 from ..sealing.ports import Sealer, SealingError
@@ -83,11 +84,13 @@ class TickReport:
     retried: int = 0  # rounds after the first (a failed channel, or a tick that died mid-send)
     skipped: int = 0  # claimed by another tick, or no longer a reminder of its task
     errors: int = 0  # entries that failed unexpectedly (logged); the cursor stays for them
+    malformed: int = 0  # entries no write of ours makes (logged and passed; the cursor moves on)
     failures: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"buckets": self.buckets, "due": self.due, "delivered": self.delivered, "failed": self.failed,
-                "retried": self.retried, "skipped": self.skipped, "errors": self.errors}  # fmt: skip
+                "retried": self.retried, "skipped": self.skipped, "errors": self.errors,
+                "malformed": self.malformed}  # fmt: skip
 
 
 def _minutes(start: datetime, end: datetime) -> Iterator[datetime]:
@@ -324,7 +327,33 @@ async def _run_tick(
     return report
 
 
+def well_formed(entry: Item) -> bool:
+    """Whether a bucket entry is one the todo writes or the tick wrote: its key is the index
+    (or retry) key of the user and task it names, and its instants parse. The buckets are a
+    global partition: anything else (an entry an old import planted, `mesq repair-imports`)
+    is passed over, never allowed to stop the tick or hold its cursor."""
+    user_id, task_id, at = entry.get("userId"), entry.get("taskId"), entry.get("at")
+    if not all(isinstance(value, str) and value for value in (user_id, task_id, at)):
+        return False
+    sk = str(entry.get("sk", ""))
+    expected = (f"{INDEX_PREFIX}{task_id}",) if not sk.startswith(RETRY_PREFIX) else (f"{RETRY_PREFIX}{task_id}#{at}",)
+    if entry.get("pk") != user_partition(str(user_id)) or sk not in expected:
+        return False
+    try:
+        parse_timestamp(str(at), "at")
+        if sk.startswith(RETRY_PREFIX):
+            parse_timestamp(str(entry.get("retryAt")), "retryAt")
+            int(entry["round"])
+    except (ValidationError, KeyError, TypeError, ValueError):
+        return False
+    return True
+
+
 async def _entry(tick: _Tick, entry: Item) -> None:
+    if not well_formed(entry):
+        logger.warning("skipped a malformed reminder index entry", extra={"sk": str(entry.get("sk"))[:80]})
+        tick.report.malformed += 1
+        return
     if str(entry.get("sk", "")).startswith(RETRY_PREFIX):
         await _retry(tick, entry)
     current: Item | None = entry
