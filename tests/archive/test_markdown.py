@@ -258,9 +258,7 @@ def test_a_zip_works_like_the_folder_and_through_the_command_line(tmp_path: Path
     not_zip = tmp_path / "notes.txt"
     not_zip.write_text("hello")
     refused = run_cli("import", "bob", "--markdown", str(not_zip), "--data-dir", str(data_dir))
-    assert (
-        refused.returncode == 1 and "nothing imported: notes.txt: not a readable ZIP archive" in refused.stderr
-    )
+    assert refused.returncode == 1 and "nothing imported: notes.txt: not a readable ZIP archive" in refused.stderr
 
 
 def test_a_note_over_the_attachment_quota_is_skipped_and_gives_back_what_it_uploaded(tmp_path: Path) -> None:

@@ -298,7 +298,9 @@ class MemberReader:
             if not raw:
                 break
         if not data and wanted > 0:
-            raise ArchiveError(f"{self._where}: shorter than its entry says ({self._out:,} of {self._member.size:,} bytes)")
+            raise ArchiveError(
+                f"{self._where}: shorter than its entry says ({self._out:,} of {self._member.size:,} bytes)"
+            )
         self._out += len(data)
         self._crc = zlib.crc32(data, self._crc)
         if self._out == self._member.size and size > 0 and not self._finished():

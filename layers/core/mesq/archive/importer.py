@@ -153,9 +153,13 @@ def _manifest(archive: BoundedZip, member: Member) -> dict[str, Any]:
                         manifest["files"][current] = {}
                 elif current is not None and prefix == f"files.{current}" and event == "map_key":
                     entry_field = value
-                elif current is not None and prefix == f"files.{current}.{entry_field}" and event in ("string", "number"):
-                    if entry_field in ("sha256", "bytes", "contentType"):
-                        manifest["files"][current][entry_field] = value
+                elif (
+                    current is not None
+                    and prefix == f"files.{current}.{entry_field}"
+                    and event in ("string", "number")
+                    and entry_field in ("sha256", "bytes", "contentType")
+                ):
+                    manifest["files"][current][entry_field] = value
     except ijson.JSONError as error:
         raise ArchiveError(f"{MANIFEST}: not JSON ({excerpt(str(error))})") from None
     return _checked_manifest(manifest)
@@ -212,9 +216,7 @@ def _validate(archive: _Archive, user_id: str, blob_members: dict[str, Member], 
     """Every record rebuilt, the records' checksum, the attachments found and checked. `own`: the
     account's own sort keys; those the archive holds are removed from it."""
     digest = hashlib.sha256()
-    total = 0
-    for number, item, stored in _items(archive, user_id, digest.update):
-        total += 1
+    for total, (number, item, stored) in enumerate(_items(archive, user_id, digest.update), start=1):
         if total > RECORDS_TOTAL:
             raise CapExceeded("records per archive", RECORDS_TOTAL, f"{RECORDS} line {number}")
         kind = kind_of(str(item["sk"]))
@@ -238,7 +240,9 @@ def _blob(archive: _Archive, stored: Item, members: dict[str, Member], number: i
     if member is None or name not in archive.manifest["files"]:
         raise ArchiveError(f"{RECORDS} line {number}: its attachment {excerpt(name)} is not in the archive")
     if member.size != stored["fileSize"]:
-        raise ArchiveError(f"{RECORDS} line {number}: its attachment is {member.size:,} bytes, not {stored['fileSize']:,}")
+        raise ArchiveError(
+            f"{RECORDS} line {number}: its attachment is {member.size:,} bytes, not {stored['fileSize']:,}"
+        )
     content_type = str(stored.get("mimeType") or "application/octet-stream")
     return _Blob(member, str(stored["path"]), member.size, content_type)
 
@@ -318,7 +322,7 @@ def _write_blobs(archive: _Archive, blobs: BlobStore, report: ImportReport) -> N
             with archive.zip.open(blob.member) as reader, tempfile.TemporaryFile() as spool:
                 # A blob store sends a seekable file of known size (S3's PUT needs the length);
                 # the member is inflated into a temporary file a chunk at a time, never held.
-                shutil.copyfileobj(reader, spool, 1 << 16)  # type: ignore[misc]
+                shutil.copyfileobj(reader, spool, 1 << 16)
                 spool.seek(0)
                 blobs.put(blob.target, spool, blob.content_type)
         report.blobs += 1

@@ -85,7 +85,6 @@ def kind_of(sk: str) -> str:
 
 __all__ = [
     "ARCHIVE_ZIP",
-    "CapExceeded",
     "FRONT_MATTER_BYTES",
     "FRONT_MATTER_DEPTH",
     "LINE_BYTES",
@@ -94,6 +93,7 @@ __all__ = [
     "OWN_RECORDS",
     "RECORDS_PER_KIND",
     "RECORDS_TOTAL",
+    "CapExceeded",
     "ZipCaps",
     "kind_of",
 ]

@@ -48,6 +48,7 @@ from ..attachments.uploads import MAX_FILE_BYTES, store_bytes
 from ..history.capture import memo_change
 from ..kernel.context import Call, Channel, Principal, Services, new_run_id
 from ..kernel.errors import MesqError
+from ..kernel.excerpt import excerpt
 from ..kernel.spec import load_spec
 from ..kernel.tags import expand_tag_paths, is_valid_tag, parse_tags
 from ..kernel.timestamps import format_timestamp, now_timestamp, parse_timestamp
@@ -55,7 +56,6 @@ from ..memos import store as memo_store
 from ..memos.reads import content_max_characters
 from ..memos.writes import MAX_TAG_PATHS_PER_MEMO
 from ..store.ports import ConditionFailed, Item
-from ..kernel.excerpt import excerpt
 from .bounded_zip import BoundedZip, Member
 from .limits import FRONT_MATTER_BYTES, FRONT_MATTER_DEPTH, NOTES_ZIP
 
@@ -139,7 +139,12 @@ class ZipSource:
         for member in archive.members():
             name = posixpath.normpath(member.name.replace("\\", "/"))
             parts = name.split("/")
-            if member.name.endswith("/") or name.startswith(("/", "../")) or name == ".." or _SKIPPED_DIRS & set(parts[:-1]):
+            if (
+                member.name.endswith("/")
+                or name.startswith(("/", "../"))
+                or name == ".."
+                or _SKIPPED_DIRS & set(parts[:-1])
+            ):
                 continue
             self.sizes[name] = member.size
             self._members[name] = member
@@ -166,7 +171,7 @@ class _FrontMatterLoader(yaml.SafeLoader):
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         if self.check_event(yaml.AliasEvent):
-            event = self.get_event()
+            event = self.get_event()  # type: ignore[no-untyped-call]
             raise yaml.composer.ComposerError(
                 None, None, "aliases (*name) are not allowed in front matter", event.start_mark
             )

@@ -30,6 +30,7 @@ from ..attachments.paths import MEMO, TODO, Namespace, attachment_path, own_atta
 from ..history import records as history
 from ..kernel.errors import MesqError
 from ..kernel.excerpt import excerpt
+from ..kernel.keys import user_partition
 from ..kernel.tags import expand_tag_paths, parse_tags
 from ..kernel.timestamps import parse_timestamp
 from ..memos import store as memo_store
@@ -278,7 +279,7 @@ def _note(item: Item, user_id: str) -> Item:
     _times(note)
     for name in ("chapterIndex", "position", "version"):
         _whole(note, name)
-    return {**note, "pk": todo_keys.user_partition(user_id), "sk": reading.note_sort_key(note)}
+    return {**note, "pk": user_partition(user_id), "sk": reading.note_sort_key(note)}
 
 
 def _change(item: Item, user_id: str) -> Item:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..kernel.context import Call
 from ..kernel.errors import MesqError, NotFound, ResponseTooLarge, ServiceUnavailable, ValidationError
+from ..kernel.excerpt import excerpt
 from ..store.ports import BlobInfo, BlobNotFound, BlobTooLarge, StoreUnavailable
 from . import store
 from .paths import MEMO, Namespace, mcp_uri, own_attachment_id, read_url
@@ -32,7 +33,7 @@ def registered(call: Call, path: str, kind: Namespace = MEMO) -> dict[str, Any]:
     attachment_id = own_attachment_id(path, call.principal.user_id, kind=kind)
     record = store.read_attachment(call.services.items, call.principal.user_id, attachment_id, kind)
     if record is None:
-        raise NotFound(f"no attachment at {path!r}")
+        raise NotFound(f"no attachment at {excerpt(path)}")
     return record
 
 
@@ -41,7 +42,7 @@ def stat(call: Call, path: str, kind: Namespace = MEMO) -> Stored:
     record = registered(call, path, kind)
     info = call.services.blobs.head(path)
     if info is None:
-        raise NotFound(f"the file of attachment {path!r} is missing from storage")
+        raise NotFound(f"the file of attachment {excerpt(path)} is missing from storage")
     return Stored(record, info)
 
 
@@ -60,7 +61,7 @@ def read_capped(call: Call, path: str, cap: int, kind: Namespace = MEMO) -> tupl
     try:
         data = call.services.blobs.get(path, max_bytes=cap)
     except BlobNotFound:
-        raise NotFound(f"the file of attachment {path!r} is missing from storage") from None
+        raise NotFound(f"the file of attachment {excerpt(path)} is missing from storage") from None
     except BlobTooLarge:
         raise _too_large(call, path, None, cap, kind) from None
     except StoreUnavailable:

@@ -26,11 +26,8 @@ def excerpt(value: Any, limit: int = EXCERPT_CHARS) -> str:
         shown = repr(head)
         if len(value) <= limit and len(shown) <= limit + 3:
             return shown
-        return f"{shown[: limit]}{_CUT} ({len(value):,} {'characters' if isinstance(value, str) else 'bytes'})"
-    if isinstance(value, list | tuple | set | frozenset | dict):
-        shown = repr(_shallow(value, limit))
-    else:
-        shown = repr(value)
+        return f"{shown[:limit]}{_CUT} ({len(value):,} {'characters' if isinstance(value, str) else 'bytes'})"
+    shown = repr(_shallow(value, limit) if isinstance(value, list | tuple | set | frozenset | dict) else value)
     return shown if len(shown) <= limit else shown[:limit] + _CUT
 
 

@@ -32,8 +32,8 @@ from ...archive.importer import import_account
 from ...archive.markdown import import_markdown
 from ...asgi.account_archive import archive_download, archive_slot
 from ...kernel.concurrency import run_sync
-from ...kernel.excerpt import excerpt
 from ...kernel.context import Principal
+from ...kernel.excerpt import excerpt
 from ...wiring.services import Services
 from ..kit.framework import Page, Web, endpoint
 
