@@ -44,13 +44,23 @@ def _put_all(items: ItemStore, puts: list[Put]) -> bool:
     return ok
 
 
+def _countable(memo: Item) -> bool:
+    return (
+        memo.get("status") in memo_store.STATUSES
+        and isinstance(memo.get("pinned"), bool)
+        and isinstance(memo.get("tags"), list)
+        and isinstance(memo.get("tagPaths"), list)
+    )
+
+
 def _memo_counters(items: ItemStore, user_id: str) -> bool:
     partition = user_partition(user_id)
     stats_old = items.get((partition, memo_store.STATS_SK))
     tags_old = {str(item["sk"]): item for item in walk(items, partition, prefix=memo_store.TAG_PREFIX)}
     counts: Counter[str] = Counter()
     for memo in memo_store.all_memos(items, user_id):
-        counts.update(memo_store._contributions(memo))
+        if _countable(memo):  # one no write of ours makes (repair-imports reports it) counts nowhere
+            counts.update(memo_store._contributions(memo))
     stats = {name: counts[name] for name in memo_store.STAT_FIELDS if counts[name] or name in (stats_old or {})}
     puts = [Put({"pk": partition, "sk": memo_store.STATS_SK, **stats}, _guard(stats_old, memo_store.STAT_FIELDS))]
     tags = {memo_store.TAG_PREFIX + name[4:]: amount for name, amount in counts.items() if name.startswith("tag:")}
