@@ -329,11 +329,19 @@ def _write_blobs(archive: _Archive, blobs: BlobStore, report: ImportReport) -> N
 
 
 def _commit(items: ItemStore, batch: list[Item], report: ImportReport, now: datetime, user_id: str) -> None:
+    if report.resumed and batch:  # most are there already: one batch read, not a failed transaction each
+        held = {(str(item["pk"]), str(item["sk"])) for item in items.batch_get([_key(item) for item in batch])}
+        report.existing += sum(1 for item in batch if _key(item) in held)
+        batch = [item for item in batch if _key(item) not in held]
     created = write_each(items, [Put(item, _ABSENT) for item in batch])
     report.created += created
     report.existing += len(batch) - created
     entries = [entry for item in batch if (entry := reminder_entry(item, user_id, now)) is not None]
     write_each(items, [Put(entry, _ABSENT) for entry in entries])
+
+
+def _key(item: Item) -> tuple[str, str]:
+    return (str(item["pk"]), str(item["sk"]))
 
 
 def _write_records(archive: _Archive, items: ItemStore, user_id: str, report: ImportReport, now: datetime) -> None:
