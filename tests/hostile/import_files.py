@@ -40,15 +40,54 @@ def raw_zip(path: Path, members: Iterable[RawMember]) -> Path:
             name = member.name.encode()
             chunks = [member.data] if isinstance(member.data, bytes) else member.data()
             header_at = out.tell()
-            out.write(struct.pack("<4s2B4HL2L2H", b"PK\x03\x04", 20, 0, 0, member.method, 0, 0, member.crc, 0,
-                                  member.size, len(name), 0) + name)  # fmt: skip
+            out.write(
+                struct.pack(
+                    "<4s2B4HL2L2H",
+                    b"PK\x03\x04",
+                    20,
+                    0,
+                    0,
+                    member.method,
+                    0,
+                    0,
+                    member.crc,
+                    0,
+                    member.size,
+                    len(name),
+                    0,
+                )
+                + name
+            )
             compressed = sum(out.write(chunk) for chunk in chunks)
             end = out.tell()
             out.seek(header_at + 18)
             out.write(struct.pack("<L", compressed))
             out.seek(end)
-            directory.write(struct.pack("<4s4B4HL2L5H2L", b"PK\x01\x02", 20, 3, 20, 0, 0, member.method, 0, 0,
-                                        member.crc, compressed, member.size, len(name), 0, 0, 0, 0, 0, offset) + name)  # fmt: skip
+            directory.write(
+                struct.pack(
+                    "<4s4B4HL2L5H2L",
+                    b"PK\x01\x02",
+                    20,
+                    3,
+                    20,
+                    0,
+                    0,
+                    member.method,
+                    0,
+                    0,
+                    member.crc,
+                    compressed,
+                    member.size,
+                    len(name),
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    offset,
+                )
+                + name
+            )
             count += 1
         at = out.tell()
         out.write(directory.getvalue())
@@ -93,8 +132,12 @@ def many_members(path: Path, count: int) -> Path:
     for n in range(count):
         name = f"m/{n}".encode()
         local.append(struct.pack("<4s2B4HL2L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, 0, 0, 0, 0, len(name), 0) + name)
-        directory.append(struct.pack("<4s4B4HL2L5H2L", b"PK\x01\x02", 20, 3, 20, 0, 0, 0, 0, 0, 0, 0, 0,
-                                     len(name), 0, 0, 0, 0, 0, offset) + name)  # fmt: skip
+        directory.append(
+            struct.pack(
+                "<4s4B4HL2L5H2L", b"PK\x01\x02", 20, 3, 20, 0, 0, 0, 0, 0, 0, 0, 0, len(name), 0, 0, 0, 0, 0, offset
+            )
+            + name
+        )
         offset += len(local[-1])
     body, listing = b"".join(local), b"".join(directory)
     record_at = len(body) + len(listing)
@@ -122,8 +165,12 @@ def notes_zip(notes: dict[str, bytes]) -> bytes:
     return out.getvalue()
 
 
-def rewritten(source: Path, out: Path, change: Callable[[list[dict[str, Any]]], list[dict[str, Any]]],
-              blobs: dict[str, bytes] | None = None) -> Path:  # fmt: skip
+def rewritten(
+    source: Path,
+    out: Path,
+    change: Callable[[list[dict[str, Any]]], list[dict[str, Any]]],
+    blobs: dict[str, bytes] | None = None,
+) -> Path:
     """A copy of an exported archive with its records changed by `change` (and `blobs` added
     or replaced), the manifest's checksums made right again."""
     with zipfile.ZipFile(source) as archive:
@@ -134,8 +181,9 @@ def rewritten(source: Path, out: Path, change: Callable[[list[dict[str, Any]]], 
     changed.sort(key=lambda record: record["sk"])
     files["records.jsonl"] = "".join(json.dumps(r, sort_keys=True) + "\n" for r in changed).encode()
     files.update(blobs or {})
-    manifest["files"] = {name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
-                         for name, data in files.items()}  # fmt: skip
+    manifest["files"] = {
+        name: {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)} for name, data in files.items()
+    }
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
         for name, data in files.items():
             target.writestr(name, data)

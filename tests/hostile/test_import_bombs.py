@@ -24,7 +24,7 @@ from tests.conftest import REPO, LiveServer, run_cli, start_server, stop_server
 from .import_files import alias_note, bomb_archive, many_members, notes_zip
 
 sys.path.insert(0, str(REPO / "infra"))
-import dynamodb_local as ddb_runner  # noqa: E402
+import dynamodb_local as ddb_runner
 
 PASSWORD = "correct horse battery"
 BUDGET = 100 * 1024 * 1024
@@ -52,13 +52,23 @@ def _aws(stack: list[object]) -> dict[str, str]:
     host, port = s3.get_host_and_port()
     bucket = f"mesq-hostile-{uuid.uuid4().hex[:8]}"
     env = {
-        "MESQ_STORAGE": "dynamodb", "MESQ_TABLE": bucket, "MESQ_BUCKET": bucket,
-        "MESQ_DYNAMODB_ENDPOINT": ddb.endpoint, "MESQ_S3_ENDPOINT": f"http://{host}:{port}",
-        "AWS_ACCESS_KEY_ID": ddb_runner.ACCESS_KEY_ID, "AWS_SECRET_ACCESS_KEY": ddb_runner.SECRET_ACCESS_KEY,
-        "AWS_DEFAULT_REGION": ddb_runner.REGION, "AWS_REGION": ddb_runner.REGION,
-    }  # fmt: skip
-    boto3.client("s3", endpoint_url=env["MESQ_S3_ENDPOINT"], region_name="us-east-1",
-                 aws_access_key_id="x", aws_secret_access_key="x").create_bucket(Bucket=bucket)  # fmt: skip
+        "MESQ_STORAGE": "dynamodb",
+        "MESQ_TABLE": bucket,
+        "MESQ_BUCKET": bucket,
+        "MESQ_DYNAMODB_ENDPOINT": ddb.endpoint,
+        "MESQ_S3_ENDPOINT": f"http://{host}:{port}",
+        "AWS_ACCESS_KEY_ID": ddb_runner.ACCESS_KEY_ID,
+        "AWS_SECRET_ACCESS_KEY": ddb_runner.SECRET_ACCESS_KEY,
+        "AWS_DEFAULT_REGION": ddb_runner.REGION,
+        "AWS_REGION": ddb_runner.REGION,
+    }
+    boto3.client(
+        "s3",
+        endpoint_url=env["MESQ_S3_ENDPOINT"],
+        region_name="us-east-1",
+        aws_access_key_id="x",
+        aws_secret_access_key="x",
+    ).create_bucket(Bucket=bucket)
     return env
 
 
@@ -73,8 +83,9 @@ def served(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
     stack: list[object] = []
     env = _aws(stack) if request.param == "dynamodb" else {}
     data_dir = tmp_path_factory.mktemp("serve")
-    made = run_cli("user", "create", "mallory", "--password-stdin", "--data-dir", str(data_dir), stdin=PASSWORD + "\n",
-                   env=env)  # fmt: skip
+    made = run_cli(
+        "user", "create", "mallory", "--password-stdin", "--data-dir", str(data_dir), stdin=PASSWORD + "\n", env=env
+    )
     assert made.returncode == 0, made.stderr
     server = start_server(data_dir, env)
     client = httpx.Client(base_url=server.base_url, timeout=120)

@@ -49,7 +49,9 @@ SCOPES = frozenset({"memo:read", "memo:write", "todo:read", "todo:write"})
 
 
 @pytest.fixture(params=["sqlite", pytest.param("dynamodb", marks=pytest.mark.dynamodb_local)])
-def environment(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
+def environment(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[dict[str, str]]:
     """The environment of the command line and of this process's own services."""
     if request.param == "sqlite":
         yield {"MESQ_STORAGE": "sqlite", "MESQ_DATA_DIR": str(tmp_path / "data")}
@@ -59,11 +61,16 @@ def environment(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pyt
     runner = load_runner()
     name = f"mesq-crash-{uuid.uuid4().hex[:10]}"
     env = {
-        "MESQ_STORAGE": "dynamodb", "MESQ_TABLE": name, "MESQ_BUCKET": name,
-        "MESQ_DYNAMODB_ENDPOINT": endpoint, "MESQ_S3_ENDPOINT": s3.url,
-        "AWS_ACCESS_KEY_ID": runner.ACCESS_KEY_ID, "AWS_SECRET_ACCESS_KEY": runner.SECRET_ACCESS_KEY,
-        "AWS_DEFAULT_REGION": runner.REGION, "AWS_REGION": runner.REGION,
-    }  # fmt: skip
+        "MESQ_STORAGE": "dynamodb",
+        "MESQ_TABLE": name,
+        "MESQ_BUCKET": name,
+        "MESQ_DYNAMODB_ENDPOINT": endpoint,
+        "MESQ_S3_ENDPOINT": s3.url,
+        "AWS_ACCESS_KEY_ID": runner.ACCESS_KEY_ID,
+        "AWS_SECRET_ACCESS_KEY": runner.SECRET_ACCESS_KEY,
+        "AWS_DEFAULT_REGION": runner.REGION,
+        "AWS_REGION": runner.REGION,
+    }
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     yield env
@@ -83,8 +90,14 @@ def _services(env: dict[str, str]) -> Services:
 
 def _call(services: Services, user_id: str, operation_id: str, **arguments: Any) -> dict[str, Any]:
     principal = Principal(user_id=user_id, scopes=SCOPES, credential_id="pat:t", kind="pat", name="tester")
-    return invoke_sync(load_spec().operations[operation_id], arguments, principal=principal, services=services,
-                       trace_id="t", channel="api")  # fmt: skip
+    return invoke_sync(
+        load_spec().operations[operation_id],
+        arguments,
+        principal=principal,
+        services=services,
+        trace_id="t",
+        channel="api",
+    )
 
 
 def _big_archive(services: Services, tmp_path: Path) -> Path:
@@ -102,11 +115,20 @@ def _big_archive(services: Services, tmp_path: Path) -> Path:
         while len(records) + len(extra) < RECORDS:
             ident = f"grown{n:05d}"
             content = f"memo {n} #tag{n % 7}" + (" #pinned" if n % 11 == 0 else "")
-            extra.append({**memo, "id": ident, "sk": f"MEMO#{ident}", "content": content, "pinned": n % 11 == 0,
-                          "status": "ARCHIVED" if n % 13 == 0 else "NORMAL"})  # fmt: skip
+            extra.append(
+                {
+                    **memo,
+                    "id": ident,
+                    "sk": f"MEMO#{ident}",
+                    "content": content,
+                    "pinned": n % 11 == 0,
+                    "status": "ARCHIVED" if n % 13 == 0 else "NORMAL",
+                }
+            )
             change_id = f"{20000000000000000 + n:017d}-{n:08x}"
-            extra.append({**change, "id": change_id, "sk": f"CHANGE#{change_id}",
-                          "record": {"kind": "memo", "id": ident}})  # fmt: skip
+            extra.append(
+                {**change, "id": change_id, "sk": f"CHANGE#{change_id}", "record": {"kind": "memo", "id": ident}}
+            )
             n += 1
         return records + extra
 
@@ -120,8 +142,11 @@ def _journal(services: Services, user_id: str) -> bool:
 def _import(env: dict[str, str], archive: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "mesq.runtime.cli", "import", "bob", str(archive)],
-        env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def _kill(process: subprocess.Popen[str]) -> str:
@@ -137,17 +162,27 @@ def _expected_counters(services: Services, user_id: str) -> dict[str, Any]:
     memos = [item for item in walk(services.items, user_partition(user_id), prefix="MEMO#")]
     status = Counter(memo["status"].lower() for memo in memos)
     normal = [memo for memo in memos if memo["status"] == "NORMAL"]
-    stats = {**{name: 0 for name in ("normal", "archived", "deleted", "pinned", "untagged")}, **status,
-             "pinned": sum(1 for memo in normal if memo["pinned"]), "untagged": sum(1 for memo in normal if not memo["tags"])}  # fmt: skip
+    stats = {
+        **{name: 0 for name in ("normal", "archived", "deleted", "pinned", "untagged")},
+        **status,
+        "pinned": sum(1 for memo in normal if memo["pinned"]),
+        "untagged": sum(1 for memo in normal if not memo["tags"]),
+    }
     tags = Counter(path for memo in normal for path in memo["tagPaths"])
-    files = [item for prefix in ("MEMOATT#", "TODOATT#")
-             for item in walk(services.items, user_partition(user_id), prefix=prefix)]  # fmt: skip
+    files = [
+        item
+        for prefix in ("MEMOATT#", "TODOATT#")
+        for item in walk(services.items, user_partition(user_id), prefix=prefix)
+    ]
     return {"stats": stats, "tags": dict(tags), "usage": (sum(int(f["fileSize"]) for f in files), len(files))}
 
 
 def _counters(services: Services, user_id: str) -> dict[str, Any]:
-    return {"stats": read_stats(services.items, user_id), "tags": read_tag_counts(services.items, user_id),
-            "usage": read_usage(services.items, user_id)}  # fmt: skip
+    return {
+        "stats": read_stats(services.items, user_id),
+        "tags": read_tag_counts(services.items, user_id),
+        "usage": read_usage(services.items, user_id),
+    }
 
 
 def test_kill_9_then_a_write_then_a_rerun_leaves_the_account_whole(environment: dict[str, str], tmp_path: Path) -> None:

@@ -15,8 +15,8 @@ import json
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from ..kernel.excerpt import bounded_message, excerpt
 from ..kernel.keys import user_partition
+from ..kernel.messages import bounded_message, quoted
 
 FORMAT = "mesq-archive"
 VERSION = 1
@@ -133,14 +133,14 @@ def parse_record(line: bytes, number: int, source: str) -> dict[str, Any]:
     try:
         item = json.loads(line)
     except (ValueError, UnicodeDecodeError) as error:
-        raise ArchiveError(f"{where}: not JSON ({excerpt(str(error))})") from None
+        raise ArchiveError(f"{where}: not JSON ({quoted(str(error))})") from None
     if not isinstance(item, dict):
         raise ArchiveError(f"{where}: not a JSON object")
     pk, sk = item.get("pk"), item.get("sk")
     if not isinstance(pk, str) or not isinstance(sk, str) or not sk:
         raise ArchiveError(f"{where}: pk and sk must be strings")
     if pk != user_partition(source):
-        raise ArchiveError(f"{where}: pk {excerpt(pk)} is not the archive owner's partition")
+        raise ArchiveError(f"{where}: pk {quoted(pk)} is not the archive owner's partition")
     if not exported(sk):
-        raise ArchiveError(f"{where}: sk {excerpt(sk)} is not a kind an archive carries")
+        raise ArchiveError(f"{where}: sk {quoted(sk)} is not a kind an archive carries")
     return item

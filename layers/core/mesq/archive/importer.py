@@ -39,8 +39,8 @@ import ijson
 from ..attachments.paths import MEMO, TODO, attachment_path
 from ..attachments.store import check_quota
 from ..kernel.errors import PayloadTooLarge
-from ..kernel.excerpt import excerpt
 from ..kernel.keys import user_partition
+from ..kernel.messages import quoted
 from ..kernel.timestamps import format_timestamp
 from ..store.each import write_each
 from ..store.paging import walk
@@ -161,7 +161,7 @@ def _manifest(archive: BoundedZip, member: Member) -> dict[str, Any]:
                 ):
                     manifest["files"][current][entry_field] = value
     except ijson.JSONError as error:
-        raise ArchiveError(f"{MANIFEST}: not JSON ({excerpt(str(error))})") from None
+        raise ArchiveError(f"{MANIFEST}: not JSON ({quoted(str(error))})") from None
     return _checked_manifest(manifest)
 
 
@@ -169,7 +169,7 @@ def _checked_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
     if manifest.get("format") != FORMAT:
         raise ArchiveError(f"{MANIFEST}: not a {FORMAT} manifest")
     if manifest.get("version") != VERSION:
-        raise ArchiveError(f"{MANIFEST}: version {excerpt(manifest.get('version'))} is not {VERSION}")
+        raise ArchiveError(f"{MANIFEST}: version {quoted(manifest.get('version'))} is not {VERSION}")
     owner = manifest.get("owner")
     if not isinstance(owner, str) or not owner or len(owner) > 64 or "#" in owner or "/" in owner:
         raise ArchiveError(f"{MANIFEST}: owner missing or not a user id")
@@ -179,7 +179,7 @@ def _checked_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
     for name, entry in files.items():
         digest = entry.get("sha256")
         if not isinstance(digest, str) or len(digest) != 64:
-            raise ArchiveError(f"{MANIFEST}: files[{excerpt(name)}] needs a sha256")
+            raise ArchiveError(f"{MANIFEST}: files[{quoted(name)}] needs a sha256")
     return manifest
 
 
@@ -207,7 +207,7 @@ def _items(archive: _Archive, user_id: str, on_chunk: Callable[[bytes], object] 
         sk = str(item["sk"])
         if sk <= previous:
             problem = "a second record for" if sk == previous else "out of sort-key order at"
-            raise ArchiveError(f"{where}: {problem} sk {excerpt(sk)} (an archive lists each record once, in order)")
+            raise ArchiveError(f"{where}: {problem} sk {quoted(sk)} (an archive lists each record once, in order)")
         previous = sk
         yield number, item, rebuild(rehome(item, owner, user_id), user_id, where)
 
@@ -238,7 +238,7 @@ def _blob(archive: _Archive, stored: Item, members: dict[str, Member], number: i
     name = BLOB_DIR + attachment_path(archive.owner, str(stored["id"]), namespace)
     member = members.get(name)
     if member is None or name not in archive.manifest["files"]:
-        raise ArchiveError(f"{RECORDS} line {number}: its attachment {excerpt(name)} is not in the archive")
+        raise ArchiveError(f"{RECORDS} line {number}: its attachment {quoted(name)} is not in the archive")
     if member.size != stored["fileSize"]:
         raise ArchiveError(
             f"{RECORDS} line {number}: its attachment is {member.size:,} bytes, not {stored['fileSize']:,}"
@@ -253,7 +253,7 @@ def _check_blob(archive: _Archive, blob: _Blob) -> None:
         while chunk := reader.read(1 << 16):
             digest.update(chunk)
     if digest.hexdigest() != archive.manifest["files"][blob.member.name]["sha256"]:
-        raise ArchiveError(f"{excerpt(blob.member.name)}: checksum does not match the manifest")
+        raise ArchiveError(f"{quoted(blob.member.name)}: checksum does not match the manifest")
 
 
 # -- the account --------------------------------------------------------------------------------
@@ -293,7 +293,7 @@ def _refuse_an_account_of_its_own(items: ItemStore, user_id: str, own: set[str],
     first = min(own)
     raise ArchiveError(
         f"this account already holds {len(own)} record(s) of the kinds the archive carries that the archive"
-        f" does not (the first: {excerpt(first)}); import into a new, empty account: merging them would leave"
+        f" does not (the first: {quoted(first)}); import into a new, empty account: merging them would leave"
         " the account's board settings out of step with the imported records"
     )
 

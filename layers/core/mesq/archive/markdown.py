@@ -48,7 +48,7 @@ from ..attachments.uploads import MAX_FILE_BYTES, store_bytes
 from ..history.capture import memo_change
 from ..kernel.context import Call, Channel, Principal, Services, new_run_id
 from ..kernel.errors import MesqError
-from ..kernel.excerpt import excerpt
+from ..kernel.messages import quoted
 from ..kernel.spec import load_spec
 from ..kernel.tags import expand_tag_paths, is_valid_tag, parse_tags
 from ..kernel.timestamps import format_timestamp, now_timestamp, parse_timestamp
@@ -204,7 +204,7 @@ def _front_matter(text: str) -> tuple[dict[str, Any], str]:
         problem = getattr(error, "problem", None) or type(error).__name__
         raise NoteError(f"front matter is not valid YAML{where}: {problem}") from None
     except (ValueError, OverflowError) as error:  # a well-formed but impossible date: 2024-13-01
-        raise NoteError(f"front matter has an impossible value: {excerpt(str(error))}") from None
+        raise NoteError(f"front matter has an impossible value: {quoted(str(error))}") from None
     except RecursionError:
         raise NoteError("front matter is nested too deeply") from None
     if meta is None:
@@ -229,13 +229,13 @@ def _timestamp(value: Any, name: str) -> str | None:
             try:
                 moment = datetime.fromisoformat(value.strip())
             except ValueError:
-                raise NoteError(f"{name}: {excerpt(value)} is not an ISO 8601 date or time") from None
+                raise NoteError(f"{name}: {quoted(value)} is not an ISO 8601 date or time") from None
     else:
-        raise NoteError(f"{name}: {excerpt(value)} is not an ISO 8601 date or time")
+        raise NoteError(f"{name}: {quoted(value)} is not an ISO 8601 date or time")
     try:
         return format_timestamp(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
     except OverflowError:  # 0001-01-01T00:30+01:00 is before year 1 in UTC
-        raise NoteError(f"{name}: {excerpt(str(value))} is outside 0001..9999 in UTC") from None
+        raise NoteError(f"{name}: {quoted(str(value))} is outside 0001..9999 in UTC") from None
 
 
 def _meta_tags(value: Any) -> list[str]:
@@ -247,12 +247,12 @@ def _meta_tags(value: Any) -> list[str]:
     tags: list[str] = []
     for entry in raw:
         if isinstance(entry, bool) or not isinstance(entry, str | int | float):
-            raise NoteError(f"tags: {excerpt(entry)} is not a tag")
+            raise NoteError(f"tags: {quoted(entry)} is not a tag")
         tag = str(entry).strip().lstrip("#")
         if not tag:
             continue
         if not is_valid_tag(tag):
-            raise NoteError(f"tags: {excerpt(tag)} is not a valid tag")
+            raise NoteError(f"tags: {quoted(tag)} is not a valid tag")
         tags.append(tag)
     return tags
 
@@ -271,10 +271,10 @@ def _resolve(note_path: str, ref: str, sizes: dict[str, int]) -> str:
     """The file `ref` names, among the files of the folder; NoteError when it escapes or is missing."""
     ref = ref.replace("\\", "/")
     if ref.startswith("/") or re.match(r"^[A-Za-z]:/", ref):
-        raise NoteError(f"image {excerpt(ref)}: an absolute path; only files inside the folder are imported")
+        raise NoteError(f"image {quoted(ref)}: an absolute path; only files inside the folder are imported")
     beside = posixpath.normpath(posixpath.join(posixpath.dirname(note_path), ref))
     if beside == ".." or beside.startswith("../"):
-        raise NoteError(f"image {excerpt(ref)} points outside the folder")
+        raise NoteError(f"image {quoted(ref)} points outside the folder")
     for candidate in (beside, posixpath.normpath(ref)):
         if candidate in sizes:
             return candidate
@@ -282,7 +282,7 @@ def _resolve(note_path: str, ref: str, sizes: dict[str, int]) -> str:
         same_name = [name for name in sizes if posixpath.basename(name) == ref]
         if len(same_name) == 1:
             return same_name[0]
-    raise NoteError(f"image {excerpt(ref)} is not in the folder")
+    raise NoteError(f"image {quoted(ref)} is not in the folder")
 
 
 def memo_id_for(user_id: str, path: str, data: bytes) -> str:
@@ -303,7 +303,7 @@ def parse_note(user_id: str, path: str, data: bytes, sizes: dict[str, int], max_
     created, updated = _timestamp(meta.get("created"), "created"), _timestamp(meta.get("updated"), "updated")
     pinned = meta.get("pinned", False)
     if not isinstance(pinned, bool):
-        raise NoteError(f"pinned: {excerpt(pinned)} is not true or false")
+        raise NoteError(f"pinned: {quoted(pinned)} is not true or false")
     content = body.strip()
     missing = [tag for tag in _meta_tags(meta.get("tags")) if tag not in parse_tags(content)]
     if missing:
@@ -319,9 +319,9 @@ def parse_note(user_id: str, path: str, data: bytes, sizes: dict[str, int], max_
         raise NoteError(f"{len(images)} attachments, over the {max_images} a memo holds")
     for image in images:
         if image.lower().endswith(".md"):
-            raise NoteError(f"{excerpt(image)} is a note, not an attachment (embedded notes are not imported)")
+            raise NoteError(f"{quoted(image)} is a note, not an attachment (embedded notes are not imported)")
         if sizes[image] > MAX_FILE_BYTES:
-            raise NoteError(f"image {excerpt(image)} is over the {MAX_FILE_BYTES}-byte attachment limit")
+            raise NoteError(f"image {quoted(image)} is over the {MAX_FILE_BYTES}-byte attachment limit")
     return Note(path, memo_id_for(user_id, path, data), content, created, updated, pinned, images)
 
 

@@ -29,8 +29,8 @@ from ..attachments import store as attachment_store
 from ..attachments.paths import MEMO, TODO, Namespace, attachment_path, own_attachment_id
 from ..history import records as history
 from ..kernel.errors import MesqError
-from ..kernel.excerpt import excerpt
 from ..kernel.keys import user_partition
+from ..kernel.messages import quoted
 from ..kernel.tags import expand_tag_paths, parse_tags
 from ..kernel.timestamps import parse_timestamp
 from ..memos import store as memo_store
@@ -80,7 +80,7 @@ def _text(record: Item, name: str, *, optional: bool = False) -> str | None:
     if value is None and optional:
         return None
     if not isinstance(value, str):
-        raise _Refused(f"{name}: {excerpt(value)} is not a string")
+        raise _Refused(f"{name}: {quoted(value)} is not a string")
     return value
 
 
@@ -88,14 +88,14 @@ def _ident(record: Item, name: str = "id", pattern: re.Pattern[str] = _ID) -> st
     value = _text(record, name)
     assert value is not None
     if not pattern.fullmatch(value):
-        raise _Refused(f"{name}: {excerpt(value)} is not an id")
+        raise _Refused(f"{name}: {quoted(value)} is not an id")
     return value
 
 
 def _whole(record: Item, name: str, minimum: int = 0) -> None:
     value = record.get(name)
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < minimum):
-        raise _Refused(f"{name}: {excerpt(value)} is not a whole number >= {minimum}")
+        raise _Refused(f"{name}: {quoted(value)} is not a whole number >= {minimum}")
 
 
 def _times(record: Item) -> None:
@@ -108,16 +108,16 @@ def _moment(value: Any, name: str) -> datetime:
     try:
         return parse_timestamp(value, name) if isinstance(value, str) else _not_a_time(value, name)
     except MesqError:
-        raise _Refused(f"{name}: {excerpt(value)} is not an ISO 8601 timestamp") from None
+        raise _Refused(f"{name}: {quoted(value)} is not an ISO 8601 timestamp") from None
 
 
 def _not_a_time(value: Any, name: str) -> datetime:
-    raise _Refused(f"{name}: {excerpt(value)} is not an ISO 8601 timestamp")
+    raise _Refused(f"{name}: {quoted(value)} is not an ISO 8601 timestamp")
 
 
 def _one_of(record: Item, name: str, choices: Sequence[Any]) -> None:
     if record.get(name) not in choices:
-        raise _Refused(f"{name}: {excerpt(record.get(name))} is not one of {', '.join(map(str, choices))}")
+        raise _Refused(f"{name}: {quoted(record.get(name))} is not one of {', '.join(map(str, choices))}")
 
 
 def _own_path(value: Any, user_id: str, kind: Namespace, name: str) -> str:
@@ -125,7 +125,7 @@ def _own_path(value: Any, user_id: str, kind: Namespace, name: str) -> str:
     try:
         return attachment_path(user_id, own_attachment_id(value, user_id, name, kind), kind)
     except MesqError:
-        raise _Refused(f"{name}: {excerpt(value)} is not an attachment path of this account") from None
+        raise _Refused(f"{name}: {quoted(value)} is not an attachment path of this account") from None
 
 
 def _files(values: Any, user_id: str, kind: Namespace, name: str) -> list[Item]:
@@ -290,7 +290,7 @@ def _change(item: Item, user_id: str) -> Item:
     _one_of(change, "action", _ACTIONS)
     record = change.get("record")
     if not isinstance(record, dict) or record.get("kind") not in history.KINDS:
-        raise _Refused(f"record: {excerpt(record)} is not a changed record")
+        raise _Refused(f"record: {quoted(record)} is not a changed record")
     record_id = _ident(record, "name" if record["kind"] == "tag" and "id" not in record else "id")
     change["record"] = {"kind": record["kind"], "id": record_id}
     for name in ("before", "after", "revisions"):
@@ -299,7 +299,7 @@ def _change(item: Item, user_id: str) -> Item:
     _whole(change, "size")
     ttl = item.get("ttl")
     if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
-        raise _Refused(f"ttl: {excerpt(ttl)} is not an expiry time")
+        raise _Refused(f"ttl: {quoted(ttl)} is not an expiry time")
     pk, sk = history.change_key(user_id, ident)
     return {
         **change,
@@ -343,7 +343,7 @@ def rebuild(item: Item, user_id: str, where: str) -> Item | None:
         return None
     build = next((build for prefix, build in _KINDS if sk.startswith(prefix)), None)
     if build is None or (sk == todo_keys.SETTINGS_SK) != (build is _settings):
-        raise ArchiveError(f"{where}: sk {excerpt(sk)} is not a kind an archive carries")
+        raise ArchiveError(f"{where}: sk {quoted(sk)} is not a kind an archive carries")
     try:
         stored = build(item, user_id)
     except _Refused as refused:
@@ -351,7 +351,7 @@ def rebuild(item: Item, user_id: str, where: str) -> Item | None:
     except MesqError as error:  # a write path's own check (due, timezone, tags, slug)
         raise ArchiveError(f"{where}: {error.message}") from None
     if stored["sk"] != sk:
-        raise ArchiveError(f"{where}: sk {excerpt(sk)} does not match the record's id")
+        raise ArchiveError(f"{where}: sk {quoted(sk)} does not match the record's id")
     return stored
 
 

@@ -23,7 +23,7 @@ from aws_lambda_powertools import Logger
 
 from ..kernel.context import Call
 from ..kernel.errors import NotFound, PayloadTooLarge, ValidationError
-from ..kernel.excerpt import excerpt
+from ..kernel.messages import quoted
 from ..kernel.timestamps import format_timestamp, now_timestamp
 from ..store.paging import walk
 from ..store.ports import BlobNotFound, BlobSource, BlobStore, ConditionFailed, ItemStore, PresignUnsupported
@@ -61,7 +61,7 @@ def check_display_name(value: str, field: str = "displayName") -> str:
 
 def check_mime_type(value: str, field: str = "mimeType") -> str:
     if not isinstance(value, str) or not _MIME.fullmatch(value):
-        raise ValidationError(f"{field}: {excerpt(value)} is not a media type like image/jpeg")
+        raise ValidationError(f"{field}: {quoted(value)} is not a media type like image/jpeg")
     return value
 
 
@@ -188,7 +188,7 @@ def _open_session(call: Call, upload_id: str, path: str, kind: Namespace) -> dic
     own_attachment_id(path, call.principal.user_id, kind=kind)
     session = store.read_session(call.services.items, call.principal.user_id, upload_id)
     if session is None:
-        raise NotFound(f"no open upload session {excerpt(upload_id)}: it was completed, cancelled or has expired")
+        raise NotFound(f"no open upload session {quoted(upload_id)}: it was completed, cancelled or has expired")
     if session["path"] != path:
         raise ValidationError("path: not the path of this upload session")
     return session
@@ -210,7 +210,7 @@ def complete_session(call: Call, upload_id: str, path: str, kind: Namespace = ME
     session = _open_session(call, upload_id, path, kind)
     if session["expiresAt"] <= now_timestamp():
         _discard(call, session)
-        raise NotFound(f"upload session {excerpt(upload_id)} has expired; start a new one")
+        raise NotFound(f"upload session {quoted(upload_id)} has expired; start a new one")
     staged = staging_path(user_id, upload_id)
     info = blobs.head(staged)
     if info is None:
@@ -218,8 +218,8 @@ def complete_session(call: Call, upload_id: str, path: str, kind: Namespace = ME
     if info.size != session["size"] or info.content_type != session["mimeType"]:
         blobs.delete(staged)  # the session stays open: PUT the right file again
         raise ValidationError(
-            f"the uploaded object has {info.size} bytes of type {excerpt(info.content_type)}, but this session "
-            f"expects {session['size']} bytes of type {excerpt(session['mimeType'])}; "
+            f"the uploaded object has {info.size} bytes of type {quoted(info.content_type)}, but this session "
+            f"expects {session['size']} bytes of type {quoted(session['mimeType'])}; "
             "it was removed, PUT the file again"
         )
     record = _record(user_id, attachment_id, session["displayName"], session["mimeType"], info.size, call.channel, kind)
@@ -243,7 +243,7 @@ def complete_session(call: Call, upload_id: str, path: str, kind: Namespace = ME
         done = store.read_attachment(items, user_id, attachment_id, kind)
         if done is None or done.get("uploadId") != upload_id:
             blobs.delete(path)
-            raise NotFound(f"upload session {excerpt(upload_id)} was cancelled meanwhile") from None
+            raise NotFound(f"upload session {quoted(upload_id)} was cancelled meanwhile") from None
         return public_resource(call, done)
     except PayloadTooLarge:
         blobs.delete(path)

@@ -10,8 +10,8 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from ..kernel.errors import NotFound, ValidationError
-from ..kernel.excerpt import excerpt
 from ..kernel.keys import user_partition
+from ..kernel.messages import quoted
 from ..kernel.timestamps import now_timestamp
 from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, ItemStore, Put, Update
@@ -101,7 +101,7 @@ def create_user(
     except ConditionFailed as failure:
         if failure.index == 2:
             raise SetupAlreadyDone("set-up is done already: an account exists") from None
-        raise ValidationError(f"username {excerpt(username)} is taken") from None
+        raise ValidationError(f"username {quoted(username)} is taken") from None
     return public_user(profile)
 
 
@@ -113,7 +113,7 @@ def find_user_by_name(items: ItemStore, username: str) -> dict[str, Any]:
     claim = items.get(_username_key(username))
     profile = get_user(items, claim["userId"]) if claim else None
     if profile is None:
-        raise NotFound(f"no user named {excerpt(username)}")
+        raise NotFound(f"no user named {quoted(username)}")
     return profile
 
 
@@ -157,7 +157,7 @@ def set_password(items: ItemStore, username: str, password: str) -> dict[str, An
             )
         )
     except ConditionFailed:
-        raise NotFound(f"no user named {excerpt(username)}") from None
+        raise NotFound(f"no user named {quoted(username)}") from None
     return public_user(updated)
 
 
@@ -182,9 +182,9 @@ def set_setting(items: ItemStore, user_id: str, name: str, value: bool | str) ->
     a double click; `language`: the pages' language); the others are kept. Returns the settings
     as stored."""
     if name not in DEFAULT_SETTINGS:
-        raise ValidationError(f"unknown setting {excerpt(name)}; known: {', '.join(sorted(DEFAULT_SETTINGS))}")
+        raise ValidationError(f"unknown setting {quoted(name)}; known: {', '.join(sorted(DEFAULT_SETTINGS))}")
     if value not in SETTING_CHOICES[name] or type(value) is not type(DEFAULT_SETTINGS[name]):
-        raise ValidationError(f"{name} cannot be {excerpt(value)}")
+        raise ValidationError(f"{name} cannot be {quoted(value)}")
     profile = get_user(items, user_id)
     if profile is None:
         raise NotFound("this account no longer exists")

@@ -41,7 +41,7 @@ from ..attachments.paths import MEMO, TODO, Namespace
 from ..kernel.concurrency import run_sync
 from ..kernel.context import Call, Principal
 from ..kernel.errors import ClientClosed, MesqError, NotFound, PayloadTooLarge, ValidationError
-from ..kernel.excerpt import excerpt
+from ..kernel.messages import quoted
 from ..kernel.spec import Spec
 from ..store.ports import BlobNotFound, BlobStore, StoreUnavailable
 from ..wiring.services import Services
@@ -256,7 +256,7 @@ class ResourceRead:
             try:
                 iterator, chunk = opening.result()
             except BlobNotFound:
-                await failure(NotFound(f"the file of attachment {excerpt(path)} is missing"), trace_id)(
+                await failure(NotFound(f"the file of attachment {quoted(path)} is missing"), trace_id)(
                     scope, receive, send
                 )
                 return

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .excerpt import bounded_message
+from .messages import bounded_message
 
 
 class MesqError(Exception):

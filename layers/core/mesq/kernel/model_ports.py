@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from aws_lambda_powertools import Logger
 
-from ..kernel.excerpt import excerpt
+from ..kernel.messages import quoted
 
 if TYPE_CHECKING:  # numpy is imported by the providers themselves, off every function's cold start
     import numpy as np
@@ -38,7 +38,7 @@ else:
             import numpy.typing as npt
 
             return npt.NDArray[np.float32]
-        raise AttributeError(f"module {excerpt(__name__)} has no attribute {excerpt(name)}")
+        raise AttributeError(f"module {quoted(__name__)} has no attribute {quoted(name)}")
 
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)

@@ -26,7 +26,7 @@ from mcp.shared.tool_name_validation import TOOL_NAME_REGEX
 
 from ..application.operations import REGISTRY, AsyncOperationFn, OperationFn
 from ..application.validation import prepare_validators
-from ..kernel.excerpt import excerpt
+from ..kernel.messages import quoted
 from ..kernel.spec import Operation, Spec
 from ..kernel.toolsets import TOOLSETS
 from .apps import tool_meta
@@ -229,7 +229,7 @@ def _annotations(operation: Operation) -> dict[str, bool]:
     result = method_annotations(operation.method)
     for key, value in operation.mcp.annotation_overrides.items():
         if key not in _ANNOTATION_FIELDS:
-            raise CatalogError(f"{where}: unknown x-mcp annotation {excerpt(key)}")
+            raise CatalogError(f"{where}: unknown x-mcp annotation {quoted(key)}")
         if not isinstance(value, bool):
             raise CatalogError(f"{where}: x-mcp annotation {key} must be true or false")
         result[key] = value
@@ -273,9 +273,9 @@ def build_tool(
     name = operation.operation_id
     where = f"operation {name!r}"
     if not TOOL_NAME_REGEX.fullmatch(name):
-        raise CatalogError(f"{where}: {excerpt(name)} is not a valid MCP tool name")
+        raise CatalogError(f"{where}: {quoted(name)} is not a valid MCP tool name")
     if operation.mcp.toolset not in TOOLSETS:
-        raise CatalogError(f"{where}: unknown toolset {excerpt(operation.mcp.toolset)}; valid: {', '.join(TOOLSETS)}")
+        raise CatalogError(f"{where}: unknown toolset {quoted(operation.mcp.toolset)}; valid: {', '.join(TOOLSETS)}")
     if not operation.description:
         raise CatalogError(f"{where}: an MCP tool needs a description")
     input_schema = operation.input_schema
@@ -321,10 +321,10 @@ def build_catalog(
     shape_names = cache(lambda: component_names(components))  # one pass, on the first listing
     for name in selected:
         if name in tools:
-            raise CatalogError(f"duplicate tool name {excerpt(name)}")
+            raise CatalogError(f"duplicate tool name {quoted(name)}")
         function = registry.get(name)
         if function is None:
-            raise CatalogError(f"tool {excerpt(name)} has no implementation in the operation registry")
+            raise CatalogError(f"tool {quoted(name)} has no implementation in the operation registry")
         tools[name] = build_tool(spec.operations[name], function, spec.error_schema, shape_names)
     return Catalog(tools={tool.name: tool for tool in sorted(tools.values(), key=listing_order)})
 

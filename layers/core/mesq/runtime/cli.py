@@ -23,7 +23,7 @@ from ..asgi.access_log import LOG_FORMATS
 from ..auth.tokens import MAX_EXPIRY_DAYS, create_token, list_tokens, revoke_token, token_status
 from ..auth.users import count_users, create_user, find_user_by_name, list_users, set_password
 from ..kernel.errors import MesqError
-from ..kernel.excerpt import excerpt
+from ..kernel.messages import quoted
 from ..kernel.timestamps import utc_now
 from ..wiring.config import ConfigError, Settings
 from ..wiring.services import Services, build_services
@@ -41,13 +41,13 @@ class _Parser(argparse.ArgumentParser):
 
 def _port(raw: str) -> int:
     if not raw.isdigit() or not 0 <= int(raw) <= 65535:
-        raise argparse.ArgumentTypeError(f"{excerpt(raw)} is not a port number (0-65535; 0 picks a free one)")
+        raise argparse.ArgumentTypeError(f"{quoted(raw)} is not a port number (0-65535; 0 picks a free one)")
     return int(raw)
 
 
 def _days(raw: str) -> int:
     if not raw.isdigit() or not 1 <= int(raw) <= MAX_EXPIRY_DAYS:
-        raise argparse.ArgumentTypeError(f"{excerpt(raw)} is not a number of days (1-{MAX_EXPIRY_DAYS})")
+        raise argparse.ArgumentTypeError(f"{quoted(raw)} is not a number of days (1-{MAX_EXPIRY_DAYS})")
     return int(raw)
 
 

@@ -19,7 +19,7 @@ from starlette.routing import Route
 
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import NotFound
-from ...kernel.excerpt import excerpt
+from ...kernel.messages import quoted
 from ...reading.model import public_book
 from ...reading.store import read_book
 from ..kit.framework import Page, Web, endpoint
@@ -52,7 +52,7 @@ async def shelf_page(page: Page) -> Response:
 def _book(page: Page, book_id: str) -> dict[str, Any]:
     found = read_book(page.web.services.items, page.user.user_id, book_id)
     if found is None:
-        raise NotFound(f"reading book {excerpt(book_id)} not found")
+        raise NotFound(f"reading book {quoted(book_id)} not found")
     return public_book(found)
 
 

@@ -33,7 +33,7 @@ from ...archive.markdown import import_markdown
 from ...asgi.account_archive import archive_download, archive_slot
 from ...kernel.concurrency import run_sync
 from ...kernel.context import Principal
-from ...kernel.excerpt import excerpt
+from ...kernel.messages import quoted
 from ...wiring.services import Services
 from ..kit.framework import Page, Web, endpoint
 
@@ -112,7 +112,7 @@ async def import_submit(page: Page) -> Response:
     if not isinstance(upload, UploadFile) or not upload.filename or upload.size == 0:
         return _import_form(page, status=400, kind=kind, problem="file")
     try:
-        label = excerpt(upload.filename, 40).strip("'\"")  # the upload's name in errors, cut
+        label = quoted(upload.filename, 40).strip("'\"")  # the upload's name in errors, cut
         outcome = await run_sync(_run_import, page.web.services, page.principal, upload.file, kind, label)
     except ArchiveError as error:
         return _import_form(page, status=400, kind=kind, error=error.message, filename=upload.filename)
