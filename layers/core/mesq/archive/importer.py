@@ -358,12 +358,13 @@ def _write_records(archive: _Archive, items: ItemStore, user_id: str, report: Im
     _commit(items, batch, report, now, user_id)
 
 
-def validate(path: Path, user_id: str = "~", label: str | None = None) -> dict[str, Any]:
-    """The manifest of a sound archive; ArchiveError at the first fault (nothing is written)."""
+def validate(path: Path, user_id: str | None = None, label: str | None = None) -> dict[str, Any]:
+    """The manifest of a sound archive (its records rebuilt for `user_id`, by default its own
+    owner); ArchiveError at the first fault (nothing is written)."""
     with _open(path, label) as archive:
         manifest_member, records, blob_members = _members(archive)
         found = _Archive(archive, _manifest(archive, manifest_member), records)
-        _validate(found, user_id, blob_members, None)
+        _validate(found, user_id or found.owner, blob_members, None)
         return found.manifest
 
 

@@ -23,6 +23,11 @@
    concurrent task write wins), or is deleted; the cursor moves to now's minute (re-reading that
    minute next time is harmless: claims deduplicate).
 
+The buckets are a global partition: an entry that is not one the todo writes or the tick
+write (`well_formed`: its key is the index or retry key of the user and task it names, its
+instants parse; an earlier archive import could plant others) is logged, counted as
+`malformed` and passed: it never counts as an error, so it never holds the cursor.
+
 Each claimed occurrence is sent in a task of its own (at most `delivery.MAX_CONCURRENT_SENDS`
 in flight), and the channels of one occurrence are sent to concurrently, so one slow destination delays only its own
 message. The tick runs on an event loop of its own (`anyio.run`; `mesq serve` calls it in a

@@ -322,11 +322,18 @@ def _token(args: argparse.Namespace, services: Services) -> int:
     return 0
 
 
+#: The largest reading export `mesq reading import` reads (it parses the file whole): 5,000 books
+#: of notes stay well under it (docs/security.md "Imports").
+READING_FILE_BYTES = 256 * 1024 * 1024
+
+
 def _import_reading(services: Services, user_id: str, path: Path) -> int:
     from ..kernel.timestamps import now_timestamp
     from ..reading.importer import import_snapshots, parse_import
 
     try:
+        if path.stat().st_size > READING_FILE_BYTES:
+            raise MesqError(f"{path.name}: over the reading file size cap of {READING_FILE_BYTES:,} bytes")
         text = path.read_bytes()
     except OSError as error:
         raise MesqError(f"cannot read {path}: {error.strerror}") from None
