@@ -65,6 +65,7 @@ from .format import (
 )
 from .limits import (
     ARCHIVE_ZIP,
+    ATTACHMENTS,
     LINE_BYTES,
     MANIFEST_BYTES,
     OWN_RECORDS,
@@ -127,9 +128,9 @@ class _Archive:
 # -- reading ------------------------------------------------------------------------------------
 
 
-def _manifest(archive: BoundedZip, member: Member) -> dict[str, Any]:
-    """The manifest's head and its `files` entries for records and attachments, read as a
-    stream of events: a member's entry is held only while it is read, the others are passed."""
+def _manifest(archive: BoundedZip, member: Member, present: Callable[[str], bool]) -> dict[str, Any]:
+    """The manifest's head and its `files` entries of the members the import uses (`present`:
+    records and the attachments in the ZIP), read as a stream of events: the others are passed."""
     if member.size > MANIFEST_BYTES:
         raise CapExceeded("manifest size", MANIFEST_BYTES, MANIFEST, f"{member.size:,} bytes")
     manifest: dict[str, Any] = {"files": {}}
@@ -148,7 +149,7 @@ def _manifest(archive: BoundedZip, member: Member) -> dict[str, Any]:
                     if len(scopes) > 20:
                         raise ArchiveError(f"{MANIFEST}: scopes: more than 20")
                 elif prefix == "files" and event == "map_key":
-                    current = value if value == RECORDS or str(value).startswith(BLOB_DIR) else None
+                    current = value if present(str(value)) else None  # an entry of a member it uses
                     if current is not None:
                         manifest["files"][current] = {}
                 elif current is not None and prefix == f"files.{current}" and event == "map_key":
@@ -183,12 +184,27 @@ def _checked_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
     return manifest
 
 
+def _present(blob_members: dict[str, Member]) -> Callable[[str], bool]:
+    return lambda name: name == RECORDS or name in blob_members
+
+
 def _open(path: Path, label: str | None) -> BoundedZip:
     return BoundedZip(path, ARCHIVE_ZIP, label)
 
 
 def _members(archive: BoundedZip) -> tuple[Member, Member, dict[str, Member]]:
-    wanted = archive.index(lambda name: name in (MANIFEST, RECORDS) or name.startswith(BLOB_DIR))
+    blobs_seen = 0
+
+    def keep(name: str) -> bool:
+        nonlocal blobs_seen
+        if name.startswith(BLOB_DIR):
+            blobs_seen += 1
+            if blobs_seen > ATTACHMENTS:  # each is held until the records say which they need
+                raise CapExceeded("attachments per archive", ATTACHMENTS, archive.label)
+            return True
+        return name in (MANIFEST, RECORDS)
+
+    wanted = archive.index(keep)
     for name in (MANIFEST, RECORDS):
         if name not in wanted:
             raise ArchiveError(f"{name}: missing")
@@ -363,7 +379,7 @@ def validate(path: Path, user_id: str | None = None, label: str | None = None) -
     owner); ArchiveError at the first fault (nothing is written)."""
     with _open(path, label) as archive:
         manifest_member, records, blob_members = _members(archive)
-        found = _Archive(archive, _manifest(archive, manifest_member), records)
+        found = _Archive(archive, _manifest(archive, manifest_member, _present(blob_members)), records)
         _validate(found, user_id or found.owner, blob_members, None)
         return found.manifest
 
@@ -385,7 +401,7 @@ def import_account(
     report = ImportReport()
     with _open(path, label) as archive:
         manifest_member, records, blob_members = _members(archive)
-        found = _Archive(archive, _manifest(archive, manifest_member), records)
+        found = _Archive(archive, _manifest(archive, manifest_member, _present(blob_members)), records)
         report.resumed = journal.read(items, user_id, found.digest) is not None
         own, board = (set(), []) if report.resumed else _own_records(items, user_id, found.manifest)
         _validate(found, user_id, blob_members, own)
@@ -403,8 +419,8 @@ def import_account(
 
 def manifest_of(path: Path) -> dict[str, Any]:
     with _open(path, None) as archive:
-        manifest_member, _records, _blobs = _members(archive)
-        return _manifest(archive, manifest_member)
+        manifest_member, _records, blob_members = _members(archive)
+        return _manifest(archive, manifest_member, _present(blob_members))
 
 
 __all__ = ["ArchiveError", "ImportReport", "import_account", "manifest_of", "validate"]

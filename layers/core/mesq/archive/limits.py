@@ -55,6 +55,9 @@ ARCHIVE_ZIP = ZipCaps()
 #: A ZIP of Markdown notes (archive/markdown.py): the reader keeps one small entry per file.
 NOTES_ZIP = ZipCaps(members=100_000, total_bytes=4 * GIB)
 
+#: Members under `blobs/` (attachments): each is indexed, with its manifest entry (~0.5 KB), until
+#: the records say which are used.
+ATTACHMENTS = 100_000
 #: `manifest.json`: read as a stream (`ijson`), keeping only the entries an import uses.
 MANIFEST_BYTES = 48 * MIB
 #: One line of `records.jsonl`, checked before the line is held (a DynamoDB item is at most 400 KB).
@@ -64,8 +67,8 @@ LINE_BYTES = MAX_LINE_BYTES
 RECORDS_TOTAL = 3_000_000
 RECORDS_PER_KIND: dict[str, int] = {
     "MEMO#": 500_000,
-    "MEMOATT#": 200_000,
-    "TODOATT#": 200_000,
+    "MEMOATT#": 100_000,
+    "TODOATT#": 100_000,
     "TODO#": 500_000,
     "READ#BOOK#": 5_000,
     "READ#NOTE#": 1_000_000,
@@ -85,6 +88,7 @@ def kind_of(sk: str) -> str:
 
 __all__ = [
     "ARCHIVE_ZIP",
+    "ATTACHMENTS",
     "FRONT_MATTER_BYTES",
     "FRONT_MATTER_DEPTH",
     "LINE_BYTES",
