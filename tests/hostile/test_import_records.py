@@ -365,3 +365,53 @@ def test_what_earlier_imports_planted_stops_nothing_and_repair_takes_it_out(worl
         not report.rekeyed and not report.unindexed and not report.reminders
         for report in repair(world.items, users_to_repair(world.items))
     )
+
+
+WRONG = (None, 12345, -1, 1.5, True, "", "x" * 300, [], [1], {}, {"a": None})
+
+
+def test_a_record_of_any_shape_is_rebuilt_or_refused_never_a_crash(tmp_path: Path) -> None:
+    """Every attribute of every kind of exported record, set to values of every other shape:
+    `rebuild` gives a record (whose reminder entry computes) or an ArchiveError, nothing else
+    (an import answers 400 with its line, never a 500 half-way)."""
+    import json
+    import zipfile
+
+    from mesq.archive.format import rehome
+    from mesq.archive.records import rebuild, reminder_entry
+
+    from ..archive.test_round_trip import populate
+
+    items, blobs = SQLiteItemStore(tmp_path / "a.db"), LocalBlobStore(tmp_path / "blobs")
+    owner = populate(items, blobs, "alice")
+    export_account(items, blobs, owner, tmp_path / "a.zip", "2030-01-01T00:00:00Z")
+    with zipfile.ZipFile(tmp_path / "a.zip") as archive:
+        records = [json.loads(line) for line in archive.read("records.jsonl").splitlines()]
+    kinds: dict[str, dict[str, Any]] = {}
+    for record in records:
+        kinds.setdefault(str(record["sk"]).rsplit("#", 1)[0], record)
+    crashes = []
+    for record in kinds.values():
+        for name in [*record, "missing"]:
+            for value in WRONG:
+                mutated = {**record, name: value} if name != "missing" else record
+                if name in ("pk", "sk"):
+                    continue
+                try:
+                    built = rebuild(rehome(mutated, owner, "bob"), "bob", "line 1")
+                    if built is not None:
+                        reminder_entry(built, "bob", NOW)
+                except ArchiveError:
+                    continue
+                except Exception as error:
+                    crashes.append(f"{record['sk'][:30]}.{name} = {value!r:.20}: {type(error).__name__} {error}")
+            if name != "missing":
+                try:
+                    rebuild({key: v for key, v in record.items() if key != name} | {"pk": record["pk"],
+                            "sk": record["sk"]}, owner, "line 1")  # fmt: skip
+                except ArchiveError:
+                    pass
+                except Exception as error:
+                    crashes.append(f"{record['sk'][:30]} without {name}: {type(error).__name__} {error}")
+    items.close()
+    assert crashes == [], "\n".join(crashes[:30])

@@ -197,7 +197,7 @@ def _todo_record(kind: todo_keys.Kind) -> Callable[[Item, str], Item]:
             _task_fields(record, user_id)
         if kind == "inbox":
             record["subtasks"] = _inbox_subtasks(record.get("subtasks"), user_id)
-        if "position" in record:
+        if kind in ("space", "column", "task", "inbox"):
             _text(record, "position")
         for name in ("spaceId", "columnId", "parentId"):
             if record.get(name) is not None:
@@ -350,6 +350,9 @@ def rebuild(item: Item, user_id: str, where: str) -> Item | None:
         raise ArchiveError(f"{where}: {refused}") from None
     except MesqError as error:  # a write path's own check (due, timezone, tags, slug)
         raise ArchiveError(f"{where}: {error.message}") from None
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
+        # a field the kind needs is missing or of another shape than any write of ours stores
+        raise ArchiveError(f"{where}: not a record this kind can hold ({type(error).__name__})") from None
     if stored["sk"] != sk:
         raise ArchiveError(f"{where}: sk {quoted(sk)} does not match the record's id")
     return stored

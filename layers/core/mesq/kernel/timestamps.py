@@ -93,5 +93,5 @@ def parse_zone(name: str, field: str) -> ZoneInfo:
     optional handle None before calling."""
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long for a file name
         raise ValidationError(f"{field}: {quoted(name)} is not an IANA time zone name (e.g. Asia/Shanghai)") from None
