@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from ..attachments import store as attachment_store
-from ..attachments.paths import MEMO, TODO, Namespace, attachment_path, own_attachment_id
+from ..attachments.paths import MEMO, TODO, Namespace, attachment_path, mcp_uri, own_attachment_id, read_url
 from ..history import records as history
 from ..kernel.errors import MesqError
 from ..kernel.keys import user_partition
@@ -64,6 +64,7 @@ _TODO_FIELDS: dict[str, tuple[str, ...]] = {
 _ACTIONS = ("create", "update", "move", "trash", "restore", "delete")
 _CHANGE_ID = re.compile(r"\d{17}-[0-9a-f]{8}")
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?")
 _TIMES = ("createdAt", "updatedAt", "deletedAt", "completedAt", "syncedAt", "lastNoteAt", "deletedUpstreamAt")
 
 
@@ -140,10 +141,12 @@ def _files(values: Any, user_id: str, kind: Namespace, name: str) -> list[Item]:
         file = _pick(value, _RESOURCE_FIELDS)
         path = _own_path(file.get("path"), user_id, kind, f"{name}[{index}].path")
         file["path"] = path
-        if "url" in file:
-            file["url"] = f"{str(file['url']).partition('?')[0]}?path={path.replace('/', '%2F')}"
+        if "url" in file:  # the read URL of the derived path (the instance's origin kept, nothing else)
+            base = str(file["url"]).partition("?")[0]
+            origin = base.removesuffix(kind.read_route) if base.endswith(kind.read_route) else ""
+            file["url"] = read_url(path, origin if _ORIGIN.fullmatch(origin) else None, kind)
         if "mcp_uri" in file:
-            file["mcp_uri"] = kind.mcp_uri_prefix + path.replace("/", "%2F")
+            file["mcp_uri"] = mcp_uri(path, kind)
         files.append(file)
     return files
 
