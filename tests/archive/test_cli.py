@@ -33,10 +33,13 @@ def test_export_then_import_twice_and_a_bad_archive(tmp_path: Path) -> None:
     assert made.returncode == 0, made.stderr
     first = run_cli("import", "bob", str(out), "--data-dir", str(target_dir))
     assert first.returncode == 0, first.stderr
-    total = int(re.search(r"imported (\d+) records: (\d+) new, 0 already there", first.stdout).group(1))  # type: ignore[union-attr]
+    found = re.search(r"imported (\d+) records: (\d+) new, 0 already there, (\d+) counters", first.stdout)
+    assert found, first.stdout
+    total, created, derived = map(int, found.groups())
+    assert created + derived == total
     assert re.search(r"\d+ records/s\)", first.stdout)
     second = run_cli("import", "bob", str(out), "--data-dir", str(target_dir))
-    assert f"imported {total} records: 0 new, {total} already there" in second.stdout, second.stdout
+    assert f"imported {total} records: 0 new, {created} already there, {derived} counters" in second.stdout
 
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"not a zip")

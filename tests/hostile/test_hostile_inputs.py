@@ -28,6 +28,7 @@ from starlette.testclient import TestClient
 from mesq.auth.scopes import ALL_SCOPES
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
+from mesq.kernel.messages import QUOTE_CHARS
 from mesq.kernel.spec import Operation, load_spec
 from mesq.runtime.server import create_local_app
 from mesq.wiring.services import build_services
@@ -200,6 +201,8 @@ def judge(world: World, channel: str, operation: Operation, case: Case, response
     problems = []
     if code == "INTERNAL" or len(response.content) >= MAX_ERROR_BYTES:
         problems.append(f"{where}: {code}, {len(response.content)} bytes")
+    if "x" * (QUOTE_CHARS + 1) in message:  # a 2 MB string quoted at more than an excerpt's length
+        problems.append(f"{where}: the message repeats more than {QUOTE_CHARS} characters of the value")
     if world.last != before:
         changed = sorted(set(world.last) ^ set(before))
         problems.append(f"{where}: failed ({code}) but changed the store: {changed[:3]}")

@@ -415,19 +415,25 @@ def _fixed_board() -> Any:
     return Board(spaces=[space], columns=columns, tasks=tasks, inbox_items=inbox)
 
 
-def test_importing_tasks_written_before_the_index_drops_the_marker_and_answers_stay_equal(tmp_path: Path) -> None:
+def test_importing_tasks_written_before_the_index_gives_them_their_keys_and_answers_stay_equal(
+    tmp_path: Path,
+) -> None:
     from mesq.archive.exporter import export_account
     from mesq.archive.importer import import_account
 
     old, new = SQLiteItemStore(tmp_path / "old.db"), SQLiteItemStore(tmp_path / "new.db")
     blobs = LocalBlobStore(tmp_path / "blobs")
+    board = _fixed_board()
+    for task in board.tasks:  # an import checks zones as the writes do: none of these is ever stored
+        if task.get("timezone") in ("Not/AZone", 'Odd"#\\~[é]/Zone'):
+            task["timezone"] = None
     try:
-        _write_board(old, "src", _fixed_board(), None, indexed=False)  # an account from before the index
+        _write_board(old, "src", board, None, indexed=False)  # an account from before the index
         export_account(old, blobs, "src", tmp_path / "a.zip", "2026-10-01T00:00:00.000000Z")
         due_index.backfill(new, "dst")  # the receiving account is indexed (empty board)
         assert due_index.is_indexed(new, "dst")
         import_account(new, blobs, "dst", tmp_path / "a.zip")
-        assert not due_index.is_indexed(new, "dst")  # its tasks lack the index keys
+        assert due_index.is_indexed(new, "dst")  # the import derived every task's index keys
         call = _call(_services(new, tmp_path), "dst")
         for args in ({"priority": "high"}, {"status": "done", "orderBy": "due"}):
             assert _answer(call, args, scan=False) == _answer(call, args, scan=True)

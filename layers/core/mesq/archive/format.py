@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from ..kernel.keys import user_partition
+from ..kernel.messages import bounded_message, quoted
 
 FORMAT = "mesq-archive"
 VERSION = 1
@@ -68,6 +69,7 @@ class ArchiveError(Exception):
     """A bad archive, named by its first fault (file and line when there is one)."""
 
     def __init__(self, message: str) -> None:
+        message = bounded_message(message)
         super().__init__(message)
         self.message = message
 
@@ -109,10 +111,11 @@ def rehome(value: Any, source: str, target: str) -> Any:
         return value
     old_pk, old_dir = owner_markers(source)
     new_pk, new_dir = owner_markers(target)
+    old_quoted, new_quoted = old_dir.replace("/", "%2F"), new_dir.replace("/", "%2F")  # in read URLs
 
     def walk(node: Any) -> Any:
         if isinstance(node, str):
-            return node.replace(old_dir, new_dir).replace(old_pk, new_pk)
+            return node.replace(old_dir, new_dir).replace(old_pk, new_pk).replace(old_quoted, new_quoted)
         if isinstance(node, list):
             return [walk(child) for child in node]
         if isinstance(node, dict):
@@ -130,34 +133,14 @@ def parse_record(line: bytes, number: int, source: str) -> dict[str, Any]:
     try:
         item = json.loads(line)
     except (ValueError, UnicodeDecodeError) as error:
-        raise ArchiveError(f"{where}: not JSON ({error})") from None
+        raise ArchiveError(f"{where}: not JSON ({quoted(str(error))})") from None
     if not isinstance(item, dict):
         raise ArchiveError(f"{where}: not a JSON object")
     pk, sk = item.get("pk"), item.get("sk")
     if not isinstance(pk, str) or not isinstance(sk, str) or not sk:
         raise ArchiveError(f"{where}: pk and sk must be strings")
     if pk != user_partition(source):
-        raise ArchiveError(f"{where}: pk {pk!r} is not the archive owner's partition")
+        raise ArchiveError(f"{where}: pk {quoted(pk)} is not the archive owner's partition")
     if not exported(sk):
-        raise ArchiveError(f"{where}: sk {sk!r} is not a kind an archive carries")
+        raise ArchiveError(f"{where}: sk {quoted(sk)} is not a kind an archive carries")
     return item
-
-
-def check_manifest(raw: bytes) -> dict[str, Any]:
-    try:
-        manifest = json.loads(raw)
-    except ValueError as error:
-        raise ArchiveError(f"{MANIFEST}: not JSON ({error})") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise ArchiveError(f"{MANIFEST}: not a {FORMAT} manifest")
-    if manifest.get("version") != VERSION:
-        raise ArchiveError(f"{MANIFEST}: version {manifest.get('version')!r} is not {VERSION}")
-    if not isinstance(manifest.get("owner"), str) or not manifest["owner"]:
-        raise ArchiveError(f"{MANIFEST}: owner missing")
-    files = manifest.get("files")
-    if not isinstance(files, dict) or RECORDS not in files:
-        raise ArchiveError(f"{MANIFEST}: files must list {RECORDS}")
-    for name, digest in files.items():
-        if not isinstance(digest, dict) or not isinstance(digest.get("sha256"), str):
-            raise ArchiveError(f"{MANIFEST}: files[{name!r}] needs a sha256")
-    return manifest

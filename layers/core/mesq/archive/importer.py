@@ -1,54 +1,86 @@
-"""`import_account`: an archive (format.py) back into a user's partition.
+"""`import_account`: an archive (format.py) back into a user's partition, read as a stranger's
+file (docs/archive.md "Import", docs/security.md "Imports").
 
-1. Validate the whole archive before writing: the manifest, every file's SHA-256, every record
-   line (`format.parse_record`), every record's blob present. The first fault raises
-   ArchiveError naming the file and line, and nothing has been written.
-2. Refuse an account that already holds records of the kinds the archive carries which the
-   archive does not (ArchiveError, nothing written): its counters and board settings would be
-   kept beside the imported records and no longer match them. An empty account, or the same
-   archive imported again, passes.
-3. Write the attachments' bytes (a blob already there with the same size is kept), then the
-   records in transactions of up to MAX_TRANSACTION_OPS Puts, each `exists=False`: a record the
-   account already holds is never overwritten, so importing the same archive twice creates
-   nothing new (a transaction that meets an existing record is retried item by item).
-4. A task record written before the todo due index (no GSI1 keys, `todos/due_index.py`) drops the
-   account's "board indexed" marker, so the next narrowed query_todos backfills the board.
+1. Read under caps (`limits`): the ZIP through `bounded_zip.BoundedZip` (member count, sizes,
+   ratio, total, as a stream), `manifest.json` as a stream of events (`ijson`, at most
+   MANIFEST_BYTES, keeping only the entries of records and attachments), `records.jsonl` line by
+   line with each line's length checked before it is held, records counted per kind.
+2. Validate the whole archive before writing: every checksum the import uses, every record
+   rebuilt (`records.rebuild`: only the attributes its kind defines, keys derived, ids,
+   timestamps and enums checked, attachment paths derived from the record), records in
+   sort-key order (so a key twice is a neighbour: no set of keys is held), every attachment's
+   bytes present with the size its record says, and the attachments within the account's quota.
+   The first fault raises ArchiveError naming the member, line and field; nothing is written.
+3. Refuse an account that already holds records of the kinds the archive carries which the
+   archive does not (its board's settings and slugs would no longer match), unless this archive's
+   import was started before (`journal`): then the rerun finishes it.
+4. Write: the journal, the attachments' bytes (at paths derived from their records), the records
+   in transactions of up to MAX_TRANSACTION_OPS Puts conditioned on absence (a record the account
+   holds is never overwritten), each imported task's reminder index entry, then the counters
+   recomputed from the records (`counters.rebuild_counters`), then the journal's `done`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import shutil
+import tempfile
 import time
-import zipfile
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import ijson
+
+from ..attachments.paths import MEMO, TODO, attachment_path
+from ..attachments.store import check_quota
+from ..kernel.errors import PayloadTooLarge
 from ..kernel.keys import user_partition
+from ..kernel.messages import quoted
+from ..kernel.timestamps import format_timestamp
 from ..store.each import write_each
 from ..store.paging import walk
-from ..store.ports import MAX_TRANSACTION_OPS, BlobStore, Condition, ConditionFailed, ItemStore, Put
+from ..store.ports import MAX_TRANSACTION_OPS, BlobStore, Condition, ConditionFailed, Item, ItemStore, Put
 from ..todos import untouched_board
-from ..todos.due_index import forget_indexed
-from ..todos.keys import KIND_PREFIX, due_keys_of, record_of
 from ..todos.keys import PREFIX as TODO_PREFIX
+from . import journal
+from .bounded_zip import BoundedZip, Member
+from .counters import rebuild_counters
 from .format import (
     BLOB_DIR,
     CHANGE_PREFIX,
+    FORMAT,
     MANIFEST,
     RECORDS,
+    VERSION,
     ArchiveError,
-    carries_blob,
-    check_manifest,
     covered_by,
     exported,
     parse_record,
     rehome,
 )
+from .limits import (
+    ARCHIVE_ZIP,
+    ATTACHMENTS,
+    LINE_BYTES,
+    MANIFEST_BYTES,
+    OWN_RECORDS,
+    RECORDS_PER_KIND,
+    RECORDS_TOTAL,
+    CapExceeded,
+    kind_of,
+)
+from .records import derived, rebuild, reminder_entry
 
 _ABSENT = Condition(exists=False)
+#: The deployment's default attachment quota (`Settings.attachment_quota_bytes`); the command line
+#: and the web page pass the configured one.
+DEFAULT_QUOTA_BYTES = 1024**3
+_ATTACHMENT_KINDS = {MEMO.record_prefix: MEMO, TODO.record_prefix: TODO}
 
 
 @dataclass
@@ -56,7 +88,9 @@ class ImportReport:
     records: int = 0
     created: int = 0
     existing: int = 0
+    derived: int = 0  # counters and index entries of the archive, recomputed instead
     blobs: int = 0
+    resumed: bool = False
     seconds: float = 0.0
 
     @property
@@ -64,142 +98,329 @@ class ImportReport:
         return self.records / self.seconds if self.seconds > 0 else float(self.records)
 
 
-def _open(path: Path) -> zipfile.ZipFile:
+@dataclass
+class _Blob:
+    member: Member
+    target: str
+    size: int
+    content_type: str
+
+
+@dataclass
+class _Archive:
+    """What validation found: the manifest's head, the members used, the attachments to write."""
+
+    zip: BoundedZip
+    manifest: dict[str, Any]
+    records: Member
+    blobs: list[_Blob] = field(default_factory=list)
+    kinds: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def owner(self) -> str:
+        return str(self.manifest["owner"])
+
+    @property
+    def digest(self) -> str:
+        return str(self.manifest["files"][RECORDS]["sha256"])
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+
+def _manifest(archive: BoundedZip, member: Member, present: Callable[[str], bool]) -> dict[str, Any]:
+    """The manifest's head and its `files` entries of the members the import uses (`present`:
+    records and the attachments in the ZIP), read as a stream of events: the others are passed."""
+    if member.size > MANIFEST_BYTES:
+        raise CapExceeded("manifest size", MANIFEST_BYTES, MANIFEST, f"{member.size:,} bytes")
+    manifest: dict[str, Any] = {"files": {}}
+    scopes: list[str] = []
+    current: str | None = None
+    entry_field: str | None = None
     try:
-        return zipfile.ZipFile(path)
-    except (OSError, zipfile.BadZipFile) as error:
-        raise ArchiveError(f"{path.name}: not a readable ZIP archive ({error})") from None
+        with archive.open(member) as reader:
+            for prefix, event, value in ijson.parse(reader, use_float=True):
+                if prefix in ("format", "version", "owner") and event in ("string", "number"):
+                    manifest[prefix] = value
+                elif prefix == "scopes" and event == "start_array":
+                    manifest["scopes"] = scopes
+                elif prefix == "scopes.item" and event == "string":
+                    scopes.append(str(value)[:40])
+                    if len(scopes) > 20:
+                        raise ArchiveError(f"{MANIFEST}: scopes: more than 20")
+                elif prefix == "files" and event == "map_key":
+                    current = value if present(str(value)) else None  # an entry of a member it uses
+                    if current is not None:
+                        manifest["files"][current] = {}
+                elif current is not None and prefix == f"files.{current}" and event == "map_key":
+                    entry_field = value
+                elif (
+                    current is not None
+                    and prefix == f"files.{current}.{entry_field}"
+                    and event in ("string", "number")
+                    and entry_field in ("sha256", "bytes", "contentType")
+                ):
+                    manifest["files"][current][entry_field] = value
+    except ijson.JSONError as error:
+        raise ArchiveError(f"{MANIFEST}: not JSON ({quoted(str(error))})") from None
+    return _checked_manifest(manifest)
 
 
-def _lines(archive: zipfile.ZipFile) -> Iterator[tuple[int, bytes]]:
-    with archive.open(RECORDS) as member:
-        for number, line in enumerate(member, start=1):
-            line = line.rstrip(b"\r\n")
-            if line:
-                yield number, line
-
-
-def _verify(archive: zipfile.ZipFile) -> dict[str, Any]:
-    names = set(archive.namelist())
-    if MANIFEST not in names:
-        raise ArchiveError(f"{MANIFEST}: missing")
-    manifest = check_manifest(archive.read(MANIFEST))
-    for name, entry in manifest["files"].items():
-        if name not in names:
-            raise ArchiveError(f"{name}: listed in the manifest but missing")
-        digest = hashlib.sha256()
-        with archive.open(name) as member:
-            for chunk in iter(lambda: member.read(1 << 16), b""):
-                digest.update(chunk)
-        if digest.hexdigest() != entry["sha256"]:
-            raise ArchiveError(f"{name}: checksum does not match the manifest")
+def _checked_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
+    if manifest.get("format") != FORMAT:
+        raise ArchiveError(f"{MANIFEST}: not a {FORMAT} manifest")
+    if manifest.get("version") != VERSION:
+        raise ArchiveError(f"{MANIFEST}: version {quoted(manifest.get('version'))} is not {VERSION}")
+    owner = manifest.get("owner")
+    if not isinstance(owner, str) or not owner or len(owner) > 64 or "#" in owner or "/" in owner:
+        raise ArchiveError(f"{MANIFEST}: owner missing or not a user id")
+    files = manifest["files"]
+    if RECORDS not in files:
+        raise ArchiveError(f"{MANIFEST}: files must list {RECORDS}")
+    for name, entry in files.items():
+        digest = entry.get("sha256")
+        if not isinstance(digest, str) or len(digest) != 64:
+            raise ArchiveError(f"{MANIFEST}: files[{quoted(name)}] needs a sha256")
     return manifest
 
 
-def validate(path: Path) -> tuple[dict[str, Any], set[str]]:
-    """The manifest and the sort keys of every record of a sound archive; ArchiveError at the
-    first fault."""
-    with _open(path) as archive:
-        manifest = _verify(archive)
-        owner = manifest["owner"]
-        seen: set[str] = set()
-        for number, line in _lines(archive):
-            item = parse_record(line, number, owner)
-            if item["sk"] in seen:
-                raise ArchiveError(f"{RECORDS} line {number}: a second record for sk {item['sk']!r}")
-            seen.add(item["sk"])
-            if carries_blob(item) and BLOB_DIR + item["path"] not in manifest["files"]:
-                raise ArchiveError(f"{RECORDS} line {number}: its attachment {item['path']!r} is not in the archive")
-    return manifest, seen
+def _present(blob_members: dict[str, Member]) -> Callable[[str], bool]:
+    return lambda name: name == RECORDS or name in blob_members
 
 
-def _refuse_an_account_of_its_own(items: ItemStore, user_id: str, manifest: dict[str, Any], archived: set[str]) -> None:
-    """ArchiveError, before anything is written, when the account holds records of the kinds this
-    archive carries (all of them, or those of its credential's `scopes`) that the archive does not:
-    the account's counters (memo stats, tag counts, list sizes, graph counts) and its board's
-    settings and slugs would be kept beside the archive's records and no longer match them. An
-    empty account, one holding only this archive's records (the same archive imported again), or
-    one whose own records are of kinds the archive does not carry passes, and so does one whose
-    only records are the empty board its first visit to Todos made (`todos/untouched_board.py`:
-    removed first, unless a task lands in it meanwhile). Change records carry no counter and are
-    not counted."""
-    owner = manifest["owner"]
+def _open(path: Path, label: str | None) -> BoundedZip:
+    return BoundedZip(path, ARCHIVE_ZIP, label)
+
+
+def _members(archive: BoundedZip) -> tuple[Member, Member, dict[str, Member]]:
+    blobs_seen = 0
+
+    def keep(name: str) -> bool:
+        nonlocal blobs_seen
+        if name.startswith(BLOB_DIR):
+            blobs_seen += 1
+            if blobs_seen > ATTACHMENTS:  # each is held until the records say which they need
+                raise CapExceeded("attachments per archive", ATTACHMENTS, archive.label)
+            return True
+        return name in (MANIFEST, RECORDS)
+
+    wanted = archive.index(keep)
+    for name in (MANIFEST, RECORDS):
+        if name not in wanted:
+            raise ArchiveError(f"{name}: missing")
+    blobs = {name: member for name, member in wanted.items() if name.startswith(BLOB_DIR)}
+    return wanted[MANIFEST], wanted[RECORDS], blobs
+
+
+def _items(archive: _Archive, user_id: str, on_chunk: Callable[[bytes], object] | None = None
+           ) -> Iterator[tuple[int, dict[str, Any], Item | None]]:  # fmt: skip
+    """(line number, the archived record, the record as the import writes it or None when it is
+    derived) of every line, in order."""
+    owner, previous = archive.owner, ""
+    for number, line in archive.zip.lines(archive.records, LINE_BYTES, on_chunk):
+        where = f"{RECORDS} line {number}"
+        item = parse_record(line, number, owner)
+        sk = str(item["sk"])
+        if sk <= previous:
+            problem = "a second record for" if sk == previous else "out of sort-key order at"
+            raise ArchiveError(f"{where}: {problem} sk {quoted(sk)} (an archive lists each record once, in order)")
+        previous = sk
+        yield number, item, rebuild(rehome(item, owner, user_id), user_id, where)
+
+
+def _validate(archive: _Archive, user_id: str, blob_members: dict[str, Member], own: set[str] | None) -> None:
+    """Every record rebuilt, the records' checksum, the attachments found and checked. `own`: the
+    account's own sort keys; those the archive holds are removed from it."""
+    digest = hashlib.sha256()
+    for total, (number, item, stored) in enumerate(_items(archive, user_id, digest.update), start=1):
+        if total > RECORDS_TOTAL:
+            raise CapExceeded("records per archive", RECORDS_TOTAL, f"{RECORDS} line {number}")
+        kind = kind_of(str(item["sk"]))
+        archive.kinds[kind] += 1
+        if kind and archive.kinds[kind] > RECORDS_PER_KIND[kind]:
+            raise CapExceeded(f"{kind} records", RECORDS_PER_KIND[kind], f"{RECORDS} line {number}")
+        if own is not None:
+            own.discard(str(item["sk"]))
+        if stored is not None and kind in _ATTACHMENT_KINDS:
+            archive.blobs.append(_blob(archive, stored, blob_members, number))
+    if digest.hexdigest() != archive.digest:
+        raise ArchiveError(f"{RECORDS}: checksum does not match the manifest")
+    for blob in archive.blobs:
+        _check_blob(archive, blob)
+
+
+def _blob(archive: _Archive, stored: Item, members: dict[str, Member], number: int) -> _Blob:
+    namespace = _ATTACHMENT_KINDS[kind_of(str(stored["sk"]))]
+    name = BLOB_DIR + attachment_path(archive.owner, str(stored["id"]), namespace)
+    member = members.get(name)
+    if member is None or name not in archive.manifest["files"]:
+        raise ArchiveError(f"{RECORDS} line {number}: its attachment {quoted(name)} is not in the archive")
+    if member.size != stored["fileSize"]:
+        raise ArchiveError(
+            f"{RECORDS} line {number}: its attachment is {member.size:,} bytes, not {stored['fileSize']:,}"
+        )
+    content_type = str(stored.get("mimeType") or "application/octet-stream")
+    return _Blob(member, str(stored["path"]), member.size, content_type)
+
+
+def _check_blob(archive: _Archive, blob: _Blob) -> None:
+    digest = hashlib.sha256()
+    with archive.zip.open(blob.member) as reader:
+        while chunk := reader.read(1 << 16):
+            digest.update(chunk)
+    if digest.hexdigest() != archive.manifest["files"][blob.member.name]["sha256"]:
+        raise ArchiveError(f"{quoted(blob.member.name)}: checksum does not match the manifest")
+
+
+# -- the account --------------------------------------------------------------------------------
+
+
+def _own_records(items: ItemStore, user_id: str, manifest: dict[str, Any]) -> tuple[set[str], list[str]]:
+    """The account's sort keys of the kinds the archive carries (change records, counters and
+    derived records aside), and every sort key of its board."""
     carried = covered_by(manifest["scopes"]) if "scopes" in manifest else (lambda item: True)
-    own: list[str] = []  # the account's records the archive does not hold
-    board: list[str] = []  # every record of the account's board, the archive's sort keys too
+    own: set[str] = set()
+    board: list[str] = []
     for item in walk(items, user_partition(user_id), keys_only=True):
         sk = str(item["sk"])
         if not exported(sk) or sk.startswith(CHANGE_PREFIX) or not carried({"sk": sk}):
             continue
         if sk.startswith(TODO_PREFIX):
-            board.append(sk)
-        if rehome(sk, user_id, owner) not in archived:
-            own.append(sk)
+            board.append(sk)  # its sizes too: the empty board's removal checks they are 0
+        if not derived(sk):
+            own.add(sk)
+        if len(own) > OWN_RECORDS:
+            raise CapExceeded("records of the target account", OWN_RECORDS, "this account")
+    return own, board
+
+
+def _refuse_an_account_of_its_own(items: ItemStore, user_id: str, own: set[str], board: list[str]) -> None:
+    """ArchiveError, before anything is written, when the account holds records of the kinds this
+    archive carries that the archive does not: its board's settings and slugs would be kept
+    beside the archive's. The board a first visit to Todos made, with nothing in it, makes way
+    (`todos/untouched_board.py`: removed first, unless a task lands in it meanwhile)."""
     if not own:
         return
-    # The board a first visit to Todos made, with nothing in it, makes way for the archive's
-    # (its settings and slug claim too, though the archive has records under the same keys).
-    empty_board = untouched_board.removal(items, user_id, board) if set(own) <= set(board) else None
+    empty_board = untouched_board.removal(items, user_id, board) if own <= set(board) else None
     if empty_board is not None:
         with contextlib.suppress(ConditionFailed):
             items.transact(list(empty_board))
             return
+    first = min(own)
     raise ArchiveError(
         f"this account already holds {len(own)} record(s) of the kinds the archive carries that the archive"
-        f" does not (the first: {own[0]!r}); import into a new, empty account: merging them would leave the"
-        " account's counters and board settings out of step with the imported records"
+        f" does not (the first: {quoted(first)}); import into a new, empty account: merging them would leave"
+        " the account's board settings out of step with the imported records"
     )
 
 
-def _commit(items: ItemStore, batch: list[dict[str, Any]], report: ImportReport) -> None:
+def _check_quota(items: ItemStore, user_id: str, blobs: list[_Blob], quota: int) -> None:
+    """The account's attachments the archive does not hold, plus the archive's, within `quota`."""
+    incoming = {blob.target: blob.size for blob in blobs}
+    used = 0
+    for prefix in _ATTACHMENT_KINDS:
+        for record in walk(items, user_partition(user_id), prefix=prefix):
+            if str(record.get("path")) not in incoming:
+                used += int(record.get("fileSize", 0))
+    try:
+        check_quota(used, sum(incoming.values()), quota)
+    except PayloadTooLarge as error:
+        raise ArchiveError(f"attachments: {error.message}") from None
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+
+def _write_blobs(archive: _Archive, blobs: BlobStore, report: ImportReport) -> None:
+    for blob in archive.blobs:
+        existing = blobs.head(blob.target)
+        if existing is None or existing.size != blob.size:
+            with archive.zip.open(blob.member) as reader, tempfile.TemporaryFile() as spool:
+                # A blob store sends a seekable file of known size (S3's PUT needs the length);
+                # the member is inflated into a temporary file a chunk at a time, never held.
+                shutil.copyfileobj(reader, spool, 1 << 16)
+                spool.seek(0)
+                blobs.put(blob.target, spool, blob.content_type)
+        report.blobs += 1
+
+
+def _commit(items: ItemStore, batch: list[Item], report: ImportReport, now: datetime, user_id: str) -> None:
+    if report.resumed and batch:  # most are there already: one batch read, not a failed transaction each
+        held = {(str(item["pk"]), str(item["sk"])) for item in items.batch_get([_key(item) for item in batch])}
+        report.existing += sum(1 for item in batch if _key(item) in held)
+        batch = [item for item in batch if _key(item) not in held]
     created = write_each(items, [Put(item, _ABSENT) for item in batch])
     report.created += created
     report.existing += len(batch) - created
+    entries = [entry for item in batch if (entry := reminder_entry(item, user_id, now)) is not None]
+    write_each(items, [Put(entry, _ABSENT) for entry in entries])
 
 
-def _unindexed_task(item: dict[str, Any], user_id: str) -> bool:
-    """A task record without the due-index keys the todo writes give it today."""
-    if not str(item.get("sk", "")).startswith(KIND_PREFIX["task"]):
-        return False
-    current = {name: item[name] for name in ("gsi1pk", "gsi1sk") if name in item}
-    return current != due_keys_of(user_id, record_of(item))
+def _key(item: Item) -> tuple[str, str]:
+    return (str(item["pk"]), str(item["sk"]))
 
 
-def import_account(items: ItemStore, blobs: BlobStore, user_id: str, path: Path) -> ImportReport:
+def _write_records(archive: _Archive, items: ItemStore, user_id: str, report: ImportReport, now: datetime) -> None:
+    batch: list[Item] = []
+    for _number, _item, stored in _items(archive, user_id):
+        report.records += 1
+        if stored is None:
+            report.derived += 1
+            continue
+        batch.append(stored)
+        if len(batch) == MAX_TRANSACTION_OPS:
+            _commit(items, batch, report, now, user_id)
+            batch = []
+    _commit(items, batch, report, now, user_id)
+
+
+def validate(path: Path, user_id: str | None = None, label: str | None = None) -> dict[str, Any]:
+    """The manifest of a sound archive (its records rebuilt for `user_id`, by default its own
+    owner); ArchiveError at the first fault (nothing is written)."""
+    with _open(path, label) as archive:
+        manifest_member, records, blob_members = _members(archive)
+        found = _Archive(archive, _manifest(archive, manifest_member, _present(blob_members)), records)
+        _validate(found, user_id or found.owner, blob_members, None)
+        return found.manifest
+
+
+def import_account(
+    items: ItemStore,
+    blobs: BlobStore,
+    user_id: str,
+    path: Path,
+    *,
+    quota_bytes: int = DEFAULT_QUOTA_BYTES,
+    label: str | None = None,
+    now: datetime | None = None,
+) -> ImportReport:
+    """Import the archive at `path` into `user_id`'s account (see the module docstring).
+    `quota_bytes`: the account's attachment quota; `label`: the archive's name in errors."""
     started = time.perf_counter()
-    manifest, archived = validate(path)
-    owner = manifest["owner"]
-    _refuse_an_account_of_its_own(items, user_id, manifest, archived)
+    moment = now or datetime.now(UTC)
     report = ImportReport()
-    with _open(path) as archive:
-        for name, entry in manifest["files"].items():
-            if not name.startswith(BLOB_DIR):
-                continue
-            target = rehome(name.removeprefix(BLOB_DIR), owner, user_id)
-            existing = blobs.head(target)
-            if existing is None or existing.size != entry.get("bytes"):
-                with archive.open(name) as member:
-                    blobs.put(target, member, entry.get("contentType") or "application/octet-stream")
-            report.blobs += 1
-        batch: list[dict[str, Any]] = []
-        unindexed = False
-        for number, line in _lines(archive):
-            batch.append(rehome(parse_record(line, number, owner), owner, user_id))
-            unindexed = unindexed or _unindexed_task(batch[-1], user_id)
-            report.records += 1
-            if len(batch) == MAX_TRANSACTION_OPS:
-                _commit(items, batch, report)
-                batch = []
-        _commit(items, batch, report)
-    if unindexed:
-        forget_indexed(items, user_id)
+    with _open(path, label) as archive:
+        manifest_member, records, blob_members = _members(archive)
+        found = _Archive(archive, _manifest(archive, manifest_member, _present(blob_members)), records)
+        report.resumed = journal.read(items, user_id, found.digest) is not None
+        own, board = (set(), []) if report.resumed else _own_records(items, user_id, found.manifest)
+        _validate(found, user_id, blob_members, own)
+        _check_quota(items, user_id, found.blobs, quota_bytes)
+        _refuse_an_account_of_its_own(items, user_id, own, board)
+        journal.begin(items, user_id, found.digest, found.owner, format_timestamp(moment))
+        _write_blobs(found, blobs, report)
+        _write_records(found, items, user_id, report, moment)
+    rebuild_counters(items, user_id)
+    counts = {"records": report.records, "created": report.created, "existing": report.existing, "blobs": report.blobs}
+    journal.finish(items, user_id, found.digest, format_timestamp(datetime.now(UTC)), counts)
     report.seconds = time.perf_counter() - started
     return report
 
 
 def manifest_of(path: Path) -> dict[str, Any]:
-    with _open(path) as archive:
-        return check_manifest(archive.read(MANIFEST))
+    with _open(path, None) as archive:
+        manifest_member, _records, blob_members = _members(archive)
+        return _manifest(archive, manifest_member, _present(blob_members))
 
 
 __all__ = ["ArchiveError", "ImportReport", "import_account", "manifest_of", "validate"]

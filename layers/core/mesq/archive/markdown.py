@@ -1,7 +1,8 @@
 """`import_markdown`: a folder or ZIP of Markdown files into a user's memos, one memo per `.md`
 file (docs/markdown-import.md).
 
-- Optional YAML front matter (`---` ... `---`, read with `yaml.safe_load`) sets `created`,
+- Optional YAML front matter (`---` ... `---`, read with a safe loader that refuses aliases and
+  caps size and depth, `limits.FRONT_MATTER_*`) sets `created`,
   `updated` (ISO 8601), `tags` (a list, or one string) and `pinned` (bool); other keys (Obsidian's
   `aliases`, ...) are ignored. `#tags` in the text are tags as usual; a front-matter tag the text
   does not carry is appended as a last line `#tag`, so tags stay in the content, where every
@@ -31,7 +32,6 @@ import os
 import posixpath
 import re
 import time
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -48,6 +48,7 @@ from ..attachments.uploads import MAX_FILE_BYTES, store_bytes
 from ..history.capture import memo_change
 from ..kernel.context import Call, Channel, Principal, Services, new_run_id
 from ..kernel.errors import MesqError
+from ..kernel.messages import quoted
 from ..kernel.spec import load_spec
 from ..kernel.tags import expand_tag_paths, is_valid_tag, parse_tags
 from ..kernel.timestamps import format_timestamp, now_timestamp, parse_timestamp
@@ -55,7 +56,8 @@ from ..memos import store as memo_store
 from ..memos.reads import content_max_characters
 from ..memos.writes import MAX_TAG_PATHS_PER_MEMO
 from ..store.ports import ConditionFailed, Item
-from .format import ArchiveError
+from .bounded_zip import BoundedZip, Member
+from .limits import FRONT_MATTER_BYTES, FRONT_MATTER_DEPTH, NOTES_ZIP
 
 CONTENT_SOURCE = "markdown"
 #: Folders a vault keeps for its app, not for notes (Obsidian's settings, git, the trash).
@@ -128,17 +130,24 @@ class FolderSource:
 
 
 class ZipSource:
-    def __init__(self, archive: zipfile.ZipFile) -> None:
+    """The files of a ZIP, read through `BoundedZip` under `limits.NOTES_ZIP`."""
+
+    def __init__(self, archive: BoundedZip) -> None:
         self.archive = archive
         self.sizes = {}
-        self._members: dict[str, zipfile.ZipInfo] = {}
-        for info in archive.infolist():
-            name = posixpath.normpath(info.filename.replace("\\", "/"))
+        self._members: dict[str, Member] = {}
+        for member in archive.members():
+            name = posixpath.normpath(member.name.replace("\\", "/"))
             parts = name.split("/")
-            if info.is_dir() or name.startswith(("/", "../")) or name == ".." or _SKIPPED_DIRS & set(parts[:-1]):
+            if (
+                member.name.endswith("/")
+                or name.startswith(("/", "../"))
+                or name == ".."
+                or _SKIPPED_DIRS & set(parts[:-1])
+            ):
                 continue
-            self.sizes[name] = info.file_size
-            self._members[name] = info
+            self.sizes[name] = member.size
+            self._members[name] = member
         # A ZIP of a folder holds it under one top folder: strip it, so the ZIP's notes have the
         # paths (and so the memo ids) the folder itself gives.
         tops = {name.split("/", 1)[0] if "/" in name else "" for name in self.sizes}
@@ -148,11 +157,33 @@ class ZipSource:
             self._members = {name[cut:]: info for name, info in self._members.items()}
 
     def read(self, name: str, limit: int) -> bytes:
-        with self.archive.open(self._members[name]) as member:
-            return member.read(limit + 1)  # the declared size may lie: never read past the limit
+        member = self._members[name]
+        with self.archive.open(member) as reader:
+            return reader.read(min(limit + 1, member.size))  # never past the limit, nor past its size
 
 
 # -- parsing (pure) ----------------------------------------------------------------------------
+
+
+class _FrontMatterLoader(yaml.SafeLoader):
+    """`yaml.SafeLoader` that refuses aliases (`*name`: a few hundred bytes of nested aliases
+    expand to gigabytes) and nesting deeper than FRONT_MATTER_DEPTH."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            event = self.get_event()  # type: ignore[no-untyped-call]
+            raise yaml.composer.ComposerError(
+                None, None, "aliases (*name) are not allowed in front matter", event.start_mark
+            )
+        self._depth = getattr(self, "_depth", 0) + 1
+        try:
+            if self._depth > FRONT_MATTER_DEPTH:
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested deeper than the front matter depth cap of {FRONT_MATTER_DEPTH}", None
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 def _front_matter(text: str) -> tuple[dict[str, Any], str]:
@@ -162,15 +193,18 @@ def _front_matter(text: str) -> tuple[dict[str, Any], str]:
     end = _FRONT_MATTER_END.search(text, start)
     if end is None:
         raise NoteError("front matter has no closing '---' line")
+    block = text[start : end.start()]
+    if len(block.encode()) > FRONT_MATTER_BYTES:
+        raise NoteError(f"front matter over the front matter size cap of {FRONT_MATTER_BYTES:,} bytes")
     try:
-        meta = yaml.safe_load(text[start : end.start()])
+        meta = yaml.load(block, Loader=_FrontMatterLoader)  # noqa: S506 - a safe loader, aliases refused
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""
         problem = getattr(error, "problem", None) or type(error).__name__
         raise NoteError(f"front matter is not valid YAML{where}: {problem}") from None
     except (ValueError, OverflowError) as error:  # a well-formed but impossible date: 2024-13-01
-        raise NoteError(f"front matter has an impossible value: {error}") from None
+        raise NoteError(f"front matter has an impossible value: {quoted(str(error))}") from None
     except RecursionError:
         raise NoteError("front matter is nested too deeply") from None
     if meta is None:
@@ -195,13 +229,13 @@ def _timestamp(value: Any, name: str) -> str | None:
             try:
                 moment = datetime.fromisoformat(value.strip())
             except ValueError:
-                raise NoteError(f"{name}: {value!r} is not an ISO 8601 date or time") from None
+                raise NoteError(f"{name}: {quoted(value)} is not an ISO 8601 date or time") from None
     else:
-        raise NoteError(f"{name}: {value!r} is not an ISO 8601 date or time")
+        raise NoteError(f"{name}: {quoted(value)} is not an ISO 8601 date or time")
     try:
         return format_timestamp(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
     except OverflowError:  # 0001-01-01T00:30+01:00 is before year 1 in UTC
-        raise NoteError(f"{name}: {value!s} is outside 0001..9999 in UTC") from None
+        raise NoteError(f"{name}: {quoted(str(value))} is outside 0001..9999 in UTC") from None
 
 
 def _meta_tags(value: Any) -> list[str]:
@@ -213,12 +247,12 @@ def _meta_tags(value: Any) -> list[str]:
     tags: list[str] = []
     for entry in raw:
         if isinstance(entry, bool) or not isinstance(entry, str | int | float):
-            raise NoteError(f"tags: {entry!r} is not a tag")
+            raise NoteError(f"tags: {quoted(entry)} is not a tag")
         tag = str(entry).strip().lstrip("#")
         if not tag:
             continue
         if not is_valid_tag(tag):
-            raise NoteError(f"tags: {tag!r} is not a valid tag")
+            raise NoteError(f"tags: {quoted(tag)} is not a valid tag")
         tags.append(tag)
     return tags
 
@@ -237,10 +271,10 @@ def _resolve(note_path: str, ref: str, sizes: dict[str, int]) -> str:
     """The file `ref` names, among the files of the folder; NoteError when it escapes or is missing."""
     ref = ref.replace("\\", "/")
     if ref.startswith("/") or re.match(r"^[A-Za-z]:/", ref):
-        raise NoteError(f"image {ref!r}: an absolute path; only files inside the folder are imported")
+        raise NoteError(f"image {quoted(ref)}: an absolute path; only files inside the folder are imported")
     beside = posixpath.normpath(posixpath.join(posixpath.dirname(note_path), ref))
     if beside == ".." or beside.startswith("../"):
-        raise NoteError(f"image {ref!r} points outside the folder")
+        raise NoteError(f"image {quoted(ref)} points outside the folder")
     for candidate in (beside, posixpath.normpath(ref)):
         if candidate in sizes:
             return candidate
@@ -248,7 +282,7 @@ def _resolve(note_path: str, ref: str, sizes: dict[str, int]) -> str:
         same_name = [name for name in sizes if posixpath.basename(name) == ref]
         if len(same_name) == 1:
             return same_name[0]
-    raise NoteError(f"image {ref!r} is not in the folder")
+    raise NoteError(f"image {quoted(ref)} is not in the folder")
 
 
 def memo_id_for(user_id: str, path: str, data: bytes) -> str:
@@ -269,7 +303,7 @@ def parse_note(user_id: str, path: str, data: bytes, sizes: dict[str, int], max_
     created, updated = _timestamp(meta.get("created"), "created"), _timestamp(meta.get("updated"), "updated")
     pinned = meta.get("pinned", False)
     if not isinstance(pinned, bool):
-        raise NoteError(f"pinned: {pinned!r} is not true or false")
+        raise NoteError(f"pinned: {quoted(pinned)} is not true or false")
     content = body.strip()
     missing = [tag for tag in _meta_tags(meta.get("tags")) if tag not in parse_tags(content)]
     if missing:
@@ -285,9 +319,9 @@ def parse_note(user_id: str, path: str, data: bytes, sizes: dict[str, int], max_
         raise NoteError(f"{len(images)} attachments, over the {max_images} a memo holds")
     for image in images:
         if image.lower().endswith(".md"):
-            raise NoteError(f"{image!r} is a note, not an attachment (embedded notes are not imported)")
+            raise NoteError(f"{quoted(image)} is a note, not an attachment (embedded notes are not imported)")
         if sizes[image] > MAX_FILE_BYTES:
-            raise NoteError(f"image {image!r} is over the {MAX_FILE_BYTES}-byte attachment limit")
+            raise NoteError(f"image {quoted(image)} is over the {MAX_FILE_BYTES}-byte attachment limit")
     return Note(path, memo_id_for(user_id, path, data), content, created, updated, pinned, images)
 
 
@@ -374,11 +408,17 @@ def _import(call: Call, source: Source) -> MarkdownReport:
 
 
 def import_markdown(
-    services: Services, user_id: str, path: Path, *, principal: Principal | None = None, channel: Channel = "cli"
+    services: Services,
+    user_id: str,
+    path: Path,
+    *,
+    principal: Principal | None = None,
+    channel: Channel = "cli",
+    label: str | None = None,
 ) -> MarkdownReport:
     """Import every `.md` file of the folder or ZIP at `path` as `user_id`'s memos. The change
     records name `principal` (the command line's call, `mesq import --markdown`, without one;
-    Settings → Import passes the signed-in browser)."""
+    Settings → Import passes the signed-in browser). `label`: the ZIP's name in errors."""
     principal = principal or Principal(
         user_id, frozenset(), "cli:markdown-import", "pat", name="mesq import --markdown"
     )
@@ -387,11 +427,7 @@ def import_markdown(
     )
     if path.is_dir():
         return _import(call, FolderSource(path))
-    try:
-        archive = zipfile.ZipFile(path)
-    except (OSError, zipfile.BadZipFile) as error:
-        raise ArchiveError(f"{path.name}: neither a folder nor a readable ZIP archive ({error})") from None
-    with archive:
+    with BoundedZip(path, NOTES_ZIP, label) as archive:
         return _import(call, ZipSource(archive))
 
 

@@ -21,6 +21,7 @@ from functools import cached_property
 from urllib.parse import quote
 
 from ..kernel.errors import Forbidden, ValidationError
+from ..kernel.messages import quoted
 
 ATTACHMENT_ROOT = "users"
 STAGING_ROOT = "uploads"
@@ -95,7 +96,7 @@ def own_attachment_id(path: str, user_id: str, field: str = "path", kind: Namesp
     included); Forbidden for another user's path (its shape says whose it is, so nothing leaks)."""
     match = kind.pattern.fullmatch(path) if isinstance(path, str) else None
     if match is None:
-        raise ValidationError(f"{field}: {path!r} is not a {kind.noun} path (users/<you>/{kind.name}/<id>)")
+        raise ValidationError(f"{field}: {quoted(path)} is not a {kind.noun} path (users/<you>/{kind.name}/<id>)")
     if match.group(1) != user_id:
         raise Forbidden(f"{field}: this attachment belongs to another account")
     return match.group(2)

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..kernel.context import Call
 from ..kernel.errors import MesqError, NotFound, ResponseTooLarge, ServiceUnavailable, ValidationError
+from ..kernel.messages import quoted
 from ..store.ports import BlobInfo, BlobNotFound, BlobTooLarge, StoreUnavailable
 from . import store
 from .paths import MEMO, Namespace, mcp_uri, own_attachment_id, read_url
@@ -32,7 +33,7 @@ def registered(call: Call, path: str, kind: Namespace = MEMO) -> dict[str, Any]:
     attachment_id = own_attachment_id(path, call.principal.user_id, kind=kind)
     record = store.read_attachment(call.services.items, call.principal.user_id, attachment_id, kind)
     if record is None:
-        raise NotFound(f"no attachment at {path!r}")
+        raise NotFound(f"no attachment at {quoted(path)}")
     return record
 
 
@@ -41,14 +42,14 @@ def stat(call: Call, path: str, kind: Namespace = MEMO) -> Stored:
     record = registered(call, path, kind)
     info = call.services.blobs.head(path)
     if info is None:
-        raise NotFound(f"the file of attachment {path!r} is missing from storage")
+        raise NotFound(f"the file of attachment {quoted(path)} is missing from storage")
     return Stored(record, info)
 
 
 def _too_large(call: Call, path: str, size: int | None, cap: int, kind: Namespace) -> ResponseTooLarge:
     what = f"{size} bytes" if size is not None else "more bytes"
     return ResponseTooLarge(
-        f"attachment {path!r} has {what}, over the MCP read cap of {cap} bytes; download it with an "
+        f"attachment {quoted(path)} has {what}, over the MCP read cap of {cap} bytes; download it with an "
         f"authenticated GET of {read_url(path, call.services.deployment.public_url, kind)}"
     )
 
@@ -60,7 +61,7 @@ def read_capped(call: Call, path: str, cap: int, kind: Namespace = MEMO) -> tupl
     try:
         data = call.services.blobs.get(path, max_bytes=cap)
     except BlobNotFound:
-        raise NotFound(f"the file of attachment {path!r} is missing from storage") from None
+        raise NotFound(f"the file of attachment {quoted(path)} is missing from storage") from None
     except BlobTooLarge:
         raise _too_large(call, path, None, cap, kind) from None
     except StoreUnavailable:

@@ -142,6 +142,12 @@ def consume_session(user_id: str, upload_id: str) -> Delete:
     return Delete(session_key(user_id, upload_id), Condition(exists=True))
 
 
-def expired_sessions(items: ItemStore, now: str, limit: int) -> list[Item]:
-    """Sessions whose expiresAt is before `now` (every user), oldest first."""
-    return items.query(SESSION_INDEX_PARTITION, index="gsi2", end=now, limit=limit).items
+def session_of(entry: Item) -> tuple[str, str] | None:
+    """(user id, upload id) of an upload-session index entry that is one (its key is the
+    session key of the user and upload it names), else None."""
+    user_id, upload_id = entry.get("userId"), entry.get("uploadId")
+    if not isinstance(user_id, str) or not isinstance(upload_id, str) or not user_id or not upload_id:
+        return None
+    if (entry.get("pk"), entry.get("sk")) != session_key(user_id, upload_id):
+        return None
+    return user_id, upload_id

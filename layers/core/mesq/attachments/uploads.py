@@ -19,9 +19,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from aws_lambda_powertools import Logger
+
 from ..kernel.context import Call
 from ..kernel.errors import NotFound, PayloadTooLarge, ValidationError
+from ..kernel.messages import quoted
 from ..kernel.timestamps import format_timestamp, now_timestamp
+from ..store.paging import walk
 from ..store.ports import BlobNotFound, BlobSource, BlobStore, ConditionFailed, ItemStore, PresignUnsupported
 from . import store
 from .paths import (
@@ -45,6 +49,8 @@ _TOKEN = r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}"
 _MIME = re.compile(rf"{_TOKEN}/{_TOKEN}(;([ -~]{{0,119}}[!-~])?)?")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
+logger = Logger(child=True)
+
 
 def check_display_name(value: str, field: str = "displayName") -> str:
     name = value.strip() if isinstance(value, str) else ""
@@ -55,7 +61,7 @@ def check_display_name(value: str, field: str = "displayName") -> str:
 
 def check_mime_type(value: str, field: str = "mimeType") -> str:
     if not isinstance(value, str) or not _MIME.fullmatch(value):
-        raise ValidationError(f"{field}: {value!r} is not a media type like image/jpeg")
+        raise ValidationError(f"{field}: {quoted(value)} is not a media type like image/jpeg")
     return value
 
 
@@ -182,7 +188,7 @@ def _open_session(call: Call, upload_id: str, path: str, kind: Namespace) -> dic
     own_attachment_id(path, call.principal.user_id, kind=kind)
     session = store.read_session(call.services.items, call.principal.user_id, upload_id)
     if session is None:
-        raise NotFound(f"no open upload session {upload_id!r}: it was completed, cancelled or has expired")
+        raise NotFound(f"no open upload session {quoted(upload_id)}: it was completed, cancelled or has expired")
     if session["path"] != path:
         raise ValidationError("path: not the path of this upload session")
     return session
@@ -204,7 +210,7 @@ def complete_session(call: Call, upload_id: str, path: str, kind: Namespace = ME
     session = _open_session(call, upload_id, path, kind)
     if session["expiresAt"] <= now_timestamp():
         _discard(call, session)
-        raise NotFound(f"upload session {upload_id!r} has expired; start a new one")
+        raise NotFound(f"upload session {quoted(upload_id)} has expired; start a new one")
     staged = staging_path(user_id, upload_id)
     info = blobs.head(staged)
     if info is None:
@@ -212,8 +218,9 @@ def complete_session(call: Call, upload_id: str, path: str, kind: Namespace = ME
     if info.size != session["size"] or info.content_type != session["mimeType"]:
         blobs.delete(staged)  # the session stays open: PUT the right file again
         raise ValidationError(
-            f"the uploaded object has {info.size} bytes of type {info.content_type!r}, but this session "
-            f"expects {session['size']} bytes of type {session['mimeType']!r}; it was removed, PUT the file again"
+            f"the uploaded object has {info.size} bytes of type {quoted(info.content_type)}, but this session "
+            f"expects {session['size']} bytes of type {quoted(session['mimeType'])}; "
+            "it was removed, PUT the file again"
         )
     record = _record(user_id, attachment_id, session["displayName"], session["mimeType"], info.size, call.channel, kind)
     record["uploadId"] = upload_id
@@ -236,7 +243,7 @@ def complete_session(call: Call, upload_id: str, path: str, kind: Namespace = ME
         done = store.read_attachment(items, user_id, attachment_id, kind)
         if done is None or done.get("uploadId") != upload_id:
             blobs.delete(path)
-            raise NotFound(f"upload session {upload_id!r} was cancelled meanwhile") from None
+            raise NotFound(f"upload session {quoted(upload_id)} was cancelled meanwhile") from None
         return public_resource(call, done)
     except PayloadTooLarge:
         blobs.delete(path)
@@ -258,14 +265,21 @@ def sweep_expired_sessions(
     """Delete the staged object and the record of every expired upload session; the count.
 
     Run by the scheduler (Lambda) and by `mesq serve` in the background; the bucket's lifecycle
-    rule on the staging prefix catches anything a missed sweep leaves."""
+    rule on the staging prefix catches anything a missed sweep leaves. The index partition is
+    global: an entry is deleted by its own key (the item read, never a key computed from its
+    attributes), and an entry that is not an upload session (written there by an old import,
+    see `mesq repair-imports`) is logged and passed, the walk going on after it, so no entry
+    can make the sweep read the same page forever."""
     swept = 0
-    while True:
-        expired = store.expired_sessions(items, now(), batch)
-        for session in expired:
-            user_id = str(session["userId"])
-            blobs.delete(staging_path(user_id, str(session["uploadId"])))
-            store.delete_session(items, user_id, str(session["uploadId"]))
-            swept += 1
-        if len(expired) < batch:
-            return swept
+    for entry in walk(items, store.SESSION_INDEX_PARTITION, index="gsi2", end=now(), limit=None):
+        session = store.session_of(entry)
+        if session is None:
+            logger.warning("skipped a malformed upload-session index entry", extra={"sk": str(entry.get("sk"))[:80]})
+            continue
+        user_id, upload_id = session
+        blobs.delete(staging_path(user_id, upload_id))
+        items.delete((str(entry["pk"]), str(entry["sk"])))
+        swept += 1
+        if swept % batch == 0:
+            logger.info("upload-session sweep in progress", extra={"swept": swept})
+    return swept

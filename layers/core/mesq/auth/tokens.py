@@ -16,6 +16,7 @@ from typing import Any
 from ..kernel.context import Principal
 from ..kernel.errors import NotFound, Unauthorized, ValidationError
 from ..kernel.keys import user_partition
+from ..kernel.messages import quoted
 from ..kernel.timestamps import format_timestamp, now_timestamp, parse_timestamp, utc_now
 from ..store.ports import Condition, ConditionFailed, Delete, ItemStore, Key, Put, Update
 from .lookup_cache import cache_for
@@ -126,7 +127,7 @@ def list_tokens(items: ItemStore, user_id: str) -> list[dict[str, Any]]:
 def revoke_token(items: ItemStore, user_id: str, token_id: str) -> dict[str, Any]:
     record = items.get(record_key(user_id, token_id))
     if record is None:
-        raise NotFound(f"no token {token_id!r}")
+        raise NotFound(f"no token {quoted(token_id)}")
     if not record.get("revokedAt"):
         items.transact(
             [

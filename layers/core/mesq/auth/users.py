@@ -7,12 +7,17 @@ import secrets
 from functools import cache
 from typing import Any
 
+from aws_lambda_powertools import Logger
+
 from ..kernel.errors import NotFound, ValidationError
 from ..kernel.keys import user_partition
+from ..kernel.messages import quoted
 from ..kernel.timestamps import now_timestamp
 from ..store.paging import walk
 from ..store.ports import Condition, ConditionFailed, ItemStore, Put, Update
 from .passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hash_password, verify_password
+
+logger = Logger(child=True)
 
 _USERNAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,31}$")
 
@@ -96,7 +101,7 @@ def create_user(
     except ConditionFailed as failure:
         if failure.index == 2:
             raise SetupAlreadyDone("set-up is done already: an account exists") from None
-        raise ValidationError(f"username {username!r} is taken") from None
+        raise ValidationError(f"username {quoted(username)} is taken") from None
     return public_user(profile)
 
 
@@ -108,7 +113,7 @@ def find_user_by_name(items: ItemStore, username: str) -> dict[str, Any]:
     claim = items.get(_username_key(username))
     profile = get_user(items, claim["userId"]) if claim else None
     if profile is None:
-        raise NotFound(f"no user named {username!r}")
+        raise NotFound(f"no user named {quoted(username)}")
     return profile
 
 
@@ -117,9 +122,20 @@ def list_users(items: ItemStore) -> list[dict[str, Any]]:
 
     Accounts whose claim predates the directory index are not listed: `count_users` still
     counts them, so a caller can say how many are missing."""
-    claims = list(walk(items, DIRECTORY_PARTITION, index=DIRECTORY_INDEX))
+    claims = [claim for claim in walk(items, DIRECTORY_PARTITION, index=DIRECTORY_INDEX) if _is_claim(claim)]
     profiles = {p["userId"]: p for p in items.batch_get([_profile_key(claim["userId"]) for claim in claims])}
     return [public_user(profiles[claim["userId"]]) for claim in claims if claim["userId"] in profiles]
+
+
+def _is_claim(entry: dict[str, Any]) -> bool:
+    """A directory entry that is a username claim (its key is the claim key of the name it is
+    listed under). The directory is a global partition: an entry an old import planted there
+    (`mesq repair-imports` removes them) is logged and passed."""
+    name, user_id = entry.get("gsi2sk"), entry.get("userId")
+    if isinstance(name, str) and isinstance(user_id, str) and (entry.get("pk"), entry.get("sk")) == _username_key(name):
+        return True
+    logger.warning("skipped a malformed user directory entry", extra={"pk": str(entry.get("pk"))[:80]})
+    return False
 
 
 def count_users(items: ItemStore) -> int:
@@ -141,7 +157,7 @@ def set_password(items: ItemStore, username: str, password: str) -> dict[str, An
             )
         )
     except ConditionFailed:
-        raise NotFound(f"no user named {username!r}") from None
+        raise NotFound(f"no user named {quoted(username)}") from None
     return public_user(updated)
 
 
@@ -166,9 +182,9 @@ def set_setting(items: ItemStore, user_id: str, name: str, value: bool | str) ->
     a double click; `language`: the pages' language); the others are kept. Returns the settings
     as stored."""
     if name not in DEFAULT_SETTINGS:
-        raise ValidationError(f"unknown setting {name!r}; known: {', '.join(sorted(DEFAULT_SETTINGS))}")
+        raise ValidationError(f"unknown setting {quoted(name)}; known: {', '.join(sorted(DEFAULT_SETTINGS))}")
     if value not in SETTING_CHOICES[name] or type(value) is not type(DEFAULT_SETTINGS[name]):
-        raise ValidationError(f"{name} cannot be {value!r}")
+        raise ValidationError(f"{name} cannot be {quoted(value)}")
     profile = get_user(items, user_id)
     if profile is None:
         raise NotFound("this account no longer exists")

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..kernel.context import Call
 from ..kernel.errors import Conflict, Forbidden, MesqError, NotFound, RevisionConflict, ValidationError
+from ..kernel.messages import quoted
 from ..kernel.timestamps import now_timestamp
 from ..memos.reads import public_memo
 from ..memos.store import read_memo
@@ -155,7 +156,7 @@ def _undo_memo(call: Call, change: Item, expected: int) -> dict[str, Any]:
         return restore_memo(call, target)
     current = read_memo(call.services.items, call.principal.user_id, target["id"])
     if current is None:
-        raise NotFound(f"memo {target['id']!r} no longer exists")
+        raise NotFound(f"memo {quoted(target['id'])} no longer exists")
     restored = {name: change["before"][name] for name in _MEMO_FIELDS if name in change["fields"]}
     if not restored:  # only derived fields changed: nothing a person sees to put back
         if current["revision"] != expected:
@@ -193,7 +194,7 @@ def _rename_back(call: Call, change: Item, expected: int) -> dict[str, Any]:
     name = change["record"]["id"]
     current = load_partial(call.services.items, call.principal.user_id).tags.get(name)
     if current is None:
-        raise NotFound(f"todo tag {name!r} no longer exists")
+        raise NotFound(f"todo tag {quoted(name)} no longer exists")
     color = change["before"]["color"] if "color" in change["fields"] else current.get("color")
     args = {"name": name, "newName": change["before"]["name"], "color": color, "expectedRevision": expected}
     return update_todo_tag(call, args)
@@ -236,10 +237,10 @@ def _revert_fields(call: Call, change: Item, expected: int) -> dict[str, Any]:
             kind, record_id = entry["record"]["kind"], entry["record"]["id"]
             current = _current(state, kind, record_id)
             if current is None:
-                return NotFound(f"todo {kind} {record_id!r} no longer exists")
+                return NotFound(f"todo {kind} {quoted(record_id)} no longer exists")
             if int(current["revision"]) != entry["revisions"]["after"]:
                 return RevisionConflict(
-                    f"todo {kind} {record_id!r} changed since this change (revision {current['revision']})",
+                    f"todo {kind} {quoted(record_id)} changed since this change (revision {current['revision']})",
                     recover_data={kind: _public(state, kind, current)},
                 )
         return RevisionConflict("a record of this change changed meanwhile; list its changes and retry")

@@ -41,6 +41,7 @@ from ..attachments.paths import MEMO, TODO, Namespace
 from ..kernel.concurrency import run_sync
 from ..kernel.context import Call, Principal
 from ..kernel.errors import ClientClosed, MesqError, NotFound, PayloadTooLarge, ValidationError
+from ..kernel.messages import quoted
 from ..kernel.spec import Spec
 from ..store.ports import BlobNotFound, BlobStore, StoreUnavailable
 from ..wiring.services import Services
@@ -255,7 +256,9 @@ class ResourceRead:
             try:
                 iterator, chunk = opening.result()
             except BlobNotFound:
-                await failure(NotFound(f"the file of attachment {path!r} is missing"), trace_id)(scope, receive, send)
+                await failure(NotFound(f"the file of attachment {quoted(path)} is missing"), trace_id)(
+                    scope, receive, send
+                )
                 return
             except StoreUnavailable as exc:
                 await storage_failure("attachment", exc, trace_id)(scope, receive, send)

@@ -61,6 +61,7 @@ from ..auth.oauth.metadata import (
 from ..auth.oauth.resources import normalize_resource
 from ..kernel.concurrency import run_sync
 from ..kernel.errors import MesqError, NotFound, RateLimited
+from ..kernel.messages import quoted
 from ..wiring.services import Services
 from .cimd import fetch_metadata_document
 
@@ -85,7 +86,7 @@ def _single_params(pairs: list[tuple[str, str]]) -> dict[str, str]:
     params: dict[str, str] = {}
     for name, value in pairs:
         if name in params:
-            raise OAuthError("invalid_request", f"parameter {name!r} is repeated")
+            raise OAuthError("invalid_request", f"parameter {quoted(name)} is repeated")
         params[name] = value
     return params
 
@@ -150,7 +151,7 @@ class OAuthEndpoints:
             return metadata_document_client(client_id, document)
         client = await run_sync(registered_client, self.services.items, client_id)
         if client is None:
-            raise OAuthError("invalid_client", f"unknown client_id {client_id!r}; register the client first")
+            raise OAuthError("invalid_client", f"unknown client_id {quoted(client_id)}; register the client first")
         return client
 
     async def _over_budget(self, request: Request) -> Response | None:

@@ -28,6 +28,7 @@ from ..attachments import store as attachment_store
 from ..attachments.paths import NAMESPACES, Namespace, namespace_of
 from ..kernel.errors import Conflict, NotFound, ValidationError
 from ..kernel.keys import user_partition
+from ..kernel.messages import quoted
 from ..memos.purge import ORPHANS_PREFIX
 from ..memos.store import all_memos
 from ..store.paging import walk
@@ -80,10 +81,10 @@ def inventory(items: ItemStore, user_id: str) -> dict[str, Any]:
 def _registered(items: ItemStore, user_id: str, path: str) -> tuple[Namespace, Item]:
     kind = namespace_of(path)
     if kind is None or not path.startswith(f"users/{user_id}/"):
-        raise ValidationError(f"{path!r} is not one of your attachment paths")
+        raise ValidationError(f"{quoted(path)} is not one of your attachment paths")
     record = attachment_store.read_attachment(items, user_id, path.rsplit("/", 1)[1], kind)
     if record is None:
-        raise NotFound(f"no attachment at {path!r} (discarded already?)")
+        raise NotFound(f"no attachment at {quoted(path)} (discarded already?)")
     return kind, record
 
 
@@ -107,7 +108,7 @@ def discard(items: ItemStore, blobs: BlobStore, user_id: str, paths: Iterable[st
     bound = bound_paths(items, user_id)
     still_bound = [p for p in wanted if p in bound]
     if still_bound:
-        raise Conflict(f"{still_bound[0]!r} is attached to a memo or a todo now; remove it there first")
+        raise Conflict(f"{quoted(still_bound[0])} is attached to a memo or a todo now; remove it there first")
     freed, freed_bytes = 0, 0
     for path in wanted:
         kind, record = _registered(items, user_id, path)

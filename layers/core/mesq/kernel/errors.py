@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .messages import bounded_message
+
 
 class MesqError(Exception):
     code = "INTERNAL"
@@ -19,6 +21,7 @@ class MesqError(Exception):
         recover_data: Any = None,
         retry_after_seconds: int | None = None,
     ) -> None:
+        message = bounded_message(message)  # a last resort: values are quoted by `excerpt`
         super().__init__(message)
         self.message = message
         self.details = details

@@ -1,9 +1,11 @@
 """Pieces of client-facing error messages that carry what the client sent.
 
 A message never echoes a bad value in full: a 1 MB id would make a 2 MB answer (and on Lambda,
-past 6 MB, no answer at all). Values are quoted as a short prefix, field names too, and both come
-out as plain escaped text: a lone surrogate or a control character in a value cannot break the
-answer's encoding or a log line.
+past 6 MB, no answer at all), a YAML note expanding to gigabytes a 1.3 GB error page. Values are
+quoted as a short prefix (`quoted`, every error path of `mesq`: tests/hostile/test_error_excerpts.py
+keeps it so), field names too, and both come out as plain escaped text: a lone surrogate or a
+control character in a value cannot break the answer's encoding or a log line. `MesqError` cuts a
+message that is still too long (`bounded_message`) as a last resort.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 
 #: How much of a value a message quotes.
 QUOTE_CHARS = 40
+#: The longest message an error carries, whatever it quotes.
+MESSAGE_CHARS = 1000
 #: How many items of a list of names (unknown fields, ...) a message shows.
 LIST_ITEMS = 5
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
@@ -62,3 +66,12 @@ def field_path(parts: Iterable[str | int]) -> str:
         else:
             path += f"[{quoted(part)}]"
     return path
+
+
+def bounded_message(message: str, limit: int = MESSAGE_CHARS) -> str:
+    """`message` cut in its middle when longer than `limit` (its start names the field, its end
+    says what to do)."""
+    if len(message) <= limit:
+        return message
+    keep = (limit - 40) // 2
+    return f"{message[:keep]}… ({len(message) - 2 * keep:,} characters cut) …{message[-keep:]}"

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from aws_lambda_powertools import Logger
 
+from ..kernel.messages import quoted
+
 if TYPE_CHECKING:  # numpy is imported by the providers themselves, off every function's cold start
     import numpy as np
     import numpy.typing as npt
@@ -36,7 +38,7 @@ else:
             import numpy.typing as npt
 
             return npt.NDArray[np.float32]
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        raise AttributeError(f"module {quoted(__name__)} has no attribute {quoted(name)}")
 
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)

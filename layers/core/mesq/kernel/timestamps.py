@@ -11,6 +11,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from ..kernel.messages import quoted
 from .errors import ValidationError
 
 _ISO = re.compile(
@@ -29,7 +30,7 @@ def parse_timestamp(value: str, field: str) -> datetime:
     if match is None:
         hint = " (in a URL query, send '+' as %2B)" if isinstance(value, str) and " " in value else ""
         raise ValidationError(
-            f"{field}: {value!r} is not an ISO 8601 timestamp with Z or an offset "
+            f"{field}: {quoted(value)} is not an ISO 8601 timestamp with Z or an offset "
             f"(e.g. 2026-10-05T00:00:00+08:00){hint}"
         )
     fraction = match["fraction"] or ""
@@ -57,14 +58,14 @@ def parse_timestamp(value: str, field: str) -> datetime:
             int(fraction.ljust(6, "0")) if fraction else 0,
         )
     except ValueError as exc:
-        raise ValidationError(f"{field}: {value!r} is not a valid date and time ({exc})") from None
+        raise ValidationError(f"{field}: {quoted(value)} is not a valid date and time ({exc})") from None
     # An instant whose UTC time leaves 0001..9999 (0001-01-01T00:30+01:00) cannot be stored or
     # compared exactly: reject it rather than silently moving it.
     naive_min, naive_max = _MIN_UTC.replace(tzinfo=None), _MAX_UTC.replace(tzinfo=None)
     if (offset > timedelta(0) and local - naive_min < offset) or (
         offset < timedelta(0) and naive_max - local < -offset
     ):
-        raise ValidationError(f"{field}: {value!r} is outside 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999999Z")
+        raise ValidationError(f"{field}: {quoted(value)} is outside 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999999Z")
     return (local - offset).replace(tzinfo=UTC)
 
 
@@ -92,5 +93,5 @@ def parse_zone(name: str, field: str) -> ZoneInfo:
     optional handle None before calling."""
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise ValidationError(f"{field}: {name!r} is not an IANA time zone name (e.g. Asia/Shanghai)") from None
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long for a file name
+        raise ValidationError(f"{field}: {quoted(name)} is not an IANA time zone name (e.g. Asia/Shanghai)") from None

@@ -26,6 +26,7 @@ from mcp.shared.tool_name_validation import TOOL_NAME_REGEX
 
 from ..application.operations import REGISTRY, AsyncOperationFn, OperationFn
 from ..application.validation import prepare_validators
+from ..kernel.messages import quoted
 from ..kernel.spec import Operation, Spec
 from ..kernel.toolsets import TOOLSETS
 from .apps import tool_meta
@@ -228,7 +229,7 @@ def _annotations(operation: Operation) -> dict[str, bool]:
     result = method_annotations(operation.method)
     for key, value in operation.mcp.annotation_overrides.items():
         if key not in _ANNOTATION_FIELDS:
-            raise CatalogError(f"{where}: unknown x-mcp annotation {key!r}")
+            raise CatalogError(f"{where}: unknown x-mcp annotation {quoted(key)}")
         if not isinstance(value, bool):
             raise CatalogError(f"{where}: x-mcp annotation {key} must be true or false")
         result[key] = value
@@ -272,9 +273,9 @@ def build_tool(
     name = operation.operation_id
     where = f"operation {name!r}"
     if not TOOL_NAME_REGEX.fullmatch(name):
-        raise CatalogError(f"{where}: {name!r} is not a valid MCP tool name")
+        raise CatalogError(f"{where}: {quoted(name)} is not a valid MCP tool name")
     if operation.mcp.toolset not in TOOLSETS:
-        raise CatalogError(f"{where}: unknown toolset {operation.mcp.toolset!r}; valid: {', '.join(TOOLSETS)}")
+        raise CatalogError(f"{where}: unknown toolset {quoted(operation.mcp.toolset)}; valid: {', '.join(TOOLSETS)}")
     if not operation.description:
         raise CatalogError(f"{where}: an MCP tool needs a description")
     input_schema = operation.input_schema
@@ -320,10 +321,10 @@ def build_catalog(
     shape_names = cache(lambda: component_names(components))  # one pass, on the first listing
     for name in selected:
         if name in tools:
-            raise CatalogError(f"duplicate tool name {name!r}")
+            raise CatalogError(f"duplicate tool name {quoted(name)}")
         function = registry.get(name)
         if function is None:
-            raise CatalogError(f"tool {name!r} has no implementation in the operation registry")
+            raise CatalogError(f"tool {quoted(name)} has no implementation in the operation registry")
         tools[name] = build_tool(spec.operations[name], function, spec.error_schema, shape_names)
     return Catalog(tools={tool.name: tool for tool in sorted(tools.values(), key=listing_order)})
 

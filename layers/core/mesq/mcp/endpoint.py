@@ -65,6 +65,7 @@ from ..kernel.errors import (
     Unauthorized,
     ValidationError,
 )
+from ..kernel.messages import quoted
 from ..wiring.services import Services
 from . import resources
 from .catalog import Catalog
@@ -223,7 +224,7 @@ class McpEndpoint:
             )
         origin = request.headers.get("origin")
         if not is_allowed_origin(origin, request.headers.get("host"), self.services.settings.public_url):
-            raise _Rejected(Forbidden(f"requests from origin {origin!r} are not allowed"))
+            raise _Rejected(Forbidden(f"requests from origin {quoted(origin)} are not allowed"))
         principal = await self._principal(request)
         if not principal.scopes & READ_SCOPES:
             raise _Rejected(

@@ -27,6 +27,7 @@ from mcp_types import INVALID_PARAMS
 
 from ..application.operations import invoke
 from ..kernel.errors import MesqError
+from ..kernel.messages import quoted
 from ..kernel.spec import load_spec
 from ..kernel.timestamps import format_timestamp, utc_now
 from .catalog import Catalog
@@ -263,7 +264,7 @@ async def get_prompt(
 ) -> types.GetPromptResult:
     spec = PROMPTS_BY_NAME.get(name)
     if spec is None:
-        raise _bad(f"unknown prompt {name!r}; prompts/list shows the prompts of this connection")
+        raise _bad(f"unknown prompt {quoted(name)}; prompts/list shows the prompts of this connection")
     reason = spec.hidden_reason(catalog, state.visibility)
     if reason is not None:
         raise _bad(reason)

@@ -27,6 +27,7 @@ from ..auth.scopes import missing_scopes
 from ..kernel.concurrency import run_sync
 from ..kernel.context import Call
 from ..kernel.errors import Forbidden, MesqError, NotFound, ServiceUnavailable
+from ..kernel.messages import quoted
 from .state import RequestState
 
 MEMO_RESOURCE_TEMPLATE = "memo://resource/{encodedPath}"
@@ -97,7 +98,8 @@ async def read_resource(uri: str, state: RequestState) -> types.ReadResourceResu
     if kind is None:
         raise _rpc_error(
             NotFound(
-                f"unknown resource {uri!r}; readable URIs follow {MEMO_RESOURCE_TEMPLATE} or {TODO_ATTACHMENT_TEMPLATE}"
+                f"unknown resource {quoted(uri)}; readable URIs follow {MEMO_RESOURCE_TEMPLATE} or "
+                f"{TODO_ATTACHMENT_TEMPLATE}"
             ),
             uri,
         )

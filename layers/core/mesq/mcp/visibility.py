@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 
 from ..auth.scopes import needed_scopes
 from ..kernel.errors import ValidationError
+from ..kernel.messages import quoted
 from ..kernel.toolsets import CODE_TOOLSET, TOOLSET_ALIASES, VALID_TOOLSET_NAMES, unknown_toolsets
 from .catalog import Catalog, CatalogTool
 
@@ -49,7 +50,7 @@ def parse_readonly_header(raw: str | None) -> bool:
         return True
     if value in _FALSE:
         return False
-    raise ValidationError(f"X-MCP-Readonly must be true or false, not {raw!r}")
+    raise ValidationError(f"X-MCP-Readonly must be true or false, not {quoted(raw)}")
 
 
 def parse_toolsets(names: Iterable[str], source: str) -> frozenset[str] | None:

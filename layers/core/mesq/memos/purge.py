@@ -20,6 +20,7 @@ from typing import Any
 from ..history.forget import forget_record
 from ..kernel.errors import Conflict, NotFound, RevisionConflict
 from ..kernel.keys import user_partition
+from ..kernel.messages import quoted
 from ..kernel.timestamps import now_timestamp
 from ..store.ports import Condition, ConditionFailed, Delete, ItemStore, Put, WriteOp
 from . import store
@@ -31,12 +32,12 @@ def purge_memo(items: ItemStore, user_id: str, memo_id: str, expected_revision: 
     """Delete one trashed memo for good; returns what was removed (id, revision, attachments)."""
     memo = store.read_memo(items, user_id, memo_id)
     if memo is None:
-        raise NotFound(f"memo {memo_id!r} not found")
+        raise NotFound(f"memo {quoted(memo_id)} not found")
     if memo["status"] != "DELETED":
         raise Conflict("only memos in the trash can be deleted permanently; move it to the trash first")
     if memo["revision"] != expected_revision:
         raise RevisionConflict(
-            f"memo {memo_id!r} changed meanwhile (revision {memo['revision']}); reload the trash and try again"
+            f"memo {quoted(memo_id)} changed meanwhile (revision {memo['revision']}); reload the trash and try again"
         )
     ops: list[WriteOp] = [
         Delete(store.memo_key(user_id, memo_id), Condition(equals={"revision": expected_revision})),
@@ -54,7 +55,7 @@ def purge_memo(items: ItemStore, user_id: str, memo_id: str, expected_revision: 
     try:
         items.transact(ops)
     except ConditionFailed:
-        raise RevisionConflict(f"memo {memo_id!r} changed meanwhile; reload the trash and try again") from None
+        raise RevisionConflict(f"memo {quoted(memo_id)} changed meanwhile; reload the trash and try again") from None
     forget_record(items, user_id, memo_id)
     return {"id": memo_id, "revision": memo["revision"], "orphanedAttachments": len(paths)}
 

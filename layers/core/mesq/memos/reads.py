@@ -17,6 +17,7 @@ from ..attachments.uploads import public_resource
 from ..auth.users import get_user
 from ..kernel.context import Call
 from ..kernel.errors import NotFound, ValidationError
+from ..kernel.messages import quoted
 from ..kernel.pages import full_and_behind, page
 from ..kernel.spec import load_spec
 from ..kernel.timestamps import parse_timestamp, parse_zone
@@ -190,7 +191,7 @@ def search_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def require_memo(call: Call, memo_id: str) -> Item:
     memo = store.read_memo(call.services.items, call.principal.user_id, memo_id)
     if memo is None:
-        raise NotFound(f"memo {memo_id!r} not found")
+        raise NotFound(f"memo {quoted(memo_id)} not found")
     return memo
 
 

@@ -18,6 +18,7 @@ from ..history.capture import memo_change
 from ..kernel.context import Call
 from ..kernel.errors import Conflict, RevisionConflict, ValidationError
 from ..kernel.keys import user_partition
+from ..kernel.messages import quoted
 from ..kernel.tags import expand_tag_paths, is_valid_tag, parse_tags, rename_tag
 from ..kernel.timestamps import now_timestamp
 from ..store.ports import ConditionFailed, Item
@@ -45,7 +46,7 @@ def _tags_of(content: str) -> tuple[list[str], list[str]]:
 def _conflict(call: Call, memo_id: str) -> RevisionConflict:
     current = require_memo(call, memo_id)
     return RevisionConflict(
-        f"memo {memo_id!r} is at revision {current['revision']}; merge your change into "
+        f"memo {quoted(memo_id)} is at revision {current['revision']}; merge your change into "
         "recoverData.memo and retry with its revision",
         recover_data={"memo": public_memo(current)},
     )
@@ -126,7 +127,7 @@ def delete_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def restore_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     before = _current_at(call, args["id"], args["expectedRevision"])
     if before["status"] != "DELETED":
-        raise Conflict(f"memo {args['id']!r} is not in the trash (status {before['status']})")
+        raise Conflict(f"memo {quoted(args['id'])} is not in the trash (status {before['status']})")
     return _save(call, before, {**before, "status": "NORMAL"})
 
 
@@ -138,11 +139,11 @@ def _renamed(memo: Item, old: str, new: str) -> Item | None:
         return None
     limit = content_max_characters()
     if len(content) > limit:
-        raise ValidationError(f"renaming would make memo {memo['id']!r} longer than {limit} characters")
+        raise ValidationError(f"renaming would make memo {quoted(memo['id'])} longer than {limit} characters")
     try:
         tags, paths = _tags_of(content)
     except ValidationError as error:
-        raise ValidationError(f"memo {memo['id']!r}: {error.message}") from None
+        raise ValidationError(f"memo {quoted(memo['id'])}: {error.message}") from None
     return dict(memo, content=content, tags=tags, tagPaths=paths)
 
 
@@ -150,7 +151,7 @@ def rename_memo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     old, new = args["from"], args["to"]
     for name, tag in (("from", old), ("to", new)):
         if not is_valid_tag(tag):
-            raise ValidationError(f"{name}: {tag!r} is not a valid tag")
+            raise ValidationError(f"{name}: {quoted(tag)} is not a valid tag")
     if old == new:
         raise ValidationError("from and to are the same tag")
     if new.startswith(old + "/"):

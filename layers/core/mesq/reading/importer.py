@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from ..kernel.errors import ValidationError
+from ..kernel.messages import quoted
 from ..kernel.timestamps import normalize_timestamp
 from ..store.ports import ItemStore
 from .merge import MergeReport, apply_snapshot
@@ -73,9 +74,9 @@ def _integer(value: dict[str, Any], name: str, where: str) -> int | None:
 def _note(raw: Any, where: str) -> UpstreamNote:
     note = _object(raw, where, _NOTE_FIELDS, ("id", "noteType", "content", "createdAt"))
     if note["noteType"] not in ("highlight", "note"):
-        raise _fail(f"{where}.noteType", f'must be "highlight" or "note", not {note["noteType"]!r}')
-    quoted = _optional_text(note, "quotedText", where, MAX_TEXT)
-    if quoted is not None and note["noteType"] == "highlight":
+        raise _fail(f"{where}.noteType", f'must be "highlight" or "note", not {quoted(note["noteType"])}')
+    passage = _optional_text(note, "quotedText", where, MAX_TEXT)
+    if passage is not None and note["noteType"] == "highlight":
         raise _fail(f"{where}.quotedText", "only a note (a thought) quotes a passage; a highlight is the passage")
     try:
         created = normalize_timestamp(note["createdAt"], f"{where}.createdAt")
@@ -86,7 +87,7 @@ def _note(raw: Any, where: str) -> UpstreamNote:
         external_id=_text(note["id"], f"{where}.id", MAX_ID),
         content=_text(note["content"], f"{where}.content", MAX_TEXT),
         created_at=created,
-        quoted_text=quoted,
+        quoted_text=passage,
         chapter_title=_optional_text(note, "chapterTitle", where, MAX_TITLE),
         chapter_index=_integer(note, "chapterIndex", where),
         position=_integer(note, "position", where),
@@ -105,7 +106,7 @@ def _book(raw: Any, where: str) -> BookSnapshot:
     for index, note in enumerate(parsed):
         first = seen.setdefault(note.external_id, index)
         if first != index:
-            raise _fail(f"{where}.notes[{index}].id", f"repeats the id of notes[{first}] ({note.external_id!r})")
+            raise _fail(f"{where}.notes[{index}].id", f"repeats the id of notes[{first}] ({quoted(note.external_id)})")
     upstream = UpstreamBook(
         external_id=_text(book["id"], f"{where}.id", MAX_ID),
         title=_text(book["title"], f"{where}.title", MAX_TITLE),
@@ -127,7 +128,7 @@ def parse_import(text: str | bytes) -> list[BookSnapshot]:
 def parse_document(document: Any) -> list[BookSnapshot]:
     top = _object(document, "(file)", _TOP_FIELDS, ("provider", "books"))
     if top["provider"] != PROVIDER:
-        raise _fail("provider", f"must be {PROVIDER!r}, not {top['provider']!r}")
+        raise _fail("provider", f"must be {quoted(PROVIDER)}, not {quoted(top['provider'])}")
     books = top["books"]
     if not isinstance(books, list):
         raise _fail("books", "must be an array")
@@ -138,7 +139,7 @@ def parse_document(document: Any) -> list[BookSnapshot]:
     for index, snapshot in enumerate(snapshots):
         first = seen.setdefault(snapshot.book.external_id, index)
         if first != index:
-            raise _fail(f"books[{index}].id", f"repeats the id of books[{first}] ({snapshot.book.external_id!r})")
+            raise _fail(f"books[{index}].id", f"repeats the id of books[{first}] ({quoted(snapshot.book.external_id)})")
     return snapshots
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..kernel.context import Call
 from ..kernel.errors import NotFound
+from ..kernel.messages import quoted
 from ..kernel.pages import behind, full_and_behind, page
 from . import store
 from .model import note_total, public_book, public_note
@@ -31,7 +32,7 @@ def list_reading_notes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
     book = store.read_book(call.services.items, user_id, args["bookId"])
     if book is None:
-        raise NotFound(f"reading book {args['bookId']!r} not found")
+        raise NotFound(f"reading book {quoted(args['bookId'])} not found")
     window = list(store.book_notes(call.services.items, user_id, book["id"], limit=offset + limit))[offset:]
     notes = [public_note(item) for item in window]
     # The total comes from the book's counters: only a full page may have a successor.

@@ -23,6 +23,11 @@
    concurrent task write wins), or is deleted; the cursor moves to now's minute (re-reading that
    minute next time is harmless: claims deduplicate).
 
+The buckets are a global partition: an entry that is not one the todo writes or the tick
+write (`well_formed`: its key is the index or retry key of the user and task it names, its
+instants parse; an earlier archive import could plant others) is logged, counted as
+`malformed` and passed: it never counts as an error, so it never holds the cursor.
+
 Each claimed occurrence is sent in a task of its own (at most `delivery.MAX_CONCURRENT_SENDS`
 in flight), and the channels of one occurrence are sent to concurrently, so one slow destination delays only its own
 message. The tick runs on an event loop of its own (`anyio.run`; `mesq serve` calls it in a
@@ -47,6 +52,7 @@ from anyio.abc import TaskGroup
 from aws_lambda_powertools import Logger
 
 from ..kernel.concurrency import run_sync
+from ..kernel.errors import ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.timestamps import format_timestamp, parse_timestamp
 from ..sealing.ports import Sealer, SealingError
@@ -83,11 +89,13 @@ class TickReport:
     retried: int = 0  # rounds after the first (a failed channel, or a tick that died mid-send)
     skipped: int = 0  # claimed by another tick, or no longer a reminder of its task
     errors: int = 0  # entries that failed unexpectedly (logged); the cursor stays for them
+    malformed: int = 0  # entries no write of ours makes (logged and passed; the cursor moves on)
     failures: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"buckets": self.buckets, "due": self.due, "delivered": self.delivered, "failed": self.failed,
-                "retried": self.retried, "skipped": self.skipped, "errors": self.errors}  # fmt: skip
+                "retried": self.retried, "skipped": self.skipped, "errors": self.errors,
+                "malformed": self.malformed}  # fmt: skip
 
 
 def _minutes(start: datetime, end: datetime) -> Iterator[datetime]:
@@ -324,7 +332,33 @@ async def _run_tick(
     return report
 
 
+def well_formed(entry: Item) -> bool:
+    """Whether a bucket entry is one the todo writes or the tick wrote: its key is the index
+    (or retry) key of the user and task it names, and its instants parse. The buckets are a
+    global partition: anything else (an entry an old import planted, `mesq repair-imports`)
+    is passed over, never allowed to stop the tick or hold its cursor."""
+    user_id, task_id, at = entry.get("userId"), entry.get("taskId"), entry.get("at")
+    if not all(isinstance(value, str) and value for value in (user_id, task_id, at)):
+        return False
+    sk = str(entry.get("sk", ""))
+    expected = (f"{INDEX_PREFIX}{task_id}",) if not sk.startswith(RETRY_PREFIX) else (f"{RETRY_PREFIX}{task_id}#{at}",)
+    if entry.get("pk") != user_partition(str(user_id)) or sk not in expected:
+        return False
+    try:
+        parse_timestamp(str(at), "at")
+        if sk.startswith(RETRY_PREFIX):
+            parse_timestamp(str(entry.get("retryAt")), "retryAt")
+            int(entry["round"])
+    except (ValidationError, KeyError, TypeError, ValueError):
+        return False
+    return True
+
+
 async def _entry(tick: _Tick, entry: Item) -> None:
+    if not well_formed(entry):
+        logger.warning("skipped a malformed reminder index entry", extra={"sk": str(entry.get("sk"))[:80]})
+        tick.report.malformed += 1
+        return
     if str(entry.get("sk", "")).startswith(RETRY_PREFIX):
         await _retry(tick, entry)
     current: Item | None = entry

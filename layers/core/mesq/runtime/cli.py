@@ -23,6 +23,7 @@ from ..asgi.access_log import LOG_FORMATS
 from ..auth.tokens import MAX_EXPIRY_DAYS, create_token, list_tokens, revoke_token, token_status
 from ..auth.users import count_users, create_user, find_user_by_name, list_users, set_password
 from ..kernel.errors import MesqError
+from ..kernel.messages import quoted
 from ..kernel.timestamps import utc_now
 from ..wiring.config import ConfigError, Settings
 from ..wiring.services import Services, build_services
@@ -40,13 +41,13 @@ class _Parser(argparse.ArgumentParser):
 
 def _port(raw: str) -> int:
     if not raw.isdigit() or not 0 <= int(raw) <= 65535:
-        raise argparse.ArgumentTypeError(f"{raw!r} is not a port number (0-65535; 0 picks a free one)")
+        raise argparse.ArgumentTypeError(f"{quoted(raw)} is not a port number (0-65535; 0 picks a free one)")
     return int(raw)
 
 
 def _days(raw: str) -> int:
     if not raw.isdigit() or not 1 <= int(raw) <= MAX_EXPIRY_DAYS:
-        raise argparse.ArgumentTypeError(f"{raw!r} is not a number of days (1-{MAX_EXPIRY_DAYS})")
+        raise argparse.ArgumentTypeError(f"{quoted(raw)} is not a number of days (1-{MAX_EXPIRY_DAYS})")
     return int(raw)
 
 
@@ -146,6 +147,14 @@ def _parser() -> argparse.ArgumentParser:
     import_.add_argument(
         "--markdown", type=Path, metavar="DIR_OR_ZIP", help="one memo per .md file (docs/markdown-import.md)"
     )
+
+    repair = commands.add_parser(
+        "repair-imports",
+        parents=[common],
+        help="remove foreign or malformed index entries earlier archive imports left (docs/ops.md, re-runnable)",
+    )
+    repair.add_argument("username", nargs="?", help="whose account (default: every user)")
+    repair.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
 
     search = commands.add_parser("search", help="the AI search index").add_subparsers(dest="action", required=True)
     reindex = search.add_parser("reindex", parents=[common], help="rebuild a user's search index from the store")
@@ -313,11 +322,18 @@ def _token(args: argparse.Namespace, services: Services) -> int:
     return 0
 
 
+#: The largest reading export `mesq reading import` reads (it parses the file whole): 5,000 books
+#: of notes stay well under it (docs/security.md "Imports").
+READING_FILE_BYTES = 256 * 1024 * 1024
+
+
 def _import_reading(services: Services, user_id: str, path: Path) -> int:
     from ..kernel.timestamps import now_timestamp
     from ..reading.importer import import_snapshots, parse_import
 
     try:
+        if path.stat().st_size > READING_FILE_BYTES:
+            raise MesqError(f"{path.name}: over the reading file size cap of {READING_FILE_BYTES:,} bytes")
         text = path.read_bytes()
     except OSError as error:
         raise MesqError(f"cannot read {path}: {error.strerror}") from None
@@ -351,11 +367,14 @@ def _import_archive(services: Services, user_id: str, path: Path) -> int:
     from ..archive.importer import import_account
 
     try:
-        report = import_account(services.items, services.blobs, user_id, path)
+        report = import_account(
+            services.items, services.blobs, user_id, path, quota_bytes=services.settings.attachment_quota_bytes
+        )
     except ArchiveError as error:
         raise MesqError(f"nothing imported: {error.message}") from None
     print(
-        f"imported {report.records} records: {report.created} new, {report.existing} already there; "
+        f"imported {report.records} records: {report.created} new, {report.existing} already there, "
+        f"{report.derived} counters and index entries recomputed; "
         f"{report.blobs} attachments; {report.seconds:.1f}s ({report.per_second:.0f} records/s); "
         "rebuild the AI search index with `mesq search reindex USERNAME`"
     )
@@ -415,6 +434,25 @@ def _index_todos(services: Services, username: str | None) -> int:
     return 0
 
 
+def _repair_imports(services: Services, username: str | None, dry_run: bool) -> int:
+    from ..archive.repair import repair, users_to_repair
+
+    users = [find_user_by_name(services.items, username)["userId"]] if username else users_to_repair(services.items)
+    changed = 0
+    for report in repair(services.items, users, dry_run=dry_run):
+        found = len(report.rekeyed) + len(report.unindexed) + report.reminders
+        changed += found
+        print(
+            f"{report.user_id}: {report.items} items read, {len(report.rekeyed)} re-keyed, "
+            f"{len(report.unindexed)} taken out of every index, {report.reminders} reminder entries fixed"
+        )
+        for line in report.unindexed:
+            print(f"  unindexed {line}")
+    verb = "would change" if dry_run else "changed"
+    print(f"{len(users)} accounts, {changed} entries {verb}; counters {'kept' if dry_run else 'recomputed'}")
+    return 0
+
+
 def _import(args: argparse.Namespace, services: Services) -> int:
     if (args.file is None) == (args.markdown is None):
         raise CommandError("give either an archive FILE or --markdown DIR_OR_ZIP")
@@ -448,6 +486,8 @@ def _run(args: argparse.Namespace) -> int:
             return _import(args, services)
         if args.command == "todos":
             return _index_todos(services, args.username)
+        if args.command == "repair-imports":
+            return _repair_imports(services, args.username, args.dry_run)
         if args.command == "search":
             return _reindex(services, find_user_by_name(services.items, args.username)["userId"])
         return _token(args, services)

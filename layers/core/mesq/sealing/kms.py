@@ -15,6 +15,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from ..kernel.messages import quoted
 from .ports import Sealed, SealingError, associated_data
 
 SCHEME = "kms-envelope-aes256gcm-v1"
@@ -43,7 +44,7 @@ class KmsEnvelopeSealer:
 
     def open(self, sealed: Mapping[str, str], context: Mapping[str, str]) -> bytes:
         if sealed.get("scheme") != SCHEME:
-            raise SealingError(f"not sealed with KMS (scheme {sealed.get('scheme')!r})")
+            raise SealingError(f"not sealed with KMS (scheme {quoted(sealed.get('scheme'))})")
         try:
             answer = self.client.decrypt(
                 CiphertextBlob=base64.b64decode(sealed["encryptedKey"]), EncryptionContext=dict(context)

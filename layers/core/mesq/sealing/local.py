@@ -15,6 +15,7 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from ..adapters.private_files import private_directory
+from ..kernel.messages import quoted
 from .ports import Sealed, SealingError, associated_data
 
 SCHEME = "local-aes256gcm-v1"
@@ -59,7 +60,7 @@ class LocalKeySealer:
 
     def open(self, sealed: Mapping[str, str], context: Mapping[str, str]) -> bytes:
         if sealed.get("scheme") != SCHEME:
-            raise SealingError(f"not sealed with the local key (scheme {sealed.get('scheme')!r})")
+            raise SealingError(f"not sealed with the local key (scheme {quoted(sealed.get('scheme'))})")
         try:
             nonce, ciphertext = base64.b64decode(sealed["nonce"]), base64.b64decode(sealed["ciphertext"])
             return AESGCM(self._key()).decrypt(nonce, ciphertext, associated_data(context))

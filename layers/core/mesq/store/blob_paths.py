@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from ..kernel.messages import quoted
 from .ports import InvalidBlobPath
 
 MAX_PATH_LENGTH = 512
@@ -28,10 +29,10 @@ _PRINTABLE = re.compile(r"[\x20-\x7e]+")
 def validate_blob_path(path: str) -> str:
     """Return `path` unchanged if it is a valid blob path, else raise InvalidBlobPath."""
     if not isinstance(path, str) or not path or len(path) > MAX_PATH_LENGTH:
-        raise InvalidBlobPath(f"invalid blob path {path!r}")
+        raise InvalidBlobPath(f"invalid blob path {quoted(path)}")
     for segment in path.split("/"):
         if segment in (".", "..") or not _SEGMENT.fullmatch(segment):
-            raise InvalidBlobPath(f"invalid blob path {path!r}")
+            raise InvalidBlobPath(f"invalid blob path {quoted(path)}")
     return path
 
 
@@ -39,7 +40,7 @@ def validate_content_type(content_type: str) -> str:
     if not isinstance(content_type, str) or not content_type.strip():
         raise ValueError("content_type must be a non-empty string")
     if not _PRINTABLE.fullmatch(content_type) or content_type != content_type.strip():
-        raise ValueError(f"content_type {content_type!r} must be printable ASCII without outer spaces")
+        raise ValueError(f"content_type {quoted(content_type)} must be printable ASCII without outer spaces")
     return content_type
 
 
@@ -49,9 +50,9 @@ def validate_metadata(metadata: Mapping[str, str] | None) -> dict[str, str]:
     total = 0
     for key, value in (metadata or {}).items():
         if not isinstance(key, str) or not _METADATA_KEY.fullmatch(key):
-            raise ValueError(f"metadata key {key!r} must match [a-z0-9][a-z0-9-]*")
+            raise ValueError(f"metadata key {quoted(key)} must match [a-z0-9][a-z0-9-]*")
         if not isinstance(value, str) or not _PRINTABLE.fullmatch(value) or value != value.strip():
-            raise ValueError(f"metadata value for {key!r} must be non-empty printable ASCII without outer spaces")
+            raise ValueError(f"metadata value for {quoted(key)} must be non-empty printable ASCII without outer spaces")
         total += len(key) + len(value)
         result[key] = value
     if total > MAX_METADATA_BYTES:

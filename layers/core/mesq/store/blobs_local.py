@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from ..adapters.private_files import private_directory
+from ..kernel.messages import quoted
 from ..kernel.timestamps import format_timestamp
 from .blob_paths import validate_blob_path, validate_content_type, validate_metadata
 from .ports import BlobInfo, BlobNotFound, BlobSource, BlobTooLarge, InvalidBlobPath, PresignUnsupported
@@ -94,10 +95,10 @@ class LocalBlobStore:
             if max_bytes is None:
                 return f.read()
             if os.fstat(f.fileno()).st_size > max_bytes:
-                raise BlobTooLarge(f"blob {path!r} is larger than {max_bytes} bytes")
+                raise BlobTooLarge(f"blob {quoted(path)} is larger than {max_bytes} bytes")
             data = f.read(max_bytes + 1)  # the file may have grown since fstat
             if len(data) > max_bytes:
-                raise BlobTooLarge(f"blob {path!r} is larger than {max_bytes} bytes")
+                raise BlobTooLarge(f"blob {quoted(path)} is larger than {max_bytes} bytes")
             return data
 
     def stream(self, path: str, chunk_size: int = 1 << 16) -> Iterator[bytes]:
@@ -171,7 +172,7 @@ class LocalBlobStore:
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             raise BlobNotFound(path) from None
         except OSError as exc:  # ELOOP: the blob file itself is a symlink
-            raise InvalidBlobPath(f"blob {path!r} is not a regular file") from exc
+            raise InvalidBlobPath(f"blob {quoted(path)} is not a regular file") from exc
         f = os.fdopen(fd, "rb")
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             f.close()

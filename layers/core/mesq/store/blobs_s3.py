@@ -24,6 +24,7 @@ from botocore.exceptions import (
     IncompleteReadError,
 )
 
+from ..kernel.messages import quoted
 from ..kernel.timestamps import format_timestamp
 from .blob_paths import validate_blob_path, validate_content_type, validate_metadata
 from .ports import BlobInfo, BlobNotFound, BlobSource, BlobTooLarge, StoreUnavailable
@@ -160,13 +161,13 @@ class S3BlobStore:
             if max_bytes is None:
                 return body.read()
             if response.get("ContentLength", 0) > max_bytes:
-                raise BlobTooLarge(f"blob {path!r} is larger than {max_bytes} bytes")
+                raise BlobTooLarge(f"blob {quoted(path)} is larger than {max_bytes} bytes")
             parts: list[bytes] = []
             received = 0
             for chunk in body.iter_chunks(1 << 16):  # never trust the header alone
                 received += len(chunk)
                 if received > max_bytes:
-                    raise BlobTooLarge(f"blob {path!r} is larger than {max_bytes} bytes")
+                    raise BlobTooLarge(f"blob {quoted(path)} is larger than {max_bytes} bytes")
                 parts.append(chunk)
             return b"".join(parts)
         except _TRANSPORT_ERRORS as exc:

@@ -47,6 +47,7 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 
+from ..kernel.messages import quoted
 from .item_rules import (
     INDEX_KEY_ATTRIBUTES,
     clock,
@@ -168,7 +169,7 @@ def preflight(table_name: str, *, endpoint_url: str | None, region: str | None) 
 def _to_dynamo(value: Any) -> Any:
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise ValueError(f"DynamoDB cannot store the number {value!r}")
+            raise ValueError(f"DynamoDB cannot store the number {quoted(value)}")
         return Decimal(repr(value))
     if isinstance(value, Mapping):
         return {str(k): _to_dynamo(v) for k, v in value.items()}
@@ -195,7 +196,7 @@ def _serialize(value: Any) -> dict[str, Any]:
     try:
         return dict(_SERIALIZER.serialize(_to_dynamo(value)))
     except (TypeError, ArithmeticError) as exc:
-        raise ValueError(f"DynamoDB cannot store {value!r}: {exc}") from exc
+        raise ValueError(f"DynamoDB cannot store {quoted(value)}: {exc}") from exc
 
 
 def _serialize_item(item: Mapping[str, Any]) -> dict[str, Any]:
@@ -298,9 +299,9 @@ class _UpdatePlan:
                 validate_index_key(name, value)
         for name, amount in op.add.items():
             if name in INDEX_KEY_ATTRIBUTES:
-                raise ValueError(f"cannot add a number to the index key {name!r}")
+                raise ValueError(f"cannot add a number to the index key {quoted(name)}")
             if not isinstance(amount, int | float) or isinstance(amount, bool):
-                raise TypeError(f"`add` needs numbers, got {name}={amount!r}")
+                raise TypeError(f"`add` needs numbers, got {name}={quoted(amount)}")
         sets = dict(op.set)
         adds: dict[str, int | float] = {}
         removed = set(op.remove)

@@ -13,6 +13,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..kernel.messages import quoted
 from .ports import INDEXES, KEY_ATTRIBUTES, MAX_TRANSACTION_OPS, Condition, Key, Put, Update, WriteOp
 from .table import TTL_ATTRIBUTE
 
@@ -45,12 +46,12 @@ def valid_key(key: Key) -> bool:
 
 def validate_key(key: Key) -> None:
     if not valid_key(key):
-        raise ValueError(f"key parts must be non-empty strings, not {key!r}")
+        raise ValueError(f"key parts must be non-empty strings, not {quoted(key)}")
 
 
 def validate_index_key(name: str, value: Any) -> None:
     if not isinstance(value, str) or not value:
-        raise ValueError(f"index key {name!r} must be a non-empty string, not {value!r}")
+        raise ValueError(f"index key {quoted(name)} must be a non-empty string, not {quoted(value)}")
 
 
 def validate_item(item: Mapping[str, Any]) -> None:
@@ -58,7 +59,7 @@ def validate_item(item: Mapping[str, Any]) -> None:
     for name in ("pk", "sk"):
         value = item.get(name)
         if not isinstance(value, str) or not value:
-            raise ValueError(f"item attribute {name!r} must be a non-empty string, not {value!r}")
+            raise ValueError(f"item attribute {quoted(name)} must be a non-empty string, not {quoted(value)}")
     for name in INDEX_KEY_ATTRIBUTES:
         if name in item:
             validate_index_key(name, item[name])

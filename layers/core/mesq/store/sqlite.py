@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..adapters.private_files import private_directory, private_file
+from ..kernel.messages import quoted
 from .item_rules import clock, key_of, must_exist, ttl_of, validate_item, validate_transaction, validate_update_keys
 from .ports import (
     INDEXES,
@@ -252,7 +253,7 @@ class SQLiteItemStore:
             raise ConditionFailed("item already exists", index)
         for name, expected in condition.equals.items():
             if current is None or name not in current or current[name] != expected:
-                raise ConditionFailed(f"attribute {name!r} does not match", index)
+                raise ConditionFailed(f"attribute {quoted(name)} does not match", index)
         return current
 
     def _apply(self, conn: sqlite3.Connection, op: WriteOp, index: int, *, checked: bool = False) -> Item | None:

@@ -13,6 +13,7 @@ slug `default` (ids are random, so no space id is ever `default`).
 from __future__ import annotations
 
 from ..kernel.errors import NotFound, ValidationError
+from ..kernel.messages import quoted
 from ..store.ports import Item
 from . import model
 from .state import TodoState
@@ -31,7 +32,7 @@ def find_space(state: TodoState, space_id: str) -> Item:
     if space is None and space_id == model.DEFAULT_ALIAS:
         return state.space_by_slug(model.DEFAULT_ALIAS) or _default(state)
     if space is None:
-        raise NotFound(f"todo space {space_id!r} not found")
+        raise NotFound(f"todo space {quoted(space_id)} not found")
     return space
 
 
@@ -40,7 +41,7 @@ def _by_slug(state: TodoState, slug: str) -> Item:
     if space is None and slug == model.DEFAULT_ALIAS:
         return _default(state)
     if space is None:
-        raise NotFound(f"no todo space has slug {slug!r}")
+        raise NotFound(f"no todo space has slug {quoted(slug)}")
     return space
 
 
@@ -50,7 +51,8 @@ def resolve_space(state: TodoState, space_id: str | None, space_slug: str | None
     by_slug = _by_slug(state, space_slug) if space_slug is not None else None
     if by_id is not None and by_slug is not None and by_id["id"] != by_slug["id"]:
         raise ValidationError(
-            f"spaceId {space_id!r} and spaceSlug {space_slug!r} name different spaces; give one or make them agree"
+            f"spaceId {quoted(space_id)} and spaceSlug {quoted(space_slug)} name different spaces; "
+            "give one or make them agree"
         )
     return by_id or by_slug
 
@@ -58,14 +60,16 @@ def resolve_space(state: TodoState, space_id: str | None, space_slug: str | None
 def find_column(state: TodoState, column_id: str) -> Item:
     column = state.columns.get(column_id)
     if column is None:
-        raise NotFound(f"todo column {column_id!r} not found")
+        raise NotFound(f"todo column {quoted(column_id)} not found")
     return column
 
 
 def open_column(state: TodoState, space: Item) -> Item:
     column = state.first_open_column(space["id"])
     if column is None:
-        raise ValidationError(f"space {space['slug']!r} has no open (non-archived) column; create or unarchive one")
+        raise ValidationError(
+            f"space {quoted(space['slug'])} has no open (non-archived) column; create or unarchive one"
+        )
     return column
 
 
@@ -78,11 +82,11 @@ def resolve_destination(
         column = find_column(state, column_id)
         if space is not None and column["spaceId"] != space["id"]:
             raise ValidationError(
-                f"column {column_id!r} belongs to another space than {space['slug']!r}; "
+                f"column {quoted(column_id)} belongs to another space than {quoted(space['slug'])}; "
                 "omit the space or make them agree"
             )
         if column.get("archived"):
-            raise ValidationError(f"column {column_id!r} is archived; unarchive it or choose another column")
+            raise ValidationError(f"column {quoted(column_id)} is archived; unarchive it or choose another column")
         return state.spaces[column["spaceId"]], column
     space = space or _default(state)
     return space, open_column(state, space)

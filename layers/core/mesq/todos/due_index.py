@@ -22,8 +22,8 @@ ahead of time, without a limit) backfills when it is missing: every task record 
 what `keys.stored` would write gets an Update of just those keys, conditioned on the revision it
 was read at (a record changed meanwhile was rewritten by a write, which set its keys itself), and
 then the marker is put. Re-running it rewrites nothing (every key already matches). An account
-import of records written before the index drops the marker (`forget_indexed`), so the next
-query backfills again.
+import gives every task the keys of `keys.stored` itself (archive/records.py), so it keeps the
+marker.
 """
 
 from __future__ import annotations
@@ -156,11 +156,6 @@ def _backfill(items: ItemStore, user_id: str, max_rewrites: int | None) -> tuple
     return rewritten, True
 
 
-def forget_indexed(items: ItemStore, user_id: str) -> None:
-    """Drop the marker: records written without the index's keys arrived (an account import)."""
-    items.delete(marker_key(user_id))
-
-
 def _key_update(user_id: str, item: Item) -> Update | None:
     """The Update that gives a stored task the due-index keys `keys.stored` would write, or None
     when it has them."""
@@ -183,7 +178,6 @@ __all__ = [
     "day_range",
     "ensure_indexed",
     "entries",
-    "forget_indexed",
     "is_indexed",
     "marker_key",
     "tasks_by_id",

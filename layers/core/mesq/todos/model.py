@@ -29,6 +29,7 @@ from typing import Any
 import fractional_indexing
 
 from ..kernel.errors import ValidationError
+from ..kernel.messages import quoted
 from ..kernel.spec import SpecError, load_spec
 from ..kernel.tags import is_valid_tag
 from ..kernel.timestamps import parse_timestamp, parse_zone
@@ -134,7 +135,7 @@ def check_tags(values: Sequence[str], field: str = "tags") -> list[str]:
     for index, tag in enumerate(tags):
         if not is_valid_tag(tag):
             raise ValidationError(
-                f"{field}[{index}]: {tag!r} is not a valid tag (1..100 characters, no spaces, '#' or punctuation)"
+                f"{field}[{index}]: {quoted(tag)} is not a valid tag (1..100 characters, no spaces, '#' or punctuation)"
             )
     if len(tags) > MAX_TAGS_PER_RECORD:
         raise ValidationError(f"{field}: at most {MAX_TAGS_PER_RECORD} tags per record")
@@ -154,7 +155,7 @@ def check_due(value: dict[str, Any] | None, field: str = "due") -> dict[str, Any
         try:
             date.fromisoformat(text)
         except ValueError:
-            raise ValidationError(f"{field}.date: {text!r} is not a calendar date") from None
+            raise ValidationError(f"{field}.date: {quoted(text)} is not a calendar date") from None
         return {"type": "date", "date": text}
     if kind == "datetime":
         text = value.get("at")
@@ -198,7 +199,8 @@ def with_content(record: Item, changes: Mapping[str, Any]) -> Item:
 def check_slug(value: str, field: str = "slug") -> str:
     if not _SLUG.fullmatch(value):
         raise ValidationError(
-            f"{field}: {value!r} must be 1..{SLUG_MAX} lowercase letters, digits and inner hyphens (e.g. work-2026)"
+            f"{field}: {quoted(value)} must be 1..{SLUG_MAX} lowercase letters, digits and inner hyphens "
+            "(e.g. work-2026)"
         )
     return value
 

@@ -22,6 +22,7 @@ import isodate
 
 from ..kernel.errors import ValidationError
 from ..kernel.keys import user_partition
+from ..kernel.messages import quoted
 from ..kernel.timestamps import format_timestamp, parse_timestamp
 from ..store.ports import Delete, Item, Key, Put, WriteOp
 from .keys import KIND_PREFIX, live, record_of
@@ -37,7 +38,7 @@ def parse_offset(text: str, field: str = "offset") -> timedelta:
     try:
         value = isodate.parse_duration(text)
     except (isodate.ISO8601Error, ValueError):
-        raise ValidationError(f"{field}: {text!r} is not an ISO 8601 duration like -PT15M or -P1D") from None
+        raise ValidationError(f"{field}: {quoted(text)} is not an ISO 8601 duration like -PT15M or -P1D") from None
     if not isinstance(value, timedelta):
         raise ValidationError(f"{field}: use weeks, days, hours, minutes or seconds (no years or months)")
     return value

@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
+from ..kernel.messages import quoted
+
 StorageKind = Literal["sqlite", "dynamodb"]
 SearchProvider = Literal["local", "bedrock", "none"]
 IndexUpdates = Literal["inprocess", "stream", "off"]
@@ -33,7 +35,7 @@ def _flag(value: str | None, default: bool, name: str) -> bool:
         return True
     if lowered in ("0", "false", "no", "off"):
         return False
-    raise ConfigError(f"{name} must be true or false, not {value!r}")
+    raise ConfigError(f"{name} must be true or false, not {quoted(value)}")
 
 
 def _size(env: Mapping[str, str], name: str, default: int, minimum: int = 0, maximum: int | None = None) -> int:
@@ -42,7 +44,7 @@ def _size(env: Mapping[str, str], name: str, default: int, minimum: int = 0, max
         return default
     if not raw.strip().isdigit() or int(raw) < minimum or (maximum is not None and int(raw) > maximum):
         bounds = f">= {minimum}" + (f" and <= {maximum}" if maximum is not None else "")
-        raise ConfigError(f"{name} must be a whole number {bounds}, not {raw!r}")
+        raise ConfigError(f"{name} must be a whole number {bounds}, not {quoted(raw)}")
     return int(raw)
 
 
@@ -149,22 +151,24 @@ class Settings:
         env = os.environ if env is None else env
         storage = env.get("MESQ_STORAGE", "sqlite")
         if storage not in ("sqlite", "dynamodb"):
-            raise ConfigError(f"MESQ_STORAGE must be sqlite or dynamodb, not {storage!r}")
+            raise ConfigError(f"MESQ_STORAGE must be sqlite or dynamodb, not {quoted(storage)}")
         call_metrics = env.get("MESQ_CALL_METRICS") or "off"
         if call_metrics not in ("off", "emf"):
-            raise ConfigError(f"MESQ_CALL_METRICS must be off or emf, not {call_metrics!r}")
+            raise ConfigError(f"MESQ_CALL_METRICS must be off or emf, not {quoted(call_metrics)}")
         profile = env.get("MCP_RATE_LIMIT_PROFILE", "normal")
         if profile not in ("normal", "relaxed", "off"):
-            raise ConfigError(f"MCP_RATE_LIMIT_PROFILE must be normal, relaxed or off, not {profile!r}")
+            raise ConfigError(f"MCP_RATE_LIMIT_PROFILE must be normal, relaxed or off, not {quoted(profile)}")
         public_url = env.get("MESQ_PUBLIC_URL") or None
         on_lambda = bool(env.get("AWS_LAMBDA_FUNCTION_NAME"))
         redirect_default = 4 * 1024 * 1024 if on_lambda else None
         search_provider = env.get("MESQ_SEARCH_PROVIDER") or ("bedrock" if on_lambda else "local")
         if search_provider not in ("local", "bedrock", "none"):
-            raise ConfigError(f"MESQ_SEARCH_PROVIDER must be local, bedrock or none, not {search_provider!r}")
+            raise ConfigError(f"MESQ_SEARCH_PROVIDER must be local, bedrock or none, not {quoted(search_provider)}")
         index_updates = env.get("MESQ_SEARCH_INDEX_UPDATES") or ("stream" if on_lambda else "inprocess")
         if index_updates not in ("inprocess", "stream", "off"):
-            raise ConfigError(f"MESQ_SEARCH_INDEX_UPDATES must be inprocess, stream or off, not {index_updates!r}")
+            raise ConfigError(
+                f"MESQ_SEARCH_INDEX_UPDATES must be inprocess, stream or off, not {quoted(index_updates)}"
+            )
         return cls(
             storage=storage,  # type: ignore[arg-type]
             data_dir=Path(env.get("MESQ_DATA_DIR", ".mesq")),

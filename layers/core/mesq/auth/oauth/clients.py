@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 from authlib.oauth2.rfc7591 import ClientMetadataClaims
 from joserfc.errors import JoseError
 
+from ...kernel.messages import quoted
 from ...kernel.timestamps import now_timestamp
 from ...store.ports import Condition, ItemStore
 from ..scopes import ALL_SCOPES
@@ -81,17 +82,17 @@ def check_redirect_uri(uri: str) -> str:
         parts = urlsplit(uri)
         parts.port  # noqa: B018  # raises ValueError on a bad port
     except ValueError:
-        raise _redirect_error(f"redirect URI {uri!r} is not a valid URL") from None
+        raise _redirect_error(f"redirect URI {quoted(uri)} is not a valid URL") from None
     if parts.fragment or "#" in uri:
-        raise _redirect_error(f"redirect URI {uri!r} must not have a fragment")
+        raise _redirect_error(f"redirect URI {quoted(uri)} must not have a fragment")
     if parts.username or parts.password:
-        raise _redirect_error(f"redirect URI {uri!r} must not carry user info")
+        raise _redirect_error(f"redirect URI {quoted(uri)} must not carry user info")
     scheme = parts.scheme.lower()
     if scheme == "https" and parts.hostname:
         return uri
     if scheme == "http" and parts.hostname in LOOPBACK_HOSTS:
         return uri
-    raise _redirect_error(f"redirect URI {uri!r} must be https, or http on a loopback address")
+    raise _redirect_error(f"redirect URI {quoted(uri)} must be https, or http on a loopback address")
 
 
 def _strings(document: dict[str, Any], name: str) -> tuple[str, ...] | None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from ...kernel.context import Principal
 from ...kernel.errors import NotFound, Unauthorized
+from ...kernel.messages import quoted
 from ...kernel.timestamps import format_timestamp, now_timestamp, utc_now
 from ...store.paging import walk
 from ...store.ports import Condition, ConditionFailed, Delete, ItemStore, Key, Put, Update, WriteOp
@@ -336,14 +337,14 @@ def get_grant(items: ItemStore, user_id: str, grant_id: str) -> dict[str, Any]:
     """One of the person's live grants (public fields); NotFound when unknown or revoked."""
     grant = items.get(grant_key(user_id, grant_id)) if grant_id and len(grant_id) <= 100 else None
     if grant is None or grant.get("revokedAt"):
-        raise NotFound(f"no connected app {grant_id!r}")
+        raise NotFound(f"no connected app {quoted(grant_id)}")
     return public_grant(grant)
 
 
 def revoke_grant(items: ItemStore, user_id: str, grant_id: str) -> None:
     """Revoke one of the person's grants and every token it issued; NotFound when unknown."""
     if not grant_id or len(grant_id) > 100 or not _revoke(items, user_id, grant_id):
-        raise NotFound(f"no connected app {grant_id!r}")
+        raise NotFound(f"no connected app {quoted(grant_id)}")
 
 
 def authenticate_access_token(items: ItemStore, token: str, accepts: Callable[[str], bool]) -> Principal:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from ...kernel.messages import quoted
 from ...kernel.toolsets import VALID_TOOLSET_NAMES, unknown_toolsets
 from .errors import OAuthError
 
@@ -52,13 +53,13 @@ def normalize_resource(resource: str | None, instance: str) -> str:
     if parts.fragment or parts.query or parts.username or parts.password:
         raise OAuthError("invalid_target", "resource must be an absolute URL without query, fragment or user info")
     if _origin(resource) != _origin(instance):
-        raise OAuthError("invalid_target", f"resource {resource!r} is not served by this instance ({instance})")
+        raise OAuthError("invalid_target", f"resource {quoted(resource)} is not served by this instance ({instance})")
     path = parts.path.rstrip("/")
     match = _RESOURCE_PATH.fullmatch(path)
     if not match:
         raise OAuthError(
             "invalid_target",
-            f"resource {resource!r} is not a protected resource of this instance; use {instance}{MCP_PATH}",
+            f"resource {quoted(resource)} is not a protected resource of this instance; use {instance}{MCP_PATH}",
         )
     if match["toolsets"] is not None:
         # The same names the /mcp/x/{toolsets} route accepts: a token must not be bound to a URL
@@ -68,7 +69,7 @@ def normalize_resource(resource: str | None, instance: str) -> str:
         if unknown or not names:
             raise OAuthError(
                 "invalid_target",
-                f"resource {resource!r} names unknown toolset(s) {', '.join(unknown) or '(none)'}; "
+                f"resource {quoted(resource)} names unknown toolset(s) {', '.join(unknown) or '(none)'}; "
                 f"valid toolsets: {VALID_TOOLSET_NAMES}",
             )
     return instance + path

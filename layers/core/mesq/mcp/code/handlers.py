@@ -23,6 +23,7 @@ from ...asgi.body import parse_json_object
 from ...kernel.concurrency import run_sync
 from ...kernel.context import Call, new_run_id
 from ...kernel.errors import Forbidden, MesqError
+from ...kernel.messages import quoted
 from ..adapter import hidden_tool, run_tool, unknown_tool
 from ..catalog import Catalog, CatalogTool
 from ..connection_context import CONTEXT_TOOL
@@ -199,7 +200,7 @@ class Run:
         if name not in self.reach:
             # What tools/call says about a hidden tool; a code tool is visible but not reachable.
             error = hidden_tool(self.state.visibility, tool)
-            return (error or Forbidden(f"tool {name!r} cannot be called from run_code")).envelope(trace_id)
+            return (error or Forbidden(f"tool {quoted(name)} cannot be called from run_code")).envelope(trace_id)
         try:
             parsed = parse_json_object(arguments.encode("utf-8"))
         except MesqError as error:

@@ -20,6 +20,7 @@ from typing import Any
 
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, MesqError, NotFound, RevisionConflict, ValidationError
+from ...kernel.messages import quoted
 from ...kernel.timestamps import now_timestamp
 from ...store.ports import Check, Condition, Item, Put, WriteOp
 from .. import keys, model
@@ -50,12 +51,12 @@ def _targets(state: TodoState, entries: list[dict[str, Any]], inbox_tool: str) -
         except NotFound as missing:
             problem: MesqError = missing
             if state.inbox_item(entry["id"]) is not None:  # one more read, only on a miss
-                problem = ValidationError(f"{entry['id']!r} is an inbox item; use {inbox_tool}")
+                problem = ValidationError(f"{quoted(entry['id'])} is an inbox item; use {inbox_tool}")
             problems.append((index, problem))
             continue
         parent = state.task(record.get("parentId") or "")
         if not keys.live(record) or (parent is not None and not keys.live(parent)):
-            problems.append((index, Conflict(f"todo task {entry['id']!r} is in the trash")))
+            problems.append((index, Conflict(f"todo task {quoted(entry['id'])} is in the trash")))
         records.append(record)
     if problems:
         raise item_errors(problems, entries)

@@ -10,6 +10,7 @@ from typing import Any
 
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, RevisionConflict, ValidationError
+from ...kernel.messages import quoted
 from ...kernel.timestamps import now_timestamp
 from ...store.ports import Item, WriteOp
 from .. import model
@@ -22,7 +23,7 @@ def _conflict(column_id: str) -> Callable[[TodoState], RevisionConflict]:
     def make(state: TodoState) -> RevisionConflict:
         current = state.columns.get(column_id)
         return RevisionConflict(
-            f"todo column {column_id!r} changed meanwhile; merge your change into recoverData.column "
+            f"todo column {quoted(column_id)} changed meanwhile; merge your change into recoverData.column "
             "and retry with its revision",
             recover_data={"column": model.public_column(current)} if current is not None else None,
         )
@@ -106,7 +107,9 @@ def delete_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         require_revision(before, args["expectedRevision"], lambda: _conflict(before["id"])(state))
         live_tasks = state.live_root_count([before["id"]])  # the size item (a table read), not the index
         if live_tasks:
-            raise Conflict(f"column {before['name']!r} still has {live_tasks} live tasks; move or delete them first")
+            raise Conflict(
+                f"column {quoted(before['name'])} still has {live_tasks} live tasks; move or delete them first"
+            )
         if not before.get("archived") and not _other_open_columns(state, before):
             raise Conflict("this is the space's last open column; a space keeps at least one (add another first)")
         return {"column": model.public_column(before)}, [delete_revised(user_id, "column", before)]

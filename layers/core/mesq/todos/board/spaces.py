@@ -13,6 +13,7 @@ from typing import Any
 
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, RevisionConflict, ValidationError
+from ...kernel.messages import quoted
 from ...kernel.timestamps import now_timestamp
 from ...store.ports import Condition, Delete, Item, Put, WriteOp
 from .. import keys, model
@@ -42,7 +43,7 @@ def _conflict(space_id: str) -> Callable[[TodoState], RevisionConflict]:
         recover = _space_data(state, current) if current is not None else None
         revision = current["revision"] if current is not None else "gone"
         return RevisionConflict(
-            f"todo space {space_id!r} changed meanwhile (revision {revision}); merge your change into "
+            f"todo space {quoted(space_id)} changed meanwhile (revision {revision}); merge your change into "
             "recoverData.space and retry with its revision",
             recover_data=recover,
         )
@@ -76,7 +77,7 @@ def create_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         if "slug" in args:
             slug = model.check_slug(args["slug"])
             if slug in state.slugs:
-                raise Conflict(f"slug {slug!r} is already used by another space; choose another")
+                raise Conflict(f"slug {quoted(slug)} is already used by another space; choose another")
         else:
             slug = _free_slug(state, model.slugify(name))
         space, columns, ops = new_space_ops(user_id, state, name, slug, column_names, now_timestamp())
@@ -107,7 +108,7 @@ def update_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         if "slug" in args and args["slug"] != before["slug"]:
             slug = model.check_slug(args["slug"])
             if slug in state.slugs:
-                raise Conflict(f"slug {slug!r} is already used by another space; choose another")
+                raise Conflict(f"slug {quoted(slug)} is already used by another space; choose another")
             after["slug"] = slug
             ops.append(_slug_claim(user_id, slug, before["id"]))
             ops.append(Delete(keys.slug_key(user_id, before["slug"]), Condition(equals={"spaceId": before["id"]})))
@@ -146,7 +147,9 @@ def delete_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             )
         live_tasks = state.live_root_count([c["id"] for c in state.columns_of(before["id"])])
         if live_tasks:
-            raise Conflict(f"space {before['slug']!r} still has {live_tasks} live tasks; move or delete them first")
+            raise Conflict(
+                f"space {quoted(before['slug'])} still has {live_tasks} live tasks; move or delete them first"
+            )
         ops: list[WriteOp] = [delete_revised(user_id, "space", before)]
         ops.append(Delete(keys.slug_key(user_id, before["slug"]), Condition(equals={"spaceId": before["id"]})))
         ops += [delete_revised(user_id, "column", c) for c in state.columns_of(before["id"])]

@@ -12,6 +12,7 @@ from typing import Any
 
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ...kernel.messages import quoted
 from ...kernel.timestamps import now_timestamp
 from ...store.ports import Check, Condition, Item, WriteOp
 from .. import keys, model
@@ -24,14 +25,14 @@ from .tasks import CONTENT_FIELDS, changed, completed, find_root, find_task, reo
 def find_subtask(state: TodoState, subtask_id: str) -> Item:
     task = find_task(state, subtask_id)
     if task.get("parentId") is None:
-        raise ValidationError(f"{subtask_id!r} is a root task; use the *_todo_task tools for it")
+        raise ValidationError(f"{quoted(subtask_id)} is a root task; use the *_todo_task tools for it")
     return task
 
 
 def _parent_live(state: TodoState, subtask: Item) -> None:
     parent = state.task(subtask["parentId"])
     if parent is None or not keys.live(parent):
-        raise Conflict(f"the task of subtask {subtask['id']!r} is in the trash; restore the task first")
+        raise Conflict(f"the task of subtask {quoted(subtask['id'])} is in the trash; restore the task first")
 
 
 def _conflict(subtask_id: str) -> Callable[[TodoState], RevisionConflict]:
@@ -66,7 +67,7 @@ def create_todo_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         return {"subtask": model.public_task(subtask)}, ops
 
     def conflict(state: TodoState) -> Conflict:
-        return Conflict(f"task {args['taskId']!r} was moved to the trash meanwhile; the subtask was not created")
+        return Conflict(f"task {quoted(args['taskId'])} was moved to the trash meanwhile; the subtask was not created")
 
     return create_once(call, "create_todo_subtask", args, build, conflict)
 
@@ -129,7 +130,7 @@ def delete_todo_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 def restored_subtask(state: TodoState, before: Item, now: str) -> Item:
     if keys.live(before):
-        raise Conflict(f"todo subtask {before['id']!r} is not in the trash")
+        raise Conflict(f"todo subtask {quoted(before['id'])} is not in the trash")
     _parent_live(state, before)
     if len(state.subtasks_of(before["parentId"])) >= model.MAX_SUBTASKS:
         raise ValidationError(f"its task already has {model.MAX_SUBTASKS} subtasks")
@@ -160,7 +161,7 @@ def reorder_todo_subtasks(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         subtasks = {s["id"]: s for s in state.subtasks_of(parent["id"])}
         unknown = [i for i in wanted if i not in subtasks]
         if unknown:
-            raise NotFound(f"not live subtasks of task {parent['id']!r}: {', '.join(unknown)}")
+            raise NotFound(f"not live subtasks of task {quoted(parent['id'])}: {', '.join(unknown)}")
         missing = [i for i in subtasks if i not in wanted]
         if missing:
             raise ValidationError(f"subtaskIds must list every live subtask of the task; missing: {', '.join(missing)}")

@@ -17,6 +17,7 @@ from typing import Any
 
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ...kernel.messages import quoted
 from ...kernel.timestamps import now_timestamp
 from ...store.ports import Item, WriteOp
 from .. import keys, model
@@ -48,7 +49,7 @@ def list_todo_tags(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def _find(state: TodoState, name: str) -> Item:
     tag = state.tags.get(name)
     if tag is None:
-        raise NotFound(f"todo tag {name!r} not found")
+        raise NotFound(f"todo tag {quoted(name)} not found")
     return tag
 
 
@@ -56,7 +57,7 @@ def _conflict(name: str) -> Callable[[TodoState], RevisionConflict]:
     def make(state: TodoState) -> RevisionConflict:
         current = state.tags.get(name)
         return RevisionConflict(
-            f"todo tag {name!r} changed meanwhile; retry with recoverData.tag's revision",
+            f"todo tag {quoted(name)} changed meanwhile; retry with recoverData.tag's revision",
             recover_data={"tag": model.public_tag(current)} if current is not None else None,
         )
 
@@ -69,13 +70,13 @@ def create_todo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
     def build(state: TodoState) -> Built:
         if name in state.tags:
-            raise Conflict(f"todo tag {name!r} already exists; use update_todo_tag to change it")
+            raise Conflict(f"todo tag {quoted(name)} already exists; use update_todo_tag to change it")
         now = now_timestamp()
         tag = {"name": name, "color": args.get("color"), "revision": 1, "createdAt": now, "updatedAt": now}
         return {"tag": model.public_tag(tag)}, [put_new(user_id, "tag", tag)]
 
     def conflict(state: TodoState) -> Conflict:
-        return Conflict(f"todo tag {name!r} was created at the same moment by another request")
+        return Conflict(f"todo tag {quoted(name)} was created at the same moment by another request")
 
     return create_once(call, "create_todo_tag", args, build, conflict)
 

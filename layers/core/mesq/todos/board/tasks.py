@@ -14,6 +14,7 @@ from typing import Any
 
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ...kernel.messages import quoted
 from ...kernel.timestamps import now_timestamp
 from ...store.ports import Check, Condition, Item, WriteOp
 from .. import keys, model, recurrence
@@ -31,14 +32,14 @@ CONTENT_FIELDS = ("title", "notes", "priority", "tags", "due", "timezone", "recu
 def find_task(state: TodoState, task_id: str) -> Item:
     task = state.task(task_id)
     if task is None:
-        raise NotFound(f"todo task {task_id!r} not found")
+        raise NotFound(f"todo task {quoted(task_id)} not found")
     return task
 
 
 def find_root(state: TodoState, task_id: str) -> Item:
     task = find_task(state, task_id)
     if task.get("parentId") is not None:
-        raise ValidationError(f"{task_id!r} is a subtask; use the *_todo_subtask tools for it")
+        raise ValidationError(f"{quoted(task_id)} is a subtask; use the *_todo_subtask tools for it")
     return task
 
 
@@ -48,7 +49,7 @@ def task_conflict(task_id: str, key: str = "task") -> Callable[[TodoState], Revi
     def make(state: TodoState) -> RevisionConflict:
         current = state.task(task_id)
         return RevisionConflict(
-            f"todo {key} {task_id!r} changed meanwhile; merge your change into recoverData.{key} and retry "
+            f"todo {key} {quoted(task_id)} changed meanwhile; merge your change into recoverData.{key} and retry "
             "with its revision",
             recover_data={key: model.public_task(current)} if current is not None else None,
         )
@@ -58,7 +59,7 @@ def task_conflict(task_id: str, key: str = "task") -> Callable[[TodoState], Revi
 
 def require_live(task: Item, kind: str = "task") -> None:
     if not keys.live(task):
-        raise Conflict(f"todo {kind} {task['id']!r} is in the trash; restore it first")
+        raise Conflict(f"todo {kind} {quoted(task['id'])} is in the trash; restore it first")
 
 
 # -- record changes ----------------------------------------------------------------------------
@@ -284,7 +285,7 @@ def restored_root(state: TodoState, user_id: str, before: Item, now: str) -> tup
     """A trashed root task back on a board: its column if it is still open, else the first open
     column of its space, else (space deleted) the default space's."""
     if keys.live(before):
-        raise Conflict(f"todo task {before['id']!r} is not in the trash")
+        raise Conflict(f"todo task {quoted(before['id'])} is not in the trash")
     column = state.columns.get(before["columnId"] or "")
     if column is None or column.get("archived"):
         space = state.spaces.get(before["spaceId"])

@@ -10,6 +10,7 @@ from typing import Any
 
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, NotFound, RevisionConflict
+from ...kernel.messages import quoted
 from ...kernel.pages import behind, page
 from ...kernel.timestamps import now_timestamp
 from ...store.ports import Item
@@ -67,9 +68,9 @@ def _kind_of(state: TodoState, record_id: str, wanted: str | None) -> str:
     elif state.inbox_item(record_id) is not None:
         kind = "inboxItem"
     else:
-        raise NotFound(f"todo record {record_id!r} not found")
+        raise NotFound(f"todo record {quoted(record_id)} not found")
     if wanted is not None and wanted != kind:
-        raise NotFound(f"no todo {wanted} with id {record_id!r} (it is a {kind})")
+        raise NotFound(f"no todo {wanted} with id {quoted(record_id)} (it is a {kind})")
     return kind
 
 
@@ -89,7 +90,7 @@ def restore_todo_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         kind = _kind_of(state, record_id, args.get("kind"))
         current = _record(state, kind, record_id)
         return RevisionConflict(
-            f"todo {kind} {record_id!r} changed meanwhile; retry with the revision in recoverData",
+            f"todo {kind} {quoted(record_id)} changed meanwhile; retry with the revision in recoverData",
             recover_data={_DATA_KEY[kind]: _public(kind, current)} if current is not None else None,
         )
 
@@ -107,7 +108,7 @@ def restore_todo_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             ops = [put_revised(user_id, "task", before, after)]
         else:
             if keys.live(before):
-                raise Conflict(f"inbox item {record_id!r} is not in the trash")
+                raise Conflict(f"inbox item {quoted(record_id)} is not in the trash")
             after = {**before, **bump(before, now), "deletedAt": None}
             ops = [put_revised(user_id, "inbox", before, after)]
         return {_DATA_KEY[kind]: _public(kind, after)}, ops

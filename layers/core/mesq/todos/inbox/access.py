@@ -16,6 +16,7 @@ from typing import Any
 
 from ...kernel.context import Call
 from ...kernel.errors import MesqError, NotFound, RevisionConflict
+from ...kernel.messages import quoted
 from ...kernel.timestamps import now_timestamp
 from ...store.ports import Item, WriteOp
 from .. import keys, model
@@ -30,7 +31,7 @@ def _record(item: Item) -> Item:
 
 
 def _missing(item_id: str) -> NotFound:
-    return NotFound(f"inbox item {item_id!r} not found")
+    return NotFound(f"inbox item {quoted(item_id)} not found")
 
 
 def read_item(call: Call, item_id: str) -> Item:
@@ -53,7 +54,7 @@ def conflict_for(item_id: str, recover: Recover = recover_item) -> Callable[[Tod
         if current is None:  # moved to the board or never there
             return _missing(item_id)
         return RevisionConflict(
-            f"inbox item {item_id!r} is at revision {current['revision']}; merge your change into "
+            f"inbox item {quoted(item_id)} is at revision {current['revision']}; merge your change into "
             "recoverData.item and retry with that revision",
             recover_data=recover(current),
         )

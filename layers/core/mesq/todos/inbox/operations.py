@@ -13,6 +13,7 @@ from typing import Any
 
 from ...kernel.context import Call
 from ...kernel.errors import ValidationError
+from ...kernel.messages import quoted
 from ...kernel.pages import behind, page
 from ...kernel.timestamps import now_timestamp
 from ...store.ports import Item, WriteOp
@@ -59,7 +60,10 @@ def list_todo_inbox_items(call: Call, args: dict[str, Any]) -> dict[str, Any]:
                 # Already alone on its page: only leaving out notes can make it smaller.
                 hints = ["includeNotes"] if include_notes else []
                 raise budget.response_too_large(
-                    f"inbox item {item['id']!r} with its subtasks", used + cost, hints=hints, record_id=item["id"]
+                    f"inbox item {quoted(item['id'])} with its subtasks",
+                    used + cost,
+                    hints=hints,
+                    record_id=item["id"],
                 )
             break
         shown.append(view)

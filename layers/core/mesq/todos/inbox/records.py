@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...kernel.errors import NotFound, ValidationError
+from ...kernel.messages import quoted
 from ...store.ports import Item
 from .. import model
 
@@ -98,7 +99,7 @@ def find_subtask(item: Mapping[str, Any], subtask_id: str) -> Item:
     for subtask in item.get("subtasks") or []:
         if subtask["id"] == subtask_id:
             return dict(subtask)
-    raise NotFound(f"inbox item {item['id']!r} has no subtask {subtask_id!r}")
+    raise NotFound(f"inbox item {quoted(item['id'])} has no subtask {quoted(subtask_id)}")
 
 
 def _position_at(others: Sequence[Item], index: int | None) -> str:
@@ -109,7 +110,7 @@ def added_subtask(item: Item, args: Mapping[str, Any]) -> tuple[Item, Item]:
     """(item with the new subtask, the subtask); `index` 0 = first, omitted = at the end."""
     existing = ordered_subtasks(item)
     if len(existing) >= MAX_INBOX_SUBTASKS:
-        raise ValidationError(f"inbox item {item['id']!r} already has {MAX_INBOX_SUBTASKS} subtasks, the maximum")
+        raise ValidationError(f"inbox item {quoted(item['id'])} already has {MAX_INBOX_SUBTASKS} subtasks, the maximum")
     subtask = new_subtask(args, _position_at(existing, args.get("index")))
     subtasks = sorted([*existing, subtask], key=subtask_sort_key)
     return check_size({**item, "subtasks": subtasks}), subtask

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...kernel.errors import NotFound
+from ...kernel.messages import quoted
 from .budget import RESPONSE_BUDGET_CHARACTERS, with_notes_page
 from .traversal import Board, Record, is_live, order_key, without_notes
 
@@ -44,7 +45,7 @@ def task_details(
 ) -> dict[str, Any]:
     task = next((t for t in board.tasks if t["id"] == task_id), None)
     if task is None or not is_live(task):
-        raise NotFound(f"todo task {task_id!r} not found (trashed tasks are listed by list_todo_trash)")
+        raise NotFound(f"todo task {quoted(task_id)} not found (trashed tasks are listed by list_todo_trash)")
     subtasks = sorted((t for t in board.tasks if t.get("parentId") == task_id and is_live(t)), key=order_key)
     shown = board.task_view(task)
     if task.get("recurrence") or task.get("occurrences"):

@@ -22,6 +22,7 @@ from ...auth.scopes import order_scopes
 from ...kernel import timestamps
 from ...kernel.context import Call
 from ...kernel.errors import NotFound
+from ...kernel.messages import quoted
 from .. import keys, model
 from ..destinations import resolve_space
 from ..due_index import ensure_indexed
@@ -129,7 +130,7 @@ def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     parent = state.task(task["parentId"]) if task is not None and task.get("parentId") else task
     # A subtask of a trashed task went to the trash with it (query_todos drops it too).
     if task is None or parent is None or not keys.live(task) or not keys.live(parent):
-        raise NotFound(f"todo task {args['id']!r} not found (trashed tasks are listed by list_todo_trash)")
+        raise NotFound(f"todo task {quoted(args['id'])} not found (trashed tasks are listed by list_todo_trash)")
     include_context = args.get("includeContext", False)
     board = replace(
         board_of(state, records=False),

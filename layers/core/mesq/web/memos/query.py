@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 from starlette.datastructures import QueryParams
 
 from ...kernel.errors import ValidationError
+from ...kernel.messages import quoted
 from ..kit.request_values import ZONE_COOKIE, browser_zone, query_offset
 
 STATUSES = ("NORMAL", "ARCHIVED", "ALL")
@@ -43,7 +44,7 @@ def _day(params: QueryParams) -> date | None:
             return date.fromisoformat(raw)
     except ValueError:
         pass
-    raise ValidationError(f"day: {raw[:20]!r} is not a date like 2026-11-30")
+    raise ValidationError(f"day: {quoted(raw[:20])} is not a date like 2026-11-30")
 
 
 def _bounded(params: QueryParams, name: str, limit: int) -> str:

@@ -19,6 +19,7 @@ from starlette.routing import Route
 
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import NotFound
+from ...kernel.messages import quoted
 from ...reading.model import public_book
 from ...reading.store import read_book
 from ..kit.framework import Page, Web, endpoint
@@ -51,7 +52,7 @@ async def shelf_page(page: Page) -> Response:
 def _book(page: Page, book_id: str) -> dict[str, Any]:
     found = read_book(page.web.services.items, page.user.user_id, book_id)
     if found is None:
-        raise NotFound(f"reading book {book_id!r} not found")
+        raise NotFound(f"reading book {quoted(book_id)} not found")
     return public_book(found)
 
 

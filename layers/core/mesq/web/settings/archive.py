@@ -33,6 +33,7 @@ from ...archive.markdown import import_markdown
 from ...asgi.account_archive import archive_download, archive_slot
 from ...kernel.concurrency import run_sync
 from ...kernel.context import Principal
+from ...kernel.messages import quoted
 from ...wiring.services import Services
 from ..kit.framework import Page, Web, endpoint
 
@@ -84,7 +85,7 @@ async def import_page(page: Page) -> Response:
     return _import_form(page)
 
 
-def _run_import(services: Services, principal: Principal, upload: IO[bytes], kind: str) -> Outcome:
+def _run_import(services: Services, principal: Principal, upload: IO[bytes], kind: str, label: str) -> Outcome:
     """In a worker thread, holding an archive slot: the upload into a named temporary file, then
     the command line's import of it."""
     with archive_slot(principal.user_id), tempfile.TemporaryDirectory(prefix="mesq-import-") as folder:
@@ -92,11 +93,12 @@ def _run_import(services: Services, principal: Principal, upload: IO[bytes], kin
         with path.open("wb") as copy:
             shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
         if kind == "markdown":
-            notes = import_markdown(services, principal.user_id, path, principal=principal, channel="web")
+            notes = import_markdown(services, principal.user_id, path, principal=principal, channel="web", label=label)
             counts = {"files": notes.files, "created": notes.created, "existing": notes.existing,
                       "attachments": notes.attachments, "skipped": len(notes.failed)}  # fmt: skip
             return Outcome(kind, counts, notes.failed[:100])
-        report = import_account(services.items, services.blobs, principal.user_id, path)
+        quota = services.settings.attachment_quota_bytes
+        report = import_account(services.items, services.blobs, principal.user_id, path, quota_bytes=quota, label=label)
         counts = {"records": report.records, "created": report.created, "existing": report.existing,
                   "attachments": report.blobs}  # fmt: skip
         return Outcome(kind, counts)
@@ -110,7 +112,8 @@ async def import_submit(page: Page) -> Response:
     if not isinstance(upload, UploadFile) or not upload.filename or upload.size == 0:
         return _import_form(page, status=400, kind=kind, problem="file")
     try:
-        outcome = await run_sync(_run_import, page.web.services, page.principal, upload.file, kind)
+        label = quoted(upload.filename, 40).strip("'\"")  # the upload's name in errors, cut
+        outcome = await run_sync(_run_import, page.web.services, page.principal, upload.file, kind, label)
     except ArchiveError as error:
         return _import_form(page, status=400, kind=kind, error=error.message, filename=upload.filename)
     return _import_form(page, kind=kind, outcome=outcome, filename=upload.filename)

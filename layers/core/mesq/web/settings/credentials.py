@@ -30,6 +30,7 @@ from ...auth.tokens import (
 from ...history.reads import last_activity
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import NotFound, ValidationError
+from ...kernel.messages import quoted
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
 from ..kit.render import redirect
@@ -135,7 +136,7 @@ def _own_token(page: Page) -> dict[str, Any]:
     token_id = page.request.path_params["token_id"]
     record = page.web.services.items.get(record_key(page.user.user_id, token_id)) if len(token_id) <= 100 else None
     if record is None:
-        raise NotFound(f"no token {token_id!r}")
+        raise NotFound(f"no token {quoted(token_id)}")
     return public_token(record)
 
 

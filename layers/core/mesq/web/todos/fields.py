@@ -17,6 +17,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ...kernel.errors import ValidationError
+from ...kernel.messages import quoted
 from ...kernel.timestamps import format_timestamp, parse_timestamp, parse_zone
 from ..kit.forms import Fields
 from ..kit.i18n import DEFAULT_LANGUAGE, N_, Translator
@@ -161,7 +162,7 @@ def due_of(form: TaskForm) -> dict[str, Any] | None:
     try:
         day = date.fromisoformat(form.due_date)
     except ValueError:
-        raise ValidationError(f"due: {form.due_date!r} is not a date") from None
+        raise ValidationError(f"due: {quoted(form.due_date)} is not a date") from None
     if not form.due_time:
         return {"type": "date", "date": day.isoformat()}
     if not TIME.match(form.due_time):
@@ -169,7 +170,7 @@ def due_of(form: TaskForm) -> dict[str, Any] | None:
     try:
         clock = time.fromisoformat(form.due_time)
     except ValueError:
-        raise ValidationError(f"due: {form.due_time!r} is not a time of day") from None
+        raise ValidationError(f"due: {quoted(form.due_time)} is not a time of day") from None
     zone = parse_zone(form.timezone, "timezone") if form.timezone else UTC
     return {"type": "datetime", "at": format_timestamp(datetime.combine(day, clock, tzinfo=zone))}
 
@@ -218,7 +219,7 @@ def reminders_of(fields: Fields, zone_name: str | None) -> list[dict[str, Any]]:
         try:
             local = datetime.fromisoformat(moment).replace(tzinfo=zone)
         except ValueError:
-            raise ValidationError(f"reminders: {moment!r} is not a date and time") from None
+            raise ValidationError(f"reminders: {quoted(moment)} is not a date and time") from None
         reminders.append({"type": "absolute", "at": format_timestamp(local)})
     return reminders
 

@@ -1,0 +1,373 @@
+"""Every archived record rebuilt into the importer's partition, never written as given.
+
+An archive is a stranger's file: its `records.jsonl` may carry any attribute, including index
+keys that point into another user's partitions (`gsi2pk: "UPLOADS"`, a victim's inbox, history or
+timeline) or into global ones (the reminder buckets, the user directory). `rebuild` therefore
+
+- keeps only the attributes the record's kind defines (the write paths' own field lists);
+- validates ids, timestamps and enums as the write paths do (`kernel.timestamps.parse_timestamp`,
+  the todo model's checks, the memo statuses, the history actions);
+- derives every key from the record through the functions the write paths use
+  (`memos.store.with_index_keys`, `todos.keys.stored`, `history.records`, `reading.model`,
+  `attachments.store`), so nothing lands outside `U#<user>` and the user's own index partitions;
+- derives every attachment path from the record's id (`attachments.paths.attachment_path`): a
+  path that names any other folder is refused;
+- returns None for derived records (counters, the reminder index): the import recomputes them
+  (archive/counters.py, `reminder_entry`).
+
+A refused record raises ArchiveError naming the line, the field and a cut excerpt of the value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from ..attachments import store as attachment_store
+from ..attachments.paths import MEMO, TODO, Namespace, attachment_path, mcp_uri, own_attachment_id, read_url
+from ..history import records as history
+from ..kernel.errors import MesqError
+from ..kernel.keys import user_partition
+from ..kernel.messages import quoted
+from ..kernel.tags import expand_tag_paths, parse_tags
+from ..kernel.timestamps import parse_timestamp
+from ..memos import store as memo_store
+from ..reading import model as reading
+from ..store.ports import Item
+from ..todos import keys as todo_keys
+from ..todos import model as todo_model
+from ..todos.reminder_schedule import INDEX_PREFIX, index_item, next_instant
+from .format import ArchiveError
+
+#: Records an import never writes as given: they are derived from the others and recomputed.
+DERIVED_PREFIXES = ("STATS#MEMO", "MEMOTAG#", "STATS#ATTACHMENTS", todo_keys.SIZE_PREFIX, INDEX_PREFIX)
+
+_MEMO_FIELDS = ("id", "content", "status", "pinned", "resources", "contentSource", "createdAt", "updatedAt",
+                "revision", "historyBytes")  # fmt: skip
+_RESOURCE_FIELDS = ("path", "displayName", "mimeType", "fileSize", "type", "url", "mcp_uri")
+_BOOK_FIELDS = ("id", "provider", "externalId", "title", "author", "cover", "syncedAt", "source", "lastNoteAt",
+                "upstreamMark", *reading.COUNTERS)  # fmt: skip
+_NOTE_FIELDS = ("id", "bookId", "noteType", "content", "createdAt", "externalId", "quotedText", "chapterTitle",
+                "chapterIndex", "position", "fingerprint", "version", "deletedUpstream", "deletedUpstreamAt",
+                "updatedAt")  # fmt: skip
+_CHANGE_FIELDS = (*history._PUBLIC, "size")
+_SETTINGS_FIELDS = ("defaultSpaceId", "timezone", "revision", "createdAt", "updatedAt")
+_TODO_FIELDS: dict[str, tuple[str, ...]] = {
+    "space": todo_model.SPACE_FIELDS,
+    "column": todo_model.COLUMN_FIELDS,
+    "task": (*todo_model.TASK_FIELDS, "historyBytes"),
+    "inbox": (*todo_model.INBOX_FIELDS, "subtasks", "historyBytes"),
+    "tag": todo_model.TAG_FIELDS,
+}
+_ACTIONS = ("create", "update", "move", "trash", "restore", "delete")
+_CHANGE_ID = re.compile(r"\d{17}-[0-9a-f]{8}")
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?")
+_TIMES = ("createdAt", "updatedAt", "deletedAt", "completedAt", "syncedAt", "lastNoteAt", "deletedUpstreamAt")
+
+
+class _Refused(Exception):
+    """A field of one record is refused (the caller adds the line)."""
+
+
+def _pick(item: Mapping[str, Any], fields: Sequence[str]) -> Item:
+    return {name: item[name] for name in fields if name in item}
+
+
+def _text(record: Item, name: str, *, optional: bool = False) -> str | None:
+    value = record.get(name)
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise _Refused(f"{name}: {quoted(value)} is not a string")
+    return value
+
+
+def _ident(record: Item, name: str = "id", pattern: re.Pattern[str] = _ID) -> str:
+    value = _text(record, name)
+    assert value is not None
+    if not pattern.fullmatch(value):
+        raise _Refused(f"{name}: {quoted(value)} is not an id")
+    return value
+
+
+def _whole(record: Item, name: str, minimum: int = 0) -> None:
+    value = record.get(name)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < minimum):
+        raise _Refused(f"{name}: {quoted(value)} is not a whole number >= {minimum}")
+
+
+def _times(record: Item) -> None:
+    for name in _TIMES:
+        if record.get(name) is not None:
+            _moment(record[name], name)
+
+
+def _moment(value: Any, name: str) -> datetime:
+    try:
+        return parse_timestamp(value, name) if isinstance(value, str) else _not_a_time(value, name)
+    except MesqError:
+        raise _Refused(f"{name}: {quoted(value)} is not an ISO 8601 timestamp") from None
+
+
+def _not_a_time(value: Any, name: str) -> datetime:
+    raise _Refused(f"{name}: {quoted(value)} is not an ISO 8601 timestamp")
+
+
+def _one_of(record: Item, name: str, choices: Sequence[Any]) -> None:
+    if record.get(name) not in choices:
+        raise _Refused(f"{name}: {quoted(record.get(name))} is not one of {', '.join(map(str, choices))}")
+
+
+def _own_path(value: Any, user_id: str, kind: Namespace, name: str) -> str:
+    """The attachment path of `user_id` that `value` names (only the id is taken from it)."""
+    try:
+        return attachment_path(user_id, own_attachment_id(value, user_id, name, kind), kind)
+    except MesqError:
+        raise _Refused(f"{name}: {quoted(value)} is not an attachment path of this account") from None
+
+
+def _files(values: Any, user_id: str, kind: Namespace, name: str) -> list[Item]:
+    if values is None:
+        return []
+    if not isinstance(values, list):
+        raise _Refused(f"{name}: not a list")
+    files = []
+    for index, value in enumerate(values):
+        if not isinstance(value, dict):
+            raise _Refused(f"{name}[{index}]: not an object")
+        file = _pick(value, _RESOURCE_FIELDS)
+        path = _own_path(file.get("path"), user_id, kind, f"{name}[{index}].path")
+        file["path"] = path
+        if "url" in file:  # the read URL of the derived path (the instance's origin kept, nothing else)
+            base = str(file["url"]).partition("?")[0]
+            origin = base.removesuffix(kind.read_route) if base.endswith(kind.read_route) else ""
+            file["url"] = read_url(path, origin if _ORIGIN.fullmatch(origin) else None, kind)
+        if "mcp_uri" in file:
+            file["mcp_uri"] = mcp_uri(path, kind)
+        files.append(file)
+    return files
+
+
+# -- the kinds ---------------------------------------------------------------------------------
+
+
+def _memo(item: Item, user_id: str) -> Item:
+    memo = _pick(item, _MEMO_FIELDS)
+    _ident(memo)
+    content = _text(memo, "content")
+    _one_of(memo, "status", memo_store.STATUSES)
+    _one_of(memo, "pinned", (True, False))
+    _moment(memo.get("createdAt"), "createdAt")
+    _moment(memo.get("updatedAt"), "updatedAt")
+    _whole(memo, "revision", 1)
+    _whole(memo, "historyBytes")
+    memo["revision"] = memo.get("revision", 1)
+    memo["tags"] = parse_tags(content or "")  # derived from the content, as every memo write does
+    memo["tagPaths"] = expand_tag_paths(memo["tags"])
+    memo["resources"] = _files(memo.get("resources"), user_id, MEMO, "resources")
+    return memo_store.with_index_keys(user_id, memo)
+
+
+def _attachment(kind: Namespace) -> Callable[[Item, str], Item]:
+    def rebuild(item: Item, user_id: str) -> Item:
+        record = _pick(item, attachment_store._PUBLIC)
+        ident = _ident(record, pattern=re.compile(r"[0-9a-f]{28}"))
+        _whole(record, "fileSize")
+        if "fileSize" not in record:
+            raise _Refused("fileSize: missing")
+        _times(record)
+        record["path"] = attachment_path(user_id, ident, kind)  # derived, never the archive's
+        pk, sk = attachment_store.attachment_key(user_id, ident, kind)
+        return {**record, "pk": pk, "sk": sk}
+
+    return rebuild
+
+
+def _todo_record(kind: todo_keys.Kind) -> Callable[[Item, str], Item]:
+    def rebuild(item: Item, user_id: str) -> Item:
+        record = _pick(item, _TODO_FIELDS[kind])
+        if kind == "tag":
+            todo_model.check_tags([str(_text(record, "name"))], "name")
+        else:
+            _ident(record)
+        _times(record)
+        _whole(record, "revision", 1)
+        _whole(record, "historyBytes")
+        if kind in ("task", "inbox"):
+            _task_fields(record, user_id)
+        if kind == "inbox":
+            record["subtasks"] = _inbox_subtasks(record.get("subtasks"), user_id)
+        if kind in ("space", "column", "task", "inbox"):
+            _text(record, "position")
+        for name in ("spaceId", "columnId", "parentId"):
+            if record.get(name) is not None:
+                _ident(record, name)
+        return todo_keys.stored(user_id, kind, record)
+
+    return rebuild
+
+
+def _task_fields(record: Item, user_id: str) -> None:
+    _one_of(record, "priority", todo_model.PRIORITIES)
+    record["due"] = todo_model.check_due(record.get("due"))
+    record["timezone"] = todo_model.check_timezone(record.get("timezone"))
+    reminders = record.get("reminders") or []
+    if not isinstance(reminders, list) or len(reminders) > 5:
+        raise _Refused("reminders: not a list of at most 5 reminders")
+    for index, reminder in enumerate(reminders):
+        if not isinstance(reminder, dict) or reminder.get("type") not in ("absolute", "relative"):
+            raise _Refused(f"reminders[{index}]: not a reminder")
+        if reminder["type"] == "absolute":
+            _moment(reminder.get("at"), f"reminders[{index}].at")
+    record["attachments"] = _files(record.get("attachments"), user_id, TODO, "attachments")
+
+
+def _inbox_subtasks(values: Any, user_id: str) -> list[Item]:
+    if values is None:
+        return []
+    if not isinstance(values, list) or len(values) > todo_model.MAX_SUBTASKS:
+        raise _Refused(f"subtasks: not a list of at most {todo_model.MAX_SUBTASKS}")
+    subtasks = []
+    for index, value in enumerate(values):
+        if not isinstance(value, dict):
+            raise _Refused(f"subtasks[{index}]: not an object")
+        subtask = _pick(value, todo_model.INBOX_SUBTASK_FIELDS)
+        _ident(subtask)
+        subtask["attachments"] = _files(subtask.get("attachments"), user_id, TODO, f"subtasks[{index}].attachments")
+        subtasks.append(subtask)
+    return subtasks
+
+
+def _slug(item: Item, user_id: str) -> Item:
+    slug = str(item["sk"]).removeprefix(todo_keys.KIND_PREFIX["slug"])
+    todo_model.check_slug(slug, "sk")
+    space = _ident(item, "spaceId")
+    pk, sk = todo_keys.slug_key(user_id, slug)
+    return {"pk": pk, "sk": sk, "spaceId": space}
+
+
+def _settings(item: Item, user_id: str) -> Item:
+    settings = _pick(item, _SETTINGS_FIELDS)
+    if settings.get("defaultSpaceId") is not None:
+        _ident(settings, "defaultSpaceId")
+    settings["timezone"] = todo_model.check_timezone(settings.get("timezone"))
+    if settings["timezone"] is None:
+        del settings["timezone"]
+    _times(settings)
+    _whole(settings, "revision", 1)
+    pk, sk = todo_keys.settings_key(user_id)
+    return {**settings, "pk": pk, "sk": sk}
+
+
+def _book(item: Item, user_id: str) -> Item:
+    book = _pick(item, _BOOK_FIELDS)
+    ident = _ident(book)
+    _text(book, "title")
+    _times(book)
+    for name in reading.COUNTERS:
+        _whole(book, name)
+    pk, sk = reading.book_key(user_id, ident)
+    return {**book, "pk": pk, "sk": sk}
+
+
+def _note(item: Item, user_id: str) -> Item:
+    note = _pick(item, _NOTE_FIELDS)
+    _ident(note)
+    _ident(note, "bookId")
+    _text(note, "content")
+    _one_of(note, "noteType", tuple(reading.CONTENT_ORIGIN))
+    _times(note)
+    for name in ("chapterIndex", "position", "version"):
+        _whole(note, name)
+    return {**note, "pk": user_partition(user_id), "sk": reading.note_sort_key(note)}
+
+
+def _change(item: Item, user_id: str) -> Item:
+    change = _pick(item, _CHANGE_FIELDS)
+    ident = _ident(change, pattern=_CHANGE_ID)
+    _moment(change.get("at"), "at")
+    run = _ident(change, "runId")
+    _one_of(change, "action", _ACTIONS)
+    record = change.get("record")
+    if not isinstance(record, dict) or record.get("kind") not in history.KINDS:
+        raise _Refused(f"record: {quoted(record)} is not a changed record")
+    record_id = _ident(record, "name" if record["kind"] == "tag" and "id" not in record else "id")
+    change["record"] = {"kind": record["kind"], "id": record_id}
+    for name in ("before", "after", "revisions"):
+        if not isinstance(change.get(name, {}), dict):
+            raise _Refused(f"{name}: not an object")
+    _whole(change, "size")
+    ttl = item.get("ttl")
+    if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
+        raise _Refused(f"ttl: {quoted(ttl)} is not an expiry time")
+    pk, sk = history.change_key(user_id, ident)
+    return {
+        **change,
+        "pk": pk,
+        "sk": sk,
+        "gsi1pk": history.run_partition(user_id, run),
+        "gsi1sk": ident,
+        "gsi2pk": history.record_partition(user_id, record_id),
+        "gsi2sk": ident,
+        "ttl": ttl,
+    }
+
+
+_KINDS: tuple[tuple[str, Callable[[Item, str], Item]], ...] = (
+    (memo_store.MEMO_PREFIX, _memo),
+    (MEMO.record_prefix, _attachment(MEMO)),
+    (TODO.record_prefix, _attachment(TODO)),
+    (todo_keys.KIND_PREFIX["space"], _todo_record("space")),
+    (todo_keys.KIND_PREFIX["column"], _todo_record("column")),
+    (todo_keys.KIND_PREFIX["task"], _todo_record("task")),
+    (todo_keys.KIND_PREFIX["inbox"], _todo_record("inbox")),
+    (todo_keys.KIND_PREFIX["tag"], _todo_record("tag")),
+    (todo_keys.KIND_PREFIX["slug"], _slug),
+    (todo_keys.SETTINGS_SK, _settings),
+    (reading.BOOK_PREFIX, _book),
+    (reading.NOTE_PREFIX, _note),
+    (history.CHANGE_PREFIX, _change),
+)
+
+
+def derived(sk: str) -> bool:
+    return sk.startswith(DERIVED_PREFIXES)
+
+
+def rebuild(item: Item, user_id: str, where: str) -> Item | None:
+    """`item` (already rehomed to `user_id`) as the import writes it; None for a derived record.
+    ArchiveError `where: field: ...` when a field is refused, or the sort key is not the one the
+    record's own fields give (a record is never moved to another key)."""
+    sk = str(item.get("sk", ""))
+    if derived(sk):
+        return None
+    build = next((build for prefix, build in _KINDS if sk.startswith(prefix)), None)
+    if build is None or (sk == todo_keys.SETTINGS_SK) != (build is _settings):
+        raise ArchiveError(f"{where}: sk {quoted(sk)} is not a kind an archive carries")
+    try:
+        stored = build(item, user_id)
+    except _Refused as refused:
+        raise ArchiveError(f"{where}: {refused}") from None
+    except MesqError as error:  # a write path's own check (due, timezone, tags, slug)
+        raise ArchiveError(f"{where}: {error.message}") from None
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
+        # a field the kind needs is missing or of another shape than any write of ours stores
+        raise ArchiveError(f"{where}: not a record this kind can hold ({type(error).__name__})") from None
+    if stored["sk"] != sk:
+        raise ArchiveError(f"{where}: sk {quoted(sk)} does not match the record's id")
+    return stored
+
+
+def reminder_entry(task: Item, user_id: str, now: datetime) -> Item | None:
+    """The reminder index item an imported task needs (its next instant after `now`), as the
+    todo writes keep it (`reminder_schedule.index_ops`), or None."""
+    if not str(task.get("sk", "")).startswith(todo_keys.KIND_PREFIX["task"]):
+        return None
+    moment = next_instant(todo_keys.record_of(task), now)
+    return None if moment is None else index_item(user_id, str(task["id"]), moment)
+
+
+__all__ = ["DERIVED_PREFIXES", "derived", "rebuild", "reminder_entry"]
