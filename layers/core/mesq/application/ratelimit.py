@@ -48,6 +48,7 @@ def user_subject(user_id: str) -> str:
     """The subject of the per-person buckets: every session and credential of a user together."""
     return f"user:{user_id}"
 
+
 #: Operations that hand out attachment bytes: counted in `attachment_read` (REST and MCP alike)
 #: instead of `tool_call`. The REST streaming read and MCP `resources/read` count there too.
 ATTACHMENT_READ_OPERATIONS = frozenset({"read_memo_resource", "read_todo_attachment"})

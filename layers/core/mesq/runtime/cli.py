@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from .. import __version__
+from ..application.ratelimit import RateLimiter, user_subject
 from ..asgi.access_log import LOG_FORMATS
 from ..auth.tokens import MAX_EXPIRY_DAYS, create_token, list_tokens, revoke_token, token_status
 from ..auth.users import count_users, create_user, find_user_by_name, list_users, set_password
@@ -419,6 +420,8 @@ def _import(args: argparse.Namespace, services: Services) -> int:
     if (args.file is None) == (args.markdown is None):
         raise CommandError("give either an archive FILE or --markdown DIR_OR_ZIP")
     user_id = find_user_by_name(services.items, args.username)["userId"]
+    # Counted where the pages count it (docs/security.md "Fair shares"); MCP_RATE_LIMIT_ENABLED=false lifts it.
+    RateLimiter(services.items, services.settings).hit(user_subject(user_id), "import")
     if args.markdown is not None:
         return _import_markdown(services, user_id, args.markdown)
     return _import_archive(services, user_id, args.file)
