@@ -157,6 +157,12 @@ def _parser() -> argparse.ArgumentParser:
         "index", parents=[common], help="put boards written before the due/priority/status index into it (re-runnable)"
     )
     due.add_argument("username", nargs="?", help="whose board (default: every listed user)")
+
+    history = commands.add_parser("history", help="the change history").add_subparsers(dest="action", required=True)
+    by_actor = history.add_parser(
+        "index", parents=[common], help="put change records written before the by-actor index into it (re-runnable)"
+    )
+    by_actor.add_argument("username", nargs="?", help="whose history (default: every listed user)")
     return parser
 
 
@@ -350,11 +356,13 @@ def _export(services: Services, user_id: str, out: Path) -> int:
 def _import_archive(services: Services, user_id: str, path: Path) -> int:
     from ..archive.format import ArchiveError
     from ..archive.importer import import_account
+    from ..history.actor_index import forget_indexed
 
     try:
         report = import_account(services.items, services.blobs, user_id, path)
     except ArchiveError as error:
         raise MesqError(f"nothing imported: {error.message}") from None
+    forget_indexed(services.items, user_id)  # archived change records may predate the by-actor index
     print(
         f"imported {report.records} records: {report.created} new, {report.existing} already there; "
         f"{report.blobs} attachments; {report.seconds:.1f}s ({report.per_second:.0f} records/s); "
@@ -416,6 +424,21 @@ def _index_todos(services: Services, username: str | None) -> int:
     return 0
 
 
+def _index_history(services: Services, username: str | None) -> int:
+    """The by-actor index's backfill (history/actor_index.py) for one user or every listed one;
+    a history already indexed costs one read. The first undo or list by actor runs it too."""
+    from ..history.actor_index import backfill, is_indexed
+
+    users = [find_user_by_name(services.items, username)] if username else list_users(services.items)
+    for user in users:
+        user_id = str(user.get("userId") or user["id"])
+        if is_indexed(services.items, user_id):
+            print(f"{user['username']}: already indexed")
+            continue
+        print(f"{user['username']}: indexed ({backfill(services.items, user_id)} change records given their keys)")
+    return 0
+
+
 def _import(args: argparse.Namespace, services: Services) -> int:
     if (args.file is None) == (args.markdown is None):
         raise CommandError("give either an archive FILE or --markdown DIR_OR_ZIP")
@@ -451,6 +474,8 @@ def _run(args: argparse.Namespace) -> int:
             return _import(args, services)
         if args.command == "todos":
             return _index_todos(services, args.username)
+        if args.command == "history":
+            return _index_history(services, args.username)
         if args.command == "search":
             return _reindex(services, find_user_by_name(services.items, args.username)["userId"])
         return _token(args, services)

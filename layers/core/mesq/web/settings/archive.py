@@ -33,6 +33,7 @@ from ...archive.format import ArchiveError
 from ...archive.importer import import_account
 from ...archive.markdown import import_markdown
 from ...asgi.account_archive import archive_download, archive_slot
+from ...history.actor_index import forget_indexed
 from ...kernel.concurrency import run_sync
 from ...kernel.context import Principal
 from ...wiring.services import Services
@@ -100,6 +101,7 @@ def _run_import(services: Services, principal: Principal, upload: IO[bytes], kin
                       "attachments": notes.attachments, "skipped": len(notes.failed)}  # fmt: skip
             return Outcome(kind, counts, notes.failed[:100])
         report = import_account(services.items, services.blobs, principal.user_id, path)
+        forget_indexed(services.items, principal.user_id)  # archived change records may predate the by-actor index
         counts = {"records": report.records, "created": report.created, "existing": report.existing,
                   "attachments": report.blobs}  # fmt: skip
         return Outcome(kind, counts)
