@@ -37,7 +37,7 @@ from ...history.actor_index import forget_indexed
 from ...kernel.concurrency import run_sync
 from ...kernel.context import Principal
 from ...wiring.services import Services
-from ..kit.framework import Page, Web, endpoint
+from ..kit.framework import Clock, Page, Web, endpoint
 
 EXPORT, IMPORT = "/settings/export", "/settings/import"
 #: The largest upload Import takes (an archive, or a ZIP of notes). It is spooled to disk twice
@@ -87,11 +87,11 @@ async def import_page(page: Page) -> Response:
     return _import_form(page)
 
 
-def _run_import(services: Services, principal: Principal, upload: IO[bytes], kind: str) -> Outcome:
-    """In a worker thread, holding an archive slot: the upload into a named temporary file, then
-    the command line's import of it."""
+def _run_import(services: Services, principal: Principal, upload: IO[bytes], kind: str, clock: Clock) -> Outcome:
+    """In a worker thread, holding an archive slot and counted in the user's `import` bucket: the
+    upload into a named temporary file, then the command line's import of it."""
     with archive_slot(principal.user_id), tempfile.TemporaryDirectory(prefix="mesq-import-") as folder:
-        RateLimiter(services.items, services.settings).hit(user_subject(principal.user_id), "import")
+        RateLimiter(services.items, services.settings, clock).hit(user_subject(principal.user_id), "import")
         path = Path(folder) / "upload.zip"
         with path.open("wb") as copy:
             shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
@@ -115,7 +115,7 @@ async def import_submit(page: Page) -> Response:
     if not isinstance(upload, UploadFile) or not upload.filename or upload.size == 0:
         return _import_form(page, status=400, kind=kind, problem="file")
     try:
-        outcome = await run_sync(_run_import, page.web.services, page.principal, upload.file, kind)
+        outcome = await run_sync(_run_import, page.web.services, page.principal, upload.file, kind, page.web.clock)
     except ArchiveError as error:
         return _import_form(page, status=400, kind=kind, error=error.message, filename=upload.filename)
     return _import_form(page, kind=kind, outcome=outcome, filename=upload.filename)
