@@ -320,10 +320,17 @@ def _token(args: argparse.Namespace, services: Services) -> int:
     return 0
 
 
+def _count_import(services: Services, user_id: str) -> None:
+    """Every import counts where the pages count it (docs/security.md "Fair shares");
+    MCP_RATE_LIMIT_ENABLED=false lifts it for an operator's bulk work."""
+    RateLimiter(services.items, services.settings).hit(user_subject(user_id), "import")
+
+
 def _import_reading(services: Services, user_id: str, path: Path) -> int:
     from ..kernel.timestamps import now_timestamp
     from ..reading.importer import import_snapshots, parse_import
 
+    _count_import(services, user_id)
     try:
         text = path.read_bytes()
     except OSError as error:
@@ -443,8 +450,7 @@ def _import(args: argparse.Namespace, services: Services) -> int:
     if (args.file is None) == (args.markdown is None):
         raise CommandError("give either an archive FILE or --markdown DIR_OR_ZIP")
     user_id = find_user_by_name(services.items, args.username)["userId"]
-    # Counted where the pages count it (docs/security.md "Fair shares"); MCP_RATE_LIMIT_ENABLED=false lifts it.
-    RateLimiter(services.items, services.settings).hit(user_subject(user_id), "import")
+    _count_import(services, user_id)
     if args.markdown is not None:
         return _import_markdown(services, user_id, args.markdown)
     return _import_archive(services, user_id, args.file)
