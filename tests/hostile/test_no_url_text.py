@@ -2,8 +2,8 @@
 (`/activity?report=Your session expired, sign in at evil.example`) must never put words on a
 MeSQ page. The only exception is a search box showing what was searched for.
 
-Every signed-in GET page (the web routes, their path parameters filled with real records) is
-asked for with a marker in every query parameter any page reads or links to (the names read in
+Every signed-in GET page (the web routes, their path parameters filled with real records), and
+the signed-out ones, is asked for with a marker in every query parameter any page reads or links to (the names read in
 `mesq/web`'s code, the names in the crawled pages' links, and names a forger would try), and the
 text a person sees (text nodes, and the attributes that are read or heard) must not hold it.
 """
@@ -131,11 +131,26 @@ def _linked_names(html: str) -> set[str]:
     return names
 
 
-def _ask(person: Browser, path: str, names: list[str]) -> Any:
-    return person.get(path + "?" + urlencode({name: MARKER for name in names}), follow_redirects=True)
+def _ask(client: Any, path: str, names: list[str]) -> Any:
+    return client.get(path + "?" + urlencode({name: MARKER for name in names}), follow_redirects=True)
 
 
-def test_no_page_shows_text_from_its_url(services: Services, browser: Callable[..., Browser]) -> None:
+def _shown_by(client: Any, pages: list[str], names: list[str]) -> list[str]:
+    shown: list[str] = []
+    for path in pages:
+        answer = _ask(client, path, names)
+        attempts = [(names, answer)]
+        if answer.status_code != 200:  # one name refused the request: each alone, so none hides another
+            attempts += [([name], _ask(client, path, [name])) for name in names]
+        for asked, reply in attempts:
+            if "text/html" in reply.headers.get("content-type", "") and MARKER in shown_text(reply.text):
+                shown.append(f"{path}?{','.join(asked)} ({reply.status_code})")
+    return shown
+
+
+def test_no_page_shows_text_from_its_url(
+    services: Services, browser: Callable[..., Browser], new_client: Callable[..., Any]
+) -> None:
     person = browser()
     ids = _seed(services, person)
     pages = list(_pages(services, ids))
@@ -144,15 +159,8 @@ def test_no_page_shows_text_from_its_url(services: Services, browser: Callable[.
         names |= _linked_names(person.get(path).text)
     names -= {"csrf"}
     ordered = sorted(names)
-    shown: list[str] = []
-    for path in pages:
-        answer = _ask(person, path, ordered)
-        attempts = [(ordered, answer)]
-        if answer.status_code != 200:  # one name refused the request: each alone, so none hides another
-            attempts += [([name], _ask(person, path, [name])) for name in ordered]
-        for asked, reply in attempts:
-            if "text/html" in reply.headers.get("content-type", "") and MARKER in shown_text(reply.text):
-                shown.append(f"{path}?{','.join(asked)} ({reply.status_code})")
+    shown = _shown_by(person.client, pages, ordered)
+    shown += _shown_by(new_client(), ["/login", "/setup", "/"], ordered)  # and signed out
     assert not shown, f"pages showing text from their URL: {shown}"
     assert "report" in names and len(pages) > 30  # the crawl saw the pages and the forged names
 
