@@ -240,6 +240,7 @@ _E2E_DIRECTORIES = ("e2e", "conformance")
 #: neighbour's CPU cannot push them over their bound (docs/testing.md).
 _TIMING_FILES = {
     "tests/hostile/test_code_mode_hostile.py",
+    "tests/hostile/test_quick_add_stall.py",
     "tests/reminders/test_parallel_sends.py",
     "tests/reminders/test_delivery_target.py",
     "tests/e2e/test_serve_latency.py",

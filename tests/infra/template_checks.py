@@ -43,6 +43,7 @@ _ITEMS = [
     ("dynamodb:Query", _TABLE),
     ("dynamodb:Query", f"{_TABLE}/index/gsi1"),
     ("dynamodb:Query", f"{_TABLE}/index/gsi2"),
+    ("dynamodb:Query", f"{_TABLE}/index/gsi3"),
     ("dynamodb:BatchGetItem", _TABLE),
     ("dynamodb:PutItem", _TABLE),
     ("dynamodb:UpdateItem", _TABLE),

@@ -190,7 +190,7 @@ def test_an_index_out_of_step_is_not_used_and_is_rebuilt(
     args = {"query": "第"}
     with pytest.raises(AssertionError, match="scan ran"):
         _indexed(call, args, monkeypatch)
-    sqlite_services.items._literal_worker.submit(lambda: None).result()  # type: ignore[attr-defined]  # the rebuild ran
+    sqlite_services.items.wait_idle()  # type: ignore[attr-defined]  # the rebuild ran
     assert _indexed(call, args, monkeypatch)["page"]["totalCount"] == 2
 
 

@@ -309,7 +309,7 @@ def test_writes_the_follower_missed_fall_back_to_the_scan(
         _reading_indexed(call, reading_args, monkeypatch)
     with pytest.raises(AssertionError, match="scan ran"):
         _todo_query(call, todo_args, monkeypatch, indexed=True)
-    sqlite_services.items._literal_worker.submit(lambda: None).result()  # type: ignore[attr-defined]  # the rebuilds ran
+    sqlite_services.items.wait_idle()  # type: ignore[attr-defined]  # the rebuilds ran
     assert _reading_indexed(call, reading_args, monkeypatch)["page"]["totalCount"] == 2
     assert _todo_query(call, todo_args, monkeypatch, indexed=True)["page"]["totalCount"] == 2
 

@@ -70,7 +70,7 @@ def test_an_agents_group_is_undone_and_the_history_panel_restores(server: LiveSe
         expect(group.locator("li.change", has_text="groceries: milk, eggs")).to_have_count(1)
 
         group.get_by_role("button", name="Undo all").click()
-        expect(page.locator(".notice")).to_contain_text("2 undone")
+        expect(page.locator(".flash")).to_contain_text("2 changes undone.")
         assert _memo(person, kept["id"])["content"] == "groceries: milk"
         trash = person.get("/api/toolkit/todo/trash").json()["data"]
         assert task.json()["data"]["task"]["id"] in str(trash)

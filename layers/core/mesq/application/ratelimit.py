@@ -1,9 +1,12 @@
-"""Rate limits (docs/contract.md §7): fixed one-minute windows counted in the item store.
+"""Rate limits (docs/contract.md §7): fixed windows (one minute, an hour for the heavy buckets)
+counted in the item store.
 
 A hit is one atomic ADD on `RL#<subject>` / `<bucket>#<window>` (one UpdateItem on DynamoDB), so
 every Lambda instance and every `mesq serve` worker shares the same counters; nothing lives in
 process memory. Counter items expire by TTL shortly after their window. The subject is the
-credential (`pat:<id>`) or, for calls without a valid credential, the client IP.
+credential (`pat:<id>`) or, for calls without a valid credential, the client IP; the per-person
+buckets (imports, the quick-add preview, reminder test sends: docs/security.md "Fair shares")
+count per user (`user_subject`), whatever session or credential asks.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from typing import Literal, Protocol
 from ..kernel.errors import RateLimited
 from ..store.ports import ItemStore, Update
 
-Bucket = Literal["connection", "tool_call", "attachment_read", "unauthenticated"]
+Bucket = Literal[
+    "connection", "tool_call", "attachment_read", "unauthenticated", "import", "quick_add_preview", "reminder_test"
+]
 
 
 class RateLimitSettings(Protocol):
@@ -29,6 +34,20 @@ class RateLimitSettings(Protocol):
 
 
 WINDOW_SECONDS = 60
+HOUR_SECONDS = 3600
+#: Buckets counted per hour rather than per minute: a few heavy or outbound actions a person
+#: takes now and then (an import rewrites an account; a test send reaches another server).
+HOURLY: frozenset[Bucket] = frozenset({"import", "reminder_test"})
+
+
+def window_seconds(bucket: Bucket) -> int:
+    return HOUR_SECONDS if bucket in HOURLY else WINDOW_SECONDS
+
+
+def user_subject(user_id: str) -> str:
+    """The subject of the per-person buckets: every session and credential of a user together."""
+    return f"user:{user_id}"
+
 
 #: Operations that hand out attachment bytes: counted in `attachment_read` (REST and MCP alike)
 #: instead of `tool_call`. The REST streaming read and MCP `resources/read` count there too.
@@ -40,13 +59,18 @@ def call_bucket(operation_id: str) -> Bucket:
     return "attachment_read" if operation_id in ATTACHMENT_READ_OPERATIONS else "tool_call"
 
 
-#: Requests per minute and bucket. `connection` covers discover/initialize and the lists,
-#: `attachment_read` the attachment bytes, `unauthenticated` calls without a valid credential
-#: (per client IP: it slows down token guessing), `tool_call` everything else.
+#: Requests per window (`window_seconds`) and bucket. `connection` covers discover/initialize and
+#: the lists, `attachment_read` the attachment bytes, `unauthenticated` calls without a valid
+#: credential (per client IP: it slows down token guessing), `tool_call` every other call. Per
+#: user: `import` (archive and Markdown imports, any entry: web, CLI), `quick_add_preview` (the
+#: chips under an add box, per keystroke pause), `reminder_test` (Settings -> Reminders' test
+#: send). Why each value: docs/security.md "Fair shares".
 PROFILES: Mapping[str, Mapping[Bucket, int]] = {
-    "normal": {"connection": 60, "tool_call": 240, "attachment_read": 30, "unauthenticated": 30},
-    "relaxed": {"connection": 600, "tool_call": 2400, "attachment_read": 300, "unauthenticated": 300},
-}
+    "normal": {"connection": 60, "tool_call": 240, "attachment_read": 30, "unauthenticated": 30,
+               "import": 6, "quick_add_preview": 120, "reminder_test": 20},
+    "relaxed": {"connection": 600, "tool_call": 2400, "attachment_read": 300, "unauthenticated": 300,
+                "import": 60, "quick_add_preview": 1200, "reminder_test": 200},
+}  # fmt: skip
 
 
 def wall_clock() -> float:
@@ -71,7 +95,8 @@ class RateLimiter:
         """Requests `subject` has left in `bucket` this window (None: not limited); one read."""
         if self._limits is None:
             return None
-        window = int(self._now() // WINDOW_SECONDS) * WINDOW_SECONDS
+        length = window_seconds(bucket)
+        window = int(self._now() // length) * length
         counter = self._items.get((f"RL#{subject}", f"{bucket}#{window}"))
         used = int(counter["count"]) if counter is not None else 0
         return max(0, self._limits[bucket] - used)
@@ -82,20 +107,22 @@ class RateLimiter:
         if self._limits is None:
             return
         now = self._now()
-        window = int(now // WINDOW_SECONDS) * WINDOW_SECONDS
-        window_end = window + WINDOW_SECONDS
+        length = window_seconds(bucket)
+        window = int(now // length) * length
+        window_end = window + length
         counter = self._items.update(
             Update(
                 key=(f"RL#{subject}", f"{bucket}#{window}"),
                 add={"count": count},
-                set={"ttl": window_end + WINDOW_SECONDS},
+                set={"ttl": window_end + length},
             )
         )
         limit = self._limits[bucket]
         if counter["count"] > limit:
             retry_after = max(1, int(window_end - now + 0.999))
+            per = "hour" if length == HOUR_SECONDS else "minute"
             raise RateLimited(
-                f"rate limit of {limit} {bucket.replace('_', ' ')} requests per minute reached; "
+                f"rate limit of {limit} {bucket.replace('_', ' ')} requests per {per} reached; "
                 f"retry after {retry_after} s",
                 retry_after_seconds=retry_after,
             )

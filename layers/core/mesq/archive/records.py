@@ -312,6 +312,7 @@ def _change(item: Item, user_id: str) -> Item:
         "gsi1sk": ident,
         "gsi2pk": history.record_partition(user_id, record_id),
         "gsi2sk": ident,
+        **history.actor_index_keys(user_id, {**change, "id": ident}),
         "ttl": ttl,
     }
 

@@ -13,10 +13,12 @@ and its 6 MB response cap), an archive over that size is refused with PAYLOAD_TO
 
 Writing an archive (or reading one in) holds a worker thread of the shared pool
 (`kernel/concurrency.py`, 40 threads) for as long as the account takes, tens of seconds for a
-big one. `archive_slot` lets at most ARCHIVE_SLOTS of them run at once in a process, and one per
-user, so a user cannot hold every slot and lock the others out; one more is refused at once with
-SERVICE_UNAVAILABLE and a Retry-After (never queued on a thread), so big exports and imports can
-never take the pool from everyone else's requests.
+big one. `archive_slot` lets at most ARCHIVE_SLOTS of them run at once in a process and
+USER_SLOTS per user; one more is refused at once with SERVICE_UNAVAILABLE and a Retry-After
+(never queued on a thread), so big exports and imports can never take the pool from everyone
+else's requests. ARCHIVE_SLOTS is more than two users' shares together: two accounts (one person
+with a second account) can never hold every slot and lock everyone else out
+(docs/security.md "Fair shares").
 """
 
 from __future__ import annotations
@@ -38,36 +40,40 @@ from ..wiring.services import Services
 from .envelope import NO_STORE
 
 CHUNK_BYTES = 1 << 16
-#: Exports and imports running at once in one process (each holds one worker thread throughout).
-ARCHIVE_SLOTS = 2
+#: Exports and imports one user may run at once (each holds one worker thread throughout).
+USER_SLOTS = 1
+#: Exports and imports running at once in one process: four of the pool's 40 threads, and
+#: more than any two users' shares (2 x USER_SLOTS), so a third user always finds one free.
+ARCHIVE_SLOTS = 4
+assert ARCHIVE_SLOTS > 2 * USER_SLOTS  # the rule above, kept by whoever edits the numbers
 RETRY_AFTER_SECONDS = 30
-_SLOTS = threading.BoundedSemaphore(ARCHIVE_SLOTS)
-_busy_users: set[str] = set()
-_busy_guard = threading.Lock()
+_held: dict[str, int] = {}  # user id -> slots held
+_guard = threading.Lock()
 
 
 @contextlib.contextmanager
 def archive_slot(user_id: str) -> Iterator[None]:
     """One of the ARCHIVE_SLOTS for the block, or SERVICE_UNAVAILABLE at once when all are taken
-    or `user_id` already holds one."""
-    with _busy_guard:
-        if user_id in _busy_users:
+    or `user_id` already holds its USER_SLOTS."""
+    with _guard:
+        if _held.get(user_id, 0) >= USER_SLOTS:
             raise ServiceUnavailable(
                 "an export or import of yours is already running; try again when it has finished",
                 retry_after_seconds=RETRY_AFTER_SECONDS,
             )
-        if not _SLOTS.acquire(blocking=False):
+        if sum(_held.values()) >= ARCHIVE_SLOTS:
             raise ServiceUnavailable(
                 f"{ARCHIVE_SLOTS} exports or imports are already running on this server; try again in a minute",
                 retry_after_seconds=RETRY_AFTER_SECONDS,
             )
-        _busy_users.add(user_id)
+        _held[user_id] = _held.get(user_id, 0) + 1
     try:
         yield
     finally:
-        with _busy_guard:
-            _busy_users.discard(user_id)
-            _SLOTS.release()
+        with _guard:
+            _held[user_id] -= 1
+            if not _held[user_id]:
+                del _held[user_id]
 
 
 def _write(services: Services, user_id: str, spool: IO[bytes], exported_at: str, scopes: frozenset[str] | None) -> int:
@@ -112,4 +118,4 @@ async def _chunks(spool: IO[bytes]) -> AsyncIterator[bytes]:
         spool.close()
 
 
-__all__ = ["ARCHIVE_SLOTS", "archive_download", "archive_slot"]
+__all__ = ["ARCHIVE_SLOTS", "USER_SLOTS", "archive_download", "archive_slot"]

@@ -1,9 +1,11 @@
 """list_changes: a user's change records, newest first, filtered, limited to the kinds the
 caller's scopes can read (a memo-only token never sees a todo change).
 
-Three access patterns, one per filter that narrows the key: `recordId` (GSI2, the record's
-history), `runId` (GSI1, then the records by key), else the user's `CHANGE#` range bounded by
-`since` / `until`. The other filters apply to what those read. The cursor is the id of the last
+Four access patterns, one per filter that narrows the key: `recordId` (GSI2, the record's
+history), `runId` (GSI1, then the records by key), `actor` (GSI3, then the records by key: an
+agent's changes are read without the rest of the history; until a user's older records are
+backfilled, `actor_index.py`, by the range below), else the user's `CHANGE#` range
+bounded by `since` / `until`. The other filters apply to what those read. The cursor is the id of the last
 change returned: the next page starts below it, so writes made meanwhile (newer ids) never shift
 a page. A page reads at most `SCAN_LIMIT` records; when filters leave it short, `nextCursor`
 lets the caller go on.
@@ -18,12 +20,13 @@ from ..kernel.context import Call
 from ..kernel.errors import Forbidden, ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.timestamps import parse_timestamp
-from ..store.ports import Item, ItemStore
+from ..store.ports import Item, ItemStore, Key
+from .actor_index import ensure_indexed
 from .records import (
     CHANGE_PREFIX,
     FAMILY,
     KINDS,
-    change_key,
+    actor_partition,
     public_change,
     record_partition,
     run_partition,
@@ -85,6 +88,9 @@ def changes(call: Call, args: dict[str, Any], wanted: Callable[[Item], bool]) ->
     elif "runId" in args:
         entries = _newest_first(items, run_partition(user_id, args["runId"]), "gsi1", "", low, high)
         found = _fetched(items, user_id, entries)
+    elif "actor" in args and ensure_indexed(items, user_id):
+        entries = _newest_first(items, actor_partition(user_id, args["actor"]), "gsi3", "", low, high)
+        found = _fetched(items, user_id, entries)
     else:
         found = _newest_first(items, user_partition(user_id), None, CHANGE_PREFIX, low, high)
     kept: list[Item] = []
@@ -99,21 +105,27 @@ def changes(call: Call, args: dict[str, Any], wanted: Callable[[Item], bool]) ->
 
 
 def _fetched(items: ItemStore, user_id: str, entries: Iterator[Item]) -> Iterator[Item]:
-    """Whole records for index entries that project only some attributes, in entry order."""
-    batch: list[str] = []
+    """Whole records for index entries that project only some attributes, in entry order (an
+    entry whose record is gone meanwhile is skipped). Only the caller's own change records are
+    read, whatever an index entry names: an item of another partition carrying this user's
+    index keys (a planted import record) is never fetched."""
+    partition = user_partition(user_id)
+    batch: list[Key] = []
     for entry in entries:
-        batch.append(str(entry["gsi1sk"]))
+        if entry["pk"] != partition or not str(entry["sk"]).startswith(CHANGE_PREFIX):
+            continue
+        batch.append((str(entry["pk"]), str(entry["sk"])))
         if len(batch) == _CHUNK:
-            yield from _by_id(items, user_id, batch)
+            yield from _by_key(items, batch)
             batch = []
-    yield from _by_id(items, user_id, batch)
+    yield from _by_key(items, batch)
 
 
-def _by_id(items: ItemStore, user_id: str, ids: list[str]) -> list[Item]:
-    if not ids:
+def _by_key(items: ItemStore, keys: list[Key]) -> list[Item]:
+    if not keys:
         return []
-    found = {item["id"]: item for item in items.batch_get([change_key(user_id, i) for i in ids])}
-    return [found[i] for i in ids if i in found]
+    found = {(item["pk"], item["sk"]): item for item in items.batch_get(keys)}
+    return [found[key] for key in keys if key in found]
 
 
 def matcher(call: Call, args: dict[str, Any], action: str = "read") -> Callable[[Item], bool]:

@@ -4,7 +4,12 @@ Keys (pk `U#<user>` like every item of the user):
 - the record:  sk `CHANGE#<changeId>`; the change id starts with the microsecond of the change,
   so the user's changes sort by time and `since` / `until` are sort-key bounds;
 - by run:      gsi1 `U#<user>#RUN#<runId>` / `<changeId>` (INCLUDE projection: read, then fetched);
-- by record:   gsi2 `U#<user>#HIST#<recordId>` / `<changeId>` (ALL: the history panel's one query).
+- by record:   gsi2 `U#<user>#HIST#<recordId>` / `<changeId>` (ALL: the history panel's one query);
+- by actor:    gsi3 `U#<user>#ACTOR#<credential>` / `<changeId>` (KEYS_ONLY: undo by actor and
+  `list_changes {actor}` read the actor's entries in a time range, then the records by key).
+  `<credential>` is the actor id without its kind (`pat:abc` -> `abc`), the part `actor`
+  filters accept either way; records written before GSI3 get their keys from `mesq history index`
+  (`backfill.py`).
 
 `before` and `after` hold only the fields that changed (a field missing from `before` did not
 exist then), plus the revisions around the change; `ttl` expires the record after the
@@ -30,7 +35,20 @@ Action = Literal["create", "update", "move", "trash", "restore", "delete"]
 CHANGE_PREFIX = "CHANGE#"
 #: Bookkeeping every write changes; the revisions are kept apart, updatedAt is the change's `at`.
 _NOT_FIELDS = frozenset(
-    {"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "ttl", "revision", "updatedAt", "historyBytes"}
+    {
+        "pk",
+        "sk",
+        "gsi1pk",
+        "gsi1sk",
+        "gsi2pk",
+        "gsi2sk",
+        "gsi3pk",
+        "gsi3sk",
+        "ttl",
+        "revision",
+        "updatedAt",
+        "historyBytes",
+    }
 )
 #: Memo fields derived from the content: undo recomputes them, so the record need not repeat them.
 _DERIVED = {"memo": frozenset({"tags", "tagPaths"})}
@@ -55,6 +73,20 @@ def run_partition(user_id: str, run_id: str) -> str:
 
 def record_partition(user_id: str, record_id: str) -> str:
     return f"{user_partition(user_id)}#HIST#{record_id}"
+
+
+def actor_partition(user_id: str, actor_id: str) -> str:
+    """GSI3's partition of an actor's changes; `actor_id` with or without its kind (`pat:abc`, `abc`)."""
+    bare = actor_id.partition(":")[2] if ":" in actor_id else actor_id
+    return f"{user_partition(user_id)}#ACTOR#{bare}"
+
+
+def actor_index_keys(user_id: str, change: Item) -> dict[str, str]:
+    """GSI3's keys of a change record (a change by an actor with no id gets none)."""
+    actor_id = str((change.get("actor") or {}).get("id") or "")
+    if not actor_id:
+        return {}
+    return {"gsi3pk": actor_partition(user_id, actor_id), "gsi3sk": str(change["id"])}
 
 
 def time_prefix(moment: datetime) -> str:
@@ -145,6 +177,7 @@ def change_item(
         "gsi1sk": change_id,
         "gsi2pk": record_partition(user_id, record_id),
         "gsi2sk": change_id,
+        **actor_index_keys(user_id, item),
         "ttl": expires,
     }
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from .. import __version__
+from ..application.ratelimit import RateLimiter, user_subject
 from ..asgi.access_log import LOG_FORMATS
 from ..auth.tokens import MAX_EXPIRY_DAYS, create_token, list_tokens, revoke_token, token_status
 from ..auth.users import count_users, create_user, find_user_by_name, list_users, set_password
@@ -165,6 +166,12 @@ def _parser() -> argparse.ArgumentParser:
         "index", parents=[common], help="put boards written before the due/priority/status index into it (re-runnable)"
     )
     due.add_argument("username", nargs="?", help="whose board (default: every listed user)")
+
+    history = commands.add_parser("history", help="the change history").add_subparsers(dest="action", required=True)
+    by_actor = history.add_parser(
+        "index", parents=[common], help="put change records written before the by-actor index into it (re-runnable)"
+    )
+    by_actor.add_argument("username", nargs="?", help="whose history (default: every listed user)")
     return parser
 
 
@@ -327,10 +334,17 @@ def _token(args: argparse.Namespace, services: Services) -> int:
 READING_FILE_BYTES = 256 * 1024 * 1024
 
 
+def _count_import(services: Services, user_id: str) -> None:
+    """Every import counts where the pages count it (docs/security.md "Fair shares");
+    MCP_RATE_LIMIT_ENABLED=false lifts it for an operator's bulk work."""
+    RateLimiter(services.items, services.settings).hit(user_subject(user_id), "import")
+
+
 def _import_reading(services: Services, user_id: str, path: Path) -> int:
     from ..kernel.timestamps import now_timestamp
     from ..reading.importer import import_snapshots, parse_import
 
+    _count_import(services, user_id)
     try:
         if path.stat().st_size > READING_FILE_BYTES:
             raise MesqError(f"{path.name}: over the reading file size cap of {READING_FILE_BYTES:,} bytes")
@@ -453,10 +467,26 @@ def _repair_imports(services: Services, username: str | None, dry_run: bool) -> 
     return 0
 
 
+def _index_history(services: Services, username: str | None) -> int:
+    """The by-actor index's backfill (history/actor_index.py) for one user or every listed one;
+    a history already indexed costs one read. The first undo or list by actor runs it too."""
+    from ..history.actor_index import backfill, is_indexed
+
+    users = [find_user_by_name(services.items, username)] if username else list_users(services.items)
+    for user in users:
+        user_id = str(user.get("userId") or user["id"])
+        if is_indexed(services.items, user_id):
+            print(f"{user['username']}: already indexed")
+            continue
+        print(f"{user['username']}: indexed ({backfill(services.items, user_id)} change records given their keys)")
+    return 0
+
+
 def _import(args: argparse.Namespace, services: Services) -> int:
     if (args.file is None) == (args.markdown is None):
         raise CommandError("give either an archive FILE or --markdown DIR_OR_ZIP")
     user_id = find_user_by_name(services.items, args.username)["userId"]
+    _count_import(services, user_id)
     if args.markdown is not None:
         return _import_markdown(services, user_id, args.markdown)
     return _import_archive(services, user_id, args.file)
@@ -488,6 +518,8 @@ def _run(args: argparse.Namespace) -> int:
             return _index_todos(services, args.username)
         if args.command == "repair-imports":
             return _repair_imports(services, args.username, args.dry_run)
+        if args.command == "history":
+            return _index_history(services, args.username)
         if args.command == "search":
             return _reindex(services, find_user_by_name(services.items, args.username)["userId"])
         return _token(args, services)

@@ -7,6 +7,11 @@ embedding model (its first load takes seconds); a query first waits for its user
 updates (`settle`), so the next query still sees every write before it. An indexer failure is
 logged and never fails the write (the data is stored; `mesq search reindex` repairs the index).
 
+The worker serves users in turn (`fair_queue.FairQueue`): a user's queued keys are merged and run
+at most INDEX_BATCH (LITERAL_BATCH) at a time, then every other user with work gets a turn, so an
+import that queues minutes of embedding for its owner delays another user's next search by one
+batch at most, and the owner's own updates are merged into few index saves.
+
 The literal indexes (literal_store.py: memos, reading notes, todo tasks and inbox items) follow the
 same writes on a worker of their own, so a literal search (`settle_literal`) never waits for an
 embedding; a literal search that finds its kind's index missing or out of step asks for a rebuild
@@ -19,7 +24,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from typing import Any
 
 from aws_lambda_powertools import Logger
@@ -28,21 +33,36 @@ from ..kernel.context import Services
 from ..store.item_rules import key_of
 from ..store.ports import Condition, Cursor, Item, ItemStore, Key, QueryPage, Update, WriteOp
 from .documents import searchable_owner
+from .fair_queue import FairQueue
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 #: The records the literal indexes hold (every `literal_kinds.KINDS` prefix; a test keeps them equal).
 LITERAL_PREFIXES = ("MEMO#", "READ#NOTE#", "TODO#TASK#", "TODO#INBOX#")
 LITERAL_REBUILD_SECONDS = 60.0
+#: Keys one turn of a user's AI index updates takes (an embedding batch: about a second of CPU).
+INDEX_BATCH = 64
+#: Keys one turn of a user's literal index updates takes (no model: tokenising only).
+LITERAL_BATCH = 256
+
+
+@dataclass(frozen=True)
+class Rebuild:
+    """A queued rebuild of one literal index kind (`literal_missing`)."""
+
+    kind: str
+
+
+LiteralWork = str | Rebuild
 
 
 class FollowingStore:
     def __init__(self, inner: ItemStore) -> None:
         self._inner = inner
         self._services: Services | None = None
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mesq-search-index")
-        self._pending: dict[str, list[Future[None]]] = defaultdict(list)
-        self._literal_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mesq-literal-index")
-        self._literal_pending: dict[str, list[Future[None]]] = defaultdict(list)
+        self._worker: FairQueue[str] = FairQueue(self._refresh, batch=INDEX_BATCH, name="mesq-search-index")
+        self._literal_worker: FairQueue[LiteralWork] = FairQueue(
+            self._literal, batch=LITERAL_BATCH, name="mesq-literal-index"
+        )
         self._rebuilding: set[tuple[str, str]] = set()
         self._last_rebuild: dict[tuple[str, str], float] = {}
         self._lock = threading.Lock()
@@ -55,9 +75,12 @@ class FollowingStore:
 
     def settle_literal(self, user_id: str) -> None:
         """Wait until every literal index update queued for `user_id` so far is done."""
-        with self._lock:
-            futures = self._literal_pending.pop(user_id, [])
-        wait(futures)
+        self._literal_worker.settle(user_id)
+
+    def wait_idle(self) -> None:
+        """Wait until every queued index update of every user has run (tests, shutdown)."""
+        self._worker.wait_idle()
+        self._literal_worker.wait_idle()
 
     def literal_missing(self, user_id: str, kind: str = "memo") -> None:
         """Queue one rebuild of the user's literal index of `kind`: none while one is queued, and
@@ -72,29 +95,32 @@ class FollowingStore:
                 return
             self._rebuilding.add(wanted)
             self._last_rebuild[wanted] = now
-            self._literal_worker.submit(self._literal, user_id, None, kind)
+        self._literal_worker.submit(user_id, [Rebuild(kind)])
 
-    def _literal(self, user_id: str, sort_keys: list[str] | None, kind: str = "memo") -> None:
+    def _literal(self, user_id: str, work: list[LiteralWork]) -> None:
+        sort_keys = [item for item in work if isinstance(item, str)]
+        for rebuilt in [item for item in work if isinstance(item, Rebuild)]:
+            try:
+                if self._services is not None:
+                    from .literal_store import rebuild  # numpy: only with the first write
+
+                    rebuild(self._services, user_id, rebuilt.kind)
+            except Exception:  # a literal search scans until the index is rebuilt
+                log.exception("search: in-process literal index rebuild failed")
+            finally:
+                with self._lock:
+                    self._rebuilding.discard((user_id, rebuilt.kind))
         try:
-            if self._services is not None:
-                from .literal_store import rebuild, refresh  # numpy: only with the first write
+            if self._services is not None and sort_keys:
+                from .literal_store import refresh
 
-                if sort_keys is None:
-                    rebuild(self._services, user_id, kind)
-                else:
-                    refresh(self._services, user_id, sort_keys)
+                refresh(self._services, user_id, sort_keys)
         except Exception:  # the write is stored; a literal search scans until the index is rebuilt
             log.exception("search: in-process literal index update failed")
-        finally:
-            if sort_keys is None:
-                with self._lock:
-                    self._rebuilding.discard((user_id, kind))
 
     def settle(self, user_id: str) -> None:
         """Wait until every index update queued for `user_id` so far is done."""
-        with self._lock:
-            futures = self._pending.pop(user_id, [])
-        wait(futures)
+        self._worker.settle(user_id)
 
     def _refresh(self, user_id: str, sort_keys: list[str]) -> None:
         try:
@@ -115,13 +141,9 @@ class FollowingStore:
                 by_user[owner].append(sk)
         if not by_user or self._services is None:
             return
-        with self._lock:
-            for user_id, sort_keys in by_user.items():
-                self._pending[user_id].append(self._worker.submit(self._refresh, user_id, sort_keys))
-                literal_keys = [key for key in sort_keys if key.startswith(LITERAL_PREFIXES)]
-                if literal_keys:
-                    future = self._literal_worker.submit(self._literal, user_id, literal_keys)
-                    self._literal_pending[user_id].append(future)
+        for user_id, sort_keys in by_user.items():
+            self._worker.submit(user_id, sort_keys)
+            self._literal_worker.submit(user_id, [key for key in sort_keys if key.startswith(LITERAL_PREFIXES)])
 
     # -- writes: delegate, then report ---------------------------------------------------------
 
@@ -182,6 +204,6 @@ class FollowingStore:
         raise AttributeError(f"FollowingStore does not pass {name!r} through; override it explicitly")
 
     def close(self) -> None:
-        self._worker.shutdown(wait=True)
-        self._literal_worker.shutdown(wait=True)
+        self._worker.close()
+        self._literal_worker.close()
         self._inner.close()

@@ -463,8 +463,28 @@ class DynamoDBItemStore:
         except BotoCoreError as exc:
             raise _translate(exc) from exc
         self._wait_active(timeout)
+        if not created:
+            self._add_missing_indexes(timeout)
         self._enable_ttl()
         return created
+
+    def _add_missing_indexes(self, timeout: float) -> None:
+        """A table made before an index was added to `table_definition` (GSI3, change records by
+        actor) gets it, one index per UpdateTable as DynamoDB allows; DynamoDB fills it from the
+        items that carry its keys. On AWS the template adds it (CloudFormation)."""
+        wanted = table_definition(self.table_name)
+        table = self._call(self._client.describe_table, TableName=self.table_name)["Table"]
+        present = {index["IndexName"] for index in table.get("GlobalSecondaryIndexes", [])}
+        for index in wanted["GlobalSecondaryIndexes"]:
+            if index["IndexName"] in present:
+                continue
+            self._call(
+                self._client.update_table,
+                TableName=self.table_name,
+                AttributeDefinitions=wanted["AttributeDefinitions"],
+                GlobalSecondaryIndexUpdates=[{"Create": index}],
+            )
+            self._wait_active(timeout)
 
     def _wait_active(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout

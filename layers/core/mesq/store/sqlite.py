@@ -1,10 +1,12 @@
 """SQLite adapter of ItemStore: the embedded default for `mesq serve` and tests.
 
-One table holds every item as JSON plus the key, index and TTL columns; the two GSIs are
+One table holds every item as JSON plus the key, index and TTL columns; the three GSIs are
 partial indexes over their key columns, so a query is an index range scan exactly like a
-DynamoDB Query. GSI1's index also holds `ttl` (`items_gsi1_live`, which replaced `items_gsi1`
-when a store opens): a `keys_only` query of it (the due index's candidates, thousands of them)
-is then answered from the index alone, without a table lookup per entry for the expiry check.
+DynamoDB Query. A store made before GSI3 (change records by actor) gets its two columns when it
+opens (the records written before it get their keys from `history/actor_index.py`). GSI1's
+index also holds `ttl` (`items_gsi1_live`, which replaced `items_gsi1` when a store opens): a
+`keys_only` query of it (the due index's candidates, thousands of them) is then answered from
+the index alone, without a table lookup per entry for the expiry check.
 WAL mode lets readers run beside the single writer; every write, including a transaction, is one
 `BEGIN IMMEDIATE` so conditions and writes are atomic across threads and processes.
 """
@@ -42,7 +44,7 @@ from .table import projected
 SWEEP_EVERY_WRITES = 100
 SWEEP_BATCH = 500
 
-_SCHEMA = """
+_TABLE = """
 CREATE TABLE IF NOT EXISTS items (
     pk TEXT NOT NULL,
     sk TEXT NOT NULL,
@@ -50,11 +52,17 @@ CREATE TABLE IF NOT EXISTS items (
     gsi2pk TEXT, gsi2sk TEXT,
     ttl INTEGER,
     data TEXT NOT NULL,
+    gsi3pk TEXT, gsi3sk TEXT,
     PRIMARY KEY (pk, sk)
 ) WITHOUT ROWID;
+"""
+#: Columns added after the first version of the table, added to an older file when it opens.
+_ADDED_COLUMNS = ("gsi3pk", "gsi3sk")
+_SCHEMA = """
 DROP INDEX IF EXISTS items_gsi1;
 CREATE INDEX IF NOT EXISTS items_gsi1_live ON items (gsi1pk, gsi1sk, pk, sk, ttl) WHERE gsi1pk IS NOT NULL;
 CREATE INDEX IF NOT EXISTS items_gsi2 ON items (gsi2pk, gsi2sk, pk, sk) WHERE gsi2pk IS NOT NULL;
+CREATE INDEX IF NOT EXISTS items_gsi3 ON items (gsi3pk, gsi3sk, pk, sk) WHERE gsi3pk IS NOT NULL;
 CREATE INDEX IF NOT EXISTS items_ttl ON items (ttl) WHERE ttl IS NOT NULL;
 """
 
@@ -105,6 +113,15 @@ class SQLiteItemStore:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("PRAGMA busy_timeout=5000")
+        self._conn.executescript(_TABLE)
+        columns = {row[1] for row in self._conn.execute("PRAGMA table_info(items)")}
+        for column in _ADDED_COLUMNS:
+            if column not in columns:
+                try:
+                    self._conn.execute(f"ALTER TABLE items ADD COLUMN {column} TEXT")  # a constant name
+                except sqlite3.OperationalError as error:  # another process opening it added it first
+                    if "duplicate column" not in str(error):
+                        raise
         self._conn.executescript(_SCHEMA)
         self._writes = 0
 
@@ -284,13 +301,14 @@ class SQLiteItemStore:
     def _write_item(self, conn: sqlite3.Connection, item: Item) -> None:
         validate_item(item)
         conn.execute(
-            "INSERT OR REPLACE INTO items (pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, ttl, data) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO items (pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, ttl, data) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 item["pk"],
                 item["sk"],
                 *_index_keys(item, "gsi1"),
                 *_index_keys(item, "gsi2"),
+                *_index_keys(item, "gsi3"),
                 ttl_of(item),
                 json.dumps(item, ensure_ascii=False, separators=(",", ":")),
             ),

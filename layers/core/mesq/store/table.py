@@ -21,7 +21,7 @@ def table_definition(table_name: str) -> dict[str, Any]:
         "BillingMode": "PAY_PER_REQUEST",
         "AttributeDefinitions": [
             {"AttributeName": name, "AttributeType": "S"}
-            for name in ("pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk")
+            for name in ("pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk")
         ],
         "KeySchema": [
             {"AttributeName": "pk", "KeyType": "HASH"},
@@ -46,6 +46,17 @@ def table_definition(table_name: str) -> dict[str, Any]:
                     {"AttributeName": "gsi2sk", "KeyType": "RANGE"},
                 ],
                 "Projection": {"ProjectionType": "ALL"},
+            },
+            {
+                # Change records by actor and time (history/records.py): the keys and `ttl` (so
+                # an expired record is hidden here as everywhere), the records then read by key
+                # (undo by actor, list_changes {actor}).
+                "IndexName": "gsi3",
+                "KeySchema": [
+                    {"AttributeName": "gsi3pk", "KeyType": "HASH"},
+                    {"AttributeName": "gsi3sk", "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": [TTL_ATTRIBUTE]},
             },
         ],
     }

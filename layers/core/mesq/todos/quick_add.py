@@ -5,6 +5,12 @@ Pure domain code (no web, no clock of its own: `now` is passed in). Dates are pa
 `dateparser` (English and Chinese); this module adds what it lacks for Chinese ("下午5点",
 "下周一", "12月25日", Chinese numerals) by rewriting those phrases into forms it reads, and a
 small phrase table for recurrence ("every monday", "每周五" -> an RRULE).
+
+Bounded work, whatever is typed (dateparser takes milliseconds a call, and a line of numbers has
+a candidate phrase at every word): a line over MAX_CHARACTERS (a task title's own cap) is not
+read at all (the create then refuses it for its length); a candidate phrase over
+MAX_PHRASE_CHARACTERS is never handed to dateparser; at most MAX_DATE_PROBES phrases are. The
+callers run it in a worker thread (`web/todos/quick.py`), never on the event loop.
 """
 
 from __future__ import annotations
@@ -17,7 +23,19 @@ from zoneinfo import ZoneInfo
 
 import dateparser
 
-__all__ = ["FREQUENCIES", "KINDS", "QuickAdd", "RuleShape", "parse_quick_add", "rule_shape"]
+__all__ = [
+    "FREQUENCIES", "KINDS", "MAX_CHARACTERS", "MAX_DATE_PROBES", "QuickAdd", "RuleShape", "parse_quick_add",
+    "rule_shape",
+]  # fmt: skip
+
+#: The longest line read (a task title's maxLength): a longer one is taken as typed.
+MAX_CHARACTERS = 500
+#: Phrases handed to dateparser per line (a few milliseconds each): a typed line has a handful;
+#: a line of numbers would otherwise have five per word.
+MAX_DATE_PROBES = 48
+#: The longest phrase handed to dateparser ("december 25 2026 at 10:30pm" is 27): its time grows
+#: with the phrase's length.
+MAX_PHRASE_CHARACTERS = 40
 
 _PRIORITY_WORDS = {
     "urgent": "urgent", "high": "high", "medium": "medium", "med": "medium", "low": "low",
@@ -211,12 +229,19 @@ def _find_due(words: list[str], zone: ZoneInfo, now: datetime) -> tuple[int, int
         "PREFER_DATES_FROM": "future",
         "RELATIVE_BASE": now.astimezone(zone).replace(tzinfo=None),
     }
+    probes = 0
     for size in range(min(5, len(words)), 0, -1):
         for start in range(len(words) - size, -1, -1):  # later phrases first: "call at home tomorrow"
             window = words[start : start + size]
-            if not _is_date_words(window) or all(w.lower() in ("in", "at", "on", "next") for w in window):
+            phrase = " ".join(window)
+            if len(phrase) > MAX_PHRASE_CHARACTERS or not _is_date_words(window):
                 continue
-            when = dateparser.parse(" ".join(window), languages=["en", "zh"], settings=settings)
+            if all(w.lower() in ("in", "at", "on", "next") for w in window):
+                continue
+            if probes == MAX_DATE_PROBES:
+                return None  # past the budget: no due rather than seconds of guessing
+            probes += 1
+            when = dateparser.parse(phrase, languages=["en", "zh"], settings=settings)
             if when is None:
                 continue
             when, timed = when.astimezone(zone), _has_time(window)
@@ -236,7 +261,9 @@ def _next_weekday(today: date, weekday: int) -> date:
 def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[str] = frozenset()) -> QuickAdd:
     """Understand one line. `zone` is the person's IANA zone, `now` an aware instant; `ignore`
     names the kinds (due, priority, tag, recurrence) or single tags ("tag:home") the person removed:
-    their words stay in the title."""
+    their words stay in the title. A line over MAX_CHARACTERS is the title as typed."""
+    if len(text) > MAX_CHARACTERS:
+        return QuickAdd(title=text.strip())
     tz = ZoneInfo(zone)
     today = now.astimezone(tz).date()
     chips: list[dict[str, str]] = []

@@ -39,6 +39,7 @@ from .request_values import request_zone
 from .security import cookie_name, cookies_secure, page_headers, same_origin_post
 from .sessions import ABSOLUTE_SECONDS, WebSession, load_session, same_token
 from .throttle import LoginThrottle, ThrottlePolicy
+from .url_text import without_url_text
 
 logger = Logger(child=True)
 
@@ -207,16 +208,23 @@ async def request_language(web: Web, request: Request, session: WebSession | Non
 
 
 def error_page(
-    error: MesqError, trace_id: str, session: WebSession | None, language: str = DEFAULT_LANGUAGE
+    error: MesqError,
+    trace_id: str,
+    session: WebSession | None,
+    language: str = DEFAULT_LANGUAGE,
+    request: Request | None = None,
 ) -> Response:
+    """The error as a page; with `request`, its message without any text of the request's URL
+    (`url_text.py`: a link cannot make a page say something)."""
     headers = {"Retry-After": str(error.retry_after_seconds)} if error.retry_after_seconds else None
+    message = error.message if request is None else without_url_text(error.message, request)
     return render(
         "error.html",
         language=language,
         status=error.http_status,
         headers=headers,
         session=session,
-        message=error.message,
+        message=message,
         code=error.code,
         status_code=error.http_status,
         trace_id=trace_id,
@@ -277,7 +285,7 @@ def endpoint(
                 response: Response = failure(error, trace_id)
                 response.headers.update(page_headers())
                 return response
-            return error_page(error, trace_id, current, language)
+            return error_page(error, trace_id, current, language, request)
         except Exception as exc:  # a fault: logged with its traceback, shown without its text
             logger.exception("unhandled error in a page", extra={"traceId": trace_id, "error_type": type(exc).__name__})
             internal = Internal.for_trace(trace_id)

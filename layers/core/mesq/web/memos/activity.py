@@ -3,7 +3,9 @@ with Undo all, each change with its diff and Undo) and a record's History panel
 (`/activity/history/{record_id}`: every version with its author and diff, restore a version).
 
 Every read and undo goes through `Page.invoke` (list_changes, undo_changes): the same operations
-REST and MCP run, with the signed-in user's full rights.
+REST and MCP run, with the signed-in user's full rights. What an undo or a restore did is said on
+the page the browser lands on by a one-time notice (`Page.redirect_with_flash`), never by text in
+the URL: a link cannot make these pages say anything.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from starlette.routing import Route
 from ...kernel.errors import ValidationError
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import DEFAULT_LANGUAGE, N_, NP_, Translator
-from ..kit.render import redirect
 
 PAGE = "/activity"
 PAGE_SIZE = 100
@@ -67,6 +68,25 @@ def groups(changes: list[dict[str, Any]], say: Translator = ENGLISH) -> list[dic
     return found
 
 
+#: What each filter says on the page: never its value from the URL (a link anyone can make).
+_FILTER_WORDS = {"runId": N_("one run"), "recordId": N_("one record")}
+_KIND_WORDS = {"memo": N_("memos"), "task": N_("tasks"), "subtask": N_("subtasks"), "inbox": N_("inbox items"),
+               "space": N_("spaces"), "column": N_("columns"), "tag": N_("tags")}  # fmt: skip
+
+
+def filter_words(filters: dict[str, str], changes: list[dict[str, Any]], say: Translator = ENGLISH) -> str:
+    """The filters in words: the actor's name as the changes found say it (the person's own
+    data), a kind only once validated (one of KINDS), a run or record as "one run"/"one record"."""
+    words = []
+    if "actor" in filters:
+        names = {change["actor"]["name"] for change in changes}
+        words.append(say.gettext("by %(name)s", name=names.pop()) if len(names) == 1 else say.gettext("by one agent"))
+    if filters.get("kind") in _KIND_WORDS:
+        words.append(say.gettext(_KIND_WORDS[filters["kind"]]))
+    words += [say.gettext(_FILTER_WORDS[name]) for name in ("runId", "recordId") if name in filters]
+    return say.gettext(", ").join(word for word in words if word)
+
+
 def _filters(page: Page) -> dict[str, str]:
     query = page.request.query_params
     return {name: query[name] for name in _FILTERS if query.get(name) and len(query[name]) <= 200}
@@ -82,7 +102,8 @@ async def activity_page(page: Page) -> Response:
     more = urlencode({**filters, "cursor": data["nextCursor"]}) if "nextCursor" in data else None
     return page.render(
         "activity.html", nav="activity", groups=groups(data["changes"], page.translator), filters=filters, more=more,
-        report=page.request.query_params.get("report"), back=PAGE + ("?" + urlencode(filters) if filters else ""),
+        back=PAGE + ("?" + urlencode(filters) if filters else ""),
+        filter_words=filter_words(filters, data["changes"], page.translator),
     )  # fmt: skip
 
 
@@ -118,8 +139,7 @@ def version_values(changes: list[dict[str, Any]], version_id: str, names: tuple[
 
 async def history_page(page: Page) -> Response:
     history = await history_of(page, page.request.path_params["record_id"])
-    report = page.request.query_params.get("report")
-    return page.render("activity_history.html", nav="activity", history=history, report=report)
+    return page.render("activity_history.html", nav="activity", history=history)
 
 
 async def restore_submit(page: Page) -> Response:
@@ -133,7 +153,7 @@ async def restore_submit(page: Page) -> Response:
     if values:
         revision = changes[0]["revisions"]["after"]
         await page.invoke(operation, {id_name: record_id, "expectedRevision": revision, **values})
-    return redirect(_back(page) + ("&" if "?" in _back(page) else "?") + urlencode({"report": "Version restored."}))
+    return page.redirect_with_flash(_back(page), page.gettext("Version restored."))
 
 
 def _back(page: Page) -> str:
@@ -149,12 +169,18 @@ async def undo_submit(page: Page) -> Response:
         raise ValidationError("give one run or some changes to undo")
     arguments: dict[str, Any] = {"runId": run_id} if run_id else {"changeIds": change_ids}
     data = await page.invoke("undo_changes", arguments)
-    report = f"{len(data['undone'])} undone"
+    return page.redirect_with_flash(_back(page), undo_report(data, page.translator))
+
+
+def undo_report(data: dict[str, Any], say: Translator = ENGLISH) -> str:
+    """`2 changes undone.` and, when some were not, how many for each reason code."""
+    count = len(data["undone"])
+    report = say.ngettext("%(num)d change undone.", "%(num)d changes undone.", count)
     if data["notUndone"]:
         reasons = Counter(entry["code"] for entry in data["notUndone"])
-        report += ", not undone: " + ", ".join(f"{count} {code}" for code, count in reasons.items())
-    target = _back(page)
-    return redirect(target + ("&" if "?" in target else "?") + urlencode({"report": report}))
+        listed = say.gettext(", ").join(f"{number} {code}" for code, number in reasons.items())
+        report += " " + say.gettext("Not undone: %(reasons)s.", reasons=listed)
+    return report
 
 
 def activity_routes(web: Web) -> list[Route]:

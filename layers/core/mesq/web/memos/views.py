@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 from starlette.responses import Response
 
+from ...kernel.concurrency import run_sync
 from ...kernel.errors import ServiceUnavailable
 from ...kernel.timestamps import parse_timestamp
 from ..kit.framework import Page
@@ -31,11 +32,21 @@ def page_zone(page: Page) -> ZoneInfo | None:
     return browser_zone(page.request.cookies.get(ZONE_COOKIE))
 
 
-def memo_view(memo: dict[str, Any], zone: ZoneInfo | None) -> dict[str, Any]:
-    """A memo as the templates show it: its fields, its sanitized HTML and its creation time
-    in the browser's zone (UTC when unknown)."""
+def _memo_view(memo: dict[str, Any], zone: ZoneInfo | None) -> dict[str, Any]:
     moment = parse_timestamp(memo["createdAt"], "createdAt").astimezone(zone or UTC)
     return {**memo, "html": render_markdown(memo["content"]), "created": moment.strftime("%Y-%m-%d %H:%M %Z")}
+
+
+async def memo_views(memos: list[dict[str, Any]], zone: ZoneInfo | None) -> list[dict[str, Any]]:
+    """Memos as the templates show them: their fields, their sanitized HTML and their creation
+    time in the browser's zone (UTC when unknown). Rendered in a worker thread: a memo's Markdown
+    (up to 50,000 characters) can take most of a second, which the event loop never waits for."""
+    return await run_sync(lambda: [_memo_view(memo, zone) for memo in memos])
+
+
+async def memo_view(memo: dict[str, Any], zone: ZoneInfo | None) -> dict[str, Any]:
+    """One memo as `memo_views` shows it."""
+    return (await memo_views([memo], zone))[0]
 
 
 def new_form_key() -> str:
@@ -94,8 +105,8 @@ async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> di
     return {
         "nav": "memos",
         "query": query,
-        "pinned_memos": [memo_view(m, zone) for m in pinned],
-        "memos": [memo_view(m, zone) for m in memos],
+        "pinned_memos": await memo_views(pinned, zone),
+        "memos": await memo_views(memos, zone),
         "listing": listing,
         "ai": ai,
         "counts": data["filters"],
@@ -128,4 +139,4 @@ def timeline_page(page: Page, context: dict[str, Any], status: int = 200) -> Res
     return response
 
 
-__all__ = ["memo_view", "page_zone", "timeline_context", "timeline_page"]
+__all__ = ["memo_view", "memo_views", "page_zone", "timeline_context", "timeline_page"]

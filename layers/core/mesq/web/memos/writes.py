@@ -89,7 +89,7 @@ async def create_submit(page: Page) -> Response:
 async def preview(page: Page) -> Response:
     """The composer's Preview tab: the text rendered by the timeline's own renderer and sanitizer
     (task boxes shown, not tickable). A fragment; nothing is stored."""
-    html = render_markdown(page.fields.text("content"), interactive=False)
+    html = await run_sync(render_markdown, page.fields.text("content"), interactive=False)  # off the event loop
     return page.render("_memos_preview.html", html=html)
 
 
@@ -116,7 +116,7 @@ async def edit_form(page: Page) -> Response:
 
 
 async def card(page: Page) -> Response:
-    memo = memo_view(await _memo(page), page_zone(page))
+    memo = await memo_view(await _memo(page), page_zone(page))
     return page.render("_memos_card.html", memo=memo, back=_back(page))
 
 
@@ -139,7 +139,7 @@ async def save_submit(page: Page) -> Response:
             error=error.message, theirs=None, kept=None,
         )  # fmt: skip
     if _is_htmx(page):
-        return page.render("_memos_card.html", memo=memo_view(saved["memo"], page_zone(page)), back=_back(page))
+        return page.render("_memos_card.html", memo=await memo_view(saved["memo"], page_zone(page)), back=_back(page))
     return redirect(_back(page))
 
 
@@ -154,7 +154,7 @@ async def task_submit(page: Page) -> Response:
     current = await _memo(page)
     raw_index = page.fields.text("task")
     ticked = _on(page)
-    yours = toggle_task(current["content"], int(raw_index), ticked) if _is_index(raw_index) else None
+    yours = await run_sync(toggle_task, current["content"], int(raw_index), ticked) if _is_index(raw_index) else None
     if yours is None:
         message = page.gettext("That task is not in the memo any more; look at it again.")
         return _editor(page, current, status=400, error=message, theirs=None, kept=None)
@@ -166,7 +166,7 @@ async def task_submit(page: Page) -> Response:
         theirs = (error.recover_data or {}).get("memo") or await _memo(page)
         return _editor(page, theirs, status=409, content=yours, theirs=theirs, kept=None)
     if _is_htmx(page):
-        return page.render("_memos_card.html", memo=memo_view(saved["memo"], page_zone(page)), back=_back(page))
+        return page.render("_memos_card.html", memo=await memo_view(saved["memo"], page_zone(page)), back=_back(page))
     return redirect(_back(page))
 
 
@@ -187,10 +187,10 @@ def shown_in(view: str, memo: dict[str, Any]) -> bool:
     return query.status == "ALL" or memo["status"] == query.status
 
 
-def _in_place(page: Page, memo: dict[str, Any], toast: Toast) -> Response:
+async def _in_place(page: Page, memo: dict[str, Any], toast: Toast) -> Response:
     """The card (or its placeholder) swapped in place, and the toast."""
     fragment = "_memos_card.html" if shown_in(_back(page), memo) else "_memos_gone.html"
-    return render_with_toast(page, fragment, toast, memo=memo_view(memo, page_zone(page)), back=_back(page))
+    return render_with_toast(page, fragment, toast, memo=await memo_view(memo, page_zone(page)), back=_back(page))
 
 
 async def _lifecycle(page: Page, operation: str, arguments: dict[str, Any], done: str) -> Response:
@@ -203,12 +203,12 @@ async def _lifecycle(page: Page, operation: str, arguments: dict[str, Any], done
         if not _is_htmx(page):
             return page.redirect_with_flash(_back(page), page.gettext(_CHANGED))
         current = (error.recover_data or {}).get("memo") or await _memo(page)
-        return _in_place(page, current, Toast(page.gettext(_CHANGED)))
+        return await _in_place(page, current, Toast(page.gettext(_CHANGED)))
     if not _is_htmx(page):
         return page.redirect_with_flash(_back(page), page.gettext(done))
     undo = f"/memos/{memo_id}/undo"
     toast = Toast(page.gettext(done), undo, f"#memo-{memo_id}", change_ids, (("return", _back(page)),))
-    return _in_place(page, data["memo"], toast)
+    return await _in_place(page, data["memo"], toast)
 
 
 def _on(page: Page) -> bool:
@@ -241,7 +241,7 @@ async def undo_submit(page: Page) -> Response:
     message = undo_message(page, answer)
     if not _is_htmx(page):
         return page.redirect_with_flash(_back(page), message)
-    return _in_place(page, await _memo(page), Toast(message))
+    return await _in_place(page, await _memo(page), Toast(message))
 
 
 # -- settings ----------------------------------------------------------------------------------

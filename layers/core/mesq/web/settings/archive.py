@@ -11,7 +11,9 @@ both (`mesq export`, `mesq import`).
   (`archive/importer.py`), and its first fault, with file and line, is shown above the form;
   Markdown notes import one by one (`archive/markdown.py`), a bad note listed and skipped.
 - Both hold a worker thread for as long as the account takes: `archive_slot` lets only a few run
-  at once in a process, a further one refused at once (503) rather than queued on the pool.
+  at once in a process (one per user), a further one refused at once (503) rather than queued on
+  the pool. An import that gets a slot counts in the user's `import` rate-limit bucket (as
+  `mesq import` does): over it, 429 with Retry-After (docs/security.md "Fair shares").
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from starlette.datastructures import UploadFile
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...application.ratelimit import RateLimiter
+from ...application.ratelimit import RateLimiter, user_subject
 from ...archive.format import ArchiveError
 from ...archive.importer import import_account
 from ...archive.markdown import import_markdown
@@ -35,7 +37,7 @@ from ...kernel.concurrency import run_sync
 from ...kernel.context import Principal
 from ...kernel.messages import quoted
 from ...wiring.services import Services
-from ..kit.framework import Page, Web, endpoint
+from ..kit.framework import Clock, Page, Web, endpoint
 
 EXPORT, IMPORT = "/settings/export", "/settings/import"
 #: The largest upload Import takes (an archive, or a ZIP of notes). It is spooled to disk twice
@@ -85,10 +87,13 @@ async def import_page(page: Page) -> Response:
     return _import_form(page)
 
 
-def _run_import(services: Services, principal: Principal, upload: IO[bytes], kind: str, label: str) -> Outcome:
-    """In a worker thread, holding an archive slot: the upload into a named temporary file, then
-    the command line's import of it."""
+def _run_import(
+    services: Services, principal: Principal, upload: IO[bytes], kind: str, label: str, clock: Clock
+) -> Outcome:
+    """In a worker thread, holding an archive slot and counted in the user's `import` bucket: the
+    upload into a named temporary file, then the command line's import of it."""
     with archive_slot(principal.user_id), tempfile.TemporaryDirectory(prefix="mesq-import-") as folder:
+        RateLimiter(services.items, services.settings, clock).hit(user_subject(principal.user_id), "import")
         path = Path(folder) / "upload.zip"
         with path.open("wb") as copy:
             shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
@@ -113,7 +118,9 @@ async def import_submit(page: Page) -> Response:
         return _import_form(page, status=400, kind=kind, problem="file")
     try:
         label = quoted(upload.filename, 40).strip("'\"")  # the upload's name in errors, cut
-        outcome = await run_sync(_run_import, page.web.services, page.principal, upload.file, kind, label)
+        outcome = await run_sync(
+            _run_import, page.web.services, page.principal, upload.file, kind, label, page.web.clock
+        )
     except ArchiveError as error:
         return _import_form(page, status=400, kind=kind, error=error.message, filename=upload.filename)
     return _import_form(page, kind=kind, outcome=outcome, filename=upload.filename)

@@ -27,6 +27,7 @@ from ...reminders.vapid import instance_vapid
 from ...wiring.services import reminder_reach
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
+from ..kit.user_limits import count_user
 
 PAGE = "/settings/reminders"
 WORKER = "/settings/reminders-sw.js"
@@ -114,6 +115,9 @@ async def _send_test(page: Page, channel_id: str) -> dict[str, str]:
 
 
 async def test_submit(page: Page) -> Response:
+    # A test send reaches another server on the user's say-so: counted per user (docs/security.md
+    # "Fair shares"); over the limit, 429 with Retry-After and nothing sent.
+    await count_user(page, "reminder_test")
     failures = await _send_test(page, page.fields.text("channel"))
     sent, failed = N_("Test reminder sent."), N_("The test reminder failed; see the channel's last failure.")
     message = page.gettext(sent) if not failures else page.gettext(failed)

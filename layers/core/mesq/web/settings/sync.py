@@ -16,6 +16,7 @@ from ...reading.importer import import_snapshots, parse_document
 from ...reading.sync import shelf_counts, sync_status
 from ..kit.framework import Page, Web, endpoint, json_ok
 from ..kit.render import redirect
+from ..kit.user_limits import count_user
 
 PAGE = "/settings/reading"
 
@@ -54,9 +55,12 @@ async def sync_submit(page: Page) -> Response:
 
 
 async def import_submit(page: Page) -> Response:
-    """The file upload: the page's script sends the file's JSON as the body (with the CSRF header)."""
+    """The file upload: the page's script sends the file's JSON as the body (with the CSRF header).
+    An import like Settings → Import's: counted in the user's `import` bucket, read and written in
+    a worker thread."""
+    await count_user(page, "import")
     document = {name: page.fields.get(name) for name in page.fields.values}
-    snapshots = parse_document(document)
+    snapshots = await run_sync(parse_document, document)
     report = await run_sync(import_snapshots, page.web.services.items, page.user.user_id, snapshots, now_timestamp())
     return json_ok({"ok": True, "books": len(snapshots), **report.as_dict()})
 

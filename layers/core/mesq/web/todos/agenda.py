@@ -120,7 +120,7 @@ async def today_add(page: Page) -> Response:
     """Today's quick add: the line understood in the browser's zone, created in the default space."""
     title = page.fields.text("title")
     try:
-        parsed = understand(page, title, form_ignore(page))
+        parsed = await understand(page, title, form_ignore(page))
         created = await page.invoke("create_todo_task", parsed.arguments(page_zone(page)))
     except ValidationError as error:
         view = await agenda_view(page, "today", add_error=error.message, add_title=title)

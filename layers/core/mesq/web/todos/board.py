@@ -54,7 +54,7 @@ async def create_space(page: Page) -> Response:
 
 async def create_task(page: Page) -> Response:
     column_id, title = page.fields.text("column"), page.fields.text("title")
-    parsed = understand(page, title, form_ignore(page))  # quick add: dates, !priority, #tags, "every monday"
+    parsed = await understand(page, title, form_ignore(page))  # quick add: dates, !priority, #tags, "every monday"
     arguments = {"columnId": column_id, **parsed.arguments(page_zone(page))}
     try:
         created = await page.invoke("create_todo_task", arguments)

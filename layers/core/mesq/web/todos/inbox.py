@@ -60,7 +60,8 @@ async def inbox_page(page: Page) -> Response:
 async def capture_submit(page: Page) -> Response:
     title = page.fields.text("title")
     try:
-        parsed = understand(page, title, form_ignore(page) | {"recurrence"})  # quick add; inbox items do not repeat
+        # quick add; inbox items do not repeat
+        parsed = await understand(page, title, form_ignore(page) | {"recurrence"})
         await page.invoke("create_todo_inbox_item", parsed.arguments(page_zone(page)))
     except ValidationError as error:
         return await _answer(page, 400, capture_error=error.message, capture_title=title)

@@ -1,6 +1,11 @@
 """Quick add on the todo pages: the add box's text read by `mesq/todos/quick_add.py` in the
 browser's zone (the `mesq_tz` cookie), the live preview of what was understood (chips, each
-removable: `GET /todos/quick-add`, an htmx fragment) and the arguments a create takes."""
+removable: `GET /todos/quick-add`, an htmx fragment) and the arguments a create takes.
+
+The reading runs in a worker thread (dateparser takes milliseconds a phrase; the event loop
+serves everyone). The preview is asked for once typing pauses (the boxes' `delay:200ms`) and is
+counted per user in the `quick_add_preview` bucket: over it, 429 and the chips stay as they were
+(adding still works; it reads the line itself)."""
 
 from __future__ import annotations
 
@@ -10,12 +15,14 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...todos.quick_add import KINDS, QuickAdd, parse_quick_add
+from ...kernel.concurrency import run_sync
+from ...todos.quick_add import KINDS, MAX_CHARACTERS, QuickAdd, parse_quick_add
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_, Translator
 from ..kit.recurrence_words import ENGLISH, recurrence_words
 from ..kit.render import render
 from ..kit.request_values import request_zone
+from ..kit.user_limits import count_user
 from .fields import MONTHS, WEEKDAYS
 
 PREVIEW = "/todos/quick-add"
@@ -31,9 +38,10 @@ def ignored(values: list[str]) -> frozenset[str]:
     return frozenset(value[:110] for value in values if value in KINDS or value.startswith("tag:"))
 
 
-def understand(page: Page, text: str, ignore: frozenset[str]) -> QuickAdd:
+async def understand(page: Page, text: str, ignore: frozenset[str]) -> QuickAdd:
+    """The line read in a worker thread (never on the event loop)."""
     now = datetime.fromtimestamp(page.web.clock(), UTC)
-    return parse_quick_add(text, zone=page_zone(page), now=now, ignore=ignore)
+    return await run_sync(parse_quick_add, text, zone=page_zone(page), now=now, ignore=ignore)
 
 
 def form_ignore(page: Page) -> frozenset[str]:
@@ -74,10 +82,11 @@ def preview_context(
 
 async def preview(page: Page) -> Response:
     """The chips under an add box, as the person types (htmx swaps them in)."""
+    await count_user(page, "quick_add_preview")
     query = page.request.query_params
     ignore = ignored(query.getlist("ignore") + query.getlist("drop"))
-    text = query.get("title", "")[:500]
-    parsed = understand(page, text, ignore)
+    text = query.get("title", "")[:MAX_CHARACTERS]
+    parsed = await understand(page, text, ignore)
     return render(
         "_todos_quick_chips.html",
         language=page.language,
