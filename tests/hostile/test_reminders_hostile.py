@@ -40,6 +40,7 @@ from tests.reminders.receiver import Receiver
 from tests.web.conftest import Browser, browser, clock, new_client, web_app  # noqa: F401
 
 PUBLIC = "https://mesq.example"
+UNEXPECTED = "the send failed unexpectedly (an error in MeSQ, logged on the server)"
 RULES = Destinations(allow_loopback=True)
 TITLES = ("Pay the rent", "Line one\nLine two", "Bcc: victim@example.org\r\nX-Injected: yes", "Tab\tand\u2028sep")
 FOLDED = ("Pay the rent", "Line one Line two", "Bcc: victim@example.org X-Injected: yes", "Tab and sep")
@@ -124,15 +125,15 @@ def _every_channel_delivers_titles_with_line_breaks(items: ItemStore, sealer: Lo
         assert record["lastSuccessAt"] and record.get("lastFailure") is None, record
 
 
-def test_a_line_break_in_a_title_costs_no_channel_its_reminder(
-    tmp_path: Path, receivers: Receivers
-) -> None:
+def test_a_line_break_in_a_title_costs_no_channel_its_reminder(tmp_path: Path, receivers: Receivers) -> None:
     sealer = LocalKeySealer(tmp_path / "keys" / "secrets.key")
     _every_channel_delivers_titles_with_line_breaks(SQLiteItemStore(tmp_path / "mesq.db"), sealer, receivers)
 
 
 def test_a_line_break_in_a_title_costs_no_channel_its_reminder_on_dynamodb_local(
-    tmp_path: Path, receivers: Receivers, dynamodb_local: ItemStore  # noqa: F811
+    tmp_path: Path,
+    receivers: Receivers,
+    dynamodb_local: ItemStore,  # noqa: F811
 ) -> None:
     sealer = LocalKeySealer(tmp_path / "keys" / "secrets.key")
     _every_channel_delivers_titles_with_line_breaks(dynamodb_local, sealer, receivers)
@@ -157,7 +158,7 @@ def test_one_channels_unexpected_failure_is_that_channels_only(tmp_path: Path, r
     assert len(receivers.smtp.messages) == len(receivers.ntfy.received) == len(receivers.hook.received) == 2
     assert {r.path for r in receivers.push.received} == {"/push/1"} and len(receivers.push.received) == 2
     records = {record["id"]: record for record in channels.channel_records(items, user_id)}
-    assert records[bad.id]["lastFailure"]["reason"] == "the send failed unexpectedly (an error in MeSQ, logged on the server)"
+    assert records[bad.id]["lastFailure"]["reason"] == UNEXPECTED
     assert all(record["lastSuccessAt"] for channel_id, record in records.items() if channel_id != bad.id)
 
 
@@ -168,7 +169,9 @@ def services(services: Services) -> Services:
 
 
 def test_web_push_on_a_server_without_https_is_refused_with_the_reason(
-    services: Services, browser: Callable[..., Browser], receivers: Receivers  # noqa: F811
+    services: Services,
+    browser: Callable[..., Browser],
+    receivers: Receivers,  # noqa: F811
 ) -> None:
     assert services.settings.public_url is None  # reminders' links and VAPID name http://localhost:8000
     person = browser()

@@ -194,7 +194,7 @@ async def send_channel(
             reason = f"no answer within {deadline:g} s"
         except httpx.HTTPError:
             reason = "could not connect"
-        except Exception as error:  # noqa: BLE001 - a fault in one channel's sender is its failure only
+        except Exception as error:
             # Not retried (the same record and message fail the same way), and logged by its type
             # only: a message can hold the channel's URL or secret.
             logger.error("reminder send failed unexpectedly", extra={"kind": channel.kind,

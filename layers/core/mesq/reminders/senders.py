@@ -20,10 +20,10 @@ import http_ece
 from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid02, VapidException
 
+from ..kernel.errors import ValidationError
 from .channels import Channel
 from .delivery import SendContext, SendFailed, post
 from .headers import one_line
-from ..kernel.errors import ValidationError
 from .message import NTFY_PRIORITY, message_of
 from .vapid import subject_of
 
