@@ -1,11 +1,13 @@
-"""Hostile Code Mode scripts (issue 24) through the official `mcp` client against a real
+"""Hostile Code Mode scripts (issues 24 and 38) through the official `mcp` client against a real
 `mesq serve`: a fatal V8 out-of-memory, a forged `JSON.stringify` flooding the run log, one user's
-runaway loops beside another user, a too-deep result, and the per-run share of the minute's
-tool calls. The server must keep answering others quickly and hand its memory back."""
+runaway loops beside another user, a too-deep result, the per-run share of the minute's tool
+calls, and sixteen reads near the per-call cap awaited at once. The server must keep answering
+others quickly and hand its memory back."""
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +17,8 @@ import anyio
 import httpx
 import pytest
 
+from mesq.mcp.code.sandbox import ANSWERS_BYTES
+from mesq.wiring.config import Settings
 from tests.conftest import LiveServer, start_server, stop_server
 from tests.e2e.test_code_mode import connect
 
@@ -50,6 +54,37 @@ async def call(client: Any, name: str, arguments: dict[str, Any]) -> tuple[dict[
     seconds = time.monotonic() - started
     text = result.content[0].text
     return json.loads(text), seconds, len(text.encode("utf-8"))
+
+
+def tree_rss_kb(server: LiveServer) -> int:
+    """The resident kB of the server and its children (the sandbox workers)."""
+    pids = [server.process.pid]
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pids[0]:
+                pids.append(int(entry.name))
+        except (OSError, ValueError, IndexError):
+            continue  # ended meanwhile
+    total = 0
+    for pid in pids:
+        try:
+            pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        total += pages * os.sysconf("SC_PAGE_SIZE") // 1024
+    return total
+
+
+async def settled_tree_rss_kb(server: LiveServer) -> int:
+    """`tree_rss_kb` once two readings 0.2 s apart agree within 1 MB (a spare worker has booted)."""
+    last = tree_rss_kb(server)
+    for _ in range(50):
+        await anyio.sleep(0.2)
+        now = tree_rss_kb(server)
+        if abs(now - last) < 1024:
+            return now
+        last = now
+    return last
 
 
 def memo_of(server: LiveServer, token: str) -> str:
@@ -191,5 +226,47 @@ def test_one_run_uses_at_most_half_of_the_minutes_remaining_tool_calls(tmp_path)
         # 240 a minute, this run_code message counted: 239 left, so 119 for this run.
         assert data["budget"] == {"kind": "calls", "used": 119, "limit": 119}, data
         assert "at most half of the tool calls left in this minute's rate limit (119 calls)" in data["thrown"]
+    finally:
+        stop_server(server)
+
+
+def upload(server: LiveServer, token: str, data: bytes) -> str:
+    headers = {"Authorization": f"Bearer {token}"}
+    files = {"file": ("big.bin", data, "application/octet-stream")}
+    made = httpx.post(f"{server.base_url}/api/toolkit/memo/resources/upload", headers=headers, files=files, timeout=60)
+    assert made.status_code == 201, made.text
+    return str(made.json()["data"]["path"])
+
+
+def test_sixteen_large_reads_at_once_are_a_budget_report_and_the_memory_comes_back(tmp_path):
+    """Each read answers ~14 MB of base64 (the file is just under the 10 MiB per-call cap): two
+    fit in a frame to the sandbox, the third crosses it and is dropped, the other thirteen are
+    refused unrun. Before: the whole 200 MB frame was built and refused (INTERNAL), a 680 MB peak."""
+    server = start_server(tmp_path / "data", SERVER_ENV)
+    try:
+        reader = server.account("large-reader", scopes="memo:read,memo:write")
+        path = upload(server, reader.token, os.urandom(Settings().mcp_read_cap_bytes - 1024))
+        reads = f"Array.from({{length: 16}}, () => mesq.read_memo_resource({{path: {json.dumps(path)}}}))"
+        code = (
+            f"const all = await Promise.allSettled({reads});"
+            "return all.map(r => r.status === 'fulfilled' ? r.value.data.fileSize : String(r.reason).slice(0, 40))"
+        )
+
+        async def body() -> tuple[dict[str, Any], int, int, int]:
+            async with connect(server, reader.token) as client:
+                await call(client, "run_code", {"code": "return 1"})  # the pool and its spare are up
+                before, idle = await settled_tree_rss_kb(server), rss_kb(server)
+                answer, _, _ = await call(client, "run_code", {"code": code, "memoryMb": 128})
+                return answer, before, idle, await settled_tree_rss_kb(server)
+
+        answer, before, idle, after = anyio.run(body)
+        data = answer["data"]
+        assert data["budget"]["kind"] == "output" and data["budget"]["limit"] == ANSWERS_BYTES, data
+        assert data["budget"]["used"] > ANSWERS_BYTES
+        assert data["result"][:2] == [Settings().mcp_read_cap_bytes - 1024] * 2, data["result"]
+        assert data["result"][2:] == ["BudgetExceeded: the answers of the calls"] * 14
+        assert data["log"].count("read_memo_resource refused: output budget") == 14
+        assert rss_kb(server, "VmHWM") < idle + 160 * 1024  # a frame's worth, not sixteen answers
+        assert after - before < 50 * 1024, (before, after)
     finally:
         stop_server(server)

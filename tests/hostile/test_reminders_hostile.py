@@ -170,8 +170,8 @@ def services(services: Services) -> Services:
 
 def test_web_push_on_a_server_without_https_is_refused_with_the_reason(
     services: Services,
-    browser: Callable[..., Browser],
-    receivers: Receivers,  # noqa: F811
+    browser: Callable[..., Browser],  # noqa: F811
+    receivers: Receivers,
 ) -> None:
     assert services.settings.public_url is None  # reminders' links and VAPID name http://localhost:8000
     person = browser()

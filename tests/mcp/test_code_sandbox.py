@@ -46,7 +46,8 @@ CONTEXT = {"timeZone": "Asia/Shanghai", "today": "2026-12-04", "now": "2026-12-0
 async def go(code: str, user: str = "u1", timeout_s: float = 5, memory_mb: int = 32, out: int = 25_000):
     return await run_program(
         code, user=user, reach=["x", "refuse"], known=["x", "refuse", "hidden"], context=CONTEXT, host=echo,
-        timeout_s=timeout_s, memory_bytes=memory_mb << 20, max_output_chars=out,
+        frame_full=lambda name, used, limit: f"{name}: over {limit} bytes", timeout_s=timeout_s,
+        memory_bytes=memory_mb << 20, max_output_chars=out,
     )  # fmt: skip
 
 

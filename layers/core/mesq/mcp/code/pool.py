@@ -10,7 +10,8 @@ Nothing here holds a thread: the pipes are read and written from the event loop
 (`loop.add_reader`/`add_writer` for the one await, so any loop works, Mangum's per-invocation ones
 included), waiting for a share is a future, and killing a worker does not wait for it (dead
 workers are reaped on the next pool operation). A worker is retired after `RUNS_PER_WORKER`
-runs, when its RSS passes `MAX_WORKER_RSS`, after a memory stop, or when it misbehaves.
+runs, when its RSS passes `MAX_WORKER_RSS` or has grown `MAX_WORKER_GROWTH` since it was ready, after a
+memory stop, or when it misbehaves.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ PER_USER = 2
 QUEUE_S = 3.0
 RUNS_PER_WORKER = 50
 MAX_WORKER_RSS = 256 * 1024 * 1024
+#: A worker that ends a run this much larger than when it was ready is replaced, so whatever a
+#: run left behind (V8's or the allocator's) is returned with the process.
+MAX_WORKER_GROWTH = 48 * 1024 * 1024
 #: The worker's data-segment limit (RLIMIT_DATA): V8's largest heap (128 MB) with its overshoot
 #: and what the isolate needs besides (measured: 640 MB is the least V8 starts under).
 WORKER_DATA_BYTES = 768 * 1024 * 1024
@@ -90,19 +94,25 @@ class Worker:
         self.ready_rss = self.rss_bytes()
 
     async def send(self, message: dict[str, Any]) -> None:
-        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        if len(body) > MAX_TO_WORKER:
+        await self.send_parts([json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")])
+
+    async def send_parts(self, parts: list[bytes]) -> None:
+        """One frame whose body is `parts` in turn (written as they are: a large frame is never
+        copied into one buffer)."""
+        length = sum(len(part) for part in parts)
+        if length > MAX_TO_WORKER:
             raise ValueError("a frame to the worker is over its cap")
-        data = memoryview(_HEADER.pack(len(body)) + body)
-        while data:
-            try:
-                written = os.write(self._in, data)
-            except BlockingIOError:
-                await self._wait(writable=True, timeout_s=None)
-                continue
-            except OSError as error:  # BrokenPipeError: the worker is gone
-                raise WorkerGone(str(error)) from error
-            data = data[written:]
+        for part in (_HEADER.pack(length), *parts):
+            data = memoryview(part)
+            while data:
+                try:
+                    written = os.write(self._in, data)
+                except BlockingIOError:
+                    await self._wait(writable=True, timeout_s=None)
+                    continue
+                except OSError as error:  # BrokenPipeError: the worker is gone
+                    raise WorkerGone(str(error)) from error
+                data = data[written:]
 
     async def receive(self, timeout_s: float) -> dict[str, Any]:
         """The next frame; asyncio.TimeoutError after `timeout_s`, WorkerGone if it ends first."""
@@ -227,7 +237,7 @@ class Pool:
             reusable
             and worker.alive
             and worker.runs < RUNS_PER_WORKER
-            and worker.rss_bytes() < MAX_WORKER_RSS
+            and worker.rss_bytes() < min(MAX_WORKER_RSS, worker.ready_rss + MAX_WORKER_GROWTH)
             and len(self._idle) + self._busy <= self.size
         ):
             self._idle.append(worker)

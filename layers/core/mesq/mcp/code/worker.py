@@ -34,8 +34,10 @@ from typing import Any, BinaryIO
 
 try:
     from .cutting import TooDeep, compact, truncate
-except ImportError:  # run by path as the worker process: cutting.py is beside this file
+    from .memory import map_large_blocks
+except ImportError:  # run by path as the worker process: cutting.py and memory.py are beside this file
     from cutting import TooDeep, compact, truncate  # type: ignore[no-redef]
+    from memory import map_large_blocks  # type: ignore[no-redef]
 
 #: Frame caps. A call's arguments are at most MAX_ARGS_CHARS (a memo's 1 MiB long text fits);
 #: the worker sends calls in batches of at most that many characters.
@@ -344,6 +346,7 @@ def _limit_process(data_bytes: int) -> None:
 
 def main(argv: list[str]) -> int:
     _limit_process(int(argv[1]))
+    map_large_blocks()  # a frame's answers (up to 32 MB) go back to the system when freed
     incoming = os.fdopen(os.dup(0), "rb")
     outgoing = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # a stray print cannot corrupt the frames
