@@ -198,6 +198,41 @@ def test_one_users_runaway_loops_leave_room_for_another_user(live_server):
     assert all(r["error"]["retryAfterSeconds"] >= 1 for r in refused)
 
 
+def test_two_users_with_two_endless_scripts_each_leave_a_worker_for_a_third(live_server):
+    """Four workers, two runs per user: the second user's second loop would have taken the last
+    worker. It waits (half its wall time at most) and is refused; the third user's run goes."""
+    loopers = [live_server.account(f"pair-looper-{n}", scopes="memo:read") for n in range(2)]
+    third = live_server.account("pair-third", scopes="memo:read")
+    results: dict[str, list[dict[str, Any]]] = {"0": [], "1": []}
+    timing: dict[str, float] = {}
+
+    async def body() -> dict[str, Any]:
+        async def runaway(n: int) -> None:
+            async with connect(live_server, loopers[n].token) as client:
+                answer, _, _ = await call(client, "run_code", {"code": RUNAWAY, "timeoutMs": 6_000})
+                results[str(n)].append(answer)
+
+        async with anyio.create_task_group() as group:
+            for n in (0, 0):
+                group.start_soon(runaway, n)
+            await anyio.sleep(0.5)  # the first user's loops hold two workers
+            for n in (1, 1):
+                group.start_soon(runaway, n)
+            await anyio.sleep(1.0)  # the second user's first loop holds a third
+            async with connect(live_server, third.token) as client:
+                answer, timing["run_code"], _ = await call(client, "run_code", {"code": "return 1"})
+        return answer
+
+    answer = anyio.run(body)
+    assert answer["data"]["result"] == 1 and timing["run_code"] < 3.0, (answer, timing)
+    assert [r["data"]["budget"]["kind"] for r in results["0"]] == ["time", "time"], results
+    second = sorted(results["1"], key=lambda r: "error" in r)
+    assert second[0]["data"]["budget"]["kind"] == "time", second
+    refused = second[1]["error"]
+    assert refused["code"] == "RATE_LIMITED" and refused["retryAfterSeconds"] >= 1, refused
+    assert "the last free one is kept for users with no run" in refused["message"], refused
+
+
 def test_a_too_deep_result_is_a_clean_report_not_an_internal_error(live_server):
     writer = live_server.account("deep-writer", scopes="memo:read")
 

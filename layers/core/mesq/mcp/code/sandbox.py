@@ -94,7 +94,10 @@ async def run_program(
     `user` already holds their share of the workers past the pool's queue time."""
     map_large_blocks()  # the answers' large buffers go back to the system when freed (memory.py)
     deadline = time.monotonic() + timeout_s + GRACE_S
-    worker = await POOL.acquire(user, deadline)
+    # A run queued behind others waits at most half its wall time, and runs for what is left:
+    # its answer, a result or a busy refusal, comes within its own time budget.
+    worker = await POOL.acquire(user, deadline, max_wait_s=timeout_s / 2)
+    timeout_s -= worker.waited_s
     reusable = False
     answers = _Answers(host, frame_full)
     try:
