@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aws_lambda_powertools import Logger
+
 from ...kernel.errors import RateLimited, ServiceUnavailable
 from .worker import MAX_FROM_WORKER, MAX_TO_WORKER
 
@@ -52,6 +54,7 @@ _WORKER = Path(__file__).with_name("worker.py")
 #: All the worker needs to import V8 (no secret of the server's environment).
 _ENVIRONMENT = ("PATH", "PYTHONPATH", "LD_LIBRARY_PATH", "LANG", "LC_ALL", "TMPDIR", "HOME")
 _HEADER = struct.Struct(">I")
+logger = Logger(child=True)
 
 
 class WorkerGone(Exception):
@@ -82,6 +85,7 @@ class Worker:
         self.ready_rss = 0
         self.runs = 0
         self.waited_s = 0.0  # how long the current run queued for this worker
+        self.confinement: dict[str, Any] = {}  # what the worker gave up (confinement.confine)
         self.started = time.monotonic()
 
     @property
@@ -93,10 +97,12 @@ class Worker:
         if self.ready:
             return
         message = await self.receive(timeout_s)
-        if "ready" not in message:
+        if not isinstance(message.get("ready"), dict):
             raise WorkerGone("the worker did not say it is ready")
         self.ready = True
         self.ready_rss = self.rss_bytes()
+        self.confinement = message["ready"]
+        _notice_once(self.confinement)
 
     async def send(self, message: dict[str, Any]) -> None:
         await self.send_parts([json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")])
@@ -363,6 +369,20 @@ class Pool:
         for worker in self._idle:
             self._retire(worker)
         self._idle.clear()
+
+
+_noticed: list[str] = []
+
+
+def _notice_once(confinement: dict[str, Any]) -> None:
+    """Log, once per process, each confinement step the platform did not allow (on AWS Lambda:
+    no libseccomp, no root to change user from)."""
+    notices = confinement.get("notices")
+    for notice in notices if isinstance(notices, list) else []:
+        text = str(notice)[:300]
+        if text not in _noticed:
+            _noticed.append(text)
+            logger.warning("Code Mode worker confinement reduced", extra={"notice": text})
 
 
 def _wake(waiter: asyncio.Future[None]) -> None:
