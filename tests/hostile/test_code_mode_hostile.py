@@ -1,13 +1,17 @@
 """Hostile Code Mode scripts (issues 24 and 38) through the official `mcp` client against a real
 `mesq serve`: a fatal V8 out-of-memory, a forged `JSON.stringify` flooding the run log, one user's
 runaway loops beside another user, a too-deep result, the per-run share of the minute's tool
-calls, and sixteen reads near the per-call cap awaited at once. The server must keep answering
+calls, sixteen reads near the per-call cap awaited at once, two users' endless scripts beside a
+third user, and a worker that escaped V8 (its confinement). The server must keep answering
 others quickly and hand its memory back."""
 
 from __future__ import annotations
 
+import ctypes.util
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +32,8 @@ FORGED_STRINGIFY = """
   for (;;) { try { await mesq.list_memos({}); } catch (e) {} }
 """
 RUNAWAY = "for (;;) {}"
+PROBE = Path(__file__).with_name("confined_probe.py")
+NO_FILTER = "no libseccomp on this platform: the worker runs without its syscall filter (docs/MCP/code-mode.md)"
 #: The local embedding model (~475 MB, loaded on the first memo write) is not what is measured here.
 SERVER_ENV = {"MCP_RATE_LIMIT_PROFILE": "relaxed", "MESQ_SEARCH_PROVIDER": "none"}
 DEEP = "let a = []; let x = a; for (let i = 0; i < 1000; i++) { x.push([]); x = x[0]; } return a"
@@ -305,3 +311,65 @@ def test_sixteen_large_reads_at_once_are_a_budget_report_and_the_memory_comes_ba
         assert after - before < 50 * 1024, (before, after)
     finally:
         stop_server(server)
+
+
+def test_a_worker_that_escaped_v8_could_open_no_file_of_the_data_directory(tmp_path):
+    """The worker's own confinement (confinement.confine, applied as worker.py applies it, V8
+    loaded), then what an escaped script would try: each answers EPERM from the filter, even a
+    world-readable file (so it is the filter, not only the user's permissions)."""
+    if ctypes.util.find_library("seccomp") is None:
+        pytest.skip(NO_FILTER)
+    data = tmp_path / "data"
+    (data / "keys").mkdir(parents=True)
+    secret = data / "keys" / "secrets.key"
+    secret.write_bytes(b"k" * 32)
+    probe = subprocess.run([sys.executable, str(PROBE), str(secret)], capture_output=True, text=True, timeout=60)
+    assert probe.returncode == 0, probe.stderr[-2000:]
+    outcome = json.loads(probe.stdout)
+    confined = outcome.pop("confined")
+    assert confined["filter"] is True and confined["noNewPrivs"] is True, confined
+    assert confined["user"] == ("nobody" if os.geteuid() == 0 else None), confined
+    assert outcome.pop("v8") == 42  # V8 still runs under all of it
+    assert outcome == dict.fromkeys(outcome, "EPERM") and len(outcome) == 10, outcome
+    assert secret.read_bytes() == b"k" * 32 and not (data / "keys" / "planted").exists()
+
+
+def test_the_servers_workers_run_confined(live_server):
+    """The workers `mesq serve` started: no new privileges, the seccomp filter in force, and
+    another user than the server's when it runs as root (as here)."""
+    if ctypes.util.find_library("seccomp") is None:
+        pytest.skip(NO_FILTER)
+    user = live_server.account("confined-runner", scopes="memo:read")
+
+    async def body() -> dict[str, Any]:
+        async with connect(live_server, user.token) as client:
+            answer, _, _ = await call(client, "run_code", {"code": "return 1"})
+            return answer
+
+    assert anyio.run(body)["data"]["result"] == 1
+    workers = worker_statuses(live_server)
+    for _ in range(50):  # a spare started beside the run confines itself once its V8 is loaded
+        if all(fields["Seccomp"] == "2" for fields in workers):
+            break
+        time.sleep(0.2)
+        workers = worker_statuses(live_server)
+    assert workers
+    for fields in workers:
+        assert fields["NoNewPrivs"] == "1" and fields["Seccomp"] == "2", fields
+        if os.geteuid() == 0:
+            assert fields["Uid"].split()[:2] == ["65534", "65534"] and fields["Groups"].strip() == "", fields
+
+
+def worker_statuses(server: LiveServer) -> list[dict[str, str]]:
+    """/proc/<pid>/status of each sandbox worker of `server`, as name -> value."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            status = (entry / "status").read_text() if entry.name.isdigit() else ""
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
+        if fields.get("PPid") == str(server.process.pid) and b"worker.py" in command:
+            found.append(fields)
+    return found
