@@ -125,6 +125,10 @@ def _load_filter() -> list[str]:
 
     denied = seccomp.ERRNO(errno.EPERM)
     rules = seccomp.SyscallFilter(seccomp.ALLOW)
+    # A call through another ABI (32-bit int 0x80, x32) would dodge every rule: it ends the worker.
+    rules.set_attr(seccomp.Attr.ACT_BADARCH, seccomp.KILL_PROCESS)
+    # Every thread of the worker (V8's platform threads already run), not only the calling one.
+    rules.set_attr(seccomp.Attr.CTL_TSYNC, 1)
     skipped = []
     for name in DENIED:
         try:
