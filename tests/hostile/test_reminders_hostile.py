@@ -175,6 +175,8 @@ def test_web_push_on_a_server_without_https_is_refused_with_the_reason(
 ) -> None:
     assert services.settings.public_url is None  # reminders' links and VAPID name http://localhost:8000
     person = browser()
+    page = person.get("/settings/reminders").text
+    assert 'id="push-https"' in page and "MESQ_PUBLIC_URL" in page  # said before anyone subscribes
     form = {"kind": "webpush", "endpoint": receivers.push.base + "/push/1", **_subscription_keys()}
     answer = person.post("/settings/reminders/channels", form)
     assert answer.status_code == 400, answer.status_code

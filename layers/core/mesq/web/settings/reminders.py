@@ -57,8 +57,15 @@ def _view(page: Page) -> dict[str, Any]:
         config = record.get("config") or {}
         row = {key: record.get(key) for key in _SHOWN}
         shown.append({**row, "chat": config.get("chat"), "to": config.get("to"), "failing": _failing(record)})
-    vapid = instance_vapid(services.items, services.sealer, reminder_reach(services.settings).public_url)
+    public_url = reminder_reach(services.settings).public_url
+    vapid = instance_vapid(services.items, services.sealer, public_url)
+    try:
+        subject_of(public_url)
+        push_needs_https = False
+    except ValidationError:  # said beside the button: a subscribe would be refused
+        push_needs_https = True
     return {
+        "push_needs_https": push_needs_https,
         "channels": shown,
         "max_channels": channels.MAX_CHANNELS,
         "replay_window": REPLAY_WINDOW_SECONDS,
