@@ -24,8 +24,9 @@ import pytest
 
 from mesq.mcp.code.sandbox import ANSWERS_BYTES
 from mesq.wiring.config import Settings
-from tests.conftest import LiveServer, start_server, stop_server
+from tests.conftest import LiveServer, run_cli, start_server, stop_server
 from tests.e2e.test_code_mode import connect
+from tests.e2e.test_serve_dynamodb import aws_endpoints  # noqa: F401 - DynamoDB Local and moto's S3
 
 HUGE_ARRAY = "const a = new Array(2**27); a.fill(0.5); return a.length"
 FORGED_STRINGIFY = """
@@ -273,43 +274,73 @@ def test_one_run_uses_at_most_half_of_the_minutes_remaining_tool_calls(tmp_path)
 
 
 def upload(server: LiveServer, token: str, data: bytes) -> str:
+    """An attachment of `data`: relayed through the server (SQLite), or PUT to the presigned URL
+    and completed (S3)."""
     headers = {"Authorization": f"Bearer {token}"}
-    files = {"file": ("big.bin", data, "application/octet-stream")}
-    made = httpx.post(f"{server.base_url}/api/toolkit/memo/resources/upload", headers=headers, files=files, timeout=60)
-    assert made.status_code == 201, made.text
+    sessions = f"{server.base_url}/api/toolkit/memo/resources/upload-session"
+    kind = {"displayName": "big.bin", "mimeType": "application/octet-stream", "size": len(data)}
+    answer = httpx.post(sessions, headers=headers, json=kind, timeout=30)
+    assert answer.status_code == 201, answer.text
+    session = answer.json()["data"]
+    if session["transport"] == "relay":
+        files = {"file": ("big.bin", data, kind["mimeType"])}
+        made = httpx.post(f"{server.base_url}{session['uploadEndpoint']}", headers=headers, files=files, timeout=60)
+    else:
+        put = httpx.put(session["uploadUrl"], content=data, headers={"Content-Type": kind["mimeType"]}, timeout=60)
+        assert put.status_code == 200, put.text
+        made = httpx.put(sessions, headers=headers, json={"uploadId": session["uploadId"], "path": session["path"]},
+                         timeout=30)  # fmt: skip
+    assert made.status_code in (200, 201), made.text
     return str(made.json()["data"]["path"])
 
 
-def test_sixteen_large_reads_at_once_are_a_budget_report_and_the_memory_comes_back(tmp_path):
+def sixteen_large_reads(server: LiveServer, token: str) -> None:
     """Each read answers ~14 MB of base64 (the file is just under the 10 MiB per-call cap): two
     fit in a frame to the sandbox, the third crosses it and is dropped, the other thirteen are
     refused unrun. Before: the whole 200 MB frame was built and refused (INTERNAL), a 680 MB peak."""
+    size = Settings().mcp_read_cap_bytes - 1024
+    path = upload(server, token, os.urandom(size))
+    reads = f"Array.from({{length: 16}}, () => mesq.read_memo_resource({{path: {json.dumps(path)}}}))"
+    code = (
+        f"const all = await Promise.allSettled({reads});"
+        "return all.map(r => r.status === 'fulfilled' ? r.value.data.fileSize : String(r.reason).slice(0, 40))"
+    )
+
+    async def body() -> tuple[dict[str, Any], int, int, int]:
+        async with connect(server, token) as client:
+            await call(client, "run_code", {"code": "return 1"})  # the pool and its spare are up
+            before, idle = await settled_tree_rss_kb(server), rss_kb(server)
+            answer, _, _ = await call(client, "run_code", {"code": code, "memoryMb": 128})
+            return answer, before, idle, await settled_tree_rss_kb(server)
+
+    answer, before, idle, after = anyio.run(body)
+    data = answer["data"]
+    assert data["budget"]["kind"] == "output" and data["budget"]["limit"] == ANSWERS_BYTES, data
+    assert data["budget"]["used"] > ANSWERS_BYTES
+    assert data["result"][:2] == [size] * 2, data["result"]
+    assert data["result"][2:] == ["BudgetExceeded: the answers of the calls"] * 14
+    assert data["log"].count("read_memo_resource refused: output budget") == 14
+    assert rss_kb(server, "VmHWM") < idle + 160 * 1024  # a frame's worth, not sixteen answers
+    assert after - before < 50 * 1024, (before, after)
+
+
+def test_sixteen_large_reads_at_once_are_a_budget_report_and_the_memory_comes_back(tmp_path):
     server = start_server(tmp_path / "data", SERVER_ENV)
     try:
-        reader = server.account("large-reader", scopes="memo:read,memo:write")
-        path = upload(server, reader.token, os.urandom(Settings().mcp_read_cap_bytes - 1024))
-        reads = f"Array.from({{length: 16}}, () => mesq.read_memo_resource({{path: {json.dumps(path)}}}))"
-        code = (
-            f"const all = await Promise.allSettled({reads});"
-            "return all.map(r => r.status === 'fulfilled' ? r.value.data.fileSize : String(r.reason).slice(0, 40))"
-        )
+        sixteen_large_reads(server, server.account("large-reader", scopes="memo:read,memo:write").token)
+    finally:
+        stop_server(server)
 
-        async def body() -> tuple[dict[str, Any], int, int, int]:
-            async with connect(server, reader.token) as client:
-                await call(client, "run_code", {"code": "return 1"})  # the pool and its spare are up
-                before, idle = await settled_tree_rss_kb(server), rss_kb(server)
-                answer, _, _ = await call(client, "run_code", {"code": code, "memoryMb": 128})
-                return answer, before, idle, await settled_tree_rss_kb(server)
 
-        answer, before, idle, after = anyio.run(body)
-        data = answer["data"]
-        assert data["budget"]["kind"] == "output" and data["budget"]["limit"] == ANSWERS_BYTES, data
-        assert data["budget"]["used"] > ANSWERS_BYTES
-        assert data["result"][:2] == [Settings().mcp_read_cap_bytes - 1024] * 2, data["result"]
-        assert data["result"][2:] == ["BudgetExceeded: the answers of the calls"] * 14
-        assert data["log"].count("read_memo_resource refused: output budget") == 14
-        assert rss_kb(server, "VmHWM") < idle + 160 * 1024  # a frame's worth, not sixteen answers
-        assert after - before < 50 * 1024, (before, after)
+def test_sixteen_large_reads_on_dynamodb_local_and_s3(aws_endpoints, tmp_path):  # noqa: F811
+    env = {**SERVER_ENV, **aws_endpoints}
+    made = run_cli("user", "create", "large-reader", "--password-stdin", stdin="correct horse battery\n", env=env)
+    assert made.returncode == 0, made.stderr
+    token = run_cli("token", "create", "large-reader", "--name", "reads", "--scopes", "memo:read,memo:write", env=env)
+    assert token.returncode == 0, token.stderr
+    server = start_server(tmp_path / "unused", env)
+    try:
+        sixteen_large_reads(server, token.stdout.strip().splitlines()[-1])
     finally:
         stop_server(server)
 
