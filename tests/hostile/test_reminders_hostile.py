@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import email.header
+import json
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -25,6 +26,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from mesq.kernel.errors import ValidationError
 from mesq.kernel.timestamps import format_timestamp, now_timestamp
 from mesq.reminders import channels
 from mesq.reminders.channels import Destinations
@@ -140,15 +142,18 @@ def test_a_line_break_in_a_title_costs_no_channel_its_reminder_on_dynamodb_local
 
 
 def test_one_channels_unexpected_failure_is_that_channels_only(tmp_path: Path, receivers: Receivers) -> None:
-    """A push subscription stored with a key that is no curve point (as a channel stored before
-    keys were checked, or restored from an archive, can be): its encryption raises."""
+    """A push subscription stored with a key that is no curve point (a channel stored before keys
+    were checked at subscribe can be): its encryption raises."""
     items = SQLiteItemStore(tmp_path / "mesq.db")
     sealer = LocalKeySealer(tmp_path / "keys" / "secrets.key")
     user_id = "u-" + uuid.uuid4().hex[:10]
     receivers.add_channels(items, sealer, user_id)
     broken = {"endpoint": receivers.push.base + "/push/broken", "p256dh": _b64(b"\x04" + b"\x01" * 64),
               "auth": _b64(b"0123456789abcdef")}  # fmt: skip
-    bad = channels.add_channel(items, sealer, user_id, "webpush", broken, now_timestamp(), RULES)
+    with pytest.raises(ValidationError, match="p256dh is not a P-256 public key"):  # refused when subscribing
+        channels.add_channel(items, sealer, user_id, "webpush", broken, now_timestamp(), RULES)
+    keys = json.dumps({"p256dh": broken["p256dh"], "auth": broken["auth"]})
+    bad = channels._store(items, sealer, user_id, "webpush", broken["endpoint"], {}, keys, now_timestamp())
     tick_at = _tasks_reminded_now(items, user_id, ("Water the plants", "Call mum"))
 
     report = run_due_reminder_tick(items, sealer, tick_at, backoff=(0.0,), reach=Reach(RULES, PUBLIC))
