@@ -93,8 +93,8 @@ def receivers() -> Iterator[Receivers]:
 
 
 def _tasks_reminded_now(items: ItemStore, user_id: str, titles: tuple[str, ...]) -> datetime:
-    """Tasks titled `titles`, each reminded a second from now; the moment they are all due."""
-    soon = datetime.now(UTC) + timedelta(seconds=1)
+    """Tasks titled `titles`, each reminded two minutes from now; a moment when they are all due."""
+    soon = datetime.now(UTC) + timedelta(minutes=2)  # still ahead after a slow setup; the tick is told the time
     due = (soon + timedelta(hours=1)).replace(second=0, microsecond=0)
     for title in titles:
         task = todo_call(items, user_id, "create_todo_task", title=title,
