@@ -1,11 +1,18 @@
-"""Hostile Code Mode scripts (issue 24) through the official `mcp` client against a real
+"""Hostile Code Mode scripts (issues 24 and 38) through the official `mcp` client against a real
 `mesq serve`: a fatal V8 out-of-memory, a forged `JSON.stringify` flooding the run log, one user's
-runaway loops beside another user, a too-deep result, and the per-run share of the minute's
-tool calls. The server must keep answering others quickly and hand its memory back."""
+runaway loops beside another user, a too-deep result, the per-run share of the minute's tool
+calls, sixteen reads near the per-call cap awaited at once, two users' endless scripts beside a
+third user, and a worker that escaped V8 (its confinement). The server must keep answering
+others quickly and hand its memory back."""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes.util
 import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,8 +22,11 @@ import anyio
 import httpx
 import pytest
 
-from tests.conftest import LiveServer, start_server, stop_server
+from mesq.mcp.code.sandbox import ANSWERS_BYTES
+from mesq.wiring.config import Settings
+from tests.conftest import LiveServer, run_cli, start_server, stop_server
 from tests.e2e.test_code_mode import connect
+from tests.e2e.test_serve_dynamodb import aws_endpoints  # noqa: F401 - DynamoDB Local and moto's S3
 
 HUGE_ARRAY = "const a = new Array(2**27); a.fill(0.5); return a.length"
 FORGED_STRINGIFY = """
@@ -24,6 +34,8 @@ FORGED_STRINGIFY = """
   for (;;) { try { await mesq.list_memos({}); } catch (e) {} }
 """
 RUNAWAY = "for (;;) {}"
+PROBE = Path(__file__).with_name("confined_probe.py")
+NO_FILTER = "no libseccomp on this platform: the worker runs without its syscall filter (docs/MCP/code-mode.md)"
 #: The local embedding model (~475 MB, loaded on the first memo write) is not what is measured here.
 SERVER_ENV = {"MCP_RATE_LIMIT_PROFILE": "relaxed", "MESQ_SEARCH_PROVIDER": "none"}
 DEEP = "let a = []; let x = a; for (let i = 0; i < 1000; i++) { x.push([]); x = x[0]; } return a"
@@ -50,6 +62,37 @@ async def call(client: Any, name: str, arguments: dict[str, Any]) -> tuple[dict[
     seconds = time.monotonic() - started
     text = result.content[0].text
     return json.loads(text), seconds, len(text.encode("utf-8"))
+
+
+def tree_rss_kb(server: LiveServer) -> int:
+    """The resident kB of the server and its children (the sandbox workers)."""
+    pids = [server.process.pid]
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pids[0]:
+                pids.append(int(entry.name))
+        except (OSError, ValueError, IndexError):
+            continue  # ended meanwhile
+    total = 0
+    for pid in pids:
+        try:
+            pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        total += pages * os.sysconf("SC_PAGE_SIZE") // 1024
+    return total
+
+
+async def settled_tree_rss_kb(server: LiveServer) -> int:
+    """`tree_rss_kb` once two readings 0.2 s apart agree within 1 MB (a spare worker has booted)."""
+    last = tree_rss_kb(server)
+    for _ in range(50):
+        await anyio.sleep(0.2)
+        now = tree_rss_kb(server)
+        if abs(now - last) < 1024:
+            return now
+        last = now
+    return last
 
 
 def memo_of(server: LiveServer, token: str) -> str:
@@ -163,6 +206,41 @@ def test_one_users_runaway_loops_leave_room_for_another_user(live_server):
     assert all(r["error"]["retryAfterSeconds"] >= 1 for r in refused)
 
 
+def test_two_users_with_two_endless_scripts_each_leave_a_worker_for_a_third(live_server):
+    """Four workers, two runs per user: the second user's second loop would have taken the last
+    worker. It waits (half its wall time at most) and is refused; the third user's run goes."""
+    loopers = [live_server.account(f"pair-looper-{n}", scopes="memo:read") for n in range(2)]
+    third = live_server.account("pair-third", scopes="memo:read")
+    results: dict[str, list[dict[str, Any]]] = {"0": [], "1": []}
+    timing: dict[str, float] = {}
+
+    async def body() -> dict[str, Any]:
+        async def runaway(n: int) -> None:
+            async with connect(live_server, loopers[n].token) as client:
+                answer, _, _ = await call(client, "run_code", {"code": RUNAWAY, "timeoutMs": 6_000})
+                results[str(n)].append(answer)
+
+        async with anyio.create_task_group() as group:
+            for n in (0, 0):
+                group.start_soon(runaway, n)
+            await anyio.sleep(0.5)  # the first user's loops hold two workers
+            for n in (1, 1):
+                group.start_soon(runaway, n)
+            await anyio.sleep(1.0)  # the second user's first loop holds a third
+            async with connect(live_server, third.token) as client:
+                answer, timing["run_code"], _ = await call(client, "run_code", {"code": "return 1"})
+        return answer
+
+    answer = anyio.run(body)
+    assert answer["data"]["result"] == 1 and timing["run_code"] < 3.0, (answer, timing)
+    assert [r["data"]["budget"]["kind"] for r in results["0"]] == ["time", "time"], results
+    second = sorted(results["1"], key=lambda r: "error" in r)
+    assert second[0]["data"]["budget"]["kind"] == "time", second
+    refused = second[1]["error"]
+    assert refused["code"] == "RATE_LIMITED" and refused["retryAfterSeconds"] >= 1, refused
+    assert "the last free one is kept for users with no run" in refused["message"], refused
+
+
 def test_a_too_deep_result_is_a_clean_report_not_an_internal_error(live_server):
     writer = live_server.account("deep-writer", scopes="memo:read")
 
@@ -193,3 +271,143 @@ def test_one_run_uses_at_most_half_of_the_minutes_remaining_tool_calls(tmp_path)
         assert "at most half of the tool calls left in this minute's rate limit (119 calls)" in data["thrown"]
     finally:
         stop_server(server)
+
+
+def upload(server: LiveServer, token: str, data: bytes) -> str:
+    """An attachment of `data`: relayed through the server (SQLite), or PUT to the presigned URL
+    and completed (S3)."""
+    headers = {"Authorization": f"Bearer {token}"}
+    sessions = f"{server.base_url}/api/toolkit/memo/resources/upload-session"
+    kind = {"displayName": "big.bin", "mimeType": "application/octet-stream", "size": len(data)}
+    answer = httpx.post(sessions, headers=headers, json=kind, timeout=30)
+    assert answer.status_code == 201, answer.text
+    session = answer.json()["data"]
+    if session["transport"] == "relay":
+        files = {"file": ("big.bin", data, kind["mimeType"])}
+        made = httpx.post(f"{server.base_url}{session['uploadEndpoint']}", headers=headers, files=files, timeout=60)
+    else:
+        put = httpx.put(session["uploadUrl"], content=data, headers={"Content-Type": kind["mimeType"]}, timeout=60)
+        assert put.status_code == 200, put.text
+        made = httpx.put(sessions, headers=headers, json={"uploadId": session["uploadId"], "path": session["path"]},
+                         timeout=30)  # fmt: skip
+    assert made.status_code in (200, 201), made.text
+    return str(made.json()["data"]["path"])
+
+
+def sixteen_large_reads(server: LiveServer, token: str) -> None:
+    """Each read answers ~14 MB of base64 (the file is just under the 10 MiB per-call cap): two
+    fit in a frame to the sandbox, the third crosses it and is dropped, the other thirteen are
+    refused unrun. Before: the whole 200 MB frame was built and refused (INTERNAL), a 680 MB peak."""
+    size = Settings().mcp_read_cap_bytes - 1024
+    path = upload(server, token, os.urandom(size))
+    reads = f"Array.from({{length: 16}}, () => mesq.read_memo_resource({{path: {json.dumps(path)}}}))"
+    code = (
+        f"const all = await Promise.allSettled({reads});"
+        "return all.map(r => r.status === 'fulfilled' ? r.value.data.fileSize : String(r.reason).slice(0, 40))"
+    )
+
+    async def body() -> tuple[dict[str, Any], int, int, int]:
+        async with connect(server, token) as client:
+            await call(client, "run_code", {"code": "return 1"})  # the pool and its spare are up
+            before, idle = await settled_tree_rss_kb(server), rss_kb(server)
+            answer, _, _ = await call(client, "run_code", {"code": code, "memoryMb": 128})
+            return answer, before, idle, await settled_tree_rss_kb(server)
+
+    answer, before, idle, after = anyio.run(body)
+    data = answer["data"]
+    assert data["budget"]["kind"] == "output" and data["budget"]["limit"] == ANSWERS_BYTES, data
+    assert data["budget"]["used"] > ANSWERS_BYTES
+    assert data["result"][:2] == [size] * 2, data["result"]
+    assert data["result"][2:] == ["BudgetExceeded: the answers of the calls"] * 14
+    assert data["log"].count("read_memo_resource refused: output budget") == 14
+    assert rss_kb(server, "VmHWM") < idle + 160 * 1024  # a frame's worth, not sixteen answers
+    assert after - before < 50 * 1024, (before, after)
+
+
+def test_sixteen_large_reads_at_once_are_a_budget_report_and_the_memory_comes_back(tmp_path):
+    server = start_server(tmp_path / "data", SERVER_ENV)
+    try:
+        sixteen_large_reads(server, server.account("large-reader", scopes="memo:read,memo:write").token)
+    finally:
+        stop_server(server)
+
+
+def test_sixteen_large_reads_on_dynamodb_local_and_s3(aws_endpoints, tmp_path):  # noqa: F811
+    env = {**SERVER_ENV, **aws_endpoints}
+    made = run_cli("user", "create", "large-reader", "--password-stdin", stdin="correct horse battery\n", env=env)
+    assert made.returncode == 0, made.stderr
+    token = run_cli("token", "create", "large-reader", "--name", "reads", "--scopes", "memo:read,memo:write", env=env)
+    assert token.returncode == 0, token.stderr
+    server = start_server(tmp_path / "unused", env)
+    try:
+        sixteen_large_reads(server, token.stdout.strip().splitlines()[-1])
+    finally:
+        stop_server(server)
+
+
+def test_a_worker_that_escaped_v8_could_open_no_file_of_the_data_directory(tmp_path):
+    """The worker's own confinement (confinement.confine, applied as worker.py applies it, V8
+    loaded), then what an escaped script would try: each answers EPERM from the filter, even a
+    world-readable file (so it is the filter, not only the user's permissions)."""
+    if ctypes.util.find_library("seccomp") is None:
+        pytest.skip(NO_FILTER)
+    data = tmp_path / "data"
+    (data / "keys").mkdir(parents=True)
+    secret = data / "keys" / "secrets.key"
+    secret.write_bytes(b"k" * 32)
+    probe = subprocess.run([sys.executable, str(PROBE), str(secret)], capture_output=True, text=True, timeout=60)
+    assert probe.returncode == 0, probe.stderr[-2000:]
+    outcome = json.loads(probe.stdout)
+    confined = outcome.pop("confined")
+    assert confined["filter"] is True and confined["noNewPrivs"] is True, confined
+    assert confined["user"] == ("nobody" if os.geteuid() == 0 else None), confined
+    assert outcome.pop("v8") == 42  # V8 still runs under all of it
+    assert outcome == dict.fromkeys(outcome, "EPERM") and len(outcome) == 10, outcome
+    assert secret.read_bytes() == b"k" * 32 and not (data / "keys" / "planted").exists()
+
+
+def test_the_servers_workers_run_confined(live_server):
+    """The workers `mesq serve` started: no new privileges, the seccomp filter in force, and
+    another user than the server's when it runs as root (as here)."""
+    if ctypes.util.find_library("seccomp") is None:
+        pytest.skip(NO_FILTER)
+    user = live_server.account("confined-runner", scopes="memo:read")
+
+    async def body() -> dict[str, Any]:
+        async with connect(live_server, user.token) as client:
+            answer, _, _ = await call(client, "run_code", {"code": "return 1"})
+            return answer
+
+    assert anyio.run(body)["data"]["result"] == 1
+    workers = worker_statuses(live_server)
+    for _ in range(50):  # a spare started beside the run confines itself once its V8 is loaded
+        if all(fields["Seccomp"] == "2" for fields in workers):
+            break
+        time.sleep(0.2)
+        workers = worker_statuses(live_server)
+    assert workers
+    for fields in workers:
+        assert fields["NoNewPrivs"] == "1" and fields["Seccomp"] == "2", fields
+        if os.geteuid() == 0:
+            assert fields["Uid"].split()[:2] == ["65534", "65534"] and fields["Groups"].strip() == "", fields
+
+
+def worker_statuses(server: LiveServer) -> list[dict[str, str]]:
+    """/proc/<pid>/status of each sandbox worker of `server`, as name -> value."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            status = (entry / "status").read_text() if entry.name.isdigit() else ""
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
+        if fields.get("PPid") == str(server.process.pid) and b"worker.py" in command:
+            threads = []  # V8's threads too: the filter is synchronised onto every one
+            for task in (entry / "task").iterdir():
+                with contextlib.suppress(OSError):
+                    threads += [line.split()[1] for line in (task / "status").read_text().splitlines()
+                                if line.startswith("Seccomp:")]  # fmt: skip
+            fields["Seccomp"] = "2" if threads and set(threads) == {"2"} else ",".join(threads) or "?"
+            found.append(fields)
+    return found

@@ -46,7 +46,8 @@ CONTEXT = {"timeZone": "Asia/Shanghai", "today": "2026-12-04", "now": "2026-12-0
 async def go(code: str, user: str = "u1", timeout_s: float = 5, memory_mb: int = 32, out: int = 25_000):
     return await run_program(
         code, user=user, reach=["x", "refuse"], known=["x", "refuse", "hidden"], context=CONTEXT, host=echo,
-        timeout_s=timeout_s, memory_bytes=memory_mb << 20, max_output_chars=out,
+        frame_full=lambda name, used, limit: f"{name}: over {limit} bytes", timeout_s=timeout_s,
+        memory_bytes=memory_mb << 20, max_output_chars=out,
     )  # fmt: skip
 
 
@@ -216,3 +217,58 @@ def test_a_too_deep_result_is_a_clean_report(pool):
     deep = "let a = []; let x = a; for (let i = 0; i < 1000; i++) { x.push([]); x = x[0]; } return a"
     outcome = asyncio.run(go(deep))
     assert outcome.result_json is None and "nests deeper than" in outcome.thrown
+
+
+class _Stub:
+    """Stands in for a worker process where only the pool's bookkeeping is under test."""
+
+    runs = 0
+    waited_s = 0.0
+    alive = True
+    ready_rss = 0
+
+    def rss_bytes(self) -> int:
+        return 0
+
+    def kill(self) -> None:
+        self.alive = False
+
+
+def test_a_freed_worker_goes_to_the_queued_user_holding_the_fewest(monkeypatch: pytest.MonkeyPatch):
+    """Two workers: u1 and u2 hold one each; u1 queues for a second, then u3 for a first. When u2
+    lets go the worker goes to u3 (none held), though u1 asked first; u1 is refused when its queue
+    time ends (the pool is full). No process is started: `_ready_worker` hands out stubs."""
+    fair = pool_module.Pool(size=2, per_user=2, queue_s=0.3, kept_free=1)
+
+    async def stub() -> _Stub:
+        return _Stub()
+
+    monkeypatch.setattr(fair, "_ready_worker", stub)
+    monkeypatch.setattr(fair, "_start_spare", lambda: None)
+
+    async def body() -> tuple[list[str], Any]:
+        order: list[str] = []
+        first = await fair.acquire("u1", time.monotonic() + 10)
+        second = await fair.acquire("u2", time.monotonic() + 10)
+
+        async def wants(user: str) -> Any:
+            try:
+                worker = await fair.acquire(user, time.monotonic() + 10)
+            except RateLimited as refused:
+                return refused
+            order.append(user)
+            return worker
+
+        u1_again = asyncio.create_task(wants("u1"))
+        await asyncio.sleep(0.01)
+        u3 = asyncio.create_task(wants("u3"))
+        await asyncio.sleep(0.01)
+        fair.release(second, "u2", 0.0, reusable=True)
+        await u3
+        refused = await u1_again
+        fair.release(first, "u1", 0.0, reusable=True)
+        return order, refused
+
+    order, refused = asyncio.run(body())
+    assert order == ["u3"]
+    assert isinstance(refused, RateLimited) and refused.message.startswith("every sandbox is busy; retry after")

@@ -15,6 +15,8 @@ addresses, for webhooks, ntfy, Web Push and SMTP alike; `allow_loopback` (tests)
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import ipaddress
 import json
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+from cryptography.hazmat.primitives.asymmetric import ec
 
 from ..adapters.outbound import IPAddress, is_public_address
 from ..kernel.errors import NotFound, ValidationError
@@ -230,8 +233,28 @@ def add_channel(items: ItemStore, sealer: Sealer, user_id: str, kind: str, field
         for name, value in keys.items():
             if not re.fullmatch(r"[A-Za-z0-9_-]+=*", value):
                 raise ValidationError(f"the subscription key {name} must be base64url")
+        _check_push_keys(keys)
         return _store(items, sealer, user_id, "webpush", endpoint, {}, json.dumps(keys), now)
     raise ValidationError(f"unknown channel kind; one of {', '.join(KINDS)}")
+
+
+def _check_push_keys(keys: Mapping[str, str]) -> None:
+    """What a push is encrypted to (RFC 8291): p256dh a P-256 public point, auth 16 bytes. A key
+    that is not would fail every send; it is refused when the browser subscribes instead."""
+
+    def raw(value: str) -> bytes:
+        return base64.urlsafe_b64decode(value.rstrip("=") + "=" * (-len(value.rstrip("=")) % 4))
+
+    try:
+        ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), raw(keys["p256dh"]))
+    except (ValueError, binascii.Error):
+        raise ValidationError("the subscription key p256dh is not a P-256 public key") from None
+    try:
+        auth = raw(keys["auth"])
+    except (ValueError, binascii.Error):
+        auth = b""
+    if len(auth) != 16:
+        raise ValidationError("the subscription key auth must be 16 bytes")
 
 
 def _address(fields: Mapping[str, str], name: str, label: str) -> str:

@@ -30,17 +30,23 @@ from typing import Any
 
 import anyio
 import httpx
+from aws_lambda_powertools import Logger
 
 from ..adapters.outbound import UnsafeTarget, resolve_checked_async, tls_context
 from ..kernel.errors import ValidationError
 from ..kernel.timestamps import now_timestamp
 from .channels import Channel, Destinations, is_loopback_host, parse_url
+from .headers import one_line
 from .signing import HEADER, signature
 from .vapid import Vapid
+
+logger = Logger(child=True)
 
 ATTEMPTS = 3
 BACKOFF_SECONDS: tuple[float, ...] = (1.0, 2.0)
 SEND_DEADLINE_SECONDS = 10.0
+#: A header value of a send may be this long (a VAPID authorization is ~400 characters).
+MAX_HTTP_HEADER_CHARS = 4096
 #: Sends in flight at once in one process (a tick's, or one test send's).
 MAX_CONCURRENT_SENDS = 16
 
@@ -118,7 +124,9 @@ async def post(context: SendContext, url: str, body: bytes, headers: Mapping[str
     """One POST to the pinned address of `url` (`shown`: what a failure may name instead of a
     URL that holds a secret, such as Telegram's bot token)."""
     target = await resolve_target(url, context)
-    sent = {**headers, "User-Agent": "MeSQ-Reminders/1", "Host": target.host_header}
+    # Every value on one line: no header of a send can be split into two by what it carries.
+    sent = {name: one_line(value, MAX_HTTP_HEADER_CHARS) for name, value in headers.items()}
+    sent |= {"User-Agent": "MeSQ-Reminders/1", "Host": target.host_header}
     extensions = {"sni_hostname": target.sni_hostname} if target.sni_hostname else {}
     return await context.client.post(target.url, content=body, headers=sent, extensions=extensions)
 
@@ -186,6 +194,12 @@ async def send_channel(
             reason = f"no answer within {deadline:g} s"
         except httpx.HTTPError:
             reason = "could not connect"
+        except Exception as error:
+            # Not retried (the same record and message fail the same way), and logged by its type
+            # only: a message can hold the channel's URL or secret.
+            logger.error("reminder send failed unexpectedly", extra={"kind": channel.kind,
+                                                                      "error": type(error).__name__})  # fmt: skip
+            return _failure(attempt + 1, "the send failed unexpectedly (an error in MeSQ, logged on the server)")
         else:
             return None
     return _failure(attempts, reason)

@@ -18,11 +18,14 @@ from urllib.parse import urlsplit
 
 import http_ece
 from cryptography.hazmat.primitives.asymmetric import ec
-from py_vapid import Vapid02
+from py_vapid import Vapid02, VapidException
 
+from ..kernel.errors import ValidationError
 from .channels import Channel
 from .delivery import SendContext, SendFailed, post
+from .headers import one_line
 from .message import NTFY_PRIORITY, message_of
+from .vapid import subject_of
 
 #: A push service keeps an undelivered push this long (seconds).
 PUSH_TTL = 24 * 3600
@@ -39,12 +42,12 @@ def _answer(status: int, what: str) -> None:
 
 async def send_ntfy(channel: Channel, payload: dict[str, Any], context: SendContext) -> None:
     message = message_of(payload, context.public_url)
-    headers = {"Title": message.title, "Priority": str(NTFY_PRIORITY.get(message.priority, 3)),
+    headers = {"Priority": str(NTFY_PRIORITY.get(message.priority, 3)),
                "Click": message.link, "Tags": "alarm_clock", "Content-Type": "text/plain; charset=utf-8"}  # fmt: skip
     if channel.secret:
         headers["Authorization"] = f"Bearer {channel.secret}"
-    # ntfy reads headers as latin-1; RFC 2047 keeps a title in any language intact
-    headers["Title"] = "=?UTF-8?B?" + base64.b64encode(message.title.encode()).decode() + "?="
+    # ntfy reads headers as latin-1; RFC 2047 keeps a title in any language intact (on one line)
+    headers["Title"] = "=?UTF-8?B?" + base64.b64encode(one_line(message.title).encode()).decode() + "?="
     body = (f"Due {message.due}" if message.due else "Reminder").encode("utf-8")
     answer = await post(context, channel.url, body, headers)
     _answer(answer.status_code, "ntfy")
@@ -76,10 +79,15 @@ async def send_webpush(channel: Channel, payload: dict[str, Any], context: SendC
     body = http_ece.encrypt(push_body(payload, context.public_url), private_key=ec.generate_private_key(ec.SECP256R1()),
                             dh=_b64(keys["p256dh"]), auth_secret=_b64(keys["auth"]), version="aes128gcm")  # fmt: skip
     parts = urlsplit(channel.url)
-    vapid = Vapid02.from_pem(context.vapid.private_pem)
-    claims = {"aud": f"{parts.scheme}://{parts.netloc}", "exp": int(time.time()) + 12 * 3600,
-              "sub": context.vapid.subject}  # fmt: skip
-    headers = {**vapid.sign(claims), "TTL": str(PUSH_TTL), "Content-Encoding": "aes128gcm", "Urgency": "high",
+    try:
+        claims = {"aud": f"{parts.scheme}://{parts.netloc}", "exp": int(time.time()) + 12 * 3600,
+                  "sub": subject_of(context.vapid.subject)}  # fmt: skip
+        signed = Vapid02.from_pem(context.vapid.private_pem).sign(claims)
+    except ValidationError as refused:
+        raise SendFailed(refused.message, final=True) from None
+    except VapidException:
+        raise SendFailed("the push endpoint's address cannot be signed for (VAPID)", final=True) from None
+    headers = {**signed, "TTL": str(PUSH_TTL), "Content-Encoding": "aes128gcm", "Urgency": "high",
                "Content-Type": "application/octet-stream"}  # fmt: skip
     answer = await post(context, channel.url, body, headers)
     if answer.status_code in (404, 410):

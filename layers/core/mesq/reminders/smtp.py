@@ -19,12 +19,13 @@ import anyio
 from ..adapters.outbound import tls_context
 from .channels import Channel
 from .delivery import SendContext, SendFailed, resolve_host
+from .headers import one_line
 from .message import Message, message_of
 
 
 def email_of(channel: Channel, message: Message) -> EmailMessage:
     email = EmailMessage()
-    email["Subject"] = f"Reminder: {message.title}"
+    email["Subject"] = one_line(f"Reminder: {message.title}")
     email["From"] = str(channel.config["from"])
     email["To"] = str(channel.config["to"])
     email["Message-ID"] = make_msgid(domain="mesq")

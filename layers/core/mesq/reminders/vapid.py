@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from ..kernel.errors import ValidationError
 from ..sealing.ports import Sealer
 from ..store.ports import Condition, ConditionFailed, Item, ItemStore
 
@@ -26,6 +28,10 @@ class Vapid:
 
 
 KEY = ("INSTANCE#VAPID", "keys")
+NEEDS_HTTPS = (
+    "Web Push needs this server on an https:// address: push services accept only an https:// or mailto: "
+    "contact in the VAPID signature, and this server's public URL is {url}. Set MESQ_PUBLIC_URL to its https:// URL."
+)
 _CONTEXT = {"purpose": "vapid-private-key"}
 
 
@@ -50,3 +56,14 @@ def instance_vapid(items: ItemStore, sealer: Sealer, subject: str) -> Vapid:
             assert stored is not None
     pem = sealer.open(stored["sealed"], _CONTEXT)
     return Vapid(private_pem=pem, public_key=str(stored["publicKey"]), subject=subject)
+
+
+def subject_of(public_url: str) -> str:
+    """The VAPID `sub` claim (RFC 8292 §2.1: a contact, an https: or mailto: URI) of an instance at
+    `public_url`: its https origin without a port or path (what py_vapid and the push services
+    accept). ValidationError when the instance is not on https: no push could be signed, so a
+    subscription is refused up front rather than failing at every send."""
+    parts = urlsplit(public_url)
+    if parts.scheme != "https" or not parts.hostname:
+        raise ValidationError(NEEDS_HTTPS.format(url=public_url))
+    return f"https://{parts.hostname}"

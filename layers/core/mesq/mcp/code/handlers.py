@@ -131,6 +131,7 @@ class Run:
             known=list(self.catalog.names),
             context=context,
             host=self.host,
+            frame_full=self.frame_full,
             timeout_s=self.budgets.timeout_ms / 1000,
             memory_bytes=self.budgets.memory_mb * 1024 * 1024,
             max_output_chars=self.budgets.max_output_chars,
@@ -191,6 +192,15 @@ class Run:
         shown = name if tool is not None else name[:MAX_LOGGED_NAME]
         self.log.add(f"{shown} {status} {ms}ms" + (" write" if tool is not None and tool.is_write else ""))
         return compact(envelope)
+
+    def frame_full(self, name: str, used: int, limit: int) -> str:
+        """A call left out of its batch: the batch's answers would pass the sandbox's frame cap."""
+        self.reached("output", used, limit)
+        self.log.add(f"{name[:MAX_LOGGED_NAME]} refused: output budget")
+        return (
+            f"the answers of the calls awaited together would pass {round(limit / 2**20)} MB, so this call and "
+            f"the rest of its batch were not run; await fewer large reads at once and return what you need"
+        )
 
     def envelope(self, name: str, arguments: str) -> dict[str, Any]:
         trace_id = self.state.trace_id

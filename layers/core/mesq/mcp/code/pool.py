@@ -10,7 +10,8 @@ Nothing here holds a thread: the pipes are read and written from the event loop
 (`loop.add_reader`/`add_writer` for the one await, so any loop works, Mangum's per-invocation ones
 included), waiting for a share is a future, and killing a worker does not wait for it (dead
 workers are reaped on the next pool operation). A worker is retired after `RUNS_PER_WORKER`
-runs, when its RSS passes `MAX_WORKER_RSS`, after a memory stop, or when it misbehaves.
+runs, when its RSS passes `MAX_WORKER_RSS` or has grown `MAX_WORKER_GROWTH` since it was ready, after a
+memory stop, or when it misbehaves.
 """
 
 from __future__ import annotations
@@ -25,8 +26,11 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from aws_lambda_powertools import Logger
 
 from ...kernel.errors import RateLimited, ServiceUnavailable
 from .worker import MAX_FROM_WORKER, MAX_TO_WORKER
@@ -34,8 +38,14 @@ from .worker import MAX_FROM_WORKER, MAX_TO_WORKER
 SIZE = 4
 PER_USER = 2
 QUEUE_S = 3.0
+#: Free workers a user's second run may not take: they are kept for users with no run, so two
+#: users holding their whole share still leave a worker for a third.
+KEPT_FREE = 1
 RUNS_PER_WORKER = 50
 MAX_WORKER_RSS = 256 * 1024 * 1024
+#: A worker that ends a run this much larger than when it was ready is replaced, so whatever a
+#: run left behind (V8's or the allocator's) is returned with the process.
+MAX_WORKER_GROWTH = 48 * 1024 * 1024
 #: The worker's data-segment limit (RLIMIT_DATA): V8's largest heap (128 MB) with its overshoot
 #: and what the isolate needs besides (measured: 640 MB is the least V8 starts under).
 WORKER_DATA_BYTES = 768 * 1024 * 1024
@@ -44,6 +54,7 @@ _WORKER = Path(__file__).with_name("worker.py")
 #: All the worker needs to import V8 (no secret of the server's environment).
 _ENVIRONMENT = ("PATH", "PYTHONPATH", "LD_LIBRARY_PATH", "LANG", "LC_ALL", "TMPDIR", "HOME")
 _HEADER = struct.Struct(">I")
+logger = Logger(child=True)
 
 
 class WorkerGone(Exception):
@@ -73,6 +84,8 @@ class Worker:
         self.ready = False
         self.ready_rss = 0
         self.runs = 0
+        self.waited_s = 0.0  # how long the current run queued for this worker
+        self.confinement: dict[str, Any] = {}  # what the worker gave up (confinement.confine)
         self.started = time.monotonic()
 
     @property
@@ -84,25 +97,33 @@ class Worker:
         if self.ready:
             return
         message = await self.receive(timeout_s)
-        if "ready" not in message:
+        if not isinstance(message.get("ready"), dict):
             raise WorkerGone("the worker did not say it is ready")
         self.ready = True
         self.ready_rss = self.rss_bytes()
+        self.confinement = message["ready"]
+        _notice_once(self.confinement)
 
     async def send(self, message: dict[str, Any]) -> None:
-        body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        if len(body) > MAX_TO_WORKER:
+        await self.send_parts([json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")])
+
+    async def send_parts(self, parts: list[bytes]) -> None:
+        """One frame whose body is `parts` in turn (written as they are: a large frame is never
+        copied into one buffer)."""
+        length = sum(len(part) for part in parts)
+        if length > MAX_TO_WORKER:
             raise ValueError("a frame to the worker is over its cap")
-        data = memoryview(_HEADER.pack(len(body)) + body)
-        while data:
-            try:
-                written = os.write(self._in, data)
-            except BlockingIOError:
-                await self._wait(writable=True, timeout_s=None)
-                continue
-            except OSError as error:  # BrokenPipeError: the worker is gone
-                raise WorkerGone(str(error)) from error
-            data = data[written:]
+        for part in (_HEADER.pack(length), *parts):
+            data = memoryview(part)
+            while data:
+                try:
+                    written = os.write(self._in, data)
+                except BlockingIOError:
+                    await self._wait(writable=True, timeout_s=None)
+                    continue
+                except OSError as error:  # BrokenPipeError: the worker is gone
+                    raise WorkerGone(str(error)) from error
+                data = data[written:]
 
     async def receive(self, timeout_s: float) -> dict[str, Any]:
         """The next frame; asyncio.TimeoutError after `timeout_s`, WorkerGone if it ends first."""
@@ -174,16 +195,30 @@ class Worker:
                 pipe.close()
 
 
+@dataclass(eq=False)
+class _Waiter:
+    """A run waiting for a worker; `granted` once the pool has counted it in (see `Pool._grant`)."""
+
+    user: str
+    run_deadline: float
+    arrived: float
+    future: asyncio.Future[None]
+    granted: bool = False
+
+
 class Pool:
-    def __init__(self, size: int = SIZE, per_user: int = PER_USER, queue_s: float = QUEUE_S) -> None:
+    def __init__(
+        self, size: int = SIZE, per_user: int = PER_USER, queue_s: float = QUEUE_S, kept_free: int = KEPT_FREE
+    ) -> None:
         self.size = size
         self.per_user = per_user
         self.queue_s = queue_s
+        self.kept_free = kept_free
         self._idle: list[Worker] = []
         self._busy = 0
         self._holders: Counter[str] = Counter()
         self._deadlines: dict[str, list[float]] = {}
-        self._waiters: list[asyncio.Future[None]] = []
+        self._queue: list[_Waiter] = []
         self._dying: list[Worker] = []
 
     @property
@@ -191,35 +226,69 @@ class Pool:
         return self._busy + len(self._idle)
 
     def stats(self) -> dict[str, int]:
-        return {"idle": len(self._idle), "busy": self._busy, "dying": len(self._dying)}
+        return {"idle": len(self._idle), "busy": self._busy, "dying": len(self._dying), "queued": len(self._queue)}
 
-    async def acquire(self, user: str, run_deadline: float) -> Worker:
-        """A ready worker for one of `user`'s runs (it may run until `run_deadline`, monotonic)."""
+    async def acquire(self, user: str, run_deadline: float, max_wait_s: float | None = None) -> Worker:
+        """A ready worker for one of `user`'s runs (it may run until `run_deadline`, monotonic).
+        A run that cannot have one now queues for at most `queue_s` (and `max_wait_s`), then is
+        refused (RateLimited); the worker's `waited_s` is how long it queued."""
         self._reap()
-        queued_until = time.monotonic() + self.queue_s
-        while self._holders[user] >= self.per_user or self._busy >= self.size:
-            left = queued_until - time.monotonic()
-            if left <= 0:
-                raise self._refusal(user)
-            waiter = asyncio.get_running_loop().create_future()
-            self._waiters.append(waiter)
+        arrived = time.monotonic()
+        if self._may_take(user):  # no queued run could take it: each release grants them first
+            self._take(user, run_deadline)
+        else:
+            waiter = _Waiter(user, run_deadline, arrived, asyncio.get_running_loop().create_future())
+            self._queue.append(waiter)
+            wait_s = self.queue_s if max_wait_s is None else max(0.0, min(self.queue_s, max_wait_s))
             try:
-                await asyncio.wait_for(waiter, left)
+                await asyncio.wait_for(asyncio.shield(waiter.future), wait_s)
             except TimeoutError:
                 pass
-            finally:
-                if waiter in self._waiters:
-                    self._waiters.remove(waiter)
-        self._holders[user] += 1
-        self._busy += 1
-        self._deadlines.setdefault(user, []).append(run_deadline)
+            except BaseException:  # cancelled: a worker granted meanwhile goes to the next in line
+                self._leave(waiter)
+                raise
+            self._leave(waiter, keep_grant=True)
+            if not waiter.granted:
+                raise self._refusal(user)
+        waited_s = time.monotonic() - arrived
         try:
             worker = await self._ready_worker()
         except BaseException:
             self._let_go(user, run_deadline)
             raise
         worker.runs += 1
+        worker.waited_s = waited_s
         return worker
+
+    def _may_take(self, user: str) -> bool:
+        """Within the user's share, a worker is free, and a run beyond the user's first leaves
+        `kept_free` workers for users with none running."""
+        held, free = self._holders[user], self.size - self._busy
+        return held < self.per_user and free > 0 and (held == 0 or free > self.kept_free)
+
+    def _take(self, user: str, run_deadline: float) -> None:
+        self._holders[user] += 1
+        self._busy += 1
+        self._deadlines.setdefault(user, []).append(run_deadline)
+
+    def _grant(self) -> None:
+        """Hand freed workers to queued runs: users holding the fewest first, then by arrival."""
+        while True:
+            ready = [w for w in self._queue if not w.granted and self._may_take(w.user)]
+            if not ready:
+                return
+            waiter = min(ready, key=lambda w: (self._holders[w.user], w.arrived))
+            self._take(waiter.user, waiter.run_deadline)
+            waiter.granted = True
+            self._queue.remove(waiter)
+            waiter.future.get_loop().call_soon_threadsafe(_wake, waiter.future)
+
+    def _leave(self, waiter: _Waiter, *, keep_grant: bool = False) -> None:
+        if waiter in self._queue:
+            self._queue.remove(waiter)
+        if waiter.granted and not keep_grant:
+            waiter.granted = False
+            self._let_go(waiter.user, waiter.run_deadline)
 
     def release(self, worker: Worker, user: str, run_deadline: float, *, reusable: bool) -> None:
         """Give `worker` back (or retire it, and start its replacement) after a run."""
@@ -227,7 +296,7 @@ class Pool:
             reusable
             and worker.alive
             and worker.runs < RUNS_PER_WORKER
-            and worker.rss_bytes() < MAX_WORKER_RSS
+            and worker.rss_bytes() < min(MAX_WORKER_RSS, worker.ready_rss + MAX_WORKER_GROWTH)
             and len(self._idle) + self._busy <= self.size
         ):
             self._idle.append(worker)
@@ -246,20 +315,20 @@ class Pool:
             deadlines.remove(run_deadline)
         if not deadlines:
             self._deadlines.pop(user, None)
-        for waiter in self._waiters:
-            if not waiter.done():
-                waiter.get_loop().call_soon_threadsafe(_wake, waiter)
+        self._grant()
 
     def _refusal(self, user: str) -> RateLimited:
-        mine = self._holders[user] >= self.per_user
+        held = self._holders[user]
+        mine = held >= self.per_user or (held > 0 and self._busy < self.size)
         ends = self._deadlines.get(user, []) if mine else [d for ds in self._deadlines.values() for d in ds]
         wait = max(1, math.ceil(min(ends) - time.monotonic())) if ends else 1
-        if mine:
-            return RateLimited(
-                f"at most {self.per_user} run_code runs per user at once; retry after {wait} s",
-                retry_after_seconds=wait,
-            )
-        return RateLimited(f"every sandbox is busy; retry after {wait} s", retry_after_seconds=wait)
+        if held >= self.per_user:
+            reason = f"at most {self.per_user} run_code runs per user at once"
+        elif mine:
+            reason = "your other run holds a sandbox, and the last free one is kept for users with no run"
+        else:
+            reason = "every sandbox is busy"
+        return RateLimited(f"{reason}; retry after {wait} s", retry_after_seconds=wait)
 
     async def _ready_worker(self) -> Worker:
         while self._idle:
@@ -300,6 +369,20 @@ class Pool:
         for worker in self._idle:
             self._retire(worker)
         self._idle.clear()
+
+
+_noticed: list[str] = []
+
+
+def _notice_once(confinement: dict[str, Any]) -> None:
+    """Log, once per process, each confinement step the platform did not allow (on AWS Lambda:
+    no libseccomp, no root to change user from)."""
+    notices = confinement.get("notices")
+    for notice in notices if isinstance(notices, list) else []:
+        text = str(notice)[:300]
+        if text not in _noticed:
+            _noticed.append(text)
+            logger.warning("Code Mode worker confinement reduced", extra={"notice": text})
 
 
 def _wake(waiter: asyncio.Future[None]) -> None:

@@ -21,7 +21,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .cutting import compact
+from .memory import map_large_blocks
 from .pool import POOL, Worker, WorkerGone
+from .worker import MAX_TO_WORKER
 
 StopKind = Literal["time", "memory"]
 
@@ -31,6 +34,9 @@ GRACE_S = 1.5
 #: resident size at start and twice its heap budget.
 WATCH_S = 0.25
 RSS_SLACK_BYTES = 64 * 1024 * 1024
+#: What one batch's answers may add up to (UTF-8 JSON): the frame to the worker, less room for
+#: the refusals of the calls left out (at most a batch of short messages) and the frame's braces.
+ANSWERS_BYTES = MAX_TO_WORKER - 64 * 1024
 
 #: The oldest mini-racer whose timeout also stops code after an `await`: 0.12.4 (the last with
 #: aarch64 wheels) runs promise continuations outside the timed evaluation, so `await x; for(;;){}`
@@ -53,6 +59,9 @@ class Outcome:
 
 #: (tool name, arguments JSON) -> the answer's JSON text; raises Refused.
 Host = Callable[[str, str], Awaitable[str]]
+#: (tool name, the batch's answer bytes with this call's, the cap) -> the refusal's text, when a
+#: call's answer would take its batch's answers over the frame cap (the host records the budget).
+FrameFull = Callable[[str, int, int], str]
 
 
 def available() -> bool:
@@ -74,6 +83,7 @@ async def run_program(
     known: list[str],
     context: dict[str, str],
     host: Host,
+    frame_full: FrameFull,
     timeout_s: float,
     memory_bytes: int,
     max_output_chars: int,
@@ -82,9 +92,14 @@ async def run_program(
     time (`timeout_s`, host calls included) or `memory_bytes`. The script reads `context` (flat
     strings: the user's zone, today there, now) as the frozen `mesq.context`. RateLimited if
     `user` already holds their share of the workers past the pool's queue time."""
+    map_large_blocks()  # the answers' large buffers go back to the system when freed (memory.py)
     deadline = time.monotonic() + timeout_s + GRACE_S
-    worker = await POOL.acquire(user, deadline)
+    # A run queued behind others waits at most half its wall time, and runs for what is left:
+    # its answer, a result or a busy refusal, comes within its own time budget.
+    worker = await POOL.acquire(user, deadline, max_wait_s=timeout_s / 2)
+    timeout_s -= worker.waited_s
     reusable = False
+    answers = _Answers(host, frame_full)
     try:
         outcome, reusable = await _drive(
             worker,
@@ -97,7 +112,7 @@ async def run_program(
                 "memoryBytes": memory_bytes,
                 "maxOutputChars": max_output_chars,
             },
-            host,
+            answers,
             deadline,
         )
         return outcome
@@ -105,7 +120,7 @@ async def run_program(
         POOL.release(worker, user, deadline, reusable=reusable)
 
 
-async def _drive(worker: Worker, job: dict[str, Any], host: Host, deadline: float) -> tuple[Outcome, bool]:
+async def _drive(worker: Worker, job: dict[str, Any], answers: _Answers, deadline: float) -> tuple[Outcome, bool]:
     # Near its heap limit V8 can collect garbage for seconds without reaching the timeout's
     # check, growing past the heap (measured: 460 MB resident under 16 MB): the worker's resident
     # memory is watched, and past its ceiling the worker is killed as a memory stop.
@@ -122,7 +137,7 @@ async def _drive(worker: Worker, job: dict[str, Any], host: Host, deadline: floa
                     return Outcome(stopped="time"), False
                 continue
             if "calls" in message:
-                await worker.send({"answers": await _answers(message["calls"], host)})
+                await worker.send_parts(await answers.frame(message["calls"]))
                 continue
             if "end" in message:
                 outcome, retire = _ended(message["end"])
@@ -138,20 +153,48 @@ def _ran_out() -> Outcome:
     return Outcome(stopped="memory", thrown="the sandbox process ran out of memory and was stopped")
 
 
-async def _answers(calls: Any, host: Host) -> list[list[Any]]:
-    if not isinstance(calls, list):
-        raise WorkerGone("the worker's calls are not a list")
-    answers: list[list[Any]] = []
-    for call in calls:
-        if not (isinstance(call, list) and len(call) == 3 and isinstance(call[0], int)
-                and isinstance(call[1], str) and isinstance(call[2], str)):  # fmt: skip
-            raise WorkerGone("the worker sent a malformed call")
-        call_id, name, arguments = call
+class _Answers:
+    """The frames that answer a run's batches of calls, each built as its answers come in: its
+    size is counted answer by answer, and once the next answer would take the frame over its cap
+    that call and the rest of the batch are refused (BudgetExceeded in the script, the `output`
+    budget in the report) without being run. Sixteen 13 MB reads are never held at once: at most a
+    frame's worth is."""
+
+    def __init__(self, host: Host, frame_full: FrameFull) -> None:
+        self.host = host
+        self.frame_full = frame_full
+
+    async def frame(self, calls: Any) -> list[bytes]:
+        """The `{"answers": [...]}` frame of one batch, as the parts to write in turn."""
+        if not isinstance(calls, list):
+            raise WorkerGone("the worker's calls are not a list")
+        parts: list[bytes] = [b'{"answers":[']
+        size = len(parts[0]) + 2
+        full = False
+        for call in calls:
+            if not (isinstance(call, list) and len(call) == 3 and isinstance(call[0], int)
+                    and isinstance(call[1], str) and isinstance(call[2], str)):  # fmt: skip
+                raise WorkerGone("the worker sent a malformed call")
+            call_id, name, arguments = call
+            answer = None if full else await self._answer(call_id, name, arguments)
+            if answer is None or size + len(answer) + 1 > ANSWERS_BYTES:
+                used = size + (len(answer) if answer is not None else 0)
+                full = True
+                answer = _encoded([call_id, False, self.frame_full(name, used, ANSWERS_BYTES)])
+            parts.append(answer if len(parts) == 1 else b"," + answer)
+            size += len(answer) + 1
+        parts.append(b"]}")
+        return parts
+
+    async def _answer(self, call_id: int, name: str, arguments: str) -> bytes:
         try:
-            answers.append([call_id, True, await host(name, arguments)])
+            return _encoded([call_id, True, await self.host(name, arguments)])
         except Refused as refused:
-            answers.append([call_id, False, str(refused)])
-    return answers
+            return _encoded([call_id, False, str(refused)])
+
+
+def _encoded(value: Any) -> bytes:
+    return compact(value).encode("utf-8")
 
 
 def _ended(end: Any) -> tuple[Outcome, bool]:

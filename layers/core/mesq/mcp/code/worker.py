@@ -2,12 +2,14 @@
 (PyPI `mini-racer`), talking to the server over its stdin/stdout (pool.py starts it).
 
 Run by path (`python worker.py <data limit bytes>`), so it imports nothing of MeSQ but
-`cutting.py` beside it, and nothing but the standard library and V8: no store, no secret, no
-open file of the server reaches it (a clean environment, `close_fds`). A script that exhausts
-memory, crashes V8 or never yields ends this process, never the server's.
+`cutting.py`, `memory.py` and `confinement.py` beside it, and nothing but the standard library,
+V8 and the seccomp binding: no store, no secret, no open file of the server reaches it (a clean
+environment, `close_fds`). Once V8 is loaded it confines itself (confinement.py: another user
+when started as root, no new privileges, no file writes, a syscall filter). A script that
+exhausts memory, crashes V8 or never yields ends this process, never the server's.
 
 Protocol: frames of a 4-byte big-endian length and a UTF-8 JSON object, each side capped.
-    worker -> server  {"ready": pid}                      once, when V8 is loaded
+    worker -> server  {"ready": {pid, user, noNewPrivs, filter, notices}}   once, V8 loaded and confined
     server -> worker  {"run": {source, reach, known, context, timeoutMs, memoryBytes, maxOutputChars}}
     worker -> server  {"calls": [[id, name, argsJSON], ...]}   the script awaits these
     server -> worker  {"answers": [[id, ok, text], ...]}       ok=false rejects with BudgetExceeded
@@ -33,9 +35,13 @@ import time
 from typing import Any, BinaryIO
 
 try:
+    from .confinement import confine
     from .cutting import TooDeep, compact, truncate
-except ImportError:  # run by path as the worker process: cutting.py is beside this file
+    from .memory import map_large_blocks
+except ImportError:  # run by path as the worker process: these modules are beside this file
+    from confinement import confine  # type: ignore[no-redef]
     from cutting import TooDeep, compact, truncate  # type: ignore[no-redef]
+    from memory import map_large_blocks  # type: ignore[no-redef]
 
 #: Frame caps. A call's arguments are at most MAX_ARGS_CHARS (a memo's 1 MiB long text fits);
 #: the worker sends calls in batches of at most that many characters.
@@ -344,6 +350,7 @@ def _limit_process(data_bytes: int) -> None:
 
 def main(argv: list[str]) -> int:
     _limit_process(int(argv[1]))
+    map_large_blocks()  # a frame's answers (up to 32 MB) go back to the system when freed
     incoming = os.fdopen(os.dup(0), "rb")
     outgoing = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # a stray print cannot corrupt the frames
@@ -351,8 +358,9 @@ def main(argv: list[str]) -> int:
     from py_mini_racer import MiniRacer
 
     MiniRacer().close()  # V8 starts before the worker says it is ready: a first isolate costs ~0.1 s
+    confined = confine()  # another user, no new privileges, no file writes, the syscall filter
 
-    channel.send({"ready": os.getpid()})
+    channel.send({"ready": {"pid": os.getpid(), **confined}})
     while True:
         message = channel.receive()
         if message is None:

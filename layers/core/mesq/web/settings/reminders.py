@@ -23,7 +23,7 @@ from ...reminders import channels
 from ...reminders.delivery import new_client
 from ...reminders.signing import REPLAY_WINDOW_SECONDS
 from ...reminders.tick import deliver
-from ...reminders.vapid import instance_vapid
+from ...reminders.vapid import instance_vapid, subject_of
 from ...wiring.services import reminder_reach
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
@@ -58,8 +58,15 @@ def _view(page: Page) -> dict[str, Any]:
         config = record.get("config") or {}
         row = {key: record.get(key) for key in _SHOWN}
         shown.append({**row, "chat": config.get("chat"), "to": config.get("to"), "failing": _failing(record)})
-    vapid = instance_vapid(services.items, services.sealer, reminder_reach(services.settings).public_url)
+    public_url = reminder_reach(services.settings).public_url
+    vapid = instance_vapid(services.items, services.sealer, public_url)
+    try:
+        subject_of(public_url)
+        push_needs_https = False
+    except ValidationError:  # said beside the button: a subscribe would be refused
+        push_needs_https = True
     return {
+        "push_needs_https": push_needs_https,
         "channels": shown,
         "max_channels": channels.MAX_CHANNELS,
         "replay_window": REPLAY_WINDOW_SECONDS,
@@ -77,10 +84,12 @@ async def add_submit(page: Page) -> Response:
     services = page.web.services
     kind = page.fields.text("kind") or "webhook"
     given = {name: page.fields.text(name) for name in _FIELDS}
-    destinations = reminder_reach(services.settings).destinations
+    reach = reminder_reach(services.settings)
     try:
+        if kind == "webpush":
+            subject_of(reach.public_url)  # no push could be signed: refused before it is stored
         created = await run_sync(channels.add_channel, services.items, services.sealer, page.user.user_id, kind,
-                                 given, now_timestamp(), destinations)  # fmt: skip
+                                 given, now_timestamp(), reach.destinations)  # fmt: skip
     except ValidationError as error:
         # The page again, the reason beside the form that was sent and what was typed kept
         # (secrets excepted: they are typed again).
