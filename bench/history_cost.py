@@ -143,7 +143,7 @@ def _writes(call: Callable[..., dict[str, Any]], meter: Meter, count: int) -> tu
 def rows_history_cost() -> list[tuple[str, str, str]]:
     import boto3
 
-    from mesq.store.dynamodb import DynamoDBItemStore, _default_config
+    from mesq.adapters.store.dynamodb import DynamoDBItemStore, _default_config
 
     runner = _runner()
     try:

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from mesq.adapters.sealing.local_key import LocalKeySealer
 from mesq.application.operations import REGISTRY
 from mesq.kernel.context import Call, Principal
+from mesq.kernel.ports.storage import ItemStore
 from mesq.kernel.timestamps import format_timestamp, now_timestamp
 from mesq.reminders import channels
-from mesq.sealing.local import LocalKeySealer
-from mesq.store.ports import ItemStore
 from mesq.wiring.services import Services
 from tests.settings import inprocess_settings
 

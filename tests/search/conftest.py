@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from mesq.adapters.models.local_models import BundledEmbedder
 from mesq.application.operations import REGISTRY
 from mesq.kernel.context import Call, Principal
-from mesq.search.local_models import BundledEmbedder
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from mesq.application.operations import REGISTRY
 from mesq.kernel.context import Call, Principal
+from mesq.kernel.ports.storage import ItemStore
 from mesq.memos import reads
 from mesq.memos import store as memo_store
 from mesq.memos.purge import purge_memo
@@ -27,7 +28,6 @@ from mesq.search import literal_store
 from mesq.search.follow import FollowingStore
 from mesq.search.literal import COMPACT_AFTER, LiteralIndex, Row
 from mesq.search.stream import handle_records
-from mesq.store.ports import ItemStore
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 

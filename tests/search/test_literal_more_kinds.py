@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from mesq.application.operations import REGISTRY
 from mesq.kernel.context import Call, Principal
 from mesq.kernel.errors import MesqError
+from mesq.kernel.ports.storage import ItemStore
 from mesq.reading import operations as reading_ops
 from mesq.reading import store as reading_store
 from mesq.reading.merge import apply_snapshot
@@ -31,7 +32,6 @@ from mesq.search import literal_store
 from mesq.search.follow import LITERAL_PREFIXES
 from mesq.search.literal_kinds import KINDS, READING, READING_FIELDS, TODO
 from mesq.search.stream import handle_records
-from mesq.store.ports import ItemStore
 from mesq.todos.state import load_state
 from mesq.todos.views import operations as todo_views
 from mesq.wiring.services import Services, build_services

@@ -14,11 +14,11 @@ from tests.unit.test_import_direction import PACKAGE, imported_modules
 
 #: The adapter modules that wrap an AWS client (each makes its own, lazily or at init).
 CLIENT_ADAPTERS = {
-    "sealing/kms.py",
-    "search/bedrock.py",
-    "store/blobs_s3.py",
-    "store/dynamodb.py",
-    "reading/queue_sqs.py",
+    "adapters/sealing/kms.py",
+    "adapters/models/bedrock.py",
+    "adapters/store/blobs_s3.py",
+    "adapters/store/dynamodb.py",
+    "adapters/reading/queue_sqs.py",
 }
 PATTERN = r"build_sealer\|boto3.client"
 

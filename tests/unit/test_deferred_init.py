@@ -10,9 +10,9 @@ import boto3
 import pytest
 from moto import mock_aws
 
+import mesq.adapters.store.blobs_s3 as blobs_s3
 import mesq.mcp.catalog as catalog_module
-import mesq.store.blobs_s3 as blobs_s3
-from mesq.adapters.deferred_blobs import DeferredBlobStore
+from mesq.adapters.store.deferred_blobs import DeferredBlobStore
 from mesq.kernel.spec import load_spec
 from mesq.mcp.catalog import build_catalog
 from mesq.mcp.service import mcp_routes

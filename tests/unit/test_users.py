@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
+from mesq.adapters.store.sqlite import SQLiteItemStore
 from mesq.auth.users import check_password, create_user
 from mesq.kernel.errors import ValidationError
-from mesq.store.sqlite import SQLiteItemStore
 
 
 @pytest.fixture

@@ -23,8 +23,8 @@ from playwright import sync_api as playwright_sync
 
 from mesq.auth.tokens import create_token, record_key
 from mesq.auth.users import find_user_by_name
+from mesq.kernel.ports.storage import Update
 from mesq.kernel.timestamps import format_timestamp, utc_now
-from mesq.store.ports import Update
 from mesq.wiring.config import Settings
 from mesq.wiring.services import build_services
 

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
+from mesq.adapters.store.blobs_s3 import S3BlobStore
 from mesq.asgi.app import starlette_app
 from mesq.auth.users import create_user, get_user, set_setting
 from mesq.kernel.errors import NotFound, ValidationError
 from mesq.memos.reads import get_memo
 from mesq.memos.writes import create_memo, update_memo
-from mesq.store.blobs_s3 import S3BlobStore
 from mesq.web import web_routes
 from mesq.wiring.services import Services, build_services
 

@@ -12,9 +12,9 @@ from starlette.testclient import TestClient
 
 from mesq.asgi.app import starlette_app
 from mesq.auth.tokens import create_token, record_key
+from mesq.kernel.ports.storage import Update
 from mesq.kernel.timestamps import format_timestamp, utc_now
 from mesq.runtime.apps import create_oauth_app
-from mesq.store.ports import Update
 from mesq.web import browser_error_page
 from mesq.web.kit.i18n import Translator
 from mesq.wiring.services import Services

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from mesq.adapters.store.sqlite import SQLiteItemStore
 from mesq.auth.users import SetupAlreadyDone, any_user_exists, create_user
+from mesq.kernel.ports.storage import ItemStore
 from mesq.memos import store as memo_store
 from mesq.memos.purge import purge_memo
-from mesq.store.ports import ItemStore
-from mesq.store.sqlite import SQLiteItemStore
 from mesq.web.kit.sessions import create_session, end_session, load_session
 from mesq.web.kit.throttle import LoginThrottle, ThrottlePolicy
 from mesq.wiring.services import Services, build_blob_store
@@ -31,7 +31,7 @@ def items(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.Mo
         return
     from moto import mock_aws
 
-    from mesq.store.dynamodb import DynamoDBItemStore
+    from mesq.adapters.store.dynamodb import DynamoDBItemStore
 
     for name, value in {
         "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",

@@ -19,13 +19,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mesq.adapters.store.blobs_local import LocalBlobStore
+from mesq.adapters.store.sqlite import SQLiteItemStore
 from mesq.kernel.context import Call, Principal
 from mesq.kernel.errors import MesqError
 from mesq.kernel.keys import user_partition
-from mesq.store.blobs_local import LocalBlobStore
+from mesq.kernel.ports.storage import ItemStore, Put
 from mesq.store.paging import walk
-from mesq.store.ports import ItemStore, Put
-from mesq.store.sqlite import SQLiteItemStore
 from mesq.todos import due_index, keys, model
 from mesq.todos.views import operations as views
 from mesq.wiring.config import Settings

@@ -18,9 +18,9 @@ from typing import Any
 
 from ..attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
 from ..history.operations import OPERATIONS as HISTORY_OPERATIONS
-from ..kernel.call_metrics import outcome_of
 from ..kernel.concurrency import in_worker_thread
 from ..kernel.context import Call, Channel, Principal, Services
+from ..kernel.ports.call_metrics import outcome_of
 from ..kernel.spec import Operation, Spec, SpecError
 from ..memos.reads import OPERATIONS as MEMO_READ_OPERATIONS
 from ..memos.writes import OPERATIONS as MEMO_WRITE_OPERATIONS

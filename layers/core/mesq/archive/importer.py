@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import MAX_TRANSACTION_OPS, BlobStore, Condition, ConditionFailed, ItemStore, Put
 from ..store.each import write_each
 from ..store.paging import walk
-from ..store.ports import MAX_TRANSACTION_OPS, BlobStore, Condition, ConditionFailed, ItemStore, Put
 from ..todos import untouched_board
 from ..todos.due_index import forget_indexed
 from ..todos.keys import KIND_PREFIX, due_keys_of, record_of

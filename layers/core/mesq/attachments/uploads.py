@@ -21,8 +21,8 @@ from typing import Any
 
 from ..kernel.context import Call
 from ..kernel.errors import NotFound, PayloadTooLarge, ValidationError
+from ..kernel.ports.storage import BlobNotFound, BlobSource, BlobStore, ConditionFailed, ItemStore, PresignUnsupported
 from ..kernel.timestamps import format_timestamp, now_timestamp
-from ..store.ports import BlobNotFound, BlobSource, BlobStore, ConditionFailed, ItemStore, PresignUnsupported
 from . import store
 from .paths import (
     MEMO,

@@ -9,9 +9,9 @@ from typing import Any
 
 from ..kernel.errors import NotFound, ValidationError
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import Condition, ConditionFailed, ItemStore, Put, Update
 from ..kernel.timestamps import now_timestamp
 from ..store.paging import walk
-from ..store.ports import Condition, ConditionFailed, ItemStore, Put, Update
 from .passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hash_password, verify_password
 
 _USERNAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,31}$")

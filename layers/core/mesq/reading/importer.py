@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 from ..kernel.errors import ValidationError
+from ..kernel.ports.storage import ItemStore
 from ..kernel.timestamps import normalize_timestamp
-from ..store.ports import ItemStore
 from .merge import MergeReport, apply_snapshot
 from .model import PROVIDER, BookSnapshot, UpstreamBook, UpstreamNote
 

@@ -48,10 +48,10 @@ from aws_lambda_powertools import Logger
 
 from ..kernel.concurrency import run_sync
 from ..kernel.keys import user_partition
+from ..kernel.ports.sealer import Sealer, SealingError
+from ..kernel.ports.storage import Condition, ConditionFailed, Delete, Item, ItemStore, Put, Update
 from ..kernel.timestamps import format_timestamp, parse_timestamp
-from ..sealing.ports import Sealer, SealingError
 from ..store.paging import walk
-from ..store.ports import Condition, ConditionFailed, Delete, Item, ItemStore, Put, Update
 from ..todos import keys as todo_keys
 from ..todos.reminder_schedule import INDEX_PREFIX, bucket, bucket_partition, index_item, instants, next_instant
 from . import channels

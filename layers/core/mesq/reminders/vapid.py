@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from ..sealing.ports import Sealer
-from ..store.ports import Condition, ConditionFailed, Item, ItemStore
+from ..kernel.ports.sealer import Sealer
+from ..kernel.ports.storage import Condition, ConditionFailed, Item, ItemStore
 
 
 @dataclass(frozen=True)

@@ -205,7 +205,7 @@ def _dynamodb_preflight(settings: Settings) -> None:
     """Refuse to start on a DynamoDB that cannot answer (no credentials, nothing listening at the
     endpoint): one line now, rather than a healthy banner and a 500 on every call. A missing table
     is fine on a local endpoint, which creates it."""
-    from ..store.dynamodb import TABLE_MISSING, preflight
+    from ..adapters.store.dynamodb import TABLE_MISSING, preflight
 
     problem = preflight(settings.table_name, endpoint_url=settings.dynamodb_endpoint, region=settings.region)
     if problem == TABLE_MISSING:

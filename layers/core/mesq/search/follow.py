@@ -25,8 +25,8 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from ..kernel.context import Services
+from ..kernel.ports.storage import Condition, Cursor, Item, ItemStore, Key, QueryPage, Update, WriteOp
 from ..store.item_rules import key_of
-from ..store.ports import Condition, Cursor, Item, ItemStore, Key, QueryPage, Update, WriteOp
 from .documents import searchable_owner
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)

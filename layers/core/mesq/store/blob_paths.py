@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from .ports import InvalidBlobPath
+from ..kernel.ports.storage import InvalidBlobPath
 
 MAX_PATH_LENGTH = 512
 MAX_SEGMENT_LENGTH = 200

@@ -13,7 +13,7 @@ slug `default` (ids are random, so no space id is ever `default`).
 from __future__ import annotations
 
 from ..kernel.errors import NotFound, ValidationError
-from ..store.ports import Item
+from ..kernel.ports.storage import Item
 from . import model
 from .state import TodoState
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..kernel.errors import IdempotencyConflict
-from ..store.ports import Condition, ConditionFailed, ItemStore, Key, Put, WriteOp
+from ..kernel.ports.storage import Condition, ConditionFailed, ItemStore, Key, Put, WriteOp
 
 TTL_SECONDS = 24 * 3600
 

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Literal
 
-from ..store.ports import BlobInfo, BlobSource, BlobStore
+from ...kernel.ports.storage import BlobInfo, BlobSource, BlobStore
 
 
 class DeferredBlobStore:

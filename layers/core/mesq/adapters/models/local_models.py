@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..kernel.model_ports import ProviderError
+from ...kernel.ports.models import ProviderError
 
 if TYPE_CHECKING:
-    from ..kernel.model_ports import Vectors
+    from ...kernel.ports.models import Vectors
 
 BUNDLED_MODEL = "multilingual-e5-small-q4"
 

@@ -26,10 +26,17 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from ..adapters.private_files import private_directory
-from ..kernel.timestamps import format_timestamp
-from .blob_paths import validate_blob_path, validate_content_type, validate_metadata
-from .ports import BlobInfo, BlobNotFound, BlobSource, BlobTooLarge, InvalidBlobPath, PresignUnsupported
+from ...kernel.ports.storage import (
+    BlobInfo,
+    BlobNotFound,
+    BlobSource,
+    BlobTooLarge,
+    InvalidBlobPath,
+    PresignUnsupported,
+)
+from ...kernel.timestamps import format_timestamp
+from ...store.blob_paths import validate_blob_path, validate_content_type, validate_metadata
+from ..private_files import private_directory
 
 _BLOB_SUFFIX = "~blob"
 _META_SUFFIX = "~meta.json"

@@ -15,7 +15,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from .ports import Sealed, SealingError, associated_data
+from ...kernel.ports.sealer import Sealed, SealingError, associated_data
 
 SCHEME = "kms-envelope-aes256gcm-v1"
 

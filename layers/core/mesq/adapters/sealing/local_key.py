@@ -14,8 +14,8 @@ from pathlib import Path
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from ..adapters.private_files import private_directory
-from .ports import Sealed, SealingError, associated_data
+from ...kernel.ports.sealer import Sealed, SealingError, associated_data
+from ..private_files import private_directory
 
 SCHEME = "local-aes256gcm-v1"
 KEY_BYTES = 32

@@ -19,9 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..adapters.private_files import private_directory, private_file
-from .item_rules import clock, key_of, must_exist, ttl_of, validate_item, validate_transaction, validate_update_keys
-from .ports import (
+from ...kernel.ports.storage import (
     INDEXES,
     Check,
     Condition,
@@ -35,7 +33,17 @@ from .ports import (
     Update,
     WriteOp,
 )
-from .table import projected
+from ...store.item_rules import (
+    clock,
+    key_of,
+    must_exist,
+    ttl_of,
+    validate_item,
+    validate_transaction,
+    validate_update_keys,
+)
+from ...store.table import projected
+from ..private_files import private_directory, private_file
 
 # Expired items are deleted in small batches after every SWEEP_EVERY_WRITES commits.
 SWEEP_EVERY_WRITES = 100

@@ -16,9 +16,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from ..kernel.timestamps import format_timestamp
-from .model import UpstreamBook, UpstreamNote
-from .provider import UpstreamMalformed
+from ...kernel.timestamps import format_timestamp
+from ...reading.model import UpstreamBook, UpstreamNote
+from ...reading.provider import UpstreamMalformed
 
 MAX_TEXT = 50_000
 

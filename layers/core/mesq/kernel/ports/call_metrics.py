@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal, Protocol
 
-from .errors import MesqError, RateLimited
+from ..errors import MesqError, RateLimited
 
 Outcome = Literal["ok", "client_error", "rate_limited", "server_error"]
 OUTCOMES: tuple[Outcome, ...] = ("ok", "client_error", "rate_limited", "server_error")

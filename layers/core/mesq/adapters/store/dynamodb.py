@@ -47,19 +47,7 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 
-from .item_rules import (
-    INDEX_KEY_ATTRIBUTES,
-    clock,
-    expired,
-    must_exist,
-    valid_key,
-    validate_index_key,
-    validate_item,
-    validate_key,
-    validate_transaction,
-    validate_update_keys,
-)
-from .ports import (
+from ...kernel.ports.storage import (
     INDEXES,
     Check,
     Condition,
@@ -75,7 +63,19 @@ from .ports import (
     Update,
     WriteOp,
 )
-from .table import TTL_ATTRIBUTE, table_definition
+from ...store.item_rules import (
+    INDEX_KEY_ATTRIBUTES,
+    clock,
+    expired,
+    must_exist,
+    valid_key,
+    validate_index_key,
+    validate_item,
+    validate_key,
+    validate_transaction,
+    validate_update_keys,
+)
+from ...store.table import TTL_ATTRIBUTE, table_definition
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient

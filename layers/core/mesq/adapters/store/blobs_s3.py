@@ -24,9 +24,9 @@ from botocore.exceptions import (
     IncompleteReadError,
 )
 
-from ..kernel.timestamps import format_timestamp
-from .blob_paths import validate_blob_path, validate_content_type, validate_metadata
-from .ports import BlobInfo, BlobNotFound, BlobSource, BlobTooLarge, StoreUnavailable
+from ...kernel.ports.storage import BlobInfo, BlobNotFound, BlobSource, BlobTooLarge, StoreUnavailable
+from ...kernel.timestamps import format_timestamp
+from ...store.blob_paths import validate_blob_path, validate_content_type, validate_metadata
 
 if TYPE_CHECKING:
     from botocore.response import StreamingBody

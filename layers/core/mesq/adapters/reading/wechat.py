@@ -19,9 +19,9 @@ from typing import Any
 
 import httpx
 
-from .credentials import Credential
-from .model import UpstreamBook, UpstreamNote
-from .provider import (
+from ...reading.credentials import Credential
+from ...reading.model import UpstreamBook, UpstreamNote
+from ...reading.provider import (
     CredentialExpired,
     ProviderError,
     ReadingProvider,

@@ -15,11 +15,11 @@ import numpy as np
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 
-from ..kernel.model_ports import ProviderError
-from .index import unit
+from ...kernel.ports.models import ProviderError
+from ...search.index import unit
 
 if TYPE_CHECKING:
-    from ..kernel.model_ports import Vectors
+    from ...kernel.ports.models import Vectors
 
 _CONFIG = Config(connect_timeout=2, read_timeout=10, retries={"max_attempts": 2, "mode": "standard"})
 COHERE_BATCH = 96  # Cohere Embed's texts per request
