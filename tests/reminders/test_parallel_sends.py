@@ -11,10 +11,10 @@ from pathlib import Path
 
 from mesq.adapters.sealing.local_key import LocalKeySealer
 from mesq.adapters.store.sqlite import SQLiteItemStore
+from mesq.jobs.reminder_tick import run_due_reminder_tick
 from mesq.kernel.timestamps import now_timestamp
 from mesq.reminders import channels
-from mesq.reminders.delivery import SEND_DEADLINE_SECONDS
-from mesq.reminders.tick import run_due_reminder_tick
+from mesq.reminders.transport import SEND_DEADLINE_SECONDS
 
 from .conftest import user_with_reminders
 from .receiver import Receiver

@@ -17,10 +17,10 @@ import pytest
 
 from mesq.adapters.sealing.local_key import LocalKeySealer
 from mesq.adapters.store.sqlite import SQLiteItemStore
+from mesq.jobs.reminder_tick import CLAIM_PREFIX, RETRY_DELAYS, RETRY_PREFIX, run_due_reminder_tick
 from mesq.kernel.ports.storage import ItemStore
 from mesq.kernel.timestamps import now_timestamp
 from mesq.reminders import channels
-from mesq.reminders.tick import CLAIM_PREFIX, RETRY_DELAYS, RETRY_PREFIX, run_due_reminder_tick
 from mesq.todos.reminder_schedule import INDEX_PREFIX
 
 from .conftest import todo_call, user_with_reminders

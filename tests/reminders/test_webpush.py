@@ -15,13 +15,14 @@ import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, utils
 
+from mesq.adapters.reminders.delivery import new_client
 from mesq.adapters.sealing.local_key import LocalKeySealer
 from mesq.adapters.store.sqlite import SQLiteItemStore
+from mesq.jobs.reminder_tick import deliver
 from mesq.kernel.timestamps import now_timestamp
 from mesq.reminders import channels
 from mesq.reminders.channels import Destinations
-from mesq.reminders.delivery import new_client
-from mesq.reminders.tick import Reach, deliver
+from mesq.reminders.transport import Reach
 from mesq.reminders.vapid import KEY, instance_vapid
 
 from .fakes import HTTPFake

@@ -52,10 +52,7 @@ EDGES = LAYERS["edges"]
 #: domain or the kernel imports them (only the composition root and the jobs pick them).
 ADAPTER_MODULES: dict[str, tuple[str, ...]] = {
     "mesq.reminders.channels": ("httpx",),  # webhook URLs read with the sender's own parser
-    "mesq.reminders.delivery": ("httpx",),  # webhook delivery
-    "mesq.reminders.tick": ("httpx",),  # the tick's one delivery client per run
-    "mesq.reminders.senders": ("http_ece", "py_vapid"),  # ntfy, Telegram, Web Push (RFC 8291/8292)
-    "mesq.reminders.smtp": ("smtplib",),  # the email sender
+    "mesq.reminders.transport": ("httpx",),  # a send's client and its pinned POST
 }
 #: What the kernel and the domains must not import besides higher floors and adapter modules.
 LIBRARY_ADAPTERS = (

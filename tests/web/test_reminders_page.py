@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mesq.reminders.delivery import SEND_DEADLINE_SECONDS
+from mesq.reminders.transport import SEND_DEADLINE_SECONDS
 from mesq.wiring.services import Services
 from tests.reminders.receiver import Receiver
 

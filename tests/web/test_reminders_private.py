@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from mesq.jobs.reminder_tick import run_due_reminder_tick
 from mesq.kernel.timestamps import format_timestamp
-from mesq.reminders.tick import run_due_reminder_tick
 from mesq.wiring.config import Settings
 from mesq.wiring.services import Services, reminder_reach
 from tests.reminders.conftest import todo_call

@@ -24,7 +24,7 @@ from ..kernel.ports.storage import BlobStore, ItemStore
 from .config import Settings
 
 if TYPE_CHECKING:
-    from ..reminders.tick import Reach
+    from ..reminders.transport import Reach
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 T = TypeVar("T")
@@ -195,7 +195,7 @@ def build_reranker(settings: Settings) -> Reranker | None:
 def reminder_reach(settings: Settings) -> Reach:
     """Where this deployment's reminders may go, and the URL their links and VAPID name."""
     from ..reminders.channels import Destinations
-    from ..reminders.tick import Reach
+    from ..reminders.transport import Reach
 
     destinations = Destinations(allow_loopback=settings.reminder_webhook_allow_loopback,
                                 allow_private=settings.allow_private_destinations,

@@ -16,13 +16,13 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ...adapters.reminders.delivery import new_client
+from ...jobs.reminder_tick import deliver
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import ValidationError
 from ...kernel.timestamps import format_timestamp, now_timestamp
 from ...reminders import channels
-from ...reminders.delivery import new_client
 from ...reminders.signing import REPLAY_WINDOW_SECONDS
-from ...reminders.tick import deliver
 from ...reminders.vapid import instance_vapid
 from ...wiring.services import reminder_reach
 from ..kit.framework import Page, Web, endpoint

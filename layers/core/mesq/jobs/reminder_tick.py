@@ -12,18 +12,18 @@
    the bucket `RETRY_DELAYS[0]` ahead): a lease. If the process dies between the claim and the
    send, the retry entry still fires, so an occurrence is delivered at least once, never lost
    (receivers drop repeats by the stable `id`).
-3. Delivery to each channel of the user (delivery.py: signed, retried with backoff, each attempt
-   under its own total deadline), the outcome
-   recorded on the channel and on the claim. All delivered: the retry entry goes. A channel
-   failed: the retry entry stays, and when its minute comes a later tick sends again to the
-   channels that failed (only those), moving the entry along `RETRY_DELAYS`; after the last
-   round the failure is final. Each round is claimed by a conditional write of the entry's
-   `round`, so two ticks never send one round twice.
+3. Delivery to each channel of the user (`mesq/adapters/reminders/delivery.py`: signed,
+   retried with backoff, each attempt under its own total deadline), the outcome recorded on
+   the channel and on the claim. All delivered: the retry entry goes. A channel failed: the
+   retry entry stays, and when its minute comes a later tick sends again to the channels that
+   failed (only those), moving the entry along `RETRY_DELAYS`; after the last round the failure
+   is final. Each round is claimed by a conditional write of the entry's `round`, so two ticks
+   never send one round twice.
 4. The entry moves to the task's next instant (conditional on it still naming this one, so a
    concurrent task write wins), or is deleted; the cursor moves to now's minute (re-reading that
    minute next time is harmless: claims deduplicate).
 
-Each claimed occurrence is sent in a task of its own (at most `delivery.MAX_CONCURRENT_SENDS`
+Each claimed occurrence is sent in a task of its own (at most `transport.MAX_CONCURRENT_SENDS`
 in flight), and the channels of one occurrence are sent to concurrently, so one slow destination delays only its own
 message. The tick runs on an event loop of its own (`anyio.run`; `mesq serve` calls it in a
 worker thread, the scheduler function directly): its store calls are quick and run inline on
@@ -46,18 +46,18 @@ import httpx
 from anyio.abc import TaskGroup
 from aws_lambda_powertools import Logger
 
+from ..adapters.reminders.delivery import new_client, send_all
 from ..kernel.concurrency import run_sync
 from ..kernel.keys import user_partition
 from ..kernel.ports.sealer import Sealer, SealingError
 from ..kernel.ports.storage import Condition, ConditionFailed, Delete, Item, ItemStore, Put, Update
 from ..kernel.timestamps import format_timestamp, parse_timestamp
+from ..reminders import channels
+from ..reminders.transport import ATTEMPTS, BACKOFF_SECONDS, MAX_CONCURRENT_SENDS, Reach, SendContext
+from ..reminders.vapid import instance_vapid
 from ..store.paging import walk
 from ..todos import keys as todo_keys
 from ..todos.reminder_schedule import INDEX_PREFIX, bucket, bucket_partition, index_item, instants, next_instant
-from . import channels
-from .channels import Destinations
-from .delivery import ATTEMPTS, BACKOFF_SECONDS, MAX_CONCURRENT_SENDS, SendContext, new_client, send_all
-from .vapid import instance_vapid
 
 logger = Logger(child=True)
 
@@ -185,14 +185,6 @@ def _advance(items: ItemStore, entry: Item, task: Item | None, at: datetime) -> 
         return moved
     except ConditionFailed:
         return None
-
-
-@dataclass(frozen=True)
-class Reach:
-    """Where sends may go (`Destinations`) and the instance's URL, for links and VAPID."""
-
-    destinations: Destinations = field(default_factory=Destinations)
-    public_url: str = "http://localhost:8000"
 
 
 def _opened(items: ItemStore, sealer: Sealer, user_id: str, channel_ids: Collection[str] | None

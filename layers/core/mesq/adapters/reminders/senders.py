@@ -1,7 +1,7 @@
-"""The HTTP senders of the reminder channels (adapters behind `delivery.Sender`): ntfy, Telegram
+"""The HTTP senders of the reminder channels (adapters behind `transport.Sender`): ntfy, Telegram
 and Web Push. Each makes ONE attempt; `delivery.send_channel` retries it, under the total
 deadline, and turns what it raises into the channel's failure in plain words. Every request goes
-to the address `delivery.resolve_target` resolved and checked for this send (pinned), with no
+to the address `transport.resolve_target` resolved and checked for this send (pinned), with no
 redirects, like a webhook's.
 
 Web Push (RFC 8030): the payload is encrypted to the subscription's keys (RFC 8291,
@@ -20,9 +20,9 @@ import http_ece
 from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid02
 
-from .channels import Channel
-from .delivery import SendContext, SendFailed, post
-from .message import NTFY_PRIORITY, message_of
+from ...reminders.channels import Channel
+from ...reminders.message import NTFY_PRIORITY, message_of
+from ...reminders.transport import SendContext, SendFailed, post
 
 #: A push service keeps an undelivered push this long (seconds).
 PUSH_TTL = 24 * 3600

@@ -1,4 +1,4 @@
-"""The email sender (an adapter behind `delivery.Sender`): one message, plain text plus a
+"""The email sender (an adapter behind `transport.Sender`): one message, plain text plus a
 simple HTML part, over SMTP with STARTTLS or TLS (or neither, on a private network the owner
 allowed). smtplib is blocking, so the exchange runs in a worker thread; the caller's total
 deadline (`delivery.send_channel`) bounds it, and every socket operation also times out at the
@@ -16,10 +16,10 @@ from typing import Any
 
 import anyio
 
-from ..adapters.outbound import tls_context
-from .channels import Channel
-from .delivery import SendContext, SendFailed, resolve_host
-from .message import Message, message_of
+from ...reminders.channels import Channel
+from ...reminders.message import Message, message_of
+from ...reminders.transport import SendContext, SendFailed, resolve_host
+from ..outbound import tls_context
 
 
 def email_of(channel: Channel, message: Message) -> EmailMessage:
