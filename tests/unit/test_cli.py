@@ -16,7 +16,7 @@ from mesq.auth.tokens import create_token, record_key
 from mesq.auth.users import check_password, find_user_by_name
 from mesq.kernel.ports.storage import Update
 from mesq.kernel.timestamps import format_timestamp, utc_now
-from mesq.runtime.cli import _parser
+from mesq.runtime.cli.main import build_parser as _parser
 from mesq.web.kit.sessions import create_session, load_session
 from mesq.wiring.config import Settings
 from mesq.wiring.services import build_services

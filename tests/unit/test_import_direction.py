@@ -2,7 +2,7 @@
 functions included, relative imports resolved), stated as layers of packages (a package or root
 module that is in no layer fails the test, so a new one must be placed):
 
-    runtime     apps, server, cli, lambda_entry                     (what starts a process)
+    runtime     asgi_apps, server, cli/, lambda_entry                    (what starts a process)
     edges       asgi (what the edges share), http, mcp, web         (never one another)
     jobs        sweeper, reading_sync, attachment_cleanup
     wiring      config, services (the composition root)
@@ -42,7 +42,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "wiring": ("wiring",),
     "jobs": ("jobs",),
     "edges": ("asgi", "http", "mcp", "web"),
-    "runtime": ("runtime", "cli"),  # cli.py: the old console-script path, a shim over runtime/cli.py
+    "runtime": ("runtime",),
 }  # fmt: skip
 #: Named imports up a floor: none since the ports moved to kernel/ports/ and the idempotency
 #: records to store/ (issue 39); the rule is kept until the floors-only test replaces it.

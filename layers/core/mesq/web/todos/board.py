@@ -20,9 +20,10 @@ from starlette.routing import Route
 from ...kernel.errors import NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint, json_ok
 from ..kit.render import redirect
+from ..kit.request_values import form_revision
 from .agenda import agenda_routes
 from .board_view import board_view
-from .fields import index_of, revision_of
+from .fields import index_of
 from .inbox import inbox_routes
 from .inbox_item import inbox_item_routes
 from .quick import form_ignore, page_zone, quick_routes, understand
@@ -67,7 +68,7 @@ async def create_task(page: Page) -> Response:
 
 def _move_arguments(page: Page) -> dict[str, Any]:
     task_id = page.request.path_params["task_id"]
-    arguments: dict[str, Any] = {"id": task_id, "expectedRevision": revision_of(page.fields)}
+    arguments: dict[str, Any] = {"id": task_id, "expectedRevision": form_revision(page.fields)}
     column = page.fields.get("column")
     if column not in (None, ""):
         arguments["columnId"] = column

@@ -17,8 +17,8 @@ from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationErr
 from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
-from ..kit.request_values import is_htmx
-from .fields import TaskForm, form_of_task, item_changes, revision_of, submitted_form
+from ..kit.request_values import form_revision, is_htmx
+from .fields import TaskForm, form_of_task, item_changes, submitted_form
 from .inbox import INBOX
 from .task import PRIORITIES, ZONES
 
@@ -82,7 +82,7 @@ async def item_page(page: Page) -> Response:
 
 async def save_submit(page: Page) -> Response:
     yours = submitted_form(page.fields)
-    revision = revision_of(page.fields)
+    revision = form_revision(page.fields)
     try:
         changes = item_changes(yours)
         await page.invoke("update_todo_inbox_item", {"id": _item_id(page), "expectedRevision": revision, **changes})
@@ -111,7 +111,7 @@ async def _subtasks_answer(page: Page, message: str | None) -> Response:
 
 
 async def _subtask_write(page: Page, operation: str, arguments: dict[str, Any]) -> Response:
-    base = {"parentItemId": _item_id(page), "parentRevision": revision_of(page.fields)}
+    base = {"parentItemId": _item_id(page), "parentRevision": form_revision(page.fields)}
     try:
         await page.invoke(operation, {**base, **arguments})
     except RevisionConflict:

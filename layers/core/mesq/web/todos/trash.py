@@ -11,9 +11,8 @@ from starlette.routing import Route
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
-from ..kit.request_values import is_htmx, query_offset
+from ..kit.request_values import form_revision, is_htmx, query_offset
 from ..kit.toast import Toast, render_with_toast, toast_only, undo_ids, undo_message
-from .fields import revision_of
 from .urls import BOARD
 
 TRASH = BOARD + "/trash"
@@ -37,7 +36,7 @@ async def restore_submit(page: Page) -> Response:
     kind = page.fields.text("kind")
     if kind not in KINDS:
         raise ValidationError("kind must be task, subtask or inboxItem")
-    arguments = {"id": page.fields.text("id"), "kind": kind, "expectedRevision": revision_of(page.fields)}
+    arguments = {"id": page.fields.text("id"), "kind": kind, "expectedRevision": form_revision(page.fields)}
     try:
         restored, change_ids = await page.invoke_recorded("restore_todo_item", arguments)
     except RevisionConflict:

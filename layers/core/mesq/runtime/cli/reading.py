@@ -1,0 +1,40 @@
+"""`mesq reading import`: a reading export file onto a user's shelf (docs/reading-import.md)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ...kernel.errors import MesqError
+from ...kernel.timestamps import now_timestamp
+from ...reading.importer import import_snapshots, parse_import
+from ...wiring.services import Services
+from .common import Commands, Parser, user_id_of
+
+
+def add_parser(commands: Commands, common: Parser) -> None:
+    reading = commands.add_parser("reading", help="the reading shelf").add_subparsers(dest="action", required=True)
+    reading_import = reading.add_parser(
+        "import", parents=[common], help="import a reading export file (docs/reading-import.md)"
+    )
+    reading_import.add_argument("username", help="whose shelf receives the books")
+    reading_import.add_argument(
+        "file", type=Path, help='the JSON export ({"provider": "wechat-reading", "books": [...]})'
+    )
+
+
+def run(args: argparse.Namespace, services: Services) -> int:
+    user_id = user_id_of(services, args.username)
+    path: Path = args.file
+    try:
+        text = path.read_bytes()
+    except OSError as error:
+        raise MesqError(f"cannot read {path}: {error.strerror}") from None
+    snapshots = parse_import(text)
+    report = import_snapshots(services.items, user_id, snapshots, now_timestamp())
+    counts = report.as_dict()
+    print(
+        f"imported {len(snapshots)} books: {counts['added']} notes added, {counts['updated']} updated, "
+        f"{counts['markedDeleted']} marked deleted upstream, {counts['unchanged']} unchanged"
+    )
+    return 0
