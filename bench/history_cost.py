@@ -89,7 +89,7 @@ def history_off() -> Iterator[None]:
 def _caller(items: Any, user_id: str) -> Callable[..., dict[str, Any]]:
     from tests.settings import inprocess_settings
 
-    from mesq.application.operations import invoke_sync
+    from mesq.application.invocation import invoke_sync
     from mesq.kernel.context import Principal
     from mesq.kernel.spec import load_spec
     from mesq.wiring.services import Services

@@ -165,7 +165,7 @@ def test_openapi_document_and_health(client):
 
 
 def test_internal_errors_do_not_leak(client, make_account, monkeypatch):
-    from mesq.application import operations
+    from mesq.application import invocation as operations
 
     def explode(call, arguments):
         raise RuntimeError("database password is hunter2")

@@ -23,7 +23,7 @@ from mesq.auth.scopes import ALL_SCOPES
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
 from mesq.kernel.toolsets import TOOLSET_ALIASES, TOOLSETS
-from mesq.runtime.apps import create_api_app, create_local_app, create_mcp_app, create_oauth_app
+from mesq.runtime.app_factories import create_api_app, create_local_app, create_mcp_app, create_oauth_app
 from mesq.wiring.services import Services, build_services
 from tests.mcp.conftest import ERAS, Mcp
 from tests.settings import inprocess_settings

@@ -26,7 +26,7 @@ from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
 from mesq.kernel.ports.storage import StoreUnavailable
 from mesq.mcp.service import default_catalog
-from mesq.runtime.apps import create_local_app
+from mesq.runtime.app_factories import create_local_app
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 

@@ -16,7 +16,7 @@ import pytest
 
 from mesq.adapters.store.blobs_local import LocalBlobStore
 from mesq.adapters.store.sqlite import SQLiteItemStore
-from mesq.application.operations import invoke_sync
+from mesq.application.invocation import invoke_sync
 from mesq.archive.exporter import export_account
 from mesq.archive.format import MANIFEST, RECORDS, ArchiveError
 from mesq.archive.importer import import_account

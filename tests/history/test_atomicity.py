@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from mesq.adapters.store.sqlite import SQLiteItemStore
-from mesq.application.operations import invoke_sync
+from mesq.application.invocation import invoke_sync
 from mesq.history.records import CHANGE_PREFIX
 from mesq.kernel.context import Principal
 from mesq.kernel.errors import MesqError

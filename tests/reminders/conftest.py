@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mesq.adapters.sealing.local_key import LocalKeySealer
-from mesq.application.operations import REGISTRY
+from mesq.application.invocation import REGISTRY
 from mesq.kernel.context import Call, Principal
 from mesq.kernel.ports.storage import ItemStore
 from mesq.kernel.timestamps import format_timestamp, now_timestamp

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mesq.adapters.models.local_models import BundledEmbedder
-from mesq.application.operations import REGISTRY
+from mesq.application.invocation import REGISTRY
 from mesq.kernel.context import Call, Principal
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings

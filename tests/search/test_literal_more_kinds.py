@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mesq.application.operations import REGISTRY
+from mesq.application.invocation import REGISTRY
 from mesq.kernel.context import Call, Principal
 from mesq.kernel.errors import MesqError
 from mesq.kernel.ports.storage import ItemStore

@@ -23,7 +23,7 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from mesq.application.operations import REGISTRY
+from mesq.application.invocation import REGISTRY
 from mesq.kernel.context import Call, Principal
 from mesq.kernel.spec import load_spec
 from mesq.wiring.services import Services

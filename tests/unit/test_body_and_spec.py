@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from jsonschema import Draft202012Validator
 
-from mesq.application.operations import REGISTRY, check_registry
+from mesq.application.invocation import REGISTRY, check_registry
 from mesq.asgi.body import is_json_media_type, parse_json_object
 from mesq.kernel.errors import ValidationError
 from mesq.kernel.spec import SpecError, build_spec, load_spec

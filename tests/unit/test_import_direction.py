@@ -155,7 +155,7 @@ def test_every_module_is_in_a_layer_and_imports_only_its_floor_or_lower():
 
 
 def test_edges_do_not_import_one_another():
-    """What they share lives in mesq/asgi; only the runtime (mesq/runtime/apps.py) puts them side by side."""
+    """What they share lives in mesq/asgi; only the runtime (mesq/runtime/app_factories.py) puts them side by side."""
     found = []
     for edge in EDGES:
         if edge == "asgi":
@@ -178,7 +178,7 @@ def test_edges_do_not_import_one_another():
         ("kernel/ports/sealer.py", "from ...adapters.sealing.kms import KmsEnvelopeSealer"),
         ("kernel/context.py", "from ..search import pipeline"),
         ("memos/reads.py", "from ..adapters.outbound import guarded_client"),
-        ("kernel/errors.py", "from ..application import operations"),
+        ("kernel/errors.py", "from ..application import invocation"),
         ("http/app.py", "from ..web import web_routes"),
     ],
 )

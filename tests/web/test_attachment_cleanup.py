@@ -9,7 +9,7 @@ import base64
 from collections.abc import Callable
 from typing import Any
 
-from mesq.application.operations import REGISTRY
+from mesq.application.invocation import REGISTRY
 from mesq.attachments.store import read_usage
 from mesq.kernel.context import Call, Principal
 from mesq.kernel.spec import load_spec

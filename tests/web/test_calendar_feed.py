@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 from icalendar import Calendar, vRecur
 
-from mesq.application.operations import REGISTRY
+from mesq.application.invocation import REGISTRY
 from mesq.kernel.context import Call, Principal
 from mesq.wiring.services import Services
 

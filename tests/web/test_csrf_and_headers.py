@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from mesq.application.operations import REGISTRY
+from mesq.application.invocation import REGISTRY
 from mesq.auth.tokens import list_tokens
 from mesq.memos import store
 from mesq.wiring.services import Services

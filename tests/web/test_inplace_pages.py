@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from mesq.application.operations import REGISTRY
+from mesq.application.invocation import REGISTRY
 from mesq.kernel.context import Call, Principal
 from mesq.memos.reads import get_memo
 from mesq.memos.writes import create_memo, update_memo

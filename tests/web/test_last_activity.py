@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from urllib.parse import quote
 
-from mesq.application.operations import invoke_sync
+from mesq.application.invocation import invoke_sync
 from mesq.auth.oauth.grants import authenticate_access_token
 from mesq.auth.tokens import authenticate_token, list_tokens
 from mesq.kernel.context import Principal

@@ -14,7 +14,7 @@ from mesq.asgi.app import starlette_app
 from mesq.auth.tokens import create_token, record_key
 from mesq.kernel.ports.storage import Update
 from mesq.kernel.timestamps import format_timestamp, utc_now
-from mesq.runtime.apps import create_oauth_app
+from mesq.runtime.app_factories import create_oauth_app
 from mesq.web import browser_error_page
 from mesq.web.kit.i18n import Translator
 from mesq.wiring.services import Services

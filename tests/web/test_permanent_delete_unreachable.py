@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from starlette.testclient import TestClient
 
-from mesq.application.operations import REGISTRY
+from mesq.application.invocation import REGISTRY
 from mesq.kernel.spec import load_spec
 from mesq.mcp.catalog import build_catalog
 from mesq.memos import purge, store

@@ -20,7 +20,7 @@ from mesq.kernel.ports.storage import ItemStore, Put, Update, WriteOp
 from mesq.todos import keys as todo_keys
 from mesq.todos import state as todo_state
 from mesq.todos import writes as todo_writes
-from mesq.todos.board.operations import OPERATIONS
+from mesq.todos.board.operation_table import OPERATIONS
 from mesq.wiring.config import Settings
 from mesq.wiring.services import Services
 from tests.todos.conftest import TODO_SCOPES

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mesq.application.operations import REGISTRY
+from mesq.application.invocation import REGISTRY
 from mesq.kernel.context import Call, Principal
 from mesq.kernel.keys import user_partition
 from mesq.kernel.ports.storage import ItemStore, Key, QueryPage

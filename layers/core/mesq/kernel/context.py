@@ -57,7 +57,7 @@ class Services(Protocol):
 
     @property
     def call_metrics(self) -> CallMetrics:
-        """One metric per operation call (operations.invoke); EMF on Lambda, nothing elsewhere."""
+        """One metric per operation call (invocation.invoke); EMF on Lambda, nothing elsewhere."""
         ...
 
     @property

@@ -53,7 +53,7 @@ class Services:
     settings: Settings
     items: ItemStore
     blobs: BlobStore
-    #: One metric per operation call (operations.invoke); EMF on Lambda, nothing elsewhere.
+    #: One metric per operation call (invocation.invoke); EMF on Lambda, nothing elsewhere.
     call_metrics: CallMetrics = field(default_factory=NoCallMetrics)
     deployment: Deployment = field(init=False)
     #: AI search's providers and loaded indexes (mesq/kernel/ports/models.py), built lazily.

@@ -1,5 +1,5 @@
 """One metric per operation call (an MCP tool call or a REST call): which operation, how it
-ended, how long it took. `operations.invoke` records every call through `Services.call_metrics`.
+ended, how long it took. `invocation.invoke` records every call through `Services.call_metrics`.
 
 Cardinality is bounded by construction: the operation is the spec's operationId (the MCP tool
 name comes from the same catalog), never a string a client sent, and the outcome is one of

@@ -19,7 +19,7 @@ from aws_lambda_powertools import Logger
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ...application.operations import invoke
+from ...application.invocation import invoke
 from ...asgi.body import MAX_FORM_BYTES
 from ...asgi.envelope import failure
 from ...asgi.trace import trace_id_of

@@ -1,6 +1,6 @@
 """The board's todo operations (spaces, columns, tasks, subtasks, tags, trash, batch, reminders),
 one function per operationId of mesq/todos/openapi.yaml and reminders.openapi.yaml; registered in
-mesq.application.operations.REGISTRY."""
+mesq.application.invocation.REGISTRY."""
 
 from __future__ import annotations
 

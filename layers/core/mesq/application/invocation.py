@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
-from ..history.operations import OPERATIONS as HISTORY_OPERATIONS
+from ..history.operation_table import OPERATIONS as HISTORY_OPERATIONS
 from ..kernel.concurrency import in_worker_thread
 from ..kernel.context import Call, Channel, Principal, Services
 from ..kernel.ports.call_metrics import outcome_of
@@ -26,7 +26,7 @@ from ..memos.reads import OPERATIONS as MEMO_READ_OPERATIONS
 from ..memos.writes import OPERATIONS as MEMO_WRITE_OPERATIONS
 from ..reading.operations import OPERATIONS as READING_OPERATIONS
 from ..search.operations import OPERATIONS as SEARCH_OPERATIONS
-from ..todos.board.operations import OPERATIONS as TODO_OPERATIONS
+from ..todos.board.operation_table import OPERATIONS as TODO_OPERATIONS
 from ..todos.inbox.operations import OPERATIONS as TODO_INBOX_OPERATIONS
 from ..todos.views.operations import OPERATIONS as TODO_VIEW_OPERATIONS
 from .ratelimit import Bucket, RateLimiter, call_bucket
