@@ -1,6 +1,6 @@
 """The composition root: Settings -> the adapters of every port, each built once per process. The
 only module that picks adapters (and so the only one, with the adapters themselves, that calls
-`build_sealer` or `boto3.client`; tests/unit/test_composition_root.py holds it to that).
+`build_sealer` or `boto3.client`; tests/architecture/test_composition_root.py holds it to that).
 
 `Services` is the one implementation of `context.Services` (what operations see); the edges
 (apps, HTTP, MCP, web, jobs) also read its `settings`."""
