@@ -136,8 +136,8 @@ def test_the_finder_lets_catalog_strings_user_data_and_code_through() -> None:
 
 def test_no_template_holds_a_string_outside_the_catalog() -> None:
     offenders = {
-        path.name: found
-        for path in sorted(TEMPLATES.glob("*.html"))
+        path.relative_to(TEMPLATES).as_posix(): found
+        for path in sorted(TEMPLATES.rglob("*.html"))
         if (found := untranslated_text(path.read_text(encoding="utf-8")))
     }
     assert offenders == {}, 'mark these with {{ _("...") }} (docs/i18n.md)'

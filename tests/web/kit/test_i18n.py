@@ -90,9 +90,9 @@ def test_the_language_chosen_in_settings_is_kept_per_user(services: Services, br
 
 def test_plurals_are_right_in_both_languages() -> None:
     for count, english in ((1, "1 memo will be deleted permanently."), (2, "2 memos will be deleted permanently.")):
-        page = render("trash_empty.html", language="en", session=SESSION, count=count).body.decode()
+        page = render("memos/trash_empty.html", language="en", session=SESSION, count=count).body.decode()
         assert english in page
-        chinese = render("trash_empty.html", language="zh", session=SESSION, count=count).body.decode()
+        chinese = render("memos/trash_empty.html", language="zh", session=SESSION, count=count).body.decode()
         assert f"{count} 条笔记将被永久删除。" in chinese
 
 
@@ -116,7 +116,7 @@ def test_a_placeholder_may_share_a_name_with_the_translators_own_parameters() ->
 def test_each_render_has_its_own_language_across_threads() -> None:
     def page(index: int) -> tuple[str, str]:
         language = ("en", "zh")[index % 2]
-        return language, render("trash_empty.html", language=language, session=SESSION, count=index).body.decode()
+        return language, render("memos/trash_empty.html", language=language, session=SESSION, count=index).body.decode()
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         for language, html in pool.map(page, range(400)):

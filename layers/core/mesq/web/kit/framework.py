@@ -211,7 +211,7 @@ def error_page(
 ) -> Response:
     headers = {"Retry-After": str(error.retry_after_seconds)} if error.retry_after_seconds else None
     return render(
-        "error.html",
+        "kit/error.html",
         language=language,
         status=error.http_status,
         headers=headers,

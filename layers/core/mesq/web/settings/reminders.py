@@ -69,7 +69,7 @@ def _view(page: Page) -> dict[str, Any]:
 
 async def reminders_page(page: Page) -> Response:
     view = await run_sync(_view, page)
-    return page.render("reminders.html", nav="reminders", new_secret=None, form=None, **view)
+    return page.render("settings/reminders.html", nav="reminders", new_secret=None, form=None, **view)
 
 
 async def add_submit(page: Page) -> Response:
@@ -86,13 +86,13 @@ async def add_submit(page: Page) -> Response:
         kept = {name: "" if name in _SECRET_FIELDS else value for name, value in given.items()}
         view = await run_sync(_view, page)
         form = {"kind": kind, "error": error.message, "values": kept}
-        return page.render("reminders.html", status=400, nav="reminders", new_secret=None, form=form, **view)
+        return page.render("settings/reminders.html", status=400, nav="reminders", new_secret=None, form=form, **view)
     if kind != "webhook":
         return page.redirect_with_flash(PAGE, page.gettext("Channel added. Send a test reminder to check it."))
     view = await run_sync(_view, page)
     # The one time the secret is shown: rendered, never stored in the clear or redirected with.
     return page.render(
-        "reminders.html", nav="reminders", new_secret={"id": created.id, "secret": created.secret}, form=None, **view
+        "settings/reminders.html", nav="reminders", new_secret={"id": created.id, "secret": created.secret}, form=None, **view
     )
 
 

@@ -48,12 +48,12 @@ async def _answer(page: Page, status: int = 200, **extra: Any) -> Response:
     """The list alone for htmx (always 200 so htmx swaps it), else the whole page."""
     view = await _inbox_view(page, **extra)
     if is_htmx(page.request):
-        return page.render("_todos_inbox_list.html", **view)
-    return page.render("todos_inbox.html", status=status, **view)
+        return page.render("todos/_inbox_list.html", **view)
+    return page.render("todos/inbox.html", status=status, **view)
 
 
 async def inbox_page(page: Page) -> Response:
-    return page.render("todos_inbox.html", **await _inbox_view(page))
+    return page.render("todos/inbox.html", **await _inbox_view(page))
 
 
 async def capture_submit(page: Page) -> Response:

@@ -61,7 +61,7 @@ async def render_item(
     detail = await read_item(page, _item_id(page))
     item = detail["item"]
     return page.render(
-        "todos_inbox_item.html",
+        "todos/inbox_item.html",
         status=status,
         nav="todos",
         item=item,
@@ -106,7 +106,7 @@ async def _subtasks_answer(page: Page, message: str | None) -> Response:
         return page.redirect_with_flash(item_url(item_id), message) if message else redirect(item_url(item_id))
     item = (await page.invoke("get_todo_inbox_item", {"id": item_id}))["item"]
     return page.render(
-        "_todos_inbox_subtasks.html", item=item, subtasks=item.get("subtasks") or [], subtask_error=message
+        "todos/_inbox_subtasks.html", item=item, subtasks=item.get("subtasks") or [], subtask_error=message
     )
 
 

@@ -43,7 +43,7 @@ async def _refused(
 
     shape_error = {"target": target, "message": error.message, "value": value}
     view = await board_view(page, shape_error=shape_error, space_override=space_id)
-    return page.render("todos_board.html", status=error.http_status, **view)
+    return page.render("todos/board.html", status=error.http_status, **view)
 
 
 def _column_id(page: Page) -> str:

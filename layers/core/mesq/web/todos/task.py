@@ -110,7 +110,7 @@ async def render_task(
     board = detail.get("board") or {}
     column = next((c for c in board.get("columns", []) if c["id"] == task["columnId"]), None)
     return page.render(
-        "todos_task.html",
+        "todos/task.html",
         history=await history_of(page, task["id"]),
         status=status,
         nav="todos",
@@ -286,7 +286,7 @@ async def _subtasks_answer(page: Page, parent_id: str, message: str | None) -> R
             return page.redirect_with_flash(task_url(parent_id), message)
         return redirect(task_url(parent_id))
     detail = await page.invoke("get_todo_task", {"id": parent_id})
-    return page.render("_todos_subtasks.html", task=detail["task"], subtasks=detail["subtasks"], subtask_error=message)
+    return page.render("todos/_subtasks.html", task=detail["task"], subtasks=detail["subtasks"], subtask_error=message)
 
 
 async def _subtask_write(page: Page, operation: str, arguments: dict[str, Any]) -> Response:

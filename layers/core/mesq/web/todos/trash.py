@@ -22,7 +22,7 @@ KINDS = {"task": N_("Task"), "subtask": N_("Subtask"), "inboxItem": N_("Inbox it
 
 async def trash_page(page: Page) -> Response:
     data = await page.invoke("list_todo_trash", {"offset": query_offset(page.request.query_params), "limit": PAGE_SIZE})
-    return page.render("todos_trash.html", nav="todos", entries=data["items"], page=data["page"], kinds=KINDS)
+    return page.render("todos/trash.html", nav="todos", entries=data["items"], page=data["page"], kinds=KINDS)
 
 
 def _refused(page: Page, message: str) -> Response:
@@ -49,7 +49,7 @@ async def restore_submit(page: Page) -> Response:
         return page.redirect_with_flash(TRASH, done)
     entry_id = page.fields.text("id")
     toast = Toast(done, TRASH + "/undo", f"#todo-trash-{entry_id}", change_ids, (("id", entry_id),))
-    return render_with_toast(page, "_todos_trash_gone.html", toast, entry={"id": entry_id})
+    return render_with_toast(page, "todos/_trash_gone.html", toast, entry={"id": entry_id})
 
 
 async def undo_submit(page: Page) -> Response:
@@ -62,7 +62,7 @@ async def undo_submit(page: Page) -> Response:
     entry_id = page.fields.text("id")
     listed = await page.invoke("list_todo_trash", {"offset": 0, "limit": PAGE_SIZE})
     found = next((entry for entry in listed["items"] if entry["id"] == entry_id), None)
-    fragment = "_todos_trash_entry.html" if found else "_todos_trash_gone.html"
+    fragment = "todos/_trash_entry.html" if found else "todos/_trash_gone.html"
     return render_with_toast(page, fragment, Toast(message), entry=found or {"id": entry_id}, kinds=KINDS)
 
 
