@@ -81,7 +81,8 @@ async def activity_page(page: Page) -> Response:
     data = await page.invoke("list_changes", arguments)
     more = urlencode({**filters, "cursor": data["nextCursor"]}) if "nextCursor" in data else None
     return page.render(
-        "memos/activity.html", nav="activity", groups=groups(data["changes"], page.translator), filters=filters, more=more,
+        "memos/activity.html", nav="activity", groups=groups(data["changes"], page.translator), filters=filters,
+        more=more,
         report=page.request.query_params.get("report"), back=PAGE + ("?" + urlencode(filters) if filters else ""),
     )  # fmt: skip
 

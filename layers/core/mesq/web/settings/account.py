@@ -99,9 +99,8 @@ async def setup_submit(page: Page) -> Response:
     username = page.fields.text("username").strip().lower()
     password = page.fields.text("password")
     if password != page.fields.text("confirm"):
-        return _form_page(
-            page, "settings/setup.html", status=400, username=username, error=page.gettext("The passwords do not match.")
-        )
+        mismatch = page.gettext("The passwords do not match.")
+        return _form_page(page, "settings/setup.html", status=400, username=username, error=mismatch)
     try:
         user = await run_sync(create_user, page.web.services.items, username, password, admin=True, first_user=True)
     except SetupAlreadyDone:  # another set-up won the race

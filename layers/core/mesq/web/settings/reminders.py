@@ -91,9 +91,8 @@ async def add_submit(page: Page) -> Response:
         return page.redirect_with_flash(PAGE, page.gettext("Channel added. Send a test reminder to check it."))
     view = await run_sync(_view, page)
     # The one time the secret is shown: rendered, never stored in the clear or redirected with.
-    return page.render(
-        "settings/reminders.html", nav="reminders", new_secret={"id": created.id, "secret": created.secret}, form=None, **view
-    )
+    new_secret = {"id": created.id, "secret": created.secret}
+    return page.render("settings/reminders.html", nav="reminders", new_secret=new_secret, form=None, **view)
 
 
 async def worker_script(page: Page) -> Response:
