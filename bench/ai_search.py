@@ -152,12 +152,12 @@ def _memo(rng: random.Random, i: int) -> str:
 def rows_ai_search() -> list[tuple[str, str, str]]:
     import numpy as np
 
+    from mesq.adapters.models.local_models import BundledEmbedder
     from mesq.memos import store
     from mesq.search import pipeline
     from mesq.search.documents import Doc, doc_of
     from mesq.search.index import Entry, SearchIndex
     from mesq.search.indexer import refresh, repository
-    from mesq.search.local_models import BundledEmbedder
     from mesq.search.tokens import tokens
     from mesq.wiring.config import Settings
     from mesq.wiring.services import Services, build_services

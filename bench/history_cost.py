@@ -89,7 +89,7 @@ def history_off() -> Iterator[None]:
 def _caller(items: Any, user_id: str) -> Callable[..., dict[str, Any]]:
     from tests.settings import inprocess_settings
 
-    from mesq.application.operations import invoke_sync
+    from mesq.application.invocation import invoke_sync
     from mesq.kernel.context import Principal
     from mesq.kernel.spec import load_spec
     from mesq.wiring.services import Services
@@ -143,7 +143,7 @@ def _writes(call: Callable[..., dict[str, Any]], meter: Meter, count: int) -> tu
 def rows_history_cost() -> list[tuple[str, str, str]]:
     import boto3
 
-    from mesq.store.dynamodb import DynamoDBItemStore, _default_config
+    from mesq.adapters.store.dynamodb import DynamoDBItemStore, _default_config
 
     runner = _runner()
     try:

@@ -15,9 +15,9 @@ MemoFields = Callable[[int, str], dict[str, Any]]
 
 
 def seed_memos(items: Any, user_id: str, count: int, fields: MemoFields) -> None:
+    from mesq.kernel.ports.storage import Condition, Put, Update
     from mesq.kernel.timestamps import now_timestamp
     from mesq.memos import store
-    from mesq.store.ports import Condition, Put, Update
 
     now = now_timestamp()
     for first in range(0, count, BATCH):

@@ -230,7 +230,7 @@ def rows_todo_views() -> list[tuple[str, str, str]]:
     from mesq.todos import due_index
     from mesq.todos import keys as todo_keys
     from mesq.todos import state as todo_state
-    from mesq.todos.board.operations import OPERATIONS as BOARD_OPERATIONS
+    from mesq.todos.board.operation_table import OPERATIONS as BOARD_OPERATIONS
     from mesq.todos.views import operations as views
     from mesq.todos.views.listing import DEFAULT_LIMIT
     from mesq.wiring.config import Settings

@@ -73,7 +73,7 @@ def seed(items: Any, user_id: str, count: int) -> None:
 
 
 def main(count: int) -> None:
-    from mesq.application.operations import REGISTRY
+    from mesq.application.invocation import REGISTRY
     from mesq.kernel.context import Call, Principal
     from mesq.kernel.timestamps import format_timestamp
     from mesq.wiring.config import Settings

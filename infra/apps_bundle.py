@@ -114,7 +114,7 @@ def _esbuild(cache_dir: Path, entry: str, global_name: str) -> str:
 
 
 def _check_inlinable(code: str) -> None:
-    """The bundle is inlined in a <script> element (mesq/mcp/apps.py): nothing may end it early."""
+    """The bundle is inlined in a <script> element (mesq/mcp/mcp_apps.py): nothing may end it early."""
     lowered = code.lower()
     for token in ("</script", "<!--", "<script"):
         if token in lowered:

@@ -24,7 +24,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CACHE_DIR = REPO_ROOT / ".cache" / "node-tools"
 #: What the MCP TypeScript SDK's default validator is built from (`ajv` + `ajv-formats`).
 AJV_PACKAGES: Mapping[str, str] = {"ajv": "8.20.0", "ajv-formats": "3.0.1"}
-#: Deque's accessibility rules engine (tests/web/test_accessibility.py runs it in Chromium).
+#: Deque's accessibility rules engine (tests/web/kit/test_accessibility.py runs it in Chromium).
 AXE_PACKAGES: Mapping[str, str] = {"axe-core": "4.14.1"}
 INSTALL_TIMEOUT_S = 600.0
 

@@ -251,7 +251,7 @@ _TIMING_FILES = {
     "tests/infra/test_prerequisites.py",
 }
 _TIMING_TESTS = {
-    "tests/web/test_reminders_page.py::test_a_test_send_to_a_receiver_that_never_answers_ends_within_its_deadline",
+    "tests/web/settings/test_reminders_page.py::test_a_test_send_to_a_receiver_that_never_answers_ends_within_its_deadline",
 }
 #: Names whose use makes a test `timing` (a Code Mode pool checks its time stop and queue).
 _TIMING_NAMES = {"Pool"}
@@ -261,7 +261,7 @@ _SLOW_TESTS = {
     "tests/search/test_indexer_stream.py::test_index_and_store_agree_after_200_writes_through_the_stream",
     "tests/reminders/test_parallel_sends.py::test_a_webhook_that_never_answers_does_not_hold_back_another",
     # waits out a real 10 s send deadline against a receiver that never answers
-    "tests/web/test_reminders_page.py::test_a_test_send_to_a_receiver_that_never_answers_ends_within_its_deadline",
+    "tests/web/settings/test_reminders_page.py::test_a_test_send_to_a_receiver_that_never_answers_ends_within_its_deadline",
     # the paged views' sizes over moto's DynamoDB, 4-5 s a case (the SQLite cases stay in the lane)
     "tests/todos/views/test_views_paged_store.py::test_sizes_and_pages_on_dynamodb",
     # the graph counts and pages over moto's DynamoDB, 25 writes (~45 s under load)

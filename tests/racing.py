@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mesq.store.ports import ItemStore, WriteOp
+from mesq.kernel.ports.storage import ItemStore, WriteOp
 
 
 class Racing:

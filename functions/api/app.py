@@ -1,6 +1,6 @@
 """REST API function: /api/toolkit/*, /api/openapi.json, /healthz."""
 
-from mesq.runtime.apps import create_api_app
+from mesq.runtime.app_factories import create_api_app
 from mesq.runtime.lambda_entry import lambda_handler
 from mesq.wiring.config import Settings
 from mesq.wiring.services import build_services

@@ -6,7 +6,7 @@ validators and the S3 client; an on-demand cold start leaves those to first use)
 invocation builds only a per-request stateless session manager.
 """
 
-from mesq.runtime.apps import create_mcp_app
+from mesq.runtime.app_factories import create_mcp_app
 from mesq.runtime.lambda_entry import lambda_handler
 from mesq.wiring.config import Settings
 from mesq.wiring.services import build_services

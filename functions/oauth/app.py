@@ -5,7 +5,7 @@
 It never imports the MCP SDK: its cold start stays that of the REST function.
 """
 
-from mesq.runtime.apps import create_oauth_app
+from mesq.runtime.app_factories import create_oauth_app
 from mesq.runtime.lambda_entry import lambda_handler
 from mesq.wiring.config import Settings
 from mesq.wiring.services import build_services

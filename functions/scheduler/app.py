@@ -11,7 +11,7 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 
 from mesq.attachments.uploads import sweep_expired_sessions
-from mesq.reminders.tick import run_due_reminder_tick
+from mesq.jobs.reminder_tick import run_due_reminder_tick
 from mesq.runtime.lambda_entry import scheduled_handler
 from mesq.wiring.config import Settings
 from mesq.wiring.services import build_services, reminder_reach

@@ -154,7 +154,7 @@ def test_paging_ends_when_the_index_lags_the_counters(client, alice, services):
 
 def test_rename_reports_memos_it_could_not_change(client, alice, monkeypatch):
     memo = _create(client, alice, "#busy tag")
-    from mesq.store.ports import ConditionFailed
+    from mesq.kernel.ports.storage import ConditionFailed
 
     def always_conflicting(*args, **kwargs):
         raise ConditionFailed("changed meanwhile", index=0)

@@ -10,7 +10,7 @@ from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from mesq.asgi.hosts import HostPolicy
-from mesq.runtime.apps import create_api_app, create_mcp_app, create_oauth_app
+from mesq.runtime.app_factories import create_api_app, create_mcp_app, create_oauth_app
 from mesq.runtime.server import create_local_app
 from mesq.wiring.config import Settings
 from mesq.wiring.services import Services

@@ -22,7 +22,7 @@ from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
 from mesq.kernel.spec import load_spec
 from mesq.runtime.server import create_local_app
-from mesq.todos.board.operations import OPERATIONS as BOARD
+from mesq.todos.board.operation_table import OPERATIONS as BOARD
 from mesq.wiring.services import build_services
 from tests.hypothesis_lanes import examples
 from tests.settings import inprocess_settings

@@ -35,7 +35,7 @@ def test_revoked_and_expired_tokens(client, services, make_account):
     # An expired lookup item is gone for the store (TTL) and for the expiry check alike.
     expired, _ = create_token(services.items, account.user_id, name="old", scopes="memo:read", expires_days=1)
     from mesq.auth.tokens import _lookup_key, secret_digest
-    from mesq.store.ports import Update
+    from mesq.kernel.ports.storage import Update
 
     lookup = _lookup_key(secret_digest(expired))
     services.items.update(Update(key=lookup, set={"expiresAt": "2020-01-01T00:00:00.000000Z"}))
@@ -54,7 +54,7 @@ def test_last_used_is_recorded(client, services, make_account):
 
 def test_pat_secret_is_not_stored(services, make_account):
     account = make_account()
-    from mesq.store.sqlite import SQLiteItemStore
+    from mesq.adapters.store.sqlite import SQLiteItemStore
 
     assert isinstance(services.items, SQLiteItemStore)
     dump = "\n".join(row[0] for row in services.items._conn.execute("SELECT data FROM items"))
@@ -165,7 +165,7 @@ def test_openapi_document_and_health(client):
 
 
 def test_internal_errors_do_not_leak(client, make_account, monkeypatch):
-    from mesq.application import operations
+    from mesq.application import invocation as operations
 
     def explode(call, arguments):
         raise RuntimeError("database password is hunter2")

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 
+from mesq.adapters.store.blobs_local import LocalBlobStore
+from mesq.adapters.store.sqlite import SQLiteItemStore
 from mesq.archive.exporter import export_account
 from mesq.archive.format import ArchiveError
 from mesq.archive.importer import import_account
 from mesq.auth.users import create_user
-from mesq.store.blobs_local import LocalBlobStore
-from mesq.store.ports import BlobStore, ItemStore
-from mesq.store.sqlite import SQLiteItemStore
+from mesq.kernel.ports.storage import BlobStore, ItemStore
 from mesq.todos.writes import ensure_default_space
 from tests.racing import Racing
 

@@ -16,17 +16,17 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from mesq.adapters.store.blobs_local import LocalBlobStore
+from mesq.adapters.store.sqlite import SQLiteItemStore
 from mesq.application.ratelimit import PROFILES
 from mesq.archive.exporter import export_account
 from mesq.archive.format import MANIFEST, RECORDS
 from mesq.archive.importer import import_account
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
+from mesq.kernel.ports.storage import StoreUnavailable
 from mesq.mcp.service import default_catalog
-from mesq.runtime.apps import create_local_app
-from mesq.store.blobs_local import LocalBlobStore
-from mesq.store.ports import StoreUnavailable
-from mesq.store.sqlite import SQLiteItemStore
+from mesq.runtime.app_factories import create_local_app
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 

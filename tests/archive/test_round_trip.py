@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 
-from mesq.application.operations import invoke_sync
+from mesq.adapters.store.blobs_local import LocalBlobStore
+from mesq.adapters.store.sqlite import SQLiteItemStore
+from mesq.application.invocation import invoke_sync
 from mesq.archive.exporter import export_account
 from mesq.archive.format import MANIFEST, RECORDS, ArchiveError
 from mesq.archive.importer import import_account
@@ -22,12 +24,10 @@ from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
 from mesq.kernel.context import Principal
 from mesq.kernel.keys import user_partition
+from mesq.kernel.ports.storage import BlobStore, ItemStore
 from mesq.kernel.spec import load_spec
 from mesq.reading.importer import import_snapshots, parse_document
-from mesq.store.blobs_local import LocalBlobStore
 from mesq.store.paging import walk
-from mesq.store.ports import BlobStore, ItemStore
-from mesq.store.sqlite import SQLiteItemStore
 from mesq.wiring.services import Services
 from tests.settings import inprocess_settings
 
@@ -54,11 +54,11 @@ def backends(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[A
         return
     items: ItemStore = request.getfixturevalue(request.param)
     blobs = request.getfixturevalue("s3_store")
-    from mesq.store.dynamodb import DynamoDBItemStore
+    from mesq.adapters.store.dynamodb import DynamoDBItemStore
 
     other = DynamoDBItemStore(items.table_name + "-b", client=items._client)  # type: ignore[attr-defined]
     other.create_table_if_missing()
-    from mesq.store.blobs_s3 import S3BlobStore
+    from mesq.adapters.store.blobs_s3 import S3BlobStore
 
     blobs.client.create_bucket(Bucket="mesq-archive-target")
     target_blobs = S3BlobStore("mesq-archive-target", client=blobs.client)

@@ -11,8 +11,8 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
+from mesq.kernel.ports.storage import BlobStore
 from mesq.runtime.server import create_local_app
-from mesq.store.ports import BlobStore
 from mesq.wiring.services import Services, build_item_store
 from tests.conftest import Account
 from tests.settings import inprocess_settings

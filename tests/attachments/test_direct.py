@@ -20,9 +20,9 @@ import boto3
 import httpx
 import pytest
 
+from mesq.adapters.store.blobs_s3 import S3BlobStore, make_s3_client
 from mesq.attachments.paths import staging_path
 from mesq.attachments.uploads import sweep_expired_sessions
-from mesq.store.blobs_s3 import S3BlobStore, make_s3_client
 from tests.conftest import free_port
 from tests.contract.blob_fixtures import REGION, fake_session, moto_server, use_fake_aws  # noqa: F401
 

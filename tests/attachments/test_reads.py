@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
+from mesq.adapters.store.blobs_s3 import S3BlobStore
 from mesq.attachments import reads
 from mesq.attachments.paths import staging_path
+from mesq.kernel.ports.storage import StoreUnavailable
 from mesq.runtime.server import create_local_app
-from mesq.store.blobs_s3 import S3BlobStore
-from mesq.store.ports import StoreUnavailable
 
 from .conftest import READ, app_client, read, uploaded
 
@@ -162,7 +162,7 @@ def test_s3_response_header_timeout_is_500(make_services, make_account_for, fake
 
 
 def test_s3_client_timeouts_are_5s_connect_30s_headers():
-    from mesq.store.blobs_s3 import make_s3_client
+    from mesq.adapters.store.blobs_s3 import make_s3_client
 
     config = make_s3_client(region="us-east-1").meta.config
     assert (config.connect_timeout, config.read_timeout) == (5, 30)

@@ -93,7 +93,7 @@ def test_scheduler_routes_the_reminder_schedule_to_the_tick(monkeypatch, tmp_pat
 
     def fake_tick(items: Any, sealer: Any, now: Any, reach: Any = None) -> Any:
         ticks.append(now)
-        from mesq.reminders.tick import TickReport
+        from mesq.jobs.reminder_tick import TickReport
 
         return TickReport(buckets=1)
 
@@ -122,7 +122,7 @@ def test_serve_reminder_loop_ticks_and_survives_failures(monkeypatch, make_servi
         calls.append(now)
         if len(calls) == 2:
             raise RuntimeError("storage hiccup")
-        from mesq.reminders.tick import TickReport
+        from mesq.jobs.reminder_tick import TickReport
 
         return TickReport()
 

@@ -28,10 +28,10 @@ import pytest
 from moto import mock_aws
 from moto.server import ThreadedMotoServer
 
-from mesq.adapters.deferred_blobs import DeferredBlobStore
-from mesq.store.blobs_local import LocalBlobStore
-from mesq.store.blobs_s3 import S3BlobStore, make_s3_client
-from mesq.store.ports import BlobStore
+from mesq.adapters.store.blobs_local import LocalBlobStore
+from mesq.adapters.store.blobs_s3 import S3BlobStore, make_s3_client
+from mesq.adapters.store.deferred_blobs import DeferredBlobStore
+from mesq.kernel.ports.storage import BlobStore
 
 REGION = "us-east-1"
 FAKE_ACCESS_KEY = "testing"

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from mesq.store.ports import ItemStore
-from mesq.store.sqlite import SQLiteItemStore
+from mesq.adapters.store.sqlite import SQLiteItemStore
+from mesq.kernel.ports.storage import ItemStore
 
 # The blob-store fixtures, registered for this folder (pytest finds fixtures by name here).
 from .blob_fixtures import blob_store, fake_aws, moto_server, s3_store, served_blob_store  # noqa: F401
@@ -92,14 +92,14 @@ def _shared_session(name: str, **kwargs: str) -> Any:
 
 
 def _client(session: Any, endpoint_url: str | None = None) -> Any:
-    from mesq.store.dynamodb import _default_config
+    from mesq.adapters.store.dynamodb import _default_config
 
     return session.client("dynamodb", endpoint_url=endpoint_url, config=_default_config())
 
 
 @pytest.fixture
 def moto(moto_env: None) -> Iterator[ItemStore]:
-    from mesq.store.dynamodb import DynamoDBItemStore
+    from mesq.adapters.store.dynamodb import DynamoDBItemStore
 
     session = _shared_session(
         "moto", aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1"
@@ -137,7 +137,7 @@ def dynamodb_local_env(dynamodb_local_endpoint: str, monkeypatch: pytest.MonkeyP
 
 @pytest.fixture
 def dynamodb_local(dynamodb_local_endpoint: str) -> Iterator[ItemStore]:
-    from mesq.store.dynamodb import DynamoDBItemStore
+    from mesq.adapters.store.dynamodb import DynamoDBItemStore
 
     runner = load_runner()
     session = _shared_session(

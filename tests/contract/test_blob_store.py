@@ -21,10 +21,9 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 from botocore.stub import Stubber
 
-from mesq.store.blob_paths import MAX_PATH_LENGTH, MAX_SEGMENT_LENGTH
-from mesq.store.blobs_local import LocalBlobStore
-from mesq.store.blobs_s3 import S3BlobStore
-from mesq.store.ports import (
+from mesq.adapters.store.blobs_local import LocalBlobStore
+from mesq.adapters.store.blobs_s3 import S3BlobStore
+from mesq.kernel.ports.storage import (
     BlobInfo,
     BlobNotFound,
     BlobStore,
@@ -33,6 +32,7 @@ from mesq.store.ports import (
     PresignUnsupported,
     StoreUnavailable,
 )
+from mesq.store.blob_paths import MAX_PATH_LENGTH, MAX_SEGMENT_LENGTH
 
 from .blob_fixtures import BUCKET, REGION, fake_session
 

@@ -16,7 +16,7 @@ import pytest
 from botocore.config import Config
 from botocore.stub import Stubber
 
-from mesq.store.ports import (
+from mesq.kernel.ports.storage import (
     INDEXES,
     Check,
     Condition,
@@ -901,7 +901,7 @@ def test_transact_update_over_expired_item_starts_fresh(store: ItemStore, expiri
 
 @pytest.mark.parametrize("env", ["moto_env", pytest.param("dynamodb_local_env", marks=pytest.mark.dynamodb_local)])
 def test_store_builds_its_own_client(request: pytest.FixtureRequest, env: str) -> None:
-    from mesq.store.dynamodb import DynamoDBItemStore
+    from mesq.adapters.store.dynamodb import DynamoDBItemStore
 
     endpoint = request.getfixturevalue(env)  # None for moto
     store = DynamoDBItemStore(f"mesq-own-{uuid.uuid4().hex[:8]}", endpoint_url=endpoint, region="us-east-1")
@@ -932,7 +932,7 @@ def _offline_client(port: int | None = None) -> Any:
 
 
 def test_unreachable_dynamodb_raises_store_unavailable() -> None:
-    from mesq.store.dynamodb import DynamoDBItemStore
+    from mesq.adapters.store.dynamodb import DynamoDBItemStore
 
     store = DynamoDBItemStore("mesq-offline", client=_offline_client())
     with pytest.raises(StoreUnavailable):
@@ -950,7 +950,7 @@ def test_unreachable_dynamodb_raises_store_unavailable() -> None:
 
 
 def test_dynamodb_throttling_maps_to_store_unavailable() -> None:
-    from mesq.store.dynamodb import DynamoDBItemStore
+    from mesq.adapters.store.dynamodb import DynamoDBItemStore
 
     client = _offline_client(1)
     store = DynamoDBItemStore("mesq-stubbed", client=client)
@@ -964,8 +964,8 @@ def test_dynamodb_throttling_maps_to_store_unavailable() -> None:
 
 
 def test_batch_get_retries_unprocessed_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mesq.store import dynamodb
-    from mesq.store.dynamodb import DynamoDBItemStore
+    from mesq.adapters.store import dynamodb
+    from mesq.adapters.store.dynamodb import DynamoDBItemStore
 
     sleeps: list[int] = []
     monkeypatch.setattr(dynamodb, "_backoff", sleeps.append)
@@ -1007,7 +1007,7 @@ def test_batch_get_retries_unprocessed_keys(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_sqlite_sweeps_expired_items(tmp_path) -> None:
     """SQLite has no TTL daemon: the adapter deletes expired rows in batches as it writes."""
-    from mesq.store.sqlite import SWEEP_EVERY_WRITES, SQLiteItemStore
+    from mesq.adapters.store.sqlite import SWEEP_EVERY_WRITES, SQLiteItemStore
 
     sqlite_store = SQLiteItemStore(tmp_path / "sweep.db")
     for i in range(10):

@@ -1,4 +1,4 @@
-"""MCP Apps (mesq/mcp/apps.py) through the official `mcp` client against a real `mesq serve`, on
+"""MCP Apps (mesq/mcp/mcp_apps.py) through the official `mcp` client against a real `mesq serve`, on
 both eras: the extension is declared, the four views' tools carry `_meta.ui.resourceUri` (and no
 other tool does), every `ui://` view is listed and reads as `text/html;profile=mcp-app` with its
 CSP metadata, and a client that does not declare the extension gets exactly the tool results of
@@ -19,7 +19,7 @@ from mcp.client.client import Client
 from mcp.client.extension import advertise
 from mcp.client.streamable_http import streamable_http_client
 
-from mesq.mcp.apps import VIEWS
+from mesq.mcp.mcp_apps import VIEWS
 from tests.conftest import LiveServer, start_server, stop_server
 
 MODES = ("auto", "legacy")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mesq.store.ports import ItemStore
-from mesq.store.sqlite import SQLiteItemStore
+from mesq.adapters.store.sqlite import SQLiteItemStore
+from mesq.kernel.ports.storage import ItemStore
 
 from ..contract.conftest import dynamodb_local, dynamodb_local_endpoint  # noqa: F401
 

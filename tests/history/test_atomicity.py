@@ -16,15 +16,15 @@ from typing import Any
 
 import pytest
 
-from mesq.application.operations import invoke_sync
+from mesq.adapters.store.sqlite import SQLiteItemStore
+from mesq.application.invocation import invoke_sync
 from mesq.history.records import CHANGE_PREFIX
 from mesq.kernel.context import Principal
 from mesq.kernel.errors import MesqError
 from mesq.kernel.keys import user_partition
+from mesq.kernel.ports.storage import ItemStore
 from mesq.kernel.spec import load_spec
 from mesq.store.paging import walk
-from mesq.store.ports import ItemStore
-from mesq.store.sqlite import SQLiteItemStore
 from mesq.wiring.services import Services
 from tests.racing import Racing
 from tests.settings import inprocess_settings

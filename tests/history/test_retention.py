@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from mesq.history.forget import history_keys
 from mesq.history.records import HISTORY_CAP, TRIM_TO
+from mesq.kernel.ports.storage import ItemStore
 from mesq.memos.purge import purge_memo
-from mesq.store.ports import ItemStore
 
 from .test_atomicity import USER, caller, changes
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from mesq.application.operations import invoke_sync
+from mesq.application.invocation import invoke_sync
 from mesq.kernel.context import Principal
+from mesq.kernel.ports.storage import ItemStore
 from mesq.kernel.spec import load_spec
-from mesq.store.ports import ItemStore
 from mesq.wiring.services import Services
 from tests.settings import inprocess_settings
 

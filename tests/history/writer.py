@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from mesq.application.operations import invoke_sync
+from mesq.application.invocation import invoke_sync
 from mesq.kernel.context import Principal
+from mesq.kernel.ports.storage import ItemStore
 from mesq.kernel.spec import load_spec
-from mesq.store.ports import ItemStore
 from mesq.wiring.services import Services
 from tests.settings import inprocess_settings
 
@@ -24,12 +24,12 @@ SCOPES = frozenset({"memo:read", "memo:write", "todo:read", "todo:write"})
 
 def store_of(argv: list[str]) -> tuple[ItemStore, str]:
     if argv[0] == "sqlite":
-        from mesq.store.sqlite import SQLiteItemStore
+        from mesq.adapters.store.sqlite import SQLiteItemStore
 
         return SQLiteItemStore(argv[1]), argv[2]
     import boto3
 
-    from mesq.store.dynamodb import DynamoDBItemStore, _default_config
+    from mesq.adapters.store.dynamodb import DynamoDBItemStore, _default_config
 
     client = boto3.session.Session().client("dynamodb", endpoint_url=argv[1], config=_default_config())
     return DynamoDBItemStore(argv[2], client=client), argv[3]

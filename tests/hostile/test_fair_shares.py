@@ -23,9 +23,9 @@ from starlette.testclient import TestClient
 from mesq.application.ratelimit import PROFILES
 from mesq.asgi.account_archive import USER_SLOTS, archive_slot
 from mesq.auth.users import create_user
+from mesq.kernel.ports.storage import Put
 from mesq.runtime import cli
 from mesq.search import follow
-from mesq.store.ports import Put
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 from tests.web.conftest import Browser, sign_in

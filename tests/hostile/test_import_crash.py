@@ -24,7 +24,7 @@ from typing import Any
 import boto3
 import pytest
 
-from mesq.application.operations import invoke_sync
+from mesq.application.invocation import invoke_sync
 from mesq.archive.exporter import export_account
 from mesq.archive.records import derived
 from mesq.attachments.store import read_usage

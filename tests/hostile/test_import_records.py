@@ -21,6 +21,10 @@ from typing import Any
 
 import pytest
 
+from mesq.adapters.sealing.local_key import LocalKeySealer
+from mesq.adapters.store.blobs_local import LocalBlobStore
+from mesq.adapters.store.blobs_s3 import S3BlobStore, make_s3_client
+from mesq.adapters.store.sqlite import SQLiteItemStore
 from mesq.archive.exporter import export_account
 from mesq.archive.format import ArchiveError
 from mesq.archive.importer import import_account
@@ -30,15 +34,11 @@ from mesq.attachments.store import SESSION_INDEX_PARTITION, session_item
 from mesq.attachments.uploads import sweep_expired_sessions
 from mesq.auth.users import create_user
 from mesq.history.records import record_partition
+from mesq.jobs.reminder_tick import CURSOR_KEY, run_due_reminder_tick
 from mesq.kernel.keys import user_partition
+from mesq.kernel.ports.storage import BlobStore, ItemStore
 from mesq.memos.store import timeline_partition
-from mesq.reminders.tick import CURSOR_KEY, run_due_reminder_tick
-from mesq.sealing.local import LocalKeySealer
-from mesq.store.blobs_local import LocalBlobStore
-from mesq.store.blobs_s3 import S3BlobStore, make_s3_client
 from mesq.store.paging import walk
-from mesq.store.ports import BlobStore, ItemStore
-from mesq.store.sqlite import SQLiteItemStore
 from mesq.todos.keys import inbox_list
 from mesq.todos.reminder_schedule import bucket, bucket_partition
 

@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from starlette.routing import Route
 
-from mesq.application.operations import REGISTRY
+from mesq.application.invocation import REGISTRY
 from mesq.auth.tokens import create_token
 from mesq.kernel.context import Call, Principal
 from mesq.memos.writes import create_memo, delete_memo

@@ -26,14 +26,14 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from mesq.adapters.sealing.local_key import LocalKeySealer
+from mesq.adapters.store.sqlite import SQLiteItemStore
+from mesq.jobs.reminder_tick import Reach, run_due_reminder_tick
 from mesq.kernel.errors import ValidationError
+from mesq.kernel.ports.storage import ItemStore
 from mesq.kernel.timestamps import format_timestamp, now_timestamp
 from mesq.reminders import channels
 from mesq.reminders.channels import Destinations
-from mesq.reminders.tick import Reach, run_due_reminder_tick
-from mesq.sealing.local import LocalKeySealer
-from mesq.store.ports import ItemStore
-from mesq.store.sqlite import SQLiteItemStore
 from mesq.wiring.services import Services
 from tests.contract.conftest import dynamodb_local, dynamodb_local_endpoint, dynamodb_local_env  # noqa: F401
 from tests.reminders.conftest import todo_call

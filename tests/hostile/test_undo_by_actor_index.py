@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
-from mesq.application.operations import invoke_sync
+from mesq.adapters.store.sqlite import SQLiteItemStore
+from mesq.application.invocation import invoke_sync
 from mesq.history.actor_index import is_indexed, marker_key
 from mesq.history.records import change_item, change_put, new_change_id
 from mesq.kernel.context import Principal
+from mesq.kernel.ports.storage import Item, ItemStore, Key, QueryPage
 from mesq.kernel.spec import load_spec
 from mesq.kernel.timestamps import format_timestamp
-from mesq.store.ports import Item, ItemStore, Key, QueryPage
-from mesq.store.sqlite import SQLiteItemStore
 from mesq.wiring.services import Services
 from tests.settings import inprocess_settings
 
@@ -171,7 +171,7 @@ def test_a_store_made_before_the_index_gets_it(items: ItemStore, tmp_path: Path)
             )
         upgraded: ItemStore = SQLiteItemStore(path)
     else:
-        from mesq.store.dynamodb import DynamoDBItemStore
+        from mesq.adapters.store.dynamodb import DynamoDBItemStore
         from mesq.store.table import table_definition
 
         client = items._client  # type: ignore[attr-defined]

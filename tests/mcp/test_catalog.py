@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from mesq.application.operations import REGISTRY
+from mesq.application.invocation import REGISTRY
 from mesq.auth.scopes import ALL_SCOPES
 from mesq.kernel.spec import build_spec, load_spec
 from mesq.mcp.catalog import (

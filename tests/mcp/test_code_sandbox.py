@@ -18,11 +18,11 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from mesq.kernel.errors import RateLimited
+from mesq.kernel.ports.storage import Update
 from mesq.mcp.code import cutting, sandbox
 from mesq.mcp.code import pool as pool_module
 from mesq.mcp.code.cutting import MAX_DEPTH, TooDeep, compact, truncate
 from mesq.mcp.code.sandbox import Refused, run_program
-from mesq.store.ports import Update
 from mesq.todos import keys as todo_keys
 
 

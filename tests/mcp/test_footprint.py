@@ -28,7 +28,7 @@ from bench.footprint import (
 )
 
 import mesq
-from mesq.application.operations import check_registry
+from mesq.application.invocation import check_registry
 from mesq.kernel.spec import read_spec
 from mesq.mcp.catalog import build_catalog
 from mesq.mcp.service import default_catalog, instructions

@@ -96,7 +96,7 @@ def test_resource_templates(mcp, era):
         "memo://resource/{encodedPath}",
         "todo://attachment/{encodedPath}",
     ]
-    # The MCP Apps views (mesq/mcp/apps.py); nothing else is listed.
+    # The MCP Apps views (mesq/mcp/mcp_apps.py); nothing else is listed.
     listed = client.result("resources/list")["resources"]
     assert [(r["uri"], r["mimeType"]) for r in listed] == [
         (f"ui://mesq/{view}", "text/html;profile=mcp-app") for view in ("board", "memo", "results", "changes")

@@ -68,7 +68,7 @@ def test_modern_discover(mcp):
         "prompts": {"listChanged": False},
         "resources": {"listChanged": False, "subscribe": False},
         "tools": {"listChanged": False},
-        # MCP Apps (mesq/mcp/apps.py)
+        # MCP Apps (mesq/mcp/mcp_apps.py)
         "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}},
     }
     assert result["instructions"] == INSTRUCTIONS

@@ -11,7 +11,7 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from mesq.application.operations import REGISTRY
+from mesq.application.invocation import REGISTRY
 from mesq.kernel.spec import load_spec
 from mesq.mcp.catalog import build_catalog
 from mesq.mcp.service import default_catalog, mcp_routes

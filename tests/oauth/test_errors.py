@@ -4,7 +4,7 @@ redirect URI, wrong resource / audience, expired or reused code, missing PKCE, p
 from __future__ import annotations
 
 from mesq.auth.oauth.keys import code_key, digest
-from mesq.store.ports import Update
+from mesq.kernel.ports.storage import Update
 from tests.mcp.conftest import Mcp
 from tests.oauth.conftest import INSTANCE
 from tests.oauth.helpers import Pkce, query_of

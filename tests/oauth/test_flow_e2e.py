@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import anyio
@@ -21,6 +19,7 @@ from tests.conftest import LiveServer, start_server, stop_server
 from tests.e2e.test_mcp_client import connect
 from tests.oauth.browser import Browser
 from tests.oauth.helpers import REDIRECT_URI, Pkce, authorize_params, query_of
+from tests.support.http_stub import QuietHandler, StubServer
 
 PASSWORD = "correct horse battery"
 
@@ -42,7 +41,7 @@ def metadata_document_url() -> Iterator[str]:
     """A client's metadata document on a loopback HTTP server (what an https URL serves in production)."""
     documents: dict[str, dict[str, Any]] = {}
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
             document = documents.get(self.path)
             body = json.dumps(document).encode() if document else b"{}"
@@ -52,11 +51,8 @@ def metadata_document_url() -> Iterator[str]:
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    url = f"http://127.0.0.1:{httpd.server_address[1]}/oauth/client.json"
+    server = StubServer(Handler)
+    url = f"{server.base_url}/oauth/client.json"
     documents["/oauth/client.json"] = {
         "client_id": url,
         "client_name": "CIMD Agent",
@@ -65,11 +61,8 @@ def metadata_document_url() -> Iterator[str]:
         "response_types": ["code"],
         "token_endpoint_auth_method": "none",
     }
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
     yield url
-    httpd.shutdown()
-    httpd.server_close()
+    server.stop()
 
 
 def discover(base_url: str) -> tuple[str, dict[str, Any]]:

@@ -6,9 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -18,6 +16,7 @@ from mesq.http.cimd import MAX_DOCUMENT_BYTES
 from mesq.runtime.server import create_local_app
 from mesq.wiring.services import Services
 from tests.oauth.helpers import REDIRECT_URI, Pkce, authorize_params, query_of
+from tests.support.http_stub import QuietHandler, serving
 
 Served = dict[str, tuple[int, dict[str, str], bytes]]
 
@@ -26,7 +25,7 @@ Served = dict[str, tuple[int, dict[str, str], bytes]]
 def documents() -> Iterator[tuple[str, Served]]:
     served: Served = {}
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
             status, headers, body = served.get(self.path, (404, {}, b""))
             self.send_response(status)
@@ -36,14 +35,8 @@ def documents() -> Iterator[tuple[str, Served]]:
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", served
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(Handler) as base_url:
+        yield base_url, served
 
 
 def _app(services: Services, allow_loopback: bool) -> TestClient:

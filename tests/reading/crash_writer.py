@@ -17,11 +17,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mesq.adapters.sealing.local_key import LocalKeySealer
+from mesq.kernel.ports.storage import ItemStore, WriteOp
 from mesq.reading.importer import import_snapshots
 from mesq.reading.model import BookSnapshot, UpstreamBook, UpstreamNote
 from mesq.reading.sync import sync_user
-from mesq.sealing.local import LocalKeySealer
-from mesq.store.ports import ItemStore, WriteOp
 
 NOTES = 250
 SHIFT = 50  # version 2 drops the first SHIFT notes of version 1 and adds SHIFT new ones
@@ -90,10 +90,10 @@ class DyingStore:
 
 def open_store(spec: dict[str, Any]) -> ItemStore:
     if spec["backend"] == "sqlite":
-        from mesq.store.sqlite import SQLiteItemStore
+        from mesq.adapters.store.sqlite import SQLiteItemStore
 
         return SQLiteItemStore(Path(spec["path"]))
-    from mesq.store.dynamodb import DynamoDBItemStore
+    from mesq.adapters.store.dynamodb import DynamoDBItemStore
 
     return DynamoDBItemStore(spec["table"], endpoint_url=spec["endpoint"], region=spec["region"])
 

@@ -12,9 +12,11 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlparse
+
+from tests.support.http_stub import QuietHandler, serving
 
 API_KEY = "wrk-test-key-0123456789"
 COOKIE = "wr_vid=42; wr_skey=good-skey"
@@ -122,10 +124,7 @@ WEB_PATHS = {"/api/user/notebook": "notebooks", "/web/book/bookmarklist": "bookm
 
 
 def _handler(fake: FakeWeRead) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
+    class Handler(QuietHandler):
         def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
             data = body.encode() if isinstance(body, str) else json.dumps(body, ensure_ascii=False).encode()
             self.send_response(status)
@@ -162,14 +161,8 @@ def _handler(fake: FakeWeRead) -> type[BaseHTTPRequestHandler]:
 @contextmanager
 def running(fake: FakeWeRead) -> Iterator[str]:
     """Serve `fake` on a loopback port; yields the base URL."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(fake))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with serving(_handler(fake)) as base_url:
+        yield base_url
 
 
 def sample_shelf(books: int = 3, highlights: int = 4, thoughts: int = 4) -> FakeWeRead:

@@ -18,15 +18,15 @@ from typing import Any
 
 import pytest
 
+from mesq.adapters.sealing.local_key import LocalKeySealer
+from mesq.adapters.store.sqlite import SQLiteItemStore
 from mesq.kernel.keys import user_partition
+from mesq.kernel.ports.storage import ItemStore
 from mesq.reading import store as shelf_store
 from mesq.reading.credentials import save_credential
 from mesq.reading.importer import import_snapshots
 from mesq.reading.model import BookSnapshot, book_id
 from mesq.reading.sync import LEASE_SK, sync_user
-from mesq.sealing.local import LocalKeySealer
-from mesq.store.ports import ItemStore
-from mesq.store.sqlite import SQLiteItemStore
 
 from ..conftest import REPO
 from ..contract.conftest import dynamodb_local, dynamodb_local_endpoint, dynamodb_local_env  # noqa: F401

@@ -11,10 +11,10 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from mesq.adapters.sealing.kms import KmsEnvelopeSealer
+from mesq.adapters.sealing.local_key import LocalKeySealer
+from mesq.kernel.ports.sealer import SealingError
 from mesq.reading.credentials import load_credential, save_credential
-from mesq.sealing.kms import KmsEnvelopeSealer
-from mesq.sealing.local import LocalKeySealer
-from mesq.sealing.ports import SealingError
 from mesq.wiring.services import build_sealer
 
 SECRET = "wrk-Very-Secret-Key-1234567890"

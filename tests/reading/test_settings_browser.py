@@ -14,7 +14,7 @@ import pytest
 from playwright import sync_api as playwright_sync
 
 from tests.conftest import LiveServer, start_server, stop_server
-from tests.web.test_browser import PASSWORD, page  # noqa: F401  (the Chromium fixture)
+from tests.web.kit.test_browser import PASSWORD, page  # noqa: F401  (the Chromium fixture)
 
 from .export_files import export
 from .fake_weread import API_KEY, FakeWeRead, running, sample_shelf

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from mesq.adapters.reading.wechat import provider_factory
 from mesq.reading.credentials import save_credential
 from mesq.reading.sync import sync_user
-from mesq.reading.wechat import provider_factory
 from mesq.wiring.services import build_sealer
 
 from .fake_weread import API_KEY, COOKIE, FakeWeRead, running, sample_shelf

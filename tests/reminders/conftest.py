@@ -11,14 +11,13 @@ from typing import Any
 
 import pytest
 
-from mesq.application.operations import REGISTRY
-from mesq.kernel.context import Call, Principal
+from mesq.adapters.sealing.local_key import LocalKeySealer
+from mesq.kernel.ports.storage import ItemStore
 from mesq.kernel.timestamps import format_timestamp, now_timestamp
 from mesq.reminders import channels
-from mesq.sealing.local import LocalKeySealer
-from mesq.store.ports import ItemStore
 from mesq.wiring.services import Services
 from tests.settings import inprocess_settings
+from tests.support.operations import call_of, run_operation
 
 from ..contract.conftest import dynamodb_local, dynamodb_local_endpoint, dynamodb_local_env  # noqa: F401
 from .receiver import Receiver
@@ -38,9 +37,8 @@ def sealer(tmp_path: Path) -> LocalKeySealer:
 
 def todo_call(items: ItemStore, user_id: str, operation_id: str, **arguments: Any) -> dict[str, Any]:
     services = Services(settings=inprocess_settings(), items=items, blobs=None)  # type: ignore[arg-type]
-    principal = Principal(user_id=user_id, scopes=frozenset({"todo:read", "todo:write"}), credential_id="t", kind="pat")
-    call = Call(principal=principal, services=services, trace_id=uuid.uuid4().hex, channel="api")
-    return REGISTRY[operation_id](call, arguments)
+    call = call_of(services, user_id, {"todo:read", "todo:write"}, trace_id=uuid.uuid4().hex)
+    return dict(run_operation(call, operation_id, arguments))
 
 
 def user_with_reminders(

@@ -10,10 +10,11 @@ import socket
 import threading
 from dataclasses import dataclass, field
 from email.message import EmailMessage
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from aiosmtpd.controller import Controller
+
+from tests.support.http_stub import QuietHandler, StubServer
 
 
 @dataclass
@@ -29,17 +30,17 @@ class HTTPFake:
     answer: bytes = b'{"ok":true}'
     received: list[Request] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
-    server: ThreadingHTTPServer | None = None
+    server: StubServer | None = None
 
     @property
     def base(self) -> str:
         assert self.server is not None
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return self.server.base_url
 
     def start(self) -> HTTPFake:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 with fake.lock:
@@ -50,17 +51,12 @@ class HTTPFake:
                 self.end_headers()
                 self.wfile.write(fake.answer)
 
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server = StubServer(Handler)
         return self
 
     def stop(self) -> None:
         if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
+            self.server.stop()
 
 
 class SMTPFake:

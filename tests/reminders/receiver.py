@@ -8,10 +8,10 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from mesq.reminders.signing import HEADER, verify
+from tests.support.http_stub import QuietHandler, StubServer
 
 
 @dataclass
@@ -23,17 +23,17 @@ class Receiver:
     bad_signatures: int = 0
     hosts: list[str] = field(default_factory=list)  # the Host header of each request
     lock: threading.Lock = field(default_factory=threading.Lock)
-    server: ThreadingHTTPServer | None = None
+    server: StubServer | None = None
 
     @property
     def url(self) -> str:
         assert self.server is not None
-        return f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        return f"{self.server.base_url}/hook"
 
     def start(self) -> Receiver:
         receiver = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 signed = any(verify(s, self.headers.get(HEADER, ""), body, int(time.time())) for s in receiver.secrets)
@@ -48,14 +48,9 @@ class Receiver:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server = StubServer(Handler)
         return self
 
     def stop(self) -> None:
         if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
+            self.server.stop()

@@ -16,11 +16,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from mesq.adapters.sealing.local_key import LocalKeySealer
+from mesq.adapters.store.sqlite import SQLiteItemStore
 from mesq.kernel.timestamps import format_timestamp, now_timestamp
 from mesq.reminders import channels
 from mesq.reminders.channels import Destinations
-from mesq.sealing.local import LocalKeySealer
-from mesq.store.sqlite import SQLiteItemStore
 
 from .conftest import todo_call
 from .fakes import HTTPFake, SMTPFake
@@ -124,8 +124,9 @@ def test_a_task_without_a_zone_is_reminded_in_the_users_todo_zone(
 ) -> None:
     """Email, ntfy, Telegram and the webhook's `task.timezone` use the user's todo default zone
     (as get_todo_task reports it), not UTC, when the task has none."""
-    from mesq.reminders.tick import Reach, run_due_reminder_tick
-    from mesq.store.ports import Update
+    from mesq.jobs.reminder_tick import run_due_reminder_tick
+    from mesq.kernel.ports.storage import Update
+    from mesq.reminders.transport import Reach
     from mesq.todos import keys as todo_keys
 
     items = SQLiteItemStore(tmp_path / "mesq.db")
@@ -168,8 +169,9 @@ def test_a_refused_bot_token_is_the_channels_last_failure_and_never_shown(
 ) -> None:
     import anyio
 
-    from mesq.reminders.delivery import new_client
-    from mesq.reminders.tick import Reach, deliver
+    from mesq.adapters.reminders.delivery import new_client
+    from mesq.jobs.reminder_tick import deliver
+    from mesq.reminders.transport import Reach
 
     items = SQLiteItemStore(tmp_path / "mesq.db")
     rules = Destinations(allow_loopback=True, telegram_api=telegram.base)

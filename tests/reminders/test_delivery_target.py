@@ -14,10 +14,10 @@ import httpx
 import pytest
 
 from mesq.adapters import outbound
+from mesq.adapters.reminders.delivery import send_webhook
 from mesq.kernel.errors import ValidationError
 from mesq.reminders import channels
 from mesq.reminders.channels import Channel
-from mesq.reminders.delivery import send_webhook
 
 from .receiver import Receiver
 

@@ -9,12 +9,12 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+from mesq.adapters.sealing.local_key import LocalKeySealer
+from mesq.adapters.store.sqlite import SQLiteItemStore
+from mesq.jobs.reminder_tick import run_due_reminder_tick
 from mesq.kernel.timestamps import now_timestamp
 from mesq.reminders import channels
-from mesq.reminders.delivery import SEND_DEADLINE_SECONDS
-from mesq.reminders.tick import run_due_reminder_tick
-from mesq.sealing.local import LocalKeySealer
-from mesq.store.sqlite import SQLiteItemStore
+from mesq.reminders.transport import SEND_DEADLINE_SECONDS
 
 from .conftest import user_with_reminders
 from .receiver import Receiver

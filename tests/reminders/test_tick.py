@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
+from mesq.adapters.sealing.local_key import LocalKeySealer
+from mesq.adapters.store.sqlite import SQLiteItemStore
+from mesq.jobs.reminder_tick import CLAIM_PREFIX, RETRY_DELAYS, RETRY_PREFIX, run_due_reminder_tick
+from mesq.kernel.ports.storage import ItemStore
 from mesq.kernel.timestamps import now_timestamp
 from mesq.reminders import channels
-from mesq.reminders.tick import CLAIM_PREFIX, RETRY_DELAYS, RETRY_PREFIX, run_due_reminder_tick
-from mesq.sealing.local import LocalKeySealer
-from mesq.store.ports import ItemStore
-from mesq.store.sqlite import SQLiteItemStore
 from mesq.todos.reminder_schedule import INDEX_PREFIX
 
 from .conftest import todo_call, user_with_reminders
@@ -76,7 +76,7 @@ def _concurrent_ticks(stores: list[ItemStore], sealer: LocalKeySealer, at: Any) 
 def test_two_ticks_on_dynamodb_local_deliver_each_reminder_once(
     dynamodb_local: ItemStore, dynamodb_local_env: str, sealer: LocalKeySealer, receiver: Receiver
 ) -> None:
-    from mesq.store.dynamodb import DynamoDBItemStore
+    from mesq.adapters.store.dynamodb import DynamoDBItemStore
 
     # a second store with its own client: two schedulers' invocations share nothing but the table
     other = DynamoDBItemStore(dynamodb_local.table_name, endpoint_url=dynamodb_local_env, region="us-east-1")  # type: ignore[attr-defined]

@@ -15,14 +15,15 @@ import pytest
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, utils
 
+from mesq.adapters.reminders.delivery import new_client
+from mesq.adapters.sealing.local_key import LocalKeySealer
+from mesq.adapters.store.sqlite import SQLiteItemStore
+from mesq.jobs.reminder_tick import deliver
 from mesq.kernel.timestamps import now_timestamp
 from mesq.reminders import channels
 from mesq.reminders.channels import Destinations
-from mesq.reminders.delivery import new_client
-from mesq.reminders.tick import Reach, deliver
+from mesq.reminders.transport import Reach
 from mesq.reminders.vapid import KEY, instance_vapid
-from mesq.sealing.local import LocalKeySealer
-from mesq.store.sqlite import SQLiteItemStore
 
 from .fakes import HTTPFake
 

@@ -15,10 +15,11 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from mesq.adapters.sealing.local_key import LocalKeySealer
+from mesq.adapters.store.sqlite import SQLiteItemStore
+from mesq.jobs.reminder_tick import run_due_reminder_tick
 from mesq.reminders.channels import Destinations
-from mesq.reminders.tick import Reach, run_due_reminder_tick
-from mesq.sealing.local import LocalKeySealer
-from mesq.store.sqlite import SQLiteItemStore
+from mesq.reminders.transport import Reach
 
 
 def main() -> None:

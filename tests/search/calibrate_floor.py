@@ -9,7 +9,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from mesq.search.local_models import BundledEmbedder
+from mesq.adapters.models.local_models import BundledEmbedder
 from mesq.wiring.services import build_services
 from tests.settings import inprocess_settings
 

@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 
-from mesq.application.operations import REGISTRY
-from mesq.kernel.context import Call, Principal
-from mesq.search.local_models import BundledEmbedder
+from mesq.adapters.models.local_models import BundledEmbedder
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
+from tests.support.operations import call_of, run_operation
 
 ALL_READ = frozenset({"memo:read", "memo:write", "todo:read", "todo:write", "reading:read"})
 
@@ -43,6 +42,4 @@ def make_services(tmp_path: Path) -> Iterator[Callable[..., Services]]:
 def run(
     services: Services, operation: str, args: dict[str, Any], scopes: frozenset[str] = ALL_READ, user: str = "u1"
 ) -> Any:
-    principal = Principal(user_id=user, scopes=scopes, credential_id="cred", kind="pat")
-    call = Call(principal=principal, services=services, trace_id="t", channel="api")
-    return REGISTRY[operation](call, args)
+    return run_operation(call_of(services, user, scopes), operation, args)

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mesq.kernel.model_ports import Vectors
+from mesq.kernel.ports.models import Vectors
 from mesq.search import pipeline
 from mesq.search.documents import Doc
 from mesq.search.index import Entry, SearchIndex, unit

@@ -15,12 +15,12 @@ import pytest
 from botocore.stub import Stubber
 from starlette.testclient import TestClient
 
+from mesq.adapters.models.bedrock import BedrockEmbedder, BedrockReranker
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.kernel.model_ports import ProviderError
-from mesq.runtime.apps import create_api_app
+from mesq.kernel.ports.models import ProviderError
+from mesq.runtime.app_factories import create_api_app
 from mesq.search import pipeline
-from mesq.search.bedrock import BedrockEmbedder, BedrockReranker
 from mesq.wiring.services import Services
 
 

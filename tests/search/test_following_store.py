@@ -9,9 +9,9 @@ from typing import Any, Protocol
 
 import pytest
 
+from mesq.adapters.store.sqlite import SQLiteItemStore
+from mesq.kernel.ports.storage import Delete, ItemStore, Put, Update
 from mesq.search.follow import FollowingStore
-from mesq.store.ports import Delete, ItemStore, Put, Update
-from mesq.store.sqlite import SQLiteItemStore
 
 READS = {"get", "batch_get", "query", "close"}
 

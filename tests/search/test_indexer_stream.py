@@ -17,11 +17,11 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from mesq.adapters.store.blobs_s3 import S3BlobStore
+from mesq.adapters.store.dynamodb import DynamoDBItemStore, _default_config
 from mesq.search.documents import doc_of
 from mesq.search.follow import FollowingStore
 from mesq.search.indexer import repository
-from mesq.store.blobs_s3 import S3BlobStore
-from mesq.store.dynamodb import DynamoDBItemStore, _default_config
 from mesq.store.paging import walk
 from mesq.wiring.services import Services
 from tests.settings import inprocess_settings

@@ -18,8 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mesq.application.operations import REGISTRY
-from mesq.kernel.context import Call, Principal
+from mesq.application.invocation import REGISTRY
+from mesq.kernel.context import Call
+from mesq.kernel.ports.storage import ItemStore
 from mesq.memos import reads
 from mesq.memos import store as memo_store
 from mesq.memos.purge import purge_memo
@@ -27,9 +28,9 @@ from mesq.search import literal_store
 from mesq.search.follow import FollowingStore
 from mesq.search.literal import COMPACT_AFTER, LiteralIndex, Row
 from mesq.search.stream import handle_records
-from mesq.store.ports import ItemStore
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
+from tests.support.operations import call_of
 
 from ..contract.blob_fixtures import fake_aws, s3_store  # noqa: F401
 from ..contract.conftest import dynamodb_local, dynamodb_local_endpoint  # noqa: F401
@@ -64,7 +65,7 @@ STEPS = st.lists(
 
 
 def _call(services: Services, user_id: str) -> Call:
-    return Call(Principal(user_id, SCOPES, "cred", "pat"), services, "t", "api")
+    return call_of(services, user_id, SCOPES)
 
 
 def _scan(call: Call, args: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:

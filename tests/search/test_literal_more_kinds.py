@@ -20,9 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mesq.application.operations import REGISTRY
-from mesq.kernel.context import Call, Principal
+from mesq.application.invocation import REGISTRY
+from mesq.kernel.context import Call
 from mesq.kernel.errors import MesqError
+from mesq.kernel.ports.storage import ItemStore
 from mesq.reading import operations as reading_ops
 from mesq.reading import store as reading_store
 from mesq.reading.merge import apply_snapshot
@@ -31,11 +32,11 @@ from mesq.search import literal_store
 from mesq.search.follow import LITERAL_PREFIXES
 from mesq.search.literal_kinds import KINDS, READING, READING_FIELDS, TODO
 from mesq.search.stream import handle_records
-from mesq.store.ports import ItemStore
 from mesq.todos.state import load_state
 from mesq.todos.views import operations as todo_views
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
+from tests.support.operations import call_of
 
 from ..contract.blob_fixtures import fake_aws, s3_store  # noqa: F401
 from ..contract.conftest import dynamodb_local, dynamodb_local_endpoint  # noqa: F401
@@ -50,7 +51,7 @@ PIECE = st.one_of(NEEDLE, st.integers(0, 40))  # an integer: a piece of a stored
 
 
 def _call(services: Services, user_id: str) -> Call:
-    return Call(Principal(user_id, SCOPES, "cred", "pat"), services, "t", "api")
+    return call_of(services, user_id, SCOPES)
 
 
 def _piece(texts: list[str], pick: int | str) -> str:

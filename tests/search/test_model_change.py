@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mesq.kernel.model_ports import Vectors
+from mesq.kernel.ports.models import Vectors
 from mesq.search.indexer import repository
 from mesq.search.persist import pointer_key
 from mesq.wiring.services import Services, build_services

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from mesq.kernel.errors import ServiceUnavailable
-from mesq.kernel.model_ports import ProviderError, Vectors
+from mesq.kernel.ports.models import ProviderError, Vectors
 from mesq.reading.importer import import_snapshots, parse_document
 from mesq.search import pipeline
 from mesq.wiring.services import Services

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from mesq.kernel.model_ports import ProviderError, SearchRuntime
+from mesq.kernel.ports.models import ProviderError, SearchRuntime
 from mesq.search.warm_up import warm_in_background
 
 

@@ -23,12 +23,11 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from mesq.application.operations import REGISTRY
-from mesq.kernel.context import Call, Principal
 from mesq.kernel.spec import load_spec
 from mesq.wiring.services import Services
 from tests.conftest import Account
 from tests.mcp.conftest import Mcp
+from tests.support.operations import call_of, run_operation
 
 TODO_SCOPES = "todo:read,todo:write"
 SPEC = load_spec()
@@ -97,8 +96,7 @@ def todo_call(services: Services) -> Callable[..., Any]:
 
     def run(owner: Account | str, operation_id: str, **arguments: Any) -> dict[str, Any]:
         user_id = owner if isinstance(owner, str) else owner.user_id
-        principal = Principal(user_id=user_id, scopes=frozenset(TODO_SCOPES.split(",")), credential_id="t", kind="pat")
-        call = Call(principal=principal, services=services, trace_id=uuid.uuid4().hex, channel="api")
-        return REGISTRY[operation_id](call, arguments)
+        call = call_of(services, user_id, TODO_SCOPES.split(","), trace_id=uuid.uuid4().hex)
+        return dict(run_operation(call, operation_id, arguments))
 
     return run

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from mesq.kernel.ports.storage import ItemStore
 from mesq.kernel.timestamps import now_timestamp
 from mesq.reading.importer import import_snapshots, parse_document
-from mesq.store.ports import ItemStore
 
 COVER = "https://covers.example/zsss.jpg"
 XSS = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'

@@ -1,4 +1,4 @@
-"""The MCP Apps views (mesq/mcp/apps.py) in headless Chromium, fed real tool results from a real
+"""The MCP Apps views (mesq/mcp/mcp_apps.py) in headless Chromium, fed real tool results from a real
 `mesq serve`. The test host page is built on the official SDK's host side, `AppBridge` from
 `@modelcontextprotocol/ext-apps` (bundled into .cache/ by infra/apps_bundle.py; the views carry the
 SDK's `App`): it loads each `ui://mesq/...` document (read with `resources/read`) into a sandboxed

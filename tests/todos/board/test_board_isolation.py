@@ -14,7 +14,7 @@ from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
 from mesq.runtime.server import create_local_app
 from mesq.todos import state as todo_state
-from mesq.todos.board.operations import OPERATIONS
+from mesq.todos.board.operation_table import OPERATIONS
 from mesq.wiring.services import Services, build_services
 from tests.conftest import Account
 from tests.mcp.conftest import Mcp

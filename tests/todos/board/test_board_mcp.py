@@ -15,7 +15,7 @@ from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
 from mesq.mcp import default_catalog
 from mesq.runtime.server import create_local_app
-from mesq.todos.board.operations import OPERATIONS
+from mesq.todos.board.operation_table import OPERATIONS
 from mesq.wiring.services import build_services
 from tests.mcp.conftest import Mcp, validate_output
 from tests.settings import inprocess_settings

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mesq.kernel.spec import SpecError, load_spec, merge_fragments
-from mesq.todos.board.operations import OPERATIONS
+from mesq.todos.board.operation_table import OPERATIONS
 
 SPEC = load_spec()
 

@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
+from mesq.adapters.store.blobs_local import LocalBlobStore
 from mesq.kernel.context import Call, Principal
 from mesq.kernel.errors import Conflict, MesqError, RevisionConflict, ValidationError
-from mesq.store.blobs_local import LocalBlobStore
-from mesq.store.ports import ItemStore, Put, Update, WriteOp
+from mesq.kernel.ports.storage import ItemStore, Put, Update, WriteOp
 from mesq.todos import keys as todo_keys
 from mesq.todos import state as todo_state
 from mesq.todos import writes as todo_writes
-from mesq.todos.board.operations import OPERATIONS
+from mesq.todos.board.operation_table import OPERATIONS
 from mesq.wiring.config import Settings
 from mesq.wiring.services import Services
 from tests.todos.conftest import TODO_SCOPES
@@ -193,7 +193,7 @@ def test_slug_claim_race_keeps_slugs_unique(run, proxy, services):
 def dynamo_services(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Services]:
     from moto import mock_aws
 
-    from mesq.store.dynamodb import DynamoDBItemStore
+    from mesq.adapters.store.dynamodb import DynamoDBItemStore
     from tests.contract.conftest import _client, _isolate_aws_env, _shared_session, _table_name
 
     _isolate_aws_env(monkeypatch, "testing", "testing")

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from mesq.application.operations import REGISTRY
+from mesq.application.invocation import REGISTRY
 from mesq.kernel.context import Call, Principal
 from mesq.kernel.keys import user_partition
-from mesq.store.ports import ItemStore, Key, QueryPage
+from mesq.kernel.ports.storage import ItemStore, Key, QueryPage
 from mesq.todos import keys as todo_keys
 from mesq.todos import state as todo_state
 from mesq.wiring.services import Services

@@ -10,8 +10,8 @@ import pytest
 
 from mesq.kernel.errors import Conflict
 from mesq.kernel.keys import user_partition
+from mesq.kernel.ports.storage import Delete
 from mesq.store.paging import walk
-from mesq.store.ports import Delete
 from mesq.todos import keys as todo_keys
 from mesq.wiring.services import Services
 from tests.todos.board.test_board_write_reads import Reads, caller

@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from mesq.kernel.errors import RevisionConflict, ValidationError
-from mesq.store.ports import ItemStore
+from mesq.kernel.ports.storage import ItemStore
 from mesq.wiring.services import Services
 from tests.todos.inbox.test_inbox_ops import Caller, racing_caller
 
@@ -21,7 +21,7 @@ def dynamodb(monkeypatch: pytest.MonkeyPatch) -> Iterator[ItemStore]:
     import boto3
     from moto import mock_aws
 
-    from mesq.store.dynamodb import DynamoDBItemStore, _default_config
+    from mesq.adapters.store.dynamodb import DynamoDBItemStore, _default_config
 
     for name in list(os.environ):
         if name.startswith("AWS_"):

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mesq.application.operations import REGISTRY
+from mesq.application.invocation import REGISTRY
 from mesq.kernel.context import Call, Principal
 from mesq.kernel.errors import (
     IdempotencyConflict,

@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 
 from mesq.kernel import timestamps
 from mesq.kernel.context import Services
-from mesq.store.ports import Update
+from mesq.kernel.ports.storage import Update
 from mesq.todos import keys
 from tests.conftest import Account
 from tests.todos.views.test_views_mcp import TODO, Todo

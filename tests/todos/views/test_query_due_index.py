@@ -19,18 +19,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mesq.kernel.context import Call, Principal
+from mesq.adapters.store.blobs_local import LocalBlobStore
+from mesq.adapters.store.sqlite import SQLiteItemStore
+from mesq.kernel.context import Call
 from mesq.kernel.errors import MesqError
 from mesq.kernel.keys import user_partition
-from mesq.store.blobs_local import LocalBlobStore
+from mesq.kernel.ports.storage import ItemStore, Put
 from mesq.store.paging import walk
-from mesq.store.ports import ItemStore, Put
-from mesq.store.sqlite import SQLiteItemStore
 from mesq.todos import due_index, keys, model
 from mesq.todos.views import operations as views
 from mesq.wiring.config import Settings
 from mesq.wiring.services import Services
 from tests.contract.conftest import dynamodb_local, dynamodb_local_endpoint, moto, moto_env  # noqa: F401
+from tests.support.operations import call_of
 from tests.todos.board.test_board_write_reads import Reads, caller
 from tests.todos.random_boards import boards
 
@@ -110,8 +111,7 @@ def _services(items: ItemStore, tmp: Path) -> Services:
 
 
 def _call(services: Services, user_id: str) -> Call:
-    scopes = frozenset({"todo:read", "todo:write"})
-    return Call(Principal(user_id, scopes, "test", "pat"), services, "test", "api")
+    return call_of(services, user_id, {"todo:read", "todo:write"})
 
 
 def _write_board(

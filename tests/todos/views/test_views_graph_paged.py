@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from mesq.kernel.errors import MesqError
 from mesq.kernel.keys import user_partition
+from mesq.kernel.ports.storage import Delete, ItemStore
 from mesq.store.paging import walk
-from mesq.store.ports import Delete, ItemStore
 from mesq.todos import state as todo_state
 from mesq.todos.graph_counts import TREE_PREFIX, column_count_key, inbox_count_key, placed, root_count_key
 from mesq.todos.keys import live

@@ -12,7 +12,7 @@ from collections.abc import Collection
 
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 
-from ..kernel.call_metrics import Outcome
+from ..kernel.ports.call_metrics import Outcome
 
 METRIC_NAME = "ToolCallDuration"
 NAMESPACE = "MeSQ"

@@ -1,5 +1,5 @@
 """Which network addresses a request the service makes on a user's behalf may reach: the OAuth
-client metadata fetch (`http/cimd.py`) and reminder webhooks (`reminders/delivery.py`) go to URLs
+client metadata fetch (`http/cimd.py`) and reminder webhooks (`adapters/reminders/delivery.py`) go to URLs
 somebody else chose, so they must never reach the deployment's own network (SSRF). Each such
 request also runs under a total deadline (`anyio.fail_after`, around the whole exchange, not per
 socket operation), so a peer that trickles bytes cannot hold the server's capacity.

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Literal, Protocol
 
 from ..kernel.errors import RateLimited
-from ..store.ports import ItemStore, Update
+from ..kernel.ports.storage import ItemStore, Update
 
 Bucket = Literal[
     "connection", "tool_call", "attachment_read", "unauthenticated", "import", "quick_add_preview", "reminder_test"

@@ -19,10 +19,10 @@ from typing import Any
 from ..attachments.paths import NAMESPACES
 from ..attachments.store import USAGE_SK
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Item, ItemStore, Put
 from ..memos import store as memo_store
 from ..store.each import write_each
 from ..store.paging import walk
-from ..store.ports import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Item, ItemStore, Put
 from ..todos.graph_counts import TREE_PREFIX
 from ..todos.keys import KIND_PREFIX, SIZE_PREFIX, column_list, size_key, subtask_list
 

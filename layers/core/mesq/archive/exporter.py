@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import BlobNotFound, BlobStore, ItemStore
 from ..store.paging import walk
-from ..store.ports import BlobNotFound, BlobStore, ItemStore
 from .format import BLOB_DIR, FORMAT, MANIFEST, MEMO_DIR, RECORDS, VERSION, carries_blob, covered_by, exported
 
 #: A file's manifest entry, compact while the archive is written: (sha256 hex, bytes, contentType).

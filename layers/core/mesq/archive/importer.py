@@ -41,10 +41,10 @@ from ..attachments.store import check_quota
 from ..kernel.errors import PayloadTooLarge
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
+from ..kernel.ports.storage import MAX_TRANSACTION_OPS, BlobStore, Condition, ConditionFailed, Item, ItemStore, Put
 from ..kernel.timestamps import format_timestamp
 from ..store.each import write_each
 from ..store.paging import walk
-from ..store.ports import MAX_TRANSACTION_OPS, BlobStore, Condition, ConditionFailed, Item, ItemStore, Put
 from ..todos import untouched_board
 from ..todos.keys import PREFIX as TODO_PREFIX
 from . import journal

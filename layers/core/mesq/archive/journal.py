@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..kernel.keys import user_partition
-from ..store.ports import Condition, ConditionFailed, Item, ItemStore, Key, Update
+from ..kernel.ports.storage import Condition, ConditionFailed, Item, ItemStore, Key, Update
 
 PREFIX = "IMPORT#"
 

@@ -49,13 +49,13 @@ from ..history.capture import memo_change
 from ..kernel.context import Call, Channel, Principal, Services, new_run_id
 from ..kernel.errors import MesqError
 from ..kernel.messages import quoted
+from ..kernel.ports.storage import ConditionFailed, Item
 from ..kernel.spec import load_spec
 from ..kernel.tags import expand_tag_paths, is_valid_tag, parse_tags
 from ..kernel.timestamps import format_timestamp, now_timestamp, parse_timestamp
 from ..memos import store as memo_store
 from ..memos.reads import content_max_characters
 from ..memos.writes import MAX_TAG_PATHS_PER_MEMO
-from ..store.ports import ConditionFailed, Item
 from .bounded_zip import BoundedZip, Member
 from .limits import FRONT_MATTER_BYTES, FRONT_MATTER_DEPTH, NOTES_ZIP
 

@@ -31,11 +31,11 @@ from ..history import records as history
 from ..kernel.errors import MesqError
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
+from ..kernel.ports.storage import Item
 from ..kernel.tags import expand_tag_paths, parse_tags
 from ..kernel.timestamps import parse_timestamp
 from ..memos import store as memo_store
 from ..reading import model as reading
-from ..store.ports import Item
 from ..todos import keys as todo_keys
 from ..todos import model as todo_model
 from ..todos.reminder_schedule import INDEX_PREFIX, index_item, next_instant

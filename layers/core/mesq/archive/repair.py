@@ -28,8 +28,8 @@ from aws_lambda_powertools import Logger
 
 from ..auth.users import DIRECTORY_INDEX, DIRECTORY_PARTITION, _is_claim
 from ..kernel.keys import partition_owner, user_partition
+from ..kernel.ports.storage import Condition, Item, ItemStore, Update
 from ..store.paging import walk
-from ..store.ports import Condition, Item, ItemStore, Update
 from ..todos import keys as todo_keys
 from .counters import rebuild_counters
 from .format import ArchiveError, exported

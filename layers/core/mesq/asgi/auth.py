@@ -13,7 +13,7 @@ from ..auth.tokens import authenticate_token
 from ..kernel.concurrency import run_sync
 from ..kernel.context import Principal
 from ..kernel.errors import Forbidden, Unauthorized
-from ..store.ports import ItemStore
+from ..kernel.ports.storage import ItemStore
 from ..wiring.services import Services
 from .instance import client_ip, instance_url
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..kernel.context import Call
 from ..kernel.errors import PayloadTooLarge, ServiceUnavailable, ValidationError
-from ..store.ports import StoreUnavailable
+from ..kernel.ports.storage import StoreUnavailable
 from . import reads, uploads
 from .paths import MEMO, TODO, Namespace
 

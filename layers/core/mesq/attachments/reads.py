@@ -16,7 +16,7 @@ from typing import Any
 from ..kernel.context import Call
 from ..kernel.errors import MesqError, NotFound, ResponseTooLarge, ServiceUnavailable, ValidationError
 from ..kernel.messages import quoted
-from ..store.ports import BlobInfo, BlobNotFound, BlobTooLarge, StoreUnavailable
+from ..kernel.ports.storage import BlobInfo, BlobNotFound, BlobTooLarge, StoreUnavailable
 from . import store
 from .paths import MEMO, Namespace, mcp_uri, own_attachment_id, read_url
 from .uploads import public_resource

@@ -19,8 +19,8 @@ from collections.abc import Iterator, Sequence
 
 from ..kernel.errors import PayloadTooLarge, ServiceUnavailable
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, Update, WriteOp
 from ..store.paging import walk
-from ..store.ports import Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, Update, WriteOp
 from .paths import MEMO, Namespace
 
 USAGE_SK = "STATS#ATTACHMENTS"

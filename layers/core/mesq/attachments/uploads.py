@@ -24,9 +24,9 @@ from aws_lambda_powertools import Logger
 from ..kernel.context import Call
 from ..kernel.errors import NotFound, PayloadTooLarge, ValidationError
 from ..kernel.messages import quoted
+from ..kernel.ports.storage import BlobNotFound, BlobSource, BlobStore, ConditionFailed, ItemStore, PresignUnsupported
 from ..kernel.timestamps import format_timestamp, now_timestamp
 from ..store.paging import walk
-from ..store.ports import BlobNotFound, BlobSource, BlobStore, ConditionFailed, ItemStore, PresignUnsupported
 from . import store
 from .paths import (
     MEMO,

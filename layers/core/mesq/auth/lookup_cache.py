@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from ..store.ports import Item, ItemStore
+from ..kernel.ports.storage import Item, ItemStore
 
 #: The revocation bound (docs/decisions.md): a credential revoked in another process stops
 #: working here at most this many seconds later.

@@ -17,8 +17,8 @@ from ..kernel.context import Principal
 from ..kernel.errors import NotFound, Unauthorized, ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
+from ..kernel.ports.storage import Condition, ConditionFailed, Delete, ItemStore, Key, Put, Update
 from ..kernel.timestamps import format_timestamp, now_timestamp, parse_timestamp, utc_now
-from ..store.ports import Condition, ConditionFailed, Delete, ItemStore, Key, Put, Update
 from .lookup_cache import cache_for
 from .scopes import order_scopes, parse_scopes
 

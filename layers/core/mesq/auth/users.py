@@ -12,9 +12,9 @@ from aws_lambda_powertools import Logger
 from ..kernel.errors import NotFound, ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
+from ..kernel.ports.storage import Condition, ConditionFailed, ItemStore, Put, Update
 from ..kernel.timestamps import now_timestamp
 from ..store.paging import walk
-from ..store.ports import Condition, ConditionFailed, ItemStore, Put, Update
 from .passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hash_password, verify_password
 
 logger = Logger(child=True)

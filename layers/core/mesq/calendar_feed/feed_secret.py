@@ -20,8 +20,8 @@ from typing import Any
 from ..auth.tokens import secret_digest
 from ..kernel.errors import NotFound
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import Condition, Delete, ItemStore, Key, Put, WriteOp
 from ..kernel.timestamps import now_timestamp
-from ..store.ports import Condition, Delete, ItemStore, Key, Put, WriteOp
 
 SECRET_PREFIX = "mesq_cal_"
 RECORD_SK = "CALFEED"

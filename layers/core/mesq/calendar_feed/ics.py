@@ -24,8 +24,8 @@ from zoneinfo import ZoneInfo
 
 from icalendar import Alarm, Calendar, Event, vRecur
 
+from ..kernel.ports.storage import Item
 from ..kernel.timestamps import parse_timestamp
-from ..store.ports import Item
 from ..todos.reminder_schedule import parse_offset
 
 PRODID = "-//MeSQ//Todo calendar feed//EN"

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import Item, ItemStore
 from ..store.paging import walk
-from ..store.ports import Item, ItemStore
 from ..todos.keys import KIND_PREFIX, record_of
 
 _KINDS = {"task": KIND_PREFIX["task"], "inbox": KIND_PREFIX["inbox"]}

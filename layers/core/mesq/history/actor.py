@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..auth.oauth.keys import grant_key
 from ..auth.tokens import record_key
 from ..kernel.context import Call
-from ..store.ports import ItemStore
+from ..kernel.ports.storage import ItemStore
 
 WEB_NAME = "Web app"
 

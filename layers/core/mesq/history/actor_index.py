@@ -16,10 +16,10 @@ included (`archive/records.py`), so it leaves the marker true.
 from __future__ import annotations
 
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Condition, ItemStore, Key, Update
 from ..kernel.timestamps import now_timestamp
 from ..store.each import write_each
 from ..store.paging import walk
-from ..store.ports import MAX_TRANSACTION_OPS, Condition, ItemStore, Key, Update
 from .records import CHANGE_PREFIX, actor_index_keys
 
 MARKER_SK = "CHANGEIX#ACTOR"

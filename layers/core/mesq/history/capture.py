@@ -18,10 +18,10 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from ..kernel.context import Call
+from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Condition, Delete, Item, Put, Update, WriteOp
 from ..kernel.timestamps import format_timestamp, utc_now
 from ..memos.store import counter_ops
 from ..store.paging import walk
-from ..store.ports import MAX_TRANSACTION_OPS, Condition, Delete, Item, Put, Update, WriteOp
 from ..todos.keys import KIND_PREFIX, record_of
 from ..todos.state import TodoState
 from .actor import actor_of

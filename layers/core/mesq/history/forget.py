@@ -9,8 +9,8 @@ retention TTL removes (docs/decisions.md, history).
 
 from __future__ import annotations
 
+from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Delete, ItemStore, Key
 from ..store.paging import walk
-from ..store.ports import MAX_TRANSACTION_OPS, Delete, ItemStore, Key
 from .records import record_partition
 
 

@@ -19,8 +19,8 @@ from typing import Any
 from ..kernel.context import Call
 from ..kernel.errors import Forbidden, ValidationError
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import Item, ItemStore, Key
 from ..kernel.timestamps import parse_timestamp
-from ..store.ports import Item, ItemStore, Key
 from .actor_index import ensure_indexed
 from .records import (
     CHANGE_PREFIX,

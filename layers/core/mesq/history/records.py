@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from ..kernel.keys import user_partition
-from ..store.ports import Condition, Item, Key, Put
+from ..kernel.ports.storage import Condition, Item, Key, Put
 
 RecordKind = Literal["memo", "task", "subtask", "inbox", "space", "column", "tag"]
 KINDS: tuple[RecordKind, ...] = ("memo", "task", "subtask", "inbox", "space", "column", "tag")

@@ -24,11 +24,11 @@ from typing import Any
 from ..kernel.context import Call
 from ..kernel.errors import Conflict, Forbidden, MesqError, NotFound, RevisionConflict, ValidationError
 from ..kernel.messages import quoted
+from ..kernel.ports.storage import Item, WriteOp
 from ..kernel.timestamps import now_timestamp
 from ..memos.reads import public_memo
 from ..memos.store import read_memo
 from ..memos.writes import delete_memo, restore_memo, update_memo
-from ..store.ports import Item, WriteOp
 from ..todos import model
 from ..todos.board.spaces import update_todo_space
 from ..todos.board.subtasks import delete_todo_subtask

@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .. import __version__
-from ..application.operations import check_registry, invoke
+from ..application.invocation import check_registry, invoke
 from ..application.ratelimit import Bucket, RateLimiter
 from ..application.validation import prepare_validators
 from ..asgi.auth import require_scopes, rest_principal

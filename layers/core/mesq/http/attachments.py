@@ -42,8 +42,8 @@ from ..kernel.concurrency import run_sync
 from ..kernel.context import Call, Principal
 from ..kernel.errors import ClientClosed, MesqError, NotFound, PayloadTooLarge, ValidationError
 from ..kernel.messages import quoted
+from ..kernel.ports.storage import BlobNotFound, BlobStore, StoreUnavailable
 from ..kernel.spec import Spec
-from ..store.ports import BlobNotFound, BlobStore, StoreUnavailable
 from ..wiring.services import Services
 from .challenge import rest_challenge
 

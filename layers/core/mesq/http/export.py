@@ -21,8 +21,8 @@ from ..asgi.trace import trace_id_of
 from ..auth.scopes import ALL_SCOPES
 from ..kernel.concurrency import run_sync
 from ..kernel.errors import MesqError, ValidationError
+from ..kernel.ports.storage import StoreUnavailable
 from ..kernel.spec import Spec
-from ..store.ports import StoreUnavailable
 from ..wiring.services import Services
 from .challenge import rest_challenge
 

@@ -29,10 +29,10 @@ from ..attachments.paths import NAMESPACES, Namespace, namespace_of
 from ..kernel.errors import Conflict, NotFound, ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
+from ..kernel.ports.storage import BlobStore, Item, ItemStore
 from ..memos.purge import ORPHANS_PREFIX
 from ..memos.store import all_memos
 from ..store.paging import walk
-from ..store.ports import BlobStore, Item, ItemStore
 from ..todos.keys import PREFIX as TODO_PREFIX
 
 #: At most this many attachments per namespace are listed (newest first).

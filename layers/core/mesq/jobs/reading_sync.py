@@ -10,11 +10,11 @@ from typing import Literal
 
 from aws_lambda_powertools import Logger
 
+from ..adapters.reading.wechat import provider_factory
+from ..kernel.ports.storage import Item
 from ..kernel.timestamps import now_timestamp, parse_timestamp
 from ..reading.credentials import users_to_sync
 from ..reading.sync import sync_status, sync_user
-from ..reading.wechat import provider_factory
-from ..store.ports import Item
 from ..wiring.services import Services
 
 logger = Logger(child=True)

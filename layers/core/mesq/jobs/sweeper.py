@@ -15,8 +15,8 @@ from aws_lambda_powertools import Logger
 
 from ..attachments.uploads import sweep_expired_sessions
 from ..kernel.concurrency import run_sync
-from ..reminders.tick import run_due_reminder_tick
 from ..wiring.services import Services, reminder_reach
+from .reminder_tick import run_due_reminder_tick
 
 logger = Logger(child=True)
 

@@ -6,12 +6,12 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from ..reading.queue import ReadingSyncQueue
-from ..sealing.ports import Sealer
-from ..store.ports import BlobStore, ItemStore
-from .call_metrics import CallMetrics
 from .deployment import Deployment
-from .model_ports import SearchRuntime
+from .ports.call_metrics import CallMetrics
+from .ports.models import SearchRuntime
+from .ports.reading_queue import ReadingSyncQueue
+from .ports.sealer import Sealer
+from .ports.storage import BlobStore, ItemStore
 
 Channel = Literal["api", "mcp", "web", "cli"]
 CredentialKind = Literal["pat", "oauth", "session"]
@@ -47,7 +47,7 @@ class Services(Protocol):
 
     @property
     def search(self) -> SearchRuntime:
-        """AI search's providers (behind mesq/kernel/model_ports.py) and loaded indexes, built lazily."""
+        """AI search's providers (behind mesq/kernel/ports/models.py) and loaded indexes, built lazily."""
         ...
 
     @property
@@ -57,7 +57,7 @@ class Services(Protocol):
 
     @property
     def call_metrics(self) -> CallMetrics:
-        """One metric per operation call (operations.invoke); EMF on Lambda, nothing elsewhere."""
+        """One metric per operation call (invocation.invoke); EMF on Lambda, nothing elsewhere."""
         ...
 
     @property

@@ -12,7 +12,7 @@ import re
 # Whitespace in both engines: Python's `\s` and ECMA-262's disagree (Python adds U+001C..U+001F and
 # U+0085, ECMA adds U+FEFF), and the TagName schema must mean the same to JS hosts (Ajv) as here.
 # `\s` plus the characters only the other engine counts is the union of both in either engine
-# (tests/unit/test_tags.py checks every code point), and far shorter in every tools/list than the
+# (tests/kernel/test_tags.py checks every code point), and far shorter in every tools/list than the
 # set written out.
 WHITESPACE_CHARS = r"\s\x1c-\x1f\x85\ufeff"
 # Characters a tag can never contain besides the hierarchy separator '/': whitespace, '#' and

@@ -1,7 +1,7 @@
 """`tools/call` -> the operation, in-process (no HTTP round trip), so REST and MCP cannot drift.
 
 Order: visibility (the same filter as `tools/list`) -> argument validation against the tool's
-input schema -> the operation (`operations.invoke_sync`, in a worker thread) -> envelope checked
+input schema -> the operation (`invocation.invoke_sync`, in a worker thread) -> envelope checked
 against the tool's output schema. An unknown or hidden tool is a protocol error (-32602, like an
 unknown prompt); every failure of a call that ran becomes a tool error in the error envelope.
 A tool hidden only by missing scopes never gets here: the endpoint answers it with the 403
@@ -21,7 +21,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
-from ..application.operations import invoke_async, invoke_sync
+from ..application.invocation import invoke_async, invoke_sync
 from ..application.ratelimit import Bucket, RateLimiter
 from ..kernel.concurrency import run_sync
 from ..kernel.context import Principal

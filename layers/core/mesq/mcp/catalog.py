@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 from mcp.shared.tool_name_validation import TOOL_NAME_REGEX
 
-from ..application.operations import REGISTRY, AsyncOperationFn, OperationFn
+from ..application.invocation import REGISTRY, AsyncOperationFn, OperationFn
 from ..application.validation import prepare_validators
 from ..kernel.messages import quoted
 from ..kernel.spec import Operation, Spec
 from ..kernel.toolsets import TOOLSETS
-from .apps import tool_meta
 from .lean import component_names, lean_input_schema, lean_output_schema, without_nested_required
+from .mcp_apps import tool_meta
 
 if TYPE_CHECKING:
     from .state import RequestState
@@ -294,7 +294,7 @@ def build_tool(
             output_schema=envelope.listed,
             # The title is said once, on the tool (clients since 2025-06-18 read it there first).
             annotations=tool_annotations(hints),
-            # MCP Apps: the view this tool's result renders in (apps.py); absent for the rest.
+            # MCP Apps: the view this tool's result renders in (mcp_apps.py); absent for the rest.
             _meta=tool_meta(name),
         )
         return Listing(tool, listed_input, envelope.listed, envelope.checked)

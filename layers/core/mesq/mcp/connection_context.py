@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..application.operations import OperationFn
+from ..application.invocation import OperationFn
 from ..kernel.context import Call
 from ..kernel.toolsets import TOOLSETS
 

@@ -25,7 +25,7 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
-from ..application.operations import invoke
+from ..application.invocation import invoke
 from ..kernel.errors import MesqError
 from ..kernel.messages import quoted
 from ..kernel.spec import load_spec

@@ -50,10 +50,6 @@ def internal_envelope(exc: BaseException, trace_id: str, tool: str | None) -> di
     return Internal.for_trace(trace_id).envelope(trace_id)
 
 
-def internal_result(exc: BaseException, trace_id: str, tool: str | None) -> types.CallToolResult:
-    return tool_result(internal_envelope(exc, trace_id, tool), is_error=True)
-
-
 def checked_envelope(
     envelope: dict[str, Any], output_schema: dict[str, Any], trace_id: str, tool: str
 ) -> dict[str, Any]:

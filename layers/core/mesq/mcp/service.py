@@ -21,13 +21,13 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from starlette.routing import Route
 
 from .. import __version__
-from ..application.operations import check_registry
+from ..application.invocation import check_registry
 from ..asgi.cors import open_cors
 from ..kernel.errors import Internal
 from ..kernel.spec import load_spec
 from ..kernel.toolsets import TOOLSETS
 from ..wiring.services import Services
-from . import adapter, apps, prompts, resources
+from . import adapter, mcp_apps, prompts, resources
 from .catalog import Catalog, build_catalog
 from .code.sandbox import available as sandbox_available
 from .code.tools import listed_tools, with_code_tools
@@ -142,7 +142,7 @@ class _AppsServer(Server[Any]):
         experimental_capabilities: dict[str, dict[str, Any]] | None = None,
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
-        experimental = {**apps.EXTENSION_SETTINGS, **(experimental_capabilities or {})}
+        experimental = {**mcp_apps.EXTENSION_SETTINGS, **(experimental_capabilities or {})}
         return super().create_initialization_options(notification_options, experimental, extensions)
 
 
@@ -171,7 +171,7 @@ def build_server(catalog: Catalog) -> Server[Any]:
     ) -> types.ListResourcesResult:
         request_state(ctx)
         _single_page(params)
-        return types.ListResourcesResult(resources=apps.listed_resources())
+        return types.ListResourcesResult(resources=mcp_apps.listed_resources())
 
     async def list_resource_templates(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -184,9 +184,9 @@ def build_server(catalog: Catalog) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         uri = str(params.uri)
-        view = apps.view_of(uri)
+        view = mcp_apps.view_of(uri)
         state = request_state(ctx)
-        return apps.read_view(uri, view) if view is not None else await resources.read_resource(uri, state)
+        return mcp_apps.read_view(uri, view) if view is not None else await resources.read_resource(uri, state)
 
     async def ping(ctx: ServerRequestContext[Any], params: types.RequestParams | None) -> types.EmptyResult:
         request_state(ctx)
@@ -225,7 +225,7 @@ def build_server(catalog: Catalog) -> Server[Any]:
         on_ping=_guarded(_limited("ping", ping)),
         on_read_resource=_guarded(_limited("resources/read", read_resource)),
     )
-    server.extensions = apps.EXTENSION_SETTINGS  # MCP Apps, declared on both eras
+    server.extensions = mcp_apps.EXTENSION_SETTINGS  # MCP Apps, declared on both eras
     server.add_request_handler("server/discover", types.RequestParams, _guarded(_limited("server/discover", discover)))
     return server
 

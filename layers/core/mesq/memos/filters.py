@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..kernel.errors import ValidationError
+from ..kernel.ports.storage import Item
 from ..kernel.timestamps import normalize_timestamp
-from ..store.ports import Item
 from . import store
 
 

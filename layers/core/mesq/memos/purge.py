@@ -21,8 +21,8 @@ from ..history.forget import forget_record
 from ..kernel.errors import Conflict, NotFound, RevisionConflict
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
+from ..kernel.ports.storage import Condition, ConditionFailed, Delete, ItemStore, Put, WriteOp
 from ..kernel.timestamps import now_timestamp
-from ..store.ports import Condition, ConditionFailed, Delete, ItemStore, Put, WriteOp
 from . import store
 
 ORPHANS_PREFIX = "ORPHANS#"

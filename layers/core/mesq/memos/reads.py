@@ -19,9 +19,9 @@ from ..kernel.context import Call
 from ..kernel.errors import NotFound, ValidationError
 from ..kernel.messages import quoted
 from ..kernel.pages import full_and_behind, page
+from ..kernel.ports.storage import Item
 from ..kernel.spec import load_spec
 from ..kernel.timestamps import parse_timestamp, parse_zone
-from ..store.ports import Item
 from . import store
 from .filters import MemoFilter, entry_id, filter_from, literal_match, sort_key
 

@@ -17,8 +17,8 @@ from collections.abc import Iterator, Sequence
 
 from ..kernel.errors import ValidationError
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Condition, Item, ItemStore, Put, Update, WriteOp
 from ..store.paging import walk
-from ..store.ports import MAX_TRANSACTION_OPS, Condition, Item, ItemStore, Put, Update, WriteOp
 
 STATUSES = ("NORMAL", "ARCHIVED", "DELETED")
 STATS_SK = "STATS#MEMO"

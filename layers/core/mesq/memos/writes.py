@@ -12,16 +12,16 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from ..application import idempotency
 from ..attachments.reads import checked_resources
 from ..history.capture import memo_change
 from ..kernel.context import Call
 from ..kernel.errors import Conflict, RevisionConflict, ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
+from ..kernel.ports.storage import ConditionFailed, Item
 from ..kernel.tags import expand_tag_paths, is_valid_tag, parse_tags, rename_tag
 from ..kernel.timestamps import now_timestamp
-from ..store.ports import ConditionFailed, Item
+from ..store import idempotency
 from . import store
 from .filters import entry_id, time_arg
 from .reads import content_max_characters, public_memo, require_memo

@@ -15,9 +15,9 @@ from typing import Literal
 
 from ..kernel.errors import ValidationError
 from ..kernel.keys import user_partition
-from ..sealing.ports import Sealer
+from ..kernel.ports.sealer import Sealer
+from ..kernel.ports.storage import Delete, ItemStore, Put
 from ..store.paging import walk
-from ..store.ports import Delete, ItemStore, Put
 
 CredentialKind = Literal["api_key", "cookie"]
 KINDS: tuple[CredentialKind, ...] = ("api_key", "cookie")

@@ -13,8 +13,8 @@ from typing import Any
 
 from ..kernel.errors import ValidationError
 from ..kernel.messages import quoted
+from ..kernel.ports.storage import ItemStore
 from ..kernel.timestamps import normalize_timestamp
-from ..store.ports import ItemStore
 from .merge import MergeReport, apply_snapshot
 from .model import PROVIDER, BookSnapshot, UpstreamBook, UpstreamNote
 

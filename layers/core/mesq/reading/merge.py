@@ -18,7 +18,17 @@ from typing import Any
 
 from ..kernel.errors import ServiceUnavailable
 from ..kernel.keys import user_partition
-from ..store.ports import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Delete, Item, ItemStore, Put, Update, WriteOp
+from ..kernel.ports.storage import (
+    MAX_TRANSACTION_OPS,
+    Condition,
+    ConditionFailed,
+    Delete,
+    Item,
+    ItemStore,
+    Put,
+    Update,
+    WriteOp,
+)
 from . import store
 from .model import (
     COUNTERS,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..kernel.keys import user_partition
-from ..store.ports import Item, Key
+from ..kernel.ports.storage import Item, Key
 
 PROVIDER = "wechat-reading"
 NoteType = Literal["highlight", "note"]

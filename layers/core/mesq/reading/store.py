@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import Item, ItemStore
 from ..store.paging import walk
-from ..store.ports import Item, ItemStore
 from .model import book_key, books_range, notes_range
 
 

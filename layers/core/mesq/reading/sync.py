@@ -19,8 +19,8 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from ..kernel.keys import user_partition
-from ..sealing.ports import Sealer, SealingError
-from ..store.ports import Condition, ConditionFailed, Item, ItemStore
+from ..kernel.ports.sealer import Sealer, SealingError
+from ..kernel.ports.storage import Condition, ConditionFailed, Item, ItemStore
 from . import store
 from .credentials import Credential, load_credential
 from .merge import MergeReport, apply_snapshot

@@ -32,9 +32,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from ..adapters.outbound import IPAddress, is_public_address
 from ..kernel.errors import NotFound, ValidationError
 from ..kernel.keys import user_partition
-from ..sealing.ports import Sealer
+from ..kernel.ports.sealer import Sealer
+from ..kernel.ports.storage import Condition, ConditionFailed, Item, ItemStore, Update
 from ..store.paging import walk
-from ..store.ports import Condition, ConditionFailed, Item, ItemStore, Update
 
 PREFIX = "REMIND#CHANNEL#"
 MAX_CHANNELS = 5

@@ -13,8 +13,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from ..kernel.errors import ValidationError
-from ..sealing.ports import Sealer
-from ..store.ports import Condition, ConditionFailed, Item, ItemStore
+from ..kernel.ports.sealer import Sealer
+from ..kernel.ports.storage import Condition, ConditionFailed, Item, ItemStore
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from aws_lambda_powertools import Logger
 from ..asgi.access_log import AccessLogMiddleware, LogFormat
 from ..search.warm_up import warm_in_background
 from ..wiring.services import Services
-from .apps import create_local_app
+from .app_factories import create_local_app
 
 
 class ListenError(Exception):

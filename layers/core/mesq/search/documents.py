@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..kernel.keys import partition_owner
-from ..store.ports import Item
+from ..kernel.ports.storage import Item
 
 Kind = Literal["memo", "todo_task", "inbox_item", "reading_note"]
 KINDS: tuple[Kind, ...] = ("memo", "todo_task", "inbox_item", "reading_note")

@@ -30,8 +30,8 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from ..kernel.context import Services
+from ..kernel.ports.storage import Condition, Cursor, Item, ItemStore, Key, QueryPage, Update, WriteOp
 from ..store.item_rules import key_of
-from ..store.ports import Condition, Cursor, Item, ItemStore, Key, QueryPage, Update, WriteOp
 from .documents import searchable_owner
 from .fair_queue import FairQueue
 

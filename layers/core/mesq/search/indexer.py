@@ -16,7 +16,7 @@ from aws_lambda_powertools import Logger
 
 from ..kernel.context import Services
 from ..kernel.keys import user_partition
-from ..kernel.model_ports import ProviderError
+from ..kernel.ports.models import ProviderError
 from ..store.paging import walk
 from .documents import SOURCE_PREFIXES, Doc, doc_of, source_kind
 from .index import Entry, SearchIndex

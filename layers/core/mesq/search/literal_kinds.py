@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import Item, ItemStore
 from ..memos.filters import sort_key
 from ..store.paging import walk
-from ..store.ports import Item, ItemStore
 from ..todos import keys as todo_keys
 from .literal import Order, Row
 

@@ -32,7 +32,7 @@ from aws_lambda_powertools import Logger
 
 from ..kernel.context import Services
 from ..kernel.keys import user_partition
-from ..store.ports import BlobNotFound, BlobStore, Item, ItemStore
+from ..kernel.ports.storage import BlobNotFound, BlobStore, Item, ItemStore
 from .literal import LiteralIndex, Row
 from .literal_kinds import KINDS, MEMO, LiteralKind, kind_named
 from .persist import _folder, swap_pointer

@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from ..kernel.keys import user_partition
-from ..kernel.model_ports import SearchRuntime
-from ..store.ports import BlobNotFound, BlobStore, Condition, ConditionFailed, Item, ItemStore
+from ..kernel.ports.models import SearchRuntime
+from ..kernel.ports.storage import BlobNotFound, BlobStore, Condition, ConditionFailed, Item, ItemStore
 from .documents import Doc
 from .index import Entry, SearchIndex
 

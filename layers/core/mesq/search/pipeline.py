@@ -33,7 +33,7 @@ import numpy.typing as npt
 from aws_lambda_powertools import Logger
 
 from ..kernel.errors import ServiceUnavailable
-from ..kernel.model_ports import Embedder, ProviderError, Reranker
+from ..kernel.ports.models import Embedder, ProviderError, Reranker
 from .documents import Doc
 from .index import SearchIndex
 from .tokens import tokens

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from ..kernel.model_ports import SearchRuntime
+from ..kernel.ports.models import SearchRuntime
 
 
 def warm_in_background(runtime: SearchRuntime) -> threading.Thread:

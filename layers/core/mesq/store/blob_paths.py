@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 
 from ..kernel.messages import quoted
-from .ports import InvalidBlobPath
+from ..kernel.ports.storage import InvalidBlobPath
 
 MAX_PATH_LENGTH = 512
 MAX_SEGMENT_LENGTH = 200

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .ports import ConditionFailed, ItemStore, Put, Update
+from ..kernel.ports.storage import ConditionFailed, ItemStore, Put, Update
 
 
 def write_each(items: ItemStore, ops: Sequence[Put | Update]) -> int:

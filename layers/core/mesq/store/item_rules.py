@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..kernel.messages import quoted
-from .ports import INDEXES, KEY_ATTRIBUTES, MAX_TRANSACTION_OPS, Condition, Key, Put, Update, WriteOp
+from ..kernel.ports.storage import INDEXES, KEY_ATTRIBUTES, MAX_TRANSACTION_OPS, Condition, Key, Put, Update, WriteOp
 from .table import TTL_ATTRIBUTE
 
 #: A tuple, not a set: validation reports the first bad attribute in a stable order.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from .ports import Item, ItemStore
+from ..kernel.ports.storage import Item, ItemStore
 
 #: Items per query page: one DynamoDB response is at most 1 MB anyway.
 QUERY_PAGE = 1000

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..kernel.errors import NotFound, ValidationError
 from ..kernel.messages import quoted
-from ..store.ports import Item
+from ..kernel.ports.storage import Item
 from . import model
 from .state import TodoState
 

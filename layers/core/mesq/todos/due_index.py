@@ -32,10 +32,10 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Condition, Item, ItemStore, Update
 from ..kernel.timestamps import now_timestamp
 from ..store.each import write_each
 from ..store.paging import walk
-from ..store.ports import MAX_TRANSACTION_OPS, Condition, Item, ItemStore, Update
 from .keys import (
     DUE_INDEX,
     KIND_PREFIX,

@@ -33,9 +33,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..kernel.keys import user_partition
-from ..store.each import write_each
-from ..store.paging import walk
-from ..store.ports import (
+from ..kernel.ports.storage import (
     MAX_TRANSACTION_OPS,
     Check,
     Condition,
@@ -47,6 +45,8 @@ from ..store.ports import (
     Update,
     WriteOp,
 )
+from ..store.each import write_each
+from ..store.paging import walk
 from .keys import INDEX, KIND_PREFIX, SIZE_PREFIX, column_list, inbox_list, live, record_of, subtask_list, task_key
 from .list_sizes import is_new, seed, subtask_sizes
 from .state import TodoState

@@ -36,8 +36,8 @@ from typing import Any, Literal
 
 from ..kernel.errors import ValidationError
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import Item, Key
 from ..kernel.timestamps import parse_timestamp
-from ..store.ports import Item, Key
 
 PREFIX = "TODO#"
 Kind = Literal["space", "slug", "column", "task", "inbox", "tag"]

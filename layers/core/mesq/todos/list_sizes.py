@@ -32,8 +32,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, Update, WriteOp
 from ..store.paging import walk
-from ..store.ports import Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, Update, WriteOp
 from .keys import (
     INDEX,
     KIND_PREFIX,

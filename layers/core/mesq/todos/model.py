@@ -30,10 +30,10 @@ import fractional_indexing
 
 from ..kernel.errors import ValidationError
 from ..kernel.messages import quoted
+from ..kernel.ports.storage import Item
 from ..kernel.spec import SpecError, load_spec
 from ..kernel.tags import is_valid_tag
 from ..kernel.timestamps import parse_timestamp, parse_zone
-from ..store.ports import Item
 from .recurrence import normalized as normalized_rule
 
 

@@ -22,8 +22,8 @@ from typing import Any
 from dateutil.rrule import rrule, rrulestr
 
 from ..kernel.errors import ValidationError
+from ..kernel.ports.storage import Item
 from ..kernel.timestamps import parse_timestamp, parse_zone
-from ..store.ports import Item
 
 FREQUENCIES = ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
 HISTORY_MAX = 50

@@ -23,8 +23,8 @@ import isodate
 from ..kernel.errors import ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
+from ..kernel.ports.storage import Delete, Item, Key, Put, WriteOp
 from ..kernel.timestamps import format_timestamp, parse_timestamp
-from ..store.ports import Delete, Item, Key, Put, WriteOp
 from .keys import KIND_PREFIX, live, record_of
 from .views.query import due_moment
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import Item, ItemStore
 from ..store.paging import walk
-from ..store.ports import Item, ItemStore
 from . import model
 from .keys import (
     INDEX,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from ..kernel.keys import user_partition
-from ..store.ports import MAX_TRANSACTION_OPS, Condition, Delete, ItemStore
+from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Condition, Delete, ItemStore
 from .keys import KIND_PREFIX, SETTINGS_SK, SIZE_PREFIX
 
 #: The counters an empty board may hold (list sizes of its columns and inbox, and the graph

@@ -29,14 +29,23 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ..application import idempotency
 from ..history.capture import todo_changes
 from ..history.records import CHANGE_PREFIX
 from ..kernel.context import Call
 from ..kernel.errors import MesqError, ValidationError
 from ..kernel.keys import user_partition
+from ..kernel.ports.storage import (
+    MAX_TRANSACTION_OPS,
+    Condition,
+    ConditionFailed,
+    Delete,
+    Item,
+    ItemStore,
+    Put,
+    WriteOp,
+)
 from ..kernel.timestamps import now_timestamp, utc_now
-from ..store.ports import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Delete, Item, ItemStore, Put, WriteOp
+from ..store import idempotency
 from . import model
 from .graph_counts import count_ops, is_count_op
 from .keys import Kind, ident, key, settings_key, slug_key, stored

@@ -28,7 +28,7 @@ STATIC = Path(__file__).parent / "static"
 def web_routes(
     services: Services, *, clock: Clock | None = None, throttle: ThrottlePolicy | None = None
 ) -> list[BaseRoute]:
-    # Imported here, not at the top, for start-up cost only (no cycle: tests/unit/test_web_shape.py):
+    # Imported here, not at the top, for start-up cost only (no cycle: tests/architecture/test_web_shape.py):
     # `mesq.web.kit.sessions` (the CLI's `user disable`) and the kit load without every page module.
     from .memos.activity import activity_routes
     from .memos.pages import memo_routes

@@ -97,7 +97,7 @@ class Settings:
     wechat_reading_web_url: str = "https://weread.qq.com"
     kms_key_id: str | None = None
     reading_sync_queue_url: str | None = None
-    #: Per-call metrics (mesq/kernel/call_metrics.py): "emf" on Lambda (template.yaml), else "off".
+    #: Per-call metrics (mesq/kernel/ports/call_metrics.py): "emf" on Lambda (template.yaml), else "off".
     call_metrics: Literal["off", "emf"] = "off"
     # Reminders (docs/contract.md §12): the tick interval of `mesq serve`'s loop, and whether a
     # webhook may be an http://127.0.0.1 / localhost URL (tests, local development only).

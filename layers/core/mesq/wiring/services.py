@@ -1,6 +1,6 @@
 """The composition root: Settings -> the adapters of every port, each built once per process. The
 only module that picks adapters (and so the only one, with the adapters themselves, that calls
-`build_sealer` or `boto3.client`; tests/unit/test_composition_root.py holds it to that).
+`build_sealer` or `boto3.client`; tests/architecture/test_composition_root.py holds it to that).
 
 `Services` is the one implementation of `context.Services` (what operations see); the edges
 (apps, HTTP, MCP, web, jobs) also read its `settings`."""
@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from aws_lambda_powertools import Logger
 
-from ..adapters.deferred_blobs import DeferredBlobStore
-from ..kernel.call_metrics import CallMetrics, NoCallMetrics
+from ..adapters.store.deferred_blobs import DeferredBlobStore
 from ..kernel.deployment import Deployment
-from ..kernel.model_ports import Embedder, Reranker, SearchRuntime
-from ..reading.queue import ReadingSyncQueue
-from ..sealing.ports import Sealer
-from ..store.ports import BlobStore, ItemStore
+from ..kernel.ports.call_metrics import CallMetrics, NoCallMetrics
+from ..kernel.ports.models import Embedder, Reranker, SearchRuntime
+from ..kernel.ports.reading_queue import ReadingSyncQueue
+from ..kernel.ports.sealer import Sealer
+from ..kernel.ports.storage import BlobStore, ItemStore
 from .config import Settings
 
 if TYPE_CHECKING:
-    from ..reminders.tick import Reach
+    from ..reminders.transport import Reach
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 T = TypeVar("T")
@@ -53,10 +53,10 @@ class Services:
     settings: Settings
     items: ItemStore
     blobs: BlobStore
-    #: One metric per operation call (operations.invoke); EMF on Lambda, nothing elsewhere.
+    #: One metric per operation call (invocation.invoke); EMF on Lambda, nothing elsewhere.
     call_metrics: CallMetrics = field(default_factory=NoCallMetrics)
     deployment: Deployment = field(init=False)
-    #: AI search's providers and loaded indexes (mesq/kernel/model_ports.py), built lazily.
+    #: AI search's providers and loaded indexes (mesq/kernel/ports/models.py), built lazily.
     search: SearchRuntime = field(init=False)
     #: Where a requested reading sync goes (SQS on AWS); None runs it in place.
     reading_queue: ReadingSyncQueue | None = field(init=False)
@@ -90,10 +90,10 @@ def deployment_of(settings: Settings) -> Deployment:
 
 def build_item_store(settings: Settings) -> ItemStore:
     if settings.storage == "dynamodb":
-        from ..store.dynamodb import DynamoDBItemStore
+        from ..adapters.store.dynamodb import DynamoDBItemStore
 
         return DynamoDBItemStore(settings.table_name, endpoint_url=settings.dynamodb_endpoint, region=settings.region)
-    from ..store.sqlite import SQLiteItemStore
+    from ..adapters.store.sqlite import SQLiteItemStore
 
     return SQLiteItemStore(settings.sqlite_path)
 
@@ -101,7 +101,7 @@ def build_item_store(settings: Settings) -> ItemStore:
 def build_blob_store(settings: Settings) -> BlobStore:
     """S3's client is made on first use (deferred_blobs.py), or at once with `prepare_at_init`."""
     if settings.storage == "dynamodb":
-        from ..store.blobs_s3 import S3BlobStore
+        from ..adapters.store.blobs_s3 import S3BlobStore
 
         def make() -> BlobStore:
             return S3BlobStore(settings.bucket, endpoint_url=settings.s3_endpoint, region=settings.region)
@@ -111,7 +111,7 @@ def build_blob_store(settings: Settings) -> BlobStore:
         if not settings.bucket:
             raise ValueError("bucket is required")  # fails at start-up, as S3BlobStore would
         return DeferredBlobStore(make, S3BlobStore.transport)
-    from ..store.blobs_local import LocalBlobStore
+    from ..adapters.store.blobs_local import LocalBlobStore
 
     return LocalBlobStore(settings.blob_dir)
 
@@ -148,10 +148,10 @@ def build_services(settings: Settings) -> Services:
 def build_sealer(settings: Settings) -> Sealer:
     """KMS envelope encryption when a key is configured (AWS), else the local key file."""
     if settings.kms_key_id:
-        from ..sealing.kms import KmsEnvelopeSealer
+        from ..adapters.sealing.kms import KmsEnvelopeSealer
 
         return KmsEnvelopeSealer(settings.kms_key_id, settings.region)
-    from ..sealing.local import LocalKeySealer
+    from ..adapters.sealing.local_key import LocalKeySealer
 
     return LocalKeySealer(settings.secret_key_file)
 
@@ -159,7 +159,7 @@ def build_sealer(settings: Settings) -> Sealer:
 def build_reading_queue(settings: Settings) -> ReadingSyncQueue | None:
     if not settings.reading_sync_queue_url:
         return None
-    from ..reading.queue_sqs import SqsReadingSyncQueue
+    from ..adapters.reading.queue_sqs import SqsReadingSyncQueue
 
     return SqsReadingSyncQueue(settings.reading_sync_queue_url, settings.region)
 
@@ -172,11 +172,11 @@ def build_search_models(settings: Settings) -> tuple[Embedder | None, Reranker |
 
 def build_embedder(settings: Settings) -> Embedder | None:
     if settings.search_provider == "bedrock":
-        from ..search.bedrock import BedrockEmbedder
+        from ..adapters.models.bedrock import BedrockEmbedder
 
         return BedrockEmbedder(settings.bedrock_embedding_model_id, settings.region)
     if settings.search_provider == "local":
-        from ..search.local_models import BundledEmbedder, SentenceTransformerEmbedder
+        from ..adapters.models.local_models import BundledEmbedder, SentenceTransformerEmbedder
 
         if settings.embedding_model_path:
             return SentenceTransformerEmbedder(settings.embedding_model_path)
@@ -186,7 +186,7 @@ def build_embedder(settings: Settings) -> Embedder | None:
 
 def build_reranker(settings: Settings) -> Reranker | None:
     if settings.search_provider == "bedrock" and settings.bedrock_rerank_model_arn:
-        from ..search.bedrock import BedrockReranker
+        from ..adapters.models.bedrock import BedrockReranker
 
         return BedrockReranker(settings.bedrock_rerank_model_arn, settings.region)
     return None
@@ -195,7 +195,7 @@ def build_reranker(settings: Settings) -> Reranker | None:
 def reminder_reach(settings: Settings) -> Reach:
     """Where this deployment's reminders may go, and the URL their links and VAPID name."""
     from ..reminders.channels import Destinations
-    from ..reminders.tick import Reach
+    from ..reminders.transport import Reach
 
     destinations = Destinations(allow_loopback=settings.reminder_webhook_allow_loopback,
                                 allow_private=settings.allow_private_destinations,

@@ -15,8 +15,8 @@ from typing import Any
 from authlib.common.urls import add_params_to_uri
 
 from ...kernel.errors import NotFound
+from ...kernel.ports.storage import Condition, ConditionFailed, Delete, ItemStore, Put
 from ...kernel.timestamps import now_timestamp
-from ...store.ports import Condition, ConditionFailed, Delete, ItemStore, Put
 from ..scopes import ALL_SCOPES, order_scopes
 from .clients import Client, registered_client
 from .errors import OAuthError

@@ -23,8 +23,8 @@ from authlib.oauth2.rfc7591 import ClientMetadataClaims
 from joserfc.errors import JoseError
 
 from ...kernel.messages import quoted
+from ...kernel.ports.storage import Condition, ItemStore
 from ...kernel.timestamps import now_timestamp
-from ...store.ports import Condition, ItemStore
 from ..scopes import ALL_SCOPES
 from .errors import OAuthError
 from .keys import client_key, new_id

@@ -20,9 +20,9 @@ from typing import Any
 from ...kernel.context import Principal
 from ...kernel.errors import NotFound, Unauthorized
 from ...kernel.messages import quoted
+from ...kernel.ports.storage import Condition, ConditionFailed, Delete, ItemStore, Key, Put, Update, WriteOp
 from ...kernel.timestamps import format_timestamp, now_timestamp, utc_now
 from ...store.paging import walk
-from ...store.ports import Condition, ConditionFailed, Delete, ItemStore, Key, Put, Update, WriteOp
 from ..scopes import order_scopes
 from ..tokens import record_use
 from .errors import OAuthError

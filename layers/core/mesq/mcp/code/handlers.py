@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from ...application.operations import REGISTRY, AsyncOperationFn, OperationFn
+from ...application.invocation import REGISTRY, AsyncOperationFn, OperationFn
 from ...application.ratelimit import Bucket, RateLimiter
 from ...asgi.body import parse_json_object
 from ...kernel.concurrency import run_sync

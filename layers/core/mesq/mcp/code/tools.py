@@ -3,7 +3,7 @@
 They are not operations of openapi.yaml: they have no REST route and work on the MCP
 connection itself (what it can see), so they are declared here, once, and added to the catalog
 built from the spec (`with_code_tools`). Their arguments are validated like every tool's
-(`operations.invoke_sync` against `Operation.input_schema`); their functions are bound to the
+(`invocation.invoke_sync` against `Operation.input_schema`); their functions are bound to the
 connection per request (`CatalogTool.connection_function`).
 """
 

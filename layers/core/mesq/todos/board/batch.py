@@ -21,8 +21,8 @@ from typing import Any
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, MesqError, NotFound, RevisionConflict, ValidationError
 from ...kernel.messages import quoted
+from ...kernel.ports.storage import Check, Condition, Item, Put, WriteOp
 from ...kernel.timestamps import now_timestamp
-from ...store.ports import Check, Condition, Item, Put, WriteOp
 from .. import keys, model
 from ..state import TodoState
 from ..writes import Built, apply, bump, put_revised, tag_registrations

@@ -11,8 +11,8 @@ from typing import Any
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, RevisionConflict, ValidationError
 from ...kernel.messages import quoted
+from ...kernel.ports.storage import Item, WriteOp
 from ...kernel.timestamps import now_timestamp
-from ...store.ports import Item, WriteOp
 from .. import model
 from ..destinations import find_column, resolve_space
 from ..state import TodoState

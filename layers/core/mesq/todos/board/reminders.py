@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...kernel.context import Call
-from ...store.ports import Item, WriteOp
+from ...kernel.ports.storage import Item, WriteOp
 from ..reminder_schedule import check_reminders
 from ..state import TodoState
 from ..writes import bump

@@ -14,8 +14,8 @@ from typing import Any
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, RevisionConflict, ValidationError
 from ...kernel.messages import quoted
+from ...kernel.ports.storage import Condition, Delete, Item, Put, WriteOp
 from ...kernel.timestamps import now_timestamp
-from ...store.ports import Condition, Delete, Item, Put, WriteOp
 from .. import keys, model
 from ..destinations import find_space
 from ..state import TodoState

@@ -13,8 +13,8 @@ from typing import Any
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ...kernel.messages import quoted
+from ...kernel.ports.storage import Check, Condition, Item, WriteOp
 from ...kernel.timestamps import now_timestamp
-from ...store.ports import Check, Condition, Item, WriteOp
 from .. import keys, model
 from ..attachments import bound
 from ..state import TodoState

@@ -18,8 +18,8 @@ from typing import Any
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ...kernel.messages import quoted
+from ...kernel.ports.storage import Item, WriteOp
 from ...kernel.timestamps import now_timestamp
-from ...store.ports import Item, WriteOp
 from .. import keys, model
 from ..state import TodoState, load_state
 from ..writes import Built, apply, bump, create_once, delete_revised, put_new, put_revised, require_revision

@@ -15,8 +15,8 @@ from typing import Any
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ...kernel.messages import quoted
+from ...kernel.ports.storage import Check, Condition, Item, WriteOp
 from ...kernel.timestamps import now_timestamp
-from ...store.ports import Check, Condition, Item, WriteOp
 from .. import keys, model, recurrence
 from ..attachments import bound
 from ..destinations import resolve_destination

@@ -12,8 +12,8 @@ from ...kernel.context import Call
 from ...kernel.errors import Conflict, NotFound, RevisionConflict
 from ...kernel.messages import quoted
 from ...kernel.pages import behind, page
+from ...kernel.ports.storage import Item
 from ...kernel.timestamps import now_timestamp
-from ...store.ports import Item
 from .. import keys, model
 from ..state import TodoState, load_state
 from ..writes import Built, apply, bump, put_revised, require_revision

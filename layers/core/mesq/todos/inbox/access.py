@@ -17,8 +17,8 @@ from typing import Any
 from ...kernel.context import Call
 from ...kernel.errors import MesqError, NotFound, RevisionConflict
 from ...kernel.messages import quoted
+from ...kernel.ports.storage import Item, WriteOp
 from ...kernel.timestamps import now_timestamp
-from ...store.ports import Item, WriteOp
 from .. import keys, model
 from ..state import TodoState
 from ..writes import Built, apply, bump, put_revised, tag_registrations

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...kernel.context import Call
-from ...store.ports import Item
+from ...kernel.ports.storage import Item
 from .. import keys, model
 from ..state import TodoState
 

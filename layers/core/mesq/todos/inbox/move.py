@@ -18,8 +18,8 @@ from typing import Any
 
 from ...kernel.context import Call
 from ...kernel.errors import MesqError, ValidationError
+from ...kernel.ports.storage import Check, Condition, Item, WriteOp
 from ...kernel.timestamps import now_timestamp
-from ...store.ports import Check, Condition, Item, WriteOp
 from .. import keys, model
 from ..destinations import resolve_destination
 from ..state import TodoState

@@ -15,8 +15,8 @@ from ...kernel.context import Call
 from ...kernel.errors import ValidationError
 from ...kernel.messages import quoted
 from ...kernel.pages import behind, page
+from ...kernel.ports.storage import Item, WriteOp
 from ...kernel.timestamps import now_timestamp
-from ...store.ports import Item, WriteOp
 from .. import keys, model
 from ..attachments import bound
 from ..state import TodoState, load_partial

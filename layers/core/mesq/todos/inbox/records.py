@@ -15,7 +15,7 @@ from typing import Any
 
 from ...kernel.errors import NotFound, ValidationError
 from ...kernel.messages import quoted
-from ...store.ports import Item
+from ...kernel.ports.storage import Item
 from .. import model
 
 #: Subtasks per inbox item: the same cap as a board task, so a move to the board (task +

@@ -16,7 +16,7 @@ from typing import Any
 
 from ...kernel.context import Call
 from ...kernel.errors import ValidationError
-from ...store.ports import Item
+from ...kernel.ports.storage import Item
 from .. import model
 from ..state import TodoState, load_partial
 from ..views import budget

@@ -24,8 +24,8 @@ from collections.abc import Iterator, Sequence
 from itertools import islice
 from typing import Any
 
+from ...kernel.ports.storage import ItemStore
 from ...store.paging import walk
-from ...store.ports import ItemStore
 from ..graph_counts import column_counts, inbox_subtask_count, root_counts
 from ..keys import INDEX, KIND_PREFIX, column_list, inbox_list, live
 from ..list_sizes import board_sizes

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ...store.ports import ItemStore
+from ...kernel.ports.storage import ItemStore
 from ..due_index import day_range, entries, tasks_by_id
 from ..keys import UNDATED
 from ..state import TodoState

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ...kernel.ports.storage import ItemStore
 from ...store.paging import walk
-from ...store.ports import ItemStore
 from ..keys import INDEX, column_list, inbox_list, live, subtask_list
 from ..list_sizes import board_sizes, subtask_sizes
 from .listing import ListOptions, Window, plain_page

@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 
 from ...kernel.context import Services
 from ...kernel.keys import user_partition
+from ...kernel.ports.storage import ItemStore
 from ...store.paging import walk
-from ...store.ports import ItemStore
 from ..due_index import tasks_by_id
 from ..keys import SIZE_PREFIX, SUBTASK_SIZE_PREFIX, inbox_key, record_of
 from .query import TodoQuery

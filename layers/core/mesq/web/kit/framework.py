@@ -19,7 +19,7 @@ from aws_lambda_powertools import Logger
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ...application.operations import invoke
+from ...application.invocation import invoke
 from ...asgi.body import MAX_FORM_BYTES
 from ...asgi.envelope import failure
 from ...asgi.trace import trace_id_of
@@ -219,7 +219,7 @@ def error_page(
     headers = {"Retry-After": str(error.retry_after_seconds)} if error.retry_after_seconds else None
     message = error.message if request is None else without_url_text(error.message, request)
     return render(
-        "error.html",
+        "kit/error.html",
         language=language,
         status=error.http_status,
         headers=headers,

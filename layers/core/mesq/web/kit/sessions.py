@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from ...auth.tokens import secret_digest
 from ...kernel.keys import user_partition
+from ...kernel.ports.storage import Condition, ConditionFailed, ItemStore, Update
 from ...store.paging import walk
-from ...store.ports import Condition, ConditionFailed, ItemStore, Update
 
 IDLE_SECONDS = 12 * 3600
 ABSOLUTE_SECONDS = 7 * 24 * 3600

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ...store.ports import ItemStore, Key, Update
+from ...kernel.ports.storage import ItemStore, Key, Update
 
 Clock = Callable[[], float]
 MAX_SUBJECT_LENGTH = 128

@@ -40,7 +40,7 @@ class Toast:
 def render_with_toast(page: Page, fragment: str, toast: Toast | None, *, status: int = 200, **context: Any) -> Response:
     """`fragment` (a card, a placeholder, a list) rendered with `context`, and the toast after it
     (htmx swaps the fragment in place and the toast into `#toasts`)."""
-    response = page.render("_with_toast.html", fragment=fragment, toast=toast, **context)
+    response = page.render("kit/_with_toast.html", fragment=fragment, toast=toast, **context)
     response.status_code = status
     return response
 
@@ -48,7 +48,7 @@ def render_with_toast(page: Page, fragment: str, toast: Toast | None, *, status:
 def toast_only(page: Page, toast: Toast) -> Response:
     """Just the toast (a refused write): the item where it is, untouched (`HX-Reswap: none`
     swaps nothing in place; the out-of-band toast still lands)."""
-    response = page.render("_toast.html", toast=toast)
+    response = page.render("kit/_toast.html", toast=toast)
     response.headers["HX-Reswap"] = "none"
     return response
 

@@ -101,7 +101,8 @@ async def activity_page(page: Page) -> Response:
     data = await page.invoke("list_changes", arguments)
     more = urlencode({**filters, "cursor": data["nextCursor"]}) if "nextCursor" in data else None
     return page.render(
-        "activity.html", nav="activity", groups=groups(data["changes"], page.translator), filters=filters, more=more,
+        "memos/activity.html", nav="activity", groups=groups(data["changes"], page.translator), filters=filters,
+        more=more,
         back=PAGE + ("?" + urlencode(filters) if filters else ""),
         filter_words=filter_words(filters, data["changes"], page.translator),
     )  # fmt: skip
@@ -139,7 +140,7 @@ def version_values(changes: list[dict[str, Any]], version_id: str, names: tuple[
 
 async def history_page(page: Page) -> Response:
     history = await history_of(page, page.request.path_params["record_id"])
-    return page.render("activity_history.html", nav="activity", history=history)
+    return page.render("memos/activity_history.html", nav="activity", history=history)
 
 
 async def restore_submit(page: Page) -> Response:

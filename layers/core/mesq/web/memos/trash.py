@@ -46,7 +46,7 @@ async def trash_page(page: Page) -> Response:
     offset = _offset(page)
     data = await page.invoke("list_memos", {"status": "DELETED", "offset": offset, "limit": PAGE_SIZE})
     memos = [_preview(m) for m in data["pinnedItems"] + data["timelineItems"]]
-    return page.render("trash.html", nav="trash", memos=memos, page=data["page"], page_size=PAGE_SIZE)
+    return page.render("memos/trash.html", nav="trash", memos=memos, page=data["page"], page_size=PAGE_SIZE)
 
 
 async def restore_submit(page: Page) -> Response:
@@ -65,7 +65,7 @@ async def restore_submit(page: Page) -> Response:
             page, Toast(page.gettext("This memo changed meanwhile; reload the trash to see it as it is now."))
         )
     toast = Toast(page.gettext("Restored to the timeline."), f"{PAGE}/{memo_id}/undo", f"#trash-{memo_id}", change_ids)
-    return render_with_toast(page, "_trash_gone.html", toast, memo=data["memo"])
+    return render_with_toast(page, "memos/_trash_gone.html", toast, memo=data["memo"])
 
 
 async def undo_submit(page: Page) -> Response:
@@ -77,7 +77,7 @@ async def undo_submit(page: Page) -> Response:
     if not is_htmx(page.request):
         return page.redirect_with_flash(PAGE, message)
     memo = (await page.invoke("get_memo", {"id": memo_id}))["memo"]
-    fragment = "_trash_entry.html" if memo["status"] == "DELETED" else "_trash_gone.html"
+    fragment = "memos/_trash_entry.html" if memo["status"] == "DELETED" else "memos/_trash_gone.html"
     return render_with_toast(page, fragment, Toast(message), memo=_preview(memo))
 
 
@@ -86,7 +86,7 @@ async def confirm_delete(page: Page) -> Response:
     memo = data["memo"]
     if memo["status"] != "DELETED":
         raise ValidationError("only memos in the trash can be deleted permanently")
-    return page.render("trash_confirm.html", nav="trash", memo=_preview(memo))
+    return page.render("memos/trash_confirm.html", nav="trash", memo=_preview(memo))
 
 
 async def delete_submit(page: Page) -> Response:
@@ -97,7 +97,7 @@ async def delete_submit(page: Page) -> Response:
 
 async def confirm_empty(page: Page) -> Response:
     data = await page.invoke("list_memos", {"status": "DELETED", "offset": 0, "limit": 1})
-    return page.render("trash_empty.html", nav="trash", count=data["page"]["totalCount"])
+    return page.render("memos/trash_empty.html", nav="trash", count=data["page"]["totalCount"])
 
 
 def _empty(page: Page) -> int:

@@ -31,7 +31,7 @@ from ...attachments import reads, uploads
 from ...attachments.paths import staging_path
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import PayloadTooLarge, ValidationError
-from ...store.ports import BlobStore, PresignUnsupported
+from ...kernel.ports.storage import BlobStore, PresignUnsupported
 from ..kit.framework import Page, Web, endpoint, json_ok
 
 RELAY = "/memos/uploads/relay"

@@ -130,7 +130,7 @@ async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> di
 def timeline_page(page: Page, context: dict[str, Any], status: int = 200) -> Response:
     """memos.html; its CSP lets the composer's script PUT to object storage (direct uploads), and
     the cards' image thumbnails load from there (the attachment route redirects to a presigned GET)."""
-    response = page.render("memos.html", **context)
+    response = page.render("memos/timeline.html", **context)
     response.status_code = status
     origin = direct_upload_origin(page.web.services.blobs)
     if origin:

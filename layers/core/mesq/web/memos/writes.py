@@ -90,7 +90,7 @@ async def preview(page: Page) -> Response:
     """The composer's Preview tab: the text rendered by the timeline's own renderer and sanitizer
     (task boxes shown, not tickable). A fragment; nothing is stored."""
     html = await run_sync(render_markdown, page.fields.text("content"), interactive=False)  # off the event loop
-    return page.render("_memos_preview.html", html=html)
+    return page.render("memos/_preview.html", html=html)
 
 
 # -- editing in place --------------------------------------------------------------------------
@@ -99,7 +99,7 @@ async def preview(page: Page) -> Response:
 def _editor(page: Page, memo: dict[str, Any], *, status: int = 200, **context: Any) -> Response:
     options: dict[str, Any] = {"content": memo["content"], "revision": memo["revision"], "error": None}
     options.update(context)
-    template = "_memos_editor.html" if _is_htmx(page) else "memos_edit.html"
+    template = "memos/_editor.html" if _is_htmx(page) else "memos/edit.html"
     response = page.render(template, nav="memos", memo=memo, back=_back(page), **options)
     response.status_code = status
     return response
@@ -117,7 +117,7 @@ async def edit_form(page: Page) -> Response:
 
 async def card(page: Page) -> Response:
     memo = await memo_view(await _memo(page), page_zone(page))
-    return page.render("_memos_card.html", memo=memo, back=_back(page))
+    return page.render("memos/_card.html", memo=memo, back=_back(page))
 
 
 async def save_submit(page: Page) -> Response:
@@ -139,7 +139,7 @@ async def save_submit(page: Page) -> Response:
             error=error.message, theirs=None, kept=None,
         )  # fmt: skip
     if _is_htmx(page):
-        return page.render("_memos_card.html", memo=await memo_view(saved["memo"], page_zone(page)), back=_back(page))
+        return page.render("memos/_card.html", memo=await memo_view(saved["memo"], page_zone(page)), back=_back(page))
     return redirect(_back(page))
 
 
@@ -166,7 +166,7 @@ async def task_submit(page: Page) -> Response:
         theirs = (error.recover_data or {}).get("memo") or await _memo(page)
         return _editor(page, theirs, status=409, content=yours, theirs=theirs, kept=None)
     if _is_htmx(page):
-        return page.render("_memos_card.html", memo=await memo_view(saved["memo"], page_zone(page)), back=_back(page))
+        return page.render("memos/_card.html", memo=await memo_view(saved["memo"], page_zone(page)), back=_back(page))
     return redirect(_back(page))
 
 
@@ -189,7 +189,7 @@ def shown_in(view: str, memo: dict[str, Any]) -> bool:
 
 async def _in_place(page: Page, memo: dict[str, Any], toast: Toast) -> Response:
     """The card (or its placeholder) swapped in place, and the toast."""
-    fragment = "_memos_card.html" if shown_in(_back(page), memo) else "_memos_gone.html"
+    fragment = "memos/_card.html" if shown_in(_back(page), memo) else "memos/_gone.html"
     return render_with_toast(page, fragment, toast, memo=await memo_view(memo, page_zone(page)), back=_back(page))
 
 

@@ -45,7 +45,7 @@ def _partial(page: Page) -> bool:
 
 async def shelf_page(page: Page) -> Response:
     data = await page.invoke("list_reading_books", {"offset": _offset(page), "limit": BOOKS_PER_PAGE})
-    template = "_shelf_books.html" if _partial(page) else "shelf.html"
+    template = "reading/_books.html" if _partial(page) else "reading/shelf.html"
     return page.render(template, nav="shelf", books=data["books"], page=data["page"], partial=_partial(page))
 
 
@@ -67,7 +67,7 @@ async def book_page(page: Page) -> Response:
     previous = notes[0] if offset > 0 and notes else None
     shown = notes[1:] if previous is not None else notes
     book = await run_sync(_book, page, book_id)
-    template = "_shelf_notes.html" if _partial(page) else "shelf_book.html"
+    template = "reading/_notes.html" if _partial(page) else "reading/book.html"
     return page.render(
         template,
         nav="shelf",
@@ -99,7 +99,7 @@ async def search_page(page: Page) -> Response:
             }
             for note in data["notes"]
         ]
-    template = "_shelf_hits.html" if query and _partial(page) else "shelf_search.html"
+    template = "reading/_hits.html" if query and _partial(page) else "reading/search.html"
     return page.render(template, **context)
 
 

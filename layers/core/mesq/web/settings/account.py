@@ -89,7 +89,7 @@ SETUP_DONE = "/login"
 async def setup_form(page: Page) -> Response:
     if await _users_exist(page):
         return redirect(SETUP_DONE)
-    return _form_page(page, "setup.html", username="", error=None)
+    return _form_page(page, "settings/setup.html", username="", error=None)
 
 
 async def setup_submit(page: Page) -> Response:
@@ -99,15 +99,14 @@ async def setup_submit(page: Page) -> Response:
     username = page.fields.text("username").strip().lower()
     password = page.fields.text("password")
     if password != page.fields.text("confirm"):
-        return _form_page(
-            page, "setup.html", status=400, username=username, error=page.gettext("The passwords do not match.")
-        )
+        mismatch = page.gettext("The passwords do not match.")
+        return _form_page(page, "settings/setup.html", status=400, username=username, error=mismatch)
     try:
         user = await run_sync(create_user, page.web.services.items, username, password, admin=True, first_user=True)
     except SetupAlreadyDone:  # another set-up won the race
         return redirect(SETUP_DONE)
     except ValidationError as error:
-        return _form_page(page, "setup.html", status=400, username=username, error=error.message)
+        return _form_page(page, "settings/setup.html", status=400, username=username, error=error.message)
     return await _signed_in(page, user["id"], user["username"], HOME)
 
 
@@ -120,7 +119,7 @@ async def login_form(page: Page) -> Response:
         return redirect(target)
     if not await _users_exist(page):
         return redirect("/setup")
-    return _form_page(page, "login.html", next=target, username="", error=None)
+    return _form_page(page, "settings/login.html", next=target, username="", error=None)
 
 
 async def login_submit(page: Page) -> Response:
@@ -134,7 +133,7 @@ async def login_submit(page: Page) -> Response:
     if wait is not None:
         minutes = max(1, (wait + 59) // 60)
         response = _form_page(
-            page, "login.html", status=429, next=target, username=username,
+            page, "settings/login.html", status=429, next=target, username=username,
             error=page.ngettext(
                 "Too many failed sign-in attempts. Try again in %(num)d minute.",
                 "Too many failed sign-in attempts. Try again in %(num)d minutes.",
@@ -148,7 +147,7 @@ async def login_submit(page: Page) -> Response:
         await run_sync(throttle.failed, username, ip)
         return _form_page(
             page,
-            "login.html",
+            "settings/login.html",
             status=401,
             next=target,
             username=username,

@@ -57,7 +57,7 @@ class Outcome:
 
 
 async def export_page(page: Page) -> Response:
-    return page.render("settings_export.html", nav="export")
+    return page.render("settings/export.html", nav="export")
 
 
 async def export_download(page: Page) -> Response:
@@ -79,7 +79,7 @@ def _import_form(page: Page, *, status: int = 200, **extra: Any) -> Response:
         **extra,
     }
     return page.render(
-        "settings_import.html", status=status, max_mib=IMPORT_MAX_BYTES // (1024 * 1024), kinds=KINDS, **context
+        "settings/import.html", status=status, max_mib=IMPORT_MAX_BYTES // (1024 * 1024), kinds=KINDS, **context
     )
 
 

@@ -27,7 +27,7 @@ def _size(size: int) -> str:
 
 async def attachments_page(page: Page) -> Response:
     listing = await run_sync(inventory, page.web.services.items, page.user.user_id)
-    return page.render("attachments.html", nav="attachments", listing=listing, size=_size)
+    return page.render("settings/attachments.html", nav="attachments", listing=listing, size=_size)
 
 
 def _discarded(page: Page, freed: dict[str, int]) -> Response:

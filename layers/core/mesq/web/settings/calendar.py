@@ -54,7 +54,7 @@ def _page(page: Page) -> Response:
     shown = None
     if secret and stored is not None and stored.get("digest") == secret_digest(secret):
         shown = feed_url(instance_base(page.web.services.settings, page.request), secret)
-    response = page.render("calendar.html", nav="calendar", feed=current, url=shown)
+    response = page.render("settings/calendar.html", nav="calendar", feed=current, url=shown)
     if page.request.cookies.get(_cookie(page)):
         response.delete_cookie(_cookie(page), path="/", secure=cookies_secure(page.web.services.settings, page.request))
     return response

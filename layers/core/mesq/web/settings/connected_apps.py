@@ -27,14 +27,14 @@ async def apps_page(page: Page) -> Response:
         }
         for grant in grants
     ]
-    return page.render("apps.html", nav="apps", grants=shown)
+    return page.render("settings/apps.html", nav="apps", grants=shown)
 
 
 async def confirm_revoke(page: Page) -> Response:
     # Keys come from the session's user: another user's grant id is NOT_FOUND.
     grant = await run_sync(get_grant, page.web.services.items, page.user.user_id, page.request.path_params["grant_id"])
     shown = {**grant, "scopeWords": [describe(scope) for scope in grant["scopes"]]}
-    return page.render("app_revoke.html", nav="apps", grant=shown)
+    return page.render("settings/app_revoke.html", nav="apps", grant=shown)
 
 
 async def revoke_submit(page: Page) -> Response:

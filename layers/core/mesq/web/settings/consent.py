@@ -30,7 +30,7 @@ async def consent_page(page: Page) -> Response:
     pending = await run_sync(load_pending, page.web.services.items, request_id)
     target = urlsplit(pending.redirect_uri)
     return render(
-        "consent.html",
+        "settings/consent.html",
         consent=True,
         language=page.language,
         session=page.session,

@@ -81,7 +81,7 @@ def _page(page: Page, *, status: int = 200, error: str | None = None, form: dict
     ordered = sorted(sorted(tokens, key=lambda t: t["createdAt"], reverse=True), key=lambda t: rank[t["status"]])
     revealed = _revealed(page) if status == 200 else None
     response = page.render(
-        "tokens.html",
+        "settings/tokens.html",
         nav="tokens",
         tokens=ordered,
         revealed=revealed,
@@ -144,7 +144,7 @@ async def confirm_revoke(page: Page) -> Response:
     token = await run_sync(_own_token, page)
     if token.get("revokedAt"):
         return page.redirect_with_flash(PAGE, page.gettext("Token “%(name)s” was revoked already.", name=token["name"]))
-    return page.render("token_revoke.html", nav="tokens", token=token)
+    return page.render("settings/token_revoke.html", nav="tokens", token=token)
 
 
 async def revoke_token_submit(page: Page) -> Response:

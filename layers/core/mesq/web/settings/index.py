@@ -20,7 +20,7 @@ PAGE = "/settings"
 async def settings_page(page: Page) -> Response:
     profile = await run_sync(get_user, page.web.services.items, page.user.user_id)
     chosen = (profile or {}).get("settings", {}).get("language", "")
-    return page.render("settings.html", nav="settings", chosen_language=chosen if chosen in LANGUAGES else "")
+    return page.render("settings/index.html", nav="settings", chosen_language=chosen if chosen in LANGUAGES else "")
 
 
 async def language_submit(page: Page) -> Response:

@@ -16,13 +16,13 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ...adapters.reminders.delivery import new_client
+from ...jobs.reminder_tick import deliver
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import ValidationError
 from ...kernel.timestamps import format_timestamp, now_timestamp
 from ...reminders import channels
-from ...reminders.delivery import new_client
 from ...reminders.signing import REPLAY_WINDOW_SECONDS
-from ...reminders.tick import deliver
 from ...reminders.vapid import instance_vapid, subject_of
 from ...wiring.services import reminder_reach
 from ..kit.framework import Page, Web, endpoint
@@ -77,7 +77,7 @@ def _view(page: Page) -> dict[str, Any]:
 
 async def reminders_page(page: Page) -> Response:
     view = await run_sync(_view, page)
-    return page.render("reminders.html", nav="reminders", new_secret=None, form=None, **view)
+    return page.render("settings/reminders.html", nav="reminders", new_secret=None, form=None, **view)
 
 
 async def add_submit(page: Page) -> Response:
@@ -96,14 +96,13 @@ async def add_submit(page: Page) -> Response:
         kept = {name: "" if name in _SECRET_FIELDS else value for name, value in given.items()}
         view = await run_sync(_view, page)
         form = {"kind": kind, "error": error.message, "values": kept}
-        return page.render("reminders.html", status=400, nav="reminders", new_secret=None, form=form, **view)
+        return page.render("settings/reminders.html", status=400, nav="reminders", new_secret=None, form=form, **view)
     if kind != "webhook":
         return page.redirect_with_flash(PAGE, page.gettext("Channel added. Send a test reminder to check it."))
     view = await run_sync(_view, page)
     # The one time the secret is shown: rendered, never stored in the clear or redirected with.
-    return page.render(
-        "reminders.html", nav="reminders", new_secret={"id": created.id, "secret": created.secret}, form=None, **view
-    )
+    new_secret = {"id": created.id, "secret": created.secret}
+    return page.render("settings/reminders.html", nav="reminders", new_secret=new_secret, form=None, **view)
 
 
 async def worker_script(page: Page) -> Response:

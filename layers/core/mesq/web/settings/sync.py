@@ -33,7 +33,7 @@ def _view(page: Page) -> dict[str, object]:
 
 async def reading_page(page: Page) -> Response:
     view = await run_sync(_view, page)
-    return page.render("reading.html", nav="reading", error=None, **view)
+    return page.render("settings/sync.html", nav="reading", error=None, **view)
 
 
 async def save_submit(page: Page) -> Response:

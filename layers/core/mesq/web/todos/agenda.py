@@ -111,7 +111,7 @@ async def agenda_view(page: Page, tab: str, **extra: Any) -> dict[str, Any]:
 
 def _view_page(tab: str) -> Handler:
     async def show(page: Page) -> Response:
-        return page.render("todos_agenda.html", **await agenda_view(page, tab))
+        return page.render("todos/agenda.html", **await agenda_view(page, tab))
 
     return show
 
@@ -124,7 +124,7 @@ async def today_add(page: Page) -> Response:
         created = await page.invoke("create_todo_task", parsed.arguments(page_zone(page)))
     except ValidationError as error:
         view = await agenda_view(page, "today", add_error=error.message, add_title=title)
-        return page.render("todos_agenda.html", status=400, **view)
+        return page.render("todos/agenda.html", status=400, **view)
     return redirect(f"{TODAY}?{urlencode({'added': created['task']['id']})}")  # the notice is the template's
 
 

@@ -20,9 +20,10 @@ from starlette.routing import Route
 from ...kernel.errors import NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint, json_ok
 from ..kit.render import redirect
+from ..kit.request_values import form_revision
 from .agenda import agenda_routes
 from .board_view import board_view
-from .fields import index_of, revision_of
+from .fields import index_of
 from .inbox import inbox_routes
 from .inbox_item import inbox_item_routes
 from .quick import form_ignore, page_zone, quick_routes, understand
@@ -33,12 +34,12 @@ from .urls import BOARD, board_url
 
 
 async def board_page(page: Page) -> Response:
-    return page.render("todos_board.html", **await board_view(page))
+    return page.render("todos/board.html", **await board_view(page))
 
 
 async def more_cards(page: Page) -> Response:
     """The next page of cards, each appended to its column (htmx out-of-band swaps), and the next link."""
-    return page.render("_todos_more.html", **await board_view(page))
+    return page.render("todos/_more.html", **await board_view(page))
 
 
 async def create_space(page: Page) -> Response:
@@ -47,7 +48,7 @@ async def create_space(page: Page) -> Response:
         created = await page.invoke("create_todo_space", {"name": name})
     except ValidationError as error:
         return page.render(
-            "todos_board.html", status=400, **await board_view(page, space_error=error.message, space_name=name)
+            "todos/board.html", status=400, **await board_view(page, space_error=error.message, space_name=name)
         )
     return redirect(board_url(created["space"]["id"]))
 
@@ -60,14 +61,14 @@ async def create_task(page: Page) -> Response:
         created = await page.invoke("create_todo_task", arguments)
     except (ValidationError, NotFound) as error:  # NotFound: the column was deleted meanwhile
         failed = {"column": column_id, "message": error.message, "title": title}
-        return page.render("todos_board.html", status=400, **await board_view(page, add_error=failed))
+        return page.render("todos/board.html", status=400, **await board_view(page, add_error=failed))
     task = created["task"]
     return redirect(board_url(task["spaceId"], f"task-{task['id']}"))
 
 
 def _move_arguments(page: Page) -> dict[str, Any]:
     task_id = page.request.path_params["task_id"]
-    arguments: dict[str, Any] = {"id": task_id, "expectedRevision": revision_of(page.fields)}
+    arguments: dict[str, Any] = {"id": task_id, "expectedRevision": form_revision(page.fields)}
     column = page.fields.get("column")
     if column not in (None, ""):
         arguments["columnId"] = column

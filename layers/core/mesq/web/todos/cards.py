@@ -48,7 +48,7 @@ async def card_answer(
     moved = page.fields.text("column") not in ("", task["columnId"])  # the done rule moved it
     place = 0 if moved else index_of(page.fields, "place") or 0  # the done rule puts it on top
     shown = card(task, detail["subtasks"], place, now, page_zone(page), page.translator)
-    template = "_todos_card_back.html" if undoing else "_todos_card_moved.html" if moved else "_todos_card.html"
+    template = "todos/_card_back.html" if undoing else "todos/_card_moved.html" if moved else "todos/_card.html"
     if moved and toast is not None and toast.undoable:
         fields = (*toast.fields, ("placeholder", "1"))
         toast = replace(toast, target=f"#task-place-{task_id}", fields=fields)

@@ -21,7 +21,6 @@ from ...kernel.messages import quoted
 from ...kernel.timestamps import format_timestamp, parse_timestamp, parse_zone
 from ..kit.forms import Fields
 from ..kit.i18n import DEFAULT_LANGUAGE, N_, Translator
-from ..kit.request_values import form_revision
 
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 TIME = re.compile(r"^\d{2}:\d{2}$")
@@ -314,10 +313,6 @@ def friendly_due(
     text = " · ".join(part for part in (f"{words} {local:%H:%M}", far) if part)
     exact = f"{local:%Y-%m-%d %H:%M} {zone}"
     return FriendlyDue(text, exact, format_timestamp(moment), not done and moment < now)
-
-
-def revision_of(fields: Fields, name: str = "revision") -> int:
-    return form_revision(fields, name)
 
 
 def index_of(fields: Fields, name: str = "index") -> int | None:

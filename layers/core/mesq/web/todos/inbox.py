@@ -13,8 +13,7 @@ from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationErr
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
 from ..kit.render import redirect
-from ..kit.request_values import is_htmx, query_offset
-from .fields import revision_of
+from ..kit.request_values import form_revision, is_htmx, query_offset
 from .quick import form_ignore, page_zone, understand
 from .urls import BOARD, board_url
 
@@ -49,12 +48,12 @@ async def _answer(page: Page, status: int = 200, **extra: Any) -> Response:
     """The list alone for htmx (always 200 so htmx swaps it), else the whole page."""
     view = await _inbox_view(page, **extra)
     if is_htmx(page.request):
-        return page.render("_todos_inbox_list.html", **view)
-    return page.render("todos_inbox.html", status=status, **view)
+        return page.render("todos/_inbox_list.html", **view)
+    return page.render("todos/inbox.html", status=status, **view)
 
 
 async def inbox_page(page: Page) -> Response:
-    return page.render("todos_inbox.html", **await _inbox_view(page))
+    return page.render("todos/inbox.html", **await _inbox_view(page))
 
 
 async def capture_submit(page: Page) -> Response:
@@ -78,7 +77,7 @@ async def _item_write(page: Page, operation: str, arguments: dict[str, Any]) -> 
 
 
 def _item_arguments(page: Page) -> dict[str, Any]:
-    return {"id": page.request.path_params["item_id"], "expectedRevision": revision_of(page.fields)}
+    return {"id": page.request.path_params["item_id"], "expectedRevision": form_revision(page.fields)}
 
 
 async def file_submit(page: Page) -> Response:

@@ -17,8 +17,8 @@ from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationErr
 from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
-from ..kit.request_values import is_htmx
-from .fields import TaskForm, form_of_task, item_changes, revision_of, submitted_form
+from ..kit.request_values import form_revision, is_htmx
+from .fields import TaskForm, form_of_task, item_changes, submitted_form
 from .inbox import INBOX
 from .task import PRIORITIES, ZONES
 
@@ -61,7 +61,7 @@ async def render_item(
     detail = await read_item(page, _item_id(page))
     item = detail["item"]
     return page.render(
-        "todos_inbox_item.html",
+        "todos/inbox_item.html",
         status=status,
         nav="todos",
         item=item,
@@ -82,7 +82,7 @@ async def item_page(page: Page) -> Response:
 
 async def save_submit(page: Page) -> Response:
     yours = submitted_form(page.fields)
-    revision = revision_of(page.fields)
+    revision = form_revision(page.fields)
     try:
         changes = item_changes(yours)
         await page.invoke("update_todo_inbox_item", {"id": _item_id(page), "expectedRevision": revision, **changes})
@@ -106,12 +106,12 @@ async def _subtasks_answer(page: Page, message: str | None) -> Response:
         return page.redirect_with_flash(item_url(item_id), message) if message else redirect(item_url(item_id))
     item = (await page.invoke("get_todo_inbox_item", {"id": item_id}))["item"]
     return page.render(
-        "_todos_inbox_subtasks.html", item=item, subtasks=item.get("subtasks") or [], subtask_error=message
+        "todos/_inbox_subtasks.html", item=item, subtasks=item.get("subtasks") or [], subtask_error=message
     )
 
 
 async def _subtask_write(page: Page, operation: str, arguments: dict[str, Any]) -> Response:
-    base = {"parentItemId": _item_id(page), "parentRevision": revision_of(page.fields)}
+    base = {"parentItemId": _item_id(page), "parentRevision": form_revision(page.fields)}
     try:
         await page.invoke(operation, {**base, **arguments})
     except RevisionConflict:

@@ -88,7 +88,7 @@ async def preview(page: Page) -> Response:
     text = query.get("title", "")[:MAX_CHARACTERS]
     parsed = await understand(page, text, ignore)
     return render(
-        "_todos_quick_chips.html",
+        "todos/_quick_chips.html",
         language=page.language,
         **preview_context(parsed, ignore, query.get("form", "")[:80], page.translator),
     )

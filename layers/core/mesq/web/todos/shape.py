@@ -19,8 +19,9 @@ from starlette.routing import Route
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint, json_ok
 from ..kit.render import redirect
+from ..kit.request_values import form_revision
 from .board_view import board_view
-from .fields import index_of, revision_of
+from .fields import index_of
 from .urls import BOARD, board_url
 
 COLUMNS = BOARD + "/columns"
@@ -42,7 +43,7 @@ async def _refused(
 
     shape_error = {"target": target, "message": error.message, "value": value}
     view = await board_view(page, shape_error=shape_error, space_override=space_id)
-    return page.render("todos_board.html", status=error.http_status, **view)
+    return page.render("todos/board.html", status=error.http_status, **view)
 
 
 def _column_id(page: Page) -> str:
@@ -84,7 +85,7 @@ async def add_column(page: Page) -> Response:
 async def _update_column(page: Page, changes: dict[str, Any], value: str = "") -> Response:
     column_id = _column_id(page)
     space_id = page.fields.text("space") or None
-    arguments = {"columnId": column_id, "expectedRevision": revision_of(page.fields), **changes}
+    arguments = {"columnId": column_id, "expectedRevision": form_revision(page.fields), **changes}
     try:
         updated = await page.invoke("update_todo_column", arguments)
     except RevisionConflict:
@@ -123,7 +124,7 @@ async def drop_column(page: Page) -> Response:
     _space_id, columns = await _space_columns(page, column_id)
     arguments = {
         "columnId": column_id,
-        "expectedRevision": revision_of(page.fields),
+        "expectedRevision": form_revision(page.fields),
         "index": api_index(columns, column_id, open_index),
     }
     column = (await page.invoke("update_todo_column", arguments))["column"]
@@ -135,7 +136,7 @@ async def delete_column(page: Page) -> Response:
     space_id = page.fields.text("space") or None
     try:
         gone = await page.invoke(
-            "delete_todo_column", {"columnId": column_id, "expectedRevision": revision_of(page.fields)}
+            "delete_todo_column", {"columnId": column_id, "expectedRevision": form_revision(page.fields)}
         )
     except RevisionConflict:
         return page.redirect_with_flash(board_url(space_id), _changed_meanwhile(page))
@@ -152,7 +153,7 @@ async def delete_column(page: Page) -> Response:
 
 async def rename_space(page: Page) -> Response:
     space_id, name = str(page.request.path_params["space_id"]), page.fields.text("name").strip()
-    arguments = {"spaceId": space_id, "expectedRevision": revision_of(page.fields), "name": name}
+    arguments = {"spaceId": space_id, "expectedRevision": form_revision(page.fields), "name": name}
     try:
         await page.invoke("update_todo_space", arguments)
     except RevisionConflict:
@@ -166,7 +167,7 @@ async def delete_space(page: Page) -> Response:
     space_id = str(page.request.path_params["space_id"])
     try:
         gone = await page.invoke(
-            "delete_todo_space", {"spaceId": space_id, "expectedRevision": revision_of(page.fields)}
+            "delete_todo_space", {"spaceId": space_id, "expectedRevision": form_revision(page.fields)}
         )
     except RevisionConflict:
         return page.redirect_with_flash(board_url(space_id), _changed_meanwhile(page))

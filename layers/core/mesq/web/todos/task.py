@@ -21,7 +21,7 @@ from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
 from ..kit.render import redirect
-from ..kit.request_values import is_htmx
+from ..kit.request_values import form_revision, is_htmx
 from ..kit.toast import Toast, undo_ids, undo_message
 from ..memos.activity import history_of
 from .cards import card_answer
@@ -36,7 +36,6 @@ from .fields import (
     merge,
     reminder_form,
     reminders_of,
-    revision_of,
     submitted_base,
     submitted_form,
     task_changes,
@@ -111,7 +110,7 @@ async def render_task(
     board = detail.get("board") or {}
     column = next((c for c in board.get("columns", []) if c["id"] == task["columnId"]), None)
     return page.render(
-        "todos_task.html",
+        "todos/task.html",
         history=await history_of(page, task["id"]),
         status=status,
         nav="todos",
@@ -154,7 +153,7 @@ async def save_submit(page: Page) -> Response:
     yours = submitted_form(page.fields)
     if yours.due_time and not yours.timezone:  # a time of day without a zone is the browser's
         yours = replace(yours, timezone=page_zone(page))
-    revision = revision_of(page.fields)
+    revision = form_revision(page.fields)
     try:
         changes = task_changes(yours)
         await page.invoke("update_todo_task", {"id": _task_id(page), "expectedRevision": revision, **changes})
@@ -215,7 +214,7 @@ async def complete_submit(page: Page) -> Response:
     try:
         before = await page.invoke("get_todo_task", {"id": task_id})
         done, change_ids = await page.invoke_recorded(
-            "complete_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)}
+            "complete_todo_task", {"id": task_id, "expectedRevision": form_revision(page.fields)}
         )
     except RevisionConflict:
         return await _answered(page, task_id, page.gettext(CHANGED_MEANWHILE), refused=True)
@@ -227,7 +226,7 @@ async def reopen_submit(page: Page) -> Response:
     task_id = _task_id(page)
     try:
         _, change_ids = await page.invoke_recorded(
-            "reopen_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)}
+            "reopen_todo_task", {"id": task_id, "expectedRevision": form_revision(page.fields)}
         )
     except RevisionConflict:
         return await _answered(page, task_id, page.gettext(CHANGED_MEANWHILE), refused=True)
@@ -249,7 +248,7 @@ async def undo_submit(page: Page) -> Response:
 async def delete_submit(page: Page) -> Response:
     task_id = _task_id(page)
     try:
-        gone = await page.invoke("delete_todo_task", {"id": task_id, "expectedRevision": revision_of(page.fields)})
+        gone = await page.invoke("delete_todo_task", {"id": task_id, "expectedRevision": form_revision(page.fields)})
     except RevisionConflict:
         return page.redirect_with_flash(task_url(task_id), page.gettext(CHANGED_MEANWHILE))
     task = gone["task"]
@@ -260,7 +259,7 @@ async def delete_submit(page: Page) -> Response:
 
 async def reminders_submit(page: Page) -> Response:
     task_id = _task_id(page)
-    revision = revision_of(page.fields)
+    revision = form_revision(page.fields)
     try:
         current = await page.invoke("get_todo_task", {"id": task_id})
         reminders = reminders_of(page.fields, current["task"]["timezone"])
@@ -287,7 +286,7 @@ async def _subtasks_answer(page: Page, parent_id: str, message: str | None) -> R
             return page.redirect_with_flash(task_url(parent_id), message)
         return redirect(task_url(parent_id))
     detail = await page.invoke("get_todo_task", {"id": parent_id})
-    return page.render("_todos_subtasks.html", task=detail["task"], subtasks=detail["subtasks"], subtask_error=message)
+    return page.render("todos/_subtasks.html", task=detail["task"], subtasks=detail["subtasks"], subtask_error=message)
 
 
 async def _subtask_write(page: Page, operation: str, arguments: dict[str, Any]) -> Response:
@@ -311,7 +310,7 @@ async def add_subtask(page: Page) -> Response:
 
 
 def _subtask_arguments(page: Page) -> dict[str, Any]:
-    return {"id": page.request.path_params["subtask_id"], "expectedRevision": revision_of(page.fields)}
+    return {"id": page.request.path_params["subtask_id"], "expectedRevision": form_revision(page.fields)}
 
 
 async def toggle_subtask(page: Page) -> Response:

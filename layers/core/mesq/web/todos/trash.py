@@ -11,9 +11,8 @@ from starlette.routing import Route
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
-from ..kit.request_values import is_htmx, query_offset
+from ..kit.request_values import form_revision, is_htmx, query_offset
 from ..kit.toast import Toast, render_with_toast, toast_only, undo_ids, undo_message
-from .fields import revision_of
 from .urls import BOARD
 
 TRASH = BOARD + "/trash"
@@ -23,7 +22,7 @@ KINDS = {"task": N_("Task"), "subtask": N_("Subtask"), "inboxItem": N_("Inbox it
 
 async def trash_page(page: Page) -> Response:
     data = await page.invoke("list_todo_trash", {"offset": query_offset(page.request.query_params), "limit": PAGE_SIZE})
-    return page.render("todos_trash.html", nav="todos", entries=data["items"], page=data["page"], kinds=KINDS)
+    return page.render("todos/trash.html", nav="todos", entries=data["items"], page=data["page"], kinds=KINDS)
 
 
 def _refused(page: Page, message: str) -> Response:
@@ -37,7 +36,7 @@ async def restore_submit(page: Page) -> Response:
     kind = page.fields.text("kind")
     if kind not in KINDS:
         raise ValidationError("kind must be task, subtask or inboxItem")
-    arguments = {"id": page.fields.text("id"), "kind": kind, "expectedRevision": revision_of(page.fields)}
+    arguments = {"id": page.fields.text("id"), "kind": kind, "expectedRevision": form_revision(page.fields)}
     try:
         restored, change_ids = await page.invoke_recorded("restore_todo_item", arguments)
     except RevisionConflict:
@@ -50,7 +49,7 @@ async def restore_submit(page: Page) -> Response:
         return page.redirect_with_flash(TRASH, done)
     entry_id = page.fields.text("id")
     toast = Toast(done, TRASH + "/undo", f"#todo-trash-{entry_id}", change_ids, (("id", entry_id),))
-    return render_with_toast(page, "_todos_trash_gone.html", toast, entry={"id": entry_id})
+    return render_with_toast(page, "todos/_trash_gone.html", toast, entry={"id": entry_id})
 
 
 async def undo_submit(page: Page) -> Response:
@@ -63,7 +62,7 @@ async def undo_submit(page: Page) -> Response:
     entry_id = page.fields.text("id")
     listed = await page.invoke("list_todo_trash", {"offset": 0, "limit": PAGE_SIZE})
     found = next((entry for entry in listed["items"] if entry["id"] == entry_id), None)
-    fragment = "_todos_trash_entry.html" if found else "_todos_trash_gone.html"
+    fragment = "todos/_trash_entry.html" if found else "todos/_trash_gone.html"
     return render_with_toast(page, fragment, Toast(message), entry=found or {"id": entry_id}, kinds=KINDS)
 
 

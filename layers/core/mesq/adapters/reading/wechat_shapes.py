@@ -1,0 +1,143 @@
+"""WeChat Reading's answer shapes -> books and notes. The same shapes come back from the official
+agent gateway (`/user/notebooks`, `/book/bookmarklist`, `/review/list/mine`) and from the web
+reader's endpoints (`/api/user/notebook`, `/web/book/bookmarklist`, `/web/review/list`):
+
+- notebook entry: `{bookId, book: {bookId, title, author, cover}, noteCount, bookmarkCount, reviewCount, sort}`
+- bookmark list: `{updated: [{bookmarkId, markText, chapterUid, chapterIdx?, range: "start-end",
+  createTime}], chapters: [{chapterUid, chapterIdx, title}]}`
+- review list: `{reviews: [{review: {reviewId, content, abstract?, chapterUid?, chapterName?, range?,
+  createTime}}], hasMore, synckey}`
+
+Anything else is UpstreamMalformed: a sync never writes a half-understood answer.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from ...kernel.timestamps import format_timestamp
+from ...reading.model import UpstreamBook, UpstreamNote
+from ...reading.provider import UpstreamMalformed
+
+MAX_TEXT = 50_000
+
+
+def _upstream_id(value: Any, what: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or str(value).strip() == "":
+        raise UpstreamMalformed(f"WeChat Reading sent a {what} without a usable id")
+    text = str(value).strip()
+    if len(text) > 200:
+        raise UpstreamMalformed(f"WeChat Reading sent a {what} id longer than 200 characters")
+    return text
+
+
+def _integer(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return None
+
+
+def _text(value: Any) -> str | None:
+    return value[:MAX_TEXT] if isinstance(value, str) and value.strip() else None
+
+
+def _created(value: Any, what: str) -> str:
+    seconds = _integer(value)
+    if seconds is None or seconds > 253_402_300_799:  # 9999-12-31
+        raise UpstreamMalformed(f"WeChat Reading sent a {what} without a valid createTime")
+    return format_timestamp(datetime.fromtimestamp(seconds, UTC))
+
+
+def _position(range_text: Any) -> int | None:
+    if isinstance(range_text, str) and range_text.split("-", 1)[0].isdigit():
+        return min(int(range_text.split("-", 1)[0]), 999_999_998)
+    return None
+
+
+def list_field(answer: dict[str, Any], name: str, what: str) -> list[Any]:
+    value = answer.get(name, [])
+    if not isinstance(value, list):
+        raise UpstreamMalformed(f"WeChat Reading's {what} answer has no {name} list")
+    return value
+
+
+def notebook_book(entry: Any) -> UpstreamBook:
+    if not isinstance(entry, dict):
+        raise UpstreamMalformed("WeChat Reading's notebook list holds something that is not a book")
+    nested = entry.get("book")
+    book: dict[str, Any] = nested if isinstance(nested, dict) else {}
+    external = _upstream_id(entry.get("bookId", book.get("bookId")), "notebook")
+    title = _text(book.get("title")) or _text(book.get("name"))
+    if title is None:
+        raise UpstreamMalformed(f"WeChat Reading's notebook {external} has no title")
+    counts = ":".join(str(_integer(entry.get(name)) or 0) for name in ("noteCount", "bookmarkCount", "reviewCount"))
+    return UpstreamBook(
+        external_id=external,
+        title=title[:1000],
+        author=(_text(book.get("author")) or "")[:1000],
+        cover=(_text(book.get("cover")) or "")[:2000] or None,
+        mark=f"{_integer(entry.get('sort')) or 0}:{counts}",
+    )
+
+
+def chapter_map(answer: dict[str, Any]) -> dict[str, tuple[int | None, str | None]]:
+    chapters: dict[str, tuple[int | None, str | None]] = {}
+    for chapter in list_field(answer, "chapters", "bookmark list"):
+        if isinstance(chapter, dict) and chapter.get("chapterUid") is not None:
+            chapters[str(chapter["chapterUid"])] = (_integer(chapter.get("chapterIdx")), _text(chapter.get("title")))
+    return chapters
+
+
+def _chapter(item: dict[str, Any], chapters: dict[str, tuple[int | None, str | None]]) -> tuple[int | None, str | None]:
+    index, title = chapters.get(str(item.get("chapterUid")), (None, None))
+    own_index = _integer(item.get("chapterIdx"))
+    own_title = _text(item.get("chapterName")) or _text(item.get("chapterTitle"))
+    return (own_index if own_index is not None else index), (own_title or title)
+
+
+def bookmark_note(item: Any, chapters: dict[str, tuple[int | None, str | None]]) -> UpstreamNote | None:
+    """A highlight, or None for a bookmark without marked text (a plain page bookmark)."""
+    if not isinstance(item, dict):
+        raise UpstreamMalformed("WeChat Reading's bookmark list holds something that is not a bookmark")
+    external = _upstream_id(item.get("bookmarkId"), "bookmark")
+    text = _text(item.get("markText"))
+    if text is None:
+        return None
+    index, title = _chapter(item, chapters)
+    return UpstreamNote(
+        note_type="highlight",
+        external_id=external,
+        content=text,
+        created_at=_created(item.get("createTime"), "bookmark"),
+        chapter_title=title,
+        chapter_index=index,
+        position=_position(item.get("range")),
+    )
+
+
+def review_note(wrapper: Any, chapters: dict[str, tuple[int | None, str | None]]) -> UpstreamNote | None:
+    """A thought, or None for a review without text."""
+    if not isinstance(wrapper, dict):
+        raise UpstreamMalformed("WeChat Reading's review list holds something that is not a review")
+    nested = wrapper.get("review")
+    item: dict[str, Any] = nested if isinstance(nested, dict) else wrapper
+    external = _upstream_id(item.get("reviewId"), "review")
+    text = _text(item.get("content"))
+    if text is None:
+        return None
+    index, title = _chapter(item, chapters)
+    return UpstreamNote(
+        note_type="note",
+        external_id=external,
+        content=text,
+        created_at=_created(item.get("createTime"), "review"),
+        quoted_text=_text(item.get("abstract")),
+        chapter_title=title,
+        chapter_index=index,
+        position=_position(item.get("range")),
+    )

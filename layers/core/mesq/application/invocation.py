@@ -1,0 +1,142 @@
+"""The operation registry (operationId -> the plain function that implements it) and the one
+invocation seam every adapter calls.
+
+Both adapters dispatch through this table; `check_registry` runs at construction so a spec
+operation without an implementation (or the reverse) fails at start-up, not on first call.
+`invoke` is the part of a call that is the same on every channel: validate the arguments,
+count the call in its rate-limit bucket, build the `Call`, run the operation (`invoke_sync`; `invoke`
+runs it in a worker thread, stores are synchronous). Reading the arguments off the wire and mapping errors to the
+channel's answer (REST envelope, MCP tool result) stay with the adapter.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from ..attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
+from ..history.operation_table import OPERATIONS as HISTORY_OPERATIONS
+from ..kernel.concurrency import in_worker_thread
+from ..kernel.context import Call, Channel, Principal, Services
+from ..kernel.ports.call_metrics import outcome_of
+from ..kernel.spec import Operation, Spec, SpecError
+from ..memos.reads import OPERATIONS as MEMO_READ_OPERATIONS
+from ..memos.writes import OPERATIONS as MEMO_WRITE_OPERATIONS
+from ..reading.operations import OPERATIONS as READING_OPERATIONS
+from ..search.operations import OPERATIONS as SEARCH_OPERATIONS
+from ..todos.board.operation_table import OPERATIONS as TODO_OPERATIONS
+from ..todos.inbox.operations import OPERATIONS as TODO_INBOX_OPERATIONS
+from ..todos.views.operations import OPERATIONS as TODO_VIEW_OPERATIONS
+from .ratelimit import Bucket, RateLimiter, call_bucket
+from .validation import validate_arguments
+
+OperationFn = Callable[[Call, dict[str, Any]], dict[str, Any]]
+AsyncOperationFn = Callable[[Call, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+REGISTRY: Mapping[str, OperationFn] = {
+    **MEMO_READ_OPERATIONS,
+    **MEMO_WRITE_OPERATIONS,
+    **ATTACHMENT_OPERATIONS,
+    **TODO_INBOX_OPERATIONS,
+    **TODO_VIEW_OPERATIONS,
+    **TODO_OPERATIONS,
+    **READING_OPERATIONS,
+    **SEARCH_OPERATIONS,
+    **HISTORY_OPERATIONS,
+}
+
+
+def check_registry(spec: Spec, registry: Mapping[str, OperationFn] = REGISTRY) -> None:
+    missing = sorted(set(spec.operations) - set(registry))
+    if missing:
+        raise SpecError(f"operations without an implementation: {', '.join(missing)}")
+    unknown = sorted(set(registry) - set(spec.operations))
+    if unknown:
+        raise SpecError(f"implementations without an operation in openapi.yaml: {', '.join(unknown)}")
+
+
+def invoke_sync(
+    operation: Operation,
+    arguments: dict[str, Any],
+    *,
+    principal: Principal,
+    services: Services,
+    trace_id: str,
+    channel: Channel,
+    function: OperationFn | None = None,
+    limiter: RateLimiter | None = None,
+    counted: Collection[Bucket] = (),
+) -> dict[str, Any]:
+    """Run one operation for `principal`: validation -> rate limit -> `Call` -> the operation,
+    all on the calling thread.
+
+    `function` defaults to the registry's (the MCP catalog passes the one it was built with).
+    The call is counted in its bucket (`call_bucket`) when that bucket is one the channel counts
+    per call (`counted`); MCP counts every message at its endpoint before the SDK parses it, so it
+    passes none. Errors propagate unchanged: the adapter maps them. Every call, whatever its end,
+    is recorded once in `services.call_metrics` (operation, outcome, ms). The operation gets the
+    validated arguments in their normal form (integral floats as ints, values.py)."""
+    with _recorded(services, operation.operation_id):
+        call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, limiter, counted)
+        return (function or REGISTRY[operation.operation_id])(call, arguments)
+
+
+async def invoke_async(
+    operation: Operation,
+    arguments: dict[str, Any],
+    *,
+    principal: Principal,
+    services: Services,
+    trace_id: str,
+    channel: Channel,
+    function: AsyncOperationFn,
+) -> dict[str, Any]:
+    """`invoke_sync` for an operation that waits on something other than a store (Code Mode's
+    sandbox process): the same validation, `Call` and metrics, on the event loop, so no worker
+    thread is held while it waits. Its own store calls go through `concurrency.run_sync`."""
+    with _recorded(services, operation.operation_id):
+        call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, None, ())
+        return await function(call, arguments)
+
+
+@contextmanager
+def _recorded(services: Services, operation_id: str) -> Iterator[None]:
+    """Every call, whatever its end, recorded once in `services.call_metrics` (operation,
+    outcome, ms): one rule for the sync and the async invocation."""
+    started = time.perf_counter()
+    error: BaseException | None = None
+    try:
+        yield
+    except BaseException as exc:
+        error = exc
+        raise
+    finally:
+        services.call_metrics.record(operation_id, outcome_of(error), (time.perf_counter() - started) * 1000)
+
+
+def _prepared(
+    operation: Operation,
+    arguments: dict[str, Any],
+    principal: Principal,
+    services: Services,
+    trace_id: str,
+    channel: Channel,
+    limiter: RateLimiter | None,
+    counted: Collection[Bucket],
+) -> tuple[Call, dict[str, Any]]:
+    """Validated arguments, the call counted in its bucket where the channel counts it, the `Call`."""
+    arguments = validate_arguments(operation, arguments)
+    bucket = call_bucket(operation.operation_id)
+    if limiter is not None and limiter.enabled and bucket in counted:
+        limiter.hit(principal.credential_id, bucket)
+    call = Call(
+        principal=principal, services=services, trace_id=trace_id, channel=channel, operation_id=operation.operation_id
+    )
+    return call, arguments
+
+
+#: `invoke_sync` in a worker thread (stores are synchronous; within a Lambda invocation on its own
+#: thread, `concurrency.one_request_at_a_time`), for the async adapters.
+invoke = in_worker_thread(invoke_sync)

@@ -1,0 +1,445 @@
+"""`run_due_reminder_tick(now)`: deliver every reminder that is due, each exactly once
+(docs/contract.md §12). Run every minute by functions/scheduler and by `mesq serve`'s loop.
+
+1. The buckets: from the cursor item (`REMINDERS#CURSOR` / `tick`: the last processed minute)
+   up to now's minute, at most `MAX_LOOKBACK` back; each bucket is one GSI2 query of the index
+   `todos/reminder_schedule.py` keeps (never a scan of users).
+2. Each index entry due by now: re-read the task; if the instant still is one of its reminders,
+   CLAIM the occurrence with a conditional put of `U#<user>` / `REMIND#SENT#<taskId>#<at>`
+   (exists=False). Only the tick whose claim succeeds delivers, so two overlapping ticks (two
+   processes, two Lambda invocations) send it once.
+   The claim is written in one transaction with a RETRY entry (`REMIND#RETRY#<taskId>#<at>`, in
+   the bucket `RETRY_DELAYS[0]` ahead): a lease. If the process dies between the claim and the
+   send, the retry entry still fires, so an occurrence is delivered at least once, never lost
+   (receivers drop repeats by the stable `id`).
+3. Delivery to each channel of the user (`mesq/adapters/reminders/delivery.py`: signed,
+   retried with backoff, each attempt under its own total deadline), the outcome recorded on
+   the channel and on the claim. All delivered: the retry entry goes. A channel failed: the
+   retry entry stays, and when its minute comes a later tick sends again to the channels that
+   failed (only those), moving the entry along `RETRY_DELAYS`; after the last round the failure
+   is final. Each round is claimed by a conditional write of the entry's `round`, so two ticks
+   never send one round twice.
+4. The entry moves to the task's next instant (conditional on it still naming this one, so a
+   concurrent task write wins), or is deleted; the cursor moves to now's minute (re-reading that
+   minute next time is harmless: claims deduplicate).
+
+The buckets are a global partition: an entry that is not one the todo writes or the tick
+write (`well_formed`: its key is the index or retry key of the user and task it names, its
+instants parse; an earlier archive import could plant others) is logged, counted as
+`malformed` and passed: it never counts as an error, so it never holds the cursor.
+
+Each claimed occurrence is sent in a task of its own (at most `transport.MAX_CONCURRENT_SENDS`
+in flight), and the channels of one occurrence are sent to concurrently, so one slow destination delays only its own
+message. The tick runs on an event loop of its own (`anyio.run`; `mesq serve` calls it in a
+worker thread, the scheduler function directly): its store calls are quick and run inline on
+that loop, while `deliver`, which the settings page's test send shares with the server's loop,
+moves its store calls to worker threads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+from collections.abc import Awaitable, Callable, Collection, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import anyio
+import httpx
+from anyio.abc import TaskGroup
+from aws_lambda_powertools import Logger
+
+from ..adapters.reminders.delivery import new_client, send_all
+from ..kernel.concurrency import run_sync
+from ..kernel.errors import ValidationError
+from ..kernel.keys import user_partition
+from ..kernel.ports.sealer import Sealer, SealingError
+from ..kernel.ports.storage import Condition, ConditionFailed, Delete, Item, ItemStore, Put, Update
+from ..kernel.timestamps import format_timestamp, parse_timestamp
+from ..reminders import channels
+from ..reminders.transport import ATTEMPTS, BACKOFF_SECONDS, MAX_CONCURRENT_SENDS, Reach, SendContext
+from ..reminders.vapid import instance_vapid
+from ..store.paging import walk
+from ..todos import keys as todo_keys
+from ..todos.reminder_schedule import INDEX_PREFIX, bucket, bucket_partition, index_item, instants, next_instant
+
+logger = Logger(child=True)
+
+CURSOR_KEY = ("REMINDERS#CURSOR", "tick")
+MAX_LOOKBACK = timedelta(hours=24)
+FIRST_LOOKBACK = timedelta(minutes=60)
+CLAIM_PREFIX = "REMIND#SENT#"
+DEFAULT_ZONE = "UTC"  # a task without a zone, of a user without a todo default (as get_todo_task)
+CLAIM_DAYS = 30  # claims expire (ttl) long after their minute can be re-read
+RETRY_PREFIX = "REMIND#RETRY#"
+#: When an occurrence is tried again after the first round: each round is ATTEMPTS sends to every
+#: channel that has not yet taken it. The first delay is also the lease of a claim (a tick that
+#: dies mid-send is covered by it), so it must exceed one round's longest send.
+RETRY_DELAYS = (timedelta(minutes=5), timedelta(minutes=30), timedelta(hours=2))
+
+
+@dataclass
+class TickReport:
+    buckets: int = 0
+    due: int = 0
+    delivered: int = 0
+    failed: int = 0
+    retried: int = 0  # rounds after the first (a failed channel, or a tick that died mid-send)
+    skipped: int = 0  # claimed by another tick, or no longer a reminder of its task
+    errors: int = 0  # entries that failed unexpectedly (logged); the cursor stays for them
+    malformed: int = 0  # entries no write of ours makes (logged and passed; the cursor moves on)
+    failures: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"buckets": self.buckets, "due": self.due, "delivered": self.delivered, "failed": self.failed,
+                "retried": self.retried, "skipped": self.skipped, "errors": self.errors,
+                "malformed": self.malformed}  # fmt: skip
+
+
+def _minutes(start: datetime, end: datetime) -> Iterator[datetime]:
+    moment = start.replace(second=0, microsecond=0)
+    while moment <= end:
+        yield moment
+        moment += timedelta(minutes=1)
+
+
+def _first_bucket(items: ItemStore, now: datetime) -> datetime:
+    cursor = items.get(CURSOR_KEY)
+    earliest = now - MAX_LOOKBACK
+    if cursor is None:
+        return now - FIRST_LOOKBACK
+    last = datetime.strptime(str(cursor["bucket"]), "%Y-%m-%dT%H:%M").replace(tzinfo=UTC)
+    return max(last, earliest)
+
+
+def delivery_id(user_id: str, task_id: str, at: str) -> str:
+    """Stable for one reminder occurrence: receivers may drop duplicates by it."""
+    return hashlib.sha256(f"{user_id}\0{task_id}\0{at}".encode()).hexdigest()[:32]
+
+
+def _payload(entry: Item, task: Item, now: datetime, default_zone: str | None = None) -> dict[str, Any]:
+    """`task.timezone` is the effective one (the task's, else the user's todo default
+    `default_zone`, else UTC), as get_todo_task reports it: every channel shows the due there."""
+    shown = {name: task.get(name) for name in ("id", "title", "due", "timezone", "spaceId", "priority")}
+    shown["timezone"] = shown["timezone"] or default_zone or DEFAULT_ZONE
+    return {
+        "type": "todo.reminder",
+        "id": delivery_id(str(entry["userId"]), str(entry["taskId"]), str(entry["at"])),
+        "remindAt": entry["at"],
+        "sentAt": format_timestamp(now),
+        "task": shown,
+    }
+
+
+def _default_zone(items: ItemStore, user_id: str) -> str | None:
+    """The user's todo default zone (their settings item's `timezone`), or None."""
+    configured = (items.get(todo_keys.settings_key(user_id)) or {}).get("timezone")
+    return str(configured) if configured else None
+
+
+def retry_item(entry: Item, round_: int, moment: datetime, channel_ids: list[str] | None) -> Item:
+    """The entry that brings an occurrence back at `moment` for round `round_` (1..). `channels`:
+    the ids still to deliver to; None = every channel (the first round never finished)."""
+    user_id, task_id, at = str(entry["userId"]), str(entry["taskId"]), str(entry["at"])
+    when = format_timestamp(moment)
+    item: Item = {
+        "pk": user_partition(user_id),
+        "sk": f"{RETRY_PREFIX}{task_id}#{at}",
+        "gsi2pk": bucket_partition(moment),
+        "gsi2sk": f"{when}#{user_id}#{task_id}#retry",
+        "userId": user_id,
+        "taskId": task_id,
+        "at": at,
+        "retryAt": when,
+        "round": round_,
+    }
+    if channel_ids is not None:
+        item["channels"] = channel_ids
+    return item
+
+
+def _claim(items: ItemStore, entry: Item, now: datetime) -> Item | None:
+    """The claim item when this tick won the occurrence, else None. Written with its lease: the
+    retry entry of round 1 (see the module docstring)."""
+    claim: Item = {
+        "pk": entry["pk"],
+        "sk": f"{CLAIM_PREFIX}{entry['taskId']}#{entry['at']}",
+        "status": "claimed",
+        "claimedAt": format_timestamp(now),
+        "ttl": int((now + timedelta(days=CLAIM_DAYS)).timestamp()),
+    }
+    lease = retry_item(entry, 1, now + RETRY_DELAYS[0], None)
+    try:
+        items.transact([Put(claim, Condition(exists=False)), Put(lease)])
+    except ConditionFailed:
+        return None
+    return claim
+
+
+def _advance(items: ItemStore, entry: Item, task: Item | None, at: datetime) -> Item | None:
+    """Point the entry at the task's next instant; the new entry, or None (deleted, or the task
+    was written meanwhile and re-indexed itself)."""
+    following = next_instant(task, at)
+    guard = Condition(equals={"at": entry["at"]})
+    key = (str(entry["pk"]), str(entry["sk"]))
+    try:
+        if following is None:
+            items.delete(key, guard)
+            return None
+        moved = index_item(str(entry["userId"]), str(entry["taskId"]), following)
+        items.put(moved, guard)
+        return moved
+    except ConditionFailed:
+        return None
+
+
+def _opened(items: ItemStore, sealer: Sealer, user_id: str, channel_ids: Collection[str] | None
+            ) -> tuple[list[tuple[str, channels.Channel]], list[str]]:  # fmt: skip
+    """The user's channels (those in `channel_ids`) opened; and the ids whose secret is unreadable."""
+    ready: list[tuple[str, channels.Channel]] = []
+    unreadable: list[str] = []
+    for record in channels.channel_records(items, user_id):
+        if channel_ids is not None and record["id"] not in channel_ids:
+            continue
+        try:
+            ready.append((str(record["id"]), channels.opened(sealer, user_id, record)))
+        except SealingError:
+            unreadable.append(str(record["id"]))
+    return ready, unreadable
+
+
+def _record(items: ItemStore, user_id: str, outcomes: dict[str, dict[str, Any] | None]) -> None:
+    now = format_timestamp(datetime.now(UTC))
+    for channel_id, failure in outcomes.items():
+        channels.record_outcome(items, user_id, channel_id, failure, now)
+
+
+async def deliver(
+    items: ItemStore,
+    sealer: Sealer,
+    user_id: str,
+    payload: dict[str, Any],
+    *,
+    client: httpx.AsyncClient,
+    attempts: int = ATTEMPTS,
+    backoff: tuple[float, ...] = BACKOFF_SECONDS,
+    channel_ids: Collection[str] | None = None,
+    reach: Reach | None = None,
+) -> dict[str, str]:
+    """Send `payload` to every channel of the user (or only to those in `channel_ids`), all at
+    once; the failure reason per channel id (empty = all delivered)."""
+    reach = reach or Reach()
+    ready, unreadable = await run_sync(_opened, items, sealer, user_id, channel_ids)
+    vapid = None
+    if any(channel.kind == "webpush" for _, channel in ready):
+        vapid = await run_sync(instance_vapid, items, sealer, reach.public_url)
+    context = SendContext(client=client, destinations=reach.destinations, public_url=reach.public_url, vapid=vapid)
+    outcomes = await send_all(ready, payload, client=client, attempts=attempts, backoff=backoff, context=context)
+    for channel_id in unreadable:
+        outcomes[channel_id] = {"at": format_timestamp(datetime.now(UTC)), "attempts": 0, "reason": "secret unreadable"}
+    await run_sync(_record, items, user_id, outcomes)
+    return {channel_id: str(failure["reason"]) for channel_id, failure in outcomes.items() if failure is not None}
+
+
+@dataclass(frozen=True)
+class _Tick:
+    """What one tick's steps share: the store, the client, the task group every send runs in,
+    and the bound on sends in flight."""
+
+    items: ItemStore
+    sealer: Sealer
+    now: datetime
+    http: httpx.AsyncClient
+    backoff: tuple[float, ...]
+    report: TickReport
+    on_claimed: Callable[[Item], None] | None
+    group: TaskGroup
+    bound: anyio.CapacityLimiter
+    reach: Reach
+
+    def task_of(self, entry: Item) -> Item | None:
+        stored = self.items.get(todo_keys.task_key(str(entry["userId"]), str(entry["taskId"])))
+        return todo_keys.record_of(stored) if stored is not None else None
+
+    async def send(self, entry: Item, task: Item, channel_ids: Collection[str] | None = None) -> dict[str, str]:
+        payload = _payload(entry, task, self.now, _default_zone(self.items, str(entry["userId"])))
+        async with self.bound:
+            return await deliver(self.items, self.sealer, str(entry["userId"]), payload, client=self.http,
+                                 backoff=self.backoff, channel_ids=channel_ids, reach=self.reach)  # fmt: skip
+
+    def spawn(self, step: Callable[..., Awaitable[None]], *args: Any) -> None:
+        """Run `step` beside the others; its unexpected failure is logged and counted (the cursor
+        then stays), never allowed to stop the other deliveries."""
+
+        async def guarded() -> None:
+            try:
+                await step(*args)
+            except Exception:
+                logger.exception("reminder delivery step failed", extra={"step": step.__name__})
+                self.report.errors += 1
+
+        self.group.start_soon(guarded)
+
+
+def run_due_reminder_tick(
+    items: ItemStore,
+    sealer: Sealer,
+    now: datetime,
+    *,
+    backoff: tuple[float, ...] = BACKOFF_SECONDS,
+    on_claimed: Callable[[Item], None] | None = None,
+    reach: Reach | None = None,
+) -> TickReport:
+    """One tick at `now` (aware), on an event loop of its own. `on_claimed` lets tests widen the
+    race window."""
+    run = functools.partial(_run_tick, items, sealer, now, backoff=backoff, on_claimed=on_claimed,
+                            reach=reach or Reach())  # fmt: skip
+    try:
+        return anyio.run(run)
+    except BaseExceptionGroup as group:  # only SystemExit and the like escape an entry: the process ends
+        raise group.exceptions[0] from None
+
+
+async def _run_tick(
+    items: ItemStore,
+    sealer: Sealer,
+    now: datetime,
+    *,
+    backoff: tuple[float, ...],
+    on_claimed: Callable[[Item], None] | None,
+    reach: Reach,
+) -> TickReport:
+    report = TickReport()
+    async with new_client() as http, anyio.create_task_group() as group:
+        tick = _Tick(items, sealer, now, http, backoff, report, on_claimed, group,
+                     anyio.CapacityLimiter(MAX_CONCURRENT_SENDS), reach)  # fmt: skip
+        for minute in _minutes(_first_bucket(items, now), now):
+            report.buckets += 1
+            for entry in walk(items, bucket_partition(minute), index="gsi2"):
+                tick.spawn(_entry, tick, entry)
+    if not report.errors:  # else the next tick reads these minutes again (claims deduplicate)
+        items.put({"pk": CURSOR_KEY[0], "sk": CURSOR_KEY[1], "bucket": bucket(now)})
+    return report
+
+
+def well_formed(entry: Item) -> bool:
+    """Whether a bucket entry is one the todo writes or the tick wrote: its key is the index
+    (or retry) key of the user and task it names, and its instants parse. The buckets are a
+    global partition: anything else (an entry an old import planted, `mesq repair-imports`)
+    is passed over, never allowed to stop the tick or hold its cursor."""
+    user_id, task_id, at = entry.get("userId"), entry.get("taskId"), entry.get("at")
+    if not all(isinstance(value, str) and value for value in (user_id, task_id, at)):
+        return False
+    sk = str(entry.get("sk", ""))
+    expected = (f"{INDEX_PREFIX}{task_id}",) if not sk.startswith(RETRY_PREFIX) else (f"{RETRY_PREFIX}{task_id}#{at}",)
+    if entry.get("pk") != user_partition(str(user_id)) or sk not in expected:
+        return False
+    try:
+        parse_timestamp(str(at), "at")
+        if sk.startswith(RETRY_PREFIX):
+            parse_timestamp(str(entry.get("retryAt")), "retryAt")
+            int(entry["round"])
+    except (ValidationError, KeyError, TypeError, ValueError):
+        return False
+    return True
+
+
+async def _entry(tick: _Tick, entry: Item) -> None:
+    if not well_formed(entry):
+        logger.warning("skipped a malformed reminder index entry", extra={"sk": str(entry.get("sk"))[:80]})
+        tick.report.malformed += 1
+        return
+    if str(entry.get("sk", "")).startswith(RETRY_PREFIX):
+        await _retry(tick, entry)
+    current: Item | None = entry
+    while current is not None and str(current.get("sk", "")).startswith(INDEX_PREFIX):
+        # a late tick finds several instants of one task due: each is claimed and sent in turn
+        current = _handle(tick, current)
+
+
+async def _first_round(tick: _Tick, entry: Item, task: Item) -> None:
+    _record_round(tick, entry, 0, await tick.send(entry, task))
+
+
+def _handle(tick: _Tick, entry: Item) -> Item | None:
+    """Claim one index entry if due and start its delivery; the entry's next form when that is
+    due too, else None. The entry moves on before the send ends: the claim's lease covers it."""
+    at = parse_timestamp(str(entry["at"]), "at")
+    if at > tick.now:
+        return None
+    tick.report.due += 1
+    task = tick.task_of(entry)
+    claim = _claim(tick.items, entry, tick.now) if task is not None and at in instants(task) else None
+    if claim is None or task is None:
+        tick.report.skipped += 1
+        return _due(_advance(tick.items, entry, task, at), tick.now)
+    if tick.on_claimed is not None:
+        tick.on_claimed(entry)
+    tick.spawn(_first_round, tick, entry, task)
+    return _due(_advance(tick.items, entry, task, at), tick.now)
+
+
+def _record_round(tick: _Tick, entry: Item, round_: int, failures: dict[str, str]) -> None:
+    """After round `round_` of an occurrence: the claim's status, and the retry entry kept for
+    the channels that failed (moved to the next delay) or removed."""
+    claim_key, retry_key = _occurrence_keys(entry)
+    last = round_ >= len(RETRY_DELAYS)
+    status = "delivered" if not failures else ("failed" if last else "retrying")
+    follow_up: Put | Delete
+    if failures and not last:
+        follow_up = Put(retry_item(entry, round_ + 1, tick.now + RETRY_DELAYS[round_], sorted(failures)))
+    else:
+        follow_up = Delete(retry_key)
+    claim = Update(claim_key, set={"status": status, "failures": [f"{c}: {r}" for c, r in failures.items()],
+                                   "rounds": round_ + 1})  # fmt: skip
+    tick.items.transact([claim, follow_up])
+    if failures:
+        tick.report.failed += 1
+        tick.report.failures += [f"{channel_id}: {reason}" for channel_id, reason in failures.items()]
+    else:
+        tick.report.delivered += 1
+
+
+def _occurrence_keys(entry: Item) -> tuple[tuple[str, str], tuple[str, str]]:
+    """The claim's and the retry entry's keys of the occurrence `entry` names."""
+    partition, occurrence = user_partition(str(entry["userId"])), f"{entry['taskId']}#{entry['at']}"
+    return (partition, CLAIM_PREFIX + occurrence), (partition, RETRY_PREFIX + occurrence)
+
+
+async def _retry(tick: _Tick, entry: Item) -> None:
+    """A retry entry whose minute has come: send the occurrence again to the channels that have
+    not taken it, if its task still has that reminder; the round is claimed first."""
+    if parse_timestamp(str(entry["retryAt"]), "retryAt") > tick.now:
+        return
+    round_ = int(entry["round"])
+    claim_key, key = _occurrence_keys(entry)
+    guard = Condition(equals={"round": round_})
+    task = tick.task_of(entry)
+    if task is None or parse_timestamp(str(entry["at"]), "at") not in instants(task):
+        # deleted, done, or its reminders changed
+        dropped = Update(claim_key, set={"status": "dropped"}, condition=Condition(exists=True))
+        with contextlib.suppress(ConditionFailed):  # another tick dropped it first
+            tick.items.transact([Delete(key, guard), dropped])
+        tick.report.skipped += 1
+        return
+    # Claim the round: move the entry to the next round's lease (or remove it after the last),
+    # conditional on the round this tick read. The loser of a race sends nothing.
+    try:
+        if round_ < len(RETRY_DELAYS):
+            lease = retry_item(entry, round_ + 1, tick.now + RETRY_DELAYS[round_], entry.get("channels"))
+            tick.items.put(lease, guard)
+        else:
+            tick.items.delete(key, guard)
+    except ConditionFailed:
+        tick.report.skipped += 1
+        return
+    tick.report.due += 1
+    tick.report.retried += 1
+    only = entry.get("channels")
+    _record_round(tick, entry, round_, await tick.send(entry, task, None if only is None else set(only)))
+
+
+def _due(entry: Item | None, now: datetime) -> Item | None:
+    return entry if entry is not None and parse_timestamp(str(entry["at"]), "at") <= now else None

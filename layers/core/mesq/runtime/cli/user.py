@@ -1,0 +1,48 @@
+"""`mesq user create|list|passwd`: the instance's accounts."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ...auth.users import count_users, create_user, list_users, set_password
+from ...wiring.services import Services
+from .common import Commands, Parser, password_option, read_password
+
+
+def add_parser(commands: Commands, common: Parser) -> None:
+    user = commands.add_parser("user", help="manage users").add_subparsers(
+        dest="action", required=True, metavar="ACTION"
+    )
+    user_create = user.add_parser("create", parents=[common], help="create a user")
+    user_create.add_argument("username", help="2-32 characters of a-z, 0-9, '_', '.', '-'")
+    password_option(user_create)
+    user_create.add_argument("--admin", action="store_true", help="mark the account as the instance's administrator")
+    user.add_parser("list", parents=[common], help="list users (username, id, created, admin)")
+    user_passwd = user.add_parser(
+        "passwd", parents=[common], help="set a user's password; signs the user out of every browser"
+    )
+    user_passwd.add_argument("username", help="the user whose password changes")
+    password_option(user_passwd)
+
+
+def run(args: argparse.Namespace, services: Services) -> int:
+    items = services.items
+    if args.action == "create":
+        user = create_user(items, args.username, read_password(args.password_stdin), admin=args.admin)
+        print(f"created user {user['username']} ({user['id']})")
+    elif args.action == "list":
+        users = list_users(items)
+        print("USERNAME\tID\tCREATED\tADMIN")
+        for user in users:
+            print(f"{user['username']}\t{user['id']}\t{user['createdAt']}\t{'yes' if user['admin'] else 'no'}")
+        unlisted = count_users(items) - len(users)
+        if unlisted > 0:
+            print(f"mesq: {unlisted} account(s) made before the user directory are not listed", file=sys.stderr)
+    else:
+        from ...web.kit.sessions import end_user_sessions  # the web layer's sessions (Jinja): loaded only here
+
+        user = set_password(items, args.username, read_password(args.password_stdin))
+        ended = end_user_sessions(items, user["id"])
+        print(f"password changed for {user['username']}; {ended} browser session(s) signed out")
+    return 0

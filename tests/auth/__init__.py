@@ -1,0 +1,1 @@
+"""Tests of mesq/auth: users, personal access tokens and their lookup cache."""

@@ -1,0 +1,1 @@
+"""Tests of mesq/kernel: values, messages, timestamps, tags, the spec and body rules."""

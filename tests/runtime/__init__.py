@@ -1,0 +1,1 @@
+"""Tests of mesq/runtime: the `mesq` command and the data directory it keeps."""

@@ -1,0 +1,1 @@
+"""Helpers shared by test packages: the in-process operation caller and the loopback HTTP stubs."""

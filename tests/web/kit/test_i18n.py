@@ -1,0 +1,148 @@
+"""One language at a time: English or Chinese, from `Accept-Language` or the user's choice in
+Settings (kept in the account's interface settings), with `<html lang>` to match, plurals right in
+both languages, and each render's translations its own (the Environment is shared by threads)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
+
+import pytest
+
+from mesq.auth.users import get_user
+from mesq.web.kit.i18n import choose_language, negotiate
+from mesq.web.kit.render import render
+from mesq.wiring.services import Services
+
+from ..conftest import Browser
+
+SESSION = SimpleNamespace(csrf_token="t", username="ada")  # what base.html and the form read
+ZH = {"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.8"}
+EN = {"Accept-Language": "en-US,en;q=0.9"}
+
+
+@pytest.mark.parametrize(
+    ("header", "language"),
+    [
+        ("zh-CN,zh;q=0.9,en;q=0.8", "zh"),
+        ("zh-Hans", "zh"),
+        ("zh-TW", "zh"),
+        ("en-US,en;q=0.9,zh-CN;q=0.8", "en"),
+        ("en;q=0.5, zh;q=0.8", "zh"),
+        ("fr-FR,fr;q=0.9", "en"),  # nothing we have: English
+        ("fr-FR, zh;q=0.2", "zh"),
+        ("zh;q=0, en", "en"),
+        ("zh;q=abc", "en"),
+        ("", "en"),
+        (None, "en"),
+    ],
+)
+def test_accept_language_picks_the_preferred_language_we_have(header: str | None, language: str) -> None:
+    assert negotiate(header) == language
+
+
+def test_a_stored_choice_wins_over_the_browser_and_an_unknown_one_does_not() -> None:
+    assert choose_language("zh", "en-US") == "zh"
+    assert choose_language("en", "zh-CN") == "en"
+    assert choose_language("", "zh-CN") == "zh"
+    assert choose_language("fr", "zh-CN") == "zh"
+
+
+def test_the_page_is_in_the_browsers_language_with_html_lang_to_match(browser: Callable[..., Browser]) -> None:
+    client = browser().client
+    zh = client.get("/todos", headers=ZH)
+    assert '<html lang="zh-Hans">' in zh.text
+    assert ">待办</a>" in zh.text and ">设置</a>" in zh.text and "看板" in zh.text
+    assert "Settings" not in zh.text and "Board" not in zh.text
+    en = client.get("/todos", headers=EN)
+    assert '<html lang="en">' in en.text
+    assert ">Todos</a>" in en.text and ">Settings</a>" in en.text
+    assert "设置" not in en.text and "看板" not in en.text
+
+
+def test_signed_out_pages_follow_the_browser_too(new_client: Callable[..., object]) -> None:
+    client = new_client()
+    page = client.get("/setup", headers=ZH)  # type: ignore[attr-defined]
+    assert '<html lang="zh-Hans">' in page.text and "创建账户" in page.text and "Create account" not in page.text
+    missing = client.get("/no-such-page-here", headers=ZH)  # type: ignore[attr-defined]
+    assert missing.status_code == 404
+
+
+def test_the_language_chosen_in_settings_is_kept_per_user(services: Services, browser: Callable[..., Browser]) -> None:
+    person, other = browser(), browser()
+    form = person.get("/settings", headers=EN)
+    assert 'id="language-form"' in form.text and 'name="language" value="" checked' in form.text
+    saved = person.post("/settings/language", {"language": "zh"}, headers=EN)
+    assert saved.status_code == 303 and saved.headers["location"] == "/settings"
+    assert (get_user(services.items, person.user_id) or {})["settings"]["language"] == "zh"
+    page = person.get("/settings", headers=EN)  # the browser asks for English; the user chose Chinese
+    assert '<html lang="zh-Hans">' in page.text and "语言已保存。" in page.text
+    assert 'name="language" value="zh" checked' in page.text
+    assert '<html lang="en">' in other.get("/settings", headers=EN).text  # another user: unchanged
+    back = person.post("/settings/language", {"language": ""}, headers=EN)
+    assert back.status_code == 303
+    assert '<html lang="en">' in person.get("/todos", headers=EN).text  # the browser's again
+    refused = person.post("/settings/language", {"language": "fr"}, headers=EN)
+    assert refused.status_code == 400
+    assert (get_user(services.items, person.user_id) or {})["settings"]["language"] == ""
+
+
+def test_plurals_are_right_in_both_languages() -> None:
+    for count, english in ((1, "1 memo will be deleted permanently."), (2, "2 memos will be deleted permanently.")):
+        page = render("memos/trash_empty.html", language="en", session=SESSION, count=count).body.decode()
+        assert english in page
+        chinese = render("memos/trash_empty.html", language="zh", session=SESSION, count=count).body.decode()
+        assert f"{count} 条笔记将被永久删除。" in chinese
+
+
+def test_a_placeholder_may_share_a_name_with_the_translators_own_parameters() -> None:
+    """reading.html's sync error fills `%(message)s`: a keyword named like gettext's own first
+    parameter once raised TypeError in the page (a 500 on /settings/reading after a failed sync)."""
+    from mesq.web.kit.i18n import Translator, render_context
+    from mesq.web.kit.render import environment
+
+    template = environment().from_string(
+        '{{ _("%(message)s / %(context)s", message="<b>m</b>", context="c") }} '
+        '{{ ngettext("%(singular)s %(num)d", "%(plural)s %(num)d", 2, singular="s", plural="p") }}'
+    )
+    for language in ("en", "zh"):
+        assert template.render(**render_context(language)) == "&lt;b&gt;m&lt;/b&gt; / c p 2"
+    say = Translator("zh")
+    assert say.gettext("%(message)s", message="x") == "x"
+    assert say.ngettext("%(singular)s", "%(plural)s", 2, singular="s", plural="p", count=9) == "p"
+
+
+def test_each_render_has_its_own_language_across_threads() -> None:
+    def page(index: int) -> tuple[str, str]:
+        language = ("en", "zh")[index % 2]
+        return language, render("memos/trash_empty.html", language=language, session=SESSION, count=index).body.decode()
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for language, html in pool.map(page, range(400)):
+            assert (f'<html lang="{"zh-Hans" if language == "zh" else "en"}">' in html) is True
+            assert ("永久删除" in html) is (language == "zh")
+            assert ("deleted permanently" in html) is (language == "en")
+
+
+def test_the_scripts_strings_come_translated_in_a_json_data_block(browser: Callable[..., Browser]) -> None:
+    """Issue 30: `static/*.js` strings reach the script as data (never run, so the CSP holds),
+    every one translated in zh with the source's placeholders, and English pages carry none."""
+    import json
+    import re
+
+    from mesq.web.kit.script_words import SCRIPT_PLURALS, SCRIPT_WORDS, script_words
+
+    words = script_words("zh")
+    placeholders = re.compile(r"%\(\w+\)[sd]")
+    for message in SCRIPT_WORDS:
+        assert words[message] != message, message
+        assert sorted(placeholders.findall(str(words[message]))) == sorted(placeholders.findall(message)), message
+    assert words[SCRIPT_PLURALS[0][0]] == ["%(num)d 本书", "%(num)d 本书"]
+    client = browser().client
+    zh = client.get("/", headers=ZH).text
+    block = zh[zh.index('<script type="application/json" id="mesq-words">') :]
+    block = block[block.index(">") + 1 : block.index("</script>")]
+    assert json.loads(block)["Close"] == "关闭"
+    assert '<script type="application/json" id="mesq-words">{}</script>' in client.get("/", headers=EN).text
+    assert script_words("en") == {}

@@ -1,0 +1,189 @@
+"""Every page in headless Chromium at a phone (390x844) and a desktop (1280x800) size, against a
+real `mesq serve`: nothing scrolls sideways, the 404 page is HTML, revoking a token and an app
+asks first, and the new-token card's copy button copies. Screenshots of every page at both sizes
+go to $MESQ_SCREENSHOTS (`docs/screenshots` regenerates the committed ones; see its README), or to
+the test's temporary directory."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import re
+import secrets
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import httpx
+import pytest
+from playwright import sync_api as playwright_sync
+
+from mesq.auth.tokens import create_token, record_key
+from mesq.auth.users import find_user_by_name
+from mesq.kernel.ports.storage import Update
+from mesq.kernel.timestamps import format_timestamp, utc_now
+from mesq.wiring.config import Settings
+from mesq.wiring.services import build_services
+
+from ...conftest import LiveServer
+from ..chromium import chromium_page
+from .test_browser import CALLBACK, PASSWORD, TOKEN
+
+SIZES = ((390, 844), (1280, 800))
+CJK_NAME = "我的笔记本"
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    target = Path(os.environ.get("MESQ_SCREENSHOTS") or tmp_path / "screenshots")
+    target.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+@pytest.fixture
+def page(server: LiveServer) -> Iterator[Any]:
+    with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}) as opened:
+        opened.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.base_url)
+        yield opened
+
+
+def check_fits(page: Any, name: str, shots: Path) -> None:
+    """At each size: no horizontal overflow, and a screenshot of the whole page."""
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert scroll_width <= inner_width, f"{name} at {width}px scrolls sideways: {scroll_width} > {inner_width}"
+        assert page.evaluate("document.documentElement.lang") == "en"
+        page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=True)
+    page.set_viewport_size({"width": SIZES[1][0], "height": SIZES[1][1]})
+
+
+def _expired_token(server: LiveServer, username: str) -> str:
+    services = build_services(Settings(data_dir=server.data_dir))
+    try:
+        user_id = find_user_by_name(services.items, username)["userId"]
+        _, token = create_token(services.items, user_id, name="old laptop", scopes="memo:read", expires_days=1)
+        past = format_timestamp(utc_now() - timedelta(days=2))
+        services.items.update(Update(key=record_key(user_id, token["id"]), set={"expiresAt": past}))
+        return str(token["id"])
+    finally:
+        services.items.close()
+
+
+def _trashed_memo(server: LiveServer, token: str) -> None:
+    with httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {token}"}, timeout=10) as rest:
+        memo = rest.post("/api/toolkit/memo", json={"content": "旧的想法 · an old idea #draft"}).json()["data"]["memo"]
+        gone = rest.request("DELETE", f"/api/toolkit/memo/{memo['id']}", json={"expectedRevision": memo["revision"]})
+        assert gone.status_code == 200, gone.text
+
+
+def _connect_app(server: LiveServer, page: Any, shots: Path) -> None:
+    """DCR, authorize, the consent page (checked), approve, exchange the code: one connected app."""
+    base = server.base_url
+    registered = httpx.post(
+        base + "/oauth/register", json={"client_name": "Notes Agent 笔记助手", "redirect_uris": [CALLBACK]}, timeout=10
+    )
+    client_id = registered.json()["client_id"]
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    page.route(CALLBACK + "*", lambda route: route.fulfill(status=200, body="ok", content_type="text/plain"))
+    query = {
+        "response_type": "code", "client_id": client_id, "redirect_uri": CALLBACK, "scope": "memo:read memo:write",
+        "state": "st", "code_challenge": challenge, "code_challenge_method": "S256", "resource": base + "/mcp",
+    }  # fmt: skip
+    page.goto(base + "/oauth/authorize?" + urlencode(query))
+    playwright_sync.expect(page.locator("h1")).to_contain_text("Notes Agent")
+    check_fits(page, "consent", shots)
+    with page.expect_navigation(url=re.compile(re.escape(CALLBACK) + r"\?")):
+        page.get_by_role("button", name=re.compile("^Approve")).click()
+    code = parse_qs(urlsplit(page.url).query)["code"][0]
+    exchanged = httpx.post(
+        base + "/oauth/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": CALLBACK,
+            "client_id": client_id,
+            "code_verifier": verifier,
+            "resource": base + "/mcp",
+        },
+        timeout=10,
+    )
+    assert exchanged.status_code == 200, exchanged.text
+
+
+def test_every_page_fits_phone_and_desktop(server: LiveServer, page: Any, shots: Path) -> None:
+    base, expect = server.base_url, playwright_sync.expect
+
+    page.goto(base + "/")
+    expect(page).to_have_url(base + "/setup")
+    check_fits(page, "setup", shots)
+    page.fill("input[name=username]", "admin")
+    page.fill("input[name=password]", PASSWORD)
+    page.fill("input[name=confirm]", PASSWORD)
+    page.click("button[type=submit]")
+    expect(page).to_have_url(base + "/")
+    page.goto(base + "/settings/tokens")
+
+    # A new token with a CJK name: the card shows it once, and its copy button copies it.
+    page.fill("input[name=name]", CJK_NAME)
+    page.check("input[name=scopes][value='memo:write']")
+    page.select_option("select[name=expiry]", "30")
+    page.get_by_role("button", name="Create token").click()
+    secret = page.input_value("#token-value")
+    assert TOKEN.fullmatch(secret)
+    page.bring_to_front()  # the clipboard API wants a focused document
+    page.wait_for_function("document.hasFocus()")
+    page.get_by_role("button", name=re.compile("^Copy")).click()
+    expect(page.locator("#copy-status")).to_contain_text("Copied", timeout=20_000)  # a loaded CI machine is slow
+    assert page.evaluate("navigator.clipboard.readText()") == secret
+    check_fits(page, "tokens-new", shots)
+
+    expired_id = _expired_token(server, "admin")
+    page.goto(base + "/settings/tokens")
+    expect(page.locator(f"tr[data-token-id='{expired_id}']")).to_contain_text("Expired")
+    expect(page.locator("tr", has_text=CJK_NAME)).to_contain_text("Active")
+    check_fits(page, "tokens", shots)
+
+    # Revoking asks first (a page of its own), then says what happened.
+    page.locator("tr", has_text=CJK_NAME).get_by_role("link", name=re.compile("^Revoke")).click()
+    expect(page.locator("h1")).to_have_text("Revoke this token?")
+    check_fits(page, "token-revoke", shots)
+    page.get_by_role("button", name=re.compile("^Revoke")).click()
+    expect(page.locator(".flash")).to_contain_text(f"Token “{CJK_NAME}” revoked")
+    expect(page.locator("tr", has_text=CJK_NAME)).to_contain_text("Revoked")
+
+    page.goto(base + "/")
+    expect(page.locator("h1")).to_contain_text("Memos")
+
+    made = server.cli("token", "create", "admin", "--name", "rest", "--scopes", "memo:read,memo:write")
+    _trashed_memo(server, made.stdout.strip().splitlines()[-1])
+    page.goto(base + "/trash")
+    expect(page.locator(".memo")).to_contain_text("旧的想法")
+    check_fits(page, "trash", shots)
+
+    _connect_app(server, page, shots)
+    page.goto(base + "/settings/apps")
+    row = page.locator("tr", has_text="Notes Agent")
+    expect(row).to_be_visible()
+    check_fits(page, "apps", shots)
+    row.get_by_role("link", name=re.compile("^Revoke")).click()
+    expect(page.locator("h1")).to_contain_text("Disconnect")
+    check_fits(page, "app-revoke", shots)
+    page.get_by_role("button", name=re.compile("^Revoke")).click()
+    expect(page.locator(".flash")).to_contain_text("disconnected")
+    expect(page.locator("text=No connected apps")).to_be_visible()
+
+    missing = page.goto(base + "/no/such/page")
+    assert missing is not None and missing.status == 404
+    assert missing.headers["content-type"].startswith("text/html")
+    expect(page.locator("h1")).to_have_text("Not found")
+    check_fits(page, "not-found", shots)
+
+    page.goto(base + "/settings/apps")
+    page.locator("header").get_by_role("button", name=re.compile("^Sign out")).click()
+    expect(page).to_have_url(base + "/login")
+    check_fits(page, "login", shots)

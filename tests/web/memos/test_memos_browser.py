@@ -1,0 +1,446 @@
+"""The memo timeline in headless Chromium against a real `mesq serve`: writing (with an
+attachment through the upload session), editing in place, pinning, tagging, searching (exact
+and AI, its degraded state shown), trashing; double-click editing; a revision conflict between
+two tabs resolved both ways without losing text; stored XSS rendering inert. Screenshots at
+390x844 and 1280x800 (`memos-*.png`) go where `test_layout.py` puts them ($MESQ_SCREENSHOTS)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright import sync_api as playwright_sync
+
+from ...conftest import LiveServer, start_server, stop_server
+from ..chromium import chromium_page
+from ..kit.test_browser import PASSWORD
+from ..kit.test_layout import SIZES, check_fits, shots
+
+__all__ = ["shots"]  # the fixture, shared with test_layout.py
+
+expect = playwright_sync.expect
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[LiveServer]:
+    """`mesq serve` without an embedding model: AI search answers from BM25 alone (degraded)."""
+    live = start_server(tmp_path / "live", {"MESQ_SEARCH_PROVIDER": "none"})
+    yield live
+    stop_server(live)
+
+
+@pytest.fixture
+def page(server: LiveServer) -> Iterator[Any]:
+    with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, timezone_id="Asia/Shanghai") as opened:
+        yield opened
+
+
+def _set_up(server: LiveServer, page: Any, *, script: bool = True) -> httpx.Client:
+    """The first account through /setup (it lands on the timeline) and a REST client for checks."""
+    base = server.base_url
+    page.goto(base + "/")
+    page.fill("input[name=username]", "admin")
+    page.fill("input[name=password]", PASSWORD)
+    page.fill("input[name=confirm]", PASSWORD)
+    page.click("button[type=submit]")
+    expect(page).to_have_url(base + "/")
+    if script:
+        expect(page.locator("#memos-app")).to_have_attribute("data-zone", "Asia/Shanghai")  # the script's cookie
+    made = server.cli("token", "create", "admin", "--name", "checks", "--scopes", "memo:read,memo:write")
+    token = made.stdout.strip().splitlines()[-1]
+    return httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+
+
+def _card(page: Any, text: str) -> Any:
+    return page.locator(".memos-timeline > li.memo", has_text=text)
+
+
+def _action(page: Any, text: str, name: str) -> None:
+    """A memo card's action from its ⋯ menu."""
+    card = _card(page, text)
+    card.get_by_role("button", name="More actions").click()
+    card.get_by_role("menuitem", name=name).click()
+
+
+def _watch_csp(page: Any) -> list[str]:
+    violations: list[str] = []
+    page.on(
+        "console",
+        lambda message: violations.append(message.text) if "Content Security Policy" in message.text else None,
+    )
+    return violations
+
+
+def test_write_edit_pin_tag_search_trash(server: LiveServer, page: Any, shots: Path) -> None:
+    violations = _watch_csp(page)
+    rest = _set_up(server, page)
+
+    # Write, with an attachment through the upload session.
+    page.fill("#composer-text", "Plan the **garden** #home/garden\n第二行：种花")
+    page.set_input_files(
+        "#composer-files", files=[{"name": "seeds.txt", "mimeType": "text/plain", "buffer": b"tulips, roses"}]
+    )
+    expect(page.locator("#composer-upload-status")).to_have_text("Attached seeds.txt.")
+    expect(page.locator("#composer-attached")).to_contain_text("seeds.txt")
+    page.locator("#composer-save").click()
+    garden = _card(page, "Plan the")
+    expect(garden.locator("strong")).to_have_text("garden")
+    expect(garden).to_contain_text("第二行：种花")
+    expect(garden.locator(".memo-files")).to_contain_text("seeds.txt")
+    with page.expect_download() as downloading:
+        garden.get_by_role("link", name="seeds.txt").click()
+    assert Path(downloading.value.path()).read_bytes() == b"tulips, roses"
+    stored = rest.get("/api/toolkit/memo").json()["data"]["timelineItems"][0]
+    assert stored["resources"][0]["displayName"] == "seeds.txt" and stored["resources"][0]["fileSize"] == 13
+    page.fill("#composer-text", "Buy milk #errands")
+    page.locator("#composer-save").click()
+    expect(_card(page, "Buy milk")).to_be_visible()
+    check_fits(page, "memos-timeline", shots)
+
+    # Edit in place (no page load), by keyboard: the Edit link, then Ctrl+Enter.
+    page.evaluate("window.__same_document = true")
+    _card(page, "Buy milk").get_by_role("link", name=re.compile("^Edit")).press("Enter")
+    editor = page.locator("li.memo.editing textarea[data-editor]")
+    expect(editor).to_be_focused()
+    check_fits(page, "memos-editor", shots)
+    editor.fill("Buy oat milk #errands")
+    editor.press("Control+Enter")
+    expect(_card(page, "Buy oat milk")).to_be_visible()
+    expect(page.locator("li.memo.editing")).to_have_count(0)
+    assert page.evaluate("window.__same_document") is True
+    # Escape leaves the editor without saving.
+    _card(page, "Buy oat milk").get_by_role("link", name=re.compile("^Edit")).click()
+    page.locator("li.memo.editing textarea[data-editor]").fill("not saved")
+    page.locator("li.memo.editing textarea[data-editor]").press("Escape")
+    expect(_card(page, "Buy oat milk")).to_be_visible()
+
+    # Pin (from the card's ⋯ menu, in place): the memo moves first at the next load.
+    _action(page, "Plan the", "Pin")
+    expect(page.locator("#toasts")).to_contain_text("Pinned.")
+    expect(_card(page, "Plan the").locator(".badge")).to_have_text("Pinned")
+    page.reload()
+    expect(page.locator(".memos-timeline > li.memo").first).to_contain_text("Plan the")
+    expect(page.locator(".memos-timeline > li.memo").first.locator(".badge")).to_have_text("Pinned")
+
+    # Tags: the sidebar tree (home > garden) filters the timeline.
+    page.locator(".memos-tags").get_by_role("link", name="#garden").click()
+    expect(page).to_have_url(re.compile(r"\?tag=home%2Fgarden$"))
+    expect(page.locator(".memos-timeline > li.memo")).to_have_count(1)
+    page.get_by_role("link", name="Show everything").click()
+    expect(page.locator(".memos-timeline > li.memo")).to_have_count(2)
+
+    # Literal search, then AI search (no embedding model here: degraded, said so).
+    page.fill("#memo-search", "OAT")
+    page.get_by_role("button", name="Search").click()
+    expect(page.locator(".memos-timeline > li.memo")).to_have_count(1)
+    expect(_card(page, "Buy oat milk")).to_be_visible()
+    page.fill("#memo-search", "garden")
+    page.get_by_label("AI search").check()
+    page.get_by_role("button", name="Search").click()
+    expect(page.locator(".memos-notice.degraded")).to_contain_text("Degraded AI search")
+    expect(page.locator(".memos-stages")).to_contain_text("vector: unavailable")
+    expect(_card(page, "Plan the")).to_be_visible()
+    check_fits(page, "memos-search", shots)
+
+    # Archive and move to the trash.
+    page.goto(server.base_url + "/")
+    _action(page, "Buy oat milk", "Archive")
+    expect(_card(page, "Buy oat milk")).to_have_count(0)
+    page.locator(".memos-states").get_by_role("link", name="Archived").click()
+    _action(page, "Buy oat milk", "Unarchive")
+    expect(_card(page, "Buy oat milk")).to_have_count(0)
+    page.goto(server.base_url + "/")
+    _action(page, "Buy oat milk", "Move to trash")
+    expect(page.locator("#toasts")).to_contain_text("Moved to the trash")
+    expect(_card(page, "Buy oat milk")).to_have_count(0)
+    page.locator(".memos-states").get_by_role("link", name=re.compile("^Trash")).click()
+    expect(page.locator(".memo")).to_contain_text("Buy oat milk")
+    assert violations == []
+
+
+def test_double_click_edit_follows_the_setting(server: LiveServer, page: Any) -> None:
+    rest = _set_up(server, page)
+    rest.post("/api/toolkit/memo", json={"content": "double me"})
+    page.reload()
+    body = _card(page, "double me").locator(".memo-body")
+    body.dblclick()
+    expect(page.locator("li.memo.editing")).to_have_count(0)  # the setting is off by default
+    page.get_by_label("Double-click a memo to edit it").check()
+    page.get_by_role("button", name="Save setting").click()
+    expect(page.locator(".flash")).to_contain_text("Double-click now opens")
+    _card(page, "double me").locator(".memo-body").dblclick()
+    expect(page.locator("li.memo.editing textarea[data-editor]")).to_have_value("double me")
+
+
+def test_conflict_between_two_tabs_keeps_both_texts(server: LiveServer, page: Any, shots: Path) -> None:
+    rest = _set_up(server, page)
+    memo = rest.post("/api/toolkit/memo", json={"content": "shared list: eggs"}).json()["data"]["memo"]
+    other = page.context.new_page()
+    base = server.base_url
+    for tab in (page, other):
+        tab.goto(base + "/")
+        _card(tab, "shared list").get_by_role("link", name=re.compile("^Edit")).click()
+        expect(tab.locator("li.memo.editing")).to_be_visible()
+
+    # Tab B saves first; tab A's save then meets the conflict.
+    other.locator("li.memo.editing textarea[data-editor]").fill("shared list: eggs, bread (tab B)")
+    other.locator("li.memo.editing").get_by_role("button", name=re.compile("^Save")).click()
+    expect(_card(other, "tab B")).to_be_visible()
+    mine = "shared list: eggs, jam (tab A)"
+    page.locator("li.memo.editing textarea[data-editor]").fill(mine)
+    page.locator("li.memo.editing").get_by_role("button", name=re.compile("^Save")).click()
+    prompt = page.locator(".memos-conflict")
+    expect(prompt).to_contain_text("changed while you were editing")
+    expect(page.locator("textarea.memos-theirs")).to_have_value("shared list: eggs, bread (tab B)")
+    expect(page.locator("li.memo.editing textarea[data-editor]")).to_have_value(mine)
+    check_fits(page, "memos-conflict", shots)
+
+    # "Start from theirs": their text to edit, mine kept beside it; then save a merge.
+    page.get_by_role("button", name="Start from theirs").click()
+    expect(page.locator(".memos-kept textarea")).to_have_value(mine)
+    editor = page.locator("li.memo.editing textarea[data-editor]")
+    expect(editor).to_have_value("shared list: eggs, bread (tab B)")
+    editor.fill("shared list: eggs, bread, jam (merged)")
+    page.locator("li.memo.editing").get_by_role("button", name=re.compile("^Save")).click()
+    expect(_card(page, "(merged)")).to_be_visible()
+
+    # Again, and this time "Save mine over theirs".
+    _card(page, "(merged)").get_by_role("link", name=re.compile("^Edit")).click()
+    rest.patch(
+        f"/api/toolkit/memo/{memo['id']}", json={"expectedRevision": 3, "content": "shared list: emptied by an agent"}
+    )
+    page.locator("li.memo.editing textarea[data-editor]").fill("shared list: final (tab A)")
+    page.locator("li.memo.editing").get_by_role("button", name=re.compile("^Save")).click()
+    expect(page.locator("textarea.memos-theirs")).to_have_value("shared list: emptied by an agent")
+    page.get_by_role("button", name="Save mine over theirs").click()
+    expect(_card(page, "final (tab A)")).to_be_visible()
+    expect(page.locator("li.memo.editing")).to_have_count(0)  # the save answered: the card, not the editor
+    assert rest.get(f"/api/toolkit/memo/{memo['id']}").json()["data"]["memo"]["content"] == "shared list: final (tab A)"
+
+
+def test_stored_xss_renders_inert(server: LiveServer, page: Any) -> None:
+    rest = _set_up(server, page)
+    hostile = (
+        "<script>window.__pwned = 1; alert('script')</script>\n\n"
+        "<img src=x onerror=\"window.__pwned = 2; alert('img')\">\n\n"
+        "[click me](javascript:alert('link'))\n\n"
+        "![pic](javascript:alert('image'))\n\n"
+        "[fine](https://example.com)"
+    )
+    assert rest.post("/api/toolkit/memo", json={"content": hostile}).status_code == 201
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.reload()
+    card = _card(page, "click me")
+    expect(card).to_be_visible()
+    expect(card.locator(".memo-body")).to_contain_text("<script>")  # shown as text
+    card.get_by_text("click me").click()  # an inert text, not a link
+    found = page.evaluate(
+        """() => {
+            const body = document.querySelector('.memos-timeline');
+            const all = [...body.querySelectorAll('*')];
+            return {
+                scripts: body.querySelectorAll('script, img, iframe, svg').length,
+                handlers: all.flatMap(e => [...e.attributes].map(a => a.name)).filter(n => n.startsWith('on')),
+                hrefs: [...body.querySelectorAll('[href]')].map(e => e.getAttribute('href')),
+                pwned: window.__pwned || 0,
+            };
+        }"""
+    )
+    assert found["scripts"] == 0 and found["handlers"] == [] and found["pwned"] == 0
+    assert not [href for href in found["hrefs"] if href.strip().lower().startswith("javascript:")]
+    assert "https://example.com" in found["hrefs"]
+    assert dialogs == []
+
+
+def test_works_without_script(server: LiveServer) -> None:
+    """Plain forms all the way: write, edit on its own page, the conflict prompt, pin and trash
+    (the card's actions inline, each a post and a reload); the upload control (which needs the
+    script) is not offered."""
+    with chromium_page(java_script_enabled=False) as page:
+        rest = _set_up(server, page, script=False)
+        expect(page.locator(".memos-attach")).to_be_hidden()
+        page.fill("#composer-text", "no script needed #plain")
+        page.locator("#composer-save").click()
+        card = _card(page, "no script needed")
+        expect(card).to_be_visible()
+        memo_id = card.get_attribute("data-memo-id")
+        card.get_by_role("link", name=re.compile("^Edit")).click()
+        expect(page).to_have_url(re.compile(rf"/memos/{memo_id}/edit"))
+        rest.patch(f"/api/toolkit/memo/{memo_id}", json={"expectedRevision": 1, "content": "changed by an agent"})
+        page.locator("textarea[data-editor]").fill("still no script")
+        page.get_by_role("button", name=re.compile("^Save")).click()
+        expect(page.locator("textarea.memos-theirs")).to_have_value("changed by an agent")
+        expect(page.locator("textarea[data-editor]")).to_have_value("still no script")
+        page.get_by_role("button", name="Save mine over theirs").click()
+        expect(page).to_have_url(server.base_url + "/")
+        expect(_card(page, "still no script")).to_be_visible()
+        # The card's actions show inline (no ⋯ button without script) and post with a reload.
+        card = _card(page, "still no script")
+        expect(card.locator(".menu-button")).to_be_hidden()
+        card.get_by_role("menuitem", name="Pin").click()
+        expect(page.locator(".flash")).to_have_text("Pinned.")
+        expect(_card(page, "still no script").locator(".badge")).to_have_text("Pinned")
+        _card(page, "still no script").get_by_role("menuitem", name="Move to trash").click()
+        expect(page.locator(".flash")).to_contain_text("Moved to the trash")
+        expect(_card(page, "still no script")).to_have_count(0)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
+def test_ctrl_enter_in_the_composer_saves(server: LiveServer, size: tuple[int, int]) -> None:
+    """Issue 30: Ctrl+Enter (Cmd+Enter on a Mac) in the new-memo composer saves, at both widths."""
+    with chromium_page(viewport={"width": size[0], "height": size[1]}, timezone_id="Asia/Shanghai") as page:
+        rest = _set_up(server, page)
+        page.fill("#composer-text", "Saved by keyboard #keys")
+        page.locator("#composer-text").press("Control+Enter")
+        expect(_card(page, "Saved by keyboard")).to_be_visible()
+        expect(page.locator("#composer-text")).to_have_value("")
+        page.fill("#composer-text", "Saved by Meta+Enter")
+        page.locator("#composer-text").press("Meta+Enter")
+        expect(_card(page, "Saved by Meta+Enter")).to_be_visible()
+        contents = [item["content"] for item in rest.get("/api/toolkit/memo").json()["data"]["timelineItems"]]
+        assert "Saved by keyboard #keys" in contents and "Saved by Meta+Enter" in contents
+
+
+def _lines(text: str) -> str:
+    return text.replace("\r\n", "\n")
+
+
+#: A 1x1 PNG, pasted into the composer as a File.
+PIXEL_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+PASTE_IMAGE = """([data, name]) => {
+    const bytes = Uint8Array.from(atob(data), c => c.charCodeAt(0));
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([bytes], name, {type: 'image/png'}));
+    const paste = new ClipboardEvent('paste', {clipboardData: transfer, bubbles: true, cancelable: true});
+    document.getElementById('composer-text').dispatchEvent(paste);
+    return paste.defaultPrevented;
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
+def test_composer_suggests_tags_previews_and_attaches_a_pasted_image(
+    server: LiveServer, size: tuple[int, int], shots: Path
+) -> None:
+    """Issue 30: `#` offers the user's tags (a listbox, by keyboard); Preview shows the server's
+    sanitized rendering (a `<script>` in the text stays text); a pasted image is uploaded, saved
+    with the memo and shown as a thumbnail that opens full size; the tag is shown once."""
+    with chromium_page(viewport={"width": size[0], "height": size[1]}, timezone_id="Asia/Shanghai") as page:
+        violations = _watch_csp(page)
+        rest = _set_up(server, page)
+        rest.post("/api/toolkit/memo", json={"content": "kick-off #project/alpha"})
+        # Without the zone cookie the script swaps the timeline in again (htmx), setting the
+        # composer up a second time around the same preserved textarea.
+        page.context.clear_cookies(name="mesq_tz")
+        page.reload()
+        expect(page.locator("#memos-app")).to_have_attribute("data-zone", "Asia/Shanghai")
+        expect(_card(page, "kick-off")).to_be_visible()
+        text = page.locator("#composer-text")
+
+        # `#` suggestions: the tag tree's paths; Down, then Enter inserts; Escape closes.
+        text.press_sequentially("Plan #pro", delay=10)
+        options = page.locator("#composer-tag-list [role=option]")
+        expect(options).to_have_text(["#project", "#project/alpha"])
+        expect(text).to_have_attribute("aria-activedescendant", "composer-tag-option-0")
+        text.press("ArrowDown")
+        expect(options.nth(1)).to_have_attribute("aria-selected", "true")
+        text.press("Enter")
+        expect(text).to_have_value("Plan #project/alpha ")
+        expect(page.locator("#composer-tag-list")).to_be_hidden()
+        text.press_sequentially("#pr", delay=10)
+        expect(options).to_have_count(2)
+        text.press("Escape")
+        expect(page.locator("#composer-tag-list")).to_be_hidden()
+        text.fill("Plan #project/alpha\n<script>window.__pwned = 1</script> **bold**\n\n- [ ] first step")
+
+        # Preview: the server's rendering; the script is text and never runs.
+        page.get_by_role("tab", name="Preview").click()
+        preview = page.locator("#composer-preview")
+        expect(preview.locator("strong")).to_have_text("bold")
+        expect(preview).to_contain_text("<script>window.__pwned = 1</script>")
+        expect(preview.locator("input.memo-task")).to_be_disabled()
+        assert preview.locator("script").count() == 0 and page.evaluate("window.__pwned") is None
+        check_fits(page, "memos-composer-preview", shots)
+        expect(text).to_be_hidden()
+        page.get_by_role("tab", name="Write").click()
+        expect(text).to_be_visible()
+
+        # A pasted image: uploaded through the upload session, then saved with the memo (Ctrl+Enter).
+        assert page.evaluate(PASTE_IMAGE, [PIXEL_PNG, "pasted.png"]) is True
+        expect(page.locator("#composer-upload-status")).to_have_text("Attached pasted.png.")
+        text.press("Control+Enter")
+        card = _card(page, "Plan")
+        thumbnail = card.locator(".memo-files a.memo-thumb img")
+        expect(thumbnail).to_have_attribute("alt", "pasted.png")
+        expect(thumbnail).to_have_attribute("loading", "lazy")
+        page.wait_for_function("img => img.complete && img.naturalWidth === 1", arg=thumbnail.element_handle())
+        check_fits(page, "memos-thumbnail", shots)
+        stored = rest.get("/api/toolkit/memo").json()["data"]["timelineItems"][0]
+        # Attached once, though the composer was set up twice (the zone swap above).
+        assert [(r["displayName"], r["type"]) for r in stored["resources"]] == [("pasted.png", "image")]
+        # The tag once (a link in the text), not again in a list.
+        expect(card.get_by_text("#project/alpha", exact=True)).to_have_count(1)
+        expect(card.locator("a.memo-tag")).to_have_attribute("href", "/?tag=project%2Falpha")
+        # Full size in a modal dialog; Escape returns to the thumbnail.
+        card.locator("a.memo-thumb").click()
+        dialog = page.locator("dialog.memo-lightbox")
+        expect(dialog).to_be_visible()
+        expect(dialog.locator("img")).to_have_attribute("alt", "pasted.png")
+        page.keyboard.press("Escape")
+        expect(dialog).to_be_hidden()
+        expect(card.locator("a.memo-thumb")).to_be_focused()
+        assert violations == []
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
+def test_ticking_a_task_saves_the_memo_and_a_conflict_prompts(server: LiveServer, size: tuple[int, int]) -> None:
+    """Issue 30: `- [ ]` is a checkbox on the card; ticking it saves the memo with the card's
+    revision (the API then reads `- [x]`); when the memo changed meanwhile, the merge prompt opens."""
+    with chromium_page(viewport={"width": size[0], "height": size[1]}, timezone_id="Asia/Shanghai") as page:
+        violations = _watch_csp(page)
+        rest = _set_up(server, page)
+        page.fill("#composer-text", "Groceries\n- [ ] milk\n- [ ] eggs")
+        page.locator("#composer-text").press("Control+Enter")
+        card = _card(page, "Groceries")
+        memo_id = card.get_attribute("data-memo-id")
+        card.get_by_role("checkbox", name="eggs").click()  # the card is swapped: click, not check()
+        expect(card).to_have_attribute("data-revision", "2")
+        expect(_card(page, "Groceries").get_by_role("checkbox", name="eggs")).to_be_checked()
+        saved = rest.get(f"/api/toolkit/memo/{memo_id}").json()["data"]["memo"]
+        # (A form post carries the textarea's line breaks as CRLF; the tick keeps them.)
+        assert _lines(saved["content"]) == "Groceries\n- [ ] milk\n- [x] eggs" and saved["revision"] == 2
+
+        # Another writer meanwhile: ticking on the stale card opens the merge prompt, nothing lost.
+        rest.patch(
+            f"/api/toolkit/memo/{memo_id}", json={"expectedRevision": 2, "content": saved["content"] + "\n- [ ] jam"}
+        )
+        _card(page, "Groceries").get_by_role("checkbox", name="milk").click()
+        expect(page.locator(".memos-conflict")).to_contain_text("changed while you were editing")
+        expect(page.locator("textarea.memos-theirs")).to_have_value("Groceries\n- [ ] milk\n- [x] eggs\n- [ ] jam")
+        expect(page.locator("li.memo.editing textarea[data-editor]")).to_have_value(
+            "Groceries\n- [x] milk\n- [x] eggs\n- [ ] jam"
+        )
+        page.get_by_role("button", name="Save mine over theirs").click()
+        expect(_card(page, "Groceries").get_by_role("checkbox", name="milk")).to_be_checked()
+        final = rest.get(f"/api/toolkit/memo/{memo_id}").json()["data"]["memo"]
+        assert _lines(final["content"]) == "Groceries\n- [x] milk\n- [x] eggs\n- [ ] jam" and final["revision"] == 4
+        assert violations == []
+
+
+def test_the_scripts_speak_the_pages_language(server: LiveServer) -> None:
+    """Issue 30: a string built in a page script (the upload status) is in the page's language,
+    read from base.html's JSON data block, which the CSP leaves alone (it is never run)."""
+    with chromium_page(locale="zh-CN", timezone_id="Asia/Shanghai") as page:
+        violations = _watch_csp(page)
+        _set_up(server, page)
+        expect(page.locator("html")).to_have_attribute("lang", "zh-Hans")
+        page.set_input_files(
+            "#composer-files", files=[{"name": "seeds.txt", "mimeType": "text/plain", "buffer": b"tulips"}]
+        )
+        expect(page.locator("#composer-upload-status")).to_have_text("已附加 seeds.txt。")
+        expect(page.locator("#composer-attached button")).to_have_attribute("aria-label", "移除 seeds.txt")
+        assert violations == []

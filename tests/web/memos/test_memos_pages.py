@@ -1,0 +1,303 @@
+"""The memo timeline's routes in-process (TestClient): what each shows and does, and that bad
+input becomes a clear message on the page (the user's text kept), never a 500."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from mesq.adapters.store.blobs_s3 import S3BlobStore
+from mesq.asgi.app import starlette_app
+from mesq.auth.users import create_user, get_user, set_setting
+from mesq.kernel.errors import NotFound, ValidationError
+from mesq.memos.reads import get_memo
+from mesq.memos.writes import create_memo, update_memo
+from mesq.web import web_routes
+from mesq.wiring.services import Services, build_services
+
+from ...contract.blob_fixtures import use_fake_aws
+from ...settings import inprocess_settings
+from ..conftest import BASE, PASSWORD, POLICY, Browser, memo_call, sign_in
+
+
+def _memo(services: Services, browser: Browser, content: str, **extra: object) -> dict[str, object]:
+    return create_memo(memo_call(services, browser.user_id), {"content": content, **extra})["memo"]  # type: ignore[no-any-return]
+
+
+def test_signed_out_home_still_redirects(new_client: Callable[[], object], browser: Callable[..., Browser]) -> None:
+    fresh = new_client()
+    assert fresh.get("/", follow_redirects=False).headers["location"] == "/setup"  # type: ignore[attr-defined]
+    browser("ada")
+    assert fresh.get("/", follow_redirects=False).headers["location"] == "/login"  # type: ignore[attr-defined]
+
+
+def test_timeline_pinned_first_then_newest_with_sidebar(services: Services, browser: Callable[..., Browser]) -> None:
+    ada = browser("ada")
+    _memo(services, ada, "oldest #work/plans", createdAt="2026-11-01T10:00:00Z")
+    _memo(services, ada, "pinned one #life", pinned=True, createdAt="2026-10-01T10:00:00Z")
+    _memo(services, ada, "newest, no tag", createdAt="2026-11-02T23:30:00Z")
+    ada.client.cookies.set("mesq_tz", "Asia/Shanghai")
+    page = ada.get("/")
+    assert page.status_code == 200
+    order = [page.text.index(text) for text in ("pinned one", "newest, no tag", "oldest")]
+    assert order == sorted(order)
+    # Sidebar: state counts, the tag tree (work > plans), per-day counts in the browser's zone.
+    assert re.search(r'href="/\?tag=work"[^>]*>#work</a> <span class="count">1</span>', page.text)
+    assert re.search(r'href="/\?tag=work%2Fplans"[^>]*>#plans</a>', page.text)
+    assert ">2026-11-03</a>" in page.text  # 23:30 UTC is the next day in Shanghai
+    assert "(Asia/Shanghai)" in page.text and "2026-11-03 07:30 CST" in page.text  # times in that zone too
+    assert re.search(r'>Untagged</a> <span class="count">1</span>', page.text)
+    # A day of the sidebar filters by that day of the browser's zone.
+    day = ada.get("/?day=2026-11-03")
+    assert "newest, no tag" in day.text and "oldest" not in day.text and "pinned one" not in day.text
+    assert "newest, no tag" not in ada.get("/?day=2026-11-02").text
+
+
+def test_filters_and_a_bad_zone_cookie(services: Services, browser: Callable[..., Browser]) -> None:
+    ada = browser("ada")
+    _memo(services, ada, "tagged #work")
+    _memo(services, ada, "plain words")
+    ada.client.cookies.set("mesq_tz", "Not/AZone")
+    tagged = ada.get("/?tag=work")
+    tag_link = 'tagged <a href="/?tag=work" class="memo-tag"'  # the #tag in the text links to its filter
+    assert tagged.status_code == 200 and tag_link in tagged.text and "plain words" not in tagged.text
+    assert "(UTC)" in tagged.text  # an unknown zone is ignored, not an error
+    assert 'class="memo-tags"' not in tagged.text  # and is not listed a second time under the text
+    untagged = ada.get("/?untagged=1")
+    assert "plain words" in untagged.text and "tagged <a" not in untagged.text
+
+
+def test_ai_search_says_which_branches_matched_not_a_score(services: Services, browser: Callable[..., Browser]) -> None:
+    ada = browser("ada")
+    _memo(services, ada, "harbour lighthouse at dusk")
+    found = ada.get("/?q=lighthouse&mode=ai")
+    assert found.status_code == 200 and "harbour lighthouse at dusk" in found.text
+    assert "Matched by keywords" in found.text  # no embedding model here: the keyword branch alone
+    assert "score" not in found.text.lower()
+
+
+def test_bad_query_values_are_clear_400_pages(browser: Callable[..., Browser]) -> None:
+    ada = browser("ada")
+    for query, words in [
+        ("status=GONE", "status: one of"),
+        ("day=30-11-2026", "day:"),
+        ("offset=-1", "offset:"),
+        ("mode=fuzzy", "mode:"),
+        ("pinned=maybe", "pinned:"),
+        ("tag=" + "x" * 101, "tag: at most 100"),
+        ("q=" + "x" * 1001, "q: at most 1000"),
+    ]:
+        answer = ada.get("/?" + query)
+        assert answer.status_code == 400, (query, answer.text)
+        assert words in answer.text and "Traceback" not in answer.text
+
+
+def test_compose_keeps_text_on_error_and_saves(services: Services, browser: Callable[..., Browser]) -> None:
+    ada = browser("ada")
+    too_long = ada.post("/memos", {"content": "我" * 50_001})
+    assert too_long.status_code == 400 and "content" in too_long.text and "我" * 100 in too_long.text
+    empty = ada.post("/memos", {"content": ""})
+    assert empty.status_code == 400 and 'role="alert"' in empty.text
+    bad_attachment = ada.post("/memos", {"content": "with a file", "resource": "{not json"})
+    assert bad_attachment.status_code == 400 and "attachment" in bad_attachment.text
+    foreign = ada.post("/memos", {"content": "with a file", "resource": json.dumps({"path": "users/other/memo/x"})})
+    assert foreign.status_code == 400 and "with a file" in foreign.text
+    saved = ada.post("/memos", {"content": "hello **world** #greeting", "key": "k1"})
+    assert saved.status_code == 303 and saved.headers["location"] == "/"
+    again = ada.post("/memos", {"content": "hello **world** #greeting", "key": "k1"})  # a double submit
+    assert again.status_code == 303
+    page = ada.get("/")
+    assert page.text.count("<strong>world</strong>") == 1 and "#greeting</a>" in page.text
+
+
+def test_edit_save_and_conflict_prompt(services: Services, browser: Callable[..., Browser]) -> None:
+    ada = browser("ada")
+    memo = _memo(services, ada, "first text")
+    editor = ada.get(f"/memos/{memo['id']}/edit", headers={"HX-Request": "true"})
+    assert editor.status_code == 200 and 'name="revision" value="1"' in editor.text and "<html" not in editor.text
+    update_memo(memo_call(services, ada.user_id), {"id": memo["id"], "expectedRevision": 1, "content": "their text"})
+    conflict = ada.post(f"/memos/{memo['id']}", {"content": "my text", "revision": "1"}, headers={"HX-Request": "true"})
+    assert conflict.status_code == 409
+    assert "their text" in conflict.text and "my text" in conflict.text and 'name="revision" value="2"' in conflict.text
+    assert "Save mine over theirs" in conflict.text and "Start from theirs" in conflict.text
+    fresh = ada.post(f"/memos/{memo['id']}", {"content": "my text", "revision": "2", "start": "theirs"})
+    assert fresh.status_code == 200 and "my text" in fresh.text  # yours kept beside theirs
+    assert re.search(r"data-editor>their text</textarea>", fresh.text)
+    mine = ada.post(f"/memos/{memo['id']}", {"content": "my text", "revision": "2"}, headers={"HX-Request": "true"})
+    assert mine.status_code == 200 and "my text" in mine.text and 'data-revision="3"' in mine.text
+    bad = ada.post(f"/memos/{memo['id']}", {"content": "", "revision": "3"})
+    assert bad.status_code == 400 and 'role="alert"' in bad.text
+    nonsense = ada.post(f"/memos/{memo['id']}", {"content": "x", "revision": "three"})
+    assert nonsense.status_code == 400 and "expectedRevision" in nonsense.text
+
+
+def test_preview_renders_with_the_timeline_sanitizer_and_stores_nothing(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    ada = browser("ada")
+    text = "<script>alert(1)</script> **bold** #idea\n\n- [ ] a task"
+    shown = ada.post("/memos/preview", {"content": text})
+    assert shown.status_code == 200 and "<html" not in shown.text
+    assert "&lt;script&gt;" in shown.text and "<script" not in shown.text and "<strong>bold</strong>" in shown.text
+    assert '<a href="/?tag=idea" class="memo-tag"' in shown.text
+    assert re.search(
+        r'<input type="checkbox" class="memo-task" data-task="0" aria-label="a task" disabled>', shown.text
+    )
+    assert "Nothing to preview" in ada.post("/memos/preview", {"content": ""}).text
+    assert ada.client.post("/memos/preview", data={"content": "x"}).status_code == 403  # no CSRF token
+    assert 'data-memo-id="' not in ada.get("/").text  # nothing was stored
+
+
+def test_ticking_a_task_saves_with_the_revision_and_a_conflict_prompts(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    ada = browser("ada")
+    memo = _memo(services, ada, "- [ ] one\n- [ ] two")
+    page = ada.get("/").text
+    assert '<input type="checkbox" class="memo-task" data-task="1" aria-label="two">' in page
+    htmx = {"HX-Request": "true"}
+    ticked = ada.post(f"/memos/{memo['id']}/task", {"revision": "1", "task": "1", "value": "on"}, headers=htmx)
+    assert ticked.status_code == 200 and 'data-revision="2"' in ticked.text
+    assert 'data-task="1" aria-label="two" checked>' in ticked.text
+    call = memo_call(services, ada.user_id)
+    assert get_memo(call, {"id": memo["id"]})["memo"]["content"] == "- [ ] one\n- [x] two"
+    # A card still at revision 1: the merge prompt, the tick applied to their text as "yours".
+    stale = ada.post(f"/memos/{memo['id']}/task", {"revision": "1", "task": "0", "value": "on"}, headers=htmx)
+    assert stale.status_code == 409 and "memos-conflict" in stale.text and 'name="revision" value="2"' in stale.text
+    assert re.search(r"data-editor>- \[x\] one\n- \[x\] two</textarea>", stale.text)
+    assert get_memo(call, {"id": memo["id"]})["memo"]["content"] == "- [ ] one\n- [x] two"
+    missing = ada.post(f"/memos/{memo['id']}/task", {"revision": "2", "task": "7", "value": "on"}, headers=htmx)
+    assert missing.status_code == 400 and "not in the memo" in missing.text
+    plain = ada.post(
+        f"/memos/{memo['id']}/task", {"revision": "2", "task": "0", "value": "off", "return": "/?pinned=1"}
+    )
+    assert plain.status_code == 303 and plain.headers["location"] == "/?pinned=1"
+
+
+def test_lifecycle_and_their_errors(services: Services, browser: Callable[..., Browser]) -> None:
+    ada = browser("ada")
+    memo = _memo(services, ada, "a memo to move")
+    pinned = ada.post(f"/memos/{memo['id']}/pin", {"revision": "1", "value": "on", "return": "/?tag=x"})
+    assert pinned.status_code == 303 and pinned.headers["location"] == "/?tag=x"
+    stale = ada.post(f"/memos/{memo['id']}/archive", {"revision": "1", "value": "on"})
+    assert stale.status_code == 303  # a stale revision does nothing and says so
+    assert "changed elsewhere" in ada.get("/").text
+    assert ada.post(f"/memos/{memo['id']}/archive", {"revision": "2", "value": "maybe"}).status_code == 400
+    offsite = ada.post(f"/memos/{memo['id']}/archive", {"revision": "2", "value": "on", "return": "//evil.example"})
+    assert offsite.headers["location"] == "/"
+    assert "a memo to move" in ada.get("/?status=ARCHIVED").text
+    trashed = ada.post(f"/memos/{memo['id']}/trash", {"revision": "3"})
+    assert trashed.status_code == 303 and "a memo to move" in ada.get("/trash").text
+    missing = ada.post("/memos/nope/trash", {"revision": "1"})
+    assert missing.status_code == 404 and "not found" in missing.text
+
+
+def test_other_users_memos_are_out_of_reach(services: Services, browser: Callable[..., Browser]) -> None:
+    ada, bob = browser("ada"), browser("bob")
+    memo = _memo(services, ada, "ada's secret")
+    assert bob.get(f"/memos/{memo['id']}/edit").status_code == 404
+    assert bob.post(f"/memos/{memo['id']}", {"content": "hijack", "revision": "1"}).status_code == 404
+    assert "ada&#39;s secret" not in bob.get("/").text and "ada's secret" not in bob.get("/").text
+
+
+def test_double_click_setting(services: Services, browser: Callable[..., Browser]) -> None:
+    ada = browser("ada")
+    assert 'data-double-click-edit="false"' in ada.get("/").text
+    assert ada.post("/memos/settings", {"doubleClickEdit": "on"}).status_code == 303
+    assert 'data-double-click-edit="true"' in ada.get("/").text
+    assert get_user(services.items, ada.user_id)["settings"] == {"doubleClickEdit": True, "language": ""}  # type: ignore[index]
+    ada.post("/memos/settings", {})
+    assert 'data-double-click-edit="false"' in ada.get("/").text
+    with pytest.raises(ValidationError, match="unknown setting"):
+        set_setting(services.items, ada.user_id, "darkMode", True)
+    with pytest.raises(NotFound):
+        set_setting(services.items, "no-such-user", "doubleClickEdit", True)
+
+
+def test_writes_need_the_csrf_token(services: Services, browser: Callable[..., Browser]) -> None:
+    ada = browser("ada")
+    memo = _memo(services, ada, "guarded")
+    for path, form in [
+        ("/memos", {"content": "forged"}),
+        (f"/memos/{memo['id']}/trash", {"revision": "1"}),
+        (f"/memos/{memo['id']}", {"content": "forged", "revision": "1"}),
+        ("/memos/settings", {"doubleClickEdit": "on"}),
+    ]:
+        answer = ada.client.post(path, data=form, follow_redirects=False)
+        assert answer.status_code == 403, path
+    relay = ada.client.post("/memos/uploads/relay?displayName=a.txt&mimeType=text/plain", content=b"hi")
+    assert relay.status_code == 403
+
+
+def test_upload_relay_then_compose(services: Services, browser: Callable[..., Browser]) -> None:
+    ada = browser("ada")
+    headers = {"X-CSRF-Token": ada.csrf}
+    session = ada.client.post(
+        "/memos/uploads", json={"displayName": "note.txt", "mimeType": "text/plain", "size": 5}, headers=headers
+    )
+    assert session.status_code == 200, session.text
+    assert session.json()["transport"] == "relay" and session.json()["uploadEndpoint"] == "/memos/uploads/relay"
+    bad = ada.client.post("/memos/uploads", json={"displayName": "", "mimeType": "nope", "size": 0}, headers=headers)
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "VALIDATION_ERROR"
+    relayed = ada.client.post(
+        "/memos/uploads/relay?displayName=note.txt&mimeType=text/plain",
+        content=b"hello",
+        headers={**headers, "Content-Type": "text/plain"},
+    )
+    assert relayed.status_code == 200, relayed.text
+    resource = {k: relayed.json()[k] for k in ("path", "displayName", "fileSize", "mimeType", "type")}
+    empty = ada.client.post("/memos/uploads/relay?displayName=e.txt", content=b"", headers=headers)
+    assert empty.status_code == 400 and "at least one byte" in empty.json()["error"]["message"]
+    saved = ada.post("/memos", {"content": "see the file", "resource": json.dumps(resource)})
+    assert saved.status_code == 303
+    page = ada.get("/")
+    assert "note.txt" in page.text and "5 Bytes" in page.text
+    link = re.search(r'href="(/memos/attachment\?path=[^"]+)" download>note.txt</a>', page.text)
+    assert link, page.text
+    got = ada.get(link.group(1).replace("&amp;", "&"))
+    assert got.status_code == 200 and got.content == b"hello"
+    assert got.headers["content-disposition"].startswith('attachment; filename="note.txt"')
+    assert got.headers["content-security-policy"] == "default-src 'none'; sandbox"
+    assert got.headers["x-content-type-options"] == "nosniff"
+
+
+def test_attachment_download_errors(services: Services, browser: Callable[..., Browser]) -> None:
+    ada, bob = browser("ada"), browser("bob")
+    relayed = ada.client.post(
+        "/memos/uploads/relay?displayName=secret.txt&mimeType=text/plain",
+        content=b"ada only",
+        headers={"X-CSRF-Token": ada.csrf},
+    )
+    path = relayed.json()["path"]
+    assert bob.get("/memos/attachment", params={"path": path}).status_code == 403
+    assert ada.get("/memos/attachment", params={"path": "../../etc/passwd"}).status_code == 400
+    assert ada.get("/memos/attachment").status_code == 400
+    assert ada.get("/memos/attachment", params={"path": path[:-4] + "0000"}).status_code == 404
+
+
+def test_direct_uploads_are_allowed_by_the_page_csp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """On S3 the composer's script PUTs to a presigned URL: the memo page's CSP names that origin
+    (and only there; a relay store keeps `connect-src 'self'`)."""
+    use_fake_aws(monkeypatch)
+    local = build_services(inprocess_settings(data_dir=tmp_path / "data"))
+    direct = Services(
+        settings=local.settings, items=local.items, blobs=S3BlobStore("mesq-blobs", region="eu-central-1")
+    )
+    csp = {}
+    for name, services in (("relay", local), ("direct", direct)):
+        app = starlette_app(web_routes(services, throttle=POLICY), services.settings)
+        with TestClient(app, base_url=BASE) as client:
+            create_user(services.items, f"user-{name}", PASSWORD)
+            assert sign_in(client, f"user-{name}").status_code == 303
+            csp[name] = client.get("/").headers["content-security-policy"]
+    local.items.close()
+    assert "connect-src 'self';" in csp["relay"]
+    assert "connect-src 'self' https://mesq-blobs.s3.eu-central-1.amazonaws.com;" in csp["direct"]
+    assert "img-src 'self' https://mesq-blobs.s3.eu-central-1.amazonaws.com;" in csp["direct"]  # thumbnails
+    assert "img-src 'self';" in csp["relay"]
+    assert "script-src 'self';" in csp["direct"] and "form-action 'self'" in csp["direct"]

@@ -1,0 +1,162 @@
+"""The reading shelf pages in-process (real SQLite store, the real page pipeline, data seeded
+through the reading import): the books with their counts and no remote cover, a book's notes in
+reading order with chapter headings and the highlight/thought distinction, paging (full pages and
+the htmx partials), the literal search with its hits marked as text, bad input and another
+user's book."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from html import unescape
+
+from mesq.reading.model import book_id
+from mesq.wiring.services import Services
+
+from ..conftest import Browser
+from ..shelf_seed import XSS, many_books_shelf, many_notes_shelf, sample_shelf, seed
+
+HX = {"HX-Request": "true"}
+
+
+def _text(html: str) -> str:
+    return unescape(re.sub(r"<[^>]+>", "", html))
+
+
+def test_empty_shelf_links_to_reading_sync(browser: Callable[..., Browser]) -> None:
+    page = browser().get("/reading")
+    assert page.status_code == 200
+    assert "Your shelf is empty" in page.text
+    assert 'href="/settings/reading"' in page.text
+    assert 'aria-current="page">Reading' in page.text
+
+
+def test_books_show_title_author_counts_no_remote_cover(services: Services, browser: Callable[..., Browser]) -> None:
+    reader = browser()
+    seed(services.items, reader.user_id, sample_shelf())
+    page = reader.get("/reading")
+    assert page.status_code == 200
+    text = _text(page.text)
+    assert "置身事内" in text and "兰小欢" in text
+    assert "3 highlights · 2 thoughts" in text
+    assert "Last read 2026-03-" in text
+    assert "<img" not in page.text and "covers.example" not in page.text  # CSP img-src 'self': no remote cover
+    assert f'href="/reading/books/{book_id("b-1")}"' in page.text
+    # Newest note first (the operation's shelf order): 置身事内's notes are later in March.
+    assert page.text.index("置身事内") < page.text.index("The Art of Doing Science")
+
+
+def test_book_page_reading_order_chapters_and_thoughts(services: Services, browser: Callable[..., Browser]) -> None:
+    reader = browser()
+    seed(services.items, reader.user_id, sample_shelf())
+    page = reader.get(f"/reading/books/{book_id('b-1')}")
+    assert page.status_code == 200
+    html = page.text
+    chapters = re.findall(r'<h2 class="chapter">([^<]+)</h2>', html)
+    assert chapters == ["第一章 地方政府的权力与事务", "第二章 财税与政府行为"]
+    # The thought on a highlight is inside that highlight's article, without repeating the passage.
+    first = re.search(r'<article class="note highlight"[^>]*>(.*?)</article>', html, re.S)
+    assert first is not None
+    assert "地方政府是经济发展的重要参与者。" in first.group(1)
+    assert 'data-note-type="note"' in first.group(1) and "土地财政" in first.group(1)
+    assert "On the passage" not in first.group(1)
+    # A thought whose passage is not highlighted stands alone and quotes it.
+    lone = re.search(r'<article class="note lone"[^>]*>(.*?)</article>', html, re.S)
+    assert lone is not None and "一段没有划线的原文" in lone.group(1) and "On the passage" in lone.group(1)
+    # Reading order: chapter 1's notes, then the lone thought (ch. 2, pos 5), then ch. 2's highlight.
+    order = [html.index(s) for s in ("第一章", "土地财政", "财政收入", "第二章", "A lone thought", "&lt;script&gt;")]
+    assert order == sorted(order)
+    assert "<script>window" not in html and 'onerror="window' not in html  # note text is text
+
+
+def test_book_pages_continue_without_repeating_the_chapter(services: Services, browser: Callable[..., Browser]) -> None:
+    reader = browser()
+    seed(services.items, reader.user_id, many_notes_shelf(120, chapters=2))  # chapter 1: n0..n59
+    path = f"/reading/books/{book_id('long')}"
+    first = reader.get(path)
+    assert re.findall(r'<h2 class="chapter">([^<]+)</h2>', first.text) == ["第1章"]
+    assert f'href="{path}?offset=50"' in first.text and "第49条划线" in first.text and "第50条划线" not in first.text
+    second = reader.get(path + "?offset=50", headers=HX)  # the htmx "More": entries only
+    assert "<html" not in second.text and "<h1>" not in second.text
+    assert re.findall(r'<h2 class="chapter">([^<]+)</h2>', second.text) == ["第2章"]  # 第1章 continues: no repeat
+    assert second.text.index("第59条划线") < second.text.index("第2章") < second.text.index("第60条划线")
+    assert "autofocus" in second.text.split("第50条划线")[0]  # the first new entry takes the focus
+    assert '?offset=100"' in second.text
+    last = reader.get(path + "?offset=100")  # without htmx: the whole page at that offset
+    assert "<h1>长篇</h1>" in last.text and "第119条划线" in last.text and "More notes" not in last.text
+    assert "Back to the start of the book" in last.text
+
+
+def test_shelf_pages_of_books(services: Services, browser: Callable[..., Browser]) -> None:
+    reader = browser()
+    seed(services.items, reader.user_id, many_books_shelf(35))
+    first = reader.get("/reading")
+    assert first.text.count('class="card book"') == 30 and "35 books" in first.text
+    assert 'href="/reading?offset=30"' in first.text
+    more = reader.get("/reading?offset=30", headers=HX)
+    assert more.text.count('class="card book"') == 5 and "<html" not in more.text and "More books" not in more.text
+
+
+def test_search_marks_hits_as_text(services: Services, browser: Callable[..., Browser]) -> None:
+    reader = browser()
+    seed(services.items, reader.user_id, sample_shelf())
+    page = reader.get("/reading/search", params={"q": "财政"})
+    assert page.status_code == 200
+    assert "2 notes match." in _text(page.text)  # the thought 土地财政 and the highlight 财政收入
+    assert "土地<mark>财政</mark>的起点" in page.text and "<mark>财政</mark>收入" in page.text
+    assert page.text.count('data-note-type="note"') == 1 and page.text.count('data-note-type="highlight"') == 1
+    chapter = reader.get("/reading/search", params={"q": "财税"})  # the chapter title matches too
+    assert "<mark>财税</mark>与政府行为" in chapter.text
+    assert 'value="财政"' in page.text  # the query stays in the box
+    markup = reader.get("/reading/search", params={"q": "<script>"})
+    assert "<mark>&lt;script&gt;</mark>window.pwned=1" in markup.text
+    assert "<script>window" not in markup.text
+    folded = reader.get("/reading/search", params={"q": "THE KEY"})
+    assert "<mark>the key</mark>" in folded.text
+    assert XSS not in markup.text
+
+
+def test_search_bad_input_is_a_message_not_a_fault(services: Services, browser: Callable[..., Browser]) -> None:
+    reader = browser()
+    long_query = "长" * 201
+    page = reader.get("/reading/search", params={"q": long_query})
+    assert page.status_code == 200 and "at most 200 characters" in page.text and long_query in page.text
+    empty = reader.get("/reading/search", params={"q": "  "})
+    assert empty.status_code == 200 and 'id="hit-count"' not in empty.text
+    for bad in ("/reading?offset=-1", "/reading?offset=abc", "/reading/search?q=x&offset=1e3"):
+        answer = reader.get(bad)
+        assert answer.status_code == 400, bad
+        assert "offset: a whole number" in answer.text and "Traceback" not in answer.text
+
+
+def test_another_users_book_is_not_found(services: Services, browser: Callable[..., Browser]) -> None:
+    owner, other = browser(), browser()
+    seed(services.items, owner.user_id, sample_shelf())
+    path = f"/reading/books/{book_id('b-1')}"
+    assert owner.get(path).status_code == 200
+    answer = other.get(path)
+    assert answer.status_code == 404 and "置身事内" not in answer.text
+    assert "置身事内" not in other.get("/reading/search", params={"q": "财政"}).text
+    assert other.get("/reading/books/" + "x" * 41).status_code == 400  # the operation's own id rule
+
+
+def test_pages_need_a_session(new_client: Callable[[], object]) -> None:
+    client = new_client()
+    for path in ("/reading", "/reading/search?q=a", f"/reading/books/{book_id('b-1')}"):
+        answer = client.get(path, follow_redirects=False)  # type: ignore[attr-defined]
+        assert answer.status_code == 303 and answer.headers["location"].startswith("/login?next="), path
+
+
+def test_notes_removed_upstream_are_labelled(services: Services, browser: Callable[..., Browser]) -> None:
+    reader = browser()
+    shelf = sample_shelf()
+    seed(services.items, reader.user_id, shelf)
+    shelf["books"][0]["notes"] = [n for n in shelf["books"][0]["notes"] if n["id"] != "h2"]  # gone at the source
+    seed(services.items, reader.user_id, shelf)
+    page = reader.get(f"/reading/books/{book_id('b-1')}")
+    removed = re.search(
+        r'<article class="note highlight"[^>]*>((?:(?!</article>).)*财政收入.*?)</article>', page.text, re.S
+    )
+    assert removed is not None and "removed in WeChat Reading" in removed.group(1)
+    assert page.text.count("removed in WeChat Reading") == 2  # the note, and the book's count line
+    assert "1 removed in WeChat Reading" in _text(page.text)

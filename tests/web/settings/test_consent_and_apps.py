@@ -1,0 +1,141 @@
+"""The consent page, POST /api/oauth/consent (deny and approve), and Settings -> Connected apps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from urllib.parse import parse_qs, quote, urlsplit
+
+import pytest
+
+from mesq.auth.oauth.authorization import list_grants
+from mesq.auth.oauth.grants import authenticate_access_token
+from mesq.kernel.errors import MesqError
+from mesq.wiring.services import Services
+
+from ..conftest import BASE, REDIRECT_URI, Browser, grant_for, pending_request, sign_in
+
+
+def _query(url: str) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(url).query)
+
+
+def test_consent_page_needs_sign_in_then_shows_the_request(services: Services, new_client, browser) -> None:
+    pending = pending_request(services, scopes="memo:read todo:write")
+    consent_url = f"/oauth/consent?request={pending.request_id}"
+    anonymous = new_client()
+    first = anonymous.get(consent_url, follow_redirects=False)
+    assert first.status_code == 303 and first.headers["location"] == "/login?next=" + quote(consent_url, safe="")
+    person = browser()
+    page = person.get(consent_url)
+    assert page.status_code == 200
+    assert "Test Agent" in page.text
+    assert "Read your memos" in page.text and "Create and change todos" in page.text
+    assert ">Approve" in page.text and ">Deny" in page.text
+    assert "http://127.0.0.1:9999" in page.text
+    assert page.headers["referrer-policy"] == "no-referrer"
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    assert page.headers["x-frame-options"] == "DENY"
+
+
+def test_login_then_back_to_consent(services: Services, new_client) -> None:
+    from mesq.auth.users import create_user
+
+    create_user(services.items, "ivan", "correct horse battery")
+    pending = pending_request(services)
+    consent_url = f"/oauth/consent?request={pending.request_id}"
+    client = new_client()
+    answer = sign_in(client, "ivan", next_path=consent_url)
+    assert answer.status_code == 303 and answer.headers["location"] == consent_url
+
+
+def test_deny_returns_ok_with_access_denied_and_state(services: Services, browser: Callable[..., Browser]) -> None:
+    person = browser()
+    pending = pending_request(services, state="opaque state/with?chars")
+    answer = person.client.post(
+        "/api/oauth/consent",
+        json={"requestId": pending.request_id, "decision": "deny"},
+        headers={"X-CSRF-Token": person.csrf},
+    )
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["ok"] is True
+    assert body["redirectUrl"].startswith(REDIRECT_URI + "?")
+    query = _query(body["redirectUrl"])
+    assert query["error"] == ["access_denied"]
+    assert query["state"] == ["opaque state/with?chars"]
+    assert "code" not in query
+    assert answer.headers["cache-control"] == "no-store"
+    # Answered once only.
+    again = person.client.post(
+        "/api/oauth/consent",
+        json={"requestId": pending.request_id, "decision": "approve"},
+        headers={"X-CSRF-Token": person.csrf},
+    )
+    assert again.status_code == 404 and again.json()["error"]["code"] == "NOT_FOUND"
+
+
+def test_deny_without_state_and_as_a_form(services: Services, browser: Callable[..., Browser]) -> None:
+    person = browser()
+    pending = pending_request(services, state=None)
+    answer = person.post("/api/oauth/consent", {"requestId": pending.request_id, "decision": "deny"})
+    assert answer.status_code == 200
+    query = _query(answer.json()["redirectUrl"])
+    assert query["error"] == ["access_denied"] and "state" not in query
+
+
+def test_approve_gives_code_state_and_iss(services: Services, browser: Callable[..., Browser]) -> None:
+    person = browser()
+    pending = pending_request(services)
+    answer = person.post(
+        "/api/oauth/consent", {"requestId": pending.request_id, "decision": "approve"}, headers={"Accept": "text/html"}
+    )
+    assert answer.status_code == 303  # a browser form post without script is sent on directly
+    query = _query(answer.headers["location"])
+    assert query["code"] and query["state"] == ["st-123"] and query["iss"] == [BASE]
+
+
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [
+        ({"requestId": "nope", "decision": "deny"}, 404),
+        ({"decision": "deny"}, 400),
+        ({"requestId": "x", "decision": "maybe"}, 400),
+        ({"requestId": "x", "decision": "deny", "extra": 1}, 400),
+    ],
+)
+def test_bad_consent_answers(services: Services, browser, body, status) -> None:
+    person = browser()
+    answer = person.client.post("/api/oauth/consent", json=body, headers={"X-CSRF-Token": person.csrf})
+    assert answer.status_code == status
+    assert "error" in answer.json()
+
+
+def test_consent_api_needs_a_session(services: Services, new_client) -> None:
+    pending = pending_request(services)
+    answer = new_client().post("/api/oauth/consent", json={"requestId": pending.request_id, "decision": "approve"})
+    assert answer.status_code == 401 and answer.json()["error"]["code"] == "UNAUTHORIZED"
+
+
+def test_connected_apps_list_and_revoke(services: Services, browser: Callable[..., Browser]) -> None:
+    person = browser()
+    access = grant_for(services, person)
+    assert authenticate_access_token(services.items, access, lambda resource: True).user_id == person.user_id
+    grants = list_grants(services.items, person.user_id)
+    assert len(grants) == 1
+    page = person.get("/settings/apps")
+    assert "Test Agent" in page.text and "Read your memos" in page.text
+    answer = person.post(f"/settings/apps/{grants[0]['id']}/revoke")
+    assert answer.status_code == 303
+    assert list_grants(services.items, person.user_id) == []
+    with pytest.raises(MesqError):
+        authenticate_access_token(services.items, access, lambda resource: True)
+    assert "No connected apps" in person.get("/settings/apps").text
+
+
+def test_user_cannot_revoke_another_users_grant(services: Services, browser: Callable[..., Browser]) -> None:
+    alice, bob = browser(), browser()
+    access = grant_for(services, bob)
+    bobs_grant = list_grants(services.items, bob.user_id)[0]["id"]
+    assert "Test Agent" not in alice.get("/settings/apps").text
+    assert alice.post(f"/settings/apps/{bobs_grant}/revoke").status_code == 404
+    assert authenticate_access_token(services.items, access, lambda resource: True).user_id == bob.user_id

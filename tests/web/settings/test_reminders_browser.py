@@ -1,0 +1,133 @@
+"""Settings -> Reminders in headless Chromium against a real `mesq serve`: the page registers its
+service worker and subscribes with the instance's VAPID key (the browser cannot reach a real
+push service here, so what it produced is recorded), and a channel whose reminder failed all its
+retries is shown as failing, with its error."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright import sync_api as playwright_sync
+
+from tests.reminders.receiver import Receiver
+
+from ...conftest import LiveServer, start_server, stop_server
+from ..chromium import chromium_page
+from ..kit.test_browser import PASSWORD
+
+expect = playwright_sync.expect
+SPY = """
+(() => {
+  if (!window.PushManager) return;
+  const subscribe = PushManager.prototype.subscribe;
+  PushManager.prototype.subscribe = function (options) {
+    const bytes = new Uint8Array(options.applicationServerKey);
+    window.__subscribedWith = btoa(String.fromCharCode(...bytes)).replace(/\\+/g, "-").replace(/\\//g, "_")
+      .replace(/=+$/, "");
+    return subscribe.call(this, options);
+  };
+})();
+"""
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[LiveServer]:
+    env = {"MESQ_SEARCH_PROVIDER": "none", "MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK": "true",
+           "MESQ_REMINDER_TICK_SECONDS": "1"}  # fmt: skip
+    live = start_server(tmp_path / "live", env)
+    yield live
+    stop_server(live)
+
+
+@pytest.fixture
+def failing() -> Iterator[Receiver]:
+    receiver = Receiver(status=503).start()
+    yield receiver
+    receiver.stop()
+
+
+def _sign_up(page: Any, base: str) -> None:
+    page.goto(base + "/")
+    page.fill("input[name=username]", "admin")
+    page.fill("input[name=password]", PASSWORD)
+    page.fill("input[name=confirm]", PASSWORD)
+    page.click("button[type=submit]")
+    expect(page).to_have_url(base + "/")
+
+
+def _agent(server: LiveServer) -> httpx.Client:
+    made = server.cli("token", "create", "admin", "--name", "agent", "--scopes", "todo:read,todo:write")
+    assert made.returncode == 0, made.stderr
+    token = made.stdout.strip().splitlines()[-1]
+    return httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+
+
+def test_the_page_registers_the_worker_and_subscribes_with_the_instances_vapid_key(
+    server: LiveServer, tmp_path: Path
+) -> None:
+    base = server.base_url
+    with chromium_page(viewport={"width": 1280, "height": 900}, permissions=["notifications"]) as page:
+        # record the options the page passes to pushManager.subscribe (the key it subscribes with)
+        page.add_init_script(SPY)
+        _sign_up(page, base)
+        page.goto(base + "/settings/reminders")
+        key = page.get_attribute("#webpush", "data-vapid-key")
+        assert key and len(key) == 87  # base64url of a 65-byte P-256 point
+        page.click("#push-subscribe")
+        # Selector waits, not wait_for_function: its string predicate is compiled in the page,
+        # which the page's CSP (no unsafe-eval) refuses at times.
+        expect(page.locator("#webpush")).to_have_attribute("data-registered", "true")
+        page.locator("#push-subscription:not([hidden]), #webpush[data-error]").first.wait_for()
+        worker = page.evaluate(
+            "navigator.serviceWorker.getRegistration('/settings/').then(r => r && r.active && r.active.scriptURL)"
+        )
+        assert worker == base + "/settings/reminders-sw.js"
+        applied = page.evaluate("window.__subscribedWith")
+        assert applied == key  # subscribed with the instance's VAPID public key, byte for byte
+        produced = page.text_content("#push-subscription")
+        error = page.get_attribute("#webpush", "data-error")
+        record = {"subscription": json.loads(produced) if produced else None, "error": error, "applied_key": applied}
+        (tmp_path / "subscription.json").write_text(json.dumps(record, indent=2))
+        print("browser push subscription:", json.dumps(record))
+        if record["subscription"] is None:
+            # Debian's Chromium has no push service (no GCM keys): it refuses every subscribe, and
+            # the page says so rather than failing silently
+            assert error == "AbortError: Registration failed - permission denied", record
+            expect(page.locator("#push-status")).to_contain_text("could not subscribe")
+        else:
+            assert record["subscription"]["keys"]["p256dh"] and record["subscription"]["keys"]["auth"]
+            expect(page.locator("#push-status")).to_have_text("This browser is subscribed.")
+
+
+def test_a_channel_that_failed_its_retries_is_shown_as_failing_with_its_error(
+    server: LiveServer, failing: Receiver
+) -> None:
+    base = server.base_url
+    with chromium_page(viewport={"width": 1280, "height": 900}) as page:
+        _sign_up(page, base)
+        page.goto(base + "/settings/reminders")
+        page.fill("#webhook-url", failing.url)
+        page.click("#add-webhook button[type=submit]")
+        failing.secrets.append(page.text_content("#secret-value") or "")
+        agent = _agent(server)
+        task = agent.post("/api/toolkit/todo/tasks", json={"title": "pay rent"}).json()["data"]["task"]
+        soon = (datetime.now(UTC) + timedelta(seconds=2)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        reminders = {"expectedRevision": task["revision"], "reminders": [{"type": "absolute", "at": soon}]}
+        answer = agent.put(f"/api/toolkit/todo/tasks/{task['id']}/reminders", json=reminders)
+        assert answer.status_code == 200, answer.text
+        deadline = datetime.now(UTC) + timedelta(seconds=40)
+        while failing.attempts < 3 and datetime.now(UTC) < deadline:
+            page.wait_for_timeout(500)
+        page.wait_for_timeout(1500)  # the outcome is recorded after the third attempt
+        page.goto(base + "/settings/reminders")  # not a reload: that would post the form again
+        row = page.locator("#channels tr[data-kind=webhook]")
+        expect(row).to_have_class("failing")
+        expect(row.locator(".channel-state")).to_have_text("Failing")
+        expect(row.locator(".last-failure")).to_contain_text("HTTP 503 after 3 attempts")
+        assert failing.attempts == 3 and failing.bad_signatures == 0

@@ -1,0 +1,142 @@
+"""Today, Upcoming and Overdue (issue 30 items 6 and 7): open records of every space by their due,
+through query_todos, each due in words in the browser's zone (the `mesq_tz` cookie), overdue ones
+marked; Today's quick-add box; and stored times shown in the browser's zone on other pages."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import UTC, datetime, timedelta
+
+from mesq.kernel.timestamps import format_timestamp
+from mesq.web.kit.render import when
+from mesq.web.todos.agenda import day_bounds, query_arguments
+from mesq.web.todos.fields import friendly_due
+from mesq.wiring.services import Services
+
+from ..conftest import Browser, FakeClock
+from .test_todos_pages import board, new_task, person, run  # noqa: F401  (person: a signed-in browser)
+
+ZONE = "Asia/Shanghai"
+
+
+def _at(moment: datetime) -> dict[str, str]:
+    return {"type": "datetime", "at": format_timestamp(moment)}
+
+
+def _section(html: str, list_id: str) -> str:
+    start = html.index(f'id="{list_id}"')
+    return html[start : html.index("</ul>", start)]
+
+
+def test_the_days_are_the_browsers() -> None:
+    now = datetime(2027, 1, 15, 20, 0, tzinfo=UTC)  # already Saturday the 16th in Shanghai
+    assert day_bounds(now, ZONE, 0, 1) == ("2027-01-15T16:00:00.000000Z", "2027-01-16T16:00:00.000000Z")
+    assert day_bounds(now, "UTC", 0, 1) == ("2027-01-15T00:00:00.000000Z", "2027-01-16T00:00:00.000000Z")
+    upcoming = query_arguments("upcoming", now, ZONE, 0)
+    assert (upcoming["dueAfter"], upcoming["dueBefore"]) == (
+        "2027-01-16T16:00:00.000000Z",
+        "2027-01-23T16:00:00.000000Z",
+    )
+    assert query_arguments("overdue", now, ZONE, 100) == {
+        "status": "open", "orderBy": "due", "offset": 100, "limit": 100, "overdue": True
+    }  # fmt: skip
+
+
+def test_today_upcoming_and_overdue_across_spaces(services: Services, person: Browser, clock: FakeClock) -> None:  # noqa: F811
+    # query_todos judges "overdue" by the real clock: the pages' clock is set to it.
+    clock.now = time.time()
+    now = datetime.fromtimestamp(clock(), UTC)
+    midnight = datetime.fromisoformat(day_bounds(now, ZONE, 1, 2)[0].replace("Z", "+00:00"))
+    later_today = now + (midnight - now) / 2  # still today in Shanghai, whatever the hour
+    user = person.user_id
+    other = run(services, user, "create_todo_space", {"name": "Home"})["space"]
+    late = new_task(services, user, "late one", due=_at(now - timedelta(days=2)))
+    new_task(services, user, "tonight", due=_at(later_today), spaceId=other["id"])
+    new_task(services, user, "soon one", due=_at(now + timedelta(days=3)))
+    new_task(services, user, "far one", due=_at(now + timedelta(days=20)))
+    new_task(services, user, "no due")
+    done = new_task(services, user, "done late", due=_at(now - timedelta(days=2)))
+    run(services, user, "complete_todo_task", {"id": done["id"], "expectedRevision": done["revision"]})
+    run(services, user, "create_todo_inbox_item", {"title": "inbox today", "due": _at(later_today)})
+    person.client.cookies.set("mesq_tz", ZONE)
+
+    def words(moment: datetime, zone: str = ZONE) -> str:
+        shown = friendly_due(_at(moment), now, zone)
+        assert shown is not None
+        return shown.text
+
+    page = person.get("/todos/today")
+    assert page.status_code == 200, page.text
+    overdue, due_today = _section(page.text, "overdue-list"), _section(page.text, "today-list")
+    late_words = words(now - timedelta(days=2))
+    assert re.search(rf'<time class="due overdue"[^>]*>Overdue: {late_words}</time>', overdue), overdue
+    assert "late one" in overdue and "done late" not in page.text
+    assert "tonight" in due_today and f"Due {words(later_today)}" in due_today and "Home" in due_today
+    assert "inbox today" in due_today and "soon one" not in page.text and "far one" not in page.text
+    assert 'href="/todos/today" aria-current="page"' in page.text  # the todo nav links the views
+
+    upcoming = person.get("/todos/upcoming").text
+    assert f"Due {words(now + timedelta(days=3))}" in _section(upcoming, "upcoming-list")
+    assert "tonight" not in upcoming and "far one" not in upcoming and "late one" not in upcoming
+
+    late_page = person.get("/todos/overdue").text
+    assert "late one" in _section(late_page, "overdue-list") and "tonight" not in late_page
+    assert f'href="/todos/tasks/{late["id"]}"' in late_page
+    # The same moment seen from another browser's zone: its words follow it.
+    person.client.cookies.set("mesq_tz", "America/Los_Angeles")
+    assert f"Overdue: {words(now - timedelta(days=2), 'America/Los_Angeles')}" in person.get("/todos/overdue").text
+
+
+def test_todays_box_adds_in_the_browsers_zone(services: Services, person: Browser, clock: FakeClock) -> None:  # noqa: F811
+    """ "明天下午5点 !high #家" and "call mom tomorrow 5pm !high #home": due tomorrow 17:00 in the browser's zone,
+    high priority, the tag; into the default space, shown on Today's page afterwards when due."""
+    clock.now = datetime(2026, 12, 3, 2, 0, tzinfo=UTC).timestamp()  # Thursday 10:00 in Shanghai
+    person.client.cookies.set("mesq_tz", ZONE)
+    for line in ("明天下午5点 !high #家", "call mom tomorrow 5pm !high #home", "今天晚上9点 买菜"):
+        added = person.post("/todos/today", {"title": line})
+        assert added.status_code == 303 and added.headers["location"].startswith("/todos/today?added="), added.text
+    tasks = {task["title"]: task for task in board(services, person.user_id)["tasks"]}
+    expected = {"type": "datetime", "at": "2026-12-04T09:00:00Z"}
+    zh, en = tasks["明天下午5点"], tasks["call mom"]
+    assert (zh["due"], zh["timezone"], zh["priority"], zh["tags"]) == (expected, ZONE, "high", ["家"])
+    assert (en["due"], en["timezone"], en["priority"], en["tags"]) == (expected, ZONE, "high", ["home"])
+    spaces = run(services, person.user_id, "list_todo_spaces", {})
+    assert {t["spaceId"] for t in tasks.values()} == {spaces["defaultSpaceId"]}
+    shown = person.get(added.headers["location"]).text
+    assert 'id="today-added"' in shown and 'id="today-added"' not in person.get("/todos/today").text
+    assert "买菜" in shown  # due today (or already passed: then listed as overdue)
+
+
+def test_a_bad_line_keeps_the_box(person: Browser) -> None:  # noqa: F811
+    refused = person.post("/todos/today", {"title": "   "})
+    assert refused.status_code == 400
+    assert 'id="today-add-error" role="alert"' in refused.text and 'aria-invalid="true"' in refused.text
+
+
+def test_stored_times_are_shown_in_the_browsers_zone(services: Services, person: Browser) -> None:  # noqa: F811
+    assert when("2026-11-29T08:00:00.000000Z") == "2026-11-29 08:00 UTC"
+    assert when("2026-11-29T20:30:00.000000Z", ZONE) == "2026-11-30 04:30 CST"
+    assert when("2026-07-01T12:00:00.000000Z", "Europe/Berlin") == "2026-07-01 14:00 CEST"
+    assert when("not a time") == "not a time"
+    task = new_task(services, person.user_id, "thrown away")
+    run(services, person.user_id, "delete_todo_task", {"id": task["id"], "expectedRevision": task["revision"]})
+    assert re.search(r"deleted \d{4}-\d\d-\d\d \d\d:\d\d UTC", person.get("/todos/trash").text)
+    person.client.cookies.set("mesq_tz", ZONE)
+    shown = person.get("/todos/trash").text
+    assert re.search(r"deleted \d{4}-\d\d-\d\d \d\d:\d\d CST", shown) and " UTC" not in shown
+    person.client.cookies.set("mesq_tz", "Not/AZone")  # a bad cookie is ignored, never an error page
+    assert person.get("/todos/trash").status_code == 200
+
+
+def test_a_due_time_without_a_zone_is_the_browsers(services: Services, person: Browser) -> None:  # noqa: F811
+    task = new_task(services, person.user_id, "call the bank")
+    person.client.cookies.set("mesq_tz", ZONE)
+    shown = person.get(f"/todos/tasks/{task['id']}").text
+    assert 'placeholder="Asia/Shanghai"' in shown, shown[shown.index('id="timezone"') :][:300]
+    assert "zone is read in your browser" in shown and "zone, Asia/Shanghai." in shown
+    form = {"revision": task["revision"], "title": "call the bank", "priority": "none", "due_date": "2026-12-20",
+            "due_time": "09:30", "timezone": "", "repeat": ""}  # fmt: skip
+    assert person.post(f"/todos/tasks/{task['id']}", form).status_code == 303
+    stored = run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]
+    assert stored["due"] == {"type": "datetime", "at": "2026-12-20T01:30:00.000000Z"} and stored["timezone"] == ZONE

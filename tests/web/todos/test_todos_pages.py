@@ -1,0 +1,529 @@
+"""The todo pages in-process (TestClient): the board, a task's page, the inbox and the trash
+through their forms, and bad input answered with a clear message (never a 500), nothing written."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from mesq.web.todos import board_view
+from mesq.wiring.services import Services
+from tests.support.operations import call_of, run_operation
+
+from ..conftest import Browser
+
+ALL_TODO = frozenset({"todo:read", "todo:write"})
+
+
+def run(services: Services, user_id: str, operation: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """An operation as another client (REST, MCP) would run it: the other tab of the conflict tests."""
+    return dict(run_operation(call_of(services, user_id, ALL_TODO), operation, arguments))
+
+
+def board(services: Services, user_id: str) -> dict[str, Any]:
+    return run(services, user_id, "list_todos", {"includeInbox": False})
+
+
+def columns(services: Services, user_id: str) -> list[dict[str, Any]]:
+    return board(services, user_id)["columns"]
+
+
+def task_ids(services: Services, user_id: str, column_id: str) -> list[str]:
+    return [t["id"] for t in board(services, user_id)["tasks"] if t["columnId"] == column_id]
+
+
+def new_task(services: Services, user_id: str, title: str, **fields: Any) -> dict[str, Any]:
+    return run(services, user_id, "create_todo_task", {"title": title, **fields})["task"]
+
+
+@pytest.fixture
+def person(browser: Callable[..., Browser]) -> Browser:
+    return browser()
+
+
+def test_board_shows_the_default_space_and_adds_a_task(services: Services, person: Browser) -> None:
+    page = person.get("/todos")
+    assert page.status_code == 200
+    for name in ("To do", "Doing", "Done"):
+        assert f">{name}</h2>" in page.text
+    todo = columns(services, person.user_id)[0]
+    added = person.post("/todos/tasks", {"column": todo["id"], "title": "  写周报 weekly report "})
+    assert added.status_code == 303
+    [task] = board(services, person.user_id)["tasks"]
+    assert task["title"] == "写周报 weekly report" and task["columnId"] == todo["id"]
+    assert added.headers["location"].endswith(f"#task-{task['id']}")
+    shown = person.get("/todos").text
+    assert f'id="task-{task["id"]}"' in shown and "写周报 weekly report" in shown
+
+
+def test_a_card_shows_due_priority_tags_progress_and_recurrence(services: Services, person: Browser) -> None:
+    task = new_task(
+        services, person.user_id, "gym", priority="high", tags=["health"], due={"type": "date", "date": "2026-12-07"},
+        recurrence="FREQ=WEEKLY",
+    )  # fmt: skip
+    for title in ("warm up", "lift"):
+        run(services, person.user_id, "create_todo_subtask", {"taskId": task["id"], "title": title})
+    html = person.get("/todos").text
+    card = html[html.index(f'id="task-{task["id"]}"') :]
+    card = card[: card.index("</li>")]
+    assert "priority-high" in card and "#health" in card and "2026-12-07" in card
+    assert "☑ 0/2" in card and "Every week</span>" in card and "FREQ=" not in card  # recurrence in words
+
+
+def test_adding_an_empty_task_keeps_the_board_and_says_why(services: Services, person: Browser) -> None:
+    todo = columns(services, person.user_id)[0]
+    answer = person.post("/todos/tasks", {"column": todo["id"], "title": "   "})
+    assert answer.status_code == 400
+    assert 'role="alert"' in answer.text and "title" in answer.text
+    assert board(services, person.user_id)["tasks"] == []
+
+
+def test_a_task_for_a_column_gone_meanwhile_keeps_the_title(services: Services, person: Browser) -> None:
+    answer = person.post("/todos/tasks", {"column": "gone-column", "title": "don't lose me"})
+    assert answer.status_code == 400 and "not found" in answer.text and "don&#39;t lose me" in answer.text
+
+
+def test_spaces_are_created_and_switched(services: Services, person: Browser) -> None:
+    empty = person.post("/todos/spaces", {"name": ""})
+    assert empty.status_code == 400 and 'role="alert"' in empty.text
+    made = person.post("/todos/spaces", {"name": "家务 Home"})
+    assert made.status_code == 303
+    space_id = made.headers["location"].split("space=")[1]
+    page = person.get(f"/todos?space={space_id}").text
+    assert "<h1>家务 Home</h1>" in page and f'href="/todos?space={space_id}" aria-current="page"' in page
+
+
+def test_the_keyboard_move_form_moves_between_and_within_columns(services: Services, person: Browser) -> None:
+    todo, doing = columns(services, person.user_id)[:2]
+    first, second = (new_task(services, person.user_id, t, columnId=todo["id"]) for t in ("one", "two"))
+    down = person.post(f"/todos/tasks/{first['id']}/move", {"revision": first["revision"], "column": todo["id"],
+                                                          "index": "1"})  # fmt: skip
+    assert down.status_code == 303
+    assert task_ids(services, person.user_id, todo["id"]) == [second["id"], first["id"]]
+    moved = person.post(f"/todos/tasks/{second['id']}/move", {"revision": second["revision"], "column": doing["id"]})
+    assert moved.status_code == 303
+    assert task_ids(services, person.user_id, doing["id"]) == [second["id"]]
+    stale = person.post(f"/todos/tasks/{first['id']}/move", {"revision": first["revision"], "index": "0"})
+    assert stale.status_code == 303 and stale.headers["location"] == f"/todos?space={first['spaceId']}"
+    assert "changed meanwhile" in person.client.get(stale.headers["location"]).text
+    assert task_ids(services, person.user_id, todo["id"]) == [first["id"]]  # unchanged
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ({"column": "x", "index": 0}, "revision"),
+        ({"revision": "abc", "index": 0}, "revision"),
+        ({"revision": 1, "index": -3}, "index"),
+        ({"revision": 1, "index": "top"}, "index"),
+        ({"revision": 1, "column": "no such column!"}, "columnId"),
+        ({"revision": 1}, "destination"),
+    ],
+)
+def test_a_bad_drop_is_a_json_400(services: Services, person: Browser, body: dict[str, Any], expected: str) -> None:
+    task = new_task(services, person.user_id, "drag me")
+    answer = person.client.post(f"/todos/tasks/{task['id']}/drop", json=body, headers={"X-CSRF-Token": person.csrf})
+    assert answer.status_code == 400, answer.text
+    assert expected in answer.json()["error"]["message"]
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["revision"] == task["revision"]
+
+
+def test_a_drop_answers_the_new_revision(services: Services, person: Browser) -> None:
+    doing = columns(services, person.user_id)[1]
+    task = new_task(services, person.user_id, "drag me")
+    answer = person.client.post(
+        f"/todos/tasks/{task['id']}/drop", json={"revision": task["revision"], "column": doing["id"], "index": 0},
+        headers={"X-CSRF-Token": person.csrf},
+    )  # fmt: skip
+    assert answer.status_code == 200
+    assert answer.json()["task"] == {"id": task["id"], "columnId": doing["id"], "revision": task["revision"] + 1}
+    refused = person.client.post(f"/todos/tasks/{task['id']}/drop", json={"revision": 1, "index": 0})
+    assert refused.status_code == 403  # no CSRF header
+
+
+def test_more_loads_the_next_page_with_exact_column_indices(
+    services: Services, person: Browser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(board_view, "PAGE_SIZE", 3)
+    todo, doing = columns(services, person.user_id)[:2]
+    made = [new_task(services, person.user_id, f"t{n}", columnId=todo["id"]) for n in range(4)]
+    made.append(new_task(services, person.user_id, "d0", columnId=doing["id"]))
+    first = person.get("/todos").text
+    assert all(f'id="task-{t["id"]}"' in first for t in made[:3]) and made[3]["id"] not in first
+    link = re.search(r'hx-get="(/todos/more\?[^"]+)"', first)
+    assert link, "no load-more link"
+    more = person.get(link.group(1).replace("&amp;", "&"), headers={"HX-Request": "true"})
+    assert more.status_code == 200
+    assert f'hx-swap-oob="beforeend:#column-{todo["id"]}"' in more.text
+    assert f'hx-swap-oob="beforeend:#column-{doing["id"]}"' in more.text
+    fourth = more.text[more.text.index(f'id="task-{made[3]["id"]}"') :]
+    assert 'class="secondary move-down" name="index" value="4"' in fourth[: fourth.index("</li>")]
+    assert "hx-get" not in more.text  # the last page: no further link
+
+
+def test_a_task_page_saves_every_field(services: Services, person: Browser) -> None:
+    task = new_task(services, person.user_id, "plan trip")
+    page = person.get(f"/todos/tasks/{task['id']}")
+    assert page.status_code == 200 and "plan trip" in page.text
+    form = {
+        "revision": task["revision"], "title": "plan the trip 旅行", "notes": "book **hotel**", "priority": "urgent",
+        "tags": "travel, 家庭", "due_date": "2026-12-20", "due_time": "09:30", "timezone": "Asia/Shanghai",
+        "repeat": "custom", "rule": "FREQ=WEEKLY;BYDAY=MO,WE",
+    }  # fmt: skip
+    saved = person.post(f"/todos/tasks/{task['id']}", form)
+    assert saved.status_code == 303, saved.text
+    stored = run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]
+    assert stored["title"] == "plan the trip 旅行" and stored["notes"] == "book **hotel**"
+    assert stored["priority"] == "urgent" and stored["tags"] == ["travel", "家庭"]
+    assert stored["due"] == {"type": "datetime", "at": "2026-12-20T01:30:00.000000Z"}
+    assert stored["timezone"] == "Asia/Shanghai" and stored["recurrence"] == "FREQ=WEEKLY;BYDAY=MO,WE"
+    shown = person.get(f"/todos/tasks/{task['id']}").text
+    assert 'value="09:30"' in shown and 'value="2026-12-20"' in shown
+    # No developer wording: the rule in words, the raw RRULE only under "Advanced", no "revision N".
+    summary = shown[shown.index('<p class="muted summary">') :]
+    summary = summary[: summary.index("</p>")]
+    assert '<span class="recurrence">Every week on Monday, Wednesday</span>' in summary and "FREQ" not in summary
+    assert "revision" not in summary
+    advanced = shown[shown.index('<details class="advanced"') :]
+    assert "<summary>Advanced</summary>" in advanced[:200]
+    assert 'value="FREQ=WEEKLY;BYDAY=MO,WE"' in advanced[: advanced.index("</details>")]
+    assert 'name="revision" value="2"' in shown  # still in the forms
+
+
+def long_note(size: int = 50_000) -> str:
+    """A note of exactly `size` characters whose every line is numbered, so a lost page shows."""
+    lines = "".join(f"line {number:05d} 长笔记 & <b>\n" for number in range(size // 20 + 1))
+    return lines[: size - 7] + "THE END"
+
+
+def test_a_50000_character_note_shows_whole_and_saves_unchanged(services: Services, person: Browser) -> None:
+    # get_todo_task pages a note over the response budget; the page reads every page.
+    notes = long_note()
+    task = new_task(services, person.user_id, "long read", notes=notes)
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]}).get("notesTruncated") is True
+    page = person.get(f"/todos/tasks/{task['id']}")
+    assert page.status_code == 200
+    textarea = re.search(r'<textarea name="notes"[^>]*>(.*?)</textarea>', page.text, re.S)
+    assert textarea and html.unescape(textarea.group(1)) == notes
+    # Saving the form unchanged keeps the whole note (a cut note in the form would cut the task).
+    form = {"revision": task["revision"], "title": "long read", "notes": notes, "priority": "none"}
+    assert person.post(f"/todos/tasks/{task['id']}", form).status_code == 303
+    pages, offset = [], 0
+    while True:
+        read = run(services, person.user_id, "get_todo_task", {"id": task["id"], "notesOffset": offset})
+        pages.append(read["task"]["notes"])
+        if not read.get("notesTruncated"):
+            break
+        offset = read["notesNextOffset"]
+    assert "".join(pages) == notes and len(pages) > 1
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"title": ""}, "title"),
+        ({"due_date": "2026-02-30"}, "not a date"),
+        ({"due_date": "tomorrow"}, "2026-12-31"),
+        ({"due_time": "9am", "due_date": "2026-12-01"}, "09:30"),
+        ({"due_time": "09:30"}, "give a date"),
+        ({"timezone": "Mars/Olympus", "due_date": "2026-12-01", "due_time": "08:00"}, "IANA"),
+        ({"repeat": "FREQ=HOURLY"}, "listed options"),
+        ({"repeat": "custom", "rule": ""}, "RRULE"),
+        ({"repeat": "FREQ=DAILY"}, "needs a due"),
+        ({"priority": "whenever"}, "priority"),
+        ({"tags": "a" * 101}, "tags"),
+    ],
+)
+def test_a_bad_task_form_keeps_the_text_and_writes_nothing(
+    services: Services, person: Browser, change: dict[str, str], expected: str
+) -> None:
+    task = new_task(services, person.user_id, "original")
+    form = {"revision": str(task["revision"]), "title": "my edit", "notes": "keep these notes 保留", **change}
+    answer = person.post(f"/todos/tasks/{task['id']}", form)
+    assert answer.status_code == 400, answer.text
+    assert expected in answer.text and "keep these notes 保留" in answer.text
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["revision"] == task["revision"]
+
+
+def base_fields(html: str) -> dict[str, str]:
+    return dict(re.findall(r'name="(base_\w+)" value="([0-9a-f]+)"', html))
+
+
+def test_a_conflict_merges_what_only_one_side_changed(services: Services, person: Browser) -> None:
+    task = new_task(services, person.user_id, "draft", notes="v1")
+    base = base_fields(person.get(f"/todos/tasks/{task['id']}").text)
+    assert set(base) == {f"base_{name}" for name in ("title", "notes", "priority", "tags", "due_date", "due_time",
+                                                     "timezone", "preset", "rule")}  # fmt: skip
+    run(services, person.user_id, "update_todo_task",
+        {"id": task["id"], "expectedRevision": task["revision"], "title": "their title"})  # fmt: skip
+    mine = {**base, "revision": task["revision"], "title": "draft", "notes": "my long notes 我的笔记"}
+    answer = person.post(f"/todos/tasks/{task['id']}", mine)
+    assert answer.status_code == 409
+    assert 'id="conflict"' in answer.text
+    assert 'name="title" id="title" value="their title"' in answer.text  # only they changed it: merged in
+    assert ">my long notes 我的笔记</textarea>" in answer.text  # only I changed it: kept
+    assert 'class="outcome-theirs" data-field="title"' in answer.text
+    assert 'class="outcome-yours" data-field="notes"' in answer.text
+    assert f'name="revision" value="{task["revision"] + 1}"' in answer.text
+    again = {**base_fields(answer.text), "revision": task["revision"] + 1, "title": "their title",
+             "notes": "my long notes 我的笔记"}  # fmt: skip
+    assert person.post(f"/todos/tasks/{task['id']}", again).status_code == 303
+    stored = run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]
+    assert (stored["title"], stored["notes"]) == ("their title", "my long notes 我的笔记")
+
+
+def test_a_refused_save_keeps_the_base_it_started_from(services: Services, person: Browser) -> None:
+    task = new_task(services, person.user_id, "draft", notes="v1")
+    base = base_fields(person.get(f"/todos/tasks/{task['id']}").text)
+    run(services, person.user_id, "update_todo_task",
+        {"id": task["id"], "expectedRevision": task["revision"], "notes": "their notes"})  # fmt: skip
+    bad = person.post(f"/todos/tasks/{task['id']}", {**base, "revision": task["revision"], "title": "",
+                                                    "notes": "v1"})  # fmt: skip
+    assert bad.status_code == 400 and base_fields(bad.text) == base  # not the digests of their newer version
+    fixed = person.post(f"/todos/tasks/{task['id']}", {**base_fields(bad.text), "revision": task["revision"],
+                                                      "title": "mine", "notes": "v1"})  # fmt: skip
+    assert fixed.status_code == 409
+    assert ">their notes</textarea>" in fixed.text  # I never touched the notes: theirs merged in, not my stale v1
+
+
+def test_notes_are_stored_with_plain_line_ends(services: Services, person: Browser) -> None:
+    task = new_task(services, person.user_id, "list", notes="one\ntwo")
+    base = base_fields(person.get(f"/todos/tasks/{task['id']}").text)
+    saved = person.post(f"/todos/tasks/{task['id']}", {**base, "revision": task["revision"], "title": "list 2",
+                                                      "notes": "one\r\ntwo"})  # fmt: skip
+    assert saved.status_code == 303
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["notes"] == "one\ntwo"
+
+
+def test_long_cjk_notes_save_from_the_form(services: Services, person: Browser) -> None:
+    task = new_task(services, person.user_id, "long notes")
+    base = base_fields(person.get(f"/todos/tasks/{task['id']}").text)
+    # 20,000 characters: ~180 kB once form-encoded (9 bytes each), over the default 64 KiB form cap,
+    # and a task get_todo_task still returns whole (its 25,000-character response budget).
+    notes = "读书笔记" * 5_000
+    saved = person.post(f"/todos/tasks/{task['id']}", {**base, "revision": task["revision"], "title": "long notes",
+                                                      "notes": notes})  # fmt: skip
+    assert saved.status_code == 303, saved.text[:300]
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["notes"] == notes
+
+
+def test_a_conflict_on_the_same_field_keeps_the_users_text(services: Services, person: Browser) -> None:
+    task = new_task(services, person.user_id, "draft", notes="v1")
+    base = base_fields(person.get(f"/todos/tasks/{task['id']}").text)
+    run(services, person.user_id, "update_todo_task",
+        {"id": task["id"], "expectedRevision": task["revision"], "notes": "their notes"})  # fmt: skip
+    answer = person.post(f"/todos/tasks/{task['id']}", {**base, "revision": task["revision"], "title": "draft",
+                                                       "notes": "my notes"})  # fmt: skip
+    assert answer.status_code == 409
+    assert ">my notes</textarea>" in answer.text and "their notes" in answer.text
+    assert 'class="outcome-both" data-field="notes"' in answer.text
+    # Without the base digests (an old form) every difference counts as the user's: nothing is dropped.
+    answer = person.post(f"/todos/tasks/{task['id']}", {"revision": task["revision"], "title": "x", "notes": "n"})
+    assert answer.status_code == 409 and 'name="title" id="title" value="x"' in answer.text
+
+
+def test_completing_a_recurring_task_shows_the_next_occurrence(services: Services, person: Browser) -> None:
+    task = new_task(services, person.user_id, "water plants", due={"type": "date", "date": "2026-12-01"},
+                    recurrence="FREQ=WEEKLY")  # fmt: skip
+    done = person.post(f"/todos/tasks/{task['id']}/complete", {"revision": task["revision"]})
+    assert done.status_code == 303
+    page = person.client.get(done.headers["location"])
+    assert "next occurrence due 2026-12-08" in page.text
+    assert "Completed occurrences" in page.text
+
+
+def test_subtasks_add_tick_rename_delete(services: Services, person: Browser) -> None:
+    task = new_task(services, person.user_id, "move house")
+    htmx = {"HX-Request": "true"}
+    added = person.post(f"/todos/tasks/{task['id']}/subtasks", {"title": "pack books"}, headers=htmx)
+    assert added.status_code == 200 and added.text.startswith('<section class="card subtasks"')
+    [sub] = run(services, person.user_id, "get_todo_task", {"id": task["id"]})["subtasks"]
+    ticked = person.post(f"/todos/subtasks/{sub['id']}/toggle", {"task": task["id"], "revision": sub["revision"],
+                                                               "done": "false"}, headers=htmx)  # fmt: skip
+    assert "(1/1 done)" in ticked.text
+    renamed = person.post(f"/todos/subtasks/{sub['id']}/rename", {"task": task["id"], "revision": sub["revision"],
+                                                                "title": "pack"}, headers=htmx)  # fmt: skip
+    assert "changed meanwhile" in renamed.text  # the tick bumped its revision
+    renamed = person.post(f"/todos/subtasks/{sub['id']}/rename", {"task": task["id"], "revision": sub["revision"] + 1,
+                                                                "title": "pack boxes"})  # fmt: skip
+    assert renamed.status_code == 303
+    deleted = person.post(f"/todos/subtasks/{sub['id']}/delete", {"task": task["id"], "revision": sub["revision"] + 2},
+                          headers=htmx)  # fmt: skip
+    assert "pack boxes" not in deleted.text
+    empty = person.post(f"/todos/tasks/{task['id']}/subtasks", {"title": " "}, headers=htmx)
+    assert empty.status_code == 200 and 'role="alert"' in empty.text
+
+
+def test_reminders_are_set_and_cleared(services: Services, person: Browser) -> None:
+    task = new_task(services, person.user_id, "call mum", due={"type": "date", "date": "2026-12-24"})
+    bad = person.post(f"/todos/tasks/{task['id']}/reminders", {"revision": task["revision"], "offset": "-PT3H"})
+    assert bad.status_code == 400 and "listed offsets" in bad.text
+    saved = person.client.post(
+        f"/todos/tasks/{task['id']}/reminders",
+        data={"csrf": person.csrf, "revision": task["revision"], "offset": ["-PT15M", "-P1D"],
+              "at": "2026-12-23T20:00"},
+        follow_redirects=False,
+    )  # fmt: skip
+    assert saved.status_code == 303
+    stored = run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]
+    assert stored["reminders"] == [
+        {"type": "relative", "offset": "-PT15M"}, {"type": "relative", "offset": "-P1D"},
+        {"type": "absolute", "at": "2026-12-23T20:00:00.000000Z"},
+    ]  # fmt: skip
+    cleared = person.post(f"/todos/tasks/{task['id']}/reminders", {"revision": stored["revision"]})
+    assert cleared.status_code == 303
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["reminders"] == []
+
+
+def test_inbox_capture_and_file(services: Services, person: Browser) -> None:
+    empty = person.post("/todos/inbox", {"title": ""}, headers={"HX-Request": "true"})
+    assert empty.status_code == 200 and 'id="capture-error"' in empty.text
+    captured = person.post("/todos/inbox", {"title": "buy milk 牛奶"}, headers={"HX-Request": "true"})
+    assert captured.status_code == 200 and "buy milk 牛奶" in captured.text
+    [item] = run(services, person.user_id, "list_todo_inbox_items", {})["items"]
+    doing = columns(services, person.user_id)[1]
+    no_column = person.post(f"/todos/inbox/{item['id']}/file", {"revision": item["revision"]})
+    assert no_column.status_code == 400 and "choose a column" in no_column.text
+    filed = person.post(f"/todos/inbox/{item['id']}/file", {"revision": item["revision"], "column": doing["id"]})
+    assert filed.status_code == 303
+    assert run(services, person.user_id, "list_todo_inbox_items", {})["items"] == []
+    assert [t["title"] for t in board(services, person.user_id)["tasks"]] == ["buy milk 牛奶"]
+
+
+def test_trash_lists_and_restores(services: Services, person: Browser) -> None:
+    task = new_task(services, person.user_id, "old idea")
+    deleted = person.post(f"/todos/tasks/{task['id']}/delete", {"revision": task["revision"]})
+    assert deleted.status_code == 303
+    trash = person.get("/todos/trash").text
+    assert "old idea" in trash and f'value="{task["id"]}"' in trash
+    bad = person.post("/todos/trash/restore", {"id": task["id"], "kind": "memo", "revision": "2"})
+    assert bad.status_code == 400 and "kind" in bad.text
+    restored = person.post("/todos/trash/restore", {"id": task["id"], "kind": "task", "revision": task["revision"] + 1})
+    assert restored.status_code == 303
+    assert [t["id"] for t in board(services, person.user_id)["tasks"]] == [task["id"]]
+
+
+def test_unknown_and_malformed_ids_are_clear_pages(person: Browser) -> None:
+    assert person.get("/todos/tasks/nope").status_code == 404
+    assert person.get("/todos/tasks/bad%20id!").status_code == 400
+    assert person.get("/todos?space=nope").status_code == 400
+    assert person.post("/todos/tasks/x/move", {"revision": "0"}).status_code == 400
+
+
+def test_another_users_task_is_not_found(services: Services, browser: Callable[..., Browser]) -> None:
+    owner, other = browser(), browser()
+    task = new_task(services, owner.user_id, "private")
+    assert other.get(f"/todos/tasks/{task['id']}").status_code == 404
+    stolen = other.post(f"/todos/tasks/{task['id']}", {"revision": task["revision"], "title": "mine now"})
+    assert stolen.status_code == 404
+    assert run(services, owner.user_id, "get_todo_task", {"id": task["id"]})["task"]["title"] == "private"
+
+
+def test_quick_add_understands_the_line_in_the_browsers_zone(services: Services, person: Browser, clock: Any) -> None:
+    """Issue 30: the add box reads dates (the mesq_tz zone), !priority, #tags and "every monday"."""
+    from datetime import UTC, datetime
+
+    clock.now = datetime(2026, 12, 3, 2, 0, tzinfo=UTC).timestamp()  # Thursday 10:00 in Shanghai
+    person.client.cookies.set("mesq_tz", "Asia/Shanghai")
+    todo = columns(services, person.user_id)[0]
+    added = person.post("/todos/tasks", {"column": todo["id"], "title": "明天下午5点 !high #家"})
+    assert added.status_code == 303
+    person.post("/todos/tasks", {"column": todo["id"], "title": "call mom tomorrow 5pm every monday p1"})
+    person.post("/todos/tasks", {"column": todo["id"], "title": "买牛奶 明天 #家务", "ignore": "due"})
+    by_title = {task["title"]: task for task in board(services, person.user_id)["tasks"]}
+    zh = by_title["明天下午5点"]
+    assert zh["due"] == {"type": "datetime", "at": "2026-12-04T09:00:00Z"} and zh["timezone"] == "Asia/Shanghai"
+    assert zh["priority"] == "high" and zh["tags"] == ["家"]
+    en = by_title["call mom"]
+    assert en["due"] == {"type": "datetime", "at": "2026-12-07T09:00:00Z"} and en["priority"] == "urgent"
+    assert en["recurrence"] == "FREQ=WEEKLY;BYDAY=MO"
+    assert "买牛奶 明天" in by_title, list(by_title)
+    kept = by_title["买牛奶 明天"]  # the due chip removed: its words stay in the title
+    assert kept["due"] is None and kept["tags"] == ["家务"]
+
+
+def test_quick_add_preview_shows_removable_chips(person: Browser, clock: Any) -> None:
+    from datetime import UTC, datetime
+
+    clock.now = datetime(2026, 12, 3, 2, 0, tzinfo=UTC).timestamp()
+    person.client.cookies.set("mesq_tz", "America/New_York")  # 21:00 Wednesday there
+    shown = person.get("/todos/quick-add", params={"title": "call mom tomorrow 5pm !high #family", "form": "add-x"})
+    assert shown.status_code == 200
+    for label in ("Due Thu Dec 3 17:00", "Priority High", "#family", "Title: call mom"):
+        assert label in shown.text
+    assert 'aria-label="Remove Due Thu Dec 3 17:00"' in shown.text
+    dropped = person.get("/todos/quick-add", params={"title": "call mom tomorrow 5pm !high", "drop": "due"})
+    assert 'name="ignore" value="due"' in dropped.text and "Due " not in dropped.text
+    assert "Title: call mom tomorrow 5pm" in dropped.text
+    assert person.get("/todos/quick-add", params={"title": "buy milk"}).text.strip() == ""
+    assert person.get("/todos/quick-add", params={"title": "x" * 5000}).status_code == 200  # capped, not a 500
+
+
+def test_recurrence_and_chips_in_the_pages_language(services: Services, person: Browser, clock: Any) -> None:
+    """Issue 30: the rule in words and the quick-add chips follow the page's language; the raw
+    RRULE stays under "Advanced"."""
+    from datetime import UTC, datetime
+
+    zh = {"Accept-Language": "zh-CN,zh;q=0.9"}
+    task = new_task(
+        services, person.user_id, "weekly review", due={"type": "date", "date": "2026-12-07"},
+        recurrence="FREQ=WEEKLY;BYDAY=MO,WE",
+    )  # fmt: skip
+    shown = person.get(f"/todos/tasks/{task['id']}", headers=zh).text
+    assert '<span class="recurrence">每周的周一、周三</span>' in shown and "Every week" not in shown
+    assert "FREQ=WEEKLY;BYDAY=MO,WE" in shown[shown.index('<details class="advanced"') :]
+    assert "每周的周一、周三" in person.get("/todos", headers=zh).text  # the card on the board
+    clock.now = datetime(2026, 12, 3, 2, 0, tzinfo=UTC).timestamp()
+    person.client.cookies.set("mesq_tz", "America/New_York")
+    chips = person.get("/todos/quick-add", params={"title": "call mom tomorrow 5pm !high every friday"}, headers=zh)
+    for label in ("截止 周五 12月4日 17:00", "优先级：高", "每周的周五"):
+        assert label in chips.text, label
+    assert "Due " not in chips.text and "Priority" not in chips.text
+
+
+def test_inbox_capture_understands_quick_add(services: Services, person: Browser, clock: Any) -> None:
+    """Issue 30: the inbox's box reads the same line; inbox items do not repeat, so "every monday" stays."""
+    from datetime import UTC, datetime
+
+    clock.now = datetime(2026, 12, 3, 2, 0, tzinfo=UTC).timestamp()
+    person.client.cookies.set("mesq_tz", "Asia/Shanghai")
+    answer = person.post(
+        "/todos/inbox", {"title": "买牛奶 明天下午3点 #家务 !high every monday", "ignore": "recurrence"}
+    )
+    assert answer.status_code == 303
+    [item] = run(services, person.user_id, "list_todo_inbox_items", {})["items"]
+    assert item["title"] == "买牛奶 every monday" and item["priority"] == "high" and item["tags"] == ["家务"]
+    assert item["due"] == {"type": "datetime", "at": "2026-12-04T07:00:00Z"} and item["timezone"] == "Asia/Shanghai"
+
+
+def test_a_cards_checkbox_completes_and_reopens_it_in_place(services: Services, person: Browser) -> None:
+    task = new_task(services, person.user_id, "water the plants")
+    board_html = person.get("/todos").text
+    card = board_html[board_html.index(f'id="task-{task["id"]}"') :]
+    card = card[: card.index("</li>")]
+    assert f'hx-post="/todos/tasks/{task["id"]}/complete"' in card and f'hx-target="#task-{task["id"]}"' in card
+    htmx = {"HX-Request": "true"}
+    done = person.post(
+        f"/todos/tasks/{task['id']}/complete", {"revision": task["revision"], "place": "0"}, headers=htmx
+    )
+    assert done.status_code == 200 and done.text.lstrip().startswith(
+        f'<li class="todo-card done" id="task-{task["id"]}"'
+    )
+    assert f'hx-post="/todos/tasks/{task["id"]}/reopen"' in done.text and 'aria-pressed="true"' in done.text
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["done"] is True
+    # A stale checkbox (the task changed in another tab): the card as it is now, and why.
+    stale = person.post(f"/todos/tasks/{task['id']}/reopen", {"revision": task["revision"]}, headers=htmx)
+    assert stale.status_code == 200 and "changed meanwhile" in stale.text and 'class="todo-card done"' in stale.text
+    now = run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]
+    reopened = person.post(f"/todos/tasks/{task['id']}/reopen", {"revision": now["revision"]}, headers=htmx)
+    assert reopened.status_code == 200 and '<li class="todo-card" id=' in reopened.text
+    assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["done"] is False
+    # A recurring task's checkbox completes this occurrence: the card stays open, due the next one.
+    weekly = new_task(services, person.user_id, "standup", due={"type": "date", "date": "2026-12-07"},
+                      recurrence="FREQ=WEEKLY")  # fmt: skip
+    moved = person.post(f"/todos/tasks/{weekly['id']}/complete", {"revision": weekly["revision"]}, headers=htmx)
+    assert moved.status_code == 200 and 'datetime="2026-12-14"' in moved.text and "todo-card done" not in moved.text
