@@ -69,7 +69,7 @@ from ..wiring.services import Services
 from . import resources
 from .catalog import Catalog
 from .legacy import BodyRejected, LegacyBody, read_legacy_body
-from .limits import rate_bucket, rpc_error_body
+from .limits import rate_bucket, retry_after, rpc_error_body
 from .resource_metadata import METADATA_PATH, instance_url
 from .result import logger
 from .state import SCOPE_KEY, RequestState
@@ -141,7 +141,7 @@ def _answer_unservable(body: LegacyBody, limited: dict[str, RateLimited]) -> Non
     for message in servable:
         if message.method == "initialize" and "connection" in limited:
             answer = rpc_error_body(limited["connection"], message.decoded.get("id"))
-            raise _Answered(JSONResponse(answer))
+            raise _Answered(JSONResponse(answer, headers={"Retry-After": retry_after(limited) or "1"}))
     requests = [message for message in servable if isinstance(message.decoded, dict) and "id" in message.decoded]
     if servable and not requests:
         raise _Rejected(next(iter(limited.values())))
@@ -378,10 +378,13 @@ class McpEndpoint:
             elif captured.status != 202:  # a transport refusal (406, 415...) holds for the whole batch
                 await captured.replay(send)
                 return
+        headers = {"Cache-Control": CACHE_CONTROL.decode()}
+        if wait := retry_after(scope[SCOPE_KEY].rate_limited):
+            headers["Retry-After"] = wait
         if not answers:  # notifications only
-            response = Response(status_code=202, headers={"Cache-Control": CACHE_CONTROL.decode()})
+            response = Response(status_code=202, headers=headers)
         else:
-            response = JSONResponse(answers, headers={"Cache-Control": CACHE_CONTROL.decode()})
+            response = JSONResponse(answers, headers=headers)
         await response(scope, receive, send)
 
     async def _serve(self, scope: Scope, body: bytes, receive: Receive, send: Send, trace_id: str) -> None:
@@ -395,6 +398,9 @@ class McpEndpoint:
             return await receive()
 
         started = False
+        # A rate-limited message is answered in the body by its handler (limits.py); the header
+        # says the same to a client that reads headers first.
+        wait = retry_after(scope[SCOPE_KEY].rate_limited)
 
         async def send_private(message: Message) -> None:
             nonlocal started
@@ -402,6 +408,8 @@ class McpEndpoint:
                 started = True
                 headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"cache-control"]
                 headers.append((b"cache-control", CACHE_CONTROL))
+                if wait:
+                    headers.append((b"retry-after", wait.encode()))
                 message = {**message, "headers": headers}
             await send(message)
 
