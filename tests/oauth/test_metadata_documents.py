@@ -259,5 +259,5 @@ def test_the_fetch_connects_to_the_address_it_checked(monkeypatch, documents):
     monkeypatch.setattr(outbound.socket, "getaddrinfo", rebinding_resolver)
     # The guard runs (allow_loopback=False) but treats this loopback test server as public.
     monkeypatch.setattr(outbound, "is_public_address", lambda address: str(address) == "127.0.0.1")
-    document = asyncio.run(cimd.fetch_metadata_document(url, allow_loopback=False))
+    document = asyncio.run(cimd.fetch_metadata_document(url, allow_loopback=False)).document
     assert document["client_id"] == url and lookups == ["client.example"]

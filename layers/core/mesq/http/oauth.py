@@ -62,7 +62,7 @@ from ..auth.oauth.resources import normalize_resource
 from ..kernel.concurrency import run_sync
 from ..kernel.errors import MesqError, NotFound, RateLimited
 from ..wiring.services import Services
-from .cimd import fetch_metadata_document
+from .cimd import client_metadata_document
 
 MAX_STATE_LENGTH = 1000
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
@@ -146,7 +146,7 @@ class OAuthEndpoints:
         if is_metadata_document_id(client_id):
             allow_loopback = self.services.settings.oauth_cimd_allow_loopback
             check_metadata_document_id(client_id, allow_loopback)
-            document = await fetch_metadata_document(client_id, allow_loopback)
+            document = await client_metadata_document(client_id, allow_loopback, self.services.client_documents)
             return metadata_document_client(client_id, document)
         client = await run_sync(registered_client, self.services.items, client_id)
         if client is None:

@@ -381,10 +381,8 @@ class McpEndpoint:
         headers = {"Cache-Control": CACHE_CONTROL.decode()}
         if wait := retry_after(scope[SCOPE_KEY].rate_limited):
             headers["Retry-After"] = wait
-        if not answers:  # notifications only
-            response = Response(status_code=202, headers=headers)
-        else:
-            response = JSONResponse(answers, headers=headers)
+        # Notifications only: 202 and no body.
+        response = JSONResponse(answers, headers=headers) if answers else Response(status_code=202, headers=headers)
         await response(scope, receive, send)
 
     async def _serve(self, scope: Scope, body: bytes, receive: Receive, send: Send, trace_id: str) -> None:
