@@ -63,6 +63,7 @@ from ..kernel.concurrency import run_sync
 from ..kernel.errors import MesqError, NotFound, RateLimited
 from ..wiring.services import Services
 from .cimd import client_metadata_document
+from .server_card import server_card_routes
 
 MAX_STATE_LENGTH = 1000
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
@@ -320,4 +321,6 @@ def oauth_routes(services: Services) -> list[Route]:
         Route(AUTHORIZE_PATH, endpoints.authorize, methods=["GET"]),
         Route(TOKEN_PATH, open_cors(endpoints.token, post), methods=post),
         Route(REVOKE_PATH, open_cors(endpoints.revoke, post), methods=post),
+        # How directories list the server (the well-known documents are this function's).
+        *server_card_routes(services),
     ]
