@@ -7,12 +7,8 @@ driven (`document_cache.wall_clock`), never slept on."""
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -33,62 +29,12 @@ from mesq.store.ports import ItemStore
 from mesq.store.sqlite import SQLiteItemStore
 from mesq.wiring.services import Services
 from tests.oauth.helpers import REDIRECT_URI, Pkce, authorize_params
+from tests.oauth.metadata_host import MetadataHost
 from tests.settings import inprocess_settings
 
 from ..contract.conftest import dynamodb_local, dynamodb_local_endpoint  # noqa: F401
 
 START = 1_900_000_000.0
-
-
-class MetadataHost:
-    """A client's metadata host on loopback: serves one document per path, counts the requests,
-    and can be stopped (its port then refuses connections) and started again on the same port."""
-
-    def __init__(self) -> None:
-        self.documents: dict[str, tuple[int, dict[str, str], bytes]] = {}
-        self.requests = 0
-        self._httpd: ThreadingHTTPServer | None = None
-        self.port = 0
-        self.start()
-
-    def start(self) -> None:
-        host = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                host.requests += 1
-                status, headers, body = host.documents.get(self.path, (404, {}, b""))
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self.port = self._httpd.server_address[1]
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
-
-    def stop(self) -> None:
-        assert self._httpd is not None
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._httpd = None
-
-    def url(self, path: str = "/client.json") -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def serve(self, path: str = "/client.json", cache_control: str | None = None, **changes: Any) -> str:
-        url = self.url(path)
-        document = {"client_id": url, "client_name": "Doc Agent", "redirect_uris": [REDIRECT_URI], **changes}
-        headers = {"Content-Type": "application/json"}
-        if cache_control is not None:
-            headers["Cache-Control"] = cache_control
-        self.documents[path] = (200, headers, json.dumps(document).encode())
-        return url
 
 
 @pytest.fixture

@@ -66,7 +66,7 @@ from ..kernel.errors import (
     ValidationError,
 )
 from ..wiring.services import Services
-from . import resources
+from . import cors, resources
 from .catalog import Catalog
 from .legacy import BodyRejected, LegacyBody, read_legacy_body
 from .limits import rate_bucket, retry_after, rpc_error_body
@@ -343,6 +343,14 @@ class McpEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
         trace_id = trace_id_of(request)
+        origin = request.headers.get("origin")
+        public_url = self.services.settings.public_url
+        if origin is not None and is_allowed_origin(origin, request.headers.get("host"), public_url):
+            # A page the rebinding check admits may connect directly (cors.py).
+            if request.method == "OPTIONS" and "access-control-request-method" in request.headers:
+                await cors.preflight(origin)(scope, receive, send)
+                return
+            send = cors.readable_by(origin, send)
         try:
             state, body, legacy = await self._admit(request, trace_id)
         except _Rejected as rejected:
