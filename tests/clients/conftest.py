@@ -8,24 +8,16 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import LiveServer, start_server, stop_server
-from tests.oauth.browser import Browser
+from tests.conftest import LiveServer
+from tests.oauth.browser import PASSWORD, Browser, oauth_server
 from tests.oauth.metadata_host import MetadataHost
 
-PASSWORD = "correct horse battery"
 ALL_SCOPES = "memo:read,memo:write,todo:read,todo:write,reading:read"
 
 
 @pytest.fixture(scope="package")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    live = start_server(
-        tmp_path_factory.mktemp("clients") / "data",
-        {"MESQ_OAUTH_CIMD_ALLOW_LOOPBACK": "true", "MCP_RATE_LIMIT_PROFILE": "relaxed"},
-    )
-    created = live.cli("user", "create", "alice", "--password-stdin", stdin=PASSWORD + "\n")
-    assert created.returncode == 0, created.stderr
-    yield live
-    stop_server(live)
+    yield from oauth_server(tmp_path_factory.mktemp("clients") / "data")
 
 
 @pytest.fixture(scope="package")

@@ -6,9 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -18,32 +16,16 @@ from mesq.http.cimd import MAX_DOCUMENT_BYTES
 from mesq.runtime.server import create_local_app
 from mesq.wiring.services import Services
 from tests.oauth.helpers import REDIRECT_URI, Pkce, authorize_params, query_of
+from tests.oauth.metadata_host import MetadataHost
 
 Served = dict[str, tuple[int, dict[str, str], bytes]]
 
 
 @pytest.fixture
 def documents() -> Iterator[tuple[str, Served]]:
-    served: Served = {}
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            status, headers, body = served.get(self.path, (404, {}, b""))
-            self.send_response(status)
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}", served
-    httpd.shutdown()
-    httpd.server_close()
+    host = MetadataHost()
+    yield host.url(""), host.documents
+    host.stop()
 
 
 def _app(services: Services, allow_loopback: bool) -> TestClient:
