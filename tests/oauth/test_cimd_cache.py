@@ -201,16 +201,12 @@ def test_the_shared_copy_carries_a_ttl_at_the_end_of_its_stale_days(store, clock
     cache = DocumentCache(store)
     url = "https://client.example/oauth/client.json"
     cache.remember(url, {"client_id": url, "redirect_uris": [REDIRECT_URI]}, 300)
-    (slot,) = [key for key in _slot_keys(url)]
+    slot = cache._slot(url)
     item = store.get(slot)
     assert item is not None and item["url"] == url and item["ttl"] == int(START + 300 + STALE_SECONDS) + 1
     assert DocumentCache(store).lookup(url).document["client_id"] == url  # type: ignore[union-attr]
     cache.forget(url)
     assert store.get(slot) is None
-
-
-def _slot_keys(url: str) -> list[tuple[str, str]]:
-    return [document_cache._slot_key(url)]
 
 
 def test_the_memory_copy_is_bounded_in_entries_and_bytes(items, clock):
@@ -238,3 +234,18 @@ def test_the_store_copy_is_bounded_by_its_slots(items, clock, monkeypatch):
     fresh_process = DocumentCache(items)
     found = [url for url in urls if fresh_process.lookup(url) is not None]
     assert sorted(found) == sorted(item["url"] for item in kept if item)  # the last writer of each slot
+
+
+def test_slots_are_keyed_per_deployment(items, tmp_path, clock):
+    """The slot of a URL comes from a random key the deployment keeps in its store: every process
+    of one deployment agrees, and nobody outside can compute which URLs share a slot."""
+    url = "https://claude.ai/oauth/mcp-oauth-client-metadata"
+    first, second = DocumentCache(items), DocumentCache(items)
+    assert first._slot(url) == second._slot(url)
+    elsewhere = SQLiteItemStore(tmp_path / "other.db")
+    try:
+        others = [DocumentCache(elsewhere)._slot(f"https://client{index}.example/c.json") for index in range(8)]
+        ours = [first._slot(f"https://client{index}.example/c.json") for index in range(8)]
+        assert others != ours
+    finally:
+        elsewhere.close()

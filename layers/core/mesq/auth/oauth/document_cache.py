@@ -15,9 +15,11 @@ kept:
 
 Two layers: a per-process LRU (`MAX_ENTRIES` documents, `MAX_BYTES` of their JSON text) and a
 copy in the item store that every process shares (each Lambda container has its own memory). The
-store copy lives in a fixed number of slots (`STORE_SLOTS`, picked by a hash of the URL; a
+store copy lives in a fixed number of slots (`STORE_SLOTS`, picked by a keyed hash of the URL; a
 colliding URL takes the slot over), so anonymous callers naming ever new URLs cannot grow it
 past `STORE_SLOTS` times 64 KiB; every copy also expires by TTL at the end of its stale period.
+The hash key is random, made once per deployment and kept in the store (`CIMD#KEY`), so nobody
+can compute URLs that land in, say, claude.ai's slot to push its copy out.
 
 Times are wall-clock epoch seconds (`wall_clock`, which tests replace): the store copy is shared
 between processes, whose monotonic clocks do not agree.
@@ -27,7 +29,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
 import json
+import secrets
 import threading
 import time
 from collections import OrderedDict
@@ -79,8 +83,11 @@ class CachedDocument:
         return now < self.stale_until
 
 
-def _slot_key(url: str) -> tuple[str, str]:
-    digest = hashlib.sha256(url.encode("utf-8")).digest()
+_SLOT_HASH_KEY = ("CIMD#KEY", "KEY")
+
+
+def _slot_key(url: str, hash_key: bytes) -> tuple[str, str]:
+    digest = hmac.new(hash_key, url.encode("utf-8"), hashlib.sha256).digest()
     return (f"CIMD#{int.from_bytes(digest[:8], 'big') % STORE_SLOTS}", _SORT_KEY)
 
 
@@ -100,6 +107,7 @@ class DocumentCache:
         self._entries: OrderedDict[str, CachedDocument] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
+        self._hash_key: bytes | None = None
 
     def now(self) -> float:
         return self._clock() if self._clock is not None else wall_clock()
@@ -126,7 +134,7 @@ class DocumentCache:
         text = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
         entry = CachedDocument(url, document, len(text.encode("utf-8")), self.now() + freshness(max_age))
         self._keep(entry)
-        pk, sk = _slot_key(url)
+        pk, sk = self._slot(url)
         self._items.put(
             {"pk": pk, "sk": sk, "url": url, "document": text, "freshUntil": int(entry.fresh_until),
              "ttl": int(entry.stale_until) + 1}
@@ -148,10 +156,24 @@ class DocumentCache:
                 self._bytes -= entry.size
         # Only if the slot still holds this URL (another may have taken it over).
         with contextlib.suppress(ConditionFailed):
-            self._items.delete(_slot_key(url), Condition(equals={"url": url}))
+            self._items.delete(self._slot(url), Condition(equals={"url": url}))
+
+    def _slot(self, url: str) -> tuple[str, str]:
+        """The store slot of `url`: the deployment's hash key is read (or made) once a process."""
+        if self._hash_key is None:
+            item = self._items.get(_SLOT_HASH_KEY)
+            if item is None:
+                with contextlib.suppress(ConditionFailed):  # another process made it first: read it
+                    pk, sk = _SLOT_HASH_KEY
+                    self._items.put({"pk": pk, "sk": sk, "key": secrets.token_hex(32)}, Condition(exists=False))
+                item = self._items.get(_SLOT_HASH_KEY)
+            if item is None:  # written a moment ago: only a store that loses writes gets here
+                raise RuntimeError("the CIMD slot key could not be read back from the item store")
+            self._hash_key = bytes.fromhex(item["key"])
+        return _slot_key(url, self._hash_key)
 
     def _read_shared(self, url: str) -> CachedDocument | None:
-        item = self._items.get(_slot_key(url))
+        item = self._items.get(self._slot(url))
         if item is None or item.get("url") != url:
             return None
         text = item["document"]
