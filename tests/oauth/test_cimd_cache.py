@@ -143,6 +143,7 @@ def test_a_stale_document_answers_while_the_metadata_host_is_down(store, tmp_pat
         (503, {"Content-Type": "application/json"}, b"{}"),
         (200, {"Content-Type": "text/html"}, b"<html>We'll be right back</html>"),  # an outage page
         (200, {"Content-Type": "application/json"}, b'{"client_id": '),
+        (200, {"Content-Type": "application/json"}, b'{"error": "down for maintenance"}'),  # not its document
         (429, {"Content-Type": "application/json", "Retry-After": "30"}, b"{}"),
     ],
 )

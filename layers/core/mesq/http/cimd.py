@@ -22,9 +22,9 @@ copy answers without a fetch; otherwise the document is fetched, checked as a cl
 (`metadata_document_client`) and remembered with its `Cache-Control` max-age. When the metadata
 host fails (`MetadataHostFailed`: no answer within the deadline, a connection or TLS error, the
 in-flight cap, an answer other than 200 except 404/410 (gone), a body that is not a JSON object
-within the cap: an outage page) a stale copy still within its 7 days answers instead. A 404/410,
-or a document that no longer describes a valid client, is definitive: the copy is forgotten and
-the client refused.
+within the cap or not this client's document at all: an outage page) a stale copy still within
+its 7 days answers instead. A 404/410, or the client's own document (its `client_id`) that no
+longer describes a valid client, is definitive: the copy is forgotten and the client refused.
 """
 
 from __future__ import annotations
@@ -184,6 +184,8 @@ async def client_metadata_document(url: str, allow_loopback: bool, cache: Docume
         return cached.document
     try:
         fetched = await fetch_metadata_document(url, allow_loopback)
+        if fetched.document.get("client_id") != url:  # e.g. a JSON outage notice: not this client's answer
+            raise MetadataHostFailed("the document's client_id must equal its URL")
         metadata_document_client(url, fetched.document)  # only a valid client is remembered
     except MetadataHostFailed as failure:
         if cached is None:
