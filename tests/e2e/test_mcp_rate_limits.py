@@ -9,6 +9,7 @@ import json
 from collections.abc import Iterator
 
 import anyio
+import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
 
@@ -56,3 +57,23 @@ def test_the_official_client_reads_rate_limits(limited_server, mode):
             assert 1 <= data["retryAfterSeconds"] <= 60
 
     anyio.run(scenario)
+
+
+def test_a_limited_tools_list_carries_retry_after_over_http(limited_server):
+    """The same limit as an HTTP client sees it: beside the JSON-RPC error, `Retry-After` (the
+    header clients read before any body) with the body's `retryAfterSeconds`."""
+    account = limited_server.account("limitsheader", scopes="memo:read")
+    headers = {"Authorization": f"Bearer {account.token}", "Accept": "application/json, text/event-stream",
+               "MCP-Protocol-Version": "2025-11-25"}  # fmt: skip
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    for _ in range(2 * NORMAL["connection"] + 10):
+        answer = httpx.post(f"{limited_server.base_url}/mcp", json=body, headers=headers, timeout=30)
+        assert answer.status_code == 200, answer.text
+        if "error" in answer.json():
+            break
+        assert "retry-after" not in answer.headers
+    else:
+        raise AssertionError("tools/list was never limited")
+    error = answer.json()["error"]
+    assert error["data"]["code"] == "RATE_LIMITED"
+    assert answer.headers["retry-after"] == str(error["data"]["retryAfterSeconds"])

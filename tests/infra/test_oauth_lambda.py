@@ -90,6 +90,19 @@ def test_oauth_handler_warm_invocations(aws):
     assert api.handler(http_api_event("GET", "/api/toolkit/memo", headers=bearer), context)["statusCode"] == 401
 
 
+def test_the_oauth_function_serves_the_server_card(aws):
+    """The Server Card's two routes are the OAuth function's (template test below); through its
+    handler the card names the API's URL and validates against the published schema."""
+    from tests.mcp.test_server_card import card_errors
+
+    oauth = load_function("oauth")
+    for path in ("/.well-known/mcp/server-card.json", "/mcp/server-card"):
+        answer = oauth.handler(http_api_event("GET", path), LambdaContext())
+        assert answer["statusCode"] == 200, path
+        card = decode_body(answer)
+        assert card_errors(card) == [] and card["remotes"][0]["url"] == f"{INSTANCE}/mcp"
+
+
 def test_oauth_routes_are_in_the_template(services):
     routes = http_routes(load_template())
     for route in oauth_routes(services):

@@ -91,6 +91,41 @@ def test_legacy_messages_are_counted_from_the_body(limited):
     assert first["error"]["data"]["code"] == "RATE_LIMITED" and not second["result"].get("isError")
 
 
+def test_every_limited_answer_carries_retry_after_beside_its_body(limited):
+    """Clients read `Retry-After` before any body: a rate-limited `tools/list` (a JSON-RPC error),
+    `initialize` (answered by the endpoint), a batch and a limited `tools/call` (a tool error)
+    carry it too, equal to the `retryAfterSeconds` in the body; an answer within the limits does not."""
+    _, first, _, token = limited
+    for era in ("modern", "legacy"):
+        client = Mcp(client=first, token=token, era=era)
+        assert "retry-after" not in client.post("tools/list").headers
+    client = Mcp(client=first, token=token)
+    for _ in range(NORMAL["connection"] - 2):
+        client.post("tools/list")
+    for era in ("modern", "legacy"):
+        listed = Mcp(client=first, token=token, era=era).post("tools/list")
+        error = listed.json()["error"]
+        assert listed.status_code == 200 and error["data"]["code"] == "RATE_LIMITED", era
+        assert listed.headers["retry-after"] == str(error["data"]["retryAfterSeconds"]), era
+    legacy = Mcp(client=first, token=token, era="legacy")
+    initialize = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    answer = legacy.post("initialize", initialize)
+    assert answer.headers["retry-after"] == str(answer.json()["error"]["data"]["retryAfterSeconds"])
+    batch = legacy.client.post(
+        legacy.path,
+        headers={**legacy.http_headers("tools/list", None), "Mcp-Protocol-Version": "2025-03-26"},
+        json=[{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, {"jsonrpc": "2.0", "id": 2, "method": "ping"}],
+    )
+    assert int(batch.headers["retry-after"]) == batch.json()[0]["error"]["data"]["retryAfterSeconds"]
+    caller = Mcp(client=first, token=token)
+    for _ in range(NORMAL["tool_call"]):
+        caller.post("tools/call", {"name": "list_tags", "arguments": {}})
+    called = caller.post("tools/call", {"name": "list_tags", "arguments": {}})
+    envelope = called.json()["result"]["structuredContent"]
+    assert envelope["error"]["code"] == "RATE_LIMITED"
+    assert called.headers["retry-after"] == str(envelope["error"]["retryAfterSeconds"])
+
+
 def test_a_limited_tool_call_is_a_tool_error_the_model_reads(limited):
     _, first, _, token = limited
     for era in ("modern", "legacy"):

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
+
+from tests.conftest import LiveServer, start_server, stop_server
 
 _HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)">')
 
@@ -61,3 +65,16 @@ class Browser:
         assert body["ok"] is True
         url: str = body["redirectUrl"]
         return url
+
+
+PASSWORD = "correct horse battery"
+
+
+def oauth_server(data_dir: Path) -> Iterator[LiveServer]:
+    """A real `mesq serve` that admits loopback CIMD client_ids, with the relaxed rate-limit
+    profile (every test client shares 127.0.0.1), and `alice`, who signs in with `PASSWORD`."""
+    live = start_server(data_dir, {"MESQ_OAUTH_CIMD_ALLOW_LOOPBACK": "true", "MCP_RATE_LIMIT_PROFILE": "relaxed"})
+    created = live.cli("user", "create", "alice", "--password-stdin", stdin=PASSWORD + "\n")
+    assert created.returncode == 0, created.stderr
+    yield live
+    stop_server(live)

@@ -6,7 +6,6 @@ and revokes the family -> revoke. Deny answers error=access_denied with the stat
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -15,54 +14,27 @@ import anyio
 import httpx
 import pytest
 
-from tests.conftest import LiveServer, start_server, stop_server
+from tests.conftest import LiveServer
 from tests.e2e.test_mcp_client import connect
-from tests.oauth.browser import Browser
+from tests.oauth.browser import PASSWORD, Browser, oauth_server
 from tests.oauth.helpers import REDIRECT_URI, Pkce, authorize_params, query_of
-from tests.support.http_stub import QuietHandler, StubServer
-
-PASSWORD = "correct horse battery"
+from tests.oauth.metadata_host import MetadataHost
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    live = start_server(
-        tmp_path_factory.mktemp("oauth-e2e") / "data",
-        {"MESQ_OAUTH_CIMD_ALLOW_LOOPBACK": "true", "MCP_RATE_LIMIT_PROFILE": "relaxed"},
-    )
-    created = live.cli("user", "create", "alice", "--password-stdin", stdin=PASSWORD + "\n")
-    assert created.returncode == 0, created.stderr
-    yield live
-    stop_server(live)
+    yield from oauth_server(tmp_path_factory.mktemp("oauth-e2e") / "data")
 
 
 @pytest.fixture(scope="module")
 def metadata_document_url() -> Iterator[str]:
     """A client's metadata document on a loopback HTTP server (what an https URL serves in production)."""
-    documents: dict[str, dict[str, Any]] = {}
-
-    class Handler(QuietHandler):
-        def do_GET(self) -> None:
-            document = documents.get(self.path)
-            body = json.dumps(document).encode() if document else b"{}"
-            self.send_response(200 if document else 404)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    server = StubServer(Handler)
-    url = f"{server.base_url}/oauth/client.json"
-    documents["/oauth/client.json"] = {
-        "client_id": url,
-        "client_name": "CIMD Agent",
-        "redirect_uris": [REDIRECT_URI],
-        "grant_types": ["authorization_code", "refresh_token"],
-        "response_types": ["code"],
-        "token_endpoint_auth_method": "none",
-    }
-    yield url
-    server.stop()
+    host = MetadataHost()
+    yield host.serve(
+        "/oauth/client.json", client_name="CIMD Agent", grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"], token_endpoint_auth_method="none",
+    )  # fmt: skip
+    host.stop()
 
 
 def discover(base_url: str) -> tuple[str, dict[str, Any]]:

@@ -16,27 +16,16 @@ from mesq.http.cimd import MAX_DOCUMENT_BYTES
 from mesq.runtime.server import create_local_app
 from mesq.wiring.services import Services
 from tests.oauth.helpers import REDIRECT_URI, Pkce, authorize_params, query_of
-from tests.support.http_stub import QuietHandler, serving
+from tests.oauth.metadata_host import MetadataHost
 
 Served = dict[str, tuple[int, dict[str, str], bytes]]
 
 
 @pytest.fixture
 def documents() -> Iterator[tuple[str, Served]]:
-    served: Served = {}
-
-    class Handler(QuietHandler):
-        def do_GET(self) -> None:
-            status, headers, body = served.get(self.path, (404, {}, b""))
-            self.send_response(status)
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    with serving(Handler) as base_url:
-        yield base_url, served
+    host = MetadataHost()
+    yield host.url(""), host.documents
+    host.stop()
 
 
 def _app(services: Services, allow_loopback: bool) -> TestClient:
@@ -252,5 +241,5 @@ def test_the_fetch_connects_to_the_address_it_checked(monkeypatch, documents):
     monkeypatch.setattr(outbound.socket, "getaddrinfo", rebinding_resolver)
     # The guard runs (allow_loopback=False) but treats this loopback test server as public.
     monkeypatch.setattr(outbound, "is_public_address", lambda address: str(address) == "127.0.0.1")
-    document = asyncio.run(cimd.fetch_metadata_document(url, allow_loopback=False))
+    document = asyncio.run(cimd.fetch_metadata_document(url, allow_loopback=False)).document
     assert document["client_id"] == url and lookups == ["client.example"]

@@ -50,11 +50,13 @@ def test_registration_accepts_json_suffix_media_types(client):
         ({"redirect_uris": ["http://127.0.0.1:8765/call\nback"]}, "invalid_redirect_uri"),
         ({"redirect_uris": ["https://app.example/c b"]}, "invalid_redirect_uri"),
         ({"redirect_uris": ["javascript:alert(1)"]}, "invalid_redirect_uri"),
-        (
-            {"redirect_uris": [REDIRECT_URI], "token_endpoint_auth_method": "client_secret_basic"},
-            "invalid_client_metadata",
-        ),
+        ({"redirect_uris": ["javascript://example.com/%0aalert(1)"]}, "invalid_redirect_uri"),
+        ({"redirect_uris": ["data://x/text/html,hi"]}, "invalid_redirect_uri"),
+        ({"redirect_uris": ["file:///etc/passwd"]}, "invalid_redirect_uri"),
+        ({"redirect_uris": ["ws://localhost/cb"]}, "invalid_redirect_uri"),
+        ({"redirect_uris": ["com.example.app:/oauth2redirect"]}, "invalid_redirect_uri"),  # an app scheme needs a host
         ({"redirect_uris": [REDIRECT_URI], "grant_types": ["client_credentials"]}, "invalid_client_metadata"),
+        ({"redirect_uris": [REDIRECT_URI], "grant_types": ["refresh_token"]}, "invalid_client_metadata"),
         ({"redirect_uris": [REDIRECT_URI], "response_types": ["token"]}, "invalid_client_metadata"),
         ({"redirect_uris": [REDIRECT_URI], "scope": "memo:read admin"}, "invalid_client_metadata"),
         ({"redirect_uris": [REDIRECT_URI], "client_uri": "not a url"}, "invalid_client_metadata"),
@@ -65,6 +67,30 @@ def test_registration_policy(client, metadata, error):
     response = client.post("/oauth/register", json=metadata)
     assert response.status_code == 400, response.text
     assert response.json()["error"] == error
+
+
+@pytest.mark.parametrize(
+    ("requested", "granted"),
+    [
+        ({"token_endpoint_auth_method": "client_secret_post"}, {}),
+        ({"token_endpoint_auth_method": "client_secret_basic"}, {}),
+        ({"token_endpoint_auth_method": "private_key_jwt"}, {}),
+        ({"grant_types": ["authorization_code"]}, {}),
+        ({"grant_types": ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"]}, {}),
+        ({"redirect_uris": ["cursor://anysphere.cursor-mcp/oauth/callback", REDIRECT_URI]}, None),
+        ({"redirect_uris": ["vscode://vscode.github-authentication/did-authenticate"]}, None),
+    ],
+)
+def test_registration_answers_what_mesq_grants(client, requested, granted):
+    """RFC 7591 §3.2.1: the server may replace requested values, and clients read the answer. Every
+    client is public (no secret, whatever method was asked for) and gets refresh tokens; a native
+    app's own scheme with a host is a redirect URI (RFC 8252 §7.1)."""
+    response = client.post("/oauth/register", json={**GOOD, **requested})
+    assert response.status_code == 201, response.text
+    body = response.json()
+    assert body["token_endpoint_auth_method"] == "none" and "client_secret" not in body
+    assert body["grant_types"] == ["authorization_code", "refresh_token"]
+    assert body["redirect_uris"] == requested.get("redirect_uris", GOOD["redirect_uris"])
 
 
 def test_registered_scope_is_no_ceiling_for_step_up(flow, register):

@@ -63,7 +63,8 @@ from ..kernel.concurrency import run_sync
 from ..kernel.errors import MesqError, NotFound, RateLimited
 from ..kernel.messages import quoted
 from ..wiring.services import Services
-from .cimd import fetch_metadata_document
+from .cimd import client_metadata_document
+from .server_card import server_card_routes
 
 MAX_STATE_LENGTH = 1000
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
@@ -147,7 +148,7 @@ class OAuthEndpoints:
         if is_metadata_document_id(client_id):
             allow_loopback = self.services.settings.oauth_cimd_allow_loopback
             check_metadata_document_id(client_id, allow_loopback)
-            document = await fetch_metadata_document(client_id, allow_loopback)
+            document = await client_metadata_document(client_id, allow_loopback, self.services.client_documents)
             return metadata_document_client(client_id, document)
         client = await run_sync(registered_client, self.services.items, client_id)
         if client is None:
@@ -321,4 +322,6 @@ def oauth_routes(services: Services) -> list[Route]:
         Route(AUTHORIZE_PATH, endpoints.authorize, methods=["GET"]),
         Route(TOKEN_PATH, open_cors(endpoints.token, post), methods=post),
         Route(REVOKE_PATH, open_cors(endpoints.revoke, post), methods=post),
+        # How directories list the server (the well-known documents are this function's).
+        *server_card_routes(services),
     ]

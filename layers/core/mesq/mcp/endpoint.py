@@ -67,10 +67,10 @@ from ..kernel.errors import (
 )
 from ..kernel.messages import quoted
 from ..wiring.services import Services
-from . import resources
+from . import cors, resources
 from .catalog import Catalog
 from .legacy import BodyRejected, LegacyBody, read_legacy_body
-from .limits import rate_bucket, rpc_error_body
+from .limits import rate_bucket, retry_after, rpc_error_body
 from .resource_metadata import METADATA_PATH, instance_url
 from .result import logger
 from .state import SCOPE_KEY, RequestState
@@ -142,7 +142,7 @@ def _answer_unservable(body: LegacyBody, limited: dict[str, RateLimited]) -> Non
     for message in servable:
         if message.method == "initialize" and "connection" in limited:
             answer = rpc_error_body(limited["connection"], message.decoded.get("id"))
-            raise _Answered(JSONResponse(answer))
+            raise _Answered(JSONResponse(answer, headers={"Retry-After": retry_after(limited) or "1"}))
     requests = [message for message in servable if isinstance(message.decoded, dict) and "id" in message.decoded]
     if servable and not requests:
         raise _Rejected(next(iter(limited.values())))
@@ -344,6 +344,14 @@ class McpEndpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
         trace_id = trace_id_of(request)
+        origin = request.headers.get("origin")
+        public_url = self.services.settings.public_url
+        if origin is not None and is_allowed_origin(origin, request.headers.get("host"), public_url):
+            # A page the rebinding check admits may connect directly (cors.py).
+            if request.method == "OPTIONS" and "access-control-request-method" in request.headers:
+                await cors.preflight(origin)(scope, receive, send)
+                return
+            send = cors.readable_by(origin, send)
         try:
             state, body, legacy = await self._admit(request, trace_id)
         except _Rejected as rejected:
@@ -379,10 +387,11 @@ class McpEndpoint:
             elif captured.status != 202:  # a transport refusal (406, 415...) holds for the whole batch
                 await captured.replay(send)
                 return
-        if not answers:  # notifications only
-            response = Response(status_code=202, headers={"Cache-Control": CACHE_CONTROL.decode()})
-        else:
-            response = JSONResponse(answers, headers={"Cache-Control": CACHE_CONTROL.decode()})
+        headers = {"Cache-Control": CACHE_CONTROL.decode()}
+        if wait := retry_after(scope[SCOPE_KEY].rate_limited):
+            headers["Retry-After"] = wait
+        # Notifications only: 202 and no body.
+        response = JSONResponse(answers, headers=headers) if answers else Response(status_code=202, headers=headers)
         await response(scope, receive, send)
 
     async def _serve(self, scope: Scope, body: bytes, receive: Receive, send: Send, trace_id: str) -> None:
@@ -396,6 +405,9 @@ class McpEndpoint:
             return await receive()
 
         started = False
+        # A rate-limited message is answered in the body by its handler (limits.py); the header
+        # says the same to a client that reads headers first.
+        wait = retry_after(scope[SCOPE_KEY].rate_limited)
 
         async def send_private(message: Message) -> None:
             nonlocal started
@@ -403,6 +415,8 @@ class McpEndpoint:
                 started = True
                 headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"cache-control"]
                 headers.append((b"cache-control", CACHE_CONTROL))
+                if wait:
+                    headers.append((b"retry-after", wait.encode()))
                 message = {**message, "headers": headers}
             await send(message)
 

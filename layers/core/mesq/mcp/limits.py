@@ -12,11 +12,15 @@ learns when to retry. Instead the SDK's handlers answer it (`RequestState.rate_l
 - `initialize`, which the SDK reserves, is answered the same way by the endpoint itself, and a
   notification (no answer to put it in) keeps HTTP 429 with `Retry-After`.
 
+Every such answer also carries the HTTP `Retry-After` header (`retry_after`: the longest wait of
+the buckets the request went over), which clients read before any body.
+
 REST keeps HTTP 429 with `Retry-After` (asgi/).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from mcp.shared.exceptions import MCPError
@@ -62,3 +66,10 @@ def rpc_error_body(error: RateLimited, request_id: Any) -> dict[str, Any]:
         "id": request_id,
         "error": {"code": RATE_LIMITED_RPC_CODE, "message": error.message, "data": rpc_data(error)},
     }
+
+
+def retry_after(limited: Mapping[str, RateLimited]) -> str | None:
+    """The `Retry-After` value (delta-seconds) of an answer to a request that went over one or
+    more buckets: the longest wait among them, so a retry after it finds every bucket open."""
+    waits = [error.retry_after_seconds or 1 for error in limited.values()]
+    return str(max(waits)) if waits else None

@@ -24,6 +24,7 @@ from .. import __version__
 from ..application.invocation import check_registry
 from ..asgi.cors import open_cors
 from ..kernel.errors import Internal
+from ..kernel.server_identity import SERVER_DESCRIPTION, SERVER_NAME, SERVER_TITLE
 from ..kernel.spec import load_spec
 from ..kernel.toolsets import TOOLSETS
 from ..wiring.services import Services
@@ -38,10 +39,6 @@ from .resource_metadata import METADATA_PATH, resource_metadata_endpoint
 from .result import logger
 from .state import SCOPE_KEY, RequestState, request_state
 from .versions import SERVED_VERSIONS
-
-SERVER_NAME = "mesq"
-SERVER_TITLE = "MeSQ"
-SERVER_DESCRIPTION = "One person's memos, todos and reading highlights, for AI agents."
 
 #: The rules every tool shares, said once here instead of in each tool's description
 #: (docs/contract.md §10). Kept under 400 o200k_base tokens by tests/mcp/test_footprint.py.

@@ -15,8 +15,17 @@ from typing import Any
 from mcp_types import HEADER_MISMATCH, UNSUPPORTED_PROTOCOL_VERSION
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
+from ..kernel.server_identity import SERVED_PROTOCOL_VERSIONS
+
 #: Every version served on the same URLs, newest first (`server/discover`, -32022 `supported`).
-SERVED_VERSIONS: tuple[str, ...] = (*MODERN_PROTOCOL_VERSIONS, *reversed(HANDSHAKE_PROTOCOL_VERSIONS))
+#: Written once in kernel/server_identity.py (the Server Card repeats it without the SDK); the SDK
+#: must serve exactly these, or start-up fails here rather than a card promising what is not served.
+SERVED_VERSIONS: tuple[str, ...] = SERVED_PROTOCOL_VERSIONS
+_SDK_VERSIONS = (*MODERN_PROTOCOL_VERSIONS, *reversed(HANDSHAKE_PROTOCOL_VERSIONS))
+if _SDK_VERSIONS != SERVED_VERSIONS:
+    raise RuntimeError(
+        f"the MCP SDK serves {list(_SDK_VERSIONS)}, kernel/server_identity.py says {list(SERVED_VERSIONS)}"
+    )
 
 #: Routing headers the 2026-07-28 wire requires, and the body field each repeats.
 _ROUTING_HEADERS = {"mcp-method": "method", "mcp-name": "'name' or 'uri' parameter"}

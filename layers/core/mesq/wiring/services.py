@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from aws_lambda_powertools import Logger
 
 from ..adapters.store.deferred_blobs import DeferredBlobStore
+from ..auth.oauth.document_cache import DocumentCache
 from ..kernel.deployment import Deployment
 from ..kernel.ports.call_metrics import CallMetrics, NoCallMetrics
 from ..kernel.ports.models import Embedder, Reranker, SearchRuntime
@@ -60,6 +61,9 @@ class Services:
     search: SearchRuntime = field(init=False)
     #: Where a requested reading sync goes (SQS on AWS); None runs it in place.
     reading_queue: ReadingSyncQueue | None = field(init=False)
+    #: OAuth Client ID Metadata Documents kept between authorizations: this process's copies,
+    #: and the store's shared by every process (auth/oauth/document_cache.py).
+    client_documents: DocumentCache = field(init=False)
     _sealer: Lazy[Sealer] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -71,6 +75,7 @@ class Services:
             SearchRuntime(lambda: build_search_models(settings), follows_writes=settings.search_index_updates != "off"),
         )
         object.__setattr__(self, "reading_queue", build_reading_queue(settings))
+        object.__setattr__(self, "client_documents", DocumentCache(self.items))
         object.__setattr__(self, "_sealer", Lazy(lambda: build_sealer(settings)))
 
     @property

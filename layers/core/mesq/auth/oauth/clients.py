@@ -4,9 +4,20 @@
 All clients are public (`token_endpoint_auth_method: none`): MCP clients are desktop apps and
 browser-based agents that cannot keep a secret, and PKCE S256 binds every code to its client.
 
-Redirect URIs: `https` URLs, and `http` only on loopback (127.0.0.1, [::1], localhost; RFC 8252
-§7.3 lets the port vary at request time for the IP literals). No fragments, no user info, no
-private-use schemes (the MCP clients we target use https or loopback callbacks).
+Redirect URIs: `https` URLs, `http` only on loopback (127.0.0.1, [::1], localhost; RFC 8252
+§7.3 lets the port vary at request time for the IP literals), and a native app's private-use
+scheme with a host (RFC 8252 §7.1; Cursor registers `cursor://anysphere.cursor-mcp/oauth/callback`
+beside its https and loopback callbacks, and refusing one refuses the whole registration). No
+fragments, no user info, and no scheme a browser itself acts on (`javascript:`, `data:`, `file:`,
+`ws:`...: `BROWSER_SCHEMES`); PKCE binds the code to the app that started the flow either way.
+
+Registration (RFC 7591 §3.2.1 lets the server replace requested values, and clients read the
+answer): every client is public, so a request for a secret-based method is answered with
+`token_endpoint_auth_method: none` and no secret (claude.ai's connector asks for
+`client_secret_post` and reads the method from the answer); every client gets refresh tokens, so
+the answer's `grant_types` is always `authorization_code` and `refresh_token` (ChatGPT refuses an
+answer without `refresh_token` when the server metadata advertises it). A metadata document
+cannot be rewritten by us, so there a secret-based method is refused instead.
 
 The RFC 7591 grammar (URL fields, contacts, jwks) is authlib's `ClientMetadataClaims`; the rules
 above are MeSQ's policy on top of it.
@@ -14,8 +25,9 @@ above are MeSQ's policy on top of it.
 
 from __future__ import annotations
 
+import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -35,6 +47,15 @@ MAX_NAME_LENGTH = 200
 LOOPBACK_IPS = frozenset({"127.0.0.1", "::1"})
 LOOPBACK_HOSTS = LOOPBACK_IPS | {"localhost"}
 _GRANT_TYPES = frozenset({"authorization_code", "refresh_token"})
+#: What every registered client gets (and the authorization-server metadata advertises).
+GRANTED_TYPES = ("authorization_code", "refresh_token")
+#: Schemes a browser acts on itself (scripts, local files, other protocols): never a redirect target.
+BROWSER_SCHEMES = frozenset(
+    {"javascript", "vbscript", "data", "file", "blob", "about", "filesystem", "view-source", "ftp", "ws", "wss",
+     "mailto", "tel", "sms", "intent", "jar", "resource", "chrome", "chrome-extension", "moz-extension", "edge"}
+)  # fmt: skip
+#: RFC 3986 §3.1: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )
+_SCHEME = re.compile(r"[a-z][a-z0-9+.-]*")
 
 
 @dataclass(frozen=True)
@@ -92,7 +113,17 @@ def check_redirect_uri(uri: str) -> str:
         return uri
     if scheme == "http" and parts.hostname in LOOPBACK_HOSTS:
         return uri
-    raise _redirect_error(f"redirect URI {quoted(uri)} must be https, or http on a loopback address")
+    if _is_private_use(scheme) and parts.hostname:
+        return uri
+    raise _redirect_error(
+        f"redirect URI {quoted(uri)} must be https, http on a loopback address, or an app's own scheme with a host"
+    )
+
+
+def _is_private_use(scheme: str) -> bool:
+    """A native app's own URI scheme (RFC 8252 §7.1): well formed, neither http(s) nor a scheme
+    a browser acts on itself."""
+    return bool(_SCHEME.fullmatch(scheme)) and scheme not in BROWSER_SCHEMES and scheme not in ("http", "https")
 
 
 def _strings(document: dict[str, Any], name: str) -> tuple[str, ...] | None:
@@ -168,8 +199,18 @@ def _display_name(metadata: ClientMetadata, fallback: str) -> str:
     return (metadata.client_name or "").strip() or fallback
 
 
+def _as_registered(metadata: ClientMetadata) -> ClientMetadata:
+    """What MeSQ grants in place of what was asked (RFC 7591 §3.2.1; see the module docstring):
+    a public client with both grant types. A request without `authorization_code` is still
+    refused: such a client could never use what it registered."""
+    if "authorization_code" not in metadata.grant_types:
+        raise OAuthError("invalid_client_metadata", "grant_types must include authorization_code")
+    return replace(metadata, token_endpoint_auth_method="none", grant_types=GRANTED_TYPES)
+
+
 def register_client(items: ItemStore, metadata: ClientMetadata) -> dict[str, Any]:
     """RFC 7591 §3.2.1 response fields of a newly registered public client."""
+    metadata = _as_registered(metadata)
     check_metadata(metadata)
     client_id = "mesq_client_" + new_id()
     issued_at = now_timestamp()
