@@ -13,7 +13,7 @@ from .call_metrics import CallMetrics
 from .deployment import Deployment
 from .model_ports import SearchRuntime
 
-Channel = Literal["api", "mcp", "web", "cli"]
+Channel = Literal["api", "mcp", "web", "cli", "dav"]
 CredentialKind = Literal["pat", "oauth", "session"]
 
 

@@ -1,0 +1,178 @@
+"""What a sync client reads: the records of one collection, records by name, and what changed
+since its sync point (the change history, so a task created over MCP or trashed in the browser
+reaches the client without it reading everything again).
+
+- `members(items, user_id, collection)`: the live records of a space (root tasks, and subtasks
+  whose task is live) or of the inbox, in one paginated pass over the user's tasks or inbox
+  items (the same bounded read the calendar feed makes);
+- `sync_point(items, user_id)`: where the history stands now (the newest change's time);
+- `changed_since(items, user_id, point, history_days)`: the records touched by the changes since
+  `point`, with every collection and name each was in, so a record moved, trashed or removed
+  is reported gone from where the client saw it. A root task brings its subtasks (trashing a
+  task hides them without writing them). None when `point` is too old (older than the kept
+  history, or more changes than one answer reads): the client starts over.
+
+A point is 17 digits of epoch microseconds (the leading part of change ids). Reading starts
+MARGIN before it: a write's change id is taken just before its transaction commits, so one
+committed later may carry an earlier id; reading the margin again costs the client a record it
+already has, never one it missed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from ...history.records import CHANGE_PREFIX, time_prefix
+from ...kernel.keys import user_partition
+from ...kernel.timestamps import utc_now
+from ...store.paging import walk
+from ...store.ports import Item, ItemStore
+from .. import keys
+from .links import INBOX, SYNC_FIELD, RecordKind, by_name, name_of
+
+MARGIN = timedelta(seconds=30)
+#: Change records one sync answer reads; past it the client re-reads the collection instead.
+MAX_CHANGES = 5000
+ZERO_POINT = "0" * 17
+_KIND_OF_CHANGE: dict[str, RecordKind] = {"task": "task", "subtask": "task", "inbox": "inbox"}
+
+
+def _records(items: ItemStore, user_id: str, kind: RecordKind) -> Iterator[Item]:
+    for item in walk(items, user_partition(user_id), prefix=keys.KIND_PREFIX[kind]):
+        yield keys.record_of(item)
+
+
+def members(items: ItemStore, user_id: str, collection: str) -> list[tuple[RecordKind, Item]]:
+    """The live records of a collection: the inbox's items, or a space's root tasks and the
+    subtasks of its live root tasks."""
+    if collection == INBOX:
+        return [("inbox", record) for record in _records(items, user_id, "inbox") if keys.live(record)]
+    tasks = [t for t in _records(items, user_id, "task") if t.get("spaceId") == collection and keys.live(t)]
+    roots = {str(t["id"]) for t in tasks if t.get("parentId") is None}
+    return [("task", t) for t in tasks if t.get("parentId") is None or t.get("parentId") in roots]
+
+
+def is_member(kind: RecordKind, record: Item, collection: str, parent: Item | None) -> bool:
+    """`record` belongs to `collection` now (`parent`: a subtask's task, as read)."""
+    if not keys.live(record):
+        return False
+    if kind == "inbox":
+        return collection == INBOX
+    if record.get("spaceId") != collection:
+        return False
+    return record.get("parentId") is None or (parent is not None and keys.live(parent))
+
+
+def by_names(items: ItemStore, user_id: str, collection: str, names: list[str]) -> dict[str, tuple[RecordKind, Item]]:
+    """The members of a collection named in `names` (a multiget): through the collection's
+    members when many are asked, else one by one."""
+    wanted = set(names)
+    if len(wanted) > 20:
+        return {name: pair for pair in members(items, user_id, collection) if (name := name_of(pair[1])) in wanted}
+    found: dict[str, tuple[RecordKind, Item]] = {}
+    for name in wanted:
+        pair = by_name(items, user_id, name)
+        if pair is None:
+            continue
+        parent = _parent(items, user_id, pair)
+        if is_member(pair[0], pair[1], collection, parent):
+            found[name] = pair
+    return found
+
+
+def _parent(items: ItemStore, user_id: str, pair: tuple[RecordKind, Item]) -> Item | None:
+    parent_id = pair[1].get("parentId") if pair[0] == "task" else None
+    if not parent_id:
+        return None
+    found = items.get(keys.task_key(user_id, str(parent_id)))
+    return None if found is None else keys.record_of(found)
+
+
+def parent_of(items: ItemStore, user_id: str, pair: tuple[RecordKind, Item]) -> Item | None:
+    return _parent(items, user_id, pair)
+
+
+def sync_point(items: ItemStore, user_id: str) -> str:
+    page = items.query(user_partition(user_id), prefix=CHANGE_PREFIX, descending=True, limit=1, keys_only=True)
+    if not page.items:
+        return ZERO_POINT
+    return str(page.items[0]["sk"]).removeprefix(CHANGE_PREFIX)[:17]
+
+
+@dataclass
+class Touched:
+    """One record the changes touched: every collection and name it was in along the way."""
+
+    kind: RecordKind
+    collections: set[str] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Changes:
+    point: str
+    touched: dict[str, Touched]  # record id -> what touched it
+
+
+def _remember(touched: dict[str, Touched], entry: Item) -> None:
+    record = entry.get("record") or {}
+    kind = _KIND_OF_CHANGE.get(str(record.get("kind")))
+    if kind is None:
+        return
+    found = touched.setdefault(str(record["id"]), Touched(kind))
+    for side in ("before", "after"):
+        values = entry.get(side) or {}
+        if kind == "inbox":
+            found.collections.add(INBOX)
+        elif values.get("spaceId"):
+            found.collections.add(str(values["spaceId"]))
+        link = values.get(SYNC_FIELD)
+        if isinstance(link, dict) and link.get("name"):
+            found.names.add(str(link["name"]))
+
+
+def changed_since(items: ItemStore, user_id: str, point: str, history_days: int) -> Changes | None:
+    now = utc_now()
+    if not (len(point) == 17 and point.isdigit()):
+        return None
+    oldest_kept = time_prefix(now - timedelta(days=history_days) + timedelta(hours=1))
+    if point != ZERO_POINT and point < oldest_kept:
+        return None
+    margin = int(MARGIN.total_seconds() * 1_000_000)
+    start = f"{max(0, int(point) - margin):017d}"
+    touched: dict[str, Touched] = {}
+    newest = point
+    for count, change in enumerate(walk(items, user_partition(user_id), prefix=CHANGE_PREFIX,
+                                        start=CHANGE_PREFIX + start), start=1):  # fmt: skip
+        if count > MAX_CHANGES:
+            return None
+        newest = max(newest, str(change["id"])[:17])
+        for entry in [change, *(change.get("members") or [])]:
+            _remember(touched, entry)
+    _add_subtasks(items, user_id, touched)
+    return Changes(point=newest, touched=touched)
+
+
+def _add_subtasks(items: ItemStore, user_id: str, touched: dict[str, Touched]) -> None:
+    """A touched root task's subtasks are touched with it (its trash hides them, its move takes
+    them along, undoing it brings them back)."""
+    for record_id, entry in list(touched.items()):
+        if entry.kind != "task":
+            continue
+        for subtask in walk(items, keys.subtask_list(user_id, record_id), index=keys.INDEX, keys_only=True):
+            sub_id = str(subtask["sk"]).removeprefix(keys.KIND_PREFIX["task"])
+            found = touched.setdefault(sub_id, Touched("task"))
+            found.collections |= entry.collections
+
+
+def records_of(items: ItemStore, user_id: str, touched: dict[str, Touched]) -> dict[str, Item]:
+    """The touched records as they are now (absent: removed for good, an inbox item moved to the board)."""
+    wanted = [keys.key(user_id, entry.kind, record_id) for record_id, entry in touched.items()]
+    found: dict[str, Item] = {}
+    for start in range(0, len(wanted), 100):
+        for item in items.batch_get(wanted[start : start + 100]):
+            record = keys.record_of(item)
+            found[str(record["id"])] = record
+    return found
