@@ -76,22 +76,16 @@ def by_names(items: ItemStore, user_id: str, collection: str, names: list[str]) 
         pair = by_name(items, user_id, name)
         if pair is None:
             continue
-        parent = _parent(items, user_id, pair)
+        kind, record = pair
+        parent = task_record(items, user_id, str(record["parentId"])) if record.get("parentId") else None
         if is_member(pair[0], pair[1], collection, parent):
             found[name] = pair
     return found
 
 
-def _parent(items: ItemStore, user_id: str, pair: tuple[RecordKind, Item]) -> Item | None:
-    parent_id = pair[1].get("parentId") if pair[0] == "task" else None
-    if not parent_id:
-        return None
-    found = items.get(keys.task_key(user_id, str(parent_id)))
+def task_record(items: ItemStore, user_id: str, task_id: str) -> Item | None:
+    found = items.get(keys.task_key(user_id, task_id))
     return None if found is None else keys.record_of(found)
-
-
-def parent_of(items: ItemStore, user_id: str, pair: tuple[RecordKind, Item]) -> Item | None:
-    return _parent(items, user_id, pair)
 
 
 def sync_point(items: ItemStore, user_id: str) -> str:

@@ -1,0 +1,89 @@
+"""PROPFIND (RFC 4918 §9.1) at depth 0 or 1 over the root, the home, a collection or a task;
+`infinity` is answered as 1 (below a collection there is nothing deeper)."""
+
+from __future__ import annotations
+
+from xml.etree import ElementTree as ET
+
+from ..todos.sync.reads import sync_point
+from .errors import DavError
+from .members import Member, collection_members, named_members
+from .paths import Target
+from .properties import (
+    NEEDS_BODY,
+    add_response,
+    collection_properties,
+    home_properties,
+    multistatus,
+    object_properties,
+    root_properties,
+)
+from .session import Session
+from .xml import DAV, tag
+
+Wanted = tuple[list[str] | None, bool]
+
+
+def requested(root: ET.Element | None, container: str = "propfind") -> Wanted:
+    """(property names or None for allprop, whether only names are asked) of a PROPFIND body,
+    or of the `prop` of a REPORT body."""
+    if root is None:
+        return None, False
+    if container == "propfind" and root.tag != tag(DAV, "propfind"):
+        raise DavError(400, "a PROPFIND body is a DAV:propfind element")
+    for child in root:
+        if child.tag == tag(DAV, "prop"):
+            return [prop.tag for prop in child], False
+        if child.tag == tag(DAV, "allprop"):
+            return None, False
+        if child.tag == tag(DAV, "propname"):
+            return None, True
+    return (None, False) if container == "propfind" else ([tag(DAV, "getetag")], False)
+
+
+def depth_of(header: str | None, default: str = "0") -> int:
+    value = (header or default).strip().lower()
+    if value not in ("0", "1", "infinity"):
+        raise DavError(400, f"Depth must be 0, 1 or infinity, not {value[:20]!r}")
+    return 0 if value == "0" else 1
+
+
+def object_response(root: ET.Element, session: Session, collection_id: str, member: Member, wanted: Wanted) -> None:
+    names, names_only = wanted
+    body = member.body if names is None or names_only or NEEDS_BODY & set(names) else None
+    table = object_properties(session, member.record, body)
+    add_response(root, session.object_href(collection_id, member.name), table, names, names_only=names_only)
+
+
+def propfind(session: Session, target: Target, depth: int, wanted: Wanted) -> ET.Element:
+    names, names_only = wanted
+    root = multistatus()
+    if target.level == "root":
+        add_response(root, session.base + "/dav/", root_properties(session), names, names_only=names_only)
+        if depth:
+            add_response(root, session.home_href(), home_properties(session), names, names_only=names_only)
+        return root
+    if target.level == "home":
+        add_response(root, session.home_href(), home_properties(session), names, names_only=names_only)
+        if depth:
+            point = sync_point(session.services.items, session.user_id)
+            for collection in session.collections:
+                table = collection_properties(session, collection, point)
+                add_response(root, session.collection_href(collection.id), table, names, names_only=names_only)
+        return root
+    collection = session.collection(target.collection)
+    if collection is None:
+        raise DavError(404, f"no calendar {target.collection!r}: a space's id or inbox")
+    if target.level == "collection":
+        point = sync_point(session.services.items, session.user_id)
+        table = collection_properties(session, collection, point)
+        add_response(root, session.collection_href(collection.id), table, names, names_only=names_only)
+        if depth:
+            for member in collection_members(session, collection.id):
+                object_response(root, session, collection.id, member, wanted)
+        return root
+    member = named_members(session, collection.id, [target.name]).get(target.name)
+    if member is None:
+        raise DavError(404, f"no task {target.name!r} in this calendar")
+    object_response(root, session, collection.id, member, wanted)
+    return root
