@@ -13,6 +13,7 @@ from xml.etree import ElementTree as ET
 
 from ..kernel.timestamps import parse_timestamp
 from ..store.ports import Item
+from ..todos.sync.reads import SyncPoint, newest_change, sync_point
 from .ical_in import MAX_OBJECT_BYTES
 from .ical_out import CONTENT_TYPE, etag
 from .session import Collection, Session
@@ -99,11 +100,50 @@ def home_properties(session: Session) -> Table:
     }
 
 
-def sync_token(point: str) -> str:
-    return SYNC_TOKEN_PREFIX + point
+#: Change ids a token carries (the last half minute's); past it they are left out, and the
+#: client gets those few changes again.
+MAX_SEEN_IN_TOKEN = 64
 
 
-def collection_properties(session: Session, collection: Collection, point: str) -> Table:
+def sync_token(at: SyncPoint) -> str:
+    """`urn:x-mesq:sync:<point>[.<change id>,...]` (reads.SyncPoint)."""
+    seen = sorted(at.seen) if len(at.seen) <= MAX_SEEN_IN_TOKEN else []
+    return SYNC_TOKEN_PREFIX + at.point + ("." + ",".join(seen) if seen else "")
+
+
+def sync_point_of(token: str) -> SyncPoint | None:
+    """The point a token names (None: not one of ours)."""
+    if not token.startswith(SYNC_TOKEN_PREFIX):
+        return None
+    point, _, seen = token[len(SYNC_TOKEN_PREFIX) :].partition(".")
+    ids = frozenset(part for part in seen.split(",") if part)
+    if not (len(point) == 17 and point.isdigit()) or len(ids) > MAX_SEEN_IN_TOKEN:
+        return None
+    return SyncPoint(point, ids)
+
+
+class Points:
+    """A collection's CTag and sync token, read once per request (they are the account's)."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+        self._ctag: str | None = None
+        self._token: str | None = None
+
+    @property
+    def ctag(self) -> str:
+        if self._ctag is None:
+            self._ctag = newest_change(self._session.services.items, self._session.user_id)
+        return self._ctag
+
+    @property
+    def token(self) -> str:
+        if self._token is None:
+            self._token = sync_token(sync_point(self._session.services.items, self._session.user_id))
+        return self._token
+
+
+def collection_properties(session: Session, collection: Collection, points: Points) -> Table:
     def components(prop: ET.Element) -> None:
         element(prop, tag(CALDAV, "comp")).set("name", "VTODO")
 
@@ -120,8 +160,8 @@ def collection_properties(session: Session, collection: Collection, point: str) 
         tag(CALDAV, "supported-calendar-component-set"): components,
         tag(CALDAV, "supported-calendar-data"): data,
         tag(CALDAV, "max-resource-size"): _text(str(MAX_OBJECT_BYTES)),
-        tag(DAV, "sync-token"): _text(sync_token(point)),
-        tag(CALSERVER, "getctag"): _text(point),
+        tag(DAV, "sync-token"): lambda prop: _text(points.token)(prop),
+        tag(CALSERVER, "getctag"): lambda prop: _text(points.ctag)(prop),
         tag(DAV, "current-user-privilege-set"): _privileges(session, container=True),
         tag(DAV, "supported-report-set"): _reports,
         tag(APPLE, "calendar-order"): _text(str(collection.order)),

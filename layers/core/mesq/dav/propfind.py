@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
-from ..todos.sync.reads import sync_point
 from .errors import DavError
 from .members import Member, collection_members, named_members
 from .paths import Target
 from .properties import (
     NEEDS_BODY,
+    Points,
     add_response,
     collection_properties,
     home_properties,
@@ -66,17 +66,16 @@ def propfind(session: Session, target: Target, depth: int, wanted: Wanted) -> ET
     if target.level == "home":
         add_response(root, session.home_href(), home_properties(session), names, names_only=names_only)
         if depth:
-            point = sync_point(session.services.items, session.user_id)
+            points = Points(session)
             for collection in session.collections:
-                table = collection_properties(session, collection, point)
+                table = collection_properties(session, collection, points)
                 add_response(root, session.collection_href(collection.id), table, names, names_only=names_only)
         return root
     collection = session.collection(target.collection)
     if collection is None:
         raise DavError(404, f"no calendar {target.collection!r}: a space's id or inbox")
     if target.level == "collection":
-        point = sync_point(session.services.items, session.user_id)
-        table = collection_properties(session, collection, point)
+        table = collection_properties(session, collection, Points(session))
         add_response(root, session.collection_href(collection.id), table, names, names_only=names_only)
         if depth:
             for member in collection_members(session, collection.id):

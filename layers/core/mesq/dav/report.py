@@ -18,7 +18,7 @@ from .errors import DavError
 from .filters import matches
 from .members import Member, collection_members, members_of, named_members
 from .paths import Target, name_in
-from .properties import SYNC_TOKEN_PREFIX, add_gone, multistatus, sync_token
+from .properties import add_gone, multistatus, sync_point_of, sync_token
 from .propfind import object_response, requested
 from .session import Session
 from .xml import CALDAV, DAV, element, tag
@@ -78,12 +78,13 @@ def _multiget(session: Session, collection_id: str, root: ET.Element) -> ET.Elem
     return answer
 
 
-def _point_of(token: str) -> str | None:
+def _point_of(token: str) -> reads.SyncPoint | None:
     if not token:
         return None
-    if not token.startswith(SYNC_TOKEN_PREFIX):
+    point = sync_point_of(token)
+    if point is None:
         raise DavError(403, "not a sync token of this server; sync afresh", (DAV, "valid-sync-token"))
-    return token[len(SYNC_TOKEN_PREFIX) :]
+    return point
 
 
 def _sync(session: Session, collection_id: str, root: ET.Element) -> ET.Element:

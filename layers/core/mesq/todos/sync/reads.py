@@ -5,17 +5,19 @@ reaches the client without it reading everything again).
 - `members(items, user_id, collection)`: the live records of a space (root tasks, and subtasks
   whose task is live) or of the inbox, in one paginated pass over the user's tasks or inbox
   items (the same bounded read the calendar feed makes);
-- `sync_point(items, user_id)`: where the history stands now (the newest change's time);
-- `changed_since(items, user_id, point, history_days)`: the records touched by the changes since
-  `point`, with every collection and name each was in, so a record moved, trashed or removed
+- `sync_point(items, user_id)`: where a client reading everything now stands (`SyncPoint`);
+- `changed_since(items, user_id, since, history_days)`: the records touched by the changes after
+  `since`, with every collection and name each was in, so a record moved, trashed or removed
   is reported gone from where the client saw it. A root task brings its subtasks (trashing a
-  task hides them without writing them). None when `point` is too old (older than the kept
-  history, or more changes than one answer reads): the client starts over.
+  task hides them without writing them). None when `since` is too old (older than the kept
+  history, or more changes than one answer reads): the client starts over;
+- `newest_change(items, user_id)`: the newest change id (a collection's CTag).
 
-A point is 17 digits of epoch microseconds (the leading part of change ids). Reading starts
-MARGIN before it: a write's change id is taken just before its transaction commits, so one
-committed later may carry an earlier id; reading the margin again costs the client a record it
-already has, never one it missed.
+A point is 17 digits of epoch microseconds (the leading part of change ids), MARGIN before the
+read: a write's change id is taken just before its transaction commits, so a change committed
+after a read may carry an earlier id than one the read saw. The changes after the point that
+the read did see travel with it (`seen`): the next read starts at the point and skips them, so
+nothing is missed and nothing reported twice.
 """
 
 from __future__ import annotations
@@ -88,11 +90,29 @@ def task_record(items: ItemStore, user_id: str, task_id: str) -> Item | None:
     return None if found is None else keys.record_of(found)
 
 
-def sync_point(items: ItemStore, user_id: str) -> str:
+@dataclass(frozen=True)
+class SyncPoint:
+    """Where a client's copy stands: every change before `point` is in it, and of the later ones
+    those in `seen` (the last MARGIN of changes, which a write still committing may join)."""
+
+    point: str
+    seen: frozenset[str] = frozenset()
+
+
+def newest_change(items: ItemStore, user_id: str) -> str:
+    """The newest change's id (a collection's CTag), or ZERO_POINT."""
     page = items.query(user_partition(user_id), prefix=CHANGE_PREFIX, descending=True, limit=1, keys_only=True)
-    if not page.items:
-        return ZERO_POINT
-    return str(page.items[0]["sk"]).removeprefix(CHANGE_PREFIX)[:17]
+    return str(page.items[0]["sk"]).removeprefix(CHANGE_PREFIX) if page.items else ZERO_POINT
+
+
+def _recent(items: ItemStore, user_id: str, start: str) -> Iterator[Item]:
+    yield from walk(items, user_partition(user_id), prefix=CHANGE_PREFIX, start=CHANGE_PREFIX + start)
+
+
+def sync_point(items: ItemStore, user_id: str) -> SyncPoint:
+    """The point a client reading everything now stands at (read it before reading the records)."""
+    point = time_prefix(utc_now() - MARGIN)
+    return SyncPoint(point, frozenset(str(change["id"]) for change in _recent(items, user_id, point)))
 
 
 @dataclass
@@ -106,7 +126,7 @@ class Touched:
 
 @dataclass
 class Changes:
-    point: str
+    point: SyncPoint
     touched: dict[str, Touched]  # record id -> what touched it
 
 
@@ -127,26 +147,29 @@ def _remember(touched: dict[str, Touched], entry: Item) -> None:
             found.names.add(str(link["name"]))
 
 
-def changed_since(items: ItemStore, user_id: str, point: str, history_days: int) -> Changes | None:
+def changed_since(items: ItemStore, user_id: str, since: SyncPoint, history_days: int) -> Changes | None:
+    """The records the changes after `since` touched (not those it has seen), and the new point:
+    MARGIN before now, with the changes after it that this answer reported."""
     now = utc_now()
-    if not (len(point) == 17 and point.isdigit()):
+    if not (len(since.point) == 17 and since.point.isdigit()):
         return None
-    oldest_kept = time_prefix(now - timedelta(days=history_days) + timedelta(hours=1))
-    if point != ZERO_POINT and point < oldest_kept:
+    if since.point < time_prefix(now - timedelta(days=history_days) + timedelta(hours=1)):
         return None
-    margin = int(MARGIN.total_seconds() * 1_000_000)
-    start = f"{max(0, int(point) - margin):017d}"
+    new_point = max(since.point, time_prefix(now - MARGIN))
     touched: dict[str, Touched] = {}
-    newest = point
-    for count, change in enumerate(walk(items, user_partition(user_id), prefix=CHANGE_PREFIX,
-                                        start=CHANGE_PREFIX + start), start=1):  # fmt: skip
+    seen: set[str] = set()
+    for count, change in enumerate(_recent(items, user_id, since.point), start=1):
         if count > MAX_CHANGES:
             return None
-        newest = max(newest, str(change["id"])[:17])
+        change_id = str(change["id"])
+        if change_id[:17] >= new_point:
+            seen.add(change_id)
+        if change_id in since.seen:
+            continue
         for entry in [change, *(change.get("members") or [])]:
             _remember(touched, entry)
     _add_subtasks(items, user_id, touched)
-    return Changes(point=newest, touched=touched)
+    return Changes(point=SyncPoint(new_point, frozenset(seen)), touched=touched)
 
 
 def _add_subtasks(items: ItemStore, user_id: str, touched: dict[str, Touched]) -> None:
