@@ -3,7 +3,7 @@ functions included, relative imports resolved), stated as layers of packages (a 
 module that is in no layer fails the test, so a new one must be placed):
 
     runtime     apps, server, cli, lambda_entry                     (what starts a process)
-    edges       asgi (what the edges share), http, mcp, web         (never one another)
+    edges       asgi (what the edges share), http, mcp, web, dav    (never one another)
     jobs        sweeper, reading_sync, attachment_cleanup
     wiring      config, services (the composition root)
     adapters    deferred_blobs, call_metrics_emf, outbound, private_files
@@ -40,7 +40,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "adapters": ("adapters",),
     "wiring": ("wiring",),
     "jobs": ("jobs",),
-    "edges": ("asgi", "http", "mcp", "web"),
+    "edges": ("asgi", "http", "mcp", "web", "dav"),
     "runtime": ("runtime", "cli"),  # cli.py: the old console-script path, a shim over runtime/cli.py
 }  # fmt: skip
 #: Named imports up a floor: the domains use the application's idempotency (memos/todos writes);

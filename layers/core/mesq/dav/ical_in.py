@@ -11,6 +11,7 @@ than a task's notes. A SUMMARY longer than a title is cut for MeSQ; the client k
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
@@ -23,6 +24,8 @@ from ..kernel.timestamps import format_timestamp
 from ..todos.model import NOTES_MAX, TITLE_MAX
 from ..todos.recurrence import FREQUENCIES
 from .errors import DavError
+from ..todos.sync.links import MAX_PROPS_BYTES
+from .ical_out import digest, group_lines
 from .mapping import GENERATED, GROUP_PROPERTIES, MAPPED, offset_text, priority_of, tags_of
 from .xml import CALDAV
 
@@ -68,7 +71,7 @@ def read_vtodo(body: bytes, floating_zone: str | None) -> Incoming:
     todos = _todos(calendar)
     master = todos[0]
     try:
-        return _mapped(master, todos[1:], floating_zone)
+        return with_raw(_mapped(master, todos[1:], floating_zone), body)
     except DavError:
         raise
     except Exception as error:  # a property icalendar could not decode
@@ -148,20 +151,46 @@ def _mapped(todo: Component, overrides: list[Component], floating_zone: str | No
     }
     if zone is not None:
         fields["timezone"] = zone
-    group_value = {
+    values = {
         "title": fields["title"], "notes": fields["notes"], "due": due, "priority": fields["priority"],
         "status": done, "completed": fields["completedAt"], "tags": fields["tags"],
         "recurrence": fields["recurrence"], "parentUid": fields["parentUid"], "reminders": fields["reminders"],
     }  # fmt: skip
-    shadows = {
-        group: {"value": group_value[group], "ical": "\r\n".join(found)} for group, found in lines.items() if found
+    props: dict[str, Any] = {
+        "shadows": _shadows(lines, values, fields),
+        "digests": {group: digest(value) for group, value in values.items()},
     }
-    props: dict[str, Any] = {"shadows": shadows}
     if unknown:
         props["ical"] = "\r\n".join(unknown)
     if overrides:
         props["overrides"] = "\r\n".join(o.to_ical().decode("utf-8").strip() for o in overrides)
     return Incoming(uid=str(todo["UID"]), fields=fields, props=props)
+
+
+#: Groups whose client lines are always kept: a record may be unable to hold them (`sync.kept`).
+_ALWAYS_KEPT = frozenset({"recurrence", "reminders", "parentUid"})
+
+
+def _shadows(lines: dict[str, list[str]], values: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """The client's lines of each group that MeSQ would not write back the same from the value
+    it read (a PRIORITY of 3, a category with a space, a DTSTART, an alarm's own UID...)."""
+    as_record = {**fields, "timezone": fields.get("timezone"), "id": "", "revision": 0}
+    shadows: dict[str, Any] = {}
+    for group, found in lines.items():
+        if not found:
+            continue
+        if group not in _ALWAYS_KEPT and sorted(found) == sorted(group_lines(group, as_record, values["parentUid"])):
+            continue
+        shadows[group] = {"value": values[group], "ical": "\r\n".join(found)}
+    return shadows
+
+
+def with_raw(incoming: Incoming, body: bytes) -> Incoming:
+    """The client's own bytes kept too, when they fit beside the rest: GET gives them back
+    unchanged (and PUT answers an ETag) while nothing but the client changed the task."""
+    props = {**incoming.props, "raw": body.decode("utf-8")}
+    size = len(json.dumps(props, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    return Incoming(incoming.uid, incoming.fields, props) if size <= MAX_PROPS_BYTES else incoming
 
 
 def _all(todo: Component, name: str) -> list[Any]:

@@ -11,6 +11,8 @@ record's last change), CREATED; a recurring task without a client DTSTART gets D
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Any
@@ -135,6 +137,37 @@ def current_values(record: Item, parent_uid: str | None) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def group_lines(group: str, record: Item, parent_uid: str | None) -> list[str]:
+    """The content lines (and VALARM blocks) MeSQ writes for one group of a record."""
+    todo = Todo()
+    _generators(record, parent_uid, {})[group](todo)
+    lines = [
+        todo.content_line(name, value).to_ical().decode("utf-8")
+        for name, value in todo.property_items(recursive=False)
+        if name not in ("BEGIN", "END")
+    ]
+    return lines + [component.to_ical().decode("utf-8").strip() for component in todo.subcomponents]
+
+
+def digest(value: Any) -> str:
+    """A short fingerprint of a group's value (what `faithful` compares)."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def faithful(record: Item, parent_uid: str | None) -> bool:
+    """The client's own bytes are still this record: it wrote the current revision, and every
+    value MeSQ read from them is the record's (no recurrence moved on, nothing cut)."""
+    link = record.get("sync") or {}
+    props: dict[str, Any] = link.get("props") or {}
+    digests: dict[str, str] = props.get("digests") or {}
+    if not props.get("raw") or link.get("revision") != record.get("revision") or not digests:
+        return False
+    kept = set(link.get("kept") or ())
+    values = current_values(record, parent_uid)
+    return all(digests.get(group) == digest(values[group]) for group in GROUPS if group not in kept)
+
+
 def render(kind: RecordKind, record: Item, parent_uid: str | None = None) -> Calendar:
     link = record.get("sync") or {}
     props: dict[str, Any] = link.get("props") or {}
@@ -170,6 +203,14 @@ def render(kind: RecordKind, record: Item, parent_uid: str | None = None) -> Cal
 
 def body_of(calendar: Calendar) -> bytes:
     return bytes(calendar.to_ical())
+
+
+def body(kind: RecordKind, record: Item, parent_uid: str | None = None) -> bytes:
+    """What a GET answers: the client's own bytes while they are still the record, else the
+    record rendered."""
+    if faithful(record, parent_uid):
+        return str(record["sync"]["props"]["raw"]).encode("utf-8")
+    return body_of(render(kind, record, parent_uid))
 
 
 def todo_of(calendar: Calendar) -> Component:

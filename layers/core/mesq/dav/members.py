@@ -11,7 +11,7 @@ from icalendar import Calendar
 from ..store.ports import Item
 from ..todos.sync import reads
 from ..todos.sync.links import RecordKind, name_of, uid_of
-from .ical_out import body_of, render
+from .ical_out import body, render
 from .session import Session
 
 
@@ -36,7 +36,7 @@ class Member:
     @property
     def body(self) -> bytes:
         if self._body is None:
-            self._body = body_of(self.calendar)
+            self._body = body(self.kind, self.record, self.parent_uid)
         return self._body
 
 

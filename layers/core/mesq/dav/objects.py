@@ -20,7 +20,8 @@ from ..todos.sync import links
 from ..todos.sync.reads import is_member, task_record
 from .errors import DavError
 from .ical_in import Incoming, read_vtodo
-from .ical_out import CONTENT_TYPE, body_of, etag, render, revision_of
+from .ical_out import CONTENT_TYPE, etag, faithful, revision_of
+from .ical_out import body as body_of
 from .paths import Target
 from .session import Session
 
@@ -58,7 +59,7 @@ def get(session: Session, target: Target, *, head: bool = False) -> Response:
     if found is None:
         raise DavError(404, f"no task {target.name!r} in this calendar")
     kind, record = found
-    body = body_of(render(kind, record, _parent_uid(session, record)))
+    body = body_of(kind, record, _parent_uid(session, record))
     headers = {
         "ETag": etag(record),
         "Last-Modified": format_datetime(parse_timestamp(str(record["updatedAt"]), "updatedAt"), usegmt=True),
@@ -132,7 +133,11 @@ def put(session: Session, target: Target, body: bytes, headers: dict[str, str | 
         **conditions,
         **fields,
     )
-    return Response(status_code=201 if data["created"] else 204, headers={"Cache-Control": "no-store"})
+    headers = {"Cache-Control": "no-store"}
+    saved = {**data["record"], "sync": data["link"]}
+    if faithful(saved, incoming.fields.get("parentUid") if saved.get("parentId") else None):
+        headers["ETag"] = etag(saved)  # the client's bytes are what GET answers now (RFC 4791 §5.3.4)
+    return Response(status_code=201 if data["created"] else 204, headers=headers)
 
 
 def delete(session: Session, target: Target, if_match: str | None) -> Response:

@@ -1,11 +1,13 @@
 """How a sync client (CalDAV) names a todo record: its resource name in the client's collection,
 its UID, and what the client set that MeSQ does not map (kept for it, never read here).
 
-A record a client created carries `sync = {"name", "uid", "props", "kept"}` (stored, never in the
-public shapes): `name` is the resource name the client PUT it under, `uid` its UID, `props` the
-client's own data as the edge serialised it (opaque here, at most MAX_PROPS_BYTES), `kept` the
-fields the client sent that this record cannot hold (recurrence or reminders on a subtask or an
-inbox item, a parent MeSQ cannot attach), which the edge gives back from `props` unchanged.
+A record a client wrote carries `sync = {"name", "uid", "props", "kept", "revision"}` (stored,
+never in the public shapes): `name` is the resource name the client PUT it under, `uid` its UID,
+`props` the client's own data as the edge serialised it (opaque here, at most MAX_PROPS_BYTES),
+`kept` the fields the client sent that this record cannot hold (recurrence or reminders on a
+subtask or an inbox item, a parent MeSQ cannot attach), which the edge gives back from `props`
+unchanged, and `revision` the record's revision that write made: while the record is still at
+it, nothing but the client has changed it since.
 A record made anywhere else has no `name` or `uid` of its own: its name is `<id>.ics`, its UID
 its id.
 
@@ -151,4 +153,5 @@ def public_link(record: Item) -> dict[str, Any]:
         "uid": uid_of(record),
         "props": link.get("props") or {},
         "kept": list(link.get("kept") or []),
+        "revision": link.get("revision"),
     }

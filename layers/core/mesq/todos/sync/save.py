@@ -144,7 +144,7 @@ def _create(
     else:
         kind = "task"
         record, kept, ops = _new_task(state, user_id, args, content, now)
-    record = {**record, SYNC_FIELD: _link(name, uid, props, kept)}
+    record = {**record, SYNC_FIELD: {**_link(name, uid, props, kept), "revision": record["revision"]}}
     ops = [put_new(user_id, kind, record), *ops]
     for key in (links.name_key(user_id, name), links.uid_key(user_id, uid)):
         ops.append(links.lookup_put(key, kind, str(record["id"]), items.get(key)))
@@ -268,10 +268,12 @@ def _update(
         after, kept, ops = _root_changed(state, user_id, args, before, content, now)
     else:
         after, kept = _subtask_changed(state, args, before, content, now)
-    after = {**after, SYNC_FIELD: _link(name, uid, props, kept)}
+    written = (before.get(SYNC_FIELD) or {}).get("revision")  # unchanged by a save that changes nothing
+    after = {**after, SYNC_FIELD: {**_link(name, uid, props, kept), "revision": written}}
     if _same(before, after):
         return _answer(kind, before, created=False), []
     after = {**after, **bump(before, now)}
+    after[SYNC_FIELD]["revision"] = after["revision"]
     ops = [put_revised(user_id, kind, before, after), *ops]
     ops += tag_registrations(state, user_id, after["tags"], now)
     return _answer(kind, after, created=False), ops
