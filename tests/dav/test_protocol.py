@@ -210,3 +210,27 @@ def test_requests_are_throttled_as_on_the_token_routes(dav: Dav, services: Servi
         for _ in range(31)
     ]
     assert guesses[0].status_code == 401 and guesses[-1].status_code == 429
+
+
+def test_an_inbox_item_moved_to_the_board_changes_calendars_under_its_name(dav: Dav) -> None:
+    inbox = f"/dav/{dav.username}/inbox/"
+    dav.request("PUT", inbox + "phone-idea.ics", vtodo("phone-idea", summary="Idea"), content_type="text/calendar")
+    inbox_token = _token(dav.report(inbox, _sync()))
+    board_token = _token(dav.report(dav.calendar, _sync()))
+    item = dav.rest("GET", "/api/toolkit/todo/inbox")["items"][0]
+    dav.rest("POST", f"/api/toolkit/todo/inbox/{item['id']}/move-to-board", expectedRevision=item["revision"])
+    left = dav.report(inbox, _sync(inbox_token))
+    assert hrefs(left) == [inbox + "phone-idea.ics"]
+    assert left.findtext("D:response/D:status", namespaces=NS) == "HTTP/1.1 404 Not Found"
+    assert hrefs(dav.report(dav.calendar, _sync(board_token))) == [dav.calendar + "phone-idea.ics"]
+    moved = dav.get("phone-idea.ics")
+    assert moved.status_code == 200 and "UID:phone-idea" in moved.text
+
+
+def test_a_duplicate_is_a_task_of_its_own_not_the_clients(dav: Dav) -> None:
+    dav.put("mine.ics", vtodo("mine", summary="Mine"))
+    task = dav.rest("GET", "/api/toolkit/todo/query?query=Mine")["items"][0]
+    copy = dav.rest("POST", f"/api/toolkit/todo/tasks/{task['id']}/duplicate", title="Copy")["task"]
+    listed = hrefs(dav.propfind(dav.calendar, depth="1"))
+    assert sorted(listed[1:]) == sorted([dav.calendar + "mine.ics", f"{dav.calendar}{copy['id']}.ics"])
+    assert f"UID:{copy['id']}" in dav.get(f"{copy['id']}.ics").text

@@ -13,7 +13,6 @@ from __future__ import annotations
 from xml.etree import ElementTree as ET
 
 from ..todos.sync import reads
-from ..todos.sync.links import default_name, name_of
 from .errors import DavError
 from .filters import matches
 from .members import Member, collection_members, members_of, named_members
@@ -102,37 +101,10 @@ def _sync(session: Session, collection_id: str, root: ET.Element) -> ET.Element:
         if changes is None:
             raise DavError(403, "this sync token is too old; sync afresh", (DAV, "valid-sync-token"))
         new_point = changes.point
-        present, gone = _sorted(session, collection_id, changes)
+        present, gone = reads.answer(items, user_id, collection_id, changes)
         for member in members_of(present, session):
             object_response(answer, session, collection_id, member, wanted)
         for name in sorted(gone):
             add_gone(answer, session.object_href(collection_id, name))
     element(answer, tag(DAV, "sync-token"), sync_token(new_point))
     return answer
-
-
-def _sorted(
-    session: Session, collection_id: str, changes: reads.Changes
-) -> tuple[list[tuple[reads.RecordKind, reads.Item]], set[str]]:
-    """(the touched records in the collection now, the names that left it)."""
-    items, user_id = session.services.items, session.user_id
-    records = reads.records_of(items, user_id, changes.touched)
-    present: list[tuple[reads.RecordKind, reads.Item]] = []
-    gone: set[str] = set()
-    parents: dict[str, reads.Item | None] = {}
-    for record_id, touched in changes.touched.items():
-        record = records.get(record_id)
-        parent = None
-        if record is not None and record.get("parentId"):
-            parent_id = str(record["parentId"])
-            if parent_id not in parents:
-                parents[parent_id] = records.get(parent_id) or reads.task_record(items, user_id, parent_id)
-            parent = parents[parent_id]
-        if record is not None and reads.is_member(touched.kind, record, collection_id, parent):
-            present.append((touched.kind, record))
-            gone |= touched.names - {name_of(record)}
-            continue
-        current = None if record is None else ("inbox" if touched.kind == "inbox" else record.get("spaceId"))
-        if collection_id in touched.collections or current == collection_id:
-            gone |= touched.names | {name_of(record) if record is not None else default_name(record_id)}
-    return present, gone

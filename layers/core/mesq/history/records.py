@@ -29,8 +29,11 @@ Action = Literal["create", "update", "move", "trash", "restore", "delete"]
 
 CHANGE_PREFIX = "CHANGE#"
 #: Bookkeeping every write changes; the revisions are kept apart, updatedAt is the change's `at`.
+#: `sync` is a sync client's own bookkeeping on a record (todos/sync/links.py: its resource name,
+#: UID and the properties it keeps there, up to 32 KiB): not a field a person edits, and too big
+#: to repeat in every change.
 _NOT_FIELDS = frozenset(
-    {"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "ttl", "revision", "updatedAt", "historyBytes"}
+    {"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "ttl", "revision", "updatedAt", "historyBytes", "sync"}
 )
 #: Memo fields derived from the content: undo recomputes them, so the record need not repeat them.
 _DERIVED = {"memo": frozenset({"tags", "tagPaths"})}

@@ -100,11 +100,20 @@ def lookup_put(key: Key, kind: RecordKind, record_id: str, replaces: Item | None
     return Put({"pk": key[0], "sk": key[1], "kind": kind, "id": record_id}, condition)
 
 
-def _record(items: ItemStore, user_id: str, kind: str, record_id: str) -> Item | None:
+def without_sync(record: Item) -> Item:
+    """A record's content without the sync client's bookkeeping (a copy is not the client's)."""
+    return {name: value for name, value in record.items() if name != SYNC_FIELD}
+
+
+def _record(items: ItemStore, user_id: str, kind: str, record_id: str) -> tuple[RecordKind, Item] | None:
+    """The record a lookup names; an inbox item moved to the board is the task of the same id."""
     if kind not in ("task", "inbox"):
         return None
-    found = items.get(keys.key(user_id, "task" if kind == "task" else "inbox", record_id))
-    return None if found is None else keys.record_of(found)
+    for each in (kind, "task" if kind == "inbox" else "inbox"):
+        found = items.get(keys.key(user_id, "task" if each == "task" else "inbox", record_id))
+        if found is not None:
+            return each, keys.record_of(found)  # type: ignore[return-value]
+    return None
 
 
 def by_name(items: ItemStore, user_id: str, name: str) -> tuple[RecordKind, Item] | None:
@@ -112,9 +121,9 @@ def by_name(items: ItemStore, user_id: str, name: str) -> tuple[RecordKind, Item
     else `<id>.ics` of a record that has no name of its own."""
     lookup = items.get(name_key(user_id, name))
     if lookup is not None:
-        record = _record(items, user_id, str(lookup["kind"]), str(lookup["id"]))
-        if record is not None and name_of(record) == name:
-            return lookup["kind"], record
+        found = _record(items, user_id, str(lookup["kind"]), str(lookup["id"]))
+        if found is not None and name_of(found[1]) == name:
+            return found
     return _by_default(items, user_id, name.removesuffix(DEFAULT_SUFFIX) if name.endswith(DEFAULT_SUFFIX) else None,
                        lambda record: name_of(record) == name)  # fmt: skip
 
@@ -123,20 +132,17 @@ def by_uid(items: ItemStore, user_id: str, uid: str) -> tuple[RecordKind, Item] 
     """The record with this UID: its lookup, else the record whose id it is (a UID MeSQ gave)."""
     lookup = items.get(uid_key(user_id, uid))
     if lookup is not None:
-        record = _record(items, user_id, str(lookup["kind"]), str(lookup["id"]))
-        if record is not None and uid_of(record) == uid:
-            return lookup["kind"], record
+        found = _record(items, user_id, str(lookup["kind"]), str(lookup["id"]))
+        if found is not None and uid_of(found[1]) == uid:
+            return found
     return _by_default(items, user_id, uid, lambda record: uid_of(record) == uid)
 
 
 def _by_default(items: ItemStore, user_id: str, record_id: str | None, fits: Any) -> tuple[RecordKind, Item] | None:
     if not record_id or len(record_id) > 64 or not re.fullmatch(r"[A-Za-z0-9_-]+", record_id):
         return None
-    for kind in ("task", "inbox"):
-        record = _record(items, user_id, kind, record_id)
-        if record is not None and fits(record):
-            return kind, record  # type: ignore[return-value]
-    return None
+    found = _record(items, user_id, "task", record_id)
+    return found if found is not None and fits(found[1]) else None
 
 
 def without_identity(record: Item) -> Item:

@@ -23,7 +23,7 @@ nothing is missed and nothing reported twice.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 
 from ...history.records import CHANGE_PREFIX, time_prefix
@@ -32,7 +32,7 @@ from ...kernel.timestamps import utc_now
 from ...store.paging import walk
 from ...store.ports import Item, ItemStore
 from .. import keys
-from .links import INBOX, SYNC_FIELD, RecordKind, by_name, name_of
+from .links import INBOX, RecordKind, by_name, default_name, name_of
 
 MARGIN = timedelta(seconds=30)
 #: Change records one sync answer reads; past it the client re-reads the collection instead.
@@ -116,35 +116,25 @@ def sync_point(items: ItemStore, user_id: str) -> SyncPoint:
 
 
 @dataclass
-class Touched:
-    """One record the changes touched: every collection and name it was in along the way."""
-
-    kind: RecordKind
-    collections: set[str] = field(default_factory=set)
-    names: set[str] = field(default_factory=set)
-
-
-@dataclass
 class Changes:
     point: SyncPoint
-    touched: dict[str, Touched]  # record id -> what touched it
+    #: (kind, record id) -> every collection the changes saw the record in (before and after)
+    touched: dict[tuple[RecordKind, str], set[str]]
 
 
-def _remember(touched: dict[str, Touched], entry: Item) -> None:
+def _remember(touched: dict[tuple[RecordKind, str], set[str]], entry: Item) -> None:
     record = entry.get("record") or {}
     kind = _KIND_OF_CHANGE.get(str(record.get("kind")))
     if kind is None:
         return
-    found = touched.setdefault(str(record["id"]), Touched(kind))
+    collections = touched.setdefault((kind, str(record["id"])), set())
+    if kind == "inbox":
+        collections.add(INBOX)
+        return
     for side in ("before", "after"):
-        values = entry.get(side) or {}
-        if kind == "inbox":
-            found.collections.add(INBOX)
-        elif values.get("spaceId"):
-            found.collections.add(str(values["spaceId"]))
-        link = values.get(SYNC_FIELD)
-        if isinstance(link, dict) and link.get("name"):
-            found.names.add(str(link["name"]))
+        space = (entry.get(side) or {}).get("spaceId")
+        if space:
+            collections.add(str(space))
 
 
 def changed_since(items: ItemStore, user_id: str, since: SyncPoint, history_days: int) -> Changes | None:
@@ -156,7 +146,7 @@ def changed_since(items: ItemStore, user_id: str, since: SyncPoint, history_days
     if since.point < time_prefix(now - timedelta(days=history_days) + timedelta(hours=1)):
         return None
     new_point = max(since.point, time_prefix(now - MARGIN))
-    touched: dict[str, Touched] = {}
+    touched: dict[tuple[RecordKind, str], set[str]] = {}
     seen: set[str] = set()
     for count, change in enumerate(_recent(items, user_id, since.point), start=1):
         if count > MAX_CHANGES:
@@ -172,24 +162,51 @@ def changed_since(items: ItemStore, user_id: str, since: SyncPoint, history_days
     return Changes(point=SyncPoint(new_point, frozenset(seen)), touched=touched)
 
 
-def _add_subtasks(items: ItemStore, user_id: str, touched: dict[str, Touched]) -> None:
+def _add_subtasks(items: ItemStore, user_id: str, touched: dict[tuple[RecordKind, str], set[str]]) -> None:
     """A touched root task's subtasks are touched with it (its trash hides them, its move takes
     them along, undoing it brings them back)."""
-    for record_id, entry in list(touched.items()):
-        if entry.kind != "task":
+    for (kind, record_id), collections in list(touched.items()):
+        if kind != "task":
             continue
         for subtask in walk(items, keys.subtask_list(user_id, record_id), index=keys.INDEX, keys_only=True):
             sub_id = str(subtask["sk"]).removeprefix(keys.KIND_PREFIX["task"])
-            found = touched.setdefault(sub_id, Touched("task"))
-            found.collections |= entry.collections
+            touched.setdefault(("task", sub_id), set()).update(collections)
 
 
-def records_of(items: ItemStore, user_id: str, touched: dict[str, Touched]) -> dict[str, Item]:
-    """The touched records as they are now (absent: removed for good, an inbox item moved to the board)."""
-    wanted = [keys.key(user_id, entry.kind, record_id) for record_id, entry in touched.items()]
-    found: dict[str, Item] = {}
+def _current(items: ItemStore, user_id: str, wanted: list[tuple[RecordKind, str]]) -> dict[tuple[RecordKind, str], Item]:
+    found: dict[tuple[RecordKind, str], Item] = {}
     for start in range(0, len(wanted), 100):
-        for item in items.batch_get(wanted[start : start + 100]):
+        batch = wanted[start : start + 100]
+        for item in items.batch_get([keys.key(user_id, kind, record_id) for kind, record_id in batch]):
             record = keys.record_of(item)
-            found[str(record["id"])] = record
+            kind = "inbox" if str(item["sk"]).startswith(keys.KIND_PREFIX["inbox"]) else "task"
+            found[(kind, str(record["id"]))] = record
     return found
+
+
+def answer(
+    items: ItemStore, user_id: str, collection: str, changes: Changes
+) -> tuple[list[tuple[RecordKind, Item]], set[str]]:
+    """What a sync answer for `collection` holds: the touched records that are its members now,
+    and the names of those that left it (trashed, moved away, an inbox item moved to the board:
+    under the name the client knew, which the board task of the same id carries on)."""
+    records = _current(items, user_id, list(changes.touched))
+    missing = [("task", record_id) for (kind, record_id) in changes.touched if kind == "inbox"]
+    moved = _current(items, user_id, [key for key in missing if key not in records])  # type: ignore[misc]
+    records.update(moved)
+    parent_ids = {str(r["parentId"]) for (k, _), r in records.items() if k == "task" and r.get("parentId")}
+    parents = _current(items, user_id, [("task", p) for p in parent_ids if ("task", p) not in records])
+    parents.update({key: r for key, r in records.items() if key[0] == "task"})
+    present: list[tuple[RecordKind, Item]] = []
+    gone: set[str] = set()
+    for (kind, record_id), collections in changes.touched.items():
+        record = records.get((kind, record_id))
+        parent = parents.get(("task", str(record.get("parentId")))) if record and record.get("parentId") else None
+        if record is not None and is_member(kind, record, collection, parent):
+            present.append((kind, record))
+            continue
+        now_in = None if record is None else (INBOX if kind == "inbox" else record.get("spaceId"))
+        if collection in collections or now_in == collection:
+            known = record or records.get(("task", record_id))
+            gone.add(name_of(known) if known is not None else default_name(record_id))
+    return present, gone
