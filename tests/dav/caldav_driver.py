@@ -40,8 +40,10 @@ def _calendar(url: str) -> Any:
 def _object(url: str) -> Any:
     for calendar in STATE["calendars"]:
         if str(url).startswith(str(calendar.url)):
-            return calendar.object_by_url(url) if hasattr(calendar, "object_by_url") else caldav.Todo(
-                client=STATE["client"], url=url, parent=calendar
+            return (
+                calendar.object_by_url(url)
+                if hasattr(calendar, "object_by_url")
+                else caldav.Todo(client=STATE["client"], url=url, parent=calendar)
             )
     raise LookupError(url)
 

@@ -59,7 +59,10 @@ class Dav:
         return f"/dav/{self.username}/{self.space}/"
 
     def request(self, method: str, path: str, body: str | bytes | None = None, **headers: str) -> httpx.Response:
-        sent = {"Authorization": basic(self.username, self.token), **{k.replace("_", "-"): v for k, v in headers.items()}}
+        sent = {
+            "Authorization": basic(self.username, self.token),
+            **{k.replace("_", "-"): v for k, v in headers.items()},
+        }
         return self.client.request(method, path, content=body, headers=sent)
 
     def put(self, name: str, ical: str, **headers: str) -> httpx.Response:
@@ -79,9 +82,7 @@ class Dav:
         return ET.fromstring(answer.content)
 
     def rest(self, method: str, path: str, **body: Any) -> Any:
-        answer = self.client.request(
-            method, path, json=body or None, headers={"Authorization": f"Bearer {self.token}"}
-        )
+        answer = self.client.request(method, path, json=body or None, headers={"Authorization": f"Bearer {self.token}"})
         assert answer.status_code < 300, answer.text
         return answer.json()["data"]
 

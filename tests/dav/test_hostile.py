@@ -39,7 +39,7 @@ def _two_uids() -> str:
 
 PUTS: dict[str, tuple[Callable[[], bytes | str], int]] = {
     "malformed iCalendar": (lambda: "BEGIN:VCALENDAR\r\nthis is : not ; iCalendar\r\n", 400),
-    "not iCalendar at all": (lambda: "{\"title\": \"json\"}", 400),
+    "not iCalendar at all": (lambda: '{"title": "json"}', 400),
     "a huge body": (lambda: vtodo("big", "X-PAD:" + "x" * MAX_OBJECT_BYTES), 413),
     "ten thousand VALARMs": (lambda: _alarms(10_000), 413),
     "six VALARMs": (lambda: _alarms(6), 400),
@@ -68,7 +68,7 @@ def _one_line(answer: httpx.Response) -> None:
     else:  # a CalDAV precondition: the element and the one-line reason
         reason = text.split("<M:reason>")[1].split("</M:reason>")[0]
         assert "\n" not in reason and 0 < len(reason) <= 300, text
-    assert "Traceback" not in text and "File \"" not in text
+    assert "Traceback" not in text and 'File "' not in text
 
 
 @pytest.mark.parametrize("case", sorted(PUTS))

@@ -93,7 +93,9 @@ def test_calendar_query_filters_completed_and_time_range(dav: Dav) -> None:
     )
     open_ones = hrefs(dav.report(dav.calendar, not_completed))
     assert sorted(open_ones) == [dav.calendar + "later.ics", dav.calendar + "open.ics"]
-    december = _query('<C:comp-filter name="VTODO"><C:time-range start="20261215T000000Z" end="20261216T000000Z"/></C:comp-filter>')
+    december = _query(
+        '<C:comp-filter name="VTODO"><C:time-range start="20261215T000000Z" end="20261216T000000Z"/></C:comp-filter>'
+    )
     assert hrefs(dav.report(dav.calendar, december)) == [dav.calendar + "open.ics"]
     everything = _query('<C:comp-filter name="VTODO"/>', data=True)
     found = dav.report(dav.calendar, everything)
@@ -110,7 +112,10 @@ def test_multiget_answers_the_named_tasks_and_404_for_the_rest(dav: Dav) -> None
         "</C:calendar-multiget>"
     )
     root = dav.report(dav.calendar, body)
-    statuses = {r.findtext("D:href", namespaces=NS): r.findtext("D:status", namespaces=NS) for r in root.findall("D:response", NS)}
+    statuses = {
+        r.findtext("D:href", namespaces=NS): r.findtext("D:status", namespaces=NS)
+        for r in root.findall("D:response", NS)
+    }
     assert statuses[dav.calendar + "gone.ics"] == "HTTP/1.1 404 Not Found"
     assert prop(root, dav.calendar + "a.ics", "C:calendar-data") is not None
 
@@ -124,7 +129,10 @@ def test_sync_collection_reports_new_changed_and_deleted_tasks(dav: Dav) -> None
     made = dav.rest("POST", "/api/toolkit/todo/tasks", title="From REST", spaceId=dav.space)["task"]
     dav.request("DELETE", dav.calendar + "a.ics")
     later = dav.report(dav.calendar, _sync(token))
-    statuses = {r.findtext("D:href", namespaces=NS): r.findtext("D:status", namespaces=NS) for r in later.findall("D:response", NS)}
+    statuses = {
+        r.findtext("D:href", namespaces=NS): r.findtext("D:status", namespaces=NS)
+        for r in later.findall("D:response", NS)
+    }
     assert statuses == {dav.calendar + "a.ics": "HTTP/1.1 404 Not Found", f"{dav.calendar}{made['id']}.ics": None}
     assert _token(later) != token
     bad = dav.request("REPORT", dav.calendar, _sync("urn:x-mesq:sync:12"), Depth="1")
@@ -137,7 +145,9 @@ def test_a_task_moved_to_another_space_leaves_one_calendar_and_joins_the_other(d
     other = dav.rest("POST", "/api/toolkit/todo/spaces", name="Other")["space"]
     other_token = _token(dav.report(f"/dav/{dav.username}/{other['id']}/", _sync()))
     task = dav.rest("GET", "/api/toolkit/todo/query?query=task")["items"][0]
-    dav.rest("POST", f"/api/toolkit/todo/tasks/{task['id']}/move", spaceId=other["id"], expectedRevision=task["revision"])
+    dav.rest(
+        "POST", f"/api/toolkit/todo/tasks/{task['id']}/move", spaceId=other["id"], expectedRevision=task["revision"]
+    )
     left = dav.report(dav.calendar, _sync(token))
     assert [r.findtext("D:status", namespaces=NS) for r in left.findall("D:response", NS)] == ["HTTP/1.1 404 Not Found"]
     joined = dav.report(f"/dav/{dav.username}/{other['id']}/", _sync(other_token))
@@ -184,7 +194,9 @@ def test_basic_auth_scopes_and_the_transport_rule(make_dav: Callable[..., Dav], 
     assert refused.status_code == 403 and "todo:write" in refused.text
     nobody = reader.client.request("PROPFIND", calendar)
     assert nobody.status_code == 401 and nobody.headers["www-authenticate"].startswith("Basic")
-    wrong_user = reader.client.request("PROPFIND", calendar, headers={"Authorization": basic(writer.username, reader.token)})
+    wrong_user = reader.client.request(
+        "PROPFIND", calendar, headers={"Authorization": basic(writer.username, reader.token)}
+    )
     assert wrong_user.status_code == 401
     others = writer.request("PROPFIND", calendar, Depth="0")
     assert others.status_code == 403  # writer's token, reader's calendars

@@ -43,7 +43,9 @@ class Rest:
         return answer.json()["data"]
 
     def titled(self, title: str) -> dict[str, Any]:
-        found = self.ok("GET", "/api/toolkit/todo/query?" + httpx.QueryParams({"query": title, "status": "all"}).__str__())
+        found = self.ok(
+            "GET", "/api/toolkit/todo/query?" + httpx.QueryParams({"query": title, "status": "all"}).__str__()
+        )
         matches = [item for item in found["items"] if item["title"] == title]
         assert len(matches) == 1, found
         task: dict[str, Any] = self.ok("GET", f"/api/toolkit/todo/tasks/{matches[0]['id']}")["task"]
@@ -85,7 +87,9 @@ def space(client: CaldavClient, rest: Rest) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def seen(mesq: LiveServer, alice: dict[str, str], client: CaldavClient, rest: Rest, space: dict[str, Any]) -> dict[str, Any]:
+def seen(
+    mesq: LiveServer, alice: dict[str, str], client: CaldavClient, rest: Rest, space: dict[str, Any]
+) -> dict[str, Any]:
     """The script on MeSQ: a task made over MCP, a retitle over REST."""
     mcp = Mcp(client=httpx.Client(base_url=mesq.base_url, timeout=30), token=alice["token"])  # type: ignore[arg-type]
 

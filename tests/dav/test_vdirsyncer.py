@@ -43,7 +43,7 @@ def _config(folder: Path, url: str, token: str) -> Path:
     config = folder / "config"
     config.write_text(
         f"""[general]
-status_path = "{folder / 'status'}/"
+status_path = "{folder / "status"}/"
 
 [pair tasks]
 a = "folder"
@@ -53,7 +53,7 @@ conflict_resolution = "a wins"
 
 [storage folder]
 type = "filesystem"
-path = "{folder / 'tasks'}/"
+path = "{folder / "tasks"}/"
 fileext = ".ics"
 
 [storage mesq]
@@ -84,7 +84,9 @@ def _summary(text: str) -> str:
     return str(next(iter(Calendar.from_ical(text).walk("VTODO")))["SUMMARY"])
 
 
-def test_vdirsyncer_syncs_a_space_both_ways_twice_without_duplicates(mesq: LiveServer, token: str, tmp_path: Path) -> None:
+def test_vdirsyncer_syncs_a_space_both_ways_twice_without_duplicates(
+    mesq: LiveServer, token: str, tmp_path: Path
+) -> None:
     rest = httpx.Client(base_url=mesq.base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
 
     def ok(method: str, path: str, **body: Any) -> Any:

@@ -171,7 +171,7 @@ def _occurrences(
     anchor = start or due
     assert anchor is not None
     try:
-        rule = rrulestr(component["RRULE"].to_ical().decode("ascii"), dtstart=anchor)
+        rule = rrulestr(_text_of(component["RRULE"]), dtstart=anchor)
     except (ValueError, TypeError):
         return [(due, start)]
     span = (due - start) if due and start else timedelta(0)
@@ -221,4 +221,3 @@ def _alarm_in(alarm: Component, window: tuple[datetime, datetime], todo: Compone
         anchor = anchor or (None if todo is None else _moment(todo, "DUE"))
         moment = None if anchor is None or not isinstance(trigger, timedelta) else anchor + trigger
     return moment is not None and window[0] <= moment < window[1]
-

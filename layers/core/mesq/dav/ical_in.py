@@ -23,8 +23,8 @@ from icalendar import Calendar, Component
 from ..kernel.timestamps import format_timestamp
 from ..todos.model import NOTES_MAX, TITLE_MAX
 from ..todos.recurrence import FREQUENCIES
-from .errors import DavError
 from ..todos.sync.links import MAX_PROPS_BYTES
+from .errors import DavError
 from .ical_out import digest, group_lines
 from .mapping import GENERATED, GROUP_PROPERTIES, MAPPED, offset_text, priority_of, tags_of
 from .xml import CALDAV
@@ -234,7 +234,7 @@ def _rule(todo: Component) -> str | None:
         return None
     if len(rules) > 1:
         raise _invalid("a task repeats by one RRULE")
-    text = rules[0].to_ical().decode("ascii").upper()
+    text = str(rules[0].to_ical().decode("ascii")).upper()
     frequency = next((part[5:] for part in text.split(";") if part.startswith("FREQ=")), "")
     if frequency not in FREQUENCIES:
         raise _invalid(f"RRULE FREQ={frequency or '?'}: MeSQ repeats tasks {', '.join(FREQUENCIES).lower()}")

@@ -109,7 +109,8 @@ def _generators(record: Item, parent_uid: str | None, shadows: dict[str, Any]) -
         "notes": lambda todo: todo.add("description", str(record["notes"])) if record.get("notes") else None,
         "due": lambda todo: _add_due(todo, record, shadows.get("due")),
         "priority": lambda todo: (
-            todo.add("priority", FROM_PRIORITY[str(record["priority"])]) if record.get("priority", "none") != "none"
+            todo.add("priority", FROM_PRIORITY[str(record["priority"])])
+            if record.get("priority", "none") != "none"
             else None
         ),
         "status": lambda todo: todo.add("status", "COMPLETED" if record.get("done") else "NEEDS-ACTION"),
@@ -227,4 +228,3 @@ def revision_of(tag: str, record_id: str) -> int | None:
     text = tag.strip().removeprefix("W/").strip('"')
     ident, _, revision = text.rpartition("-")
     return int(revision) if ident == record_id and revision.isdigit() else None
-

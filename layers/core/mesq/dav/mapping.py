@@ -88,7 +88,7 @@ def offset_text(delta: timedelta) -> str:
 
 def same_value(left: Any, right: Any) -> bool:
     """Shadow values are compared as stored JSON (a tuple read back is a list)."""
-    return _plain(left) == _plain(right)
+    return bool(_plain(left) == _plain(right))
 
 
 def _plain(value: Any) -> Any:

@@ -43,9 +43,9 @@ class Member:
 def _parent_uids(session: Session, pairs: list[tuple[RecordKind, Item]]) -> dict[str, str]:
     """The UIDs of the subtasks' tasks: from the same read when the task is in it, else by key."""
     known = {str(record["id"]): uid_of(record) for kind, record in pairs if kind == "task"}
-    wanted = {
-        str(record["parentId"]) for kind, record in pairs if kind == "task" and record.get("parentId")
-    } - set(known)
+    wanted = {str(record["parentId"]) for kind, record in pairs if kind == "task" and record.get("parentId")} - set(
+        known
+    )
     for parent_id in wanted:
         parent = reads.task_record(session.services.items, session.user_id, parent_id)
         if parent is not None:

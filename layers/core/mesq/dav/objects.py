@@ -33,9 +33,11 @@ def _current(session: Session, collection_id: str, name: str) -> tuple[links.Rec
     if found is None:
         return None
     kind, record = found
-    parent = task_record(session.services.items, session.user_id, str(record["parentId"])) if record.get(
-        "parentId"
-    ) else None
+    parent = (
+        task_record(session.services.items, session.user_id, str(record["parentId"]))
+        if record.get("parentId")
+        else None
+    )
     return found if is_member(kind, record, collection_id, parent) else None
 
 
@@ -133,11 +135,11 @@ def put(session: Session, target: Target, body: bytes, headers: dict[str, str | 
         **conditions,
         **fields,
     )
-    headers = {"Cache-Control": "no-store"}
+    answer_headers = {"Cache-Control": "no-store"}
     saved = {**data["record"], "sync": data["link"]}
     if faithful(saved, incoming.fields.get("parentUid") if saved.get("parentId") else None):
-        headers["ETag"] = etag(saved)  # the client's bytes are what GET answers now (RFC 4791 §5.3.4)
-    return Response(status_code=201 if data["created"] else 204, headers=headers)
+        answer_headers["ETag"] = etag(saved)  # the client's bytes are what GET answers now (RFC 4791 §5.3.4)
+    return Response(status_code=201 if data["created"] else 204, headers=answer_headers)
 
 
 def delete(session: Session, target: Target, if_match: str | None) -> Response:

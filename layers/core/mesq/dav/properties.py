@@ -199,7 +199,9 @@ def _status(parent: ET.Element, code: int, text: str) -> None:
     element(parent, tag(DAV, "status"), f"HTTP/1.1 {code} {text}")
 
 
-def add_response(root: ET.Element, href: str, table: Table, wanted: Iterable[str] | None, *, names_only: bool = False) -> None:
+def add_response(
+    root: ET.Element, href: str, table: Table, wanted: Iterable[str] | None, *, names_only: bool = False
+) -> None:
     """One `response`: the wanted properties the table has (200) and the ones it has not (404).
     `wanted` None: every property the table has (allprop's set); `names_only`: propname."""
     response = element(root, tag(DAV, "response"))

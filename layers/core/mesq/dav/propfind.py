@@ -71,18 +71,18 @@ def propfind(session: Session, target: Target, depth: int, wanted: Wanted) -> ET
                 table = collection_properties(session, collection, points)
                 add_response(root, session.collection_href(collection.id), table, names, names_only=names_only)
         return root
-    collection = session.collection(target.collection)
-    if collection is None:
+    calendar = session.collection(target.collection)
+    if calendar is None:
         raise DavError(404, f"no calendar {target.collection!r}: a space's id or inbox")
     if target.level == "collection":
-        table = collection_properties(session, collection, Points(session))
-        add_response(root, session.collection_href(collection.id), table, names, names_only=names_only)
+        table = collection_properties(session, calendar, Points(session))
+        add_response(root, session.collection_href(calendar.id), table, names, names_only=names_only)
         if depth:
-            for member in collection_members(session, collection.id):
-                object_response(root, session, collection.id, member, wanted)
+            for each in collection_members(session, calendar.id):
+                object_response(root, session, calendar.id, each, wanted)
         return root
-    member = named_members(session, collection.id, [target.name]).get(target.name)
+    member = named_members(session, calendar.id, [target.name]).get(target.name)
     if member is None:
         raise DavError(404, f"no task {target.name!r} in this calendar")
-    object_response(root, session, collection.id, member, wanted)
+    object_response(root, session, calendar.id, member, wanted)
     return root

@@ -50,7 +50,7 @@ def parse(body: bytes) -> ET.Element | None:
 
 
 def serialize(root: ET.Element) -> bytes:
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))
 
 
 def element(parent: ET.Element, name: str, text: str | None = None) -> ET.Element:

@@ -80,7 +80,7 @@ def by_names(items: ItemStore, user_id: str, collection: str, names: list[str]) 
             continue
         kind, record = pair
         parent = task_record(items, user_id, str(record["parentId"])) if record.get("parentId") else None
-        if is_member(pair[0], pair[1], collection, parent):
+        if is_member(kind, record, collection, parent):
             found[name] = pair
     return found
 
@@ -173,13 +173,15 @@ def _add_subtasks(items: ItemStore, user_id: str, touched: dict[tuple[RecordKind
             touched.setdefault(("task", sub_id), set()).update(collections)
 
 
-def _current(items: ItemStore, user_id: str, wanted: list[tuple[RecordKind, str]]) -> dict[tuple[RecordKind, str], Item]:
+def _current(
+    items: ItemStore, user_id: str, wanted: list[tuple[RecordKind, str]]
+) -> dict[tuple[RecordKind, str], Item]:
     found: dict[tuple[RecordKind, str], Item] = {}
     for start in range(0, len(wanted), 100):
         batch = wanted[start : start + 100]
         for item in items.batch_get([keys.key(user_id, kind, record_id) for kind, record_id in batch]):
             record = keys.record_of(item)
-            kind = "inbox" if str(item["sk"]).startswith(keys.KIND_PREFIX["inbox"]) else "task"
+            kind: RecordKind = "inbox" if str(item["sk"]).startswith(keys.KIND_PREFIX["inbox"]) else "task"
             found[(kind, str(record["id"]))] = record
     return found
 
