@@ -24,32 +24,13 @@ import httpx
 import pytest
 
 from tests.conftest import LiveServer, start_server, stop_server
-from tests.dav import script
+from tests.dav import mesq_side, script
 from tests.dav.driver import CaldavClient
+from tests.dav.mesq_side import Rest
 from tests.dav.radicale import make_calendar, radicale
-from tests.mcp.conftest import Mcp
 
 PASSWORD = "correct horse battery"
 TOKEN_NAME = "Alice's iPhone"
-
-
-class Rest:
-    def __init__(self, base_url: str, token: str) -> None:
-        self.http = httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
-
-    def ok(self, method: str, path: str, **body: Any) -> Any:
-        answer = self.http.request(method, path, json=body if body else None)
-        assert answer.status_code < 300, answer.text
-        return answer.json()["data"]
-
-    def titled(self, title: str) -> dict[str, Any]:
-        found = self.ok(
-            "GET", "/api/toolkit/todo/query?" + httpx.QueryParams({"query": title, "status": "all"}).__str__()
-        )
-        matches = [item for item in found["items"] if item["title"] == title]
-        assert len(matches) == 1, found
-        task: dict[str, Any] = self.ok("GET", f"/api/toolkit/todo/tasks/{matches[0]['id']}")["task"]
-        return task
 
 
 @pytest.fixture(scope="module")
@@ -91,17 +72,8 @@ def seen(
     mesq: LiveServer, alice: dict[str, str], client: CaldavClient, rest: Rest, space: dict[str, Any]
 ) -> dict[str, Any]:
     """The script on MeSQ: a task made over MCP, a retitle over REST."""
-    mcp = Mcp(client=httpx.Client(base_url=mesq.base_url, timeout=30), token=alice["token"])  # type: ignore[arg-type]
-
-    def create(title: str) -> None:
-        mcp.ok("create_todo_task", {"title": title, "spaceId": space["id"]})
-
-    def retitle(url: str, title: str) -> None:
-        task = rest.titled("Call the dentist")
-        rest.ok("PATCH", f"/api/toolkit/todo/tasks/{task['id']}", title=title, expectedRevision=task["revision"])
-
     calendar = f"{mesq.base_url}/dav/alice/{space['id']}/"
-    return script.run(client, calendar, script.Elsewhere(create=create, retitle=retitle))
+    return script.run(client, calendar, mesq_side.elsewhere(mesq.base_url, alice["token"], rest, space["id"]))
 
 
 def test_discovers_the_principal_and_one_calendar_per_space(
@@ -118,41 +90,19 @@ def test_discovers_the_principal_and_one_calendar_per_space(
 
 
 def test_a_created_vtodo_is_the_same_task_over_rest(seen: dict[str, Any], rest: Rest) -> None:
-    created = seen["created"]
-    assert created["due zone"] == "Asia/Shanghai" and created["priority"] == 1
-    assert created["categories"] == ["review", "work"] and created["rrule"] == "FREQ=WEEKLY"
-    assert created["x-apple-sort-order"] == "42"  # a client never loses its own data
-    task = rest.titled("Weekly review")
-    assert task["priority"] == "urgent" and task["tags"] == ["work", "review"]
-    assert task["timezone"] == "Asia/Shanghai" and task["recurrence"] == "FREQ=WEEKLY"
-    # completed once by the client (below): the occurrence it completed is in the task's history
-    assert [o["due"] for o in task["occurrences"]] == [{"type": "datetime", "at": "2026-12-07T09:00:00+08:00"}]
+    mesq_side.check_created_as_over_rest(seen, rest)
 
 
 def test_completing_advances_the_recurrence_as_a_rest_completion_does(
     seen: dict[str, Any], rest: Rest, space: dict[str, Any]
 ) -> None:
-    twin = rest.ok(
-        "POST", "/api/toolkit/todo/tasks", title="Twin", spaceId=space["id"], recurrence="FREQ=WEEKLY",
-        due={"type": "datetime", "at": "2026-12-07T09:00:00+08:00"}, timezone="Asia/Shanghai",
-    )["task"]  # fmt: skip
-    done = rest.ok("POST", f"/api/toolkit/todo/tasks/{twin['id']}/complete", expectedRevision=twin["revision"])["task"]
-    after = seen["after complete"]
-    assert after["status"] == "NEEDS-ACTION" and after["due zone"] == "Asia/Shanghai"
-    assert after["due"] == "2026-12-14T09:00:00+08:00"
-    task = rest.titled("Weekly review")
-    assert task["due"] == done["due"] == {"type": "datetime", "at": "2026-12-14T09:00:00+08:00"}
-    assert task["done"] is done["done"] is False
+    mesq_side.check_completion_as_over_rest(seen, rest, space["id"])
 
 
-def test_a_task_made_over_mcp_arrives_through_sync_collection(seen: dict[str, Any]) -> None:
-    assert seen["sync after a task made elsewhere"] == [script.ELSEWHERE_TITLE]
-    assert seen["sync token moved"] is True
-
-
-def test_a_stale_etag_put_is_412_and_overwrites_nothing(seen: dict[str, Any], rest: Rest) -> None:
-    assert seen["stale If-Match"] == "ETagMismatchError"  # python-caldav's name for the 412
-    assert seen["after the stale write"] == "Call the dentist (moved)"
+def test_mcp_task_through_sync_collection_stale_etag_412_and_delete(seen: dict[str, Any]) -> None:
+    """A task created over MCP arrives through sync-collection with a new token; a stale-ETag
+    PUT is 412 and overwrites nothing; a deleted task is gone and sync-collection says so."""
+    mesq_side.check_sync_and_etags(seen)
 
 
 def _signed_in(base_url: str) -> httpx.Client:
@@ -168,8 +118,6 @@ def _signed_in(base_url: str) -> httpx.Client:
 def test_a_deleted_task_disappears_and_undo_in_activity_brings_it_back(
     seen: dict[str, Any], client: CaldavClient, mesq: LiveServer, space: dict[str, Any]
 ) -> None:
-    plain = seen["urls"]["plain"]
-    assert "Call the dentist (moved)" not in seen["after delete"] and seen["sync reports the delete"] is True
     browser = _signed_in(mesq.base_url)
     activity = browser.get("/activity")
     assert activity.status_code == 200
@@ -182,10 +130,7 @@ def test_a_deleted_task_disappears_and_undo_in_activity_brings_it_back(
     undone = browser.post("/activity/undo", data=form)
     assert undone.status_code == 303 and "1+undone" in undone.headers["location"], undone.headers
     calendar = f"{mesq.base_url}/dav/alice/{space['id']}/"
-    back = client.ok("sync", calendar=calendar, token=seen["last token"])
-    returned = [o for o in back["objects"] if o["url"] == plain]  # (the REST twin above comes too)
-    assert len(returned) == 1 and back["deleted"] == []
-    assert script.facts(returned[0]["data"])["summary"] == "Call the dentist (moved)"
+    mesq_side.check_back_after_undo(seen, client.ok("sync", calendar=calendar, token=seen["last token"]))
 
 
 #: What Radicale (a store of calendar objects) and MeSQ (a task manager) answer differently, and why.
