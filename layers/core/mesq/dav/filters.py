@@ -20,6 +20,7 @@ from dateutil.rrule import rrulestr
 from icalendar import Component
 
 from .errors import DavError
+from .mapping import values_of
 from .xml import CALDAV, tag
 
 MAX_OCCURRENCES = 1000
@@ -77,13 +78,6 @@ def _component_matches(component: Component, element: ET.Element, parent: Compon
     return True
 
 
-def _values(component: Component, name: str) -> list[Any]:
-    value = component.get(name)
-    if value is None:
-        return []
-    return list(value) if isinstance(value, list) else [value]
-
-
 def _text_of(value: Any) -> str:
     cats = getattr(value, "cats", None)
     if cats is not None:
@@ -105,7 +99,7 @@ def _text_match(text: str, element: ET.Element) -> bool:
 
 def _prop_filter(component: Component, element: ET.Element) -> bool:
     name = (element.get("name") or "").upper()
-    values = _values(component, name)
+    values = values_of(component, name)
     if any(child.tag == tag(CALDAV, "is-not-defined") for child in element):
         return not values
     if not values:

@@ -16,17 +16,18 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from icalendar import Calendar, Component
 
-from ..kernel.timestamps import format_timestamp
+from ..kernel.errors import ValidationError
+from ..kernel.timestamps import format_timestamp, parse_zone
 from ..todos.model import NOTES_MAX, TITLE_MAX
 from ..todos.recurrence import FREQUENCIES
 from ..todos.sync.links import MAX_PROPS_BYTES
 from .errors import DavError
 from .ical_out import digest, group_lines
-from .mapping import GENERATED, GROUP_PROPERTIES, MAPPED, offset_text, priority_of, tags_of
+from .mapping import GENERATED, GROUP_PROPERTIES, MAPPED, offset_text, priority_of, tags_of, values_of
 from .xml import CALDAV
 
 MAX_OBJECT_BYTES = 256 * 1024
@@ -146,7 +147,7 @@ def _mapped(todo: Component, overrides: list[Component], floating_zone: str | No
         "completedAt": _completed(todo) if done else None,
         "tags": tags_of(_categories(todo)),
         "recurrence": _rule(todo),
-        "parentUid": next((str(v) for v in _all(todo, "RELATED-TO") if _is_parent_link(v)), None),
+        "parentUid": next((str(v) for v in values_of(todo, "RELATED-TO") if _is_parent_link(v)), None),
         "reminders": _reminders(alarms, todo, due, zone or floating_zone),
     }
     if zone is not None:
@@ -193,13 +194,6 @@ def with_raw(incoming: Incoming, body: bytes) -> Incoming:
     return Incoming(incoming.uid, incoming.fields, props) if size <= MAX_PROPS_BYTES else incoming
 
 
-def _all(todo: Component, name: str) -> list[Any]:
-    value = todo.get(name)
-    if value is None:
-        return []
-    return list(value) if isinstance(value, list) else [value]
-
-
 def _title(todo: Component) -> str:
     text = " ".join(str(todo.get("SUMMARY", "")).split())
     return (text or UNTITLED)[:TITLE_MAX]
@@ -223,13 +217,13 @@ def _priority(todo: Component) -> str:
 
 def _categories(todo: Component) -> list[str]:
     found: list[str] = []
-    for value in _all(todo, "CATEGORIES"):
+    for value in values_of(todo, "CATEGORIES"):
         found += [str(cat) for cat in getattr(value, "cats", [value])]
     return found
 
 
 def _rule(todo: Component) -> str | None:
-    rules = _all(todo, "RRULE")
+    rules = values_of(todo, "RRULE")
     if not rules:
         return None
     if len(rules) > 1:
@@ -256,8 +250,8 @@ def zone_name(zone: tzinfo | None) -> str | None:
     if not isinstance(name, str):
         return None
     try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+        parse_zone(name, "TZID")
+    except ValidationError:
         return None
     return name
 

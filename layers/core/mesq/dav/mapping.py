@@ -86,6 +86,14 @@ def offset_text(delta: timedelta) -> str:
     return f"{sign}P{f'{days}D' if days else ''}{'T' + time if time else ''}"
 
 
+def values_of(component: Any, name: str) -> list[Any]:
+    """Every value of a property of an icalendar component (one, or the list of a repeated one)."""
+    value = component.get(name)
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
 def same_value(left: Any, right: Any) -> bool:
     """Shadow values are compared as stored JSON (a tuple read back is a list)."""
     return bool(_plain(left) == _plain(right))

@@ -123,24 +123,23 @@ def sync_point_of(token: str) -> SyncPoint | None:
 
 
 class Points:
-    """A collection's CTag and sync token, read once per request (they are the account's)."""
+    """A collection's CTag and sync token, read once per request when asked (they are the
+    account's: every collection of one PROPFIND shares them)."""
 
     def __init__(self, session: Session) -> None:
         self._session = session
         self._ctag: str | None = None
         self._token: str | None = None
 
-    @property
-    def ctag(self) -> str:
+    def fill_ctag(self, prop: ET.Element) -> None:
         if self._ctag is None:
             self._ctag = newest_change(self._session.services.items, self._session.user_id)
-        return self._ctag
+        prop.text = self._ctag
 
-    @property
-    def token(self) -> str:
+    def fill_token(self, prop: ET.Element) -> None:
         if self._token is None:
             self._token = sync_token(sync_point(self._session.services.items, self._session.user_id))
-        return self._token
+        prop.text = self._token
 
 
 def collection_properties(session: Session, collection: Collection, points: Points) -> Table:
@@ -160,8 +159,8 @@ def collection_properties(session: Session, collection: Collection, points: Poin
         tag(CALDAV, "supported-calendar-component-set"): components,
         tag(CALDAV, "supported-calendar-data"): data,
         tag(CALDAV, "max-resource-size"): _text(str(MAX_OBJECT_BYTES)),
-        tag(DAV, "sync-token"): lambda prop: _text(points.token)(prop),
-        tag(CALSERVER, "getctag"): lambda prop: _text(points.ctag)(prop),
+        tag(DAV, "sync-token"): points.fill_token,
+        tag(CALSERVER, "getctag"): points.fill_ctag,
         tag(DAV, "current-user-privilege-set"): _privileges(session, container=True),
         tag(DAV, "supported-report-set"): _reports,
         tag(APPLE, "calendar-order"): _text(str(collection.order)),

@@ -41,6 +41,7 @@ from ..state import TodoState
 from ..writes import Built, apply, bump, put_new, put_revised, tag_registrations
 from . import links
 from .links import INBOX, SYNC_FIELD, RecordKind
+from .reads import is_member
 
 CONTENT = ("title", "notes", "priority", "tags", "due", "timezone")
 #: Bookkeeping a save never compares (every write changes them).
@@ -89,16 +90,13 @@ def _read(state: TodoState, found: tuple[RecordKind, Item] | None) -> tuple[Reco
     return None if current is None else (kind, current)
 
 
-def _member(state: TodoState, found: tuple[RecordKind, Item], collection: str) -> bool:
+def _parent_of(state: TodoState, found: tuple[RecordKind, Item]) -> Item | None:
     kind, record = found
-    if not keys.live(record):
-        return False
-    if kind == "inbox":
-        return collection == INBOX
-    if record.get("spaceId") != collection:
-        return False
-    parent = state.task(str(record["parentId"])) if record.get("parentId") else None
-    return record.get("parentId") is None or (parent is not None and keys.live(parent))
+    return state.task(str(record["parentId"])) if kind == "task" and record.get("parentId") else None
+
+
+def _member(state: TodoState, found: tuple[RecordKind, Item], collection: str) -> bool:
+    return is_member(found[0], found[1], collection, _parent_of(state, found))
 
 
 def _completed_at(args: dict[str, Any], now: str) -> str:
@@ -154,11 +152,9 @@ def _create(
 
 
 def _live(state: TodoState, found: tuple[RecordKind, Item]) -> bool:
-    kind, record = found
-    if not keys.live(record):
-        return False
-    parent = state.task(str(record["parentId"])) if kind == "task" and record.get("parentId") else None
-    return parent is None or keys.live(parent)
+    """A live record (a subtask: of a live task), in whichever collection."""
+    collection = INBOX if found[0] == "inbox" else str(found[1].get("spaceId"))
+    return is_member(found[0], found[1], collection, _parent_of(state, found))
 
 
 def _new_task(
