@@ -29,8 +29,9 @@ class Member:
 
     @property
     def calendar(self) -> Calendar:
+        """For filters: the VTODO without VTIMEZONEs (its times carry their zones)."""
         if self._calendar is None:
-            self._calendar = render(self.kind, self.record, self.parent_uid)
+            self._calendar = render(self.kind, self.record, self.parent_uid, timezones=False)
         return self._calendar
 
     @property
