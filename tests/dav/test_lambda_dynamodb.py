@@ -36,7 +36,7 @@ from tests.dav.test_hostile import BILLION_LAUGHS, VEVENT
 from tests.dav.vdirsyncer_flow import round_trip
 
 sys.path.insert(0, str(REPO / "infra"))
-import dynamodb_local as ddb_runner  # noqa: E402
+import dynamodb_local as ddb_runner
 
 TOKEN_NAME = "Pixel with DAVx5"
 

@@ -70,7 +70,9 @@ def test_every_row_of_the_table_is_read() -> None:
         "completedAt": "2026-12-06T10:00:00.000000Z", "tags": ["work", "Business-Travel"],
         "due": {"type": "datetime", "at": "2026-12-07T09:00:00+08:00"}, "timezone": "Asia/Shanghai",
         "recurrence": "FREQ=WEEKLY;BYDAY=MO", "parentUid": "p1",
-        "reminders": [{"type": "relative", "offset": "-PT15M"}, {"type": "absolute", "at": "2026-12-07T00:00:00.000000Z"}],
+        "reminders": [
+            {"type": "relative", "offset": "-PT15M"}, {"type": "absolute", "at": "2026-12-07T00:00:00.000000Z"},
+        ],
     }  # fmt: skip
 
 
