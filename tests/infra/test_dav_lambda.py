@@ -69,3 +69,18 @@ def test_dav_handler_serves_webdav_methods_through_the_function_url(aws):
         _event("PROPFIND", "/dav/urluser/", "Basic " + base64.b64encode(b"urluser:nope").decode()), context
     )
     assert refused["statusCode"] == 401 and refused["headers"]["www-authenticate"].startswith("Basic")
+
+
+def test_the_function_url_host_is_served_beside_a_configured_public_url(aws, monkeypatch):
+    """A deployment with PublicUrl still answers CalDAV on its function URL (Lambda routes only that
+    host there); a Host that names neither is 421."""
+    monkeypatch.setenv("MESQ_PUBLIC_URL", "https://mesq.example.com")
+    services = build_services(aws)
+    user = create_user(services.items, "hostuser", "correct horse battery")
+    token, _ = create_token(services.items, user["id"], name="iPad", scopes="todo:read")
+    auth = "Basic " + base64.b64encode(f"hostuser:{token}".encode()).decode()
+    module, context = load_function("dav"), LambdaContext()
+    assert module.handler(_event("PROPFIND", "/dav/hostuser/", auth), context)["statusCode"] == 207
+    other = _event("PROPFIND", "/dav/hostuser/", auth)
+    other["headers"]["host"] = "evil.example"
+    assert module.handler(other, context)["statusCode"] == 421
