@@ -127,7 +127,7 @@ def test_hostile_paths_and_headers(dav: Dav, services: Services) -> None:
         ("DELETE", dav.calendar, 403),
         ("DELETE", dav.calendar + "missing.ics", 404),
         ("MKCALENDAR", f"/dav/{dav.username}/new/", 403),
-        ("PROPPATCH", dav.calendar, 403),
+        ("PROPPATCH", dav.calendar, 400),  # no propertyupdate body
         ("GET", f"/dav/{dav.username}/a/b/c/d", 404),
         ("PROPFIND", "/dav/somebody-else/", 403),
     ]

@@ -246,3 +246,14 @@ def test_a_duplicate_is_a_task_of_its_own_not_the_clients(dav: Dav) -> None:
     listed = hrefs(dav.propfind(dav.calendar, depth="1"))
     assert sorted(listed[1:]) == sorted([dav.calendar + "mine.ics", f"{dav.calendar}{copy['id']}.ics"])
     assert f"UID:{copy['id']}" in dav.get(f"{copy['id']}.ics").text
+
+
+def test_proppatch_refuses_each_property_in_a_multistatus(dav: Dav) -> None:
+    body = (
+        '<D:propertyupdate xmlns:D="DAV:" xmlns:A="http://apple.com/ns/ical/"><D:set><D:prop>'
+        "<A:calendar-color>#FF0000</A:calendar-color><D:displayname>Mine</D:displayname></D:prop></D:set>"
+        "</D:propertyupdate>"
+    )
+    answer = dav.request("PROPPATCH", dav.calendar, body)
+    assert answer.status_code == 207 and "HTTP/1.1 403 Forbidden" in answer.text and "calendar-color" in answer.text
+    assert prop(dav.propfind(dav.calendar, depth="0"), dav.calendar, "D:displayname").text == "Default"  # type: ignore[union-attr]

@@ -23,7 +23,7 @@ from . import objects, paths
 from .auth import caller
 from .errors import DavError, error_response
 from .ical_in import MAX_OBJECT_BYTES
-from .propfind import depth_of, propfind, requested
+from .propfind import depth_of, propfind, proppatch, requested
 from .report import report
 from .session import Session
 from .xml import MAX_XML_BYTES, XmlRefused, parse, serialize
@@ -72,7 +72,7 @@ def _handle(request: Request, services: Services, limiter: RateLimiter, target: 
     if method == "REPORT":
         return _multistatus(report(session, target, _xml(body)))
     if method == "PROPPATCH":
-        raise DavError(403, "calendar names and colours are the spaces' own: change them in MeSQ")
+        return _multistatus(proppatch(request.url.path, _xml(body)))
     if method in ("MKCALENDAR", "MKCOL"):
         raise DavError(403, "calendars are spaces: create a space in MeSQ, it appears here")
     if target.level != "object" and method != "DELETE":

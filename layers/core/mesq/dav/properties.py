@@ -231,3 +231,17 @@ def add_gone(root: ET.Element, href: str) -> None:
     response = element(root, tag(DAV, "response"))
     href_element(response, href)
     _status(response, 404, "Not Found")
+
+
+def add_refused(root: ET.Element, href: str, names: Iterable[str]) -> None:
+    """One `response` refusing every named property (403), for PROPPATCH."""
+    response = element(root, tag(DAV, "response"))
+    href_element(response, href)
+    propstat = element(response, tag(DAV, "propstat"))
+    prop = element(propstat, tag(DAV, "prop"))
+    for name in names:
+        ET.SubElement(prop, name)
+    _status(propstat, 403, "Forbidden")
+    element(
+        response, tag(DAV, "responsedescription"), "names, colours and order are the spaces' own: change them in MeSQ"
+    )
