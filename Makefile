@@ -52,6 +52,7 @@ typecheck: install
 
 test: prerequisites-test install
 	$(BIN)/python infra/dynamodb_local.py --install-only
+	$(BIN)/python infra/dav_clients.py --install-only
 	$(BIN)/python infra/conformance_suite.py --install-only
 	$(MAKE) --no-print-directory lint typecheck
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest -m "not timing" -n 2 -p no:cacheprovider

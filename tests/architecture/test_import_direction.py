@@ -3,7 +3,7 @@ functions included, relative imports resolved), stated as layers of packages (a 
 module that is in no layer fails the test, so a new one must be placed):
 
     runtime     asgi_apps, server, cli/, lambda_entry                    (what starts a process)
-    edges       asgi (what the edges share), http, mcp, web         (never one another)
+    edges       asgi (what the edges share), http, mcp, web, dav    (never one another)
     jobs        sweeper, reading_sync, attachment_cleanup
     wiring      config, services (the composition root)
     adapters    store, sealing, models, reading (the providers behind kernel/ports), outbound, ...
@@ -41,7 +41,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "adapters": ("adapters",),
     "wiring": ("wiring",),
     "jobs": ("jobs",),
-    "edges": ("asgi", "http", "mcp", "web"),
+    "edges": ("asgi", "http", "mcp", "web", "dav"),
     "runtime": ("runtime",),
 }  # fmt: skip
 #: Named imports up a floor: none since the ports moved to kernel/ports/ and the idempotency

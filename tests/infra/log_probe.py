@@ -2,12 +2,13 @@
 boto3), with the work of one request forced to fail. Prints the function's log output as it
 goes and, as the last line, {"response": ...} or {"raised": ...}.
 
-Usage: `python -m tests.infra.log_probe <api|mcp|oauth|scheduler|reading_sync|indexer>`, with the function's
+Usage: `python -m tests.infra.log_probe <api|mcp|oauth|dav|scheduler|reading_sync|indexer>`, with the function's
 environment from template.yaml (POWERTOOLS_SERVICE_NAME among it) set by the caller: child
 loggers take their service from it when their modules are imported, as on Lambda."""
 
 from __future__ import annotations
 
+import base64
 import json
 import secrets
 import sys
@@ -39,7 +40,7 @@ def _token() -> str:
     services.items.create_table_if_missing()  # type: ignore[attr-defined]
     boto3.client("s3").create_bucket(Bucket=services.settings.bucket)
     user = create_user(services.items, "log-probe", "correct horse battery")
-    token, _ = create_token(services.items, user["id"], name="probe", scopes="memo:read")
+    token, _ = create_token(services.items, user["id"], name="probe", scopes="memo:read,todo:read")
     return token
 
 
@@ -57,6 +58,9 @@ def _event(function: str, token: str) -> dict[str, Any]:
         return http_api_event("POST", "/mcp", headers=headers, body=body)
     if function == "oauth":
         return http_api_event("GET", "/.well-known/oauth-authorization-server")
+    if function == "dav":
+        basic = base64.b64encode(f"log-probe:{token}".encode()).decode()
+        return http_api_event("PROPFIND", "/dav/log-probe/", headers={"authorization": f"Basic {basic}", "depth": "1"})
     if function == "reading_sync":
         from tests.infra.events import sqs_event
 
@@ -79,6 +83,10 @@ def _force_fault(function: str) -> None:
         import mesq.http.oauth
 
         mesq.http.oauth.authorization_server_metadata = _boom  # type: ignore[assignment]
+    elif function == "dav":
+        import mesq.dav.app
+
+        mesq.dav.app.propfind = _boom  # type: ignore[assignment]
     elif function == "reading_sync":
         import mesq.reading.sync
 

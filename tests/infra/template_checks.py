@@ -78,6 +78,7 @@ PERMISSIONS: dict[str, list[tuple[str, str]]] = {
         ("sqs:SendMessage", _SYNC_QUEUE),
     ],
     "SchedulerFunction": [*_ITEMS, ("s3:DeleteObject", f"{_BUCKET}/uploads/*")],
+    "DavFunction": list(_ITEMS),
     "ReadingSyncFunction": [*_ITEMS, ("kms:Decrypt", _KEY), ("sqs:SendMessageBatch", _SYNC_QUEUE)],
     "IndexerFunction": [
         *_ITEMS,
@@ -99,6 +100,51 @@ def route_problems(template: dict[str, Any]) -> list[str]:
     route_keys = {f"{m} {p}" for m, p in routes}
     settings = template["Resources"]["HttpApi"]["Properties"].get("RouteSettings", {})
     problems += [f"RouteSettings names no route: {key}" for key in settings if key not in route_keys]
+    return problems
+
+
+#: Functions whose clients send methods the HTTP API and CloudFront do not route (PROPFIND,
+#: REPORT): served by a public Lambda function URL instead (docs/deploy.md), the app checking
+#: the credential itself, and reached through no HttpApi route at all.
+FUNCTION_URLS = {"DavFunction": "CalDavUrl"}
+
+
+def front_door_problems(template: dict[str, Any]) -> list[str]:
+    problems = []
+    for logical_id, output in FUNCTION_URLS.items():
+        properties = template["Resources"].get(logical_id, {}).get("Properties", {})
+        config = properties.get("FunctionUrlConfig") or {}
+        if config.get("AuthType") != "NONE":
+            problems.append(f"{logical_id}: no public function URL (FunctionUrlConfig AuthType NONE)")
+        if config.get("InvokeMode", "BUFFERED") != "BUFFERED":
+            problems.append(f"{logical_id}: the function URL must buffer (Mangum answers whole responses)")
+        if any(event["Type"] == "HttpApi" for event in properties.get("Events", {}).values()):
+            problems.append(f"{logical_id}: routed through the HttpApi, which does not pass PROPFIND/REPORT")
+        value = template.get("Outputs", {}).get(output, {}).get("Value")
+        if value != {"Fn::GetAtt": [f"{logical_id}Url", "FunctionUrl"]}:
+            problems.append(f"{logical_id}: output {output} does not give its function URL")
+    return problems
+
+
+def function_url_problems(cfn: dict[str, Any]) -> list[str]:
+    """After the SAM transform: a function URL on each function's published alias, and the two
+    resource policies a public URL needs (lambda:InvokeFunctionUrl, and lambda:InvokeFunction
+    only via the URL)."""
+    problems = []
+    resources = cfn["Resources"]
+    for logical_id in FUNCTION_URLS:
+        alias = f"{logical_id}Aliaslive"  # the published alias SnapStart needs; the URL invokes it
+        urls = [r for r in resources.values() if r["Type"] == "AWS::Lambda::Url"
+                and r["Properties"].get("TargetFunctionArn", {}).get("Ref") == alias]  # fmt: skip
+        if len(urls) != 1 or urls[0]["Properties"].get("AuthType") != "NONE":
+            problems.append(f"{logical_id}: no public function URL on its alias `live`")
+        grants = [r["Properties"] for r in resources.values() if r["Type"] == "AWS::Lambda::Permission"
+                  and r["Properties"].get("FunctionName", {}).get("Ref") == alias]  # fmt: skip
+        actions = {(g["Action"], g.get("FunctionUrlAuthType"), g.get("InvokedViaFunctionUrl")) for g in grants}
+        if ("lambda:InvokeFunctionUrl", "NONE", None) not in actions:
+            problems.append(f"{logical_id}: the public URL may not be invoked (lambda:InvokeFunctionUrl)")
+        if ("lambda:InvokeFunction", None, True) not in actions:
+            problems.append(f"{logical_id}: lambda:InvokeFunction via the function URL is not granted")
     return problems
 
 

@@ -24,6 +24,7 @@ EXERCISED = {
     "api": "test_api_lambda.py",
     "mcp": "test_mcp_lambda.py",
     "oauth": "test_oauth_lambda.py",
+    "dav": "test_dav_lambda.py",
     "scheduler": "test_scheduler_sweeps_expired_sessions_on_its_schedule",
     "reading_sync": "test_reading_sync_fans_out_then_syncs_each_user",
     "indexer": "test_indexer_consumes_a_stream_batch",

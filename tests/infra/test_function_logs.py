@@ -23,7 +23,8 @@ from tests.infra.log_probe import FAULT
 from tests.infra.template_tools import REPO, load_template
 
 FUNCTIONS = {
-    "api": "ApiFunction", "mcp": "McpFunction", "oauth": "OAuthFunction", "scheduler": "SchedulerFunction",
+    "api": "ApiFunction", "mcp": "McpFunction", "oauth": "OAuthFunction", "dav": "DavFunction",
+    "scheduler": "SchedulerFunction",
     "reading_sync": "ReadingSyncFunction", "indexer": "IndexerFunction",
 }  # fmt: skip
 
@@ -69,6 +70,10 @@ def _correlation_id(function: str, outcome: dict[str, Any]) -> str:
         assert outcome["response"] == {"batchItemFailures": [failure]}
         return str(record["eventID"])
     response = outcome["response"]
+    if function == "dav":  # CalDAV clients read a one-line text answer, with the trace id in it
+        trace_id = response["headers"]["x-trace-id"]
+        assert response["statusCode"] == 500 and f"quote traceId {trace_id}" in response["body"]
+        return str(trace_id)
     body = decode_body(response)
     if function == "mcp":
         result = body["result"]

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from mesq.kernel.spec import load_spec
 from mesq.store.table import table_definition
+from tests.infra.template_checks import function_url_problems
 from tests.infra.template_tools import REPO, http_routes, load_template, transformed
 
 
@@ -23,6 +24,7 @@ def test_sam_transform_then_cfn_lint(tmp_path: Path, monkeypatch):
     )
     assert lint.returncode == 0, lint.stdout + lint.stderr
     assert any(r["Type"] == "AWS::ApiGatewayV2::Api" for r in result["Resources"].values())
+    assert function_url_problems(result) == []  # CalDAV's public URL on its alias, invokable
 
 
 def test_every_operation_has_a_route_and_a_function():

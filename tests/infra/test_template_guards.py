@@ -9,6 +9,7 @@ import pytest
 
 from tests.infra.template_checks import (
     architecture_problems,
+    front_door_problems,
     function_problems,
     permission_problems,
     route_problems,
@@ -32,6 +33,28 @@ def test_the_template_passes_every_check(template):
     assert permission_problems(template) == []
     assert function_problems(template) == []
     assert architecture_problems(template) == []
+    assert front_door_problems(template) == []
+
+
+@pytest.mark.parametrize(
+    "mutation",
+    ["no function url", "an IAM-signed url", "a streaming url", "an HttpApi route", "no output"],
+)
+def test_caldav_needs_its_function_url(template, mutation):
+    """PROPFIND and REPORT reach CalDAV only through its public function URL (docs/deploy.md)."""
+    copy_ = mutated(template)
+    function = copy_["Resources"]["DavFunction"]["Properties"]
+    if mutation == "no function url":
+        del function["FunctionUrlConfig"]
+    elif mutation == "an IAM-signed url":
+        function["FunctionUrlConfig"]["AuthType"] = "AWS_IAM"
+    elif mutation == "a streaming url":
+        function["FunctionUrlConfig"]["InvokeMode"] = "RESPONSE_STREAM"
+    elif mutation == "an HttpApi route":
+        function["Events"] = {"Dav": {"Type": "HttpApi", "Properties": {"Path": "/dav/{proxy+}", "Method": "ANY"}}}
+    else:
+        del copy_["Outputs"]["CalDavUrl"]
+    assert len(front_door_problems(copy_)) == 1
 
 
 @pytest.mark.parametrize(

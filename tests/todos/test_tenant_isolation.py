@@ -26,9 +26,9 @@ from tests.mcp.conftest import Mcp, check_text_copy, validate_output
 from tests.settings import inprocess_settings
 
 TODO_OPERATIONS = sorted(
-    (op for op in load_spec().operations.values() if op.mcp.toolset in ("todo", "todo_inbox")),
+    (op for op in load_spec().operations.values() if op.mcp.toolset in ("todo", "todo_inbox") and op.mcp.exposed),
     key=lambda op: op.operation_id,
-)
+)  # (the REST-only save_synced_todo: tests/dav/test_isolation.py)
 #: Tools whose arguments name none of A's records: B succeeds and sees only B's data.
 NO_REFERENCE = {
     "get_context",

@@ -28,6 +28,7 @@ from ..reading.operations import OPERATIONS as READING_OPERATIONS
 from ..search.operations import OPERATIONS as SEARCH_OPERATIONS
 from ..todos.board.operation_table import OPERATIONS as TODO_OPERATIONS
 from ..todos.inbox.operations import OPERATIONS as TODO_INBOX_OPERATIONS
+from ..todos.sync.operations import OPERATIONS as TODO_SYNC_OPERATIONS
 from ..todos.views.operations import OPERATIONS as TODO_VIEW_OPERATIONS
 from .ratelimit import Bucket, RateLimiter, call_bucket
 from .validation import validate_arguments
@@ -42,6 +43,7 @@ REGISTRY: Mapping[str, OperationFn] = {
     **TODO_INBOX_OPERATIONS,
     **TODO_VIEW_OPERATIONS,
     **TODO_OPERATIONS,
+    **TODO_SYNC_OPERATIONS,
     **READING_OPERATIONS,
     **SEARCH_OPERATIONS,
     **HISTORY_OPERATIONS,

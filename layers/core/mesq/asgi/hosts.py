@@ -10,7 +10,10 @@ served only when its Host names this instance:
   page served from loopback itself, and a local reverse proxy forwards its upstream's address;
 - without a public URL: on Lambda the API Gateway domain the request came in on
   (`requestContext.domainName`, which API Gateway only routes when it is mapped to this API),
-  elsewhere any IP literal (`mesq serve` on a LAN address: an IP is never a rebinding name).
+  elsewhere any IP literal (`mesq serve` on a LAN address: an IP is never a rebinding name);
+- with or without one, a Lambda function URL's own domain (`<id>.lambda-url.<region>.on.aws`,
+  CalDAV's front door): Lambda routes a request to the function by that Host alone, so no other
+  name can arrive there.
 
 Anything else is 421 Misdirected Request. Ports are not compared: rebinding changes the name,
 not the port, and a proxy may add or drop a default port.
@@ -32,6 +35,8 @@ from .envelope import failure
 from .trace import trace_id_of
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+#: The domains of Lambda function URLs (`<url-id>.lambda-url.<region>.on.aws`).
+FUNCTION_URL_SUFFIX = ".on.aws"
 
 
 def host_name(authority: str) -> str | None:
@@ -79,6 +84,8 @@ class HostPolicy:
         if name is None:
             return False
         if name in self.names or name in LOOPBACK_NAMES:
+            return True
+        if "aws.event" in scope and name.endswith(FUNCTION_URL_SUFFIX) and name == _api_gateway_domain(scope):
             return True
         if self.public_configured:
             return False

@@ -34,6 +34,9 @@ Action = Literal["create", "update", "move", "trash", "restore", "delete"]
 
 CHANGE_PREFIX = "CHANGE#"
 #: Bookkeeping every write changes; the revisions are kept apart, updatedAt is the change's `at`.
+#: `sync` is a sync client's own bookkeeping on a record (todos/sync/links.py: its resource name,
+#: UID and the properties it keeps there, up to 32 KiB): not a field a person edits, and too big
+#: to repeat in every change.
 _NOT_FIELDS = frozenset(
     {
         "pk",
@@ -48,6 +51,7 @@ _NOT_FIELDS = frozenset(
         "revision",
         "updatedAt",
         "historyBytes",
+        "sync",
     }
 )
 #: Memo fields derived from the content: undo recomputes them, so the record need not repeat them.

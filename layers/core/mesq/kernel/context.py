@@ -13,7 +13,7 @@ from .ports.reading_queue import ReadingSyncQueue
 from .ports.sealer import Sealer
 from .ports.storage import BlobStore, ItemStore
 
-Channel = Literal["api", "mcp", "web", "cli"]
+Channel = Literal["api", "mcp", "web", "cli", "dav"]
 CredentialKind = Literal["pat", "oauth", "session"]
 
 

@@ -4,9 +4,10 @@
 - `create_mcp_app`: the MCP function (`functions/mcp`);
 - `create_oauth_app`: the OAuth function (`functions/oauth`): the authorization server and the
   browser pages, one flow (its authorization endpoint hands the browser to the consent page);
+- `create_dav_app`: the CalDAV function (`functions/dav`), behind a Lambda function URL;
 - `create_local_app`: `mesq serve`, all of them in one app.
 
-The adapters (`http`, `mcp`, `web`) never import one another; only this module puts them side by
+The adapters (`http`, `mcp`, `web`, `dav`) never import one another; only this module puts them side by
 side. Each factory imports only the adapters its app mounts, so a Lambda function loads only its
 own (the OAuth and REST functions never import the MCP SDK; a test checks).
 """
@@ -32,6 +33,12 @@ def _mcp_routes(services: Services) -> list[BaseRoute]:
     from ..mcp import mcp_routes
 
     return list(mcp_routes(services))
+
+
+def _dav_routes(services: Services) -> list[BaseRoute]:
+    from ..dav import dav_routes
+
+    return list(dav_routes(services))
 
 
 def _oauth_routes(services: Services) -> list[BaseRoute]:
@@ -60,8 +67,13 @@ def create_oauth_app(services: Services) -> Starlette:
     return starlette_app(_oauth_routes(services), services.settings, error_page=_browser_error_page())
 
 
+def create_dav_app(services: Services) -> Starlette:
+    """CalDAV on its own function: its front door passes PROPFIND and REPORT (docs/deploy.md)."""
+    return starlette_app(_dav_routes(services), services.settings)
+
+
 def create_local_app(services: Services) -> Starlette:
-    routes = [*_api_routes(services), *_mcp_routes(services), *_oauth_routes(services)]
+    routes = [*_api_routes(services), *_mcp_routes(services), *_dav_routes(services), *_oauth_routes(services)]
     # The body deadline only here: on Lambda, API Gateway delivers whole bodies.
     return starlette_app(
         routes,

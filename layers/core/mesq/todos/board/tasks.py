@@ -21,6 +21,7 @@ from .. import keys, model, recurrence
 from ..attachments import bound
 from ..destinations import resolve_destination
 from ..state import TodoState
+from ..sync import links
 from ..writes import Built, apply, bump, create_once, put_new, put_revised, require_revision, tag_registrations
 
 CONTENT_FIELDS = ("title", "notes", "priority", "tags", "due", "timezone", "recurrence", "attachments")
@@ -328,14 +329,15 @@ def duplicate_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             "deletedAt": None,
         }
         copy: Item = {
-            **original,
+            **links.without_sync(original),
             **fresh,
             "id": model.new_id(),
             "title": model.check_title(str(args.get("title", original["title"]))),
             "position": model.position_between(original["position"], later["position"] if later else None),
         }
         subtasks = [
-            {**s, **fresh, "id": model.new_id(), "parentId": copy["id"]} for s in state.subtasks_of(original["id"])
+            {**links.without_sync(s), **fresh, "id": model.new_id(), "parentId": copy["id"]}
+            for s in state.subtasks_of(original["id"])
         ]
         ops: list[WriteOp] = [put_new(user_id, "task", copy)]
         ops += [put_new(user_id, "task", s) for s in subtasks]

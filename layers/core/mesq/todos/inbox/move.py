@@ -23,6 +23,7 @@ from ...kernel.timestamps import now_timestamp
 from .. import keys, model
 from ..destinations import resolve_destination
 from ..state import TodoState
+from ..sync.links import SYNC_FIELD
 from ..writes import Built, apply, delete_revised, put_new, tag_registrations
 from . import records as inbox_records
 from .access import conflict_for, item_in
@@ -46,6 +47,8 @@ def board_records(item: Item, space_id: str, column_id: str, position: str, now:
         "updatedAt": now,
         "deletedAt": None,
     }
+    if item.get(SYNC_FIELD):  # a sync client's name and UID go with it: it sees the task move calendars
+        task[SYNC_FIELD] = item[SYNC_FIELD]
     subtasks = [
         {
             "id": sub["id"],

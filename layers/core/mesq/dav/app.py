@@ -1,0 +1,121 @@
+"""The CalDAV routes: `/.well-known/caldav` and everything under `/dav`, one endpoint that reads
+the request, authenticates it, and runs the method's handler in one worker thread (the store is
+synchronous); errors become a status with a one-line reason (errors.py), never a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from xml.etree import ElementTree as ET
+
+from aws_lambda_powertools import Logger
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from ..application.ratelimit import RateLimiter
+from ..asgi.body import read_limited
+from ..asgi.trace import trace_id_of
+from ..kernel.concurrency import run_sync
+from ..kernel.errors import Internal
+from ..wiring.services import Services
+from . import objects, paths
+from .auth import caller
+from .errors import DavError, error_response
+from .ical_in import MAX_OBJECT_BYTES
+from .propfind import depth_of, propfind, proppatch, requested
+from .report import report
+from .session import Session
+from .xml import MAX_XML_BYTES, XmlRefused, parse, serialize
+
+logger = Logger(child=True)
+
+#: What the CalDAV space answers; anything else is 405 with this list in `Allow`.
+METHODS = ("OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "PROPPATCH", "REPORT", "MKCALENDAR", "MKCOL")
+ALLOW = "OPTIONS, GET, HEAD, PUT, DELETE, PROPFIND, PROPPATCH, REPORT"
+DAV_CLASSES = "1, 3, calendar-access"
+_XML = "application/xml; charset=utf-8"
+
+
+def _multistatus(root: ET.Element) -> Response:
+    return Response(serialize(root), status_code=207, media_type=_XML, headers={"Cache-Control": "no-store"})
+
+
+def _options() -> Response:
+    return Response(status_code=200, headers={"DAV": DAV_CLASSES, "Allow": ALLOW, "Content-Length": "0"})
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    body = await read_limited(request, limit)
+    if body is None:
+        raise DavError(413, f"the request body is over {limit} bytes")
+    return body
+
+
+def _xml(body: bytes) -> ET.Element | None:
+    try:
+        return parse(body)
+    except XmlRefused as error:
+        raise DavError(400, str(error)) from None
+
+
+def _handle(request: Request, services: Services, limiter: RateLimiter, target: paths.Target, body: bytes) -> Response:
+    """Everything after the body arrived, on a worker thread."""
+    method = request.method
+    who = caller(request, services, limiter)
+    if target.username and target.username != who.username:
+        raise DavError(403, "these calendars belong to another account")
+    session = Session(services, who, request.scope.get("root_path", ""), trace_id_of(request))
+    if method == "PROPFIND":
+        wanted = requested(_xml(body))
+        return _multistatus(propfind(session, target, depth_of(request.headers.get("depth")), wanted))
+    if method == "REPORT":
+        return _multistatus(report(session, target, _xml(body)))
+    if method == "PROPPATCH":
+        return _multistatus(proppatch(request.url.path, _xml(body)))
+    if method in ("MKCALENDAR", "MKCOL"):
+        raise DavError(403, "calendars are spaces: create a space in MeSQ, it appears here")
+    if target.level != "object" and method != "DELETE":
+        raise DavError(405, f"{method} works on a task, not on a calendar", headers={"Allow": ALLOW})
+    if method in ("GET", "HEAD"):
+        return objects.get(session, target, head=method == "HEAD")
+    if method == "PUT":
+        headers = {name: request.headers.get(name) for name in ("content-type", "if-match", "if-none-match")}
+        return objects.put(session, target, body, headers)
+    return objects.delete(session, target, request.headers.get("if-match"))
+
+
+def _endpoint(services: Services) -> Callable[[Request], object]:
+    limiter = RateLimiter(services.items, services.settings)
+
+    async def endpoint(request: Request) -> Response:
+        trace_id = trace_id_of(request)
+        try:
+            if request.method == "OPTIONS":
+                return _options()
+            target = paths.parse(request.url.path)
+            if target is None:
+                raise DavError(404, "no such CalDAV resource")
+            limit = MAX_OBJECT_BYTES if request.method == "PUT" else MAX_XML_BYTES
+            body = await _body(request, limit)
+            return await run_sync(_handle, request, services, limiter, target, body)
+        except DavError as error:
+            return error_response(error, trace_id)
+        except Exception:  # every other fault is internal: logged with its traceback, no text leaks
+            logger.exception("CalDAV request failed", extra={"method": request.method})
+            return error_response(DavError(500, Internal.for_trace(trace_id).message), trace_id)
+
+    return endpoint
+
+
+async def _well_known(request: Request) -> Response:
+    return RedirectResponse(request.scope.get("root_path", "") + paths.ROOT + "/", status_code=301)
+
+
+def dav_routes(services: Services) -> list[BaseRoute]:
+    endpoint = _endpoint(services)
+    return [
+        Route(paths.WELL_KNOWN, _well_known, methods=["GET", "PROPFIND", "OPTIONS"]),
+        Route(paths.ROOT, endpoint, methods=list(METHODS)),
+        Route(paths.ROOT + "/{rest:path}", endpoint, methods=list(METHODS)),
+    ]

@@ -1,0 +1,104 @@
+"""Who a CalDAV request comes from: HTTP Basic with the MeSQ username and a personal access token
+as the password (docs/caldav.md). Calendar apps speak Basic, not Bearer.
+
+- Over https only: plain http is answered 403 unless the peer is this machine (`mesq serve` on
+  loopback, or a reverse proxy on it that ends TLS), so a token never travels in clear text.
+- The token must belong to the named user; a missing or wrong credential is 401 with a Basic
+  challenge and counts against the client IP's `unauthenticated` budget (guessing ends in 429).
+- Scopes are the todo scopes: `todo:read` to read the calendars, `todo:write` as well to change
+  them (a read-only token gets a read-only calendar).
+- Every authenticated request counts one `tool_call` against the token, as REST and MCP calls
+  do (docs/contract.md §7): 429 with Retry-After once the minute's budget is spent.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import ipaddress
+from dataclasses import dataclass
+
+from starlette.requests import Request
+
+from ..application.ratelimit import RateLimiter
+from ..asgi.instance import client_ip
+from ..auth.tokens import authenticate_token
+from ..auth.users import get_user
+from ..kernel.context import Principal
+from ..kernel.errors import RateLimited, Unauthorized
+from ..wiring.services import Services
+from .errors import DavError
+
+READ, WRITE = "todo:read", "todo:write"
+
+
+@dataclass(frozen=True)
+class Caller:
+    principal: Principal
+    username: str
+
+    @property
+    def can_write(self) -> bool:
+        return WRITE in self.principal.scopes
+
+
+def secure_enough(request: Request) -> bool:
+    """https, or a peer on this machine (what `mesq serve` sees from a local client or proxy)."""
+    if request.url.scheme == "https":
+        return True
+    try:
+        return ipaddress.ip_address(client_ip(request)).is_loopback
+    except ValueError:
+        return False
+
+
+def _credentials(request: Request) -> tuple[str, str] | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    if scheme.lower() != "basic" or not value.strip():
+        return None
+    try:
+        decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    username, colon, password = decoded.partition(":")
+    return (username, password) if colon and username and password else None
+
+
+def caller(request: Request, services: Services, limiter: RateLimiter) -> Caller:
+    """The authenticated caller (sync: it reads the store). DavError 401/403/429 otherwise."""
+    if not secure_enough(request):
+        raise DavError(403, "CalDAV needs https: the password is an access token")
+    found = _credentials(request)
+    principal = _principal(services, found) if found is not None else None
+    if found is None or principal is None:
+        if limiter.enabled:
+            try:
+                limiter.hit(f"ip:{client_ip(request)}", "unauthenticated")
+            except RateLimited as error:
+                raise DavError(429, error.message, headers=_retry(error)) from None
+        raise DavError(401, "sign in with your MeSQ username and a personal access token as the password")
+    if READ not in principal.scopes:
+        raise DavError(403, "this token lacks the scope todo:read, which CalDAV needs")
+    if limiter.enabled:
+        try:
+            limiter.hit(principal.credential_id, "tool_call")
+        except RateLimited as error:
+            raise DavError(429, error.message, headers=_retry(error)) from None
+    return Caller(principal=principal, username=found[0])
+
+
+def _retry(error: RateLimited) -> dict[str, str]:
+    return {"Retry-After": str(error.retry_after_seconds)} if error.retry_after_seconds else {}
+
+
+def _principal(services: Services, found: tuple[str, str]) -> Principal | None:
+    username, password = found
+    try:
+        principal = authenticate_token(services.items, password)
+    except Unauthorized:
+        return None
+    profile = get_user(services.items, principal.user_id)
+    if profile is None or profile.get("username") != username:
+        return None
+    return principal

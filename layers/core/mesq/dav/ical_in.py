@@ -1,0 +1,312 @@
+"""A PUT body read as one task: the calendar object checked whole before anything is written,
+then the master VTODO mapped to MeSQ's fields (mapping.py) and everything else kept for the
+client.
+
+Refused with a 4xx and a one-line reason (nothing is written): a body over MAX_OBJECT_BYTES,
+not UTF-8 or not iCalendar, more than MAX_COMPONENTS components or MAX_ALARMS alarms, an event
+or journal (this calendar holds tasks), no VTODO or VTODOs of different UIDs, no UID, a PRIORITY
+outside 0..9, more than one RRULE or a frequency MeSQ does not repeat by, a DESCRIPTION longer
+than a task's notes. A SUMMARY longer than a title is cut for MeSQ; the client keeps its own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from icalendar import Calendar, Component
+
+from ..kernel.errors import ValidationError
+from ..kernel.timestamps import format_timestamp, parse_zone
+from ..todos.model import NOTES_MAX, TITLE_MAX
+from ..todos.recurrence import FREQUENCIES
+from ..todos.sync.links import MAX_PROPS_BYTES
+from .errors import DavError
+from .ical_out import digest, group_lines
+from .mapping import GENERATED, GROUP_PROPERTIES, MAPPED, offset_text, priority_of, tags_of, values_of
+from .xml import CALDAV
+
+MAX_OBJECT_BYTES = 256 * 1024
+MAX_COMPONENTS = 64
+MAX_ALARMS = 5
+UNTITLED = "Untitled"
+_BEGIN = re.compile(rb"^BEGIN:", re.IGNORECASE | re.MULTILINE)
+_ALARM = re.compile(rb"^BEGIN:VALARM", re.IGNORECASE | re.MULTILINE)
+_NOT_TASKS = frozenset({"VEVENT", "VJOURNAL", "VFREEBUSY", "VAVAILABILITY"})
+
+
+@dataclass
+class Incoming:
+    uid: str
+    fields: dict[str, Any]
+    #: The client's own data (the record's `sync.props`): `ical` its unmapped VTODO lines,
+    #: `overrides` its RECURRENCE-ID components, `shadows` per group {value, ical}.
+    props: dict[str, Any] = field(default_factory=dict)
+
+
+def _invalid(reason: str) -> DavError:
+    return DavError(400, reason, (CALDAV, "valid-calendar-data"))
+
+
+def read_vtodo(body: bytes, floating_zone: str | None) -> Incoming:
+    if len(body) > MAX_OBJECT_BYTES:
+        raise DavError(413, f"a task is at most {MAX_OBJECT_BYTES} bytes of iCalendar", (CALDAV, "max-resource-size"))
+    if len(_BEGIN.findall(body)) > MAX_COMPONENTS:
+        raise _invalid(f"the object has more than {MAX_COMPONENTS} components")
+    if len(_ALARM.findall(body)) > MAX_ALARMS:
+        raise _invalid(f"a task has at most {MAX_ALARMS} alarms (VALARM)")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _invalid(f"the body is not UTF-8 (byte {error.start})") from None
+    try:
+        calendar = Calendar.from_ical(text)
+    except Exception as error:  # icalendar raises ValueError, KeyError, IndexError... on bad input
+        raise _invalid(f"not valid iCalendar: {_short(error)}") from None
+    if not isinstance(calendar, Calendar) or calendar.name != "VCALENDAR":
+        raise _invalid("the body must be one VCALENDAR")
+    todos = _todos(calendar)
+    master = todos[0]
+    try:
+        return with_raw(_mapped(master, todos[1:], floating_zone), body)
+    except DavError:
+        raise
+    except Exception as error:  # a property icalendar could not decode
+        raise _invalid(f"not valid iCalendar: {_short(error)}") from None
+
+
+def _short(error: Exception) -> str:
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text[:160]
+
+
+def _todos(calendar: Calendar) -> list[Component]:
+    """The master VTODO first, then its RECURRENCE-ID overrides."""
+    todos: list[Component] = []
+    for component in calendar.subcomponents:
+        if component.name in _NOT_TASKS:
+            raise DavError(
+                403,
+                f"this calendar holds tasks (VTODO) only, not {component.name}",
+                (CALDAV, "supported-calendar-component"),
+            )
+        if component.name == "VTODO":
+            todos.append(component)
+        elif component.name != "VTIMEZONE":
+            raise _invalid(f"{component.name} is not a component of a task object")
+    if not todos:
+        raise _invalid("the object holds no VTODO")
+    uids = {str(todo.get("UID", "")) for todo in todos}
+    if len(uids) != 1 or not next(iter(uids)).strip():
+        raise _invalid("every VTODO of one object needs the same, non-empty UID")
+    masters = [todo for todo in todos if "RECURRENCE-ID" not in todo]
+    if len(masters) != 1:
+        raise _invalid("the object needs exactly one VTODO without RECURRENCE-ID")
+    return [masters[0], *(todo for todo in todos if "RECURRENCE-ID" in todo)]
+
+
+def _line(todo: Component, name: str, value: Any) -> str:
+    return str(todo.content_line(name, value).to_ical().decode("utf-8"))
+
+
+def _is_parent_link(value: Any) -> bool:
+    return str(getattr(value, "params", {}).get("RELTYPE", "PARENT")).upper() == "PARENT"
+
+
+def _mapped(todo: Component, overrides: list[Component], floating_zone: str | None) -> Incoming:
+    lines: dict[str, list[str]] = {group: [] for group in (*GROUP_PROPERTIES, "reminders")}
+    unknown: list[str] = []
+    for name, value in todo.property_items(recursive=False):
+        if name in ("BEGIN", "END") or name in GENERATED:
+            continue
+        group = next((g for g, names in GROUP_PROPERTIES.items() if name in names), None)
+        if name == "RELATED-TO" and not _is_parent_link(value):
+            group = None
+        if group is None or name not in MAPPED:
+            unknown.append(_line(todo, name, value))
+        else:
+            lines[group].append(_line(todo, name, value))
+    alarms = [c for c in todo.subcomponents if c.name == "VALARM"]
+    for component in todo.subcomponents:
+        if component.name != "VALARM":
+            unknown.append(component.to_ical().decode("utf-8").strip())
+    lines["reminders"] = [alarm.to_ical().decode("utf-8").strip() for alarm in alarms]
+
+    due, zone = _due(todo, floating_zone)
+    done = str(todo.get("STATUS", "")).upper() == "COMPLETED" or ("COMPLETED" in todo and "STATUS" not in todo)
+    fields: dict[str, Any] = {
+        "title": _title(todo),
+        "notes": _notes(todo),
+        "due": due,
+        "priority": _priority(todo),
+        "done": done,
+        "completedAt": _completed(todo) if done else None,
+        "tags": tags_of(_categories(todo)),
+        "recurrence": _rule(todo),
+        "parentUid": next((str(v) for v in values_of(todo, "RELATED-TO") if _is_parent_link(v)), None),
+        "reminders": _reminders(alarms, todo, due, zone or floating_zone),
+    }
+    if zone is not None:
+        fields["timezone"] = zone
+    values = {
+        "title": fields["title"], "notes": fields["notes"], "due": due, "priority": fields["priority"],
+        "status": done, "completed": fields["completedAt"], "tags": fields["tags"],
+        "recurrence": fields["recurrence"], "parentUid": fields["parentUid"], "reminders": fields["reminders"],
+    }  # fmt: skip
+    props: dict[str, Any] = {
+        "shadows": _shadows(lines, values, fields),
+        "digests": {group: digest(value) for group, value in values.items()},
+    }
+    if unknown:
+        props["ical"] = "\r\n".join(unknown)
+    if overrides:
+        props["overrides"] = "\r\n".join(o.to_ical().decode("utf-8").strip() for o in overrides)
+    return Incoming(uid=str(todo["UID"]), fields=fields, props=props)
+
+
+#: Groups whose client lines are always kept: a record may be unable to hold them (`sync.kept`).
+_ALWAYS_KEPT = frozenset({"recurrence", "reminders", "parentUid"})
+
+
+def _shadows(lines: dict[str, list[str]], values: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """The client's lines of each group that MeSQ would not write back the same from the value
+    it read (a PRIORITY of 3, a category with a space, a DTSTART, an alarm's own UID...)."""
+    as_record = {**fields, "timezone": fields.get("timezone"), "id": "", "revision": 0}
+    shadows: dict[str, Any] = {}
+    for group, found in lines.items():
+        if not found:
+            continue
+        if group not in _ALWAYS_KEPT and sorted(found) == sorted(group_lines(group, as_record, values["parentUid"])):
+            continue
+        shadows[group] = {"value": values[group], "ical": "\r\n".join(found)}
+    return shadows
+
+
+def with_raw(incoming: Incoming, body: bytes) -> Incoming:
+    """The client's own bytes kept too, when they fit beside the rest: GET gives them back
+    unchanged (and PUT answers an ETag) while nothing but the client changed the task."""
+    props = {**incoming.props, "raw": body.decode("utf-8")}
+    size = len(json.dumps(props, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    return Incoming(incoming.uid, incoming.fields, props) if size <= MAX_PROPS_BYTES else incoming
+
+
+def _title(todo: Component) -> str:
+    text = " ".join(str(todo.get("SUMMARY", "")).split())
+    return (text or UNTITLED)[:TITLE_MAX]
+
+
+def _notes(todo: Component) -> str:
+    text = str(todo.get("DESCRIPTION", ""))
+    if len(text) > NOTES_MAX:
+        raise _invalid(f"DESCRIPTION has {len(text)} characters; a task's notes hold at most {NOTES_MAX}")
+    return text
+
+
+def _priority(todo: Component) -> str:
+    if "PRIORITY" not in todo:
+        return "none"
+    try:
+        return priority_of(int(todo.decoded("PRIORITY")))
+    except (TypeError, ValueError):
+        raise _invalid(f"PRIORITY must be 0..9, not {str(todo.get('PRIORITY'))[:20]!r}") from None
+
+
+def _categories(todo: Component) -> list[str]:
+    found: list[str] = []
+    for value in values_of(todo, "CATEGORIES"):
+        found += [str(cat) for cat in getattr(value, "cats", [value])]
+    return found
+
+
+def _rule(todo: Component) -> str | None:
+    rules = values_of(todo, "RRULE")
+    if not rules:
+        return None
+    if len(rules) > 1:
+        raise _invalid("a task repeats by one RRULE")
+    text = str(rules[0].to_ical().decode("ascii")).upper()
+    frequency = next((part[5:] for part in text.split(";") if part.startswith("FREQ=")), "")
+    if frequency not in FREQUENCIES:
+        raise _invalid(f"RRULE FREQ={frequency or '?'}: MeSQ repeats tasks {', '.join(FREQUENCIES).lower()}")
+    return text
+
+
+def _completed(todo: Component) -> str | None:
+    if "COMPLETED" not in todo:
+        return None
+    moment = todo.decoded("COMPLETED")
+    if not isinstance(moment, datetime):
+        return None
+    return format_timestamp(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+
+
+def zone_name(zone: tzinfo | None) -> str | None:
+    """The IANA name of a datetime's zone, when it has one the tz database knows."""
+    name = getattr(zone, "key", None) or getattr(zone, "zone", None)
+    if not isinstance(name, str):
+        return None
+    try:
+        parse_zone(name, "TZID")
+    except ValidationError:
+        return None
+    return name
+
+
+def _moment(value: date | datetime, floating_zone: str | None) -> datetime:
+    if not isinstance(value, datetime):
+        return datetime(value.year, value.month, value.day, tzinfo=ZoneInfo(floating_zone or "UTC"))
+    return value if value.tzinfo else value.replace(tzinfo=ZoneInfo(floating_zone or "UTC"))
+
+
+def _due(todo: Component, floating_zone: str | None) -> tuple[dict[str, Any] | None, str | None]:
+    """(MeSQ due, the IANA zone the client named) from DUE, else DTSTART + DURATION."""
+    value: Any = todo.decoded("DUE") if "DUE" in todo else None
+    if value is None and "DTSTART" in todo and "DURATION" in todo:
+        start, length = todo.decoded("DTSTART"), todo.decoded("DURATION")
+        value = start + length if isinstance(length, timedelta) else None
+    if value is None:
+        return None, None
+    if not isinstance(value, datetime):
+        return {"type": "date", "date": value.isoformat()}, None
+    moment = _moment(value, floating_zone)
+    zone = zone_name(value.tzinfo) if value.tzinfo else None
+    if zone in ("UTC", "Etc/UTC") or (zone is None and moment.utcoffset() == timedelta(0)):
+        return {"type": "datetime", "at": format_timestamp(moment)}, None
+    return {"type": "datetime", "at": moment.isoformat(timespec="seconds")}, zone
+
+
+def _due_moment(due: dict[str, Any] | None, zone: str | None) -> datetime | None:
+    if due is None:
+        return None
+    if due["type"] == "date":
+        return _moment(date.fromisoformat(due["date"]), zone)
+    return datetime.fromisoformat(due["at"].replace("Z", "+00:00"))
+
+
+def _reminders(
+    alarms: list[Component], todo: Component, due: dict[str, Any] | None, zone: str | None
+) -> list[dict[str, Any]]:
+    """The alarms MeSQ can deliver: an absolute time, or an offset from the due (RELATED=END, or
+    from DTSTART converted to one from the due). An offset without a due is left to the client."""
+    found: list[dict[str, Any]] = []
+    due_at = _due_moment(due, zone)
+    start = _moment(todo.decoded("DTSTART"), zone) if "DTSTART" in todo else None
+    for alarm in alarms:
+        if "TRIGGER" not in alarm:
+            raise _invalid("every VALARM needs a TRIGGER")
+        trigger = alarm.decoded("TRIGGER")
+        if isinstance(trigger, datetime):
+            moment = trigger if trigger.tzinfo else trigger.replace(tzinfo=UTC)
+            found.append({"type": "absolute", "at": format_timestamp(moment)})
+            continue
+        if not isinstance(trigger, timedelta) or due_at is None:
+            continue
+        related = str(alarm["TRIGGER"].params.get("RELATED", "START")).upper()
+        if related == "START" and start is not None:
+            trigger = trigger + (start - due_at)
+        found.append({"type": "relative", "offset": offset_text(trigger)})
+    return found

@@ -1,0 +1,158 @@
+"""GET, PUT and DELETE of one task (a calendar object resource).
+
+PUT: the body is read whole and checked (ical_in.py) before anything is written, then saved by
+`save_synced_todo` in one transaction: `If-None-Match: *` means the name must be free,
+`If-Match` names the revision the client saw (a stale one is 412, nothing overwritten). No ETag
+comes back: what MeSQ stores is not the client's bytes (RFC 4791 §5.3.4), so the client reads
+it. DELETE moves the task to the trash through the board's own delete, which /activity can undo.
+"""
+
+from __future__ import annotations
+
+from email.utils import format_datetime
+from typing import Any
+
+from starlette.responses import Response
+
+from ..kernel.ports.storage import Item
+from ..kernel.timestamps import parse_timestamp
+from ..todos.sync import links
+from ..todos.sync.reads import is_member, task_record
+from .errors import DavError
+from .ical_in import Incoming, read_vtodo
+from .ical_out import CONTENT_TYPE, etag, faithful, revision_of
+from .ical_out import body as body_of
+from .paths import Target
+from .session import Session
+
+_DELETES = {"task": "delete_todo_task", "subtask": "delete_todo_subtask", "inbox": "delete_todo_inbox_item"}
+
+
+def _current(session: Session, collection_id: str, name: str) -> tuple[links.RecordKind, Item] | None:
+    found = links.by_name(session.services.items, session.user_id, name)
+    if found is None:
+        return None
+    kind, record = found
+    parent = (
+        task_record(session.services.items, session.user_id, str(record["parentId"]))
+        if record.get("parentId")
+        else None
+    )
+    return found if is_member(kind, record, collection_id, parent) else None
+
+
+def _parent_uid(session: Session, record: Item) -> str | None:
+    if not record.get("parentId"):
+        return None
+    parent = task_record(session.services.items, session.user_id, str(record["parentId"]))
+    return links.uid_of(parent) if parent is not None else None
+
+
+def _collection(session: Session, target: Target) -> str:
+    collection = session.collection(target.collection)
+    if collection is None:
+        raise DavError(404, f"no calendar {target.collection!r}: a space's id or inbox")
+    return collection.id
+
+
+def get(session: Session, target: Target, *, head: bool = False) -> Response:
+    collection_id = _collection(session, target)
+    found = _current(session, collection_id, target.name)
+    if found is None:
+        raise DavError(404, f"no task {target.name!r} in this calendar")
+    kind, record = found
+    body = body_of(kind, record, _parent_uid(session, record))
+    headers = {
+        "ETag": etag(record),
+        "Last-Modified": format_datetime(parse_timestamp(str(record["updatedAt"]), "updatedAt"), usegmt=True),
+        "Cache-Control": "private, no-cache",
+    }
+    if head:
+        headers["Content-Length"] = str(len(body))
+        return Response(b"", media_type=CONTENT_TYPE, headers=headers)
+    return Response(body, media_type=CONTENT_TYPE, headers=headers)
+
+
+def _preconditions(
+    if_match: str | None, if_none_match: str | None, current: tuple[links.RecordKind, Item] | None
+) -> dict[str, Any]:
+    """`expectedRevision` / `mustBeNew` from the conditional headers (412 when they already fail)."""
+    if if_none_match is not None and if_none_match.strip() == "*":
+        if current is not None:
+            raise DavError(412, "If-None-Match: * but the task exists")
+        return {"mustBeNew": True}
+    if if_match is None:
+        return {}
+    if current is None:
+        raise DavError(412, "If-Match names a task that does not exist (any more)")
+    record = current[1]
+    wanted = [part.strip() for part in if_match.split(",")]
+    if "*" in wanted:
+        return {"expectedRevision": int(record["revision"])}
+    revisions = {revision_of(part, str(record["id"])) for part in wanted} - {None}
+    if int(record["revision"]) not in revisions:
+        raise DavError(412, f"the task changed since (its ETag is now {etag(record)}); nothing was written")
+    return {"expectedRevision": int(record["revision"])}
+
+
+def _settled(fields: dict[str, Any], current: Item | None) -> dict[str, Any]:
+    """What the record already holds stays as it is stored: the same instant or date as its due
+    keeps the stored due and time zone (a client writing it back in UTC changes nothing)."""
+    if current is None or fields.get("due") is None or current.get("due") is None:
+        return fields
+    new, old = fields["due"], current["due"]
+    if new["type"] != old["type"]:
+        return fields
+    same = new == old or (
+        new["type"] == "datetime" and parse_timestamp(new["at"], "due.at") == parse_timestamp(old["at"], "due.at")
+    )
+    if not same:
+        return fields
+    settled = {**fields, "due": old}
+    if fields.get("timezone") is None:
+        settled.pop("timezone", None)
+    return settled
+
+
+def put(session: Session, target: Target, body: bytes, headers: dict[str, str | None]) -> Response:
+    collection_id = _collection(session, target)
+    if not session.caller.can_write:
+        raise DavError(403, "this token lacks the scope todo:write: the calendar is read-only")
+    media = (headers.get("content-type") or "text/calendar").partition(";")[0].strip().lower()
+    if media not in ("text/calendar", "application/octet-stream", ""):
+        raise DavError(415, f"a task is sent as text/calendar, not {media[:60]}")
+    incoming: Incoming = read_vtodo(body, session.zone)
+    current = _current(session, collection_id, target.name)
+    conditions = _preconditions(headers.get("if-match"), headers.get("if-none-match"), current)
+    fields = _settled(incoming.fields, current[1] if current else None)
+    data = session.invoke(
+        "save_synced_todo",
+        writing=True,
+        collection=collection_id,
+        name=target.name,
+        uid=incoming.uid,
+        props=incoming.props,
+        **conditions,
+        **fields,
+    )
+    answer_headers = {"Cache-Control": "no-store"}
+    saved = {**data["record"], "sync": data["link"]}
+    if faithful(saved, incoming.fields.get("parentUid") if saved.get("parentId") else None):
+        answer_headers["ETag"] = etag(saved)  # the client's bytes are what GET answers now (RFC 4791 §5.3.4)
+    return Response(status_code=201 if data["created"] else 204, headers=answer_headers)
+
+
+def delete(session: Session, target: Target, if_match: str | None) -> Response:
+    if target.level != "object":
+        raise DavError(403, "calendars are spaces and the inbox: delete a space in MeSQ itself")
+    collection_id = _collection(session, target)
+    if not session.caller.can_write:
+        raise DavError(403, "this token lacks the scope todo:write: the calendar is read-only")
+    current = _current(session, collection_id, target.name)
+    if current is None:
+        raise DavError(404, f"no task {target.name!r} in this calendar")
+    expected = _preconditions(if_match, None, current).get("expectedRevision", int(current[1]["revision"]))
+    kind, record = current
+    shown = "inbox" if kind == "inbox" else "subtask" if record.get("parentId") else "task"
+    session.invoke(_DELETES[shown], writing=True, id=str(record["id"]), expectedRevision=expected)
+    return Response(status_code=204, headers={"Cache-Control": "no-store"})

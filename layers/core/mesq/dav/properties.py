@@ -1,0 +1,247 @@
+"""The WebDAV properties of each kind of resource, and the multistatus answer that carries them.
+
+A property is a function that fills its element; a resource offers a table of them (name ->
+function). A PROPFIND or REPORT asks for names (or `allprop` / `propname`); what the table has is
+answered 200, the rest 404, each group in its own `propstat` (RFC 4918 §9.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from email.utils import format_datetime
+from xml.etree import ElementTree as ET
+
+from ..kernel.ports.storage import Item
+from ..kernel.timestamps import parse_timestamp
+from ..todos.sync.reads import SyncPoint, newest_change, sync_point
+from .ical_in import MAX_OBJECT_BYTES
+from .ical_out import CONTENT_TYPE, etag
+from .session import Collection, Session
+from .xml import APPLE, CALDAV, CALSERVER, DAV, element, href_element, tag
+
+Fill = Callable[[ET.Element], None]
+Table = dict[str, Fill]
+
+SYNC_TOKEN_PREFIX = "urn:x-mesq:sync:"
+REPORTS = ((CALDAV, "calendar-query"), (CALDAV, "calendar-multiget"), (DAV, "sync-collection"))
+#: What `allprop` answers (RFC 4918: the live properties a client needs, never calendar-data).
+ALLPROP = frozenset(
+    tag(ns, name)
+    for ns, name in (
+        (DAV, "resourcetype"), (DAV, "displayname"), (DAV, "getetag"), (DAV, "getcontenttype"),
+        (DAV, "getlastmodified"), (DAV, "getcontentlength"), (DAV, "current-user-principal"),
+        (CALDAV, "supported-calendar-component-set"), (DAV, "sync-token"), (CALSERVER, "getctag"),
+    )
+)  # fmt: skip
+
+
+def _text(value: str) -> Fill:
+    def fill(prop: ET.Element) -> None:
+        prop.text = value
+
+    return fill
+
+
+def _href(value: str) -> Fill:
+    def fill(prop: ET.Element) -> None:
+        href_element(prop, value)
+
+    return fill
+
+
+def _children(*names: str) -> Fill:
+    def fill(prop: ET.Element) -> None:
+        for name in names:
+            ET.SubElement(prop, name)
+
+    return fill
+
+
+def _privileges(session: Session, *, container: bool) -> Fill:
+    names = [(DAV, "read"), (DAV, "read-current-user-privilege-set")]
+    if session.caller.can_write:
+        names += [(DAV, "write"), (DAV, "write-content")] + ([(DAV, "bind"), (DAV, "unbind")] if container else [])
+
+    def fill(prop: ET.Element) -> None:
+        for namespace, name in names:
+            ET.SubElement(element(prop, tag(DAV, "privilege")), tag(namespace, name))
+
+    return fill
+
+
+def _reports(prop: ET.Element) -> None:
+    for namespace, name in REPORTS:
+        report = element(element(prop, tag(DAV, "supported-report")), tag(DAV, "report"))
+        ET.SubElement(report, tag(namespace, name))
+
+
+def _common(session: Session) -> Table:
+    return {
+        tag(DAV, "current-user-principal"): _href(session.home_href()),
+        tag(DAV, "principal-collection-set"): _href(session.base + "/dav/"),
+    }
+
+
+def root_properties(session: Session) -> Table:
+    return {**_common(session), tag(DAV, "resourcetype"): _children(tag(DAV, "collection"))}
+
+
+def home_properties(session: Session) -> Table:
+    home = session.home_href()
+    return {
+        **_common(session),
+        tag(DAV, "resourcetype"): _children(tag(DAV, "collection"), tag(DAV, "principal")),
+        tag(DAV, "displayname"): _text(session.username),
+        tag(DAV, "principal-URL"): _href(home),
+        tag(DAV, "owner"): _href(home),
+        tag(CALDAV, "calendar-home-set"): _href(home),
+        tag(DAV, "current-user-privilege-set"): _privileges(session, container=True),
+        tag(DAV, "supported-report-set"): _reports,
+    }
+
+
+#: Change ids a token carries (the last half minute's); past it they are left out, and the
+#: client gets those few changes again.
+MAX_SEEN_IN_TOKEN = 64
+
+
+def sync_token(at: SyncPoint) -> str:
+    """`urn:x-mesq:sync:<point>[.<change id>,...]` (reads.SyncPoint)."""
+    seen = sorted(at.seen) if len(at.seen) <= MAX_SEEN_IN_TOKEN else []
+    return SYNC_TOKEN_PREFIX + at.point + ("." + ",".join(seen) if seen else "")
+
+
+def sync_point_of(token: str) -> SyncPoint | None:
+    """The point a token names (None: not one of ours)."""
+    if not token.startswith(SYNC_TOKEN_PREFIX):
+        return None
+    point, _, seen = token[len(SYNC_TOKEN_PREFIX) :].partition(".")
+    ids = frozenset(part for part in seen.split(",") if part)
+    if not (len(point) == 17 and point.isdigit()) or len(ids) > MAX_SEEN_IN_TOKEN:
+        return None
+    return SyncPoint(point, ids)
+
+
+class Points:
+    """A collection's CTag and sync token, read once per request when asked (they are the
+    account's: every collection of one PROPFIND shares them)."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+        self._ctag: str | None = None
+        self._token: str | None = None
+
+    def fill_ctag(self, prop: ET.Element) -> None:
+        if self._ctag is None:
+            self._ctag = newest_change(self._session.services.items, self._session.user_id)
+        prop.text = self._ctag
+
+    def fill_token(self, prop: ET.Element) -> None:
+        if self._token is None:
+            self._token = sync_token(sync_point(self._session.services.items, self._session.user_id))
+        prop.text = self._token
+
+
+def collection_properties(session: Session, collection: Collection, points: Points) -> Table:
+    def components(prop: ET.Element) -> None:
+        element(prop, tag(CALDAV, "comp")).set("name", "VTODO")
+
+    def data(prop: ET.Element) -> None:
+        found = element(prop, tag(CALDAV, "calendar-data"))
+        found.set("content-type", "text/calendar")
+        found.set("version", "2.0")
+
+    return {
+        **_common(session),
+        tag(DAV, "resourcetype"): _children(tag(DAV, "collection"), tag(CALDAV, "calendar")),
+        tag(DAV, "displayname"): _text(collection.name),
+        tag(DAV, "owner"): _href(session.home_href()),
+        tag(CALDAV, "supported-calendar-component-set"): components,
+        tag(CALDAV, "supported-calendar-data"): data,
+        tag(CALDAV, "max-resource-size"): _text(str(MAX_OBJECT_BYTES)),
+        tag(DAV, "sync-token"): points.fill_token,
+        tag(CALSERVER, "getctag"): points.fill_ctag,
+        tag(DAV, "current-user-privilege-set"): _privileges(session, container=True),
+        tag(DAV, "supported-report-set"): _reports,
+        tag(APPLE, "calendar-order"): _text(str(collection.order)),
+    }
+
+
+def object_properties(session: Session, record: Item, body: bytes | None) -> Table:
+    """A task's properties; `body` (its calendar data) when a property needs it."""
+    changed = parse_timestamp(str(record["updatedAt"]), "updatedAt")
+    table: Table = {
+        **_common(session),
+        tag(DAV, "resourcetype"): lambda prop: None,
+        tag(DAV, "getetag"): _text(etag(record)),
+        tag(DAV, "getcontenttype"): _text(CONTENT_TYPE),
+        tag(DAV, "getlastmodified"): _text(format_datetime(changed, usegmt=True)),
+        tag(DAV, "current-user-privilege-set"): _privileges(session, container=False),
+    }
+    if body is not None:
+        table[tag(DAV, "getcontentlength")] = _text(str(len(body)))
+        table[tag(CALDAV, "calendar-data")] = _text(body.decode("utf-8"))
+    return table
+
+
+NEEDS_BODY = frozenset({tag(DAV, "getcontentlength"), tag(CALDAV, "calendar-data")})
+
+
+# -- the answer ------------------------------------------------------------------------------
+
+
+def multistatus() -> ET.Element:
+    return ET.Element(tag(DAV, "multistatus"))
+
+
+def _status(parent: ET.Element, code: int, text: str) -> None:
+    element(parent, tag(DAV, "status"), f"HTTP/1.1 {code} {text}")
+
+
+def add_response(
+    root: ET.Element, href: str, table: Table, wanted: Iterable[str] | None, *, names_only: bool = False
+) -> None:
+    """One `response`: the wanted properties the table has (200) and the ones it has not (404).
+    `wanted` None: every property the table has (allprop's set); `names_only`: propname."""
+    response = element(root, tag(DAV, "response"))
+    href_element(response, href)
+    asked = [name for name in table if name in ALLPROP] if wanted is None else list(dict.fromkeys(wanted))
+    if names_only:
+        asked = list(table)
+    found = [name for name in asked if name in table]
+    missing = [name for name in asked if name not in table]
+    if found or not missing:
+        propstat = element(response, tag(DAV, "propstat"))
+        prop = element(propstat, tag(DAV, "prop"))
+        for name in found:
+            child = ET.SubElement(prop, name)
+            if not names_only:
+                table[name](child)
+        _status(propstat, 200, "OK")
+    if missing:
+        propstat = element(response, tag(DAV, "propstat"))
+        prop = element(propstat, tag(DAV, "prop"))
+        for name in missing:
+            ET.SubElement(prop, name)
+        _status(propstat, 404, "Not Found")
+
+
+def add_gone(root: ET.Element, href: str) -> None:
+    """A member that is no more (sync-collection, multiget of an unknown href)."""
+    response = element(root, tag(DAV, "response"))
+    href_element(response, href)
+    _status(response, 404, "Not Found")
+
+
+def add_refused(root: ET.Element, href: str, names: Iterable[str]) -> None:
+    """One `response` refusing every named property (403), for PROPPATCH."""
+    response = element(root, tag(DAV, "response"))
+    href_element(response, href)
+    propstat = element(response, tag(DAV, "propstat"))
+    prop = element(propstat, tag(DAV, "prop"))
+    for name in names:
+        ET.SubElement(prop, name)
+    _status(propstat, 403, "Forbidden")
+    element(
+        response, tag(DAV, "responsedescription"), "names, colours and order are the spaces' own: change them in MeSQ"
+    )

@@ -1,0 +1,100 @@
+"""PROPFIND (RFC 4918 §9.1) at depth 0 or 1 over the root, the home, a collection or a task;
+`infinity` is answered as 1 (below a collection there is nothing deeper)."""
+
+from __future__ import annotations
+
+from xml.etree import ElementTree as ET
+
+from .errors import DavError
+from .members import Member, collection_members, named_members
+from .paths import Target
+from .properties import (
+    NEEDS_BODY,
+    Points,
+    add_refused,
+    add_response,
+    collection_properties,
+    home_properties,
+    multistatus,
+    object_properties,
+    root_properties,
+)
+from .session import Session
+from .xml import DAV, tag
+
+Wanted = tuple[list[str] | None, bool]
+
+
+def requested(root: ET.Element | None, container: str = "propfind") -> Wanted:
+    """(property names or None for allprop, whether only names are asked) of a PROPFIND body,
+    or of the `prop` of a REPORT body."""
+    if root is None:
+        return None, False
+    if container == "propfind" and root.tag != tag(DAV, "propfind"):
+        raise DavError(400, "a PROPFIND body is a DAV:propfind element")
+    for child in root:
+        if child.tag == tag(DAV, "prop"):
+            return [prop.tag for prop in child], False
+        if child.tag == tag(DAV, "allprop"):
+            return None, False
+        if child.tag == tag(DAV, "propname"):
+            return None, True
+    return (None, False) if container == "propfind" else ([tag(DAV, "getetag")], False)
+
+
+def depth_of(header: str | None, default: str = "0") -> int:
+    value = (header or default).strip().lower()
+    if value not in ("0", "1", "infinity"):
+        raise DavError(400, f"Depth must be 0, 1 or infinity, not {value[:20]!r}")
+    return 0 if value == "0" else 1
+
+
+def object_response(root: ET.Element, session: Session, collection_id: str, member: Member, wanted: Wanted) -> None:
+    names, names_only = wanted
+    body = member.body if names is None or names_only or NEEDS_BODY & set(names) else None
+    table = object_properties(session, member.record, body)
+    add_response(root, session.object_href(collection_id, member.name), table, names, names_only=names_only)
+
+
+def propfind(session: Session, target: Target, depth: int, wanted: Wanted) -> ET.Element:
+    names, names_only = wanted
+    root = multistatus()
+    if target.level == "root":
+        add_response(root, session.base + "/dav/", root_properties(session), names, names_only=names_only)
+        if depth:
+            add_response(root, session.home_href(), home_properties(session), names, names_only=names_only)
+        return root
+    if target.level == "home":
+        add_response(root, session.home_href(), home_properties(session), names, names_only=names_only)
+        if depth:
+            points = Points(session)
+            for collection in session.collections:
+                table = collection_properties(session, collection, points)
+                add_response(root, session.collection_href(collection.id), table, names, names_only=names_only)
+        return root
+    calendar = session.collection(target.collection)
+    if calendar is None:
+        raise DavError(404, f"no calendar {target.collection!r}: a space's id or inbox")
+    if target.level == "collection":
+        table = collection_properties(session, calendar, Points(session))
+        add_response(root, session.collection_href(calendar.id), table, names, names_only=names_only)
+        if depth:
+            for each in collection_members(session, calendar.id):
+                object_response(root, session, calendar.id, each, wanted)
+        return root
+    member = named_members(session, calendar.id, [target.name]).get(target.name)
+    if member is None:
+        raise DavError(404, f"no task {target.name!r} in this calendar")
+    object_response(root, session, calendar.id, member, wanted)
+    return root
+
+
+def proppatch(href: str, root: ET.Element | None) -> ET.Element:
+    """PROPPATCH (a list's colour or order set in an app): every property refused, 403 each in one
+    multistatus (RFC 4918 §9.2): names and order are the spaces' own, changed in MeSQ."""
+    if root is None or root.tag != tag(DAV, "propertyupdate"):
+        raise DavError(400, "a PROPPATCH body is a DAV:propertyupdate element")
+    names = [prop.tag for change in root for holder in change if holder.tag == tag(DAV, "prop") for prop in holder]
+    answer = multistatus()
+    add_refused(answer, href, names)
+    return answer

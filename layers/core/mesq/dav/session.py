@@ -1,0 +1,91 @@
+"""One CalDAV request's view of MeSQ: who asks, where the URLs start, and the operations it runs.
+
+Every write goes through the same operations REST and MCP run (`invoke_sync`: validation, the
+history under the token's name, list sizes, search indexing), on channel `dav`; the reads a
+calendar client makes in bulk (a collection's members, changes since a sync token) read the
+todo domain's sync reads directly, after the scope check the caller passed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from ..application.invocation import invoke_sync
+from ..kernel.errors import MesqError
+from ..kernel.spec import load_spec
+from ..todos.keys import settings_key
+from ..todos.sync.links import INBOX
+from ..wiring.services import Services
+from . import paths
+from .auth import Caller
+from .errors import DavError, from_mesq
+
+INBOX_NAME = "Inbox"
+
+
+@dataclass(frozen=True)
+class Collection:
+    id: str
+    name: str
+    order: int
+
+
+@dataclass
+class Session:
+    services: Services
+    caller: Caller
+    base: str
+    trace_id: str
+
+    @property
+    def user_id(self) -> str:
+        return self.caller.principal.user_id
+
+    @property
+    def username(self) -> str:
+        return self.caller.username
+
+    def invoke(self, operation_id: str, *, writing: bool = False, **arguments: Any) -> dict[str, Any]:
+        if writing and not self.caller.can_write:
+            raise DavError(403, "this token lacks the scope todo:write: the calendar is read-only")
+        try:
+            return invoke_sync(
+                load_spec().operation(operation_id),
+                arguments,
+                principal=self.caller.principal,
+                services=self.services,
+                trace_id=self.trace_id,
+                channel="dav",
+            )
+        except MesqError as error:
+            raise from_mesq(error, writing=writing) from None
+
+    @cached_property
+    def collections(self) -> list[Collection]:
+        """Every space (named as the space, in board order), then the inbox."""
+        data = self.invoke("list_todo_spaces")
+        spaces = [Collection(str(s["id"]), str(s["name"]), index) for index, s in enumerate(data["spaces"])]
+        return [*spaces, Collection(INBOX, INBOX_NAME, len(spaces))]
+
+    def collection(self, collection_id: str) -> Collection | None:
+        return next((c for c in self.collections if c.id == collection_id), None)
+
+    @cached_property
+    def zone(self) -> str | None:
+        """The user's todo time zone (Settings): what a floating time is read in."""
+        settings = self.services.items.get(settings_key(self.user_id)) or {}
+        zone = settings.get("timezone")
+        return str(zone) if zone else None
+
+    # -- URLs ----------------------------------------------------------------------------------
+
+    def home_href(self) -> str:
+        return paths.home(self.base, self.username)
+
+    def collection_href(self, collection_id: str) -> str:
+        return paths.collection(self.base, self.username, collection_id)
+
+    def object_href(self, collection_id: str, name: str) -> str:
+        return paths.object_href(self.base, self.username, collection_id, name)

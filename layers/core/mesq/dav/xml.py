@@ -1,0 +1,64 @@
+"""WebDAV XML in and out: request bodies parsed with defusedxml (no DTD, no entities, no external
+references: an XML bomb is refused before it grows), answers built with the standard library.
+
+Element names are Clark notation (`{DAV:}prop`), the form ElementTree reads and writes.
+"""
+
+from __future__ import annotations
+
+from xml.etree import ElementTree as ET
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import fromstring
+
+DAV = "DAV:"
+CALDAV = "urn:ietf:params:xml:ns:caldav"
+CALSERVER = "http://calendarserver.org/ns/"
+APPLE = "http://apple.com/ns/ical/"
+MESQ = "urn:x-mesq:dav"
+#: The longest PROPFIND / REPORT body read (a multiget of a few thousand hrefs fits).
+MAX_XML_BYTES = 512 * 1024
+#: Elements one request may hold: a flat bomb of empty elements stays cheap to walk.
+MAX_ELEMENTS = 20_000
+
+for _prefix, _uri in (("D", DAV), ("C", CALDAV), ("CS", CALSERVER), ("A", APPLE), ("M", MESQ)):
+    ET.register_namespace(_prefix, _uri)
+
+
+class XmlRefused(ValueError):
+    """The body is not XML MeSQ reads: its reason is one line for the client."""
+
+
+def tag(namespace: str, name: str) -> str:
+    return f"{{{namespace}}}{name}"
+
+
+def parse(body: bytes) -> ET.Element | None:
+    """The root element of a request body, or None for an empty body."""
+    if not body.strip():
+        return None
+    try:
+        root = fromstring(body, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+    except DefusedXmlException:
+        raise XmlRefused("the XML body declares a DTD or entities; MeSQ reads plain XML only") from None
+    except ET.ParseError as error:
+        raise XmlRefused(f"the body is not well-formed XML ({error})") from None
+    count = sum(1 for _ in root.iter())
+    if count > MAX_ELEMENTS:
+        raise XmlRefused(f"the XML body has {count} elements; at most {MAX_ELEMENTS}")
+    return root  # type: ignore[no-any-return]
+
+
+def serialize(root: ET.Element) -> bytes:
+    return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))
+
+
+def element(parent: ET.Element, name: str, text: str | None = None) -> ET.Element:
+    child = ET.SubElement(parent, name)
+    if text is not None:
+        child.text = text
+    return child
+
+
+def href_element(parent: ET.Element, href: str) -> ET.Element:
+    return element(parent, tag(DAV, "href"), href)

@@ -1,0 +1,214 @@
+"""What a sync client reads: the records of one collection, records by name, and what changed
+since its sync point (the change history, so a task created over MCP or trashed in the browser
+reaches the client without it reading everything again).
+
+- `members(items, user_id, collection)`: the live records of a space (root tasks, and subtasks
+  whose task is live) or of the inbox, in one paginated pass over the user's tasks or inbox
+  items (the same bounded read the calendar feed makes);
+- `sync_point(items, user_id)`: where a client reading everything now stands (`SyncPoint`);
+- `changed_since(items, user_id, since, history_days)`: the records touched by the changes after
+  `since`, with every collection and name each was in, so a record moved, trashed or removed
+  is reported gone from where the client saw it. A root task brings its subtasks (trashing a
+  task hides them without writing them). None when `since` is too old (older than the kept
+  history, or more changes than one answer reads): the client starts over;
+- `newest_change(items, user_id)`: the newest change id (a collection's CTag).
+
+A point is 17 digits of epoch microseconds (the leading part of change ids), MARGIN before the
+read: a write's change id is taken just before its transaction commits, so a change committed
+after a read may carry an earlier id than one the read saw. The changes after the point that
+the read did see travel with it (`seen`): the next read starts at the point and skips them, so
+nothing is missed and nothing reported twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+
+from ...history.records import CHANGE_PREFIX, time_prefix
+from ...kernel.keys import user_partition
+from ...kernel.ports.storage import Item, ItemStore
+from ...kernel.timestamps import utc_now
+from ...store.paging import walk
+from .. import keys
+from .links import INBOX, RecordKind, by_name, default_name, name_of
+
+MARGIN = timedelta(seconds=30)
+#: Change records one sync answer reads; past it the client re-reads the collection instead.
+MAX_CHANGES = 5000
+ZERO_POINT = "0" * 17
+_KIND_OF_CHANGE: dict[str, RecordKind] = {"task": "task", "subtask": "task", "inbox": "inbox"}
+
+
+def _records(items: ItemStore, user_id: str, kind: RecordKind) -> Iterator[Item]:
+    for item in walk(items, user_partition(user_id), prefix=keys.KIND_PREFIX[kind]):
+        yield keys.record_of(item)
+
+
+def members(items: ItemStore, user_id: str, collection: str) -> list[tuple[RecordKind, Item]]:
+    """The live records of a collection: the inbox's items, or a space's root tasks and the
+    subtasks of its live root tasks."""
+    if collection == INBOX:
+        return [("inbox", record) for record in _records(items, user_id, "inbox") if keys.live(record)]
+    tasks = [t for t in _records(items, user_id, "task") if t.get("spaceId") == collection and keys.live(t)]
+    roots = {str(t["id"]) for t in tasks if t.get("parentId") is None}
+    return [("task", t) for t in tasks if t.get("parentId") is None or t.get("parentId") in roots]
+
+
+def is_member(kind: RecordKind, record: Item, collection: str, parent: Item | None) -> bool:
+    """`record` belongs to `collection` now (`parent`: a subtask's task, as read)."""
+    if not keys.live(record):
+        return False
+    if kind == "inbox":
+        return collection == INBOX
+    if record.get("spaceId") != collection:
+        return False
+    return record.get("parentId") is None or (parent is not None and keys.live(parent))
+
+
+def by_names(items: ItemStore, user_id: str, collection: str, names: list[str]) -> dict[str, tuple[RecordKind, Item]]:
+    """The members of a collection named in `names` (a multiget): through the collection's
+    members when many are asked, else one by one."""
+    wanted = set(names)
+    if len(wanted) > 20:
+        return {name: pair for pair in members(items, user_id, collection) if (name := name_of(pair[1])) in wanted}
+    found: dict[str, tuple[RecordKind, Item]] = {}
+    for name in wanted:
+        pair = by_name(items, user_id, name)
+        if pair is None:
+            continue
+        kind, record = pair
+        parent = task_record(items, user_id, str(record["parentId"])) if record.get("parentId") else None
+        if is_member(kind, record, collection, parent):
+            found[name] = pair
+    return found
+
+
+def task_record(items: ItemStore, user_id: str, task_id: str) -> Item | None:
+    found = items.get(keys.task_key(user_id, task_id))
+    return None if found is None else keys.record_of(found)
+
+
+@dataclass(frozen=True)
+class SyncPoint:
+    """Where a client's copy stands: every change before `point` is in it, and of the later ones
+    those in `seen` (the last MARGIN of changes, which a write still committing may join)."""
+
+    point: str
+    seen: frozenset[str] = frozenset()
+
+
+def newest_change(items: ItemStore, user_id: str) -> str:
+    """The newest change's id (a collection's CTag), or ZERO_POINT."""
+    page = items.query(user_partition(user_id), prefix=CHANGE_PREFIX, descending=True, limit=1, keys_only=True)
+    return str(page.items[0]["sk"]).removeprefix(CHANGE_PREFIX) if page.items else ZERO_POINT
+
+
+def _recent(items: ItemStore, user_id: str, start: str) -> Iterator[Item]:
+    yield from walk(items, user_partition(user_id), prefix=CHANGE_PREFIX, start=CHANGE_PREFIX + start)
+
+
+def sync_point(items: ItemStore, user_id: str) -> SyncPoint:
+    """The point a client reading everything now stands at (read it before reading the records)."""
+    point = time_prefix(utc_now() - MARGIN)
+    return SyncPoint(point, frozenset(str(change["id"]) for change in _recent(items, user_id, point)))
+
+
+@dataclass
+class Changes:
+    point: SyncPoint
+    #: (kind, record id) -> every collection the changes saw the record in (before and after)
+    touched: dict[tuple[RecordKind, str], set[str]]
+
+
+def _remember(touched: dict[tuple[RecordKind, str], set[str]], entry: Item) -> None:
+    record = entry.get("record") or {}
+    kind = _KIND_OF_CHANGE.get(str(record.get("kind")))
+    if kind is None:
+        return
+    collections = touched.setdefault((kind, str(record["id"])), set())
+    if kind == "inbox":
+        collections.add(INBOX)
+        return
+    for side in ("before", "after"):
+        space = (entry.get(side) or {}).get("spaceId")
+        if space:
+            collections.add(str(space))
+
+
+def changed_since(items: ItemStore, user_id: str, since: SyncPoint, history_days: int) -> Changes | None:
+    """The records the changes after `since` touched (not those it has seen), and the new point:
+    MARGIN before now, with the changes after it that this answer reported."""
+    now = utc_now()
+    if not (len(since.point) == 17 and since.point.isdigit()):
+        return None
+    if since.point < time_prefix(now - timedelta(days=history_days) + timedelta(hours=1)):
+        return None
+    new_point = max(since.point, time_prefix(now - MARGIN))
+    touched: dict[tuple[RecordKind, str], set[str]] = {}
+    seen: set[str] = set()
+    for count, change in enumerate(_recent(items, user_id, since.point), start=1):
+        if count > MAX_CHANGES:
+            return None
+        change_id = str(change["id"])
+        if change_id[:17] >= new_point:
+            seen.add(change_id)
+        if change_id in since.seen:
+            continue
+        for entry in [change, *(change.get("members") or [])]:
+            _remember(touched, entry)
+    _add_subtasks(items, user_id, touched)
+    return Changes(point=SyncPoint(new_point, frozenset(seen)), touched=touched)
+
+
+def _add_subtasks(items: ItemStore, user_id: str, touched: dict[tuple[RecordKind, str], set[str]]) -> None:
+    """A touched root task's subtasks are touched with it (its trash hides them, its move takes
+    them along, undoing it brings them back)."""
+    for (kind, record_id), collections in list(touched.items()):
+        if kind != "task":
+            continue
+        for subtask in walk(items, keys.subtask_list(user_id, record_id), index=keys.INDEX, keys_only=True):
+            sub_id = str(subtask["sk"]).removeprefix(keys.KIND_PREFIX["task"])
+            touched.setdefault(("task", sub_id), set()).update(collections)
+
+
+def _current(
+    items: ItemStore, user_id: str, wanted: list[tuple[RecordKind, str]]
+) -> dict[tuple[RecordKind, str], Item]:
+    found: dict[tuple[RecordKind, str], Item] = {}
+    for start in range(0, len(wanted), 100):
+        batch = wanted[start : start + 100]
+        for item in items.batch_get([keys.key(user_id, kind, record_id) for kind, record_id in batch]):
+            record = keys.record_of(item)
+            kind: RecordKind = "inbox" if str(item["sk"]).startswith(keys.KIND_PREFIX["inbox"]) else "task"
+            found[(kind, str(record["id"]))] = record
+    return found
+
+
+def answer(
+    items: ItemStore, user_id: str, collection: str, changes: Changes
+) -> tuple[list[tuple[RecordKind, Item]], set[str]]:
+    """What a sync answer for `collection` holds: the touched records that are its members now,
+    and the names of those that left it (trashed, moved away, an inbox item moved to the board:
+    under the name the client knew, which the board task of the same id carries on)."""
+    records = _current(items, user_id, list(changes.touched))
+    missing = [("task", record_id) for (kind, record_id) in changes.touched if kind == "inbox"]
+    moved = _current(items, user_id, [key for key in missing if key not in records])  # type: ignore[misc]
+    records.update(moved)
+    parent_ids = {str(r["parentId"]) for (k, _), r in records.items() if k == "task" and r.get("parentId")}
+    parents = _current(items, user_id, [("task", p) for p in parent_ids if ("task", p) not in records])
+    parents.update({key: r for key, r in records.items() if key[0] == "task"})
+    present: list[tuple[RecordKind, Item]] = []
+    gone: set[str] = set()
+    for (kind, record_id), collections in changes.touched.items():
+        record = records.get((kind, record_id))
+        parent = parents.get(("task", str(record.get("parentId")))) if record and record.get("parentId") else None
+        if record is not None and is_member(kind, record, collection, parent):
+            present.append((kind, record))
+            continue
+        now_in = None if record is None else (INBOX if kind == "inbox" else record.get("spaceId"))
+        if collection in collections or now_in == collection:
+            known = record or records.get(("task", record_id))
+            gone.add(name_of(known) if known is not None else default_name(record_id))
+    return present, gone

@@ -1,0 +1,142 @@
+"""Hostile CalDAV input: each request gets a 4xx with a one-line reason, and the user's partition
+is byte-for-byte what it was (nothing half-written)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+from mesq.dav.ical_in import MAX_OBJECT_BYTES
+from mesq.wiring.services import Services
+from tests.dav.conftest import Dav, snapshot, vtodo
+
+BILLION_LAUGHS = (
+    '<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+    '<!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">'
+    '<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>'
+    '<D:propfind xmlns:D="DAV:"><D:prop><D:displayname>&lol3;</D:displayname></D:prop></D:propfind>'
+)
+EXTERNAL_ENTITY = (
+    '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+    '<D:propfind xmlns:D="DAV:"><D:prop><D:displayname>&x;</D:displayname></D:prop></D:propfind>'
+)
+ALARM = "BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT5M\r\nEND:VALARM"
+VEVENT = (
+    "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//T//T//EN\r\nBEGIN:VEVENT\r\nUID:e\r\nDTSTAMP:20261201T000000Z\r\n"
+    "DTSTART:20261201T090000Z\r\nSUMMARY:An event\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+)
+
+
+def _alarms(count: int) -> str:
+    return vtodo("alarms", "DUE:20261215T020000Z", *([ALARM] * count))
+
+
+def _two_uids() -> str:
+    return vtodo("a").replace("END:VCALENDAR", "BEGIN:VTODO\r\nUID:b\r\nSUMMARY:b\r\nEND:VTODO\r\nEND:VCALENDAR")
+
+
+PUTS: dict[str, tuple[Callable[[], bytes | str], int]] = {
+    "malformed iCalendar": (lambda: "BEGIN:VCALENDAR\r\nthis is : not ; iCalendar\r\n", 400),
+    "not iCalendar at all": (lambda: '{"title": "json"}', 400),
+    "a huge body": (lambda: vtodo("big", "X-PAD:" + "x" * MAX_OBJECT_BYTES), 413),
+    "ten thousand VALARMs": (lambda: _alarms(10_000), 413),
+    "six VALARMs": (lambda: _alarms(6), 400),
+    "a thousand components": (lambda: vtodo("many", *(["BEGIN:X-THING\r\nEND:X-THING"] * 1000)), 400),
+    "a VEVENT": (lambda: VEVENT, 403),
+    "not UTF-8": (lambda: vtodo("latin", summary="caf\xe9").encode("latin-1"), 400),
+    "two UIDs in one object": (_two_uids, 400),
+    "no UID": (lambda: vtodo("x").replace("UID:x\r\n", ""), 400),
+    "no VTODO": (lambda: "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//T//T//EN\r\nEND:VCALENDAR\r\n", 400),
+    "PRIORITY 99": (lambda: vtodo("p", "PRIORITY:99"), 400),
+    "an hourly RRULE": (lambda: vtodo("h", "DUE:20261215T020000Z", "RRULE:FREQ=HOURLY"), 400),
+    "an RRULE without a due": (lambda: vtodo("r", "RRULE:FREQ=DAILY"), 400),
+    "two RRULEs": (lambda: vtodo("rr", "DUE:20261215T020000Z", "RRULE:FREQ=DAILY", "RRULE:FREQ=WEEKLY"), 400),
+    "a DESCRIPTION over 50,000 characters": (lambda: vtodo("d", "DESCRIPTION:" + "y" * 50_001), 400),
+    "40 KB of X- properties": (lambda: vtodo("x", *(f"X-PAD-{i}:" + "z" * 1000 for i in range(40))), 400),
+    "an alarm without a trigger": (lambda: vtodo("t", "BEGIN:VALARM\r\nACTION:DISPLAY\r\nEND:VALARM"), 400),
+    "a bad DUE": (lambda: vtodo("due", "DUE:2026-13-45"), 400),
+    "a JSON content type": (lambda: vtodo("json"), 415),
+}
+
+
+def _one_line(answer: httpx.Response) -> None:
+    text = answer.text.strip()
+    if answer.headers["content-type"].startswith("text/plain"):
+        assert "\n" not in text and 0 < len(text) <= 300, text
+    else:  # a CalDAV precondition: the element and the one-line reason
+        reason = text.split("<M:reason>")[1].split("</M:reason>")[0]
+        assert "\n" not in reason and 0 < len(reason) <= 300, text
+    assert "Traceback" not in text and 'File "' not in text
+
+
+@pytest.mark.parametrize("case", sorted(PUTS))
+def test_a_hostile_put_is_refused_and_nothing_is_written(case: str, dav: Dav, services: Services) -> None:
+    dav.put("seed.ics", vtodo("seed"))
+    before = snapshot(services, dav.user_id)
+    make, status = PUTS[case]
+    content_type = "application/json" if case == "a JSON content type" else "text/calendar"
+    answer = dav.request("PUT", dav.calendar + "hostile.ics", make(), content_type=content_type)
+    assert answer.status_code == status, answer.text[:500]
+    _one_line(answer)
+    replaced = dav.request("PUT", dav.calendar + "seed.ics", make(), content_type=content_type)
+    assert replaced.status_code == status
+    assert snapshot(services, dav.user_id) == before
+
+
+XML: dict[str, tuple[str, str, int]] = {
+    "billion laughs": ("PROPFIND", BILLION_LAUGHS, 400),
+    "an external entity": ("REPORT", EXTERNAL_ENTITY, 400),
+    "not XML": ("PROPFIND", "<D:propfind xmlns:D='DAV:'><D:prop>", 400),
+    "twenty thousand elements": ("PROPFIND", "<D:propfind xmlns:D='DAV:'>" + "<x/>" * 20_001 + "</D:propfind>", 400),
+    "an unknown report": ("REPORT", "<D:expand-property xmlns:D='DAV:'/>", 403),
+    "a filter with a bad time": (
+        "REPORT",
+        '<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><C:filter>'
+        '<C:comp-filter name="VCALENDAR"><C:comp-filter name="VTODO"><C:time-range start="yesterday"/>'
+        "</C:comp-filter></C:comp-filter></C:filter></C:calendar-query>",
+        400,
+    ),
+    "a made-up sync token": (
+        "REPORT",
+        '<D:sync-collection xmlns:D="DAV:"><D:sync-token>http://elsewhere/1</D:sync-token></D:sync-collection>',
+        403,
+    ),
+    "a body over 512 KiB": ("PROPFIND", "<D:propfind xmlns:D='DAV:'>" + " " * (600 * 1024) + "</D:propfind>", 413),
+}
+
+
+@pytest.mark.parametrize("case", sorted(XML))
+def test_hostile_xml_is_refused_and_nothing_is_written(case: str, dav: Dav, services: Services) -> None:
+    dav.put("seed.ics", vtodo("seed"))
+    before = snapshot(services, dav.user_id)
+    method, body, status = XML[case]
+    answer = dav.request(method, dav.calendar, body, Depth="1", content_type="application/xml")
+    assert answer.status_code == status, answer.text[:500]
+    _one_line(answer)
+    assert snapshot(services, dav.user_id) == before
+
+
+def test_hostile_paths_and_headers(dav: Dav, services: Services) -> None:
+    before = snapshot(services, dav.user_id)
+    cases = [
+        ("PUT", dav.calendar + "bad%00name.ics", 400),  # a control character in the name
+        ("PUT", f"/dav/{dav.username}/no-such-space/x.ics", 404),
+        ("PUT", dav.calendar, 405),
+        ("DELETE", dav.calendar, 403),
+        ("DELETE", dav.calendar + "missing.ics", 404),
+        ("MKCALENDAR", f"/dav/{dav.username}/new/", 403),
+        ("PROPPATCH", dav.calendar, 400),  # no propertyupdate body
+        ("GET", f"/dav/{dav.username}/a/b/c/d", 404),
+        ("PROPFIND", "/dav/somebody-else/", 403),
+    ]
+    for method, path, status in cases:
+        answer = dav.request(method, path, vtodo("p") if method == "PUT" else None, content_type="text/calendar")
+        assert answer.status_code == status, (method, path, answer.status_code, answer.text)
+        _one_line(answer)
+    garbage = dav.put("x.ics", vtodo("x"), If_Match='"not-an-etag"')
+    assert garbage.status_code == 412
+    depth = dav.request("PROPFIND", dav.calendar, Depth="7")
+    assert depth.status_code == 400
+    assert snapshot(services, dav.user_id) == before

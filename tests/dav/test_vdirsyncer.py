@@ -1,0 +1,28 @@
+"""vdirsyncer (a real two-way sync client) keeps a space and a local folder of .ics files in step
+against a real `mesq serve`: the first sync copies both ways, the next ones change nothing on
+either side (no duplicate, no rewrite), and an edit on each side reaches the other
+(tests/dav/vdirsyncer_flow.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import LiveServer, start_server, stop_server
+from tests.dav.vdirsyncer_flow import round_trip
+
+
+@pytest.fixture(scope="module")
+def mesq(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    server = start_server(tmp_path_factory.mktemp("vdirsyncer") / "data")
+    yield server
+    stop_server(server)
+
+
+def test_vdirsyncer_syncs_a_space_both_ways_twice_without_duplicates(mesq: LiveServer, tmp_path: Path) -> None:
+    assert mesq.cli("user", "create", "bob", "--password-stdin", stdin="correct horse battery\n").returncode == 0
+    made = mesq.cli("token", "create", "bob", "--name", "laptop vdirsyncer", "--scopes", "todo:read,todo:write")
+    assert made.returncode == 0, made.stderr
+    round_trip(mesq.base_url, "bob", made.stdout.strip().splitlines()[-1], tmp_path)
