@@ -26,6 +26,7 @@ from ..kernel.errors import MesqError
 from ..kernel.timestamps import utc_now
 from ..wiring.config import ConfigError, Settings
 from ..wiring.services import Services, build_services
+from . import import_sources
 
 #: The Powertools service name of `mesq serve`'s log lines (the functions': mesq-api, mesq-mcp, ...).
 LOCAL_SERVICE = "mesq-local"
@@ -146,6 +147,7 @@ def _parser() -> argparse.ArgumentParser:
     import_.add_argument(
         "--markdown", type=Path, metavar="DIR_OR_ZIP", help="one memo per .md file (docs/markdown-import.md)"
     )
+    import_sources.add_arguments(import_)
 
     search = commands.add_parser("search", help="the AI search index").add_subparsers(dest="action", required=True)
     reindex = search.add_parser("reindex", parents=[common], help="rebuild a user's search index from the store")
@@ -416,6 +418,10 @@ def _index_todos(services: Services, username: str | None) -> int:
 
 
 def _import(args: argparse.Namespace, services: Services) -> int:
+    if args.source or args.undo_run:
+        if args.markdown is not None:
+            raise CommandError("give either --markdown DIR_OR_ZIP or --from KIND PATH")
+        return import_sources.run(args, services, find_user_by_name(services.items, args.username)["userId"])
     if (args.file is None) == (args.markdown is None):
         raise CommandError("give either an archive FILE or --markdown DIR_OR_ZIP")
     user_id = find_user_by_name(services.items, args.username)["userId"]
