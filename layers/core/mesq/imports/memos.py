@@ -123,7 +123,8 @@ def _first_line(content: str) -> str:
     for line in content.splitlines():
         text = line.strip().lstrip("#>-*").strip()
         if text:
-            return text[:80].replace("[", "(").replace("]", ")")
+            # A link's text must not carry the other memo's tags: `#` is left out.
+            return " ".join(text.replace("#", " ").split())[:80].replace("[", "(").replace("]", ")")
     return "memo"
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from ..imports.plan import KINDS, SourceError
 from ..imports.run import import_call
@@ -20,7 +21,11 @@ from ..wiring.services import Services
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--from", dest="source", choices=KINDS, help="PATH is an export of another app (docs/migrating.md)"
+        "--from",
+        dest="source",
+        nargs=2,
+        metavar=("KIND", "PATH"),
+        help=f"an export of another app, KIND one of {', '.join(KINDS)} (docs/migrating.md)",
     )
     parser.add_argument("--memos-user", metavar="NAME", help="memos: whose memos, in a database of several users")
     parser.add_argument(
@@ -38,11 +43,14 @@ def run(args: argparse.Namespace, services: Services, user_id: str) -> int:
         for entry in undone.not_undone[:50]:
             print(f"mesq: not undone {entry['record']['kind']} {entry['record']['id']}: {entry['message']}", file=sys.stderr)
         return 1 if undone.not_undone else 0
-    if args.file is None:
-        raise MesqError(f"--from {args.source} needs the PATH of the export")
+    kind, path = args.source
+    if kind not in KINDS:
+        raise MesqError(f"--from {kind!r}: one of {', '.join(KINDS)}")
+    if args.file is not None:
+        raise MesqError("give the export's PATH after --from KIND, not also an archive FILE")
     options = ImportOptions(memos_user=args.memos_user, timezone=args.timezone)
     try:
-        report = import_file(services, user_id, args.source, args.file, options=options)
+        report = import_file(services, user_id, kind, Path(path), options=options)
     except SourceError as error:
         raise MesqError(f"nothing imported: {error.message}") from None
     for which, why in report.skipped:
