@@ -326,15 +326,15 @@ def todoist_export(folder: Path, now: datetime, projects: int = 4, tasks: int = 
                                 due=due, timezone=zone if due else None, recurrence=rule, order=order)  # fmt: skip
             task.notes_has.append(f"description of {title}")
             order += 1
+            if index % 7 == 0:
+                rows.append(["note", f"comment on {title}", "", "", "1", "Tester (1)", "", "", "", "", "", ""])
+                task.comments += 1
+                task.notes_has.append(f"comment on {title}")
             if index % 5 == 0:
                 for sub in range(2):
                     sub_title = f"Sub {project}-{index}-{sub}"
                     rows.append(["task", sub_title, "", "4", "2", "", "", "", "", "", "", ""])
                     task.subtasks.append(sub_title)
-            if index % 7 == 0:
-                rows.append(["note", f"comment on {title}", "", "", "", "Tester (1)", "", "", "", "", "", ""])
-                task.comments += 1
-                task.notes_has.append(f"comment on {title}")
             expected[title] = task
         with (folder / f"{name} [{2200000000 + project}].csv").open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)

@@ -232,12 +232,14 @@ class _Project:
         when = row.get("DATE", "").strip()
         head = "**Comment" + (f" by {author}" if author else "") + (f", {when}" if when else "") + "**"
         comment = f"{head}\n\n{text}"
-        if self.last is None:
+        indent = row.get("INDENT", "").strip()
+        target = self.root if indent == "1" and self.root is not None else self.last
+        if target is None:
             self.orphan_notes.append(comment)
             self.report.keep(f"{self.name} line {line}", "a comment on the project: kept in the first task's notes")
             return
-        self.last.notes = f"{self.last.notes}\n\n---\n{comment}".strip() if self.last.notes else comment
-        self.last.comments += 1
+        target.notes = f"{target.notes}\n\n---\n{comment}".strip() if target.notes else comment
+        target.comments += 1
 
     def unknown(self, row: dict[str, str], line: int) -> None:
         kind = row.get("TYPE", "").strip()
