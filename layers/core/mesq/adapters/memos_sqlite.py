@@ -119,7 +119,7 @@ class MemosSqlite:
             self._db.execute("PRAGMA query_only = 1")
             checked = self._db.execute("PRAGMA quick_check").fetchone()
         except sqlite3.Error as error:
-            raise SourceError(f"{label}: not a readable SQLite database ({error})") from None
+            raise SourceError(f"{label}: not a SQLite database, or a damaged one ({error})") from None
         if checked is None or checked[0] != "ok":
             self._db.close()
             raise SourceError(f"{label}: the database is damaged ({checked[0] if checked else 'no answer'})")
