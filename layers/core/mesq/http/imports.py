@@ -5,17 +5,15 @@ account (docs/migrating.md).
 The body is the file (raw, any Content-Type but multipart) or a multipart form with the file in
 field `file`; either is spooled to a temporary file, counted while reading so nothing past
 MAX_UPLOAD_BYTES is kept. The import runs in a worker thread holding one of the archive slots
-(`asgi/account_archive.archive_slot`: one import or export per user, a few per process; one
-more answers 503 with Retry-After), and counts in the caller's `tool_call` rate-limit bucket.
+(`asgi/app_imports.py`: one import or export per user, a few per process; one more answers 503
+with Retry-After), and counts in the caller's `tool_call` rate-limit bucket.
 A file that cannot be imported answers 400 VALIDATION_ERROR with its one line; nothing written.
 """
 
 from __future__ import annotations
 
-import shutil
 import tempfile
-from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
@@ -25,7 +23,7 @@ from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
 from ..application.ratelimit import RateLimiter
-from ..asgi.account_archive import archive_slot
+from ..asgi.app_imports import import_upload
 from ..asgi.auth import require_scopes, rest_principal
 from ..asgi.body import media_type
 from ..asgi.envelope import failure, internal_failure, storage_failure, success
@@ -36,7 +34,7 @@ from ..kernel.context import Principal
 from ..kernel.errors import MesqError, PayloadTooLarge, ValidationError
 from ..kernel.spec import Spec
 from ..store.ports import StoreUnavailable
-from ..wiring.imports import ImportOptions, import_file
+from ..wiring.imports import ImportOptions
 from ..wiring.services import Services
 from .challenge import rest_challenge
 
@@ -55,17 +53,6 @@ class _TooLarge(Exception):
 
 def write_scope(kind: str) -> str:
     return "todo:write" if kind == "todoist" else "memo:write"
-
-
-def run_import(services: Services, principal: Principal, kind: str, upload: IO[bytes], options: ImportOptions) -> dict:  # type: ignore[type-arg]
-    """In a worker thread, holding an archive slot: the upload into a temporary file, then the
-    import of it (shared with Settings → Import)."""
-    with archive_slot(principal.user_id), tempfile.TemporaryDirectory(prefix="mesq-import-") as folder:
-        path = Path(folder) / "upload"
-        with path.open("wb") as copy:
-            shutil.copyfileobj(upload, copy, CHUNK_BYTES)
-        report = import_file(services, principal.user_id, kind, path, options=options, principal=principal, channel="api")
-        return report.as_dict()
 
 
 class AppImport:
@@ -121,7 +108,7 @@ class AppImport:
                     file = form.get("file")
                     if not isinstance(file, UploadFile):
                         raise ValidationError("multipart field 'file' (the export itself) is required")
-                    data = await run_sync(run_import, self.services, principal, kind, file.file, options)
+                    data = await run_sync(_imported, self.services, principal, kind, file.file, options)
             else:
                 with tempfile.SpooledTemporaryFile(max_size=CHUNK_BYTES) as spool:
                     size = 0
@@ -131,12 +118,16 @@ class AppImport:
                     if size == 0:
                         raise ValidationError("the request body is empty: send the export's bytes")
                     spool.seek(0)
-                    data = await run_sync(run_import, self.services, principal, kind, spool, options)
+                    data = await run_sync(_imported, self.services, principal, kind, spool, options)
         except HTTPException as exc:  # the multipart parser's 400s
             raise ValidationError(f"multipart body: {exc.detail}") from None
         except SourceError as error:
             raise ValidationError(f"nothing imported: {error.message}") from None
         return success(data, trace_id)
+
+
+def _imported(services: Services, principal: Principal, kind: str, upload: IO[bytes], options: ImportOptions) -> dict[str, Any]:
+    return import_upload(services, principal, kind, upload, options, "api").as_dict()
 
 
 def _too_large() -> str:

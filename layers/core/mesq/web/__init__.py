@@ -36,6 +36,7 @@ def web_routes(
     from .reading.shelf import shelf_routes
     from .settings.account import account_routes
     from .settings.archive import archive_routes
+    from .settings.import_sources import import_source_routes
     from .settings.attachments import attachment_routes
     from .settings.calendar import calendar_routes
     from .settings.connected_apps import app_routes
@@ -61,6 +62,7 @@ def web_routes(
         *reminder_routes(web),
         *attachment_routes(web),
         *archive_routes(web),
+        *import_source_routes(web),
         *calendar_routes(web),
         *todo_routes(web),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
