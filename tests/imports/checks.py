@@ -23,13 +23,21 @@ SCOPES = frozenset({"memo:read", "memo:write", "todo:read", "todo:write"})
 def call(services: Services, user_id: str, operation: str, **arguments: Any) -> dict[str, Any]:
     principal = Principal(user_id, SCOPES, "pat:test", "pat", name="test")
     result: dict[str, Any] = invoke_sync(
-        load_spec().operations[operation], arguments, principal=principal, services=services, trace_id="t", channel="api"
+        load_spec().operations[operation],
+        arguments,
+        principal=principal,
+        services=services,
+        trace_id="t",
+        channel="api",
     )
     return result
 
 
 def memos_by_origin(services: Services, user_id: str) -> dict[str, dict[str, Any]]:
-    return {str(memo.get("origin", {}).get("id", memo["id"])): memo for memo in memo_store.all_memos(services.items, user_id)}
+    return {
+        str(memo.get("origin", {}).get("id", memo["id"])): memo
+        for memo in memo_store.all_memos(services.items, user_id)
+    }
 
 
 def attachment_digests(services: Services, memo: dict[str, Any]) -> list[str]:
@@ -55,7 +63,9 @@ def visible(services: Services, user_id: str) -> dict[str, Any]:
              if m["status"] != "DELETED"}  # fmt: skip
     stats = memo_store.read_stats(services.items, user_id)
     state = load_state(services.items, user_id)
-    tasks = {t["id"]: (t["title"], t["columnId"], t.get("parentId")) for t in state.every_task() if not t.get("deletedAt")}
+    tasks = {
+        t["id"]: (t["title"], t["columnId"], t.get("parentId")) for t in state.every_task() if not t.get("deletedAt")
+    }
     return {
         "memos": memos,
         "stats": {name: stats[name] for name in ("normal", "archived", "pinned", "untagged")},

@@ -29,16 +29,25 @@ _RELATION = """CREATE TABLE memo_relation (memo_id INTEGER NOT NULL, related_mem
 _ORGANIZER = """CREATE TABLE memo_organizer (memo_id INTEGER NOT NULL, user_id INTEGER NOT NULL,
   pinned INTEGER NOT NULL DEFAULT 0, UNIQUE(memo_id, user_id));"""
 SCHEMAS: dict[str, str] = {
-    "0.20": _USER + _RELATION + _ORGANIZER + """
-CREATE TABLE memo (id INTEGER PRIMARY KEY AUTOINCREMENT, resource_name TEXT NOT NULL UNIQUE, creator_id INTEGER NOT NULL,
+    "0.20": _USER
+    + _RELATION
+    + _ORGANIZER
+    + """
+CREATE TABLE memo (id INTEGER PRIMARY KEY AUTOINCREMENT, resource_name TEXT NOT NULL UNIQUE,
+  creator_id INTEGER NOT NULL,
   created_ts BIGINT NOT NULL, updated_ts BIGINT NOT NULL, row_status TEXT NOT NULL DEFAULT 'NORMAL',
   content TEXT NOT NULL DEFAULT '', visibility TEXT NOT NULL DEFAULT 'PRIVATE');
-CREATE TABLE resource (id INTEGER PRIMARY KEY AUTOINCREMENT, resource_name TEXT NOT NULL UNIQUE, creator_id INTEGER NOT NULL,
+CREATE TABLE resource (id INTEGER PRIMARY KEY AUTOINCREMENT, resource_name TEXT NOT NULL UNIQUE,
+  creator_id INTEGER NOT NULL,
   created_ts BIGINT NOT NULL DEFAULT 0, updated_ts BIGINT NOT NULL DEFAULT 0, filename TEXT NOT NULL DEFAULT '',
-  blob BLOB DEFAULT NULL, external_link TEXT NOT NULL DEFAULT '', type TEXT NOT NULL DEFAULT '', size INTEGER NOT NULL DEFAULT 0,
+  blob BLOB DEFAULT NULL, external_link TEXT NOT NULL DEFAULT '', type TEXT NOT NULL DEFAULT '',
+  size INTEGER NOT NULL DEFAULT 0,
   internal_path TEXT NOT NULL DEFAULT '', memo_id INTEGER);
 CREATE TABLE tag (name TEXT NOT NULL, creator_id INTEGER NOT NULL, UNIQUE(name, creator_id));""",
-    "0.22": _USER + _RELATION + _ORGANIZER + """
+    "0.22": _USER
+    + _RELATION
+    + _ORGANIZER
+    + """
 CREATE TABLE memo (id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL UNIQUE, creator_id INTEGER NOT NULL,
   created_ts BIGINT NOT NULL, updated_ts BIGINT NOT NULL, row_status TEXT NOT NULL DEFAULT 'NORMAL',
   content TEXT NOT NULL DEFAULT '', visibility TEXT NOT NULL DEFAULT 'PRIVATE', tags TEXT NOT NULL DEFAULT '[]',
@@ -47,7 +56,10 @@ CREATE TABLE resource (id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL U
   created_ts BIGINT NOT NULL DEFAULT 0, updated_ts BIGINT NOT NULL DEFAULT 0, filename TEXT NOT NULL DEFAULT '',
   blob BLOB DEFAULT NULL, type TEXT NOT NULL DEFAULT '', size INTEGER NOT NULL DEFAULT 0, memo_id INTEGER,
   storage_type TEXT NOT NULL DEFAULT '', reference TEXT NOT NULL DEFAULT '', payload TEXT NOT NULL DEFAULT '{}');""",
-    "0.24": _USER + _RELATION + _ORGANIZER + """
+    "0.24": _USER
+    + _RELATION
+    + _ORGANIZER
+    + """
 CREATE TABLE memo (id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL UNIQUE, creator_id INTEGER NOT NULL,
   created_ts BIGINT NOT NULL, updated_ts BIGINT NOT NULL, row_status TEXT NOT NULL DEFAULT 'NORMAL',
   content TEXT NOT NULL DEFAULT '', visibility TEXT NOT NULL DEFAULT 'PRIVATE', pinned INTEGER NOT NULL DEFAULT 0,
@@ -56,7 +68,9 @@ CREATE TABLE resource (id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL U
   created_ts BIGINT NOT NULL DEFAULT 0, updated_ts BIGINT NOT NULL DEFAULT 0, filename TEXT NOT NULL DEFAULT '',
   blob BLOB DEFAULT NULL, type TEXT NOT NULL DEFAULT '', size INTEGER NOT NULL DEFAULT 0, memo_id INTEGER,
   storage_type TEXT NOT NULL DEFAULT '', reference TEXT NOT NULL DEFAULT '', payload TEXT NOT NULL DEFAULT '{}');""",
-    "latest": _USER + _RELATION + """
+    "latest": _USER
+    + _RELATION
+    + """
 CREATE TABLE memo (id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL UNIQUE, creator_id INTEGER NOT NULL,
   created_ts BIGINT NOT NULL, updated_ts BIGINT NOT NULL, row_status TEXT NOT NULL DEFAULT 'NORMAL',
   content TEXT NOT NULL DEFAULT '', visibility TEXT NOT NULL DEFAULT 'PRIVATE', pinned INTEGER NOT NULL DEFAULT 0,
@@ -167,7 +181,8 @@ def memos_database(folder: Path, generation: str = "latest", count: int = 1000) 
     for first, second in zip(uids[1::100], uids[2::100], strict=False):
         db.execute("INSERT INTO memo_relation VALUES (?, ?, 'REFERENCE')", (ids[first], ids[second]))
     db.execute(
-        f"INSERT INTO memo ({uid_column}, creator_id, created_ts, updated_ts, content) VALUES ('bobs', 2, ?, ?, 'bob #own')",
+        f"INSERT INTO memo ({uid_column}, creator_id, created_ts, updated_ts, content)"
+        " VALUES ('bobs', 2, ?, ?, 'bob #own')",
         (base, base),
     )
     db.commit()
@@ -306,19 +321,39 @@ def todoist_export(folder: Path, now: datetime, projects: int = 4, tasks: int = 
             priority = str(1 + index % 4)
             kind = index % 6
             if kind == 0:
-                date_text, lang, due, rule = "every friday", "en", {"type": "date", "date": next_weekday(now, zone, 4).isoformat()}, "FREQ=WEEKLY;BYDAY=FR"
+                date_text, lang, due, rule = (
+                    "every friday",
+                    "en",
+                    {"type": "date", "date": next_weekday(now, zone, 4).isoformat()},
+                    "FREQ=WEEKLY;BYDAY=FR",
+                )
             elif kind == 1:
-                date_text, lang, due, rule = "每周五", "zh", {"type": "date", "date": next_weekday(now, zone, 4).isoformat()}, "FREQ=WEEKLY;BYDAY=FR"
+                date_text, lang, due, rule = (
+                    "每周五",
+                    "zh",
+                    {"type": "date", "date": next_weekday(now, zone, 4).isoformat()},
+                    "FREQ=WEEKLY;BYDAY=FR",
+                )
             elif kind == 2:
                 day = date(2024, 1 + index % 12, 1 + index % 28)
                 date_text, lang, due, rule = f"{day:%b} {day.day} {day.year} 10:30", "en", _at(day, 10, 30, zone), None
             elif kind == 3:
                 day = date(2025, 1 + index % 12, 1 + index % 28)
-                date_text, lang, due, rule = f"{day.year}年{day.month}月{day.day}日", "zh", {"type": "date", "date": day.isoformat()}, None
+                date_text, lang, due, rule = (
+                    f"{day.year}年{day.month}月{day.day}日",
+                    "zh",
+                    {"type": "date", "date": day.isoformat()},
+                    None,
+                )
             elif kind == 4:
                 date_text, lang, due, rule = "", "", None, None
             else:
-                date_text, lang, due, rule = "every monday at 9am", "en", _at(next_weekday(now, zone, 0), 9, 0, zone), "FREQ=WEEKLY;BYDAY=MO"
+                date_text, lang, due, rule = (
+                    "every monday at 9am",
+                    "en",
+                    _at(next_weekday(now, zone, 0), 9, 0, zone),
+                    "FREQ=WEEKLY;BYDAY=MO",
+                )
             content = " ".join([title, *(f"@{label}" for label in labels)])
             rows.append(["task", content, f"description of {title}", priority, "1", "Tester (1)", "", date_text, lang,
                          zone if date_text else "", "", ""])  # fmt: skip

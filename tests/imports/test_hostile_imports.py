@@ -56,7 +56,7 @@ def _symlink(path: Path) -> Path:
 
 def _entities(path: Path) -> Path:
     with zipfile.ZipFile(path, "w") as archive:
-        lol = "".join(f'<!ENTITY l{i} "{"&l%d;" % (i - 1) * 10 if i else "lol"}">' for i in range(10))
+        lol = "".join(f'<!ENTITY l{i} "{f"&l{i - 1};" * 10 if i else "lol"}">' for i in range(10))
         archive.writestr("flomo@x/index.html", f"<!DOCTYPE html [{lol}]><html>{CARD.format('&l9;', '')}</html>")
     return path
 
@@ -103,7 +103,11 @@ def _huge_cell(path: Path) -> Path:
 HOSTILE: list[tuple[str, Callable[[Path], Path], str]] = [
     ("flomo", _bomb, "ZIP bomb"),
     ("flomo", lambda p: _flomo(p, "hi", {"../../evil.png": b"x"}), "path traversal"),
-    ("flomo", lambda p: _flomo(p, "hi", {}, '<div class="files"><img src="../../../etc/passwd"></div>'), "leaves the export"),
+    (
+        "flomo",
+        lambda p: _flomo(p, "hi", {}, '<div class="files"><img src="../../../etc/passwd"></div>'),
+        "leaves the export",
+    ),
     ("flomo", _symlink, "symbolic link"),
     ("flomo", _entities, "declares entities"),
     ("flomo", lambda p: (p.write_bytes(b"PK\x03\x04 not really"), p)[1], "not a readable ZIP"),
@@ -144,7 +148,9 @@ def test_script_and_handlers_import_as_inert_text(services: Services, tmp_path: 
     report = import_file(services, user["id"], "flomo", _flomo(tmp_path / "x.zip", body))
     assert report.imported["memos"] == 1
     (memo,) = list(memo_store.all_memos(services.items, user["id"]))
-    assert "alert(2)" not in memo["content"] and "javascript:" not in memo["content"] and "iframe" not in memo["content"]
+    assert (
+        "alert(2)" not in memo["content"] and "javascript:" not in memo["content"] and "iframe" not in memo["content"]
+    )
     html = str(render_markdown(memo["content"]))
     assert "<script" not in html and "onclick" not in html and "onerror" not in html and "javascript:" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<strong>bold</strong>" in html
@@ -153,7 +159,10 @@ def test_script_and_handlers_import_as_inert_text(services: Services, tmp_path: 
 
 def test_a_yaml_alias_bomb_in_a_memo_is_kept_as_text(services: Services, tmp_path: Path) -> None:
     memos_database(tmp_path / "m", "latest", count=1)
-    bomb = "---\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b]\n---\nbody"
+    bomb = (
+        "---\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+        "c: &c [*b, *b, *b, *b, *b]\n---\nbody"
+    )
     db = sqlite3.connect(tmp_path / "m" / "memos_prod.db")
     db.execute("UPDATE memo SET content = ? WHERE creator_id = 1", (bomb,))
     db.commit()

@@ -63,7 +63,9 @@ def test_each_schema_generation_imports_whole(services: Services, tmp_path: Path
     check_memos(services, user["id"], expected)
     first = next(iter(expected))
     references = [m for m in memos_by_origin(services, user["id"]).values() if "→ [" in m["content"]]
-    assert references and all(re.search(r"→ \[Memo \d+ about .*\]\(/memos/mm[\w-]+/edit\)", m["content"]) for m in references)
+    assert references and all(
+        re.search(r"→ \[Memo \d+ about .*\]\(/memos/mm[\w-]+/edit\)", m["content"]) for m in references
+    )
     assert first in memos_by_origin(services, user["id"])
     assert hashlib.sha256(database.read_bytes()).hexdigest() == before  # read-only, never modified
     again = import_file(services, user["id"], "memos", tmp_path / "memos", options=ALICE)  # the folder works too
@@ -83,10 +85,14 @@ def test_a_thousand_memos_through_the_command_line_then_undo(tmp_path: Path) -> 
     database = str(tmp_path / "memos" / "memos_prod.db")
     first = run_cli("import", "alice", "--from", "memos", database, "--memos-user", "alice", "--data-dir", str(data))
     assert first.returncode == 0, first.stderr
-    assert re.search(r"1000 memos, \d+ tags, 350 attachments, 20 comments imported; .*run (\S+)", first.stdout), first.stdout
+    assert re.search(r"1000 memos, \d+ tags, 350 attachments, 20 comments imported; .*run (\S+)", first.stdout), (
+        first.stdout
+    )
     run_id = re.search(r"--undo-run (\S+)\)", first.stdout).group(1)  # type: ignore[union-attr]
     second = run_cli("import", "alice", "--from", "memos", database, "--memos-user", "alice", "--data-dir", str(data))
-    assert second.returncode == 0 and second.stdout.startswith("nothing new imported; 1000 already there"), second.stdout
+    assert second.returncode == 0 and second.stdout.startswith("nothing new imported; 1000 already there"), (
+        second.stdout
+    )
 
     services = build_services(inprocess_settings(data_dir=data))
     try:

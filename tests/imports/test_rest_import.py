@@ -26,7 +26,9 @@ def test_the_three_kinds_over_rest(client: TestClient, make_account: Callable[..
     csv_path = next((tmp_path / "todoist").glob("*.csv"))
 
     flomo = (tmp_path / "flomo.zip").read_bytes()
-    answer = client.post("/api/toolkit/import?kind=flomo", content=flomo, headers={**account.headers, "Content-Type": "application/zip"})
+    answer = client.post(
+        "/api/toolkit/import?kind=flomo", content=flomo, headers={**account.headers, "Content-Type": "application/zip"}
+    )
     assert answer.status_code == 200, answer.text
     report = answer.json()["data"]
     assert report["imported"]["memos"] == 12 and report["imported"]["attachments"] == 4 and report["runId"]
@@ -42,11 +44,17 @@ def test_the_three_kinds_over_rest(client: TestClient, make_account: Callable[..
 
     refused = client.post("/api/toolkit/import?kind=todoist", content=csv_path.read_bytes(), headers=memo_only.headers)
     assert refused.status_code == 403
-    answer = client.post("/api/toolkit/import?kind=todoist&timezone=Asia/Shanghai", content=csv_path.read_bytes(), headers=account.headers)
+    answer = client.post(
+        "/api/toolkit/import?kind=todoist&timezone=Asia/Shanghai",
+        content=csv_path.read_bytes(),
+        headers=account.headers,
+    )
     assert answer.status_code == 200 and answer.json()["data"]["imported"]["tasks"] == 20, answer.text
 
     bad = client.post("/api/toolkit/import?kind=flomo", content=b"PK\x03\x04 nope", headers=account.headers)
-    assert bad.status_code == 400 and bad.json()["error"]["message"].startswith("nothing imported: upload: not a readable ZIP")
+    assert bad.status_code == 400 and bad.json()["error"]["message"].startswith(
+        "nothing imported: upload: not a readable ZIP"
+    )
     assert client.post("/api/toolkit/import?kind=evernote", content=b"x", headers=account.headers).status_code == 400
     assert client.post("/api/toolkit/import?kind=flomo&x=1", content=flomo, headers=account.headers).status_code == 400
     with archive_slot(account.user_id):  # one import or export of a user at a time

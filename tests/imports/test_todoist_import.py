@@ -65,7 +65,9 @@ def test_four_projects_through_the_command_line_then_undo(tmp_path: Path) -> Non
         services.items.close()
     first = run_cli("import", "alice", "--from", "todoist", str(folder), "--data-dir", str(data))
     assert first.returncode == 0, first.stderr
-    assert re.search(r"^3 tags, 152 comments, 4 spaces, 24 columns, 1040 tasks, 416 subtasks imported;", first.stdout), first.stdout
+    assert re.search(
+        r"^3 tags, 152 comments, 4 spaces, 24 columns, 1040 tasks, 416 subtasks imported;", first.stdout
+    ), first.stdout
     run_id = re.search(r"--undo-run (\S+)\)", first.stdout).group(1)  # type: ignore[union-attr]
     second = run_cli("import", "alice", "--from", "todoist", str(folder), "--data-dir", str(data))
     assert second.stdout.startswith("nothing new imported; 1040 already there"), second.stdout
@@ -94,7 +96,9 @@ def test_what_cannot_be_read_is_kept_in_the_notes_and_listed(services: Services,
         writer.writerow(HEADER[:10])
         writer.writerows(rows)
     user = create_user(services.items, "carol", "correct horse battery")
-    report = import_file(services, user["id"], "todoist", path, options=ImportOptions(now=datetime(2026, 12, 4, tzinfo=UTC)))
+    report = import_file(
+        services, user["id"], "todoist", path, options=ImportOptions(now=datetime(2026, 12, 4, tzinfo=UTC))
+    )
     assert report.imported["tasks"] == 3 and report.imported["subtasks"] == 1, report.as_dict()
     kept = dict(report.kept)
     assert "sometime after the rains" in kept["Odds line 2"]

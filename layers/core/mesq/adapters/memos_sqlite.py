@@ -4,14 +4,14 @@ locked or given a journal; checked with `PRAGMA quick_check` before a row is rea
 
 The schema generation is read from the tables, following memos' published migrations:
 
-| releases    | what tells it                     | memo id      | pinned            | tags                 | files          |
-| ----------- | --------------------------------- | ------------ | ----------------- | -------------------- | -------------- |
-| before 0.19 | no `resource_name`, no `uid`      | row id      | `memo_organizer`  | content              | `resource`     |
-| 0.19-0.20   | `memo.resource_name`              | resource_name| `memo_organizer`  | content              | `resource` (internal_path / external_link) |
-| 0.21        | `memo.uid`                        | uid          | `memo_organizer`  | content              | `resource`     |
-| 0.22-0.23   | `memo.tags`, `memo.payload`       | uid          | `memo_organizer`  | + `tags`, payload    | `resource` (storage_type / reference) |
-| 0.24-0.25   | `memo.pinned`                     | uid          | `pinned`          | + payload            | `resource`     |
-| 0.26-0.3x   | table `attachment`                | uid          | `pinned`          | + payload            | `attachment`   |
+- before 0.19: no `uid` nor `resource_name` (the row id names a memo), pins in `memo_organizer`,
+  files in `resource`;
+- 0.19-0.20: `memo.resource_name`; `resource` with `internal_path` / `external_link`;
+- 0.21: `memo.uid`;
+- 0.22-0.23: `memo.tags` (JSON) and `memo.payload` (its `tags` too); `resource.storage_type` /
+  `reference` (DATABASE, LOCAL, EXTERNAL, S3);
+- 0.24-0.25: `memo.pinned` (`memo_organizer` no longer read);
+- 0.26 to 0.3x: the table `attachment` (was `resource`).
 
 Where the folder is: the file's own folder (a path, or a folder holding it), or a ZIP of that
 folder, whose database is copied to a temporary file (bounded) and whose files are read from the
@@ -86,7 +86,9 @@ class _Files:
         except OSError:
             return None
         if stat.S_ISLNK(info.st_mode) or os.path.realpath(path) != os.path.abspath(path):
-            raise SourceError(f"attachment file {reference!r} is reached through a symbolic link; links are not followed")
+            raise SourceError(
+                f"attachment file {reference!r} is reached through a symbolic link; links are not followed"
+            )
         if not stat.S_ISREG(info.st_mode):
             return None
         if not os.path.abspath(path).startswith(str(self.folder) + os.sep):
@@ -186,9 +188,12 @@ class MemosSqlite:
         ]
         pinned: set[tuple[int, int]] = set()
         if "pinned" not in memo and self.organizer:
-            pinned = {(int(m), int(u)) for m, u in self._query("SELECT memo_id, user_id FROM memo_organizer WHERE pinned = 1")}
+            pinned = {
+                (int(m), int(u)) for m, u in self._query("SELECT memo_id, user_id FROM memo_organizer WHERE pinned = 1")
+            }
         rows = []
-        for row in self._query(f"SELECT {', '.join(pick)} FROM memo ORDER BY created_ts, id"):
+        # Column names from the fixed list above (never from the file's data): not an injection.
+        for row in self._query(f"SELECT {', '.join(pick)} FROM memo ORDER BY created_ts, id"):  # noqa: S608
             ident, uid, creator, created, updated, status, content, visibility, pin, tags, payload = row
             rows.append(
                 MemosRow(
@@ -209,7 +214,10 @@ class MemosSqlite:
     def relations(self) -> list[tuple[int, int, str]]:
         if "memo_relation" not in {row[0] for row in self._query("SELECT name FROM sqlite_master WHERE type='table'")}:
             return []
-        return [(int(a), int(b), str(kind)) for a, b, kind in self._query("SELECT memo_id, related_memo_id, type FROM memo_relation")]
+        return [
+            (int(a), int(b), str(kind))
+            for a, b, kind in self._query("SELECT memo_id, related_memo_id, type FROM memo_relation")
+        ]
 
     def attachments(self) -> list[AttachmentRow]:
         if not self.attachment_table:
@@ -220,13 +228,14 @@ class MemosSqlite:
         reference = "reference" if "reference" in columns else "''"
         internal = "internal_path" if "internal_path" in columns else "''"
         external = "external_link" if "external_link" in columns else "''"
-        sql = (
-            f"SELECT id, {uid}, memo_id, filename, type, size, {storage}, {reference}, {internal}, {external},"
-            f" blob IS NOT NULL FROM {_quoted(self.attachment_table)} ORDER BY id"
-        )
+        # Names from the detected schema (fixed words), never from row data: not an injection.
+        picked = f"id, {uid}, memo_id, filename, type, size, {storage}, {reference}, {internal}, {external}"
+        sql = f"SELECT {picked}, blob IS NOT NULL FROM {_quoted(self.attachment_table)} ORDER BY id"  # noqa: S608
         found = []
         for ident, ref_id, memo_id, name, kind, size, store, ref, internal_path, link, has_blob in self._query(sql):
-            store = str(store or "").upper().removeprefix("ATTACHMENT_STORAGE_TYPE_").removeprefix("RESOURCE_STORAGE_TYPE_")
+            store = (
+                str(store or "").upper().removeprefix("ATTACHMENT_STORAGE_TYPE_").removeprefix("RESOURCE_STORAGE_TYPE_")
+            )
             if store in ("", "UNSPECIFIED"):
                 if internal_path:
                     store, ref = "LOCAL", internal_path
@@ -254,12 +263,12 @@ class MemosSqlite:
 
     def _blob(self, attachment: AttachmentRow, limit: int) -> bytes:
         table = _quoted(self.attachment_table or "resource")
-        length = self._query(f"SELECT length(blob) FROM {table} WHERE id = ?", attachment.id)
+        length = self._query(f"SELECT length(blob) FROM {table} WHERE id = ?", attachment.id)  # noqa: S608
         if not length or length[0][0] is None:
             raise Unavailable("its bytes are not in the database")
         if int(length[0][0]) > limit:
             raise Unavailable(f"{length[0][0]} bytes, over the {limit}-byte limit per file")
-        data = self._query(f"SELECT blob FROM {table} WHERE id = ?", attachment.id)[0][0]
+        data = self._query(f"SELECT blob FROM {table} WHERE id = ?", attachment.id)[0][0]  # noqa: S608
         return bytes(data)
 
     def _bytes(self, attachment: AttachmentRow, limit: int) -> bytes:
@@ -298,7 +307,9 @@ def _json_tags(raw: Any, key: str | None = None) -> list[str]:
         return []
     if key is not None:
         value = value.get(key) if isinstance(value, dict) else None
-    return [str(tag).strip().lstrip("#") for tag in value if isinstance(tag, str | int)] if isinstance(value, list) else []
+    return (
+        [str(tag).strip().lstrip("#") for tag in value if isinstance(tag, str | int)] if isinstance(value, list) else []
+    )
 
 
 def _database_in(folder: Path) -> Path:

@@ -29,6 +29,8 @@ def import_upload(
         path = Path(folder) / "upload"
         with path.open("wb") as copy:
             shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
-        report = import_file(services, principal.user_id, kind, path, options=options, principal=principal, channel=channel)
+        report = import_file(
+            services, principal.user_id, kind, path, options=options, principal=principal, channel=channel
+        )
     save_report(services.items, principal.user_id, report)
     return report

@@ -126,7 +126,9 @@ class AppImport:
         return success(data, trace_id)
 
 
-def _imported(services: Services, principal: Principal, kind: str, upload: IO[bytes], options: ImportOptions) -> dict[str, Any]:
+def _imported(
+    services: Services, principal: Principal, kind: str, upload: IO[bytes], options: ImportOptions
+) -> dict[str, Any]:
     return import_upload(services, principal, kind, upload, options, "api").as_dict()
 
 

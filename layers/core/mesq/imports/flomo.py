@@ -23,8 +23,8 @@ an export), a page over MAX_HTML_BYTES, a file reference that leaves the export'
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
 import re
+from collections.abc import Callable
 from datetime import datetime
 from urllib.parse import unquote
 from zoneinfo import ZoneInfo
@@ -87,7 +87,9 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
     page = _page(archive)
     raw = archive.read(page, MAX_HTML_BYTES)
     if _ENTITY_DECLARATION.search(raw):
-        raise SourceError(f"{archive.label}: {page} declares entities (<!ENTITY>); an export never does, nothing imported")
+        raise SourceError(
+            f"{archive.label}: {page} declares entities (<!ENTITY>); an export never does, nothing imported"
+        )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -121,7 +123,11 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
             member = _file_ref(page, source, archive)
             if member is None:
                 report.keep(label, f"file {source!r} is a link; kept as a link")
-                content = f"{content}\n\n<{source}>".strip() if source.lower().startswith(("http://", "https://")) else content
+                content = (
+                    f"{content}\n\n<{source}>".strip()
+                    if source.lower().startswith(("http://", "https://"))
+                    else content
+                )
                 continue
             if not member:
                 report.skip(f"{label} file {source!r}", "not in the export")
@@ -131,7 +137,9 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
                 report.skip(f"{label} file {source!r}", "empty (0 bytes)")
                 continue
             name = memo_checks.display_name(posixpath.basename(member), "file")
-            files.append(PlannedFile(name, memo_checks.media_type("", name), size, sha256, _reader(archive, member, size)))
+            files.append(
+                PlannedFile(name, memo_checks.media_type("", name), size, sha256, _reader(archive, member, size))
+            )
         if not content and files:
             content = "📎"  # a card of images only: a memo needs text
         occurrence = seen.get(identity, 0)

@@ -26,7 +26,8 @@ _SCHEMES = ("http://", "https://", "mailto:")
 
 class _Converter(MarkdownConverter):
     def escape(self, text: str, parent_tags: Any) -> str:
-        return str(super().escape(text, parent_tags)).replace("<", "&lt;")
+        escaped = super().escape(text, parent_tags)  # type: ignore[misc]  # not in markdownify's hints
+        return str(escaped).replace("<", "&lt;")
 
     def convert_a(self, el: Any, text: str, parent_tags: Any) -> str:
         href = str(el.get("href") or "").strip()

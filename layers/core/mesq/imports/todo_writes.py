@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..kernel.context import Call
 from ..kernel.errors import ValidationError
 from ..kernel.timestamps import now_timestamp
 from ..store.ports import Condition, Item, Put, WriteOp
@@ -24,7 +25,6 @@ from ..todos import keys, model, recurrence
 from ..todos.board.tasks import open_column_check
 from ..todos.state import TodoState
 from ..todos.writes import Built, _free_slug, apply, put_new, tag_registrations
-from ..kernel.context import Call
 from .plan import PlannedColumn, PlannedSpace, PlannedTask
 
 #: Records (root tasks + subtasks) per transaction: with their change records, list sizes and
@@ -57,8 +57,9 @@ def write_space(call: Call, planned: PlannedSpace) -> Counter[str]:
         if space is None:
             slug = _free_slug(state, model.slugify(planned.name))
             last = max((s["position"] for s in state.spaces.values()), default=None)
-            space = {"id": planned.space_id, "name": planned.name, "slug": slug,
-                     "position": model.position_between(last, None), "revision": 1, "createdAt": now, "updatedAt": now}  # fmt: skip
+            position = model.position_between(last, None)
+            space = {"id": planned.space_id, "name": planned.name, "slug": slug, "position": position,
+                     "revision": 1, "createdAt": now, "updatedAt": now}  # fmt: skip
             ops.append(put_new(user_id, "space", space))
             pk, sk = keys.slug_key(user_id, slug)
             ops.append(Put({"pk": pk, "sk": sk, "spaceId": space["id"]}, Condition(exists=False)))
@@ -115,7 +116,9 @@ def write_tasks(call: Call, space_id: str, column: PlannedColumn) -> Counter[str
             continue
         counted: Counter[str] = Counter()
 
-        def build(state: TodoState, fresh: list[tuple[str, PlannedTask]] = fresh, counted: Counter[str] = counted) -> Built:
+        def build(
+            state: TodoState, fresh: list[tuple[str, PlannedTask]] = fresh, counted: Counter[str] = counted
+        ) -> Built:
             counted.clear()
             target = state.columns.get(column.column_id)
             if target is None:
@@ -124,13 +127,17 @@ def write_tasks(call: Call, space_id: str, column: PlannedColumn) -> Counter[str
             ops: list[WriteOp] = [open_column_check(user_id, target)]
             tags: list[str] = []
             for position, task in fresh:
-                ops.append(put_new(user_id, "task", _task_record(task, space_id, column.column_id, None, position, now)))
+                ops.append(
+                    put_new(user_id, "task", _task_record(task, space_id, column.column_id, None, position, now))
+                )
                 tags += task.tags
                 counted["tasks"] += 1
                 counted["comments"] += task.comments
                 sub_positions = model.positions_between(None, None, len(task.subtasks)) if task.subtasks else []
                 for sub_position, sub in zip(sub_positions, task.subtasks, strict=True):
-                    ops.append(put_new(user_id, "task", _task_record(sub, space_id, None, task.task_id, sub_position, now)))
+                    ops.append(
+                        put_new(user_id, "task", _task_record(sub, space_id, None, task.task_id, sub_position, now))
+                    )
                     tags += sub.tags
                     counted["subtasks"] += 1
                     counted["comments"] += sub.comments

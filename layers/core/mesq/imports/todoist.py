@@ -141,7 +141,10 @@ class _Project:
     def section(self, name: str, line: int) -> None:
         title = " ".join(name.split())[: model.NAME_MAX] or "—"
         if len(self.space.columns) >= model.MAX_COLUMNS_PER_SPACE:
-            self.report.keep(f"{self.name} line {line}", f"section {title!r} past {model.MAX_COLUMNS_PER_SPACE} columns; its tasks join the last column")
+            self.report.keep(
+                f"{self.name} line {line}",
+                f"section {title!r} past {model.MAX_COLUMNS_PER_SPACE} columns; its tasks join the last column",
+            )
             return
         self.column = PlannedColumn(self._id("tc", title), title)
         self.space.columns.append(self.column)
@@ -181,7 +184,11 @@ class _Project:
             kept.append(f"time zone {zone!r}")
             zone = self.zone
         date_text = row.get("DATE", "").strip()
-        read = read_date(date_text, row.get("DATE_LANG", "").strip(), zone, self.now) if date_text else DateRead(None, None, None)
+        read = (
+            read_date(date_text, row.get("DATE_LANG", "").strip(), zone, self.now)
+            if date_text
+            else DateRead(None, None, None)
+        )
         if read is None:
             kept.append(f"date {date_text!r}")
             read = DateRead(None, None, None)
@@ -213,12 +220,18 @@ class _Project:
         else:
             if read.rule:
                 task.notes = (task.notes + "\n\n" if task.notes else "") + f"Todoist date {date_text!r}"
-                self.report.keep(where, f"a recurring subtask ({date_text!r}); only tasks recur in MeSQ, kept in the notes")
+                self.report.keep(
+                    where, f"a recurring subtask ({date_text!r}); only tasks recur in MeSQ, kept in the notes"
+                )
             if depth > 2:
-                self.report.keep(where, f"indent {depth}: MeSQ has one level of subtasks; a subtask of {parent.title!r}")
+                self.report.keep(
+                    where, f"indent {depth}: MeSQ has one level of subtasks; a subtask of {parent.title!r}"
+                )
             if len(parent.subtasks) >= model.MAX_SUBTASKS:
                 parent.notes = (parent.notes + "\n" if parent.notes else "") + f"- [ ] {title}"
-                self.report.keep(where, f"past {model.MAX_SUBTASKS} subtasks: a checklist line in {parent.title!r}'s notes")
+                self.report.keep(
+                    where, f"past {model.MAX_SUBTASKS} subtasks: a checklist line in {parent.title!r}'s notes"
+                )
                 self.last = parent
                 return
             parent.subtasks.append(task)
@@ -245,7 +258,9 @@ class _Project:
         kind = row.get("TYPE", "").strip()
         text = " | ".join(value.strip() for value in row.values() if value.strip())
         self.orphan_notes.append(f"Todoist row {line}: {text}")
-        self.report.keep(f"{self.name} line {line}", f"a row of TYPE {kind!r} (not a task, section or note) kept in the notes")
+        self.report.keep(
+            f"{self.name} line {line}", f"a row of TYPE {kind!r} (not a task, section or note) kept in the notes"
+        )
 
     def finish(self) -> PlannedSpace:
         if self.orphan_notes:
@@ -255,7 +270,9 @@ class _Project:
             else:
                 column = self._current_column()
                 column.tasks.append(
-                    PlannedTask(self._id("tt", "comments"), f"{self.name}: comments", notes="\n\n---\n".join(self.orphan_notes))
+                    PlannedTask(
+                        self._id("tt", "comments"), f"{self.name}: comments", notes="\n\n---\n".join(self.orphan_notes)
+                    )
                 )
         if not self.space.columns:
             self._current_column()
@@ -269,9 +286,7 @@ class _Project:
         return self.space
 
 
-def plan_todoist(
-    files: Iterable[tuple[str, bytes]], user_id: str, report: Report, zone: str, now: datetime
-) -> Plan:
+def plan_todoist(files: Iterable[tuple[str, bytes]], user_id: str, report: Report, zone: str, now: datetime) -> Plan:
     """`files`: (file name, bytes) of each project's CSV."""
     csv.field_size_limit(MAX_FIELD_CHARACTERS)
     plan = Plan(report)

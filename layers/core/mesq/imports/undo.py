@@ -59,9 +59,13 @@ def undo_import(call: Call, run_id: str, *, most: int = 1_000_000) -> UndoReport
         if space is None:
             continue
         try:
-            delete_todo_space(replace(call, operation_id="undo_changes"), {"spaceId": space_id, "expectedRevision": space["revision"]})
+            delete_todo_space(
+                replace(call, operation_id="undo_changes"), {"spaceId": space_id, "expectedRevision": space["revision"]}
+            )
         except MesqError as error:
-            report.not_undone.append({"record": {"kind": "space", "id": space_id}, "code": error.code, "message": error.message})
+            report.not_undone.append(
+                {"record": {"kind": "space", "id": space_id}, "code": error.code, "message": error.message}
+            )
             continue
         report.removed_spaces += 1
     return report

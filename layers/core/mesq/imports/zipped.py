@@ -16,6 +16,7 @@ This is the one place the importers open a ZIP: when archive/ offers its bounded
 from __future__ import annotations
 
 import hashlib
+import itertools
 import posixpath
 import re
 import stat
@@ -111,7 +112,7 @@ def _checked_name(raw: str, label: str) -> str:
 
 def _refuse_overlaps(infos: list[zipfile.ZipInfo], label: str) -> None:
     ordered = sorted(infos, key=lambda info: info.header_offset)
-    for first, second in zip(ordered, ordered[1:], strict=False):
+    for first, second in itertools.pairwise(ordered):
         if first.header_offset + first.compress_size > second.header_offset:
             raise SourceError(f"{label}: members {first.filename!r} and {second.filename!r} overlap (a ZIP bomb?)")
 

@@ -29,7 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--memos-user", metavar="NAME", help="memos: whose memos, in a database of several users")
     parser.add_argument(
-        "--timezone", metavar="ZONE", help="flomo: the zone of its times (default Asia/Shanghai); Todoist: of rows without one (default UTC)"
+        "--timezone",
+        metavar="ZONE",
+        help="flomo: the zone of its times (default Asia/Shanghai); Todoist: of rows without one (default UTC)",
     )
     parser.add_argument("--undo-run", metavar="RUN_ID", help="undo an import by the run id it printed")
 
@@ -41,7 +43,10 @@ def run(args: argparse.Namespace, services: Services, user_id: str) -> int:
         parts = ", ".join(f"{count} {kind}" for kind, count in sorted(undone.undone.items())) or "nothing"
         print(f"undone: {parts} moved to the trash; {undone.removed_spaces} imported spaces removed")
         for entry in undone.not_undone[:50]:
-            print(f"mesq: not undone {entry['record']['kind']} {entry['record']['id']}: {entry['message']}", file=sys.stderr)
+            print(
+                f"mesq: not undone {entry['record']['kind']} {entry['record']['id']}: {entry['message']}",
+                file=sys.stderr,
+            )
         return 1 if undone.not_undone else 0
     kind, path = args.source
     if kind not in KINDS:

@@ -36,12 +36,12 @@ def web_routes(
     from .reading.shelf import shelf_routes
     from .settings.account import account_routes
     from .settings.archive import archive_routes
-    from .settings.import_sources import import_source_routes
     from .settings.attachments import attachment_routes
     from .settings.calendar import calendar_routes
     from .settings.connected_apps import app_routes
     from .settings.consent import consent_routes
     from .settings.credentials import credential_routes
+    from .settings.import_sources import import_source_routes
     from .settings.index import settings_index_routes
     from .settings.reminders import reminder_routes
     from .settings.sync import reading_routes

@@ -1,4 +1,4 @@
-"""Settings → Import, "from another app" (设置 → 导入，从其他应用): a memos database (or a ZIP of its
+"""Settings → Import, "from another app" (设置 → 导入 → 从其他应用导入): a memos database (or a ZIP of its
 folder), a flomo export ZIP or Todoist CSVs (one, or a ZIP of them) brought into the signed-in
 account (docs/migrating.md).
 
