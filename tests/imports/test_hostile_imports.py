@@ -171,3 +171,36 @@ def test_a_yaml_alias_bomb_in_a_memo_is_kept_as_text(services: Services, tmp_pat
     import_file(services, user["id"], "memos", tmp_path / "m", options=ImportOptions(memos_user="alice"))
     (memo,) = [m for m in memo_store.all_memos(services.items, user["id"]) if m["contentSource"] == "memos"]
     assert memo["content"].startswith(bomb)
+
+
+def test_import_twice_then_undo_on_both_stores(both_stores: Services, tmp_path: Path) -> None:
+    """The write paths, the second run and the undo by run on each store (GSIs, conditions)."""
+    from datetime import UTC, datetime
+
+    from mesq.imports.run import import_call
+    from mesq.imports.undo import undo_import
+
+    from .checks import visible
+    from .exports import flomo_export, todoist_export
+
+    services = both_stores
+    user = create_user(services.items, "twice", "correct horse battery")
+    call(services, user["id"], "create_memo", content="before #mine", pinned=True)
+    call(services, user["id"], "create_todo_task", title="before")
+    before = visible(services, user["id"])
+    memos_database(tmp_path / "m", "latest", count=30)
+    flomo_export(tmp_path / "f.zip", count=20)
+    todoist_export(tmp_path / "t", datetime.now(UTC), projects=1, tasks=40)
+    sources = [("memos", tmp_path / "m"), ("flomo", tmp_path / "f.zip"), ("todoist", tmp_path / "t")]
+    options = ImportOptions(memos_user="alice")
+    runs = []
+    for kind, path in sources:
+        first = import_file(services, user["id"], kind, path, options=options)
+        again = import_file(services, user["id"], kind, path, options=options)
+        assert first.imported["memos"] + first.imported["tasks"] in (30, 20, 40), first.summary()
+        assert not (again.imported["memos"] or again.imported["tasks"] or again.imported["subtasks"]), again.summary()
+        runs.append(first.run_id)
+    for run_id in runs:
+        undone = undo_import(import_call(services, user["id"], "undo"), run_id)
+        assert not undone.not_undone, undone.not_undone
+    assert visible(services, user["id"]) == before
