@@ -153,11 +153,7 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
             files=files,
             label=label,
         )
-        why = memo_checks.problem(planned)
-        if why is not None:
-            report.skip(label, why)
-            continue
-        plan.memos.append(planned)
+        memo_checks.admit(plan, planned)
     return plan
 
 

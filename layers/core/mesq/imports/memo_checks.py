@@ -12,7 +12,7 @@ from ..kernel.spec import load_spec
 from ..kernel.tags import expand_tag_paths, is_valid_tag, parse_tags
 from ..memos.reads import content_max_characters
 from ..memos.writes import MAX_TAG_PATHS_PER_MEMO
-from .plan import PlannedMemo
+from .plan import Plan, PlannedMemo
 
 
 def max_files() -> int:
@@ -62,3 +62,12 @@ def problem(memo: PlannedMemo) -> str | None:
         if file.size > MAX_FILE_BYTES:
             return f"attachment {file.name!r} is over the {MAX_FILE_BYTES}-byte limit per file"
     return None
+
+
+def admit(plan: Plan, memo: PlannedMemo) -> None:
+    """The memo into the plan, or its one-line reason onto the report's skipped list."""
+    why = problem(memo)
+    if why is None:
+        plan.memos.append(memo)
+    else:
+        plan.report.skip(memo.label, why)

@@ -218,12 +218,8 @@ def plan_memos(database: MemosDatabase, user_id: str, report: Report, memos_user
             archived=row.row_status == "ARCHIVED",
             origin={"app": SOURCE, "id": row.uid, "visibility": row.visibility},
             files=files,
+            comments=len(answers),
             label=label,
         )
-        why = memo_checks.problem(planned)
-        if why is not None:
-            report.skip(label, why)
-            continue
-        planned.comments = len(answers)
-        plan.memos.append(planned)
+        memo_checks.admit(plan, planned)
     return plan
