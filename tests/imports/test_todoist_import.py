@@ -88,6 +88,7 @@ def test_what_cannot_be_read_is_kept_in_the_notes_and_listed(services: Services,
         ["task", "bad zone", "", "1", "1", "", "", "tomorrow", "en", "Mars/Olympus"],
         ["task", "deep", "", "1", "3", "", "", "", "", ""],
         ["task", "every two weeks", "", "1", "1", "", "", "every 2 weeks", "en", "UTC"],
+        ["task", "second tuesdays", "", "1", "1", "", "", "every second tuesday", "en", "UTC"],
         ["note", "a project note", "", "", "", "", "", "", "", ""],
         ["weird", "a row of another kind", "", "", "", "", "", "", "", ""],
     ]
@@ -99,17 +100,19 @@ def test_what_cannot_be_read_is_kept_in_the_notes_and_listed(services: Services,
     report = import_file(
         services, user["id"], "todoist", path, options=ImportOptions(now=datetime(2026, 12, 4, tzinfo=UTC))
     )
-    assert report.imported["tasks"] == 3 and report.imported["subtasks"] == 1, report.as_dict()
+    assert report.imported["tasks"] == 4 and report.imported["subtasks"] == 1, report.as_dict()
     kept = dict(report.kept)
     assert "sometime after the rains" in kept["Odds line 2"]
     assert "Mars/Olympus" in kept["Odds line 3"]
     assert "indent 3" in kept["Odds line 4"]
-    assert "every 2 weeks" in kept["Odds line 5"]
+    assert "every second tuesday" in kept["Odds line 6"]
     tasks = {t["title"]: t for t in load_state(services.items, user["id"]).every_task()}
     injected = tasks["=cmd|' /C calc'!A0"]  # CSV injection: kept as text, exactly
     assert injected["tags"] == ["ok"] and injected["due"] is None
     assert "Todoist date 'sometime after the rains'" in injected["notes"]
     assert "a row of another kind" in injected["notes"]  # kept in the project's first task
-    assert "**Comment**\n\na project note" in tasks["every two weeks"]["notes"]  # a note follows its task
+    assert "**Comment**\n\na project note" in tasks["second tuesdays"]["notes"]  # a note follows its task
     assert tasks["bad zone"]["timezone"] == "UTC" and tasks["bad zone"]["due"] == {"type": "date", "date": "2026-12-05"}
-    assert "Todoist date 'every 2 weeks'" in tasks["every two weeks"]["notes"]
+    assert tasks["every two weeks"]["recurrence"] == "FREQ=WEEKLY;INTERVAL=2"  # the quick-add grammar's
+    assert tasks["every two weeks"]["due"] == {"type": "date", "date": "2026-12-04"}  # starts on the import's day
+    assert "Todoist date 'every second tuesday'" in tasks["second tuesdays"]["notes"]
