@@ -6,6 +6,7 @@ second time (nothing new) and then undone from its report, leaving the account a
 
 from __future__ import annotations
 
+import re
 import zipfile
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -106,8 +107,15 @@ def test_flomo_in_the_browser_in_chinese(live: LiveServer, tmp_path: Path) -> No
     export = tmp_path / "flomo.zip"
     expected = flomo_export(export, count=1000)
     live.account("flomo1")
+    user_id = _user_id(live, "flomo1")
+    services = _store(live)
+    try:
+        before = visible(services, user_id)
+    finally:
+        services.items.close()
     with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, locale="zh-CN") as page:
         _import(page, live, "flomo1", "flomo", export)
+        report_url = page.url
         expect(page.get_by_role("heading", name="从 flomo 导入")).to_be_visible()
         expect(page.locator("#import-report .import-counts")).to_contain_text("1000")
         assert page.evaluate("document.documentElement.lang").startswith("zh")
@@ -116,9 +124,20 @@ def test_flomo_in_the_browser_in_chinese(live: LiveServer, tmp_path: Path) -> No
             _fits(page)
         page.goto(f"{live.base_url}/settings/import")
         expect(page.get_by_role("heading", name="从其他应用导入")).to_be_visible()
+        services = _store(live)
+        try:
+            check_cards(services, user_id, expected)
+        finally:
+            services.items.close()
+        # Undo the import as one run from /activity (the report links there).
+        page.goto(report_url)
+        page.get_by_role("link", name="在“动态”中查看这次导入").click()
+        expect(page).to_have_url(re.compile(r"/activity\?runId=" + re.escape(report_url.rsplit("/", 1)[-1]) + "$"))
+        page.locator(".activity-group form button").first.click()
+        expect(page.get_by_role("status").first).to_contain_text("1000 undone")
     services = _store(live)
     try:
-        check_cards(services, _user_id(live, "flomo1"), expected)
+        assert visible(services, user_id) == before
     finally:
         services.items.close()
 
