@@ -19,8 +19,10 @@ from typing import Any
 
 #: The kinds a person picks (CLI `--from`, REST `kind`, Settings → Import).
 KINDS = ("memos", "flomo", "todoist")
-#: The skipped and kept lists a report keeps (the counts stay exact beyond it).
+#: The skipped and kept lists a report keeps (the counts stay exact beyond it), and the length of
+#: each entry's words (a stored report stays far below a DynamoDB item's 400 KB).
 LISTED_MAX = 200
+ENTRY_MAX = 300
 
 
 class SourceError(Exception):
@@ -124,13 +126,13 @@ class Report:
     def skip(self, which: str, why: str) -> None:
         self.skipped_count += 1
         if len(self.skipped) < LISTED_MAX:
-            self.skipped.append((which, why))
+            self.skipped.append((_cut(which), _cut(why)))
 
     def keep(self, which: str, what: str) -> None:
         """Something read only as text (kept verbatim in the record's notes or content)."""
         self.kept_count += 1
         if len(self.kept) < LISTED_MAX:
-            self.kept.append((which, what))
+            self.kept.append((_cut(which), _cut(what)))
 
     @property
     def per_second(self) -> float:
@@ -165,6 +167,10 @@ class Report:
             "seconds": round(self.seconds, 3),
             "summary": self.summary(),
         }
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= ENTRY_MAX else text[: ENTRY_MAX - 1] + "…"
 
 
 @dataclass
