@@ -157,7 +157,7 @@ def test_script_and_handlers_import_as_inert_text(services: Services, tmp_path: 
     assert 'href="https://ok.example/x"' in html
 
 
-def test_a_yaml_alias_bomb_in_a_memo_is_kept_as_text(services: Services, tmp_path: Path) -> None:
+def test_a_yaml_alias_bomb_stays_text_and_hidden_files_stay_unread(services: Services, tmp_path: Path) -> None:
     memos_database(tmp_path / "m", "latest", count=1)
     bomb = (
         "---\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
@@ -167,8 +167,17 @@ def test_a_yaml_alias_bomb_in_a_memo_is_kept_as_text(services: Services, tmp_pat
     db.execute("UPDATE memo SET content = ? WHERE creator_id = 1", (bomb,))
     db.commit()
     db.close()
+    db = sqlite3.connect(tmp_path / "m" / "memos_prod.db")  # and a stranger's reference to a hidden file
+    db.execute("INSERT INTO attachment (uid, creator_id, filename, memo_id, storage_type, reference)"
+               " SELECT 'peek' || id, 1, 'id_rsa', id, 'LOCAL', '.ssh/id_rsa' FROM memo WHERE creator_id = 1")  # fmt: skip
+    db.commit()
+    db.close()
+    (tmp_path / "m" / ".ssh").mkdir()
+    (tmp_path / "m" / ".ssh" / "id_rsa").write_text("PRIVATE KEY")
     user = create_user(services.items, "yaml", "correct horse battery")
-    import_file(services, user["id"], "memos", tmp_path / "m", options=ImportOptions(memos_user="alice"))
+    report = import_file(services, user["id"], "memos", tmp_path / "m", options=ImportOptions(memos_user="alice"))
+    skipped = [why for which, why in report.skipped if "id_rsa" in which]
+    assert skipped == ["its file '.ssh/id_rsa' is not in the database's folder"]
     (memo,) = [m for m in memo_store.all_memos(services.items, user["id"]) if m["contentSource"] == "memos"]
     assert memo["content"].startswith(bomb)
 

@@ -17,7 +17,7 @@ Where the folder is: the file's own folder (a path, or a folder holding it), or 
 folder, whose database is copied to a temporary file (bounded) and whose files are read from the
 ZIP. Local files (`LOCAL` storage, `internal_path`) are looked up inside that folder only: a
 relative reference beside the database, an absolute one by its trailing components (the folder
-moved), never through a symbolic link and never outside it.
+moved), never through a symbolic link, never outside it, never a hidden file or folder.
 """
 
 from __future__ import annotations
@@ -66,8 +66,12 @@ class _Files:
         return ["/".join(parts)] if parts else []
 
     def find(self, reference: str) -> tuple[str, int]:
-        """(where, size) of the file a reference names; Unavailable when it is not there."""
+        """(where, size) of the file a reference names; Unavailable when it is not there. Hidden
+        files and folders (`.ssh/...`) are never read: memos keeps none, and the folder beside a
+        stranger's database may be a home directory."""
         for candidate in self._candidates(reference):
+            if any(part.startswith(".") for part in candidate.split("/")):
+                continue
             if self.archive is not None:
                 member = self.prefix + candidate
                 if member in self.archive.members:
