@@ -23,6 +23,8 @@ KINDS = ("memos", "flomo", "todoist")
 #: each entry's words (a stored report stays far below a DynamoDB item's 400 KB).
 LISTED_MAX = 200
 ENTRY_MAX = 300
+#: A refusal's one line, at most (a file's name and a reason; a library's long error is cut).
+MESSAGE_MAX = 300
 
 
 class SourceError(Exception):
@@ -30,8 +32,11 @@ class SourceError(Exception):
     nothing has been written."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+        # One line whatever the cause carried (SQLite's quick_check lists a problem per line).
+        line = " ".join(message.split())
+        line = line if len(line) <= MESSAGE_MAX else line[: MESSAGE_MAX - 1] + "…"
+        super().__init__(line)
+        self.message = line
 
 
 class Unavailable(SourceError):
