@@ -128,7 +128,8 @@ class MemosSqlite:
             raise SourceError(f"{label}: not a SQLite database, or a damaged one ({error})") from None
         if checked is None or checked[0] != "ok":
             self._db.close()
-            first = str(checked[0]).splitlines()[-1] if checked else "no answer"  # a problem (its first line says which database)
+            # quick_check's last line names a problem (its first says which database).
+            first = str(checked[0]).splitlines()[-1] if checked else "no answer"
             raise SourceError(f"{label}: the database is damaged ({first})")
         self.files = files
         self._detect()
