@@ -168,8 +168,10 @@ def test_a_yaml_alias_bomb_stays_text_and_hidden_files_stay_unread(services: Ser
     db.commit()
     db.close()
     db = sqlite3.connect(tmp_path / "m" / "memos_prod.db")  # and a stranger's reference to a hidden file
-    db.execute("INSERT INTO attachment (uid, creator_id, filename, memo_id, storage_type, reference)"
-               " SELECT 'peek' || id, 1, 'id_rsa', id, 'LOCAL', '.ssh/id_rsa' FROM memo WHERE creator_id = 1")  # fmt: skip
+    db.execute(
+        "INSERT INTO attachment (uid, creator_id, filename, memo_id, storage_type, reference)"
+        " SELECT 'peek' || id, 1, 'id_rsa', id, 'LOCAL', '.ssh/id_rsa' FROM memo WHERE creator_id = 1"
+    )
     db.commit()
     db.close()
     (tmp_path / "m" / ".ssh").mkdir()
