@@ -10,8 +10,11 @@ from pathlib import Path
 from starlette.testclient import TestClient
 
 from mesq.asgi.account_archive import archive_slot
+from mesq.memos import store as memo_store
+from mesq.wiring.services import Services
 from tests.conftest import Account
 
+from .checks import records
 from .exports import flomo_export, memos_database, todoist_export
 
 
@@ -60,3 +63,18 @@ def test_the_three_kinds_over_rest(client: TestClient, make_account: Callable[..
     with archive_slot(account.user_id):  # one import or export of a user at a time
         busy = client.post("/api/toolkit/import?kind=flomo", content=flomo, headers=account.headers)
     assert busy.status_code == 503 and "Retry-After" in busy.headers
+
+
+def test_an_import_writes_only_the_callers_account(
+    client: TestClient, services: Services, make_account: Callable[..., Account], tmp_path: Path
+) -> None:
+    caller, other = make_account(scopes="memo:read,memo:write"), make_account(scopes="memo:read,memo:write")
+    client.post("/api/toolkit/memo", json={"content": "the other's own #x"}, headers=other.headers)
+    before = records(services, other.user_id)
+    flomo_export(tmp_path / "flomo.zip", count=5)
+    answer = client.post(
+        "/api/toolkit/import?kind=flomo", content=(tmp_path / "flomo.zip").read_bytes(), headers=caller.headers
+    )
+    assert answer.status_code == 200 and answer.json()["data"]["imported"]["memos"] == 5
+    assert records(services, other.user_id) == before
+    assert len([m for m in memo_store.all_memos(services.items, caller.user_id)]) == 5
