@@ -24,6 +24,8 @@
 13. literal search_memos at 10k / 100k memos: p50/p95 through the literal index vs the scan on the
    same queries, the backfill, the update per write, the index's size; search_reading_notes and
    query_todos' `query` at 10k notes / tasks, index vs scan (bench/literal_search.py)
+14. imports from other apps at 10k records each (memos database, flomo export, Todoist CSVs):
+   records/s vs one create_memo / create_todo_task call per record (bench/imports.py)
 
 After the table: the footprint report, then "Issue 28 goals" (bench/goals.py): each goal's figure
 as its section measured it, beside that section's same-run baseline, the ratio, the bound, and
@@ -523,11 +525,12 @@ def main() -> None:
     from todo_views import rows_todo_views
 
     from archive import rows_archive
+    from imports import rows_imports
 
     sections = chosen_sections((
         rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_memo_scale, rows_todo_views,
         rows_ai_search, rows_load, rows_upload, rows_code_mode, rows_history_cost, rows_archive,
-        rows_literal_search, rows_mcp,
+        rows_literal_search, rows_imports, rows_mcp,
     ))  # fmt: skip
     with logs_to_file(LOG_FILE) as terminal:
         terminal.write(f"logs of this run: {LOG_FILE.relative_to(REPO)}\n")

@@ -35,7 +35,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "kernel": ("kernel",),
     "domains": (
         "store", "auth", "attachments", "memos", "todos", "calendar_feed", "reading", "reminders",
-        "search", "history", "archive",
+        "search", "history", "archive", "imports",
     ),
     "application": ("application",),
     "adapters": ("adapters",),

@@ -49,7 +49,10 @@ CREATES = {
 
 
 #: Raw (REST-only) operations that are not attachment operations, with the test of their isolation.
-OTHER_RAW = {"export_account": "tests/archive/test_rest_export.py::test_an_export_holds_only_the_callers_records"}
+OTHER_RAW = {
+    "export_account": "tests/archive/test_rest_export.py::test_an_export_holds_only_the_callers_records",
+    "import_from_app": "tests/imports/test_rest_import.py::test_an_import_writes_only_the_callers_account",
+}
 
 
 def test_isolation_covers_every_attachment_operation():

@@ -13,7 +13,7 @@ from mesq.mcp.service import default_catalog
 RAW = {
     "relay_memo_resource_upload", "download_memo_resource", "head_memo_resource",
     "relay_todo_attachment_upload", "download_todo_attachment", "head_todo_attachment",
-    "export_account",
+    "export_account", "import_from_app",
 }  # fmt: skip
 
 

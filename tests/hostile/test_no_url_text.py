@@ -10,6 +10,7 @@ text a person sees (text nodes, and the attributes that are read or heard) must 
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Callable, Iterator
 from html.parser import HTMLParser
@@ -20,10 +21,12 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from starlette.routing import Route
 
 from mesq.application.invocation import REGISTRY
+from mesq.asgi.app_imports import import_upload
 from mesq.auth.tokens import create_token
 from mesq.kernel.context import Call, Principal
 from mesq.memos.writes import create_memo, delete_memo
 from mesq.web import web_routes
+from mesq.wiring.imports import ImportOptions
 from mesq.wiring.services import Services
 from tests.web.conftest import Browser, grant_for, memo_call
 from tests.web.shelf_seed import sample_shelf, seed
@@ -104,8 +107,10 @@ def _seed(services: Services, person: Browser) -> dict[str, str]:
     token_id = re.search(r"/settings/tokens/([\w-]+)/revoke", tokens)
     grant_id = re.search(r"/settings/apps/([\w-]+)/revoke", apps)
     assert token_id and grant_id, "the seeded token and app are listed"
+    todoist = b"TYPE,CONTENT,PRIORITY,INDENT,DATE,DATE_LANG,TIMEZONE\ntask,imported,1,1,,en,UTC\n"
+    imported = import_upload(services, call.principal, "todoist", io.BytesIO(todoist), ImportOptions(), "web")
     return {
-        "memo_id": memo["id"], "record_id": memo["id"], "task_id": task["id"],
+        "memo_id": memo["id"], "record_id": memo["id"], "task_id": task["id"], "run_id": imported.run_id,
         "item_id": item["id"], "book_id": book["id"], "token_id": token_id.group(1), "grant_id": grant_id.group(1),
         "feed": "nothing-here",
     }  # fmt: skip

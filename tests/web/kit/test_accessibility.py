@@ -86,6 +86,7 @@ class Seeds:
     book_id: str
     task_id: str
     inbox_item_id: str
+    import_run_id: str
 
 
 #: path parameter -> its value; ROUTE_VALUES overrides it for one route.
@@ -97,6 +98,7 @@ PATH_VALUES: dict[str, Callable[[Seeds], str]] = {
     "task_id": lambda s: s.task_id,
     "item_id": lambda s: s.inbox_item_id,
     "record_id": lambda s: s.memo_id,  # a memo's History page
+    "run_id": lambda s: s.import_run_id,  # an import's report page
 }
 ROUTE_VALUES: dict[str, dict[str, Callable[[Seeds], str]]] = {
     "/trash/{memo_id}/delete": {"memo_id": lambda s: s.trashed_memo_id},
@@ -245,6 +247,11 @@ def _seed(server: LiveServer, page: Any, tmp_path: Path) -> Seeds:
             json={"parentRevision": item.json()["data"]["item"]["revision"], "title": "全脂"},
         )
         assert subtask.status_code in (200, 201), subtask.text
+        todoist = "TYPE,CONTENT,PRIORITY,INDENT,DATE,DATE_LANG,TIMEZONE\nsection,采购,,,,,\n"
+        todoist += "task,买菜 @家,4,1,每周五,zh,Asia/Shanghai\ntask,someday,1,1,after the rains,en,UTC\n"
+        ran = rest.post("/api/toolkit/import?kind=todoist", content=todoist.encode())
+        assert ran.status_code == 200, ran.text
+        import_run_id = ran.json()["data"]["runId"]
     imported = server.cli("reading", "import", "admin", str(write_export(tmp_path / "shelf.json", sample_shelf())))
     assert imported.returncode == 0, imported.stderr
     _connect_app(server, page, tmp_path)
@@ -261,6 +268,7 @@ def _seed(server: LiveServer, page: Any, tmp_path: Path) -> Seeds:
         book_id("b-1"),
         task.json()["data"]["task"]["id"],
         item.json()["data"]["item"]["id"],
+        import_run_id,
     )
 
 

@@ -19,6 +19,7 @@ from xml.etree import ElementTree as ET
 from dateutil.rrule import rrulestr
 from icalendar import Component
 
+from ..kernel.messages import quoted
 from .errors import DavError
 from .mapping import values_of
 from .xml import CALDAV, tag
@@ -36,7 +37,7 @@ def _utc(text: str | None, default: datetime) -> datetime:
     try:
         return datetime.strptime(text, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
     except ValueError:
-        raise _bad(f"time-range value {text[:40]!r} is not a UTC date-time like 20261203T000000Z") from None
+        raise _bad(f"time-range value {quoted(text[:40])} is not a UTC date-time like 20261203T000000Z") from None
 
 
 def time_range(element: ET.Element) -> tuple[datetime, datetime]:
@@ -92,7 +93,7 @@ def _text_match(text: str, element: ET.Element) -> bool:
     wanted = element.text or ""
     collation = element.get("collation", "i;ascii-casemap")
     if collation not in ("i;ascii-casemap", "i;octet", "i;unicode-casemap"):
-        raise DavError(403, f"collation {collation[:40]!r} is not supported", (CALDAV, "supported-collation"))
+        raise DavError(403, f"collation {quoted(collation[:40])} is not supported", (CALDAV, "supported-collation"))
     found = wanted in text if collation == "i;octet" else wanted.casefold() in text.casefold()
     return found != (element.get("negate-condition", "no").lower() == "yes")
 

@@ -21,6 +21,7 @@ from zoneinfo import ZoneInfo
 from icalendar import Calendar, Component
 
 from ..kernel.errors import ValidationError
+from ..kernel.messages import quoted
 from ..kernel.timestamps import format_timestamp, parse_zone
 from ..todos.model import NOTES_MAX, TITLE_MAX
 from ..todos.recurrence import FREQUENCIES
@@ -212,7 +213,7 @@ def _priority(todo: Component) -> str:
     try:
         return priority_of(int(todo.decoded("PRIORITY")))
     except (TypeError, ValueError):
-        raise _invalid(f"PRIORITY must be 0..9, not {str(todo.get('PRIORITY'))[:20]!r}") from None
+        raise _invalid(f"PRIORITY must be 0..9, not {quoted(str(todo.get('PRIORITY'))[:20])}") from None
 
 
 def _categories(todo: Component) -> list[str]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from starlette.responses import Response
 
+from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
 from ..kernel.timestamps import parse_timestamp
 from ..todos.sync import links
@@ -51,7 +52,7 @@ def _parent_uid(session: Session, record: Item) -> str | None:
 def _collection(session: Session, target: Target) -> str:
     collection = session.collection(target.collection)
     if collection is None:
-        raise DavError(404, f"no calendar {target.collection!r}: a space's id or inbox")
+        raise DavError(404, f"no calendar {quoted(target.collection)}: a space's id or inbox")
     return collection.id
 
 
@@ -59,7 +60,7 @@ def get(session: Session, target: Target, *, head: bool = False) -> Response:
     collection_id = _collection(session, target)
     found = _current(session, collection_id, target.name)
     if found is None:
-        raise DavError(404, f"no task {target.name!r} in this calendar")
+        raise DavError(404, f"no task {quoted(target.name)} in this calendar")
     kind, record = found
     body = body_of(kind, record, _parent_uid(session, record))
     headers = {
@@ -150,7 +151,7 @@ def delete(session: Session, target: Target, if_match: str | None) -> Response:
         raise DavError(403, "this token lacks the scope todo:write: the calendar is read-only")
     current = _current(session, collection_id, target.name)
     if current is None:
-        raise DavError(404, f"no task {target.name!r} in this calendar")
+        raise DavError(404, f"no task {quoted(target.name)} in this calendar")
     expected = _preconditions(if_match, None, current).get("expectedRevision", int(current[1]["revision"]))
     kind, record = current
     shown = "inbox" if kind == "inbox" else "subtask" if record.get("parentId") else "task"

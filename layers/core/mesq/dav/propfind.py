@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
+from ..kernel.messages import quoted
 from .errors import DavError
 from .members import Member, collection_members, named_members
 from .paths import Target
@@ -45,7 +46,7 @@ def requested(root: ET.Element | None, container: str = "propfind") -> Wanted:
 def depth_of(header: str | None, default: str = "0") -> int:
     value = (header or default).strip().lower()
     if value not in ("0", "1", "infinity"):
-        raise DavError(400, f"Depth must be 0, 1 or infinity, not {value[:20]!r}")
+        raise DavError(400, f"Depth must be 0, 1 or infinity, not {quoted(value[:20])}")
     return 0 if value == "0" else 1
 
 
@@ -74,7 +75,7 @@ def propfind(session: Session, target: Target, depth: int, wanted: Wanted) -> ET
         return root
     calendar = session.collection(target.collection)
     if calendar is None:
-        raise DavError(404, f"no calendar {target.collection!r}: a space's id or inbox")
+        raise DavError(404, f"no calendar {quoted(target.collection)}: a space's id or inbox")
     if target.level == "collection":
         table = collection_properties(session, calendar, Points(session))
         add_response(root, session.collection_href(calendar.id), table, names, names_only=names_only)
@@ -84,7 +85,7 @@ def propfind(session: Session, target: Target, depth: int, wanted: Wanted) -> ET
         return root
     member = named_members(session, calendar.id, [target.name]).get(target.name)
     if member is None:
-        raise DavError(404, f"no task {target.name!r} in this calendar")
+        raise DavError(404, f"no task {quoted(target.name)} in this calendar")
     object_response(root, session, calendar.id, member, wanted)
     return root
 

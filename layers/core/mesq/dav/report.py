@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
+from ..kernel.messages import quoted
 from ..todos.sync import reads
 from .errors import DavError
 from .filters import matches
@@ -30,7 +31,7 @@ def report(session: Session, target: Target, root: ET.Element | None) -> ET.Elem
         raise DavError(403, "reports run on a calendar or a task", (DAV, "supported-report"))
     collection = session.collection(target.collection)
     if collection is None:
-        raise DavError(404, f"no calendar {target.collection!r}: a space's id or inbox")
+        raise DavError(404, f"no calendar {quoted(target.collection)}: a space's id or inbox")
     if root.tag == tag(CALDAV, "calendar-query"):
         return _query(session, target, collection.id, root)
     if root.tag == tag(CALDAV, "calendar-multiget"):

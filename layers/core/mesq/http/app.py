@@ -29,6 +29,7 @@ from ..wiring.services import Services
 from .attachments import attachment_routes
 from .challenge import rest_challenge
 from .export import export_routes
+from .imports import import_routes
 from .params import collect_arguments
 
 #: REST is otherwise unlimited (docs/contract.md §7 names MCP); attachment bytes count for both.
@@ -112,5 +113,6 @@ def api_routes(services: Services, spec: Spec | None = None) -> list[Route]:
         # The byte-carrying attachment routes (x-mesq-raw), before any templated JSON route.
         *attachment_routes(services, spec),
         *export_routes(services, spec),
+        *import_routes(services, spec),
         *operation_routes(spec, services),
     ]

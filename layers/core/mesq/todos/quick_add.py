@@ -65,9 +65,14 @@ _ZH_DIGITS = {
 
 # Recurrence phrases -> (RRULE, weekday the first occurrence falls on, or None).
 _EN_DAY_ALT = "|".join(_EN_DAYS) + "|mon|tue|wed|thu|fri|sat|sun"
-_RECUR_EVERY = re.compile(rf"\bevery\s+(?:(?P<day>{_EN_DAY_ALT})|(?P<unit>day|week|month|year|weekday))\b", re.I)
+_RECUR_EVERY = re.compile(
+    rf"\bevery\s+(?:(?P<day>{_EN_DAY_ALT})|(?P<unit>day|week|month|year|weekday)"
+    r"|(?P<count>\d{1,3}|other)\s+(?P<units>day|week|month|year)s?)\b",
+    re.I,
+)
 _RECUR_ZH = re.compile(
     r"每(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])|每(?:个)?(?P<unit>天|日|周|星期|月|年|工作日)"
+    r"|每隔?(?P<count>[0-9]{1,3}|[两二三四五六七八九十]{1,2})(?:个)?(?P<units>天|日|周|星期|月|年)"
 )
 _UNIT_RULE = {
     "day": "FREQ=DAILY", "天": "FREQ=DAILY", "日": "FREQ=DAILY",
@@ -297,6 +302,11 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
             if day:
                 recur_day = _ZH_DAYS[day] if day in _ZH_DAYS else [d[:3] for d in _EN_DAYS].index(day[:3].lower())
                 recurrence = f"FREQ=WEEKLY;BYDAY={_BYDAY[recur_day]}"
+            elif named.get("units"):  # "every 2 weeks", "every other month", "每两周", "每隔3天"
+                count = named["count"].lower()
+                every = 2 if count == "other" else _zh_number(count) or 1
+                rule = _UNIT_RULE[named["units"].lower()]
+                recurrence = rule if every == 1 else f"{rule};INTERVAL={every}"
             else:
                 recurrence = _UNIT_RULE[(named.get("unit") or "").lower()]
             chips.append({"kind": "recurrence", "text": recur[0].strip(), "value": recurrence})

@@ -41,6 +41,7 @@ def web_routes(
     from .settings.connected_apps import app_routes
     from .settings.consent import consent_routes
     from .settings.credentials import credential_routes
+    from .settings.import_sources import import_source_routes
     from .settings.index import settings_index_routes
     from .settings.reminders import reminder_routes
     from .settings.sync import reading_routes
@@ -61,6 +62,7 @@ def web_routes(
         *reminder_routes(web),
         *attachment_routes(web),
         *archive_routes(web),
+        *import_source_routes(web),
         *calendar_routes(web),
         *todo_routes(web),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),

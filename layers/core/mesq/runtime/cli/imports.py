@@ -11,6 +11,7 @@ from pathlib import Path
 from ...archive.format import ArchiveError
 from ...kernel.errors import MesqError
 from ...wiring.services import Services
+from . import import_sources
 from .common import CommandError, Commands, Parser, count_import, user_id_of
 
 
@@ -21,6 +22,7 @@ def add_parser(commands: Commands, common: Parser) -> None:
     import_.add_argument(
         "--markdown", type=Path, metavar="DIR_OR_ZIP", help="one memo per .md file (docs/markdown-import.md)"
     )
+    import_sources.add_arguments(import_)
 
 
 def _import_archive(services: Services, user_id: str, path: Path) -> int:
@@ -60,10 +62,15 @@ def _import_markdown(services: Services, user_id: str, path: Path) -> int:
 
 
 def run(args: argparse.Namespace, services: Services) -> int:
-    if (args.file is None) == (args.markdown is None):
+    if (args.source or args.undo_run) and args.markdown is not None:
+        raise CommandError("give either --markdown DIR_OR_ZIP or --from KIND PATH")
+    if not (args.source or args.undo_run) and (args.file is None) == (args.markdown is None):
         raise CommandError("give either an archive FILE or --markdown DIR_OR_ZIP")
     user_id = user_id_of(services, args.username)
-    count_import(services, user_id)
+    if not args.undo_run:
+        count_import(services, user_id)
+    if args.source or args.undo_run:
+        return import_sources.run(args, services, user_id)
     if args.markdown is not None:
         return _import_markdown(services, user_id, args.markdown)
     return _import_archive(services, user_id, args.file)

@@ -30,6 +30,7 @@ from typing import Any
 
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ...kernel.messages import quoted
 from ...kernel.ports.storage import Check, Condition, Item, WriteOp
 from ...kernel.timestamps import format_timestamp, now_timestamp, parse_timestamp
 from .. import keys, model, recurrence
@@ -59,24 +60,25 @@ def save_synced_todo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         found = _read(state, links.by_name(items, user_id, name))
         current = found if found is not None and _member(state, found, collection) else None
         if found is not None and current is None and keys.live(found[1]):
-            raise Conflict(f"the name {name!r} belongs to a task in another collection; delete it there first")
+            raise Conflict(f"the name {quoted(name)} belongs to a task in another collection; delete it there first")
         if current is None:
             if "expectedRevision" in args:
-                raise RevisionConflict(f"{name!r} does not exist (any more); nothing was written")
+                raise RevisionConflict(f"{quoted(name)} does not exist (any more); nothing was written")
             return _create(state, call, args, name, uid, props, stale=found, now=now)
         kind, before = current
         if args.get("mustBeNew"):
-            raise RevisionConflict(f"{name!r} exists already; nothing was written")
+            raise RevisionConflict(f"{quoted(name)} exists already; nothing was written")
         if "expectedRevision" in args and int(before["revision"]) != args["expectedRevision"]:
             raise RevisionConflict(
-                f"{name!r} is at revision {before['revision']}, not {args['expectedRevision']}; nothing was written"
+                f"{quoted(name)} is at revision {before['revision']}, not {args['expectedRevision']};"
+                " nothing was written"
             )
         if links.uid_of(before) != uid:
-            raise ValidationError(f"uid: {name!r} has UID {links.uid_of(before)!r}; a UID never changes")
+            raise ValidationError(f"uid: {quoted(name)} has UID {quoted(links.uid_of(before))}; a UID never changes")
         return _update(state, call, args, kind, before, name, uid, props, now)
 
     def conflict(state: TodoState) -> RevisionConflict:
-        return RevisionConflict(f"{name!r} changed meanwhile; nothing was written")
+        return RevisionConflict(f"{quoted(name)} changed meanwhile; nothing was written")
 
     return apply(call, build, conflict)
 
@@ -127,7 +129,7 @@ def _create(
     user_id, items = call.principal.user_id, call.services.items
     owner = _read(state, links.by_uid(items, user_id, uid))
     if owner is not None and _live(state, owner):
-        raise Conflict(f"uid: another task already has UID {uid!r}; a UID names one task")
+        raise Conflict(f"uid: another task already has UID {quoted(uid)}; a UID names one task")
     content = {field: args[field] for field in CONTENT if field in args}
     kept: list[str] = []
     ops: list[WriteOp] = []
@@ -162,7 +164,7 @@ def _new_task(
 ) -> tuple[Item, list[str], list[WriteOp]]:
     space = state.spaces.get(args["collection"])
     if space is None:
-        raise NotFound(f"todo space {args['collection']!r} not found")
+        raise NotFound(f"todo space {quoted(args['collection'])} not found")
     fields = model.new_task_fields(content, now)
     parent = _parent(state, args, space)
     if parent is not None and not args.get("recurrence") and not args.get("reminders"):

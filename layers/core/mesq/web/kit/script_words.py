@@ -35,6 +35,11 @@ SCRIPT_WORDS = (
     ),
     N_("The file was not accepted."),
     N_("Could not read the file or reach MeSQ; try again."),
+    # imports.js
+    N_("Uploading: %(percent)s"),
+    N_("Checking and importing… a big file takes a minute."),
+    N_("The import failed (HTTP %(status)s)."),
+    N_("Could not reach MeSQ; nothing was imported."),
     # copy.js
     N_("Copied."),
     N_("Selected: press Ctrl+C (⌘C) to copy."),

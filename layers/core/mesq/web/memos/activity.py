@@ -24,6 +24,9 @@ from ..kit.i18n import DEFAULT_LANGUAGE, N_, NP_, Translator
 PAGE = "/activity"
 PAGE_SIZE = 100
 MAX_UNDO = 100
+#: Undo of a run filtered on the page (`/activity?runId=`): undo_changes rounds of MAX_UNDO each,
+#: so an import of up to 20,000 records is undone by one click.
+MAX_RUN_ROUNDS = 200
 #: A record kind counted (singular, plural) and an action done, as English source text (docs/i18n.md).
 _NOUN = {"memo": NP_("%(num)d memo", "%(num)d memos"), "task": NP_("%(num)d task", "%(num)d tasks"),
          "subtask": NP_("%(num)d subtask", "%(num)d subtasks"),
@@ -170,6 +173,13 @@ async def undo_submit(page: Page) -> Response:
         raise ValidationError("give one run or some changes to undo")
     arguments: dict[str, Any] = {"runId": run_id} if run_id else {"changeIds": change_ids}
     data = await page.invoke("undo_changes", arguments)
+    for _round in range(MAX_RUN_ROUNDS if run_id else 0):  # a whole run (an import): every change of it
+        if not data.get("more"):
+            break
+        following = await page.invoke("undo_changes", arguments)
+        if not following["undone"]:
+            break
+        data = {**following, "undone": data["undone"] + following["undone"]}
     return page.redirect_with_flash(_back(page), undo_report(data, page.translator))
 
 

@@ -68,7 +68,8 @@ async def export_download(page: Page) -> Response:
     return await archive_download(services, page.user.user_id, None)
 
 
-def _import_form(page: Page, *, status: int = 200, **extra: Any) -> Response:
+def import_form(page: Page, *, status: int = 200, **extra: Any) -> Response:
+    """The Import page; `app_*` are the "from another app" form's (`import_sources.py`)."""
     context: dict[str, Any] = {
         "nav": "import",
         "kind": "archive",
@@ -76,6 +77,10 @@ def _import_form(page: Page, *, status: int = 200, **extra: Any) -> Response:
         "problem": None,  # the form's own: "kind" or "file" (the template says it)
         "outcome": None,
         "filename": None,
+        "app_kind": "memos",
+        "app_error": None,
+        "app_problem": None,
+        "app_filename": None,
         **extra,
     }
     return page.render(
@@ -84,7 +89,7 @@ def _import_form(page: Page, *, status: int = 200, **extra: Any) -> Response:
 
 
 async def import_page(page: Page) -> Response:
-    return _import_form(page)
+    return import_form(page)
 
 
 def _run_import(
@@ -112,18 +117,18 @@ def _run_import(
 async def import_submit(page: Page) -> Response:
     kind = page.fields.text("kind") or "archive"
     if kind not in KINDS:
-        return _import_form(page, status=400, problem="kind")
+        return import_form(page, status=400, problem="kind")
     upload = page.fields.get("file")
     if not isinstance(upload, UploadFile) or not upload.filename or upload.size == 0:
-        return _import_form(page, status=400, kind=kind, problem="file")
+        return import_form(page, status=400, kind=kind, problem="file")
     try:
         label = quoted(upload.filename, 40).strip("'\"")  # the upload's name in errors, cut
         outcome = await run_sync(
             _run_import, page.web.services, page.principal, upload.file, kind, label, page.web.clock
         )
     except ArchiveError as error:
-        return _import_form(page, status=400, kind=kind, error=error.message, filename=upload.filename)
-    return _import_form(page, kind=kind, outcome=outcome, filename=upload.filename)
+        return import_form(page, status=400, kind=kind, error=error.message, filename=upload.filename)
+    return import_form(page, kind=kind, outcome=outcome, filename=upload.filename)
 
 
 def archive_routes(web: Web) -> list[Route]:
@@ -135,4 +140,4 @@ def archive_routes(web: Web) -> list[Route]:
     ]
 
 
-__all__ = ["EXPORT", "IMPORT", "IMPORT_MAX_BYTES", "archive_routes"]
+__all__ = ["EXPORT", "IMPORT", "IMPORT_MAX_BYTES", "archive_routes", "import_form"]

@@ -28,7 +28,7 @@ SETTINGS_PAGES = (
     SettingsPage("attachments", "/settings/attachments", N_("Attachments"), N_("Files in use or left over, clean-up")),
     SettingsPage("calendar", "/settings/calendar", N_("Calendar feed"), N_("A private iCalendar feed of your todos")),
     SettingsPage("export", "/settings/export", N_("Export"), N_("Download all your data as one archive")),
-    SettingsPage("import", "/settings/import", N_("Import"), N_("Bring in an archive, or a ZIP of Markdown notes")),
+    SettingsPage("import", "/settings/import", N_("Import"), N_("Archives, Markdown, memos, flomo, Todoist")),
     SettingsPage("trash", "/trash", N_("Trash"), N_("Deleted memos: restore or delete for good")),
 )  # fmt: skip
 

@@ -1,0 +1,388 @@
+"""A memos database (`memos_prod.db`) read as the `imports.memos.MemosDatabase` port: SQLite
+opened read-only and immutable (`file:...?mode=ro&immutable=1`), so the file is never written,
+locked or given a journal; checked with `PRAGMA quick_check` before a row is read.
+
+The schema generation is read from the tables, following memos' published migrations:
+
+- before 0.19: no `uid` nor `resource_name` (the row id names a memo), pins in `memo_organizer`,
+  files in `resource`;
+- 0.19-0.20: `memo.resource_name`; `resource` with `internal_path` / `external_link`;
+- 0.21: `memo.uid`;
+- 0.22-0.23: `memo.tags` (JSON) and `memo.payload` (its `tags` too); `resource.storage_type` /
+  `reference` (DATABASE, LOCAL, EXTERNAL, S3);
+- 0.24-0.25: `memo.pinned` (`memo_organizer` no longer read);
+- 0.26 to 0.3x: the table `attachment` (was `resource`).
+
+Where the folder is: the file's own folder (a path, or a folder holding it), or a ZIP of that
+folder, whose database is copied to a temporary file (bounded) and whose files are read from the
+ZIP. Local files (`LOCAL` storage, `internal_path`) are looked up inside that folder only: a
+relative reference beside the database, an absolute one by its trailing components (the folder
+moved), never through a symbolic link, never outside it, never a hidden file or folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import stat
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from ..imports.memos import AttachmentRow, MemosRow, MemosUser
+from ..imports.plan import SourceError, Unavailable
+from ..imports.zipped import BoundedZip, open_zip
+from ..kernel.messages import quoted
+
+#: The largest database an import copies out of a ZIP.
+MAX_DATABASE_BYTES = 4 * 1024 * 1024 * 1024
+_DATABASE_NAMES = ("memos_prod.db", "memos_dev.db", "memos_demo.db")
+_CHUNK = 1 << 16
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class _Files:
+    """The files beside the database: a folder on disk, or the members of a ZIP."""
+
+    def __init__(self, folder: Path | None, archive: BoundedZip | None, prefix: str) -> None:
+        self.folder = folder.resolve() if folder is not None else None
+        self.archive = archive
+        self.prefix = prefix
+
+    def _candidates(self, reference: str) -> list[str]:
+        parts = [part for part in reference.replace("\\", "/").split("/") if part not in ("", ".")]
+        if ".." in parts:
+            raise SourceError(f"attachment path {quoted(reference)} leaves the database's folder")
+        if reference.replace("\\", "/").startswith("/") or (len(reference) > 1 and reference[1] == ":"):
+            # An absolute path of the machine memos ran on: its trailing components, longest first.
+            return ["/".join(parts[start:]) for start in range(len(parts))]
+        return ["/".join(parts)] if parts else []
+
+    def find(self, reference: str) -> tuple[str, int]:
+        """(where, size) of the file a reference names; Unavailable when it is not there. Hidden
+        files and folders (`.ssh/...`) are never read: memos keeps none, and the folder beside a
+        stranger's database may be a home directory."""
+        for candidate in self._candidates(reference):
+            if any(part.startswith(".") for part in candidate.split("/")):
+                continue
+            if self.archive is not None:
+                member = self.prefix + candidate
+                if member in self.archive.members:
+                    return member, self.archive.size(member)
+            elif self.folder is not None:
+                path = self.folder / candidate
+                found = self._inside(path, reference)
+                if found is not None:
+                    return str(found), found.stat().st_size
+        raise Unavailable(f"its file {quoted(reference)} is not in the database's folder")
+
+    def _inside(self, path: Path, reference: str) -> Path | None:
+        assert self.folder is not None
+        try:
+            info = os.lstat(path)
+        except OSError:
+            return None
+        if stat.S_ISLNK(info.st_mode) or os.path.realpath(path) != os.path.abspath(path):
+            raise SourceError(
+                f"attachment file {quoted(reference)} is reached through a symbolic link; links are not followed"
+            )
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        if not os.path.abspath(path).startswith(str(self.folder) + os.sep):
+            raise SourceError(f"attachment path {quoted(reference)} leaves the database's folder")
+        return path
+
+    def read(self, where: str, limit: int) -> bytes:
+        if self.archive is not None:
+            return self.archive.read(where, limit)
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            handle = os.open(where, flags)
+        except OSError as error:
+            raise SourceError(f"attachment file {quoted(where)} cannot be read ({error.strerror})") from None
+        with os.fdopen(handle, "rb") as file:
+            data = file.read(limit + 1)
+        if len(data) > limit:
+            raise SourceError(f"attachment file {quoted(where)} grew past {limit} bytes while importing")
+        return data
+
+
+class MemosSqlite:
+    """The `MemosDatabase` port over one memos SQLite file (see the module's table)."""
+
+    def __init__(self, database: Path, files: _Files, label: str) -> None:
+        self.label = label
+        uri = f"{database.resolve().as_uri()}?mode=ro&immutable=1"
+        try:
+            self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            self._db.execute("PRAGMA query_only = 1")
+            checked = self._db.execute("PRAGMA quick_check").fetchone()
+        except sqlite3.Error as error:
+            raise SourceError(f"{label}: not a SQLite database, or a damaged one ({error})") from None
+        if checked is None or checked[0] != "ok":
+            self._db.close()
+            # quick_check's last line names a problem (its first says which database).
+            first = str(checked[0]).splitlines()[-1] if checked else "no answer"
+            raise SourceError(f"{label}: the database is damaged ({first})")
+        self.files = files
+        self._detect()
+
+    # -- the schema -----------------------------------------------------------------------------
+
+    def _columns(self, table: str) -> set[str]:
+        return {row[1] for row in self._query(f"PRAGMA table_info({_quoted(table)})")}
+
+    def _query(self, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+        try:
+            return list(self._db.execute(sql, args))
+        except sqlite3.Error as error:
+            raise SourceError(f"{self.label}: cannot read the memos database ({error})") from None
+
+    def _detect(self) -> None:
+        tables = {row[0] for row in self._query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        memo = self._columns("memo") if "memo" in tables else set()
+        if not {"id", "creator_id", "created_ts", "content", "row_status"} <= memo or "user" not in tables:
+            raise SourceError(f"{self.label}: not a memos database (no memo table with memos' columns)")
+        self.memo_columns = memo
+        self.id_column = "uid" if "uid" in memo else "resource_name" if "resource_name" in memo else None
+        self.organizer = "memo_organizer" in tables
+        self.attachment_table = "attachment" if "attachment" in tables else "resource" if "resource" in tables else None
+        self.attachment_columns = self._columns(self.attachment_table) if self.attachment_table else set()
+        if self.attachment_table == "attachment":
+            self.generation = "0.26 or later"
+        elif "pinned" in memo:
+            self.generation = "0.24-0.25"
+        elif "payload" in memo or "tags" in memo:
+            self.generation = "0.22-0.23"
+        elif "uid" in memo:
+            self.generation = "0.21"
+        elif "resource_name" in memo:
+            self.generation = "0.19-0.20"
+        else:
+            self.generation = "before 0.19"
+
+    # -- rows -----------------------------------------------------------------------------------
+
+    def users(self) -> list[MemosUser]:
+        counts = dict(self._query("SELECT creator_id, COUNT(*) FROM memo GROUP BY creator_id"))
+        return [
+            MemosUser(int(ident), str(name), int(counts.get(ident, 0)))
+            for ident, name in self._query("SELECT id, username FROM user ORDER BY id")
+        ]
+
+    def memos(self) -> list[MemosRow]:
+        memo = self.memo_columns
+        pick = [
+            "id",
+            _quoted(self.id_column) if self.id_column else "CAST(id AS TEXT)",
+            "creator_id",
+            "created_ts",
+            "updated_ts" if "updated_ts" in memo else "created_ts",
+            "row_status",
+            "content",
+            "visibility" if "visibility" in memo else "'PRIVATE'",
+            "pinned" if "pinned" in memo else "0",
+            "tags" if "tags" in memo else "'[]'",
+            "payload" if "payload" in memo else "'{}'",
+        ]
+        pinned: set[tuple[int, int]] = set()
+        if "pinned" not in memo and self.organizer:
+            pinned = {
+                (int(m), int(u)) for m, u in self._query("SELECT memo_id, user_id FROM memo_organizer WHERE pinned = 1")
+            }
+        rows = []
+        # Column names from the fixed list above (never from the file's data): not an injection.
+        for row in self._query(f"SELECT {', '.join(pick)} FROM memo ORDER BY created_ts, id"):  # noqa: S608
+            ident, uid, creator, created, updated, status, content, visibility, pin, tags, payload = row
+            rows.append(
+                MemosRow(
+                    id=int(ident),
+                    uid=str(uid),
+                    creator_id=int(creator),
+                    created_ts=_integer(created, self.label),
+                    updated_ts=_integer(updated, self.label),
+                    row_status=str(status),
+                    content=str(content or ""),
+                    visibility=str(visibility or "PRIVATE"),
+                    pinned=bool(pin) or (int(ident), int(creator)) in pinned,
+                    tags=tuple(_json_tags(tags)) + tuple(_json_tags(payload, "tags")),
+                )
+            )
+        return rows
+
+    def relations(self) -> list[tuple[int, int, str]]:
+        if "memo_relation" not in {row[0] for row in self._query("SELECT name FROM sqlite_master WHERE type='table'")}:
+            return []
+        return [
+            (int(a), int(b), str(kind))
+            for a, b, kind in self._query("SELECT memo_id, related_memo_id, type FROM memo_relation")
+        ]
+
+    def attachments(self) -> list[AttachmentRow]:
+        if not self.attachment_table:
+            return []
+        columns = self.attachment_columns
+        uid = "uid" if "uid" in columns else "resource_name" if "resource_name" in columns else "CAST(id AS TEXT)"
+        storage = "storage_type" if "storage_type" in columns else "''"
+        reference = "reference" if "reference" in columns else "''"
+        internal = "internal_path" if "internal_path" in columns else "''"
+        external = "external_link" if "external_link" in columns else "''"
+        # Names from the detected schema (fixed words), never from row data: not an injection.
+        picked = f"id, {uid}, memo_id, filename, type, size, {storage}, {reference}, {internal}, {external}"
+        sql = f"SELECT {picked}, blob IS NOT NULL FROM {_quoted(self.attachment_table)} ORDER BY id"  # noqa: S608
+        found = []
+        for ident, ref_id, memo_id, name, kind, size, store, ref, internal_path, link, has_blob in self._query(sql):
+            store = (
+                str(store or "").upper().removeprefix("ATTACHMENT_STORAGE_TYPE_").removeprefix("RESOURCE_STORAGE_TYPE_")
+            )
+            if store in ("", "UNSPECIFIED"):
+                if internal_path:
+                    store, ref = "LOCAL", internal_path
+                elif link:
+                    store, ref = "EXTERNAL", link
+                else:
+                    store = "DATABASE"
+            if store == "DATABASE" and not has_blob:
+                store = "MISSING"
+            found.append(
+                AttachmentRow(
+                    id=int(ident),
+                    uid=str(ref_id),
+                    memo_id=None if memo_id is None else int(memo_id),
+                    filename=str(name or ""),
+                    type=str(kind or ""),
+                    size=int(size or 0),
+                    storage=store,
+                    reference=str(ref or ""),
+                )
+            )
+        return found
+
+    # -- bytes ----------------------------------------------------------------------------------
+
+    def _blob(self, attachment: AttachmentRow, limit: int) -> bytes:
+        table = _quoted(self.attachment_table or "resource")
+        length = self._query(f"SELECT length(blob) FROM {table} WHERE id = ?", attachment.id)  # noqa: S608
+        if not length or length[0][0] is None:
+            raise Unavailable("its bytes are not in the database")
+        if int(length[0][0]) > limit:
+            raise Unavailable(f"{length[0][0]} bytes, over the {limit}-byte limit per file")
+        data = self._query(f"SELECT blob FROM {table} WHERE id = ?", attachment.id)[0][0]  # noqa: S608
+        return bytes(data)
+
+    def _bytes(self, attachment: AttachmentRow, limit: int) -> bytes:
+        if attachment.storage == "DATABASE":
+            return self._blob(attachment, limit)
+        if attachment.storage == "LOCAL":
+            where, size = self.files.find(attachment.reference)
+            if size > limit:
+                raise Unavailable(f"{size} bytes, over the {limit}-byte limit per file")
+            return self.files.read(where, limit)
+        raise Unavailable(f"stored on {attachment.storage}")
+
+    def checked_bytes(self, attachment: AttachmentRow, limit: int) -> tuple[int, str]:
+        data = self._bytes(attachment, limit)
+        return len(data), hashlib.sha256(data).hexdigest()
+
+    def reader(self, attachment: AttachmentRow, limit: int) -> Callable[[], bytes]:
+        return lambda: self._bytes(attachment, limit)
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _integer(value: Any, label: str) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise SourceError(f"{label}: a memo time {quoted(value)} is not a number") from None
+
+
+def _json_tags(raw: Any, key: str | None = None) -> list[str]:
+    """Tags from memos' JSON fields; a field that is not JSON holds none (memos would not read it)."""
+    try:
+        value = json.loads(raw) if isinstance(raw, str) and raw else None
+    except ValueError:
+        return []
+    if key is not None:
+        value = value.get(key) if isinstance(value, dict) else None
+    return (
+        [str(tag).strip().lstrip("#") for tag in value if isinstance(tag, str | int)] if isinstance(value, list) else []
+    )
+
+
+def _database_in(folder: Path) -> Path:
+    for name in _DATABASE_NAMES:
+        if (folder / name).is_file():
+            return folder / name
+    found = sorted(folder.glob("*.db"))
+    if len(found) == 1:
+        return found[0]
+    raise SourceError(f"{folder.name}: no memos database (memos_prod.db) in this folder")
+
+
+def _no_pending_wal(database: Path) -> None:
+    """Read immutable, SQLite never looks at a write-ahead log: memos' latest changes may still sit
+    in `memos_prod.db-wal`, so an import would silently miss them. Refuse instead."""
+    wal = database.with_name(database.name + "-wal")
+    if wal.is_file() and wal.stat().st_size > 0:
+        raise SourceError(
+            f"{wal.name} holds changes not yet in {database.name}: stop memos first (it folds them in when it"
+            " stops), then import"
+        )
+
+
+@contextlib.contextmanager
+def open_memos_database(path: Path) -> Iterator[MemosSqlite]:
+    """The database at `path`: a `.db` file, a folder holding `memos_prod.db`, or a ZIP of that
+    folder."""
+    if path.is_dir():
+        database = _database_in(path)
+        _no_pending_wal(database)
+        opened = MemosSqlite(database, _Files(database.parent, None, ""), database.name)
+    else:
+        with path.open("rb") as handle:
+            is_zip = handle.read(4) == b"PK\x03\x04"
+        if not is_zip:
+            _no_pending_wal(path)
+            opened = MemosSqlite(path, _Files(path.parent, None, ""), path.name)
+        else:
+            with _from_zip(path) as opened_from_zip:
+                yield opened_from_zip
+            return
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+@contextlib.contextmanager
+def _from_zip(path: Path) -> Iterator[MemosSqlite]:
+    archive = open_zip(path)
+    try:
+        members = [name for name in archive.names() if PurePosixPath(name).name in _DATABASE_NAMES]
+        if len(members) != 1:
+            raise SourceError(f"{path.name}: a ZIP of memos' folder holds one memos_prod.db ({len(members)} found)")
+        member = members[0]
+        if archive.size(member) > MAX_DATABASE_BYTES:
+            raise SourceError(f"{path.name}: the database is over {MAX_DATABASE_BYTES} bytes")
+        prefix = member[: -len(PurePosixPath(member).name)]
+        with tempfile.TemporaryDirectory(prefix="mesq-memos-") as folder:
+            copy = Path(folder) / "memos.db"
+            with archive.archive.open(archive.members[member]) as source, copy.open("wb") as target:
+                shutil.copyfileobj(source, target, _CHUNK)
+            opened = MemosSqlite(copy, _Files(None, archive, prefix), f"{path.name}:{member}")
+            try:
+                yield opened
+            finally:
+                opened.close()
+    finally:
+        archive.close()

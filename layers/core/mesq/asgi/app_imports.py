@@ -1,0 +1,39 @@
+"""An uploaded export of another app imported, shared by REST (`POST /api/toolkit/import`,
+`http/imports.py`) and Settings → Import (`web/settings/import_sources.py`): in a worker thread,
+holding one of the archive slots and counted in the user's `import` bucket (`account_archive.archive_slot`: one import or export per user,
+a few per process, one more refused at once with 503 and Retry-After), the upload copied to a
+temporary file, then `wiring.imports.import_file`; the report is kept for its page
+(`imports/reports.py`)."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import IO
+
+from ..application.ratelimit import RateLimiter, user_subject
+from ..imports.plan import Report
+from ..imports.reports import save_report
+from ..kernel.context import Channel, Principal
+from ..wiring.imports import ImportOptions, import_file
+from ..wiring.services import Services
+from .account_archive import archive_slot
+
+COPY_CHUNK_BYTES = 1 << 20
+
+
+def import_upload(
+    services: Services, principal: Principal, kind: str, upload: IO[bytes], options: ImportOptions, channel: Channel
+) -> Report:
+    with archive_slot(principal.user_id), tempfile.TemporaryDirectory(prefix="mesq-import-") as folder:
+        # Counted like every import once it has its slot (docs/security.md "Fair shares").
+        RateLimiter(services.items, services.settings).hit(user_subject(principal.user_id), "import")
+        path = Path(folder) / "upload"
+        with path.open("wb") as copy:
+            shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
+        report = import_file(
+            services, principal.user_id, kind, path, options=options, principal=principal, channel=channel
+        )
+    save_report(services.items, principal.user_id, report)
+    return report

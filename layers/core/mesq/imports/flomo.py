@@ -1,0 +1,162 @@
+"""flomo (浮墨)'s HTML export into MeSQ memos.
+
+flomo's "export all (HTML)" is a ZIP of one folder: one HTML page listing every card, and a
+`file/` folder with the cards' images. Each card is
+
+    <div class="memo">
+      <div class="time">2024-03-05 09:30:00</div>        local time of the account, no zone
+      <div class="content"><p>text #tag/child</p><ul><li>…</li></ul></div>
+      <div class="files"><img src="file/2024-03-05/123/abc.png"></div>
+    </div>
+
+A card becomes a memo: its rich text as Markdown (`html_text`: lists, bold, links; never HTML),
+its `#tags/hierarchical` as tags (they are in the text), its images (and audio) as attachments,
+its time read in `zone` (flomo writes the account's local time; China Standard Time unless the
+person says otherwise). The memo id is derived from the card's time and HTML, so the same export
+imported again creates nothing, and an edited card imports as a new memo.
+
+Refused with one line, before anything is written: a file that is not a ZIP, a ZIP without one
+HTML page of cards, a page that declares entities (`<!ENTITY`: an entity bomb has no business in
+an export), a page over MAX_HTML_BYTES, a file reference that leaves the export's folder.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable
+from datetime import datetime
+from urllib.parse import unquote
+from zoneinfo import ZoneInfo
+
+from ..attachments.uploads import MAX_FILE_BYTES
+from ..kernel.messages import quoted
+from ..kernel.timestamps import format_timestamp
+from . import html_text, memo_checks
+from .plan import Plan, PlannedFile, PlannedMemo, Report, SourceError, derived_id
+from .zipped import BoundedZip
+
+SOURCE = "flomo"
+DEFAULT_ZONE = "Asia/Shanghai"
+MAX_HTML_BYTES = 256 * 1024 * 1024
+_ENTITY_DECLARATION = re.compile(rb"<!ENTITY", re.IGNORECASE)
+_TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M")
+_EXTERNAL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _page(archive: BoundedZip) -> str:
+    pages = [name for name in archive.names() if name.lower().endswith((".html", ".htm"))]
+    if not pages:
+        raise SourceError(f"{archive.label}: not a flomo export (no HTML page in the ZIP)")
+    shallowest = min(name.count("/") for name in pages)
+    top = [name for name in pages if name.count("/") == shallowest]
+    if len(top) > 1:
+        named = [name for name in top if posixpath.basename(name).lower() == "index.html"]
+        if len(named) != 1:
+            raise SourceError(f"{archive.label}: several HTML pages ({', '.join(top[:3])}); a flomo export has one")
+        top = named
+    return top[0]
+
+
+def _when(text: str, zone: ZoneInfo, label: str) -> str:
+    cleaned = " ".join(text.split())
+    for pattern in _TIME_FORMATS:
+        try:
+            local = datetime.strptime(cleaned, pattern)
+        except ValueError:
+            continue
+        return format_timestamp(local.replace(tzinfo=zone))
+    raise ValueError(f"{label}: time {quoted(cleaned)} is not a date and time")
+
+
+def _file_ref(page: str, source: str, archive: BoundedZip) -> str | None:
+    """The member a card's file reference names (relative to the page), None when absent;
+    SourceError when it leaves the export."""
+    ref = unquote(source.strip()).replace("\\", "/")
+    if not ref or _EXTERNAL.match(ref):
+        return None
+    if ref.startswith("/"):
+        raise SourceError(f"{archive.label}: file reference {quoted(source)} is an absolute path; nothing imported")
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(page), ref))
+    if joined == ".." or joined.startswith("../"):
+        raise SourceError(f"{archive.label}: file reference {quoted(source)} leaves the export (path traversal)")
+    return joined if joined in archive.members else ""
+
+
+def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str = DEFAULT_ZONE) -> Plan:
+    zone = ZoneInfo(zone_name)
+    page = _page(archive)
+    raw = archive.read(page, MAX_HTML_BYTES)
+    if _ENTITY_DECLARATION.search(raw):
+        raise SourceError(
+            f"{archive.label}: {page} declares entities (<!ENTITY>); an export never does, nothing imported"
+        )
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise SourceError(f"{archive.label}: {page} is not UTF-8 text (byte {error.start})") from None
+    cards = html_text.parse(text).select("div.memo")
+    if not cards:
+        raise SourceError(f"{archive.label}: {page} holds no flomo cards (div.memo)")
+    plan = Plan(report)
+    seen: dict[str, int] = {}
+    for number, card in enumerate(cards, start=1):
+        time_element = card.select_one(".time")
+        stamp = " ".join(time_element.get_text(" ").split()) if time_element else ""
+        label = f"card {number} ({stamp or 'no time'})"
+        try:
+            created = _when(stamp, zone, label)
+        except ValueError as error:
+            report.skip(label, str(error))
+            continue
+        identity = str(card)
+        sources: list[str] = []
+        for media in card.select("img[src], audio[src], video[src], source[src]"):
+            sources.append(str(media.get("src")))
+        for media in card.select("img, audio, video, source"):
+            media.decompose()
+        files_element = card.select_one(".files")
+        if files_element is not None:
+            files_element.decompose()
+        content = html_text.to_markdown(card.select_one(".content"))
+        files: list[PlannedFile] = []
+        for source in dict.fromkeys(sources):
+            member = _file_ref(page, source, archive)
+            if member is None:
+                report.keep(label, f"file {source!r} is a link; kept as a link")
+                content = (
+                    f"{content}\n\n<{source}>".strip()
+                    if source.lower().startswith(("http://", "https://"))
+                    else content
+                )
+                continue
+            if not member:
+                report.skip(f"{label} file {source!r}", "not in the export")
+                continue
+            size, sha256 = archive.digest(member, MAX_FILE_BYTES)
+            if size == 0:
+                report.skip(f"{label} file {source!r}", "empty (0 bytes)")
+                continue
+            name = memo_checks.display_name(posixpath.basename(member), "file")
+            files.append(
+                PlannedFile(name, memo_checks.media_type("", name), size, sha256, _reader(archive, member, size))
+            )
+        if not content and files:
+            content = "📎"  # a card of images only: a memo needs text
+        occurrence = seen.get(identity, 0)
+        seen[identity] = occurrence + 1
+        planned = PlannedMemo(
+            memo_id=derived_id("mf", user_id, SOURCE, identity, str(occurrence)),
+            content=content,
+            created=created,
+            updated=created,
+            origin={"app": SOURCE, "time": stamp, "zone": zone_name},
+            files=files,
+            label=label,
+        )
+        memo_checks.admit(plan, planned)
+    return plan
+
+
+def _reader(archive: BoundedZip, member: str, size: int) -> Callable[[], bytes]:
+    return lambda: archive.read(member, size)

@@ -1,0 +1,63 @@
+"""A stranger's rich text (HTML) as Markdown, never as HTML: what a memo keeps is text the
+timeline renders through its own sanitizer, so nothing of the page (script, style, event
+handlers, frames, forms) survives the conversion.
+
+The HTML is parsed by BeautifulSoup with the standard library's parser (no DTD is read, so an
+entity declared in the page is never expanded; a page that declares one is refused by the
+caller) and converted by markdownify, with three changes of ours:
+- elements that carry code or embed other documents are removed with their text (`script`,
+  `style`, `iframe`, `object`, `embed`, `template`, `noscript`, `form`, `svg`, `math`);
+- a link keeps its target only for `http:`, `https:` and `mailto:` (else its text stays);
+- `<` in text is written `&lt;`, so text that looks like a tag stays text in Markdown too;
+- underscores are not escaped (`#my_tag` stays a tag); asterisks are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bs4 import BeautifulSoup, Tag
+from markdownify import MarkdownConverter
+
+_REMOVED = ("script", "style", "iframe", "frame", "frameset", "object", "embed", "template", "noscript", "form",
+            "svg", "math", "link", "meta", "base")  # fmt: skip
+_SCHEMES = ("http://", "https://", "mailto:")
+
+
+class _Converter(MarkdownConverter):
+    def escape(self, text: str, parent_tags: Any) -> str:
+        escaped = super().escape(text, parent_tags)  # type: ignore[misc]  # not in markdownify's hints
+        return str(escaped).replace("<", "&lt;")
+
+    def convert_a(self, el: Any, text: str, parent_tags: Any) -> str:
+        href = str(el.get("href") or "").strip()
+        if not href.lower().startswith(_SCHEMES):
+            return text
+        target = f"<{href}>" if any(ch in href for ch in " ()<>") else href
+        if "<" in href[1:-1] or ">" in href[1:-1]:
+            return text
+        return f"[{text}]({target})" if text.strip() else f"<{href}>"
+
+    def convert_img(self, el: Any, text: str, parent_tags: Any) -> str:
+        return ""  # images are attachments (the caller collects them), never inline HTML or links
+
+
+def parse(html: str) -> BeautifulSoup:
+    return BeautifulSoup(html, "html.parser")
+
+
+def to_markdown(element: Tag | None) -> str:
+    """The element's content as Markdown (empty for None)."""
+    if element is None:
+        return ""
+    for name in _REMOVED:
+        for found in element.find_all(name):
+            found.decompose()
+    converter = _Converter(heading_style="ATX", bullets="-", escape_underscores=False, escape_asterisks=True)
+    text = converter.convert_soup(element)
+    lines = [line.rstrip() for line in str(text).replace("\r\n", "\n").split("\n")]
+    collapsed: list[str] = []
+    for line in lines:
+        if line or (collapsed and collapsed[-1]):
+            collapsed.append(line)
+    return "\n".join(collapsed).strip()

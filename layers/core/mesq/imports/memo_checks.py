@@ -1,0 +1,73 @@
+"""The limits a planned memo must meet before anything is written (the memo schema's and the
+attachment upload path's), so a memo that would fail at write time is a skipped line of the
+report instead, decided while planning."""
+
+from __future__ import annotations
+
+import mimetypes
+
+from ..attachments.uploads import MAX_DISPLAY_NAME, MAX_FILE_BYTES, check_mime_type
+from ..kernel.errors import MesqError
+from ..kernel.spec import load_spec
+from ..kernel.tags import expand_tag_paths, is_valid_tag, parse_tags
+from ..memos.reads import content_max_characters
+from ..memos.writes import MAX_TAG_PATHS_PER_MEMO
+from .plan import Plan, PlannedMemo
+
+
+def max_files() -> int:
+    return int(load_spec().document["components"]["schemas"]["MemoResourceList"]["maxItems"])
+
+
+def with_tags(content: str, tags: list[str]) -> str:
+    """`content` with a last line `#tag ...` for each valid tag it does not carry: a memo's tags
+    are the ones in its content (rename and counters work on the content)."""
+    present = set(parse_tags(content))
+    missing = [tag for tag in dict.fromkeys(tags) if is_valid_tag(tag) and tag not in present]
+    if not missing:
+        return content
+    return f"{content}\n\n{' '.join('#' + tag for tag in missing)}".strip()
+
+
+def display_name(name: str, fallback: str) -> str:
+    """An attachment name the upload path takes: no control characters, at most 255 characters."""
+    cleaned = "".join(ch for ch in name if ch >= " " and ch != "\x7f").strip() or fallback
+    if len(cleaned) > MAX_DISPLAY_NAME:
+        stem, dot, ext = cleaned.rpartition(".")
+        cleaned = (stem[: MAX_DISPLAY_NAME - len(ext) - 1] + dot + ext) if dot and len(ext) < 16 else cleaned[:255]
+    return cleaned
+
+
+def media_type(declared: str, name: str) -> str:
+    for candidate in (declared, mimetypes.guess_type(name)[0] or ""):
+        try:
+            return check_mime_type(candidate.strip())
+        except MesqError:
+            continue
+    return "application/octet-stream"
+
+
+def problem(memo: PlannedMemo) -> str | None:
+    """Why this memo cannot be written (one line), or None."""
+    limit = content_max_characters()
+    if not memo.content.strip():
+        return "empty: no text and no attachments"
+    if len(memo.content) > limit:
+        return f"{len(memo.content)} characters, over the memo limit of {limit}"
+    if len(expand_tag_paths(parse_tags(memo.content))) > MAX_TAG_PATHS_PER_MEMO:
+        return f"more than {MAX_TAG_PATHS_PER_MEMO} distinct tags (counting parent tags)"
+    if len(memo.files) > max_files():
+        return f"{len(memo.files)} attachments, over the {max_files()} a memo holds"
+    for file in memo.files:
+        if file.size > MAX_FILE_BYTES:
+            return f"attachment {file.name!r} is over the {MAX_FILE_BYTES}-byte limit per file"
+    return None
+
+
+def admit(plan: Plan, memo: PlannedMemo) -> None:
+    """The memo into the plan, or its one-line reason onto the report's skipped list."""
+    why = problem(memo)
+    if why is None:
+        plan.memos.append(memo)
+    else:
+        plan.report.skip(memo.label, why)

@@ -1,0 +1,226 @@
+"""memos' own database (`memos_prod.db`) into MeSQ memos: the mapping, on rows a reader gives.
+
+Reading the SQLite file is an adapter's work (`mesq/adapters/memos_sqlite.py`: read-only,
+immutable, the schema generation detected from its tables); this module sees plain rows through
+the `MemosDatabase` port and plans the memos of one memos user:
+
+- content as written, created and updated times (memos keeps Unix seconds, UTC);
+- pinned (the memo's `pinned` column from 0.24, `memo_organizer` before) and archived
+  (`row_status`);
+- tags: those in the content, plus memos' own tag fields (the `tags` column of 0.22-0.23, the
+  payload's `tags` from 0.22) appended as a last line when the content does not carry them;
+- attachments: bytes stored in the database, and local files beside it (`LOCAL` storage, or
+  `internal_path` before 0.22); a link (`EXTERNAL`) is kept as a Markdown link, S3 objects are
+  listed as not imported (MeSQ does not fetch from other servers);
+- relations (`REFERENCE`) as Markdown links to the related memo, comments (`COMMENT` relations:
+  a memo that answers another) appended to the memo they answer under a "Comment" line, not
+  imported as memos of their own;
+- visibility recorded on the stored memo (`origin.visibility`); nothing becomes public.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Protocol
+
+from ..kernel.messages import quoted
+from ..kernel.timestamps import format_timestamp
+from . import memo_checks
+from .plan import Plan, PlannedFile, PlannedMemo, Report, SourceError, Unavailable, derived_id
+
+SOURCE = "memos"
+
+
+@dataclass(frozen=True)
+class MemosUser:
+    id: int
+    username: str
+    memos: int
+
+
+@dataclass(frozen=True)
+class MemosRow:
+    id: int
+    uid: str
+    creator_id: int
+    created_ts: int
+    updated_ts: int
+    row_status: str
+    content: str
+    visibility: str
+    pinned: bool
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AttachmentRow:
+    id: int
+    uid: str
+    memo_id: int | None
+    filename: str
+    type: str
+    size: int
+    #: DATABASE (bytes in the row), LOCAL (a file beside the database), EXTERNAL (a link), S3.
+    storage: str
+    reference: str
+
+
+class MemosDatabase(Protocol):
+    """What the importer reads of a memos database (mesq/adapters/memos_sqlite.py)."""
+
+    @property
+    def generation(self) -> str:
+        """The memos releases whose schema this is, e.g. `0.22-0.23`."""
+        ...
+
+    def users(self) -> list[MemosUser]: ...
+
+    def memos(self) -> list[MemosRow]:
+        """Every memo of every user, oldest first."""
+        ...
+
+    def relations(self) -> list[tuple[int, int, str]]:
+        """(memo_id, related_memo_id, type) rows."""
+        ...
+
+    def attachments(self) -> list[AttachmentRow]: ...
+
+    def checked_bytes(self, attachment: AttachmentRow, limit: int) -> tuple[int, str]:
+        """(size, SHA-256) of an attachment's bytes, read through once; Unavailable when its
+        file is missing, SourceError when it is hostile (a path out of the folder, a link) or
+        the row is damaged."""
+        ...
+
+    def reader(self, attachment: AttachmentRow, limit: int) -> Callable[[], bytes]: ...
+
+
+def _when(seconds: int) -> str:
+    try:
+        return format_timestamp(datetime.fromtimestamp(int(seconds), UTC))
+    except (OverflowError, OSError, ValueError):
+        raise SourceError(f"a memo time {quoted(seconds)} is not a Unix time") from None
+
+
+def pick_user(database: MemosDatabase, wanted: str | None) -> MemosUser:
+    users = database.users()
+    if wanted is not None:
+        found = [user for user in users if user.username == wanted]
+        if not found:
+            names = ", ".join(user.username for user in users) or "none"
+            raise SourceError(f"no memos user {quoted(wanted)} in this database (its users: {names})")
+        return found[0]
+    with_memos = [user for user in users if user.memos]
+    if len(with_memos) == 1:
+        return with_memos[0]
+    if not with_memos:
+        raise SourceError("this memos database holds no memos")
+    names = ", ".join(f"{user.username} ({user.memos})" for user in with_memos)
+    raise SourceError(f"this database has several memos users; name one with --memos-user (its users: {names})")
+
+
+def _first_line(content: str) -> str:
+    for line in content.splitlines():
+        text = line.strip().lstrip("#>-*").strip()
+        if text:
+            # A link's text must not carry the other memo's tags: `#` is left out.
+            return " ".join(text.replace("#", " ").split())[:80].replace("[", "(").replace("]", ")")
+    return "memo"
+
+
+def _comment(row: MemosRow, authors: dict[int, str], owner: int) -> str:
+    author = "" if row.creator_id == owner else f" by {authors.get(row.creator_id, 'someone')}"
+    quoted = "\n".join(f"> {line}" if line else ">" for line in row.content.strip().splitlines())
+    return f"**Comment{author}, {_when(row.created_ts)[:16].replace('T', ' ')} UTC**\n\n{quoted}"
+
+
+def _files(
+    database: MemosDatabase, row: MemosRow, attachments: Iterable[AttachmentRow], report: Report, label: str
+) -> tuple[list[PlannedFile], list[str]]:
+    """The memo's files to upload, and lines for those it keeps as links."""
+    files: list[PlannedFile] = []
+    links: list[str] = []
+    for attachment in attachments:
+        name = memo_checks.display_name(attachment.filename, f"attachment-{attachment.uid}")
+        if attachment.storage == "EXTERNAL":
+            links.append(f"[{name}]({attachment.reference})")
+            report.keep(label, f"attachment {name!r} is a link ({attachment.reference}); kept as a link")
+            continue
+        if attachment.storage not in ("DATABASE", "LOCAL"):
+            report.skip(f"{label} attachment {name!r}", f"stored on {attachment.storage}; MeSQ does not fetch it")
+            continue
+        try:
+            size, sha256 = database.checked_bytes(attachment, _limit())
+        except Unavailable as error:
+            report.skip(f"{label} attachment {name!r}", error.message)
+            continue
+        if size == 0:
+            report.skip(f"{label} attachment {name!r}", "empty (0 bytes)")
+            continue
+        mime = memo_checks.media_type(attachment.type, name)
+        files.append(PlannedFile(name, mime, size, sha256, database.reader(attachment, size)))
+    return files, links
+
+
+def _limit() -> int:
+    from ..attachments.uploads import MAX_FILE_BYTES
+
+    return MAX_FILE_BYTES
+
+
+def plan_memos(database: MemosDatabase, user_id: str, report: Report, memos_user: str | None) -> Plan:
+    owner = pick_user(database, memos_user)
+    authors = {user.id: user.username for user in database.users()}
+    rows = database.memos()
+    by_id = {row.id: row for row in rows}
+    comments: dict[int, list[MemosRow]] = {}
+    references: dict[int, list[int]] = {}
+    for memo_id, related_id, kind in database.relations():
+        if kind == "COMMENT" and memo_id in by_id:
+            comments.setdefault(related_id, []).append(by_id[memo_id])
+        elif kind == "REFERENCE":
+            references.setdefault(memo_id, []).append(related_id)
+    comment_ids = {row.id for answers in comments.values() for row in answers}
+    attachments: dict[int, list[AttachmentRow]] = {}
+    for attachment in database.attachments():
+        if attachment.memo_id is not None:
+            attachments.setdefault(attachment.memo_id, []).append(attachment)
+
+    def mesq_id(row: MemosRow) -> str:
+        return derived_id("mm", user_id, SOURCE, row.uid)
+
+    plan = Plan(report)
+    for row in rows:
+        if row.creator_id != owner.id or row.id in comment_ids:
+            continue
+        label = f"memos/{row.uid}"
+        content = row.content.strip()
+        files, links = _files(database, row, sorted(attachments.get(row.id, []), key=lambda a: a.id), report, label)
+        extra: list[str] = []
+        if links:
+            extra.append("\n".join(links))
+        related = [by_id[other] for other in references.get(row.id, []) if other in by_id]
+        for other in related:
+            if other.creator_id == owner.id and other.id not in comment_ids:
+                extra.append(f"→ [{_first_line(other.content)}](/memos/{mesq_id(other)}/edit)")
+            else:
+                extra.append(f"→ memos/{other.uid}")
+        answers = sorted(comments.get(row.id, []), key=lambda answer: (answer.created_ts, answer.id))
+        extra += [_comment(answer, authors, owner.id) for answer in answers]
+        content = "\n\n".join([content, *extra]).strip()
+        content = memo_checks.with_tags(content, list(row.tags))
+        planned = PlannedMemo(
+            memo_id=mesq_id(row),
+            content=content,
+            created=_when(row.created_ts),
+            updated=_when(max(row.updated_ts, row.created_ts)),
+            pinned=row.pinned,
+            archived=row.row_status == "ARCHIVED",
+            origin={"app": SOURCE, "id": row.uid, "visibility": row.visibility},
+            files=files,
+            comments=len(answers),
+            label=label,
+        )
+        memo_checks.admit(plan, planned)
+    return plan

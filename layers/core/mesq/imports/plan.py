@@ -1,0 +1,192 @@
+"""What every import from another app shares: the one-line error that stops it before anything is
+written, the planned records (checked whole before the first write), the ids derived from the
+source's own identity (so a second run creates nothing), and the report in the person's terms.
+
+A source reader (memos, flomo, todoist) turns a file into a `Plan`: every memo, space, column and
+task it will write, each with a derived id, and what it skipped or kept verbatim, with the reason.
+Only a plan that is complete is written (`imports/run.py`), so a file that fails anywhere writes
+nothing at all.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+#: The kinds a person picks (CLI `--from`, REST `kind`, Settings → Import).
+KINDS = ("memos", "flomo", "todoist")
+#: The skipped and kept lists a report keeps (the counts stay exact beyond it), and the length of
+#: each entry's words (a stored report stays far below a DynamoDB item's 400 KB).
+LISTED_MAX = 200
+ENTRY_MAX = 300
+#: A refusal's one line, at most (a file's name and a reason; a library's long error is cut).
+MESSAGE_MAX = 300
+
+
+class SourceError(Exception):
+    """The file cannot be imported at all (not the app's format, damaged, hostile): one line, and
+    nothing has been written."""
+
+    def __init__(self, message: str) -> None:
+        # One line whatever the cause carried (SQLite's quick_check lists a problem per line).
+        line = " ".join(message.split())
+        line = line if len(line) <= MESSAGE_MAX else line[: MESSAGE_MAX - 1] + "…"
+        super().__init__(line)
+        self.message = line
+
+
+class Unavailable(SourceError):
+    """One part of the file cannot be read (an attachment's file is missing): that part is listed
+    as skipped and the rest imports. Anything hostile (a path that escapes, a link) is a
+    SourceError and stops the import."""
+
+
+def derived_id(prefix: str, user_id: str, *identity: str) -> str:
+    """A record id from the user and the source's identity of the record: the same export gives
+    the same ids, so writes conditioned on absence create nothing the second time."""
+    digest = hashlib.sha256("\0".join((user_id, *identity)).encode("utf-8")).digest()
+    return prefix + base64.urlsafe_b64encode(digest[:15]).decode("ascii")
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """An attachment to upload: its name and type, its size (checked while planning), the SHA-256
+    of its bytes, and how to read them again at write time."""
+
+    name: str
+    mime: str
+    size: int
+    sha256: str
+    read: Callable[[], bytes]
+
+
+@dataclass
+class PlannedMemo:
+    memo_id: str
+    content: str
+    created: str
+    updated: str
+    pinned: bool = False
+    archived: bool = False
+    #: Where it came from, kept on the stored memo (not in its public shape): app, id, visibility.
+    origin: dict[str, Any] = field(default_factory=dict)
+    files: list[PlannedFile] = field(default_factory=list)
+    #: Comments appended to the content (memos' COMMENT relations), for the report.
+    comments: int = 0
+    #: What the report names this memo by (`memos/abc123`, `card 2024-03-05 10:00:00`).
+    label: str = ""
+
+
+@dataclass
+class PlannedTask:
+    task_id: str
+    title: str
+    notes: str = ""
+    priority: str = "none"
+    tags: list[str] = field(default_factory=list)
+    due: dict[str, Any] | None = None
+    timezone: str | None = None
+    recurrence: str | None = None
+    done: bool = False
+    subtasks: list[PlannedTask] = field(default_factory=list)
+    #: Comments (Todoist notes) appended to the notes, for the report.
+    comments: int = 0
+    label: str = ""
+
+
+@dataclass
+class PlannedColumn:
+    column_id: str
+    name: str
+    tasks: list[PlannedTask] = field(default_factory=list)
+
+
+@dataclass
+class PlannedSpace:
+    space_id: str
+    name: str
+    columns: list[PlannedColumn] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    """What an import did, in the person's terms: how many of each thing were imported, how
+    many were already there, and what was skipped or kept only as text, with the reason."""
+
+    kind: str
+    run_id: str = ""
+    imported: Counter[str] = field(default_factory=Counter)
+    existing: Counter[str] = field(default_factory=Counter)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    kept: list[tuple[str, str]] = field(default_factory=list)
+    skipped_count: int = 0
+    kept_count: int = 0
+    records: int = 0
+    seconds: float = 0.0
+
+    def skip(self, which: str, why: str) -> None:
+        self.skipped_count += 1
+        if len(self.skipped) < LISTED_MAX:
+            self.skipped.append((_cut(which), _cut(why)))
+
+    def keep(self, which: str, what: str) -> None:
+        """Something read only as text (kept verbatim in the record's notes or content)."""
+        self.kept_count += 1
+        if len(self.kept) < LISTED_MAX:
+            self.kept.append((_cut(which), _cut(what)))
+
+    @property
+    def per_second(self) -> float:
+        return self.records / self.seconds if self.seconds > 0 else float(self.records)
+
+    def summary(self) -> str:
+        """`412 memos, 37 tags, 58 images imported; 1 already there; 3 skipped` (English; the
+        pages say it through the catalog from `as_dict`)."""
+        order = ("memos", "tags", "attachments", "comments", "spaces", "columns", "tasks", "subtasks")
+        parts = [f"{self.imported[name]} {name}" for name in order if self.imported[name]]
+        text = (", ".join(parts) or "nothing new") + " imported"
+        there = sum(self.existing.values())
+        if there:
+            text += f"; {there} already there"
+        if self.skipped_count:
+            text += f"; {self.skipped_count} skipped"
+        if self.kept_count:
+            text += f"; {self.kept_count} kept as text"
+        return text
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "runId": self.run_id,
+            "imported": dict(self.imported),
+            "existing": dict(self.existing),
+            "skipped": [{"which": which, "why": why} for which, why in self.skipped],
+            "skippedCount": self.skipped_count,
+            "kept": [{"which": which, "what": what} for which, what in self.kept],
+            "keptCount": self.kept_count,
+            "records": self.records,
+            "seconds": round(self.seconds, 3),
+            "summary": self.summary(),
+        }
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= ENTRY_MAX else text[: ENTRY_MAX - 1] + "…"
+
+
+@dataclass
+class Plan:
+    """Everything one import will write, checked whole; the report's skipped and kept lists are
+    filled while planning."""
+
+    report: Report
+    memos: list[PlannedMemo] = field(default_factory=list)
+    spaces: list[PlannedSpace] = field(default_factory=list)
+
+    @property
+    def attachment_bytes(self) -> int:
+        return sum(file.size for memo in self.memos for file in memo.files)

@@ -1,0 +1,83 @@
+"""Writing a checked plan, as one import run.
+
+`import_call` is the call every write of one import shares: its principal carries the run's id,
+so every change record the import writes has the same `runId` (the history shows the import as
+one run, and `undo_import` reverts it by that id). The command line's principal is named
+"mesq import --from KIND"; Settings → Import and REST pass the caller's own.
+
+`execute` first checks what only the whole plan can tell (the attachment quota), then writes:
+memos one by one (`memo_writes.write_memo`), spaces, then their columns' tasks
+(`todo_writes`). It adds to the account and never replaces: every record has an id derived from
+the source, written only when absent.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from ..attachments import store as attachment_store
+from ..kernel.context import Call, Channel, Principal, Services, new_run_id
+from ..kernel.tags import parse_tags
+from .memo_writes import write_memo
+from .plan import Plan, Report, SourceError
+from .todo_writes import write_space, write_tasks
+
+#: The scopes an import writes with (the command line's principal; a caller's own are checked by
+#: the edge: memo:write for memos and flomo, todo:write for Todoist).
+SCOPES = frozenset({"memo:read", "memo:write", "todo:read", "todo:write"})
+
+
+def import_call(
+    services: Services, user_id: str, kind: str, *, principal: Principal | None = None, channel: Channel = "cli"
+) -> Call:
+    run_id = new_run_id()
+    if principal is None:
+        principal = Principal(user_id, SCOPES, f"cli:import-{kind}", "pat", name=f"mesq import --from {kind}")
+    principal = replace(principal, run_id=run_id)
+    return Call(principal=principal, services=services, trace_id=run_id, channel=channel, operation_id=f"import_{kind}")
+
+
+def _check_quota(call: Call, plan: Plan) -> None:
+    needed = plan.attachment_bytes
+    quota = call.services.deployment.attachment_quota_bytes
+    if not needed or quota is None:
+        return
+    used, _count = attachment_store.read_usage(call.services.items, call.principal.user_id)
+    if used + needed > quota:
+        raise SourceError(
+            f"the import's attachments take {needed} bytes and the account has {max(0, quota - used)} of its"
+            f" {quota}-byte quota left; nothing imported"
+        )
+
+
+def execute(call: Call, plan: Plan) -> Report:
+    started = time.perf_counter()
+    report = plan.report
+    report.run_id = call.run_id
+    _check_quota(call, plan)
+    tags: set[str] = set()
+    for memo in plan.memos:
+        report.records += 1
+        if write_memo(call, memo, report.kind):
+            report.imported["memos"] += 1
+            report.imported["attachments"] += len(memo.files)
+            report.imported["comments"] += memo.comments
+            report.imported["pinned"] += memo.pinned
+            report.imported["archived"] += memo.archived
+            tags.update(parse_tags(memo.content))
+        else:
+            report.existing["memos"] += 1
+    for space in plan.spaces:
+        report.imported.update(write_space(call, space))
+        for column in space.columns:
+            created = write_tasks(call, space.space_id, column)
+            report.existing["tasks"] += created.pop("existing", 0)
+            report.imported.update(created)
+            report.records += sum(1 + len(task.subtasks) for task in column.tasks)
+            tags.update(tag for task in column.tasks for tag in task.tags)
+            tags.update(tag for task in column.tasks for sub in task.subtasks for tag in sub.tags)
+    if tags and (report.imported["memos"] or report.imported["tasks"] or report.imported["subtasks"]):
+        report.imported["tags"] = len(tags)
+    report.seconds = time.perf_counter() - started
+    return report

@@ -1,0 +1,149 @@
+"""Planned spaces, columns and tasks written through the todo write pattern (`todos.writes.apply`:
+the partial state, list sizes, graph counts, the due index, tag registrations and one change
+record per record in the same transaction), under ids derived from the source, every Put
+conditioned on absence.
+
+- a space (with its columns and slug claim) is one transaction, skipped when its id exists; a
+  column missing from a space that exists (a later export added a section) is added;
+- root tasks with their subtasks go in transactions of up to BATCH_RECORDS records, the tasks
+  already there left out first (read by key), so a second run creates nothing and a run cut
+  short is completed by the next;
+- positions are computed from the plan (the source's order), so a resumed run puts the missing
+  tasks where the first would have.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ..kernel.context import Call
+from ..kernel.errors import ValidationError
+from ..kernel.messages import quoted
+from ..kernel.ports.storage import Condition, Item, Put, WriteOp
+from ..kernel.timestamps import now_timestamp
+from ..todos import keys, model, recurrence
+from ..todos.board.tasks import open_column_check
+from ..todos.state import TodoState
+from ..todos.writes import Built, _free_slug, apply, put_new, tag_registrations
+from .plan import PlannedColumn, PlannedSpace, PlannedTask
+
+#: Records (root tasks + subtasks) per transaction: with their change records, list sizes and
+#: graph counts well inside the 100 operations of one transaction.
+BATCH_RECORDS = 24
+
+
+def _conflict(what: str) -> Any:
+    def make(state: TodoState) -> ValidationError:
+        return ValidationError(f"{what} could not be written because the board changed meanwhile; run the import again")
+
+    return make
+
+
+def _column(space_id: str, column: PlannedColumn, position: str, now: str) -> Item:
+    return {"id": column.column_id, "spaceId": space_id, "name": column.name, "position": position,
+            "archived": False, "revision": 1, "createdAt": now, "updatedAt": now}  # fmt: skip
+
+
+def write_space(call: Call, planned: PlannedSpace) -> Counter[str]:
+    """The space and any of its columns not there yet; counts of what was created."""
+    user_id = call.principal.user_id
+    created: Counter[str] = Counter()
+
+    def build(state: TodoState) -> Built:
+        created.clear()
+        now = now_timestamp()
+        ops: list[WriteOp] = []
+        space = state.spaces.get(planned.space_id)
+        if space is None:
+            slug = _free_slug(state, model.slugify(planned.name))
+            last = max((s["position"] for s in state.spaces.values()), default=None)
+            position = model.position_between(last, None)
+            space = {"id": planned.space_id, "name": planned.name, "slug": slug, "position": position,
+                     "revision": 1, "createdAt": now, "updatedAt": now}  # fmt: skip
+            ops.append(put_new(user_id, "space", space))
+            pk, sk = keys.slug_key(user_id, slug)
+            ops.append(Put({"pk": pk, "sk": sk, "spaceId": space["id"]}, Condition(exists=False)))
+            created["spaces"] += 1
+        siblings = sorted(c["position"] for c in state.columns_of(space["id"]))
+        missing = [column for column in planned.columns if column.column_id not in state.columns]
+        positions = model.positions_between(siblings[-1] if siblings else None, None, len(missing)) if missing else []
+        for column, position in zip(missing, positions, strict=True):
+            ops.append(put_new(user_id, "column", _column(space["id"], column, position, now)))
+            created["columns"] += 1
+        return {}, ops
+
+    apply(call, build, _conflict(f"space {planned.name!r}"))
+    return created
+
+
+def _task_record(planned: PlannedTask, space_id: str, column_id: str | None, parent_id: str | None,
+                 position: str, now: str) -> Item:  # fmt: skip
+    args: dict[str, Any] = {"title": planned.title, "notes": planned.notes, "priority": planned.priority,
+                            "tags": planned.tags, "due": planned.due, "timezone": planned.timezone}  # fmt: skip
+    record: Item = {"id": planned.task_id, "spaceId": space_id, "columnId": column_id, "parentId": parent_id,
+                    "position": position, **model.new_task_fields(args, now)}  # fmt: skip
+    record["recurrence"] = recurrence.normalized(planned.recurrence)
+    recurrence.check_rule(record["recurrence"], record["due"], record["timezone"])
+    if planned.done:
+        record["done"], record["completedAt"] = True, now
+    return record
+
+
+def _batches(tasks: list[tuple[str, PlannedTask]]) -> list[list[tuple[str, PlannedTask]]]:
+    batches: list[list[tuple[str, PlannedTask]]] = []
+    size = BATCH_RECORDS
+    for entry in tasks:
+        records = 1 + len(entry[1].subtasks)
+        if size + records > BATCH_RECORDS and (not batches or batches[-1]):
+            batches.append([])
+            size = 0
+        batches[-1].append(entry)
+        size += records
+    return batches
+
+
+def write_tasks(call: Call, space_id: str, column: PlannedColumn) -> Counter[str]:
+    """The column's tasks and subtasks not there yet, in plan order; counts of what was created."""
+    items, user_id = call.services.items, call.principal.user_id
+    positions = model.positions_between(None, None, len(column.tasks)) if column.tasks else []
+    created: Counter[str] = Counter()
+    for batch in _batches(list(zip(positions, column.tasks, strict=True))):
+        ids = [task.task_id for _position, task in batch]
+        there = {item["id"] for item in items.batch_get([keys.task_key(user_id, ident) for ident in ids])}
+        fresh = [(position, task) for position, task in batch if task.task_id not in there]
+        created["existing"] += len(batch) - len(fresh)
+        if not fresh:
+            continue
+        counted: Counter[str] = Counter()
+
+        def build(
+            state: TodoState, fresh: list[tuple[str, PlannedTask]] = fresh, counted: Counter[str] = counted
+        ) -> Built:
+            counted.clear()
+            target = state.columns.get(column.column_id)
+            if target is None:
+                raise ValidationError(f"column {quoted(column.name)} of the import is gone; run the import again")
+            now = now_timestamp()
+            ops: list[WriteOp] = [open_column_check(user_id, target)]
+            tags: list[str] = []
+            for position, task in fresh:
+                ops.append(
+                    put_new(user_id, "task", _task_record(task, space_id, column.column_id, None, position, now))
+                )
+                tags += task.tags
+                counted["tasks"] += 1
+                counted["comments"] += task.comments
+                sub_positions = model.positions_between(None, None, len(task.subtasks)) if task.subtasks else []
+                for sub_position, sub in zip(sub_positions, task.subtasks, strict=True):
+                    ops.append(
+                        put_new(user_id, "task", _task_record(sub, space_id, None, task.task_id, sub_position, now))
+                    )
+                    tags += sub.tags
+                    counted["subtasks"] += 1
+                    counted["comments"] += sub.comments
+            return {}, ops + tag_registrations(state, user_id, tags, now)
+
+        apply(call, build, _conflict(f"tasks of {column.name!r}"))
+        created.update(counted)
+    return created

@@ -1,0 +1,316 @@
+"""Todoist's project export (CSV, one file per project) into MeSQ spaces, columns and tasks.
+
+Columns of the CSV: TYPE (`task`, `section`, `note`), CONTENT, DESCRIPTION, PRIORITY (4 = p1),
+INDENT (1 = a task, 2 and more = its subtasks), AUTHOR, RESPONSIBLE, DATE (natural language, as
+the person typed it), DATE_LANG, TIMEZONE; newer exports add DURATION, DURATION_UNIT, DEADLINE,
+DEADLINE_LANG.
+
+- a file (a project) becomes a space named after it (`Groceries [2203306141].csv` -> Groceries);
+- a section becomes a column; tasks before the first section go to a first column `To do`;
+- INDENT 1 is a task, deeper rows its subtasks (MeSQ has one level: deeper ones are subtasks of
+  the task too, the report says so; past 50 subtasks, the rest become a checklist in the notes);
+- PRIORITY 4/3/2/1 becomes urgent/high/medium/none; DESCRIPTION the notes; `@labels` tags;
+- DATE is read in TIMEZONE (the file's, else `zone`) by the quick-add grammar (English and
+  Chinese: "every friday", "每周五", "tomorrow 5pm", "3月15日"), an "every ..." phrase becoming an
+  RRULE; another DATE_LANG is read by dateparser in that language (dates only);
+- a comment (`note`) is appended to its task's notes;
+- whatever cannot be read (a date phrase, a label that is not a tag, a project-level comment)
+  is kept verbatim in the notes (or the first task's) and listed in the report, never dropped.
+
+CONTENT is text: a cell like `=HYPERLINK(...)` or `=cmd|' /C calc'!A0` is a title like any other
+(nothing here evaluates it, and MeSQ never writes it back into a spreadsheet).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import posixpath
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import dateparser
+
+from ..kernel.errors import MesqError
+from ..kernel.messages import quoted
+from ..kernel.tags import is_valid_tag
+from ..kernel.timestamps import parse_zone
+from ..todos import model, recurrence
+from ..todos.quick_add import parse_quick_add
+from .plan import Plan, PlannedColumn, PlannedSpace, PlannedTask, Report, SourceError, derived_id
+
+SOURCE = "todoist"
+MAX_CSV_BYTES = 64 * 1024 * 1024
+#: A CSV field longer than this is refused (csv's own default is 128 KiB; notes hold 50,000 characters).
+MAX_FIELD_CHARACTERS = 1024 * 1024
+_PRIORITY = {"4": "urgent", "3": "high", "2": "medium", "1": "none"}
+_LABEL = re.compile(r"(?<!\S)@([^\s@]+)")
+_PROJECT_ID = re.compile(r"\s*\[\d+\]\s*$")
+_SENTINEL = "x"
+FIRST_COLUMN = model.DEFAULT_COLUMNS[0]
+
+
+@dataclass(frozen=True)
+class DateRead:
+    due: dict[str, Any] | None
+    timezone: str | None
+    rule: str | None
+
+
+def read_date(text: str, language: str, zone: str, now: datetime) -> DateRead | None:
+    """DATE as a due (and an RRULE for "every ..."), or None when any of it cannot be read."""
+    phrase = " ".join(text.split())
+    if not phrase:
+        return DateRead(None, None, None)
+    understood = parse_quick_add(f"{_SENTINEL} {phrase}", zone=zone, now=now, ignore=frozenset({"priority", "tag"}))
+    if understood.title == _SENTINEL and (understood.due is not None or understood.recurrence):
+        due = understood.due
+        if due is None:  # "every day": the series starts on the day of the import
+            due = now.astimezone(ZoneInfo(zone)).date()
+        found = DateRead(_due(due), zone, understood.recurrence)
+    elif language and language.split("-")[0] not in ("en", "zh"):
+        settings: Any = {"TIMEZONE": zone, "RETURN_AS_TIMEZONE_AWARE": True, "PREFER_DATES_FROM": "future",
+                         "RELATIVE_BASE": now.astimezone(ZoneInfo(zone)).replace(tzinfo=None)}  # fmt: skip
+        when = dateparser.parse(phrase, languages=[language.split("-")[0]], settings=settings)
+        if when is None:
+            return None
+        timed = bool(when.hour or when.minute or re.search(r"\d:\d|\d\s*(?:am|pm)\b", phrase, re.IGNORECASE))
+        found = DateRead(_due(when if timed else when.date()), zone, None)
+    else:
+        return None
+    try:
+        recurrence.check_rule(found.rule, found.due, found.timezone)
+    except MesqError:
+        return None
+    return found
+
+
+def _due(value: date | datetime) -> dict[str, Any]:
+    if isinstance(value, datetime):
+        return {"type": "datetime", "at": value.astimezone(ZoneInfo("UTC")).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    return {"type": "date", "date": value.isoformat()}
+
+
+def project_name(file_name: str) -> str:
+    stem = posixpath.basename(file_name)
+    stem = stem[: -len(".csv")] if stem.lower().endswith(".csv") else stem
+    return _PROJECT_ID.sub("", stem).strip() or "Todoist"
+
+
+def _rows(name: str, data: bytes) -> list[dict[str, str]]:
+    if len(data) > MAX_CSV_BYTES:
+        raise SourceError(f"{name}: over {MAX_CSV_BYTES} bytes; a Todoist project export is far smaller")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise SourceError(f"{name}: not UTF-8 text (byte {error.start})") from None
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        header = [field.strip().upper() for field in reader.fieldnames or []]
+        if "TYPE" not in header or "CONTENT" not in header:
+            raise SourceError(f"{name}: not a Todoist CSV (its first line must name TYPE and CONTENT)")
+        reader.fieldnames = header
+        rows = [{key: (value or "") for key, value in row.items() if isinstance(key, str)} for row in reader]
+    except csv.Error as error:
+        raise SourceError(f"{name}: not a readable CSV (line {reader.line_num}: {error})") from None
+    return rows
+
+
+class _Project:
+    """One project's rows turned into a planned space."""
+
+    def __init__(self, user_id: str, file_name: str, zone: str, now: datetime, report: Report) -> None:
+        self.user_id, self.zone, self.now, self.report = user_id, zone, now, report
+        self.name = model.check_name(project_name(file_name)[: model.NAME_MAX])
+        self.space = PlannedSpace(derived_id("ts", user_id, SOURCE, self.name), self.name)
+        self.column: PlannedColumn | None = None
+        self.root: PlannedTask | None = None
+        self.last: PlannedTask | None = None
+        self.seen: dict[tuple[str, ...], int] = {}
+        self.orphan_notes: list[str] = []
+
+    def _id(self, prefix: str, *identity: str) -> str:
+        key = (prefix, *identity)
+        occurrence = self.seen.get(key, 0)
+        self.seen[key] = occurrence + 1
+        return derived_id(prefix, self.user_id, SOURCE, self.name, *identity, str(occurrence))
+
+    def section(self, name: str, line: int) -> None:
+        title = " ".join(name.split())[: model.NAME_MAX] or "—"
+        if len(self.space.columns) >= model.MAX_COLUMNS_PER_SPACE:
+            self.report.keep(
+                f"{self.name} line {line}",
+                f"section {title!r} past {model.MAX_COLUMNS_PER_SPACE} columns; its tasks join the last column",
+            )
+            return
+        self.column = PlannedColumn(self._id("tc", title), title)
+        self.space.columns.append(self.column)
+        self.root = self.last = None
+
+    def _current_column(self) -> PlannedColumn:
+        if self.column is None:
+            self.column = PlannedColumn(self._id("tc", FIRST_COLUMN), FIRST_COLUMN)
+            self.space.columns.append(self.column)
+        return self.column
+
+    def task(self, row: dict[str, str], line: int) -> None:
+        where = f"{self.name} line {line}"
+        content = row.get("CONTENT", "").strip()
+        indent = row.get("INDENT", "1").strip() or "1"
+        depth = int(indent) if indent.isdigit() and int(indent) > 0 else 1
+        kept: list[str] = []
+        tags: list[str] = []
+        for label in _LABEL.findall(content):
+            name = label.rstrip(",.;")
+            if is_valid_tag(name) and len(tags) < model.MAX_TAGS_PER_RECORD:
+                tags.append(name)
+            else:
+                kept.append(f"label @{name}")
+        title = " ".join(_LABEL.sub(lambda m: "" if m.group(1).rstrip(",.;") in tags else m.group(0), content).split())
+        if not title:
+            title = content or "(untitled)"
+        notes = row.get("DESCRIPTION", "").strip()
+        if len(title) > model.TITLE_MAX:
+            notes = f"{title}\n\n{notes}".strip()
+            title = title[: model.TITLE_MAX - 1] + "…"
+            self.report.keep(where, "a title over 500 characters: cut, the whole of it in the notes")
+        zone = row.get("TIMEZONE", "").strip() or self.zone
+        try:
+            parse_zone(zone, "TIMEZONE")
+        except MesqError:
+            kept.append(f"time zone {zone!r}")
+            zone = self.zone
+        date_text = row.get("DATE", "").strip()
+        read = (
+            read_date(date_text, row.get("DATE_LANG", "").strip(), zone, self.now)
+            if date_text
+            else DateRead(None, None, None)
+        )
+        if read is None:
+            kept.append(f"date {date_text!r}")
+            read = DateRead(None, None, None)
+        deadline = row.get("DEADLINE", "").strip()
+        if deadline:
+            kept.append(f"deadline {deadline!r}")
+        if kept:
+            notes = (notes + "\n\n" if notes else "") + "\n".join(f"Todoist {item}" for item in kept)
+            self.report.keep(where, "; ".join(kept) + " kept in the notes")
+        priority = _PRIORITY.get(row.get("PRIORITY", "").strip(), "none")
+        parent = self.root if depth > 1 else None
+        identity = (self._current_column().name, *((parent.title,) if parent else ()), content)
+        task = PlannedTask(
+            task_id=self._id("tt", *identity),
+            title=title,
+            notes=notes,
+            priority=priority,
+            tags=tags,
+            due=read.due,
+            timezone=read.timezone,
+            recurrence=read.rule if parent is None else None,
+            label=where,
+        )
+        if parent is None:
+            if depth > 1:
+                self.report.keep(where, "a subtask without a task above it: imported as a task")
+            self._current_column().tasks.append(task)
+            self.root = task
+        else:
+            if read.rule:
+                task.notes = (task.notes + "\n\n" if task.notes else "") + f"Todoist date {date_text!r}"
+                self.report.keep(
+                    where, f"a recurring subtask ({date_text!r}); only tasks recur in MeSQ, kept in the notes"
+                )
+            if depth > 2:
+                self.report.keep(
+                    where, f"indent {depth}: MeSQ has one level of subtasks; a subtask of {parent.title!r}"
+                )
+            if len(parent.subtasks) >= model.MAX_SUBTASKS:
+                parent.notes = (parent.notes + "\n" if parent.notes else "") + f"- [ ] {title}"
+                self.report.keep(
+                    where, f"past {model.MAX_SUBTASKS} subtasks: a checklist line in {parent.title!r}'s notes"
+                )
+                self.last = parent
+                return
+            parent.subtasks.append(task)
+        self.last = task
+
+    def note(self, row: dict[str, str], line: int) -> None:
+        text = row.get("CONTENT", "").strip()
+        if not text:
+            return
+        author = _PROJECT_ID.sub("", row.get("AUTHOR", "")).strip()
+        when = row.get("DATE", "").strip()
+        head = "**Comment" + (f" by {author}" if author else "") + (f", {when}" if when else "") + "**"
+        comment = f"{head}\n\n{text}"
+        indent = row.get("INDENT", "").strip()
+        target = self.root if indent == "1" and self.root is not None else self.last
+        if target is None:
+            self.orphan_notes.append(comment)
+            self.report.keep(f"{self.name} line {line}", "a comment on the project: kept in the first task's notes")
+            return
+        target.notes = f"{target.notes}\n\n---\n{comment}".strip() if target.notes else comment
+        target.comments += 1
+
+    def unknown(self, row: dict[str, str], line: int) -> None:
+        kind = row.get("TYPE", "").strip()
+        text = " | ".join(value.strip() for value in row.values() if value.strip())
+        self.orphan_notes.append(f"Todoist row {line}: {text}")
+        self.report.keep(
+            f"{self.name} line {line}", f"a row of TYPE {kind!r} (not a task, section or note) kept in the notes"
+        )
+
+    def finish(self) -> PlannedSpace:
+        if self.orphan_notes:
+            first = next((task for column in self.space.columns for task in column.tasks), None)
+            if first is not None:
+                first.notes = "\n\n---\n".join([first.notes, *self.orphan_notes]).strip()
+            else:
+                column = self._current_column()
+                column.tasks.append(
+                    PlannedTask(
+                        self._id("tt", "comments"), f"{self.name}: comments", notes="\n\n---\n".join(self.orphan_notes)
+                    )
+                )
+        if not self.space.columns:
+            self._current_column()
+        for column in self.space.columns:
+            for task in column.tasks:
+                if len(task.notes) > model.NOTES_MAX:
+                    task.notes = task.notes[: model.NOTES_MAX - 1] + "…"
+                    self.report.skip(task.label or task.title, f"notes past {model.NOTES_MAX} characters were cut")
+                for sub in task.subtasks:
+                    sub.notes = sub.notes[: model.NOTES_MAX]
+        return self.space
+
+
+def plan_todoist(files: Iterable[tuple[str, bytes]], user_id: str, report: Report, zone: str, now: datetime) -> Plan:
+    """`files`: (file name, bytes) of each project's CSV."""
+    csv.field_size_limit(MAX_FIELD_CHARACTERS)
+    plan = Plan(report)
+    names: set[str] = set()
+    for file_name, data in files:
+        project = _Project(user_id, file_name, zone, now, report)
+        if project.name in names:
+            raise SourceError(f"{file_name}: a second project named {quoted(project.name)}")
+        names.add(project.name)
+        for line, row in enumerate(_rows(file_name, data), start=2):
+            kind = row.get("TYPE", "").strip().lower()
+            if kind == "section":
+                project.section(row.get("CONTENT", ""), line)
+            elif kind == "task":
+                if row.get("CONTENT", "").strip():
+                    project.task(row, line)
+                else:
+                    report.skip(f"{project.name} line {line}", "a task without a title")
+            elif kind == "note":
+                project.note(row, line)
+            elif kind or any(value.strip() for value in row.values()):
+                project.unknown(row, line)
+        plan.spaces.append(project.finish())
+    if not plan.spaces:
+        raise SourceError("no Todoist CSV file (TYPE, CONTENT, ...) found")
+    return plan

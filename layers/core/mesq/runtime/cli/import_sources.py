@@ -1,0 +1,71 @@
+"""`mesq import USER --from memos|flomo|todoist PATH` and `mesq import USER --undo-run RUN_ID`
+(docs/migrating.md): the command line's side of `wiring/imports.py` and `imports/undo.py`.
+
+Prints the report in the person's terms, the skipped and kept-as-text lines (each with its
+reason) on stderr, and the run id to undo it by; exit status 1 when anything was skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ...imports.plan import KINDS, SourceError
+from ...imports.run import import_call
+from ...imports.undo import undo_import
+from ...kernel.errors import MesqError
+from ...kernel.messages import quoted
+from ...wiring.imports import ImportOptions, import_file
+from ...wiring.services import Services
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--from",
+        dest="source",
+        nargs=2,
+        metavar=("KIND", "PATH"),
+        help=f"an export of another app, KIND one of {', '.join(KINDS)} (docs/migrating.md)",
+    )
+    parser.add_argument("--memos-user", metavar="NAME", help="memos: whose memos, in a database of several users")
+    parser.add_argument(
+        "--timezone",
+        metavar="ZONE",
+        help="flomo: the zone of its times (default Asia/Shanghai); Todoist: of rows without one (default UTC)",
+    )
+    parser.add_argument("--undo-run", metavar="RUN_ID", help="undo an import by the run id it printed")
+
+
+def run(args: argparse.Namespace, services: Services, user_id: str) -> int:
+    if args.undo_run:
+        call = import_call(services, user_id, "undo")
+        undone = undo_import(call, args.undo_run)
+        parts = ", ".join(f"{count} {kind}" for kind, count in sorted(undone.undone.items())) or "nothing"
+        print(f"undone: {parts} moved to the trash; {undone.removed_spaces} imported spaces removed")
+        for entry in undone.not_undone[:50]:
+            print(
+                f"mesq: not undone {entry['record']['kind']} {entry['record']['id']}: {entry['message']}",
+                file=sys.stderr,
+            )
+        return 1 if undone.not_undone else 0
+    kind, path = args.source
+    if kind not in KINDS:
+        raise MesqError(f"--from {quoted(kind)}: one of {', '.join(KINDS)}")
+    if args.file is not None:
+        raise MesqError("give the export's PATH after --from KIND, not also an archive FILE")
+    options = ImportOptions(memos_user=args.memos_user, timezone=args.timezone)
+    try:
+        report = import_file(services, user_id, kind, Path(path), options=options)
+    except SourceError as error:
+        raise MesqError(f"nothing imported: {error.message}") from None
+    for which, why in report.skipped:
+        print(f"mesq: skipped {which}: {why}", file=sys.stderr)
+    for which, what in report.kept:
+        print(f"mesq: kept as text {which}: {what}", file=sys.stderr)
+    print(
+        f"{report.summary()}; {report.seconds:.1f}s ({report.per_second:.0f} records/s); run {report.run_id}"
+        f" (undo: mesq import USERNAME --undo-run {report.run_id}); rebuild the AI search index with"
+        " `mesq search reindex USERNAME`"
+    )
+    return 1 if report.skipped_count else 0

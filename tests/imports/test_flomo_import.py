@@ -1,0 +1,73 @@
+"""`mesq import USER --from flomo EXPORT.zip`: 1,000 cards of a flomo-format HTML export (built
+here), through the real command line: times read in China Standard Time, rich text as Markdown
+(bold, lists, links), nested tags, images as attachments byte for byte, order; a second run
+creates nothing; undo of the run leaves the account as it was; `--timezone` moves the times."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from mesq.auth.users import create_user
+from mesq.imports.run import import_call
+from mesq.imports.undo import undo_import
+from mesq.kernel.tags import expand_tag_paths
+from mesq.memos import store as memo_store
+from mesq.wiring.imports import ImportOptions, import_file
+from mesq.wiring.services import Services, build_services
+from tests.conftest import run_cli
+from tests.settings import inprocess_settings
+
+from .checks import attachment_digests, call, visible
+from .exports import ExpectedCard, flomo_export
+
+
+def check_cards(services: Services, user_id: str, expected: list[ExpectedCard]) -> None:
+    memos = sorted(
+        (m for m in memo_store.all_memos(services.items, user_id) if m["contentSource"] == "flomo"),
+        key=lambda memo: memo["createdAt"],
+    )
+    assert len(memos) == len(expected)
+    for memo, want in zip(memos, sorted(expected, key=lambda card: card.order), strict=True):
+        assert memo["createdAt"] == want.created
+        assert want.text in memo["content"], memo["content"]
+        assert "- first point" in memo["content"] and "[link](https://example.org/" in memo["content"]
+        assert set(memo["tagPaths"]) == set(expand_tag_paths(sorted(want.tags)))
+        assert attachment_digests(services, memo) == want.files
+        assert "<" not in memo["content"].replace("&lt;", "")  # Markdown, never HTML
+
+
+def test_a_thousand_cards_through_the_command_line_then_undo(tmp_path: Path) -> None:
+    export = tmp_path / "flomo.zip"
+    expected = flomo_export(export, count=1000)
+    data = tmp_path / "data"
+    services = build_services(inprocess_settings(data_dir=data))
+    try:
+        user = create_user(services.items, "alice", "correct horse battery")
+        call(services, user["id"], "create_memo", content="already mine #读书")
+        before = visible(services, user["id"])
+    finally:
+        services.items.close()
+    first = run_cli("import", "alice", "--from", "flomo", str(export), "--data-dir", str(data))
+    assert first.returncode == 0, first.stderr
+    assert re.search(r"^1000 memos, \d+ tags, 334 attachments imported;", first.stdout), first.stdout
+    run_id = re.search(r"--undo-run (\S+)\)", first.stdout).group(1)  # type: ignore[union-attr]
+    second = run_cli("import", "alice", "--from", "flomo", str(export), "--data-dir", str(data))
+    assert second.stdout.startswith("nothing new imported; 1000 already there"), second.stdout
+    services = build_services(inprocess_settings(data_dir=data))
+    try:
+        check_cards(services, user["id"], expected)
+        undone = undo_import(import_call(services, user["id"], "undo"), run_id)
+        assert undone.undone["memo"] == 1000 and not undone.not_undone
+        assert visible(services, user["id"]) == before
+    finally:
+        services.items.close()
+
+
+def test_the_time_zone_is_the_persons(services: Services, tmp_path: Path) -> None:
+    export = tmp_path / "flomo.zip"
+    expected = flomo_export(export, count=3, zone="Europe/Berlin")
+    user = create_user(services.items, "bob", "correct horse battery")
+    report = import_file(services, user["id"], "flomo", export, options=ImportOptions(timezone="Europe/Berlin"))
+    assert report.imported["memos"] == 3
+    check_cards(services, user["id"], expected)

@@ -1,0 +1,108 @@
+"""`mesq import USER --from memos PATH`: a memos database of each schema generation (0.20, 0.22,
+0.24, the latest), read-only, into MeSQ memos with their times, pins, archives, tags from the
+content and from memos' own fields, attachment bytes (in the database and beside it), comments
+appended and references linked; a second run creates nothing; undo of the run leaves the account
+as it was. The big one (1,000 memos) goes through the real command line."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import pytest
+
+from mesq.auth.users import create_user
+from mesq.imports.plan import SourceError
+from mesq.imports.run import import_call
+from mesq.imports.undo import undo_import
+from mesq.kernel.tags import expand_tag_paths
+from mesq.memos import store as memo_store
+from mesq.wiring.imports import ImportOptions, import_file
+from mesq.wiring.services import Services, build_services
+from tests.conftest import run_cli
+from tests.settings import inprocess_settings
+
+from .checks import attachment_digests, call, memos_by_origin, visible
+from .exports import GENERATIONS, ExpectedMemo, memos_database
+
+ALICE = ImportOptions(memos_user="alice")
+
+
+def check_memos(services: Services, user_id: str, expected: dict[str, ExpectedMemo]) -> None:
+    """Every memo, record by record: times, pin, archive, tags, attachment bytes, comments, order."""
+    found = memos_by_origin(services, user_id)
+    assert set(expected) <= set(found)
+    assert "bobs" not in found and not any(uid.startswith("c0") for uid in found)  # bob's memo, comments
+    for uid, want in expected.items():
+        memo = found[uid]
+        assert memo["createdAt"] == want.created, uid
+        assert memo["updatedAt"] == want.updated, uid
+        assert memo["pinned"] is want.pinned, uid
+        assert memo["status"] == ("ARCHIVED" if want.archived else "NORMAL"), uid
+        assert set(memo["tags"]) == want.tags, (uid, memo["tags"])
+        assert memo["tagPaths"] == expand_tag_paths(sorted(want.tags)), uid
+        assert attachment_digests(services, memo) == want.files, uid
+        assert memo["content"].count("**Comment") == want.comments, uid
+        assert memo["origin"] == {"app": "memos", "id": uid, "visibility": want.visibility}
+        assert memo["contentSource"] == "memos"
+    ordered = sorted(expected.values(), key=lambda memo: memo.order)
+    assert [found[memo.uid]["createdAt"] for memo in ordered] == sorted(memo.created for memo in ordered)
+
+
+@pytest.mark.parametrize("generation", sorted(GENERATIONS))
+def test_each_schema_generation_imports_whole(services: Services, tmp_path: Path, generation: str) -> None:
+    expected = memos_database(tmp_path / "memos", generation, count=60)
+    database = tmp_path / "memos" / "memos_prod.db"
+    before = hashlib.sha256(database.read_bytes()).hexdigest()
+    user = create_user(services.items, "alice", "correct horse battery")
+    with pytest.raises(SourceError, match="several memos users; name one with --memos-user"):
+        import_file(services, user["id"], "memos", database)
+    report = import_file(services, user["id"], "memos", database, options=ALICE)
+    assert report.imported["memos"] == 60 and report.skipped_count == 0, report.as_dict()
+    check_memos(services, user["id"], expected)
+    first = next(iter(expected))
+    references = [m for m in memos_by_origin(services, user["id"]).values() if "→ [" in m["content"]]
+    assert references and all(
+        re.search(r"→ \[Memo \d+ about .*\]\(/memos/mm[\w-]+/edit\)", m["content"]) for m in references
+    )
+    assert first in memos_by_origin(services, user["id"])
+    assert hashlib.sha256(database.read_bytes()).hexdigest() == before  # read-only, never modified
+    again = import_file(services, user["id"], "memos", tmp_path / "memos", options=ALICE)  # the folder works too
+    assert again.imported["memos"] == 0 and again.existing["memos"] == 60
+
+
+def test_a_thousand_memos_through_the_command_line_then_undo(tmp_path: Path) -> None:
+    expected = memos_database(tmp_path / "memos", "latest", count=1000)
+    data = tmp_path / "data"
+    services = build_services(inprocess_settings(data_dir=data))
+    try:
+        user = create_user(services.items, "alice", "correct horse battery")
+        call(services, user["id"], "create_memo", content="mine before the import #own", pinned=True)
+        before = visible(services, user["id"])
+    finally:
+        services.items.close()
+    database = str(tmp_path / "memos" / "memos_prod.db")
+    first = run_cli("import", "alice", "--from", "memos", database, "--memos-user", "alice", "--data-dir", str(data))
+    assert first.returncode == 0, first.stderr
+    assert re.search(r"1000 memos, \d+ tags, 350 attachments, 20 comments imported; .*run (\S+)", first.stdout), (
+        first.stdout
+    )
+    run_id = re.search(r"--undo-run (\S+)\)", first.stdout).group(1)  # type: ignore[union-attr]
+    second = run_cli("import", "alice", "--from", "memos", database, "--memos-user", "alice", "--data-dir", str(data))
+    assert second.returncode == 0 and second.stdout.startswith("nothing new imported; 1000 already there"), (
+        second.stdout
+    )
+
+    services = build_services(inprocess_settings(data_dir=data))
+    try:
+        check_memos(services, user["id"], expected)
+        stats = memo_store.read_stats(services.items, user["id"])
+        assert (stats["normal"], stats["archived"], stats["pinned"]) == (1000 - 25 + 1, 25, 40 + 1)
+        listed = call(services, user["id"], "list_changes", runId=run_id, limit=5)["changes"]
+        assert listed and {c["actor"]["name"] for c in listed} == {"mesq import --from memos"}
+        undone = undo_import(import_call(services, user["id"], "undo"), run_id)
+        assert undone.undone["memo"] == 1000 and not undone.not_undone
+        assert visible(services, user["id"]) == before
+    finally:
+        services.items.close()

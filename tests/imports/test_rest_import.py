@@ -1,0 +1,80 @@
+"""REST `POST /api/toolkit/import?kind=...`: the file as the raw body or in a multipart form, the
+report as the answer; the write scope of the kind; a bad file is one 400 line and nothing
+written; a second import creates nothing; one import per user at a time."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from mesq.asgi.account_archive import archive_slot
+from mesq.memos import store as memo_store
+from mesq.wiring.services import Services
+from tests.conftest import Account
+
+from .checks import records
+from .exports import flomo_export, memos_database, todoist_export
+
+
+def test_the_three_kinds_over_rest(client: TestClient, make_account: Callable[..., Account], tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    account = make_account(scopes="memo:read,memo:write,todo:read,todo:write")
+    memo_only = make_account(scopes="memo:read,memo:write")
+    flomo_export(tmp_path / "flomo.zip", count=12)
+    memos_database(tmp_path / "memos", "latest", count=15)
+    todoist_export(tmp_path / "todoist", datetime.now(UTC), projects=1, tasks=20)
+    csv_path = next((tmp_path / "todoist").glob("*.csv"))
+
+    flomo = (tmp_path / "flomo.zip").read_bytes()
+    answer = client.post(
+        "/api/toolkit/import?kind=flomo", content=flomo, headers={**account.headers, "Content-Type": "application/zip"}
+    )
+    assert answer.status_code == 200, answer.text
+    report = answer.json()["data"]
+    assert report["imported"]["memos"] == 12 and report["imported"]["attachments"] == 4 and report["runId"]
+    again = client.post("/api/toolkit/import?kind=flomo", content=flomo, headers=account.headers)
+    assert again.json()["data"]["existing"] == {"memos": 12} and "memos" not in again.json()["data"]["imported"]
+
+    database = (tmp_path / "memos" / "memos_prod.db").read_bytes()
+    files = {"file": ("memos_prod.db", database, "application/x-sqlite3")}
+    answer = client.post("/api/toolkit/import?kind=memos&memosUser=alice", files=files, headers=account.headers)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["data"]["imported"]["memos"] == 15
+    assert answer.json()["data"]["skippedCount"] == 1  # its local files are not in an uploaded .db: listed
+
+    refused = client.post("/api/toolkit/import?kind=todoist", content=csv_path.read_bytes(), headers=memo_only.headers)
+    assert refused.status_code == 403
+    answer = client.post(
+        "/api/toolkit/import?kind=todoist&timezone=Asia/Shanghai",
+        content=csv_path.read_bytes(),
+        headers=account.headers,
+    )
+    assert answer.status_code == 200 and answer.json()["data"]["imported"]["tasks"] == 20, answer.text
+
+    bad = client.post("/api/toolkit/import?kind=flomo", content=b"PK\x03\x04 nope", headers=account.headers)
+    assert bad.status_code == 400 and bad.json()["error"]["message"].startswith(
+        "nothing imported: upload: not a readable ZIP"
+    )
+    assert client.post("/api/toolkit/import?kind=evernote", content=b"x", headers=account.headers).status_code == 400
+    assert client.post("/api/toolkit/import?kind=flomo&x=1", content=flomo, headers=account.headers).status_code == 400
+    with archive_slot(account.user_id):  # one import or export of a user at a time
+        busy = client.post("/api/toolkit/import?kind=flomo", content=flomo, headers=account.headers)
+    assert busy.status_code == 503 and "Retry-After" in busy.headers
+
+
+def test_an_import_writes_only_the_callers_account(
+    client: TestClient, services: Services, make_account: Callable[..., Account], tmp_path: Path
+) -> None:
+    caller, other = make_account(scopes="memo:read,memo:write"), make_account(scopes="memo:read,memo:write")
+    client.post("/api/toolkit/memo", json={"content": "the other's own #x"}, headers=other.headers)
+    before = records(services, other.user_id)
+    flomo_export(tmp_path / "flomo.zip", count=5)
+    answer = client.post(
+        "/api/toolkit/import?kind=flomo", content=(tmp_path / "flomo.zip").read_bytes(), headers=caller.headers
+    )
+    assert answer.status_code == 200 and answer.json()["data"]["imported"]["memos"] == 5
+    assert records(services, other.user_id) == before
+    assert len([m for m in memo_store.all_memos(services.items, caller.user_id)]) == 5

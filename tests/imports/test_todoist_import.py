@@ -1,0 +1,118 @@
+"""`mesq import USER --from todoist DIR_OR_CSV`: four projects of 260 tasks (1,040 tasks, 416
+subtasks), through the real command line: projects as spaces, sections as columns in order,
+subtasks, priorities, labels as tags, dates in English and Chinese read in each file's
+TIMEZONE, "every friday" / "每周五" / "every monday at 9am" as RRULEs, descriptions and comments
+in the notes; a second run creates nothing; undo of the run leaves the account as it was;
+what cannot be read is kept verbatim in the notes and listed."""
+
+from __future__ import annotations
+
+import csv
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+from mesq.auth.users import create_user
+from mesq.imports.run import import_call
+from mesq.imports.undo import undo_import
+from mesq.todos.state import load_state
+from mesq.wiring.imports import ImportOptions, import_file
+from mesq.wiring.services import Services, build_services
+from tests.conftest import run_cli
+from tests.settings import inprocess_settings
+
+from .checks import call, visible
+from .exports import HEADER, ExpectedTask, todoist_export
+
+
+def check_board(services: Services, user_id: str, expected: dict[str, ExpectedTask]) -> None:
+    state = load_state(services.items, user_id)
+    spaces = {space["id"]: space for space in state.spaces.values()}
+    columns = {column["id"]: column for column in state.columns.values()}
+    tasks = [task for task in state.every_task() if not task.get("deletedAt")]
+    roots = {task["title"]: task for task in tasks if task["parentId"] is None and task["title"] in expected}
+    assert set(roots) == set(expected)
+    for title, want in expected.items():
+        task = roots[title]
+        assert spaces[task["spaceId"]]["name"] == want.project, title
+        assert columns[task["columnId"]]["name"] == want.section, title
+        assert task["priority"] == want.priority, title
+        assert task["tags"] == want.tags, title
+        assert task["due"] == want.due, title
+        assert task["timezone"] == want.timezone, title
+        assert task["recurrence"] == want.recurrence, title
+        assert task["done"] is False, title
+        assert all(part in task["notes"] for part in want.notes_has), (title, task["notes"])
+        assert task["notes"].count("**Comment by Tester") == want.comments, title
+        subtasks = sorted((s for s in tasks if s["parentId"] == task["id"]), key=lambda s: s["position"])
+        assert [s["title"] for s in subtasks] == want.subtasks, title
+        assert all(s["priority"] == "urgent" for s in subtasks)
+    for column_id in {task["columnId"] for task in roots.values()}:
+        in_column = sorted((t for t in roots.values() if t["columnId"] == column_id), key=lambda t: t["position"])
+        assert [expected[t["title"]].order for t in in_column] == list(range(len(in_column)))
+
+
+def test_four_projects_through_the_command_line_then_undo(tmp_path: Path) -> None:
+    folder = tmp_path / "todoist"
+    expected = todoist_export(folder, datetime.now(UTC), projects=4, tasks=260)
+    data = tmp_path / "data"
+    services = build_services(inprocess_settings(data_dir=data))
+    try:
+        user = create_user(services.items, "alice", "correct horse battery")
+        call(services, user["id"], "create_todo_task", title="mine before the import", tags=["label1"])
+        before = visible(services, user["id"])
+    finally:
+        services.items.close()
+    first = run_cli("import", "alice", "--from", "todoist", str(folder), "--data-dir", str(data))
+    assert first.returncode == 0, first.stderr
+    assert re.search(
+        r"^3 tags, 152 comments, 4 spaces, 24 columns, 1040 tasks, 416 subtasks imported;", first.stdout
+    ), first.stdout
+    run_id = re.search(r"--undo-run (\S+)\)", first.stdout).group(1)  # type: ignore[union-attr]
+    second = run_cli("import", "alice", "--from", "todoist", str(folder), "--data-dir", str(data))
+    assert second.stdout.startswith("nothing new imported; 1040 already there"), second.stdout
+    services = build_services(inprocess_settings(data_dir=data))
+    try:
+        check_board(services, user["id"], expected)
+        undone = undo_import(import_call(services, user["id"], "undo"), run_id)
+        assert undone.undone["task"] == 1040 and undone.removed_spaces == 4 and not undone.not_undone
+        assert visible(services, user["id"]) == before
+    finally:
+        services.items.close()
+
+
+def test_what_cannot_be_read_is_kept_in_the_notes_and_listed(services: Services, tmp_path: Path) -> None:
+    path = tmp_path / "Odds [1].csv"
+    rows = [
+        ["task", "=cmd|' /C calc'!A0 @ok", "", "4", "1", "", "", "sometime after the rains", "en", "Asia/Shanghai"],
+        ["task", "bad zone", "", "1", "1", "", "", "tomorrow", "en", "Mars/Olympus"],
+        ["task", "deep", "", "1", "3", "", "", "", "", ""],
+        ["task", "every two weeks", "", "1", "1", "", "", "every 2 weeks", "en", "UTC"],
+        ["task", "second tuesdays", "", "1", "1", "", "", "every second tuesday", "en", "UTC"],
+        ["note", "a project note", "", "", "", "", "", "", "", ""],
+        ["weird", "a row of another kind", "", "", "", "", "", "", "", ""],
+    ]
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(HEADER[:10])
+        writer.writerows(rows)
+    user = create_user(services.items, "carol", "correct horse battery")
+    report = import_file(
+        services, user["id"], "todoist", path, options=ImportOptions(now=datetime(2026, 12, 4, tzinfo=UTC))
+    )
+    assert report.imported["tasks"] == 4 and report.imported["subtasks"] == 1, report.as_dict()
+    kept = dict(report.kept)
+    assert "sometime after the rains" in kept["Odds line 2"]
+    assert "Mars/Olympus" in kept["Odds line 3"]
+    assert "indent 3" in kept["Odds line 4"]
+    assert "every second tuesday" in kept["Odds line 6"]
+    tasks = {t["title"]: t for t in load_state(services.items, user["id"]).every_task()}
+    injected = tasks["=cmd|' /C calc'!A0"]  # CSV injection: kept as text, exactly
+    assert injected["tags"] == ["ok"] and injected["due"] is None
+    assert "Todoist date 'sometime after the rains'" in injected["notes"]
+    assert "a row of another kind" in injected["notes"]  # kept in the project's first task
+    assert "**Comment**\n\na project note" in tasks["second tuesdays"]["notes"]  # a note follows its task
+    assert tasks["bad zone"]["timezone"] == "UTC" and tasks["bad zone"]["due"] == {"type": "date", "date": "2026-12-05"}
+    assert tasks["every two weeks"]["recurrence"] == "FREQ=WEEKLY;INTERVAL=2"  # the quick-add grammar's
+    assert tasks["every two weeks"]["due"] == {"type": "date", "date": "2026-12-04"}  # starts on the import's day
+    assert "Todoist date 'every second tuesday'" in tasks["second tuesdays"]["notes"]

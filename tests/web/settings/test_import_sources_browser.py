@@ -1,0 +1,201 @@
+"""Settings → Import → "From another app" in headless Chromium against a real `mesq serve`, one
+browser session per source (issue 45): 1,000 memos (a ZIP of memos' folder, its database and
+assets), 1,000 flomo cards (zh-CN page), 1,040 Todoist tasks (390 px), each checked record by
+record in the server's store after the report page shows; the Todoist import is imported a
+second time (nothing new) and then undone from its report, leaving the account as it was."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright import sync_api as playwright_sync
+
+from mesq.auth.users import find_user_by_name
+from mesq.wiring.config import Settings
+from mesq.wiring.services import Services, build_services
+
+from ...conftest import LiveServer, start_server, stop_server
+from ...imports.checks import visible
+from ...imports.exports import flomo_export, memos_database, todoist_export
+from ...imports.test_flomo_import import check_cards
+from ...imports.test_memos_import import check_memos
+from ...imports.test_todoist_import import check_board
+from ..chromium import chromium_page
+from ..kit.test_browser import PASSWORD
+from ..kit.test_layout import SIZES
+
+expect = playwright_sync.expect
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    server = start_server(tmp_path_factory.mktemp("imports") / "live")
+    yield server
+    stop_server(server)
+
+
+def _store(server: LiveServer) -> Services:
+    return build_services(Settings(data_dir=server.data_dir))
+
+
+def _user_id(server: LiveServer, username: str) -> str:
+    services = _store(server)
+    try:
+        return str(find_user_by_name(services.items, username)["userId"])
+    finally:
+        services.items.close()
+
+
+def _import(page: Any, server: LiveServer, username: str, kind: str, path: Path, memos_user: str = "") -> None:
+    page.goto(f"{server.base_url}/login?next=/settings/import")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    expect(page).to_have_url(server.base_url + "/settings/import")
+    _upload(page, kind, path, memos_user)
+
+
+def _upload(page: Any, kind: str, path: Path, memos_user: str = "") -> None:
+    page.check(f"#app-import-form input[name=kind][value={kind}]")
+    page.set_input_files("#app-import-file", str(path))
+    if memos_user:
+        page.fill("#app-import-user", memos_user)
+    page.click("#app-import-form button[type=submit]")
+    expect(page.locator("#app-import-progress")).to_be_visible()
+    page.wait_for_url("**/settings/import/runs/**", timeout=120_000)
+
+
+def _fits(page: Any) -> None:
+    scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert scroll_width <= inner_width
+
+
+def test_memos_in_the_browser(live: LiveServer, tmp_path: Path) -> None:
+    expected = memos_database(tmp_path / "memos", "latest", count=1000)
+    bundle = tmp_path / "memos.zip"
+    with zipfile.ZipFile(bundle, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in (tmp_path / "memos").rglob("*"):
+            if path.is_file():
+                archive.write(path, "memos/" + path.relative_to(tmp_path / "memos").as_posix())
+    live.account("memos1")
+    problems: list[str] = []
+    with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}) as page:
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        _import(page, live, "memos1", "memos", bundle, memos_user="alice")
+        report = page.locator("#import-report")
+        expect(report).to_contain_text("1000 memos")
+        expect(report).to_contain_text("350 attachments")
+        expect(report).to_contain_text("20 comments")
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            _fits(page)
+    assert problems == []
+    services = _store(live)
+    try:
+        check_memos(services, _user_id(live, "memos1"), expected)
+    finally:
+        services.items.close()
+
+
+def test_flomo_in_the_browser_in_chinese(live: LiveServer, tmp_path: Path) -> None:
+    export = tmp_path / "flomo.zip"
+    expected = flomo_export(export, count=1000)
+    live.account("flomo1")
+    user_id = _user_id(live, "flomo1")
+    services = _store(live)
+    try:
+        before = visible(services, user_id)
+    finally:
+        services.items.close()
+    with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, locale="zh-CN") as page:
+        _import(page, live, "flomo1", "flomo", export)
+        report_url = page.url
+        expect(page.get_by_role("heading", name="从 flomo 导入")).to_be_visible()
+        expect(page.locator("#import-report .import-counts")).to_contain_text("1000")
+        assert page.evaluate("document.documentElement.lang").startswith("zh")
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            _fits(page)
+        page.goto(f"{live.base_url}/settings/import")
+        expect(page.get_by_role("heading", name="从其他应用导入")).to_be_visible()
+        services = _store(live)
+        try:
+            check_cards(services, user_id, expected)
+        finally:
+            services.items.close()
+        # Undo the import as one run from /activity (the report links there).
+        page.goto(report_url)
+        page.get_by_role("link", name="在“动态”中查看这次导入").click()
+        expect(page).to_have_url(re.compile(r"/activity\?runId=" + re.escape(report_url.rsplit("/", 1)[-1]) + "$"))
+        page.locator(".activity-group form button").first.click()
+        expect(page.get_by_role("status").first).to_contain_text("1000 undone")
+    services = _store(live)
+    try:
+        assert visible(services, user_id) == before
+    finally:
+        services.items.close()
+
+
+def test_todoist_in_the_browser_twice_then_undo(live: LiveServer, tmp_path: Path) -> None:
+    folder = tmp_path / "todoist"
+    expected = todoist_export(folder, datetime.now(UTC), projects=4, tasks=260)
+    bundle = tmp_path / "todoist.zip"
+    with zipfile.ZipFile(bundle, "w") as archive:
+        for path in sorted(folder.glob("*.csv")):
+            archive.write(path, path.name)
+    live.account("todo1")
+    user_id = _user_id(live, "todo1")
+    services = _store(live)
+    try:
+        from ..imports.checks import call
+
+        call(services, user_id, "create_todo_task", title="mine already")
+        before = visible(services, user_id)
+    finally:
+        services.items.close()
+    with chromium_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]}) as page:
+        _import(page, live, "todo1", "todoist", bundle)
+        expect(page.locator("#import-report")).to_contain_text("1040 tasks")
+        expect(page.locator("#import-report")).to_contain_text("416 subtasks")
+        _fits(page)
+        services = _store(live)
+        try:
+            check_board(services, user_id, expected)
+        finally:
+            services.items.close()
+        page.goto(f"{live.base_url}/settings/import")
+        _upload(page, "todoist", bundle)
+        expect(page.locator("#import-summary")).to_contain_text("Nothing new was imported.")
+        expect(page.locator("#import-summary")).to_contain_text("1040 already there")
+        services = _store(live)
+        try:
+            first_run = sorted(
+                (item for item in _reports(services, user_id) if item["report"]["imported"].get("tasks")),
+                key=lambda item: item["at"],
+            )[0]["report"]["runId"]
+        finally:
+            services.items.close()
+        page.goto(f"{live.base_url}/settings/import/runs/{first_run}")
+        page.get_by_role("button", name="Undo this import").click()
+        expect(page.locator("#import-undo")).to_contain_text(
+            "1456 records moved to the trash, 4 imported spaces removed"
+        )
+    services = _store(live)
+    try:
+        assert visible(services, user_id) == before
+    finally:
+        services.items.close()
+
+
+def _reports(services: Services, user_id: str) -> list[dict[str, Any]]:
+    from mesq.imports.reports import PREFIX
+    from mesq.kernel.keys import user_partition
+    from mesq.store.paging import walk
+
+    return list(walk(services.items, user_partition(user_id), prefix=PREFIX))
