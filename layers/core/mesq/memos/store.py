@@ -83,18 +83,22 @@ def write_memo(
     before: Item | None,
     after: Item,
     extra: Sequence[WriteOp] = (),
-) -> None:
-    """Store `after` in place of `before` (None = create) with counters, atomically.
+    *,
+    counters: Sequence[WriteOp] | None = None,
+) -> list[WriteOp]:
+    """Store `after` in place of `before` (None = create) with counters (`counter_ops`, unless
+    the caller computed them already), atomically; returns the ops it committed.
 
     Raises ConditionFailed with index 0 when the memo changed (or exists) meanwhile.
     """
     condition = Condition(exists=False) if before is None else Condition(equals={"revision": before["revision"]})
     ops: list[WriteOp] = [Put(with_index_keys(user_id, after), condition)]
-    ops += counter_ops(user_id, before, after)
+    ops += counter_ops(user_id, before, after) if counters is None else counters
     ops += extra
     if len(ops) > MAX_TRANSACTION_OPS:  # unreachable with the tag cap; a clear error if it changes
         raise ValidationError(f"this change touches too many tags at once ({len(ops)} writes)")
     items.transact(ops)
+    return ops
 
 
 def read_memo(items: ItemStore, user_id: str, memo_id: str) -> Item | None:
