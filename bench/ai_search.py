@@ -153,9 +153,12 @@ def rows_ai_search() -> list[tuple[str, str, str]]:
     import numpy as np
 
     from mesq.adapters.models.local_models import BundledEmbedder
+    from mesq.application.registries import SEARCHABLES
     from mesq.memos import store
     from mesq.search import pipeline
-    from mesq.search.documents import Doc, doc_of
+    from mesq.search.documents import Doc
+
+    doc_of = SEARCHABLES.doc_of
     from mesq.search.index import Entry, SearchIndex
     from mesq.search.indexer import refresh, repository
     from mesq.search.tokens import tokens
