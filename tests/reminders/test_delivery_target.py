@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mesq.adapters import outbound
+from mesq.kernel import addresses as outbound
 from mesq.adapters.reminders.delivery import send_webhook
 from mesq.kernel.errors import ValidationError
 from mesq.reminders import channels
