@@ -1,5 +1,5 @@
 """Literal `search_memos` at 10k and 100k memos (SQLite, one user): the query through the literal
-index (search/literal.py) against its same-run baseline, the scan over every memo, on one mix of
+index (search/literal_index.py) against its same-run baseline, the scan over every memo, on one mix of
 queries (pieces of random memos, 1-6 characters, Chinese and English, in random case, and a few
 common words). Also: the backfill (`literal_store.rebuild`), one write's index update, and the
 index's size. Beside them, at 10k records: `search_reading_notes` (10k notes over 100 books)

@@ -56,7 +56,7 @@ class ZipCaps:
 #: The account archive (archive/importer.py): an account of 100k memos with their Markdown pages
 #: and attachments is ~200k members.
 ARCHIVE_ZIP = ZipCaps()
-#: A ZIP of Markdown notes (archive/markdown.py): the reader keeps one small entry per file.
+#: A ZIP of Markdown notes (archive/markdown_import.py): the reader keeps one small entry per file.
 NOTES_ZIP = ZipCaps(members=100_000, total_bytes=4 * GIB)
 
 #: Members under `blobs/` (attachments): each is indexed, with its manifest entry (~0.5 KB), until
@@ -80,7 +80,7 @@ RECORDS_PER_KIND: dict[str, int] = {
 }
 #: The account's own records an import compares with the archive (a non-empty target account).
 OWN_RECORDS = 200_000
-#: YAML front matter (archive/markdown.py): aliases are refused outright; these bound the rest.
+#: YAML front matter (archive/markdown_import.py): aliases are refused outright; these bound the rest.
 FRONT_MATTER_BYTES = 64 * KIB
 FRONT_MATTER_DEPTH = 20
 

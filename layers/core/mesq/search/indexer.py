@@ -22,7 +22,7 @@ from .documents import Doc
 from .index import Entry, SearchIndex
 from .persist import IndexRepository
 from .searchables import searchables_of
-from .tokens import tokens
+from .tokenizer import tokens
 from .user_locks import UserLocks
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)

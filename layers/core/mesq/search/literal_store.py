@@ -34,7 +34,7 @@ from aws_lambda_powertools import Logger
 from ..kernel.context import Services
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import BlobNotFound, BlobStore, Item, ItemStore
-from .literal import LiteralIndex
+from .literal_index import LiteralIndex
 from .literal_kind import LiteralKind, Row
 from .persist import _folder, swap_pointer
 from .searchables import searchables_of
