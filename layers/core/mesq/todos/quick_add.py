@@ -340,9 +340,14 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     # The rewrite set date phrases apart with spaces; without a date found, the words stay as typed.
     typed = " ".join(line.split())
     title = (_join(words) if found else typed) or typed or text.strip()
+    title = _NO_SPACE_BEFORE.sub("", title)  # "去买菜 ，别忘了": the space a removed chip stood in
     return QuickAdd(
         title=title, due=due, priority=priority, tags=tuple(tags), recurrence=recurrence, chips=tuple(chips)
     )
+
+
+#: Spaces before closing CJK punctuation: no one types them; they are left where a chip was taken out.
+_NO_SPACE_BEFORE = re.compile(r"\s+(?=[，。；：！？、）】》」』”’])")
 
 
 def _without(line: str, spans: list[tuple[int, int]]) -> str:
