@@ -57,7 +57,7 @@ CASES = [
     ("buy milk", "buy milk", None, None, (), None),
     ("fix #bug/ui now-ish !nonsense", "fix now-ish !nonsense", None, None, ("bug/ui",), None),
     ("Ship v2 p3 #work #work", "Ship v2", None, "medium", ("work",), None),
-    # issue 41: !p1-!p4 and !高/!中/!低 wherever they stand (！ as a Chinese keyboard types it), the
+    # issue 41: !p1-!p4 and !高/!中/!低 wherever they stand (the full-width ! of a Chinese keyboard too), the
     # memo tag rule for #tags (glued to Chinese text too), a date-only line keeps its words as the title
     ("下周一 上午9点 开会 !p1", "开会", at(7, 9), "urgent", (), None),
     ("!p2 下周一 开会", "开会", date(2026, 12, 7), "high", (), None),

@@ -62,7 +62,8 @@ def _write(items: ItemStore, user_id: str, before: Item, after: Item) -> bool:
     """Store the re-tagged memo with its counter deltas; False when it changed since it was read."""
     unchanged = Condition(equals={"revision": before["revision"], "tagPaths": before["tagPaths"]})
     try:
-        items.transact([Put(store.with_index_keys(user_id, after), unchanged), *store.counter_ops(user_id, before, after)])
+        memo = Put(store.with_index_keys(user_id, after), unchanged)
+        items.transact([memo, *store.counter_ops(user_id, before, after)])
     except ConditionFailed as failure:
         if failure.index == 0:
             return False

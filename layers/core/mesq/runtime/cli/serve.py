@@ -5,16 +5,13 @@ rule are re-tagged in the background (jobs/memo_retag.py)."""
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-from pathlib import Path
 
 from ... import __version__
 from ...asgi.access_log import LOG_FORMATS
 from ...auth.users import any_user_exists, list_users
 from ...kernel.messages import quoted
 from ...wiring.services import Services
-from .common import CommandError, Commands, Parser
+from .common import CommandError, Commands, Parser, command_path, rerun_options
 
 
 def _port(raw: str) -> int:
@@ -42,18 +39,6 @@ def add_parser(commands: Commands, common: Parser) -> None:
     )
 
 
-def _command_path() -> str:
-    """How to run this `mesq` from the current directory: the venv's script (e.g. `.venv/bin/mesq`,
-    which a shell without the venv activated does not find as plain `mesq`)."""
-    script = Path(sys.prefix) / "bin" / "mesq"
-    if not script.exists():
-        return "mesq"
-    try:
-        return os.path.relpath(script)
-    except ValueError:
-        return str(script)
-
-
 #: The scopes the banner's token line gives: the README's, so its memo and todo examples run.
 BANNER_SCOPES = "memo:read,memo:write,todo:read,todo:write"
 
@@ -61,9 +46,8 @@ BANNER_SCOPES = "memo:read,memo:write,todo:read,todo:write"
 def token_lines(services: Services, public: str) -> list[str]:
     """How to get in: with no account yet, where to create the first one and the two commands that
     make it and its token (runnable as printed); once an account exists, only the token command."""
-    settings = services.settings
-    data_dir = f" --data-dir {settings.data_dir}" if settings.storage == "sqlite" else ""
-    mesq = _command_path()
+    data_dir = rerun_options(services.settings)
+    mesq = command_path()
     token = f"{mesq} token create alice --name laptop --scopes {BANNER_SCOPES}{data_dir}"
     if any_user_exists(services.items):
         users = list_users(services.items)
