@@ -125,8 +125,12 @@ def _dynamodb_preflight(settings: Settings) -> None:
 
 
 def command_path() -> str:
-    """How to run this `mesq` from the current directory: the venv's script (e.g. `.venv/bin/mesq`,
-    which a shell without the venv activated does not find as plain `mesq`)."""
+    """How to run this `mesq` from the current directory: the script as it was typed when that was
+    a relative path (`.venv/bin/mesq`), else the venv's script relative to here (a shell without the
+    venv activated does not find plain `mesq`)."""
+    typed = sys.argv[0] if sys.argv else ""
+    if Path(typed).name == "mesq" and not os.path.isabs(typed) and Path(typed).is_file():
+        return typed
     script = Path(sys.prefix) / "bin" / "mesq"
     if not script.exists():
         return "mesq"

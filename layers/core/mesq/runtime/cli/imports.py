@@ -67,7 +67,7 @@ def _import_markdown(services: Services, user_id: str, username: str, path: Path
         print(f"mesq: skipped {name}: {reason}", file=sys.stderr)
     print(
         f"imported {report.files - len(report.failed)} of {report.files} Markdown files into {username}: "
-        f"{report.created} new memos, {report.existing} already there, {len(report.failed)} skipped; "
+        f"{report.created} new, {report.existing} already there, {len(report.failed)} skipped; "
         f"{report.attachments} attachments; {report.seconds:.1f}s ({report.per_second:.0f} files/s)"
     )
     _say_reindex(services, user_id, username, report.created)
