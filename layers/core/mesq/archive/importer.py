@@ -241,7 +241,8 @@ def _validate(archive: _Archive, user_id: str, blob_members: dict[str, Member], 
         kind = kind_of(str(item["sk"]))
         archive.kinds[kind] += 1
         if kind and archive.kinds[kind] > RECORDS_PER_KIND[kind]:
-            raise CapExceeded(f"{kind} records", RECORDS_PER_KIND[kind], f"{RECORDS} line {number}")
+            what = words.kind_of(kind) or "todo records"  # TODO#: tasks, inbox items, spaces, columns
+            raise CapExceeded(f"{what} per archive", RECORDS_PER_KIND[kind], f"{RECORDS} line {number}")
         if own is not None:
             own.discard(str(item["sk"]))
         if stored is not None and kind in _ATTACHMENT_KINDS:
