@@ -271,7 +271,7 @@ def test_a_blob_at_another_users_path_is_refused_and_nothing_written(world: Worl
         return records
 
     hostile = world.archive(change, blobs={f"blobs/{foreign}": b"overwrite"})
-    with pytest.raises(ArchiveError, match="the bytes of the attachment '.*' are not in the archive"):
+    with pytest.raises(ArchiveError, match=r"the bytes of the attachment '.*' are not in the archive"):
         import_account(world.items, world.blobs, world.target, hostile)
     assert world.target_records() == [] and world.victim_view() == world.before
     assert world.blobs.head(attachment_path(world.target, victim_id, MEMO)) is None

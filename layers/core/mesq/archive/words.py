@@ -10,8 +10,8 @@ from collections.abc import Iterable, Mapping
 
 from ..attachments.paths import MEMO, TODO
 from ..history.records import CHANGE_PREFIX
-from ..memos.store import MEMO_PREFIX
-from ..reading.model import BOOK_PREFIX, NOTE_PREFIX
+from ..memos.keys import MEMO_PREFIX
+from ..reading.keys import BOOK_PREFIX, NOTE_PREFIX
 from ..todos.keys import KIND_PREFIX
 
 #: Sort-key prefix -> (one, several), longest prefixes first (`MEMOATT#` before `MEMO#`), in the

@@ -25,9 +25,10 @@ from ..kernel.ports.storage import Condition, ConditionFailed, Item, ItemStore, 
 from ..kernel.tags import TAG_RULE_VERSION, expand_tag_paths, parse_tags
 from ..kernel.timestamps import now_timestamp
 from . import store
+from .keys import RETAG_SK
 from .writes import MAX_TAG_PATHS_PER_MEMO
 
-MARKER_SK = "RETAG#MEMO"
+MARKER_SK = RETAG_SK
 
 
 @dataclass
