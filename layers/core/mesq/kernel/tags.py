@@ -65,7 +65,10 @@ _ASCII_BEFORE_TAG = r"""!"'()*,.:;<>?\]}|~"""
 _BEFORE_TAG = f"{WHITESPACE_CHARS}{_CJK}{_GENERAL_PUNCTUATION}{_ASCII_BEFORE_TAG}"
 #: A `#` that starts a tag: at the start, or after a character of `_BEFORE_TAG`, but not in a
 #: Markdown link target `](#x)` or an HTML attribute `="#x"` (fixed-width lookbehinds: both engines).
-TAG_START = rf"(?<![^{_BEFORE_TAG}])(?<!\]\()(?<!=[" + "\"'])#"  # bare `"`: see _NOT_IN_TAG
+#: The `#` comes first and the lookbehinds look back over it: a pattern that starts with a literal
+#: is searched for that character, one that starts with a lookbehind tries the (long) class at
+#: every position (a 50,000-letter memo: 42 ms that way, 5 ms this way).
+TAG_START = rf"#(?<![^{_BEFORE_TAG}]#)(?<!\]\(#)(?<!=[" + "\"']#)"  # bare `"`: see _NOT_IN_TAG
 #: A tag in running text (group 1: its name, without '#'), the same in Python and ECMA-262 (`u`).
 TAG_IN_TEXT_PATTERN = rf"{TAG_START}({TAG_SEGMENT_CLASS}+(?:/{TAG_SEGMENT_CLASS}+)*)"
 #: The tag being typed at the end of the text (group 1: what follows its '#', possibly nothing):
