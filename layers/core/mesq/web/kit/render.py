@@ -12,6 +12,7 @@ from jinja2.runtime import Context
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from ...kernel.errors import ValidationError
+from ...kernel.tags import TAG_TYPED_PATTERN
 from ...kernel.timestamps import parse_timestamp
 from ..settings.pages import SETTINGS_NAVS, SETTINGS_PAGES
 from .i18n import DEFAULT_LANGUAGE, LANGUAGES, render_context
@@ -64,6 +65,7 @@ def environment() -> Environment:
     env.globals["settings_navs"] = SETTINGS_NAVS
     env.globals["languages"] = LANGUAGES
     env.globals["script_words"] = script_words  # base.html's JSON block for static/words.js
+    env.globals["tag_typed_pattern"] = TAG_TYPED_PATTERN  # the composer's `#` suggestions (memos.js)
     return env
 
 
