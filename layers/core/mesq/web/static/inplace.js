@@ -216,17 +216,22 @@
   }
 
   // Focus lost with a swapped card (its menu item went with it): the new card's menu button, or
-  // else the Undo of the toast that came with it.
-  var swappedId = "";
+  // else the Undo of the toast that came with it. A swapped list (`data-list`: the inbox, the
+  // agenda) gives focus back to the row it was in, when that row is still there.
+  var swappedId = "", rowId = "";
   document.addEventListener("htmx:beforeSwap", function (event) {
     var target = event.detail && event.detail.target;
     if (target && target.id && target.id !== "toasts") swappedId = target.id;
+    var row = document.activeElement && document.activeElement.closest(".todo-row");
+    rowId = row ? row.id : "";
   });
   document.addEventListener("htmx:afterSettle", function () {
     enhance(document);
     if (document.activeElement && document.activeElement !== document.body) return;
     var swapped = swappedId ? document.getElementById(swappedId) : null;
-    var button = swapped && swapped.querySelector(".menu-button:not([hidden])");
+    var list = swapped && swapped.hasAttribute("data-list");
+    var row = list && rowId ? document.getElementById(rowId) : null;
+    var button = row ? row.querySelector(".tick") : list ? null : swapped && swapped.querySelector(".menu-button:not([hidden])");
     var toast = newestToast();
     var undo = toast && toast.querySelector("[data-undo]");
     if (button) button.focus();
