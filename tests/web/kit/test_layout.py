@@ -214,7 +214,8 @@ BROKEN_WORDS = """() => {
                 range.setStart(node, match.index);
                 range.setEnd(node, match.index + match[0].length);
                 const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
-                if (lines.size > 1) broken.push(`${match[0]} (${cell.dataset.label || cell.tagName}, ${cell.offsetWidth} px)`);
+                const where = `${cell.dataset.label || cell.tagName}, ${cell.offsetWidth} px`;
+                if (lines.size > 1) broken.push(`${match[0]} (${where})`);
             }
         }
     }
@@ -260,7 +261,9 @@ def _check_corners(page: Any, base: str, language: str, shots: Path) -> None:
         assert page.locator(".file-pick-button").first.inner_text() == words[0]
         assert page.locator(".file-pick-name").first.inner_text() == words[1]
         assert page.locator("#import-file").evaluate("e => getComputedStyle(e).opacity") == "0"
-        page.set_input_files("#import-file", files=[{"name": "notes.zip", "mimeType": "application/zip", "buffer": b"x"}])
+        page.set_input_files(
+            "#import-file", files=[{"name": "notes.zip", "mimeType": "application/zip", "buffer": b"x"}]
+        )
         playwright_sync.expect(page.locator(".file-pick-name").first).to_have_text("notes.zip")
 
         page.goto(base + "/settings/tokens")

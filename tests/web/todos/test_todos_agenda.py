@@ -162,8 +162,8 @@ def test_rows_show_the_chips_and_complete_postpone_and_trash_in_place(
     late = new_task(services, user, "late one", due=_at(now - timedelta(days=2)), priority="high", tags=["家"])
     parent = new_task(services, user, "parent task")
     sub = run(services, user, "create_todo_subtask", {"taskId": parent["id"], "title": "a late step"})["subtask"]
-    sub = run(services, user, "update_todo_subtask",
-              {"id": sub["id"], "expectedRevision": sub["revision"], "due": _at(now - timedelta(days=1))})["subtask"]  # fmt: skip
+    yesterday = {"id": sub["id"], "expectedRevision": sub["revision"], "due": _at(now - timedelta(days=1))}
+    sub = run(services, user, "update_todo_subtask", yesterday)["subtask"]
     # Quick capture in the inbox: the row shows what was understood, not only the title.
     captured = person.post("/todos/inbox", {"title": "后天 取快递 !high #家", "ignore": "recurrence"})
     assert captured.status_code == 303
@@ -173,7 +173,7 @@ def test_rows_show_the_chips_and_complete_postpone_and_trash_in_place(
     assert re.search(r'<time class="due" datetime="\d{4}-\d\d-\d\d"', row), row[:1500]
     assert 'aria-label="Complete: 取快递"' in row and 'role="menuitem"' in row and "<select" not in row
     upcoming = _section(person.get("/todos/upcoming").text, "upcoming-list")
-    assert "取快递" in upcoming and 'class="priority priority-high"' in upcoming and "<time class=\"due\"" in upcoming
+    assert "取快递" in upcoming and 'class="priority priority-high"' in upcoming and '<time class="due"' in upcoming
 
     overdue = person.get("/todos/overdue").text
     rows = _section(overdue, "overdue-list")

@@ -49,8 +49,12 @@ _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 def keep_dates(text: str) -> Markup:
     """`text` with each date (2026-12-04) kept on one line: in a narrow table cell a line would
     otherwise break at a date's hyphens ("2026-12-" | "04"); it still breaks between words."""
-    escaped = str(escape(text))
-    return Markup(_DATE.sub(lambda found: f'<span class="nowrap">{found.group(0)}</span>', escaped))
+    wrapped = Markup('<span class="nowrap">%s</span>')
+    parts, start = [], 0
+    for found in _DATE.finditer(text):
+        parts += [escape(text[start : found.start()]), wrapped % found.group(0)]
+        start = found.end()
+    return Markup("").join([*parts, escape(text[start:])])
 
 
 @cache

@@ -102,7 +102,9 @@ async def agenda_view(page: Page, tab: str, **extra: Any) -> dict[str, Any]:
         "nav": "todos",
         "tab": tab,
         "view": VIEWS[tab],
-        "items": [entry(item, spaces, now, zone, page.translator) for item in found["items"] if item["id"] not in late_ids],
+        "items": [
+            entry(item, spaces, now, zone, page.translator) for item in found["items"] if item["id"] not in late_ids
+        ],
         "overdue": overdue,
         "overdue_more": overdue_more,  # the rest on /todos/overdue
         "more": urlencode({"offset": more["nextOffset"]}) if more.get("hasMore") else None,
@@ -140,4 +142,14 @@ def agenda_routes(web: Web) -> list[Route]:
     return [*routes, Route(TODAY, endpoint(web, today_add), methods=["POST"])]
 
 
-__all__ = ["OVERDUE", "TODAY", "UPCOMING", "VIEWS", "View", "agenda_routes", "agenda_view", "day_bounds", "query_arguments"]
+__all__ = [
+    "OVERDUE",
+    "TODAY",
+    "UPCOMING",
+    "VIEWS",
+    "View",
+    "agenda_routes",
+    "agenda_view",
+    "day_bounds",
+    "query_arguments",
+]
