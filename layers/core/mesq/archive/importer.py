@@ -306,22 +306,12 @@ def _refuse_an_account_of_its_own(items: ItemStore, user_id: str, own: set[str],
         with contextlib.suppress(ConditionFailed):
             items.transact(list(empty_board))
             return
+    first = min(own)
     raise ArchiveError(
-        f"this account already holds {_in_words(own)} that the archive does not; import into a new, empty"
-        " account: merging them would leave the account's board settings out of step with the imported records"
+        f"this account already holds {len(own)} record(s) of the kinds the archive carries that the archive"
+        f" does not (the first: {quoted(first)}); import into a new, empty account: merging them would leave"
+        " the account's board settings out of step with the imported records"
     )
-
-
-#: A kind of record in the person's words (never its storage key: an error is read by people).
-_KIND_WORDS = {"MEMO#": "memo", "MEMOATT#": "attachment", "TODOATT#": "attachment", "TODO#": "todo record",
-               "READ#BOOK#": "book", "READ#NOTE#": "reading note"}  # fmt: skip
-
-
-def _in_words(sort_keys: set[str]) -> str:
-    """`{"MEMO#a", "MEMO#b", "TODO#x"}` -> "2 memos and 1 todo record"."""
-    counts = Counter(_KIND_WORDS.get(kind_of(sk), "other record") for sk in sort_keys)
-    parts = [f"{count} {word}{'' if count == 1 else 's'}" for word, count in sorted(counts.items())]
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _check_quota(items: ItemStore, user_id: str, blobs: list[_Blob], quota: int) -> None:
