@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 from mesq.kernel.timestamps import format_timestamp, parse_timestamp
 from mesq.web.kit.render import when
 from mesq.web.todos.agenda import day_bounds, query_arguments
+from mesq.web.todos.agenda_rows import tomorrow_due
 from mesq.web.todos.fields import friendly_due
 from mesq.wiring.services import Services
 
@@ -210,3 +211,14 @@ def test_rows_show_the_chips_and_complete_postpone_and_trash_in_place(
     assert trashed.status_code == 303 and trashed.headers["location"] == "/todos/overdue"
     assert "a late step" not in person.get("/todos/overdue").text
     assert person.post("/todos/overdue/complete", {"kind": "memo", "id": "x", "revision": 1}).status_code == 400
+    for due in ("2026-13-45", "not a time"):
+        bad = {**fields, "revision": late["revision"], "due": due}
+        assert person.post("/todos/today/tomorrow", bad).status_code == 400, due
+
+
+def test_tomorrow_keeps_a_date_a_date_and_a_time_its_time_of_day() -> None:
+    now = datetime(2026, 12, 3, 20, 0, tzinfo=UTC)  # already the 4th in Shanghai
+    assert tomorrow_due("", now, ZONE) == {"type": "date", "date": "2026-12-05"}
+    assert tomorrow_due("2026-11-20", now, ZONE) == {"type": "date", "date": "2026-12-05"}
+    moved = tomorrow_due("2026-11-20T01:30:00.000000Z", now, ZONE)  # 09:30 in Shanghai
+    assert moved == {"type": "datetime", "at": "2026-12-05T01:30:00.000000Z"}

@@ -40,8 +40,10 @@ def tomorrow_due(due: str, now: datetime, zone: str) -> dict[str, str]:
     here = ZoneInfo(zone)
     tomorrow = now.astimezone(here).date() + timedelta(days=1)
     if not due or len(due) == len("2026-12-03"):
-        if due:
-            date.fromisoformat(due)  # a malformed date is refused, not guessed
+        try:
+            date.fromisoformat(due or tomorrow.isoformat())  # a malformed date is refused, not guessed
+        except ValueError:
+            raise ValidationError("due: the row's due date (YYYY-MM-DD); reload the page") from None
         return {"type": "date", "date": tomorrow.isoformat()}
     local = parse_timestamp(due, "due").astimezone(here)
     at = datetime.combine(tomorrow, time(local.hour, local.minute, local.second), tzinfo=here)
