@@ -74,6 +74,8 @@
     const status = document.getElementById("composer-upload-status");
     const save = document.getElementById("composer-save");
     files.closest("label").hidden = false;
+    // memos.css shows the composer as one line on a phone until it is first focused; then it stays open.
+    composer.addEventListener("focusin", function () { composer.dataset.opened = "1"; });
     let pending = 0;
 
     async function call(url, options) {
