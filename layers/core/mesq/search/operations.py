@@ -1,18 +1,28 @@
 """The search operations (docs/contract.md §9): `search_ai_memos` (memos, with memo filters) and
 `search_everything` (memos, todos, reading notes: only the kinds the caller's scopes may read).
 
-A user without an index yet (or with one of another embedding model) gets one built from the
-store on the first query (later writes keep
-it current: indexer.py). The hits come from the index; a memo hit is re-checked against the
-caller's filter on the index's copy of status, tags and creation time.
+A search never builds an index (search/build.py builds them in the background). It waits at most
+`SETTLE_SECONDS` for its user's queued index updates, then answers from what exists, with
+`degraded: true` and a `reason` when that is less than the whole index:
+- the index lags writes still queued: the index as it is;
+- a build is under way (after an import: the new records are not in the index yet): the index as
+  it is, or the literal indexes' matches (fallback.py) while there is none;
+- the index is another embedding model's: its BM25 branch alone (its tokens hold; its vectors
+  do not compare with this model's), and the build for this model is queued;
+- no index at all: the literal indexes' matches, and the build is queued.
+The hits come from the index; a memo hit is re-checked against the caller's filter on the
+index's copy of status, tags and creation time.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Hashable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..kernel.context import Call
+from ..kernel.keys import user_partition
 from ..memos.filters import filter_from
 from .documents import Doc, Kind, snippet
 
@@ -27,45 +37,103 @@ KIND_SCOPES: dict[Kind, str] = {
     "inbox_item": "todo:read",
     "reading_note": "reading:read",
 }
+#: How long a search waits for its user's queued index updates (a write a moment ago is usually
+#: one embedding away) before it answers from the index as it is.
+SETTLE_SECONDS = 0.5
+DEFAULT_LIMIT = 10
+REASONS = {
+    "updating": "recent writes are still being indexed; they may be missing from these results",
+    "building": "the search index is being built ({progress}); results may miss records until it is done",
+    "missing": "the search index is being built ({progress}); until then, exact word matches only",
+    "stale": "the search index is being rebuilt for a new embedding model ({progress}); keyword matches only",
+}
 
 
-def _index(call: Call) -> SearchIndex:
-    from .index import SearchIndex
-    from .indexer import rebuild, repository
+@dataclass
+class _Source:
+    """What a search answers from: an index (None: the literal fallback), and why it is degraded."""
 
-    repo, user_id = repository(call.services), call.principal.user_id
-    call.services.search.settle(user_id)
-    for _attempt in range(3):
-        loaded = repo.load(user_id)
-        if loaded is not None:
-            return loaded[0]
-        pointer = repo.pointer(user_id)
-        if pointer is None or repo.stale(pointer):
-            rebuild(call.services, user_id)
-    loaded = repo.load(user_id)
-    return loaded[0] if loaded is not None else SearchIndex()
+    index: SearchIndex | None
+    why: str | None = None
+    vectors: bool = True
 
 
-def _run(call: Call, args: dict[str, Any], accept: Accept, accept_key: Hashable) -> Outcome:
-    from .pipeline import search
+def _progress(call: Call) -> str:
+    from .build import progress_of, state
+
+    progress = progress_of(state(call.services, call.principal.user_id))
+    if progress.done or not progress.total:
+        return "queued"
+    return f"{progress.walked:,} of {progress.total:,} records read"
+
+
+def _source(call: Call) -> _Source:
+    from .build import BUILD_SK, repository
+    from .persist import POINTER_SK
+
+    services, user_id = call.services, call.principal.user_id
+    deadline = time.monotonic() + SETTLE_SECONDS
+    settled = services.search.settle(user_id, timeout=SETTLE_SECONDS)
+    repo = repository(services)
+    keys = [(user_partition(user_id), POINTER_SK), (user_partition(user_id), BUILD_SK)]
+    waited = False
+    for _attempt in range(4):  # a writer may replace the version between its reads
+        found = {item["sk"]: item for item in services.items.batch_get(keys)}
+        building = BUILD_SK in found
+        if building or POINTER_SK not in found or repo.stale(found[POINTER_SK]):
+            services.search.request_build(user_id)  # queued, or resumed where no worker runs it now
+            if not waited:  # a small account's build is one step: what is left of the wait may see it
+                waited = True
+                if services.search.settle_build(user_id, timeout=max(deadline - time.monotonic(), 0.0)):
+                    continue
+        if POINTER_SK not in found:
+            return _Source(None, "missing")
+        loaded = repo.load(user_id, any_model=True, pointer=found[POINTER_SK])
+        if loaded is None:
+            continue
+        stale = repo.stale(found[POINTER_SK])
+        why = "stale" if stale else "building" if building else None if settled else "updating"
+        return _Source(loaded[0], why, not stale)
+    return _Source(None, "missing")
+
+
+def _run(call: Call, args: dict[str, Any], accept: Accept, accept_key: Hashable, kinds: set[Kind]) -> Outcome:
+    from .pipeline import Outcome, search
 
     runtime = call.services.search
-    return search(
-        _index(call), args["query"], embedder=runtime.embedder, reranker=runtime.reranker,
-        accept=accept, accept_key=accept_key, limit=args.get("limit"),
-    )  # fmt: skip
+    source = _source(call)
+    if source.index is None:
+        from .fallback import literal_hits
+
+        limit = args.get("limit") or DEFAULT_LIMIT
+        hits = literal_hits(call.services, call.principal.user_id, args["query"], kinds, accept, limit)
+        ranks = {doc.key: {"literal": rank} for rank, (doc, _) in enumerate(hits, 1)}
+        outcome = Outcome(hits, degraded=True, ranks=ranks)
+        outcome.stages.append({"name": "literal", "status": "ok", "ms": 0.0, "candidates": len(hits)})
+    else:
+        outcome = search(
+            source.index, args["query"], embedder=runtime.embedder if source.vectors else None,
+            reranker=runtime.reranker, accept=accept, accept_key=accept_key, limit=args.get("limit"),
+        )  # fmt: skip
+    if source.why is not None:
+        outcome.degraded = True
+        outcome.reason = REASONS[source.why].format(progress=_progress(call) if "{" in REASONS[source.why] else "")
+    return outcome
 
 
 def _hit(outcome: Outcome, doc: Doc, score: float) -> dict[str, Any]:
     ranks = outcome.matched(doc)
     return {
         "id": doc.id, "score": score, "snippet": snippet(doc.text),
-        "matchedBy": [branch for branch in ("bm25", "vector") if branch in ranks], "ranks": ranks,
+        "matchedBy": [branch for branch in ("bm25", "vector", "literal") if branch in ranks], "ranks": ranks,
     }  # fmt: skip
 
 
 def _answer(outcome: Outcome, hits: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"items": hits, "degraded": outcome.degraded, "stages": outcome.stages}
+    answer = {"items": hits, "degraded": outcome.degraded, "stages": outcome.stages}
+    if outcome.reason is not None:
+        answer["reason"] = outcome.reason
+    return answer
 
 
 def search_ai_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -76,7 +144,7 @@ def search_ai_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     def accept(doc: Doc) -> bool:
         return doc.kind == "memo" and not memo_filter.is_empty_range and memo_filter.matches(doc.meta)
 
-    outcome = _run(call, args, accept, ("memo", memo_filter))
+    outcome = _run(call, args, accept, ("memo", memo_filter), {"memo"})
     hits = [_hit(outcome, doc, score) for doc, score in outcome.hits]
     return _answer(outcome, hits)
 
@@ -89,7 +157,7 @@ def search_everything(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     def accept(doc: Doc) -> bool:
         return doc.kind in kinds
 
-    outcome = _run(call, args, accept, ("kinds", frozenset(kinds)))
+    outcome = _run(call, args, accept, ("kinds", frozenset(kinds)), kinds)
     hits = [{"kind": doc.kind, **_hit(outcome, doc, score), **_book_of(call, doc)} for doc, score in outcome.hits]
     return _answer(outcome, hits)
 

@@ -38,11 +38,11 @@ def pointer_key(user_id: str) -> tuple[str, str]:
     return (user_partition(user_id), POINTER_SK)
 
 
-def _folder(user_id: str) -> str:
+def folder_of(user_id: str) -> str:
     return "search/" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
 
 
-def _pack(entries: list[Entry], removed: list[str], dimension: int | None) -> bytes:
+def pack_entries(entries: list[Entry], removed: list[str], dimension: int | None) -> bytes:
     rows = [
         {"kind": e.doc.kind, "id": e.doc.id, "text": e.doc.text, "meta": e.doc.meta, "tokens": e.tokens}
         for e in entries
@@ -64,7 +64,7 @@ def _pack(entries: list[Entry], removed: list[str], dimension: int | None) -> by
     return out.getvalue()
 
 
-def _unpack(data: bytes) -> tuple[list[Entry], list[str], int | None]:
+def unpack_entries(data: bytes) -> tuple[list[Entry], list[str], int | None]:
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         body = json.loads(archive.read("entries.json"))
         vectors = np.load(io.BytesIO(archive.read("vectors.npy")), allow_pickle=False).astype(np.float32)
@@ -103,24 +103,27 @@ class IndexRepository:
     def pointer(self, user_id: str) -> Item | None:
         return self._items.get(pointer_key(user_id))
 
-    def load(self, user_id: str) -> tuple[SearchIndex, Item] | None:
+    def load(
+        self, user_id: str, *, any_model: bool = False, pointer: Item | None = None
+    ) -> tuple[SearchIndex, Item] | None:
         """The user's current index (cached by version), or None when none was built yet or the
-        one stored is stale (another model's)."""
-        pointer = self.pointer(user_id)
-        if pointer is None or self.stale(pointer):
+        one stored is stale (another model's), unless `any_model` (its tokens serve BM25 alone
+        while a build for this model runs, and a build reuses them)."""
+        pointer = pointer or self.pointer(user_id)  # `pointer`: read by the caller just now
+        if pointer is None or (self.stale(pointer) and not any_model):
             return None
         cached = self._cache.get(user_id)
         if cached is not None and cached[0] == (pointer["snapshot"], pointer["overlay"]):
             return cached[1], pointer
-        folder = _folder(user_id)
+        folder = folder_of(user_id)
         try:
             if cached is not None and cached[0][0] == pointer["snapshot"]:
                 index: SearchIndex = cached[1]
                 base = SearchIndex(index.snapshot_entries, {}, index.dimension, index.snapshot_id, index._snapshot)
             else:
-                entries, _removed, dimension = _unpack(self._blobs.get(f"{folder}/{pointer['snapshot']}.snap"))
+                entries, _removed, dimension = unpack_entries(self._blobs.get(f"{folder}/{pointer['snapshot']}.snap"))
                 base = SearchIndex(entries, {}, dimension, str(pointer["snapshot"]))
-            overlay, removed, dimension = _unpack(self._blobs.get(f"{folder}/{pointer['overlay']}.ovl"))
+            overlay, removed, dimension = unpack_entries(self._blobs.get(f"{folder}/{pointer['overlay']}.ovl"))
         except BlobNotFound:
             return None  # a writer replaced the version between the two reads: the caller retries
         base.dimension = base.dimension or dimension
@@ -130,17 +133,17 @@ class IndexRepository:
 
     def save(self, user_id: str, index: SearchIndex, previous: Item | None) -> bool:
         """Store `index` as the user's new version; False when another writer got there first."""
-        folder = _folder(user_id)
+        folder = folder_of(user_id)
         snapshot_changed = index.snapshot_id is None
         snapshot_id = index.snapshot_id or uuid.uuid4().hex
         if snapshot_changed:
             self._blobs.put(
-                f"{folder}/{snapshot_id}.snap", _pack(index.snapshot_entries, [], index.dimension), CONTENT_TYPE
+                f"{folder}/{snapshot_id}.snap", pack_entries(index.snapshot_entries, [], index.dimension), CONTENT_TYPE
             )
         overlay_id = uuid.uuid4().hex
         live = [entry for entry in index.overlay.values() if entry is not None]
         removed = [key for key, entry in index.overlay.items() if entry is None]
-        self._blobs.put(f"{folder}/{overlay_id}.ovl", _pack(live, removed, index.dimension), CONTENT_TYPE)
+        self._blobs.put(f"{folder}/{overlay_id}.ovl", pack_entries(live, removed, index.dimension), CONTENT_TYPE)
         generation = int(previous["generation"]) + 1 if previous else 1
         pk, sk = pointer_key(user_id)
         pointer: dict[str, Any] = {
@@ -167,6 +170,6 @@ class IndexRepository:
         pointer = self.pointer(user_id)
         if pointer is not None:
             self._items.delete(pointer_key(user_id))
-            self._blobs.delete(f"{_folder(user_id)}/{pointer['snapshot']}.snap")
-            self._blobs.delete(f"{_folder(user_id)}/{pointer['overlay']}.ovl")
+            self._blobs.delete(f"{folder_of(user_id)}/{pointer['snapshot']}.snap")
+            self._blobs.delete(f"{folder_of(user_id)}/{pointer['overlay']}.ovl")
         self._cache.pop(user_id, None)

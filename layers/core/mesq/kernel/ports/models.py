@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -76,8 +77,9 @@ class SearchRuntime:
     #: Whether something keeps the indexes in step with the writes (the in-process follower or
     #: the stream function): the literal indexes are used only then (search/literal_store.py).
     follows_writes: bool = False
-    #: Waits for a user's queued in-process index updates (follow.py sets it); a no-op otherwise.
-    settle: Callable[[str], None] = field(default=lambda _user_id: None)
+    #: Waits for a user's queued in-process index updates (follow.py sets it), at most `timeout`
+    #: seconds when given: True when they all ran (at once where nothing queues them).
+    settle: Callable[..., bool] = field(default=lambda _user_id, timeout=None: True)
     #: The same for the literal indexes (search/literal_store.py), which have their own worker:
     #: a literal search never waits for an embedding.
     settle_literal: Callable[[str], None] = field(default=lambda _user_id: None)
@@ -85,6 +87,16 @@ class SearchRuntime:
     #: "todo") a query found missing or out of step (follow.py sets it); a no-op where the stream
     #: function keeps the index (AWS).
     literal_missing: Callable[[str, str], None] = field(default=lambda _user_id, _kind: None)
+    #: Asks for a user's AI index build (search/build.py) to run where builds run: `mesq serve`'s
+    #: low-priority build worker (follow.py), the build queue on AWS (wiring); a no-op where
+    #: nothing runs builds (a command that does not build: the next `mesq serve` resumes it).
+    request_build: Callable[[str], None] = field(default=lambda _user_id: None)
+    #: Waits at most `timeout` seconds for the build steps queued for a user so far (a small
+    #: account's whole build): True when they ran; False at once where builds run elsewhere.
+    settle_build: Callable[..., bool] = field(default=lambda _user_id, timeout=None: False)
+    #: `with runtime.importing(user):` an import's writes are not followed one by one (the
+    #: in-process follower skips them); the import then builds the indexes once (search/imported.py).
+    importing: Callable[[str], AbstractContextManager[None]] = field(default=lambda _user_id: nullcontext())
     #: Set when the start-up warm-up (search/warm_up.py) has finished; None when none runs (Lambda).
     _warm_up_done: threading.Event | None = None
 
