@@ -60,6 +60,8 @@ STEP_RECORDS = 256
 #: A step stops early past this many seconds of work, so the worker yields to other users and a
 #: stop loses little; the step's cursor is the last record it finished.
 STEP_SECONDS = 2.0
+#: The same for a build run in the foreground (the command line), which no other work waits on.
+FOREGROUND_STEP_SECONDS = 10.0
 #: Texts per embedder call: the model serves one call at a time, a query waits for one chunk.
 EMBED_CHUNK = 8
 COMMIT_ATTEMPTS = 5
@@ -220,16 +222,18 @@ def _removed_key(sort_key: str) -> str:
     return f"{source_kind(sort_key)}:{sort_key.rsplit('#', 1)[-1]}"
 
 
-def _walk_step(services: Services, user_id: str, build: Item, reuse: _Reuse) -> tuple[Item, list[Entry], list[str]]:
-    """The next records after the cursor (at most STEP_RECORDS, for about STEP_SECONDS, over as
-    many prefixes as that reaches) as entries, and the state that follows them."""
+def _walk_step(
+    services: Services, user_id: str, build: Item, reuse: _Reuse, seconds: float
+) -> tuple[Item, list[Entry], list[str]]:
+    """The next records after the cursor (at most STEP_RECORDS, for about `seconds`, over as many
+    prefixes as that reaches) as entries, and the state that follows them."""
     started = time.monotonic()
     prefix, after = int(build["prefix"]), build.get("after")
     partition = user_partition(user_id)
     entries: list[Entry] = []
     removed: list[str] = []
     walked = 0
-    while prefix < len(PREFIXES) and walked < STEP_RECORDS and time.monotonic() - started < STEP_SECONDS:
+    while prefix < len(PREFIXES) and walked < STEP_RECORDS and time.monotonic() - started < seconds:
         cursor = {"pk": partition, "sk": after} if after else None
         page = services.items.query(partition, prefix=PREFIXES[prefix], after=cursor, limit=STEP_RECORDS - walked)
         taken = 0
@@ -244,7 +248,7 @@ def _walk_step(services: Services, user_id: str, build: Item, reuse: _Reuse) -> 
                     docs.append(doc)
             entries += entries_of(services, docs, reuse)
             taken += len(part)
-            if time.monotonic() - started > STEP_SECONDS:
+            if time.monotonic() - started > seconds:
                 break
         walked += taken
         if taken < len(page.items) or page.next_key is not None:
@@ -318,7 +322,7 @@ def _finish(services: Services, user_id: str, build: Item) -> int | None:
     return len(live)
 
 
-def step(services: Services, user_id: str, reuse: _Reuse | None = None) -> Progress:
+def step(services: Services, user_id: str, reuse: _Reuse | None = None, seconds: float = STEP_SECONDS) -> Progress:
     """One step of the user's build (starting it when none is under way; a step that reaches
     the end of the walk finishes the build too, so a small account is built in one step)."""
     build = start(services, user_id)
@@ -327,7 +331,7 @@ def step(services: Services, user_id: str, reuse: _Reuse | None = None) -> Progr
         with index_lock(user_id):
             build = start(services, user_id)
             if int(build["prefix"]) < len(PREFIXES):
-                following, entries, removed = _walk_step(services, user_id, build, reuse)
+                following, entries, removed = _walk_step(services, user_id, build, reuse, seconds)
                 committed = _commit(services, user_id, build, following, entries, removed)
                 if committed is None:
                     continue
@@ -343,11 +347,16 @@ def step(services: Services, user_id: str, reuse: _Reuse | None = None) -> Progr
 def run(
     services: Services, user_id: str, *, fresh: bool = False, on_progress: Callable[[Progress], None] | None = None
 ) -> Progress:
-    """The user's build to its end (resuming one under way): `mesq import`, `mesq search reindex`."""
+    """The user's build to its end (resuming one under way): `mesq import`, `mesq search reindex`.
+    Its steps are longer (`FOREGROUND_STEP_SECONDS`): nothing waits for a turn here, and fewer
+    segments make a smaller state item; a stop still loses one step at most."""
     build = start(services, user_id, fresh=fresh)
+    if not int(build["walked"]) and not build["segments"]:  # marked before an import wrote: count now
+        recounted = {**build, "total": _count(services, user_id), "generation": int(build["generation"]) + 1}
+        _swap(services, user_id, recounted, build)
     reuse = _Reuse(services, user_id, bool(build.get("fresh")))
     while True:
-        progress = step(services, user_id, reuse)
+        progress = step(services, user_id, reuse, FOREGROUND_STEP_SECONDS)
         if on_progress is not None:
             on_progress(progress)
         if progress.done:

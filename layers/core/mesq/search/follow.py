@@ -103,13 +103,13 @@ class FollowingStore:
             log.exception("search: index build step failed")
 
     @contextmanager
-    def importing(self, user_id: str) -> Iterator[None]:
+    def importing(self, user_id: str) -> Iterator[bool]:
         """While it lasts, `user_id`'s writes are not queued for the indexes (an import writes
         thousands; search/imported.py builds the indexes once afterwards)."""
         with self._lock:
             self._importing[user_id] += 1
         try:
-            yield
+            yield True  # paused: the caller indexes afterwards
         finally:
             with self._lock:
                 self._importing[user_id] -= 1

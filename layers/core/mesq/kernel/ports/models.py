@@ -94,9 +94,10 @@ class SearchRuntime:
     #: Waits at most `timeout` seconds for the build steps queued for a user so far (a small
     #: account's whole build): True when they ran; False at once where builds run elsewhere.
     settle_build: Callable[..., bool] = field(default=lambda _user_id, timeout=None: False)
-    #: `with runtime.importing(user):` an import's writes are not followed one by one (the
-    #: in-process follower skips them); the import then builds the indexes once (search/imported.py).
-    importing: Callable[[str], AbstractContextManager[None]] = field(default=lambda _user_id: nullcontext())
+    #: `with runtime.importing(user) as paused:` an import's writes are not followed one by one
+    #: (the in-process follower skips them; `paused` True): the import then builds the indexes
+    #: once (search/imported.py). A no-op where the stream follows every write (AWS).
+    importing: Callable[[str], AbstractContextManager[bool | None]] = field(default=lambda _user_id: nullcontext())
     #: Set when the start-up warm-up (search/warm_up.py) has finished; None when none runs (Lambda).
     _warm_up_done: threading.Event | None = None
 

@@ -65,7 +65,6 @@ def run(args: argparse.Namespace, services: Services, user_id: str) -> int:
         print(f"mesq: kept as text {which}: {what}", file=sys.stderr)
     print(
         f"{report.summary()}; {report.seconds:.1f}s ({report.per_second:.0f} records/s); run {report.run_id}"
-        f" (undo: mesq import USERNAME --undo-run {report.run_id}); rebuild the AI search index with"
-        " `mesq search reindex USERNAME`"
+        f" (undo: mesq import {args.username} --undo-run {report.run_id})"
     )
     return 1 if report.skipped_count else 0

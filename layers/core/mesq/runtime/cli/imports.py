@@ -1,6 +1,7 @@
-"""`mesq import`: an archive written by `mesq export`, or a folder / ZIP of Markdown files, into
-a user (docs/archive.md, docs/markdown-import.md). The AI index is rebuilt once afterwards
-(`mesq search reindex`), not record by record (main.py turns the in-process follower off)."""
+"""`mesq import`: an archive written by `mesq export`, a folder / ZIP of Markdown files, or another
+app's export (`--from`), into a user (docs/archive.md, docs/markdown-import.md, docs/migrating.md).
+The search indexes are built once afterwards, as part of the command (search/imported.py), not
+record by record (main.py turns the in-process follower off); a stop resumes on the next run."""
 
 from __future__ import annotations
 
@@ -37,8 +38,7 @@ def _import_archive(services: Services, user_id: str, path: Path) -> int:
     print(
         f"imported {report.records} records: {report.created} new, {report.existing} already there, "
         f"{report.derived} counters and index entries recomputed; "
-        f"{report.blobs} attachments; {report.seconds:.1f}s ({report.per_second:.0f} records/s); "
-        "rebuild the AI search index with `mesq search reindex USERNAME`"
+        f"{report.blobs} attachments; {report.seconds:.1f}s ({report.per_second:.0f} records/s)"
     )
     return 0
 
@@ -55,8 +55,7 @@ def _import_markdown(services: Services, user_id: str, path: Path) -> int:
     print(
         f"imported {report.files - len(report.failed)} of {report.files} Markdown files: {report.created} new, "
         f"{report.existing} already there, {len(report.failed)} skipped; {report.attachments} attachments; "
-        f"{report.seconds:.1f}s ({report.per_second:.0f} files/s); "
-        "rebuild the AI search index with `mesq search reindex USERNAME`"
+        f"{report.seconds:.1f}s ({report.per_second:.0f} files/s)"
     )
     return 1 if report.failed else 0
 
@@ -69,8 +68,30 @@ def run(args: argparse.Namespace, services: Services) -> int:
     user_id = user_id_of(services, args.username)
     if not args.undo_run:
         count_import(services, user_id)
-    if args.source or args.undo_run:
-        return import_sources.run(args, services, user_id)
-    if args.markdown is not None:
-        return _import_markdown(services, user_id, args.markdown)
-    return _import_archive(services, user_id, args.file)
+    from ...search.imported import before_import  # the index engines: this command only
+
+    before_import(services, user_id)
+    try:
+        if args.source or args.undo_run:
+            status = import_sources.run(args, services, user_id)
+        elif args.markdown is not None:
+            status = _import_markdown(services, user_id, args.markdown)
+        else:
+            status = _import_archive(services, user_id, args.file)
+    except Exception:  # what was written before a refusal half-way is indexed too (not on Ctrl-C)
+        _index(services, user_id, args.username)
+        raise
+    _index(services, user_id, args.username)
+    return status
+
+
+def _index(services: Services, user_id: str, username: str) -> None:
+    from ...search.imported import index_now, reindex_needed
+
+    try:
+        index_now(services, user_id, print)
+    except Exception as error:  # the import is stored: the index can be built again
+        print(f"mesq: the search index was not finished ({error}); run `mesq search reindex {username}`")
+        return
+    if reindex_needed(services, user_id):  # e.g. another process started a build for a new model meanwhile
+        print(f"search index: not complete yet; `mesq serve` finishes it, or run `mesq search reindex {username}`")
