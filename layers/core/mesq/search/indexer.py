@@ -41,6 +41,12 @@ def refresh(services: Services, user_id: str, sort_keys: Iterable[str]) -> None:
     wanted = sorted({key for key in sort_keys if source_kind(key) is not None})
     if not wanted:
         return
+    repo = repository(services)
+    pointer = repo.pointer(user_id)
+    if (pointer is None or repo.stale(pointer)) and build.state(services, user_id) is None:
+        build.start(services, user_id)  # nothing to update: the build reads these records too
+        services.search.request_build(user_id)
+        return
     partition = user_partition(user_id)
     found = {item["sk"]: item for item in services.items.batch_get([(partition, key) for key in wanted])}
     docs = [doc for doc in (doc_of(found[key]) for key in wanted if key in found) if doc is not None]
@@ -48,7 +54,6 @@ def refresh(services: Services, user_id: str, sort_keys: Iterable[str]) -> None:
     removed = [f"{source_kind(key)}:{key.rsplit('#', 1)[-1]}" for key in wanted]
     removed = [key for key in removed if key not in kept]
     upserts = entries_of(services, docs)
-    repo = repository(services)
     with index_lock(user_id):
         building = build.patch(services, user_id, upserts, removed)
         for _attempt in range(SAVE_ATTEMPTS):

@@ -37,9 +37,13 @@ KIND_SCOPES: dict[Kind, str] = {
     "inbox_item": "todo:read",
     "reading_note": "reading:read",
 }
-#: How long a search waits for its user's queued index updates (a write a moment ago is usually
-#: one embedding away) before it answers from the index as it is.
-SETTLE_SECONDS = 0.5
+#: How long a search waits for its user's queued index updates (a write a moment ago is one
+#: embedding away; the first write after a start also loads the model and jieba: about 2 s on a
+#: busy machine) before it answers from the index as it is.
+SETTLE_SECONDS = 2.5
+#: How long a search waits for a queued build (a small account's is one step: the index is
+#: there after it) before it answers from what exists: a missing index answers within a second.
+BUILD_WAIT_SECONDS = 0.5
 DEFAULT_LIMIT = 10
 REASONS = {
     "updating": "recent writes are still being indexed; they may be missing from these results",
@@ -72,8 +76,8 @@ def _source(call: Call) -> _Source:
     from .persist import POINTER_SK
 
     services, user_id = call.services, call.principal.user_id
-    deadline = time.monotonic() + SETTLE_SECONDS
     settled = services.search.settle(user_id, timeout=SETTLE_SECONDS)
+    deadline = time.monotonic() + BUILD_WAIT_SECONDS
     repo = repository(services)
     keys = [(user_partition(user_id), POINTER_SK), (user_partition(user_id), BUILD_SK)]
     waited = False

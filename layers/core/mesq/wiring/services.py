@@ -72,7 +72,11 @@ class Services:
         object.__setattr__(
             self,
             "search",
-            SearchRuntime(lambda: build_search_models(settings), follows_writes=settings.search_index_updates != "off"),
+            SearchRuntime(
+                lambda: build_search_models(settings),
+                enabled=settings.search_provider != "none",
+                follows_writes=settings.search_index_updates != "off",
+            ),
         )
         object.__setattr__(self, "reading_queue", build_reading_queue(settings))
         object.__setattr__(self, "client_documents", DocumentCache(self.items))

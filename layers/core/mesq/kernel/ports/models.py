@@ -74,6 +74,9 @@ class SearchRuntime:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     #: user id -> (pointer version, SearchIndex); see persist.py.
     cache: dict[str, Any] = field(default_factory=dict)
+    #: False with `MESQ_SEARCH_PROVIDER=none` (search off: BM25 only, and the start-up warm-up
+    #: loads nothing at all, search/warm_up.py).
+    enabled: bool = True
     #: Whether something keeps the indexes in step with the writes (the in-process follower or
     #: the stream function): the literal indexes are used only then (search/literal_store.py).
     follows_writes: bool = False
@@ -108,9 +111,9 @@ class SearchRuntime:
                 self._built = True
 
     def warm_embedder(self) -> None:
-        """Build the providers and load the embedding model now (search/warm_up.py calls it on a
-        background thread at `mesq serve` start). A model that cannot load is logged; searches
-        then report the vector branch as down."""
+        """Build the providers and load the embedding model now (search/warm_up.py: Lambda's
+        init, which SnapStart snapshots). A model that cannot load is logged; searches then
+        report the vector branch as down."""
         warm_up = getattr(self.embedder, "warm", None)
         if warm_up is None:
             return
@@ -123,6 +126,12 @@ class SearchRuntime:
         """A warm-up is on its way: `wait_until_warm` waits for the event it sets when done."""
         self._warm_up_done = threading.Event()
         return self._warm_up_done
+
+    @property
+    def ready(self) -> bool:
+        """False while a start-up warm-up is planned or running (`/healthz` reports it)."""
+        done = self._warm_up_done
+        return done is None or done.is_set()
 
     def wait_until_warm(self, timeout_s: float) -> None:
         """Block until the start-up warm-up has loaded the model (at most `timeout_s`); at once
