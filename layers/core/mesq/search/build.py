@@ -302,9 +302,10 @@ def _finish(services: Services, user_id: str, build: Item) -> int | None:
     dimension: int | None = None
     for segment in build["segments"]:
         try:
-            entries, removed, found_dimension = unpack_entries(services.blobs.get(_segment_path(user_id, segment)))
+            blob = services.blobs.get(_segment_path(user_id, segment))
         except BlobNotFound:
             return None  # another writer finished this build and removed its segments
+        entries, removed, found_dimension, _bm25 = unpack_entries(blob)
         dimension = dimension or found_dimension
         merged.update((entry.doc.key, entry) for entry in entries)
         merged.update(dict.fromkeys(removed))
