@@ -364,6 +364,36 @@ def run(
             return progress
 
 
+def claim(services: Services, user_id: str, owner: str, seconds: float) -> bool:
+    """Take the user's build for `seconds` (the indexer function on AWS, where several
+    invocations may be asked to run it): False when there is none, or another live holder has it.
+    Its steps keep the claim (they copy the state); `release` ends it."""
+    for _attempt in range(COMMIT_ATTEMPTS):
+        build = state(services, user_id)
+        if build is None:
+            return False
+        holder, until = build.get("claimedBy"), float(build.get("claimedUntil", 0))
+        if holder not in (None, owner) and until > time.time():
+            return False
+        claimed = {**build, "claimedBy": owner, "claimedUntil": int(time.time() + seconds) + 1}
+        claimed["generation"] = int(build["generation"]) + 1
+        if _swap(services, user_id, claimed, build):
+            return True
+    return False
+
+
+def release(services: Services, user_id: str, owner: str) -> None:
+    """End `owner`'s claim on the user's build, if it still holds one (nothing when it is done)."""
+    for _attempt in range(COMMIT_ATTEMPTS):
+        build = state(services, user_id)
+        if build is None or build.get("claimedBy") != owner:
+            return
+        released = {key: value for key, value in build.items() if key not in ("claimedBy", "claimedUntil")}
+        released["generation"] = int(build["generation"]) + 1
+        if _swap(services, user_id, released, build):
+            return
+
+
 def needed(services: Services, user_id: str) -> str | None:
     """Why the user's AI index cannot answer fully now: "building" (a build is under way),
     "missing" (none yet), "stale" (another embedding model's), or None (it can)."""

@@ -87,7 +87,7 @@ class FollowingStore:
         services.search.settle_build = self._builds.settle
         services.search.importing = self.importing
 
-    def request_build(self, user_id: str) -> None:
+    def request_build(self, user_id: str, again: bool = False) -> None:
         """Run the user's AI index build (or what is left of it) on the build worker."""
         self._builds.submit(user_id, ["build"])
 

@@ -91,9 +91,10 @@ class SearchRuntime:
     #: function keeps the index (AWS).
     literal_missing: Callable[[str, str], None] = field(default=lambda _user_id, _kind: None)
     #: Asks for a user's AI index build (search/build.py) to run where builds run: `mesq serve`'s
-    #: low-priority build worker (follow.py), the build queue on AWS (wiring); a no-op where
-    #: nothing runs builds (a command that does not build: the next `mesq serve` resumes it).
-    request_build: Callable[[str], None] = field(default=lambda _user_id: None)
+    #: low-priority build worker (follow.py), the build queue on AWS (wiring; `again=True`: a
+    #: build continued, never held back); a no-op where nothing runs builds (a command that
+    #: does not build: the next `mesq serve` resumes it).
+    request_build: Callable[..., None] = field(default=lambda _user_id, again=False: None)
     #: Waits at most `timeout` seconds for the build steps queued for a user so far (a small
     #: account's whole build): True when they ran; False at once where builds run elsewhere.
     settle_build: Callable[..., bool] = field(default=lambda _user_id, timeout=None: False)
