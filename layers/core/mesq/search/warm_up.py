@@ -52,6 +52,7 @@ def warm_in_background(services: Services, quiet_for: Callable[[float], bool] | 
                 if time.monotonic() - started >= LATEST_SECONDS:
                     break
                 time.sleep(QUIET_SECONDS / 5)
+            services.search.warm_up_working()
             warm_up(services)
         except Exception:  # searches load what they need themselves
             log.exception("search: the start-up warm-up failed")

@@ -104,6 +104,7 @@ class SearchRuntime:
     importing: Callable[[str], AbstractContextManager[bool | None]] = field(default=lambda _user_id: nullcontext())
     #: Set when the start-up warm-up (search/warm_up.py) has finished; None when none runs (Lambda).
     _warm_up_done: threading.Event | None = None
+    _warm_up_begun: threading.Event | None = None
 
     def _build(self) -> None:
         with self._lock:
@@ -124,9 +125,15 @@ class SearchRuntime:
             log.warning("search: the embedding model could not be loaded; the vector branch is off")
 
     def warm_up_started(self) -> threading.Event:
-        """A warm-up is on its way: `wait_until_warm` waits for the event it sets when done."""
+        """A warm-up is planned (`ready` is False until it sets the event it gets when done)."""
+        self._warm_up_begun = threading.Event()
         self._warm_up_done = threading.Event()
         return self._warm_up_done
+
+    def warm_up_working(self) -> None:
+        """The planned warm-up has begun its work: `wait_until_warm` waits for it from now on."""
+        if self._warm_up_begun is not None:
+            self._warm_up_begun.set()
 
     @property
     def ready(self) -> bool:
@@ -135,11 +142,12 @@ class SearchRuntime:
         return done is None or done.is_set()
 
     def wait_until_warm(self, timeout_s: float) -> None:
-        """Block until the start-up warm-up has loaded the model (at most `timeout_s`); at once
-        when none runs or it is done. Code Mode calls it before a script's clock starts, so a
-        script that searches right after a start does not spend its wall time on the load."""
-        done = self._warm_up_done
-        if done is not None:
+        """Block while the start-up warm-up is at work (at most `timeout_s`); at once when none
+        runs, it is done, or it still waits for a quiet server (the request calling this would
+        keep it waiting). Code Mode calls it before a script's clock starts, so a script does
+        not spend its wall time competing with the warm-up's loads."""
+        begun, done = self._warm_up_begun, self._warm_up_done
+        if begun is not None and done is not None and begun.is_set():
             done.wait(timeout_s)
 
     @property
