@@ -47,6 +47,7 @@ from ..kernel.context import Services
 from ..kernel.keys import user_partition
 from ..kernel.ports.models import ProviderError
 from ..kernel.ports.storage import BlobNotFound, Condition, ConditionFailed, Item
+from . import pointers
 from .documents import SOURCE_PREFIXES, Doc, doc_of, source_kind
 from .index import Entry, SearchIndex
 from .persist import IndexRepository, folder_of, pack_entries, unpack_entries
@@ -54,7 +55,7 @@ from .tokens import tokens
 from .user_locks import UserLocks
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
-BUILD_SK = "SEARCH#BUILD"
+BUILD_SK = pointers.AI_BUILD
 #: Records a step reads at most (one store page; about 256 x 50 ms of embedding on one core).
 STEP_RECORDS = 256
 #: A step stops early past this many seconds of work, so the worker yields to other users and a

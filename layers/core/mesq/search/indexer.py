@@ -7,10 +7,11 @@ the trash, a deleted task: removed; anything else searchable: re-indexed). Vecto
 configured embedder; when it is absent or fails, the document is still indexed for BM25 and only
 misses the vector branch until the next build (`mesq search reindex USERNAME`).
 
-A user without an index (or with one of another model) gets none built here: refresh starts a
-build (build.py) and asks for it to run where builds run (`SearchRuntime.request_build`: the
-build worker of `mesq serve`, the build queue on AWS); while it runs, every refresh carries its
-writes into the build (`build.patch`) as well as into the current index.
+A user without an index (or with one of another model) gets a build (build.py): one step here
+when the account fits in it (a new account's first write: its index is there for the next
+search), else asked to run where builds run (`SearchRuntime.request_build`: the build worker of
+`mesq serve`, the build queue on AWS); while it runs, every refresh carries its writes into the
+build (`build.patch`) as well as into the current index.
 """
 
 from __future__ import annotations
@@ -44,8 +45,11 @@ def refresh(services: Services, user_id: str, sort_keys: Iterable[str]) -> None:
     repo = repository(services)
     pointer = repo.pointer(user_id)
     if (pointer is None or repo.stale(pointer)) and build.state(services, user_id) is None:
-        build.start(services, user_id)  # nothing to update: the build reads these records too
-        services.search.request_build(user_id)
+        started = build.start(services, user_id)  # nothing to update: the build reads these records too
+        if int(started["total"]) <= build.STEP_RECORDS:  # a new account: one step, here and now
+            build.step(services, user_id)
+        else:
+            services.search.request_build(user_id)
         return
     partition = user_partition(user_id)
     found = {item["sk"]: item for item in services.items.batch_get([(partition, key) for key in wanted])}

@@ -27,6 +27,7 @@ from ..kernel.ports.storage import Item, ItemStore
 from ..memos.filters import sort_key
 from ..store.paging import walk
 from ..todos import keys as todo_keys
+from . import pointers
 from .literal import Order, Row
 
 #: (upserted rows, removed row ids) for some changed sort keys of the kind.
@@ -89,7 +90,7 @@ def _one_per_key(prefix: str, row_of: Callable[[Item], Row]) -> Callable[[ItemSt
 
 
 MEMO = LiteralKind(
-    name="memo", pointer_sk="SEARCH#LITERAL#MEMO", blob_stem="literal", prefixes=(MEMO_PREFIX,),
+    name="memo", pointer_sk=pointers.LITERAL["memo"], blob_stem="literal", prefixes=(MEMO_PREFIX,),
     order=list_order, descending=True,
     all_rows=lambda items, user_id: map(memo_row, walk(items, user_partition(user_id), prefix=MEMO_PREFIX)),
     changed=_one_per_key(MEMO_PREFIX, memo_row),
@@ -125,7 +126,7 @@ def reading_match(needle: str, fields: dict[str, Any], text: str) -> bool:
 
 
 READING = LiteralKind(
-    name="reading", pointer_sk="SEARCH#LITERAL#READING", blob_stem="literal-reading", prefixes=(NOTE_PREFIX,),
+    name="reading", pointer_sk=pointers.LITERAL["reading"], blob_stem="literal-reading", prefixes=(NOTE_PREFIX,),
     order=lambda row: row.id, descending=False,
     all_rows=lambda items, user_id: map(
         reading_row, walk(items, user_partition(user_id), start=NOTE_PREFIX, end=NOTE_PREFIX[:-1] + "$")
@@ -212,7 +213,7 @@ def _todo_changes(items: ItemStore, user_id: str, sort_keys: Sequence[str]) -> C
 
 
 TODO = LiteralKind(
-    name="todo", pointer_sk="SEARCH#LITERAL#TODO", blob_stem="literal-todo", prefixes=(TASK_PREFIX, INBOX_PREFIX),
+    name="todo", pointer_sk=pointers.LITERAL["todo"], blob_stem="literal-todo", prefixes=(TASK_PREFIX, INBOX_PREFIX),
     order=lambda row: row.id, descending=True, all_rows=_todo_rows, changed=_todo_changes,
 )  # fmt: skip
 

@@ -31,10 +31,11 @@ import numpy as np
 from ..kernel.keys import user_partition
 from ..kernel.ports.models import SearchRuntime
 from ..kernel.ports.storage import BlobNotFound, BlobStore, Condition, ConditionFailed, Item, ItemStore
+from . import pointers
 from .documents import Doc
 from .index import Entry, Part, SearchIndex
 
-POINTER_SK = "SEARCH#INDEX"
+POINTER_SK = pointers.AI_INDEX
 #: The snapshot's BM25 model: bm25s's files under this folder of the zip.
 BM25_MEMBER = "bm25/"
 CONTENT_TYPE = "application/zip"

@@ -8,9 +8,10 @@ has been quiet for `QUIET_SECONDS` (the first request served, or nobody asking),
   so the first literal search after a start reads memory, not the store (issue 42 §4);
 - queues the AI index build (search/build.py) of a user whose index is missing, of another model
   or unfinished (a stop in the middle of an import's build resumes here);
-and imports the query pipeline (numpy, bm25s). It does not load the embedding model or jieba's
-dictionary: the model loads on the first search or write (tens of milliseconds, ~25 MiB), jieba
-on the first Han text (about a second, ~70 MiB), so an idle server stays small.
+and imports the query pipeline (numpy, bm25s). A new account (no index, no searchable record)
+costs two reads and no import. The embedding model and jieba's dictionary are never loaded here:
+the model loads on the first search or write (tens of milliseconds, ~25 MiB), jieba on the first
+Han text (about a second, ~70 MiB), so an idle server stays small.
 
 `MESQ_SEARCH_PROVIDER=none` (search off): nothing at all is loaded or imported here.
 
@@ -31,6 +32,7 @@ from collections.abc import Callable
 from aws_lambda_powertools import Logger
 
 from ..kernel.context import Services
+from ..kernel.keys import user_partition
 from ..kernel.ports.models import SearchRuntime
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
@@ -68,18 +70,34 @@ def warm_up(services: Services) -> None:
     if not services.search.enabled:
         return
     from ..auth.users import list_users
+
+    for user in list_users(services.items):
+        _warm_user(services, str(user["id"]))
+
+
+def _warm_user(services: Services, user_id: str) -> None:
+    """One user's literal indexes into memory and a due AI build queued. A user without any
+    index and without a searchable record (a new account) costs two reads and no import."""
+    from . import pointers
+    from .documents import SOURCE_PREFIXES
+
+    partition = user_partition(user_id)
+    keys = [(partition, sk) for sk in (pointers.AI_INDEX, pointers.AI_BUILD, *pointers.LITERAL.values())]
+    found = {item["sk"] for item in services.items.batch_get(keys)}
+    if not found and not any(
+        services.items.query(partition, prefix=prefix, limit=1, keys_only=True).items for prefix in SOURCE_PREFIXES
+    ):
+        return
     from . import pipeline  # noqa: F401  (numpy, bm25s: what the first search imports)
     from .build import needed
     from .literal_kinds import KINDS
     from .literal_store import repository
 
-    for user in list_users(services.items):
-        user_id = str(user["id"])
-        for kind in KINDS:
-            if repository(services, kind).load(user_id) is None:
-                services.search.literal_missing(user_id, kind.name)
-        if needed(services, user_id) is not None:
-            services.search.request_build(user_id)
+    for kind in KINDS:
+        if kind.pointer_sk not in found or repository(services, kind).load(user_id) is None:
+            services.search.literal_missing(user_id, kind.name)
+    if needed(services, user_id) is not None:
+        services.search.request_build(user_id)
 
 
 def prepare_for_snapshot(runtime: SearchRuntime) -> None:
