@@ -3,8 +3,8 @@
 1. `import_to_search`: 20,000 Markdown notes imported with `mesq import --markdown` (its index
    build included: the import's own time), then `mesq serve`: time to listen and to `/healthz`
    ready, RSS before any search, the first AI search after the server answers, the first 10
-   literal searches (search_memos), and the longest any request waited during the first minute
-   (a prober lists memos every 200 ms meanwhile). Then the same after a kill -9 in the middle of
+   literal searches (search_memos), and the longest any other request waited during the first
+   minute (a prober lists memos every 200 ms meanwhile; the first AI search has its own bound). Then the same after a kill -9 in the middle of
    the import's index build and a rerun of the import (the rerun resumes the build: the records
    its first progress line has already read). Then a search on an account whose AI index is
    missing: its degraded answer's time, and how long until a search is complete.
@@ -254,8 +254,7 @@ def first_minute(data_dir: Path, token: str, queries: list[str], literal_needles
             figures["later_ai_degraded"] = any(answer["degraded"] for _, answer in more)
             left = FIRST_MINUTE_S - (time.monotonic() - server.started)
             time.sleep(max(left, 0))
-        searches = [figures["first_ai_s"], *figures["literal_s"], *figures["later_ai_s"]]
-        figures["longest_wait_s"] = max([*prober.times, *searches])
+        figures["longest_wait_s"] = max([*prober.times, *figures["literal_s"], *figures["later_ai_s"]])
         figures["probes"], figures["probe_failures"] = len(prober.times), prober.failures
     return figures
 
@@ -330,8 +329,9 @@ def _minute_rows(label: str, figures: dict[str, Any]) -> list[Row]:
          f"max {max(literal) * 1000:.0f} ms; goal each <= 50 ms"),
         (f"{label}: next 5 AI searches, max", f"{max(figures['later_ai_s']) * 1000:.0f} ms",
          f"degraded={figures['later_ai_degraded']}"),
-        (f"{label}: longest wait of any request in the first minute", f"{figures['longest_wait_s'] * 1000:.0f} ms",
-         f"goal <= 1,000 ms; {figures['probes']} probes, {figures['probe_failures']} failed"),
+        (f"{label}: longest wait of any other request in the first minute", f"{figures['longest_wait_s'] * 1000:.0f} ms",
+         f"goal <= 1,000 ms (all but the first AI search); {figures['probes']} list_memos probes, "
+         f"{figures['probe_failures']} failed"),
         (f"{label}: RSS after the first searches", f"{figures['rss_after_first_search_mib']:.0f} MiB", ""),
     ]  # fmt: skip
 
@@ -346,7 +346,7 @@ def rows_import_to_search() -> list[Row]:
         queries = write_notes(notes, NOTES)
         needles = _needles(notes)
         clean, killed = work / "clean", work / "killed"
-        token = _account(clean)
+        clean_token = token = _account(clean)
         seconds, _ = _import(clean, notes)
         rows.append((f"mesq import --markdown, {NOTES:,} notes, index build included", f"{seconds:.0f} s",
                      f"{NOTES / seconds:.0f} notes/s"))  # fmt: skip
@@ -367,7 +367,7 @@ def rows_import_to_search() -> list[Row]:
         rows += _minute_rows("after kill -9 + rerun", figures)
         record("first AI search after kill -9", NOTES, figures["first_ai_s"] * 1000, 3000, "the goal", "ms")
 
-        rows += _missing_index(clean, token, queries)
+        rows += _missing_index(clean, clean_token, queries)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     rows.append(("import to search: load average at end", load_average(), "1, 5, 15 min"))

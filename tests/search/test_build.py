@@ -128,6 +128,12 @@ def test_writes_during_a_build_are_in_the_index_it_ends_with(open_services, monk
     assert ("memo:" + walked, "edited faucet") in _indexed(services)
 
 
+def test_a_search_waits_for_a_build_of_one_step_at_most() -> None:
+    from mesq.search import operations
+
+    assert operations.SMALL_BUILD == build.STEP_RECORDS
+
+
 def test_an_import_into_an_indexed_account_embeds_only_what_is_new(open_services) -> None:
     model = Recorder()
     services = open_services(model, updates="off")

@@ -81,7 +81,8 @@ def test_a_search_with_another_model_rebuilds_the_index(open_services) -> None:
     restarted = open_services(new)  # the model changed between two starts
     first = run(restarted, "search_ai_memos", {"query": "kitchen faucet"})
     if first["degraded"]:  # the build had not finished within the search's short wait: BM25 alone
-        assert "embedding model" in first["reason"] and [s["status"] for s in first["stages"][:2]] == ["ok", "unavailable"]
+        statuses = [stage["status"] for stage in first["stages"][:2]]
+        assert "embedding model" in first["reason"] and statuses == ["ok", "unavailable"]
     restarted.items.wait_idle()  # type: ignore[attr-defined]  # the build worker ran the build
     answer = run(restarted, "search_ai_memos", {"query": "kitchen faucet"})
     assert answer["degraded"] is False and "reason" not in answer

@@ -1,6 +1,6 @@
-"""Whether `mesq serve` is quiet: the requests in flight and when the last one ended. The search
-warm-up (search/warm_up.py) waits for a quiet moment, so it never competes with the first
-requests a client sends right after the start."""
+"""When `mesq serve` may warm up: once its first request has been served, or after a quiet moment
+(no request in flight, none ended lately) when nobody asks. The search warm-up
+(search/warm_up.py) waits for that, so it never delays the start or the first answer."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ class Activity:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
         self._in_flight = 0
+        self._served = 0
         self._last = time.monotonic()  # the start counts as activity
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -24,8 +25,12 @@ class Activity:
             await self.app(scope, receive, send)
         finally:
             self._in_flight -= 1
+            self._served += 1
             self._last = time.monotonic()
 
-    def quiet_for(self, seconds: float) -> bool:
-        """No request in flight, and none ended within `seconds` (nor the start)."""
+    def settled(self, seconds: float) -> bool:
+        """A request has been served, or none is in flight and none ended within `seconds` (nor
+        the start)."""
+        if self._served:
+            return True
         return self._in_flight == 0 and time.monotonic() - self._last >= seconds

@@ -61,10 +61,11 @@ def serve(
     # The parent of every `Logger(child=True)`: its service comes from POWERTOOLS_SERVICE_NAME,
     # which `mesq serve` defaults to "mesq-local" before any child exists (see cli.py).
     Logger()
-    # Listen first: search warms up once the server is quiet (search/warm_up.py), so it never
-    # delays the start or the first requests; with search off it loads nothing.
+    # Listen first: search warms up after the first request is served or a quiet moment
+    # (search/warm_up.py), so it never delays the start or the first answer; with search off it
+    # loads nothing.
     activity = Activity(create_local_app(services))
-    warm_in_background(services, activity.quiet_for)
+    warm_in_background(services, activity.settled)
     app = AccessLogMiddleware(activity, log_format)
     config = uvicorn.Config(
         app,

@@ -44,6 +44,9 @@ SETTLE_SECONDS = 2.5
 #: How long a search waits for a queued build (a small account's is one step: the index is
 #: there after it) before it answers from what exists: a missing index answers within a second.
 BUILD_WAIT_SECONDS = 0.5
+#: ... when the build has at most this many records left (one step: build.STEP_RECORDS, which
+#: is not imported here: it would import the index engines for a search that has no index).
+SMALL_BUILD = 256
 DEFAULT_LIMIT = 10
 REASONS = {
     "updating": "recent writes are still being indexed; they may be missing from these results",
@@ -51,6 +54,19 @@ REASONS = {
     "missing": "the search index is being built ({progress}); until then, exact word matches only",
     "stale": "the search index is being rebuilt for a new embedding model ({progress}); keyword matches only",
 }
+
+
+@dataclass
+class _LiteralOutcome:
+    """The fallback's answer (fallback.py), shaped as the pipeline's `Outcome` is read here."""
+
+    hits: list[tuple[Doc, float]]
+    stages: list[dict[str, Any]]
+    degraded: bool = True
+    reason: str | None = None
+
+    def matched(self, doc: Doc) -> dict[str, int]:
+        return {"literal": next(rank for rank, (hit, _) in enumerate(self.hits, 1) if hit.key == doc.key)}
 
 
 @dataclass
@@ -72,49 +88,54 @@ def _progress(call: Call) -> str:
 
 
 def _source(call: Call) -> _Source:
-    from .build import BUILD_SK, repository
-    from .persist import POINTER_SK
+    from . import pointers
 
     services, user_id = call.services, call.principal.user_id
     settled = services.search.settle(user_id, timeout=SETTLE_SECONDS)
     deadline = time.monotonic() + BUILD_WAIT_SECONDS
-    repo = repository(services)
-    keys = [(user_partition(user_id), POINTER_SK), (user_partition(user_id), BUILD_SK)]
+    keys = [(user_partition(user_id), pointers.AI_INDEX), (user_partition(user_id), pointers.AI_BUILD)]
     waited = False
     for _attempt in range(4):  # a writer may replace the version between its reads
         found = {item["sk"]: item for item in services.items.batch_get(keys)}
-        building = BUILD_SK in found
-        if building or POINTER_SK not in found or repo.stale(found[POINTER_SK]):
+        pointer, building = found.get(pointers.AI_INDEX), found.get(pointers.AI_BUILD)
+        stale = pointer is not None and pointer.get("model") != services.search.model_id
+        if building is not None or pointer is None or stale:
             services.search.request_build(user_id)  # queued, or resumed where no worker runs it now
-            if not waited:  # a small account's build is one step: what is left of the wait may see it
+            small = building is None or int(building["total"]) - int(building["walked"]) <= SMALL_BUILD
+            if not waited and small:  # a small account's build is one step: the wait may see it end
                 waited = True
                 if services.search.settle_build(user_id, timeout=max(deadline - time.monotonic(), 0.0)):
                     continue
-        if POINTER_SK not in found:
+        if pointer is None:
             return _Source(None, "missing")
-        loaded = repo.load(user_id, any_model=True, pointer=found[POINTER_SK])
+        from .build import repository  # the index engines (numpy, bm25s): only with an index to read
+
+        loaded = repository(services).load(user_id, any_model=True, pointer=pointer)
         if loaded is None:
             continue
-        stale = repo.stale(found[POINTER_SK])
-        why = "stale" if stale else "building" if building else None if settled else "updating"
+        why = "stale" if stale else "building" if building is not None else None if settled else "updating"
         return _Source(loaded[0], why, not stale)
     return _Source(None, "missing")
 
 
-def _run(call: Call, args: dict[str, Any], accept: Accept, accept_key: Hashable, kinds: set[Kind]) -> Outcome:
-    from .pipeline import Outcome, search
-
+def _run(
+    call: Call, args: dict[str, Any], accept: Accept, accept_key: Hashable, kinds: set[Kind]
+) -> Outcome | _LiteralOutcome:
     runtime = call.services.search
     source = _source(call)
-    if source.index is None:
+    if source.index is None:  # the literal indexes' matches: no AI engine is imported for them
         from .fallback import literal_hits
 
         limit = args.get("limit") or DEFAULT_LIMIT
+        started = time.perf_counter()
         hits = literal_hits(call.services, call.principal.user_id, args["query"], kinds, accept, limit)
-        ranks = {doc.key: {"literal": rank} for rank, (doc, _) in enumerate(hits, 1)}
-        outcome = Outcome(hits, degraded=True, ranks=ranks)
-        outcome.stages.append({"name": "literal", "status": "ok", "ms": 0.0, "candidates": len(hits)})
+        ms = round((time.perf_counter() - started) * 1000, 2)
+        outcome: Outcome | _LiteralOutcome = _LiteralOutcome(
+            hits, [{"name": "literal", "status": "ok", "ms": ms, "candidates": len(hits)}]
+        )
     else:
+        from .pipeline import search
+
         outcome = search(
             source.index, args["query"], embedder=runtime.embedder if source.vectors else None,
             reranker=runtime.reranker, accept=accept, accept_key=accept_key, limit=args.get("limit"),
@@ -125,7 +146,7 @@ def _run(call: Call, args: dict[str, Any], accept: Accept, accept_key: Hashable,
     return outcome
 
 
-def _hit(outcome: Outcome, doc: Doc, score: float) -> dict[str, Any]:
+def _hit(outcome: Outcome | _LiteralOutcome, doc: Doc, score: float) -> dict[str, Any]:
     ranks = outcome.matched(doc)
     return {
         "id": doc.id, "score": score, "snippet": snippet(doc.text),
@@ -133,7 +154,7 @@ def _hit(outcome: Outcome, doc: Doc, score: float) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _answer(outcome: Outcome, hits: list[dict[str, Any]]) -> dict[str, Any]:
+def _answer(outcome: Outcome | _LiteralOutcome, hits: list[dict[str, Any]]) -> dict[str, Any]:
     answer = {"items": hits, "degraded": outcome.degraded, "stages": outcome.stages}
     if outcome.reason is not None:
         answer["reason"] = outcome.reason

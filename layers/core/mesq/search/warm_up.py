@@ -1,8 +1,9 @@
 """Search made ready after `mesq serve` listens, never before it and never inside a request.
 
-`mesq serve` binds and answers first; the warm-up starts on a background thread once the server
-has been quiet for `QUIET_SECONDS` (the first request served, or nobody asking), and at the latest
-`LATEST_SECONDS` after the start on a busy server. It then, per user of the instance:
+`mesq serve` binds and answers first; the warm-up starts on a background thread at a lower CPU
+priority once the server has served its first request, or has been quiet for `QUIET_SECONDS`
+when nobody asks (at the latest `LATEST_SECONDS` after the start). It then, per user of the
+instance:
 - loads each literal index (search_memos, search_reading_notes, query_todos' `query`) into the
   process's cache, or queues its rebuild on the literal worker when there is none of this format,
   so the first literal search after a start reads memory, not the store (issue 42 §4);
@@ -25,6 +26,8 @@ dictionary read and the providers built, so no request pays for them.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -40,17 +43,21 @@ log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq
 QUIET_SECONDS = 0.5
 #: ... but starts this long after the server listens at the latest.
 LATEST_SECONDS = 5.0
+#: The warm-up thread's nice value: requests get the CPU first.
+WARM_UP_NICE = 10
 
 
-def warm_in_background(services: Services, quiet_for: Callable[[float], bool] | None = None) -> threading.Thread:
-    """Start the warm-up thread; `quiet_for(seconds)` says whether the server has been quiet that
-    long (None: start at once)."""
-    done = services.search.warm_up_started()  # before the thread runs: a script sent at once waits too
+def warm_in_background(services: Services, settled: Callable[[float], bool] | None = None) -> threading.Thread:
+    """Start the warm-up thread; `settled(seconds)` says whether the server has served a request
+    or been quiet that long (None: start at once)."""
+    done = services.search.warm_up_started()  # before the thread runs: `ready` is False until done
 
     def warm() -> None:
         try:
+            with contextlib.suppress(OSError):  # this thread only (Linux: a nice value per thread)
+                os.nice(WARM_UP_NICE)
             started = time.monotonic()
-            while quiet_for is not None and not quiet_for(QUIET_SECONDS):
+            while settled is not None and not settled(QUIET_SECONDS):
                 if time.monotonic() - started >= LATEST_SECONDS:
                     break
                 time.sleep(QUIET_SECONDS / 5)
