@@ -4,9 +4,9 @@
    build included: the import's own time), then `mesq serve`: time to listen and to `/healthz`
    ready, RSS before any search, the first AI search after the server answers, the first 10
    literal searches (search_memos), and the longest any other request waited during the first
-   minute (a prober lists memos every 200 ms meanwhile; the first AI search has its own bound). Then the same after a kill -9 in the middle of
-   the import's index build and a rerun of the import (the rerun resumes the build: the records
-   its first progress line has already read). Then a search on an account whose AI index is
+   minute (a prober lists memos every 200 ms meanwhile; the first AI search has its own bound).
+   Then the same after a kill -9 in the middle of the import's index build and a rerun of the
+   import (the rerun resumes the build: the records its first progress line has already read). Then a search on an account whose AI index is
    missing: its degraded answer's time, and how long until a search is complete.
 2. `literal_at_start`: 100k memos on SQLite: `mesq serve`'s ready time, the first 10 literal
    searches once ready (each, and their p95), and literal searches right after a write (the
@@ -329,7 +329,8 @@ def _minute_rows(label: str, figures: dict[str, Any]) -> list[Row]:
          f"max {max(literal) * 1000:.0f} ms; goal each <= 50 ms"),
         (f"{label}: next 5 AI searches, max", f"{max(figures['later_ai_s']) * 1000:.0f} ms",
          f"degraded={figures['later_ai_degraded']}"),
-        (f"{label}: longest wait of any other request in the first minute", f"{figures['longest_wait_s'] * 1000:.0f} ms",
+        (f"{label}: longest wait of any other request in the first minute",
+         f"{figures['longest_wait_s'] * 1000:.0f} ms",
          f"goal <= 1,000 ms (all but the first AI search); {figures['probes']} list_memos probes, "
          f"{figures['probe_failures']} failed"),
         (f"{label}: RSS after the first searches", f"{figures['rss_after_first_search_mib']:.0f} MiB", ""),
