@@ -6,8 +6,9 @@
    literal searches (search_memos), and the longest any other request waited during the first
    minute (a prober lists memos every 200 ms meanwhile; the first AI search has its own bound).
    Then the same after a kill -9 in the middle of the import's index build and a rerun of the
-   import (the rerun resumes the build: the records its first progress line has already read). Then a search on an account whose AI index is
-   missing: its degraded answer's time, and how long until a search is complete.
+   import (the rerun resumes the build: the records its first progress line has already read).
+   Then a search on an account whose AI index is missing: its degraded answer's time, and how
+   long until a search is complete.
 2. `literal_at_start`: 100k memos on SQLite: `mesq serve`'s ready time, the first 10 literal
    searches once ready (each, and their p95), and literal searches right after a write (the
    overlay's update must not pause them); on DynamoDB Local + S3 (moto server) a fresh process's
