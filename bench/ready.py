@@ -416,9 +416,9 @@ def _seed_literal(data_dir: Path, count: int, env: dict[str, str] | None = None)
     no AI index (its build would embed 100k notes: not this section's subject)."""
     from literal_search import _content, _han_pool, _seed
 
+    from mesq.application.registries import SEARCHABLES
     from mesq.auth.users import find_user_by_name
     from mesq.search import literal_store
-    from mesq.search.literal_kinds import KINDS
     from mesq.wiring.config import Settings
     from mesq.wiring.services import build_services
 
@@ -431,7 +431,7 @@ def _seed_literal(data_dir: Path, count: int, env: dict[str, str] | None = None)
     weights = [1 / (rank + 1) for rank in range(len(han))]
     contents = [_content(rng, han, weights) for _ in range(count)]
     _seed(services.items, user_id, contents)
-    for kind in KINDS:
+    for kind in SEARCHABLES.literal:
         literal_store.rebuild(services, user_id, kind)
     services.items.close()
     needles = [contents[rng.randrange(count)][i : i + 2] for i in range(10)]
@@ -484,7 +484,7 @@ from mesq.auth.users import find_user_by_name
 from mesq.kernel.context import Call, Principal
 from mesq.memos.reads import search_memos
 from mesq.search import literal_store
-from mesq.search.literal_kinds import MEMO
+from mesq.memos.literal import LITERAL as MEMO
 from mesq.wiring.config import Settings
 from mesq.wiring.services import build_services
 services = build_services(Settings.from_env())

@@ -17,10 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mesq.application.registries import SEARCHABLES
 from mesq.kernel.ports.models import Vectors
 from mesq.search import build, follow, literal_store
-from mesq.search.documents import doc_of
-from mesq.search.literal_kinds import KINDS
 from mesq.store.paging import walk
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
@@ -81,7 +80,7 @@ def _indexed(services: Services) -> set[tuple[str, str]]:
 
 
 def _stored(services: Services) -> set[tuple[str, str]]:
-    docs = (doc_of(item) for item in walk(services.items, f"U#{USER}"))
+    docs = (SEARCHABLES.doc_of(item) for item in walk(services.items, f"U#{USER}"))
     return {(doc.key, doc.text) for doc in docs if doc is not None}
 
 
@@ -129,7 +128,7 @@ def test_writes_during_a_build_are_in_the_index_it_ends_with(open_services, monk
 
 
 def test_a_search_waits_for_a_build_of_one_step_at_most() -> None:
-    from mesq.search import operations
+    from mesq.application import search_operations as operations
 
     assert operations.SMALL_BUILD == build.STEP_RECORDS
 
@@ -151,7 +150,7 @@ def test_a_search_without_an_index_answers_at_once_then_completely(
     model = Recorder()
     offline = open_services(model, updates="off")
     ids = _memos(offline, 300)
-    for kind in KINDS:  # what an import leaves before its AI build: the literal indexes
+    for kind in SEARCHABLES.literal:  # what an import leaves before its AI build: the literal indexes
         literal_store.rebuild(offline, USER, kind)
     services = open_services(model)
     gate = threading.Event()

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
+from mesq.application.registries import SEARCHABLES
 from mesq.asgi.app import starlette_app
 from mesq.auth.users import create_user
 from mesq.http.app import api_routes
 from mesq.search import build, literal_store, warm_up
-from mesq.search.literal_kinds import KINDS
 from mesq.wiring.services import Services
 
 from .conftest import run
@@ -109,7 +109,7 @@ def test_the_warm_up_loads_the_literal_indexes_and_queues_the_due_builds(
     cached = {key for key in services.search.cache if key.startswith("literal:")}
     assert cached == {f"literal:memo:{user_id}"}  # loaded without a search
     services.items.wait_idle()  # type: ignore[attr-defined]  # the queued rebuilds and build ran
-    assert all(literal_store.repository(services, kind).load(user_id) for kind in KINDS)
+    assert all(literal_store.repository(services, kind).load(user_id) for kind in SEARCHABLES.literal)
     assert build.needed(services, user_id) is None and repository.load(user_id) is not None
 
 

@@ -2,16 +2,17 @@
 end with progress lines, `mesq serve` runs it on its low-priority build worker (follow.py), the
 indexer function on AWS step by step from its build queue (stream.py). A search never builds.
 
-The build walks the user's searchable records in sort-key order (`documents.SOURCE_PREFIXES`, one
-prefix after the other). Each step reads at most `STEP_RECORDS` records after the cursor, turns
-them into index entries (tokens; vectors in chunks of `EMBED_CHUNK`, so a query waiting for the
-embedder waits for one chunk, never for a step) and stores them as one segment blob; then it moves
-the cursor in the build's state item, conditional on its generation. A stopped build (kill -9, a
-Lambda timeout) therefore loses at most the step it was in: the next step starts at the cursor.
+The build walks the user's searchable records in sort-key order (the prefixes of the searchables'
+document sources, searchables.py, one after the other). Each step reads at most `STEP_RECORDS`
+records after the cursor, turns them into index entries (tokens; vectors in chunks of
+`EMBED_CHUNK`, so a query waiting for the embedder waits for one chunk, never for a step) and
+stores them as one segment blob; then it moves the cursor in the build's state item, conditional
+on its generation. A stopped build (kill -9, a Lambda timeout) therefore loses at most the step it
+was in: the next step starts at the cursor.
 
 - state item pk `U#<user>` sk `SEARCH#BUILD`: `build` (id), `model` (the embedding model the
   vectors come from: a build for another model is discarded and started again), `prefix` (which
-  of SOURCE_PREFIXES the walk is in), `after` (the last sort key walked), `segments` (blob ids, in
+  of those prefixes the walk is in), `after` (the last sort key walked), `segments` (blob ids, in
   order), `walked`, `total` (records counted when the build started: the progress), `fresh`,
   `generation`;
 - segment blobs `search/<user hash>/build-<segment id>.seg`: persist.py's entry format, with the
@@ -48,10 +49,11 @@ from ..kernel.keys import user_partition
 from ..kernel.ports.models import ProviderError
 from ..kernel.ports.storage import BlobNotFound, Condition, ConditionFailed, Item
 from . import pointers
-from .documents import SOURCE_PREFIXES, Doc, doc_of, source_kind
+from .documents import Doc
 from .index import Entry, SearchIndex
 from .persist import IndexRepository, folder_of, pack_entries, unpack_entries
-from .tokens import tokens
+from .searchables import Searchables, searchables_of
+from .tokenizer import tokens
 from .user_locks import UserLocks
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
@@ -66,7 +68,6 @@ FOREGROUND_STEP_SECONDS = 10.0
 #: Texts per embedder call: the model serves one call at a time, a query waits for one chunk.
 EMBED_CHUNK = 8
 COMMIT_ATTEMPTS = 5
-PREFIXES = tuple(SOURCE_PREFIXES)
 #: One lock per user for everything that changes a user's AI index or its build (indexer.py too).
 index_lock = UserLocks()
 
@@ -107,10 +108,15 @@ def _segment_path(user_id: str, segment: str) -> str:
     return f"{folder_of(user_id)}/build-{segment}.seg"
 
 
+def _prefixes(services: Services) -> tuple[str, ...]:
+    """What the walk reads, in its order: each searchable kind's sort-key prefix."""
+    return tuple(source.prefix for source in searchables_of(services).documents)
+
+
 def _count(services: Services, user_id: str) -> int:
     """The records the walk will read (keys only): the progress' denominator."""
     partition, total = user_partition(user_id), 0
-    for prefix in PREFIXES:
+    for prefix in _prefixes(services):
         after = None
         while True:
             page = services.items.query(partition, prefix=prefix, after=after, limit=1000, keys_only=True)
@@ -219,8 +225,8 @@ def entries_of(
 # -- the walk ---------------------------------------------------------------------------------------
 
 
-def _removed_key(sort_key: str) -> str:
-    return f"{source_kind(sort_key)}:{sort_key.rsplit('#', 1)[-1]}"
+def _removed_key(searchables: Searchables, sort_key: str) -> str:
+    return f"{searchables.source_kind(sort_key)}:{sort_key.rsplit('#', 1)[-1]}"
 
 
 def _walk_step(
@@ -229,22 +235,24 @@ def _walk_step(
     """The next records after the cursor (at most STEP_RECORDS, for about `seconds`, over as many
     prefixes as that reaches) as entries, and the state that follows them."""
     started = time.monotonic()
+    searchables = searchables_of(services)
+    prefixes = _prefixes(services)
     prefix, after = int(build["prefix"]), build.get("after")
     partition = user_partition(user_id)
     entries: list[Entry] = []
     removed: list[str] = []
     walked = 0
-    while prefix < len(PREFIXES) and walked < STEP_RECORDS and time.monotonic() - started < seconds:
+    while prefix < len(prefixes) and walked < STEP_RECORDS and time.monotonic() - started < seconds:
         cursor = {"pk": partition, "sk": after} if after else None
-        page = services.items.query(partition, prefix=PREFIXES[prefix], after=cursor, limit=STEP_RECORDS - walked)
+        page = services.items.query(partition, prefix=prefixes[prefix], after=cursor, limit=STEP_RECORDS - walked)
         taken = 0
         for begin in range(0, len(page.items), EMBED_CHUNK * 4):
             part = page.items[begin : begin + EMBED_CHUNK * 4]
             docs = []
             for item in part:
-                doc = doc_of(item)
+                doc = searchables.doc_of(item)
                 if doc is None:
-                    removed.append(_removed_key(item["sk"]))
+                    removed.append(_removed_key(searchables, item["sk"]))
                 else:
                     docs.append(doc)
             entries += entries_of(services, docs, reuse)
@@ -329,16 +337,17 @@ def step(services: Services, user_id: str, reuse: _Reuse | None = None, seconds:
     the end of the walk finishes the build too, so a small account is built in one step)."""
     build = start(services, user_id)
     reuse = reuse or _Reuse(services, user_id, bool(build.get("fresh")))
+    walks = len(_prefixes(services))
     for _attempt in range(COMMIT_ATTEMPTS):
         with index_lock(user_id):
             build = start(services, user_id)
-            if int(build["prefix"]) < len(PREFIXES):
+            if int(build["prefix"]) < walks:
                 following, entries, removed = _walk_step(services, user_id, build, reuse, seconds)
                 committed = _commit(services, user_id, build, following, entries, removed)
                 if committed is None:
                     continue
                 build = committed
-                if int(build["prefix"]) < len(PREFIXES):
+                if int(build["prefix"]) < walks:
                     return Progress(int(build["walked"]), int(build["total"]), int(build["documents"]), False)
             documents = _finish(services, user_id, build)
             if documents is not None:

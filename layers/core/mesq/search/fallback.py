@@ -23,25 +23,14 @@ from aws_lambda_powertools import Logger
 
 from ..kernel.context import Services
 from ..kernel.keys import user_partition
-from .documents import Doc, Kind, doc_of
-from .literal_kinds import (
-    INBOX_PREFIX,
-    INBOX_ROW,
-    MEMO,
-    MEMO_PREFIX,
-    NOTE_PREFIX,
-    READING,
-    TASK_PREFIX,
-    TODO,
-    LiteralKind,
-)
+from .documents import Doc, Kind
+from .literal_kind import LiteralKind
 from .literal_store import repository
-from .tokens import CJK_CHARACTERS, STOPWORDS
+from .searchables import Searchables, searchables_of
+from .tokenizer import CJK_CHARACTERS, STOPWORDS
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 _RUNS = re.compile(rf"([{CJK_CHARACTERS}]+)|([^\W_]+)")
-#: Which literal index holds each searchable kind.
-LITERAL_OF: dict[Kind, LiteralKind] = {"memo": MEMO, "reading_note": READING, "todo_task": TODO, "inbox_item": TODO}
 #: Candidates read by key per hit wanted: the caller's filter may drop some.
 READ_AHEAD = 3
 
@@ -57,14 +46,11 @@ def terms(query: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _sort_key(row_id: str, kind: LiteralKind) -> str:
-    if kind is MEMO:
-        return MEMO_PREFIX + row_id
-    if kind is READING:
-        return NOTE_PREFIX + row_id
-    if row_id.startswith(INBOX_ROW):
-        return INBOX_PREFIX + row_id.removeprefix(INBOX_ROW)
-    return TASK_PREFIX + row_id.split(":", 1)[1]
+def literal_of(searchables: Searchables, kinds: set[Kind]) -> list[LiteralKind]:
+    """The literal indexes that hold records of these searchable kinds (the one whose rows come
+    from each kind's records), each once."""
+    held = [source.prefix for source in searchables.documents if source.kind in kinds]
+    return [kind for kind in searchables.literal if any(kind.owns(prefix) for prefix in held)]
 
 
 def _scored(services: Services, user_id: str, kind: LiteralKind, wanted: list[str]) -> list[tuple[float, int, str]]:
@@ -82,7 +68,7 @@ def _scored(services: Services, user_id: str, kind: LiteralKind, wanted: list[st
             if term in row.text:
                 counts[row.id] += 1
                 place.setdefault(row.id, index.ordinals.get(row.id, len(index.rows)))
-    return [(count / len(wanted), place[row_id], _sort_key(row_id, kind)) for row_id, count in counts.items()]
+    return [(count / len(wanted), place[row_id], kind.sort_key(row_id)) for row_id, count in counts.items()]
 
 
 def literal_hits(
@@ -93,7 +79,8 @@ def literal_hits(
     if not wanted:
         return []
     scored: list[tuple[float, int, str]] = []
-    for kind in dict.fromkeys(LITERAL_OF[name] for name in kinds):
+    searchables = searchables_of(services)
+    for kind in literal_of(searchables, kinds):
         try:
             scored += _scored(services, user_id, kind, wanted)
         except Exception:  # an accelerator only: this kind gives nothing now
@@ -105,7 +92,7 @@ def literal_hits(
         page = scored[begin : begin + limit * READ_AHEAD]
         found = {item["sk"]: item for item in services.items.batch_get([(partition, key) for _, _, key in page])}
         for share, _place, key in page:
-            doc = doc_of(found[key]) if key in found else None
+            doc = searchables.doc_of(found[key]) if key in found else None
             if doc is not None and doc.kind in kinds and accept(doc):
                 hits.append((doc, round(share, 6)))
                 if len(hits) >= limit:

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from aws_lambda_powertools import Logger
 
 from ..kernel.context import Services
+from .searchables import searchables_of
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 #: A progress line at least every this many seconds, and at every tenth of the way.
@@ -52,9 +53,8 @@ def during_import(services: Services, user_id: str) -> Iterator[None]:
 def _index_in_background(services: Services, user_id: str) -> None:
     try:
         from . import build, literal_store
-        from .literal_kinds import KINDS
 
-        for kind in KINDS:
+        for kind in searchables_of(services).literal:
             literal_store.rebuild(services, user_id, kind)
         build.start(services, user_id)
     except Exception:  # the import is stored; a search queues what is missing
@@ -67,10 +67,9 @@ def index_now(services: Services, user_id: str, say: Callable[[str], None], *, f
     steps (resuming one a stop left), a progress line now and then. `fresh` (a repair, `mesq
     search reindex`): every document tokenised and embedded again."""
     from . import build, literal_store
-    from .literal_kinds import KINDS
 
     started = time.perf_counter()
-    rows = [literal_store.rebuild(services, user_id, kind) for kind in KINDS]
+    rows = [literal_store.rebuild(services, user_id, kind) for kind in searchables_of(services).literal]
     say(f"literal search indexes: {sum(rows):,} rows in {time.perf_counter() - started:.1f}s")
     started = last_said = time.perf_counter()
     said_share = 0.0
@@ -95,12 +94,11 @@ def reindex_needed(services: Services, user_id: str) -> bool:
     an AI index missing, of another model or with an unfinished build; a literal index missing
     or of an older format."""
     from .build import needed
-    from .literal_kinds import KINDS
     from .literal_store import repository
 
     if needed(services, user_id) is not None:
         return True
-    for kind in KINDS:
+    for kind in searchables_of(services).literal:
         pointer = repository(services, kind).pointer(user_id)
         if pointer is None or pointer.get("format") != kind.format:
             return True

@@ -24,7 +24,7 @@ from ..kernel.context import Services
 from ..kernel.keys import user_partition
 from . import build
 from .build import entries_of, index_lock, repository
-from .documents import doc_of, source_kind
+from .searchables import searchables_of
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 SAVE_ATTEMPTS = 5
@@ -39,7 +39,8 @@ def rebuild(services: Services, user_id: str) -> int:
 
 def refresh(services: Services, user_id: str, sort_keys: Iterable[str]) -> None:
     """Bring the index up to date for these changed keys (other keys are ignored)."""
-    wanted = sorted({key for key in sort_keys if source_kind(key) is not None})
+    searchables = searchables_of(services)
+    wanted = sorted({key for key in sort_keys if searchables.source(key) is not None})
     if not wanted:
         return
     repo = repository(services)
@@ -53,9 +54,9 @@ def refresh(services: Services, user_id: str, sort_keys: Iterable[str]) -> None:
         return
     partition = user_partition(user_id)
     found = {item["sk"]: item for item in services.items.batch_get([(partition, key) for key in wanted])}
-    docs = [doc for doc in (doc_of(found[key]) for key in wanted if key in found) if doc is not None]
+    docs = [doc for doc in (searchables.doc_of(found[key]) for key in wanted if key in found) if doc is not None]
     kept = {doc.key for doc in docs}
-    removed = [f"{source_kind(key)}:{key.rsplit('#', 1)[-1]}" for key in wanted]
+    removed = [f"{searchables.source_kind(key)}:{key.rsplit('#', 1)[-1]}" for key in wanted]
     removed = [key for key in removed if key not in kept]
     upserts = entries_of(services, docs)
     with index_lock(user_id):

@@ -86,21 +86,21 @@ def _warm_user(services: Services, user_id: str) -> None:
     """One user's literal indexes into memory and a due AI build queued. A user without any
     index and without a searchable record (a new account) costs two reads and no import."""
     from . import pointers
-    from .documents import SOURCE_PREFIXES
+    from .searchables import searchables_of
 
     partition = user_partition(user_id)
     keys = [(partition, sk) for sk in (pointers.AI_INDEX, pointers.AI_BUILD, *pointers.LITERAL.values())]
     found = {item["sk"] for item in services.items.batch_get(keys)}
     if not found and not any(
-        services.items.query(partition, prefix=prefix, limit=1, keys_only=True).items for prefix in SOURCE_PREFIXES
+        services.items.query(partition, prefix=source.prefix, limit=1, keys_only=True).items
+        for source in searchables_of(services).documents
     ):
         return
     from . import pipeline  # noqa: F401  (numpy, bm25s: what the first search imports)
     from .build import needed
-    from .literal_kinds import KINDS
     from .literal_store import repository
 
-    for kind in KINDS:
+    for kind in searchables_of(services).literal:
         if kind.pointer_sk not in found or repository(services, kind).load(user_id) is None:
             services.search.literal_missing(user_id, kind.name)
     if needed(services, user_id) is not None:
@@ -111,7 +111,7 @@ def prepare_for_snapshot(runtime: SearchRuntime) -> None:
     """Lambda's init (SnapStart): the pipeline, jieba's dictionary and the providers, ahead of
     every request; the index itself is per user and loads on a user's first search."""
     from . import pipeline  # noqa: F401
-    from .tokens import tokens
+    from .tokenizer import tokens
 
     tokens("预热 warm-up")
     runtime.warm_embedder()

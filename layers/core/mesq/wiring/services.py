@@ -27,6 +27,7 @@ from .config import Settings
 if TYPE_CHECKING:
     from ..adapters.search.queue_sqs import SqsIndexBuildQueue
     from ..reminders.transport import Reach
+    from ..search.searchables import Searchables
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 T = TypeVar("T")
@@ -77,6 +78,7 @@ class Services:
                 lambda: build_search_models(settings),
                 enabled=settings.search_provider != "none",
                 follows_writes=settings.search_index_updates != "off",
+                searchables=searchables,
             ),
         )
         if settings.index_build_queue_url:  # AWS: builds run in functions/indexer
@@ -88,6 +90,14 @@ class Services:
     @property
     def sealer(self) -> Sealer:
         return self._sealer.get()
+
+
+def searchables() -> Searchables:
+    """What the search indexes hold of each domain (application/registries.py), imported on first
+    use: a process that never indexes or searches (most CLI commands) does not load every domain."""
+    from ..application.registries import SEARCHABLES
+
+    return SEARCHABLES
 
 
 def deployment_of(settings: Settings) -> Deployment:

@@ -102,6 +102,10 @@ class SearchRuntime:
     #: (the in-process follower skips them; `paused` True): the import then builds the indexes
     #: once (search/imported.py). A no-op where the stream follows every write (AWS).
     importing: Callable[[str], AbstractContextManager[bool | None]] = field(default=lambda _user_id: nullcontext())
+    #: () -> every kind of record the indexes hold (search/searchables.py `Searchables`, gathered
+    #: in application/registries.py): the composition root sets it, and it imports the domains on
+    #: first use, not at construction. Untyped here: the kernel names nothing above it.
+    searchables: Callable[[], Any] = field(default=lambda: None)
     #: Set when the start-up warm-up (search/warm_up.py) has finished; None when none runs (Lambda).
     _warm_up_done: threading.Event | None = None
     _warm_up_begun: threading.Event | None = None

@@ -1,5 +1,7 @@
 """The search operations (docs/contract.md §9): `search_ai_memos` (memos, with memo filters) and
 `search_everything` (memos, todos, reading notes: only the kinds the caller's scopes may read).
+They read every domain (the memo filters, a reading note's book), so they stand above the domains,
+over the search engine (mesq/search) they query.
 
 A search never builds an index (search/build.py builds them in the background). It waits at most
 `SETTLE_SECONDS` for its user's queued index updates, then answers from what exists, with
@@ -24,11 +26,12 @@ from typing import TYPE_CHECKING, Any
 from ..kernel.context import Call
 from ..kernel.keys import user_partition
 from ..memos.filters import filter_from
-from .documents import Doc, Kind, snippet
+from ..reading.store import read_book
+from ..search.documents import Doc, Kind, snippet
 
 if TYPE_CHECKING:  # the index and pipeline (bm25s, numpy) load on the first search, not at cold start
-    from .index import SearchIndex
-    from .pipeline import Accept, Outcome
+    from ..search.index import SearchIndex
+    from ..search.pipeline import Accept, Outcome
 
 #: Which scope reads which kind of hit.
 KIND_SCOPES: dict[Kind, str] = {
@@ -79,7 +82,7 @@ class _Source:
 
 
 def _progress(call: Call) -> str:
-    from .build import progress_of, state
+    from ..search.build import progress_of, state
 
     progress = progress_of(state(call.services, call.principal.user_id))
     if progress.done or not progress.total:
@@ -88,7 +91,7 @@ def _progress(call: Call) -> str:
 
 
 def _source(call: Call) -> _Source:
-    from . import pointers
+    from ..search import pointers
 
     services, user_id = call.services, call.principal.user_id
     settled = services.search.settle(user_id, timeout=SETTLE_SECONDS)
@@ -108,7 +111,7 @@ def _source(call: Call) -> _Source:
                     continue
         if pointer is None:
             return _Source(None, "missing")
-        from .build import repository  # the index engines (numpy, bm25s): only with an index to read
+        from ..search.build import repository  # the index engines (numpy, bm25s): only with an index to read
 
         loaded = repository(services).load(user_id, any_model=True, pointer=pointer)
         if loaded is None:
@@ -124,7 +127,7 @@ def _run(
     runtime = call.services.search
     source = _source(call)
     if source.index is None:  # the literal indexes' matches: no AI engine is imported for them
-        from .fallback import literal_hits
+        from ..search.fallback import literal_hits
 
         limit = args.get("limit") or DEFAULT_LIMIT
         started = time.perf_counter()
@@ -134,7 +137,7 @@ def _run(
             hits, [{"name": "literal", "status": "ok", "ms": ms, "candidates": len(hits)}]
         )
     else:
-        from .pipeline import search
+        from ..search.pipeline import search
 
         outcome = search(
             source.index, args["query"], embedder=runtime.embedder if source.vectors else None,
@@ -192,8 +195,6 @@ def _book_of(call: Call, doc: Doc) -> dict[str, Any]:
     and note type, so an agent can open the book; nothing for other kinds."""
     if doc.kind != "reading_note":
         return {}
-    from ..reading.store import read_book
-
     book = read_book(call.services.items, call.principal.user_id, doc.meta["bookId"])
     fields = {"bookId": doc.meta["bookId"], "bookTitle": book["title"] if book else None}
     fields["noteType"] = doc.meta.get("noteType")
