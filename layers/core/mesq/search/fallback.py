@@ -8,7 +8,9 @@ match still counts. jieba is not loaded for this. A record's score is the share 
 contains (0-1; every candidate is checked against its folded text, as a literal search checks
 it); ties keep each index's own order (memos: pinned, then newest). The first `limit` are read
 by key, so the hits carry the record's own text, and the caller's filter decides on them.
-A kind whose literal index is missing too gives nothing (its rebuild is queued).
+A kind whose literal index is missing too (a new account's first search, an index being rebuilt)
+is read from the store, as a literal search without its index scans, and its rebuild is queued:
+the record written a moment ago is found either way.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from aws_lambda_powertools import Logger
 from ..kernel.context import Services
 from ..kernel.keys import user_partition
 from .documents import Doc, Kind
+from .literal_index import LiteralIndex
 from .literal_kind import LiteralKind
 from .literal_store import repository
 from .searchables import Searchables, searchables_of
@@ -58,8 +61,9 @@ def _scored(services: Services, user_id: str, kind: LiteralKind, wanted: list[st
     loaded = repository(services, kind).load(user_id)
     if loaded is None:
         services.search.literal_missing(user_id, kind.name)
-        return []
-    index = loaded[0]
+        index = LiteralIndex.build(kind.order, kind.all_rows(services.items, user_id), kind.descending)
+    else:
+        index = loaded[0]
     counts: Counter[str] = Counter()
     place: dict[str, int] = {}
     for term in wanted:
