@@ -1,6 +1,7 @@
 """Search right after `mesq serve` starts, as an agent meets it (issue 27): a `run_code` script
-that writes and searches as soon as the server answers succeeds within its default budget (the
-model's load is the server's start, not the script's wall time); after a restart the first AI
+that writes and searches as soon as the server answers succeeds within its default budget (no
+index is built inside the call: if the new account's index is not ready, the answer says so and a
+later search is complete); after a restart the first AI
 search answers within 3 s; and the idle server stays under 250 MB of RSS after 30 searches.
 Through the official mcp client, against real servers on loopback. The figures it prints are the
 ones docs/search.md quotes."""
@@ -59,6 +60,18 @@ def connected(server: LiveServer, token: str) -> Any:
     return http, Client(streamable_http_client(f"{server.base_url}/mcp", http_client=http))
 
 
+async def complete_search(server: LiveServer, token: str) -> dict[str, Any]:
+    """The first complete answer to the script's search: the build the write queued ends within seconds."""
+    http, client = connected(server, token)
+    async with http, client:
+        deadline = time.monotonic() + 60
+        while True:
+            found = await call(client, "search_ai_memos", {"query": "去爬山", "limit": 3})
+            if not found["degraded"] or time.monotonic() > deadline:
+                return found
+            await anyio.sleep(0.5)
+
+
 def test_search_right_after_start_restart_and_idle_memory(tmp_path: Path):
     data_dir = tmp_path / "data"
     data_dir.mkdir()
@@ -87,9 +100,11 @@ def test_search_right_after_start_restart_and_idle_memory(tmp_path: Path):
         print(f"\nlistening {ready:.2f} s after the process started; script sent at {sent:.2f} s; ran {data['ms']} ms")
         assert "budget" not in data and "thrown" not in data, data
         assert data["ms"] < DEFAULT_TIMEOUT_MS
-        found = data["result"]["found"]
-        assert not found["degraded"], found
-        assert found["items"][0]["id"] == data["result"]["made"][0], found  # 去爬山 -> the hike, by meaning
+        found, hike = data["result"]["found"], data["result"]["made"][0]
+        if found["degraded"]:  # the new account's index was still being built: it says so, never builds in the call
+            assert "being built" in found["reason"], found
+            found = anyio.run(complete_search, server, token)
+        assert found["items"][0]["id"] == hike, found  # 去爬山 -> the hike, by meaning
     finally:
         stop_server(server)
 
