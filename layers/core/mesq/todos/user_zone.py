@@ -4,8 +4,8 @@ reads (REST, MCP, the pages, reminder messages, the calendar feed).
 It lives in the user's todo settings item as `timezone` (where reminder messages and the CalDAV
 edge already read it, and the account archive carries it). `configured_zone` reads it (None when
 unset or no longer a known zone); `set_zone` writes it after `check_zone_name`, which accepts
-only the names of the IANA database (`zoneinfo.available_timezones()`): not a file path, not
-`localtime`, not a POSIX rule like `EST5EDT`-style strings outside the database.
+only the names of the IANA database (`zoneinfo.available_timezones()`, less `localtime` and
+`Factory`, which name no place): never a file path or a POSIX TZ string.
 
 Setting the zone is a preference, not content: it writes no change record (nothing to undo in
 the history), and it bumps the settings item's `revision` so a racing default-space write, which
@@ -28,9 +28,18 @@ from .keys import settings_key
 MAX_ZONE_CHARS = 64
 
 
+#: Names in the database that are no place: the server's own zone and the placeholder zone.
+NOT_A_PLACE = frozenset({"localtime", "Factory", "posixrules"})
+
+
 @lru_cache(maxsize=1)
 def _known_zones() -> frozenset[str]:
-    return frozenset(available_timezones())
+    return frozenset(available_timezones()) - NOT_A_PLACE
+
+
+def zone_names() -> list[str]:
+    """Every accepted name, sorted (a settings page's suggestions)."""
+    return sorted(_known_zones())
 
 
 def is_zone_name(name: Any) -> bool:

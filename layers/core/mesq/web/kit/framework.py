@@ -29,6 +29,7 @@ from ...kernel.context import Call, Principal
 from ...kernel.errors import Forbidden, Internal, MesqError, Unauthorized
 from ...kernel.recorded import Recorded
 from ...kernel.spec import load_spec
+from ...todos.user_zone import configured_zone
 from ...wiring.services import Services
 from .flash import clear_flash, pending_flash, redirect_with_flash
 from .forms import Fields, close_uploads, read_form, read_form_or_json, read_upload
@@ -72,6 +73,21 @@ class Page:
     fields: Fields
     trace_id: str
     language: str = DEFAULT_LANGUAGE  # "en" or "zh": the user's choice, else the browser's
+    user_zone: str | None = None  # the zone the user set (Settings, CLI, REST, a tool), else None
+
+    @property
+    def time_zone(self) -> str:
+        """The zone every "today", overdue, agenda, quick-add default and shown time of the page
+        uses: the user's own, else the browser's (its cookie), else UTC."""
+        return self.user_zone or request_zone(self.request)
+
+    @property
+    def offered_zone(self) -> str | None:
+        """The browser's zone, offered ("Use Asia/Shanghai?") while the user has set none."""
+        if self.session is None or self.user_zone is not None:
+            return None
+        browser = request_zone(self.request)
+        return browser if browser != "UTC" else None
 
     @property
     def translator(self) -> Translator:
@@ -136,9 +152,10 @@ class Page:
 
     def render(self, template: str, **context: Any) -> Response:
         """A page, with the pending one-time notice (if any) shown and consumed, and its times in
-        the browser's zone."""
+        the page's zone (`time_zone`)."""
         settings = self.web.services.settings
-        context.setdefault(VIEWER_ZONE, request_zone(self.request))
+        context.setdefault(VIEWER_ZONE, self.time_zone)
+        context.setdefault("offered_zone", self.offered_zone)
         response = render(
             template,
             language=self.language,
@@ -260,6 +277,7 @@ def endpoint(
                 raise Forbidden("cross-site form posts are refused")
             current = await current_session(web, request)
             language = await request_language(web, request, current)
+            zone = await run_sync(configured_zone, web.services.items, current.user_id) if current else None
             if current is None and session == "required":
                 if post or api:
                     raise Unauthorized("you are not signed in (or your session has ended); sign in and try again")
@@ -275,7 +293,7 @@ def endpoint(
                     if not same_token(current.csrf_token, given if isinstance(given, str) else None):
                         raise Forbidden("the form is out of date (CSRF check failed); reload the page and try again")
             try:
-                return await handler(Page(web, request, current, fields, trace_id, language))
+                return await handler(Page(web, request, current, fields, trace_id, language, zone))
             finally:
                 await close_uploads(fields)
         except MesqError as error:

@@ -21,7 +21,6 @@ from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_, Translator
 from ..kit.recurrence_words import ENGLISH, recurrence_words
 from ..kit.render import render
-from ..kit.request_values import request_zone
 from ..kit.user_limits import count_user
 from .fields import MONTHS, WEEKDAYS
 
@@ -30,8 +29,8 @@ _PRIORITY_WORDS = {"urgent": N_("Urgent"), "high": N_("High"), "medium": N_("Med
 
 
 def page_zone(page: Page) -> str:
-    """The browser's IANA zone (cookie), else UTC."""
-    return request_zone(page.request)
+    """The user's IANA zone, else the browser's (cookie), else UTC (`Page.time_zone`)."""
+    return page.time_zone
 
 
 def ignored(values: list[str]) -> frozenset[str]:
