@@ -19,9 +19,9 @@ from typing import Any
 from zoneinfo import available_timezones
 
 from ..kernel.errors import ValidationError
+from ..kernel.messages import quoted
 from ..kernel.ports.storage import ItemStore, Update
 from ..kernel.timestamps import now_timestamp
-from ..kernel.messages import quoted
 from .keys import settings_key
 
 #: The longest zone name accepted (the database's longest is 32 characters).
@@ -50,17 +50,17 @@ def check_zone_name(name: Any, field: str = "timeZone") -> str:
     """`name` when it is an IANA zone name, else a ValidationError that names the fix."""
     if not isinstance(name, str) or not name.strip():
         raise ValidationError(f"{field}: give an IANA time zone name such as Asia/Shanghai")
-    name = name.strip()
-    if len(name) > MAX_ZONE_CHARS or not is_zone_name(name):
-        shown = quoted(name[:MAX_ZONE_CHARS])
+    given: str = name.strip()
+    if len(given) > MAX_ZONE_CHARS or not is_zone_name(given):
+        shown = quoted(given[:MAX_ZONE_CHARS])
         raise ValidationError(f"{field}: {shown} is not an IANA time zone name (e.g. Asia/Shanghai, Europe/Berlin)")
-    return name
+    return given
 
 
 def configured_zone(items: ItemStore, user_id: str) -> str | None:
     """The zone the user set (one settings read), None when unset or unknown."""
     name = (items.get(settings_key(user_id)) or {}).get("timezone")
-    return name if is_zone_name(name) else None
+    return name if isinstance(name, str) and is_zone_name(name) else None
 
 
 def set_zone(items: ItemStore, user_id: str, name: str) -> str:
