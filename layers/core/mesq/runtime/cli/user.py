@@ -6,7 +6,6 @@ import argparse
 import sys
 
 from ...auth.users import count_users, create_user, list_users, set_password
-from ...todos.user_zone import set_zone
 from ...wiring.services import Services
 from .common import Commands, Parser, password_option, read_password, user_id_of
 
@@ -46,6 +45,8 @@ def run(args: argparse.Namespace, services: Services) -> int:
         if unlisted > 0:
             print(f"mesq: {unlisted} account(s) made before the user directory are not listed", file=sys.stderr)
     elif args.action == "set-timezone":
+        from ...todos.user_zone import set_zone  # the todo domain: loaded only by this command
+
         zone = set_zone(items, user_id_of(services, args.username), args.zone)
         print(f"time zone of {args.username} set to {zone}")
     else:

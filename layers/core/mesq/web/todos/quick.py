@@ -1,5 +1,5 @@
 """Quick add on the todo pages: the add box's text read by `mesq/todos/quick_add.py` in the
-browser's zone (the `mesq_tz` cookie), the live preview of what was understood (chips, each
+page's zone (the user's own, else the browser's `mesq_tz` cookie: `Page.time_zone`), the live preview of what was understood (chips, each
 removable: `GET /todos/quick-add`, an htmx fragment) and the arguments a create takes.
 
 The reading runs in a worker thread (dateparser takes milliseconds a phrase; the event loop
