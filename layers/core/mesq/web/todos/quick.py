@@ -1,6 +1,7 @@
 """Quick add on the todo pages: the add box's text read by `mesq/todos/quick_add.py` in the
-page's zone (the user's own, else the browser's `mesq_tz` cookie: `Page.time_zone`), the live preview of what was understood (chips, each
-removable: `GET /todos/quick-add`, an htmx fragment) and the arguments a create takes.
+page's zone (the user's own, else the browser's `mesq_tz` cookie: `Page.time_zone`), the live
+preview of what was understood (chips, each removable: `GET /todos/quick-add`, an htmx
+fragment) and the arguments a create takes.
 
 The reading runs in a worker thread (dateparser takes milliseconds a phrase; the event loop
 serves everyone). The preview is asked for once typing pauses (the boxes' `delay:200ms`) and is
