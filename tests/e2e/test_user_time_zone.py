@@ -40,6 +40,7 @@ from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 from tests.web.chromium import chromium_page
 from tests.web.conftest import PASSWORD, FakeClock
+from tests.web.kit.test_accessibility import Audit, axe_source  # noqa: F401  (axe_source: a fixture)
 from tests.web.kit.test_layout import SIZES
 
 expect = playwright_sync.expect
@@ -165,13 +166,17 @@ def test_shanghai_dates_at_half_past_seven_in_the_morning(held: tuple[Services, 
             assert [(item["title"], item["due"]) for item in found] == [("买牛奶", day(SHANGHAI_TOMORROW))]
 
 
-def test_the_first_sign_in_offers_the_browsers_zone(held: tuple[Services, str]) -> None:
+def test_the_first_sign_in_offers_the_browsers_zone(held: tuple[Services, str], axe_source: str) -> None:  # noqa: F811
     services, base_url = held
     user_id, _token = account(services, "lin")
-    with chromium_page(locale="zh-CN", timezone_id="Asia/Shanghai", viewport=viewport(390)) as page:
+    # bypass_csp: axe is injected inline (tests/web/kit/test_accessibility.py).
+    with chromium_page(locale="zh-CN", timezone_id="Asia/Shanghai", viewport=viewport(390), bypass_csp=True) as page:
         sign_in(page, base_url, "lin", "/todos/today")
         offer = page.locator("#zone-offer")
         expect(offer).to_contain_text("使用 Asia/Shanghai？")
+        audit = Audit(page, axe_source)
+        audit.check("the zone offer")
+        assert audit.problems == [], audit.problems
         # Not saved until the person confirms; meanwhile the page is in the browser's zone.
         assert configured_zone(services.items, user_id) is None
         assert SHANGHAI_TODAY in page.locator("main p.muted").first.inner_text()
