@@ -29,7 +29,7 @@ from ...kernel.context import Call, Principal
 from ...kernel.errors import Forbidden, Internal, MesqError, Unauthorized
 from ...kernel.recorded import Recorded
 from ...kernel.spec import load_spec
-from ...todos.user_zone import configured_zone
+from ...todos.user_zone import configured_zone, is_zone_name
 from ...wiring.services import Services
 from .flash import clear_flash, pending_flash, redirect_with_flash
 from .forms import Fields, close_uploads, read_form, read_form_or_json, read_upload
@@ -87,7 +87,7 @@ class Page:
         if self.session is None or self.user_zone is not None:
             return None
         browser = request_zone(self.request)
-        return browser if browser != "UTC" else None
+        return browser if browser != "UTC" and is_zone_name(browser) else None  # only what set_time_zone takes
 
     @property
     def translator(self) -> Translator:
