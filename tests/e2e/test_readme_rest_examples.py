@@ -148,6 +148,7 @@ CLI: dict[str, Callable[[str], bool]] = {
     "token revoke alice": lambda out: out.startswith("revoked token "),
     "user list": lambda out: "\nalice\t" in out and out.rstrip().endswith("\tyes"),
     "user passwd alice": lambda out: "password changed for alice" in out,
+    "user set-timezone alice": lambda out: out.strip() == "time zone of alice set to Asia/Shanghai",
     "export alice": lambda out: re.fullmatch(
         r"exported 2 memos, 2 tasks, 1 space, 1 attachment and \d+ history entries to alice\.zip", out.strip()
     ) is not None,

@@ -40,7 +40,7 @@ async def echo(name: str, arguments: str) -> str:
     return json.dumps({"data": {"tool": name, "args": json.loads(arguments)}})
 
 
-CONTEXT = {"timeZone": "Asia/Shanghai", "today": "2026-12-04", "now": "2026-12-03T16:30:00Z"}
+CONTEXT = {"timeZone": "Asia/Shanghai", "timeZoneSet": True, "today": "2026-12-04", "now": "2026-12-03T16:30:00Z"}
 
 
 async def go(code: str, user: str = "u1", timeout_s: float = 5, memory_mb: int = 32, out: int = 25_000):
@@ -83,7 +83,8 @@ def test_run_code_gives_the_script_the_users_zone_and_today_there(mcp, mcp_servi
     mcp_services.items.update(Update(key=todo_keys.settings_key(user["id"]), set={"timezone": "Pacific/Kiritimati"}))
     data = client.ok("run_code", {"code": "return mesq.context"})
     context = data["result"]
-    assert set(context) == {"timeZone", "today", "now"} and context["timeZone"] == "Pacific/Kiritimati"
+    assert set(context) == {"timeZone", "timeZoneSet", "today", "now"} and context["timeZone"] == "Pacific/Kiritimati"
+    assert context["timeZoneSet"] is True  # a boolean, as get_context gives it
     now = datetime.fromisoformat(context["now"].replace("Z", "+00:00"))
     # UTC+14: the date there is a day ahead of UTC for 14 hours of every day
     assert context["today"] == now.astimezone(ZoneInfo("Pacific/Kiritimati")).date().isoformat()

@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from mesq.kernel.timestamps import format_timestamp, parse_timestamp
+from mesq.todos.user_zone import set_zone
 from mesq.web.kit.render import when
 from mesq.web.todos.agenda import day_bounds, query_arguments
 from mesq.web.todos.agenda_rows import tomorrow_due
@@ -136,12 +137,16 @@ def test_a_due_time_without_a_zone_is_the_browsers(services: Services, person: B
     person.client.cookies.set("mesq_tz", ZONE)
     shown = person.get(f"/todos/tasks/{task['id']}").text
     assert 'placeholder="Asia/Shanghai"' in shown, shown[shown.index('id="timezone"') :][:300]
-    assert "zone is read in your browser" in shown and "zone, Asia/Shanghai." in shown
+    assert "zone is read in your time zone, Asia/Shanghai." in shown
     form = {"revision": task["revision"], "title": "call the bank", "priority": "none", "due_date": "2026-12-20",
             "due_time": "09:30", "timezone": "", "repeat": ""}  # fmt: skip
     assert person.post(f"/todos/tasks/{task['id']}", form).status_code == 303
     stored = run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]
     assert stored["due"] == {"type": "datetime", "at": "2026-12-20T01:30:00.000000Z"} and stored["timezone"] == ZONE
+    # Once the user has set a zone, it is theirs, whatever zone the browser is in (issue 40 §5).
+    set_zone(services.items, person.user_id, "Europe/Berlin")
+    shown = person.get(f"/todos/tasks/{task['id']}").text
+    assert 'placeholder="Europe/Berlin"' in shown and "your time zone, Europe/Berlin." in shown
 
 
 def _toast_undo(html: str) -> list[str]:

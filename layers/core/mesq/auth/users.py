@@ -109,6 +109,11 @@ def get_user(items: ItemStore, user_id: str) -> dict[str, Any] | None:
     return items.get(_profile_key(user_id))
 
 
+def profile_key(user_id: str) -> tuple[str, str]:
+    """The profile's key, for a caller that reads it in one batch with other items (the pages)."""
+    return _profile_key(user_id)
+
+
 def find_user_by_name(items: ItemStore, username: str) -> dict[str, Any]:
     claim = items.get(_username_key(username))
     profile = get_user(items, claim["userId"]) if claim else None

@@ -6,7 +6,9 @@ inbox item with a `due`, as one VEVENT each (calendar apps show VEVENTs in their
 Google Calendar ignores VTODO, Apple would put VTODOs in Reminders):
 - a date-only due is an all-day event (`DTSTART;VALUE=DATE`);
 - a datetime due is an instant (`DTSTART` without an end, RFC 5545 §3.6.1), in the task's
-  `timezone` (with its VTIMEZONE) when it has one, else in UTC;
+  `timezone` (with its VTIMEZONE) when it has one, else in the user's own zone when set
+  (`todos/user_zone.py`; also the calendar's `X-WR-TIMEZONE`), else in UTC: a recurring 09:00
+  steps in the zone it was meant in;
 - `recurrence` becomes the event's RRULE, stepping from the current due (the next open
   occurrence); a `COUNT` is reduced by the occurrences already completed;
 - each reminder becomes a VALARM (DISPLAY): relative ones trigger relative to the start,
@@ -62,15 +64,15 @@ def _alarm(reminder: dict[str, Any], title: str) -> Alarm:
     return alarm
 
 
-def event(kind: str, record: Item) -> Event:
-    """One dated todo record as a VEVENT."""
+def event(kind: str, record: Item, user_zone: str | None = None) -> Event:
+    """One dated todo record as a VEVENT; `user_zone` places a datetime due without a zone of its own."""
     vevent = Event()
     vevent.add("uid", f"{kind}-{record['id']}@mesq")
     vevent.add("dtstamp", parse_timestamp(str(record["updatedAt"]), "updatedAt").astimezone(UTC))
     vevent.add("summary", str(record["title"]))
     if record.get("notes"):
         vevent.add("description", str(record["notes"]))
-    vevent.add("dtstart", _start(record["due"], record.get("timezone")))
+    vevent.add("dtstart", _start(record["due"], record.get("timezone") or user_zone))
     if record.get("tags"):
         vevent.add("categories", [str(tag) for tag in record["tags"]])
     rule = _rule(record)
@@ -81,8 +83,9 @@ def event(kind: str, record: Item) -> Event:
     return vevent
 
 
-def feed(records: Iterable[tuple[str, Item]]) -> bytes:
-    """The whole feed from (kind, record) pairs; records that are done, trashed or undated are left out."""
+def feed(records: Iterable[tuple[str, Item]], user_zone: str | None = None) -> bytes:
+    """The whole feed from (kind, record) pairs; records that are done, trashed or undated are
+    left out. `user_zone`: the user's own zone (None: unset)."""
     calendar = Calendar()
     calendar.add("prodid", PRODID)
     calendar.add("version", "2.0")
@@ -90,8 +93,10 @@ def feed(records: Iterable[tuple[str, Item]]) -> bytes:
     calendar.add("method", "PUBLISH")
     calendar.add("x-wr-calname", CALENDAR_NAME)
     calendar.add("x-published-ttl", REFRESH)
+    if user_zone:
+        calendar.add("x-wr-timezone", user_zone)
     for kind, record in records:
         if record.get("due") and not record.get("done") and record.get("deletedAt") is None:
-            calendar.add_component(event(kind, record))
+            calendar.add_component(event(kind, record, user_zone))
     calendar.add_missing_timezones()
     return bytes(calendar.to_ical())

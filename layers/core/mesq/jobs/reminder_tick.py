@@ -64,6 +64,7 @@ from ..reminders.vapid import instance_vapid
 from ..store.paging import walk
 from ..todos import keys as todo_keys
 from ..todos.reminder_schedule import INDEX_PREFIX, bucket, bucket_partition, index_item, instants, next_instant
+from ..todos.user_zone import configured_zone
 
 logger = Logger(child=True)
 
@@ -131,12 +132,6 @@ def _payload(entry: Item, task: Item, now: datetime, default_zone: str | None = 
         "sentAt": format_timestamp(now),
         "task": shown,
     }
-
-
-def _default_zone(items: ItemStore, user_id: str) -> str | None:
-    """The user's todo default zone (their settings item's `timezone`), or None."""
-    configured = (items.get(todo_keys.settings_key(user_id)) or {}).get("timezone")
-    return str(configured) if configured else None
 
 
 def retry_item(entry: Item, round_: int, moment: datetime, channel_ids: list[str] | None) -> Item:
@@ -264,7 +259,7 @@ class _Tick:
         return todo_keys.record_of(stored) if stored is not None else None
 
     async def send(self, entry: Item, task: Item, channel_ids: Collection[str] | None = None) -> dict[str, str]:
-        payload = _payload(entry, task, self.now, _default_zone(self.items, str(entry["userId"])))
+        payload = _payload(entry, task, self.now, configured_zone(self.items, str(entry["userId"])))
         async with self.bound:
             return await deliver(self.items, self.sealer, str(entry["userId"]), payload, client=self.http,
                                  backoff=self.backoff, channel_ids=channel_ids, reach=self.reach)  # fmt: skip

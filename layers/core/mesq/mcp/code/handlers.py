@@ -44,14 +44,16 @@ WARM_UP_WAIT_S = 20.0
 #: An unknown tool's name is shown this far (a script can make one up of any length).
 MAX_LOGGED_NAME = 100
 #: What a script reads as `mesq.context`: get_context's "now" for the user, so a script works out
-#: "today" in the user's zone rather than in the sandbox's UTC clock.
-CONTEXT_FIELDS = ("timeZone", "today", "now")
+#: "today" in the user's zone rather than in the sandbox's UTC clock, and `timeZoneSet` so a UTC
+#: that is only the default never looks like the user's choice.
+CONTEXT_FIELDS = ("timeZone", "timeZoneSet", "today", "now")
 
 
-def user_context(call: Call) -> dict[str, str]:
-    """The user's zone, today's date there and the instant: get_context's answer (one read)."""
+def user_context(call: Call) -> dict[str, str | bool]:
+    """The user's zone, whether they set it, today's date there and the instant: get_context's
+    answer (one read)."""
     answer = REGISTRY[CONTEXT_TOOL](call, {})
-    return {name: str(answer[name]) for name in CONTEXT_FIELDS}
+    return {name: answer[name] if name == "timeZoneSet" else str(answer[name]) for name in CONTEXT_FIELDS}
 
 
 #: How many hits `detail: full` writes in full (with their named shapes); the rest stay brief.
@@ -119,7 +121,7 @@ class Run:
         if left is not None and left // 2 < self.max_calls:
             self.max_calls = self.rate_share = left // 2
 
-    async def run(self, source: str, context: dict[str, str]) -> dict[str, Any]:
+    async def run(self, source: str, context: dict[str, str | bool]) -> dict[str, Any]:
         # A script sent while `mesq serve` warms search up waits for it first: the warm-up's
         # loads are the server's start, not the script's wall time (a no-op otherwise).
         await run_sync(self.state.services.search.wait_until_warm, WARM_UP_WAIT_S)

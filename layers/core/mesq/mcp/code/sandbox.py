@@ -81,7 +81,7 @@ async def run_program(
     user: str,
     reach: list[str],
     known: list[str],
-    context: dict[str, str],
+    context: dict[str, str | bool],
     host: Host,
     frame_full: FrameFull,
     timeout_s: float,
@@ -89,8 +89,8 @@ async def run_program(
     max_output_chars: int,
 ) -> Outcome:
     """Run `source` (the body of an async function) until it settles, throws or hits the wall
-    time (`timeout_s`, host calls included) or `memory_bytes`. The script reads `context` (flat
-    strings: the user's zone, today there, now) as the frozen `mesq.context`. RateLimited if
+    time (`timeout_s`, host calls included) or `memory_bytes`. The script reads `context` (flat:
+    the user's zone, whether they set it, today there, now) as the frozen `mesq.context`. RateLimited if
     `user` already holds their share of the workers past the pool's queue time."""
     map_large_blocks()  # the answers' large buffers go back to the system when freed (memory.py)
     deadline = time.monotonic() + timeout_s + GRACE_S

@@ -90,7 +90,8 @@ SEARCH_DATA: dict[str, Any] = {
 RUN_DESCRIPTION = (
     "Run JavaScript (an async function body) in a sandbox; only what it returns comes back. "
     "`await mesq.<tool>(args)` gives that tool's {data} or {error} (find tools with search_tools; "
-    "Object.keys(mesq) lists them); `mesq.context` = the user's {timeZone, today, now}. "
+    "Object.keys(mesq) lists them); `mesq.context` = the user's {timeZone, timeZoneSet, today, now} "
+    "(ask the user when timeZoneSet is false). "
     "`checkpoint(v)` keeps a partial result: if a budget stops the "
     "run, result is the last one, so continue in a new run (e.g. from its nextOffset). No network, "
     "files or timers. A reached budget is in `budget`; a long result is cut at a whole element "

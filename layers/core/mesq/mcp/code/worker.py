@@ -100,7 +100,7 @@ _PRELUDE = r"""
     waiters[id] = {__proto__: null, ok: resolve, fail: reject};
     pending[id] = {__proto__: null, name, body};
   });
-  const context = freeze(userContext);  // flat: strings only
+  const context = freeze(userContext);  // flat: strings and one boolean
   const tools = create(null), hidden = create(null);
   for (const name of reach) tools[name] = (args) => call(name, args);
   for (const name of known) if (!(name in tools)) hidden[name] = true;

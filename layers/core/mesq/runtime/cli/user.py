@@ -1,4 +1,4 @@
-"""`mesq user create|list|passwd`: the instance's accounts."""
+"""`mesq user create|list|passwd|set-timezone`: the instance's accounts."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 from ...auth.users import count_users, create_user, list_users, set_password
 from ...wiring.services import Services
-from .common import Commands, Parser, password_option, read_password
+from .common import Commands, Parser, password_option, read_password, user_id_of
 
 
 def add_parser(commands: Commands, common: Parser) -> None:
@@ -24,6 +24,11 @@ def add_parser(commands: Commands, common: Parser) -> None:
     )
     user_passwd.add_argument("username", help="the user whose password changes")
     password_option(user_passwd)
+    user_zone = user.add_parser(
+        "set-timezone", parents=[common], help="set the zone a user's 'today', overdue and reminders use"
+    )
+    user_zone.add_argument("username", help="the user whose zone is set")
+    user_zone.add_argument("zone", help="an IANA time zone name, e.g. Asia/Shanghai")
 
 
 def run(args: argparse.Namespace, services: Services) -> int:
@@ -39,6 +44,11 @@ def run(args: argparse.Namespace, services: Services) -> int:
         unlisted = count_users(items) - len(users)
         if unlisted > 0:
             print(f"mesq: {unlisted} account(s) made before the user directory are not listed", file=sys.stderr)
+    elif args.action == "set-timezone":
+        from ...todos.user_zone import set_zone  # the todo domain: loaded only by this command
+
+        zone = set_zone(items, user_id_of(services, args.username), args.zone)
+        print(f"time zone of {args.username} set to {zone}")
     else:
         from ...web.kit.sessions import end_user_sessions  # the web layer's sessions (Jinja): loaded only here
 

@@ -1,4 +1,5 @@
-"""The todo read views as operations: list_todos, query_todos, get_todo_task.
+"""The todo read views as operations: list_todos, query_todos, get_todo_task; get_context and
+set_time_zone (the user's zone, user_zone.py).
 
 A list_todos page reads only what it shows (views/paged.py: the structure, the list sizes and
 one index page per list it overlaps; the graph projection the same through views/graph_paged.py
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from ...auth.scopes import order_scopes
 from ...kernel import timestamps
@@ -28,6 +29,7 @@ from ..destinations import resolve_space
 from ..due_index import ensure_indexed
 from ..inbox.detail_context import effective_timezone
 from ..state import TodoState, load_partial, load_state
+from ..user_zone import configured_zone, set_zone
 from ..writes import ensure_default_space
 from .details import task_details
 from .graph_paged import graph_board_page
@@ -150,8 +152,7 @@ def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def get_context_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     """ "Now" for the user: their todo zone (one settings read), today's date there, the instant,
     and the credential's scopes. The MCP adapter adds the connection's toolsets."""
-    configured = (call.services.items.get(keys.settings_key(call.principal.user_id)) or {}).get("timezone")
-    zone = _known_zone(configured)
+    zone = configured_zone(call.services.items, call.principal.user_id)
     now = timestamps.utc_now()
     return {
         "timeZone": zone or "UTC",
@@ -162,18 +163,16 @@ def get_context_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _known_zone(name: Any) -> str | None:
-    if not isinstance(name, str) or not name:
-        return None
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return None
-    return name
+def set_time_zone_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    """Store the zone the user named (an IANA name, else a validation error) and answer the
+    context in it."""
+    set_zone(call.services.items, call.principal.user_id, args["timeZone"])
+    return get_context_operation(call, {})
 
 
 OPERATIONS = {
     "get_context": get_context_operation,
+    "set_time_zone": set_time_zone_operation,
     "list_todos": list_todos_operation,
     "query_todos": query_todos_operation,
     "get_todo_task": get_todo_task_operation,

@@ -23,12 +23,14 @@ from ...asgi.body import MAX_FORM_BYTES
 from ...asgi.envelope import failure
 from ...asgi.trace import trace_id_of
 from ...auth.scopes import ALL_SCOPES
-from ...auth.users import get_user
+from ...auth.users import profile_key
 from ...kernel.concurrency import run_sync
 from ...kernel.context import Call, Principal
 from ...kernel.errors import Forbidden, Internal, MesqError, Unauthorized
 from ...kernel.recorded import Recorded
 from ...kernel.spec import load_spec
+from ...todos.keys import settings_key
+from ...todos.user_zone import is_zone_name
 from ...wiring.services import Services
 from .flash import clear_flash, pending_flash, redirect_with_flash
 from .forms import Fields, close_uploads, read_form, read_form_or_json, read_upload
@@ -72,6 +74,21 @@ class Page:
     fields: Fields
     trace_id: str
     language: str = DEFAULT_LANGUAGE  # "en" or "zh": the user's choice, else the browser's
+    user_zone: str | None = None  # the zone the user set (Settings, CLI, REST, a tool), else None
+
+    @property
+    def time_zone(self) -> str:
+        """The zone every "today", overdue, agenda, quick-add default and shown time of the page
+        uses: the user's own, else the browser's (its cookie), else UTC."""
+        return self.user_zone or request_zone(self.request)
+
+    @property
+    def offered_zone(self) -> str | None:
+        """The browser's zone, offered ("Use Asia/Shanghai?") while the user has set none."""
+        if self.session is None or self.user_zone is not None:
+            return None
+        browser = request_zone(self.request)
+        return browser if browser != "UTC" and is_zone_name(browser) else None  # only what set_time_zone takes
 
     @property
     def translator(self) -> Translator:
@@ -136,9 +153,10 @@ class Page:
 
     def render(self, template: str, **context: Any) -> Response:
         """A page, with the pending one-time notice (if any) shown and consumed, and its times in
-        the browser's zone."""
+        the page's zone (`time_zone`)."""
         settings = self.web.services.settings
-        context.setdefault(VIEWER_ZONE, request_zone(self.request))
+        context.setdefault(VIEWER_ZONE, self.time_zone)
+        context.setdefault("offered_zone", self.offered_zone)
         response = render(
             template,
             language=self.language,
@@ -192,17 +210,20 @@ def login_redirect(request: Request) -> Response:
     return redirect("/login?next=" + quote(target, safe=""))
 
 
-def _stored_language(web: Web, session: WebSession) -> str | None:
-    profile = get_user(web.services.items, session.user_id)
-    language = (profile or {}).get("settings", {}).get("language")
-    return language if isinstance(language, str) else None
+def _stored_preferences(web: Web, session: WebSession) -> tuple[str | None, str | None]:
+    """The user's language (their profile) and time zone (their todo settings), in one batch read."""
+    wanted = (profile_key(session.user_id), settings_key(session.user_id))
+    found = {(item["pk"], item["sk"]): item for item in web.services.items.batch_get(wanted)}
+    language = (found.get(wanted[0]) or {}).get("settings", {}).get("language")
+    zone = (found.get(wanted[1]) or {}).get("timezone")
+    return (language if isinstance(language, str) else None), (zone if is_zone_name(zone) else None)
 
 
-async def request_language(web: Web, request: Request, session: WebSession | None) -> str:
-    """The language of this request's page: the user's Settings choice, else `Accept-Language`
-    (one GetItem of the profile per signed-in page)."""
-    stored = await run_sync(_stored_language, web, session) if session is not None else None
-    return choose_language(stored, request.headers.get("accept-language"))
+async def request_preferences(web: Web, request: Request, session: WebSession | None) -> tuple[str, str | None]:
+    """This request's page language (the user's Settings choice, else `Accept-Language`) and the
+    zone the user set (None: unset): one BatchGetItem per signed-in page."""
+    language, zone = await run_sync(_stored_preferences, web, session) if session is not None else (None, None)
+    return choose_language(language, request.headers.get("accept-language")), zone
 
 
 def error_page(
@@ -259,7 +280,7 @@ def endpoint(
             if post and not same_origin_post(web.services.settings, request):
                 raise Forbidden("cross-site form posts are refused")
             current = await current_session(web, request)
-            language = await request_language(web, request, current)
+            language, zone = await request_preferences(web, request, current)
             if current is None and session == "required":
                 if post or api:
                     raise Unauthorized("you are not signed in (or your session has ended); sign in and try again")
@@ -275,7 +296,7 @@ def endpoint(
                     if not same_token(current.csrf_token, given if isinstance(given, str) else None):
                         raise Forbidden("the form is out of date (CSRF check failed); reload the page and try again")
             try:
-                return await handler(Page(web, request, current, fields, trace_id, language))
+                return await handler(Page(web, request, current, fields, trace_id, language, zone))
             finally:
                 await close_uploads(fields)
         except MesqError as error:

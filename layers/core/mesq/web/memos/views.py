@@ -28,8 +28,8 @@ RECENT_DAYS = 14
 
 
 def page_zone(page: Page) -> ZoneInfo | None:
-    """The browser's time zone (its `mesq_tz` cookie), None when unknown."""
-    return browser_zone(page.request.cookies.get(ZONE_COOKIE))
+    """The user's time zone, else the browser's (its `mesq_tz` cookie), None when neither is known."""
+    return ZoneInfo(page.user_zone) if page.user_zone else browser_zone(page.request.cookies.get(ZONE_COOKIE))
 
 
 def _memo_view(memo: dict[str, Any], zone: ZoneInfo | None) -> dict[str, Any]:

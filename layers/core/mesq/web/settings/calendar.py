@@ -23,6 +23,7 @@ from ...calendar_feed.ics import feed
 from ...calendar_feed.source import dated_records
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import ValidationError
+from ...todos.user_zone import configured_zone
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
 from ..kit.security import cookie_name, cookies_secure, instance_base, set_strict_cookie
@@ -81,7 +82,7 @@ def _feed_body(web: Web, secret: str) -> bytes | None:
     user_id = feed_secret.owner_of(web.services.items, secret)
     if user_id is None:
         return None
-    return feed(dated_records(web.services.items, user_id))
+    return feed(dated_records(web.services.items, user_id), configured_zone(web.services.items, user_id))
 
 
 def feed_endpoint(web: Web) -> Route:

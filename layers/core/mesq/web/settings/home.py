@@ -1,7 +1,10 @@
 """`/settings`: the settings index (the header's one Settings entry opens it; every settings page
 shows the same menu, `pages.py`) and the Language choice (`POST /settings/language`), kept in
 the account's interface settings (`auth/users.set_setting`) like the memo page's double-click
-setting: "" follows the browser's `Accept-Language`, "en" or "zh" is fixed."""
+setting: "" follows the browser's `Accept-Language`, "en" or "zh" is fixed; and the Time zone
+(`POST /settings/time-zone`, the `set_time_zone` operation REST and MCP run): the zone every
+"today", overdue, agenda and quick-add default uses. Until one is set, every signed-in page offers
+the browser's zone ("Use Asia/Shanghai?", `kit/base.html`), saved only when the person confirms."""
 
 from __future__ import annotations
 
@@ -11,8 +14,10 @@ from starlette.routing import Route
 from ...auth.users import get_user, set_setting
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import ValidationError
+from ...todos.user_zone import zone_names
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import LANGUAGES, Translator, choose_language
+from ..kit.request_values import request_zone
 
 PAGE = "/settings"
 
@@ -20,7 +25,14 @@ PAGE = "/settings"
 async def settings_page(page: Page) -> Response:
     profile = await run_sync(get_user, page.web.services.items, page.user.user_id)
     chosen = (profile or {}).get("settings", {}).get("language", "")
-    return page.render("settings/index.html", nav="settings", chosen_language=chosen if chosen in LANGUAGES else "")
+    return page.render(
+        "settings/index.html",
+        nav="settings",
+        chosen_language=chosen if chosen in LANGUAGES else "",
+        user_zone=page.user_zone,
+        browser_zone=request_zone(page.request),
+        zones=zone_names(),
+    )
 
 
 async def language_submit(page: Page) -> Response:
@@ -33,8 +45,15 @@ async def language_submit(page: Page) -> Response:
     return page.redirect_with_flash(PAGE, now.gettext("Language saved."))
 
 
+async def time_zone_submit(page: Page) -> Response:
+    # The operation checks the name (an IANA zone, else a clear validation error page).
+    saved = await page.invoke("set_time_zone", {"timeZone": page.fields.text("timeZone")})
+    return page.redirect_with_flash(PAGE, page.gettext("Time zone set to %(zone)s.", zone=saved["timeZone"]))
+
+
 def settings_index_routes(web: Web) -> list[Route]:
     return [
         Route(PAGE, endpoint(web, settings_page), methods=["GET"]),
         Route(PAGE + "/language", endpoint(web, language_submit), methods=["POST"]),
+        Route(PAGE + "/time-zone", endpoint(web, time_zone_submit), methods=["POST"]),
     ]

@@ -1,12 +1,13 @@
 """Today, Upcoming and Overdue (`/todos/today`, `/todos/upcoming`, `/todos/overdue`): open
 tasks, subtasks and inbox items of every space by their due, read through `query_todos` (the
-same filters REST and MCP use), each due in words in the browser's zone, overdue ones marked.
-Today also has a quick-add box: the line read by `quick_add` in the browser's zone, the task
+same filters REST and MCP use), each due in words in the page's zone, overdue ones marked.
+Today also has a quick-add box: the line read by `quick_add` in the page's zone, the task
 created in the default space (create_todo_task without a column). Each record is a row with its
 chips, a complete button and a menu (`agenda_rows.py` answers them).
 
-"Today" is the browser's day (the `mesq_tz` cookie): from its midnight to the next one, in UTC
-for `dueAfter` / `dueBefore`. Upcoming is the next seven days after today.
+"Today" is the day in the page's zone (`Page.time_zone`: the user's own, else the browser's
+`mesq_tz` cookie, else UTC): from its midnight to the next one, in UTC for `dueAfter` /
+`dueBefore`. Upcoming is the next seven days after today.
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ def _view_page(tab: str) -> Handler:
 
 
 async def today_add(page: Page) -> Response:
-    """Today's quick add: the line understood in the browser's zone, created in the default space."""
+    """Today's quick add: the line understood in the page's zone, created in the default space."""
     title = page.fields.text("title")
     try:
         parsed = await understand(page, title, form_ignore(page))

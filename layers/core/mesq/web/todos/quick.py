@@ -1,6 +1,7 @@
 """Quick add on the todo pages: the add box's text read by `mesq/todos/quick_add.py` in the
-browser's zone (the `mesq_tz` cookie), the live preview of what was understood (chips, each
-removable: `GET /todos/quick-add`, an htmx fragment) and the arguments a create takes.
+page's zone (the user's own, else the browser's `mesq_tz` cookie: `Page.time_zone`), the live
+preview of what was understood (chips, each removable: `GET /todos/quick-add`, an htmx
+fragment) and the arguments a create takes.
 
 The reading runs in a worker thread (dateparser takes milliseconds a phrase; the event loop
 serves everyone). The preview is asked for once typing pauses (the boxes' `delay:200ms`) and is
@@ -21,7 +22,6 @@ from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_, Translator
 from ..kit.recurrence_words import ENGLISH, recurrence_words
 from ..kit.render import render
-from ..kit.request_values import request_zone
 from ..kit.user_limits import count_user
 from .fields import MONTHS, WEEKDAYS
 
@@ -30,8 +30,8 @@ _PRIORITY_WORDS = {"urgent": N_("Urgent"), "high": N_("High"), "medium": N_("Med
 
 
 def page_zone(page: Page) -> str:
-    """The browser's IANA zone (cookie), else UTC."""
-    return request_zone(page.request)
+    """The user's IANA zone, else the browser's (cookie), else UTC (`Page.time_zone`)."""
+    return page.time_zone
 
 
 def ignored(values: list[str]) -> frozenset[str]:
