@@ -9,7 +9,7 @@ caller's filter on the index's copy of status, tags and creation time.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any
 
 from ..kernel.context import Call
@@ -64,8 +64,14 @@ def _hit(outcome: Outcome, doc: Doc, score: float) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _answer(outcome: Outcome, hits: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"items": hits, "degraded": outcome.degraded, "stages": outcome.stages}
+def _answer(outcome: Outcome, hit: Callable[[Doc, float], dict[str, Any]]) -> dict[str, Any]:
+    """`items`: the hits at or above the confidence floor; `closestMatches`: the few below it
+    ("less related"), so an agent sees where confidence ends (docs/contract.md §9)."""
+    return {
+        "items": [hit(doc, score) for doc, score in outcome.hits],
+        "closestMatches": [hit(doc, score) for doc, score in outcome.closest],
+        "degraded": outcome.degraded, "stages": outcome.stages,
+    }  # fmt: skip
 
 
 def search_ai_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -77,8 +83,7 @@ def search_ai_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         return doc.kind == "memo" and not memo_filter.is_empty_range and memo_filter.matches(doc.meta)
 
     outcome = _run(call, args, accept, ("memo", memo_filter))
-    hits = [_hit(outcome, doc, score) for doc, score in outcome.hits]
-    return _answer(outcome, hits)
+    return _answer(outcome, lambda doc, score: _hit(outcome, doc, score))
 
 
 def search_everything(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -90,8 +95,7 @@ def search_everything(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         return doc.kind in kinds
 
     outcome = _run(call, args, accept, ("kinds", frozenset(kinds)))
-    hits = [{"kind": doc.kind, **_hit(outcome, doc, score), **_book_of(call, doc)} for doc, score in outcome.hits]
-    return _answer(outcome, hits)
+    return _answer(outcome, lambda doc, score: {"kind": doc.kind, **_hit(outcome, doc, score), **_book_of(call, doc)})
 
 
 def _book_of(call: Call, doc: Doc) -> dict[str, Any]:
