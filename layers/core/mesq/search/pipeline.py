@@ -15,8 +15,8 @@ confidence, a number from 0 to 1 that means the same for every query (docs/searc
   (crosslingual.py) and keeps the better of the two. The candidates are the `VECTOR_CANDIDATES`
   best with z >= `VECTOR_MIN_Z`; how far a note stands above the best other note (`gap`) is
   evidence too;
-- fusion: `confidence = sigmoid(W_COVERAGE * coverage^3 + W_SIMILARITY * z + W_GAP * max(gap, -1)
-  + BIAS)` over the union of both branches' candidates (every candidate has both numbers: BM25
+- fusion: `confidence = sigmoid(W_COVERAGE * coverage^3 + W_SIMILARITY * max(z, 0)
+  + W_GAP * max(gap, -1) + BIAS)` over the union of both branches' candidates (every candidate has both numbers: BM25
   candidates have a similarity too). The cube keeps one weak token weak and a full match strong;
   the weights were fitted on the TUNING half of the relevance set only (tests/search/calibrate.py);
 - the floor: hits at or above `FLOOR` confidence are the answer; up to `CLOSEST_MATCHES` below it
@@ -62,21 +62,22 @@ RERANK_CANDIDATES = 30
 VECTOR_CANDIDATES = 100
 VECTOR_MIN_Z = 1.0
 #: Fusion's weights and the floor, fitted on the tuning half of tests/search/relevance_set.py
-#: (`python -m tests.search.calibrate`; logistic regression of "is the query's note" on the
-#: features, the coverage weight held at >= 4 so that a note matching every query term is a
-#: confident hit even when its vector says nothing). FLOOR: the highest confidence that keeps the
-#: tuning half's recall@5 of every class (0.15 loses an English paraphrase).
-W_COVERAGE = 4.0
-W_SIMILARITY = 1.85
+#: (`python -m tests.search.calibrate`: logistic regression of "is the query's note" on the
+#: features). The coverage weight is held at 7.5, not fitted: a note holding every query term
+#: then clears the floor whatever its vector says (7.5 + BIAS - W_GAP > logit(FLOOR)), which the
+#: set's controls cannot teach (their vectors agree). FLOOR: the highest confidence that keeps
+#: the tuning half's recall@5 of every class (0.15 loses an English paraphrase).
+W_COVERAGE = 7.5
+W_SIMILARITY = 1.89
 W_GAP = 3.58
-BIAS = -5.63
+BIAS = -5.72
 FLOOR = 0.1
 #: Hits below the floor that still follow the answer (the page draws them as "less related").
 CLOSEST_MATCHES = 3
 #: Below this many documents a query's similarity distribution is unreliable: it is blended with
-#: the model's prior (`similarity_prior` of the embedder, else PRIOR), weighted by the count.
+#: the model's prior (`similarity_prior` of the embedder: mean and spread of a query's similarity
+#: to unrelated notes), weighted by the count. A model without one uses the user's notes alone.
 DISTRIBUTION_MIN = 20
-PRIOR = (0.78, 0.033)
 Accept = Callable[[Doc], bool]
 Mask = npt.NDArray[np.bool_]
 Floats = npt.NDArray[np.float64]
@@ -197,7 +198,7 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
     queries = vectors[:1] if gloss is None else np.stack([vectors[0], unit(vectors[0] + vectors[1])])
     similarity = index.similarities(queries)
     usable = accepted & ~np.isnan(similarity[:, 0])
-    prior = getattr(embedder, "similarity_prior", PRIOR)
+    prior = getattr(embedder, "similarity_prior", None)
     z = _standard(similarity[:, 0], usable, prior)
     if gloss is not None:  # a note of the other language: the query or the query plus its gloss
         other = index.chinese() != is_chinese(query)
@@ -221,12 +222,14 @@ def _has_other_language(index: SearchIndex, query: str) -> bool:
     return bool(np.any(chinese != is_chinese(query))) if len(chinese) else False
 
 
-def _standard(similarity: npt.NDArray[np.float32], usable: Mask, prior: tuple[float, float]) -> Floats:
+def _standard(similarity: npt.NDArray[np.float32], usable: Mask, prior: tuple[float, float] | None) -> Floats:
     """Similarities as z-scores over the usable positions; a small corpus leans on the prior."""
     values = similarity[usable].astype(np.float64)
     count = len(values)
-    mean, std = (float(values.mean()), float(values.std())) if count else prior
-    if count < DISTRIBUTION_MIN:
+    if not count and prior is None:
+        return np.zeros(len(similarity))
+    mean, std = (float(values.mean()), float(values.std())) if count else prior  # type: ignore[misc]
+    if prior is not None and count < DISTRIBUTION_MIN:
         share = count / DISTRIBUTION_MIN
         prior_mean, prior_std = prior
         blended = share * mean + (1 - share) * prior_mean
@@ -237,7 +240,9 @@ def _standard(similarity: npt.NDArray[np.float32], usable: Mask, prior: tuple[fl
 
 def confidence(coverage: Floats, z: Floats, gap: Floats) -> Floats:
     """The fused score (0-1): the calibrated chance that a candidate is what the query asks for."""
-    logit = W_COVERAGE * coverage**3 + W_SIMILARITY * z + W_GAP * np.maximum(gap, -1.0) + BIAS
+    # Below the mean a similarity is no evidence against a hit (a keyword query can match a long
+    # note the vector places anywhere); a gap is counted down to -1 (one deviation under the best).
+    logit = W_COVERAGE * coverage**3 + W_SIMILARITY * np.maximum(z, 0.0) + W_GAP * np.maximum(gap, -1.0) + BIAS
     return np.asarray(1.0 / (1.0 + np.exp(-logit)))
 
 
@@ -281,17 +286,19 @@ def _rerank(
     index: SearchIndex,
     query: str,
     fused: tuple[npt.NDArray[np.intp], Floats],
+    candidates: int,
     reranker: Reranker | None,
     outcome: Outcome,
 ) -> tuple[npt.NDArray[np.intp], Floats, float]:
-    """The order and scores the answer takes, and the floor that splits them."""
+    """The order and scores the answer takes, and the floor that splits them. `fused`: the
+    fused order as far as the answer can reach; `candidates`: how many fusion had."""
     stage = _Stage(outcome, "rerank")
     positions, scores = fused
-    if not len(positions):
+    if not candidates:
         stage.done("skipped", 0)
         return positions, scores, FLOOR
     if reranker is None:
-        stage.done("fused", len(positions))
+        stage.done("fused", candidates)
         return positions, scores, FLOOR
     head = positions[:RERANK_CANDIDATES]
     try:
@@ -335,7 +342,8 @@ def search(
     wanted = None if limit is None else max(limit, 0) + CLOSEST_MATCHES
     if reranker is not None:
         wanted = max(wanted or 0, RERANK_CANDIDATES)
-    ordered, scored, calibrated = _rerank(index, query, _first(index, positions, scores, wanted), reranker, outcome)
+    fused = _first(index, positions, scores, wanted)
+    ordered, scored, calibrated = _rerank(index, query, fused, len(positions), reranker, outcome)
     bar = calibrated if floor is None else floor
     confident = int(np.count_nonzero(scored >= bar))  # `scored` is best first
     cap = len(ordered) if limit is None else max(limit, 0)
