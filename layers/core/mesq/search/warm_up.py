@@ -1,6 +1,6 @@
 """Warm search up while `mesq serve` starts, so neither the first search nor a Code Mode script's
 wall time pays for loading: numpy and bm25s (what a first search imports), jieba's dictionary
-(read on its first cut) and the embedding model. Code Mode waits for it to finish
+(read on its first cut), the embedding model and the CC-CEDICT glossary (crosslingual.py). Code Mode waits for it to finish
 (`SearchRuntime.wait_until_warm`) before a script's clock starts."""
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ def warm_in_background(runtime: SearchRuntime) -> threading.Thread:
 
             tokens("预热 warm-up")
             runtime.warm_embedder()
+            from .crosslingual import GLOSSARY
+
+            GLOSSARY.load()
         finally:
             done.set()
 
