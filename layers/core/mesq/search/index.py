@@ -79,7 +79,9 @@ class _Part:
         """Every entry's cosine similarity to each query vector (rows: entries; NaN: no vector)."""
         if not self.dimension or queries.shape[1] != self.dimension:
             return np.full((len(self.entries), len(queries)), np.nan, dtype=np.float32)
-        scores = self.vectors @ queries.T
+        # One matrix-vector product per query: BLAS's matrix-matrix path for 1-2 columns measured
+        # 3x slower than two matrix-vector products over 100k x 384.
+        scores = np.stack([self.vectors @ query for query in queries], axis=1)
         scores[~self.has_vector] = np.nan
         return scores
 

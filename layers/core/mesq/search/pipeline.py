@@ -238,18 +238,26 @@ def _standard(similarity: npt.NDArray[np.float32], usable: Mask, prior: tuple[fl
     return np.asarray((similarity.astype(np.float64) - mean) / max(std, 1e-6))
 
 
-def confidence(coverage: Floats, z: Floats, gap: Floats) -> Floats:
-    """The fused score (0-1): the calibrated chance that a candidate is what the query asks for."""
+def logit(coverage: Floats, z: Floats, gap: Floats) -> Floats:
+    """The fused score before the sigmoid (same order; fusion ranks on it, see `confidence`)."""
     # Below the mean a similarity is no evidence against a hit (a keyword query can match a long
     # note the vector places anywhere); a gap is counted down to -1 (one deviation under the best).
-    logit = W_COVERAGE * coverage**3 + W_SIMILARITY * np.maximum(z, 0.0) + W_GAP * np.maximum(gap, -1.0) + BIAS
-    return np.asarray(1.0 / (1.0 + np.exp(-logit)))
+    return np.asarray(W_COVERAGE * coverage**3 + W_SIMILARITY * np.maximum(z, 0.0) + W_GAP * np.maximum(gap, -1.0) + BIAS)
+
+
+def confidence(coverage: Floats, z: Floats, gap: Floats) -> Floats:
+    """The fused score (0-1): the calibrated chance that a candidate is what the query asks for."""
+    return _sigmoid(logit(coverage, z, gap))
+
+
+def _sigmoid(values: Floats) -> Floats:
+    return np.asarray(1.0 / (1.0 + np.exp(-values)))
 
 
 def _fuse(
     index: SearchIndex, lexical: _Lexical | None, semantic: _Semantic | None, outcome: Outcome
 ) -> tuple[npt.NDArray[np.intp], Floats]:
-    """Every candidate of either branch with its confidence (positions ascending)."""
+    """Every candidate of either branch with its fused logit (positions ascending)."""
     stage = _Stage(outcome, "fusion")
     member = np.zeros(len(index.tie_order()), dtype=bool)
     if lexical is not None:
@@ -263,7 +271,7 @@ def _fuse(
     else:  # BM25 alone: no similarity evidence either way
         z, gap = np.zeros(len(positions)), np.zeros(len(positions))
     stage.done("ok", len(positions))
-    return positions, confidence(coverage, z, gap)
+    return positions, logit(coverage, z, gap)  # the sigmoid only for what is returned (search)
 
 
 def _first(
@@ -342,8 +350,8 @@ def search(
     wanted = None if limit is None else max(limit, 0) + CLOSEST_MATCHES
     if reranker is not None:
         wanted = max(wanted or 0, RERANK_CANDIDATES)
-    fused = _first(index, positions, scores, wanted)
-    ordered, scored, calibrated = _rerank(index, query, fused, len(positions), reranker, outcome)
+    first, logits = _first(index, positions, scores, wanted)
+    ordered, scored, calibrated = _rerank(index, query, (first, _sigmoid(logits)), len(positions), reranker, outcome)
     bar = calibrated if floor is None else floor
     confident = int(np.count_nonzero(scored >= bar))  # `scored` is best first
     cap = len(ordered) if limit is None else max(limit, 0)
