@@ -74,8 +74,10 @@ def _oracle(
             z[key] = standard[0][key]
             if gloss and chinese_notes[key] != is_chinese(query):
                 z[key] = max(z[key], standard[1][key])
-        vector = sorted((key for key in usable if z[key] >= pipeline.VECTOR_MIN_Z), key=lambda key: (-z[key], key))
-        vector = vector[: pipeline.VECTOR_CANDIDATES]
+        by_z = sorted(usable, key=lambda key: (-z[key], key))
+        vector = [key for key in by_z if z[key] >= pipeline.VECTOR_MIN_Z][: pipeline.VECTOR_CANDIDATES]
+        if len(vector) < pipeline.CLOSEST_MATCHES:  # the nearest few are always candidates
+            vector = sorted(set(vector) | set(by_z[: pipeline.CLOSEST_MATCHES]), key=lambda key: (-z[key], key))
         stages.append(("vector", "ok", len(vector)))
     ordered_z = sorted(z.values(), reverse=True)
     best = ordered_z[0] if ordered_z else 0.0

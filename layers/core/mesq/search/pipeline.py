@@ -13,8 +13,9 @@ confidence, a number from 0 to 1 that means the same for every query (docs/searc
   cosine says little, while a note far above the rest is a real match). A note in the other
   language (Chinese vs English) is also scored against the query plus its CC-CEDICT gloss
   (crosslingual.py) and keeps the better of the two. The candidates are the `VECTOR_CANDIDATES`
-  best with z >= `VECTOR_MIN_Z`; how far a note stands above the best other note (`gap`) is
-  evidence too;
+  best with z >= `VECTOR_MIN_Z` (and always the `CLOSEST_MATCHES` nearest, so a small or
+  unrelated collection still has its closest matches); how far a note stands above the best
+  other note (`gap`) is evidence too;
 - fusion: `confidence = sigmoid(W_COVERAGE * coverage^3 + W_SIMILARITY * max(z, 0)
   + W_GAP * max(gap, -1) + BIAS)` over the union of both branches' candidates (every candidate has both numbers: BM25
   candidates have a similarity too). The cube keeps one weak token weak and a full match strong;
@@ -193,7 +194,10 @@ def _vector(
 
 
 def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Mask) -> _Semantic:
-    gloss = GLOSSARY.translate(query) if _has_other_language(index, query) else None
+    # wait=False: right after a start the warm-up may still be parsing the dictionary; this query
+    # then goes without the gloss rather than queueing behind it (a Lambda container, with no
+    # warm-up, parses it on its first such query).
+    gloss = GLOSSARY.translate(query, wait=False) if _has_other_language(index, query) else None
     vectors = np.asarray(embedder.embed([query, gloss] if gloss else [query], query=True), dtype=np.float32)
     queries = vectors[:1] if gloss is None else np.stack([vectors[0], unit(vectors[0] + vectors[1])])
     similarity = index.similarities(queries)
@@ -205,6 +209,9 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
         z = np.where(other, np.maximum(z, _standard(similarity[:, 1], usable, prior)), z)
     z[~usable] = 0.0
     ranked = np.flatnonzero(usable & (z >= VECTOR_MIN_Z))
+    if len(ranked) < CLOSEST_MATCHES:  # the nearest few are always candidates: "closest matches"
+        nearest, _z = _first(index, np.flatnonzero(usable), z[usable].astype(np.float64), CLOSEST_MATCHES)
+        ranked = np.union1d(ranked, nearest)
     if len(ranked) > VECTOR_CANDIDATES:
         ranked = ranked[np.argpartition(-z[ranked], VECTOR_CANDIDATES - 1)[:VECTOR_CANDIDATES]]
     tie = index.tie_order()

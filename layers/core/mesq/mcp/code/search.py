@@ -195,7 +195,7 @@ def _gloss(query: str) -> str | None:
     described in English, and the small model matches a Chinese query to English text poorly."""
     from ...search.crosslingual import GLOSSARY, is_chinese
 
-    return GLOSSARY.translate(query) if is_chinese(query) else None
+    return GLOSSARY.translate(query, wait=False) if is_chinese(query) else None
 
 
 def _similarity(
