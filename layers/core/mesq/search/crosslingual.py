@@ -24,12 +24,12 @@ Kept as two sorted texts with offset arrays (`_Table`), ~8 MB, not dicts of 165k
 
 from __future__ import annotations
 
-import ctypes
-import gc
 import gzip
-import itertools
 import importlib.util
+import os
 import re
+import subprocess
+import sys
 import threading
 from array import array
 from pathlib import Path
@@ -90,12 +90,18 @@ class _Table:
     70k English phrases, against ~25 MB as dicts of str objects (the idle server's RSS budget is
     250 MB)."""
 
-    def __init__(self, pairs: dict[str, str]) -> None:
-        lines = sorted(f"{key}\t{value}\n".encode() for key, value in pairs.items())
-        self._starts = array("L", itertools.accumulate((len(line) for line in lines[:-1]), initial=0))
-        self._text = b"".join(lines)
-        if not lines:
-            self._starts = array("L")
+    def __init__(self, text: bytes = b"") -> None:
+        """`text`: sorted b"key\tvalue\n" lines (`encode`)."""
+        self._text = text
+        self._starts = array("L")
+        at = 0
+        while at < len(text):
+            self._starts.append(at)
+            at = text.index(b"\n", at) + 1
+
+    @staticmethod
+    def encode(pairs: dict[str, str]) -> bytes:
+        return b"".join(sorted(f"{key}\t{value}\n".encode() for key, value in pairs.items()))
 
     def _key_at(self, index: int) -> bytes:
         start = self._starts[index]
@@ -119,14 +125,53 @@ class _Table:
         return len(self._starts)
 
 
-def _give_back_memory() -> None:
-    """Return the parse's freed heap to the system (glibc; a no-op elsewhere): without it the
-    ~100k short strings the parse made leave the process ~9 MB larger for good."""
-    gc.collect()
+def build_texts() -> tuple[bytes, bytes]:
+    """Parse CC-CEDICT into the two tables' texts: Chinese word -> first sense, English phrase ->
+    the most frequent Chinese word with that sense (jieba's dictionary counts)."""
+    frequency = segmenter().FREQ
+    zh: dict[str, str] = {}
+    en: dict[str, tuple[str, int]] = {}
+    with gzip.open(_dictionary_path(), "rt", encoding="utf-8") as lines:
+        for line in lines:
+            match = _LINE.match(line)
+            if match is None or match.group(3)[:1].isupper():  # comments; proper names
+                continue
+            simplified = match.group(2)
+            glosses = _first_senses(match.group(4).split("/"))
+            if not glosses:
+                continue
+            zh.setdefault(simplified, glosses[0])
+            count = frequency.get(simplified, 0)
+            for gloss in glosses:
+                if len(gloss.split()) <= _MAX_PHRASE and (gloss not in en or count > en[gloss][1]):
+                    en[gloss] = (simplified, count)
+    return _Table.encode(zh), _Table.encode({phrase: word for phrase, (word, _count) in en.items()})
+
+
+#: How long the child process may take to parse (seconds; ~2 s on an idle core).
+CHILD_TIMEOUT_S = 120
+
+
+def _texts_from_a_child() -> tuple[bytes, bytes]:
+    """`build_texts` in a child Python process: the parse makes ~300k short-lived objects (and
+    loads jieba's dictionary), which in the server would leave its heap ~20 MB larger for good
+    (measured: the idle server passed its 250 MB budget); the child hands over the two texts
+    (~5 MB) and exits. If no child can run, the parse runs here."""
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}
     try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
+        done = subprocess.run(
+            [sys.executable, "-m", "mesq.search.crosslingual"], capture_output=True, check=True,
+            timeout=CHILD_TIMEOUT_S, env=environment,
+        )  # fmt: skip
+        size = int.from_bytes(done.stdout[:8], "big")
+        return done.stdout[8 : 8 + size], done.stdout[8 + size :]
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return build_texts()
+
+
+if __name__ == "__main__":  # the child of `_texts_from_a_child`
+    zh_text, en_text = build_texts()
+    sys.stdout.buffer.write(len(zh_text).to_bytes(8, "big") + zh_text + en_text)
 
 
 class Glossary:
@@ -135,7 +180,7 @@ class Glossary:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._zh: _Table | None = None
-        self._en = _Table({})
+        self._en = _Table()
 
     def load(self, wait: bool = True) -> bool:
         """Parse the dictionary once; True when it is loaded. With `wait=False` a load already
@@ -154,27 +199,9 @@ class Glossary:
     def _parse(self) -> None:
         if self._zh is not None:
             return
-        frequency = segmenter().FREQ
-        zh: dict[str, str] = {}
-        en: dict[str, tuple[str, int]] = {}
-        with gzip.open(_dictionary_path(), "rt", encoding="utf-8") as lines:
-            for line in lines:
-                match = _LINE.match(line)
-                if match is None or match.group(3)[:1].isupper():  # comments; proper names
-                    continue
-                simplified = match.group(2)
-                glosses = _first_senses(match.group(4).split("/"))
-                if not glosses:
-                    continue
-                zh.setdefault(simplified, glosses[0])
-                count = frequency.get(simplified, 0)
-                for gloss in glosses:
-                    if len(gloss.split()) <= _MAX_PHRASE and (gloss not in en or count > en[gloss][1]):
-                        en[gloss] = (simplified, count)
-        self._en = _Table({phrase: word for phrase, (word, _count) in en.items()})
+        zh, en = _texts_from_a_child()
+        self._en = _Table(en)
         self._zh = _Table(zh)
-        del zh, en
-        _give_back_memory()
 
     def translate(self, query: str, wait: bool = True) -> str | None:
         """The query's gloss in the other language, or None when no word of it is known (or,
@@ -185,7 +212,7 @@ class Glossary:
         return gloss or None
 
     def _to_english(self, query: str) -> str:
-        zh = self._zh if self._zh is not None else _Table({})
+        zh = self._zh if self._zh is not None else _Table()
         out: list[str] = []
         for word in segmenter().cut(query):
             word = word.strip()
