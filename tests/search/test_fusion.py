@@ -69,7 +69,8 @@ def _oracle(
         for at, _column in enumerate(columns):
             similarity = np.array([every[index.position_of(key), at] for key in usable], dtype=np.float32)
             mask = np.ones(len(usable), dtype=bool)
-            standard.append(dict(zip(usable, pipeline._standard(similarity, mask, getattr(embedder, 'similarity_prior', None)).tolist(), strict=True)))
+            prior = getattr(embedder, "similarity_prior", None)
+            standard.append(dict(zip(usable, pipeline._standard(similarity, mask, prior).tolist(), strict=True)))
         for key in usable:
             z[key] = standard[0][key]
             if gloss and chinese_notes[key] != is_chinese(query):
@@ -188,8 +189,9 @@ def test_the_array_pipeline_answers_as_the_document_by_document_oracle(seed: int
         limit = rng.choice((None, 1, 3, 10, 500))
         floor = rng.choice((pipeline.FLOOR, 0.0, 0.5))
         for key in (name, None, name):  # uncached, no key, then the kept mask
+            asked_floor = None if floor == pipeline.FLOOR else floor
             outcome = pipeline.search(index, query, embedder=use_embedder, reranker=reranker, accept=accept,
-                                      accept_key=key, limit=limit, floor=None if floor == pipeline.FLOOR else floor)  # fmt: skip
+                                      accept_key=key, limit=limit, floor=asked_floor)  # fmt: skip
             hits, closest, ranks, stages, degraded = _oracle(index, query, use_embedder, reranker, accept, limit, floor)
             assert [(doc.key, score) for doc, score in outcome.hits] == hits
             assert [(doc.key, score) for doc, score in outcome.closest] == closest
@@ -222,3 +224,24 @@ def test_one_incidental_word_does_not_outrank_a_strong_semantic_match() -> None:
     assert meaning > weak_word
     full, _ = pipeline.confidence(np.array([1.0, 0.0]), np.zeros(2), np.zeros(2))
     assert full >= pipeline.FLOOR  # every query term: a hit even when the vector says nothing
+
+
+def test_the_glossary_parsed_in_a_child_is_the_one_parsed_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server takes the glossary from a short-lived child (its parse's garbage stays out of the
+    server's heap); what the child hands over is byte for byte the in-process parse, which is also
+    the fallback when no child can run."""
+    from mesq.search import crosslingual
+    from mesq.search.crosslingual import _Table, _texts_from_a_child, build_texts
+
+    here = build_texts()
+
+    def no_fallback() -> tuple[bytes, bytes]:
+        raise AssertionError("the child did not answer; the parse fell back to this process")
+
+    monkeypatch.setattr(crosslingual, "build_texts", no_fallback)
+    child = _texts_from_a_child()
+    assert child == here
+    zh, en = (_Table(text) for text in child)
+    assert len(zh) > 90_000 and len(en) > 50_000
+    assert zh.get("血压") == "blood pressure" and en.get("blood pressure") == "血压"
+    assert zh.get("不是一个词语") is None and len(_Table()) == 0

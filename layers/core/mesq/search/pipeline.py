@@ -249,7 +249,8 @@ def logit(coverage: Floats, z: Floats, gap: Floats) -> Floats:
     """The fused score before the sigmoid (same order; fusion ranks on it, see `confidence`)."""
     # Below the mean a similarity is no evidence against a hit (a keyword query can match a long
     # note the vector places anywhere); a gap is counted down to -1 (one deviation under the best).
-    return np.asarray(W_COVERAGE * coverage**3 + W_SIMILARITY * np.maximum(z, 0.0) + W_GAP * np.maximum(gap, -1.0) + BIAS)
+    evidence = W_COVERAGE * coverage**3 + W_SIMILARITY * np.maximum(z, 0.0) + W_GAP * np.maximum(gap, -1.0)
+    return np.asarray(evidence + BIAS)
 
 
 def confidence(coverage: Floats, z: Floats, gap: Floats) -> Floats:

@@ -1,7 +1,7 @@
 """Warm search up while `mesq serve` starts, so neither the first search nor a Code Mode script's
 wall time pays for loading: numpy and bm25s (what a first search imports), jieba's dictionary
-(read on its first cut), the embedding model and the CC-CEDICT glossary (crosslingual.py). Code Mode waits for it to finish
-(`SearchRuntime.wait_until_warm`) before a script's clock starts."""
+(read on its first cut), the embedding model and the CC-CEDICT glossary (crosslingual.py). Code
+Mode waits for it to finish (`SearchRuntime.wait_until_warm`) before a script's clock starts."""
 
 from __future__ import annotations
 
