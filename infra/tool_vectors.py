@@ -12,10 +12,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "layers" / "core"))
 
-from mesq.adapters.models.local_models import BundledEmbedder  # noqa: E402
-from mesq.mcp.code.search import summary  # noqa: E402
-from mesq.mcp.code.tool_vectors import SHIPPED, write  # noqa: E402
-from mesq.mcp.service import default_catalog  # noqa: E402
+from mesq.adapters.models.local_models import BundledEmbedder
+from mesq.mcp.code.search import summary
+from mesq.mcp.code.tool_vectors import SHIPPED, write
+from mesq.mcp.service import default_catalog
 
 
 def main() -> None:

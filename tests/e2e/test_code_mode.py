@@ -262,7 +262,9 @@ def test_a_hidden_tool_gives_the_error_tools_call_gives(live_server):
                 )
                 expected = {"code": direct.value.error.data["code"], "message": direct.value.error.message}
                 assert data["result"] == [False, expected], path
-                unknown = await run(client, "return ['drop_database' in mesq, Object.keys(mesq).includes('drop_database')]")
+                unknown = await run(
+                    client, "return ['drop_database' in mesq, Object.keys(mesq).includes('drop_database')]"
+                )
                 assert unknown["result"] == [False, False]
 
     scenario(body)
@@ -279,22 +281,24 @@ def test_a_failed_call_throws_an_error_that_names_the_fix(live_server):
             direct = await client.call_tool("query_todos", {"priority": "bogus"})
             message = json.loads(direct.content[0].text)["error"]["message"]  # type: ignore[union-attr]
             assert direct.is_error and "priority" in message
-            failed = await run(client, "const r = await mesq.query_todos({priority: 'bogus'}); return r.data.items.length")
+            bogus = "mesq.query_todos({priority: 'bogus'}"
+            failed = await run(client, f"const r = await {bogus}); return r.data.items.length")
             assert failed["thrown"].startswith("ToolError: query_todos: VALIDATION_ERROR: ")
             assert message in failed["thrown"]  # the fix, word for word as the direct call says it
             assert failed["log"][0].startswith("query_todos VALIDATION_ERROR ") and message[:100] in failed["log"][0]
             caught = await run(
                 client,
-                "try { await mesq.query_todos({priority: 'bogus'}); } catch (e) { return [e.name, e.code, e.traceId.length > 0]; }",
+                f"try {{ await {bogus}); }} catch (e) {{ return [e.name, e.code, e.traceId.length > 0]; }}",
             )
             assert caught["result"] == ["ToolError", "VALIDATION_ERROR", True]
-            envelope = await run(client, "return (await mesq.query_todos({priority: 'bogus'}, {results: true})).error.code")
+            envelope = await run(client, f"return (await {bogus}, {{results: true}})).error.code")
             assert envelope["result"] == "VALIDATION_ERROR" and "thrown" not in envelope
             with pytest.raises(MCPError) as misspelt:
                 await client.call_tool("get_memos", {"id": "x"})
             typo = await run(client, "return await mesq.get_memos({id: 'x'})")
             assert "did you mean 'get_memo'" in misspelt.value.error.message
-            assert "did you mean 'get_memo'" in typo["thrown"] and typo["thrown"].startswith("ToolError: get_memos: NOT_FOUND")
+            assert typo["thrown"].startswith("ToolError: get_memos: NOT_FOUND")
+            assert "did you mean 'get_memo'" in typo["thrown"]
 
     scenario(body)
 

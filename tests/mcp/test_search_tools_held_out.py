@@ -1,9 +1,10 @@
 """search_tools on intents it was never fitted to (issue 42 §5): the 40 held-out intents of
 search_tools_held_out.py (20 Chinese, 20 English; committed before the ranking changed), ranked
 by the bundled model fused with the lexical match. The right tool is in the top 3 for at least 32
-(the issue asks 36: not reached, see GOAL), and no `delete_*` tool ranks above the right one. Also: the shipped tool vectors are current,
-recover/restore intents never show `delete_*` above `restore_*`, and what MCP cannot do (export,
-import, the interface language) names the REST route or the page."""
+(the issue asks 36: not reached, see GOAL), and no `delete_*` tool ranks above the right one.
+Also: the shipped tool vectors are current, recover/restore intents never show `delete_*` above
+`restore_*`, and what MCP cannot do (export, import, the interface language) names the REST route
+or the page."""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ def test_the_right_tool_is_in_the_top_3_for_36_of_40_held_out_intents(vectors: T
 
 
 @pytest.mark.parametrize(
-    "intent", ["recover a note I removed", "undelete my memo", "恢复刚删掉的任务", "找回误删的待办", "restore the deleted task"]
+    "intent",
+    ["recover a note I removed", "undelete my memo", "恢复刚删掉的任务", "找回误删的待办", "restore the deleted task"],
 )
 def test_a_restore_intent_never_shows_delete_above_restore(intent: str, vectors: ToolVectors) -> None:
     names = [tool.name for tool in rank(REACH, intent, 10, vectors)]

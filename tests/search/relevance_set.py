@@ -4,10 +4,10 @@
 paraphrases that share no search token with their target (test_relevance checks it), Chinese
 queries for English notes and English queries for Chinese notes, keyword controls (Chinese,
 English, mixed script), and "one answer": 20 queries (10 Chinese, 10 English, keywords and
-phrasings) that exactly one of the 150 notes answers, for the size of the default answer. Distractors on purpose: several notes share a topic (two dumpling notes,
-two passports, two dental visits, runs and a half marathon). Each class alternates between a
-tuning half and a held-out half.
-"""
+phrasings) that exactly one of the 150 notes answers, for the size of the default answer.
+Distractors on purpose: several notes share a topic (two dumpling notes, two passports, two
+dental visits, runs and a half marathon). Each class alternates between a tuning half and a
+held-out half."""
 
 from __future__ import annotations
 

@@ -30,7 +30,16 @@ from tests.settings import inprocess_settings
 
 from .conftest import run
 from .relevance_set import (
-    CLASSES, CONTROL, EN_PARAPHRASE, EN_TO_ZH, MEMOS, ONE_ANSWER, PARAPHRASES, QUERIES, ZH_PARAPHRASE, ZH_TO_EN,
+    CLASSES,
+    CONTROL,
+    EN_PARAPHRASE,
+    EN_TO_ZH,
+    MEMOS,
+    ONE_ANSWER,
+    PARAPHRASES,
+    QUERIES,
+    ZH_PARAPHRASE,
+    ZH_TO_EN,
 )  # fmt: skip
 
 K = 5

@@ -236,7 +236,8 @@ def test_a_memo_id_sent_to_a_task_tool_says_it_is_a_memo(rest, make_account):
         message = envelope["error"]["message"]
         assert f"{memo['id']!r} is a memo, not a todo task" in message and "list_todo_trash" not in message
     status, envelope = me.fails("get_todo_task", id="nope")  # an id that is nothing: NOT_FOUND, the trash named
-    assert (status, envelope["error"]["code"]) == (404, "NOT_FOUND") and "list_todo_trash" in envelope["error"]["message"]
+    assert (status, envelope["error"]["code"]) == (404, "NOT_FOUND")
+    assert "list_todo_trash" in envelope["error"]["message"]
 
 
 def test_trash_lists_and_restores_inbox_items(me, tools_by_name):

@@ -81,7 +81,9 @@ def test_ai_search_says_which_branches_matched_not_a_score(services: Services, b
     assert "score" not in found.text.lower()
 
 
-def test_ai_search_draws_less_related_hits_after_a_boundary(services: Services, browser: Callable[..., Browser]) -> None:
+def test_ai_search_draws_less_related_hits_after_a_boundary(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
     """A memo holding every query word is a confident hit; one holding a single rare word of it
     comes after the "Less related" boundary (no embedding model here: coverage alone decides)."""
     ada = browser("ada")
@@ -92,7 +94,8 @@ def test_ai_search_draws_less_related_hits_after_a_boundary(services: Services, 
     found = ada.get("/?q=harbour+lighthouse+keeper&mode=ai")
     text = found.text
     assert found.status_code == 200 and "Less related" in text
-    assert text.index("harbour lighthouse keeper at dusk") < text.index("Less related") < text.index("a lighthouse postcard")
+    confident, boundary = text.index("harbour lighthouse keeper at dusk"), text.index("Less related")
+    assert confident < boundary < text.index("a lighthouse postcard")
     zh = ada.get("/?q=harbour+lighthouse+keeper&mode=ai", headers={"Accept-Language": "zh-CN"})
     assert "相关性较低" in zh.text
 

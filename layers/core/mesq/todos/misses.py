@@ -32,5 +32,7 @@ def missing_task(items: ItemStore, user_id: str, state: TodoState, task_id: str,
     from ..memos.store import memo_key
 
     if items.get(memo_key(user_id, task_id)) is not None:
-        return ValidationError(f"{quoted(task_id)} is a memo, not a todo task; use the memo tools (get_memo, update_memo)")
+        return ValidationError(
+            f"{quoted(task_id)} is a memo, not a todo task; use the memo tools (get_memo, update_memo)"
+        )
     return NotFound(f"todo task {quoted(task_id)} not found (trashed tasks are listed by list_todo_trash)")

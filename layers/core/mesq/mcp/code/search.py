@@ -155,9 +155,7 @@ LEXICAL = 1.8
 INTENT = 0.3
 
 
-def rank(
-    tools: Sequence[CatalogTool], query: str, limit: int, vectors: ToolVectors | None = None
-) -> list[CatalogTool]:
+def rank(tools: Sequence[CatalogTool], query: str, limit: int, vectors: ToolVectors | None = None) -> list[CatalogTool]:
     needle = " ".join(query.lower().split())
     gloss = _gloss(query)
     terms = expand(query) + (expand(gloss) if gloss else [])
@@ -239,7 +237,8 @@ def _rest_only() -> tuple[tuple[str, str, str, str], ...]:
             name = operation["operationId"]
             if name in spec.operations and spec.operations[name].mcp.exposed:
                 continue
-            found.append((name, f"{method.upper()} {path}", str(operation.get("summary", "")), ROUTE_PAGES.get(name, "")))
+            summary_text = str(operation.get("summary", ""))
+            found.append((name, f"{method.upper()} {path}", summary_text, ROUTE_PAGES.get(name, "")))
     return tuple(found)
 
 
@@ -254,7 +253,7 @@ def elsewhere(query: str, tools: Sequence[CatalogTool]) -> list[dict[str, str]]:
     scores = bm25(terms, documents)
     best_tool = max(scores[len(routes) + len(PAGES) :], default=0.0)
     found: list[tuple[float, dict[str, str]]] = []
-    for at, (name, route, summary_text, page) in enumerate(routes):
+    for at, (_name, route, summary_text, page) in enumerate(routes):
         if scores[at] > 0 and scores[at] >= best_tool:
             answer = {"need": summary_text, "rest": route}
             found.append((scores[at], {**answer, "page": page} if page else answer))

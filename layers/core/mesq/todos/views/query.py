@@ -44,8 +44,8 @@ from zoneinfo import ZoneInfo
 
 from ...kernel.errors import ValidationError
 from ...kernel.pages import always, behind_nonempty, page
-from ...kernel.timestamps import parse_timestamp, parse_zone
 from ...kernel.tags import within
+from ...kernel.timestamps import parse_timestamp, parse_zone
 from .budget import RESPONSE_BUDGET_CHARACTERS, item_cost, json_size, response_too_large
 from .traversal import Board, Record, inbox_subtask_view, is_live
 
