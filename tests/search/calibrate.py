@@ -13,11 +13,11 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from mesq.search.operations import _index
 
 from mesq.adapters.models.local_models import BundledEmbedder
 from mesq.search import pipeline
-from mesq.search.operations import _index
-from mesq.search.tokens import tokens
+from mesq.search.tokenizer import tokens
 from mesq.wiring.services import build_services
 from tests.settings import inprocess_settings
 from tests.support.operations import call_of

@@ -35,7 +35,7 @@ import threading
 from array import array
 from pathlib import Path
 
-from .tokens import STOPWORDS, segmenter
+from .tokenizer import STOPWORDS, segmenter
 
 #: A CC-CEDICT line: traditional, simplified, [pinyin], /sense/sense/.
 _LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")

@@ -6,7 +6,7 @@ confidence, a number from 0 to 1 that means the same for every query (docs/searc
 
 - bm25: the documents sharing a term with the query (after the caller's filter); a document's
   evidence is its **coverage**, the share of the query's terms it contains, each term weighted by
-  its IDF (stop words of either language are no terms at all: tokens.py). A memo that shares one
+  its IDF (stop words of either language are no terms at all: tokenizer.py). A memo that shares one
   incidental word with a paraphrase covers a small share of it and weighs little;
 - vector: every document's similarity to the query, read against **the query's own distribution**
   (a z-score over the user's documents: e5 similarities sit high and close together, so a raw
@@ -51,7 +51,7 @@ from ..kernel.ports.models import Embedder, ProviderError, Reranker
 from .crosslingual import GLOSSARY, is_chinese
 from .documents import Doc
 from .index import SearchIndex, unit
-from .tokens import tokens
+from .tokenizer import tokens
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 RERANK_BATCH = 20

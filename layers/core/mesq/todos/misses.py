@@ -29,7 +29,7 @@ def missing_task(items: ItemStore, user_id: str, state: TodoState, task_id: str,
     if state.inbox_item(task_id) is not None:
         use = INBOX_TOOLS.get(tool or "", "the *_todo_inbox_item tools")
         return ValidationError(f"{quoted(task_id)} is an inbox item; use {use}")
-    from ..memos.store import memo_key
+    from ..memos.keys import memo_key
 
     if items.get(memo_key(user_id, task_id)) is not None:
         return ValidationError(
