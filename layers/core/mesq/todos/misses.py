@@ -5,9 +5,11 @@ board's writes and get_todo_task); the batch tools name their inbox tool the sam
 
 from __future__ import annotations
 
+from ..kernel.context import Services
 from ..kernel.errors import MesqError, NotFound, ValidationError
+from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
-from ..kernel.ports.storage import ItemStore
+from ..search.searchables import searchables_of
 from .state import TodoState
 
 #: The inbox tool that does what a task tool was asked to do with an inbox item's id.
@@ -22,16 +24,16 @@ INBOX_TOOLS = {
 }
 
 
-def missing_task(items: ItemStore, user_id: str, state: TodoState, task_id: str, tool: str | None) -> MesqError:
+def missing_task(services: Services, user_id: str, state: TodoState, task_id: str, tool: str | None) -> MesqError:
     """Why a task tool found no task with this id: it is an inbox item (the tool that takes it),
     a memo (memos have their own tools), or nothing (trashed tasks are in list_todo_trash). The
-    two extra reads happen only on a miss (a model mixes the kinds up)."""
+    two extra reads happen only on a miss (a model mixes the kinds up). The memo's key comes from
+    the searchables registry (the memo source's prefix): todos does not import memos."""
     if state.inbox_item(task_id) is not None:
         use = INBOX_TOOLS.get(tool or "", "the *_todo_inbox_item tools")
         return ValidationError(f"{quoted(task_id)} is an inbox item; use {use}")
-    from ..memos.keys import memo_key
-
-    if items.get(memo_key(user_id, task_id)) is not None:
+    memo_prefixes = [prefix for prefix, kind in searchables_of(services).prefixes.items() if kind == "memo"]
+    if any(services.items.get((user_partition(user_id), f"{prefix}{task_id}")) for prefix in memo_prefixes):
         return ValidationError(
             f"{quoted(task_id)} is a memo, not a todo task; use the memo tools (get_memo, update_memo)"
         )

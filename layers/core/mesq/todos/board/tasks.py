@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...kernel.context import Call
+from ...kernel.context import Call, Services
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ...kernel.messages import quoted
-from ...kernel.ports.storage import Check, Condition, Item, ItemStore, WriteOp
+from ...kernel.ports.storage import Check, Condition, Item, WriteOp
 from ...kernel.timestamps import now_timestamp
 from .. import keys, model, recurrence
 from ..attachments import bound
@@ -31,8 +31,8 @@ CONTENT_FIELDS = ("title", "notes", "priority", "tags", "due", "timezone", "recu
 # -- lookups and conflicts ---------------------------------------------------------------------
 
 
-def find_task(state: TodoState, task_id: str, *, who: tuple[ItemStore, str, str | None] | None = None) -> Item:
-    """The task (trashed too). `who` (the store, the user, the calling tool) lets a miss say
+def find_task(state: TodoState, task_id: str, *, who: tuple[Services, str, str | None] | None = None) -> Item:
+    """The task (trashed too). `who` (the services, the user, the calling tool) lets a miss say
     what the id is instead (missing_task); without it a miss is NOT_FOUND."""
     task = state.task(task_id)
     if task is None:
@@ -42,7 +42,7 @@ def find_task(state: TodoState, task_id: str, *, who: tuple[ItemStore, str, str 
     return task
 
 
-def find_root(state: TodoState, task_id: str, *, who: tuple[ItemStore, str, str | None] | None = None) -> Item:
+def find_root(state: TodoState, task_id: str, *, who: tuple[Services, str, str | None] | None = None) -> Item:
     task = find_task(state, task_id, who=who)
     if task.get("parentId") is not None:
         raise ValidationError(f"{quoted(task_id)} is a subtask; use the *_todo_subtask tools for it")
@@ -213,7 +213,7 @@ def root_write(
     user_id = call.principal.user_id
 
     def build(state: TodoState) -> Built:
-        before = find_root(state, args["id"], who=(call.services.items, user_id, tool))
+        before = find_root(state, args["id"], who=(call.services, user_id, tool))
         require_revision(before, args["expectedRevision"], lambda: task_conflict(before["id"])(state))
         if not allow_trashed:
             require_live(before)
@@ -323,7 +323,7 @@ def duplicate_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
 
     def build(state: TodoState) -> Built:
-        original = find_root(state, args["id"], who=(call.services.items, user_id, "duplicate_todo_task"))
+        original = find_root(state, args["id"], who=(call.services, user_id, "duplicate_todo_task"))
         require_live(original)
         now = now_timestamp()
         later = state.root_after(original)

@@ -131,7 +131,7 @@ def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     parent = state.task(task["parentId"]) if task is not None and task.get("parentId") else task
     # A subtask of a trashed task went to the trash with it (query_todos drops it too).
     if task is None:  # an inbox item's or a memo's id says so (a model mixes the kinds up)
-        raise missing_task(call.services.items, call.principal.user_id, state, args["id"], "get_todo_task")
+        raise missing_task(call.services, call.principal.user_id, state, args["id"], "get_todo_task")
     if parent is None or not keys.live(task) or not keys.live(parent):
         raise NotFound(f"todo task {quoted(args['id'])} not found (trashed tasks are listed by list_todo_trash)")
     include_context = args.get("includeContext", False)
