@@ -93,6 +93,9 @@ class Outcome:
     ranks: dict[str, dict[str, int]] = field(default_factory=dict)
     #: Below the floor, best first (at most CLOSEST_MATCHES): "less related".
     closest: list[tuple[Doc, float]] = field(default_factory=list)
+    #: Why the answer is degraded, in words, when the index (not a branch) is the cause
+    #: (search/operations.py).
+    reason: str | None = None
 
     def matched(self, doc: Doc) -> dict[str, int]:
         return self.ranks.get(doc.key, {})

@@ -13,11 +13,13 @@ import logging
 import re
 import threading
 import unicodedata
+from typing import TYPE_CHECKING
 
-import jieba
+if TYPE_CHECKING:
+    import jieba
 
 # Han (CJK unified ideographs and extension A, compatibility ideographs), kana, hangul.
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+CJK_CHARACTERS = _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 _RUNS = re.compile(rf"([{_CJK}]+)|([^\W_]+)")
 #: Words that carry no search weight in either language: function words, pronouns and particles
 #: (the ISO lists drop content words such as "computer" or 问题, so the list is our own, short).
@@ -37,8 +39,11 @@ _loaded = False
 
 
 def segmenter() -> jieba.Tokenizer:
-    """jieba's dictionary loads once per process (about a second), quietly."""
+    """jieba's dictionary loads once per process (about a second), quietly; jieba itself is
+    imported here too (0.3 s of tables), so text without Han characters never pays either."""
     global _loaded
+    import jieba
+
     with _ready:
         if not _loaded:
             jieba.setLogLevel(logging.WARNING)
