@@ -217,7 +217,7 @@ def test_user_b_cannot_read_user_a_data_from_a_script(live_server):
             data = await run(
                 client,
                 "const l = await mesq.list_memos({});"
-                f" const g = await mesq.get_memo({{id: {json.dumps(secret_id)}}});"
+                f" const g = await mesq.get_memo({{id: {json.dumps(secret_id)}}}, {{results: true}});"
                 " const s = await mesq.search_memos({query: 'secret'});"
                 " return {total: l.data.page.totalCount, get: g.error.code, found: s.data.timelineItems.length}",
             )
@@ -229,7 +229,7 @@ def test_user_b_cannot_read_user_a_data_from_a_script(live_server):
 def test_a_read_only_script_cannot_call_a_write_tool(live_server):
     writer = live_server.account("reader-code", scopes=MEMO_RW)
     code = """
-      const attempt = await mesq.create_memo({content: 'should not exist'});
+      const attempt = await mesq.create_memo({content: 'should not exist'}, {results: true});
       const total = (await mesq.list_memos({})).data.page.totalCount;
       return {writes: Object.keys(mesq).filter((name) => /^(create|update|delete|restore|rename)_/.test(name)),
               has: 'create_memo' in mesq, error: attempt.error, data: attempt.data ?? null, total};
@@ -257,11 +257,48 @@ def test_a_hidden_tool_gives_the_error_tools_call_gives(live_server):
             async with connect(live_server, writer.token, path, headers) as client:
                 with pytest.raises(MCPError) as direct:
                     await client.call_tool("query_todos", {})
-                data = await run(client, "return [('query_todos' in mesq), (await mesq.query_todos({})).error]")
+                data = await run(
+                    client, "return [('query_todos' in mesq), (await mesq.query_todos({}, {results: true})).error]"
+                )
                 expected = {"code": direct.value.error.data["code"], "message": direct.value.error.message}
                 assert data["result"] == [False, expected], path
-                unknown = await run(client, "return typeof mesq.drop_database")
-                assert unknown["result"] == "undefined"
+                unknown = await run(
+                    client, "return ['drop_database' in mesq, Object.keys(mesq).includes('drop_database')]"
+                )
+                assert unknown["result"] == [False, False]
+
+    scenario(body)
+
+
+def test_a_failed_call_throws_an_error_that_names_the_fix(live_server):
+    """Issue 42 §6: a validation error inside a script reaches the model: the thrown text names
+    the fix and the code, the log line keeps the message, `{results: true}` gives the envelope,
+    and a misspelt tool throws the direct path's did-you-mean."""
+    writer = live_server.account("fixer-code", scopes=f"{MEMO_RW},todo:read")
+
+    async def body() -> None:
+        async with connect(live_server, writer.token) as client:
+            direct = await client.call_tool("query_todos", {"priority": "bogus"})
+            message = json.loads(direct.content[0].text)["error"]["message"]  # type: ignore[union-attr]
+            assert direct.is_error and "priority" in message
+            bogus = "mesq.query_todos({priority: 'bogus'}"
+            failed = await run(client, f"const r = await {bogus}); return r.data.items.length")
+            assert failed["thrown"].startswith("ToolError: query_todos: VALIDATION_ERROR: ")
+            assert message in failed["thrown"]  # the fix, word for word as the direct call says it
+            assert failed["log"][0].startswith("query_todos VALIDATION_ERROR ") and message[:100] in failed["log"][0]
+            caught = await run(
+                client,
+                f"try {{ await {bogus}); }} catch (e) {{ return [e.name, e.code, e.traceId.length > 0]; }}",
+            )
+            assert caught["result"] == ["ToolError", "VALIDATION_ERROR", True]
+            envelope = await run(client, f"return (await {bogus}, {{results: true}})).error.code")
+            assert envelope["result"] == "VALIDATION_ERROR" and "thrown" not in envelope
+            with pytest.raises(MCPError) as misspelt:
+                await client.call_tool("get_memos", {"id": "x"})
+            typo = await run(client, "return await mesq.get_memos({id: 'x'})")
+            assert "did you mean 'get_memo'" in misspelt.value.error.message
+            assert typo["thrown"].startswith("ToolError: get_memos: NOT_FOUND")
+            assert "did you mean 'get_memo'" in typo["thrown"]
 
     scenario(body)
 

@@ -117,7 +117,9 @@ def test_search_right_after_start_restart_and_idle_memory(tmp_path: Path):
                 clock = time.monotonic()
                 first = await call(client, "search_ai_memos", {"query": "mountain walk", "limit": 3})
                 first_s = time.monotonic() - clock
-                assert not first["degraded"] and first["items"], first
+                # An answer, confident or "less related" (right after a restart the CC-CEDICT gloss
+                # may still be loading: the query then goes without it rather than wait).
+                assert not first["degraded"] and first["items"] + first["closestMatches"], first
                 for i in range(30):
                     answer = await call(client, "search_ai_memos", {"query": QUERIES[i % len(QUERIES)], "limit": 5})
                     assert not answer["degraded"], answer

@@ -1,12 +1,16 @@
 """search_tools finds the fitting tool (issue 29, point 2): 30 queries an agent writes, in English
-and Chinese, each with the tools that fit it. One of them must be in the top 3, and no `delete_*`
-tool may rank above it unless the query asks to delete."""
+and Chinese, each with the tools that fit it, and the misses issue 42 named. One of them must be in
+the top 3, and no `delete_*` tool may rank above it unless the query asks to delete. These are the
+queries the ranking (the bundled model + BM25, the synonym table, the weights) was fitted on; the
+held-out intents are test_search_tools_held_out.py's."""
 
 from __future__ import annotations
 
 import pytest
 
+from mesq.adapters.models.local_models import BundledEmbedder
 from mesq.mcp.code.search import rank
+from mesq.mcp.code.tool_vectors import ToolVectors
 from mesq.mcp.service import default_catalog
 
 CATALOG = default_catalog()
@@ -45,6 +49,19 @@ QUERIES: dict[str, tuple[str, ...]] = {
     "add to inbox": ("create_todo_inbox_item",),
     "delete a memo": ("delete_memo",),
 }
+#: Issue 42's misses (fitted on too).
+ISSUE_MISSES: dict[str, tuple[str, ...]] = {
+    "what changed today": ("list_changes",),
+    "archive a memo": ("update_memo",),
+    "pin a note": ("update_memo",),
+    "move a task to another board": ("move_todo_task",),
+    "找回删掉的笔记": ("restore_memo",),
+}
+
+
+@pytest.fixture(scope="module")
+def vectors() -> ToolVectors:
+    return ToolVectors(BundledEmbedder())
 
 
 def test_there_are_thirty_queries_in_both_languages():
@@ -52,10 +69,10 @@ def test_there_are_thirty_queries_in_both_languages():
     assert sum(1 for query in QUERIES if not query.isascii()) >= 12
 
 
-@pytest.mark.parametrize("query", list(QUERIES))
-def test_a_fitting_tool_is_in_the_top_3_with_no_delete_above_it(query):
-    names = [tool.name for tool in rank(REACH, query, 10)]
-    fits = QUERIES[query]
+@pytest.mark.parametrize("query", [*QUERIES, *ISSUE_MISSES])
+def test_a_fitting_tool_is_in_the_top_3_with_no_delete_above_it(query, vectors):
+    names = [tool.name for tool in rank(REACH, query, 10, vectors)]
+    fits = QUERIES.get(query) or ISSUE_MISSES[query]
     top = names[:3]
     assert any(name in fits for name in top), (query, names)
     first = min(names.index(name) for name in fits if name in names)

@@ -1,12 +1,13 @@
 """The bilingual relevance set for AI search, which any model change must pass.
 
-150 personal notes (Chinese, English, mixed) and 101 queries in five classes: Chinese and English
+150 personal notes (Chinese, English, mixed) and 121 queries in six classes: Chinese and English
 paraphrases that share no search token with their target (test_relevance checks it), Chinese
-queries for English notes and English queries for Chinese notes, and keyword controls (Chinese,
-English, mixed script). Distractors on purpose: several notes share a topic (two dumpling notes,
-two passports, two dental visits, runs and a half marathon). Each class alternates between a
-tuning half and a held-out half.
-"""
+queries for English notes and English queries for Chinese notes, keyword controls (Chinese,
+English, mixed script), and "one answer": 20 queries (10 Chinese, 10 English, keywords and
+phrasings) that exactly one of the 150 notes answers, for the size of the default answer.
+Distractors on purpose: several notes share a topic (two dumpling notes, two passports, two
+dental visits, runs and a half marathon). Each class alternates between a tuning half and a
+held-out half."""
 
 from __future__ import annotations
 
@@ -168,7 +169,8 @@ EN_PARAPHRASE = "en_paraphrase"  # an English query for an English note, no comm
 ZH_TO_EN = "zh_to_en"  # a Chinese query for an English note
 EN_TO_ZH = "en_to_zh"  # an English query for a Chinese note
 CONTROL = "control"  # keyword queries (Chinese, English, mixed) that share words with their target
-CLASSES = (ZH_PARAPHRASE, EN_PARAPHRASE, ZH_TO_EN, EN_TO_ZH, CONTROL)
+ONE_ANSWER = "one_answer"  # a query exactly one of the 150 notes answers (the default answer's size)
+CLASSES = (ZH_PARAPHRASE, EN_PARAPHRASE, ZH_TO_EN, EN_TO_ZH, CONTROL, ONE_ANSWER)
 PARAPHRASES = frozenset({ZH_PARAPHRASE, EN_PARAPHRASE})
 CROSS_LANGUAGE = frozenset({ZH_TO_EN, EN_TO_ZH})
 
@@ -283,6 +285,28 @@ _BY_CLASS: dict[str, list[tuple[str, str]]] = {
         ("Python free-threading", "m18"),
         ("《活着》 福贵", "m137"),
         ("chess tournament", "m105"),
+    ],
+    ONE_ANSWER: [  # each read against all 150 notes: no other note is about this
+        ("woodpecker", "m79"),
+        ("jigsaw puzzle with my sister", "m70"),
+        ("wedding photographer cancelled", "m76"),
+        ("renew my blog domain", "m77"),
+        ("octopus", "m91"),
+        ("trampoline safety", "m92"),
+        ("ladder I lent to the neighbour", "m80"),
+        ("origin of the word salary", "m81"),
+        ("office printer jams", "m83"),
+        ("lakeside cabin without internet", "m71"),
+        ("露营看星星", "m113"),
+        ("公积金贷款", "m111"),
+        ("深圳出差", "m115"),
+        ("数学考试不及格 家教", "m117"),
+        ("奶奶住院陪护", "m120"),
+        ("二十年没见的同学", "m126"),
+        ("手冲咖啡的水温", "m127"),
+        ("路由器信号差", "m128"),
+        ("牙龈出血", "m129"),
+        ("半夜孩子发高烧", "m131"),
     ],
 }
 

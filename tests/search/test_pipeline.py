@@ -1,6 +1,6 @@
 """The pipeline's failure modes and the rerank contract: vector down -> degraded with BM25 hits;
-both down -> SERVICE_UNAVAILABLE; zero candidates -> an empty answer; every candidate reranked in
-batches of 20; scopes decide the kinds search_everything returns; the index follows writes."""
+both down -> SERVICE_UNAVAILABLE; zero candidates -> an empty answer; the first 30 candidates
+reranked in batches of 20; scopes decide the kinds search_everything returns; the index follows writes."""
 
 from __future__ import annotations
 
@@ -88,16 +88,18 @@ def test_zero_candidates_is_a_normal_empty_answer(make_services: Callable[..., S
     assert _stage(answer, "rerank")["status"] == "skipped"
 
 
-def test_every_candidate_is_reranked_in_batches_of_20(make_services: Callable[..., Services]) -> None:
+def test_the_first_30_candidates_are_reranked_in_batches_of_20(make_services: Callable[..., Services]) -> None:
     services = make_services()
     reranker = CountingReranker()
     services.search.reranker = reranker
     for i in range(95):
         run(services, "create_memo", {"content": f"weekly report number {i} " + "x" * i})
     answer = run(services, "search_ai_memos", {"query": "weekly report", "limit": 3})
-    assert reranker.batches == [20, 20, 20, 20, 15]
-    assert _stage(answer, "rerank") == {**_stage(answer, "rerank"), "status": "ok", "candidates": 95}
-    assert len(answer["items"]) == 3 and answer["items"][0]["snippet"].startswith("weekly report number 94")
+    assert reranker.batches == [20, 10]
+    assert _stage(answer, "fusion")["candidates"] == 95
+    assert _stage(answer, "rerank") == {**_stage(answer, "rerank"), "status": "ok", "candidates": 30}
+    scores = [item["score"] for item in answer["items"]]
+    assert len(scores) == 3 and scores == sorted(scores, reverse=True)  # the reranker's scores, best first
 
 
 def test_without_limit_every_candidate_is_returned(make_services: Callable[..., Services]) -> None:

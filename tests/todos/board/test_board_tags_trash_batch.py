@@ -206,6 +206,40 @@ def test_batch_with_an_inbox_item_names_the_inbox_tool(me, todo_call, todo_accou
     )
 
 
+@pytest.mark.parametrize(
+    ("tool", "arguments", "inbox_tool"),
+    [
+        ("get_todo_task", {}, "get_todo_inbox_item"),
+        ("update_todo_task", {"expectedRevision": 1, "title": "x"}, "update_todo_inbox_item"),
+        ("complete_todo_task", {"expectedRevision": 1}, "complete_todo_inbox_item"),
+        ("delete_todo_task", {"expectedRevision": 1}, "delete_todo_inbox_item"),
+        ("move_todo_task", {"expectedRevision": 1, "index": 0}, "move_todo_inbox_item_to_board"),
+        ("clear_todo_reminders", {"expectedRevision": 1}, "the *_todo_inbox_item tools"),
+    ],
+)
+def test_a_single_task_tool_names_the_inbox_tool_for_an_inbox_id(me, tool, arguments, inbox_tool):
+    # As the batch tools do (issue 42 §7): the refusal names the tool that takes the inbox item.
+    item = me.ok("create_todo_inbox_item", title="captured")["item"]
+    status, envelope = me.fails(tool, id=item["id"], **arguments)
+    assert (status, envelope["error"]["code"]) == (400, "VALIDATION_ERROR")
+    assert f"{item['id']!r} is an inbox item; use {inbox_tool}" in envelope["error"]["message"]
+    assert me.ok("get_todo_inbox_item", id=item["id"])["item"]["revision"] == 1  # nothing written
+
+
+def test_a_memo_id_sent_to_a_task_tool_says_it_is_a_memo(rest, make_account):
+    account = make_account(scopes="todo:read,todo:write,memo:read,memo:write")
+    me = rest(account)
+    memo = me.ok("create_memo", content="a memo, not a task")["memo"]
+    for tool, arguments in (("get_todo_task", {}), ("update_todo_task", {"expectedRevision": 1, "title": "x"})):
+        status, envelope = me.fails(tool, id=memo["id"], **arguments)
+        assert (status, envelope["error"]["code"]) == (400, "VALIDATION_ERROR"), tool
+        message = envelope["error"]["message"]
+        assert f"{memo['id']!r} is a memo, not a todo task" in message and "list_todo_trash" not in message
+    status, envelope = me.fails("get_todo_task", id="nope")  # an id that is nothing: NOT_FOUND, the trash named
+    assert (status, envelope["error"]["code"]) == (404, "NOT_FOUND")
+    assert "list_todo_trash" in envelope["error"]["message"]
+
+
 def test_trash_lists_and_restores_inbox_items(me, tools_by_name):
     item = me.ok("create_todo_inbox_item", title="captured", tags=["inboxed"])["item"]
     deleted = me.ok("delete_todo_inbox_item", id=item["id"], expectedRevision=item["revision"])

@@ -214,12 +214,18 @@ def test_priority_and_tags_filters() -> None:
             _task("work-only", priority="high", tags=["work"]),
             _task("child-tag", priority="high", tags=["work/x"]),
             _task("low", priority="low", tags=["work", "urgent"]),
+            _task("home", tags=["家/装修"]),
+            _task("workshop", tags=["workshop"]),
         ],
         [_inbox("i", [_sub("is")], priority="high", tags=["work"])],
     )
     assert sorted(ids(b, priority="high")) == ["both", "child-tag", "i", "work-only"]
-    assert sorted(ids(b, tags=("work", "urgent"))) == ["both", "low"]  # all of them, exact
-    assert sorted(ids(b, tags=("work",))) == ["both", "i", "low", "work-only"]  # work/x is not work
+    assert sorted(ids(b, tags=("work", "urgent"))) == ["both", "low"]  # all of them
+    # A tag matches itself and the tags below it, as memo tag filters do: work/x is within work,
+    # workshop is not (a path, not a prefix of characters).
+    assert sorted(ids(b, tags=("work",))) == ["both", "child-tag", "i", "low", "work-only"]
+    assert ids(b, tags=("work/x",)) == ["child-tag"]
+    assert ids(b, tags=("家",)) == ["home"] and ids(b, tags=("家/装修",)) == ["home"] and ids(b, tags=("装修",)) == []
     assert ids(b, priority="high", tags=("urgent",)) == ["both"]
 
 

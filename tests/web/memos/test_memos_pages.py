@@ -81,6 +81,25 @@ def test_ai_search_says_which_branches_matched_not_a_score(services: Services, b
     assert "score" not in found.text.lower()
 
 
+def test_ai_search_draws_less_related_hits_after_a_boundary(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """A memo holding every query word is a confident hit; one holding a single rare word of it
+    comes after the "Less related" boundary (no embedding model here: coverage alone decides)."""
+    ada = browser("ada")
+    _memo(services, ada, "harbour lighthouse keeper at dusk")
+    _memo(services, ada, "a lighthouse postcard")
+    for filler in range(6):
+        _memo(services, ada, f"keeper of the garden number {filler}")
+    found = ada.get("/?q=harbour+lighthouse+keeper&mode=ai")
+    text = found.text
+    assert found.status_code == 200 and "Less related" in text
+    confident, boundary = text.index("harbour lighthouse keeper at dusk"), text.index("Less related")
+    assert confident < boundary < text.index("a lighthouse postcard")
+    zh = ada.get("/?q=harbour+lighthouse+keeper&mode=ai", headers={"Accept-Language": "zh-CN"})
+    assert "相关性较低" in zh.text
+
+
 def test_bad_query_values_are_clear_400_pages(browser: Callable[..., Browser]) -> None:
     ada = browser("ada")
     for query, words in [

@@ -19,8 +19,8 @@ index's copy of status, tags and creation time.
 from __future__ import annotations
 
 import time
-from collections.abc import Hashable
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..kernel.context import Call
@@ -67,6 +67,8 @@ class _LiteralOutcome:
     stages: list[dict[str, Any]]
     degraded: bool = True
     reason: str | None = None
+    #: The fallback has no confidence, so nothing is "less related" (closestMatches stays empty).
+    closest: list[tuple[Doc, float]] = field(default_factory=list)
 
     def matched(self, doc: Doc) -> dict[str, int]:
         return {"literal": next(rank for rank, (hit, _) in enumerate(self.hits, 1) if hit.key == doc.key)}
@@ -157,8 +159,15 @@ def _hit(outcome: Outcome | _LiteralOutcome, doc: Doc, score: float) -> dict[str
     }  # fmt: skip
 
 
-def _answer(outcome: Outcome | _LiteralOutcome, hits: list[dict[str, Any]]) -> dict[str, Any]:
-    answer = {"items": hits, "degraded": outcome.degraded, "stages": outcome.stages}
+def _answer(outcome: Outcome | _LiteralOutcome, hit: Callable[[Doc, float], dict[str, Any]]) -> dict[str, Any]:
+    """`items`: the hits at or above the confidence floor; `closestMatches`: the few below it
+    ("less related"), so an agent sees where confidence ends (docs/contract.md §9); `reason`:
+    why the answer is degraded when the index is the cause."""
+    answer = {
+        "items": [hit(doc, score) for doc, score in outcome.hits],
+        "closestMatches": [hit(doc, score) for doc, score in outcome.closest],
+        "degraded": outcome.degraded, "stages": outcome.stages,
+    }  # fmt: skip
     if outcome.reason is not None:
         answer["reason"] = outcome.reason
     return answer
@@ -173,8 +182,7 @@ def search_ai_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         return doc.kind == "memo" and not memo_filter.is_empty_range and memo_filter.matches(doc.meta)
 
     outcome = _run(call, args, accept, ("memo", memo_filter), {"memo"})
-    hits = [_hit(outcome, doc, score) for doc, score in outcome.hits]
-    return _answer(outcome, hits)
+    return _answer(outcome, lambda doc, score: _hit(outcome, doc, score))
 
 
 def search_everything(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -186,8 +194,7 @@ def search_everything(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         return doc.kind in kinds
 
     outcome = _run(call, args, accept, ("kinds", frozenset(kinds)), kinds)
-    hits = [{"kind": doc.kind, **_hit(outcome, doc, score), **_book_of(call, doc)} for doc, score in outcome.hits]
-    return _answer(outcome, hits)
+    return _answer(outcome, lambda doc, score: {"kind": doc.kind, **_hit(outcome, doc, score), **_book_of(call, doc)})
 
 
 def _book_of(call: Call, doc: Doc) -> dict[str, Any]:

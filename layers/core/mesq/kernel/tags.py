@@ -120,6 +120,12 @@ def expand_tag_paths(tags: list[str]) -> list[str]:
     return sorted(paths)
 
 
+def within(tag: str, parent: str) -> bool:
+    """`tag` is `parent` or below it (`家/装修` is within `家`): how a tag filter matches, for
+    memos (their `tagPaths`) and todos (query_todos) alike."""
+    return tag == parent or tag.startswith(parent + "/")
+
+
 def is_valid_tag(tag: str) -> bool:
     return len(tag) <= MAX_TAG_LENGTH and _TAG_NAME.fullmatch(tag) is not None
 

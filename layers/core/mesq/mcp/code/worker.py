@@ -74,8 +74,9 @@ _HARDEN = (
     " configurable: false}); }"
 )
 
-#: The bridge: `mesq` (a Proxy whose own keys are the reachable tools; a known but hidden tool is
-#: absent from it, yet calling it returns the error tools/call gives; `mesq.context` is the
+#: The bridge: `mesq` (a Proxy whose own keys are the reachable tools; a known but hidden tool or
+#: a name that is no tool is absent from it, yet calling it gets the error tools/call gives, thrown
+#: as a ToolError like every failed call unless the script passed `{results: true}`; `mesq.context` is the
 #: user's "now", a frozen object that is not one of its keys), `checkpoint(value)` (its
 #: JSON is kept when it is called), and the three functions this loop calls, on a global the
 #: program cannot replace. Only null-prototype objects and captured built-ins are used after the
@@ -90,23 +91,47 @@ _PRELUDE = r"""
   let head = 0, tail = 0, kept, keptChanged = false, doneJson, doneThrown, done = false;
   const text = (value) => { try { const t = toText(value); return typeof t === "string" ? t : "?"; }
                             catch (e) { return "?"; } };
-  const call = (name, args) => new PromiseCtor((resolve, reject) => {
-    let body;
+  const hasOwn = Object.hasOwn;
+  // A call answers the tool's envelope; an {error} envelope rejects with a ToolError (its message
+  // names the fix, `code`, `details`, `traceId`, `recoverData` ride on it) unless the script
+  // asked for result objects: mesq.<tool>(args, {results: true}).
+  const call = (name, args, options) => new PromiseCtor((resolve, reject) => {
+    let body, results = false;
+    try { results = options !== null && typeof options === "object" && options.results === true; } catch (e) {}
     try { body = stringify(args === undefined ? {} : args); } catch (e) { reject(e); return; }
     if (body === undefined) body = "null";
     if (typeof body !== "string") { reject(new ErrorCtor("arguments are not JSON")); return; }
     if (body.length > maxArgs) { reject(new ErrorCtor(`arguments over ${maxArgs} characters`)); return; }
     const id = tail++;
-    waiters[id] = {__proto__: null, ok: resolve, fail: reject};
+    waiters[id] = {__proto__: null, ok: resolve, fail: reject, name, results};
     pending[id] = {__proto__: null, name, body};
   });
+  const toolError = (name, envelope) => {
+    const failure = envelope.error;
+    const code = failure !== null && typeof failure === "object" ? text(failure.code) : "ERROR";
+    const said = failure !== null && typeof failure === "object" ? text(failure.message) : text(failure);
+    const error = new ErrorCtor(`${name}: ${code}: ${said}`);
+    error.name = "ToolError";
+    error.code = code;
+    if (failure !== null && typeof failure === "object" && hasOwn(failure, "details")) error.details = failure.details;
+    if (hasOwn(envelope, "traceId")) error.traceId = envelope.traceId;
+    if (hasOwn(envelope, "recoverData")) error.recoverData = envelope.recoverData;
+    return error;
+  };
+  // Names a script reads without calling (await, JSON, inspection): never a tool.
+  const notTools = {__proto__: null, then: true, toJSON: true, constructor: true, valueOf: true,
+                    toString: true, inspect: true, prototype: true};
   const context = freeze(userContext);  // flat: strings and one boolean
   const tools = create(null), hidden = create(null);
-  for (const name of reach) tools[name] = (args) => call(name, args);
+  for (const name of reach) tools[name] = (args, options) => call(name, args, options);
   for (const name of known) if (!(name in tools)) hidden[name] = true;
+  // A hidden tool and a name that is no tool still call the server, which answers what
+  // tools/call would: FORBIDDEN with the reason, or NOT_FOUND with the nearest name.
   define(globalThis, "mesq", {value: new ProxyCtor(tools, {
     get: (target, name) => name === "context" ? context : name in target ? target[name]
-      : (typeof name === "string" && hidden[name] === true ? (args) => call(name, args) : undefined),
+      : (typeof name === "string" && notTools[name] !== true && name !== "__proto__"
+         ? (args, options) => call(name, args, options)
+         : undefined),
     set: () => false, defineProperty: () => false, deleteProperty: () => false,
   })});
   globalThis.checkpoint = (value) => {
@@ -154,8 +179,11 @@ _PRELUDE = r"""
     const waiter = waiters[id];
     delete waiters[id];
     if (waiter === undefined) return;
-    if (ok) waiter.ok(parse(answer));
-    else { const error = new ErrorCtor(answer); error.name = "BudgetExceeded"; waiter.fail(error); }
+    if (!ok) { const error = new ErrorCtor(answer); error.name = "BudgetExceeded"; waiter.fail(error); return; }
+    const envelope = parse(answer);
+    if (!waiter.results && envelope !== null && typeof envelope === "object" && hasOwn(envelope, "error")) {
+      waiter.fail(toolError(waiter.name, envelope));
+    } else waiter.ok(envelope);
   };
   const bridge = {__proto__: null, run, poll, settle, outcome, result, checkpoint};
   define(globalThis, "__mesqBridge", {value: freeze(bridge)});

@@ -22,7 +22,7 @@ def set_todo_reminders(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         reminders = check_reminders(args["reminders"], before.get("due"))
         return {**before, **bump(before, now), "reminders": reminders}, [], None
 
-    return root_write(call, args, change)
+    return root_write(call, args, change, tool="set_todo_reminders")
 
 
 def clear_todo_reminders(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -31,4 +31,4 @@ def clear_todo_reminders(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             return before, [], None
         return {**before, **bump(before, now), "reminders": []}, [], None
 
-    return root_write(call, args, change)
+    return root_write(call, args, change, tool="clear_todo_reminders")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...kernel.context import Call
+from ...kernel.context import Call, Services
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ...kernel.messages import quoted
 from ...kernel.ports.storage import Check, Condition, Item, WriteOp
@@ -20,6 +20,7 @@ from ...kernel.timestamps import now_timestamp
 from .. import keys, model, recurrence
 from ..attachments import bound
 from ..destinations import resolve_destination
+from ..misses import missing_task
 from ..state import TodoState
 from ..sync import links
 from ..writes import Built, apply, bump, create_once, put_new, put_revised, require_revision, tag_registrations
@@ -30,15 +31,19 @@ CONTENT_FIELDS = ("title", "notes", "priority", "tags", "due", "timezone", "recu
 # -- lookups and conflicts ---------------------------------------------------------------------
 
 
-def find_task(state: TodoState, task_id: str) -> Item:
+def find_task(state: TodoState, task_id: str, *, who: tuple[Services, str, str | None] | None = None) -> Item:
+    """The task (trashed too). `who` (the services, the user, the calling tool) lets a miss say
+    what the id is instead (missing_task); without it a miss is NOT_FOUND."""
     task = state.task(task_id)
     if task is None:
+        if who is not None:
+            raise missing_task(who[0], who[1], state, task_id, who[2])
         raise NotFound(f"todo task {quoted(task_id)} not found")
     return task
 
 
-def find_root(state: TodoState, task_id: str) -> Item:
-    task = find_task(state, task_id)
+def find_root(state: TodoState, task_id: str, *, who: tuple[Services, str, str | None] | None = None) -> Item:
+    task = find_task(state, task_id, who=who)
     if task.get("parentId") is not None:
         raise ValidationError(f"{quoted(task_id)} is a subtask; use the *_todo_subtask tools for it")
     return task
@@ -200,14 +205,15 @@ def root_write(
     args: dict[str, Any],
     change: Callable[[TodoState, Item, str], tuple[Item, list[WriteOp], list[Item] | None]],
     *,
+    tool: str,
     allow_trashed: bool = False,
 ) -> dict[str, Any]:
-    """The shape of every single-root-task write: find, check revision (and liveness), change,
-    commit the task with whatever else `change` adds."""
+    """The shape of every single-root-task write (`tool`): find, check revision (and liveness),
+    change, commit the task with whatever else `change` adds."""
     user_id = call.principal.user_id
 
     def build(state: TodoState) -> Built:
-        before = find_root(state, args["id"])
+        before = find_root(state, args["id"], who=(call.services, user_id, tool))
         require_revision(before, args["expectedRevision"], lambda: task_conflict(before["id"])(state))
         if not allow_trashed:
             require_live(before)
@@ -227,7 +233,7 @@ def update_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         after = changed(before, args, now)
         return after, tag_registrations(state, user_id, after["tags"], now), None
 
-    return root_write(call, args, change)
+    return root_write(call, args, change, tool="update_todo_task")
 
 
 def move_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -255,7 +261,7 @@ def move_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             ops.append(open_column_check(user_id, column))
         return after, ops, subtasks
 
-    return root_write(call, args, change)
+    return root_write(call, args, change, tool="move_todo_task")
 
 
 def complete_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -266,11 +272,11 @@ def complete_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         resets, subtasks = occurrence_reset(state, user_id, before, after, now)
         return after, [*checks, *resets], subtasks
 
-    return root_write(call, args, change)
+    return root_write(call, args, change, tool="complete_todo_task")
 
 
 def reopen_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    return root_write(call, args, lambda state, before, now: (reopened(before, now), [], None))
+    return root_write(call, args, lambda state, before, now: (reopened(before, now), [], None), tool="reopen_todo_task")
 
 
 def delete_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -279,7 +285,7 @@ def delete_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             return before, [], None  # already in the trash
         return {**before, **bump(before, now), "deletedAt": now}, [], None
 
-    return root_write(call, args, change, allow_trashed=True)
+    return root_write(call, args, change, tool="delete_todo_task", allow_trashed=True)
 
 
 def restored_root(state: TodoState, user_id: str, before: Item, now: str) -> tuple[Item, list[WriteOp], list[Item]]:
@@ -308,7 +314,8 @@ def restored_root(state: TodoState, user_id: str, before: Item, now: str) -> tup
 def restore_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
     return root_write(
-        call, args, lambda state, before, now: restored_root(state, user_id, before, now), allow_trashed=True
+        call, args, lambda state, before, now: restored_root(state, user_id, before, now), tool="restore_todo_task",
+        allow_trashed=True,
     )
 
 
@@ -316,7 +323,7 @@ def duplicate_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
 
     def build(state: TodoState) -> Built:
-        original = find_root(state, args["id"])
+        original = find_root(state, args["id"], who=(call.services, user_id, "duplicate_todo_task"))
         require_live(original)
         now = now_timestamp()
         later = state.root_after(original)

@@ -28,6 +28,7 @@ from .. import keys, model
 from ..destinations import resolve_space
 from ..due_index import ensure_indexed
 from ..inbox.detail_context import effective_timezone
+from ..misses import missing_task
 from ..state import TodoState, load_partial, load_state
 from ..user_zone import configured_zone, set_zone
 from ..writes import ensure_default_space
@@ -131,7 +132,9 @@ def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     task = state.task(args["id"])
     parent = state.task(task["parentId"]) if task is not None and task.get("parentId") else task
     # A subtask of a trashed task went to the trash with it (query_todos drops it too).
-    if task is None or parent is None or not keys.live(task) or not keys.live(parent):
+    if task is None:  # an inbox item's or a memo's id says so (a model mixes the kinds up)
+        raise missing_task(call.services, call.principal.user_id, state, args["id"], "get_todo_task")
+    if parent is None or not keys.live(task) or not keys.live(parent):
         raise NotFound(f"todo task {quoted(args['id'])} not found (trashed tasks are listed by list_todo_trash)")
     include_context = args.get("includeContext", False)
     board = replace(

@@ -7,7 +7,8 @@ Pure functions over a `traversal.Board`. The rules, and the decisions where the 
 - Live records only: no trash, no root task in an archived column, no subtask whose parent is
   trashed, missing or in an archived column, no inbox subtask of a trashed inbox item.
 - `query`: literal, case-insensitive (Unicode casefold) substring of the title or of the notes.
-- `priority`, `tags` (every tag, exact name), date bounds: inbox subtasks have no priority, tags
+- `priority`, `tags` (every tag, each matching itself and the tags below it: `家` matches `家` and
+  `家/装修`, as memo tag filters do), date bounds: inbox subtasks have no priority, tags
   or due of their own, so any of these filters excludes them (they never inherit the parent's).
 - `status`: open = not done, done = done (inbox subtasks: `isDone`), all. Default open.
 - `spaceId`/`spaceSlug`: only that space's tasks and subtasks (inbox records belong to no space,
@@ -43,6 +44,7 @@ from zoneinfo import ZoneInfo
 
 from ...kernel.errors import ValidationError
 from ...kernel.pages import always, behind_nonempty, page
+from ...kernel.tags import within
 from ...kernel.timestamps import parse_timestamp, parse_zone
 from .budget import RESPONSE_BUDGET_CHARACTERS, item_cost, json_size, response_too_large
 from .traversal import Board, Record, inbox_subtask_view, is_live
@@ -208,7 +210,7 @@ def _matches(candidate: _Candidate, query: TodoQuery, needle: str | None) -> boo
         return False
     if query.tags:
         tags = () if kind == "inboxSubtask" else record.get("tags") or ()
-        if any(tag not in tags for tag in query.tags):
+        if not all(any(within(tag, wanted) for tag in tags) for wanted in query.tags):
             return False
     if needle is not None:
         title = str(record.get("title") or "").casefold()

@@ -59,20 +59,31 @@ def _zone_arguments(zone: ZoneInfo | None) -> dict[str, Any]:
 
 
 async def _ai_search(page: Page, query: TimelineQuery, zone: ZoneInfo | None) -> dict[str, Any]:
-    """search_ai_memos, then the whole memos of its hits (in its order), or why there are none."""
+    """search_ai_memos, then the whole memos of its hits and of its closest matches (below the
+    confidence floor: drawn after a "less related" boundary), in its order, or why there are none."""
     try:
         answer = await page.invoke("search_ai_memos", query.ai_arguments(zone))
     except ServiceUnavailable as error:
-        return {"memos": [], "unavailable": error.message, "degraded": False, "stages": []}
-    ids = [item["id"] for item in answer["items"]]
+        return {"memos": [], "closest": [], "unavailable": error.message, "degraded": False, "stages": []}
+    hits, closest = answer["items"], answer.get("closestMatches", [])
+    ids = [item["id"] for item in hits + closest]
     found: dict[str, dict[str, Any]] = {}
     if ids:
         batch = await page.invoke("batch_get_memos", {"ids": ids})
         found = {memo["id"]: memo for memo in batch["memos"]}
-    # Which branches found each hit (keywords, meaning), shown instead of a raw fused score.
-    matched = {item["id"]: item.get("matchedBy", []) for item in answer["items"]}
-    memos = [{**found[i], "matched": matched[i]} for i in ids if i in found and found[i]["status"] != "DELETED"]
-    return {"memos": memos, "unavailable": None, "degraded": answer["degraded"], "stages": answer["stages"]}
+
+    def memos_of(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        # Which branches found each hit (keywords, meaning), shown instead of a raw fused score.
+        return [
+            {**found[item["id"]], "matched": item.get("matchedBy", [])}
+            for item in items
+            if item["id"] in found and found[item["id"]]["status"] != "DELETED"
+        ]
+
+    return {
+        "memos": memos_of(hits), "closest": memos_of(closest), "unavailable": None,
+        "degraded": answer["degraded"], "stages": answer["stages"],
+    }  # fmt: skip
 
 
 def _tag_paths(nodes: list[dict[str, Any]]) -> list[str]:
@@ -105,6 +116,7 @@ async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> di
     return {
         "nav": "memos",
         "query": query,
+        "closest_memos": await memo_views(ai["closest"], zone) if ai else [],
         "pinned_memos": await memo_views(pinned, zone),
         "memos": await memo_views(memos, zone),
         "listing": listing,

