@@ -2,19 +2,17 @@
 
 bm25s's own splitter keeps a run of Han characters as one token (a whole Chinese memo becomes a
 single word), so text is cut into script runs first: Han runs go to jieba's search mode (words
-and the shorter words inside them: 北京大学 -> 北京, 大学, 北京大学), other runs to a Unicode
-word splitter. Everything is NFKC-normalised and case-folded, so full-width Latin letters and
-case never matter.
+and the shorter words inside them: 北京大学 -> 北京, 大学, 北京大学; jieba's own cuts over a
+compact copy of its dictionary, segmenter.py), other runs to a Unicode word splitter. Everything
+is NFKC-normalised and case-folded, so full-width Latin letters and case never matter.
 """
 
 from __future__ import annotations
 
-import logging
 import re
-import threading
 import unicodedata
 
-import jieba
+from .segmenter import Segmenter, segmenter
 
 # Han (CJK unified ideographs and extension A, compatibility ideographs), kana, hangul.
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
@@ -24,19 +22,12 @@ _STOPWORD_TEXT = """
     的 了 和 是 在 我 也 就 都 而 及 与 着 或 一个 没有 我们 你们 他们
 """
 _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-_ready = threading.Lock()
-_loaded = False
 
 
-def _segmenter() -> jieba.Tokenizer:
-    """jieba's dictionary loads once per process (about a second), quietly."""
-    global _loaded
-    with _ready:
-        if not _loaded:
-            jieba.setLogLevel(logging.WARNING)
-            jieba.initialize()
-            _loaded = True
-    return jieba.dt
+def _segmenter() -> Segmenter:
+    """jieba over its dictionary as a memory-mapped trie (segmenter.py): the same cuts, 3 MB
+    instead of 62 MB, loaded at once instead of in a second or two."""
+    return segmenter()
 
 
 def tokens(text: str) -> list[str]:
