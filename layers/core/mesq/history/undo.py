@@ -40,7 +40,7 @@ from ..todos.keys import Kind
 from ..todos.state import TodoState, load_partial
 from ..todos.writes import Built, apply, bump, put_revised, tag_registrations
 from .reads import changes, matcher, readable_kinds
-from .records import FAMILY, change_key, not_undoable, undoable
+from .records import FAMILY, change_key, expanded, not_undoable, undoable
 
 #: Changes one call reverts; past it `more` says to call again (the undone ones are skipped then).
 MAX_UNDO = 100
@@ -90,7 +90,7 @@ def _targets(call: Call, args: dict[str, Any]) -> tuple[list[Item], bool]:
         raise ValidationError("since: required with actor")
     if "changeIds" in args:
         keys = [change_key(call.principal.user_id, change_id) for change_id in dict.fromkeys(args["changeIds"])]
-        found = {item["id"]: item for item in call.services.items.batch_get(keys)}
+        found = {item["id"]: expanded(item) for item in call.services.items.batch_get(keys)}
         missing = [change_id for change_id in args["changeIds"] if change_id not in found]
         visible = matcher(call, {})
         hidden = [item["id"] for item in found.values() if not visible(item)]
