@@ -72,7 +72,7 @@ def test_a_search_with_another_model_rebuilds_the_index(open_services) -> None:
     old = RecordingEmbedder("model-a", 4)
     services = open_services(old)
     made = [run(services, "create_memo", {"content": note})["memo"]["id"] for note in NOTES]
-    services.search.settle("u1")
+    services.items.wait_idle()  # words and vectors
     assert_index_of(services, old, len(NOTES))
 
     new = RecordingEmbedder("model-b", 8)
@@ -89,11 +89,11 @@ def test_a_write_with_another_model_rebuilds_instead_of_adding_to_the_old_index(
     services = open_services(old)
     for note in NOTES:
         run(services, "create_memo", {"content": note})
-    services.search.settle("u1")
+    services.items.wait_idle()  # words and vectors
 
     new = RecordingEmbedder("model-c", 6)
     restarted = open_services(new)
     run(restarted, "create_memo", {"content": "a fourth note, written after the change"})
-    restarted.search.settle("u1")  # the in-process update found the old model's index stale
+    restarted.items.wait_idle()  # the in-process update found the old model's index stale
     assert len(new.passages) >= len(NOTES) + 1 and set(NOTES) <= set(new.passages)
     assert_index_of(restarted, new, len(NOTES) + 1)

@@ -6,6 +6,11 @@ or repetition of change records: whatever the store holds now is what the index 
 the trash, a deleted task: removed; anything else searchable: re-indexed). Vectors come from the
 configured embedder; when it is absent or fails, the document is still indexed for BM25 and only
 misses the vector branch until the next `rebuild` (`mesq search reindex USERNAME`).
+
+`mesq serve` runs it in two steps (follow.py): `refresh(..., vectors=False)` right after the
+write (tokens only: a search waits for this step, so it finds the new text at once by BM25), then
+`attach_vectors` on the follower's slower queue (the embedding: the document joins the vector
+branch a moment later). The stream function on AWS does both at once.
 """
 
 from __future__ import annotations
@@ -72,18 +77,28 @@ def rebuild(services: Services, user_id: str) -> int:
     raise RuntimeError("search index: could not store the rebuilt index (concurrent writers)")
 
 
-def refresh(services: Services, user_id: str, sort_keys: Iterable[str]) -> None:
-    """Bring the index up to date for these changed keys (other keys are ignored)."""
+def _kept_vector(index: SearchIndex, doc: Doc) -> Entry:
+    """The entry of a re-read document without embedding it: its vector kept when its text did
+    not change (a status or tag edit), else none until `attach_vectors` runs."""
+    current = index.entry(doc.key)
+    vector = current.vector if current is not None and current.doc.text == doc.text else None
+    return Entry(doc, tuple(tokens(doc.text)), vector)
+
+
+def refresh(services: Services, user_id: str, sort_keys: Iterable[str], *, vectors: bool = True) -> list[str]:
+    """Bring the index up to date for these changed keys (other keys are ignored). Without
+    `vectors`, only tokens: returns the keys of the documents left without a vector, for
+    `attach_vectors`."""
     wanted = sorted({key for key in sort_keys if source_kind(key) is not None})
     if not wanted:
-        return
+        return []
     partition = user_partition(user_id)
     found = {item["sk"]: item for item in services.items.batch_get([(partition, key) for key in wanted])}
     docs = [doc for doc in (doc_of(found[key]) for key in wanted if key in found) if doc is not None]
     kept = {doc.key for doc in docs}
     removed = [f"{source_kind(key)}:{key.rsplit('#', 1)[-1]}" for key in wanted]
     removed = [key for key in removed if key not in kept]
-    upserts = entries_for(services, docs)
+    embedded = entries_for(services, docs) if vectors else None
     repo = repository(services)
     with _user_lock(user_id):
         for _attempt in range(SAVE_ATTEMPTS):
@@ -93,10 +108,46 @@ def refresh(services: Services, user_id: str, sort_keys: Iterable[str]) -> None:
             if loaded is None:
                 continue
             index, pointer = loaded
+            upserts = embedded if embedded is not None else [_kept_vector(index, doc) for doc in docs]
             index.apply(upserts, removed)
             if repo.save(user_id, index, pointer):
-                return
+                return [entry.doc.key for entry in upserts if entry.vector is None]
             repo.forget(user_id)
         else:
             raise RuntimeError("search index: could not store the update (concurrent writers)")
     rebuild(services, user_id)
+    return []
+
+
+def attach_vectors(services: Services, user_id: str, doc_keys: Iterable[str]) -> None:
+    """Embed the documents `refresh(..., vectors=False)` left without a vector, as the index holds
+    them now (it never reads the store: the text embedded is the text indexed). A document whose
+    text changed or that was removed meanwhile is skipped: the write that changed it queued its
+    own turn here."""
+    repo = repository(services)
+    loaded = repo.load(user_id)
+    if loaded is None or services.search.embedder is None:
+        return
+    pending = [entry for key in dict.fromkeys(doc_keys) if (entry := loaded[0].entry(key)) and entry.vector is None]
+    embedded = {entry.doc.key: entry for entry in entries_for(services, [entry.doc for entry in pending])}
+    embedded = {key: entry for key, entry in embedded.items() if entry.vector is not None}
+    if not embedded:
+        return
+    with _user_lock(user_id):
+        for _attempt in range(SAVE_ATTEMPTS):
+            loaded = repo.load(user_id)
+            if loaded is None:
+                return
+            index, pointer = loaded
+            fresh = [
+                Entry(current.doc, current.tokens, entry.vector)
+                for key, entry in embedded.items()
+                if (current := index.entry(key)) is not None and current.doc.text == entry.doc.text
+            ]
+            if not fresh:
+                return
+            index.apply(fresh)
+            if repo.save(user_id, index, pointer):
+                return
+            repo.forget(user_id)
+    raise RuntimeError("search index: could not store the vectors (concurrent writers)")
