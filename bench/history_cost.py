@@ -79,16 +79,16 @@ class Meter:
 @contextmanager
 def history_off() -> Iterator[None]:
     """The write paths without their change records (the names the writes imported)."""
-    import mesq.memos.writes as memo_writes
+    import mesq.memos.changes as memo_changes
     import mesq.todos.writes as todo_writes
 
-    saved = memo_writes.memo_change, todo_writes.todo_changes
-    memo_writes.memo_change = lambda *_args, **_kw: []  # type: ignore[assignment]
+    saved = memo_changes.change_op, todo_writes.todo_changes
+    memo_changes.change_op = lambda *_args, **_kw: []  # type: ignore[assignment]
     todo_writes.todo_changes = lambda *_args, **_kw: []  # type: ignore[assignment]
     try:
         yield
     finally:
-        memo_writes.memo_change, todo_writes.todo_changes = saved
+        memo_changes.change_op, todo_writes.todo_changes = saved
 
 
 def _caller(items: Any, user_id: str) -> Callable[..., dict[str, Any]]:

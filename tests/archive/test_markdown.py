@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from mesq.application.invocation import invoke_sync
-from mesq.archive.markdown import MarkdownReport, NoteError, import_markdown, parse_note
+from mesq.archive.markdown_import import MarkdownReport, NoteError, import_markdown, parse_note
 from mesq.auth.users import create_user
 from mesq.kernel.context import Principal
 from mesq.kernel.keys import user_partition

@@ -15,7 +15,7 @@ import jieba
 import pytest
 
 from mesq.search import segmenter as compact
-from mesq.search.tokens import tokens
+from mesq.search.tokenizer import tokens
 
 SENTENCES = [
     "我们在北京大学的图书馆里读书，然后去吃饭了。",

@@ -20,6 +20,7 @@ from typing import IO, Any
 from ..history.records import CHANGE_PREFIX, expanded
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import BlobNotFound, BlobStore, ItemStore
+from ..memos.keys import MEMO_PREFIX
 from ..store.paging import walk
 from .format import BLOB_DIR, FORMAT, MANIFEST, MEMO_DIR, RECORDS, VERSION, carries_blob, covered_by, exported
 
@@ -120,9 +121,9 @@ def export_account(
                     blob_paths.append(item["path"])
             files[RECORDS] = sink.entry()
         # A second pass over the memos (a zip takes one member at a time): one Markdown page each.
-        memos = walk(items, user_partition(user_id), prefix="MEMO#") if keep({"sk": "MEMO#"}) else iter(())
+        memos = walk(items, user_partition(user_id), prefix=MEMO_PREFIX) if keep({"sk": MEMO_PREFIX}) else iter(())
         for item in memos:
-            name = f"{MEMO_DIR}{item['sk'].removeprefix('MEMO#')}.md"
+            name = f"{MEMO_DIR}{item['sk'].removeprefix(MEMO_PREFIX)}.md"
             with archive.open(name, "w") as memo:
                 page = _Hashing(memo)
                 page.write(memo_markdown(item).encode())

@@ -38,6 +38,7 @@ import ijson
 
 from ..attachments.paths import MEMO, TODO, attachment_path
 from ..attachments.store import check_quota
+from ..history.records import CHANGE_PREFIX
 from ..kernel.errors import PayloadTooLarge
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
@@ -52,7 +53,6 @@ from .bounded_zip import BoundedZip, Member
 from .counters import rebuild_counters
 from .format import (
     BLOB_DIR,
-    CHANGE_PREFIX,
     FORMAT,
     MANIFEST,
     RECORDS,

@@ -12,6 +12,7 @@ from .ports.models import SearchRuntime
 from .ports.reading_queue import ReadingSyncQueue
 from .ports.sealer import Sealer
 from .ports.storage import BlobStore, ItemStore
+from .recorded import Recorded
 
 Channel = Literal["api", "mcp", "web", "cli", "dav"]
 CredentialKind = Literal["pat", "oauth", "session"]
@@ -26,8 +27,7 @@ class Principal:
     #: What the person calls the credential (a PAT's name, an OAuth client's client_name); the
     #: change history's actor name. Empty when the lookup did not carry it (history reads it).
     name: str = ""
-    #: Set by run_code for the calls of one run, so all its writes share one change-history runId
-    #: (and by the web's `Page.invoke_recorded` for one write, to read back the changes it made).
+    #: Set by run_code for the calls of one run, so all its writes share one change-history runId.
     run_id: str | None = None
 
 
@@ -82,6 +82,9 @@ class Call:
     #: (change id, record id) of the change an undo is reverting: the revert's change record
     #: names it, and the same transaction marks that change undone.
     undoes: tuple[str, str] | None = None
+    #: The change records this call's writes committed (kernel/recorded.py): what a write
+    #: recorded, without reading it back.
+    recorded: Recorded = field(default_factory=Recorded)
 
     def __post_init__(self) -> None:
         if self.principal.run_id is not None:

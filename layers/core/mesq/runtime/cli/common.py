@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ...adapters.store.sqlite import OPEN_ERRORS
 from ...application.ratelimit import RateLimiter, user_subject
 from ...auth.users import find_user_by_name
 from ...kernel.errors import MesqError
@@ -98,7 +98,7 @@ def services_of(settings: Settings, args: argparse.Namespace) -> Services:
         _dynamodb_preflight(settings)
     try:
         services = build_services(settings)
-    except (OSError, sqlite3.Error) as error:
+    except OPEN_ERRORS as error:
         reason = getattr(error, "strerror", None) or str(error)
         raise CommandError(f"cannot use the data directory {settings.data_dir}: {reason}") from None
     if settings.storage == "dynamodb" and settings.dynamodb_endpoint:

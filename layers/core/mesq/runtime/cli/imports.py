@@ -44,7 +44,7 @@ def _import_archive(services: Services, user_id: str, path: Path) -> int:
 
 
 def _import_markdown(services: Services, user_id: str, path: Path) -> int:
-    from ...archive.markdown import import_markdown  # the Markdown parser: loaded by this command only
+    from ...archive.markdown_import import import_markdown  # the Markdown parser: loaded by this command only
 
     try:
         report = import_markdown(services, user_id, path)
