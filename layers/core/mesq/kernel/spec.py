@@ -272,6 +272,11 @@ class Spec:
     error_schema: dict[str, Any]
     #: operationId -> the raw (non-JSON) operations, served by their own routes.
     raw_operations: Mapping[str, RawOperation] = field(default_factory=dict)
+    #: operationId -> the file that defines it (`memos/openapi.yaml`, or `openapi.yaml` for the
+    #: root's own): the operation registry loads a fragment's implementations on the first call
+    #: of one of its operations (application/registries.py). Empty for a spec built from one
+    #: document (`build_spec`).
+    sources: Mapping[str, str] = field(default_factory=dict)
 
     def operation(self, operation_id: str) -> Operation:
         return self.operations[operation_id]
@@ -445,4 +450,18 @@ def read_spec_parsed(package: Traversable) -> Spec:
         name: parse_yaml(package.joinpath(name).read_text(encoding="utf-8")) or {}
         for name in root.get(FRAGMENTS_KEY, [])
     }
-    return build_spec(merge_fragments(root, fragments))
+    built = build_spec(merge_fragments(root, fragments))
+    sources = {**_defined_in("openapi.yaml", root)}
+    for name, fragment in fragments.items():
+        sources.update(_defined_in(name, fragment))
+    return replace(built, sources={op: sources[op] for op in (*built.operations, *built.raw_operations)})
+
+
+def _defined_in(name: str, document: Mapping[str, Any]) -> dict[str, str]:
+    """operationId -> `name`, for every operation `document` defines."""
+    return {
+        item[method]["operationId"]: name
+        for item in (document.get("paths") or {}).values()
+        for method in _RAW_METHODS
+        if isinstance(item, dict) and isinstance(item.get(method), dict) and "operationId" in item[method]
+    }

@@ -28,7 +28,7 @@ from .spec import McpBinding, Operation, Parameter, RawOperation, Spec
 
 FORM_NAME = "openapi.built.json"
 #: The form's own layout; a form of another layout is not read (a fresh parse instead).
-LAYOUT = 1
+LAYOUT = 2
 
 
 def texts(package: Traversable, fragments: list[str]) -> tuple[str, dict[str, str]]:
@@ -66,11 +66,12 @@ def to_form(spec: Spec, fragments: list[str], source_digest: str) -> dict[str, A
     return {
         "layout": LAYOUT,
         "fragments": fragments,
-        "sources": source_digest,
+        "digest": source_digest,
         "document": spec.document,
         "operations": [_operation(op) for op in spec.operations.values()],
         "error_schema": spec.error_schema,
         "raw_operations": [[raw.operation_id, raw.method, raw.path] for raw in spec.raw_operations.values()],
+        "sources": dict(spec.sources),
     }
 
 
@@ -89,7 +90,7 @@ def from_form(form: Mapping[str, Any]) -> Spec:
             extras=entry["extras"], revision_read=entry["revision_read"],
         )  # fmt: skip
     raw = {name: RawOperation(name, method, path) for name, method, path in form["raw_operations"]}
-    return Spec(form["document"], operations, form["error_schema"], raw)
+    return Spec(form["document"], operations, form["error_schema"], raw, form["sources"])
 
 
 def read_form(package: Traversable) -> Spec | None:
@@ -105,7 +106,7 @@ def read_form(package: Traversable) -> Spec | None:
         root, fragments = texts(package, list(form["fragments"]))
     except FileNotFoundError:
         return None
-    if form.get("sources") != digest(root, fragments):
+    if form.get("digest") != digest(root, fragments):
         return None
     return from_form(form)
 

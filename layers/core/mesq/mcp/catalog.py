@@ -25,6 +25,7 @@ import mcp_types as types
 from mcp.shared.tool_name_validation import TOOL_NAME_REGEX
 
 from ..application.invocation import REGISTRY, AsyncOperationFn, OperationFn
+from ..application.registries import lazy_function
 from ..application.validation import prepare_validators
 from ..kernel.messages import quoted
 from ..kernel.spec import Operation, Spec
@@ -330,7 +331,7 @@ def build_catalog(
     for name in selected:
         if name in tools:
             raise CatalogError(f"duplicate tool name {quoted(name)}")
-        function = registry.get(name)
+        function = lazy_function(registry, name)  # its domain is imported on the tool's first call
         if function is None:
             raise CatalogError(f"tool {quoted(name)} has no implementation in the operation registry")
         tools[name] = build_tool(spec.operations[name], function, spec.error_schema, shape_names)
