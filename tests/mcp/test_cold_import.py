@@ -37,6 +37,16 @@ DENY = {
     "sentence_transformers": "search/embedding packages",
     "torch": "search/embedding packages",
     "jsonschema": "argument and result validation: imported with the first validation (validation.py)",
+    # The domains load behind the operation registry (application/registries.py), each with the
+    # first call of one of its operations: a get_memo never imports the rest.
+    "mesq.memos": "the memo operations: imported with the first memo call",
+    "mesq.todos": "the todo board, its views, inbox, sync and reminders: imported with the first todo call",
+    "mesq.history": "the change history and the undo engine: imported with list_changes / undo_changes or a write",
+    "mesq.search": "the search pipeline: imported with the first search or index update",
+    "mesq.archive": "account export and import",
+    "mesq.reminders": "the reminder senders",
+    "mesq.imports": "imports from other services",
+    "mesq.application.history_operations": "list_changes / undo_changes and every reverter",
 }
 
 PROBE = """
