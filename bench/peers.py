@@ -416,7 +416,7 @@ def rows_peers() -> list[tuple[str, str, str]]:
     for name in figures["mesq"]:
         unit = units.get(name.split(" ")[0], "ms")
         record_peers(name, figures["mesq"][name], figures["fastmcp"][name], figures["sdk"][name], unit)
-    record("rss sqlite", 1, searched, figures["mesq"]["rss idle"], "idle")
+    record("rss sqlite", 1, searched, figures["mesq"]["rss idle"], "idle", unit="MB")
     return [
         (f"peers: {name}", f"{figures['mesq'][name]:.1f}",
          f"FastMCP {figures['fastmcp'][name]:.1f}, bare SDK {figures['sdk'][name]:.1f} (table at the end)")
@@ -474,7 +474,7 @@ def rows_memory_dynamodb() -> list[tuple[str, str, str]]:
         os.environ.update(saved)
         s3.stop()
         ddb.stop()
-    record("rss dynamodb", 1, searched, idle, "idle")
+    record("rss dynamodb", 1, searched, idle, "idle", unit="MB")
     return [
         ("memory: mesq serve RSS idle, DynamoDB Local", f"{idle:.0f} MB", ""),
         ("memory: ... after 100 writes, DynamoDB Local", f"{written:.0f} MB", ""),
