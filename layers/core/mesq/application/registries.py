@@ -10,9 +10,10 @@ in one place (docs/architecture.md, "Adding a searchable, undoable kind").
 
 **Loaded on first use.** A cold start imports none of the domains: `IMPLEMENTATIONS` says which
 modules implement the operations each spec file defines (`Spec.sources`: `memos/openapi.yaml`
--> `mesq.memos.reads`, `mesq.memos.writes`), and `OPERATIONS` imports a file's modules on the
-first call of one of its operations (a `get_memo` loads the memo reads and writes, not the todo
-board, history and its undo engine, the search pipeline or the reading sync). The names are known
+-> `mesq.memos.reads`, `mesq.memos.writes`), and `OPERATIONS` imports a file's modules, in that
+order and up to the one that has it, on the first call of one of its operations (a `get_memo`
+loads the memo reads; the memo writes and the history they record come with the first write; the
+todo board, the undo engine, the search pipeline and the reading sync with theirs). The names are known
 without importing anything, so `check_registry` still fails a start whose spec has an operation
 no module is named for; that each named module really exports each of its file's operations is
 `OperationRegistry.verify` (the tests, and `prepare_at_init` where init runs ahead of requests).
@@ -94,9 +95,10 @@ class OperationRegistry(MutableMapping[str, OperationFn]):
         if source is None or name in self._removed:
             raise KeyError(name)
         with self._lock:
-            if name not in self._loaded:
-                for module in self._implementations[source]:
-                    self._loaded.update(importlib.import_module(module).OPERATIONS)
+            for module in self._implementations[source]:
+                if name in self._loaded:
+                    break  # a get_memo imports the memo reads, not the writes and the history they record
+                self._loaded.update(importlib.import_module(module).OPERATIONS)
             if name not in self._loaded:
                 modules = ", ".join(self._implementations[source])
                 raise SpecError(f"operation {name!r} ({source}) is in none of {modules}")
