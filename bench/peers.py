@@ -59,7 +59,7 @@ FRESH_CLIENT_ROUNDS = 30
 WRITES = 100
 AI_SEARCHES = 30
 #: The follower's threads (mesq/search/fair_queue.py names them; Linux keeps 15 characters).
-FOLLOWER_THREADS = ("mesq-search-wor", "mesq-search-ind", "mesq-literal-in")
+FOLLOWER_THREADS = ("mesq-search-wor", "mesq-search-ind", "mesq-literal-in", "mesq-search-bui")
 META = {
     "io.modelcontextprotocol/protocolVersion": MODERN,
     "io.modelcontextprotocol/clientCapabilities": {},

@@ -11,22 +11,27 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import TYPE_CHECKING
 
-from .segmenter import Segmenter, segmenter
+if TYPE_CHECKING:
+    from .segmenter import Segmenter
 
 # Han (CJK unified ideographs and extension A, compatibility ideographs), kana, hangul.
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+CJK_CHARACTERS = _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 _RUNS = re.compile(rf"([{_CJK}]+)|([^\W_]+)")
 _STOPWORD_TEXT = """
     a an and are as at be by for from has have in is it its of on or that the this to was were will with
     的 了 和 是 在 我 也 就 都 而 及 与 着 或 一个 没有 我们 你们 他们
 """
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+STOPWORDS = _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 def _segmenter() -> Segmenter:
     """jieba over its dictionary as a memory-mapped trie (segmenter.py): the same cuts, 3 MB
-    instead of 62 MB, loaded at once instead of in a second or two."""
+    instead of 62 MB, loaded at once instead of in a second or two. Imported here (jieba's own
+    modules: 0.3 s of tables), so text without Han characters never pays for it."""
+    from .segmenter import segmenter
+
     return segmenter()
 
 
