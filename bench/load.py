@@ -109,8 +109,9 @@ def _process(args: list[str], port: int, env: dict[str, str]) -> Iterator[subpro
             process.wait()
 
 
-def _seed(data_dir: Path) -> tuple[str, str]:
-    """A user with a PAT and one memo, written before the server opens the database."""
+def _seed(data_dir: Path, settings: Any = None) -> tuple[str, str]:
+    """A user with a PAT and one memo, written before the server opens the database (`settings`:
+    another store than SQLite in `data_dir`)."""
     from mesq.auth.tokens import create_token
     from mesq.auth.users import create_user
     from mesq.kernel.context import Call, Principal
@@ -118,7 +119,7 @@ def _seed(data_dir: Path) -> tuple[str, str]:
     from mesq.wiring.config import Settings
     from mesq.wiring.services import build_services
 
-    services = build_services(Settings(data_dir=data_dir))
+    services = build_services(settings or Settings(data_dir=data_dir))
     user = create_user(services.items, "loader", "correct horse battery")
     token, _ = create_token(services.items, user["id"], name="load", scopes="memo:read,memo:write")
     call = Call(Principal(user["id"], frozenset({"memo:write"}), "bench", "pat"), services, "bench", "api")

@@ -29,10 +29,14 @@
 15. ready the moment it answers (issue 46, issue 42 §4): import-to-first-AI-search at 20k Markdown
    notes (and after a kill -9 in the import's index build), a search on a missing index, literal
    searches at start at 100k, cold start against commit a527e4b and idle RSS (bench/ready.py)
+16. (after the MCP footprint rows) peers: MeSQ beside FastMCP and the bare `mcp` SDK, interleaved in
+   one run: cold start, warm calls, server CPU, fresh sessions, throughput, RSS, CPU per create, and
+   MeSQ's RSS after 100 writes and 30 AI searches on SQLite (bench/peers.py)
+17. memory_dynamodb: the same RSS on DynamoDB Local + S3 over HTTP (bench/peers.py)
 
-After the table: the footprint report, then "Issue 28 goals" (bench/goals.py): each goal's figure
-as its section measured it, beside that section's same-run baseline, the ratio, the bound, and
-whether it is met.
+After the table: the footprint report, then "Issue 44 peers" (MeSQ / FastMCP per row, with its
+bound) and "Goals of issues 28 and 44" (bench/goals.py): each goal's figure as its section measured
+it, beside that section's same-run baseline, the ratio, the bound, and whether it is met.
 
 MESQ_BENCH_SECTIONS=todo_views,ai_search runs only the named sections (names as the progress lines
 print them; default: every section). MESQ_BENCH_SCALE=0.1 shrinks the archive and AI search
@@ -104,11 +108,36 @@ def interleaved_medians(fns: dict[str, Callable[[], Any]], runs: int) -> dict[st
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
-def _import_runner(code: str) -> Callable[[], None]:
-    def once() -> None:
-        subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, **ENV}, cwd=REPO)
+def ensure_bytecode() -> None:
+    """Compile MeSQ's modules (and the bench's peer servers) to bytecode before any cold start is
+    timed: an installed package has its .pyc (pip compiles at install), but this checkout is an
+    editable install and `PYTHONDONTWRITEBYTECODE` may be set, so every child would otherwise
+    compile all of `mesq` from source, a cost no installation pays (site-packages are compiled)."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    targets = [str(REPO / "layers" / "core" / "mesq"), str(REPO / "functions"), str(REPO / "bench" / "peer_servers")]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *targets], check=True, env=env, stdout=subprocess.DEVNULL)
+
+
+def _import_runner(code: str) -> Callable[[], dict[str, int]]:
+    """One cold import in a fresh interpreter under `-X importtime`: {module: its own import µs}."""
+
+    def once() -> dict[str, int]:
+        result = subprocess.run([sys.executable, "-X", "importtime", "-c", code], check=True, env={**os.environ, **ENV},
+                                cwd=REPO, capture_output=True, text=True)  # fmt: skip
+        return import_times(result.stderr)
 
     return once
+
+
+def import_times(stderr: str) -> dict[str, int]:
+    """`-X importtime`'s lines ("import time: self [us] | cumulative | name") as {name: self µs}."""
+    found: dict[str, int] = {}
+    for line in stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        own, _cumulative, name = line.removeprefix("import time:").split("|", 2)
+        found[name.strip()] = found.get(name.strip(), 0) + int(own)
+    return found
 
 
 def function_import_code(name: str) -> str:
@@ -120,8 +149,28 @@ def function_import_code(name: str) -> str:
     )
 
 
+def _own_packages(times: dict[str, int], baseline: dict[str, int], top: int = 6) -> str:
+    """The heaviest MeSQ packages (self µs summed per `mesq.<package>`) and what else the import
+    pulls beyond the baseline's modules."""
+    packages: dict[str, int] = {}
+    for name, micros in times.items():
+        if name.startswith("mesq"):
+            key = ".".join(name.split(".")[:2])
+        elif name.split(".")[0] in {module.split(".")[0] for module in baseline}:
+            continue
+        else:
+            key = "(libraries) " + name.split(".")[0]
+        packages[key] = packages.get(key, 0) + micros
+    heaviest = sorted(packages.items(), key=lambda item: -item[1])[:top]
+    return ", ".join(f"{name} {micros / 1000:.0f} ms" for name, micros in heaviest)
+
+
 def rows_cold_imports(runs: int = 7) -> list[tuple[str, str, str]]:
-    """Each function's cold import beside both baselines, in turns (`interleaved_medians`)."""
+    """Each function's cold import beside both baselines, in turns (one interpreter start of each
+    per round; medians over the rounds), every start under `-X importtime`: wall time (the goal's
+    figure, `goals.py` "cold import mcp": functions/mcp <= 1.15x the bare SDK + Starlette +
+    Mangum) and the summed import time, with the heaviest MeSQ packages of the MCP function."""
+    ensure_bytecode()
     moto_start = "import moto; m = moto.mock_aws(); m.start()\n"
     functions = sorted(p.name for p in (REPO / "functions").iterdir() if (p / "app.py").is_file())
     runners = {
@@ -129,19 +178,35 @@ def rows_cold_imports(runs: int = 7) -> list[tuple[str, str, str]]:
         "sdk": _import_runner(moto_start + BARE_MCP_HANDLER),
     }
     runners.update({name: _import_runner(function_import_code(name)) for name in functions})
-    medians = interleaved_medians(runners, runs)
+    walls: dict[str, list[float]] = {name: [] for name in runners}
+    imports: dict[str, list[dict[str, int]]] = {name: [] for name in runners}
+    for _ in range(runs):
+        for name, once in runners.items():
+            began = time.perf_counter()
+            imports[name].append(once())
+            walls[name].append(time.perf_counter() - began)
+    medians = {name: statistics.median(values) for name, values in walls.items()}
+    summed = {name: statistics.median(sum(found.values()) for found in runs_) for name, runs_ in imports.items()}
     baseline, sdk_baseline = medians["baseline"], medians["sdk"]
     rows = [
         ("cold import: bare Starlette+Mangum (baseline)", f"{baseline * 1000:.0f} ms", "1.00x"),
         ("cold import: bare MCP SDK server + Starlette+Mangum (MCP baseline)", f"{sdk_baseline * 1000:.0f} ms",
-         f"{sdk_baseline / baseline:.2f}x"),
+         f"{sdk_baseline / baseline:.2f}x; -X importtime {summed['sdk'] / 1000:.0f} ms"),
     ]  # fmt: skip
     for name in functions:
         seconds = medians[name]
         ratio = f"{seconds / baseline:.2f}x"
         if name == "mcp":
             ratio = f"{seconds / sdk_baseline:.2f}x the bare MCP SDK server ({ratio} bare Starlette)"
-        rows.append((f"cold import: functions/{name}", f"{seconds * 1000:.0f} ms", ratio))
+        rows.append((f"cold import: functions/{name}", f"{seconds * 1000:.0f} ms",
+                     f"{ratio}; -X importtime {summed[name] / 1000:.0f} ms"))  # fmt: skip
+    last_mcp, last_sdk = imports["mcp"][-1], imports["sdk"][-1]
+    rows.append(("  functions/mcp's import time beyond the SDK baseline's modules (one start)",
+                 f"{sum(v for k, v in last_mcp.items() if k not in last_sdk) / 1000:.0f} ms",
+                 _own_packages(last_mcp, last_sdk)))  # fmt: skip
+    from goals import record
+
+    record("cold import mcp", 1, medians["mcp"] * 1000, sdk_baseline * 1000, "bare SDK + Starlette + Mangum")
     return rows
 
 
@@ -521,10 +586,11 @@ def main() -> None:
     # the other bench/*.py sections (this script's directory is on sys.path)
     from ai_search import rows_ai_search
     from code_mode import rows_code_mode
-    from goals import goal_table
+    from goals import goal_table, peer_table
     from history_cost import rows_history_cost
     from literal_search import rows_literal_search
     from load import rows_load, rows_upload
+    from peers import rows_memory_dynamodb, rows_peers
     from ready import rows_cold_start, rows_import_to_search, rows_literal_at_start
     from todo_views import rows_todo_views
 
@@ -535,6 +601,7 @@ def main() -> None:
         rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_memo_scale, rows_todo_views,
         rows_ai_search, rows_load, rows_upload, rows_code_mode, rows_history_cost, rows_archive,
         rows_literal_search, rows_imports, rows_import_to_search, rows_literal_at_start, rows_cold_start, rows_mcp,
+        rows_peers, rows_memory_dynamodb,
     ))  # fmt: skip
     with logs_to_file(LOG_FILE) as terminal:
         terminal.write(f"logs of this run: {LOG_FILE.relative_to(REPO)}\n")
@@ -549,6 +616,8 @@ def main() -> None:
     for name, value, ratio in rows:
         print(f"{name.ljust(width)}  {value:>10}  {ratio}")
     print(report)
+    if rows_peers in sections:
+        print(f"\n{peer_table()}")
     print(f"\n{goal_table()}")
     print(f"\n(whole run: {time.perf_counter() - started:.0f} s; logs in {LOG_FILE.relative_to(REPO)})")
 

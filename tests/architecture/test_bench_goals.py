@@ -1,4 +1,4 @@
-"""The closing "Issue 28 goals" table of `make bench` (bench/goals.py) and its section filter
+"""The closing goals tables of `make bench` (bench/goals.py) and its section filter
 (bench/run.py `chosen_sections`): a goal is met only by a figure at the goal's size within its
 bound, an unmeasured goal says so, and MESQ_BENCH_SECTIONS picks sections or stops on a typo."""
 
@@ -13,11 +13,14 @@ from bench.run import chosen_sections
 
 @pytest.fixture(autouse=True)
 def empty_registry() -> Iterator[None]:
-    saved = dict(goals._figures)
+    saved, saved_peers = dict(goals._figures), dict(goals._peer_figures)
     goals._figures.clear()
+    goals._peer_figures.clear()
     yield
     goals._figures.clear()
     goals._figures.update(saved)
+    goals._peer_figures.clear()
+    goals._peer_figures.update(saved_peers)
 
 
 def _row(title_start: str) -> tuple[str, ...]:
@@ -36,12 +39,36 @@ def test_a_goal_not_measured_or_measured_at_another_size_says_not_run() -> None:
     goals.record("query_todos week+high", 2_500, 10.0, 100.0, "snapshot path")  # a scaled-down run
     assert _row("query_todos this week + high at 5k")[1:] == ("not run", "", "", "<= 100 ms", "-")
     assert len(goals.goal_rows()) == len(goals.GOALS)
-    assert "Issue 28 goals" in goals.goal_table()
+    assert "Goals of issues 28 and 44" in goals.goal_table()
 
 
 def test_reported_rows_carry_their_unit_and_no_verdict() -> None:
     goals.record("export peak RSS", 100_000, 191.0, 29.6, "`mesq user list`", "MiB")
     assert _row("mesq export peak RSS")[1:] == ("191 MiB", "29.6 MiB (`mesq user list`)", "6.45x", "reported", "-")
+
+
+def test_a_ratio_goal_is_met_by_figure_over_baseline_not_by_the_figure() -> None:
+    goals.record("cold import mcp", 1, 700.0, 600.0, "bare SDK + Starlette + Mangum")
+    assert _row("cold import of functions/mcp")[3:] == ("1.17x", "<= 1.15x", "NO")
+    goals.record("cold import mcp", 1, 660.0, 600.0, "bare SDK + Starlette + Mangum")
+    assert _row("cold import of functions/mcp")[3:] == ("1.1x", "<= 1.15x", "yes")
+    goals.record("rss sqlite", 1, 240.0, 200.0, "idle", "MB")
+    assert _row("mesq serve RSS after 100 writes and 30 AI searches, SQLite")[4:] == ("<= 250 MB", "yes")
+
+
+def _peer_row(title_start: str) -> tuple[str, ...]:
+    return next(row for row in goals.peer_rows() if row[0].startswith(title_start))
+
+
+def test_peer_rows_compare_mesq_with_fastmcp_each_way_up() -> None:
+    goals.record_peers("warm p50", 3.3, 3.0, 2.5, "ms")
+    goals.record_peers("rps c8", 80.0, 100.0, 90.0, "rps")
+    goals.record_peers("rss idle", 200.0, 80.0, 70.0, "MB")
+    assert _peer_row("warm get_memo p50")[1:] == ("3.3 ms", "3.0 ms", "2.5 ms", "1.10x", "1.32x", "<= 1.1x", "yes")
+    assert _peer_row("throughput, get_memo at concurrency 8")[4:] == ("0.80x", "0.89x", ">= 0.9x", "NO")
+    assert _peer_row("RSS idle")[-2:] == ("reported", "-")
+    assert _peer_row("cold start")[1:] == ("not run", "", "", "", "", "<= 1.1x", "-")
+    assert len(goals.peer_rows()) == len(goals.PEER_GOALS) and "Issue 44 peers" in goals.peer_table()
 
 
 def rows_alpha() -> list[tuple[str, str, str]]:

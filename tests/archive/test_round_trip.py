@@ -123,11 +123,13 @@ def populate(items: ItemStore, blobs: BlobStore, username: str) -> str:
 
 
 def records(items: ItemStore, user_id: str) -> dict[str, dict[str, Any]]:
-    """The exported kinds of a partition, owner-neutral (the user id replaced by `~`)."""
+    """The exported kinds of a partition, owner-neutral (the user id replaced by `~`; a packed
+    change record compared unpacked, since its packed text holds the owner's id compressed)."""
     from mesq.archive.format import exported, rehome
+    from mesq.history.records import expanded
 
     return {  # the bare id too: the reminder index entry names its user
-        item["sk"]: json.loads(json.dumps(rehome(item, user_id, "~")).replace(user_id, "~"))
+        item["sk"]: json.loads(json.dumps(rehome(expanded(item), user_id, "~")).replace(user_id, "~"))
         for item in walk(items, user_partition(user_id))
         if exported(item["sk"]) and not item["sk"].startswith("TODO#COUNT#TREE#")  # graph counts: re-seeded
     }

@@ -18,7 +18,7 @@ import pytest
 
 from mesq.adapters.store.sqlite import SQLiteItemStore
 from mesq.application.invocation import invoke_sync
-from mesq.history.records import CHANGE_PREFIX
+from mesq.history.records import CHANGE_PREFIX, expanded
 from mesq.kernel.context import Principal
 from mesq.kernel.errors import MesqError
 from mesq.kernel.keys import user_partition
@@ -55,7 +55,8 @@ def caller(items: ItemStore) -> Any:
 
 
 def changes(items: ItemStore) -> list[dict[str, Any]]:
-    return list(walk(items, user_partition(USER), prefix=CHANGE_PREFIX))
+    """The stored change records, unpacked as every reader sees them (records.expanded)."""
+    return [expanded(item) for item in walk(items, user_partition(USER), prefix=CHANGE_PREFIX)]
 
 
 def test_a_write_whose_condition_fails_leaves_no_record(store):

@@ -4,6 +4,9 @@ its newest versions, drops the oldest in the write's own transaction and says so
 
 from __future__ import annotations
 
+import random
+import string
+
 from mesq.history.forget import history_keys
 from mesq.history.records import HISTORY_CAP, TRIM_TO
 from mesq.kernel.ports.storage import ItemStore
@@ -33,12 +36,18 @@ def test_a_purged_memo_takes_its_history_with_it(store: ItemStore) -> None:
     assert listed == []
 
 
+def _text(seed: int, size: int) -> str:
+    """Text that compresses little (a change record packs its before and after)."""
+    rng = random.Random(seed)
+    return "".join(rng.choices(string.ascii_lowercase, k=size))
+
+
 def test_a_history_past_1_mib_keeps_its_newest_versions_and_says_so(store: ItemStore) -> None:
     call = caller(store)
-    big = 40_000  # each edit records ~80 KB (the content before and after)
-    memo = call("create_memo", content="a" * big)["memo"]
+    big = 50_000  # each edit records ~80 KB packed (the content before and after: random letters compress little)
+    memo = call("create_memo", content=_text(0, big))["memo"]
     for number in range(1, 16):
-        memo = call("update_memo", id=memo["id"], expectedRevision=memo["revision"], content=chr(97 + number) * big)[
+        memo = call("update_memo", id=memo["id"], expectedRevision=memo["revision"], content=_text(number, big))[
             "memo"
         ]
     recorded = sorted((c for c in changes(store) if c["record"]["id"] == memo["id"]), key=lambda c: c["id"])
@@ -46,7 +55,7 @@ def test_a_history_past_1_mib_keeps_its_newest_versions_and_says_so(store: ItemS
     assert total <= HISTORY_CAP, total
     assert len(recorded) < 16  # the oldest were dropped
     newest = call("list_changes", recordId=memo["id"])["changes"]
-    assert newest[0]["after"] == {"content": "p" * big} and newest[0]["revisions"]["after"] == 16
+    assert newest[0]["after"] == {"content": _text(15, big)} and newest[0]["revisions"]["after"] == 16
     assert [c["revisions"]["after"] for c in newest] == sorted((c["revisions"]["after"] for c in newest), reverse=True)
     assert newest[-1]["revisions"]["after"] > 1  # the create is gone
     assert any(c.get("olderDropped") for c in newest)
@@ -55,5 +64,5 @@ def test_a_history_past_1_mib_keeps_its_newest_versions_and_says_so(store: ItemS
     assert "historyBytes" not in call("get_memo", id=memo["id"])["memo"]
     # The kept versions still undo: the newest edit goes back to the one before it.
     undo = call("undo_changes", changeIds=[newest[0]["id"]])
-    assert undo["notUndone"] == [] and call("get_memo", id=memo["id"])["memo"]["content"] == "o" * big
+    assert undo["notUndone"] == [] and call("get_memo", id=memo["id"])["memo"]["content"] == _text(14, big)
     assert TRIM_TO < HISTORY_CAP

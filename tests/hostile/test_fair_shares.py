@@ -122,12 +122,12 @@ def test_a_big_index_queue_delays_another_users_search_by_one_batch(
 
     real, ran, hold = indexer.refresh, [], threading.Event()
 
-    def refresh(services: Services, user_id: str, sort_keys: Any) -> None:
+    def refresh(services: Services, user_id: str, sort_keys: Any, **options: Any) -> list[str]:
         keys = list(sort_keys)
         if not ran:
             hold.wait(30)  # the first batch: the queue fills meanwhile
         ran.append((user_id, len(keys)))
-        real(services, user_id, keys)
+        return real(services, user_id, keys, **options)
 
     monkeypatch.setattr(indexer, "refresh", refresh)
     try:

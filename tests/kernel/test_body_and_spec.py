@@ -3,7 +3,8 @@ from __future__ import annotations
 import pytest
 from jsonschema import Draft202012Validator
 
-from mesq.application.invocation import REGISTRY, check_registry
+from mesq.application.invocation import REGISTRY, check_registry, prepare_registry
+from mesq.application.registries import IMPLEMENTATIONS, OperationRegistry
 from mesq.asgi.body import is_json_media_type, parse_json_object
 from mesq.kernel.errors import ValidationError
 from mesq.kernel.spec import SpecError, build_spec, load_spec
@@ -47,6 +48,20 @@ def test_spec_input_schemas_are_valid_2020_12():
 def test_registry_matches_spec():
     check_registry(load_spec())
     assert set(REGISTRY) == set(load_spec().operations)
+    prepare_registry()  # imports every named module: each operation is where IMPLEMENTATIONS says
+    assert all(callable(REGISTRY[name]) for name in load_spec().operations)
+
+
+def test_registry_fails_an_operation_its_modules_lack():
+    # memos/openapi.yaml's operations named to a module that implements none of them
+    misnamed = OperationRegistry(load_spec, {**IMPLEMENTATIONS, "memos/openapi.yaml": ("mesq.todos.inbox.operations",)})
+    with pytest.raises(SpecError, match="get_memo"):
+        misnamed["get_memo"]
+    with pytest.raises(SpecError, match="is in none of"):
+        misnamed.verify()
+    unnamed = OperationRegistry(load_spec, {k: v for k, v in IMPLEMENTATIONS.items() if k != "memos/openapi.yaml"})
+    with pytest.raises(SpecError, match="without an implementation"):
+        check_registry(load_spec(), unnamed)
 
 
 def _document(**operation):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 import pytest
@@ -30,11 +31,36 @@ SPEC = load_spec()
 ALL = frozenset(ALL_SCOPES)
 
 
+_FIELDS = re.compile(r"\^\(\?:(.+)\)\$")
+
+
+def _ungrouped(node: dict[str, Any]) -> dict[str, Any]:
+    """Fields declared once for several names (`lean.group_same_fields`: `^(?:a|b)$`) listed one
+    by one again, as `properties`."""
+    patterns = node.get("patternProperties")
+    if not isinstance(patterns, dict):
+        return node
+    fields = dict(node.get("properties", {}))
+    kept = {}
+    for pattern, sub in patterns.items():
+        names = _FIELDS.fullmatch(pattern)
+        if names is None:
+            kept[pattern] = sub
+            continue
+        for name in names[1].split("|"):
+            fields[re.sub(r"\\(.)", r"\1", name)] = sub
+    result = {key: value for key, value in node.items() if key != "patternProperties"}
+    result["properties"] = fields
+    if kept:
+        result["patternProperties"] = kept
+    return result
+
+
 def dereference(schema: dict[str, Any]) -> Any:
     """`schema` with every `#/$defs/...` pointer replaced by its target (a pointer back into its
-    own path becomes a marker), `allOf` parts merged into their record, `required` sorted, and
-    without `$defs`/`$schema`: two schemas that differ only in how they share their parts come
-    out equal."""
+    own path becomes a marker), `allOf` parts merged into their record, fields declared once for
+    several names listed one by one, `required` sorted, and without `$defs`/`$schema`: two
+    schemas that differ only in how they share their parts come out equal."""
     defs = schema.get("$defs", {})
 
     def walk(node: Any, path: tuple[str, ...]) -> Any:
@@ -53,7 +79,7 @@ def dereference(schema: dict[str, Any]) -> Any:
                 result["required"] = required
         if "required" in result and isinstance(result["required"], list):
             result["required"] = sorted(result["required"])
-        return result
+        return _ungrouped(result)
 
     return walk(schema, ())
 
@@ -226,7 +252,7 @@ def test_tool_contract(name: str):
     assert tool["description"] == operation.description
     assert tool["title"] == operation.mcp.title
     assert entry.toolset in TOOLSETS
-    assert REGISTRY[name] is entry.function
+    assert entry.function.resolve() is REGISTRY[name]  # type: ignore[attr-defined]  # imported on first call
 
 
 @pytest.mark.parametrize("method", sorted(METHOD_ANNOTATIONS))

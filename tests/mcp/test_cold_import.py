@@ -37,6 +37,16 @@ DENY = {
     "sentence_transformers": "search/embedding packages",
     "torch": "search/embedding packages",
     "jsonschema": "argument and result validation: imported with the first validation (validation.py)",
+    # The domains load behind the operation registry (application/registries.py), each with the
+    # first call of one of its operations: a get_memo never imports the rest.
+    "mesq.memos": "the memo operations: imported with the first memo call",
+    "mesq.todos": "the todo board, its views, inbox, sync and reminders: imported with the first todo call",
+    "mesq.history": "the change history and the undo engine: imported with list_changes / undo_changes or a write",
+    "mesq.search": "the search pipeline: imported with the first search or index update",
+    "mesq.archive": "account export and import",
+    "mesq.reminders": "the reminder senders",
+    "mesq.imports": "imports from other services",
+    "mesq.application.history_operations": "list_changes / undo_changes and every reverter",
 }
 
 PROBE = """
@@ -103,3 +113,19 @@ def test_the_guard_sees_a_denied_module() -> None:
         "authlib.oauth2": DENY["authlib"],
         "jinja2": DENY["jinja2"],
     }
+
+
+def test_a_first_get_memo_imports_the_memo_reads_only() -> None:
+    # The registry stops at the module that implements the operation: the memo writes, and the
+    # history they record, wait for the first write.
+    probe = (
+        "import json, sys; from mesq.application.registries import OPERATIONS; OPERATIONS['get_memo']; "
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    modules = set(json.loads(result.stdout.strip().splitlines()[-1]))
+    assert "mesq.memos.reads" in modules
+    assert not {"mesq.memos.writes", "mesq.history", "mesq.todos", "mesq.application.history_operations"} & modules

@@ -7,7 +7,14 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from mesq.mcp.lean import fold_defs, lean_output_schema, share_common_fields, share_repeats, strip_input_only
+from mesq.mcp.lean import (
+    fold_defs,
+    group_same_fields,
+    lean_output_schema,
+    share_common_fields,
+    share_repeats,
+    strip_input_only,
+)
 
 
 def accepts(schema: dict[str, Any], instance: Any) -> bool:
@@ -109,3 +116,34 @@ def test_the_envelope_stays_closed_and_data_opens():
     }
     lean = lean_output_schema(envelope)
     assert lean["additionalProperties"] is False and "additionalProperties" not in lean["properties"]["data"]
+
+
+def test_fields_sharing_a_schema_are_declared_once_and_validate_the_same():
+    record = {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "content": {"type": "string"},
+            "revision": {"type": "integer"},
+            "pinned": {"type": "boolean"},
+            "mcp_uri": {"type": "string"},
+            "a.b": {"type": "string"},
+            "sizes": {"type": "object", "properties": {"all": {"type": "integer"}, "day-1": {"type": "integer"}}},
+        },
+        "required": ["id"],
+    }
+    grouped = group_same_fields(record)
+    sizes = {"type": "object", "patternProperties": {"^(?:all|day-1)$": {"type": "integer"}}}
+    assert grouped["properties"] == {"revision": {"type": "integer"}, "pinned": {"type": "boolean"}, "sizes": sizes}
+    assert grouped["patternProperties"] == {"^(?:id|content|mcp_uri|a\\.b)$": {"type": "string"}}
+    Draft202012Validator.check_schema(grouped)
+    instances = [
+        {"id": "a", "content": "b", "revision": 1, "pinned": True, "mcp_uri": "m", "sizes": {"all": 1, "day-1": 2}},
+        {"id": "a", "content": 3}, {"id": 1}, {"content": "no id"}, {"id": "a", "mcp_uri": 5},
+        {"id": "a", "sizes": {"day-1": "x"}}, {"id": "a", "sizes": {"day_1": "x"}}, {"id": "a", "other": [1]},
+        {"id": "a", "idx": 1}, {"id": "a", "xcontent": 1}, {"id": "a", "a.b": 1}, {"id": "a", "axb": 1},
+    ]  # fmt: skip
+    for instance in instances:
+        assert accepts(grouped, instance) == accepts(record, instance), instance
+    lone = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}
+    assert group_same_fields(lone) == lone

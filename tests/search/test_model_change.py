@@ -74,7 +74,7 @@ def test_a_search_with_another_model_rebuilds_the_index(open_services) -> None:
     old = RecordingEmbedder("model-a", 4)
     services = open_services(old)
     made = [run(services, "create_memo", {"content": note})["memo"]["id"] for note in NOTES]
-    services.items.wait_idle()  # type: ignore[attr-defined]
+    services.items.wait_idle()  # type: ignore[attr-defined]  # words and vectors
     assert_index_of(services, old, len(NOTES))
 
     new = RecordingEmbedder("model-b", 8)
@@ -98,7 +98,7 @@ def test_a_write_with_another_model_rebuilds_instead_of_adding_to_the_old_index(
     services = open_services(old)
     for note in NOTES:
         run(services, "create_memo", {"content": note})
-    services.items.wait_idle()  # type: ignore[attr-defined]
+    services.items.wait_idle()  # type: ignore[attr-defined]  # words and vectors
 
     new = RecordingEmbedder("model-c", 6)
     restarted = open_services(new)

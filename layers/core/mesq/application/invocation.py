@@ -2,7 +2,9 @@
 plain function that implements it: `REGISTRY`, registries.OPERATIONS).
 
 Both adapters dispatch through that table; `check_registry` runs at construction so a spec
-operation without an implementation (or the reverse) fails at start-up, not on first call.
+operation no module is named for fails at start-up, not on first call (the table imports a
+domain on the first call of one of its operations; `prepare_registry` imports and checks them
+all at once, for an init that runs ahead of requests, and the tests).
 `invoke` is the part of a call that is the same on every channel: validate the arguments,
 count the call in its rate-limit bucket, build the `Call`, run the operation (`invoke_sync`; `invoke`
 runs it in a worker thread, stores are synchronous). Reading the arguments off the wire and mapping errors to the
@@ -22,14 +24,17 @@ from ..kernel.ports.call_metrics import outcome_of
 from ..kernel.recorded import Recorded
 from ..kernel.spec import Operation, Spec, SpecError
 from .ratelimit import Bucket, RateLimiter, call_bucket
-from .registries import OPERATIONS, OperationFn
+from .registries import OPERATIONS, OperationFn, OperationRegistry
 from .validation import validate_arguments
 
 AsyncOperationFn = Callable[[Call, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 REGISTRY: Mapping[str, OperationFn] = OPERATIONS
 
-__all__ = ["REGISTRY", "AsyncOperationFn", "OperationFn", "check_registry", "invoke", "invoke_async", "invoke_sync"]
+__all__ = [
+    "REGISTRY", "AsyncOperationFn", "OperationFn", "check_registry", "invoke", "invoke_async", "invoke_sync",
+    "prepare_registry",
+]  # fmt: skip
 
 
 def check_registry(spec: Spec, registry: Mapping[str, OperationFn] = REGISTRY) -> None:
@@ -39,6 +44,13 @@ def check_registry(spec: Spec, registry: Mapping[str, OperationFn] = REGISTRY) -
     unknown = sorted(set(registry) - set(spec.operations))
     if unknown:
         raise SpecError(f"implementations without an operation in openapi.yaml: {', '.join(unknown)}")
+
+
+def prepare_registry(registry: Mapping[str, OperationFn] = REGISTRY) -> None:
+    """Import every operation's implementation now and check each is where the registry says
+    (`Settings.prepare_at_init`: SnapStart snapshots them; elsewhere the first call imports its domain)."""
+    if isinstance(registry, OperationRegistry):
+        registry.verify()
 
 
 def invoke_sync(

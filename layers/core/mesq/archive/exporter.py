@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from ..history.records import CHANGE_PREFIX, expanded
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import BlobNotFound, BlobStore, ItemStore
 from ..memos.keys import MEMO_PREFIX
@@ -92,7 +93,8 @@ def memo_markdown(item: dict[str, Any]) -> str:
 def _records(items: ItemStore, user_id: str, keep: Callable[[dict[str, Any]], bool]) -> Iterator[dict[str, Any]]:
     for item in walk(items, user_partition(user_id)):
         if exported(item["sk"]) and keep(item):
-            yield item
+            # a change record as the archive format has it (never `packed`)
+            yield expanded(item) if item["sk"].startswith(CHANGE_PREFIX) else item
 
 
 def export_account(

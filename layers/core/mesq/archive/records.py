@@ -308,17 +308,19 @@ def _change(item: Item, user_id: str) -> Item:
     if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
         raise _Refused(f"ttl: {quoted(ttl)} is not an expiry time")
     pk, sk = history.change_key(user_id, ident)
-    return {
-        **change,
-        "pk": pk,
-        "sk": sk,
-        "gsi1pk": history.run_partition(user_id, run),
-        "gsi1sk": ident,
-        "gsi2pk": history.record_partition(user_id, record_id),
-        "gsi2sk": ident,
-        **history.actor_index_keys(user_id, {**change, "id": ident}),
-        "ttl": ttl,
-    }
+    return history.packed(
+        {
+            **change,
+            "pk": pk,
+            "sk": sk,
+            "gsi1pk": history.run_partition(user_id, run),
+            "gsi1sk": ident,
+            "gsi2pk": history.record_partition(user_id, record_id),
+            "gsi2sk": ident,
+            **history.actor_index_keys(user_id, {**change, "id": ident}),
+            "ttl": ttl,
+        }
+    )  # stored as the history stores its own (packed past a size)
 
 
 _KINDS: tuple[tuple[str, Callable[[Item, str], Item]], ...] = (

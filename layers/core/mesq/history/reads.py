@@ -27,6 +27,7 @@ from .records import (
     FAMILY,
     KINDS,
     actor_partition,
+    expanded,
     public_change,
     record_partition,
     run_partition,
@@ -94,7 +95,8 @@ def changes(call: Call, args: dict[str, Any], wanted: Callable[[Item], bool]) ->
     else:
         found = _newest_first(items, user_partition(user_id), None, CHANGE_PREFIX, low, high)
     kept: list[Item] = []
-    for scanned, item in enumerate(found, start=1):
+    for scanned, stored in enumerate(found, start=1):
+        item = expanded(stored)
         if wanted(item):
             kept.append(item)
             if len(kept) == limit:

@@ -31,7 +31,7 @@ from ..kernel.context import Call
 from ..kernel.errors import Conflict, Forbidden, MesqError, NotFound, ValidationError
 from ..kernel.ports.storage import Item
 from .reads import changes, matcher, readable_kinds
-from .records import FAMILY, change_key, not_undoable, undoable
+from .records import FAMILY, change_key, expanded, not_undoable, undoable
 
 #: Puts one change of its kind back (`call` carries `undoes`, so the revert's change record names
 #: the change and marks it undone) at the revision the record must be at; answers the record it
@@ -83,7 +83,7 @@ def _targets(call: Call, args: dict[str, Any]) -> tuple[list[Item], bool]:
         raise ValidationError("since: required with actor")
     if "changeIds" in args:
         keys = [change_key(call.principal.user_id, change_id) for change_id in dict.fromkeys(args["changeIds"])]
-        found = {item["id"]: item for item in call.services.items.batch_get(keys)}
+        found = {item["id"]: expanded(item) for item in call.services.items.batch_get(keys)}
         missing = [change_id for change_id in args["changeIds"] if change_id not in found]
         visible = matcher(call, {})
         hidden = [item["id"] for item in found.values() if not visible(item)]

@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from .. import __version__
-from ..application.invocation import check_registry, invoke
+from ..application.invocation import check_registry, invoke, prepare_registry
 from ..application.ratelimit import Bucket, RateLimiter
 from ..application.validation import prepare_validators
 from ..asgi.auth import require_scopes, rest_principal
@@ -112,6 +112,7 @@ def api_routes(services: Services, spec: Spec | None = None) -> list[Route]:
     spec = spec or load_spec()
     check_registry(spec)
     if services.settings.prepare_at_init:
+        prepare_registry()
         prepare_validators(operation.input_schema for operation in spec.operations.values())
     return [
         Route("/healthz", _healthz_of(services), methods=["GET"]),

@@ -16,12 +16,10 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any, Literal
-
-import yaml
 
 HttpMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE"]
 _METHODS = ("get", "post", "put", "patch", "delete")
@@ -272,14 +270,23 @@ class Spec:
     operations: Mapping[str, Operation]
     #: The `error` object of every failure envelope (REST and MCP alike), resolved.
     error_schema: dict[str, Any]
-    #: The document as REST serves it at /api/openapi.json: each 2xx schema wrapped in the
-    #: `{data, traceId}` envelope, and the error envelope as every operation's default response.
-    rest_document: dict[str, Any]
     #: operationId -> the raw (non-JSON) operations, served by their own routes.
     raw_operations: Mapping[str, RawOperation] = field(default_factory=dict)
+    #: operationId -> the file that defines it (`memos/openapi.yaml`, or `openapi.yaml` for the
+    #: root's own): the operation registry loads a fragment's implementations on the first call
+    #: of one of its operations (application/registries.py). Empty for a spec built from one
+    #: document (`build_spec`).
+    sources: Mapping[str, str] = field(default_factory=dict)
 
     def operation(self, operation_id: str) -> Operation:
         return self.operations[operation_id]
+
+    @cached_property
+    def rest_document(self) -> dict[str, Any]:
+        """The document as REST serves it at /api/openapi.json: each 2xx schema wrapped in the
+        `{data, traceId}` envelope, and the error envelope as every operation's default response
+        (made on the first request for it, not at every cold start)."""
+        return _rest_document(self.document)
 
 
 def build_spec(document: dict[str, Any]) -> Spec:
@@ -310,7 +317,6 @@ def build_spec(document: dict[str, Any]) -> Spec:
         document=document,
         operations=_with_revision_reads(operations),
         error_schema=resolver.inline({"$ref": f"{_SCHEMA_PREFIX}Error"}, {}),
-        rest_document=_rest_document(document),
         raw_operations=raw,
     )
 
@@ -411,27 +417,51 @@ def merge_fragments(root: dict[str, Any], fragments: Mapping[str, Mapping[str, A
     return merged
 
 
-#: libyaml's safe loader when PyYAML was built with it (the wheels are): the same documents, parsed
-#: about 10x faster than the pure-Python loader, which was most of a cold start.
-_SAFE_LOADER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+def parse_yaml(text: str) -> Any:
+    """YAML through libyaml's safe loader when PyYAML was built with it (the wheels are): about
+    10x faster than the pure-Python loader. PyYAML is imported here, not at a cold start that
+    reads the built form (spec_form.py)."""
+    import yaml
 
-
-def _parse_yaml(text: str) -> Any:
-    return yaml.load(text, Loader=_SAFE_LOADER)  # noqa: S506  # a safe loader (C or Python)
+    loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(text, Loader=loader)  # noqa: S506  # a safe loader (C or Python)
 
 
 @cache
 def load_spec() -> Spec:
-    """The packaged spec (the root `openapi.yaml` plus the fragments it lists), parsed once per process."""
+    """The packaged spec (the root `openapi.yaml` plus the fragments it lists), once per process."""
     return read_spec(resources.files("mesq"))
 
 
 def read_spec(package: Traversable) -> Spec:
     """The spec whose root `openapi.yaml` (and the fragments it lists, relative to it) are in
-    `package`: the packaged one, or a copy in a directory (tests that change a spec file)."""
-    root = _parse_yaml(package.joinpath("openapi.yaml").read_text(encoding="utf-8"))
+    `package`: the packaged one, or a copy in a directory (tests that change a spec file). Read
+    from its built form (`openapi.built.json`, spec_form.py) when that is of these very sources,
+    else parsed."""
+    from .spec_form import read_form
+
+    return read_form(package) or read_spec_parsed(package)
+
+
+def read_spec_parsed(package: Traversable) -> Spec:
+    """The spec in `package` parsed from its YAML sources and built."""
+    root = parse_yaml(package.joinpath("openapi.yaml").read_text(encoding="utf-8"))
     fragments = {
-        name: _parse_yaml(package.joinpath(name).read_text(encoding="utf-8")) or {}
+        name: parse_yaml(package.joinpath(name).read_text(encoding="utf-8")) or {}
         for name in root.get(FRAGMENTS_KEY, [])
     }
-    return build_spec(merge_fragments(root, fragments))
+    built = build_spec(merge_fragments(root, fragments))
+    sources = {**_defined_in("openapi.yaml", root)}
+    for name, fragment in fragments.items():
+        sources.update(_defined_in(name, fragment))
+    return replace(built, sources={op: sources[op] for op in (*built.operations, *built.raw_operations)})
+
+
+def _defined_in(name: str, document: Mapping[str, Any]) -> dict[str, str]:
+    """operationId -> `name`, for every operation `document` defines."""
+    return {
+        item[method]["operationId"]: name
+        for item in (document.get("paths") or {}).values()
+        for method in _RAW_METHODS
+        if isinstance(item, dict) and isinstance(item.get(method), dict) and "operationId" in item[method]
+    }

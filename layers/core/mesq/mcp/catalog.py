@@ -25,11 +25,18 @@ import mcp_types as types
 from mcp.shared.tool_name_validation import TOOL_NAME_REGEX
 
 from ..application.invocation import REGISTRY, AsyncOperationFn, OperationFn
+from ..application.registries import lazy_function
 from ..application.validation import prepare_validators
 from ..kernel.messages import quoted
 from ..kernel.spec import Operation, Spec
 from ..kernel.toolsets import TOOLSETS
-from .lean import component_names, lean_input_schema, lean_output_schema, without_nested_required
+from .lean import (
+    component_names,
+    group_same_fields,
+    lean_input_schema,
+    lean_output_schema,
+    without_nested_required,
+)
 from .mcp_apps import tool_meta
 
 if TYPE_CHECKING:
@@ -94,7 +101,9 @@ def envelope_schema(
     instructions describe it, and an error result has `isError` set). It is open like the
     objects below it (the instructions
     describe `correlationId`, `isError` says which branch a result is, and a field added later
-    must not fail a client that cached the list). No `$schema` either (MCP: a schema without one
+    must not fail a client that cached the list). Fields of one object that share a schema are
+    declared once (`lean.group_same_fields`: a pattern naming them), which is what the official
+    client's per-session schema check costs. No `$schema` either (MCP: a schema without one
     is JSON Schema 2020-12, which is also what the official client picks).
 
     Checked, it is the full envelope: closed, exactly one of `data` / `error`, every required
@@ -109,7 +118,7 @@ def envelope_schema(
     if defs:
         schema["$defs"] = defs
     lean = lean_output_schema(schema)
-    listed = without_nested_required(lean)
+    listed = group_same_fields(without_nested_required(lean))
     checked = {
         **lean,
         "properties": {
@@ -322,7 +331,7 @@ def build_catalog(
     for name in selected:
         if name in tools:
             raise CatalogError(f"duplicate tool name {quoted(name)}")
-        function = registry.get(name)
+        function = lazy_function(registry, name)  # its domain is imported on the tool's first call
         if function is None:
             raise CatalogError(f"tool {quoted(name)} has no implementation in the operation registry")
         tools[name] = build_tool(spec.operations[name], function, spec.error_schema, shape_names)

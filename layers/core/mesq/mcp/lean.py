@@ -25,6 +25,7 @@ whose error names the allowed form (mesq/application/validation.py).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -408,6 +409,48 @@ def without_nested_required(schema: dict[str, Any]) -> dict[str, Any]:
     whatever is sent."""
     opened: dict[str, Any] = map_subschemas(schema, _without_required)
     return fold_defs(opened)
+
+
+#: Characters a regex reads as syntax (ECMA-262's SyntaxCharacter and `/`): the only ones escaped,
+#: since a client compiling the pattern in Unicode mode (ajv) refuses any other escape (`\-`).
+_SYNTAX = re.compile(r"[\\^$.*+?()\[\]{}|/]")
+
+
+def _field_pattern(names: list[str]) -> str:
+    """A regex (ECMA-262 in Unicode mode, and Python) matching exactly these property names."""
+    return "^(?:" + "|".join(_SYNTAX.sub(lambda found: "\\" + found[0], name) for name in names) + ")$"
+
+
+def group_same_fields(schema: Any) -> Any:
+    """`schema` with the properties of an object that share one schema declared once: a
+    `patternProperties` entry whose pattern names exactly those fields (`^(?:id|content)$`).
+    What validates is unchanged: a field is checked against its schema either way, and a name
+    matched by a pattern is as declared as one under `properties`. What it saves is the client's
+    work: the official client checks a tool's output schema against the 2020-12 metaschema in
+    every session, at a cost per subschema (a `{"type": "string"}` per text field of a record
+    was most of them; docs/performance.md, "A fresh agent session"). Listed output schemas only:
+    an input schema is read by the model, which reads a field list better than a pattern."""
+    if not isinstance(schema, dict):
+        return schema
+    grouped: dict[str, Any] = map_subschemas(schema, group_same_fields)
+    properties = grouped.get("properties")
+    if not isinstance(properties, dict) or len(properties) < 2:
+        return grouped
+    by_schema: dict[str, list[str]] = {}
+    for name, sub in properties.items():
+        by_schema.setdefault(_compact(sub), []).append(name)
+    if all(len(names) == 1 for names in by_schema.values()):
+        return grouped
+    kept = {names[0]: properties[names[0]] for names in by_schema.values() if len(names) == 1}
+    patterns = dict(grouped.get("patternProperties", {}))
+    for names in by_schema.values():
+        if len(names) > 1:
+            patterns[_field_pattern(names)] = properties[names[0]]
+    result = {key: value for key, value in grouped.items() if key != "properties"}
+    if kept:
+        result["properties"] = kept
+    result["patternProperties"] = patterns
+    return result
 
 
 #: Extension keywords only the server reads (its own validation messages), and the limits it

@@ -21,7 +21,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 from starlette.routing import Route
 
 from .. import __version__
-from ..application.invocation import check_registry
+from ..application.invocation import check_registry, prepare_registry
 from ..asgi.cors import open_cors
 from ..kernel.errors import Internal
 from ..kernel.server_identity import SERVER_DESCRIPTION, SERVER_NAME, SERVER_TITLE
@@ -240,6 +240,7 @@ def default_catalog() -> Catalog:
 def mcp_routes(services: Services, catalog: Catalog | None = None) -> list[Route]:
     catalog = catalog if catalog is not None else default_catalog()
     if services.settings.prepare_at_init:
+        prepare_registry()
         catalog.prepare()
     server = build_server(catalog)
     read_write = McpEndpoint(server, catalog, services, readonly=False)

@@ -2,10 +2,15 @@
 each successful write touched, like DynamoDB Streams does on AWS. The indexer then re-reads those
 keys (indexer.refresh), so this only reports keys, never item contents.
 
-The update runs right after the write on one background worker, so a write never waits for the
-embedding model (its first load takes seconds); a query first waits for its user's pending
-updates (`settle`), so the next query still sees every write before it. An indexer failure is
-logged and never fails the write (the data is stored; `mesq search reindex` repairs the index).
+The update runs right after the write, off the request, in two steps as the stream function's
+one on AWS would if it were split: the index's tokens (`indexer.refresh(..., vectors=False)`,
+milliseconds) on one worker, then the embedding of what that step left without a vector
+(`indexer.attach_vectors`) on a second, slower one. A write never waits for either; a query first
+waits for its user's pending token updates (`settle`), never for an embedding: the next search
+finds every write before it by its words at once (BM25, and the literal indexes below), and by
+meaning as soon as its vector is attached (docs/search.md, "Writes and the index"). An indexer
+failure is logged and never fails the write (the data is stored; `mesq search reindex` repairs
+the index).
 
 The worker serves users in turn (`fair_queue.FairQueue`): a user's queued keys are merged and run
 at most INDEX_BATCH (LITERAL_BATCH) at a time, then every other user with work gets a turn, so an
@@ -44,7 +49,8 @@ from .searchables import searchables_of
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 LITERAL_REBUILD_SECONDS = 60.0
-#: Keys one turn of a user's AI index updates takes (an embedding batch: about a second of CPU).
+#: Keys one turn of a user's AI index updates takes, on each of its two workers (words; vectors:
+#: an embedding batch, about a second of CPU).
 INDEX_BATCH = 64
 #: Keys one turn of a user's literal index updates takes (no model: tokenising only).
 LITERAL_BATCH = 256
@@ -66,7 +72,8 @@ class FollowingStore:
     def __init__(self, inner: ItemStore) -> None:
         self._inner = inner
         self._services: Services | None = None
-        self._worker: FairQueue[str] = FairQueue(self._refresh, batch=INDEX_BATCH, name="mesq-search-index")
+        self._worker: FairQueue[str] = FairQueue(self._refresh, batch=INDEX_BATCH, name="mesq-search-words")
+        self._vectors: FairQueue[str] = FairQueue(self._embed, batch=INDEX_BATCH, name="mesq-search-index")
         self._literal_worker: FairQueue[LiteralWork] = FairQueue(
             self._literal, batch=LITERAL_BATCH, name="mesq-literal-index"
         )
@@ -119,11 +126,14 @@ class FollowingStore:
         self._literal_worker.settle(user_id)
 
     def wait_idle(self) -> None:
-        """Wait until every queued index update and build of every user has run (tests, shutdown)."""
+        """Wait until every queued index update (vectors too) and build of every user has run
+        (tests, shutdown)."""
         self._worker.wait_idle()
+        self._vectors.wait_idle()
         self._literal_worker.wait_idle()
         self._builds.wait_idle()
         self._worker.wait_idle()  # a build's end may have queued nothing, but a write during it did
+        self._vectors.wait_idle()  # and the words of that write hand their vectors on
 
     def literal_missing(self, user_id: str, kind: str = "memo") -> None:
         """Queue one rebuild of the user's literal index of `kind`: none while one is queued, and
@@ -162,20 +172,29 @@ class FollowingStore:
             log.exception("search: in-process literal index update failed")
 
     def settle(self, user_id: str, timeout: float | None = None) -> bool:
-        """Wait until every index update queued for `user_id` so far is done (at most `timeout`
-        seconds): True when it is."""
+        """Wait until the index holds the words of every write queued for `user_id` so far (their
+        vectors may still be on their way; at most `timeout` seconds): True when it does."""
         return self._worker.settle(user_id, timeout)
 
     def _refresh(self, user_id: str, sort_keys: list[str]) -> None:
         try:
             if self._services is not None:
-                # Imported here: the index pulls numpy, bm25s and jieba (~0.9 s, ~60 MB), which
-                # a process that never writes a searchable record (a CLI command) need not pay.
+                # Imported here: the index pulls numpy and bm25s, which a process that never
+                # writes a searchable record (a CLI command) need not pay.
                 from .indexer import refresh
 
-                refresh(self._services, user_id, sort_keys)
+                self._vectors.submit(user_id, refresh(self._services, user_id, sort_keys, vectors=False))
         except Exception:  # the write is stored; the index catches up on reindex
             log.exception("search: in-process index update failed")
+
+    def _embed(self, user_id: str, doc_keys: list[str]) -> None:
+        try:
+            if self._services is not None:
+                from .indexer import attach_vectors
+
+                attach_vectors(self._services, user_id, doc_keys)
+        except Exception:  # the words are indexed; the vector comes with the next write or a reindex
+            log.exception("search: in-process embedding failed")
 
     def _changed(self, keys: Sequence[Key]) -> None:
         if self._services is None:
@@ -252,5 +271,6 @@ class FollowingStore:
     def close(self) -> None:
         self._builds.close(drain=False)  # a build resumes from its last step next time
         self._worker.close()
+        self._vectors.close()
         self._literal_worker.close()
         self._inner.close()

@@ -12,6 +12,13 @@ when the account fits in it (a new account's first write: its index is there for
 search), else asked to run where builds run (`SearchRuntime.request_build`: the build worker of
 `mesq serve`, the build queue on AWS); while it runs, every refresh carries its writes into the
 build (`build.patch`) as well as into the current index.
+
+`mesq serve` runs a refresh in two steps (follow.py): `refresh(..., vectors=False)` right after
+the write (tokens only: a search waits for this step, so it finds the new text at once by BM25),
+then `attach_vectors` on the follower's slower queue (the embedding: the document joins the
+vector branch a moment later). While a build runs, the first step embeds too: what it hands the
+build has its vector (nothing attaches one there later). The stream function on AWS does both at
+once.
 """
 
 from __future__ import annotations
@@ -24,11 +31,14 @@ from ..kernel.context import Services
 from ..kernel.keys import user_partition
 from . import build
 from .build import entries_of, index_lock, repository
+from .documents import Doc
+from .index import Entry, SearchIndex
 from .searchables import searchables_of
+from .tokenizer import tokens
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 SAVE_ATTEMPTS = 5
-__all__ = ["rebuild", "refresh", "repository"]
+__all__ = ["attach_vectors", "rebuild", "refresh", "repository"]
 
 
 def rebuild(services: Services, user_id: str) -> int:
@@ -37,12 +47,22 @@ def rebuild(services: Services, user_id: str) -> int:
     return build.run(services, user_id, fresh=True).documents
 
 
-def refresh(services: Services, user_id: str, sort_keys: Iterable[str]) -> None:
-    """Bring the index up to date for these changed keys (other keys are ignored)."""
+def _kept_vector(index: SearchIndex, doc: Doc) -> Entry:
+    """The entry of a re-read document without embedding it: its vector kept when its text did
+    not change (a status or tag edit), else none until `attach_vectors` runs."""
+    current = index.entry(doc.key)
+    vector = current.vector if current is not None and current.doc.text == doc.text else None
+    return Entry(doc, tuple(tokens(doc.text)), vector)
+
+
+def refresh(services: Services, user_id: str, sort_keys: Iterable[str], *, vectors: bool = True) -> list[str]:
+    """Bring the index up to date for these changed keys (other keys are ignored). Without
+    `vectors`, only tokens: returns the keys of the documents left without a vector, for
+    `attach_vectors`."""
     searchables = searchables_of(services)
     wanted = sorted({key for key in sort_keys if searchables.source(key) is not None})
     if not wanted:
-        return
+        return []
     repo = repository(services)
     pointer = repo.pointer(user_id)
     if (pointer is None or repo.stale(pointer)) and build.state(services, user_id) is None:
@@ -51,16 +71,17 @@ def refresh(services: Services, user_id: str, sort_keys: Iterable[str]) -> None:
             build.step(services, user_id)
         else:
             services.search.request_build(user_id)
-        return
+        return []
     partition = user_partition(user_id)
     found = {item["sk"]: item for item in services.items.batch_get([(partition, key) for key in wanted])}
     docs = [doc for doc in (searchables.doc_of(found[key]) for key in wanted if key in found) if doc is not None]
     kept = {doc.key for doc in docs}
     removed = [f"{searchables.source_kind(key)}:{key.rsplit('#', 1)[-1]}" for key in wanted]
     removed = [key for key in removed if key not in kept]
-    upserts = entries_of(services, docs)
+    embed = vectors or build.state(services, user_id) is not None  # a build keeps what it is handed
+    embedded = entries_of(services, docs) if embed else None
     with index_lock(user_id):
-        building = build.patch(services, user_id, upserts, removed)
+        building = build.patch(services, user_id, embedded, removed) if embedded is not None else False
         for _attempt in range(SAVE_ATTEMPTS):
             loaded = repo.load(user_id)
             if loaded is None and ((pointer := repo.pointer(user_id)) is None or repo.stale(pointer)):
@@ -68,12 +89,48 @@ def refresh(services: Services, user_id: str, sort_keys: Iterable[str]) -> None:
             if loaded is None:
                 continue
             index, pointer = loaded
+            upserts = embedded if embedded is not None else [_kept_vector(index, doc) for doc in docs]
             index.apply(upserts, removed)
             if repo.save(user_id, index, pointer):
-                return
+                return [entry.doc.key for entry in upserts if entry.vector is None]
             repo.forget(user_id)
         else:
             raise RuntimeError("search index: could not store the update (concurrent writers)")
     if not building:
         build.start(services, user_id)
     services.search.request_build(user_id)
+    return []
+
+
+def attach_vectors(services: Services, user_id: str, doc_keys: Iterable[str]) -> None:
+    """Embed the documents `refresh(..., vectors=False)` left without a vector, as the index holds
+    them now (it never reads the store: the text embedded is the text indexed). A document whose
+    text changed or that was removed meanwhile is skipped: the write that changed it queued its
+    own turn here."""
+    repo = repository(services)
+    loaded = repo.load(user_id)
+    if loaded is None or services.search.embedder is None:
+        return
+    pending = [entry for key in dict.fromkeys(doc_keys) if (entry := loaded[0].entry(key)) and entry.vector is None]
+    embedded = {entry.doc.key: entry for entry in entries_of(services, [entry.doc for entry in pending])}
+    embedded = {key: entry for key, entry in embedded.items() if entry.vector is not None}
+    if not embedded:
+        return
+    with index_lock(user_id):
+        for _attempt in range(SAVE_ATTEMPTS):
+            loaded = repo.load(user_id)
+            if loaded is None:
+                return
+            index, pointer = loaded
+            fresh = [
+                Entry(current.doc, current.tokens, entry.vector)
+                for key, entry in embedded.items()
+                if (current := index.entry(key)) is not None and current.doc.text == entry.doc.text
+            ]
+            if not fresh:
+                return
+            index.apply(fresh)
+            if repo.save(user_id, index, pointer):
+                return
+            repo.forget(user_id)
+    raise RuntimeError("search index: could not store the vectors (concurrent writers)")

@@ -2,21 +2,19 @@
 
 bm25s's own splitter keeps a run of Han characters as one token (a whole Chinese memo becomes a
 single word), so text is cut into script runs first: Han runs go to jieba's search mode (words
-and the shorter words inside them: 北京大学 -> 北京, 大学, 北京大学), other runs to a Unicode
-word splitter. Everything is NFKC-normalised and case-folded, so full-width Latin letters and
-case never matter.
+and the shorter words inside them: 北京大学 -> 北京, 大学, 北京大学; jieba's own cuts over a
+compact copy of its dictionary, segmenter.py), other runs to a Unicode word splitter. Everything
+is NFKC-normalised and case-folded, so full-width Latin letters and case never matter.
 """
 
 from __future__ import annotations
 
-import logging
 import re
-import threading
 import unicodedata
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import jieba
+    from .segmenter import Segmenter
 
 # Han (CJK unified ideographs and extension A, compatibility ideographs), kana, hangul.
 CJK_CHARACTERS = _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
@@ -34,22 +32,15 @@ _STOPWORD_TEXT = """
     里 个 吗 呢 吧 啊 呀 嘛 很 太 要 会 能 得 地 过 把 被 给 让 对 从 向 到 这 那 有 些 之 其 你 他 她 它
 """
 STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-_ready = threading.Lock()
-_loaded = False
 
 
-def segmenter() -> jieba.Tokenizer:
-    """jieba's dictionary loads once per process (about a second), quietly; jieba itself is
-    imported here too (0.3 s of tables), so text without Han characters never pays either."""
-    global _loaded
-    import jieba
+def segmenter() -> Segmenter:
+    """jieba over its dictionary as a memory-mapped trie (segmenter.py): the same cuts, 3 MB
+    instead of 62 MB, loaded at once instead of in a second or two. Imported here (jieba's own
+    modules: 0.3 s of tables), so text without Han characters never pays for it."""
+    from .segmenter import segmenter as compact
 
-    with _ready:
-        if not _loaded:
-            jieba.setLogLevel(logging.WARNING)
-            jieba.initialize()
-            _loaded = True
-    return jieba.dt
+    return compact()
 
 
 def tokens(text: str) -> list[str]:

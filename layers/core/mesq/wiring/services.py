@@ -96,9 +96,10 @@ class Services:
 def searchables() -> Searchables:
     """What the search indexes hold of each domain (application/registries.py), imported on first
     use: a process that never indexes or searches (most CLI commands) does not load every domain."""
-    from ..application.registries import SEARCHABLES
+    from ..application.registries import searchables as gathered
 
-    return SEARCHABLES
+    found: Searchables = gathered()
+    return found
 
 
 def deployment_of(settings: Settings) -> Deployment:

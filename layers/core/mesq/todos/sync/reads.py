@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 
-from ...history.records import CHANGE_PREFIX, time_prefix
+from ...history.records import CHANGE_PREFIX, expanded, time_prefix
 from ...kernel.keys import user_partition
 from ...kernel.ports.storage import Item, ItemStore
 from ...kernel.timestamps import utc_now
@@ -106,7 +106,8 @@ def newest_change(items: ItemStore, user_id: str) -> str:
 
 
 def _recent(items: ItemStore, user_id: str, start: str) -> Iterator[Item]:
-    yield from walk(items, user_partition(user_id), prefix=CHANGE_PREFIX, start=CHANGE_PREFIX + start)
+    for change in walk(items, user_partition(user_id), prefix=CHANGE_PREFIX, start=CHANGE_PREFIX + start):
+        yield expanded(change)
 
 
 def sync_point(items: ItemStore, user_id: str) -> SyncPoint:

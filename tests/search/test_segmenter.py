@@ -1,0 +1,93 @@
+"""jieba over the shipped trie (mesq/search/segmenter.py) is jieba: the shipped files are what
+jieba's `dict.txt` builds, every cut equals jieba's own over a corpus (dictionary words run
+together, unknown characters for the HMM, real sentences), and the dictionary look-ups answer
+as jieba's `FREQ` dict does. And it is small: the trie costs a few MB where jieba's dict costs
+tens."""
+
+from __future__ import annotations
+
+import logging
+import random
+import subprocess
+import sys
+
+import jieba
+import pytest
+
+from mesq.search import segmenter as compact
+from mesq.search.tokenizer import tokens
+
+SENTENCES = [
+    "我们在北京大学的图书馆里读书，然后去吃饭了。",
+    "今天天气很好，适合写作和思考人生的意义。",
+    "结巴中文分词支持三种分词模式",
+    "小明硕士毕业于中国科学院计算所，后在日本京都大学深造",
+    "他来到了网易杭研大厦",
+]
+
+
+@pytest.fixture(scope="module")
+def reference() -> jieba.Tokenizer:
+    jieba.setLogLevel(logging.WARNING)
+    tokenizer = jieba.Tokenizer()
+    tokenizer.initialize()
+    return tokenizer
+
+
+def test_the_shipped_files_are_what_jiebas_dictionary_builds() -> None:
+    trie, by_id, totals = compact.build()
+    assert compact.TRIE_FILE.read_bytes() == trie.tobytes()
+    assert compact.FREQUENCY_FILE.read_bytes() == by_id.tobytes()  # little-endian (the test machine's order)
+    assert compact.TOTALS_FILE.read_text(encoding="utf-8").strip() == (
+        f'{{"words": {totals["words"]}, "total": {totals["total"]}}}'
+    )
+
+
+def test_every_cut_is_jiebas(reference: jieba.Tokenizer) -> None:
+    words = [word for word, _ in compact.source_words()]
+    han = [chr(point) for point in range(0x4E00, 0x9FA6)]
+    rng = random.Random(44)
+    corpus = [*SENTENCES]
+    corpus += ["".join(rng.choices(words, k=rng.randint(1, 25))) for _ in range(800)]
+    corpus += ["".join(rng.choices(han, k=rng.randint(1, 30))) for _ in range(300)]  # unknown words: the HMM
+    mine = compact.segmenter()
+    for sentence in corpus:
+        assert list(mine.cut_for_search(sentence)) == list(reference.cut_for_search(sentence)), sentence
+        assert list(mine.cut(sentence)) == list(reference.cut(sentence)), sentence
+        assert list(mine.cut(sentence, HMM=False)) == list(reference.cut(sentence, HMM=False)), sentence
+    assert tokens("北京大学的图书馆 Library") == ["北京", "大学", "北京大学", "图书", "书馆", "图书馆", "library"]
+
+
+def test_the_lookups_answer_as_jiebas_dict(reference: jieba.Tokenizer) -> None:
+    mine = compact.segmenter().FREQ
+    expected = reference.FREQ
+    for key in ("北京大学", "北京大", "北", "的", "图书馆", "zzz", "北京大学图书馆不存在"):
+        assert mine.get(key) == expected.get(key), key
+        assert mine.get(key, "absent") == expected.get(key, "absent"), key
+        assert (key in mine) == (key in expected), key
+    assert compact.segmenter().total == reference.total
+    with pytest.raises(KeyError):
+        mine["zzz"]
+
+
+def test_the_dictionary_costs_a_few_megabytes_not_tens() -> None:
+    """RSS growth of loading each, in fresh interpreters (the trie is memory-mapped)."""
+    probe = (
+        "import re, sys\n"
+        "def rss():\n"
+        "    return int(re.search(r'VmRSS:\\s+(\\d+)', open('/proc/self/status').read()).group(1)) / 1024\n"
+        "import jieba, logging; jieba.setLogLevel(logging.WARNING)\n"
+        "from mesq.search.segmenter import segmenter\n"
+        "before = rss()\n"
+        "if sys.argv[1] == 'jieba': jieba.initialize()\n"
+        "else: list(segmenter().cut_for_search('北京大学的图书馆'))\n"
+        "print(rss() - before)\n"
+    )
+
+    def growth_of(name: str) -> float:
+        return float(
+            subprocess.run([sys.executable, "-c", probe, name], capture_output=True, text=True, check=True).stdout
+        )
+
+    growth = {name: growth_of(name) for name in ("jieba", "trie")}
+    assert growth["trie"] < 8 and growth["jieba"] > 40, growth
