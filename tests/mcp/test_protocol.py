@@ -125,7 +125,7 @@ def test_tool_list_follows_scopes_exactly(mcp, era):
     assert todo_tools[-5:] == ["search_everything", *HISTORY_ALL, *CODE_TOOLS]
     todo_tools = todo_tools[:-5]
     assert "list_todos" in todo_tools and not set(todo_tools) & set(ALL_MEMO_TOOLS)
-    assert all("todo" in name or name == "get_context" for name in todo_tools)
+    assert all("todo" in name or name in ("get_context", "set_time_zone") for name in todo_tools)
     assert mcp(scopes="reading:read", era=era).names() == [
         "list_reading_books",
         "list_reading_notes",

@@ -32,6 +32,7 @@ TODO_OPERATIONS = sorted(
 #: Tools whose arguments name none of A's records: B succeeds and sees only B's data.
 NO_REFERENCE = {
     "get_context",
+    "set_time_zone",
     "list_todo_spaces",
     "create_todo_space",
     "list_todo_tags",
@@ -126,6 +127,7 @@ def _arguments(op: Operation, ids: dict[str, str]) -> dict[str, Any]:
         "isDone": True,
         "reminders": [{"type": "absolute", "at": "2030-01-01T09:00:00Z"}],
         "name": TAG if op.operation_id in ("update_todo_tag", "delete_todo_tag") else "bobs",
+        "timeZone": "Asia/Shanghai",
     }
     arguments: dict[str, Any] = {}
     if "id" in properties:

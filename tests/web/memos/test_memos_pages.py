@@ -17,6 +17,7 @@ from mesq.auth.users import create_user, get_user, set_setting
 from mesq.kernel.errors import NotFound, ValidationError
 from mesq.memos.reads import get_memo
 from mesq.memos.writes import create_memo, update_memo
+from mesq.search import build
 from mesq.web import web_routes
 from mesq.wiring.services import Services, build_services
 
@@ -91,6 +92,7 @@ def test_ai_search_draws_less_related_hits_after_a_boundary(
     _memo(services, ada, "a lighthouse postcard")
     for filler in range(6):
         _memo(services, ada, f"keeper of the garden number {filler}")
+    build.run(services, ada.user_id)  # as `mesq serve`'s build worker would (a search never builds)
     found = ada.get("/?q=harbour+lighthouse+keeper&mode=ai")
     text = found.text
     assert found.status_code == 200 and "Less related" in text

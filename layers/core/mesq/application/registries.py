@@ -32,6 +32,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from ..kernel.context import Call
+from ..kernel.messages import quoted
 from ..kernel.spec import Spec, SpecError, load_spec
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ class OperationRegistry(MutableMapping[str, OperationFn]):
                 self._loaded.update(importlib.import_module(module).OPERATIONS)
             if name not in self._loaded:
                 modules = ", ".join(self._implementations[source])
-                raise SpecError(f"operation {name!r} ({source}) is in none of {modules}")
+                raise SpecError(f"operation {quoted(name)} ({source}) is in none of {modules}")
             return self._loaded[name]
 
     def __getitem__(self, name: str) -> OperationFn:
