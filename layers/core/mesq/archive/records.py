@@ -298,7 +298,9 @@ def _change(item: Item, user_id: str) -> Item:
     if not isinstance(record, dict) or record.get("kind") not in history.KINDS:
         raise _Refused(f"record: {quoted(record)} is not a changed record")
     record_id = _ident(record, "name" if record["kind"] == "tag" and "id" not in record else "id")
-    change["record"] = {"kind": record["kind"], "id": record_id}
+    title = record.get("title")
+    kept_title = {"title": title} if isinstance(title, str) and len(title) <= history.TITLE_CHARACTERS else {}
+    change["record"] = {"kind": record["kind"], "id": record_id, **kept_title}
     for name in ("before", "after", "revisions"):
         if not isinstance(change.get(name, {}), dict):
             raise _Refused(f"{name}: not an object")

@@ -19,6 +19,7 @@ deployment's `history_days`.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -186,10 +187,31 @@ def change_item(
     }
 
 
+#: A record's title as its change keeps it: what a person recognises the record by in a history
+#: ("edited the memo 周报"), as it read at the change, so a record renamed, trashed or purged
+#: since is still named. At most this many characters.
+TITLE_CHARACTERS = 80
+_TITLE_FIELD = {"memo": "content", "task": "title", "subtask": "title", "inbox": "title"}
+#: A Markdown line's leading marks: headings, quotes, list bullets and task boxes, numbers.
+_MARKDOWN_LEAD = re.compile(r"^\s*(?:#{1,6}\s+|>+\s*)*(?:(?:[-*+]|\d{1,9}[.)])\s+)?(?:\[[ xX]\]\s+)?")
+
+
+def record_title(kind: str, item: Item | None) -> str:
+    """The title of a record: a memo's first line with text (its Markdown marks taken off), a
+    task's, subtask's or inbox item's title, a space's, column's or tag's name ("" when none)."""
+    text = str((item or {}).get(_TITLE_FIELD.get(kind, "name")) or "")
+    if kind == "memo":
+        lines = (_MARKDOWN_LEAD.sub("", line).strip() for line in text.splitlines())
+        text = next((line for line in lines if line), "")
+    text = " ".join(text.split())
+    return text if len(text) <= TITLE_CHARACTERS else text[: TITLE_CHARACTERS - 1] + "…"
+
+
 def member(kind: str, record_id: str, before: Item | None, after: Item | None) -> Item:
     fields = changed_fields(kind, before, after)
+    title = record_title(kind, after) or record_title(kind, before)
     return {
-        "record": {"kind": kind, "id": record_id},
+        "record": {"kind": kind, "id": record_id, **({"title": title} if title else {})},
         "fields": fields,
         "before": {name: before[name] for name in fields if before is not None and name in before},
         "after": {name: after[name] for name in fields if after is not None and name in after},
