@@ -10,7 +10,9 @@
 A record changed since the change (its revision is not the change's `after` revision) is left
 as it is: REVISION_CONFLICT with the current record in `recoverData`; the others are still
 undone. Changes of one record undone in the same call are a chain: after undoing the newer one,
-the older one expects the revision that undo made. Each revert is itself a change (`undoes`
+the older one expects the revision that undo made; and a change whose record's later changes were
+all undone since (pin, trash, undo the trash; then undo the pin) expects the record's revision
+now (`settled.py`). Each revert is itself a change (`undoes`
 names the change it reverts, and the same transaction marks that change `undoneBy`), so it can
 be undone in turn; a change already undone is reported, not reverted twice. Undo needs the
 write scope of each record's kind.
@@ -28,10 +30,11 @@ from dataclasses import replace
 from typing import Any
 
 from ..kernel.context import Call
-from ..kernel.errors import Conflict, Forbidden, MesqError, NotFound, ValidationError
+from ..kernel.errors import Conflict, Forbidden, MesqError, NotFound, RevisionConflict, ValidationError
 from ..kernel.ports.storage import Item
 from .reads import changes, matcher, readable_kinds
 from .records import FAMILY, change_key, not_undoable, undoable
+from .settled import settled_revision
 
 #: Puts one change of its kind back (`call` carries `undoes`, so the revert's change record names
 #: the change and marks it undone) at the revision the record must be at; answers the record it
@@ -63,7 +66,13 @@ def undo_changes(call: Call, args: dict[str, Any], reverters: Mapping[str, Rever
         recorded = len(call.recorded)
         try:
             expected = _expected(change, chain.get(record["id"]))
-            revision = _undo_one(call, change, expected, reverters)
+            try:
+                revision = _undo_one(call, change, expected, reverters)
+            except RevisionConflict:
+                settled = settled_revision(call, change)  # every later change of the record undone since
+                if settled is None or settled == expected:
+                    raise
+                revision = _undo_one(call, change, settled, reverters)
         except MesqError as error:
             refused.append({**entry, **_reason(error)})
             continue
