@@ -152,17 +152,12 @@ def list_changes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-#: Change records `last_activity` reads (newest first): an older credential shows none recent.
+#: Change records `recent_changes` reads (newest first): an older credential shows no recent session.
 ACTIVITY_SCAN = 500
 
 
-def last_activity(items: ItemStore, user_id: str) -> dict[str, str]:
-    """Credential id (`pat:<id>`, `oauth:<grantId>`) -> the `at` of its newest change, from the
-    user's newest ACTIVITY_SCAN change records (Settings: tokens and connected apps)."""
-    found: dict[str, str] = {}
-    changes = _newest_first(items, user_partition(user_id), None, CHANGE_PREFIX, None, None)
-    for scanned, item in enumerate(changes, start=1):
-        found.setdefault(str(item["actor"]["id"]), str(item["at"]))
-        if scanned >= ACTIVITY_SCAN:
-            break
-    return found
+def recent_changes(items: ItemStore, user_id: str) -> list[dict[str, Any]]:
+    """The user's newest ACTIVITY_SCAN changes, newest first, as `list_changes` shows them
+    (Settings: each token's and connected app's last session)."""
+    found = _newest_first(items, user_partition(user_id), None, CHANGE_PREFIX, None, None)
+    return [public_change(item) for _scanned, item in zip(range(ACTIVITY_SCAN), found, strict=False)]
