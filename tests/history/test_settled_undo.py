@@ -23,6 +23,8 @@ def test_an_older_change_undoes_once_the_later_ones_are_undone(sqlite):
     call("delete_memo", id=memo["id"], expectedRevision=2)
     trash = _change_of(sqlite, "delete_memo", memo["id"])
     assert call("undo_changes", changeIds=[trash])["notUndone"] == []
+    preview = call("undo_changes", changeIds=[pin], dryRun=True)
+    assert preview["notUndone"] == [] and len(preview["undone"]) == 1  # the dry run agrees
     answer = call("undo_changes", changeIds=[pin])
     assert answer["notUndone"] == [] and len(answer["undone"]) == 1
     now = call("get_memo", id=memo["id"])["memo"]
@@ -39,6 +41,7 @@ def test_an_older_change_is_refused_while_a_later_one_is_in_effect(sqlite):
     trash = _change_of(sqlite, "delete_memo", memo["id"])
     undo = call("undo_changes", changeIds=[trash])["undone"][0]["undoChangeId"]
     call("undo_changes", changeIds=[undo])  # redone: in the trash again
+    assert call("undo_changes", changeIds=[pin], dryRun=True)["notUndone"][0]["code"] == "REVISION_CONFLICT"
     [refused] = call("undo_changes", changeIds=[pin])["notUndone"]
     assert refused["code"] == "REVISION_CONFLICT"
     call("update_memo", id=memo["id"], expectedRevision=5, content="two")  # and an edit never undone

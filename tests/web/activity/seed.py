@@ -49,7 +49,6 @@ def agent_session(services: Services, user_id: str) -> Seeded:
     for memo in memos:
         agent("update_memo", id=memo["id"], expectedRevision=memo["revision"],
               content=memo["content"].replace("完成了", "认真完成了"))  # fmt: skip
-    columns = agent("list_todo_spaces")["columns"]
-    target = next(column for column in columns if column["spaceId"] == task["spaceId"] and column["id"] != task["columnId"])
+    target = next(column for column in board if column["id"] != task["columnId"])
     agent("move_todo_task", id=task["id"], expectedRevision=task["revision"], columnId=target["id"])
     return Seeded([memo["id"] for memo in memos], task["id"], [f"周报 {n}" for n in range(EDITS)])

@@ -4,7 +4,8 @@ in one place (docs/architecture.md, "Adding a searchable, undoable kind").
 - `OPERATIONS`: operationId -> the plain function that implements it (application/invocation.py
   dispatches through it; `check_registry` ties it to the OpenAPI document);
 - `REVERTERS`: record kind -> its domain's reverter (`revert.py`), the undo engine's
-  (history/undo.py) way back for each kind of change record;
+  (history/undo.py) way back for each kind of change record; `UNDO_KINDS` adds each kind's
+  current revisions (a dry run) and the finishers of a whole run's or session's undo;
 - `SEARCHABLES`: what the search indexes hold of each domain (`literal.py`: its literal index
   kind and its AI-index documents), set on the process's search runtime by the composition root.
 
@@ -25,6 +26,7 @@ from ..kernel.context import Call
 from ..memos import literal as memo_literal
 from ..memos.reads import OPERATIONS as MEMO_READ_OPERATIONS
 from ..memos.revert import REVERTERS as MEMO_REVERTERS
+from ..memos.revert import REVISIONS as MEMO_REVISIONS
 from ..memos.writes import OPERATIONS as MEMO_WRITE_OPERATIONS
 from ..reading import literal as reading_literal
 from ..reading.operations import OPERATIONS as READING_OPERATIONS
@@ -32,7 +34,9 @@ from ..search.searchables import Searchables
 from ..todos import literal as todo_literal
 from ..todos.board.operation_table import OPERATIONS as TODO_OPERATIONS
 from ..todos.inbox.operations import OPERATIONS as TODO_INBOX_OPERATIONS
+from ..todos.revert import FINISHERS as TODO_FINISHERS
 from ..todos.revert import REVERTERS as TODO_REVERTERS
+from ..todos.revert import REVISIONS as TODO_REVISIONS
 from ..todos.sync.operations import OPERATIONS as TODO_SYNC_OPERATIONS
 from ..todos.views.operations import OPERATIONS as TODO_VIEW_OPERATIONS
 from .search_operations import OPERATIONS as SEARCH_OPERATIONS
@@ -43,6 +47,13 @@ REVERTERS: Mapping[str, undo.Reverter] = {
     **MEMO_REVERTERS,
     **TODO_REVERTERS,
 }
+#: What the undo engine needs of every kind: its reverter, its current revisions (a dry run) and
+#: what a whole run's or session's undo removes at its end (the spaces it created, once empty).
+UNDO_KINDS = undo.Kinds(
+    reverters=REVERTERS,
+    revisions={**MEMO_REVISIONS, **TODO_REVISIONS},
+    finishers=TODO_FINISHERS,
+)
 
 SEARCHABLES = Searchables(
     documents=(*memo_literal.DOCUMENTS, *todo_literal.DOCUMENTS, *reading_literal.DOCUMENTS),
@@ -52,7 +63,7 @@ SEARCHABLES = Searchables(
 
 def undo_changes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     """The `undo_changes` operation: the undo engine with every kind's reverter."""
-    return undo.undo_changes(call, args, REVERTERS)
+    return undo.undo_changes(call, args, UNDO_KINDS)
 
 
 OPERATIONS: dict[str, OperationFn] = {

@@ -293,6 +293,8 @@ def _change(item: Item, user_id: str) -> Item:
     ident = _ident(change, pattern=_CHANGE_ID)
     _moment(change.get("at"), "at")
     run = _ident(change, "runId")
+    if "sessionId" in change:
+        _ident(change, "sessionId")
     _one_of(change, "action", _ACTIONS)
     record = change.get("record")
     if not isinstance(record, dict) or record.get("kind") not in history.KINDS:
@@ -318,6 +320,7 @@ def _change(item: Item, user_id: str) -> Item:
         "gsi2pk": history.record_partition(user_id, record_id),
         "gsi2sk": ident,
         **history.actor_index_keys(user_id, {**change, "id": ident}),
+        **history.session_index_keys(user_id, {**change, "id": ident}),
         "ttl": ttl,
     }
 

@@ -9,7 +9,10 @@ Keys (pk `U#<user>` like every item of the user):
   `list_changes {actor}` read the actor's entries in a time range, then the records by key).
   `<credential>` is the actor id without its kind (`pat:abc` -> `abc`), the part `actor`
   filters accept either way; records written before GSI3 get their keys from `mesq history index`
-  (`backfill.py`).
+  (`backfill.py`);
+- by session:  gsi4 `U#<user>#SESSION#<sessionId>` / `<changeId>` (keys and `ttl`: `list_changes` and
+  `undo_changes {sessionId}` read the session's entries, then the records by key). A record
+  written before sessions has no `sessionId` and no GSI4 keys (history/sessions.py).
 
 `before` and `after` hold only the fields that changed (a field missing from `before` did not
 exist then), plus the revisions around the change; `ttl` expires the record after the
@@ -48,6 +51,8 @@ _NOT_FIELDS = frozenset(
         "gsi2sk",
         "gsi3pk",
         "gsi3sk",
+        "gsi4pk",
+        "gsi4sk",
         "ttl",
         "revision",
         "updatedAt",
@@ -80,10 +85,14 @@ def record_partition(user_id: str, record_id: str) -> str:
     return f"{user_partition(user_id)}#HIST#{record_id}"
 
 
+def bare_credential(actor_id: str) -> str:
+    """An actor id without its kind (`pat:abc` -> `abc`), the form the indexes key on."""
+    return actor_id.partition(":")[2] if ":" in actor_id else actor_id
+
+
 def actor_partition(user_id: str, actor_id: str) -> str:
     """GSI3's partition of an actor's changes; `actor_id` with or without its kind (`pat:abc`, `abc`)."""
-    bare = actor_id.partition(":")[2] if ":" in actor_id else actor_id
-    return f"{user_partition(user_id)}#ACTOR#{bare}"
+    return f"{user_partition(user_id)}#ACTOR#{bare_credential(actor_id)}"
 
 
 def actor_index_keys(user_id: str, change: Item) -> dict[str, str]:
@@ -92,6 +101,18 @@ def actor_index_keys(user_id: str, change: Item) -> dict[str, str]:
     if not actor_id:
         return {}
     return {"gsi3pk": actor_partition(user_id, actor_id), "gsi3sk": str(change["id"])}
+
+
+def session_partition(user_id: str, session_id: str) -> str:
+    return f"{user_partition(user_id)}#SESSION#{session_id}"
+
+
+def session_index_keys(user_id: str, change: Item) -> dict[str, str]:
+    """GSI4's keys of a change record (one written before sessions has none)."""
+    session_id = change.get("sessionId")
+    if not isinstance(session_id, str) or not session_id:
+        return {}
+    return {"gsi4pk": session_partition(user_id, session_id), "gsi4sk": str(change["id"])}
 
 
 def time_prefix(moment: datetime) -> str:
@@ -142,6 +163,7 @@ def change_item(
     at: str,
     actor: dict[str, str],
     run_id: str,
+    session_id: str,
     operation: str,
     kind: str,
     record_id: str,
@@ -160,6 +182,7 @@ def change_item(
         "at": at,
         "actor": actor,
         "runId": run_id,
+        "sessionId": session_id,
         "operation": operation or "unknown",
         "action": action_of(kind, before, after, fields),
         **member(kind, record_id, before, after),
@@ -183,6 +206,7 @@ def change_item(
         "gsi2pk": record_partition(user_id, record_id),
         "gsi2sk": change_id,
         **actor_index_keys(user_id, item),
+        **session_index_keys(user_id, item),
         "ttl": expires,
     }
 
@@ -242,14 +266,18 @@ def undoable(change: Item) -> bool:
 
 
 def public_change(item: Item) -> dict[str, Any]:
+    """A change as list_changes answers it: `changeId` is its id under the one name every tool and
+    route uses (`undo_changes {changeIds}`, `undone[].changeId`); `id` is the same value, kept for
+    the clients that read it before."""
     found = {name: item[name] for name in _PUBLIC if name in item}
+    found["changeId"] = item["id"]
     found["undoable"] = undoable(item)
     return found
 
 
 _PUBLIC = (
-    "id", "at", "actor", "runId", "operation", "action", "record", "fields", "before", "after", "revisions",
-    "undoes", "undoneBy", "members", "afterOmitted", "olderDropped",
+    "id", "at", "actor", "runId", "sessionId", "operation", "action", "record", "fields", "before", "after",
+    "revisions", "undoes", "undoneBy", "members", "afterOmitted", "olderDropped",
 )  # fmt: skip
 
 
