@@ -59,6 +59,7 @@ def undo_import(call: Call, run_id: str, *, most: int = 1_000_000) -> UndoReport
             break
         for entry in data["undone"]:
             kind = entry["record"]["kind"]
+            refused.pop(entry["changeId"], None)  # listed by an earlier call, removed by the last
             if not entry.get("removed"):
                 report.undone[kind] += 1
             elif kind == "space":
