@@ -111,12 +111,14 @@ def test_a_batch_and_an_undo_are_sessions_of_their_own(store, clock):
     tasks = [call("create_todo_task", title=f"t{n}")["task"] for n in range(3)]
     direct = session_of({"task": tasks[0]}, store, "task")
     call("batch_complete_todo_tasks", items=[{"id": t["id"], "expectedRevision": 1} for t in tasks])
-    [batch] = [c for c in changes(store) if c["operation"] == "batch_complete_todo_tasks"]
-    assert batch["sessionId"] == batch["runId"] != direct
-    undone = call("undo_changes", sessionId=batch["sessionId"])
-    assert [e["changeId"] for e in undone["undone"]] == [batch["id"]]
-    [revert] = [c for c in changes(store) if c.get("undoes") == batch["id"]]
-    assert revert["sessionId"] == revert["runId"] not in (direct, batch["sessionId"])
+    batch = [c for c in changes(store) if c["operation"] == "batch_complete_todo_tasks"]
+    [session] = {c["sessionId"] for c in batch}
+    assert len(batch) == 3 and {c["runId"] for c in batch} == {session} and session != direct
+    undone = call("undo_changes", sessionId=session)
+    assert sorted(e["changeId"] for e in undone["undone"]) == sorted(c["id"] for c in batch)
+    reverts = [c for c in changes(store) if c.get("undoes") in {b["id"] for b in batch}]
+    [undo_session] = {c["sessionId"] for c in reverts}
+    assert {c["runId"] for c in reverts} == {undo_session} and undo_session not in (direct, session)
 
 
 def test_list_and_undo_by_session_with_a_dry_run_that_writes_nothing(store, clock):
@@ -140,7 +142,7 @@ def test_list_and_undo_by_session_with_a_dry_run_that_writes_nothing(store, cloc
     before = len(changes(store))
     preview = call("undo_changes", sessionId=session, dryRun=True)
     assert preview["dryRun"] is True and preview["notUndone"] == []
-    assert [e["changeId"] for e in preview["undone"]] == ids
+    assert sorted(e["changeId"] for e in preview["undone"]) == sorted(ids)
     assert len(changes(store)) == before
     assert call("get_memo", id=a["id"])["memo"]["revision"] == 2
 

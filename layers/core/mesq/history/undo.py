@@ -80,7 +80,7 @@ def undo_changes(call: Call, args: dict[str, Any], kinds: Kinds | Mapping[str, R
         raise Forbidden("undo_changes needs memo:write or todo:write")
     args = _normal(call, args)
     targets, more = _targets(call, args)
-    ordered = sorted(targets, key=lambda item: item["id"], reverse=True)
+    ordered = sorted(targets, key=_newest_first, reverse=True)
     if args.get("dryRun"):
         return _dry_run(call, ordered, more, kinds)
     undone: list[dict[str, Any]] = []
@@ -118,6 +118,13 @@ def undo_changes(call: Call, args: dict[str, Any], kinds: Kinds | Mapping[str, R
     if more:
         data["more"] = True
     return data
+
+
+def _newest_first(change: Item) -> tuple[str, int, str]:
+    """The order changes are undone in (by `reverse=True`): newest first, and one record's changes
+    by their revisions when their ids' times tie (a driven or coarse clock; the id's tail is random)."""
+    moment = str(change["id"]).split("-", 1)[0]
+    return moment, int(change.get("revisions", {}).get("after") or 0), str(change["id"])
 
 
 def _normal(call: Call, args: dict[str, Any]) -> dict[str, Any]:
