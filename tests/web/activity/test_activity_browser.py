@@ -56,8 +56,9 @@ def _agent_session(server: LiveServer) -> tuple[httpx.Client, list[str], str]:
                          json={"expectedRevision": column["revision"], "name": name}))  # fmt: skip
     with _rest(server, "Claude Desktop") as agent:
         for memo in memos:
-            _ok(agent.patch(f"/api/toolkit/memo/{memo['id']}", json={
-                "expectedRevision": memo["revision"], "content": memo["content"].replace("完成了", "认真完成了")}))  # fmt: skip
+            edited = memo["content"].replace("完成了", "认真完成了")
+            _ok(agent.patch(f"/api/toolkit/memo/{memo['id']}",
+                            json={"expectedRevision": memo["revision"], "content": edited}))  # fmt: skip
         target = next(column for column in board if column["id"] != task["columnId"])
         _ok(agent.post(f"/api/toolkit/todo/tasks/{task['id']}/move",
                        json={"expectedRevision": task["revision"], "columnId": target["id"]}))  # fmt: skip

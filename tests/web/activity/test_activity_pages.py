@@ -51,7 +51,8 @@ def _ids(services: Services, user_id: str, seeded: Seeded) -> set[str]:
 
 
 def _as_person(services: Services, user_id: str) -> Any:
-    principal = Principal(user_id=user_id, scopes=frozenset({"memo:read", "todo:read"}), credential_id="pat:x", kind="pat")
+    scopes = frozenset({"memo:read", "todo:read"})
+    principal = Principal(user_id=user_id, scopes=scopes, credential_id="pat:x", kind="pat")
 
     def call(operation_id: str, **arguments: Any) -> dict[str, Any]:
         found: dict[str, Any] = invoke_sync(
@@ -114,7 +115,8 @@ def test_undo_this_session_previews_then_reverts_and_says_so(services: Services,
     preview = person.post("/activity/undo/preview", form, headers={"HX-Request": "true"})
     assert preview.status_code == 200
     assert "将撤销 31 处改动。" in shown_text(preview.text)
-    assert _as_person(services, person.user_id)("get_memo", id=seeded.memo_ids[0])["memo"]["revision"] == 2  # nothing yet
+    unchanged = _as_person(services, person.user_id)("get_memo", id=seeded.memo_ids[0])["memo"]
+    assert unchanged["revision"] == 2  # nothing written yet
     answer = person.post("/activity/undo", form)
     assert answer.status_code == 303 and answer.headers["location"] == "/activity"
     done = person.get("/activity")
