@@ -62,21 +62,24 @@ def test_an_agents_group_is_undone_and_the_history_panel_restores(server: LiveSe
 
         page.goto(base + "/activity")
         groups = page.locator("section.activity-group")
-        expect(groups).to_have_count(2)  # the agent's, the person's
+        expect(groups).to_have_count(2)  # the agent's session, the person's
         group = groups.first
         expect(group.locator("h2")).to_contain_text("Claude Desktop")
-        expect(group.locator("h2")).to_contain_text("2 changes: 1 task created, 1 memo edited")
-        expect(group.locator(".activity-run")).to_have_count(2)  # each REST call is a run of its own
-        expect(group.locator("li.change", has_text="groceries: milk, eggs")).to_have_count(1)
+        expect(group.locator(".session-summary")).to_contain_text("2 changes: edited 1 memo, created 1 task")
+        expect(group.locator("li.change")).to_have_count(2)  # two REST calls, one session
+        expect(group.locator("li.change", has_text="groceries: milk")).to_have_count(1)
 
-        group.get_by_role("button", name="Undo all").click()
-        expect(page.locator(".flash")).to_contain_text("2 changes undone.")
+        group.get_by_role("button", name="Undo this session").click()
+        expect(group.locator(".undo-preview")).to_contain_text("This undoes 2 changes.")
+        group.locator(".undo-preview").get_by_role("button", name="Undo them").click()
+        expect(page.locator(".flash")).to_contain_text("Undid 2 changes.")
         assert _memo(person, kept["id"])["content"] == "groceries: milk"
         trash = person.get("/api/toolkit/todo/trash").json()["data"]
         assert task.json()["data"]["task"]["id"] in str(trash)
         newest = page.locator("section.activity-group").first
-        expect(newest.locator("h2")).to_contain_text("Web app")  # the undo, by the person, itself undoable
-        expect(newest.get_by_role("button", name="Undo all")).to_have_count(1)
+        expect(newest.locator(".undo-badge")).to_have_count(1)  # the undo: a group of its own, marked
+        expect(newest.locator("h2")).to_contain_text("Web app")
+        expect(newest.get_by_role("button", name="Redo these changes")).to_have_count(1)
 
         page.goto(f"{base}/memos/{kept['id']}/edit")
         panel = page.locator("section.history-panel")
