@@ -65,7 +65,7 @@ def test_an_agents_group_is_undone_and_the_history_panel_restores(server: LiveSe
         expect(groups).to_have_count(2)  # the agent's session, the person's
         group = groups.first
         expect(group.locator("h2")).to_contain_text("Claude Desktop")
-        expect(group.locator(".session-summary")).to_contain_text("2 changes: edited 1 memo, created 1 task")
+        expect(group.locator(".session-summary")).to_contain_text("2 changes: created 1 task, edited 1 memo")
         expect(group.locator("li.change")).to_have_count(2)  # two REST calls, one session
         expect(group.locator("li.change", has_text="groceries: milk")).to_have_count(1)
 
@@ -86,8 +86,8 @@ def test_an_agents_group_is_undone_and_the_history_panel_restores(server: LiveSe
         versions = panel.locator("li.version")
         expect(versions).to_have_count(3)  # created, edited by the agent, undone from the web
         expect(versions.nth(1)).to_contain_text("Claude Desktop")
-        expect(versions.nth(0)).to_contain_text("by Web app")
-        expect(versions.nth(2)).to_contain_text("by me ·")
+        expect(versions.nth(0)).to_contain_text("Web app")
+        expect(versions.nth(2)).to_contain_text("me ·")
         versions.nth(1).get_by_role("button", name="Restore this version").click()
         expect(page.locator("body")).to_contain_text("Version restored.")
         memo = _memo(person, kept["id"])
