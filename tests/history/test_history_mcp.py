@@ -201,20 +201,24 @@ def _earlier_session(server: LiveServer, secret: str) -> str:
     other = start_server(server.data_dir, {"MCP_RATE_LIMIT_PROFILE": "relaxed"})
     try:
 
-        async def made() -> str:
+        async def made() -> tuple[str, str]:
             async with connect(other, secret) as client:
-                return str((await ok(client, "create_memo", {"content": "from this morning"}))["memo"]["id"])
+                result = await client.call_tool("create_memo", {"content": "from this morning"})
+                assert result.structured_content is not None, result
+                return result.structured_content["data"]["memo"]["id"], result.structured_content["sessionId"]
 
-        memo_id = anyio.run(made)
+        memo_id, session = anyio.run(made)
     finally:
         stop_server(other)
     with sqlite3.connect(server.data_dir / "mesq.db") as db:
-        [(pk, sk)] = db.execute("SELECT pk, sk FROM items WHERE sk LIKE ?", (POINTER_PREFIX + "%",)).fetchall()
+        rows = db.execute("SELECT pk, sk, data FROM items WHERE sk LIKE ?", (POINTER_PREFIX + "%",)).fetchall()
+    [(pk, sk)] = [(pk, sk) for pk, sk, data in rows if json.loads(data)["sessionId"] == session]
     store = SQLiteItemStore(server.data_dir / "mesq.db")
     pointer = store.get((pk, sk))
     assert pointer is not None
     aged = datetime.fromisoformat(str(pointer["lastAt"]).replace("Z", "+00:00")) - timedelta(minutes=20)
     store.update(Update(key=(pk, sk), set={"lastAt": format_timestamp(aged)}))
+    store.close()
     return memo_id
 
 
@@ -259,6 +263,14 @@ def test_four_writes_are_one_session_listed_previewed_and_undone_by_it(live_serv
             assert (await ok(client, "get_memo", {"id": memo["id"]}))["memo"]["status"] == "DELETED"
             assert (await ok(client, "get_memo", {"id": earlier}))["memo"]["status"] == "NORMAL"  # an earlier session
             assert task["id"] in json.dumps(await ok(client, "list_todo_trash", {}))
+
+            listed = {tool.name: tool.description or "" for tool in (await client.list_tools()).tools}
+            for name in ("list_changes", "undo_changes"):  # one line each: find yours, offsets, trash, permanent
+                lines = listed[name].splitlines()
+                assert any('actor "me"' in line and "get_context" in line and "sessionId" in line for line in lines)
+                assert any("offset" in line and "+08:00" in line for line in lines)
+                assert any("create moves it to the trash" in line for line in lines)
+                assert any("permanent delete cannot be undone" in line for line in lines)
 
             unknown = await failed(client, "undo_changes", {"runId": "unknown"})
             assert unknown["code"] == "NOT_FOUND"
