@@ -15,13 +15,15 @@ from typing import Any
 import pytest
 
 from mesq.application.invocation import invoke_sync
+from mesq.auth.tokens import create_token
 from mesq.kernel.context import Principal
 from mesq.kernel.spec import load_spec
+from mesq.web.activity.pages import GROUPS_PER_PAGE
 from mesq.wiring.services import Services
 from tests.hostile.test_no_url_text import shown_text
 
 from ..conftest import Browser
-from .seed import COLUMN_NAMES, Seeded, agent_session
+from .seed import COLUMN_NAMES, Seeded, agent_session, caller
 
 #: Latin words a Chinese page may show: the names the person typed (the tokens'), nothing else.
 TYPED = {"Claude", "Desktop"}
@@ -142,3 +144,32 @@ def test_the_history_panels_of_a_memo_and_a_task_speak_the_same_words(
     for text in (memo_page, task_page):
         assert not [found for found in ids if found in text]
         assert "None" not in text and "False" not in text and not re.search(r"版本\s*\d", text)
+
+
+def test_a_token_shows_its_last_session_linked_to_it_alone(services: Services, browser: Callable[..., Browser]):
+    person = browser()
+    _, token = create_token(services.items, person.user_id, name="Claude Desktop", scopes="memo:read,memo:write")
+    agent = caller(services, person.user_id, f"pat:{token['id']}", "Claude Desktop")
+    for n in range(3):
+        agent("create_memo", content=f"草稿 {n}")
+    page = person.get("/settings/tokens", headers={"Accept-Language": "zh-CN"}).text
+    row = page[page.index("Claude Desktop") :]
+    row = row[: row.index("</tr>")]
+    link = re.search(r'href="(/activity\?sessionId=[^"]+)"', row)
+    assert link and "3 处改动：新建了3 条笔记" in shown_text(row)
+    alone = person.get(link.group(1).replace("&amp;", "&"), headers={"Accept-Language": "zh-CN"}).text
+    assert len(_sections(alone)) == 1 and "草稿 2" in shown_text(_sections(alone)[0])
+    unknown = person.get("/activity?sessionId=no-such-session", headers={"Accept-Language": "zh-CN"})
+    assert unknown.status_code in (200, 404) and "no-such-session" not in shown_text(unknown.text)
+
+
+def test_fifty_groups_then_older(services: Services, browser: Callable[..., Browser]):
+    person = browser()
+    for n in range(GROUPS_PER_PAGE + 1):  # each agent's one write: a session each
+        caller(services, person.user_id, f"pat:agent{n}", f"agent {n}")("create_memo", content=f"memo {n}")
+    first = person.get("/activity", headers={"Accept-Language": "en"}).text
+    assert len(_sections(first)) == GROUPS_PER_PAGE
+    older = re.search(r'href="(/activity\?[^"]+)">Older<', first)
+    assert older and "agent 0" not in shown_text(first)
+    second = person.get(older.group(1).replace("&amp;", "&"), headers={"Accept-Language": "en"}).text
+    assert len(_sections(second)) == 1 and "agent 0" in shown_text(second) and ">Older<" not in second
