@@ -205,7 +205,9 @@ def test_results_are_checked_against_the_full_envelope_not_just_the_listed_one(f
     # The listed envelope is open; the server still proves each result closed before sending it.
     import mesq.mcp.adapter as adapter
 
-    def with_extra(data: dict[str, Any], trace_id: str, correlation_id: str | None, written: Any = None) -> dict[str, Any]:
+    def with_extra(
+        data: dict[str, Any], trace_id: str, correlation_id: str | None, written: Any = None
+    ) -> dict[str, Any]:
         return {"data": data, "traceId": trace_id, "unlisted": 1}
 
     monkeypatch.setattr(adapter, "success_envelope", with_extra)
