@@ -1,5 +1,5 @@
 """What your agents did, in headless Chromium against a real `mesq serve`: an agent's edits show
-as its group on /activity, Undo all reverts them, and the memo page's History panel shows every
+as its group on /activity, "Undo this session" reverts them after a preview, and the memo page's History panel shows every
 version with its author and restores one."""
 
 from __future__ import annotations
