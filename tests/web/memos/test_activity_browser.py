@@ -1,6 +1,6 @@
 """What your agents did, in headless Chromium against a real `mesq serve`: an agent's edits show
-as its group on /activity, "Undo this session" reverts them after a preview, and the memo page's History panel shows every
-version with its author and restores one."""
+as its group on /activity, "Undo this session" reverts them after a preview, and the memo page's
+History panel shows every version with its author and restores one."""
 
 from __future__ import annotations
 
