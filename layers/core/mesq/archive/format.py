@@ -68,6 +68,10 @@ SCOPE_OF_PREFIX: Mapping[str, str] = {
     NOTE_PREFIX: "reading:read",
 }
 USAGE_COUNTER = USAGE_SK
+#: What an import says of a record whose kind no archive carries (never the record's key).
+NOT_CARRIED = (
+    "a kind of record an archive does not carry (was this archive written by `mesq export`, and left unedited?)"
+)
 #: Item attributes whose value is a blob path the archive carries the bytes of.
 BLOB_KINDS = (MEMO_FILES, TODO_FILES)
 
@@ -147,7 +151,7 @@ def parse_record(line: bytes, number: int, source: str) -> dict[str, Any]:
     if not isinstance(pk, str) or not isinstance(sk, str) or not sk:
         raise ArchiveError(f"{where}: pk and sk must be strings")
     if pk != user_partition(source):
-        raise ArchiveError(f"{where}: pk {quoted(pk)} is not the archive owner's partition")
+        raise ArchiveError(f"{where}: a record of another account than the one the manifest names")
     if not exported(sk):
-        raise ArchiveError(f"{where}: sk {quoted(sk)} is not a kind an archive carries")
+        raise ArchiveError(f"{where}: {NOT_CARRIED}")
     return item

@@ -42,7 +42,8 @@ from ..reading.keys import BOOK_PREFIX, NOTE_PREFIX
 from ..todos import keys as todo_keys
 from ..todos import model as todo_model
 from ..todos.reminder_schedule import INDEX_PREFIX, index_item, next_instant
-from .format import ArchiveError
+from . import words
+from .format import NOT_CARRIED, ArchiveError
 
 #: Records an import never writes as given: they are derived from the others and recomputed.
 DERIVED_PREFIXES = (STATS_SK, TAG_PREFIX, USAGE_SK, todo_keys.SIZE_PREFIX, INDEX_PREFIX)
@@ -355,7 +356,7 @@ def rebuild(item: Item, user_id: str, where: str) -> Item | None:
         return None
     build = next((build for prefix, build in _KINDS if sk.startswith(prefix)), None)
     if build is None or (sk == todo_keys.SETTINGS_SK) != (build is _settings):
-        raise ArchiveError(f"{where}: sk {quoted(sk)} is not a kind an archive carries")
+        raise ArchiveError(f"{where}: {NOT_CARRIED}")
     try:
         stored = build(item, user_id)
     except _Refused as refused:
@@ -366,7 +367,7 @@ def rebuild(item: Item, user_id: str, where: str) -> Item | None:
         # a field the kind needs is missing or of another shape than any write of ours stores
         raise ArchiveError(f"{where}: not a record this kind can hold ({type(error).__name__})") from None
     if stored["sk"] != sk:
-        raise ArchiveError(f"{where}: sk {quoted(sk)} does not match the record's id")
+        raise ArchiveError(f"{where}: {words.described(sk)} whose id does not match the rest of the record")
     return stored
 
 

@@ -4,6 +4,7 @@
                 `<1 pinned|0>#<createdAt>#<id>` (projects status, pinned, tagPaths, times)
 - counters:     pk `U#<user>`  sk `STATS#MEMO` (normal, archived, deleted, pinned, untagged)
 - tag counters: pk `U#<user>`  sk `MEMOTAG#<tag path>` (count of NORMAL memos)
+- re-tag mark:  pk `U#<user>`  sk `RETAG#MEMO` (the tag rule version the memos are at)
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from ..kernel.keys import user_partition
 MEMO_PREFIX = "MEMO#"
 STATS_SK = "STATS#MEMO"
 TAG_PREFIX = "MEMOTAG#"
+#: The tag rule version a user's memos were re-tagged by (`retag.py`).
+RETAG_SK = "RETAG#MEMO"
 
 
 def memo_key(user_id: str, memo_id: str) -> tuple[str, str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -121,6 +122,27 @@ def _dynamodb_preflight(settings: Settings) -> None:
         problem = f"no DynamoDB table {settings.table_name} in {settings.region} (deploy the stack, or set MESQ_TABLE)"
     if problem is not None:
         raise CommandError(problem)
+
+
+def command_path() -> str:
+    """How to run this `mesq` from the current directory: the script as it was typed when that was
+    a relative path (`.venv/bin/mesq`), else the venv's script relative to here (a shell without the
+    venv activated does not find plain `mesq`)."""
+    typed = sys.argv[0] if sys.argv else ""
+    if Path(typed).name == "mesq" and not os.path.isabs(typed) and Path(typed).is_file():
+        return typed
+    script = Path(sys.prefix) / "bin" / "mesq"
+    if not script.exists():
+        return "mesq"
+    try:
+        return os.path.relpath(script)
+    except ValueError:
+        return str(script)
+
+
+def rerun_options(settings: Settings) -> str:
+    """The options a printed follow-up command needs to reach the same data as this one."""
+    return f" --data-dir {settings.data_dir}" if settings.storage == "sqlite" else " --storage dynamodb"
 
 
 def user_id_of(services: Services, username: str) -> str:

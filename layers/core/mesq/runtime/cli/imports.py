@@ -1,6 +1,8 @@
-"""`mesq import`: an archive written by `mesq export`, or a folder / ZIP of Markdown files, into
-a user (docs/archive.md, docs/markdown-import.md). The AI index is rebuilt once afterwards
-(`mesq search reindex`), not record by record (main.py turns the in-process follower off)."""
+"""`mesq import`: an archive written by `mesq export`, a folder / ZIP of Markdown files, or another
+app's export (`--from`), into a user (docs/archive.md, docs/markdown-import.md, docs/migrating.md),
+reported in a person's words (memos, tasks, attachments, history entries). The search indexes are
+built once afterwards, as part of the command (search/imported.py), not record by record (main.py
+turns the in-process follower off); a stop resumes on the next run."""
 
 from __future__ import annotations
 
@@ -9,10 +11,11 @@ import sys
 from pathlib import Path
 
 from ...archive.format import ArchiveError
+from ...archive.words import in_words
 from ...kernel.errors import MesqError
 from ...wiring.services import Services
 from . import import_sources
-from .common import CommandError, Commands, Parser, count_import, user_id_of
+from .common import CommandError, Commands, Parser, command_path, count_import, rerun_options, user_id_of
 
 
 def add_parser(commands: Commands, common: Parser) -> None:
@@ -25,7 +28,7 @@ def add_parser(commands: Commands, common: Parser) -> None:
     import_sources.add_arguments(import_)
 
 
-def _import_archive(services: Services, user_id: str, path: Path) -> int:
+def _import_archive(services: Services, user_id: str, username: str, path: Path) -> int:
     from ...archive.importer import import_account  # ~50 modules: loaded by this command only
 
     try:
@@ -34,16 +37,18 @@ def _import_archive(services: Services, user_id: str, path: Path) -> int:
         )
     except ArchiveError as error:
         raise MesqError(f"nothing imported: {error.message}") from None
-    print(
-        f"imported {report.records} records: {report.created} new, {report.existing} already there, "
-        f"{report.derived} counters and index entries recomputed; "
-        f"{report.blobs} attachments; {report.seconds:.1f}s ({report.per_second:.0f} records/s); "
-        "rebuild the AI search index with `mesq search reindex USERNAME`"
-    )
+    held = in_words(report.kinds) or "nothing a person keeps (an empty account's archive)"
+    took = f"{report.seconds:.1f}s"
+    if report.created == 0 and report.existing:
+        print(f"nothing new: {username} already holds what {path.name} holds ({held}); {took}")
+    elif report.existing:
+        print(f"imported {held} into {username}, {report.existing} of its records already there; {took}")
+    else:
+        print(f"imported {held} into {username}; {took}")
     return 0
 
 
-def _import_markdown(services: Services, user_id: str, path: Path) -> int:
+def _import_markdown(services: Services, user_id: str, username: str, path: Path) -> int:
     from ...archive.markdown_import import import_markdown  # the Markdown parser: loaded by this command only
 
     try:
@@ -53,10 +58,9 @@ def _import_markdown(services: Services, user_id: str, path: Path) -> int:
     for name, reason in report.failed:
         print(f"mesq: skipped {name}: {reason}", file=sys.stderr)
     print(
-        f"imported {report.files - len(report.failed)} of {report.files} Markdown files: {report.created} new, "
-        f"{report.existing} already there, {len(report.failed)} skipped; {report.attachments} attachments; "
-        f"{report.seconds:.1f}s ({report.per_second:.0f} files/s); "
-        "rebuild the AI search index with `mesq search reindex USERNAME`"
+        f"imported {report.files - len(report.failed)} of {report.files} Markdown files into {username}: "
+        f"{report.created} new, {report.existing} already there, {len(report.failed)} skipped; "
+        f"{report.attachments} attachments; {report.seconds:.1f}s ({report.per_second:.0f} files/s)"
     )
     return 1 if report.failed else 0
 
@@ -69,8 +73,31 @@ def run(args: argparse.Namespace, services: Services) -> int:
     user_id = user_id_of(services, args.username)
     if not args.undo_run:
         count_import(services, user_id)
-    if args.source or args.undo_run:
-        return import_sources.run(args, services, user_id)
-    if args.markdown is not None:
-        return _import_markdown(services, user_id, args.markdown)
-    return _import_archive(services, user_id, args.file)
+    from ...search.imported import before_import  # the index engines: this command only
+
+    before_import(services, user_id)
+    try:
+        if args.source or args.undo_run:
+            status = import_sources.run(args, services, user_id)
+        elif args.markdown is not None:
+            status = _import_markdown(services, user_id, args.username, args.markdown)
+        else:
+            status = _import_archive(services, user_id, args.username, args.file)
+    except Exception:  # what was written before a refusal half-way is indexed too (not on Ctrl-C)
+        _index(services, user_id, args.username)
+        raise
+    _index(services, user_id, args.username)
+    return status
+
+
+def _index(services: Services, user_id: str, username: str) -> None:
+    from ...search.imported import index_now, reindex_needed
+
+    repair = f"{command_path()} search reindex {username}{rerun_options(services.settings)}"  # runnable as printed
+    try:
+        index_now(services, user_id, print)
+    except Exception as error:  # the import is stored: the index can be built again
+        print(f"mesq: the search index was not finished ({error}); run `{repair}`")
+        return
+    if reindex_needed(services, user_id):  # e.g. another process started a build for a new model meanwhile
+        print(f"search index: not complete yet; `mesq serve` finishes it, or run `{repair}`")
