@@ -19,6 +19,7 @@ from starlette.routing import Route
 
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ...kernel.timestamps import format_timestamp, parse_timestamp
+from ..activity.undo_words import undo_report
 from ..activity.undoing import undo_in_order
 from ..kit.framework import Handler, Page, Web, endpoint
 from ..kit.i18n import N_
@@ -102,10 +103,11 @@ def _writer(view: View, action: str) -> Handler:
 
 def _undoer(view: View) -> Handler:
     async def undo(page: Page) -> Response:
-        record_id = page.fields.text("id")
-        if not record_id:
-            raise ValidationError("id: the row's record; reload the page")
-        undone = await undo_in_order(page, record_id, undo_ids(page))
+        change_ids, record_id = undo_ids(page), page.fields.text("id")
+        if not record_id:  # a toast from before toasts named their record: exactly its changes
+            answer = await page.invoke("undo_changes", {"changeIds": change_ids})
+            return await _answer(page, view, undo_report(answer, page.translator))
+        undone = await undo_in_order(page, record_id, change_ids)
         return await _answer(page, view, undone.message)
 
     return undo
