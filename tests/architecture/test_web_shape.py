@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 WEB = Path(__file__).resolve().parents[2] / "layers" / "core" / "mesq" / "web"
-SUBPACKAGES = {"kit", "memos", "todos", "reading", "settings"}
+SUBPACKAGES = {"kit", "activity", "memos", "todos", "reading", "settings"}
 #: The kit's one import from a page package: the list of settings pages, data the header's
 #: Settings bar (base.html, a Jinja global set in kit/render.py) shows on every page.
 KIT_UPWARD = {"mesq.web.settings.pages"}

@@ -1,12 +1,16 @@
 """The change history through the official `mcp` client against a real `mesq serve`: attribution,
-undo and the undo of an undo, a run_code run undone by its runId, a conflict left alone, and a
-memo-only token that neither sees nor undoes todo changes."""
+undo and the undo of an undo, a run_code run undone by its runId, a conflict left alone, a
+memo-only token that neither sees nor undoes todo changes, and an agent's session: four writes
+that carry their changeIds and one sessionId, listed by `actor: "me"` and the session, previewed
+by a dry run that writes nothing and undone as one, a memo of an earlier session left as it is."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from datetime import datetime, timedelta
 from typing import Any
 
 import anyio
@@ -15,6 +19,10 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from mesq.adapters.store.sqlite import SQLiteItemStore
+from mesq.history.sessions import POINTER_PREFIX
+from mesq.kernel.ports.storage import Update
+from mesq.kernel.timestamps import format_timestamp
 from tests.conftest import LiveServer, start_server, stop_server
 
 ALL = "memo:read,memo:write,todo:read,todo:write"
@@ -182,5 +190,90 @@ def test_a_memo_only_token_neither_sees_nor_undoes_todo_changes(live_server):
             assert all(u["record"]["kind"] == "memo" for u in by_actor["undone"])
         async with connect(live_server, full) as client:
             assert (await ok(client, "get_todo_task", {"id": task["id"]}))["task"]["title"] == "private plan"
+
+    anyio.run(body)
+
+
+def _earlier_session(server: LiveServer, secret: str) -> str:
+    """A memo the token made in an earlier session: written through a second server on the same
+    data directory (its process's memory of the session dies with it), then 20 minutes pass for
+    the session (its pointer's `lastAt` moved back: the gap is measured from it, sessions.py)."""
+    other = start_server(server.data_dir, {"MCP_RATE_LIMIT_PROFILE": "relaxed"})
+    try:
+
+        async def made() -> tuple[str, str]:
+            async with connect(other, secret) as client:
+                result = await client.call_tool("create_memo", {"content": "from this morning"})
+                assert result.structured_content is not None, result
+                return result.structured_content["data"]["memo"]["id"], result.structured_content["sessionId"]
+
+        memo_id, session = anyio.run(made)
+    finally:
+        stop_server(other)
+    with sqlite3.connect(server.data_dir / "mesq.db") as db:
+        rows = db.execute("SELECT pk, sk, data FROM items WHERE sk LIKE ?", (POINTER_PREFIX + "%",)).fetchall()
+    [(pk, sk)] = [(pk, sk) for pk, sk, data in rows if json.loads(data)["sessionId"] == session]
+    store = SQLiteItemStore(server.data_dir / "mesq.db")
+    pointer = store.get((pk, sk))
+    assert pointer is not None
+    aged = datetime.fromisoformat(str(pointer["lastAt"]).replace("Z", "+00:00")) - timedelta(minutes=20)
+    store.update(Update(key=(pk, sk), set={"lastAt": format_timestamp(aged)}))
+    store.close()
+    return memo_id
+
+
+def test_four_writes_are_one_session_listed_previewed_and_undone_by_it(live_server):
+    secret = token(live_server, "dora", "session-agent", ALL)
+    earlier = _earlier_session(live_server, secret)
+
+    async def body() -> None:
+        async with connect(live_server, secret) as client:
+
+            async def write(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+                result = await client.call_tool(name, arguments)
+                assert not result.is_error and result.structured_content is not None, result
+                return result.structured_content
+
+            made = [
+                await write("create_memo", {"content": "one"}),
+                await write("create_todo_task", {"title": "two"}),
+            ]
+            memo, task = made[0]["data"]["memo"], made[1]["data"]["task"]
+            made.append(await write("update_memo", {"id": memo["id"], "expectedRevision": 1, "content": "one, edited"}))
+            made.append(await write("complete_todo_task", {"id": task["id"], "expectedRevision": 1}))
+            [session] = {envelope["sessionId"] for envelope in made}
+            assert all(len(envelope["changeIds"]) == 1 and envelope["runId"] for envelope in made)
+            ids = [envelope["changeIds"][0] for envelope in made]
+            context = await ok(client, "get_context", {})
+            assert context["sessionId"] == session and context["actor"]["name"] == "session-agent"
+
+            mine = (await ok(client, "list_changes", {"actor": "me", "sessionId": session}))["changes"]
+            assert sorted(c["changeId"] for c in mine) == sorted(ids)
+            everything = (await ok(client, "list_changes", {"actor": "me"}))["changes"]
+            assert len(everything) == 5 and earlier in {c["record"]["id"] for c in everything}
+
+            preview = await ok(client, "undo_changes", {"sessionId": session, "dryRun": True})
+            assert preview["dryRun"] is True and preview["notUndone"] == []
+            assert sorted(e["changeId"] for e in preview["undone"]) == sorted(ids)
+            assert len((await ok(client, "list_changes", {"actor": "me"}))["changes"]) == 5  # nothing written
+            assert (await ok(client, "get_memo", {"id": memo["id"]}))["memo"]["content"] == "one, edited"
+
+            undone = await ok(client, "undo_changes", {"sessionId": session})
+            assert undone["notUndone"] == [] and sorted(e["changeId"] for e in undone["undone"]) == sorted(ids)
+            assert (await ok(client, "get_memo", {"id": memo["id"]}))["memo"]["status"] == "DELETED"
+            assert (await ok(client, "get_memo", {"id": earlier}))["memo"]["status"] == "NORMAL"  # an earlier session
+            assert task["id"] in json.dumps(await ok(client, "list_todo_trash", {}))
+
+            listed = {tool.name: tool.description or "" for tool in (await client.list_tools()).tools}
+            for name in ("list_changes", "undo_changes"):  # one line each: find yours, offsets, trash, permanent
+                lines = listed[name].splitlines()
+                assert any('actor "me"' in line and "get_context" in line and "sessionId" in line for line in lines)
+                assert any("offset" in line and "+08:00" in line for line in lines)
+                assert any("create moves it to the trash" in line for line in lines)
+                assert any("permanent delete cannot be undone" in line for line in lines)
+
+            unknown = await failed(client, "undo_changes", {"runId": "unknown"})
+            assert unknown["code"] == "NOT_FOUND"
+            assert "get_context" in unknown["message"] and 'list_changes {actor: "me"}' in unknown["message"]
 
     anyio.run(body)

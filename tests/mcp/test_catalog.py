@@ -210,10 +210,12 @@ def test_tool_contract(name: str):
     # `data` keeps every field, type, enum and const of the operation's schema; which fields are
     # required is checked by the server (below), not listed.
     assert dereference(output)["properties"]["data"] == dereference(without_required(shape_only(operation.data_schema)))
-    # The envelope as listed is minimal: data, the traceId every result carries and recoverData
-    # on write tools (the error object is the same for every tool: the instructions say it).
+    # The envelope as listed is minimal: data, the traceId every result carries and, on write
+    # tools, recoverData and what the write recorded (changeIds, runId, sessionId); the error
+    # object is the same for every tool: the instructions say it.
     assert output["type"] == "object" and output["required"] == ["traceId"]
-    envelope_keys = {"data", "traceId"} | ({"recoverData"} if entry.is_write else set())
+    written = {"recoverData", "changeIds", "runId", "sessionId"}
+    envelope_keys = {"data", "traceId"} | (written if entry.is_write else set())
     assert set(output["properties"]) == envelope_keys
     assert "required" not in json.dumps({k: v for k, v in output.items() if k != "required"})
     validator = Draft202012Validator(output)

@@ -34,7 +34,14 @@ class Recorder:
         assert result.get("isError") is not True, result
         envelope = check_text_copy(result)
         validate_output(self.tools[name], envelope)
-        assert set(envelope) <= {"data", "traceId", "correlationId"} and len(envelope["traceId"]) == 32
+        # A write also carries what it recorded, beside data: changeIds always, runId, and the
+        # sessionId when it changed something.
+        writes = (self.tools[name].get("annotations") or {}).get("readOnlyHint") is not True
+        written = {"changeIds", "runId", "sessionId"} if writes else set()
+        assert set(envelope) <= {"data", "traceId", "correlationId"} | written and len(envelope["traceId"]) == 32
+        if writes:
+            assert isinstance(envelope["changeIds"], list) and envelope["runId"]
+            assert ("sessionId" in envelope) == bool(envelope["changeIds"]), envelope
         self.called.add(name)
         data: dict[str, Any] = envelope["data"]
         return data
@@ -198,7 +205,9 @@ def test_results_are_checked_against_the_full_envelope_not_just_the_listed_one(f
     # The listed envelope is open; the server still proves each result closed before sending it.
     import mesq.mcp.adapter as adapter
 
-    def with_extra(data: dict[str, Any], trace_id: str, correlation_id: str | None) -> dict[str, Any]:
+    def with_extra(
+        data: dict[str, Any], trace_id: str, correlation_id: str | None, written: Any = None
+    ) -> dict[str, Any]:
         return {"data": data, "traceId": trace_id, "unlisted": 1}
 
     monkeypatch.setattr(adapter, "success_envelope", with_extra)

@@ -79,6 +79,7 @@ def test_reading_settings_page(server: LiveServer, fake: FakeWeRead, page, tmp_p
         page.set_input_files("#import-file", str(path))
         page.get_by_role("button", name="Import").click()
         expect(page.locator("#import-result")).to_contain_text(expected)
+    expect(page.locator("#count-books")).to_have_text("5")  # the status follows the import, no reload
     bad = export(books=1, notes=3)
     bad["books"][0]["notes"][2]["noteType"] = "thought"
     path.write_text(json.dumps(bad), encoding="utf-8")
@@ -91,6 +92,7 @@ def test_reading_settings_page(server: LiveServer, fake: FakeWeRead, page, tmp_p
     page.set_input_files("#import-file", str(path))
     page.get_by_role("button", name="Import").click()
     expect(page.locator("#import-result")).to_contain_text("Imported 1 book: 1 note added,")
+    expect(page.locator("#count-books")).to_have_text("6")
     page.reload()
     expect(page.locator("#count-books")).to_have_text("6")
     assert csp_violations == []

@@ -1,6 +1,6 @@
 """What your agents did, in headless Chromium against a real `mesq serve`: an agent's edits show
-as its group on /activity, Undo all reverts them, and the memo page's History panel shows every
-version with its author and restores one."""
+as its group on /activity, "Undo this session" reverts them after a preview, and the memo page's
+History panel shows every version with its author and restores one."""
 
 from __future__ import annotations
 
@@ -62,29 +62,32 @@ def test_an_agents_group_is_undone_and_the_history_panel_restores(server: LiveSe
 
         page.goto(base + "/activity")
         groups = page.locator("section.activity-group")
-        expect(groups).to_have_count(2)  # the agent's, the person's
+        expect(groups).to_have_count(2)  # the agent's session, the person's
         group = groups.first
         expect(group.locator("h2")).to_contain_text("Claude Desktop")
-        expect(group.locator("h2")).to_contain_text("2 changes: 1 task created, 1 memo edited")
-        expect(group.locator(".activity-run")).to_have_count(2)  # each REST call is a run of its own
-        expect(group.locator("li.change", has_text="groceries: milk, eggs")).to_have_count(1)
+        expect(group.locator(".session-summary")).to_contain_text("2 changes: created 1 task, edited 1 memo")
+        expect(group.locator("li.change")).to_have_count(2)  # two REST calls, one session
+        expect(group.locator("li.change", has_text="groceries: milk")).to_have_count(1)
 
-        group.get_by_role("button", name="Undo all").click()
-        expect(page.locator(".flash")).to_contain_text("2 changes undone.")
+        group.get_by_role("button", name="Undo this session").click()
+        expect(group.locator(".undo-preview")).to_contain_text("This undoes 2 changes.")
+        group.locator(".undo-preview").get_by_role("button", name="Undo them").click()
+        expect(page.locator(".flash")).to_contain_text("Undid 2 changes.")
         assert _memo(person, kept["id"])["content"] == "groceries: milk"
         trash = person.get("/api/toolkit/todo/trash").json()["data"]
         assert task.json()["data"]["task"]["id"] in str(trash)
         newest = page.locator("section.activity-group").first
-        expect(newest.locator("h2")).to_contain_text("Web app")  # the undo, by the person, itself undoable
-        expect(newest.get_by_role("button", name="Undo all")).to_have_count(1)
+        expect(newest.locator(".undo-badge")).to_have_count(1)  # the undo: a group of its own, marked
+        expect(newest.locator("h2")).to_contain_text("Web app")
+        expect(newest.get_by_role("button", name="Redo these changes")).to_have_count(1)
 
         page.goto(f"{base}/memos/{kept['id']}/edit")
         panel = page.locator("section.history-panel")
         versions = panel.locator("li.version")
         expect(versions).to_have_count(3)  # created, edited by the agent, undone from the web
         expect(versions.nth(1)).to_contain_text("Claude Desktop")
-        expect(versions.nth(0)).to_contain_text("by Web app")
-        expect(versions.nth(2)).to_contain_text("by me ·")
+        expect(versions.nth(0)).to_contain_text("Web app")
+        expect(versions.nth(2)).to_contain_text("me ·")
         versions.nth(1).get_by_role("button", name="Restore this version").click()
         expect(page.locator("body")).to_contain_text("Version restored.")
         memo = _memo(person, kept["id"])

@@ -88,7 +88,7 @@ def test_trash_then_undo_keeps_the_place_and_the_scroll(signed_in: Any) -> None:
 
     toast.get_by_role("button", name="Undo").click()
     expect(page.locator("#" + target)).to_be_visible()
-    expect(page.locator("#toasts [data-toast]")).to_contain_text("Undone.")
+    expect(page.locator("#toasts [data-toast]")).to_contain_text("Undone: back from the trash.")
     assert _ids(page) == order  # back at its place
     assert page.evaluate("window.scrollY") == scrolled
     assert page.evaluate("window.notReloaded === true")

@@ -54,12 +54,13 @@ def test_trash_in_place_carries_exactly_its_change_and_undo_puts_it_back(
 
     undone = ada.post(f"/memos/{memo['id']}/undo", {"changeId": newest["id"], "return": "/"}, headers=HTMX)
     assert undone.status_code == 200
-    assert f'id="memo-{memo["id"]}"' in undone.text and "keep me" in undone.text and "Undone." in undone.text
+    assert f'id="memo-{memo["id"]}"' in undone.text and "keep me" in undone.text
+    assert "Undone: back from the trash." in undone.text
     assert get_memo(call, {"id": memo["id"]})["memo"]["status"] == "NORMAL"
     assert get_memo(call, {"id": other["id"]})["memo"]["content"] == "edited meanwhile"  # not undone
 
     again = ada.post(f"/memos/{memo['id']}/undo", {"changeId": newest["id"], "return": "/"}, headers=HTMX)
-    assert "already undone" in again.text  # said, not reverted twice
+    assert "Already undone." in again.text  # said, not reverted twice
     assert ada.post(f"/memos/{memo['id']}/undo", {"return": "/"}, headers=HTMX).status_code == 400
 
 
@@ -123,7 +124,7 @@ def test_task_complete_and_todo_trash_restore_in_place_with_undo(
     assert f'id="task-{task["id"]}"' in done.text and "Done." in done.text
     [change_id] = _change_ids(done.text)
     undone = ada.post(f"/todos/tasks/{task['id']}/undo", {"changeId": change_id, "place": "0"}, headers=HTMX)
-    assert 'aria-pressed="false"' in undone.text and "Undone." in undone.text
+    assert 'aria-pressed="false"' in undone.text and "Undone: open again." in undone.text
     assert _todo(services, ada.user_id, "get_todo_task", {"id": task["id"]})["task"]["done"] is False
 
     current = _todo(services, ada.user_id, "get_todo_task", {"id": task["id"]})["task"]

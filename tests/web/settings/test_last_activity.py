@@ -1,5 +1,6 @@
-"""Settings -> Access credentials and Connected apps: each credential's last activity (its newest
-change record), linked to /activity filtered by it; a credential that changed nothing says so."""
+"""Settings -> Access credentials and Connected apps: each credential's last session (its newest
+change records), linked to /activity showing that session alone; a credential that changed
+nothing says so."""
 
 from __future__ import annotations
 
@@ -41,10 +42,11 @@ def test_tokens_show_their_last_activity_linked_to_activity(services: Services, 
     ids = {t["name"]: t["id"] for t in list_tokens(services.items, person.user_id)}
     page = person.get("/settings/tokens").text
     busy, idle = _row(page, f'data-token-id="{ids["busy agent"]}"'), _row(page, f'data-token-id="{ids["idle agent"]}"')
-    link = f'href="/activity?actor={quote("pat:" + ids["busy agent"], safe="")}"'
-    assert link in busy and "no recent changes" not in busy.split("last-activity")[1]
+    link = re.search(r'href="(/activity\?sessionId=[^"]+)"', busy)
+    assert link and "no recent changes" not in busy.split("last-activity")[1] and "1 change" in busy
     assert "no recent changes" in idle
-    listed = person.get("/activity?actor=" + quote("pat:" + ids["busy agent"], safe="")).text
+    assert f'href="/activity?actor={quote("pat:" + ids["idle agent"], safe="")}"' in idle
+    listed = person.get(link.group(1).replace("&amp;", "&")).text
     assert "busy agent" in listed and "1 change" in listed
 
 
@@ -56,5 +58,5 @@ def test_connected_apps_show_their_last_activity(services: Services, browser: Ca
     page = person.get("/settings/apps").text
     grant_id = principal.credential_id.partition(":")[2]
     row = _row(page, f'data-grant-id="{grant_id}"')
-    assert f'href="/activity?actor={quote(principal.credential_id, safe="")}"' in row
+    assert re.search(r'href="/activity\?sessionId=[^"]+"', row) and "1 change" in row
     assert "no recent changes" not in row

@@ -193,8 +193,10 @@ def test_rows_show_the_chips_and_complete_postpone_and_trash_in_place(
     assert done.status_code == 200 and 'id="agenda-lists"' in done.text and "late one" not in done.text
     assert next(t for t in board(services, user)["tasks"] if t["id"] == late["id"])["done"] is True
     assert 'hx-post="/todos/overdue/undo"' in done.text and _toast_undo(done.text)
-    undone = person.post("/todos/overdue/undo", {"changeId": _toast_undo(done.text)}, headers=htmx)
+    assert f'name="id" value="{late["id"]}"' in done.text  # the toast names its row: it undoes in order
+    undone = person.post("/todos/overdue/undo", {"changeId": _toast_undo(done.text), "id": late["id"]}, headers=htmx)
     assert undone.status_code == 200 and "late one" in _section(undone.text, "overdue-list")
+    assert "Undone: open again." in undone.text
     late = next(t for t in board(services, user)["tasks"] if t["id"] == late["id"])
     assert late["done"] is False
 

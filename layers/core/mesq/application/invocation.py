@@ -136,6 +136,7 @@ def _prepared(
         principal=principal, services=services, trace_id=trace_id, channel=channel, operation_id=operation.operation_id,
         recorded=recorded if recorded is not None else Recorded(),
     )  # fmt: skip
+    call.recorded.run_id = call.run_id
     return call, arguments
 
 

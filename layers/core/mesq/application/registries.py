@@ -4,7 +4,8 @@ in one place (docs/architecture.md, "Adding a searchable, undoable kind").
 - `OPERATIONS`: operationId -> the plain function that implements it (application/invocation.py
   dispatches through it; `check_registry` ties it to the OpenAPI document);
 - `REVERTERS` (history_operations.py): record kind -> its domain's reverter (`revert.py`), the
-  undo engine's (history/undo.py) way back for each kind of change record;
+  undo engine's (history/undo.py) way back for each kind of change record; `UNDO_KINDS` there adds
+  each kind's current revisions (a dry run) and the finishers of a whole run's or session's undo;
 - `SEARCHABLES`: what the search indexes hold of each domain (`literal.py`: its literal index
   kind and its AI-index documents), set on the process's search runtime by the composition root.
 

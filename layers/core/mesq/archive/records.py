@@ -294,12 +294,16 @@ def _change(item: Item, user_id: str) -> Item:
     ident = _ident(change, pattern=_CHANGE_ID)
     _moment(change.get("at"), "at")
     run = _ident(change, "runId")
+    if "sessionId" in change:
+        _ident(change, "sessionId")
     _one_of(change, "action", _ACTIONS)
     record = change.get("record")
     if not isinstance(record, dict) or record.get("kind") not in history.KINDS:
         raise _Refused(f"record: {quoted(record)} is not a changed record")
     record_id = _ident(record, "name" if record["kind"] == "tag" and "id" not in record else "id")
-    change["record"] = {"kind": record["kind"], "id": record_id}
+    title = record.get("title")
+    kept_title = {"title": title} if isinstance(title, str) and len(title) <= history.TITLE_CHARACTERS else {}
+    change["record"] = {"kind": record["kind"], "id": record_id, **kept_title}
     for name in ("before", "after", "revisions"):
         if not isinstance(change.get(name, {}), dict):
             raise _Refused(f"{name}: not an object")
@@ -318,6 +322,7 @@ def _change(item: Item, user_id: str) -> Item:
             "gsi2pk": history.record_partition(user_id, record_id),
             "gsi2sk": ident,
             **history.actor_index_keys(user_id, {**change, "id": ident}),
+            **history.session_index_keys(user_id, {**change, "id": ident}),
             "ttl": ttl,
         }
     )  # stored as the history stores its own (packed past a size)

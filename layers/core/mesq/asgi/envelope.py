@@ -14,8 +14,12 @@ logger = Logger(child=True)
 NO_STORE = {"Cache-Control": "private, no-store"}
 
 
-def success(data: dict[str, Any], trace_id: str, status: int = 200) -> JSONResponse:
-    return JSONResponse({"data": data, "traceId": trace_id}, status_code=status, headers=NO_STORE)
+def success(
+    data: dict[str, Any], trace_id: str, status: int = 200, written: dict[str, Any] | None = None
+) -> JSONResponse:
+    """`{data, traceId}`; a write's also carries what it recorded (`written`: `changeIds`, `runId`,
+    `sessionId`, from `Recorded.summary()`), the same fields in the same place as over MCP."""
+    return JSONResponse({"data": data, "traceId": trace_id, **(written or {})}, status_code=status, headers=NO_STORE)
 
 
 def failure(error: MesqError, trace_id: str, headers: dict[str, str] | None = None) -> JSONResponse:

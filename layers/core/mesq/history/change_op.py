@@ -2,9 +2,10 @@
 without its record and no record without its change), the engine each domain's `changes.py`
 calls with its kind and its records (memos/changes.py, todos/changes.py).
 
-Every record of one call shares the call's runId (a run_code run's, or one per call), and is
-staged on the call (`call.recorded`, kernel/recorded.py): the write's commit keeps it, so a write
-returns what it recorded and nobody reads it back. An idempotent replay never reaches the write,
+Every record of one call shares the call's runId (a run_code run's, or one per call) and its
+session (`sessions.session_of`: the actor's run of writes, or the run's own), and is staged on
+the call (`call.recorded`, kernel/recorded.py): the write's commit keeps it, so a write returns
+what it recorded and nobody reads it back. An idempotent replay never reaches the write,
 so it adds none.
 """
 
@@ -18,6 +19,7 @@ from ..kernel.timestamps import format_timestamp, utc_now
 from ..store.paging import walk
 from .actor import actor_of
 from .records import HISTORY_CAP, TRIM_TO, change_item, change_key, change_put, epoch, new_change_id, record_partition
+from .sessions import session_of
 
 
 def change_op(
@@ -46,6 +48,7 @@ def change_op(
         at=format_timestamp(now),
         actor=actor_of(call),
         run_id=call.run_id,
+        session_id=session_of(call, now),
         operation=call.operation_id,
         kind=kind,
         record_id=record_id,

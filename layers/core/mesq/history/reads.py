@@ -1,14 +1,17 @@
 """list_changes: a user's change records, newest first, filtered, limited to the kinds the
 caller's scopes can read (a memo-only token never sees a todo change).
 
-Four access patterns, one per filter that narrows the key: `recordId` (GSI2, the record's
-history), `runId` (GSI1, then the records by key), `actor` (GSI3, then the records by key: an
-agent's changes are read without the rest of the history; until a user's older records are
-backfilled, `actor_index.py`, by the range below), else the user's `CHANGE#` range
-bounded by `since` / `until`. The other filters apply to what those read. The cursor is the id of the last
-change returned: the next page starts below it, so writes made meanwhile (newer ids) never shift
-a page. A page reads at most `SCAN_LIMIT` records; when filters leave it short, `nextCursor`
-lets the caller go on.
+Five access patterns, one per filter that narrows the key: `recordId` (GSI2, the record's
+history), `runId` (GSI1, then the records by key), `sessionId` (GSI4, then the records by key),
+`actor` (GSI3, then the records by key: an agent's changes are read without the rest of the
+history; until a user's older records are backfilled, `actor_index.py`, by the range below),
+else the user's `CHANGE#` range bounded by `since` / `until`. The other filters apply to what
+those read. `actor: "me"` is the calling credential. A `runId` or `sessionId` with no change at
+all is NOT_FOUND, naming where the ids come from (never an empty success for a mistyped id).
+`groupBy: "session"` adds `sessions`: the page's changes grouped by session, newest first.
+The cursor is the id of the last change returned: the next page starts below it, so writes made
+meanwhile (newer ids) never shift a page. A page reads at most `SCAN_LIMIT` records; when
+filters leave it short, `nextCursor` lets the caller go on.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..kernel.context import Call
-from ..kernel.errors import Forbidden, ValidationError
+from ..kernel.errors import Forbidden, NotFound, ValidationError
 from ..kernel.keys import user_partition
+from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item, ItemStore, Key
 from ..kernel.timestamps import parse_timestamp
 from .actor_index import ensure_indexed
@@ -31,6 +35,7 @@ from .records import (
     public_change,
     record_partition,
     run_partition,
+    session_partition,
     time_prefix,
 )
 
@@ -78,16 +83,52 @@ def _newest_first(
         after = page.next_key
 
 
+ME = "me"
+#: Where a runId or sessionId comes from, for the error that names the fix.
+_WHERE_IDS = (
+    'runId and sessionId come from a write result, get_context (your current sessionId) or list_changes {actor: "me"}'
+)
+
+
+def with_me(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    """`args` with `actor: "me"` read as the calling credential's id."""
+    if args.get("actor") == ME:
+        return {**args, "actor": call.principal.credential_id}
+    return args
+
+
+def _index_of(user_id: str, args: dict[str, Any]) -> tuple[str, str, str] | None:
+    """(argument, index, partition) of the run or session `args` names, if any."""
+    if "runId" in args:
+        return "runId", "gsi1", run_partition(user_id, args["runId"])
+    if "sessionId" in args:
+        return "sessionId", "gsi4", session_partition(user_id, args["sessionId"])
+    return None
+
+
+def require_known(call: Call, args: dict[str, Any]) -> None:
+    """NOT_FOUND for a runId or sessionId no change record carries (a typo, another user's, or
+    one whose changes have expired), naming where such ids come from."""
+    for name in ("runId", "sessionId"):
+        named = _index_of(call.principal.user_id, {name: args[name]}) if name in args else None
+        if named is None:
+            continue
+        page = call.services.items.query(named[2], index=named[1], limit=1, keys_only=True)
+        if not page.items and page.next_key is None:
+            raise NotFound(f"{name}: no change has {name} {quoted(args[name])}; {_WHERE_IDS}")
+
+
 def changes(call: Call, args: dict[str, Any], wanted: Callable[[Item], bool]) -> tuple[list[Item], str | None]:
     """Up to `limit` change records matching `args` and `wanted`, newest first, and the cursor of
     the next page (None when the history is exhausted)."""
     items, user_id = call.services.items, call.principal.user_id
     limit = int(args.get("limit", DEFAULT_LIMIT))
     low, high = _bounds(args)
+    by_index = _index_of(user_id, args)
     if "recordId" in args:
         found = _newest_first(items, record_partition(user_id, args["recordId"]), "gsi2", "", low, high)
-    elif "runId" in args:
-        entries = _newest_first(items, run_partition(user_id, args["runId"]), "gsi1", "", low, high)
+    elif by_index is not None:
+        entries = _newest_first(items, by_index[2], by_index[1], "", low, high)
         found = _fetched(items, user_id, entries)
     elif "actor" in args and ensure_indexed(items, user_id):
         entries = _newest_first(items, actor_partition(user_id, args["actor"]), "gsi3", "", low, high)
@@ -135,9 +176,12 @@ def matcher(call: Call, args: dict[str, Any], action: str = "read") -> Callable[
     if "kind" in args:
         kinds &= {args["kind"]}
     actor = args.get("actor")
+    exact = {name: args[name] for name in ("runId", "sessionId") if name in args}
 
     def wanted(item: Item) -> bool:
         if item["record"]["kind"] not in kinds:
+            return False
+        if any(item.get(name) != value for name, value in exact.items()):
             return False
         return actor is None or actor in (item["actor"]["id"], item["actor"]["id"].partition(":")[2])
 
@@ -147,24 +191,42 @@ def matcher(call: Call, args: dict[str, Any], action: str = "read") -> Callable[
 def list_changes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     if not readable_kinds(call):
         raise Forbidden("list_changes needs memo:read or todo:read")
+    args = with_me(call, args)
     found, cursor = changes(call, args, matcher(call, args))
+    if not found and "cursor" not in args:
+        require_known(call, args)
     data: dict[str, Any] = {"changes": [public_change(item) for item in found]}
+    if args.get("groupBy") == "session":
+        data["sessions"] = sessions_of(found)
     if cursor is not None:
         data["nextCursor"] = cursor
     return data
 
 
-#: Change records `last_activity` reads (newest first): an older credential shows none recent.
+def sessions_of(found: list[Item]) -> list[dict[str, Any]]:
+    """The changes of a page grouped by session, in page order (newest first): each group's
+    `sessionId` (a change written before sessions groups by its `runId`), actor, first and last
+    `at`, and its changes' ids. A session the page cuts goes on in the next page's first group."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for item in found:
+        name = "sessionId" if item.get("sessionId") else "runId"
+        group = groups.get((name, str(item[name])))
+        if group is None:
+            group = groups[(name, str(item[name]))] = {
+                name: item[name], "actor": item["actor"], "firstAt": item["at"], "lastAt": item["at"], "changeIds": [],
+            }  # fmt: skip
+        group["firstAt"] = min(group["firstAt"], item["at"])
+        group["lastAt"] = max(group["lastAt"], item["at"])
+        group["changeIds"].append(item["id"])
+    return [{**group, "count": len(group["changeIds"])} for group in groups.values()]
+
+
+#: Change records `recent_changes` reads (newest first): an older credential shows no recent session.
 ACTIVITY_SCAN = 500
 
 
-def last_activity(items: ItemStore, user_id: str) -> dict[str, str]:
-    """Credential id (`pat:<id>`, `oauth:<grantId>`) -> the `at` of its newest change, from the
-    user's newest ACTIVITY_SCAN change records (Settings: tokens and connected apps)."""
-    found: dict[str, str] = {}
-    changes = _newest_first(items, user_partition(user_id), None, CHANGE_PREFIX, None, None)
-    for scanned, item in enumerate(changes, start=1):
-        found.setdefault(str(item["actor"]["id"]), str(item["at"]))
-        if scanned >= ACTIVITY_SCAN:
-            break
-    return found
+def recent_changes(items: ItemStore, user_id: str) -> list[dict[str, Any]]:
+    """The user's newest ACTIVITY_SCAN changes, newest first, as `list_changes` shows them
+    (Settings: each token's and connected app's last session)."""
+    found = _newest_first(items, user_partition(user_id), None, CHANGE_PREFIX, None, None)
+    return [public_change(item) for _scanned, item in zip(range(ACTIVITY_SCAN), found, strict=False)]

@@ -9,7 +9,10 @@ Keys (pk `U#<user>` like every item of the user):
   `list_changes {actor}` read the actor's entries in a time range, then the records by key).
   `<credential>` is the actor id without its kind (`pat:abc` -> `abc`), the part `actor`
   filters accept either way; records written before GSI3 get their keys from `mesq history index`
-  (`backfill.py`).
+  (`backfill.py`);
+- by session:  gsi4 `U#<user>#SESSION#<sessionId>` / `<changeId>` (keys and `ttl`: `list_changes` and
+  `undo_changes {sessionId}` read the session's entries, then the records by key). A record
+  written before sessions has no `sessionId` and no GSI4 keys (history/sessions.py).
 
 `before` and `after` hold only the fields that changed (a field missing from `before` did not
 exist then), plus the revisions around the change; `ttl` expires the record after the
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import secrets
 import zlib
 from datetime import UTC, datetime
@@ -52,6 +56,8 @@ _NOT_FIELDS = frozenset(
         "gsi2sk",
         "gsi3pk",
         "gsi3sk",
+        "gsi4pk",
+        "gsi4sk",
         "ttl",
         "revision",
         "updatedAt",
@@ -87,10 +93,14 @@ def record_partition(user_id: str, record_id: str) -> str:
     return f"{user_partition(user_id)}#HIST#{record_id}"
 
 
+def bare_credential(actor_id: str) -> str:
+    """An actor id without its kind (`pat:abc` -> `abc`), the form the indexes key on."""
+    return actor_id.partition(":")[2] if ":" in actor_id else actor_id
+
+
 def actor_partition(user_id: str, actor_id: str) -> str:
     """GSI3's partition of an actor's changes; `actor_id` with or without its kind (`pat:abc`, `abc`)."""
-    bare = actor_id.partition(":")[2] if ":" in actor_id else actor_id
-    return f"{user_partition(user_id)}#ACTOR#{bare}"
+    return f"{user_partition(user_id)}#ACTOR#{bare_credential(actor_id)}"
 
 
 def actor_index_keys(user_id: str, change: Item) -> dict[str, str]:
@@ -99,6 +109,18 @@ def actor_index_keys(user_id: str, change: Item) -> dict[str, str]:
     if not actor_id:
         return {}
     return {"gsi3pk": actor_partition(user_id, actor_id), "gsi3sk": str(change["id"])}
+
+
+def session_partition(user_id: str, session_id: str) -> str:
+    return f"{user_partition(user_id)}#SESSION#{session_id}"
+
+
+def session_index_keys(user_id: str, change: Item) -> dict[str, str]:
+    """GSI4's keys of a change record (one written before sessions has none)."""
+    session_id = change.get("sessionId")
+    if not isinstance(session_id, str) or not session_id:
+        return {}
+    return {"gsi4pk": session_partition(user_id, session_id), "gsi4sk": str(change["id"])}
 
 
 def time_prefix(moment: datetime) -> str:
@@ -149,6 +171,7 @@ def change_item(
     at: str,
     actor: dict[str, str],
     run_id: str,
+    session_id: str,
     operation: str,
     kind: str,
     record_id: str,
@@ -167,6 +190,7 @@ def change_item(
         "at": at,
         "actor": actor,
         "runId": run_id,
+        "sessionId": session_id,
         "operation": operation or "unknown",
         "action": action_of(kind, before, after, fields),
         **member(kind, record_id, before, after),
@@ -191,14 +215,36 @@ def change_item(
         "gsi2pk": record_partition(user_id, record_id),
         "gsi2sk": change_id,
         **actor_index_keys(user_id, item),
+        **session_index_keys(user_id, item),
         "ttl": expires,
     }
 
 
+#: A record's title as its change keeps it: what a person recognises the record by in a history
+#: ("edited the memo 周报"), as it read at the change, so a record renamed, trashed or purged
+#: since is still named. At most this many characters.
+TITLE_CHARACTERS = 80
+_TITLE_FIELD = {"memo": "content", "task": "title", "subtask": "title", "inbox": "title"}
+#: A Markdown line's leading marks: headings, quotes, list bullets and task boxes, numbers.
+_MARKDOWN_LEAD = re.compile(r"^\s*(?:#{1,6}\s+|>+\s*)*(?:(?:[-*+]|\d{1,9}[.)])\s+)?(?:\[[ xX]\]\s+)?")
+
+
+def record_title(kind: str, item: Item | None) -> str:
+    """The title of a record: a memo's first line with text (its Markdown marks taken off), a
+    task's, subtask's or inbox item's title, a space's, column's or tag's name ("" when none)."""
+    text = str((item or {}).get(_TITLE_FIELD.get(kind, "name")) or "")
+    if kind == "memo":
+        lines = (_MARKDOWN_LEAD.sub("", line).strip() for line in text.splitlines())
+        text = next((line for line in lines if line), "")
+    text = " ".join(text.split())
+    return text if len(text) <= TITLE_CHARACTERS else text[: TITLE_CHARACTERS - 1] + "…"
+
+
 def member(kind: str, record_id: str, before: Item | None, after: Item | None) -> Item:
     fields = changed_fields(kind, before, after)
+    title = record_title(kind, after) or record_title(kind, before)
     return {
-        "record": {"kind": kind, "id": record_id},
+        "record": {"kind": kind, "id": record_id, **({"title": title} if title else {})},
         "fields": fields,
         "before": {name: before[name] for name in fields if before is not None and name in before},
         "after": {name: after[name] for name in fields if after is not None and name in after},
@@ -251,14 +297,18 @@ def undoable(change: Item) -> bool:
 
 
 def public_change(item: Item) -> dict[str, Any]:
+    """A change as list_changes answers it: `changeId` is its id under the one name every tool and
+    route uses (`undo_changes {changeIds}`, `undone[].changeId`); `id` is the same value, kept for
+    the clients that read it before."""
     found = {name: item[name] for name in _PUBLIC if name in item}
+    found["changeId"] = item["id"]
     found["undoable"] = undoable(item)
     return found
 
 
 _PUBLIC = (
-    "id", "at", "actor", "runId", "operation", "action", "record", "fields", "before", "after", "revisions",
-    "undoes", "undoneBy", "members", "afterOmitted", "olderDropped",
+    "id", "at", "actor", "runId", "sessionId", "operation", "action", "record", "fields", "before", "after",
+    "revisions", "undoes", "undoneBy", "members", "afterOmitted", "olderDropped",
 )  # fmt: skip
 
 

@@ -4,16 +4,25 @@
   renamed back (update_todo_tag, its records too);
 - a create: the record goes to the trash; a trash: it is restored; a restore: trashed again;
 - never a permanent delete, nor creating a space, column or tag (`records.not_undoable`): such a
-  change, asked for by id or matched by a runId or actor, is listed in `notUndone` as
-  NOT_UNDOABLE with the reason, never skipped silently.
+  change, asked for by id or matched by a runId, sessionId or actor, is listed in `notUndone` as
+  NOT_UNDOABLE with the reason, never skipped silently. When a whole run or session is undone
+  (`runId`, `sessionId`), the domains' `Finisher`s then remove what it created that has no trash
+  once nothing lives in it any more (the spaces an import or an agent made, with their columns),
+  and those entries move to `undone` (`removed: true`).
 
 A record changed since the change (its revision is not the change's `after` revision) is left
 as it is: REVISION_CONFLICT with the current record in `recoverData`; the others are still
 undone. Changes of one record undone in the same call are a chain: after undoing the newer one,
-the older one expects the revision that undo made. Each revert is itself a change (`undoes`
+the older one expects the revision that undo made; and a change whose record's later changes were
+all undone since (pin, trash, undo the trash; then undo the pin) expects the record's revision
+now (`settled.py`). Each revert is itself a change (`undoes`
 names the change it reverts, and the same transaction marks that change `undoneBy`), so it can
 be undone in turn; a change already undone is reported, not reverted twice. Undo needs the
 write scope of each record's kind.
+
+`dryRun: true` answers the same lists from reads alone (each record's current revision, through
+its kind's `RevisionReader`, the chain simulated) and writes nothing. A runId or sessionId no
+change carries, or a change id the caller cannot see, is NOT_FOUND naming where ids come from.
 
 The engine knows no kind: each record kind's `Reverter` (its domain's `revert.py`, gathered in
 application/registries.py) puts one change back through that domain's own writes and answers
@@ -23,20 +32,38 @@ change (`call.recorded`), never read back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..kernel.context import Call
-from ..kernel.errors import Conflict, Forbidden, MesqError, NotFound, ValidationError
+from ..kernel.errors import Conflict, Forbidden, MesqError, NotFound, RevisionConflict, ValidationError
+from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
-from .reads import changes, matcher, readable_kinds
+from .reads import changes, matcher, readable_kinds, require_known, with_me
 from .records import FAMILY, change_key, expanded, not_undoable, undoable
+from .settled import settled_revision
 
 #: Puts one change of its kind back (`call` carries `undoes`, so the revert's change record names
 #: the change and marks it undone) at the revision the record must be at; answers the record it
 #: wrote, as its operation would (`{"memo": {..., "revision": n}}`).
 Reverter = Callable[[Call, Item, int], dict[str, Any]]
+#: The current revision of each record the changes touch (their own and their `members`'),
+#: None for a record that no longer exists: what a dry run compares with.
+RevisionReader = Callable[[Call, Sequence[Item]], dict[str, int | None]]
+#: After a whole run or session is undone: the NOT_UNDOABLE entries (creations without a trash)
+#: it resolves by removing what no longer holds anything; answers those entries' change ids.
+Finisher = Callable[[Call, list[dict[str, Any]]], set[str]]
+
+
+@dataclass(frozen=True)
+class Kinds:
+    """What the engine needs of each record kind (application/registries.py builds it)."""
+
+    reverters: Mapping[str, Reverter]
+    revisions: Mapping[str, RevisionReader] = field(default_factory=dict)
+    finishers: Sequence[Finisher] = ()
+
 
 #: Changes one call reverts; past it `more` says to call again (the undone ones are skipped then).
 MAX_UNDO = 100
@@ -45,42 +72,148 @@ MAX_UNDO = 100
 NOT_UNDOABLE = "NOT_UNDOABLE"
 
 
-def undo_changes(call: Call, args: dict[str, Any], reverters: Mapping[str, Reverter]) -> dict[str, Any]:
-    """The `undo_changes` operation, with the reverter of each record kind (the registry binds them)."""
+def undo_changes(call: Call, args: dict[str, Any], kinds: Kinds | Mapping[str, Reverter]) -> dict[str, Any]:
+    """The `undo_changes` operation, with what it needs of each record kind (the registry binds it)."""
+    if not isinstance(kinds, Kinds):
+        kinds = Kinds(reverters=kinds)
     if not readable_kinds(call, "write"):
         raise Forbidden("undo_changes needs memo:write or todo:write")
+    args = _normal(call, args)
     targets, more = _targets(call, args)
+    ordered = sorted(targets, key=_newest_first, reverse=True)
+    if args.get("dryRun"):
+        return _dry_run(call, ordered, more, kinds)
     undone: list[dict[str, Any]] = []
     refused: list[dict[str, Any]] = []
     chain: dict[str, tuple[int, int | None]] = {}  # record id -> (revision our undo made, the change's before revision)
-    for change in sorted(targets, key=lambda item: item["id"], reverse=True):
-        record = change["record"]
-        entry = {"changeId": change["id"], "record": record}
+    for change in ordered:
+        entry = _entry(change)
         reason = not_undoable(change)
         if reason is not None:  # listed, never skipped: the caller asked for it by id, run or actor
             refused.append({**entry, "code": NOT_UNDOABLE, "message": reason})
             continue
         recorded = len(call.recorded)
         try:
-            expected = _expected(change, chain.get(record["id"]))
-            revision = _undo_one(call, change, expected, reverters)
+            expected = _expected(change, chain.get(change["record"]["id"]))
+            try:
+                revision = _undo_one(call, change, expected, kinds.reverters)
+            except RevisionConflict:
+                settled = settled_revision(call, change)  # every later change of the record undone since
+                if settled is None or settled == expected:
+                    raise
+                revision = _undo_one(call, change, settled, kinds.reverters)
         except MesqError as error:
             refused.append({**entry, **_reason(error)})
             continue
-        chain[record["id"]] = (revision, change["revisions"]["before"])
+        chain[change["record"]["id"]] = (revision, change["revisions"]["before"])
         undone.append({**entry, "revision": revision, **_revert_of(call, change, recorded)})
+    if not more and ("runId" in args or "sessionId" in args):
+        finishing = replace(call, operation_id="undo_changes")
+        removed: set[str] = set()
+        for finish in kinds.finishers:
+            removed |= finish(finishing, [item for item in refused if item.get("code") == NOT_UNDOABLE])
+        undone += [{**_without_reason(item), "removed": True} for item in refused if item["changeId"] in removed]
+        refused = [item for item in refused if item["changeId"] not in removed]
     data: dict[str, Any] = {"undone": undone, "notUndone": refused}
     if more:
         data["more"] = True
     return data
 
 
+def _newest_first(change: Item) -> tuple[str, int, str]:
+    """The order changes are undone in (by `reverse=True`): newest first, and one record's changes
+    by their revisions when their ids' times tie (a driven or coarse clock; the id's tail is random)."""
+    moment = str(change["id"]).split("-", 1)[0]
+    return moment, int(change.get("revisions", {}).get("after") or 0), str(change["id"])
+
+
+def _normal(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    """`changeId` (one id, the name list_changes gives it) read as `changeIds`; `actor: "me"`."""
+    if "changeId" in args:
+        if "changeIds" in args:
+            raise ValidationError("give changeId (one) or changeIds (a list), not both")
+        args = {**{k: v for k, v in args.items() if k != "changeId"}, "changeIds": [args["changeId"]]}
+    return with_me(call, args)
+
+
+def _entry(change: Item) -> dict[str, Any]:
+    return {"changeId": change["id"], "record": change["record"], "action": change["action"]}
+
+
+def _without_reason(item: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in item.items() if name not in ("code", "message", "recoverData")}
+
+
+def _dry_run(call: Call, ordered: list[Item], more: bool, kinds: Kinds) -> dict[str, Any]:
+    """What `undo_changes` would answer, from reads alone: the chain of one record's changes is
+    simulated (each undo makes one revision), nothing is written."""
+    current = _current_revisions(call, ordered, kinds)
+    would: list[dict[str, Any]] = []
+    refused: list[dict[str, Any]] = []
+    chain: dict[str, tuple[int, int | None]] = {}
+    for change in ordered:
+        entry = _entry(change)
+        reason = not_undoable(change)
+        if reason is not None:
+            refused.append({**entry, "code": NOT_UNDOABLE, "message": reason})
+            continue
+        try:
+            _allowed(call, change, kinds.reverters)
+            expected = _expected(change, chain.get(change["record"]["id"]))
+            for part, wanted in _parts(change, expected):
+                record_id = part["record"]["id"]
+                now = chain[record_id][0] if record_id in chain else current.get(record_id)
+                if now is None:
+                    raise NotFound(f"{part['record']['kind']} {quoted(record_id)} no longer exists")
+                if now != wanted and not (part is change and record_id not in chain and _settled_at(call, change, now)):
+                    raise RevisionConflict(f"the {part['record']['kind']} changed since (revision {now})")
+        except MesqError as error:
+            refused.append({**entry, **_reason(error)})
+            continue
+        for part, _wanted in _parts(change, expected):
+            record_id = part["record"]["id"]
+            base = chain[record_id][0] if record_id in chain else current.get(record_id) or 0
+            chain[record_id] = (base + 1, part["revisions"]["before"])
+        would.append(entry)
+    data: dict[str, Any] = {"undone": would, "notUndone": refused, "dryRun": True}
+    if more:
+        data["more"] = True
+    return data
+
+
+def _settled_at(call: Call, change: Item, now: int) -> bool:
+    """Whether the record is at `now` because every later change of it was undone since (the
+    undo would then go through at `now`, `settled.py`)."""
+    return settled_revision(call, change) == now
+
+
+def _parts(change: Item, expected: int) -> list[tuple[Item, int]]:
+    """The change's own record at `expected`, and its members at their `after` revisions."""
+    members = [(member, int(member["revisions"]["after"])) for member in change.get("members", [])]
+    return [(change, expected), *members]
+
+
+def _current_revisions(call: Call, ordered: list[Item], kinds: Kinds) -> dict[str, int | None]:
+    by_reader: dict[int, tuple[RevisionReader, list[Item]]] = {}
+    for change in ordered:
+        reader = kinds.revisions.get(change["record"]["kind"])
+        if reader is not None and undoable(change):
+            by_reader.setdefault(id(reader), (reader, []))[1].append(change)
+    found: dict[str, int | None] = {}
+    for reader, batch in by_reader.values():
+        found.update(reader(call, batch))
+    return found
+
+
 def _targets(call: Call, args: dict[str, Any]) -> tuple[list[Item], bool]:
-    given = [name for name in ("changeIds", "runId", "actor") if name in args]
+    given = [name for name in ("changeIds", "runId", "sessionId", "actor") if name in args]
     if len(given) != 1:
-        raise ValidationError("give exactly one of changeIds, runId or actor (with since)")
+        raise ValidationError(
+            "give exactly one of changeIds, runId, sessionId or actor (with since); "
+            'get_context names your sessionId, list_changes {actor: "me"} your changes'
+        )
     if "actor" in args and "since" not in args:
-        raise ValidationError("since: required with actor")
+        raise ValidationError("since: required with actor (a timestamp with an offset, e.g. 2026-10-05T09:00:00+08:00)")
     if "changeIds" in args:
         keys = [change_key(call.principal.user_id, change_id) for change_id in dict.fromkeys(args["changeIds"])]
         found = {item["id"]: expanded(item) for item in call.services.items.batch_get(keys)}
@@ -88,9 +221,13 @@ def _targets(call: Call, args: dict[str, Any]) -> tuple[list[Item], bool]:
         visible = matcher(call, {})
         hidden = [item["id"] for item in found.values() if not visible(item)]
         if missing or hidden:
-            raise NotFound(f"no change {', '.join(missing + hidden)!s} visible to this credential")
+            raise NotFound(
+                f"changeIds: no change {', '.join(missing + hidden)!s} visible to this credential; "
+                "copy changeId values from list_changes or a write result's changeIds"
+            )
         return list(found.values()), False
-    query: dict[str, Any] = {name: args[name] for name in ("runId", "actor", "since") if name in args}
+    require_known(call, args)
+    query: dict[str, Any] = {name: args[name] for name in ("runId", "sessionId", "actor", "since") if name in args}
     wanted = matcher(call, query)
     pending: list[Item] = []
     refused: list[Item] = []  # not undoable: listed with the answer, not counted against MAX_UNDO
@@ -131,7 +268,8 @@ def _revert_of(call: Call, change: Item, recorded: int) -> dict[str, Any]:
     return {}
 
 
-def _undo_one(call: Call, change: Item, expected: int, reverters: Mapping[str, Reverter]) -> int:
+def _allowed(call: Call, change: Item, reverters: Mapping[str, Reverter]) -> Reverter:
+    """The reverter of the change, or why the caller cannot undo it (already undone, scope)."""
     record = change["record"]
     if "undoneBy" in change:
         raise Conflict(f"change {change['id']} was already undone by {change['undoneBy']}")
@@ -140,6 +278,12 @@ def _undo_one(call: Call, change: Item, expected: int, reverters: Mapping[str, R
     revert = reverters.get(record["kind"])
     if revert is None:
         raise Conflict(f"a {record['kind']} change cannot be undone here")
+    return revert
+
+
+def _undo_one(call: Call, change: Item, expected: int, reverters: Mapping[str, Reverter]) -> int:
+    record = change["record"]
+    revert = _allowed(call, change, reverters)
     reverting = replace(call, operation_id="undo_changes", undoes=(change["id"], record["id"]))
     return _revision_in(revert(reverting, change, expected))
 

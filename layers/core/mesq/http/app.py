@@ -3,7 +3,8 @@
 Per request: trace id -> credential -> scopes -> arguments (path, query, header, JSON body) ->
 JSON Schema validation -> the operation (in a worker thread: stores are synchronous; on Lambda on the
 invocation's own thread, concurrency.py) ->
-envelope. Limits, validation, auth and error mapping happen here once for every route.
+envelope (a write's with what it recorded: `changeIds`, `runId`, `sessionId`). Limits, validation,
+auth and error mapping happen here once for every route.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ..asgi.body import read_json_object
 from ..asgi.envelope import NO_STORE, failure, internal_failure, success
 from ..asgi.trace import trace_id_of
 from ..kernel.errors import MesqError, ValidationError
+from ..kernel.recorded import Recorded
 from ..kernel.spec import Operation, Spec, load_spec
 from ..wiring.services import Services
 from .attachments import attachment_routes
@@ -50,6 +52,7 @@ async def run_operation(
             where = "header" if param.location == "header" else f"{param.location} parameter"
             raise ValidationError(f"{name}: send it as the {param.name} {where}, not in the body")
         arguments.update(body)
+    recorded = Recorded()
     data = await invoke(
         operation,
         arguments,
@@ -59,8 +62,9 @@ async def run_operation(
         channel="api",
         limiter=limiter,
         counted=REST_COUNTED_BUCKETS,
+        recorded=recorded,
     )
-    return success(data, trace_id, operation.success_status)
+    return success(data, trace_id, operation.success_status, recorded.summary() if operation.is_write else None)
 
 
 def _path_endpoint(operations: dict[str, Operation], services: Services, limiter: RateLimiter) -> Any:

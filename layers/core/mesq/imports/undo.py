@@ -1,4 +1,6 @@
-"""Undo one import as a whole, by its runId.
+"""Undo one import as a whole: its run is one session (history/sessions.py: the run's id is the
+session's), undone by the same engine as `undo_changes {sessionId}`, repeated here until nothing
+of it is left.
 
 `undo_changes` reverts at most MAX_UNDO changes a call: this repeats it for the run until nothing
 of it is left to revert (each change undone once: a revert marks the change it reverts). Undoing
@@ -6,11 +8,11 @@ a create puts the record in the trash, as every undo does: the imported memos an
 trash (restorable; the memo and tag counters follow), and a record the person changed since
 the import is left as it is (REVISION_CONFLICT, listed).
 
-What undo never reverts, creating a space or a column (they have no trash), this removes when the
-import made them and they hold no live task any more: the space with its columns and slug
-(`delete_todo_space`, which refuses a space with live tasks). A task restored from the trash later
-lands in the default space. The todo tags the import registered stay while trashed tasks carry
-them.
+What undo never reverts, creating a space or a column (they have no trash), the engine's
+finisher removes at the end of a whole run's undo when the run made them and they hold no live
+task any more (todos/revert.py `remove_created_spaces`, the same for an agent's session): the
+space with its columns and slug. A task restored from the trash later lands in the default
+space. The todo tags the import registered stay while trashed tasks carry them.
 """
 
 from __future__ import annotations
@@ -19,16 +21,21 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..history.undo import MAX_UNDO, undo_changes
+from ..history.undo import MAX_UNDO, Kinds, undo_changes
 from ..kernel.context import Call
-from ..kernel.errors import MesqError
+from ..kernel.errors import NotFound
 from ..memos.revert import REVERTERS as MEMO_REVERTERS
-from ..todos.board.spaces import delete_todo_space
+from ..memos.revert import REVISIONS as MEMO_REVISIONS
+from ..todos.revert import FINISHERS as TODO_FINISHERS
 from ..todos.revert import REVERTERS as TODO_REVERTERS
-from ..todos.state import load_partial
+from ..todos.revert import REVISIONS as TODO_REVISIONS
 
-#: The reverters of the kinds an import writes (memos, todo records).
-_REVERTERS = {**MEMO_REVERTERS, **TODO_REVERTERS}
+#: What the engine needs of the kinds an import writes (memos, todo records).
+_KINDS = Kinds(
+    reverters={**MEMO_REVERTERS, **TODO_REVERTERS},
+    revisions={**MEMO_REVISIONS, **TODO_REVISIONS},
+    finishers=TODO_FINISHERS,
+)
 
 
 @dataclass
@@ -44,33 +51,24 @@ class UndoReport:
 
 def undo_import(call: Call, run_id: str, *, most: int = 1_000_000) -> UndoReport:
     report = UndoReport()
-    spaces: list[str] = []
     refused: dict[str, dict[str, Any]] = {}
     for _ in range(most // MAX_UNDO + 2):
-        data = undo_changes(replace(call, operation_id="undo_changes"), {"runId": run_id}, _REVERTERS)
+        try:
+            data = undo_changes(replace(call, operation_id="undo_changes"), {"runId": run_id}, _KINDS)
+        except NotFound:  # an import that wrote nothing has nothing to undo
+            break
         for entry in data["undone"]:
-            report.undone[entry["record"]["kind"]] += 1
+            kind = entry["record"]["kind"]
+            refused.pop(entry["changeId"], None)  # listed by an earlier call, removed by the last
+            if not entry.get("removed"):
+                report.undone[kind] += 1
+            elif kind == "space":
+                report.removed_spaces += 1
         for entry in data["notUndone"]:
             record = entry["record"]
-            if record["kind"] == "space" and entry.get("code") == "NOT_UNDOABLE":
-                spaces.append(record["id"])
-            elif record["kind"] not in ("column", "tag") or entry.get("code") != "NOT_UNDOABLE":
+            if record["kind"] not in ("column", "tag") or entry.get("code") != "NOT_UNDOABLE":
                 refused[entry["changeId"]] = entry
-        if not data["undone"]:  # what is left cannot be undone (conflicts), or nothing is left
+        if not data.get("more"):  # the last call: what is left cannot be undone (conflicts), or nothing is
             break
     report.not_undone = list(refused.values())
-    for space_id in dict.fromkeys(spaces):
-        space = load_partial(call.services.items, call.principal.user_id).spaces.get(space_id)
-        if space is None:
-            continue
-        try:
-            delete_todo_space(
-                replace(call, operation_id="undo_changes"), {"spaceId": space_id, "expectedRevision": space["revision"]}
-            )
-        except MesqError as error:
-            report.not_undone.append(
-                {"record": {"kind": "space", "id": space_id}, "code": error.code, "message": error.message}
-            )
-            continue
-        report.removed_spaces += 1
     return report

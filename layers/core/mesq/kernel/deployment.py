@@ -17,3 +17,5 @@ class Deployment:
     upload_session_seconds: int
     #: How long change records are kept (MESQ_HISTORY_DAYS).
     history_days: int = 90
+    #: The longest pause within one session of an actor's writes (MESQ_SESSION_GAP_MINUTES).
+    session_gap_minutes: int = 15

@@ -277,6 +277,9 @@ class Spec:
     #: of one of its operations (application/registries.py). Empty for a spec built from one
     #: document (`build_spec`).
     sources: Mapping[str, str] = field(default_factory=dict)
+    #: What a write's success envelope carries beside `data` (`changeIds`, `runId`, `sessionId`):
+    #: the properties of components.schemas.WriteRecord, resolved.
+    write_record: Mapping[str, Any] = field(default_factory=dict)
 
     def operation(self, operation_id: str) -> Operation:
         return self.operations[operation_id]
@@ -286,7 +289,7 @@ class Spec:
         """The document as REST serves it at /api/openapi.json: each 2xx schema wrapped in the
         `{data, traceId}` envelope, and the error envelope as every operation's default response
         (made on the first request for it, not at every cold start)."""
-        return _rest_document(self.document)
+        return _rest_document(self.document, self.write_record)
 
 
 def build_spec(document: dict[str, Any]) -> Spec:
@@ -318,7 +321,21 @@ def build_spec(document: dict[str, Any]) -> Spec:
         operations=_with_revision_reads(operations),
         error_schema=resolver.inline({"$ref": f"{_SCHEMA_PREFIX}Error"}, {}),
         raw_operations=raw,
+        write_record=_write_record(resolver, document),
     )
+
+def _write_record(resolver: _Resolver, document: Mapping[str, Any]) -> dict[str, Any]:
+    """The envelope properties a write's success carries beside `data` (WriteRecord's)."""
+    if "WriteRecord" not in document.get("components", {}).get("schemas", {}):
+        return {}
+    schema = resolver.inline({"$ref": f"{_SCHEMA_PREFIX}WriteRecord"}, {})
+    return dict(schema.get("properties", {}))
+
+
+def _writes(operation: Mapping[str, Any]) -> bool:
+    """Whether a raw operation object changes data (a `:write` scope), as `Operation.is_write`."""
+    scopes = (operation.get("x-mcp") or {}).get("scopes") or ()
+    return any(str(scope).endswith(":write") for scope in scopes)
 
 
 def _with_revision_reads(operations: dict[str, Operation]) -> dict[str, Operation]:
@@ -361,13 +378,15 @@ def _revision_described(op: Operation) -> Operation:
     return replace(op, input_schema=schema)
 
 
-def _rest_document(document: dict[str, Any]) -> dict[str, Any]:
+def _rest_document(document: dict[str, Any], write_record: Mapping[str, Any]) -> dict[str, Any]:
     served = copy.deepcopy(document)
+    record_refs = {name: {"$ref": f"{_SCHEMA_PREFIX}WriteRecord/properties/{name}"} for name in write_record}
     for item in served.get("paths", {}).values():
         for method in _RAW_METHODS:
             if method not in item:
                 continue
             responses = item[method]["responses"]
+            extra = record_refs if _writes(item[method]) and item[method].get(RAW_KEY) is not True else {}
             for code, response in responses.items():
                 if str(code).startswith("2") and "application/json" in response.get("content", {}):
                     media = response["content"]["application/json"]
@@ -375,7 +394,7 @@ def _rest_document(document: dict[str, Any]) -> dict[str, Any]:
                         "type": "object",
                         "additionalProperties": False,
                         "required": ["data", "traceId"],
-                        "properties": {"data": media["schema"], "traceId": {"type": "string"}},
+                        "properties": {"data": media["schema"], "traceId": {"type": "string"}, **extra},
                     }
             responses["default"] = {"$ref": "#/components/responses/Error"}
     return served

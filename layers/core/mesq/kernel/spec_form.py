@@ -28,7 +28,7 @@ from .spec import McpBinding, Operation, Parameter, RawOperation, Spec
 
 FORM_NAME = "openapi.built.json"
 #: The form's own layout; a form of another layout is not read (a fresh parse instead).
-LAYOUT = 2
+LAYOUT = 3
 
 
 def texts(package: Traversable, fragments: list[str]) -> tuple[str, dict[str, str]]:
@@ -72,6 +72,7 @@ def to_form(spec: Spec, fragments: list[str], source_digest: str) -> dict[str, A
         "error_schema": spec.error_schema,
         "raw_operations": [[raw.operation_id, raw.method, raw.path] for raw in spec.raw_operations.values()],
         "sources": dict(spec.sources),
+        "write_record": dict(spec.write_record),
     }
 
 
@@ -90,7 +91,7 @@ def from_form(form: Mapping[str, Any]) -> Spec:
             extras=entry["extras"], revision_read=entry["revision_read"],
         )  # fmt: skip
     raw = {name: RawOperation(name, method, path) for name, method, path in form["raw_operations"]}
-    return Spec(form["document"], operations, form["error_schema"], raw, form["sources"])
+    return Spec(form["document"], operations, form["error_schema"], raw, form["sources"], form["write_record"])
 
 
 def read_form(package: Traversable) -> Spec | None:

@@ -1,9 +1,10 @@
 """`tools/call` -> the operation, in-process (no HTTP round trip), so REST and MCP cannot drift.
 
 Order: visibility (the same filter as `tools/list`) -> argument validation against the tool's
-input schema -> the operation (`invocation.invoke_sync`, in a worker thread) -> envelope checked
-against the tool's output schema. An unknown or hidden tool is a protocol error (-32602, like an
-unknown prompt); every failure of a call that ran becomes a tool error in the error envelope.
+input schema -> the operation (`invocation.invoke_sync`, in a worker thread) -> envelope (a write's
+with what it recorded: `changeIds`, `runId`, `sessionId`) checked against the tool's output
+schema. An unknown or hidden tool is a protocol error (-32602, like an unknown prompt); every
+failure of a call that ran becomes a tool error in the error envelope.
 A tool hidden only by missing scopes never gets here: the endpoint answers it with the 403
 step-up challenge before the SDK reads the message.
 
@@ -28,6 +29,7 @@ from ..kernel.context import Principal
 from ..kernel.errors import Forbidden, MesqError, NotFound
 from ..kernel.hints import closest
 from ..kernel.messages import quoted
+from ..kernel.recorded import Recorded
 from .catalog import Catalog, CatalogTool
 from .limits import rate_bucket
 from .request_state import RequestState
@@ -66,6 +68,7 @@ def run_tool(
     """One call of a visible tool -> its checked envelope (`{data}` or `{error}`). `principal`
     replaces the connection's (run_code's calls carry the run's id on it)."""
     function = tool.connection_function(catalog, state) if tool.connection_function else tool.function
+    recorded = Recorded()
     try:
         data = invoke_sync(
             tool.operation,
@@ -77,10 +80,11 @@ def run_tool(
             function=function,
             limiter=limiter,
             counted=counted,
+            recorded=recorded,
         )
     except Exception as exc:
         return _failed(exc, state, tool)
-    return _succeeded(data, state, tool)
+    return _succeeded(data, state, tool, recorded.summary() if tool.is_write else None)
 
 
 async def run_tool_async(
@@ -103,11 +107,13 @@ async def run_tool_async(
     return await run_sync(_succeeded, data, state, tool)  # the output check walks the whole result
 
 
-def _succeeded(data: Any, state: RequestState, tool: CatalogTool) -> dict[str, Any]:
+def _succeeded(
+    data: Any, state: RequestState, tool: CatalogTool, written: dict[str, Any] | None = None
+) -> dict[str, Any]:
     trace_id = state.trace_id
     if not isinstance(data, dict):
         return _failed(TypeError(f"operation {tool.name} returned {type(data).__name__}, not an object"), state, tool)
-    envelope = success_envelope(data, trace_id, state.correlation_id)
+    envelope = success_envelope(data, trace_id, state.correlation_id, written)
     return checked_envelope(envelope, tool.result_schema, trace_id, tool.name)
 
 

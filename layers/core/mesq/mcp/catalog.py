@@ -86,13 +86,19 @@ class Envelope:
 
 
 def envelope_schema(
-    data_schema: Mapping[str, Any], error_schema: Mapping[str, Any], *, recover_data: bool = True
+    data_schema: Mapping[str, Any],
+    error_schema: Mapping[str, Any],
+    *,
+    recover_data: bool = True,
+    write_record: Mapping[str, Any] | None = None,
 ) -> Envelope:
     """The output schema of a tool: `{data, traceId, correlationId?}` on success,
     `{error, traceId, recoverData?}` on failure. The data schema's `$defs` move to the top level
     so its `#/$defs/...` pointers keep resolving; `recoverData` has the shape of `data` and is
     declared only where it can occur (`recover_data`: tools that change data can hit
-    REVISION_CONFLICT; a read has nothing to conflict with).
+    REVISION_CONFLICT; a read has nothing to conflict with). `write_record`: what a write's
+    success carries beside `data` (`changeIds`, `runId`, `sessionId`; spec.write_record), on the
+    tools that change data.
 
     Listed, the envelope is as small as the contract allows (docs/contract.md §10): `data` with
     its fields and their types, the `traceId` every result carries and `recoverData`. Which
@@ -112,6 +118,7 @@ def envelope_schema(
     defs = data.pop("$defs", {})
     data.pop("$schema", None)
     properties: dict[str, Any] = {"data": data, "traceId": {"type": "string"}}
+    properties.update(copy.deepcopy(dict(write_record or {})))
     if recover_data:
         properties["recoverData"] = {"$ref": "#/properties/data"}
     schema: dict[str, Any] = {"type": "object", "properties": properties, "required": ["traceId"]}
@@ -276,6 +283,7 @@ def build_tool(
     function: OperationFn,
     error_schema: Mapping[str, Any],
     shape_names: Callable[[], Mapping[str, str]] | None = None,
+    write_record: Mapping[str, Any] | None = None,
 ) -> CatalogTool:
     """The tool of `operation`, checked now (a malformed one raises `CatalogError` at start-up);
     its listing is built on first use (`shape_names` gives the spec's named shapes, lean.py)."""
@@ -293,7 +301,12 @@ def build_tool(
     hints = listed_hints(_annotations(operation))
 
     def build_listing() -> Listing:
-        envelope = envelope_schema(operation.data_schema, error_schema, recover_data=operation.is_write)
+        envelope = envelope_schema(
+            operation.data_schema,
+            error_schema,
+            recover_data=operation.is_write,
+            write_record=write_record if operation.is_write else None,
+        )
         listed_input = lean_input_schema(input_schema, shape_names() if shape_names is not None else None)
         tool = types.Tool(
             name=name,
@@ -334,7 +347,7 @@ def build_catalog(
         function = lazy_function(registry, name)  # its domain is imported on the tool's first call
         if function is None:
             raise CatalogError(f"tool {quoted(name)} has no implementation in the operation registry")
-        tools[name] = build_tool(spec.operations[name], function, spec.error_schema, shape_names)
+        tools[name] = build_tool(spec.operations[name], function, spec.error_schema, shape_names, spec.write_record)
     return Catalog(tools={tool.name: tool for tool in sorted(tools.values(), key=listing_order)})
 
 

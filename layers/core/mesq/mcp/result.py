@@ -1,6 +1,7 @@
 """Tool results in the unified envelope (docs/contract.md §2, §3).
 
-Success: `structuredContent = {"data", "traceId", "correlationId"?}`; failure: `isError: true`,
+Success: `structuredContent = {"data", "traceId", "correlationId"?}`, and on a write also
+`changeIds`, `runId`, `sessionId` (what it recorded in the change history); failure: `isError: true`,
 `structuredContent = {"error": {"code", "message", ...}, "traceId", "recoverData"?}`.
 `content[0].text` always carries the same JSON for clients that drop structured content.
 Failures are tool results, never JSON-RPC errors, so the agent sees them and can correct itself,
@@ -25,8 +26,12 @@ def _text(envelope: dict[str, Any]) -> str:
     return json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
 
 
-def success_envelope(data: dict[str, Any], trace_id: str, correlation_id: str | None) -> dict[str, Any]:
-    envelope: dict[str, Any] = {"data": data, "traceId": trace_id}
+def success_envelope(
+    data: dict[str, Any], trace_id: str, correlation_id: str | None, written: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """`{data, traceId}`; a write's also carries what it recorded (`written`: `Recorded.summary()`:
+    `changeIds`, `runId`, `sessionId`), beside `data` as on REST."""
+    envelope: dict[str, Any] = {"data": data, "traceId": trace_id, **(written or {})}
     if correlation_id is not None:
         envelope["correlationId"] = correlation_id
     return envelope

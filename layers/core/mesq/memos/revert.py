@@ -9,6 +9,7 @@ gathers the reverters): one memo change put back through the memo writes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ..kernel.context import Call
@@ -16,7 +17,7 @@ from ..kernel.errors import NotFound, RevisionConflict
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
 from .reads import public_memo
-from .store import read_memo
+from .store import fetch_memos, read_memo
 from .writes import delete_memo, restore_memo, update_memo
 
 _MEMO_FIELDS = ("content", "pinned", "status", "resources")
@@ -40,5 +41,13 @@ def revert_memo(call: Call, change: Item, expected: int) -> dict[str, Any]:
     return update_memo(call, {**target, **restored})
 
 
-#: The reverter of each kind this package records (history/records.py KINDS).
+def memo_revisions(call: Call, changes: Sequence[Item]) -> dict[str, int | None]:
+    """The current revision of each memo the changes name (None: purged), for an undo's dry run."""
+    ids = list(dict.fromkeys(str(change["record"]["id"]) for change in changes))
+    found = fetch_memos(call.services.items, call.principal.user_id, ids)
+    return {memo_id: int(found[memo_id]["revision"]) if memo_id in found else None for memo_id in ids}
+
+
+#: The reverter of each kind this package records (history/records.py KINDS), and its revisions.
 REVERTERS = {"memo": revert_memo}
+REVISIONS = {"memo": memo_revisions}

@@ -21,7 +21,7 @@ def table_definition(table_name: str) -> dict[str, Any]:
         "BillingMode": "PAY_PER_REQUEST",
         "AttributeDefinitions": [
             {"AttributeName": name, "AttributeType": "S"}
-            for name in ("pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk")
+            for name in ("pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk", "gsi4pk", "gsi4sk")
         ],
         "KeySchema": [
             {"AttributeName": "pk", "KeyType": "HASH"},
@@ -55,6 +55,16 @@ def table_definition(table_name: str) -> dict[str, Any]:
                 "KeySchema": [
                     {"AttributeName": "gsi3pk", "KeyType": "HASH"},
                     {"AttributeName": "gsi3sk", "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": [TTL_ATTRIBUTE]},
+            },
+            {
+                # Change records by session (history/sessions.py): like GSI3, the keys and `ttl`,
+                # the records then read by key (list_changes / undo_changes {sessionId}).
+                "IndexName": "gsi4",
+                "KeySchema": [
+                    {"AttributeName": "gsi4pk", "KeyType": "HASH"},
+                    {"AttributeName": "gsi4sk", "KeyType": "RANGE"},
                 ],
                 "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": [TTL_ATTRIBUTE]},
             },

@@ -12,6 +12,8 @@ tag put back through the todo writes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..kernel.context import Call
@@ -20,7 +22,7 @@ from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item, WriteOp
 from ..kernel.timestamps import now_timestamp
 from . import model
-from .board.spaces import update_todo_space
+from .board.spaces import delete_todo_space, update_todo_space
 from .board.subtasks import delete_todo_subtask
 from .board.tags import update_todo_tag
 from .board.tasks import delete_todo_task
@@ -143,5 +145,46 @@ def _revert_fields(call: Call, change: Item, expected: int) -> dict[str, Any]:
     return apply(call, build, conflict)
 
 
-#: The reverter of each kind this package records (history/records.py KINDS).
+def todo_revisions(call: Call, changes: Sequence[Item]) -> dict[str, int | None]:
+    """The current revision of each todo record the changes name, their members' too (None: gone),
+    for an undo's dry run: one partial state, the tasks in one batch."""
+    state = load_partial(call.services.items, call.principal.user_id)
+    entries = [entry for change in changes for entry in (change, *change.get("members", []))]
+    state.prefetch_tasks(e["record"]["id"] for e in entries if e["record"]["kind"] in ("task", "subtask"))
+    found: dict[str, int | None] = {}
+    for entry in entries:
+        current = _current(state, entry["record"]["kind"], entry["record"]["id"])
+        found[entry["record"]["id"]] = None if current is None else int(current["revision"])
+    return found
+
+
+def remove_created_spaces(call: Call, refused: list[dict[str, Any]]) -> set[str]:
+    """After a whole run or session was undone: the spaces it created (a space has no trash, so
+    their creation is NOT_UNDOABLE) removed, with their columns, once none holds a live task
+    (`delete_todo_space` refuses one that does, and the default space); answers the change ids
+    this resolved: each removed space's creation and its columns' creations."""
+    created = {entry["record"]["id"]: entry["changeId"] for entry in refused if entry["record"]["kind"] == "space"}
+    resolved: set[str] = set()
+    for space_id, change_id in created.items():
+        state = load_partial(call.services.items, call.principal.user_id)
+        space = state.spaces.get(space_id)
+        if space is None:
+            continue
+        columns = {column["id"] for column in state.columns_of(space_id)}
+        try:
+            delete_todo_space(
+                replace(call, undoes=(change_id, space_id)),
+                {"spaceId": space_id, "expectedRevision": space["revision"]},
+            )
+        except MesqError:
+            continue  # still holds live tasks (or is the default): its creation stays listed
+        resolved.add(change_id)
+        resolved |= {entry["changeId"] for entry in refused if entry["record"]["id"] in columns}
+    return resolved
+
+
+#: The reverter of each kind this package records (history/records.py KINDS), its revisions, and
+#: what a whole undo removes at its end.
 REVERTERS = {kind: revert_todo for kind in ("task", "subtask", "inbox", "space", "column", "tag")}
+REVISIONS = {kind: todo_revisions for kind in REVERTERS}
+FINISHERS = (remove_created_spaces,)

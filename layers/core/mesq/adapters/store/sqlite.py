@@ -1,9 +1,10 @@
 """SQLite adapter of ItemStore: the embedded default for `mesq serve` and tests.
 
-One table holds every item as JSON plus the key, index and TTL columns; the three GSIs are
+One table holds every item as JSON plus the key, index and TTL columns; the four GSIs are
 partial indexes over their key columns, so a query is an index range scan exactly like a
-DynamoDB Query. A store made before GSI3 (change records by actor) gets its two columns when it
-opens (the records written before it get their keys from `history/actor_index.py`). GSI1's
+DynamoDB Query. A store made before GSI3 (change records by actor) or GSI4 (by session) gets their
+columns when it opens (the records written before GSI3 get their keys from
+`history/actor_index.py`; those written before sessions have none and need none). GSI1's
 index also holds `ttl` (`items_gsi1_live`, which replaced `items_gsi1` when a store opens): a
 `keys_only` query of it (the due index's candidates, thousands of them) is then answered from
 the index alone, without a table lookup per entry for the expiry check.
@@ -61,16 +62,18 @@ CREATE TABLE IF NOT EXISTS items (
     ttl INTEGER,
     data TEXT NOT NULL,
     gsi3pk TEXT, gsi3sk TEXT,
+    gsi4pk TEXT, gsi4sk TEXT,
     PRIMARY KEY (pk, sk)
 ) WITHOUT ROWID;
 """
 #: Columns added after the first version of the table, added to an older file when it opens.
-_ADDED_COLUMNS = ("gsi3pk", "gsi3sk")
+_ADDED_COLUMNS = ("gsi3pk", "gsi3sk", "gsi4pk", "gsi4sk")
 _SCHEMA = """
 DROP INDEX IF EXISTS items_gsi1;
 CREATE INDEX IF NOT EXISTS items_gsi1_live ON items (gsi1pk, gsi1sk, pk, sk, ttl) WHERE gsi1pk IS NOT NULL;
 CREATE INDEX IF NOT EXISTS items_gsi2 ON items (gsi2pk, gsi2sk, pk, sk) WHERE gsi2pk IS NOT NULL;
 CREATE INDEX IF NOT EXISTS items_gsi3 ON items (gsi3pk, gsi3sk, pk, sk) WHERE gsi3pk IS NOT NULL;
+CREATE INDEX IF NOT EXISTS items_gsi4 ON items (gsi4pk, gsi4sk, pk, sk) WHERE gsi4pk IS NOT NULL;
 CREATE INDEX IF NOT EXISTS items_ttl ON items (ttl) WHERE ttl IS NOT NULL;
 """
 
@@ -313,14 +316,16 @@ class SQLiteItemStore:
     def _write_item(self, conn: sqlite3.Connection, item: Item) -> None:
         validate_item(item)
         conn.execute(
-            "INSERT OR REPLACE INTO items (pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, ttl, data) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO items"
+            " (pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, gsi3pk, gsi3sk, gsi4pk, gsi4sk, ttl, data) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 item["pk"],
                 item["sk"],
                 *_index_keys(item, "gsi1"),
                 *_index_keys(item, "gsi2"),
                 *_index_keys(item, "gsi3"),
+                *_index_keys(item, "gsi4"),
                 ttl_of(item),
                 json.dumps(item, ensure_ascii=False, separators=(",", ":")),
             ),

@@ -28,12 +28,15 @@ INDEXES: Mapping[str, tuple[str, str]] = {
     "gsi1": ("gsi1pk", "gsi1sk"),
     "gsi2": ("gsi2pk", "gsi2sk"),
     "gsi3": ("gsi3pk", "gsi3sk"),
+    "gsi4": ("gsi4pk", "gsi4sk"),
 }
 #: DynamoDB's TransactWriteItems limit, kept by every adapter so code tested on SQLite runs on
 #: DynamoDB; domain code sizes its transactions by it.
 MAX_TRANSACTION_OPS = 100
 KEY_ATTRIBUTES = frozenset({"pk", "sk"})
-RESERVED_ATTRIBUTES = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk", "ttl"})
+RESERVED_ATTRIBUTES = frozenset(
+    {"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk", "gsi4pk", "gsi4sk", "ttl"}
+)
 
 
 class StoreError(Exception):

@@ -177,7 +177,8 @@ class Run:
         """`data`, every part of it within maxOutputChars: the thrown text and the log take at
         most a quarter each, the result what is left (cut at a whole element)."""
         limit = self.budgets.max_output_chars
-        data: dict[str, Any] = {"ms": elapsed, "runId": self.run_id}
+        # A run is one session of its own (history/sessions.py): its sessionId is its runId.
+        data: dict[str, Any] = {"ms": elapsed, "runId": self.run_id, "sessionId": self.run_id}
         if outcome.thrown is not None:
             data["thrown"] = outcome.thrown[: min(MAX_THROWN_CHARS, limit // 4)]
         data["log"], dropped = self.log.lines(limit // 4)

@@ -134,6 +134,7 @@ RUN_DATA: dict[str, Any] = {
         "logDropped": {"type": "integer"},
         "ms": {"type": "integer"},
         "runId": {"type": "string"},
+        "sessionId": {"type": "string"},
     },
     "required": ["log", "ms"],
 }

@@ -20,6 +20,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ...auth.scopes import order_scopes
+from ...history.actor import actor_of
+from ...history.sessions import current_session
 from ...kernel import timestamps
 from ...kernel.context import Call
 from ...kernel.errors import NotFound
@@ -154,10 +156,13 @@ def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 def get_context_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     """ "Now" for the user: their todo zone (one settings read), today's date there, the instant,
-    and the credential's scopes. The MCP adapter adds the connection's toolsets."""
+    the credential's scopes, and who the caller is in the change history (its actor and the
+    session its writes go to now: one more read). The MCP adapter adds the connection's toolsets."""
     zone = configured_zone(call.services.items, call.principal.user_id)
     now = timestamps.utc_now()
     return {
+        "actor": actor_of(call),
+        "sessionId": current_session(call),
         "timeZone": zone or "UTC",
         "timeZoneSet": zone is not None,
         "today": now.astimezone(ZoneInfo(zone or "UTC")).date().isoformat(),

@@ -2,8 +2,9 @@
 `#toasts` live region (base.html), with an Undo button when the write recorded changes.
 
 The Undo button posts the change ids the write recorded (`Page.invoke_recorded`) to the page
-package's undo endpoint, which calls `undo_changes` for exactly those and answers the item's
-fragment again, swapped over `target` (the card or the placeholder the write left). `static/
+package's undo endpoint, which undoes them in order with what this browser did to the record
+since (`activity/undoing.py`) and answers the item's fragment again, swapped over `target` (the
+card or the placeholder the write left). A toast never shows the service's own message. `static/
 inplace.js` dismisses toasts after a few seconds, on Escape and on their close button.
 """
 
@@ -31,6 +32,11 @@ class Toast:
     change_ids: Sequence[str] = ()
     #: Extra hidden fields the undo endpoint needs to render the item (the view to return to, ...).
     fields: Sequence[tuple[str, str]] = field(default_factory=tuple)
+    #: The record the toast is about (`memo:<id>`): sending one of its toasts' Undo retires the
+    #: others (inplace.js), whose words no longer hold.
+    record: str = ""
+    #: A record that changed since: the toast offers to open it here.
+    open_url: str = ""
 
     @property
     def undoable(self) -> bool:
@@ -61,10 +67,4 @@ def undo_ids(page: Page) -> list[str]:
     return change_ids
 
 
-def undo_message(page: Page, answer: dict[str, Any]) -> str:
-    """What an Undo says: done, or why not (the first change it could not undo)."""
-    refused = answer["notUndone"]
-    return str(refused[0]["message"]) if refused else page.gettext("Undone.")
-
-
-__all__ = ["Toast", "render_with_toast", "toast_only", "undo_ids", "undo_message"]
+__all__ = ["Toast", "render_with_toast", "toast_only", "undo_ids"]

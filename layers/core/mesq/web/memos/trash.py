@@ -17,10 +17,11 @@ from starlette.routing import Route
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import NotFound, RevisionConflict, ValidationError
 from ...memos.purge import purge_memo, trashed_memo_ids
+from ..activity.undoing import undo_in_order
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
 from ..kit.request_values import form_revision, is_htmx, query_offset
-from ..kit.toast import Toast, render_with_toast, toast_only, undo_ids, undo_message
+from ..kit.toast import Toast, render_with_toast, toast_only, undo_ids
 
 PAGE_SIZE = 50
 PREVIEW_CHARACTERS = 280
@@ -64,21 +65,24 @@ async def restore_submit(page: Page) -> Response:
         return toast_only(
             page, Toast(page.gettext("This memo changed meanwhile; reload the trash to see it as it is now."))
         )
-    toast = Toast(page.gettext("Restored to the timeline."), f"{PAGE}/{memo_id}/undo", f"#trash-{memo_id}", change_ids)
+    toast = Toast(
+        page.gettext("Restored to the timeline."), f"{PAGE}/{memo_id}/undo", f"#trash-{memo_id}", change_ids,
+        record=f"memo:{memo_id}",
+    )  # fmt: skip
     return render_with_toast(page, "memos/_trash_gone.html", toast, memo=data["memo"])
 
 
 async def undo_submit(page: Page) -> Response:
-    """A toast's Undo: `undo_changes` for exactly its change ids; the entry back in place while
-    the memo is in the trash again."""
+    """A toast's Undo: its changes undone in order (`activity/undoing.py`); the entry back in
+    place while the memo is in the trash again."""
     memo_id = page.request.path_params["memo_id"]
-    answer = await page.invoke("undo_changes", {"changeIds": undo_ids(page)})
-    message = undo_message(page, answer)
+    undone = await undo_in_order(page, memo_id, undo_ids(page))
     if not is_htmx(page.request):
-        return page.redirect_with_flash(PAGE, message)
+        return page.redirect_with_flash(PAGE, undone.message)
     memo = (await page.invoke("get_memo", {"id": memo_id}))["memo"]
     fragment = "memos/_trash_entry.html" if memo["status"] == "DELETED" else "memos/_trash_gone.html"
-    return render_with_toast(page, fragment, Toast(message), memo=_preview(memo))
+    toast = Toast(undone.message, open_url=f"/memos/{memo_id}/edit" if undone.changed_since else "")
+    return render_with_toast(page, fragment, toast, memo=_preview(memo))
 
 
 async def confirm_delete(page: Page) -> Response:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from starlette.datastructures import QueryParams
 from starlette.responses import Response
@@ -22,6 +22,8 @@ from starlette.routing import Route
 from ...auth.users import set_setting
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import RevisionConflict, ValidationError
+from ..activity.pages import history_of
+from ..activity.undoing import undo_in_order
 from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
@@ -29,8 +31,7 @@ from ..kit.markdown import render_markdown, toggle_task
 from ..kit.render import redirect
 from ..kit.request_values import form_revision, is_htmx
 from ..kit.security import safe_next
-from ..kit.toast import Toast, render_with_toast, undo_ids, undo_message
-from .activity import history_of
+from ..kit.toast import Toast, render_with_toast, undo_ids
 from .query import TimelineQuery
 from .views import memo_view, page_zone, timeline_context, timeline_page
 
@@ -188,9 +189,14 @@ def shown_in(view: str, memo: dict[str, Any]) -> bool:
 
 
 async def _in_place(page: Page, memo: dict[str, Any], toast: Toast) -> Response:
-    """The card (or its placeholder) swapped in place, and the toast."""
+    """The card (or its placeholder) swapped in place, the toast, and the sidebar's counts (out
+    of band: Pinned, Archived and the others follow without a reload)."""
     fragment = "memos/_card.html" if shown_in(_back(page), memo) else "memos/_gone.html"
-    return render_with_toast(page, fragment, toast, memo=await memo_view(memo, page_zone(page)), back=_back(page))
+    counts = (await page.invoke("list_memos", {"offset": 0, "limit": 1, "includeContext": True}))["filters"]
+    return render_with_toast(
+        page, fragment, toast, memo=await memo_view(memo, page_zone(page)), back=_back(page),
+        counts=counts, oob=["memos/_counts.html"],
+    )  # fmt: skip
 
 
 async def _lifecycle(page: Page, operation: str, arguments: dict[str, Any], done: str) -> Response:
@@ -203,11 +209,13 @@ async def _lifecycle(page: Page, operation: str, arguments: dict[str, Any], done
         if not _is_htmx(page):
             return page.redirect_with_flash(_back(page), page.gettext(_CHANGED))
         current = (error.recover_data or {}).get("memo") or await _memo(page)
-        return await _in_place(page, current, Toast(page.gettext(_CHANGED)))
+        return await _in_place(page, current, Toast(page.gettext(_CHANGED), record=f"memo:{memo_id}"))
     if not _is_htmx(page):
         return page.redirect_with_flash(_back(page), page.gettext(done))
     undo = f"/memos/{memo_id}/undo"
-    toast = Toast(page.gettext(done), undo, f"#memo-{memo_id}", change_ids, (("return", _back(page)),))
+    toast = Toast(
+        page.gettext(done), undo, f"#memo-{memo_id}", change_ids, (("return", _back(page)),), record=f"memo:{memo_id}"
+    )
     return await _in_place(page, data["memo"], toast)
 
 
@@ -235,13 +243,16 @@ async def trash_submit(page: Page) -> Response:
 
 
 async def undo_submit(page: Page) -> Response:
-    """A toast's Undo: `undo_changes` for exactly the change ids it carries, then the memo's card
-    back in place (or the placeholder, when the undo took it out of this view)."""
-    answer = await page.invoke("undo_changes", {"changeIds": undo_ids(page)})
-    message = undo_message(page, answer)
+    """A toast's Undo: its changes undone in order with what this browser did to the memo since
+    (`activity/undoing.py`), then the memo's card back in place (or the placeholder, when the undo
+    took it out of this view); a memo someone else changed since is left as it is, and the toast
+    offers to open it."""
+    memo_id = page.request.path_params["memo_id"]
+    undone = await undo_in_order(page, memo_id, undo_ids(page))
     if not _is_htmx(page):
-        return page.redirect_with_flash(_back(page), message)
-    return await _in_place(page, await _memo(page), Toast(message))
+        return page.redirect_with_flash(_back(page), undone.message)
+    opened = f"/memos/{memo_id}/edit?return={quote(_back(page), safe='')}" if undone.changed_since else ""
+    return await _in_place(page, await _memo(page), Toast(undone.message, open_url=opened))
 
 
 # -- settings ----------------------------------------------------------------------------------

@@ -7,8 +7,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...auth.oauth.authorization import get_grant, list_grants, revoke_grant
-from ...history.reads import last_activity
+from ...history.reads import recent_changes
 from ...kernel.concurrency import run_sync
+from ..activity.pages import last_session_views
 from ..kit.framework import Page, Web, endpoint
 from ..kit.scope_words import describe
 
@@ -17,13 +18,13 @@ PAGE = "/settings/apps"
 
 async def apps_page(page: Page) -> Response:
     grants = await run_sync(list_grants, page.web.services.items, page.user.user_id)
-    activity = await run_sync(last_activity, page.web.services.items, page.user.user_id)
+    sessions = last_session_views(page, await run_sync(recent_changes, page.web.services.items, page.user.user_id))
     shown = [
         {
             **grant,
             "scopeWords": [describe(scope) for scope in grant["scopes"]],
             "actor": f"oauth:{grant['id']}",
-            "lastActivityAt": activity.get(f"oauth:{grant['id']}"),
+            "lastSession": sessions.get(f"oauth:{grant['id']}"),
         }
         for grant in grants
     ]

@@ -27,10 +27,11 @@ from ...auth.tokens import (
     secret_digest,
     token_status,
 )
-from ...history.reads import last_activity
+from ...history.reads import recent_changes
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import NotFound, ValidationError
 from ...kernel.messages import quoted
+from ..activity.pages import last_session_views
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
 from ..kit.render import redirect
@@ -70,12 +71,12 @@ def _revealed(page: Page) -> dict[str, str] | None:
 def _page(page: Page, *, status: int = 200, error: str | None = None, form: dict[str, Any] | None = None) -> Response:
     now = datetime.fromtimestamp(page.web.clock(), UTC)
     items, user_id = page.web.services.items, page.user.user_id
-    activity = last_activity(items, user_id)
+    sessions = last_session_views(page, recent_changes(items, user_id))
     tokens: list[dict[str, Any]] = []
     for token in list_tokens(items, user_id):
         actor = f"pat:{token['id']}"
         state = token_status(token, now)
-        tokens.append({**token, "status": state, "actor": actor, "lastActivityAt": activity.get(actor)})
+        tokens.append({**token, "status": state, "actor": actor, "lastSession": sessions.get(actor)})
     # Usable tokens first, then expired, then revoked; newest first within each.
     rank = {"active": 0, "expired": 1, "revoked": 2}
     ordered = sorted(sorted(tokens, key=lambda t: t["createdAt"], reverse=True), key=lambda t: rank[t["status"]])

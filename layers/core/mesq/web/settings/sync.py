@@ -61,8 +61,11 @@ async def import_submit(page: Page) -> Response:
     await count_user(page, "import")
     document = {name: page.fields.get(name) for name in page.fields.values}
     snapshots = await run_sync(parse_document, document)
-    report = await run_sync(import_snapshots, page.web.services.items, page.user.user_id, snapshots, now_timestamp())
-    return json_ok({"ok": True, "books": len(snapshots), **report.as_dict()})
+    items, user_id = page.web.services.items, page.user.user_id
+    report = await run_sync(import_snapshots, items, user_id, snapshots, now_timestamp())
+    # The status's counts as they are now: the page's script puts them in place, no reload.
+    counts = await run_sync(shelf_counts, items, user_id)
+    return json_ok({"ok": True, "books": len(snapshots), **report.as_dict(), "counts": counts})
 
 
 def reading_routes(web: Web) -> list[Route]:

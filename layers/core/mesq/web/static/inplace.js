@@ -56,10 +56,17 @@
     if (close) dismiss(close.closest("[data-toast]"));
   });
 
-  // An Undo sent: its toast has done its job (the answer brings a toast of its own).
+  // An Undo sent: its toast has done its job (the answer brings a toast of its own), and the
+  // other toasts of the same record are retired: the undo went back past what they describe.
   document.addEventListener("htmx:beforeRequest", function (event) {
     var toast = event.target instanceof Element && event.target.closest("[data-toast]");
-    if (toast) toast.hidden = true;
+    if (!toast) return;
+    toast.hidden = true;
+    var record = toast.dataset.record;
+    if (!record) return;
+    document.querySelectorAll("#toasts [data-toast]").forEach(function (other) {
+      if (other !== toast && other.dataset.record === record) dismiss(other);
+    });
   });
   document.addEventListener("htmx:afterRequest", function (event) {
     var toast = event.target instanceof Element && event.target.closest("[data-toast]");

@@ -5,6 +5,16 @@
   var form = document.getElementById("import-form");
   var result = document.getElementById("import-result");
   if (!form) return;
+  // The status's counts follow the import without a reload.
+  var COUNTS = { books: "count-books", highlightCount: "count-highlights", thoughtCount: "count-thoughts",
+    deletedUpstreamCount: "count-deleted" };
+  function showCounts(counts) {
+    if (!counts) return;
+    Object.keys(COUNTS).forEach(function (name) {
+      var cell = document.getElementById(COUNTS[name]);
+      if (cell && counts[name] !== undefined) cell.textContent = String(counts[name]);
+    });
+  }
   function show(text, failed) {
     result.textContent = text;
     result.className = failed ? "error" : "muted";
@@ -27,6 +37,7 @@
     }).then(function (answer) {
       if (answer.ok && answer.body.ok) {
         var b = answer.body;
+        showCounts(b.counts);
         show(mesqSay("Imported %(books)s: %(added)s added, %(updated)s updated, %(deleted)s marked deleted upstream, %(unchanged)s unchanged.", {
           books: mesqSayPlural("%(num)d book", "%(num)d books", b.books), added: mesqSayPlural("%(num)d note", "%(num)d notes", b.added),
           updated: b.updated, deleted: b.markedDeleted, unchanged: b.unchanged

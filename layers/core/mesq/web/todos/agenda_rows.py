@@ -19,10 +19,12 @@ from starlette.routing import Route
 
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ...kernel.timestamps import format_timestamp, parse_timestamp
+from ..activity.undo_words import undo_report
+from ..activity.undoing import undo_in_order
 from ..kit.framework import Handler, Page, Web, endpoint
 from ..kit.i18n import N_
 from ..kit.request_values import form_revision, is_htmx
-from ..kit.toast import Toast, render_with_toast, undo_ids, undo_message
+from ..kit.toast import Toast, render_with_toast, undo_ids
 from .agenda import VIEWS, View, agenda_view
 from .quick import page_zone
 
@@ -61,11 +63,15 @@ def _target(page: Page) -> tuple[str, dict[str, Any]]:
     return kind, {"id": record_id, "expectedRevision": form_revision(page.fields)}
 
 
-async def _answer(page: Page, view: View, message: str, change_ids: list[str] | None = None) -> Response:
-    """The lists again with a toast (htmx), or the view with the notice (a plain form post)."""
+async def _answer(
+    page: Page, view: View, message: str, change_ids: list[str] | None = None, record_id: str = ""
+) -> Response:
+    """The lists again with a toast (htmx), or the view with the notice (a plain form post). The
+    toast's Undo carries the row's record, so it undoes in order (`activity/undoing.py`)."""
     if not is_htmx(page.request):
         return page.redirect_with_flash(view.path, message)
-    toast = Toast(message, view.path + "/undo", "#agenda-lists", change_ids or [])
+    fields = (("id", record_id),) if record_id else ()
+    toast = Toast(message, view.path + "/undo", "#agenda-lists", change_ids or [], fields, record=record_id)
     context = await agenda_view(page, view.tab)
     return render_with_toast(page, "todos/_agenda_lists.html", toast, **context)
 
@@ -90,15 +96,19 @@ def _writer(view: View, action: str) -> Handler:
             return await _answer(page, view, page.gettext(CHANGED))
         except (ValidationError, Conflict, NotFound) as error:
             return await _answer(page, view, error.message)
-        return await _answer(page, view, notice, change_ids)
+        return await _answer(page, view, notice, change_ids, str(arguments["id"]))
 
     return write
 
 
 def _undoer(view: View) -> Handler:
     async def undo(page: Page) -> Response:
-        answer = await page.invoke("undo_changes", {"changeIds": undo_ids(page)})
-        return await _answer(page, view, undo_message(page, answer))
+        change_ids, record_id = undo_ids(page), page.fields.text("id")
+        if not record_id:  # a toast from before toasts named their record: exactly its changes
+            answer = await page.invoke("undo_changes", {"changeIds": change_ids})
+            return await _answer(page, view, undo_report(answer, page.translator))
+        undone = await undo_in_order(page, record_id, change_ids)
+        return await _answer(page, view, undone.message)
 
     return undo
 

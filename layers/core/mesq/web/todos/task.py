@@ -17,13 +17,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ..activity.pages import history_of
+from ..activity.undoing import undo_in_order
 from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
 from ..kit.render import redirect
 from ..kit.request_values import form_revision, is_htmx
-from ..kit.toast import Toast, undo_ids, undo_message
-from ..memos.activity import history_of
+from ..kit.toast import Toast, undo_ids
 from .cards import card_answer
 from .fields import (
     RECURRENCE_PRESETS,
@@ -202,7 +203,9 @@ async def _answered(
             return await card_answer(page, task_id, notice)
         place = page.fields.text("place")
         fields = (("place", place), ("column", page.fields.text("column")))
-        toast = Toast(notice, f"/todos/tasks/{task_id}/undo", f"#task-{task_id}", change_ids or [], fields)
+        toast = Toast(
+            notice, f"/todos/tasks/{task_id}/undo", f"#task-{task_id}", change_ids or [], fields, record=task_id
+        )
         return await card_answer(page, task_id, toast=toast)
     return page.redirect_with_flash(task_url(task_id), notice)
 
@@ -236,13 +239,12 @@ async def reopen_submit(page: Page) -> Response:
 async def undo_submit(page: Page) -> Response:
     """A card toast's Undo: `undo_changes` for exactly its change ids, then the card again in place."""
     task_id = _task_id(page)
-    answer = await page.invoke("undo_changes", {"changeIds": undo_ids(page)})
-    message, refused = undo_message(page, answer), bool(answer["notUndone"])
+    undone = await undo_in_order(page, task_id, undo_ids(page))
     if is_htmx(page.request):
         undoing = page.fields.text("placeholder") == "1"  # the card is back where it was, not in the done column
-        toast = None if refused else Toast(message)
-        return await card_answer(page, task_id, message if refused else None, toast, undoing=undoing)
-    return page.redirect_with_flash(task_url(task_id), message)
+        toast = Toast(undone.message, open_url=task_url(task_id) if undone.changed_since else "")
+        return await card_answer(page, task_id, None, toast, undoing=undoing)
+    return page.redirect_with_flash(task_url(task_id), undone.message)
 
 
 async def delete_submit(page: Page) -> Response:

@@ -9,10 +9,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ..activity.undoing import undo_in_order
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
 from ..kit.request_values import form_revision, is_htmx, query_offset
-from ..kit.toast import Toast, render_with_toast, toast_only, undo_ids, undo_message
+from ..kit.toast import Toast, render_with_toast, toast_only, undo_ids
 from .urls import BOARD
 
 TRASH = BOARD + "/trash"
@@ -41,25 +42,29 @@ async def restore_submit(page: Page) -> Response:
         restored, change_ids = await page.invoke_recorded("restore_todo_item", arguments)
     except RevisionConflict:
         return _refused(page, page.gettext("That item changed meanwhile; here is the trash as it is now."))
-    except (ValidationError, Conflict, NotFound) as error:
-        return _refused(page, error.message)
+    except NotFound:
+        return _refused(page, page.gettext("That item is no longer in the trash."))
+    except (ValidationError, Conflict):
+        # The service's reason is in English with ids (a parent task in the trash, a column gone):
+        # the page says it in its own words.
+        return _refused(page, page.gettext("That item cannot be restored as it is; open the trash to see it now."))
     record = restored.get("task") or restored.get("subtask") or restored.get("inboxItem") or {}
     done = page.gettext("“%(title)s” restored.", title=str(record.get("title", ""))[:80])
     if not is_htmx(page.request):
         return page.redirect_with_flash(TRASH, done)
     entry_id = page.fields.text("id")
-    toast = Toast(done, TRASH + "/undo", f"#todo-trash-{entry_id}", change_ids, (("id", entry_id),))
+    toast = Toast(done, TRASH + "/undo", f"#todo-trash-{entry_id}", change_ids, (("id", entry_id),), record=entry_id)
     return render_with_toast(page, "todos/_trash_gone.html", toast, entry={"id": entry_id})
 
 
 async def undo_submit(page: Page) -> Response:
-    """A toast's Undo: `undo_changes` for exactly its change ids (the item back in the trash), and
-    its entry again in place, read from the trash's newest page."""
-    answer = await page.invoke("undo_changes", {"changeIds": undo_ids(page)})
-    message = undo_message(page, answer)
+    """A toast's Undo: its changes undone in order (`activity/undoing.py`; the item back in the
+    trash), and its entry again in place, read from the trash's newest page."""
+    entry_id = page.fields.text("id")
+    undone = await undo_in_order(page, entry_id, undo_ids(page))
+    message = undone.message
     if not is_htmx(page.request):
         return page.redirect_with_flash(TRASH, message)
-    entry_id = page.fields.text("id")
     listed = await page.invoke("list_todo_trash", {"offset": 0, "limit": PAGE_SIZE})
     found = next((entry for entry in listed["items"] if entry["id"] == entry_id), None)
     fragment = "todos/_trash_entry.html" if found else "todos/_trash_gone.html"

@@ -1,0 +1,327 @@
+"""What your agents did, written for people: `/activity` (one group per session, newest first,
+each with who, when and what in one line, its changes one sentence each with their details
+folded, "Undo this session" after a preview) and a record's History panel (the memo editor's,
+the task page's, `/activity/history/{record_id}`: every version with its author, its details and
+a way back to it).
+
+Every read and undo goes through `Page.invoke` (list_changes, undo_changes and its dry run,
+list_todo_spaces and batch_get_memos for names): the same operations REST and MCP run, with the
+signed-in user's full rights. What an undo or a restore did is said on the page the browser
+lands on by a one-time notice (`Page.redirect_with_flash`), never by text in the URL: a link
+cannot make these pages say anything, and no value from the URL is shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ...kernel.concurrency import run_sync
+from ...kernel.errors import ValidationError
+from ..kit.framework import Page, Web, endpoint
+from ..kit.i18n import N_, Translator
+from ..kit.request_values import is_htmx
+from .sessions import Group, Sessions, last_sessions
+from .times import span_words
+from .undo_words import preview_report, undo_report
+from .words import Line, Names, line, referenced_ids, summary, title_of
+
+PAGE = "/activity"
+#: Sessions one page shows; the next ones are behind "Older".
+GROUPS_PER_PAGE = 50
+#: list_changes pages (of READ_SIZE) one view reads at most, however the groups fall.
+MAX_READS = 5
+READ_SIZE = 100
+#: Sentences a group lists; the rest are in the session's own view.
+LINES_PER_GROUP = 100
+#: undo_changes takes this many change ids per call; an Undo of more goes in rounds.
+UNDO_BATCH = 100
+#: Change ids one form may post (a group's pending changes on one page: at most a page's reads).
+MAX_FORM_IDS = MAX_READS * READ_SIZE
+#: Undo of a run or session (an import): undo_changes rounds, so 20,000 records undo in one click.
+MAX_ROUNDS = 200
+_FILTERS = ("sessionId", "actor", "recordId", "kind", "runId")
+#: The actor kinds, as a person knows them.
+_ACTOR_KINDS = {"pat": N_("access token"), "oauth": N_("connected app")}
+_ACTOR_NAMES = {"web": N_("Web app"), "cli": N_("Command line")}
+#: Names the service gives a credential that has none of its own, said in the page's language.
+_DEFAULT_NAMES = {"Access token": N_("Access token"), "Connected app": N_("Connected app")}
+#: What each filter says on the page: never its value from the URL (a link anyone can make).
+_FILTER_WORDS = {"sessionId": N_("one session"), "runId": N_("one run"), "recordId": N_("one record")}
+_KIND_WORDS = {"memo": N_("memos"), "task": N_("tasks"), "subtask": N_("subtasks"), "inbox": N_("inbox items"),
+               "space": N_("spaces"), "column": N_("columns"), "tag": N_("tags")}  # fmt: skip
+
+
+def actor_name(actor: dict[str, Any], say: Translator) -> str:
+    """The web app and the command line by their names in the page's language; an agent by the
+    name its token or app was given."""
+    if actor.get("kind") in _ACTOR_NAMES:
+        return say.gettext(_ACTOR_NAMES[actor["kind"]])
+    name = str(actor.get("name") or "")
+    return say.gettext(_DEFAULT_NAMES[name]) if name in _DEFAULT_NAMES else name
+
+
+def actor_kind(actor: dict[str, Any], say: Translator) -> str:
+    kind = actor.get("kind")
+    return say.gettext(_ACTOR_KINDS[kind]) if kind in _ACTOR_KINDS else ""
+
+
+@dataclass(frozen=True)
+class GroupView:
+    """One session as the page shows it."""
+
+    group: Group
+    who: str
+    kind: str
+    span: str
+    count: int
+    summary: str
+    lines: tuple[Line, ...]
+    hidden: int
+
+    @property
+    def undo_fields(self) -> list[tuple[str, str]]:
+        """What "Undo this session" posts: the session (all of it, also what this page does not
+        show) when the group is a whole session of changes, else the ids it lists as pending."""
+        group = self.group
+        if group.session_id and not group.undo:
+            return [("sessionId", group.session_id)]
+        return [("changeId", change_id) for change_id in group.pending[:MAX_FORM_IDS]]
+
+
+def filter_words(filters: dict[str, str], changes: list[dict[str, Any]], say: Translator) -> str:
+    """The filters in words: the actor's name as the changes found say it (the person's own
+    data), a kind only once validated, a session, run or record as "one session" and so on."""
+    words = []
+    if "actor" in filters:
+        names = {actor_name(change["actor"], say) for change in changes}
+        words.append(say.gettext("by %(name)s", name=names.pop()) if len(names) == 1 else say.gettext("by one agent"))
+    if filters.get("kind") in _KIND_WORDS:
+        words.append(say.gettext(_KIND_WORDS[filters["kind"]]))
+    words += [say.gettext(_FILTER_WORDS[name]) for name in ("sessionId", "runId", "recordId") if name in filters]
+    return say.gettext(", ").join(word for word in words if word)
+
+
+def _filters(page: Page) -> dict[str, str]:
+    query = page.request.query_params
+    return {name: query[name] for name in _FILTERS if query.get(name) and len(query[name]) <= 200}
+
+
+async def _read_groups(page: Page, filters: dict[str, str], cursor: str | None) -> tuple[list[Group], str | None]:
+    """The first GROUPS_PER_PAGE sessions from `cursor` on, and the cursor of the next page:
+    list_changes read page after page until one more session would start (or MAX_READS)."""
+    sessions = Sessions()
+    last: str | None = None
+    for _read in range(MAX_READS):
+        arguments: dict[str, Any] = {**filters, "limit": READ_SIZE, **({"cursor": cursor} if cursor else {})}
+        data = await page.invoke("list_changes", arguments)
+        for change in data["changes"]:
+            if len(sessions.groups) >= GROUPS_PER_PAGE and sessions.would_open(change):
+                return sessions.groups, last
+            sessions.add(change)
+            last = change["id"]
+        cursor = data.get("nextCursor")
+        if cursor is None:
+            return sessions.groups, None
+    return sessions.groups, cursor
+
+
+async def names_for(page: Page, changes: list[dict[str, Any]]) -> Names:
+    """Columns and spaces by name (one list_todo_spaces), titles of memos whose changes predate
+    titles (one batch_get_memos): only when the changes need them."""
+    columns, untitled = referenced_ids(changes)
+    column_names: dict[str, str] = {}
+    space_names: dict[str, str] = {}
+    titles: dict[str, str] = {}
+    if columns:
+        listing = await page.invoke("list_todo_spaces", {})
+        column_names = {column["id"]: column["name"] for column in listing["columns"]}
+        space_names = {space["id"]: space["name"] for space in listing["spaces"]}
+    if untitled:
+        found = await page.invoke("batch_get_memos", {"ids": sorted(untitled)[:100]})
+        fake = [{"record": {"kind": "memo", "id": memo["id"]}, "after": memo} for memo in found["memos"]]
+        titles = {change["record"]["id"]: title_of(change, Names()) for change in fake}
+    return Names(columns=column_names, spaces=space_names, titles=titles)
+
+
+def _now(page: Page) -> datetime:
+    return datetime.fromtimestamp(page.web.clock(), UTC)
+
+
+def group_view(group: Group, names: Names, zone: str, now: datetime, say: Translator) -> GroupView:
+    shown = group.changes[:LINES_PER_GROUP]
+    return GroupView(
+        group=group, who=actor_name(group.actor, say), kind=actor_kind(group.actor, say),
+        span=span_words(group.oldest, group.newest, zone, now, say), count=len(group.changes),
+        summary=summary(group.changes, say), lines=tuple(line(change, names, zone, now, say) for change in shown),
+        hidden=len(group.changes) - len(shown),
+    )  # fmt: skip
+
+
+async def activity_page(page: Page) -> Response:
+    filters = _filters(page)
+    cursor = page.request.query_params.get("cursor")
+    groups, next_cursor = await _read_groups(page, filters, cursor if cursor and len(cursor) <= 64 else None)
+    changes = [change for group in groups for change in group.changes[:LINES_PER_GROUP]]
+    names = await names_for(page, changes)
+    zone, now, say = page.time_zone, _now(page), page.translator
+    views = await run_sync(lambda: [group_view(group, names, zone, now, say) for group in groups])  # diffs: CPU
+    back = PAGE + ("?" + urlencode(filters) if filters else "")
+    return page.render(
+        "activity/activity.html", nav="activity", groups=views, filters=filters,
+        more=urlencode({**filters, "cursor": next_cursor}) if next_cursor else None,
+        back=back, filter_words=filter_words(filters, changes, say),
+    )  # fmt: skip
+
+
+def last_session_views(page: Page, changes: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Settings' tokens and connected apps: each credential's last session in words (when, how
+    many changes, what), linked to `/activity` showing that session alone."""
+    zone, now, say = page.time_zone, _now(page), page.translator
+    views = {}
+    for actor_id, group in last_sessions(changes).items():
+        link = {"sessionId": group.session_id} if group.session_id else {"actor": actor_id}
+        views[actor_id] = {
+            "span": span_words(group.oldest, group.newest, zone, now, say),
+            "summary": say.gettext("%(count)s: %(summary)s", count=say.ngettext("%(num)d change", "%(num)d changes",
+                                   len(group.changes)), summary=summary(group.changes, say)),
+            "url": PAGE + "?" + urlencode(link),
+        }  # fmt: skip
+    return views
+
+
+# -- undo ----------------------------------------------------------------------------------------
+
+
+def _back(page: Page) -> str:
+    back = page.fields.text("back")
+    allowed = back.startswith(("/activity", "/memos/", "/todos/")) and "//" not in back and "\\" not in back
+    return back if allowed else PAGE
+
+
+def _target(page: Page) -> dict[str, Any]:
+    """What the form asks to undo: a session, a run, or change ids (one of them)."""
+    session_id, run_id = page.fields.text("sessionId"), page.fields.text("runId")
+    change_ids = [str(value) for value in page.fields.all("changeId") if value][:MAX_FORM_IDS]
+    given = [bool(session_id), bool(run_id), bool(change_ids)]
+    if sum(given) != 1:
+        raise ValidationError("give one session, one run or some changes to undo")
+    if session_id:
+        return {"sessionId": session_id}
+    if run_id:
+        return {"runId": run_id}
+    return {"changeIds": change_ids}
+
+
+async def _undo_all(page: Page, target: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
+    """undo_changes for the whole target: change ids in batches of UNDO_BATCH, a session or a run
+    in rounds while the service says there is `more`."""
+    if "changeIds" in target:
+        ids = target["changeIds"]
+        batches = [{"changeIds": ids[start : start + UNDO_BATCH]} for start in range(0, len(ids), UNDO_BATCH)]
+    else:
+        batches = [target]
+    total: dict[str, Any] = {"undone": [], "notUndone": []}
+    extra = {"dryRun": True} if dry_run else {}
+    for batch in batches:
+        for _round in range(1 if dry_run else MAX_ROUNDS):
+            data = await page.invoke("undo_changes", {**batch, **extra})
+            total["undone"] += data["undone"]
+            total["notUndone"] += data["notUndone"]
+            if "changeIds" in batch or not data.get("more") or not data["undone"]:
+                break
+    return total
+
+
+async def undo_preview(page: Page) -> Response:
+    """ "Undo this session": the dry run's answer in a sentence and a button that does it (in place
+    of the group's Undo with htmx; a page of its own without script)."""
+    target = _target(page)
+    answer = await _undo_all(page, target, dry_run=True)
+    fields = [(name, one) for name, given in target.items() for one in ([given] if isinstance(given, str) else given)]
+    context = {"report": preview_report(answer, page.translator), "fields": fields, "back": _back(page),
+               "doable": bool(answer["undone"])}  # fmt: skip
+    if is_htmx(page.request):
+        return page.render("activity/_undo_preview.html", **context)
+    return page.render("activity/undo_preview.html", nav="activity", **context)
+
+
+async def undo_submit(page: Page) -> Response:
+    answer = await _undo_all(page, _target(page))
+    return page.redirect_with_flash(_back(page), undo_report(answer, page.translator))
+
+
+# -- a record's history ---------------------------------------------------------------------------
+
+#: What "restore this version" puts back, per kind, and the operation that writes it.
+_RESTORABLE = {
+    "memo": ("update_memo", "id", ("content", "pinned", "resources")),
+    "task": ("update_todo_task", "id", ("title", "notes", "priority", "tags", "due", "timezone", "recurrence")),
+}
+
+
+async def history_of(page: Page, record_id: str) -> dict[str, Any]:
+    """The History panel of one record: its versions newest first (one per change), each in words."""
+    data = await page.invoke("list_changes", {"recordId": record_id, "limit": READ_SIZE})
+    changes = data["changes"]
+    kind = changes[0]["record"]["kind"] if changes else None
+    names = await names_for(page, changes)
+    zone, now, say = page.time_zone, _now(page), page.translator
+    lines = await run_sync(lambda: [line(change, names, zone, now, say) for change in changes])
+    versions = [{"line": shown, "who": actor_name(shown.change["actor"], say)} for shown in lines]
+    title = next((title_of(change, names) for change in changes if title_of(change, names)), "")
+    return {"recordId": record_id, "versions": versions, "restorable": kind in _RESTORABLE, "title": title,
+            "olderDropped": any(change.get("olderDropped") for change in changes)}  # fmt: skip
+
+
+def version_values(changes: list[dict[str, Any]], version_id: str, names: tuple[str, ...]) -> dict[str, Any]:
+    """The fields to set so the record reads as it did right after change `version_id` (changes
+    newest first): each field a later change touched gets the value the oldest of those found
+    (its `before`); a field no later change touched already has that version's value."""
+    index = next((i for i, change in enumerate(changes) if change["id"] == version_id), None)
+    if index is None:
+        raise ValidationError("that version is not in this record's kept history")
+    values: dict[str, Any] = {}
+    for change in reversed(changes[:index]):  # oldest later change first
+        for name in change["fields"]:
+            if name in names and name not in values and name in change["before"]:
+                values[name] = change["before"][name]
+    return values
+
+
+async def history_page(page: Page) -> Response:
+    history = await history_of(page, page.request.path_params["record_id"])
+    return page.render("activity/history.html", nav="activity", history=history)
+
+
+async def restore_submit(page: Page) -> Response:
+    record_id, version_id = page.fields.text("recordId"), page.fields.text("changeId")
+    data = await page.invoke("list_changes", {"recordId": record_id, "limit": READ_SIZE})
+    changes = data["changes"]
+    kind = changes[0]["record"]["kind"] if changes else None
+    if kind not in _RESTORABLE:
+        raise ValidationError("this record has no version to restore here")
+    operation, id_name, names = _RESTORABLE[kind]
+    values = version_values(changes, version_id, names)
+    if values:
+        revision = changes[0]["revisions"]["after"]
+        await page.invoke(operation, {id_name: record_id, "expectedRevision": revision, **values})
+    return page.redirect_with_flash(_back(page), page.gettext("Version restored."))
+
+
+def activity_routes(web: Web) -> list[Route]:
+    return [
+        Route(PAGE, endpoint(web, activity_page), methods=["GET"]),
+        Route(PAGE + "/undo/preview", endpoint(web, undo_preview), methods=["POST"]),
+        Route(PAGE + "/undo", endpoint(web, undo_submit), methods=["POST"]),
+        Route(PAGE + "/restore", endpoint(web, restore_submit), methods=["POST"]),
+        Route(PAGE + "/history/{record_id}", endpoint(web, history_page), methods=["GET"]),
+    ]
+
+
+__all__ = ["activity_routes", "actor_name", "history_of", "last_session_views", "names_for"]

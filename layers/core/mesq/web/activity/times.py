@@ -1,0 +1,71 @@
+"""When a change or a session happened, in the reader's zone and language: `Today 14:02`,
+`Today 14:02-14:09`, `Yesterday 23:50 - Today 00:10`, `Dec 3 14:02-14:09` / `12月3日 14:02-14:09`
+(the dashes CLDR's own: an en dash).
+
+Dates and clocks are CLDR's (Babel), never `strftime` (which follows the process's locale); the
+words "Today" and "Yesterday" are the catalog's.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from functools import cache
+from zoneinfo import ZoneInfo
+
+from babel import Locale
+from babel.dates import format_interval, format_skeleton
+
+from ...kernel.timestamps import parse_timestamp
+from ..kit.i18n import N_, Translator
+
+#: The CLDR locale of each page language (the pages are in Simplified Chinese, as used in China).
+_CLDR = {"en": "en", "zh": "zh_Hans_CN"}
+_NEAR_DAYS = {0: N_("Today"), 1: N_("Yesterday")}
+
+
+@cache
+def cldr_locale(language: str) -> Locale:
+    return Locale.parse(_CLDR.get(language, "en"))
+
+
+def local(timestamp: str, zone: str) -> datetime:
+    return parse_timestamp(timestamp, "at").astimezone(ZoneInfo(zone))
+
+
+def day_words(day: date, today: date, say: Translator) -> str:
+    """`Today`, `Yesterday`, `Dec 3` / `12月3日`, `Dec 3, 2025` / `2025年12月3日` (another year)."""
+    if (today - day).days in _NEAR_DAYS:
+        return say.gettext(_NEAR_DAYS[(today - day).days])
+    skeleton = "MMMd" if day.year == today.year else "yMMMd"
+    return str(format_skeleton(skeleton, day, locale=cldr_locale(say.language)))
+
+
+def clock(moment: datetime, say: Translator) -> str:
+    return str(format_skeleton("Hm", moment, tzinfo=moment.tzinfo, locale=cldr_locale(say.language)))
+
+
+def moment_words(timestamp: str, zone: str, now: datetime, say: Translator) -> str:
+    """One change's time: `Today 14:02`, `Dec 3 14:02`."""
+    moment, today = local(timestamp, zone), now.astimezone(ZoneInfo(zone)).date()
+    return say.gettext("%(day)s %(time)s", day=day_words(moment.date(), today, say), time=clock(moment, say))
+
+
+def span_words(first: str, last: str, zone: str, now: datetime, say: Translator) -> str:
+    """A session's time span, oldest change to newest: one day named once (`Today 14:02-14:09`),
+    two days each with its clock; a moment alone when they are the same minute."""
+    start, end = local(first, zone), local(last, zone)
+    today = now.astimezone(ZoneInfo(zone)).date()
+    if start.date() != end.date():
+        return say.gettext(
+            "%(start)s – %(end)s",  # noqa: RUF001 -- an en dash, as CLDR writes a range
+            start=moment_words(first, zone, now, say),
+            end=moment_words(last, zone, now, say),
+        )
+    day = day_words(start.date(), today, say)
+    if (start.hour, start.minute) == (end.hour, end.minute):
+        return say.gettext("%(day)s %(time)s", day=day, time=clock(start, say))
+    times = str(format_interval(start, end, "Hm", tzinfo=start.tzinfo, locale=cldr_locale(say.language)))
+    return say.gettext("%(day)s %(time)s", day=day, time=times)
+
+
+__all__ = ["cldr_locale", "clock", "day_words", "local", "moment_words", "span_words"]

@@ -1,0 +1,79 @@
+"""What an undo did (or would do), said in one sentence in the page's language: "Undid 31
+changes.", "Undid 29 changes; 2 were left as they are: the record changed since." Never the
+API's own message (English, with ids and revisions): each reason the service gives (`code`) has
+its words here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ..kit.i18n import N_, NP_, Translator
+from .words import act_of
+
+#: Why a change was left as it is, by the service's code (counted: "2 changed since").
+_REASONS = {
+    "REVISION_CONFLICT": NP_("%(num)d changed since", "%(num)d changed since"),
+    "NOT_UNDOABLE": NP_("%(num)d cannot be undone", "%(num)d cannot be undone"),
+    "CONFLICT": NP_("%(num)d was already undone", "%(num)d were already undone"),
+    "NOT_FOUND": NP_("%(num)d no longer exists", "%(num)d no longer exist"),
+    "FORBIDDEN": NP_("%(num)d is not yours to undo here", "%(num)d are not yours to undo here"),
+}
+_OTHER_REASON = NP_("%(num)d could not be undone", "%(num)d could not be undone")
+
+
+def reasons(refused: list[dict[str, Any]], say: Translator) -> str:
+    """`2 changed since, 1 cannot be undone`."""
+    counts = Counter(str(entry.get("code", "")) for entry in refused)
+    return say.gettext(", ").join(
+        say.ngettext(*_REASONS.get(code, _OTHER_REASON), count) for code, count in counts.most_common()
+    )
+
+
+def undo_report(answer: dict[str, Any], say: Translator) -> str:
+    """The sentence after an undo: how many were undone, and why the others were not."""
+    undone, refused = len(answer["undone"]), answer["notUndone"]
+    if not refused:
+        return say.ngettext("Undid %(num)d change.", "Undid %(num)d changes.", undone)
+    why = reasons(refused, say)
+    if not undone:
+        return say.gettext("Nothing was undone: %(reasons)s.", reasons=why)
+    done = say.ngettext("Undid %(num)d change", "Undid %(num)d changes", undone)
+    kept = say.ngettext("%(num)d was left as it is", "%(num)d were left as they are", len(refused))
+    return say.gettext("%(done)s; %(kept)s (%(reasons)s).", done=done, kept=kept, reasons=why)
+
+
+def preview_report(answer: dict[str, Any], say: Translator) -> str:
+    """The dry run's sentence: what Undo would do, before it does it."""
+    would, refused = len(answer["undone"]), answer["notUndone"]
+    if not would:
+        return say.gettext("Nothing here can be undone: %(reasons)s.", reasons=reasons(refused, say))
+    text = say.ngettext("This undoes %(num)d change.", "This undoes %(num)d changes.", would)
+    if refused:
+        left = say.ngettext("%(num)d will be left as it is", "%(num)d will be left as they are", len(refused))
+        text += " " + say.gettext("%(left)s (%(reasons)s).", left=left, reasons=reasons(refused, say))
+    return text
+
+
+#: A record after its change was undone, by the act undone ("back from the trash").
+_AFTER_UNDO = {
+    "create": N_("moved to the trash"), "edit": N_("its earlier version is back"),
+    "rename": N_("its earlier name is back"), "move_column": N_("back in its column"),
+    "move_space": N_("back in its space"), "reorder": N_("back in its place"), "complete": N_("open again"),
+    "reopen": N_("done again"), "pin": N_("no longer pinned"), "unpin": N_("pinned again"),
+    "archive": N_("back in the timeline"), "unarchive": N_("archived again"), "unarchive_column": N_("archived again"),
+    "trash": N_("back from the trash"), "restore": N_("back in the trash"), "recolour": N_("its colour is back"),
+}  # fmt: skip
+
+
+def undone_state(changes: list[dict[str, Any]], say: Translator) -> str:
+    """A toast's answer to its Undo: what the record is now, one phrase per act undone, newest
+    first ("Undone: back from the trash, no longer pinned.")."""
+    phrases = list(dict.fromkeys(say.gettext(_AFTER_UNDO[act]) for act in map(act_of, changes) if act in _AFTER_UNDO))
+    if not phrases:
+        return say.gettext("Undone.")
+    return say.gettext("Undone: %(what)s.", what=say.gettext(", ").join(phrases))
+
+
+__all__ = ["preview_report", "reasons", "undo_report", "undone_state"]

@@ -1,0 +1,1 @@
+"""Tests of mesq/web/activity/: the history written for people."""

@@ -1,0 +1,175 @@
+"""/activity and the History panels written for people, read as a person reads them (the text
+of the page, not its markup): an agent's session of 30 memo edits and a task move is one group
+with its name, its time span and a summary line; every change a sentence with the record's
+title and the columns by name; in Chinese nothing English but what the person typed, in English
+nothing Chinese but the same; never an id, a revision, `None` or `False`. "Undo this session"
+answers the dry run first, then reverts the session and says so in one sentence; the undo is a
+group of its own."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from mesq.application.invocation import invoke_sync
+from mesq.auth.tokens import create_token
+from mesq.kernel.context import Principal
+from mesq.kernel.spec import load_spec
+from mesq.web.activity.pages import GROUPS_PER_PAGE
+from mesq.wiring.services import Services
+from tests.hostile.test_no_url_text import shown_text
+
+from ..conftest import Browser
+from .seed import COLUMN_NAMES, Seeded, agent_session, caller
+
+#: Latin words a Chinese page may show: the names the person typed (the tokens'), nothing else.
+TYPED = {"Claude", "Desktop"}
+LATIN = re.compile(r"[A-Za-z]+")
+CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]+")
+
+
+def _main(html: str) -> str:
+    return shown_text(html[html.index("<main") : html.index("</main>")])
+
+
+def _sections(html: str) -> list[str]:
+    start = '<section class="card activity-group'
+    return [start + part.split("</section>")[0] for part in html.split(start)[1:]]
+
+
+def _ids(services: Services, user_id: str, seeded: Seeded) -> set[str]:
+    """Every id the page must never show: records', changes', runs' and sessions'."""
+    call = _as_person(services, user_id)
+    changes = call("list_changes", limit=100)["changes"]
+    found = {seeded.task_id, *seeded.memo_ids}
+    for change in changes:
+        found |= {change["id"], change["runId"], change["sessionId"], change["record"]["id"]}
+        for side in ("before", "after"):
+            found |= {str(value) for name, value in change[side].items() if name.endswith("Id") and value}
+    return found
+
+
+def _as_person(services: Services, user_id: str) -> Any:
+    scopes = frozenset({"memo:read", "todo:read"})
+    principal = Principal(user_id=user_id, scopes=scopes, credential_id="pat:x", kind="pat")
+
+    def call(operation_id: str, **arguments: Any) -> dict[str, Any]:
+        found: dict[str, Any] = invoke_sync(
+            load_spec().operations[operation_id], arguments, principal=principal, services=services, trace_id="t",
+            channel="api",
+        )  # fmt: skip
+        return found
+
+    return call
+
+
+@pytest.fixture
+def seeded_zh(services: Services, browser: Callable[..., Browser]) -> tuple[Browser, Seeded]:
+    person = browser()
+    person.client.headers["Accept-Language"] = "zh-CN,zh;q=0.9"
+    return person, agent_session(services, person.user_id)
+
+
+def test_an_agent_session_is_one_group_in_chinese_words(services: Services, seeded_zh: tuple[Browser, Seeded]):
+    person, seeded = seeded_zh
+    html = person.get("/activity").text
+    groups = _sections(html)
+    assert len(groups) == 2  # the agent's session, then the person's own
+    agent = shown_text(groups[0])
+    assert "Claude Desktop" in agent and "访问令牌" in agent
+    assert re.search(r"\d{1,2}:\d{2}", agent)  # the time span
+    assert "31 处改动：编辑了30 条笔记，移动了1 个任务" in agent
+    assert f"把任务“买牛奶”从“{COLUMN_NAMES[0]}”移到了“{COLUMN_NAMES[1]}”" in re.sub(r"\s*([“”])\s*", r"\1", agent)
+    assert "编辑了笔记“周报 29”" in re.sub(r"\s*([“”])\s*", r"\1", agent)
+    assert "认真" in agent  # the edit's own words, in its details
+    text = _main(html)
+    for forbidden in _ids(services, person.user_id, seeded) | {"None", "False", "True", "revision", "a0", "a1"}:
+        assert forbidden not in text, forbidden
+    # The agent's group and the page around the groups (the person's own group renames the board's
+    # first columns, named in English before this wave's boards in the person's language).
+    around = _main(re.sub(r'<section class="card activity-group.*?</section>', "", html, flags=re.DOTALL))
+    for words in (agent, around):
+        assert set(LATIN.findall(words)) <= TYPED, set(LATIN.findall(words)) - TYPED
+
+
+def test_the_same_page_in_english_has_no_chinese_of_its_own(services: Services, browser: Callable[..., Browser]):
+    person = browser()
+    seeded = agent_session(services, person.user_id)
+    text = _main(person.get("/activity", headers={"Accept-Language": "en"}).text)
+    assert "31 changes: edited 30 memos, moved 1 task" in text
+    typed = {*seeded.titles, *COLUMN_NAMES, "买牛奶", "我的脚本", "本周", "认真", "完成了第", "项"}
+    leftover = text
+    for words in sorted(typed, key=len, reverse=True):
+        leftover = leftover.replace(words, " ")
+    assert CJK.findall(leftover) == []
+
+
+def test_undo_this_session_previews_then_reverts_and_says_so(services: Services, seeded_zh: tuple[Browser, Seeded]):
+    person, seeded = seeded_zh
+    html = person.get("/activity").text
+    agent = _sections(html)[0]
+    session_id = re.search(r'name="sessionId" value="([^"]+)"', agent)
+    assert session_id
+    form = {"sessionId": session_id.group(1), "back": "/activity"}
+    preview = person.post("/activity/undo/preview", form, headers={"HX-Request": "true"})
+    assert preview.status_code == 200
+    assert "将撤销 31 处改动。" in shown_text(preview.text)
+    unchanged = _as_person(services, person.user_id)("get_memo", id=seeded.memo_ids[0])["memo"]
+    assert unchanged["revision"] == 2  # nothing written yet
+    answer = person.post("/activity/undo", form)
+    assert answer.status_code == 303 and answer.headers["location"] == "/activity"
+    done = person.get("/activity")
+    assert "已撤销 31 处改动。" in done.text
+    call = _as_person(services, person.user_id)
+    assert all("认真" not in call("get_memo", id=memo_id)["memo"]["content"] for memo_id in seeded.memo_ids)
+    groups = _sections(done.text)
+    assert len(groups) == 3 and 'undo-badge">撤销' in groups[0]  # the undo: a group of its own, marked
+    assert "Claude Desktop" in groups[1] and "撤销这次会话" not in groups[1]  # nothing left to undo there
+
+
+def test_the_history_panels_of_a_memo_and_a_task_speak_the_same_words(
+    services: Services, seeded_zh: tuple[Browser, Seeded]
+):
+    person, seeded = seeded_zh
+    memo_page = _main(person.get(f"/memos/{seeded.memo_ids[3]}/edit").text)
+    panel = memo_page[memo_page.index("历史") :]
+    assert "Claude Desktop" in panel and "编辑了笔记" in panel and "我的脚本" in panel and "新建了笔记" in panel
+    task_page = _main(person.get(f"/todos/tasks/{seeded.task_id}").text)
+    panel = re.sub(r"\s*([“”])\s*", r"\1", task_page[task_page.index("历史") :])
+    assert f"从“{COLUMN_NAMES[0]}”移到了“{COLUMN_NAMES[1]}”" in panel
+    ids = _ids(services, person.user_id, seeded)
+    for text in (memo_page, task_page):
+        assert not [found for found in ids if found in text]
+        assert "None" not in text and "False" not in text and not re.search(r"版本\s*\d", text)
+
+
+def test_a_token_shows_its_last_session_linked_to_it_alone(services: Services, browser: Callable[..., Browser]):
+    person = browser()
+    _, token = create_token(services.items, person.user_id, name="Claude Desktop", scopes="memo:read,memo:write")
+    agent = caller(services, person.user_id, f"pat:{token['id']}", "Claude Desktop")
+    for n in range(3):
+        agent("create_memo", content=f"草稿 {n}")
+    page = person.get("/settings/tokens", headers={"Accept-Language": "zh-CN"}).text
+    row = page[page.index("Claude Desktop") :]
+    row = row[: row.index("</tr>")]
+    link = re.search(r'href="(/activity\?sessionId=[^"]+)"', row)
+    assert link and "3 处改动：新建了3 条笔记" in shown_text(row)
+    alone = person.get(link.group(1).replace("&amp;", "&"), headers={"Accept-Language": "zh-CN"}).text
+    assert len(_sections(alone)) == 1 and "草稿 2" in shown_text(_sections(alone)[0])
+    unknown = person.get("/activity?sessionId=no-such-session", headers={"Accept-Language": "zh-CN"})
+    assert unknown.status_code in (200, 404) and "no-such-session" not in shown_text(unknown.text)
+
+
+def test_fifty_groups_then_older(services: Services, browser: Callable[..., Browser]):
+    person = browser()
+    for n in range(GROUPS_PER_PAGE + 1):  # each agent's one write: a session each
+        caller(services, person.user_id, f"pat:agent{n}", f"agent {n}")("create_memo", content=f"memo {n}")
+    first = person.get("/activity", headers={"Accept-Language": "en"}).text
+    assert len(_sections(first)) == GROUPS_PER_PAGE
+    older = re.search(r'href="(/activity\?[^"]+)">Older<', first)
+    assert older and "agent 0" not in shown_text(first)
+    second = person.get(older.group(1).replace("&amp;", "&"), headers={"Accept-Language": "en"}).text
+    assert len(_sections(second)) == 1 and "agent 0" in shown_text(second) and ">Older<" not in second
