@@ -25,8 +25,9 @@ def test_a_caldav_edit_shows_under_the_token_name_and_undo_restores_it(dav: Dav)
     assert signed.status_code == 303, signed.text
     activity = browser.get("/activity")
     group = activity.text.split('class="card activity-group"', 2)[1]
-    assert "<h2>Phone " in group and "(pat)" in group.split("</h2>")[0]
-    edit = re.search(rf'data-change-id="({re.escape(newest["id"])})">\s*<span>update task', group)
+    assert "Phone" in group.split("</h2>")[0] and "access token" in group.split("</h2>")[0]
+    assert "renamed the task “<span class=\"title\">Post the letter</span>” to “Post the parcel”" in group
+    edit = re.search(rf'name="changeId" value="({re.escape(newest["id"])})"', group)
     token = re.search(r'name="csrf" value="([^"]+)"', activity.text)
     assert edit and token, group[:1500]
     undone = browser.post(
@@ -34,7 +35,7 @@ def test_a_caldav_edit_shows_under_the_token_name_and_undo_restores_it(dav: Dav)
         follow_redirects=False,
     )  # fmt: skip
     assert undone.status_code == 303 and undone.headers["location"] == "/activity"
-    assert "1 change undone." in browser.get("/activity").text  # the flash the redirect carries
+    assert "Undid 1 change." in browser.get("/activity").text  # the flash the redirect carries
     back = dav.get("errand.ics").text
     # The task's fields go back; the client's own properties stay as it last wrote them (they are
     # its bookkeeping, not a field the history keeps).

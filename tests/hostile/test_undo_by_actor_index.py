@@ -84,7 +84,8 @@ def _old_changes(items: ItemStore, actor: str, count: int, *, indexed: bool = Tr
         moment = start + timedelta(seconds=number)
         item = change_item(
             user_id=user, change_id=new_change_id(moment), at=format_timestamp(moment),
-            actor={"kind": "pat", "id": actor, "name": actor}, run_id=f"run-{number}", operation="update_memo",
+            actor={"kind": "pat", "id": actor, "name": actor}, run_id=f"run-{number}", session_id=f"session-{number}",
+            operation="update_memo",
             kind="memo", record_id=f"m{number}", before={"content": "a", "revision": 1},
             after={"content": "b", "revision": 2}, expires=int((moment + timedelta(days=90)).timestamp()),
         )  # fmt: skip
@@ -136,7 +137,8 @@ def test_an_index_entry_in_another_partition_is_never_read(items: ItemStore) -> 
     moment = datetime.now(UTC) - timedelta(hours=1)
     forged = change_item(
         user_id="attacker", change_id=new_change_id(moment), at=format_timestamp(moment),
-        actor={"kind": "pat", "id": "pat:agent-a", "name": "a"}, run_id="r", operation="update_memo", kind="memo",
+        actor={"kind": "pat", "id": "pat:agent-a", "name": "a"}, run_id="r", session_id="s", operation="update_memo",
+        kind="memo",
         record_id="victim-memo", before={"content": "mine"}, after={"content": "attacker's"},
         expires=int((moment + timedelta(days=9)).timestamp()),
     )  # fmt: skip
