@@ -1,8 +1,10 @@
-"""The web pages' message catalogs (docs/i18n.md): extract, update, compile, check.
+"""MeSQ's message catalogs (docs/i18n.md): extract, update, compile, check.
 
-Every user-visible string of `layers/core/mesq/web/` (templates: `_()`, `ngettext`,
-`{% trans %}`; Python: `gettext`/`ngettext`/`N_`, `page.gettext(...)` included) is extracted
-with Babel and merged into `web/locale/<lang>/LC_MESSAGES/messages.po`: new strings arrive with
+Every user-visible string of `layers/core/mesq/` (templates: `_()`, `ngettext`, `pgettext`,
+`{% trans %}`; Python: `gettext`/`ngettext`/`pgettext`/`N_`/`NP_`/`NC_`, `page.gettext(...)`
+included, `Text("...")`, and the message templates of the domain errors, `ValidationError("...")`
+and its siblings) is extracted with Babel and merged into
+`mesq/locale/<lang>/LC_MESSAGES/messages.po`: new strings arrive with
 an empty translation (English: the source text itself), strings no longer in the source are
 dropped. Each `.po` is then compiled to the `messages.mo` beside it, which is committed (the
 runtime reads it with the standard library's `gettext`; nothing is compiled at install or import).
@@ -29,14 +31,21 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
 ROOT = Path(__file__).resolve().parents[1]
-WEB = ROOT / "layers" / "core" / "mesq" / "web"
-LOCALE = WEB / "locale"
+PACKAGE = ROOT / "layers" / "core" / "mesq"
+LOCALE = PACKAGE / "locale"
 LANGUAGES = ("en", "zh")
 DOMAIN = "messages"
 FIXED_DATE = datetime(2026, 12, 1, tzinfo=UTC)  # no churn in the headers
-METHODS = [("templates/**.html", "jinja2.ext:babel_extract"), ("**.py", "python")]
+#: REST, MCP, CalDAV and the CLI answer in English only (clients and agents read one stable
+#: language, docs/i18n.md): their own strings stay out of the catalog.
+ENGLISH_ONLY = ("runtime", "http", "mcp", "dav")
+METHODS = [
+    ("web/templates/**.html", "jinja2.ext:babel_extract"),
+    *((f"{package}/**.py", "ignore") for package in ENGLISH_ONLY),
+    ("**.py", "python"),
+]
 OPTIONS = {
-    "templates/**.html": {
+    "web/templates/**.html": {
         "extensions": "jinja2.ext.i18n",
         "trim_blocks": "true",
         "lstrip_blocks": "true",
@@ -45,7 +54,14 @@ OPTIONS = {
     },
     "**.py": {},
 }
-KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "NP_": (1, 2)}
+#: The domain errors whose first argument is their message template (kernel/errors.py).
+ERRORS = (
+    "MesqError", "ValidationError", "Unauthorized", "Forbidden", "NotFound", "MethodNotAllowed", "RevisionConflict",
+    "Conflict", "IdempotencyConflict", "PayloadTooLarge", "RequestTimeout", "MisdirectedRequest", "RateLimited",
+    "ResponseTooLarge", "ServiceUnavailable", "SendFailed",
+)  # fmt: skip
+KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "NP_": (1, 2), "NC_": ((1, "c"), 2), "Text": None,
+            **dict.fromkeys(ERRORS)}  # fmt: skip
 HEADER = """\
 # MeSQ's web pages, one language at a time (docs/i18n.md).
 # Translate the empty msgstr lines, then run `make messages` (it also compiles the .mo beside this file)."""
@@ -72,10 +88,10 @@ def mo_path(language: str) -> Path:
 
 
 def extract() -> Catalog:
-    """Every marked string of web/, with where it is used (file names, no line numbers)."""
+    """Every marked string of mesq/, with where it is used (file names, no line numbers)."""
     template = _Catalog(project="MeSQ", creation_date=FIXED_DATE, revision_date=FIXED_DATE, fuzzy=False)
     for filename, lineno, message, comments, context in extract_from_dir(
-        str(WEB), METHODS, OPTIONS, keywords=KEYWORDS, comment_tags=("Translators:",), strip_comment_tags=True
+        str(PACKAGE), METHODS, OPTIONS, keywords=KEYWORDS, comment_tags=("Translators:",), strip_comment_tags=True
     ):
         template.add(message, None, [(filename, lineno)], auto_comments=comments, context=context)
     return template

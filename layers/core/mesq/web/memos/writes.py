@@ -32,7 +32,7 @@ from ..kit.security import safe_next
 from ..kit.toast import Toast, render_with_toast, undo_ids, undo_message
 from .activity import history_of
 from .query import TimelineQuery
-from .views import memo_view, page_zone, timeline_context, timeline_page
+from .views import memo_view, timeline_context, timeline_page
 
 MAX_RESOURCES = 50
 MEMO_FORM_BYTES = LONG_TEXT_FORM_BYTES
@@ -116,7 +116,7 @@ async def edit_form(page: Page) -> Response:
 
 
 async def card(page: Page) -> Response:
-    memo = await memo_view(await _memo(page), page_zone(page))
+    memo = await memo_view(await _memo(page))
     return page.render("memos/_card.html", memo=memo, back=_back(page))
 
 
@@ -139,7 +139,7 @@ async def save_submit(page: Page) -> Response:
             error=error.message, theirs=None, kept=None,
         )  # fmt: skip
     if _is_htmx(page):
-        return page.render("memos/_card.html", memo=await memo_view(saved["memo"], page_zone(page)), back=_back(page))
+        return page.render("memos/_card.html", memo=await memo_view(saved["memo"]), back=_back(page))
     return redirect(_back(page))
 
 
@@ -166,7 +166,7 @@ async def task_submit(page: Page) -> Response:
         theirs = (error.recover_data or {}).get("memo") or await _memo(page)
         return _editor(page, theirs, status=409, content=yours, theirs=theirs, kept=None)
     if _is_htmx(page):
-        return page.render("memos/_card.html", memo=await memo_view(saved["memo"], page_zone(page)), back=_back(page))
+        return page.render("memos/_card.html", memo=await memo_view(saved["memo"]), back=_back(page))
     return redirect(_back(page))
 
 
@@ -190,7 +190,7 @@ def shown_in(view: str, memo: dict[str, Any]) -> bool:
 async def _in_place(page: Page, memo: dict[str, Any], toast: Toast) -> Response:
     """The card (or its placeholder) swapped in place, and the toast."""
     fragment = "memos/_card.html" if shown_in(_back(page), memo) else "memos/_gone.html"
-    return render_with_toast(page, fragment, toast, memo=await memo_view(memo, page_zone(page)), back=_back(page))
+    return render_with_toast(page, fragment, toast, memo=await memo_view(memo), back=_back(page))
 
 
 async def _lifecycle(page: Page, operation: str, arguments: dict[str, Any], done: str) -> Response:
