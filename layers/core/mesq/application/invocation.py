@@ -70,6 +70,7 @@ def invoke_sync(
     function: OperationFn | None = None,
     limiter: RateLimiter | None = None,
     counted: Collection[Bucket] = (),
+    language: str = "",
 ) -> dict[str, Any]:
     """Run one operation for `principal`: validation -> rate limit -> `Call` -> the operation,
     all on the calling thread.
@@ -81,7 +82,8 @@ def invoke_sync(
     is recorded once in `services.call_metrics` (operation, outcome, ms). The operation gets the
     validated arguments in their normal form (integral floats as ints, values.py)."""
     with _recorded(services, operation.operation_id):
-        call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, limiter, counted)
+        call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, limiter, counted,
+                                    language)  # fmt: skip
         return (function or REGISTRY[operation.operation_id])(call, arguments)
 
 
@@ -94,12 +96,13 @@ async def invoke_async(
     trace_id: str,
     channel: Channel,
     function: AsyncOperationFn,
+    language: str = "",
 ) -> dict[str, Any]:
     """`invoke_sync` for an operation that waits on something other than a store (Code Mode's
     sandbox process): the same validation, `Call` and metrics, on the event loop, so no worker
     thread is held while it waits. Its own store calls go through `concurrency.run_sync`."""
     with _recorded(services, operation.operation_id):
-        call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, None, ())
+        call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, None, (), language)
         return await function(call, arguments)
 
 
@@ -127,6 +130,7 @@ def _prepared(
     channel: Channel,
     limiter: RateLimiter | None,
     counted: Collection[Bucket],
+    language: str = "",
 ) -> tuple[Call, dict[str, Any]]:
     """Validated arguments, the call counted in its bucket where the channel counts it, the `Call`."""
     arguments = validate_arguments(operation, arguments)
@@ -134,8 +138,9 @@ def _prepared(
     if limiter is not None and limiter.enabled and bucket in counted:
         limiter.hit(principal.credential_id, bucket)
     call = Call(
-        principal=principal, services=services, trace_id=trace_id, channel=channel, operation_id=operation.operation_id
-    )
+        principal=principal, services=services, trace_id=trace_id, channel=channel,
+        operation_id=operation.operation_id, language=language,
+    )  # fmt: skip
     return call, arguments
 
 

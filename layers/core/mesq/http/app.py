@@ -24,6 +24,7 @@ from ..asgi.body import read_json_object
 from ..asgi.envelope import NO_STORE, failure, internal_failure, success
 from ..asgi.trace import trace_id_of
 from ..kernel.errors import MesqError, ValidationError
+from ..kernel.i18n import requested_language
 from ..kernel.spec import Operation, Spec, load_spec
 from ..wiring.services import Services
 from .attachments import attachment_routes
@@ -59,6 +60,7 @@ async def run_operation(
         channel="api",
         limiter=limiter,
         counted=REST_COUNTED_BUCKETS,
+        language=requested_language(request.headers.get("accept-language")),
     )
     return success(data, trace_id, operation.success_status)
 

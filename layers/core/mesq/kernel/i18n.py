@@ -84,6 +84,18 @@ def negotiate(accept_language: str | None) -> str:
     return best
 
 
+def requested_language(accept_language: str | None) -> str:
+    """The supported language an `Accept-Language` header asks for, or "" when it names none
+    (an API client that says nothing leaves the choice to the user's setting, then English)."""
+    language = negotiate(accept_language)
+    if language == DEFAULT_LANGUAGE and not any(
+        part.strip().lower().split(";")[0].split("-")[0] == DEFAULT_LANGUAGE
+        for part in (accept_language or "")[:MAX_ACCEPT_LANGUAGE].split(",")
+    ):
+        return ""
+    return language
+
+
 def choose_language(stored: str | None, accept_language: str | None) -> str:
     """The user's stored choice when it is a language we have, else the browser's."""
     return stored if stored in LANGUAGES else negotiate(accept_language)
@@ -178,5 +190,5 @@ ENGLISH = Translator(DEFAULT_LANGUAGE)
 
 __all__ = [
     "DEFAULT_LANGUAGE", "ENGLISH", "LANGUAGES", "LOCALE_DIR", "NC_", "NP_", "N_", "Text", "Translator",
-    "choose_language", "fill", "negotiate", "translations",
+    "choose_language", "fill", "negotiate", "requested_language", "translations",
 ]  # fmt: skip

@@ -77,6 +77,7 @@ def run_tool(
             function=function,
             limiter=limiter,
             counted=counted,
+            language=state.language,
         )
     except Exception as exc:
         return _failed(exc, state, tool)

@@ -28,6 +28,7 @@ from typing import Any
 
 import fractional_indexing
 
+from ..kernel.i18n import NC_, Translator
 from ..kernel.errors import ValidationError
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
@@ -56,9 +57,19 @@ PRIORITIES: tuple[str, ...] = tuple(_schema_value("TodoPriority", "enum"))
 # task moves with its subtasks in one transaction (<= 100 ops): 1 + 50 + tag records.
 MAX_SUBTASKS = 50
 MAX_COLUMNS_PER_SPACE = 50
-DEFAULT_COLUMNS = ("To do", "Doing", "Done")
-DEFAULT_SPACE_NAME = "Default"
+#: A new board's names, in the language of the person it is made for (`default_board`): the
+#: first board of an account and a space created without columns. The last column is the done
+#: column. Marked for the catalog with their context: "Done" the column is not "Done" the state.
+DEFAULT_SPACE_NAME = NC_("a new board", "Default")
+DEFAULT_COLUMNS = (NC_("a new board", "To do"), NC_("a new board", "Doing"), NC_("a new board", "Done"))
 DEFAULT_ALIAS = "default"
+
+
+def default_board(language: str) -> tuple[str, tuple[str, ...]]:
+    """(the space's name, its columns' names) of a new board in `language` (en: Default / To do /
+    Doing / Done; zh: 默认 / 待办 / 进行中 / 已完成); the last column is the done column."""
+    say = Translator(language)
+    return say.pgettext(*DEFAULT_SPACE_NAME), tuple(say.pgettext(*column) for column in DEFAULT_COLUMNS)
 
 _SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$", re.ASCII)

@@ -26,6 +26,7 @@ from ..writes import (
     bump,
     create_once,
     delete_revised,
+    board_language,
     ensure_default_space,
     new_space_ops,
     put_revised,
@@ -53,7 +54,7 @@ def _conflict(space_id: str) -> Callable[[TodoState], RevisionConflict]:
 
 def list_todo_spaces(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     # Spaces and columns are the structure a partial state reads; no task is needed here.
-    state = ensure_default_space(call.services.items, call.principal.user_id, partial=True)
+    state = ensure_default_space(call.services.items, call.principal.user_id, partial=True, language=call.language)
     spaces = state.ordered_spaces()
     return {
         "spaces": [model.public_space(s, state.default_space_id) for s in spaces],
@@ -71,7 +72,9 @@ def create_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
     name = model.check_name(args["name"])
     column_names = [model.check_name(c, f"columns[{i}]") for i, c in enumerate(args.get("columns", []))]
-    column_names = column_names or list(model.DEFAULT_COLUMNS)
+    default_columns = not column_names  # a new board in the person's language, its last column done
+    if default_columns:
+        column_names = list(model.default_board(board_language(call.services.items, user_id, call.language))[1])
 
     def build(state: TodoState) -> Built:
         if "slug" in args:
@@ -80,7 +83,8 @@ def create_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
                 raise Conflict(f"slug {quoted(slug)} is already used by another space; choose another")
         else:
             slug = _free_slug(state, model.slugify(name))
-        space, columns, ops = new_space_ops(user_id, state, name, slug, column_names, now_timestamp())
+        space, columns, ops = new_space_ops(user_id, state, name, slug, column_names, now_timestamp(),
+                                            done_last=default_columns)  # fmt: skip
         data = {**_space_data(state, space), "columns": [model.public_column(c) for c in columns]}
         return data, ops
 

@@ -4,7 +4,8 @@ when they move with it, new tag registrations and, for creates, the idempotency 
 
 Also offers the helpers subtasks, batch and trash reuse: `find_task`, `find_root`,
 `task_conflict`, `changed`, `completed` (a recurring task moves on to its next occurrence),
-`into_done_column` (the done rule), `occurrence_reset`, `reopened`, `relocation`.
+`into_done_column` (the done rule: completed -> the done column), `done_by_column` (its other side:
+moved into the done column -> completed, moved out -> reopened), `occurrence_reset`, `reopened`, `relocation`.
 """
 
 from __future__ import annotations
@@ -126,6 +127,25 @@ def into_done_column(state: TodoState, user_id: str, before: Item, after: Item) 
         return after, []
     moved = {**after, "columnId": column["id"], "position": _position_at(state, column["id"], 0, exclude=after["id"])}
     return moved, [open_column_check(user_id, column)]
+
+
+def done_by_column(state: TodoState, before: Item, moved: Item, now: str) -> Item | None:
+    """The done rule from the board's side (docs/contract.md): a root task moved into its space's
+    done column is completed (`completed`: a recurring one moves on to its next occurrence,
+    placed where it was); one moved out of the done column reopens. None when the move changes
+    neither (a move within a column, or between two other columns)."""
+    if moved["columnId"] == before["columnId"] or moved.get("parentId") is not None:
+        return None
+    column = done_column(state, moved["spaceId"])
+    if column is not None and moved["columnId"] == column["id"] and not before["done"]:
+        finished = completed(before, now)
+        if not finished["done"]:
+            return finished  # the next occurrence, still where it was
+        return {**finished, "spaceId": moved["spaceId"], "columnId": moved["columnId"], "position": moved["position"]}
+    left = state.columns.get(before["columnId"] or "")
+    if before["done"] and left is not None and left.get("done"):
+        return {**moved, "done": False, "completedAt": None}
+    return None
 
 
 def reopened(before: Item, now: str) -> Item:
@@ -250,6 +270,13 @@ def move_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             "columnId": column["id"],
             "position": _position_at(state, column["id"], args.get("index"), exclude=before["id"]),
         }
+        finished = done_by_column(state, before, after, now)
+        if finished is not None and advanced_occurrence(before, finished):
+            # A recurring task dropped on Done: this occurrence is done, the task moves on to
+            # its next one and stays where it was (its done subtasks reopen).
+            resets, fresh = occurrence_reset(state, user_id, before, finished, now)
+            return finished, resets, fresh or []
+        after = finished or after
         ops, subtasks = relocation(state, user_id, before, after, now)
         if column["id"] != before["columnId"]:
             ops.append(open_column_check(user_id, column))

@@ -106,7 +106,8 @@ class Page:
 
     def call(self) -> Call:
         """A domain Call for the signed-in user (for store-level helpers that take a Call)."""
-        return Call(principal=self.principal, services=self.web.services, trace_id=self.trace_id, channel="web")
+        return Call(principal=self.principal, services=self.web.services, trace_id=self.trace_id, channel="web",
+                    language=self.language)  # fmt: skip
 
     async def invoke(
         self, operation_id: str, arguments: dict[str, Any], *, principal: Principal | None = None
@@ -122,6 +123,7 @@ class Page:
             services=self.web.services,
             trace_id=self.trace_id,
             channel="web",
+            language=self.language,
         )
 
     async def invoke_recorded(self, operation_id: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
