@@ -46,11 +46,13 @@ def exception_handlers(error_page: ErrorPage | None = None) -> dict[Any, Any]:
         error: MesqError
         headers: dict[str, str] = {}
         if exc.status_code == 405:
-            error = MethodNotAllowed(f"{quoted(request.method)} is not allowed on {quoted(request.url.path)}")
+            error = MethodNotAllowed(
+                "%(method)s is not allowed on %(path)s", method=quoted(request.method), path=quoted(request.url.path)
+            )
             # Starlette's routing names the route's methods in `Allow` (RFC 9110 §15.5.6 wants it).
             headers = dict(exc.headers or {})
         elif exc.status_code == 404:
-            error = NotFound(f"no page or route {quoted(request.url.path)}")
+            error = NotFound("no page or route %(path)s", path=quoted(request.url.path))
         else:  # No other HTTPException is raised by the routes; should one appear, it is a fault.
             return await unhandled(request, exc)
         page = _as_page(request, error_page)

@@ -65,7 +65,11 @@ def public_user(profile: dict[str, Any]) -> dict[str, Any]:
 
 def _check_password_length(password: str) -> None:
     if not MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH:
-        raise ValidationError(f"password must be {MIN_PASSWORD_LENGTH}..{MAX_PASSWORD_LENGTH} characters long")
+        raise ValidationError(
+            "password must be %(min_password_length)s..%(max_password_length)s characters long",
+            min_password_length=MIN_PASSWORD_LENGTH,
+            max_password_length=MAX_PASSWORD_LENGTH,
+        )
 
 
 def create_user(
@@ -101,7 +105,7 @@ def create_user(
     except ConditionFailed as failure:
         if failure.index == 2:
             raise SetupAlreadyDone("set-up is done already: an account exists") from None
-        raise ValidationError(f"username {quoted(username)} is taken") from None
+        raise ValidationError("username %(username)s is taken", username=quoted(username)) from None
     return public_user(profile)
 
 
@@ -113,7 +117,7 @@ def find_user_by_name(items: ItemStore, username: str) -> dict[str, Any]:
     claim = items.get(_username_key(username))
     profile = get_user(items, claim["userId"]) if claim else None
     if profile is None:
-        raise NotFound(f"no user named {quoted(username)}")
+        raise NotFound("no user named %(username)s", username=quoted(username))
     return profile
 
 
@@ -157,7 +161,7 @@ def set_password(items: ItemStore, username: str, password: str) -> dict[str, An
             )
         )
     except ConditionFailed:
-        raise NotFound(f"no user named {quoted(username)}") from None
+        raise NotFound("no user named %(username)s", username=quoted(username)) from None
     return public_user(updated)
 
 
@@ -182,9 +186,13 @@ def set_setting(items: ItemStore, user_id: str, name: str, value: bool | str) ->
     a double click; `language`: the pages' language); the others are kept. Returns the settings
     as stored."""
     if name not in DEFAULT_SETTINGS:
-        raise ValidationError(f"unknown setting {quoted(name)}; known: {', '.join(sorted(DEFAULT_SETTINGS))}")
+        raise ValidationError(
+            "unknown setting %(name)s; known: %(default_settings)s",
+            name=quoted(name),
+            default_settings=", ".join(sorted(DEFAULT_SETTINGS)),
+        )
     if value not in SETTING_CHOICES[name] or type(value) is not type(DEFAULT_SETTINGS[name]):
-        raise ValidationError(f"{name} cannot be {quoted(value)}")
+        raise ValidationError("%(name)s cannot be %(value)s", name=name, value=quoted(value))
     profile = get_user(items, user_id)
     if profile is None:
         raise NotFound("this account no longer exists")

@@ -95,7 +95,7 @@ def _targets(call: Call, args: dict[str, Any]) -> tuple[list[Item], bool]:
         visible = matcher(call, {})
         hidden = [item["id"] for item in found.values() if not visible(item)]
         if missing or hidden:
-            raise NotFound(f"no change {', '.join(missing + hidden)!s} visible to this credential")
+            raise NotFound("no change %(missing)s visible to this credential", missing=", ".join(missing + hidden))
         return list(found.values()), False
     query: dict[str, Any] = {name: args[name] for name in ("runId", "actor", "since") if name in args}
     wanted = matcher(call, query)
@@ -132,9 +132,11 @@ def _reason(error: MesqError) -> dict[str, Any]:
 def _undo_one(call: Call, change: Item, expected: int) -> int:
     record = change["record"]
     if "undoneBy" in change:
-        raise Conflict(f"change {change['id']} was already undone by {change['undoneBy']}")
+        raise Conflict("change %(id)s was already undone by %(undoneBy)s", id=change["id"], undoneBy=change["undoneBy"])
     if f"{FAMILY[record['kind']]}:write" not in call.principal.scopes:
-        raise Forbidden(f"undoing a {record['kind']} change needs {FAMILY[record['kind']]}:write")
+        raise Forbidden(
+            "undoing a %(kind)s change needs %(family)s:write", kind=record["kind"], family=FAMILY[record["kind"]]
+        )
     reverting = replace(call, operation_id="undo_changes", undoes=(change["id"], record["id"]))
     data = (_undo_memo if record["kind"] == "memo" else _undo_todo)(reverting, change, expected)
     return _revision_in(data)
@@ -156,7 +158,7 @@ def _undo_memo(call: Call, change: Item, expected: int) -> dict[str, Any]:
         return restore_memo(call, target)
     current = read_memo(call.services.items, call.principal.user_id, target["id"])
     if current is None:
-        raise NotFound(f"memo {quoted(target['id'])} no longer exists")
+        raise NotFound("memo %(id)s no longer exists", id=quoted(target["id"]))
     restored = {name: change["before"][name] for name in _MEMO_FIELDS if name in change["fields"]}
     if not restored:  # only derived fields changed: nothing a person sees to put back
         if current["revision"] != expected:
@@ -194,7 +196,7 @@ def _rename_back(call: Call, change: Item, expected: int) -> dict[str, Any]:
     name = change["record"]["id"]
     current = load_partial(call.services.items, call.principal.user_id).tags.get(name)
     if current is None:
-        raise NotFound(f"todo tag {quoted(name)} no longer exists")
+        raise NotFound("todo tag %(name)s no longer exists", name=quoted(name))
     color = change["before"]["color"] if "color" in change["fields"] else current.get("color")
     args = {"name": name, "newName": change["before"]["name"], "color": color, "expectedRevision": expected}
     return update_todo_tag(call, args)
@@ -237,10 +239,13 @@ def _revert_fields(call: Call, change: Item, expected: int) -> dict[str, Any]:
             kind, record_id = entry["record"]["kind"], entry["record"]["id"]
             current = _current(state, kind, record_id)
             if current is None:
-                return NotFound(f"todo {kind} {quoted(record_id)} no longer exists")
+                return NotFound("todo %(kind)s %(record_id)s no longer exists", kind=kind, record_id=quoted(record_id))
             if int(current["revision"]) != entry["revisions"]["after"]:
                 return RevisionConflict(
-                    f"todo {kind} {quoted(record_id)} changed since this change (revision {current['revision']})",
+                    "todo %(kind)s %(record_id)s changed since this change (revision %(revision)s)",
+                    kind=kind,
+                    record_id=quoted(record_id),
+                    revision=current["revision"],
                     recover_data={kind: _public(state, kind, current)},
                 )
         return RevisionConflict("a record of this change changed meanwhile; list its changes and retry")

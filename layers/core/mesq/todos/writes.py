@@ -98,7 +98,9 @@ def commit(items: ItemStore, ops: Sequence[WriteOp]) -> None:
     """One all-or-nothing transaction; more than 100 writes is refused before anything is written."""
     if len(ops) > MAX_TRANSACTION_OPS:
         raise ValidationError(
-            f"this change needs {len(ops)} writes; one atomic change may have at most {MAX_TRANSACTION_OPS}"
+            "this change needs %(count)s writes; one atomic change may have at most %(max_transaction_ops)s",
+            count=len(ops),
+            max_transaction_ops=MAX_TRANSACTION_OPS,
         )
     if ops:
         items.transact(list(ops))
@@ -117,8 +119,14 @@ def _free_slug(state: TodoState, wanted: str) -> str:
 
 
 def new_space_ops(
-    user_id: str, state: TodoState, name: str, slug: str, column_names: Sequence[str], now: str,
-    *, done_last: bool = False,
+    user_id: str,
+    state: TodoState,
+    name: str,
+    slug: str,
+    column_names: Sequence[str],
+    now: str,
+    *,
+    done_last: bool = False,
 ) -> tuple[Item, list[Item], list[WriteOp]]:
     """A space, its slug claim and its columns as conditional Puts (the claim fails on a taken
     slug, which is what keeps slugs unique under races). `done_last`: the last column is the

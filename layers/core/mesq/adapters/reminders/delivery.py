@@ -67,7 +67,7 @@ async def send_webhook_once(channel: Channel, payload: dict[str, Any], context: 
                "X-MeSQ-Delivery": str(payload["id"])}  # fmt: skip
     answer = await post(context, channel.url, body, headers)
     if not 200 <= answer.status_code < 300:
-        raise SendFailed(f"HTTP {answer.status_code}")
+        raise SendFailed("HTTP %(status_code)s", status_code=answer.status_code)
 
 
 def _senders() -> dict[str, Sender]:

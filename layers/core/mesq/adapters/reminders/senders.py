@@ -37,7 +37,7 @@ def _b64(value: str) -> bytes:
 
 def _answer(status: int, what: str) -> None:
     if not 200 <= status < 300:
-        raise SendFailed(f"{what} answered HTTP {status}")
+        raise SendFailed("%(what)s answered HTTP %(status)s", what=what, status=status)
 
 
 async def send_ntfy(channel: Channel, payload: dict[str, Any], context: SendContext) -> None:

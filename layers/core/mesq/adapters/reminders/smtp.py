@@ -67,7 +67,7 @@ def _exchange(channel: Channel, host: str, address: str, port: int, email: Email
     except smtplib.SMTPRecipientsRefused:
         raise SendFailed("the SMTP server refused the To address") from None
     except smtplib.SMTPResponseException as refused:
-        raise SendFailed(f"the SMTP server answered {refused.smtp_code}") from None
+        raise SendFailed("the SMTP server answered %(smtp_code)s", smtp_code=refused.smtp_code) from None
     except ssl.SSLError:
         raise SendFailed("the SMTP server's TLS certificate could not be verified") from None
     except (smtplib.SMTPException, OSError) as failed:

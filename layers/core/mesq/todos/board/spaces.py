@@ -44,8 +44,10 @@ def _conflict(space_id: str) -> Callable[[TodoState], RevisionConflict]:
         recover = _space_data(state, current) if current is not None else None
         revision = current["revision"] if current is not None else "gone"
         return RevisionConflict(
-            f"todo space {quoted(space_id)} changed meanwhile (revision {revision}); merge your change into "
+            "todo space %(space_id)s changed meanwhile (revision %(revision)s); merge your change into "
             "recoverData.space and retry with its revision",
+            space_id=quoted(space_id),
+            revision=revision,
             recover_data=recover,
         )
 
@@ -80,7 +82,7 @@ def create_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         if "slug" in args:
             slug = model.check_slug(args["slug"])
             if slug in state.slugs:
-                raise Conflict(f"slug {quoted(slug)} is already used by another space; choose another")
+                raise Conflict("slug %(slug)s is already used by another space; choose another", slug=quoted(slug))
         else:
             slug = _free_slug(state, model.slugify(name))
         space, columns, ops = new_space_ops(user_id, state, name, slug, column_names, now_timestamp(),
@@ -112,7 +114,7 @@ def update_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         if "slug" in args and args["slug"] != before["slug"]:
             slug = model.check_slug(args["slug"])
             if slug in state.slugs:
-                raise Conflict(f"slug {quoted(slug)} is already used by another space; choose another")
+                raise Conflict("slug %(slug)s is already used by another space; choose another", slug=quoted(slug))
             after["slug"] = slug
             ops.append(_slug_claim(user_id, slug, before["id"]))
             ops.append(Delete(keys.slug_key(user_id, before["slug"]), Condition(equals={"spaceId": before["id"]})))
@@ -152,7 +154,9 @@ def delete_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         live_tasks = state.live_root_count([c["id"] for c in state.columns_of(before["id"])])
         if live_tasks:
             raise Conflict(
-                f"space {quoted(before['slug'])} still has {live_tasks} live tasks; move or delete them first"
+                "space %(slug)s still has %(live_tasks)s live tasks; move or delete them first",
+                slug=quoted(before["slug"]),
+                live_tasks=live_tasks,
             )
         ops: list[WriteOp] = [delete_revised(user_id, "space", before)]
         ops.append(Delete(keys.slug_key(user_id, before["slug"]), Condition(equals={"spaceId": before["id"]})))

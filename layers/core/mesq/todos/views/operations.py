@@ -130,7 +130,9 @@ def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     parent = state.task(task["parentId"]) if task is not None and task.get("parentId") else task
     # A subtask of a trashed task went to the trash with it (query_todos drops it too).
     if task is None or parent is None or not keys.live(task) or not keys.live(parent):
-        raise NotFound(f"todo task {quoted(args['id'])} not found (trashed tasks are listed by list_todo_trash)")
+        raise NotFound(
+            "todo task %(id)s not found (trashed tasks are listed by list_todo_trash)", id=quoted(args["id"])
+        )
     include_context = args.get("includeContext", False)
     board = replace(
         board_of(state, records=False),

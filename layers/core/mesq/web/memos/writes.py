@@ -55,7 +55,7 @@ def _resources(page: Page) -> list[Any]:
     """The attachments the composer's script uploaded, one JSON field each."""
     values = page.fields.all("resource")
     if len(values) > MAX_RESOURCES:
-        raise ValidationError(f"at most {MAX_RESOURCES} attachments per memo")
+        raise ValidationError("at most %(max_resources)s attachments per memo", max_resources=MAX_RESOURCES)
     try:
         return [json.loads(value) for value in values if isinstance(value, str)]
     except ValueError:

@@ -107,7 +107,10 @@ def _expiry_days(raw: str) -> int | None:
     if not raw:
         return None
     if not raw.isdigit() or not 1 <= int(raw) <= MAX_EXPIRY_DAYS:
-        raise ValidationError(f"expiry must be a number of days between 1 and {MAX_EXPIRY_DAYS}, or never")
+        raise ValidationError(
+            "expiry must be a number of days between 1 and %(max_expiry_days)s, or never",
+            max_expiry_days=MAX_EXPIRY_DAYS,
+        )
     return int(raw)
 
 
@@ -136,7 +139,7 @@ def _own_token(page: Page) -> dict[str, Any]:
     token_id = page.request.path_params["token_id"]
     record = page.web.services.items.get(record_key(page.user.user_id, token_id)) if len(token_id) <= 100 else None
     if record is None:
-        raise NotFound(f"no token {quoted(token_id)}")
+        raise NotFound("no token %(token_id)s", token_id=quoted(token_id))
     return public_token(record)
 
 

@@ -162,7 +162,7 @@ def due_of(form: TaskForm) -> dict[str, Any] | None:
     try:
         day = date.fromisoformat(form.due_date)
     except ValueError:
-        raise ValidationError(f"due: {quoted(form.due_date)} is not a date") from None
+        raise ValidationError("due: %(due_date)s is not a date", due_date=quoted(form.due_date)) from None
     if not form.due_time:
         return {"type": "date", "date": day.isoformat()}
     if not TIME.match(form.due_time):
@@ -170,7 +170,7 @@ def due_of(form: TaskForm) -> dict[str, Any] | None:
     try:
         clock = time.fromisoformat(form.due_time)
     except ValueError:
-        raise ValidationError(f"due: {quoted(form.due_time)} is not a time of day") from None
+        raise ValidationError("due: %(due_time)s is not a time of day", due_time=quoted(form.due_time)) from None
     zone = parse_zone(form.timezone, "timezone") if form.timezone else UTC
     return {"type": "datetime", "at": format_timestamp(datetime.combine(day, clock, tzinfo=zone))}
 
@@ -219,7 +219,7 @@ def reminders_of(fields: Fields, zone_name: str | None) -> list[dict[str, Any]]:
         try:
             local = datetime.fromisoformat(moment).replace(tzinfo=zone)
         except ValueError:
-            raise ValidationError(f"reminders: {quoted(moment)} is not a date and time") from None
+            raise ValidationError("reminders: %(moment)s is not a date and time", moment=quoted(moment)) from None
         reminders.append({"type": "absolute", "at": format_timestamp(local)})
     return reminders
 
@@ -316,4 +316,4 @@ def index_of(fields: Fields, name: str = "index") -> int | None:
         return raw
     if isinstance(raw, str) and raw.isdigit() and len(raw) <= 6:
         return int(raw)
-    raise ValidationError(f"{name} must be a whole number of 0 or more")
+    raise ValidationError("%(name)s must be a whole number of 0 or more", name=name)
