@@ -54,11 +54,14 @@ OPTIONS = {
     },
     "**.py": {},
 }
-#: The domain errors whose first argument is their message template (kernel/errors.py).
+#: The errors whose first argument is their message template (kernel/errors.py and the failures
+#: a page shows later).
 ERRORS = (
     "MesqError", "ValidationError", "Unauthorized", "Forbidden", "NotFound", "MethodNotAllowed", "RevisionConflict",
     "Conflict", "IdempotencyConflict", "PayloadTooLarge", "RequestTimeout", "MisdirectedRequest", "RateLimited",
-    "ResponseTooLarge", "ServiceUnavailable", "SendFailed",
+    "ResponseTooLarge", "ServiceUnavailable",
+    # What a reminder channel and the reading sync record as a failure (shown on their settings pages).
+    "SendFailed", "ProviderError", "CredentialExpired", "UpstreamRateLimited", "UpstreamMalformed", "UpstreamUnavailable",
 )  # fmt: skip
 KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "NP_": (1, 2), "NC_": ((1, "c"), 2), "Text": None,
             **dict.fromkeys(ERRORS)}  # fmt: skip

@@ -232,7 +232,8 @@ def complete_session(call: Call, upload_id: str, path: str, kind: Namespace = ME
     if info.size != session["size"] or info.content_type != session["mimeType"]:
         blobs.delete(staged)  # the session stays open: PUT the right file again
         raise ValidationError(
-            "the uploaded object has %(size)s bytes of type %(content_type)s, but this session expects %(expected_size)s "
+            "the uploaded object has %(size)s bytes of type %(content_type)s, but this session expects "
+            "%(expected_size)s "
             "bytes of type %(mimeType)s; it was removed, PUT the file again",
             size=info.size,
             content_type=quoted(info.content_type),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 from functools import cache
@@ -10,6 +11,7 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from ..kernel.errors import NotFound, ValidationError
+from ..kernel.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Condition, ConditionFailed, ItemStore, Put, Update
@@ -179,6 +181,28 @@ def check_password(items: ItemStore, username: str, password: str) -> dict[str, 
 def _dummy_hash() -> str:
     # Computed on first use: an argon2 hash costs ~0.3 s, too much for every cold start.
     return hash_password("timing-equalizer-not-a-password")
+
+
+def note_browser_language(items: ItemStore, user_id: str, language: str) -> None:
+    """The language the person's browser asked for when they last signed in (`browserLanguage`):
+    what a reminder speaks when Settings → Language is "as the browser says" (no page is open
+    then to ask). One write per sign-in, none when it is already known."""
+    profile = get_user(items, user_id)
+    if profile is None or profile.get("browserLanguage") == language or language not in LANGUAGES:
+        return
+    with contextlib.suppress(ConditionFailed):  # the account went away meanwhile: nothing to note
+        items.update(
+            Update(key=_profile_key(user_id), set={"browserLanguage": language}, condition=Condition(exists=True))
+        )
+
+
+def preferred_language(profile: dict[str, Any] | None, requested: str = "") -> str:
+    """The language to speak to the person in: their own choice (Settings → Language), else the
+    one the request asks for (`requested`, "" when none), else their browser's at their last
+    sign-in, else English."""
+    profile = profile or {}
+    choices = ((profile.get("settings") or {}).get("language"), requested, profile.get("browserLanguage"))
+    return next((c for c in choices if isinstance(c, str) and c in LANGUAGES), DEFAULT_LANGUAGE)
 
 
 def set_setting(items: ItemStore, user_id: str, name: str, value: bool | str) -> dict[str, Any]:

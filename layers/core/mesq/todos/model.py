@@ -28,8 +28,8 @@ from typing import Any
 
 import fractional_indexing
 
-from ..kernel.i18n import NC_, Translator
 from ..kernel.errors import ValidationError
+from ..kernel.i18n import NC_, Translator
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
 from ..kernel.spec import SpecError, load_spec

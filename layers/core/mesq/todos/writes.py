@@ -30,12 +30,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ..auth.users import get_user
+from ..auth.users import get_user, preferred_language
 from ..history.capture import todo_changes
 from ..history.records import CHANGE_PREFIX
 from ..kernel.context import Call
 from ..kernel.errors import MesqError, ValidationError
-from ..kernel.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import (
     MAX_TRANSACTION_OPS,
@@ -167,13 +166,9 @@ def new_space_ops(
 
 def board_language(items: ItemStore, user_id: str, requested: str) -> str:
     """The language a new board is named in: the user's own choice (Settings → Language), else
-    the one the request asked for (the page's, or `Accept-Language` on REST and MCP), else English."""
-    profile = get_user(items, user_id) or {}
-    stored = (profile.get("settings") or {}).get("language")
-    for language in (stored, requested):
-        if isinstance(language, str) and language in LANGUAGES:
-            return language
-    return DEFAULT_LANGUAGE
+    the one the request asked for (the page's, or `Accept-Language` on REST and MCP), else their
+    browser's at sign-in, else English (`auth.users.preferred_language`)."""
+    return preferred_language(get_user(items, user_id), requested)
 
 
 def ensure_default_space(

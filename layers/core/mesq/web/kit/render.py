@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context, select_autoescape
 from jinja2.runtime import Context
+from markupsafe import Markup, escape
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from ...kernel import formats
@@ -51,6 +52,13 @@ def _size(context: Context, count: int) -> str:
 
 
 @pass_context
+def _listing(context: Context, items: list[Any]) -> Markup:
+    """Phrases joined as the page's language lists things (`a, b, and c` / `a、b和c`); each phrase
+    is escaped unless it is markup already (a catalog string with its values escaped)."""
+    return Markup(formats.listing([str(escape(item)) for item in items], context.get("language") or DEFAULT_LANGUAGE))  # noqa: S704 -- every part escaped above; CLDR's separators hold no markup
+
+
+@pass_context
 def _zone_name(context: Context, zone: str) -> str:
     """An IANA zone by its generic name, in the page's language (`中国时间`); a name that is no
     zone as it is."""
@@ -79,6 +87,7 @@ def environment() -> Environment:
     env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
     env.filters["when"] = _when_for_viewer  # in the browser's zone
     env.filters["size"] = _size  # bytes in the page's language
+    env.filters["listing"] = _listing  # phrases as the page's language lists them
     env.filters["zone_name"] = _zone_name  # an IANA zone by its place, in the page's language
     env.filters["recurrence"] = recurrence_filter  # an RRULE in words, in the page's language
     env.globals["settings_pages"] = SETTINGS_PAGES

@@ -9,6 +9,7 @@ inplace.js` dismisses toasts after a few seconds, on Escape and on their close b
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from starlette.responses import Response
 
 from ...kernel.errors import ValidationError
 from .framework import Page
+from .i18n import NP_, Translator
 
 #: Change ids one Undo button may carry (a write records one per record it changes).
 MAX_UNDO = 100
@@ -61,10 +63,33 @@ def undo_ids(page: Page) -> list[str]:
     return change_ids
 
 
+#: Why a change was not undone, by the code `undo_changes` gives it (its message is the API's,
+#: in English): in the page's words.
+NOT_UNDONE_WORDS = {
+    "REVISION_CONFLICT": NP_("%(num)d changed again since", "%(num)d changed again since"),
+    "NOT_FOUND": NP_("%(num)d no longer exists", "%(num)d no longer exist"),
+    "NOT_UNDOABLE": NP_("%(num)d cannot be undone", "%(num)d cannot be undone"),
+    "CONFLICT": NP_("%(num)d was already undone or has moved on since",
+                    "%(num)d were already undone or have moved on since"),
+    "FORBIDDEN": NP_("%(num)d is not yours to undo", "%(num)d are not yours to undo"),
+}
+_OTHER = NP_("%(num)d could not be undone", "%(num)d could not be undone")
+
+
+def not_undone_words(refused: list[dict[str, Any]], say: Translator) -> str:
+    """`1 changed again since, 2 cannot be undone`: the changes an undo left, by reason."""
+    reasons = Counter(str(entry.get("code")) for entry in refused)
+    return say.gettext(", ").join(
+        say.ngettext(*NOT_UNDONE_WORDS.get(code, _OTHER), count) for code, count in reasons.items()
+    )
+
+
 def undo_message(page: Page, answer: dict[str, Any]) -> str:
-    """What an Undo says: done, or why not (the first change it could not undo)."""
+    """What an Undo says: done, or why not."""
     refused = answer["notUndone"]
-    return str(refused[0]["message"]) if refused else page.gettext("Undone.")
+    if not refused:
+        return page.gettext("Undone.")
+    return page.gettext("Not undone: %(reasons)s.", reasons=not_undone_words(refused, page.translator))
 
 
-__all__ = ["Toast", "render_with_toast", "toast_only", "undo_ids", "undo_message"]
+__all__ = ["Toast", "not_undone_words", "render_with_toast", "toast_only", "undo_ids", "undo_message"]

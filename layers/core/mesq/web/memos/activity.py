@@ -20,6 +20,9 @@ from starlette.routing import Route
 from ...kernel.errors import ValidationError
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import DEFAULT_LANGUAGE, N_, NP_, Translator
+from ..kit.request_values import request_zone
+from ..kit.toast import not_undone_words
+from .change_words import actor_name, change_view, kind_noun, record_names
 
 PAGE = "/activity"
 PAGE_SIZE = 100
@@ -51,11 +54,12 @@ def summary(changes: list[dict[str, Any]], say: Translator = ENGLISH) -> str:
     return say.gettext(", ").join(parts)
 
 
-def groups(changes: list[dict[str, Any]], say: Translator = ENGLISH) -> list[dict[str, Any]]:
+def groups(changes: list[dict[str, Any]], say: Translator = ENGLISH, zone: str = "UTC") -> list[dict[str, Any]]:
     """Consecutive changes of one actor (newest first), and within them its runs: one run_code
-    run, one batch call or one single write each."""
+    run, one batch call or one single write each; each change in words (`change_words.py`)."""
     found: list[dict[str, Any]] = []
-    for change in changes:
+    names = record_names(changes)
+    for change in (change_view(c, say, zone, names) for c in changes):
         if not found or found[-1]["actor"]["id"] != change["actor"]["id"]:
             found.append({"actor": change["actor"], "at": change["at"], "runs": []})
         runs = found[-1]["runs"]
@@ -82,7 +86,7 @@ def filter_words(filters: dict[str, str], changes: list[dict[str, Any]], say: Tr
     data), a kind only once validated (one of KINDS), a run or record as "one run"/"one record"."""
     words = []
     if "actor" in filters:
-        names = {change["actor"]["name"] for change in changes}
+        names = {actor_name(change["actor"], say) for change in changes}
         words.append(say.gettext("by %(name)s", name=names.pop()) if len(names) == 1 else say.gettext("by one agent"))
     if filters.get("kind") in _KIND_WORDS:
         words.append(say.gettext(_KIND_WORDS[filters["kind"]]))
@@ -104,7 +108,8 @@ async def activity_page(page: Page) -> Response:
     data = await page.invoke("list_changes", arguments)
     more = urlencode({**filters, "cursor": data["nextCursor"]}) if "nextCursor" in data else None
     return page.render(
-        "memos/activity.html", nav="activity", groups=groups(data["changes"], page.translator), filters=filters,
+        "memos/activity.html", nav="activity", filters=filters,
+        groups=groups(data["changes"], page.translator, request_zone(page.request)),
         more=more,
         back=PAGE + ("?" + urlencode(filters) if filters else ""),
         filter_words=filter_words(filters, data["changes"], page.translator),
@@ -123,7 +128,12 @@ async def history_of(page: Page, record_id: str) -> dict[str, Any]:
     data = await page.invoke("list_changes", {"recordId": record_id, "limit": PAGE_SIZE})
     changes = data["changes"]
     kind = changes[0]["record"]["kind"] if changes else None
-    return {"recordId": record_id, "changes": changes, "restorable": kind in _RESTORABLE}
+    say, names = page.translator, record_names(changes)
+    shown = [change_view(change, say, request_zone(page.request), names) for change in changes]
+    return {
+        "recordId": record_id, "changes": shown, "restorable": kind in _RESTORABLE,
+        "kind": kind_noun(kind, say), "label": names.get(record_id, ""),
+    }  # fmt: skip
 
 
 def version_values(changes: list[dict[str, Any]], version_id: str, names: tuple[str, ...]) -> dict[str, Any]:
@@ -188,9 +198,7 @@ def undo_report(data: dict[str, Any], say: Translator = ENGLISH) -> str:
     count = len(data["undone"])
     report = say.ngettext("%(num)d change undone.", "%(num)d changes undone.", count)
     if data["notUndone"]:
-        reasons = Counter(entry["code"] for entry in data["notUndone"])
-        listed = say.gettext(", ").join(f"{number} {code}" for code, number in reasons.items())
-        report += " " + say.gettext("Not undone: %(reasons)s.", reasons=listed)
+        report += " " + say.gettext("Not undone: %(reasons)s.", reasons=not_undone_words(data["notUndone"], say))
     return report
 
 

@@ -61,7 +61,7 @@ async def _ai_search(page: Page, query: TimelineQuery, zone: ZoneInfo | None) ->
     try:
         answer = await page.invoke("search_ai_memos", query.ai_arguments(zone))
     except ServiceUnavailable as error:
-        return {"memos": [], "unavailable": error.message, "degraded": False, "stages": []}
+        return {"memos": [], "unavailable": page.error_text(error), "degraded": False, "stages": []}
     ids = [item["id"] for item in answer["items"]]
     found: dict[str, dict[str, Any]] = {}
     if ids:

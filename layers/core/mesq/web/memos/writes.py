@@ -76,7 +76,7 @@ async def create_submit(page: Page) -> Response:
         await page.invoke("create_memo", arguments)
     except ValidationError as error:
         context = await timeline_context(
-            page, TimelineQuery(), composer_text=content, composer_error=error.message,
+            page, TimelineQuery(), composer_text=content, composer_error=page.error_text(error),
             composer_resources=[
                 {"json": json.dumps(r), "name": str(r.get("displayName", "attachment"))}
                 for r in resources if isinstance(r, dict)
@@ -136,7 +136,7 @@ async def save_submit(page: Page) -> Response:
         current = await _memo(page)
         return _editor(
             page, current, status=400, content=yours, revision=page.fields.text("revision"),
-            error=error.message, theirs=None, kept=None,
+            error=page.error_text(error), theirs=None, kept=None,
         )  # fmt: skip
     if _is_htmx(page):
         return page.render("memos/_card.html", memo=await memo_view(saved["memo"]), back=_back(page))

@@ -36,7 +36,7 @@ async def consent_page(page: Page) -> Response:
         session=page.session,
         pending=pending,
         destination=f"{target.scheme}://{target.netloc}" if target.netloc else pending.redirect_uri,
-        scopes=[(scope, describe(scope)) for scope in pending.scopes],
+        scopes=[(scope, describe(scope, page.translator)) for scope in pending.scopes],
     )
 
 

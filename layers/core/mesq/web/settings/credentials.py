@@ -34,13 +34,13 @@ from ...kernel.messages import quoted
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
 from ..kit.render import redirect
-from ..kit.scope_words import SCOPE_WORDS
+from ..kit.scope_words import describe
 from ..kit.security import cookie_name, cookies_secure, set_strict_cookie
 
 NEW_TOKEN_COOKIE = "mesq_new_token"
 NEW_TOKEN_SECONDS = 120
 EXPIRY_CHOICES = (
-    ("", N_("Never")),
+    ("", N_("Never")),  # the expiry choice (the table says pgettext("expires", "never"))
     ("7", N_("7 days")),
     ("30", N_("30 days")),
     ("90", N_("90 days")),
@@ -85,7 +85,7 @@ def _page(page: Page, *, status: int = 200, error: str | None = None, form: dict
         nav="tokens",
         tokens=ordered,
         revealed=revealed,
-        scopes=[(scope, SCOPE_WORDS[scope]) for scope in ALL_SCOPES],
+        scopes=[(scope, describe(scope, page.translator)) for scope in ALL_SCOPES],
         expiry_choices=EXPIRY_CHOICES,
         error=error,
         form=form or {"name": "", "scopes": ["memo:read"], "expiry": ""},
@@ -127,7 +127,7 @@ async def create_token_submit(page: Page) -> Response:
         )  # fmt: skip
     except ValidationError as error:
         form = {"name": name, "scopes": scopes, "expiry": expiry}
-        return await run_sync(partial(_page, page, status=400, error=error.message, form=form))
+        return await run_sync(partial(_page, page, status=400, error=page.error_text(error), form=form))
     response = redirect(PAGE)
     flash = f"{record['id']}.{secret}"
     settings = page.web.services.settings

@@ -22,6 +22,7 @@ from starlette.routing import Route
 from ...kernel.errors import ValidationError
 from ...kernel.timestamps import format_timestamp
 from ..kit.framework import Handler, Page, Web, endpoint
+from ..kit.i18n import Translator
 from ..kit.render import redirect
 from ..kit.request_values import query_offset
 from .fields import friendly_due
@@ -64,12 +65,13 @@ def query_arguments(tab: str, now: datetime, zone: str, offset: int) -> dict[str
     return {**arguments, "dueAfter": after, "dueBefore": before}
 
 
-def entry(item: dict[str, Any], spaces: dict[str, str], now: datetime, zone: str) -> dict[str, Any]:
-    """A record as a row shows it: its due in words, where it lives and where it opens."""
+def entry(item: dict[str, Any], spaces: dict[str, str], now: datetime, zone: str, say: Translator) -> dict[str, Any]:
+    """A record as a row shows it: its due in words in the page's language, where it lives and
+    where it opens."""
     inbox = item["kind"] in ("inboxItem", "inboxSubtask")
     return {
         **item,
-        "due_view": friendly_due(item.get("due"), now, zone, done=item["done"]),
+        "due_view": friendly_due(item.get("due"), now, zone, done=item["done"], say=say),
         "where": None if inbox else spaces.get(item["spaceId"] or ""),
         "url": BOARD + "/inbox" if inbox else f"{BOARD}/tasks/{item['id']}",
         "inbox": inbox,
@@ -87,7 +89,7 @@ async def agenda_view(page: Page, tab: str, **extra: Any) -> dict[str, Any]:
     overdue_more = False
     if tab == "today" and offset == 0:  # today also shows what is already late, above the day
         late = await page.invoke("query_todos", query_arguments("overdue", now, zone, 0))
-        overdue = [entry(item, spaces, now, zone) for item in late["items"]]
+        overdue = [entry(item, spaces, now, zone, page.translator) for item in late["items"]]
         overdue_more = bool(late["page"].get("hasMore"))
     late_ids = {item["id"] for item in overdue}  # a time passed earlier today: listed once, as overdue
     more = found["page"]
@@ -95,7 +97,7 @@ async def agenda_view(page: Page, tab: str, **extra: Any) -> dict[str, Any]:
         "nav": "todos",
         "tab": tab,
         "view": VIEWS[tab],
-        "items": [entry(item, spaces, now, zone) for item in found["items"] if item["id"] not in late_ids],
+        "items": [entry(item, spaces, now, zone, page.translator) for item in found["items"] if item["id"] not in late_ids],
         "overdue": overdue,
         "overdue_more": overdue_more,  # the rest on /todos/overdue
         "more": urlencode({"offset": more["nextOffset"]}) if more.get("hasMore") else None,
@@ -123,7 +125,7 @@ async def today_add(page: Page) -> Response:
         parsed = await understand(page, title, form_ignore(page))
         created = await page.invoke("create_todo_task", parsed.arguments(page_zone(page)))
     except ValidationError as error:
-        view = await agenda_view(page, "today", add_error=error.message, add_title=title)
+        view = await agenda_view(page, "today", add_error=page.error_text(error), add_title=title)
         return page.render("todos/agenda.html", status=400, **view)
     return redirect(f"{TODAY}?{urlencode({'added': created['task']['id']})}")  # the notice is the template's
 

@@ -42,7 +42,7 @@ async def restore_submit(page: Page) -> Response:
     except RevisionConflict:
         return _refused(page, page.gettext("That item changed meanwhile; here is the trash as it is now."))
     except (ValidationError, Conflict, NotFound) as error:
-        return _refused(page, error.message)
+        return _refused(page, page.error_text(error))
     record = restored.get("task") or restored.get("subtask") or restored.get("inboxItem") or {}
     done = page.gettext("“%(title)s” restored.", title=str(record.get("title", ""))[:80])
     if not is_htmx(page.request):
