@@ -328,6 +328,13 @@ def seed_account(server: LiveServer, page: Any, gateway: str) -> Seeded:
     seeded = Seeded()
     seeded.type(USERNAME, "MeSQ")
     sign_up(server, page)
+    # The account reads Chinese before its first todo page: its board is made in Chinese
+    # (默认 / 待办 / 进行中 / 已完成), and from then on the board's names are the person's own data.
+    page.goto(server.base_url + "/settings")
+    page.locator("#language-form input[name=language][value='zh']").check()
+    page.locator("#language-form button[type=submit]").click()
+    playwright_sync.expect(page.locator("html")).to_have_attribute("lang", "zh-Hans")
+    seeded.type("默认", "待办", "进行中", "已完成")
     made = server.cli("token", "create", USERNAME, "--name", seeded.type("读书助手"), "--scopes",
                       "memo:read,memo:write,todo:read,todo:write")  # fmt: skip
     assert made.returncode == 0, made.stderr

@@ -106,7 +106,7 @@ def test_a_task_moved_into_the_done_column_is_completed_and_one_moved_out_reopen
     # Between two other columns nothing changes; a done task in a space without a done column neither.
     done_elsewhere = me.ok("complete_todo_task", id=task["id"], expectedRevision=back["revision"])["task"]
     assert done_elsewhere["columnId"] == done["id"]  # completed elsewhere: it moves there
-    listed = [c for c in me.ok("list_todo_spaces")["columns"] if c["id"] == done["id"]][0]
+    listed = next(c for c in me.ok("list_todo_spaces")["columns"] if c["id"] == done["id"])
     me.ok("update_todo_column", columnId=done["id"], expectedRevision=listed["revision"], done=False)
     kept = me.ok("move_todo_task", id=task["id"], expectedRevision=done_elsewhere["revision"], columnId=todo["id"])
     assert kept["task"]["done"]  # no done column any more: moving is only moving

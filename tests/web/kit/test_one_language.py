@@ -23,7 +23,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -55,18 +54,21 @@ READ_PAGE = r"""() => {
     const where = e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
         (typeof e.className === 'string' && e.className ? '.' + e.className.trim().split(/\s+/).join('.') : '');
     const shown = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+    // Literal text: code, a command, an identifier, an example value (`<code>`, `<kbd>`, `<samp>`,
+    // or marked `translate="no"`, the HTML way to say "not words of this language").
+    const literal = e => !!e.closest('code, kbd, samp, [translate=no]');
     const found = [['title', document.title, 'title']];
     const skip = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
         const parent = node.parentElement, text = node.textContent.trim();
-        if (text && parent && !skip.has(parent.tagName)) found.push(['text', text, where(parent)]);
+        if (text && parent && !skip.has(parent.tagName)) found.push([literal(parent) ? 'literal' : 'text', text, where(parent)]);
     }
     const generated = /"((?:[^"\\]|\\.)*)"|attr\(([\w-]+)\)/g;
     for (const e of document.body.querySelectorAll('*')) {
         for (const name of ['title', 'placeholder', 'aria-label', 'alt', 'aria-description', 'aria-roledescription']) {
             const value = e.getAttribute(name);
-            if (value && value.trim()) found.push([name, value.trim(), where(e)]);
+            if (value && value.trim()) found.push([literal(e) ? 'literal' : name, value.trim(), where(e)]);
         }
         if (e.matches('input[type=submit], input[type=button], input[type=reset]') && e.value) {
             found.push(['value', e.value, where(e)]);
@@ -99,11 +101,24 @@ def foreign_runs(text: str, language: str, typed: set[str]) -> list[str]:
     for mine in sorted(typed, key=len, reverse=True):
         if mine in text:
             text = text.replace(mine, " ")
-    if language == "zh":
-        runs = [run for run in LATIN.findall(text) if run not in ALLOWED]
-    else:
-        runs = CJK.findall(text)
+    runs = [run for run in LATIN.findall(text) if run not in ALLOWED] if language == "zh" else CJK.findall(text)
     return [run for run in runs if not any(run in mine for mine in typed)]
+
+
+#: Three or more words in a row: a sentence, not a name or a value (`X-MeSQ-Signature: t=…`).
+PROSE = re.compile(r"[A-Za-z]{2,}(?: [A-Za-z]{2,}){2,}")
+
+
+def prose_in_literal(text: str) -> list[str]:
+    """Literal text (code, an identifier, an example) may be in any letters, but not a sentence:
+    marking English words as code would hide them from this test."""
+    return PROSE.findall(text)
+
+
+def test_literal_text_may_be_code_but_not_a_sentence() -> None:
+    assert prose_in_literal("X-MeSQ-Signature: t=<Unix 秒数>,v1=<HMAC-SHA256>") == []
+    assert prose_in_literal("MESQ_PUBLIC_URL") == [] and prose_in_literal("memo:read") == []
+    assert prose_in_literal("could not resolve the host") == ["could not resolve the host"]
 
 
 def test_foreign_runs_tell_words_from_names_and_typed_text() -> None:
@@ -152,6 +167,8 @@ class Reader:
                 for kind, text, where in self.page.evaluate(READ_PAGE):
                     if kind == "native":
                         runs = [text]
+                    elif kind == "literal":
+                        runs = prose_in_literal(text)
                     else:
                         runs = foreign_runs(text, self.language, self.typed)
                     if runs:

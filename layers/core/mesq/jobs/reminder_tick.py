@@ -52,8 +52,8 @@ from anyio.abc import TaskGroup
 from aws_lambda_powertools import Logger
 
 from ..adapters.reminders.delivery import new_client, send_all
-from ..kernel.concurrency import run_sync
 from ..auth.users import get_user, preferred_language
+from ..kernel.concurrency import run_sync
 from ..kernel.errors import ValidationError
 from ..kernel.i18n import Text
 from ..kernel.keys import user_partition

@@ -106,7 +106,8 @@ def sync_user(items: ItemStore, sealer: Sealer, user_id: str, providers: Provide
         credential = load_credential(items, sealer, user_id)
     except SealingError:
         logger.exception("reading credential cannot be opened", extra={"userId": user_id})
-        unreadable = _error("CREDENTIAL_UNREADABLE", Text("the stored credential cannot be decrypted; save it again"), now)
+        why = Text("the stored credential cannot be decrypted; save it again")
+        unreadable = _error("CREDENTIAL_UNREADABLE", why, now)
         return _record(items, user_id, now, lastError=unreadable)
     if credential is None:
         missing = _error("NO_CREDENTIAL", Text("no WeChat Reading credential is saved"), now)

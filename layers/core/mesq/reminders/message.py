@@ -65,7 +65,8 @@ def local_due(due: Any, timezone: Any, language: str = DEFAULT_LANGUAGE) -> str:
         zone = UTC
     moment = parse_timestamp(str(due.get("at")), "at").astimezone(zone)
     say = Translator(language)
-    return say.gettext("%(time)s (%(zone)s)", time=moment.strftime("%Y-%m-%d %H:%M"), zone=formats.zone_name(zone, language))
+    zone_words = formats.zone_name(zone, language)
+    return say.gettext("%(time)s (%(zone)s)", time=moment.strftime("%Y-%m-%d %H:%M"), zone=zone_words)
 
 
 def message_of(payload: dict[str, Any], public_url: str, language: str = DEFAULT_LANGUAGE) -> Message:

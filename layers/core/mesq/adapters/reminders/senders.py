@@ -21,9 +21,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid02, VapidException
 
 from ...kernel.errors import ValidationError
+from ...kernel.i18n import DEFAULT_LANGUAGE
 from ...reminders.channels import Channel
 from ...reminders.headers import one_line
-from ...kernel.i18n import DEFAULT_LANGUAGE
 from ...reminders.message import NTFY_PRIORITY, message_of
 from ...reminders.transport import SendContext, SendFailed, post
 from ...reminders.vapid import subject_of
@@ -77,7 +77,8 @@ async def send_webpush(channel: Channel, payload: dict[str, Any], context: SendC
     if context.vapid is None:
         raise SendFailed("the instance has no VAPID key")
     keys = json.loads(channel.secret)
-    body = http_ece.encrypt(push_body(payload, context.public_url, context.language), private_key=ec.generate_private_key(ec.SECP256R1()),
+    plain = push_body(payload, context.public_url, context.language)
+    body = http_ece.encrypt(plain, private_key=ec.generate_private_key(ec.SECP256R1()),
                             dh=_b64(keys["p256dh"]), auth_secret=_b64(keys["auth"]), version="aes128gcm")  # fmt: skip
     parts = urlsplit(channel.url)
     try:

@@ -15,6 +15,9 @@ SCOPE_WORDS: dict[str, str] = {
 }
 
 
-def describe(scope: str, say: Translator = Translator(DEFAULT_LANGUAGE)) -> str:
+ENGLISH = Translator(DEFAULT_LANGUAGE)
+
+
+def describe(scope: str, say: Translator = ENGLISH) -> str:
     words = SCOPE_WORDS.get(scope)
     return say.gettext(words) if words else scope

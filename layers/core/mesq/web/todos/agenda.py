@@ -97,7 +97,8 @@ async def agenda_view(page: Page, tab: str, **extra: Any) -> dict[str, Any]:
         "nav": "todos",
         "tab": tab,
         "view": VIEWS[tab],
-        "items": [entry(item, spaces, now, zone, page.translator) for item in found["items"] if item["id"] not in late_ids],
+        "items": [entry(item, spaces, now, zone, page.translator)
+                  for item in found["items"] if item["id"] not in late_ids],  # fmt: skip
         "overdue": overdue,
         "overdue_more": overdue_more,  # the rest on /todos/overdue
         "more": urlencode({"offset": more["nextOffset"]}) if more.get("hasMore") else None,
