@@ -36,12 +36,10 @@ $(RUN_STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e .
 	touch $(RUN_STAMP)
 
+# `make run PORT=8080 DATA_DIR=~/mesq-data`: another port and data directory (README "First steps").
+# The server's own banner says how to create the first account and a token (shorter once one exists).
 run: prerequisites-run $(RUN_STAMP)
-	@echo "Starting MeSQ on SQLite + local files under $(DATA_DIR)/"
-	@echo "In another terminal, create a user and a token:"
-	@echo "  $(BIN)/mesq user create alice --admin --data-dir $(DATA_DIR)   (or open /setup in the browser)"
-	@echo "  $(BIN)/mesq token create alice --name laptop --scopes memo:read,memo:write --data-dir $(DATA_DIR)"
-	@echo "MCP endpoint: http://127.0.0.1:$(PORT)/mcp   REST: http://127.0.0.1:$(PORT)/api/toolkit/memo"
+	@echo "Starting MeSQ on SQLite + local files under $(DATA_DIR)/ (another port or directory: make run PORT=8080 DATA_DIR=~/mesq-data)"
 	$(BIN)/mesq serve --data-dir $(DATA_DIR) --port $(PORT)
 
 lint: install

@@ -130,7 +130,7 @@ class RealisticCorpus:
         return " ".join(parts), terms
 
     def _terms(self, word: str) -> list[str]:
-        from mesq.search.tokens import tokens
+        from mesq.search.tokenizer import tokens
 
         if word not in self.cache:
             self.cache[word] = tokens(word)
@@ -153,12 +153,15 @@ def rows_ai_search() -> list[tuple[str, str, str]]:
     import numpy as np
 
     from mesq.adapters.models.local_models import BundledEmbedder
+    from mesq.application.registries import SEARCHABLES
     from mesq.memos import store
     from mesq.search import pipeline
-    from mesq.search.documents import Doc, doc_of
+    from mesq.search.documents import Doc
+
+    doc_of = SEARCHABLES.doc_of
     from mesq.search.index import Entry, SearchIndex
     from mesq.search.indexer import refresh, repository
-    from mesq.search.tokens import tokens
+    from mesq.search.tokenizer import tokens
     from mesq.wiring.config import Settings
     from mesq.wiring.services import Services, build_services
 

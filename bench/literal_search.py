@@ -1,10 +1,10 @@
 """Literal `search_memos` at 10k and 100k memos (SQLite, one user): the query through the literal
-index (search/literal.py) against its same-run baseline, the scan over every memo, on one mix of
+index (search/literal_index.py) against its same-run baseline, the scan over every memo, on one mix of
 queries (pieces of random memos, 1-6 characters, Chinese and English, in random case, and a few
 common words). Also: the backfill (`literal_store.rebuild`), one write's index update, and the
 index's size. Beside them, at 10k records: `search_reading_notes` (10k notes over 100 books)
 and `query_todos` with a `query` text (10k root tasks, a fifth with two subtasks, 50 inbox items)
-through their literal indexes (search/literal_kinds.py) against their scans, on the same kind of
+through their literal indexes (literal.py in each domain) against their scans, on the same kind of
 queries.
 
 The memos are written with direct batched store transactions past the in-process follower (as an
@@ -278,8 +278,9 @@ def rows_reading_and_todos(count: int = 10_000) -> list[Row]:
     from mesq.auth.users import create_user
     from mesq.kernel.context import Call, Principal
     from mesq.reading import operations as reading_ops
+    from mesq.reading.literal import LITERAL as READING
     from mesq.search import literal_store
-    from mesq.search.literal_kinds import READING, TODO
+    from mesq.todos.literal import LITERAL as TODO
     from mesq.todos.views import operations as todo_views
     from mesq.wiring.config import Settings
     from mesq.wiring.services import build_services

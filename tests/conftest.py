@@ -159,10 +159,11 @@ def run_cli(
 
 
 def start_server(
-    data_dir: Path, env: dict[str, str] | None = None, *extra: str, command: list[str] | None = None
+    data_dir: Path, env: dict[str, str] | None = None, *extra: str, command: list[str] | None = None,
+    cwd: Path = REPO,
 ) -> LiveServer:
-    """Start `mesq serve` (or `command`, e.g. `make run`) on a free port; wait until it says where
-    it listens and answers /healthz."""
+    """Start `mesq serve` (or `command`, e.g. `make run`, run in `cwd`) on a free port; wait until it
+    says where it listens and answers /healthz."""
     port = free_port()
     argv = command or [sys.executable, "-m", "mesq.runtime.cli", "serve", "--data-dir", str(data_dir)]
     if command is None:
@@ -170,7 +171,7 @@ def start_server(
     else:
         argv = [part.replace("{port}", str(port)).replace("{data_dir}", str(data_dir)) for part in argv]
     process = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO,
+        argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cwd,
         env={**os.environ, **(env or {})}, start_new_session=True,  # one process group to stop
     )  # fmt: skip
     assert process.stdout is not None

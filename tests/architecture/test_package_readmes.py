@@ -72,3 +72,47 @@ def test_the_table_check_can_fail():
         "sub/d.py",
     }
     assert tabled_modules("| `a.py` | x |\n") != {"a.py", "b.py"}
+
+
+REPO = PACKAGE.parents[2]
+#: A "how to add" section of a README: its heading, up to the next heading of the same or a higher level.
+ADDING = re.compile(r"^(#{2,3}) (?:How to add|Adding|Add) .*?$(.*?)(?=^#{1,3} |\Z)", re.M | re.S | re.I)
+FILE = re.compile(r"(?<![\w./-])((?:\.\./)*(?:[\w.-]+/)*[\w-]+\.(?:py|yaml|html|md))\b")
+
+
+def _exists(name: str, where: Path) -> bool:
+    """A file named in a README of `where`: relative to the README, to mesq/ (`mesq/...` too), or
+    to the repository; a bare name (the steps' "the package's `revert.py`") may be any module of
+    mesq/ by that name."""
+    bare = name.removeprefix("mesq/")
+    candidates = [where / name, PACKAGE / bare, REPO / name]
+    if "/" not in name:
+        candidates += list(PACKAGE.rglob(name))
+    return any(path.exists() for path in candidates)
+
+
+def adding_steps_files(readme: Path) -> list[str]:
+    """The files the "How to add ..." steps of a README name that do not exist."""
+    text = readme.read_text(encoding="utf-8")
+    return [
+        name
+        for _level, section in ADDING.findall(text)
+        for name in FILE.findall(section)
+        if not _exists(name, readme.parent)
+    ]
+
+
+def _readmes() -> list[Path]:
+    return [*sorted(PACKAGE.rglob("README.md")), REPO / "docs" / "architecture.md"]
+
+
+@pytest.mark.parametrize("readme", _readmes(), ids=lambda path: path.relative_to(REPO).as_posix())
+def test_the_adding_steps_name_files_that_exist(readme):
+    assert adding_steps_files(readme) == []
+
+
+def test_the_adding_check_can_fail(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n\n## How to add a thing\n\n1. Edit `gone.py` and `here.py`.\n\n## Files\n`other.py`\n")
+    (tmp_path / "here.py").write_text("")
+    assert adding_steps_files(readme) == ["gone.py"]

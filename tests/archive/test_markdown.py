@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from mesq.application.invocation import invoke_sync
-from mesq.archive.markdown import MarkdownReport, NoteError, import_markdown, parse_note
+from mesq.archive.markdown_import import MarkdownReport, NoteError, import_markdown, parse_note
 from mesq.auth.users import create_user
 from mesq.kernel.context import Principal
 from mesq.kernel.keys import user_partition
@@ -226,10 +226,10 @@ def test_a_zip_works_like_the_folder_and_through_the_command_line(tmp_path: Path
     assert first.returncode == 1, first.stderr  # one note was skipped
     assert "mesq: skipped Notes/bad.md: front matter is not valid YAML" in first.stderr, first.stderr
     assert "mesq: skipped Notes/escape.md: image '../../outside.png' points outside the folder" in first.stderr
-    assert "imported 2 of 4 Markdown files: 2 new, 0 already there, 2 skipped; 2 attachments;" in first.stdout
+    assert "imported 2 of 4 Markdown files into bob: 2 new, 0 already there, 2 skipped; 2 attachments;" in first.stdout
     assert re.search(r"\d+ files/s\)", first.stdout)
     second = run_cli("import", "bob", "--markdown", str(archive), "--data-dir", str(data_dir))
-    assert "imported 2 of 4 Markdown files: 0 new, 2 already there, 2 skipped; 0 attachments;" in second.stdout
+    assert "imported 2 of 4 Markdown files into bob: 0 new, 2 already there, 2 skipped; 0 attachments;" in second.stdout
 
     services = build_services(inprocess_settings(data_dir=data_dir))
     try:

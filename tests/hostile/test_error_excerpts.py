@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from mesq.archive.format import ArchiveError, parse_record
-from mesq.archive.markdown import NoteError, parse_note
+from mesq.archive.markdown_import import NoteError, parse_note
 from mesq.kernel.errors import MesqError
 from mesq.kernel.messages import MESSAGE_CHARS, QUOTE_CHARS, bounded_message, quoted
 from mesq.kernel.timestamps import parse_timestamp

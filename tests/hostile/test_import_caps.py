@@ -79,7 +79,7 @@ def test_records_per_kind_and_the_manifest_size_are_capped(tmp_path: Path, monke
     path = _archive(tmp_path / "memos.zip", memos)
     importer.validate(path)  # sound
     monkeypatch.setitem(limits.RECORDS_PER_KIND, "MEMO#", 4)
-    with pytest.raises(CapExceeded, match="MEMO# records cap of 4"):
+    with pytest.raises(CapExceeded, match="memos per archive cap of 4"):
         importer.validate(path)
     monkeypatch.setattr(importer, "MANIFEST_BYTES", 64)
     with pytest.raises(CapExceeded, match="manifest size cap of 64"):

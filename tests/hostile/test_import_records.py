@@ -229,7 +229,7 @@ def test_foreign_index_keys_are_rebuilt_into_the_importers_own_partitions(world:
 @pytest.mark.parametrize(
     ("name", "spoil", "reason"),
     [
-        ("pk", lambda rs, w: _of(rs, "MEMO#").update(pk=user_partition(w.victim)), "owner's partition"),
+        ("pk", lambda rs, w: _of(rs, "MEMO#").update(pk=user_partition(w.victim)), "a record of another account"),
         (
             "createdAt",
             lambda rs, w: _of(rs, "MEMO#").update(
@@ -271,7 +271,7 @@ def test_a_blob_at_another_users_path_is_refused_and_nothing_written(world: Worl
         return records
 
     hostile = world.archive(change, blobs={f"blobs/{foreign}": b"overwrite"})
-    with pytest.raises(ArchiveError, match="is not in the archive"):
+    with pytest.raises(ArchiveError, match=r"the bytes of the attachment '.*' are not in the archive"):
         import_account(world.items, world.blobs, world.target, hostile)
     assert world.target_records() == [] and world.victim_view() == world.before
     assert world.blobs.head(attachment_path(world.target, victim_id, MEMO)) is None

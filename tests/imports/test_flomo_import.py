@@ -51,7 +51,7 @@ def test_a_thousand_cards_through_the_command_line_then_undo(tmp_path: Path) -> 
     first = run_cli("import", "alice", "--from", "flomo", str(export), "--data-dir", str(data))
     assert first.returncode == 0, first.stderr
     assert re.search(r"^1000 memos, \d+ tags, 334 attachments imported;", first.stdout), first.stdout
-    run_id = re.search(r"--undo-run (\S+)\)", first.stdout).group(1)  # type: ignore[union-attr]
+    run_id = re.search(r"--undo-run (\S+)", first.stdout).group(1)  # type: ignore[union-attr]
     second = run_cli("import", "alice", "--from", "flomo", str(export), "--data-dir", str(data))
     assert second.stdout.startswith("nothing new imported; 1000 already there"), second.stdout
     services = build_services(inprocess_settings(data_dir=data))

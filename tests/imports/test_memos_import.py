@@ -88,7 +88,7 @@ def test_a_thousand_memos_through_the_command_line_then_undo(tmp_path: Path) -> 
     assert re.search(r"1000 memos, \d+ tags, 350 attachments, 20 comments imported; .*run (\S+)", first.stdout), (
         first.stdout
     )
-    run_id = re.search(r"--undo-run (\S+)\)", first.stdout).group(1)  # type: ignore[union-attr]
+    run_id = re.search(r"--undo-run (\S+)", first.stdout).group(1)  # type: ignore[union-attr]
     second = run_cli("import", "alice", "--from", "memos", database, "--memos-user", "alice", "--data-dir", str(data))
     assert second.returncode == 0 and second.stdout.startswith("nothing new imported; 1000 already there"), (
         second.stdout

@@ -68,7 +68,7 @@ def test_four_projects_through_the_command_line_then_undo(tmp_path: Path) -> Non
     assert re.search(
         r"^3 tags, 152 comments, 4 spaces, 24 columns, 1040 tasks, 416 subtasks imported;", first.stdout
     ), first.stdout
-    run_id = re.search(r"--undo-run (\S+)\)", first.stdout).group(1)  # type: ignore[union-attr]
+    run_id = re.search(r"--undo-run (\S+)", first.stdout).group(1)  # type: ignore[union-attr]
     second = run_cli("import", "alice", "--from", "todoist", str(folder), "--data-dir", str(data))
     assert second.stdout.startswith("nothing new imported; 1040 already there"), second.stdout
     services = build_services(inprocess_settings(data_dir=data))

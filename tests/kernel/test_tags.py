@@ -2,11 +2,21 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mesq.kernel.spec import load_spec
-from mesq.kernel.tags import TAG_NAME_PATTERN, WHITESPACE_CHARS, expand_tag_paths, is_valid_tag, parse_tags, rename_tag
+from mesq.kernel.tags import (
+    TAG_NAME_PATTERN,
+    TAG_TYPED_PATTERN,
+    WHITESPACE_CHARS,
+    expand_tag_paths,
+    find_tags,
+    is_valid_tag,
+    parse_tags,
+    rename_tag,
+)
 
 #: Python's whitespace (`str.isspace`) and ECMA-262's WhiteSpace and LineTerminator, written out.
 WHITESPACE_UNION = frozenset(
@@ -67,3 +77,51 @@ def test_rename_then_parse(tags):
     renamed = parse_tags(rename_tag(content, old, "zz"))
     expected = [("zz" + t[len(old) :]) if t == old or t.startswith(old + "/") else t for t in tags]
     assert renamed == list(dict.fromkeys(expected))
+
+
+#: Issue 41: how Chinese writers type tags (no space before `#`), and the `#`s that are no tag.
+TAGGED = {
+    "刚读完《三体》#读书": ["读书"],
+    "周报，#工作 已交": ["工作"],
+    "今天去买菜#生活": ["生活"],
+    "今天读了《三体》#读书 #科幻": ["读书", "科幻"],
+    "“三体”#读书……#随笔": ["读书", "随笔"],
+    "#工作#生活": ["工作", "生活"],
+    "(#tag) **bold**#b >#q |#cell|": ["tag", "b", "q", "cell"],
+    "note:#x, end.#y!#z": ["x", "y", "z"],
+    "한국어#태그 日本語#タグ 𠀀#ext": ["태그", "タグ", "ext"],
+}
+UNTAGGED = [
+    "a#b", "C#", "https://x.test/#frag", "&#123;", "x.html#frag", "?a=#b", "\\#not", "$#array",
+    "[[#heading]]", "[link](#anchor)", '<a href="#top">', "{#id}", "##double", "2026#1", "é#x", "a_#b",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", TAGGED)
+def test_a_hash_after_cjk_text_or_punctuation_starts_a_tag(text):
+    assert parse_tags(text) == TAGGED[text]
+
+
+@pytest.mark.parametrize("text", UNTAGGED)
+def test_a_hash_inside_a_word_an_address_or_markup_is_no_tag(text):
+    assert parse_tags(text) == []
+
+
+def test_code_is_skipped_and_the_character_before_code_counts():
+    assert parse_tags("`#code`#after ```\n#fenced\n``` 中文#yes") == ["yes"]
+    assert rename_tag("中文#p `中文#p` 《书》#p/x C#p", "p", "q") == "中文#q `中文#p` 《书》#q/x C#p"
+
+
+def test_find_tags_reads_the_text_before():
+    assert [name for _s, _e, name in find_tags("#b", preceding="a")] == []
+    assert [name for _s, _e, name in find_tags("#b", preceding="读")] == ["b"]
+    assert list(find_tags("#b x", preceding="")) == [(0, 2, "b")]
+
+
+def test_the_typed_pattern_opens_where_a_tag_starts():
+    typed = re.compile(TAG_TYPED_PATTERN)
+    assert typed.search("今天去买菜#生").group(1) == "生"
+    assert typed.search("周报，#").group(1) == ""
+    assert typed.search("see #a/b").group(1) == "a/b"
+    assert typed.search("C#") is None
+    assert typed.search("#x\n") is None  # the end is the end, in both engines

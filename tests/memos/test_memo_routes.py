@@ -171,6 +171,18 @@ def test_idempotent_create(client, alice):
     assert ids(listed) == [first.json()["data"]["memo"]["id"]]
 
 
+def test_a_placeholder_idempotency_key_is_refused_in_words(client, alice):
+    """Issue 41: `<unique-key>` copied from an example is no key: 400, saying so, nothing written."""
+    for value in ("<unique-key>", " <your key> ", "<>"):
+        refused = client.post(BASE, headers={**alice.headers, "Idempotency-Key": value}, json={"content": "x"})
+        error = refused.json()["error"]
+        assert refused.status_code == 400 and error["code"] == "VALIDATION_ERROR", refused.text
+        assert "placeholder" in error["message"] and "uuid" in error["message"].lower()
+    assert ids(client.get(BASE, headers=alice.headers).json()["data"]) == []
+    kept = client.post(BASE, headers={**alice.headers, "Idempotency-Key": "a<b>c"}, json={"content": "x"})
+    assert kept.status_code == 201  # brackets inside a real key are fine
+
+
 def test_idempotency_keys_are_per_user(client, make_account):
     one, two = make_account(), make_account()
     a = client.post(BASE, headers={**one.headers, "Idempotency-Key": "k"}, json={"content": "x"})

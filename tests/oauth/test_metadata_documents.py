@@ -199,9 +199,9 @@ def test_documents_that_break_client_rules_are_invalid_clients(services, documen
     ],
 )
 def test_metadata_document_hosts_must_resolve_to_public_addresses(monkeypatch, address):
-    from mesq.adapters import outbound
     from mesq.auth.oauth.errors import OAuthError
     from mesq.http import cimd
+    from mesq.kernel import addresses as outbound
 
     monkeypatch.setattr(outbound.socket, "getaddrinfo", lambda *args, **kwargs: [(0, 0, 0, "", (address, 443))])
     with pytest.raises(OAuthError) as error:
@@ -212,7 +212,7 @@ def test_metadata_document_hosts_must_resolve_to_public_addresses(monkeypatch, a
 def test_public_addresses_pass_the_guard():
     import ipaddress
 
-    from mesq.adapters.outbound import is_public_address
+    from mesq.kernel.addresses import is_public_address
 
     for address in ("93.184.216.34", "2606:2800:220:1::248", "::ffff:93.184.216.34", "2002:5db8:d822::1"):
         assert is_public_address(ipaddress.ip_address(address)), address
@@ -221,8 +221,8 @@ def test_public_addresses_pass_the_guard():
 def test_the_fetch_connects_to_the_address_it_checked(monkeypatch, documents):
     """Resolve once, connect to that address: a second lookup (a rebinding) is never made, and
     the request still names the URL's host."""
-    from mesq.adapters import outbound
     from mesq.http import cimd
+    from mesq.kernel import addresses as outbound
 
     base, served = documents
     port = int(base.rsplit(":", 1)[1])

@@ -16,7 +16,7 @@ from mesq.kernel.ports.models import Vectors
 from mesq.search import pipeline
 from mesq.search.documents import Doc
 from mesq.search.index import Entry, SearchIndex, unit
-from mesq.search.tokens import tokens
+from mesq.search.tokenizer import tokens
 
 WORDS = ["alpha", "beta", "gamma", "delta", "北京", "樱花", "跑步", "kitchen", "faucet", "plumber", "budget"]
 DIMENSION = 8

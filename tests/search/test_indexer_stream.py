@@ -19,7 +19,7 @@ from moto import mock_aws
 
 from mesq.adapters.store.blobs_s3 import S3BlobStore
 from mesq.adapters.store.dynamodb import DynamoDBItemStore, _default_config
-from mesq.search.documents import doc_of
+from mesq.application.registries import SEARCHABLES
 from mesq.search.follow import FollowingStore
 from mesq.search.indexer import repository
 from mesq.store.paging import walk
@@ -128,7 +128,7 @@ def _mixed_writes(services: Services, count: int) -> None:
 
 
 def _store_docs(services: Services) -> set[tuple[str, str, str]]:
-    docs = (doc_of(item) for item in walk(services.items, f"U#{USER}"))
+    docs = (SEARCHABLES.doc_of(item) for item in walk(services.items, f"U#{USER}"))
     return {(doc.kind, doc.id, doc.text) for doc in docs if doc is not None}
 
 

@@ -26,7 +26,7 @@ from mesq.memos import store as memo_store
 from mesq.memos.purge import purge_memo
 from mesq.search import literal_store
 from mesq.search.follow import FollowingStore
-from mesq.search.literal import COMPACT_AFTER, LiteralIndex, Row
+from mesq.search.literal_index import COMPACT_AFTER, LiteralIndex, Row
 from mesq.search.stream import handle_records
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings

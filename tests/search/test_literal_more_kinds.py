@@ -1,5 +1,5 @@
 """search_reading_notes and query_todos' `query` through their literal indexes (search/
-literal_kinds.py) answer exactly what the scan answers: random reading notes (synced snapshots:
+literal.py in reading/ and todos/) answer exactly what the scan answers: random reading notes (synced snapshots:
 new, changed and deleted-upstream notes, Chinese, English, characters whose case folding changes
 their length) and random todo writes (tasks, subtasks, inbox items and their subtasks: create,
 edit, complete, trash, restore, move to the board) between random queries (single characters,
@@ -21,17 +21,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mesq.application.invocation import REGISTRY
+from mesq.application.registries import SEARCHABLES
 from mesq.kernel.context import Call
 from mesq.kernel.errors import MesqError
 from mesq.kernel.ports.storage import ItemStore
 from mesq.reading import operations as reading_ops
 from mesq.reading import store as reading_store
+from mesq.reading.literal import LITERAL as READING
+from mesq.reading.literal import READING_FIELDS
 from mesq.reading.merge import apply_snapshot
 from mesq.reading.model import BookSnapshot, UpstreamBook, UpstreamNote
 from mesq.search import literal_store
-from mesq.search.follow import LITERAL_PREFIXES
-from mesq.search.literal_kinds import KINDS, READING, READING_FIELDS, TODO
 from mesq.search.stream import handle_records
+from mesq.todos.literal import LITERAL as TODO
 from mesq.todos.state import load_state
 from mesq.todos.views import operations as todo_views
 from mesq.wiring.services import Services, build_services
@@ -48,6 +50,8 @@ TEXT = st.text(alphabet=ALPHABET, min_size=0, max_size=16)
 TITLE = TEXT.filter(str.strip)
 NEEDLE = st.text(alphabet=ALPHABET, min_size=1, max_size=4).filter(str.strip)
 PIECE = st.one_of(NEEDLE, st.integers(0, 40))  # an integer: a piece of a stored text, case swapped
+
+KINDS, LITERAL_PREFIXES = SEARCHABLES.literal, SEARCHABLES.literal_prefixes
 
 
 def _call(services: Services, user_id: str) -> Call:
@@ -287,7 +291,7 @@ def test_sqlite_todo_query_text_equals_the_scan(
 def test_prefixes_and_fields_agree() -> None:
     """The follower routes exactly the kinds' records; the reading rows hold the fields the scan reads."""
     assert set(LITERAL_PREFIXES) == {prefix for kind in KINDS for prefix in kind.prefixes}
-    assert READING_FIELDS == reading_ops.SEARCHED_FIELDS
+    assert READING_FIELDS == reading_ops.READING_FIELDS
 
 
 def test_writes_the_follower_missed_fall_back_to_the_scan(

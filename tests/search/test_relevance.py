@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from mesq.adapters.models.local_models import BundledEmbedder
-from mesq.search.tokens import tokens
+from mesq.search.tokenizer import tokens
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 

@@ -1,7 +1,8 @@
-"""One rule says whether a key is a searchable user record, and whose (search/documents.py
-`searchable_owner`): the stream consumer and the in-process follower use it, and the indexer's
-stream filter in template.yaml must name exactly SOURCE_PREFIXES, or a new searchable kind would
-be indexed under `mesq serve` and silently never on AWS."""
+"""One rule says whether a key is a searchable user record, and whose (search/searchables.py
+`Searchables.owner`, over the sources application/registries.py gathers): the stream consumer
+and the in-process follower use it, and the indexer's stream filter in template.yaml must name
+exactly SOURCE_PREFIXES, or a new searchable kind would be indexed under `mesq serve` and
+silently never on AWS."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import json
 
 import pytest
 
-from mesq.search.documents import SOURCE_PREFIXES, searchable_owner
+from mesq.application.registries import SEARCHABLES
 from tests.infra.template_tools import load_template
+
+SOURCE_PREFIXES, searchable_owner = SEARCHABLES.prefixes, SEARCHABLES.owner
 
 
 def template_filter_prefixes(template: dict) -> list[str]:

@@ -57,6 +57,18 @@ CASES = [
     ("buy milk", "buy milk", None, None, (), None),
     ("fix #bug/ui now-ish !nonsense", "fix now-ish !nonsense", None, None, ("bug/ui",), None),
     ("Ship v2 p3 #work #work", "Ship v2", None, "medium", ("work",), None),
+    # issue 41: !p1-!p4 and !高/!中/!低 wherever they stand (the full-width ! of a Chinese keyboard too), the
+    # memo tag rule for #tags (glued to Chinese text too), a date-only line keeps its words as the title
+    ("下周一 上午9点 开会 !p1", "开会", at(7, 9), "urgent", (), None),
+    ("!p2 下周一 开会", "开会", date(2026, 12, 7), "high", (), None),
+    ("开会 !P4", "开会", None, "low", (), None),
+    ("买牛奶!高", "买牛奶", None, "high", (), None),
+    ("!低 开会", "开会", None, "low", (), None),
+    ("后天取快递#家！中", "取快递", date(2026, 12, 5), "medium", ("家",), None),
+    ("去买菜#生活 !p3，别忘了", "去买菜，别忘了", None, "medium", ("生活",), None),
+    ("wow!high C#", "wow!high C#", None, None, (), None),
+    ("明天下午5点", "明天下午5点", at(4, 17), None, (), None),
+    ("tomorrow 5pm", "tomorrow 5pm", at(4, 17), None, (), None),
 ]
 
 

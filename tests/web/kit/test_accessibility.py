@@ -235,13 +235,23 @@ def _seed(server: LiveServer, page: Any, tmp_path: Path) -> Seeds:
         assert gone.status_code == 200, gone.text
         task = rest.post("/api/toolkit/todo/tasks", json={"title": "读完第一章"})
         assert task.status_code in (200, 201), task.text
-        # Today, Upcoming and Overdue with something to show: one late (red), one due tomorrow.
-        for title, days in (("交房租 overdue", -2), ("call the bank", 1)):
-            at = (datetime.now(UTC) + timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
-            dated = rest.post("/api/toolkit/todo/tasks", json={"title": title, "due": {"type": "datetime", "at": at}})
+        # Today, Upcoming and Overdue with something to show (their rows' chips too): one late (red),
+        # one due within the hour, one due tomorrow; an inbox item with a due, a priority and a tag.
+        for title, hours, priority, tags in (("交房租", -48, "urgent", ["家"]), ("开周会", 1, "none", []),
+                                             ("给银行打电话", 24, "high", ["工作"])):  # fmt: skip
+            at = (datetime.now(UTC) + timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            fields = {"title": title, "priority": priority, "tags": tags, "due": {"type": "datetime", "at": at}}
+            dated = rest.post("/api/toolkit/todo/tasks", json=fields)
             assert dated.status_code in (200, 201), dated.text
         item = rest.post("/api/toolkit/todo/inbox", json={"title": "买牛奶"})
         assert item.status_code in (200, 201), item.text
+        parcel = {
+            "title": "取快递",
+            "priority": "high",
+            "tags": ["家"],
+            "due": {"type": "date", "date": f"{datetime.now(UTC) + timedelta(days=2):%Y-%m-%d}"},
+        }
+        assert rest.post("/api/toolkit/todo/inbox", json=parcel).status_code in (200, 201)
         subtask = rest.post(
             f"/api/toolkit/todo/inbox/{item.json()['data']['item']['id']}/subtasks",
             json={"parentRevision": item.json()["data"]["item"]["revision"], "title": "全脂"},
@@ -356,6 +366,13 @@ def test_every_page_passes_axe(server: LiveServer, page: Any, axe_source: str, t
     page.locator("li.todo-card .card-done button").first.click()
     playwright_sync.expect(page.locator("#toasts [data-toast]")).to_have_count(1)
     _check_showing(page, audit, "/todos with a toast", "#toasts [data-toast]", 1)
+    # Issue 41: an agenda row's menu open; the phone header's menu open.
+    page.goto(base + "/todos/today")
+    page.locator(".todo-row .menu-button").first.click()
+    _check_showing(page, audit, "/todos/today with a row's menu open", "[role=menu]:visible", 1)
+    page.set_viewport_size({"width": SIZES[0][0], "height": SIZES[0][1]})
+    page.locator("#site-menu-button").click()
+    _check_showing(page, audit, "/todos/today with the header's menu open", "header.menu-open", 1)
     audit.visit(base + "/no/such/page", expect_ok=False)
     # The same pages in Chinese, axe again on each (issue 30: every page in both languages and both
     # themes; with $MESQ_SCREENSHOTS their zh pictures too); then back to the browser's language.
@@ -443,7 +460,8 @@ def test_shelf_pages_work_by_keyboard(server: LiveServer, page: Any, tmp_path: P
     assert page.evaluate("document.activeElement.id") == "shelf-query"
     page.keyboard.type("想法")
     page.keyboard.press("Enter")
-    playwright_sync.expect(page.locator("#hit-count")).to_contain_text("想法")
+    # The count only; the query stays in its own box.
+    playwright_sync.expect(page.locator("#hit-count")).to_contain_text("1 note matches.")
     playwright_sync.expect(page.locator("#shelf-query")).to_have_value("想法")
 
 

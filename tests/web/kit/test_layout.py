@@ -187,3 +187,159 @@ def test_every_page_fits_phone_and_desktop(server: LiveServer, page: Any, shots:
     page.locator("header").get_by_role("button", name=re.compile("^Sign out")).click()
     expect(page).to_have_url(base + "/login")
     check_fits(page, "login", shots)
+
+
+# -- the layout's corners (issue 41 §5-§6), in both languages at both sizes ---------------------
+
+#: Each radio's distance from its words: [gap from the box to the first letter, offset of their middles].
+RADIO_GAPS = """() => [...document.querySelectorAll('label > input[type=radio]')].filter(e => e.getClientRects().length)
+    .map(input => {
+        const box = input.getBoundingClientRect();
+        const walker = document.createTreeWalker(input.parentElement, NodeFilter.SHOW_TEXT);
+        let text = walker.nextNode();
+        while (text && !text.textContent.trim()) text = walker.nextNode();
+        const range = document.createRange();
+        range.selectNodeContents(text);
+        const words = range.getClientRects()[0];
+        return [words.left - box.right, Math.abs((words.top + words.bottom) / 2 - (box.top + box.bottom) / 2)];
+    })"""
+#: Words of the tables' cells drawn on more than one line ("Na|me", "已|撤|销").
+BROKEN_WORDS = """() => {
+    const broken = [];
+    for (const cell of document.querySelectorAll('table.list th, table.list td')) {
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (const match of node.textContent.matchAll(/\\S{2,}/g)) {
+                const range = document.createRange();
+                range.setStart(node, match.index);
+                range.setEnd(node, match.index + match[0].length);
+                const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+                const where = `${cell.dataset.label || cell.tagName}, ${cell.offsetWidth} px`;
+                if (lines.size > 1) broken.push(`${match[0]} (${where})`);
+            }
+        }
+    }
+    return broken;
+}"""
+
+
+def _box(page: Any, selector: str) -> dict[str, float]:
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, f"{selector} is not shown"
+    return dict(box)
+
+
+def _header_is_one_row(page: Any, width: int) -> None:
+    header = _box(page, "header.top")
+    assert header["height"] <= 60, f"the header at {width}px is {header['height']:.0f} px high"
+    if width == SIZES[0][0]:  # on a phone the links are behind the Menu button, which shows them
+        menu = page.locator("#site-menu-button")
+        playwright_sync.expect(page.locator("nav.app")).to_be_hidden()
+        menu.click()
+        playwright_sync.expect(page.locator("nav.app a").first).to_be_visible()
+        playwright_sync.expect(menu).to_have_attribute("aria-expanded", "true")
+        page.keyboard.press("Escape")
+        playwright_sync.expect(page.locator("nav.app")).to_be_hidden()
+    else:
+        playwright_sync.expect(page.locator("#site-menu-button")).to_be_hidden()
+        playwright_sync.expect(page.locator("nav.app a").first).to_be_visible()
+
+
+def _check_corners(page: Any, base: str, language: str) -> None:
+    """Each fixed corner at both sizes, on the pages that had it broken."""
+    words = {"zh": ("选择文件", "未选择文件"), "en": ("Choose a file", "No file chosen")}[language]
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        phone = width == SIZES[0][0]
+        for path in ("/settings", "/settings/import", "/settings/reading"):
+            page.goto(base + path)
+            _header_is_one_row(page, width)
+            for gap, offset in page.evaluate(RADIO_GAPS):
+                assert 0 <= gap <= 16 and offset <= 8, f"{path} at {width}px: a radio {gap:.0f} px from its words"
+        assert len(page.evaluate(RADIO_GAPS)) == 2  # Reading sync's two kinds were measured
+        page.goto(base + "/settings/import")
+        assert page.locator(".file-pick-button").first.inner_text() == words[0]
+        assert page.locator(".file-pick-name").first.inner_text() == words[1]
+        assert page.locator("#import-file").evaluate("e => getComputedStyle(e).opacity") == "0"
+        page.set_input_files(
+            "#import-file", files=[{"name": "notes.zip", "mimeType": "application/zip", "buffer": b"x"}]
+        )
+        playwright_sync.expect(page.locator(".file-pick-name").first).to_have_text("notes.zip")
+
+        page.goto(base + "/settings/tokens")
+        assert page.evaluate(BROKEN_WORDS) == [], f"the tokens table at {width}px breaks words"
+        cards = page.locator("table.list tr").last.evaluate("e => getComputedStyle(e).display") == "block"
+        assert cards == phone, f"the tokens table at {width}px: rows as cards {cards}"
+
+        page.goto(base + "/")
+        composer = _box(page, "#composer")
+        assert (composer["height"] <= 80) == phone, f"the composer at {width}px is {composer['height']:.0f} px high"
+        modes = [_box(page, f".memos-search-row label:has(input[value={mode}])")["y"] for mode in ("literal", "ai")]
+        assert abs(modes[0] - modes[1]) < 4, f"the search modes at {width}px are on two lines"
+        page.locator("#composer-text").focus()
+        assert _box(page, "#composer")["height"] > 150  # focused, it opens: tabs, box, Save, Attach
+        page.locator(".memo [data-edit]").first.click()
+        box, buttons = _box(page, ".memo.editing textarea[data-editor]"), _box(page, ".memo.editing .actions")
+        assert box["y"] + box["height"] + 5 <= buttons["y"], f"the editor's box runs into its buttons at {width}px"
+
+        for path in ("/todos/today", "/todos/inbox"):
+            page.goto(base + path)
+            _header_is_one_row(page, width)
+            rows = page.locator(".todo-row")
+            assert rows.count() >= 2, path
+            for index in range(rows.count()):
+                row = rows.nth(index)
+                playwright_sync.expect(row.locator(".row-done .tick")).to_be_visible()
+                playwright_sync.expect(row.locator(".menu-button")).to_be_visible()
+                line = row.locator("a.title").evaluate("e => getComputedStyle(e).textDecorationLine")
+                assert line == "none", f"{path}: an underlined title"
+            assert page.evaluate("[document.documentElement.scrollWidth, innerWidth]")[0] <= width
+        captured = page.locator(".todo-row", has_text="取快递")
+        playwright_sync.expect(captured.locator("time.due")).to_be_visible()
+        playwright_sync.expect(captured.locator(".priority-high")).to_be_visible()
+        captured.locator(".menu-button").click()
+        menu = captured.get_by_role("menu")
+        playwright_sync.expect(menu).to_be_visible()
+        assert _box(page, f"#{menu.get_attribute('id')}")["x"] >= 0  # opens leftwards, on the screen
+        page.keyboard.press("Escape")
+
+
+def test_layout_corners_in_both_languages(server: LiveServer, page: Any) -> None:
+    """Issue 41 §5-§6 in zh and en at 390 and 1280 px: the header one row on a phone (a Menu
+    button for the rest), radios beside their words, no word cut in the tokens table (cards on a
+    phone), file inputs in the page's language, the composer one line on a phone, the search modes
+    on one line, the editor's box clear of its buttons, and every inbox and agenda row with its
+    complete button, its chips and its menu."""
+    base = server.base_url
+    page.goto(base + "/setup")
+    page.fill("input[name=username]", "admin")
+    page.fill("input[name=password]", PASSWORD)
+    page.fill("input[name=confirm]", PASSWORD)
+    page.click("button[type=submit]")
+    playwright_sync.expect(page).to_have_url(base + "/")
+    page.goto(base + "/settings/tokens")
+    for name in ("被撤销的 revoked", CJK_NAME):
+        page.fill("input[name=name]", name)
+        for scope in ("memo:write", "todo:read", "todo:write"):
+            page.check(f"input[name=scopes][value='{scope}']")
+        page.get_by_role("button", name="Create token").click()
+        secret = page.input_value("#token-value")
+    page.locator("tr", has_text="被撤销的").get_by_role("link", name=re.compile("^Revoke")).click()
+    page.get_by_role("button", name=re.compile("^Revoke")).click()
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {secret}"}, timeout=10) as rest:
+        assert rest.post("/api/toolkit/memo", json={"content": "第一条笔记 #读书"}).status_code == 201
+        late = format_timestamp(utc_now() - timedelta(days=1))
+        for title, priority in (("交房租", "urgent"), ("call the bank", "none")):
+            task = {"title": title, "priority": priority, "due": {"type": "datetime", "at": late}}
+            assert rest.post("/api/toolkit/todo/tasks", json=task).status_code == 201
+        assert rest.post("/api/toolkit/todo/inbox", json={"title": "买牛奶"}).status_code == 201
+    page.goto(base + "/todos/inbox")
+    page.get_by_label(re.compile("^Quick capture")).fill("后天 取快递 !high #家")
+    page.get_by_label(re.compile("^Quick capture")).press("Enter")
+    playwright_sync.expect(page.locator(".todo-row", has_text="取快递").locator("time.due")).to_be_visible()
+    for language in ("zh", "en"):
+        page.goto(base + "/settings")
+        page.locator(f"#language-form input[name=language][value='{language}']").check()
+        page.locator("#language-form button[type=submit]").click()
+        playwright_sync.expect(page.locator("html")).to_have_attribute("lang", {"zh": "zh-Hans", "en": "en"}[language])
+        _check_corners(page, base, language)

@@ -355,6 +355,16 @@ def test_composer_suggests_tags_previews_and_attaches_a_pasted_image(
         expect(options).to_have_count(2)
         text.press("Escape")
         expect(page.locator("#composer-tag-list")).to_be_hidden()
+        # Issue 41: they open where the server's rule starts a tag: after Chinese text with no space,
+        # never inside a word (`C#`).
+        text.fill("")
+        text.press_sequentially("读完《三体》#pro", delay=10)
+        expect(options).to_have_count(2)
+        text.press("Enter")
+        expect(text).to_have_value("读完《三体》#project ")
+        text.fill("")
+        text.press_sequentially("C#pro", delay=10)
+        expect(page.locator("#composer-tag-list")).to_be_hidden()
         text.fill("Plan #project/alpha\n<script>window.__pwned = 1</script> **bold**\n\n- [ ] first step")
 
         # Preview: the server's rendering; the script is text and never runs.

@@ -134,7 +134,7 @@ def test_flomo_in_the_browser_in_chinese(live: LiveServer, tmp_path: Path) -> No
         page.get_by_role("link", name="在“动态”中查看这次导入").click()
         expect(page).to_have_url(re.compile(r"/activity\?runId=" + re.escape(report_url.rsplit("/", 1)[-1]) + "$"))
         page.locator(".activity-group form button").first.click()
-        expect(page.get_by_role("status").first).to_contain_text("1000 undone")
+        expect(page.get_by_role("status").first).to_contain_text("已撤销 1000 项更改")
     services = _store(live)
     try:
         assert visible(services, user_id) == before
@@ -153,7 +153,7 @@ def test_todoist_in_the_browser_twice_then_undo(live: LiveServer, tmp_path: Path
     user_id = _user_id(live, "todo1")
     services = _store(live)
     try:
-        from ..imports.checks import call
+        from ...imports.checks import call
 
         call(services, user_id, "create_todo_task", title="mine already")
         before = visible(services, user_id)

@@ -96,6 +96,14 @@ def test_import_into_another_account_then_again(services: Services, browser: Cal
     again = _import(target, data)
     assert again.status_code == 200 and " 0 new, " in again.text  # nothing created twice
     assert len(_memos(services, target.user_id)) == 1
+    # Into an account with a memo of its own: refused, the importer's words shown as a sentence in
+    # a tinted box, not as code (issue 41: the page showed them in red monospace).
+    create_memo(memo_call(services, target.user_id), {"content": "mine"})
+    create_memo(memo_call(services, source.user_id), {"content": "a second one"})  # another archive, not a resume
+    used = _import(target, _export(source))
+    error = used.text[used.text.index('id="import-error"') :][:1200]
+    assert used.status_code == 400 and "already holds" in error, error
+    assert "<code>" not in error and 'class="card failed"' in used.text
 
 
 def test_a_bad_line_is_named_and_nothing_is_written(services: Services, browser: Callable[..., Browser]) -> None:

@@ -7,10 +7,12 @@ from __future__ import annotations
 import re
 import time
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
-from mesq.kernel.timestamps import format_timestamp
+from mesq.kernel.timestamps import format_timestamp, parse_timestamp
 from mesq.web.kit.render import when
 from mesq.web.todos.agenda import day_bounds, query_arguments
+from mesq.web.todos.agenda_rows import tomorrow_due
 from mesq.web.todos.fields import friendly_due
 from mesq.wiring.services import Services
 
@@ -142,3 +144,83 @@ def test_a_due_time_without_a_zone_is_the_browsers(services: Services, person: B
     assert person.post(f"/todos/tasks/{task['id']}", form).status_code == 303
     stored = run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]
     assert stored["due"] == {"type": "datetime", "at": "2026-12-20T01:30:00.000000Z"} and stored["timezone"] == ZONE
+
+
+def _toast_undo(html: str) -> list[str]:
+    """The change ids a toast's Undo form carries."""
+    return re.findall(r'name="changeId" value="([^"]+)"', html)
+
+
+def test_rows_show_the_chips_and_complete_postpone_and_trash_in_place(
+    services: Services,
+    person: Browser,  # noqa: F811
+    clock: FakeClock,
+) -> None:
+    """Issue 41 §5: every row has a one-tap complete button, the parsed due, priority and tags as
+    chips, and a menu (due tomorrow, trash); each write answers with the lists and an Undo toast."""
+    clock.now = time.time()
+    now = datetime.fromtimestamp(clock(), UTC)
+    user = person.user_id
+    person.client.cookies.set("mesq_tz", ZONE)
+    late = new_task(services, user, "late one", due=_at(now - timedelta(days=2)), priority="high", tags=["家"])
+    parent = new_task(services, user, "parent task")
+    sub = run(services, user, "create_todo_subtask", {"taskId": parent["id"], "title": "a late step"})["subtask"]
+    yesterday = {"id": sub["id"], "expectedRevision": sub["revision"], "due": _at(now - timedelta(days=1))}
+    sub = run(services, user, "update_todo_subtask", yesterday)["subtask"]
+    # Quick capture in the inbox: the row shows what was understood, not only the title.
+    captured = person.post("/todos/inbox", {"title": "后天 取快递 !high #家", "ignore": "recurrence"})
+    assert captured.status_code == 303
+    inbox = person.get("/todos/inbox").text
+    row = inbox[inbox.index('id="row-') :]
+    assert ">取快递</a>" in row and 'class="priority priority-high"' in row and '<span class="tag">#家</span>' in row
+    assert re.search(r'<time class="due" datetime="\d{4}-\d\d-\d\d"', row), row[:1500]
+    assert 'aria-label="Complete: 取快递"' in row and 'role="menuitem"' in row and "<select" not in row
+    upcoming = _section(person.get("/todos/upcoming").text, "upcoming-list")
+    assert "取快递" in upcoming and 'class="priority priority-high"' in upcoming and '<time class="due"' in upcoming
+
+    overdue = person.get("/todos/overdue").text
+    rows = _section(overdue, "overdue-list")
+    assert 'aria-label="Complete: late one"' in rows and 'aria-label="Complete: a late step"' in rows
+    assert ">high</span>" in rows and '<span class="tag">#家</span>' in rows
+    assert f'href="/todos/tasks/{parent["id"]}"' in rows  # a subtask's row opens its task
+
+    htmx = {"HX-Request": "true"}
+    fields = {"kind": "task", "id": late["id"], "revision": late["revision"]}
+    done = person.post("/todos/overdue/complete", fields, headers=htmx)
+    assert done.status_code == 200 and 'id="agenda-lists"' in done.text and "late one" not in done.text
+    assert next(t for t in board(services, user)["tasks"] if t["id"] == late["id"])["done"] is True
+    assert 'hx-post="/todos/overdue/undo"' in done.text and _toast_undo(done.text)
+    undone = person.post("/todos/overdue/undo", {"changeId": _toast_undo(done.text)}, headers=htmx)
+    assert undone.status_code == 200 and "late one" in _section(undone.text, "overdue-list")
+    late = next(t for t in board(services, user)["tasks"] if t["id"] == late["id"])
+    assert late["done"] is False
+
+    # Due tomorrow keeps the time of day in the browser's zone; the row leaves Overdue.
+    local = parse_timestamp(late["due"]["at"], "due").astimezone(ZoneInfo(ZONE))
+    moved = person.post(
+        "/todos/overdue/tomorrow", {**fields, "revision": late["revision"], "due": late["due"]["at"]}, headers=htmx
+    )
+    assert moved.status_code == 200 and "late one" not in moved.text, moved.text[-800:]
+    late = next(t for t in board(services, user)["tasks"] if t["id"] == late["id"])
+    tomorrow = parse_timestamp(late["due"]["at"], "due").astimezone(ZoneInfo(ZONE))
+    assert tomorrow.date() == now.astimezone(ZoneInfo(ZONE)).date() + timedelta(days=1)
+    assert (tomorrow.hour, tomorrow.minute) == (local.hour, local.minute)
+
+    # A stale revision changes nothing and says so; a plain form post goes back to the view.
+    stale = person.post("/todos/overdue/trash", {"kind": "subtask", "id": sub["id"], "revision": 1}, headers=htmx)
+    assert stale.status_code == 200 and "changed meanwhile" in stale.text and "a late step" in stale.text
+    trashed = person.post("/todos/overdue/trash", {"kind": "subtask", "id": sub["id"], "revision": sub["revision"]})
+    assert trashed.status_code == 303 and trashed.headers["location"] == "/todos/overdue"
+    assert "a late step" not in person.get("/todos/overdue").text
+    assert person.post("/todos/overdue/complete", {"kind": "memo", "id": "x", "revision": 1}).status_code == 400
+    for due in ("2026-13-45", "not a time"):
+        bad = {**fields, "revision": late["revision"], "due": due}
+        assert person.post("/todos/today/tomorrow", bad).status_code == 400, due
+
+
+def test_tomorrow_keeps_a_date_a_date_and_a_time_its_time_of_day() -> None:
+    now = datetime(2026, 12, 3, 20, 0, tzinfo=UTC)  # already the 4th in Shanghai
+    assert tomorrow_due("", now, ZONE) == {"type": "date", "date": "2026-12-05"}
+    assert tomorrow_due("2026-11-20", now, ZONE) == {"type": "date", "date": "2026-12-05"}
+    moved = tomorrow_due("2026-11-20T01:30:00.000000Z", now, ZONE)  # 09:30 in Shanghai
+    assert moved == {"type": "datetime", "at": "2026-12-05T01:30:00.000000Z"}

@@ -434,7 +434,10 @@ def test_quick_add_understands_the_line_in_the_browsers_zone(services: Services,
     assert added.status_code == 303
     person.post("/todos/tasks", {"column": todo["id"], "title": "call mom tomorrow 5pm every monday p1"})
     person.post("/todos/tasks", {"column": todo["id"], "title": "买牛奶 明天 #家务", "ignore": "due"})
+    person.post("/todos/tasks", {"column": todo["id"], "title": "下周一 上午9点 开会 !p1"})  # issue 41
     by_title = {task["title"]: task for task in board(services, person.user_id)["tasks"]}
+    meeting = by_title["开会"]  # `!p1` understood wherever it stands, not left in the title
+    assert meeting["priority"] == "urgent" and meeting["due"] == {"type": "datetime", "at": "2026-12-07T01:00:00Z"}
     zh = by_title["明天下午5点"]
     assert zh["due"] == {"type": "datetime", "at": "2026-12-04T09:00:00Z"} and zh["timezone"] == "Asia/Shanghai"
     assert zh["priority"] == "high" and zh["tags"] == ["家"]
@@ -514,6 +517,7 @@ def test_a_cards_checkbox_completes_and_reopens_it_in_place(services: Services, 
         f'<li class="todo-card done" id="task-{task["id"]}"'
     )
     assert f'hx-post="/todos/tasks/{task["id"]}/reopen"' in done.text and 'aria-pressed="true"' in done.text
+    assert done.text.count("✓") == 1  # one tick on a done card: the button's (issue 41)
     assert run(services, person.user_id, "get_todo_task", {"id": task["id"]})["task"]["done"] is True
     # A stale checkbox (the task changed in another tab): the card as it is now, and why.
     stale = person.post(f"/todos/tasks/{task['id']}/reopen", {"revision": task["revision"]}, headers=htmx)

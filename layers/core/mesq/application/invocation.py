@@ -1,7 +1,7 @@
-"""The operation registry (operationId -> the plain function that implements it) and the one
-invocation seam every adapter calls.
+"""The one invocation seam every adapter calls, over the operation registry (operationId -> the
+plain function that implements it: `REGISTRY`, registries.OPERATIONS).
 
-Both adapters dispatch through this table; `check_registry` runs at construction so a spec
+Both adapters dispatch through that table; `check_registry` runs at construction so a spec
 operation without an implementation (or the reverse) fails at start-up, not on first call.
 `invoke` is the part of a call that is the same on every channel: validate the arguments,
 count the call in its rate-limit bucket, build the `Call`, run the operation (`invoke_sync`; `invoke`
@@ -16,38 +16,20 @@ from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from ..attachments.operations import OPERATIONS as ATTACHMENT_OPERATIONS
-from ..history.operation_table import OPERATIONS as HISTORY_OPERATIONS
 from ..kernel.concurrency import in_worker_thread
 from ..kernel.context import Call, Channel, Principal, Services
 from ..kernel.ports.call_metrics import outcome_of
+from ..kernel.recorded import Recorded
 from ..kernel.spec import Operation, Spec, SpecError
-from ..memos.reads import OPERATIONS as MEMO_READ_OPERATIONS
-from ..memos.writes import OPERATIONS as MEMO_WRITE_OPERATIONS
-from ..reading.operations import OPERATIONS as READING_OPERATIONS
-from ..search.operations import OPERATIONS as SEARCH_OPERATIONS
-from ..todos.board.operation_table import OPERATIONS as TODO_OPERATIONS
-from ..todos.inbox.operations import OPERATIONS as TODO_INBOX_OPERATIONS
-from ..todos.sync.operations import OPERATIONS as TODO_SYNC_OPERATIONS
-from ..todos.views.operations import OPERATIONS as TODO_VIEW_OPERATIONS
 from .ratelimit import Bucket, RateLimiter, call_bucket
+from .registries import OPERATIONS, OperationFn
 from .validation import validate_arguments
 
-OperationFn = Callable[[Call, dict[str, Any]], dict[str, Any]]
 AsyncOperationFn = Callable[[Call, dict[str, Any]], Awaitable[dict[str, Any]]]
 
-REGISTRY: Mapping[str, OperationFn] = {
-    **MEMO_READ_OPERATIONS,
-    **MEMO_WRITE_OPERATIONS,
-    **ATTACHMENT_OPERATIONS,
-    **TODO_INBOX_OPERATIONS,
-    **TODO_VIEW_OPERATIONS,
-    **TODO_OPERATIONS,
-    **TODO_SYNC_OPERATIONS,
-    **READING_OPERATIONS,
-    **SEARCH_OPERATIONS,
-    **HISTORY_OPERATIONS,
-}
+REGISTRY: Mapping[str, OperationFn] = OPERATIONS
+
+__all__ = ["REGISTRY", "AsyncOperationFn", "OperationFn", "check_registry", "invoke", "invoke_async", "invoke_sync"]
 
 
 def check_registry(spec: Spec, registry: Mapping[str, OperationFn] = REGISTRY) -> None:
@@ -71,9 +53,11 @@ def invoke_sync(
     limiter: RateLimiter | None = None,
     counted: Collection[Bucket] = (),
     language: str = "",
+    recorded: Recorded | None = None,
 ) -> dict[str, Any]:
     """Run one operation for `principal`: validation -> rate limit -> `Call` -> the operation,
-    all on the calling thread.
+    all on the calling thread. `recorded`: where the call keeps the change records its writes
+    commit (`Call.recorded`), for a caller that wants them beside the data (the web's Undo).
 
     `function` defaults to the registry's (the MCP catalog passes the one it was built with).
     The call is counted in its bucket (`call_bucket`) when that bucket is one the channel counts
@@ -83,7 +67,7 @@ def invoke_sync(
     validated arguments in their normal form (integral floats as ints, values.py)."""
     with _recorded(services, operation.operation_id):
         call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, limiter, counted,
-                                    language)  # fmt: skip
+                                    language, recorded)  # fmt: skip
         return (function or REGISTRY[operation.operation_id])(call, arguments)
 
 
@@ -102,7 +86,8 @@ async def invoke_async(
     sandbox process): the same validation, `Call` and metrics, on the event loop, so no worker
     thread is held while it waits. Its own store calls go through `concurrency.run_sync`."""
     with _recorded(services, operation.operation_id):
-        call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, None, (), language)
+        call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, None, (), language,
+                                    None)  # fmt: skip
         return await function(call, arguments)
 
 
@@ -130,7 +115,8 @@ def _prepared(
     channel: Channel,
     limiter: RateLimiter | None,
     counted: Collection[Bucket],
-    language: str = "",
+    language: str,
+    recorded: Recorded | None,
 ) -> tuple[Call, dict[str, Any]]:
     """Validated arguments, the call counted in its bucket where the channel counts it, the `Call`."""
     arguments = validate_arguments(operation, arguments)
@@ -140,6 +126,7 @@ def _prepared(
     call = Call(
         principal=principal, services=services, trace_id=trace_id, channel=channel,
         operation_id=operation.operation_id, language=language,
+        recorded=recorded if recorded is not None else Recorded(),
     )  # fmt: skip
     return call, arguments
 

@@ -21,6 +21,7 @@ from ..attachments.store import USAGE_SK
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Condition, ConditionFailed, Item, ItemStore, Put
 from ..memos import store as memo_store
+from ..memos.keys import STATS_SK, TAG_PREFIX
 from ..store.each import write_each
 from ..store.paging import walk
 from ..todos.graph_counts import TREE_PREFIX
@@ -55,15 +56,15 @@ def _countable(memo: Item) -> bool:
 
 def _memo_counters(items: ItemStore, user_id: str) -> bool:
     partition = user_partition(user_id)
-    stats_old = items.get((partition, memo_store.STATS_SK))
-    tags_old = {str(item["sk"]): item for item in walk(items, partition, prefix=memo_store.TAG_PREFIX)}
+    stats_old = items.get((partition, STATS_SK))
+    tags_old = {str(item["sk"]): item for item in walk(items, partition, prefix=TAG_PREFIX)}
     counts: Counter[str] = Counter()
     for memo in memo_store.all_memos(items, user_id):
         if _countable(memo):  # one no write of ours makes (repair-imports reports it) counts nowhere
             counts.update(memo_store._contributions(memo))
     stats = {name: counts[name] for name in memo_store.STAT_FIELDS if counts[name] or name in (stats_old or {})}
-    puts = [Put({"pk": partition, "sk": memo_store.STATS_SK, **stats}, _guard(stats_old, memo_store.STAT_FIELDS))]
-    tags = {memo_store.TAG_PREFIX + name[4:]: amount for name, amount in counts.items() if name.startswith("tag:")}
+    puts = [Put({"pk": partition, "sk": STATS_SK, **stats}, _guard(stats_old, memo_store.STAT_FIELDS))]
+    tags = {TAG_PREFIX + name[4:]: amount for name, amount in counts.items() if name.startswith("tag:")}
     for sk in sorted(set(tags) | set(tags_old)):
         old = tags_old.get(sk)
         if old is None or int(old.get("count", 0)) != tags.get(sk, 0):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zipfile
+from collections import Counter
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,9 @@ from typing import IO, Any
 
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import BlobNotFound, BlobStore, ItemStore
+from ..memos.keys import MEMO_PREFIX
 from ..store.paging import walk
+from . import words
 from .format import BLOB_DIR, FORMAT, MANIFEST, MEMO_DIR, RECORDS, VERSION, carries_blob, covered_by, exported
 
 #: A file's manifest entry, compact while the archive is written: (sha256 hex, bytes, contentType).
@@ -31,8 +34,9 @@ class ExportReport:
     records: int = 0
     blobs: int = 0
     blob_bytes: int = 0
-    missing_blobs: list[str] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)
+    missing_blobs: list[str] = field(default_factory=list)  # the attachments' names (displayName)
+    counts: dict[str, int] = field(default_factory=dict)  # by stored kind: the manifest's
+    kinds: Counter[str] = field(default_factory=Counter)  # in a person's words (words.py)
 
 
 class _Hashing:
@@ -104,7 +108,7 @@ def export_account(
     (a credential's) narrows it to the kinds they may read (format.covered_by); None: all of it."""
     report = ExportReport()
     files: dict[str, _Entry] = {}
-    blob_paths: list[str] = []
+    blob_paths: list[tuple[str, str]] = []  # (path, the name its owner knows it by)
     keep = covered_by(scopes) if scopes is not None else (lambda item: True)
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
         with archive.open(RECORDS, "w", force_zip64=True) as member:
@@ -114,21 +118,22 @@ def export_account(
                 report.records += 1
                 kind = _kind(item["sk"])
                 report.counts[kind] = report.counts.get(kind, 0) + 1
+                report.kinds.update(words.count([item["sk"]]))
                 if carries_blob(item):
-                    blob_paths.append(item["path"])
+                    blob_paths.append((item["path"], str(item.get("displayName") or item["path"])))
             files[RECORDS] = sink.entry()
         # A second pass over the memos (a zip takes one member at a time): one Markdown page each.
-        memos = walk(items, user_partition(user_id), prefix="MEMO#") if keep({"sk": "MEMO#"}) else iter(())
+        memos = walk(items, user_partition(user_id), prefix=MEMO_PREFIX) if keep({"sk": MEMO_PREFIX}) else iter(())
         for item in memos:
-            name = f"{MEMO_DIR}{item['sk'].removeprefix('MEMO#')}.md"
+            name = f"{MEMO_DIR}{item['sk'].removeprefix(MEMO_PREFIX)}.md"
             with archive.open(name, "w") as memo:
                 page = _Hashing(memo)
                 page.write(memo_markdown(item).encode())
                 files[name] = page.entry()
-        for path in blob_paths:
+        for path, name in blob_paths:
             info = blobs.head(path)
             if info is None:
-                report.missing_blobs.append(path)
+                report.missing_blobs.append(name)
                 continue
             name = BLOB_DIR + path
             try:
@@ -137,7 +142,7 @@ def export_account(
                     for chunk in blobs.stream(path):
                         sink.write(chunk)
             except BlobNotFound:
-                report.missing_blobs.append(path)
+                report.missing_blobs.append(name)
                 continue
             files[name] = sink.entry(info.content_type)
             report.blobs += 1

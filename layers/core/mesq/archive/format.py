@@ -15,8 +15,15 @@ import json
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
+from ..attachments import paths as attachment_paths
+from ..attachments.store import USAGE_SK
+from ..history.records import CHANGE_PREFIX
 from ..kernel.keys import user_partition
 from ..kernel.messages import bounded_message, quoted
+from ..memos.keys import MEMO_PREFIX, STATS_SK, TAG_PREFIX
+from ..reading.keys import BOOK_PREFIX, NOTE_PREFIX
+from ..todos.keys import PREFIX as TODO_PREFIX
+from ..todos.reminder_schedule import INDEX_PREFIX as REMINDER_INDEX_PREFIX
 
 FORMAT = "mesq-archive"
 VERSION = 1
@@ -31,38 +38,42 @@ MAX_LINE_BYTES = 512 * 1024
 #: counters derived from it. Everything else stays: the profile, tokens and OAuth grants, sealed
 #: reading credentials, reminder channels (webhook secrets), idempotency claims, upload sessions,
 #: sync status and leases, the search index pointer (rebuilt from the records).
+MEMO_FILES, TODO_FILES = attachment_paths.MEMO.record_prefix, attachment_paths.TODO.record_prefix
 EXPORTED_PREFIXES = (
-    "MEMO#",
-    "STATS#MEMO",
-    "MEMOTAG#",
-    "MEMOATT#",
-    "TODOATT#",
-    "STATS#ATTACHMENTS",
-    "TODO#",
-    "READ#BOOK#",
-    "READ#NOTE#",
-    "CHANGE#",
-    "REMIND#TASK#",
+    MEMO_PREFIX,
+    STATS_SK,
+    TAG_PREFIX,
+    MEMO_FILES,
+    TODO_FILES,
+    USAGE_SK,
+    TODO_PREFIX,
+    BOOK_PREFIX,
+    NOTE_PREFIX,
+    CHANGE_PREFIX,
+    REMINDER_INDEX_PREFIX,
 )
 #: The read scope that covers each carried kind, for an export bounded by a credential's scopes
 #: (REST `GET /api/toolkit/export`). Change records go by the kind of record they changed
 #: (`history.records.FAMILY`: memo, else todo); the attachment usage counter counts memo and todo
 #: files together, so it travels only when both are carried.
 SCOPE_OF_PREFIX: Mapping[str, str] = {
-    "MEMO#": "memo:read",
-    "STATS#MEMO": "memo:read",
-    "MEMOTAG#": "memo:read",
-    "MEMOATT#": "memo:read",
-    "TODOATT#": "todo:read",
-    "TODO#": "todo:read",
-    "REMIND#TASK#": "todo:read",
-    "READ#BOOK#": "reading:read",
-    "READ#NOTE#": "reading:read",
+    MEMO_PREFIX: "memo:read",
+    STATS_SK: "memo:read",
+    TAG_PREFIX: "memo:read",
+    MEMO_FILES: "memo:read",
+    TODO_FILES: "todo:read",
+    TODO_PREFIX: "todo:read",
+    REMINDER_INDEX_PREFIX: "todo:read",
+    BOOK_PREFIX: "reading:read",
+    NOTE_PREFIX: "reading:read",
 }
-USAGE_COUNTER = "STATS#ATTACHMENTS"
-CHANGE_PREFIX = "CHANGE#"
+USAGE_COUNTER = USAGE_SK
+#: What an import says of a record whose kind no archive carries (never the record's key).
+NOT_CARRIED = (
+    "a kind of record an archive does not carry (was this archive written by `mesq export`, and left unedited?)"
+)
 #: Item attributes whose value is a blob path the archive carries the bytes of.
-BLOB_KINDS = ("MEMOATT#", "TODOATT#")
+BLOB_KINDS = (MEMO_FILES, TODO_FILES)
 
 
 class ArchiveError(Exception):
@@ -140,7 +151,7 @@ def parse_record(line: bytes, number: int, source: str) -> dict[str, Any]:
     if not isinstance(pk, str) or not isinstance(sk, str) or not sk:
         raise ArchiveError(f"{where}: pk and sk must be strings")
     if pk != user_partition(source):
-        raise ArchiveError(f"{where}: pk {quoted(pk)} is not the archive owner's partition")
+        raise ArchiveError(f"{where}: a record of another account than the one the manifest names")
     if not exported(sk):
-        raise ArchiveError(f"{where}: sk {quoted(sk)} is not a kind an archive carries")
+        raise ArchiveError(f"{where}: {NOT_CARRIED}")
     return item

@@ -38,6 +38,7 @@ import ijson
 
 from ..attachments.paths import MEMO, TODO, attachment_path
 from ..attachments.store import check_quota
+from ..history.records import CHANGE_PREFIX
 from ..kernel.errors import PayloadTooLarge
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
@@ -47,12 +48,11 @@ from ..store.each import write_each
 from ..store.paging import walk
 from ..todos import untouched_board
 from ..todos.keys import PREFIX as TODO_PREFIX
-from . import journal
+from . import journal, words
 from .bounded_zip import BoundedZip, Member
 from .counters import rebuild_counters
 from .format import (
     BLOB_DIR,
-    CHANGE_PREFIX,
     FORMAT,
     MANIFEST,
     RECORDS,
@@ -92,6 +92,7 @@ class ImportReport:
     blobs: int = 0
     resumed: bool = False
     seconds: float = 0.0
+    kinds: Counter[str] = field(default_factory=Counter)  # the archive's records in a person's words
 
     @property
     def per_second(self) -> float:
@@ -104,6 +105,7 @@ class _Blob:
     target: str
     size: int
     content_type: str
+    name: str  # `the attachment 'cat.png'`, for errors
 
 
 @dataclass
@@ -222,8 +224,9 @@ def _items(archive: _Archive, user_id: str, on_chunk: Callable[[bytes], object] 
         item = parse_record(line, number, owner)
         sk = str(item["sk"])
         if sk <= previous:
-            problem = "a second record for" if sk == previous else "out of sort-key order at"
-            raise ArchiveError(f"{where}: {problem} sk {quoted(sk)} (an archive lists each record once, in order)")
+            problem = "a second copy of" if sk == previous else "out of order:"
+            what = words.described(sk)
+            raise ArchiveError(f"{where}: {problem} {what} (an archive lists each record once, in order)")
         previous = sk
         yield number, item, rebuild(rehome(item, owner, user_id), user_id, where)
 
@@ -238,7 +241,8 @@ def _validate(archive: _Archive, user_id: str, blob_members: dict[str, Member], 
         kind = kind_of(str(item["sk"]))
         archive.kinds[kind] += 1
         if kind and archive.kinds[kind] > RECORDS_PER_KIND[kind]:
-            raise CapExceeded(f"{kind} records", RECORDS_PER_KIND[kind], f"{RECORDS} line {number}")
+            what = words.kind_of(kind) or "todo records"  # TODO#: tasks, inbox items, spaces, columns
+            raise CapExceeded(f"{what} per archive", RECORDS_PER_KIND[kind], f"{RECORDS} line {number}")
         if own is not None:
             own.discard(str(item["sk"]))
         if stored is not None and kind in _ATTACHMENT_KINDS:
@@ -254,13 +258,19 @@ def _blob(archive: _Archive, stored: Item, members: dict[str, Member], number: i
     name = BLOB_DIR + attachment_path(archive.owner, str(stored["id"]), namespace)
     member = members.get(name)
     if member is None or name not in archive.manifest["files"]:
-        raise ArchiveError(f"{RECORDS} line {number}: its attachment {quoted(name)} is not in the archive")
+        raise ArchiveError(f"{RECORDS} line {number}: the bytes of {_named(stored)} are not in the archive")
     if member.size != stored["fileSize"]:
         raise ArchiveError(
-            f"{RECORDS} line {number}: its attachment is {member.size:,} bytes, not {stored['fileSize']:,}"
+            f"{RECORDS} line {number}: {_named(stored)} is {member.size:,} bytes in the archive,"
+            f" not {stored['fileSize']:,}"
         )
     content_type = str(stored.get("mimeType") or "application/octet-stream")
-    return _Blob(member, str(stored["path"]), member.size, content_type)
+    return _Blob(member, str(stored["path"]), member.size, content_type, _named(stored))
+
+
+def _named(attachment: Item) -> str:
+    """`the attachment 'cat.png'`: an attachment as its owner knows it (never its storage path)."""
+    return f"the attachment {quoted(str(attachment.get('displayName') or ''))}"
 
 
 def _check_blob(archive: _Archive, blob: _Blob) -> None:
@@ -269,7 +279,7 @@ def _check_blob(archive: _Archive, blob: _Blob) -> None:
         while chunk := reader.read(1 << 16):
             digest.update(chunk)
     if digest.hexdigest() != archive.manifest["files"][blob.member.name]["sha256"]:
-        raise ArchiveError(f"{quoted(blob.member.name)}: checksum does not match the manifest")
+        raise ArchiveError(f"the bytes of {blob.name} do not match the manifest's checksum")
 
 
 # -- the account --------------------------------------------------------------------------------
@@ -306,11 +316,10 @@ def _refuse_an_account_of_its_own(items: ItemStore, user_id: str, own: set[str],
         with contextlib.suppress(ConditionFailed):
             items.transact(list(empty_board))
             return
-    first = min(own)
+    held = words.in_words(words.count(own)) or "a board of its own"
     raise ArchiveError(
-        f"this account already holds {len(own)} record(s) of the kinds the archive carries that the archive"
-        f" does not (the first: {quoted(first)}); import into a new, empty account: merging them would leave"
-        " the account's board settings out of step with the imported records"
+        f"this account already holds {held} that the archive does not have; import into a new, empty"
+        " account (merging would leave this account's board settings out of step with the archive's)"
     )
 
 
@@ -368,6 +377,7 @@ def _write_records(archive: _Archive, items: ItemStore, user_id: str, report: Im
             report.derived += 1
             continue
         batch.append(stored)
+        report.kinds.update(words.count([str(stored["sk"])]))
         if len(batch) == MAX_TRANSACTION_OPS:
             _commit(items, batch, report, now, user_id)
             batch = []

@@ -13,7 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .format import MAX_LINE_BYTES, ArchiveError
+from ..history.records import CHANGE_PREFIX
+from ..memos.keys import MEMO_PREFIX
+from ..reading.keys import BOOK_PREFIX, NOTE_PREFIX
+from ..todos.keys import PREFIX as TODO_PREFIX
+from .format import MAX_LINE_BYTES, MEMO_FILES, TODO_FILES, ArchiveError
 
 KIB, MIB, GIB = 1024, 1024**2, 1024**3
 
@@ -52,7 +56,7 @@ class ZipCaps:
 #: The account archive (archive/importer.py): an account of 100k memos with their Markdown pages
 #: and attachments is ~200k members.
 ARCHIVE_ZIP = ZipCaps()
-#: A ZIP of Markdown notes (archive/markdown.py): the reader keeps one small entry per file.
+#: A ZIP of Markdown notes (archive/markdown_import.py): the reader keeps one small entry per file.
 NOTES_ZIP = ZipCaps(members=100_000, total_bytes=4 * GIB)
 
 #: Members under `blobs/` (attachments): each is indexed, with its manifest entry (~0.5 KB), until
@@ -66,17 +70,17 @@ LINE_BYTES = MAX_LINE_BYTES
 #: and its counter rebuild. Derived kinds (counters, reminder index) are not imported at all.
 RECORDS_TOTAL = 3_000_000
 RECORDS_PER_KIND: dict[str, int] = {
-    "MEMO#": 500_000,
-    "MEMOATT#": 100_000,
-    "TODOATT#": 100_000,
-    "TODO#": 500_000,
-    "READ#BOOK#": 5_000,
-    "READ#NOTE#": 1_000_000,
-    "CHANGE#": 2_000_000,
+    MEMO_PREFIX: 500_000,
+    MEMO_FILES: 100_000,
+    TODO_FILES: 100_000,
+    TODO_PREFIX: 500_000,
+    BOOK_PREFIX: 5_000,
+    NOTE_PREFIX: 1_000_000,
+    CHANGE_PREFIX: 2_000_000,
 }
 #: The account's own records an import compares with the archive (a non-empty target account).
 OWN_RECORDS = 200_000
-#: YAML front matter (archive/markdown.py): aliases are refused outright; these bound the rest.
+#: YAML front matter (archive/markdown_import.py): aliases are refused outright; these bound the rest.
 FRONT_MATTER_BYTES = 64 * KIB
 FRONT_MATTER_DEPTH = 20
 

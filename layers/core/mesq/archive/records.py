@@ -27,6 +27,7 @@ from typing import Any
 
 from ..attachments import store as attachment_store
 from ..attachments.paths import MEMO, TODO, Namespace, attachment_path, mcp_uri, own_attachment_id, read_url
+from ..attachments.store import USAGE_SK
 from ..history import records as history
 from ..kernel.errors import MesqError
 from ..kernel.keys import user_partition
@@ -35,14 +36,17 @@ from ..kernel.ports.storage import Item
 from ..kernel.tags import expand_tag_paths, parse_tags
 from ..kernel.timestamps import parse_timestamp
 from ..memos import store as memo_store
+from ..memos.keys import MEMO_PREFIX, STATS_SK, TAG_PREFIX
 from ..reading import model as reading
+from ..reading.keys import BOOK_PREFIX, NOTE_PREFIX
 from ..todos import keys as todo_keys
 from ..todos import model as todo_model
 from ..todos.reminder_schedule import INDEX_PREFIX, index_item, next_instant
-from .format import ArchiveError
+from . import words
+from .format import NOT_CARRIED, ArchiveError
 
 #: Records an import never writes as given: they are derived from the others and recomputed.
-DERIVED_PREFIXES = ("STATS#MEMO", "MEMOTAG#", "STATS#ATTACHMENTS", todo_keys.SIZE_PREFIX, INDEX_PREFIX)
+DERIVED_PREFIXES = (STATS_SK, TAG_PREFIX, USAGE_SK, todo_keys.SIZE_PREFIX, INDEX_PREFIX)
 
 _MEMO_FIELDS = ("id", "content", "status", "pinned", "resources", "contentSource", "createdAt", "updatedAt",
                 "revision", "historyBytes")  # fmt: skip
@@ -318,7 +322,7 @@ def _change(item: Item, user_id: str) -> Item:
 
 
 _KINDS: tuple[tuple[str, Callable[[Item, str], Item]], ...] = (
-    (memo_store.MEMO_PREFIX, _memo),
+    (MEMO_PREFIX, _memo),
     (MEMO.record_prefix, _attachment(MEMO)),
     (TODO.record_prefix, _attachment(TODO)),
     (todo_keys.KIND_PREFIX["space"], _todo_record("space")),
@@ -328,8 +332,8 @@ _KINDS: tuple[tuple[str, Callable[[Item, str], Item]], ...] = (
     (todo_keys.KIND_PREFIX["tag"], _todo_record("tag")),
     (todo_keys.KIND_PREFIX["slug"], _slug),
     (todo_keys.SETTINGS_SK, _settings),
-    (reading.BOOK_PREFIX, _book),
-    (reading.NOTE_PREFIX, _note),
+    (BOOK_PREFIX, _book),
+    (NOTE_PREFIX, _note),
     (history.CHANGE_PREFIX, _change),
 )
 
@@ -347,7 +351,7 @@ def rebuild(item: Item, user_id: str, where: str) -> Item | None:
         return None
     build = next((build for prefix, build in _KINDS if sk.startswith(prefix)), None)
     if build is None or (sk == todo_keys.SETTINGS_SK) != (build is _settings):
-        raise ArchiveError(f"{where}: sk {quoted(sk)} is not a kind an archive carries")
+        raise ArchiveError(f"{where}: {NOT_CARRIED}")
     try:
         stored = build(item, user_id)
     except _Refused as refused:
@@ -358,7 +362,7 @@ def rebuild(item: Item, user_id: str, where: str) -> Item | None:
         # a field the kind needs is missing or of another shape than any write of ours stores
         raise ArchiveError(f"{where}: not a record this kind can hold ({type(error).__name__})") from None
     if stored["sk"] != sk:
-        raise ArchiveError(f"{where}: sk {quoted(sk)} does not match the record's id")
+        raise ArchiveError(f"{where}: {words.described(sk)} whose id does not match the rest of the record")
     return stored
 
 

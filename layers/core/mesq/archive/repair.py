@@ -31,6 +31,7 @@ from ..kernel.keys import partition_owner, user_partition
 from ..kernel.ports.storage import Condition, Item, ItemStore, Update
 from ..store.paging import walk
 from ..todos import keys as todo_keys
+from ..todos.reminder_schedule import INDEX_PREFIX
 from .counters import rebuild_counters
 from .format import ArchiveError, exported
 from .records import derived, rebuild, reminder_entry
@@ -86,8 +87,8 @@ def _fix(items: ItemStore, item: Item, user_id: str, report: RepairReport, dry_r
 def _reminders(items: ItemStore, user_id: str, report: RepairReport, dry_run: bool) -> None:
     partition, now = user_partition(user_id), datetime.now(UTC)
     tasks = {str(task["id"]): task for task in _tasks(items, partition)}
-    for entry in walk(items, partition, prefix="REMIND#TASK#"):
-        task = tasks.get(str(entry["sk"]).removeprefix("REMIND#TASK#"))
+    for entry in walk(items, partition, prefix=INDEX_PREFIX):
+        task = tasks.get(str(entry["sk"]).removeprefix(INDEX_PREFIX))
         expected = reminder_entry(task, user_id, now) if task is not None else None
         if expected == {name: entry[name] for name in entry}:
             continue

@@ -1,9 +1,9 @@
 """An uploaded export of another app imported, shared by REST (`POST /api/toolkit/import`,
 `http/imports.py`) and Settings → Import (`web/settings/import_sources.py`): in a worker thread,
-holding one of the archive slots and counted in the user's `import` bucket (`account_archive.archive_slot`: one import or export per user,
-a few per process, one more refused at once with 503 and Retry-After), the upload copied to a
-temporary file, then `wiring.imports.import_file`; the report is kept for its page
-(`imports/reports.py`)."""
+holding one of the archive slots and counted in the user's `import` bucket
+(`account_archive.archive_slot`: one import or export per user, a few per process, one more
+refused at once with 503 and Retry-After), the upload copied to a temporary file, then
+`wiring.imports.import_file`; the report is kept for its page (`imports/reports.py`)."""
 
 from __future__ import annotations
 

@@ -40,11 +40,12 @@ import anyio
 import httpx
 from aws_lambda_powertools import Logger
 
-from ..adapters.outbound import UnsafeTarget, resolve_checked_async, tls_context
+from ..adapters.outbound import pinned_client
 from ..asgi.body import is_json_media_type, parse_json_object
 from ..auth.oauth.clients import metadata_document_client
 from ..auth.oauth.document_cache import DocumentCache
 from ..auth.oauth.errors import OAuthError
+from ..kernel.addresses import UnsafeTarget, resolve_checked_async
 from ..kernel.concurrency import run_sync
 from ..kernel.errors import ValidationError
 
@@ -135,9 +136,8 @@ async def _get(url: str, allow_loopback: bool) -> tuple[int, httpx.Headers, byte
         "Host": parsed.netloc.decode("ascii"),
     }
     extensions = {"sni_hostname": host} if parsed.scheme == "https" else {}
-    client_options: dict[str, Any] = {"follow_redirects": False, "trust_env": False, "verify": tls_context()}
     async with (
-        httpx.AsyncClient(timeout=DEADLINE_SECONDS, **client_options) as client,
+        pinned_client(DEADLINE_SECONDS) as client,
         client.stream("GET", parsed.copy_with(host=address), headers=headers, extensions=extensions) as response,
     ):
         body = bytearray()

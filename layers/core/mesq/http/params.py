@@ -2,6 +2,8 @@
 
 Query strings carry text only, so integers and booleans are parsed here; arrays accept
 `tags=a,b` and `tags=a&tags=b`. Unknown query parameters are rejected, like unknown body fields.
+A header value still written as an example's placeholder (`Idempotency-Key: <unique-key>`) is
+refused with words saying so.
 An integer may be written `3.0`, as a JSON body or an MCP call may write it (docs/decisions.md).
 """
 
@@ -33,6 +35,21 @@ def _scalar(param: Parameter, schema: dict[str, Any], raw: str) -> Any:
     return raw
 
 
+#: A value copied from an example without filling it in: `<unique-key>`, `<your key>`.
+_PLACEHOLDER = re.compile(r"\s*<[^<>]*>\s*")
+
+
+def _header(param: Parameter, value: str) -> str:
+    """A header's value; one still in an example's angle brackets is refused rather than used (a
+    literal `<unique-key>` would make every later create replay the first, or conflict)."""
+    if _PLACEHOLDER.fullmatch(value):
+        raise ValidationError(
+            f"{param.name}: {quoted(value)} is a placeholder from an example, not a value: send one of your own, "
+            "fresh for each new record (a UUID: `uuidgen`, or python3 -c 'import uuid; print(uuid.uuid4())')"
+        )
+    return value
+
+
 def _array_form(schema: dict[str, Any]) -> dict[str, Any] | None:
     """The array a parameter takes: its schema, or the array member of a union (`priority`: one
     value or several), which a comma list or a repeated parameter selects."""
@@ -56,7 +73,7 @@ def collect_arguments(operation: Operation, request: Request) -> dict[str, Any]:
         elif param.location == "header":
             value = request.headers.get(param.name)
             if value is not None:
-                arguments[param.argument] = value
+                arguments[param.argument] = _header(param, value)
         else:
             values = request.query_params.getlist(param.name)
             if not values:

@@ -15,12 +15,12 @@ from ..attachments import store as attachment_store
 from ..attachments.paths import MEMO
 from ..attachments.reads import checked_resources
 from ..attachments.uploads import store_bytes
-from ..history.capture import memo_change
 from ..kernel.context import Call
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import ConditionFailed, Item
 from ..kernel.tags import expand_tag_paths, parse_tags
 from ..memos import store as memo_store
+from ..memos.changes import write_recorded
 from .plan import PlannedMemo, SourceError
 
 
@@ -62,7 +62,7 @@ def write_memo(call: Call, planned: PlannedMemo, source: str) -> bool:
         }
         if planned.origin:
             memo["origin"] = planned.origin
-        memo_store.write_memo(items, user_id, None, memo, memo_change(call, None, memo))
+        write_recorded(call, None, memo)
     except ConditionFailed as failure:
         _discard(call, uploaded)
         if failure.index == 0:

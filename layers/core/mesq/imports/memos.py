@@ -1,6 +1,6 @@
 """memos' own database (`memos_prod.db`) into MeSQ memos: the mapping, on rows a reader gives.
 
-Reading the SQLite file is an adapter's work (`mesq/adapters/memos_sqlite.py`: read-only,
+Reading the SQLite file is an adapter's work (`mesq/adapters/imports/memos_sqlite.py`: read-only,
 immutable, the schema generation detected from its tables); this module sees plain rows through
 the `MemosDatabase` port and plans the memos of one memos user:
 
@@ -68,7 +68,7 @@ class AttachmentRow:
 
 
 class MemosDatabase(Protocol):
-    """What the importer reads of a memos database (mesq/adapters/memos_sqlite.py)."""
+    """What the importer reads of a memos database (mesq/adapters/imports/memos_sqlite.py)."""
 
     @property
     def generation(self) -> str:

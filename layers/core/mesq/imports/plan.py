@@ -147,7 +147,8 @@ class Report:
         """`412 memos, 37 tags, 58 images imported; 1 already there; 3 skipped` (English; the
         pages say it through the catalog from `as_dict`)."""
         order = ("memos", "tags", "attachments", "comments", "spaces", "columns", "tasks", "subtasks")
-        parts = [f"{self.imported[name]} {name}" for name in order if self.imported[name]]
+        parts = [f"{self.imported[name]} {name if self.imported[name] > 1 else name[:-1]}"
+                 for name in order if self.imported[name]]  # fmt: skip
         text = (", ".join(parts) or "nothing new") + " imported"
         there = sum(self.existing.values())
         if there:

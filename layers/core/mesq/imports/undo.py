@@ -22,8 +22,13 @@ from typing import Any
 from ..history.undo import MAX_UNDO, undo_changes
 from ..kernel.context import Call
 from ..kernel.errors import MesqError
+from ..memos.revert import REVERTERS as MEMO_REVERTERS
 from ..todos.board.spaces import delete_todo_space
+from ..todos.revert import REVERTERS as TODO_REVERTERS
 from ..todos.state import load_partial
+
+#: The reverters of the kinds an import writes (memos, todo records).
+_REVERTERS = {**MEMO_REVERTERS, **TODO_REVERTERS}
 
 
 @dataclass
@@ -42,7 +47,7 @@ def undo_import(call: Call, run_id: str, *, most: int = 1_000_000) -> UndoReport
     spaces: list[str] = []
     refused: dict[str, dict[str, Any]] = {}
     for _ in range(most // MAX_UNDO + 2):
-        data = undo_changes(replace(call, operation_id="undo_changes"), {"runId": run_id})
+        data = undo_changes(replace(call, operation_id="undo_changes"), {"runId": run_id}, _REVERTERS)
         for entry in data["undone"]:
             report.undone[entry["record"]["kind"]] += 1
         for entry in data["notUndone"]:

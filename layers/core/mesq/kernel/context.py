@@ -12,6 +12,7 @@ from .ports.models import SearchRuntime
 from .ports.reading_queue import ReadingSyncQueue
 from .ports.sealer import Sealer
 from .ports.storage import BlobStore, ItemStore
+from .recorded import Recorded
 
 Channel = Literal["api", "mcp", "web", "cli", "dav"]
 CredentialKind = Literal["pat", "oauth", "session"]
@@ -26,8 +27,7 @@ class Principal:
     #: What the person calls the credential (a PAT's name, an OAuth client's client_name); the
     #: change history's actor name. Empty when the lookup did not carry it (history reads it).
     name: str = ""
-    #: Set by run_code for the calls of one run, so all its writes share one change-history runId
-    #: (and by the web's `Page.invoke_recorded` for one write, to read back the changes it made).
+    #: Set by run_code for the calls of one run, so all its writes share one change-history runId.
     run_id: str | None = None
 
 
@@ -86,6 +86,9 @@ class Call:
     #: `Accept-Language` on REST and MCP. What the operation names for a person (a new board) is
     #: in the user's chosen language, else this one (kernel/i18n.py).
     language: str = ""
+    #: The change records this call's writes committed (kernel/recorded.py): what a write
+    #: recorded, without reading it back.
+    recorded: Recorded = field(default_factory=Recorded)
 
     def __post_init__(self) -> None:
         if self.principal.run_id is not None:

@@ -30,8 +30,8 @@ from ..kernel.hints import closest
 from ..kernel.messages import quoted
 from .catalog import Catalog, CatalogTool
 from .limits import rate_bucket
+from .request_state import RequestState
 from .result import checked_envelope, error_result, internal_envelope, success_envelope, tool_result
-from .state import RequestState
 from .visibility import Visibility
 
 

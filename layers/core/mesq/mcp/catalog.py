@@ -33,7 +33,7 @@ from .lean import component_names, lean_input_schema, lean_output_schema, withou
 from .mcp_apps import tool_meta
 
 if TYPE_CHECKING:
-    from .state import RequestState
+    from .request_state import RequestState
 
 #: A tool that works on the connection itself (Code Mode): its operation for one request.
 ConnectionFunction = Callable[["Catalog", "RequestState"], OperationFn]

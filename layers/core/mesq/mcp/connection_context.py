@@ -17,7 +17,7 @@ from ..kernel.toolsets import TOOLSETS
 
 if TYPE_CHECKING:
     from .catalog import Catalog
-    from .state import RequestState
+    from .request_state import RequestState
 
 CONTEXT_TOOL = "get_context"
 

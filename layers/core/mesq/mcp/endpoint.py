@@ -72,9 +72,9 @@ from . import cors, resources
 from .catalog import Catalog
 from .legacy import BodyRejected, LegacyBody, read_legacy_body
 from .limits import rate_bucket, retry_after, rpc_error_body
+from .request_state import SCOPE_KEY, RequestState
 from .resource_metadata import METADATA_PATH, instance_url
 from .result import logger
-from .state import SCOPE_KEY, RequestState
 from .versions import amend_rejection
 from .visibility import FILTER_HEADERS, Visibility, resolve
 from .wire import Captured, amending_send

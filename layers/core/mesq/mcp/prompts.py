@@ -31,7 +31,7 @@ from ..kernel.messages import quoted
 from ..kernel.spec import load_spec
 from ..kernel.timestamps import format_timestamp, utc_now
 from .catalog import Catalog
-from .state import RequestState
+from .request_state import RequestState
 from .visibility import Visibility
 
 MAX_MEMOS = 40

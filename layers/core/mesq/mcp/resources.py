@@ -28,7 +28,7 @@ from ..kernel.concurrency import run_sync
 from ..kernel.context import Call
 from ..kernel.errors import Forbidden, MesqError, NotFound, ServiceUnavailable
 from ..kernel.messages import quoted
-from .state import RequestState
+from .request_state import RequestState
 
 MEMO_RESOURCE_TEMPLATE = "memo://resource/{encodedPath}"
 TODO_ATTACHMENT_TEMPLATE = "todo://attachment/{encodedPath}"

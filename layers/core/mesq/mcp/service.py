@@ -35,9 +35,9 @@ from .code.tools import listed_tools, with_code_tools
 from .connection_context import with_connection_context
 from .endpoint import McpEndpoint
 from .limits import rate_bucket, rpc_rate_limited
+from .request_state import SCOPE_KEY, RequestState, request_state
 from .resource_metadata import METADATA_PATH, resource_metadata_endpoint
 from .result import logger
-from .state import SCOPE_KEY, RequestState, request_state
 from .versions import SERVED_VERSIONS
 
 #: The rules every tool shares, said once here instead of in each tool's description

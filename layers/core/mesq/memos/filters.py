@@ -9,12 +9,12 @@ from typing import Any
 from ..kernel.errors import ValidationError
 from ..kernel.ports.storage import Item
 from ..kernel.timestamps import normalize_timestamp
-from . import store
+from .keys import MEMO_PREFIX
 
 
 def entry_id(entry: Item) -> str:
     """The memo id of an index entry or stored memo (from its sort key)."""
-    return str(entry["sk"]).removeprefix(store.MEMO_PREFIX)
+    return str(entry["sk"]).removeprefix(MEMO_PREFIX)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from ..kernel.messages import quoted
 from ..kernel.ports.storage import Condition, ConditionFailed, Delete, ItemStore, Put, WriteOp
 from ..kernel.timestamps import now_timestamp
 from . import store
+from .keys import MEMO_PREFIX, memo_key
 
 ORPHANS_PREFIX = "ORPHANS#"
 
@@ -42,7 +43,7 @@ def purge_memo(items: ItemStore, user_id: str, memo_id: str, expected_revision: 
             revision=memo["revision"],
         )
     ops: list[WriteOp] = [
-        Delete(store.memo_key(user_id, memo_id), Condition(equals={"revision": expected_revision})),
+        Delete(memo_key(user_id, memo_id), Condition(equals={"revision": expected_revision})),
         *store.counter_ops(user_id, memo, None),
     ]
     paths = [resource["path"] for resource in memo.get("resources", [])]
@@ -67,5 +68,5 @@ def purge_memo(items: ItemStore, user_id: str, memo_id: str, expected_revision: 
 def trashed_memo_ids(items: ItemStore, user_id: str, limit: int) -> list[tuple[str, int]]:
     """(id, revision) of up to `limit` memos in the trash, newest first (for emptying it)."""
     entries = list(store.timeline_entries(items, user_id, "DELETED", limit=limit))
-    found = store.fetch_memos(items, user_id, [str(e["sk"]).removeprefix(store.MEMO_PREFIX) for e in entries])
+    found = store.fetch_memos(items, user_id, [str(e["sk"]).removeprefix(MEMO_PREFIX) for e in entries])
     return [(memo["id"], memo["revision"]) for memo in found.values() if memo["status"] == "DELETED"]

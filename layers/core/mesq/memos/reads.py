@@ -24,6 +24,7 @@ from ..kernel.spec import load_spec
 from ..kernel.timestamps import parse_timestamp, parse_zone
 from . import store
 from .filters import MemoFilter, entry_id, filter_from, literal_match, sort_key
+from .literal import LITERAL
 
 
 def content_max_characters() -> int:
@@ -145,7 +146,7 @@ def list_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _literal_matches(call: Call, memo_filter: MemoFilter, needle: str) -> list[Item] | None:
-    """The matches' fields (`literal_store.MEMO_FIELDS` of each), in list order, through the
+    """The matches' fields (`literal.MEMO_FIELDS` of each), in list order, through the
     literal index; None when it cannot answer exactly (none, out of step, nothing keeps it in step
     with the writes): the caller scans."""
     services, user_id = call.services, call.principal.user_id
@@ -154,7 +155,7 @@ def _literal_matches(call: Call, memo_filter: MemoFilter, needle: str) -> list[I
     from ..search.literal_store import current  # numpy: loaded with the first literal search
 
     stats = store.read_stats(services.items, user_id)
-    index = current(services, user_id, stats["normal"] + stats["archived"] + stats["deleted"])
+    index = current(services, user_id, stats["normal"] + stats["archived"] + stats["deleted"], LITERAL)
     if index is None:
         return None
     rows = index.matching(needle, functools.partial(literal_match, memo_filter, needle))

@@ -1,10 +1,5 @@
-"""Memo persistence: the single-table keys, the counters and the all-or-nothing writes.
-
-Keys (see docs/data-model.md):
-- memo:         pk `U#<user>`  sk `MEMO#<id>`; gsi1 `U#<user>#MEMOS#<status>` /
-                `<1 pinned|0>#<createdAt>#<id>` (projects status, pinned, tagPaths, times)
-- counters:     pk `U#<user>`  sk `STATS#MEMO` (normal, archived, deleted, pinned, untagged)
-- tag counters: pk `U#<user>`  sk `MEMOTAG#<tag path>` (count of NORMAL memos)
+"""Memo persistence: the stored item, the counters and the all-or-nothing writes (the keys:
+keys.py).
 
 Every write of a memo is one transaction: the memo with its revision condition, the counter
 deltas and, for creates, the idempotency record.
@@ -19,20 +14,10 @@ from ..kernel.errors import ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Condition, Item, ItemStore, Put, Update, WriteOp
 from ..store.paging import walk
+from .keys import MEMO_PREFIX, STATS_SK, TAG_PREFIX, memo_key, timeline_partition
 
 STATUSES = ("NORMAL", "ARCHIVED", "DELETED")
-STATS_SK = "STATS#MEMO"
-TAG_PREFIX = "MEMOTAG#"
-MEMO_PREFIX = "MEMO#"
 STAT_FIELDS = ("normal", "archived", "deleted", "pinned", "untagged")
-
-
-def memo_key(user_id: str, memo_id: str) -> tuple[str, str]:
-    return (user_partition(user_id), f"{MEMO_PREFIX}{memo_id}")
-
-
-def timeline_partition(user_id: str, status: str) -> str:
-    return f"{user_partition(user_id)}#MEMOS#{status}"
 
 
 def with_index_keys(user_id: str, memo: Item) -> Item:
@@ -83,18 +68,22 @@ def write_memo(
     before: Item | None,
     after: Item,
     extra: Sequence[WriteOp] = (),
-) -> None:
-    """Store `after` in place of `before` (None = create) with counters, atomically.
+    *,
+    counters: Sequence[WriteOp] | None = None,
+) -> list[WriteOp]:
+    """Store `after` in place of `before` (None = create) with counters (`counter_ops`, unless
+    the caller computed them already), atomically; returns the ops it committed.
 
     Raises ConditionFailed with index 0 when the memo changed (or exists) meanwhile.
     """
     condition = Condition(exists=False) if before is None else Condition(equals={"revision": before["revision"]})
     ops: list[WriteOp] = [Put(with_index_keys(user_id, after), condition)]
-    ops += counter_ops(user_id, before, after)
+    ops += counter_ops(user_id, before, after) if counters is None else counters
     ops += extra
     if len(ops) > MAX_TRANSACTION_OPS:  # unreachable with the tag cap; a clear error if it changes
         raise ValidationError("this change touches too many tags at once (%(count)s writes)", count=len(ops))
     items.transact(ops)
+    return ops
 
 
 def read_memo(items: ItemStore, user_id: str, memo_id: str) -> Item | None:

@@ -1,9 +1,9 @@
 """The memo write operations (docs/contract.md §4): create, update, trash, restore and the tag
 rename, one function per operationId.
 
-Every write of a memo is one store transaction (`store.write_memo`: the memo with its revision
-condition, the counter deltas and its change record, `history.capture.memo_change`); a create
-adds its idempotency claim (`idempotency.create_once`).
+Every write of a memo is one store transaction (`changes.write_recorded`: the memo with its
+revision condition, the counter deltas and its change record); a create adds its idempotency
+claim (`idempotency.create_once`).
 A stale revision is REVISION_CONFLICT with the current memo as recoverData.
 """
 
@@ -13,7 +13,6 @@ import secrets
 from typing import Any
 
 from ..attachments.reads import checked_resources
-from ..history.capture import memo_change
 from ..kernel.context import Call
 from ..kernel.errors import Conflict, RevisionConflict, ValidationError
 from ..kernel.keys import user_partition
@@ -23,6 +22,7 @@ from ..kernel.tags import expand_tag_paths, is_valid_tag, parse_tags, rename_tag
 from ..kernel.timestamps import now_timestamp
 from ..store import idempotency
 from . import store
+from .changes import write_recorded
 from .filters import entry_id, time_arg
 from .reads import content_max_characters, public_memo, require_memo
 
@@ -76,7 +76,7 @@ def create_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         }
         data = {"memo": public_memo(memo)}
         # Only the idempotency claim can fail here (ids are random): create_once answers a twin's.
-        store.write_memo(items, user_id, None, memo, [*memo_change(call, None, memo), *claim.ops(data)])
+        write_recorded(call, None, memo, claim.ops(data))
         return data
 
     return idempotency.create_once(items, user_partition(user_id), "create_memo", args, create)
@@ -86,7 +86,7 @@ def _save(call: Call, before: Item, after: Item) -> dict[str, Any]:
     after["updatedAt"] = max(now_timestamp(), before["updatedAt"])
     after["revision"] = before["revision"] + 1
     try:
-        store.write_memo(call.services.items, call.principal.user_id, before, after, memo_change(call, before, after))
+        write_recorded(call, before, after)
     except ConditionFailed as failure:
         if failure.index == 0:
             raise _conflict(call, before["id"]) from None

@@ -19,12 +19,11 @@ from typing import Any, Literal
 
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item, Key
+from .keys import BOOK_PREFIX, NOTE_PREFIX
 
 PROVIDER = "wechat-reading"
 NoteType = Literal["highlight", "note"]
 CONTENT_ORIGIN: dict[str, str] = {"highlight": "book_excerpt", "note": "reader_thought"}
-BOOK_PREFIX = "READ#BOOK#"
-NOTE_PREFIX = "READ#NOTE#"
 #: Sort keys of unknown chapters / positions go after the known ones.
 UNKNOWN_CHAPTER = 999_999
 UNKNOWN_POSITION = 999_999_999

@@ -11,6 +11,8 @@ from ..kernel.errors import NotFound
 from ..kernel.messages import quoted
 from ..kernel.pages import behind, full_and_behind, page
 from . import store
+from .keys import NOTE_PREFIX
+from .literal import LITERAL, READING_FIELDS, reading_match
 from .model import note_total, public_book, public_note
 
 DEFAULT_LIMIT = 100
@@ -40,25 +42,20 @@ def list_reading_notes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     return {"notes": notes, "page": page(offset, limit, len(notes), total, has_more=full_and_behind)}
 
 
-#: The fields a search matches, each on its own (search/literal_kinds.READING_FIELDS are these).
-SEARCHED_FIELDS = ("content", "quotedText", "chapterTitle")
-
-
 def _matches(item: dict[str, Any], needle: str) -> bool:
-    return any(needle in str(item.get(name) or "").casefold() for name in SEARCHED_FIELDS)
+    return any(needle in str(item.get(name) or "").casefold() for name in READING_FIELDS)
 
 
 def _indexed_hits(call: Call, books: list[dict[str, Any]], needle: str) -> list[str] | None:
-    """The matching notes' sort keys in the scan's order, through the literal index (search/
-    literal_kinds.READING); None when it cannot answer exactly (none, out of step with the books'
+    """The matching notes' sort keys in the scan's order, through the literal index (literal.py
+    `LITERAL`); None when it cannot answer exactly (none, out of step with the books'
     note counters, nothing keeps it in step): the caller scans."""
     services = call.services
     if not services.search.follows_writes:
         return None
-    from ..search.literal_kinds import NOTE_PREFIX, READING, reading_match  # numpy: with the first search
-    from ..search.literal_store import current
+    from ..search.literal_store import current  # numpy: with the first search
 
-    index = current(services, call.principal.user_id, sum(note_total(book) for book in books), READING)
+    index = current(services, call.principal.user_id, sum(note_total(book) for book in books), LITERAL)
     if index is None:
         return None
     return [NOTE_PREFIX + row.id for row in index.matching(needle, functools.partial(reading_match, needle))]

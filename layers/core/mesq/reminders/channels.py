@@ -29,7 +29,7 @@ from typing import Any
 import httpx
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from ..adapters.outbound import IPAddress, is_public_address
+from ..kernel.addresses import IPAddress, is_public_address
 from ..kernel.errors import NotFound, ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.ports.sealer import Sealer

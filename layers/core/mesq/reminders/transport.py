@@ -1,7 +1,7 @@
 """What a reminder send needs from the network, shared by every channel's sender: the send's
 context (its client, the destination rules, the deadline), the one failure a sender raises, and
 `post`, which resolves a URL's host once per send, refuses it unless the rules admit the address
-(`mesq/adapters/outbound.py`), and connects to the address it checked (the name kept in `Host`
+(`mesq/kernel/addresses.py`), and connects to the address it checked (the name kept in `Host`
 and in TLS SNI and the certificate check), so DNS rebinding cannot aim a webhook at the
 deployment's own network. The URL is parsed by `channels.parse_url`, the parser that admitted it.
 
@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from ..adapters.outbound import UnsafeTarget, resolve_checked_async
+from ..kernel.addresses import UnsafeTarget, resolve_checked_async
 from ..kernel.errors import ValidationError
 from ..kernel.i18n import DEFAULT_LANGUAGE, Text
 from .channels import Channel, Destinations, is_loopback_host, parse_url

@@ -32,12 +32,10 @@ from aws_lambda_powertools import Logger
 from ..kernel.context import Services
 from ..kernel.ports.storage import Condition, Cursor, Item, ItemStore, Key, QueryPage, Update, WriteOp
 from ..store.item_rules import key_of
-from .documents import searchable_owner
 from .fair_queue import FairQueue
+from .searchables import searchables_of
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
-#: The records the literal indexes hold (every `literal_kinds.KINDS` prefix; a test keeps them equal).
-LITERAL_PREFIXES = ("MEMO#", "READ#NOTE#", "TODO#TASK#", "TODO#INBOX#")
 LITERAL_REBUILD_SECONDS = 60.0
 #: Keys one turn of a user's AI index updates takes (an embedding batch: about a second of CPU).
 INDEX_BATCH = 64
@@ -134,16 +132,18 @@ class FollowingStore:
             log.exception("search: in-process index update failed")
 
     def _changed(self, keys: Sequence[Key]) -> None:
+        if self._services is None:
+            return
+        searchables = searchables_of(self._services)
         by_user: dict[str, list[str]] = defaultdict(list)
         for pk, sk in keys:
-            owner = searchable_owner(pk, sk)
+            owner = searchables.owner(pk, sk)
             if owner is not None:
                 by_user[owner].append(sk)
-        if not by_user or self._services is None:
-            return
+        literal = searchables.literal_prefixes  # the records the literal indexes hold
         for user_id, sort_keys in by_user.items():
             self._worker.submit(user_id, sort_keys)
-            self._literal_worker.submit(user_id, [key for key in sort_keys if key.startswith(LITERAL_PREFIXES)])
+            self._literal_worker.submit(user_id, [key for key in sort_keys if key.startswith(literal)])
 
     # -- writes: delegate, then report ---------------------------------------------------------
 

@@ -18,10 +18,11 @@ from ..kernel.context import Services
 from ..kernel.keys import user_partition
 from ..kernel.ports.models import ProviderError
 from ..store.paging import walk
-from .documents import SOURCE_PREFIXES, Doc, doc_of, source_kind
+from .documents import Doc
 from .index import Entry, SearchIndex
 from .persist import IndexRepository
-from .tokens import tokens
+from .searchables import searchables_of
+from .tokenizer import tokens
 from .user_locks import UserLocks
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
@@ -51,9 +52,9 @@ def entries_for(services: Services, docs: list[Doc]) -> list[Entry]:
 
 def _searchable(services: Services, user_id: str) -> Iterator[Doc]:
     partition = user_partition(user_id)
-    for prefix in SOURCE_PREFIXES:
-        for item in walk(services.items, partition, prefix=prefix):
-            doc = doc_of(item)
+    for source in searchables_of(services).documents:
+        for item in walk(services.items, partition, prefix=source.prefix):
+            doc = source.doc(item)
             if doc is not None:
                 yield doc
 
@@ -74,14 +75,15 @@ def rebuild(services: Services, user_id: str) -> int:
 
 def refresh(services: Services, user_id: str, sort_keys: Iterable[str]) -> None:
     """Bring the index up to date for these changed keys (other keys are ignored)."""
-    wanted = sorted({key for key in sort_keys if source_kind(key) is not None})
+    searchables = searchables_of(services)
+    wanted = sorted({key for key in sort_keys if searchables.source(key) is not None})
     if not wanted:
         return
     partition = user_partition(user_id)
     found = {item["sk"]: item for item in services.items.batch_get([(partition, key) for key in wanted])}
-    docs = [doc for doc in (doc_of(found[key]) for key in wanted if key in found) if doc is not None]
+    docs = [doc for doc in (searchables.doc_of(found[key]) for key in wanted if key in found) if doc is not None]
     kept = {doc.key for doc in docs}
-    removed = [f"{source_kind(key)}:{key.rsplit('#', 1)[-1]}" for key in wanted]
+    removed = [f"{searchables.source_kind(key)}:{key.rsplit('#', 1)[-1]}" for key in wanted]
     removed = [key for key in removed if key not in kept]
     upserts = entries_for(services, docs)
     repo = repository(services)

@@ -1,6 +1,7 @@
-"""Where a user's literal indexes (literal.py; what each holds: literal_kinds.py) live and how they
-follow writes: the same pattern as the AI index (persist.py, indexer.py), beside it under the
-user's `search/` folder. One index per kind (memos, reading notes, todo tasks and inbox items):
+"""Where a user's literal indexes (literal.py; what each holds: its domain's `LiteralKind`,
+literal_kind.py, handed in) live and how they follow writes: the same pattern as the AI index
+(persist.py, indexer.py), beside it under the user's `search/` folder. One index per kind
+(memos, reading notes, todo tasks and inbox items):
 
 - `search/<user hash>/<stem>-<id>.snap`: the snapshot (rows as JSON, postings as .npy, zipped);
 - `search/<user hash>/<stem>-<id>.ovl`: the overlay (JSON: changed rows and removed ids);
@@ -33,9 +34,10 @@ from aws_lambda_powertools import Logger
 from ..kernel.context import Services
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import BlobNotFound, BlobStore, Item, ItemStore
-from .literal import LiteralIndex, Row
-from .literal_kinds import KINDS, MEMO, LiteralKind, kind_named
+from .literal_index import LiteralIndex
+from .literal_kind import LiteralKind, Row
 from .persist import _folder, swap_pointer
+from .searchables import searchables_of
 from .user_locks import UserLocks
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
@@ -87,8 +89,12 @@ def _unpack_overlay(data: bytes) -> dict[str, Row | None]:
     return overlay
 
 
+#: The kind a caller that names none means: the memo index, the first there was.
+DEFAULT_KIND = "memo"
+
+
 class LiteralRepository:
-    def __init__(self, items: ItemStore, blobs: BlobStore, cache: dict[str, Any], kind: LiteralKind = MEMO) -> None:
+    def __init__(self, items: ItemStore, blobs: BlobStore, cache: dict[str, Any], kind: LiteralKind) -> None:
         self._items, self._blobs, self._cache, self.kind = items, blobs, cache, kind
 
     def pointer(self, user_id: str) -> Item | None:
@@ -145,13 +151,18 @@ class LiteralRepository:
         self._cache.pop(_cache_key(self.kind, user_id), None)
 
 
-def repository(services: Services, kind: LiteralKind = MEMO) -> LiteralRepository:
-    return LiteralRepository(services.items, services.blobs, services.search.cache, kind)
+def _kind(services: Services, kind: LiteralKind | str) -> LiteralKind:
+    return searchables_of(services).literal_named(kind) if isinstance(kind, str) else kind
 
 
-def rebuild(services: Services, user_id: str, kind: LiteralKind | str = MEMO) -> int:
-    """A fresh index of `kind` from every record the user has (the backfill); returns its row count."""
-    kind = kind_named(kind) if isinstance(kind, str) else kind
+def repository(services: Services, kind: LiteralKind | str = DEFAULT_KIND) -> LiteralRepository:
+    return LiteralRepository(services.items, services.blobs, services.search.cache, _kind(services, kind))
+
+
+def rebuild(services: Services, user_id: str, kind: LiteralKind | str = DEFAULT_KIND) -> int:
+    """A fresh index of `kind` (or the kind of that name) from every record the user has (the
+    backfill); returns its row count."""
+    kind = _kind(services, kind)
     index = LiteralIndex.build(kind.order, kind.all_rows(services.items, user_id), kind.descending)
     repo = repository(services, kind)
     with _user_lock(user_id):
@@ -166,7 +177,7 @@ def refresh(services: Services, user_id: str, sort_keys: Iterable[str]) -> None:
     A kind that fails does not stop the others; the first failure is raised after them."""
     keys = sorted(set(sort_keys))
     failure: Exception | None = None
-    for kind in KINDS:
+    for kind in searchables_of(services).literal:
         wanted = [key for key in keys if kind.owns(key)]
         if not wanted:
             continue
@@ -208,7 +219,7 @@ def _load_quietly(services: Services, user_id: str, kind: LiteralKind) -> Litera
     return None if loaded is None else loaded[0]
 
 
-def current(services: Services, user_id: str, expected_rows: int, kind: LiteralKind = MEMO) -> LiteralIndex | None:
+def current(services: Services, user_id: str, expected_rows: int, kind: LiteralKind) -> LiteralIndex | None:
     """The index a query may use: in step with the store as far as the counters tell (exactly
     `expected_rows` rows), else None and the caller scans. In-process, the queued updates are
     waited for first, and an index that is missing or out of step is rebuilt in the background."""

@@ -36,7 +36,7 @@ from ..kernel.errors import ServiceUnavailable
 from ..kernel.ports.models import Embedder, ProviderError, Reranker
 from .documents import Doc
 from .index import SearchIndex
-from .tokens import tokens
+from .tokenizer import tokens
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 RERANK_BATCH = 20

@@ -5,7 +5,7 @@ batch may hold duplicates or out-of-order records. A user whose refresh fails re
 sequence numbers as batch item failures; with bisect-on-error the rest of the batch still lands
 and the poison records end in the DLQ after the retries.
 
-The same records keep the literal memo index (literal_store.refresh) in step; a user whose literal
+The same records keep the literal indexes (literal_store.refresh) in step; a user whose literal
 refresh fails reports its records as failures too (a retry re-reads the keys, so repeating the AI
 refresh for them is harmless).
 """
@@ -19,27 +19,28 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from ..kernel.context import Services
-from .documents import searchable_owner
 from .indexer import refresh
 from .literal_store import refresh as refresh_literal
+from .searchables import Searchables, searchables_of
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 
 
-def _user_and_key(record: Mapping[str, Any]) -> tuple[str, str] | None:
+def _user_and_key(searchables: Searchables, record: Mapping[str, Any]) -> tuple[str, str] | None:
     keys = record.get("dynamodb", {}).get("Keys", {})
     pk, sk = keys.get("pk", {}).get("S"), keys.get("sk", {}).get("S")
     if not isinstance(pk, str) or not isinstance(sk, str):
         return None
-    user = searchable_owner(pk, sk)
+    user = searchables.owner(pk, sk)
     return None if user is None else (user, sk)
 
 
 def handle_records(services: Services, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Returns the Lambda partial-batch answer `{"batchItemFailures": [...]}`."""
     by_user: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    searchables = searchables_of(services)
     for record in records:
-        found = _user_and_key(record)
+        found = _user_and_key(searchables, record)
         if found is not None:
             by_user[found[0]].append((found[1], str(record.get("dynamodb", {}).get("SequenceNumber", ""))))
     failures: list[dict[str, str]] = []

@@ -16,7 +16,7 @@ def warm_in_background(runtime: SearchRuntime) -> threading.Thread:
     def warm() -> None:
         try:
             from .pipeline import search  # noqa: F401
-            from .tokens import tokens
+            from .tokenizer import tokens
 
             tokens("预热 warm-up")
             runtime.warm_embedder()

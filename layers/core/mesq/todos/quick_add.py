@@ -23,6 +23,8 @@ from zoneinfo import ZoneInfo
 
 import dateparser
 
+from ..kernel.tags import find_tags
+
 __all__ = [
     "FREQUENCIES", "KINDS", "MAX_CHARACTERS", "MAX_DATE_PROBES", "QuickAdd", "RuleShape", "parse_quick_add",
     "rule_shape",
@@ -37,13 +39,16 @@ MAX_DATE_PROBES = 48
 #: with the phrase's length.
 MAX_PHRASE_CHARACTERS = 40
 
+_PRIORITY_P = {"1": "urgent", "2": "high", "3": "medium", "4": "low"}
 _PRIORITY_WORDS = {
     "urgent": "urgent", "high": "high", "medium": "medium", "med": "medium", "low": "low",
     "紧急": "urgent", "高": "high", "中": "medium", "低": "low",
+    **{f"p{number}": value for number, value in _PRIORITY_P.items()},
 }  # fmt: skip
-_PRIORITY_P = {"1": "urgent", "2": "high", "3": "medium", "4": "low"}
-_PRIORITY = re.compile(r"(?:(?<=\s)|^)(?:!(\w+)|[pP]([1-4]))(?=\s|$)")
-_TAG = re.compile(r"(?:(?<=\s)|^)#([^\s#!]{1,100})")
+# `!word` (`!high`, `!p1`, `!高`; `！` as a Chinese keyboard types it) wherever it stands, glued to
+# Chinese text too (`开会!p1`), but not inside a Latin word (`wow!high`); a bare `p1` only as a
+# word of its own. Either ends at whitespace, the line's end, or the next `#tag` / `!word`.
+_PRIORITY = re.compile(r"(?:(?<![A-Za-z0-9])[!！](\w+)|(?:(?<=\s)|^)[pP]([1-4]))(?=[\s#!！,.;:，。；：、]|$)")
 
 _EN_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _BYDAY = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
@@ -275,22 +280,25 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     line = f" {text.strip()} "
 
     priority: str | None = None
-    for match in [] if "priority" in ignore else list(_PRIORITY.finditer(line)):
+    understood: list[tuple[int, int]] = []  # spans of the line the chips took
+    for match in [] if "priority" in ignore else _PRIORITY.finditer(line):
         value = _PRIORITY_P.get(match[2] or "") or _PRIORITY_WORDS.get((match[1] or "").lower())
         if value:
-            priority = value
+            priority = value  # the last one typed wins
             chips.append({"kind": "priority", "text": match[0].strip(), "value": value})
-            line = line.replace(match[0], " ", 1)
+            understood.append(match.span())
+    line = _without(line, understood)
 
     tags: list[str] = []
-    for match in [] if "tag" in ignore else list(_TAG.finditer(line)):
-        name = match[1].rstrip(",.;\uff0c\u3002\uff1b")  # and the full-width ones
+    understood = []
+    for start, end, name in [] if "tag" in ignore else find_tags(line):  # the memo tag rule (kernel/tags.py)
         if f"tag:{name}" in ignore:
             continue  # this one chip removed: "#name" stays in the title
-        if name and name not in tags:
+        if name not in tags:
             tags.append(name)
             chips.append({"kind": "tag", "text": "#" + name, "value": name})
-        line = line.replace(match[0], " ", 1)
+        understood.append((start, end))
+    line = _without(line, understood)
 
     recurrence: str | None = None
     recur_day: int | None = None
@@ -332,9 +340,21 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     # The rewrite set date phrases apart with spaces; without a date found, the words stay as typed.
     typed = " ".join(line.split())
     title = (_join(words) if found else typed) or typed or text.strip()
+    title = _NO_SPACE_BEFORE.sub("", title)  # "去买菜 ，别忘了": the space a removed chip stood in
     return QuickAdd(
         title=title, due=due, priority=priority, tags=tuple(tags), recurrence=recurrence, chips=tuple(chips)
     )
+
+
+#: Spaces before closing CJK punctuation: no one types them; they are left where a chip was taken out.
+_NO_SPACE_BEFORE = re.compile(r"\s+(?=[，。；：！？、）】》」』”’])")
+
+
+def _without(line: str, spans: list[tuple[int, int]]) -> str:
+    """`line` with each (start, end) span, in order and apart, replaced by a space."""
+    for start, end in reversed(spans):
+        line = f"{line[:start]} {line[end:]}"
+    return line
 
 
 def _join(words: list[str]) -> str:

@@ -280,7 +280,7 @@ def _walk_range(items: ItemStore, partition: str, start: str, end: str) -> Itera
 
 
 PREFIX_END = prefix_range(PREFIX)[1]
-_TARGET_PREFIXES = ("TODO#SPACE#", "TODO#COL#", "TODO#TASK#", "TODO#INBOX#")
+_TARGET_PREFIXES = tuple(KIND_PREFIX[kind] for kind in ("space", "column", "task", "inbox"))
 
 
 def _sort_in(state_parts: dict[str, dict[str, Item]], settings: list[Item], slugs: dict[str, str],
@@ -289,10 +289,10 @@ def _sort_in(state_parts: dict[str, dict[str, Item]], settings: list[Item], slug
         sk = str(item["sk"])
         if sk == SETTINGS_SK:
             settings.append(record_of(item))
-        elif sk.startswith("TODO#SLUG#"):
-            slugs[sk.removeprefix("TODO#SLUG#")] = str(item["spaceId"])
-        elif sk.startswith("TODO#TAG#"):
-            tags[sk.removeprefix("TODO#TAG#")] = record_of(item)
+        elif sk.startswith(KIND_PREFIX["slug"]):
+            slugs[sk.removeprefix(KIND_PREFIX["slug"])] = str(item["spaceId"])
+        elif sk.startswith(KIND_PREFIX["tag"]):
+            tags[sk.removeprefix(KIND_PREFIX["tag"])] = record_of(item)
         else:
             for prefix in _TARGET_PREFIXES:
                 if sk.startswith(prefix):
@@ -308,11 +308,11 @@ def _state(parts: list[Iterable[Item]], source: _Source | None) -> TodoState:
     for part in parts:
         _sort_in(by_prefix, settings, slugs, tags, part)
     return TodoState(
-        spaces=by_prefix["TODO#SPACE#"],
+        spaces=by_prefix[KIND_PREFIX["space"]],
         slugs=slugs,
-        columns=by_prefix["TODO#COL#"],
-        tasks=by_prefix["TODO#TASK#"],
-        inbox=by_prefix["TODO#INBOX#"],
+        columns=by_prefix[KIND_PREFIX["column"]],
+        tasks=by_prefix[KIND_PREFIX["task"]],
+        inbox=by_prefix[KIND_PREFIX["inbox"]],
         tags=tags,
         settings=settings[0] if settings else None,
         source=source,

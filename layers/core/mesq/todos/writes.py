@@ -15,7 +15,8 @@ Offers:
   (`reminder_schedule.index_ops`), the list sizes its ops change (`list_sizes.size_ops`; a
   list never sized is counted once and the write retried), the graph counts (`graph_counts.count_ops`:
   a failed count condition rebuilds the write) and one change record per record it
-  writes (`history.capture.todo_changes`), commit them as ONE transaction
+  writes (`changes.todo_changes`), commit them as ONE transaction (the call keeps the
+  change records it committed: `call.recorded`)
   (a write that moves a task or inbox item between lists must go through here), mapping a failed revision
   condition to the REVISION_CONFLICT `on_conflict` makes from a fresh state (so recoverData is
   the current record);
@@ -31,8 +32,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..auth.users import get_user, preferred_language
-from ..history.capture import todo_changes
-from ..history.records import CHANGE_PREFIX
 from ..kernel.context import Call
 from ..kernel.errors import MesqError, ValidationError
 from ..kernel.keys import user_partition
@@ -49,8 +48,9 @@ from ..kernel.ports.storage import (
 from ..kernel.timestamps import now_timestamp, utc_now
 from ..store import idempotency
 from . import model
+from .changes import todo_changes
 from .graph_counts import count_ops, is_count_op
-from .keys import Kind, ident, key, settings_key, slug_key, stored
+from .keys import KIND_PREFIX, Kind, ident, key, settings_key, slug_key, stored
 from .list_sizes import BeforeOf, count_list, size_ops, sized_list
 from .reminder_schedule import index_ops
 from .state import TodoState, load_partial, load_state
@@ -216,14 +216,13 @@ def apply(
     *,
     extra: Callable[[dict[str, Any]], list[WriteOp]] | None = None,
     settled: Callable[[], dict[str, Any] | None] | None = None,
-    recorded: list[str] | None = None,
 ) -> dict[str, Any]:
     """Build against a fresh (partial) state and commit in one transaction. A failed condition
     means a record changed since it was read: when a tag registration raced, rebuild once;
     otherwise the answer is `settled()` when it has one (an idempotent twin's response), else
     `on_conflict(fresh state)` is raised (build itself raises REVISION_CONFLICT for a stale
-    `expectedRevision` it sees in the snapshot). `recorded` gets the ids of the change records
-    the commit wrote (a write in parts reverts the parts already written through them)."""
+    `expectedRevision` it sees in the snapshot). The change records the commit wrote are kept
+    on `call.recorded` (a write in parts reverts the parts already written through them)."""
     items, user_id = call.services.items, call.principal.user_id
     state = ensure_default_space(items, user_id, partial=True, language=call.language)
     seeded: dict[str, int] = {}  # lists counted here because they had no size item yet
@@ -240,8 +239,7 @@ def apply(
             ops = ops + extra(data)
         try:
             commit(items, ops)
-            if recorded is not None:
-                recorded += [str(op.item["id"]) for op in changes if isinstance(op, Put) and _is_change(op.item)]
+            call.recorded.kept(changes)
             return data
         except ConditionFailed as failure:
             state = load_partial(items, user_id)
@@ -276,13 +274,9 @@ def _before_of(state: TodoState) -> BeforeOf:
     return lambda kind, ident: state.tasks.get(ident) if kind == "task" else state.inbox.get(ident)
 
 
-def _is_change(item: Item) -> bool:
-    return str(item.get("sk", "")).startswith(CHANGE_PREFIX)
-
-
 def _is_tag_claim(op: WriteOp) -> bool:
     item = getattr(op, "item", None)
-    return isinstance(item, dict) and str(item.get("sk", "")).startswith("TODO#TAG#")
+    return isinstance(item, dict) and str(item.get("sk", "")).startswith(KIND_PREFIX["tag"])
 
 
 def create_once(

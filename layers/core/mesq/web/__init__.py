@@ -44,8 +44,8 @@ def web_routes(
     from .settings.connected_apps import app_routes
     from .settings.consent import consent_routes
     from .settings.credentials import credential_routes
+    from .settings.home import settings_index_routes
     from .settings.import_sources import import_source_routes
-    from .settings.index import settings_index_routes
     from .settings.reminders import reminder_routes
     from .settings.sync import reading_routes
     from .todos.board import todo_routes

@@ -1,5 +1,5 @@
 """Imports from other apps, put together: the file's reader for its kind (the memos database is an
-adapter's to read, `adapters/memos_sqlite.py`; flomo's ZIP and Todoist's CSVs are read by the
+adapter's to read, `adapters/imports/memos_sqlite.py`; flomo's ZIP and Todoist's CSVs are read by the
 domain's readers in `mesq/imports/`), the plan checked whole, then written as one run
 (`imports/run.py`). The command line, REST (`POST /api/toolkit/import`) and Settings → Import
 all call `import_file`.
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from ..adapters.memos_sqlite import open_memos_database
+from ..adapters.imports.memos_sqlite import open_memos_database
 from ..imports.flomo import DEFAULT_ZONE, plan_flomo
 from ..imports.memos import plan_memos
 from ..imports.plan import KINDS, Plan, Report, SourceError

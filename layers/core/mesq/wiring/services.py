@@ -26,6 +26,7 @@ from .config import Settings
 
 if TYPE_CHECKING:
     from ..reminders.transport import Reach
+    from ..search.searchables import Searchables
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 T = TypeVar("T")
@@ -72,7 +73,11 @@ class Services:
         object.__setattr__(
             self,
             "search",
-            SearchRuntime(lambda: build_search_models(settings), follows_writes=settings.search_index_updates != "off"),
+            SearchRuntime(
+                lambda: build_search_models(settings),
+                follows_writes=settings.search_index_updates != "off",
+                searchables=searchables,
+            ),
         )
         object.__setattr__(self, "reading_queue", build_reading_queue(settings))
         object.__setattr__(self, "client_documents", DocumentCache(self.items))
@@ -81,6 +86,14 @@ class Services:
     @property
     def sealer(self) -> Sealer:
         return self._sealer.get()
+
+
+def searchables() -> Searchables:
+    """What the search indexes hold of each domain (application/registries.py), imported on first
+    use: a process that never indexes or searches (most CLI commands) does not load every domain."""
+    from ..application.registries import SEARCHABLES
+
+    return SEARCHABLES
 
 
 def deployment_of(settings: Settings) -> Deployment:

@@ -8,7 +8,8 @@ trickles bytes is cut off on time. The sends of one reminder, and the reminders 
 run concurrently (`send_all`, `mesq/jobs/reminder_tick.py`), so a slow destination delays only its own message.
 
 The URL's host was checked when the channel was added, but a name can later resolve anywhere:
-each send resolves it once and connects to the address it checked (`mesq/reminders/transport.py`).
+each send resolves it once and connects to the address it checked (`mesq/reminders/transport.py`,
+over mesq/kernel/addresses.py).
 A loopback URL (only admitted where `channels.check_url` allows loopback: tests, local use) is sent
 as it is. Where the owner allows private destinations (`Destinations.allow_private`), the name is
 still resolved once and pinned, only not refused for a private address.
@@ -43,7 +44,7 @@ from ...reminders.transport import (
     body_of,
     post,
 )
-from ..outbound import tls_context
+from ..outbound import pinned_client
 from .senders import send_ntfy, send_telegram, send_webpush
 from .smtp import send_email
 
@@ -54,8 +55,7 @@ def new_client() -> httpx.AsyncClient:
     """The client of one tick or test send: pooled up to the concurrency bound, no redirects, no
     proxy from the environment (it would undo the pinning)."""
     limits = httpx.Limits(max_connections=MAX_CONCURRENT_SENDS, max_keepalive_connections=MAX_CONCURRENT_SENDS)
-    return httpx.AsyncClient(follow_redirects=False, trust_env=False, limits=limits, verify=tls_context(),
-                             timeout=SEND_DEADLINE_SECONDS)  # fmt: skip
+    return pinned_client(SEND_DEADLINE_SECONDS, limits)
 
 
 def _failure(attempts: int, reason: Text) -> dict[str, Any]:

@@ -78,6 +78,10 @@ CREATE INDEX IF NOT EXISTS items_ttl ON items (ttl) WHERE ttl IS NOT NULL;
 #: its ttl column (NULL unless the item's `ttl` is a number) is after the bound `now`.
 _LIVE = "(ttl IS NULL OR ttl > ?)"
 
+#: What opening the store can raise (a missing directory, an unreadable or foreign file): the
+#: CLI names the data directory instead (runtime/cli/common.py).
+OPEN_ERRORS = (OSError, sqlite3.Error)
+
 
 #: Keys per batch_get statement (two bound values each, far below SQLite's variable limit).
 _BATCH_KEYS = 250

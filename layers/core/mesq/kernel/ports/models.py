@@ -85,6 +85,10 @@ class SearchRuntime:
     #: "todo") a query found missing or out of step (follow.py sets it); a no-op where the stream
     #: function keeps the index (AWS).
     literal_missing: Callable[[str, str], None] = field(default=lambda _user_id, _kind: None)
+    #: () -> every kind of record the indexes hold (search/searchables.py `Searchables`, gathered
+    #: in application/registries.py): the composition root sets it, and it imports the domains on
+    #: first use, not at construction. Untyped here: the kernel names nothing above it.
+    searchables: Callable[[], Any] = field(default=lambda: None)
     #: Set when the start-up warm-up (search/warm_up.py) has finished; None when none runs (Lambda).
     _warm_up_done: threading.Event | None = None
 

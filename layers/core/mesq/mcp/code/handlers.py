@@ -27,7 +27,7 @@ from ...kernel.messages import quoted
 from ..adapter import hidden_tool, run_tool, unknown_tool
 from ..catalog import Catalog, CatalogTool
 from ..connection_context import CONTEXT_TOOL
-from ..state import RequestState
+from ..request_state import RequestState
 from .budgets import Budgets
 from .cutting import TooDeep, compact, truncate
 from .sandbox import Outcome, Refused, run_program

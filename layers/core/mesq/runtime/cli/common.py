@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import sqlite3
+import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ...adapters.store.sqlite import OPEN_ERRORS
 from ...application.ratelimit import RateLimiter, user_subject
 from ...auth.users import find_user_by_name
 from ...kernel.errors import MesqError
@@ -98,7 +99,7 @@ def services_of(settings: Settings, args: argparse.Namespace) -> Services:
         _dynamodb_preflight(settings)
     try:
         services = build_services(settings)
-    except (OSError, sqlite3.Error) as error:
+    except OPEN_ERRORS as error:
         reason = getattr(error, "strerror", None) or str(error)
         raise CommandError(f"cannot use the data directory {settings.data_dir}: {reason}") from None
     if settings.storage == "dynamodb" and settings.dynamodb_endpoint:
@@ -121,6 +122,27 @@ def _dynamodb_preflight(settings: Settings) -> None:
         problem = f"no DynamoDB table {settings.table_name} in {settings.region} (deploy the stack, or set MESQ_TABLE)"
     if problem is not None:
         raise CommandError(problem)
+
+
+def command_path() -> str:
+    """How to run this `mesq` from the current directory: the script as it was typed when that was
+    a relative path (`.venv/bin/mesq`), else the venv's script relative to here (a shell without the
+    venv activated does not find plain `mesq`)."""
+    typed = sys.argv[0] if sys.argv else ""
+    if Path(typed).name == "mesq" and not os.path.isabs(typed) and Path(typed).is_file():
+        return typed
+    script = Path(sys.prefix) / "bin" / "mesq"
+    if not script.exists():
+        return "mesq"
+    try:
+        return os.path.relpath(script)
+    except ValueError:
+        return str(script)
+
+
+def rerun_options(settings: Settings) -> str:
+    """The options a printed follow-up command needs to reach the same data as this one."""
+    return f" --data-dir {settings.data_dir}" if settings.storage == "sqlite" else " --storage dynamodb"
 
 
 def user_id_of(services: Services, username: str) -> str:

@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 
 from ...archive.exporter import export_account
+from ...archive.words import in_words
 from ...kernel.errors import MesqError
+from ...kernel.messages import quoted
 from ...kernel.timestamps import now_timestamp
 from ...wiring.services import Services
 from .common import Commands, Parser, user_id_of
@@ -28,8 +30,9 @@ def run(args: argparse.Namespace, services: Services) -> int:
         report = export_account(services.items, services.blobs, user_id, out, now_timestamp())
     except OSError as error:
         raise MesqError(f"cannot write {out}: {error.strerror or error}") from None
-    kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(report.counts.items()))
-    print(f"exported {report.records} records ({kinds or 'none'}) and {report.blobs} attachments to {out}")
-    for path in report.missing_blobs:
-        print(f"mesq: attachment bytes missing from storage: {path}", file=sys.stderr)
+    held = in_words(report.kinds) or "an empty account (nothing to export yet)"
+    print(f"exported {held} to {out}")
+    for name in report.missing_blobs:
+        print(f"mesq: the file of the attachment {quoted(name)} is missing from storage: exported without it",
+              file=sys.stderr)  # fmt: skip
     return 0

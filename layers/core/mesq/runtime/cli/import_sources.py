@@ -18,6 +18,8 @@ from ...kernel.errors import MesqError
 from ...kernel.messages import quoted
 from ...wiring.imports import ImportOptions, import_file
 from ...wiring.services import Services
+from .common import command_path, rerun_options
+from .reindex_hint import reindex_hint
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,9 +65,10 @@ def run(args: argparse.Namespace, services: Services, user_id: str) -> int:
         print(f"mesq: skipped {which}: {why}", file=sys.stderr)
     for which, what in report.kept:
         print(f"mesq: kept as text {which}: {what}", file=sys.stderr)
-    print(
-        f"{report.summary()}; {report.seconds:.1f}s ({report.per_second:.0f} records/s); run {report.run_id}"
-        f" (undo: mesq import USERNAME --undo-run {report.run_id}); rebuild the AI search index with"
-        " `mesq search reindex USERNAME`"
-    )
+    undo = f"{command_path()} import {args.username} --undo-run {report.run_id}{rerun_options(services.settings)}"
+    print(f"{report.summary()}; {report.seconds:.1f}s; to undo it: {undo}")
+    created = sum(report.imported.values())
+    hint = reindex_hint(services.items, services.settings, user_id, args.username, created)
+    if hint:
+        print(hint)
     return 1 if report.skipped_count else 0

@@ -1,6 +1,8 @@
 """`mesq import`: an archive written by `mesq export`, or a folder / ZIP of Markdown files, into
-a user (docs/archive.md, docs/markdown-import.md). The AI index is rebuilt once afterwards
-(`mesq search reindex`), not record by record (main.py turns the in-process follower off)."""
+a user (docs/archive.md, docs/markdown-import.md), reported in a person's words (memos, tasks,
+attachments, history entries). Records are written with the in-process index updates off (main.py);
+when that leaves the user's AI index behind, the report ends with the command that rebuilds it
+(`reindex_hint.py`)."""
 
 from __future__ import annotations
 
@@ -9,10 +11,12 @@ import sys
 from pathlib import Path
 
 from ...archive.format import ArchiveError
+from ...archive.words import in_words
 from ...kernel.errors import MesqError
 from ...wiring.services import Services
 from . import import_sources
 from .common import CommandError, Commands, Parser, count_import, user_id_of
+from .reindex_hint import reindex_hint
 
 
 def add_parser(commands: Commands, common: Parser) -> None:
@@ -25,7 +29,13 @@ def add_parser(commands: Commands, common: Parser) -> None:
     import_sources.add_arguments(import_)
 
 
-def _import_archive(services: Services, user_id: str, path: Path) -> int:
+def _say_reindex(services: Services, user_id: str, username: str, created: int) -> None:
+    hint = reindex_hint(services.items, services.settings, user_id, username, created)
+    if hint:
+        print(hint)
+
+
+def _import_archive(services: Services, user_id: str, username: str, path: Path) -> int:
     from ...archive.importer import import_account  # ~50 modules: loaded by this command only
 
     try:
@@ -34,17 +44,20 @@ def _import_archive(services: Services, user_id: str, path: Path) -> int:
         )
     except ArchiveError as error:
         raise MesqError(f"nothing imported: {error.message}") from None
-    print(
-        f"imported {report.records} records: {report.created} new, {report.existing} already there, "
-        f"{report.derived} counters and index entries recomputed; "
-        f"{report.blobs} attachments; {report.seconds:.1f}s ({report.per_second:.0f} records/s); "
-        "rebuild the AI search index with `mesq search reindex USERNAME`"
-    )
+    held = in_words(report.kinds) or "nothing a person keeps (an empty account's archive)"
+    took = f"{report.seconds:.1f}s"
+    if report.created == 0 and report.existing:
+        print(f"nothing new: {username} already holds what {path.name} holds ({held}); {took}")
+    elif report.existing:
+        print(f"imported {held} into {username}, {report.existing} of its records already there; {took}")
+    else:
+        print(f"imported {held} into {username}; {took}")
+    _say_reindex(services, user_id, username, report.created)
     return 0
 
 
-def _import_markdown(services: Services, user_id: str, path: Path) -> int:
-    from ...archive.markdown import import_markdown  # the Markdown parser: loaded by this command only
+def _import_markdown(services: Services, user_id: str, username: str, path: Path) -> int:
+    from ...archive.markdown_import import import_markdown  # the Markdown parser: loaded by this command only
 
     try:
         report = import_markdown(services, user_id, path)
@@ -53,11 +66,11 @@ def _import_markdown(services: Services, user_id: str, path: Path) -> int:
     for name, reason in report.failed:
         print(f"mesq: skipped {name}: {reason}", file=sys.stderr)
     print(
-        f"imported {report.files - len(report.failed)} of {report.files} Markdown files: {report.created} new, "
-        f"{report.existing} already there, {len(report.failed)} skipped; {report.attachments} attachments; "
-        f"{report.seconds:.1f}s ({report.per_second:.0f} files/s); "
-        "rebuild the AI search index with `mesq search reindex USERNAME`"
+        f"imported {report.files - len(report.failed)} of {report.files} Markdown files into {username}: "
+        f"{report.created} new, {report.existing} already there, {len(report.failed)} skipped; "
+        f"{report.attachments} attachments; {report.seconds:.1f}s ({report.per_second:.0f} files/s)"
     )
+    _say_reindex(services, user_id, username, report.created)
     return 1 if report.failed else 0
 
 
@@ -72,5 +85,5 @@ def run(args: argparse.Namespace, services: Services) -> int:
     if args.source or args.undo_run:
         return import_sources.run(args, services, user_id)
     if args.markdown is not None:
-        return _import_markdown(services, user_id, args.markdown)
-    return _import_archive(services, user_id, args.file)
+        return _import_markdown(services, user_id, args.username, args.markdown)
+    return _import_archive(services, user_id, args.username, args.file)

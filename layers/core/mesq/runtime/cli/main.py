@@ -13,14 +13,15 @@ from collections.abc import Sequence
 from ... import __version__
 from ...kernel.errors import MesqError
 from ...wiring.config import ConfigError
-from . import export, history_index, imports, reading, repair_imports, search, serve, todos, token, user
+from . import export, history_index, imports, memos, reading, repair_imports, search, serve, todos, token, user
 from .common import CommandError, Parser, common_options, services_of, settings_of
 
 #: The Powertools service name of `mesq serve`'s log lines (the functions': mesq-api, mesq-mcp, ...).
 LOCAL_SERVICE = "mesq-local"
 #: The command groups, in the order `mesq --help` lists them.
 GROUPS = {"serve": serve, "user": user, "token": token, "reading": reading, "export": export, "import": imports,
-          "repair-imports": repair_imports, "search": search, "todos": todos, "history": history_index}  # fmt: skip
+          "repair-imports": repair_imports, "search": search, "todos": todos, "memos": memos,
+          "history": history_index}  # fmt: skip
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -17,9 +17,9 @@ def add_parser(commands: Commands, common: Parser) -> None:
 
 def run(args: argparse.Namespace, services: Services) -> int:
     # The index engines (numpy, bm25s, jieba: ~0.9 s) load for this command only.
+    from ...application.registries import SEARCHABLES
     from ...search import literal_store
     from ...search.indexer import rebuild
-    from ...search.literal_kinds import KINDS
 
     user_id = user_id_of(services, args.username)
     started = time.perf_counter()
@@ -27,7 +27,7 @@ def run(args: argparse.Namespace, services: Services) -> int:
     embedder = services.search.embedder
     vectors = f"vectors by {embedder.name}" if embedder else "no vectors (no embedding model)"
     print(f"indexed {documents} documents in {time.perf_counter() - started:.1f}s; {vectors}")
-    for kind in KINDS:  # the literal indexes (search_memos, search_reading_notes, query_todos)
+    for kind in SEARCHABLES.literal:  # the literal indexes (search_memos, search_reading_notes, query_todos)
         started = time.perf_counter()
         rows = literal_store.rebuild(services, user_id, kind)
         print(f"literal {kind.name} index: {rows} rows in {time.perf_counter() - started:.1f}s")

@@ -1,18 +1,17 @@
 """`mesq serve`: the local server, and the lines that tell a person where it listens and how to
-get a token."""
+get a token (shorter once an account exists). Once it listens, memos stored under an older #tag
+rule are re-tagged in the background (jobs/memo_retag.py)."""
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-from pathlib import Path
 
 from ... import __version__
 from ...asgi.access_log import LOG_FORMATS
+from ...auth.users import any_user_exists, list_users
 from ...kernel.messages import quoted
 from ...wiring.services import Services
-from .common import CommandError, Commands, Parser
+from .common import CommandError, Commands, Parser, command_path, rerun_options
 
 
 def _port(raw: str) -> int:
@@ -40,36 +39,45 @@ def add_parser(commands: Commands, common: Parser) -> None:
     )
 
 
-def _command_path() -> str:
-    """How to run this `mesq` from the current directory: the venv's script (e.g. `.venv/bin/mesq`,
-    which a shell without the venv activated does not find as plain `mesq`)."""
-    script = Path(sys.prefix) / "bin" / "mesq"
-    if not script.exists():
-        return "mesq"
-    try:
-        return os.path.relpath(script)
-    except ValueError:
-        return str(script)
+#: The scopes the banner's token line gives: the README's, so its memo and todo examples run.
+BANNER_SCOPES = "memo:read,memo:write,todo:read,todo:write"
+
+
+def token_lines(services: Services, public: str) -> list[str]:
+    """How to get in: with no account yet, where to create the first one and the two commands that
+    make it and its token (runnable as printed); once an account exists, only the token command."""
+    data_dir = rerun_options(services.settings)
+    mesq = command_path()
+    token = f"{mesq} token create alice --name laptop --scopes {BANNER_SCOPES}{data_dir}"
+    if any_user_exists(services.items):
+        users = list_users(services.items)
+        name = str(users[0]["username"]) if len(users) == 1 else "<username>"
+        return [f"Web:  {public}/login", f"Token: {token.replace(' alice ', f' {name} ', 1)}"]
+    return [
+        f"Web:  {public}/setup creates the first account (the admin), or in another terminal:",
+        f"      {mesq} user create alice --admin{data_dir}",
+        f"      {token}",
+    ]
 
 
 def run(args: argparse.Namespace, services: Services) -> int:
+    from ...jobs.memo_retag import retag_in_background
     from ..server import ListenError, serve  # uvicorn and the apps: only for this command
 
     settings = services.settings
 
+    def say(line: str) -> None:
+        print(line, flush=True)
+
     def ready(base_url: str) -> None:
         public = settings.public_url or base_url
-        print(f"MeSQ {__version__} listening on {base_url}", flush=True)
-        print(f"MCP:  {public}/mcp   (read-only: {public}/mcp/readonly)", flush=True)
-        print(f"REST: {public}/api/toolkit/memo   health: {base_url}/healthz", flush=True)
-        print(f"Web:  {public}/login   (first run: {public}/setup creates the admin)", flush=True)
-        data_dir = f" --data-dir {settings.data_dir}" if settings.storage == "sqlite" else ""
-        mesq = _command_path()
-        print(
-            f"Token: {mesq} user create <name>{data_dir} && "
-            f"{mesq} token create <name> --name <label> --scopes memo:read,memo:write{data_dir}",
-            flush=True,
-        )
+        say(f"MeSQ {__version__} listening on {base_url}")
+        say(f"MCP:  {public}/mcp   (read-only: {public}/mcp/readonly)")
+        say(f"REST: {public}/api/toolkit/memo   health: {base_url}/healthz")
+        for line in token_lines(services, public):
+            say(line)
+        # Memos stored under an older #tag rule, re-tagged once (after listening: it may take a while).
+        retag_in_background(services.items, say)
 
     try:
         serve(services, args.host, args.port, ready, args.forwarded_allow_ips, args.log_format)

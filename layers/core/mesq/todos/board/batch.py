@@ -18,12 +18,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ...history.undo import undo_changes
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, MesqError, NotFound, RevisionConflict, ValidationError
 from ...kernel.messages import quoted
 from ...kernel.ports.storage import Check, Condition, Item, Put, WriteOp
 from ...kernel.timestamps import now_timestamp
 from .. import keys, model
+from ..revert import REVERTERS
 from ..state import TodoState
 from ..writes import Built, apply, bump, put_revised, tag_registrations
 from .tasks import changed, completed, find_task, into_done_column, occurrence_reset, reopened
@@ -168,13 +170,14 @@ def batch_complete_todo_tasks(call: Call, args: dict[str, Any]) -> dict[str, Any
     entries: list[dict[str, Any]] = args["items"]
     _check_ids(entries, "items")
     parts = [entries[start : start + PART] for start in range(0, len(entries), PART)]
-    recorded: list[str] = []
+    recorded_before = len(call.recorded)
     tasks: list[Item] = []
     for number, part in enumerate(parts):
         build = _completion(call.principal.user_id, part, entries, checked=entries if number == 0 else part)
         try:
-            tasks += apply(call, build, _fresh_conflict(part), recorded=recorded)["tasks"]
+            tasks += apply(call, build, _fresh_conflict(part))["tasks"]
         except MesqError as error:
+            recorded = [str(change["id"]) for change in call.recorded.since(recorded_before)]
             if recorded:
                 raise _reverted(call, recorded, error) from None
             raise
@@ -216,9 +219,7 @@ def _completion(
 def _reverted(call: Call, recorded: list[str], error: MesqError) -> MesqError:
     """The failure of a later part, after the parts already written were undone; what could not
     be undone (changed meanwhile) is named in `details.partsNotUndone`."""
-    from ...history.undo import undo_changes  # the undo reverts through the todo writes: import late
-
-    answer = undo_changes(call, {"changeIds": recorded})
+    answer = undo_changes(call, {"changeIds": recorded}, REVERTERS)
     if not answer["notUndone"]:
         return error
     details = {**(error.details or {}), "partsNotUndone": answer["notUndone"]}

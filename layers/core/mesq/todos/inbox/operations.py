@@ -24,7 +24,7 @@ from ..views import budget
 from ..writes import Built, create_once, put_new, tag_registrations
 from . import records as inbox_records
 from .access import read_item, rewrite
-from .context import detail_context, effective_timezone
+from .detail_context import detail_context, effective_timezone
 from .move import move_todo_inbox_item_to_board
 from .subtasks import OPERATIONS as SUBTASK_OPERATIONS
 

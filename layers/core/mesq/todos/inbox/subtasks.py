@@ -23,7 +23,7 @@ from ..views import budget
 from ..writes import create_once
 from . import records as inbox_records
 from .access import Change, Recover, conflict_for, read_item, rewrite, rewrite_build
-from .context import detail_context, effective_timezone
+from .detail_context import detail_context, effective_timezone
 
 SUBTASK_EDITABLE = ("title", "notes", "isDone", "index")
 

@@ -26,7 +26,7 @@ from ...kernel.messages import quoted
 from .. import keys, model
 from ..destinations import resolve_space
 from ..due_index import ensure_indexed
-from ..inbox.context import effective_timezone
+from ..inbox.detail_context import effective_timezone
 from ..state import TodoState, load_partial, load_state
 from ..writes import ensure_default_space
 from .details import task_details

@@ -1,4 +1,4 @@
-"""query_todos' `query` text through the literal todo index (search/literal_kinds.TODO): the ids of
+"""query_todos' `query` text through the literal todo index (todos/literal.py `LITERAL`): the ids of
 the records whose text may contain it, a candidate source beside the due index (indexed.py).
 
 `text_candidates` answers None when the index cannot (no `query`, nothing keeps the index in step
@@ -20,6 +20,7 @@ from ...kernel.ports.storage import ItemStore
 from ...store.paging import walk
 from ..due_index import tasks_by_id
 from ..keys import SIZE_PREFIX, SUBTASK_SIZE_PREFIX, inbox_key, record_of
+from ..literal import INBOX_ROW, LITERAL, TASK_ROW
 from .query import TodoQuery
 from .traversal import Board
 
@@ -40,10 +41,9 @@ def listed_records(items: ItemStore, user_id: str) -> int:
 def text_candidates(services: Services, user_id: str, query: TodoQuery) -> TextCandidates | None:
     if not query.query or not services.search.follows_writes:
         return None
-    from ...search.literal_kinds import INBOX_ROW, TASK_ROW, TODO  # numpy: with the first text query
-    from ...search.literal_store import current
+    from ...search.literal_store import current  # numpy: with the first text query
 
-    index = current(services, user_id, listed_records(services.items, user_id), TODO)
+    index = current(services, user_id, listed_records(services.items, user_id), LITERAL)
     if index is None:
         return None
     needle = query.query.casefold()

@@ -11,8 +11,7 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
-from datetime import timedelta
+from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote
 
@@ -27,10 +26,10 @@ from ...asgi.trace import trace_id_of
 from ...auth.scopes import ALL_SCOPES
 from ...auth.users import get_user
 from ...kernel.concurrency import run_sync
-from ...kernel.context import Call, Principal, new_run_id
+from ...kernel.context import Call, Principal
 from ...kernel.errors import Forbidden, Internal, MesqError, Unauthorized
+from ...kernel.recorded import Recorded
 from ...kernel.spec import load_spec
-from ...kernel.timestamps import format_timestamp, utc_now
 from ...wiring.services import Services
 from .flash import clear_flash, pending_flash, redirect_with_flash
 from .forms import Fields, close_uploads, read_form, read_form_or_json, read_upload
@@ -47,10 +46,6 @@ logger = Logger(child=True)
 SESSION_COOKIE = "mesq_session"
 CSRF_HEADER = "x-csrf-token"
 Clock = Callable[[], float]
-#: How far before a write `invoke_recorded` starts reading the change records back (clock steps
-#: between this process and the change ids' microseconds), and how many of the newest it reads.
-RECORDED_SLACK = timedelta(seconds=5)
-RECORDED_READ = 100
 SessionRule = Literal["required", "optional"]
 
 
@@ -119,7 +114,12 @@ class Page:
                     language=self.language)  # fmt: skip
 
     async def invoke(
-        self, operation_id: str, arguments: dict[str, Any], *, principal: Principal | None = None
+        self,
+        operation_id: str,
+        arguments: dict[str, Any],
+        *,
+        principal: Principal | None = None,
+        recorded: Recorded | None = None,
     ) -> dict[str, Any]:
         """One operation of the OpenAPI document, exactly as REST and MCP run it (argument
         validation, the operation, its call metrics), in a worker thread. Its `MesqError`s reach
@@ -133,19 +133,17 @@ class Page:
             trace_id=self.trace_id,
             channel="web",
             language=self.language,
+            recorded=recorded,
         )
 
     async def invoke_recorded(self, operation_id: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-        """`invoke`, and the ids of the change records the write made, so an Undo button can
-        undo exactly that write (`undo_changes` with those ids). The write runs under a runId of
-        its own; its records are then read back from the user's change range since just before
-        it (the table itself, read consistently; the by-run index may lag), kept by that runId.
-        A write that changed nothing recorded nothing: an empty list."""
-        run_id = new_run_id()
-        since = format_timestamp(utc_now() - RECORDED_SLACK)
-        data = await self.invoke(operation_id, arguments, principal=replace(self.principal, run_id=run_id))
-        listed = await self.invoke("list_changes", {"since": since, "limit": RECORDED_READ})
-        return data, [change["id"] for change in listed["changes"] if change["runId"] == run_id]
+        """`invoke`, and the ids of the change records the write made (`Call.recorded`: the write
+        returns them, one operation call), so an Undo button can undo exactly that write
+        (`undo_changes` with those ids). A write that changed nothing recorded nothing: an empty
+        list."""
+        recorded = Recorded()
+        data = await self.invoke(operation_id, arguments, recorded=recorded)
+        return data, recorded.change_ids
 
     def render(self, template: str, **context: Any) -> Response:
         """A page, with the pending one-time notice (if any) shown and consumed, and its times in

@@ -32,7 +32,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup, escape
 
-from ...kernel.tags import MAX_TAG_LENGTH, TAG_SEGMENT_CLASS, WHITESPACE_CHARS
+from ...kernel.tags import find_tags
 
 ALLOWED_TAGS = frozenset(
     {
@@ -51,8 +51,6 @@ _BOX = re.compile(f"{_BOX_START}([0-9]+){_BOX_END}")
 _TASK_PREFIX = re.compile(r"\[([ xX])\](?=[ \t]|$)[ \t]*")
 # The list marker before the box on the item's first line (inside blockquotes too).
 _TASK_LINE = re.compile(r"^((?:[ \t]*>)*[ \t]*(?:[-*+]|[0-9]{1,9}[.)])[ \t]+)\[([ xX])\]")
-_TAG = re.compile(rf"#({TAG_SEGMENT_CLASS}+(?:/{TAG_SEGMENT_CLASS}+)*)")
-_SPACE = re.compile(rf"[{WHITESPACE_CHARS}]")
 LABEL_CHARACTERS = 200
 
 
@@ -91,27 +89,38 @@ def _mark_tasks(state: StateCore) -> None:
         tasks.append((ticked, label.strip()[:LABEL_CHARACTERS], line))
 
 
-def _tag_tokens(text: str, template: Token, at_start: bool) -> list[Token] | None:
-    """`text` split into text and tag links, or None when it holds no tag."""
+def _tag_tokens(text: str, template: Token, preceding: str) -> list[Token] | None:
+    """`text` split into text and tag links, or None when it holds no tag. `preceding`: what the
+    source has right before `text` (`_before`), which decides whether a leading `#` starts a tag."""
     pieces: list[Token] = []
     last = 0
-    for match in _TAG.finditer(text):
-        start = match.start()
-        before = text[start - 1] if start else ""
-        before_ok = at_start if not before else before == _BOX_END or _SPACE.match(before) is not None
-        if not before_ok or len(match.group(1)) > MAX_TAG_LENGTH:
-            continue
+    # A task's checkbox marker stands where `[ ] ` was: a tag after it starts after a space.
+    for start, end, tag in find_tags(text.replace(_BOX_END, " "), preceding):
         if start > last:
             pieces.append(_text_token(template, text[last:start]))
         link = Token("link_open", "a", 1)
-        link.attrs = {"href": "/?tag=" + quote(match.group(1), safe=""), "class": "memo-tag"}
-        pieces += [link, _text_token(template, match.group(0)), Token("link_close", "a", -1)]
-        last = match.end()
+        link.attrs = {"href": "/?tag=" + quote(tag, safe=""), "class": "memo-tag"}
+        pieces += [link, _text_token(template, text[start:end]), Token("link_close", "a", -1)]
+        last = end
     if not pieces:
         return None
     if last < len(text):
         pieces.append(_text_token(template, text[last:]))
     return pieces
+
+
+def _before(previous: Token | None) -> str:
+    """The source text a token ends with, as far as the tag rule reads it: a text's own end, a
+    line break, the delimiter of emphasis, code or a link (`**`, `` ` ``, `)`)."""
+    if previous is None:
+        return ""
+    if previous.type == "text":
+        return previous.content
+    if previous.type in ("softbreak", "hardbreak"):
+        return "\n"
+    if previous.type in ("link_close", "image"):
+        return ")"
+    return previous.markup
 
 
 def _text_token(template: Token, content: str) -> Token:
@@ -122,7 +131,7 @@ def _text_token(template: Token, content: str) -> Token:
 
 def _link_tags(state: StateCore) -> None:
     """`#tag` in prose (not in code, not inside a link) becomes a link to the timeline's tag filter.
-    A tag starts after whitespace or at a line's start, as `kernel.tags.parse_tags` reads it."""
+    A tag starts where `kernel.tags` says, read against the source before each text token."""
     for token in state.tokens:
         if token.type != "inline" or not token.children:
             continue
@@ -136,8 +145,7 @@ def _link_tags(state: StateCore) -> None:
                 in_link -= 1
             replaced = None
             if child.type == "text" and not in_link:
-                at_start = previous is None or previous.type in ("softbreak", "hardbreak")
-                replaced = _tag_tokens(child.content, child, at_start)
+                replaced = _tag_tokens(child.content, child, _before(previous))
             children.extend(replaced or [child])
             previous = child
         token.children = children

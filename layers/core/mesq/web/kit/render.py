@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from ...kernel import formats
 from ...kernel.errors import ValidationError
+from ...kernel.tags import TAG_TYPED_PATTERN
 from ...kernel.timestamps import parse_timestamp
 from ..settings.pages import SETTINGS_NAVS, SETTINGS_PAGES
 from .i18n import DEFAULT_LANGUAGE, LANGUAGES, render_context
@@ -68,6 +70,20 @@ def _zone_name(context: Context, zone: str) -> str:
         return zone
 
 
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def keep_dates(text: str) -> Markup:
+    """`text` with each date (2026-12-04) kept on one line: in a narrow table cell a line would
+    otherwise break at a date's hyphens ("2026-12-" | "04"); it still breaks between words."""
+    wrapped = Markup('<span class="nowrap">%s</span>')
+    parts, start = [], 0
+    for found in _DATE.finditer(text):
+        parts += [escape(text[start : found.start()]), wrapped % found.group(0)]
+        start = found.end()
+    return Markup("").join([*parts, escape(text[start:])])
+
+
 @cache
 def environment() -> Environment:
     # FileSystemLoader over the package directory: works from a wheel, a Lambda layer and a checkout.
@@ -90,10 +106,12 @@ def environment() -> Environment:
     env.filters["listing"] = _listing  # phrases as the page's language lists them
     env.filters["zone_name"] = _zone_name  # an IANA zone by its place, in the page's language
     env.filters["recurrence"] = recurrence_filter  # an RRULE in words, in the page's language
+    env.filters["keep_dates"] = keep_dates  # dates whole in narrow table cells
     env.globals["settings_pages"] = SETTINGS_PAGES
     env.globals["settings_navs"] = SETTINGS_NAVS
     env.globals["languages"] = LANGUAGES
     env.globals["script_words"] = script_words  # base.html's JSON block for static/words.js
+    env.globals["tag_typed_pattern"] = TAG_TYPED_PATTERN  # the composer's `#` suggestions (memos.js)
     return env
 
 

@@ -9,7 +9,7 @@ both (`mesq export`, `mesq import`).
 - Import reads the upload (a multipart form, cut at IMPORT_MAX_BYTES) into a temporary file and
   runs the command line's import on it: an archive is validated whole before anything is written
   (`archive/importer.py`), and its first fault, with file and line, is shown above the form;
-  Markdown notes import one by one (`archive/markdown.py`), a bad note listed and skipped.
+  Markdown notes import one by one (`archive/markdown_import.py`), a bad note listed and skipped.
 - Both hold a worker thread for as long as the account takes: `archive_slot` lets only a few run
   at once in a process (one per user), a further one refused at once (503) rather than queued on
   the pool. An import that gets a slot counts in the user's `import` rate-limit bucket (as
@@ -31,7 +31,7 @@ from starlette.routing import Route
 from ...application.ratelimit import RateLimiter, user_subject
 from ...archive.format import ArchiveError
 from ...archive.importer import import_account
-from ...archive.markdown import import_markdown
+from ...archive.markdown_import import import_markdown
 from ...asgi.account_archive import archive_download, archive_slot
 from ...kernel.concurrency import run_sync
 from ...kernel.context import Principal

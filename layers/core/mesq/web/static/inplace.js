@@ -1,9 +1,9 @@
 // In-place writes (CSP script-src 'self'; no inline script): the toasts an htmx write answers
 // with (base.html's #toasts live region: dismissed after a few seconds, by Escape or by their
-// close button, kept while pointed at or focused), the "⋯" action menus of the memo cards
-// (aria-haspopup menu: arrows, Home / End, Escape, Tab, a click outside closes), and the phone's
-// "Filters" button over the memo sidebar. Without script the menus' forms show as they are and
-// post with a reload; the sidebar stays visible.
+// close button, kept while pointed at or focused), the "⋯" action menus of the memo cards and
+// todo rows (aria-haspopup menu: arrows, Home / End, Escape, Tab, a click outside closes), the
+// phone's header Menu button and its "Filters" button over the memo sidebar. Without script the
+// menus' forms show as they are and post with a reload; the header wraps; the sidebar stays visible.
 (function () {
   "use strict";
   var TOAST_MS = 6000;
@@ -160,6 +160,31 @@
     }
   });
 
+  // -- the header's Menu button (web.css shows it on a phone, where the header is one row) --------
+  function setUpSiteMenu() {
+    var button = document.getElementById("site-menu-button");
+    if (!button || button.dataset.ready) return;
+    button.dataset.ready = "1";
+    var header = button.closest("header");
+    button.hidden = false;
+    header.classList.add("menu-ready");
+    function show(open) {
+      header.classList.toggle("menu-open", open);
+      button.setAttribute("aria-expanded", open ? "true" : "false");
+    }
+    button.addEventListener("click", function () { show(!header.classList.contains("menu-open")); });
+    document.addEventListener("click", function (event) {
+      if (event.target instanceof Node && !header.contains(event.target)) show(false);
+    });
+    header.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && header.classList.contains("menu-open")) {
+        event.preventDefault();
+        show(false);
+        button.focus();
+      }
+    });
+  }
+
   // -- the phone's Filters button (memos.css shows it at 600 px and below) ----------------------
   function setUpFilters(app) {
     var toggle = app.querySelector(".filters-toggle");
@@ -177,6 +202,7 @@
   // -- set up what is on the page and what htmx swaps in ---------------------------------------
   function enhance(root) {
     if (!(root instanceof Element || root instanceof Document)) return;
+    setUpSiteMenu();
     root.querySelectorAll("[data-menu]").forEach(setUpMenu);
     root.querySelectorAll("#toasts [data-toast], [data-toast]").forEach(function (toast) {
       if (toast.closest("#toasts")) setUpToast(toast);
@@ -190,17 +216,22 @@
   }
 
   // Focus lost with a swapped card (its menu item went with it): the new card's menu button, or
-  // else the Undo of the toast that came with it.
-  var swappedId = "";
+  // else the Undo of the toast that came with it. A swapped list (`data-list`: the inbox, the
+  // agenda) gives focus back to the row it was in, when that row is still there.
+  var swappedId = "", rowId = "";
   document.addEventListener("htmx:beforeSwap", function (event) {
     var target = event.detail && event.detail.target;
     if (target && target.id && target.id !== "toasts") swappedId = target.id;
+    var row = document.activeElement && document.activeElement.closest(".todo-row");
+    rowId = row ? row.id : "";
   });
   document.addEventListener("htmx:afterSettle", function () {
     enhance(document);
     if (document.activeElement && document.activeElement !== document.body) return;
     var swapped = swappedId ? document.getElementById(swappedId) : null;
-    var button = swapped && swapped.querySelector(".menu-button:not([hidden])");
+    var list = swapped && swapped.hasAttribute("data-list");
+    var row = list && rowId ? document.getElementById(rowId) : null;
+    var button = row ? row.querySelector(".tick") : list ? null : swapped && swapped.querySelector(".menu-button:not([hidden])");
     var toast = newestToast();
     var undo = toast && toast.querySelector("[data-undo]");
     if (button) button.focus();

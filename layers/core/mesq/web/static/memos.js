@@ -74,6 +74,8 @@
     const status = document.getElementById("composer-upload-status");
     const save = document.getElementById("composer-save");
     files.closest("label").hidden = false;
+    // memos.css shows the composer as one line on a phone until it is first focused; then it stays open.
+    composer.addEventListener("focusin", function () { composer.dataset.opened = "1"; });
     let pending = 0;
 
     async function call(url, options) {
@@ -248,13 +250,17 @@
 
   // -- `#` suggestions: the user's tag paths (the sidebar's tree, `data-tags`) in a listbox under
   // the box; Up/Down choose, Enter or Tab insert, Escape closes. The box keeps the focus
-  // (aria-activedescendant names the chosen option).
+  // (aria-activedescendant names the chosen option). They open where a tag starts by the server's
+  // own rule (`data-tag-typed`: kernel/tags.py's TAG_TYPED_PATTERN, written for both engines), so
+  // `今天去买菜#` suggests and `C#` does not.
   function setUpTagSuggestions(composer, text) {
     const list = document.getElementById("composer-tag-list");
     const announce = document.getElementById("composer-tag-status");
     let tags = [];
+    let typing = null;
     try { tags = JSON.parse(composer.dataset.tags || "[]"); } catch (error) { tags = []; }
-    if (!list || !tags.length) return null;
+    try { typing = new RegExp(composer.dataset.tagTyped || "", "u"); } catch (error) { typing = null; }
+    if (!list || !tags.length || !typing || !composer.dataset.tagTyped) return null;
     text.setAttribute("aria-autocomplete", "list");
     text.setAttribute("aria-controls", list.id);
     let shown = [];
@@ -295,15 +301,15 @@
 
     function update() {
       const caret = text.selectionStart;
-      const found = /(^|\s)#([^\s#]*)$/.exec(text.value.slice(0, caret));
+      const found = typing.exec(text.value.slice(0, caret));
       if (!found || text.selectionEnd !== caret) { close(); return; }
-      const word = found[2].toLowerCase();
+      const word = found[1].toLowerCase();
       const matches = tags.filter(function (tag) {
         const lower = tag.toLowerCase();
         return lower !== word && (lower.startsWith(word) || lower.indexOf("/" + word) !== -1);
       }).slice(0, 8);
       if (!matches.length) { close(); announce.textContent = ""; return; }
-      typed = { start: caret - found[2].length - 1, end: caret };
+      typed = { start: caret - found[1].length - 1, end: caret };
       shown = matches;
       list.textContent = "";
       matches.forEach(function (tag, i) {

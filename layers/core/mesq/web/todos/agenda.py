@@ -2,7 +2,8 @@
 tasks, subtasks and inbox items of every space by their due, read through `query_todos` (the
 same filters REST and MCP use), each due in words in the browser's zone, overdue ones marked.
 Today also has a quick-add box: the line read by `quick_add` in the browser's zone, the task
-created in the default space (create_todo_task without a column).
+created in the default space (create_todo_task without a column). Each record is a row with its
+chips, a complete button and a menu (`agenda_rows.py` answers them).
 
 "Today" is the browser's day (the `mesq_tz` cookie): from its midnight to the next one, in UTC
 for `dueAfter` / `dueBefore`. Upcoming is the next seven days after today.
@@ -66,14 +67,18 @@ def query_arguments(tab: str, now: datetime, zone: str, offset: int) -> dict[str
 
 
 def entry(item: dict[str, Any], spaces: dict[str, str], now: datetime, zone: str, say: Translator) -> dict[str, Any]:
-    """A record as a row shows it: its due in words in the page's language, where it lives and
-    where it opens."""
+    """A record as its row shows it: its due in words in the page's language, where it lives (a
+    space, or the inbox; a subtask says so) and where it opens (a subtask: its task's page)."""
     inbox = item["kind"] in ("inboxItem", "inboxSubtask")
+    where = say.gettext("Inbox") if inbox else spaces.get(item["spaceId"] or "", "")
+    if item["kind"] in ("subtask", "inboxSubtask"):
+        where = " · ".join(part for part in (where, say.gettext("subtask")) if part)
+    owner = item["parentId"] if item["kind"] in ("subtask", "inboxSubtask") else item["id"]
     return {
         **item,
         "due_view": friendly_due(item.get("due"), now, zone, done=item["done"], say=say),
-        "where": None if inbox else spaces.get(item["spaceId"] or ""),
-        "url": BOARD + "/inbox" if inbox else f"{BOARD}/tasks/{item['id']}",
+        "where": where,
+        "url": f"{BOARD}/inbox/{owner}" if inbox else f"{BOARD}/tasks/{owner}",
         "inbox": inbox,
     }
 
@@ -97,8 +102,9 @@ async def agenda_view(page: Page, tab: str, **extra: Any) -> dict[str, Any]:
         "nav": "todos",
         "tab": tab,
         "view": VIEWS[tab],
-        "items": [entry(item, spaces, now, zone, page.translator)
-                  for item in found["items"] if item["id"] not in late_ids],  # fmt: skip
+        "items": [
+            entry(item, spaces, now, zone, page.translator) for item in found["items"] if item["id"] not in late_ids
+        ],
         "overdue": overdue,
         "overdue_more": overdue_more,  # the rest on /todos/overdue
         "more": urlencode({"offset": more["nextOffset"]}) if more.get("hasMore") else None,
@@ -136,4 +142,14 @@ def agenda_routes(web: Web) -> list[Route]:
     return [*routes, Route(TODAY, endpoint(web, today_add), methods=["POST"])]
 
 
-__all__ = ["OVERDUE", "TODAY", "UPCOMING", "agenda_routes", "day_bounds", "query_arguments"]
+__all__ = [
+    "OVERDUE",
+    "TODAY",
+    "UPCOMING",
+    "VIEWS",
+    "View",
+    "agenda_routes",
+    "agenda_view",
+    "day_bounds",
+    "query_arguments",
+]

@@ -22,6 +22,7 @@ from ..kit.framework import Page, Web, endpoint, json_ok
 from ..kit.render import redirect
 from ..kit.request_values import form_revision
 from .agenda import agenda_routes
+from .agenda_rows import agenda_row_routes
 from .board_view import board_view
 from .fields import index_of
 from .inbox import inbox_routes
@@ -110,6 +111,7 @@ def todo_routes(web: Web) -> list[Route]:
         Route(BOARD + "/tasks/{task_id}/move", endpoint(web, move_submit), methods=["POST"]),
         Route(BOARD + "/tasks/{task_id}/drop", endpoint(web, drop_submit, api=True), methods=["POST"]),
         *agenda_routes(web),
+        *agenda_row_routes(web),
         *shape_routes(web),
         *task_routes(web),
         *inbox_routes(web),

@@ -1,9 +1,11 @@
 """The todo inbox (`/todos/inbox`): quick capture (one field, Enter; htmx swaps the list, a plain
-post reloads the page), each item filed to a space's column (move_todo_inbox_item_to_board),
-ticked done or open, or moved to the trash. All through the inbox operations."""
+post reloads the page). Each item is a row (templates/todos/_row.html): its due, priority and tags
+as chips, ticked done or open in one tap, and behind its menu filed to a space's column
+(move_todo_inbox_item_to_board) or moved to the trash. All through the inbox operations."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from starlette.responses import Response
@@ -11,9 +13,10 @@ from starlette.routing import Route
 
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint
-from ..kit.i18n import N_
+from ..kit.i18n import N_, Translator
 from ..kit.render import redirect
 from ..kit.request_values import form_revision, is_htmx, query_offset
+from .fields import friendly_due
 from .quick import form_ignore, page_zone, understand
 from .urls import BOARD, board_url
 
@@ -31,9 +34,11 @@ async def _inbox_view(page: Page, **extra: Any) -> dict[str, Any]:
         {"space": space, "columns": [c for c in spaces["columns"] if c["spaceId"] == space["id"] and not c["archived"]]}
         for space in spaces["spaces"]
     ]
+    now = datetime.fromtimestamp(page.web.clock(), UTC)
+    zone, say = page_zone(page), page.translator
     return {
         "nav": "todos",
-        "items": items["items"],
+        "items": [row(item, now, zone, say) for item in items["items"]],
         "page": items["page"],
         "destinations": destinations,
         "capture_error": None,
@@ -42,6 +47,12 @@ async def _inbox_view(page: Page, **extra: Any) -> dict[str, Any]:
         "filed": None,
         **extra,
     }
+
+
+def row(item: dict[str, Any], now: datetime, zone: str, say: Translator) -> dict[str, Any]:
+    """An item as its row shows it: its due in words in the browser's zone, where it opens."""
+    due = friendly_due(item.get("due"), now, zone, done=item["done"], say=say)
+    return {**item, "due_view": due, "url": f"{INBOX}/{item['id']}"}
 
 
 async def _answer(page: Page, status: int = 200, **extra: Any) -> Response:

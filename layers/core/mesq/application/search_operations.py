@@ -1,5 +1,7 @@
 """The search operations (docs/contract.md §9): `search_ai_memos` (memos, with memo filters) and
 `search_everything` (memos, todos, reading notes: only the kinds the caller's scopes may read).
+They read every domain (the memo filters, a reading note's book), so they stand above the domains,
+over the search engine (mesq/search) they query.
 
 A user without an index yet (or with one of another embedding model) gets one built from the
 store on the first query (later writes keep
@@ -14,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..kernel.context import Call
 from ..memos.filters import filter_from
-from .documents import Doc, Kind, snippet
+from ..reading.store import read_book
+from ..search.documents import Doc, Kind, snippet
 
 if TYPE_CHECKING:  # the index and pipeline (bm25s, numpy) load on the first search, not at cold start
-    from .index import SearchIndex
-    from .pipeline import Accept, Outcome
+    from ..search.index import SearchIndex
+    from ..search.pipeline import Accept, Outcome
 
 #: Which scope reads which kind of hit.
 KIND_SCOPES: dict[Kind, str] = {
@@ -30,8 +33,8 @@ KIND_SCOPES: dict[Kind, str] = {
 
 
 def _index(call: Call) -> SearchIndex:
-    from .index import SearchIndex
-    from .indexer import rebuild, repository
+    from ..search.index import SearchIndex
+    from ..search.indexer import rebuild, repository
 
     repo, user_id = repository(call.services), call.principal.user_id
     call.services.search.settle(user_id)
@@ -47,7 +50,7 @@ def _index(call: Call) -> SearchIndex:
 
 
 def _run(call: Call, args: dict[str, Any], accept: Accept, accept_key: Hashable) -> Outcome:
-    from .pipeline import search
+    from ..search.pipeline import search
 
     runtime = call.services.search
     return search(
@@ -99,8 +102,6 @@ def _book_of(call: Call, doc: Doc) -> dict[str, Any]:
     and note type, so an agent can open the book; nothing for other kinds."""
     if doc.kind != "reading_note":
         return {}
-    from ..reading.store import read_book
-
     book = read_book(call.services.items, call.principal.user_id, doc.meta["bookId"])
     fields = {"bookId": doc.meta["bookId"], "bookTitle": book["title"] if book else None}
     fields["noteType"] = doc.meta.get("noteType")

@@ -15,7 +15,7 @@ file (docs/markdown-import.md).
   listed with one line of reason and the rest import.
 - Writes go through the domain's write paths: attachments through `attachments.uploads`
   (size checks, quota, record and usage in one transaction), the memo through
-  `memos.store.write_memo` with its change record (counters, tag counters, history), exactly as
+  `memos.changes.write_recorded` (counters, tag counters, its change record), exactly as
   `create_memo` builds it except for an id derived from the user, the note's relative path and its
   bytes. The memo Put is conditioned on absence, and a note whose memo exists is skipped before
   its attachments are uploaded, so importing the same files again creates nothing new (an edited
@@ -45,7 +45,6 @@ from ..attachments import store as attachment_store
 from ..attachments.paths import MEMO
 from ..attachments.reads import checked_resources
 from ..attachments.uploads import MAX_FILE_BYTES, store_bytes
-from ..history.capture import memo_change
 from ..kernel.context import Call, Channel, Principal, Services, new_run_id
 from ..kernel.errors import MesqError
 from ..kernel.messages import quoted
@@ -54,6 +53,7 @@ from ..kernel.spec import load_spec
 from ..kernel.tags import expand_tag_paths, is_valid_tag, parse_tags
 from ..kernel.timestamps import format_timestamp, now_timestamp, parse_timestamp
 from ..memos import store as memo_store
+from ..memos.changes import write_recorded
 from ..memos.reads import content_max_characters
 from ..memos.writes import MAX_TAG_PATHS_PER_MEMO
 from .bounded_zip import BoundedZip, Member
@@ -369,7 +369,7 @@ def _write(call: Call, source: Source, note: Note) -> tuple[bool, int]:
             "updatedAt": max(note.updated or created, created),
             "revision": 1,
         }
-        memo_store.write_memo(items, user_id, None, memo, memo_change(call, None, memo))
+        write_recorded(call, None, memo)
     except ConditionFailed as failure:
         _discard(call, uploaded)
         if failure.index == 0:

@@ -1,120 +1,24 @@
-"""The change records a write adds to its own transaction (so there is no change without its
-record and no record without its change).
-
-- `memo_change(call, before, after)`: the Put `memos/writes` adds to `store.write_memo`;
-- `todo_changes(call, state, ops)`: what `todos/writes.apply` adds, derived from the
-  transaction's own ops (like the list sizes and the reminder index, so no todo write path can
-  forget it): one record per space, column, task, subtask, inbox item or tag it puts or deletes,
-  the record before the change taken from the write's state (where the write read it); a tag
-  deleted and another created in one write is a rename, one record under the new name.
-
-Every record of one call shares the call's runId (a run_code run's, or one per call). An
-idempotent replay never reaches the write, so it adds none.
+"""The todo records' part of the change history: what `writes.apply` adds to every todo
+transaction, derived from the transaction's own ops (like the list sizes and the reminder index,
+so no todo write path can forget it): one change record (`history.change_op`) per space, column,
+task, subtask, inbox item or tag it puts or deletes, the record before the change taken from the
+write's state (where the write read it); a tag deleted and another created in one write is a
+rename, one record under the new name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import timedelta
 
+from ..history.change_op import change_op
+from ..history.records import action_of, changed_fields, member
 from ..kernel.context import Call
-from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Condition, Delete, Item, Put, Update, WriteOp
-from ..kernel.timestamps import format_timestamp, utc_now
-from ..memos.store import counter_ops
-from ..store.paging import walk
-from ..todos.keys import KIND_PREFIX, record_of
-from ..todos.state import TodoState
-from .actor import actor_of
-from .records import (
-    HISTORY_CAP,
-    TRIM_TO,
-    action_of,
-    change_item,
-    change_key,
-    change_put,
-    changed_fields,
-    epoch,
-    member,
-    new_change_id,
-    record_partition,
-)
+from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Delete, Item, Put, WriteOp
+from .keys import KIND_PREFIX, record_of
+from .state import TodoState
 
 #: The todo kinds with history, by sort-key prefix (slug claims, settings and sizes have none).
 _TODO_PREFIXES = {KIND_PREFIX[kind]: kind for kind in ("space", "column", "task", "inbox", "tag")}
-
-
-def change_op(
-    call: Call,
-    kind: str,
-    record_id: str,
-    before: Item | None,
-    after: Item | None,
-    members: list[Item] | None = None,
-    *,
-    stored: Item | None = None,
-    room: int = 0,
-) -> list[WriteOp]:
-    """The change record of one record's change; under an undo, for the record being reverted,
-    also the mark on the change it reverts (`undoneBy`), in the same transaction.
-
-    `stored`: the record item the write puts; it gets the record's kept history size
-    (`historyBytes`), and when that would pass HISTORY_CAP, up to `room` of the record's oldest
-    change records are deleted in the same transaction (the change then says `olderDropped`)."""
-    now = utc_now()
-    names = {record_id, str((before or {}).get("name"))} if kind == "tag" else {record_id}
-    undoes = call.undoes[0] if call.undoes is not None and call.undoes[1] in names else None
-    item = change_item(
-        user_id=call.principal.user_id,
-        change_id=new_change_id(now),
-        at=format_timestamp(now),
-        actor=actor_of(call),
-        run_id=call.run_id,
-        operation=call.operation_id,
-        kind=kind,
-        record_id=record_id,
-        before=before,
-        after=after,
-        expires=epoch(now + timedelta(days=call.services.deployment.history_days)),
-        undoes=undoes,
-        members=members,
-    )
-    ops: list[WriteOp] = []
-    if stored is not None:
-        total = int((before or {}).get("historyBytes", 0)) + int(item["size"])
-        if total > HISTORY_CAP:
-            total, drops = _trim(call, record_id, int(item["size"]), room, undoes)
-            if drops:
-                item["olderDropped"] = True
-                ops += drops
-        stored["historyBytes"] = total
-    ops.insert(0, change_put(item))
-    if undoes is not None:
-        mark = {"undoneBy": item["id"]}
-        ops.append(Update(key=change_key(call.principal.user_id, undoes), set=mark, condition=Condition(exists=True)))
-    return ops
-
-
-def _trim(call: Call, record_id: str, new_size: int, room: int, keep: str | None) -> tuple[int, list[WriteOp]]:
-    """The record's history recounted (change records the TTL removed no longer count) and
-    Deletes of its oldest records down to TRIM_TO, at most `room` of them (the rest go at a
-    later write); never `keep`, the change an undo marks in the same transaction."""
-    entries = list(walk(call.services.items, record_partition(call.principal.user_id, record_id), index="gsi2"))
-    total = new_size + sum(int(entry.get("size", 0)) for entry in entries)
-    drops: list[WriteOp] = []
-    for entry in entries:  # oldest first
-        if total <= TRIM_TO or len(drops) >= room:
-            break
-        if entry["id"] == keep:
-            continue
-        drops.append(Delete((str(entry["pk"]), str(entry["sk"]))))
-        total -= int(entry.get("size", 0))
-    return total, drops
-
-
-def memo_change(call: Call, before: Item | None, after: Item) -> list[WriteOp]:
-    """Also stamps `after` (the memo item about to be put) with its history size."""
-    room = MAX_TRANSACTION_OPS - 3 - len(counter_ops(call.principal.user_id, before, after))
-    return change_op(call, "memo", str(after["id"]), before, after, stored=after, room=room)
 
 
 def _todo_target(sk: str) -> tuple[str, str] | None:

@@ -28,19 +28,12 @@ from typing import Any
 
 import numpy as np
 
+from .literal_kind import Order, Row
+
 COMPACT_AFTER = 256
 _CHAR_BITS = 21  # every code point fits (0x10FFFF < 2**21): a bigram is 42 bits
 _ROW_BITS = 22  # the (bigram, row) pair of a build is one uint64: at most 4,194,304 rows a user
 MAX_ROWS = 1 << _ROW_BITS
-
-
-@dataclass(frozen=True)
-class Row:
-    """One indexed record: its id, the fields its filter reads, and its case-folded text."""
-
-    id: str
-    fields: dict[str, Any]
-    text: str
 
 
 def _code_points(text: str) -> np.ndarray:
@@ -88,7 +81,6 @@ def _postings(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 #: The answer's order of two rows (descending unless the index ascends); unique per row: a total order.
-Order = Callable[[Row], Any]
 
 
 @dataclass

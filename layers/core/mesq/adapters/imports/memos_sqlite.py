@@ -34,10 +34,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ..imports.memos import AttachmentRow, MemosRow, MemosUser
-from ..imports.plan import SourceError, Unavailable
-from ..imports.zipped import BoundedZip, open_zip
-from ..kernel.messages import quoted
+from ...imports.memos import AttachmentRow, MemosRow, MemosUser
+from ...imports.plan import SourceError, Unavailable
+from ...imports.zipped import BoundedZip, open_zip
+from ...kernel.messages import quoted
 
 #: The largest database an import copies out of a ZIP.
 MAX_DATABASE_BYTES = 4 * 1024 * 1024 * 1024

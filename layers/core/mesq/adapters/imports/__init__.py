@@ -1,0 +1,1 @@
+"""The import sources' readers: the files other apps export, opened for mesq/imports."""

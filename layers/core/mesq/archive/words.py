@@ -1,0 +1,63 @@
+"""What an account's records are, in the words a person knows them by: `mesq export` and `mesq
+import` report `3 memos, 1 task and 5 history entries` (not `3 MEMO, 5 CHANGE, 2 STATS`), and an
+import that fails names `a memo`, never its storage key. Counters, index entries, board columns
+and settings are not counted: they come with what they count or belong to."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from ..attachments.paths import MEMO, TODO
+from ..history.records import CHANGE_PREFIX
+from ..memos.keys import MEMO_PREFIX
+from ..reading.keys import BOOK_PREFIX, NOTE_PREFIX
+from ..todos.keys import KIND_PREFIX
+
+#: Sort-key prefix -> (one, several), longest prefixes first (`MEMOATT#` before `MEMO#`), in the
+#: order a summary names them.
+_KINDS: tuple[tuple[str, str, str], ...] = (
+    (MEMO.record_prefix, "attachment", "attachments"),
+    (TODO.record_prefix, "attachment", "attachments"),
+    (MEMO_PREFIX, "memo", "memos"),
+    (KIND_PREFIX["task"], "task", "tasks"),
+    (KIND_PREFIX["inbox"], "inbox item", "inbox items"),
+    (KIND_PREFIX["space"], "space", "spaces"),
+    (BOOK_PREFIX, "book", "books"),
+    (NOTE_PREFIX, "reading note", "reading notes"),
+    (CHANGE_PREFIX, "history entry", "history entries"),
+)
+ORDER = ("memos", "tasks", "inbox items", "spaces", "attachments", "books", "reading notes", "history entries")
+_ONE = {several: one for _prefix, one, several in _KINDS}
+
+
+def kind_of(sk: str) -> str | None:
+    """The plural a record counts under ("memos"), None for one a person does not count."""
+    return next((several for prefix, _one, several in _KINDS if sk.startswith(prefix)), None)
+
+
+def described(sk: str) -> str:
+    """`a memo`, `an inbox item`, or `a record` for a kind without a word of its own."""
+    kind = kind_of(sk)
+    one = _ONE[kind] if kind else "record"
+    return f"{'an' if one[0] in 'aeiou' else 'a'} {one}"
+
+
+def count(sort_keys: Iterable[str]) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for sk in sort_keys:
+        kind = kind_of(sk)
+        if kind:
+            counts[kind] += 1
+    return counts
+
+
+def in_words(counts: Mapping[str, int]) -> str:
+    """`3 memos, 1 task and 5 history entries`; "" when nothing a person counts is there."""
+    parts = [f"{counts[kind]} {_ONE[kind] if counts[kind] == 1 else kind}" for kind in ORDER if counts.get(kind)]
+    if len(parts) > 1:
+        return f"{', '.join(parts[:-1])} and {parts[-1]}"
+    return parts[0] if parts else ""
+
+
+__all__ = ["ORDER", "count", "described", "in_words", "kind_of"]

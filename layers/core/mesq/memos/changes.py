@@ -1,0 +1,32 @@
+"""The memo's part of the change history: every memo write is one transaction holding the memo
+(with its revision condition), the counter deltas, its change record (`history.change_op`) and
+what the caller adds (a create's idempotency claim), and the call records the change it made
+(`call.recorded`).
+
+The change record's trim room (the oldest records of a long history it may drop in the same
+transaction) is what DynamoDB's 100 items leave beside the memo, its counters, the record itself
+and one more item: a create's idempotency claim, or an undo's mark on the change it reverts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..history.change_op import change_op
+from ..kernel.context import Call
+from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Item, WriteOp
+from . import store
+
+#: Beside the counters: the memo, its change record, and a claim or an undo's mark.
+_BESIDE_COUNTERS = 3
+
+
+def write_recorded(call: Call, before: Item | None, after: Item, extra: Sequence[WriteOp] = ()) -> None:
+    """`store.write_memo` with the memo's change record; `after` is stamped with its history size.
+    Raises ConditionFailed with index 0 when the memo changed (or exists) meanwhile."""
+    user_id = call.principal.user_id
+    counters = store.counter_ops(user_id, before, after)
+    room = MAX_TRANSACTION_OPS - _BESIDE_COUNTERS - len(counters)
+    changes = change_op(call, "memo", str(after["id"]), before, after, stored=after, room=room)
+    committed = store.write_memo(call.services.items, user_id, before, after, [*changes, *extra], counters=counters)
+    call.recorded.kept(committed)

@@ -1,0 +1,44 @@
+"""The memo's reverter for `undo_changes` (history/undo.py, the engine; application/registries.py
+gathers the reverters): one memo change put back through the memo writes.
+
+- a create or a restore: the memo goes to the trash; a trash: it is restored;
+- an update: the fields a person sees (`content`, `pinned`, `status`, `resources`) get their
+  `before` values back, a new revision; a change of derived fields only has nothing to put
+  back (the memo is answered as it is, still at the revision the undo expects).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..kernel.context import Call
+from ..kernel.errors import NotFound, RevisionConflict
+from ..kernel.messages import quoted
+from ..kernel.ports.storage import Item
+from .reads import public_memo
+from .store import read_memo
+from .writes import delete_memo, restore_memo, update_memo
+
+_MEMO_FIELDS = ("content", "pinned", "status", "resources")
+
+
+def revert_memo(call: Call, change: Item, expected: int) -> dict[str, Any]:
+    target = {"id": change["record"]["id"], "expectedRevision": expected}
+    action = change["action"]
+    if action in ("create", "restore"):
+        return delete_memo(call, target)
+    if action == "trash":
+        return restore_memo(call, target)
+    current = read_memo(call.services.items, call.principal.user_id, target["id"])
+    if current is None:
+        raise NotFound("memo %(id)s no longer exists", id=quoted(target["id"]))
+    restored = {name: change["before"][name] for name in _MEMO_FIELDS if name in change["fields"]}
+    if not restored:  # only derived fields changed: nothing a person sees to put back
+        if current["revision"] != expected:
+            raise RevisionConflict("the memo changed since", recover_data={"memo": public_memo(current)})
+        return {"memo": public_memo(current)}
+    return update_memo(call, {**target, **restored})
+
+
+#: The reverter of each kind this package records (history/records.py KINDS).
+REVERTERS = {"memo": revert_memo}

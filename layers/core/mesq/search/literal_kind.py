@@ -1,0 +1,70 @@
+"""What a literal index holds, as each domain describes it (`literal.py` in memos/, todos/,
+reading/; gathered in application/registries.py): which records become rows, each row's text and
+filter fields, the answer's order, and the rows a set of changed sort keys implies. literal_store.py
+stores and follows every kind alike, handed the kind; literal.py is the index itself.
+
+No numpy here: the domains describe their kinds at import, the index loads with the first search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..kernel.keys import user_partition
+from ..kernel.ports.storage import Item, ItemStore
+
+
+@dataclass(frozen=True)
+class Row:
+    """One indexed record: its id, the fields its filter reads, and its case-folded text."""
+
+    id: str
+    fields: dict[str, Any]
+    text: str
+
+
+#: A row's place in the answer (sorted descending unless the kind says otherwise).
+Order = Callable[[Row], Any]
+#: (upserted rows, removed row ids) for some changed sort keys of the kind.
+Changes = tuple[list[Row], list[str]]
+
+
+@dataclass(frozen=True)
+class LiteralKind:
+    name: str
+    #: The pointer item's sort key (the memo index keeps the name it was first stored under).
+    pointer_sk: str
+    #: Blob names: `search/<user hash>/<stem>-<id>.snap|.ovl`.
+    blob_stem: str
+    #: The sort-key prefixes of the records its rows come from (its domain's `keys`).
+    prefixes: tuple[str, ...]
+    order: Order
+    descending: bool
+    #: Every row of a user (the rebuild).
+    all_rows: Callable[[ItemStore, str], Iterable[Row]]
+    #: The rows some changed sort keys (already this kind's) imply.
+    changed: Callable[[ItemStore, str, Sequence[str]], Changes]
+    #: Bump when a row's shape changes: an index of another format is rebuilt.
+    format: int = 1
+
+    def owns(self, sort_key_: str) -> bool:
+        return sort_key_.startswith(self.prefixes)
+
+
+def by_key(items: ItemStore, user_id: str, sort_keys: Sequence[str]) -> dict[str, Item]:
+    """The user's items at these sort keys (missing ones absent), read in one batch."""
+    partition = user_partition(user_id)
+    return {item["sk"]: item for item in items.batch_get([(partition, key) for key in sort_keys])} if sort_keys else {}
+
+
+def one_per_key(prefix: str, row_of: Callable[[Item], Row]) -> Callable[[ItemStore, str, Sequence[str]], Changes]:
+    """`changed` of a kind whose row is one stored item: a key found is upserted, a key gone is removed."""
+
+    def changed(items: ItemStore, user_id: str, sort_keys: Sequence[str]) -> Changes:
+        found = by_key(items, user_id, sort_keys)
+        upserts = [row_of(found[key]) for key in sort_keys if key in found]
+        return upserts, [key.removeprefix(prefix) for key in sort_keys if key not in found]
+
+    return changed

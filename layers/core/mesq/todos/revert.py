@@ -1,0 +1,150 @@
+"""The todo records' reverter for `undo_changes` (history/undo.py, the engine; application/
+registries.py gathers the reverters): one change of a task, subtask, inbox item, space, column or
+tag put back through the todo writes.
+
+- a create or a restore: the record goes to the trash; a trash: it is restored;
+- a tag rename: renamed back (update_todo_tag, the records carrying it too); a space's slug: set
+  back through update_todo_space (its slug claim moves with it);
+- any other update or move, with the records that moved with it (`members`): their changed
+  fields set back through the todo write pattern (list sizes, the reminder index, tag
+  registrations and the change records in the revert's own transaction).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..kernel.context import Call
+from ..kernel.errors import Conflict, MesqError, NotFound, RevisionConflict
+from ..kernel.messages import quoted
+from ..kernel.ports.storage import Item, WriteOp
+from ..kernel.timestamps import now_timestamp
+from . import model
+from .board.spaces import update_todo_space
+from .board.subtasks import delete_todo_subtask
+from .board.tags import update_todo_tag
+from .board.tasks import delete_todo_task
+from .board.trash import restore_todo_item
+from .inbox.operations import delete_todo_inbox_item
+from .keys import Kind
+from .state import TodoState, load_partial
+from .writes import Built, apply, bump, put_revised, tag_registrations
+
+
+def revert_todo(call: Call, change: Item, expected: int) -> dict[str, Any]:
+    kind, record_id = change["record"]["kind"], change["record"]["id"]
+    action = change["action"]
+    target = {"id": record_id, "expectedRevision": expected}
+    if action in ("create", "restore"):
+        trash = {"task": delete_todo_task, "subtask": delete_todo_subtask, "inbox": delete_todo_inbox_item}[kind]
+        return trash(call, target)
+    if action == "trash":
+        return restore_todo_item(call, {**target, "kind": _TRASH_KIND[kind]})
+    if change.get("members"):
+        return _revert_fields(call, change, expected)
+    if kind == "tag" and "name" in change["fields"]:
+        return _rename_back(call, change, expected)
+    if kind == "space" and "slug" in change["fields"]:
+        names = {name: change["before"][name] for name in ("name", "slug") if name in change["fields"]}
+        return update_todo_space(call, {"spaceId": record_id, "expectedRevision": expected, **names})
+    return _revert_fields(call, change, expected)
+
+
+_TRASH_KIND = {"task": "task", "subtask": "subtask", "inbox": "inboxItem"}
+
+
+def _rename_back(call: Call, change: Item, expected: int) -> dict[str, Any]:
+    """A tag rename undone: renamed back, with the colour it had, through update_todo_tag (the
+    records carrying it are rewritten back too; in an undo of the whole run they already were, and
+    the tag they registered again is merged into)."""
+    name = change["record"]["id"]
+    current = load_partial(call.services.items, call.principal.user_id).tags.get(name)
+    if current is None:
+        raise NotFound("todo tag %(name)s no longer exists", name=quoted(name))
+    color = change["before"]["color"] if "color" in change["fields"] else current.get("color")
+    args = {"name": name, "newName": change["before"]["name"], "color": color, "expectedRevision": expected}
+    return update_todo_tag(call, args)
+
+
+_STORED: dict[str, Kind] = {
+    "task": "task", "subtask": "task", "inbox": "inbox", "space": "space", "column": "column", "tag": "tag",
+}  # fmt: skip
+
+
+def _current(state: TodoState, kind: str, record_id: str) -> Item | None:
+    if kind in ("task", "subtask"):
+        return state.task(record_id)
+    if kind == "inbox":
+        return state.inbox_item(record_id)
+    return {"space": state.spaces, "column": state.columns, "tag": state.tags}[kind].get(record_id)
+
+
+def _public(state: TodoState, kind: str, record: Item) -> dict[str, Any]:
+    if kind in ("task", "subtask"):
+        return model.public_task(record)
+    if kind == "inbox":
+        return model.public_inbox_item(record)
+    if kind == "space":
+        return model.public_space(record, (state.settings or {}).get("defaultSpaceId"))
+    return model.public_column(record) if kind == "column" else model.public_tag(record)
+
+
+def _revert_fields(call: Call, change: Item, expected: int) -> dict[str, Any]:
+    """An update or move of todo records undone (the change's record and its `members`): their
+    changed fields set back, through the todo write pattern (list sizes, the reminder index, tag
+    registrations and the change records in the revert's own transaction). A member the write
+    created goes to the trash."""
+    user_id = call.principal.user_id
+    main = {**change, "revisions": {**change["revisions"], "after": expected}}
+    entries = [main, *change.get("members", [])]
+
+    def conflict(state: TodoState) -> MesqError:
+        for entry in entries:
+            kind, record_id = entry["record"]["kind"], entry["record"]["id"]
+            current = _current(state, kind, record_id)
+            if current is None:
+                return NotFound("todo %(kind)s %(record_id)s no longer exists", kind=kind, record_id=quoted(record_id))
+            if int(current["revision"]) != entry["revisions"]["after"]:
+                return RevisionConflict(
+                    "todo %(kind)s %(record_id)s changed since this change (revision %(revision)s)",
+                    kind=kind,
+                    record_id=quoted(record_id),
+                    revision=current["revision"],
+                    recover_data={kind: _public(state, kind, current)},
+                )
+        return RevisionConflict("a record of this change changed meanwhile; list its changes and retry")
+
+    def build(state: TodoState) -> Built:
+        now = now_timestamp()
+        ops: list[WriteOp] = []
+        tags: list[str] = []
+        data: dict[str, Any] = {}
+        if change.get("members"):
+            state.prefetch_tasks(e["record"]["id"] for e in entries if e["record"]["kind"] in ("task", "subtask"))
+        for entry in entries:
+            kind, record_id = entry["record"]["kind"], entry["record"]["id"]
+            current = _current(state, kind, record_id)
+            if current is None or int(current["revision"]) != entry["revisions"]["after"]:
+                raise conflict(state)
+            after = dict(current)
+            for name in entry["fields"]:
+                if name in entry["before"]:
+                    after[name] = entry["before"][name]
+                else:
+                    after.pop(name, None)
+            if entry["revisions"]["before"] is None:  # created by the write: to the trash
+                after = {**current, "deletedAt": now}
+            if kind == "task" and after.get("columnId") not in state.columns:
+                raise Conflict("the column this task was in no longer exists; move it by hand")
+            after.update(bump(current, now))
+            ops.append(put_revised(user_id, _STORED[kind], current, after))
+            if "tags" in entry["fields"]:
+                tags += after.get("tags") or []
+            data.setdefault(kind, {"revision": after["revision"]})
+        return data, ops + tag_registrations(state, user_id, tags, now)
+
+    return apply(call, build, conflict)
+
+
+#: The reverter of each kind this package records (history/records.py KINDS).
+REVERTERS = {kind: revert_todo for kind in ("task", "subtask", "inbox", "space", "column", "tag")}
