@@ -178,17 +178,21 @@ def main() -> int:
     if args.check:
         for path in stale:
             print(f"stale: {path.relative_to(ROOT)} (run `make messages`)")
-        return 1 if stale else 0
-    for path in stale:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(files[path])
-        print(f"wrote {path.relative_to(ROOT)}")
+    else:
+        for path in stale:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(files[path])
+            print(f"wrote {path.relative_to(ROOT)}")
+    missing_any = False
     for language in LANGUAGES:
-        with po_path(language).open("rb") as handle:
-            missing = list(untranslated(read_po(handle, locale=language)))
+        catalog = read_po(io.BytesIO(files[po_path(language)]), locale=language)
+        missing = list(untranslated(catalog))
         if missing:
+            missing_any = True
             print(f"{language}: {len(missing)} strings to translate in {po_path(language).relative_to(ROOT)}")
-    return 0
+            for message_id in missing[:20]:
+                print(f"  {message_id!r}")
+    return 1 if args.check and (stale or missing_any) else 0
 
 
 if __name__ == "__main__":

@@ -40,10 +40,12 @@ SCHEMES = ("light", "dark")
 #: language (reviewed: a word added here is a word no Chinese reader needs translated).
 ALLOWED = frozenset({
     "MeSQ",  # the product
-    "MCP", "OAuth", "REST", "API", "HTTP", "HTTPS", "URL", "JSON", "CSV", "ZIP", "SMTP", "STARTTLS", "TLS",
-    "HMAC", "SHA", "RRULE", "iCalendar", "CalDAV", "UTC", "AI", "Markdown", "PDF",  # protocols and formats
-    "ntfy", "Telegram", "Todoist", "flomo", "memos", "Obsidian",  # other products, by their own names
-    "kB", "MB", "GB",  # unit symbols (CLDR's, in Chinese too)
+    "MCP", "OAuth", "REST", "API", "HTTP", "HTTPS", "URL", "JSON", "CSV", "ZIP", "HTML", "SMTP", "STARTTLS", "TLS",
+    "HMAC", "SHA", "RRULE", "iCalendar", "CalDAV", "UTC", "AI", "Markdown", "PDF", "Webhook", "Cookie", "ID",
+    # protocols, formats and the web's own words, as Chinese pages write them
+    "ntfy", "Telegram", "Todoist", "flomo", "memos", "Obsidian", "iPhone", "Apple", "Google", "Thunderbird",
+    "AWS", "Lambda",  # other products and companies, by their own names
+    "kB", "MB", "GB", "MiB",  # unit symbols (CLDR's, in Chinese too)
 })  # fmt: skip
 LATIN = re.compile(r"[A-Za-z]+")
 CJK = re.compile(r"[\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]+")
@@ -56,7 +58,11 @@ READ_PAGE = r"""() => {
     const shown = e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
     // Literal text: code, a command, an identifier, an example value (`<code>`, `<kbd>`, `<samp>`,
     // or marked `translate="no"`, the HTML way to say "not words of this language").
-    const literal = e => !!e.closest('code, kbd, samp, [translate=no]');
+    // Text marked as another language (`lang`: the language picker's "English" / "中文") is
+    // literal too.
+    const page = document.documentElement.lang;
+    const literal = e => !!e.closest('code, kbd, samp, [translate=no]') ||
+        (e.closest('[lang]') || document.documentElement).lang !== page;
     const found = [['title', document.title, 'title']];
     const skip = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE']);
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -237,6 +243,7 @@ def _pages(reader: Reader, site: Site) -> None:
         if path in GONE_AFTER_SETUP:
             continue
         if path == "/oauth/consent":
+            site.seeded.type("Checker")  # the app's own name, as it registered
             reader.visit(_consent_url(site.server), path)
             continue
         if "{grant_id}" in path:
@@ -323,7 +330,7 @@ def _conflicts_and_refusals(reader: Reader, site: Site) -> None:
     page.locator("#add-ntfy button[type=submit]").click()
     playwright_sync.expect(page.locator("#ntfy-error")).to_be_visible()
     reader.read_page("a refused channel")
-    for url in ("/todos/tasks/nothing-here", "/no/such/page", "/?day=yesterday"):
+    for url in (seeded.type("/todos/tasks/nothing-here"), seeded.type("/no/such/page"), "/?day=yesterday"):
         reader.visit(base + url)
 
 

@@ -59,7 +59,8 @@ ACTOR_KINDS = {"pat": N_("access token"), "oauth": N_("connected app"), "web": N
                "cli": N_("command line"), "session": N_("this web app")}  # fmt: skip
 #: The names the history gives the web app and the command line (history/actor.py), stored in English.
 ACTOR_NAMES = (N_("Web app"), N_("Command line"))
-#: Each field a change may name, by what a person calls it (a field not listed: shown as it is).
+#: Each field a change may name, by what a person calls it. A field not listed (an id, a record's
+#: kind, a sync client's bookkeeping) has no name a person knows: it is not shown.
 FIELDS = {
     "content": NC_("field", "Text"), "pinned": NC_("field", "Pinned"), "status": NC_("field", "Status"),
     "resources": NC_("field", "Attachments"), "attachments": NC_("field", "Attachments"),
@@ -71,7 +72,7 @@ FIELDS = {
     "completedAt": NC_("field", "Completed"), "deletedAt": NC_("field", "Deleted"),
     "createdAt": NC_("field", "Created"), "name": NC_("field", "Name"), "slug": NC_("field", "Short name"),
     "archived": NC_("field", "Archived"), "color": NC_("field", "Colour"), "subtasks": NC_("field", "Subtasks"),
-    "id": NC_("field", "Id"), "occurrences": NC_("field", "Done occurrences"),
+    "occurrences": NC_("field", "Done occurrences"),
 }  # fmt: skip
 #: Fields that say nothing to a person (an order key, a sync client's bookkeeping): not shown.
 HIDDEN_FIELDS = frozenset({"position", "props", "uid", "tagPaths"})
@@ -177,13 +178,13 @@ def change_view(change: dict[str, Any], say: Translator, zone: str, names: Mappi
     what = _WHAT.get((action, kind))
     rows = []
     for field in change.get("fields") or ():
-        if field in HIDDEN_FIELDS:
-            continue
         label = FIELDS.get(field)
+        if field in HIDDEN_FIELDS or label is None:
+            continue
         before = (change.get("before") or {}).get(field)
         after = None if change.get("afterOmitted") else (change.get("after") or {}).get(field)
         rows.append({
-            "field": say.pgettext(*label) if label else field,
+            "field": say.pgettext(*label),
             "before": value_words(field, before, say, zone, names),
             "after": value_words(field, after, say, zone, names),
         })  # fmt: skip
