@@ -17,6 +17,8 @@ from datetime import date
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from markupsafe import Markup
+
 from ...kernel import formats
 from ...kernel.errors import ValidationError
 from ...kernel.timestamps import parse_timestamp
@@ -129,6 +131,8 @@ def value_words(field: str, value: Any, say: Translator, zone: str, names: Mappi
         return say.ngettext("%(num)d reminder", "%(num)d reminders", len(value))
     if field in ("subtasks", "occurrences") and isinstance(value, list):
         return say.ngettext("%(num)d item", "%(num)d items", len(value))
+    if field == "slug" and isinstance(value, str):
+        return Markup("<code>%s</code>") % value  # an address part (`/todos/b/space`), not words
     if isinstance(value, str):
         return _short(value)
     if isinstance(value, int | float):
