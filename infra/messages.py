@@ -61,7 +61,8 @@ ERRORS = (
     "Conflict", "IdempotencyConflict", "PayloadTooLarge", "RequestTimeout", "MisdirectedRequest", "RateLimited",
     "ResponseTooLarge", "ServiceUnavailable",
     # What a reminder channel and the reading sync record as a failure (shown on their settings pages).
-    "SendFailed", "ProviderError", "CredentialExpired", "UpstreamRateLimited", "UpstreamMalformed", "UpstreamUnavailable",
+    "SendFailed", "ProviderError", "CredentialExpired", "UpstreamRateLimited", "UpstreamMalformed",
+    "UpstreamUnavailable",
 )  # fmt: skip
 KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "NP_": (1, 2), "NC_": ((1, "c"), 2), "Text": None,
             **dict.fromkeys(ERRORS)}  # fmt: skip

@@ -116,8 +116,8 @@ def seed_memos(rest: Rest, seeded: Seeded) -> None:
     t = seeded.type
     file = rest.client.post("/api/toolkit/memo/resources/upload",
                             files={"file": (t("会议纪要.txt", "txt"), "纪要".encode(), "text/plain")})  # fmt: skip
-    image = rest.client.post("/api/toolkit/memo/resources/upload",
-                             files={"file": (t("照片.png", "png"), bytes.fromhex("89504e470d0a1a0a"), "image/png")})  # fmt: skip
+    png = (t("照片.png", "png"), bytes.fromhex("89504e470d0a1a0a"), "image/png")
+    image = rest.client.post("/api/toolkit/memo/resources/upload", files={"file": png})
     assert file.status_code == 201 and image.status_code == 201, (file.text, image.text)
     fields = ("path", "displayName", "fileSize", "mimeType", "type")
     resources = [{k: r.json()["data"][k] for k in fields} for r in (file, image)]
@@ -140,12 +140,13 @@ def seed_memos(rest: Rest, seeded: Seeded) -> None:
         if name == "pinned":
             rest("PATCH", f"/api/toolkit/memo/{memo['id']}", {"expectedRevision": memo["revision"], "pinned": True})
         elif name == "archived":
-            rest("PATCH", f"/api/toolkit/memo/{memo['id']}", {"expectedRevision": memo["revision"], "status": "ARCHIVED"})
+            archive = {"expectedRevision": memo["revision"], "status": "ARCHIVED"}
+            rest("PATCH", f"/api/toolkit/memo/{memo['id']}", archive)
         elif name == "trashed":
             rest("DELETE", f"/api/toolkit/memo/{memo['id']}", {"expectedRevision": memo["revision"]})
         elif name == "edited":  # edited twice: its History has versions to restore
-            second = rest("PATCH", f"/api/toolkit/memo/{memo['id']}",
-                          {"expectedRevision": memo["revision"], "content": t("二稿：关于黑暗森林 #读书")})["memo"]  # fmt: skip
+            draft = {"expectedRevision": memo["revision"], "content": t("二稿：关于黑暗森林 #读书")}
+            second = rest("PATCH", f"/api/toolkit/memo/{memo['id']}", draft)["memo"]
             rest("PATCH", f"/api/toolkit/memo/{memo['id']}",
                  {"expectedRevision": second["revision"], "content": t("定稿：关于黑暗森林 #读书")})  # fmt: skip
     # Trashed then restored: the history has a restore.
@@ -241,10 +242,10 @@ def failing_gateway() -> Iterator[str]:
     from http.server import BaseHTTPRequestHandler, HTTPServer
 
     class Refuse(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 -- http.server's name
+        def do_POST(self) -> None:
             self._refuse()
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             self._refuse()
 
         def _refuse(self) -> None:

@@ -68,7 +68,8 @@ READ_PAGE = r"""() => {
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
         const parent = node.parentElement, text = node.textContent.trim();
-        if (text && parent && !skip.has(parent.tagName)) found.push([literal(parent) ? 'literal' : 'text', text, where(parent)]);
+        if (!text || !parent || skip.has(parent.tagName)) continue;
+        found.push([literal(parent) ? 'literal' : 'text', text, where(parent)]);
     }
     const generated = /"((?:[^"\\]|\\.)*)"|attr\(([\w-]+)\)/g;
     for (const e of document.body.querySelectorAll('*')) {
@@ -279,7 +280,8 @@ def _toasts(reader: Reader, site: Site) -> None:
         card = page.locator(f"#memo-{site.seeded.memo_ids['plain']}")
         card.locator(".menu-button").click()
         index = ("Pin", "Archive", "Move to trash").index(action)
-        toast_after(lambda card=card, index=index: card.locator("[role=menuitem]").nth(index).click(), f"/ toast: {action}")
+        item = card.locator("[role=menuitem]").nth(index)
+        toast_after(lambda item=item: item.click(), f"/ toast: {action}")
     page.goto(base + "/todos")
     page.evaluate(hold)
     card = page.locator(f"#task-{site.seeded.task_ids['读完第一章']}")
@@ -315,7 +317,8 @@ def _conflicts_and_refusals(reader: Reader, site: Site) -> None:
         rest.patch(f"/api/toolkit/todo/tasks/{task_id}", json={"expectedRevision": task["revision"],
                                                                  "title": seeded.type("读完第一章和第二章")})
         page.locator("form.task-form input[name=title], form input[name=title]").first.fill(seeded.type("读完前三章"))
-        page.locator("form.task-form button[type=submit], form:has(input[name=title]) button[type=submit]").first.click()
+        save = "form.task-form button[type=submit], form:has(input[name=title]) button[type=submit]"
+        page.locator(save).first.click()
         playwright_sync.expect(page.locator("#conflict")).to_be_visible()
         reader.read_page("a task saved over a newer version")
     finally:
