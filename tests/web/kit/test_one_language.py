@@ -286,6 +286,10 @@ def _toasts(reader: Reader, site: Site) -> None:
     page.evaluate(hold)
     card = page.locator(f"#task-{site.seeded.task_ids['读完第一章']}")
     toast_after(lambda: card.locator(".card-done button").click(), "/todos toast: complete")
+    page.goto(base + "/todos/today")
+    page.evaluate(hold)
+    tick = page.locator("#agenda-lists .todo-row .row-done button").first
+    toast_after(lambda: tick.click(), "/todos/today toast: complete")
     page.goto(base + "/trash")
     page.evaluate(hold)
     restore = page.locator("form[action$='/restore'] button").first

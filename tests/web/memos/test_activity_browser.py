@@ -83,8 +83,8 @@ def test_an_agents_group_is_undone_and_the_history_panel_restores(server: LiveSe
         versions = panel.locator("li.version")
         expect(versions).to_have_count(3)  # created, edited by the agent, undone from the web
         expect(versions.nth(1)).to_contain_text("Claude Desktop")
-        expect(versions.nth(0)).to_contain_text("by Web app")
-        expect(versions.nth(2)).to_contain_text("by me ·")
+        expect(versions.nth(0)).to_contain_text("Web app edited a memo")
+        expect(versions.nth(2)).to_contain_text("me created a memo ·")
         versions.nth(1).get_by_role("button", name="Restore this version").click()
         expect(page.locator("body")).to_contain_text("Version restored.")
         memo = _memo(person, kept["id"])
