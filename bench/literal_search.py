@@ -142,7 +142,7 @@ def _rows_at(count: int) -> list[tuple[str, str, str]]:
         loaded = literal_store.repository(services).load(user_id)
         assert loaded is not None
         index, pointer = loaded
-        folder = literal_store._folder(user_id)
+        folder = literal_store.folder_of(user_id)
         stored = len(services.blobs.get(f"{folder}/literal-{pointer['snapshot']}.snap"))
         # One write's index update: the memo's re-read, the overlay's apply and its save.
         update = statistics.median(

@@ -26,6 +26,9 @@
    query_todos' `query` at 10k notes / tasks, index vs scan (bench/literal_search.py)
 14. imports from other apps at 10k records each (memos database, flomo export, Todoist CSVs):
    records/s vs one create_memo / create_todo_task call per record (bench/imports.py)
+15. ready the moment it answers (issue 46, issue 42 §4): import-to-first-AI-search at 20k Markdown
+   notes (and after a kill -9 in the import's index build), a search on a missing index, literal
+   searches at start at 100k, cold start against commit a527e4b and idle RSS (bench/ready.py)
 
 After the table: the footprint report, then "Issue 28 goals" (bench/goals.py): each goal's figure
 as its section measured it, beside that section's same-run baseline, the ratio, the bound, and
@@ -522,6 +525,7 @@ def main() -> None:
     from history_cost import rows_history_cost
     from literal_search import rows_literal_search
     from load import rows_load, rows_upload
+    from ready import rows_cold_start, rows_import_to_search, rows_literal_at_start
     from todo_views import rows_todo_views
 
     from archive import rows_archive
@@ -530,7 +534,7 @@ def main() -> None:
     sections = chosen_sections((
         rows_cold_imports, rows_warm_latency, rows_mcp_warm, rows_round_trips, rows_memo_scale, rows_todo_views,
         rows_ai_search, rows_load, rows_upload, rows_code_mode, rows_history_cost, rows_archive,
-        rows_literal_search, rows_imports, rows_mcp,
+        rows_literal_search, rows_imports, rows_import_to_search, rows_literal_at_start, rows_cold_start, rows_mcp,
     ))  # fmt: skip
     with logs_to_file(LOG_FILE) as terminal:
         terminal.write(f"logs of this run: {LOG_FILE.relative_to(REPO)}\n")

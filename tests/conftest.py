@@ -252,6 +252,7 @@ _TIMING_FILES = {
     "tests/infra/test_prerequisites.py",
 }
 _TIMING_TESTS = {
+    "tests/search/test_build.py::test_a_search_without_an_index_answers_at_once_then_completely",
     "tests/web/settings/test_reminders_page.py::test_a_test_send_to_a_receiver_that_never_answers_ends_within_its_deadline",
 }
 #: Names whose use makes a test `timing` (a Code Mode pool checks its time stop and queue).

@@ -19,6 +19,7 @@ CLIENT_ADAPTERS = {
     "adapters/store/blobs_s3.py",
     "adapters/store/dynamodb.py",
     "adapters/reading/queue_sqs.py",
+    "adapters/search/queue_sqs.py",
 }
 PATTERN = r"build_sealer\|boto3.client"
 

@@ -109,7 +109,7 @@ def test_a_failing_batch_is_reported_for_retry(aws):
     good = stream_record("INSERT", {"pk": "U#alice", "sk": "MEMO#m1"}, None)
     bad = stream_record("INSERT", {"pk": "U#bob", "sk": "MEMO#m2"}, None)
 
-    def index(records):
+    def index(records, _seconds_left):
         failed = [r for r in records if r["dynamodb"]["Keys"]["pk"]["S"] == "U#bob"]
         return {"batchItemFailures": [{"itemIdentifier": r["dynamodb"]["SequenceNumber"]} for r in failed]}
 

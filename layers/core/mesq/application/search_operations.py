@@ -3,18 +3,28 @@
 They read every domain (the memo filters, a reading note's book), so they stand above the domains,
 over the search engine (mesq/search) they query.
 
-A user without an index yet (or with one of another embedding model) gets one built from the
-store on the first query (later writes keep
-it current: indexer.py). The hits come from the index; a memo hit is re-checked against the
-caller's filter on the index's copy of status, tags and creation time.
+A search never builds an index (search/build.py builds them in the background). It waits at most
+`SETTLE_SECONDS` for its user's queued index updates, then answers from what exists, with
+`degraded: true` and a `reason` when that is less than the whole index:
+- the index lags writes still queued: the index as it is;
+- a build is under way (after an import: the new records are not in the index yet): the index as
+  it is, or the literal indexes' matches (fallback.py) while there is none;
+- the index is another embedding model's: its BM25 branch alone (its tokens hold; its vectors
+  do not compare with this model's), and the build for this model is queued;
+- no index at all: the literal indexes' matches, and the build is queued.
+The hits come from the index; a memo hit is re-checked against the caller's filter on the
+index's copy of status, tags and creation time.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Hashable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..kernel.context import Call
+from ..kernel.keys import user_partition
 from ..memos.filters import filter_from
 from ..reading.store import read_book
 from ..search.documents import Doc, Kind, snippet
@@ -30,45 +40,128 @@ KIND_SCOPES: dict[Kind, str] = {
     "inbox_item": "todo:read",
     "reading_note": "reading:read",
 }
+#: How long a search waits for its user's queued index updates (a write a moment ago is one
+#: embedding away; the first write after a start also loads the model and jieba: about 2 s on a
+#: busy machine) before it answers from the index as it is.
+SETTLE_SECONDS = 2.5
+#: How long a search waits for a queued build (a small account's is one step: the index is
+#: there after it) before it answers from what exists: a missing index answers within a second.
+BUILD_WAIT_SECONDS = 0.5
+#: ... when the build has at most this many records left (one step: build.STEP_RECORDS, which
+#: is not imported here: it would import the index engines for a search that has no index).
+SMALL_BUILD = 256
+DEFAULT_LIMIT = 10
+REASONS = {
+    "updating": "recent writes are still being indexed; they may be missing from these results",
+    "building": "the search index is being built ({progress}); results may miss records until it is done",
+    "missing": "the search index is being built ({progress}); until then, exact word matches only",
+    "stale": "the search index is being rebuilt for a new embedding model ({progress}); keyword matches only",
+}
 
 
-def _index(call: Call) -> SearchIndex:
-    from ..search.index import SearchIndex
-    from ..search.indexer import rebuild, repository
+@dataclass
+class _LiteralOutcome:
+    """The fallback's answer (fallback.py), shaped as the pipeline's `Outcome` is read here."""
 
-    repo, user_id = repository(call.services), call.principal.user_id
-    call.services.search.settle(user_id)
-    for _attempt in range(3):
-        loaded = repo.load(user_id)
-        if loaded is not None:
-            return loaded[0]
-        pointer = repo.pointer(user_id)
-        if pointer is None or repo.stale(pointer):
-            rebuild(call.services, user_id)
-    loaded = repo.load(user_id)
-    return loaded[0] if loaded is not None else SearchIndex()
+    hits: list[tuple[Doc, float]]
+    stages: list[dict[str, Any]]
+    degraded: bool = True
+    reason: str | None = None
+
+    def matched(self, doc: Doc) -> dict[str, int]:
+        return {"literal": next(rank for rank, (hit, _) in enumerate(self.hits, 1) if hit.key == doc.key)}
 
 
-def _run(call: Call, args: dict[str, Any], accept: Accept, accept_key: Hashable) -> Outcome:
-    from ..search.pipeline import search
+@dataclass
+class _Source:
+    """What a search answers from: an index (None: the literal fallback), and why it is degraded."""
 
+    index: SearchIndex | None
+    why: str | None = None
+    vectors: bool = True
+
+
+def _progress(call: Call) -> str:
+    from ..search.build import progress_of, state
+
+    progress = progress_of(state(call.services, call.principal.user_id))
+    if progress.done or not progress.total:
+        return "queued"
+    return f"{progress.walked:,} of {progress.total:,} records read"
+
+
+def _source(call: Call) -> _Source:
+    from ..search import pointers
+
+    services, user_id = call.services, call.principal.user_id
+    settled = services.search.settle(user_id, timeout=SETTLE_SECONDS)
+    deadline = time.monotonic() + BUILD_WAIT_SECONDS
+    keys = [(user_partition(user_id), pointers.AI_INDEX), (user_partition(user_id), pointers.AI_BUILD)]
+    waited = False
+    for _attempt in range(4):  # a writer may replace the version between its reads
+        found = {item["sk"]: item for item in services.items.batch_get(keys)}
+        pointer, building = found.get(pointers.AI_INDEX), found.get(pointers.AI_BUILD)
+        stale = pointer is not None and pointer.get("model") != services.search.model_id
+        if building is not None or pointer is None or stale:
+            services.search.request_build(user_id)  # queued, or resumed where no worker runs it now
+            small = building is None or int(building["total"]) - int(building["walked"]) <= SMALL_BUILD
+            if not waited and small:  # a small account's build is one step: the wait may see it end
+                waited = True
+                if services.search.settle_build(user_id, timeout=max(deadline - time.monotonic(), 0.0)):
+                    continue
+        if pointer is None:
+            return _Source(None, "missing")
+        from ..search.build import repository  # the index engines (numpy, bm25s): only with an index to read
+
+        loaded = repository(services).load(user_id, any_model=True, pointer=pointer)
+        if loaded is None:
+            continue
+        why = "stale" if stale else "building" if building is not None else None if settled else "updating"
+        return _Source(loaded[0], why, not stale)
+    return _Source(None, "missing")
+
+
+def _run(
+    call: Call, args: dict[str, Any], accept: Accept, accept_key: Hashable, kinds: set[Kind]
+) -> Outcome | _LiteralOutcome:
     runtime = call.services.search
-    return search(
-        _index(call), args["query"], embedder=runtime.embedder, reranker=runtime.reranker,
-        accept=accept, accept_key=accept_key, limit=args.get("limit"),
-    )  # fmt: skip
+    source = _source(call)
+    if source.index is None:  # the literal indexes' matches: no AI engine is imported for them
+        from ..search.fallback import literal_hits
+
+        limit = args.get("limit") or DEFAULT_LIMIT
+        started = time.perf_counter()
+        hits = literal_hits(call.services, call.principal.user_id, args["query"], kinds, accept, limit)
+        ms = round((time.perf_counter() - started) * 1000, 2)
+        outcome: Outcome | _LiteralOutcome = _LiteralOutcome(
+            hits, [{"name": "literal", "status": "ok", "ms": ms, "candidates": len(hits)}]
+        )
+    else:
+        from ..search.pipeline import search
+
+        outcome = search(
+            source.index, args["query"], embedder=runtime.embedder if source.vectors else None,
+            reranker=runtime.reranker, accept=accept, accept_key=accept_key, limit=args.get("limit"),
+        )  # fmt: skip
+    if source.why is not None:
+        outcome.degraded = True
+        outcome.reason = REASONS[source.why].format(progress=_progress(call) if "{" in REASONS[source.why] else "")
+    return outcome
 
 
-def _hit(outcome: Outcome, doc: Doc, score: float) -> dict[str, Any]:
+def _hit(outcome: Outcome | _LiteralOutcome, doc: Doc, score: float) -> dict[str, Any]:
     ranks = outcome.matched(doc)
     return {
         "id": doc.id, "score": score, "snippet": snippet(doc.text),
-        "matchedBy": [branch for branch in ("bm25", "vector") if branch in ranks], "ranks": ranks,
+        "matchedBy": [branch for branch in ("bm25", "vector", "literal") if branch in ranks], "ranks": ranks,
     }  # fmt: skip
 
 
-def _answer(outcome: Outcome, hits: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"items": hits, "degraded": outcome.degraded, "stages": outcome.stages}
+def _answer(outcome: Outcome | _LiteralOutcome, hits: list[dict[str, Any]]) -> dict[str, Any]:
+    answer = {"items": hits, "degraded": outcome.degraded, "stages": outcome.stages}
+    if outcome.reason is not None:
+        answer["reason"] = outcome.reason
+    return answer
 
 
 def search_ai_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -79,7 +172,7 @@ def search_ai_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     def accept(doc: Doc) -> bool:
         return doc.kind == "memo" and not memo_filter.is_empty_range and memo_filter.matches(doc.meta)
 
-    outcome = _run(call, args, accept, ("memo", memo_filter))
+    outcome = _run(call, args, accept, ("memo", memo_filter), {"memo"})
     hits = [_hit(outcome, doc, score) for doc, score in outcome.hits]
     return _answer(outcome, hits)
 
@@ -92,7 +185,7 @@ def search_everything(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     def accept(doc: Doc) -> bool:
         return doc.kind in kinds
 
-    outcome = _run(call, args, accept, ("kinds", frozenset(kinds)))
+    outcome = _run(call, args, accept, ("kinds", frozenset(kinds)), kinds)
     hits = [{"kind": doc.kind, **_hit(outcome, doc, score), **_book_of(call, doc)} for doc, score in outcome.hits]
     return _answer(outcome, hits)
 

@@ -16,6 +16,7 @@ from ..application.ratelimit import RateLimiter, user_subject
 from ..imports.plan import Report
 from ..imports.reports import save_report
 from ..kernel.context import Channel, Principal
+from ..search.imported import during_import
 from ..wiring.imports import ImportOptions, import_file
 from ..wiring.services import Services
 from .account_archive import archive_slot
@@ -32,8 +33,9 @@ def import_upload(
         path = Path(folder) / "upload"
         with path.open("wb") as copy:
             shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
-        report = import_file(
-            services, principal.user_id, kind, path, options=options, principal=principal, channel=channel
-        )
+        with during_import(services, principal.user_id):  # the search indexes: built once, afterwards
+            report = import_file(
+                services, principal.user_id, kind, path, options=options, principal=principal, channel=channel
+            )
     save_report(services.items, principal.user_id, report)
     return report

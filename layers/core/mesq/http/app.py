@@ -93,8 +93,14 @@ def operation_routes(spec: Spec, services: Services) -> list[Route]:
     ]
 
 
-async def _healthz(request: Request) -> Response:
-    return JSONResponse({"status": "ok", "version": __version__, "traceId": trace_id_of(request)}, headers=NO_STORE)
+def _healthz_of(services: Services) -> Any:
+    async def healthz(request: Request) -> Response:
+        """Live (200) from the first accepted connection; `ready` once search has warmed up
+        (`mesq serve`: the literal indexes loaded, search/warm_up.py; elsewhere at once)."""
+        body = {"status": "ok", "ready": services.search.ready, "version": __version__, "traceId": trace_id_of(request)}
+        return JSONResponse(body, headers=NO_STORE)
+
+    return healthz
 
 
 def _openapi_endpoint(spec: Spec) -> Any:
@@ -110,7 +116,7 @@ def api_routes(services: Services, spec: Spec | None = None) -> list[Route]:
     if services.settings.prepare_at_init:
         prepare_validators(operation.input_schema for operation in spec.operations.values())
     return [
-        Route("/healthz", _healthz, methods=["GET"]),
+        Route("/healthz", _healthz_of(services), methods=["GET"]),
         Route("/api/openapi.json", _openapi_endpoint(spec), methods=["GET"]),
         # The byte-carrying attachment routes (x-mesq-raw), before any templated JSON route.
         *attachment_routes(services, spec),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item
+from ..search import pointers
 from ..search.documents import Doc, DocumentSource
 from ..search.literal_kind import LiteralKind, Row, one_per_key
 from ..store.paging import walk
@@ -33,10 +34,10 @@ def list_order(row: Row) -> tuple[bool, str, str]:
 
 
 LITERAL = LiteralKind(
-    name="memo", pointer_sk="SEARCH#LITERAL#MEMO", blob_stem="literal", prefixes=(MEMO_PREFIX,),
+    name="memo", pointer_sk=pointers.LITERAL["memo"], blob_stem="literal", prefixes=(MEMO_PREFIX,),
     order=list_order, descending=True,
     all_rows=lambda items, user_id: map(memo_row, walk(items, user_partition(user_id), prefix=MEMO_PREFIX)),
-    changed=one_per_key(MEMO_PREFIX, memo_row),
+    changed=one_per_key(MEMO_PREFIX, memo_row), sort_key=lambda row_id: MEMO_PREFIX + row_id,
 )  # fmt: skip
 
 

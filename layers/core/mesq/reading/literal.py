@@ -16,6 +16,7 @@ from typing import Any
 
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item
+from ..search import pointers
 from ..search.documents import Doc, DocumentSource, joined
 from ..search.literal_kind import LiteralKind, Row, one_per_key
 from ..store.paging import walk
@@ -47,12 +48,12 @@ def reading_match(needle: str, fields: dict[str, Any], text: str) -> bool:
 
 
 LITERAL = LiteralKind(
-    name="reading", pointer_sk="SEARCH#LITERAL#READING", blob_stem="literal-reading", prefixes=(NOTE_PREFIX,),
+    name="reading", pointer_sk=pointers.LITERAL["reading"], blob_stem="literal-reading", prefixes=(NOTE_PREFIX,),
     order=lambda row: row.id, descending=False,
     all_rows=lambda items, user_id: map(
         reading_row, walk(items, user_partition(user_id), start=NOTE_PREFIX, end=NOTE_PREFIX[:-1] + "$")
     ),
-    changed=one_per_key(NOTE_PREFIX, reading_row),
+    changed=one_per_key(NOTE_PREFIX, reading_row), sort_key=lambda row_id: NOTE_PREFIX + row_id,
 )  # fmt: skip
 
 

@@ -131,5 +131,3 @@ async def post(context: SendContext, url: str, body: bytes, headers: Mapping[str
 
 def body_of(payload: dict[str, Any]) -> bytes:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
-
-

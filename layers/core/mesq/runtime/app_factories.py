@@ -54,11 +54,22 @@ def _browser_error_page(services: Services) -> ErrorPage:
     return browser_error_pages(services)
 
 
+def _prepare_search(services: Services) -> None:
+    """The functions that search, on an init off the request path (SnapStart): search's imports,
+    jieba's dictionary and the providers go into the snapshot (search/warm_up.py)."""
+    if services.settings.prepare_at_init and services.settings.search_provider != "none":
+        from ..search.warm_up import prepare_for_snapshot
+
+        prepare_for_snapshot(services.search)
+
+
 def create_api_app(services: Services) -> Starlette:
+    _prepare_search(services)
     return starlette_app(_api_routes(services), services.settings)
 
 
 def create_mcp_app(services: Services) -> Starlette:
+    _prepare_search(services)
     return starlette_app(_mcp_routes(services), services.settings)
 
 

@@ -120,17 +120,25 @@ def event_handler(handle: Callable[[dict[str, Any], Metrics], dict[str, Any]], s
     return instrumented(run, service, QUEUE_OR_SCHEDULE)
 
 
-def stream_handler(handle_batch: Callable[[list[dict[str, Any]]], dict[str, Any]], service: str) -> LambdaHandler:
-    """A DynamoDB Streams consumer: `handle_batch(records)` answers the partial-batch response
-    `{"batchItemFailures": [{"itemIdentifier": <sequence number>}, ...]}` (the event source mapping
-    has ReportBatchItemFailures), so the stream retries from the first failed record, bisecting,
-    until the retry limit parks it in the DLQ. An exception fails the whole batch the same way."""
+def stream_handler(
+    handle_batch: Callable[[list[dict[str, Any]], Callable[[], float]], dict[str, Any]], service: str
+) -> LambdaHandler:
+    """A DynamoDB Streams (or SQS) consumer: `handle_batch(records, seconds_left)` answers the
+    partial-batch response `{"batchItemFailures": [{"itemIdentifier": <sequence number>}, ...]}`
+    (the event source mapping has ReportBatchItemFailures), so the stream retries from the first
+    failed record, bisecting, until the retry limit parks it in the DLQ. An exception fails the
+    whole batch the same way. `seconds_left()`: what remains of the invocation's timeout."""
     logger = Logger(child=True)
 
     def consume(event: dict[str, Any], context: Any, metrics: Metrics) -> dict[str, Any]:
         records = list(event.get("Records", []))
+        remaining = getattr(context, "get_remaining_time_in_millis", None)
+
+        def seconds_left() -> float:
+            return float(remaining()) / 1000 if callable(remaining) else 60.0
+
         try:
-            result = handle_batch(records)
+            result = handle_batch(records, seconds_left)
         except Exception:
             logger.exception("stream batch failed")
             raise

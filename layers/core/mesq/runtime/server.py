@@ -12,6 +12,7 @@ import uvicorn
 from aws_lambda_powertools import Logger
 
 from ..asgi.access_log import AccessLogMiddleware, LogFormat
+from ..asgi.activity import Activity
 from ..search.warm_up import warm_in_background
 from ..wiring.services import Services
 from .app_factories import create_local_app
@@ -60,10 +61,12 @@ def serve(
     # The parent of every `Logger(child=True)`: its service comes from POWERTOOLS_SERVICE_NAME,
     # which `mesq serve` defaults to "mesq-local" before any child exists (see cli.py).
     Logger()
-    # The embedding model loads while the server starts, never inside a search (or a Code Mode
-    # script's wall time, which a search from the script would otherwise spend on the load).
-    warm_in_background(services.search)
-    app = AccessLogMiddleware(create_local_app(services), log_format)
+    # Listen first: search warms up after the first request is served or a quiet moment
+    # (search/warm_up.py), so it never delays the start or the first answer; with search off it
+    # loads nothing.
+    activity = Activity(create_local_app(services))
+    warm_in_background(services, activity.settled)
+    app = AccessLogMiddleware(activity, log_format)
     config = uvicorn.Config(
         app,
         host=host,

@@ -13,6 +13,8 @@ never hold another user's updates back for more than one batch.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Hashable, Sequence
@@ -34,15 +36,18 @@ class _UserWork(Generic[T]):
 
 
 class FairQueue(Generic[T]):
-    def __init__(self, run: Callable[[str, list[T]], None], *, batch: int, name: str) -> None:
+    def __init__(self, run: Callable[[str, list[T]], None], *, batch: int, name: str, nice: int = 0) -> None:
         """`run(user, items)` does one batch; an exception it raises is its own business (the
-        queue goes on): log it there."""
+        queue goes on): log it there. `nice` lowers the worker thread's CPU priority (Linux keeps
+        a nice value per thread): background builds give the CPU to requests first."""
         self._run = run
+        self._nice = nice
         self._batch = batch
         self._users: dict[str, _UserWork[T]] = {}
         self._turns: deque[str] = deque()  # users with pending work, in the order they are served
         self._changed = threading.Condition()
         self._closed = False
+        self._stopped = False  # closed without draining: nothing more is taken
         self._busy = False
         self._thread = threading.Thread(target=self._serve, name=name, daemon=True)
         self._thread.start()
@@ -59,14 +64,15 @@ class FairQueue(Generic[T]):
                 self._turns.append(user)
             self._changed.notify_all()
 
-    def settle(self, user: str) -> None:
-        """Wait until every item queued for `user` so far has run."""
+    def settle(self, user: str, timeout: float | None = None) -> bool:
+        """Wait until every item queued for `user` so far has run (at most `timeout` seconds):
+        True when it has."""
         with self._changed:
             work = self._users.get(user)
             if work is None:
-                return
+                return True
             target = work.submitted
-            self._changed.wait_for(lambda: work.done_through >= target or self._closed)
+            return bool(self._changed.wait_for(lambda: work.done_through >= target or self._closed, timeout))
 
     def pending(self, user: str) -> int:
         """Items queued for `user` and not yet taken (tests, metrics)."""
@@ -79,10 +85,12 @@ class FairQueue(Generic[T]):
         with self._changed:
             self._changed.wait_for(lambda: (not self._turns and not self._busy) or self._closed)
 
-    def close(self) -> None:
-        """Run what is queued, then stop the worker."""
-        self.wait_idle()
+    def close(self, drain: bool = True) -> None:
+        """Run what is queued (`drain`; else only the batch running now), then stop the worker."""
+        if drain:
+            self.wait_idle()
         with self._changed:
+            self._stopped = not drain
             self._closed = True
             self._changed.notify_all()
         self._thread.join()
@@ -90,7 +98,7 @@ class FairQueue(Generic[T]):
     def _take(self) -> tuple[str, list[T]] | None:
         with self._changed:
             self._changed.wait_for(lambda: bool(self._turns) or self._closed)
-            if not self._turns:
+            if not self._turns or self._stopped:
                 return None
             user = self._turns.popleft()
             work = self._users[user]
@@ -116,6 +124,9 @@ class FairQueue(Generic[T]):
             self._changed.notify_all()
 
     def _serve(self) -> None:
+        if self._nice:
+            with contextlib.suppress(OSError):  # not allowed here: the work runs at normal priority
+                os.nice(self._nice)  # this thread only (Linux: a nice value per thread)
         while (turn := self._take()) is not None:
             user, items = turn
             try:

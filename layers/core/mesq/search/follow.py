@@ -12,6 +12,12 @@ at most INDEX_BATCH (LITERAL_BATCH) at a time, then every other user with work g
 import that queues minutes of embedding for its owner delays another user's next search by one
 batch at most, and the owner's own updates are merged into few index saves.
 
+AI index builds (build.py: a user without an index, another model's index, an import's) run on
+a third worker, one step of one user at a time and at low priority (`BUILD_NICE`): a step ends
+with its user's turn, so two users' builds share it, and a request's thread gets the CPU first.
+During an import (`importing`) its user's writes are not queued one by one: the import builds the
+indexes once when it ends (search/imported.py).
+
 The literal indexes (literal_store.py: memos, reading notes, todo tasks and inbox items) follow the
 same writes on a worker of their own, so a literal search (`settle_literal`) never waits for an
 embedding; a literal search that finds its kind's index missing or out of step asks for a rebuild
@@ -23,7 +29,8 @@ from __future__ import annotations
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +48,8 @@ LITERAL_REBUILD_SECONDS = 60.0
 INDEX_BATCH = 64
 #: Keys one turn of a user's literal index updates takes (no model: tokenising only).
 LITERAL_BATCH = 256
+#: The build worker's nice value: steps run when the requests leave the CPU free.
+BUILD_NICE = 10
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,8 @@ class FollowingStore:
         self._literal_worker: FairQueue[LiteralWork] = FairQueue(
             self._literal, batch=LITERAL_BATCH, name="mesq-literal-index"
         )
+        self._builds: FairQueue[str] = FairQueue(self._build_step, batch=1, name="mesq-search-build", nice=BUILD_NICE)
+        self._importing: dict[str, int] = defaultdict(int)
         self._rebuilding: set[tuple[str, str]] = set()
         self._last_rebuild: dict[tuple[str, str], float] = {}
         self._lock = threading.Lock()
@@ -70,15 +81,49 @@ class FollowingStore:
         services.search.settle = self.settle
         services.search.settle_literal = self.settle_literal
         services.search.literal_missing = self.literal_missing
+        services.search.request_build = self.request_build
+        services.search.settle_build = self._builds.settle
+        services.search.importing = self.importing
+
+    def request_build(self, user_id: str, again: bool = False) -> None:
+        """Run the user's AI index build (or what is left of it) on the build worker."""
+        self._builds.submit(user_id, ["build"])
+
+    def _build_step(self, user_id: str, _work: list[str]) -> None:
+        try:
+            if self._services is None:
+                return
+            from .build import step  # numpy, bm25s, jieba: only once there is a build
+
+            if not step(self._services, user_id).done:
+                self._builds.submit(user_id, ["build"])  # the next step after every other user's turn
+        except Exception:  # the next write or search asks again; `mesq search reindex` repairs
+            log.exception("search: index build step failed")
+
+    @contextmanager
+    def importing(self, user_id: str) -> Iterator[bool]:
+        """While it lasts, `user_id`'s writes are not queued for the indexes (an import writes
+        thousands; search/imported.py builds the indexes once afterwards)."""
+        with self._lock:
+            self._importing[user_id] += 1
+        try:
+            yield True  # paused: the caller indexes afterwards
+        finally:
+            with self._lock:
+                self._importing[user_id] -= 1
+                if not self._importing[user_id]:
+                    del self._importing[user_id]
 
     def settle_literal(self, user_id: str) -> None:
         """Wait until every literal index update queued for `user_id` so far is done."""
         self._literal_worker.settle(user_id)
 
     def wait_idle(self) -> None:
-        """Wait until every queued index update of every user has run (tests, shutdown)."""
+        """Wait until every queued index update and build of every user has run (tests, shutdown)."""
         self._worker.wait_idle()
         self._literal_worker.wait_idle()
+        self._builds.wait_idle()
+        self._worker.wait_idle()  # a build's end may have queued nothing, but a write during it did
 
     def literal_missing(self, user_id: str, kind: str = "memo") -> None:
         """Queue one rebuild of the user's literal index of `kind`: none while one is queued, and
@@ -116,9 +161,10 @@ class FollowingStore:
         except Exception:  # the write is stored; a literal search scans until the index is rebuilt
             log.exception("search: in-process literal index update failed")
 
-    def settle(self, user_id: str) -> None:
-        """Wait until every index update queued for `user_id` so far is done."""
-        self._worker.settle(user_id)
+    def settle(self, user_id: str, timeout: float | None = None) -> bool:
+        """Wait until every index update queued for `user_id` so far is done (at most `timeout`
+        seconds): True when it is."""
+        return self._worker.settle(user_id, timeout)
 
     def _refresh(self, user_id: str, sort_keys: list[str]) -> None:
         try:
@@ -138,7 +184,7 @@ class FollowingStore:
         by_user: dict[str, list[str]] = defaultdict(list)
         for pk, sk in keys:
             owner = searchables.owner(pk, sk)
-            if owner is not None:
+            if owner is not None and owner not in self._importing:
                 by_user[owner].append(sk)
         literal = searchables.literal_prefixes  # the records the literal indexes hold
         for user_id, sort_keys in by_user.items():
@@ -204,6 +250,7 @@ class FollowingStore:
         raise AttributeError(f"FollowingStore does not pass {name!r} through; override it explicitly")
 
     def close(self) -> None:
+        self._builds.close(drain=False)  # a build resumes from its last step next time
         self._worker.close()
         self._literal_worker.close()
         self._inner.close()

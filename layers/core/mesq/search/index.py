@@ -46,15 +46,16 @@ def unit(vector: npt.ArrayLike) -> Vector:
     return array / norm if norm > 0 else array
 
 
-class _Part:
-    """An immutable set of entries with their BM25 model and vector matrix."""
+class Part:
+    """An immutable set of entries with their BM25 model and vector matrix. `bm25`: the entries'
+    model as stored with the snapshot (persist.py), so loading one does not index it again."""
 
-    def __init__(self, entries: list[Entry], dimension: int | None) -> None:
+    def __init__(self, entries: list[Entry], dimension: int | None, bm25: bm25s.BM25 | None = None) -> None:
         self.entries = entries
         self.keys = [entry.doc.key for entry in entries]
         self.position = {key: i for i, key in enumerate(self.keys)}
-        self.bm25: bm25s.BM25 | None = None
-        if any(entry.tokens for entry in entries):
+        self.bm25: bm25s.BM25 | None = bm25
+        if bm25 is None and any(entry.tokens for entry in entries):
             self.bm25 = bm25s.BM25()
             self.bm25.index([list(entry.tokens) for entry in entries], show_progress=False)
         self.dimension = dimension
@@ -133,20 +134,20 @@ class SearchIndex:
     dimension: int | None = None
     #: The stored snapshot these entries are; None after `compact` (persist writes a new one).
     snapshot_id: str | None = None
-    _snapshot: _Part | None = field(default=None, repr=False)
-    _overlay_part: _Part | None = field(default=None, repr=False)
+    _snapshot: Part | None = field(default=None, repr=False)
+    _overlay_part: Part | None = field(default=None, repr=False)
 
     # -- reading ------------------------------------------------------------------------------
 
-    def snapshot(self) -> _Part:
+    def snapshot(self) -> Part:
         if self._snapshot is None:
-            self._snapshot = _Part(self.snapshot_entries, self.dimension)
+            self._snapshot = Part(self.snapshot_entries, self.dimension)
         return self._snapshot
 
-    def overlay_part(self) -> _Part:
+    def overlay_part(self) -> Part:
         if self._overlay_part is None:
             live = [entry for entry in self.overlay.values() if entry is not None]
-            self._overlay_part = _Part(live, self.dimension)
+            self._overlay_part = Part(live, self.dimension)
         return self._overlay_part
 
     def _hidden(self, key: str) -> bool:
@@ -212,7 +213,7 @@ class SearchIndex:
         return scores
 
     def accepted(self, accept: Callable[[Doc], bool], key: Hashable | None = None) -> npt.NDArray[np.bool_]:
-        """Which visible positions `accept` takes (see `_Part.accepted` for `key`)."""
+        """Which visible positions `accept` takes (see `Part.accepted` for `key`)."""
         mask = np.concatenate([self.snapshot().accepted(accept, key), self.overlay_part().accepted(accept, key)])
         return mask & self._space[0]
 

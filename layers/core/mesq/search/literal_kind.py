@@ -46,6 +46,8 @@ class LiteralKind:
     all_rows: Callable[[ItemStore, str], Iterable[Row]]
     #: The rows some changed sort keys (already this kind's) imply.
     changed: Callable[[ItemStore, str, Sequence[str]], Changes]
+    #: The sort key of the record a row stands for (the fallback reads its hits by key: fallback.py).
+    sort_key: Callable[[str], str]
     #: Bump when a row's shape changes: an index of another format is rebuilt.
     format: int = 1
 

@@ -36,7 +36,7 @@ from ..kernel.keys import user_partition
 from ..kernel.ports.storage import BlobNotFound, BlobStore, Item, ItemStore
 from .literal_index import LiteralIndex
 from .literal_kind import LiteralKind, Row
-from .persist import _folder, swap_pointer
+from .persist import folder_of, swap_pointer
 from .searchables import searchables_of
 from .user_locks import UserLocks
 
@@ -110,7 +110,7 @@ class LiteralRepository:
         cached = self._cache.get(_cache_key(self.kind, user_id))
         if cached is not None and cached[0] == version:
             return cached[1], pointer
-        folder, stem = _folder(user_id), self.kind.blob_stem
+        folder, stem = folder_of(user_id), self.kind.blob_stem
         try:
             if cached is not None and cached[0][0] == pointer["snapshot"]:
                 old: LiteralIndex = cached[1]
@@ -126,7 +126,7 @@ class LiteralRepository:
 
     def save(self, user_id: str, index: LiteralIndex, previous: Item | None) -> bool:
         """Store `index` as the user's new version; False when another writer got there first."""
-        folder, stem = _folder(user_id), self.kind.blob_stem
+        folder, stem = folder_of(user_id), self.kind.blob_stem
         snapshot_id = index.snapshot_id or uuid.uuid4().hex
         if index.snapshot_id is None:
             self._blobs.put(f"{folder}/{stem}-{snapshot_id}.snap", _pack_snapshot(index), "application/zip")

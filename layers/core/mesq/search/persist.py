@@ -1,6 +1,7 @@
 """Where a user's index lives: two blobs and one pointer item.
 
-- `search/<user hash>/<id>.snap`: the snapshot (entries as JSON, vectors as float16 .npy, zipped);
+- `search/<user hash>/<id>.snap`: the snapshot (entries as JSON, vectors as float16 .npy and the
+  BM25 model in bm25s's files, zipped: a load reads the model, it does not index again);
 - `search/<user hash>/<id>.ovl`: the overlay (the same format, removed keys included);
 - pointer item pk `U#<user>` sk `SEARCH#INDEX`: `snapshot`, `overlay` (blob ids), `generation` and
   `model`, the id of the embedding model whose vectors the index holds. An index of another model
@@ -18,19 +19,25 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import tempfile
 import uuid
 import zipfile
+from pathlib import Path
 from typing import Any
 
+import bm25s
 import numpy as np
 
 from ..kernel.keys import user_partition
 from ..kernel.ports.models import SearchRuntime
 from ..kernel.ports.storage import BlobNotFound, BlobStore, Condition, ConditionFailed, Item, ItemStore
+from . import pointers
 from .documents import Doc
-from .index import Entry, SearchIndex
+from .index import Entry, Part, SearchIndex
 
-POINTER_SK = "SEARCH#INDEX"
+POINTER_SK = pointers.AI_INDEX
+#: The snapshot's BM25 model: bm25s's files under this folder of the zip.
+BM25_MEMBER = "bm25/"
 CONTENT_TYPE = "application/zip"
 
 
@@ -38,11 +45,15 @@ def pointer_key(user_id: str) -> tuple[str, str]:
     return (user_partition(user_id), POINTER_SK)
 
 
-def _folder(user_id: str) -> str:
+def folder_of(user_id: str) -> str:
     return "search/" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
 
 
-def _pack(entries: list[Entry], removed: list[str], dimension: int | None) -> bytes:
+def pack_entries(
+    entries: list[Entry], removed: list[str], dimension: int | None, bm25: bm25s.BM25 | None = None
+) -> bytes:
+    """Entries as JSON, vectors as float16 .npy, zipped; with `bm25` (a snapshot's) its model too,
+    in bm25s's own files, so a load does not index every document again."""
     rows = [
         {"kind": e.doc.kind, "id": e.doc.id, "text": e.doc.text, "meta": e.doc.meta, "tokens": e.tokens}
         for e in entries
@@ -61,14 +72,28 @@ def _pack(entries: list[Entry], removed: list[str], dimension: int | None) -> by
             buffer = io.BytesIO()
             np.save(buffer, array, allow_pickle=False)
             archive.writestr(name, buffer.getvalue())
+        if bm25 is not None:
+            with tempfile.TemporaryDirectory(prefix="mesq-bm25-") as folder:
+                bm25.save(folder, show_progress=False)
+                for path in sorted(Path(folder).iterdir()):
+                    archive.writestr(f"{BM25_MEMBER}{path.name}", path.read_bytes())
     return out.getvalue()
 
 
-def _unpack(data: bytes) -> tuple[list[Entry], list[str], int | None]:
+def unpack_entries(data: bytes) -> tuple[list[Entry], list[str], int | None, bm25s.BM25 | None]:
+    """`pack_entries` reversed: entries, removed keys, dimension and the BM25 model (None when
+    the blob has none: an overlay, a segment, or a snapshot written before it was kept)."""
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         body = json.loads(archive.read("entries.json"))
         vectors = np.load(io.BytesIO(archive.read("vectors.npy")), allow_pickle=False).astype(np.float32)
         has_vector = np.load(io.BytesIO(archive.read("has_vector.npy")), allow_pickle=False)
+        bm25 = None
+        members = [name for name in archive.namelist() if name.startswith(BM25_MEMBER)]
+        if members:
+            with tempfile.TemporaryDirectory(prefix="mesq-bm25-") as folder:
+                for name in members:
+                    (Path(folder) / name.removeprefix(BM25_MEMBER)).write_bytes(archive.read(name))
+                bm25 = bm25s.BM25.load(folder, show_progress=False)
     entries = [
         Entry(
             Doc(row["kind"], row["id"], row["text"], row["meta"]),
@@ -77,7 +102,7 @@ def _unpack(data: bytes) -> tuple[list[Entry], list[str], int | None]:
         )
         for i, row in enumerate(body["rows"])
     ]
-    return entries, list(body["removed"]), body["dimension"]
+    return entries, list(body["removed"]), body["dimension"], bm25
 
 
 def swap_pointer(items: ItemStore, pointer: Item, previous: Item | None) -> bool:
@@ -103,24 +128,29 @@ class IndexRepository:
     def pointer(self, user_id: str) -> Item | None:
         return self._items.get(pointer_key(user_id))
 
-    def load(self, user_id: str) -> tuple[SearchIndex, Item] | None:
+    def load(
+        self, user_id: str, *, any_model: bool = False, pointer: Item | None = None
+    ) -> tuple[SearchIndex, Item] | None:
         """The user's current index (cached by version), or None when none was built yet or the
-        one stored is stale (another model's)."""
-        pointer = self.pointer(user_id)
-        if pointer is None or self.stale(pointer):
+        one stored is stale (another model's), unless `any_model` (its tokens serve BM25 alone
+        while a build for this model runs, and a build reuses them)."""
+        pointer = pointer or self.pointer(user_id)  # `pointer`: read by the caller just now
+        if pointer is None or (self.stale(pointer) and not any_model):
             return None
         cached = self._cache.get(user_id)
         if cached is not None and cached[0] == (pointer["snapshot"], pointer["overlay"]):
             return cached[1], pointer
-        folder = _folder(user_id)
+        folder = folder_of(user_id)
         try:
             if cached is not None and cached[0][0] == pointer["snapshot"]:
                 index: SearchIndex = cached[1]
                 base = SearchIndex(index.snapshot_entries, {}, index.dimension, index.snapshot_id, index._snapshot)
             else:
-                entries, _removed, dimension = _unpack(self._blobs.get(f"{folder}/{pointer['snapshot']}.snap"))
-                base = SearchIndex(entries, {}, dimension, str(pointer["snapshot"]))
-            overlay, removed, dimension = _unpack(self._blobs.get(f"{folder}/{pointer['overlay']}.ovl"))
+                snapshot = self._blobs.get(f"{folder}/{pointer['snapshot']}.snap")
+                entries, _removed, dimension, bm25 = unpack_entries(snapshot)
+                part = Part(entries, dimension, bm25) if bm25 is not None else None
+                base = SearchIndex(entries, {}, dimension, str(pointer["snapshot"]), part)
+            overlay, removed, dimension, _bm25 = unpack_entries(self._blobs.get(f"{folder}/{pointer['overlay']}.ovl"))
         except BlobNotFound:
             return None  # a writer replaced the version between the two reads: the caller retries
         base.dimension = base.dimension or dimension
@@ -130,17 +160,16 @@ class IndexRepository:
 
     def save(self, user_id: str, index: SearchIndex, previous: Item | None) -> bool:
         """Store `index` as the user's new version; False when another writer got there first."""
-        folder = _folder(user_id)
+        folder = folder_of(user_id)
         snapshot_changed = index.snapshot_id is None
         snapshot_id = index.snapshot_id or uuid.uuid4().hex
-        if snapshot_changed:
-            self._blobs.put(
-                f"{folder}/{snapshot_id}.snap", _pack(index.snapshot_entries, [], index.dimension), CONTENT_TYPE
-            )
+        if snapshot_changed:  # its BM25 model is built here, by the writer, and stored with it
+            packed = pack_entries(index.snapshot_entries, [], index.dimension, index.snapshot().bm25)
+            self._blobs.put(f"{folder}/{snapshot_id}.snap", packed, CONTENT_TYPE)
         overlay_id = uuid.uuid4().hex
         live = [entry for entry in index.overlay.values() if entry is not None]
         removed = [key for key, entry in index.overlay.items() if entry is None]
-        self._blobs.put(f"{folder}/{overlay_id}.ovl", _pack(live, removed, index.dimension), CONTENT_TYPE)
+        self._blobs.put(f"{folder}/{overlay_id}.ovl", pack_entries(live, removed, index.dimension), CONTENT_TYPE)
         generation = int(previous["generation"]) + 1 if previous else 1
         pk, sk = pointer_key(user_id)
         pointer: dict[str, Any] = {
@@ -167,6 +196,6 @@ class IndexRepository:
         pointer = self.pointer(user_id)
         if pointer is not None:
             self._items.delete(pointer_key(user_id))
-            self._blobs.delete(f"{_folder(user_id)}/{pointer['snapshot']}.snap")
-            self._blobs.delete(f"{_folder(user_id)}/{pointer['overlay']}.ovl")
+            self._blobs.delete(f"{folder_of(user_id)}/{pointer['snapshot']}.snap")
+            self._blobs.delete(f"{folder_of(user_id)}/{pointer['overlay']}.ovl")
         self._cache.pop(user_id, None)

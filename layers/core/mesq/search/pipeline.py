@@ -62,6 +62,9 @@ class Outcome:
     degraded: bool = False
     #: doc key -> {branch: rank in that branch (1 = best)}, for every returned hit.
     ranks: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Why the answer is degraded, in words, when the index (not a branch) is the cause
+    #: (search/operations.py).
+    reason: str | None = None
 
     def matched(self, doc: Doc) -> dict[str, int]:
         return self.ranks.get(doc.key, {})

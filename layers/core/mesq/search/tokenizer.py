@@ -13,24 +13,29 @@ import logging
 import re
 import threading
 import unicodedata
+from typing import TYPE_CHECKING
 
-import jieba
+if TYPE_CHECKING:
+    import jieba
 
 # Han (CJK unified ideographs and extension A, compatibility ideographs), kana, hangul.
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+CJK_CHARACTERS = _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 _RUNS = re.compile(rf"([{_CJK}]+)|([^\W_]+)")
 _STOPWORD_TEXT = """
     a an and are as at be by for from has have in is it its of on or that the this to was were will with
     的 了 和 是 在 我 也 就 都 而 及 与 着 或 一个 没有 我们 你们 他们
 """
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+STOPWORDS = _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 _ready = threading.Lock()
 _loaded = False
 
 
 def _segmenter() -> jieba.Tokenizer:
-    """jieba's dictionary loads once per process (about a second), quietly."""
+    """jieba's dictionary loads once per process (about a second), quietly; jieba itself is
+    imported here too (0.3 s of tables), so text without Han characters never pays either."""
     global _loaded
+    import jieba
+
     with _ready:
         if not _loaded:
             jieba.setLogLevel(logging.WARNING)

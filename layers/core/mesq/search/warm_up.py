@@ -1,28 +1,117 @@
-"""Warm search up while `mesq serve` starts, so neither the first search nor a Code Mode script's
-wall time pays for loading: numpy and bm25s (what a first search imports), jieba's dictionary
-(read on its first cut) and the embedding model. Code Mode waits for it to finish
-(`SearchRuntime.wait_until_warm`) before a script's clock starts."""
+"""Search made ready after `mesq serve` listens, never before it and never inside a request.
+
+`mesq serve` binds and answers first; the warm-up starts on a background thread at a lower CPU
+priority once the server has served its first request, or has been quiet for `QUIET_SECONDS`
+when nobody asks (at the latest `LATEST_SECONDS` after the start). It then, per user of the
+instance:
+- loads each literal index (search_memos, search_reading_notes, query_todos' `query`) into the
+  process's cache, or queues its rebuild on the literal worker when there is none of this format,
+  so the first literal search after a start reads memory, not the store (issue 42 §4);
+- queues the AI index build (search/build.py) of a user whose index is missing, of another model
+  or unfinished (a stop in the middle of an import's build resumes here);
+and imports the query pipeline (numpy, bm25s). A new account (no index, no searchable record)
+costs two reads and no import. The embedding model and jieba's dictionary are never loaded here:
+the model loads on the first search or write (tens of milliseconds, ~25 MiB), jieba on the first
+Han text (about a second, ~70 MiB), so an idle server stays small.
+
+`MESQ_SEARCH_PROVIDER=none` (search off): nothing at all is loaded or imported here.
+
+`SearchRuntime.ready` (what `/healthz` reports as `ready`) turns true when the warm-up is done.
+Code Mode waits for it (`wait_until_warm`) before a script's clock starts.
+
+On Lambda, `prepare_for_snapshot` runs in the init of the functions that search when the init is
+off the request path (`prepare_at_init`: SnapStart snapshots it): the pipeline imported, jieba's
+dictionary read and the providers built, so no request pays for them.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
+import time
+from collections.abc import Callable
 
+from aws_lambda_powertools import Logger
+
+from ..kernel.context import Services
+from ..kernel.keys import user_partition
 from ..kernel.ports.models import SearchRuntime
 
+log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
+#: The warm-up waits for the server to be this quiet (no request in flight or finished within).
+QUIET_SECONDS = 0.5
+#: ... but starts this long after the server listens at the latest.
+LATEST_SECONDS = 5.0
+#: The warm-up thread's nice value: requests get the CPU first.
+WARM_UP_NICE = 10
 
-def warm_in_background(runtime: SearchRuntime) -> threading.Thread:
-    done = runtime.warm_up_started()  # before the thread runs: a script sent at once waits too
+
+def warm_in_background(services: Services, settled: Callable[[float], bool] | None = None) -> threading.Thread:
+    """Start the warm-up thread; `settled(seconds)` says whether the server has served a request
+    or been quiet that long (None: start at once)."""
+    done = services.search.warm_up_started()  # before the thread runs: `ready` is False until done
 
     def warm() -> None:
         try:
-            from .pipeline import search  # noqa: F401
-            from .tokenizer import tokens
-
-            tokens("预热 warm-up")
-            runtime.warm_embedder()
+            with contextlib.suppress(OSError):  # this thread only (Linux: a nice value per thread)
+                os.nice(WARM_UP_NICE)
+            started = time.monotonic()
+            while settled is not None and not settled(QUIET_SECONDS):
+                if time.monotonic() - started >= LATEST_SECONDS:
+                    break
+                time.sleep(QUIET_SECONDS / 5)
+            services.search.warm_up_working()
+            warm_up(services)
+        except Exception:  # searches load what they need themselves
+            log.exception("search: the start-up warm-up failed")
         finally:
             done.set()
 
     thread = threading.Thread(target=warm, name="mesq-search-warm-up", daemon=True)
     thread.start()
     return thread
+
+
+def warm_up(services: Services) -> None:
+    if not services.search.enabled:
+        return
+    from ..auth.users import list_users
+
+    for user in list_users(services.items):
+        _warm_user(services, str(user["id"]))
+
+
+def _warm_user(services: Services, user_id: str) -> None:
+    """One user's literal indexes into memory and a due AI build queued. A user without any
+    index and without a searchable record (a new account) costs two reads and no import."""
+    from . import pointers
+    from .searchables import searchables_of
+
+    partition = user_partition(user_id)
+    keys = [(partition, sk) for sk in (pointers.AI_INDEX, pointers.AI_BUILD, *pointers.LITERAL.values())]
+    found = {item["sk"] for item in services.items.batch_get(keys)}
+    if not found and not any(
+        services.items.query(partition, prefix=source.prefix, limit=1, keys_only=True).items
+        for source in searchables_of(services).documents
+    ):
+        return
+    from . import pipeline  # noqa: F401  (numpy, bm25s: what the first search imports)
+    from .build import needed
+    from .literal_store import repository
+
+    for kind in searchables_of(services).literal:
+        if kind.pointer_sk not in found or repository(services, kind).load(user_id) is None:
+            services.search.literal_missing(user_id, kind.name)
+    if needed(services, user_id) is not None:
+        services.search.request_build(user_id)
+
+
+def prepare_for_snapshot(runtime: SearchRuntime) -> None:
+    """Lambda's init (SnapStart): the pipeline, jieba's dictionary and the providers, ahead of
+    every request; the index itself is per user and loads on a user's first search."""
+    from . import pipeline  # noqa: F401
+    from .tokenizer import tokens
+
+    tokens("预热 warm-up")
+    runtime.warm_embedder()

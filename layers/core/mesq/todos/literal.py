@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item, ItemStore
+from ..search import pointers
 from ..search.documents import Doc, DocumentSource, Kind, joined
 from ..search.literal_kind import Changes, LiteralKind, Row, by_key
 from ..store.paging import walk
@@ -98,9 +99,15 @@ def _todo_changes(items: ItemStore, user_id: str, sort_keys: Sequence[str]) -> C
     return upserts, removed
 
 
+def _row_key(row_id: str) -> str:
+    if row_id.startswith(INBOX_ROW):
+        return INBOX_PREFIX + row_id.removeprefix(INBOX_ROW)
+    return TASK_PREFIX + row_id.removeprefix(TASK_ROW)
+
+
 LITERAL = LiteralKind(
-    name="todo", pointer_sk="SEARCH#LITERAL#TODO", blob_stem="literal-todo", prefixes=(TASK_PREFIX, INBOX_PREFIX),
-    order=lambda row: row.id, descending=True, all_rows=_todo_rows, changed=_todo_changes,
+    name="todo", pointer_sk=pointers.LITERAL["todo"], blob_stem="literal-todo", prefixes=(TASK_PREFIX, INBOX_PREFIX),
+    order=lambda row: row.id, descending=True, all_rows=_todo_rows, changed=_todo_changes, sort_key=_row_key,
 )  # fmt: skip
 
 

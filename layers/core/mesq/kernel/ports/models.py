@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -73,11 +74,15 @@ class SearchRuntime:
     _lock: threading.Lock = field(default_factory=threading.Lock)
     #: user id -> (pointer version, SearchIndex); see persist.py.
     cache: dict[str, Any] = field(default_factory=dict)
+    #: False with `MESQ_SEARCH_PROVIDER=none` (search off: BM25 only, and the start-up warm-up
+    #: loads nothing at all, search/warm_up.py).
+    enabled: bool = True
     #: Whether something keeps the indexes in step with the writes (the in-process follower or
     #: the stream function): the literal indexes are used only then (search/literal_store.py).
     follows_writes: bool = False
-    #: Waits for a user's queued in-process index updates (follow.py sets it); a no-op otherwise.
-    settle: Callable[[str], None] = field(default=lambda _user_id: None)
+    #: Waits for a user's queued in-process index updates (follow.py sets it), at most `timeout`
+    #: seconds when given: True when they all ran (at once where nothing queues them).
+    settle: Callable[..., bool] = field(default=lambda _user_id, timeout=None: True)
     #: The same for the literal indexes (search/literal_store.py), which have their own worker:
     #: a literal search never waits for an embedding.
     settle_literal: Callable[[str], None] = field(default=lambda _user_id: None)
@@ -85,12 +90,25 @@ class SearchRuntime:
     #: "todo") a query found missing or out of step (follow.py sets it); a no-op where the stream
     #: function keeps the index (AWS).
     literal_missing: Callable[[str, str], None] = field(default=lambda _user_id, _kind: None)
+    #: Asks for a user's AI index build (search/build.py) to run where builds run: `mesq serve`'s
+    #: low-priority build worker (follow.py), the build queue on AWS (wiring; `again=True`: a
+    #: build continued, never held back); a no-op where nothing runs builds (a command that
+    #: does not build: the next `mesq serve` resumes it).
+    request_build: Callable[..., None] = field(default=lambda _user_id, again=False: None)
+    #: Waits at most `timeout` seconds for the build steps queued for a user so far (a small
+    #: account's whole build): True when they ran; False at once where builds run elsewhere.
+    settle_build: Callable[..., bool] = field(default=lambda _user_id, timeout=None: False)
+    #: `with runtime.importing(user) as paused:` an import's writes are not followed one by one
+    #: (the in-process follower skips them; `paused` True): the import then builds the indexes
+    #: once (search/imported.py). A no-op where the stream follows every write (AWS).
+    importing: Callable[[str], AbstractContextManager[bool | None]] = field(default=lambda _user_id: nullcontext())
     #: () -> every kind of record the indexes hold (search/searchables.py `Searchables`, gathered
     #: in application/registries.py): the composition root sets it, and it imports the domains on
     #: first use, not at construction. Untyped here: the kernel names nothing above it.
     searchables: Callable[[], Any] = field(default=lambda: None)
     #: Set when the start-up warm-up (search/warm_up.py) has finished; None when none runs (Lambda).
     _warm_up_done: threading.Event | None = None
+    _warm_up_begun: threading.Event | None = None
 
     def _build(self) -> None:
         with self._lock:
@@ -99,9 +117,9 @@ class SearchRuntime:
                 self._built = True
 
     def warm_embedder(self) -> None:
-        """Build the providers and load the embedding model now (search/warm_up.py calls it on a
-        background thread at `mesq serve` start). A model that cannot load is logged; searches
-        then report the vector branch as down."""
+        """Build the providers and load the embedding model now (search/warm_up.py: Lambda's
+        init, which SnapStart snapshots). A model that cannot load is logged; searches then
+        report the vector branch as down."""
         warm_up = getattr(self.embedder, "warm", None)
         if warm_up is None:
             return
@@ -111,16 +129,29 @@ class SearchRuntime:
             log.warning("search: the embedding model could not be loaded; the vector branch is off")
 
     def warm_up_started(self) -> threading.Event:
-        """A warm-up is on its way: `wait_until_warm` waits for the event it sets when done."""
+        """A warm-up is planned (`ready` is False until it sets the event it gets when done)."""
+        self._warm_up_begun = threading.Event()
         self._warm_up_done = threading.Event()
         return self._warm_up_done
 
-    def wait_until_warm(self, timeout_s: float) -> None:
-        """Block until the start-up warm-up has loaded the model (at most `timeout_s`); at once
-        when none runs or it is done. Code Mode calls it before a script's clock starts, so a
-        script that searches right after a start does not spend its wall time on the load."""
+    def warm_up_working(self) -> None:
+        """The planned warm-up has begun its work: `wait_until_warm` waits for it from now on."""
+        if self._warm_up_begun is not None:
+            self._warm_up_begun.set()
+
+    @property
+    def ready(self) -> bool:
+        """False while a start-up warm-up is planned or running (`/healthz` reports it)."""
         done = self._warm_up_done
-        if done is not None:
+        return done is None or done.is_set()
+
+    def wait_until_warm(self, timeout_s: float) -> None:
+        """Block while the start-up warm-up is at work (at most `timeout_s`); at once when none
+        runs, it is done, or it still waits for a quiet server (the request calling this would
+        keep it waiting). Code Mode calls it before a script's clock starts, so a script does
+        not spend its wall time competing with the warm-up's loads."""
+        begun, done = self._warm_up_begun, self._warm_up_done
+        if begun is not None and done is not None and begun.is_set():
             done.wait(timeout_s)
 
     @property

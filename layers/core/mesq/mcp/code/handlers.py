@@ -39,7 +39,7 @@ COUNTED: tuple[Bucket, ...] = ("tool_call", "attachment_read")
 MAX_THROWN_CHARS = 1_000
 MAX_LOG_LINES = 200
 MAX_LOG_CHARS = 16 * 1024
-#: How long a run waits for the start-up model load before its clock starts anyway.
+#: How long a run waits for the start-up warm-up before its clock starts anyway.
 WARM_UP_WAIT_S = 20.0
 #: An unknown tool's name is shown this far (a script can make one up of any length).
 MAX_LOGGED_NAME = 100
@@ -120,8 +120,8 @@ class Run:
             self.max_calls = self.rate_share = left // 2
 
     async def run(self, source: str, context: dict[str, str]) -> dict[str, Any]:
-        # A script sent right after `mesq serve` starts may search: the model's load is the
-        # server's start, not the script's wall time (a no-op once loaded, and on Lambda).
+        # A script sent while `mesq serve` warms search up waits for it first: the warm-up's
+        # loads are the server's start, not the script's wall time (a no-op otherwise).
         await run_sync(self.state.services.search.wait_until_warm, WARM_UP_WAIT_S)
         started = time.monotonic()
         outcome = await run_program(

@@ -19,7 +19,6 @@ from ...kernel.messages import quoted
 from ...wiring.imports import ImportOptions, import_file
 from ...wiring.services import Services
 from .common import command_path, rerun_options
-from .reindex_hint import reindex_hint
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,8 +66,4 @@ def run(args: argparse.Namespace, services: Services, user_id: str) -> int:
         print(f"mesq: kept as text {which}: {what}", file=sys.stderr)
     undo = f"{command_path()} import {args.username} --undo-run {report.run_id}{rerun_options(services.settings)}"
     print(f"{report.summary()}; {report.seconds:.1f}s; to undo it: {undo}")
-    created = sum(report.imported.values())
-    hint = reindex_hint(services.items, services.settings, user_id, args.username, created)
-    if hint:
-        print(hint)
     return 1 if report.skipped_count else 0

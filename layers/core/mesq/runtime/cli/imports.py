@@ -1,8 +1,8 @@
-"""`mesq import`: an archive written by `mesq export`, or a folder / ZIP of Markdown files, into
-a user (docs/archive.md, docs/markdown-import.md), reported in a person's words (memos, tasks,
-attachments, history entries). Records are written with the in-process index updates off (main.py);
-when that leaves the user's AI index behind, the report ends with the command that rebuilds it
-(`reindex_hint.py`)."""
+"""`mesq import`: an archive written by `mesq export`, a folder / ZIP of Markdown files, or another
+app's export (`--from`), into a user (docs/archive.md, docs/markdown-import.md, docs/migrating.md),
+reported in a person's words (memos, tasks, attachments, history entries). The search indexes are
+built once afterwards, as part of the command (search/imported.py), not record by record (main.py
+turns the in-process follower off); a stop resumes on the next run."""
 
 from __future__ import annotations
 
@@ -15,8 +15,7 @@ from ...archive.words import in_words
 from ...kernel.errors import MesqError
 from ...wiring.services import Services
 from . import import_sources
-from .common import CommandError, Commands, Parser, count_import, user_id_of
-from .reindex_hint import reindex_hint
+from .common import CommandError, Commands, Parser, command_path, count_import, rerun_options, user_id_of
 
 
 def add_parser(commands: Commands, common: Parser) -> None:
@@ -27,12 +26,6 @@ def add_parser(commands: Commands, common: Parser) -> None:
         "--markdown", type=Path, metavar="DIR_OR_ZIP", help="one memo per .md file (docs/markdown-import.md)"
     )
     import_sources.add_arguments(import_)
-
-
-def _say_reindex(services: Services, user_id: str, username: str, created: int) -> None:
-    hint = reindex_hint(services.items, services.settings, user_id, username, created)
-    if hint:
-        print(hint)
 
 
 def _import_archive(services: Services, user_id: str, username: str, path: Path) -> int:
@@ -52,7 +45,6 @@ def _import_archive(services: Services, user_id: str, username: str, path: Path)
         print(f"imported {held} into {username}, {report.existing} of its records already there; {took}")
     else:
         print(f"imported {held} into {username}; {took}")
-    _say_reindex(services, user_id, username, report.created)
     return 0
 
 
@@ -70,7 +62,6 @@ def _import_markdown(services: Services, user_id: str, username: str, path: Path
         f"{report.created} new, {report.existing} already there, {len(report.failed)} skipped; "
         f"{report.attachments} attachments; {report.seconds:.1f}s ({report.per_second:.0f} files/s)"
     )
-    _say_reindex(services, user_id, username, report.created)
     return 1 if report.failed else 0
 
 
@@ -82,8 +73,31 @@ def run(args: argparse.Namespace, services: Services) -> int:
     user_id = user_id_of(services, args.username)
     if not args.undo_run:
         count_import(services, user_id)
-    if args.source or args.undo_run:
-        return import_sources.run(args, services, user_id)
-    if args.markdown is not None:
-        return _import_markdown(services, user_id, args.username, args.markdown)
-    return _import_archive(services, user_id, args.username, args.file)
+    from ...search.imported import before_import  # the index engines: this command only
+
+    before_import(services, user_id)
+    try:
+        if args.source or args.undo_run:
+            status = import_sources.run(args, services, user_id)
+        elif args.markdown is not None:
+            status = _import_markdown(services, user_id, args.username, args.markdown)
+        else:
+            status = _import_archive(services, user_id, args.username, args.file)
+    except Exception:  # what was written before a refusal half-way is indexed too (not on Ctrl-C)
+        _index(services, user_id, args.username)
+        raise
+    _index(services, user_id, args.username)
+    return status
+
+
+def _index(services: Services, user_id: str, username: str) -> None:
+    from ...search.imported import index_now, reindex_needed
+
+    repair = f"{command_path()} search reindex {username}{rerun_options(services.settings)}"  # runnable as printed
+    try:
+        index_now(services, user_id, print)
+    except Exception as error:  # the import is stored: the index can be built again
+        print(f"mesq: the search index was not finished ({error}); run `{repair}`")
+        return
+    if reindex_needed(services, user_id):  # e.g. another process started a build for a new model meanwhile
+        print(f"search index: not complete yet; `mesq serve` finishes it, or run `{repair}`")

@@ -41,8 +41,8 @@ def _run(args: argparse.Namespace) -> int:
         os.environ.setdefault("POWERTOOLS_SERVICE_NAME", LOCAL_SERVICE)
     settings = settings_of(args)
     if args.command == "import":
-        # An import writes every record once: the AI index is rebuilt once afterwards (`mesq
-        # search reindex`), not record by record through the in-process follower.
+        # An import writes every record once: its search indexes are built once afterwards, as
+        # part of the command (search/imported.py), not record by record through the follower.
         settings = dataclasses.replace(settings, search_index_updates="off")
     services = services_of(settings, args)
     try:

@@ -36,6 +36,7 @@ from ...asgi.account_archive import archive_download, archive_slot
 from ...kernel.concurrency import run_sync
 from ...kernel.context import Principal
 from ...kernel.messages import quoted
+from ...search.imported import during_import
 from ...wiring.services import Services
 from ..kit.framework import Clock, Page, Web, endpoint
 
@@ -102,16 +103,21 @@ def _run_import(
         path = Path(folder) / "upload.zip"
         with path.open("wb") as copy:
             shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
-        if kind == "markdown":
-            notes = import_markdown(services, principal.user_id, path, principal=principal, channel="web", label=label)
-            counts = {"files": notes.files, "created": notes.created, "existing": notes.existing,
-                      "attachments": notes.attachments, "skipped": len(notes.failed)}  # fmt: skip
-            return Outcome(kind, counts, notes.failed[:100])
-        quota = services.settings.attachment_quota_bytes
-        report = import_account(services.items, services.blobs, principal.user_id, path, quota_bytes=quota, label=label)
-        counts = {"records": report.records, "created": report.created, "existing": report.existing,
-                  "attachments": report.blobs}  # fmt: skip
-        return Outcome(kind, counts)
+        with during_import(services, principal.user_id):  # the search indexes: built once, afterwards
+            return _import_file(services, principal, path, kind, label)
+
+
+def _import_file(services: Services, principal: Principal, path: Path, kind: str, label: str) -> Outcome:
+    if kind == "markdown":
+        notes = import_markdown(services, principal.user_id, path, principal=principal, channel="web", label=label)
+        counts = {"files": notes.files, "created": notes.created, "existing": notes.existing,
+                  "attachments": notes.attachments, "skipped": len(notes.failed)}  # fmt: skip
+        return Outcome(kind, counts, notes.failed[:100])
+    quota = services.settings.attachment_quota_bytes
+    report = import_account(services.items, services.blobs, principal.user_id, path, quota_bytes=quota, label=label)
+    counts = {"records": report.records, "created": report.created, "existing": report.existing,
+              "attachments": report.blobs}  # fmt: skip
+    return Outcome(kind, counts)
 
 
 async def import_submit(page: Page) -> Response:

@@ -1,0 +1,36 @@
+"""When `mesq serve` may warm up: once its first request has been served, or after a quiet moment
+(no request in flight, none ended lately) when nobody asks. The search warm-up
+(search/warm_up.py) waits for that, so it never delays the start or the first answer."""
+
+from __future__ import annotations
+
+import time
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+
+class Activity:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self._in_flight = 0
+        self._served = 0
+        self._last = time.monotonic()  # the start counts as activity
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        self._in_flight += 1  # the event loop's thread only; other threads just read
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self._in_flight -= 1
+            self._served += 1
+            self._last = time.monotonic()
+
+    def settled(self, seconds: float) -> bool:
+        """A request has been served, or none is in flight and none ended within `seconds` (nor
+        the start)."""
+        if self._served:
+            return True
+        return self._in_flight == 0 and time.monotonic() - self._last >= seconds
