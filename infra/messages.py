@@ -1,8 +1,10 @@
-"""The web pages' message catalogs (docs/i18n.md): extract, update, compile, check.
+"""MeSQ's message catalogs (docs/i18n.md): extract, update, compile, check.
 
-Every user-visible string of `layers/core/mesq/web/` (templates: `_()`, `ngettext`,
-`{% trans %}`; Python: `gettext`/`ngettext`/`N_`, `page.gettext(...)` included) is extracted
-with Babel and merged into `web/locale/<lang>/LC_MESSAGES/messages.po`: new strings arrive with
+Every user-visible string of `layers/core/mesq/` (templates: `_()`, `ngettext`, `pgettext`,
+`{% trans %}`; Python: `gettext`/`ngettext`/`pgettext`/`N_`/`NP_`/`NC_`, `page.gettext(...)`
+included, `Text("...")`, and the message templates of the domain errors, `ValidationError("...")`
+and its siblings) is extracted with Babel and merged into
+`mesq/locale/<lang>/LC_MESSAGES/messages.po`: new strings arrive with
 an empty translation (English: the source text itself), strings no longer in the source are
 dropped. Each `.po` is then compiled to the `messages.mo` beside it, which is committed (the
 runtime reads it with the standard library's `gettext`; nothing is compiled at install or import).
@@ -29,14 +31,21 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po, write_po
 
 ROOT = Path(__file__).resolve().parents[1]
-WEB = ROOT / "layers" / "core" / "mesq" / "web"
-LOCALE = WEB / "locale"
+PACKAGE = ROOT / "layers" / "core" / "mesq"
+LOCALE = PACKAGE / "locale"
 LANGUAGES = ("en", "zh")
 DOMAIN = "messages"
 FIXED_DATE = datetime(2026, 12, 1, tzinfo=UTC)  # no churn in the headers
-METHODS = [("templates/**.html", "jinja2.ext:babel_extract"), ("**.py", "python")]
+#: REST, MCP, CalDAV and the CLI answer in English only (clients and agents read one stable
+#: language, docs/i18n.md): their own strings stay out of the catalog.
+ENGLISH_ONLY = ("runtime", "http", "mcp", "dav")
+METHODS = [
+    ("web/templates/**.html", "jinja2.ext:babel_extract"),
+    *((f"{package}/**.py", "ignore") for package in ENGLISH_ONLY),
+    ("**.py", "python"),
+]
 OPTIONS = {
-    "templates/**.html": {
+    "web/templates/**.html": {
         "extensions": "jinja2.ext.i18n",
         "trim_blocks": "true",
         "lstrip_blocks": "true",
@@ -45,7 +54,18 @@ OPTIONS = {
     },
     "**.py": {},
 }
-KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "NP_": (1, 2)}
+#: The errors whose first argument is their message template (kernel/errors.py and the failures
+#: a page shows later).
+ERRORS = (
+    "MesqError", "ValidationError", "Unauthorized", "Forbidden", "NotFound", "MethodNotAllowed", "RevisionConflict",
+    "Conflict", "IdempotencyConflict", "PayloadTooLarge", "RequestTimeout", "MisdirectedRequest", "RateLimited",
+    "ResponseTooLarge", "ServiceUnavailable",
+    # What a reminder channel and the reading sync record as a failure (shown on their settings pages).
+    "SendFailed", "ProviderError", "CredentialExpired", "UpstreamRateLimited", "UpstreamMalformed",
+    "UpstreamUnavailable",
+)  # fmt: skip
+KEYWORDS = {**DEFAULT_KEYWORDS, "N_": None, "NP_": (1, 2), "NC_": ((1, "c"), 2), "Text": None,
+            **dict.fromkeys(ERRORS)}  # fmt: skip
 HEADER = """\
 # MeSQ's web pages, one language at a time (docs/i18n.md).
 # Translate the empty msgstr lines, then run `make messages` (it also compiles the .mo beside this file)."""
@@ -72,10 +92,10 @@ def mo_path(language: str) -> Path:
 
 
 def extract() -> Catalog:
-    """Every marked string of web/, with where it is used (file names, no line numbers)."""
+    """Every marked string of mesq/, with where it is used (file names, no line numbers)."""
     template = _Catalog(project="MeSQ", creation_date=FIXED_DATE, revision_date=FIXED_DATE, fuzzy=False)
     for filename, lineno, message, comments, context in extract_from_dir(
-        str(WEB), METHODS, OPTIONS, keywords=KEYWORDS, comment_tags=("Translators:",), strip_comment_tags=True
+        str(PACKAGE), METHODS, OPTIONS, keywords=KEYWORDS, comment_tags=("Translators:",), strip_comment_tags=True
     ):
         template.add(message, None, [(filename, lineno)], auto_comments=comments, context=context)
     return template
@@ -159,17 +179,21 @@ def main() -> int:
     if args.check:
         for path in stale:
             print(f"stale: {path.relative_to(ROOT)} (run `make messages`)")
-        return 1 if stale else 0
-    for path in stale:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(files[path])
-        print(f"wrote {path.relative_to(ROOT)}")
+    else:
+        for path in stale:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(files[path])
+            print(f"wrote {path.relative_to(ROOT)}")
+    missing_any = False
     for language in LANGUAGES:
-        with po_path(language).open("rb") as handle:
-            missing = list(untranslated(read_po(handle, locale=language)))
+        catalog = read_po(io.BytesIO(files[po_path(language)]), locale=language)
+        missing = list(untranslated(catalog))
         if missing:
+            missing_any = True
             print(f"{language}: {len(missing)} strings to translate in {po_path(language).relative_to(ROOT)}")
-    return 0
+            for message_id in missing[:20]:
+                print(f"  {message_id!r}")
+    return 1 if args.check and (stale or missing_any) else 0
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ def test_reading_settings_page(server: LiveServer, fake: FakeWeRead, page, tmp_p
     expect(page.locator("#credential-hint")).to_contain_text("wrk-…6789")
     assert API_KEY not in page.content()
     page.click("#sync-now")
-    expect(page.locator("#sync-error")).to_contain_text("CREDENTIAL_EXPIRED")
+    expect(page.locator("#sync-error")).to_have_attribute("data-code", "CREDENTIAL_EXPIRED")
     expect(page.locator("#sync-error")).to_contain_text("expired")
     expect(page.locator("#last-success")).to_have_text("never")
 

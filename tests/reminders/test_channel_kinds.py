@@ -95,7 +95,7 @@ def test_email_ntfy_and_telegram_each_get_each_reminder_once_from_two_ticking_pr
     for message in smtp.messages:
         title = str(message["Subject"]).removeprefix("Reminder: ")
         text = message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
-        assert title in text and f"{local_due} (Asia/Shanghai)" in text
+        assert title in text and f"{local_due} (China Time)" in text
         assert f"{PUBLIC}/todos/tasks/{tasks[title]['id']}" in text
         assert f"/todos/tasks/{tasks[title]['id']}" in message.get_body(("html",)).get_content()  # type: ignore[union-attr]
     assert smtp.envelopes[0] == ("mesq@example.org", ["me@example.org"])
@@ -151,8 +151,8 @@ def test_a_task_without_a_zone_is_reminded_in_the_users_todo_zone(
     report = run_due_reminder_tick(items, sealer, soon + timedelta(seconds=5), backoff=(0.0,),
                                    reach=Reach(rules, PUBLIC))  # fmt: skip
     assert report.delivered == 1 and report.failed == 0, report
-    local = f"{due.astimezone(ZoneInfo('America/New_York')):%Y-%m-%d %H:%M} (America/New_York)"
-    assert local != f"{due:%Y-%m-%d %H:%M} (America/New_York)"  # the zone moves the clock time
+    local = f"{due.astimezone(ZoneInfo('America/New_York')):%Y-%m-%d %H:%M} (Eastern Time)"
+    assert local != f"{due:%Y-%m-%d %H:%M} (Eastern Time)"  # the zone moves the clock time
     (message,) = smtp.messages
     assert local in message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
     assert local in message.get_body(("html",)).get_content()  # type: ignore[union-attr]
@@ -162,6 +162,55 @@ def test_a_task_without_a_zone_is_reminded_in_the_users_todo_zone(
     assert local in json.loads(sent.body)["text"]
     (hook,) = receiver.received
     assert hook["task"]["timezone"] == "America/New_York" and hook["task"]["due"]["at"] == task["due"]["at"]
+
+
+def test_reminders_speak_the_users_language(
+    tmp_path: Path, sealer: LocalKeySealer, smtp: SMTPFake, ntfy: HTTPFake, telegram: HTTPFake, receiver: Receiver
+) -> None:
+    """Issue 41: a person whose language is Chinese (Settings → Language, else the browser's at
+    their last sign-in) gets Chinese reminders on every channel: the subject, the due, the zone
+    by its Chinese name; the webhook's JSON (for programs) is the same in every language."""
+    from mesq.auth.users import create_user, note_browser_language, set_setting
+    from mesq.jobs.reminder_tick import run_due_reminder_tick
+    from mesq.reminders.transport import Reach
+
+    items = SQLiteItemStore(tmp_path / "mesq.db")
+    soon = datetime.now(UTC) + timedelta(seconds=30)  # after the two accounts are made (argon2)
+    due = (soon + timedelta(hours=1)).replace(second=0, microsecond=0)
+    rules = Destinations(allow_loopback=True, telegram_api=telegram.base)
+    mail = {"host": "127.0.0.1", "port": str(smtp.port), "security": "none", "from": "mesq@example.org",
+            "to": "me@example.org"}  # fmt: skip
+    users = []
+    for name, how in (("lin", "setting"), ("wei", "browser")):
+        user_id = create_user(items, name, "correct horse battery")["id"]
+        if how == "setting":
+            set_setting(items, user_id, "language", "zh")
+        else:
+            note_browser_language(items, user_id, "zh")
+        task = todo_call(items, user_id, "create_todo_task", title="给花浇水", timezone="Asia/Shanghai",
+                         due={"type": "datetime", "at": format_timestamp(due)})["task"]  # fmt: skip
+        todo_call(items, user_id, "set_todo_reminders", id=task["id"], expectedRevision=task["revision"],
+                  reminders=[{"type": "absolute", "at": format_timestamp(soon)}])  # fmt: skip
+        now = now_timestamp()
+        channels.add_channel(items, sealer, user_id, "email", mail, now, rules)
+        channels.add_channel(items, sealer, user_id, "ntfy", {"url": ntfy.base + "/my-topic"}, now, rules)
+        channels.add_channel(items, sealer, user_id, "telegram", {"token": BOT, "chat": "4242"}, now, rules)
+        receiver.secrets.append(channels.add_webhook(items, sealer, user_id, receiver.url, now,
+                                                     allow_loopback=True).secret)  # fmt: skip
+        users.append(user_id)
+
+    report = run_due_reminder_tick(items, sealer, soon + timedelta(seconds=5), backoff=(0.0,),
+                                   reach=Reach(rules, PUBLIC))  # fmt: skip
+    assert report.delivered == 2 and report.failed == 0, report
+    local = f"{due.astimezone(ZoneInfo('Asia/Shanghai')):%Y-%m-%d %H:%M}（中国时间）"
+    for message in smtp.messages:
+        assert str(message["Subject"]) == "提醒：给花浇水"
+        plain = message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+        assert f"截止：{local}" in plain and "Due" not in plain and "Reminder" not in plain
+        assert "打开任务" in message.get_body(("html",)).get_content()  # type: ignore[union-attr]
+    assert [r.body.decode() for r in ntfy.received] == [f"截止 {local}"] * 2
+    assert all(json.loads(r.body)["text"].startswith("提醒：给花浇水\n截止：") for r in telegram.received)
+    assert [hook["type"] for hook in receiver.received] == ["todo.reminder"] * 2  # the JSON: no words
 
 
 def test_a_refused_bot_token_is_the_channels_last_failure_and_never_shown(

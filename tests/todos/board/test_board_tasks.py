@@ -203,6 +203,8 @@ def test_restore_into_archived_column_goes_to_first_open_column(me, board):
 
 
 def test_duplicate_task_with_subtasks(me, board):
+    done = board["columns"][-1]  # no done column: the completed original stays where it is
+    me.ok("update_todo_column", columnId=done["id"], expectedRevision=done["revision"], done=False)
     task = me.ok("create_todo_task", title="t", tags=["a"], notes="n", priority="low")["task"]
     after = me.ok("create_todo_task", title="after")["task"]
     s1 = me.ok("create_todo_subtask", taskId=task["id"], title="s1")["subtask"]

@@ -9,8 +9,11 @@ from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 
 import pytest
+from starlette.testclient import TestClient
 
+from mesq.auth.tokens import create_token
 from mesq.auth.users import get_user
+from mesq.todos.model import new_id
 from mesq.web.kit.i18n import choose_language, negotiate
 from mesq.web.kit.render import render
 from mesq.wiring.services import Services
@@ -146,3 +149,24 @@ def test_the_scripts_strings_come_translated_in_a_json_data_block(browser: Calla
     assert json.loads(block)["Close"] == "关闭"
     assert '<script type="application/json" id="mesq-words">{}</script>' in client.get("/", headers=EN).text
     assert script_words("en") == {}
+
+
+def test_a_domain_error_is_english_with_its_code_on_rest_and_in_the_readers_language_on_a_page(
+    services: Services, browser: Callable[..., Browser], client: TestClient
+) -> None:
+    """The same refusal (a task that is not there): REST answers in English with the code, whatever
+    the client's Accept-Language (clients and agents read one stable language); a page says it in
+    the reader's."""
+    person = browser()
+    token, _ = create_token(services.items, person.user_id, name="script", scopes="todo:read")
+    missing = new_id()
+    headers = {"Authorization": f"Bearer {token}", **ZH}
+    answer = client.get(f"/api/toolkit/todo/tasks/{missing}", headers=headers)
+    body = answer.json()
+    assert answer.status_code == 404 and body["error"]["code"] == "NOT_FOUND"
+    assert body["error"]["message"].startswith(f"todo task '{missing}' not found"), body
+    assert not any("\u4e00" <= ch <= "\u9fff" for ch in body["error"]["message"])
+    zh = person.get(f"/todos/tasks/{missing}", headers=ZH)
+    assert zh.status_code == 404 and "找不到待办任务" in zh.text and "not found" not in zh.text
+    en = person.get(f"/todos/tasks/{missing}", headers=EN)
+    assert en.status_code == 404 and "todo task" in en.text and "找不到" not in en.text

@@ -50,9 +50,9 @@ def test_recurrence_in_chinese_words() -> None:
 def test_quick_add_chips_in_the_page_language() -> None:
     parsed = QuickAdd(title="call mom", due=datetime(2026, 12, 3, 17, 0))
     due = {"kind": "due", "value": "2026-12-03T17:00"}
-    assert chip_label("due", due, parsed) == "Due Thu Dec 3 17:00"
-    assert chip_label("due", due, parsed, ZH) == "截止 周四 12月3日 17:00"
-    assert chip_label("due", due, QuickAdd(title="x", due=date(2026, 12, 4)), ZH) == "截止 周五 12月4日"
+    assert chip_label("due", due, parsed) == "Due Thu, Dec 3 17:00"
+    assert chip_label("due", due, parsed, ZH) == "截止 12月3日周四 17:00"
+    assert chip_label("due", due, QuickAdd(title="x", due=date(2026, 12, 4)), ZH) == "截止 12月4日周五"
     assert chip_label("priority", {"kind": "priority", "value": "high"}, parsed) == "Priority High"
     assert chip_label("priority", {"kind": "priority", "value": "urgent"}, parsed, ZH) == "优先级：紧急"
     rule = {"kind": "recurrence", "value": "FREQ=WEEKLY;BYDAY=MO"}

@@ -101,7 +101,8 @@ def test_import_into_another_account_then_again(services: Services, browser: Cal
     create_memo(memo_call(services, target.user_id), {"content": "mine"})
     create_memo(memo_call(services, source.user_id), {"content": "a second one"})  # another archive, not a resume
     used = _import(target, _export(source))
-    error = used.text[used.text.index('id="import-error"') :][:1200]
+    start = used.text.index('id="import-error"')
+    error = used.text[start : used.text.index("</div>", start)]
     assert used.status_code == 400 and "already holds" in error, error
     assert "<code>" not in error and 'class="card failed"' in used.text
 

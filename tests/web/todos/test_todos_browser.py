@@ -379,7 +379,7 @@ def test_quick_add_shows_chips_and_creates_the_task(server: LiveServer, size: tu
         field.press_sequentially("明天下午5点 !high #家", delay=10)
         expect(chips).to_contain_text("Priority High")
         expect(chips).to_contain_text("#家")
-        expect(chips).to_contain_text(f"Due {tomorrow:%a %b} {tomorrow.day} 17:00")
+        expect(chips).to_contain_text(f"Due {tomorrow:%a}, {tomorrow:%b} {tomorrow.day} 17:00")
         fits(page, f"todos-quick-add-{size[0]}", shots)
         field.press("Enter")
         expect(column(page, "To do").locator("li.todo-card", has_text="明天下午5点")).to_be_visible()
@@ -467,7 +467,7 @@ def test_today_quick_add_in_the_browsers_zone_and_overdue_in_red(
             chips = page.locator("#today-add-chips")
             expect(chips).to_contain_text("Priority High")
             expect(chips).to_contain_text(tag)
-            expect(chips).to_contain_text(f"Due {tomorrow:%a %b} {tomorrow.day} 17:00")
+            expect(chips).to_contain_text(f"Due {tomorrow:%a}, {tomorrow:%b} {tomorrow.day} 17:00")
             if tag == "#家":
                 fits(page, f"todos-today-add-{size[0]}", shots)
             field.press("Enter")

@@ -64,6 +64,7 @@ def invoke_sync(
     function: OperationFn | None = None,
     limiter: RateLimiter | None = None,
     counted: Collection[Bucket] = (),
+    language: str = "",
     recorded: Recorded | None = None,
 ) -> dict[str, Any]:
     """Run one operation for `principal`: validation -> rate limit -> `Call` -> the operation,
@@ -77,9 +78,8 @@ def invoke_sync(
     is recorded once in `services.call_metrics` (operation, outcome, ms). The operation gets the
     validated arguments in their normal form (integral floats as ints, values.py)."""
     with _recorded(services, operation.operation_id):
-        call, arguments = _prepared(
-            operation, arguments, principal, services, trace_id, channel, limiter, counted, recorded
-        )
+        call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, limiter, counted,
+                                    language, recorded)  # fmt: skip
         return (function or REGISTRY[operation.operation_id])(call, arguments)
 
 
@@ -92,12 +92,14 @@ async def invoke_async(
     trace_id: str,
     channel: Channel,
     function: AsyncOperationFn,
+    language: str = "",
 ) -> dict[str, Any]:
     """`invoke_sync` for an operation that waits on something other than a store (Code Mode's
     sandbox process): the same validation, `Call` and metrics, on the event loop, so no worker
     thread is held while it waits. Its own store calls go through `concurrency.run_sync`."""
     with _recorded(services, operation.operation_id):
-        call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, None, (), None)
+        call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, None, (), language,
+                                    None)  # fmt: skip
         return await function(call, arguments)
 
 
@@ -125,6 +127,7 @@ def _prepared(
     channel: Channel,
     limiter: RateLimiter | None,
     counted: Collection[Bucket],
+    language: str,
     recorded: Recorded | None,
 ) -> tuple[Call, dict[str, Any]]:
     """Validated arguments, the call counted in its bucket where the channel counts it, the `Call`."""
@@ -133,7 +136,8 @@ def _prepared(
     if limiter is not None and limiter.enabled and bucket in counted:
         limiter.hit(principal.credential_id, bucket)
     call = Call(
-        principal=principal, services=services, trace_id=trace_id, channel=channel, operation_id=operation.operation_id,
+        principal=principal, services=services, trace_id=trace_id, channel=channel,
+        operation_id=operation.operation_id, language=language,
         recorded=recorded if recorded is not None else Recorded(),
     )  # fmt: skip
     call.recorded.run_id = call.run_id

@@ -122,7 +122,10 @@ class RateLimiter:
             retry_after = max(1, int(window_end - now + 0.999))
             per = "hour" if length == HOUR_SECONDS else "minute"
             raise RateLimited(
-                f"rate limit of {limit} {bucket.replace('_', ' ')} requests per {per} reached; "
-                f"retry after {retry_after} s",
+                "rate limit of %(limit)s %(bucket)s requests per %(per)s reached; retry after %(retry_after)s s",
+                limit=limit,
+                bucket=bucket.replace("_", " "),
+                per=per,
+                retry_after=retry_after,
                 retry_after_seconds=retry_after,
             )

@@ -63,7 +63,8 @@ def archive_slot(user_id: str) -> Iterator[None]:
             )
         if sum(_held.values()) >= ARCHIVE_SLOTS:
             raise ServiceUnavailable(
-                f"{ARCHIVE_SLOTS} exports or imports are already running on this server; try again in a minute",
+                "%(archive_slots)s exports or imports are already running on this server; try again in a minute",
+                archive_slots=ARCHIVE_SLOTS,
                 retry_after_seconds=RETRY_AFTER_SECONDS,
             )
         _held[user_id] = _held.get(user_id, 0) + 1
@@ -95,8 +96,10 @@ async def archive_download(services: Services, user_id: str, scopes: frozenset[s
         cap = services.settings.attachment_redirect_bytes
         if cap is not None and size > cap:
             raise PayloadTooLarge(
-                f"the archive is {size} bytes, over the {cap} bytes one response of this deployment can"
-                " carry; export with `mesq export USER --out FILE` where the data lives"
+                "the archive is %(size)s bytes, over the %(cap)s bytes one response of this deployment can carry; "
+                "export with `mesq export USER --out FILE` where the data lives",
+                size=size,
+                cap=cap,
             )
     except BaseException:
         spool.close()

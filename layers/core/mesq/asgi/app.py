@@ -5,7 +5,7 @@ an HTML page for a browser."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
@@ -23,8 +23,9 @@ from .envelope import failure, internal_failure
 from .hosts import HostGuardMiddleware
 from .trace import TraceIdMiddleware, trace_id_of
 
-#: Renders an error as a browser page (mesq/web supplies it; this layer does not know templates).
-ErrorPage = Callable[[MesqError, str], Response]
+#: Renders an error as a browser page for a request (mesq/web supplies it; this layer does not
+#: know templates or sessions).
+ErrorPage = Callable[[MesqError, str, Request], Awaitable[Response]]
 #: Paths whose clients are never browsers: the MCP endpoint keeps its JSON answers.
 NO_PAGES_UNDER = ("/mcp",)
 
@@ -46,17 +47,19 @@ def exception_handlers(error_page: ErrorPage | None = None) -> dict[Any, Any]:
         error: MesqError
         headers: dict[str, str] = {}
         if exc.status_code == 405:
-            error = MethodNotAllowed(f"{quoted(request.method)} is not allowed on {quoted(request.url.path)}")
+            error = MethodNotAllowed(
+                "%(method)s is not allowed on %(path)s", method=quoted(request.method), path=quoted(request.url.path)
+            )
             # Starlette's routing names the route's methods in `Allow` (RFC 9110 §15.5.6 wants it).
             headers = dict(exc.headers or {})
         elif exc.status_code == 404:
-            error = NotFound(f"no page or route {quoted(request.url.path)}")
+            error = NotFound("no page or route %(path)s", path=quoted(request.url.path))
         else:  # No other HTTPException is raised by the routes; should one appear, it is a fault.
             return await unhandled(request, exc)
         page = _as_page(request, error_page)
         if page is None:
             return failure(error, trace_id, headers)
-        answer = page(error, trace_id)
+        answer = await page(error, trace_id, request)
         answer.headers.update(headers)
         return answer
 
@@ -64,7 +67,7 @@ def exception_handlers(error_page: ErrorPage | None = None) -> dict[Any, Any]:
         trace_id = trace_id_of(request)
         answer = internal_failure(exc, trace_id)  # logs the traceback
         page = _as_page(request, error_page)
-        return page(Internal.for_trace(trace_id), trace_id) if page else answer
+        return await page(Internal.for_trace(trace_id), trace_id, request) if page else answer
 
     return {HTTPException: http_error, Exception: unhandled}
 

@@ -64,4 +64,4 @@ def require_scopes(principal: Principal, needed: tuple[str, ...], any_scope: boo
     missing = needed_scopes(principal.scopes, needed, any_scope)
     if missing:
         joiner = " or " if any_scope else ", "
-        raise Forbidden(f"this credential lacks the scope(s) {joiner.join(missing)}")
+        raise Forbidden("this credential lacks the scope(s) %(missing)s", missing=joiner.join(missing))

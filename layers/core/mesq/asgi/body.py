@@ -68,13 +68,13 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise ValidationError(f"request body: duplicate field {quoted(key)}")
+            raise ValidationError("request body: duplicate field %(key)s", key=quoted(key))
         result[key] = value
     return result
 
 
 def _no_constants(name: str) -> Any:
-    raise ValidationError(f"request body: {name} is not valid JSON")
+    raise ValidationError("request body: %(name)s is not valid JSON", name=name)
 
 
 #: Longer literals are out of range whatever their value (MAX_SAFE_INTEGER has 16 digits).
@@ -120,14 +120,17 @@ def parse_json_object(raw: bytes) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise ValidationError(f"request body is not valid UTF-8 (byte {exc.start})") from None
+        raise ValidationError("request body is not valid UTF-8 (byte %(start)s)", start=exc.start) from None
     try:
         value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants, parse_int=_integer)
     except RecursionError:
         raise depth_error(_too_deep(text)) from None
     except json.JSONDecodeError as exc:
         raise ValidationError(
-            f"request body is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+            "request body is not valid JSON: %(msg)s at line %(lineno)s column %(colno)s",
+            msg=exc.msg,
+            lineno=exc.lineno,
+            colno=exc.colno,
         ) from None
     if not isinstance(value, dict):
         raise ValidationError("request body must be a JSON object")
@@ -137,10 +140,12 @@ def parse_json_object(raw: bytes) -> dict[str, Any]:
 async def read_json_object(request: Request) -> dict[str, Any]:
     if not is_json_media_type(request.headers.get("content-type")):
         raise ValidationError(
-            "Content-Type must be application/json (or a */*+json type) with UTF-8; got "
-            f"{quoted(request.headers.get('content-type') or 'none')}"
+            "Content-Type must be application/json (or a */*+json type) with UTF-8; got %(value)s",
+            value=quoted(request.headers.get("content-type") or "none"),
         )
     raw = await read_limited(request, MAX_JSON_BODY_BYTES)
     if raw is None:
-        raise ValidationError(f"request body exceeds {MAX_JSON_BODY_BYTES} bytes (1 MiB)")
+        raise ValidationError(
+            "request body exceeds %(max_json_body_bytes)s bytes (1 MiB)", max_json_body_bytes=MAX_JSON_BODY_BYTES
+        )
     return parse_json_object(raw)

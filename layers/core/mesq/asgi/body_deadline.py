@@ -100,7 +100,9 @@ class BodyDeadlineMiddleware:
         )
         if aborted == "timeout" and not responded:
             error = RequestTimeout(
-                f"the request body did not arrive in time (first byte within {self.grace:g} s, then at least "
-                f"{self.rate:g} bytes per second)"
+                "the request body did not arrive in time (first byte within %(grace)s s, then at least %(rate)s "
+                "bytes per second)",
+                grace=format(self.grace, "g"),
+                rate=format(self.rate, "g"),
             )
             await failure(error, trace_id, {"Connection": "close"})(scope, receive, send)

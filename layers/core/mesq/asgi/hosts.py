@@ -110,5 +110,7 @@ class HostGuardMiddleware:
             await self.app(scope, receive, send)
             return
         shown = (host or "")[:100]
-        error = MisdirectedRequest(f"this server does not answer for host {shown!r}; use its configured address")
+        error = MisdirectedRequest(
+            "this server does not answer for host %(host)s; use its configured address", host=repr(shown)
+        )
         await failure(error, trace_id_of(Request(scope)), {"Connection": "close"})(scope, receive, send)

@@ -33,8 +33,10 @@ def _upload_base64(call: Call, args: dict[str, Any], kind: Namespace, session_op
     encoded = args["content"]
     if len(encoded) * 3 // 4 - encoded[-2:].count("=") > uploads.MAX_FILE_BYTES:
         raise PayloadTooLarge(
-            f"the file is over {uploads.MAX_FILE_BYTES} bytes (100 MiB); nothing was stored. Large files: "
-            f"{session_operation}, then PUT the bytes to its uploadUrl"
+            "the file is over %(max_file_bytes)s bytes (100 MiB); nothing was stored. Large files: "
+            "%(session_operation)s, then PUT the bytes to its uploadUrl",
+            max_file_bytes=uploads.MAX_FILE_BYTES,
+            session_operation=session_operation,
         )
     try:
         data = base64.b64decode(encoded, validate=True)

@@ -96,9 +96,15 @@ def own_attachment_id(path: str, user_id: str, field: str = "path", kind: Namesp
     included); Forbidden for another user's path (its shape says whose it is, so nothing leaks)."""
     match = kind.pattern.fullmatch(path) if isinstance(path, str) else None
     if match is None:
-        raise ValidationError(f"{field}: {quoted(path)} is not a {kind.noun} path (users/<you>/{kind.name}/<id>)")
+        raise ValidationError(
+            "%(field)s: %(path)s is not a %(noun)s path (users/<you>/%(name)s/<id>)",
+            field=field,
+            path=quoted(path),
+            noun=kind.noun,
+            name=kind.name,
+        )
     if match.group(1) != user_id:
-        raise Forbidden(f"{field}: this attachment belongs to another account")
+        raise Forbidden("%(field)s: this attachment belongs to another account", field=field)
     return match.group(2)
 
 

@@ -33,7 +33,7 @@ def registered(call: Call, path: str, kind: Namespace = MEMO) -> dict[str, Any]:
     attachment_id = own_attachment_id(path, call.principal.user_id, kind=kind)
     record = store.read_attachment(call.services.items, call.principal.user_id, attachment_id, kind)
     if record is None:
-        raise NotFound(f"no attachment at {quoted(path)}")
+        raise NotFound("no attachment at %(path)s", path=quoted(path))
     return record
 
 
@@ -42,15 +42,19 @@ def stat(call: Call, path: str, kind: Namespace = MEMO) -> Stored:
     record = registered(call, path, kind)
     info = call.services.blobs.head(path)
     if info is None:
-        raise NotFound(f"the file of attachment {quoted(path)} is missing from storage")
+        raise NotFound("the file of attachment %(path)s is missing from storage", path=quoted(path))
     return Stored(record, info)
 
 
 def _too_large(call: Call, path: str, size: int | None, cap: int, kind: Namespace) -> ResponseTooLarge:
     what = f"{size} bytes" if size is not None else "more bytes"
     return ResponseTooLarge(
-        f"attachment {quoted(path)} has {what}, over the MCP read cap of {cap} bytes; download it with an "
-        f"authenticated GET of {read_url(path, call.services.deployment.public_url, kind)}"
+        "attachment %(path)s has %(what)s, over the MCP read cap of %(cap)s bytes; download it with an authenticated "
+        "GET of %(read_url)s",
+        path=quoted(path),
+        what=what,
+        cap=cap,
+        read_url=read_url(path, call.services.deployment.public_url, kind),
     )
 
 
@@ -61,7 +65,7 @@ def read_capped(call: Call, path: str, cap: int, kind: Namespace = MEMO) -> tupl
     try:
         data = call.services.blobs.get(path, max_bytes=cap)
     except BlobNotFound:
-        raise NotFound(f"the file of attachment {quoted(path)} is missing from storage") from None
+        raise NotFound("the file of attachment %(path)s is missing from storage", path=quoted(path)) from None
     except BlobTooLarge:
         raise _too_large(call, path, None, cap, kind) from None
     except StoreUnavailable:
@@ -73,7 +77,11 @@ def _registered_entry(call: Call, path: Any, kind: Namespace, where: str) -> dic
     try:
         return registered(call, path, kind)
     except MesqError as error:  # malformed, another user's, or not registered
-        raise ValidationError(f"{where}: {error.message.removeprefix('path: ')}; upload it first") from None
+        raise ValidationError(
+            "%(where)s: %(problem)s; upload it first",
+            where=where,
+            problem=error.message.removeprefix("path: "),
+        ) from None
 
 
 def checked_resources(
@@ -86,7 +94,12 @@ def checked_resources(
     for index, resource in enumerate(resources):
         record = _registered_entry(call, resource["path"], kind, f"{field}[{index}].path")
         if record["fileSize"] != resource["fileSize"]:
-            raise ValidationError(f"{field}[{index}].fileSize: the attachment has {record['fileSize']} bytes")
+            raise ValidationError(
+                "%(field)s[%(index)s].fileSize: the attachment has %(fileSize)s bytes",
+                field=field,
+                index=index,
+                fileSize=record["fileSize"],
+            )
         url = read_url(record["path"], call.services.deployment.public_url, kind)
         checked.append({**resource, "url": url, "mcp_uri": mcp_uri(record["path"], kind)})
     return checked
@@ -103,6 +116,11 @@ def registered_entries(
     for index, entry in enumerate(entries):
         record = _registered_entry(call, entry.get("path"), kind, f"{field}[{index}].path")
         if "fileSize" in entry and entry["fileSize"] != record["fileSize"]:
-            raise ValidationError(f"{field}[{index}].fileSize: the attachment has {record['fileSize']} bytes")
+            raise ValidationError(
+                "%(field)s[%(index)s].fileSize: the attachment has %(fileSize)s bytes",
+                field=field,
+                index=index,
+                fileSize=record["fileSize"],
+            )
         bound.setdefault(record["path"], public_resource(call, record))
     return list(bound.values())

@@ -56,8 +56,11 @@ def read_usage(items: ItemStore, user_id: str) -> tuple[int, int]:
 def check_quota(used: int, size: int, quota: int) -> None:
     if used + size > quota:
         raise PayloadTooLarge(
-            f"attachment quota exceeded: {used} of {quota} bytes are used and this file needs {size}; "
-            "nothing was stored"
+            "attachment quota exceeded: %(used)s of %(quota)s bytes are used and this file needs %(size)s; nothing "
+            "was stored",
+            used=used,
+            quota=quota,
+            size=size,
         )
 
 

@@ -55,21 +55,32 @@ logger = Logger(child=True)
 def check_display_name(value: str, field: str = "displayName") -> str:
     name = value.strip() if isinstance(value, str) else ""
     if not name or len(name) > MAX_DISPLAY_NAME or _CONTROL.search(name):
-        raise ValidationError(f"{field}: 1..{MAX_DISPLAY_NAME} characters without control characters")
+        raise ValidationError(
+            "%(field)s: 1..%(max_display_name)s characters without control characters",
+            field=field,
+            max_display_name=MAX_DISPLAY_NAME,
+        )
     return name
 
 
 def check_mime_type(value: str, field: str = "mimeType") -> str:
     if not isinstance(value, str) or not _MIME.fullmatch(value):
-        raise ValidationError(f"{field}: {quoted(value)} is not a media type like image/jpeg")
+        raise ValidationError(
+            "%(field)s: %(value)s is not a media type like image/jpeg", field=field, value=quoted(value)
+        )
     return value
 
 
 def check_size(size: int, field: str = "size") -> None:
     if size <= 0:
-        raise ValidationError(f"{field}: an attachment needs at least one byte")
+        raise ValidationError("%(field)s: an attachment needs at least one byte", field=field)
     if size > MAX_FILE_BYTES:
-        raise PayloadTooLarge(f"{field}: {size} bytes is over the {MAX_FILE_BYTES}-byte (100 MiB) limit per file")
+        raise PayloadTooLarge(
+            "%(field)s: %(size)s bytes is over the %(max_file_bytes)s-byte (100 MiB) limit per file",
+            field=field,
+            size=size,
+            max_file_bytes=MAX_FILE_BYTES,
+        )
 
 
 def public_resource(call: Call, record: dict[str, Any]) -> dict[str, Any]:
@@ -188,7 +199,10 @@ def _open_session(call: Call, upload_id: str, path: str, kind: Namespace) -> dic
     own_attachment_id(path, call.principal.user_id, kind=kind)
     session = store.read_session(call.services.items, call.principal.user_id, upload_id)
     if session is None:
-        raise NotFound(f"no open upload session {quoted(upload_id)}: it was completed, cancelled or has expired")
+        raise NotFound(
+            "no open upload session %(upload_id)s: it was completed, cancelled or has expired",
+            upload_id=quoted(upload_id),
+        )
     if session["path"] != path:
         raise ValidationError("path: not the path of this upload session")
     return session
@@ -210,7 +224,7 @@ def complete_session(call: Call, upload_id: str, path: str, kind: Namespace = ME
     session = _open_session(call, upload_id, path, kind)
     if session["expiresAt"] <= now_timestamp():
         _discard(call, session)
-        raise NotFound(f"upload session {quoted(upload_id)} has expired; start a new one")
+        raise NotFound("upload session %(upload_id)s has expired; start a new one", upload_id=quoted(upload_id))
     staged = staging_path(user_id, upload_id)
     info = blobs.head(staged)
     if info is None:
@@ -218,9 +232,13 @@ def complete_session(call: Call, upload_id: str, path: str, kind: Namespace = ME
     if info.size != session["size"] or info.content_type != session["mimeType"]:
         blobs.delete(staged)  # the session stays open: PUT the right file again
         raise ValidationError(
-            f"the uploaded object has {info.size} bytes of type {quoted(info.content_type)}, but this session "
-            f"expects {session['size']} bytes of type {quoted(session['mimeType'])}; "
-            "it was removed, PUT the file again"
+            "the uploaded object has %(size)s bytes of type %(content_type)s, but this session expects "
+            "%(expected_size)s "
+            "bytes of type %(mimeType)s; it was removed, PUT the file again",
+            size=info.size,
+            content_type=quoted(info.content_type),
+            expected_size=session["size"],
+            mimeType=quoted(session["mimeType"]),
         )
     record = _record(user_id, attachment_id, session["displayName"], session["mimeType"], info.size, call.channel, kind)
     record["uploadId"] = upload_id
@@ -243,7 +261,9 @@ def complete_session(call: Call, upload_id: str, path: str, kind: Namespace = ME
         done = store.read_attachment(items, user_id, attachment_id, kind)
         if done is None or done.get("uploadId") != upload_id:
             blobs.delete(path)
-            raise NotFound(f"upload session {quoted(upload_id)} was cancelled meanwhile") from None
+            raise NotFound(
+                "upload session %(upload_id)s was cancelled meanwhile", upload_id=quoted(upload_id)
+            ) from None
         return public_resource(call, done)
     except PayloadTooLarge:
         blobs.delete(path)

@@ -16,7 +16,11 @@ def parse_scopes(raw: str | Iterable[str]) -> frozenset[str]:
     scopes = frozenset(item.strip() for item in items if item.strip())
     unknown = sorted(scopes - set(ALL_SCOPES))
     if unknown:
-        raise ValidationError(f"unknown scope(s) {', '.join(unknown)}; valid scopes are {', '.join(ALL_SCOPES)}")
+        raise ValidationError(
+            "unknown scope(s) %(unknown)s; valid scopes are %(all_scopes)s",
+            unknown=", ".join(unknown),
+            all_scopes=", ".join(ALL_SCOPES),
+        )
     if not scopes:
         raise ValidationError("at least one scope is required")
     return scopes

@@ -86,10 +86,10 @@ def create_token(
     """Create a PAT; returns (the secret token, its public record). The secret is never stored."""
     name = name.strip()
     if not 1 <= len(name) <= MAX_NAME_LENGTH:
-        raise ValidationError(f"token name must be 1..{MAX_NAME_LENGTH} characters")
+        raise ValidationError("token name must be 1..%(max_name_length)s characters", max_name_length=MAX_NAME_LENGTH)
     granted = order_scopes(parse_scopes(scopes))
     if expires_days is not None and not 1 <= expires_days <= MAX_EXPIRY_DAYS:
-        raise ValidationError(f"expiry must be 1..{MAX_EXPIRY_DAYS} days")
+        raise ValidationError("expiry must be 1..%(max_expiry_days)s days", max_expiry_days=MAX_EXPIRY_DAYS)
     token = PAT_PREFIX + secrets.token_urlsafe(32)
     token_id = secrets.token_hex(8)
     digest = secret_digest(token)
@@ -127,7 +127,7 @@ def list_tokens(items: ItemStore, user_id: str) -> list[dict[str, Any]]:
 def revoke_token(items: ItemStore, user_id: str, token_id: str) -> dict[str, Any]:
     record = items.get(record_key(user_id, token_id))
     if record is None:
-        raise NotFound(f"no token {quoted(token_id)}")
+        raise NotFound("no token %(token_id)s", token_id=quoted(token_id))
     if not record.get("revokedAt"):
         items.transact(
             [

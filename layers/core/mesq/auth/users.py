@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 from functools import cache
@@ -10,6 +11,7 @@ from typing import Any
 from aws_lambda_powertools import Logger
 
 from ..kernel.errors import NotFound, ValidationError
+from ..kernel.i18n import DEFAULT_LANGUAGE, LANGUAGES
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Condition, ConditionFailed, ItemStore, Put, Update
@@ -65,7 +67,11 @@ def public_user(profile: dict[str, Any]) -> dict[str, Any]:
 
 def _check_password_length(password: str) -> None:
     if not MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH:
-        raise ValidationError(f"password must be {MIN_PASSWORD_LENGTH}..{MAX_PASSWORD_LENGTH} characters long")
+        raise ValidationError(
+            "password must be %(min_password_length)s..%(max_password_length)s characters long",
+            min_password_length=MIN_PASSWORD_LENGTH,
+            max_password_length=MAX_PASSWORD_LENGTH,
+        )
 
 
 def create_user(
@@ -101,7 +107,7 @@ def create_user(
     except ConditionFailed as failure:
         if failure.index == 2:
             raise SetupAlreadyDone("set-up is done already: an account exists") from None
-        raise ValidationError(f"username {quoted(username)} is taken") from None
+        raise ValidationError("username %(username)s is taken", username=quoted(username)) from None
     return public_user(profile)
 
 
@@ -118,7 +124,7 @@ def find_user_by_name(items: ItemStore, username: str) -> dict[str, Any]:
     claim = items.get(_username_key(username))
     profile = get_user(items, claim["userId"]) if claim else None
     if profile is None:
-        raise NotFound(f"no user named {quoted(username)}")
+        raise NotFound("no user named %(username)s", username=quoted(username))
     return profile
 
 
@@ -162,7 +168,7 @@ def set_password(items: ItemStore, username: str, password: str) -> dict[str, An
             )
         )
     except ConditionFailed:
-        raise NotFound(f"no user named {quoted(username)}") from None
+        raise NotFound("no user named %(username)s", username=quoted(username)) from None
     return public_user(updated)
 
 
@@ -182,14 +188,40 @@ def _dummy_hash() -> str:
     return hash_password("timing-equalizer-not-a-password")
 
 
+def note_browser_language(items: ItemStore, user_id: str, language: str) -> None:
+    """The language the person's browser asked for when they last signed in (`browserLanguage`):
+    what a reminder speaks when Settings → Language is "as the browser says" (no page is open
+    then to ask). One write per sign-in, none when it is already known."""
+    profile = get_user(items, user_id)
+    if profile is None or profile.get("browserLanguage") == language or language not in LANGUAGES:
+        return
+    with contextlib.suppress(ConditionFailed):  # the account went away meanwhile: nothing to note
+        items.update(
+            Update(key=_profile_key(user_id), set={"browserLanguage": language}, condition=Condition(exists=True))
+        )
+
+
+def preferred_language(profile: dict[str, Any] | None, requested: str = "") -> str:
+    """The language to speak to the person in: their own choice (Settings → Language), else the
+    one the request asks for (`requested`, "" when none), else their browser's at their last
+    sign-in, else English."""
+    profile = profile or {}
+    choices = ((profile.get("settings") or {}).get("language"), requested, profile.get("browserLanguage"))
+    return next((c for c in choices if isinstance(c, str) and c in LANGUAGES), DEFAULT_LANGUAGE)
+
+
 def set_setting(items: ItemStore, user_id: str, name: str, value: bool | str) -> dict[str, Any]:
     """Change one of the user's interface settings (`doubleClickEdit`: memos open for editing on
     a double click; `language`: the pages' language); the others are kept. Returns the settings
     as stored."""
     if name not in DEFAULT_SETTINGS:
-        raise ValidationError(f"unknown setting {quoted(name)}; known: {', '.join(sorted(DEFAULT_SETTINGS))}")
+        raise ValidationError(
+            "unknown setting %(name)s; known: %(default_settings)s",
+            name=quoted(name),
+            default_settings=", ".join(sorted(DEFAULT_SETTINGS)),
+        )
     if value not in SETTING_CHOICES[name] or type(value) is not type(DEFAULT_SETTINGS[name]):
-        raise ValidationError(f"{name} cannot be {quoted(value)}")
+        raise ValidationError("%(name)s cannot be %(value)s", name=name, value=quoted(value))
     profile = get_user(items, user_id)
     if profile is None:
         raise NotFound("this account no longer exists")

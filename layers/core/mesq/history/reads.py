@@ -115,7 +115,10 @@ def require_known(call: Call, args: dict[str, Any]) -> None:
             continue
         page = call.services.items.query(named[2], index=named[1], limit=1, keys_only=True)
         if not page.items and page.next_key is None:
-            raise NotFound(f"{name}: no change has {name} {quoted(args[name])}; {_WHERE_IDS}")
+            raise NotFound(
+                "%(name)s: no change has %(name)s %(value)s; %(where)s", name=name, value=quoted(args[name]),
+                where=_WHERE_IDS,
+            )
 
 
 def changes(call: Call, args: dict[str, Any], wanted: Callable[[Item], bool]) -> tuple[list[Item], str | None]:

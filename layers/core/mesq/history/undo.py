@@ -164,9 +164,13 @@ def _dry_run(call: Call, ordered: list[Item], more: bool, kinds: Kinds) -> dict[
                 record_id = part["record"]["id"]
                 now = chain[record_id][0] if record_id in chain else current.get(record_id)
                 if now is None:
-                    raise NotFound(f"{part['record']['kind']} {quoted(record_id)} no longer exists")
+                    raise NotFound(
+                        "%(kind)s %(id)s no longer exists", kind=part["record"]["kind"], id=quoted(record_id)
+                    )
                 if now != wanted and not (part is change and record_id not in chain and _settled_at(call, change, now)):
-                    raise RevisionConflict(f"the {part['record']['kind']} changed since (revision {now})")
+                    raise RevisionConflict(
+                        "the %(kind)s changed since (revision %(now)s)", kind=part["record"]["kind"], now=now
+                    )
         except MesqError as error:
             refused.append({**entry, **_reason(error)})
             continue
@@ -222,8 +226,9 @@ def _targets(call: Call, args: dict[str, Any]) -> tuple[list[Item], bool]:
         hidden = [item["id"] for item in found.values() if not visible(item)]
         if missing or hidden:
             raise NotFound(
-                f"changeIds: no change {', '.join(missing + hidden)!s} visible to this credential; "
-                "copy changeId values from list_changes or a write result's changeIds"
+                "changeIds: no change %(missing)s visible to this credential; "
+                "copy changeId values from list_changes or a write result's changeIds",
+                missing=", ".join(missing + hidden),
             )
         return list(found.values()), False
     require_known(call, args)
@@ -272,12 +277,14 @@ def _allowed(call: Call, change: Item, reverters: Mapping[str, Reverter]) -> Rev
     """The reverter of the change, or why the caller cannot undo it (already undone, scope)."""
     record = change["record"]
     if "undoneBy" in change:
-        raise Conflict(f"change {change['id']} was already undone by {change['undoneBy']}")
+        raise Conflict("change %(id)s was already undone by %(undoneBy)s", id=change["id"], undoneBy=change["undoneBy"])
     if f"{FAMILY[record['kind']]}:write" not in call.principal.scopes:
-        raise Forbidden(f"undoing a {record['kind']} change needs {FAMILY[record['kind']]}:write")
+        raise Forbidden(
+            "undoing a %(kind)s change needs %(family)s:write", kind=record["kind"], family=FAMILY[record["kind"]]
+        )
     revert = reverters.get(record["kind"])
     if revert is None:
-        raise Conflict(f"a {record['kind']} change cannot be undone here")
+        raise Conflict("a %(kind)s change cannot be undone here", kind=record["kind"])
     return revert
 
 

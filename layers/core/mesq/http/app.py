@@ -25,6 +25,7 @@ from ..asgi.body import read_json_object
 from ..asgi.envelope import NO_STORE, failure, internal_failure, success
 from ..asgi.trace import trace_id_of
 from ..kernel.errors import MesqError, ValidationError
+from ..kernel.i18n import requested_language
 from ..kernel.recorded import Recorded
 from ..kernel.spec import Operation, Spec, load_spec
 from ..wiring.services import Services
@@ -63,6 +64,7 @@ async def run_operation(
         limiter=limiter,
         counted=REST_COUNTED_BUCKETS,
         recorded=recorded,
+        language=requested_language(request.headers.get("accept-language")),
     )
     return success(data, trace_id, operation.success_status, recorded.summary() if operation.is_write else None)
 

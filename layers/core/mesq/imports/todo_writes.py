@@ -35,7 +35,9 @@ BATCH_RECORDS = 24
 
 def _conflict(what: str) -> Any:
     def make(state: TodoState) -> ValidationError:
-        return ValidationError(f"{what} could not be written because the board changed meanwhile; run the import again")
+        return ValidationError(
+            "%(what)s could not be written because the board changed meanwhile; run the import again", what=what
+        )
 
     return make
 
@@ -123,7 +125,9 @@ def write_tasks(call: Call, space_id: str, column: PlannedColumn) -> Counter[str
             counted.clear()
             target = state.columns.get(column.column_id)
             if target is None:
-                raise ValidationError(f"column {quoted(column.name)} of the import is gone; run the import again")
+                raise ValidationError(
+                    "column %(name)s of the import is gone; run the import again", name=quoted(column.name)
+                )
             now = now_timestamp()
             ops: list[WriteOp] = [open_column_check(user_id, target)]
             tags: list[str] = []

@@ -51,7 +51,9 @@ _PRIORITY = {"4": "urgent", "3": "high", "2": "medium", "1": "none"}
 _LABEL = re.compile(r"(?<!\S)@([^\s@]+)")
 _PROJECT_ID = re.compile(r"\s*\[\d+\]\s*$")
 _SENTINEL = "x"
-FIRST_COLUMN = model.DEFAULT_COLUMNS[0]
+#: The column of tasks before any section. Its id is derived from this name (a second import of the
+#: same file finds it again), so it is the same word in every language.
+FIRST_COLUMN = model.DEFAULT_COLUMNS[0][1]
 
 
 @dataclass(frozen=True)
@@ -97,8 +99,9 @@ def _due(value: date | datetime) -> dict[str, Any]:
 
 def project_name(file_name: str) -> str:
     stem = posixpath.basename(file_name)
-    stem = stem[: -len(".csv")] if stem.lower().endswith(".csv") else stem
-    return _PROJECT_ID.sub("", stem).strip() or "Todoist"
+    if not stem.lower().endswith(".csv"):  # a file that came without its name (an API body): no project name to read
+        return "Todoist"
+    return _PROJECT_ID.sub("", stem[: -len(".csv")]).strip() or "Todoist"
 
 
 def _rows(name: str, data: bytes) -> list[dict[str, str]]:

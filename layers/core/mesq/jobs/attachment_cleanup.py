@@ -81,10 +81,10 @@ def inventory(items: ItemStore, user_id: str) -> dict[str, Any]:
 def _registered(items: ItemStore, user_id: str, path: str) -> tuple[Namespace, Item]:
     kind = namespace_of(path)
     if kind is None or not path.startswith(f"users/{user_id}/"):
-        raise ValidationError(f"{quoted(path)} is not one of your attachment paths")
+        raise ValidationError("%(path)s is not one of your attachment paths", path=quoted(path))
     record = attachment_store.read_attachment(items, user_id, path.rsplit("/", 1)[1], kind)
     if record is None:
-        raise NotFound(f"no attachment at {quoted(path)} (discarded already?)")
+        raise NotFound("no attachment at %(path)s (discarded already?)", path=quoted(path))
     return kind, record
 
 
@@ -108,7 +108,10 @@ def discard(items: ItemStore, blobs: BlobStore, user_id: str, paths: Iterable[st
     bound = bound_paths(items, user_id)
     still_bound = [p for p in wanted if p in bound]
     if still_bound:
-        raise Conflict(f"{quoted(still_bound[0])} is attached to a memo or a todo now; remove it there first")
+        raise Conflict(
+            "%(still_bound)s is attached to a memo or a todo now; remove it there first",
+            still_bound=quoted(still_bound[0]),
+        )
     freed, freed_bytes = 0, 0
     for path in wanted:
         kind, record = _registered(items, user_id, path)

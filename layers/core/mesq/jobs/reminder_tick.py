@@ -52,8 +52,10 @@ from anyio.abc import TaskGroup
 from aws_lambda_powertools import Logger
 
 from ..adapters.reminders.delivery import new_client, send_all
+from ..auth.users import get_user, preferred_language
 from ..kernel.concurrency import run_sync
 from ..kernel.errors import ValidationError
+from ..kernel.i18n import Text
 from ..kernel.keys import user_partition
 from ..kernel.ports.sealer import Sealer, SealingError
 from ..kernel.ports.storage import Condition, ConditionFailed, Delete, Item, ItemStore, Put, Update
@@ -222,18 +224,24 @@ async def deliver(
     backoff: tuple[float, ...] = BACKOFF_SECONDS,
     channel_ids: Collection[str] | None = None,
     reach: Reach | None = None,
+    language: str = "",
 ) -> dict[str, str]:
     """Send `payload` to every channel of the user (or only to those in `channel_ids`), all at
-    once; the failure reason per channel id (empty = all delivered)."""
+    once, in the user's language (`language`: the page's, for a test send); the failure reason
+    per channel id (empty = all delivered)."""
     reach = reach or Reach()
     ready, unreadable = await run_sync(_opened, items, sealer, user_id, channel_ids)
+    spoken = preferred_language(await run_sync(get_user, items, user_id), language)
     vapid = None
     if any(channel.kind == "webpush" for _, channel in ready):
         vapid = await run_sync(instance_vapid, items, sealer, reach.public_url)
-    context = SendContext(client=client, destinations=reach.destinations, public_url=reach.public_url, vapid=vapid)
+    context = SendContext(client=client, destinations=reach.destinations, public_url=reach.public_url, vapid=vapid,
+                          language=spoken)  # fmt: skip
     outcomes = await send_all(ready, payload, client=client, attempts=attempts, backoff=backoff, context=context)
     for channel_id in unreadable:
-        outcomes[channel_id] = {"at": format_timestamp(datetime.now(UTC)), "attempts": 0, "reason": "secret unreadable"}
+        unreadable_text = Text("the channel's secret cannot be opened; add the channel again")
+        outcomes[channel_id] = {"at": format_timestamp(datetime.now(UTC)), "attempts": 0,
+                                "reason": str(unreadable_text), "said": unreadable_text.stored()}  # fmt: skip
     await run_sync(_record, items, user_id, outcomes)
     return {channel_id: str(failure["reason"]) for channel_id, failure in outcomes.items() if failure is not None}
 

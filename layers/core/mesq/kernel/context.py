@@ -82,6 +82,10 @@ class Call:
     #: (change id, record id) of the change an undo is reverting: the revert's change record
     #: names it, and the same transaction marks that change undone.
     undoes: tuple[str, str] | None = None
+    #: The language the request asked for ("en", "zh"; "" when it did not say): a page's own,
+    #: `Accept-Language` on REST and MCP. What the operation names for a person (a new board) is
+    #: in the user's chosen language, else this one (kernel/i18n.py).
+    language: str = ""
     #: The change records this call's writes committed (kernel/recorded.py): what a write
     #: recorded, without reading it back.
     recorded: Recorded = field(default_factory=Recorded)

@@ -1,11 +1,18 @@
 """Typed domain errors. Adapters (REST, MCP) map them to the error envelope of docs/contract.md §3;
 their `message` is written for the client, so it is safe to show. Anything else that escapes an
-operation is an internal fault and is reported as `INTERNAL` without its text."""
+operation is an internal fault and is reported as `INTERNAL` without its text.
+
+An error carries its code (the class's) and its message as a template with parameters
+(`ValidationError("due: %(value)s is not a date", value=quoted(text))`, the template marked for
+the catalog by its class name; docs/i18n.md): `message` is the English, what REST and MCP answer
+(clients and agents read one stable language), and `text` the same message for a page or a
+reminder to say in its reader's language (`Translator.text(error.text)`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from .i18n import Text
 from .messages import bounded_message
 
 
@@ -15,13 +22,17 @@ class MesqError(Exception):
 
     def __init__(
         self,
-        message: str,
+        message: str | Text,
+        /,
         *,
         details: Any = None,
         recover_data: Any = None,
         retry_after_seconds: int | None = None,
+        **params: Any,
     ) -> None:
-        message = bounded_message(message)  # a last resort: values are quoted by `excerpt`
+        #: The message in words not yet in a language: its template and parameters.
+        self.text = message if isinstance(message, Text) else Text(message, **params)
+        message = bounded_message(str(self.text))  # a last resort: values are quoted by `excerpt`
         super().__init__(message)
         self.message = message
         self.details = details
@@ -136,4 +147,4 @@ class Internal(MesqError):
     @classmethod
     def for_trace(cls, trace_id: str) -> Internal:
         """The only thing a client learns of an unexpected fault: where to find it in the logs."""
-        return cls(f"internal error; quote traceId {trace_id} when reporting it")
+        return cls("internal error; quote traceId %(trace)s when reporting it", trace=trace_id)

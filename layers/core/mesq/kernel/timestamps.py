@@ -30,20 +30,23 @@ def parse_timestamp(value: str, field: str) -> datetime:
     if match is None:
         hint = " (in a URL query, send '+' as %2B)" if isinstance(value, str) and " " in value else ""
         raise ValidationError(
-            f"{field}: {quoted(value)} is not an ISO 8601 timestamp with Z or an offset "
-            f"(e.g. 2026-10-05T00:00:00+08:00){hint}"
+            "%(field)s: %(value)s is not an ISO 8601 timestamp with Z or an offset (e.g. "
+            "2026-10-05T00:00:00+08:00)%(hint)s",
+            field=field,
+            value=quoted(value),
+            hint=hint,
         )
     fraction = match["fraction"] or ""
     if len(fraction) > 6:
-        raise ValidationError(f"{field}: at most 6 fractional second digits are allowed")
+        raise ValidationError("%(field)s: at most 6 fractional second digits are allowed", field=field)
     year = int(match["year"])
     if year < 1:
-        raise ValidationError(f"{field}: the year must be between 0001 and 9999")
+        raise ValidationError("%(field)s: the year must be between 0001 and 9999", field=field)
     offset = timedelta(0)
     if match["sign"]:
         hours, minutes = int(match["oh"]), int(match["om"])
         if hours > 15 or minutes > 59:
-            raise ValidationError(f"{field}: the offset must be within ±15:59")
+            raise ValidationError("%(field)s: the offset must be within ±15:59", field=field)
         offset = timedelta(hours=hours, minutes=minutes)
         if match["sign"] == "-":
             offset = -offset
@@ -58,14 +61,20 @@ def parse_timestamp(value: str, field: str) -> datetime:
             int(fraction.ljust(6, "0")) if fraction else 0,
         )
     except ValueError as exc:
-        raise ValidationError(f"{field}: {quoted(value)} is not a valid date and time ({exc})") from None
+        raise ValidationError(
+            "%(field)s: %(value)s is not a valid date and time (%(exc)s)", field=field, value=quoted(value), exc=exc
+        ) from None
     # An instant whose UTC time leaves 0001..9999 (0001-01-01T00:30+01:00) cannot be stored or
     # compared exactly: reject it rather than silently moving it.
     naive_min, naive_max = _MIN_UTC.replace(tzinfo=None), _MAX_UTC.replace(tzinfo=None)
     if (offset > timedelta(0) and local - naive_min < offset) or (
         offset < timedelta(0) and naive_max - local < -offset
     ):
-        raise ValidationError(f"{field}: {quoted(value)} is outside 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999999Z")
+        raise ValidationError(
+            "%(field)s: %(value)s is outside 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999999Z",
+            field=field,
+            value=quoted(value),
+        )
     return (local - offset).replace(tzinfo=UTC)
 
 
@@ -94,4 +103,6 @@ def parse_zone(name: str, field: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long for a file name
-        raise ValidationError(f"{field}: {quoted(name)} is not an IANA time zone name (e.g. Asia/Shanghai)") from None
+        raise ValidationError(
+            "%(field)s: %(name)s is not an IANA time zone name (e.g. Asia/Shanghai)", field=field, name=quoted(name)
+        ) from None

@@ -27,7 +27,9 @@ MAX_SAFE_INTEGER = 2**53 - 1
 
 def depth_error(path: list[str | int]) -> ValidationError:
     return ValidationError(
-        f"{field_path(path) or 'arguments'}: nested deeper than {MAX_DEPTH} levels of arrays and objects"
+        "%(value)s: nested deeper than %(max_depth)s levels of arrays and objects",
+        value=field_path(path) or "arguments",
+        max_depth=MAX_DEPTH,
     )
 
 
@@ -47,11 +49,15 @@ def _text_problem(text: str) -> str | None:
 def _number(value: float | int, path: list[str | int]) -> int | float:
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise ValidationError(f"{field_path(path)}: must be a finite number")
+            raise ValidationError("%(path)s: must be a finite number", path=field_path(path))
         if value.is_integer() and abs(value) <= MAX_SAFE_INTEGER:
             return int(value)
     if abs(value) > MAX_SAFE_INTEGER:
-        raise ValidationError(f"{field_path(path)}: out of range (at most ±{MAX_SAFE_INTEGER:,} is accepted)")
+        raise ValidationError(
+            "%(path)s: out of range (at most ±%(max_safe_integer)s is accepted)",
+            path=field_path(path),
+            max_safe_integer=format(MAX_SAFE_INTEGER, ","),
+        )
     return value
 
 
@@ -68,7 +74,9 @@ def checked_values(arguments: dict[str, Any]) -> dict[str, Any]:
             if isinstance(key, str):
                 problem = _text_problem(key)
                 if problem is not None:
-                    raise ValidationError(f"{field_path(path) or 'arguments'}: a field name {problem}")
+                    raise ValidationError(
+                        "%(value)s: a field name %(problem)s", value=field_path(path) or "arguments", problem=problem
+                    )
             where = [*path, key]
             if isinstance(value, (dict, list)):
                 if depth + 1 > MAX_DEPTH:
@@ -79,7 +87,7 @@ def checked_values(arguments: dict[str, Any]) -> dict[str, Any]:
             elif isinstance(value, str):
                 problem = _text_problem(value)
                 if problem is not None:
-                    raise ValidationError(f"{field_path(where)}: {problem}")
+                    raise ValidationError("%(where)s: %(problem)s", where=field_path(where), problem=problem)
             elif isinstance(value, (int, float)) and not isinstance(value, bool):
                 value = _number(value, where)
             target[key] = value

@@ -81,6 +81,7 @@ def run_tool(
             limiter=limiter,
             counted=counted,
             recorded=recorded,
+            language=state.language,
         )
     except Exception as exc:
         return _failed(exc, state, tool)

@@ -65,6 +65,7 @@ from ..kernel.errors import (
     Unauthorized,
     ValidationError,
 )
+from ..kernel.i18n import requested_language
 from ..kernel.messages import quoted
 from ..wiring.services import Services
 from . import cors, resources
@@ -274,6 +275,7 @@ class McpEndpoint:
             correlation_id=_correlation_id(request),
             remaining_ms=_lambda_remaining_ms(request),
             rate_limited=limited,
+            language=requested_language(request.headers.get("accept-language")),
         )
         return state, body, legacy
 

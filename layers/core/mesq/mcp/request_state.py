@@ -35,6 +35,8 @@ class RequestState:
     #: answer each limited message in its own form (a tool error result for tools/call, a
     #: JSON-RPC error with `data.retryAfterSeconds` otherwise) so an MCP client can read it.
     rate_limited: Mapping[str, RateLimited] = field(default_factory=dict)
+    #: The language the request's `Accept-Language` asks for ("" when none): `Call.language`.
+    language: str = ""
 
 
 class MissingRequestState(RuntimeError):

@@ -33,12 +33,14 @@ def purge_memo(items: ItemStore, user_id: str, memo_id: str, expected_revision: 
     """Delete one trashed memo for good; returns what was removed (id, revision, attachments)."""
     memo = store.read_memo(items, user_id, memo_id)
     if memo is None:
-        raise NotFound(f"memo {quoted(memo_id)} not found")
+        raise NotFound("memo %(memo_id)s not found", memo_id=quoted(memo_id))
     if memo["status"] != "DELETED":
         raise Conflict("only memos in the trash can be deleted permanently; move it to the trash first")
     if memo["revision"] != expected_revision:
         raise RevisionConflict(
-            f"memo {quoted(memo_id)} changed meanwhile (revision {memo['revision']}); reload the trash and try again"
+            "memo %(memo_id)s changed meanwhile (revision %(revision)s); reload the trash and try again",
+            memo_id=quoted(memo_id),
+            revision=memo["revision"],
         )
     ops: list[WriteOp] = [
         Delete(memo_key(user_id, memo_id), Condition(equals={"revision": expected_revision})),
@@ -56,7 +58,9 @@ def purge_memo(items: ItemStore, user_id: str, memo_id: str, expected_revision: 
     try:
         items.transact(ops)
     except ConditionFailed:
-        raise RevisionConflict(f"memo {quoted(memo_id)} changed meanwhile; reload the trash and try again") from None
+        raise RevisionConflict(
+            "memo %(memo_id)s changed meanwhile; reload the trash and try again", memo_id=quoted(memo_id)
+        ) from None
     forget_record(items, user_id, memo_id)
     return {"id": memo_id, "revision": memo["revision"], "orphanedAttachments": len(paths)}
 

@@ -192,7 +192,7 @@ def search_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def require_memo(call: Call, memo_id: str) -> Item:
     memo = store.read_memo(call.services.items, call.principal.user_id, memo_id)
     if memo is None:
-        raise NotFound(f"memo {quoted(memo_id)} not found")
+        raise NotFound("memo %(memo_id)s not found", memo_id=quoted(memo_id))
     return memo
 
 

@@ -32,7 +32,7 @@ def revert_memo(call: Call, change: Item, expected: int) -> dict[str, Any]:
         return restore_memo(call, target)
     current = read_memo(call.services.items, call.principal.user_id, target["id"])
     if current is None:
-        raise NotFound(f"memo {quoted(target['id'])} no longer exists")
+        raise NotFound("memo %(id)s no longer exists", id=quoted(target["id"]))
     restored = {name: change["before"][name] for name in _MEMO_FIELDS if name in change["fields"]}
     if not restored:  # only derived fields changed: nothing a person sees to put back
         if current["revision"] != expected:

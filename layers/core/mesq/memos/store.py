@@ -81,7 +81,7 @@ def write_memo(
     ops += counter_ops(user_id, before, after) if counters is None else counters
     ops += extra
     if len(ops) > MAX_TRANSACTION_OPS:  # unreachable with the tag cap; a clear error if it changes
-        raise ValidationError(f"this change touches too many tags at once ({len(ops)} writes)")
+        raise ValidationError("this change touches too many tags at once (%(count)s writes)", count=len(ops))
     items.transact(ops)
     return ops
 

@@ -38,7 +38,8 @@ def _tags_of(content: str) -> tuple[list[str], list[str]]:
     paths = expand_tag_paths(tags)
     if len(paths) > MAX_TAG_PATHS_PER_MEMO:
         raise ValidationError(
-            f"content: at most {MAX_TAG_PATHS_PER_MEMO} distinct tags (counting parent tags) per memo"
+            "content: at most %(max_tag_paths_per_memo)s distinct tags (counting parent tags) per memo",
+            max_tag_paths_per_memo=MAX_TAG_PATHS_PER_MEMO,
         )
     return tags, paths
 
@@ -46,8 +47,10 @@ def _tags_of(content: str) -> tuple[list[str], list[str]]:
 def _conflict(call: Call, memo_id: str) -> RevisionConflict:
     current = require_memo(call, memo_id)
     return RevisionConflict(
-        f"memo {quoted(memo_id)} is at revision {current['revision']}; merge your change into "
-        "recoverData.memo and retry with its revision",
+        "memo %(memo_id)s is at revision %(revision)s; merge your change into recoverData.memo and retry with its "
+        "revision",
+        memo_id=quoted(memo_id),
+        revision=current["revision"],
         recover_data={"memo": public_memo(current)},
     )
 
@@ -127,7 +130,9 @@ def delete_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def restore_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     before = _current_at(call, args["id"], args["expectedRevision"])
     if before["status"] != "DELETED":
-        raise Conflict(f"memo {quoted(args['id'])} is not in the trash (status {before['status']})")
+        raise Conflict(
+            "memo %(id)s is not in the trash (status %(status)s)", id=quoted(args["id"]), status=before["status"]
+        )
     return _save(call, before, {**before, "status": "NORMAL"})
 
 
@@ -139,11 +144,13 @@ def _renamed(memo: Item, old: str, new: str) -> Item | None:
         return None
     limit = content_max_characters()
     if len(content) > limit:
-        raise ValidationError(f"renaming would make memo {quoted(memo['id'])} longer than {limit} characters")
+        raise ValidationError(
+            "renaming would make memo %(id)s longer than %(limit)s characters", id=quoted(memo["id"]), limit=limit
+        )
     try:
         tags, paths = _tags_of(content)
     except ValidationError as error:
-        raise ValidationError(f"memo {quoted(memo['id'])}: {error.message}") from None
+        raise ValidationError("memo %(id)s: %(problem)s", id=quoted(memo["id"]), problem=error.text) from None
     return dict(memo, content=content, tags=tags, tagPaths=paths)
 
 
@@ -151,7 +158,7 @@ def rename_memo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     old, new = args["from"], args["to"]
     for name, tag in (("from", old), ("to", new)):
         if not is_valid_tag(tag):
-            raise ValidationError(f"{name}: {quoted(tag)} is not a valid tag")
+            raise ValidationError("%(name)s: %(tag)s is not a valid tag", name=name, tag=quoted(tag))
     if old == new:
         raise ValidationError("from and to are the same tag")
     if new.startswith(old + "/"):
@@ -175,7 +182,9 @@ def rename_memo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             try:
                 after = _renamed(before, old, new) if before is not None else None
             except ValidationError as error:
-                raise ValidationError(f"{error.message}; {updated} memos were renamed before it") from None
+                raise ValidationError(
+                    "%(problem)s; %(updated)s memos were renamed before it", problem=error.text, updated=updated
+                ) from None
             if before is None or after is None:
                 break
             try:

@@ -46,7 +46,8 @@ def _checked(kind: str, secret: str) -> Credential:
     if kind == "cookie":
         if not secret or len(secret) > MAX_COOKIE or "=" not in secret or any(c in secret for c in "\r\n\0"):
             raise ValidationError(
-                f"the cookie must be the name=value pairs of weread.qq.com, at most {MAX_COOKIE} characters"
+                "the cookie must be the name=value pairs of weread.qq.com, at most %(max_cookie)s characters",
+                max_cookie=MAX_COOKIE,
             )
         return Credential("cookie", secret)
     raise ValidationError("choose an API key or a web cookie")

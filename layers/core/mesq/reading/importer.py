@@ -31,7 +31,7 @@ _NOTE_FIELDS = {"id", "noteType", "content", "quotedText", "chapterTitle", "chap
 
 
 def _fail(where: str, problem: str) -> ValidationError:
-    return ValidationError(f"{where}: {problem}; nothing was imported")
+    return ValidationError("%(where)s: %(problem)s; nothing was imported", where=where, problem=problem)
 
 
 def _object(value: Any, where: str, allowed: set[str], required: tuple[str, ...]) -> dict[str, Any]:
@@ -121,7 +121,7 @@ def parse_import(text: str | bytes) -> list[BookSnapshot]:
     try:
         document = json.loads(text)
     except (UnicodeDecodeError, ValueError) as error:
-        raise ValidationError(f"the file is not valid JSON ({error}); nothing was imported") from None
+        raise ValidationError("the file is not valid JSON (%(error)s); nothing was imported", error=error) from None
     return parse_document(document)
 
 

@@ -34,7 +34,7 @@ def list_reading_notes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
     book = store.read_book(call.services.items, user_id, args["bookId"])
     if book is None:
-        raise NotFound(f"reading book {quoted(args['bookId'])} not found")
+        raise NotFound("reading book %(bookId)s not found", bookId=quoted(args["bookId"]))
     window = list(store.book_notes(call.services.items, user_id, book["id"], limit=offset + limit))[offset:]
     notes = [public_note(item) for item in window]
     # The total comes from the book's counters: only a full page may have a successor.

@@ -5,17 +5,20 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from ..kernel.i18n import Text
 from .model import UpstreamBook, UpstreamNote
 
 
 class ProviderError(Exception):
-    """A failure of the source, with a message written for the account owner."""
+    """A failure of the source, with a message written for the account owner: a template for the
+    catalog and its parameters (`text`, shown in the owner's language), its English `message`."""
 
     code = "UPSTREAM_ERROR"
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str | Text, /, **params: object) -> None:
+        self.text = message if isinstance(message, Text) else Text(message, **params)
+        self.message = str(self.text)
+        super().__init__(self.message)
 
 
 class CredentialExpired(ProviderError):

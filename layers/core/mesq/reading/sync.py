@@ -18,6 +18,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
+from ..kernel.i18n import Text
 from ..kernel.keys import user_partition
 from ..kernel.ports.sealer import Sealer, SealingError
 from ..kernel.ports.storage import Condition, ConditionFailed, Item, ItemStore
@@ -105,10 +106,11 @@ def sync_user(items: ItemStore, sealer: Sealer, user_id: str, providers: Provide
         credential = load_credential(items, sealer, user_id)
     except SealingError:
         logger.exception("reading credential cannot be opened", extra={"userId": user_id})
-        unreadable = _error("CREDENTIAL_UNREADABLE", "the stored credential cannot be decrypted; save it again", now)
+        why = Text("the stored credential cannot be decrypted; save it again")
+        unreadable = _error("CREDENTIAL_UNREADABLE", why, now)
         return _record(items, user_id, now, lastError=unreadable)
     if credential is None:
-        missing = _error("NO_CREDENTIAL", "no WeChat Reading credential is saved", now)
+        missing = _error("NO_CREDENTIAL", Text("no WeChat Reading credential is saved"), now)
         return _record(items, user_id, now, lastError=missing)
     if not _acquire(items, user_id):
         return sync_status(items, user_id) or _record(items, user_id, now)
@@ -117,7 +119,7 @@ def sync_user(items: ItemStore, sealer: Sealer, user_id: str, providers: Provide
         report = _run(items, user_id, provider, now)
     except ProviderError as error:
         logger.info("reading sync failed", extra={"userId": user_id, "code": error.code})
-        failed = _error(error.code, error.message, now)
+        failed = _error(error.code, error.text, now)
         return _record(items, user_id, now, lastError=failed, notices=provider.notices or None)
     finally:
         provider.close()
@@ -126,5 +128,7 @@ def sync_user(items: ItemStore, sealer: Sealer, user_id: str, providers: Provide
     return _record(items, user_id, now, lastSuccessAt=now, lastRun=last_run, notices=provider.notices or None)
 
 
-def _error(code: str, message: str, at: str) -> dict[str, str]:
-    return {"code": code, "message": message, "at": at}
+def _error(code: str, message: Text, at: str) -> dict[str, Any]:
+    """The status's `lastError`: its code, its message in English and as a template with its
+    parameters (`said`: the settings page says it in the reader's language)."""
+    return {"code": code, "message": str(message), "at": at, "said": message.stored()}

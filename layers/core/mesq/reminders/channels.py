@@ -81,7 +81,7 @@ def parse_url(url: str) -> httpx.URL:
         parsed = httpx.URL(url)
         port = parsed.port
     except (httpx.InvalidURL, ValueError) as bad:
-        raise ValidationError(f"the webhook URL cannot be used ({bad})") from None
+        raise ValidationError("the webhook URL cannot be used (%(bad)s)", bad=bad) from None
     if parsed.scheme not in ("https", "http") or not parsed.host:
         raise ValidationError("the webhook URL must be an https:// URL")
     if parsed.userinfo:
@@ -103,8 +103,10 @@ def literal_address(host: str) -> IPAddress | None:
 
 def _not_public(what: str) -> ValidationError:
     return ValidationError(
-        f"the {what} must name a public host; home-network and loopback addresses need "
-        f"{PRIVATE_SETTING}=true on the server"
+        "the %(what)s must name a public host; home-network and loopback addresses need %(private_setting)s=true on "
+        "the server",
+        what=what,
+        private_setting=PRIVATE_SETTING,
     )
 
 
@@ -132,11 +134,15 @@ def check_url(url: str, *, allow_loopback: bool, allow_private: bool = False, wh
     service at its own private network unless the owner said so."""
     url = url.strip()
     if len(url) > URL_MAX:
-        raise ValidationError(f"the {what} must be at most {URL_MAX} characters")
+        raise ValidationError("the %(what)s must be at most %(url_max)s characters", what=what, url_max=URL_MAX)
     parts = parse_url(url)
     check_host(parts.host, what, allow_loopback=allow_loopback, allow_private=allow_private)
     if parts.scheme != "https" and not allow_private and not is_loopback_host(parts.host):
-        raise ValidationError(f"the {what} must be an https:// URL (plain http needs {PRIVATE_SETTING}=true)")
+        raise ValidationError(
+            "the %(what)s must be an https:// URL (plain http needs %(private_setting)s=true)",
+            what=what,
+            private_setting=PRIVATE_SETTING,
+        )
     return url
 
 
@@ -155,7 +161,7 @@ def add_webhook(items: ItemStore, sealer: Sealer, user_id: str, url: str, now: s
 def _store(items: ItemStore, sealer: Sealer, user_id: str, kind: str, url: str, config: dict[str, Any],
            secret: str, now: str) -> Channel:  # fmt: skip
     if len(channel_records(items, user_id)) >= MAX_CHANNELS:
-        raise ValidationError(f"at most {MAX_CHANNELS} reminder channels; delete one first")
+        raise ValidationError("at most %(max_channels)s reminder channels; delete one first", max_channels=MAX_CHANNELS)
     channel_id = secrets.token_urlsafe(9)
     record: Item = {
         "pk": user_partition(user_id),
@@ -176,9 +182,9 @@ def _store(items: ItemStore, sealer: Sealer, user_id: str, kind: str, url: str, 
 def _text(fields: Mapping[str, str], name: str, label: str, *, limit: int = 200, required: bool = True) -> str:
     value = (fields.get(name) or "").strip()
     if required and not value:
-        raise ValidationError(f"{label} is required")
+        raise ValidationError("%(label)s is required", label=label)
     if len(value) > limit or any(ord(c) < 32 for c in value):
-        raise ValidationError(f"{label} must be at most {limit} characters on one line")
+        raise ValidationError("%(label)s must be at most %(limit)s characters on one line", label=label, limit=limit)
     return value
 
 
@@ -203,7 +209,9 @@ def add_channel(items: ItemStore, sealer: Sealer, user_id: str, kind: str, field
         parse_url(f"https://{host}:{port}/")  # the same host rules as every other destination
         check_host(host, "SMTP host", **rules)
         if security == "none" and not (destinations.allow_private or is_loopback_host(host)):
-            raise ValidationError(f"SMTP without TLS needs {PRIVATE_SETTING}=true on the server")
+            raise ValidationError(
+                "SMTP without TLS needs %(private_setting)s=true on the server", private_setting=PRIVATE_SETTING
+            )
         config = {
             "security": security,
             "user": _text(fields, "user", "the SMTP user", required=False),
@@ -232,10 +240,10 @@ def add_channel(items: ItemStore, sealer: Sealer, user_id: str, kind: str, field
                 "auth": _text(fields, "auth", "the subscription key auth", limit=100)}  # fmt: skip
         for name, value in keys.items():
             if not re.fullmatch(r"[A-Za-z0-9_-]+=*", value):
-                raise ValidationError(f"the subscription key {name} must be base64url")
+                raise ValidationError("the subscription key %(name)s must be base64url", name=name)
         _check_push_keys(keys)
         return _store(items, sealer, user_id, "webpush", endpoint, {}, json.dumps(keys), now)
-    raise ValidationError(f"unknown channel kind; one of {', '.join(KINDS)}")
+    raise ValidationError("unknown channel kind; one of %(kinds)s", kinds=", ".join(KINDS))
 
 
 def _check_push_keys(keys: Mapping[str, str]) -> None:
@@ -260,7 +268,7 @@ def _check_push_keys(keys: Mapping[str, str]) -> None:
 def _address(fields: Mapping[str, str], name: str, label: str) -> str:
     value = _text(fields, name, label, limit=320)
     if not _EMAIL.fullmatch(value):
-        raise ValidationError(f"{label} must be an email address")
+        raise ValidationError("%(label)s must be an email address", label=label)
     return value
 
 

@@ -21,6 +21,7 @@ import httpx
 
 from ..kernel.addresses import UnsafeTarget, resolve_checked_async
 from ..kernel.errors import ValidationError
+from ..kernel.i18n import DEFAULT_LANGUAGE, Text
 from .channels import Channel, Destinations, is_loopback_host, parse_url
 from .headers import one_line
 from .vapid import Vapid
@@ -61,16 +62,21 @@ class SendContext:
     vapid: Vapid | None = None
     deadline: float = SEND_DEADLINE_SECONDS
     clock: Callable[[], float] = time.time
+    #: The language of the person the sends speak to (reminders/message.py).
+    language: str = DEFAULT_LANGUAGE
     #: The addresses resolved for one send (host, port -> address): its retries reuse them.
     pinned: dict[tuple[str, int], str] = field(default_factory=dict)
 
 
 class SendFailed(Exception):
-    """One attempt failed for a reason a person can read (the channel's lastFailure)."""
+    """One attempt failed for a reason a person can read (the channel's lastFailure): a template
+    for the catalog and its parameters (`text`, said in the reader's language on the page) and
+    its English (`reason`)."""
 
-    def __init__(self, reason: str, *, final: bool = False) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    def __init__(self, reason: str | Text, /, *, final: bool = False, **params: Any) -> None:
+        self.text = reason if isinstance(reason, Text) else Text(reason, **params)
+        self.reason = str(self.text)
+        super().__init__(self.reason)
         self.final = final  # retrying cannot help (a refused destination)
 
 
@@ -89,8 +95,9 @@ async def resolve_host(host: str, port: int, context: SendContext) -> str:
     try:
         address = await resolve_checked_async(host, port, require_public=not rules.allow_private)
     except UnsafeTarget as refused:
-        why = "could not resolve the host" if refused.unresolvable else "the host resolves to a non-public address"
-        raise SendFailed(why, final=True) from None
+        if refused.unresolvable:
+            raise SendFailed("could not resolve the host", final=True) from None
+        raise SendFailed("the host resolves to a non-public address", final=True) from None
     context.pinned[(host, port)] = address
     return address
 
@@ -100,7 +107,7 @@ async def resolve_target(url: str, context: SendContext) -> Target:
     try:
         parsed = parse_url(url)
     except ValidationError as bad:  # stored before today's URL rules
-        raise SendFailed(bad.message, final=True) from None
+        raise SendFailed(bad.text, final=True) from None
     host = parsed.host
     host_header = parsed.netloc.decode("ascii")
     if is_loopback_host(host):  # admitted only where loopback is allowed: sent as it is

@@ -48,10 +48,10 @@ def _oauth_routes(services: Services) -> list[BaseRoute]:
     return [*oauth_routes(services), *web_routes(services)]
 
 
-def _browser_error_page() -> ErrorPage:
-    from ..web import browser_error_page
+def _browser_error_page(services: Services) -> ErrorPage:
+    from ..web import browser_error_pages
 
-    return browser_error_page
+    return browser_error_pages(services)
 
 
 def _prepare_search(services: Services) -> None:
@@ -75,7 +75,7 @@ def create_mcp_app(services: Services) -> Starlette:
 
 def create_oauth_app(services: Services) -> Starlette:
     """The apps that serve browser pages answer a browser's 404/405/500 with a page."""
-    return starlette_app(_oauth_routes(services), services.settings, error_page=_browser_error_page())
+    return starlette_app(_oauth_routes(services), services.settings, error_page=_browser_error_page(services))
 
 
 def create_dav_app(services: Services) -> Starlette:
@@ -89,6 +89,6 @@ def create_local_app(services: Services) -> Starlette:
     return starlette_app(
         routes,
         services.settings,
-        error_page=_browser_error_page(),
+        error_page=_browser_error_page(services),
         extra=[Middleware(BodyDeadlineMiddleware, settings=services.settings)],
     )

@@ -32,7 +32,7 @@ def find_space(state: TodoState, space_id: str) -> Item:
     if space is None and space_id == model.DEFAULT_ALIAS:
         return state.space_by_slug(model.DEFAULT_ALIAS) or _default(state)
     if space is None:
-        raise NotFound(f"todo space {quoted(space_id)} not found")
+        raise NotFound("todo space %(space_id)s not found", space_id=quoted(space_id))
     return space
 
 
@@ -41,7 +41,7 @@ def _by_slug(state: TodoState, slug: str) -> Item:
     if space is None and slug == model.DEFAULT_ALIAS:
         return _default(state)
     if space is None:
-        raise NotFound(f"no todo space has slug {quoted(slug)}")
+        raise NotFound("no todo space has slug %(slug)s", slug=quoted(slug))
     return space
 
 
@@ -51,8 +51,9 @@ def resolve_space(state: TodoState, space_id: str | None, space_slug: str | None
     by_slug = _by_slug(state, space_slug) if space_slug is not None else None
     if by_id is not None and by_slug is not None and by_id["id"] != by_slug["id"]:
         raise ValidationError(
-            f"spaceId {quoted(space_id)} and spaceSlug {quoted(space_slug)} name different spaces; "
-            "give one or make them agree"
+            "spaceId %(space_id)s and spaceSlug %(space_slug)s name different spaces; give one or make them agree",
+            space_id=quoted(space_id),
+            space_slug=quoted(space_slug),
         )
     return by_id or by_slug
 
@@ -60,7 +61,7 @@ def resolve_space(state: TodoState, space_id: str | None, space_slug: str | None
 def find_column(state: TodoState, column_id: str) -> Item:
     column = state.columns.get(column_id)
     if column is None:
-        raise NotFound(f"todo column {quoted(column_id)} not found")
+        raise NotFound("todo column %(column_id)s not found", column_id=quoted(column_id))
     return column
 
 
@@ -68,7 +69,7 @@ def open_column(state: TodoState, space: Item) -> Item:
     column = state.first_open_column(space["id"])
     if column is None:
         raise ValidationError(
-            f"space {quoted(space['slug'])} has no open (non-archived) column; create or unarchive one"
+            "space %(slug)s has no open (non-archived) column; create or unarchive one", slug=quoted(space["slug"])
         )
     return column
 
@@ -82,11 +83,14 @@ def resolve_destination(
         column = find_column(state, column_id)
         if space is not None and column["spaceId"] != space["id"]:
             raise ValidationError(
-                f"column {quoted(column_id)} belongs to another space than {quoted(space['slug'])}; "
-                "omit the space or make them agree"
+                "column %(column_id)s belongs to another space than %(slug)s; omit the space or make them agree",
+                column_id=quoted(column_id),
+                slug=quoted(space["slug"]),
             )
         if column.get("archived"):
-            raise ValidationError(f"column {quoted(column_id)} is archived; unarchive it or choose another column")
+            raise ValidationError(
+                "column %(column_id)s is archived; unarchive it or choose another column", column_id=quoted(column_id)
+            )
         return state.spaces[column["spaceId"]], column
     space = space or _default(state)
     return space, open_column(state, space)

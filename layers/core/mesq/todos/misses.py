@@ -31,10 +31,12 @@ def missing_task(services: Services, user_id: str, state: TodoState, task_id: st
     the searchables registry (the memo source's prefix): todos does not import memos."""
     if state.inbox_item(task_id) is not None:
         use = INBOX_TOOLS.get(tool or "", "the *_todo_inbox_item tools")
-        return ValidationError(f"{quoted(task_id)} is an inbox item; use {use}")
+        return ValidationError("%(id)s is an inbox item; use %(use)s", id=quoted(task_id), use=use)
     memo_prefixes = [prefix for prefix, kind in searchables_of(services).prefixes.items() if kind == "memo"]
     if any(services.items.get((user_partition(user_id), f"{prefix}{task_id}")) for prefix in memo_prefixes):
         return ValidationError(
-            f"{quoted(task_id)} is a memo, not a todo task; use the memo tools (get_memo, update_memo)"
+            "%(id)s is a memo, not a todo task; use the memo tools (get_memo, update_memo)", id=quoted(task_id)
         )
-    return NotFound(f"todo task {quoted(task_id)} not found (trashed tasks are listed by list_todo_trash)")
+    return NotFound(
+        "todo task %(id)s not found (trashed tasks are listed by list_todo_trash)", id=quoted(task_id)
+    )

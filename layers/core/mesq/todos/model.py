@@ -29,6 +29,7 @@ from typing import Any
 import fractional_indexing
 
 from ..kernel.errors import ValidationError
+from ..kernel.i18n import NC_, Translator
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
 from ..kernel.spec import SpecError, load_spec
@@ -56,9 +57,20 @@ PRIORITIES: tuple[str, ...] = tuple(_schema_value("TodoPriority", "enum"))
 # task moves with its subtasks in one transaction (<= 100 ops): 1 + 50 + tag records.
 MAX_SUBTASKS = 50
 MAX_COLUMNS_PER_SPACE = 50
-DEFAULT_COLUMNS = ("To do", "Doing", "Done")
-DEFAULT_SPACE_NAME = "Default"
+#: A new board's names, in the language of the person it is made for (`default_board`): the
+#: first board of an account and a space created without columns. The last column is the done
+#: column. Marked for the catalog with their context: "Done" the column is not "Done" the state.
+DEFAULT_SPACE_NAME = NC_("a new board", "Default")
+DEFAULT_COLUMNS = (NC_("a new board", "To do"), NC_("a new board", "Doing"), NC_("a new board", "Done"))
 DEFAULT_ALIAS = "default"
+
+
+def default_board(language: str) -> tuple[str, tuple[str, ...]]:
+    """(the space's name, its columns' names) of a new board in `language` (en: Default / To do /
+    Doing / Done; zh: 默认 / 待办 / 进行中 / 已完成); the last column is the done column."""
+    say = Translator(language)
+    return say.pgettext(*DEFAULT_SPACE_NAME), tuple(say.pgettext(*column) for column in DEFAULT_COLUMNS)
+
 
 _SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$", re.ASCII)
@@ -107,25 +119,35 @@ def _next_distinct(siblings: Sequence[str], index: int) -> str | None:
 def check_title(value: str, field: str = "title") -> str:
     text = value.strip()
     if not text:
-        raise ValidationError(f"{field}: must not be empty or only whitespace")
+        raise ValidationError("%(field)s: must not be empty or only whitespace", field=field)
     if len(text) > TITLE_MAX:
-        raise ValidationError(f"{field}: at most {TITLE_MAX} characters (got {len(text)})")
+        raise ValidationError(
+            "%(field)s: at most %(title_max)s characters (got %(count)s)",
+            field=field,
+            title_max=TITLE_MAX,
+            count=len(text),
+        )
     return text
 
 
 def check_notes(value: str | None, field: str = "notes") -> str:
     text = value or ""
     if len(text) > NOTES_MAX:
-        raise ValidationError(f"{field}: at most {NOTES_MAX} characters of Markdown (got {len(text)})")
+        raise ValidationError(
+            "%(field)s: at most %(notes_max)s characters of Markdown (got %(count)s)",
+            field=field,
+            notes_max=NOTES_MAX,
+            count=len(text),
+        )
     return text
 
 
 def check_name(value: str, field: str = "name") -> str:
     text = value.strip()
     if not text:
-        raise ValidationError(f"{field}: must not be empty or only whitespace")
+        raise ValidationError("%(field)s: must not be empty or only whitespace", field=field)
     if len(text) > NAME_MAX:
-        raise ValidationError(f"{field}: at most {NAME_MAX} characters")
+        raise ValidationError("%(field)s: at most %(name_max)s characters", field=field, name_max=NAME_MAX)
     return text
 
 
@@ -135,10 +157,17 @@ def check_tags(values: Sequence[str], field: str = "tags") -> list[str]:
     for index, tag in enumerate(tags):
         if not is_valid_tag(tag):
             raise ValidationError(
-                f"{field}[{index}]: {quoted(tag)} is not a valid tag (1..100 characters, no spaces, '#' or punctuation)"
+                "%(field)s[%(index)s]: %(tag)s is not a valid tag (1..100 characters, no spaces, '#' or punctuation)",
+                field=field,
+                index=index,
+                tag=quoted(tag),
             )
     if len(tags) > MAX_TAGS_PER_RECORD:
-        raise ValidationError(f"{field}: at most {MAX_TAGS_PER_RECORD} tags per record")
+        raise ValidationError(
+            "%(field)s: at most %(max_tags_per_record)s tags per record",
+            field=field,
+            max_tags_per_record=MAX_TAGS_PER_RECORD,
+        )
     return tags
 
 
@@ -151,19 +180,21 @@ def check_due(value: dict[str, Any] | None, field: str = "due") -> dict[str, Any
     if kind == "date":
         text = value.get("date")
         if not isinstance(text, str) or not _DATE.fullmatch(text):
-            raise ValidationError(f"{field}.date: must be YYYY-MM-DD")
+            raise ValidationError("%(field)s.date: must be YYYY-MM-DD", field=field)
         try:
             date.fromisoformat(text)
         except ValueError:
-            raise ValidationError(f"{field}.date: {quoted(text)} is not a calendar date") from None
+            raise ValidationError(
+                "%(field)s.date: %(text)s is not a calendar date", field=field, text=quoted(text)
+            ) from None
         return {"type": "date", "date": text}
     if kind == "datetime":
         text = value.get("at")
         if not isinstance(text, str):
-            raise ValidationError(f"{field}.at: must be an ISO 8601 timestamp with Z or an offset")
+            raise ValidationError("%(field)s.at: must be an ISO 8601 timestamp with Z or an offset", field=field)
         parse_timestamp(text, f"{field}.at")
         return {"type": "datetime", "at": text}
-    raise ValidationError(f"{field}.type: must be 'date' or 'datetime'")
+    raise ValidationError("%(field)s.type: must be 'date' or 'datetime'", field=field)
 
 
 def check_timezone(value: str | None, field: str = "timezone") -> str | None:
@@ -199,8 +230,10 @@ def with_content(record: Item, changes: Mapping[str, Any]) -> Item:
 def check_slug(value: str, field: str = "slug") -> str:
     if not _SLUG.fullmatch(value):
         raise ValidationError(
-            f"{field}: {quoted(value)} must be 1..{SLUG_MAX} lowercase letters, digits and inner hyphens "
-            "(e.g. work-2026)"
+            "%(field)s: %(value)s must be 1..%(slug_max)s lowercase letters, digits and inner hyphens (e.g. work-2026)",
+            field=field,
+            value=quoted(value),
+            slug_max=SLUG_MAX,
         )
     return value
 

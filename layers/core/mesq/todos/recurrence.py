@@ -38,7 +38,7 @@ def normalized(text: str | None, field: str = "recurrence") -> str | None:
     if rule.upper().startswith("RRULE:"):
         rule = rule[len("RRULE:") :]
     if any(word in rule.upper() for word in _NOT_IN_A_RULE):
-        raise ValidationError(f"{field}: one RRULE value only (its start is the task's due)")
+        raise ValidationError("%(field)s: one RRULE value only (its start is the task's due)", field=field)
     return rule
 
 
@@ -48,10 +48,12 @@ def check_rule(rule: str | None, due: dict[str, Any] | None, timezone: str | Non
     if rule is None:
         return
     if due is None:
-        raise ValidationError(f"{field}: a recurring task needs a due (the first occurrence)")
+        raise ValidationError("%(field)s: a recurring task needs a due (the first occurrence)", field=field)
     frequency = next((part[5:] for part in rule.split(";") if part.startswith("FREQ=")), "")
     if frequency not in FREQUENCIES:
-        raise ValidationError(f"{field}: FREQ must be one of {', '.join(FREQUENCIES)}")
+        raise ValidationError(
+            "%(field)s: FREQ must be one of %(frequencies)s", field=field, frequencies=", ".join(FREQUENCIES)
+        )
     _series(rule, due, timezone, field)
 
 
@@ -75,9 +77,11 @@ def _series(rule: str, due: dict[str, Any], timezone: str | None, field: str) ->
     try:
         series = rrulestr(rule, dtstart=_start(due, timezone))
     except (ValueError, TypeError, KeyError, IndexError) as error:
-        raise ValidationError(f"{field}: not a valid RFC 5545 RRULE for this due ({_reason(error)})") from None
+        raise ValidationError(
+            "%(field)s: not a valid RFC 5545 RRULE for this due (%(reason)s)", field=field, reason=_reason(error)
+        ) from None
     if not isinstance(series, rrule):
-        raise ValidationError(f"{field}: one RRULE value only")
+        raise ValidationError("%(field)s: one RRULE value only", field=field)
     return series
 
 

@@ -38,9 +38,11 @@ def parse_offset(text: str, field: str = "offset") -> timedelta:
     try:
         value = isodate.parse_duration(text)
     except (isodate.ISO8601Error, ValueError):
-        raise ValidationError(f"{field}: {quoted(text)} is not an ISO 8601 duration like -PT15M or -P1D") from None
+        raise ValidationError(
+            "%(field)s: %(text)s is not an ISO 8601 duration like -PT15M or -P1D", field=field, text=quoted(text)
+        ) from None
     if not isinstance(value, timedelta):
-        raise ValidationError(f"{field}: use weeks, days, hours, minutes or seconds (no years or months)")
+        raise ValidationError("%(field)s: use weeks, days, hours, minutes or seconds (no years or months)", field=field)
     return value
 
 
@@ -54,7 +56,9 @@ def check_reminders(reminders: Sequence[dict[str, Any]], due: dict[str, Any] | N
         else:
             parse_offset(str(reminder["offset"]), f"{field}.offset")
             if due is None:
-                raise ValidationError(f"{field}: a relative reminder needs the task's due; set a due first")
+                raise ValidationError(
+                    "%(field)s: a relative reminder needs the task's due; set a due first", field=field
+                )
     return [dict(r) for r in unique]
 
 

@@ -62,7 +62,7 @@ def _rename_back(call: Call, change: Item, expected: int) -> dict[str, Any]:
     name = change["record"]["id"]
     current = load_partial(call.services.items, call.principal.user_id).tags.get(name)
     if current is None:
-        raise NotFound(f"todo tag {quoted(name)} no longer exists")
+        raise NotFound("todo tag %(name)s no longer exists", name=quoted(name))
     color = change["before"]["color"] if "color" in change["fields"] else current.get("color")
     args = {"name": name, "newName": change["before"]["name"], "color": color, "expectedRevision": expected}
     return update_todo_tag(call, args)
@@ -105,10 +105,13 @@ def _revert_fields(call: Call, change: Item, expected: int) -> dict[str, Any]:
             kind, record_id = entry["record"]["kind"], entry["record"]["id"]
             current = _current(state, kind, record_id)
             if current is None:
-                return NotFound(f"todo {kind} {quoted(record_id)} no longer exists")
+                return NotFound("todo %(kind)s %(record_id)s no longer exists", kind=kind, record_id=quoted(record_id))
             if int(current["revision"]) != entry["revisions"]["after"]:
                 return RevisionConflict(
-                    f"todo {kind} {quoted(record_id)} changed since this change (revision {current['revision']})",
+                    "todo %(kind)s %(record_id)s changed since this change (revision %(revision)s)",
+                    kind=kind,
+                    record_id=quoted(record_id),
+                    revision=current["revision"],
                     recover_data={kind: _public(state, kind, current)},
                 )
         return RevisionConflict("a record of this change changed meanwhile; list its changes and retry")

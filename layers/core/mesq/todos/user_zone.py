@@ -49,11 +49,14 @@ def is_zone_name(name: Any) -> bool:
 def check_zone_name(name: Any, field: str = "timeZone") -> str:
     """`name` when it is an IANA zone name, else a ValidationError that names the fix."""
     if not isinstance(name, str) or not name.strip():
-        raise ValidationError(f"{field}: give an IANA time zone name such as Asia/Shanghai")
+        raise ValidationError("%(field)s: give an IANA time zone name such as Asia/Shanghai", field=field)
     given: str = name.strip()
     if len(given) > MAX_ZONE_CHARS or not is_zone_name(given):
         shown = quoted(given[:MAX_ZONE_CHARS])
-        raise ValidationError(f"{field}: {shown} is not an IANA time zone name (e.g. Asia/Shanghai, Europe/Berlin)")
+        raise ValidationError(
+            "%(field)s: %(shown)s is not an IANA time zone name (e.g. Asia/Shanghai, Europe/Berlin)",
+            field=field, shown=shown,
+        )
     return given
 
 

@@ -6,8 +6,9 @@ Offers:
   `delete_revised(...)`, `tag_registrations(state, user_id, tags, now)` (Puts for tags not yet
   in the registry), `bump(before, now)` (the next revision + updatedAt of a record),
   `new_space_ops(...)`; `commit(items, ops)` (<= MAX_TRANSACTION_OPS, else VALIDATION_ERROR);
-- `ensure_default_space(items, user_id, partial=...)`: the lazy default space (one
-  transaction, race-safe), returns a TodoState that has it;
+- `ensure_default_space(items, user_id, partial=..., language=...)`: the lazy default space (one
+  transaction, race-safe; named in the user's language, `board_language`, its last column the
+  done column), returns a TodoState that has it;
 - `apply(call, build, on_conflict)`: load the write's partial state (`state.load_partial`: the
   structure up front, the touched records by key, ordered lists from GSI2; never the whole
   board), build `(data, ops)`, add the reminder-index writes of the tasks it puts
@@ -30,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from ..auth.users import get_user, preferred_language
 from ..kernel.context import Call
 from ..kernel.errors import MesqError, ValidationError
 from ..kernel.keys import user_partition
@@ -95,7 +97,9 @@ def commit(items: ItemStore, ops: Sequence[WriteOp]) -> None:
     """One all-or-nothing transaction; more than 100 writes is refused before anything is written."""
     if len(ops) > MAX_TRANSACTION_OPS:
         raise ValidationError(
-            f"this change needs {len(ops)} writes; one atomic change may have at most {MAX_TRANSACTION_OPS}"
+            "this change needs %(count)s writes; one atomic change may have at most %(max_transaction_ops)s",
+            count=len(ops),
+            max_transaction_ops=MAX_TRANSACTION_OPS,
         )
     if ops:
         items.transact(list(ops))
@@ -114,10 +118,18 @@ def _free_slug(state: TodoState, wanted: str) -> str:
 
 
 def new_space_ops(
-    user_id: str, state: TodoState, name: str, slug: str, column_names: Sequence[str], now: str
+    user_id: str,
+    state: TodoState,
+    name: str,
+    slug: str,
+    column_names: Sequence[str],
+    now: str,
+    *,
+    done_last: bool = False,
 ) -> tuple[Item, list[Item], list[WriteOp]]:
     """A space, its slug claim and its columns as conditional Puts (the claim fails on a taken
-    slug, which is what keeps slugs unique under races)."""
+    slug, which is what keeps slugs unique under races). `done_last`: the last column is the
+    space's done column (a new board's default columns)."""
     last = max((s["position"] for s in state.spaces.values()), default=None)
     space: Item = {
         "id": model.new_id(),
@@ -136,11 +148,12 @@ def new_space_ops(
             "name": column_name,
             "position": position,
             "archived": False,
+            "done": done_last and index == len(column_names) - 1,
             "revision": 1,
             "createdAt": now,
             "updatedAt": now,
         }
-        for column_name, position in zip(column_names, positions, strict=True)
+        for index, (column_name, position) in enumerate(zip(column_names, positions, strict=True))
     ]
     ops: list[WriteOp] = [
         put_new(user_id, "space", space),
@@ -151,20 +164,29 @@ def new_space_ops(
     return space, columns, ops
 
 
+def board_language(items: ItemStore, user_id: str, requested: str) -> str:
+    """The language a new board is named in: the user's own choice (Settings → Language), else
+    the one the request asked for (the page's, or `Accept-Language` on REST and MCP), else their
+    browser's at sign-in, else English (`auth.users.preferred_language`)."""
+    return preferred_language(get_user(items, user_id), requested)
+
+
 def ensure_default_space(
-    items: ItemStore, user_id: str, state: TodoState | None = None, *, partial: bool = False
+    items: ItemStore, user_id: str, state: TodoState | None = None, *, partial: bool = False, language: str = ""
 ) -> TodoState:
-    """A state that has the default space, creating it (with DEFAULT_COLUMNS) on first use in ONE
-    transaction guarded by `Condition(exists=False)` on the settings item: of two racing first
-    uses one wins, the other re-reads and uses the winner's space. `partial`: the state is a
-    write's `load_partial` one, else the whole `load_state`."""
+    """A state that has the default space, creating it on first use in ONE transaction guarded
+    by `Condition(exists=False)` on the settings item: of two racing first uses one wins, the
+    other re-reads and uses the winner's space. The new board is named in `board_language`
+    (`language`: the one the request asked for, `Call.language`), its last column the done
+    column. `partial`: the state is a write's `load_partial` one, else the whole `load_state`."""
     load = load_partial if partial else load_state
     state = state if state is not None else load(items, user_id)
     if state.default_space() is not None:
         return state
     now = now_timestamp()
     slug = _free_slug(state, model.DEFAULT_ALIAS)
-    space, _columns, ops = new_space_ops(user_id, state, model.DEFAULT_SPACE_NAME, slug, model.DEFAULT_COLUMNS, now)
+    name, columns = model.default_board(board_language(items, user_id, language))
+    space, _columns, ops = new_space_ops(user_id, state, name, slug, columns, now, done_last=True)
     pk, sk = settings_key(user_id)
     settings: Item = {"pk": pk, "sk": sk, "defaultSpaceId": space["id"], "revision": 1, "updatedAt": now}
     if state.settings is None:
@@ -202,7 +224,7 @@ def apply(
     `expectedRevision` it sees in the snapshot). The change records the commit wrote are kept
     on `call.recorded` (a write in parts reverts the parts already written through them)."""
     items, user_id = call.services.items, call.principal.user_id
-    state = ensure_default_space(items, user_id, partial=True)
+    state = ensure_default_space(items, user_id, partial=True, language=call.language)
     seeded: dict[str, int] = {}  # lists counted here because they had no size item yet
     attempt = seedings = recounts = 0
     while attempt < ATTEMPTS:

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount
 from starlette.staticfiles import StaticFiles
 
+from ..asgi.app import ErrorPage
 from ..kernel.errors import MesqError
 from ..wiring.services import Services
-from .kit.framework import Clock, Web, error_page
+from .kit.framework import Clock, Web, current_session, error_page, request_preferences
+from .kit.i18n import choose_language
 from .kit.throttle import ThrottlePolicy
 
 STATIC = Path(__file__).parent / "static"
@@ -69,10 +72,27 @@ def web_routes(
     ]
 
 
-def browser_error_page(error: MesqError, trace_id: str) -> Response:
-    """The error page an app shows a browser for an unknown URL or a fault outside the pages
-    (`starlette_app(..., error_page=...)`): no session is read, so it shows no account links."""
-    return error_page(error, trace_id, None)
+async def browser_error_page(error: MesqError, trace_id: str, request: Request) -> Response:
+    """The error page for an unknown URL or a fault outside the pages, in the browser's language,
+    without reading a session (no account links): what an app without the pages' services shows."""
+    return error_page(error, trace_id, None, choose_language(None, request.headers.get("accept-language")), request)
 
 
-__all__ = ["ThrottlePolicy", "browser_error_page", "web_routes"]
+def browser_error_pages(services: Services) -> ErrorPage:
+    """The error page an app that serves the pages shows a browser for an unknown URL or a fault
+    outside the pages (`starlette_app(..., error_page=...)`): for a signed-in visitor in the
+    language of the account (and with its header), as every page is."""
+    web = Web.build(services)
+
+    async def page(error: MesqError, trace_id: str, request: Request) -> Response:
+        try:
+            session = await current_session(web, request)
+        except Exception:  # a store fault must not turn a 404 into a 500: the browser's language
+            session = None
+        language, _zone = await request_preferences(web, request, session)
+        return error_page(error, trace_id, session, language, request)
+
+    return page
+
+
+__all__ = ["ThrottlePolicy", "browser_error_page", "browser_error_pages", "web_routes"]

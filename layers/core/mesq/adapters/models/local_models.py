@@ -90,7 +90,8 @@ class SentenceTransformerEmbedder:
 
                     self._model = SentenceTransformer(self._path, device="cpu", local_files_only=True)
                 except Exception as error:  # any load failure: missing files, bad format, no library
-                    raise ProviderError(f"embedding model at {self._path} could not be loaded") from error
+                    failed = f"embedding model at {self._path} could not be loaded"  # for the log, not a page
+                    raise ProviderError(failed) from error
             return self._model
 
     def warm(self) -> None:

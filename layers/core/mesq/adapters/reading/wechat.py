@@ -82,7 +82,9 @@ class _Client:
         for chunk in response.iter_bytes():
             size += len(chunk)
             if size > MAX_ANSWER_BYTES:
-                raise UpstreamMalformed(f"WeChat Reading sent an answer over {MAX_ANSWER_BYTES} bytes")
+                raise UpstreamMalformed(
+                    "WeChat Reading sent an answer over %(max_answer_bytes)s bytes", max_answer_bytes=MAX_ANSWER_BYTES
+                )
             chunks.append(chunk)
         return b"".join(chunks)
 
@@ -96,19 +98,26 @@ class _Client:
             code = answer.get("errcode", answer.get("errCode", 0))
             if code in EXPIRED_CODES:
                 raise CredentialExpired(
-                    f"the WeChat Reading credential has expired (errcode {code}); save a new one to resume syncing"
+                    "the WeChat Reading credential has expired (errcode %(code)s); save a new one to resume syncing",
+                    code=code,
                 )
             if status in (401, 403):
-                raise CredentialExpired(f"WeChat Reading refused the credential (HTTP {status}); save a new one")
+                raise CredentialExpired(
+                    "WeChat Reading refused the credential (HTTP %(status)s); save a new one", status=status
+                )
             if isinstance(code, int) and code != 0:
                 message = str(answer.get("errmsg") or answer.get("message") or "no message")[:200]
-                raise ProviderError(f"WeChat Reading answered errcode {code}: {message}")
+                raise ProviderError(
+                    "WeChat Reading answered errcode %(code)s: %(upstream)s", code=code, upstream=message
+                )
         if status in (401, 403):
-            raise CredentialExpired(f"WeChat Reading refused the credential (HTTP {status}); save a new one")
+            raise CredentialExpired(
+                "WeChat Reading refused the credential (HTTP %(status)s); save a new one", status=status
+            )
         if status >= 500:
-            raise UpstreamUnavailable(f"WeChat Reading failed (HTTP {status}); the next sync retries")
+            raise UpstreamUnavailable("WeChat Reading failed (HTTP %(status)s); the next sync retries", status=status)
         if status >= 400:
-            raise ProviderError(f"WeChat Reading refused the request (HTTP {status})")
+            raise ProviderError("WeChat Reading refused the request (HTTP %(status)s)", status=status)
         if not isinstance(answer, dict):
             raise UpstreamMalformed("WeChat Reading sent an answer that is not a JSON object")
         return answer
@@ -133,10 +142,14 @@ class _Client:
                 return books
             last = entries[-1].get("sort") if entries and isinstance(entries[-1], dict) else None
             if not isinstance(last, int) or isinstance(last, bool) or last in seen:
-                raise UpstreamMalformed(f"WeChat Reading's {what} paging cursor (lastSort) is missing or repeats")
+                raise UpstreamMalformed(
+                    "WeChat Reading's %(what)s paging cursor (lastSort) is missing or repeats", what=what
+                )
             seen.add(last)
             cursor = last
-        raise UpstreamMalformed(f"WeChat Reading's {what} did not end after {MAX_PAGES} pages")
+        raise UpstreamMalformed(
+            "WeChat Reading's %(what)s did not end after %(max_pages)s pages", what=what, max_pages=MAX_PAGES
+        )
 
     def _paged_reviews(self, fetch: Callable[[int], dict[str, Any]]) -> list[Any]:
         reviews: list[Any] = []
@@ -151,7 +164,9 @@ class _Client:
                 raise UpstreamMalformed("WeChat Reading's review list paging cursor (synckey) is missing or repeats")
             seen.add(following)
             synckey = following
-        raise UpstreamMalformed(f"WeChat Reading's review list did not end after {MAX_PAGES} pages")
+        raise UpstreamMalformed(
+            "WeChat Reading's review list did not end after %(max_pages)s pages", max_pages=MAX_PAGES
+        )
 
     @staticmethod
     def _notes(bookmarks: dict[str, Any], reviews: list[Any]) -> list[UpstreamNote]:

@@ -25,10 +25,10 @@ MAX_TEXT = 50_000
 
 def _upstream_id(value: Any, what: str) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)) or str(value).strip() == "":
-        raise UpstreamMalformed(f"WeChat Reading sent a {what} without a usable id")
+        raise UpstreamMalformed("WeChat Reading sent a %(what)s without a usable id", what=what)
     text = str(value).strip()
     if len(text) > 200:
-        raise UpstreamMalformed(f"WeChat Reading sent a {what} id longer than 200 characters")
+        raise UpstreamMalformed("WeChat Reading sent a %(what)s id longer than 200 characters", what=what)
     return text
 
 
@@ -49,7 +49,7 @@ def _text(value: Any) -> str | None:
 def _created(value: Any, what: str) -> str:
     seconds = _integer(value)
     if seconds is None or seconds > 253_402_300_799:  # 9999-12-31
-        raise UpstreamMalformed(f"WeChat Reading sent a {what} without a valid createTime")
+        raise UpstreamMalformed("WeChat Reading sent a %(what)s without a valid createTime", what=what)
     return format_timestamp(datetime.fromtimestamp(seconds, UTC))
 
 
@@ -62,7 +62,7 @@ def _position(range_text: Any) -> int | None:
 def list_field(answer: dict[str, Any], name: str, what: str) -> list[Any]:
     value = answer.get(name, [])
     if not isinstance(value, list):
-        raise UpstreamMalformed(f"WeChat Reading's {what} answer has no {name} list")
+        raise UpstreamMalformed("WeChat Reading's %(what)s answer has no %(name)s list", what=what, name=name)
     return value
 
 
@@ -74,7 +74,7 @@ def notebook_book(entry: Any) -> UpstreamBook:
     external = _upstream_id(entry.get("bookId", book.get("bookId")), "notebook")
     title = _text(book.get("title")) or _text(book.get("name"))
     if title is None:
-        raise UpstreamMalformed(f"WeChat Reading's notebook {external} has no title")
+        raise UpstreamMalformed("WeChat Reading's notebook %(external)s has no title", external=external)
     counts = ":".join(str(_integer(entry.get(name)) or 0) for name in ("noteCount", "bookmarkCount", "reviewCount"))
     return UpstreamBook(
         external_id=external,

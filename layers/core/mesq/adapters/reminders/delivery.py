@@ -29,6 +29,7 @@ import anyio
 import httpx
 from aws_lambda_powertools import Logger
 
+from ...kernel.i18n import Text
 from ...kernel.timestamps import now_timestamp
 from ...reminders.channels import Channel
 from ...reminders.signing import HEADER, signature
@@ -57,8 +58,10 @@ def new_client() -> httpx.AsyncClient:
     return pinned_client(SEND_DEADLINE_SECONDS, limits)
 
 
-def _failure(attempts: int, reason: str) -> dict[str, Any]:
-    return {"at": now_timestamp(), "attempts": attempts, "reason": reason}
+def _failure(attempts: int, reason: Text) -> dict[str, Any]:
+    """A channel's lastFailure: its reason in English and as a template with its parameters
+    (`said`: the settings page says it in the reader's language)."""
+    return {"at": now_timestamp(), "attempts": attempts, "reason": str(reason), "said": reason.stored()}
 
 
 async def send_webhook_once(channel: Channel, payload: dict[str, Any], context: SendContext) -> None:
@@ -67,7 +70,7 @@ async def send_webhook_once(channel: Channel, payload: dict[str, Any], context: 
                "X-MeSQ-Delivery": str(payload["id"])}  # fmt: skip
     answer = await post(context, channel.url, body, headers)
     if not 200 <= answer.status_code < 300:
-        raise SendFailed(f"HTTP {answer.status_code}")
+        raise SendFailed("HTTP %(status_code)s", status_code=answer.status_code)
 
 
 def _senders() -> dict[str, Sender]:
@@ -87,8 +90,8 @@ async def send_channel(
     Each attempt runs under the total deadline."""
     sender = _senders().get(channel.kind)
     if sender is None:
-        return _failure(0, f"unknown channel kind {channel.kind}")
-    reason = ""
+        return _failure(0, Text("unknown channel kind %(kind)s", kind=channel.kind))
+    reason = Text("could not connect")  # each attempt replaces it with its own
     deadline = context.deadline
     context = replace(context, pinned={})  # this send's own resolutions
     for attempt in range(attempts):
@@ -99,18 +102,18 @@ async def send_channel(
                 await sender(channel, payload, context)
         except SendFailed as failed:
             if failed.final:
-                return _failure(attempt, failed.reason)
-            reason = failed.reason
+                return _failure(attempt, failed.text)
+            reason = failed.text
         except (TimeoutError, httpx.TimeoutException):
-            reason = f"no answer within {deadline:g} s"
+            reason = Text("no answer within %(seconds)s s", seconds=format(deadline, "g"))
         except httpx.HTTPError:
-            reason = "could not connect"
+            reason = Text("could not connect")
         except Exception as error:
             # Not retried (the same record and message fail the same way), and logged by its type
             # only: a message can hold the channel's URL or secret.
             logger.error("reminder send failed unexpectedly", extra={"kind": channel.kind,
                                                                       "error": type(error).__name__})  # fmt: skip
-            return _failure(attempt + 1, "the send failed unexpectedly (an error in MeSQ, logged on the server)")
+            return _failure(attempt + 1, Text("the send failed unexpectedly (an error in MeSQ, logged on the server)"))
         else:
             return None
     return _failure(attempts, reason)

@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid02, VapidException
 
 from ...kernel.errors import ValidationError
+from ...kernel.i18n import DEFAULT_LANGUAGE
 from ...reminders.channels import Channel
 from ...reminders.headers import one_line
 from ...reminders.message import NTFY_PRIORITY, message_of
@@ -37,24 +38,24 @@ def _b64(value: str) -> bytes:
 
 def _answer(status: int, what: str) -> None:
     if not 200 <= status < 300:
-        raise SendFailed(f"{what} answered HTTP {status}")
+        raise SendFailed("%(what)s answered HTTP %(status)s", what=what, status=status)
 
 
 async def send_ntfy(channel: Channel, payload: dict[str, Any], context: SendContext) -> None:
-    message = message_of(payload, context.public_url)
+    message = message_of(payload, context.public_url, context.language)
     headers = {"Priority": str(NTFY_PRIORITY.get(message.priority, 3)),
                "Click": message.link, "Tags": "alarm_clock", "Content-Type": "text/plain; charset=utf-8"}  # fmt: skip
     if channel.secret:
         headers["Authorization"] = f"Bearer {channel.secret}"
     # ntfy reads headers as latin-1; RFC 2047 keeps a title in any language intact (on one line)
     headers["Title"] = "=?UTF-8?B?" + base64.b64encode(one_line(message.title).encode()).decode() + "?="
-    body = (f"Due {message.due}" if message.due else "Reminder").encode("utf-8")
+    body = message.due_line.encode("utf-8")
     answer = await post(context, channel.url, body, headers)
     _answer(answer.status_code, "ntfy")
 
 
 async def send_telegram(channel: Channel, payload: dict[str, Any], context: SendContext) -> None:
-    message = message_of(payload, context.public_url)
+    message = message_of(payload, context.public_url, context.language)
     body = json.dumps({"chat_id": channel.config.get("chat"), "text": message.text,
                        "disable_web_page_preview": True}).encode()  # fmt: skip
     url = f"{channel.url}/bot{channel.secret}/sendMessage"
@@ -66,9 +67,9 @@ async def send_telegram(channel: Channel, payload: dict[str, Any], context: Send
     _answer(answer.status_code, "Telegram")
 
 
-def push_body(payload: dict[str, Any], public_url: str) -> bytes:
-    message = message_of(payload, public_url)
-    return json.dumps({"title": message.title, "body": f"Due {message.due}" if message.due else "Reminder",
+def push_body(payload: dict[str, Any], public_url: str, language: str = DEFAULT_LANGUAGE) -> bytes:
+    message = message_of(payload, public_url, language)
+    return json.dumps({"title": message.title, "body": message.due_line,
                        "url": message.link, "id": payload.get("id")}, ensure_ascii=False).encode()  # fmt: skip
 
 
@@ -76,7 +77,8 @@ async def send_webpush(channel: Channel, payload: dict[str, Any], context: SendC
     if context.vapid is None:
         raise SendFailed("the instance has no VAPID key")
     keys = json.loads(channel.secret)
-    body = http_ece.encrypt(push_body(payload, context.public_url), private_key=ec.generate_private_key(ec.SECP256R1()),
+    plain = push_body(payload, context.public_url, context.language)
+    body = http_ece.encrypt(plain, private_key=ec.generate_private_key(ec.SECP256R1()),
                             dh=_b64(keys["p256dh"]), auth_secret=_b64(keys["auth"]), version="aes128gcm")  # fmt: skip
     parts = urlsplit(channel.url)
     try:
@@ -84,7 +86,7 @@ async def send_webpush(channel: Channel, payload: dict[str, Any], context: SendC
                   "sub": subject_of(context.vapid.subject)}  # fmt: skip
         signed = Vapid02.from_pem(context.vapid.private_pem).sign(claims)
     except ValidationError as refused:
-        raise SendFailed(refused.message, final=True) from None
+        raise SendFailed(refused.text, final=True) from None
     except VapidException:
         raise SendFailed("the push endpoint's address cannot be signed for (VAPID)", final=True) from None
     headers = {**signed, "TTL": str(PUSH_TTL), "Content-Encoding": "aes128gcm", "Urgency": "high",

@@ -25,15 +25,15 @@ from ..outbound import tls_context
 
 def email_of(channel: Channel, message: Message) -> EmailMessage:
     email = EmailMessage()
-    email["Subject"] = one_line(f"Reminder: {message.title}")
+    email["Subject"] = one_line(message.subject)
     email["From"] = str(channel.config["from"])
     email["To"] = str(channel.config["to"])
     email["Message-ID"] = make_msgid(domain="mesq")
     email.set_content(message.text + "\n")
-    due = f"<p>Due: {html.escape(message.due)}</p>" if message.due else ""
+    due = f"<p>{html.escape(message.say.gettext('Due: %(when)s', when=message.due))}</p>" if message.due else ""
     email.add_alternative(
         f"<html><body><h2>{html.escape(message.title)}</h2>{due}"
-        f'<p><a href="{html.escape(message.link)}">Open the task</a></p></body></html>',
+        f'<p><a href="{html.escape(message.link)}">{html.escape(message.open_task)}</a></p></body></html>',
         subtype="html",
     )
     return email
@@ -67,7 +67,7 @@ def _exchange(channel: Channel, host: str, address: str, port: int, email: Email
     except smtplib.SMTPRecipientsRefused:
         raise SendFailed("the SMTP server refused the To address") from None
     except smtplib.SMTPResponseException as refused:
-        raise SendFailed(f"the SMTP server answered {refused.smtp_code}") from None
+        raise SendFailed("the SMTP server answered %(smtp_code)s", smtp_code=refused.smtp_code) from None
     except ssl.SSLError:
         raise SendFailed("the SMTP server's TLS certificate could not be verified") from None
     except (smtplib.SMTPException, OSError) as failed:
@@ -80,6 +80,6 @@ async def send_email(channel: Channel, payload: dict[str, Any], context: SendCon
     host, _, port_text = channel.url.removeprefix("smtp://").rpartition(":")
     port = int(port_text)
     address = await resolve_host(host, port, context)
-    email = email_of(channel, message_of(payload, context.public_url))
+    email = email_of(channel, message_of(payload, context.public_url, context.language))
     await anyio.to_thread.run_sync(_exchange, channel, host, address, port, email, context.deadline,
                                    abandon_on_cancel=True)  # fmt: skip

@@ -337,14 +337,14 @@ def get_grant(items: ItemStore, user_id: str, grant_id: str) -> dict[str, Any]:
     """One of the person's live grants (public fields); NotFound when unknown or revoked."""
     grant = items.get(grant_key(user_id, grant_id)) if grant_id and len(grant_id) <= 100 else None
     if grant is None or grant.get("revokedAt"):
-        raise NotFound(f"no connected app {quoted(grant_id)}")
+        raise NotFound("no connected app %(grant_id)s", grant_id=quoted(grant_id))
     return public_grant(grant)
 
 
 def revoke_grant(items: ItemStore, user_id: str, grant_id: str) -> None:
     """Revoke one of the person's grants and every token it issued; NotFound when unknown."""
     if not grant_id or len(grant_id) > 100 or not _revoke(items, user_id, grant_id):
-        raise NotFound(f"no connected app {quoted(grant_id)}")
+        raise NotFound("no connected app %(grant_id)s", grant_id=quoted(grant_id))
 
 
 def authenticate_access_token(items: ItemStore, token: str, accepts: Callable[[str], bool]) -> Principal:
@@ -360,7 +360,9 @@ def authenticate_access_token(items: ItemStore, token: str, accepts: Callable[[s
     if record["expiresAtEpoch"] <= now.timestamp():
         raise Unauthorized("the access token has expired")
     if not accepts(record["resource"]):
-        raise Unauthorized(f"the access token was issued for another resource ({record['resource']})")
+        raise Unauthorized(
+            "the access token was issued for another resource (%(resource)s)", resource=record["resource"]
+        )
     last_used = record.get("lastUsedEpoch", 0)
     if last_used + LAST_USED_RESOLUTION_SECONDS < now.timestamp():
         record_use(

@@ -34,7 +34,7 @@ from .tasks import changed, completed, find_task, into_done_column, occurrence_r
 def _check_ids(entries: list[dict[str, Any]], field: str) -> None:
     ids = [entry["id"] for entry in entries]
     if len(set(ids)) != len(ids):
-        raise ValidationError(f"{field}: every id may appear once per batch")
+        raise ValidationError("%(field)s: every id may appear once per batch", field=field)
 
 
 def _targets(state: TodoState, entries: list[dict[str, Any]], inbox_tool: str) -> list[Item]:
@@ -53,12 +53,14 @@ def _targets(state: TodoState, entries: list[dict[str, Any]], inbox_tool: str) -
         except NotFound as missing:
             problem: MesqError = missing
             if state.inbox_item(entry["id"]) is not None:  # one more read, only on a miss
-                problem = ValidationError(f"{quoted(entry['id'])} is an inbox item; use {inbox_tool}")
+                problem = ValidationError(
+                    "%(id)s is an inbox item; use %(inbox_tool)s", id=quoted(entry["id"]), inbox_tool=inbox_tool
+                )
             problems.append((index, problem))
             continue
         parent = state.task(record.get("parentId") or "")
         if not keys.live(record) or (parent is not None and not keys.live(parent)):
-            problems.append((index, Conflict(f"todo task {quoted(entry['id'])} is in the trash")))
+            problems.append((index, Conflict("todo task %(id)s is in the trash", id=quoted(entry["id"]))))
         records.append(record)
     if problems:
         raise item_errors(problems, entries)
@@ -93,7 +95,8 @@ def _resets(
 def _conflict(current: list[Item]) -> RevisionConflict:
     ids = ", ".join(r["id"] for r in current)
     return RevisionConflict(
-        f"these records changed meanwhile: {ids}; nothing was changed. Merge into recoverData.tasks and retry",
+        "these records changed meanwhile: %(ids)s; nothing was changed. Merge into recoverData.tasks and retry",
+        ids=ids,
         recover_data={"tasks": [model.public_task(r) for r in current]},
     )
 
@@ -122,16 +125,19 @@ def batch_update_todo_tasks(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         results: list[Item] = []
         tags: list[str] = []
         problems: list[tuple[int, MesqError]] = []
+        placed: dict[str, str] = {}  # the done column's top so far: each done task lands above the last
         for index, (before, update) in enumerate(zip(records, updates, strict=True)):
             try:
                 after = changed(before, update, now)
             except ValidationError as error:
-                problems.append((index, ValidationError(f"updates[{index}].{error.message}")))
+                problems.append(
+                    (index, ValidationError("updates[%(index)s].%(problem)s", index=index, problem=error.text))
+                )
                 continue
             if "done" in update:
                 base = {**after, "revision": before["revision"], "updatedAt": before["updatedAt"]}
                 toggled = completed(base, now) if update["done"] else reopened(base, now)
-                toggled, checks = into_done_column(state, user_id, base, toggled)  # the done rule
+                toggled, checks = into_done_column(state, user_id, base, toggled, placed)  # the done rule
                 after = {**toggled, **bump(before, now)}
                 column_checks += checks
                 ops += _resets(state, user_id, base, toggled, now, updates)
@@ -189,8 +195,9 @@ def _completion(
         now = now_timestamp()
         results: list[Item] = []
         checks: list[Check] = []
+        placed: dict[str, str] = {}  # each task of the batch lands above the one before it
         for record in records:  # completed, then the done rule (to the space's done column, if any)
-            result, check = into_done_column(state, user_id, record, completed(record, now))
+            result, check = into_done_column(state, user_id, record, completed(record, now), placed)
             results.append(result)
             checks += check
 

@@ -23,8 +23,9 @@ def _conflict(column_id: str) -> Callable[[TodoState], RevisionConflict]:
     def make(state: TodoState) -> RevisionConflict:
         current = state.columns.get(column_id)
         return RevisionConflict(
-            f"todo column {quoted(column_id)} changed meanwhile; merge your change into recoverData.column "
-            "and retry with its revision",
+            "todo column %(column_id)s changed meanwhile; merge your change into recoverData.column and retry with "
+            "its revision",
+            column_id=quoted(column_id),
             recover_data={"column": model.public_column(current)} if current is not None else None,
         )
 
@@ -40,7 +41,10 @@ def create_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         assert space is not None  # ensured by apply
         siblings = state.columns_of(space["id"])
         if len(siblings) >= model.MAX_COLUMNS_PER_SPACE:
-            raise ValidationError(f"a space has at most {model.MAX_COLUMNS_PER_SPACE} columns")
+            raise ValidationError(
+                "a space has at most %(max_columns_per_space)s columns",
+                max_columns_per_space=model.MAX_COLUMNS_PER_SPACE,
+            )
         now = now_timestamp()
         column: Item = {
             "id": model.new_id(),
@@ -108,7 +112,9 @@ def delete_todo_column(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         live_tasks = state.live_root_count([before["id"]])  # the size item (a table read), not the index
         if live_tasks:
             raise Conflict(
-                f"column {quoted(before['name'])} still has {live_tasks} live tasks; move or delete them first"
+                "column %(name)s still has %(live_tasks)s live tasks; move or delete them first",
+                name=quoted(before["name"]),
+                live_tasks=live_tasks,
             )
         if not before.get("archived") and not _other_open_columns(state, before):
             raise Conflict("this is the space's last open column; a space keeps at least one (add another first)")

@@ -23,6 +23,7 @@ from ..writes import (
     Built,
     _free_slug,
     apply,
+    board_language,
     bump,
     create_once,
     delete_revised,
@@ -43,8 +44,10 @@ def _conflict(space_id: str) -> Callable[[TodoState], RevisionConflict]:
         recover = _space_data(state, current) if current is not None else None
         revision = current["revision"] if current is not None else "gone"
         return RevisionConflict(
-            f"todo space {quoted(space_id)} changed meanwhile (revision {revision}); merge your change into "
+            "todo space %(space_id)s changed meanwhile (revision %(revision)s); merge your change into "
             "recoverData.space and retry with its revision",
+            space_id=quoted(space_id),
+            revision=revision,
             recover_data=recover,
         )
 
@@ -53,7 +56,7 @@ def _conflict(space_id: str) -> Callable[[TodoState], RevisionConflict]:
 
 def list_todo_spaces(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     # Spaces and columns are the structure a partial state reads; no task is needed here.
-    state = ensure_default_space(call.services.items, call.principal.user_id, partial=True)
+    state = ensure_default_space(call.services.items, call.principal.user_id, partial=True, language=call.language)
     spaces = state.ordered_spaces()
     return {
         "spaces": [model.public_space(s, state.default_space_id) for s in spaces],
@@ -71,16 +74,19 @@ def create_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
     name = model.check_name(args["name"])
     column_names = [model.check_name(c, f"columns[{i}]") for i, c in enumerate(args.get("columns", []))]
-    column_names = column_names or list(model.DEFAULT_COLUMNS)
+    default_columns = not column_names  # a new board in the person's language, its last column done
+    if default_columns:
+        column_names = list(model.default_board(board_language(call.services.items, user_id, call.language))[1])
 
     def build(state: TodoState) -> Built:
         if "slug" in args:
             slug = model.check_slug(args["slug"])
             if slug in state.slugs:
-                raise Conflict(f"slug {quoted(slug)} is already used by another space; choose another")
+                raise Conflict("slug %(slug)s is already used by another space; choose another", slug=quoted(slug))
         else:
             slug = _free_slug(state, model.slugify(name))
-        space, columns, ops = new_space_ops(user_id, state, name, slug, column_names, now_timestamp())
+        space, columns, ops = new_space_ops(user_id, state, name, slug, column_names, now_timestamp(),
+                                            done_last=default_columns)  # fmt: skip
         data = {**_space_data(state, space), "columns": [model.public_column(c) for c in columns]}
         return data, ops
 
@@ -108,7 +114,7 @@ def update_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         if "slug" in args and args["slug"] != before["slug"]:
             slug = model.check_slug(args["slug"])
             if slug in state.slugs:
-                raise Conflict(f"slug {quoted(slug)} is already used by another space; choose another")
+                raise Conflict("slug %(slug)s is already used by another space; choose another", slug=quoted(slug))
             after["slug"] = slug
             ops.append(_slug_claim(user_id, slug, before["id"]))
             ops.append(Delete(keys.slug_key(user_id, before["slug"]), Condition(equals={"spaceId": before["id"]})))
@@ -148,7 +154,9 @@ def delete_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         live_tasks = state.live_root_count([c["id"] for c in state.columns_of(before["id"])])
         if live_tasks:
             raise Conflict(
-                f"space {quoted(before['slug'])} still has {live_tasks} live tasks; move or delete them first"
+                "space %(slug)s still has %(live_tasks)s live tasks; move or delete them first",
+                slug=quoted(before["slug"]),
+                live_tasks=live_tasks,
             )
         ops: list[WriteOp] = [delete_revised(user_id, "space", before)]
         ops.append(Delete(keys.slug_key(user_id, before["slug"]), Condition(equals={"spaceId": before["id"]})))

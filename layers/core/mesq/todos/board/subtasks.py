@@ -25,14 +25,16 @@ from .tasks import CONTENT_FIELDS, changed, completed, find_root, find_task, reo
 def find_subtask(state: TodoState, subtask_id: str) -> Item:
     task = find_task(state, subtask_id)
     if task.get("parentId") is None:
-        raise ValidationError(f"{quoted(subtask_id)} is a root task; use the *_todo_task tools for it")
+        raise ValidationError(
+            "%(subtask_id)s is a root task; use the *_todo_task tools for it", subtask_id=quoted(subtask_id)
+        )
     return task
 
 
 def _parent_live(state: TodoState, subtask: Item) -> None:
     parent = state.task(subtask["parentId"])
     if parent is None or not keys.live(parent):
-        raise Conflict(f"the task of subtask {quoted(subtask['id'])} is in the trash; restore the task first")
+        raise Conflict("the task of subtask %(id)s is in the trash; restore the task first", id=quoted(subtask["id"]))
 
 
 def _conflict(subtask_id: str) -> Callable[[TodoState], RevisionConflict]:
@@ -52,7 +54,7 @@ def create_todo_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         require_live(parent)
         siblings = state.subtasks_of(parent["id"])
         if len(siblings) >= model.MAX_SUBTASKS:
-            raise ValidationError(f"a task has at most {model.MAX_SUBTASKS} subtasks")
+            raise ValidationError("a task has at most %(max_subtasks)s subtasks", max_subtasks=model.MAX_SUBTASKS)
         now = now_timestamp()
         subtask: Item = {
             "id": model.new_id(),
@@ -67,7 +69,10 @@ def create_todo_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         return {"subtask": model.public_task(subtask)}, ops
 
     def conflict(state: TodoState) -> Conflict:
-        return Conflict(f"task {quoted(args['taskId'])} was moved to the trash meanwhile; the subtask was not created")
+        return Conflict(
+            "task %(taskId)s was moved to the trash meanwhile; the subtask was not created",
+            taskId=quoted(args["taskId"]),
+        )
 
     return create_once(call, "create_todo_subtask", args, build, conflict)
 
@@ -100,7 +105,10 @@ SUBTASK_CONTENT_FIELDS = tuple(name for name in CONTENT_FIELDS if name != "recur
 
 def update_todo_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     if not any(name in args for name in SUBTASK_CONTENT_FIELDS):
-        raise ValidationError(f"give at least one of {', '.join(SUBTASK_CONTENT_FIELDS)} to change")
+        raise ValidationError(
+            "give at least one of %(subtask_content_fields)s to change",
+            subtask_content_fields=", ".join(SUBTASK_CONTENT_FIELDS),
+        )
     user_id = call.principal.user_id
     args = bound(call, args)
 
@@ -130,10 +138,10 @@ def delete_todo_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 def restored_subtask(state: TodoState, before: Item, now: str) -> Item:
     if keys.live(before):
-        raise Conflict(f"todo subtask {quoted(before['id'])} is not in the trash")
+        raise Conflict("todo subtask %(id)s is not in the trash", id=quoted(before["id"]))
     _parent_live(state, before)
     if len(state.subtasks_of(before["parentId"])) >= model.MAX_SUBTASKS:
-        raise ValidationError(f"its task already has {model.MAX_SUBTASKS} subtasks")
+        raise ValidationError("its task already has %(max_subtasks)s subtasks", max_subtasks=model.MAX_SUBTASKS)
     return {**before, **bump(before, now), "deletedAt": None}
 
 
@@ -161,10 +169,14 @@ def reorder_todo_subtasks(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         subtasks = {s["id"]: s for s in state.subtasks_of(parent["id"])}
         unknown = [i for i in wanted if i not in subtasks]
         if unknown:
-            raise NotFound(f"not live subtasks of task {quoted(parent['id'])}: {', '.join(unknown)}")
+            raise NotFound(
+                "not live subtasks of task %(id)s: %(unknown)s", id=quoted(parent["id"]), unknown=", ".join(unknown)
+            )
         missing = [i for i in subtasks if i not in wanted]
         if missing:
-            raise ValidationError(f"subtaskIds must list every live subtask of the task; missing: {', '.join(missing)}")
+            raise ValidationError(
+                "subtaskIds must list every live subtask of the task; missing: %(missing)s", missing=", ".join(missing)
+            )
         if expected is not None and any(subtasks[i]["revision"] != r for i, r in zip(wanted, expected, strict=True)):
             raise conflict(state)
         now = now_timestamp()

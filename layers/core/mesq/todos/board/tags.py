@@ -49,7 +49,7 @@ def list_todo_tags(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 def _find(state: TodoState, name: str) -> Item:
     tag = state.tags.get(name)
     if tag is None:
-        raise NotFound(f"todo tag {quoted(name)} not found")
+        raise NotFound("todo tag %(name)s not found", name=quoted(name))
     return tag
 
 
@@ -57,7 +57,8 @@ def _conflict(name: str) -> Callable[[TodoState], RevisionConflict]:
     def make(state: TodoState) -> RevisionConflict:
         current = state.tags.get(name)
         return RevisionConflict(
-            f"todo tag {quoted(name)} changed meanwhile; retry with recoverData.tag's revision",
+            "todo tag %(name)s changed meanwhile; retry with recoverData.tag's revision",
+            name=quoted(name),
             recover_data={"tag": model.public_tag(current)} if current is not None else None,
         )
 
@@ -70,13 +71,13 @@ def create_todo_tag(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
     def build(state: TodoState) -> Built:
         if name in state.tags:
-            raise Conflict(f"todo tag {quoted(name)} already exists; use update_todo_tag to change it")
+            raise Conflict("todo tag %(name)s already exists; use update_todo_tag to change it", name=quoted(name))
         now = now_timestamp()
         tag = {"name": name, "color": args.get("color"), "revision": 1, "createdAt": now, "updatedAt": now}
         return {"tag": model.public_tag(tag)}, [put_new(user_id, "tag", tag)]
 
     def conflict(state: TodoState) -> Conflict:
-        return Conflict(f"todo tag {quoted(name)} was created at the same moment by another request")
+        return Conflict("todo tag %(name)s was created at the same moment by another request", name=quoted(name))
 
     return create_once(call, "create_todo_tag", args, build, conflict)
 

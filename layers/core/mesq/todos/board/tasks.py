@@ -4,7 +4,8 @@ when they move with it, new tag registrations and, for creates, the idempotency 
 
 Also offers the helpers subtasks, batch and trash reuse: `find_task`, `find_root`,
 `task_conflict`, `changed`, `completed` (a recurring task moves on to its next occurrence),
-`into_done_column` (the done rule), `occurrence_reset`, `reopened`, `relocation`.
+`into_done_column` (the done rule: completed -> the done column), `done_by_column` (its other side:
+moved into the done column -> completed, moved out -> reopened), `occurrence_reset`, `reopened`, `relocation`.
 """
 
 from __future__ import annotations
@@ -38,14 +39,14 @@ def find_task(state: TodoState, task_id: str, *, who: tuple[Services, str, str |
     if task is None:
         if who is not None:
             raise missing_task(who[0], who[1], state, task_id, who[2])
-        raise NotFound(f"todo task {quoted(task_id)} not found")
+        raise NotFound("todo task %(task_id)s not found", task_id=quoted(task_id))
     return task
 
 
 def find_root(state: TodoState, task_id: str, *, who: tuple[Services, str, str | None] | None = None) -> Item:
     task = find_task(state, task_id, who=who)
     if task.get("parentId") is not None:
-        raise ValidationError(f"{quoted(task_id)} is a subtask; use the *_todo_subtask tools for it")
+        raise ValidationError("%(task_id)s is a subtask; use the *_todo_subtask tools for it", task_id=quoted(task_id))
     return task
 
 
@@ -55,8 +56,10 @@ def task_conflict(task_id: str, key: str = "task") -> Callable[[TodoState], Revi
     def make(state: TodoState) -> RevisionConflict:
         current = state.task(task_id)
         return RevisionConflict(
-            f"todo {key} {quoted(task_id)} changed meanwhile; merge your change into recoverData.{key} and retry "
-            "with its revision",
+            "todo %(key)s %(task_id)s changed meanwhile; merge your change into recoverData.%(key)s and retry with "
+            "its revision",
+            key=key,
+            task_id=quoted(task_id),
             recover_data={key: model.public_task(current)} if current is not None else None,
         )
 
@@ -65,7 +68,7 @@ def task_conflict(task_id: str, key: str = "task") -> Callable[[TodoState], Revi
 
 def require_live(task: Item, kind: str = "task") -> None:
     if not keys.live(task):
-        raise Conflict(f"todo {kind} {quoted(task['id'])} is in the trash; restore it first")
+        raise Conflict("todo %(kind)s %(id)s is in the trash; restore it first", kind=kind, id=quoted(task["id"]))
 
 
 # -- record changes ----------------------------------------------------------------------------
@@ -120,17 +123,45 @@ def done_column(state: TodoState, space_id: str) -> Item | None:
     return next((c for c in state.columns_of(space_id, include_archived=False) if c.get("done")), None)
 
 
-def into_done_column(state: TodoState, user_id: str, before: Item, after: Item) -> tuple[Item, list[Check]]:
+def into_done_column(
+    state: TodoState, user_id: str, before: Item, after: Item, placed: dict[str, str] | None = None
+) -> tuple[Item, list[Check]]:
     """The done rule (docs/contract.md): a root task completed for good moves to the top of its
     space's done column, when the space has one; otherwise it stays in place, shown completed. A
-    recurring task that moved on to its next occurrence is not done, so it stays."""
+    recurring task that moved on to its next occurrence is not done, so it stays. `placed`: a
+    batch's tops so far (column id -> position), so each task of one batch lands above the last."""
     if before["done"] or not after["done"] or after.get("parentId") is not None:
         return after, []
     column = done_column(state, after["spaceId"])
     if column is None or column["id"] == after["columnId"]:
         return after, []
-    moved = {**after, "columnId": column["id"], "position": _position_at(state, column["id"], 0, exclude=after["id"])}
+    if placed is not None and column["id"] in placed:
+        top = model.position_between(None, placed[column["id"]])
+    else:
+        top = _position_at(state, column["id"], 0, exclude=after["id"])
+    if placed is not None:
+        placed[column["id"]] = top
+    moved = {**after, "columnId": column["id"], "position": top}
     return moved, [open_column_check(user_id, column)]
+
+
+def done_by_column(state: TodoState, before: Item, moved: Item, now: str) -> Item | None:
+    """The done rule from the board's side (docs/contract.md): a root task moved into its space's
+    done column is completed (`completed`: a recurring one moves on to its next occurrence,
+    placed where it was); one moved out of the done column reopens. None when the move changes
+    neither (a move within a column, or between two other columns)."""
+    if moved["columnId"] == before["columnId"] or moved.get("parentId") is not None:
+        return None
+    column = done_column(state, moved["spaceId"])
+    if column is not None and moved["columnId"] == column["id"] and not before["done"]:
+        finished = completed(before, now)
+        if not finished["done"]:
+            return finished  # the next occurrence, still where it was
+        return {**finished, "spaceId": moved["spaceId"], "columnId": moved["columnId"], "position": moved["position"]}
+    left = state.columns.get(before["columnId"] or "")
+    if before["done"] and left is not None and left.get("done"):
+        return {**moved, "done": False, "completedAt": None}
+    return None
 
 
 def reopened(before: Item, now: str) -> Item:
@@ -225,7 +256,9 @@ def root_write(
 
 def update_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     if not any(name in args for name in CONTENT_FIELDS):
-        raise ValidationError(f"give at least one of {', '.join(CONTENT_FIELDS)} to change")
+        raise ValidationError(
+            "give at least one of %(content_fields)s to change", content_fields=", ".join(CONTENT_FIELDS)
+        )
     user_id = call.principal.user_id
     args = bound(call, args)
 
@@ -256,6 +289,13 @@ def move_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             "columnId": column["id"],
             "position": _position_at(state, column["id"], args.get("index"), exclude=before["id"]),
         }
+        finished = done_by_column(state, before, after, now)
+        if finished is not None and advanced_occurrence(before, finished):
+            # A recurring task dropped on Done: this occurrence is done, the task moves on to
+            # its next one and stays where it was (its done subtasks reopen).
+            resets, fresh = occurrence_reset(state, user_id, before, finished, now)
+            return finished, resets, fresh or []
+        after = finished or after
         ops, subtasks = relocation(state, user_id, before, after, now)
         if column["id"] != before["columnId"]:
             ops.append(open_column_check(user_id, column))
@@ -292,7 +332,7 @@ def restored_root(state: TodoState, user_id: str, before: Item, now: str) -> tup
     """A trashed root task back on a board: its column if it is still open, else the first open
     column of its space, else (space deleted) the default space's."""
     if keys.live(before):
-        raise Conflict(f"todo task {quoted(before['id'])} is not in the trash")
+        raise Conflict("todo task %(id)s is not in the trash", id=quoted(before["id"]))
     column = state.columns.get(before["columnId"] or "")
     if column is None or column.get("archived"):
         space = state.spaces.get(before["spaceId"])

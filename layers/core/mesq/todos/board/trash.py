@@ -68,9 +68,14 @@ def _kind_of(state: TodoState, record_id: str, wanted: str | None) -> str:
     elif state.inbox_item(record_id) is not None:
         kind = "inboxItem"
     else:
-        raise NotFound(f"todo record {quoted(record_id)} not found")
+        raise NotFound("todo record %(record_id)s not found", record_id=quoted(record_id))
     if wanted is not None and wanted != kind:
-        raise NotFound(f"no todo {wanted} with id {quoted(record_id)} (it is a {kind})")
+        raise NotFound(
+            "no todo %(wanted)s with id %(record_id)s (it is a %(kind)s)",
+            wanted=wanted,
+            record_id=quoted(record_id),
+            kind=kind,
+        )
     return kind
 
 
@@ -90,7 +95,9 @@ def restore_todo_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         kind = _kind_of(state, record_id, args.get("kind"))
         current = _record(state, kind, record_id)
         return RevisionConflict(
-            f"todo {kind} {quoted(record_id)} changed meanwhile; retry with the revision in recoverData",
+            "todo %(kind)s %(record_id)s changed meanwhile; retry with the revision in recoverData",
+            kind=kind,
+            record_id=quoted(record_id),
             recover_data={_DATA_KEY[kind]: _public(kind, current)} if current is not None else None,
         )
 
@@ -108,7 +115,7 @@ def restore_todo_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             ops = [put_revised(user_id, "task", before, after)]
         else:
             if keys.live(before):
-                raise Conflict(f"inbox item {quoted(record_id)} is not in the trash")
+                raise Conflict("inbox item %(record_id)s is not in the trash", record_id=quoted(record_id))
             after = {**before, **bump(before, now), "deletedAt": None}
             ops = [put_revised(user_id, "inbox", before, after)]
         return {_DATA_KEY[kind]: _public(kind, after)}, ops

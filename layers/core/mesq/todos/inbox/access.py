@@ -31,7 +31,7 @@ def _record(item: Item) -> Item:
 
 
 def _missing(item_id: str) -> NotFound:
-    return NotFound(f"inbox item {quoted(item_id)} not found")
+    return NotFound("inbox item %(item_id)s not found", item_id=quoted(item_id))
 
 
 def read_item(call: Call, item_id: str) -> Item:
@@ -54,8 +54,10 @@ def conflict_for(item_id: str, recover: Recover = recover_item) -> Callable[[Tod
         if current is None:  # moved to the board or never there
             return _missing(item_id)
         return RevisionConflict(
-            f"inbox item {quoted(item_id)} is at revision {current['revision']}; merge your change into "
-            "recoverData.item and retry with that revision",
+            "inbox item %(item_id)s is at revision %(revision)s; merge your change into recoverData.item and retry "
+            "with that revision",
+            item_id=quoted(item_id),
+            revision=current["revision"],
             recover_data=recover(current),
         )
 

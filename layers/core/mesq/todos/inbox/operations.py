@@ -121,7 +121,7 @@ def update_todo_inbox_item(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     args = bound(call, args)
     changes = {name: args[name] for name in inbox_records.EDITABLE if name in args}
     if not changes:
-        raise ValidationError(f"give at least one of {', '.join(inbox_records.EDITABLE)} to change")
+        raise ValidationError("give at least one of %(editable)s to change", editable=", ".join(inbox_records.EDITABLE))
 
     def change(state: TodoState, before: Item, now: str) -> tuple[Item, None]:
         return inbox_records.edited(before, changes), None

@@ -51,7 +51,9 @@ def new_item(args: Mapping[str, Any], position: str, now: str) -> Item:
     """A fresh inbox item from validated create arguments (subtasks in the given order)."""
     specs: Sequence[Mapping[str, Any]] = args.get("subtasks", [])
     if len(specs) > MAX_INBOX_SUBTASKS:
-        raise ValidationError(f"subtasks: at most {MAX_INBOX_SUBTASKS} per inbox item")
+        raise ValidationError(
+            "subtasks: at most %(max_inbox_subtasks)s per inbox item", max_inbox_subtasks=MAX_INBOX_SUBTASKS
+        )
     positions = model.positions_between(None, None, len(specs)) if specs else []
     fields = model.new_task_fields(dict(args), now)
     item: Item = {
@@ -85,9 +87,11 @@ def check_size(item: Item) -> Item:
     size = len(json.dumps(item, ensure_ascii=False).encode("utf-8"))
     if size > MAX_STORED_BYTES:
         raise ValidationError(
-            f"this inbox item with its subtasks would need {size} bytes of storage, over the "
-            f"{MAX_STORED_BYTES}-byte limit of one inbox item; shorten notes or move it to the board "
-            "(board subtasks are stored separately)"
+            "this inbox item with its subtasks would need %(size)s bytes of storage, over the "
+            "%(max_stored_bytes)s-byte limit of one inbox item; shorten notes or move it to the board (board "
+            "subtasks are stored separately)",
+            size=size,
+            max_stored_bytes=MAX_STORED_BYTES,
         )
     return item
 
@@ -99,7 +103,9 @@ def find_subtask(item: Mapping[str, Any], subtask_id: str) -> Item:
     for subtask in item.get("subtasks") or []:
         if subtask["id"] == subtask_id:
             return dict(subtask)
-    raise NotFound(f"inbox item {quoted(item['id'])} has no subtask {quoted(subtask_id)}")
+    raise NotFound(
+        "inbox item %(id)s has no subtask %(subtask_id)s", id=quoted(item["id"]), subtask_id=quoted(subtask_id)
+    )
 
 
 def _position_at(others: Sequence[Item], index: int | None) -> str:
@@ -110,7 +116,11 @@ def added_subtask(item: Item, args: Mapping[str, Any]) -> tuple[Item, Item]:
     """(item with the new subtask, the subtask); `index` 0 = first, omitted = at the end."""
     existing = ordered_subtasks(item)
     if len(existing) >= MAX_INBOX_SUBTASKS:
-        raise ValidationError(f"inbox item {quoted(item['id'])} already has {MAX_INBOX_SUBTASKS} subtasks, the maximum")
+        raise ValidationError(
+            "inbox item %(id)s already has %(max_inbox_subtasks)s subtasks, the maximum",
+            id=quoted(item["id"]),
+            max_inbox_subtasks=MAX_INBOX_SUBTASKS,
+        )
     subtask = new_subtask(args, _position_at(existing, args.get("index")))
     subtasks = sorted([*existing, subtask], key=subtask_sort_key)
     return check_size({**item, "subtasks": subtasks}), subtask

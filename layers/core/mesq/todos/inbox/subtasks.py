@@ -112,7 +112,9 @@ def _change(args: dict[str, Any], changes: dict[str, Any]) -> Change:
 def update_todo_inbox_subtask(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     changes: dict[str, Any] = {name: args[name] for name in SUBTASK_EDITABLE if name in args}
     if not changes:
-        raise ValidationError(f"give at least one of {', '.join(SUBTASK_EDITABLE)} to change")
+        raise ValidationError(
+            "give at least one of %(subtask_editable)s to change", subtask_editable=", ".join(SUBTASK_EDITABLE)
+        )
     recover = _recover(args["subtaskId"])
     return rewrite(call, args["parentItemId"], args["parentRevision"], _change(args, changes), _result, recover=recover)
 

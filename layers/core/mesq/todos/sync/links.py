@@ -50,13 +50,15 @@ RecordKind = Literal["task", "inbox"]
 
 def check_name(name: str) -> str:
     if not name or len(name) > MAX_NAME or _UNSAFE.search(name) or name in (".", ".."):
-        raise ValidationError(f"name: a resource name of 1..{MAX_NAME} characters without '/' or control characters")
+        raise ValidationError(
+            "name: a resource name of 1..%(max_name)s characters without '/' or control characters", max_name=MAX_NAME
+        )
     return name
 
 
 def check_uid(uid: str) -> str:
     if not uid.strip() or len(uid) > MAX_UID or _CONTROL.search(uid):
-        raise ValidationError(f"uid: 1..{MAX_UID} characters without control characters")
+        raise ValidationError("uid: 1..%(max_uid)s characters without control characters", max_uid=MAX_UID)
     return uid
 
 
@@ -64,7 +66,9 @@ def check_props(props: dict[str, Any]) -> dict[str, Any]:
     size = len(json.dumps(props, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
     if size > MAX_PROPS_BYTES:
         raise ValidationError(
-            f"props: the client's own properties take {size} bytes; MeSQ keeps at most {MAX_PROPS_BYTES} per task"
+            "props: the client's own properties take %(size)s bytes; MeSQ keeps at most %(max_props_bytes)s per task",
+            size=size,
+            max_props_bytes=MAX_PROPS_BYTES,
         )
     return props
 

@@ -60,25 +60,33 @@ def save_synced_todo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         found = _read(state, links.by_name(items, user_id, name))
         current = found if found is not None and _member(state, found, collection) else None
         if found is not None and current is None and keys.live(found[1]):
-            raise Conflict(f"the name {quoted(name)} belongs to a task in another collection; delete it there first")
+            raise Conflict(
+                "the name %(name)s belongs to a task in another collection; delete it there first", name=quoted(name)
+            )
         if current is None:
             if "expectedRevision" in args:
-                raise RevisionConflict(f"{quoted(name)} does not exist (any more); nothing was written")
+                raise RevisionConflict("%(name)s does not exist (any more); nothing was written", name=quoted(name))
             return _create(state, call, args, name, uid, props, stale=found, now=now)
         kind, before = current
         if args.get("mustBeNew"):
-            raise RevisionConflict(f"{quoted(name)} exists already; nothing was written")
+            raise RevisionConflict("%(name)s exists already; nothing was written", name=quoted(name))
         if "expectedRevision" in args and int(before["revision"]) != args["expectedRevision"]:
             raise RevisionConflict(
-                f"{quoted(name)} is at revision {before['revision']}, not {args['expectedRevision']};"
-                " nothing was written"
+                "%(name)s is at revision %(revision)s, not %(expectedRevision)s; nothing was written",
+                name=quoted(name),
+                revision=before["revision"],
+                expectedRevision=args["expectedRevision"],
             )
         if links.uid_of(before) != uid:
-            raise ValidationError(f"uid: {quoted(name)} has UID {quoted(links.uid_of(before))}; a UID never changes")
+            raise ValidationError(
+                "uid: %(name)s has UID %(uid_of)s; a UID never changes",
+                name=quoted(name),
+                uid_of=quoted(links.uid_of(before)),
+            )
         return _update(state, call, args, kind, before, name, uid, props, now)
 
     def conflict(state: TodoState) -> RevisionConflict:
-        return RevisionConflict(f"{quoted(name)} changed meanwhile; nothing was written")
+        return RevisionConflict("%(name)s changed meanwhile; nothing was written", name=quoted(name))
 
     return apply(call, build, conflict)
 
@@ -129,7 +137,7 @@ def _create(
     user_id, items = call.principal.user_id, call.services.items
     owner = _read(state, links.by_uid(items, user_id, uid))
     if owner is not None and _live(state, owner):
-        raise Conflict(f"uid: another task already has UID {quoted(uid)}; a UID names one task")
+        raise Conflict("uid: another task already has UID %(uid)s; a UID names one task", uid=quoted(uid))
     content = {field: args[field] for field in CONTENT if field in args}
     kept: list[str] = []
     ops: list[WriteOp] = []
@@ -164,7 +172,7 @@ def _new_task(
 ) -> tuple[Item, list[str], list[WriteOp]]:
     space = state.spaces.get(args["collection"])
     if space is None:
-        raise NotFound(f"todo space {quoted(args['collection'])} not found")
+        raise NotFound("todo space %(collection)s not found", collection=quoted(args["collection"]))
     fields = model.new_task_fields(content, now)
     parent = _parent(state, args, space)
     if parent is not None and not args.get("recurrence") and not args.get("reminders"):

@@ -45,7 +45,9 @@ def task_details(
 ) -> dict[str, Any]:
     task = next((t for t in board.tasks if t["id"] == task_id), None)
     if task is None or not is_live(task):
-        raise NotFound(f"todo task {quoted(task_id)} not found (trashed tasks are listed by list_todo_trash)")
+        raise NotFound(
+            "todo task %(task_id)s not found (trashed tasks are listed by list_todo_trash)", task_id=quoted(task_id)
+        )
     subtasks = sorted((t for t in board.tasks if t.get("parentId") == task_id and is_live(t)), key=order_key)
     shown = board.task_view(task)
     if task.get("recurrence") or task.get("occurrences"):

@@ -74,7 +74,7 @@ def list_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     # Either page reads the structure, the list sizes and the heads of the lists it overlaps
     # (views/paged.py); the graph page's subtask totals come from the graph counts
     # (views/graph_paged.py). Neither reads the board.
-    state = ensure_default_space(items, user_id, partial=True)
+    state = ensure_default_space(items, user_id, partial=True, language=call.language)
     space_ids = _space_ids(state, args)
     include_inbox = args.get("includeInbox", True)
     options = ListOptions(
@@ -137,7 +137,9 @@ def get_todo_task_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     if task is None:  # an inbox item's or a memo's id says so (a model mixes the kinds up)
         raise missing_task(call.services, call.principal.user_id, state, args["id"], "get_todo_task")
     if parent is None or not keys.live(task) or not keys.live(parent):
-        raise NotFound(f"todo task {quoted(args['id'])} not found (trashed tasks are listed by list_todo_trash)")
+        raise NotFound(
+            "todo task %(id)s not found (trashed tasks are listed by list_todo_trash)", id=quoted(args["id"])
+        )
     include_context = args.get("includeContext", False)
     board = replace(
         board_of(state, records=False),

@@ -53,7 +53,7 @@ LONG_TEXT_FORM_BYTES = 1024 * 1024
 async def read_form(request: Request, limit: int = MAX_FORM_BYTES) -> Fields:
     raw = await read_limited(request, limit)
     if raw is None:
-        raise ValidationError(f"the form exceeds {limit} bytes")
+        raise ValidationError("the form exceeds %(limit)s bytes", limit=limit)
     if not raw:
         return Fields()  # a bare POST (a button with no fields): the CSRF check then refuses it
     if media_type(request.headers.get("content-type")) != FORM_MEDIA_TYPE:
@@ -63,7 +63,9 @@ async def read_form(request: Request, limit: int = MAX_FORM_BYTES) -> Fields:
     except UnicodeDecodeError:
         raise ValidationError("the form is not valid UTF-8") from None
     except ValueError:
-        raise ValidationError(f"the form has more than {MAX_FORM_FIELDS} fields") from None
+        raise ValidationError(
+            "the form has more than %(max_form_fields)s fields", max_form_fields=MAX_FORM_FIELDS
+        ) from None
     values: dict[str, list[Any]] = {}
     for name, value in pairs:
         values.setdefault(name, []).append(value)
@@ -78,7 +80,7 @@ async def read_form_or_json(request: Request) -> Fields:
 
 
 def _too_large(limit: int) -> PayloadTooLarge:
-    return PayloadTooLarge(f"the upload is over {limit // (1024 * 1024)} MiB; nothing was read in")
+    return PayloadTooLarge("the upload is over %(limit)s MiB; nothing was read in", limit=limit // (1024 * 1024))
 
 
 async def _capped(stream: AsyncIterator[bytes], limit: int) -> AsyncGenerator[bytes, None]:
@@ -108,7 +110,7 @@ async def read_upload(request: Request, limit: int) -> Fields:
     try:
         form = await parser.parse()
     except MultiPartException as error:
-        raise ValidationError(f"the upload form is malformed: {error.message}") from None
+        raise ValidationError("the upload form is malformed: %(problem)s", problem=error.message) from None
     values: dict[str, list[Any]] = {}
     for name, value in form.multi_items():
         values.setdefault(name, []).append(value)

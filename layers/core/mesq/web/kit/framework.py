@@ -8,6 +8,7 @@ fault as a page with only the trace id.
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from ...todos.user_zone import is_zone_name
 from ...wiring.services import Services
 from .flash import clear_flash, pending_flash, redirect_with_flash
 from .forms import Fields, close_uploads, read_form, read_form_or_json, read_upload
-from .i18n import DEFAULT_LANGUAGE, Translator, choose_language
+from .i18n import DEFAULT_LANGUAGE, Text, Translator, choose_language
 from .render import VIEWER_ZONE, redirect, render
 from .request_values import request_zone
 from .security import cookie_name, cookies_secure, page_headers, same_origin_post
@@ -101,6 +102,14 @@ class Page:
     def ngettext(self, singular: str, plural: str, count: int, /, **variables: Any) -> str:
         return self.translator.ngettext(singular, plural, count, **variables)
 
+    def error_text(self, error: Exception) -> str:
+        """An error's message in the page's language: a domain error's template through the
+        catalog; another error's English message, translated when it is a catalog string."""
+        text = getattr(error, "text", None)
+        if isinstance(text, Text):
+            return self.translator.text(text)
+        return self.translator.text(str(getattr(error, "message", "") or error))
+
     @property
     def user(self) -> WebSession:
         assert self.session is not None  # handlers with session="required" only
@@ -118,7 +127,8 @@ class Page:
 
     def call(self) -> Call:
         """A domain Call for the signed-in user (for store-level helpers that take a Call)."""
-        return Call(principal=self.principal, services=self.web.services, trace_id=self.trace_id, channel="web")
+        return Call(principal=self.principal, services=self.web.services, trace_id=self.trace_id, channel="web",
+                    language=self.language)  # fmt: skip
 
     async def invoke(
         self,
@@ -139,6 +149,7 @@ class Page:
             services=self.web.services,
             trace_id=self.trace_id,
             channel="web",
+            language=self.language,
             recorded=recorded,
         )
 
@@ -236,7 +247,8 @@ def error_page(
     """The error as a page; with `request`, its message without any text of the request's URL
     (`url_text.py`: a link cannot make a page say something)."""
     headers = {"Retry-After": str(error.retry_after_seconds)} if error.retry_after_seconds else None
-    message = error.message if request is None else without_url_text(error.message, request)
+    said = Translator(language).text(error.text)  # in the page's language (docs/i18n.md)
+    message = said if request is None else without_url_text(said, request)
     return render(
         "kit/error.html",
         language=language,
@@ -300,8 +312,8 @@ def endpoint(
             finally:
                 await close_uploads(fields)
         except MesqError as error:
-            if api:
-                response: Response = failure(error, trace_id)
+            if api:  # a page script shows the message: in the page's language, the code as it is
+                response: Response = failure(_said(error, language), trace_id)
                 response.headers.update(page_headers())
                 return response
             return error_page(error, trace_id, current, language, request)
@@ -313,6 +325,14 @@ def endpoint(
             return error_page(internal, trace_id, current, language)
 
     return run
+
+
+def _said(error: MesqError, language: str) -> MesqError:
+    """The error with its message in `language` (its code, status, details and retry kept): what
+    a page script shows after a refused request."""
+    said = copy.copy(error)
+    said.message = Translator(language).text(error.text)
+    return said
 
 
 def json_ok(payload: dict[str, object]) -> Response:

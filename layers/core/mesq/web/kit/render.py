@@ -13,6 +13,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup, escape
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from ...kernel import formats
 from ...kernel.errors import ValidationError
 from ...kernel.tags import TAG_TYPED_PATTERN
 from ...kernel.timestamps import parse_timestamp
@@ -30,18 +31,43 @@ TEMPLATES = Path(__file__).parents[1] / "templates"
 VIEWER_ZONE = "viewer_zone"
 
 
-def when(timestamp: str, zone: str = "UTC") -> str:
-    """`2026-11-29T08:00:00.000000Z` in `zone` -> `2026-11-29 16:00 CST` (in UTC: `... 08:00 UTC`)."""
+def when(timestamp: str, zone: str = "UTC", language: str = DEFAULT_LANGUAGE) -> str:
+    """`2026-11-29T08:00:00.000000Z` in `zone` -> `2026-11-29 16:00 +0800` (in UTC: `... 08:00
+    UTC`), as CLDR writes it in `language` (`kernel/formats.moment_text`)."""
     try:
-        moment = parse_timestamp(timestamp, "at").astimezone(ZoneInfo(zone))
+        here = ZoneInfo(zone)
+        moment = parse_timestamp(timestamp, "at")
     except (ValidationError, ValueError, LookupError):  # not a stored time (or no such zone): as it is
         return f"{timestamp[:10]} {timestamp[11:16]} UTC" if len(timestamp) >= 16 else timestamp
-    return f"{moment:%Y-%m-%d %H:%M} {moment.tzname()}"
+    return formats.moment_text(moment, here, language)
 
 
 @pass_context
 def _when_for_viewer(context: Context, timestamp: str) -> str:
-    return when(timestamp, context.get(VIEWER_ZONE) or "UTC")
+    return when(timestamp, context.get(VIEWER_ZONE) or "UTC", context.get("language") or DEFAULT_LANGUAGE)
+
+
+@pass_context
+def _size(context: Context, count: int) -> str:
+    """A file's size in the page's language (`5 bytes` / `5字节`, `1.2 MB`)."""
+    return formats.size(int(count), context.get("language") or DEFAULT_LANGUAGE)
+
+
+@pass_context
+def _listing(context: Context, items: list[Any]) -> Markup:
+    """Phrases joined as the page's language lists things (`a, b, and c` / `a、b和c`); each phrase
+    is escaped unless it is markup already (a catalog string with its values escaped)."""
+    return Markup(formats.listing([str(escape(item)) for item in items], context.get("language") or DEFAULT_LANGUAGE))  # noqa: S704 -- every part escaped above; CLDR's separators hold no markup
+
+
+@pass_context
+def _zone_name(context: Context, zone: str) -> str:
+    """An IANA zone by its generic name, in the page's language (`中国时间`); a name that is no
+    zone as it is."""
+    try:
+        return formats.zone_name(ZoneInfo(zone), context.get("language") or DEFAULT_LANGUAGE)
+    except (ValueError, LookupError):
+        return zone
 
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -76,6 +102,9 @@ def environment() -> Environment:
     # on it per request).
     env.install_null_translations(newstyle=True)  # type: ignore[attr-defined]
     env.filters["when"] = _when_for_viewer  # in the browser's zone
+    env.filters["size"] = _size  # bytes in the page's language
+    env.filters["listing"] = _listing  # phrases as the page's language lists them
+    env.filters["zone_name"] = _zone_name  # an IANA zone by its place, in the page's language
     env.filters["recurrence"] = recurrence_filter  # an RRULE in words, in the page's language
     env.filters["keep_dates"] = keep_dates  # dates whole in narrow table cells
     env.globals["settings_pages"] = SETTINGS_PAGES

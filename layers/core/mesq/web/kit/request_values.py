@@ -26,7 +26,9 @@ def query_offset(params: Mapping[str, str]) -> int:
     anything else is a 400 that says so (not a silent first page)."""
     raw = params.get("offset", "") or "0"
     if not (raw.isascii() and raw.isdigit()) or len(raw) > len(str(MAX_OFFSET)) or int(raw) > MAX_OFFSET:
-        raise ValidationError(f"offset: a whole number from 0 to {MAX_OFFSET} (follow the page's “More” link)")
+        raise ValidationError(
+            "offset: a whole number from 0 to %(max_offset)s (follow the page's “More” link)", max_offset=MAX_OFFSET
+        )
     return int(raw)
 
 
@@ -37,7 +39,9 @@ def form_revision(fields: Fields, name: str = "revision") -> int:
         return raw
     if isinstance(raw, str) and raw.isascii() and raw.isdigit() and len(raw) <= 15 and int(raw) >= 1:
         return int(raw)
-    raise ValidationError(f"expectedRevision: the form's {name} must be a positive integer (the one the page showed)")
+    raise ValidationError(
+        "expectedRevision: the form's %(name)s must be a positive integer (the one the page showed)", name=name
+    )
 
 
 def is_htmx(request: Request) -> bool:

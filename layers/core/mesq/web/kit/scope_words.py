@@ -1,15 +1,23 @@
-"""Scopes in plain words, for the consent page and the token form (docs/contract.md §1 scopes)."""
+"""Scopes in plain words, in the page's language, for the consent page, the token form and the
+connected apps (docs/contract.md §1 scopes). The scope itself (`memo:read`) is a protocol name,
+shown as code beside them."""
 
 from __future__ import annotations
 
+from .i18n import DEFAULT_LANGUAGE, N_, Translator
+
 SCOPE_WORDS: dict[str, str] = {
-    "memo:read": "Read your memos and their attachments · 读取 Memo",
-    "memo:write": "Create and change memos, move them to the trash · 创建和修改 Memo",
-    "todo:read": "Read your todos · 读取待办",
-    "todo:write": "Create and change todos · 创建和修改待办",
-    "reading:read": "Read your reading shelf: books and highlights · 读取书架与划线",
+    "memo:read": N_("Read your memos and their attachments"),
+    "memo:write": N_("Create and change memos, move them to the trash"),
+    "todo:read": N_("Read your todos"),
+    "todo:write": N_("Create and change todos"),
+    "reading:read": N_("Read your reading shelf: books and highlights"),
 }
 
 
-def describe(scope: str) -> str:
-    return SCOPE_WORDS.get(scope, scope)
+ENGLISH = Translator(DEFAULT_LANGUAGE)
+
+
+def describe(scope: str, say: Translator = ENGLISH) -> str:
+    words = SCOPE_WORDS.get(scope)
+    return say.gettext(words) if words else scope

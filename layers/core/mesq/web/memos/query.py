@@ -31,7 +31,7 @@ PAGE_SIZE = 20
 def _flag(params: QueryParams, name: str) -> bool:
     value = params.get(name, "")
     if value not in ("", "1", "true"):
-        raise ValidationError(f"{name}: use {name}=1 or leave it out")
+        raise ValidationError("%(name)s: use %(name)s=1 or leave it out", name=name)
     return value in ("1", "true")
 
 
@@ -44,13 +44,13 @@ def _day(params: QueryParams) -> date | None:
             return date.fromisoformat(raw)
     except ValueError:
         pass
-    raise ValidationError(f"day: {quoted(raw[:20])} is not a date like 2026-11-30")
+    raise ValidationError("day: %(raw)s is not a date like 2026-11-30", raw=quoted(raw[:20]))
 
 
 def _bounded(params: QueryParams, name: str, limit: int) -> str:
     value = params.get(name, "").strip()
     if len(value) > limit:
-        raise ValidationError(f"{name}: at most {limit} characters")
+        raise ValidationError("%(name)s: at most %(limit)s characters", name=name, limit=limit)
     return value
 
 
@@ -69,7 +69,7 @@ class TimelineQuery:
     def from_params(cls, params: QueryParams) -> TimelineQuery:
         status = params.get("status", "NORMAL") or "NORMAL"
         if status not in STATUSES:
-            raise ValidationError(f"status: one of {', '.join(STATUSES)}")
+            raise ValidationError("status: one of %(statuses)s", statuses=", ".join(STATUSES))
         mode = params.get("mode", "literal") or "literal"
         if mode not in ("literal", "ai"):
             raise ValidationError("mode: literal or ai")

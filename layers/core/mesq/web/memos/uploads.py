@@ -80,7 +80,8 @@ async def _spooled_body(page: Page) -> tuple[IO[bytes], int]:
         if size > uploads.MAX_FILE_BYTES:
             spool.close()
             raise PayloadTooLarge(
-                f"the file is over {uploads.MAX_FILE_BYTES} bytes (100 MiB per file); nothing was stored"
+                "the file is over %(max_file_bytes)s bytes (100 MiB per file); nothing was stored",
+                max_file_bytes=uploads.MAX_FILE_BYTES,
             )
         spool.write(chunk)
     spool.seek(0)

@@ -9,7 +9,6 @@ search_ai_memos, batch_get_memos, list_tags), exactly as REST and MCP run them.
 from __future__ import annotations
 
 import secrets
-from datetime import UTC
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -17,7 +16,6 @@ from starlette.responses import Response
 
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import ServiceUnavailable
-from ...kernel.timestamps import parse_timestamp
 from ..kit.framework import Page
 from ..kit.markdown import render_markdown
 from ..kit.security import page_headers
@@ -32,21 +30,21 @@ def page_zone(page: Page) -> ZoneInfo | None:
     return ZoneInfo(page.user_zone) if page.user_zone else browser_zone(page.request.cookies.get(ZONE_COOKIE))
 
 
-def _memo_view(memo: dict[str, Any], zone: ZoneInfo | None) -> dict[str, Any]:
-    moment = parse_timestamp(memo["createdAt"], "createdAt").astimezone(zone or UTC)
-    return {**memo, "html": render_markdown(memo["content"]), "created": moment.strftime("%Y-%m-%d %H:%M %Z")}
+def _memo_view(memo: dict[str, Any]) -> dict[str, Any]:
+    return {**memo, "html": render_markdown(memo["content"])}
 
 
-async def memo_views(memos: list[dict[str, Any]], zone: ZoneInfo | None) -> list[dict[str, Any]]:
-    """Memos as the templates show them: their fields, their sanitized HTML and their creation
-    time in the browser's zone (UTC when unknown). Rendered in a worker thread: a memo's Markdown
-    (up to 50,000 characters) can take most of a second, which the event loop never waits for."""
-    return await run_sync(lambda: [_memo_view(memo, zone) for memo in memos])
+async def memo_views(memos: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Memos as the templates show them: their fields and their sanitized HTML (the card shows
+    the creation time with the `when` filter: the browser's zone, the page's language). Rendered
+    in a worker thread: a memo's Markdown (up to 50,000 characters) can take most of a second,
+    which the event loop never waits for."""
+    return await run_sync(lambda: [_memo_view(memo) for memo in memos])
 
 
-async def memo_view(memo: dict[str, Any], zone: ZoneInfo | None) -> dict[str, Any]:
+async def memo_view(memo: dict[str, Any]) -> dict[str, Any]:
     """One memo as `memo_views` shows it."""
-    return (await memo_views([memo], zone))[0]
+    return (await memo_views([memo]))[0]
 
 
 def new_form_key() -> str:
@@ -64,7 +62,7 @@ async def _ai_search(page: Page, query: TimelineQuery, zone: ZoneInfo | None) ->
     try:
         answer = await page.invoke("search_ai_memos", query.ai_arguments(zone))
     except ServiceUnavailable as error:
-        return {"memos": [], "closest": [], "unavailable": error.message, "degraded": False, "stages": []}
+        return {"memos": [], "closest": [], "unavailable": page.error_text(error), "degraded": False, "stages": []}
     hits, closest = answer["items"], answer.get("closestMatches", [])
     ids = [item["id"] for item in hits + closest]
     found: dict[str, dict[str, Any]] = {}
@@ -116,9 +114,9 @@ async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> di
     return {
         "nav": "memos",
         "query": query,
-        "closest_memos": await memo_views(ai["closest"], zone) if ai else [],
-        "pinned_memos": await memo_views(pinned, zone),
-        "memos": await memo_views(memos, zone),
+        "closest_memos": await memo_views(ai["closest"]) if ai else [],
+        "pinned_memos": await memo_views(pinned),
+        "memos": await memo_views(memos),
         "listing": listing,
         "ai": ai,
         "counts": data["filters"],

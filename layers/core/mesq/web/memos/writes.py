@@ -33,7 +33,7 @@ from ..kit.request_values import form_revision, is_htmx
 from ..kit.security import safe_next
 from ..kit.toast import Toast, render_with_toast, undo_ids
 from .query import TimelineQuery
-from .views import memo_view, page_zone, timeline_context, timeline_page
+from .views import memo_view, timeline_context, timeline_page
 
 MAX_RESOURCES = 50
 MEMO_FORM_BYTES = LONG_TEXT_FORM_BYTES
@@ -56,7 +56,7 @@ def _resources(page: Page) -> list[Any]:
     """The attachments the composer's script uploaded, one JSON field each."""
     values = page.fields.all("resource")
     if len(values) > MAX_RESOURCES:
-        raise ValidationError(f"at most {MAX_RESOURCES} attachments per memo")
+        raise ValidationError("at most %(max_resources)s attachments per memo", max_resources=MAX_RESOURCES)
     try:
         return [json.loads(value) for value in values if isinstance(value, str)]
     except ValueError:
@@ -77,7 +77,7 @@ async def create_submit(page: Page) -> Response:
         await page.invoke("create_memo", arguments)
     except ValidationError as error:
         context = await timeline_context(
-            page, TimelineQuery(), composer_text=content, composer_error=error.message,
+            page, TimelineQuery(), composer_text=content, composer_error=page.error_text(error),
             composer_resources=[
                 {"json": json.dumps(r), "name": str(r.get("displayName", "attachment"))}
                 for r in resources if isinstance(r, dict)
@@ -117,7 +117,7 @@ async def edit_form(page: Page) -> Response:
 
 
 async def card(page: Page) -> Response:
-    memo = await memo_view(await _memo(page), page_zone(page))
+    memo = await memo_view(await _memo(page))
     return page.render("memos/_card.html", memo=memo, back=_back(page))
 
 
@@ -137,10 +137,10 @@ async def save_submit(page: Page) -> Response:
         current = await _memo(page)
         return _editor(
             page, current, status=400, content=yours, revision=page.fields.text("revision"),
-            error=error.message, theirs=None, kept=None,
+            error=page.error_text(error), theirs=None, kept=None,
         )  # fmt: skip
     if _is_htmx(page):
-        return page.render("memos/_card.html", memo=await memo_view(saved["memo"], page_zone(page)), back=_back(page))
+        return page.render("memos/_card.html", memo=await memo_view(saved["memo"]), back=_back(page))
     return redirect(_back(page))
 
 
@@ -167,7 +167,7 @@ async def task_submit(page: Page) -> Response:
         theirs = (error.recover_data or {}).get("memo") or await _memo(page)
         return _editor(page, theirs, status=409, content=yours, theirs=theirs, kept=None)
     if _is_htmx(page):
-        return page.render("memos/_card.html", memo=await memo_view(saved["memo"], page_zone(page)), back=_back(page))
+        return page.render("memos/_card.html", memo=await memo_view(saved["memo"]), back=_back(page))
     return redirect(_back(page))
 
 
@@ -194,7 +194,7 @@ async def _in_place(page: Page, memo: dict[str, Any], toast: Toast) -> Response:
     fragment = "memos/_card.html" if shown_in(_back(page), memo) else "memos/_gone.html"
     counts = (await page.invoke("list_memos", {"offset": 0, "limit": 1, "includeContext": True}))["filters"]
     return render_with_toast(
-        page, fragment, toast, memo=await memo_view(memo, page_zone(page)), back=_back(page),
+        page, fragment, toast, memo=await memo_view(memo), back=_back(page),
         counts=counts, oob=["memos/_counts.html"],
     )  # fmt: skip
 

@@ -52,7 +52,7 @@ async def shelf_page(page: Page) -> Response:
 def _book(page: Page, book_id: str) -> dict[str, Any]:
     found = read_book(page.web.services.items, page.user.user_id, book_id)
     if found is None:
-        raise NotFound(f"reading book {quoted(book_id)} not found")
+        raise NotFound("reading book %(book_id)s not found", book_id=quoted(book_id))
     return public_book(found)
 
 

@@ -14,9 +14,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...asgi.instance import client_ip
-from ...auth.users import SetupAlreadyDone, any_user_exists, check_password, create_user
+from ...auth.users import SetupAlreadyDone, any_user_exists, check_password, create_user, note_browser_language
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import Forbidden, ValidationError
+from ...kernel.i18n import requested_language
 from ..kit.framework import Page, Web, clear_session_cookie, endpoint, set_session_cookie
 from ..kit.render import redirect
 from ..kit.security import cookie_name, cookies_secure, insecure_transport, safe_next, set_strict_cookie
@@ -52,6 +53,9 @@ def _check_form_token(page: Page) -> None:
 
 async def _signed_in(page: Page, user_id: str, username: str, target: str) -> Response:
     session = await run_sync(create_session, page.web.services.items, user_id, username, page.web.clock)
+    asked = requested_language(page.request.headers.get("accept-language"))
+    if asked:  # what a reminder speaks when the account's language is "as the browser says"
+        await run_sync(note_browser_language, page.web.services.items, user_id, asked)
     response = redirect(target)
     set_session_cookie(page.web, page.request, response, session)
     response.delete_cookie(
@@ -106,7 +110,7 @@ async def setup_submit(page: Page) -> Response:
     except SetupAlreadyDone:  # another set-up won the race
         return redirect(SETUP_DONE)
     except ValidationError as error:
-        return _form_page(page, "settings/setup.html", status=400, username=username, error=error.message)
+        return _form_page(page, "settings/setup.html", status=400, username=username, error=page.error_text(error))
     return await _signed_in(page, user["id"], user["username"], HOME)
 
 

@@ -133,7 +133,7 @@ async def import_submit(page: Page) -> Response:
             _run_import, page.web.services, page.principal, upload.file, kind, label, page.web.clock
         )
     except ArchiveError as error:
-        return import_form(page, status=400, kind=kind, error=error.message, filename=upload.filename)
+        return import_form(page, status=400, kind=kind, error=page.error_text(error), filename=upload.filename)
     return import_form(page, kind=kind, outcome=outcome, filename=upload.filename)
 
 

@@ -10,6 +10,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...jobs.attachment_cleanup import discard, discard_orphans, inventory
+from ...kernel import formats
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import ValidationError
 from ..kit.framework import Page, Web, endpoint
@@ -17,17 +18,9 @@ from ..kit.framework import Page, Web, endpoint
 PAGE = "/settings/attachments"
 
 
-def _size(size: int) -> str:
-    for unit in ("bytes", "KiB", "MiB"):
-        if size < 1024 or unit == "MiB":
-            return f"{size} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
-        size = size / 1024  # type: ignore[assignment]
-    raise AssertionError("unreachable")
-
-
 async def attachments_page(page: Page) -> Response:
     listing = await run_sync(inventory, page.web.services.items, page.user.user_id)
-    return page.render("settings/attachments.html", nav="attachments", listing=listing, size=_size)
+    return page.render("settings/attachments.html", nav="attachments", listing=listing)
 
 
 def _discarded(page: Page, freed: dict[str, int]) -> Response:
@@ -35,7 +28,7 @@ def _discarded(page: Page, freed: dict[str, int]) -> Response:
         "Discarded %(num)d attachment, %(size)s freed.",
         "Discarded %(num)d attachments, %(size)s freed.",
         freed["count"],
-        size=_size(freed["bytes"]),
+        size=formats.size(freed["bytes"], page.language),
     )
     return page.redirect_with_flash(PAGE, message)
 

@@ -22,7 +22,7 @@ async def apps_page(page: Page) -> Response:
     shown = [
         {
             **grant,
-            "scopeWords": [describe(scope) for scope in grant["scopes"]],
+            "scopeWords": [describe(scope, page.translator) for scope in grant["scopes"]],
             "actor": f"oauth:{grant['id']}",
             "lastSession": sessions.get(f"oauth:{grant['id']}"),
         }
@@ -34,7 +34,7 @@ async def apps_page(page: Page) -> Response:
 async def confirm_revoke(page: Page) -> Response:
     # Keys come from the session's user: another user's grant id is NOT_FOUND.
     grant = await run_sync(get_grant, page.web.services.items, page.user.user_id, page.request.path_params["grant_id"])
-    shown = {**grant, "scopeWords": [describe(scope) for scope in grant["scopes"]]}
+    shown = {**grant, "scopeWords": [describe(scope, page.translator) for scope in grant["scopes"]]}
     return page.render("settings/app_revoke.html", nav="apps", grant=shown)
 
 

@@ -36,7 +36,7 @@ async def consent_page(page: Page) -> Response:
         session=page.session,
         pending=pending,
         destination=f"{target.scheme}://{target.netloc}" if target.netloc else pending.redirect_uri,
-        scopes=[(scope, describe(scope)) for scope in pending.scopes],
+        scopes=[(scope, describe(scope, page.translator)) for scope in pending.scopes],
     )
 
 
@@ -51,7 +51,7 @@ async def consent_submit(page: Page) -> Response:
     decision = page.fields.get("decision")
     unknown = sorted(set(page.fields.values) - {"requestId", "decision", "csrf"})
     if unknown:
-        raise ValidationError(f"unknown field(s): {', '.join(unknown)}")
+        raise ValidationError("unknown field(s): %(unknown)s", unknown=", ".join(unknown))
     if not isinstance(request_id, str) or not request_id:
         raise ValidationError("requestId is required")
     if decision not in ("approve", "deny"):

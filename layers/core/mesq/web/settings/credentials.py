@@ -35,13 +35,13 @@ from ..activity.pages import last_session_views
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_
 from ..kit.render import redirect
-from ..kit.scope_words import SCOPE_WORDS
+from ..kit.scope_words import describe
 from ..kit.security import cookie_name, cookies_secure, set_strict_cookie
 
 NEW_TOKEN_COOKIE = "mesq_new_token"
 NEW_TOKEN_SECONDS = 120
 EXPIRY_CHOICES = (
-    ("", N_("Never")),
+    ("", N_("Never")),  # the expiry choice (the table says pgettext("expires", "never"))
     ("7", N_("7 days")),
     ("30", N_("30 days")),
     ("90", N_("90 days")),
@@ -86,7 +86,7 @@ def _page(page: Page, *, status: int = 200, error: str | None = None, form: dict
         nav="tokens",
         tokens=ordered,
         revealed=revealed,
-        scopes=[(scope, SCOPE_WORDS[scope]) for scope in ALL_SCOPES],
+        scopes=[(scope, describe(scope, page.translator)) for scope in ALL_SCOPES],
         expiry_choices=EXPIRY_CHOICES,
         error=error,
         form=form or {"name": "", "scopes": ["memo:read"], "expiry": ""},
@@ -108,7 +108,10 @@ def _expiry_days(raw: str) -> int | None:
     if not raw:
         return None
     if not raw.isdigit() or not 1 <= int(raw) <= MAX_EXPIRY_DAYS:
-        raise ValidationError(f"expiry must be a number of days between 1 and {MAX_EXPIRY_DAYS}, or never")
+        raise ValidationError(
+            "expiry must be a number of days between 1 and %(max_expiry_days)s, or never",
+            max_expiry_days=MAX_EXPIRY_DAYS,
+        )
     return int(raw)
 
 
@@ -125,7 +128,7 @@ async def create_token_submit(page: Page) -> Response:
         )  # fmt: skip
     except ValidationError as error:
         form = {"name": name, "scopes": scopes, "expiry": expiry}
-        return await run_sync(partial(_page, page, status=400, error=error.message, form=form))
+        return await run_sync(partial(_page, page, status=400, error=page.error_text(error), form=form))
     response = redirect(PAGE)
     flash = f"{record['id']}.{secret}"
     settings = page.web.services.settings
@@ -137,7 +140,7 @@ def _own_token(page: Page) -> dict[str, Any]:
     token_id = page.request.path_params["token_id"]
     record = page.web.services.items.get(record_key(page.user.user_id, token_id)) if len(token_id) <= 100 else None
     if record is None:
-        raise NotFound(f"no token {quoted(token_id)}")
+        raise NotFound("no token %(token_id)s", token_id=quoted(token_id))
     return public_token(record)
 
 

@@ -51,7 +51,9 @@ async def import_submit(page: Page) -> Response:
     try:
         report = await run_sync(import_upload, page.web.services, page.principal, kind, upload.file, options, "web")
     except SourceError as error:
-        return import_form(page, status=400, app_kind=kind, app_error=error.message, app_filename=upload.filename)
+        return import_form(
+            page, status=400, app_kind=kind, app_error=page.error_text(error), app_filename=upload.filename
+        )
     return redirect(RUNS + report.run_id)
 
 

@@ -26,7 +26,7 @@ from ...reminders.signing import REPLAY_WINDOW_SECONDS
 from ...reminders.vapid import instance_vapid, subject_of
 from ...wiring.services import reminder_reach
 from ..kit.framework import Page, Web, endpoint
-from ..kit.i18n import N_
+from ..kit.i18n import N_, Text
 from ..kit.user_limits import count_user
 
 PAGE = "/settings/reminders"
@@ -57,7 +57,12 @@ def _view(page: Page) -> dict[str, Any]:
     for record in records:
         config = record.get("config") or {}
         row = {key: record.get(key) for key in _SHOWN}
-        shown.append({**row, "chat": config.get("chat"), "to": config.get("to"), "failing": _failing(record)})
+        failure = record.get("lastFailure") or None
+        if failure:  # its reason in the reader's language (kept as a template; older ones: the English)
+            said = Text.from_stored(failure.get("said"), str(failure.get("reason") or ""))
+            failure = {**failure, "reason": page.translator.text(said)}
+        shown.append({**row, "lastFailure": failure, "chat": config.get("chat"), "to": config.get("to"),
+                      "failing": _failing(record)})  # fmt: skip
     public_url = reminder_reach(services.settings).public_url
     vapid = instance_vapid(services.items, services.sealer, public_url)
     try:
@@ -95,7 +100,7 @@ async def add_submit(page: Page) -> Response:
         # (secrets excepted: they are typed again).
         kept = {name: "" if name in _SECRET_FIELDS else value for name, value in given.items()}
         view = await run_sync(_view, page)
-        form = {"kind": kind, "error": error.message, "values": kept}
+        form = {"kind": kind, "error": page.error_text(error), "values": kept}
         return page.render("settings/reminders.html", status=400, nav="reminders", new_secret=None, form=form, **view)
     if kind != "webhook":
         return page.redirect_with_flash(PAGE, page.gettext("Channel added. Send a test reminder to check it."))
@@ -119,7 +124,8 @@ async def _send_test(page: Page, channel_id: str) -> dict[str, str]:
     payload = {"type": "test", "id": f"test-{record['id']}-{now}", "sentAt": now, "task": None, "remindAt": now}
     async with new_client() as client:
         return await deliver(services.items, services.sealer, user_id, payload, client=client, attempts=1,
-                             channel_ids={str(record["id"])}, reach=reminder_reach(services.settings))  # fmt: skip
+                             channel_ids={str(record["id"])}, reach=reminder_reach(services.settings),
+                             language=page.language)  # fmt: skip
 
 
 async def test_submit(page: Page) -> Response:

@@ -15,6 +15,7 @@ from ...reading.credentials import credential_summary, remove_credential, save_c
 from ...reading.importer import import_snapshots, parse_document
 from ...reading.sync import shelf_counts, sync_status
 from ..kit.framework import Page, Web, endpoint, json_ok
+from ..kit.i18n import Text
 from ..kit.render import redirect
 from ..kit.user_limits import count_user
 
@@ -23,9 +24,14 @@ PAGE = "/settings/reading"
 
 def _view(page: Page) -> dict[str, object]:
     items, user_id = page.web.services.items, page.user.user_id
+    sync = sync_status(items, user_id)
+    error = (sync or {}).get("lastError")
+    if sync and error:  # its message in the reader's language (kept as a template; older ones: the English)
+        said = Text.from_stored(error.get("said"), str(error.get("message") or ""))
+        sync = {**sync, "lastError": {**error, "message": page.translator.text(said)}}
     return {
         "credential": credential_summary(items, user_id),
-        "sync": sync_status(items, user_id),
+        "sync": sync,
         "counts": shelf_counts(items, user_id),
         "queued": page.request.query_params.get("sync") == "queued",
     }

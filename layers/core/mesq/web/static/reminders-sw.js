@@ -4,7 +4,7 @@
 self.addEventListener("push", function (event) {
   var data = {};
   try { data = event.data ? event.data.json() : {}; } catch (ignored) { data = {}; }
-  event.waitUntil(self.registration.showNotification(data.title || "MeSQ reminder", {
+  event.waitUntil(self.registration.showNotification(data.title || "MeSQ", {
     body: data.body || "", tag: data.id || undefined, data: { url: data.url || "/" }
   }));
 });

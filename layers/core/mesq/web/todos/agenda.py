@@ -133,7 +133,7 @@ async def today_add(page: Page) -> Response:
         parsed = await understand(page, title, form_ignore(page))
         created = await page.invoke("create_todo_task", parsed.arguments(page_zone(page)))
     except ValidationError as error:
-        view = await agenda_view(page, "today", add_error=error.message, add_title=title)
+        view = await agenda_view(page, "today", add_error=page.error_text(error), add_title=title)
         return page.render("todos/agenda.html", status=400, **view)
     return redirect(f"{TODAY}?{urlencode({'added': created['task']['id']})}")  # the notice is the template's
 

@@ -49,7 +49,9 @@ async def create_space(page: Page) -> Response:
         created = await page.invoke("create_todo_space", {"name": name})
     except ValidationError as error:
         return page.render(
-            "todos/board.html", status=400, **await board_view(page, space_error=error.message, space_name=name)
+            "todos/board.html",
+            status=400,
+            **await board_view(page, space_error=page.error_text(error), space_name=name),
         )
     return redirect(board_url(created["space"]["id"]))
 
@@ -61,7 +63,7 @@ async def create_task(page: Page) -> Response:
     try:
         created = await page.invoke("create_todo_task", arguments)
     except (ValidationError, NotFound) as error:  # NotFound: the column was deleted meanwhile
-        failed = {"column": column_id, "message": error.message, "title": title}
+        failed = {"column": column_id, "message": page.error_text(error), "title": title}
         return page.render("todos/board.html", status=400, **await board_view(page, add_error=failed))
     task = created["task"]
     return redirect(board_url(task["spaceId"], f"task-{task['id']}"))

@@ -16,6 +16,7 @@ from datetime import UTC, date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from ...kernel import formats
 from ...kernel.errors import ValidationError
 from ...kernel.messages import quoted
 from ...kernel.timestamps import format_timestamp, parse_timestamp, parse_zone
@@ -161,7 +162,7 @@ def due_of(form: TaskForm) -> dict[str, Any] | None:
     try:
         day = date.fromisoformat(form.due_date)
     except ValueError:
-        raise ValidationError(f"due: {quoted(form.due_date)} is not a date") from None
+        raise ValidationError("due: %(due_date)s is not a date", due_date=quoted(form.due_date)) from None
     if not form.due_time:
         return {"type": "date", "date": day.isoformat()}
     if not TIME.match(form.due_time):
@@ -169,7 +170,7 @@ def due_of(form: TaskForm) -> dict[str, Any] | None:
     try:
         clock = time.fromisoformat(form.due_time)
     except ValueError:
-        raise ValidationError(f"due: {quoted(form.due_time)} is not a time of day") from None
+        raise ValidationError("due: %(due_time)s is not a time of day", due_time=quoted(form.due_time)) from None
     zone = parse_zone(form.timezone, "timezone") if form.timezone else UTC
     return {"type": "datetime", "at": format_timestamp(datetime.combine(day, clock, tzinfo=zone))}
 
@@ -218,7 +219,7 @@ def reminders_of(fields: Fields, zone_name: str | None) -> list[dict[str, Any]]:
         try:
             local = datetime.fromisoformat(moment).replace(tzinfo=zone)
         except ValueError:
-            raise ValidationError(f"reminders: {quoted(moment)} is not a date and time") from None
+            raise ValidationError("reminders: %(moment)s is not a date and time", moment=quoted(moment)) from None
         reminders.append({"type": "absolute", "at": format_timestamp(local)})
     return reminders
 
@@ -248,10 +249,6 @@ def due_label(due: dict[str, Any] | None, zone: str | None) -> str:
     return f"{moment.strftime('%Y-%m-%d %H:%M')} UTC"
 
 
-# Not strftime (it follows the process locale): the page's catalog says them (docs/i18n.md).
-WEEKDAYS = (N_("Mon"), N_("Tue"), N_("Wed"), N_("Thu"), N_("Fri"), N_("Sat"), N_("Sun"))
-MONTHS = (N_("Jan"), N_("Feb"), N_("Mar"), N_("Apr"), N_("May"), N_("Jun"), N_("Jul"), N_("Aug"), N_("Sep"),
-           N_("Oct"), N_("Nov"), N_("Dec"))  # fmt: skip
 _DAY_NAMES = {0: N_("today"), 1: N_("tomorrow"), -1: N_("yesterday")}
 ENGLISH = Translator(DEFAULT_LANGUAGE)
 #: Beyond this many days away a due says only its date ("in 45 days" helps nobody).
@@ -271,24 +268,18 @@ class FriendlyDue:
 
 
 def _day_words(day: date, today: date, say: Translator = ENGLISH) -> tuple[str, str]:
-    """(the day: "today", "Fri", "Dec 20", "Jan 3 2028"; how far: "in 3 days", "5 days ago", or ""),
-    in `say`'s language ("今天", "周五", "12月20日", "2028年1月3日"; "3 天后", "5 天前")."""
+    """(the day: "today", "Fri", "Dec 20", "Jan 3, 2028"; how far: "in 3 days", "5 days ago", or
+    ""), in `say`'s language ("今天", "周五", "12月20日", "2028年1月3日"; "3天后", "5天前"): the
+    three nearest days by the catalog, the rest by CLDR (`kernel/formats.py`)."""
     days = (day - today).days
-    words = say.gettext(_DAY_NAMES[days]) if days in _DAY_NAMES else None
-    if words is None and 2 <= days <= 6:
-        words = say.gettext(WEEKDAYS[day.weekday()])
-    if words is None:
-        parts = {"month": say.gettext(MONTHS[day.month - 1]), "number": day.month, "day": day.day, "year": day.year}
-        if day.year != today.year:
-            words = say.gettext("%(month)s %(day)s %(year)s", **parts)
-        else:
-            words = say.gettext("%(month)s %(day)s", **parts)
-    far = ""
-    if 2 <= abs(days) < RELATIVE_DAYS:
-        if days > 0:
-            far = say.ngettext("in %(num)d day", "in %(num)d days", days)
-        else:
-            far = say.ngettext("%(num)d day ago", "%(num)d days ago", -days)
+    language = say.language
+    if days in _DAY_NAMES:
+        words = say.gettext(_DAY_NAMES[days])
+    elif 2 <= days <= 6:
+        words = formats.weekday(day, language)
+    else:
+        words = formats.month_day(day, language, with_year=day.year != today.year)
+    far = formats.in_days(days, language) if 2 <= abs(days) < RELATIVE_DAYS else ""
     return words, far
 
 
@@ -306,12 +297,13 @@ def friendly_due(
         day = date.fromisoformat(due["date"])
         words, far = _day_words(day, today, say)
         text = " · ".join(part for part in (words, far) if part)
-        return FriendlyDue(text, day.isoformat(), day.isoformat(), not done and day < today)
+        exact = formats.month_day(day, say.language, with_year=True)
+        return FriendlyDue(text, exact, day.isoformat(), not done and day < today)
     moment = parse_timestamp(due["at"], "due")
     local = moment.astimezone(here)
     words, far = _day_words(local.date(), today, say)
-    text = " · ".join(part for part in (f"{words} {local:%H:%M}", far) if part)
-    exact = f"{local:%Y-%m-%d %H:%M} {zone}"
+    text = " · ".join(part for part in (f"{words} {formats.clock(local, say.language)}", far) if part)
+    exact = formats.moment_text(moment, here, say.language)
     return FriendlyDue(text, exact, format_timestamp(moment), not done and moment < now)
 
 
@@ -324,4 +316,4 @@ def index_of(fields: Fields, name: str = "index") -> int | None:
         return raw
     if isinstance(raw, str) and raw.isdigit() and len(raw) <= 6:
         return int(raw)
-    raise ValidationError(f"{name} must be a whole number of 0 or more")
+    raise ValidationError("%(name)s must be a whole number of 0 or more", name=name)

@@ -74,7 +74,7 @@ async def capture_submit(page: Page) -> Response:
         parsed = await understand(page, title, form_ignore(page) | {"recurrence"})
         await page.invoke("create_todo_inbox_item", parsed.arguments(page_zone(page)))
     except ValidationError as error:
-        return await _answer(page, 400, capture_error=error.message, capture_title=title)
+        return await _answer(page, 400, capture_error=page.error_text(error), capture_title=title)
     return await _answer(page) if is_htmx(page.request) else redirect(INBOX)
 
 
@@ -84,7 +84,7 @@ async def _item_write(page: Page, operation: str, arguments: dict[str, Any]) -> 
     except RevisionConflict:
         return await _answer(page, 409, item_error=page.gettext(CHANGED))
     except (ValidationError, Conflict, NotFound) as error:
-        return await _answer(page, error.http_status, item_error=error.message)
+        return await _answer(page, error.http_status, item_error=page.error_text(error))
 
 
 def _item_arguments(page: Page) -> dict[str, Any]:

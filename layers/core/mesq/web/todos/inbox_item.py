@@ -93,7 +93,7 @@ async def save_submit(page: Page) -> Response:
         )
         return await render_item(page, form=yours, revision=current.get("revision"), error=message, status=409)
     except (ValidationError, Conflict) as error:
-        return await render_item(page, form=yours, revision=revision, error=error.message, status=400)
+        return await render_item(page, form=yours, revision=revision, error=page.error_text(error), status=400)
     return page.redirect_with_flash(item_url(_item_id(page)), page.gettext("Saved."))
 
 
@@ -117,7 +117,7 @@ async def _subtask_write(page: Page, operation: str, arguments: dict[str, Any]) 
     except RevisionConflict:
         return await _subtasks_answer(page, page.gettext("That item changed meanwhile; here is the current list."))
     except (ValidationError, Conflict, NotFound) as error:
-        return await _subtasks_answer(page, error.message)
+        return await _subtasks_answer(page, page.error_text(error))
     return await _subtasks_answer(page, None)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ...kernel import formats
 from ...kernel.concurrency import run_sync
 from ...todos.quick_add import KINDS, MAX_CHARACTERS, QuickAdd, parse_quick_add
 from ..kit.framework import Page, Web, endpoint
@@ -23,7 +24,6 @@ from ..kit.i18n import N_, Translator
 from ..kit.recurrence_words import ENGLISH, recurrence_words
 from ..kit.render import render
 from ..kit.user_limits import count_user
-from .fields import MONTHS, WEEKDAYS
 
 PREVIEW = "/todos/quick-add"
 _PRIORITY_WORDS = {"urgent": N_("Urgent"), "high": N_("High"), "medium": N_("Medium"), "low": N_("Low")}
@@ -54,12 +54,9 @@ def chip_label(kind: str, chip: dict[str, str], parsed: QuickAdd, say: Translato
         due = parsed.due
         day = due.date() if isinstance(due, datetime) else due
         assert isinstance(day, date)
-        month_day = say.gettext(
-            "%(month)s %(day)s", month=say.gettext(MONTHS[day.month - 1]), number=day.month, day=day.day
-        )
-        when = f"{say.gettext(WEEKDAYS[day.weekday()])} {month_day}"
+        when = formats.weekday_month_day(day, say.language)
         if isinstance(due, datetime):
-            when += f" {due:%H:%M}"
+            when += f" {formats.clock(due, say.language)}"
         return say.gettext("Due %(when)s", when=when)
     if kind == "priority":
         level = _PRIORITY_WORDS.get(chip["value"])

@@ -41,7 +41,7 @@ async def _refused(
     (`add-column`, `column-<id>`, `space` or `space-delete`) and what was typed (`value`) back in
     its field."""
 
-    shape_error = {"target": target, "message": error.message, "value": value}
+    shape_error = {"target": target, "message": page.error_text(error), "value": value}
     view = await board_view(page, shape_error=shape_error, space_override=space_id)
     return page.render("todos/board.html", status=error.http_status, **view)
 

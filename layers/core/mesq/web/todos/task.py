@@ -177,7 +177,7 @@ async def save_submit(page: Page) -> Response:
         # Still the version the page started from: its revision and its digests go back unchanged.
         base = submitted_base(page.fields)
         return await render_task(
-            page, form=yours, base=base or None, revision=revision, error=error.message, status=400
+            page, form=yours, base=base or None, revision=revision, error=page.error_text(error), status=400
         )
     return page.redirect_with_flash(task_url(_task_id(page)), page.gettext("Saved."))
 
@@ -273,7 +273,7 @@ async def reminders_submit(page: Page) -> Response:
     except RevisionConflict:
         return page.redirect_with_flash(task_url(task_id), page.gettext(CHANGED_MEANWHILE))
     except (ValidationError, Conflict) as error:
-        return await render_task(page, reminder_error=error.message, status=400)
+        return await render_task(page, reminder_error=page.error_text(error), status=400)
     return page.redirect_with_flash(
         task_url(task_id), page.gettext("Reminders saved.") if reminders else page.gettext("Reminders cleared.")
     )
@@ -302,7 +302,7 @@ async def _subtask_write(page: Page, operation: str, arguments: dict[str, Any]) 
             page, parent_id, page.gettext("That subtask changed meanwhile; here is the current list.")
         )
     except (ValidationError, Conflict, NotFound) as error:
-        return await _subtasks_answer(page, parent_id, error.message)
+        return await _subtasks_answer(page, parent_id, page.error_text(error))
     return await _subtasks_answer(page, parent_id, None)
 
 
