@@ -148,7 +148,7 @@ def test_a_due_time_without_a_zone_is_the_browsers(services: Services, person: B
     # Once the user has set a zone, it is theirs, whatever zone the browser is in (issue 40 §5).
     set_zone(services.items, person.user_id, "Europe/Berlin")
     shown = person.get(f"/todos/tasks/{task['id']}").text
-    assert 'placeholder="Europe/Berlin"' in shown and "your time zone, Europe/Berlin." in shown
+    assert 'placeholder="Europe/Berlin"' in shown and "your time zone, Central European Time." in shown
 
 
 def _toast_undo(html: str) -> list[str]:

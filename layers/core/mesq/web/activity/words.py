@@ -93,6 +93,8 @@ def act_of(change: dict[str, Any]) -> str:
         return "remove" if kind in _NO_TRASH else "delete"
     if action in ("create", "trash", "restore"):
         return str(action)
+    if kind in _TASKS and "done" in fields and change.get("operation") in _COMPLETING:
+        return "complete" if after.get("done") else "reopen"  # completing moves it to the done column too
     if kind in _TASKS and "columnId" in fields:
         return "move_column"
     if "spaceId" in fields and kind in ("task", "subtask", "column"):
