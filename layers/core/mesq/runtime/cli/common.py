@@ -10,13 +10,15 @@ import argparse
 import getpass
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
 from ...adapters.store.sqlite import OPEN_ERRORS
 from ...application.ratelimit import RateLimiter, user_subject
-from ...auth.users import find_user_by_name
+from ...auth.users import find_user_by_name, list_users
 from ...kernel.errors import MesqError
+from ...kernel.ports.storage import ItemStore
 from ...wiring.config import Settings
 from ...wiring.services import Services, build_services
 
@@ -153,3 +155,22 @@ def count_import(services: Services, user_id: str) -> None:
     """Every import counts where the pages count it (docs/security.md "Fair shares");
     MCP_RATE_LIMIT_ENABLED=false lifts it for an operator's bulk work."""
     RateLimiter(services.items, services.settings).hit(user_subject(user_id), "import")
+
+
+def index_each_user(
+    services: Services,
+    username: str | None,
+    is_indexed: Callable[[ItemStore, str], bool],
+    backfill: Callable[[ItemStore, str], int],
+    given: str,
+) -> int:
+    """`mesq <group> index [USERNAME]`: an index's backfill for one user or every listed one (re-runnable;
+    a user already indexed costs one read), each user's line saying how many records were `given` keys."""
+    users = [find_user_by_name(services.items, username)] if username else list_users(services.items)
+    for user in users:
+        user_id = str(user.get("userId") or user["id"])
+        if is_indexed(services.items, user_id):
+            print(f"{user['username']}: already indexed")
+            continue
+        print(f"{user['username']}: indexed ({backfill(services.items, user_id)} {given})")
+    return 0

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import argparse
 
-from ...auth.users import find_user_by_name, list_users
 from ...wiring.services import Services
-from .common import Commands, Parser
+from .common import Commands, Parser, index_each_user
 
 
 def add_parser(commands: Commands, common: Parser) -> None:
@@ -22,11 +21,4 @@ def add_parser(commands: Commands, common: Parser) -> None:
 def run(args: argparse.Namespace, services: Services) -> int:
     from ...history.actor_index import backfill, is_indexed  # the history: loaded by this command only
 
-    users = [find_user_by_name(services.items, args.username)] if args.username else list_users(services.items)
-    for user in users:
-        user_id = str(user.get("userId") or user["id"])
-        if is_indexed(services.items, user_id):
-            print(f"{user['username']}: already indexed")
-            continue
-        print(f"{user['username']}: indexed ({backfill(services.items, user_id)} change records given their keys)")
-    return 0
+    return index_each_user(services, args.username, is_indexed, backfill, "change records given their keys")
