@@ -95,7 +95,7 @@ def _writer(view: View, action: str) -> Handler:
         except RevisionConflict:
             return await _answer(page, view, page.gettext(CHANGED))
         except (ValidationError, Conflict, NotFound) as error:
-            return await _answer(page, view, error.message)
+            return await _answer(page, view, page.error_text(error))
         return await _answer(page, view, notice, change_ids, str(arguments["id"]))
 
     return write
