@@ -123,13 +123,17 @@ def test_a_deleted_task_disappears_and_undo_in_activity_brings_it_back(
     assert activity.status_code == 200
     newest = activity.text.split('class="card activity-group"', 2)[1]  # the newest group: the client's
     assert TOKEN_NAME.replace("'", "&#39;") in newest.split("</h2>")[0]
-    trash = re.search(r'<li class="change" data-change-id="([^"]+)">\s*<span>trash task', newest)
+    trash = next(
+        (re.search(r'name="changeId" value="([^"]+)"', line) for line in newest.split('<li class="change">')
+         if "moved the task" in line and "to the trash" in line),
+        None,
+    )  # fmt: skip
     csrf = re.search(r'name="csrf" value="([^"]+)"', activity.text)
     assert trash and csrf, newest[:2000]
     form = {"csrf": csrf.group(1), "changeId": trash.group(1), "back": "/activity"}
     undone = browser.post("/activity/undo", data=form)
     assert undone.status_code == 303 and undone.headers["location"] == "/activity", undone.headers
-    assert "1 change undone." in browser.get("/activity").text  # the flash the redirect carries
+    assert "Undid 1 change." in browser.get("/activity").text  # the flash the redirect carries
     calendar = f"{mesq.base_url}/dav/alice/{space['id']}/"
     mesq_side.check_back_after_undo(seen, client.ok("sync", calendar=calendar, token=seen["last token"]))
 

@@ -153,7 +153,7 @@ def test_shanghai_dates_at_half_past_seven_in_the_morning(held: tuple[Services, 
             sign_in(page, base_url, "mei", "/todos/today")
             expect(page.locator("h1")).to_have_text("今天")
             assert f"{SHANGHAI_TODAY}" in page.locator("main p.muted").first.inner_text()
-            assert "Asia/Shanghai" in page.locator("main p.muted").first.inner_text()
+            assert "中国时间" in page.locator("main p.muted").first.inner_text()  # the zone by its CLDR name
             assert page.locator("#zone-offer").count() == 0  # the zone is set: nothing offered
             today_text = page.locator("main").inner_text()
             assert "今天的" in today_text and "昨天的" in today_text and "明天的" not in today_text

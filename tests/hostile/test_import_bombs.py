@@ -125,7 +125,7 @@ def _upload(served: Served, data: bytes, kind: str) -> tuple[httpx.Response, int
 
 
 def _error_line(answer: httpx.Response) -> str:
-    found = re.search(r'<p class="error"><code>(.*?)</code></p>', answer.text, re.DOTALL)
+    found = re.search(r'id="import-error">.*?<p class="failure">(.*?)</p>', answer.text, re.DOTALL)
     assert found, answer.text[:2000]
     return html.unescape(found.group(1))
 

@@ -209,7 +209,9 @@ BROKEN_WORDS = """() => {
     for (const cell of document.querySelectorAll('table.list th, table.list td')) {
         const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-            for (const match of node.textContent.matchAll(/\\S{2,}/g)) {
+            // A word: letters, digits and signs outside CJK (a line may break between any two
+            // Chinese characters or after CJK punctuation, as Chinese is typeset).
+            for (const match of node.textContent.matchAll(/[^\\s\\u3000-\\u9fff\\uff00-\\uffef]{2,}/g)) {
                 const range = document.createRange();
                 range.setStart(node, match.index);
                 range.setEnd(node, match.index + match[0].length);

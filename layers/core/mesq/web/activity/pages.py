@@ -233,6 +233,7 @@ async def _undo_all(page: Page, target: dict[str, Any], *, dry_run: bool = False
             data = await page.invoke("undo_changes", {**batch, **extra})
             total["undone"] += data["undone"]
             total["notUndone"] += data["notUndone"]
+            total["more"] = bool(data.get("more"))  # a dry run sees one round: the rest is not counted
             if "changeIds" in batch or not data.get("more") or not data["undone"]:
                 break
     return total

@@ -50,6 +50,12 @@ def preview_report(answer: dict[str, Any], say: Translator) -> str:
     if not would:
         return say.gettext("Nothing here can be undone: %(reasons)s.", reasons=reasons(refused, say))
     text = say.ngettext("This undoes %(num)d change.", "This undoes %(num)d changes.", would)
+    if answer.get("more"):  # the dry run counts one round (MAX_UNDO); Undo goes on until none is left
+        text = say.ngettext(
+            "This undoes %(num)d change, then the rest of the session in the same way.",
+            "This undoes %(num)d changes, then the rest of the session in the same way.",
+            would,
+        )
     if refused:
         left = say.ngettext("%(num)d will be left as it is", "%(num)d will be left as they are", len(refused))
         text += " " + say.gettext("%(left)s (%(reasons)s).", left=left, reasons=reasons(refused, say))
