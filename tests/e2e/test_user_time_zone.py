@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from datetime import time as dt_time
 from pathlib import Path
@@ -21,11 +21,8 @@ from typing import Any
 
 import anyio
 import httpx
-import httpx2
 import pytest
 import uvicorn
-from mcp.client.client import Client
-from mcp.client.streamable_http import streamable_http_client
 from playwright import sync_api as playwright_sync
 
 from mesq.asgi.app import starlette_app
@@ -38,6 +35,7 @@ from mesq.todos.user_zone import configured_zone
 from mesq.web import browser_error_page, web_routes
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
+from tests.support.mcp_client import connect, ok
 from tests.web.chromium import chromium_page
 from tests.web.conftest import PASSWORD, FakeClock
 from tests.web.kit.test_accessibility import Audit, axe_source  # noqa: F401  (axe_source: a fixture)
@@ -89,23 +87,6 @@ def account(services: Services, name: str) -> tuple[str, str]:
     return user["id"], token
 
 
-@asynccontextmanager
-async def connect(base_url: str, token: str) -> AsyncIterator[Client]:
-    async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http,
-        Client(streamable_http_client(f"{base_url}/mcp", http_client=http)) as client,
-    ):
-        yield client
-
-
-async def ok(client: Client, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(name, arguments)
-    assert not result.is_error, result
-    assert result.structured_content is not None
-    data: dict[str, Any] = result.structured_content["data"]
-    return data
-
-
 def titles(data: dict[str, Any]) -> list[str]:
     return [item["title"] for item in data["items"]]
 
@@ -119,7 +100,7 @@ def test_shanghai_dates_at_half_past_seven_in_the_morning(held: tuple[Services, 
     user_id, token = account(services, "mei")
 
     async def agent() -> None:
-        async with connect(base_url, token) as client:
+        async with connect(base_url, token, timeout=30) as client:
             tools = {tool.name: tool for tool in (await client.list_tools()).tools}
             described = " ".join((tools["get_context"].description or "").split()).lower()
             assert "ask the user when `timezoneset` is false" in described

@@ -8,22 +8,20 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from typing import Any
 
 import anyio
-import httpx2
 import pytest
 from mcp.client.client import Client
-from mcp.client.streamable_http import streamable_http_client
 
 from mesq.adapters.store.sqlite import SQLiteItemStore
 from mesq.history.sessions import POINTER_PREFIX
 from mesq.kernel.ports.storage import Update
 from mesq.kernel.timestamps import format_timestamp
 from tests.conftest import LiveServer, start_server, stop_server
+from tests.support.mcp_client import connect, ok
 
 ALL = "memo:read,memo:write,todo:read,todo:write"
 
@@ -44,23 +42,6 @@ def token(server: LiveServer, username: str, name: str, scopes: str, *, new_user
     return made.stdout.strip().splitlines()[-1]
 
 
-@asynccontextmanager
-async def connect(server: LiveServer, secret: str) -> AsyncIterator[Client]:
-    async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {secret}"}, timeout=60) as http,
-        Client(streamable_http_client(f"{server.base_url}/mcp", http_client=http)) as client,
-    ):
-        yield client
-
-
-async def ok(client: Client, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(name, arguments)
-    assert not result.is_error, result
-    assert result.structured_content is not None
-    data: dict[str, Any] = result.structured_content["data"]
-    return data
-
-
 async def failed(client: Client, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     result = await client.call_tool(name, arguments)
     assert result.is_error, result
@@ -72,7 +53,7 @@ def test_edits_are_attributed_undone_and_the_undo_undone(live_server):
     secret = token(live_server, "alice", "agent-x", ALL)
 
     async def body() -> None:
-        async with connect(live_server, secret) as client:
+        async with connect(live_server.base_url, secret) as client:
             memo = (await ok(client, "create_memo", {"content": "draft"}))["memo"]
             first = await ok(client, "update_memo", {"id": memo["id"], "expectedRevision": 1, "content": "first"})
             await ok(client, "update_memo", {"id": memo["id"], "expectedRevision": 2, "content": "second"})
@@ -117,7 +98,7 @@ def test_a_run_code_run_is_listed_and_undone_by_its_run_id(live_server):
     secret = token(live_server, "bob", "coder", ALL)
 
     async def body() -> None:
-        async with connect(live_server, secret) as client:
+        async with connect(live_server.base_url, secret) as client:
             before = (await ok(client, "create_memo", {"content": "as it was"}))["memo"]
             run = await ok(client, "run_code", {"code": RUN.replace("ARG_B", json.dumps(before["id"]))})
             assert "thrown" not in run, run
@@ -151,7 +132,7 @@ def test_a_record_changed_since_is_left_alone_and_the_others_undone(live_server)
     secret = token(live_server, "carol", "tidier", ALL)
 
     async def body() -> None:
-        async with connect(live_server, secret) as client:
+        async with connect(live_server.base_url, secret) as client:
             a = (await ok(client, "create_memo", {"content": "a"}))["memo"]
             b = (await ok(client, "create_memo", {"content": "b"}))["memo"]
             code = CONFLICT_RUN.replace("ARG_A", json.dumps(a["id"])).replace("ARG_B", json.dumps(b["id"]))
@@ -174,11 +155,11 @@ def test_a_memo_only_token_neither_sees_nor_undoes_todo_changes(live_server):
     memo_only = token(live_server, "dave", "memos", "memo:read,memo:write", new_user=False)
 
     async def body() -> None:
-        async with connect(live_server, full) as client:
+        async with connect(live_server.base_url, full) as client:
             task = (await ok(client, "create_todo_task", {"title": "private plan"}))["task"]
             await ok(client, "create_memo", {"content": "a memo"})
             todo_change = (await ok(client, "list_changes", {"recordId": task["id"]}))["changes"][0]
-        async with connect(live_server, memo_only) as client:
+        async with connect(live_server.base_url, memo_only) as client:
             seen = (await ok(client, "list_changes", {}))["changes"]
             assert seen and {c["record"]["kind"] for c in seen} == {"memo"}
             assert (await ok(client, "list_changes", {"recordId": task["id"]}))["changes"] == []
@@ -188,7 +169,7 @@ def test_a_memo_only_token_neither_sees_nor_undoes_todo_changes(live_server):
             since = "2000-01-01T00:00:00Z"
             by_actor = await ok(client, "undo_changes", {"actor": todo_change["actor"]["id"], "since": since})
             assert all(u["record"]["kind"] == "memo" for u in by_actor["undone"])
-        async with connect(live_server, full) as client:
+        async with connect(live_server.base_url, full) as client:
             assert (await ok(client, "get_todo_task", {"id": task["id"]}))["task"]["title"] == "private plan"
 
     anyio.run(body)
@@ -202,7 +183,7 @@ def _earlier_session(server: LiveServer, secret: str) -> str:
     try:
 
         async def made() -> tuple[str, str]:
-            async with connect(other, secret) as client:
+            async with connect(other.base_url, secret) as client:
                 result = await client.call_tool("create_memo", {"content": "from this morning"})
                 assert result.structured_content is not None, result
                 return result.structured_content["data"]["memo"]["id"], result.structured_content["sessionId"]
@@ -227,7 +208,7 @@ def test_four_writes_are_one_session_listed_previewed_and_undone_by_it(live_serv
     earlier = _earlier_session(live_server, secret)
 
     async def body() -> None:
-        async with connect(live_server, secret) as client:
+        async with connect(live_server.base_url, secret) as client:
 
             async def write(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
                 result = await client.call_tool(name, arguments)
