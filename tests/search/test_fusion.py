@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -59,7 +60,9 @@ def _oracle(
         other_language = any(value != is_chinese(query) for value in chinese_notes.values())
         gloss = GLOSSARY.translate(query) if other_language else None
         vectors = embedder.embed([query, gloss] if gloss else [query], query=True)
-        usable = [key for key in wanted if entries[key].vector is not None]
+        # In the index's order: the mean and deviation then round as the pipeline's do (two usable
+        # notes sit at z = +-1 exactly, and a set's order would put one on either side of VECTOR_MIN_Z).
+        usable = sorted((key for key in wanted if entries[key].vector is not None), key=index.position_of)
         columns = [vectors[0]] + ([unit(vectors[0] + vectors[1])] if gloss else [])
         standard = []
         # The similarities as the index's one matrix product rounds them (a product per vector
@@ -132,7 +135,7 @@ class HashEmbedder:
         for text in texts:
             vector = np.zeros(DIMENSION, dtype=np.float32)
             for word in text.split():
-                vector[hash(word) % DIMENSION] += 1.0
+                vector[zlib.crc32(word.encode()) % DIMENSION] += 1.0  # not hash(): the same on every run
             rows.append(unit(vector + 0.01))
         return np.array(rows, dtype=np.float32)
 
