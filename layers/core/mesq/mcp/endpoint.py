@@ -24,7 +24,8 @@ Per request, in this order (docs/contract.md §2, architecture "Request flow (MC
    already read is replayed to it (a batch: message by message, answers collected into one
    array). The SDK picks the era: 2026-07-28 (`server/discover`, `_meta` envelope,
    `Mcp-Method`/`Mcp-Name` header checks; its version and missing-header rejections are amended,
-   versions.py) or the legacy `initialize` handshake.
+   versions.py) or the legacy `initialize` handshake. A repeated `tools/list` is answered from
+   the endpoint's memory of the SDK's first answer to the same request (list_memo.py).
 
 Every response carries `Cache-Control: private, no-store`; HTTP-level errors use the JSON error
 envelope of docs/contract.md §3.
@@ -72,6 +73,7 @@ from . import cors, resources
 from .catalog import Catalog
 from .legacy import BodyRejected, LegacyBody, read_legacy_body
 from .limits import rate_bucket, retry_after, rpc_error_body
+from .list_memo import ListMemo
 from .request_state import SCOPE_KEY, RequestState
 from .resource_metadata import METADATA_PATH, instance_url
 from .result import logger
@@ -179,6 +181,7 @@ class McpEndpoint:
         self.readonly = readonly
         self.body_cap = body_cap
         self.limiter = RateLimiter(services.items, services.settings)
+        self.list_memo = ListMemo()
 
     # -- the checks before the SDK -------------------------------------------------------------
 
@@ -372,7 +375,7 @@ class McpEndpoint:
             return
         if legacy is None:  # the 2026-07-28 entry: its rejections are amended (versions.py)
             send = amending_send(send, amend_rejection, request.headers)
-        await self._serve(scope, body, receive, send, trace_id)
+        await self._serve(scope, body, receive, send, trace_id, remember=True)
 
     async def _serve_batch(self, scope: Scope, batch: LegacyBody, receive: Receive, send: Send, trace_id: str) -> None:
         """Each message through the SDK as its own request; one array of their answers."""
@@ -396,7 +399,11 @@ class McpEndpoint:
         response = JSONResponse(answers, headers=headers) if answers else Response(status_code=202, headers=headers)
         await response(scope, receive, send)
 
-    async def _serve(self, scope: Scope, body: bytes, receive: Receive, send: Send, trace_id: str) -> None:
+    async def _serve(
+        self, scope: Scope, body: bytes, receive: Receive, send: Send, trace_id: str, *, remember: bool = False
+    ) -> None:
+        """The SDK answers `body`; a repeated `tools/list` (`remember`: not a batch's message) is
+        answered from the endpoint's memory of the SDK's first answer (list_memo.py)."""
         replayed = False
 
         async def replay() -> Message:
@@ -422,6 +429,10 @@ class McpEndpoint:
                 message = {**message, "headers": headers}
             await send(message)
 
+        listing = self.list_memo.request(scope, scope[SCOPE_KEY], body) if remember else None
+        if listing is not None and await self.list_memo.answer(listing, send_private):
+            return
+        sdk_send = self.list_memo.recording(listing, send_private) if listing is not None else send_private
         manager = StreamableHTTPSessionManager(
             app=self.server,
             json_response=True,
@@ -430,7 +441,7 @@ class McpEndpoint:
         )
         try:
             async with manager.run():
-                await manager.handle_request(scope, replay, send_private)
+                await manager.handle_request(scope, replay, sdk_send)
         except Exception as exc:
             if started:  # the answer is on its way: nothing left to tell the client
                 logger.exception("mcp transport failed after responding", extra={"traceId": trace_id})
