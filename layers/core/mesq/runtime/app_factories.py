@@ -5,7 +5,8 @@
 - `create_oauth_app`: the OAuth function (`functions/oauth`): the authorization server and the
   browser pages, one flow (its authorization endpoint hands the browser to the consent page);
 - `create_dav_app`: the CalDAV function (`functions/dav`), behind a Lambda function URL;
-- `create_local_app`: `mesq serve`, all of them in one app.
+- `create_local_app`: `mesq serve`, all of them in one app; `create_staged_local_app` builds it
+  in two steps, so the MCP endpoint answers while the rest is built (asgi/staged.py).
 
 The adapters (`http`, `mcp`, `web`, `dav`) never import one another; only this module puts them side by
 side. Each factory imports only the adapters its app mounts, so a Lambda function loads only its
@@ -20,6 +21,7 @@ from starlette.routing import BaseRoute
 
 from ..asgi.app import ErrorPage, starlette_app
 from ..asgi.body_deadline import BodyDeadlineMiddleware
+from ..asgi.staged import StagedApp
 from ..wiring.services import Services
 
 
@@ -83,12 +85,25 @@ def create_dav_app(services: Services) -> Starlette:
     return starlette_app(_dav_routes(services), services.settings)
 
 
+def _local_app(routes: list[BaseRoute], services: Services, error_page: ErrorPage | None) -> Starlette:
+    # The body deadline only here: on Lambda, API Gateway delivers whole bodies.
+    extra = [Middleware(BodyDeadlineMiddleware, settings=services.settings)]
+    return starlette_app(routes, services.settings, error_page=error_page, extra=extra)
+
+
 def create_local_app(services: Services) -> Starlette:
     routes = [*_api_routes(services), *_mcp_routes(services), *_dav_routes(services), *_oauth_routes(services)]
-    # The body deadline only here: on Lambda, API Gateway delivers whole bodies.
-    return starlette_app(
-        routes,
-        services.settings,
-        error_page=_browser_error_page(services),
-        extra=[Middleware(BodyDeadlineMiddleware, settings=services.settings)],
-    )
+    return _local_app(routes, services, _browser_error_page(services))
+
+
+def create_staged_local_app(services: Services) -> StagedApp:
+    """`mesq serve`'s app: the MCP routes first, answering at once (no error pages there: asgi/app.py
+    never renders one under /mcp), then the same app `create_local_app` builds, around the same
+    MCP routes, when the server calls `build()` or a request needs the rest."""
+    mcp = _mcp_routes(services)
+
+    def whole() -> Starlette:
+        routes = [*_api_routes(services), *mcp, *_dav_routes(services), *_oauth_routes(services)]
+        return _local_app(routes, services, _browser_error_page(services))
+
+    return StagedApp(_local_app(mcp, services, None), mcp, whole)

@@ -7,6 +7,7 @@ import asyncio
 import errno
 import socket
 from collections.abc import Callable
+from types import ModuleType
 
 import uvicorn
 from aws_lambda_powertools import Logger
@@ -15,7 +16,10 @@ from ..asgi.access_log import AccessLogMiddleware, LogFormat
 from ..asgi.activity import Activity
 from ..search.warm_up import warm_in_background
 from ..wiring.services import Services
-from .app_factories import create_local_app
+from .app_factories import create_local_app, create_staged_local_app
+
+__all__ = ["ListenError", "create_local_app", "serve"]
+log = Logger(child=True)  # inherits mesq serve's service
 
 
 class ListenError(Exception):
@@ -43,6 +47,12 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _periodic_jobs() -> ModuleType:
+    from ..jobs import sweeper
+
+    return sweeper
+
+
 def serve(
     services: Services,
     host: str,
@@ -61,11 +71,23 @@ def serve(
     # The parent of every `Logger(child=True)`: its service comes from POWERTOOLS_SERVICE_NAME,
     # which `mesq serve` defaults to "mesq-local" before any child exists (see cli.py).
     Logger()
-    # Listen first: search warms up after the first request is served or a quiet moment
-    # (search/warm_up.py), so it never delays the start or the first answer; with search off it
-    # loads nothing.
-    activity = Activity(create_local_app(services))
-    warm_in_background(services, activity.settled)
+    # Listen first, with the MCP endpoint built: the rest of the app (REST, CalDAV, OAuth, the
+    # pages) is built, and then search warms up, once the first request is served or after a
+    # quiet moment (search/warm_up.py), so neither delays the start or the first answer; a request
+    # for the rest before that builds it at once. With search off the warm-up loads nothing.
+    staged = create_staged_local_app(services)
+    activity = Activity(staged)
+    failed: list[BaseException] = []
+
+    def build_the_rest() -> None:
+        try:
+            staged.build()
+        except Exception as error:  # a fault of the build: stop, as a failing start would
+            log.exception("mesq serve: the app could not be built")
+            failed.append(error)
+            server.should_exit = True
+
+    warm_in_background(services, activity.settled, before=build_the_rest)
     app = AccessLogMiddleware(activity, log_format)
     config = uvicorn.Config(
         app,
@@ -80,14 +102,7 @@ def serve(
     bound_port = sock.getsockname()[1]
 
     async def run() -> None:
-        from ..jobs.sweeper import remind_forever, sweep_forever, sync_reading_forever
-
         task = asyncio.create_task(server.serve(sockets=[sock]))
-        # Expired upload sessions are swept here as the scheduler function does on Lambda.
-        sweeper = asyncio.create_task(sweep_forever(services))
-        reminders = asyncio.create_task(remind_forever(services))  # the every-minute reminder tick
-        reading = asyncio.create_task(sync_reading_forever(services))  # the 6-hourly schedule on AWS
-        task.add_done_callback(lambda _: (sweeper.cancel(), reminders.cancel(), reading.cancel()))
         while not server.started:
             if task.done():
                 await task
@@ -95,6 +110,20 @@ def serve(
             await asyncio.sleep(0.02)
         shown_host = f"[{host}]" if ":" in host else host
         on_ready(f"http://{shown_host}:{bound_port}")
-        await task
+        # The periodic jobs once it listens; their modules (the reminder senders: ~0.1 s) are
+        # imported on a worker thread, so the event loop answers meanwhile.
+        jobs = await asyncio.to_thread(_periodic_jobs)
+        running = [
+            asyncio.create_task(jobs.sweep_forever(services)),  # expired upload sessions, as on AWS
+            asyncio.create_task(jobs.remind_forever(services)),  # the every-minute reminder tick
+            asyncio.create_task(jobs.sync_reading_forever(services)),  # the 6-hourly schedule on AWS
+        ]
+        try:
+            await task
+        finally:
+            for job in running:
+                job.cancel()
 
     asyncio.run(run())
+    if failed:
+        raise failed[0]

@@ -50,9 +50,14 @@ LATEST_SECONDS = 5.0
 WARM_UP_NICE = 10
 
 
-def warm_in_background(services: Services, settled: Callable[[float], bool] | None = None) -> threading.Thread:
+def warm_in_background(
+    services: Services,
+    settled: Callable[[float], bool] | None = None,
+    before: Callable[[], None] | None = None,
+) -> threading.Thread:
     """Start the warm-up thread; `settled(seconds)` says whether the server has served a request
-    or been quiet that long (None: start at once)."""
+    or been quiet that long (None: start at once). `before` runs first on the same thread, at
+    the same moment (`mesq serve`: the rest of its app); it handles its own failure."""
     done = services.search.warm_up_started()  # before the thread runs: `ready` is False until done
 
     def warm() -> None:
@@ -64,6 +69,8 @@ def warm_in_background(services: Services, settled: Callable[[float], bool] | No
                 if time.monotonic() - started >= LATEST_SECONDS:
                     break
                 time.sleep(QUIET_SECONDS / 5)
+            if before is not None:
+                before()
             services.search.warm_up_working()
             warm_up(services)
         except Exception:  # searches load what they need themselves

@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from ...archive.exporter import export_account
 from ...archive.words import in_words
 from ...kernel.errors import MesqError
 from ...kernel.messages import quoted
@@ -24,6 +23,8 @@ def add_parser(commands: Commands, common: Parser) -> None:
 
 
 def run(args: argparse.Namespace, services: Services) -> int:
+    from ...archive.exporter import export_account  # the archive writer: for this command only
+
     user_id = user_id_of(services, args.username)
     out: Path = args.out
     try:

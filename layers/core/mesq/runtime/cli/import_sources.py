@@ -12,11 +12,8 @@ import sys
 from pathlib import Path
 
 from ...imports.plan import KINDS, SourceError
-from ...imports.run import import_call
-from ...imports.undo import undo_import
 from ...kernel.errors import MesqError
 from ...kernel.messages import quoted
-from ...wiring.imports import ImportOptions, import_file
 from ...wiring.services import Services
 from .common import command_path, rerun_options
 
@@ -39,6 +36,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, services: Services, user_id: str) -> int:
+    # The readers (bs4, dateparser, ...) load here, never for another command (`mesq serve`'s start).
+    from ...imports.run import import_call
+    from ...imports.undo import undo_import
+    from ...wiring.imports import ImportOptions, import_file
+
     if args.undo_run:
         call = import_call(services, user_id, "undo")
         undone = undo_import(call, args.undo_run)
