@@ -17,6 +17,7 @@ from ..asgi.activity import Activity
 from ..search.warm_up import warm_in_background
 from ..wiring.services import Services
 from .app_factories import create_local_app, create_staged_local_app
+from .startup import collector_paused
 
 __all__ = ["ListenError", "create_local_app", "serve"]
 log = Logger(child=True)  # inherits mesq serve's service
@@ -75,13 +76,15 @@ def serve(
     # pages) is built, and then search warms up, once the first request is served or after a
     # quiet moment (search/warm_up.py), so neither delays the start or the first answer; a request
     # for the rest before that builds it at once. With search off the warm-up loads nothing.
-    staged = create_staged_local_app(services)
+    with collector_paused():  # the MCP SDK and the catalog: the start's objects (startup.py)
+        staged = create_staged_local_app(services)
     activity = Activity(staged)
     failed: list[BaseException] = []
 
     def build_the_rest() -> None:
         try:
-            staged.build()
+            with collector_paused():
+                staged.build()
         except Exception as error:  # a fault of the build: stop, as a failing start would
             log.exception("mesq serve: the app could not be built")
             failed.append(error)
