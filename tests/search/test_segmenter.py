@@ -91,3 +91,21 @@ def test_the_dictionary_costs_a_few_megabytes_not_tens() -> None:
 
     growth = {name: growth_of(name) for name in ("jieba", "trie")}
     assert growth["trie"] < 8 and growth["jieba"] > 40, growth
+
+
+PKG_RESOURCES_PROBE = """
+import sys
+import mesq.search.segmenter
+assert "pkg_resources" not in sys.modules, "jieba imported pkg_resources"
+from mesq.search.segmenter import segmenter
+print(segmenter().lcut("我们在北京开会"))
+import pkg_resources  # hidden only while jieba imported: importable again after
+print(pkg_resources.__name__)
+"""
+
+
+def test_jieba_loads_without_pkg_resources_and_leaves_it_importable() -> None:
+    done = subprocess.run([sys.executable, "-c", PKG_RESOURCES_PROBE], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    cut, name = done.stdout.strip().splitlines()
+    assert cut == str(jieba.lcut("我们在北京开会")) and name == "pkg_resources"

@@ -30,7 +30,7 @@ def gated(monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.E
     """warm_up.warm_up replaced: `started` when it runs, it returns when `gate` is set."""
     started, gate = threading.Event(), threading.Event()
 
-    def slow(_services: Services) -> None:
+    def slow(_services: Services, *_give_way: object) -> None:
         started.set()
         assert gate.wait(30)
 
@@ -91,6 +91,32 @@ def test_the_warm_up_waits_for_a_served_request_or_a_quiet_server(
     assert started.wait(30)
     gate.set()
     thread.join(30)
+
+
+def test_each_step_of_the_warm_up_gives_way_to_a_request_in_flight(
+    make_services: Callable[..., Services], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(warm_up, "GIVE_WAY_SECONDS", 30.0)
+    services = make_services()
+    services.search.enabled = True
+    user_id = str(create_user(services.items, "warm", "correct horse battery")["id"])
+    run(services, "create_memo", {"content": "a literal note"}, user=user_id)
+    services.items.wait_idle()  # type: ignore[attr-defined]
+    services.search.cache.clear()  # a restart: nothing in memory
+    in_flight, asked = threading.Event(), threading.Event()
+    in_flight.set()
+
+    def quiet(seconds: float) -> bool:
+        asked.set()
+        return seconds == warm_up.STEP_QUIET_SECONDS and not in_flight.is_set()
+
+    thread = warm_up.warm_in_background(services, quiet=quiet)
+    assert asked.wait(30)
+    thread.join(0.3)
+    assert thread.is_alive() and not any(key.startswith("literal:") for key in services.search.cache)
+    in_flight.clear()  # the request answered: the warm-up goes on
+    thread.join(30)
+    assert not thread.is_alive() and f"literal:memo:{user_id}" in services.search.cache
 
 
 def test_the_warm_up_loads_the_literal_indexes_and_queues_the_due_builds(

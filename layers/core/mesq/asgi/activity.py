@@ -31,6 +31,9 @@ class Activity:
     def settled(self, seconds: float) -> bool:
         """A request has been served, or none is in flight and none ended within `seconds` (nor
         the start)."""
-        if self._served:
-            return True
+        return bool(self._served) or self.quiet(seconds)
+
+    def quiet(self, seconds: float) -> bool:
+        """No request is in flight and none ended within `seconds` (nor the start): the warm-up
+        gives way to requests, and to the one a client sends right after an answer."""
         return self._in_flight == 0 and time.monotonic() - self._last >= seconds

@@ -52,7 +52,7 @@ def folder_of(user_id: str) -> str:
 def pack_entries(
     entries: list[Entry], removed: list[str], dimension: int | None, bm25: bm25s.BM25 | None = None
 ) -> bytes:
-    """Entries as JSON, vectors as float16 .npy, zipped; with `bm25` (a snapshot's) its model too,
+    """Entries as JSON (deflated), vectors as float16 .npy (stored), zipped; with `bm25` (a snapshot's) its model too,
     in bm25s's own files, so a load does not index every document again."""
     rows = [
         {"kind": e.doc.kind, "id": e.doc.id, "text": e.doc.text, "meta": e.doc.meta, "tokens": e.tokens}
@@ -71,7 +71,10 @@ def pack_entries(
         for name, array in (("vectors.npy", vectors), ("has_vector.npy", has_vector)):
             buffer = io.BytesIO()
             np.save(buffer, array, allow_pickle=False)
-            archive.writestr(name, buffer.getvalue())
+            # float16 vectors deflate by 9 % only, and inflating them was most of a load's reading
+            # (20,000 notes: 107 ms of 15 MB, 21 ms stored; writing: 606 ms against 32): stored.
+            stored = zipfile.ZIP_STORED if name == "vectors.npy" else None
+            archive.writestr(name, buffer.getvalue(), compress_type=stored)
         if bm25 is not None:
             with tempfile.TemporaryDirectory(prefix="mesq-bm25-") as folder:
                 bm25.save(folder, show_progress=False)

@@ -26,11 +26,33 @@ import math
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import jieba
 import marisa_trie
+
+
+@contextmanager
+def _pkg_resources_hidden() -> Iterator[None]:
+    """jieba reads its files through pkg_resources whenever that imports, and importing it
+    (setuptools' scan of every installed distribution) took 0.2-0.3 s of a server's first search;
+    Lambda's runtime has no setuptools, so there jieba already opens the same files from its own
+    folder. It does so here too: pkg_resources is hidden while jieba imports (unless something
+    has imported it already) and only then."""
+    hidden = "pkg_resources" not in sys.modules
+    if hidden:
+        sys.modules["pkg_resources"] = None  # type: ignore[assignment]  # `import` raises ImportError
+    try:
+        yield
+    finally:
+        if hidden:
+            del sys.modules["pkg_resources"]
+
+
+with _pkg_resources_hidden():
+    import jieba
+    import jieba.finalseg  # its HMM tables: read through the same helper
 
 HERE = Path(__file__).parent
 TRIE_FILE = HERE / "jieba_dict.marisa"

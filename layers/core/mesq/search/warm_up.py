@@ -2,8 +2,9 @@
 
 `mesq serve` binds and answers first; the warm-up starts on a background thread at a lower CPU
 priority once the server has served its first request, or has been quiet for `QUIET_SECONDS`
-when nobody asks (at the latest `LATEST_SECONDS` after the start). It then, per user of the
-instance:
+when nobody asks (at the latest `LATEST_SECONDS` after the start); before each of its steps it
+waits while a request is in flight or has just ended (`GIVE_WAY_SECONDS` at most), so the first searches after a
+start do not share the interpreter with its loads. It then, per user of the instance:
 - loads each literal index (search_memos, search_reading_notes, query_todos' `query`) into the
   process's cache, or queues its rebuild on the literal worker when there is none of this format,
   so the first literal search after a start reads memory, not the store (issue 42 §4);
@@ -48,16 +49,25 @@ QUIET_SECONDS = 0.5
 LATEST_SECONDS = 5.0
 #: The warm-up thread's nice value: requests get the CPU first.
 WARM_UP_NICE = 10
+#: Before each step (an import, one index load, the glossary) the warm-up waits until no request
+#: is in flight and none ended within STEP_QUIET_SECONDS (a client's next request follows its last
+#: answer within milliseconds), this long at most: the nice value does not give a request the
+#: interpreter's lock, and the first search after a start would share it with the warm-up's loads.
+GIVE_WAY_SECONDS = 3.0
+STEP_QUIET_SECONDS = 0.1
 
 
 def warm_in_background(
     services: Services,
     settled: Callable[[float], bool] | None = None,
     before: Callable[[], None] | None = None,
+    quiet: Callable[[float], bool] | None = None,
 ) -> threading.Thread:
     """Start the warm-up thread; `settled(seconds)` says whether the server has served a request
     or been quiet that long (None: start at once). `before` runs first on the same thread, at
-    the same moment (`mesq serve`: the rest of its app); it handles its own failure."""
+    the same moment (`mesq serve`: the rest of its app); it handles its own failure.
+    `quiet(seconds)` says whether no request is in flight and none ended that recently: each step
+    waits for it (GIVE_WAY_SECONDS at most)."""
     done = services.search.warm_up_started()  # before the thread runs: `ready` is False until done
 
     def warm() -> None:
@@ -72,7 +82,7 @@ def warm_in_background(
             if before is not None:
                 before()
             services.search.warm_up_working()
-            warm_up(services)
+            warm_up(services, _giving_way(quiet))
         except Exception:  # searches load what they need themselves
             log.exception("search: the start-up warm-up failed")
         finally:
@@ -83,16 +93,25 @@ def warm_in_background(
     return thread
 
 
-def warm_up(services: Services) -> None:
+def _giving_way(quiet: Callable[[float], bool] | None) -> Callable[[], None]:
+    def give_way() -> None:
+        deadline = time.monotonic() + GIVE_WAY_SECONDS
+        while quiet is not None and not quiet(STEP_QUIET_SECONDS) and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    return give_way
+
+
+def warm_up(services: Services, give_way: Callable[[], None] = lambda: None) -> None:
     if not services.search.enabled:
         return
     from ..auth.users import list_users
 
     for user in list_users(services.items):
-        _warm_user(services, str(user["id"]))
+        _warm_user(services, str(user["id"]), give_way)
 
 
-def _warm_user(services: Services, user_id: str) -> None:
+def _warm_user(services: Services, user_id: str, give_way: Callable[[], None]) -> None:
     """One user's literal indexes into memory and a due AI build queued. A user without any
     index and without a searchable record (a new account) costs two reads and no import."""
     from . import pointers
@@ -106,16 +125,19 @@ def _warm_user(services: Services, user_id: str) -> None:
         for source in searchables_of(services).documents
     ):
         return
+    give_way()
     from . import pipeline  # noqa: F401  (numpy, bm25s: what the first search imports)
     from .build import needed
     from .crosslingual import GLOSSARY
     from .literal_store import repository
 
     for kind in searchables_of(services).literal:
+        give_way()
         if kind.pointer_sk not in found or repository(services, kind).load(user_id) is None:
             services.search.literal_missing(user_id, kind.name)
     if needed(services, user_id) is not None:
         services.search.request_build(user_id)
+    give_way()
     GLOSSARY.load()  # once per process, after the indexes' work is queued; a no-op for later users
 
 
