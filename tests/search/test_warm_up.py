@@ -162,3 +162,29 @@ def test_with_search_off_the_server_and_its_warm_up_import_no_search_engine(tmp_
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_a_search_during_the_glossarys_background_parse_goes_without_the_gloss(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The warm-up starts the glossary's parse on a thread of its own; a search meanwhile
+    (`wait=False`) answers without the gloss at once instead of parsing it as well."""
+    from mesq.search import crosslingual
+
+    glossary = crosslingual.Glossary()
+    gate, parses = threading.Event(), []
+    real = crosslingual._texts_from_a_child
+
+    def slow_parse() -> tuple[bytes, bytes]:
+        parses.append(1)
+        assert gate.wait(30)
+        return real()
+
+    monkeypatch.setattr(crosslingual, "_texts_from_a_child", slow_parse)
+    glossary.load_in_background()
+    glossary.load_in_background()  # under way: not a second parse
+    assert glossary.translate("会议", wait=False) is None
+    gate.set()
+    assert glossary.load() and parses == [1]
+    assert glossary.translate("会议", wait=False) == glossary.translate("会议")
+    assert glossary.translate("会议") is not None

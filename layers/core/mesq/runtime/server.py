@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import socket
+import time
 from collections.abc import Callable
 from types import ModuleType
 
@@ -46,6 +47,11 @@ def _listening_socket(host: str, port: int) -> socket.socket:
             reason += " (another server runs there: stop it or choose another --port)"
         raise ListenError(f"cannot listen on {host}:{port}: {reason}") from None
     return sock
+
+
+#: The periodic jobs (sweeper, reminder tick, reading sync) start when search is warm, or this
+#: long after the server listens at the latest.
+JOBS_WAIT_SECONDS = 30.0
 
 
 def _periodic_jobs() -> ModuleType:
@@ -113,8 +119,13 @@ def serve(
             await asyncio.sleep(0.02)
         shown_host = f"[{host}]" if ":" in host else host
         on_ready(f"http://{shown_host}:{bound_port}")
-        # The periodic jobs once it listens; their modules (the reminder senders: ~0.1 s) are
-        # imported on a worker thread, so the event loop answers meanwhile.
+        # The periodic jobs once the start-up is done (search warm, at most JOBS_WAIT_SECONDS):
+        # their imports (the reminder senders) and first ticks (an HTTP client, a scan of due
+        # reminders) would otherwise share the interpreter with the first requests. Their modules
+        # are imported on a worker thread, so the event loop answers meanwhile.
+        waited = time.monotonic() + JOBS_WAIT_SECONDS
+        while not services.search.ready and time.monotonic() < waited and not task.done():
+            await asyncio.sleep(0.1)
         jobs = await asyncio.to_thread(_periodic_jobs)
         running = [
             asyncio.create_task(jobs.sweep_forever(services)),  # expired upload sessions, as on AWS

@@ -35,7 +35,11 @@ import threading
 from array import array
 from pathlib import Path
 
+from aws_lambda_powertools import Logger
+
 from .tokenizer import STOPWORDS, segmenter
+
+log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 
 #: A CC-CEDICT line: traditional, simplified, [pinyin], /sense/sense/.
 _LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/\s*$")
@@ -192,6 +196,24 @@ class Glossary:
         finally:
             self._lock.release()
         return True
+
+    def load_in_background(self) -> None:
+        """Start the parse on a thread of its own unless it is loaded or under way (the start-up
+        warm-up, as its first step: the parse runs in a child process, so it costs this process
+        little while a first search loads its index beside it). The lock is taken here, before
+        the thread runs, so a search from now on goes without the gloss instead of parsing too."""
+        if self._zh is not None or not self._lock.acquire(blocking=False):
+            return
+
+        def parse() -> None:
+            try:
+                self._parse()
+            except Exception:  # a later `load` tries again; a search goes without the gloss
+                log.exception("search: the glossary could not be loaded")
+            finally:
+                self._lock.release()
+
+        threading.Thread(target=parse, name="mesq-glossary", daemon=True).start()
 
     def _parse(self) -> None:
         if self._zh is not None:

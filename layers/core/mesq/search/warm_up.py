@@ -3,8 +3,8 @@
 `mesq serve` binds and answers first; the warm-up starts on a background thread at a lower CPU
 priority once the server has served its first request, or has been quiet for `QUIET_SECONDS`
 when nobody asks (at the latest `LATEST_SECONDS` after the start); before each of its steps it
-waits while a request is in flight or has just ended (`GIVE_WAY_SECONDS` at most), so the first searches after a
-start do not share the interpreter with its loads. It then, per user of the instance:
+waits while a request is in flight or has just ended (`GIVE_WAY_SECONDS` at most), so the first
+searches after a start do not share the interpreter with its loads. It then, per user:
 - loads each literal index (search_memos, search_reading_notes, query_todos' `query`) into the
   process's cache, or queues its rebuild on the literal worker when there is none of this format,
   so the first literal search after a start reads memory, not the store (issue 42 §4);
@@ -12,11 +12,12 @@ start do not share the interpreter with its loads. It then, per user of the inst
   or unfinished (a stop in the middle of an import's build resumes here);
 and imports the query pipeline (numpy, bm25s) and loads the CC-CEDICT glossary a query's
 Chinese <-> English gloss reads (search/crosslingual.py: parsed by a short-lived child process,
-so the server keeps only its ~6 MB of tables; until it is loaded a query goes without the gloss
-rather than wait). A new account (no index, no searchable record)
-costs two reads and no import. The embedding model and jieba's dictionary are never loaded here:
-the model loads on the first search or write (tens of milliseconds, ~25 MiB), jieba on the first
-Han text (about a second, ~70 MiB), so an idle server stays small.
+so the server keeps only its ~6 MB of tables; that parse begins first, before any step gives way,
+and until it is loaded a query goes without the gloss rather than wait or parse it itself). A
+new account (no index, no searchable record) costs two reads and no import. The embedding model
+and jieba's dictionary are never loaded here: the model loads on the first search or write (tens
+of milliseconds, ~25 MiB), jieba on the first Han text (about a second, ~70 MiB), so an idle
+server stays small.
 
 `MESQ_SEARCH_PROVIDER=none` (search off): nothing at all is loaded or imported here.
 
@@ -125,10 +126,12 @@ def _warm_user(services: Services, user_id: str, give_way: Callable[[], None]) -
         for source in searchables_of(services).documents
     ):
         return
+    from .crosslingual import GLOSSARY
+
+    GLOSSARY.load_in_background()  # first, and without giving way: a child process parses it
     give_way()
     from . import pipeline  # noqa: F401  (numpy, bm25s: what the first search imports)
     from .build import needed
-    from .crosslingual import GLOSSARY
     from .literal_store import repository
 
     for kind in searchables_of(services).literal:
@@ -137,8 +140,7 @@ def _warm_user(services: Services, user_id: str, give_way: Callable[[], None]) -
             services.search.literal_missing(user_id, kind.name)
     if needed(services, user_id) is not None:
         services.search.request_build(user_id)
-    give_way()
-    GLOSSARY.load()  # once per process, after the indexes' work is queued; a no-op for later users
+    GLOSSARY.load()  # waits for the parse begun above: `ready` means the gloss is there too
 
 
 def prepare_for_snapshot(runtime: SearchRuntime) -> None:
