@@ -210,9 +210,13 @@ def test_conflict_between_two_tabs_keeps_both_texts(server: LiveServer, page: An
 
     # Again, and this time "Save mine over theirs".
     _card(page, "(merged)").get_by_role("link", name=re.compile("^Edit")).click()
-    rest.patch(
+    # The editor (and the revision its save sends) is loaded before the agent writes: a write that
+    # raced the editor's fetch would hand the editor the agent's revision, and no conflict.
+    expect(editor).to_have_value("shared list: eggs, bread, jam (merged)")
+    agent = rest.patch(
         f"/api/toolkit/memo/{memo['id']}", json={"expectedRevision": 3, "content": "shared list: emptied by an agent"}
     )
+    assert agent.status_code == 200, agent.text
     page.locator("li.memo.editing textarea[data-editor]").fill("shared list: final (tab A)")
     page.locator("li.memo.editing").get_by_role("button", name=re.compile("^Save")).click()
     expect(page.locator("textarea.memos-theirs")).to_have_value("shared list: emptied by an agent")
