@@ -4,14 +4,25 @@ cache's back, as another Lambda instance or the `mesq` CLI does) within TTL_SECO
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from mesq.auth import lookup_cache
-from mesq.auth.tokens import _lookup_key, authenticate_token, create_token, revoke_token, secret_digest
+from mesq.asgi.auth import cached_bearer
+from mesq.auth import lookup_cache, tokens
+from mesq.auth.tokens import (
+    LAST_USED_RESOLUTION,
+    _lookup_key,
+    authenticate_token,
+    cached_principal,
+    create_token,
+    revoke_token,
+    secret_digest,
+)
 from mesq.auth.users import create_user
 from mesq.kernel.errors import Unauthorized
+from mesq.kernel.timestamps import format_timestamp, utc_now
 from mesq.wiring.services import build_services
 from tests.settings import inprocess_settings
 
@@ -80,3 +91,39 @@ def test_unknown_tokens_are_never_cached(setup):
         with pytest.raises(Unauthorized):
             authenticate_token(services.items, "mesq_pat_" + "x" * 43)
     assert len(gets) == 3
+
+
+def test_a_warm_token_is_known_without_a_storage_call(setup):
+    """`cached_principal` (what the MCP and REST edges try on the event loop before a worker
+    thread) answers from the cache alone, and only what `authenticate_token` would answer."""
+    services, token, (user_id, token_id), clock, gets = setup
+    assert cached_principal(services.items, token) is None  # never seen: the store decides
+    principal = authenticate_token(services.items, token)
+    reads = len(gets)
+    assert cached_principal(services.items, token) == principal
+    assert cached_bearer(services.items, token) == principal
+    assert len(gets) == reads
+    clock.now += lookup_cache.TTL_SECONDS
+    assert cached_principal(services.items, token) is None  # the entry aged out: read again
+    authenticate_token(services.items, token)
+    revoke_token(services.items, user_id, token_id)
+    assert cached_principal(services.items, token) is None
+    assert cached_principal(services.items, "mesq_pat_" + "x" * 43) is None
+    assert cached_bearer(services.items, "mesq_at_" + "x" * 43) is None  # OAuth tokens: always the store
+
+
+def test_a_use_due_to_be_recorded_goes_to_the_store(setup, monkeypatch: pytest.MonkeyPatch):
+    """A lookup whose last use is older than LAST_USED_RESOLUTION needs a write, and an expired
+    one an error: neither is answered from the cache."""
+    services, token, _, _, _ = setup
+    authenticate_token(services.items, token)
+    later = utc_now() + LAST_USED_RESOLUTION + timedelta(seconds=1)
+    monkeypatch.setattr("mesq.auth.tokens.utc_now", lambda: later)
+    assert cached_principal(services.items, token) is None
+    authenticate_token(services.items, token)  # records the use
+    assert cached_principal(services.items, token) is not None
+    digest = secret_digest(token)
+    tokens.cache_for(services.items).update(digest, {"expiresAt": format_timestamp(later - timedelta(seconds=1))})
+    assert cached_principal(services.items, token) is None
+    with pytest.raises(Unauthorized):
+        authenticate_token(services.items, token)

@@ -5,6 +5,7 @@ the app is built, a request for the rest builds it at once, and the whole app is
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 from starlette.applications import Starlette
-from starlette.routing import BaseRoute
+from starlette.routing import BaseRoute, Match
 from starlette.testclient import TestClient
 
 from mesq.asgi.staged import StagedApp
@@ -55,6 +56,22 @@ def test_the_whole_app_is_create_local_apps(services: Services) -> None:
     expected = create_local_app(services)
     assert _route_table(whole.routes) == _route_table(expected.routes)
     assert [m.cls for m in whole.user_middleware] == [m.cls for m in expected.user_middleware]
+
+
+def test_the_mcp_routes_come_first_and_shadow_no_other_route(services: Services) -> None:
+    """The MCP routes lead the table (an agent's call is matched first), which is safe only while
+    no other route's path is one they match (each path tried with its parameters filled in)."""
+    whole = create_local_app(services)
+    mcp = create_staged_local_app(services)._first_routes
+    assert [getattr(route, "path", "") for route in whole.routes[: len(mcp)]] == [route.path for route in mcp]
+    shadowed = []
+    for route in whole.routes[len(mcp) :]:
+        path = re.sub(r"\{[^}]+\}", "x", getattr(route, "path", ""))
+        for method in sorted(getattr(route, "methods", None) or {"GET"}):
+            scope = {"type": "http", "path": path, "method": method, "root_path": ""}
+            if any(mcp_route.matches(scope)[0] != Match.NONE for mcp_route in mcp):
+                shadowed.append((method, path))
+    assert shadowed == []
 
 
 def test_mcp_answers_before_the_rest_is_built_and_a_request_for_the_rest_builds_it(services: Services) -> None:

@@ -9,7 +9,7 @@ from ..auth.oauth.grants import authenticate_access_token
 from ..auth.oauth.keys import ACCESS_PREFIX
 from ..auth.oauth.resources import accepts
 from ..auth.scopes import needed_scopes
-from ..auth.tokens import authenticate_token
+from ..auth.tokens import authenticate_token, cached_principal
 from ..kernel.concurrency import run_sync
 from ..kernel.context import Principal
 from ..kernel.errors import Forbidden, Unauthorized
@@ -35,11 +35,16 @@ def authenticate_bearer(items: ItemStore, token: str, instance: str, path: str) 
     return authenticate_token(items, token)
 
 
-def authenticate(request: Request, services: Services) -> Principal:
-    token = bearer_token(request)
-    if token is None:
-        raise Unauthorized("authentication required: send Authorization: Bearer <token>")
-    return authenticate_bearer(services.items, token, instance_url(request, services), request.url.path)
+def cached_bearer(items: ItemStore, token: str) -> Principal | None:
+    """`authenticate_bearer`'s answer when it takes no storage call (a PAT seen a moment ago,
+    auth/lookup_cache.py), else None: an async caller then authenticates on a worker thread. A
+    warm client's call skips that hop (measured: about 0.2 ms of a 2.5 ms warm MCP call)."""
+    return None if token.startswith(ACCESS_PREFIX) else cached_principal(items, token)
+
+
+async def authenticate_async(items: ItemStore, token: str, instance: str, path: str) -> Principal:
+    """`authenticate_bearer` from the event loop: on it when the answer is cached, else in the pool."""
+    return cached_bearer(items, token) or await run_sync(authenticate_bearer, items, token, instance, path)
 
 
 async def count_unauthenticated(limiter: RateLimiter, request: Request) -> None:
@@ -54,7 +59,10 @@ async def rest_principal(request: Request, services: Services, limiter: RateLimi
     """The REST caller's credential; a missing or invalid one is counted per client IP, so
     guessing tokens ends in 429 (with Retry-After) instead of an endless stream of 401s."""
     try:
-        return await run_sync(authenticate, request, services)
+        token = bearer_token(request)
+        if token is None:
+            raise Unauthorized("authentication required: send Authorization: Bearer <token>")
+        return await authenticate_async(services.items, token, instance_url(request, services), request.url.path)
     except Unauthorized:
         await count_unauthenticated(limiter, request)
         raise

@@ -17,7 +17,7 @@ from ..kernel.context import Principal
 from ..kernel.errors import NotFound, Unauthorized, ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
-from ..kernel.ports.storage import Condition, ConditionFailed, Delete, ItemStore, Key, Put, Update
+from ..kernel.ports.storage import Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, Update
 from ..kernel.timestamps import format_timestamp, now_timestamp, parse_timestamp, utc_now
 from .lookup_cache import cache_for
 from .scopes import order_scopes, parse_scopes
@@ -151,7 +151,7 @@ def authenticate_token(items: ItemStore, token: str) -> Principal:
     record, so the lookup alone is authoritative. A found lookup is reused for a few seconds
     (auth/lookup_cache.py: a revocation elsewhere is honoured within its TTL_SECONDS).
     """
-    if not token.startswith(PAT_PREFIX) or len(token) > 200:
+    if not _is_pat(token):
         raise Unauthorized("the access token is not valid")
     digest = secret_digest(token)
     lookup_key = _lookup_key(digest)
@@ -163,11 +163,9 @@ def authenticate_token(items: ItemStore, token: str) -> Principal:
             raise Unauthorized("the access token is not valid, revoked or expired")
         cache.put(digest, lookup)
     now = utc_now()
-    expires_at = lookup.get("expiresAt")
-    if expires_at and parse_timestamp(expires_at, "expiresAt") <= now:
+    if _expired(lookup, now):
         raise Unauthorized("the access token has expired")
-    last_used = lookup.get("lastUsedAt")
-    if not last_used or parse_timestamp(last_used, "lastUsedAt") + LAST_USED_RESOLUTION < now:
+    if _use_due(lookup, now):
         stamp = {"lastUsedAt": format_timestamp(now)}
         try:
             record_use(items, [(lookup_key, stamp), (record_key(lookup["userId"], lookup["tokenId"]), stamp)])
@@ -175,6 +173,41 @@ def authenticate_token(items: ItemStore, token: str) -> Principal:
             cache.evict(digest)
             raise
         cache.update(digest, stamp)
+    return _principal(lookup)
+
+
+def cached_principal(items: ItemStore, token: str) -> Principal | None:
+    """The principal behind a PAT when knowing it takes no storage call: its lookup is cached,
+    unexpired, and its last use was recorded within LAST_USED_RESOLUTION. None otherwise, for
+    `authenticate_token` to decide (it reads or writes the store). An async caller answers a warm
+    client's calls from this without a hop to a worker thread."""
+    if not _is_pat(token):
+        return None
+    lookup = cache_for(items).get(secret_digest(token))
+    if lookup is None:
+        return None
+    now = utc_now()
+    if _expired(lookup, now) or _use_due(lookup, now):
+        return None
+    return _principal(lookup)
+
+
+def _is_pat(token: str) -> bool:
+    return token.startswith(PAT_PREFIX) and len(token) <= 200
+
+
+def _expired(lookup: Item, now: datetime) -> bool:
+    expires_at = lookup.get("expiresAt")
+    return bool(expires_at) and parse_timestamp(expires_at, "expiresAt") <= now
+
+
+def _use_due(lookup: Item, now: datetime) -> bool:
+    """Whether this use should be recorded (last use unknown or older than the resolution)."""
+    last_used = lookup.get("lastUsedAt")
+    return not last_used or parse_timestamp(last_used, "lastUsedAt") + LAST_USED_RESOLUTION < now
+
+
+def _principal(lookup: Item) -> Principal:
     return Principal(
         user_id=lookup["userId"],
         scopes=frozenset(lookup["scopes"]),

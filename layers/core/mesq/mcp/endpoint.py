@@ -49,7 +49,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import Message, Receive, Scope, Send
 
 from ..application.ratelimit import Bucket, RateLimiter
-from ..asgi.auth import authenticate_bearer, bearer_token, count_unauthenticated
+from ..asgi.auth import authenticate_async, bearer_token, count_unauthenticated
 from ..asgi.body import read_limited
 from ..asgi.envelope import failure, internal_failure
 from ..asgi.origin import is_allowed_origin
@@ -216,7 +216,7 @@ class McpEndpoint:
         try:
             # An OAuth token must be bound to this endpoint (RFC 8707 audience; see auth/oauth/resources.py).
             instance = instance_url(request, self.services)
-            return await run_sync(authenticate_bearer, self.services.items, token, instance, request.url.path)
+            return await authenticate_async(self.services.items, token, instance, request.url.path)
         except Unauthorized as error:
             raise await self._unauthenticated(request, error, 'error="invalid_token"') from None
 
