@@ -6,12 +6,6 @@ validators and the S3 client; an on-demand cold start leaves those to first use)
 invocation builds only a per-request stateless session manager.
 """
 
-from mesq.runtime.startup import collector_paused
+from mesq.runtime.startup import http_function_handler
 
-with collector_paused():  # the init's objects frozen, never walked by a request's collections
-    from mesq.runtime.app_factories import create_mcp_app
-    from mesq.runtime.lambda_entry import lambda_handler
-    from mesq.wiring.config import Settings
-    from mesq.wiring.services import build_services
-
-    handler = lambda_handler(create_mcp_app(build_services(Settings.from_env())), service="mesq-mcp")
+handler = http_function_handler("mcp")

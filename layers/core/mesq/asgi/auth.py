@@ -44,7 +44,10 @@ def cached_bearer(items: ItemStore, token: str) -> Principal | None:
 
 async def authenticate_async(items: ItemStore, token: str, instance: str, path: str) -> Principal:
     """`authenticate_bearer` from the event loop: on it when the answer is cached, else in the pool."""
-    return cached_bearer(items, token) or await run_sync(authenticate_bearer, items, token, instance, path)
+    cached = cached_bearer(items, token)
+    if cached is not None:
+        return cached
+    return await run_sync(authenticate_bearer, items, token, instance, path)
 
 
 async def count_unauthenticated(limiter: RateLimiter, request: Request) -> None:

@@ -13,6 +13,10 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from .lambda_entry import LambdaHandler
 
 
 @contextmanager
@@ -26,3 +30,20 @@ def collector_paused() -> Iterator[None]:
         gc.freeze()
         if was_enabled:
             gc.enable()
+
+
+HttpFunction = Literal["api", "dav", "mcp", "oauth"]
+
+
+def http_function_handler(name: HttpFunction) -> LambdaHandler:
+    """The Lambda handler of `functions/<name>/app.py`: `create_<name>_app` (app_factories.py)
+    over the services `Settings.from_env()` names, service `mesq-<name>`. Built at init with the
+    collector paused, imports included (they make most of the start's objects)."""
+    with collector_paused():
+        from ..wiring.config import Settings
+        from ..wiring.services import build_services
+        from . import app_factories
+        from .lambda_entry import lambda_handler
+
+        create_app = getattr(app_factories, f"create_{name}_app")
+        return lambda_handler(create_app(build_services(Settings.from_env())), service=f"mesq-{name}")
