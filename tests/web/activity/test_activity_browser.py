@@ -108,7 +108,7 @@ def test_an_agent_session_reads_as_one_group_and_undoes_after_a_preview(
         page.screenshot(path=str(shots / f"activity-zh-{width}.png"), full_page=True)
         text = agent.inner_text()
         assert re.search(r"\d{1,2}:\d{2}\s*[–-]\s*\d{1,2}:\d{2}|\d{1,2}:\d{2}", text), text  # the time span
-        assert "31 处改动：编辑了30 条笔记，移动了1 个任务" in text, text
+        assert "31 处改动：编辑了 30 条笔记，移动了 1 个任务" in text, text
         assert not [found for found in never if found in text]
         assert not re.search(r"版本|revision", text, re.IGNORECASE)
         assert set(re.findall(r"[A-Za-z]+", text)) <= TYPED, text

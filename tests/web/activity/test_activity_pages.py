@@ -81,7 +81,7 @@ def test_an_agent_session_is_one_group_in_chinese_words(services: Services, seed
     agent = shown_text(groups[0])
     assert "Claude Desktop" in agent and "访问令牌" in agent
     assert re.search(r"\d{1,2}:\d{2}", agent)  # the time span
-    assert "31 处改动：编辑了30 条笔记，移动了1 个任务" in agent
+    assert "31 处改动：编辑了 30 条笔记，移动了 1 个任务" in agent
     assert f"把任务“买牛奶”从“{COLUMN_NAMES[0]}”移到了“{COLUMN_NAMES[1]}”" in re.sub(r"\s*([“”])\s*", r"\1", agent)
     assert "编辑了笔记“周报 29”" in re.sub(r"\s*([“”])\s*", r"\1", agent)
     assert "认真" in agent  # the edit's own words, in its details
@@ -156,7 +156,7 @@ def test_a_token_shows_its_last_session_linked_to_it_alone(services: Services, b
     row = page[page.index("Claude Desktop") :]
     row = row[: row.index("</tr>")]
     link = re.search(r'href="(/activity\?sessionId=[^"]+)"', row)
-    assert link and "3 处改动：新建了3 条笔记" in shown_text(row)
+    assert link and "3 处改动：新建了 3 条笔记" in shown_text(row)
     alone = person.get(link.group(1).replace("&amp;", "&"), headers={"Accept-Language": "zh-CN"}).text
     assert len(_sections(alone)) == 1 and "草稿 2" in shown_text(_sections(alone)[0])
     unknown = person.get("/activity?sessionId=no-such-session", headers={"Accept-Language": "zh-CN"})

@@ -23,7 +23,7 @@ from babel.dates import get_timezone_name
 from markupsafe import Markup, escape
 
 from ...history.records import record_title
-from ..kit.i18n import N_, NP_, Translator, translations
+from ..kit.i18n import N_, NC_, NP_, Translator, translations
 from ..kit.recurrence_words import recurrence_words
 from .diff import Row, compare
 from .times import cldr_locale, clock, day_words, local, moment_words
@@ -70,11 +70,29 @@ _SAID = {
     "recolour": N_("changed the colour of %(thing)s"),
     "to_board": N_("moved %(thing)s from the inbox to the board"),
 }
+#: The summary's sentences: each act said of a count ("edited 30 memos"; no from / to), in a
+#: context of their own, so a language can set the number apart from the words around it
+#: (zh: 编辑了 30 条笔记, where the record's sentence reads 编辑了笔记“周报”).
 _SUMMED = {
-    **_SAID,
-    "rename": N_("renamed %(thing)s"),
-    "move_column": N_("moved %(thing)s"),
-    "move_space": N_("moved %(thing)s"),
+    "create": NC_("a count of records", "created %(thing)s"),
+    "edit": NC_("a count of records", "edited %(thing)s"),
+    "rename": NC_("a count of records", "renamed %(thing)s"),
+    "move_column": NC_("a count of records", "moved %(thing)s"),
+    "move_space": NC_("a count of records", "moved %(thing)s"),
+    "reorder": NC_("a count of records", "moved %(thing)s"),
+    "complete": NC_("a count of records", "completed %(thing)s"),
+    "reopen": NC_("a count of records", "reopened %(thing)s"),
+    "pin": NC_("a count of records", "pinned %(thing)s"),
+    "unpin": NC_("a count of records", "unpinned %(thing)s"),
+    "archive": NC_("a count of records", "archived %(thing)s"),
+    "unarchive": NC_("a count of records", "moved %(thing)s back to the timeline"),
+    "unarchive_column": NC_("a count of records", "unarchived %(thing)s"),
+    "trash": NC_("a count of records", "moved %(thing)s to the trash"),
+    "restore": NC_("a count of records", "restored %(thing)s from the trash"),
+    "delete": NC_("a count of records", "deleted %(thing)s for good"),
+    "remove": NC_("a count of records", "deleted %(thing)s"),
+    "recolour": NC_("a count of records", "changed the colour of %(thing)s"),
+    "to_board": NC_("a count of records", "moved %(thing)s from the inbox to the board"),
 }
 #: Kinds with no trash: their delete is final and says so plainly.
 _NO_TRASH = frozenset({"space", "column", "tag"})
@@ -428,7 +446,7 @@ def summary(changes: list[dict[str, Any]], say: Translator) -> str:
     ranked = counts.most_common()
     for (act, kind), count in ranked[:SUMMARY_PARTS]:
         singular, plural = _COUNTED[kind]
-        parts.append(say.gettext(_SUMMED[act], thing=say.ngettext(singular, plural, count)))
+        parts.append(say.pgettext(*_SUMMED[act], thing=say.ngettext(singular, plural, count)))
     rest = sum(count for _key, count in ranked[SUMMARY_PARTS:])
     if rest:
         parts.append(say.ngettext("%(num)d other change", "%(num)d other changes", rest))
