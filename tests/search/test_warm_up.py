@@ -188,3 +188,23 @@ def test_a_search_during_the_glossarys_background_parse_goes_without_the_gloss(
     assert glossary.load() and parses == [1]
     assert glossary.translate("会议", wait=False) == glossary.translate("会议")
     assert glossary.translate("会议") is not None
+
+
+def test_a_snapshot_holds_the_glossary(make_services: Callable[..., Services], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`prepare_for_snapshot` (a SnapStart or provisioned init) loads the glossary, so a restored
+    container's first query across languages glosses at once instead of parsing in the request."""
+    from mesq.search import crosslingual
+
+    parses: list[int] = []
+
+    def small_parse() -> tuple[bytes, bytes]:  # the parse itself is the other tests' subject
+        parses.append(1)
+        return crosslingual._Table.encode({"会议": "meeting"}), crosslingual._Table.encode({"meeting": "会议"})
+
+    monkeypatch.setattr(crosslingual, "_texts_from_a_child", small_parse)
+    glossary = crosslingual.Glossary()
+    assert glossary.translate("会议", wait=False) == "meeting" and parses == [1]  # in the request: the cost
+    glossary = crosslingual.Glossary()
+    warm_up.prepare_for_snapshot(make_services().search, glossary)
+    assert parses == [1, 1]
+    assert glossary.translate("会议", wait=False) == "meeting" and parses == [1, 1]  # from the snapshot
