@@ -6,7 +6,8 @@ functions included, relative imports resolved), stated as floors of packages, lo
     auth, attachments
     history, search the engines the domains plug into (change records and undo; the indexes)
     memos, todos, reading, reminders                   the domains
-    calendar_feed, imports, archive                    what reads the domains as a whole
+    calendar_feed, archive                             what reads the domains as a whole
+    imports         other apps' exports, read through the archive's bounded ZIP reader
     application     the registries (operations, reverters, searchables), invocation, validation
     adapters        the providers behind kernel/ports, and the library clients
     wiring          config, services (the composition root)
@@ -44,7 +45,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("auth", "attachments"),
     ("history", "search"),
     ("memos", "todos", "reading", "reminders"),
-    ("calendar_feed", "imports", "archive"),
+    ("calendar_feed", "archive"),
+    ("imports",),
     ("application",),
     ("adapters",),
     ("wiring",),

@@ -56,6 +56,7 @@ class Member:
     compressed: int
     size: int
     offset: int  # of its local header
+    mode: int = 0  # the Unix file mode the entry records (its external attributes' high 16 bits)
 
 
 class BoundedZip:
@@ -138,6 +139,7 @@ class BoundedZip:
             fields = _CENTRAL.unpack(head)
             flags, method, crc, compressed, size = fields[5], fields[6], fields[9], fields[10], fields[11]
             name_length, extra_length, comment_length, offset = fields[12], fields[13], fields[14], fields[18]
+            mode = fields[17] >> 16
             count += 1
             if count > caps.members:
                 raise CapExceeded("member count", caps.members, self.label, "more entries than that")
@@ -160,7 +162,7 @@ class BoundedZip:
             total += size
             if total > caps.total_bytes:
                 raise CapExceeded("total uncompressed size", caps.total_bytes, self.label)
-            yield Member(name, method, crc, compressed, size, offset)
+            yield Member(name, method, crc, compressed, size, offset, mode)
         if position != end:
             raise self._not_a_zip("the central directory ends inside an entry")
 

@@ -1,16 +1,16 @@
-"""A stranger's ZIP file, read within bounds (flomo's export, a ZIP of Todoist CSVs).
+"""A stranger's ZIP file, read within bounds (flomo's export, a ZIP of Todoist CSVs, memos' files).
 
-`open_zip(path)` refuses, with one line and before anything is read from a member:
+`open_zip(path)` reads the central directory through the account archive's reader
+(`archive/bounded_zip.py`: a stream, each entry checked before the next is read, so a directory of
+a million entries is refused before it is held), under IMPORT_ZIP's caps, and refuses, with one
+line and before anything is read from a member:
+- a bomb: more members, more bytes once unpacked (as the entries declare them), or a member over
+  the ratio (past 1 MiB) than the caps allow, or members whose packed data overlap (one
+  compressed stream counted many times);
 - a member name that leaves the archive (`../x`, `/etc/x`, `C:\\x`, a NUL) or a symbolic link;
-- an encrypted member;
-- a bomb: more than MAX_MEMBERS members, more than MAX_TOTAL_BYTES once unpacked (as the central
-  directory declares it), a member over MAX_RATIO times its packed size (past 1 MiB), or members
-  whose packed data overlap (one compressed stream counted many times).
-`read(name, limit)` then never returns more than the member declared (zipfile stops there and
-checks the CRC) nor more than `limit`.
-
-This is the one place the importers open a ZIP: when archive/ offers its bounded reader
-(issue 38), `open_zip` is where to point at it.
+- an encrypted member, or a compression other than stored and deflated.
+`read(name, limit)` then never returns more than the member declared (the reader stops there and
+checks the CRC) nor more than `limit`. Every refusal is a `SourceError`.
 """
 
 from __future__ import annotations
@@ -20,88 +20,93 @@ import itertools
 import posixpath
 import re
 import stat
-import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
+from ..archive.bounded_zip import CHUNK, Member
+from ..archive.bounded_zip import BoundedZip as ZipReader
+from ..archive.format import ArchiveError
+from ..archive.limits import GIB, CapExceeded, ZipCaps
 from ..kernel.messages import quoted
 from .plan import SourceError
 
-MAX_MEMBERS = 100_000
-MAX_TOTAL_BYTES = 8 * 1024 * 1024 * 1024
-MAX_RATIO = 200
-_RATIO_FLOOR = 1024 * 1024
+#: An export of another app: as many members as a ZIP of Markdown notes, up to 8 GiB unpacked.
+IMPORT_ZIP = ZipCaps(members=100_000, total_bytes=8 * GIB)
+#: The caps a bomb trips (the name's length is only a malformed entry).
+_BOMB_CAPS = frozenset({"member count", "central directory size", "total uncompressed size", "member size",
+                        "compression ratio"})  # fmt: skip
 _DRIVE = re.compile(r"^[A-Za-z]:")
-CHUNK_BYTES = 1 << 16
+
+
+@contextmanager
+def _refused_as_source_errors(where: str = "") -> Iterator[None]:
+    """The archive reader's refusals as one-line `SourceError`s (a bomb says it may be one)."""
+    try:
+        yield
+    except CapExceeded as error:
+        raise SourceError(f"{error} (a ZIP bomb?)" if error.cap in _BOMB_CAPS else str(error)) from None
+    except ArchiveError as error:
+        raise SourceError(f"{where}{error}") from None
 
 
 class BoundedZip:
     """The members of a sound ZIP by normalised POSIX name (folders left out)."""
 
-    def __init__(self, archive: zipfile.ZipFile, label: str) -> None:
-        self.archive = archive
+    def __init__(self, reader: ZipReader, label: str) -> None:
+        self.reader = reader
         self.label = label
-        self.members: dict[str, zipfile.ZipInfo] = {}
-        infos = archive.infolist()
-        if len(infos) > MAX_MEMBERS:
-            raise SourceError(f"{label}: {len(infos)} members, over the {MAX_MEMBERS} an import reads (a ZIP bomb?)")
-        total = 0
-        for info in infos:
-            name = _checked_name(info.filename, label)
-            if stat.S_ISLNK(info.external_attr >> 16):
-                raise SourceError(f"{label}: member {quoted(info.filename)} is a symbolic link; links are not imported")
-            if info.flag_bits & 0x1:
-                raise SourceError(f"{label}: member {quoted(info.filename)} is encrypted")
-            total += info.file_size
-            if info.file_size > _RATIO_FLOOR and info.file_size > MAX_RATIO * max(1, info.compress_size):
-                raise SourceError(
-                    f"{label}: member {quoted(info.filename)} unpacks to {info.file_size} bytes"
-                    f" from {info.compress_size}"
-                    f" (over {MAX_RATIO}:1, a ZIP bomb?)"
-                )
-            if not info.is_dir():
-                self.members[name] = info
-        if total > MAX_TOTAL_BYTES:
-            raise SourceError(f"{label}: unpacks to {total} bytes, over the {MAX_TOTAL_BYTES} an import reads")
-        _refuse_overlaps(infos, label)
+        self.members: dict[str, Member] = {}
+        listed: list[Member] = []
+        with _refused_as_source_errors():
+            for member in reader.members():
+                name = _checked_name(member.name, label)
+                if stat.S_ISLNK(member.mode):
+                    raise SourceError(
+                        f"{label}: member {quoted(member.name)} is a symbolic link; links are not imported"
+                    )
+                listed.append(member)
+                if not member.name.endswith("/"):
+                    self.members[name] = member
+        _refuse_overlaps(listed, label)
 
     def names(self) -> list[str]:
         return sorted(self.members)
 
     def size(self, name: str) -> int:
-        return self.members[name].file_size
+        return self.members[name].size
 
     def read(self, name: str, limit: int) -> bytes:
-        info = self.members[name]
-        if info.file_size > limit:
-            raise SourceError(f"{self.label}: {name} is {info.file_size} bytes, over the {limit} read for it")
-        try:
-            with self.archive.open(info) as member:
-                data = member.read(limit + 1)
-        except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as error:
-            raise SourceError(f"{self.label}: {name} cannot be read ({error})") from None
-        if len(data) > limit:
-            raise SourceError(f"{self.label}: {name} is over the {limit} bytes read for it")
-        return data
+        member = self.members[name]
+        if member.size > limit:
+            raise SourceError(f"{self.label}: {name} is {member.size} bytes, over the {limit} read for it")
+        with _refused_as_source_errors(f"{self.label}: {name} cannot be read: "), self.reader.open(member) as data:
+            return data.read()
 
     def digest(self, name: str, limit: int) -> tuple[int, str]:
         """(size, SHA-256) of a member, read through once in chunks (its bytes are not kept)."""
-        info = self.members[name]
-        if info.file_size > limit:
-            raise SourceError(f"{self.label}: {name} is {info.file_size} bytes, over the {limit} read for it")
         hashed, size = hashlib.sha256(), 0
-        try:
-            with self.archive.open(info) as member:
-                while chunk := member.read(CHUNK_BYTES):
-                    size += len(chunk)
-                    if size > limit:
-                        raise SourceError(f"{self.label}: {name} is over the {limit} bytes read for it")
-                    hashed.update(chunk)
-        except (zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError) as error:
-            raise SourceError(f"{self.label}: {name} cannot be read ({error})") from None
+        for chunk in self._chunks(name, limit):
+            size += len(chunk)
+            hashed.update(chunk)
         return size, hashed.hexdigest()
 
+    def copy(self, name: str, target: BinaryIO, limit: int) -> None:
+        """Write a member to `target` in chunks (a database an importer opens from a file)."""
+        for chunk in self._chunks(name, limit):
+            target.write(chunk)
+
+    def _chunks(self, name: str, limit: int) -> Iterator[bytes]:
+        member = self.members[name]
+        if member.size > limit:
+            raise SourceError(f"{self.label}: {name} is {member.size} bytes, over the {limit} read for it")
+        with _refused_as_source_errors(f"{self.label}: {name} cannot be read: "), self.reader.open(member) as data:
+            while chunk := data.read(CHUNK):
+                yield chunk
+
     def close(self) -> None:
-        self.archive.close()
+        self.reader.close()
 
 
 def _checked_name(raw: str, label: str) -> str:
@@ -112,22 +117,20 @@ def _checked_name(raw: str, label: str) -> str:
     return posixpath.join(*parts) if parts else ""
 
 
-def _refuse_overlaps(infos: list[zipfile.ZipInfo], label: str) -> None:
-    ordered = sorted(infos, key=lambda info: info.header_offset)
+def _refuse_overlaps(members: list[Member], label: str) -> None:
+    ordered = sorted(members, key=lambda member: member.offset)
     for first, second in itertools.pairwise(ordered):
-        if first.header_offset + first.compress_size > second.header_offset:
-            overlapping = f"{quoted(first.filename)} and {quoted(second.filename)}"
+        if first.offset + first.compressed > second.offset:
+            overlapping = f"{quoted(first.name)} and {quoted(second.name)}"
             raise SourceError(f"{label}: members {overlapping} overlap (a ZIP bomb?)")
 
 
 def open_zip(path: Path, label: str | None = None) -> BoundedZip:
     label = label or path.name
+    with _refused_as_source_errors():
+        reader = ZipReader(path, IMPORT_ZIP, label)
     try:
-        archive = zipfile.ZipFile(path)
-    except (OSError, zipfile.BadZipFile, ValueError) as error:
-        raise SourceError(f"{label}: not a readable ZIP file ({error})") from None
-    try:
-        return BoundedZip(archive, label)
+        return BoundedZip(reader, label)
     except BaseException:
-        archive.close()
+        reader.close()
         raise

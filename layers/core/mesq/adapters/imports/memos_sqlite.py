@@ -26,7 +26,6 @@ import contextlib
 import hashlib
 import json
 import os
-import shutil
 import sqlite3
 import stat
 import tempfile
@@ -42,7 +41,6 @@ from ...kernel.messages import quoted
 #: The largest database an import copies out of a ZIP.
 MAX_DATABASE_BYTES = 4 * 1024 * 1024 * 1024
 _DATABASE_NAMES = ("memos_prod.db", "memos_dev.db", "memos_demo.db")
-_CHUNK = 1 << 16
 
 
 def _quoted(name: str) -> str:
@@ -377,8 +375,8 @@ def _from_zip(path: Path) -> Iterator[MemosSqlite]:
         prefix = member[: -len(PurePosixPath(member).name)]
         with tempfile.TemporaryDirectory(prefix="mesq-memos-") as folder:
             copy = Path(folder) / "memos.db"
-            with archive.archive.open(archive.members[member]) as source, copy.open("wb") as target:
-                shutil.copyfileobj(source, target, _CHUNK)
+            with copy.open("wb") as target:
+                archive.copy(member, target, MAX_DATABASE_BYTES)
             opened = MemosSqlite(copy, _Files(None, archive, prefix), f"{path.name}:{member}")
             try:
                 yield opened
