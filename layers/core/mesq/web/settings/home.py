@@ -4,7 +4,9 @@ the account's interface settings (`auth/users.set_setting`) like the memo page's
 setting: "" follows the browser's `Accept-Language`, "en" or "zh" is fixed; and the Time zone
 (`POST /settings/time-zone`, the `set_time_zone` operation REST and MCP run): the zone every
 "today", overdue, agenda and quick-add default uses. Until one is set, every signed-in page offers
-the browser's zone ("Use Asia/Shanghai?", `kit/base.html`), saved only when the person confirms."""
+the browser's zone ("Use Asia/Shanghai?", `kit/base.html`), saved only when the person confirms.
+Below the Language choice, a board still named in another language is offered its names in this
+one (`POST /settings/board-names`, board_names.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from ...todos.user_zone import zone_names
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import LANGUAGES, Translator, choose_language
 from ..kit.request_values import request_zone
+from .board_names import rename_default_names, renames_offered
 
 PAGE = "/settings"
 
@@ -29,6 +32,7 @@ async def settings_page(page: Page) -> Response:
         "settings/index.html",
         nav="settings",
         chosen_language=chosen if chosen in LANGUAGES else "",
+        board_renames=await renames_offered(page),
         user_zone=page.user_zone,
         browser_zone=request_zone(page.request),
         zones=zone_names(),
@@ -47,6 +51,18 @@ async def language_submit(page: Page) -> Response:
     return page.redirect_with_flash(PAGE, now.gettext("Language saved."))
 
 
+async def board_names_submit(page: Page) -> Response:
+    renamed, kept = await rename_default_names(page)
+    said = page.ngettext("Renamed %(num)d name on your board.", "Renamed %(num)d names on your board.", renamed)
+    if kept:
+        said += " " + page.ngettext(
+            "%(num)d was changed meanwhile and kept as it is.",
+            "%(num)d were changed meanwhile and kept as they are.",
+            kept,
+        )
+    return page.redirect_with_flash(PAGE, said)
+
+
 async def time_zone_submit(page: Page) -> Response:
     # The operation checks the name (an IANA zone, else a clear validation error page).
     saved = await page.invoke("set_time_zone", {"timeZone": page.fields.text("timeZone")})
@@ -57,5 +73,6 @@ def settings_index_routes(web: Web) -> list[Route]:
     return [
         Route(PAGE, endpoint(web, settings_page), methods=["GET"]),
         Route(PAGE + "/language", endpoint(web, language_submit), methods=["POST"]),
+        Route(PAGE + "/board-names", endpoint(web, board_names_submit), methods=["POST"]),
         Route(PAGE + "/time-zone", endpoint(web, time_zone_submit), methods=["POST"]),
     ]
