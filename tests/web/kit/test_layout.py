@@ -259,6 +259,17 @@ def _check_corners(page: Any, base: str, language: str) -> None:
             for gap, offset in page.evaluate(RADIO_GAPS):
                 assert 0 <= gap <= 16 and offset <= 8, f"{path} at {width}px: a radio {gap:.0f} px from its words"
         assert len(page.evaluate(RADIO_GAPS)) == 2  # Reading sync's two kinds were measured
+        # The board was made in English (REST calls with no language): in Chinese, Settings offers
+        # its Chinese names, in a card that fits the screen.
+        page.goto(base + "/settings")
+        card = page.locator("#board-names")
+        if language == "zh":
+            playwright_sync.expect(card).to_contain_text("“Default” → “默认”")
+            assert _box(page, "#board-names")["width"] <= width
+        else:
+            playwright_sync.expect(card).to_have_count(0)
+        scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert scroll_width <= inner_width, f"/settings at {width}px scrolls sideways"
         page.goto(base + "/settings/import")
         assert page.locator(".file-pick-button").first.inner_text() == words[0]
         assert page.locator(".file-pick-name").first.inner_text() == words[1]
