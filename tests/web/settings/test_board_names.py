@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from mesq.todos.board.spaces import has_board
 from mesq.wiring.services import Services
 from tests.support.operations import call_of, run_operation
 
@@ -56,3 +57,13 @@ def test_a_name_the_person_gave_stays(services: Services, browser: Callable[...,
     assert done.status_code == 303
     assert "Renamed 3 names on your board." in person.get("/settings", headers=EN).text
     assert _names(services, person.user_id) == (["Default"], ["To do", "阅读中", "Done"])
+
+
+def test_looking_at_settings_makes_no_board(services: Services, browser: Callable[..., Browser]) -> None:
+    """The offer reads the board only if there is one: listing the spaces would make the first
+    board, named in the language of whatever page looked first."""
+    person = browser()
+    assert 'id="board-names"' not in person.get("/settings", headers=EN).text
+    assert not has_board(services.items, person.user_id)
+    person.get("/todos", headers=ZH)
+    assert _names(services, person.user_id) == (["默认"], ["待办", "进行中", "已完成"])

@@ -236,7 +236,7 @@ async def deliver(
     if any(channel.kind == "webpush" for _, channel in ready):
         vapid = await run_sync(instance_vapid, items, sealer, reach.public_url)
     context = SendContext(client=client, destinations=reach.destinations, public_url=reach.public_url, vapid=vapid,
-                          language=spoken)  # fmt: skip
+                          deadline=reach.deadline, language=spoken)  # fmt: skip
     outcomes = await send_all(ready, payload, client=client, attempts=attempts, backoff=backoff, context=context)
     for channel_id in unreadable:
         unreadable_text = Text("the channel's secret cannot be opened; add the channel again")

@@ -37,10 +37,12 @@ MAX_CONCURRENT_SENDS = 16
 
 @dataclass(frozen=True)
 class Reach:
-    """Where sends may go (`Destinations`) and the instance's URL, for links and VAPID."""
+    """Where sends may go (`Destinations`), the instance's URL, for links and VAPID, and how long
+    one attempt may take in all (`deadline`; tests of a receiver that never answers shorten it)."""
 
     destinations: Destinations = field(default_factory=Destinations)
     public_url: str = "http://localhost:8000"
+    deadline: float = SEND_DEADLINE_SECONDS
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, RevisionConflict, ValidationError
 from ...kernel.messages import quoted
-from ...kernel.ports.storage import Condition, Delete, Item, Put, WriteOp
+from ...kernel.ports.storage import Condition, Delete, Item, ItemStore, Put, WriteOp
 from ...kernel.timestamps import now_timestamp
 from .. import keys, model
 from ..destinations import find_space
@@ -52,6 +52,12 @@ def _conflict(space_id: str) -> Callable[[TodoState], RevisionConflict]:
         )
 
     return make
+
+
+def has_board(items: ItemStore, user_id: str) -> bool:
+    """Whether the user's board exists yet (the first todo call makes it, `ensure_default_space`):
+    a page that only looks at a board, and must not make one, asks this first."""
+    return items.get(keys.settings_key(user_id)) is not None
 
 
 def list_todo_spaces(call: Call, args: dict[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ...kernel.concurrency import run_sync
 from ...kernel.errors import Conflict, NotFound, ValidationError
+from ...todos.board.spaces import has_board
 from ...todos.model import default_board
 from ..kit.framework import Page
 from ..kit.i18n import LANGUAGES
@@ -56,6 +58,10 @@ def default_names_to_rename(listing: dict[str, Any], language: str) -> list[Rena
 
 
 async def renames_offered(page: Page) -> list[Rename]:
+    # Listing the spaces would make the board of an account that has none, named in this page's
+    # language: looking at Settings must not decide a first board's names.
+    if not await run_sync(has_board, page.web.services.items, page.user.user_id):
+        return []
     return default_names_to_rename(await page.invoke("list_todo_spaces", {}), page.language)
 
 
