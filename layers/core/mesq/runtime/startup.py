@@ -15,21 +15,21 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Literal
 
+from ..kernel.collector import collector_paused as paused
+
 if TYPE_CHECKING:
     from .lambda_entry import LambdaHandler
 
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """The collector off inside (unless it was off already), the objects made frozen after."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
+    """The collector off inside (unless it was off already: kernel/collector.py), the objects
+    made frozen before it comes back."""
+    with paused():
+        try:
+            yield
+        finally:
+            gc.freeze()
 
 
 HttpFunction = Literal["api", "dav", "mcp", "oauth"]

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from aws_lambda_powertools import Logger
 
+from ..kernel.collector import collector_paused
 from ..kernel.context import Services
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import BlobNotFound, BlobStore, Item, ItemStore
@@ -66,7 +67,7 @@ def _pack_snapshot(index: LiteralIndex) -> bytes:
 
 
 def _unpack_snapshot(kind: LiteralKind, data: bytes) -> LiteralIndex:
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive, collector_paused():  # kernel/collector.py
         rows = [Row(row[0], row[1], row[2]) for row in json.loads(archive.read("rows.json"))]
         arrays = [
             np.load(io.BytesIO(archive.read(f"{name}.npy")), allow_pickle=False)
