@@ -7,9 +7,8 @@ once. Paused, the load walks nothing, and the first collections after it walk th
 Measured on a 20,000-entry AI index (three loads a run, two runs): the load alone took 330-375 ms
 paused against 380-509 ms not; counting the collections it defers (200,000 small allocations
 after each load), 497-579 ms against 490-716 ms, within this machine's noise. So it shortens the
-load, which a first search waits for, and moves the rest after it.
-Reference counting still frees
-everything while it is paused; only garbage in cycles waits for the next collection.
+load, which a first search waits for, and moves the rest after it. Reference counting still
+frees everything while it is paused; only garbage in cycles waits for the next collection.
 
 Pauses nest and overlap across threads: the collector comes back when the last one ends, and only
 if it was on when the first began.
