@@ -118,12 +118,14 @@ def test_browser_pages_are_routed_to_the_oauth_function(services):
         assert routes.get(("ANY", path)) == "OAuthFunction", path
 
 
-def test_oauth_function_does_not_import_the_mcp_sdk(tmp_path):
+def test_oauth_function_does_not_import_the_mcp_sdk_nor_the_import_readers(tmp_path):
+    """Neither the MCP SDK nor BeautifulSoup (flomo's reader: the settings page's import form
+    loads the importers, which load a reader only for its import; ~90 ms of a cold start)."""
     probe = (
         "import importlib.util, sys\n"
         "spec = importlib.util.spec_from_file_location('oauth_app', 'functions/oauth/app.py')\n"
         "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
-        "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'bs4', 'soupsieve')))\n"
     )
     env = {**os.environ, "MESQ_STORAGE": "sqlite", "MESQ_DATA_DIR": str(tmp_path), "AWS_DEFAULT_REGION": "us-east-1"}
     result = subprocess.run(
