@@ -198,7 +198,9 @@ def _is_pat(token: str) -> bool:
 
 def _expired(lookup: Item, now: datetime) -> bool:
     expires_at = lookup.get("expiresAt")
-    return expires_at is not None and expires_at != "" and parse_timestamp(expires_at, "expiresAt") <= now
+    if not expires_at:
+        return False
+    return parse_timestamp(expires_at, "expiresAt") <= now
 
 
 def _use_due(lookup: Item, now: datetime) -> bool:

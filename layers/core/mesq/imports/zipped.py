@@ -78,11 +78,7 @@ class BoundedZip:
         return self.members[name].size
 
     def read(self, name: str, limit: int) -> bytes:
-        member = self.members[name]
-        if member.size > limit:
-            raise SourceError(f"{self.label}: {name} is {member.size} bytes, over the {limit} read for it")
-        with _refused_as_source_errors(f"{self.label}: {name} cannot be read: "), self.reader.open(member) as data:
-            return data.read()
+        return b"".join(self._chunks(name, limit))
 
     def digest(self, name: str, limit: int) -> tuple[int, str]:
         """(size, SHA-256) of a member, read through once in chunks (its bytes are not kept)."""
