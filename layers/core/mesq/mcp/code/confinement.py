@@ -32,6 +32,7 @@ import errno
 import os
 import pwd
 import resource
+from types import ModuleType
 from typing import Any
 
 #: The user a worker started as root becomes.
@@ -73,6 +74,9 @@ def confine() -> dict[str, Any]:
     """Apply every step this platform allows -> {user, noNewPrivs, filter, notices}."""
     applied: dict[str, Any] = {"user": None, "noNewPrivs": False, "filter": False, "notices": []}
     notices: list[str] = applied["notices"]
+    # Imported while still the server's user: its code may sit where the unprivileged user cannot
+    # read (a clone in a private folder), and the filter would then silently not load.
+    seccomp, unavailable = _seccomp_module()
     if os.geteuid() == 0:
         try:
             _become(UNPRIVILEGED_USER)
@@ -86,10 +90,13 @@ def confine() -> dict[str, Any]:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     limit = MAX_OPEN_FILES if hard == resource.RLIM_INFINITY else min(MAX_OPEN_FILES, hard)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, limit), limit))
+    skipped: list[str] | None = None
     try:
-        skipped = _load_filter()
-    except (ImportError, RuntimeError, OSError, ValueError) as error:  # no libseccomp, or the kernel refused
-        notices.append(f"no syscall filter: {type(error).__name__}: {str(error)[:200]}")
+        skipped = _load_filter(seccomp) if seccomp is not None else None
+    except (RuntimeError, OSError, ValueError) as error:  # the kernel refused it
+        unavailable = f"{type(error).__name__}: {str(error)[:200]}"
+    if skipped is None:
+        notices.append(f"no syscall filter: {unavailable}")
     else:
         applied["filter"] = True
         if skipped:
@@ -119,10 +126,17 @@ def _no_new_privileges() -> bool:
                       ctypes.c_ulong(0)) == 0)  # fmt: skip
 
 
-def _load_filter() -> list[str]:
-    """Load the seccomp filter; the denied names the installed libseccomp does not know."""
-    import pyseccomp as seccomp  # raises RuntimeError when libseccomp is missing
+def _seccomp_module() -> tuple[ModuleType | None, str]:
+    """`pyseccomp`, or None and why not (it raises RuntimeError when libseccomp is missing)."""
+    try:
+        import pyseccomp
+    except (ImportError, RuntimeError, OSError, ValueError) as error:
+        return None, f"{type(error).__name__}: {str(error)[:200]}"
+    return pyseccomp, ""
 
+
+def _load_filter(seccomp: ModuleType) -> list[str]:
+    """Load the seccomp filter; the denied names the installed libseccomp does not know."""
     denied = seccomp.ERRNO(errno.EPERM)
     rules = seccomp.SyscallFilter(seccomp.ALLOW)
     # A call through another ABI (32-bit int 0x80, x32) would dodge every rule: it ends the worker.
