@@ -13,10 +13,11 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-from mesq.search.operations import _index
 
 from mesq.adapters.models.local_models import BundledEmbedder
+from mesq.application.search_operations import _source
 from mesq.search import pipeline
+from mesq.search.indexer import rebuild
 from mesq.search.tokenizer import tokens
 from mesq.wiring.services import build_services
 from tests.settings import inprocess_settings
@@ -43,7 +44,9 @@ def main() -> None:
         services = build_services(settings)
         services.search.embedder = embedder
         ids = {name: run(services, "create_memo", {"content": text})["memo"]["id"] for name, text in MEMOS.items()}
-        index = _index(call_of(services, "u1", ALL_READ))
+        rebuild(services, "u1")  # as test_relevance builds it: one build, updates off
+        index = _source(call_of(services, "u1", ALL_READ)).index
+        assert index is not None
         tuning = [(q, memo, cls) for q, memo, cls, half in QUERIES if half == "tuning"]
         rows, labels, per_query = [], [], []
         for query, memo, cls in tuning:
