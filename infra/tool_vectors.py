@@ -1,5 +1,6 @@
 """Write `search_tools`' shipped tool vectors (layers/core/mesq/mcp/code/tool_vectors.npz): every
-tool's text (name, title, summary, argument names, enum values) embedded by the bundled model.
+tool's texts (the whole: name, title, summary, argument names, enum values; the title; the
+Chinese title) embedded by the bundled model.
 Run after a catalog change; tests/mcp/test_search_tools_held_out.py fails while the file is stale.
 
     python infra/tool_vectors.py
@@ -21,7 +22,7 @@ from mesq.mcp.service import default_catalog
 def main() -> None:
     tools = [tool for tool in default_catalog().tools.values() if tool.toolset != "code"]
     write(tools, {tool.name: summary(tool) for tool in tools}, BundledEmbedder())
-    print(f"wrote {len(tools)} tool vectors to {SHIPPED}")
+    print(f"wrote the vectors of {len(tools)} tools to {SHIPPED}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
-"""search_tools on intents it was never fitted to (issue 42 §5): the 40 held-out intents of
-search_tools_held_out.py (20 Chinese, 20 English; committed before the ranking changed), ranked
-by the bundled model fused with the lexical match. The right tool is in the top 3 for at least 32
-(the issue asks 36: not reached, see GOAL), and no `delete_*` tool ranks above the right one.
+"""search_tools on intents it was never fitted to (issue 42 §5): the held-out intents of
+search_tools_held_out.py (each list 20 Chinese, 20 English; each committed before a ranking
+change), ranked by the bundled model fused with the lexical match. The right tool is in the top 3
+for at least 36 of the first list and 35 of the second (see GOAL), and no `delete_*` tool ranks
+above the right one.
 Also: the shipped tool vectors are current, recover/restore intents never show `delete_*` above
 `restore_*`, and what MCP cannot do (export, import, the interface language) names the REST route
 or the page."""
@@ -16,14 +17,18 @@ from mesq.mcp.code.search import rank, summary
 from mesq.mcp.code.tool_vectors import ToolVectors, stale
 from mesq.mcp.service import default_catalog
 
-from .search_tools_held_out import HELD_OUT, HELD_OUT_EN, HELD_OUT_ZH
+from .search_tools_held_out import HELD_OUT, HELD_OUT_2, HELD_OUT_2_EN, HELD_OUT_2_ZH, HELD_OUT_EN, HELD_OUT_ZH
 
 CATALOG = default_catalog()
 REACH = [tool for tool in CATALOG.tools.values() if tool.toolset != "code"]
 TOP = 3
-#: The issue's goal is 36 of 40; this ranking reaches 32 (docs/MCP/code-mode.md "search_tools":
-#: measured once per change, never tuned to). Asserted at what it reaches, so it cannot slip.
-GOAL = 32
+#: What the ranking reaches on each list, asserted so it cannot slip (docs/MCP/code-mode.md
+#: "search_tools": measured once per change, never tuned to). The issue asks 36 of 40. The first
+#: list reaches it (32 before the Chinese titles and the title view); it had been read at every
+#: change since it was written, so the second, written before that change and never read before
+#: it, is the fairer figure: 35 (29 before).
+GOAL = {"first": 36, "second": 35}
+LISTS = {"first": HELD_OUT, "second": HELD_OUT_2}
 
 
 @pytest.fixture(scope="module")
@@ -31,31 +36,38 @@ def vectors() -> ToolVectors:
     return ToolVectors(BundledEmbedder())
 
 
-def test_the_held_out_list_is_40_intents_in_both_languages() -> None:
-    assert len(HELD_OUT_EN) == 20 and len(HELD_OUT_ZH) == 20 and len(HELD_OUT) == 40
-    assert all(not intent.isascii() for intent in HELD_OUT_ZH)
+@pytest.mark.parametrize(("english", "chinese"), [(HELD_OUT_EN, HELD_OUT_ZH), (HELD_OUT_2_EN, HELD_OUT_2_ZH)])
+def test_each_held_out_list_is_40_intents_in_both_languages(
+    english: dict[str, tuple[str, ...]], chinese: dict[str, tuple[str, ...]]
+) -> None:
+    assert len(english) == 20 and len(chinese) == 20 and not set(english) & set(chinese)
+    assert all(not intent.isascii() for intent in chinese) and all(intent.isascii() for intent in english)
     names = {tool.name for tool in REACH}
-    assert all(set(fits) & names for fits in HELD_OUT.values())
+    assert all(set(fits) <= names for fits in {**english, **chinese}.values())
+    assert not set(HELD_OUT) & set(HELD_OUT_2)
 
 
 def test_the_shipped_tool_vectors_are_current() -> None:
     assert stale(REACH, {tool.name: summary(tool) for tool in REACH}) == [], "run `python infra/tool_vectors.py`"
 
 
-def test_the_right_tool_is_in_the_top_3_for_32_of_40_held_out_intents_and_no_delete_above_it(
-    vectors: ToolVectors,
+@pytest.mark.parametrize("which", ["first", "second"])
+def test_the_right_tool_is_in_the_top_3_for_36_and_35_of_40_held_out_intents_and_no_delete_above_it(
+    which: str, vectors: ToolVectors
 ) -> None:
-    """32, not the issue's 36: see GOAL."""
+    """36 of the first list, 35 of the second: see GOAL."""
+    held_out = LISTS[which]
     misses, deletes_above = [], []
-    for intent, fits in HELD_OUT.items():
+    for intent, fits in held_out.items():
         names = [tool.name for tool in rank(REACH, intent, 10, vectors)]
         if not any(name in fits for name in names[:TOP]):
             misses.append((intent, names[:TOP]))
         first = min((names.index(name) for name in fits if name in names), default=len(names))
         if any(name.startswith("delete_") for name in names[:first]):
             deletes_above.append((intent, names[: first + 1]))
-    print(f"\nsearch_tools held-out: {len(HELD_OUT) - len(misses)}/{len(HELD_OUT)} in the top {TOP}; misses: {misses}")
-    assert len(HELD_OUT) - len(misses) >= GOAL, misses
+    found = len(held_out) - len(misses)
+    print(f"\nsearch_tools held-out ({which}): {found}/{len(held_out)} in the top {TOP}; misses: {misses}")
+    assert found >= GOAL[which], misses
     assert not deletes_above, deletes_above
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from mesq.adapters.models.local_models import BundledEmbedder
-from mesq.mcp.code.search import rank
+from mesq.mcp.code.search import expand, rank
 from mesq.mcp.code.tool_vectors import ToolVectors
 from mesq.mcp.service import default_catalog
 
@@ -57,6 +57,54 @@ ISSUE_MISSES: dict[str, tuple[str, ...]] = {
     "move a task to another board": ("move_todo_task",),
     "找回删掉的笔记": ("restore_memo",),
 }
+#: More tuning phrasings (2026-12-05, for the ranking's several views per tool): other words for
+#: the same jobs, across the catalog, in both languages. Fitted on, like the two lists above.
+MORE: dict[str, tuple[str, ...]] = {
+    "write down what I learned today": ("create_memo",),
+    "edit a memo's content": ("update_memo",),
+    "list my latest memos": ("list_memos",),
+    "look up notes containing a word": ("search_memos", "search_ai_memos"),
+    "notes about a topic even if worded differently": ("search_ai_memos",),
+    "show one memo by its id": ("get_memo",),
+    "files attached to a memo": ("list_memo_resources",),
+    "upload an image for a note": ("upload_memo_resource", "create_memo_upload_session"),
+    "give a task a deadline": ("update_todo_task", "batch_update_todo_tasks"),
+    "check off a subtask": ("complete_todo_subtask", "set_todo_inbox_subtask_done"),
+    "break a task down into steps": ("create_todo_subtask",),
+    "order of the checklist items": ("reorder_todo_subtasks",),
+    "tasks tagged urgent": ("query_todos",),
+    "what do I have to do today": ("query_todos", "list_todos"),
+    "remove the alarm on a task": ("clear_todo_reminders",),
+    "make a copy of a task": ("duplicate_todo_task",),
+    "a new board for a project": ("create_todo_space",),
+    "rename my board": ("update_todo_space",),
+    "quick capture without choosing a column": ("create_todo_inbox_item",),
+    "what did the agent change": ("list_changes",),
+    "roll back an agent's edits": ("undo_changes",),
+    "quotes I saved from books": ("search_reading_notes", "list_reading_notes"),
+    "change my timezone": ("set_time_zone",),
+    "memos to summarise for a monthly review": ("select_memos_for_insight",),
+    "写一条新笔记": ("create_memo",),
+    "改一下这条笔记": ("update_memo",),
+    "列出我的笔记": ("list_memos",),
+    "找包含某个词的笔记": ("search_memos", "search_ai_memos"),
+    "意思相近的笔记": ("search_ai_memos",),
+    "笔记里的附件": ("list_memo_resources",),
+    "给任务设个截止日期": ("update_todo_task", "batch_update_todo_tasks"),
+    "完成一个子任务": ("complete_todo_subtask", "set_todo_inbox_subtask_done"),
+    "把任务拆成几个小步骤": ("create_todo_subtask",),
+    "今天要做哪些事": ("query_todos", "list_todos"),
+    "删掉任务的闹钟": ("clear_todo_reminders",),
+    "再复制一份任务": ("duplicate_todo_task",),
+    "新建一个看板": ("create_todo_space",),
+    "收件箱的条目": ("list_todo_inbox_items",),
+    "智能体改了哪些东西": ("list_changes",),
+    "撤回智能体的修改": ("undo_changes",),
+    "书里摘的句子": ("search_reading_notes", "list_reading_notes"),
+    "修改我的时区": ("set_time_zone",),
+    "选出笔记做月度总结": ("select_memos_for_insight",),
+    "任务移到别的列": ("move_todo_task",),
+}
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +115,28 @@ def vectors() -> ToolVectors:
 def test_there_are_thirty_queries_in_both_languages():
     assert len(QUERIES) == 30
     assert sum(1 for query in QUERIES if not query.isascii()) >= 12
+
+
+def test_every_tool_a_script_can_reach_has_a_chinese_title():
+    """search_tools matches a Chinese query against it (x-mcp `titleZh`)."""
+    missing = [
+        tool.name for tool in REACH if not any("\u4e00" <= char <= "\u9fff" for char in tool.operation.mcp.title_zh)
+    ]
+    assert not missing
+
+
+def test_36_of_the_44_more_phrasings_find_a_fitting_tool_in_the_top_3_with_no_delete_above_it(vectors):
+    """Fitted on, but not one by one: 8 stay missed, mostly English words the catalog does not use
+    ("checklist", "steps", "board" for a space) and a note that is a memo, not a reading note."""
+    found = 0
+    for query, fits in MORE.items():
+        names = [tool.name for tool in rank(REACH, query, 10, vectors)]
+        found += any(name in fits for name in names[:3])
+        first = min((names.index(name) for name in fits if name in names), default=len(names))
+        asks_to_delete = "delete" in expand(query)  # 删掉任务的闹钟 may show delete_* first
+        if not asks_to_delete:
+            assert not any(name.startswith("delete_") for name in names[:first]), (query, names)
+    assert len(MORE) == 44 and found >= 36
 
 
 @pytest.mark.parametrize("query", [*QUERIES, *ISSUE_MISSES])

@@ -121,7 +121,8 @@ def _ranks(services: Services, ids: dict[str, str], query: str, memo: str) -> di
 def _vector_rank(index, semantic, note_id: str) -> int:  # type: ignore[no-untyped-def]
     """The note's place in the vector branch, a tie (within TIE_Z) counted as the lower place."""
     at = next(position for position in semantic.candidates if index.entry_at(int(position)).doc.id == note_id)
-    return 1 + sum(1 for position in semantic.candidates if position != at and semantic.z[position] > semantic.z[at] - TIE_Z)
+    near = semantic.z[at] - TIE_Z
+    return 1 + sum(1 for position in semantic.candidates if position != at and semantic.z[position] > near)
 
 
 def default_answer(services: Services, ids: dict[str, str], query: str, memo: str) -> Answer:

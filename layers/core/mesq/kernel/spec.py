@@ -59,6 +59,9 @@ class McpBinding:
     annotation_overrides: Mapping[str, bool]
     #: x-mcp `anyScope: true`: one of `scopes` is enough (search_everything reads what it may).
     any_scope: bool = False
+    #: x-mcp `titleZh`: the title in Chinese. Not listed (the catalog speaks English); search_tools
+    #: matches a Chinese query against it, where the small model and the dictionary gloss fall short.
+    title_zh: str = ""
 
 
 @dataclass(frozen=True)
@@ -252,6 +255,7 @@ def _build_operation(resolver: _Resolver, path: str, method: str, raw: Mapping[s
             exposed=bool(x_mcp.get("expose", True)),
             annotation_overrides=dict(annotations),
             any_scope=bool(x_mcp.get("anyScope", False)),
+            title_zh=str(x_mcp.get("titleZh", "")),
         ),
         revision_read=str(x_mcp["revisionRead"]) if "revisionRead" in x_mcp else None,
     )

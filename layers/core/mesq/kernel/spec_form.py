@@ -57,7 +57,8 @@ def _operation(op: Operation) -> dict[str, Any]:
         "body_fields": sorted(op.body_fields), "has_body": op.has_body, "success_status": op.success_status,
         "input_schema": op.input_schema, "data_schema": op.data_schema,
         "mcp": {"title": mcp.title, "scopes": list(mcp.scopes), "toolset": mcp.toolset, "exposed": mcp.exposed,
-                "annotation_overrides": dict(mcp.annotation_overrides), "any_scope": mcp.any_scope},
+                "annotation_overrides": dict(mcp.annotation_overrides), "any_scope": mcp.any_scope,
+                "title_zh": mcp.title_zh},
         "extras": dict(op.extras), "revision_read": op.revision_read,
     }  # fmt: skip
 
@@ -87,7 +88,7 @@ def from_form(form: Mapping[str, Any]) -> Spec:
             success_status=entry["success_status"], input_schema=entry["input_schema"],
             data_schema=entry["data_schema"],
             mcp=McpBinding(mcp["title"], tuple(mcp["scopes"]), mcp["toolset"], mcp["exposed"],
-                           mcp["annotation_overrides"], mcp["any_scope"]),
+                           mcp["annotation_overrides"], mcp["any_scope"], mcp["title_zh"]),
             extras=entry["extras"], revision_read=entry["revision_read"],
         )  # fmt: skip
     raw = {name: RawOperation(name, method, path) for name, method, path in form["raw_operations"]}

@@ -1,13 +1,16 @@
-"""Each tool's vector under the bundled embedding model, for `search_tools` (search.py).
+"""Each tool's vectors under the bundled embedding model, for `search_tools` (search.py).
 
-A tool's text for the model is its name in words, title, one-line summary, argument names and
-every enum value its arguments take (`tool_text`). Embedding the ~80 tools costs seconds (tens
-of seconds on a loaded machine), so the vectors ship with the code: `tool_vectors.npz` beside
-this file holds, per tool, the digest of its text and its float16 vector. At run time a tool
-whose text still has its recorded digest takes the shipped vector; a tool whose text changed
-(or a new tool) is embedded on first use and kept for the process. Regenerate the file after a
-catalog change with `python infra/tool_vectors.py` (tests/mcp/test_search_tools_held_out.py
-fails while it is stale).
+A tool is matched by three texts (`tool_views`): the whole (its name in words, title, one-line
+summary, argument names and every enum value its arguments take: `tool_text`), its title alone,
+and its Chinese title (`x-mcp.titleZh`). A short title matches a short query better than the
+whole text does, and a Chinese query matches Chinese text far better than the English it is
+glossed into. All are embedded as queries are (the model's symmetric form: a tool's text is a
+phrase like the query, not a passage). Embedding them costs seconds (tens of seconds on a loaded
+machine), so the vectors ship with the code: `tool_vectors.npz` beside this file holds, per text,
+the digest of the text and its float16 vector. At run time a text with its recorded digest takes
+the shipped vector; a text that changed (or a new tool's) is embedded on first use and kept for
+the process. Regenerate the file after a catalog change with `python infra/tool_vectors.py`
+(tests/mcp/test_search_tools_held_out.py fails while it is stale).
 """
 
 from __future__ import annotations
@@ -53,8 +56,15 @@ def tool_text(tool: CatalogTool, summary: str) -> str:
     return f"{tool.name.replace('_', ' ')}. {tool.operation.mcp.title}. {summary} Arguments: {arguments}. {values}"
 
 
+def tool_views(tool: CatalogTool, summary: str) -> tuple[str, ...]:
+    """The texts a tool is matched by: the whole, the title, the Chinese title (when it has one)."""
+    title_zh = tool.operation.mcp.title_zh
+    return (tool_text(tool, summary), tool.operation.mcp.title, *((title_zh,) if title_zh else ()))
+
+
 def digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    """The key of a text's vector; `query:` because texts are embedded in the query form."""
+    return hashlib.sha256(f"query: {text}".encode()).hexdigest()[:16]
 
 
 class ToolVectors:
@@ -86,7 +96,7 @@ class ToolVectors:
             missing = [(key, text) for key, text in dict(zip(keys, texts, strict=True)).items()
                        if key not in self._by_digest]  # fmt: skip
             if missing:
-                vectors = self.embedder.embed([text for _key, text in missing])
+                vectors = self.embedder.embed([text for _key, text in missing], query=True)
                 self._by_digest.update((key, np.asarray(vector, dtype=np.float32))
                                        for (key, _text), vector in zip(missing, vectors, strict=True))  # fmt: skip
             return np.stack([self._by_digest[key] for key in keys])
@@ -98,21 +108,23 @@ class ToolVectors:
 
 
 def stale(tools: Iterable[CatalogTool], summaries: dict[str, str], shipped: Path = SHIPPED) -> list[str]:
-    """The tools whose text has no shipped vector (empty: the file is current)."""
+    """The tools with a text that has no shipped vector (empty: the file is current)."""
     import numpy as np
 
     known: set[str] = set()
     if shipped.exists():
         with np.load(shipped) as data:
             known = {str(key) for key in data["digests"].tolist()}
-    return [tool.name for tool in tools if digest(tool_text(tool, summaries[tool.name])) not in known]
+    return [
+        tool.name for tool in tools if any(digest(text) not in known for text in tool_views(tool, summaries[tool.name]))
+    ]
 
 
 def write(tools: Sequence[CatalogTool], summaries: dict[str, str], embedder: Embedder, shipped: Path = SHIPPED) -> None:
     import numpy as np
 
-    texts = [tool_text(tool, summaries[tool.name]) for tool in tools]
-    vectors = np.asarray(embedder.embed(texts), dtype=np.float16)
+    texts = list(dict.fromkeys(text for tool in tools for text in tool_views(tool, summaries[tool.name])))
+    vectors = np.asarray(embedder.embed(texts, query=True), dtype=np.float16)
     np.savez_compressed(
         shipped, model=np.array(embedder.name), digests=np.array([digest(text) for text in texts]), vectors=vectors
     )
