@@ -411,3 +411,38 @@ def worker_statuses(server: LiveServer) -> list[dict[str, str]]:
             fields["Seccomp"] = "2" if threads and set(threads) == {"2"} else ",".join(threads) or "?"
             found.append(fields)
     return found
+
+
+#: Run by `python -S` (no site-packages) with a private folder first on the path: confinement.py
+#: and pyseccomp are found there and nowhere else.
+_CONFINE_FROM = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import confinement
+applied = confinement.confine()
+print(json.dumps({"user": applied["user"], "filter": applied["filter"], "notices": applied["notices"]}))
+"""
+
+
+def test_a_worker_whose_code_sits_in_a_private_folder_still_loads_its_filter(tmp_path: Path) -> None:
+    """A clone in a folder only its owner may read (`mktemp -d` makes it 0700): the worker changes
+    to `nobody` and must still load its syscall filter, so `pyseccomp` is imported before the
+    change. It was imported after, and the filter silently did not load (found 2026-12-05 when a
+    fresh clone's run printed the notice)."""
+    if os.geteuid() != 0:
+        pytest.skip("only a worker started as root changes to another user")
+    if ctypes.util.find_library("seccomp") is None:
+        pytest.skip(NO_FILTER)
+    import pyseccomp
+
+    from mesq.mcp.code import confinement
+
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    for source in (confinement.__file__, pyseccomp.__file__):
+        (private / Path(source).name).write_bytes(Path(source).read_bytes())
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", _CONFINE_FROM, str(private)], capture_output=True, text=True, timeout=60
+    )
+    applied = json.loads(done.stdout)
+    assert applied == {"user": "nobody", "filter": True, "notices": []}, (applied, done.stderr[-2000:])
