@@ -270,6 +270,14 @@ def _check_corners(page: Any, base: str, language: str) -> None:
             playwright_sync.expect(card).to_have_count(0)
         scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         assert scroll_width <= inner_width, f"/settings at {width}px scrolls sideways"
+        # ... and the board, where the names are seen, points there.
+        page.goto(base + "/todos")
+        hint = page.locator("#board-names-hint")
+        if language == "zh":
+            playwright_sync.expect(hint).to_contain_text("去设置里改名")
+            assert _box(page, "#board-names-hint")["width"] <= width
+        else:
+            playwright_sync.expect(hint).to_have_count(0)
         page.goto(base + "/settings/import")
         assert page.locator(".file-pick-button").first.inner_text() == words[0]
         assert page.locator(".file-pick-name").first.inner_text() == words[1]

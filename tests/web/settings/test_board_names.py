@@ -67,3 +67,16 @@ def test_looking_at_settings_makes_no_board(services: Services, browser: Callabl
     assert not has_board(services.items, person.user_id)
     person.get("/todos", headers=ZH)
     assert _names(services, person.user_id) == (["默认"], ["待办", "进行中", "已完成"])
+
+
+def test_the_board_points_to_the_offer_while_it_stands(services: Services, browser: Callable[..., Browser]) -> None:
+    """The board page, where a person sees the names, says where to rename them; once renamed, or
+    in the board's own language, it says nothing."""
+    person = browser()
+    assert 'id="board-names-hint"' not in person.get("/todos", headers=EN).text  # made in English, read in English
+    board = person.get("/todos", headers=ZH).text
+    assert 'id="board-names-hint"' in board and 'href="/settings#board-names"' in board
+    assert "看板上有些名称仍是另一种语言的默认名。" in board and "去设置里改名" in board
+    assert person.post("/settings/board-names", {}, headers=ZH).status_code == 303
+    assert 'id="board-names-hint"' not in person.get("/todos", headers=ZH).text
+    assert 'id="board-names-hint"' in person.get("/todos", headers=EN).text  # now the other way round

@@ -14,6 +14,7 @@ from ...kernel.errors import ValidationError
 from ..kit.framework import Page
 from ..kit.i18n import Translator
 from ..kit.request_values import query_offset
+from ..settings.board_names import default_names_to_rename
 from .cards import card
 from .quick import page_zone
 
@@ -88,5 +89,7 @@ async def board_view(page: Page, space_override: str | None = None, **extra: Any
         "offset": offset,
         "add_error": None,
         "shape_error": None,  # a refused column / space change (shape.py): its control, message, text
+        # Names still another language's defaults: the page points to Settings, which offers them.
+        "names_to_rename": bool(default_names_to_rename(listing, page.language)),
         **extra,
     }
