@@ -260,24 +260,20 @@ def _check_corners(page: Any, base: str, language: str) -> None:
                 assert 0 <= gap <= 16 and offset <= 8, f"{path} at {width}px: a radio {gap:.0f} px from its words"
         assert len(page.evaluate(RADIO_GAPS)) == 2  # Reading sync's two kinds were measured
         # The board was made in English (REST calls with no language): in Chinese, Settings offers
-        # its Chinese names, in a card that fits the screen.
-        page.goto(base + "/settings")
-        card = page.locator("#board-names")
-        if language == "zh":
-            playwright_sync.expect(card).to_contain_text("“Default” → “默认”")
-            assert _box(page, "#board-names")["width"] <= width
-        else:
-            playwright_sync.expect(card).to_have_count(0)
+        # its Chinese names in a card that fits the screen, and the board, where the names are
+        # seen, points there.
+        for path, selector, words_zh in (
+            ("/todos", "#board-names-hint", "去设置里改名"),
+            ("/settings", "#board-names", "“Default” → “默认”"),
+        ):
+            page.goto(base + path)
+            if language == "zh":
+                playwright_sync.expect(page.locator(selector)).to_contain_text(words_zh)
+                assert _box(page, selector)["width"] <= width, f"{selector} at {width}px"
+            else:
+                playwright_sync.expect(page.locator(selector)).to_have_count(0)
         scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         assert scroll_width <= inner_width, f"/settings at {width}px scrolls sideways"
-        # ... and the board, where the names are seen, points there.
-        page.goto(base + "/todos")
-        hint = page.locator("#board-names-hint")
-        if language == "zh":
-            playwright_sync.expect(hint).to_contain_text("去设置里改名")
-            assert _box(page, "#board-names-hint")["width"] <= width
-        else:
-            playwright_sync.expect(hint).to_have_count(0)
         page.goto(base + "/settings/import")
         assert page.locator(".file-pick-button").first.inner_text() == words[0]
         assert page.locator(".file-pick-name").first.inner_text() == words[1]
