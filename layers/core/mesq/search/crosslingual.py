@@ -14,8 +14,10 @@ headword per English word or phrase), built once per process on first use or at 
 (search/warm_up.py), by a short-lived child process so the parse's garbage never lands in the
 server's heap.
 
-- Chinese -> English: jieba's precise cut (the dictionary's words), each word's first sense
-  (a word missing from CC-CEDICT glosses its characters); function words are skipped.
+- Chinese -> English: jieba's precise cut (the dictionary's words), each word's first sense up
+  to its first comma (a word missing from CC-CEDICT glosses its characters; a proper name glosses
+  a word with no common entry: 北京 -> beijing, not "north capital city of a country"); function
+  words are skipped.
 - English -> Chinese: the longest run of up to three words that is some headword's whole sense
   (a short sense, so "blood pressure" -> 血压, "pork" -> 猪肉), the headword jieba's dictionary
   counts most often when several have that sense; stop words alone are skipped.
@@ -64,7 +66,10 @@ def is_chinese(text: str) -> bool:
 
 
 def _sense(raw: str) -> str:
-    sense = _NOTES.sub("", raw.split(";")[0]).strip(" ,.;").lower()
+    """The translation a sense starts with: up to its first `;` or `,` (what follows is another
+    wording or an explanation: "oriental cherry (Prunus serrulata ...), prized for its blossom"
+    -> "oriental cherry"; each word of a gloss costs the query's embedding about a millisecond)."""
+    sense = _NOTES.sub("", raw.split(";")[0]).split(",")[0].strip(" ,.;").lower()
     if not sense or sense.startswith(_NOT_A_SENSE) or "|" in sense:
         return ""
     return sense.removeprefix("to ").strip()
@@ -132,24 +137,32 @@ class _Table:
 
 def build_texts() -> tuple[bytes, bytes]:
     """Parse CC-CEDICT into the two tables' texts: Chinese word -> first sense, English phrase ->
-    the most frequent Chinese word with that sense (jieba's dictionary counts)."""
+    the most frequent Chinese word with that sense (jieba's dictionary counts). A proper name
+    (北京 -> beijing) glosses only a word that has no common entry, and never the other way: no
+    English word becomes a name."""
     frequency = segmenter().FREQ
     zh: dict[str, str] = {}
+    names: dict[str, str] = {}
     en: dict[str, tuple[str, int]] = {}
     with gzip.open(_dictionary_path(), "rt", encoding="utf-8") as lines:
         for line in lines:
             match = _LINE.match(line)
-            if match is None or match.group(3)[:1].isupper():  # comments; proper names
+            if match is None:  # comments
                 continue
             simplified = match.group(2)
             glosses = _first_senses(match.group(4).split("/"))
             if not glosses:
+                continue
+            if match.group(3)[:1].isupper():  # a proper name
+                names.setdefault(simplified, glosses[0])
                 continue
             zh.setdefault(simplified, glosses[0])
             count = frequency.get(simplified, 0)
             for gloss in glosses:
                 if len(gloss.split()) <= _MAX_PHRASE and (gloss not in en or count > en[gloss][1]):
                     en[gloss] = (simplified, count)
+    for word, translation in names.items():
+        zh.setdefault(word, translation)
     return _Table.encode(zh), _Table.encode({phrase: word for phrase, (word, _count) in en.items()})
 
 
