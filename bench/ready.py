@@ -39,6 +39,7 @@ import sys
 import tempfile
 import threading
 import time
+import unittest.mock
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -78,10 +79,12 @@ def _rss_mib(pid: int) -> float:
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {**os.environ, "MCP_RATE_LIMIT_PROFILE": "off", "POWERTOOLS_METRICS_DISABLED": "true", **extra}
+    """This process's environment without its own store (each command names its data directory),
+    plus `extra`, which may name one (the DynamoDB Local run's MESQ_STORAGE)."""
+    env = {**os.environ, "MCP_RATE_LIMIT_PROFILE": "off", "POWERTOOLS_METRICS_DISABLED": "true"}
     env.pop("MESQ_STORAGE", None)
     env.pop("MESQ_DATA_DIR", None)
-    return env
+    return {**env, **extra}
 
 
 #: How to run `mesq` from a tree: today's `mesq.runtime.cli`; a527e4b's was `mesq.cli`.
@@ -533,7 +536,9 @@ def _literal_dynamodb(work: Path, needles: list[str]) -> list[Row]:
                          aws_access_key_id="testing", aws_secret_access_key="testing").create_bucket(
                 Bucket=env["MESQ_BUCKET"])  # fmt: skip
             _cli("user", "list", "--storage", "dynamodb", env=env)  # creates the table on the local endpoint
-            _token, needles = _seed_literal(work / "unused", LITERAL_MEMOS, env=env)
+            aws = {name: value for name, value in env.items() if name.startswith("AWS_")}
+            with unittest.mock.patch.dict(os.environ, aws):  # boto3 in this process reads them there
+                _token, needles = _seed_literal(work / "unused", LITERAL_MEMOS, env=env)
             started = time.perf_counter()
             done = subprocess.run([sys.executable, "-c", FRESH_PROCESS, needles[0]], env=env, cwd=REPO,
                                   capture_output=True, text=True, timeout=600)  # fmt: skip
