@@ -9,7 +9,7 @@ import os
 import threading
 import time
 from collections import Counter
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -203,3 +203,27 @@ def test_a_task_done_before_its_retry_is_not_sent_again(
     assert report.retried == 0 and report.skipped == 2 and receiver.received == []
     assert {claim["status"] for claim in _claims(items, user_id)} == {"dropped"}
     assert items.query(f"U#{user_id}", prefix=RETRY_PREFIX).items == []
+
+
+def test_a_tick_with_nothing_due_opens_no_client(
+    tmp_path: Path, sealer: LocalKeySealer, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tick with nothing due costs its reads, not a client (the first one builds the process's
+    TLS context, ~18 ms of CPU, just as `mesq serve` turns ready). A tick with something due
+    opens one and sends."""
+    from mesq.jobs import reminder_tick
+
+    opened: list[object] = []
+    real = reminder_tick.new_client
+
+    def counted() -> Any:
+        opened.append(None)
+        return real()
+
+    monkeypatch.setattr(reminder_tick, "new_client", counted)
+    items = SQLiteItemStore(tmp_path / "mesq.db")
+    _user_id, due = user_with_reminders(items, sealer, receiver, 1, seconds_ahead=120)
+    idle = run_due_reminder_tick(items, sealer, datetime.now(UTC), backoff=(0.0,))  # both are 2 minutes away
+    assert idle.due == 0 and idle.buckets >= 1 and opened == []
+    sent = run_due_reminder_tick(items, sealer, due, backoff=(0.0,))
+    assert sent.due == 2 and len(opened) == 1 and len(receiver.received) == 2

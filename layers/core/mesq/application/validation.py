@@ -37,6 +37,13 @@ def validator_for(schema: dict[str, Any]) -> Draft202012Validator:
     return cached[1]
 
 
+def load_engine() -> None:
+    """Import jsonschema ahead of the first validation: `mesq serve`'s warm-up, so the first
+    request after a start does not pay its ~60 ms (a Lambda's cold start leaves it to that call)."""
+    from jsonschema import Draft202012Validator  # noqa: F401
+    from jsonschema.exceptions import best_match  # noqa: F401
+
+
 _compiled: dict[int, tuple[dict[str, Any], CompiledValidator]] = {}
 
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,6 +68,20 @@ def literal_match(memo_filter: MemoFilter, needle: str, fields: Item, folded_con
     """search_memos' one predicate, for the scan (a whole memo and its content folded) and for the
     literal index's candidates (a row's fields and folded text) alike: `needle` is folded too."""
     return needle in folded_content and memo_filter.matches(fields)
+
+
+def literal_matcher(memo_filter: MemoFilter, needle: str) -> Callable[[Item, str], bool]:
+    """`literal_match` bound to a filter and a needle, for the literal index's candidates: with a
+    status alone (search_memos' default) the filter is one comparison, not `matches`' seven (a
+    common two-character needle has tens of thousands of candidates at 100k memos, and this
+    predicate was most of the search's time)."""
+    if memo_filter.is_plain:
+        statuses = memo_filter.statuses
+        if len(statuses) == 1:
+            (status,) = statuses
+            return lambda fields, text: needle in text and fields["status"] == status
+        return lambda fields, text: needle in text and fields["status"] in statuses
+    return functools.partial(literal_match, memo_filter, needle)
 
 
 def statuses(value: str | None) -> tuple[str, ...]:

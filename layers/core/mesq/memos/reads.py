@@ -8,7 +8,6 @@ order its entries, and fetch the whole memos of the page by key.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -23,7 +22,7 @@ from ..kernel.ports.storage import Item
 from ..kernel.spec import load_spec
 from ..kernel.timestamps import parse_timestamp, parse_zone
 from . import store
-from .filters import MemoFilter, entry_id, filter_from, literal_match, sort_key
+from .filters import MemoFilter, entry_id, filter_from, literal_match, literal_matcher, sort_key
 from .literal import LITERAL
 
 
@@ -158,7 +157,7 @@ def _literal_matches(call: Call, memo_filter: MemoFilter, needle: str) -> list[I
     index = current(services, user_id, stats["normal"] + stats["archived"] + stats["deleted"], LITERAL)
     if index is None:
         return None
-    rows = index.matching(needle, functools.partial(literal_match, memo_filter, needle))
+    rows = index.matching(needle, literal_matcher(memo_filter, needle))
     return [row.fields for row in rows]
 
 

@@ -13,6 +13,7 @@ from types import ModuleType
 import uvicorn
 from aws_lambda_powertools import Logger
 
+from ..application.validation import load_engine
 from ..asgi.access_log import AccessLogMiddleware, LogFormat
 from ..asgi.activity import Activity
 from ..search.warm_up import warm_in_background
@@ -91,6 +92,7 @@ def serve(
         try:
             with collector_paused():
                 staged.build()
+                load_engine()  # jsonschema: what the first validated request would import
         except Exception as error:  # a fault of the build: stop, as a failing start would
             log.exception("mesq serve: the app could not be built")
             failed.append(error)
