@@ -50,9 +50,10 @@ def _listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-#: The periodic jobs (sweeper, reminder tick, reading sync) start when search is warm, or this
-#: long after the server listens at the latest.
+#: The periodic jobs (sweeper, reminder tick, reading sync) start when search is warm and the
+#: server has been quiet for JOBS_QUIET_SECONDS, or this long after the server listens at the latest.
 JOBS_WAIT_SECONDS = 30.0
+JOBS_QUIET_SECONDS = 1.0
 
 
 def _periodic_jobs() -> ModuleType:
@@ -121,12 +122,17 @@ def serve(
             await asyncio.sleep(0.02)
         shown_host = f"[{host}]" if ":" in host else host
         on_ready(f"http://{shown_host}:{bound_port}")
-        # The periodic jobs once the start-up is done (search warm, at most JOBS_WAIT_SECONDS):
-        # their imports (the reminder senders) and first ticks (an HTTP client, a scan of due
-        # reminders) would otherwise share the interpreter with the first requests. Their modules
-        # are imported on a worker thread, so the event loop answers meanwhile.
+        # The periodic jobs once the start-up is done (search warm, then a quiet moment: at most
+        # JOBS_WAIT_SECONDS): their imports (the reminder senders, httpx: ~0.1 s) and first ticks
+        # (a scan of due reminders) would otherwise share the interpreter with the first
+        # requests, which a client sends the moment `/healthz` says ready. Their modules are
+        # imported on a worker thread, so the event loop answers meanwhile.
         waited = time.monotonic() + JOBS_WAIT_SECONDS
-        while not services.search.ready and time.monotonic() < waited and not task.done():
+        while (
+            not (services.search.ready and activity.quiet(JOBS_QUIET_SECONDS))
+            and time.monotonic() < waited
+            and not task.done()
+        ):
             await asyncio.sleep(0.1)
         jobs = await asyncio.to_thread(_periodic_jobs)
         running = [

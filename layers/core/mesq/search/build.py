@@ -124,6 +124,7 @@ def _count(services: Services, user_id: str) -> int:
             if page.next_key is None:
                 break
             after = page.next_key
+            services.search.give_way()  # 100 pages at 100k records: the requests' reads go between
     return total
 
 
@@ -213,6 +214,7 @@ def entries_of(
                 continue
             vectors.update(zip(part, batch, strict=True))
             time.sleep(0)  # between chunks: a query waiting for the model gets it now
+            services.search.give_way()  # and a request in flight finishes first (mesq serve)
     entries = []
     for i, doc in enumerate(docs):
         old = found[i]

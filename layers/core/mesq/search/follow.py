@@ -100,6 +100,7 @@ class FollowingStore:
         try:
             if self._services is None:
                 return
+            self._services.search.give_way()  # to the requests (mesq serve), before the step's loads
             from .build import step  # numpy, bm25s, jieba: only once there is a build
 
             if not step(self._services, user_id).done:

@@ -72,8 +72,11 @@ def warm_in_background(
     or been quiet that long (None: start at once). `before` runs first on the same thread, at
     the same moment (`mesq serve`: the rest of its app); it handles its own failure.
     `quiet(seconds)` says whether no request is in flight and none ended that recently: each step
-    waits for it (GIVE_WAY_SECONDS at most)."""
+    waits for it (GIVE_WAY_SECONDS at most), and so does each step of the build worker from now on."""
     done = services.search.warm_up_started()  # before the thread runs: `ready` is False until done
+    give_way = _giving_way(quiet)
+    if quiet is not None:
+        services.search.give_way = give_way  # the build worker's steps give way too (follow.py)
 
     def warm() -> None:
         try:
@@ -87,7 +90,7 @@ def warm_in_background(
             if before is not None:
                 before()
             services.search.warm_up_working()
-            warm_up(services, _giving_way(quiet))
+            warm_up(services, give_way)
         except Exception:  # searches load what they need themselves
             log.exception("search: the start-up warm-up failed")
         finally:

@@ -98,6 +98,11 @@ class SearchRuntime:
     #: Waits at most `timeout` seconds for the build steps queued for a user so far (a small
     #: account's whole build): True when they ran; False at once where builds run elsewhere.
     settle_build: Callable[..., bool] = field(default=lambda _user_id, timeout=None: False)
+    #: Called before each background build step: `mesq serve` waits there while a request is in
+    #: flight or has just ended (a few seconds at most), as its warm-up does, so a build's loads
+    #: (jieba's dictionary, a step's tokens) do not share the interpreter with the requests. A
+    #: no-op where builds run apart from requests (the indexer function on AWS, `mesq import`).
+    give_way: Callable[[], None] = field(default=lambda: None)
     #: `with runtime.importing(user) as paused:` an import's writes are not followed one by one
     #: (the in-process follower skips them; `paused` True): the import then builds the indexes
     #: once (search/imported.py). A no-op where the stream follows every write (AWS).
