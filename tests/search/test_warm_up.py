@@ -208,3 +208,27 @@ def test_a_snapshot_holds_the_glossary(make_services: Callable[..., Services], m
     warm_up.prepare_for_snapshot(make_services().search, glossary)
     assert parses == [1, 1]
     assert glossary.translate("会议", wait=False) == "meeting" and parses == [1, 1]  # from the snapshot
+
+
+def test_the_build_worker_gives_way_to_requests(make_services: Callable[..., Services]) -> None:
+    """`mesq serve` sets `give_way` when it starts its warm-up: from then on a background build
+    waits there too (before each step, between its pages and embedding chunks) while a request is
+    in flight, not only the warm-up's own steps."""
+    services = make_services()
+    services.search.enabled = True
+    user_id = str(create_user(services.items, "builder", "correct horse battery")["id"])
+    run(services, "create_memo", {"content": "a note to index"}, user=user_id)
+    services.items.wait_idle()  # type: ignore[attr-defined]
+    build.repository(services).drop(user_id)
+    asked: list[float] = []
+
+    def quiet(seconds: float) -> bool:
+        asked.append(seconds)
+        return True
+
+    warm_up.warm_in_background(services, quiet=quiet).join(30)
+    asked.clear()
+    services.search.request_build(user_id)
+    services.items.wait_idle()  # type: ignore[attr-defined]
+    assert build.repository(services).load(user_id) is not None and asked
+    assert set(asked) == {warm_up.STEP_QUIET_SECONDS}
