@@ -248,3 +248,22 @@ def test_the_glossary_parsed_in_a_child_is_the_one_parsed_here(monkeypatch: pyte
     assert len(zh) > 90_000 and len(en) > 50_000
     assert zh.get("血压") == "blood pressure" and en.get("blood pressure") == "血压"
     assert zh.get("不是一个词语") is None and len(_Table()) == 0
+
+
+def test_a_search_reads_the_index_as_it_was_when_it_began() -> None:
+    """A write (`apply`) replaces the cached index's overlay part and positions in place; a
+    search reads `frozen()`, so one that a write overtakes still sees one consistent state (it
+    once read a 3-position mask and 5 similarities: `mesq serve`, a write during a search)."""
+
+    def entry(number: int) -> Entry:
+        vector = unit(np.arange(1, 5, dtype=np.float32) * (number + 1) % 7 + 1)
+        return Entry(Doc("memo", f"m{number}", f"note {number}", {}), ("note", f"n{number}"), vector)
+
+    index = SearchIndex([entry(0)], dimension=4)
+    index.apply([entry(1), entry(2)])
+    seen = index.frozen()
+    index.apply([entry(3), entry(4)])
+    mask = seen.accepted(lambda _doc: True, None)
+    query = unit(np.ones(4, dtype=np.float32))[None, :]
+    assert len(mask) == len(seen.similarities(query)) == len(seen.tie_order()) == 3
+    assert len(index.accepted(lambda _doc: True, None)) == len(index.similarities(query)) == 5

@@ -15,6 +15,7 @@ score's size (pipeline.py), so that approximation does not move a hit's score.
 from __future__ import annotations
 
 import bisect
+import threading
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -154,6 +155,8 @@ class SearchIndex:
     snapshot_id: str | None = None
     _snapshot: Part | None = field(default=None, repr=False)
     _overlay_part: Part | None = field(default=None, repr=False)
+    #: Held by a write (`apply`, `compact`) and by `frozen`: a search reads one consistent state.
+    _writing: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -167,6 +170,18 @@ class SearchIndex:
             live = [entry for entry in self.overlay.values() if entry is not None]
             self._overlay_part = Part(live, self.dimension)
         return self._overlay_part
+
+    def frozen(self) -> SearchIndex:
+        """This index as it is now, for one search. A write replaces the overlay's part and the
+        positions in place: a search that read the accepted mask before a write and the
+        similarities after it would mix two sizes (it did: `mesq serve` applied a write while a
+        search of the same index ran). The parts are immutable, so the copy costs the overlay's
+        dict (at most OVERLAY_MAX keys)."""
+        with self._writing:
+            return SearchIndex(
+                self.snapshot_entries, dict(self.overlay), self.dimension, self.snapshot_id,
+                _snapshot=self.snapshot(), _overlay_part=self.overlay_part(),
+            )  # fmt: skip
 
     def _hidden(self, key: str) -> bool:
         return key in self.overlay
@@ -265,6 +280,10 @@ class SearchIndex:
     # -- writing ------------------------------------------------------------------------------
 
     def apply(self, upserts: Iterable[Entry] = (), removals: Iterable[str] = ()) -> None:
+        with self._writing:
+            self._apply(upserts, removals)
+
+    def _apply(self, upserts: Iterable[Entry], removals: Iterable[str]) -> None:
         for entry in upserts:
             if entry.vector is not None and self.dimension is None:
                 self.dimension = int(entry.vector.shape[0])
@@ -274,9 +293,13 @@ class SearchIndex:
         self._overlay_part = None
         self.__dict__.pop("_space", None)
         if len(self.overlay) > OVERLAY_MAX:
-            self.compact()
+            self._compact()
 
     def compact(self) -> None:
+        with self._writing:
+            self._compact()
+
+    def _compact(self) -> None:
         self.snapshot_entries = list(self.entries())
         self.overlay = {}
         self.snapshot_id = None

@@ -351,6 +351,7 @@ def search(
     mask per snapshot, so a repeated filter costs no Python call per document. `floor` replaces
     the calibrated floor (0: every candidate is a hit, as the relevance test reads them)."""
     outcome = Outcome(hits=[])
+    index = index.frozen()  # a write applied meanwhile changes the cached index, not this search
     accepted = index.accepted(accept, accept_key)
     lexical = _lexical(index, query, accepted, outcome)
     semantic = _vector(index, query, embedder, accepted, outcome)
