@@ -4,7 +4,7 @@ The snapshot holds most documents: their BM25 model (bm25s over our own tokens) 
 unit-length embeddings searched brute force with numpy. Every write lands in the overlay (the
 changed document, or the key alone when it stopped being searchable), so a write costs one
 document's tokens and vector, not a rebuild; the overlay hides the snapshot's older copy. When the
-overlay outgrows `OVERLAY_MAX` documents, `compact` folds it into a new snapshot.
+overlay outgrows `OVERLAY_MAX` documents, `apply` folds it into a new snapshot (`_compact`).
 
 BM25 scores of the overlay come from a small bm25s model over the overlay alone, so their IDF is
 approximate until the next compaction: a fresh document is always a candidate, its rank settles
@@ -151,11 +151,11 @@ class SearchIndex:
     snapshot_entries: list[Entry] = field(default_factory=list)
     overlay: dict[str, Entry | None] = field(default_factory=dict)
     dimension: int | None = None
-    #: The stored snapshot these entries are; None after `compact` (persist writes a new one).
+    #: The stored snapshot these entries are; None after `_compact` (persist writes a new one).
     snapshot_id: str | None = None
     _snapshot: Part | None = field(default=None, repr=False)
     _overlay_part: Part | None = field(default=None, repr=False)
-    #: Held by a write (`apply`, `compact`) and by `frozen`: a search reads one consistent state.
+    #: Held by a write (`apply`) and by `frozen`: a search reads one consistent state.
     _writing: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     # -- reading ------------------------------------------------------------------------------
@@ -281,25 +281,19 @@ class SearchIndex:
 
     def apply(self, upserts: Iterable[Entry] = (), removals: Iterable[str] = ()) -> None:
         with self._writing:
-            self._apply(upserts, removals)
-
-    def _apply(self, upserts: Iterable[Entry], removals: Iterable[str]) -> None:
-        for entry in upserts:
-            if entry.vector is not None and self.dimension is None:
-                self.dimension = int(entry.vector.shape[0])
-            self.overlay[entry.doc.key] = entry
-        for key in removals:
-            self.overlay[key] = None
-        self._overlay_part = None
-        self.__dict__.pop("_space", None)
-        if len(self.overlay) > OVERLAY_MAX:
-            self._compact()
-
-    def compact(self) -> None:
-        with self._writing:
-            self._compact()
+            for entry in upserts:
+                if entry.vector is not None and self.dimension is None:
+                    self.dimension = int(entry.vector.shape[0])
+                self.overlay[entry.doc.key] = entry
+            for key in removals:
+                self.overlay[key] = None
+            self._overlay_part = None
+            self.__dict__.pop("_space", None)
+            if len(self.overlay) > OVERLAY_MAX:
+                self._compact()
 
     def _compact(self) -> None:
+        """The overlay folded into a new snapshot (under `apply`'s lock)."""
         self.snapshot_entries = list(self.entries())
         self.overlay = {}
         self.snapshot_id = None

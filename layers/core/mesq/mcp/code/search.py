@@ -29,7 +29,7 @@ from functools import cache
 
 from ...kernel.spec import load_spec
 from ..catalog import CatalogTool
-from .tool_vectors import ToolVectors, enum_values, tool_text
+from .tool_vectors import ToolVectors, enum_values, tool_views
 
 _WORD = re.compile(r"[a-z0-9]+")
 _HAN = re.compile(r"[\u4e00-\u9fff]+")
@@ -232,13 +232,11 @@ def _similarity(
 
     try:
         asked = [vectors.query(text) for text in ([query, gloss] if gloss else [query])]
-        english = [
-            vectors.matrix([tool_text(tool, summary(tool)) for tool in tools]),
-            vectors.matrix([tool.operation.mcp.title for tool in tools]),
-        ]
+        wholes, titles, chinese_titles = zip(*(tool_views(tool, summary(tool)) for tool in tools), strict=True)
+        english = [vectors.matrix(wholes), vectors.matrix(titles)]
         scores = [matrix @ vector for matrix in english for vector in asked]
-        if chinese and all(tool.operation.mcp.title_zh for tool in tools):
-            scores.append(vectors.matrix([tool.operation.mcp.title_zh for tool in tools]) @ asked[0])
+        if chinese and all(chinese_titles):
+            scores.append(vectors.matrix(chinese_titles) @ asked[0])
     except ProviderError:
         return None
     standard = [(score - float(score.mean())) / (float(score.std()) or 1.0) for score in scores]

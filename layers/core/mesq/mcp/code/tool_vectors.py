@@ -56,10 +56,9 @@ def tool_text(tool: CatalogTool, summary: str) -> str:
     return f"{tool.name.replace('_', ' ')}. {tool.operation.mcp.title}. {summary} Arguments: {arguments}. {values}"
 
 
-def tool_views(tool: CatalogTool, summary: str) -> tuple[str, ...]:
-    """The texts a tool is matched by: the whole, the title, the Chinese title (when it has one)."""
-    title_zh = tool.operation.mcp.title_zh
-    return (tool_text(tool, summary), tool.operation.mcp.title, *((title_zh,) if title_zh else ()))
+def tool_views(tool: CatalogTool, summary: str) -> tuple[str, str, str]:
+    """The texts a tool is matched by: the whole, the title, the Chinese title ("" when none)."""
+    return tool_text(tool, summary), tool.operation.mcp.title, tool.operation.mcp.title_zh
 
 
 def digest(text: str) -> str:
@@ -116,14 +115,16 @@ def stale(tools: Iterable[CatalogTool], summaries: dict[str, str], shipped: Path
         with np.load(shipped) as data:
             known = {str(key) for key in data["digests"].tolist()}
     return [
-        tool.name for tool in tools if any(digest(text) not in known for text in tool_views(tool, summaries[tool.name]))
+        tool.name
+        for tool in tools
+        if any(text and digest(text) not in known for text in tool_views(tool, summaries[tool.name]))
     ]
 
 
 def write(tools: Sequence[CatalogTool], summaries: dict[str, str], embedder: Embedder, shipped: Path = SHIPPED) -> None:
     import numpy as np
 
-    texts = list(dict.fromkeys(text for tool in tools for text in tool_views(tool, summaries[tool.name])))
+    texts = list(dict.fromkeys(text for tool in tools for text in tool_views(tool, summaries[tool.name]) if text))
     vectors = np.asarray(embedder.embed(texts, query=True), dtype=np.float16)
     np.savez_compressed(
         shipped, model=np.array(embedder.name), digests=np.array([digest(text) for text in texts]), vectors=vectors
