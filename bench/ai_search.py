@@ -1,6 +1,8 @@
-"""AI search at 1k / 10k / 100k memos for one user (local provider, one core): hybrid query
-p50/p95 warm, index update time per write, index size; and the hybrid p95 at 100k on a realistic
-corpus beside the hostile one.
+"""AI search at 1k / 10k / 100k memos for one user (local provider): hybrid query p50/p95 warm,
+index update time per write, index size; and the hybrid p95 at 100k on a realistic corpus beside
+the hostile one. A query with a gloss embeds and scores it on a second thread while the query
+itself goes on (search/pipeline.py), so each 100k figure is taken twice: with every CPU the
+process may use, and with the whole process on one CPU (where the two threads take turns).
 
 Hostile corpus: memos drawn from a 50-word mixed Chinese/English vocabulary (every word in a
 third of the memos: the longest BM25 postings there can be; tokens built directly, so building
@@ -21,17 +23,18 @@ from __future__ import annotations
 
 import os
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")  # one core, as the goal says
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # one thread per matrix product or embedding
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
+import contextlib
 import itertools
 import random
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +48,9 @@ from goals import record  # noqa: E402  (the closing goals table, bench/goals.py
 SCALE = float(os.environ.get("MESQ_BENCH_SCALE", "1"))
 SIZES = tuple(max(500, int(size * SCALE)) for size in (1_000, 10_000, 100_000))
 REALISTIC_SIZE = SIZES[-1]
+#: The CPUs this process may use: the query and its gloss are embedded and scored at once, on two
+#: (search/pipeline.py); each 100k figure is also taken with the process on one CPU.
+CORES = len(os.sched_getaffinity(0))
 QUERIES = ("kitchen faucet plumber", "北京 樱花", "quarterly budget review", "跑步 膝盖", "database migration 计划")
 _EN = """
 budget review plumber faucet kitchen garden tomato flight passport meeting report deploy lambda database
@@ -175,7 +181,7 @@ def rows_ai_search() -> list[tuple[str, str, str]]:
     pool_tokens = [tuple(tokens(text)) for text in pool_texts]
     per_memo_tokens = (time.perf_counter() - started) / len(pool_texts) * 1000
     rows = [
-        ("AI search: embed one memo (local model, batched, 1 core)", f"{per_memo_embed:.2f} ms", embedder.name),
+        ("AI search: embed one memo (local model, batched, one thread)", f"{per_memo_embed:.2f} ms", embedder.name),
         ("AI search: tokenize one memo (jieba + word split)", f"{per_memo_tokens:.3f} ms", ""),
     ]
     for size in SIZES:
@@ -197,8 +203,10 @@ def rows_ai_search() -> list[tuple[str, str, str]]:
         samples, floor = _query_times(index, embedder, QUERIES)
         p50 = statistics.median(samples)
         p95, floor95 = _p95(samples), _p95(floor)
+        one_core: list[tuple[str, str, str]] = []
         if size == SIZES[-1]:
             record("ai hybrid p95 hostile", size, p95, floor95, "embed + numpy top-20")
+            one_core = _one_core_rows("ai hybrid p95 hostile, one core", f"at {size:,} memos", index, embedder, QUERIES)
         with tempfile.TemporaryDirectory() as tmp:
             settings = Settings(data_dir=Path(tmp), search_provider="none", search_index_updates="off")
             services: Services = build_services(settings)
@@ -234,15 +242,32 @@ def rows_ai_search() -> list[tuple[str, str, str]]:
         )
         memory_mb = (part.vectors.nbytes + bm25_bytes) / 1e6
         rows += [
-            (f"AI search hybrid query p50 at {size:,} memos (warm, 1 core)", f"{p50:.1f} ms", ""),
-            (f"AI search hybrid query p95 at {size:,} memos (warm, 1 core)", f"{p95:.1f} ms",
+            (f"AI search hybrid query p50 at {size:,} memos (warm, {CORES} cores)", f"{p50:.1f} ms", ""),
+            (f"AI search hybrid query p95 at {size:,} memos (warm, {CORES} cores)", f"{p95:.1f} ms",
              f"{p95 / floor95:.2f}x its floor (embed + numpy top-20, p95 {floor95:.1f} ms); goal <= 50 ms at 100k"),
+            *one_core,
             (f"AI search index update per write at {size:,} memos", f"{statistics.median(writes):.1f} ms",
              f"median of 20 (embed + tokens + overlay store); p95 {statistics.quantiles(writes, n=20)[18]:.1f} ms"),
             (f"AI search index size at {size:,} memos", f"{snapshot_bytes / 1e6:.1f} MB",
              f"stored (zip, float16 vectors); in memory {memory_mb:.1f} MB vectors+BM25; build {build_ms:.0f} ms"),
         ]  # fmt: skip
     return rows + _rows_realistic(embedder)
+
+
+@contextlib.contextmanager
+def _one_core() -> Iterator[None]:
+    """Every thread of this process (the gloss helpers too) on the first CPU it may use."""
+    tasks = [int(task) for task in os.listdir("/proc/self/task")]
+    before = {task: os.sched_getaffinity(task) for task in tasks}
+    first = {min(os.sched_getaffinity(0))}
+    for task in tasks:
+        os.sched_setaffinity(task, first)
+    try:
+        yield
+    finally:
+        for task, cpus in before.items():
+            with contextlib.suppress(OSError):  # a thread that has ended since
+                os.sched_setaffinity(task, cpus)
 
 
 def _p95(samples: list[float]) -> float:
@@ -305,12 +330,30 @@ def _rows_realistic(embedder: Any) -> list[tuple[str, str, str]]:
     samples, floor = _query_times(index, embedder, queries)
     p50, p95, floor95 = statistics.median(samples), _p95(samples), _p95(floor)
     record("ai hybrid p95 realistic", size, p95, floor95, "embed + numpy top-20")
+    where = f"at {size:,} memos, realistic corpus"
     return [
         (f"AI search realistic corpus at {size:,} memos: generate, embed 300, build the index", f"{built:.0f} s",
          f"{distinct:,} distinct BM25 terms; {len(queries)} queries of 1-3 words"),
-        (f"AI search hybrid query p50 at {size:,} memos, realistic corpus (warm, 1 core)", f"{p50:.1f} ms", ""),
-        (f"AI search hybrid query p95 at {size:,} memos, realistic corpus (warm, 1 core)", f"{p95:.1f} ms",
+        (f"AI search hybrid query p50 {where} (warm, {CORES} cores)", f"{p50:.1f} ms", ""),
+        (f"AI search hybrid query p95 {where} (warm, {CORES} cores)", f"{p95:.1f} ms",
          f"{p95 / floor95:.2f}x its floor (embed + numpy top-20, p95 {floor95:.1f} ms); goal <= 50 ms at 100k"),
+        *_one_core_rows("ai hybrid p95 realistic, one core", where, index, embedder, queries),
+    ]  # fmt: skip
+
+
+def _one_core_rows(
+    goal: str, where: str, index: Any, embedder: Any, queries: Sequence[str]
+) -> list[tuple[str, str, str]]:
+    """The same queries with the whole process on one CPU: the gloss's helper thread then takes
+    turns with the query's (what a one-vCPU host pays; the floor is one thread either way)."""
+    with _one_core():
+        samples, floor = _query_times(index, embedder, queries)
+    p50, p95, floor95 = statistics.median(samples), _p95(samples), _p95(floor)
+    record(goal, REALISTIC_SIZE, p95, floor95, "embed + numpy top-20")
+    return [
+        (f"AI search hybrid query p50 {where} (warm, one core)", f"{p50:.1f} ms", ""),
+        (f"AI search hybrid query p95 {where} (warm, one core)", f"{p95:.1f} ms",
+         f"{p95 / floor95:.2f}x its floor (p95 {floor95:.1f} ms); goal <= 50 ms at 100k"),
     ]  # fmt: skip
 
 

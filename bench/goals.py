@@ -43,6 +43,8 @@ GOALS = (
     Goal("list_todos graph page", 50_000, "list_todos graph page at 50k tasks", 500),
     Goal("ai hybrid p95 hostile", 100_000, "AI hybrid search p95 at 100k, hostile 50-word corpus", 50),
     Goal("ai hybrid p95 realistic", 100_000, "AI hybrid search p95 at 100k, realistic corpus", 50),
+    Goal("ai hybrid p95 hostile, one core", 100_000, "AI hybrid search p95 at 100k, hostile corpus, one CPU", 50),
+    Goal("ai hybrid p95 realistic, one core", 100_000, "AI hybrid search p95 at 100k, realistic corpus, one CPU", 50),
     Goal("import rec/s memos", 100_000, "mesq import throughput, 100k-memo archive", None),
     Goal("import rec/s tasks", 50_000, "mesq import throughput, 50k-task archive", None),
     Goal("export peak RSS", 100_000, "mesq export peak RSS at 100k memos", None),

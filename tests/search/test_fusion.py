@@ -63,13 +63,15 @@ def _oracle(
         # In the index's order: the mean and deviation then round as the pipeline's do (two usable
         # notes sit at z = +-1 exactly, and a set's order would put one on either side of VECTOR_MIN_Z).
         usable = sorted((key for key in wanted if entries[key].vector is not None), key=index.position_of)
-        columns = [vectors[0]] + ([unit(vectors[0] + vectors[1])] if gloss else [])
         standard = []
-        # The similarities as the index's one matrix product rounds them (a product per vector
-        # rounds the last bits differently, and equal texts must tie exactly); `position_of` is
-        # the plumbing under test.
-        every = index.similarities(np.stack(columns))
-        for at, _column in enumerate(columns):
+        # The similarities as the index's products round them (equal texts must tie exactly), and
+        # the gloss column as the sum the pipeline divides (V.q + V.g) / |q + g| (a product with
+        # unit(q + g) rounds the last bits differently); `position_of` is the plumbing under test.
+        every = index.similarities(np.stack(vectors))
+        if gloss:
+            norm = max(float(np.linalg.norm(vectors[0] + vectors[1])), 1e-12)
+            every = np.stack([every[:, 0], (every[:, 0] + every[:, 1]) / norm], axis=1)
+        for at in range(every.shape[1]):
             similarity = np.array([every[index.position_of(key), at] for key in usable], dtype=np.float32)
             mask = np.ones(len(usable), dtype=bool)
             prior = getattr(embedder, "similarity_prior", None)

@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Hashable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +51,7 @@ from ..kernel.errors import ServiceUnavailable
 from ..kernel.ports.models import Embedder, ProviderError, Reranker
 from .crosslingual import GLOSSARY, is_chinese
 from .documents import Doc
-from .index import SearchIndex, unit
+from .index import SearchIndex, Vector
 from .tokenizer import tokens
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
@@ -82,6 +83,11 @@ DISTRIBUTION_MIN = 20
 Accept = Callable[[Doc], bool]
 Mask = npt.NDArray[np.bool_]
 Floats = npt.NDArray[np.float64]
+Floats32 = npt.NDArray[np.float32]
+#: Embeds a query's gloss and scores every note against it while the request's own thread does the
+#: query: the two are independent, so on a second core the gloss costs no wall time (about half a
+#: query at 100k notes: docs/search.md). Two workers: two searches at once each get one.
+_GLOSS_HELPER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="mesq-gloss")
 
 
 @dataclass
@@ -201,9 +207,22 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
     # then goes without the gloss rather than queueing behind it (a Lambda container, with no
     # warm-up, parses it on its first such query).
     gloss = GLOSSARY.translate(query, wait=False) if _has_other_language(index, query) else None
-    vectors = np.asarray(embedder.embed([query, gloss] if gloss else [query], query=True), dtype=np.float32)
-    queries = vectors[:1] if gloss is None else np.stack([vectors[0], unit(vectors[0] + vectors[1])])
-    similarity = index.similarities(queries)
+    helper = _GLOSS_HELPER.submit(_scored_against, index, embedder, gloss) if gloss is not None else None
+    try:
+        query_vector, similarity = _scored_against(index, embedder, query)
+    except BaseException:
+        if helper is not None:
+            helper.cancel()
+        raise
+    if helper is not None and gloss is not None:
+        # Not started yet (the helpers are busy with other searches): run it here, no later
+        # than one thread would have.
+        gloss_vector, gloss_similarity = _scored_against(index, embedder, gloss) if helper.cancel() else helper.result()
+        # Cosines are linear: V . unit(q + g) = (V . q + V . g) / |q + g|.
+        together = (similarity + gloss_similarity) / max(float(np.linalg.norm(query_vector + gloss_vector)), 1e-12)
+        similarity = np.stack([similarity, together], axis=1)
+    else:
+        similarity = similarity[:, None]
     usable = accepted & ~np.isnan(similarity[:, 0])
     prior = getattr(embedder, "similarity_prior", None)
     z = _standard(similarity[:, 0], usable, prior)
@@ -224,6 +243,12 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
     best = float(top.max()) if len(top) else 0.0
     second = float(top.min()) if len(top) == 2 else 0.0
     return _Semantic(z=z, candidates=candidates, best=best, second=second)
+
+
+def _scored_against(index: SearchIndex, embedder: Embedder, text: str) -> tuple[Vector, Floats32]:
+    """`text`'s query embedding and every position's cosine similarity to it (NaN: no vector)."""
+    vector = np.asarray(embedder.embed([text], query=True), dtype=np.float32)[0]
+    return vector, index.similarities(vector[None, :])[:, 0]
 
 
 def _has_other_language(index: SearchIndex, query: str) -> bool:

