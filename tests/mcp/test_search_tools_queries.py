@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from mesq.adapters.models.local_models import BundledEmbedder
-from mesq.mcp.code.search import expand, rank
+from mesq.mcp.code.search import catalog_wording, expand, rank
 from mesq.mcp.code.tool_vectors import ToolVectors
 from mesq.mcp.service import default_catalog
 
@@ -125,9 +125,9 @@ def test_every_tool_a_script_can_reach_has_a_chinese_title():
     assert not missing
 
 
-def test_36_of_the_44_more_phrasings_find_a_fitting_tool_in_the_top_3_with_no_delete_above_it(vectors):
-    """Fitted on, but not one by one: 8 stay missed, mostly English words the catalog does not use
-    ("checklist", "steps", "board" for a space) and a note that is a memo, not a reading note."""
+def test_38_of_the_44_more_phrasings_find_a_fitting_tool_in_the_top_3_with_no_delete_above_it(vectors):
+    """Fitted on, but not one by one: 6 stay missed (a note that is a memo found by meaning, "what
+    do I have to do today", "rename my board", 改一下这条笔记)."""
     found = 0
     for query, fits in MORE.items():
         names = [tool.name for tool in rank(REACH, query, 10, vectors)]
@@ -136,7 +136,7 @@ def test_36_of_the_44_more_phrasings_find_a_fitting_tool_in_the_top_3_with_no_de
         asks_to_delete = "delete" in expand(query)  # 删掉任务的闹钟 may show delete_* first
         if not asks_to_delete:
             assert not any(name.startswith("delete_") for name in names[:first]), (query, names)
-    assert len(MORE) == 44 and found >= 36
+    assert len(MORE) == 44 and found >= 38
 
 
 @pytest.mark.parametrize("query", [*QUERIES, *ISSUE_MISSES])
@@ -148,3 +148,18 @@ def test_a_fitting_tool_is_in_the_top_3_with_no_delete_above_it(query, vectors):
     first = min(names.index(name) for name in fits if name in names)
     if not any(name.startswith("delete_") for name in fits):
         assert not any(name.startswith("delete_") for name in names[:first]), (query, names)
+
+
+@pytest.mark.parametrize(
+    ("query", "worded"),
+    [
+        ("which labels exist on my tasks", "which tags exist on my tasks"),
+        ("what Boards do I have", "what spaces do I have"),
+        ("upload a photo for a note", "upload a attachment for a memo"),
+        ("remove a column from the board", None),  # the board is where the column is
+        ("my notes on this book", None),  # a note about a book is a reading note
+        ("list my memos", None),
+    ],
+)
+def test_the_model_also_reads_the_query_in_the_catalogs_words(query: str, worded: str | None) -> None:
+    assert catalog_wording(query) == worded

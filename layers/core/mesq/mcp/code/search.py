@@ -1,9 +1,10 @@
 """`search_tools`: which of the tools a script can reach fit a query, and where to go for what
 no tool does.
 
-Ranking, one score per tool: the bundled embedding model's similarity of the query to the tool's
-texts (the whole, the title, and for a Chinese query the Chinese title: tool_vectors.py), each
-read as a z-score over the caller's reach and the best of them kept; plus BM25 (k1 = 1.2, b =
+Ranking, one score per tool: the bundled embedding model's similarity of the query (and of the
+query in the catalog's words, `CATALOG_NOUNS`) to the tool's texts (the whole, the title, and for
+a Chinese query the Chinese title: tool_vectors.py), each read as a z-score over the caller's
+reach and the best of them kept; plus BM25 (k1 = 1.2, b =
 0.75) over the tool's words (its name split at `_`, counted twice; title; description; argument
 names; enum values) normalised by the best match; plus, for a Chinese query, BM25 over the
 character pairs of the Chinese titles, normalised the same way.
@@ -47,6 +48,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "highlight": ("reading", "note"),
     "book": ("reading",),
     "file": ("attachment",),
+    "label": ("tag",),
     "board": ("todo", "column"),
     "笔记": ("memo",),
     "备忘": ("memo",),
@@ -94,6 +96,27 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "导入": ("import",),
     "语言": ("language",),
 }
+#: The user's nouns the model should also read in the catalog's words: the query (or a Chinese
+#: query's gloss) with these replaced is a second text the model matches (`catalog_wording`).
+CATALOG_NOUNS: dict[str, str] = {
+    "note": "memo",
+    "notes": "memos",
+    "label": "tag",
+    "labels": "tags",
+    "board": "space",
+    "boards": "spaces",
+    "picture": "attachment",
+    "image": "attachment",
+    "photo": "attachment",
+    "checklist": "subtasks",
+    "step": "subtask",
+    "steps": "subtasks",
+}
+_NOUN = re.compile(r"[A-Za-z]+")
+#: What a board holds: a query naming one of them is about it, on a board.
+_BOARD_PARTS = frozenset({"column", "task", "subtask", "card", "item", "todo"})
+#: Query words about reading (a "note" among them is a reading note, not a memo).
+_READING_WORDS = frozenset({"reading", "highlight", "book", "quote", "kindle", "chapter", "thought"})
 #: Query words that ask to delete (only then may a `delete_*` tool lead).
 _DELETE_WORDS = frozenset({"delete", "remove", "trash", "erase"})
 #: Query words that ask to change something (tools that change data are preferred).
@@ -118,6 +141,24 @@ def expand(query: str) -> list[str]:
     extra = [synonym for term in terms for synonym in SYNONYMS.get(term, ())]
     extra += [synonym for key, found in SYNONYMS.items() if not key.isascii() and key in lowered for synonym in found]
     return terms + [_singular(term) for term in extra]
+
+
+def catalog_wording(text: str) -> str | None:
+    """`text` with the user's nouns in the catalog's words (CATALOG_NOUNS; a "note" stays one in a
+    text about reading), or None when it has none of them."""
+    said = set(words(text))
+    reading = bool(_READING_WORDS & said)
+    # "a column on the board": the board is where, not what (it is the space only when alone).
+    inside = bool(_BOARD_PARTS & said)
+
+    def replaced(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if (reading and word.lower().startswith("note")) or (inside and word.lower().startswith("board")):
+            return word
+        return CATALOG_NOUNS.get(word.lower(), word)
+
+    worded = _NOUN.sub(replaced, text)
+    return worded if worded != text else None
 
 
 def summary(tool: CatalogTool) -> str:
@@ -231,7 +272,9 @@ def _similarity(
     from ...kernel.ports.models import ProviderError
 
     try:
-        asked = [vectors.query(text) for text in ([query, gloss] if gloss else [query])]
+        texts = [query, gloss] if gloss else [query]
+        worded = catalog_wording(texts[-1])
+        asked = [vectors.query(text) for text in ([*texts, worded] if worded else texts)]
         wholes, titles, chinese_titles = zip(*(tool_views(tool, summary(tool)) for tool in tools), strict=True)
         english = [vectors.matrix(wholes), vectors.matrix(titles)]
         scores = [matrix @ vector for matrix in english for vector in asked]
