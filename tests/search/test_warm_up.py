@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -232,3 +233,34 @@ def test_the_build_worker_gives_way_to_requests(make_services: Callable[..., Ser
     services.items.wait_idle()  # type: ignore[attr-defined]
     assert build.repository(services).load(user_id) is not None and asked
     assert set(asked) == {warm_up.STEP_QUIET_SECONDS}
+
+
+def test_the_build_worker_begins_no_sooner_than_a_moment_after_ready(
+    make_services: Callable[..., Services], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client that waited for `/healthz` ready sends its first requests at once; a build step
+    begun in that gap shared the interpreter with them. The build's first step waits until the
+    warm-up has been done AFTER_READY_SECONDS, its later steps only for quiet."""
+    monkeypatch.setattr(warm_up, "AFTER_READY_SECONDS", 0.4)
+    services = make_services()
+    services.search.enabled = True
+    user_id = str(create_user(services.items, "builder", "correct horse battery")["id"])
+    run(services, "create_memo", {"content": "a note to index"}, user=user_id)
+    services.items.wait_idle()  # type: ignore[attr-defined]
+    build.repository(services).drop(user_id)
+    asked: list[float] = []
+
+    def quiet(_seconds: float) -> bool:
+        asked.append(time.monotonic())
+        return True
+
+    warm_up.warm_in_background(services, quiet=quiet).join(30)
+    ready = time.monotonic()
+    asked.clear()
+    services.search.request_build(user_id)
+    services.items.wait_idle()  # type: ignore[attr-defined]
+    assert build.repository(services).load(user_id) is not None and asked
+    assert asked[0] - ready >= 0.4 - 0.05, "the first step waited for the moment after ready"
+    started = time.monotonic()
+    services.search.give_way()
+    assert time.monotonic() - started < 0.2, "later steps wait only while requests run"
