@@ -28,6 +28,9 @@ from .search_tools_held_out import (
     HELD_OUT_4,
     HELD_OUT_4_EN,
     HELD_OUT_4_ZH,
+    HELD_OUT_5,
+    HELD_OUT_5_EN,
+    HELD_OUT_5_ZH,
     HELD_OUT_EN,
     HELD_OUT_ZH,
 )
@@ -37,19 +40,15 @@ REACH = [tool for tool in CATALOG.tools.values() if tool.toolset != "code"]
 TOP = 3
 #: What the ranking reaches on each list, asserted so it cannot slip (docs/MCP/code-mode.md
 #: "search_tools"). The issue asks 36 of 40 on intents never tuned to. Each list was written
-#: before a ranking change and read once after it; the figure on an unread list is the fair one:
-#: the second 35 (then 36 with the catalog's words, read since), the third 28 with the ranking
-#: unchanged (34 with the catalog's words its misses prompted), the fourth 31 (read once, after).
-#: The first had been read at every change since it was written: 37.
-GOAL = {"first": 37, "second": 36, "third": 34, "fourth": 31}
-LISTS = {"first": HELD_OUT, "second": HELD_OUT_2, "third": HELD_OUT_3, "fourth": HELD_OUT_4}
-#: Held-out intents where a `delete_*` tool ranked above the right one when first measured: delete
-#: intents where another kind's delete comes first (an inbox item's subtask for a task's; a space
-#: or column for a memo).
-KNOWN_DELETE_ABOVE = {
-    "third": {"把这条笔记删掉"},
-    "fourth": {"delete the subtask I no longer need", "删掉不需要的子任务"},
-}
+#: before a ranking change and measured once after it, unread; that figure is the fair one: the
+#: second 35, the third 28 (the ranking unchanged), the fourth 31, the fifth 32 (with the tools'
+#: phrasings). Each has been read since, and the figures below are today's: the floor they must
+#: not fall under.
+GOAL = {"first": 40, "second": 38, "third": 35, "fourth": 36, "fifth": 33}
+LISTS = {"first": HELD_OUT, "second": HELD_OUT_2, "third": HELD_OUT_3, "fourth": HELD_OUT_4, "fifth": HELD_OUT_5}
+#: Held-out intents where a `delete_*` tool still ranks above the right one: a delete intent
+#: where another kind's delete comes first (an inbox item's subtask for a task's).
+KNOWN_DELETE_ABOVE = {"fourth": {"delete the subtask I no longer need"}}
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +63,7 @@ def vectors() -> ToolVectors:
         (HELD_OUT_2_EN, HELD_OUT_2_ZH),
         (HELD_OUT_3_EN, HELD_OUT_3_ZH),
         (HELD_OUT_4_EN, HELD_OUT_4_ZH),
+        (HELD_OUT_5_EN, HELD_OUT_5_ZH),
     ],
 )
 def test_each_held_out_list_is_40_intents_in_both_languages(
@@ -73,7 +73,7 @@ def test_each_held_out_list_is_40_intents_in_both_languages(
     assert all(not intent.isascii() for intent in chinese) and all(intent.isascii() for intent in english)
     names = {tool.name for tool in REACH}
     assert all(set(fits) <= names for fits in {**english, **chinese}.values())
-    lists = [set(HELD_OUT), set(HELD_OUT_2), set(HELD_OUT_3), set(HELD_OUT_4)]
+    lists = [set(HELD_OUT), set(HELD_OUT_2), set(HELD_OUT_3), set(HELD_OUT_4), set(HELD_OUT_5)]
     assert sum(len(intents) for intents in lists) == len(set().union(*lists)), "an intent is in two lists"
 
 
@@ -81,12 +81,12 @@ def test_the_shipped_tool_vectors_are_current() -> None:
     assert stale(REACH, {tool.name: summary(tool) for tool in REACH}) == [], "run `python infra/tool_vectors.py`"
 
 
-@pytest.mark.parametrize("which", ["first", "second", "third", "fourth"])
+@pytest.mark.parametrize("which", list(LISTS))
 def test_the_right_tool_is_in_the_top_3_for_the_goal_of_40_held_out_intents_and_no_delete_above_it(
     which: str, vectors: ToolVectors
 ) -> None:
-    """37, 36, 34 and 31 of the four lists: see GOAL. No `delete_*` above the right tool, except
-    in the known cases (KNOWN_DELETE_ABOVE)."""
+    """At least GOAL's count of each list. No `delete_*` above the right tool, except in the known
+    case (KNOWN_DELETE_ABOVE)."""
     held_out = LISTS[which]
     misses, deletes_above = [], []
     for intent, fits in held_out.items():

@@ -30,7 +30,7 @@ from functools import cache
 
 from ...kernel.spec import load_spec
 from ..catalog import CatalogTool
-from .tool_vectors import ToolVectors, enum_values, tool_views
+from .tool_vectors import ToolVectors, enum_values, phrasings, tool_views
 
 _WORD = re.compile(r"[a-z0-9]+")
 _HAN = re.compile(r"[\u4e00-\u9fff]+")
@@ -117,6 +117,8 @@ _NOUN = re.compile(r"[A-Za-z]+")
 _BOARD_PARTS = frozenset({"column", "task", "subtask", "card", "item", "todo"})
 #: Query words about reading (a "note" among them is a reading note, not a memo).
 _READING_WORDS = frozenset({"reading", "highlight", "book", "quote", "kindle", "chapter", "thought"})
+#: A Chinese delete word that describes what was deleted ("删掉的任务"), not what to delete.
+_DELETED = re.compile(r"(?:删掉|删除|删了|删)的")
 #: Query words that ask to delete (only then may a `delete_*` tool lead).
 _DELETE_WORDS = frozenset({"delete", "remove", "trash", "erase"})
 #: Query words that ask to change something (tools that change data are preferred).
@@ -216,8 +218,9 @@ def rank(tools: Sequence[CatalogTool], query: str, limit: int, vectors: ToolVect
     pairs = character_pairs(query)
     chinese = _normalised(bm25(pairs, [character_pairs(tool.operation.mcp.title_zh) for tool in tools]))
     semantic = _similarity(tools, query, vectors, gloss, bool(pairs))
-    # "restore what I deleted" asks to restore, not to delete.
-    deleting = bool(_DELETE_WORDS & set(terms)) and "restore" not in terms
+    # "restore what I deleted" asks to restore, not to delete; "看看删掉的任务" (the deleted
+    # tasks) asks to see them.
+    deleting = _asks_to_delete(query) and "restore" not in terms
     writing = bool(_WRITE_WORDS & set(terms))
 
     def literal(tool: CatalogTool) -> int:
@@ -240,6 +243,14 @@ def rank(tools: Sequence[CatalogTool], query: str, limit: int, vectors: ToolVect
     )
     found = (at for _, hit, _, at in ranked if semantic is not None or hit or lexical[at] > 0 or chinese[at] > 0)
     return [tools[at] for at in found][:limit]
+
+
+def _asks_to_delete(query: str) -> bool:
+    """The query asks to delete something: a delete word, but not a Chinese one that describes
+    (删掉的 / 删除的 / 删了的: "the deleted ...")."""
+    asked = _DELETED.sub(" ", query)
+    gloss = _gloss(asked)
+    return bool(_DELETE_WORDS & set(expand(asked) + (expand(gloss) if gloss else [])))
 
 
 def _normalised(scores: list[float]) -> list[float]:
@@ -280,6 +291,14 @@ def _similarity(
         scores = [matrix @ vector for matrix in english for vector in asked]
         if chinese and all(chinese_titles):
             scores.append(vectors.matrix(chinese_titles) @ asked[0])
+        said = [(at, text) for at, tool in enumerate(tools) for text in phrasings().get(tool.name, ())]
+        if said:  # a tool's best phrasing, per query text (a tool without phrasings: its lowest view)
+            owners = np.array([at for at, _text in said])
+            matrix = vectors.matrix([text for _at, text in said])
+            for vector in asked:
+                best = np.minimum.reduce(scores[: len(english) * len(asked)]).astype(np.float32)
+                np.maximum.at(best, owners, matrix @ vector)
+                scores.append(best)
     except ProviderError:
         return None
     standard = [(score - float(score.mean())) / (float(score.std()) or 1.0) for score in scores]

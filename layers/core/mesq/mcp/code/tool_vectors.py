@@ -2,14 +2,17 @@
 
 A tool is matched by three texts (`tool_views`): the whole (its name in words, title, one-line
 summary, argument names and every enum value its arguments take: `tool_text`), its title alone,
-and its Chinese title (`x-mcp.titleZh`). A short title matches a short query better than the
-whole text does, and a Chinese query matches Chinese text far better than the English it is
-glossed into. All are embedded as queries are (the model's symmetric form: a tool's text is a
-phrase like the query, not a passage). Embedding them costs seconds (tens of seconds on a loaded
-machine), so the vectors ship with the code: `tool_vectors.npz` beside this file holds, per text,
-the digest of the text and its float16 vector. At run time a text with its recorded digest takes
-the shipped vector; a text that changed (or a new tool's) is embedded on first use and kept for
-the process. Regenerate the file after a catalog change with `python infra/tool_vectors.py`
+and its Chinese title (`x-mcp.titleZh`); and by its phrasings (`tool_phrasings.yaml`: what a
+person or an agent says when it wants the tool, two in English and two in Chinese). A short
+title matches a short query better than the whole text does, a Chinese query matches Chinese
+text far better than the English it is glossed into, and an agent's wording matches a phrasing
+better than the catalog's (the held-out lists measured it). All are embedded as queries are
+(the model's symmetric form: a tool's text is a phrase like the query, not a passage).
+Embedding them costs seconds (tens of seconds on a loaded machine), so the vectors ship with
+the code: `tool_vectors.npz` beside this file holds, per text, the digest of the text and its
+float16 vector. At run time a text with its recorded digest takes the shipped vector; a text
+that changed (or a new tool's) is embedded on first use and kept for the process. Regenerate the
+file after a catalog or phrasing change with `python infra/tool_vectors.py`
 (tests/mcp/test_search_tools_held_out.py fails while it is stale).
 """
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Iterable, Sequence
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +33,16 @@ if TYPE_CHECKING:
     from ..catalog import CatalogTool
 
 SHIPPED = Path(__file__).with_name("tool_vectors.npz")
+PHRASINGS = Path(__file__).with_name("tool_phrasings.yaml")
+
+
+@cache
+def phrasings() -> dict[str, tuple[str, ...]]:
+    """What a person or an agent says when it wants each tool (tool_phrasings.yaml), by tool."""
+    import yaml
+
+    loaded = yaml.safe_load(PHRASINGS.read_text(encoding="utf-8")) or {}
+    return {str(name): tuple(str(text) for text in texts) for name, texts in loaded.items()}
 
 
 def enum_values(schema: Any) -> list[str]:
@@ -59,6 +73,11 @@ def tool_text(tool: CatalogTool, summary: str) -> str:
 def tool_views(tool: CatalogTool, summary: str) -> tuple[str, str, str]:
     """The texts a tool is matched by: the whole, the title, the Chinese title ("" when none)."""
     return tool_text(tool, summary), tool.operation.mcp.title, tool.operation.mcp.title_zh
+
+
+def tool_texts(tool: CatalogTool, summary: str) -> list[str]:
+    """Every text of a tool that has a vector: its views and its phrasings."""
+    return [text for text in (*tool_views(tool, summary), *phrasings().get(tool.name, ())) if text]
 
 
 def digest(text: str) -> str:
@@ -115,16 +134,14 @@ def stale(tools: Iterable[CatalogTool], summaries: dict[str, str], shipped: Path
         with np.load(shipped) as data:
             known = {str(key) for key in data["digests"].tolist()}
     return [
-        tool.name
-        for tool in tools
-        if any(text and digest(text) not in known for text in tool_views(tool, summaries[tool.name]))
+        tool.name for tool in tools if any(digest(text) not in known for text in tool_texts(tool, summaries[tool.name]))
     ]
 
 
 def write(tools: Sequence[CatalogTool], summaries: dict[str, str], embedder: Embedder, shipped: Path = SHIPPED) -> None:
     import numpy as np
 
-    texts = list(dict.fromkeys(text for tool in tools for text in tool_views(tool, summaries[tool.name]) if text))
+    texts = list(dict.fromkeys(text for tool in tools for text in tool_texts(tool, summaries[tool.name])))
     vectors = np.asarray(embedder.embed(texts, query=True), dtype=np.float16)
     np.savez_compressed(
         shipped, model=np.array(embedder.name), digests=np.array([digest(text) for text in texts]), vectors=vectors
