@@ -268,3 +268,54 @@ HELD_OUT_5_ZH: dict[str, tuple[str, ...]] = {
 }
 
 HELD_OUT_5: dict[str, tuple[str, ...]] = {**HELD_OUT_5_EN, **HELD_OUT_5_ZH}
+
+
+# The sixth held-out list: 40 more intents, written and committed on 2026-12-05 BEFORE each tool
+# was given two more phrasings and before any of them was ranked. Measured once, after that change.
+HELD_OUT_6_EN: dict[str, tuple[str, ...]] = {
+    "jot this recipe into my notes": ("create_memo",),
+    "show memos from last March": ("list_memos",),
+    "unpin the memo about the lease": ("update_memo",),
+    "what did I write about sleep": ("search_memos", "search_ai_memos", "search_everything"),
+    "which tags do my notes have and how often": ("list_tags",),
+    "the tasks in my Work project": ("list_todos", "query_todos"),
+    "high priority tasks due soon": ("query_todos",),
+    "bump the dentist task to urgent": ("update_todo_task", "batch_update_todo_tasks"),
+    "make a copy of the weekly report task": ("duplicate_todo_task",),
+    "take the flat-hunting task out of the trash": ("restore_todo_task", "restore_todo_item"),
+    "put a subtask above the others": ("reorder_todo_subtasks",),
+    "a new column called Blocked": ("create_todo_column",),
+    "throw away the Archive column": ("delete_todo_column",),
+    "my inbox has too much; list it": ("list_todo_inbox_items",),
+    "file the inbox item under the Errands board": ("move_todo_inbox_item_to_board",),
+    "what files are on the invoice task": ("get_todo_task", "get_todo_attachment_metadata", "read_todo_attachment"),
+    "which highlights did I make in Sapiens": ("list_reading_notes", "search_reading_notes"),
+    "everything an agent did today, undo it": ("undo_changes",),
+    "what zone are my dates in": ("get_context",),
+    "summarize my notes from this week, first fetch them": ("select_memos_for_insight", "list_memos"),
+}
+
+HELD_OUT_6_ZH: dict[str, tuple[str, ...]] = {
+    "把这个菜谱记到笔记里": ("create_memo",),
+    "看去年三月的笔记": ("list_memos",),
+    "取消置顶租房那条笔记": ("update_memo",),
+    "我写过哪些关于睡眠的": ("search_memos", "search_ai_memos", "search_everything"),
+    "笔记的标签各用了多少次": ("list_tags",),
+    "工作项目里的任务": ("list_todos", "query_todos"),
+    "快到期的高优先级任务": ("query_todos",),
+    "把看牙任务改成紧急": ("update_todo_task", "batch_update_todo_tasks"),
+    "把周报任务复制一份": ("duplicate_todo_task",),
+    "把找房子的任务从回收站拿回来": ("restore_todo_task", "restore_todo_item"),
+    "把一个子任务挪到最上面": ("reorder_todo_subtasks",),
+    "加一列叫受阻": ("create_todo_column",),
+    "把归档这一列删了": ("delete_todo_column",),
+    "收件箱太乱了，列出来看看": ("list_todo_inbox_items",),
+    "把收件箱这条归到跑腿看板": ("move_todo_inbox_item_to_board",),
+    "发票任务上挂了哪些文件": ("get_todo_task", "get_todo_attachment_metadata", "read_todo_attachment"),
+    "我在人类简史里划了哪些线": ("list_reading_notes", "search_reading_notes"),
+    "今天智能体做的都撤销掉": ("undo_changes",),
+    "我的日期按哪个时区算": ("get_context",),
+    "先把这周的笔记取出来做总结": ("select_memos_for_insight", "list_memos"),
+}
+
+HELD_OUT_6: dict[str, tuple[str, ...]] = {**HELD_OUT_6_EN, **HELD_OUT_6_ZH}
