@@ -117,10 +117,11 @@ _NOUN = re.compile(r"[A-Za-z]+")
 _BOARD_PARTS = frozenset({"column", "task", "subtask", "card", "item", "todo"})
 #: Query words about reading (a "note" among them is a reading note, not a memo).
 _READING_WORDS = frozenset({"reading", "highlight", "book", "quote", "kindle", "chapter", "thought"})
-#: A Chinese delete word that describes what was deleted ("删掉的任务"), not what to delete.
-_DELETED = re.compile(r"(?:删掉|删除|删了|删)的")
+#: A delete word that says where or what, not what to do: a Chinese one that describes what was
+#: deleted ("删掉的任务"), the trash as a place ("out of the trash": to restore from it).
+_DELETED = re.compile(r"(?:删掉|删除|删了|删)的|\b(?:from|out of|in|inside)\s+(?:the\s+|my\s+)?trash\b", re.IGNORECASE)
 #: Query words that ask to delete (only then may a `delete_*` tool lead).
-_DELETE_WORDS = frozenset({"delete", "remove", "trash", "erase"})
+_DELETE_WORDS = frozenset({"delete", "remove", "trash", "erase", "discard", "throw", "rid"})
 #: Query words that ask to change something (tools that change data are preferred).
 _WRITE_WORDS = frozenset({"update", "create", "rename", "complete", "restore", "undo", "upload", "move", "set"})
 _K1 = 1.2
@@ -247,7 +248,7 @@ def rank(tools: Sequence[CatalogTool], query: str, limit: int, vectors: ToolVect
 
 def _asks_to_delete(query: str) -> bool:
     """The query asks to delete something: a delete word, but not a Chinese one that describes
-    (删掉的 / 删除的 / 删了的: "the deleted ...")."""
+    (删掉的 / 删除的 / 删了的: "the deleted ...") nor the trash as a place ("out of the trash")."""
     asked = _DELETED.sub(" ", query)
     gloss = _gloss(asked)
     return bool(_DELETE_WORDS & set(expand(asked) + (expand(gloss) if gloss else [])))
