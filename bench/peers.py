@@ -14,7 +14,8 @@ by `goals.peer_table` with MeSQ / FastMCP and the issue's bound):
   stime of the process over the same calls);
 - a fresh session per call: raw (a new connection, `server/discover`, `tools/call`) and through
   the official client (`mcp.client.Client`: discover, `tools/list` on its first call, the call,
-  the check of the result against the tool's output schema);
+  the check of the result against the tool's output schema), for MeSQ also with its listing
+  narrowed to the peers' two tools (`X-MCP-Tools`);
 - throughput of `get_memo` at concurrency 1 and 8 (bench/load.py's generator);
 - CPU per `create_memo`: the request (the process minus its index follower threads, which run
   the embedding and the index saves after the answer, as the indexer function does on AWS), and
@@ -28,6 +29,7 @@ Run alone (`python bench/peers.py`) or as the `peers` / `memory_dynamodb` sectio
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import os
 import ssl
@@ -311,8 +313,17 @@ async def _official_session(peer: Peer) -> float:
     return time.perf_counter() - began
 
 
+#: The peers' catalog: MeSQ narrowed to it with its allow-list header (docs/contract.md), so a
+#: fresh session there lists, parses and checks what the peers' do.
+PEER_TOOLS = "create_memo,get_memo"
+
+
 def fresh_client(peers: list[Peer]) -> dict[str, float]:
-    """Median seconds of a whole official-client session per call (discover, list, call, check)."""
+    """Median seconds of a whole official-client session per call (discover, list, call, check),
+    and MeSQ's again with its listing narrowed to the peers' two tools (key `mesq two tools`): the
+    client's per-session work grows with the listing it downloads and checks."""
+    mesq = next(peer for peer in peers if peer.key == "mesq")
+    peers = [*peers, dataclasses.replace(mesq, key="mesq two tools", auth={**mesq.auth, "x-mcp-tools": PEER_TOOLS})]
     samples: dict[str, list[float]] = {peer.key: [] for peer in peers}
 
     async def rounds() -> None:
@@ -403,8 +414,11 @@ def rows_peers() -> list[tuple[str, str, str]]:
                                      "cpu per call": warm["cpu"] * 1000})  # fmt: skip
             for key, seconds in fresh_raw(peers).items():
                 figures[key]["fresh raw"] = seconds * 1000
-            for key, seconds in fresh_client(peers).items():
-                figures[key]["fresh client"] = seconds * 1000
+            fresh = fresh_client(peers)
+            for key in figures:
+                figures[key]["fresh client"] = fresh[key] * 1000
+                # the peers list only those two tools: their figure is the same session
+                figures[key]["fresh client two tools"] = fresh["mesq two tools" if key == "mesq" else key] * 1000
             for concurrency in (1, 8):
                 for key, rps in throughput(peers, concurrency).items():
                     figures[key][f"rps c{concurrency}"] = rps
