@@ -264,3 +264,49 @@ def test_the_build_worker_begins_no_sooner_than_a_moment_after_ready(
     started = time.monotonic()
     services.search.give_way()
     assert time.monotonic() - started < 0.2, "later steps wait only while requests run"
+
+
+FREEZE = """
+import gc, sys, time
+from pathlib import Path
+from mesq.auth.users import create_user
+from mesq.search import literal_store, warm_up
+from mesq.application.registries import SEARCHABLES
+from mesq.memos.store import write_memo
+from mesq.wiring.config import Settings
+from mesq.wiring.services import build_services
+services = build_services(Settings.from_env().with_overrides(data_dir=Path(sys.argv[1]), search_index_updates="off"))
+user_id = str(create_user(services.items, "freezer", "correct horse battery")["id"])
+now = "2026-01-01T00:00:00Z"
+for number in range(2000):
+    write_memo(services.items, user_id, None, {"id": f"m{number:05d}", "content": f"memo {number} 樱花 cherry",
+               "tags": [], "tagPaths": [], "status": "NORMAL", "pinned": False, "resources": [],
+               "contentSource": "test", "createdAt": now, "updatedAt": now, "revision": 1})
+for kind in SEARCHABLES.literal:
+    literal_store.rebuild(services, user_id, kind)
+services.search.cache.clear()
+services.search.enabled = True
+before = gc.get_freeze_count()
+warm_up.warm_in_background(services, freeze_loaded=sys.argv[2] == "yes").join(120)
+loaded = sum(1 for kind in SEARCHABLES.literal if literal_store.repository(services, kind).load(user_id))
+print(before, gc.get_freeze_count(), loaded)
+"""
+
+
+@pytest.mark.parametrize("freeze", ["yes", "no"])
+def test_mesq_serves_warm_up_keeps_what_it_loaded_out_of_the_collectors_later_passes(
+    tmp_path: Path, freeze: str
+) -> None:
+    """A full collection over a user's loaded literal indexes (hundreds of thousands of objects)
+    fell inside the first search after a start; `mesq serve`'s warm-up collects once and freezes
+    what it loaded (in a child: a frozen pytest would keep its cycles)."""
+    done = subprocess.run(
+        [sys.executable, "-c", FREEZE, str(tmp_path), freeze], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    before, after, loaded = map(int, done.stdout.split())
+    assert loaded >= 1 and before == 0
+    if freeze == "yes":
+        assert after > 20_000, "the loaded indexes, the modules and their objects are frozen"
+    else:
+        assert after == 0

@@ -99,7 +99,7 @@ def serve(
             failed.append(error)
             server.should_exit = True
 
-    warm_in_background(services, activity.settled, before=build_the_rest, quiet=activity.quiet)
+    warm_in_background(services, activity.settled, before=build_the_rest, quiet=activity.quiet, freeze_loaded=True)
     app = AccessLogMiddleware(activity, log_format)
     config = uvicorn.Config(
         app,

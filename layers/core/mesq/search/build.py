@@ -5,7 +5,7 @@ indexer function on AWS step by step from its build queue (stream.py). A search 
 The build walks the user's searchable records in sort-key order (the prefixes of the searchables'
 document sources, searchables.py, one after the other). Each step reads at most `STEP_RECORDS`
 records after the cursor, turns them into index entries (tokens; vectors in chunks of
-`EMBED_CHUNK`, so a query waiting for the embedder waits for one chunk, never for a step) and
+`EMBED_CHUNK`, giving way to requests between chunks, never only between steps) and
 stores them as one segment blob; then it moves the cursor in the build's state item, conditional
 on its generation. A stopped build (kill -9, a Lambda timeout) therefore loses at most the step it
 was in: the next step starts at the cursor.
@@ -65,7 +65,8 @@ STEP_RECORDS = 256
 STEP_SECONDS = 2.0
 #: The same for a build run in the foreground (the command line), which no other work waits on.
 FOREGROUND_STEP_SECONDS = 10.0
-#: Texts per embedder call: the model serves one call at a time, a query waits for one chunk.
+#: Texts per embedder call: between two, the build gives way to requests in flight (mesq serve).
+#: (A query's own embedding does not wait for a chunk: the bundled engine's calls overlap.)
 EMBED_CHUNK = 8
 COMMIT_ATTEMPTS = 5
 #: One lock per user for everything that changes a user's AI index or its build (indexer.py too).
@@ -213,7 +214,7 @@ def entries_of(
                 log.warning("search: embedding failed; %d documents indexed for BM25 only", len(part))
                 continue
             vectors.update(zip(part, batch, strict=True))
-            time.sleep(0)  # between chunks: a query waiting for the model gets it now
+            time.sleep(0)  # between chunks: a request waiting for the interpreter gets it now
             services.search.give_way()  # and a request in flight finishes first (mesq serve)
     entries = []
     for i, doc in enumerate(docs):

@@ -51,7 +51,9 @@ _NOT_A_SENSE = (
     "cl:", "variant of", "old variant", "see ", "surname ", "abbr. ", "used in ", "taiwan pr.", "also written",
     "erhua variant", "classifier", "japanese variant", "archaic",
 )  # fmt: skip
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+#: One Han character (the CJK unified ideographs, extension A, the compatibility ideographs).
+HAN = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+_HAN = re.compile(HAN)
 _LATIN = re.compile(r"[a-z]+")
 _LETTERS = re.compile(r"[A-Za-z]")
 #: A gloss's English phrases are at most this many words; longer senses are explanations.

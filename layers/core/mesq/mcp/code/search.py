@@ -29,11 +29,12 @@ from collections.abc import Sequence
 from functools import cache
 
 from ...kernel.spec import load_spec
+from ...search.crosslingual import GLOSSARY, HAN, is_chinese
 from ..catalog import CatalogTool
 from .tool_vectors import ToolVectors, enum_values, phrasings, tool_views
 
 _WORD = re.compile(r"[a-z0-9]+")
-_HAN = re.compile(r"[\u4e00-\u9fff]+")
+_HAN_RUN = re.compile(HAN + "+")
 
 #: Query words -> the catalog's words, only where the model alone misses: the catalog's nouns for
 #: the user's words, the phrasings left (pruned on the tuning queries: an entry stays only if
@@ -174,7 +175,7 @@ def summary(tool: CatalogTool) -> str:
 def character_pairs(text: str) -> list[str]:
     """A Chinese text's overlapping character pairs (a lone character stands for itself): the
     words of a language written without spaces, with no segmenter to ship."""
-    return [run[at : at + 2] for run in _HAN.findall(text) for at in range(max(len(run) - 1, 1))]
+    return [run[at : at + 2] for run in _HAN_RUN.findall(text) for at in range(max(len(run) - 1, 1))]
 
 
 def _document(tool: CatalogTool) -> list[str]:
@@ -221,7 +222,7 @@ def rank(tools: Sequence[CatalogTool], query: str, limit: int, vectors: ToolVect
     semantic = _similarity(tools, query, vectors, gloss, bool(pairs))
     # "restore what I deleted" asks to restore, not to delete; "看看删掉的任务" (the deleted
     # tasks) asks to see them.
-    deleting = _asks_to_delete(query) and "restore" not in terms
+    deleting = asks_to_delete(query) and "restore" not in terms
     writing = bool(_WRITE_WORDS & set(terms))
 
     def literal(tool: CatalogTool) -> int:
@@ -246,7 +247,7 @@ def rank(tools: Sequence[CatalogTool], query: str, limit: int, vectors: ToolVect
     return [tools[at] for at in found][:limit]
 
 
-def _asks_to_delete(query: str) -> bool:
+def asks_to_delete(query: str) -> bool:
     """The query asks to delete something: a delete word, but not a Chinese one that describes
     (删掉的 / 删除的 / 删了的: "the deleted ...") nor the trash as a place ("out of the trash")."""
     asked = _DELETED.sub(" ", query)
@@ -262,8 +263,6 @@ def _normalised(scores: list[float]) -> list[float]:
 def _gloss(query: str) -> str | None:
     """A Chinese query's English gloss (CC-CEDICT, search/crosslingual.py): the tools are
     described in English, and the small model matches a Chinese query to English text poorly."""
-    from ...search.crosslingual import GLOSSARY, is_chinese
-
     return GLOSSARY.translate(query, wait=False) if is_chinese(query) else None
 
 
