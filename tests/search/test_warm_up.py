@@ -211,10 +211,10 @@ def test_a_snapshot_holds_the_glossary(make_services: Callable[..., Services], m
     assert glossary.translate("会议", wait=False) == "meeting" and parses == [1, 1]  # from the snapshot
 
 
-def test_the_build_worker_gives_way_to_requests(make_services: Callable[..., Services]) -> None:
-    """`mesq serve` sets `give_way` when it starts its warm-up: from then on a background build
-    waits there too (before each step, between its pages and embedding chunks) while a request is
-    in flight, not only the warm-up's own steps."""
+def _built_after_warm_up(make_services: Callable[..., Services]) -> tuple[Services, list[float], float]:
+    """A user whose AI index is gone, `mesq serve`'s warm-up run (with a `quiet` that always says
+    yes and notes each time and seconds it is asked), then the user's build: the (time, seconds)
+    the build's steps asked, flattened in pairs, and the moment the warm-up was done."""
     services = make_services()
     services.search.enabled = True
     user_id = str(create_user(services.items, "builder", "correct horse battery")["id"])
@@ -224,15 +224,24 @@ def test_the_build_worker_gives_way_to_requests(make_services: Callable[..., Ser
     asked: list[float] = []
 
     def quiet(seconds: float) -> bool:
-        asked.append(seconds)
+        asked.extend((time.monotonic(), seconds))
         return True
 
     warm_up.warm_in_background(services, quiet=quiet).join(30)
+    ready = time.monotonic()
     asked.clear()
     services.search.request_build(user_id)
     services.items.wait_idle()  # type: ignore[attr-defined]
     assert build.repository(services).load(user_id) is not None and asked
-    assert set(asked) == {warm_up.STEP_QUIET_SECONDS}
+    return services, asked, ready
+
+
+def test_the_build_worker_gives_way_to_requests(make_services: Callable[..., Services]) -> None:
+    """`mesq serve` sets `give_way` when it starts its warm-up: from then on a background build
+    waits there too (before each step, between its pages and embedding chunks) while a request is
+    in flight, not only the warm-up's own steps."""
+    _services, asked, _ready = _built_after_warm_up(make_services)
+    assert set(asked[1::2]) == {warm_up.STEP_QUIET_SECONDS}
 
 
 def test_the_build_worker_begins_no_sooner_than_a_moment_after_ready(
@@ -242,24 +251,7 @@ def test_the_build_worker_begins_no_sooner_than_a_moment_after_ready(
     begun in that gap shared the interpreter with them. The build's first step waits until the
     warm-up has been done AFTER_READY_SECONDS, its later steps only for quiet."""
     monkeypatch.setattr(warm_up, "AFTER_READY_SECONDS", 0.4)
-    services = make_services()
-    services.search.enabled = True
-    user_id = str(create_user(services.items, "builder", "correct horse battery")["id"])
-    run(services, "create_memo", {"content": "a note to index"}, user=user_id)
-    services.items.wait_idle()  # type: ignore[attr-defined]
-    build.repository(services).drop(user_id)
-    asked: list[float] = []
-
-    def quiet(_seconds: float) -> bool:
-        asked.append(time.monotonic())
-        return True
-
-    warm_up.warm_in_background(services, quiet=quiet).join(30)
-    ready = time.monotonic()
-    asked.clear()
-    services.search.request_build(user_id)
-    services.items.wait_idle()  # type: ignore[attr-defined]
-    assert build.repository(services).load(user_id) is not None and asked
+    services, asked, ready = _built_after_warm_up(make_services)
     assert asked[0] - ready >= 0.4 - 0.05, "the first step waited for the moment after ready"
     started = time.monotonic()
     services.search.give_way()
