@@ -29,12 +29,10 @@ from collections.abc import Sequence
 from functools import cache
 
 from ...kernel.spec import load_spec
-from ...search.crosslingual import GLOSSARY, HAN, is_chinese
 from ..catalog import CatalogTool
 from .tool_vectors import ToolVectors, enum_values, phrasings, tool_views
 
 _WORD = re.compile(r"[a-z0-9]+")
-_HAN_RUN = re.compile(HAN + "+")
 
 #: Query words -> the catalog's words, only where the model alone misses: the catalog's nouns for
 #: the user's words, the phrasings left (pruned on the tuning queries: an entry stays only if
@@ -172,10 +170,18 @@ def summary(tool: CatalogTool) -> str:
     return text if end < 0 else text[: end + 1]
 
 
+@cache
+def _han_runs() -> re.Pattern[str]:
+    # Imported on the first search_tools call, not with the MCP function (tests/mcp/test_cold_import.py).
+    from ...search.crosslingual import HAN
+
+    return re.compile(HAN + "+")
+
+
 def character_pairs(text: str) -> list[str]:
     """A Chinese text's overlapping character pairs (a lone character stands for itself): the
     words of a language written without spaces, with no segmenter to ship."""
-    return [run[at : at + 2] for run in _HAN_RUN.findall(text) for at in range(max(len(run) - 1, 1))]
+    return [run[at : at + 2] for run in _han_runs().findall(text) for at in range(max(len(run) - 1, 1))]
 
 
 def _document(tool: CatalogTool) -> list[str]:
@@ -263,6 +269,8 @@ def _normalised(scores: list[float]) -> list[float]:
 def _gloss(query: str) -> str | None:
     """A Chinese query's English gloss (CC-CEDICT, search/crosslingual.py): the tools are
     described in English, and the small model matches a Chinese query to English text poorly."""
+    from ...search.crosslingual import GLOSSARY, is_chinese
+
     return GLOSSARY.translate(query, wait=False) if is_chinese(query) else None
 
 
