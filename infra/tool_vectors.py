@@ -1,7 +1,8 @@
 """Write `search_tools`' shipped tool vectors (layers/core/mesq/mcp/code/tool_vectors.npz): every
 tool's texts (the whole: name, title, summary, argument names, enum values; the title; the
-Chinese title) embedded by the bundled model.
-Run after a catalog change; tests/mcp/test_search_tools_held_out.py fails while the file is stale.
+Chinese title; its phrasings in tool_phrasings.yaml) embedded by the bundled model.
+Run after a catalog or phrasing change; tests/mcp/test_search_tools_held_out.py fails while the
+file is stale.
 
     python infra/tool_vectors.py
 """
