@@ -303,8 +303,9 @@ def _similarity(
         if said:  # a tool's best phrasing, per query text (a tool without phrasings: its lowest view)
             owners = np.array([at for at, _text in said])
             matrix = vectors.matrix([text for _at, text in said])
+            lowest = np.minimum.reduce(scores[: len(english) * len(asked)]).astype(np.float32)
             for vector in asked:
-                best = np.minimum.reduce(scores[: len(english) * len(asked)]).astype(np.float32)
+                best = lowest.copy()
                 np.maximum.at(best, owners, matrix @ vector)
                 scores.append(best)
     except ProviderError:
