@@ -91,7 +91,7 @@ def _oracle(
     union = set(lexical) | set(vector or ())
     scores = {}
     for key in union:
-        if vector is None:
+        if vector is None or key not in z:  # no branch, or a note without a vector: no evidence
             similarity = gap = 0.0
         else:
             similarity = z.get(key, 0.0)

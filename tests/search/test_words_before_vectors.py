@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from mesq.kernel.ports.models import Vectors
+from mesq.search import pipeline
 from mesq.search.indexer import repository
 from mesq.wiring.services import Services
 
@@ -91,3 +92,52 @@ def test_an_edit_while_the_old_text_embeds_keeps_the_new_text(make_services: Cal
     run(services, "update_memo", {"id": memo["id"], "expectedRevision": 2, "pinned": True})
     services.items.wait_idle()  # type: ignore[attr-defined]
     assert _entry(services, memo["id"]).vector is not None and len(embedder.documents) == embedded
+
+
+
+class TopicEmbedder(HeldEmbedder):
+    """A vector per topic word (the first it finds; a note of none points nowhere in particular),
+    so a tap note sits nearest a query about faucets; documents wait for `released`."""
+
+    TOPICS = ("faucet tap", "garden", "train", "piano", "bread", "chess")
+
+    def embed(self, texts: Sequence[str], query: bool = False) -> Vectors:
+        if not query:
+            assert self.released.wait(30)
+            self.documents += texts
+        rows = []
+        for text in texts:
+            row = np.full(len(self.TOPICS), 0.3, dtype=np.float32)
+            topic = next((at for at, words in enumerate(self.TOPICS) if any(w in text for w in words.split())), None)
+            if topic is not None:
+                row[topic] = 1.0
+            rows.append(row)
+        return np.stack(rows)
+
+
+def test_a_literal_match_not_yet_embedded_keeps_its_words_confidence(
+    make_services: Callable[..., Services],
+) -> None:
+    """A memo written a moment ago has no vector yet: its similarity is unknown, not low. It is
+    scored as a BM25-only candidate is (coverage alone), not as a note far below the best vector:
+    before, a full match of the query fell to the floor (0.14) under the nearest semantic guess."""
+    services = make_services()
+    embedder = TopicEmbedder()
+    services.search.embedder = embedder
+    embedder.released.set()
+    neighbour = run(services, "create_memo", {"content": "the tap in the bathroom drips"})["memo"]
+    for topic in TopicEmbedder.TOPICS[1:]:
+        for n in range(4):
+            run(services, "create_memo", {"content": f"{topic} note {n}"})
+    services.items.wait_idle()  # type: ignore[attr-defined]
+    embedder.released.clear()
+    literal = run(services, "create_memo", {"content": "call about the leaking faucet"})["memo"]
+    answer = run(services, "search_ai_memos", {"query": "leaking faucet"})
+    assert _entry(services, literal["id"]).vector is None
+    hits = {item["id"]: item for item in answer["items"]}
+    assert hits[literal["id"]]["matchedBy"] == ["bm25"]
+    words_alone = float(pipeline.confidence(np.ones(1), np.zeros(1), np.zeros(1))[0])
+    assert hits[literal["id"]]["score"] == round(words_alone, 6)
+    assert "vector" in hits[neighbour["id"]]["matchedBy"]  # found by meaning too
+    embedder.released.set()
+    services.items.wait_idle()  # type: ignore[attr-defined]

@@ -10,7 +10,8 @@ host; the view never sees it).
 
 Checked: the board renders its columns and cards; dragging a card sends `tools/call
 move_todo_task`, the host passes it on, and a fresh `list_todos` shows the card in its new column;
-the changes view's Undo reverts a memo edit through `undo_changes`; the results view opens a hit of
+the changes view's Undo reverts a memo edit through `undo_changes`; a host theme change keeps
+what Open showed (no needless render) and a locale change renders the view in Chinese; the results view opens a hit of
 each search kind (memo, todo_task, inbox_item, reading_note) through its read tool; the memo view
 names attachments by `displayName` and shows an image's thumbnail; a stored `<script>` and
 `onerror` in a memo and a task title stay text in every view (nothing runs, no element is made,
@@ -27,6 +28,7 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.conftest import LiveServer, start_server, stop_server
 
@@ -60,7 +62,9 @@ window.addEventListener('message', (event) => {
 const forward = async (method, params) => {
   const entry = {method, name: params.name, arguments: params.arguments, done: false};
   window.__calls.push(entry);
-  const answer = JSON.parse(await window.mcpCall(method, JSON.stringify(params)));
+  let answer;
+  try { answer = JSON.parse(await window.mcpCall(method, JSON.stringify(params))); }
+  catch (failure) { entry.failure = String(failure); entry.done = true; throw failure; }
   entry.result = answer.result; entry.error = answer.error; entry.done = true;
   if (answer.error) throw new Error(answer.error.message);
   return answer.result;
@@ -91,13 +95,20 @@ class Server:
     """JSON-RPC over `/mcp` with the account's token (the host side of every call)."""
 
     def __init__(self, live: LiveServer, token: str) -> None:
+        self.live = live
         self.url = f"{live.base_url}/mcp"
         self.headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
 
     def rpc(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-        answer: dict[str, Any] = httpx.post(self.url, json=body, headers=self.headers, timeout=60).json()
+        response = httpx.post(self.url, json=body, headers=self.headers, timeout=60)
+        assert response.headers.get("content-type", "").startswith("application/json"), (response, response.text)
+        answer: dict[str, Any] = response.json()
         return answer
+
+    def tail(self) -> str:
+        """The server's last log lines (a failed wait names them)."""
+        return "\n".join(self.live.output[-20:])
 
     def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         answer = self.rpc("tools/call", {"name": name, "arguments": arguments})
@@ -182,10 +193,16 @@ class Host:
         return frame
 
     def wait_for_call(self, name: str, count: int = 1) -> dict[str, Any]:
-        self.page.wait_for_function(
-            "([n, k]) => window.__calls.filter(c => c.name === n && c.done).length >= k", arg=[name, count]
-        )
+        try:
+            self.page.wait_for_function(
+                "([n, k]) => window.__calls.filter(c => c.name === n && c.done).length >= k", arg=[name, count]
+            )
+        except PlaywrightTimeout as timeout:  # say what the host did see, and what the server said
+            calls = self.page.evaluate("window.__calls")
+            said = self.server.tail()
+            raise AssertionError(f"no answered {name} call; host calls: {calls}; server: {said}") from timeout
         done: list[dict[str, Any]] = self.page.evaluate("n => window.__calls.filter(c => c.name === n && c.done)", name)
+        assert "failure" not in done[count - 1], (done[count - 1], self.server.tail())
         return done[count - 1]
 
     def assert_inert(self) -> None:
@@ -271,12 +288,31 @@ def test_memo_and_results_keep_stored_markup_inert(host: Host):
     found = host.server.call("search_everything", {"query": "xsscheck"})
     assert found["structuredContent"]["data"]["items"], found
     view = host.load("results", found)
-    view.locator("li.hit").first.wait_for()
-    view.locator("li.hit button").first.click()
+    # The memo's own hit, wherever it ranks (a closest match by meaning may come with it).
+    hit = view.locator(f"li.hit[data-id='{memo['memo']['id']}']")
+    hit.locator("button").click()
     host.wait_for_call("get_memo")
-    view.locator("li.hit .content p").first.wait_for()
-    assert "xsscheck" in view.locator("li.hit").first.inner_text()
+    hit.locator(".content p").wait_for()
+    assert "xsscheck" in hit.inner_text()
     host.assert_inert()
+
+
+def test_a_theme_change_keeps_the_view_and_a_locale_change_translates_it(host: Host):
+    """A host context change renders the view again only when its language changed: a theme is
+    CSS, and a needless render would close what Open showed (or swallow a click in progress)."""
+    memo = host.server.data("create_memo", {"content": "themecheck body"})["memo"]
+    view = host.load("results", host.server.call("search_everything", {"query": "themecheck"}))
+    hit = view.locator(f"li.hit[data-id='{memo['id']}']")
+    hit.locator("button").click()
+    host.wait_for_call("get_memo")
+    hit.locator(".content p", has_text="themecheck body").wait_for()
+    host.page.evaluate("window.__bridge.setHostContext({theme: 'dark', locale: 'en-US', displayMode: 'inline'})")
+    host.frame().wait_for_function("document.documentElement.getAttribute('data-theme') === 'dark'")
+    assert hit.locator(".content p", has_text="themecheck body").count() == 1
+    host.page.evaluate("window.__bridge.setHostContext({theme: 'dark', locale: 'zh-CN', displayMode: 'inline'})")
+    view.locator("h1", has_text=HEADINGS["results"]["zh-CN"]).wait_for()
+    assert hit.locator("button").inner_text() == "打开"
+    assert hit.locator(".content p").count() == 0  # rendered anew, in Chinese
 
 
 def test_results_open_every_kind_through_its_get_tool(host: Host):

@@ -171,18 +171,22 @@ def _coverage(index: SearchIndex, terms: list[str], accepted: Mask) -> _Lexical:
 @dataclass
 class _Semantic:
     """The vector branch: every position's z-score (0 where it has no vector), its candidates
-    best first, and the best and second-best z over the accepted positions (for `gap`)."""
+    best first, the best and second-best z over the accepted positions (for `gap`), and which
+    positions have a vector at all."""
 
     z: Floats
     candidates: npt.NDArray[np.intp]
     best: float
     second: float
+    embedded: Mask
 
     def gap(self, positions: npt.NDArray[np.intp]) -> Floats:
-        """How far each position stands above the best OTHER accepted position."""
+        """How far each position stands above the best OTHER accepted position. A note not yet
+        embedded (written since the last build step) has no gap: its similarity is unknown, not
+        low, so a literal match written a moment ago is not ranked under a semantic guess."""
         z = self.z[positions]
         other = np.where(z >= self.best, self.second, self.best)
-        return np.asarray(z - other, dtype=np.float64)
+        return np.asarray(np.where(self.embedded[positions], z - other, 0.0), dtype=np.float64)
 
 
 def _vector(
@@ -242,7 +246,7 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
     top = np.partition(values, len(values) - 2)[-2:] if len(values) >= 2 else values
     best = float(top.max()) if len(top) else 0.0
     second = float(top.min()) if len(top) == 2 else 0.0
-    return _Semantic(z=z, candidates=candidates, best=best, second=second)
+    return _Semantic(z=z, candidates=candidates, best=best, second=second, embedded=~np.isnan(similarity[:, 0]))
 
 
 def _scored_against(index: SearchIndex, embedder: Embedder, text: str) -> tuple[Vector, Floats32]:

@@ -19,7 +19,7 @@ var Mesq = (function () {
   /* The SDK sends ui/notifications/size-changed itself (autoResize) as the content grows. */
   var app = new McpExtApps.App({ name: "mesq-" + document.body.getAttribute("data-view"), version: "1" }, {},
     { autoResize: true });
-  var last = null, render = null;
+  var last = null, render = null, shown = null;
   function context() { return app.getHostContext() || {}; }
   function lang() { return /^zh/i.test(context().locale || navigator.language || "") ? "zh" : "en"; }
   function t(key) { return STRINGS[lang()][key] || key; }
@@ -27,7 +27,13 @@ var Mesq = (function () {
     document.documentElement.setAttribute("data-theme", context().theme === "dark" ? "dark" : "light");
     document.documentElement.setAttribute("lang", lang() === "zh" ? "zh-CN" : "en");
   }
-  function rerender() { if (render && last) render(envelope(last)); }
+  /* Renders again only for a new result or a new language: a theme change is CSS (data-theme), and
+     an unneeded render would replace the DOM under a click in progress and close what Open showed. */
+  function rerender() {
+    if (!render || !last || (shown && shown.result === last && shown.lang === lang())) return;
+    shown = { result: last, lang: lang() };
+    render(envelope(last));
+  }
   function envelope(result) {
     if (result.structuredContent) return result.structuredContent;
     try { return JSON.parse(result.content[0].text); } catch (e) { return { error: { message: "unreadable result" } }; }
