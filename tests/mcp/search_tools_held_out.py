@@ -319,3 +319,58 @@ HELD_OUT_6_ZH: dict[str, tuple[str, ...]] = {
 }
 
 HELD_OUT_6: dict[str, tuple[str, ...]] = {**HELD_OUT_6_EN, **HELD_OUT_6_ZH}
+
+
+#: The seventh list: written by a helper that read only the tools' names and first description
+#: lines (no ranking code, no phrasings, no earlier list), committed before it was ranked.
+
+HELD_OUT_7_EN: dict[str, tuple[str, ...]] = {
+    "I deleted the dentist appointment task by accident, bring it back": ("restore_todo_task", "restore_todo_item"),
+    "check off the milk, eggs and bread errands all at once": ("batch_complete_todo_tasks",),
+    "what passages did I mark in the Kafka book?": ("list_reading_notes", "search_reading_notes"),
+    "nudge me half an hour before the quarterly report is due": ("set_todo_reminders",),
+    "make the pay-rent task come back every month": ("update_todo_task", "batch_update_todo_tasks"),
+    "my #work label should be called #job everywhere in my notes": ("rename_memo_tag",),
+    "add a scanned receipt PDF to a note": ("upload_memo_resource", "create_memo_upload_session"),
+    "what has the assistant changed in my stuff since this morning?": ("list_changes",),
+    "roll back everything you just did": ("undo_changes",),
+    "what day is it for me right now and what timezone am I on?": ("get_context",),
+    "I moved to Berlin, switch my clock to local time there": ("set_time_zone",),
+    "start a new kanban board for the house renovation": ("create_todo_space",),
+    "add a 'Waiting on others' lane to my work board": ("create_todo_column",),
+    "split the conference prep task into smaller steps": ("create_todo_subtask",),
+    "keep my packing checklist note stuck at the top": ("update_memo",),
+    "find notes where I vented about feeling burned out, whatever words I used": (
+        "search_ai_memos",
+        "search_everything",
+    ),
+    "quickly capture 'call the plumber' without deciding which board it goes on": ("create_todo_inbox_item",),
+    "which books have I been reading on WeChat lately?": ("list_reading_books",),
+    "show me everything sitting in the deleted to-dos bin": ("list_todo_trash",),
+    "make a copy of the weekly review task for next week": ("duplicate_todo_task",),
+}
+
+HELD_OUT_7_ZH: dict[str, tuple[str, ...]] = {
+    "把“买菜”挪到“进行中”那一列": ("move_todo_task",),
+    "收件箱里那条“换护照”放到工作看板上去": ("move_todo_inbox_item_to_board",),
+    "昨天手滑删掉的那条日记还能找回来吗": ("restore_memo",),
+    "我哪条笔记里写过“降噪耳机”这几个字": ("search_memos", "search_ai_memos"),
+    "这周五之前到期的任务有哪些": ("query_todos",),
+    "“学习”这个待办标签不要了,全部去掉": ("delete_todo_tag",),
+    "看看我读《人类简史》时自己写的感想": ("list_reading_notes", "search_reading_notes"),
+    "报销那个子任务点错了,改回没做完": ("reopen_todo_subtask",),
+    "装修任务下面的几个小步骤换下顺序,先买瓷砖再刷墙": ("reorder_todo_subtasks",),
+    "“交房租”别再提醒我了,提醒全删掉": ("clear_todo_reminders",),
+    "“已完成”那一列先隐藏起来": ("update_todo_column",),
+    "以后新建任务默认放到“工作”看板": ("update_todo_space",),
+    "“旧项目”看板已经空了,把它删掉": ("delete_todo_space",),
+    "把会议记录那条笔记里的录音文件拿出来": ("read_memo_resource",),
+    "体检任务上传的那个附件有多大、什么格式": ("get_todo_attachment_metadata",),
+    "先看看撤销刚才那批改动会影响什么,别真撤": ("undo_changes",),
+    "把最近三个月带#读书 标签的笔记挑出来,帮我总结一下": ("select_memos_for_insight", "list_memos"),
+    "随手记个想法:明天试试番茄工作法 #效率": ("create_memo",),
+    "收件箱里“整理衣柜”那条下面加个小步骤:先扔旧衣服": ("create_todo_inbox_subtask",),
+    "这五个任务统一改到下周一截止": ("batch_update_todo_tasks",),
+}
+
+HELD_OUT_7: dict[str, tuple[str, ...]] = {**HELD_OUT_7_EN, **HELD_OUT_7_ZH}
