@@ -34,6 +34,9 @@ from .search_tools_held_out import (
     HELD_OUT_6,
     HELD_OUT_6_EN,
     HELD_OUT_6_ZH,
+    HELD_OUT_7,
+    HELD_OUT_7_EN,
+    HELD_OUT_7_ZH,
     HELD_OUT_EN,
     HELD_OUT_ZH,
 )
@@ -45,9 +48,11 @@ TOP = 3
 #: "search_tools"). The issue asks 36 of 40 on intents never tuned to. Each list was written
 #: before a ranking change and measured once after it, unread; that figure is the fair one: the
 #: second 35, the third 28 (the ranking unchanged), the fourth 31, the fifth 32 (with the tools'
-#: phrasings), the sixth 34 (with a third phrasing in each language). Each has been read since,
-#: and the figures below are today's: the floor they must not fall under.
-GOAL = {"first": 40, "second": 38, "third": 37, "fourth": 35, "fifth": 36, "sixth": 36}
+#: phrasings), the sixth 34 (with a third phrasing in each language), the seventh 30 (written by
+#: a helper that saw only the tools' names and first lines: longer, with the payload in the
+#: query). Each has been read since, and the figures below are today's: the floor they must not
+#: fall under.
+GOAL = {"first": 40, "second": 38, "third": 37, "fourth": 36, "fifth": 36, "sixth": 36, "seventh": 35}
 LISTS = {
     "first": HELD_OUT,
     "second": HELD_OUT_2,
@@ -55,6 +60,7 @@ LISTS = {
     "fourth": HELD_OUT_4,
     "fifth": HELD_OUT_5,
     "sixth": HELD_OUT_6,
+    "seventh": HELD_OUT_7,
 }
 #: Held-out intents where a `delete_*` tool still ranks above the right one: a delete intent
 #: where another kind's delete comes first (an inbox item's subtask for a task's).
@@ -75,6 +81,7 @@ def vectors() -> ToolVectors:
         (HELD_OUT_4_EN, HELD_OUT_4_ZH),
         (HELD_OUT_5_EN, HELD_OUT_5_ZH),
         (HELD_OUT_6_EN, HELD_OUT_6_ZH),
+        (HELD_OUT_7_EN, HELD_OUT_7_ZH),
     ],
 )
 def test_each_held_out_list_is_40_intents_in_both_languages(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from mesq.adapters.models.local_models import BundledEmbedder
-from mesq.mcp.code.search import asks_to_delete, catalog_wording, rank
+from mesq.mcp.code.search import asks_a_question, asks_to_delete, catalog_wording, intent_of, rank
 from mesq.mcp.code.tool_vectors import ToolVectors, phrasings
 from mesq.mcp.service import default_catalog
 
@@ -125,14 +125,15 @@ def test_every_tool_a_script_can_reach_has_a_chinese_title():
     assert not missing
 
 
-def test_every_tool_a_script_can_reach_has_three_english_and_three_chinese_phrasings():
+def test_every_tool_a_script_can_reach_has_as_many_english_as_chinese_phrasings_three_or_four():
     """search_tools matches a query against what people say when they want the tool
-    (tool_phrasings.yaml); the file names no tool that does not exist."""
+    (tool_phrasings.yaml: three a language, a fourth for a field the three leave out); the file
+    names no tool that does not exist."""
     said = phrasings()
     assert set(said) == {tool.name for tool in REACH}
     for name, texts in said.items():
         chinese = [text for text in texts if not text.isascii()]
-        assert len(texts) == 6 and len(chinese) == 3, (name, texts)
+        assert len(texts) in (6, 8) and 2 * len(chinese) == len(texts), (name, texts)
     everything = [text for texts in said.values() for text in texts]
     assert len(set(everything)) == len(everything), "a phrasing is given to two tools"
 
@@ -202,3 +203,41 @@ def test_the_trash_as_a_place_asks_to_restore_and_throwing_away_asks_to_delete(q
     names = [tool.name for tool in rank(REACH, query, 10, vectors)]
     assert first in names[:3], names
     assert first.startswith("delete_") == names[0].startswith("delete_"), names
+
+
+@pytest.mark.parametrize(
+    ("query", "intent"),
+    [
+        ("随手记个想法：明天试试番茄工作法 #效率", "随手记个想法"),
+        ("create a memo: buy milk and eggs", "create a memo"),
+        ("我哪条笔记里写过“降噪耳机”这几个字", "我哪条笔记里写过 这几个字"),
+        ("add a 'Waiting on others' lane to my board", "add a lane to my board"),
+        ("change the task's priority", "change the task's priority"),  # an apostrophe is no quote
+        ("remind me at 10:30 tomorrow", "remind me at 10:30 tomorrow"),  # nor a clock's colon
+        ("rename #work to #job in my notes", "rename to in my notes"),
+        ("看看我读《人类简史》时写的感想", "看看我读 时写的感想"),
+        ("“买菜”", "“买菜”"),  # nothing but payload: the query itself
+    ],
+)
+def test_the_payload_a_query_carries_is_not_ranked(query: str, intent: str) -> None:
+    assert intent_of(query) == intent
+
+
+@pytest.mark.parametrize(
+    ("query", "question"),
+    [
+        ("我哪条笔记里写过这几个字", True),
+        ("what did I write about sleep", True),
+        ("还能找回来吗", True),
+        ("how many memos mention tea?", True),
+        ("write a memo about sleep", False),
+        ("把这条笔记改一下", False),
+    ],
+)
+def test_a_question_asks_to_read_whatever_verb_it_holds(query: str, question: bool) -> None:
+    assert asks_a_question(query) is question
+
+
+def test_a_query_that_carries_what_to_write_finds_the_tool_that_writes_it(vectors) -> None:
+    names = [tool.name for tool in rank(REACH, "save this thought: the #garden needs water on Friday", 10, vectors)]
+    assert names[0] == "create_memo", names

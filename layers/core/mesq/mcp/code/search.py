@@ -8,12 +8,14 @@ reach and the best of them kept; plus BM25 (k1 = 1.2, b =
 0.75) over the tool's words (its name split at `_`, counted twice; title; description; argument
 names; enum values) normalised by the best match; plus, for a Chinese query, BM25 over the
 character pairs of the Chinese titles, normalised the same way.
-The query is first expanded through `SYNONYMS`, a short table kept only for what the model misses
+The query is read without its payload (`intent_of`: quoted text, #tags, what follows a colon),
+then expanded through `SYNONYMS`, a short table kept only for what the model misses
 (test_search_tools_queries.py holds the phrasings it was fitted on; the held-out intents of
 test_search_tools_held_out.py were never read while fitting). Then the intent rules: a name or
 summary that contains the query leads; a query that does not ask to delete never ranks a
 `delete_*` tool above another (so "recover a deleted note" shows `restore_*`, never `delete_*`,
-first); a query that asks to change something prefers the tools that change data. Without the
+first); a query that asks to change something, and is no question, prefers the tools that
+change data. Without the
 model (not installed, or failed to load) the ranking is the lexical one alone.
 
 `elsewhere` answers what MCP cannot do: the REST routes that are no tool (export, import, file
@@ -218,7 +220,23 @@ LEXICAL_ZH = 1.5
 INTENT = 0.3
 
 
+#: What a query carries for the call, not about the tool: quoted text ("...", “...”, '...', 「...」,
+#: 《...》), a #tag, and what follows a colon ("jot down: buy milk #home"; a clock's 10:30 is kept).
+_PAYLOAD = re.compile(
+    r"[\"“”][^\"“”]*[\"“”]|(?<!\w)'[^']+'(?!\w)|‘[^’]*’|「[^」]*」|『[^』]*』|《[^》]*》"
+    r"|#[^\s#,，。]+|(?<!\d)[:：](?!\d).*$"
+)
+
+
+def intent_of(query: str) -> str:
+    """The query without its payload: an agent often sends the words it will write ("随手记个想法：
+    明天试试番茄工作法 #效率"), and those name no tool. The query itself when nothing else is left."""
+    intent = " ".join(_PAYLOAD.sub(" ", query).split())
+    return intent or query
+
+
 def rank(tools: Sequence[CatalogTool], query: str, limit: int, vectors: ToolVectors | None = None) -> list[CatalogTool]:
+    query = intent_of(query)
     needle = " ".join(query.lower().split())
     gloss = _gloss(query)
     terms = expand(query) + (expand(gloss) if gloss else [])
@@ -229,7 +247,7 @@ def rank(tools: Sequence[CatalogTool], query: str, limit: int, vectors: ToolVect
     # "restore what I deleted" asks to restore, not to delete; "看看删掉的任务" (the deleted
     # tasks) asks to see them.
     deleting = asks_to_delete(query) and "restore" not in terms
-    writing = bool(_WRITE_WORDS & set(terms))
+    writing = bool(_WRITE_WORDS & set(terms)) and not asks_a_question(query)
 
     def literal(tool: CatalogTool) -> int:
         if needle in tool.name or needle.replace(" ", "_") in tool.name:
@@ -251,6 +269,16 @@ def rank(tools: Sequence[CatalogTool], query: str, limit: int, vectors: ToolVect
     )
     found = (at for _, hit, _, at in ranked if semantic is not None or hit or lexical[at] > 0 or chinese[at] > 0)
     return [tools[at] for at in found][:limit]
+
+
+#: A question asks to read ("我哪条笔记里写过…", "what did I write about sleep"), whatever verb it holds.
+_QUESTION = re.compile(
+    r"[?？]|[哪吗么]|多少|^\s*(?:which|what|where|when|who|how|did|do|does|have|has|is|are)\b", re.IGNORECASE
+)
+
+
+def asks_a_question(query: str) -> bool:
+    return bool(_QUESTION.search(query))
 
 
 def asks_to_delete(query: str) -> bool:

@@ -3,7 +3,7 @@
 A tool is matched by three texts (`tool_views`): the whole (its name in words, title, one-line
 summary, argument names and every enum value its arguments take: `tool_text`), its title alone,
 and its Chinese title (`x-mcp.titleZh`); and by its phrasings (`tool_phrasings.yaml`: what a
-person or an agent says when it wants the tool, three in English and three in Chinese). A short
+person or an agent says when it wants the tool, three in English and three in Chinese, four for a field the three leave out). A short
 title matches a short query better than the whole text does, a Chinese query matches Chinese
 text far better than the English it is glossed into, and an agent's wording matches a phrasing
 better than the catalog's (the held-out lists measured it). All are embedded as queries are
