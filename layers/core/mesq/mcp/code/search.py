@@ -223,13 +223,14 @@ INTENT = 0.3
 #: What a query carries for the call, not about the tool: quoted text ("...", “...”, '...', 「...」,
 #: 《...》), a #tag, and what follows a colon ("jot down: buy milk #home"; a clock's 10:30 is kept).
 _PAYLOAD = re.compile(
-    r"[\"“”][^\"“”]*[\"“”]|(?<!\w)'[^']+'(?!\w)|‘[^’]*’|「[^」]*」|『[^』]*』|《[^》]*》"
-    r"|#[^\s#,，。]+|(?<!\d)[:：](?!\d).*$"
+    # \u201c \u201d \u2018 \u2019: curly quotes; \uff0c \u3002 \uff1a: the full-width comma, full stop, colon
+    r"[\"\u201c\u201d][^\"\u201c\u201d]*[\"\u201c\u201d]|(?<!\w)'[^']+'(?!\w)|\u2018[^\u2019]*\u2019"
+    r"|「[^」]*」|『[^』]*』|《[^》]*》|#[^\s#,\uff0c\u3002]+|(?<!\d)[:\uff1a](?!\d).*$"
 )
 
 
 def intent_of(query: str) -> str:
-    """The query without its payload: an agent often sends the words it will write ("随手记个想法：
+    """The query without its payload: an agent often sends the words it will write ("随手记个想法:
     明天试试番茄工作法 #效率"), and those name no tool. The query itself when nothing else is left."""
     intent = " ".join(_PAYLOAD.sub(" ", query).split())
     return intent or query
@@ -273,7 +274,7 @@ def rank(tools: Sequence[CatalogTool], query: str, limit: int, vectors: ToolVect
 
 #: A question asks to read ("我哪条笔记里写过…", "what did I write about sleep"), whatever verb it holds.
 _QUESTION = re.compile(
-    r"[?？]|[哪吗么]|多少|^\s*(?:which|what|where|when|who|how|did|do|does|have|has|is|are)\b", re.IGNORECASE
+    r"[?\uff1f]|[哪吗么]|多少|^\s*(?:which|what|where|when|who|how|did|do|does|have|has|is|are)\b", re.IGNORECASE
 )
 
 

@@ -3,10 +3,10 @@
 A tool is matched by three texts (`tool_views`): the whole (its name in words, title, one-line
 summary, argument names and every enum value its arguments take: `tool_text`), its title alone,
 and its Chinese title (`x-mcp.titleZh`); and by its phrasings (`tool_phrasings.yaml`: what a
-person or an agent says when it wants the tool, three in English and three in Chinese, four for a field the three leave out). A short
-title matches a short query better than the whole text does, a Chinese query matches Chinese
-text far better than the English it is glossed into, and an agent's wording matches a phrasing
-better than the catalog's (the held-out lists measured it). All are embedded as queries are
+person or an agent says when it wants the tool, three in English and three in Chinese, four for
+a field the three leave out). A short title matches a short query better than the whole text
+does, a Chinese query matches Chinese text far better than the English it is glossed into, and
+an agent's wording matches a phrasing better than the catalog's (the held-out lists measured it). All are embedded as queries are
 (the model's symmetric form: a tool's text is a phrase like the query, not a passage).
 Embedding them costs seconds (tens of seconds on a loaded machine), so the vectors ship with
 the code: `tool_vectors.npz` beside this file holds, per text, the digest of the text and its
