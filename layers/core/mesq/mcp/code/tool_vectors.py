@@ -6,8 +6,9 @@ and its Chinese title (`x-mcp.titleZh`); and by its phrasings (`tool_phrasings.y
 person or an agent says when it wants the tool, three in English and three in Chinese, four for
 a field the three leave out). A short title matches a short query better than the whole text
 does, a Chinese query matches Chinese text far better than the English it is glossed into, and
-an agent's wording matches a phrasing better than the catalog's (the held-out lists measured it). All are embedded as queries are
-(the model's symmetric form: a tool's text is a phrase like the query, not a passage).
+an agent's wording matches a phrasing better than the catalog's (the held-out lists measured it).
+All are embedded as queries are (the model's symmetric form: a tool's text is a phrase like the
+query, not a passage).
 Embedding them costs seconds (tens of seconds on a loaded machine), so the vectors ship with
 the code: `tool_vectors.npz` beside this file holds, per text, the digest of the text and its
 float16 vector. At run time a text with its recorded digest takes the shipped vector; a text
