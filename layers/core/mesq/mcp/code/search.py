@@ -272,9 +272,11 @@ def rank(tools: Sequence[CatalogTool], query: str, limit: int, vectors: ToolVect
     return [tools[at] for at in found][:limit]
 
 
-#: A question asks to read ("我哪条笔记里写过…", "what did I write about sleep"), whatever verb it holds.
+#: A question about what is there asks to read ("我哪条笔记里写过…", "what did I write about
+#: sleep", "do I have tasks due"), whatever verb it holds. "How do I", "can you" and 吗 ask for an
+#: action, politely: they are no such question.
 _QUESTION = re.compile(
-    r"[?\uff1f]|[哪吗么]|多少|^\s*(?:which|what|where|when|who|how|did|do|does|have|has|is|are)\b", re.IGNORECASE
+    r"哪|什么|多少|^\s*(?:which|what|where|when|who|did|do|does|have|has|is|are)\b", re.IGNORECASE
 )
 
 
