@@ -374,3 +374,58 @@ HELD_OUT_7_ZH: dict[str, tuple[str, ...]] = {
 }
 
 HELD_OUT_7: dict[str, tuple[str, ...]] = {**HELD_OUT_7_EN, **HELD_OUT_7_ZH}
+
+
+#: The eighth list: written by a second helper under the same rule (the tools' names and first
+#: description lines only), committed before it was ranked.
+
+HELD_OUT_8_EN: dict[str, tuple[str, ...]] = {
+    "jot this down: 'Call the landlord about the leaking sink #home'": ("create_memo",),
+    "pin my grocery list note so it stays at the top": ("update_memo",),
+    "which tags do I use the most in my notes?": ("list_tags",),
+    "rename my #work tag to #job in all my notes": ("rename_memo_tag",),
+    "I want to attach a 40 MB screen recording to a note, how do I start the upload?": ("create_memo_upload_session",),
+    "how big is the PDF attached to my tax note?": ("get_memo_resource_metadata",),
+    "mark the dentist task as done": ("complete_todo_task", "batch_complete_todo_tasks"),
+    "add a step 'buy stamps' under the tax return task": ("create_todo_subtask",),
+    "add a 'Blocked' column to my work board": ("create_todo_column",),
+    "ping me 30 minutes before the flight task is due": ("set_todo_reminders",),
+    "make 'water the plants' repeat every Sunday": ("update_todo_task", "batch_update_todo_tasks"),
+    "I accidentally deleted the 'renew passport' task, can you bring it back?": (
+        "restore_todo_task",
+        "restore_todo_item",
+    ),
+    "push the due date of all five invoice tasks to next Friday": ("batch_update_todo_tasks", "update_todo_task"),
+    "put the 'book hotel' item from my inbox onto the Travel board": ("move_todo_inbox_item_to_board",),
+    "show me my Kafka highlights": ("search_reading_notes", "list_reading_notes"),
+    "which books do I have synced from WeChat Reading?": ("list_reading_books",),
+    "find anything I've got about burnout, whether it's notes, tasks or book quotes": ("search_everything",),
+    "what got changed in my stuff yesterday afternoon?": ("list_changes",),
+    "undo everything you just did": ("undo_changes",),
+    "I moved to Berlin, switch my time zone": ("set_time_zone",),
+}
+
+HELD_OUT_8_ZH: dict[str, tuple[str, ...]] = {
+    "把昨天那条读书会的笔记删了": ("delete_memo",),
+    "我之前好像写过换工作很纠结的想法，帮我找找": ("search_ai_memos", "search_everything"),
+    "这条笔记里都挂了哪些附件？": ("list_memo_resources",),
+    "刚删掉的那条笔记恢复一下": ("restore_memo",),
+    "把我三月份写的笔记都拿出来，帮我总结一下": ("select_memos_for_insight", "list_memos"),
+    "新建一个“装修”看板，列是 待买、已下单、已到货": ("create_todo_space",),
+    "把“写周报”挪到进行中那一列": ("move_todo_task",),
+    "收件箱记一条：周末给妈妈打电话": ("create_todo_inbox_item",),
+    "待办回收站里现在有啥": ("list_todo_trash",),
+    "“临时”这个待办标签不要了，全部删掉": ("delete_todo_tag",),
+    "把待办标签“学习”改名成“进修”": ("update_todo_tag",),
+    "下周有哪些任务到期？": ("query_todos",),
+    "体检那个任务的提醒都取消掉": ("clear_todo_reminders",),
+    "把“准备面试”复制一份，标题改成“准备二面”": ("duplicate_todo_task",),
+    "搬家任务下面的“打包书”其实还没弄完，改回未完成": ("reopen_todo_subtask",),
+    "我的待办都有哪些空间，每个空间有哪些列？": ("list_todo_spaces",),
+    "《人类简史》里我划的线和写的想法按顺序列出来": ("list_reading_notes",),
+    "我这边现在几点？今天几号？": ("get_context",),
+    "撤销刚才对旅行计划笔记的那次修改": ("undo_changes",),
+    "给报销任务传一张发票照片": ("upload_todo_attachment",),
+}
+
+HELD_OUT_8: dict[str, tuple[str, ...]] = {**HELD_OUT_8_EN, **HELD_OUT_8_ZH}
