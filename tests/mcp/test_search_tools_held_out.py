@@ -37,6 +37,9 @@ from .search_tools_held_out import (
     HELD_OUT_7,
     HELD_OUT_7_EN,
     HELD_OUT_7_ZH,
+    HELD_OUT_8,
+    HELD_OUT_8_EN,
+    HELD_OUT_8_ZH,
     HELD_OUT_EN,
     HELD_OUT_ZH,
 )
@@ -50,9 +53,9 @@ TOP = 3
 #: second 35, the third 28 (the ranking unchanged), the fourth 31, the fifth 32 (with the tools'
 #: phrasings), the sixth 34 (with a third phrasing in each language), the seventh 30 (written by
 #: a helper that saw only the tools' names and first lines: longer, with the payload in the
-#: query). Each has been read since, and the figures below are today's: the floor they must not
-#: fall under.
-GOAL = {"first": 40, "second": 38, "third": 37, "fourth": 36, "fifth": 36, "sixth": 36, "seventh": 35}
+#: query), the eighth 37 (a second helper's, ranked after the payload and question rules). Each has
+#: been read since, and the figures below are today's: the floor they must not fall under.
+GOAL = {"first": 40, "second": 38, "third": 37, "fourth": 36, "fifth": 36, "sixth": 36, "seventh": 35, "eighth": 37}
 LISTS = {
     "first": HELD_OUT,
     "second": HELD_OUT_2,
@@ -61,6 +64,7 @@ LISTS = {
     "fifth": HELD_OUT_5,
     "sixth": HELD_OUT_6,
     "seventh": HELD_OUT_7,
+    "eighth": HELD_OUT_8,
 }
 #: Held-out intents where a `delete_*` tool still ranks above the right one: a delete intent
 #: where another kind's delete comes first (an inbox item's subtask for a task's).
@@ -82,6 +86,7 @@ def vectors() -> ToolVectors:
         (HELD_OUT_5_EN, HELD_OUT_5_ZH),
         (HELD_OUT_6_EN, HELD_OUT_6_ZH),
         (HELD_OUT_7_EN, HELD_OUT_7_ZH),
+        (HELD_OUT_8_EN, HELD_OUT_8_ZH),
     ],
 )
 def test_each_held_out_list_is_40_intents_in_both_languages(
