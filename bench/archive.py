@@ -71,7 +71,8 @@ def _records(items: Any, user_id: str) -> int:
     from mesq.kernel.keys import user_partition
     from mesq.store.paging import walk
 
-    # Not the usage counters (STATS#...): an import keeps its own (the attachments' bytes) from the start.
+    # Not the counters (STATS#...): the import's write paths keep their own (the attachments'
+    # bytes, the tasks' counts) from the start, whether the archive carried one or not.
     sks = (item["sk"] for item in walk(items, user_partition(user_id)))
     return sum(1 for sk in sks if exported(sk) and not sk.startswith("STATS#"))
 

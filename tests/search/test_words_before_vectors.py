@@ -34,7 +34,10 @@ class HeldEmbedder:
         if not query:
             assert self.released.wait(30)
             self.documents += texts
-        return np.stack([np.full(4, 1.0 + len(text) % 3, dtype=np.float32) for text in texts])
+        return np.stack([self.vector(text) for text in texts])
+
+    def vector(self, text: str) -> np.ndarray:
+        return np.full(4, 1.0 + len(text) % 3, dtype=np.float32)
 
 
 def _indexed(services: Services) -> HeldEmbedder:
@@ -94,25 +97,18 @@ def test_an_edit_while_the_old_text_embeds_keeps_the_new_text(make_services: Cal
     assert _entry(services, memo["id"]).vector is not None and len(embedder.documents) == embedded
 
 
-
 class TopicEmbedder(HeldEmbedder):
     """A vector per topic word (the first it finds; a note of none points nowhere in particular),
     so a tap note sits nearest a query about faucets; documents wait for `released`."""
 
     TOPICS = ("faucet tap", "garden", "train", "piano", "bread", "chess")
 
-    def embed(self, texts: Sequence[str], query: bool = False) -> Vectors:
-        if not query:
-            assert self.released.wait(30)
-            self.documents += texts
-        rows = []
-        for text in texts:
-            row = np.full(len(self.TOPICS), 0.3, dtype=np.float32)
-            topic = next((at for at, words in enumerate(self.TOPICS) if any(w in text for w in words.split())), None)
-            if topic is not None:
-                row[topic] = 1.0
-            rows.append(row)
-        return np.stack(rows)
+    def vector(self, text: str) -> np.ndarray:
+        row = np.full(len(self.TOPICS), 0.3, dtype=np.float32)
+        topic = next((at for at, words in enumerate(self.TOPICS) if any(w in text for w in words.split())), None)
+        if topic is not None:
+            row[topic] = 1.0
+        return row
 
 
 def test_a_literal_match_not_yet_embedded_keeps_its_words_confidence(

@@ -227,7 +227,8 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
         similarity = np.stack([similarity, together], axis=1)
     else:
         similarity = similarity[:, None]
-    usable = accepted & ~np.isnan(similarity[:, 0])
+    embedded = ~np.isnan(similarity[:, 0])
+    usable = accepted & embedded
     prior = getattr(embedder, "similarity_prior", None)
     z = _standard(similarity[:, 0], usable, prior)
     if gloss is not None:  # a note of the other language: the query or the query plus its gloss
@@ -246,7 +247,7 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
     top = np.partition(values, len(values) - 2)[-2:] if len(values) >= 2 else values
     best = float(top.max()) if len(top) else 0.0
     second = float(top.min()) if len(top) == 2 else 0.0
-    return _Semantic(z=z, candidates=candidates, best=best, second=second, embedded=~np.isnan(similarity[:, 0]))
+    return _Semantic(z=z, candidates=candidates, best=best, second=second, embedded=embedded)
 
 
 def _scored_against(index: SearchIndex, embedder: Embedder, text: str) -> tuple[Vector, Floats32]:

@@ -15,8 +15,8 @@ test_search_tools_held_out.py were never read while fitting). Then the intent ru
 summary that contains the query leads; a query that does not ask to delete never ranks a
 `delete_*` tool above another (so "recover a deleted note" shows `restore_*`, never `delete_*`,
 first); a query that asks to change something, and is no question, prefers the tools that
-change data. Without the
-model (not installed, or failed to load) the ranking is the lexical one alone.
+change data. Without the model (not installed, or failed to load) the ranking is the lexical one
+alone.
 
 `elsewhere` answers what MCP cannot do: the REST routes that are no tool (export, import, file
 downloads; read from the spec) and the settings pages (language), matched by the same words.
@@ -275,9 +275,7 @@ def rank(tools: Sequence[CatalogTool], query: str, limit: int, vectors: ToolVect
 #: A question about what is there asks to read ("我哪条笔记里写过…", "what did I write about
 #: sleep", "do I have tasks due"), whatever verb it holds. "How do I", "can you" and 吗 ask for an
 #: action, politely: they are no such question.
-_QUESTION = re.compile(
-    r"哪|什么|多少|^\s*(?:which|what|where|when|who|did|do|does|have|has|is|are)\b", re.IGNORECASE
-)
+_QUESTION = re.compile(r"哪|什么|多少|^\s*(?:which|what|where|when|who|did|do|does|have|has|is|are)\b", re.IGNORECASE)
 
 
 def asks_a_question(query: str) -> bool:
