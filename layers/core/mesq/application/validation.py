@@ -71,6 +71,7 @@ def prepare_validators(schemas: Iterable[dict[str, Any]], *, verdict_only: Itera
     `verdict_only` (`conforms`): for an init that runs ahead of requests (Settings.prepare_at_init)."""
     for schema in schemas:
         validator_for(schema)
+        _compiled_for(schema)
     for schema in verdict_only:
         validator_for(schema)
         _compiled_for(schema)
@@ -166,9 +167,14 @@ def describe(error: SchemaError, root: dict[str, Any] | None = None) -> str:
 def validate_arguments(operation: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
     """The arguments to run the operation with (`values.checked_values`: integral floats as
     ints), or ValidationError naming the first problem (the most relevant one)."""
+    checked = checked_values(arguments)
+    if _compiled_for(operation.input_schema).is_valid(checked):
+        # The compiled verdict is at most as lenient as jsonschema's (its regexes are ECMA's,
+        # stricter than Python's `re` on `$`, `\d` and `\w`), so its yes stands; a no is
+        # decided, and worded, by jsonschema below. A yes costs ~1 us instead of ~14 us.
+        return checked
     from jsonschema.exceptions import best_match
 
-    checked = checked_values(arguments)
     error = best_match(validator_for(operation.input_schema).iter_errors(checked))
     if error is not None:
         message = describe(error, operation.input_schema)
