@@ -90,10 +90,16 @@ TAGGED = {
     "(#tag) **bold**#b >#q |#cell|": ["tag", "b", "q", "cell"],
     "note:#x, end.#y!#z": ["x", "y", "z"],
     "한국어#태그 日本語#タグ 𠀀#ext": ["태그", "タグ", "ext"],
+    # The fullwidth `＃` a Chinese input method types in its default mode is a tag's sign too.
+    "＃周末 去爬山，顺路买菜＃家务，很开心": ["周末", "家务"],
+    "＃生活 周末去爬山": ["生活"],
+    "开会＃工作/周报 ！紧急": ["工作/周报"],
+    "#工作＃生活": ["工作", "生活"],
 }
 UNTAGGED = [
     "a#b", "C#", "https://x.test/#frag", "&#123;", "x.html#frag", "?a=#b", "\\#not", "$#array",
     "[[#heading]]", "[link](#anchor)", '<a href="#top">', "{#id}", "##double", "2026#1", "é#x", "a_#b",
+    "a＃b", "C＃", "＃＃double", "#＃mixed", "＃#mixed", "[link](＃anchor)",
 ]  # fmt: skip
 
 
@@ -112,6 +118,10 @@ def test_code_is_skipped_and_the_character_before_code_counts():
     assert rename_tag("中文#p `中文#p` 《书》#p/x C#p", "p", "q") == "中文#q `中文#p` 《书》#q/x C#p"
 
 
+def test_rename_keeps_the_sign_it_was_written_with():
+    assert rename_tag("＃周末 去爬山 #周末/远足", "周末", "假日") == "＃假日 去爬山 #假日/远足"
+
+
 def test_find_tags_reads_the_text_before():
     assert [name for _s, _e, name in find_tags("#b", preceding="a")] == []
     assert [name for _s, _e, name in find_tags("#b", preceding="读")] == ["b"]
@@ -124,4 +134,5 @@ def test_the_typed_pattern_opens_where_a_tag_starts():
     assert typed.search("周报，#").group(1) == ""
     assert typed.search("see #a/b").group(1) == "a/b"
     assert typed.search("C#") is None
+    assert typed.search("买菜＃生").group(1) == "生"
     assert typed.search("#x\n") is None  # the end is the end, in both engines

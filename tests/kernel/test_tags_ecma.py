@@ -23,7 +23,7 @@ TAG_RULE = Path(__file__).with_name("tag_rule.cjs")
 #: Characters the rule treats differently: whitespace of either engine, CJK of each plane, the
 #: punctuation before and inside tags, letters, digits, markup.
 ALPHABET = [
-    "#", "#", "#", " ", "\n", "\u3000", "\ufeff", "\x85", "\x1c", "\xa0", "a", "Z", "1", "é", "ｚ", "读", "书",
+    "#", "#", "#", "＃", " ", "\n", "\u3000", "\ufeff", "\x85", "\x1c", "\xa0", "a", "Z", "1", "é", "ｚ", "读", "书",
     "《", "》", "，", "。", "“", "”", "…", "—", "·", "😀", "\U00020000", "가", "タ", "/", "/", "&", ";", "(",
     ")", "]", "[", "=", '"', "'", ":", "_", "-", "*", "~", "`", "{", "}", "<", ">", "!", "?", "$", "\\",
 ]  # fmt: skip

@@ -36,6 +36,7 @@ CASES = [
     ("每周五 周报", "周报", date(2026, 12, 4), None, (), "FREQ=WEEKLY;BYDAY=FR"),
     ("写周报 每周五 下午4点", "写周报", at(4, 16), None, (), "FREQ=WEEKLY;BYDAY=FR"),
     ("每天 喝水 #健康", "喝水", None, None, ("健康",), "FREQ=DAILY"),
+    ("下周一上午9点 开会＃工作 ！紧急", "开会", at(7, 9), "urgent", ("工作",), None),  # fullwidth ＃ and ！
     ("water plants every 3 days", "water plants", None, None, (), "FREQ=DAILY;INTERVAL=3"),
     ("payroll every other week", "payroll", None, None, (), "FREQ=WEEKLY;INTERVAL=2"),
     ("rent every 1 month", "rent", None, None, (), "FREQ=MONTHLY"),

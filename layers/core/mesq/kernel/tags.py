@@ -1,7 +1,8 @@
 """Tags live in memo content: `#tag` and hierarchical `#a/b`.
 
 Where a tag starts (the one rule: memos, the Markdown renderer's tag links, quick add and the
-composer's `#` suggestions all read it from here). A `#` starts a tag
+composer's `#` suggestions all read it from here). A `#`, or the fullwidth `＃` of a Chinese input
+method, starts a tag
 - at the start of the text, or after whitespace;
 - after CJK text or punctuation (`今天去买菜#生活`, `《三体》#读书`, `周报，#工作`): Chinese writers put
   no space there;
@@ -39,7 +40,7 @@ _NOT_IN_TAG = (
     rf"{WHITESPACE_CHARS}#,.;:!?()\[\]{{}}<>"
     '"'  # bare: `\"` is not a valid escape in ECMA-262 unicode mode
     r"'`|\\*~=^$%"
-    r"，。；：！？（）【】「」『』、《》“”‘’…—～〈〉〔〕〖〗"
+    r"，。；：！？（）【】「」『』、《》“”‘’…—～〈〉〔〕〖〗＃"
 )
 TAG_SEGMENT_CLASS = rf"[^{_NOT_IN_TAG}/]"
 # The TagName schema in openapi.yaml (a unit test keeps them equal): segments joined by single
@@ -63,12 +64,17 @@ _GENERAL_PUNCTUATION = r"\u00b7\u2010-\u2027\u2030-\u205e"
 # ASCII punctuation after which a `#` starts a tag (the rest join words or write addresses).
 _ASCII_BEFORE_TAG = r"""!"'()*,.:;<>?\]}|~"""
 _BEFORE_TAG = f"{WHITESPACE_CHARS}{_CJK}{_GENERAL_PUNCTUATION}{_ASCII_BEFORE_TAG}"
+#: The sign of a tag: `#`, or the fullwidth `＃` a Chinese input method types in its default
+#: (fullwidth punctuation) mode (`＃周末 去爬山`).
+_SIGN = "[#＃]"
 #: A `#` that starts a tag: at the start, or after a character of `_BEFORE_TAG`, but not in a
 #: Markdown link target `](#x)` or an HTML attribute `="#x"` (fixed-width lookbehinds: both engines).
 #: The `#` comes first and the lookbehinds look back over it: a pattern that starts with a literal
 #: is searched for that character, one that starts with a lookbehind tries the (long) class at
 #: every position (a 50,000-letter memo: 42 ms that way, 5 ms this way).
-TAG_START = rf"#(?<![^{_BEFORE_TAG}]#)(?<!\]\(#)(?<!=[" + "\"']#)"  # bare `"`: see _NOT_IN_TAG
+TAG_START = (
+    rf"{_SIGN}(?<![^{_BEFORE_TAG}]{_SIGN})(?<!＃{_SIGN})(?<!\]\({_SIGN})(?<!=[" + f"\"']{_SIGN})"
+)  # bare `"`: see _NOT_IN_TAG; `＃＃` is `##` (the fullwidth sign is in _CJK's range)
 #: A tag in running text (group 1: its name, without '#'), the same in Python and ECMA-262 (`u`).
 TAG_IN_TEXT_PATTERN = rf"{TAG_START}({TAG_SEGMENT_CLASS}+(?:/{TAG_SEGMENT_CLASS}+)*)"
 #: The tag being typed at the end of the text (group 1: what follows its '#', possibly nothing):
@@ -81,8 +87,9 @@ _TAG_NAME = re.compile(TAG_NAME_PATTERN)
 
 MAX_TAG_LENGTH = 100
 #: The tag rule's version: memos stored under an older one are re-tagged once (memos/retag.py).
-#: 2: a `#` after CJK text or punctuation starts a tag (issue 41); 1: only after whitespace.
-TAG_RULE_VERSION = 2
+#: 3: the fullwidth `＃` is a tag's sign too; 2: a `#` after CJK text or punctuation starts a tag
+#: (issue 41); 1: only after whitespace.
+TAG_RULE_VERSION = 3
 
 
 def find_tags(text: str, preceding: str = "") -> Iterator[tuple[int, int, str]]:
@@ -131,12 +138,13 @@ def is_valid_tag(tag: str) -> bool:
 
 
 def rename_tag(content: str, old: str, new: str) -> str:
-    """Rewrite `#old` and `#old/...` to `#new` / `#new/...` outside code."""
+    """Rewrite `#old` and `#old/...` to `#new` / `#new/...` outside code, each with the sign it
+    was written with (`＃old` -> `＃new`)."""
     pieces: list[str] = []
     last = 0
     for start, end, tag in _prose_tags(content):
         if tag == old or tag.startswith(old + "/"):
-            pieces += [content[last:start], f"#{new}{tag[len(old) :]}"]
+            pieces += [content[last:start], f"{content[start]}{new}{tag[len(old) :]}"]
             last = end
     pieces.append(content[last:])
     return "".join(pieces)
