@@ -112,7 +112,7 @@ def test_audience_is_checked_on_every_endpoint(flow, client):
         assert refused.status_code == 401, (path, refused.text)
         challenge = refused.headers["www-authenticate"]
         assert 'error="invalid_token"' in challenge
-        assert f'resource_metadata="{INSTANCE}/.well-known/oauth-protected-resource/mcp"' in challenge
+        assert f'resource_metadata="{INSTANCE}/.well-known/oauth-protected-resource{path}"' in challenge
     for path in ("/mcp", "/mcp/readonly", "/mcp/x/memo", "/mcp/x/memo/readonly"):
         assert Mcp(client, full, path=path).post("tools/list").status_code == 200, path
 

@@ -27,3 +27,14 @@ def test_rest_401_points_at_served_resource_metadata(client):
         document = client.get(url.removeprefix("http://testserver")).json()
         assert document["resource"] == "http://testserver/api/toolkit"
         assert document["authorization_servers"] == ["http://testserver"]
+
+
+def test_each_mcp_url_challenges_with_its_own_resource_metadata(client):
+    """RFC 9728 §3.3: metadata found through a challenge must name the URL that was called as its
+    `resource`, or the client must not use it; so each /mcp variant points at its own document."""
+    for path in ("/mcp", "/mcp/readonly", "/mcp/x/todo", "/mcp/x/memo,todo/readonly"):
+        response = client.post(path, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert response.status_code == 401, path
+        url = _metadata_url(response)
+        assert url == f"http://testserver/.well-known/oauth-protected-resource{path}"
+        assert client.get(url.removeprefix("http://testserver")).json()["resource"] == f"http://testserver{path}"

@@ -39,6 +39,7 @@ import json
 import logging
 from collections.abc import Callable, Iterable
 from typing import Any
+from urllib.parse import quote
 
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -54,6 +55,7 @@ from ..asgi.body import read_limited
 from ..asgi.envelope import failure, internal_failure
 from ..asgi.origin import is_allowed_origin
 from ..asgi.trace import trace_id_of
+from ..auth.oauth.metadata import PROTECTED_RESOURCE_PREFIX
 from ..auth.scopes import READ_SCOPES, missing_scopes, order_scopes
 from ..kernel.concurrency import run_sync
 from ..kernel.context import Principal
@@ -75,7 +77,7 @@ from .legacy import BodyRejected, LegacyBody, read_legacy_body
 from .limits import rate_bucket, retry_after, rpc_error_body
 from .list_memo import ListMemo
 from .request_state import SCOPE_KEY, RequestState
-from .resource_metadata import METADATA_PATH, instance_url
+from .resource_metadata import instance_url
 from .result import logger
 from .versions import amend_rejection
 from .visibility import FILTER_HEADERS, Visibility, resolve
@@ -186,8 +188,13 @@ class McpEndpoint:
     # -- the checks before the SDK -------------------------------------------------------------
 
     def _challenge(self, request: Request, *params: str) -> dict[str, str]:
-        """`WWW-Authenticate: Bearer <params>, resource_metadata="..."`."""
-        metadata = f"{instance_url(request, self.services)}{METADATA_PATH}"
+        """`WWW-Authenticate: Bearer <params>, resource_metadata="..."`: the metadata of the URL
+        the client called (`/.well-known/oauth-protected-resource/mcp/x/todo/readonly` for
+        `/mcp/x/todo/readonly`), whose `resource` is that URL, as RFC 9728 §3.3 has a client check."""
+        toolsets = request.path_params.get("toolsets")
+        resource = "/mcp" + (f"/x/{quote(str(toolsets), safe=',')}" if toolsets else "")
+        resource += "/readonly" if self.readonly else ""
+        metadata = f"{instance_url(request, self.services)}{PROTECTED_RESOURCE_PREFIX}{resource}"
         return {"WWW-Authenticate": "Bearer " + ", ".join((*params, f"resource_metadata={_quoted(metadata)}"))}
 
     async def _limit(self, subject: str, bucket: Bucket, count: int = 1) -> None:
