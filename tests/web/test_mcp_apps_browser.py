@@ -182,8 +182,10 @@ class Host:
         page.expose_function("mcpCall", lambda method, params: json.dumps(server.rpc(method, json.loads(params))))
         page.goto(HOST)
 
-    def load(self, view: str, result: dict[str, Any], theme: str = "light", locale: str = "en-US") -> Any:
-        context = {"theme": theme, "locale": locale, "displayMode": "inline"}
+    def load(
+        self, view: str, result: dict[str, Any], theme: str = "light", locale: str = "en-US", **context: str
+    ) -> Any:
+        context = {"theme": theme, "locale": locale, "displayMode": "inline", **context}
         self.page.evaluate("([h, r, c]) => window.loadView(h, r, c)", [self.server.view(view), result, context])
         return self.page.frame_locator("#view")
 
@@ -315,6 +317,41 @@ def test_a_theme_change_keeps_the_view_and_a_locale_change_translates_it(host: H
     assert hit.locator(".content p").count() == 0  # rendered anew, in Chinese
 
 
+def test_a_chinese_host_reads_words_and_times_not_codes(host: Host):
+    """Under a zh-CN host the values are words and moments in the host's zone, not the codes and
+    UTC timestamps the results carry: a priority, a due, a record kind, an action, a field, a
+    search branch."""
+    created = host.server.data(
+        "create_todo_task", {"title": "写周报", "priority": "high", "due": {"type": "datetime", "at": "2026-12-08T12:00:00Z"}}
+    )
+    task = created.get("task", created)
+    view = host.load("board", host.server.call("list_todos", {}), locale="zh-CN", timeZone="Asia/Shanghai")
+    card = view.locator(f"li.task[data-task-id='{task['id']}']")
+    card.wait_for()
+    assert card.locator(".priority").inner_text() == "优先级 高"
+    assert card.locator(".due").inner_text() == "截止 2026年12月8日 20:00"  # 12:00 UTC in Shanghai
+
+    host.server.call(
+        "update_todo_task", {"id": task["id"], "expectedRevision": task["revision"], "title": "写月报", "priority": "urgent"}
+    )
+    changes = host.server.call("list_changes", {"recordId": task["id"]})
+    view = host.load("changes", changes, locale="zh-CN", timeZone="Asia/Shanghai")
+    row = view.locator("li.change").first
+    row.wait_for()
+    assert row.locator(".kind").inner_text() == "任务" and row.locator(".action").inner_text() == "编辑"
+    assert row.locator("time").inner_text().startswith("2026年")
+    fields = row.locator("tbody th").all_inner_texts()
+    assert "标题" in fields and "优先级" in fields, fields
+    assert "紧急" in row.locator("td.after").all_inner_texts()
+
+    memo = host.server.data("create_memo", {"content": "zhwordcheck 一条备忘录"})["memo"]
+    view = host.load("results", host.server.call("search_everything", {"query": "zhwordcheck"}), locale="zh-CN")
+    hit = view.locator(f"li.hit[data-id='{memo['id']}']")
+    hit.wait_for()
+    assert hit.locator(".kind").inner_text() == "备忘录"
+    assert "关键词" in hit.locator(".meta").inner_text() and "bm25" not in hit.inner_text()
+
+
 def test_results_open_every_kind_through_its_get_tool(host: Host):
     """search_everything's kinds (SearchKind: memo, todo_task, inbox_item, reading_note) each open
     their record: get_memo, get_todo_task, get_todo_inbox_item, and the hit's book's notes."""
@@ -340,7 +377,7 @@ def test_results_open_every_kind_through_its_get_tool(host: Host):
     }
     for kind, (tool, text) in expected.items():
         row = view.locator(f"li.hit[data-id='{hits[kind]['id']}']")
-        assert row.locator(".kind").text_content() == kind
+        assert row.locator(".kind").get_attribute("data-kind") == kind
         button = row.get_by_role("button", name="Open")
         assert button.is_enabled(), kind
         button.click()

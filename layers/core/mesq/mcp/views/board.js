@@ -8,8 +8,8 @@
   }
   function card(task) {
     var meta = el("div", { class: "meta" }, [
-      task.due ? el("span", { text: t("due") + " " + (task.due.date || task.due.at || task.due) }) : null,
-      task.priority && task.priority !== "none" ? el("span", { text: t("priority") + " " + task.priority }) : null,
+      task.due ? el("span", { class: "due", text: t("due") + " " + Mesq.when(task.due, task.timezone) }) : null,
+      task.priority && task.priority !== "none" ? el("span", { class: "priority", text: t("priority") + " " + Mesq.word("priority", task.priority) }) : null,
       task.done ? el("span", { text: t("done") }) : null
     ]);
     var tags = el("div", { class: "tags" }, (task.tags || []).map(function (tag) { return el("span", { class: "tag", text: "#" + tag }); }));

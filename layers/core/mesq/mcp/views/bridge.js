@@ -10,11 +10,38 @@ var Mesq = (function () {
       undone: "Undone", notUndone: "Not undone", open: "Open", due: "due", priority: "priority",
       inbox: "Inbox", error: "Error", field: "Field", before: "Before", after: "After", moved: "Moved",
       matchedBy: "matched by", board: "Board", changes: "Changes", results: "Results", memo: "Memo",
-      attachments: "Attachments", done: "done" },
+      attachments: "Attachments", done: "done", yes: "yes", no: "no" },
     zh: { loading: "正在等待结果…", empty: "没有内容。", complete: "完成", undo: "撤销", undone: "已撤销",
       notUndone: "未撤销", open: "打开", due: "截止", priority: "优先级", inbox: "收件箱", error: "错误",
       field: "字段", before: "之前", after: "之后", moved: "已移动", matchedBy: "匹配方式", board: "看板",
-      changes: "更改", results: "结果", memo: "备忘录", attachments: "附件", done: "已完成" }
+      changes: "更改", results: "结果", memo: "备忘录", attachments: "附件", done: "已完成", yes: "是", no: "否" }
+  };
+  /* The words of the values the views show (priorities, record kinds, actions, search branches,
+     fields, actors): the server sends codes; a value not listed here is shown as sent. */
+  var WORDS = {
+    en: {
+      priority: { urgent: "urgent", high: "high", medium: "medium", low: "low" },
+      kind: { memo: "memo", task: "task", subtask: "subtask", inbox: "inbox item", space: "space", column: "column",
+        tag: "tag", todo_task: "task", inbox_item: "inbox item", reading_note: "reading note" },
+      action: { create: "created", update: "edited", move: "moved", trash: "moved to trash", restore: "restored",
+        "delete": "deleted" },
+      branch: { bm25: "words", vector: "meaning", literal: "exact text" },
+      actor: { web: "Web app", cli: "Command line" },
+      field: {}
+    },
+    zh: {
+      priority: { urgent: "紧急", high: "高", medium: "中", low: "低" },
+      kind: { memo: "备忘录", task: "任务", subtask: "子任务", inbox: "收件箱条目", space: "空间", column: "列",
+        tag: "标签", todo_task: "任务", inbox_item: "收件箱条目", reading_note: "读书笔记" },
+      action: { create: "创建", update: "编辑", move: "移动", trash: "移到回收站", restore: "恢复", "delete": "删除" },
+      branch: { bm25: "关键词", vector: "语义", literal: "原文" },
+      actor: { web: "网页", cli: "命令行" },
+      field: { title: "标题", notes: "备注", due: "截止", priority: "优先级", tags: "标签", columnId: "列",
+        spaceId: "空间", parentId: "上级任务", position: "位置", done: "完成", completedAt: "完成时间",
+        deletedAt: "删除时间", content: "内容", pinned: "置顶", status: "状态", attachments: "附件",
+        recurrence: "重复", reminders: "提醒", name: "名称", archived: "归档", timezone: "时区", isDone: "完成",
+        isDefault: "默认", slug: "短名", color: "颜色", startAt: "开始", visibility: "可见性" }
+    }
   };
   /* The SDK sends ui/notifications/size-changed itself (autoResize) as the content grows. */
   var app = new McpExtApps.App({ name: "mesq-" + document.body.getAttribute("data-view"), version: "1" }, {},
@@ -23,15 +50,40 @@ var Mesq = (function () {
   function context() { return app.getHostContext() || {}; }
   function lang() { return /^zh/i.test(context().locale || navigator.language || "") ? "zh" : "en"; }
   function t(key) { return STRINGS[lang()][key] || key; }
+  function word(group, value) { return (WORDS[lang()][group] || {})[value] || String(value); }
+  function locale() { return lang() === "zh" ? "zh-CN" : (context().locale || "en-US"); }
+  /* A moment in the person's zone (the record's own `zone`, else the host's, else the browser's)
+     and language; a due date stays the calendar date it names. Unparseable text is shown as sent. */
+  function when(value, zone) {
+    var date = value && typeof value === "object" ? value.date : null;
+    var at = value && typeof value === "object" ? value.at : value;
+    try {
+      if (date) {
+        var parts = String(date).split("-").map(Number);
+        return new Intl.DateTimeFormat(locale(), { year: "numeric", month: "short", day: "numeric", weekday: "short" })
+          .format(new Date(parts[0], parts[1] - 1, parts[2]));
+      }
+      var moment = new Date(String(at));
+      if (isNaN(moment.getTime())) return String(at || "");
+      var options = { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" };
+      var zoned = zone || context().timeZone;
+      if (zoned) options.timeZone = zoned;
+      try { return new Intl.DateTimeFormat(locale(), options).format(moment); } catch (e) {
+        delete options.timeZone;  // an unknown zone: the browser's
+        return new Intl.DateTimeFormat(locale(), options).format(moment);
+      }
+    } catch (e) { return String(at || date || ""); }
+  }
   function applyContext() {
     document.documentElement.setAttribute("data-theme", context().theme === "dark" ? "dark" : "light");
     document.documentElement.setAttribute("lang", lang() === "zh" ? "zh-CN" : "en");
   }
-  /* Renders again only for a new result or a new language: a theme change is CSS (data-theme), and
-     an unneeded render would replace the DOM under a click in progress and close what Open showed. */
+  /* Renders again only for a new result, language or time zone: a theme change is CSS (data-theme),
+     and an unneeded render would replace the DOM under a click in progress and close what Open showed. */
   function rerender() {
-    if (!render || !last || (shown && shown.result === last && shown.lang === lang())) return;
-    shown = { result: last, lang: lang() };
+    var zone = context().timeZone;
+    if (!render || !last || (shown && shown.result === last && shown.lang === lang() && shown.zone === zone)) return;
+    shown = { result: last, lang: lang(), zone: zone };
     render(envelope(last));
   }
   function envelope(result) {
@@ -72,5 +124,6 @@ var Mesq = (function () {
       show(el("p", { class: "error", role: "alert", text: t("error") + ": " + (error && error.message || error) }));
     });
   }
-  return { start: start, readResource: readResource, t: t, el: el, show: show, callTool: callTool, lang: lang };
+  return { start: start, readResource: readResource, t: t, word: word, when: when, el: el, show: show, callTool: callTool,
+    lang: lang };
 })();

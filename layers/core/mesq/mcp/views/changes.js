@@ -3,12 +3,21 @@
    then shows what was undone (`undone`) or not (`notUndone`). */
 (function () {
   var el = Mesq.el, t = Mesq.t;
-  function value(v) { return v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v); }
+  var MOMENT = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
+  /* A field's value as the person reads it: moments and dues in their zone, yes/no, words for codes. */
+  function value(v, field) {
+    if (v === undefined || v === null) return "";
+    if (typeof v === "boolean") return t(v ? "yes" : "no");
+    if (typeof v === "object" && !Array.isArray(v) && (v.at || v.date)) return Mesq.when(v);
+    if (typeof v === "string" && MOMENT.test(v)) return Mesq.when(v);
+    if (field === "priority" && typeof v === "string") return Mesq.word("priority", v);
+    return typeof v === "string" ? v : JSON.stringify(v);
+  }
   function diff(change) {
     var rows = (change.fields || []).map(function (field) {
-      return el("tr", {}, [el("th", { scope: "row", text: field }),
-        el("td", { class: "before", text: value((change.before || {})[field]) }),
-        el("td", { class: "after", text: value((change.after || {})[field]) })]);
+      return el("tr", {}, [el("th", { scope: "row", text: Mesq.word("field", field) }),
+        el("td", { class: "before", text: value((change.before || {})[field], field) }),
+        el("td", { class: "after", text: value((change.after || {})[field], field) })]);
     });
     return el("table", { class: "diff" }, [el("thead", {}, [el("tr", {}, [el("th", { scope: "col", text: t("field") }),
       el("th", { scope: "col", text: t("before") }), el("th", { scope: "col", text: t("after") })])]), el("tbody", {}, rows)]);
@@ -26,11 +35,15 @@
         status.textContent = done ? t("undone") : t("notUndone") + (refused[0] && refused[0].message ? ": " + refused[0].message : "");
       });
     });
-    var who = change.actor ? (change.actor.name || change.actor.id || "") : "";
+    var actor = change.actor || {};
+    /* The web app and the command line are named in the person's language; a token or a
+       connected app keeps the name it was given. */
+    var who = actor.kind === "web" || actor.kind === "cli" ? Mesq.word("actor", actor.kind) : (actor.name || actor.id || "");
     var record = change.record || {};
     return el("li", { class: "change", "data-change-id": change.id }, [
-      el("div", { class: "meta" }, [el("span", { class: "kind", text: record.kind || "" }), el("span", { text: change.operation || change.action || "" }),
-        el("span", { text: who }), el("span", { text: change.at || "" })]),
+      el("div", { class: "meta" }, [el("span", { class: "kind", text: record.kind ? Mesq.word("kind", record.kind) : "" }),
+        el("span", { class: "action", title: change.operation || "", text: change.action ? Mesq.word("action", change.action) : (change.operation || "") }),
+        el("span", { class: "actor", text: who }), el("time", { datetime: change.at || "", text: change.at ? Mesq.when(change.at) : "" })]),
       diff(change), el("div", { class: "row" }, [undo]), status
     ]);
   }

@@ -36,9 +36,8 @@
   };
   function matched(by) {
     if (!by) return "";
-    if (Array.isArray(by)) return by.join(", ");
-    if (typeof by === "object") return Object.keys(by).join(", ");
-    return String(by);
+    var branches = Array.isArray(by) ? by : typeof by === "object" ? Object.keys(by) : [String(by)];
+    return branches.map(function (branch) { return Mesq.word("branch", branch); }).join(Mesq.lang() === "zh" ? "、" : ", ");
   }
   function hit(item) {
     var kind = item.kind || "memo", body = el("div", { class: "content" });
@@ -50,7 +49,7 @@
         .then(function (text) { body.replaceChildren(el("p", { text: text })); });
     });
     return el("li", { class: "hit", "data-id": item.id }, [
-      el("span", { class: "kind", text: kind }),
+      el("span", { class: "kind", "data-kind": kind, text: Mesq.word("kind", kind) }),
       el("p", { class: "snippet", text: item.snippet || "" }),
       el("div", { class: "meta" }, [el("span", { text: t("matchedBy") + ": " + matched(item.matchedBy) })]),
       el("div", { class: "row" }, [open]), body
