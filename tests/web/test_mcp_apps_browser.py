@@ -321,9 +321,8 @@ def test_a_chinese_host_reads_words_and_times_not_codes(host: Host):
     """Under a zh-CN host the values are words and moments in the host's zone, not the codes and
     UTC timestamps the results carry: a priority, a due, a record kind, an action, a field, a
     search branch."""
-    created = host.server.data(
-        "create_todo_task", {"title": "写周报", "priority": "high", "due": {"type": "datetime", "at": "2026-12-08T12:00:00Z"}}
-    )
+    due = {"type": "datetime", "at": "2026-12-08T12:00:00Z"}
+    created = host.server.data("create_todo_task", {"title": "写周报", "priority": "high", "due": due})
     task = created.get("task", created)
     view = host.load("board", host.server.call("list_todos", {}), locale="zh-CN", timeZone="Asia/Shanghai")
     card = view.locator(f"li.task[data-task-id='{task['id']}']")
@@ -331,9 +330,8 @@ def test_a_chinese_host_reads_words_and_times_not_codes(host: Host):
     assert card.locator(".priority").inner_text() == "优先级 高"
     assert card.locator(".due").inner_text() == "截止 2026年12月8日 20:00"  # 12:00 UTC in Shanghai
 
-    host.server.call(
-        "update_todo_task", {"id": task["id"], "expectedRevision": task["revision"], "title": "写月报", "priority": "urgent"}
-    )
+    edit = {"id": task["id"], "expectedRevision": task["revision"], "title": "写月报", "priority": "urgent"}
+    host.server.call("update_todo_task", edit)
     changes = host.server.call("list_changes", {"recordId": task["id"]})
     view = host.load("changes", changes, locale="zh-CN", timeZone="Asia/Shanghai")
     row = view.locator("li.change").first
