@@ -1,7 +1,9 @@
 """The todo pages' form fields <-> the todo operations' arguments (pure).
 
 A browser sends a due as a date, an optional time and an IANA zone; the operations take
-`{type: date, date}` or `{type: datetime, at}` plus `timezone`. Tags are one comma-separated
+`{type: date, date}` or `{type: datetime, at}` plus `timezone`. The form shows a due in the
+record's own zone, else the page's, and a zone-less time is read back in that same zone; a due
+the person left as shown is not sent at all, so a save never moves it. Tags are one comma-separated
 field, recurrence a preset or a custom RRULE, reminders a few relative offsets and one optional
 absolute time. Anything malformed is a ValidationError naming the field (the page re-renders
 the form with it, the user's text kept); the operations' own schemas check the rest.
