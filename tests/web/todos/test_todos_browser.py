@@ -500,3 +500,40 @@ def test_today_quick_add_in_the_browsers_zone_and_overdue_in_red(
         page.get_by_role("link", name="Overdue").first.click()
         expect(page.locator("#overdue-list")).to_contain_text("pay the rent")
         assert PROBLEMS[page] == [], PROBLEMS[page]
+
+
+def test_saving_the_task_and_inbox_item_pages_leaves_a_zoneless_due_where_it_was(
+    server: LiveServer,
+    shots: Path,  # noqa: F811
+) -> None:
+    """A due set through the API at 12:00 UTC without a zone, in a browser in Shanghai: the task
+    page's and the inbox item page's time fields say 20:00, as the header does, and saving with
+    only the priority changed leaves the due exactly as stored, no zone added."""
+    username = "zoned"
+    account = server.account(username, scopes="todo:read,todo:write")
+    headers = {"Authorization": f"Bearer {account.token}"}
+    due = {"type": "datetime", "at": "2026-12-08T12:00:00Z"}
+    with (
+        chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, timezone_id="Asia/Shanghai") as page,
+        httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest,
+    ):
+        watch(page)
+        task = rest.post("/api/toolkit/todo/tasks", json={"title": "dentist 牙医", "due": due}).json()["data"]["task"]
+        item = rest.post("/api/toolkit/todo/inbox", json={"title": "护照 passport", "due": due}).json()["data"]["item"]
+        page.goto(server.base_url + f"/login?next=/todos/tasks/{task['id']}")
+        page.fill("input[name=username]", username)
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit]")
+        expect(page).to_have_url(server.base_url + f"/todos/tasks/{task['id']}")
+        for address, kind in ((f"/todos/tasks/{task['id']}", "tasks"), (f"/todos/inbox/{item['id']}", "inbox")):
+            page.goto(server.base_url + address)  # again: the zone cookie is set by now
+            expect(page.locator("#due-time")).to_have_value("20:00")
+            page.get_by_label("Priority").select_option("high")
+            page.get_by_role("button", name="Save", exact=True).click()
+            expect(page.locator(".flash")).to_contain_text("Saved")
+            expect(page.locator("#due-time")).to_have_value("20:00")
+            fits(page, f"todos-zoned-{kind}", shots)
+            stored = rest.get(f"/api/toolkit/todo/{kind}/{task['id'] if kind == 'tasks' else item['id']}").json()
+            record = stored["data"]["task" if kind == "tasks" else "item"]
+            assert (record["priority"], record["due"], record["timezone"]) == ("high", due, None), record
+        assert PROBLEMS[page] == [], PROBLEMS[page]

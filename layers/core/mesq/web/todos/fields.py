@@ -1,7 +1,9 @@
 """The todo pages' form fields <-> the todo operations' arguments (pure).
 
 A browser sends a due as a date, an optional time and an IANA zone; the operations take
-`{type: date, date}` or `{type: datetime, at}` plus `timezone`. Tags are one comma-separated
+`{type: date, date}` or `{type: datetime, at}` plus `timezone`. The form shows a due in the
+record's own zone, else the page's, and a zone-less time is read back in that same zone; a due
+the person left as shown is not sent at all, so a save never moves it. Tags are one comma-separated
 field, recurrence a preset or a custom RRULE, reminders a few relative offsets and one optional
 absolute time. Anything malformed is a ValidationError naming the field (the page re-renders
 the form with it, the user's text kept); the operations' own schemas check the rest.
@@ -101,15 +103,21 @@ def merge(theirs: TaskForm, yours: TaskForm, base: dict[str, str]) -> Merge:
     return Merge(merged, rows)
 
 
-def form_of_task(task: dict[str, Any]) -> TaskForm:
+def shown_zone(record: dict[str, Any], page_zone: str) -> str:
+    """The zone a task's or inbox item's times are shown and asked in: its own, else the page's
+    (the user's, else the browser's), the zone a zone-less time is read back in on save."""
+    return record.get("timezone") or page_zone
+
+
+def form_of_task(task: dict[str, Any], page_zone: str) -> TaskForm:
+    """The form for a task or inbox item; a due without a zone of its own at its local time in
+    `page_zone`, where the save reads a zone-less time back (the zone field stays empty)."""
     due, zone = task.get("due"), task.get("timezone") or ""
     due_date = due_time = ""
     if due and due["type"] == "date":
         due_date = due["date"]
     elif due:
-        moment = datetime.fromisoformat(due["at"].replace("Z", "+00:00"))
-        if zone:
-            moment = moment.astimezone(ZoneInfo(zone))
+        moment = parse_timestamp(due["at"], "due").astimezone(ZoneInfo(shown_zone(task, page_zone)))
         due_date, due_time = moment.date().isoformat(), moment.strftime("%H:%M")
     rule = task.get("recurrence") or ""
     presets = {value for value, _ in RECURRENCE_PRESETS}
@@ -185,27 +193,47 @@ def recurrence_of(form: TaskForm) -> str | None:
     return form.preset or None
 
 
-def item_changes(form: TaskForm) -> dict[str, Any]:
+DUE_FIELDS = ("due_date", "due_time", "timezone")
+
+
+def due_untouched(form: TaskForm, base: dict[str, str]) -> bool:
+    """Whether the due inputs still hold what the page showed (their `base_<field>` digests; a
+    missing digest counts as touched)."""
+    return all(base.get(name) == digest(getattr(form, name)) for name in DUE_FIELDS)
+
+
+def due_changes(form: TaskForm, page_zone: str) -> dict[str, Any]:
+    """`due` and `timezone` for the due inputs. A time without a zone is read in `page_zone`, the
+    zone the form showed it in, and the record keeps that zone (a repeat follows its wall clock)."""
+    zone = form.timezone or (page_zone if form.due_time else "")
+    return {"due": due_of(replace(form, timezone=zone)), "timezone": zone or None}
+
+
+def item_changes(form: TaskForm, page_zone: str, base: dict[str, str]) -> dict[str, Any]:
     """update_todo_inbox_item's arguments for the whole form (the revision added by the caller):
-    what a task and an inbox item share."""
-    return {
+    what a task and an inbox item share. An untouched due is left out, so saving the form never
+    moves it: the inputs hold minutes in a zone, which cannot always say the stored instant again
+    (its seconds, a record without a zone of its own)."""
+    changes: dict[str, Any] = {
         "title": form.title.strip(),
         "notes": form.notes,
         "priority": form.priority,
         "tags": tag_list(form.tags),
-        "due": due_of(form),
-        "timezone": form.timezone or None,
     }
+    if not due_untouched(form, base):
+        changes.update(due_changes(form, page_zone))
+    return changes
 
 
-def task_changes(form: TaskForm) -> dict[str, Any]:
+def task_changes(form: TaskForm, page_zone: str, base: dict[str, str]) -> dict[str, Any]:
     """update_todo_task's content arguments for the whole form (revision added by the caller)."""
-    return {**item_changes(form), "recurrence": recurrence_of(form)}
+    return {**item_changes(form, page_zone, base), "recurrence": recurrence_of(form)}
 
 
-def reminders_of(fields: Fields, zone_name: str | None) -> list[dict[str, Any]]:
-    """The reminder form: checked relative offsets plus one optional absolute local time
-    (read in the task's zone, UTC without one)."""
+def reminders_of(fields: Fields, zone_name: str, current: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The reminder form: checked relative offsets plus one optional absolute local time, read in
+    `zone_name` (the task's `shown_zone`). An absolute time the form left as it showed it keeps
+    the `current` reminder's moment to the second (the field holds minutes)."""
     known = {offset for offset, _ in REMINDER_OFFSETS}
     chosen = [value for value in fields.all("offset") if isinstance(value, str)]
     if any(value not in known for value in chosen):
@@ -215,26 +243,31 @@ def reminders_of(fields: Fields, zone_name: str | None) -> list[dict[str, Any]]:
     if moment:
         if not LOCAL_MOMENT.match(moment):
             raise ValidationError("reminders: the time must look like 2026-12-31T09:30")
-        zone = parse_zone(zone_name, "timezone") if zone_name else UTC
+        zone = parse_zone(zone_name, "timezone")
         try:
             local = datetime.fromisoformat(moment).replace(tzinfo=zone)
         except ValueError:
             raise ValidationError("reminders: %(moment)s is not a date and time", moment=quoted(moment)) from None
-        reminders.append({"type": "absolute", "at": format_timestamp(local)})
+        kept = [at for at in _absolute_times(current) if local_moment(at, zone_name) == moment]
+        reminders.append({"type": "absolute", "at": kept[0] if kept else format_timestamp(local)})
     return reminders
 
 
-def reminder_form(task: dict[str, Any]) -> dict[str, Any]:
+def _absolute_times(reminders: list[dict[str, Any]] | None) -> list[str]:
+    return [r["at"] for r in reminders or () if r.get("type") == "absolute"]
+
+
+def local_moment(at: str, zone_name: str) -> str:
+    """A stored moment as the "At a set time" field holds it: `2026-12-08T20:00` in the zone."""
+    return parse_timestamp(at, "at").astimezone(ZoneInfo(zone_name)).strftime("%Y-%m-%dT%H:%M")
+
+
+def reminder_form(task: dict[str, Any], zone_name: str) -> dict[str, Any]:
     """The reminder inputs for a task's current reminders: the offsets checked, the first
-    absolute one as a local time in the task's zone."""
+    absolute one as a local time in `zone_name` (the task's `shown_zone`)."""
     offsets = {r["offset"] for r in task.get("reminders") or () if r.get("type") == "relative"}
-    absolute = [r["at"] for r in task.get("reminders") or () if r.get("type") == "absolute"]
-    at = ""
-    if absolute:
-        moment = parse_timestamp(absolute[0], "at")
-        zone = task.get("timezone")
-        at = (moment.astimezone(ZoneInfo(zone)) if zone else moment).strftime("%Y-%m-%dT%H:%M")
-    return {"offsets": offsets, "at": at}
+    absolute = _absolute_times(task.get("reminders"))
+    return {"offsets": offsets, "at": local_moment(absolute[0], zone_name) if absolute else ""}
 
 
 def due_label(due: dict[str, Any] | None, zone: str | None) -> str:

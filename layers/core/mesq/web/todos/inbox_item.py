@@ -18,8 +18,9 @@ from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
 from ..kit.request_values import form_revision, is_htmx
-from .fields import TaskForm, form_of_task, item_changes, submitted_form
+from .fields import TaskForm, base_digests, form_of_task, item_changes, submitted_base, submitted_form
 from .inbox import INBOX
+from .quick import page_zone
 from .task import PRIORITIES, ZONES
 
 ITEM = INBOX + "/{item_id}"
@@ -54,12 +55,14 @@ async def render_item(
     page: Page,
     *,
     form: TaskForm | None = None,
+    base: dict[str, str] | None = None,
     revision: int | None = None,
     error: str | None = None,
     status: int = 200,
 ) -> Response:
     detail = await read_item(page, _item_id(page))
     item = detail["item"]
+    shown = form_of_task(item, page_zone(page))
     return page.render(
         "todos/inbox_item.html",
         status=status,
@@ -67,8 +70,9 @@ async def render_item(
         item=item,
         subtasks=item.get("subtasks") or [],
         subtask_error=None,
-        zone=detail["timezone"],
-        form=form or form_of_task(item),
+        page_zone=page_zone(page),
+        form=form or shown,
+        base=base or base_digests(shown),
         revision=revision if revision is not None else item["revision"],
         error=error,
         priorities=PRIORITIES,
@@ -83,17 +87,25 @@ async def item_page(page: Page) -> Response:
 async def save_submit(page: Page) -> Response:
     yours = submitted_form(page.fields)
     revision = form_revision(page.fields)
+    base = submitted_base(page.fields)
     try:
-        changes = item_changes(yours)
+        changes = item_changes(yours, page_zone(page), base)
         await page.invoke("update_todo_inbox_item", {"id": _item_id(page), "expectedRevision": revision, **changes})
     except RevisionConflict as clash:
         current = (clash.recover_data or {}).get("item") or {}
         message = page.gettext(
             "This item changed meanwhile (another tab or app). Your text is kept: save again to replace it."
         )
-        return await render_item(page, form=yours, revision=current.get("revision"), error=message, status=409)
+        # Saving again replaces the newer version, the due included unless it is the same.
+        theirs = base_digests(form_of_task(current, page_zone(page))) if current else None
+        return await render_item(
+            page, form=yours, base=theirs, revision=current.get("revision"), error=message, status=409
+        )
     except (ValidationError, Conflict) as error:
-        return await render_item(page, form=yours, revision=revision, error=page.error_text(error), status=400)
+        # Still the version the page started from: its digests go back unchanged.
+        return await render_item(
+            page, form=yours, base=base or None, revision=revision, error=page.error_text(error), status=400
+        )
     return page.redirect_with_flash(item_url(_item_id(page)), page.gettext("Saved."))
 
 

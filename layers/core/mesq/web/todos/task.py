@@ -9,7 +9,6 @@ the current revision: saving again applies the user's (merged) version on top.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,6 +36,7 @@ from .fields import (
     merge,
     reminder_form,
     reminders_of,
+    shown_zone,
     submitted_base,
     submitted_form,
     task_changes,
@@ -110,6 +110,7 @@ async def render_task(
         return redirect(task_url(task["parentId"]))
     board = detail.get("board") or {}
     column = next((c for c in board.get("columns", []) if c["id"] == task["columnId"]), None)
+    shown = form_of_task(task, page_zone(page))
     return page.render(
         "todos/task.html",
         history=await history_of(page, task["id"]),
@@ -128,15 +129,16 @@ async def render_task(
         ),
         zone=detail["timezone"],
         browser_zone=page_zone(page),
-        form=form or form_of_task(task),
-        base=base or base_digests(form_of_task(task)),
+        form=form or shown,
+        base=base or base_digests(shown),
         labels=FIELD_LABELS,
         outcomes=OUTCOMES,
         revision=revision if revision is not None else task["revision"],
         conflict=conflict,
         error=error,
         reminder_error=reminder_error,
-        reminders=reminder_form(task),
+        reminders=reminder_form(task, shown_zone(task, page_zone(page))),
+        reminder_zone=shown_zone(task, page_zone(page)),
         presets=RECURRENCE_PRESETS,
         offsets=REMINDER_OFFSETS,
         priorities=PRIORITIES,
@@ -152,17 +154,15 @@ async def task_page(page: Page) -> Response:
 
 async def save_submit(page: Page) -> Response:
     yours = submitted_form(page.fields)
-    if yours.due_time and not yours.timezone:  # a time of day without a zone is the browser's
-        yours = replace(yours, timezone=page_zone(page))
     revision = form_revision(page.fields)
     try:
-        changes = task_changes(yours)
+        changes = task_changes(yours, page_zone(page), submitted_base(page.fields))
         await page.invoke("update_todo_task", {"id": _task_id(page), "expectedRevision": revision, **changes})
     except RevisionConflict as clash:
         current = (clash.recover_data or {}).get("task")
         if current is None:
             raise
-        theirs = form_of_task(current)
+        theirs = form_of_task(current, page_zone(page))
         merged = merge(theirs, yours, submitted_base(page.fields))
         # The next save starts from the newer version: its revision, and it as the base.
         return await render_task(
@@ -264,7 +264,8 @@ async def reminders_submit(page: Page) -> Response:
     revision = form_revision(page.fields)
     try:
         current = await page.invoke("get_todo_task", {"id": task_id})
-        reminders = reminders_of(page.fields, current["task"]["timezone"])
+        task = current["task"]
+        reminders = reminders_of(page.fields, shown_zone(task, page_zone(page)), task["reminders"])
         if reminders:
             arguments = {"id": task_id, "expectedRevision": revision, "reminders": reminders}
             await page.invoke("set_todo_reminders", arguments)
