@@ -203,3 +203,25 @@ def test_an_unchanged_set_time_reminder_keeps_its_exact_moment(services: Service
     assert saved.status_code == 303
     after = stored_task(services, person, task["id"])["reminders"]
     assert after == [{"type": "relative", "offset": "-PT15M"}, *before]
+
+
+def test_saving_the_reminder_form_keeps_the_reminders_it_cannot_show(services: Services, person: Browser) -> None:
+    """The form shows the listed offsets and one set time; a second set time or an offset it does
+    not list (set through the API) survives a save of the form."""
+    task = new_task(services, person.user_id, "call mum", due=NOON_UTC)
+    first, second = (
+        {"type": "absolute", "at": "2026-12-08T11:00:00Z"},
+        {"type": "absolute", "at": "2026-12-09T01:00:00Z"},
+    )
+    unlisted = {"type": "relative", "offset": "-PT7M"}
+    run(services, person.user_id, "set_todo_reminders",
+        {"id": task["id"], "expectedRevision": task["revision"], "reminders": [first, unlisted, second]})  # fmt: skip
+    reminders = form_as_shown(person.get(f"/todos/tasks/{task['id']}").text, "reminder-form")
+    saved = person.client.post(
+        f"/todos/tasks/{task['id']}/reminders",
+        data={"csrf": person.csrf, **reminders, "offset": ["-PT15M"]},
+        follow_redirects=False,
+    )
+    assert saved.status_code == 303
+    after = stored_task(services, person, task["id"])["reminders"]
+    assert after == [{"type": "relative", "offset": "-PT15M"}, first, unlisted, second]

@@ -250,7 +250,19 @@ def reminders_of(fields: Fields, zone_name: str, current: list[dict[str, Any]]) 
             raise ValidationError("reminders: %(moment)s is not a date and time", moment=quoted(moment)) from None
         kept = [at for at in _absolute_times(current) if local_moment(at, zone_name) == moment]
         reminders.append({"type": "absolute", "at": kept[0] if kept else format_timestamp(local)})
-    return reminders
+    return reminders + [reminder for reminder in _not_in_form(current, known) if reminder not in reminders]
+
+
+def _not_in_form(current: list[dict[str, Any]], listed_offsets: set[str]) -> list[dict[str, Any]]:
+    """The reminders the form cannot show, kept as they are by a save: an offset it does not list
+    and the set times after the first (both made through the API or a sync client)."""
+    first_absolute = next((r for r in current if r.get("type") == "absolute"), None)
+    return [
+        reminder
+        for reminder in current
+        if not (reminder.get("type") == "relative" and reminder.get("offset") in listed_offsets)
+        and reminder is not first_absolute
+    ]
 
 
 def _absolute_times(reminders: list[dict[str, Any]] | None) -> list[str]:
