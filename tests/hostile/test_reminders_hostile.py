@@ -199,3 +199,17 @@ def test_web_push_on_a_server_without_https_is_refused_with_the_reason(
     record = channels.find_channel(services.items, person.user_id, stored.id)
     assert record["lastFailure"]["reason"].startswith("Web Push needs this server on an https:// address")
     assert receivers.push.received == []
+
+
+def test_mesq_serve_links_reminders_to_the_port_it_binds():
+    """Without a public URL, `mesq serve --port 8877` links reminders to http://localhost:8877 (what
+    its banner prints), not to a port nothing listens on; a public URL still wins."""
+    from mesq.runtime.cli.serve import served
+    from mesq.wiring.config import Settings
+    from mesq.wiring.services import reminder_reach
+
+    assert reminder_reach(served(Settings(), "127.0.0.1", 8877)).public_url == "http://localhost:8877"
+    assert reminder_reach(served(Settings(), "192.168.1.5", 9000)).public_url == "http://192.168.1.5:9000"
+    assert reminder_reach(served(Settings(), "fe80::1", 9000)).public_url == "http://[fe80::1]:9000"
+    public = Settings(public_url="https://mesq.example")
+    assert reminder_reach(served(public, "127.0.0.1", 8877)).public_url == "https://mesq.example"

@@ -205,6 +205,7 @@ def test_reminders_speak_the_users_language(
     local = f"{due.astimezone(ZoneInfo('Asia/Shanghai')):%Y-%m-%d %H:%M}（中国时间）"
     for message in smtp.messages:
         assert str(message["Subject"]) == "提醒：给花浇水"
+        assert message["Date"] is not None and message["Message-ID"] is not None  # RFC 5322 §3.6
         plain = message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
         assert f"截止：{local}" in plain and "Due" not in plain and "Reminder" not in plain
         assert "打开任务" in message.get_body(("html",)).get_content()  # type: ignore[union-attr]

@@ -68,6 +68,9 @@ class Settings:
     dynamodb_endpoint: str | None = None
     s3_endpoint: str | None = None
     public_url: str | None = None
+    #: The address `mesq serve` binds (http://localhost:<port>), set by that command: where a
+    #: reminder's link points when no public URL is configured. Never read from the environment.
+    local_url: str | None = None
     rate_limit_enabled: bool = True
     rate_limit_profile: Literal["normal", "relaxed", "off"] = "normal"
     #: OAuth Client ID Metadata Documents are fetched over https from public addresses only;

@@ -238,11 +238,12 @@ def build_reranker(settings: Settings) -> Reranker | None:
 
 
 def reminder_reach(settings: Settings) -> Reach:
-    """Where this deployment's reminders may go, and the URL their links and VAPID name."""
+    """Where this deployment's reminders may go, and the URL their links and VAPID name: the public
+    URL, else the address `mesq serve` binds, else http://localhost:8000."""
     from ..reminders.channels import Destinations
     from ..reminders.transport import Reach
 
     destinations = Destinations(allow_loopback=settings.reminder_webhook_allow_loopback,
                                 allow_private=settings.allow_private_destinations,
                                 telegram_api=settings.telegram_api_url)  # fmt: skip
-    return Reach(destinations, settings.public_url or "http://localhost:8000")
+    return Reach(destinations, settings.public_url or settings.local_url or "http://localhost:8000")

@@ -11,7 +11,7 @@ import html
 import smtplib
 import ssl
 from email.message import EmailMessage
-from email.utils import make_msgid
+from email.utils import formatdate, make_msgid
 from typing import Any
 
 import anyio
@@ -28,6 +28,7 @@ def email_of(channel: Channel, message: Message) -> EmailMessage:
     email["Subject"] = one_line(message.subject)
     email["From"] = str(channel.config["from"])
     email["To"] = str(channel.config["to"])
+    email["Date"] = formatdate(usegmt=True)  # RFC 5322 §3.6: a message has its origination date
     email["Message-ID"] = make_msgid(domain="mesq")
     email.set_content(message.text + "\n")
     due = f"<p>{html.escape(message.say.gettext('Due: %(when)s', when=message.due))}</p>" if message.due else ""

@@ -40,6 +40,8 @@ def _run(args: argparse.Namespace) -> int:
         # imported (on Lambda the template sets it per function): set it before any of them is.
         os.environ.setdefault("POWERTOOLS_SERVICE_NAME", LOCAL_SERVICE)
     settings = settings_of(args)
+    if args.command == "serve":
+        settings = serve.served(settings, args.host, args.port)
     if args.command == "import":
         # An import writes every record once: its search indexes are built once afterwards, as
         # part of the command (search/imported.py), not record by record through the follower.

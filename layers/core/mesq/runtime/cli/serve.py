@@ -5,11 +5,13 @@ rule are re-tagged in the background (jobs/memo_retag.py)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from ... import __version__
 from ...asgi.access_log import LOG_FORMATS
 from ...auth.users import any_user_exists, list_users
 from ...kernel.messages import quoted
+from ...wiring.config import Settings
 from ...wiring.services import Services
 from .common import CommandError, Commands, Parser, command_path, rerun_options
 
@@ -18,6 +20,19 @@ def _port(raw: str) -> int:
     if not raw.isdigit() or not 0 <= int(raw) <= 65535:
         raise argparse.ArgumentTypeError(f"{quoted(raw)} is not a port number (0-65535; 0 picks a free one)")
     return int(raw)
+
+
+#: Addresses a link on this machine reaches the server at as `localhost`.
+_LOCAL_HOSTS = frozenset({"127.0.0.1", "::1", "0.0.0.0", "::", "localhost", ""})  # noqa: S104  (names, not a bind)
+
+
+def served(settings: Settings, host: str, port: int) -> Settings:
+    """The settings `mesq serve` runs with: without a public URL, the bound address is where a
+    reminder's link points (a free port, 0, is only known once bound: the default stays)."""
+    if settings.public_url or not port:
+        return settings
+    name = "localhost" if host in _LOCAL_HOSTS else f"[{host}]" if ":" in host else host
+    return dataclasses.replace(settings, local_url=f"http://{name}:{port}")
 
 
 def add_parser(commands: Commands, common: Parser) -> None:
