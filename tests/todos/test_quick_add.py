@@ -3,7 +3,7 @@ recurrence; English and Chinese, through dateparser plus the module's Chinese re
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -142,3 +142,25 @@ def test_a_rule_read_for_words() -> None:
 def test_one_removed_tag_stays_in_the_title() -> None:
     got = parse_quick_add("plan trip #family #later", zone="UTC", now=NOW, ignore=frozenset({"tag:later"}))
     assert (got.title, got.tags) == ("plan trip #later", ("family",))
+
+
+@pytest.mark.parametrize(
+    ("now", "text", "due"),
+    [
+        # The evening before New York springs forward (2027-03-14) and falls back (2026-11-01).
+        (datetime(2027, 3, 13, 20, 0, tzinfo=NY), "Standup tomorrow 9am", datetime(2027, 3, 14, 9, 0, tzinfo=NY)),
+        (datetime(2027, 3, 13, 20, 0, tzinfo=NY), "明天上午9点 站会", datetime(2027, 3, 14, 9, 0, tzinfo=NY)),
+        (datetime(2027, 3, 13, 20, 0, tzinfo=NY), "review in 5 days 9am", datetime(2027, 3, 18, 9, 0, tzinfo=NY)),
+        (datetime(2026, 10, 31, 20, 0, tzinfo=NY), "call tomorrow 3pm", datetime(2026, 11, 1, 15, 0, tzinfo=NY)),
+        (datetime(2026, 10, 31, 20, 0, tzinfo=NY), "明天下午3点 打电话", datetime(2026, 11, 1, 15, 0, tzinfo=NY)),
+    ],
+)
+def test_a_clock_time_across_a_dst_change_keeps_its_wall_clock(now: datetime, text: str, due: datetime) -> None:
+    got = parse_quick_add(text, zone="America/New_York", now=now)
+    assert got.due == due and got.due.utcoffset() == due.utcoffset(), got.due
+
+
+def test_a_duration_across_a_dst_change_is_an_instant_from_now() -> None:
+    now = datetime(2027, 3, 14, 0, 30, tzinfo=NY)  # EST; 02:00 jumps to 03:00
+    got = parse_quick_add("call in 3 hours", zone="America/New_York", now=now)
+    assert got.due is not None and got.due.astimezone(UTC) == now.astimezone(UTC) + timedelta(hours=3)

@@ -222,6 +222,10 @@ def _names_a_day(words: list[str]) -> bool:
     return False
 
 
+#: A phrase that counts time from now rather than naming a clock time or a day.
+_DURATION = re.compile(r"\bin\s+\d+\s*(hour|hr|minute|min)|\d+\s*(个)?(小时|分钟)(以)?后", re.IGNORECASE)
+
+
 def _has_time(words: list[str]) -> bool:
     joined = " ".join(words).lower()
     return bool(
@@ -254,7 +258,11 @@ def _find_due(words: list[str], zone: ZoneInfo, now: datetime) -> tuple[int, int
             when = dateparser.parse(phrase, languages=["en", "zh"], settings=settings)
             if when is None:
                 continue
-            when, timed = when.astimezone(zone), _has_time(window)
+            # dateparser gives the offset in force now: across a DST change "tomorrow 9am" would
+            # land at 10:00. A wall clock ("9am", a day) is kept in the zone's own offset for that
+            # day; only a duration ("in 3 hours") is an instant from now.
+            timed = _has_time(window)
+            when = when.astimezone(zone) if _DURATION.search(phrase) else when.replace(tzinfo=zone)
             if timed and not _names_a_day(window):  # "5pm" alone: today's, or tomorrow's once it has passed
                 local = now.astimezone(zone)
                 when = datetime.combine(local.date(), when.timetz().replace(tzinfo=None), zone)
