@@ -120,3 +120,25 @@ def test_what_cannot_be_read_is_kept_in_the_notes_and_listed(services: Services,
     assert tasks["every two weeks"]["recurrence"] == "FREQ=WEEKLY;INTERVAL=2"  # the quick-add grammar's
     assert tasks["every two weeks"]["due"] == {"type": "date", "date": "2026-12-04"}  # starts on the import's day
     assert "Todoist date 'every second tuesday'" in tasks["second tuesdays"]["notes"]
+
+
+def test_the_first_column_is_named_in_the_persons_language(services: Services, tmp_path: Path) -> None:
+    """Tasks before any section go to a column named as a new board's first (docs/i18n.md):
+    待办 for a Chinese request, To do for an English one; its id comes from an English key, so
+    the same file imported again in the other language finds the same column and tasks."""
+    path = tmp_path / "Errands.csv"
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(HEADER[:10])
+        writer.writerow(["task", "buy rice", "", "1", "1", "", "", "", "", ""])
+    user = create_user(services.items, "dora", "correct horse battery")
+    first = import_file(services, user["id"], "todoist", path, options=ImportOptions(language="zh"))
+    assert first.imported["tasks"] == 1, first.as_dict()
+    state = load_state(services.items, user["id"])
+    errands = next(space for space in state.spaces.values() if space["name"] == "Errands")
+    names = [column["name"] for column in state.columns.values() if column["spaceId"] == errands["id"]]
+    assert names == ["待办"]
+    default = next(space for space in state.spaces.values() if space["id"] != errands["id"])
+    assert default["name"] == "默认"  # the board the import's first write made, in the same language
+    again = import_file(services, user["id"], "todoist", path, options=ImportOptions(language="en"))
+    assert again.imported["tasks"] == 0 and again.existing["tasks"] == 1, again.as_dict()

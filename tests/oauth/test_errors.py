@@ -195,3 +195,26 @@ def test_expired_access_token_is_invalid_token(flow, client):
     assert response.status_code == 401 and 'error="invalid_token"' in response.headers["www-authenticate"]
     # The refresh token still works: that is what it is for.
     assert flow.token(grant_type="refresh_token", refresh_token=tokens["refresh_token"]).status_code == 200
+
+
+def test_a_browser_is_told_on_a_page_in_its_language(flow):
+    """RFC 6749 §4.1.2.1: an unknown client, an unregistered redirect_uri or a malformed link is
+    not redirected; a browser (Accept: text/html) gets the site's error page in the person's
+    language, an API client keeps the JSON (above)."""
+    zh = {"accept": "text/html,application/xhtml+xml", "accept-language": "zh-CN,zh;q=0.9"}
+    en = {"accept": "text/html,application/xhtml+xml", "accept-language": "en-US"}
+    unknown = flow.client.get("/oauth/authorize", params={"client_id": "x"}, headers=zh, follow_redirects=False)
+    assert unknown.status_code == 400 and "location" not in unknown.headers
+    assert unknown.headers["content-type"].startswith("text/html")
+    assert '<html lang="zh-Hans"' in unknown.text and "MeSQ 不认识让你来到这里的应用" in unknown.text
+    assert "invalid_client" not in unknown.text and "register the client first" not in unknown.text
+    english = flow.client.get("/oauth/authorize", params={"client_id": "x"}, headers=en, follow_redirects=False)
+    assert "The app that sent you here is not known to MeSQ" in english.text
+    params = {"client_id": flow.client_id, "response_type": "code", "redirect_uri": "https://evil.example/callback"}
+    wrong_uri = flow.client.get("/oauth/authorize", params=params, headers=zh, follow_redirects=False)
+    assert wrong_uri.status_code == 400 and "location" not in wrong_uri.headers
+    assert "它没有登记过的地址" in wrong_uri.text
+    missing = flow.client.get("/oauth/authorize", headers=en, follow_redirects=False)
+    assert missing.status_code == 400 and "This sign-in link is incomplete or malformed" in missing.text
+    api = flow.client.get("/oauth/authorize", params={"client_id": "x"}, headers={"accept": "application/json"})
+    assert api.json()["error"] == "invalid_client"

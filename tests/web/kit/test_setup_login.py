@@ -110,6 +110,11 @@ def test_login_form_needs_its_csrf_cookie(services: Services, new_client: Callab
     assert forged.status_code == 403
     missing = client.post("/login", data={"username": "carol", "password": PASSWORD})
     assert missing.status_code == 403
+    # The refusal is a sentence on its own: capitalized in English, translated in Chinese.
+    english = stranger.post("/login", data={"csrf": csrf}, headers={"accept-language": "en-US"})
+    assert "The sign-in form is out of date or your browser did not keep its cookie" in english.text
+    chinese = stranger.post("/login", data={"csrf": csrf}, headers={"accept-language": "zh-CN"})
+    assert "登录表单已过期" in chinese.text
 
 
 def _set_cookie(response, name: str) -> str:

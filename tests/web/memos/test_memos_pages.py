@@ -116,6 +116,9 @@ def test_bad_query_values_are_clear_400_pages(browser: Callable[..., Browser]) -
         answer = ada.get("/?" + query)
         assert answer.status_code == 400, (query, answer.text)
         assert words in answer.text and "Traceback" not in answer.text
+    # The statuses are codes: quoted as other field errors quote values, in both languages.
+    chinese = ada.get("/?status=WHATEVER", headers={"Accept-Language": "zh-CN"})
+    assert "状态：须为 &#39;NORMAL&#39;, &#39;ARCHIVED&#39;, &#39;ALL&#39; 之一" in chinese.text
 
 
 def test_compose_keeps_text_on_error_and_saves(services: Services, browser: Callable[..., Browser]) -> None:

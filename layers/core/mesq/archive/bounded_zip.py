@@ -26,6 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
+from ..kernel.i18n import Text
 from .format import ArchiveError
 from .limits import ARCHIVE_ZIP, CapExceeded, ZipCaps
 
@@ -59,6 +60,11 @@ class Member:
     mode: int = 0  # the Unix file mode the entry records (its external attributes' high 16 bits)
 
 
+def _bytes(size: int) -> Text:
+    shown = f"{size:,}"  # (outside the Text call: Babel skips a call that holds an f-string)
+    return Text("%(size)s bytes", size=shown)
+
+
 class BoundedZip:
     """A ZIP file on disk, read under `caps`. `label` names it in errors (the upload's name)."""
 
@@ -68,7 +74,9 @@ class BoundedZip:
         try:
             self._file: BinaryIO = open(path, "rb")  # noqa: SIM115 - closed by close()
         except OSError as error:
-            raise ArchiveError(f"{self.label}: cannot be read ({error.strerror})") from None
+            raise ArchiveError(
+                Text("%(file)s: cannot be read (%(reason)s)", file=self.label, reason=error.strerror)
+            ) from None
         try:
             self._directory_offset, self._directory_size, self._declared = self._end_record()
         except BaseException:
@@ -86,8 +94,9 @@ class BoundedZip:
 
     # -- the central directory --------------------------------------------------------------
 
-    def _not_a_zip(self, why: str) -> ArchiveError:
-        return ArchiveError(f"{self.label}: not a readable ZIP archive ({why})")
+    def _not_a_zip(self, why: Text) -> ArchiveError:
+        # The first fault a person meets who picked the wrong file: said in their language.
+        return ArchiveError(Text("%(file)s: not a readable ZIP archive (%(why)s)", file=self.label, why=why))
 
     def _end_record(self) -> tuple[int, int, int]:
         handle = self._file
@@ -97,32 +106,33 @@ class BoundedZip:
         tail = handle.read(end - tail_start)
         at = tail.rfind(_EOCD_SIG)
         if at < 0 or len(tail) - at < _EOCD.size:
-            raise self._not_a_zip("no end of central directory record")
+            raise self._not_a_zip(Text("no end of central directory record"))
         _, disk, _, _, count, size, offset, _ = _EOCD.unpack_from(tail, at)
         record_at = tail_start + at
         if disk != 0:
-            raise self._not_a_zip("a multi-part archive")
+            raise self._not_a_zip(Text("a multi-part archive"))
         if 0xFFFF in (count,) or 0xFFFFFFFF in (size, offset):
             count, size, offset, record_at = self._zip64_end(record_at)
         if size > self.caps.directory_bytes:
-            raise CapExceeded("central directory size", self.caps.directory_bytes, self.label, f"{size:,} bytes")
+            raise CapExceeded("central directory size", self.caps.directory_bytes, self.label, _bytes(size))
         if count > self.caps.members:
-            raise CapExceeded("member count", self.caps.members, self.label, f"it lists {count:,}")
+            listed = f"{count:,}"
+            raise CapExceeded("member count", self.caps.members, self.label, Text("it lists %(count)s", count=listed))
         if offset + size != record_at:
-            raise self._not_a_zip("the central directory is not where the end record says")
+            raise self._not_a_zip(Text("the central directory is not where the end record says"))
         return offset, size, count
 
     def _zip64_end(self, eocd_at: int) -> tuple[int, int, int, int]:
         if eocd_at < _LOCATOR.size:
-            raise self._not_a_zip("a ZIP64 end record is missing")
+            raise self._not_a_zip(Text("a ZIP64 end record is missing"))
         self._file.seek(eocd_at - _LOCATOR.size)
         signature, _, record_at, _ = _LOCATOR.unpack(self._file.read(_LOCATOR.size))
         if signature != _LOCATOR_SIG or record_at + _EOCD64.size > eocd_at - _LOCATOR.size:
-            raise self._not_a_zip("a ZIP64 end record is missing")
+            raise self._not_a_zip(Text("a ZIP64 end record is missing"))
         self._file.seek(record_at)
         fields = _EOCD64.unpack(self._file.read(_EOCD64.size))
         if fields[0] != _EOCD64_SIG:
-            raise self._not_a_zip("a ZIP64 end record is malformed")
+            raise self._not_a_zip(Text("a ZIP64 end record is malformed"))
         return fields[7], fields[8], fields[9], record_at
 
     def members(self) -> Iterator[Member]:
@@ -135,14 +145,14 @@ class BoundedZip:
             handle.seek(position)
             head = handle.read(_CENTRAL.size)
             if len(head) < _CENTRAL.size or head[:4] != _CENTRAL_SIG:
-                raise self._not_a_zip(f"entry {count + 1} of the central directory is malformed")
+                raise self._not_a_zip(Text("entry %(number)s of the central directory is malformed", number=count + 1))
             fields = _CENTRAL.unpack(head)
             flags, method, crc, compressed, size = fields[5], fields[6], fields[9], fields[10], fields[11]
             name_length, extra_length, comment_length, offset = fields[12], fields[13], fields[14], fields[18]
             mode = fields[17] >> 16
             count += 1
             if count > caps.members:
-                raise CapExceeded("member count", caps.members, self.label, "more entries than that")
+                raise CapExceeded("member count", caps.members, self.label, Text("more entries than that"))
             if name_length > caps.name_bytes:
                 raise CapExceeded("member name length", caps.name_bytes, f"{self.label} entry {count}")
             raw_name = handle.read(name_length)
@@ -156,7 +166,7 @@ class BoundedZip:
             if method not in (_STORED, _DEFLATED):
                 raise ArchiveError(f"{where}: compression method {method} is not read (stored or deflated only)")
             if size > caps.member_bytes:
-                raise CapExceeded("member size", caps.member_bytes, where, f"{size:,} bytes")
+                raise CapExceeded("member size", caps.member_bytes, where, _bytes(size))
             if size > caps.ratio_floor and size > caps.ratio * max(compressed, 1):
                 raise CapExceeded("compression ratio", caps.ratio, where, f"{size:,} bytes from {compressed:,}")
             total += size
@@ -164,7 +174,7 @@ class BoundedZip:
                 raise CapExceeded("total uncompressed size", caps.total_bytes, self.label)
             yield Member(name, method, crc, compressed, size, offset, mode)
         if position != end:
-            raise self._not_a_zip("the central directory ends inside an entry")
+            raise self._not_a_zip(Text("the central directory ends inside an entry"))
 
     def index(self, keep: Callable[[str], bool]) -> dict[str, Member]:
         """The members whose name `keep` accepts, by name (the whole directory is checked)."""
@@ -193,7 +203,7 @@ class BoundedZip:
     def read(self, member: Member, limit: int) -> bytes:
         """The member whole, when it is at most `limit` bytes (CapExceeded otherwise)."""
         if member.size > limit:
-            raise CapExceeded("member size", limit, f"{self.label}: {member.name[:80]}", f"{member.size:,} bytes")
+            raise CapExceeded("member size", limit, f"{self.label}: {member.name[:80]}", _bytes(member.size))
         with self.open(member) as reader:
             return reader.read()
 

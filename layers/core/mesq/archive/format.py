@@ -18,6 +18,7 @@ from typing import Any
 from ..attachments import paths as attachment_paths
 from ..attachments.store import USAGE_SK
 from ..history.records import CHANGE_PREFIX
+from ..kernel.i18n import Text
 from ..kernel.keys import user_partition
 from ..kernel.messages import bounded_message, quoted
 from ..memos.keys import MEMO_PREFIX, STATS_SK, TAG_PREFIX
@@ -77,12 +78,15 @@ BLOB_KINDS = (MEMO_FILES, TODO_FILES)
 
 
 class ArchiveError(Exception):
-    """A bad archive, named by its first fault (file and line when there is one)."""
+    """A bad archive, named by its first fault (file and line when there is one). `message` is
+    the English (the command line's, REST's); `text` the same words for a page to say in its
+    reader's language (a fault a person can meet is written as a `Text` template)."""
 
-    def __init__(self, message: str) -> None:
-        message = bounded_message(message)
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str | Text) -> None:
+        self.text = message if isinstance(message, Text) else Text(message)
+        english = bounded_message(str(self.text))
+        super().__init__(english)
+        self.message = english
 
 
 def exported(sk: str) -> bool:

@@ -40,6 +40,7 @@ from ..attachments.paths import MEMO, TODO, attachment_path
 from ..attachments.store import check_quota
 from ..history.records import CHANGE_PREFIX
 from ..kernel.errors import PayloadTooLarge
+from ..kernel.i18n import Text
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import MAX_TRANSACTION_OPS, BlobStore, Condition, ConditionFailed, Item, ItemStore, Put
@@ -170,7 +171,7 @@ def _manifest(archive: BoundedZip, member: Member, present: Callable[[str], bool
 
 def _checked_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
     if manifest.get("format") != FORMAT:
-        raise ArchiveError(f"{MANIFEST}: not a {FORMAT} manifest")
+        raise ArchiveError(Text("%(file)s: not a %(format)s manifest", file=MANIFEST, format=FORMAT))
     if manifest.get("version") != VERSION:
         raise ArchiveError(f"{MANIFEST}: version {quoted(manifest.get('version'))} is not {VERSION}")
     owner = manifest.get("owner")
@@ -209,7 +210,7 @@ def _members(archive: BoundedZip) -> tuple[Member, Member, dict[str, Member]]:
     wanted = archive.index(keep)
     for name in (MANIFEST, RECORDS):
         if name not in wanted:
-            raise ArchiveError(f"{name}: missing")
+            raise ArchiveError(Text("%(file)s: missing", file=name))
     blobs = {name: member for name, member in wanted.items() if name.startswith(BLOB_DIR)}
     return wanted[MANIFEST], wanted[RECORDS], blobs
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..history.records import CHANGE_PREFIX
+from ..kernel.i18n import N_, Text
 from ..memos.keys import MEMO_PREFIX
 from ..reading.keys import BOOK_PREFIX, NOTE_PREFIX
 from ..todos.keys import PREFIX as TODO_PREFIX
@@ -22,12 +23,26 @@ from .format import MAX_LINE_BYTES, MEMO_FILES, TODO_FILES, ArchiveError
 KIB, MIB, GIB = 1024, 1024**2, 1024**3
 
 
+#: The caps' names as a refusal says them, in the catalog so that a page says them in its
+#: reader's language (a name not listed stays English).
+CAP_NAMES = (
+    N_("member count"), N_("central directory size"), N_("total uncompressed size"), N_("member size"),
+    N_("compression ratio"), N_("member name length"), N_("line length"), N_("manifest size"),
+    N_("attachments per archive"), N_("records per archive"), N_("records of the target account"),
+)  # fmt: skip
+
+
 class CapExceeded(ArchiveError):
     """A cap of an import was reached: `cap` names it (as docs/security.md does)."""
 
-    def __init__(self, cap: str, limit: int, where: str, what: str = "") -> None:
-        detail = f": {what}" if what else ""
-        super().__init__(f"{where}: over the {cap} cap of {limit:,}{detail}")
+    def __init__(self, cap: str, limit: int, where: str, what: str | Text = "") -> None:
+        shown = f"{limit:,}"  # (outside the Text call: Babel skips a call that holds an f-string)
+        if what:
+            text = Text("%(where)s: over the %(cap)s cap of %(limit)s: %(what)s",
+                        where=where, cap=Text(cap), limit=shown, what=what)  # fmt: skip
+        else:
+            text = Text("%(where)s: over the %(cap)s cap of %(limit)s", where=where, cap=Text(cap), limit=shown)
+        super().__init__(text)
         self.cap = cap
         self.limit = limit
 

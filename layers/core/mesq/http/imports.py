@@ -32,6 +32,7 @@ from ..imports.plan import KINDS, SourceError
 from ..kernel.concurrency import run_sync
 from ..kernel.context import Principal
 from ..kernel.errors import MesqError, PayloadTooLarge, ValidationError
+from ..kernel.i18n import requested_language
 from ..kernel.ports.storage import StoreUnavailable
 from ..kernel.spec import Spec
 from ..wiring.imports import ImportOptions
@@ -96,7 +97,12 @@ class AppImport:
         if kind not in KINDS:
             raise ValidationError(f"kind: one of {', '.join(KINDS)}")
         require_scopes(principal, (write_scope(kind),))
-        options = ImportOptions(memos_user=query.get("memosUser") or None, timezone=query.get("timezone") or None)
+        options = ImportOptions(
+            memos_user=query.get("memosUser") or None,
+            timezone=query.get("timezone") or None,
+            # A new column's name follows the request's language, as a board REST makes does.
+            language=requested_language(request.headers.get("accept-language")),
+        )
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > MAX_UPLOAD_BYTES + FORM_OVERHEAD_BYTES:
             raise PayloadTooLarge(_too_large())

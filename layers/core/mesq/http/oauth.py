@@ -21,10 +21,12 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ..application.ratelimit import RateLimiter
+from ..asgi.app import ErrorPage
 from ..asgi.auth import count_unauthenticated
 from ..asgi.body import (
     FORM_MEDIA_TYPE,
     MAX_FORM_BYTES,
+    accepts_html,
     is_json_media_type,
     media_type,
     parse_json_object,
@@ -47,7 +49,7 @@ from ..auth.oauth.clients import (
     register_client,
     registered_client,
 )
-from ..auth.oauth.errors import OAuthError
+from ..auth.oauth.errors import OAuthError, Unverified, for_the_person
 from ..auth.oauth.metadata import (
     AUTHORIZE_PATH,
     CONSENT_PATH,
@@ -105,9 +107,12 @@ def _required(params: dict[str, str], name: str) -> str:
 
 
 class OAuthEndpoints:
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, error_page: ErrorPage | None = None) -> None:
         self.services = services
         self.limiter = RateLimiter(services.items, services.settings)
+        #: The site's error page (mesq/web's, where the app serves pages): what a browser is shown
+        #: when authorize must not redirect.
+        self.error_page = error_page
 
     # -- discovery ------------------------------------------------------------------------------
 
@@ -155,6 +160,13 @@ class OAuthEndpoints:
             raise OAuthError("invalid_client", f"unknown client_id {quoted(client_id)}; register the client first")
         return client
 
+    async def _unverified(self, request: Request, error: OAuthError, unverified: Unverified) -> Response:
+        """A browser (its Accept names text/html) gets the site's error page in its person's
+        language; an API client the RFC's JSON, as before."""
+        if self.error_page is None or not accepts_html(request.headers.get("accept")):
+            return oauth_error(error)
+        return await self.error_page(for_the_person(unverified), trace_id_of(request), request)
+
     async def _over_budget(self, request: Request) -> Response | None:
         """Authorize, token and revoke answer anyone, and authorize writes a pending request:
         each call counts against the client IP's unauthenticated budget."""
@@ -168,13 +180,17 @@ class OAuthEndpoints:
         if refused := await self._over_budget(request):
             return refused
         issuer = instance_url(request, self.services)
+        # RFC 6749 §4.1.2.1: never redirect to an unverified URI; tell the person instead.
+        unverified: Unverified = "request"
         try:
             params = _single_params(list(QueryParams(request.url.query).multi_items()))
-            client = await self._client(_required(params, "client_id"))
+            client_id = _required(params, "client_id")
+            unverified = "client"
+            client = await self._client(client_id)
+            unverified = "redirect_uri"
             redirect_uri = match_redirect_uri(client, _optional(params, "redirect_uri"))
         except OAuthError as error:
-            # RFC 6749 §4.1.2.1: never redirect to an unverified URI; tell the person instead.
-            return oauth_error(error)
+            return await self._unverified(request, error, unverified)
         state = _optional(params, "state")
         try:
             if state is not None and len(state) > MAX_STATE_LENGTH:
@@ -307,8 +323,9 @@ class OAuthEndpoints:
         return Response(status_code=200, headers=NO_STORE)
 
 
-def oauth_routes(services: Services) -> list[Route]:
-    endpoints = OAuthEndpoints(services)
+def oauth_routes(services: Services, error_page: ErrorPage | None = None) -> list[Route]:
+    """`error_page`: the site's, for a browser sent to authorize by an app MeSQ cannot verify."""
+    endpoints = OAuthEndpoints(services, error_page)
     read = ["GET", "OPTIONS"]
     post = ["POST", "OPTIONS"]
     resource_paths = ["", "/mcp/readonly", "/mcp/x/{toolsets}", "/mcp/x/{toolsets}/readonly", "/api/toolkit"]

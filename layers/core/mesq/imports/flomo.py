@@ -30,6 +30,7 @@ from urllib.parse import unquote
 from zoneinfo import ZoneInfo
 
 from ..attachments.uploads import MAX_FILE_BYTES
+from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.timestamps import format_timestamp
 from . import html_text, memo_checks
@@ -47,13 +48,19 @@ _EXTERNAL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 def _page(archive: BoundedZip) -> str:
     pages = [name for name in archive.names() if name.lower().endswith((".html", ".htm"))]
     if not pages:
-        raise SourceError(f"{archive.label}: not a flomo export (no HTML page in the ZIP)")
+        raise SourceError(Text("%(file)s: not a flomo export (no HTML page in the ZIP)", file=archive.label))
     shallowest = min(name.count("/") for name in pages)
     top = [name for name in pages if name.count("/") == shallowest]
     if len(top) > 1:
         named = [name for name in top if posixpath.basename(name).lower() == "index.html"]
         if len(named) != 1:
-            raise SourceError(f"{archive.label}: several HTML pages ({', '.join(top[:3])}); a flomo export has one")
+            raise SourceError(
+                Text(
+                    "%(file)s: several HTML pages (%(pages)s); a flomo export has one",
+                    file=archive.label,
+                    pages=", ".join(top[:3]),
+                )
+            )
         top = named
     return top[0]
 
@@ -94,10 +101,14 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise SourceError(f"{archive.label}: {page} is not UTF-8 text (byte {error.start})") from None
+        raise SourceError(
+            Text(
+                "%(file)s: %(page)s is not UTF-8 text (byte %(byte)s)", file=archive.label, page=page, byte=error.start
+            )
+        ) from None
     cards = html_text.parse(text).select("div.memo")
     if not cards:
-        raise SourceError(f"{archive.label}: {page} holds no flomo cards (div.memo)")
+        raise SourceError(Text("%(file)s: %(page)s holds no flomo cards (div.memo)", file=archive.label, page=page))
     plan = Plan(report)
     seen: dict[str, int] = {}
     for number, card in enumerate(cards, start=1):

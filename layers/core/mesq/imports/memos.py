@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
+from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.timestamps import format_timestamp
 from . import memo_checks
@@ -109,15 +110,19 @@ def pick_user(database: MemosDatabase, wanted: str | None) -> MemosUser:
         found = [user for user in users if user.username == wanted]
         if not found:
             names = ", ".join(user.username for user in users) or "none"
-            raise SourceError(f"no memos user {quoted(wanted)} in this database (its users: {names})")
+            raise SourceError(
+                Text("no memos user %(name)s in this database (its users: %(users)s)", name=quoted(wanted), users=names)
+            )
         return found[0]
     with_memos = [user for user in users if user.memos]
     if len(with_memos) == 1:
         return with_memos[0]
     if not with_memos:
-        raise SourceError("this memos database holds no memos")
+        raise SourceError(Text("this memos database holds no memos"))
     names = ", ".join(f"{user.username} ({user.memos})" for user in with_memos)
-    raise SourceError(f"this database has several memos users; name one with --memos-user (its users: {names})")
+    raise SourceError(
+        Text("this database has several memos users; name one with --memos-user (its users: %(users)s)", users=names)
+    )
 
 
 def _first_line(content: str) -> str:

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..kernel.i18n import Text
+
 #: The kinds a person picks (CLI `--from`, REST `kind`, Settings → Import).
 KINDS = ("memos", "flomo", "todoist")
 #: The skipped and kept lists a report keeps (the counts stay exact beyond it), and the length of
@@ -29,14 +31,22 @@ MESSAGE_MAX = 300
 
 class SourceError(Exception):
     """The file cannot be imported at all (not the app's format, damaged, hostile): one line, and
-    nothing has been written."""
+    nothing has been written. `message` is that line in English (the command line's, REST's);
+    `text` the same words for Settings → Import to say in its reader's language (what a person
+    can realistically meet is written as a `Text` template, the rest stays English)."""
 
-    def __init__(self, message: str) -> None:
-        # One line whatever the cause carried (SQLite's quick_check lists a problem per line).
-        line = " ".join(message.split())
-        line = line if len(line) <= MESSAGE_MAX else line[: MESSAGE_MAX - 1] + "…"
+    def __init__(self, message: str | Text) -> None:
+        self.text = message if isinstance(message, Text) else Text(one_line(message))
+        line = one_line(str(self.text))
         super().__init__(line)
         self.message = line
+
+
+def one_line(message: str) -> str:
+    """One line whatever the cause carried (SQLite's quick_check lists a problem per line), cut
+    at MESSAGE_MAX (a library's long error)."""
+    line = " ".join(message.split())
+    return line if len(line) <= MESSAGE_MAX else line[: MESSAGE_MAX - 1] + "…"
 
 
 class Unavailable(SourceError):

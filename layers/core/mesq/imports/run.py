@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from ..attachments import store as attachment_store
 from ..kernel.context import Call, Channel, Principal, Services, new_run_id
+from ..kernel.i18n import Text
 from ..kernel.tags import parse_tags
 from .memo_writes import write_memo
 from .plan import Plan, Report, SourceError
@@ -29,13 +30,22 @@ SCOPES = frozenset({"memo:read", "memo:write", "todo:read", "todo:write"})
 
 
 def import_call(
-    services: Services, user_id: str, kind: str, *, principal: Principal | None = None, channel: Channel = "cli"
+    services: Services,
+    user_id: str,
+    kind: str,
+    *,
+    principal: Principal | None = None,
+    channel: Channel = "cli",
+    language: str = "",
 ) -> Call:
+    """The call every write of one import runs under: one run id, the request's `language` (a
+    default board the import makes is named in it, as any write's)."""
     run_id = new_run_id()
     if principal is None:
         principal = Principal(user_id, SCOPES, f"cli:import-{kind}", "pat", name=f"mesq import --from {kind}")
     principal = replace(principal, run_id=run_id)
-    return Call(principal=principal, services=services, trace_id=run_id, channel=channel, operation_id=f"import_{kind}")
+    return Call(principal=principal, services=services, trace_id=run_id, channel=channel,
+                operation_id=f"import_{kind}", language=language)  # fmt: skip
 
 
 def _check_quota(call: Call, plan: Plan) -> None:
@@ -46,8 +56,13 @@ def _check_quota(call: Call, plan: Plan) -> None:
     used, _count = attachment_store.read_usage(call.services.items, call.principal.user_id)
     if used + needed > quota:
         raise SourceError(
-            f"the import's attachments take {needed} bytes and the account has {max(0, quota - used)} of its"
-            f" {quota}-byte quota left; nothing imported"
+            Text(
+                "the import's attachments take %(needed)s bytes and the account has %(left)s of its"
+                " %(quota)s-byte quota left; nothing imported",
+                needed=needed,
+                left=max(0, quota - used),
+                quota=quota,
+            )
         )
 
 

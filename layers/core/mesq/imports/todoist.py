@@ -6,7 +6,8 @@ the person typed it), DATE_LANG, TIMEZONE; newer exports add DURATION, DURATION_
 DEADLINE_LANG.
 
 - a file (a project) becomes a space named after it (`Groceries [2203306141].csv` -> Groceries);
-- a section becomes a column; tasks before the first section go to a first column `To do`;
+- a section becomes a column; tasks before the first section go to a first column named as a new
+  board's (`To do`, 待办: the person's language, docs/i18n.md);
 - INDENT 1 is a task, deeper rows its subtasks (MeSQ has one level: deeper ones are subtasks of
   the task too, the report says so; past 50 subtasks, the rest become a checklist in the notes);
 - PRIORITY 4/3/2/1 becomes urgent/high/medium/none; DESCRIPTION the notes; `@labels` tags;
@@ -36,6 +37,7 @@ from zoneinfo import ZoneInfo
 import dateparser
 
 from ..kernel.errors import MesqError
+from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.tags import is_valid_tag
 from ..kernel.timestamps import parse_zone
@@ -51,8 +53,9 @@ _PRIORITY = {"4": "urgent", "3": "high", "2": "medium", "1": "none"}
 _LABEL = re.compile(r"(?<!\S)@([^\s@]+)")
 _PROJECT_ID = re.compile(r"\s*\[\d+\]\s*$")
 _SENTINEL = "x"
-#: The column of tasks before any section. Its id is derived from this name (a second import of the
-#: same file finds it again), so it is the same word in every language.
+#: The column of tasks before any section. Its id (and its tasks') is derived from this English
+#: key, so a second import of the same file finds it again whatever the language; its name is
+#: a new board's first column in the person's language (`plan_todoist`'s `first_column`).
 FIRST_COLUMN = model.DEFAULT_COLUMNS[0][1]
 
 
@@ -106,31 +109,52 @@ def project_name(file_name: str) -> str:
 
 def _rows(name: str, data: bytes) -> list[dict[str, str]]:
     if len(data) > MAX_CSV_BYTES:
-        raise SourceError(f"{name}: over {MAX_CSV_BYTES} bytes; a Todoist project export is far smaller")
+        raise SourceError(
+            Text(
+                "%(file)s: over %(limit)s bytes; a Todoist project export is far smaller",
+                file=name,
+                limit=MAX_CSV_BYTES,
+            )
+        )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise SourceError(f"{name}: not UTF-8 text (byte {error.start})") from None
+        raise SourceError(Text("%(file)s: not UTF-8 text (byte %(byte)s)", file=name, byte=error.start)) from None
     reader = csv.DictReader(io.StringIO(text, newline=""))
     try:
         header = [field.strip().upper() for field in reader.fieldnames or []]
         if "TYPE" not in header or "CONTENT" not in header:
-            raise SourceError(f"{name}: not a Todoist CSV (its first line must name TYPE and CONTENT)")
+            raise SourceError(
+                Text("%(file)s: not a Todoist CSV (its first line must name TYPE and CONTENT)", file=name)
+            )
         reader.fieldnames = header
         rows = [{key: (value or "") for key, value in row.items() if isinstance(key, str)} for row in reader]
     except csv.Error as error:
-        raise SourceError(f"{name}: not a readable CSV (line {reader.line_num}: {error})") from None
+        raise SourceError(
+            Text(
+                "%(file)s: not a readable CSV (line %(line)s: %(reason)s)",
+                file=name,
+                line=reader.line_num,
+                reason=error,
+            )
+        ) from None
     return rows
 
 
 class _Project:
     """One project's rows turned into a planned space."""
 
-    def __init__(self, user_id: str, file_name: str, zone: str, now: datetime, report: Report) -> None:
+    def __init__(
+        self, user_id: str, file_name: str, zone: str, now: datetime, report: Report, first_column: str = FIRST_COLUMN
+    ) -> None:
         self.user_id, self.zone, self.now, self.report = user_id, zone, now, report
+        self.first_column = first_column
         self.name = model.check_name(project_name(file_name)[: model.NAME_MAX])
         self.space = PlannedSpace(derived_id("ts", user_id, SOURCE, self.name), self.name)
         self.column: PlannedColumn | None = None
+        #: What the current column's tasks derive their ids from: the section's title, or
+        #: FIRST_COLUMN (not the column's name, which is in the person's language).
+        self.column_key = FIRST_COLUMN
         self.root: PlannedTask | None = None
         self.last: PlannedTask | None = None
         self.seen: dict[tuple[str, ...], int] = {}
@@ -151,12 +175,14 @@ class _Project:
             )
             return
         self.column = PlannedColumn(self._id("tc", title), title)
+        self.column_key = title
         self.space.columns.append(self.column)
         self.root = self.last = None
 
     def _current_column(self) -> PlannedColumn:
         if self.column is None:
-            self.column = PlannedColumn(self._id("tc", FIRST_COLUMN), FIRST_COLUMN)
+            self.column = PlannedColumn(self._id("tc", FIRST_COLUMN), self.first_column)
+            self.column_key = FIRST_COLUMN
             self.space.columns.append(self.column)
         return self.column
 
@@ -204,7 +230,8 @@ class _Project:
             self.report.keep(where, "; ".join(kept) + " kept in the notes")
         priority = _PRIORITY.get(row.get("PRIORITY", "").strip(), "none")
         parent = self.root if depth > 1 else None
-        identity = (self._current_column().name, *((parent.title,) if parent else ()), content)
+        self._current_column()
+        identity = (self.column_key, *((parent.title,) if parent else ()), content)
         task = PlannedTask(
             task_id=self._id("tt", *identity),
             title=title,
@@ -290,15 +317,26 @@ class _Project:
         return self.space
 
 
-def plan_todoist(files: Iterable[tuple[str, bytes]], user_id: str, report: Report, zone: str, now: datetime) -> Plan:
+def plan_todoist(
+    files: Iterable[tuple[str, bytes]],
+    user_id: str,
+    report: Report,
+    zone: str,
+    now: datetime,
+    first_column: str = FIRST_COLUMN,
+) -> Plan:
+    """The projects as planned spaces; `first_column` names the column of tasks before any section
+    (a new board's first column in the person's language, as `todos.model.default_board`)."""
     """`files`: (file name, bytes) of each project's CSV."""
     csv.field_size_limit(MAX_FIELD_CHARACTERS)
     plan = Plan(report)
     names: set[str] = set()
     for file_name, data in files:
-        project = _Project(user_id, file_name, zone, now, report)
+        project = _Project(user_id, file_name, zone, now, report, first_column)
         if project.name in names:
-            raise SourceError(f"{file_name}: a second project named {quoted(project.name)}")
+            raise SourceError(
+                Text("%(file)s: a second project named %(name)s", file=file_name, name=quoted(project.name))
+            )
         names.add(project.name)
         for line, row in enumerate(_rows(file_name, data), start=2):
             kind = row.get("TYPE", "").strip().lower()
@@ -315,5 +353,5 @@ def plan_todoist(files: Iterable[tuple[str, bytes]], user_id: str, report: Repor
                 project.unknown(row, line)
         plan.spaces.append(project.finish())
     if not plan.spaces:
-        raise SourceError("no Todoist CSV file (TYPE, CONTENT, ...) found")
+        raise SourceError(Text("no Todoist CSV file (TYPE, CONTENT, ...) found"))
     return plan

@@ -29,6 +29,7 @@ from ..archive.bounded_zip import CHUNK, Member
 from ..archive.bounded_zip import BoundedZip as ZipReader
 from ..archive.format import ArchiveError
 from ..archive.limits import GIB, CapExceeded, ZipCaps
+from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from .plan import SourceError
 
@@ -41,14 +42,21 @@ _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
 @contextmanager
-def _refused_as_source_errors(where: str = "") -> Iterator[None]:
-    """The archive reader's refusals as one-line `SourceError`s (a bomb says it may be one)."""
+def _refused_as_source_errors(label: str = "", member: str = "") -> Iterator[None]:
+    """The archive reader's refusals as one-line `SourceError`s (a bomb says it may be one), their
+    words kept as the reader wrote them (a page says them in its reader's language)."""
     try:
         yield
     except CapExceeded as error:
-        raise SourceError(f"{error} (a ZIP bomb?)" if error.cap in _BOMB_CAPS else str(error)) from None
+        raise SourceError(
+            Text("%(refusal)s (a ZIP bomb?)", refusal=error.text) if error.cap in _BOMB_CAPS else error.text
+        ) from None
     except ArchiveError as error:
-        raise SourceError(f"{where}{error}") from None
+        if member:
+            raise SourceError(
+                Text("%(file)s: %(member)s cannot be read: %(refusal)s", file=label, member=member, refusal=error.text)
+            ) from None
+        raise SourceError(error.text) from None
 
 
 class BoundedZip:
@@ -96,8 +104,16 @@ class BoundedZip:
     def _chunks(self, name: str, limit: int) -> Iterator[bytes]:
         member = self.members[name]
         if member.size > limit:
-            raise SourceError(f"{self.label}: {name} is {member.size} bytes, over the {limit} read for it")
-        with _refused_as_source_errors(f"{self.label}: {name} cannot be read: "), self.reader.open(member) as data:
+            raise SourceError(
+                Text(
+                    "%(file)s: %(member)s is %(size)s bytes, over the %(limit)s read for it",
+                    file=self.label,
+                    member=name,
+                    size=member.size,
+                    limit=limit,
+                )
+            )
+        with _refused_as_source_errors(self.label, name), self.reader.open(member) as data:
             while chunk := data.read(CHUNK):
                 yield chunk
 

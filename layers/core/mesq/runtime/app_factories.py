@@ -43,11 +43,12 @@ def _dav_routes(services: Services) -> list[BaseRoute]:
     return list(dav_routes(services))
 
 
-def _oauth_routes(services: Services) -> list[BaseRoute]:
+def _oauth_routes(services: Services, error_page: ErrorPage) -> list[BaseRoute]:
     from ..http.oauth import oauth_routes
     from ..web import web_routes
 
-    return [*oauth_routes(services), *web_routes(services)]
+    # The pages' error page also for authorize's refusals a browser reads (RFC 6749 §4.1.2.1).
+    return [*oauth_routes(services, error_page), *web_routes(services)]
 
 
 def _browser_error_page(services: Services) -> ErrorPage:
@@ -77,7 +78,8 @@ def create_mcp_app(services: Services) -> Starlette:
 
 def create_oauth_app(services: Services) -> Starlette:
     """The apps that serve browser pages answer a browser's 404/405/500 with a page."""
-    return starlette_app(_oauth_routes(services), services.settings, error_page=_browser_error_page(services))
+    error_page = _browser_error_page(services)
+    return starlette_app(_oauth_routes(services, error_page), services.settings, error_page=error_page)
 
 
 def create_dav_app(services: Services) -> Starlette:
@@ -99,8 +101,9 @@ def _whole_local_app(services: Services, mcp: list[BaseRoute]) -> Starlette:
     # The MCP routes first: Starlette tries routes in order, and an agent's calls are most of a
     # local server's requests; behind the REST table each paid ~65 path matches (~0.1 ms). No
     # other route starts with /mcp or is MCP's metadata path, so the order answers nothing else.
-    routes = [*mcp, *_api_routes(services), *_dav_routes(services), *_oauth_routes(services)]
-    return _local_app(routes, services, _browser_error_page(services))
+    error_page = _browser_error_page(services)
+    routes = [*mcp, *_api_routes(services), *_dav_routes(services), *_oauth_routes(services, error_page)]
+    return _local_app(routes, services, error_page)
 
 
 def create_staged_local_app(services: Services) -> StagedApp:

@@ -21,8 +21,11 @@ from ..imports.todoist import MAX_CSV_BYTES, plan_todoist
 from ..imports.zipped import open_zip
 from ..kernel.context import Channel, Principal
 from ..kernel.errors import MesqError
+from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.timestamps import parse_zone, utc_now
+from ..todos.model import default_board
+from ..todos.writes import board_language
 from .services import Services
 
 #: Todoist CSV files one import reads at most (a project each).
@@ -37,6 +40,12 @@ class ImportOptions:
     timezone: str | None = None
     #: Todoist: "now" for relative dates ("tomorrow"); the time of the import by default.
     now: datetime | None = None
+    #: The name a refusal calls a ZIP by: an upload's own name (its temporary file is "upload");
+    #: the path's name by default.
+    label: str | None = None
+    #: The language the request asked for ("" for none): with the user's own choice it names
+    #: what a new board would (`todos.writes.board_language`), Todoist's first column.
+    language: str = ""
 
 
 def _zone(options: ImportOptions, default: str) -> str:
@@ -48,28 +57,37 @@ def _zone(options: ImportOptions, default: str) -> str:
     return zone
 
 
-def _todoist_files(path: Path) -> Iterator[tuple[str, bytes]]:
+def _too_many_projects(file: str, count: int) -> Text:
+    return Text("%(file)s: %(count)s CSV files, over the %(limit)s projects an import reads",
+                file=file, count=count, limit=MAX_PROJECTS)  # fmt: skip
+
+
+def _too_big(file: str) -> Text:
+    return Text("%(file)s: over %(limit)s bytes", file=file, limit=MAX_CSV_BYTES)
+
+
+def _todoist_files(path: Path, label: str | None = None) -> Iterator[tuple[str, bytes]]:
     if path.is_dir():
         found = sorted(entry for entry in path.iterdir() if entry.suffix.lower() == ".csv" and not entry.is_symlink())
         if len(found) > MAX_PROJECTS:
-            raise SourceError(f"{path.name}: {len(found)} CSV files, over the {MAX_PROJECTS} projects an import reads")
+            raise SourceError(_too_many_projects(path.name, len(found)))
         for entry in found:
             if entry.stat().st_size > MAX_CSV_BYTES:
-                raise SourceError(f"{entry.name}: over {MAX_CSV_BYTES} bytes")
+                raise SourceError(_too_big(entry.name))
             yield entry.name, entry.read_bytes()
         return
     with path.open("rb") as handle:
         is_zip = handle.read(4) == b"PK\x03\x04"
     if not is_zip:
         if path.stat().st_size > MAX_CSV_BYTES:
-            raise SourceError(f"{path.name}: over {MAX_CSV_BYTES} bytes")
+            raise SourceError(_too_big(path.name))
         yield path.name, path.read_bytes()
         return
-    archive = open_zip(path)
+    archive = open_zip(path, label)
     try:
         names = [name for name in archive.names() if name.lower().endswith(".csv") and "__MACOSX" not in name]
         if len(names) > MAX_PROJECTS:
-            raise SourceError(f"{path.name}: {len(names)} CSV files, over the {MAX_PROJECTS} projects an import reads")
+            raise SourceError(_too_many_projects(archive.label, len(names)))
         for name in names:
             yield name, archive.read(name, MAX_CSV_BYTES)
     finally:
@@ -77,7 +95,9 @@ def _todoist_files(path: Path) -> Iterator[tuple[str, bytes]]:
 
 
 @contextlib.contextmanager
-def _plan(kind: str, path: Path, user_id: str, report: Report, options: ImportOptions) -> Iterator[Plan]:
+def _plan(
+    kind: str, path: Path, user_id: str, report: Report, options: ImportOptions, board_language: str = "en"
+) -> Iterator[Plan]:
     if not path.exists():
         raise SourceError(f"{path}: no such file or folder")
     if kind == "memos":
@@ -89,14 +109,16 @@ def _plan(kind: str, path: Path, user_id: str, report: Report, options: ImportOp
         from ..imports.flomo import DEFAULT_ZONE, plan_flomo
 
         zone = _zone(options, DEFAULT_ZONE)
-        archive = open_zip(path)
+        archive = open_zip(path, options.label)
         try:
             yield plan_flomo(archive, user_id, report, zone)
         finally:
             archive.close()
     elif kind == "todoist":
         zone = _zone(options, "UTC")
-        yield plan_todoist(_todoist_files(path), user_id, report, zone, options.now or utc_now())
+        _space, columns = default_board(board_language)
+        files = _todoist_files(path, options.label)
+        yield plan_todoist(files, user_id, report, zone, options.now or utc_now(), first_column=columns[0])
     else:
         raise SourceError(f"unknown kind {quoted(kind)}: one of {', '.join(KINDS)}")
 
@@ -113,7 +135,8 @@ def import_file(
 ) -> Report:
     """Read `path` as an export of `kind`, check it whole, then write it as one run; SourceError
     (one line, nothing written) when the file cannot be imported."""
-    call = import_call(services, user_id, kind, principal=principal, channel=channel)
+    call = import_call(services, user_id, kind, principal=principal, channel=channel, language=options.language)
     report = Report(kind, run_id=call.run_id)
-    with _plan(kind, path, user_id, report, options) as plan:
+    language = board_language(services.items, user_id, options.language)
+    with _plan(kind, path, user_id, report, options, language) as plan:
         return execute(call, plan)

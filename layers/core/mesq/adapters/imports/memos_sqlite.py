@@ -36,6 +36,7 @@ from typing import Any
 from ...imports.memos import AttachmentRow, MemosRow, MemosUser
 from ...imports.plan import SourceError, Unavailable
 from ...imports.zipped import BoundedZip, open_zip
+from ...kernel.i18n import Text
 from ...kernel.messages import quoted
 
 #: The largest database an import copies out of a ZIP.
@@ -113,6 +114,16 @@ class _Files:
         return data
 
 
+def _sqlite_reason(error: sqlite3.Error) -> Text | str:
+    """SQLite's words for the faults a person meets by picking the wrong file, in the catalog;
+    anything else as SQLite says it."""
+    known = {
+        "file is not a database": Text("file is not a database"),
+        "database disk image is malformed": Text("database disk image is malformed"),
+    }
+    return known.get(str(error), str(error))
+
+
 class MemosSqlite:
     """The `MemosDatabase` port over one memos SQLite file (see the module's table)."""
 
@@ -124,12 +135,18 @@ class MemosSqlite:
             self._db.execute("PRAGMA query_only = 1")
             checked = self._db.execute("PRAGMA quick_check").fetchone()
         except sqlite3.Error as error:
-            raise SourceError(f"{label}: not a SQLite database, or a damaged one ({error})") from None
+            raise SourceError(
+                Text(
+                    "%(file)s: not a SQLite database, or a damaged one (%(reason)s)",
+                    file=label,
+                    reason=_sqlite_reason(error),
+                )
+            ) from None
         if checked is None or checked[0] != "ok":
             self._db.close()
             # quick_check's last line names a problem (its first says which database).
             first = str(checked[0]).splitlines()[-1] if checked else "no answer"
-            raise SourceError(f"{label}: the database is damaged ({first})")
+            raise SourceError(Text("%(file)s: the database is damaged (%(reason)s)", file=label, reason=first))
         self.files = files
         self._detect()
 
@@ -148,7 +165,9 @@ class MemosSqlite:
         tables = {row[0] for row in self._query("SELECT name FROM sqlite_master WHERE type = 'table'")}
         memo = self._columns("memo") if "memo" in tables else set()
         if not {"id", "creator_id", "created_ts", "content", "row_status"} <= memo or "user" not in tables:
-            raise SourceError(f"{self.label}: not a memos database (no memo table with memos' columns)")
+            raise SourceError(
+                Text("%(file)s: not a memos database (no memo table with memos' columns)", file=self.label)
+            )
         self.memo_columns = memo
         self.id_column = "uid" if "uid" in memo else "resource_name" if "resource_name" in memo else None
         self.organizer = "memo_organizer" in tables
@@ -324,7 +343,7 @@ def _database_in(folder: Path) -> Path:
     found = sorted(folder.glob("*.db"))
     if len(found) == 1:
         return found[0]
-    raise SourceError(f"{folder.name}: no memos database (memos_prod.db) in this folder")
+    raise SourceError(Text("%(folder)s: no memos database (memos_prod.db) in this folder", folder=folder.name))
 
 
 def _no_pending_wal(database: Path) -> None:
@@ -368,10 +387,18 @@ def _from_zip(path: Path) -> Iterator[MemosSqlite]:
     try:
         members = [name for name in archive.names() if PurePosixPath(name).name in _DATABASE_NAMES]
         if len(members) != 1:
-            raise SourceError(f"{path.name}: a ZIP of memos' folder holds one memos_prod.db ({len(members)} found)")
+            raise SourceError(
+                Text(
+                    "%(file)s: a ZIP of memos' folder holds one memos_prod.db (%(count)s found)",
+                    file=path.name,
+                    count=len(members),
+                )
+            )
         member = members[0]
         if archive.size(member) > MAX_DATABASE_BYTES:
-            raise SourceError(f"{path.name}: the database is over {MAX_DATABASE_BYTES} bytes")
+            raise SourceError(
+                Text("%(file)s: the database is over %(limit)s bytes", file=path.name, limit=MAX_DATABASE_BYTES)
+            )
         prefix = member[: -len(PurePosixPath(member).name)]
         with tempfile.TemporaryDirectory(prefix="mesq-memos-") as folder:
             copy = Path(folder) / "memos.db"

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 from starlette.datastructures import QueryParams
 
 from ...kernel.errors import ValidationError
-from ...kernel.messages import quoted
+from ...kernel.messages import quoted, quoted_list
 from ..kit.request_values import ZONE_COOKIE, browser_zone, query_offset
 
 STATUSES = ("NORMAL", "ARCHIVED", "ALL")
@@ -69,7 +69,7 @@ class TimelineQuery:
     def from_params(cls, params: QueryParams) -> TimelineQuery:
         status = params.get("status", "NORMAL") or "NORMAL"
         if status not in STATUSES:
-            raise ValidationError("status: one of %(statuses)s", statuses=", ".join(STATUSES))
+            raise ValidationError("status: one of %(statuses)s", statuses=quoted_list(STATUSES))  # codes, quoted
         mode = params.get("mode", "literal") or "literal"
         if mode not in ("literal", "ai"):
             raise ValidationError("mode: literal or ai")

@@ -46,7 +46,8 @@ def _with_form_token(page: Page, response: Response, token: str) -> Response:
 def _check_form_token(page: Page) -> None:
     if not same_token(page.request.cookies.get(_login_cookie_name(page), ""), page.fields.text("csrf") or None):
         raise Forbidden(
-            "the sign-in form is out of date or your browser did not keep its cookie (CSRF check failed); "
+            # A sentence on its own on the sign-in page (not a field's error): it starts with a capital.
+            "The sign-in form is out of date or your browser did not keep its cookie (CSRF check failed); "
             "reload the page and try again"
         )
 

@@ -28,6 +28,7 @@ from ...imports.reports import mark_undone, read_report
 from ...imports.undo import undo_import
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import Forbidden, NotFound
+from ...kernel.messages import quoted
 from ...wiring.imports import ImportOptions
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
@@ -46,7 +47,10 @@ async def import_submit(page: Page) -> Response:
     if not isinstance(upload, UploadFile) or not upload.filename or upload.size == 0:
         return import_form(page, status=400, app_kind=kind, app_problem="file")
     options = ImportOptions(
-        memos_user=page.fields.text("memosUser").strip() or None, timezone=page.fields.text("timezone").strip() or None
+        memos_user=page.fields.text("memosUser").strip() or None,
+        timezone=page.fields.text("timezone").strip() or None,
+        label=quoted(upload.filename, 40).strip("'\""),  # the upload's name in errors, cut (as Import's)
+        language=page.language,  # what its new columns are named in, as a board made on a page
     )
     try:
         report = await run_sync(import_upload, page.web.services, page.principal, kind, upload.file, options, "web")
