@@ -257,3 +257,23 @@ def test_proppatch_refuses_each_property_in_a_multistatus(dav: Dav) -> None:
     answer = dav.request("PROPPATCH", dav.calendar, body)
     assert answer.status_code == 207 and "HTTP/1.1 403 Forbidden" in answer.text and "calendar-color" in answer.text
     assert prop(dav.propfind(dav.calendar, depth="0"), dav.calendar, "D:displayname").text == "Default"  # type: ignore[union-attr]
+
+
+def test_rules_that_would_spin_are_refused_and_far_time_ranges_answer_fast(dav: Dav) -> None:
+    for rule in ("FREQ=DAILY;INTERVAL=0", "FREQ=WEEKLY;INTERVAL=0", "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30"):
+        refused = dav.put("spin.ics", vtodo("spin", "DUE:20261201T100000Z", f"RRULE:{rule}"))
+        assert refused.status_code == 400 and "valid-calendar-data" in refused.text, rule
+    dav.put("weekly.ics", vtodo("weekly", "DUE:20261201T100000Z", "RRULE:FREQ=WEEKLY"))
+    dav.put("counted.ics", vtodo("counted", "DUE:20261201T100000Z", "RRULE:FREQ=DAILY;COUNT=500000"))
+    started = time.perf_counter()
+    windows = {
+        ("00010101T000000Z", "00010102T000000Z"): [],
+        ("99991230T000000Z", "99991231T000000Z"): [],
+        ("99991228T000000Z", "99991231T000000Z"): ["weekly.ics"],  # Tuesday 9999-12-28, a week on
+        ("30261205T000000Z", "30261206T000000Z"): ["weekly.ics"],  # a thousand years of Tuesdays on
+        ("20261215T000000Z", "20261216T000000Z"): ["counted.ics", "weekly.ics"],
+    }
+    for (start, end), names in windows.items():
+        query = _query(f'<C:comp-filter name="VTODO"><C:time-range start="{start}" end="{end}"/></C:comp-filter>')
+        assert sorted(hrefs(dav.report(dav.calendar, query))) == [dav.calendar + n for n in names], (start, end)
+    assert time.perf_counter() - started < 3  # it took about 6 s for the first two alone
