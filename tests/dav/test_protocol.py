@@ -277,3 +277,26 @@ def test_rules_that_would_spin_are_refused_and_far_time_ranges_answer_fast(dav: 
         query = _query(f'<C:comp-filter name="VTODO"><C:time-range start="{start}" end="{end}"/></C:comp-filter>')
         assert sorted(hrefs(dav.report(dav.calendar, query))) == [dav.calendar + n for n in names], (start, end)
     assert time.perf_counter() - started < 3  # it took about 6 s for the first two alone
+
+
+def test_control_characters_never_reach_calendar_data_or_the_xml(dav: Dav) -> None:
+    pasted = "page 1\x0cpage 2 \x1b[1mbold\x1b[0m\x00\x07\ttab"
+    made = dav.rest("POST", "/api/toolkit/todo/tasks", title="From a PDF\x0c", notes=pasted, spaceId=dav.space)
+    assert made["task"]["notes"] == pasted  # REST stores what it was given
+    sent = dav.put("bell.ics", vtodo("bell", "DESCRIPTION:ring\x07 ring", summary="Bell\x1b[0m"))
+    assert sent.status_code == 201 and "etag" not in sent.headers  # MeSQ stores other bytes than sent
+    everything = _query('<C:comp-filter name="VTODO"/>', data=True)
+    found = dav.report(dav.calendar, everything)  # ET.fromstring: a control character fails here
+    bodies = [str(data.text) for data in found.findall(".//C:calendar-data", NS)]
+    bodies += [dav.request("GET", href).text for href in hrefs(found)]
+    assert len(bodies) == 4
+    texts = set()
+    for text in bodies:
+        assert not any(ord(c) < 32 and c not in "\t\r\n" for c in text), text
+        todo = next(c for c in Calendar.from_ical(text).walk("VTODO"))
+        texts |= {str(todo["SUMMARY"]), str(todo["DESCRIPTION"])}
+    assert texts == {"From a PDF", "page 1page 2 [1mbold[0m\ttab", "Bell[0m", "ring ring"}
+    bell_id = dav.get("bell.ics").headers["etag"].strip('"').rsplit("-", 1)[0]
+    stored = [dav.rest("GET", f"/api/toolkit/todo/tasks/{i}") for i in (bell_id, made["task"]["id"])]
+    assert [dict(t.get("task", t))["title"] for t in stored] == ["Bell[0m", made["task"]["title"]]
+    assert dict(stored[1].get("task", stored[1]))["notes"] == pasted  # REST storage is unchanged

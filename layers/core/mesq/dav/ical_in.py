@@ -29,7 +29,7 @@ from ..todos.sync.links import MAX_PROPS_BYTES
 from .errors import DavError
 from .ical_out import digest, group_lines
 from .mapping import GENERATED, GROUP_PROPERTIES, MAPPED, offset_text, priority_of, tags_of, values_of
-from .xml import CALDAV
+from .xml import CALDAV, without_controls
 
 MAX_OBJECT_BYTES = 256 * 1024
 MAX_COMPONENTS = 64
@@ -61,9 +61,10 @@ def read_vtodo(body: bytes, floating_zone: str | None) -> Incoming:
     if len(_ALARM.findall(body)) > MAX_ALARMS:
         raise _invalid(f"a task has at most {MAX_ALARMS} alarms (VALARM)")
     try:
-        text = body.decode("utf-8")
+        sent = body.decode("utf-8")
     except UnicodeDecodeError as error:
         raise _invalid(f"the body is not UTF-8 (byte {error.start})") from None
+    text = without_controls(sent)  # RFC 5545 TEXT holds none, and XML could not carry them
     try:
         calendar = Calendar.from_ical(text)
     except Exception as error:  # icalendar raises ValueError, KeyError, IndexError... on bad input
@@ -73,7 +74,9 @@ def read_vtodo(body: bytes, floating_zone: str | None) -> Incoming:
     todos = _todos(calendar)
     master = todos[0]
     try:
-        return with_raw(_mapped(master, todos[1:], floating_zone), body)
+        incoming = _mapped(master, todos[1:], floating_zone)
+        # Bytes cleaned of controls are not the client's: no raw copy, so PUT answers no ETag.
+        return with_raw(incoming, body) if text == sent else incoming
     except DavError:
         raise
     except Exception as error:  # a property icalendar could not decode
