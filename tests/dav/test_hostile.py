@@ -103,6 +103,12 @@ XML: dict[str, tuple[str, str, int]] = {
         '<D:sync-collection xmlns:D="DAV:"><D:sync-token>http://elsewhere/1</D:sync-token></D:sync-collection>',
         403,
     ),
+    "a sync token from the future": (
+        "REPORT",
+        '<D:sync-collection xmlns:D="DAV:"><D:sync-token>urn:x-mesq:sync:99999999999999999</D:sync-token>'
+        "</D:sync-collection>",
+        403,
+    ),
     "a body over 512 KiB": ("PROPFIND", "<D:propfind xmlns:D='DAV:'>" + " " * (600 * 1024) + "</D:propfind>", 413),
 }
 
@@ -115,6 +121,8 @@ def test_hostile_xml_is_refused_and_nothing_is_written(case: str, dav: Dav, serv
     answer = dav.request(method, dav.calendar, body, Depth="1", content_type="application/xml")
     assert answer.status_code == status, answer.text[:500]
     _one_line(answer)
+    if "sync token" in case:
+        assert "valid-sync-token" in answer.text  # RFC 6578 3.2: the client syncs afresh
     assert snapshot(services, dav.user_id) == before
 
 
