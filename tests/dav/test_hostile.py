@@ -57,6 +57,9 @@ PUTS: dict[str, tuple[Callable[[], bytes | str], int]] = {
     "40 KB of X- properties": (lambda: vtodo("x", *(f"X-PAD-{i}:" + "z" * 1000 for i in range(40))), 400),
     "an alarm without a trigger": (lambda: vtodo("t", "BEGIN:VALARM\r\nACTION:DISPLAY\r\nEND:VALARM"), 400),
     "a bad DUE": (lambda: vtodo("due", "DUE:2026-13-45"), 400),
+    "two SUMMARY lines": (lambda: vtodo("s", "SUMMARY:two"), 400),
+    "two DUE lines": (lambda: vtodo("d", "DUE:20261201T100000Z", "DUE:20261202T100000Z"), 400),
+    "a TZID without a VTIMEZONE": (lambda: vtodo("tz", "DUE;TZID=Mars/Olympus:20261210T100000"), 400),
     "a JSON content type": (lambda: vtodo("json"), 415),
 }
 

@@ -300,3 +300,21 @@ def test_control_characters_never_reach_calendar_data_or_the_xml(dav: Dav) -> No
     stored = [dav.rest("GET", f"/api/toolkit/todo/tasks/{i}") for i in (bell_id, made["task"]["id"])]
     assert [dict(t.get("task", t))["title"] for t in stored] == ["Bell[0m", made["task"]["title"]]
     assert dict(stored[1].get("task", stored[1]))["notes"] == pasted  # REST storage is unchanged
+
+
+def test_a_repeated_property_or_an_unknown_zone_is_refused_by_name(dav: Dav) -> None:
+    cases = {
+        "SUMMARY occurs more than once": vtodo("s", "SUMMARY:two"),
+        "DUE occurs more than once": vtodo("d", "DUE:20261201T100000Z", "DUE:20261202T100000Z"),
+        "TZID 'Mars/Olympus' is not a known time zone": vtodo("tz", "DUE;TZID=Mars/Olympus:20261210T100000"),
+    }
+    for reason, body in cases.items():
+        refused = dav.put("x.ics", body)
+        assert refused.status_code == 400 and "valid-calendar-data" in refused.text, refused.text
+        assert reason in refused.text and "isoformat" not in refused.text, refused.text
+    zone = (
+        "BEGIN:VTIMEZONE\r\nTZID:Olympus Mons\r\nBEGIN:STANDARD\r\nDTSTART:19700101T000000\r\n"
+        "TZOFFSETFROM:+0200\r\nTZOFFSETTO:+0200\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n"
+    )
+    own = vtodo("own", "DUE;TZID=Olympus Mons:20261210T100000").replace("BEGIN:VTODO", zone + "BEGIN:VTODO")
+    assert dav.put("own.ics", own).status_code == 201  # a TZID its VTIMEZONE defines is read by it

@@ -38,6 +38,13 @@ UNTITLED = "Untitled"
 _BEGIN = re.compile(rb"^BEGIN:", re.IGNORECASE | re.MULTILINE)
 _ALARM = re.compile(rb"^BEGIN:VALARM", re.IGNORECASE | re.MULTILINE)
 _NOT_TASKS = frozenset({"VEVENT", "VJOURNAL", "VFREEBUSY", "VAVAILABILITY"})
+#: What a VTODO holds at most once (RFC 5545 3.6.2): icalendar reads a repeated one as a list,
+#: which would become a title like "[vText(b'one'), vText(b'two')]".
+_AT_MOST_ONCE = (
+    "CLASS", "COMPLETED", "CREATED", "DESCRIPTION", "DTSTAMP", "DTSTART", "GEO", "LAST-MODIFIED",
+    "LOCATION", "ORGANIZER", "PERCENT-COMPLETE", "PRIORITY", "RECURRENCE-ID", "SEQUENCE", "STATUS",
+    "SUMMARY", "UID", "URL", "DUE", "DURATION",
+)  # fmt: skip
 
 
 @dataclass
@@ -104,6 +111,8 @@ def _todos(calendar: Calendar) -> list[Component]:
             raise _invalid(f"{component.name} is not a component of a task object")
     if not todos:
         raise _invalid("the object holds no VTODO")
+    for todo in todos:
+        _check_properties(todo)
     uids = {str(todo.get("UID", "")) for todo in todos}
     if len(uids) != 1 or not next(iter(uids)).strip():
         raise _invalid("every VTODO of one object needs the same, non-empty UID")
@@ -111,6 +120,19 @@ def _todos(calendar: Calendar) -> list[Component]:
     if len(masters) != 1:
         raise _invalid("the object needs exactly one VTODO without RECURRENCE-ID")
     return [masters[0], *(todo for todo in todos if "RECURRENCE-ID" in todo)]
+
+
+def _check_properties(todo: Component) -> None:
+    for name in _AT_MOST_ONCE:
+        if len(values_of(todo, name)) > 1:
+            raise _invalid(f"{name} occurs more than once in a VTODO (RFC 5545 3.6.2)")
+    for name, value in todo.property_items(recursive=False):
+        tzid = (getattr(value, "params", None) or {}).get("TZID")
+        moment = getattr(value, "dt", None)
+        # icalendar leaves a time naive when its TZID is neither a zone it knows nor a VTIMEZONE
+        # of the object; read as floating it would silently be another instant.
+        if tzid and isinstance(moment, datetime) and moment.tzinfo is None:
+            raise _invalid(f"{name}: TZID {quoted(str(tzid)[:60])} is not a known time zone and has no VTIMEZONE")
 
 
 def _line(todo: Component, name: str, value: Any) -> str:
