@@ -150,4 +150,6 @@ def test_hostile_paths_and_headers(dav: Dav, services: Services) -> None:
     assert garbage.status_code == 412
     depth = dav.request("PROPFIND", dav.calendar, Depth="7")
     assert depth.status_code == 400
+    infinite = dav.request("PROPFIND", f"/dav/{dav.username}/", Depth="infinity")
+    assert infinite.status_code == 403 and "propfind-finite-depth" in infinite.text
     assert snapshot(services, dav.user_id) == before

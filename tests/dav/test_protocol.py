@@ -77,6 +77,8 @@ def test_put_get_and_etags_follow_the_revision(dav: Dav) -> None:
     stale = dav.put("first.ics", vtodo("first", summary="Stale"), If_Match=got.headers["etag"])
     assert stale.status_code == 412
     assert "SUMMARY:Buy oat milk" in dav.get("first.ics").text
+    weak = dav.put("first.ics", vtodo("first", summary="Weak"), If_Match="W/" + changed.headers["etag"])
+    assert weak.status_code == 412  # If-Match compares strongly (RFC 7232 3.1)
     fresh = dav.put("first.ics", vtodo("first", summary="Fresh"), If_Match=changed.headers["etag"])
     assert fresh.status_code == 204 and "SUMMARY:Fresh" in dav.get("first.ics").text
     assert dav.put("first.ics", vtodo("other-uid", summary="x")).status_code == 400  # a UID never changes

@@ -243,7 +243,12 @@ def etag(record: Item) -> str:
 
 
 def revision_of(tag: str, record_id: str) -> int | None:
-    """The revision an ETag of this record names (None: not one of this record's)."""
-    text = tag.strip().removeprefix("W/").strip('"')
+    """The revision an ETag of this record names (None: not one of this record's). A weak ETag
+    (`W/"..."`) never names one: If-Match compares strongly (RFC 7232 3.1), and MeSQ gives out
+    strong ones only."""
+    text = tag.strip()
+    if text.startswith("W/"):
+        return None
+    text = text.strip('"')
     ident, _, revision = text.rpartition("-")
     return int(revision) if ident == record_id and revision.isdigit() else None
