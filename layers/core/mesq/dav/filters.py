@@ -26,10 +26,12 @@ from .mapping import values_of
 from .xml import CALDAV, tag
 
 MAX_OCCURRENCES = 1000
-#: Occurrences of a counted rule walked from its start to a window (COUNT counts from the start,
-#: so the walk cannot skip ahead): past it the series is taken as over, so a far window costs
-#: a bounded fraction of a second.
-MAX_WALKED = 100_000
+#: Occurrences walked from a rule's start to a window: past it the series is taken as over.
+#: dateutil gives about 100,000 a second, so a far window costs at most a quarter of a second
+#: per task. An uncounted rule starts at most one calendar cycle before the window (`_near`),
+#: so a weekly, monthly or yearly one is exact anywhere and a daily one 68 years from there; a
+#: counted one walks from its own start (COUNT counts from it).
+MAX_WALKED = 25_000
 _CALENDAR_CYCLE_YEARS = 400  # the Gregorian calendar (leap years, weekdays) repeats after it
 _EARLIEST = datetime.min.replace(tzinfo=UTC)
 _LATEST = datetime.max.replace(tzinfo=UTC)
