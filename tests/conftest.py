@@ -159,7 +159,10 @@ def run_cli(
 
 
 def start_server(
-    data_dir: Path, env: dict[str, str] | None = None, *extra: str, command: list[str] | None = None,
+    data_dir: Path,
+    env: dict[str, str] | None = None,
+    *extra: str,
+    command: list[str] | None = None,
     cwd: Path = REPO,
 ) -> LiveServer:
     """Start `mesq serve` (or `command`, e.g. `make run`, run in `cwd`) on a free port; wait until it

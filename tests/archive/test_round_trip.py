@@ -224,8 +224,10 @@ def _rewrite(path: Path, out: Path, change: Any) -> None:
         (lambda lines: [*lines[:3], b"{not json", *lines[3:]], "records.jsonl line 4: not JSON"),
         (lambda lines: [*lines, lines[0]], r"out of order: an? [a-z ]+ \(an archive lists each record once"),
         (lambda lines: [*lines, b'{"pk":"U#someone-else","sk":"MEMO#x"}'], "a record of another account"),
-        (lambda lines: [*lines[:1], lines[1].replace(b'"sk":"', b'"sk":"PAT#'), *lines[2:]],
-         "a kind of record an archive does not carry"),
+        (
+            lambda lines: [*lines[:1], lines[1].replace(b'"sk":"', b'"sk":"PAT#'), *lines[2:]],
+            "a kind of record an archive does not carry",
+        ),
     ],
 )
 def test_a_bad_archive_writes_nothing(tmp_path: Path, change: Any, message: str) -> None:

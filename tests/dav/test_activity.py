@@ -26,7 +26,7 @@ def test_a_caldav_edit_shows_under_the_token_name_and_undo_restores_it(dav: Dav)
     activity = browser.get("/activity")
     group = activity.text.split('class="card activity-group"', 2)[1]
     assert "Phone" in group.split("</h2>")[0] and "access token" in group.split("</h2>")[0]
-    assert "renamed the task “<span class=\"title\">Post the letter</span>” to “Post the parcel”" in group
+    assert 'renamed the task “<span class="title">Post the letter</span>” to “Post the parcel”' in group
     edit = re.search(rf'name="changeId" value="({re.escape(newest["id"])})"', group)
     token = re.search(r'name="csrf" value="([^"]+)"', activity.text)
     assert edit and token, group[:1500]

@@ -57,6 +57,9 @@ PUTS: dict[str, tuple[Callable[[], bytes | str], int]] = {
     "40 KB of X- properties": (lambda: vtodo("x", *(f"X-PAD-{i}:" + "z" * 1000 for i in range(40))), 400),
     "an alarm without a trigger": (lambda: vtodo("t", "BEGIN:VALARM\r\nACTION:DISPLAY\r\nEND:VALARM"), 400),
     "a bad DUE": (lambda: vtodo("due", "DUE:2026-13-45"), 400),
+    "two SUMMARY lines": (lambda: vtodo("s", "SUMMARY:two"), 400),
+    "two DUE lines": (lambda: vtodo("d", "DUE:20261201T100000Z", "DUE:20261202T100000Z"), 400),
+    "a TZID without a VTIMEZONE": (lambda: vtodo("tz", "DUE;TZID=Mars/Olympus:20261210T100000"), 400),
     "a JSON content type": (lambda: vtodo("json"), 415),
 }
 
@@ -103,6 +106,12 @@ XML: dict[str, tuple[str, str, int]] = {
         '<D:sync-collection xmlns:D="DAV:"><D:sync-token>http://elsewhere/1</D:sync-token></D:sync-collection>',
         403,
     ),
+    "a sync token from the future": (
+        "REPORT",
+        '<D:sync-collection xmlns:D="DAV:"><D:sync-token>urn:x-mesq:sync:99999999999999999</D:sync-token>'
+        "</D:sync-collection>",
+        403,
+    ),
     "a body over 512 KiB": ("PROPFIND", "<D:propfind xmlns:D='DAV:'>" + " " * (600 * 1024) + "</D:propfind>", 413),
 }
 
@@ -115,6 +124,8 @@ def test_hostile_xml_is_refused_and_nothing_is_written(case: str, dav: Dav, serv
     answer = dav.request(method, dav.calendar, body, Depth="1", content_type="application/xml")
     assert answer.status_code == status, answer.text[:500]
     _one_line(answer)
+    if "sync token" in case:
+        assert "valid-sync-token" in answer.text  # RFC 6578 3.2: the client syncs afresh
     assert snapshot(services, dav.user_id) == before
 
 
@@ -139,4 +150,6 @@ def test_hostile_paths_and_headers(dav: Dav, services: Services) -> None:
     assert garbage.status_code == 412
     depth = dav.request("PROPFIND", dav.calendar, Depth="7")
     assert depth.status_code == 400
+    infinite = dav.request("PROPFIND", f"/dav/{dav.username}/", Depth="infinity")
+    assert infinite.status_code == 403 and "propfind-finite-depth" in infinite.text
     assert snapshot(services, dav.user_id) == before

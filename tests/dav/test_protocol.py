@@ -77,6 +77,8 @@ def test_put_get_and_etags_follow_the_revision(dav: Dav) -> None:
     stale = dav.put("first.ics", vtodo("first", summary="Stale"), If_Match=got.headers["etag"])
     assert stale.status_code == 412
     assert "SUMMARY:Buy oat milk" in dav.get("first.ics").text
+    weak = dav.put("first.ics", vtodo("first", summary="Weak"), If_Match="W/" + changed.headers["etag"])
+    assert weak.status_code == 412  # If-Match compares strongly (RFC 7232 3.1)
     fresh = dav.put("first.ics", vtodo("first", summary="Fresh"), If_Match=changed.headers["etag"])
     assert fresh.status_code == 204 and "SUMMARY:Fresh" in dav.get("first.ics").text
     assert dav.put("first.ics", vtodo("other-uid", summary="x")).status_code == 400  # a UID never changes
@@ -257,3 +259,64 @@ def test_proppatch_refuses_each_property_in_a_multistatus(dav: Dav) -> None:
     answer = dav.request("PROPPATCH", dav.calendar, body)
     assert answer.status_code == 207 and "HTTP/1.1 403 Forbidden" in answer.text and "calendar-color" in answer.text
     assert prop(dav.propfind(dav.calendar, depth="0"), dav.calendar, "D:displayname").text == "Default"  # type: ignore[union-attr]
+
+
+def test_rules_that_would_spin_are_refused_and_far_time_ranges_answer_fast(dav: Dav) -> None:
+    for rule in ("FREQ=DAILY;INTERVAL=0", "FREQ=WEEKLY;INTERVAL=0", "FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30"):
+        refused = dav.put("spin.ics", vtodo("spin", "DUE:20261201T100000Z", f"RRULE:{rule}"))
+        assert refused.status_code == 400 and "valid-calendar-data" in refused.text, rule
+    dav.put("weekly.ics", vtodo("weekly", "DUE:20261201T100000Z", "RRULE:FREQ=WEEKLY"))
+    dav.put("counted.ics", vtodo("counted", "DUE:20261201T100000Z", "RRULE:FREQ=DAILY;COUNT=500000"))
+    started = time.perf_counter()
+    windows = {
+        ("00010101T000000Z", "00010102T000000Z"): [],
+        ("99991230T000000Z", "99991231T000000Z"): [],
+        ("99991228T000000Z", "99991231T000000Z"): ["weekly.ics"],  # Tuesday 9999-12-28, a week on
+        ("30261205T000000Z", "30261206T000000Z"): ["weekly.ics"],  # a thousand years of Tuesdays on
+        ("20261215T000000Z", "20261216T000000Z"): ["counted.ics", "weekly.ics"],
+    }
+    for (start, end), names in windows.items():
+        query = _query(f'<C:comp-filter name="VTODO"><C:time-range start="{start}" end="{end}"/></C:comp-filter>')
+        assert sorted(hrefs(dav.report(dav.calendar, query))) == [dav.calendar + n for n in names], (start, end)
+    assert time.perf_counter() - started < 3  # it took about 6 s for the first two alone
+
+
+def test_control_characters_never_reach_calendar_data_or_the_xml(dav: Dav) -> None:
+    pasted = "page 1\x0cpage 2 \x1b[1mbold\x1b[0m\x00\x07\ttab"
+    made = dav.rest("POST", "/api/toolkit/todo/tasks", title="From a PDF\x0c", notes=pasted, spaceId=dav.space)
+    assert made["task"]["notes"] == pasted  # REST stores what it was given
+    sent = dav.put("bell.ics", vtodo("bell", "DESCRIPTION:ring\x07 ring", summary="Bell\x1b[0m"))
+    assert sent.status_code == 201 and "etag" not in sent.headers  # MeSQ stores other bytes than sent
+    everything = _query('<C:comp-filter name="VTODO"/>', data=True)
+    found = dav.report(dav.calendar, everything)  # ET.fromstring: a control character fails here
+    bodies = [str(data.text) for data in found.findall(".//C:calendar-data", NS)]
+    bodies += [dav.request("GET", href).text for href in hrefs(found)]
+    assert len(bodies) == 4
+    texts = set()
+    for text in bodies:
+        assert not any(ord(c) < 32 and c not in "\t\r\n" for c in text), text
+        todo = next(c for c in Calendar.from_ical(text).walk("VTODO"))
+        texts |= {str(todo["SUMMARY"]), str(todo["DESCRIPTION"])}
+    assert texts == {"From a PDF", "page 1page 2 [1mbold[0m\ttab", "Bell[0m", "ring ring"}
+    bell_id = dav.get("bell.ics").headers["etag"].strip('"').rsplit("-", 1)[0]
+    stored = [dav.rest("GET", f"/api/toolkit/todo/tasks/{i}") for i in (bell_id, made["task"]["id"])]
+    assert [dict(t.get("task", t))["title"] for t in stored] == ["Bell[0m", made["task"]["title"]]
+    assert dict(stored[1].get("task", stored[1]))["notes"] == pasted  # REST storage is unchanged
+
+
+def test_a_repeated_property_or_an_unknown_zone_is_refused_by_name(dav: Dav) -> None:
+    cases = {
+        "SUMMARY occurs more than once": vtodo("s", "SUMMARY:two"),
+        "DUE occurs more than once": vtodo("d", "DUE:20261201T100000Z", "DUE:20261202T100000Z"),
+        "TZID 'Mars/Olympus' is not a known time zone": vtodo("tz", "DUE;TZID=Mars/Olympus:20261210T100000"),
+    }
+    for reason, body in cases.items():
+        refused = dav.put("x.ics", body)
+        assert refused.status_code == 400 and "valid-calendar-data" in refused.text, refused.text
+        assert reason in refused.text and "isoformat" not in refused.text, refused.text
+    zone = (
+        "BEGIN:VTIMEZONE\r\nTZID:Olympus Mons\r\nBEGIN:STANDARD\r\nDTSTART:19700101T000000\r\n"
+        "TZOFFSETFROM:+0200\r\nTZOFFSETTO:+0200\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n"
+    )
+    own = vtodo("own", "DUE;TZID=Olympus Mons:20261210T100000").replace("BEGIN:VTODO", zone + "BEGIN:VTODO")
+    assert dav.put("own.ics", own).status_code == 201  # a TZID its VTIMEZONE defines is read by it

@@ -47,9 +47,7 @@ def test_a_history_past_1_mib_keeps_its_newest_versions_and_says_so(store: ItemS
     big = 50_000  # each edit records ~80 KB packed (the content before and after: random letters compress little)
     memo = call("create_memo", content=_text(0, big))["memo"]
     for number in range(1, 16):
-        memo = call("update_memo", id=memo["id"], expectedRevision=memo["revision"], content=_text(number, big))[
-            "memo"
-        ]
+        memo = call("update_memo", id=memo["id"], expectedRevision=memo["revision"], content=_text(number, big))["memo"]
     recorded = sorted((c for c in changes(store) if c["record"]["id"] == memo["id"]), key=lambda c: c["id"])
     total = sum(int(c["size"]) for c in recorded)
     assert total <= HISTORY_CAP, total

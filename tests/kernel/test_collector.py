@@ -31,4 +31,3 @@ def test_pauses_nest_overlap_and_restore_the_collector() -> None:
     release.set()
     thread.join(10)
     assert gc.isenabled()
-

@@ -4,6 +4,7 @@ of docs/contract.md §5, in Asia/Shanghai and America/New_York. The completion t
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -134,8 +135,29 @@ def test_without_a_zone_a_datetime_due_keeps_its_own_offset() -> None:
         ("FREQ=DAILY;BYDAY=XX", day("2026-01-01")),
         ("FREQ=DAILY", None),
         ("FREQ=DAILY;UNTIL=20260107", at("2026-01-01T09:00:00+08:00")),  # RFC 5545: UTC for a datetime
+        ("FREQ=DAILY;INTERVAL=0", day("2026-01-01")),  # dateutil would never move on
+        ("FREQ=WEEKLY;INTERVAL=0", at("2026-01-01T09:00:00+08:00")),
+        ("FREQ=DAILY;INTERVAL=-1", day("2026-01-01")),
+        ("FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30", at("2026-01-01T09:00:00+08:00")),  # never a date
+        ("FREQ=MONTHLY;BYDAY=MO;BYSETPOS=9", day("2026-01-01")),
     ],
 )
 def test_invalid_rules_are_validation_errors(rule: str, due: dict[str, Any] | None) -> None:
     with pytest.raises(ValidationError):
         check_rule(rule, due, "Asia/Shanghai")
+
+
+def test_a_rule_that_never_gives_a_date_is_refused_fast_and_ends_a_stored_series() -> None:
+    started = time.perf_counter()
+    with pytest.raises(ValidationError, match="never gives a date"):
+        check_rule("FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30", day("2026-01-01"), None)
+    # Stored before the check refused them: completing ends the series instead of spinning.
+    assert next_due("FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30", day("2026-01-01"), None) is None
+    assert next_due("FREQ=DAILY;INTERVAL=0", day("2026-01-01"), None) is None
+    assert time.perf_counter() - started < 1.5  # dateutil alone walks to year 9999: about 3.4 s each
+
+
+def test_rare_rules_and_the_end_of_the_calendar() -> None:
+    check_rule("FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO", day("2026-01-01"), None)  # next in 2044
+    assert next_due("FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO", day("2026-01-01"), None) == day("2044-02-29")
+    assert next_due("FREQ=YEARLY", day("9999-06-01"), None) is None  # past year 9999 the series ends

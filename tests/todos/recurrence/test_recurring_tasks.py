@@ -92,6 +92,9 @@ def test_bad_rules_and_rules_without_due_are_refused(rest: Rest, todo_account: A
     status, envelope = api.fails("create_todo_task", title="x", recurrence="FREQ=DAILY;BYDAY=XX",
                                  due={"type": "date", "date": "2026-01-01"})  # fmt: skip
     assert status == 400 and envelope["error"]["code"] == "VALIDATION_ERROR"
+    status, envelope = api.fails("create_todo_task", title="x", recurrence="FREQ=DAILY;INTERVAL=0",
+                                 due={"type": "date", "date": "2026-01-01"})  # fmt: skip
+    assert status == 400 and "INTERVAL" in envelope["error"]["message"]
     task = _task(api, due={"type": "date", "date": "2026-01-01"}, recurrence="FREQ=DAILY")
     status, envelope = api.fails("update_todo_task", id=task["id"], expectedRevision=task["revision"], due=None)
     assert status == 400 and "needs a due" in envelope["error"]["message"]

@@ -309,8 +309,10 @@ def _conflicts_and_refusals(reader: Reader, site: Site) -> None:
         memo_id = seeded.memo_ids["plain"]
         page.goto(f"{base}/memos/{memo_id}/edit")
         memo = rest.get(f"/api/toolkit/memo/{memo_id}").json()["data"]["memo"]
-        rest.patch(f"/api/toolkit/memo/{memo_id}", json={"expectedRevision": memo["revision"],
-                                                            "content": memo["content"] + seeded.type("（别处改过）")})
+        rest.patch(
+            f"/api/toolkit/memo/{memo_id}",
+            json={"expectedRevision": memo["revision"], "content": memo["content"] + seeded.type("（别处改过）")},
+        )
         page.locator("textarea[name=content]").fill(seeded.type("我这边的修改"))
         page.locator("form[action^='/memos/'] button[type=submit]").first.click()
         playwright_sync.expect(page.locator(".memos-conflict")).to_be_visible()
@@ -318,8 +320,10 @@ def _conflicts_and_refusals(reader: Reader, site: Site) -> None:
         task_id = seeded.task_ids["读完第一章"]
         page.goto(f"{base}/todos/tasks/{task_id}")
         task = rest.get(f"/api/toolkit/todo/tasks/{task_id}").json()["data"]["task"]
-        rest.patch(f"/api/toolkit/todo/tasks/{task_id}", json={"expectedRevision": task["revision"],
-                                                                 "title": seeded.type("读完第一章和第二章")})
+        rest.patch(
+            f"/api/toolkit/todo/tasks/{task_id}",
+            json={"expectedRevision": task["revision"], "title": seeded.type("读完第一章和第二章")},
+        )
         page.locator("form.task-form input[name=title], form input[name=title]").first.fill(seeded.type("读完前三章"))
         save = "form.task-form button[type=submit], form:has(input[name=title]) button[type=submit]"
         page.locator(save).first.click()

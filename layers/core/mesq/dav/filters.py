@@ -16,15 +16,25 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from dateutil.rrule import rrulestr
+from dateutil.rrule import rrule, rrulestr
 from icalendar import Component
 
 from ..kernel.messages import quoted
+from ..todos.recurrence import interval_is_positive, repeats
 from .errors import DavError
 from .mapping import values_of
 from .xml import CALDAV, tag
 
 MAX_OCCURRENCES = 1000
+#: Occurrences walked from a rule's start to a window: past it the series is taken as over.
+#: dateutil gives about 100,000 a second, so a far window costs at most a quarter of a second
+#: per task. An uncounted rule starts at most one calendar cycle before the window (`_near`),
+#: so a weekly, monthly or yearly one is exact anywhere and a daily one 68 years from there; a
+#: counted one walks from its own start (COUNT counts from it).
+MAX_WALKED = 25_000
+_CALENDAR_CYCLE_YEARS = 400  # the Gregorian calendar (leap years, weekdays) repeats after it
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
+_LATEST = datetime.max.replace(tzinfo=UTC)
 
 
 def _bad(reason: str) -> DavError:
@@ -165,19 +175,48 @@ def _occurrences(
 ) -> list[tuple[datetime | None, datetime | None]]:
     anchor = start or due
     assert anchor is not None
+    text = _text_of(component["RRULE"])
     try:
-        rule = rrulestr(_text_of(component["RRULE"]), dtstart=anchor)
-    except (ValueError, TypeError):
+        rule = rrulestr(text, dtstart=anchor)
+    except (ValueError, TypeError, OverflowError):
         return [(due, start)]
+    if not isinstance(rule, rrule) or not interval_is_positive(text) or not repeats(rule):
+        return [(due, start)]  # a rule that would never move on (or spin forever) is its first date only
     span = (due - start) if due and start else timedelta(0)
     shift = (due - anchor) if due else timedelta(0)
-    begin = window[0] - abs(span) - timedelta(days=1)
+    begin = _moved(window[0], -abs(span) - timedelta(days=1))
+    end = _moved(window[1], timedelta(days=1))
     found: list[tuple[datetime | None, datetime | None]] = []
-    for occurrence in rule.xafter(begin, count=MAX_OCCURRENCES, inc=True):
-        if occurrence > window[1] + timedelta(days=1):
-            break
-        found.append((occurrence + shift if due else None, occurrence if start else None))
+    try:
+        for walked, occurrence in enumerate(_near(rule, anchor, begin)):
+            if occurrence > end or walked > MAX_WALKED or len(found) >= MAX_OCCURRENCES:
+                break
+            if occurrence >= begin:
+                found.append((occurrence + shift if due else None, occurrence if start else None))
+    except (ValueError, OverflowError):  # the series reaches year 9999: it ends there
+        pass
     return found or [(due, start)]
+
+
+def _moved(moment: datetime, by: timedelta) -> datetime:
+    """`moment + by`, held at the ends of the calendar (a window may start at year 1)."""
+    try:
+        return moment + by
+    except OverflowError:
+        return _EARLIEST if by < timedelta(0) else _LATEST
+
+
+def _near(rule: rrule, anchor: datetime, begin: datetime) -> rrule:
+    """The rule started as late before `begin` as whole calendar cycles allow (the same dates
+    from there on), so a window centuries ahead is not reached by walking every occurrence.
+    A counted rule keeps its start: COUNT counts from it."""
+    if rule._count is not None:  # type: ignore[attr-defined]  # dateutil keeps it private
+        return rule
+    cycle = _CALENDAR_CYCLE_YEARS * rule._interval  # type: ignore[attr-defined]
+    cycles = (begin.year - anchor.year - 1) // cycle
+    if cycles <= 0:
+        return rule
+    return rule.replace(dtstart=anchor.replace(year=anchor.year + cycles * cycle))
 
 
 def _todo_overlaps(

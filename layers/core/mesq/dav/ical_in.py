@@ -29,7 +29,7 @@ from ..todos.sync.links import MAX_PROPS_BYTES
 from .errors import DavError
 from .ical_out import digest, group_lines
 from .mapping import GENERATED, GROUP_PROPERTIES, MAPPED, offset_text, priority_of, tags_of, values_of
-from .xml import CALDAV
+from .xml import CALDAV, without_controls
 
 MAX_OBJECT_BYTES = 256 * 1024
 MAX_COMPONENTS = 64
@@ -38,6 +38,13 @@ UNTITLED = "Untitled"
 _BEGIN = re.compile(rb"^BEGIN:", re.IGNORECASE | re.MULTILINE)
 _ALARM = re.compile(rb"^BEGIN:VALARM", re.IGNORECASE | re.MULTILINE)
 _NOT_TASKS = frozenset({"VEVENT", "VJOURNAL", "VFREEBUSY", "VAVAILABILITY"})
+#: What a VTODO holds at most once (RFC 5545 3.6.2): icalendar reads a repeated one as a list,
+#: which would become a title like "[vText(b'one'), vText(b'two')]".
+_AT_MOST_ONCE = (
+    "CLASS", "COMPLETED", "CREATED", "DESCRIPTION", "DTSTAMP", "DTSTART", "GEO", "LAST-MODIFIED",
+    "LOCATION", "ORGANIZER", "PERCENT-COMPLETE", "PRIORITY", "RECURRENCE-ID", "SEQUENCE", "STATUS",
+    "SUMMARY", "UID", "URL", "DUE", "DURATION",
+)  # fmt: skip
 
 
 @dataclass
@@ -61,9 +68,10 @@ def read_vtodo(body: bytes, floating_zone: str | None) -> Incoming:
     if len(_ALARM.findall(body)) > MAX_ALARMS:
         raise _invalid(f"a task has at most {MAX_ALARMS} alarms (VALARM)")
     try:
-        text = body.decode("utf-8")
+        sent = body.decode("utf-8")
     except UnicodeDecodeError as error:
         raise _invalid(f"the body is not UTF-8 (byte {error.start})") from None
+    text = without_controls(sent)  # RFC 5545 TEXT holds none, and XML could not carry them
     try:
         calendar = Calendar.from_ical(text)
     except Exception as error:  # icalendar raises ValueError, KeyError, IndexError... on bad input
@@ -73,7 +81,9 @@ def read_vtodo(body: bytes, floating_zone: str | None) -> Incoming:
     todos = _todos(calendar)
     master = todos[0]
     try:
-        return with_raw(_mapped(master, todos[1:], floating_zone), body)
+        incoming = _mapped(master, todos[1:], floating_zone)
+        # Bytes cleaned of controls are not the client's: no raw copy, so PUT answers no ETag.
+        return with_raw(incoming, body) if text == sent else incoming
     except DavError:
         raise
     except Exception as error:  # a property icalendar could not decode
@@ -101,6 +111,8 @@ def _todos(calendar: Calendar) -> list[Component]:
             raise _invalid(f"{component.name} is not a component of a task object")
     if not todos:
         raise _invalid("the object holds no VTODO")
+    for todo in todos:
+        _check_properties(todo)
     uids = {str(todo.get("UID", "")) for todo in todos}
     if len(uids) != 1 or not next(iter(uids)).strip():
         raise _invalid("every VTODO of one object needs the same, non-empty UID")
@@ -108,6 +120,19 @@ def _todos(calendar: Calendar) -> list[Component]:
     if len(masters) != 1:
         raise _invalid("the object needs exactly one VTODO without RECURRENCE-ID")
     return [masters[0], *(todo for todo in todos if "RECURRENCE-ID" in todo)]
+
+
+def _check_properties(todo: Component) -> None:
+    for name in _AT_MOST_ONCE:
+        if len(values_of(todo, name)) > 1:
+            raise _invalid(f"{name} occurs more than once in a VTODO (RFC 5545 3.6.2)")
+    for name, value in todo.property_items(recursive=False):
+        tzid = (getattr(value, "params", None) or {}).get("TZID")
+        moment = getattr(value, "dt", None)
+        # icalendar leaves a time naive when its TZID is neither a zone it knows nor a VTIMEZONE
+        # of the object; read as floating it would silently be another instant.
+        if tzid and isinstance(moment, datetime) and moment.tzinfo is None:
+            raise _invalid(f"{name}: TZID {quoted(str(tzid)[:60])} is not a known time zone and has no VTIMEZONE")
 
 
 def _line(todo: Component, name: str, value: Any) -> str:

@@ -26,6 +26,7 @@ from ..kernel.timestamps import parse_timestamp
 from ..todos.reminder_schedule import parse_offset
 from ..todos.sync.links import RecordKind, uid_of
 from .mapping import FROM_PRIORITY, GROUPS, same_value
+from .xml import without_controls
 
 PRODID = "-//MeSQ//CalDAV tasks//EN"
 CONTENT_TYPE = "text/calendar; charset=utf-8; component=VTODO"
@@ -225,10 +226,11 @@ def body_of(calendar: Calendar) -> bytes:
 
 def body(kind: RecordKind, record: Item, parent_uid: str | None = None) -> bytes:
     """What a GET answers: the client's own bytes while they are still the record, else the
-    record rendered."""
+    record rendered; without control characters either way (a title made over REST may hold
+    one, and RFC 5545 TEXT may not)."""
     if faithful(record, parent_uid):
-        return str(record["sync"]["props"]["raw"]).encode("utf-8")
-    return body_of(render(kind, record, parent_uid))
+        return without_controls(str(record["sync"]["props"]["raw"])).encode("utf-8")
+    return without_controls(body_of(render(kind, record, parent_uid)).decode("utf-8")).encode("utf-8")
 
 
 def todo_of(calendar: Calendar) -> Component:
@@ -241,7 +243,12 @@ def etag(record: Item) -> str:
 
 
 def revision_of(tag: str, record_id: str) -> int | None:
-    """The revision an ETag of this record names (None: not one of this record's)."""
-    text = tag.strip().removeprefix("W/").strip('"')
+    """The revision an ETag of this record names (None: not one of this record's). A weak ETag
+    (`W/"..."`) never names one: If-Match compares strongly (RFC 7232 3.1), and MeSQ gives out
+    strong ones only."""
+    text = tag.strip()
+    if text.startswith("W/"):
+        return None
+    text = text.strip('"')
     ident, _, revision = text.rpartition("-")
     return int(revision) if ident == record_id and revision.isdigit() else None

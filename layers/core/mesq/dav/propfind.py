@@ -1,5 +1,6 @@
 """PROPFIND (RFC 4918 §9.1) at depth 0 or 1 over the root, the home, a collection or a task;
-`infinity` is answered as 1 (below a collection there is nothing deeper)."""
+`infinity` is refused with DAV:propfind-finite-depth (403), as RFC 4918 lets a server do: the
+home's answer at infinity would be every task of every calendar, and clients ask 0 or 1."""
 
 from __future__ import annotations
 
@@ -45,9 +46,11 @@ def requested(root: ET.Element | None, container: str = "propfind") -> Wanted:
 
 def depth_of(header: str | None, default: str = "0") -> int:
     value = (header or default).strip().lower()
-    if value not in ("0", "1", "infinity"):
-        raise DavError(400, f"Depth must be 0, 1 or infinity, not {quoted(value[:20])}")
-    return 0 if value == "0" else 1
+    if value == "infinity":
+        raise DavError(403, "PROPFIND at Depth: infinity is not served; ask 0 or 1", (DAV, "propfind-finite-depth"))
+    if value not in ("0", "1"):
+        raise DavError(400, f"Depth must be 0 or 1, not {quoted(value[:20])}")
+    return int(value)
 
 
 def object_response(root: ET.Element, session: Session, collection_id: str, member: Member, wanted: Wanted) -> None:

@@ -84,6 +84,8 @@ def _point_of(token: str) -> reads.SyncPoint | None:
     point = sync_point_of(token)
     if point is None:
         raise DavError(403, "not a sync token of this server; sync afresh", (DAV, "valid-sync-token"))
+    if reads.from_the_future(point):
+        raise DavError(403, "this sync token is from the future; sync afresh", (DAV, "valid-sync-token"))
     return point
 
 

@@ -6,6 +6,7 @@ Element names are Clark notation (`{DAV:}prop`), the form ElementTree reads and 
 
 from __future__ import annotations
 
+import re
 from xml.etree import ElementTree as ET
 
 from defusedxml import DefusedXmlException
@@ -20,6 +21,10 @@ MESQ = "urn:x-mesq:dav"
 MAX_XML_BYTES = 512 * 1024
 #: Elements one request may hold: a flat bomb of empty elements stays cheap to walk.
 MAX_ELEMENTS = 20_000
+#: C0 controls but TAB, LF and CR, and DEL: XML 1.0 cannot carry them (an answer holding one is
+#: not well-formed, and a client's whole sync fails) and RFC 5545 3.3.11 keeps them out of TEXT.
+#: A title or notes pasted from a PDF (form feed) or a terminal (ESC) can hold them.
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 for _prefix, _uri in (("D", DAV), ("C", CALDAV), ("CS", CALSERVER), ("A", APPLE), ("M", MESQ)):
     ET.register_namespace(_prefix, _uri)
@@ -49,7 +54,16 @@ def parse(body: bytes) -> ET.Element | None:
     return root  # type: ignore[no-any-return]
 
 
+def without_controls(text: str) -> str:
+    return _CONTROLS.sub("", text)
+
+
 def serialize(root: ET.Element) -> bytes:
+    for node in root.iter():
+        node.text = without_controls(node.text) if node.text else node.text
+        node.tail = without_controls(node.tail) if node.tail else node.tail
+        for name, value in node.attrib.items():
+            node.attrib[name] = without_controls(value)
     return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))
 
 

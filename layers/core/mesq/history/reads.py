@@ -116,7 +116,9 @@ def require_known(call: Call, args: dict[str, Any]) -> None:
         page = call.services.items.query(named[2], index=named[1], limit=1, keys_only=True)
         if not page.items and page.next_key is None:
             raise NotFound(
-                "%(name)s: no change has %(name)s %(value)s; %(where)s", name=name, value=quoted(args[name]),
+                "%(name)s: no change has %(name)s %(value)s; %(where)s",
+                name=name,
+                value=quoted(args[name]),
                 where=_WHERE_IDS,
             )
 

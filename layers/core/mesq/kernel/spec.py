@@ -328,6 +328,7 @@ def build_spec(document: dict[str, Any]) -> Spec:
         write_record=_write_record(resolver, document),
     )
 
+
 def _write_record(resolver: _Resolver, document: Mapping[str, Any]) -> dict[str, Any]:
     """The envelope properties a write's success carries beside `data` (WriteRecord's)."""
     if "WriteRecord" not in document.get("components", {}).get("schemas", {}):

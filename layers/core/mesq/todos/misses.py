@@ -37,6 +37,4 @@ def missing_task(services: Services, user_id: str, state: TodoState, task_id: st
         return ValidationError(
             "%(id)s is a memo, not a todo task; use the memo tools (get_memo, update_memo)", id=quoted(task_id)
         )
-    return NotFound(
-        "todo task %(id)s not found (trashed tasks are listed by list_todo_trash)", id=quoted(task_id)
-    )
+    return NotFound("todo task %(id)s not found (trashed tasks are listed by list_todo_trash)", id=quoted(task_id))

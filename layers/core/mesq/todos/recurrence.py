@@ -16,7 +16,7 @@ newest `HISTORY_MAX` kept, readable in get_todo_task) and `occurrenceCount`.
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, tzinfo
+from datetime import MAXYEAR, UTC, date, datetime, time, tzinfo
 from typing import Any
 
 from dateutil.rrule import rrule, rrulestr
@@ -28,6 +28,16 @@ from ..kernel.timestamps import parse_timestamp, parse_zone
 FREQUENCIES = ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
 HISTORY_MAX = 50
 _NOT_IN_A_RULE = ("DTSTART", "RDATE", "EXDATE", "EXRULE", "\n", "\r")
+#: How far before the end of dateutil's calendar (year 9999) a rule is tried when checking that
+#: it repeats at all. dateutil looks for a rule's next date period by period until one matches
+#: or year 9999 passes (an UNTIL does not stop that walk), so a rule whose parts can never meet
+#: (`BYMONTH=2;BYMONTHDAY=30`) costs seconds of CPU on every read of its next date. The
+#: Gregorian calendar repeats every 400 years, so the check tries the rule from its start moved
+#: on by whole 400-year cycles to this many years before 9999: the walk is at most a few
+#: centuries, and a rule that finds no date in that span never finds one.
+TRIED_YEARS = 50
+#: The years in which the calendar (leap years and weekdays) repeats exactly.
+_CALENDAR_CYCLE_YEARS = 400
 
 
 def normalized(text: str | None, field: str = "recurrence") -> str | None:
@@ -54,7 +64,34 @@ def check_rule(rule: str | None, due: dict[str, Any] | None, timezone: str | Non
         raise ValidationError(
             "%(field)s: FREQ must be one of %(frequencies)s", field=field, frequencies=", ".join(FREQUENCIES)
         )
-    _series(rule, due, timezone, field)
+    if not interval_is_positive(rule):
+        raise ValidationError("%(field)s: INTERVAL must be a positive whole number", field=field)
+    if not repeats(_series(rule, due, timezone, field)):
+        raise ValidationError("%(field)s: this rule never gives a date after the due", field=field)
+
+
+def interval_is_positive(rule: str) -> bool:
+    """RFC 5545 3.3.10: INTERVAL is a positive integer. dateutil takes 0 and then never moves on
+    (a thread spinning forever), and a negative one walks backwards."""
+    for part in rule.upper().split(";"):
+        if part.startswith("INTERVAL="):
+            number = part[len("INTERVAL=") :]
+            return number.isdigit() and int(number) > 0
+    return True
+
+
+def repeats(series: rrule) -> bool:
+    """The rule gives a date after its start (its UNTIL and COUNT aside), tried in a few
+    centuries at the end of the calendar (TRIED_YEARS says why)."""
+    start: datetime = series._dtstart  # type: ignore[attr-defined]  # dateutil keeps it private
+    interval: int = series._interval  # type: ignore[attr-defined]
+    cycle = _CALENDAR_CYCLE_YEARS * interval  # whole cycles keep both the calendar and the rule's phase
+    cycles = max(0, (MAXYEAR - TRIED_YEARS - start.year) // cycle)
+    try:
+        moved = start.replace(tzinfo=None, year=start.year + cycles * cycle)
+        return series.replace(dtstart=moved, until=None, count=None).after(moved) is not None
+    except (ValueError, OverflowError):  # past year 9999
+        return False
 
 
 def _zone(due: dict[str, Any], timezone: str | None) -> tzinfo | None:
@@ -76,7 +113,7 @@ def _start(due: dict[str, Any], timezone: str | None) -> datetime:
 def _series(rule: str, due: dict[str, Any], timezone: str | None, field: str) -> rrule:
     try:
         series = rrulestr(rule, dtstart=_start(due, timezone))
-    except (ValueError, TypeError, KeyError, IndexError) as error:
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError) as error:
         raise ValidationError(
             "%(field)s: not a valid RFC 5545 RRULE for this due (%(reason)s)", field=field, reason=_reason(error)
         ) from None
@@ -101,8 +138,13 @@ def next_due(rule: str, due: dict[str, Any], timezone: str | None) -> dict[str, 
     """The occurrence after `due` (same due type), or None when UNTIL ends the series. COUNT is
     left to `advanced` (it counts completions, not rule dates)."""
     series = _series(rule, due, timezone, "recurrence").replace(count=None)
+    if not interval_is_positive(rule) or not repeats(series):
+        return None  # a rule stored before check_rule refused it: the series ends
     start = _start(due, timezone)
-    following = series.after(start, inc=False)
+    try:
+        following = series.after(start, inc=False)
+    except (ValueError, OverflowError):  # the next date would be past year 9999: the series ends
+        return None
     if following is None:
         return None
     if due["type"] == "date":

@@ -55,7 +55,8 @@ def check_zone_name(name: Any, field: str = "timeZone") -> str:
         shown = quoted(given[:MAX_ZONE_CHARS])
         raise ValidationError(
             "%(field)s: %(shown)s is not an IANA time zone name (e.g. Asia/Shanghai, Europe/Berlin)",
-            field=field, shown=shown,
+            field=field,
+            shown=shown,
         )
     return given
 

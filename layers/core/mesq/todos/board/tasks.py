@@ -354,7 +354,10 @@ def restored_root(state: TodoState, user_id: str, before: Item, now: str) -> tup
 def restore_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
     return root_write(
-        call, args, lambda state, before, now: restored_root(state, user_id, before, now), tool="restore_todo_task",
+        call,
+        args,
+        lambda state, before, now: restored_root(state, user_id, before, now),
+        tool="restore_todo_task",
         allow_trashed=True,
     )
 
