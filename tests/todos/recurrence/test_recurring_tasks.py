@@ -120,3 +120,14 @@ def test_a_failing_batch_names_every_failing_item_and_changes_nothing(rest: Rest
     assert status == 400
     assert [i["index"] for i in envelope["error"]["details"]["items"]] == [0, 1]
     assert api.ok("get_todo_task", id=good["id"])["task"]["revision"] == good["revision"]  # nothing written
+
+
+def test_a_zoneless_daily_task_steps_in_the_users_zone_across_dst(rest: Rest, todo_account: Account) -> None:
+    """A task without a zone of its own (as MCP, REST and CalDAV floating dues make them) keeps
+    its 09:00 across New York's spring-forward when the user's zone is New York."""
+    api = rest(todo_account)
+    api.ok("set_time_zone", timeZone="America/New_York")
+    task = _task(api, due={"type": "datetime", "at": "2027-03-13T09:00:00-05:00"}, recurrence="FREQ=DAILY")
+    assert task["timezone"] is None
+    done = api.ok("complete_todo_task", id=task["id"], expectedRevision=task["revision"])["task"]
+    assert done["due"] == {"type": "datetime", "at": "2027-03-14T09:00:00-04:00"}

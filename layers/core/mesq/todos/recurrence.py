@@ -153,7 +153,7 @@ def next_due(rule: str, due: dict[str, Any], timezone: str | None) -> dict[str, 
     return {"type": "datetime", "at": following.astimezone(UTC).astimezone(following.tzinfo).isoformat()}
 
 
-def advanced(task: Item, now: str) -> Item | None:
+def advanced(task: Item, now: str, user_zone: str | None = None) -> Item | None:
     """A recurring task after completing its current occurrence: the next due, subtasks to be
     reset by the caller, the occurrence in the history; None when the series has ended (the
     caller completes the task for good, still recording the occurrence with `recorded`)."""
@@ -162,7 +162,10 @@ def advanced(task: Item, now: str) -> Item | None:
         return None
     done_count = int(task.get("occurrenceCount") or 0) + 1
     limit = rule_count(rule)
-    following = None if limit is not None and done_count >= limit else next_due(rule, due, task.get("timezone"))
+    # A task without a zone of its own steps in the user's (a daily 09:00 stays 09:00 across a DST
+    # change, as the calendar feed shows it); with neither, in the due's own offset.
+    zone = task.get("timezone") or user_zone
+    following = None if limit is not None and done_count >= limit else next_due(rule, due, zone)
     if following is None:
         return None
     return {**recorded(task, now), "due": following}

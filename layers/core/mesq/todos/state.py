@@ -45,6 +45,7 @@ from .keys import (
     subtask_list,
 )
 from .list_sizes import column_sizes
+from .user_zone import is_zone_name
 
 #: Positions read beyond `index` when inserting at an index: room to step over tied positions.
 _TIE_MARGIN = 8
@@ -155,6 +156,12 @@ class TodoState:
         return self._every("inbox")
 
     # -- structure --------------------------------------------------------------------------
+
+    @property
+    def user_zone(self) -> str | None:
+        """The user's own time zone (user_zone.py), read with the structure; None when unset."""
+        name = None if self.settings is None else self.settings.get("timezone")
+        return name if is_zone_name(name) else None
 
     @property
     def default_space_id(self) -> str | None:

@@ -136,7 +136,7 @@ def batch_update_todo_tasks(call: Call, args: dict[str, Any]) -> dict[str, Any]:
                 continue
             if "done" in update:
                 base = {**after, "revision": before["revision"], "updatedAt": before["updatedAt"]}
-                toggled = completed(base, now) if update["done"] else reopened(base, now)
+                toggled = completed(base, now, state.user_zone) if update["done"] else reopened(base, now)
                 toggled, checks = into_done_column(state, user_id, base, toggled, placed)  # the done rule
                 after = {**toggled, **bump(before, now)}
                 column_checks += checks
@@ -197,7 +197,7 @@ def _completion(
         checks: list[Check] = []
         placed: dict[str, str] = {}  # each task of the batch lands above the one before it
         for record in records:  # completed, then the done rule (to the space's done column, if any)
-            result, check = into_done_column(state, user_id, record, completed(record, now), placed)
+            result, check = into_done_column(state, user_id, record, completed(record, now, state.user_zone), placed)
             results.append(result)
             checks += check
 

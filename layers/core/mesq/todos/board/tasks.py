@@ -86,13 +86,14 @@ def changed(before: Item, args: dict[str, Any], now: str) -> Item:
     return after
 
 
-def completed(before: Item, now: str) -> Item:
+def completed(before: Item, now: str, user_zone: str | None = None) -> Item:
     """Done; a recurring root task instead moves on to its next occurrence (done for good after
-    its last one), the completed occurrence kept in its history."""
+    its last one, stepped in its own zone, else `user_zone`), the completed occurrence kept in
+    its history."""
     if before["done"]:
         return before
     if before.get("recurrence") and before.get("parentId") is None and before.get("due"):
-        following = recurrence.advanced(before, now)
+        following = recurrence.advanced(before, now, user_zone)
         if following is not None:
             return {**following, **bump(before, now)}
         return {**recurrence.recorded(before, now), **bump(before, now), "done": True, "completedAt": now}
@@ -154,7 +155,7 @@ def done_by_column(state: TodoState, before: Item, moved: Item, now: str) -> Ite
         return None
     column = done_column(state, moved["spaceId"])
     if column is not None and moved["columnId"] == column["id"] and not before["done"]:
-        finished = completed(before, now)
+        finished = completed(before, now, state.user_zone)
         if not finished["done"]:
             return finished  # the next occurrence, still where it was
         return {**finished, "spaceId": moved["spaceId"], "columnId": moved["columnId"], "position": moved["position"]}
@@ -308,7 +309,7 @@ def complete_todo_task(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     user_id = call.principal.user_id
 
     def change(state: TodoState, before: Item, now: str) -> tuple[Item, list[WriteOp], list[Item] | None]:
-        after, checks = into_done_column(state, user_id, before, completed(before, now))
+        after, checks = into_done_column(state, user_id, before, completed(before, now, state.user_zone))
         resets, subtasks = occurrence_reset(state, user_id, before, after, now)
         return after, [*checks, *resets], subtasks
 

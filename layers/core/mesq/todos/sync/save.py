@@ -294,7 +294,7 @@ def _root_changed(
     kept = ["parentUid"] if args.get("parentUid") else []
     ops: list[WriteOp] = []
     if bool(args.get("done")) != bool(before.get("done")):
-        toggled = completed(after, now) if args.get("done") else reopened(after, now)
+        toggled = completed(after, now, state.user_zone) if args.get("done") else reopened(after, now)
         toggled = {**toggled, "revision": before["revision"], "updatedAt": before["updatedAt"]}
         if args.get("done") and toggled.get("done"):
             toggled["completedAt"] = _completed_at(args, now)
