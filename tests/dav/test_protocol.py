@@ -267,7 +267,7 @@ def test_rules_that_would_spin_are_refused_and_far_time_ranges_answer_fast(dav: 
         assert refused.status_code == 400 and "valid-calendar-data" in refused.text, rule
     dav.put("weekly.ics", vtodo("weekly", "DUE:20261201T100000Z", "RRULE:FREQ=WEEKLY"))
     dav.put("counted.ics", vtodo("counted", "DUE:20261201T100000Z", "RRULE:FREQ=DAILY;COUNT=500000"))
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: a loaded test machine does not inflate it
     windows = {
         ("00010101T000000Z", "00010102T000000Z"): [],
         ("99991230T000000Z", "99991231T000000Z"): [],
@@ -278,7 +278,7 @@ def test_rules_that_would_spin_are_refused_and_far_time_ranges_answer_fast(dav: 
     for (start, end), names in windows.items():
         query = _query(f'<C:comp-filter name="VTODO"><C:time-range start="{start}" end="{end}"/></C:comp-filter>')
         assert sorted(hrefs(dav.report(dav.calendar, query))) == [dav.calendar + n for n in names], (start, end)
-    assert time.perf_counter() - started < 3  # it took about 6 s for the first two alone
+    assert time.process_time() - started < 3  # it took about 6 s for the first two alone
 
 
 def test_control_characters_never_reach_calendar_data_or_the_xml(dav: Dav) -> None:
