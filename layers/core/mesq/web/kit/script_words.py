@@ -21,6 +21,7 @@ SCRIPT_WORDS = (
     N_("The preview is unavailable: %(error)s"),
     N_("Close"),
     N_("Image"),
+    N_("%(tag)s inserted."),
     # todos.js
     N_("Moved “%(title)s”."),
     N_("Moved column “%(name)s”."),
@@ -56,6 +57,7 @@ SCRIPT_WORDS = (
 SCRIPT_PLURALS = (
     NP_("%(num)d book", "%(num)d books"),  # reading.js
     NP_("%(num)d note", "%(num)d notes"),
+    NP_("%(num)d tag suggested.", "%(num)d tags suggested."),  # memos.js
 )
 
 

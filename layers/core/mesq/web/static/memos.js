@@ -296,7 +296,7 @@
       const caret = before.length + inserted.length;
       text.setSelectionRange(caret, caret);
       close();
-      announce.textContent = tag + " inserted.";
+      announce.textContent = mesqSay("%(tag)s inserted.", { tag: tag });
     }
 
     function update() {
@@ -324,7 +324,7 @@
       });
       list.hidden = false;
       highlight(0);
-      announce.textContent = matches.length === 1 ? "1 tag suggested." : matches.length + " tags suggested.";
+      announce.textContent = mesqSayPlural("%(num)d tag suggested.", "%(num)d tags suggested.", matches.length);
     }
 
     function keydown(event) {
