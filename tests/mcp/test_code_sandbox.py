@@ -37,6 +37,8 @@ def pool(monkeypatch: pytest.MonkeyPatch):
 async def echo(name: str, arguments: str) -> str:
     if name == "refuse":
         raise Refused("no more")
+    if name == "broken":
+        return json.dumps({"error": {"code": "NOT_FOUND", "message": "no such record"}, "traceId": "t"})
     return json.dumps({"data": {"tool": name, "args": json.loads(arguments)}})
 
 
@@ -90,6 +92,26 @@ def test_run_code_gives_the_script_the_users_zone_and_today_there(mcp, mcp_servi
     assert context["today"] == now.astimezone(ZoneInfo("Pacific/Kiritimati")).date().isoformat()
     assert client.ok("get_context")["timeZone"] == context["timeZone"]  # the same source
     assert "context" not in {tool["name"] for tool in client.tools()}  # mesq.context shadows no tool
+
+
+def test_run_code_answers_unknown_names_as_not_found_and_serialises_lone_surrogates(mcp):
+    """Through tools/call: a name too long for a tool, an empty one and one with a lone surrogate
+    are each NOT_FOUND like a short unknown name, and a lone surrogate sent to a tool, thrown or
+    returned comes back as U+FFFD in an answer that serialises."""
+    client = mcp(scopes="memo:read")
+    code = """
+      const codes = [];
+      for (const name of ['x'.repeat(101), '', '\\ud800', 'xyz']) {
+        try { await mesq[name]({}); codes.push('ok'); } catch (e) { codes.push(e.code); }
+      }
+      const lookup = await mesq.get_memo({id: 'm\\ud800'}, {results: true});
+      return {codes, lookup: lookup.error.code, odd: '\\udc00'};
+    """
+    data = client.ok("run_code", {"code": code})
+    assert data["result"]["codes"] == ["NOT_FOUND"] * 4 and data["result"]["odd"] == "\ufffd", data
+    assert "thrown" not in data and "budget" not in data
+    thrown = client.ok("run_code", {"code": "throw new Error('\\ud800')"})
+    assert thrown["thrown"] == "Error: \ufffd" and "budget" not in thrown
 
 
 def test_runs_from_different_event_loops_reuse_one_worker(pool):
@@ -188,30 +210,117 @@ def test_a_user_beyond_their_share_waits_then_is_rate_limited_while_another_user
 
 def test_cutting_is_depth_limited_and_linear_on_large_results(monkeypatch: pytest.MonkeyPatch):
     """Linear, counted rather than timed (a wall-clock bound fails on a loaded machine): the
-    characters the cut serialises stay within a small multiple of the value's own JSON, where
-    re-serialising each subtree would cost depth x size on the deep value."""
+    characters the cut measures stay within a small multiple of the value's own JSON, where
+    re-measuring each subtree would cost depth x size on the deep value. The depth limit holds
+    over what the cut walks (what is cut away is never returned)."""
     deep: Any = 1
     for _ in range(10_000):
         deep = [deep]
     with pytest.raises(TooDeep):
-        truncate(deep, 100)
+        truncate(deep, 25_000)
     shallow: Any = "leaf"
     for _ in range(MAX_DEPTH - 1):
         shallow = {"k": shallow, "pad": "p" * 50}
     wide = [{"i": i, "text": "x" * 40} for i in range(200_000)]
-    serialised = [0]
+    measured = [0]
+    scalar_size = cutting._scalar_size
 
-    def counting_compact(value: Any) -> str:
-        text = compact(value)
-        serialised[0] += len(text)
-        return text
+    def counting(value: Any) -> int:
+        size = scalar_size(value)
+        measured[0] += size
+        return size
 
-    monkeypatch.setattr(cutting, "compact", counting_compact)
+    monkeypatch.setattr(cutting, "_scalar_size", counting)
     for value, limit in ((shallow, 1000), (wide, 25_000)):
-        serialised[0] = 0
+        measured[0] = 0
         cut, truncated = truncate(value, limit)
         assert truncated and len(compact(cut)) <= limit
-        assert serialised[0] <= 3 * len(compact(value)), (serialised[0], len(compact(value)))
+        assert measured[0] <= 3 * min(limit, len(compact(value))), (measured[0], len(compact(value)))
+
+
+def test_lone_surrogates_leave_the_worker_as_replacement_characters(pool):
+    """JavaScript strings may hold a lone surrogate, which UTF-8 cannot carry: it arrives as
+    U+FFFD in a result, a checkpoint, a thrown value and a tool name, and the run is reported for
+    what it did (before: a memory stop, a time stop at the full budget, `UnicodeEncodeError`)."""
+    returned = asyncio.run(go("return ['\\ud800', {k: 'a\\udc00'}, '\\ud83d\\ude00']"))
+    assert returned.stopped is None and json.loads(returned.result_json) == ["\ufffd", {"k": "a\ufffd"}, "\U0001f600"]
+    started = time.monotonic()
+    thrown = asyncio.run(go("throw '\\ud800'", timeout_s=10))
+    assert thrown.thrown == "\ufffd" and thrown.stopped is None and time.monotonic() - started < 5
+    error = asyncio.run(go("throw new Error('\\udc00')"))
+    assert error.thrown == "Error: \ufffd" and error.stopped is None
+    kept = asyncio.run(go("checkpoint({k: '\\ud800'}); for (;;) {}", timeout_s=0.5))
+    assert kept.stopped == "time" and json.loads(kept.result_json) == {"k": "\ufffd"}
+    named = asyncio.run(go("return (await mesq['\\ud800']({a: '\\udc00'})).data"))
+    assert named.thrown is None and json.loads(named.result_json) == {"tool": "\ufffd", "args": {"a": "\ufffd"}}
+
+
+def test_an_unknown_tool_name_of_any_length_reaches_the_server_as_unknown(pool):
+    """A name too long for a tool (or empty) is simply no tool: the server answers NOT_FOUND for
+    it like any other, never a tampered bridge. A long name crosses cut, ending in an ellipsis no
+    tool name has."""
+    outcome = asyncio.run(go("return [(await mesq['x'.repeat(1e5)]({})).data.tool, (await mesq['']({})).data.tool]"))
+    long_name, empty = json.loads(outcome.result_json)
+    assert outcome.thrown is None and empty == ""
+    assert long_name == "x" * 99 + "\u2026"
+
+
+def test_an_error_whose_properties_throw_is_reported_as_thrown(pool):
+    name_throws = "const e = new Error('m'); Object.defineProperty(e, 'name', {get() { throw 1; }}); throw e"
+    assert asyncio.run(go(name_throws)).thrown == "Error: m"
+    both_throw = "const e = new Error('m'); Object.defineProperty(e, 'message', {get() { throw 1; }}); throw e"
+    assert asyncio.run(go(both_throw)).thrown == "Error: (its message cannot be read)"
+    to_string_throws = "throw {toString() { throw 1; }}"
+    assert asyncio.run(go(to_string_throws)).thrown == "(a value that cannot be shown as text)"
+
+
+def test_setters_on_error_prototype_do_not_break_a_failed_call(pool):
+    """The bridge gives a ToolError and a BudgetExceeded their own properties: a setter the script
+    put on Error.prototype never runs (before: `the sandbox failed: JSEvalException`)."""
+    code = """
+      for (const key of ['code', 'name', 'details', 'traceId']) {
+        Object.defineProperty(Error.prototype, key, {set() { throw new Error('x'); }, get() { return 'p'; }});
+      }
+      const seen = [];
+      try { await mesq.broken({}); } catch (e) { seen.push(e.name, e.code, e.message, e.traceId); }
+      try { await mesq.refuse({}); } catch (e) { seen.push(e.name, e.message); }
+      return seen;
+    """
+    outcome = asyncio.run(go(code))
+    assert outcome.thrown is None, outcome.thrown
+    assert json.loads(outcome.result_json) == [
+        "ToolError", "NOT_FOUND", "broken: NOT_FOUND: no such record", "t", "BudgetExceeded", "no more",
+    ]  # fmt: skip
+
+
+def test_a_large_result_is_cut_quickly_and_reported_whole(pool):
+    """A million integers returned under a 5 s budget: the cut walks only what it keeps (before:
+    ~2 us a scalar over the whole array, past the budget: a time stop with no result)."""
+    outcome = asyncio.run(go("return Array.from({length: 1e6}, (_, i) => i)", timeout_s=5, out=250))
+    assert outcome.stopped is None and outcome.truncated
+    assert json.loads(outcome.result_json) == list(range(len(json.loads(outcome.result_json))))
+    assert outcome.size > 6_000_000
+
+
+def test_the_cut_walks_only_what_it_keeps(monkeypatch: pytest.MonkeyPatch):
+    """Counted rather than timed: the cut measures at most one scalar a kept character (and one
+    past the cap), whatever the size of what it leaves out."""
+    measured = [0]
+    scalar_size = cutting._scalar_size
+
+    def counting(value: Any) -> int:
+        measured[0] += 1
+        return scalar_size(value)
+
+    monkeypatch.setattr(cutting, "_scalar_size", counting)
+    many = list(range(1_000_000))
+    keyed = {f"k{i}": i for i in range(300_000)}
+    nested = {"page": {"n": 1}, "rows": [{"id": i, "tags": ["a", "b"]} for i in range(200_000)]}
+    for value in (many, keyed, nested):
+        measured[0] = 0
+        cut, truncated = truncate(value, 25_000)
+        assert truncated and 24_000 < len(compact(cut)) <= 25_000
+        assert measured[0] <= 25_000, measured[0]
 
 
 def test_a_too_deep_result_is_a_clean_report(pool):

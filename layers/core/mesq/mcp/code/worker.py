@@ -82,19 +82,38 @@ _HARDEN = (
 #: program cannot replace. Only null-prototype objects and captured built-ins are used after the
 #: program starts; the poll text is concatenated from strings and integers.
 _PRELUDE = r"""
-((reach, known, userContext, maxArgs, maxBatch) => {
+((reach, known, userContext, maxArgs, maxBatch, maxName) => {
   const stringify = JSON.stringify, parse = JSON.parse, apply = Reflect.apply, create = Object.create;
   const then = Promise.prototype.then, PromiseCtor = Promise, ErrorCtor = Error, ProxyCtor = Proxy;
   const toText = String, define = Object.defineProperty, freeze = Object.freeze;
   const AsyncFunction = (async () => {}).constructor;
   const pending = create(null), waiters = create(null);
   let head = 0, tail = 0, kept, keptChanged = false, doneJson, doneThrown, done = false;
-  const text = (value) => { try { const t = toText(value); return typeof t === "string" ? t : "?"; }
-                            catch (e) { return "?"; } };
+  const text = (value, otherwise = "?") => {
+    try { const t = toText(value); return typeof t === "string" ? t : otherwise; } catch (e) { return otherwise; }
+  };
+  // A property the script may have made a throwing getter: read without letting it throw.
+  const read = (object, key, otherwise) => {
+    try { return text(object[key], otherwise); } catch (e) { return otherwise; }
+  };
+  // An uncaught value as `Name: message`, or as text; a part that cannot be read is named so.
+  const describe = (thrown) => {
+    let isError = false;
+    try { isError = thrown instanceof ErrorCtor; } catch (e) {}
+    if (!isError) return text(thrown, "(a value that cannot be shown as text)");
+    return read(thrown, "name", "Error") + ": " + read(thrown, "message", "(its message cannot be read)");
+  };
+  // Own properties, defined rather than assigned: a setter the script put on Error.prototype
+  // never runs.
+  const own = (object, key, value) =>
+    define(object, key, {value, writable: true, enumerable: false, configurable: true});
   const hasOwn = Object.hasOwn;
   // A call answers the tool's envelope; an {error} envelope rejects with a ToolError (its message
   // names the fix, `code`, `details`, `traceId`, `recoverData` ride on it) unless the script
   // asked for result objects: mesq.<tool>(args, {results: true}).
+  // A name longer than any tool's crosses cut, ending in an ellipsis no tool name has: the server
+  // answers NOT_FOUND for it like for any other unknown name.
+  const sendable = (name) => name.length > maxName ? name.slice(0, maxName - 1) + "\u2026" : name;
   const call = (name, args, options) => new PromiseCtor((resolve, reject) => {
     let body, results = false;
     try { results = options !== null && typeof options === "object" && options.results === true; } catch (e) {}
@@ -111,11 +130,12 @@ _PRELUDE = r"""
     const code = failure !== null && typeof failure === "object" ? text(failure.code) : "ERROR";
     const said = failure !== null && typeof failure === "object" ? text(failure.message) : text(failure);
     const error = new ErrorCtor(`${name}: ${code}: ${said}`);
-    error.name = "ToolError";
-    error.code = code;
-    if (failure !== null && typeof failure === "object" && hasOwn(failure, "details")) error.details = failure.details;
-    if (hasOwn(envelope, "traceId")) error.traceId = envelope.traceId;
-    if (hasOwn(envelope, "recoverData")) error.recoverData = envelope.recoverData;
+    own(error, "name", "ToolError");
+    own(error, "code", code);
+    const detailed = failure !== null && typeof failure === "object" && hasOwn(failure, "details");
+    if (detailed) own(error, "details", failure.details);
+    if (hasOwn(envelope, "traceId")) own(error, "traceId", envelope.traceId);
+    if (hasOwn(envelope, "recoverData")) own(error, "recoverData", envelope.recoverData);
     return error;
   };
   // Names a script reads without calling (await, JSON, inspection): never a tool.
@@ -130,7 +150,7 @@ _PRELUDE = r"""
   define(globalThis, "mesq", {value: new ProxyCtor(tools, {
     get: (target, name) => name === "context" ? context : name in target ? target[name]
       : (typeof name === "string" && notTools[name] !== true && name !== "__proto__"
-         ? (args, options) => call(name, args, options)
+         ? (args, options) => call(sendable(name), args, options)
          : undefined),
     set: () => false, defineProperty: () => false, deleteProperty: () => false,
   })});
@@ -146,7 +166,7 @@ _PRELUDE = r"""
   };
   const run = (source) => {
     let program;
-    try { program = new AsyncFunction(source); } catch (e) { finish(undefined, text(e)); return; }
+    try { program = new AsyncFunction(source); } catch (e) { finish(undefined, describe(e)); return; }
     apply(then, program(), [
       (value) => {
         let json;
@@ -154,7 +174,7 @@ _PRELUDE = r"""
         catch (e) { finish(undefined, text(e)); return; }
         finish(typeof json === "string" ? json : "null", undefined);
       },
-      (e) => finish(undefined, e instanceof ErrorCtor ? `${text(e.name)}: ${text(e.message)}` : text(e))]);
+      (e) => finish(undefined, describe(e))]);
   };
   const poll = () => {
     let calls = "", size = 0, count = 0;
@@ -172,18 +192,27 @@ _PRELUDE = r"""
     const flags = '"done":' + (done ? "true" : "false") + ',"kept":' + (changed ? "true" : "false");
     return '{"calls":[' + calls + "]," + flags + "}";
   };
-  const outcome = () => done ? (doneThrown !== undefined ? doneThrown : null) : null;
+  // As JSON: a string with a lone surrogate cannot cross into Python (mini-racer's UTF-8
+  // decoding fails and the evaluation never returns); JSON.stringify escapes it.
+  const outcome = () => done && doneThrown !== undefined ? stringify(doneThrown) : null;
   const result = () => done && doneThrown === undefined ? doneJson : null;
   const checkpoint = () => kept === undefined ? null : kept;
   const settle = (id, ok, answer) => {
     const waiter = waiters[id];
     delete waiters[id];
     if (waiter === undefined) return;
-    if (!ok) { const error = new ErrorCtor(answer); error.name = "BudgetExceeded"; waiter.fail(error); return; }
-    const envelope = parse(answer);
-    if (!waiter.results && envelope !== null && typeof envelope === "object" && hasOwn(envelope, "error")) {
-      waiter.fail(toolError(waiter.name, envelope));
-    } else waiter.ok(envelope);
+    try {
+      if (!ok) {
+        const error = new ErrorCtor(answer);
+        own(error, "name", "BudgetExceeded");
+        waiter.fail(error);
+        return;
+      }
+      const envelope = parse(answer);
+      if (!waiter.results && envelope !== null && typeof envelope === "object" && hasOwn(envelope, "error")) {
+        waiter.fail(toolError(waiter.name, envelope));
+      } else waiter.ok(envelope);
+    } catch (e) { waiter.fail(e); }  // whatever the script changed, its call settles
   };
   const bridge = {__proto__: null, run, poll, settle, outcome, result, checkpoint};
   define(globalThis, "__mesqBridge", {value: freeze(bridge)});
@@ -217,7 +246,7 @@ def _state(text: Any) -> tuple[list[tuple[int, str, str]], bool, bool]:
         call_id, name, arguments = entry
         if not (isinstance(call_id, int) and not isinstance(call_id, bool) and call_id >= 0):
             raise BadState("a call's id is not a count")
-        if not (isinstance(name, str) and 0 < len(name) <= MAX_NAME_CHARS):
+        if not (isinstance(name, str) and len(name) <= MAX_NAME_CHARS):  # "" is no tool: NOT_FOUND
             raise BadState("a call's tool name is not a short string")
         if not (isinstance(arguments, str) and len(arguments) <= MAX_ARGS_CHARS):
             raise BadState("a call's arguments are not a bounded string")
@@ -229,6 +258,19 @@ def _text_or_none(value: Any) -> str | None:
     if value is not None and not isinstance(value, str):
         raise BadState("the bridge answered something that is not text")
     return value
+
+
+def _thrown(json_text: Any) -> str | None:
+    """The uncaught value's description, which the bridge hands over as JSON."""
+    if json_text is None:
+        return None
+    try:
+        thrown = json.loads(_text_or_none(json_text) or "")
+    except ValueError as error:
+        raise BadState("the bridge's thrown text is not JSON") from error
+    if not isinstance(thrown, str):
+        raise BadState("the bridge's thrown value is not text")
+    return thrown
 
 
 def _result(json_text: str, max_output_chars: int) -> dict[str, Any]:
@@ -296,14 +338,14 @@ def run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
     try:
         evaluate(_HARDEN)
         reach, known, context = (json.dumps(job[key]) for key in ("reach", "known", "context"))
-        evaluate(f"({_PRELUDE})({reach}, {known}, {context}, {MAX_ARGS_CHARS}, {MAX_BATCH}); 0")
+        evaluate(f"({_PRELUDE})({reach}, {known}, {context}, {MAX_ARGS_CHARS}, {MAX_BATCH}, {MAX_NAME_CHARS}); 0")
         evaluate(f"__mesqBridge.run({json.dumps(job['source'])}); 0")
         while True:
             calls, done, kept_changed = _state(evaluate("__mesqBridge.poll()"))
             if kept_changed:
                 kept = read_checkpoint()
             if done:
-                thrown = _text_or_none(evaluate("__mesqBridge.outcome()"))
+                thrown = _thrown(evaluate("__mesqBridge.outcome()"))
                 if thrown is not None:
                     end["thrown"] = thrown
                 else:
@@ -334,8 +376,8 @@ def run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
                 kept = read_checkpoint(FINAL_POLL_S)
     except BadState as error:
         end["thrown"] = f"the sandbox bridge was tampered with ({error}); the run was stopped"
-    except Exception as error:  # a fault in the worker is the run's report, not a crash
-        end["thrown"] = f"the sandbox failed: {type(error).__name__}"
+    except Exception:  # a fault in the worker is the run's report, not a crash; no internal name leaks
+        end["thrown"] = "the sandbox failed and the run was stopped"
     if end["stopped"] == "memory" or racer.was_hard_memory_limit_reached():
         end["stopped"] = "memory"
         kept = None  # reading it could need the memory that ran out
