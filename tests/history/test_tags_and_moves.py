@@ -115,6 +115,28 @@ def test_undoing_a_cross_space_move_takes_its_subtasks_back(store):
     assert all(call("get_todo_task", id=s["id"])["task"]["spaceId"] == task["spaceId"] for s in subs)
 
 
+def test_a_session_that_edits_subtasks_then_moves_their_task_undoes_as_one(store):
+    """Undoing the move writes its subtasks (members); the session's earlier subtask changes then
+    expect the revisions that undo made, as the dry run promised, instead of conflicting."""
+    setup, agent = caller(store), caller_as(store, "pat:agent", "agent")
+    other = setup("create_todo_space", name="Other")["space"]
+    task = setup("create_todo_task", title="parent")["task"]
+    one = setup("create_todo_subtask", taskId=task["id"], title="sub one")["subtask"]
+    agent("update_todo_subtask", id=one["id"], expectedRevision=one["revision"], title="sub one edited")
+    two = agent("create_todo_subtask", taskId=task["id"], title="sub two")["subtask"]
+    task = agent("get_todo_task", id=task["id"])["task"]
+    agent("move_todo_task", id=task["id"], expectedRevision=task["revision"], spaceId=other["id"])
+    session = agent("get_context")["sessionId"]
+    preview = agent("undo_changes", sessionId=session, dryRun=True)
+    undone = agent("undo_changes", sessionId=session)
+    assert preview["notUndone"] == [] and undone["notUndone"] == [], undone["notUndone"]
+    assert len(undone["undone"]) == len(preview["undone"]) == 3
+    detail = agent("get_todo_task", id=task["id"])
+    assert detail["task"]["spaceId"] == task["spaceId"]
+    assert [sub["title"] for sub in detail["subtasks"]] == ["sub one"]
+    assert two["id"] in {item["id"] for item in agent("list_todo_trash")["items"]}  # the creation's undo
+
+
 def test_an_idempotent_replay_writes_no_second_record(sqlite):
     call = caller(sqlite)
     first = call("create_todo_task", title="t", idempotencyKey="k")["task"]

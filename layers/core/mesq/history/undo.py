@@ -93,6 +93,7 @@ def undo_changes(call: Call, args: dict[str, Any], kinds: Kinds | Mapping[str, R
             refused.append({**entry, "code": NOT_UNDOABLE, "message": reason})
             continue
         recorded = len(call.recorded)
+        change = _chained_members(change, chain)
         try:
             expected = _expected(change, chain.get(change["record"]["id"]))
             try:
@@ -106,6 +107,8 @@ def undo_changes(call: Call, args: dict[str, Any], kinds: Kinds | Mapping[str, R
             refused.append({**entry, **_reason(error)})
             continue
         chain[change["record"]["id"]] = (revision, change["revisions"]["before"])
+        for member in change.get("members", []):  # each written once by the revert, as the dry run counts
+            chain[member["record"]["id"]] = (int(member["revisions"]["after"]) + 1, member["revisions"]["before"])
         undone.append({**entry, "revision": revision, **_revert_of(call, change, recorded)})
     if not more and ("runId" in args or "sessionId" in args):
         finishing = replace(call, operation_id="undo_changes")
@@ -157,6 +160,7 @@ def _dry_run(call: Call, ordered: list[Item], more: bool, kinds: Kinds) -> dict[
         if reason is not None:
             refused.append({**entry, "code": NOT_UNDOABLE, "message": reason})
             continue
+        change = _chained_members(change, chain)
         try:
             _allowed(call, change, kinds.reverters)
             expected = _expected(change, chain.get(change["record"]["id"]))
@@ -244,6 +248,24 @@ def _targets(call: Call, args: dict[str, Any]) -> tuple[list[Item], bool]:
         if cursor is None:
             return pending[:MAX_UNDO] + refused[:MAX_UNDO], len(pending) > MAX_UNDO
     return pending[:MAX_UNDO] + refused[:MAX_UNDO], True
+
+
+def _chained_members(change: Item, chain: Mapping[str, tuple[int, int | None]]) -> Item:
+    """The change with each member expected at the revision this call's undo of a later change of
+    it made (a subtask's edit, undone after the move that carried it: the move's undo wrote it)."""
+    members = change.get("members")
+    if not members:
+        return change
+    return {
+        **change,
+        "members": [
+            {
+                **member,
+                "revisions": {**member["revisions"], "after": _expected(member, chain.get(member["record"]["id"]))},
+            }
+            for member in members
+        ],
+    }
 
 
 def _expected(change: Item, ours: tuple[int, int | None] | None) -> int:
