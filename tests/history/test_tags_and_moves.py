@@ -137,6 +137,34 @@ def test_a_session_that_edits_subtasks_then_moves_their_task_undoes_as_one(store
     assert two["id"] in {item["id"] for item in agent("list_todo_trash")["items"]}  # the creation's undo
 
 
+def test_undoing_a_move_to_the_board_puts_the_item_back_in_the_inbox(store):
+    """move_todo_inbox_item_to_board records the task's creation and the item's removal; undoing
+    the session takes the task off the board and puts the item back in the inbox, its subtask
+    inside, instead of reporting a permanent delete. The removal alone, while the task is still on
+    the board, is refused (the item would exist twice)."""
+    setup, agent = caller(store), caller_as(store, "pat:agent", "agent")
+    item = setup("create_todo_inbox_item", title="buy stamps", tags=["errands"])["item"]
+    setup("create_todo_inbox_subtask", parentItemId=item["id"], parentRevision=item["revision"], title="small ones")
+    item = setup("get_todo_inbox_item", id=item["id"])["item"]
+    agent("move_todo_inbox_item_to_board", id=item["id"], expectedRevision=item["revision"])
+    [removal] = [c for c in changes(store) if c["record"]["kind"] == "inbox" and c["action"] == "delete"]
+    alone = agent("undo_changes", changeIds=[removal["id"]])
+    assert alone["undone"] == [] and alone["notUndone"][0]["code"] == "CONFLICT", alone
+    session = agent("get_context")["sessionId"]
+    preview = agent("undo_changes", sessionId=session, dryRun=True)
+    undone = agent("undo_changes", sessionId=session)
+    assert preview["notUndone"] == [] and undone["notUndone"] == [], undone["notUndone"]
+    assert len(undone["undone"]) == len(preview["undone"]) == 3  # the task, its subtask, the item
+    back = agent("get_todo_inbox_item", id=item["id"])["item"]
+    assert (back["title"], back["tags"], [s["title"] for s in back["subtasks"]]) == (
+        "buy stamps",
+        ["errands"],
+        ["small ones"],
+    )
+    assert back["revision"] == item["revision"] + 1
+    assert item["id"] in {entry["id"] for entry in agent("list_todo_trash")["items"]}  # the task it became
+
+
 def test_an_idempotent_replay_writes_no_second_record(sqlite):
     call = caller(sqlite)
     first = call("create_todo_task", title="t", idempotencyKey="k")["task"]

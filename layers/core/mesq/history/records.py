@@ -285,11 +285,29 @@ def not_undoable(change: Item) -> str | None:
     """Why undo_changes cannot revert this change (None: it can): a permanent delete never is,
     nor creating a space, column or tag (they have no trash; delete them instead)."""
     action, kind = change["action"], change["record"]["kind"]
+    if action == "delete" and is_moved_to_board(change):
+        return None  # the inbox item is put back (todos/revert.py)
     if action == "delete":
-        return f"a permanent delete of a {kind} cannot be undone"
+        return f"a permanent delete of {_A[kind]} cannot be undone"
     if action == "create" and kind in ("space", "column", "tag"):
         return f"creating a {kind} cannot be undone (a {kind} has no trash); delete it instead"
     return None
+
+
+#: The kinds with their article, for the reasons above ("an inbox item", not "a inbox").
+_A = {"memo": "a memo", "task": "a task", "subtask": "a subtask", "inbox": "an inbox item", "space": "a space",
+      "column": "a column", "tag": "a tag"}  # fmt: skip
+#: The operation whose inbox removal is a move, not a delete: the item lives on as a task.
+MOVE_TO_BOARD = "move_todo_inbox_item_to_board"
+
+
+def is_moved_to_board(change: Item) -> bool:
+    """The inbox item's removal by move_todo_inbox_item_to_board (its undo puts the item back)."""
+    return bool(
+        change["record"]["kind"] == "inbox"
+        and change["action"] == "delete"
+        and change.get("operation") == MOVE_TO_BOARD
+    )
 
 
 def undoable(change: Item) -> bool:

@@ -3,6 +3,8 @@
 - an update or move: the record gets its `before` values back (a new revision); a tag rename is
   renamed back (update_todo_tag, its records too);
 - a create: the record goes to the trash; a trash: it is restored; a restore: trashed again;
+- a move to the board: the task it made goes to the trash, then the inbox item comes back
+  (`_removals_after_their_tasks` orders the pair; todos/revert.py puts the item back);
 - never a permanent delete, nor creating a space, column or tag (`records.not_undoable`): such a
   change, asked for by id or matched by a runId, sessionId or actor, is listed in `notUndone` as
   NOT_UNDOABLE with the reason, never skipped silently. When a whole run or session is undone
@@ -41,7 +43,7 @@ from ..kernel.errors import Conflict, Forbidden, MesqError, NotFound, RevisionCo
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
 from .reads import changes, matcher, readable_kinds, require_known, with_me
-from .records import FAMILY, change_key, expanded, not_undoable, undoable
+from .records import FAMILY, change_key, expanded, is_moved_to_board, not_undoable, undoable
 from .settled import settled_revision
 
 #: Puts one change of its kind back (`call` carries `undoes`, so the revert's change record names
@@ -80,7 +82,7 @@ def undo_changes(call: Call, args: dict[str, Any], kinds: Kinds | Mapping[str, R
         raise Forbidden("undo_changes needs memo:write or todo:write")
     args = _normal(call, args)
     targets, more = _targets(call, args)
-    ordered = sorted(targets, key=_newest_first, reverse=True)
+    ordered = _removals_after_their_tasks(sorted(targets, key=_newest_first, reverse=True))
     if args.get("dryRun"):
         return _dry_run(call, ordered, more, kinds)
     undone: list[dict[str, Any]] = []
@@ -128,6 +130,26 @@ def _newest_first(change: Item) -> tuple[str, int, str]:
     by their revisions when their ids' times tie (a driven or coarse clock; the id's tail is random)."""
     moment = str(change["id"]).split("-", 1)[0]
     return moment, int(change.get("revisions", {}).get("after") or 0), str(change["id"])
+
+
+def _removals_after_their_tasks(ordered: list[Item]) -> list[Item]:
+    """`ordered`, with an inbox item's removal by a move to the board undone right after the
+    creation of the task it became, when both are undone: the item is put back once that task is
+    off the board (the move's records are written in one transaction, the removal last)."""
+    removals = {change["record"]["id"]: change for change in ordered if is_moved_to_board(change)}
+    creations = {
+        change["record"]["id"]
+        for change in ordered
+        if change["record"]["kind"] == "task" and change["action"] == "create" and change["record"]["id"] in removals
+    }
+    result: list[Item] = []
+    for change in ordered:
+        if is_moved_to_board(change) and change["record"]["id"] in creations:
+            continue  # placed after its task's creation below
+        result.append(change)
+        if change["record"]["kind"] == "task" and change["action"] == "create" and change["record"]["id"] in creations:
+            result.append(removals[change["record"]["id"]])
+    return result
 
 
 def _normal(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -275,7 +297,7 @@ def _expected(change: Item, ours: tuple[int, int | None] | None) -> int:
     after = change["revisions"]["after"]
     if ours is not None and ours[1] == after:
         return ours[0]
-    return int(after)
+    return int(after) if after is not None else 0  # a removal's undo puts a record that is not there
 
 
 def _reason(error: MesqError) -> dict[str, Any]:

@@ -16,12 +16,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from ..history.records import is_moved_to_board
 from ..kernel.context import Call
 from ..kernel.errors import Conflict, MesqError, NotFound, RevisionConflict
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item, WriteOp
 from ..kernel.timestamps import now_timestamp
-from . import model
+from . import keys, model
 from .board.spaces import delete_todo_space, update_todo_space
 from .board.subtasks import delete_todo_subtask
 from .board.tags import update_todo_tag
@@ -30,7 +31,7 @@ from .board.trash import restore_todo_item
 from .inbox.operations import delete_todo_inbox_item
 from .keys import Kind
 from .state import TodoState, load_partial
-from .writes import Built, apply, bump, put_revised, tag_registrations
+from .writes import Built, apply, bump, put_new, put_revised, tag_registrations
 
 
 def revert_todo(call: Call, change: Item, expected: int) -> dict[str, Any]:
@@ -42,6 +43,8 @@ def revert_todo(call: Call, change: Item, expected: int) -> dict[str, Any]:
         return trash(call, target)
     if action == "trash":
         return restore_todo_item(call, {**target, "kind": _TRASH_KIND[kind]})
+    if is_moved_to_board(change):
+        return _back_to_inbox(call, change)
     if change.get("members"):
         return _revert_fields(call, change, expected)
     if kind == "tag" and "name" in change["fields"]:
@@ -53,6 +56,37 @@ def revert_todo(call: Call, change: Item, expected: int) -> dict[str, Any]:
 
 
 _TRASH_KIND = {"task": "task", "subtask": "subtask", "inbox": "inboxItem"}
+
+
+def _back_to_inbox(call: Call, change: Item) -> dict[str, Any]:
+    """A move to the board undone: the inbox item back as it was (its subtasks inside), once the
+    task it became is off the board (the undo of its creation, earlier in the same undo, put it
+    in the trash: a session or run undoes both). A task still on the board is a conflict, so the
+    item never exists twice."""
+    user_id, item_id = call.principal.user_id, change["record"]["id"]
+
+    def conflict(state: TodoState) -> MesqError:
+        if state.inbox_item(item_id) is not None:
+            return Conflict("inbox item %(record_id)s is already back in the inbox", record_id=quoted(item_id))
+        return Conflict(
+            "task %(record_id)s, which this inbox item became, is still on the board: undo its creation too "
+            "(undo the whole session or run), or move it by hand",
+            record_id=quoted(item_id),
+        )
+
+    def build(state: TodoState) -> Built:
+        task = state.task(item_id)
+        if state.inbox_item(item_id) is not None or (task is not None and keys.live(task)):
+            raise conflict(state)
+        now = now_timestamp()
+        item = {**change["before"], "deletedAt": None, "revision": int(change["revisions"]["before"]) + 1}
+        item["updatedAt"] = now
+        ops: list[WriteOp] = [put_new(user_id, "inbox", item)]
+        return {"inbox": {"revision": item["revision"]}}, ops + tag_registrations(
+            state, user_id, item.get("tags") or [], now
+        )
+
+    return apply(call, build, conflict)
 
 
 def _rename_back(call: Call, change: Item, expected: int) -> dict[str, Any]:
@@ -157,7 +191,8 @@ def todo_revisions(call: Call, changes: Sequence[Item]) -> dict[str, int | None]
     found: dict[str, int | None] = {}
     for entry in entries:
         current = _current(state, entry["record"]["kind"], entry["record"]["id"])
-        found[entry["record"]["id"]] = None if current is None else int(current["revision"])
+        if found.get(entry["record"]["id"]) is None:  # a task keeps the id of the inbox item it was
+            found[entry["record"]["id"]] = None if current is None else int(current["revision"])
     return found
 
 
