@@ -187,41 +187,36 @@ def test_a_set_time_reminder_is_asked_and_shown_in_the_dues_zone(services: Servi
     assert shown["at"] == "2026-12-08T19:00"
 
 
-def test_an_unchanged_set_time_reminder_keeps_its_exact_moment(services: Services, person: Browser) -> None:
+def _save_reminder_form(services: Services, person: Browser, reminders: list[dict[str, str]]) -> list[Any]:
+    """A task with `reminders` set through the API, its reminder form saved as shown with a
+    15-minute offset ticked: the reminders stored before and after, and the form as shown."""
     task = new_task(services, person.user_id, "call mum", due=NOON_UTC)
-    exact = {"type": "absolute", "at": "2026-12-08T11:00:30Z"}
     run(services, person.user_id, "set_todo_reminders",
-        {"id": task["id"], "expectedRevision": task["revision"], "reminders": [exact]})  # fmt: skip
+        {"id": task["id"], "expectedRevision": task["revision"], "reminders": reminders})  # fmt: skip
     before = stored_task(services, person, task["id"])["reminders"]
-    reminders = form_as_shown(person.get(f"/todos/tasks/{task['id']}").text, "reminder-form")
-    assert reminders["at"] == "2026-12-08T19:00"
+    shown = form_as_shown(person.get(f"/todos/tasks/{task['id']}").text, "reminder-form")
     saved = person.client.post(
         f"/todos/tasks/{task['id']}/reminders",
-        data={"csrf": person.csrf, **reminders, "offset": ["-PT15M"]},
+        data={"csrf": person.csrf, **shown, "offset": ["-PT15M"]},
         follow_redirects=False,
     )
     assert saved.status_code == 303
-    after = stored_task(services, person, task["id"])["reminders"]
+    return [before, stored_task(services, person, task["id"])["reminders"], shown]
+
+
+def test_an_unchanged_set_time_reminder_keeps_its_exact_moment(services: Services, person: Browser) -> None:
+    before, after, shown = _save_reminder_form(services, person, [{"type": "absolute", "at": "2026-12-08T11:00:30Z"}])
+    assert shown["at"] == "2026-12-08T19:00"
     assert after == [{"type": "relative", "offset": "-PT15M"}, *before]
 
 
 def test_saving_the_reminder_form_keeps_the_reminders_it_cannot_show(services: Services, person: Browser) -> None:
     """The form shows the listed offsets and one set time; a second set time or an offset it does
     not list (set through the API) survives a save of the form."""
-    task = new_task(services, person.user_id, "call mum", due=NOON_UTC)
     first, second = (
         {"type": "absolute", "at": "2026-12-08T11:00:00Z"},
         {"type": "absolute", "at": "2026-12-09T01:00:00Z"},
     )
     unlisted = {"type": "relative", "offset": "-PT7M"}
-    run(services, person.user_id, "set_todo_reminders",
-        {"id": task["id"], "expectedRevision": task["revision"], "reminders": [first, unlisted, second]})  # fmt: skip
-    reminders = form_as_shown(person.get(f"/todos/tasks/{task['id']}").text, "reminder-form")
-    saved = person.client.post(
-        f"/todos/tasks/{task['id']}/reminders",
-        data={"csrf": person.csrf, **reminders, "offset": ["-PT15M"]},
-        follow_redirects=False,
-    )
-    assert saved.status_code == 303
-    after = stored_task(services, person, task["id"])["reminders"]
+    _before, after, _shown = _save_reminder_form(services, person, [first, unlisted, second])
     assert after == [{"type": "relative", "offset": "-PT15M"}, first, unlisted, second]
