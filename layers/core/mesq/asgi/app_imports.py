@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO
 
 from ..application.ratelimit import RateLimiter, user_subject
-from ..imports.plan import Report
+from ..imports.plan import CutShort, Report
 from ..imports.reports import save_report
 from ..kernel.context import Channel, Principal
 from ..search.imported import during_import
@@ -33,9 +33,13 @@ def import_upload(
         path = Path(folder) / "upload"
         with path.open("wb") as copy:
             shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
-        with during_import(services, principal.user_id):  # the search indexes: built once, afterwards
-            report = import_file(
-                services, principal.user_id, kind, path, options=options, principal=principal, channel=channel
-            )
+        try:
+            with during_import(services, principal.user_id):  # the search indexes: built once, afterwards
+                report = import_file(
+                    services, principal.user_id, kind, path, options=options, principal=principal, channel=channel
+                )
+        except CutShort as error:  # what was written has its report page too, with Undo
+            save_report(services.items, principal.user_id, error.report)
+            raise
     save_report(services.items, principal.user_id, report)
     return report

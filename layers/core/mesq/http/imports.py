@@ -28,7 +28,7 @@ from ..asgi.auth import require_scopes, rest_principal
 from ..asgi.body import media_type
 from ..asgi.envelope import failure, internal_failure, storage_failure, success
 from ..asgi.trace import trace_id_of
-from ..imports.plan import KINDS, SourceError
+from ..imports.plan import KINDS, CutShort, SourceError
 from ..kernel.concurrency import run_sync
 from ..kernel.context import Principal
 from ..kernel.errors import MesqError, PayloadTooLarge, ValidationError
@@ -127,8 +127,10 @@ class AppImport:
                     data = await run_sync(_imported, self.services, principal, kind, spool, options)
         except HTTPException as exc:  # the multipart parser's 400s
             raise ValidationError(f"multipart body: {exc.detail}") from None
+        except CutShort as error:  # partly written: the report (runId, counts) says what, to undo or complete
+            raise ValidationError(error.refusal, details={"report": error.report.as_dict()}) from None
         except SourceError as error:
-            raise ValidationError(f"nothing imported: {error.message}") from None
+            raise ValidationError(error.refusal) from None
         return success(data, trace_id)
 
 

@@ -67,7 +67,25 @@ class DateRead:
 
 
 def read_date(text: str, language: str, zone: str, now: datetime) -> DateRead | None:
-    """DATE as a due (and an RRULE for "every ..."), or None when any of it cannot be read."""
+    """DATE as a due (and an RRULE for "every ..."), or None when any of it cannot be read: a
+    phrase past the years a due may hold ("Dec 31 9999 11pm" west of UTC, "Jan 1 0001" east of
+    it) or a DATE_LANG dateparser does not know is kept as text, like a phrase the grammar does
+    not know, never an error at write time."""
+    try:
+        found = _read_date(text, language, zone, now)
+    except (OverflowError, ValueError):  # dates past year 1..9999 in UTC, an unknown DATE_LANG
+        return None
+    if found is None:
+        return None
+    try:
+        model.check_due(found.due)  # what the write path accepts ("0001-01-01T..."), checked before any write
+        recurrence.check_rule(found.rule, found.due, found.timezone)
+    except MesqError:
+        return None
+    return found
+
+
+def _read_date(text: str, language: str, zone: str, now: datetime) -> DateRead | None:
     phrase = " ".join(text.split())
     if not phrase:
         return DateRead(None, None, None)
@@ -87,16 +105,14 @@ def read_date(text: str, language: str, zone: str, now: datetime) -> DateRead | 
         found = DateRead(_due(when if timed else when.date()), zone, None)
     else:
         return None
-    try:
-        recurrence.check_rule(found.rule, found.due, found.timezone)
-    except MesqError:
-        return None
     return found
 
 
 def _due(value: date | datetime) -> dict[str, Any]:
     if isinstance(value, datetime):
-        return {"type": "datetime", "at": value.astimezone(ZoneInfo("UTC")).strftime("%Y-%m-%dT%H:%M:%SZ")}
+        # isoformat, not strftime: "%Y" writes year 1 as "1", not "0001"
+        at = value.astimezone(ZoneInfo("UTC")).replace(tzinfo=None, microsecond=0).isoformat()
+        return {"type": "datetime", "at": at + "Z"}
     return {"type": "date", "date": value.isoformat()}
 
 
