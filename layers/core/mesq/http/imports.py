@@ -3,7 +3,8 @@
 account (docs/migrating.md).
 
 The body is the file (raw, any Content-Type but multipart; its name in `filename` or `name`) or a
-multipart form with the file in field `file` (its name the part's filename); either is spooled to a temporary file, counted while reading so nothing past
+multipart form with the file in field `file` (its name the part's filename); either is spooled
+to a temporary file, counted while reading so nothing past
 MAX_UPLOAD_BYTES is kept. The import runs in a worker thread holding one of the archive slots
 (`asgi/app_imports.py`: one import or export per user, a few per process; one more answers 503
 with Retry-After), and counts in the caller's `tool_call` rate-limit bucket.
