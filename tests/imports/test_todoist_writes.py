@@ -107,3 +107,31 @@ def test_a_planned_task_the_write_path_refuses_stops_the_import_before_any_write
     with pytest.raises(SourceError, match="Bad line 3"):
         import_file(services, user["id"], "todoist", path)
     assert not any(task["title"] == "fine" for task in load_state(services.items, user["id"]).every_task())
+
+
+def test_more_tasks_than_an_import_or_a_column_takes_is_refused_before_any_write(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mesq.imports import todoist
+
+    monkeypatch.setattr(todoist, "MAX_TASKS", 30)  # the real caps, 20,000 and 5,000, at a small scale
+    monkeypatch.setattr(todoist, "MAX_TASKS_PER_COLUMN", 10)
+    user = create_user(services.items, "pam", "correct horse battery")
+    one_column = _csv(tmp_path / "Long.csv", [_task(f"t {i}") for i in range(11)])
+    with pytest.raises(SourceError, match="Long line 12: over 10 tasks in one column"):
+        import_file(services, user["id"], "todoist", one_column)
+    rows: list[list[str]] = []
+    for section in range(4):
+        rows += [["section", f"s{section}"], *(_task(f"t {section} {i}") for i in range(8))]
+    many = _csv(tmp_path / "Many.csv", rows)
+    with pytest.raises(SourceError, match=r"Many\.csv: over 30 tasks in one import"):
+        import_file(services, user["id"], "todoist", many)
+    assert not any(task["title"].startswith("t ") for task in load_state(services.items, user["id"]).every_task())
+
+
+def test_a_csv_cut_inside_a_quote_is_refused(services: Services, tmp_path: Path) -> None:
+    user = create_user(services.items, "quinn", "correct horse battery")
+    path = tmp_path / "Cut.csv"
+    path.write_text('TYPE,CONTENT\ntask,first\ntask,"an open quote\ntask,swallowed\n', encoding="utf-8")
+    with pytest.raises(SourceError, match="not a readable CSV"):
+        import_file(services, user["id"], "todoist", path)
