@@ -135,3 +135,27 @@ def test_a_csv_cut_inside_a_quote_is_refused(services: Services, tmp_path: Path)
     path.write_text('TYPE,CONTENT\ntask,first\ntask,"an open quote\ntask,swallowed\n', encoding="utf-8")
     with pytest.raises(SourceError, match="not a readable CSV"):
         import_file(services, user["id"], "todoist", path)
+
+
+def test_a_stop_of_the_server_ends_an_import_at_its_next_batch(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTERM to `mesq serve` (uvicorn's handle_exit) asks worker threads to stop: an import in
+    one ends between two batches, cut short (the next run completes it), so the stop never waits
+    for the rest of it."""
+    import threading
+
+    import uvicorn
+
+    from mesq.kernel import concurrency
+    from mesq.runtime.server import _Server
+
+    monkeypatch.setattr(concurrency, "_STOP", threading.Event())  # this test's own, not the process's
+    _Server(uvicorn.Config(app=None)).handle_exit(15, None)
+    user = create_user(services.items, "rosa", "correct horse battery")
+    path = _csv(tmp_path / "Stop.csv", [_task(f"t {i}") for i in range(30)])
+    with pytest.raises(CutShort, match="the server is stopping") as cut:
+        import_file(services, user["id"], "todoist", path)
+    assert cut.value.report.imported["tasks"] == 0
+    monkeypatch.setattr(concurrency, "_STOP", threading.Event())
+    assert import_file(services, user["id"], "todoist", path).imported["tasks"] == 30

@@ -18,8 +18,9 @@ from collections import Counter
 from dataclasses import replace
 
 from ..attachments import store as attachment_store
+from ..kernel.concurrency import stop_requested
 from ..kernel.context import Call, Channel, Principal, Services, new_run_id
-from ..kernel.errors import MesqError
+from ..kernel.errors import MesqError, ServiceUnavailable
 from ..kernel.i18n import Text
 from ..kernel.tags import parse_tags
 from .memo_writes import write_memo
@@ -84,9 +85,17 @@ def execute(call: Call, plan: Plan) -> Report:
     return report
 
 
+def stop_if_asked() -> None:
+    """Between two writes: the server is stopping (SIGTERM), so the run ends here, cut short, and
+    the same file imported again completes it."""
+    if stop_requested():
+        raise ServiceUnavailable("the server is stopping")
+
+
 def _write(call: Call, plan: Plan, report: Report) -> None:
     tags: set[str] = set()
     for memo in plan.memos:
+        stop_if_asked()
         report.records += 1
         if write_memo(call, memo, report.kind):
             report.imported["memos"] += 1

@@ -20,8 +20,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..kernel.concurrency import stop_requested
 from ..kernel.context import Call
-from ..kernel.errors import ValidationError
+from ..kernel.errors import ServiceUnavailable, ValidationError
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Condition, Item, Put, WriteOp
 from ..kernel.timestamps import now_timestamp
@@ -148,6 +149,8 @@ def write_tasks(call: Call, space_id: str, column: PlannedColumn, created: Count
     positions = model.positions_between(None, None, len(column.tasks)) if column.tasks else []
     register_tags(call, [tag for task in column.tasks for record in (task, *task.subtasks) for tag in record.tags])
     for batch in _batches(list(zip(positions, column.tasks, strict=True))):
+        if stop_requested():  # the server is stopping: end between two batches (run.stop_if_asked)
+            raise ServiceUnavailable("the server is stopping")
         ids = [task.task_id for _position, task in batch]
         there = {item["id"] for item in items.batch_get([keys.task_key(user_id, ident) for ident in ids])}
         fresh = [(position, task) for position, task in batch if task.task_id not in there]
