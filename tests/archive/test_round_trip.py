@@ -222,6 +222,15 @@ def _rewrite(path: Path, out: Path, change: Any) -> None:
     ("change", "message"),
     [
         (lambda lines: [*lines[:3], b"{not json", *lines[3:]], "records.jsonl line 4: not JSON"),
+        # A field nested past the parser's stack, and one past the cap but parseable: one line, no RecursionError.
+        (
+            lambda lines: [*lines[:3], b'{"x":' + b"[" * 100_000 + b"]" * 100_000 + b"}", *lines[3:]],
+            "records.jsonl line 4: nested deeper than 64 levels",
+        ),
+        (
+            lambda lines: [*lines[:1], lines[1][:-1] + b',"x":' + b"[" * 70 + b"]" * 70 + b"}", *lines[2:]],
+            "records.jsonl line 2: nested deeper than 64 levels",
+        ),
         (lambda lines: [*lines, lines[0]], r"out of order: an? [a-z ]+ \(an archive lists each record once"),
         (lambda lines: [*lines, b'{"pk":"U#someone-else","sk":"MEMO#x"}'], "a record of another account"),
         (

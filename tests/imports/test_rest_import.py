@@ -58,7 +58,7 @@ def test_the_three_kinds_over_rest(client: TestClient, make_account: Callable[..
     chinese_client = {**account.headers, "Accept-Language": "zh-CN"}
     bad = client.post("/api/toolkit/import?kind=flomo", content=b"PK\x03\x04 nope", headers=chinese_client)
     assert bad.status_code == 400 and bad.json()["error"]["message"].startswith(
-        "nothing imported: upload: not a readable ZIP archive (no end of central directory record)"
+        "nothing imported: the file: not a readable ZIP archive (no end of central directory record)"
     )
     assert client.post("/api/toolkit/import?kind=evernote", content=b"x", headers=account.headers).status_code == 400
     assert client.post("/api/toolkit/import?kind=flomo&x=1", content=flomo, headers=account.headers).status_code == 400
@@ -80,3 +80,38 @@ def test_an_import_writes_only_the_callers_account(
     assert answer.status_code == 200 and answer.json()["data"]["imported"]["memos"] == 5
     assert records(services, other.user_id) == before
     assert len([m for m in memo_store.all_memos(services.items, caller.user_id)]) == 5
+
+
+def test_an_uploads_own_name_names_its_project_and_its_refusals(
+    client: TestClient, services: Services, make_account: Callable[..., Account]
+) -> None:
+    """Two project CSVs, each with a task 'Buy milk': two spaces named after the files (multipart
+    filename, or `filename` for a raw body), neither task dropped as already there. A refusal
+    names the upload by its own name and says "nothing imported" once."""
+    import io
+    import zipfile
+
+    from mesq.todos.state import load_state
+
+    account = make_account(scopes="todo:read,todo:write")
+    body = b"TYPE,CONTENT\ntask,Buy milk\n"
+    files = {"file": ("Home [1].csv", body, "text/csv")}
+    first = client.post("/api/toolkit/import?kind=todoist", files=files, headers=account.headers)
+    second = client.post("/api/toolkit/import?kind=todoist&filename=Work%20%5B2%5D.csv", content=body,
+                         headers=account.headers)  # fmt: skip
+    assert first.status_code == 200 and second.status_code == 200, (first.text, second.text)
+    assert second.json()["data"]["imported"]["tasks"] == 1, second.text
+    state = load_state(services.items, account.user_id)
+    spaces = {space["id"]: space["name"] for space in state.spaces.values()}
+    milk = [spaces[task["spaceId"]] for task in state.every_task() if task["title"] == "Buy milk"]
+    assert sorted(milk) == ["Home", "Work"]
+
+    evil = io.BytesIO()
+    with zipfile.ZipFile(evil, "w") as archive:
+        archive.writestr("../evil.csv", "TYPE,CONTENT\ntask,x\n")
+    files = {"file": ("backup.zip", evil.getvalue(), "application/zip")}
+    refused = client.post("/api/toolkit/import?kind=todoist", files=files, headers=account.headers)
+    assert refused.status_code == 400
+    assert refused.json()["error"]["message"] == (
+        "nothing imported: backup.zip: member name '../evil.csv' leaves the archive (path traversal)"
+    )

@@ -104,5 +104,5 @@ def test_a_todoist_import_names_its_first_column_in_chinese(
     )
     assert answer.status_code == 303, answer.text
     state = load_state(services.items, person.user_id)
-    imported = next(space for space in state.spaces.values() if space["name"] == "Todoist")
+    imported = next(space for space in state.spaces.values() if space["name"] == "Errands")  # the CSV's name
     assert [column["name"] for column in state.columns.values() if column["spaceId"] == imported["id"]] == ["待办"]

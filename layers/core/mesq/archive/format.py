@@ -34,6 +34,9 @@ BLOB_DIR = "blobs/"
 MEMO_DIR = "memos/"
 #: The longest record line an import accepts (a DynamoDB item is at most 400 KB).
 MAX_LINE_BYTES = 512 * 1024
+#: How deeply a record's JSON may nest (an exported record nests a few levels; parsing and the
+#: checks that walk a record recurse once per level, so a 100,000-deep line would exhaust the stack).
+MAX_RECORD_DEPTH = 64
 
 #: Sort-key prefixes of the user partition that an archive carries: the person's data and the
 #: counters derived from it. Everything else stays: the profile, tokens and OAuth grants, sealed
@@ -140,6 +143,20 @@ def rehome(value: Any, source: str, target: str) -> Any:
     return walk(value)
 
 
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in `value`, counted without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict):
+            node = list(node.values())
+        if isinstance(node, list):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in node)
+    return deepest
+
+
 def parse_record(line: bytes, number: int, source: str) -> dict[str, Any]:
     """One `records.jsonl` line as an item of `source`'s partition, or ArchiveError naming it."""
     where = f"{RECORDS} line {number}"
@@ -149,6 +166,10 @@ def parse_record(line: bytes, number: int, source: str) -> dict[str, Any]:
         item = json.loads(line)
     except (ValueError, UnicodeDecodeError) as error:
         raise ArchiveError(f"{where}: not JSON ({quoted(str(error))})") from None
+    except RecursionError:  # deeper than the parser's stack: far past the cap
+        raise ArchiveError(f"{where}: nested deeper than {MAX_RECORD_DEPTH} levels") from None
+    if _depth(item) > MAX_RECORD_DEPTH:
+        raise ArchiveError(f"{where}: nested deeper than {MAX_RECORD_DEPTH} levels")
     if not isinstance(item, dict):
         raise ArchiveError(f"{where}: not a JSON object")
     pk, sk = item.get("pk"), item.get("sk")

@@ -7,13 +7,16 @@ refused at once with 503 and Retry-After), the upload copied to a temporary file
 
 from __future__ import annotations
 
+import posixpath
+import re
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
 from ..application.ratelimit import RateLimiter, user_subject
-from ..imports.plan import Report
+from ..imports.plan import CutShort, Report
 from ..imports.reports import save_report
 from ..kernel.context import Channel, Principal
 from ..search.imported import during_import
@@ -22,6 +25,19 @@ from ..wiring.services import Services
 from .account_archive import archive_slot
 
 COPY_CHUNK_BYTES = 1 << 20
+#: The longest file name kept for an upload's copy (a file system takes 255 bytes).
+NAME_MAX = 120
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:]")
+
+
+def upload_name(filename: str | None) -> str:
+    """The upload's own base name, safe as a file name in the temporary folder ("upload" when it
+    has none): a client's name may hold a path, control characters or be far too long."""
+    base = _UNSAFE.sub("_", (filename or "").replace("\\", "/").rsplit("/", 1)[-1]).strip()
+    if not base.strip("._") or len(base.encode("utf-8")) > NAME_MAX:
+        suffix = posixpath.splitext(base)[1][:10] if base else ""
+        return "upload" + (suffix if _UNSAFE.search(suffix) is None else "")
+    return base
 
 
 def import_upload(
@@ -30,12 +46,18 @@ def import_upload(
     with archive_slot(principal.user_id), tempfile.TemporaryDirectory(prefix="mesq-import-") as folder:
         # Counted like every import once it has its slot (docs/security.md "Fair shares").
         RateLimiter(services.items, services.settings).hit(user_subject(principal.user_id), "import")
-        path = Path(folder) / "upload"
+        path = Path(folder) / upload_name(options.filename)
+        if options.label is None:  # refusals name the person's file, never the temporary copy
+            options = replace(options, label=path.name if options.filename else "the file")
         with path.open("wb") as copy:
             shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
-        with during_import(services, principal.user_id):  # the search indexes: built once, afterwards
-            report = import_file(
-                services, principal.user_id, kind, path, options=options, principal=principal, channel=channel
-            )
+        try:
+            with during_import(services, principal.user_id):  # the search indexes: built once, afterwards
+                report = import_file(
+                    services, principal.user_id, kind, path, options=options, principal=principal, channel=channel
+                )
+        except CutShort as error:  # what was written has its report page too, with Undo
+            save_report(services.items, principal.user_id, error.report)
+            raise
     save_report(services.items, principal.user_id, report)
     return report

@@ -2,8 +2,9 @@
 `import_from_app` in mesq/imports/openapi.yaml): an export of another app into the caller's
 account (docs/migrating.md).
 
-The body is the file (raw, any Content-Type but multipart) or a multipart form with the file in
-field `file`; either is spooled to a temporary file, counted while reading so nothing past
+The body is the file (raw, any Content-Type but multipart; its name in `filename` or `name`) or a
+multipart form with the file in field `file` (its name the part's filename); either is spooled
+to a temporary file, counted while reading so nothing past
 MAX_UPLOAD_BYTES is kept. The import runs in a worker thread holding one of the archive slots
 (`asgi/app_imports.py`: one import or export per user, a few per process; one more answers 503
 with Retry-After), and counts in the caller's `tool_call` rate-limit bucket.
@@ -13,6 +14,7 @@ A file that cannot be imported answers 400 VALIDATION_ERROR with its one line; n
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from typing import IO, Any
 
 from starlette.datastructures import UploadFile
@@ -28,7 +30,7 @@ from ..asgi.auth import require_scopes, rest_principal
 from ..asgi.body import media_type
 from ..asgi.envelope import failure, internal_failure, storage_failure, success
 from ..asgi.trace import trace_id_of
-from ..imports.plan import KINDS, SourceError
+from ..imports.plan import KINDS, CutShort, SourceError
 from ..kernel.concurrency import run_sync
 from ..kernel.context import Principal
 from ..kernel.errors import MesqError, PayloadTooLarge, ValidationError
@@ -44,7 +46,7 @@ OPERATION = "import_from_app"
 #: the API's own 6 MB payload cap comes first: larger ones take `mesq import --from`).
 MAX_UPLOAD_BYTES = 256 * 1024 * 1024
 FORM_OVERHEAD_BYTES = 1024 * 1024
-_QUERY = frozenset({"kind", "memosUser", "timezone"})
+_QUERY = frozenset({"kind", "memosUser", "timezone", "filename", "name"})
 CHUNK_BYTES = 1 << 20
 
 
@@ -102,6 +104,8 @@ class AppImport:
             timezone=query.get("timezone") or None,
             # A new column's name follows the request's language, as a board REST makes does.
             language=requested_language(request.headers.get("accept-language")),
+            # A raw body's own name (a Todoist project is named after its CSV): `filename` or `name`.
+            filename=query.get("filename") or query.get("name") or None,
         )
         declared = request.headers.get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > MAX_UPLOAD_BYTES + FORM_OVERHEAD_BYTES:
@@ -114,6 +118,8 @@ class AppImport:
                     file = form.get("file")
                     if not isinstance(file, UploadFile):
                         raise ValidationError("multipart field 'file' (the export itself) is required")
+                    if file.filename:
+                        options = replace(options, filename=file.filename)
                     data = await run_sync(_imported, self.services, principal, kind, file.file, options)
             else:
                 with tempfile.SpooledTemporaryFile(max_size=CHUNK_BYTES) as spool:
@@ -127,8 +133,10 @@ class AppImport:
                     data = await run_sync(_imported, self.services, principal, kind, spool, options)
         except HTTPException as exc:  # the multipart parser's 400s
             raise ValidationError(f"multipart body: {exc.detail}") from None
+        except CutShort as error:  # partly written: the report (runId, counts) says what, to undo or complete
+            raise ValidationError(error.refusal, details={"report": error.report.as_dict()}) from None
         except SourceError as error:
-            raise ValidationError(f"nothing imported: {error.message}") from None
+            raise ValidationError(error.refusal) from None
         return success(data, trace_id)
 
 

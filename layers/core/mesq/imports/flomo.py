@@ -72,7 +72,10 @@ def _when(text: str, zone: ZoneInfo, label: str) -> str:
             local = datetime.strptime(cleaned, pattern)
         except ValueError:
             continue
-        return format_timestamp(local.replace(tzinfo=zone))
+        try:
+            return format_timestamp(local.replace(tzinfo=zone))
+        except (OverflowError, ValueError):  # year 1 east of UTC, year 9999 west of it: no UTC time
+            raise ValueError(f"{label}: time {quoted(cleaned)} is outside the years a memo's time can hold") from None
     raise ValueError(f"{label}: time {quoted(cleaned)} is not a date and time")
 
 
@@ -83,7 +86,7 @@ def _file_ref(page: str, source: str, archive: BoundedZip) -> str | None:
     if not ref or _EXTERNAL.match(ref):
         return None
     if ref.startswith("/"):
-        raise SourceError(f"{archive.label}: file reference {quoted(source)} is an absolute path; nothing imported")
+        raise SourceError(f"{archive.label}: file reference {quoted(source)} is an absolute path")
     joined = posixpath.normpath(posixpath.join(posixpath.dirname(page), ref))
     if joined == ".." or joined.startswith("../"):
         raise SourceError(f"{archive.label}: file reference {quoted(source)} leaves the export (path traversal)")
@@ -95,9 +98,7 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
     page = _page(archive)
     raw = archive.read(page, MAX_HTML_BYTES)
     if _ENTITY_DECLARATION.search(raw):
-        raise SourceError(
-            f"{archive.label}: {page} declares entities (<!ENTITY>); an export never does, nothing imported"
-        )
+        raise SourceError(f"{archive.label}: {page} declares entities (<!ENTITY>); an export never does")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -119,6 +120,10 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
             created = _when(stamp, zone, label)
         except ValueError as error:
             report.skip(label, str(error))
+            continue
+        deepest = html_text.depth(card)
+        if deepest > html_text.MAX_DEPTH:  # before str(card) and markdownify, which recurse per level
+            report.skip(label, f"rich text nested {deepest} levels deep, over the {html_text.MAX_DEPTH} read")
             continue
         identity = str(card)
         sources: list[str] = []

@@ -22,6 +22,9 @@ from markdownify import MarkdownConverter
 _REMOVED = ("script", "style", "iframe", "frame", "frameset", "object", "embed", "template", "noscript", "form",
             "svg", "math", "link", "meta", "base")  # fmt: skip
 _SCHEMES = ("http://", "https://", "mailto:")
+#: Elements nested deeper than this are not converted (markdownify recurses once per level, so a
+#: page of 600 nested <b> would exhaust Python's stack); no note's rich text comes near it.
+MAX_DEPTH = 100
 
 
 class _Converter(MarkdownConverter):
@@ -40,6 +43,17 @@ class _Converter(MarkdownConverter):
 
     def convert_img(self, el: Any, text: str, parent_tags: Any) -> str:
         return ""  # images are attachments (the caller collects them), never inline HTML or links
+
+
+def depth(element: Tag) -> int:
+    """How deeply elements nest under `element`, counted without recursion."""
+    deepest = 0
+    stack: list[tuple[Tag, int]] = [(element, 0)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in node.children if isinstance(child, Tag))
+    return deepest
 
 
 def parse(html: str) -> BeautifulSoup:

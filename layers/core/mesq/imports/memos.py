@@ -14,7 +14,8 @@ the `MemosDatabase` port and plans the memos of one memos user:
   listed as not imported (MeSQ does not fetch from other servers);
 - relations (`REFERENCE`) as Markdown links to the related memo, comments (`COMMENT` relations:
   a memo that answers another) appended to the memo they answer under a "Comment" line, not
-  imported as memos of their own;
+  imported as memos of their own; the person's own comment on another user's memo (which is not
+  imported) is a memo of its own, saying whose memo it answered;
 - visibility recorded on the stored memo (`origin.visibility`); nothing becomes public.
 """
 
@@ -181,9 +182,14 @@ def plan_memos(database: MemosDatabase, user_id: str, report: Report, memos_user
     by_id = {row.id: row for row in rows}
     comments: dict[int, list[MemosRow]] = {}
     references: dict[int, list[int]] = {}
+    #: The person's own comments on a memo not imported (another user's): memos of their own.
+    answering_others: dict[int, MemosRow] = {}
     for memo_id, related_id, kind in database.relations():
-        if kind == "COMMENT" and memo_id in by_id:
+        answered = by_id.get(related_id)
+        if kind == "COMMENT" and memo_id in by_id and answered is not None and answered.creator_id == owner.id:
             comments.setdefault(related_id, []).append(by_id[memo_id])
+        elif kind == "COMMENT" and memo_id in by_id and answered is not None:
+            answering_others[memo_id] = answered
         elif kind == "REFERENCE":
             references.setdefault(memo_id, []).append(related_id)
     comment_ids = {row.id for answers in comments.values() for row in answers}
@@ -203,6 +209,9 @@ def plan_memos(database: MemosDatabase, user_id: str, report: Report, memos_user
         content = row.content.strip()
         files, links = _files(database, row, sorted(attachments.get(row.id, []), key=lambda a: a.id), report, label)
         extra: list[str] = []
+        if row.id in answering_others:  # its memo is not imported: the comment stands alone, saying whose it answered
+            other = answering_others[row.id]
+            extra.append(f"(a comment on memos/{other.uid} by {authors.get(other.creator_id, 'someone')})")
         if links:
             extra.append("\n".join(links))
         related = [by_id[other] for other in references.get(row.id, []) if other in by_id]

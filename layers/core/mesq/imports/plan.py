@@ -41,12 +41,40 @@ class SourceError(Exception):
         super().__init__(line)
         self.message = line
 
+    @property
+    def refusal(self) -> str:
+        """The line an edge answers: "nothing imported: <why>" (said once, never by the reason)."""
+        return f"nothing imported: {self.message}"
+
 
 def one_line(message: str) -> str:
     """One line whatever the cause carried (SQLite's quick_check lists a problem per line), cut
     at MESSAGE_MAX (a library's long error)."""
     line = " ".join(message.split())
     return line if len(line) <= MESSAGE_MAX else line[: MESSAGE_MAX - 1] + "…"
+
+
+class CutShort(SourceError):
+    """The writes stopped partway (a store fault, a board changed meanwhile): what was written
+    stays under the run's id, and `report` says what it is; a second run of the same file
+    completes it (ids derived, writes conditioned on absence), undo of the run reverts it."""
+
+    def __init__(self, reason: Text, report: Report) -> None:
+        super().__init__(
+            Text(
+                "the import stopped after writing %(summary)s (run %(run_id)s): %(reason)s. Import the same"
+                " file again to complete it, or undo the run",
+                reason=reason,
+                summary=report.summary(),
+                run_id=report.run_id,
+            )
+        )
+        self.report = report
+        self.message = " ".join(str(self.text).split())  # whole: the run id and what to do come last
+
+    @property
+    def refusal(self) -> str:
+        return self.message
 
 
 class Unavailable(SourceError):

@@ -14,15 +14,18 @@ the source, written only when absent.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import replace
 
 from ..attachments import store as attachment_store
+from ..kernel.concurrency import stop_requested
 from ..kernel.context import Call, Channel, Principal, Services, new_run_id
+from ..kernel.errors import MesqError, ServiceUnavailable
 from ..kernel.i18n import Text
 from ..kernel.tags import parse_tags
 from .memo_writes import write_memo
-from .plan import Plan, Report, SourceError
-from .todo_writes import write_space, write_tasks
+from .plan import CutShort, Plan, Report, SourceError
+from .todo_writes import check_planned, write_space, write_tasks
 
 #: The scopes an import writes with (the command line's principal; a caller's own are checked by
 #: the edge: memo:write for memos and flomo, todo:write for Todoist).
@@ -58,7 +61,7 @@ def _check_quota(call: Call, plan: Plan) -> None:
         raise SourceError(
             Text(
                 "the import's attachments take %(needed)s bytes and the account has %(left)s of its"
-                " %(quota)s-byte quota left; nothing imported",
+                " %(quota)s-byte quota left",
                 needed=needed,
                 left=max(0, quota - used),
                 quota=quota,
@@ -71,8 +74,28 @@ def execute(call: Call, plan: Plan) -> Report:
     report = plan.report
     report.run_id = call.run_id
     _check_quota(call, plan)
+    for space in plan.spaces:
+        check_planned(space)
+    try:
+        _write(call, plan, report)
+    except MesqError as error:  # after a first write: say what is there and how to finish or undo it
+        report.seconds = time.perf_counter() - started
+        raise CutShort(error.text, report) from error
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def stop_if_asked() -> None:
+    """Between two writes: the server is stopping (SIGTERM), so the run ends here, cut short, and
+    the same file imported again completes it."""
+    if stop_requested():
+        raise ServiceUnavailable("the server is stopping")
+
+
+def _write(call: Call, plan: Plan, report: Report) -> None:
     tags: set[str] = set()
     for memo in plan.memos:
+        stop_if_asked()
         report.records += 1
         if write_memo(call, memo, report.kind):
             report.imported["memos"] += 1
@@ -86,13 +109,14 @@ def execute(call: Call, plan: Plan) -> Report:
     for space in plan.spaces:
         report.imported.update(write_space(call, space))
         for column in space.columns:
-            created = write_tasks(call, space.space_id, column)
-            report.existing["tasks"] += created.pop("existing", 0)
-            report.imported.update(created)
+            created: Counter[str] = Counter()
+            try:
+                write_tasks(call, space.space_id, column, created)
+            finally:  # the batches written before a fault count too (the report of a run cut short)
+                report.existing["tasks"] += created.pop("existing", 0)
+                report.imported.update(created)
             report.records += sum(1 + len(task.subtasks) for task in column.tasks)
             tags.update(tag for task in column.tasks for tag in task.tags)
             tags.update(tag for task in column.tasks for sub in task.subtasks for tag in sub.tags)
     if tags and (report.imported["memos"] or report.imported["tasks"] or report.imported["subtasks"]):
         report.imported["tags"] = len(tags)
-    report.seconds = time.perf_counter() - started
-    return report

@@ -5,6 +5,9 @@ conditioned on absence.
 
 - a space (with its columns and slug claim) is one transaction, skipped when its id exists; a
   column missing from a space that exists (a later export added a section) is added;
+- the column's tags the registry does not know yet are registered first, TAGS_PER_WRITE a
+  transaction (each with its change record): a batch of tasks then writes no registrations, so
+  its size is its records', whatever number of new labels they carry;
 - root tasks with their subtasks go in transactions of up to BATCH_RECORDS records, the tasks
   already there left out first (read by key), so a second run creates nothing and a run cut
   short is completed by the next;
@@ -17,8 +20,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..kernel.concurrency import stop_requested
 from ..kernel.context import Call
-from ..kernel.errors import ValidationError
+from ..kernel.errors import ServiceUnavailable, ValidationError
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Condition, Item, Put, WriteOp
 from ..kernel.timestamps import now_timestamp
@@ -26,11 +30,13 @@ from ..todos import keys, model, recurrence
 from ..todos.board.tasks import open_column_check
 from ..todos.state import TodoState
 from ..todos.writes import Built, _free_slug, apply, put_new, tag_registrations
-from .plan import PlannedColumn, PlannedSpace, PlannedTask
+from .plan import PlannedColumn, PlannedSpace, PlannedTask, SourceError
 
 #: Records (root tasks + subtasks) per transaction: with their change records, list sizes and
 #: graph counts well inside the 100 operations of one transaction.
 BATCH_RECORDS = 24
+#: New tags registered per transaction: a Put and a change record each, inside the 100.
+TAGS_PER_WRITE = 40
 
 
 def _conflict(what: str) -> Any:
@@ -92,6 +98,37 @@ def _task_record(planned: PlannedTask, space_id: str, column_id: str | None, par
     return record
 
 
+def check_planned(space: PlannedSpace) -> None:
+    """Every task of the space as the write path will build it (due, recurrence, fields), before
+    the import's first write: a record the write path would refuse stops the import whole."""
+    now = now_timestamp()
+    for column in space.columns:
+        for task in column.tasks:
+            for record in (task, *task.subtasks):
+                try:
+                    _task_record(record, space.space_id, column.column_id, None, "a", now)
+                except ValidationError as error:
+                    raise SourceError(f"{record.label or record.title}: {error.message}") from None
+
+
+def register_tags(call: Call, tags: list[str]) -> int:
+    """The tags the registry does not know yet, TAGS_PER_WRITE a transaction; how many were new."""
+    wanted = list(dict.fromkeys(tags))
+    registered = 0
+    for start in range(0, len(wanted), TAGS_PER_WRITE):
+        chunk = wanted[start : start + TAGS_PER_WRITE]
+        counted: list[int] = [0]
+
+        def build(state: TodoState, chunk: list[str] = chunk, counted: list[int] = counted) -> Built:
+            ops = tag_registrations(state, call.principal.user_id, chunk, now_timestamp())
+            counted[0] = len(ops)
+            return {}, ops
+
+        apply(call, build, _conflict("the import's tags"))
+        registered += counted[0]
+    return registered
+
+
 def _batches(tasks: list[tuple[str, PlannedTask]]) -> list[list[tuple[str, PlannedTask]]]:
     batches: list[list[tuple[str, PlannedTask]]] = []
     size = BATCH_RECORDS
@@ -105,12 +142,15 @@ def _batches(tasks: list[tuple[str, PlannedTask]]) -> list[list[tuple[str, Plann
     return batches
 
 
-def write_tasks(call: Call, space_id: str, column: PlannedColumn) -> Counter[str]:
-    """The column's tasks and subtasks not there yet, in plan order; counts of what was created."""
+def write_tasks(call: Call, space_id: str, column: PlannedColumn, created: Counter[str]) -> None:
+    """The column's tasks and subtasks not there yet, in plan order; `created` counts what was
+    written, batch by batch (so a fault partway still says what is there)."""
     items, user_id = call.services.items, call.principal.user_id
     positions = model.positions_between(None, None, len(column.tasks)) if column.tasks else []
-    created: Counter[str] = Counter()
+    register_tags(call, [tag for task in column.tasks for record in (task, *task.subtasks) for tag in record.tags])
     for batch in _batches(list(zip(positions, column.tasks, strict=True))):
+        if stop_requested():  # the server is stopping: end between two batches (run.stop_if_asked)
+            raise ServiceUnavailable("the server is stopping")
         ids = [task.task_id for _position, task in batch]
         there = {item["id"] for item in items.batch_get([keys.task_key(user_id, ident) for ident in ids])}
         fresh = [(position, task) for position, task in batch if task.task_id not in there]
@@ -150,4 +190,3 @@ def write_tasks(call: Call, space_id: str, column: PlannedColumn) -> Counter[str
 
         apply(call, build, _conflict(f"tasks of {column.name!r}"))
         created.update(counted)
-    return created

@@ -49,6 +49,11 @@ SOURCE = "todoist"
 MAX_CSV_BYTES = 64 * 1024 * 1024
 #: A CSV field longer than this is refused (csv's own default is 128 KiB; notes hold 50,000 characters).
 MAX_FIELD_CHARACTERS = 1024 * 1024
+#: Task rows (tasks and subtasks) one import takes, and tasks one column takes: a board of this
+#: size is already far past what a person scrolls, and an import of it takes minutes of the
+#: server's writes (300,000 rows took 28). A larger export is split into projects or imported in parts.
+MAX_TASKS = 20_000
+MAX_TASKS_PER_COLUMN = 5_000
 _PRIORITY = {"4": "urgent", "3": "high", "2": "medium", "1": "none"}
 _LABEL = re.compile(r"(?<!\S)@([^\s@]+)")
 _PROJECT_ID = re.compile(r"\s*\[\d+\]\s*$")
@@ -67,7 +72,25 @@ class DateRead:
 
 
 def read_date(text: str, language: str, zone: str, now: datetime) -> DateRead | None:
-    """DATE as a due (and an RRULE for "every ..."), or None when any of it cannot be read."""
+    """DATE as a due (and an RRULE for "every ..."), or None when any of it cannot be read: a
+    phrase past the years a due may hold ("Dec 31 9999 11pm" west of UTC, "Jan 1 0001" east of
+    it) or a DATE_LANG dateparser does not know is kept as text, like a phrase the grammar does
+    not know, never an error at write time."""
+    try:
+        found = _read_date(text, language, zone, now)
+    except (OverflowError, ValueError):  # dates past year 1..9999 in UTC, an unknown DATE_LANG
+        return None
+    if found is None:
+        return None
+    try:
+        model.check_due(found.due)  # what the write path accepts ("0001-01-01T..."), checked before any write
+        recurrence.check_rule(found.rule, found.due, found.timezone)
+    except MesqError:
+        return None
+    return found
+
+
+def _read_date(text: str, language: str, zone: str, now: datetime) -> DateRead | None:
     phrase = " ".join(text.split())
     if not phrase:
         return DateRead(None, None, None)
@@ -87,16 +110,14 @@ def read_date(text: str, language: str, zone: str, now: datetime) -> DateRead | 
         found = DateRead(_due(when if timed else when.date()), zone, None)
     else:
         return None
-    try:
-        recurrence.check_rule(found.rule, found.due, found.timezone)
-    except MesqError:
-        return None
     return found
 
 
 def _due(value: date | datetime) -> dict[str, Any]:
     if isinstance(value, datetime):
-        return {"type": "datetime", "at": value.astimezone(ZoneInfo("UTC")).strftime("%Y-%m-%dT%H:%M:%SZ")}
+        # isoformat, not strftime: "%Y" writes year 1 as "1", not "0001"
+        at = value.astimezone(ZoneInfo("UTC")).replace(tzinfo=None, microsecond=0).isoformat()
+        return {"type": "datetime", "at": at + "Z"}
     return {"type": "date", "date": value.isoformat()}
 
 
@@ -120,7 +141,8 @@ def _rows(name: str, data: bytes) -> list[dict[str, str]]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise SourceError(Text("%(file)s: not UTF-8 text (byte %(byte)s)", file=name, byte=error.start)) from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    # strict: a quote left open at the end (a cut file) is an error, not the rows after it swallowed
+    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
     try:
         header = [field.strip().upper() for field in reader.fieldnames or []]
         if "TYPE" not in header or "CONTENT" not in header:
@@ -244,6 +266,10 @@ class _Project:
             label=where,
         )
         if parent is None:
+            if len(self._current_column().tasks) >= MAX_TASKS_PER_COLUMN:
+                raise SourceError(
+                    Text("%(where)s: over %(limit)s tasks in one column", where=where, limit=MAX_TASKS_PER_COLUMN)
+                )
             if depth > 1:
                 self.report.keep(where, "a subtask without a task above it: imported as a task")
             self._current_column().tasks.append(task)
@@ -331,6 +357,7 @@ def plan_todoist(
     csv.field_size_limit(MAX_FIELD_CHARACTERS)
     plan = Plan(report)
     names: set[str] = set()
+    task_rows = 0
     for file_name, data in files:
         project = _Project(user_id, file_name, zone, now, report, first_column)
         if project.name in names:
@@ -343,6 +370,11 @@ def plan_todoist(
             if kind == "section":
                 project.section(row.get("CONTENT", ""), line)
             elif kind == "task":
+                task_rows += 1
+                if task_rows > MAX_TASKS:  # before any write, and before more rows are planned
+                    raise SourceError(
+                        Text("%(file)s: over %(limit)s tasks in one import", file=file_name, limit=MAX_TASKS)
+                    )
                 if row.get("CONTENT", "").strip():
                     project.task(row, line)
                 else:

@@ -8,6 +8,7 @@ line and before anything is read from a member:
   the ratio (past 1 MiB) than the caps allow, or members whose packed data overlap (one
   compressed stream counted many times);
 - a member name that leaves the archive (`../x`, `/etc/x`, `C:\\x`, a NUL) or a symbolic link;
+- two members of the same name (a reader would keep one and drop the other unsaid);
 - an encrypted member, or a compression other than stored and deflated.
 `read(name, limit)` then never returns more than the member declared (the reader stops there and
 checks the CRC) nor more than `limit`. Every refusal is a `SourceError`.
@@ -76,6 +77,8 @@ class BoundedZip:
                     )
                 listed.append(member)
                 if not member.name.endswith("/"):
+                    if name in self.members:  # which of the two is the file? Neither is guessed
+                        raise SourceError(f"{label}: two members named {quoted(name)}")
                     self.members[name] = member
         _refuse_overlaps(listed, label)
 
@@ -125,7 +128,7 @@ def _checked_name(raw: str, label: str) -> str:
     name = raw.replace("\\", "/")
     parts = [part for part in name.split("/") if part not in ("", ".")]
     if "\0" in name or name.startswith("/") or _DRIVE.match(name) or ".." in parts:
-        raise SourceError(f"{label}: member name {quoted(raw)} leaves the archive (path traversal); nothing imported")
+        raise SourceError(f"{label}: member name {quoted(raw)} leaves the archive (path traversal)")
     return posixpath.join(*parts) if parts else ""
 
 

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import contextvars
 import functools
+import threading
 from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ParamSpec, TypeVar
@@ -28,7 +29,19 @@ R = TypeVar("R")
 
 # Sized like anyio's default limiter: enough for a local server's concurrent requests.
 _EXECUTOR = ThreadPoolExecutor(max_workers=40, thread_name_prefix="mesq")
+#: Set when the process was asked to stop (`mesq serve` on SIGTERM or Ctrl-C): long work in a
+#: worker thread (an import's writes) ends at its next step boundary instead of holding the
+#: shutdown, whose wait for the thread would otherwise last as long as the work.
+_STOP = threading.Event()
 _INLINE: contextvars.ContextVar[bool] = contextvars.ContextVar("mesq_inline_sync_calls", default=False)
+
+
+def request_stop() -> None:
+    _STOP.set()
+
+
+def stop_requested() -> bool:
+    return _STOP.is_set()
 
 
 @contextlib.contextmanager

@@ -8,7 +8,7 @@ import errno
 import socket
 import time
 from collections.abc import Callable
-from types import ModuleType
+from types import FrameType, ModuleType
 
 import uvicorn
 from aws_lambda_powertools import Logger
@@ -16,10 +16,25 @@ from aws_lambda_powertools import Logger
 from ..application.validation import load_engine
 from ..asgi.access_log import AccessLogMiddleware, LogFormat
 from ..asgi.activity import Activity
+from ..kernel.concurrency import request_stop
 from ..search.warm_up import warm_in_background
 from ..wiring.services import Services
 from .app_factories import create_local_app, create_staged_local_app
 from .startup import collector_paused
+
+#: How long a stop (SIGTERM, Ctrl-C) waits for requests in flight before it cancels them.
+SHUTDOWN_WAIT_SECONDS = 10
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, telling the worker threads a stop was asked for (`request_stop`): an
+    import ends at its next batch, cut short and completed by its next run, instead of the
+    shutdown waiting for the rest of it."""
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        request_stop()
+        super().handle_exit(sig, frame)
+
 
 __all__ = ["ListenError", "create_local_app", "serve"]
 log = Logger(child=True)  # inherits mesq serve's service
@@ -109,8 +124,10 @@ def serve(
         access_log=False,
         proxy_headers=forwarded_allow_ips is not None,
         forwarded_allow_ips=forwarded_allow_ips,
+        # A request still running after this (an import's upload) is cancelled: a stop is bounded.
+        timeout_graceful_shutdown=SHUTDOWN_WAIT_SECONDS,
     )
-    server = uvicorn.Server(config)
+    server = _Server(config)
     bound_port = sock.getsockname()[1]
 
     async def run() -> None:

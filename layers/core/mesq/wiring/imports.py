@@ -43,6 +43,9 @@ class ImportOptions:
     #: The name a refusal calls a ZIP by: an upload's own name (its temporary file is "upload");
     #: the path's name by default.
     label: str | None = None
+    #: An upload's own file name (multipart filename, REST's `filename`): its temporary copy is
+    #: named so (a Todoist project is named after its CSV's name), refusals call it so.
+    filename: str | None = None
     #: The language the request asked for ("" for none): with the user's own choice it names
     #: what a new board would (`todos.writes.board_language`), Todoist's first column.
     language: str = ""

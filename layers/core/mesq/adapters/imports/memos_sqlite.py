@@ -191,7 +191,7 @@ class MemosSqlite:
     def users(self) -> list[MemosUser]:
         counts = dict(self._query("SELECT creator_id, COUNT(*) FROM memo GROUP BY creator_id"))
         return [
-            MemosUser(int(ident), str(name), int(counts.get(ident, 0)))
+            MemosUser(_number(ident, self.label, "user.id"), str(name), int(counts.get(ident, 0)))
             for ident, name in self._query("SELECT id, username FROM user ORDER BY id")
         ]
 
@@ -213,23 +213,25 @@ class MemosSqlite:
         pinned: set[tuple[int, int]] = set()
         if "pinned" not in memo and self.organizer:
             pinned = {
-                (int(m), int(u)) for m, u in self._query("SELECT memo_id, user_id FROM memo_organizer WHERE pinned = 1")
+                (_number(m, self.label, "memo_organizer.memo_id"), _number(u, self.label, "memo_organizer.user_id"))
+                for m, u in self._query("SELECT memo_id, user_id FROM memo_organizer WHERE pinned = 1")
             }
         rows = []
         # Column names from the fixed list above (never from the file's data): not an injection.
         for row in self._query(f"SELECT {', '.join(pick)} FROM memo ORDER BY created_ts, id"):  # noqa: S608
             ident, uid, creator, created, updated, status, content, visibility, pin, tags, payload = row
+            ident, creator = _number(ident, self.label, "memo.id"), _number(creator, self.label, "memo.creator_id")
             rows.append(
                 MemosRow(
-                    id=int(ident),
+                    id=ident,
                     uid=str(uid),
-                    creator_id=int(creator),
+                    creator_id=creator,
                     created_ts=_integer(created, self.label),
                     updated_ts=_integer(updated, self.label),
                     row_status=str(status),
                     content=str(content or ""),
                     visibility=str(visibility or "PRIVATE"),
-                    pinned=bool(pin) or (int(ident), int(creator)) in pinned,
+                    pinned=bool(pin) or (ident, creator) in pinned,
                     tags=tuple(_json_tags(tags)) + tuple(_json_tags(payload, "tags")),
                 )
             )
@@ -238,10 +240,11 @@ class MemosSqlite:
     def relations(self) -> list[tuple[int, int, str]]:
         if "memo_relation" not in {row[0] for row in self._query("SELECT name FROM sqlite_master WHERE type='table'")}:
             return []
-        return [
-            (int(a), int(b), str(kind))
-            for a, b, kind in self._query("SELECT memo_id, related_memo_id, type FROM memo_relation")
-        ]
+        found = []
+        for a, b, kind in self._query("SELECT memo_id, related_memo_id, type FROM memo_relation"):
+            memo_id = _number(a, self.label, "memo_relation.memo_id")
+            found.append((memo_id, _number(b, self.label, "memo_relation.related_memo_id"), str(kind)))
+        return found
 
     def attachments(self) -> list[AttachmentRow]:
         if not self.attachment_table:
@@ -271,12 +274,12 @@ class MemosSqlite:
                 store = "MISSING"
             found.append(
                 AttachmentRow(
-                    id=int(ident),
+                    id=_number(ident, self.label, "attachment.id"),
                     uid=str(ref_id),
-                    memo_id=None if memo_id is None else int(memo_id),
+                    memo_id=None if memo_id is None else _number(memo_id, self.label, "attachment.memo_id"),
                     filename=str(name or ""),
                     type=str(kind or ""),
-                    size=int(size or 0),
+                    size=_number(size or 0, self.label, "attachment.size"),
                     storage=store,
                     reference=str(ref or ""),
                 )
@@ -314,6 +317,13 @@ class MemosSqlite:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _number(value: Any, label: str, column: str) -> int:
+    """An id or count column as the integer memos writes there; a stranger's file may hold text."""
+    if isinstance(value, int) or (isinstance(value, str) and value.strip().lstrip("-").isdigit()):
+        return int(value)
+    raise SourceError(f"{label}: {column} {quoted(str(value))} is not a number")
 
 
 def _integer(value: Any, label: str) -> int:

@@ -61,7 +61,7 @@ def run(args: argparse.Namespace, services: Services, user_id: str) -> int:
     try:
         report = import_file(services, user_id, kind, Path(path), options=options)
     except SourceError as error:
-        raise MesqError(f"nothing imported: {error.message}") from None
+        raise MesqError(error.refusal) from None
     for which, why in report.skipped:
         print(f"mesq: skipped {which}: {why}", file=sys.stderr)
     for which, what in report.kept:

@@ -50,6 +50,7 @@ async def import_submit(page: Page) -> Response:
         memos_user=page.fields.text("memosUser").strip() or None,
         timezone=page.fields.text("timezone").strip() or None,
         label=quoted(upload.filename, 40).strip("'\""),  # the upload's name in errors, cut (as Import's)
+        filename=upload.filename,  # a Todoist project is named after its CSV
         language=page.language,  # what its new columns are named in, as a board made on a page
     )
     try:

@@ -1,0 +1,114 @@
+"""Files that used to answer 500 or lose a record without saying so: flomo times past the years a
+memo's time holds, flomo rich text nested past any note's, memos ids that are text, the person's
+own comment on another user's memo, a ZIP with two members of one name. Each is built here, small."""
+
+from __future__ import annotations
+
+import sqlite3
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from mesq.auth.users import create_user
+from mesq.imports.plan import SourceError
+from mesq.memos import store as memo_store
+from mesq.wiring.imports import ImportOptions, import_file
+from mesq.wiring.services import Services
+
+from .checks import records
+
+CARD = '<div class="memo"><div class="time">{}</div><div class="content">{}</div></div>'
+
+
+def _flomo(path: Path, *cards: tuple[str, str]) -> Path:
+    page = "<html><body>" + "".join(CARD.format(when, body) for when, body in cards) + "</body></html>"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("flomo@x/index.html", page)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("when", "zone"), [("0001-01-01 00:00:00", "Asia/Shanghai"), ("9999-12-31 23:59:00", "Etc/GMT+12")]
+)
+def test_a_flomo_time_no_utc_time_can_hold_is_a_skipped_card(
+    services: Services, tmp_path: Path, when: str, zone: str
+) -> None:
+    user = create_user(services.items, "ada", "correct horse battery")
+    path = _flomo(tmp_path / "f.zip", ("2024-03-05 09:30:00", "<p>ok card</p>"), (when, "<p>far</p>"))
+    report = import_file(services, user["id"], "flomo", path, options=ImportOptions(timezone=zone))
+    assert report.imported["memos"] == 1 and report.skipped_count == 1, report.as_dict()
+    assert "outside the years" in report.skipped[0][1]
+
+
+def test_flomo_rich_text_nested_too_deep_is_a_skipped_card(services: Services, tmp_path: Path) -> None:
+    user = create_user(services.items, "bea", "correct horse battery")
+    deep = "<b>" * 600 + "deep" + "</b>" * 600
+    path = _flomo(tmp_path / "f.zip", ("2024-03-05 09:30:00", "<p>ok</p>"), ("2024-03-06 09:30:00", deep))
+    report = import_file(services, user["id"], "flomo", path)
+    assert report.imported["memos"] == 1 and report.skipped_count == 1, report.as_dict()
+    assert "nested 60" in report.skipped[0][1] and "over the 100" in report.skipped[0][1]
+
+
+def _memos(path: Path, memos: list[tuple[object, ...]], relations: list[tuple[object, ...]]) -> Path:
+    """A memos 0.26-like database: users alice (1) and bob (2); memos (id, uid, creator, content)."""
+    db = sqlite3.connect(path)
+    db.executescript(
+        """CREATE TABLE user (id INTEGER PRIMARY KEY, username TEXT);
+        CREATE TABLE memo (id INTEGER PRIMARY KEY, uid TEXT, creator_id, created_ts, updated_ts, row_status TEXT,
+          content TEXT, visibility TEXT, pinned INTEGER DEFAULT 0, payload TEXT DEFAULT '{}');
+        CREATE TABLE memo_relation (memo_id, related_memo_id, type TEXT);
+        CREATE TABLE attachment (id INTEGER PRIMARY KEY, uid TEXT, memo_id, filename TEXT, type TEXT, size,
+          storage_type TEXT, reference TEXT, blob BLOB);
+        INSERT INTO user VALUES (1, 'alice'), (2, 'bob');"""
+    )
+    for number, (ident, uid, creator, content) in enumerate(memos):
+        stamp = 1_700_000_000 + number
+        db.execute(
+            "INSERT INTO memo VALUES (?,?,?,?,?,'NORMAL',?,'PRIVATE',0,'{}')",
+            (ident, uid, creator, stamp, stamp, content),
+        )
+    db.executemany("INSERT INTO memo_relation VALUES (?,?,?)", relations)
+    db.commit()
+    db.close()
+    return path
+
+
+@pytest.mark.parametrize(
+    ("memos", "relations", "words"),
+    [
+        ([(1, "ok", 1, "fine"), (2, "bad", "abc", "creator is text")], [], "memo.creator_id 'abc' is not a number"),
+        ([(1, "ok", 1, "fine")], [("x", 1, "COMMENT")], "memo_relation.memo_id 'x' is not a number"),
+    ],
+)
+def test_a_memos_id_that_is_text_is_one_line(
+    services: Services, tmp_path: Path, memos: list[tuple[object, ...]], relations: list[tuple[object, ...]], words: str
+) -> None:
+    user = create_user(services.items, "cleo", "correct horse battery")
+    before = records(services, user["id"])
+    path = _memos(tmp_path / "memos_prod.db", memos, relations)
+    with pytest.raises(SourceError, match=words):
+        import_file(services, user["id"], "memos", path, options=ImportOptions(memos_user="alice"))
+    assert records(services, user["id"]) == before
+
+
+def test_the_persons_comment_on_another_users_memo_is_imported(services: Services, tmp_path: Path) -> None:
+    user = create_user(services.items, "dina", "correct horse battery")
+    memos = [(1, "bobs", 2, "bob's memo"), (2, "mine", 1, "MY OWN WORDS on bob's memo"), (3, "plain", 1, "plain")]
+    path = _memos(tmp_path / "memos_prod.db", memos, [(2, 1, "COMMENT")])
+    report = import_file(services, user["id"], "memos", path, options=ImportOptions(memos_user="alice"))
+    assert report.imported["memos"] == 2, report.as_dict()
+    contents = [memo["content"] for memo in memo_store.all_memos(services.items, user["id"])]
+    comment = next(content for content in contents if "MY OWN WORDS" in content)
+    assert "a comment on memos/bobs by bob" in comment
+
+
+def test_a_zip_with_two_members_of_one_name_is_refused(services: Services, tmp_path: Path) -> None:
+    path = tmp_path / "todoist.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("Home.csv", "TYPE,CONTENT\ntask,first\n")
+        with pytest.warns(UserWarning):  # zipfile warns of the duplicate itself
+            archive.writestr("Home.csv", "TYPE,CONTENT\ntask,second\n")
+    user = create_user(services.items, "emma", "correct horse battery")
+    with pytest.raises(SourceError, match=r"two members named 'Home\.csv'"):
+        import_file(services, user["id"], "todoist", path)
