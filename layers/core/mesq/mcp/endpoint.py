@@ -12,8 +12,9 @@ Per request, in this order (docs/contract.md §2, architecture "Request flow (MC
 6. The body caps (bodies.py: 140,858,712 bytes = base64 of a 100 MiB file + 1 MiB for one upload
    `tools/call`, ~1 MiB for anything else), checked while reading, before anything parses JSON
    -> 413 PAYLOAD_TOO_LARGE; a large upload is parsed off the event loop, once. The REST
-   media-type rules of docs/contract.md §3 do not apply here (seed: "此处不采用上述 JSON 媒体类型检查");
-   the SDK's transport checks (`Content-Type: application/json`, `Accept`) answer 400/406 themselves.
+   media-type rules of docs/contract.md §3 do not apply here (seed: "此处不采用上述 JSON 媒体类型检查"),
+   but a Content-Type other than application/json gets the 400 envelope here (the SDK's answer
+   is plain text); the SDK's `Accept` check answers 406 itself.
    Handshake-era bodies are parsed and validated here (legacy.py: fixed messages, never the SDK's
    pydantic dump; JSON-RPC batches for 2025-03-26 and older).
 7. Step-up: a `tools/call` of a tool that only missing scopes hide, or a `resources/read` that
@@ -38,7 +39,7 @@ import collections
 import functools
 import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -54,6 +55,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from ..application.ratelimit import Bucket, RateLimiter
 from ..asgi.auth import authenticate_async, bearer_token, count_unauthenticated
+from ..asgi.body import media_type
 from ..asgi.envelope import failure, internal_failure
 from ..asgi.origin import is_allowed_origin
 from ..asgi.trace import trace_id_of
@@ -85,7 +87,7 @@ from .bodies import (
     upload_call,
 )
 from .catalog import Catalog
-from .legacy import PARSE_ERROR_MESSAGE, BodyRejected, LegacyBody, read_legacy_body, rpc_error
+from .legacy import PARSE_ERROR_MESSAGE, BodyRejected, LegacyBody, named_rejection, read_legacy_body, rpc_error
 from .limits import rate_bucket, retry_after, rpc_error_body
 from .list_memo import ListMemo
 from .request_state import SCOPE_KEY, RequestState
@@ -97,6 +99,7 @@ from .wire import Captured, amending_send
 
 MCP_BODY_CAP = UPLOAD_BODY_CAP
 CACHE_CONTROL = b"private, no-store"
+JSON_MEDIA_TYPE = "application/json"
 CONNECT_SCOPES = " ".join(order_scopes(READ_SCOPES))
 CORRELATION_HEADER = "x-correlation-id"
 MAX_CORRELATION_ID = 128
@@ -162,6 +165,18 @@ def _answer_unservable(body: LegacyBody, limited: dict[str, RateLimited]) -> Non
     requests = [message for message in servable if isinstance(message.decoded, dict) and "id" in message.decoded]
     if servable and not requests:
         raise _Rejected(next(iter(limited.values())))
+
+
+def _modern_amendment(body: bytes) -> Callable[[Any, Mapping[str, str]], Any]:
+    """How the SDK's 2026-07-28 400s are amended: the served versions and missing headers
+    (versions.py), then a bad id or non-object `arguments` named (legacy.py). `body` is at most
+    MESSAGE_BODY_CAP (a large upload's is the slim copy), so re-reading it on an error is cheap."""
+
+    def amend(payload: Any, headers: Mapping[str, str]) -> Any:
+        amended = amend_rejection(payload, headers)
+        return amended if amended is not payload else named_rejection(payload, body)
+
+    return amend
 
 
 def _correlation_id(request: Request) -> str | None:
@@ -266,6 +281,14 @@ class McpEndpoint:
             if limited and header_method.startswith("notifications/"):
                 raise _Rejected(next(iter(limited.values())))  # a notification has no answer to carry it
             self._step_up(request, visibility, [(header_method, target)])
+        if media_type(request.headers.get("content-type")) != JSON_MEDIA_TYPE:
+            # The SDK would answer a plain-text "Invalid Content-Type header": say it in the envelope.
+            raise _Rejected(
+                ValidationError(
+                    "Content-Type must be application/json; got %(value)s",
+                    value=quoted(request.headers.get("content-type") or "none"),
+                )
+            )
         # A 2026-07-28 request names its tool before the body is read: only an upload gets the large cap.
         cap = self.body_cap if not header_method or is_upload_call(header_method, target) else self.message_cap
         read = await read_body(request, cap)
@@ -435,7 +458,7 @@ class McpEndpoint:
             await self._serve_batch(scope, legacy, receive, send, trace_id)
             return
         if legacy is None:  # the 2026-07-28 entry: its rejections are amended (versions.py)
-            send = amending_send(send, amend_rejection, request.headers)
+            send = amending_send(send, _modern_amendment(body), request.headers)
         await self._serve(scope, body, receive, send, trace_id, remember=True)
 
     async def _serve_batch(self, scope: Scope, batch: LegacyBody, receive: Receive, send: Send, trace_id: str) -> None:
