@@ -4,12 +4,17 @@
 from __future__ import annotations
 
 import base64
+import json
+import threading
 
 import anyio
+import pydantic_core
 import pytest
 
 from mesq.auth.tokens import create_token, revoke_token
+from mesq.mcp.bodies import MESSAGE_BODY_CAP, UPLOAD_TOOLS
 from mesq.mcp.endpoint import MCP_BODY_CAP
+from mesq.mcp.service import default_catalog
 from mesq.runtime.server import create_local_app
 from mesq.wiring.services import Services
 from tests.settings import inprocess_settings
@@ -216,15 +221,132 @@ def test_body_cap_is_checked_after_credential_and_scope(app, mcp):
     assert status == 400
 
 
-def test_a_body_at_the_cap_is_read(app, mcp):
-    token = mcp(scopes="memo:read").token
-    message = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+def _upload(content: bytes) -> dict:
+    arguments = {"displayName": "note.txt", "mimeType": "text/plain", "content": base64.b64encode(content).decode()}
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "upload_memo_resource", "arguments": arguments},
+    }
+
+
+def _modern(message: dict, name: str) -> tuple[dict, dict[str, str]]:
+    params = {
+        **message["params"],
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        },
+    }
+    headers = {"mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name}
+    return {**message, "params": params}, headers
+
+
+def _structured(body: bytes) -> dict:
+    return json.loads(body)["result"]["structuredContent"]
+
+
+def test_the_upload_tools_are_the_only_ones_whose_arguments_outgrow_a_message(mcp_services):
+    """UPLOAD_TOOLS, which alone get the large cap, is every tool that declares a string longer
+    than MESSAGE_BODY_CAP."""
+    catalog = default_catalog()
+
+    def longest(schema: object) -> int:
+        if isinstance(schema, dict):
+            own = schema.get("maxLength")
+            own = own if isinstance(own, int) else 0  # x-error-message has a "maxLength" text
+            return max([own, *(longest(value) for value in schema.values())])
+        if isinstance(schema, list):
+            return max([0, *(longest(value) for value in schema)])
+        return 0
+
+    large = {name for name in catalog.names if longest(catalog.tools[name].operation.input_schema) > MESSAGE_BODY_CAP}
+    assert large == UPLOAD_TOOLS
+
+
+def test_an_upload_at_the_cap_is_read(app, mcp):
+    token = mcp(scopes="memo:read,memo:write").token
+    message = json.dumps(_upload(b"hello")).encode()
     padded = message + b" " * (MCP_BODY_CAP - len(message))  # JSON allows trailing whitespace
     status, _, body = _asgi_post(
         app, _headers(token, **{"mcp-protocol-version": "2025-11-25"}), [padded[:70_000_000], padded[70_000_000:]]
     )
     assert status == 200, body[:300]
-    assert b'"list_memos"' in body
+    assert _structured(body)["data"]["path"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_large_body_that_is_no_upload_is_refused_unparsed(app, mcp, monkeypatch, era):
+    """Only an upload's arguments may outgrow MESSAGE_BODY_CAP: a 2 MB search query (memo:read
+    suffices) is refused before anyone parses it, as parsing megabytes stalls every other user."""
+    parsed: list[int] = []
+    real_from_json, real_loads = pydantic_core.from_json, json.loads
+    monkeypatch.setattr(
+        pydantic_core, "from_json", lambda data, *a, **k: parsed.append(len(data)) or real_from_json(data, *a, **k)
+    )
+    monkeypatch.setattr(json, "loads", lambda data, *a, **k: parsed.append(len(data)) or real_loads(data, *a, **k))
+    message = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "search_memos", "arguments": {"query": "a" * 2_000_000}},
+    }
+    headers = {"mcp-protocol-version": "2025-11-25"}
+    if era == "modern":
+        message, headers = _modern(message, "search_memos")
+    raw = json.dumps(message).encode()
+    status, _, body = _asgi_post(
+        app, _headers(mcp(scopes="memo:read").token, **headers), [raw[:1_000_000], raw[1_000_000:]]
+    )
+    assert status == 413, body[:300]
+    assert b"upload_memo_resource" in body
+    assert not [size for size in parsed if size > MESSAGE_BODY_CAP]
+
+
+def test_a_modern_call_that_is_no_upload_gets_the_small_cap_before_reading(app, mcp):
+    _, headers = _modern(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "search_memos", "arguments": {}}},
+        "search_memos",
+    )
+    declared = {**headers, "content-length": str(MESSAGE_BODY_CAP + 1)}
+    status, _, body = _asgi_post(app, _headers(mcp(scopes="memo:read").token, **declared), [b"{}"])
+    assert status == 413 and b"PAYLOAD_TOO_LARGE" in body
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_large_upload_is_parsed_off_the_event_loop_once(app, mcp, monkeypatch, era):
+    """The endpoint parses a large upload in a worker thread and hands the SDK the message
+    without its arguments: no parse of the large body runs on the event loop's thread."""
+    on_loop: list[int] = []
+
+    def spy(real):
+        def parse(data, *args, **kwargs):
+            if len(data) > MESSAGE_BODY_CAP and threading.current_thread() is threading.main_thread():
+                on_loop.append(len(data))
+            return real(data, *args, **kwargs)
+
+        return parse
+
+    monkeypatch.setattr(pydantic_core, "from_json", spy(pydantic_core.from_json))
+    monkeypatch.setattr(json, "loads", spy(json.loads))
+    content = bytes(range(256)) * 8192  # 2 MiB
+    message, headers = _upload(content), {"mcp-protocol-version": "2025-11-25"}
+    if era == "modern":
+        message, headers = _modern(message, "upload_memo_resource")
+    raw = json.dumps(message).encode()
+    client = mcp(scopes="memo:read,memo:write")
+    status, _, body = _asgi_post(app, _headers(client.token, **headers), [raw[:1_500_000], raw[1_500_000:]])
+    assert status == 200, body[:300]
+    uploaded = _structured(body)["data"]
+    assert uploaded["fileSize"] == len(content), uploaded
+    assert not on_loop
+
+
+def test_a_large_batch_is_refused(app, mcp):
+    batch = json.dumps([_upload(bytes(1_000_000)), _upload(b"x")]).encode()
+    status, _, body = _asgi_post(app, _headers(mcp(scopes="memo:read,memo:write").token), [batch])
+    assert status == 413, body[:300]
 
 
 def test_sdk_transport_checks_still_apply(mcp):

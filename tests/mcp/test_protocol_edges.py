@@ -198,3 +198,97 @@ def test_2025_03_26_is_still_negotiated(mcp):
     )
     response = raw(client, client.token, json.dumps(init))
     assert response.json()["result"]["protocolVersion"] == "2025-03-26"
+
+
+# -- requests whose problem must be named, not dropped or misnamed --------------------------------
+
+
+@pytest.mark.parametrize("request_id", ['{"a": 1}', "1.5", "true", "[1]", "NaN", "null"])
+def test_a_request_with_an_invalid_id_is_refused_naming_it(mcp, request_id):
+    """Before: the SDK's notification model (which ignores unknown keys) took it: 202, never run."""
+    client = mcp(scopes="memo:read,memo:write", era="legacy")
+    marker = f"invalid-id-{request_id}"
+    content = marker.replace('"', "")
+    params = f'{{"name": "create_memo", "arguments": {{"content": "{content}"}}}}'
+    body = f'{{"jsonrpc": "2.0", "id": {request_id}, "method": "tools/call", "params": {params}}}'
+    response = raw(client, client.token, body)
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["code"] == -32600 and "id must be a string or an integer" in error["message"]
+    assert json.dumps(json.loads(request_id)) in error["message"] or request_id in error["message"]
+    found = client.ok("search_memos", {"query": content})
+    assert found["page"]["totalCount"] == 0
+
+
+@pytest.mark.parametrize("version", ["2025-99-99", "garbage"])
+def test_an_unserved_version_is_named_for_a_handshake_body(mcp, version):
+    """The SDK routes an unknown version to its 2026-07-28 entry, which checked `_meta` first."""
+    client = mcp(era="legacy")
+    response = raw(client, client.token, json.dumps(rpc("ping")), **{"MCP-Protocol-Version": version})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == -32022 and error["message"] == "Unsupported protocol version", error
+    assert error["data"]["requested"] == version and error["data"]["supported"][0] == MODERN
+
+
+def test_a_lone_surrogate_escape_is_named(mcp):
+    client = mcp(era="legacy")
+    params = '{"name": "search_memos", "arguments": {"query": "\\ud800"}}'
+    body = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ' + params + "}"
+    response = raw(client, client.token, body)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == -32600 and "lone surrogate" in error["message"], error
+
+
+def test_nesting_past_the_parser_depth_is_named(mcp):
+    client = mcp(era="legacy")
+    tags = "[" * 1000 + "]" * 1000
+    params = '{"name": "list_memos", "arguments": {"tags": ' + tags + "}}"
+    response = raw(
+        client, client.token, '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": ' + params + "}"
+    )
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == -32600 and "deeper than 200 levels" in error["message"], error
+
+
+def test_a_parse_error_says_where(mcp):
+    client = mcp(era="legacy")
+    error = raw(client, client.token, '{"jsonrpc": "2.0", "id": 1').json()["error"]
+    assert error["code"] == -32700 and "line 1 column" in error["message"], error
+
+
+def test_arguments_that_are_not_an_object_are_named(mcp):
+    client = mcp(era="legacy")
+    body = json.dumps(rpc("tools/call", {"name": "list_memos", "arguments": [1]}, request_id=7))
+    response = raw(client, client.token, body)
+    answer = response.json()
+    assert answer["id"] == 7 and answer["error"]["code"] == -32602, answer
+    assert "arguments must be an object" in answer["error"]["message"] and "an array" in answer["error"]["message"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_wrong_content_type_gets_the_error_envelope(mcp, era):
+    """The SDK's answer was a plain-text "Invalid Content-Type header"."""
+    response = mcp(era=era).post("tools/list", **{"Content-Type": "text/plain"})
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "VALIDATION_ERROR" and "Content-Type must be application/json" in error["message"]
+    assert response.json()["traceId"]
+
+
+def test_a_modern_bad_id_and_non_object_arguments_are_named(mcp):
+    """The SDK's 2026-07-28 answers said "Body must be a single JSON-RPC request..." and
+    "Invalid request parameters" with empty data."""
+    client = mcp(era="modern")
+    message = client.body("tools/call", {"name": "list_memos", "arguments": [1]})
+    headers = client.http_headers("tools/call", {"name": "list_memos"})
+    response = client.client.post("/mcp", headers=headers, content=json.dumps(message))
+    assert response.status_code == 400
+    assert "arguments must be an object" in response.json()["error"]["message"], response.text
+    message = {**client.body("tools/call", {"name": "list_memos", "arguments": {}}), "id": 1.5}
+    response = client.client.post("/mcp", headers=headers, content=json.dumps(message))
+    error = response.json()["error"]
+    assert response.status_code == 400 and error["code"] == -32600, response.text
+    assert "id must be a string or an integer, not 1.5" in error["message"]

@@ -9,10 +9,12 @@ Per request, in this order (docs/contract.md §2, architecture "Request flow (MC
 4. At least one read scope -> 403 `insufficient_scope`.
 5. Visibility from scopes, the /readonly path, URL toolsets and the X-MCP-* headers -> 400 for
    an unknown toolset / tool name.
-6. The body cap (140,858,712 bytes = base64 of a 100 MiB file + 1 MiB), checked while reading,
-   before anything parses JSON -> 413 PAYLOAD_TOO_LARGE. The REST media-type rules of docs/contract.md §3
-   do not apply here (seed: "此处不采用上述 JSON 媒体类型检查"); the SDK's transport checks
-   (`Content-Type: application/json`, `Accept`) answer 400/406 themselves.
+6. The body caps (bodies.py: 140,858,712 bytes = base64 of a 100 MiB file + 1 MiB for one upload
+   `tools/call`, ~1 MiB for anything else), checked while reading, before anything parses JSON
+   -> 413 PAYLOAD_TOO_LARGE; a large upload is parsed off the event loop, once. The REST
+   media-type rules of docs/contract.md §3 do not apply here (seed: "此处不采用上述 JSON 媒体类型检查"),
+   but a Content-Type other than application/json gets the 400 envelope here (the SDK's answer
+   is plain text); the SDK's `Accept` check answers 406 itself.
    Handshake-era bodies are parsed and validated here (legacy.py: fixed messages, never the SDK's
    pydantic dump; JSON-RPC batches for 2025-03-26 and older).
 7. Step-up: a `tools/call` of a tool that only missing scopes hide, or a `resources/read` that
@@ -37,13 +39,15 @@ import collections
 import functools
 import json
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import quote
 
+import pydantic_core
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.inbound import NAME_BEARING_METHODS, decode_header_value
+from mcp_types import PARSE_ERROR
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -51,7 +55,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from ..application.ratelimit import Bucket, RateLimiter
 from ..asgi.auth import authenticate_async, bearer_token, count_unauthenticated
-from ..asgi.body import read_limited
+from ..asgi.body import media_type
 from ..asgi.envelope import failure, internal_failure
 from ..asgi.origin import is_allowed_origin
 from ..asgi.trace import trace_id_of
@@ -72,8 +76,18 @@ from ..kernel.i18n import requested_language
 from ..kernel.messages import quoted
 from ..wiring.services import Services
 from . import cors, resources
+from .bodies import (
+    MESSAGE_BODY_CAP,
+    UPLOAD_BODY_CAP,
+    UPLOAD_TOOLS,
+    ReadBody,
+    UploadCall,
+    is_upload_call,
+    read_body,
+    upload_call,
+)
 from .catalog import Catalog
-from .legacy import BodyRejected, LegacyBody, read_legacy_body
+from .legacy import PARSE_ERROR_MESSAGE, BodyRejected, LegacyBody, named_rejection, read_legacy_body, rpc_error
 from .limits import rate_bucket, retry_after, rpc_error_body
 from .list_memo import ListMemo
 from .request_state import SCOPE_KEY, RequestState
@@ -83,9 +97,9 @@ from .versions import amend_rejection
 from .visibility import FILTER_HEADERS, Visibility, resolve
 from .wire import Captured, amending_send
 
-#: Base64 length of a 100 MiB file plus 1 MiB for the JSON-RPC frame (docs/contract.md §2).
-MCP_BODY_CAP = 4 * -(-100 * 1024 * 1024 // 3) + 1024 * 1024
+MCP_BODY_CAP = UPLOAD_BODY_CAP
 CACHE_CONTROL = b"private, no-store"
+JSON_MEDIA_TYPE = "application/json"
 CONNECT_SCOPES = " ".join(order_scopes(READ_SCOPES))
 CORRELATION_HEADER = "x-correlation-id"
 MAX_CORRELATION_ID = 128
@@ -153,6 +167,18 @@ def _answer_unservable(body: LegacyBody, limited: dict[str, RateLimited]) -> Non
         raise _Rejected(next(iter(limited.values())))
 
 
+def _modern_amendment(body: bytes) -> Callable[[Any, Mapping[str, str]], Any]:
+    """How the SDK's 2026-07-28 400s are amended: the served versions and missing headers
+    (versions.py), then a bad id or non-object `arguments` named (legacy.py). `body` is at most
+    MESSAGE_BODY_CAP (a large upload's is the slim copy), so re-reading it on an error is cheap."""
+
+    def amend(payload: Any, headers: Mapping[str, str]) -> Any:
+        amended = amend_rejection(payload, headers)
+        return amended if amended is not payload else named_rejection(payload, body)
+
+    return amend
+
+
 def _correlation_id(request: Request) -> str | None:
     supplied = request.headers.get(CORRELATION_HEADER)
     if supplied and len(supplied) <= MAX_CORRELATION_ID and supplied.isprintable() and supplied.isascii():
@@ -182,6 +208,7 @@ class McpEndpoint:
         self.services = services
         self.readonly = readonly
         self.body_cap = body_cap
+        self.message_cap = min(MESSAGE_BODY_CAP, body_cap)
         self.limiter = RateLimiter(services.items, services.settings)
         self.list_memo = ListMemo()
 
@@ -247,27 +274,40 @@ class McpEndpoint:
         # headers, before the body is read; any other request by its body's messages.
         modern = _is_modern(request)
         header_method = request.headers.get("mcp-method") if modern else None
+        target = decode_header_value(request.headers.get("mcp-name")) if header_method else None
         limited: dict[str, RateLimited] = {}
         if header_method:
-            target = decode_header_value(request.headers.get("mcp-name"))
             limited = await self._rate_limit(principal, [(header_method, target)])
             if limited and header_method.startswith("notifications/"):
                 raise _Rejected(next(iter(limited.values())))  # a notification has no answer to carry it
             self._step_up(request, visibility, [(header_method, target)])
-        body = await read_limited(request, self.body_cap)
-        if body is None:
+        if media_type(request.headers.get("content-type")) != JSON_MEDIA_TYPE:
+            # The SDK would answer a plain-text "Invalid Content-Type header": say it in the envelope.
             raise _Rejected(
-                PayloadTooLarge(
-                    f"request body exceeds {self.body_cap} bytes (base64 of 100 MiB + 1 MiB); send large "
-                    "files through an upload session (POST /api/toolkit/memo/resources/upload-session)"
+                ValidationError(
+                    "Content-Type must be application/json; got %(value)s",
+                    value=quoted(request.headers.get("content-type") or "none"),
                 )
             )
+        # A 2026-07-28 request names its tool before the body is read: only an upload gets the large cap.
+        cap = self.body_cap if not header_method or is_upload_call(header_method, target) else self.message_cap
+        read = await read_body(request, cap)
+        if read is None:
+            raise _Rejected(self._too_large(cap))
+        body = read.data
+        if read.large and not read.names_upload_tool:
+            raise _Rejected(self._too_large(self.message_cap))  # refused unparsed: it cannot be an upload
         legacy = None
+        call_arguments = None
         if not modern:
             try:
-                legacy = read_legacy_body(body, request.headers.get("mcp-protocol-version"))
+                legacy = await self._read_legacy(read, request.headers.get("mcp-protocol-version"))
             except BodyRejected as rejected:
                 raise _Answered(JSONResponse(rejected.error, status_code=400)) from None
+        if read.large:
+            upload = await self._upload_call(read, legacy)
+            body, call_arguments = upload.slim_body, upload.arguments
+        if legacy is not None:
             calls = _calls(legacy)
             limited = await self._rate_limit(principal, calls)
             if limited:
@@ -286,8 +326,45 @@ class McpEndpoint:
             remaining_ms=_lambda_remaining_ms(request),
             rate_limited=limited,
             language=requested_language(request.headers.get("accept-language")),
+            call_arguments=call_arguments,
         )
         return state, body, legacy
+
+    def _too_large(self, cap: int) -> PayloadTooLarge:
+        if cap >= self.body_cap:
+            return PayloadTooLarge(
+                f"request body exceeds {self.body_cap} bytes (base64 of 100 MiB + 1 MiB); send large files "
+                "through an upload session (POST /api/toolkit/memo/resources/upload-session)"
+            )
+        uploads = " and ".join(sorted(UPLOAD_TOOLS))
+        return PayloadTooLarge(
+            f"request body exceeds {cap} bytes: only one tools/call of {uploads} may be larger (up to "
+            f"{self.body_cap} bytes); send large files through an upload session "
+            "(POST /api/toolkit/memo/resources/upload-session)"
+        )
+
+    @staticmethod
+    async def _read_legacy(read: ReadBody, version: str | None) -> LegacyBody:
+        """A large body is parsed in a worker thread, where `pydantic_core.from_json` leaves the
+        event loop free to serve others; a small one (under ~1 MiB, milliseconds) in place."""
+        if read.large:
+            return await run_sync(read_legacy_body, read.data, version)
+        return read_legacy_body(read.data, version)
+
+    async def _upload_call(self, read: ReadBody, legacy: LegacyBody | None) -> UploadCall:
+        """The one upload call a large body must be (413 otherwise); its arguments stay parsed
+        here and the SDK gets the message without them, so it never parses megabytes on the loop."""
+        if legacy is not None:
+            decoded = None if legacy.batch else legacy.messages[0].decoded
+        else:
+            try:
+                decoded = await run_sync(pydantic_core.from_json, read.data)
+            except ValueError:
+                raise _Answered(JSONResponse(rpc_error(PARSE_ERROR, PARSE_ERROR_MESSAGE), status_code=400)) from None
+        upload = upload_call(decoded)
+        if upload is None:
+            raise _Rejected(self._too_large(self.message_cap))
+        return upload
 
     async def _rate_limit(
         self, principal: Principal, calls: Iterable[tuple[str | None, str | None]]
@@ -381,7 +458,7 @@ class McpEndpoint:
             await self._serve_batch(scope, legacy, receive, send, trace_id)
             return
         if legacy is None:  # the 2026-07-28 entry: its rejections are amended (versions.py)
-            send = amending_send(send, amend_rejection, request.headers)
+            send = amending_send(send, _modern_amendment(body), request.headers)
         await self._serve(scope, body, receive, send, trace_id, remember=True)
 
     async def _serve_batch(self, scope: Scope, batch: LegacyBody, receive: Receive, send: Send, trace_id: str) -> None:

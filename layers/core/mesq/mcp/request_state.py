@@ -37,6 +37,10 @@ class RequestState:
     rate_limited: Mapping[str, RateLimited] = field(default_factory=dict)
     #: The language the request's `Accept-Language` asks for ("" when none): `Call.language`.
     language: str = ""
+    #: The arguments of a large upload `tools/call`, parsed by the endpoint in a worker thread;
+    #: the SDK got the message with empty arguments, so it never parsed megabytes on the event
+    #: loop (bodies.py). None for every other request.
+    call_arguments: Mapping[str, Any] | None = None
 
 
 class MissingRequestState(RuntimeError):

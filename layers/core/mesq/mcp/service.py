@@ -152,7 +152,10 @@ def build_server(catalog: Catalog) -> Server[Any]:
         return types.ListToolsResult(tools=listed_tools(catalog, state.visibility))
 
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
-        return await adapter.call_tool(catalog, request_state(ctx), params.name, params.arguments)
+        state = request_state(ctx)
+        # A large upload's arguments were parsed off the event loop by the endpoint (bodies.py).
+        arguments = dict(state.call_arguments) if state.call_arguments is not None else params.arguments
+        return await adapter.call_tool(catalog, state, params.name, arguments)
 
     async def list_prompts(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
