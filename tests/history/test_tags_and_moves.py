@@ -165,6 +165,30 @@ def test_undoing_a_move_to_the_board_puts_the_item_back_in_the_inbox(store):
     assert item["id"] in {entry["id"] for entry in agent("list_todo_trash")["items"]}  # the task it became
 
 
+def test_the_dry_run_of_a_session_foresees_the_spaces_its_undo_removes(store):
+    """A session that made a space (its columns come with it) and tasks in it: the undo trashes the
+    tasks and then removes the emptied space; the dry run says so beforehand, entry for entry. A
+    space that keeps a task someone else put in it stays, in both."""
+    setup, agent = caller(store), caller_as(store, "pat:agent", "agent")
+    trip = agent("create_todo_space", name="Trip")["space"]
+    kept = agent("create_todo_space", name="Kept")["space"]
+    agent("create_todo_task", title="pack", spaceId=trip["id"])
+    agent("create_todo_task", title="book", spaceId=kept["id"])
+    setup("create_todo_task", title="someone else's", spaceId=kept["id"])
+    session = agent("get_context")["sessionId"]
+
+    def outcome(answer: dict[str, Any]) -> tuple[list[tuple[str, bool]], list[str]]:
+        undone = sorted((entry["changeId"], bool(entry.get("removed"))) for entry in answer["undone"])
+        return undone, sorted(entry["changeId"] for entry in answer["notUndone"])
+
+    preview = agent("undo_changes", sessionId=session, dryRun=True)
+    undone = agent("undo_changes", sessionId=session)
+    assert outcome(preview) == outcome(undone)
+    removed = {entry["record"]["id"] for entry in undone["undone"] if entry.get("removed")}
+    assert trip["id"] in removed and kept["id"] not in removed
+    assert kept["id"] in {entry["record"]["id"] for entry in undone["notUndone"]}
+
+
 def test_an_idempotent_replay_writes_no_second_record(sqlite):
     call = caller(sqlite)
     first = call("create_todo_task", title="t", idempotencyKey="k")["task"]

@@ -14,6 +14,7 @@ from ..kernel.context import Call
 from ..memos.revert import REVERTERS as MEMO_REVERTERS
 from ..memos.revert import REVISIONS as MEMO_REVISIONS
 from ..todos.revert import FINISHERS as TODO_FINISHERS
+from ..todos.revert import FORECASTS as TODO_FORECASTS
 from ..todos.revert import REVERTERS as TODO_REVERTERS
 from ..todos.revert import REVISIONS as TODO_REVISIONS
 
@@ -27,6 +28,7 @@ UNDO_KINDS = undo.Kinds(
     reverters=REVERTERS,
     revisions={**MEMO_REVISIONS, **TODO_REVISIONS},
     finishers=TODO_FINISHERS,
+    forecasts=TODO_FORECASTS,
 )
 
 

@@ -56,6 +56,9 @@ RevisionReader = Callable[[Call, Sequence[Item]], dict[str, int | None]]
 #: After a whole run or session is undone: the NOT_UNDOABLE entries (creations without a trash)
 #: it resolves by removing what no longer holds anything; answers those entries' change ids.
 Finisher = Callable[[Call, list[dict[str, Any]]], set[str]]
+#: A finisher's forecast for a dry run, from reads alone: given the NOT_UNDOABLE entries and the
+#: changes the run would undo, the entries' change ids the finisher would then resolve.
+Forecast = Callable[[Call, list[dict[str, Any]], list[Item]], set[str]]
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,7 @@ class Kinds:
     reverters: Mapping[str, Reverter]
     revisions: Mapping[str, RevisionReader] = field(default_factory=dict)
     finishers: Sequence[Finisher] = ()
+    forecasts: Sequence[Forecast] = ()
 
 
 #: Changes one call reverts; past it `more` says to call again (the undone ones are skipped then).
@@ -84,7 +88,7 @@ def undo_changes(call: Call, args: dict[str, Any], kinds: Kinds | Mapping[str, R
     targets, more = _targets(call, args)
     ordered = _removals_after_their_tasks(sorted(targets, key=_newest_first, reverse=True))
     if args.get("dryRun"):
-        return _dry_run(call, ordered, more, kinds)
+        return _dry_run(call, ordered, more, kinds, whole="runId" in args or "sessionId" in args)
     undone: list[dict[str, Any]] = []
     refused: list[dict[str, Any]] = []
     chain: dict[str, tuple[int, int | None]] = {}  # record id -> (revision our undo made, the change's before revision)
@@ -169,11 +173,13 @@ def _without_reason(item: dict[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in item.items() if name not in ("code", "message", "recoverData")}
 
 
-def _dry_run(call: Call, ordered: list[Item], more: bool, kinds: Kinds) -> dict[str, Any]:
+def _dry_run(call: Call, ordered: list[Item], more: bool, kinds: Kinds, *, whole: bool) -> dict[str, Any]:
     """What `undo_changes` would answer, from reads alone: the chain of one record's changes is
-    simulated (each undo makes one revision), nothing is written."""
+    simulated (each undo makes one revision), and for a whole run or session the finishers'
+    forecasts say what they would remove at the end; nothing is written."""
     current = _current_revisions(call, ordered, kinds)
     would: list[dict[str, Any]] = []
+    undoing: list[Item] = []  # the changes of `would`
     refused: list[dict[str, Any]] = []
     chain: dict[str, tuple[int, int | None]] = {}
     for change in ordered:
@@ -205,6 +211,14 @@ def _dry_run(call: Call, ordered: list[Item], more: bool, kinds: Kinds) -> dict[
             base = chain[record_id][0] if record_id in chain else current.get(record_id) or 0
             chain[record_id] = (base + 1, part["revisions"]["before"])
         would.append(entry)
+        undoing.append(change)
+    if not more and whole:
+        blocked = [item for item in refused if item.get("code") == NOT_UNDOABLE]
+        removed: set[str] = set()
+        for forecast in kinds.forecasts:
+            removed |= forecast(call, blocked, undoing)
+        would += [{**_without_reason(item), "removed": True} for item in refused if item["changeId"] in removed]
+        refused = [item for item in refused if item["changeId"] not in removed]
     data: dict[str, Any] = {"undone": would, "notUndone": refused, "dryRun": True}
     if more:
         data["more"] = True

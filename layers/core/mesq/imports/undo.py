@@ -27,6 +27,7 @@ from ..kernel.errors import NotFound
 from ..memos.revert import REVERTERS as MEMO_REVERTERS
 from ..memos.revert import REVISIONS as MEMO_REVISIONS
 from ..todos.revert import FINISHERS as TODO_FINISHERS
+from ..todos.revert import FORECASTS as TODO_FORECASTS
 from ..todos.revert import REVERTERS as TODO_REVERTERS
 from ..todos.revert import REVISIONS as TODO_REVISIONS
 
@@ -35,6 +36,7 @@ _KINDS = Kinds(
     reverters={**MEMO_REVERTERS, **TODO_REVERTERS},
     revisions={**MEMO_REVISIONS, **TODO_REVISIONS},
     finishers=TODO_FINISHERS,
+    forecasts=TODO_FORECASTS,
 )
 
 

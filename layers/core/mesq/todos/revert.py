@@ -221,8 +221,40 @@ def remove_created_spaces(call: Call, refused: list[dict[str, Any]]) -> set[str]
     return resolved
 
 
+def foresee_removed_spaces(call: Call, refused: list[dict[str, Any]], undoing: list[Item]) -> set[str]:
+    """`remove_created_spaces`' forecast for a dry run: a space the run or session created is
+    removed when every live task in it is one the undo takes out of it (its creation or restore
+    undone: to the trash; a move into it undone: back where it came from); answers the change ids
+    it would resolve, as the finisher does (the space's creation and its columns')."""
+    created = {entry["record"]["id"]: entry["changeId"] for entry in refused if entry["record"]["kind"] == "space"}
+    if not created:
+        return set()
+    state = load_partial(call.services.items, call.principal.user_id)
+    leaving = {
+        change["record"]["id"]
+        for change in undoing
+        if change["record"]["kind"] in ("task", "subtask")
+        and (change["action"] in ("create", "restore") or "spaceId" in change.get("fields", ()))
+    }
+    resolved: set[str] = set()
+    for space_id, change_id in created.items():
+        if space_id not in state.spaces or space_id == state.default_space_id:
+            continue
+        staying = [
+            task for task in state.every_task()
+            if task.get("spaceId") == space_id and keys.live(task) and task["id"] not in leaving
+        ]  # fmt: skip
+        if staying:
+            continue
+        columns = {column["id"] for column in state.columns_of(space_id)}
+        resolved.add(change_id)
+        resolved |= {entry["changeId"] for entry in refused if entry["record"]["id"] in columns}
+    return resolved
+
+
 #: The reverter of each kind this package records (history/records.py KINDS), its revisions, and
 #: what a whole undo removes at its end.
 REVERTERS = {kind: revert_todo for kind in ("task", "subtask", "inbox", "space", "column", "tag")}
 REVISIONS = {kind: todo_revisions for kind in REVERTERS}
 FINISHERS = (remove_created_spaces,)
+FORECASTS = (foresee_removed_spaces,)
