@@ -136,3 +136,31 @@ def test_serve_reminder_loop_ticks_and_survives_failures(monkeypatch, make_servi
 
     asyncio.run(asyncio.wait_for(run(), 10))
     assert len(calls) >= 4
+
+
+def test_serve_reminder_ticks_start_an_interval_apart_however_long_one_takes(monkeypatch, make_services):
+    """A tick slowed by a channel (here 0.5 s of a 0.6 s interval) is followed by the next one at
+    the interval from its start, not a whole interval after it ended."""
+    import time
+
+    services = make_services(reminder_tick_seconds=0.6)
+    starts: list[float] = []
+
+    def slow_tick(items: Any, sealer: Any, now: Any, reach: Any = None) -> Any:
+        starts.append(time.monotonic())
+        time.sleep(0.5)
+        from mesq.jobs.reminder_tick import TickReport
+
+        return TickReport()
+
+    monkeypatch.setattr(sweeper, "run_due_reminder_tick", slow_tick)
+
+    async def run() -> None:
+        task = asyncio.create_task(sweeper.remind_forever(services))
+        while len(starts) < 3:
+            await asyncio.sleep(0.01)
+        task.cancel()
+
+    asyncio.run(asyncio.wait_for(run(), 10))
+    gaps = [later - earlier for earlier, later in zip(starts, starts[1:], strict=False)]
+    assert all(0.55 <= gap < 0.9 for gap in gaps), gaps  # 1.1 s apart before

@@ -34,8 +34,13 @@ async def sweep_forever(services: Services) -> None:
 
 
 async def remind_forever(services: Services) -> None:
+    """A tick every `reminder_tick_seconds` from start to start, as the schedule on AWS runs it: a
+    tick held up by a slow channel (up to its attempts' deadlines) does not push the next one a
+    whole interval later, so the next minute's reminders are not late by its length too."""
     sealer = services.sealer
+    loop = asyncio.get_running_loop()
     while True:
+        started = loop.time()
         try:
             report = await run_sync(
                 functools.partial(run_due_reminder_tick, reach=reminder_reach(services.settings)),
@@ -47,7 +52,7 @@ async def remind_forever(services: Services) -> None:
                 logger.info("reminder tick", extra=report.as_dict())
         except Exception:
             logger.exception("reminder tick failed; retrying at the next tick")
-        await asyncio.sleep(services.settings.reminder_tick_seconds)
+        await asyncio.sleep(max(0.0, services.settings.reminder_tick_seconds - (loop.time() - started)))
 
 
 #: How often `mesq serve` looks for users due a reading sync (the interval itself is per user).
