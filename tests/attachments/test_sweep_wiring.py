@@ -114,27 +114,31 @@ def test_bucket_lifecycle_expires_the_staging_prefix(template):
     assert staging and staging[0]["Status"] == "Enabled" and staging[0]["ExpirationInDays"] == 1
 
 
+def _run_reminder_loop(monkeypatch: Any, services: Any, tick: Any, seen: list[Any], ticks: int) -> None:
+    """`remind_forever` with `tick` as the reminder tick, until `seen` holds `ticks` entries."""
+    monkeypatch.setattr(sweeper, "run_due_reminder_tick", tick)
+
+    async def run() -> None:
+        task = asyncio.create_task(sweeper.remind_forever(services))
+        while len(seen) < ticks:
+            await asyncio.sleep(0.01)
+        task.cancel()
+
+    asyncio.run(asyncio.wait_for(run(), 10))
+
+
 def test_serve_reminder_loop_ticks_and_survives_failures(monkeypatch, make_services):
-    services = make_services(reminder_tick_seconds=0)
+    from mesq.jobs.reminder_tick import TickReport
+
     calls: list[Any] = []
 
     def fake_tick(items: Any, sealer: Any, now: Any, reach: Any = None) -> Any:
         calls.append(now)
         if len(calls) == 2:
             raise RuntimeError("storage hiccup")
-        from mesq.jobs.reminder_tick import TickReport
-
         return TickReport()
 
-    monkeypatch.setattr(sweeper, "run_due_reminder_tick", fake_tick)
-
-    async def run() -> None:
-        task = asyncio.create_task(sweeper.remind_forever(services))
-        while len(calls) < 4:
-            await asyncio.sleep(0.01)
-        task.cancel()
-
-    asyncio.run(asyncio.wait_for(run(), 10))
+    _run_reminder_loop(monkeypatch, make_services(reminder_tick_seconds=0), fake_tick, calls, 4)
     assert len(calls) >= 4
 
 
@@ -144,24 +148,15 @@ def test_serve_reminder_ticks_start_an_interval_apart_however_long_one_takes(mon
     import itertools
     import time
 
-    services = make_services(reminder_tick_seconds=0.6)
+    from mesq.jobs.reminder_tick import TickReport
+
     starts: list[float] = []
 
     def slow_tick(items: Any, sealer: Any, now: Any, reach: Any = None) -> Any:
         starts.append(time.monotonic())
         time.sleep(0.5)
-        from mesq.jobs.reminder_tick import TickReport
-
         return TickReport()
 
-    monkeypatch.setattr(sweeper, "run_due_reminder_tick", slow_tick)
-
-    async def run() -> None:
-        task = asyncio.create_task(sweeper.remind_forever(services))
-        while len(starts) < 3:
-            await asyncio.sleep(0.01)
-        task.cancel()
-
-    asyncio.run(asyncio.wait_for(run(), 10))
+    _run_reminder_loop(monkeypatch, make_services(reminder_tick_seconds=0.6), slow_tick, starts, 3)
     gaps = [later - earlier for earlier, later in itertools.pairwise(starts)]
     assert all(0.55 <= gap < 0.9 for gap in gaps), gaps  # 1.1 s apart before
