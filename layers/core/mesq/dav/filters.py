@@ -20,7 +20,7 @@ from dateutil.rrule import rrule, rrulestr
 from icalendar import Component
 
 from ..kernel.messages import quoted
-from ..todos.recurrence import interval_is_positive, repeats
+from ..todos.recurrence import cycles_on, interval_is_positive, repeats
 from .errors import DavError
 from .mapping import values_of
 from .xml import CALDAV, tag
@@ -32,7 +32,6 @@ MAX_OCCURRENCES = 1000
 #: so a weekly, monthly or yearly one is exact anywhere and a daily one 68 years from there; a
 #: counted one walks from its own start (COUNT counts from it).
 MAX_WALKED = 25_000
-_CALENDAR_CYCLE_YEARS = 400  # the Gregorian calendar (leap years, weekdays) repeats after it
 _EARLIEST = datetime.min.replace(tzinfo=UTC)
 _LATEST = datetime.max.replace(tzinfo=UTC)
 
@@ -212,11 +211,8 @@ def _near(rule: rrule, anchor: datetime, begin: datetime) -> rrule:
     A counted rule keeps its start: COUNT counts from it."""
     if rule._count is not None:  # type: ignore[attr-defined]  # dateutil keeps it private
         return rule
-    cycle = _CALENDAR_CYCLE_YEARS * rule._interval  # type: ignore[attr-defined]
-    cycles = (begin.year - anchor.year - 1) // cycle
-    if cycles <= 0:
-        return rule
-    return rule.replace(dtstart=anchor.replace(year=anchor.year + cycles * cycle))
+    moved = cycles_on(rule, anchor, begin.year - 1)
+    return rule if moved == anchor else rule.replace(dtstart=moved)
 
 
 def _todo_overlaps(

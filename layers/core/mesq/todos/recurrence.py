@@ -37,7 +37,7 @@ _NOT_IN_A_RULE = ("DTSTART", "RDATE", "EXDATE", "EXRULE", "\n", "\r")
 #: centuries, and a rule that finds no date in that span never finds one.
 TRIED_YEARS = 50
 #: The years in which the calendar (leap years and weekdays) repeats exactly.
-_CALENDAR_CYCLE_YEARS = 400
+CALENDAR_CYCLE_YEARS = 400
 
 
 def normalized(text: str | None, field: str = "recurrence") -> str | None:
@@ -84,14 +84,19 @@ def repeats(series: rrule) -> bool:
     """The rule gives a date after its start (its UNTIL and COUNT aside), tried in a few
     centuries at the end of the calendar (TRIED_YEARS says why)."""
     start: datetime = series._dtstart  # type: ignore[attr-defined]  # dateutil keeps it private
-    interval: int = series._interval  # type: ignore[attr-defined]
-    cycle = _CALENDAR_CYCLE_YEARS * interval  # whole cycles keep both the calendar and the rule's phase
-    cycles = max(0, (MAXYEAR - TRIED_YEARS - start.year) // cycle)
     try:
-        moved = start.replace(tzinfo=None, year=start.year + cycles * cycle)
+        moved = cycles_on(series, start.replace(tzinfo=None), MAXYEAR - TRIED_YEARS)
         return series.replace(dtstart=moved, until=None, count=None).after(moved) is not None
     except (ValueError, OverflowError):  # past year 9999
         return False
+
+
+def cycles_on(series: rrule, start: datetime, up_to_year: int) -> datetime:
+    """`start` moved on by as many whole calendar cycles of the rule (400 x INTERVAL years: the
+    same dates, and the rule's phase) as keep it in `up_to_year` or before; `start` if none do."""
+    cycle = CALENDAR_CYCLE_YEARS * series._interval  # type: ignore[attr-defined]  # dateutil keeps it private
+    cycles = max(0, (up_to_year - start.year) // cycle)
+    return start.replace(year=start.year + cycles * cycle)
 
 
 def _zone(due: dict[str, Any], timezone: str | None) -> tzinfo | None:
