@@ -285,7 +285,7 @@ def not_undoable(change: Item) -> str | None:
     """Why undo_changes cannot revert this change (None: it can): a permanent delete never is,
     nor creating a space, column or tag (they have no trash; delete them instead)."""
     action, kind = change["action"], change["record"]["kind"]
-    if action == "delete" and is_moved_to_board(change):
+    if is_moved_to_board(change):
         return None  # the inbox item is put back (todos/revert.py)
     if action == "delete":
         return f"a permanent delete of {_A[kind]} cannot be undone"

@@ -141,19 +141,21 @@ def _removals_after_their_tasks(ordered: list[Item]) -> list[Item]:
     creation of the task it became, when both are undone: the item is put back once that task is
     off the board (the move's records are written in one transaction, the removal last)."""
     removals = {change["record"]["id"]: change for change in ordered if is_moved_to_board(change)}
-    creations = {
-        change["record"]["id"]
-        for change in ordered
-        if change["record"]["kind"] == "task" and change["action"] == "create" and change["record"]["id"] in removals
-    }
+    paired = {change["record"]["id"] for change in ordered if _creates_task(change)} & removals.keys()
     result: list[Item] = []
     for change in ordered:
-        if is_moved_to_board(change) and change["record"]["id"] in creations:
-            continue  # placed after its task's creation below
-        result.append(change)
-        if change["record"]["kind"] == "task" and change["action"] == "create" and change["record"]["id"] in creations:
-            result.append(removals[change["record"]["id"]])
+        record_id = change["record"]["id"]
+        if record_id not in paired:
+            result.append(change)
+        elif _creates_task(change):
+            result += [change, removals[record_id]]
+        elif not is_moved_to_board(change):
+            result.append(change)  # another change of the task: stays where it was
     return result
+
+
+def _creates_task(change: Item) -> bool:
+    return bool(change["record"]["kind"] == "task" and change["action"] == "create")
 
 
 def _normal(call: Call, args: dict[str, Any]) -> dict[str, Any]:

@@ -201,14 +201,13 @@ def remove_created_spaces(call: Call, refused: list[dict[str, Any]]) -> set[str]
     their creation is NOT_UNDOABLE) removed, with their columns, once none holds a live task
     (`delete_todo_space` refuses one that does, and the default space); answers the change ids
     this resolved: each removed space's creation and its columns' creations."""
-    created = {entry["record"]["id"]: entry["changeId"] for entry in refused if entry["record"]["kind"] == "space"}
     resolved: set[str] = set()
-    for space_id, change_id in created.items():
+    for space_id, change_id in _created_spaces(refused).items():
         state = load_partial(call.services.items, call.principal.user_id)
         space = state.spaces.get(space_id)
         if space is None:
             continue
-        columns = {column["id"] for column in state.columns_of(space_id)}
+        columns = _space_columns(state, space_id)  # read before they go with the space
         try:
             delete_todo_space(
                 replace(call, undoes=(change_id, space_id)),
@@ -216,9 +215,22 @@ def remove_created_spaces(call: Call, refused: list[dict[str, Any]]) -> set[str]
             )
         except MesqError:
             continue  # still holds live tasks (or is the default): its creation stays listed
-        resolved.add(change_id)
-        resolved |= {entry["changeId"] for entry in refused if entry["record"]["id"] in columns}
+        resolved |= _with_its_columns(change_id, columns, refused)
     return resolved
+
+
+def _created_spaces(refused: list[dict[str, Any]]) -> dict[str, str]:
+    """Space id -> the change id of its creation, among the NOT_UNDOABLE entries."""
+    return {entry["record"]["id"]: entry["changeId"] for entry in refused if entry["record"]["kind"] == "space"}
+
+
+def _space_columns(state: TodoState, space_id: str) -> set[str]:
+    return {column["id"] for column in state.columns_of(space_id)}
+
+
+def _with_its_columns(change_id: str, columns: set[str], refused: list[dict[str, Any]]) -> set[str]:
+    """A removed space's creation and its columns' creations: what its removal resolves."""
+    return {change_id} | {entry["changeId"] for entry in refused if entry["record"]["id"] in columns}
 
 
 def foresee_removed_spaces(call: Call, refused: list[dict[str, Any]], undoing: list[Item]) -> set[str]:
@@ -226,7 +238,7 @@ def foresee_removed_spaces(call: Call, refused: list[dict[str, Any]], undoing: l
     removed when every live task in it is one the undo takes out of it (its creation or restore
     undone: to the trash; a move into it undone: back where it came from); answers the change ids
     it would resolve, as the finisher does (the space's creation and its columns')."""
-    created = {entry["record"]["id"]: entry["changeId"] for entry in refused if entry["record"]["kind"] == "space"}
+    created = _created_spaces(refused)
     if not created:
         return set()
     state = load_partial(call.services.items, call.principal.user_id)
@@ -244,11 +256,8 @@ def foresee_removed_spaces(call: Call, refused: list[dict[str, Any]], undoing: l
             task for task in state.every_task()
             if task.get("spaceId") == space_id and keys.live(task) and task["id"] not in leaving
         ]  # fmt: skip
-        if staying:
-            continue
-        columns = {column["id"] for column in state.columns_of(space_id)}
-        resolved.add(change_id)
-        resolved |= {entry["changeId"] for entry in refused if entry["record"]["id"] in columns}
+        if not staying:
+            resolved |= _with_its_columns(change_id, _space_columns(state, space_id), refused)
     return resolved
 
 
