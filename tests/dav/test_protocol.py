@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import pytest
 
 from icalendar import Calendar
 
 from mesq.application.ratelimit import WINDOW_SECONDS
 from mesq.auth.tokens import authenticate_token
+from mesq.history import change_op
 from mesq.kernel.ports.storage import Update
+from mesq.todos.sync import reads
 from mesq.wiring.services import Services
 from tests.dav.conftest import NS, Dav, basic, hrefs, prop, vtodo
 
@@ -139,6 +144,48 @@ def test_sync_collection_reports_new_changed_and_deleted_tasks(dav: Dav) -> None
     assert _token(later) != token
     bad = dav.request("REPORT", dav.calendar, _sync("urn:x-mesq:sync:12"), Depth="1")
     assert bad.status_code == 403 and "valid-sync-token" in bad.text
+
+
+def _listed_token(dav: Dav) -> str:
+    return str(prop(dav.propfind(dav.calendar, LISTING), dav.calendar, "D:sync-token").text)  # type: ignore[union-attr]
+
+
+class Clock:
+    """The one clock change ids and sync points read, driven by the test."""
+
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def test_an_unchanged_account_keeps_its_sync_token_until_a_change(
+    dav: Dav, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 20 past the next hour: every step below stays inside one hour until the test moves on a
+    # whole hour (and the change records are not yet past their expiry, which reads real time)
+    clock = Clock((datetime.now(UTC) + timedelta(hours=1)).replace(minute=20, second=0, microsecond=0))
+    monkeypatch.setattr(change_op, "utc_now", clock)
+    monkeypatch.setattr(reads, "utc_now", clock)
+    dav.put("a.ics", vtodo("a"))
+    clock.now += timedelta(seconds=10)  # within the margin a committing write may still join
+    young = _token(dav.report(dav.calendar, _sync()))
+    clock.now += timedelta(minutes=5)
+    listed = _listed_token(dav)
+    assert listed != young
+    clock.now += timedelta(minutes=20)  # polled again, nothing changed: the same token
+    assert _listed_token(dav) == listed
+    answer = dav.report(dav.calendar, _sync(young))
+    assert hrefs(answer) == [] and _token(answer) == listed
+    assert _token(dav.report(dav.calendar, _sync(listed))) == listed
+    dav.put("b.ics", vtodo("b"))
+    clock.now += timedelta(minutes=1)
+    changed = dav.report(dav.calendar, _sync(listed))
+    assert hrefs(changed) == [dav.calendar + "b.ics"] and _token(changed) != listed
+    clock.now += timedelta(hours=1)  # the next hour: the point steps forward, nothing is lost
+    hourly = dav.report(dav.calendar, _sync(_token(changed)))
+    assert hrefs(hourly) == [] and _token(hourly) != _token(changed)
 
 
 def test_a_task_moved_to_another_space_leaves_one_calendar_and_joins_the_other(dav: Dav) -> None:

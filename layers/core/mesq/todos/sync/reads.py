@@ -13,18 +13,24 @@ reaches the client without it reading everything again).
   history, or more changes than one answer reads): the client starts over;
 - `newest_change(items, user_id)`: the newest change id (a collection's CTag).
 
-A point is 17 digits of epoch microseconds (the leading part of change ids), MARGIN before the
-read: a write's change id is taken just before its transaction commits, so a change committed
-after a read may carry an earlier id than one the read saw. The changes after the point that
-the read did see travel with it (`seen`): the next read starts at the point and skips them, so
-nothing is missed and nothing reported twice.
+A point is 17 digits of epoch microseconds (the leading part of change ids), at most MARGIN
+before the read: a write's change id is taken just before its transaction commits, so a change
+committed after a read may carry an earlier id than one the read saw. The changes after the point
+that the read did see travel with it (`seen`): the next read starts at the point and skips them,
+so nothing is missed and nothing reported twice.
+
+When nothing changed in the last MARGIN, the point is steady instead: just after the newest
+change, or the start of the hour before the read when that is later (so a point is never older
+than an hour plus MARGIN when given out, and the kept history always covers it). A client polling
+an unchanged account then reads the same `DAV:sync-token` every time, as RFC 6578 expects, and
+skips its sync-collection; the token moves when a change is made, and at most once an hour else.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from ...history.records import CHANGE_PREFIX, expanded, time_prefix
 from ...kernel.keys import user_partition
@@ -110,9 +116,20 @@ def _recent(items: ItemStore, user_id: str, start: str) -> Iterator[Item]:
         yield expanded(change)
 
 
+def _point_at(now: datetime, newest: str | None) -> str:
+    """The point a read at `now` stands at, given the newest change it saw (its id, or None):
+    MARGIN before now while that change is younger, else steady (see the docstring)."""
+    latest = now - MARGIN
+    if newest is not None and newest[:17] >= time_prefix(latest):
+        return time_prefix(latest)
+    hour = time_prefix(latest.replace(minute=0, second=0, microsecond=0))
+    return hour if newest is None else max(hour, f"{int(newest[:17]) + 1:017d}")
+
+
 def sync_point(items: ItemStore, user_id: str) -> SyncPoint:
     """The point a client reading everything now stands at (read it before reading the records)."""
-    point = time_prefix(utc_now() - MARGIN)
+    newest = newest_change(items, user_id)
+    point = _point_at(utc_now(), None if newest == ZERO_POINT else newest)
     return SyncPoint(point, frozenset(str(change["id"]) for change in _recent(items, user_id, point)))
 
 
@@ -153,21 +170,21 @@ def changed_since(items: ItemStore, user_id: str, since: SyncPoint, history_days
         return None
     if since.point < time_prefix(now - timedelta(days=history_days) + timedelta(hours=1)):
         return None
-    new_point = max(since.point, time_prefix(now - MARGIN))
     touched: dict[tuple[RecordKind, str], set[str]] = {}
-    seen: set[str] = set()
+    read: list[str] = []
     for count, change in enumerate(_recent(items, user_id, since.point), start=1):
         if count > MAX_CHANGES:
             return None
         change_id = str(change["id"])
-        if change_id[:17] >= new_point:
-            seen.add(change_id)
+        read.append(change_id)
         if change_id in since.seen:
             continue
         for entry in [change, *(change.get("members") or [])]:
             _remember(touched, entry)
     _add_subtasks(items, user_id, touched)
-    return Changes(point=SyncPoint(new_point, frozenset(seen)), touched=touched)
+    new_point = max(since.point, _point_at(now, max(read, default=None)))
+    seen = frozenset(change_id for change_id in read if change_id[:17] >= new_point)
+    return Changes(point=SyncPoint(new_point, seen), touched=touched)
 
 
 def _add_subtasks(items: ItemStore, user_id: str, touched: dict[tuple[RecordKind, str], set[str]]) -> None:
