@@ -9,7 +9,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from icalendar import Calendar
 
 from mesq.application.ratelimit import WINDOW_SECONDS
@@ -160,9 +159,7 @@ class Clock:
         return self.now
 
 
-def test_an_unchanged_account_keeps_its_sync_token_until_a_change(
-    dav: Dav, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_unchanged_account_keeps_its_sync_token_until_a_change(dav: Dav, monkeypatch: pytest.MonkeyPatch) -> None:
     # 20 past the next hour: every step below stays inside one hour until the test moves on a
     # whole hour (and the change records are not yet past their expiry, which reads real time)
     clock = Clock((datetime.now(UTC) + timedelta(hours=1)).replace(minute=20, second=0, microsecond=0))
