@@ -212,3 +212,26 @@ def test_list_changes_filters_by_time_and_actor(sqlite):
     assert edited["id"] in [c["id"] for c in between] and again["id"] not in [c["id"] for c in between]
     assert [c["id"] for c in mine("list_changes", since=again["at"])["changes"]] == [again["id"]]
     assert mine("list_changes", until=made["at"])["changes"] == []
+
+
+def test_undoing_a_session_removes_its_space_with_the_columns_in_one_change(store):
+    """The emptied space the finisher removes takes its columns with it in one write; that write
+    is one change of the undo: the space's removal, `undoes` its creation, the columns' removals
+    its `members`. No removal of the undo stands apart from it (on /activity: a group of
+    deletions of its own, not the undo's), in the stored records and in list_changes alike."""
+    agent = caller_as(store, "pat:agent", "agent")
+    trip = agent("create_todo_space", name="Trip")["space"]
+    agent("create_todo_task", title="pack", spaceId=trip["id"])
+    columns = {c["id"] for c in agent("list_todo_spaces")["columns"] if c["spaceId"] == trip["id"]}
+    assert columns
+    [made] = [c for c in changes(store) if c["record"]["id"] == trip["id"]]
+    agent("undo_changes", sessionId=agent("get_context")["sessionId"])
+    undo = [c for c in changes(store) if c["operation"] == "undo_changes"]
+    assert [c for c in undo if "undoes" not in c] == []
+    [removal] = [c for c in undo if c["record"]["kind"] == "space"]
+    assert (removal["action"], removal["undoes"]) == ("delete", made["id"])
+    assert {m["record"]["id"] for m in removal["members"]} == columns
+    assert all(m["record"]["kind"] == "column" and m["revisions"]["after"] is None for m in removal["members"])
+    listed = agent("list_changes", sessionId=removal["sessionId"], limit=100)["changes"]
+    assert sorted(c["id"] for c in listed) == sorted(c["id"] for c in undo)
+    assert [c["id"] for c in listed if "undoes" not in c] == []

@@ -173,3 +173,28 @@ def test_fifty_groups_then_older(services: Services, browser: Callable[..., Brow
     assert older and "agent 0" not in shown_text(first)
     second = person.get(older.group(1).replace("&amp;", "&"), headers={"Accept-Language": "en"}).text
     assert len(_sections(second)) == 1 and "agent 0" in shown_text(second) and ">Older<" not in second
+
+
+def test_an_undo_that_removes_a_space_reads_as_one_group_with_its_columns(
+    services: Services, browser: Callable[..., Browser]
+):
+    """An agent's session made a space and a task in it; undoing the session trashes the task and
+    removes the emptied space with its columns. The page shows that as the undo's one group: the
+    space's removal names its columns with it, and no group of deletions stands apart."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    trip = agent("create_todo_space", name="旅行")["space"]
+    agent("create_todo_task", title="订机票", spaceId=trip["id"])
+    columns = [c for c in agent("list_todo_spaces")["columns"] if c["spaceId"] == trip["id"]]
+    session_id = agent("get_context")["sessionId"]
+    answer = person.post("/activity/undo", {"sessionId": session_id, "back": "/activity"})
+    assert answer.status_code == 303
+    assert trip["id"] not in {space["id"] for space in agent("list_todo_spaces")["spaces"]}
+    for language, removed, with_it in (
+        ("zh-CN", "删除了空间“旅行”", f"{len(columns)} 列"),
+        ("en", "deleted the space“旅行”", f"{len(columns)} columns"),
+    ):
+        groups = _sections(person.get("/activity", headers={"Accept-Language": language}).text)
+        assert len(groups) == 2, [shown_text(group)[:80] for group in groups]  # the undo, the agent's session
+        undo = re.sub(r"\s*([“”])\s*", r"\1", shown_text(groups[0]))
+        assert 'undo-badge"' in groups[0] and removed in undo and with_it in undo, undo

@@ -3,7 +3,8 @@ transaction, derived from the transaction's own ops (like the list sizes and the
 so no todo write path can forget it): one change record (`history.change_op`) per space, column,
 task, subtask, inbox item or tag it puts or deletes, the record before the change taken from the
 write's state (where the write read it); a tag deleted and another created in one write is a
-rename, one record under the new name.
+rename, one record under the new name; what goes with another record of the same write (a moved
+task's subtasks, a removed space's columns) is a `member` of that record's change.
 """
 
 from __future__ import annotations
@@ -45,11 +46,11 @@ _RESERVED = 2
 
 
 def todo_changes(call: Call, state: TodoState, ops: Sequence[WriteOp]) -> list[WriteOp]:
-    """One change record per record written (a moved task's subtasks as members of its change);
-    when they would not fit the transaction beside `ops`, one record for the first with the
-    others as its `members`."""
+    """One change record per record written (a moved task's subtasks and a removed space's
+    columns as members of its change); when they would not fit the transaction beside `ops`, one
+    record for the first with the others as its `members`."""
     everything = _todo_written(state, ops)
-    written, members = _moved_with_subtasks(everything)
+    written, members = _carried(everything)
     if len(ops) + len(written) + _RESERVED <= MAX_TRANSACTION_OPS:
         changes: list[WriteOp] = []
         for index, (kind, ident, before, after, stored) in enumerate(written):
@@ -61,25 +62,44 @@ def todo_changes(call: Call, state: TodoState, ops: Sequence[WriteOp]) -> list[W
     return change_op(call, kind, ident, before, after, [member(*entry[:4]) for entry in rest])
 
 
-def _moved_with_subtasks(written: list[Written]) -> tuple[list[Written], dict[str, list[Item]]]:
-    """The entries without the subtasks of a task the same write moves, and those subtasks as
-    `member`s by task id: undoing the move takes them back with it (a move to another space
-    rewrites each subtask's spaceId)."""
+def _carried(written: list[Written]) -> tuple[list[Written], dict[str, list[Item]]]:
+    """The entries without the records that go with another record of the same write, and those
+    as `member`s by that record's id:
+    - a moved task's subtasks: undoing the move takes them back with it (a move to another space
+      rewrites each subtask's spaceId);
+    - a removed space's columns (delete_todo_space, and the undo that removes a space its run or
+      session made once it is empty, todos/revert.py): one removal, as a person reads it. Under an
+      undo only the space's change can name what it `undoes`; columns' removals of their own
+      would read on /activity as deletions apart from the undo."""
     moved = {
         ident
         for kind, ident, before, after, _stored in written
         if kind == "task" and action_of(kind, before, after, changed_fields(kind, before, after)) == "move"
     }
+    removed_spaces = {ident for kind, ident, _before, after, _stored in written if kind == "space" and after is None}
     members: dict[str, list[Item]] = {}
     kept: list[Written] = []
     for entry in written:
         kind, ident, before, after, _stored = entry
-        parent = str((after or before or {}).get("parentId") or "")
-        if kind == "subtask" and parent in moved:
-            members.setdefault(parent, []).append(member(kind, ident, before, after))
-        else:
+        carrier = _carrier(kind, before, after, moved, removed_spaces)
+        if carrier is None:
             kept.append(entry)
+        else:
+            members.setdefault(carrier, []).append(member(kind, ident, before, after))
     return kept, members
+
+
+def _carrier(
+    kind: str, before: Item | None, after: Item | None, moved: set[str], removed_spaces: set[str]
+) -> str | None:
+    """The id of the record whose change this one is a member of (None: a change of its own)."""
+    if kind == "subtask":
+        parent = str((after or before or {}).get("parentId") or "")
+        return parent if parent in moved else None
+    if kind == "column" and after is None:
+        space = str((before or {}).get("spaceId") or "")
+        return space if space in removed_spaces else None
+    return None
 
 
 Written = tuple[str, str, Item | None, Item | None, Item | None]

@@ -200,7 +200,9 @@ def remove_created_spaces(call: Call, refused: list[dict[str, Any]]) -> set[str]
     """After a whole run or session was undone: the spaces it created (a space has no trash, so
     their creation is NOT_UNDOABLE) removed, with their columns, once none holds a live task
     (`delete_todo_space` refuses one that does, and the default space); answers the change ids
-    this resolved: each removed space's creation and its columns' creations."""
+    this resolved: each removed space's creation and its columns' creations. Each removal is one
+    change that `undoes` the space's creation, its columns' removals its `members`
+    (todos/changes.py), so it reads as part of the undo."""
     resolved: set[str] = set()
     for space_id, change_id in _created_spaces(refused).items():
         state = load_partial(call.services.items, call.principal.user_id)

@@ -418,9 +418,15 @@ def details(change: dict[str, Any], act: str, names: Names, zone: str, now: date
             found.append(Detail(say.gettext("Other"), note=say.ngettext(*other, others)))
     members = change.get("members") or []
     if members:
-        together = NP_("%(num)d more record in the same change", "%(num)d more records in the same change")
-        found.append(Detail(say.gettext("With it"), note=say.ngettext(*together, len(members))))
+        found.append(Detail(say.gettext("With it"), note=_counted_records(members, say)))
     return found
+
+
+def _counted_records(members: list[dict[str, Any]], say: Translator) -> str:
+    """The records of the same change, counted by kind ("3 columns": a space's removal took
+    them; "2 subtasks": a move carried them), so the reader knows what went with it."""
+    counts = Counter(str(member["record"]["kind"]) for member in members)
+    return say.gettext(", ").join(say.ngettext(*_COUNTED[kind], count) for kind, count in counts.most_common())
 
 
 def line(change: dict[str, Any], names: Names, zone: str, now: datetime, say: Translator) -> Line:
