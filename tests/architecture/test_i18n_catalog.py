@@ -209,3 +209,44 @@ def test_every_domain_error_message_is_a_catalog_template() -> None:
         and (lines := _unmarked_errors(path.read_text(encoding="utf-8")))
     }
     assert found == {}, "write the message as a template with parameters (docs/i18n.md)"
+
+
+#: What an import from another app, the account archive's import and their ZIP reader can show a
+#: person on Settings → Import: their refusals and the report's entries.
+IMPORT_SOURCES = ("imports/", "adapters/imports/", "archive/bounded_zip.py", "archive/importer.py",
+                  "archive/format.py", "archive/records.py", "wiring/imports.py")  # fmt: skip
+#: A call and the position of its argument that a person reads (a refusal's line, a report's reason).
+IMPORT_WORDS = {"SourceError": 0, "ArchiveError": 0, "Unavailable": 0, "_Refused": 0, "skip": 1, "keep": 1}
+
+
+def _plain_import_words(source: str) -> list[int]:
+    """Lines where an import's refusal or report entry is written as a plain or formatted string
+    (not a `Text` template with parameters): a Chinese page would show it in English."""
+    import ast
+
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            at = IMPORT_WORDS.get(str(name))
+            if at is not None and len(node.args) > at:
+                argument = node.args[at]
+                if isinstance(argument, ast.JoinedStr) or (
+                    isinstance(argument, ast.Constant) and isinstance(argument.value, str)
+                ):
+                    lines.append(node.lineno)
+    return lines
+
+
+def test_every_import_refusal_and_report_entry_is_a_catalog_template() -> None:
+    """Settings → Import says every refusal of an import and every entry of its report in the
+    reader's language (docs/i18n.md): each is a `Text("...", name=...)`, never a plain string."""
+    sample = 'raise SourceError(f"{x}: bad")\nreport.skip(label, "gone")\nreport.skip(a, b)'
+    assert _plain_import_words(sample) == [1, 2]
+    found = {
+        path.relative_to(PACKAGE).as_posix(): lines
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.relative_to(PACKAGE).as_posix().startswith(IMPORT_SOURCES)
+        and (lines := _plain_import_words(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}, "write it as Text(template, name=value) and translate it (docs/i18n.md)"

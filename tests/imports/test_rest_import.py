@@ -115,3 +115,46 @@ def test_an_uploads_own_name_names_its_project_and_its_refusals(
     assert refused.json()["error"]["message"] == (
         "nothing imported: backup.zip: member name '../evil.csv' leaves the archive (path traversal)"
     )
+
+
+def test_a_todoist_csv_without_a_name_makes_a_dated_space_in_the_persons_language(
+    client: TestClient, services: Services, make_account: Callable[..., Account]
+) -> None:
+    """A raw body with no `filename` has no project name to read: its space is named "Todoist
+    import (<the day>)" in the language a new board would be (the request's here, as no language
+    is chosen), never a bare English "Todoist" on a Chinese account; its ids stay derived from the
+    file alone, so a second import, another day or in another language, creates nothing. A
+    refusal calls it "the file", never by its temporary copy's name."""
+    from datetime import UTC, datetime
+    from zoneinfo import ZoneInfo
+
+    from mesq.kernel.formats import month_day
+    from mesq.todos.state import load_state
+
+    body = b"TYPE,CONTENT\ntask,Buy milk\n"
+    path = "/api/toolkit/import?kind=todoist&timezone=Asia/Shanghai"
+    today = datetime.now(UTC).astimezone(ZoneInfo("Asia/Shanghai")).date()
+
+    def spaces(account: Account) -> list[str]:
+        return sorted(space["name"] for space in load_state(services.items, account.user_id).spaces.values())
+
+    chinese = make_account(scopes="todo:read,todo:write")
+    answer = client.post(path, content=body, headers={**chinese.headers, "Accept-Language": "zh-CN"})
+    assert answer.status_code == 200 and answer.json()["data"]["imported"]["tasks"] == 1, answer.text
+    named = f"Todoist 导入（{month_day(today, 'zh', with_year=True)}）"
+    assert named in spaces(chinese) and "Todoist" not in spaces(chinese)
+    again = client.post(path, content=body, headers={**chinese.headers, "Accept-Language": "en-US"})
+    assert again.status_code == 200 and again.json()["data"]["existing"] == {"tasks": 1}, again.text
+    assert "tasks" not in again.json()["data"]["imported"] and named in spaces(chinese)
+    assert not any(name.startswith("Todoist import") for name in spaces(chinese))
+
+    english = make_account(scopes="todo:read,todo:write")
+    answer = client.post(path, content=body, headers=english.headers)
+    assert answer.status_code == 200, answer.text
+    assert f"Todoist import ({month_day(today, 'en', with_year=True)})" in spaces(english)
+
+    refused = client.post(path, content=b"title,body\nA,B\n", headers=english.headers)
+    assert refused.status_code == 400
+    assert refused.json()["error"]["message"] == (
+        "nothing imported: the file: not a Todoist CSV (its first line must name TYPE and CONTENT)"
+    )

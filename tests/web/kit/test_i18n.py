@@ -170,3 +170,20 @@ def test_a_domain_error_is_english_with_its_code_on_rest_and_in_the_readers_lang
     assert zh.status_code == 404 and "找不到待办任务" in zh.text and "not found" not in zh.text
     en = person.get(f"/todos/tasks/{missing}", headers=EN)
     assert en.status_code == 404 and "todo task" in en.text and "找不到" not in en.text
+
+
+def test_a_stored_text_keeps_its_nested_texts_translatable() -> None:
+    """`Text.stored` keeps a `Text` parameter as a template of its own (an import report's
+    "card 2 (…): time '…' is not a date and time"), so `from_stored` says the whole in the
+    reader's language; a parameter stored as plain English (an older record) stays as it is."""
+    from mesq.kernel.i18n import Text, Translator
+
+    said = Text("%(where)s: %(reason)s", where=Text("%(file)s line %(line)s", file="a.csv", line=3),
+                reason=Text("a task without a title"))  # fmt: skip
+    stored = said.stored()
+    assert stored["params"]["where"] == {"template": "%(file)s line %(line)s", "params": {"file": "a.csv", "line": "3"}}
+    again = Text.from_stored(stored)
+    assert str(again) == str(said) == "a.csv line 3: a task without a title"
+    assert Translator("zh").text(again) == "a.csv 第 3 行：没有标题的任务"
+    older = Text.from_stored({"template": "%(where)s: %(reason)s", "params": {"where": "x line 1", "reason": "y"}})
+    assert Translator("zh").text(older) == "x line 1：y"

@@ -60,6 +60,10 @@ class Member:
     mode: int = 0  # the Unix file mode the entry records (its external attributes' high 16 bits)
 
 
+def _line(where: str, number: int) -> Text:
+    return Text("%(where)s line %(line)s", where=where, line=number)
+
+
 def _bytes(size: int) -> Text:
     shown = f"{size:,}"  # (outside the Text call: Babel skips a call that holds an f-string)
     return Text("%(size)s bytes", size=shown)
@@ -154,7 +158,11 @@ class BoundedZip:
             if count > caps.members:
                 raise CapExceeded("member count", caps.members, self.label, Text("more entries than that"))
             if name_length > caps.name_bytes:
-                raise CapExceeded("member name length", caps.name_bytes, f"{self.label} entry {count}")
+                raise CapExceeded(
+                    "member name length",
+                    caps.name_bytes,
+                    Text("%(file)s entry %(number)s", file=self.label, number=count),
+                )
             raw_name = handle.read(name_length)
             extra = handle.read(extra_length)
             position += _CENTRAL.size + name_length + extra_length + comment_length
@@ -162,13 +170,23 @@ class BoundedZip:
             name = raw_name.decode("utf-8" if flags & _UTF8 else "cp437", errors="replace")
             where = f"{self.label}: {name[:80]}"
             if flags & _ENCRYPTED:
-                raise ArchiveError(f"{where}: encrypted members are not read")
+                raise ArchiveError(Text("%(where)s: encrypted members are not read", where=where))
             if method not in (_STORED, _DEFLATED):
-                raise ArchiveError(f"{where}: compression method {method} is not read (stored or deflated only)")
+                raise ArchiveError(
+                    Text(
+                        "%(where)s: compression method %(method)s is not read (stored or deflated only)",
+                        where=where,
+                        method=method,
+                    )
+                )
             if size > caps.member_bytes:
                 raise CapExceeded("member size", caps.member_bytes, where, _bytes(size))
             if size > caps.ratio_floor and size > caps.ratio * max(compressed, 1):
-                raise CapExceeded("compression ratio", caps.ratio, where, f"{size:,} bytes from {compressed:,}")
+                shown, packed = f"{size:,}", f"{compressed:,}"
+                raise CapExceeded(
+                    "compression ratio", caps.ratio, where,
+                    Text("%(size)s bytes from %(compressed)s", size=shown, compressed=packed),
+                )  # fmt: skip
             total += size
             if total > caps.total_bytes:
                 raise CapExceeded("total uncompressed size", caps.total_bytes, self.label)
@@ -182,7 +200,9 @@ class BoundedZip:
         for member in self.members():
             if keep(member.name):
                 if member.name in kept:
-                    raise ArchiveError(f"{self.label}: {member.name[:80]} is in the archive twice")
+                    raise ArchiveError(
+                        Text("%(file)s: %(member)s is in the archive twice", file=self.label, member=member.name[:80])
+                    )
                 kept[member.name] = member
         return kept
 
@@ -193,11 +213,15 @@ class BoundedZip:
         handle.seek(member.offset)
         head = handle.read(_LOCAL.size)
         if len(head) < _LOCAL.size or head[:4] != _LOCAL_SIG:
-            raise ArchiveError(f"{self.label}: {member.name[:80]}: its local header is malformed")
+            raise ArchiveError(
+                Text("%(file)s: %(member)s: its local header is malformed", file=self.label, member=member.name[:80])
+            )
         fields = _LOCAL.unpack(head)
         start = member.offset + _LOCAL.size + fields[10] + fields[11]
         if start + member.compressed > self._directory_offset:
-            raise ArchiveError(f"{self.label}: {member.name[:80]}: its data runs past the archive")
+            raise ArchiveError(
+                Text("%(file)s: %(member)s: its data runs past the archive", file=self.label, member=member.name[:80])
+            )
         return MemberReader(handle, member, start, f"{self.label}: {member.name[:80]}")
 
     def read(self, member: Member, limit: int) -> bytes:
@@ -226,13 +250,13 @@ class BoundedZip:
                     number += 1
                     line = bytes(pending[start:end]).rstrip(b"\r")
                     if len(line) > max_line:
-                        raise CapExceeded("line length", max_line, f"{where} line {number}")
+                        raise CapExceeded("line length", max_line, _line(where, number))
                     if line:
                         yield number, line
                     start = end + 1
                 del pending[:start]
                 if len(pending) > max_line:
-                    raise CapExceeded("line length", max_line, f"{where} line {number + 1}")
+                    raise CapExceeded("line length", max_line, _line(where, number + 1))
         if pending.strip():
             yield number + 1, bytes(pending).rstrip(b"\r")
 
@@ -282,7 +306,7 @@ class MemberReader:
         self._handle.seek(self._position)
         data = self._handle.read(min(CHUNK, self._left))
         if not data:
-            raise ArchiveError(f"{self._where}: the archive ends inside this member")
+            raise ArchiveError(Text("%(where)s: the archive ends inside this member", where=self._where))
         self._position += len(data)
         self._left -= len(data)
         return data
@@ -305,20 +329,26 @@ class MemberReader:
                 try:
                     data = self._inflate.decompress(raw, wanted)
                 except zlib.error:
-                    raise ArchiveError(f"{self._where}: its compressed data is corrupt") from None
+                    raise ArchiveError(Text("%(where)s: its compressed data is corrupt", where=self._where)) from None
                 self._pending = self._inflate.unconsumed_tail
             if not raw:
                 break
         if not data and wanted > 0:
+            read, declared = f"{self._out:,}", f"{self._member.size:,}"
             raise ArchiveError(
-                f"{self._where}: shorter than its entry says ({self._out:,} of {self._member.size:,} bytes)"
+                Text(
+                    "%(where)s: shorter than its entry says (%(read)s of %(size)s bytes)",
+                    where=self._where,
+                    read=read,
+                    size=declared,
+                )
             )
         self._out += len(data)
         self._crc = zlib.crc32(data, self._crc)
         if self._out == self._member.size and size > 0 and not self._finished():
-            raise ArchiveError(f"{self._where}: inflates past the size its entry declares")
+            raise ArchiveError(Text("%(where)s: inflates past the size its entry declares", where=self._where))
         if self._out == self._member.size and self._crc != self._member.crc:
-            raise ArchiveError(f"{self._where}: its CRC does not match")
+            raise ArchiveError(Text("%(where)s: its CRC does not match", where=self._where))
         return data
 
     def _finished(self) -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 from ..attachments import paths as attachment_paths
 from ..attachments.store import USAGE_SK
 from ..history.records import CHANGE_PREFIX
-from ..kernel.i18n import Text
+from ..kernel.i18n import N_, Text
 from ..kernel.keys import user_partition
 from ..kernel.messages import bounded_message, quoted
 from ..memos.keys import MEMO_PREFIX, STATS_SK, TAG_PREFIX
@@ -73,7 +73,7 @@ SCOPE_OF_PREFIX: Mapping[str, str] = {
 }
 USAGE_COUNTER = USAGE_SK
 #: What an import says of a record whose kind no archive carries (never the record's key).
-NOT_CARRIED = (
+NOT_CARRIED = N_(
     "a kind of record an archive does not carry (was this archive written by `mesq export`, and left unedited?)"
 )
 #: Item attributes whose value is a blob path the archive carries the bytes of.
@@ -159,24 +159,33 @@ def _depth(value: Any) -> int:
 
 def parse_record(line: bytes, number: int, source: str) -> dict[str, Any]:
     """One `records.jsonl` line as an item of `source`'s partition, or ArchiveError naming it."""
-    where = f"{RECORDS} line {number}"
+    where = record_line(number)
     if len(line) > MAX_LINE_BYTES:
-        raise ArchiveError(f"{where}: longer than {MAX_LINE_BYTES} bytes")
+        raise ArchiveError(Text("%(where)s: longer than %(limit)s bytes", where=where, limit=MAX_LINE_BYTES))
     try:
         item = json.loads(line)
     except (ValueError, UnicodeDecodeError) as error:
-        raise ArchiveError(f"{where}: not JSON ({quoted(str(error))})") from None
+        raise ArchiveError(Text("%(where)s: not JSON (%(reason)s)", where=where, reason=quoted(str(error)))) from None
     except RecursionError:  # deeper than the parser's stack: far past the cap
-        raise ArchiveError(f"{where}: nested deeper than {MAX_RECORD_DEPTH} levels") from None
+        raise ArchiveError(_too_deep(where)) from None
     if _depth(item) > MAX_RECORD_DEPTH:
-        raise ArchiveError(f"{where}: nested deeper than {MAX_RECORD_DEPTH} levels")
+        raise ArchiveError(_too_deep(where))
     if not isinstance(item, dict):
-        raise ArchiveError(f"{where}: not a JSON object")
+        raise ArchiveError(Text("%(where)s: not a JSON object", where=where))
     pk, sk = item.get("pk"), item.get("sk")
     if not isinstance(pk, str) or not isinstance(sk, str) or not sk:
-        raise ArchiveError(f"{where}: pk and sk must be strings")
+        raise ArchiveError(Text("%(where)s: pk and sk must be strings", where=where))
     if pk != user_partition(source):
-        raise ArchiveError(f"{where}: a record of another account than the one the manifest names")
+        raise ArchiveError(Text("%(where)s: a record of another account than the one the manifest names", where=where))
     if not exported(sk):
-        raise ArchiveError(f"{where}: {NOT_CARRIED}")
+        raise ArchiveError(Text("%(where)s: %(reason)s", where=where, reason=Text(NOT_CARRIED)))
     return item
+
+
+def record_line(number: int) -> Text:
+    """`records.jsonl line 12`, where a fault of the records is."""
+    return Text("%(file)s line %(line)s", file=RECORDS, line=number)
+
+
+def _too_deep(where: Text) -> Text:
+    return Text("%(where)s: nested deeper than %(limit)s levels", where=where, limit=MAX_RECORD_DEPTH)

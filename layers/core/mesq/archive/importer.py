@@ -62,6 +62,7 @@ from .format import (
     covered_by,
     exported,
     parse_record,
+    record_line,
     rehome,
 )
 from .limits import (
@@ -135,7 +136,8 @@ def _manifest(archive: BoundedZip, member: Member, present: Callable[[str], bool
     """The manifest's head and its `files` entries of the members the import uses (`present`:
     records and the attachments in the ZIP), read as a stream of events: the others are passed."""
     if member.size > MANIFEST_BYTES:
-        raise CapExceeded("manifest size", MANIFEST_BYTES, MANIFEST, f"{member.size:,} bytes")
+        shown = f"{member.size:,}"
+        raise CapExceeded("manifest size", MANIFEST_BYTES, MANIFEST, Text("%(size)s bytes", size=shown))
     manifest: dict[str, Any] = {"files": {}}
     scopes: list[str] = []
     current: str | None = None
@@ -150,7 +152,7 @@ def _manifest(archive: BoundedZip, member: Member, present: Callable[[str], bool
                 elif prefix == "scopes.item" and event == "string":
                     scopes.append(str(value)[:40])
                     if len(scopes) > 20:
-                        raise ArchiveError(f"{MANIFEST}: scopes: more than 20")
+                        raise ArchiveError(Text("%(file)s: scopes: more than %(limit)s", file=MANIFEST, limit=20))
                 elif prefix == "files" and event == "map_key":
                     current = value if present(str(value)) else None  # an entry of a member it uses
                     if current is not None:
@@ -165,7 +167,7 @@ def _manifest(archive: BoundedZip, member: Member, present: Callable[[str], bool
                 ):
                     manifest["files"][current][entry_field] = value
     except ijson.JSONError as error:
-        raise ArchiveError(f"{MANIFEST}: not JSON ({quoted(str(error))})") from None
+        raise ArchiveError(Text("%(file)s: not JSON (%(reason)s)", file=MANIFEST, reason=quoted(str(error)))) from None
     return _checked_manifest(manifest)
 
 
@@ -173,17 +175,24 @@ def _checked_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
     if manifest.get("format") != FORMAT:
         raise ArchiveError(Text("%(file)s: not a %(format)s manifest", file=MANIFEST, format=FORMAT))
     if manifest.get("version") != VERSION:
-        raise ArchiveError(f"{MANIFEST}: version {quoted(manifest.get('version'))} is not {VERSION}")
+        raise ArchiveError(
+            Text(
+                "%(file)s: version %(version)s is not %(expected)s",
+                file=MANIFEST,
+                version=quoted(manifest.get("version")),
+                expected=VERSION,
+            )
+        )
     owner = manifest.get("owner")
     if not isinstance(owner, str) or not owner or len(owner) > 64 or "#" in owner or "/" in owner:
-        raise ArchiveError(f"{MANIFEST}: owner missing or not a user id")
+        raise ArchiveError(Text("%(file)s: owner missing or not a user id", file=MANIFEST))
     files = manifest["files"]
     if RECORDS not in files:
-        raise ArchiveError(f"{MANIFEST}: files must list {RECORDS}")
+        raise ArchiveError(Text("%(file)s: files must list %(records)s", file=MANIFEST, records=RECORDS))
     for name, entry in files.items():
         digest = entry.get("sha256")
         if not isinstance(digest, str) or len(digest) != 64:
-            raise ArchiveError(f"{MANIFEST}: files[{quoted(name)}] needs a sha256")
+            raise ArchiveError(Text("%(file)s: files[%(name)s] needs a sha256", file=MANIFEST, name=quoted(name)))
     return manifest
 
 
@@ -221,13 +230,25 @@ def _items(archive: _Archive, user_id: str, on_chunk: Callable[[bytes], object] 
     derived) of every line, in order."""
     owner, previous = archive.owner, ""
     for number, line in archive.zip.lines(archive.records, LINE_BYTES, on_chunk):
-        where = f"{RECORDS} line {number}"
+        where = record_line(number)
         item = parse_record(line, number, owner)
         sk = str(item["sk"])
-        if sk <= previous:
-            problem = "a second copy of" if sk == previous else "out of order:"
-            what = words.described(sk)
-            raise ArchiveError(f"{where}: {problem} {what} (an archive lists each record once, in order)")
+        if sk == previous:
+            raise ArchiveError(
+                Text(
+                    "%(where)s: a second copy of %(record)s (an archive lists each record once, in order)",
+                    where=where,
+                    record=words.described_text(sk),
+                )
+            )
+        if sk < previous:
+            raise ArchiveError(
+                Text(
+                    "%(where)s: out of order: %(record)s (an archive lists each record once, in order)",
+                    where=where,
+                    record=words.described_text(sk),
+                )
+            )
         previous = sk
         yield number, item, rebuild(rehome(item, owner, user_id), user_id, where)
 
@@ -238,18 +259,18 @@ def _validate(archive: _Archive, user_id: str, blob_members: dict[str, Member], 
     digest = hashlib.sha256()
     for total, (number, item, stored) in enumerate(_items(archive, user_id, digest.update), start=1):
         if total > RECORDS_TOTAL:
-            raise CapExceeded("records per archive", RECORDS_TOTAL, f"{RECORDS} line {number}")
+            raise CapExceeded("records per archive", RECORDS_TOTAL, record_line(number))
         kind = kind_of(str(item["sk"]))
         archive.kinds[kind] += 1
         if kind and archive.kinds[kind] > RECORDS_PER_KIND[kind]:
             what = words.kind_of(kind) or "todo records"  # TODO#: tasks, inbox items, spaces, columns
-            raise CapExceeded(f"{what} per archive", RECORDS_PER_KIND[kind], f"{RECORDS} line {number}")
+            raise CapExceeded(f"{what} per archive", RECORDS_PER_KIND[kind], record_line(number))
         if own is not None:
             own.discard(str(item["sk"]))
         if stored is not None and kind in _ATTACHMENT_KINDS:
             archive.blobs.append(_blob(archive, stored, blob_members, number))
     if digest.hexdigest() != archive.digest:
-        raise ArchiveError(f"{RECORDS}: checksum does not match the manifest")
+        raise ArchiveError(Text("%(file)s: checksum does not match the manifest", file=RECORDS))
     for blob in archive.blobs:
         _check_blob(archive, blob)
 
@@ -259,19 +280,34 @@ def _blob(archive: _Archive, stored: Item, members: dict[str, Member], number: i
     name = BLOB_DIR + attachment_path(archive.owner, str(stored["id"]), namespace)
     member = members.get(name)
     if member is None or name not in archive.manifest["files"]:
-        raise ArchiveError(f"{RECORDS} line {number}: the bytes of {_named(stored)} are not in the archive")
-    if member.size != stored["fileSize"]:
         raise ArchiveError(
-            f"{RECORDS} line {number}: {_named(stored)} is {member.size:,} bytes in the archive,"
-            f" not {stored['fileSize']:,}"
+            Text(
+                "%(file)s line %(line)s: the bytes of the attachment %(name)s are not in the archive",
+                file=RECORDS,
+                line=number,
+                name=_named(stored),
+            )
+        )
+    if member.size != stored["fileSize"]:
+        found, recorded = f"{member.size:,}", f"{stored['fileSize']:,}"
+        raise ArchiveError(
+            Text(
+                "%(file)s line %(line)s: the attachment %(name)s is %(size)s bytes in the archive, not %(recorded)s",
+                file=RECORDS,
+                line=number,
+                name=_named(stored),
+                size=found,
+                recorded=recorded,
+            )
         )
     content_type = str(stored.get("mimeType") or "application/octet-stream")
     return _Blob(member, str(stored["path"]), member.size, content_type, _named(stored))
 
 
 def _named(attachment: Item) -> str:
-    """`the attachment 'cat.png'`: an attachment as its owner knows it (never its storage path)."""
-    return f"the attachment {quoted(str(attachment.get('displayName') or ''))}"
+    """`'cat.png'`: an attachment as its owner knows it (never its storage path); the messages
+    say "the attachment %(name)s"."""
+    return quoted(str(attachment.get("displayName") or ""))
 
 
 def _check_blob(archive: _Archive, blob: _Blob) -> None:
@@ -280,7 +316,9 @@ def _check_blob(archive: _Archive, blob: _Blob) -> None:
         while chunk := reader.read(1 << 16):
             digest.update(chunk)
     if digest.hexdigest() != archive.manifest["files"][blob.member.name]["sha256"]:
-        raise ArchiveError(f"the bytes of {blob.name} do not match the manifest's checksum")
+        raise ArchiveError(
+            Text("the bytes of the attachment %(name)s do not match the manifest's checksum", name=blob.name)
+        )
 
 
 # -- the account --------------------------------------------------------------------------------
@@ -301,7 +339,7 @@ def _own_records(items: ItemStore, user_id: str, manifest: dict[str, Any]) -> tu
         if not derived(sk):
             own.add(sk)
         if len(own) > OWN_RECORDS:
-            raise CapExceeded("records of the target account", OWN_RECORDS, "this account")
+            raise CapExceeded("records of the target account", OWN_RECORDS, Text("this account"))
     return own, board
 
 
@@ -317,10 +355,13 @@ def _refuse_an_account_of_its_own(items: ItemStore, user_id: str, own: set[str],
         with contextlib.suppress(ConditionFailed):
             items.transact(list(empty_board))
             return
-    held = words.in_words(words.count(own)) or "a board of its own"
+    held = words.in_words_text(words.count(own)) or Text("a board of its own")
     raise ArchiveError(
-        f"this account already holds {held} that the archive does not have; import into a new, empty"
-        " account (merging would leave this account's board settings out of step with the archive's)"
+        Text(
+            "this account already holds %(held)s that the archive does not have; import into a new, empty"
+            " account (merging would leave this account's board settings out of step with the archive's)",
+            held=held,
+        )
     )
 
 
@@ -335,7 +376,7 @@ def _check_quota(items: ItemStore, user_id: str, blobs: list[_Blob], quota: int)
     try:
         check_quota(used, sum(incoming.values()), quota)
     except PayloadTooLarge as error:
-        raise ArchiveError(f"attachments: {error.message}") from None
+        raise ArchiveError(Text("attachments: %(reason)s", reason=error.text)) from None
 
 
 # -- writing ------------------------------------------------------------------------------------

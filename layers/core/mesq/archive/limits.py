@@ -29,13 +29,15 @@ CAP_NAMES = (
     N_("member count"), N_("central directory size"), N_("total uncompressed size"), N_("member size"),
     N_("compression ratio"), N_("member name length"), N_("line length"), N_("manifest size"),
     N_("attachments per archive"), N_("records per archive"), N_("records of the target account"),
+    N_("memos per archive"), N_("todo records per archive"), N_("books per archive"),
+    N_("reading notes per archive"), N_("history entries per archive"),
 )  # fmt: skip
 
 
 class CapExceeded(ArchiveError):
     """A cap of an import was reached: `cap` names it (as docs/security.md does)."""
 
-    def __init__(self, cap: str, limit: int, where: str, what: str | Text = "") -> None:
+    def __init__(self, cap: str, limit: int, where: str | Text, what: str | Text = "") -> None:
         shown = f"{limit:,}"  # (outside the Text call: Babel skips a call that holds an f-string)
         if what:
             text = Text("%(where)s: over the %(cap)s cap of %(limit)s: %(what)s",

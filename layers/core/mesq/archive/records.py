@@ -30,6 +30,7 @@ from ..attachments.paths import MEMO, TODO, Namespace, attachment_path, mcp_uri,
 from ..attachments.store import USAGE_SK
 from ..history import records as history
 from ..kernel.errors import MesqError
+from ..kernel.i18n import Text
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
@@ -73,7 +74,15 @@ _TIMES = ("createdAt", "updatedAt", "deletedAt", "completedAt", "syncedAt", "las
 
 
 class _Refused(Exception):
-    """A field of one record is refused (the caller adds the line)."""
+    """A field of one record is refused (the caller adds the line): `text` says why."""
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(str(text))
+        self.text = text
+
+
+def _not_a_timestamp(name: str, value: Any) -> Text:
+    return Text("%(field)s: %(value)s is not an ISO 8601 timestamp", field=name, value=quoted(value))
 
 
 def _pick(item: Mapping[str, Any], fields: Sequence[str]) -> Item:
@@ -85,7 +94,7 @@ def _text(record: Item, name: str, *, optional: bool = False) -> str | None:
     if value is None and optional:
         return None
     if not isinstance(value, str):
-        raise _Refused(f"{name}: {quoted(value)} is not a string")
+        raise _Refused(Text("%(field)s: %(value)s is not a string", field=name, value=quoted(value)))
     return value
 
 
@@ -93,14 +102,21 @@ def _ident(record: Item, name: str = "id", pattern: re.Pattern[str] = _ID) -> st
     value = _text(record, name)
     assert value is not None
     if not pattern.fullmatch(value):
-        raise _Refused(f"{name}: {quoted(value)} is not an id")
+        raise _Refused(Text("%(field)s: %(value)s is not an id", field=name, value=quoted(value)))
     return value
 
 
 def _whole(record: Item, name: str, minimum: int = 0) -> None:
     value = record.get(name)
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < minimum):
-        raise _Refused(f"{name}: {quoted(value)} is not a whole number >= {minimum}")
+        raise _Refused(
+            Text(
+                "%(field)s: %(value)s is not a whole number >= %(minimum)s",
+                field=name,
+                value=quoted(value),
+                minimum=minimum,
+            )
+        )
 
 
 def _times(record: Item) -> None:
@@ -113,16 +129,23 @@ def _moment(value: Any, name: str) -> datetime:
     try:
         return parse_timestamp(value, name) if isinstance(value, str) else _not_a_time(value, name)
     except MesqError:
-        raise _Refused(f"{name}: {quoted(value)} is not an ISO 8601 timestamp") from None
+        raise _Refused(_not_a_timestamp(name, value)) from None
 
 
 def _not_a_time(value: Any, name: str) -> datetime:
-    raise _Refused(f"{name}: {quoted(value)} is not an ISO 8601 timestamp")
+    raise _Refused(_not_a_timestamp(name, value))
 
 
 def _one_of(record: Item, name: str, choices: Sequence[Any]) -> None:
     if record.get(name) not in choices:
-        raise _Refused(f"{name}: {quoted(record.get(name))} is not one of {', '.join(map(str, choices))}")
+        raise _Refused(
+            Text(
+                "%(field)s: %(value)s is not one of %(choices)s",
+                field=name,
+                value=quoted(record.get(name)),
+                choices=", ".join(map(str, choices)),
+            )
+        )
 
 
 def _own_path(value: Any, user_id: str, kind: Namespace, name: str) -> str:
@@ -130,18 +153,20 @@ def _own_path(value: Any, user_id: str, kind: Namespace, name: str) -> str:
     try:
         return attachment_path(user_id, own_attachment_id(value, user_id, name, kind), kind)
     except MesqError:
-        raise _Refused(f"{name}: {quoted(value)} is not an attachment path of this account") from None
+        raise _Refused(
+            Text("%(field)s: %(value)s is not an attachment path of this account", field=name, value=quoted(value))
+        ) from None
 
 
 def _files(values: Any, user_id: str, kind: Namespace, name: str) -> list[Item]:
     if values is None:
         return []
     if not isinstance(values, list):
-        raise _Refused(f"{name}: not a list")
+        raise _Refused(Text("%(field)s: not a list", field=name))
     files = []
     for index, value in enumerate(values):
         if not isinstance(value, dict):
-            raise _Refused(f"{name}[{index}]: not an object")
+            raise _Refused(Text("%(field)s[%(index)s]: not an object", field=name, index=index))
         file = _pick(value, _RESOURCE_FIELDS)
         path = _own_path(file.get("path"), user_id, kind, f"{name}[{index}].path")
         file["path"] = path
@@ -181,7 +206,7 @@ def _attachment(kind: Namespace) -> Callable[[Item, str], Item]:
         ident = _ident(record, pattern=re.compile(r"[0-9a-f]{28}"))
         _whole(record, "fileSize")
         if "fileSize" not in record:
-            raise _Refused("fileSize: missing")
+            raise _Refused(Text("%(field)s: missing", field="fileSize"))
         _times(record)
         record["path"] = attachment_path(user_id, ident, kind)  # derived, never the archive's
         pk, sk = attachment_store.attachment_key(user_id, ident, kind)
@@ -220,10 +245,10 @@ def _task_fields(record: Item, user_id: str) -> None:
     record["timezone"] = todo_model.check_timezone(record.get("timezone"))
     reminders = record.get("reminders") or []
     if not isinstance(reminders, list) or len(reminders) > 5:
-        raise _Refused("reminders: not a list of at most 5 reminders")
+        raise _Refused(Text("%(field)s: not a list of at most %(limit)s reminders", field="reminders", limit=5))
     for index, reminder in enumerate(reminders):
         if not isinstance(reminder, dict) or reminder.get("type") not in ("absolute", "relative"):
-            raise _Refused(f"reminders[{index}]: not a reminder")
+            raise _Refused(Text("%(field)s[%(index)s]: not a reminder", field="reminders", index=index))
         if reminder["type"] == "absolute":
             _moment(reminder.get("at"), f"reminders[{index}].at")
     record["attachments"] = _files(record.get("attachments"), user_id, TODO, "attachments")
@@ -233,11 +258,13 @@ def _inbox_subtasks(values: Any, user_id: str) -> list[Item]:
     if values is None:
         return []
     if not isinstance(values, list) or len(values) > todo_model.MAX_SUBTASKS:
-        raise _Refused(f"subtasks: not a list of at most {todo_model.MAX_SUBTASKS}")
+        raise _Refused(
+            Text("%(field)s: not a list of at most %(limit)s", field="subtasks", limit=todo_model.MAX_SUBTASKS)
+        )
     subtasks = []
     for index, value in enumerate(values):
         if not isinstance(value, dict):
-            raise _Refused(f"subtasks[{index}]: not an object")
+            raise _Refused(Text("%(field)s[%(index)s]: not an object", field="subtasks", index=index))
         subtask = _pick(value, todo_model.INBOX_SUBTASK_FIELDS)
         _ident(subtask)
         subtask["attachments"] = _files(subtask.get("attachments"), user_id, TODO, f"subtasks[{index}].attachments")
@@ -299,18 +326,18 @@ def _change(item: Item, user_id: str) -> Item:
     _one_of(change, "action", _ACTIONS)
     record = change.get("record")
     if not isinstance(record, dict) or record.get("kind") not in history.KINDS:
-        raise _Refused(f"record: {quoted(record)} is not a changed record")
+        raise _Refused(Text("%(field)s: %(value)s is not a changed record", field="record", value=quoted(record)))
     record_id = _ident(record, "name" if record["kind"] == "tag" and "id" not in record else "id")
     title = record.get("title")
     kept_title = {"title": title} if isinstance(title, str) and len(title) <= history.TITLE_CHARACTERS else {}
     change["record"] = {"kind": record["kind"], "id": record_id, **kept_title}
     for name in ("before", "after", "revisions"):
         if not isinstance(change.get(name, {}), dict):
-            raise _Refused(f"{name}: not an object")
+            raise _Refused(Text("%(field)s: not an object", field=name))
     _whole(change, "size")
     ttl = item.get("ttl")
     if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
-        raise _Refused(f"ttl: {quoted(ttl)} is not an expiry time")
+        raise _Refused(Text("%(field)s: %(value)s is not an expiry time", field="ttl", value=quoted(ttl)))
     pk, sk = history.change_key(user_id, ident)
     return history.packed(
         {
@@ -349,7 +376,7 @@ def derived(sk: str) -> bool:
     return sk.startswith(DERIVED_PREFIXES)
 
 
-def rebuild(item: Item, user_id: str, where: str) -> Item | None:
+def rebuild(item: Item, user_id: str, where: str | Text) -> Item | None:
     """`item` (already rehomed to `user_id`) as the import writes it; None for a derived record.
     ArchiveError `where: field: ...` when a field is refused, or the sort key is not the one the
     record's own fields give (a record is never moved to another key)."""
@@ -358,18 +385,24 @@ def rebuild(item: Item, user_id: str, where: str) -> Item | None:
         return None
     build = next((build for prefix, build in _KINDS if sk.startswith(prefix)), None)
     if build is None or (sk == todo_keys.SETTINGS_SK) != (build is _settings):
-        raise ArchiveError(f"{where}: {NOT_CARRIED}")
+        raise ArchiveError(Text("%(where)s: %(reason)s", where=where, reason=Text(NOT_CARRIED)))
     try:
         stored = build(item, user_id)
     except _Refused as refused:
-        raise ArchiveError(f"{where}: {refused}") from None
+        raise ArchiveError(Text("%(where)s: %(reason)s", where=where, reason=refused.text)) from None
     except MesqError as error:  # a write path's own check (due, timezone, tags, slug)
-        raise ArchiveError(f"{where}: {error.message}") from None
-    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
+        raise ArchiveError(Text("%(where)s: %(reason)s", where=where, reason=error.text)) from None
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
         # a field the kind needs is missing or of another shape than any write of ours stores
-        raise ArchiveError(f"{where}: not a record this kind can hold ({type(error).__name__})") from None
+        raise ArchiveError(Text("%(where)s: not a record this kind can hold", where=where)) from None
     if stored["sk"] != sk:
-        raise ArchiveError(f"{where}: {words.described(sk)} whose id does not match the rest of the record")
+        raise ArchiveError(
+            Text(
+                "%(where)s: %(record)s whose id does not match the rest of the record",
+                where=where,
+                record=words.described_text(sk),
+            )
+        )
     return stored
 
 

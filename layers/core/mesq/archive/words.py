@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 
 from ..attachments.paths import MEMO, TODO
 from ..history.records import CHANGE_PREFIX
+from ..kernel.i18n import N_, Text
 from ..memos.keys import MEMO_PREFIX
 from ..reading.keys import BOOK_PREFIX, NOTE_PREFIX
 from ..todos.keys import KIND_PREFIX
@@ -43,6 +44,41 @@ def described(sk: str) -> str:
     return f"{'an' if one[0] in 'aeiou' else 'a'} {one}"
 
 
+#: `described` and `in_words` as templates, for a page in its reader's language.
+_ONE_TEXT = {
+    "memos": N_("a memo"), "tasks": N_("a task"), "inbox items": N_("an inbox item"), "spaces": N_("a space"),
+    "attachments": N_("an attachment"), "books": N_("a book"), "reading notes": N_("a reading note"),
+    "history entries": N_("a history entry"),
+}  # fmt: skip
+_COUNTED = {
+    "memos": (N_("%(count)s memo"), N_("%(count)s memos")),
+    "tasks": (N_("%(count)s task"), N_("%(count)s tasks")),
+    "inbox items": (N_("%(count)s inbox item"), N_("%(count)s inbox items")),
+    "spaces": (N_("%(count)s space"), N_("%(count)s spaces")),
+    "attachments": (N_("%(count)s attachment"), N_("%(count)s attachments")),
+    "books": (N_("%(count)s book"), N_("%(count)s books")),
+    "reading notes": (N_("%(count)s reading note"), N_("%(count)s reading notes")),
+    "history entries": (N_("%(count)s history entry"), N_("%(count)s history entries")),
+}
+
+
+def described_text(sk: str) -> Text:
+    """`described` as a `Text`."""
+    kind = kind_of(sk)
+    return Text(_ONE_TEXT[kind] if kind else N_("a record"))
+
+
+def in_words_text(counts: Mapping[str, int]) -> Text | None:
+    """`in_words` as a `Text`; None when nothing a person counts is there."""
+    parts = [Text(_COUNTED[kind][counts[kind] != 1], count=counts[kind]) for kind in ORDER if counts.get(kind)]
+    if not parts:
+        return None
+    said = parts[0]
+    for part in parts[1:-1]:
+        said = Text("%(list)s, %(item)s", list=said, item=part)
+    return Text("%(list)s and %(item)s", list=said, item=parts[-1]) if len(parts) > 1 else said
+
+
 def count(sort_keys: Iterable[str]) -> Counter[str]:
     counts: Counter[str] = Counter()
     for sk in sort_keys:
@@ -60,4 +96,4 @@ def in_words(counts: Mapping[str, int]) -> str:
     return parts[0] if parts else ""
 
 
-__all__ = ["ORDER", "count", "described", "in_words", "kind_of"]
+__all__ = ["ORDER", "count", "described", "described_text", "in_words", "in_words_text", "kind_of"]

@@ -47,6 +47,8 @@ def import_upload(
         # Counted like every import once it has its slot (docs/security.md "Fair shares").
         RateLimiter(services.items, services.settings).hit(user_subject(principal.user_id), "import")
         path = Path(folder) / upload_name(options.filename)
+        if not options.filename:  # the copy's name ("upload") is never shown, nor taken for the file's
+            options = replace(options, nameless=True)
         if options.label is None:  # refusals name the person's file, never the temporary copy
             options = replace(options, label=path.name if options.filename else "the file")
         with path.open("wb") as copy:

@@ -65,7 +65,15 @@ def _page(archive: BoundedZip) -> str:
     return top[0]
 
 
-def _when(text: str, zone: ZoneInfo, label: str) -> str:
+class _NotATime(ValueError):
+    """A card's time that cannot be read: `text` says why (the card is skipped)."""
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(str(text))
+        self.text = text
+
+
+def _when(text: str, zone: ZoneInfo, label: Text) -> str:
     cleaned = " ".join(text.split())
     for pattern in _TIME_FORMATS:
         try:
@@ -75,8 +83,14 @@ def _when(text: str, zone: ZoneInfo, label: str) -> str:
         try:
             return format_timestamp(local.replace(tzinfo=zone))
         except (OverflowError, ValueError):  # year 1 east of UTC, year 9999 west of it: no UTC time
-            raise ValueError(f"{label}: time {quoted(cleaned)} is outside the years a memo's time can hold") from None
-    raise ValueError(f"{label}: time {quoted(cleaned)} is not a date and time")
+            raise _NotATime(
+                Text(
+                    "%(card)s: time %(time)s is outside the years a memo's time can hold",
+                    card=label,
+                    time=quoted(cleaned),
+                )
+            ) from None
+    raise _NotATime(Text("%(card)s: time %(time)s is not a date and time", card=label, time=quoted(cleaned)))
 
 
 def _file_ref(page: str, source: str, archive: BoundedZip) -> str | None:
@@ -86,10 +100,18 @@ def _file_ref(page: str, source: str, archive: BoundedZip) -> str | None:
     if not ref or _EXTERNAL.match(ref):
         return None
     if ref.startswith("/"):
-        raise SourceError(f"{archive.label}: file reference {quoted(source)} is an absolute path")
+        raise SourceError(
+            Text("%(file)s: file reference %(ref)s is an absolute path", file=archive.label, ref=quoted(source))
+        )
     joined = posixpath.normpath(posixpath.join(posixpath.dirname(page), ref))
     if joined == ".." or joined.startswith("../"):
-        raise SourceError(f"{archive.label}: file reference {quoted(source)} leaves the export (path traversal)")
+        raise SourceError(
+            Text(
+                "%(file)s: file reference %(ref)s leaves the export (path traversal)",
+                file=archive.label,
+                ref=quoted(source),
+            )
+        )
     return joined if joined in archive.members else ""
 
 
@@ -98,7 +120,11 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
     page = _page(archive)
     raw = archive.read(page, MAX_HTML_BYTES)
     if _ENTITY_DECLARATION.search(raw):
-        raise SourceError(f"{archive.label}: {page} declares entities (<!ENTITY>); an export never does")
+        raise SourceError(
+            Text(
+                "%(file)s: %(page)s declares entities (<!ENTITY>); an export never does", file=archive.label, page=page
+            )
+        )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -115,15 +141,26 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
     for number, card in enumerate(cards, start=1):
         time_element = card.select_one(".time")
         stamp = " ".join(time_element.get_text(" ").split()) if time_element else ""
-        label = f"card {number} ({stamp or 'no time'})"
+        label = (
+            Text("card %(number)s (%(time)s)", number=number, time=stamp)
+            if stamp
+            else Text("card %(number)s (no time)", number=number)
+        )
         try:
             created = _when(stamp, zone, label)
-        except ValueError as error:
-            report.skip(label, str(error))
+        except _NotATime as error:
+            report.skip(label, error.text)
             continue
         deepest = html_text.depth(card)
         if deepest > html_text.MAX_DEPTH:  # before str(card) and markdownify, which recurse per level
-            report.skip(label, f"rich text nested {deepest} levels deep, over the {html_text.MAX_DEPTH} read")
+            report.skip(
+                label,
+                Text(
+                    "rich text nested %(depth)s levels deep, over the %(limit)s read",
+                    depth=deepest,
+                    limit=html_text.MAX_DEPTH,
+                ),
+            )
             continue
         identity = str(card)
         sources: list[str] = []
@@ -139,7 +176,7 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
         for source in dict.fromkeys(sources):
             member = _file_ref(page, source, archive)
             if member is None:
-                report.keep(label, f"file {source!r} is a link; kept as a link")
+                report.keep(label, Text("file %(file)s is a link; kept as a link", file=repr(source)))
                 content = (
                     f"{content}\n\n<{source}>".strip()
                     if source.lower().startswith(("http://", "https://"))
@@ -147,11 +184,11 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
                 )
                 continue
             if not member:
-                report.skip(f"{label} file {source!r}", "not in the export")
+                report.skip(_file_label(label, source), Text("not in the export"))
                 continue
             size, sha256 = archive.digest(member, MAX_FILE_BYTES)
             if size == 0:
-                report.skip(f"{label} file {source!r}", "empty (0 bytes)")
+                report.skip(_file_label(label, source), Text("empty (0 bytes)"))
                 continue
             name = memo_checks.display_name(posixpath.basename(member), "file")
             files.append(
@@ -172,6 +209,10 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
         )
         memo_checks.admit(plan, planned)
     return plan
+
+
+def _file_label(card: Text, source: str) -> Text:
+    return Text("%(card)s file %(file)s", card=card, file=repr(source))
 
 
 def _reader(archive: BoundedZip, member: str, size: int) -> Callable[[], bytes]:

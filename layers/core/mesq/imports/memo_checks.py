@@ -8,6 +8,7 @@ import mimetypes
 
 from ..attachments.uploads import MAX_DISPLAY_NAME, MAX_FILE_BYTES, check_mime_type
 from ..kernel.errors import MesqError
+from ..kernel.i18n import Text
 from ..kernel.spec import load_spec
 from ..kernel.tags import expand_tag_paths, is_valid_tag, parse_tags
 from ..memos.reads import content_max_characters
@@ -47,20 +48,24 @@ def media_type(declared: str, name: str) -> str:
     return "application/octet-stream"
 
 
-def problem(memo: PlannedMemo) -> str | None:
+def problem(memo: PlannedMemo) -> Text | None:
     """Why this memo cannot be written (one line), or None."""
     limit = content_max_characters()
     if not memo.content.strip():
-        return "empty: no text and no attachments"
+        return Text("empty: no text and no attachments")
     if len(memo.content) > limit:
-        return f"{len(memo.content)} characters, over the memo limit of {limit}"
+        return Text("%(count)s characters, over the memo limit of %(limit)s", count=len(memo.content), limit=limit)
     if len(expand_tag_paths(parse_tags(memo.content))) > MAX_TAG_PATHS_PER_MEMO:
-        return f"more than {MAX_TAG_PATHS_PER_MEMO} distinct tags (counting parent tags)"
+        return Text("more than %(limit)s distinct tags (counting parent tags)", limit=MAX_TAG_PATHS_PER_MEMO)
     if len(memo.files) > max_files():
-        return f"{len(memo.files)} attachments, over the {max_files()} a memo holds"
+        return Text("%(count)s attachments, over the %(limit)s a memo holds", count=len(memo.files), limit=max_files())
     for file in memo.files:
         if file.size > MAX_FILE_BYTES:
-            return f"attachment {file.name!r} is over the {MAX_FILE_BYTES}-byte limit per file"
+            return Text(
+                "attachment %(name)s is over the %(limit)s-byte limit per file",
+                name=repr(file.name),
+                limit=MAX_FILE_BYTES,
+            )
     return None
 
 

@@ -16,6 +16,7 @@ from ..attachments.paths import MEMO
 from ..attachments.reads import checked_resources
 from ..attachments.uploads import store_bytes
 from ..kernel.context import Call
+from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import ConditionFailed, Item
 from ..kernel.tags import expand_tag_paths, parse_tags
@@ -44,7 +45,13 @@ def write_memo(call: Call, planned: PlannedMemo, source: str) -> bool:
         for file in planned.files:
             data = file.read()
             if len(data) != file.size:  # the file changed since it was checked: stop here
-                raise SourceError(f"{planned.label}: attachment {quoted(file.name)} changed while importing")
+                raise SourceError(
+                    Text(
+                        "%(memo)s: attachment %(name)s changed while importing",
+                        memo=planned.label,
+                        name=quoted(file.name),
+                    )
+                )
             uploaded.append(store_bytes(call, data, file.name, file.mime))
         tags = parse_tags(planned.content)
         memo: Item = {

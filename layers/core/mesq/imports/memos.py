@@ -102,7 +102,7 @@ def _when(seconds: int) -> str:
     try:
         return format_timestamp(datetime.fromtimestamp(int(seconds), UTC))
     except (OverflowError, OSError, ValueError):
-        raise SourceError(f"a memo time {quoted(seconds)} is not a Unix time") from None
+        raise SourceError(Text("a memo time %(value)s is not a Unix time", value=quoted(seconds))) from None
 
 
 def pick_user(database: MemosDatabase, wanted: str | None) -> MemosUser:
@@ -151,18 +151,26 @@ def _files(
         name = memo_checks.display_name(attachment.filename, f"attachment-{attachment.uid}")
         if attachment.storage == "EXTERNAL":
             links.append(f"[{name}]({attachment.reference})")
-            report.keep(label, f"attachment {name!r} is a link ({attachment.reference}); kept as a link")
+            report.keep(
+                label,
+                Text(
+                    "attachment %(name)s is a link (%(link)s); kept as a link",
+                    name=repr(name),
+                    link=attachment.reference,
+                ),
+            )
             continue
+        which = Text("%(memo)s attachment %(name)s", memo=label, name=repr(name))
         if attachment.storage not in ("DATABASE", "LOCAL"):
-            report.skip(f"{label} attachment {name!r}", f"stored on {attachment.storage}; MeSQ does not fetch it")
+            report.skip(which, Text("stored on %(storage)s; MeSQ does not fetch it", storage=attachment.storage))
             continue
         try:
             size, sha256 = database.checked_bytes(attachment, _limit())
         except Unavailable as error:
-            report.skip(f"{label} attachment {name!r}", error.message)
+            report.skip(which, error.text)
             continue
         if size == 0:
-            report.skip(f"{label} attachment {name!r}", "empty (0 bytes)")
+            report.skip(which, Text("empty (0 bytes)"))
             continue
         mime = memo_checks.media_type(attachment.type, name)
         files.append(PlannedFile(name, mime, size, sha256, database.reader(attachment, size)))

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..kernel.i18n import Text
+from ..kernel.i18n import N_, Text
 
 #: The kinds a person picks (CLI `--from`, REST `kind`, Settings → Import).
 KINDS = ("memos", "flomo", "todoist")
@@ -65,7 +65,7 @@ class CutShort(SourceError):
                 "the import stopped after writing %(summary)s (run %(run_id)s): %(reason)s. Import the same"
                 " file again to complete it, or undo the run",
                 reason=reason,
-                summary=report.summary(),
+                summary=report.summary_text(),
                 run_id=report.run_id,
             )
         )
@@ -115,8 +115,8 @@ class PlannedMemo:
     files: list[PlannedFile] = field(default_factory=list)
     #: Comments appended to the content (memos' COMMENT relations), for the report.
     comments: int = 0
-    #: What the report names this memo by (`memos/abc123`, `card 2024-03-05 10:00:00`).
-    label: str = ""
+    #: What the report names this memo by (`memos/abc123`, `card 3 (2024-03-05 10:00:00)`).
+    label: str | Text = ""
 
 
 @dataclass
@@ -133,7 +133,8 @@ class PlannedTask:
     subtasks: list[PlannedTask] = field(default_factory=list)
     #: Comments (Todoist notes) appended to the notes, for the report.
     comments: int = 0
-    label: str = ""
+    #: What the report names this task by (`Groceries line 12`).
+    label: str | Text = ""
 
 
 @dataclass
@@ -165,17 +166,25 @@ class Report:
     kept_count: int = 0
     records: int = 0
     seconds: float = 0.0
+    #: `skipped` and `kept` as templates with their parameters (`skipped`, `kept` and `as_dict`
+    #: are their English: REST, the command line), for the report page in its reader's language.
+    skipped_words: list[tuple[Text, Text]] = field(default_factory=list, repr=False)
+    kept_words: list[tuple[Text, Text]] = field(default_factory=list, repr=False)
 
-    def skip(self, which: str, why: str) -> None:
+    def skip(self, which: str | Text, why: str | Text) -> None:
         self.skipped_count += 1
         if len(self.skipped) < LISTED_MAX:
-            self.skipped.append((_cut(which), _cut(why)))
+            entry = (_entry(which), _entry(why))
+            self.skipped.append((_cut(str(entry[0])), _cut(str(entry[1]))))
+            self.skipped_words.append(entry)
 
-    def keep(self, which: str, what: str) -> None:
+    def keep(self, which: str | Text, what: str | Text) -> None:
         """Something read only as text (kept verbatim in the record's notes or content)."""
         self.kept_count += 1
         if len(self.kept) < LISTED_MAX:
-            self.kept.append((_cut(which), _cut(what)))
+            entry = (_entry(which), _entry(what))
+            self.kept.append((_cut(str(entry[0])), _cut(str(entry[1]))))
+            self.kept_words.append(entry)
 
     @property
     def per_second(self) -> float:
@@ -183,18 +192,26 @@ class Report:
 
     def summary(self) -> str:
         """`412 memos, 37 tags, 58 images imported; 1 already there; 3 skipped` (English; the
-        pages say it through the catalog from `as_dict`)."""
-        order = ("memos", "tags", "attachments", "comments", "spaces", "columns", "tasks", "subtasks")
-        parts = [f"{self.imported[name]} {name if self.imported[name] > 1 else name[:-1]}"
-                 for name in order if self.imported[name]]  # fmt: skip
-        text = (", ".join(parts) or "nothing new") + " imported"
+        pages say it through the catalog from `as_dict`, a run cut short by `summary_text`)."""
+        return str(self.summary_text())
+
+    def summary_text(self) -> Text:
+        """The summary as a `Text`, for a page in its reader's language."""
+        parts = [Text(_COUNTED[name][self.imported[name] == 1], count=self.imported[name])
+                 for name in _COUNTED if self.imported[name]]  # fmt: skip
+        text = Text("nothing new imported")
+        if parts:
+            what = parts[0]
+            for part in parts[1:]:
+                what = Text("%(list)s, %(item)s", list=what, item=part)
+            text = Text("%(what)s imported", what=what)
         there = sum(self.existing.values())
         if there:
-            text += f"; {there} already there"
+            text = Text("%(summary)s; %(count)s already there", summary=text, count=there)
         if self.skipped_count:
-            text += f"; {self.skipped_count} skipped"
+            text = Text("%(summary)s; %(count)s skipped", summary=text, count=self.skipped_count)
         if self.kept_count:
-            text += f"; {self.kept_count} kept as text"
+            text = Text("%(summary)s; %(count)s kept as text", summary=text, count=self.kept_count)
         return text
 
     def as_dict(self) -> dict[str, Any]:
@@ -203,18 +220,52 @@ class Report:
             "runId": self.run_id,
             "imported": dict(self.imported),
             "existing": dict(self.existing),
-            "skipped": [{"which": which, "why": why} for which, why in self.skipped],
+            "skipped": [{"which": _cut(which), "why": _cut(why)} for which, why in self.skipped],
             "skippedCount": self.skipped_count,
-            "kept": [{"which": which, "what": what} for which, what in self.kept],
+            "kept": [{"which": _cut(which), "what": _cut(what)} for which, what in self.kept],
             "keptCount": self.kept_count,
             "records": self.records,
             "seconds": round(self.seconds, 3),
             "summary": self.summary(),
         }
 
+    def words(self) -> dict[str, Any]:
+        """The skipped and kept lists as templates with their parameters (`Text.stored`), kept
+        with the report so its page says them in its reader's language (`as_dict` has the English)."""
+        return {
+            "skipped": [{"which": which.stored(), "why": why.stored()} for which, why in self.skipped_words],
+            "kept": [{"which": which.stored(), "what": what.stored()} for which, what in self.kept_words],
+        }
+
+
+#: What a summary counts, in its order: (several, one) as templates (English needs both; the
+#: catalog's Chinese is the same for the two).
+_COUNTED: dict[str, tuple[str, str]] = {
+    "memos": (N_("%(count)s memos"), N_("%(count)s memo")),
+    "tags": (N_("%(count)s tags"), N_("%(count)s tag")),
+    "attachments": (N_("%(count)s attachments"), N_("%(count)s attachment")),
+    "comments": (N_("%(count)s comments"), N_("%(count)s comment")),
+    "spaces": (N_("%(count)s spaces"), N_("%(count)s space")),
+    "columns": (N_("%(count)s columns"), N_("%(count)s column")),
+    "tasks": (N_("%(count)s tasks"), N_("%(count)s task")),
+    "subtasks": (N_("%(count)s subtasks"), N_("%(count)s subtask")),
+}
+#: A report entry that is the person's own data or a name: said as it is, never looked up.
+_AS_IS = "%(name)s"
+
 
 def _cut(text: str) -> str:
     return text if len(text) <= ENTRY_MAX else text[: ENTRY_MAX - 1] + "…"
+
+
+def _entry(words: str | Text) -> Text:
+    """A report entry as a `Text` whose every string is cut at ENTRY_MAX (a plain string is the
+    person's own data or a name, never looked up in the catalog: a task titled "Done" stays so)."""
+    if not isinstance(words, Text):
+        return Text(_AS_IS, name=_cut(words))
+    params = {name: _entry(value) if isinstance(value, Text) else _cut(value) if isinstance(value, str) else value
+              for name, value in words.params.items()}  # fmt: skip
+    return Text(words.template, **params)
 
 
 @dataclass

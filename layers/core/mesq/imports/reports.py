@@ -1,6 +1,8 @@
 """An import's report kept for its page (Settings → Import → the report at
 `/settings/import/runs/{runId}`), in the user's partition under `IMPORT#<runId>` for
-REPORT_DAYS (TTL), with what its undo did once it is undone. Not carried by an account archive
+REPORT_DAYS (TTL), with what its undo did once it is undone. Its skipped and kept entries are kept
+twice: in English (`report`, as REST answered) and as templates with their parameters (`words`,
+`Report.words`), which the page says in its reader's language. Not carried by an account archive
 (its prefix is not an exported kind)."""
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ def report_key(user_id: str, run_id: str) -> Key:
 
 def save_report(items: ItemStore, user_id: str, report: Report) -> None:
     pk, sk = report_key(user_id, report.run_id)
-    items.put({"pk": pk, "sk": sk, "report": report.as_dict(), "at": now_timestamp(),
+    items.put({"pk": pk, "sk": sk, "report": report.as_dict(), "words": report.words(), "at": now_timestamp(),
                "ttl": int(time.time()) + REPORT_DAYS * 86400})  # fmt: skip
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from ..kernel.concurrency import stop_requested
 from ..kernel.context import Call
 from ..kernel.errors import ServiceUnavailable, ValidationError
+from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Condition, Item, Put, WriteOp
 from ..kernel.timestamps import now_timestamp
@@ -108,7 +109,9 @@ def check_planned(space: PlannedSpace) -> None:
                 try:
                     _task_record(record, space.space_id, column.column_id, None, "a", now)
                 except ValidationError as error:
-                    raise SourceError(f"{record.label or record.title}: {error.message}") from None
+                    raise SourceError(
+                        Text("%(task)s: %(reason)s", task=record.label or record.title, reason=error.text)
+                    ) from None
 
 
 def register_tags(call: Call, tags: list[str]) -> int:

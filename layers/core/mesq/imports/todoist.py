@@ -5,7 +5,8 @@ INDENT (1 = a task, 2 and more = its subtasks), AUTHOR, RESPONSIBLE, DATE (natur
 the person typed it), DATE_LANG, TIMEZONE; newer exports add DURATION, DURATION_UNIT, DEADLINE,
 DEADLINE_LANG.
 
-- a file (a project) becomes a space named after it (`Groceries [2203306141].csv` -> Groceries);
+- a file (a project) becomes a space named after it (`Groceries [2203306141].csv` -> Groceries; a
+  file without a name, `plan_todoist`'s `unnamed`: "Todoist import (<day>)" in the person's language);
 - a section becomes a column; tasks before the first section go to a first column named as a new
   board's (`To do`, 待办: the person's language, docs/i18n.md);
 - INDENT 1 is a task, deeper rows its subtasks (MeSQ has one level: deeper ones are subtasks of
@@ -62,6 +63,10 @@ _SENTINEL = "x"
 #: key, so a second import of the same file finds it again whatever the language; its name is
 #: a new board's first column in the person's language (`plan_todoist`'s `first_column`).
 FIRST_COLUMN = model.DEFAULT_COLUMNS[0][1]
+#: What a project whose file has no name (an upload without one) derives its ids from: the name
+#: such a project had before it was named in the person's language, so an earlier import of the
+#: same file is found again. Its space's name is `plan_todoist`'s `unnamed`.
+UNNAMED_KEY = "Todoist"
 
 
 @dataclass(frozen=True)
@@ -121,11 +126,13 @@ def _due(value: date | datetime) -> dict[str, Any]:
     return {"type": "date", "date": value.isoformat()}
 
 
-def project_name(file_name: str) -> str:
+def project_name(file_name: str) -> str | None:
+    """The project a CSV's name names (`Groceries [2203306141].csv` -> Groceries); None for a
+    file whose name names none (an upload that came without a name, a file not called `*.csv`)."""
     stem = posixpath.basename(file_name)
-    if not stem.lower().endswith(".csv"):  # a file that came without its name (an API body): no project name to read
-        return "Todoist"
-    return _PROJECT_ID.sub("", stem[: -len(".csv")]).strip() or "Todoist"
+    if not stem.lower().endswith(".csv"):
+        return None
+    return _PROJECT_ID.sub("", stem[: -len(".csv")]).strip() or None
 
 
 def _rows(name: str, data: bytes) -> list[dict[str, str]]:
@@ -167,12 +174,24 @@ class _Project:
     """One project's rows turned into a planned space."""
 
     def __init__(
-        self, user_id: str, file_name: str, zone: str, now: datetime, report: Report, first_column: str = FIRST_COLUMN
+        self,
+        user_id: str,
+        file_name: str,
+        zone: str,
+        now: datetime,
+        report: Report,
+        first_column: str = FIRST_COLUMN,
+        unnamed: str = UNNAMED_KEY,
     ) -> None:
         self.user_id, self.zone, self.now, self.report = user_id, zone, now, report
         self.first_column = first_column
-        self.name = model.check_name(project_name(file_name)[: model.NAME_MAX])
-        self.space = PlannedSpace(derived_id("ts", user_id, SOURCE, self.name), self.name)
+        named = project_name(file_name)
+        #: What the space's id and its records' ids derive from: the project's name, or
+        #: UNNAMED_KEY for a file without one (so a second import of it finds them again, on any
+        #: day and in either language); the space is named `unnamed` (the person's language).
+        self.key = model.check_name((named or UNNAMED_KEY)[: model.NAME_MAX])
+        self.name = model.check_name((named or unnamed)[: model.NAME_MAX])
+        self.space = PlannedSpace(derived_id("ts", user_id, SOURCE, self.key), self.name)
         self.column: PlannedColumn | None = None
         #: What the current column's tasks derive their ids from: the section's title, or
         #: FIRST_COLUMN (not the column's name, which is in the person's language).
@@ -186,14 +205,22 @@ class _Project:
         key = (prefix, *identity)
         occurrence = self.seen.get(key, 0)
         self.seen[key] = occurrence + 1
-        return derived_id(prefix, self.user_id, SOURCE, self.name, *identity, str(occurrence))
+        return derived_id(prefix, self.user_id, SOURCE, self.key, *identity, str(occurrence))
+
+    def line_label(self, line: int) -> Text:
+        """`Groceries line 12`: where in which project's file a report entry is."""
+        return Text("%(project)s line %(line)s", project=self.name, line=line)
 
     def section(self, name: str, line: int) -> None:
         title = " ".join(name.split())[: model.NAME_MAX] or "—"
         if len(self.space.columns) >= model.MAX_COLUMNS_PER_SPACE:
             self.report.keep(
-                f"{self.name} line {line}",
-                f"section {title!r} past {model.MAX_COLUMNS_PER_SPACE} columns; its tasks join the last column",
+                self.line_label(line),
+                Text(
+                    "section %(section)s past %(limit)s columns; its tasks join the last column",
+                    section=repr(title),
+                    limit=model.MAX_COLUMNS_PER_SPACE,
+                ),
             )
             return
         self.column = PlannedColumn(self._id("tc", title), title)
@@ -209,18 +236,19 @@ class _Project:
         return self.column
 
     def task(self, row: dict[str, str], line: int) -> None:
-        where = f"{self.name} line {line}"
+        where = self.line_label(line)
         content = row.get("CONTENT", "").strip()
         indent = row.get("INDENT", "1").strip() or "1"
         depth = int(indent) if indent.isdigit() and int(indent) > 0 else 1
-        kept: list[str] = []
+        kept: list[tuple[str, Text]] = []  # (the notes' English line, the report's words)
         tags: list[str] = []
         for label in _LABEL.findall(content):
             name = label.rstrip(",.;")
             if is_valid_tag(name) and len(tags) < model.MAX_TAGS_PER_RECORD:
                 tags.append(name)
             else:
-                kept.append(f"label @{name}")
+                written = "@" + name
+                kept.append((f"label {written}", Text("label %(label)s", label=written)))
         title = " ".join(_LABEL.sub(lambda m: "" if m.group(1).rstrip(",.;") in tags else m.group(0), content).split())
         if not title:
             title = content or "(untitled)"
@@ -228,12 +256,15 @@ class _Project:
         if len(title) > model.TITLE_MAX:
             notes = f"{title}\n\n{notes}".strip()
             title = title[: model.TITLE_MAX - 1] + "…"
-            self.report.keep(where, "a title over 500 characters: cut, the whole of it in the notes")
+            self.report.keep(
+                where,
+                Text("a title over %(limit)s characters: cut, the whole of it in the notes", limit=model.TITLE_MAX),
+            )
         zone = row.get("TIMEZONE", "").strip() or self.zone
         try:
             parse_zone(zone, "TIMEZONE")
         except MesqError:
-            kept.append(f"time zone {zone!r}")
+            kept.append((f"time zone {zone!r}", Text("time zone %(zone)s", zone=repr(zone))))
             zone = self.zone
         date_text = row.get("DATE", "").strip()
         read = (
@@ -242,14 +273,17 @@ class _Project:
             else DateRead(None, None, None)
         )
         if read is None:
-            kept.append(f"date {date_text!r}")
+            kept.append((f"date {date_text!r}", Text("date %(date)s", date=repr(date_text))))
             read = DateRead(None, None, None)
         deadline = row.get("DEADLINE", "").strip()
         if deadline:
-            kept.append(f"deadline {deadline!r}")
+            kept.append((f"deadline {deadline!r}", Text("deadline %(date)s", date=repr(deadline))))
         if kept:
-            notes = (notes + "\n\n" if notes else "") + "\n".join(f"Todoist {item}" for item in kept)
-            self.report.keep(where, "; ".join(kept) + " kept in the notes")
+            notes = (notes + "\n\n" if notes else "") + "\n".join(f"Todoist {item}" for item, _said in kept)
+            said = kept[0][1]
+            for _item, more in kept[1:]:
+                said = Text("%(list)s; %(item)s", list=said, item=more)
+            self.report.keep(where, Text("%(items)s kept in the notes", items=said))
         priority = _PRIORITY.get(row.get("PRIORITY", "").strip(), "none")
         parent = self.root if depth > 1 else None
         self._current_column()
@@ -271,23 +305,37 @@ class _Project:
                     Text("%(where)s: over %(limit)s tasks in one column", where=where, limit=MAX_TASKS_PER_COLUMN)
                 )
             if depth > 1:
-                self.report.keep(where, "a subtask without a task above it: imported as a task")
+                self.report.keep(where, Text("a subtask without a task above it: imported as a task"))
             self._current_column().tasks.append(task)
             self.root = task
         else:
             if read.rule:
                 task.notes = (task.notes + "\n\n" if task.notes else "") + f"Todoist date {date_text!r}"
                 self.report.keep(
-                    where, f"a recurring subtask ({date_text!r}); only tasks recur in MeSQ, kept in the notes"
+                    where,
+                    Text(
+                        "a recurring subtask (%(date)s); only tasks recur in MeSQ, kept in the notes",
+                        date=repr(date_text),
+                    ),
                 )
             if depth > 2:
                 self.report.keep(
-                    where, f"indent {depth}: MeSQ has one level of subtasks; a subtask of {parent.title!r}"
+                    where,
+                    Text(
+                        "indent %(depth)s: MeSQ has one level of subtasks; a subtask of %(task)s",
+                        depth=depth,
+                        task=repr(parent.title),
+                    ),
                 )
             if len(parent.subtasks) >= model.MAX_SUBTASKS:
                 parent.notes = (parent.notes + "\n" if parent.notes else "") + f"- [ ] {title}"
                 self.report.keep(
-                    where, f"past {model.MAX_SUBTASKS} subtasks: a checklist line in {parent.title!r}'s notes"
+                    where,
+                    Text(
+                        "past %(limit)s subtasks: a checklist line in the notes of %(task)s",
+                        limit=model.MAX_SUBTASKS,
+                        task=repr(parent.title),
+                    ),
                 )
                 self.last = parent
                 return
@@ -306,7 +354,7 @@ class _Project:
         target = self.root if indent == "1" and self.root is not None else self.last
         if target is None:
             self.orphan_notes.append(comment)
-            self.report.keep(f"{self.name} line {line}", "a comment on the project: kept in the first task's notes")
+            self.report.keep(self.line_label(line), Text("a comment on the project: kept in the first task's notes"))
             return
         target.notes = f"{target.notes}\n\n---\n{comment}".strip() if target.notes else comment
         target.comments += 1
@@ -316,7 +364,8 @@ class _Project:
         text = " | ".join(value.strip() for value in row.values() if value.strip())
         self.orphan_notes.append(f"Todoist row {line}: {text}")
         self.report.keep(
-            f"{self.name} line {line}", f"a row of TYPE {kind!r} (not a task, section or note) kept in the notes"
+            self.line_label(line),
+            Text("a row of TYPE %(type)s (not a task, section or note) kept in the notes", type=repr(kind)),
         )
 
     def finish(self) -> PlannedSpace:
@@ -337,7 +386,10 @@ class _Project:
             for task in column.tasks:
                 if len(task.notes) > model.NOTES_MAX:
                     task.notes = task.notes[: model.NOTES_MAX - 1] + "…"
-                    self.report.skip(task.label or task.title, f"notes past {model.NOTES_MAX} characters were cut")
+                    self.report.skip(
+                        task.label or task.title,
+                        Text("notes past %(limit)s characters were cut", limit=model.NOTES_MAX),
+                    )
                 for sub in task.subtasks:
                     sub.notes = sub.notes[: model.NOTES_MAX]
         return self.space
@@ -350,21 +402,24 @@ def plan_todoist(
     zone: str,
     now: datetime,
     first_column: str = FIRST_COLUMN,
+    unnamed: str = UNNAMED_KEY,
 ) -> Plan:
-    """The projects as planned spaces; `first_column` names the column of tasks before any section
-    (a new board's first column in the person's language, as `todos.model.default_board`)."""
-    """`files`: (file name, bytes) of each project's CSV."""
+    """The projects as planned spaces. `files`: (file name, bytes) of each project's CSV;
+    `first_column` names the column of tasks before any section (a new board's first column in
+    the person's language, as `todos.model.default_board`); `unnamed` the space of a file whose
+    name names no project (an upload without a name: "Todoist import (Mar 5, 2026)" in the
+    person's language, `wiring.imports`)."""
     csv.field_size_limit(MAX_FIELD_CHARACTERS)
     plan = Plan(report)
     names: set[str] = set()
     task_rows = 0
     for file_name, data in files:
-        project = _Project(user_id, file_name, zone, now, report, first_column)
-        if project.name in names:
+        project = _Project(user_id, file_name, zone, now, report, first_column, unnamed)
+        if project.key in names:
             raise SourceError(
                 Text("%(file)s: a second project named %(name)s", file=file_name, name=quoted(project.name))
             )
-        names.add(project.name)
+        names.add(project.key)
         for line, row in enumerate(_rows(file_name, data), start=2):
             kind = row.get("TYPE", "").strip().lower()
             if kind == "section":
@@ -378,7 +433,7 @@ def plan_todoist(
                 if row.get("CONTENT", "").strip():
                     project.task(row, line)
                 else:
-                    report.skip(f"{project.name} line {line}", "a task without a title")
+                    report.skip(project.line_label(line), Text("a task without a title"))
             elif kind == "note":
                 project.note(row, line)
             elif kind or any(value.strip() for value in row.values()):

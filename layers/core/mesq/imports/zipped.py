@@ -73,12 +73,18 @@ class BoundedZip:
                 name = _checked_name(member.name, label)
                 if stat.S_ISLNK(member.mode):
                     raise SourceError(
-                        f"{label}: member {quoted(member.name)} is a symbolic link; links are not imported"
+                        Text(
+                            "%(file)s: member %(member)s is a symbolic link; links are not imported",
+                            file=label,
+                            member=quoted(member.name),
+                        )
                     )
                 listed.append(member)
                 if not member.name.endswith("/"):
                     if name in self.members:  # which of the two is the file? Neither is guessed
-                        raise SourceError(f"{label}: two members named {quoted(name)}")
+                        raise SourceError(
+                            Text("%(file)s: two members named %(member)s", file=label, member=quoted(name))
+                        )
                     self.members[name] = member
         _refuse_overlaps(listed, label)
 
@@ -128,7 +134,9 @@ def _checked_name(raw: str, label: str) -> str:
     name = raw.replace("\\", "/")
     parts = [part for part in name.split("/") if part not in ("", ".")]
     if "\0" in name or name.startswith("/") or _DRIVE.match(name) or ".." in parts:
-        raise SourceError(f"{label}: member name {quoted(raw)} leaves the archive (path traversal)")
+        raise SourceError(
+            Text("%(file)s: member name %(member)s leaves the archive (path traversal)", file=label, member=quoted(raw))
+        )
     return posixpath.join(*parts) if parts else ""
 
 
@@ -136,8 +144,14 @@ def _refuse_overlaps(members: list[Member], label: str) -> None:
     ordered = sorted(members, key=lambda member: member.offset)
     for first, second in itertools.pairwise(ordered):
         if first.offset + first.compressed > second.offset:
-            overlapping = f"{quoted(first.name)} and {quoted(second.name)}"
-            raise SourceError(f"{label}: members {overlapping} overlap (a ZIP bomb?)")
+            raise SourceError(
+                Text(
+                    "%(file)s: members %(first)s and %(second)s overlap (a ZIP bomb?)",
+                    file=label,
+                    first=quoted(first.name),
+                    second=quoted(second.name),
+                )
+            )
 
 
 def open_zip(path: Path, label: str | None = None) -> BoundedZip:

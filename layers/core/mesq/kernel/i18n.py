@@ -127,8 +127,11 @@ class Text:
 
     def stored(self) -> dict[str, Any]:
         """A plain form to keep in a record (`from_stored` reads it back): the template and the
-        parameters' English text."""
-        return {"template": self.template, "params": {name: str(value) for name, value in self.params.items()}}
+        parameters, a `Text` parameter in its own stored form (so it is said in the reader's
+        language too), any other as its English text."""
+        return {"template": self.template,
+                "params": {name: value.stored() if isinstance(value, Text) else str(value)
+                           for name, value in self.params.items()}}  # fmt: skip
 
     @classmethod
     def from_stored(cls, value: Any, fallback: str = "") -> Text:
@@ -136,7 +139,10 @@ class Text:
         English as it is (`fallback`), translated when it is itself a catalog string."""
         if isinstance(value, Mapping) and isinstance(value.get("template"), str):
             params = value.get("params")
-            return cls(value["template"], **(dict(params) if isinstance(params, Mapping) else {}))
+            return cls(value["template"], **{
+                str(name): cls.from_stored(param) if isinstance(param, Mapping) else param
+                for name, param in (params.items() if isinstance(params, Mapping) else ())
+            })  # fmt: skip
         return cls(fallback)
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from ..adapters.imports.memos_sqlite import open_memos_database
 from ..imports.memos import plan_memos
@@ -21,7 +22,8 @@ from ..imports.todoist import MAX_CSV_BYTES, plan_todoist
 from ..imports.zipped import open_zip
 from ..kernel.context import Channel, Principal
 from ..kernel.errors import MesqError
-from ..kernel.i18n import Text
+from ..kernel.formats import month_day
+from ..kernel.i18n import Text, Translator
 from ..kernel.messages import quoted
 from ..kernel.timestamps import parse_zone, utc_now
 from ..todos.model import default_board
@@ -47,8 +49,13 @@ class ImportOptions:
     #: named so (a Todoist project is named after its CSV's name), refusals call it so.
     filename: str | None = None
     #: The language the request asked for ("" for none): with the user's own choice it names
-    #: what a new board would (`todos.writes.board_language`), Todoist's first column.
+    #: what a new board would (`todos.writes.board_language`), Todoist's first column and the
+    #: space of a Todoist CSV that came without a name.
     language: str = ""
+    #: The upload came without a name (REST's raw body without `filename`, a multipart part
+    #: without one): its temporary copy's name is never shown (refusals say `label`), and a
+    #: Todoist CSV's space is named "Todoist import (<date>)" in the person's language.
+    nameless: bool = False
 
 
 def _zone(options: ImportOptions, default: str) -> str:
@@ -56,7 +63,9 @@ def _zone(options: ImportOptions, default: str) -> str:
     try:
         parse_zone(zone, "timezone")
     except MesqError:
-        raise SourceError(f"--timezone {quoted(zone)} is not an IANA time zone (e.g. Asia/Shanghai)") from None
+        raise SourceError(
+            Text("time zone %(zone)s is not an IANA time zone (e.g. Asia/Shanghai)", zone=quoted(zone))
+        ) from None
     return zone
 
 
@@ -69,7 +78,15 @@ def _too_big(file: str) -> Text:
     return Text("%(file)s: over %(limit)s bytes", file=file, limit=MAX_CSV_BYTES)
 
 
-def _todoist_files(path: Path, label: str | None = None) -> Iterator[tuple[str, bytes]]:
+def unnamed_project(language: str, zone: str, now: datetime) -> str:
+    """The space of a Todoist CSV that came without a name: "Todoist import (Mar 5, 2026)", in
+    Chinese "Todoist 导入" and the date as 2026年3月5日: the day of the import in `zone` (the zone
+    its dates are read in), in the language a new board is named in."""
+    day = now.astimezone(ZoneInfo(zone)).date()
+    return Translator(language).gettext("Todoist import (%(date)s)", date=month_day(day, language, with_year=True))
+
+
+def _todoist_files(path: Path, label: str | None = None, nameless: bool = False) -> Iterator[tuple[str, bytes]]:
     if path.is_dir():
         found = sorted(entry for entry in path.iterdir() if entry.suffix.lower() == ".csv" and not entry.is_symlink())
         if len(found) > MAX_PROJECTS:
@@ -82,9 +99,11 @@ def _todoist_files(path: Path, label: str | None = None) -> Iterator[tuple[str, 
     with path.open("rb") as handle:
         is_zip = handle.read(4) == b"PK\x03\x04"
     if not is_zip:
+        # A file without a name is called what refusals call it ("the file"): no project name in it.
+        name = (label or path.name) if nameless else path.name
         if path.stat().st_size > MAX_CSV_BYTES:
-            raise SourceError(_too_big(path.name))
-        yield path.name, path.read_bytes()
+            raise SourceError(_too_big(name))
+        yield name, path.read_bytes()
         return
     archive = open_zip(path, label)
     try:
@@ -102,9 +121,9 @@ def _plan(
     kind: str, path: Path, user_id: str, report: Report, options: ImportOptions, board_language: str = "en"
 ) -> Iterator[Plan]:
     if not path.exists():
-        raise SourceError(f"{path}: no such file or folder")
+        raise SourceError(Text("%(path)s: no such file or folder", path=str(path)))
     if kind == "memos":
-        with open_memos_database(path) as database:
+        with open_memos_database(path, options.label) as database:
             yield plan_memos(database, user_id, report, options.memos_user)
     elif kind == "flomo":
         # Here, not at the top: flomo's reader brings BeautifulSoup (~90 ms of imports), which
@@ -119,11 +138,13 @@ def _plan(
             archive.close()
     elif kind == "todoist":
         zone = _zone(options, "UTC")
+        now = options.now or utc_now()
         _space, columns = default_board(board_language)
-        files = _todoist_files(path, options.label)
-        yield plan_todoist(files, user_id, report, zone, options.now or utc_now(), first_column=columns[0])
+        files = _todoist_files(path, options.label, options.nameless)
+        unnamed = unnamed_project(board_language, zone, now)
+        yield plan_todoist(files, user_id, report, zone, now, first_column=columns[0], unnamed=unnamed)
     else:
-        raise SourceError(f"unknown kind {quoted(kind)}: one of {', '.join(KINDS)}")
+        raise SourceError(Text("unknown kind %(kind)s: one of %(kinds)s", kind=quoted(kind), kinds=", ".join(KINDS)))
 
 
 def import_file(

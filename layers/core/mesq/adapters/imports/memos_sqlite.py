@@ -48,6 +48,14 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def _leaves_the_folder(reference: str) -> Text:
+    return Text("attachment path %(path)s leaves the database's folder", path=quoted(reference))
+
+
+def _over_the_limit(size: int, limit: int) -> Text:
+    return Text("%(size)s bytes, over the %(limit)s-byte limit per file", size=size, limit=limit)
+
+
 class _Files:
     """The files beside the database: a folder on disk, or the members of a ZIP."""
 
@@ -59,7 +67,7 @@ class _Files:
     def _candidates(self, reference: str) -> list[str]:
         parts = [part for part in reference.replace("\\", "/").split("/") if part not in ("", ".")]
         if ".." in parts:
-            raise SourceError(f"attachment path {quoted(reference)} leaves the database's folder")
+            raise SourceError(_leaves_the_folder(reference))
         if reference.replace("\\", "/").startswith("/") or (len(reference) > 1 and reference[1] == ":"):
             # An absolute path of the machine memos ran on: its trailing components, longest first.
             return ["/".join(parts[start:]) for start in range(len(parts))]
@@ -81,7 +89,7 @@ class _Files:
                 found = self._inside(path, reference)
                 if found is not None:
                     return str(found), found.stat().st_size
-        raise Unavailable(f"its file {quoted(reference)} is not in the database's folder")
+        raise Unavailable(Text("its file %(path)s is not in the database's folder", path=quoted(reference)))
 
     def _inside(self, path: Path, reference: str) -> Path | None:
         assert self.folder is not None
@@ -91,12 +99,15 @@ class _Files:
             return None
         if stat.S_ISLNK(info.st_mode) or os.path.realpath(path) != os.path.abspath(path):
             raise SourceError(
-                f"attachment file {quoted(reference)} is reached through a symbolic link; links are not followed"
+                Text(
+                    "attachment file %(path)s is reached through a symbolic link; links are not followed",
+                    path=quoted(reference),
+                )
             )
         if not stat.S_ISREG(info.st_mode):
             return None
         if not os.path.abspath(path).startswith(str(self.folder) + os.sep):
-            raise SourceError(f"attachment path {quoted(reference)} leaves the database's folder")
+            raise SourceError(_leaves_the_folder(reference))
         return path
 
     def read(self, where: str, limit: int) -> bytes:
@@ -106,11 +117,19 @@ class _Files:
         try:
             handle = os.open(where, flags)
         except OSError as error:
-            raise SourceError(f"attachment file {quoted(where)} cannot be read ({error.strerror})") from None
+            raise SourceError(
+                Text("attachment file %(path)s cannot be read (%(reason)s)", path=quoted(where), reason=error.strerror)
+            ) from None
         with os.fdopen(handle, "rb") as file:
             data = file.read(limit + 1)
         if len(data) > limit:
-            raise SourceError(f"attachment file {quoted(where)} grew past {limit} bytes while importing")
+            raise SourceError(
+                Text(
+                    "attachment file %(path)s grew past %(limit)s bytes while importing",
+                    path=quoted(where),
+                    limit=limit,
+                )
+            )
         return data
 
 
@@ -145,7 +164,7 @@ class MemosSqlite:
         if checked is None or checked[0] != "ok":
             self._db.close()
             # quick_check's last line names a problem (its first says which database).
-            first = str(checked[0]).splitlines()[-1] if checked else "no answer"
+            first = str(checked[0]).splitlines()[-1] if checked else Text("no answer")
             raise SourceError(Text("%(file)s: the database is damaged (%(reason)s)", file=label, reason=first))
         self.files = files
         self._detect()
@@ -159,7 +178,13 @@ class MemosSqlite:
         try:
             return list(self._db.execute(sql, args))
         except sqlite3.Error as error:
-            raise SourceError(f"{self.label}: cannot read the memos database ({error})") from None
+            raise SourceError(
+                Text(
+                    "%(file)s: cannot read the memos database (%(reason)s)",
+                    file=self.label,
+                    reason=_sqlite_reason(error),
+                )
+            ) from None
 
     def _detect(self) -> None:
         tables = {row[0] for row in self._query("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -292,9 +317,9 @@ class MemosSqlite:
         table = _quoted(self.attachment_table or "resource")
         length = self._query(f"SELECT length(blob) FROM {table} WHERE id = ?", attachment.id)  # noqa: S608
         if not length or length[0][0] is None:
-            raise Unavailable("its bytes are not in the database")
+            raise Unavailable(Text("its bytes are not in the database"))
         if int(length[0][0]) > limit:
-            raise Unavailable(f"{length[0][0]} bytes, over the {limit}-byte limit per file")
+            raise Unavailable(_over_the_limit(int(length[0][0]), limit))
         data = self._query(f"SELECT blob FROM {table} WHERE id = ?", attachment.id)[0][0]  # noqa: S608
         return bytes(data)
 
@@ -304,9 +329,9 @@ class MemosSqlite:
         if attachment.storage == "LOCAL":
             where, size = self.files.find(attachment.reference)
             if size > limit:
-                raise Unavailable(f"{size} bytes, over the {limit}-byte limit per file")
+                raise Unavailable(_over_the_limit(size, limit))
             return self.files.read(where, limit)
-        raise Unavailable(f"stored on {attachment.storage}")
+        raise Unavailable(Text("stored on %(storage)s", storage=attachment.storage))
 
     def checked_bytes(self, attachment: AttachmentRow, limit: int) -> tuple[int, str]:
         data = self._bytes(attachment, limit)
@@ -323,14 +348,18 @@ def _number(value: Any, label: str, column: str) -> int:
     """An id or count column as the integer memos writes there; a stranger's file may hold text."""
     if isinstance(value, int) or (isinstance(value, str) and value.strip().lstrip("-").isdigit()):
         return int(value)
-    raise SourceError(f"{label}: {column} {quoted(str(value))} is not a number")
+    raise SourceError(
+        Text("%(file)s: %(column)s %(value)s is not a number", file=label, column=column, value=quoted(str(value)))
+    )
 
 
 def _integer(value: Any, label: str) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise SourceError(f"{label}: a memo time {quoted(value)} is not a number") from None
+        raise SourceError(
+            Text("%(file)s: a memo time %(value)s is not a number", file=label, value=quoted(value))
+        ) from None
 
 
 def _json_tags(raw: Any, key: str | None = None) -> list[str]:
@@ -362,15 +391,19 @@ def _no_pending_wal(database: Path) -> None:
     wal = database.with_name(database.name + "-wal")
     if wal.is_file() and wal.stat().st_size > 0:
         raise SourceError(
-            f"{wal.name} holds changes not yet in {database.name}: stop memos first (it folds them in when it"
-            " stops), then import"
+            Text(
+                "%(wal)s holds changes not yet in %(database)s: stop memos first (it folds them in when it"
+                " stops), then import",
+                wal=wal.name,
+                database=database.name,
+            )
         )
 
 
 @contextlib.contextmanager
-def open_memos_database(path: Path) -> Iterator[MemosSqlite]:
+def open_memos_database(path: Path, label: str | None = None) -> Iterator[MemosSqlite]:
     """The database at `path`: a `.db` file, a folder holding `memos_prod.db`, or a ZIP of that
-    folder."""
+    folder. `label` names the file in refusals (an upload's own name; the path's by default)."""
     if path.is_dir():
         database = _database_in(path)
         _no_pending_wal(database)
@@ -380,9 +413,9 @@ def open_memos_database(path: Path) -> Iterator[MemosSqlite]:
             is_zip = handle.read(4) == b"PK\x03\x04"
         if not is_zip:
             _no_pending_wal(path)
-            opened = MemosSqlite(path, _Files(path.parent, None, ""), path.name)
+            opened = MemosSqlite(path, _Files(path.parent, None, ""), label or path.name)
         else:
-            with _from_zip(path) as opened_from_zip:
+            with _from_zip(path, label or path.name) as opened_from_zip:
                 yield opened_from_zip
             return
     try:
@@ -392,29 +425,29 @@ def open_memos_database(path: Path) -> Iterator[MemosSqlite]:
 
 
 @contextlib.contextmanager
-def _from_zip(path: Path) -> Iterator[MemosSqlite]:
-    archive = open_zip(path)
+def _from_zip(path: Path, label: str) -> Iterator[MemosSqlite]:
+    archive = open_zip(path, label)
     try:
         members = [name for name in archive.names() if PurePosixPath(name).name in _DATABASE_NAMES]
         if len(members) != 1:
             raise SourceError(
                 Text(
                     "%(file)s: a ZIP of memos' folder holds one memos_prod.db (%(count)s found)",
-                    file=path.name,
+                    file=label,
                     count=len(members),
                 )
             )
         member = members[0]
         if archive.size(member) > MAX_DATABASE_BYTES:
             raise SourceError(
-                Text("%(file)s: the database is over %(limit)s bytes", file=path.name, limit=MAX_DATABASE_BYTES)
+                Text("%(file)s: the database is over %(limit)s bytes", file=label, limit=MAX_DATABASE_BYTES)
             )
         prefix = member[: -len(PurePosixPath(member).name)]
         with tempfile.TemporaryDirectory(prefix="mesq-memos-") as folder:
             copy = Path(folder) / "memos.db"
             with copy.open("wb") as target:
                 archive.copy(member, target, MAX_DATABASE_BYTES)
-            opened = MemosSqlite(copy, _Files(None, archive, prefix), f"{path.name}:{member}")
+            opened = MemosSqlite(copy, _Files(None, archive, prefix), f"{label}:{member}")
             try:
                 yield opened
             finally:

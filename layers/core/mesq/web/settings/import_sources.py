@@ -28,6 +28,7 @@ from ...imports.reports import mark_undone, read_report
 from ...imports.undo import undo_import
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import Forbidden, NotFound
+from ...kernel.i18n import Text
 from ...kernel.messages import quoted
 from ...wiring.imports import ImportOptions
 from ..kit.framework import Page, Web, endpoint
@@ -70,9 +71,32 @@ def _stored(page: Page) -> dict[str, Any]:
     return stored
 
 
+def said(page: Page, stored: dict[str, Any], listed: str, reason: str) -> list[dict[str, str]]:
+    """A report's skipped ("why") or kept ("what") entries in the page's language: from their
+    templates (`words`), or, for a report kept before they were, its English as it is."""
+    english = stored["report"].get(listed) or []
+    words = (stored.get("words") or {}).get(listed)
+    if not isinstance(words, list) or len(words) != len(english):
+        return [{"which": str(entry.get("which", "")), reason: str(entry.get(reason, ""))} for entry in english]
+    return [
+        {
+            "which": page.translator.text(Text.from_stored(entry.get("which"), str(plain.get("which", "")))),
+            reason: page.translator.text(Text.from_stored(entry.get(reason), str(plain.get(reason, "")))),
+        }
+        for entry, plain in zip(words, english, strict=True)
+    ]
+
+
 async def report_page(page: Page) -> Response:
     stored = _stored(page)
-    return page.render("settings/import_report.html", nav="import", stored=stored, report=stored["report"])
+    return page.render(
+        "settings/import_report.html",
+        nav="import",
+        stored=stored,
+        report=stored["report"],
+        skipped=said(page, stored, "skipped", "why"),
+        kept=said(page, stored, "kept", "what"),
+    )
 
 
 async def undo_submit(page: Page) -> Response:
