@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mesq.auth.user_zone import configured_zone, set_zone
 from mesq.todos.keys import settings_key
-from mesq.todos.user_zone import configured_zone, set_zone
 from mesq.todos.writes import ensure_default_space
 
 

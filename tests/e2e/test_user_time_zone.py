@@ -27,11 +27,11 @@ from playwright import sync_api as playwright_sync
 
 from mesq.asgi.app import starlette_app
 from mesq.auth.tokens import create_token
+from mesq.auth.user_zone import configured_zone
 from mesq.auth.users import create_user
 from mesq.http.app import api_routes
 from mesq.kernel import timestamps
 from mesq.mcp import mcp_routes
-from mesq.todos.user_zone import configured_zone
 from mesq.web import browser_error_page, web_routes
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings

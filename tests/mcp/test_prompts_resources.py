@@ -3,9 +3,13 @@ reads answer a clear error until attachment support lands."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
+from mesq.auth.user_zone import set_zone
 from mesq.kernel.toolsets import TOOLSETS
+from mesq.mcp import prompts
 from mesq.mcp.prompts import PROMPTS
 from mesq.mcp.service import default_catalog
 
@@ -70,6 +74,23 @@ def test_organize_today_todos_with_nothing_due(mcp, fresh_user):
     )
     text = result["messages"][0]["content"]["text"]
     assert "no open todos due today or earlier" in text and "do not invent tasks" in text
+
+
+def test_organize_today_todos_is_today_in_the_users_own_zone(mcp, fresh_user, mcp_services, monkeypatch):
+    # 23:30 UTC on 2 December is 07:30 on 3 December in Shanghai: without a timeZone argument the
+    # prompt's today is the user's zone once set (UTC before); the argument still wins.
+    monkeypatch.setattr(prompts, "utc_now", lambda: datetime(2026, 12, 2, 23, 30, tzinfo=UTC))
+    user = fresh_user()
+    reader = mcp(scopes="todo:read", user=user)
+
+    def today(**arguments: str) -> str:
+        result = reader.result("prompts/get", {"name": "organize_today_todos", "arguments": arguments})
+        return str(result["description"])
+
+    assert "2026-12-02" in today()
+    set_zone(mcp_services.items, user["id"], "Asia/Shanghai")
+    assert "2026-12-03" in today()
+    assert "2026-12-02" in today(timeZone="UTC")
 
 
 @pytest.mark.parametrize(

@@ -215,3 +215,15 @@ def test_results_are_checked_against_the_full_envelope_not_just_the_listed_one(f
     result = client.post("tools/call", {"name": "list_memos", "arguments": {}}).json()["result"]
     envelope = check_text_copy(result)
     assert result["isError"] is True and envelope["error"]["code"] == "INTERNAL" and "unlisted" not in envelope
+
+
+def test_an_agents_day_counts_are_in_the_users_own_zone(mcp, fresh_user):
+    # An agent names no deviceTimeZone: the days are the zone the user set (07:30 in Shanghai is
+    # 2 March there), UTC while none is set; a deviceTimeZone it does name still wins.
+    agent = mcp(scopes="memo:read,memo:write,todo:read,todo:write", user=fresh_user())
+    agent.ok("create_memo", {"content": "early", "createdAt": "2026-03-01T23:30:00Z"})
+    assert agent.ok("list_memos", {"includeContext": True})["filters"]["days"] == {"2026-03-01": 1}
+    agent.ok("set_time_zone", {"timeZone": "Asia/Shanghai"})
+    assert agent.ok("list_memos", {"includeContext": True})["filters"]["days"] == {"2026-03-02": 1}
+    named = agent.ok("list_memos", {"includeContext": True, "deviceTimeZone": "Europe/London"})
+    assert named["filters"]["days"] == {"2026-03-01": 1}

@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from mesq.auth.user_zone import set_zone
+
 BASE = "/api/toolkit/memo"
 
 
@@ -111,6 +113,27 @@ def test_include_context_counts(client, alice):
     assert utc["filters"]["days"] == {"2026-05-01": 2}
     got = client.get(f"{BASE}/{ids(data)[0]}", headers=alice.headers, params={"includeContext": "true"}).json()["data"]
     assert got["filters"]["all"] == 3
+
+
+def test_day_counts_default_to_the_users_own_zone(client, alice, services):
+    """Without deviceTimeZone the days are the user's zone (an agent or a script of a Shanghai
+    user): 23:30Z on 1 March is 07:30 on 2 March there. deviceTimeZone still wins; unset is UTC."""
+    create(client, alice, "morning in Shanghai", createdAt="2026-03-01T23:30:00Z")
+    create(client, alice, "afternoon", createdAt="2026-03-01T05:00:00Z")
+
+    def days(path: str = BASE, **params: str) -> dict[str, int]:
+        answer = client.get(path, headers=alice.headers, params={"includeContext": "true", **params})
+        assert answer.status_code == 200, answer.text
+        return answer.json()["data"]["filters"]["days"]
+
+    assert days() == {"2026-03-01": 2}  # no zone set: UTC
+    set_zone(services.items, alice.user_id, "Asia/Shanghai")
+    assert days() == {"2026-03-02": 1, "2026-03-01": 1}
+    assert days(f"{BASE}/search", query="a") == {"2026-03-02": 1, "2026-03-01": 1}
+    memo_id = ids(client.get(BASE, headers=alice.headers).json()["data"])[0]
+    assert days(f"{BASE}/{memo_id}") == {"2026-03-02": 1, "2026-03-01": 1}
+    assert days(deviceTimeZone="UTC") == {"2026-03-01": 2}
+    assert days(deviceTimeZone="America/Los_Angeles") == {"2026-03-01": 1, "2026-02-28": 1}
 
 
 def test_unknown_time_zone(client, alice):

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from mesq.auth.user_zone import configured_zone, zone_names
 from mesq.calendar_feed.ics import feed
 from mesq.calendar_feed.source import dated_records
 from mesq.jobs.reminder_tick import _payload
@@ -20,7 +21,6 @@ from mesq.kernel import timestamps
 from mesq.kernel.context import Call, Principal, Services
 from mesq.mcp.code.handlers import user_context
 from mesq.runtime.cli.main import main as mesq_cli
-from mesq.todos.user_zone import configured_zone, zone_names
 from mesq.wiring.config import Settings
 from mesq.wiring.services import build_services
 from tests.conftest import Account
@@ -92,7 +92,7 @@ def test_code_modes_context_says_whether_the_zone_was_set(services: Services, ma
     assert user_context(call) == {
         "timeZone": "UTC", "timeZoneSet": False, "today": "2026-12-02", "now": "2026-12-02T23:30:00.000000Z"
     }  # fmt: skip
-    from mesq.todos.user_zone import set_zone
+    from mesq.auth.user_zone import set_zone
 
     set_zone(services.items, account.user_id, "Asia/Shanghai")
     context = user_context(call)

@@ -9,8 +9,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from mesq.auth.user_zone import set_zone
 from mesq.kernel.timestamps import format_timestamp, parse_timestamp
-from mesq.todos.user_zone import set_zone
 from mesq.web.kit.render import when
 from mesq.web.todos.agenda import day_bounds, query_arguments
 from mesq.web.todos.agenda_rows import tomorrow_due

@@ -7,7 +7,7 @@ Google Calendar ignores VTODO, Apple would put VTODOs in Reminders):
 - a date-only due is an all-day event (`DTSTART;VALUE=DATE`);
 - a datetime due is an instant (`DTSTART` without an end, RFC 5545 §3.6.1), in the task's
   `timezone` (with its VTIMEZONE) when it has one, else in the user's own zone when set
-  (`todos/user_zone.py`; also the calendar's `X-WR-TIMEZONE`), else in UTC: a recurring 09:00
+  (`auth/user_zone.py`; also the calendar's `X-WR-TIMEZONE`), else in UTC: a recurring 09:00
   steps in the zone it was meant in;
 - `recurrence` becomes the event's RRULE, stepping from the current due (the next open
   occurrence); a `COUNT` is reduced by the occurrences already completed;

@@ -13,9 +13,9 @@ from functools import cached_property
 from typing import Any
 
 from ..application.invocation import invoke_sync
+from ..auth.user_zone import configured_zone
 from ..kernel.errors import MesqError
 from ..kernel.spec import load_spec
-from ..todos.keys import settings_key
 from ..todos.sync.links import INBOX
 from ..wiring.services import Services
 from . import paths
@@ -74,10 +74,9 @@ class Session:
 
     @cached_property
     def zone(self) -> str | None:
-        """The user's todo time zone (Settings): what a floating time is read in."""
-        settings = self.services.items.get(settings_key(self.user_id)) or {}
-        zone = settings.get("timezone")
-        return str(zone) if zone else None
+        """The user's own time zone (Settings): what a floating time is read in (None: unset, or a
+        name this zone database does not know, read as UTC)."""
+        return configured_zone(self.services.items, self.user_id)
 
     # -- URLs ----------------------------------------------------------------------------------
 

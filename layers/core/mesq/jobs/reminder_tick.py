@@ -53,6 +53,7 @@ from anyio.abc import TaskGroup
 from aws_lambda_powertools import Logger
 
 from ..adapters.reminders.delivery import new_client, send_all
+from ..auth.user_zone import configured_zone
 from ..auth.users import get_user, preferred_language
 from ..kernel.concurrency import run_sync
 from ..kernel.errors import ValidationError
@@ -67,7 +68,6 @@ from ..reminders.vapid import instance_vapid
 from ..store.paging import walk
 from ..todos import keys as todo_keys
 from ..todos.reminder_schedule import INDEX_PREFIX, bucket, bucket_partition, index_item, instants, next_instant
-from ..todos.user_zone import configured_zone
 
 logger = Logger(child=True)
 

@@ -26,6 +26,8 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from ..application.invocation import invoke
+from ..auth.user_zone import configured_zone
+from ..kernel.concurrency import run_sync
 from ..kernel.errors import MesqError
 from ..kernel.messages import quoted
 from ..kernel.spec import load_spec
@@ -174,9 +176,18 @@ async def organize_recent_notes(state: RequestState, arguments: Mapping[str, str
     )
 
 
+async def _today_zone(state: RequestState, arguments: Mapping[str, str]) -> ZoneInfo | None:
+    """The `timeZone` argument, else the zone the user set (auth/user_zone.py), else None (UTC)."""
+    given = _zone_argument(arguments, "timeZone")
+    if given is not None:
+        return given
+    configured = await run_sync(configured_zone, state.services.items, state.principal.user_id)
+    return None if configured is None else ZoneInfo(configured)
+
+
 async def organize_today_todos(state: RequestState, arguments: Mapping[str, str]) -> types.GetPromptResult:
-    zone = _zone_argument(arguments, "timeZone")
-    now = datetime.now(zone) if zone is not None else utc_now()
+    zone = await _today_zone(state, arguments)
+    now = utc_now() if zone is None else utc_now().astimezone(zone)
     today = now.date().isoformat()
     # The end of today in the caller's zone (tomorrow's midnight, DST-safe via the calendar).
     tomorrow = datetime.combine(now.date() + timedelta(days=1), time(0), tzinfo=now.tzinfo)
@@ -241,7 +252,9 @@ PROMPTS: tuple[PromptSpec, ...] = (
             arguments=[
                 types.PromptArgument(
                     name="timeZone",
-                    description="IANA time zone that decides what 'today' is (default UTC).",
+                    description=(
+                        "IANA time zone that decides what 'today' is (default: the user's own zone, else UTC)."
+                    ),
                     required=False,
                 )
             ],

@@ -8,11 +8,13 @@ order its entries, and fetch the whole memos of the page by key.
 
 from __future__ import annotations
 
+from datetime import UTC, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..attachments import store as attachment_store
 from ..attachments.uploads import public_resource
+from ..auth.user_zone import configured_zone
 from ..auth.users import get_user
 from ..kernel.context import Call
 from ..kernel.errors import NotFound, ValidationError
@@ -52,6 +54,7 @@ def _page(offset: int, limit: int, returned: int, total: int, consumed: int | No
 
 
 def _time_zone(args: dict[str, Any]) -> ZoneInfo | None:
+    """The caller's `deviceTimeZone` (checked), None when not given."""
     name = args.get("deviceTimeZone")
     return None if name is None else parse_zone(name, "deviceTimeZone")
 
@@ -59,13 +62,22 @@ def _time_zone(args: dict[str, Any]) -> ZoneInfo | None:
 # -- context (sidebar) -------------------------------------------------------------------------
 
 
-def _context(call: Call, zone: ZoneInfo | None) -> dict[str, Any]:
+def _day_zone(call: Call, given: ZoneInfo | None) -> tzinfo:
+    """The zone the per-day counts are in: the caller's `deviceTimeZone`, else the user's own
+    (auth/user_zone.py: the one the todo views' "today" uses too), else UTC."""
+    if given is not None:
+        return given
+    configured = configured_zone(call.services.items, call.principal.user_id)
+    return UTC if configured is None else ZoneInfo(configured)
+
+
+def _context(call: Call, given_zone: ZoneInfo | None) -> dict[str, Any]:
     items, user_id = call.services.items, call.principal.user_id
     stats = store.read_stats(items, user_id)
+    zone = _day_zone(call, given_zone)
     days: dict[str, int] = {}
     for entry in store.timeline_entries(items, user_id, "NORMAL"):
-        moment = parse_timestamp(entry["createdAt"], "createdAt")
-        day = (moment.astimezone(zone) if zone else moment).date().isoformat()
+        day = parse_timestamp(entry["createdAt"], "createdAt").astimezone(zone).date().isoformat()
         days[day] = days.get(day, 0) + 1
     profile = get_user(items, user_id) or {}
     return {

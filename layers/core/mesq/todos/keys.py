@@ -2,7 +2,8 @@
 
 Keys (pk `U#<userId>` for all): `TODO#SPACE#<id>`, `TODO#SLUG#<slug>` (claim -> spaceId),
 `TODO#COL#<id>`, `TODO#TASK#<id>` (root tasks and subtasks), `TODO#INBOX#<id>` (inbox items with
-embedded subtasks), `TODO#TAG#<name>`, `TODO#SETTINGS` (defaultSpaceId).
+embedded subtasks), `TODO#TAG#<name>`, `TODO#SETTINGS` (defaultSpaceId; the user's settings item,
+whose key `auth/user_zone.py` writes because the user's `timezone` lives there too).
 
 GSI2 (projection ALL; keys set by `stored` on every write, so they never go stale): a live root
 task under `U#<user>#TODOCOL#<columnId>`, a subtask (trashed too) under
@@ -34,6 +35,8 @@ import json
 from datetime import UTC, date
 from typing import Any, Literal
 
+from ..auth.user_zone import SETTINGS_SK as SETTINGS_SK
+from ..auth.user_zone import settings_key as settings_key
 from ..kernel.errors import ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item, Key
@@ -49,7 +52,6 @@ KIND_PREFIX: dict[str, str] = {
     "inbox": "TODO#INBOX#",
     "tag": "TODO#TAG#",
 }
-SETTINGS_SK = "TODO#SETTINGS"
 INDEX = "gsi2"
 _INDEX_KEYS = frozenset({"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk"})
 DUE_INDEX = "gsi1"
@@ -75,10 +77,6 @@ def task_key(user_id: str, task_id: str) -> Key:
 
 def inbox_key(user_id: str, item_id: str) -> Key:
     return key(user_id, "inbox", item_id)
-
-
-def settings_key(user_id: str) -> Key:
-    return (user_partition(user_id), SETTINGS_SK)
 
 
 def ident(kind: Kind, record: Item) -> str:

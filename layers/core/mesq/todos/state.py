@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..auth.user_zone import is_zone_name
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item, ItemStore
 from ..store.paging import walk
@@ -45,7 +46,6 @@ from .keys import (
     subtask_list,
 )
 from .list_sizes import column_sizes
-from .user_zone import is_zone_name
 
 #: Positions read beyond `index` when inserting at an index: room to step over tied positions.
 _TIE_MARGIN = 8

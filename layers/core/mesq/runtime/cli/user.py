@@ -45,7 +45,7 @@ def run(args: argparse.Namespace, services: Services) -> int:
         if unlisted > 0:
             print(f"mesq: {unlisted} account(s) made before the user directory are not listed", file=sys.stderr)
     elif args.action == "set-timezone":
-        from ...todos.user_zone import set_zone  # the todo domain: loaded only by this command
+        from ...auth.user_zone import set_zone  # the zone database: loaded only by this command
 
         zone = set_zone(items, user_id_of(services, args.username), args.zone)
         print(f"time zone of {args.username} set to {zone}")

@@ -1,5 +1,5 @@
 """The todo read views as operations: list_todos, query_todos, get_todo_task; get_context and
-set_time_zone (the user's zone, user_zone.py).
+set_time_zone (the user's zone, auth/user_zone.py).
 
 A list_todos page reads only what it shows (views/paged.py: the structure, the list sizes and
 one index page per list it overlaps; the graph projection the same through views/graph_paged.py
@@ -20,6 +20,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ...auth.scopes import order_scopes
+from ...auth.user_zone import configured_zone, set_zone
 from ...history.actor import actor_of
 from ...history.sessions import current_session
 from ...kernel import timestamps
@@ -32,7 +33,6 @@ from ..due_index import ensure_indexed
 from ..inbox.detail_context import effective_timezone
 from ..misses import missing_task
 from ..state import TodoState, load_partial, load_state
-from ..user_zone import configured_zone, set_zone
 from ..writes import ensure_default_space
 from .details import task_details
 from .graph_paged import graph_board_page

@@ -24,14 +24,13 @@ from ...asgi.body import MAX_FORM_BYTES
 from ...asgi.envelope import failure
 from ...asgi.trace import trace_id_of
 from ...auth.scopes import ALL_SCOPES
+from ...auth.user_zone import is_zone_name, settings_key, zone_in
 from ...auth.users import profile_key
 from ...kernel.concurrency import run_sync
 from ...kernel.context import Call, Principal
 from ...kernel.errors import Forbidden, Internal, MesqError, Unauthorized
 from ...kernel.recorded import Recorded
 from ...kernel.spec import load_spec
-from ...todos.keys import settings_key
-from ...todos.user_zone import is_zone_name
 from ...wiring.services import Services
 from .flash import clear_flash, pending_flash, redirect_with_flash
 from .forms import Fields, close_uploads, read_form, read_form_or_json, read_upload
@@ -222,12 +221,11 @@ def login_redirect(request: Request) -> Response:
 
 
 def _stored_preferences(web: Web, session: WebSession) -> tuple[str | None, str | None]:
-    """The user's language (their profile) and time zone (their todo settings), in one batch read."""
+    """The user's language (their profile) and time zone (their settings item), in one batch read."""
     wanted = (profile_key(session.user_id), settings_key(session.user_id))
     found = {(item["pk"], item["sk"]): item for item in web.services.items.batch_get(wanted)}
     language = (found.get(wanted[0]) or {}).get("settings", {}).get("language")
-    zone = (found.get(wanted[1]) or {}).get("timezone")
-    return (language if isinstance(language, str) else None), (zone if is_zone_name(zone) else None)
+    return (language if isinstance(language, str) else None), zone_in(found.get(wanted[1]))
 
 
 async def request_preferences(web: Web, request: Request, session: WebSession | None) -> tuple[str, str | None]:

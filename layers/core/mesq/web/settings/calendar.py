@@ -18,12 +18,12 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
 from ...auth.tokens import secret_digest
+from ...auth.user_zone import configured_zone
 from ...calendar_feed import feed_secret
 from ...calendar_feed.ics import feed
 from ...calendar_feed.source import dated_records
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import ValidationError
-from ...todos.user_zone import configured_zone
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
 from ..kit.security import cookie_name, cookies_secure, instance_base, set_strict_cookie

@@ -13,10 +13,10 @@ from __future__ import annotations
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ...auth.user_zone import zone_names
 from ...auth.users import get_user, set_setting
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import ValidationError
-from ...todos.user_zone import zone_names
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import LANGUAGES, Translator, choose_language
 from ..kit.request_values import request_zone
