@@ -16,9 +16,26 @@ from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item, ItemStore
 
 
+#: Characters literal search reads as another, one for one: the fullwidth `＃` a Chinese input
+#: method types is a tag's sign as `#` is (kernel/tags.py), so `#周末` and `＃周末` find each other.
+#: Nothing else is width-folded (fullwidth Latin stays itself, as it always has).
+_SAME = str.maketrans({"＃": "#"})
+#: The fold's version, the default `format` of every kind: an index stored under another is rebuilt
+#: (literal_store.py). 2: `＃` reads as `#`; 1: `str.casefold` alone.
+FOLD_FORMAT = 2
+
+
+def fold(text: str) -> str:
+    """Literal search's one fold, of the indexed text, the scan's text and the query alike:
+    `str.casefold`, then `_SAME`. Character by character (a character folds the same wherever it
+    stands), so a highlight maps each folded character back to the one it came from
+    (web/reading/marks.py)."""
+    return text.casefold().translate(_SAME)
+
+
 @dataclass(frozen=True)
 class Row:
-    """One indexed record: its id, the fields its filter reads, and its case-folded text."""
+    """One indexed record: its id, the fields its filter reads, and its folded text (`fold`)."""
 
     id: str
     fields: dict[str, Any]
@@ -48,8 +65,8 @@ class LiteralKind:
     changed: Callable[[ItemStore, str, Sequence[str]], Changes]
     #: The sort key of the record a row stands for (the fallback reads its hits by key: fallback.py).
     sort_key: Callable[[str], str]
-    #: Bump when a row's shape changes: an index of another format is rebuilt.
-    format: int = 1
+    #: Bump when a row's shape or the fold changes: an index of another format is rebuilt.
+    format: int = FOLD_FORMAT
 
     def owns(self, sort_key_: str) -> bool:
         return sort_key_.startswith(self.prefixes)
