@@ -1,8 +1,9 @@
-"""Literal search folds the fullwidth `＃` a Chinese input method types to `#` (search/literal_kind.py
-`fold`), in the indexed text and the query alike: three memos carry the tag 周末, two typed with
-`＃`, one with `#`, and `#周末` and `＃周末` each find all three (search_memos through its index and
-through the scan, search_reading_notes, query_todos' text); the reading page's highlights still
-cover whole characters of the original text; an index stored under the old fold is rebuilt."""
+"""Literal search folds the fullwidth number sign (U+FF03) a Chinese input method types to `#`
+(search/literal_kind.py `fold`), in the indexed text and the query alike: three memos carry the tag
+周末, two typed with U+FF03, one with `#`, and either spelling of the tag finds all three
+(search_memos through its index and through the scan, search_reading_notes, query_todos' text);
+the reading page's highlights still cover whole characters of the original text; an index stored
+under the old fold is rebuilt."""
 
 from __future__ import annotations
 
@@ -72,9 +73,7 @@ def test_search_memos_finds_both_signs(services: Services, query: str, monkeypat
 
 
 @pytest.mark.parametrize("query", SIGNS)
-def test_search_reading_notes_finds_both_signs(
-    services: Services, query: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_search_reading_notes_finds_both_signs(services: Services, query: str, monkeypatch: pytest.MonkeyPatch) -> None:
     user = f"r{uuid.uuid4().hex[:10]}"
     call = call_of(services, user, SCOPES)
     notes = tuple(

@@ -1,5 +1,5 @@
 """Every tag filter is one rule from one place: the `TagName` schema (kernel/tags.py's
-`TAG_NAME_PATTERN`). A tag is written without its sign; `#周末` or `＃周末` in a filter is refused with
+`TAG_NAME_PATTERN`). A tag is written without its sign; `#周末` (or its fullwidth U+FF03) in a filter is refused with
 the message that says so (list_memos, search_memos, query_todos and search_ai_memos alike), never
 read as a tag no memo carries (an empty answer that looks like "nothing found")."""
 

@@ -15,13 +15,13 @@ from typing import Any
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item, ItemStore
 
-
-#: Characters literal search reads as another, one for one: the fullwidth `＃` a Chinese input
-#: method types is a tag's sign as `#` is (kernel/tags.py), so `#周末` and `＃周末` find each other.
-#: Nothing else is width-folded (fullwidth Latin stays itself, as it always has).
-_SAME = str.maketrans({"＃": "#"})
+#: Characters literal search reads as another, one for one: the fullwidth number sign (U+FF03) a
+#: Chinese input method types is a tag's sign as `#` is (kernel/tags.py), so `#周末` and the same
+#: tag typed with U+FF03 find each other. Nothing else is width-folded (fullwidth Latin stays
+#: itself, as it always has).
+_SAME = str.maketrans({"\uff03": "#"})
 #: The fold's version, the default `format` of every kind: an index stored under another is rebuilt
-#: (literal_store.py). 2: `＃` reads as `#`; 1: `str.casefold` alone.
+#: (literal_store.py). 2: U+FF03 reads as `#`; 1: `str.casefold` alone.
 FOLD_FORMAT = 2
 
 

@@ -1,7 +1,7 @@
 """Search hits marked in note text, safely: the text is cut into (segment, is_hit) pairs and the
 template autoescapes each segment inside or outside a `<mark>`, so no note text is ever HTML.
 
-Matching is the search's own rule (search/literal_kind.py `fold`: `str.casefold` and `＃` as `#`,
+Matching is the search's own rule (search/literal_kind.py `fold`: `str.casefold` and U+FF03 as `#`,
 as `search_reading_notes` compares), mapped back to the original characters: folding may lengthen
 a character (`ß` -> `ss`), so each folded character remembers which original one it came from.
 """
