@@ -3,7 +3,8 @@
 周末, two typed with U+FF03, one with `#`, and either spelling of the tag finds all three
 (search_memos through its index and through the scan, search_reading_notes, query_todos' text);
 the reading page's highlights still cover whole characters of the original text; an index stored
-under the old fold is rebuilt."""
+under the old fold is rebuilt. Traditional characters read as simplified the same way (醫院複診 and
+医院复诊 find each other; search/traditional.py), and simplified text never changes."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from mesq.reading import operations as reading_ops
 from mesq.reading import store as reading_store
 from mesq.reading.merge import apply_snapshot
 from mesq.reading.model import BookSnapshot, UpstreamBook, UpstreamNote
-from mesq.search import literal_store
+from mesq.search import literal_store, traditional
 from mesq.search.literal_kind import FOLD_FORMAT, fold
 from mesq.web.reading.marks import marked
 from mesq.wiring.services import Services, build_services
@@ -31,6 +32,7 @@ from tests.support.operations import call_of
 SCOPES = frozenset({"memo:read", "memo:write", "reading:read", "todo:read", "todo:write"})
 TAGGED = ("＃周末 去爬山", "#周末 看电影", "买菜 ＃周末 ＃购物")
 SIGNS = ("#周末", "＃周末")
+SCRIPTS = ("明天去醫院複診，記得帶病歷", "明天去医院复诊，记得带病历")
 
 
 @pytest.fixture(scope="module")
@@ -128,3 +130,55 @@ def test_an_index_of_the_old_fold_is_rebuilt(services: Services, monkeypatch: py
     with monkeypatch.context() as patch:
         patch.setattr(memo_store, "all_memos", _no_scan)
         assert reads.search_memos(call, {"query": "#周末"})["page"]["totalCount"] == 3
+
+
+def test_traditional_reads_as_simplified() -> None:
+    assert fold("醫院複診 下週三 臺灣 頭髮") == "医院复诊 下周三 台湾 头发"
+    assert fold("著名 乾隆 於是") == "著名 乾隆 於是"  # written in simplified text too: kept
+
+
+def test_the_shipped_table_is_cc_cedicts_and_leaves_simplified_text_alone() -> None:
+    assert traditional.derive() == (
+        "".join(chr(point) for point in traditional.table()),
+        "".join(traditional.table().values()),
+    ), "run python -m mesq.search.traditional"
+    import gzip
+
+    from mesq.search.crosslingual import _LINE, _dictionary_path
+
+    with gzip.open(_dictionary_path(), "rt", encoding="utf-8") as lines:
+        simplified = {char for line in lines if (match := _LINE.match(line)) for char in match.group(2)}
+    assert not simplified & {chr(point) for point in traditional.table()}
+
+
+@pytest.mark.parametrize("query", ["醫院複診", "医院复诊", "醫院复诊"])
+def test_search_memos_and_reading_notes_find_both_scripts(
+    services: Services, query: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = f"s{uuid.uuid4().hex[:10]}"
+    call = call_of(services, user, SCOPES)
+    for content in SCRIPTS:
+        REGISTRY["create_memo"](call, {"content": content})
+    notes = tuple(
+        UpstreamNote("note", str(n), content, "2026-10-01T00:00:00.000000Z", None, None, n, n)
+        for n, content in enumerate(SCRIPTS)
+    )
+    apply_snapshot(
+        services.items, user, BookSnapshot(UpstreamBook("b", "书"), notes), "2026-10-02T00:00:00.000000Z", "i"
+    )
+    services.search.settle_literal(user)
+    with monkeypatch.context() as patch:
+        patch.setattr(memo_store, "all_memos", _no_scan)
+        patch.setattr(reading_store, "every_note", _no_scan)
+        memos = reads.search_memos(call, {"query": query})
+        notes_found = reading_ops.search_reading_notes(call, {"query": query})
+    assert sorted(memo["content"] for memo in memos["timelineItems"]) == sorted(SCRIPTS)
+    assert sorted(note["content"] for note in notes_found["notes"]) == sorted(SCRIPTS)
+    with monkeypatch.context() as patch:
+        patch.setattr(reads, "_literal_matches", lambda *_args: None)
+        assert reads.search_memos(call, {"query": query}) == memos
+
+
+def test_highlights_of_the_other_script_are_the_original_characters() -> None:
+    assert marked(SCRIPTS[0], "医院复诊") == [("明天去", False), ("醫院複診", True), ("，記得帶病歷", False)]
+    assert marked(SCRIPTS[1], "醫院複診") == [("明天去", False), ("医院复诊", True), ("，记得带病历", False)]

@@ -8,6 +8,7 @@ No numpy here: the domains describe their kinds at import, the index loads with 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,22 +16,31 @@ from typing import Any
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item, ItemStore
 
-#: Characters literal search reads as another, one for one: the fullwidth number sign (U+FF03) a
-#: Chinese input method types is a tag's sign as `#` is (kernel/tags.py), so `#周末` and the same
-#: tag typed with U+FF03 find each other. Nothing else is width-folded (fullwidth Latin stays
-#: itself, as it always has).
-_SAME = str.maketrans({"\uff03": "#"})
 #: The fold's version, the default `format` of every kind: an index stored under another is rebuilt
-#: (literal_store.py). 2: U+FF03 reads as `#`; 1: `str.casefold` alone.
-FOLD_FORMAT = 2
+#: (literal_store.py). 3: traditional Chinese characters read as simplified; 2: U+FF03 reads as
+#: `#`; 1: `str.casefold` alone.
+FOLD_FORMAT = 3
+
+
+@functools.cache
+def _same() -> dict[int, str]:
+    """Characters literal search reads as another, one for one: the fullwidth number sign (U+FF03)
+    a Chinese input method types is a tag's sign as `#` is (kernel/tags.py), so `#周末` and the
+    same tag typed with U+FF03 find each other; a traditional Chinese character reads as its
+    simplified form (traditional.py: 醫院複診 finds 医院复诊 and back; simplified text never
+    changes). Nothing else is width-folded (fullwidth Latin stays itself, as it always has).
+    Built on the first fold: 3,559 characters."""
+    from .traditional import table
+
+    return {**table(), 0xFF03: "#"}
 
 
 def fold(text: str) -> str:
     """Literal search's one fold, of the indexed text, the scan's text and the query alike:
-    `str.casefold`, then `_SAME`. Character by character (a character folds the same wherever it
+    `str.casefold`, then `_same()`. Character by character (a character folds the same wherever it
     stands), so a highlight maps each folded character back to the one it came from
     (web/reading/marks.py)."""
-    return text.casefold().translate(_SAME)
+    return text.casefold().translate(_same())
 
 
 @dataclass(frozen=True)
