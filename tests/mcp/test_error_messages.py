@@ -22,6 +22,10 @@ MISTAKES = [
     ("list_todos", {"projection": "tree"}, ["'plain'", "'graph'"]),
     # A pattern, in words.
     ("query_todos", {"tags": ["#project/x"]}, ["tags[0]:", "without '#'", "project/x, not #project/x"]),
+    # Every tag filter is the one TagName: the AI search refuses a '#' (either sign) as list_memos does.
+    ("search_ai_memos", {"query": "爬山", "tags": ["#周末"]}, ["tags[0]:", "project/x, not #project/x"]),
+    ("search_ai_memos", {"query": "爬山", "tags": ["＃周末"]}, ["tags[0]:", "project/x, not #project/x"]),
+    ("list_memos", {"tags": ["＃周末"]}, ["tags[0]:", "project/x, not #project/x"]),
     ("create_todo_task", {"title": "x", "recurrence": "every week"}, ["FREQ=WEEKLY;BYDAY=MO,WE", "or null"]),
     ("create_todo_task", {"title": "x", "due": {"type": "date", "date": "03/12/2026"}}, ["YYYY-MM-DD", "2026-12-03"]),
     # An unknown field: the closest valid one.

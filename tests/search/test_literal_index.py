@@ -36,7 +36,7 @@ from ..contract.blob_fixtures import fake_aws, s3_store  # noqa: F401
 from ..contract.conftest import dynamodb_local, dynamodb_local_endpoint  # noqa: F401
 
 SCOPES = frozenset({"memo:read", "memo:write"})
-ALPHABET = "aAbBsSßİi你好我们的世界 #\n"
+ALPHABET = "aAbBsSßİi你好我们的世界醫医 #＃\n"
 TEXT = st.text(alphabet=ALPHABET, min_size=0, max_size=24)
 NEEDLE = st.text(alphabet=ALPHABET.replace("#", ""), min_size=1, max_size=4)
 

@@ -45,7 +45,7 @@ from ..contract.conftest import dynamodb_local, dynamodb_local_endpoint  # noqa:
 from .test_literal_index import _StreamRecorder
 
 SCOPES = frozenset({"reading:read", "todo:read", "todo:write"})
-ALPHABET = "aAbBsSßİi你好我们的世界 \n"
+ALPHABET = "aAbBsSßİi你好我们的世界醫医 #＃\n"
 TEXT = st.text(alphabet=ALPHABET, min_size=0, max_size=16)
 TITLE = TEXT.filter(str.strip)
 NEEDLE = st.text(alphabet=ALPHABET, min_size=1, max_size=4).filter(str.strip)

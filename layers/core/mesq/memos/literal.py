@@ -13,7 +13,7 @@ from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item
 from ..search import pointers
 from ..search.documents import Doc, DocumentSource
-from ..search.literal_kind import LiteralKind, Row, one_per_key
+from ..search.literal_kind import LiteralKind, Row, fold, one_per_key
 from ..store.paging import walk
 from .filters import sort_key
 from .keys import MEMO_PREFIX
@@ -25,7 +25,7 @@ MEMO_FIELDS = ("sk", "status", "pinned", "tagPaths", "createdAt", "updatedAt")
 def memo_row(item: Item) -> Row:
     """A stored memo as an index row: the content folded as the scan folds it."""
     fields = {name: item[name] for name in MEMO_FIELDS if name in item}
-    return Row(str(item["id"]), fields, str(item["content"]).casefold())
+    return Row(str(item["id"]), fields, fold(str(item["content"])))
 
 
 def list_order(row: Row) -> tuple[bool, str, str]:

@@ -23,6 +23,7 @@ from ..kernel.pages import full_and_behind, page
 from ..kernel.ports.storage import Item
 from ..kernel.spec import load_spec
 from ..kernel.timestamps import parse_timestamp, parse_zone
+from ..search.literal_kind import fold
 from . import store
 from .filters import MemoFilter, entry_id, filter_from, literal_match, literal_matcher, sort_key
 from .literal import LITERAL
@@ -175,7 +176,7 @@ def _literal_matches(call: Call, memo_filter: MemoFilter, needle: str) -> list[I
 
 def search_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     memo_filter, offset, limit = _list_arguments(args)
-    needle = args["query"].casefold()
+    needle = fold(args["query"])
     if memo_filter.is_empty_range:
         return _list_result(call, args, [], _page(offset, limit, 0, 0))
     indexed = _literal_matches(call, memo_filter, needle)  # already in list order
@@ -183,7 +184,7 @@ def search_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         matches = [
             memo
             for memo in store.all_memos(call.services.items, call.principal.user_id)
-            if literal_match(memo_filter, needle, memo, memo["content"].casefold())
+            if literal_match(memo_filter, needle, memo, fold(memo["content"]))
         ]
         matches.sort(key=sort_key, reverse=True)
         selected = matches[offset : offset + limit]
@@ -195,7 +196,7 @@ def search_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     memos = [
         memo
         for memo in (found.get(entry_id(entry)) for entry in selected)
-        if memo is not None and literal_match(memo_filter, needle, memo, memo["content"].casefold())
+        if memo is not None and literal_match(memo_filter, needle, memo, fold(memo["content"]))
     ]
     return _list_result(call, args, memos, _page(offset, limit, len(memos), len(indexed), len(selected)))
 

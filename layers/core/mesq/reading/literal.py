@@ -18,7 +18,7 @@ from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item
 from ..search import pointers
 from ..search.documents import Doc, DocumentSource, joined
-from ..search.literal_kind import LiteralKind, Row, one_per_key
+from ..search.literal_kind import LiteralKind, Row, fold, one_per_key
 from ..store.paging import walk
 from .keys import NOTE_PREFIX
 
@@ -28,7 +28,7 @@ READING_FIELDS = ("content", "quotedText", "chapterTitle")
 
 def reading_row(item: Item) -> Row:
     """A stored note: id = its sort key after the prefix (so the id order is the scan's order)."""
-    parts = [str(item.get(name) or "").casefold() for name in READING_FIELDS]
+    parts = [fold(str(item.get(name) or "")) for name in READING_FIELDS]
     cut, end = [], 0
     for part in parts[:-1]:
         end += len(part)

@@ -10,6 +10,7 @@ from ..kernel.context import Call
 from ..kernel.errors import NotFound
 from ..kernel.messages import quoted
 from ..kernel.pages import behind, full_and_behind, page
+from ..search.literal_kind import fold
 from . import store
 from .keys import NOTE_PREFIX
 from .literal import LITERAL, READING_FIELDS, reading_match
@@ -43,7 +44,7 @@ def list_reading_notes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _matches(item: dict[str, Any], needle: str) -> bool:
-    return any(needle in str(item.get(name) or "").casefold() for name in READING_FIELDS)
+    return any(needle in fold(str(item.get(name) or "")) for name in READING_FIELDS)
 
 
 def _indexed_hits(call: Call, books: list[dict[str, Any]], needle: str) -> list[str] | None:
@@ -64,7 +65,7 @@ def _indexed_hits(call: Call, books: list[dict[str, Any]], needle: str) -> list[
 def search_reading_notes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     offset, limit = _window(args)
     items, user_id = call.services.items, call.principal.user_id
-    needle = args["query"].casefold()
+    needle = fold(args["query"])
     books = store.all_books(items, user_id)
     titles = {book["id"]: book["title"] for book in books}
     indexed = _indexed_hits(call, books, needle)

@@ -27,7 +27,7 @@ from ..kernel.context import Services
 from ..kernel.keys import user_partition
 from .documents import Doc, Kind
 from .literal_index import LiteralIndex
-from .literal_kind import LiteralKind
+from .literal_kind import LiteralKind, fold
 from .literal_store import repository
 from .searchables import Searchables, searchables_of
 from .tokenizer import CJK_CHARACTERS, STOPWORDS
@@ -39,7 +39,7 @@ READ_AHEAD = 3
 
 
 def terms(query: str) -> list[str]:
-    folded = unicodedata.normalize("NFKC", query).casefold()
+    folded = fold(unicodedata.normalize("NFKC", query))
     found: list[str] = []
     for han, word in _RUNS.findall(folded):
         if han:

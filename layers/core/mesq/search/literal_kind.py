@@ -8,6 +8,7 @@ No numpy here: the domains describe their kinds at import, the index loads with 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,10 +16,36 @@ from typing import Any
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item, ItemStore
 
+#: The fold's version, the default `format` of every kind: an index stored under another is rebuilt
+#: (literal_store.py). 3: traditional Chinese characters read as simplified; 2: U+FF03 reads as
+#: `#`; 1: `str.casefold` alone.
+FOLD_FORMAT = 3
+
+
+@functools.cache
+def _same() -> dict[int, str]:
+    """Characters literal search reads as another, one for one: the fullwidth number sign (U+FF03)
+    a Chinese input method types is a tag's sign as `#` is (kernel/tags.py), so `#周末` and the
+    same tag typed with U+FF03 find each other; a traditional Chinese character reads as its
+    simplified form (traditional.py: 醫院複診 finds 医院复诊 and back; simplified text never
+    changes). Nothing else is width-folded (fullwidth Latin stays itself, as it always has).
+    Built on the first fold: 3,559 characters."""
+    from .traditional import table
+
+    return {**table(), 0xFF03: "#"}
+
+
+def fold(text: str) -> str:
+    """Literal search's one fold, of the indexed text, the scan's text and the query alike:
+    `str.casefold`, then `_same()`. Character by character (a character folds the same wherever it
+    stands), so a highlight maps each folded character back to the one it came from
+    (web/reading/marks.py)."""
+    return text.casefold().translate(_same())
+
 
 @dataclass(frozen=True)
 class Row:
-    """One indexed record: its id, the fields its filter reads, and its case-folded text."""
+    """One indexed record: its id, the fields its filter reads, and its folded text (`fold`)."""
 
     id: str
     fields: dict[str, Any]
@@ -48,8 +75,8 @@ class LiteralKind:
     changed: Callable[[ItemStore, str, Sequence[str]], Changes]
     #: The sort key of the record a row stands for (the fallback reads its hits by key: fallback.py).
     sort_key: Callable[[str], str]
-    #: Bump when a row's shape changes: an index of another format is rebuilt.
-    format: int = 1
+    #: Bump when a row's shape or the fold changes: an index of another format is rebuilt.
+    format: int = FOLD_FORMAT
 
     def owns(self, sort_key_: str) -> bool:
         return sort_key_.startswith(self.prefixes)

@@ -20,7 +20,7 @@ from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item, ItemStore
 from ..search import pointers
 from ..search.documents import Doc, DocumentSource, Kind, joined
-from ..search.literal_kind import Changes, LiteralKind, Row, by_key
+from ..search.literal_kind import Changes, LiteralKind, Row, by_key, fold
 from ..store.paging import walk
 from . import keys
 
@@ -32,7 +32,7 @@ TASK_ROW, INBOX_ROW = "task:", "inbox:"
 def _todo_text(records: Iterable[Item]) -> str:
     # Each title and notes folded on its own (as query.py folds them), one per line: the joins
     # only add candidates, never lose one (every bigram of a field is in the text).
-    return "\n".join(str(r.get(name) or "").casefold() for r in records for name in ("title", "notes"))
+    return "\n".join(fold(str(r.get(name) or "")) for r in records for name in ("title", "notes"))
 
 
 def _is_root_row(user_id: str, task: Item) -> bool:

