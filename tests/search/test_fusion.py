@@ -21,6 +21,7 @@ from mesq.search import pipeline
 from mesq.search.crosslingual import GLOSSARY, is_chinese
 from mesq.search.documents import Doc
 from mesq.search.index import Entry, SearchIndex, unit
+from mesq.search.probes import CHINESE, ENGLISH, MIXED, probes_for
 from mesq.search.tokenizer import tokens
 
 WORDS = ["alpha", "beta", "gamma", "delta", "北京", "樱花", "跑步", "kitchen", "faucet", "plumber", "budget"]
@@ -52,6 +53,7 @@ def _oracle(
     lexical = sorted((key for key in bm25 if key in wanted), key=lambda key: (-bm25[key], key))
     stages.append(("bm25", "ok", len(lexical)))
     z: dict[str, float] = {}
+    note_z: dict[str, float] = {}
     vector: list[str] | None = None
     if embedder is None or index.dimension is None:
         stages.append(("vector", "unavailable", 0))
@@ -76,27 +78,45 @@ def _oracle(
             mask = np.ones(len(usable), dtype=bool)
             prior = getattr(embedder, "similarity_prior", None)
             standard.append(dict(zip(usable, pipeline._standard(similarity, mask, prior).tolist(), strict=True)))
+        # The note side: each note's similarity against its own over the probe queries of the
+        # query's language (the statistics as the index keeps them: plumbing under test).
+        probes = probes_for(embedder)
+        assert probes is not None  # HashEmbedder embeds the probe texts
+        mean, spread = index.note_statistics(probes)
+        group = CHINESE if is_chinese(query) else ENGLISH
         for key in usable:
+            at = index.position_of(key)
+            other = chinese_notes[key] != is_chinese(query)
             z[key] = standard[0][key]
-            if gloss and chinese_notes[key] != is_chinese(query):
+            note_z[key] = float((every[at, 0] - mean[at, group]) / spread[at, group])
+            if gloss and other:
                 z[key] = max(z[key], standard[1][key])
-        by_z = sorted(usable, key=lambda key: (-z[key], key))
-        vector = [key for key in by_z if z[key] >= pipeline.VECTOR_MIN_Z][: pipeline.VECTOR_CANDIDATES]
+                note_z[key] = max(note_z[key], float((every[at, 1] - mean[at, MIXED]) / spread[at, MIXED]))
+        score = {key: (z[key] + note_z[key]) / 2 for key in usable}
+        by_score = sorted(usable, key=lambda key: (-score[key], key))
+        vector = [key for key in by_score if score[key] >= pipeline.VECTOR_MIN_Z][: pipeline.VECTOR_CANDIDATES]
         if len(vector) < pipeline.CLOSEST_MATCHES:  # the nearest few are always candidates
-            vector = sorted(set(vector) | set(by_z[: pipeline.CLOSEST_MATCHES]), key=lambda key: (-z[key], key))
+            nearest = set(by_score[: pipeline.CLOSEST_MATCHES])
+            vector = sorted(set(vector) | nearest, key=lambda key: (-score[key], key))
         stages.append(("vector", "ok", len(vector)))
-    ordered_z = sorted(z.values(), reverse=True)
-    best = ordered_z[0] if ordered_z else 0.0
-    second = ordered_z[1] if len(ordered_z) > 1 else 0.0
+    # The gap: to the best other note of the same language (Chinese or not).
+    by_language: dict[bool, list[float]] = {}
+    for key, value in z.items():
+        by_language.setdefault(is_chinese(entries[key].doc.text), []).append(value)
     union = set(lexical) | set(vector or ())
     scores = {}
     for key in union:
         if vector is None or key not in z:  # no branch, or a note without a vector: no evidence
-            similarity = gap = 0.0
+            similarity = gap = note = 0.0
         else:
-            similarity = z.get(key, 0.0)
+            ordered_z = sorted(by_language[is_chinese(entries[key].doc.text)], reverse=True)
+            best = ordered_z[0]
+            second = ordered_z[1] if len(ordered_z) > 1 else 0.0
+            similarity, note = z[key], note_z[key]
             gap = similarity - (second if similarity >= best else best)
-        value = pipeline.confidence(np.array([coverage[key]]), np.array([similarity]), np.array([gap]))[0]
+        value = pipeline.confidence(
+            np.array([coverage[key]]), np.array([similarity]), np.array([gap]), np.array([note])
+        )[0]
         scores[key] = float(value)
     fused = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
     stages.append(("fusion", "ok", len(fused)))
@@ -131,6 +151,7 @@ class HashEmbedder:
     """Deterministic vectors from the words (close texts, close vectors)."""
 
     name = "hash"
+    embeds_probes = True  # the note side of fusion is under test too (search/probes.py)
 
     def embed(self, texts: Sequence[str], query: bool = False) -> Vectors:
         rows = []

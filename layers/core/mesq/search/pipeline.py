@@ -52,6 +52,7 @@ from ..kernel.ports.models import Embedder, ProviderError, Reranker
 from .crosslingual import GLOSSARY, is_chinese
 from .documents import Doc
 from .index import SearchIndex, Vector
+from .probes import CHINESE, ENGLISH, MIXED, Probes, probes_for
 from .tokenizer import tokens
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
@@ -69,10 +70,11 @@ VECTOR_MIN_Z = 1.0
 #: then clears the floor whatever its vector says (7.5 + BIAS - W_GAP > logit(FLOOR)), which the
 #: set's controls cannot teach (their vectors agree). FLOOR: the highest confidence that keeps
 #: the tuning half's recall@5 of every class (0.15 loses an English paraphrase).
-W_COVERAGE = 7.5
-W_SIMILARITY = 1.89
-W_GAP = 3.58
-BIAS = -5.72
+W_COVERAGE = 11.5
+W_SIMILARITY = 1.31
+W_GAP = 2.07
+W_NOTE = 1.0
+BIAS = -9.54
 FLOOR = 0.1
 #: Hits below the floor that still follow the answer (the page draws them as "less related").
 CLOSEST_MATCHES = 3
@@ -170,22 +172,36 @@ def _coverage(index: SearchIndex, terms: list[str], accepted: Mask) -> _Lexical:
 
 @dataclass
 class _Semantic:
-    """The vector branch: every position's z-score (0 where it has no vector), its candidates
-    best first, the best and second-best z over the accepted positions (for `gap`), and which
-    positions have a vector at all."""
+    """The vector branch: every position's z-score over the query's similarities (`z`, 0 where
+    it has no vector) and over the note's own similarities to the probe queries (`note_z`,
+    probes.py), its candidates best first by the two together (`score`), the best and second-best
+    z of each language's accepted positions (for `gap`), and which positions have a vector."""
 
     z: Floats
+    note_z: Floats
     candidates: npt.NDArray[np.intp]
-    best: float
-    second: float
+    #: Per position: the note is mostly Chinese (its language group, for `gap`).
+    chinese: Mask
+    #: Per language group (index 0: not Chinese, 1: Chinese): the best and second-best z.
+    best: tuple[float, float]
+    second: tuple[float, float]
     embedded: Mask
 
+    @property
+    def score(self) -> Floats:
+        """The vector branch's own order: the query side and the note side together ("s-norm")."""
+        return np.asarray((self.z + self.note_z) / 2)
+
     def gap(self, positions: npt.NDArray[np.intp]) -> Floats:
-        """How far each position stands above the best OTHER accepted position. A note not yet
-        embedded (written since the last build step) has no gap: its similarity is unknown, not
-        low, so a literal match written a moment ago is not ranked under a semantic guess."""
+        """How far each position stands above the best OTHER accepted position of its language.
+        A note and its translation (a bilingual user writes both) do not compete: each is read
+        against the notes of its own language, whose similarities share its scale. A note not
+        yet embedded (written since the last build step) has no gap: its similarity is unknown,
+        not low, so a literal match written a moment ago is not ranked under a semantic guess."""
         z = self.z[positions]
-        other = np.where(z >= self.best, self.second, self.best)
+        group = self.chinese[positions].astype(np.intp)
+        best, second = np.asarray(self.best)[group], np.asarray(self.second)[group]
+        other = np.where(z >= best, second, best)
         return np.asarray(np.where(self.embedded[positions], z - other, 0.0), dtype=np.float64)
 
 
@@ -230,24 +246,48 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
     embedded = ~np.isnan(similarity[:, 0])
     usable = accepted & embedded
     prior = getattr(embedder, "similarity_prior", None)
+    chinese_query = is_chinese(query)
+    chinese = index.chinese()
+    other = chinese != chinese_query
     z = _standard(similarity[:, 0], usable, prior)
     if gloss is not None:  # a note of the other language: the query or the query plus its gloss
-        other = index.chinese() != is_chinese(query)
         z = np.where(other, np.maximum(z, _standard(similarity[:, 1], usable, prior)), z)
     z[~usable] = 0.0
-    ranked = np.flatnonzero(usable & (z >= VECTOR_MIN_Z))
+    probes = probes_for(embedder)
+    note_z = z if probes is None else _note_z(index, probes, similarity, chinese_query, other)
+    note_z[~usable] = 0.0
+    score = (z + note_z) / 2
+    ranked = np.flatnonzero(usable & (score >= VECTOR_MIN_Z))
     if len(ranked) < CLOSEST_MATCHES:  # the nearest few are always candidates: "closest matches"
-        nearest, _z = _first(index, np.flatnonzero(usable), z[usable].astype(np.float64), CLOSEST_MATCHES)
+        nearest, _score = _first(index, np.flatnonzero(usable), score[usable].astype(np.float64), CLOSEST_MATCHES)
         ranked = np.union1d(ranked, nearest)
     if len(ranked) > VECTOR_CANDIDATES:
-        ranked = ranked[np.argpartition(-z[ranked], VECTOR_CANDIDATES - 1)[:VECTOR_CANDIDATES]]
+        ranked = ranked[np.argpartition(-score[ranked], VECTOR_CANDIDATES - 1)[:VECTOR_CANDIDATES]]
     tie = index.tie_order()
-    candidates = ranked[np.lexsort((tie[ranked], -z[ranked]))]
-    values = z[usable]
-    top = np.partition(values, len(values) - 2)[-2:] if len(values) >= 2 else values
-    best = float(top.max()) if len(top) else 0.0
-    second = float(top.min()) if len(top) == 2 else 0.0
-    return _Semantic(z=z, candidates=candidates, best=best, second=second, embedded=embedded)
+    candidates = ranked[np.lexsort((tie[ranked], -score[ranked]))]
+    best, second = [0.0, 0.0], [0.0, 0.0]
+    for group in (0, 1):
+        values = z[usable & (chinese == bool(group))]
+        top = np.partition(values, len(values) - 2)[-2:] if len(values) >= 2 else values
+        best[group] = float(top.max()) if len(top) else 0.0
+        second[group] = float(top.min()) if len(top) == 2 else 0.0
+    return _Semantic(
+        z=z, note_z=note_z, candidates=candidates, chinese=chinese, best=(best[0], best[1]),
+        second=(second[0], second[1]), embedded=embedded,
+    )  # fmt: skip
+
+
+def _note_z(index: SearchIndex, probes: Probes, similarity: Floats32, chinese_query: bool, other: Mask) -> Floats:
+    """Each note's similarity as a z-score over its own similarities to the probe queries of the
+    query's language (probes.py): a "hub" note, near every query, is ordinary for an unrelated
+    one. A note of the other language also reads the query plus its gloss against the probes'
+    pairs, and keeps the better."""
+    mean, spread = index.note_statistics(probes)
+    group = CHINESE if chinese_query else ENGLISH
+    note_z = (similarity[:, 0] - mean[:, group]) / spread[:, group]
+    if similarity.shape[1] > 1:
+        note_z = np.where(other, np.maximum(note_z, (similarity[:, 1] - mean[:, MIXED]) / spread[:, MIXED]), note_z)
+    return np.asarray(np.nan_to_num(note_z, nan=0.0), dtype=np.float64)
 
 
 def _scored_against(index: SearchIndex, embedder: Embedder, text: str) -> tuple[Vector, Floats32]:
@@ -278,17 +318,19 @@ def _standard(similarity: npt.NDArray[np.float32], usable: Mask, prior: tuple[fl
     return np.asarray((similarity.astype(np.float64) - mean) / max(std, 1e-6))
 
 
-def logit(coverage: Floats, z: Floats, gap: Floats) -> Floats:
-    """The fused score before the sigmoid (same order; fusion ranks on it, see `confidence`)."""
+def logit(coverage: Floats, z: Floats, gap: Floats, note_z: Floats | None = None) -> Floats:
+    """The fused score before the sigmoid (same order; fusion ranks on it, see `confidence`).
+    `note_z` None: the note side is unknown (no vectors, or a model without probes), read as z."""
     # Below the mean a similarity is no evidence against a hit (a keyword query can match a long
     # note the vector places anywhere); a gap is counted down to -1 (one deviation under the best).
+    note = np.maximum(z if note_z is None else note_z, 0.0)
     evidence = W_COVERAGE * coverage**3 + W_SIMILARITY * np.maximum(z, 0.0) + W_GAP * np.maximum(gap, -1.0)
-    return np.asarray(evidence + BIAS)
+    return np.asarray(evidence + W_NOTE * note + BIAS)
 
 
-def confidence(coverage: Floats, z: Floats, gap: Floats) -> Floats:
+def confidence(coverage: Floats, z: Floats, gap: Floats, note_z: Floats | None = None) -> Floats:
     """The fused score (0-1): the calibrated chance that a candidate is what the query asks for."""
-    return _sigmoid(logit(coverage, z, gap))
+    return _sigmoid(logit(coverage, z, gap, note_z))
 
 
 def _sigmoid(values: Floats) -> Floats:
@@ -308,11 +350,12 @@ def _fuse(
     positions = np.flatnonzero(member)
     coverage = lexical.coverage[positions] if lexical is not None else np.zeros(len(positions))
     if semantic is not None:
-        z, gap = semantic.z[positions], semantic.gap(positions)
+        z, gap, note_z = semantic.z[positions], semantic.gap(positions), semantic.note_z[positions]
     else:  # BM25 alone: no similarity evidence either way
         z, gap = np.zeros(len(positions)), np.zeros(len(positions))
+        note_z = z
     stage.done("ok", len(positions))
-    return positions, logit(coverage, z, gap)  # the sigmoid only for what is returned (search)
+    return positions, logit(coverage, z, gap, note_z)  # the sigmoid only for what is returned (search)
 
 
 def _first(
@@ -381,6 +424,10 @@ def search(
     mask per snapshot, so a repeated filter costs no Python call per document. `floor` replaces
     the calibrated floor (0: every candidate is a hit, as the relevance test reads them)."""
     outcome = Outcome(hits=[])
+    if not has_words(query):
+        for name in ("bm25", "vector", "fusion", "rerank"):
+            _Stage(outcome, name).done("skipped", 0)
+        return outcome
     index = index.frozen()  # a write applied meanwhile changes the cached index, not this search
     accepted = index.accepted(accept, accept_key)
     lexical = _lexical(index, query, accepted, outcome)
@@ -412,6 +459,14 @@ def search(
         target.append((doc, round(score, 6)))
         outcome.ranks[doc.key] = _ranks_of(position, lexical, semantic, tie)
     return outcome
+
+
+def has_words(query: str) -> bool:
+    """A letter or a digit of any script. A query of spaces, punctuation or symbols alone ("   ",
+    "\u3000", "%_%", "*") has no term for BM25, and its embedding is noise: the vector branch
+    placed such a query nearest some note every time (0.37-0.98 before the probes). It answers
+    nothing, as the literal search answers a query of spaces."""
+    return any(character.isalnum() for character in query)
 
 
 def _ranks_of(
