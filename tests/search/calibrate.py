@@ -1,7 +1,8 @@
 """Refit AI search's fusion on the TUNING half of the relevance set only:
 `python -m tests.search.calibrate` computes, through the pipeline's own code, every (query, note)
-pair's features (term coverage, query-relative similarity z, its gap to the best other note of the
-note's language, the note-relative similarity note_z over the probe queries), fits the logistic
+pair's features (term coverage; the vector branch's score, the query-relative z and the
+note-relative note_z over the probe queries together; its gap to the best other note of the
+note's language), fits the logistic
 weights of "is the query's note" (the coverage weight held at `pipeline.W_COVERAGE`, see its
 comment) over the tuning queries of every class: a twin query has two right notes, an absent
 topic none. It prints, for each candidate floor, the tuning half's recall@5 of the default
@@ -33,8 +34,8 @@ TWIN, NOTHING = "twin", "absent"
 
 
 def features(index, query: str, embedder) -> tuple[np.ndarray, ...]:  # type: ignore[no-untyped-def]
-    """Every position's coverage, z, gap and note_z as fusion reads them (clipped as `logit` clips
-    them), and which positions fusion has as candidates."""
+    """Every position's coverage, similarity (the vector branch's score) and gap as fusion reads
+    them (clipped as `logit` clips them), and which positions fusion has as candidates."""
     accepted = index.accepted(lambda doc: True, "all")
     lexical = pipeline._coverage(index, list(dict.fromkeys(tokens(query))), accepted)
     semantic = pipeline._similarity(index, query, embedder, accepted)
@@ -42,8 +43,7 @@ def features(index, query: str, embedder) -> tuple[np.ndarray, ...]:  # type: ig
     candidate = lexical.member.copy()
     candidate[semantic.candidates] = True
     return (
-        lexical.coverage, np.maximum(semantic.z, 0.0), np.maximum(semantic.gap(positions), -1.0),
-        np.maximum(semantic.note_z, 0.0), candidate,
+        lexical.coverage, np.maximum(semantic.score, 0.0), np.maximum(semantic.gap(positions), -1.0), candidate,
     )  # fmt: skip
 
 
@@ -62,31 +62,28 @@ def main() -> None:
         tuning += [(q, (), NOTHING) for q, half in ABSENT if half == "tuning"]
         rows, labels, per_query = [], [], []
         for query, memos, cls in tuning:
-            coverage, z, gap, note_z, candidate = features(index, query, embedder)
+            coverage, z, gap, candidate = features(index, query, embedder)
             wanted = {ids[memo] for memo in memos}
             target = np.array([index.entry_at(i).doc.id in wanted for i in range(len(coverage))])
             keep = candidate | target  # what fusion scores (a right note it misses is a row too)
-            rows.append(np.c_[coverage**3, z, gap, note_z][keep]), labels.append(target[keep])
-            per_query.append((cls, coverage, z, gap, note_z, candidate, target))
+            rows.append(np.c_[coverage**3, z, gap][keep]), labels.append(target[keep])
+            per_query.append((cls, coverage, z, gap, candidate, target))
         x, y = np.vstack(rows), np.concatenate(labels).astype(float)
         fixed = x[:, 0] * pipeline.W_COVERAGE
-        design = np.c_[x[:, 1], x[:, 2], x[:, 3], np.ones(len(x))]
-        weights = np.zeros(4)
-        for _step in range(20_000):  # plain gradient descent: four weights, a few thousand rows
+        design = np.c_[x[:, 1], x[:, 2], np.ones(len(x))]
+        weights = np.zeros(3)
+        for _step in range(20_000):  # plain gradient descent: three weights, a few thousand rows
             p = 1 / (1 + np.exp(-(design @ weights + fixed)))
-            weights -= 2.0 * (design.T @ (p - y) / len(y) + 1e-4 * np.r_[weights[:3], 0])
-        print(f"W_SIMILARITY {weights[0]:.2f}  W_GAP {weights[1]:.2f}  W_NOTE {weights[2]:.2f}  BIAS {weights[3]:.2f}")
+            weights -= 2.0 * (design.T @ (p - y) / len(y) + 1e-4 * np.r_[weights[:2], 0])
+        print(f"W_SIMILARITY {weights[0]:.2f}  W_GAP {weights[1]:.2f}  BIAS {weights[2]:.2f}")
         for floor in FLOORS:
             cells = []
             for cls in (*CLASSES, TWIN, NOTHING):
                 found, sizes, top = [], [], []
-                for query_cls, coverage, z, gap, note_z, candidate, target in per_query:
+                for query_cls, coverage, z, gap, candidate, target in per_query:
                     if query_cls != cls:
                         continue
-                    logit = (
-                        pipeline.W_COVERAGE * coverage**3 + weights[0] * z + weights[1] * gap + weights[2] * note_z
-                        + weights[3]
-                    )  # fmt: skip
+                    logit = pipeline.W_COVERAGE * coverage**3 + weights[0] * z + weights[1] * gap + weights[2]
                     score = np.where(candidate, 1 / (1 + np.exp(-logit)), 0.0)
                     items = score >= floor
                     sizes.append(int(np.count_nonzero(items)))

@@ -8,18 +8,25 @@ confidence, a number from 0 to 1 that means the same for every query (docs/searc
   evidence is its **coverage**, the share of the query's terms it contains, each term weighted by
   its IDF (stop words of either language are no terms at all: tokenizer.py). A memo that shares one
   incidental word with a paraphrase covers a small share of it and weighs little;
-- vector: every document's similarity to the query, read against **the query's own distribution**
-  (a z-score over the user's documents: e5 similarities sit high and close together, so a raw
-  cosine says little, while a note far above the rest is a real match). A note in the other
-  language (Chinese vs English) is also scored against the query plus its CC-CEDICT gloss
-  (crosslingual.py) and keeps the better of the two. The candidates are the `VECTOR_CANDIDATES`
-  best with z >= `VECTOR_MIN_Z` (and always the `CLOSEST_MATCHES` nearest, so a small or
-  unrelated collection still has its closest matches); how far a note stands above the best
-  other note (`gap`) is evidence too;
-- fusion: `confidence = sigmoid(W_COVERAGE * coverage^3 + W_SIMILARITY * max(z, 0)
-  + W_GAP * max(gap, -1) + BIAS)` over the union of both branches' candidates (every candidate has both numbers: BM25
-  candidates have a similarity too). The cube keeps one weak token weak and a full match strong;
-  the weights were fitted on the TUNING half of the relevance set only (tests/search/calibrate.py);
+- vector: every document's similarity to the query, read two ways: against **the query's own
+  distribution** (`z`, a z-score over the user's documents: e5 similarities sit high and close
+  together, so a raw cosine says little, while a note far above the rest is a real match) and
+  against **the note's own level** (`note_z`: minus its mean similarity to fixed probe queries,
+  over the model's spread, probes.py: a "hub" note near every query is ordinary for an
+  unrelated one). The branch's `score` is their mean ("s-norm"). A note in the other language
+  (Chinese vs English) is also scored against the query plus its CC-CEDICT gloss
+  (crosslingual.py): its z keeps the better of the two, its note_z reads the glossed query. The
+  candidates are the `VECTOR_CANDIDATES` best with a score >= `VECTOR_MIN_Z` (and always the
+  `CLOSEST_MATCHES` nearest, so a small or unrelated collection still has its closest matches);
+  how far a note's score stands above the best other note of its language (`gap`) is evidence
+  too;
+- fusion: `confidence = sigmoid(W_COVERAGE * coverage^3 + W_SIMILARITY * max(score, 0)
+  + W_GAP * max(gap, -1) + BIAS)` over the union of both branches' candidates (every candidate
+  has both numbers: BM25 candidates have a similarity too). The cube keeps one weak token weak
+  and a full match strong; the weights were fitted on the TUNING half of the relevance set only
+  (tests/search/calibrate.py);
+- a query without a letter or a digit (spaces, punctuation, symbols) answers nothing: every
+  stage `skipped` (`has_words`);
 - the floor: hits at or above `FLOOR` confidence are the answer; up to `CLOSEST_MATCHES` below it
   follow as `closest` ("less related" on the page), so a query with one right memo returns that
   memo and not the timeline;
@@ -29,7 +36,7 @@ confidence, a number from 0 to 1 that means the same for every query (docs/searc
   `fused`.
 
 Statuses: `ok`, `failed` (the provider raised), `unavailable` (no provider configured), `fused`
-(no reranker: the fused order stands), `skipped` (nothing to rerank). `degraded` is true when
+(no reranker: the fused order stands), `skipped` (nothing to rerank, or a query without words). `degraded` is true when
 exactly one branch answered; when neither can, ServiceUnavailable. Zero hits is a normal empty
 answer. `Outcome.ranks` says, per hit, which branches found it and at which rank (1 = best).
 """
@@ -59,23 +66,24 @@ log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq
 RERANK_BATCH = 20
 #: The fused candidates a reranker scores (the issue's budget: a reranker over the top 30).
 RERANK_CANDIDATES = 30
-#: The vector branch's candidates: at most this many, each at least VECTOR_MIN_Z standard
-#: deviations above the query's mean similarity (a vector always has a nearest neighbour, so
-#: without a bar every document would be a candidate).
+#: The vector branch's candidates: at most this many, each with a score (the mean of its z over
+#: the query's similarities and its z against its own level, `_Semantic`) of at least VECTOR_MIN_Z
+#: (a vector always has a nearest neighbour, so without a bar every document would be a candidate).
 VECTOR_CANDIDATES = 100
 VECTOR_MIN_Z = 1.0
 #: Fusion's weights and the floor, fitted on the tuning half of tests/search/relevance_set.py
 #: (`python -m tests.search.calibrate`: logistic regression of "is the query's note" on the
-#: features). The coverage weight is held at 7.5, not fitted: a note holding every query term
-#: then clears the floor whatever its vector says (7.5 + BIAS - W_GAP > logit(FLOOR)), which the
-#: set's controls cannot teach (their vectors agree). FLOOR: the highest confidence that keeps
-#: the tuning half's recall@5 of every class (0.15 loses an English paraphrase).
+#: features, over every class's tuning queries: twins have two right notes, absent topics none).
+#: The coverage weight is held at 11.5, not fitted: a note holding every query term then clears
+#: the floor whatever its vector says (11.5 + BIAS - W_GAP > logit(FLOOR)), which the set's
+#: controls cannot teach (their vectors agree). FLOOR: the highest confidence that keeps the
+#: tuning half's recall@5 of every class and both notes of every twin query (0.25 loses a
+#: Chinese paraphrase); absent topics with no item: 0.6 of the tuning half at 0.05, 0.8 at 0.2.
 W_COVERAGE = 11.5
-W_SIMILARITY = 1.31
-W_GAP = 2.07
-W_NOTE = 1.0
-BIAS = -9.54
-FLOOR = 0.1
+W_SIMILARITY = 1.78
+W_GAP = 2.12
+BIAS = -8.47
+FLOOR = 0.2
 #: Hits below the floor that still follow the answer (the page draws them as "less related").
 CLOSEST_MATCHES = 3
 #: Below this many documents a query's similarity distribution is unreliable: it is blended with
@@ -172,37 +180,34 @@ def _coverage(index: SearchIndex, terms: list[str], accepted: Mask) -> _Lexical:
 
 @dataclass
 class _Semantic:
-    """The vector branch: every position's z-score over the query's similarities (`z`, 0 where
-    it has no vector) and over the note's own similarities to the probe queries (`note_z`,
-    probes.py), its candidates best first by the two together (`score`), the best and second-best
-    z of each language's accepted positions (for `gap`), and which positions have a vector."""
+    """The vector branch: every position's similarity read two ways, over the query's
+    similarities (`z`) and against the note's own level over the probe queries (`note_z`,
+    probes.py), and the two together, `score` (0 where a position has no vector); its candidates
+    best score first; the best and second-best score of each language's accepted positions (for
+    `gap`); which positions have a vector."""
 
     z: Floats
     note_z: Floats
+    score: Floats
     candidates: npt.NDArray[np.intp]
-    #: Per position: the note is mostly Chinese (its language group, for `gap`).
+    #: Per position: the note is mostly Chinese (its language, for `gap`).
     chinese: Mask
-    #: Per language group (index 0: not Chinese, 1: Chinese): the best and second-best z.
+    #: Per language (index 0: not Chinese, 1: Chinese): the best and second-best score.
     best: tuple[float, float]
     second: tuple[float, float]
     embedded: Mask
 
-    @property
-    def score(self) -> Floats:
-        """The vector branch's own order: the query side and the note side together ("s-norm")."""
-        return np.asarray((self.z + self.note_z) / 2)
-
     def gap(self, positions: npt.NDArray[np.intp]) -> Floats:
-        """How far each position stands above the best OTHER accepted position of its language.
-        A note and its translation (a bilingual user writes both) do not compete: each is read
-        against the notes of its own language, whose similarities share its scale. A note not
-        yet embedded (written since the last build step) has no gap: its similarity is unknown,
-        not low, so a literal match written a moment ago is not ranked under a semantic guess."""
-        z = self.z[positions]
-        group = self.chinese[positions].astype(np.intp)
-        best, second = np.asarray(self.best)[group], np.asarray(self.second)[group]
-        other = np.where(z >= best, second, best)
-        return np.asarray(np.where(self.embedded[positions], z - other, 0.0), dtype=np.float64)
+        """How far each position's score stands above the best OTHER accepted position of its
+        language. A note and its translation (a bilingual user writes both) do not compete: each
+        is read against the notes of its own language. A note not yet embedded (written since the
+        last build step) has no gap: its similarity is unknown, not low, so a literal match
+        written a moment ago is not ranked under a semantic guess."""
+        score = self.score[positions]
+        language = self.chinese[positions].astype(np.intp)
+        best, second = np.asarray(self.best)[language], np.asarray(self.second)[language]
+        other = np.where(score >= best, second, best)
+        return np.asarray(np.where(self.embedded[positions], score - other, 0.0), dtype=np.float64)
 
 
 def _vector(
@@ -255,8 +260,8 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
     z[~usable] = 0.0
     probes = probes_for(embedder)
     note_z = z if probes is None else _note_z(index, probes, similarity, chinese_query, other)
-    note_z[~usable] = 0.0
-    score = (z + note_z) / 2
+    score = np.asarray((z + note_z) / 2)
+    score[~usable] = 0.0
     ranked = np.flatnonzero(usable & (score >= VECTOR_MIN_Z))
     if len(ranked) < CLOSEST_MATCHES:  # the nearest few are always candidates: "closest matches"
         nearest, _score = _first(index, np.flatnonzero(usable), score[usable].astype(np.float64), CLOSEST_MATCHES)
@@ -266,27 +271,30 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
     tie = index.tie_order()
     candidates = ranked[np.lexsort((tie[ranked], -score[ranked]))]
     best, second = [0.0, 0.0], [0.0, 0.0]
-    for group in (0, 1):
-        values = z[usable & (chinese == bool(group))]
+    for language in (0, 1):
+        values = score[usable & (chinese == bool(language))]
         top = np.partition(values, len(values) - 2)[-2:] if len(values) >= 2 else values
-        best[group] = float(top.max()) if len(top) else 0.0
-        second[group] = float(top.min()) if len(top) == 2 else 0.0
+        best[language] = float(top.max()) if len(top) else 0.0
+        second[language] = float(top.min()) if len(top) == 2 else 0.0
     return _Semantic(
-        z=z, note_z=note_z, candidates=candidates, chinese=chinese, best=(best[0], best[1]),
+        z=z, note_z=note_z, score=score, candidates=candidates, chinese=chinese, best=(best[0], best[1]),
         second=(second[0], second[1]), embedded=embedded,
     )  # fmt: skip
 
 
 def _note_z(index: SearchIndex, probes: Probes, similarity: Floats32, chinese_query: bool, other: Mask) -> Floats:
-    """Each note's similarity as a z-score over its own similarities to the probe queries of the
-    query's language (probes.py): a "hub" note, near every query, is ordinary for an unrelated
-    one. A note of the other language also reads the query plus its gloss against the probes'
-    pairs, and keeps the better."""
-    mean, spread = index.note_statistics(probes)
+    """Each note's similarity over its own level: minus its mean similarity to the probe queries
+    of the query's language, over the model's spread of such similarities (probes.py). A "hub"
+    note, near every query, is ordinary for an unrelated one. A note of the other language, when
+    the query has a gloss, is read by the query plus its gloss against the probes' pairs (the
+    query alone against the probes of its own language over-read long Chinese queries next to
+    English notes: a sentence sits nearer every English note than a probe word does)."""
+    means = index.note_means(probes)
     group = CHINESE if chinese_query else ENGLISH
-    note_z = (similarity[:, 0] - mean[:, group]) / spread[:, group]
+    note_z = (similarity[:, 0] - means[:, group]) / probes.spread[group]
     if similarity.shape[1] > 1:
-        note_z = np.where(other, np.maximum(note_z, (similarity[:, 1] - mean[:, MIXED]) / spread[:, MIXED]), note_z)
+        glossed = (similarity[:, 1] - means[:, MIXED]) / probes.spread[MIXED]
+        note_z = np.where(other, glossed, note_z)
     return np.asarray(np.nan_to_num(note_z, nan=0.0), dtype=np.float64)
 
 
@@ -318,19 +326,18 @@ def _standard(similarity: npt.NDArray[np.float32], usable: Mask, prior: tuple[fl
     return np.asarray((similarity.astype(np.float64) - mean) / max(std, 1e-6))
 
 
-def logit(coverage: Floats, z: Floats, gap: Floats, note_z: Floats | None = None) -> Floats:
+def logit(coverage: Floats, similarity: Floats, gap: Floats) -> Floats:
     """The fused score before the sigmoid (same order; fusion ranks on it, see `confidence`).
-    `note_z` None: the note side is unknown (no vectors, or a model without probes), read as z."""
+    `similarity`: the vector branch's score (`_Semantic.score`), `gap` its gap."""
     # Below the mean a similarity is no evidence against a hit (a keyword query can match a long
     # note the vector places anywhere); a gap is counted down to -1 (one deviation under the best).
-    note = np.maximum(z if note_z is None else note_z, 0.0)
-    evidence = W_COVERAGE * coverage**3 + W_SIMILARITY * np.maximum(z, 0.0) + W_GAP * np.maximum(gap, -1.0)
-    return np.asarray(evidence + W_NOTE * note + BIAS)
+    evidence = W_COVERAGE * coverage**3 + W_SIMILARITY * np.maximum(similarity, 0.0) + W_GAP * np.maximum(gap, -1.0)
+    return np.asarray(evidence + BIAS)
 
 
-def confidence(coverage: Floats, z: Floats, gap: Floats, note_z: Floats | None = None) -> Floats:
+def confidence(coverage: Floats, similarity: Floats, gap: Floats) -> Floats:
     """The fused score (0-1): the calibrated chance that a candidate is what the query asks for."""
-    return _sigmoid(logit(coverage, z, gap, note_z))
+    return _sigmoid(logit(coverage, similarity, gap))
 
 
 def _sigmoid(values: Floats) -> Floats:
@@ -350,12 +357,11 @@ def _fuse(
     positions = np.flatnonzero(member)
     coverage = lexical.coverage[positions] if lexical is not None else np.zeros(len(positions))
     if semantic is not None:
-        z, gap, note_z = semantic.z[positions], semantic.gap(positions), semantic.note_z[positions]
+        similarity, gap = semantic.score[positions], semantic.gap(positions)
     else:  # BM25 alone: no similarity evidence either way
-        z, gap = np.zeros(len(positions)), np.zeros(len(positions))
-        note_z = z
+        similarity, gap = np.zeros(len(positions)), np.zeros(len(positions))
     stage.done("ok", len(positions))
-    return positions, logit(coverage, z, gap, note_z)  # the sigmoid only for what is returned (search)
+    return positions, logit(coverage, similarity, gap)  # the sigmoid only for what is returned (search)
 
 
 def _first(

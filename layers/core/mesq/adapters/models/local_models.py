@@ -74,9 +74,6 @@ class BundledEmbedder:
 class SentenceTransformerEmbedder:
     """A sentence-transformers model directory (`MESQ_EMBEDDING_MODEL_PATH`), loaded offline."""
 
-    #: Embeds the probe queries once per process (search/probes.py): the bundled model's ship.
-    embeds_probes = True
-
     def __init__(self, model_path: str, batch_size: int = 64) -> None:
         self.name = f"local:{Path(model_path).name}"
         self._path = model_path
