@@ -40,9 +40,10 @@ def probe_words() -> tuple[list[str], list[str]]:
 
 
 def main() -> None:
+    from tests.search.relevance_set import MEMOS
+
     from mesq.adapters.models.local_models import BundledEmbedder
     from mesq.search.probes import SHIPPED, groups
-    from tests.search.relevance_set import MEMOS
 
     chinese, english = probe_words()
     embedder = BundledEmbedder()

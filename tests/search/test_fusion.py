@@ -211,7 +211,9 @@ def _hash_probes(embedder: HashEmbedder) -> Probes:
 
 
 @pytest.mark.parametrize("seed", range(60))
-def test_the_array_pipeline_answers_as_the_document_by_document_oracle(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_array_pipeline_answers_as_the_document_by_document_oracle(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rng = random.Random(seed)
     embedder = HashEmbedder()
     if seed % 2:  # half the corpora read the notes by the probes too, half by the query side alone

@@ -42,6 +42,7 @@ from tests.settings import inprocess_settings
 
 from .conftest import run
 from .relevance_set import (
+    ABSENT,
     CLASSES,
     CONTROL,
     EN_PARAPHRASE,
@@ -50,10 +51,10 @@ from .relevance_set import (
     ONE_ANSWER,
     PARAPHRASES,
     QUERIES,
+    TWINS,
     ZH_PARAPHRASE,
     ZH_TO_EN,
 )  # fmt: skip
-from .relevance_set import ABSENT, TWINS
 
 K = 5
 MRR_DEPTH = 10
@@ -231,8 +232,9 @@ def test_held_out_half_meets_the_goals(indexed: tuple[Services, dict[str, str]])
     first = sum(1 for answer in answers if answer.first) / len(answers)
     print(f"\nrelevance set, bundled model, floor {pipeline.FLOOR}:\n{table(scores)}")
     print(f"one answer, default answer: <= {ONE_ANSWER_HITS} hits {small:.2f}, right note first {first:.2f}")
-    nothing = {half: [nothing_answer(services, q) for q, h in ABSENT if h == half] for half in ("tuning", "held_out")}
-    twins = {half: [twin_answer(services, ids, q, pair) for q, pair, h in TWINS if h == half] for half in ("tuning", "held_out")}
+    halves = ("tuning", "held_out")
+    nothing = {half: [nothing_answer(services, q) for q, h in ABSENT if h == half] for half in halves}
+    twins = {half: [twin_answer(services, ids, q, pair) for q, pair, h in TWINS if h == half] for half in halves}
     for half in ("tuning", "held_out"):
         empty = sum(1 for answer in nothing[half] if not answer.items) / len(nothing[half])
         worst = max(nothing[half], key=lambda answer: answer.best)
