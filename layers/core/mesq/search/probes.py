@@ -61,7 +61,7 @@ class Probes:
 
 def _unit(matrix: npt.ArrayLike) -> Matrix:
     array = np.asarray(matrix, dtype=np.float32)
-    return array / np.maximum(np.linalg.norm(array, axis=1, keepdims=True), 1e-12)
+    return np.asarray(array / np.maximum(np.linalg.norm(array, axis=1, keepdims=True), 1e-12), dtype=np.float32)
 
 
 def groups(chinese: npt.ArrayLike, english: npt.ArrayLike) -> tuple[Matrix, Matrix, Matrix]:
