@@ -94,7 +94,7 @@ def _oracle(
             else:  # its mean over the probes of the query's language, or the pairs' with the gloss
                 column, at_group = (1, MIXED) if gloss and other else (0, group)
                 # float32 as the pipeline's arrays; the means as the index keeps them (plumbing)
-                mean = index.note_means(probes)[at, at_group]
+                mean = index.note_means(probes)[at_group, at]
                 note_z[key] = float((every[at, column] - mean) / probes.spread[at_group])
         score = {key: (z[key] + note_z[key]) / 2 for key in usable}
         by_score = sorted(usable, key=lambda key: (-score[key], key))

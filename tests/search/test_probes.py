@@ -65,7 +65,7 @@ def test_a_part_keeps_each_notes_mean_over_each_probe_group() -> None:
     means = index.note_means(probes)
     expected = [entry.vector @ probes.centroids.T if entry.vector is not None else np.zeros(3) for entry in entries]
     expected.append(index.entry("memo:new").vector @ probes.centroids.T)  # type: ignore[union-attr]
-    assert np.allclose(means, np.array(expected), atol=1e-6)
+    assert means.shape == (3, 7) and np.allclose(means.T, np.array(expected), atol=1e-6)
     snapshot = index.snapshot()
     assert snapshot.note_means(probes) is snapshot.note_means(probes)  # kept per part and model
 

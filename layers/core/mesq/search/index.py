@@ -75,14 +75,15 @@ class Part:
         self._means_lock = threading.Lock()
 
     def note_means(self, probes: Probes) -> npt.NDArray[np.float32]:
-        """Per entry: its mean similarity to each probe group (probes.py; rows x 3), kept per
-        model: three dot products a note (about 20 ms a 100k-note snapshot, once after it loads)."""
+        """Per probe group and entry: the entry's mean similarity to the group's probes (probes.py;
+        3 x entries), kept per model: three dot products a note (60 ms a 100k-note snapshot on a
+        loaded core, once after it loads)."""
         with self._means_lock:
             if probes.name not in self._means:
                 if self.dimension and probes.centroids.shape[1] == self.dimension:
                     self._means[probes.name] = probes.means(self.vectors)
                 else:  # another dimension: nothing to compare (these entries have no usable vector)
-                    self._means[probes.name] = np.zeros((len(self.entries), 3), dtype=np.float32)
+                    self._means[probes.name] = np.zeros((3, len(self.entries)), dtype=np.float32)
             return self._means[probes.name]
 
     @cached_property
@@ -269,8 +270,8 @@ class SearchIndex:
         return np.concatenate([self.snapshot().similarities(queries), self.overlay_part().similarities(queries)])
 
     def note_means(self, probes: Probes) -> npt.NDArray[np.float32]:
-        """Per position: its mean similarity to each probe group (`Part.note_means`)."""
-        return np.concatenate([self.snapshot().note_means(probes), self.overlay_part().note_means(probes)])
+        """Per probe group and position: its mean similarity to the group (`Part.note_means`)."""
+        return np.concatenate([self.snapshot().note_means(probes), self.overlay_part().note_means(probes)], axis=1)
 
     def chinese(self) -> npt.NDArray[np.bool_]:
         """Per position: the document is mostly Chinese (kept per part: one pass per snapshot)."""

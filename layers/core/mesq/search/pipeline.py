@@ -259,8 +259,8 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
         z = np.where(other, np.maximum(z, _standard(similarity[:, 1], usable, prior)), z)
     z[~usable] = 0.0
     probes = probes_for(embedder)
-    note_z = z if probes is None else _note_z(index, probes, similarity, chinese_query, other)
-    score = np.asarray((z + note_z) / 2)
+    note_z = z if probes is None else _note_z(index, probes, similarity, chinese_query, other, usable)
+    score = np.asarray((z + note_z) * 0.5)
     score[~usable] = 0.0
     ranked = np.flatnonzero(usable & (score >= VECTOR_MIN_Z))
     if len(ranked) < CLOSEST_MATCHES:  # the nearest few are always candidates: "closest matches"
@@ -270,32 +270,56 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
         ranked = ranked[np.argpartition(-score[ranked], VECTOR_CANDIDATES - 1)[:VECTOR_CANDIDATES]]
     tie = index.tie_order()
     candidates = ranked[np.lexsort((tie[ranked], -score[ranked]))]
-    best, second = [0.0, 0.0], [0.0, 0.0]
-    for language in (0, 1):
-        values = score[usable & (chinese == bool(language))]
-        top = np.partition(values, len(values) - 2)[-2:] if len(values) >= 2 else values
-        best[language] = float(top.max()) if len(top) else 0.0
-        second[language] = float(top.min()) if len(top) == 2 else 0.0
+    best, second = _top_two(score, usable, chinese)
     return _Semantic(
-        z=z, note_z=note_z, score=score, candidates=candidates, chinese=chinese, best=(best[0], best[1]),
-        second=(second[0], second[1]), embedded=embedded,
+        z=z, note_z=note_z, score=score, candidates=candidates, chinese=chinese, best=best, second=second,
+        embedded=embedded,
     )  # fmt: skip
 
 
-def _note_z(index: SearchIndex, probes: Probes, similarity: Floats32, chinese_query: bool, other: Mask) -> Floats:
+#: `_top_two` looks for each language's best two among this many best positions first.
+TOP_HEAD = 256
+
+
+def _top_two(score: Floats, usable: Mask, chinese: Mask) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The best and second-best score of each language's usable positions (0 where it has none).
+    Both languages' best two are almost always among the best TOP_HEAD overall (one partition);
+    a language with fewer there than it has usable positions is read in full (copying one
+    language's scores out of a mixed account costs ~0.5 ms at 100k, the partition ~0.15)."""
+    ranked = np.where(usable, score, -np.inf)
+    size = len(ranked)
+    head = np.argpartition(ranked, size - TOP_HEAD)[size - TOP_HEAD :] if size > TOP_HEAD else np.arange(size)
+    best, second = [0.0, 0.0], [0.0, 0.0]
+    for language in (0, 1):
+        mine = chinese == bool(language)
+        values = ranked[head[mine[head]]]
+        values = values[values > -np.inf]
+        if len(values) < 2 and len(values) < int(np.count_nonzero(usable & mine)):
+            values = ranked[usable & mine]
+        if len(values):
+            top = np.partition(values, len(values) - 2)[-2:] if len(values) >= 2 else values
+            best[language] = float(top.max())
+            second[language] = float(top.min()) if len(top) == 2 else 0.0
+    return (best[0], best[1]), (second[0], second[1])
+
+
+def _note_z(
+    index: SearchIndex, probes: Probes, similarity: Floats32, chinese_query: bool, other: Mask, usable: Mask
+) -> Floats:
     """Each note's similarity over its own level: minus its mean similarity to the probe queries
-    of the query's language, over the model's spread of such similarities (probes.py). A "hub"
-    note, near every query, is ordinary for an unrelated one. A note of the other language, when
-    the query has a gloss, is read by the query plus its gloss against the probes' pairs (the
-    query alone against the probes of its own language over-read long Chinese queries next to
-    English notes: a sentence sits nearer every English note than a probe word does)."""
+    of the query's language, over the model's spread of such similarities (probes.py); 0 where a
+    position is not usable. A "hub" note, near every query, is ordinary for an unrelated one. A
+    note of the other language, when the query has a gloss, is read by the query plus its gloss
+    against the probes' pairs (the query alone against the probes of its own language over-read
+    long Chinese queries next to English notes: a sentence sits nearer every English note than a
+    probe word does). Float32 arithmetic over contiguous rows: about 0.6 ms at 100k notes."""
     means = index.note_means(probes)
     group = CHINESE if chinese_query else ENGLISH
-    note_z = (similarity[:, 0] - means[:, group]) / probes.spread[group]
+    note_z = (similarity[:, 0] - means[group]) / probes.spread[group]
     if similarity.shape[1] > 1:
-        glossed = (similarity[:, 1] - means[:, MIXED]) / probes.spread[MIXED]
-        note_z = np.where(other, glossed, note_z)
-    return np.asarray(np.nan_to_num(note_z, nan=0.0), dtype=np.float64)
+        np.copyto(note_z, (similarity[:, 1] - means[MIXED]) / probes.spread[MIXED], where=other)
+    note_z[~usable] = 0.0  # no vector (NaN) or not accepted
+    return np.asarray(note_z, dtype=np.float64)
 
 
 def _scored_against(index: SearchIndex, embedder: Embedder, text: str) -> tuple[Vector, Floats32]:

@@ -54,9 +54,9 @@ class Probes:
     spread: Matrix
 
     def means(self, vectors: Matrix) -> Matrix:
-        """Per row of `vectors` (unit note vectors) and group: its mean similarity to the group's
-        probes (shape: rows x 3)."""
-        return np.asarray(vectors @ self.centroids.T, dtype=np.float32)
+        """Per group and row of `vectors` (unit note vectors): the row's mean similarity to the
+        group's probes (shape: 3 x rows, each group's row contiguous for a query's arithmetic)."""
+        return np.ascontiguousarray(self.centroids @ vectors.T, dtype=np.float32)
 
 
 def _unit(matrix: npt.ArrayLike) -> Matrix:
