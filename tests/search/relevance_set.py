@@ -162,6 +162,27 @@ MEMOS: dict[str, str] = {
     "m148": "眼睛干涩，医生说看屏幕太久，开了人工泪液。",
     "m149": "种的多肉植物冬天冻死了好几盆。",
     "m150": "数据库慢查询优化：给订单表加了联合索引，查询从三秒降到五十毫秒。",
+    # Twins: the same thing written once in Chinese and once in English (TWINS below).
+    "t01zh": "北京今天雾霾很严重，出门戴了口罩。",
+    "t01en": "Heavy smog in Beijing today, wore a mask outside.",
+    "t02zh": "量子计算入门：量子比特、叠加态和纠缠。",
+    "t02en": "Intro to quantum computing: qubits, superposition and entanglement.",
+    "t03zh": "准备周五大会演讲的幻灯片。",
+    "t03en": "Preparing the slides for Friday's conference talk.",
+    "t04zh": "周末去动物园看了大熊猫，它一直在吃竹子。",
+    "t04en": "Saw the giant pandas at the zoo this weekend, one kept eating bamboo.",
+    "t05zh": "周二开始去社区游泳池游泳，游了一千米。",
+    "t05en": "Started swimming at the community pool on Tuesdays, did a kilometre.",
+    "t06zh": "给台式机加了一根 32G 内存条，编译快多了。",
+    "t06en": "Added a 32GB RAM stick to my desktop, builds are much faster.",
+    "t07zh": "今天去理发，理发师剪得太短了。",
+    "t07en": "Got a haircut today, the barber cut it way too short.",
+    "t08zh": "木地板发现了白蚁，约了除虫公司。",
+    "t08en": "Found termites in the wooden floor, booked pest control.",
+    "t09zh": "去社保中心补办了社保卡。",
+    "t09en": "Went to the social security office to replace my social security card.",
+    "t10zh": "开始学木工，做了一个小板凳。",
+    "t10en": "Took up woodworking and built a small stool.",
 }
 
 ZH_PARAPHRASE = "zh_paraphrase"  # a Chinese query for a Chinese note, no common search token
@@ -316,4 +337,33 @@ QUERIES: list[tuple[str, str, str, str]] = [
     (query, memo, cls, "tuning" if position % 2 == 0 else "held_out")
     for cls, pairs in _BY_CLASS.items()
     for position, (query, memo) in enumerate(pairs)
+]
+
+#: Twins: a keyword query in one language whose answer is two notes, the same thing written once
+#: in Chinese and once in English. Both belong in the default answer's items (a bilingual user
+#: wrote both); BM25 finds the same-language note, only the vector branch (with the gloss) the
+#: other. (query, (same-language note, other-language note), half).
+_TWIN_QUERIES: list[tuple[str, str]] = [
+    ("雾霾", "t01"), ("smog", "t01"), ("量子计算", "t02"), ("quantum computing", "t02"),
+    ("演讲幻灯片", "t03"), ("conference slides", "t03"), ("大熊猫", "t04"), ("giant panda", "t04"),
+    ("游泳", "t05"), ("swimming pool", "t05"), ("内存条", "t06"), ("RAM upgrade", "t06"),
+    ("理发", "t07"), ("haircut", "t07"), ("白蚁", "t08"), ("termites", "t08"),
+    ("社保卡", "t09"), ("social security card", "t09"), ("木工", "t10"), ("woodworking", "t10"),
+]  # fmt: skip
+TWINS: list[tuple[str, tuple[str, str], str]] = [
+    (query, (f"{pair}zh", f"{pair}en") if query[0] >= "\u3000" else (f"{pair}en", f"{pair}zh"),
+     "tuning" if position % 4 < 2 else "held_out")
+    for position, (query, pair) in enumerate(_TWIN_QUERIES)
+]  # fmt: skip
+
+#: Absent topics: queries about something none of the notes is about (Chinese, English, mixed
+#: script). Their right answer is nothing: no item at or above the floor.
+_ABSENT: list[str] = [
+    "学日语", "learning Japanese", "婚礼请柬", "beekeeping", "滑雪旅行", "oil painting class",
+    "养蜂", "golf swing", "油画课", "scuba diving certificate", "高尔夫球", "knitting a sweater",
+    "刺绣", "skydiving", "火山喷发", "volcano eruption", "Tesla 自动驾驶", "Netflix 会员",
+    "Switch 游戏", "GPT 论文",
+]  # fmt: skip
+ABSENT: list[tuple[str, str]] = [
+    (query, "tuning" if position % 4 < 2 else "held_out") for position, query in enumerate(_ABSENT)
 ]

@@ -21,6 +21,7 @@ from mesq.search import pipeline
 from mesq.search.crosslingual import GLOSSARY, is_chinese
 from mesq.search.documents import Doc
 from mesq.search.index import Entry, SearchIndex, unit
+from mesq.search.probes import CHINESE, ENGLISH, MIXED, Probes
 from mesq.search.tokenizer import tokens
 
 WORDS = ["alpha", "beta", "gamma", "delta", "北京", "樱花", "跑步", "kitchen", "faucet", "plumber", "budget"]
@@ -52,6 +53,8 @@ def _oracle(
     lexical = sorted((key for key in bm25 if key in wanted), key=lambda key: (-bm25[key], key))
     stages.append(("bm25", "ok", len(lexical)))
     z: dict[str, float] = {}
+    note_z: dict[str, float] = {}
+    score: dict[str, float] = {}
     vector: list[str] | None = None
     if embedder is None or index.dimension is None:
         stages.append(("vector", "unavailable", 0))
@@ -76,25 +79,44 @@ def _oracle(
             mask = np.ones(len(usable), dtype=bool)
             prior = getattr(embedder, "similarity_prior", None)
             standard.append(dict(zip(usable, pipeline._standard(similarity, mask, prior).tolist(), strict=True)))
+        # The note side: each note's similarity against its own over the probe queries of the
+        # query's language (the statistics as the index keeps them: plumbing under test).
+        probes = pipeline.probes_for(embedder)
+        group = CHINESE if is_chinese(query) else ENGLISH
         for key in usable:
+            at = index.position_of(key)
+            other = chinese_notes[key] != is_chinese(query)
             z[key] = standard[0][key]
-            if gloss and chinese_notes[key] != is_chinese(query):
+            if gloss and other:
                 z[key] = max(z[key], standard[1][key])
-        by_z = sorted(usable, key=lambda key: (-z[key], key))
-        vector = [key for key in by_z if z[key] >= pipeline.VECTOR_MIN_Z][: pipeline.VECTOR_CANDIDATES]
+            if probes is None:  # a model without probes: the query side alone
+                note_z[key] = z[key]
+            else:  # its mean over the probes of the query's language, or the pairs' with the gloss
+                column, at_group = (1, MIXED) if gloss and other else (0, group)
+                # float32 as the pipeline's arrays; the means as the index keeps them (plumbing)
+                mean = index.note_means(probes)[at_group, at]
+                note_z[key] = float((every[at, column] - mean) / probes.spread[at_group])
+        score = {key: (z[key] + note_z[key]) / 2 for key in usable}
+        by_score = sorted(usable, key=lambda key: (-score[key], key))
+        vector = [key for key in by_score if score[key] >= pipeline.VECTOR_MIN_Z][: pipeline.VECTOR_CANDIDATES]
         if len(vector) < pipeline.CLOSEST_MATCHES:  # the nearest few are always candidates
-            vector = sorted(set(vector) | set(by_z[: pipeline.CLOSEST_MATCHES]), key=lambda key: (-z[key], key))
+            nearest = set(by_score[: pipeline.CLOSEST_MATCHES])
+            vector = sorted(set(vector) | nearest, key=lambda key: (-score[key], key))
         stages.append(("vector", "ok", len(vector)))
-    ordered_z = sorted(z.values(), reverse=True)
-    best = ordered_z[0] if ordered_z else 0.0
-    second = ordered_z[1] if len(ordered_z) > 1 else 0.0
+    # The gap: to the best other note's score of the same language (Chinese or not).
+    by_language: dict[bool, list[float]] = {}
+    for key, value in score.items():
+        by_language.setdefault(is_chinese(entries[key].doc.text), []).append(value)
     union = set(lexical) | set(vector or ())
     scores = {}
     for key in union:
         if vector is None or key not in z:  # no branch, or a note without a vector: no evidence
             similarity = gap = 0.0
         else:
-            similarity = z.get(key, 0.0)
+            ordered = sorted(by_language[is_chinese(entries[key].doc.text)], reverse=True)
+            best = ordered[0]
+            second = ordered[1] if len(ordered) > 1 else 0.0
+            similarity = score[key]
             gap = similarity - (second if similarity >= best else best)
         value = pipeline.confidence(np.array([coverage[key]]), np.array([similarity]), np.array([gap]))[0]
         scores[key] = float(value)
@@ -181,10 +203,22 @@ FILTERS: list[tuple[str, Callable[[Doc], bool]]] = [
 ]
 
 
+def _hash_probes(embedder: HashEmbedder) -> Probes:
+    """Probes for the hash model (the note side under test): each group's mean probe vector."""
+    groups = [["北京 樱花", "跑步", "北京"], ["alpha beta", "kitchen", "budget plumber"], ["alpha 北京", "faucet 跑步"]]
+    centroids = np.stack([embedder.embed(texts, query=True).mean(axis=0) for texts in groups]).astype(np.float32)
+    return Probes("hash", centroids, np.array([0.2, 0.25, 0.3], dtype=np.float32))
+
+
 @pytest.mark.parametrize("seed", range(60))
-def test_the_array_pipeline_answers_as_the_document_by_document_oracle(seed: int) -> None:
+def test_the_array_pipeline_answers_as_the_document_by_document_oracle(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rng = random.Random(seed)
     embedder = HashEmbedder()
+    if seed % 2:  # half the corpora read the notes by the probes too, half by the query side alone
+        probes = _hash_probes(embedder)
+        monkeypatch.setattr(pipeline, "probes_for", lambda model: probes if model.name == "hash" else None)
     index = _index(rng, embedder)
     for _query in range(6):
         query = " ".join(rng.choices([*WORDS, "absent"], k=rng.randint(1, 3)))

@@ -26,6 +26,7 @@ import numpy.typing as npt
 
 from .crosslingual import is_chinese
 from .documents import Doc
+from .probes import Probes
 
 Vector = npt.NDArray[np.float32]
 #: Writes the overlay holds before `compact`: each write re-stores the overlay, a compaction the
@@ -70,6 +71,20 @@ class Part:
             elif entry.vector is not None:
                 self.has_vector[i] = False
         self._masks: dict[Hashable, npt.NDArray[np.bool_]] = {}
+        self._means: dict[str, npt.NDArray[np.float32]] = {}
+        self._means_lock = threading.Lock()
+
+    def note_means(self, probes: Probes) -> npt.NDArray[np.float32]:
+        """Per probe group and entry: the entry's mean similarity to the group's probes (probes.py;
+        3 x entries), kept per model: three dot products a note (60 ms a 100k-note snapshot on a
+        loaded core, once after it loads)."""
+        with self._means_lock:
+            if probes.name not in self._means:
+                if self.dimension and probes.centroids.shape[1] == self.dimension:
+                    self._means[probes.name] = probes.means(self.vectors)
+                else:  # another dimension: nothing to compare (these entries have no usable vector)
+                    self._means[probes.name] = np.zeros((3, len(self.entries)), dtype=np.float32)
+            return self._means[probes.name]
 
     @cached_property
     def chinese(self) -> npt.NDArray[np.bool_]:
@@ -253,6 +268,10 @@ class SearchIndex:
         """Every position's cosine similarity to each query vector (`queries`: one per row), NaN
         where a position has no vector; hidden positions are the caller's mask to drop."""
         return np.concatenate([self.snapshot().similarities(queries), self.overlay_part().similarities(queries)])
+
+    def note_means(self, probes: Probes) -> npt.NDArray[np.float32]:
+        """Per probe group and position: its mean similarity to the group (`Part.note_means`)."""
+        return np.concatenate([self.snapshot().note_means(probes), self.overlay_part().note_means(probes)], axis=1)
 
     def chinese(self) -> npt.NDArray[np.bool_]:
         """Per position: the document is mostly Chinese (kept per part: one pass per snapshot)."""

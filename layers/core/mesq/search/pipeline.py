@@ -8,18 +8,25 @@ confidence, a number from 0 to 1 that means the same for every query (docs/searc
   evidence is its **coverage**, the share of the query's terms it contains, each term weighted by
   its IDF (stop words of either language are no terms at all: tokenizer.py). A memo that shares one
   incidental word with a paraphrase covers a small share of it and weighs little;
-- vector: every document's similarity to the query, read against **the query's own distribution**
-  (a z-score over the user's documents: e5 similarities sit high and close together, so a raw
-  cosine says little, while a note far above the rest is a real match). A note in the other
-  language (Chinese vs English) is also scored against the query plus its CC-CEDICT gloss
-  (crosslingual.py) and keeps the better of the two. The candidates are the `VECTOR_CANDIDATES`
-  best with z >= `VECTOR_MIN_Z` (and always the `CLOSEST_MATCHES` nearest, so a small or
-  unrelated collection still has its closest matches); how far a note stands above the best
-  other note (`gap`) is evidence too;
-- fusion: `confidence = sigmoid(W_COVERAGE * coverage^3 + W_SIMILARITY * max(z, 0)
-  + W_GAP * max(gap, -1) + BIAS)` over the union of both branches' candidates (every candidate has both numbers: BM25
-  candidates have a similarity too). The cube keeps one weak token weak and a full match strong;
-  the weights were fitted on the TUNING half of the relevance set only (tests/search/calibrate.py);
+- vector: every document's similarity to the query, read two ways: against **the query's own
+  distribution** (`z`, a z-score over the user's documents: e5 similarities sit high and close
+  together, so a raw cosine says little, while a note far above the rest is a real match) and
+  against **the note's own level** (`note_z`: minus its mean similarity to fixed probe queries,
+  over the model's spread, probes.py: a "hub" note near every query is ordinary for an
+  unrelated one). The branch's `score` is their mean ("s-norm"). A note in the other language
+  (Chinese vs English) is also scored against the query plus its CC-CEDICT gloss
+  (crosslingual.py): its z keeps the better of the two, its note_z reads the glossed query. The
+  candidates are the `VECTOR_CANDIDATES` best with a score >= `VECTOR_MIN_Z` (and always the
+  `CLOSEST_MATCHES` nearest, so a small or unrelated collection still has its closest matches);
+  how far a note's score stands above the best other note of its language (`gap`) is evidence
+  too;
+- fusion: `confidence = sigmoid(W_COVERAGE * coverage^3 + W_SIMILARITY * max(score, 0)
+  + W_GAP * max(gap, -1) + BIAS)` over the union of both branches' candidates (every candidate
+  has both numbers: BM25 candidates have a similarity too). The cube keeps one weak token weak
+  and a full match strong; the weights were fitted on the TUNING half of the relevance set only
+  (tests/search/calibrate.py);
+- a query without a letter or a digit (spaces, punctuation, symbols) answers nothing: every
+  stage `skipped` (`has_words`);
 - the floor: hits at or above `FLOOR` confidence are the answer; up to `CLOSEST_MATCHES` below it
   follow as `closest` ("less related" on the page), so a query with one right memo returns that
   memo and not the timeline;
@@ -29,7 +36,7 @@ confidence, a number from 0 to 1 that means the same for every query (docs/searc
   `fused`.
 
 Statuses: `ok`, `failed` (the provider raised), `unavailable` (no provider configured), `fused`
-(no reranker: the fused order stands), `skipped` (nothing to rerank). `degraded` is true when
+(no reranker: the fused order stands), `skipped` (nothing to rerank, or a query without words). `degraded` is true when
 exactly one branch answered; when neither can, ServiceUnavailable. Zero hits is a normal empty
 answer. `Outcome.ranks` says, per hit, which branches found it and at which rank (1 = best).
 """
@@ -52,28 +59,33 @@ from ..kernel.ports.models import Embedder, ProviderError, Reranker
 from .crosslingual import GLOSSARY, is_chinese
 from .documents import Doc
 from .index import SearchIndex, Vector
+from .probes import CHINESE, ENGLISH, MIXED, Probes, probes_for
 from .tokenizer import tokens
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 RERANK_BATCH = 20
 #: The fused candidates a reranker scores (the issue's budget: a reranker over the top 30).
 RERANK_CANDIDATES = 30
-#: The vector branch's candidates: at most this many, each at least VECTOR_MIN_Z standard
-#: deviations above the query's mean similarity (a vector always has a nearest neighbour, so
-#: without a bar every document would be a candidate).
+#: The vector branch's candidates: at most this many, each with a score (the mean of its z over
+#: the query's similarities and its z against its own level, `_Semantic`) of at least VECTOR_MIN_Z
+#: (a vector always has a nearest neighbour, so without a bar every document would be a candidate).
 VECTOR_CANDIDATES = 100
 VECTOR_MIN_Z = 1.0
+#: `_top_two` looks for each language's best two among this many best positions first.
+TOP_HEAD = 256
 #: Fusion's weights and the floor, fitted on the tuning half of tests/search/relevance_set.py
 #: (`python -m tests.search.calibrate`: logistic regression of "is the query's note" on the
-#: features). The coverage weight is held at 7.5, not fitted: a note holding every query term
-#: then clears the floor whatever its vector says (7.5 + BIAS - W_GAP > logit(FLOOR)), which the
-#: set's controls cannot teach (their vectors agree). FLOOR: the highest confidence that keeps
-#: the tuning half's recall@5 of every class (0.15 loses an English paraphrase).
-W_COVERAGE = 7.5
-W_SIMILARITY = 1.89
-W_GAP = 3.58
-BIAS = -5.72
-FLOOR = 0.1
+#: features, over every class's tuning queries: twins have two right notes, absent topics none).
+#: The coverage weight is held at 11.5, not fitted: a note holding every query term then clears
+#: the floor whatever its vector says (11.5 + BIAS - W_GAP > logit(FLOOR)), which the set's
+#: controls cannot teach (their vectors agree). FLOOR: the highest confidence that keeps the
+#: tuning half's recall@5 of every class and both notes of every twin query (0.25 loses a
+#: Chinese paraphrase); absent topics with no item: 0.6 of the tuning half at 0.05, 0.8 at 0.2.
+W_COVERAGE = 11.5
+W_SIMILARITY = 1.78
+W_GAP = 2.12
+BIAS = -8.47
+FLOOR = 0.2
 #: Hits below the floor that still follow the answer (the page draws them as "less related").
 CLOSEST_MATCHES = 3
 #: Below this many documents a query's similarity distribution is unreliable: it is blended with
@@ -170,23 +182,34 @@ def _coverage(index: SearchIndex, terms: list[str], accepted: Mask) -> _Lexical:
 
 @dataclass
 class _Semantic:
-    """The vector branch: every position's z-score (0 where it has no vector), its candidates
-    best first, the best and second-best z over the accepted positions (for `gap`), and which
-    positions have a vector at all."""
+    """The vector branch: every position's similarity read two ways, over the query's
+    similarities (`z`) and against the note's own level over the probe queries (`note_z`,
+    probes.py), and the two together, `score` (0 where a position has no vector); its candidates
+    best score first; the best and second-best score of each language's accepted positions (for
+    `gap`); which positions have a vector."""
 
     z: Floats
+    note_z: Floats
+    score: Floats
     candidates: npt.NDArray[np.intp]
-    best: float
-    second: float
+    #: Per position: the note is mostly Chinese (its language, for `gap`).
+    chinese: Mask
+    #: Per language (index 0: not Chinese, 1: Chinese): the best and second-best score.
+    best: tuple[float, float]
+    second: tuple[float, float]
     embedded: Mask
 
     def gap(self, positions: npt.NDArray[np.intp]) -> Floats:
-        """How far each position stands above the best OTHER accepted position. A note not yet
-        embedded (written since the last build step) has no gap: its similarity is unknown, not
-        low, so a literal match written a moment ago is not ranked under a semantic guess."""
-        z = self.z[positions]
-        other = np.where(z >= self.best, self.second, self.best)
-        return np.asarray(np.where(self.embedded[positions], z - other, 0.0), dtype=np.float64)
+        """How far each position's score stands above the best OTHER accepted position of its
+        language. A note and its translation (a bilingual user writes both) do not compete: each
+        is read against the notes of its own language. A note not yet embedded (written since the
+        last build step) has no gap: its similarity is unknown, not low, so a literal match
+        written a moment ago is not ranked under a semantic guess."""
+        score = self.score[positions]
+        language = self.chinese[positions].astype(np.intp)
+        best, second = np.asarray(self.best)[language], np.asarray(self.second)[language]
+        other = np.where(score >= best, second, best)
+        return np.asarray(np.where(self.embedded[positions], score - other, 0.0), dtype=np.float64)
 
 
 def _vector(
@@ -230,24 +253,71 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
     embedded = ~np.isnan(similarity[:, 0])
     usable = accepted & embedded
     prior = getattr(embedder, "similarity_prior", None)
+    chinese_query = is_chinese(query)
+    chinese = index.chinese()
+    other = chinese != chinese_query
     z = _standard(similarity[:, 0], usable, prior)
     if gloss is not None:  # a note of the other language: the query or the query plus its gloss
-        other = index.chinese() != is_chinese(query)
         z = np.where(other, np.maximum(z, _standard(similarity[:, 1], usable, prior)), z)
     z[~usable] = 0.0
-    ranked = np.flatnonzero(usable & (z >= VECTOR_MIN_Z))
+    probes = probes_for(embedder)
+    note_z = z if probes is None else _note_z(index, probes, similarity, chinese_query, other, usable)
+    score = np.asarray((z + note_z) * 0.5)
+    score[~usable] = 0.0
+    ranked = np.flatnonzero(usable & (score >= VECTOR_MIN_Z))
     if len(ranked) < CLOSEST_MATCHES:  # the nearest few are always candidates: "closest matches"
-        nearest, _z = _first(index, np.flatnonzero(usable), z[usable].astype(np.float64), CLOSEST_MATCHES)
+        nearest, _score = _first(index, np.flatnonzero(usable), score[usable].astype(np.float64), CLOSEST_MATCHES)
         ranked = np.union1d(ranked, nearest)
     if len(ranked) > VECTOR_CANDIDATES:
-        ranked = ranked[np.argpartition(-z[ranked], VECTOR_CANDIDATES - 1)[:VECTOR_CANDIDATES]]
+        ranked = ranked[np.argpartition(-score[ranked], VECTOR_CANDIDATES - 1)[:VECTOR_CANDIDATES]]
     tie = index.tie_order()
-    candidates = ranked[np.lexsort((tie[ranked], -z[ranked]))]
-    values = z[usable]
-    top = np.partition(values, len(values) - 2)[-2:] if len(values) >= 2 else values
-    best = float(top.max()) if len(top) else 0.0
-    second = float(top.min()) if len(top) == 2 else 0.0
-    return _Semantic(z=z, candidates=candidates, best=best, second=second, embedded=embedded)
+    candidates = ranked[np.lexsort((tie[ranked], -score[ranked]))]
+    best, second = _top_two(score, usable, chinese)
+    return _Semantic(
+        z=z, note_z=note_z, score=score, candidates=candidates, chinese=chinese, best=best, second=second,
+        embedded=embedded,
+    )  # fmt: skip
+
+
+def _top_two(score: Floats, usable: Mask, chinese: Mask) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The best and second-best score of each language's usable positions (0 where it has none).
+    Both languages' best two are almost always among the best TOP_HEAD overall (one partition);
+    a language with fewer there than it has usable positions is read in full (copying one
+    language's scores out of a mixed account costs ~0.5 ms at 100k, the partition ~0.15)."""
+    ranked = np.where(usable, score, -np.inf)
+    size = len(ranked)
+    head = np.argpartition(ranked, size - TOP_HEAD)[size - TOP_HEAD :] if size > TOP_HEAD else np.arange(size)
+    best, second = [0.0, 0.0], [0.0, 0.0]
+    for language in (0, 1):
+        mine = chinese == bool(language)
+        values = ranked[head[mine[head]]]
+        values = values[values > -np.inf]
+        if len(values) < 2 and len(values) < int(np.count_nonzero(usable & mine)):
+            values = ranked[usable & mine]
+        if len(values):
+            top = np.partition(values, len(values) - 2)[-2:] if len(values) >= 2 else values
+            best[language] = float(top.max())
+            second[language] = float(top.min()) if len(top) == 2 else 0.0
+    return (best[0], best[1]), (second[0], second[1])
+
+
+def _note_z(
+    index: SearchIndex, probes: Probes, similarity: Floats32, chinese_query: bool, other: Mask, usable: Mask
+) -> Floats:
+    """Each note's similarity over its own level: minus its mean similarity to the probe queries
+    of the query's language, over the model's spread of such similarities (probes.py); 0 where a
+    position is not usable. A "hub" note, near every query, is ordinary for an unrelated one. A
+    note of the other language, when the query has a gloss, is read by the query plus its gloss
+    against the probes' pairs (the query alone against the probes of its own language over-read
+    long Chinese queries next to English notes: a sentence sits nearer every English note than a
+    probe word does). Float32 arithmetic over contiguous rows: under a millisecond at 100k notes."""
+    means = index.note_means(probes)
+    group = CHINESE if chinese_query else ENGLISH
+    note_z = (similarity[:, 0] - means[group]) / probes.spread[group]
+    if similarity.shape[1] > 1:
+        np.copyto(note_z, (similarity[:, 1] - means[MIXED]) / probes.spread[MIXED], where=other)
+    note_z[~usable] = 0.0  # no vector (NaN) or not accepted
+    return np.asarray(note_z, dtype=np.float64)
 
 
 def _scored_against(index: SearchIndex, embedder: Embedder, text: str) -> tuple[Vector, Floats32]:
@@ -278,17 +348,18 @@ def _standard(similarity: npt.NDArray[np.float32], usable: Mask, prior: tuple[fl
     return np.asarray((similarity.astype(np.float64) - mean) / max(std, 1e-6))
 
 
-def logit(coverage: Floats, z: Floats, gap: Floats) -> Floats:
-    """The fused score before the sigmoid (same order; fusion ranks on it, see `confidence`)."""
+def logit(coverage: Floats, similarity: Floats, gap: Floats) -> Floats:
+    """The fused score before the sigmoid (same order; fusion ranks on it, see `confidence`).
+    `similarity`: the vector branch's score (`_Semantic.score`), `gap` its gap."""
     # Below the mean a similarity is no evidence against a hit (a keyword query can match a long
     # note the vector places anywhere); a gap is counted down to -1 (one deviation under the best).
-    evidence = W_COVERAGE * coverage**3 + W_SIMILARITY * np.maximum(z, 0.0) + W_GAP * np.maximum(gap, -1.0)
+    evidence = W_COVERAGE * coverage**3 + W_SIMILARITY * np.maximum(similarity, 0.0) + W_GAP * np.maximum(gap, -1.0)
     return np.asarray(evidence + BIAS)
 
 
-def confidence(coverage: Floats, z: Floats, gap: Floats) -> Floats:
+def confidence(coverage: Floats, similarity: Floats, gap: Floats) -> Floats:
     """The fused score (0-1): the calibrated chance that a candidate is what the query asks for."""
-    return _sigmoid(logit(coverage, z, gap))
+    return _sigmoid(logit(coverage, similarity, gap))
 
 
 def _sigmoid(values: Floats) -> Floats:
@@ -308,11 +379,11 @@ def _fuse(
     positions = np.flatnonzero(member)
     coverage = lexical.coverage[positions] if lexical is not None else np.zeros(len(positions))
     if semantic is not None:
-        z, gap = semantic.z[positions], semantic.gap(positions)
+        similarity, gap = semantic.score[positions], semantic.gap(positions)
     else:  # BM25 alone: no similarity evidence either way
-        z, gap = np.zeros(len(positions)), np.zeros(len(positions))
+        similarity, gap = np.zeros(len(positions)), np.zeros(len(positions))
     stage.done("ok", len(positions))
-    return positions, logit(coverage, z, gap)  # the sigmoid only for what is returned (search)
+    return positions, logit(coverage, similarity, gap)  # the sigmoid only for what is returned (search)
 
 
 def _first(
@@ -381,6 +452,10 @@ def search(
     mask per snapshot, so a repeated filter costs no Python call per document. `floor` replaces
     the calibrated floor (0: every candidate is a hit, as the relevance test reads them)."""
     outcome = Outcome(hits=[])
+    if not has_words(query):
+        for name in ("bm25", "vector", "fusion", "rerank"):
+            _Stage(outcome, name).done("skipped", 0)
+        return outcome
     index = index.frozen()  # a write applied meanwhile changes the cached index, not this search
     accepted = index.accepted(accept, accept_key)
     lexical = _lexical(index, query, accepted, outcome)
@@ -412,6 +487,14 @@ def search(
         target.append((doc, round(score, 6)))
         outcome.ranks[doc.key] = _ranks_of(position, lexical, semantic, tie)
     return outcome
+
+
+def has_words(query: str) -> bool:
+    """A letter or a digit of any script. A query of spaces, punctuation or symbols alone ("   ",
+    "\u3000", "%_%", "*") has no term for BM25, and its embedding is noise: the vector branch
+    placed such a query nearest some note every time (0.37-0.98 before the probes). It answers
+    nothing, as the literal search answers a query of spaces."""
+    return any(character.isalnum() for character in query)
 
 
 def _ranks_of(
