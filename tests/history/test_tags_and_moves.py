@@ -91,12 +91,12 @@ def test_undo_by_run_lists_what_cannot_be_undone(sqlite):
     assert space["id"] not in {s["id"] for s in call("list_todo_spaces")["spaces"]}
     [gone] = [c for c in changes(sqlite) if c["action"] == "delete" and c["record"]["kind"] == "space"]
     assert gone["undoes"] == made["id"]
+    # The removal an undo made is itself undone (a redo): the space is back, and only once.
     by_actor = call("undo_changes", actor="pat:t", since=gone["at"])
-    assert [(e["changeId"], e["code"]) for e in by_actor["notUndone"] if e["changeId"] == gone["id"]] == [
-        (gone["id"], "NOT_UNDOABLE")
-    ]
+    assert gone["id"] in {e["changeId"] for e in by_actor["undone"]} and by_actor["notUndone"] == []
+    assert space["id"] in {s["id"] for s in call("list_todo_spaces")["spaces"]}
     by_id = call("undo_changes", changeIds=[gone["id"]])
-    assert by_id["notUndone"][0]["code"] == "NOT_UNDOABLE"
+    assert by_id["notUndone"][0]["code"] == "CONFLICT"
 
 
 def test_undoing_a_cross_space_move_takes_its_subtasks_back(store):
@@ -235,3 +235,111 @@ def test_undoing_a_session_removes_its_space_with_the_columns_in_one_change(stor
     listed = agent("list_changes", sessionId=removal["sessionId"], limit=100)["changes"]
     assert sorted(c["id"] for c in listed) == sorted(c["id"] for c in undo)
     assert [c["id"] for c in listed if "undoes" not in c] == []
+
+
+def _trip_undone(store: ItemStore) -> tuple[Any, dict[str, Any], dict[str, Any], list[dict[str, Any]], list[str]]:
+    """An agent's session made the space "Trip" (its default columns) and a task in it; a person
+    undid the session: answers the person, the space, the task, its columns and the undo's
+    change ids (what /activity's "Redo these changes" posts)."""
+    agent = caller_as(store, "pat:agent", "agent")
+    trip = agent("create_todo_space", name="Trip")["space"]
+    task = agent("create_todo_task", title="pack", spaceId=trip["id"])["task"]
+    columns = [c for c in agent("list_todo_spaces")["columns"] if c["spaceId"] == trip["id"]]
+    person = caller_as(store, "pat:person", "person")
+    undone = person("undo_changes", sessionId=agent("get_context")["sessionId"])
+    assert undone["notUndone"] == []
+    assert trip["id"] not in {s["id"] for s in person("list_todo_spaces")["spaces"]}
+    undo = [c["id"] for c in changes(store) if c["operation"] == "undo_changes"]
+    return person, trip, task, columns, undo
+
+
+def _board(call: Any, space_id: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    listed = call("list_todo_spaces")
+    space = next((s for s in listed["spaces"] if s["id"] == space_id), None)
+    return space, [c for c in listed["columns"] if c["spaceId"] == space_id]
+
+
+def test_redoing_an_undone_session_brings_its_space_back_with_the_columns_and_the_task(store):
+    """Redo (undo_changes of the undo's changes): the space is back with its id, name, slug,
+    order and columns before the task's restore, so the task is back in its own column, not in
+    the default space; the re-creation is one change that `undoes` the removal, the columns its
+    members."""
+    person, trip, task, columns, undo = _trip_undone(store)
+    redone = person("undo_changes", changeIds=undo)
+    assert redone["notUndone"] == [] and len(redone["undone"]) == len(undo)
+    space, back = _board(person, trip["id"])
+    assert space is not None
+    assert {k: space[k] for k in ("name", "slug", "position")} == {k: trip[k] for k in ("name", "slug", "position")}
+    assert [_as_made(c) for c in back] == [_as_made(c) for c in columns]
+    again = person("get_todo_task", id=task["id"])["task"]
+    assert (again["spaceId"], again["columnId"], again["deletedAt"]) == (trip["id"], task["columnId"], None)
+    [removal] = [c for c in changes(store) if c["id"] in undo and c["record"]["kind"] == "space"]
+    [recreation] = [c for c in changes(store) if c.get("undoes") == removal["id"]]
+    assert recreation["action"] == "create" and recreation["record"]["id"] == trip["id"]
+    assert {m["record"]["id"] for m in recreation["members"]} == {c["id"] for c in columns}
+    assert [c for c in changes(store) if c["operation"] == "undo_changes" and "undoes" not in c] == []
+
+
+def test_undoing_the_redo_removes_the_space_again(store):
+    """The redo's changes undone in turn: the task back in the trash, the space removed again
+    with its columns (one change that `undoes` the re-creation); then redone once more."""
+    person, trip, task, _columns, undo = _trip_undone(store)
+    person("undo_changes", changeIds=undo)
+    redo = [c["id"] for c in changes(store) if c.get("undoes") in undo]
+    assert len(redo) == len(undo)
+    again = person("undo_changes", changeIds=redo)
+    assert again["notUndone"] == []
+    assert _board(person, trip["id"]) == (None, [])
+    assert task["id"] in {entry["id"] for entry in person("list_todo_trash")["items"]}
+    [removal] = [c for c in changes(store) if c.get("undoes") in redo and c["record"]["kind"] == "space"]
+    assert removal["action"] == "delete" and len(removal["members"]) == len(_columns)
+    third = person("undo_changes", changeIds=[c["id"] for c in changes(store) if c.get("undoes") in redo])
+    assert third["notUndone"] == []
+    assert person("get_todo_task", id=task["id"])["task"]["spaceId"] == trip["id"]
+
+
+def _as_made(column: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in column.items() if name not in ("revision", "updatedAt")}
+
+
+def test_a_persons_own_delete_of_the_space_a_redo_brought_back_stays_not_undoable(store):
+    """Only a removal an undo made comes back: the person's own delete_todo_space (no `undoes`)
+    of the space a redo brought back is a permanent delete, in the dry run and the real one."""
+    call, trip, task, _columns, undo = _trip_undone(store)
+    assert call("undo_changes", changeIds=undo)["notUndone"] == []
+    call("delete_todo_task", id=task["id"], expectedRevision=call("get_todo_task", id=task["id"])["task"]["revision"])
+    space, _back = _board(call, trip["id"])
+    assert space is not None
+    call("delete_todo_space", spaceId=trip["id"], expectedRevision=space["revision"])
+    [delete] = [c for c in changes(store) if c["operation"] == "delete_todo_space"]
+    assert "undoes" not in delete
+    for dry in (True, False):
+        answer = call("undo_changes", changeIds=[delete["id"]], dryRun=dry)
+        assert answer["undone"] == [] and [e["code"] for e in answer["notUndone"]] == ["NOT_UNDOABLE"]
+        assert "permanent delete of a space" in answer["notUndone"][0]["message"]
+
+
+def test_the_redos_dry_run_forecasts_the_real_run(store):
+    person, trip, _task, _columns, undo = _trip_undone(store)
+    preview = person("undo_changes", changeIds=undo, dryRun=True)
+    assert _board(person, trip["id"]) == (None, [])
+    redone = person("undo_changes", changeIds=undo)
+    strip = lambda entries: sorted((e["changeId"], e["action"]) for e in entries)  # noqa: E731
+    assert preview["notUndone"] == redone["notUndone"] == []
+    assert strip(preview["undone"]) == strip(redone["undone"])
+    redo = [c["id"] for c in changes(store) if c.get("undoes") in undo]
+    preview = person("undo_changes", changeIds=redo, dryRun=True)
+    again = person("undo_changes", changeIds=redo)
+    assert preview["notUndone"] == again["notUndone"] == []
+    assert strip(preview["undone"]) == strip(again["undone"])
+
+
+def test_a_redo_takes_the_next_free_slug_when_another_space_took_it(store):
+    """The slug was claimed meanwhile by another space: the space comes back under the next
+    free one (`trip-2`), as create_todo_space names a space, rather than the redo failing."""
+    person, trip, task, _columns, undo = _trip_undone(store)
+    person("create_todo_space", name="Other trip", slug=trip["slug"])
+    assert person("undo_changes", changeIds=undo)["notUndone"] == []
+    space, _back = _board(person, trip["id"])
+    assert space is not None and space["slug"] == f"{trip['slug']}-2"
+    assert person("get_todo_task", id=task["id"])["task"]["spaceId"] == trip["id"]

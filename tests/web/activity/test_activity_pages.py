@@ -198,3 +198,37 @@ def test_an_undo_that_removes_a_space_reads_as_one_group_with_its_columns(
         assert len(groups) == 2, [shown_text(group)[:80] for group in groups]  # the undo, the agent's session
         undo = re.sub(r"\s*([“”])\s*", r"\1", shown_text(groups[0]))
         assert 'undo-badge"' in groups[0] and removed in undo and with_it in undo, undo
+
+
+def test_redo_these_changes_brings_the_space_back_and_reads_so(services: Services, browser: Callable[..., Browser]):
+    """The undo group's "Redo these changes" (its pending change ids, previewed, then undone):
+    the space the undo removed is back with its columns and the task in its own column; the
+    preview promises all of it (nothing left as it is), and the redo's group says the space was
+    brought back with its columns, in Chinese and in English."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    trip = agent("create_todo_space", name="旅行")["space"]
+    task = agent("create_todo_task", title="订机票", spaceId=trip["id"])["task"]
+    columns = [c for c in agent("list_todo_spaces")["columns"] if c["spaceId"] == trip["id"]]
+    person.post("/activity/undo", {"sessionId": agent("get_context")["sessionId"], "back": "/activity"})
+    undo_group = _sections(person.get("/activity", headers={"Accept-Language": "zh-CN"}).text)[0]
+    assert "重做这些改动" in undo_group
+    change_ids = list(dict.fromkeys(re.findall(r'name="changeId" value="([^"]+)"', undo_group)))
+    assert len(change_ids) == 2  # the task's trash and the space's removal
+    form = {"changeId": change_ids, "back": "/activity"}
+    preview = shown_text(person.post("/activity/undo/preview", form, headers={"Accept-Language": "en"}).text)
+    assert "This undoes 2 changes." in preview and "left as" not in preview, preview
+    assert person.post("/activity/undo", form).status_code == 303
+    assert trip["id"] in {space["id"] for space in agent("list_todo_spaces")["spaces"]}
+    back = agent("get_todo_task", id=task["id"])["task"]
+    assert (back["spaceId"], back["columnId"]) == (trip["id"], task["columnId"])
+    for language, brought, with_it in (
+        ("zh-CN", "恢复了空间“旅行”", f"{len(columns)} 列"),
+        ("en", "brought back the space“旅行”", f"{len(columns)} columns"),
+    ):
+        redo = re.sub(
+            r"\s*([“”])\s*",
+            r"\1",
+            shown_text(_sections(person.get("/activity", headers={"Accept-Language": language}).text)[0]),
+        )
+        assert brought in redo and with_it in redo and "deleted" not in redo and "删除" not in redo, redo

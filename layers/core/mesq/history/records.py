@@ -283,10 +283,15 @@ def change_put(item: Item) -> Put:
 
 def not_undoable(change: Item) -> str | None:
     """Why undo_changes cannot revert this change (None: it can): a permanent delete never is,
-    nor creating a space, column or tag (they have no trash; delete them instead)."""
+    nor creating a space, column or tag (they have no trash; delete them instead). A space's
+    removal or re-creation that an undo made (`undoes`, with its columns as `members`) is the
+    exception: undoing it puts the space back as it was, or removes it again (a redo, then its
+    undo; todos/revert.py)."""
     action, kind = change["action"], change["record"]["kind"]
     if is_moved_to_board(change):
         return None  # the inbox item is put back (todos/revert.py)
+    if is_undo_of_space(change):
+        return None
     if action == "delete":
         return f"a permanent delete of {_A[kind]} cannot be undone"
     if action == "create" and kind in ("space", "column", "tag"):
@@ -307,6 +312,15 @@ def is_moved_to_board(change: Item) -> bool:
         change["record"]["kind"] == "inbox"
         and change["action"] == "delete"
         and change.get("operation") == MOVE_TO_BOARD
+    )
+
+
+def is_undo_of_space(change: Item) -> bool:
+    """A space removed or brought back by an undo (the finisher's removal of a space a run or
+    session made, a redo's re-creation of it): undoing it brings the space back with its columns,
+    or removes it again."""
+    return bool(
+        change["record"]["kind"] == "space" and change["action"] in ("create", "delete") and change.get("undoes")
     )
 
 

@@ -5,6 +5,9 @@
 - a create: the record goes to the trash; a trash: it is restored; a restore: trashed again;
 - a move to the board: the task it made goes to the trash, then the inbox item comes back
   (`_removals_after_their_tasks` orders the pair; todos/revert.py puts the item back);
+- a space an undo removed (its `delete` names what it `undoes`): put back with its columns (its
+  `members`), and that re-creation undone removes it again: a redo of an undone session, and its
+  undo (todos/revert.py);
 - never a permanent delete, nor creating a space, column or tag (`records.not_undoable`): such a
   change, asked for by id or matched by a runId, sessionId or actor, is listed in `notUndone` as
   NOT_UNDOABLE with the reason, never skipped silently. When a whole run or session is undone
@@ -43,7 +46,7 @@ from ..kernel.errors import Conflict, Forbidden, MesqError, NotFound, RevisionCo
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
 from .reads import changes, matcher, readable_kinds, require_known, with_me
-from .records import FAMILY, change_key, expanded, is_moved_to_board, not_undoable, undoable
+from .records import FAMILY, change_key, expanded, is_moved_to_board, is_undo_of_space, not_undoable, undoable
 from .settled import settled_revision
 
 #: Puts one change of its kind back (`call` carries `undoes`, so the revert's change record names
@@ -114,7 +117,7 @@ def undo_changes(call: Call, args: dict[str, Any], kinds: Kinds | Mapping[str, R
             continue
         chain[change["record"]["id"]] = (revision, change["revisions"]["before"])
         for member in change.get("members", []):  # each written once by the revert, as the dry run counts
-            chain[member["record"]["id"]] = (int(member["revisions"]["after"]) + 1, member["revisions"]["before"])
+            chain[member["record"]["id"]] = (_made(member), member["revisions"]["before"])
         undone.append({**entry, "revision": revision, **_revert_of(call, change, recorded)})
     if not more and ("runId" in args or "sessionId" in args):
         finishing = replace(call, operation_id="undo_changes")
@@ -197,6 +200,12 @@ def _dry_run(call: Call, ordered: list[Item], more: bool, kinds: Kinds, *, whole
             for part, wanted in _parts(change, expected):
                 record_id = part["record"]["id"]
                 now = chain[record_id][0] if record_id in chain else current.get(record_id)
+                if wanted is None:  # a removal undone: the record is put back, so it must still be gone
+                    if now is not None:
+                        raise Conflict(
+                            "%(kind)s %(id)s is already back", kind=part["record"]["kind"], id=quoted(record_id)
+                        )
+                    continue
                 if now is None:
                     raise NotFound(
                         "%(kind)s %(id)s no longer exists", kind=part["record"]["kind"], id=quoted(record_id)
@@ -208,10 +217,11 @@ def _dry_run(call: Call, ordered: list[Item], more: bool, kinds: Kinds, *, whole
         except MesqError as error:
             refused.append({**entry, **_reason(error)})
             continue
-        for part, _wanted in _parts(change, expected):
+        for part, wanted in _parts(change, expected):
             record_id = part["record"]["id"]
             base = chain[record_id][0] if record_id in chain else current.get(record_id) or 0
-            chain[record_id] = (base + 1, part["revisions"]["before"])
+            made = _made(part) if wanted is None else base + 1
+            chain[record_id] = (made, part["revisions"]["before"])
         would.append(entry)
         undoing.append(change)
     if not more and whole:
@@ -233,10 +243,25 @@ def _settled_at(call: Call, change: Item, now: int) -> bool:
     return settled_revision(call, change) == now
 
 
-def _parts(change: Item, expected: int) -> list[tuple[Item, int]]:
-    """The change's own record at `expected`, and its members at their `after` revisions."""
-    members = [(member, int(member["revisions"]["after"])) for member in change.get("members", [])]
-    return [(change, expected), *members]
+def _parts(change: Item, expected: int) -> list[tuple[Item, int | None]]:
+    """The change's own record at `expected`, and its members at their `after` revisions; None
+    for a record the change removed and its undo puts back (a space an undo removed, its columns),
+    which must still be gone."""
+    members = [(member, _after(member)) for member in change.get("members", [])]
+    own = None if is_undo_of_space(change) and change["revisions"]["after"] is None else expected
+    return [(change, own), *members]
+
+
+def _after(entry: Item) -> int | None:
+    after = entry["revisions"]["after"]
+    return None if after is None else int(after)
+
+
+def _made(entry: Item) -> int:
+    """The revision the undo leaves a member at: the next after its `after` revision, or, for a
+    record the change removed and the undo puts back, the next after the one it was removed at."""
+    after = entry["revisions"]["after"]
+    return int(entry["revisions"]["before"] if after is None else after) + 1
 
 
 def _current_revisions(call: Call, ordered: list[Item], kinds: Kinds) -> dict[str, int | None]:
@@ -297,7 +322,9 @@ def _chained_members(change: Item, chain: Mapping[str, tuple[int, int | None]]) 
     return {
         **change,
         "members": [
-            {
+            member
+            if member["revisions"]["after"] is None  # removed by the change: its undo puts it back
+            else {
                 **member,
                 "revisions": {**member["revisions"], "after": _expected(member, chain.get(member["record"]["id"]))},
             }

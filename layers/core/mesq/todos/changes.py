@@ -50,7 +50,7 @@ def todo_changes(call: Call, state: TodoState, ops: Sequence[WriteOp]) -> list[W
     columns as members of its change); when they would not fit the transaction beside `ops`, one
     record for the first with the others as its `members`."""
     everything = _todo_written(state, ops)
-    written, members = _carried(everything)
+    written, members = _carried(everything, undoing=call.undoes is not None)
     if len(ops) + len(written) + _RESERVED <= MAX_TRANSACTION_OPS:
         changes: list[WriteOp] = []
         for index, (kind, ident, before, after, stored) in enumerate(written):
@@ -62,7 +62,7 @@ def todo_changes(call: Call, state: TodoState, ops: Sequence[WriteOp]) -> list[W
     return change_op(call, kind, ident, before, after, [member(*entry[:4]) for entry in rest])
 
 
-def _carried(written: list[Written]) -> tuple[list[Written], dict[str, list[Item]]]:
+def _carried(written: list[Written], *, undoing: bool = False) -> tuple[list[Written], dict[str, list[Item]]]:
     """The entries without the records that go with another record of the same write, and those
     as `member`s by that record's id:
     - a moved task's subtasks: undoing the move takes them back with it (a move to another space
@@ -70,18 +70,25 @@ def _carried(written: list[Written]) -> tuple[list[Written], dict[str, list[Item
     - a removed space's columns (delete_todo_space, and the undo that removes a space its run or
       session made once it is empty, todos/revert.py): one removal, as a person reads it. Under an
       undo only the space's change can name what it `undoes`; columns' removals of their own
-      would read on /activity as deletions apart from the undo."""
+      would read on /activity as deletions apart from the undo;
+    - under an undo (`undoing`), a space's columns brought back with it (the redo of that removal,
+      todos/revert.py): one re-creation, which its own undo removes again. A space a person
+      creates keeps one change per column, as before."""
     moved = {
         ident
         for kind, ident, before, after, _stored in written
         if kind == "task" and action_of(kind, before, after, changed_fields(kind, before, after)) == "move"
     }
-    removed_spaces = {ident for kind, ident, _before, after, _stored in written if kind == "space" and after is None}
+    whole_spaces = {ident for kind, ident, _before, after, _stored in written if kind == "space" and after is None}
+    if undoing:
+        whole_spaces |= {
+            ident for kind, ident, before, _after, _stored in written if kind == "space" and before is None
+        }
     members: dict[str, list[Item]] = {}
     kept: list[Written] = []
     for entry in written:
         kind, ident, before, after, _stored = entry
-        carrier = _carrier(kind, before, after, moved, removed_spaces)
+        carrier = _carrier(kind, before, after, moved, whole_spaces)
         if carrier is None:
             kept.append(entry)
         else:
@@ -89,16 +96,14 @@ def _carried(written: list[Written]) -> tuple[list[Written], dict[str, list[Item
     return kept, members
 
 
-def _carrier(
-    kind: str, before: Item | None, after: Item | None, moved: set[str], removed_spaces: set[str]
-) -> str | None:
+def _carrier(kind: str, before: Item | None, after: Item | None, moved: set[str], whole_spaces: set[str]) -> str | None:
     """The id of the record whose change this one is a member of (None: a change of its own)."""
     if kind == "subtask":
         parent = str((after or before or {}).get("parentId") or "")
         return parent if parent in moved else None
-    if kind == "column" and after is None:
-        space = str((before or {}).get("spaceId") or "")
-        return space if space in removed_spaces else None
+    if kind == "column" and (after is None or before is None):
+        space = str((before or after or {}).get("spaceId") or "")
+        return space if space in whole_spaces else None
     return None
 
 

@@ -3,6 +3,10 @@ registries.py gathers the reverters): one change of a task, subtask, inbox item,
 tag put back through the todo writes.
 
 - a create or a restore: the record goes to the trash; a trash: it is restored;
+- a space an undo removed (a run's or session's, with its columns: `remove_created_spaces`): put
+  back with its id, name, order and columns, its slug too unless another space took it meanwhile
+  (then the next free one, `-2`, `-3`, as create_todo_space names a space); its re-creation, undone
+  in turn, removes it again (a redo, then its undo);
 - a tag rename: renamed back (update_todo_tag, the records carrying it too); a space's slug: set
   back through update_todo_space (its slug claim moves with it);
 - any other update or move, with the records that moved with it (`members`): their changed
@@ -16,14 +20,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..history.records import is_moved_to_board
+from ..history.records import is_moved_to_board, is_undo_of_space
 from ..kernel.context import Call
 from ..kernel.errors import Conflict, MesqError, NotFound, RevisionConflict
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item, WriteOp
 from ..kernel.timestamps import now_timestamp
 from . import keys, model
-from .board.spaces import delete_todo_space, update_todo_space
+from .board.spaces import delete_todo_space, slug_claim, update_todo_space
 from .board.subtasks import delete_todo_subtask
 from .board.tags import update_todo_tag
 from .board.tasks import delete_todo_task
@@ -31,13 +35,15 @@ from .board.trash import restore_todo_item
 from .inbox.operations import delete_todo_inbox_item
 from .keys import Kind
 from .state import TodoState, load_partial
-from .writes import Built, apply, bump, put_new, put_revised, tag_registrations
+from .writes import Built, _free_slug, apply, bump, put_new, put_revised, tag_registrations
 
 
 def revert_todo(call: Call, change: Item, expected: int) -> dict[str, Any]:
     kind, record_id = change["record"]["kind"], change["record"]["id"]
     action = change["action"]
     target = {"id": record_id, "expectedRevision": expected}
+    if is_undo_of_space(change):
+        return _space_back(call, change) if action == "delete" else _space_removed_again(call, change, expected)
     if action in ("create", "restore"):
         trash = {"task": delete_todo_task, "subtask": delete_todo_subtask, "inbox": delete_todo_inbox_item}[kind]
         return trash(call, target)
@@ -87,6 +93,66 @@ def _back_to_inbox(call: Call, change: Item) -> dict[str, Any]:
         )
 
     return apply(call, build, conflict)
+
+
+def _space_back(call: Call, change: Item) -> dict[str, Any]:
+    """A space's removal by an undo undone (the redo of a session or run that made it): the space
+    back with its id, name, order and columns (the change's `before` and its members'), each at
+    the revision after the one it was removed at, in one transaction through the todo write
+    pattern; its slug too, or, when another space took it meanwhile, the next free one (as
+    create_todo_space names a space). Its change `undoes` the removal, the columns its members
+    (todos/changes.py), so undoing it removes the space again. Its trashed tasks, restored by the
+    same redo after it (newest first), find their own columns again."""
+    user_id, space_id = call.principal.user_id, change["record"]["id"]
+    columns = [m for m in change.get("members", []) if m["record"]["kind"] == "column"]
+
+    def conflict(state: TodoState) -> MesqError:
+        if space_id in state.spaces:
+            return Conflict("todo space %(record_id)s is already back", record_id=quoted(space_id))
+        return Conflict("the slug of space %(record_id)s was claimed meanwhile; retry", record_id=quoted(space_id))
+
+    def build(state: TodoState) -> Built:
+        if space_id in state.spaces or any(c["record"]["id"] in state.columns for c in columns):
+            raise conflict(state)
+        if len(columns) > model.MAX_COLUMNS_PER_SPACE:
+            raise Conflict(
+                "a space has at most %(max_columns_per_space)s columns",
+                max_columns_per_space=model.MAX_COLUMNS_PER_SPACE,
+            )
+        now = now_timestamp()
+        space = _as_it_was(change, now)
+        space["slug"] = _free_slug(state, str(space["slug"]))
+        ops: list[WriteOp] = [put_new(user_id, "space", space), slug_claim(user_id, str(space["slug"]), space_id)]
+        back = [{**_as_it_was(column, now), "spaceId": space_id} for column in columns]
+        ops += [put_new(user_id, "column", column) for column in back]
+        data = {"space": model.public_space(space, state.default_space_id)}
+        return {**data, "columns": [model.public_column(column) for column in back]}, ops
+
+    return apply(call, build, conflict)
+
+
+def _as_it_was(entry: Item, now: str) -> Item:
+    """A removed record as its removal's `before` kept it, at the next revision."""
+    revision = int(entry["revisions"]["before"]) + 1
+    return {**entry["before"], "id": entry["record"]["id"], "revision": revision, "updatedAt": now}
+
+
+def _space_removed_again(call: Call, change: Item, expected: int) -> dict[str, Any]:
+    """A space's re-creation by a redo undone: removed again with its columns through
+    delete_todo_space (one change that `undoes` the re-creation, the columns its members); a
+    column changed since is a conflict, as for any change's members, and a space holding live
+    tasks is refused (move or delete them first, or undo their restore too)."""
+    state = load_partial(call.services.items, call.principal.user_id)
+    for column in change.get("members", []):
+        current = state.columns.get(column["record"]["id"])
+        if current is not None and int(current["revision"]) != column["revisions"]["after"]:
+            raise RevisionConflict(
+                "todo column %(record_id)s changed since this change (revision %(revision)s)",
+                record_id=quoted(column["record"]["id"]),
+                revision=current["revision"],
+                recover_data={"column": model.public_column(current)},
+            )
+    return delete_todo_space(call, {"spaceId": change["record"]["id"], "expectedRevision": expected})
 
 
 def _rename_back(call: Call, change: Item, expected: int) -> dict[str, Any]:

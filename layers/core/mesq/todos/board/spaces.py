@@ -71,7 +71,7 @@ def list_todo_spaces(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _slug_claim(user_id: str, slug: str, space_id: str) -> Put:
+def slug_claim(user_id: str, slug: str, space_id: str) -> Put:
     pk, sk = keys.slug_key(user_id, slug)
     return Put({"pk": pk, "sk": sk, "spaceId": space_id}, Condition(exists=False))
 
@@ -122,7 +122,7 @@ def update_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
             if slug in state.slugs:
                 raise Conflict("slug %(slug)s is already used by another space; choose another", slug=quoted(slug))
             after["slug"] = slug
-            ops.append(_slug_claim(user_id, slug, before["id"]))
+            ops.append(slug_claim(user_id, slug, before["id"]))
             ops.append(Delete(keys.slug_key(user_id, before["slug"]), Condition(equals={"spaceId": before["id"]})))
         if "index" in args:
             siblings = [s["position"] for s in state.ordered_spaces() if s["id"] != before["id"]]

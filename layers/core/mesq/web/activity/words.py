@@ -67,6 +67,7 @@ _SAID = {
     "restore": N_("restored %(thing)s from the trash"),
     "delete": N_("deleted %(thing)s for good"),
     "remove": N_("deleted %(thing)s"),
+    "bring_back": N_("brought back %(thing)s"),
     "recolour": N_("changed the colour of %(thing)s"),
     "to_board": N_("moved %(thing)s from the inbox to the board"),
 }
@@ -91,6 +92,7 @@ _SUMMED = {
     "restore": NC_("a count of records", "restored %(thing)s from the trash"),
     "delete": NC_("a count of records", "deleted %(thing)s for good"),
     "remove": NC_("a count of records", "deleted %(thing)s"),
+    "bring_back": NC_("a count of records", "brought back %(thing)s"),
     "recolour": NC_("a count of records", "changed the colour of %(thing)s"),
     "to_board": NC_("a count of records", "moved %(thing)s from the inbox to the board"),
 }
@@ -109,6 +111,8 @@ def act_of(change: dict[str, Any]) -> str:
         if kind == "inbox" and change.get("operation") == "move_todo_inbox_item_to_board":
             return "to_board"
         return "remove" if kind in _NO_TRASH else "delete"
+    if action == "create" and kind in _NO_TRASH and change.get("undoes"):
+        return "bring_back"  # a space an undo removed, put back by a redo (with its columns)
     if action in ("create", "trash", "restore"):
         return str(action)
     if kind in _TASKS and "done" in fields and change.get("operation") in _COMPLETING:
@@ -395,7 +399,7 @@ def details(change: dict[str, Any], act: str, names: Names, zone: str, now: date
         return [Detail(say.gettext("Change"), note=say.gettext("Too large to keep; the record itself has it."))]
     if act == "create":
         found = _created(change, names, zone, now, say)
-    elif act in ("trash", "restore", "delete", "remove", "to_board", "recolour"):
+    elif act in ("trash", "restore", "delete", "remove", "bring_back", "to_board", "recolour"):
         found = []
     else:
         before, after = change.get("before") or {}, change.get("after") or {}
