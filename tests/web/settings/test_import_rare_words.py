@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from ..conftest import Browser
+from .test_import_language import _upload as refused_upload
 
 EN = {"accept-language": "en-US"}
 ZH = {"accept-language": "zh-CN"}
@@ -62,18 +63,6 @@ def _flomo(*cards: str, files: dict[str, bytes] | None = None) -> bytes:
     return _zip({"flomo@x/index.html": page, **(files or {})})
 
 
-def _refused(person: Browser, path: str, data: bytes, name: str, headers: dict[str, str], **fields: str) -> str:
-    answer = person.client.post(
-        path,
-        data={"csrf": person.csrf, **fields},
-        files={"file": (name, data, "application/octet-stream")},
-        headers=headers,
-        follow_redirects=False,
-    )
-    assert answer.status_code == 400, answer.text
-    return html.unescape(answer.text)
-
-
 def _error_block(page: str, block: str) -> str:
     return page.split(f'id="{block}"')[1].split("</div>")[0]
 
@@ -101,12 +90,12 @@ HOSTILE = {
 def test_a_hostile_zip_is_refused_in_the_readers_language(browser: Callable[..., Browser], case: str) -> None:
     build, chinese_line, english_line = HOSTILE[case]
     person = browser()
-    chinese = _refused(person, "/settings/import/app", build(), "flomo.zip", ZH, kind="flomo")
+    chinese = refused_upload(person, "/settings/import/app", build(), "flomo.zip", ZH, kind="flomo")
     said = _error_block(chinese, "app-import-error")
     assert chinese_line in said
     assert ENGLISH.search(said) is None, said
     assert "upload" not in said and "Error" not in said
-    english = _refused(person, "/settings/import/app", build(), "flomo.zip", EN, kind="flomo")
+    english = refused_upload(person, "/settings/import/app", build(), "flomo.zip", EN, kind="flomo")
     assert english_line in _error_block(english, "app-import-error")
 
 
@@ -114,10 +103,10 @@ def test_an_archives_manifest_fault_in_chinese(browser: Callable[..., Browser]) 
     person = browser()
     manifest = b'{"format": "mesq-archive", "version": 7, "owner": "u1", "files": {}}'
     archive = _zip({"manifest.json": manifest, "records.jsonl": b""})
-    chinese = _refused(person, "/settings/import", archive, "mine.zip", ZH, kind="archive")
+    chinese = refused_upload(person, "/settings/import", archive, "mine.zip", ZH, kind="archive")
     assert "manifest.json：版本 7 不是 1" in chinese
     assert "version 7 is not" not in chinese
-    english = _refused(person, "/settings/import", archive, "mine.zip", EN, kind="archive")
+    english = refused_upload(person, "/settings/import", archive, "mine.zip", EN, kind="archive")
     assert "manifest.json: version 7 is not 1" in english
 
 

@@ -50,6 +50,8 @@ _ONE_TEXT = {
     "attachments": N_("an attachment"), "books": N_("a book"), "reading notes": N_("a reading note"),
     "history entries": N_("a history entry"),
 }  # fmt: skip
+#: What a summary counts, as (one, several) templates (English needs both; the catalog's Chinese
+#: is the same for the two): the archive's kinds, and what other apps' imports count besides.
 _COUNTED = {
     "memos": (N_("%(count)s memo"), N_("%(count)s memos")),
     "tasks": (N_("%(count)s task"), N_("%(count)s tasks")),
@@ -59,7 +61,16 @@ _COUNTED = {
     "books": (N_("%(count)s book"), N_("%(count)s books")),
     "reading notes": (N_("%(count)s reading note"), N_("%(count)s reading notes")),
     "history entries": (N_("%(count)s history entry"), N_("%(count)s history entries")),
+    "tags": (N_("%(count)s tag"), N_("%(count)s tags")),
+    "comments": (N_("%(count)s comment"), N_("%(count)s comments")),
+    "columns": (N_("%(count)s column"), N_("%(count)s columns")),
+    "subtasks": (N_("%(count)s subtask"), N_("%(count)s subtasks")),
 }
+
+
+def counted(kind: str, count: int) -> Text:
+    """`3 memos` / `1 memo` as a `Text` (`kind`: one of the plurals above)."""
+    return Text(_COUNTED[kind][count != 1], count=count)
 
 
 def described_text(sk: str) -> Text:
@@ -70,7 +81,7 @@ def described_text(sk: str) -> Text:
 
 def in_words_text(counts: Mapping[str, int]) -> Text | None:
     """`in_words` as a `Text`; None when nothing a person counts is there."""
-    parts = [Text(_COUNTED[kind][counts[kind] != 1], count=counts[kind]) for kind in ORDER if counts.get(kind)]
+    parts = [counted(kind, counts[kind]) for kind in ORDER if counts.get(kind)]
     if not parts:
         return None
     said = parts[0]

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..kernel.i18n import N_, Text
+from ..archive.words import counted
+from ..kernel.i18n import Text
 
 #: The kinds a person picks (CLI `--from`, REST `kind`, Settings → Import).
 KINDS = ("memos", "flomo", "todoist")
@@ -197,8 +198,7 @@ class Report:
 
     def summary_text(self) -> Text:
         """The summary as a `Text`, for a page in its reader's language."""
-        parts = [Text(_COUNTED[name][self.imported[name] == 1], count=self.imported[name])
-                 for name in _COUNTED if self.imported[name]]  # fmt: skip
+        parts = [counted(name, self.imported[name]) for name in _COUNTED if self.imported[name]]
         text = Text("nothing new imported")
         if parts:
             what = parts[0]
@@ -238,18 +238,8 @@ class Report:
         }
 
 
-#: What a summary counts, in its order: (several, one) as templates (English needs both; the
-#: catalog's Chinese is the same for the two).
-_COUNTED: dict[str, tuple[str, str]] = {
-    "memos": (N_("%(count)s memos"), N_("%(count)s memo")),
-    "tags": (N_("%(count)s tags"), N_("%(count)s tag")),
-    "attachments": (N_("%(count)s attachments"), N_("%(count)s attachment")),
-    "comments": (N_("%(count)s comments"), N_("%(count)s comment")),
-    "spaces": (N_("%(count)s spaces"), N_("%(count)s space")),
-    "columns": (N_("%(count)s columns"), N_("%(count)s column")),
-    "tasks": (N_("%(count)s tasks"), N_("%(count)s task")),
-    "subtasks": (N_("%(count)s subtasks"), N_("%(count)s subtask")),
-}
+#: What a summary counts, in its order (`archive.words.counted` says each).
+_COUNTED = ("memos", "tags", "attachments", "comments", "spaces", "columns", "tasks", "subtasks")
 #: A report entry that is the person's own data or a name: said as it is, never looked up.
 _AS_IS = "%(name)s"
 
