@@ -230,9 +230,14 @@ def seed_import(rest: Rest, seeded: Seeded) -> None:
     csv = "TYPE,CONTENT,PRIORITY,INDENT,DATE,DATE_LANG,TIMEZONE\nsection,采购,,,,,\n"
     csv += "task,买菜 @家,4,1,每周五,zh,Asia/Shanghai\ntask,换灯泡,1,1,,zh,Asia/Shanghai\n"
     t("采购", "买菜 @家", "买菜", "换灯泡", "每周五")
+    before = {space["id"] for space in rest("GET", "/api/toolkit/todo/spaces")["spaces"]}
     ran = rest.client.post("/api/toolkit/import?kind=todoist", content=csv.encode())
     assert ran.status_code == 200, ran.text
     seeded.values["run_id"] = ran.json()["data"]["runId"]
+    # A CSV sent without a file name makes a space named in the account's language with the day
+    # (`Todoist 导入（2026年12月5日）`); from then on the name is the person's data, as a new
+    # board's names are (seed_todos).
+    t(*(space["name"] for space in rest("GET", "/api/toolkit/todo/spaces")["spaces"] if space["id"] not in before))
 
 
 @contextmanager
