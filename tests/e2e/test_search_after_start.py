@@ -104,7 +104,13 @@ def test_search_right_after_start_restart_and_idle_memory(tmp_path: Path):
         if found["degraded"]:  # the new account's index was still being built: it says so, never builds in the call
             assert "being built" in found["reason"], found
             found = anyio.run(complete_search, server, token)
-        assert found["items"][0]["id"] == hike, found  # 去爬山 -> the hike, by meaning
+        # 去爬山 -> the hike, by meaning, first in the answer. Of three notes, a paraphrase that
+        # shares one character with its note is confident only up to the floor's side (~0.15
+        # against FLOOR 0.2, docs/search.md): the answer may hold it as the first of the closest
+        # matches; the other two notes stand far below it either way.
+        answer = found["items"] + found["closestMatches"]
+        assert answer[0]["id"] == hike, found
+        assert all(other["score"] * 100 < answer[0]["score"] for other in answer[1:]), found
     finally:
         stop_server(server)
 
