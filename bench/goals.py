@@ -132,7 +132,7 @@ PEER_GOALS = (
     PeerGoal("rps c1", "throughput, get_memo at concurrency 1", 0.9, True),
     PeerGoal("rps c8", "throughput, get_memo at concurrency 8", 0.9, True),
     PeerGoal("cold start", "cold start to the first successful call (median of 5)", 1.1),
-    PeerGoal("rss idle", "RSS idle (settled after start)", None),
+    PeerGoal("rss idle", "RSS idle (after the start's warm-up, settled)", None),
     PeerGoal("rss first write", "RSS after the first write (settled)", None),
     PeerGoal("rss 100 writes", "RSS after 100 writes (settled)", None),
     PeerGoal("cpu per create", "server CPU per create_memo (MeSQ: the request; indexing on the follower)", 3.0),
