@@ -170,7 +170,7 @@ def _user(services: Services, name: str = "alice") -> str:
 
 
 def _assert_failed(report: MarkdownReport, bad: dict[str, str]) -> None:
-    reasons = dict(report.failed)
+    reasons = {path: str(reason) for path, reason in report.failed}
     assert set(reasons) == set(bad), report.failed
     for path, word in bad.items():
         assert word in reasons[path], (path, reasons[path])
@@ -273,7 +273,7 @@ def test_a_note_over_the_attachment_quota_is_skipped_and_gives_back_what_it_uplo
         user_id = _user(services)
         report = import_markdown(services, user_id, root)
         assert (report.created, report.attachments) == (1, 1)
-        assert [path for path, _ in report.failed] == ["over.md"] and "quota" in report.failed[0][1]
+        assert [path for path, _ in report.failed] == ["over.md"] and "quota" in str(report.failed[0][1])
         usage = services.items.get((user_partition(user_id), "STATS#ATTACHMENTS"))
         assert usage is not None and (int(usage["bytes"]), int(usage["count"])) == (60, 1)  # over.md's upload undone
         assert [memo["content"] for memo in _memos(services, user_id)] == ["one ![](small.png)"]

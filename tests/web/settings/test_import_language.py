@@ -106,3 +106,31 @@ def test_a_todoist_import_names_its_first_column_in_chinese(
     state = load_state(services.items, person.user_id)
     imported = next(space for space in state.spaces.values() if space["name"] == "Errands")  # the CSV's name
     assert [column["name"] for column in state.columns.values() if column["spaceId"] == imported["id"]] == ["待办"]
+
+
+def test_skipped_markdown_notes_are_said_in_the_readers_language(browser: Callable[..., Browser]) -> None:
+    """A Markdown import imports the good notes and lists each skipped one with its reason: in
+    the page's language, the note's own name as it is."""
+    person = browser()
+    notes = _zip({
+        "good.md": "一篇好笔记 #读书".encode(),
+        "empty.md": b"   \n",
+        "pinned.md": "---\npinned: maybe\n---\n正文".encode(),
+        "outside.md": "![图](../secret.png)".encode(),
+    })  # fmt: skip
+    for headers, said, unsaid in (
+        (ZH, ["内容为空：没有文字，也没有标签", "pinned：'maybe' 不是 true 或 false",
+              "图片 '../secret.png' 指向文件夹之外"], ["no text", "is not true", "outside the folder"]),
+        (EN, ["empty: no text and no tags", "pinned: 'maybe' is not true or false",
+              "image '../secret.png' points outside the folder"], ["内容为空"]),
+    ):  # fmt: skip
+        answer = person.client.post(
+            "/settings/import",
+            data={"csrf": person.csrf, "kind": "markdown"},
+            files={"file": ("notes.zip", notes, "application/zip")},
+            headers=headers,
+        )
+        assert answer.status_code == 200, answer.text
+        page = html.unescape(answer.text)
+        assert all(words in page for words in said), page
+        assert not any(words in page for words in unsaid), page

@@ -47,6 +47,7 @@ from ..attachments.reads import checked_resources
 from ..attachments.uploads import MAX_FILE_BYTES, store_bytes
 from ..kernel.context import Call, Channel, Principal, Services, new_run_id
 from ..kernel.errors import MesqError
+from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import ConditionFailed, Item
 from ..kernel.spec import load_spec
@@ -72,7 +73,16 @@ _EXTERNAL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")  # http:, https:, data:, ma
 
 
 class NoteError(Exception):
-    """Why one note cannot be imported (one line)."""
+    """Why one note cannot be imported (one line), as a `Text`: the import page says it in its
+    reader's language, the command line in English (`str`)."""
+
+    def __init__(self, text: Text) -> None:
+        super().__init__(str(text))
+        self.text = text
+
+
+def _not_a_time(name: str, value: Any) -> Text:
+    return Text("%(field)s: %(value)s is not an ISO 8601 date or time", field=name, value=quoted(value))
 
 
 @dataclass
@@ -81,7 +91,8 @@ class MarkdownReport:
     created: int = 0
     existing: int = 0
     attachments: int = 0
-    failed: list[tuple[str, str]] = field(default_factory=list)
+    #: (the note's path, why it was skipped)
+    failed: list[tuple[str, Text]] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -192,25 +203,30 @@ def _front_matter(text: str) -> tuple[dict[str, Any], str]:
     start = text.index("\n") + 1
     end = _FRONT_MATTER_END.search(text, start)
     if end is None:
-        raise NoteError("front matter has no closing '---' line")
+        raise NoteError(Text("front matter has no closing '---' line"))
     block = text[start : end.start()]
     if len(block.encode()) > FRONT_MATTER_BYTES:
-        raise NoteError(f"front matter over the front matter size cap of {FRONT_MATTER_BYTES:,} bytes")
+        raise NoteError(
+            Text("front matter over the front matter size cap of %(cap)s bytes", cap=format(FRONT_MATTER_BYTES, ","))
+        )
     try:
         meta = yaml.load(block, Loader=_FrontMatterLoader)  # noqa: S506 - a safe loader, aliases refused
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 2})" if mark is not None else ""
-        problem = getattr(error, "problem", None) or type(error).__name__
-        raise NoteError(f"front matter is not valid YAML{where}: {problem}") from None
+        problem = getattr(error, "problem", None) or "unreadable"  # the parser's own words: English
+        if mark is None:
+            raise NoteError(Text("front matter is not valid YAML: %(problem)s", problem=problem)) from None
+        raise NoteError(
+            Text("front matter is not valid YAML (line %(line)s): %(problem)s", line=mark.line + 2, problem=problem)
+        ) from None
     except (ValueError, OverflowError) as error:  # a well-formed but impossible date: 2024-13-01
-        raise NoteError(f"front matter has an impossible value: {quoted(str(error))}") from None
+        raise NoteError(Text("front matter has an impossible value: %(value)s", value=quoted(str(error)))) from None
     except RecursionError:
-        raise NoteError("front matter is nested too deeply") from None
+        raise NoteError(Text("front matter is nested too deeply")) from None
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
-        raise NoteError("front matter must be a mapping of keys to values")
+        raise NoteError(Text("front matter must be a mapping of keys to values"))
     return meta, text[end.end() :].lstrip("\r\n")
 
 
@@ -229,13 +245,15 @@ def _timestamp(value: Any, name: str) -> str | None:
             try:
                 moment = datetime.fromisoformat(value.strip())
             except ValueError:
-                raise NoteError(f"{name}: {quoted(value)} is not an ISO 8601 date or time") from None
+                raise NoteError(_not_a_time(name, value)) from None
     else:
-        raise NoteError(f"{name}: {quoted(value)} is not an ISO 8601 date or time")
+        raise NoteError(_not_a_time(name, value))
     try:
         return format_timestamp(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
     except OverflowError:  # 0001-01-01T00:30+01:00 is before year 1 in UTC
-        raise NoteError(f"{name}: {quoted(str(value))} is outside 0001..9999 in UTC") from None
+        raise NoteError(
+            Text("%(field)s: %(value)s is outside 0001..9999 in UTC", field=name, value=quoted(str(value)))
+        ) from None
 
 
 def _meta_tags(value: Any) -> list[str]:
@@ -243,16 +261,16 @@ def _meta_tags(value: Any) -> list[str]:
         return []
     raw = re.split(r"[,\s]+", value) if isinstance(value, str) else value
     if not isinstance(raw, list):
-        raise NoteError("tags: give a list of tags")
+        raise NoteError(Text("tags: give a list of tags"))
     tags: list[str] = []
     for entry in raw:
         if isinstance(entry, bool) or not isinstance(entry, str | int | float):
-            raise NoteError(f"tags: {quoted(entry)} is not a tag")
+            raise NoteError(Text("tags: %(value)s is not a tag", value=quoted(entry)))
         tag = str(entry).strip().lstrip("#")
         if not tag:
             continue
         if not is_valid_tag(tag):
-            raise NoteError(f"tags: {quoted(tag)} is not a valid tag")
+            raise NoteError(Text("tags: %(value)s is not a valid tag", value=quoted(tag)))
         tags.append(tag)
     return tags
 
@@ -271,10 +289,12 @@ def _resolve(note_path: str, ref: str, sizes: dict[str, int]) -> str:
     """The file `ref` names, among the files of the folder; NoteError when it escapes or is missing."""
     ref = ref.replace("\\", "/")
     if ref.startswith("/") or re.match(r"^[A-Za-z]:/", ref):
-        raise NoteError(f"image {quoted(ref)}: an absolute path; only files inside the folder are imported")
+        raise NoteError(
+            Text("image %(file)s: an absolute path; only files inside the folder are imported", file=quoted(ref))
+        )
     beside = posixpath.normpath(posixpath.join(posixpath.dirname(note_path), ref))
     if beside == ".." or beside.startswith("../"):
-        raise NoteError(f"image {quoted(ref)} points outside the folder")
+        raise NoteError(Text("image %(file)s points outside the folder", file=quoted(ref)))
     for candidate in (beside, posixpath.normpath(ref)):
         if candidate in sizes:
             return candidate
@@ -282,7 +302,7 @@ def _resolve(note_path: str, ref: str, sizes: dict[str, int]) -> str:
         same_name = [name for name in sizes if posixpath.basename(name) == ref]
         if len(same_name) == 1:
             return same_name[0]
-    raise NoteError(f"image {quoted(ref)} is not in the folder")
+    raise NoteError(Text("image %(file)s is not in the folder", file=quoted(ref)))
 
 
 def memo_id_for(user_id: str, path: str, data: bytes) -> str:
@@ -294,34 +314,44 @@ def memo_id_for(user_id: str, path: str, data: bytes) -> str:
 def parse_note(user_id: str, path: str, data: bytes, sizes: dict[str, int], max_images: int) -> Note:
     limit = content_max_characters()
     if len(data) > 4 * limit:  # over 4 bytes a character: certainly over the limit
-        raise NoteError(f"larger than a memo holds ({limit} characters)")
+        raise NoteError(Text("larger than a memo holds (%(limit)s characters)", limit=limit))
     try:
         text = data.decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
     except UnicodeDecodeError as error:
-        raise NoteError(f"not UTF-8 text (byte {error.start})") from None
+        raise NoteError(Text("not UTF-8 text (byte %(at)s)", at=error.start)) from None
     meta, body = _front_matter(text)
     created, updated = _timestamp(meta.get("created"), "created"), _timestamp(meta.get("updated"), "updated")
     pinned = meta.get("pinned", False)
     if not isinstance(pinned, bool):
-        raise NoteError(f"pinned: {quoted(pinned)} is not true or false")
+        raise NoteError(Text("pinned: %(value)s is not true or false", value=quoted(pinned)))
     content = body.strip()
     missing = [tag for tag in _meta_tags(meta.get("tags")) if tag not in parse_tags(content)]
     if missing:
         content = f"{content}\n\n{' '.join('#' + tag for tag in dict.fromkeys(missing))}".strip()
     if not content:
-        raise NoteError("empty: no text and no tags")
+        raise NoteError(Text("empty: no text and no tags"))
     if len(content) > limit:
-        raise NoteError(f"{len(content)} characters, over the memo limit of {limit}")
+        raise NoteError(Text("%(count)s characters, over the memo limit of %(limit)s", count=len(content), limit=limit))
     if len(expand_tag_paths(parse_tags(content))) > MAX_TAG_PATHS_PER_MEMO:
-        raise NoteError(f"more than {MAX_TAG_PATHS_PER_MEMO} distinct tags (counting parent tags)")
+        raise NoteError(Text("more than %(count)s distinct tags (counting parent tags)", count=MAX_TAG_PATHS_PER_MEMO))
     images = tuple(dict.fromkeys(_resolve(path, ref, sizes) for ref in _references(body)))
     if len(images) > max_images:
-        raise NoteError(f"{len(images)} attachments, over the {max_images} a memo holds")
+        raise NoteError(
+            Text("%(count)s attachments, over the %(limit)s a memo holds", count=len(images), limit=max_images)
+        )
     for image in images:
         if image.lower().endswith(".md"):
-            raise NoteError(f"{quoted(image)} is a note, not an attachment (embedded notes are not imported)")
+            raise NoteError(
+                Text("%(file)s is a note, not an attachment (embedded notes are not imported)", file=quoted(image))
+            )
         if sizes[image] > MAX_FILE_BYTES:
-            raise NoteError(f"image {quoted(image)} is over the {MAX_FILE_BYTES}-byte attachment limit")
+            raise NoteError(
+                Text(
+                    "image %(file)s is over the %(limit)s-byte attachment limit",
+                    file=quoted(image),
+                    limit=MAX_FILE_BYTES,
+                )
+            )
     return Note(path, memo_id_for(user_id, path, data), content, created, updated, pinned, images)
 
 
@@ -395,10 +425,10 @@ def _import(call: Call, source: Source) -> MarkdownReport:
             note = parse_note(call.principal.user_id, path, source.read(path, limit), source.sizes, max_images)
             created, attachments = _write(call, source, note)
         except NoteError as error:
-            report.failed.append((path, str(error)))
+            report.failed.append((path, error.text))
             continue
         except MesqError as error:  # a limit the write path enforces (quota, size, type)
-            report.failed.append((path, error.message))
+            report.failed.append((path, error.text))
             continue
         report.created += created
         report.existing += not created

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -35,6 +36,7 @@ from ...archive.markdown_import import import_markdown
 from ...asgi.account_archive import archive_download, archive_slot
 from ...kernel.concurrency import run_sync
 from ...kernel.context import Principal
+from ...kernel.i18n import Text
 from ...kernel.messages import quoted
 from ...search.imported import during_import
 from ...wiring.services import Services
@@ -54,7 +56,8 @@ class Outcome:
 
     kind: str
     counts: dict[str, int]
-    skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: (the note's path, why it was skipped: said in the page's language before it renders)
+    skipped: Sequence[tuple[str, Text | str]] = ()
 
 
 async def export_page(page: Page) -> Response:
@@ -134,7 +137,10 @@ async def import_submit(page: Page) -> Response:
         )
     except ArchiveError as error:
         return import_form(page, status=400, kind=kind, error=page.error_text(error), filename=upload.filename)
-    return import_form(page, kind=kind, outcome=outcome, filename=upload.filename)
+    said = [
+        (name, page.translator.text(reason) if isinstance(reason, Text) else reason) for name, reason in outcome.skipped
+    ]
+    return import_form(page, kind=kind, outcome=replace(outcome, skipped=said), filename=upload.filename)
 
 
 def archive_routes(web: Web) -> list[Route]:
