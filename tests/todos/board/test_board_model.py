@@ -26,6 +26,13 @@ def test_inserting_at_indexes_yields_that_order(indexes):
 def test_position_ties_from_concurrent_inserts_still_give_room():
     assert model.position_for_index(["a0", "a0"], 1) > "a0"
     assert model.position_for_index(["a0", "a0", "a1"], 1) < "a1"
+
+
+def test_a_key_after_a_tie_never_fails():
+    """Duplicating a task whose next task shares its key (a tie from concurrent inserts) asked
+    for a key between "a0" and "a0": fractional_indexing refused (a 500 for the duplicate)."""
+    assert model.position_between("a0", "a0") > "a0"
+    assert model.position_between("a1", "a0") > "a1"
     assert model.positions_between(None, None, 3) == sorted(model.positions_between(None, None, 3))
 
 

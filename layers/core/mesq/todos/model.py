@@ -85,7 +85,12 @@ def new_id() -> str:
 
 
 def position_between(before: str | None, after: str | None) -> str:
-    """A key sorting strictly between `before` and `after` (None = open end)."""
+    """A key sorting strictly between `before` and `after` (None = open end). Two records can
+    share a key (concurrent inserts); when `after` ties with `before` there is no key between
+    them, and the new one goes just after `before` (it then sorts among the tie's neighbours by
+    id, as the tie itself does) instead of failing the write."""
+    if before is not None and after is not None and after <= before:
+        after = None
     return str(fractional_indexing.generate_key_between(before, after))
 
 
