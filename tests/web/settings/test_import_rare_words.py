@@ -7,10 +7,8 @@ English page. (The common refusals: test_import_language.py.)"""
 from __future__ import annotations
 
 import html
-import io
 import re
 import struct
-import zipfile
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +16,7 @@ import pytest
 
 from ..conftest import Browser
 from .test_import_language import _upload as refused_upload
+from .test_import_language import _zip
 
 EN = {"accept-language": "en-US"}
 ZH = {"accept-language": "zh-CN"}
@@ -27,14 +26,6 @@ ENGLISH = re.compile(
     r"leaves the archive|path traversal|encrypted members|overlap|a ZIP bomb\?|manifest|version|"
     r"not in the export|is not a date|card \d|\bline \d|kept in the notes|a task without|nothing imported"
 )
-
-
-def _zip(members: dict[str, bytes]) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
-    return out.getvalue()
 
 
 def _central_entries(data: bytes) -> list[int]:
