@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from mesq.runtime.lingering_close import LINGER_SECONDS
 from tests.conftest import LiveServer, start_server, stop_server
 
 GRACE_SECONDS = 1
@@ -149,3 +150,24 @@ def test_a_complete_body_is_served_normally(server: LiveServer, token: str) -> N
         sock.sendall(head.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n", 1) + body)
         status, _, answer = _read_response(sock)
     assert status == 201, answer
+
+
+def test_a_client_that_keeps_sending_after_the_408_is_closed_on_after_the_linger(
+    server: LiveServer, token: str
+) -> None:
+    """The answer is followed by an end of stream at once; what the client sends after it is
+    dropped, and the server closes the socket `LINGER_SECONDS` later (runtime/lingering_close.py)."""
+    sock, netloc = _connect(server)
+    with sock:
+        sock.sendall(_head(netloc, "/api/toolkit/memo", "application/json", 1000, token) + b'{"content"')
+        status, _, _ = _read_response(sock)  # to the end of the stream: the server shut its side
+        answered = time.monotonic()
+        closed_after: float | None = None
+        while closed_after is None and time.monotonic() - answered < LINGER_SECONDS + SLACK_SECONDS + 5:
+            try:
+                sock.sendall(b"x" * 10)
+                time.sleep(0.05)
+            except (BrokenPipeError, ConnectionResetError):
+                closed_after = time.monotonic() - answered
+    assert status == 408
+    assert closed_after is not None and LINGER_SECONDS * 0.9 <= closed_after <= LINGER_SECONDS + SLACK_SECONDS

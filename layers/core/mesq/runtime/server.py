@@ -20,6 +20,7 @@ from ..kernel.concurrency import request_stop
 from ..search.warm_up import warm_in_background
 from ..wiring.services import Services
 from .app_factories import create_local_app, create_staged_local_app
+from .lingering_close import LingeringH11Protocol
 from .startup import collector_paused
 
 #: How long a stop (SIGTERM, Ctrl-C) waits for requests in flight before it cancels them.
@@ -122,6 +123,7 @@ def serve(
         port=port,
         log_level="warning",
         access_log=False,
+        http=LingeringH11Protocol,  # an answer sent before the body was read reaches the client
         proxy_headers=forwarded_allow_ips is not None,
         forwarded_allow_ips=forwarded_allow_ips,
         # A request still running after this (an import's upload) is cancelled: a stop is bounded.
