@@ -364,3 +364,26 @@ def test_a_repeated_property_or_an_unknown_zone_is_refused_by_name(dav: Dav) -> 
     )
     own = vtodo("own", "DUE;TZID=Olympus Mons:20261210T100000").replace("BEGIN:VTODO", zone + "BEGIN:VTODO")
     assert dav.put("own.ics", own).status_code == 201  # a TZID its VTIMEZONE defines is read by it
+
+
+def test_a_listing_reads_the_newest_change_once_for_every_ctag_and_sync_token(
+    dav: Dav, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mesq.dav import properties
+
+    dav.rest("POST", "/api/toolkit/todo/spaces", name="Work")
+    dav.put("a.ics", vtodo("a"))
+    reads_of_newest: list[str] = []
+    real = reads.newest_change
+
+    def counted(items: object, user_id: str) -> str:
+        reads_of_newest.append(user_id)
+        return real(items, user_id)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(properties, "newest_change", counted)
+    monkeypatch.setattr(reads, "newest_change", counted)  # what `sync_point` reads by itself
+    home = f"/dav/{dav.username}/"
+    root = dav.propfind(home, LISTING, depth="1")
+    ctags = {prop(root, href, "CS:getctag").text for href in hrefs(root) if href != home}  # type: ignore[union-attr]
+    assert len(ctags) == 1 and len(hrefs(root)) >= 3  # the home, the board's spaces, the inbox
+    assert len(reads_of_newest) == 1

@@ -124,21 +124,26 @@ def sync_point_of(token: str) -> SyncPoint | None:
 
 class Points:
     """A collection's CTag and sync token, read once per request when asked (they are the
-    account's: every collection of one PROPFIND shares them)."""
+    account's: every collection of one PROPFIND shares them, and the token starts from the
+    newest change the CTag is)."""
 
     def __init__(self, session: Session) -> None:
         self._session = session
-        self._ctag: str | None = None
+        self._newest: str | None = None
         self._token: str | None = None
 
+    def _newest_change(self) -> str:
+        if self._newest is None:
+            self._newest = newest_change(self._session.services.items, self._session.user_id)
+        return self._newest
+
     def fill_ctag(self, prop: ET.Element) -> None:
-        if self._ctag is None:
-            self._ctag = newest_change(self._session.services.items, self._session.user_id)
-        prop.text = self._ctag
+        prop.text = self._newest_change()
 
     def fill_token(self, prop: ET.Element) -> None:
         if self._token is None:
-            self._token = sync_token(sync_point(self._session.services.items, self._session.user_id))
+            items, user_id = self._session.services.items, self._session.user_id
+            self._token = sync_token(sync_point(items, user_id, self._newest_change()))
         prop.text = self._token
 
 

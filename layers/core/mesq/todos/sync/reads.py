@@ -126,9 +126,10 @@ def _point_at(now: datetime, newest: str | None) -> str:
     return hour if newest is None else max(hour, f"{int(newest[:17]) + 1:017d}")
 
 
-def sync_point(items: ItemStore, user_id: str) -> SyncPoint:
-    """The point a client reading everything now stands at (read it before reading the records)."""
-    newest = newest_change(items, user_id)
+def sync_point(items: ItemStore, user_id: str, newest: str | None = None) -> SyncPoint:
+    """The point a client reading everything now stands at (read it before reading the records);
+    `newest`: the newest change's id when the caller has just read it (`newest_change`)."""
+    newest = newest_change(items, user_id) if newest is None else newest
     point = _point_at(utc_now(), None if newest == ZERO_POINT else newest)
     return SyncPoint(point, frozenset(str(change["id"]) for change in _recent(items, user_id, point)))
 
