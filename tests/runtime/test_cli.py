@@ -172,3 +172,30 @@ def test_token_list_shows_status(tmp_path: Path) -> None:
     assert header.split("\t") == ["ID", "NAME", "SCOPES", "STATUS", "EXPIRES", "LAST-USED"]
     status = {row.split("\t")[0]: row.split("\t")[3] for row in rows}
     assert status == {active["id"]: "active", expired["id"]: "expired", revoked["id"]: "revoked"}
+
+
+def test_user_create_takes_the_language_from_the_flag_else_the_terminal(tmp_path: Path) -> None:
+    from mesq.auth.users import get_user, preferred_language
+
+    data = tmp_path / "d"
+    chinese_terminal = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_CN.UTF-8"}
+    made = [
+        run_cli("user", "create", name, "--password-stdin", *flag, "--data-dir", str(data), stdin=PASSWORD, env=env)
+        for name, flag, env in [
+            ("lin", (), chinese_terminal),
+            ("ada", ("--language", "en"), chinese_terminal),  # the flag is the person's choice
+            ("bob", (), {"LC_ALL": "C", "LANG": "zh_CN.UTF-8"}),  # LC_ALL first: C says nothing
+        ]
+    ]
+    assert all(result.returncode == 0 for result in made), [result.stderr for result in made]
+    services = build_services(Settings(data_dir=data))
+    try:
+        profiles = {name: get_user(services.items, find_user_by_name(services.items, name)["userId"])
+                    for name in ("lin", "ada", "bob")}  # fmt: skip
+    finally:
+        services.items.close()
+    assert profiles["lin"] and profiles["lin"].get("browserLanguage") == "zh"
+    assert preferred_language(profiles["lin"], requested="en") == "en"  # a hint: a browser's header wins
+    assert profiles["ada"] and profiles["ada"]["settings"]["language"] == "en"
+    assert preferred_language(profiles["ada"], requested="zh") == "en"
+    assert profiles["bob"] and "browserLanguage" not in profiles["bob"]

@@ -152,3 +152,37 @@ def test_a_new_board_is_named_in_the_persons_language(
     other = {**account.headers, "Accept-Language": "en" if names[0] == "默认" else "zh"}
     again = client.get("/api/toolkit/todo/spaces", headers=other).json()["data"]["spaces"][0]
     assert again["name"] == names[0]
+
+
+@pytest.mark.parametrize(
+    ("first_write", "header", "names"),
+    [
+        ({"title": "买牛奶"}, None, ["默认", "待办", "进行中", "已完成"]),  # an agent's first task, no header
+        ({"title": "Buy milk 买"}, None, ["Default", "To do", "Doing", "Done"]),  # mostly English
+        ({"title": "2026 🎉"}, None, ["Default", "To do", "Doing", "Done"]),  # says nothing: English
+        ({"title": "买牛奶"}, "en-US,en;q=0.9", ["Default", "To do", "Doing", "Done"]),  # the header wins
+    ],
+)
+def test_with_nothing_else_to_go_by_a_new_board_is_named_in_the_language_of_the_first_write(
+    client: TestClient, make_account: Callable[..., Account], first_write: dict[str, str], header: str | None,
+    names: list[str],
+) -> None:  # fmt: skip
+    """An account made on the command line, used first by an agent that sends no Accept-Language."""
+    account = make_account(scopes="todo:read,todo:write")
+    headers = {**account.headers, **({"Accept-Language": header} if header else {})}
+    created = client.post("/api/toolkit/todo/tasks", headers=headers, json=first_write)
+    assert created.status_code == 201, created.text
+    listed = client.get("/api/toolkit/todo/spaces", headers=account.headers).json()["data"]
+    space = listed["spaces"][0]
+    assert [space["name"], *(c["name"] for c in listed["columns"] if c["spaceId"] == space["id"])] == names
+
+
+def test_a_new_space_named_in_chinese_gets_chinese_columns(
+    client: TestClient, make_account: Callable[..., Account]
+) -> None:
+    account = make_account(scopes="todo:read,todo:write")
+    created = client.post("/api/toolkit/todo/spaces", headers=account.headers, json={"name": "工作"})
+    assert created.status_code == 201, created.text
+    listed = client.get("/api/toolkit/todo/spaces", headers=account.headers).json()["data"]
+    work = next(s for s in listed["spaces"] if s["name"] == "工作")
+    assert [c["name"] for c in listed["columns"] if c["spaceId"] == work["id"]] == ["待办", "进行中", "已完成"]

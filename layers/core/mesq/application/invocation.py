@@ -137,7 +137,7 @@ def _prepared(
         limiter.hit(principal.credential_id, bucket)
     call = Call(
         principal=principal, services=services, trace_id=trace_id, channel=channel,
-        operation_id=operation.operation_id, language=language,
+        operation_id=operation.operation_id, language=language, arguments=arguments,
         recorded=recorded if recorded is not None else Recorded(),
     )  # fmt: skip
     call.recorded.run_id = call.run_id

@@ -201,12 +201,13 @@ def note_browser_language(items: ItemStore, user_id: str, language: str) -> None
         )
 
 
-def preferred_language(profile: dict[str, Any] | None, requested: str = "") -> str:
+def preferred_language(profile: dict[str, Any] | None, requested: str = "", written: str = "") -> str:
     """The language to speak to the person in: their own choice (Settings → Language), else the
     one the request asks for (`requested`, "" when none), else their browser's at their last
-    sign-in, else English."""
+    sign-in (or their terminal's, for an account made on the command line), else the one they
+    write in (`written`: `kernel.i18n.written_language` of what they sent), else English."""
     profile = profile or {}
-    choices = ((profile.get("settings") or {}).get("language"), requested, profile.get("browserLanguage"))
+    choices = ((profile.get("settings") or {}).get("language"), requested, profile.get("browserLanguage"), written)
     return next((c for c in choices if isinstance(c, str) and c in LANGUAGES), DEFAULT_LANGUAGE)
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from .deployment import Deployment
 from .ports.call_metrics import CallMetrics
@@ -86,6 +87,9 @@ class Call:
     #: `Accept-Language` on REST and MCP. What the operation names for a person (a new board) is
     #: in the user's chosen language, else this one (kernel/i18n.py).
     language: str = ""
+    #: The call's validated arguments: what the person wrote in them is the last hint of the
+    #: language to name a new board in (`kernel.i18n.written_language`).
+    arguments: Mapping[str, Any] = field(default_factory=dict)
     #: The change records this call's writes committed (kernel/recorded.py): what a write
     #: recorded, without reading it back.
     recorded: Recorded = field(default_factory=Recorded)

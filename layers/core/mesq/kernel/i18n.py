@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import gettext as stdlib_gettext
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -35,6 +35,43 @@ DEFAULT_LANGUAGE = "en"
 LANGUAGES: dict[str, str] = {"en": "English", "zh": "中文"}
 MAX_ACCEPT_LANGUAGE = 500  # characters of the header read; the rest is ignored
 _PLACEHOLDER = re.compile(r"%\((\w+)\)")
+#: One Han character (the CJK unified ideographs, extension A, the compatibility ideographs).
+HAN = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+_HAN = re.compile(HAN)
+_LATIN_LETTERS = re.compile(r"[A-Za-z]")
+#: The arguments a person's own words are in (a title, a note); ids, dates and choices say nothing.
+_PROSE_FIELDS = frozenset({"title", "content", "description", "name", "note", "notes", "text"})
+_MAX_WORDS_READ = 2000  # characters: plenty to tell Chinese from English
+
+
+def is_chinese(text: str) -> bool:
+    """Mostly Chinese: more Han characters than a third of its Latin letters (a Han character
+    carries about as much as a three-letter word). The same test the search index applies to a note."""
+    han = len(_HAN.findall(text))
+    return han > 0 and han * 3 >= len(_LATIN_LETTERS.findall(text))
+
+
+def _prose(value: Any, field: str = "") -> Iterator[str]:
+    if isinstance(value, str):
+        if field in _PROSE_FIELDS:
+            yield value
+    elif isinstance(value, Mapping):
+        for name, inner in value.items():
+            yield from _prose(inner, str(name))
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _prose(inner, field)
+
+
+def written_language(arguments: Mapping[str, Any]) -> str:
+    """The language of the person's own words in a call's arguments (its titles, contents,
+    names, also inside a batch's items): "zh" when they are mostly Chinese, "en" when they have
+    Latin letters, "" when they say nothing (no prose, or only digits and emoji). The weakest hint
+    of what to name things in, after every choice and header (`auth.users.preferred_language`)."""
+    words = "\n".join(_prose(arguments))[:_MAX_WORDS_READ]
+    if is_chinese(words):
+        return "zh"
+    return "en" if _LATIN_LETTERS.search(words) else ""
 
 
 def N_(message: str) -> str:

@@ -39,6 +39,7 @@ from pathlib import Path
 
 from aws_lambda_powertools import Logger
 
+from ..kernel.i18n import HAN, is_chinese
 from .tokenizer import STOPWORDS, segmenter
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
@@ -51,20 +52,10 @@ _NOT_A_SENSE = (
     "cl:", "variant of", "old variant", "see ", "surname ", "abbr. ", "used in ", "taiwan pr.", "also written",
     "erhua variant", "classifier", "japanese variant", "archaic",
 )  # fmt: skip
-#: One Han character (the CJK unified ideographs, extension A, the compatibility ideographs).
-HAN = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
 _HAN = re.compile(HAN)
 _LATIN = re.compile(r"[a-z]+")
-_LETTERS = re.compile(r"[A-Za-z]")
 #: A gloss's English phrases are at most this many words; longer senses are explanations.
 _MAX_PHRASE = 3
-
-
-def is_chinese(text: str) -> bool:
-    """Mostly Chinese: more Han characters than a third of its Latin letters (a Han character
-    carries about as much as a three-letter word). The same test the index applies to a note."""
-    han = len(_HAN.findall(text))
-    return han > 0 and han * 3 >= len(_LETTERS.findall(text))
 
 
 def _sense(raw: str) -> str:

@@ -24,7 +24,7 @@ import bm25s
 import numpy as np
 import numpy.typing as npt
 
-from .crosslingual import is_chinese
+from ..kernel.i18n import is_chinese
 from .documents import Doc
 from .probes import Probes
 

@@ -55,8 +55,9 @@ import numpy.typing as npt
 from aws_lambda_powertools import Logger
 
 from ..kernel.errors import ServiceUnavailable
+from ..kernel.i18n import is_chinese
 from ..kernel.ports.models import Embedder, ProviderError, Reranker
-from .crosslingual import GLOSSARY, is_chinese
+from .crosslingual import GLOSSARY
 from .documents import Doc
 from .index import SearchIndex, Vector
 from .probes import CHINESE, ENGLISH, MIXED, Probes, probes_for

@@ -28,12 +28,13 @@ Offers:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..auth.users import get_user, preferred_language
 from ..kernel.context import Call
 from ..kernel.errors import MesqError, ValidationError
+from ..kernel.i18n import written_language
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import (
     MAX_TRANSACTION_OPS,
@@ -164,28 +165,37 @@ def new_space_ops(
     return space, columns, ops
 
 
-def board_language(items: ItemStore, user_id: str, requested: str) -> str:
+def board_language(items: ItemStore, user_id: str, requested: str, arguments: Mapping[str, Any] | None = None) -> str:
     """The language a new board is named in: the user's own choice (Settings → Language), else
     the one the request asked for (the page's, or `Accept-Language` on REST and MCP), else their
-    browser's at sign-in, else English (`auth.users.preferred_language`)."""
-    return preferred_language(get_user(items, user_id), requested)
+    browser's at sign-in (or their terminal's, for an account made on the command line), else
+    the language of what they wrote in the call (`arguments`: an agent's first task titled
+    "买牛奶" makes a Chinese board), else English (`auth.users.preferred_language`)."""
+    return preferred_language(get_user(items, user_id), requested, written_language(arguments or {}))
 
 
 def ensure_default_space(
-    items: ItemStore, user_id: str, state: TodoState | None = None, *, partial: bool = False, language: str = ""
+    items: ItemStore,
+    user_id: str,
+    state: TodoState | None = None,
+    *,
+    partial: bool = False,
+    language: str = "",
+    arguments: Mapping[str, Any] | None = None,
 ) -> TodoState:
     """A state that has the default space, creating it on first use in ONE transaction guarded
     by `Condition(exists=False)` on the settings item: of two racing first uses one wins, the
     other re-reads and uses the winner's space. The new board is named in `board_language`
-    (`language`: the one the request asked for, `Call.language`), its last column the done
-    column. `partial`: the state is a write's `load_partial` one, else the whole `load_state`."""
+    (`language`: the one the request asked for, `Call.language`; `arguments`: the call's, whose
+    words are the last hint), its last column the done column. `partial`: the state is a write's
+    `load_partial` one, else the whole `load_state`."""
     load = load_partial if partial else load_state
     state = state if state is not None else load(items, user_id)
     if state.default_space() is not None:
         return state
     now = now_timestamp()
     slug = _free_slug(state, model.DEFAULT_ALIAS)
-    name, columns = model.default_board(board_language(items, user_id, language))
+    name, columns = model.default_board(board_language(items, user_id, language, arguments))
     space, _columns, ops = new_space_ops(user_id, state, name, slug, columns, now, done_last=True)
     pk, sk = settings_key(user_id)
     settings: Item = {"pk": pk, "sk": sk, "defaultSpaceId": space["id"], "revision": 1, "updatedAt": now}
@@ -224,7 +234,7 @@ def apply(
     `expectedRevision` it sees in the snapshot). The change records the commit wrote are kept
     on `call.recorded` (a write in parts reverts the parts already written through them)."""
     items, user_id = call.services.items, call.principal.user_id
-    state = ensure_default_space(items, user_id, partial=True, language=call.language)
+    state = ensure_default_space(items, user_id, partial=True, language=call.language, arguments=call.arguments)
     seeded: dict[str, int] = {}  # lists counted here because they had no size item yet
     attempt = seedings = recounts = 0
     while attempt < ATTEMPTS:

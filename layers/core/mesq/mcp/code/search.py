@@ -175,7 +175,7 @@ def summary(tool: CatalogTool) -> str:
 @cache
 def _han_runs() -> re.Pattern[str]:
     # Imported on the first search_tools call, not with the MCP function (tests/mcp/test_cold_import.py).
-    from ...search.crosslingual import HAN
+    from ...kernel.i18n import HAN
 
     return re.compile(HAN + "+")
 
@@ -298,7 +298,8 @@ def _normalised(scores: list[float]) -> list[float]:
 def _gloss(query: str) -> str | None:
     """A Chinese query's English gloss (CC-CEDICT, search/crosslingual.py): the tools are
     described in English, and the small model matches a Chinese query to English text poorly."""
-    from ...search.crosslingual import GLOSSARY, is_chinese
+    from ...kernel.i18n import is_chinese
+    from ...search.crosslingual import GLOSSARY
 
     return GLOSSARY.translate(query, wait=False) if is_chinese(query) else None
 

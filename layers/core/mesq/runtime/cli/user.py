@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from ...auth.users import count_users, create_user, list_users, set_password
+from ...auth.users import count_users, create_user, list_users, note_browser_language, set_password, set_setting
+from ...kernel.i18n import LANGUAGES
 from ...wiring.services import Services
 from .common import Commands, Parser, password_option, read_password, user_id_of
 
@@ -18,6 +20,12 @@ def add_parser(commands: Commands, common: Parser) -> None:
     user_create.add_argument("username", help="2-32 characters of a-z, 0-9, '_', '.', '-'")
     password_option(user_create)
     user_create.add_argument("--admin", action="store_true", help="mark the account as the instance's administrator")
+    user_create.add_argument(
+        "--language",
+        choices=sorted(LANGUAGES),
+        help="the account's language (Settings → Language); without it, the terminal's (LANG) names the first board "
+        "until a browser signs in",
+    )
     user.add_parser("list", parents=[common], help="list users (username, id, created, admin)")
     user_passwd = user.add_parser(
         "passwd", parents=[common], help="set a user's password; signs the user out of every browser"
@@ -31,10 +39,24 @@ def add_parser(commands: Commands, common: Parser) -> None:
     user_zone.add_argument("zone", help="an IANA time zone name, e.g. Asia/Shanghai")
 
 
+def terminal_language() -> str:
+    """The language of the terminal's locale (POSIX order: LC_ALL, LC_MESSAGES, LANG), when it
+    is one MeSQ speaks: `zh_CN.UTF-8` -> "zh"; "" for `C`, `POSIX` or nothing set."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        if value := os.environ.get(name, ""):
+            language = value.split(".")[0].split("_")[0].lower()
+            return language if language in LANGUAGES else ""
+    return ""
+
+
 def run(args: argparse.Namespace, services: Services) -> int:
     items = services.items
     if args.action == "create":
         user = create_user(items, args.username, read_password(args.password_stdin), admin=args.admin)
+        if args.language:
+            set_setting(items, user["id"], "language", args.language)
+        elif spoken := terminal_language():  # the weakest hint, as a browser's at sign-in
+            note_browser_language(items, user["id"], spoken)
         print(f"created user {user['username']} ({user['id']})")
     elif args.action == "list":
         users = list_users(items)

@@ -62,7 +62,9 @@ def has_board(items: ItemStore, user_id: str) -> bool:
 
 def list_todo_spaces(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     # Spaces and columns are the structure a partial state reads; no task is needed here.
-    state = ensure_default_space(call.services.items, call.principal.user_id, partial=True, language=call.language)
+    state = ensure_default_space(
+        call.services.items, call.principal.user_id, partial=True, language=call.language, arguments=call.arguments
+    )
     spaces = state.ordered_spaces()
     return {
         "spaces": [model.public_space(s, state.default_space_id) for s in spaces],
@@ -82,7 +84,8 @@ def create_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     column_names = [model.check_name(c, f"columns[{i}]") for i, c in enumerate(args.get("columns", []))]
     default_columns = not column_names  # a new board in the person's language, its last column done
     if default_columns:
-        column_names = list(model.default_board(board_language(call.services.items, user_id, call.language))[1])
+        language = board_language(call.services.items, user_id, call.language, call.arguments)
+        column_names = list(model.default_board(language)[1])
 
     def build(state: TodoState) -> Built:
         if "slug" in args:

@@ -74,7 +74,7 @@ def list_todos_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     # Either page reads the structure, the list sizes and the heads of the lists it overlaps
     # (views/paged.py); the graph page's subtask totals come from the graph counts
     # (views/graph_paged.py). Neither reads the board.
-    state = ensure_default_space(items, user_id, partial=True, language=call.language)
+    state = ensure_default_space(items, user_id, partial=True, language=call.language, arguments=call.arguments)
     space_ids = _space_ids(state, args)
     include_inbox = args.get("includeInbox", True)
     options = ListOptions(
