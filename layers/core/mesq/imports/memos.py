@@ -13,9 +13,10 @@ the `MemosDatabase` port and plans the memos of one memos user:
   `internal_path` before 0.22); a link (`EXTERNAL`) is kept as a Markdown link, S3 objects are
   listed as not imported (MeSQ does not fetch from other servers);
 - relations (`REFERENCE`) as Markdown links to the related memo, comments (`COMMENT` relations:
-  a memo that answers another) appended to the memo they answer under a "Comment" line, not
-  imported as memos of their own; the person's own comment on another user's memo (which is not
-  imported) is a memo of its own, saying whose memo it answered;
+  a memo that answers another) appended to the memo they answer under a "Comment" line (its
+  time in the person's zone), not imported as memos of their own; the person's own comment on
+  another user's memo (which is not imported) is a memo of its own, saying whose memo it
+  answered; these lines are written in the person's language (`say`: 评论, 2026-03-05 09:30);
 - visibility recorded on the stored memo (`origin.visibility`); nothing becomes public.
 """
 
@@ -25,12 +26,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
+from zoneinfo import ZoneInfo
 
-from ..kernel.i18n import Text
+from ..kernel.i18n import Text, Translator
 from ..kernel.messages import quoted
 from ..kernel.timestamps import format_timestamp
 from . import memo_checks
-from .plan import Plan, PlannedFile, PlannedMemo, Report, SourceError, Unavailable, derived_id
+from .plan import Plan, PlannedFile, PlannedMemo, Report, SourceError, Unavailable, comment_heading, derived_id
 
 SOURCE = "memos"
 
@@ -135,10 +137,17 @@ def _first_line(content: str) -> str:
     return "memo"
 
 
-def _comment(row: MemosRow, authors: dict[int, str], owner: int) -> str:
-    author = "" if row.creator_id == owner else f" by {authors.get(row.creator_id, 'someone')}"
+def _local_time(seconds: int, zone: str) -> str:
+    """`2026-03-05 09:30` in `zone` (the person's), `2026-03-05 01:30 UTC` when that is UTC."""
+    _when(seconds)  # refuses a time that is not one
+    local = datetime.fromtimestamp(int(seconds), UTC).astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M")
+    return f"{local} UTC" if zone == "UTC" else local
+
+
+def _comment(row: MemosRow, authors: dict[int, str], owner: int, say: Translator, zone: str) -> str:
+    author = "" if row.creator_id == owner else authors.get(row.creator_id) or say.gettext("someone")
     quoted = "\n".join(f"> {line}" if line else ">" for line in row.content.strip().splitlines())
-    return f"**Comment{author}, {_when(row.created_ts)[:16].replace('T', ' ')} UTC**\n\n{quoted}"
+    return f"{comment_heading(say, author, _local_time(row.created_ts, zone))}\n\n{quoted}"
 
 
 def _files(
@@ -183,7 +192,11 @@ def _limit() -> int:
     return MAX_FILE_BYTES
 
 
-def plan_memos(database: MemosDatabase, user_id: str, report: Report, memos_user: str | None) -> Plan:
+def plan_memos(
+    database: MemosDatabase, user_id: str, report: Report, memos_user: str | None, say: Translator, zone: str = "UTC"
+) -> Plan:
+    """The memos of one memos user as planned memos; `say` and `zone`: the person's language and
+    zone, for the lines the import writes into them (a comment's heading)."""
     owner = pick_user(database, memos_user)
     authors = {user.id: user.username for user in database.users()}
     rows = database.memos()
@@ -219,7 +232,9 @@ def plan_memos(database: MemosDatabase, user_id: str, report: Report, memos_user
         extra: list[str] = []
         if row.id in answering_others:  # its memo is not imported: the comment stands alone, saying whose it answered
             other = answering_others[row.id]
-            extra.append(f"(a comment on memos/{other.uid} by {authors.get(other.creator_id, 'someone')})")
+            author = authors.get(other.creator_id) or say.gettext("someone")
+            answered_memo = "memos/" + other.uid
+            extra.append(say.gettext("(a comment on %(memo)s by %(author)s)", memo=answered_memo, author=author))
         if links:
             extra.append("\n".join(links))
         related = [by_id[other] for other in references.get(row.id, []) if other in by_id]
@@ -229,7 +244,7 @@ def plan_memos(database: MemosDatabase, user_id: str, report: Report, memos_user
             else:
                 extra.append(f"→ memos/{other.uid}")
         answers = sorted(comments.get(row.id, []), key=lambda answer: (answer.created_ts, answer.id))
-        extra += [_comment(answer, authors, owner.id) for answer in answers]
+        extra += [_comment(answer, authors, owner.id, say, zone) for answer in answers]
         content = "\n\n".join([content, *extra]).strip()
         content = memo_checks.with_tags(content, list(row.tags))
         planned = PlannedMemo(

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..archive.words import counted
-from ..kernel.i18n import Text
+from ..kernel.i18n import Text, Translator
 
 #: The kinds a person picks (CLI `--from`, REST `kind`, Settings → Import).
 KINDS = ("memos", "flomo", "todoist")
@@ -82,6 +82,20 @@ class Unavailable(SourceError):
     """One part of the file cannot be read (an attachment's file is missing): that part is listed
     as skipped and the rest imports. Anything hostile (a path that escapes, a link) is a
     SourceError and stops the import."""
+
+
+def comment_heading(say: Translator, author: str, when: str) -> str:
+    """The bold line a comment kept in a memo or a task's notes starts with, in the person's
+    language: `**Comment by bob, 2026-03-05 09:30**` (in Chinese `**评论, ...**` with a full-width comma)."""
+    if author and when:
+        heading = say.gettext("Comment by %(author)s, %(when)s", author=author, when=when)
+    elif author:
+        heading = say.gettext("Comment by %(author)s", author=author)
+    elif when:
+        heading = say.gettext("Comment, %(when)s", when=when)
+    else:
+        heading = say.pgettext("a comment's heading", "Comment")
+    return f"**{heading}**"
 
 
 def derived_id(prefix: str, user_id: str, *identity: str) -> str:

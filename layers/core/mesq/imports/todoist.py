@@ -38,13 +38,13 @@ from zoneinfo import ZoneInfo
 import dateparser
 
 from ..kernel.errors import MesqError
-from ..kernel.i18n import Text
+from ..kernel.i18n import Text, Translator
 from ..kernel.messages import quoted
 from ..kernel.tags import is_valid_tag
 from ..kernel.timestamps import parse_zone
 from ..todos import model, recurrence
 from ..todos.quick_add import parse_quick_add
-from .plan import Plan, PlannedColumn, PlannedSpace, PlannedTask, Report, SourceError, derived_id
+from .plan import Plan, PlannedColumn, PlannedSpace, PlannedTask, Report, SourceError, comment_heading, derived_id
 
 SOURCE = "todoist"
 MAX_CSV_BYTES = 64 * 1024 * 1024
@@ -180,10 +180,12 @@ class _Project:
         zone: str,
         now: datetime,
         report: Report,
+        say: Translator,
         first_column: str = FIRST_COLUMN,
         unnamed: str = UNNAMED_KEY,
     ) -> None:
         self.user_id, self.zone, self.now, self.report = user_id, zone, now, report
+        self.say = say
         self.first_column = first_column
         named = project_name(file_name)
         #: What the space's id and its records' ids derive from: the project's name, or
@@ -206,6 +208,10 @@ class _Project:
         occurrence = self.seen.get(key, 0)
         self.seen[key] = occurrence + 1
         return derived_id(prefix, self.user_id, SOURCE, self.key, *identity, str(occurrence))
+
+    def _kept_line(self, item: Text) -> str:
+        """A line of a task's notes keeping what MeSQ has no field for: `Todoist 日期 'every 3rd'`."""
+        return "Todoist " + self.say.text(item)
 
     def line_label(self, line: int) -> Text:
         """`Groceries line 12`: where in which project's file a report entry is."""
@@ -240,7 +246,7 @@ class _Project:
         content = row.get("CONTENT", "").strip()
         indent = row.get("INDENT", "1").strip() or "1"
         depth = int(indent) if indent.isdigit() and int(indent) > 0 else 1
-        kept: list[tuple[str, Text]] = []  # (the notes' English line, the report's words)
+        kept: list[Text] = []  # what the notes keep, each a line there and a part of the report's entry
         tags: list[str] = []
         for label in _LABEL.findall(content):
             name = label.rstrip(",.;")
@@ -248,10 +254,10 @@ class _Project:
                 tags.append(name)
             else:
                 written = "@" + name
-                kept.append((f"label {written}", Text("label %(label)s", label=written)))
+                kept.append(Text("label %(label)s", label=written))
         title = " ".join(_LABEL.sub(lambda m: "" if m.group(1).rstrip(",.;") in tags else m.group(0), content).split())
         if not title:
-            title = content or "(untitled)"
+            title = content or self.say.gettext("(untitled)")
         notes = row.get("DESCRIPTION", "").strip()
         if len(title) > model.TITLE_MAX:
             notes = f"{title}\n\n{notes}".strip()
@@ -264,7 +270,7 @@ class _Project:
         try:
             parse_zone(zone, "TIMEZONE")
         except MesqError:
-            kept.append((f"time zone {zone!r}", Text("time zone %(zone)s", zone=repr(zone))))
+            kept.append(Text("time zone %(zone)s", zone=repr(zone)))
             zone = self.zone
         date_text = row.get("DATE", "").strip()
         read = (
@@ -273,15 +279,15 @@ class _Project:
             else DateRead(None, None, None)
         )
         if read is None:
-            kept.append((f"date {date_text!r}", Text("date %(date)s", date=repr(date_text))))
+            kept.append(Text("date %(date)s", date=repr(date_text)))
             read = DateRead(None, None, None)
         deadline = row.get("DEADLINE", "").strip()
         if deadline:
-            kept.append((f"deadline {deadline!r}", Text("deadline %(date)s", date=repr(deadline))))
+            kept.append(Text("deadline %(date)s", date=repr(deadline)))
         if kept:
-            notes = (notes + "\n\n" if notes else "") + "\n".join(f"Todoist {item}" for item, _said in kept)
-            said = kept[0][1]
-            for _item, more in kept[1:]:
+            notes = (notes + "\n\n" if notes else "") + "\n".join(self._kept_line(item) for item in kept)
+            said = kept[0]
+            for more in kept[1:]:
                 said = Text("%(list)s; %(item)s", list=said, item=more)
             self.report.keep(where, Text("%(items)s kept in the notes", items=said))
         priority = _PRIORITY.get(row.get("PRIORITY", "").strip(), "none")
@@ -310,7 +316,8 @@ class _Project:
             self.root = task
         else:
             if read.rule:
-                task.notes = (task.notes + "\n\n" if task.notes else "") + f"Todoist date {date_text!r}"
+                kept_date = self._kept_line(Text("date %(date)s", date=repr(date_text)))
+                task.notes = (task.notes + "\n\n" if task.notes else "") + kept_date
                 self.report.keep(
                     where,
                     Text(
@@ -348,8 +355,7 @@ class _Project:
             return
         author = _PROJECT_ID.sub("", row.get("AUTHOR", "")).strip()
         when = row.get("DATE", "").strip()
-        head = "**Comment" + (f" by {author}" if author else "") + (f", {when}" if when else "") + "**"
-        comment = f"{head}\n\n{text}"
+        comment = f"{comment_heading(self.say, author, when)}\n\n{text}"
         indent = row.get("INDENT", "").strip()
         target = self.root if indent == "1" and self.root is not None else self.last
         if target is None:
@@ -362,7 +368,7 @@ class _Project:
     def unknown(self, row: dict[str, str], line: int) -> None:
         kind = row.get("TYPE", "").strip()
         text = " | ".join(value.strip() for value in row.values() if value.strip())
-        self.orphan_notes.append(f"Todoist row {line}: {text}")
+        self.orphan_notes.append(self.say.gettext("Todoist row %(line)s: %(text)s", line=line, text=text))
         self.report.keep(
             self.line_label(line),
             Text("a row of TYPE %(type)s (not a task, section or note) kept in the notes", type=repr(kind)),
@@ -377,7 +383,9 @@ class _Project:
                 column = self._current_column()
                 column.tasks.append(
                     PlannedTask(
-                        self._id("tt", "comments"), f"{self.name}: comments", notes="\n\n---\n".join(self.orphan_notes)
+                        self._id("tt", "comments"),
+                        self.say.gettext("%(project)s: comments", project=self.name),
+                        notes="\n\n---\n".join(self.orphan_notes),
                     )
                 )
         if not self.space.columns:
@@ -401,10 +409,12 @@ def plan_todoist(
     report: Report,
     zone: str,
     now: datetime,
+    say: Translator,
     first_column: str = FIRST_COLUMN,
     unnamed: str = UNNAMED_KEY,
 ) -> Plan:
-    """The projects as planned spaces. `files`: (file name, bytes) of each project's CSV;
+    """The projects as planned spaces. `files`: (file name, bytes) of each project's CSV; `say`:
+    the person's language, for the lines the import writes into the tasks' notes;
     `first_column` names the column of tasks before any section (a new board's first column in
     the person's language, as `todos.model.default_board`); `unnamed` the space of a file whose
     name names no project (an upload without a name: "Todoist import (Mar 5, 2026)" in the
@@ -414,7 +424,7 @@ def plan_todoist(
     names: set[str] = set()
     task_rows = 0
     for file_name, data in files:
-        project = _Project(user_id, file_name, zone, now, report, first_column, unnamed)
+        project = _Project(user_id, file_name, zone, now, report, say, first_column, unnamed)
         if project.key in names:
             raise SourceError(
                 Text("%(file)s: a second project named %(name)s", file=file_name, name=quoted(project.name))

@@ -15,6 +15,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from ..adapters.imports.memos_sqlite import open_memos_database
+from ..auth.user_zone import configured_zone
 from ..imports.memos import plan_memos
 from ..imports.plan import KINDS, Plan, Report, SourceError
 from ..imports.run import execute, import_call
@@ -38,7 +39,9 @@ MAX_PROJECTS = 500
 class ImportOptions:
     #: memos: which memos user's memos (a database of several users needs it).
     memos_user: str | None = None
-    #: flomo: the zone its times are written in; Todoist: the zone of a row without TIMEZONE.
+    #: flomo: the zone its times are written in; Todoist: the zone of a row without TIMEZONE;
+    #: memos: the zone of the times written in comment headings. None: the account's zone
+    #: (Settings), else Asia/Shanghai for flomo and UTC for the others.
     timezone: str | None = None
     #: Todoist: "now" for relative dates ("tomorrow"); the time of the import by default.
     now: datetime | None = None
@@ -118,31 +121,42 @@ def _todoist_files(path: Path, label: str | None = None, nameless: bool = False)
 
 @contextlib.contextmanager
 def _plan(
-    kind: str, path: Path, user_id: str, report: Report, options: ImportOptions, board_language: str = "en"
+    kind: str,
+    path: Path,
+    user_id: str,
+    report: Report,
+    options: ImportOptions,
+    board_language: str = "en",
+    account_zone: str | None = None,
 ) -> Iterator[Plan]:
+    """The plan of the file; `board_language` and `account_zone` (the person's zone, when set):
+    what the lines the import writes into records (a comment's heading, a kept Todoist date) are
+    in, and the zone a file's own times are read in when the import does not name one."""
     if not path.exists():
         raise SourceError(Text("%(path)s: no such file or folder", path=str(path)))
+    say = Translator(board_language)
     if kind == "memos":
         with open_memos_database(path, options.label) as database:
-            yield plan_memos(database, user_id, report, options.memos_user)
+            zone = _zone(options, account_zone or "UTC")
+            yield plan_memos(database, user_id, report, options.memos_user, say, zone)
     elif kind == "flomo":
         # Here, not at the top: flomo's reader brings BeautifulSoup (~90 ms of imports), which
         # the pages' function (the settings page imports this module) needs only for an import.
         from ..imports.flomo import DEFAULT_ZONE, plan_flomo
 
-        zone = _zone(options, DEFAULT_ZONE)
+        zone = _zone(options, account_zone or DEFAULT_ZONE)
         archive = open_zip(path, options.label)
         try:
             yield plan_flomo(archive, user_id, report, zone)
         finally:
             archive.close()
     elif kind == "todoist":
-        zone = _zone(options, "UTC")
+        zone = _zone(options, account_zone or "UTC")
         now = options.now or utc_now()
         _space, columns = default_board(board_language)
         files = _todoist_files(path, options.label, options.nameless)
         unnamed = unnamed_project(board_language, zone, now)
-        yield plan_todoist(files, user_id, report, zone, now, first_column=columns[0], unnamed=unnamed)
+        yield plan_todoist(files, user_id, report, zone, now, say, first_column=columns[0], unnamed=unnamed)
     else:
         raise SourceError(Text("unknown kind %(kind)s: one of %(kinds)s", kind=quoted(kind), kinds=", ".join(KINDS)))
 
@@ -162,5 +176,6 @@ def import_file(
     call = import_call(services, user_id, kind, principal=principal, channel=channel, language=options.language)
     report = Report(kind, run_id=call.run_id)
     language = board_language(services.items, user_id, options.language)
-    with _plan(kind, path, user_id, report, options, language) as plan:
+    zone = configured_zone(services.items, user_id)
+    with _plan(kind, path, user_id, report, options, language, zone) as plan:
         return execute(call, plan)

@@ -30,7 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timezone",
         metavar="ZONE",
-        help="flomo: the zone of its times (default Asia/Shanghai); Todoist: of rows without one (default UTC)",
+        help="flomo: the zone of its times; Todoist: of rows without one; memos: of comment headings "
+        "(default: the account's zone, else Asia/Shanghai for flomo, UTC for the others)",
     )
     parser.add_argument("--undo-run", metavar="RUN_ID", help="undo an import by the run id it printed")
 
