@@ -39,7 +39,8 @@ def test_a_memos_comment_heading_is_in_the_persons_language_and_zone(
              (4, "own", 1, "MY WORDS on bob's memo")]  # fmt: skip
     path = _memos(tmp_path / "memos_prod.db", memos, [(2, 1, "COMMENT"), (4, 3, "COMMENT")])
     import_file(services, user["id"], "memos", path, options=ImportOptions(memos_user="alice"))
-    contents = {memo["content"].split("\n")[0]: memo["content"] for memo in memo_store.all_memos(services.items, user["id"])}
+    memos_now = memo_store.all_memos(services.items, user["id"])
+    contents = {memo["content"].split("\n")[0]: memo["content"] for memo in memos_now}
     assert f"{answered_by_bob}\n\n> bob answers" in contents["my memo"]
     assert own_note in contents["MY WORDS on bob's memo"]
 
