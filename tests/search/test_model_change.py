@@ -106,3 +106,42 @@ def test_a_write_with_another_model_rebuilds_instead_of_adding_to_the_old_index(
     restarted.items.wait_idle()  # type: ignore[attr-defined]  # the update found the index stale: a build ran
     assert len(new.passages) >= len(NOTES) + 1 and set(NOTES) <= set(new.passages)
     assert_index_of(restarted, new, len(NOTES) + 1)
+
+
+def test_an_index_of_older_terms_is_rebuilt_keeping_its_vectors(open_services) -> None:
+    """Terms from before traditional Chinese read as simplified (an index without `tokens` in its
+    pointer): the next search queues a build that makes the terms again and embeds nothing."""
+    from mesq.search.tokenizer import TOKENS_FORMAT
+
+    model = RecordingEmbedder("model-a", 4)
+    services = open_services(model)
+    note = run(services, "create_memo", {"content": "醫院複診的時間改到週五"})["memo"]
+    services.items.wait_idle()  # type: ignore[attr-defined]
+    pointer = services.items.get(pointer_key("u1"))
+    assert pointer is not None and pointer["tokens"] == TOKENS_FORMAT
+    # As an older version stored it: traditional terms, no `tokens`.
+    loaded = repository(services).load("u1")
+    assert loaded is not None
+    index, _pointer = loaded
+    from mesq.search.index import Entry, SearchIndex
+    from mesq.search.tokenizer import _RUNS
+
+    old_terms = [
+        Entry(entry.doc, tuple(word or han for han, word in _RUNS.findall(entry.doc.text)), entry.vector)
+        for entry in index.entries()
+    ]
+    older = SearchIndex(old_terms, {}, index.dimension)
+    assert repository(services).save("u1", older, pointer)
+    stored = services.items.get(pointer_key("u1"))
+    assert stored is not None
+    services.items.put({key: value for key, value in stored.items() if key != "tokens"})
+    embedded = len(model.passages)
+
+    restarted = open_services(model)
+    run(restarted, "search_ai_memos", {"query": "医院复诊"})  # queues the build
+    restarted.items.wait_idle()  # type: ignore[attr-defined]
+    rebuilt = restarted.items.get(pointer_key("u1"))
+    assert rebuilt is not None and rebuilt["tokens"] == TOKENS_FORMAT
+    assert len(model.passages) == embedded  # the vectors were kept
+    answer = run(restarted, "search_ai_memos", {"query": "医院复诊"})
+    assert [item["id"] for item in answer["items"]] == [note["id"]] and answer["degraded"] is False

@@ -109,3 +109,15 @@ def test_jieba_loads_without_pkg_resources_and_leaves_it_importable() -> None:
     assert done.returncode == 0, done.stderr
     cut, name = done.stdout.strip().splitlines()
     assert cut == str(jieba.lcut("我们在北京开会")) and name == "pkg_resources"
+
+
+def test_traditional_chinese_has_the_terms_of_simplified() -> None:
+    assert tokens("醫院複診的時間") == tokens("医院复诊的时间") and "医院" in tokens("醫院複診的時間")
+    assert tokens("學習 Python") == tokens("学习 python")
+
+
+def test_a_traditional_query_gets_the_gloss_of_its_simplified_form() -> None:
+    from mesq.search.crosslingual import GLOSSARY
+
+    gloss = GLOSSARY.translate("醫院複診")
+    assert gloss and gloss == GLOSSARY.translate("医院复诊") and "hospital" in gloss

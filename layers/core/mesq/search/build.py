@@ -173,12 +173,14 @@ def _remove_segments(services: Services, user_id: str, segments: Iterable[str]) 
 
 
 class _Reuse:
-    """Entries of the index being replaced, by key: an unchanged text keeps its tokens, and its
-    vector when the index is of the model this build embeds with."""
+    """Entries of the index being replaced, by key: an unchanged text keeps its tokens when the
+    index's terms are this tokenizer's, and its vector when the index is of the model this build
+    embeds with."""
 
     def __init__(self, services: Services, user_id: str, fresh: bool) -> None:
         self.entries: dict[str, Entry | None] = {}
         self.same_model = False
+        self.same_tokens = False
         if fresh:
             return
         repo = repository(services)
@@ -187,13 +189,15 @@ class _Reuse:
         if loaded is not None:
             index, pointer = loaded
             self.entries = {entry.doc.key: entry for entry in index.entries()}
-            self.same_model = not repo.stale(pointer)
+            self.same_model = repo.same_model(pointer)
+            self.same_tokens = repo.same_tokens(pointer)
 
     def find(self, doc: Doc) -> Entry | None:
         old = self.entries.get(doc.key)
         if old is None or old.doc.text != doc.text:
             return None
-        return Entry(doc, old.tokens, old.vector if self.same_model else None)
+        terms = old.tokens if self.same_tokens else tuple(tokens(doc.text))
+        return Entry(doc, terms, old.vector if self.same_model else None)
 
 
 def entries_of(
@@ -409,7 +413,7 @@ def release(services: Services, user_id: str, owner: str) -> None:
 
 def needed(services: Services, user_id: str) -> str | None:
     """Why the user's AI index cannot answer fully now: "building" (a build is under way),
-    "missing" (none yet), "stale" (another embedding model's), or None (it can)."""
+    "missing" (none yet), "stale" (another embedding model's, or older terms), or None (it can)."""
     if state(services, user_id) is not None:
         return "building"
     repo = repository(services)

@@ -41,6 +41,7 @@ from aws_lambda_powertools import Logger
 
 from ..kernel.i18n import HAN, is_chinese
 from .tokenizer import STOPWORDS, segmenter
+from .traditional import to_simplified
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
 
@@ -233,7 +234,8 @@ class Glossary:
         with `wait=False`, while another thread is still loading the dictionary)."""
         if not self.load(wait):
             return None
-        gloss = self._to_english(query) if is_chinese(query) else self._to_chinese(query)
+        # The table's headwords are simplified: a traditional query is looked up in that form.
+        gloss = self._to_english(to_simplified(query)) if is_chinese(query) else self._to_chinese(query)
         return gloss or None
 
     def _to_english(self, query: str) -> str:

@@ -6,7 +6,9 @@
 - pointer item pk `U#<user>` sk `SEARCH#INDEX`: `snapshot`, `overlay` (blob ids), `generation` and
   `model`, the id of the embedding model whose vectors the index holds. An index of another model
   (the configuration changed) is stale: `load` does not return it, and the caller rebuilds it, so
-  vectors of two models are never compared or mixed.
+  vectors of two models are never compared or mixed; and `tokens`, the tokenizer's version
+  (`tokenizer.TOKENS_FORMAT`, 1 when absent): an index of older terms answers, and its next build
+  makes the terms again and keeps the vectors.
 
 Writers switch the pointer with a condition on its generation, so two writers cannot lose each
 other's change (the loser reloads and retries). Readers read the pointer (one item) per query and
@@ -35,6 +37,7 @@ from ..kernel.ports.storage import BlobNotFound, BlobStore, Condition, Condition
 from . import pointers
 from .documents import Doc
 from .index import Entry, Part, SearchIndex
+from .tokenizer import TOKENS_FORMAT
 
 POINTER_SK = pointers.AI_INDEX
 #: The snapshot's BM25 model: bm25s's files under this folder of the zip.
@@ -131,8 +134,18 @@ class IndexRepository:
         self._runtime = runtime
 
     def stale(self, pointer: Item) -> bool:
-        """True when the stored index holds another model's vectors than this process makes."""
-        return pointer.get("model") != self._runtime.model_id
+        """True when the stored index holds another model's vectors than this process makes, or
+        terms of another tokenizer (`tokenizer.TOKENS_FORMAT`): a build makes it again."""
+        return not (self.same_model(pointer) and self.same_tokens(pointer))
+
+    def same_model(self, pointer: Item) -> bool:
+        """The stored vectors are this process's model's: a build may reuse them."""
+        return pointer.get("model") == self._runtime.model_id
+
+    @staticmethod
+    def same_tokens(pointer: Item) -> bool:
+        """The stored terms are this tokenizer's: a build may reuse them."""
+        return int(pointer.get("tokens", 1)) == TOKENS_FORMAT
 
     def pointer(self, user_id: str) -> Item | None:
         return self._items.get(pointer_key(user_id))
@@ -183,7 +196,7 @@ class IndexRepository:
         pk, sk = pointer_key(user_id)
         pointer: dict[str, Any] = {
             "pk": pk, "sk": sk, "snapshot": snapshot_id, "overlay": overlay_id, "generation": generation,
-            "documents": len(index),
+            "documents": len(index), "tokens": TOKENS_FORMAT,
         }  # fmt: skip
         if self._runtime.model_id is not None:
             pointer["model"] = self._runtime.model_id

@@ -4,7 +4,9 @@ bm25s's own splitter keeps a run of Han characters as one token (a whole Chinese
 single word), so text is cut into script runs first: Han runs go to jieba's search mode (words
 and the shorter words inside them: 北京大学 -> 北京, 大学, 北京大学; jieba's own cuts over a
 compact copy of its dictionary, segmenter.py), other runs to a Unicode word splitter. Everything
-is NFKC-normalised and case-folded, so full-width Latin letters and case never matter.
+is NFKC-normalised and case-folded, so full-width Latin letters and case never matter, and a
+traditional Chinese character reads as its simplified form (traditional.py, as literal search
+reads it: 醫院複診 and 医院复诊 are the same terms).
 """
 
 from __future__ import annotations
@@ -13,8 +15,15 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING
 
+from .traditional import to_simplified
+
 if TYPE_CHECKING:
     from .segmenter import Segmenter
+
+#: The terms' version, kept in the AI index's pointer: an index stored under another has its terms
+#: made again on its next build, its vectors kept (persist.py). 2: traditional Chinese reads as
+#: simplified; 1 (a pointer without one): NFKC and casefold alone.
+TOKENS_FORMAT = 2
 
 # Han (CJK unified ideographs and extension A, compatibility ideographs), kana, hangul.
 CJK_CHARACTERS = _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
@@ -45,7 +54,7 @@ def segmenter() -> Segmenter:
 
 def tokens(text: str) -> list[str]:
     """The BM25 terms of `text`, in order, stopwords dropped."""
-    normal = unicodedata.normalize("NFKC", text).casefold()
+    normal = to_simplified(unicodedata.normalize("NFKC", text).casefold())
     out: list[str] = []
     for han, word in _RUNS.findall(normal):
         if han:

@@ -1,5 +1,6 @@
 """Traditional Chinese characters read as their simplified forms, for literal search's fold
-(literal_kind.py `fold`): 醫院複診 and 医院复诊 find each other, in the index and the query alike,
+(literal_kind.py `fold`), the AI index's terms (tokenizer.py) and the gloss's lookup
+(crosslingual.py): 醫院複診 and 医院复诊 find each other, in the index and the query alike,
 while the stored text, snippets and highlights stay as written.
 
 The table (`traditional_table.py`, generated: `python -m mesq.search.traditional`) comes from
@@ -30,6 +31,12 @@ def table() -> dict[int, str]:
     from .traditional_table import SIMPLIFIED, TRADITIONAL
 
     return {ord(traditional): simplified for traditional, simplified in zip(TRADITIONAL, SIMPLIFIED, strict=True)}
+
+
+def to_simplified(text: str) -> str:
+    """`text` with every traditional character of the table as its simplified form: what the AI
+    index's terms (tokenizer.py) and the gloss (crosslingual.py) read."""
+    return text.translate(table())
 
 
 def derive() -> tuple[str, str]:
