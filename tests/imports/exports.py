@@ -279,6 +279,15 @@ HEADER = ["TYPE", "CONTENT", "DESCRIPTION", "PRIORITY", "INDENT", "AUTHOR", "RES
 PRIORITY = {"4": "urgent", "3": "high", "2": "medium", "1": "none"}
 
 
+def todoist_csv(path: Path, rows: list[list[str]]) -> Path:
+    """A Todoist CSV of `rows` under the first ten columns of HEADER (short rows padded)."""
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(HEADER[:10])
+        writer.writerows([(row + [""] * 10)[:10] for row in rows])
+    return path
+
+
 @dataclass
 class ExpectedTask:
     title: str

@@ -4,7 +4,6 @@ writer's imported notes carry no English of MeSQ's own."""
 
 from __future__ import annotations
 
-import csv
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,7 +16,7 @@ from mesq.todos.state import load_state
 from mesq.wiring.imports import ImportOptions, import_file
 from mesq.wiring.services import Services
 
-from .exports import HEADER
+from .exports import todoist_csv
 from .test_stranger_files import _memos
 
 
@@ -52,10 +51,7 @@ def test_todoist_lines_kept_in_the_notes_are_in_the_persons_language(services: S
         ["note", "a project note", "", "", "", "", "", "", "", ""],
         ["weird", "a row of another kind", "", "", "", "", "", "", "", ""],
     ]
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(HEADER[:10])
-        writer.writerows(rows)
+    todoist_csv(path, rows)
     user = create_user(services.items, "lin", "correct horse battery")
     now = datetime(2026, 12, 4, tzinfo=UTC)
     import_file(services, user["id"], "todoist", path, options=ImportOptions(now=now, language="zh"))

@@ -7,7 +7,6 @@ what cannot be read is kept verbatim in the notes and listed."""
 
 from __future__ import annotations
 
-import csv
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,7 +21,7 @@ from tests.conftest import run_cli
 from tests.settings import inprocess_settings
 
 from .checks import call, visible
-from .exports import HEADER, ExpectedTask, todoist_export
+from .exports import ExpectedTask, todoist_csv, todoist_export
 
 #: The import builds the account's search indexes itself (issue 46); BM25 only here, so a thousand
 #: records are not embedded on a shared machine (tests/search covers the embedding build).
@@ -96,10 +95,7 @@ def test_what_cannot_be_read_is_kept_in_the_notes_and_listed(services: Services,
         ["note", "a project note", "", "", "", "", "", "", "", ""],
         ["weird", "a row of another kind", "", "", "", "", "", "", "", ""],
     ]
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(HEADER[:10])
-        writer.writerows(rows)
+    todoist_csv(path, rows)
     user = create_user(services.items, "carol", "correct horse battery")
     report = import_file(
         services, user["id"], "todoist", path, options=ImportOptions(now=datetime(2026, 12, 4, tzinfo=UTC))
@@ -127,10 +123,7 @@ def test_the_first_column_is_named_in_the_persons_language(services: Services, t
     待办 for a Chinese request, To do for an English one; its id comes from an English key, so
     the same file imported again in the other language finds the same column and tasks."""
     path = tmp_path / "Errands.csv"
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(HEADER[:10])
-        writer.writerow(["task", "buy rice", "", "1", "1", "", "", "", "", ""])
+    todoist_csv(path, [["task", "buy rice", "", "1", "1"]])
     user = create_user(services.items, "dora", "correct horse battery")
     first = import_file(services, user["id"], "todoist", path, options=ImportOptions(language="zh"))
     assert first.imported["tasks"] == 1, first.as_dict()

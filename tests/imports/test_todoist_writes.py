@@ -4,7 +4,6 @@ than an import takes. Each file is built here, small."""
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +17,7 @@ from mesq.todos.state import load_state
 from mesq.wiring.imports import import_file
 from mesq.wiring.services import Services
 
-from .exports import HEADER
-
-
-def _csv(path: Path, rows: list[list[str]]) -> Path:
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(HEADER[:10])
-        writer.writerows([(row + [""] * 10)[:10] for row in rows])
-    return path
+from .exports import todoist_csv
 
 
 def _task(title: str, date: str = "", lang: str = "", zone: str = "") -> list[str]:
@@ -37,7 +28,7 @@ def _labelled(path: Path) -> Path:
     """A full batch of plain tasks, then a batch of tasks with five new labels each."""
     rows = [_task(f"plain {i}") for i in range(24)]
     rows += [_task(f"tagged {i} " + " ".join(f"@t{i}x{j}" for j in range(5))) for i in range(24)]
-    return _csv(path / "Labels.csv", rows)
+    return todoist_csv(path / "Labels.csv", rows)
 
 
 def test_many_new_labels_fit_their_writes(services: Services, tmp_path: Path) -> None:
@@ -52,7 +43,7 @@ def test_a_run_cut_short_says_what_it_wrote_and_the_next_completes_it(
     services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     user = create_user(services.items, "mira", "correct horse battery")
-    path = _csv(tmp_path / "Chores.csv", [_task(f"chore {i}") for i in range(30)])
+    path = todoist_csv(tmp_path / "Chores.csv", [_task(f"chore {i}") for i in range(30)])
     real_apply = todo_writes.apply
     calls: list[int] = []
 
@@ -84,7 +75,7 @@ def test_dates_a_due_cannot_hold_are_kept_as_text(services: Services, tmp_path: 
         _task("unknown language", "demain", "zz", "UTC"),
     ]
     user = create_user(services.items, "nora", "correct horse battery")
-    report = import_file(services, user["id"], "todoist", _csv(tmp_path / "Dates.csv", rows))
+    report = import_file(services, user["id"], "todoist", todoist_csv(tmp_path / "Dates.csv", rows))
     assert report.imported["tasks"] == 28, report.as_dict()
     kept = dict(report.kept)
     assert "9999" in kept["Dates line 27"] and "9999" in kept["Dates line 28"]
@@ -103,7 +94,7 @@ def test_a_planned_task_the_write_path_refuses_stops_the_import_before_any_write
     monkeypatch.setattr(
         todoist, "read_date", lambda *args: todoist.DateRead({"type": "datetime", "at": "1-01"}, "UTC", None)
     )
-    path = _csv(tmp_path / "Bad.csv", [_task("fine"), _task("bad due", "whenever")])
+    path = todoist_csv(tmp_path / "Bad.csv", [_task("fine"), _task("bad due", "whenever")])
     with pytest.raises(SourceError, match="Bad line 3"):
         import_file(services, user["id"], "todoist", path)
     assert not any(task["title"] == "fine" for task in load_state(services.items, user["id"]).every_task())
@@ -117,13 +108,13 @@ def test_more_tasks_than_an_import_or_a_column_takes_is_refused_before_any_write
     monkeypatch.setattr(todoist, "MAX_TASKS", 30)  # the real caps, 20,000 and 5,000, at a small scale
     monkeypatch.setattr(todoist, "MAX_TASKS_PER_COLUMN", 10)
     user = create_user(services.items, "pam", "correct horse battery")
-    one_column = _csv(tmp_path / "Long.csv", [_task(f"t {i}") for i in range(11)])
+    one_column = todoist_csv(tmp_path / "Long.csv", [_task(f"t {i}") for i in range(11)])
     with pytest.raises(SourceError, match="Long line 12: over 10 tasks in one column"):
         import_file(services, user["id"], "todoist", one_column)
     rows: list[list[str]] = []
     for section in range(4):
         rows += [["section", f"s{section}"], *(_task(f"t {section} {i}") for i in range(8))]
-    many = _csv(tmp_path / "Many.csv", rows)
+    many = todoist_csv(tmp_path / "Many.csv", rows)
     with pytest.raises(SourceError, match=r"Many\.csv: over 30 tasks in one import"):
         import_file(services, user["id"], "todoist", many)
     assert not any(task["title"].startswith("t ") for task in load_state(services.items, user["id"]).every_task())
@@ -153,7 +144,7 @@ def test_a_stop_of_the_server_ends_an_import_at_its_next_batch(
     monkeypatch.setattr(concurrency, "_STOP", threading.Event())  # this test's own, not the process's
     _Server(uvicorn.Config(app=None)).handle_exit(15, None)
     user = create_user(services.items, "rosa", "correct horse battery")
-    path = _csv(tmp_path / "Stop.csv", [_task(f"t {i}") for i in range(30)])
+    path = todoist_csv(tmp_path / "Stop.csv", [_task(f"t {i}") for i in range(30)])
     with pytest.raises(CutShort, match="the server is stopping") as cut:
         import_file(services, user["id"], "todoist", path)
     assert cut.value.report.imported["tasks"] == 0
