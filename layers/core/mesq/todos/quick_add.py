@@ -3,8 +3,10 @@ every monday p1") -> a task's title, due, priority, tags and recurrence, in the 
 
 Pure domain code (no web, no clock of its own: `now` is passed in). Dates are parsed by
 `dateparser` (English and Chinese); this module adds what it lacks for Chinese ("下午5点",
-"下周一", "12月25日", Chinese numerals) by rewriting those phrases into forms it reads, and a
-small phrase table for recurrence ("every monday", "每周五" -> an RRULE).
+"明晚7点", "后天下午", "晚上12点", "下周一", "12月25日", "半小时后", Chinese numerals) by rewriting
+those phrases into forms it reads, and a small phrase table for recurrence ("every monday",
+"每周五", "每月15号" -> an RRULE). A rule always comes with a first due: its first occurrence
+that is not past (`_first_due`).
 
 Bounded work, whatever is typed (dateparser takes milliseconds a call, and a line of numbers has
 a candidate phrase at every word): a line over MAX_CHARACTERS (a task title's own cap) is not
@@ -205,7 +207,7 @@ _ZH_MONTH_DAY = re.compile(rf"(?:(?P<year>[0-9]{{4}})年)?(?P<month>{_NUM})月(?
 _ZH_IN_DAYS = re.compile(rf"(?P<n>{_NUM})\s*天\s*(?:以|之)?[后後]")
 #: "2小时后", "两个小时以后", "半小时后", "一个半小时后", "十五分钟之后": minutes from now.
 _ZH_IN_TIME = re.compile(
-    rf"(?:(?P<n>{_NUM})\s*(?:个)?\s*(?P<and_half>半)?|(?P<half>半)\s*(?:个)?)\s*(?P<unit>小时|钟头|分钟)"
+    rf"(?:(?P<n>{_NUM})(?:\s*个)?(?:\s*(?P<and_half>半))?|(?P<half>半)(?:\s*个)?)\s*(?P<unit>小时|钟头|分钟)"
     r"\s*(?:以|之)?[后後]"
 )
 _ZH_UNIT_MINUTES = {"小时": 60, "钟头": 60, "分钟": 1}
@@ -254,9 +256,8 @@ def _rewrite_chinese(text: str, today: date) -> str:
     def in_time(match: re.Match[str]) -> str:
         unit = _ZH_UNIT_MINUTES[match["unit"]]
         n = 0 if match["half"] else _zh_number(match["n"])
-        if n is None:
-            return match[0]
-        return f" in {n * unit + (unit // 2 if match['half'] or match['and_half'] else 0)} minutes "
+        minutes = None if n is None else n * unit + (unit // 2 if match["half"] or match["and_half"] else 0)
+        return f" in {minutes} minutes " if minutes else match[0]
 
     def day_part(match: re.Match[str]) -> str:
         return f" {match['day']} {_ZH_PARTS[match['part']][1]} "
