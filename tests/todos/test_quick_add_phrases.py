@@ -55,6 +55,10 @@ TOMORROW_MORNING_AND_EVENING: list[Row] = [
     ("下周一上午 开会", SUNDAY, "开会", at(12, 7, 9), None),
     ("明早9点 面试", FRIDAY, "面试", at(12, 12, 9), None),
     ("明晚7点 吃饭", TUESDAY, "吃饭", at(12, 9, 19), None),
+    # words that hold those characters and are no time
+    ("明天下午茶 聚会", SUNDAY, "下午茶聚会", date(2026, 12, 7), None),  # guard
+    ("说明早上的事", SUNDAY, "说明早上的事", None, None),  # guard
+    ("今晚饭后 散步", SUNDAY, "今晚饭后 散步", None, None),  # guard
 ]
 
 #: F2: 每月N日 / 每月N号: a monthly rule on that day, first due the next such day (today's included).
@@ -130,6 +134,8 @@ FIRST_DUE_FITS_THE_RULE: list[Row] = [
     ("明天 每周一 开会", SUNDAY, "开会", date(2026, 12, 7), "FREQ=WEEKLY;BYDAY=MO"),  # guard
     ("明天 每周一 开会", FRIDAY, "开会", date(2026, 12, 14), "FREQ=WEEKLY;BYDAY=MO"),
     ("今天上午9点 每天 吃药", FRIDAY, "吃药", at(12, 12, 9), "FREQ=DAILY"),
+    ("每天晚上 跑步", SUNDAY, "跑步", at(12, 6, 20), "FREQ=DAILY"),  # a part of the day after a rule
+    ("每周一早上 例会", SUNDAY, "例会", at(12, 7, 9), "FREQ=WEEKLY;BYDAY=MO"),
 ]
 
 ROWS = TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
@@ -175,6 +181,8 @@ def test_a_due_the_rule_gave_goes_with_the_rule() -> None:
     assert (without_the_rule.title, without_the_rule.due, without_the_rule.recurrence) == ("跑步 每天", None, None)
     typed = read("跑步 明天 每天", SUNDAY, frozenset({"due"}))  # a typed due removed: the rule still starts
     assert (typed.title, typed.due, typed.recurrence) == ("跑步 明天", date(2026, 12, 6), "FREQ=DAILY")
+    part = read("周报 每周五下午", FRIDAY, frozenset({"due"}))  # the part of the day was the due's
+    assert (part.title, part.due, part.recurrence) == ("周报 下午", date(2026, 12, 11), "FREQ=WEEKLY;BYDAY=FR")
 
 
 #: F4: with recurrence not read (the inbox; a removed rule chip) a repeat phrase stays whole in

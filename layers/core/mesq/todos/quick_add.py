@@ -98,10 +98,20 @@ _PART_HOURS: dict[str, dict[int, int]] = {
     "afternoon": {hour: hour + 12 for hour in range(12)},
     "night": {12: 24, **{hour: hour + 24 for hour in range(5)}, **{hour: hour + 12 for hour in range(5, 12)}},
 }
-#: 明早 / 明晚 / 今早 / 今晚 (also 明晚上, 今早晨): the day and the part of it, written out.
-_ZH_SHORT_DAYS = {"今": "今天", "明": "明天"}
-_ZH_SHORT_PARTS = {"早": "早上", "晚": "晚上"}
-_ZH_SHORT = re.compile(r"(?P<day>[今明])(?P<part>[早晚])(?:上|晨)?")
+#: 明早 / 明晚 / 今早 / 今晚 (also 明晚上, 今早晨): a day and a part of it in one word, read like
+#: "明天早上" where an hour or nothing of a word follows ("明晚7点", "明早 跑步", "明早跑步"). Not
+#: after a character that makes a word of 明 or 今 (说明, 聪明, 证明, 如今, 至今: "说明早上的事").
+_ZH_SHORT_FORMS = {
+    "今早": ("今天", "早上"), "今晚": ("今天", "晚上"), "明早": ("明天", "早上"), "明晚": ("明天", "晚上"),
+}  # fmt: skip
+_ZH_WORDS_BEFORE = {
+    "明": "说聪光发证表声文简清透分英精高开失照黎神鲜阐标注查申言指写载讲点严昌澄空",
+    "今": "如至当古现而从迄",
+}
+_ZH_SHORT = "|".join(rf"(?<![{_ZH_WORDS_BEFORE[short[0]]}]){short}" for short in _ZH_SHORT_FORMS)
+#: A part of the day followed by one of these is a word of its own, not a time: 下午茶, 晚上好,
+#: 中午饭.
+_NOT_A_PART_BEFORE = "茶好饭"
 _ZH_PART = "|".join(_ZH_PARTS)
 _ZH_PART_ALONE = "|".join(part for part, (_, at) in _ZH_PARTS.items() if at)
 #: Not followed by an hour: "下午3点" is read as a clock time, "下午" alone as its part's time.
@@ -123,7 +133,7 @@ _RECUR_ZH = re.compile(
     rf"|每(?:个)?月\s*(?:的\s*)?(?P<monthday>{_MONTH_DAY_NUM})\s*[日号號]"
     r"|每(?:个)?(?P<unit>天|日|周|星期|礼拜|月|年|工作日)"
     r"|每隔?(?P<count>[0-9]{1,3}|[两二三四五六七八九十]{1,2})(?:个)?(?P<units>天|日|周|星期|礼拜|月|年))"
-    rf"(?:\s*(?P<part>{_ZH_PART_ALONE}){_NO_HOUR_AFTER})?"
+    rf"(?:\s*(?P<part>{_ZH_PART_ALONE})(?![{_NOT_A_PART_BEFORE}]){_NO_HOUR_AFTER})?"
 )
 _UNIT_RULE = {
     "day": "FREQ=DAILY", "天": "FREQ=DAILY", "日": "FREQ=DAILY",
@@ -199,7 +209,7 @@ def _zh_number(text: str) -> int | None:
 
 
 _ZH_TIME = re.compile(
-    rf"(?P<part>{_ZH_PART})?\s*(?P<hour>{_NUM})\s*(?:点钟?|點鐘?|时)"
+    rf"(?:(?P<short>{_ZH_SHORT})(?:上|晨)?|(?P<part>{_ZH_PART}))?\s*(?P<hour>{_NUM})\s*(?:点钟?|點鐘?|时)"
     rf"(?:\s*(?P<half>半)|\s*(?P<minute>{_NUM})\s*分?)?"
 )
 _ZH_NEXT_WEEKDAY = re.compile(r"(?P<this>这|本|下下|下)(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])")
@@ -214,8 +224,8 @@ _ZH_UNIT_MINUTES = {"小时": 60, "钟头": 60, "分钟": 1}
 #: A day, then a part of it with no hour: "明天早上", "后天下午", "周五傍晚", "下周一上午" (by then an
 #: ISO date): the part's time on that day.
 _ZH_DAY_PART = re.compile(
-    rf"(?P<day>今天|今日|明天|明日|大后天|后天|(?:周|星期)[一二三四五六日天]|[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})"
-    rf"\s*(?P<part>{_ZH_PART_ALONE}){_NO_HOUR_AFTER}"
+    rf"(?:(?P<day>今天|今日|明天|明日|大后天|后天|(?:周|星期)[一二三四五六日天]|[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})"
+    rf"\s*(?P<part>{_ZH_PART_ALONE})|(?P<short>{_ZH_SHORT})(?:上|晨)?)(?![{_NOT_A_PART_BEFORE}]){_NO_HOUR_AFTER}"
 )
 
 
@@ -227,9 +237,10 @@ def _rewrite_chinese(text: str, today: date) -> str:
         hour, minute = _zh_number(match["hour"]), 30 if match["half"] else _zh_number(match["minute"] or "0")
         if hour is None or minute is None or hour > 24 or minute > 59:
             return match[0]
-        if match["part"]:
-            hour = _PART_HOURS[_ZH_PARTS[match["part"]][0]].get(hour, hour)
-        return f" {hour:02d}:{minute:02d} "
+        day, part = _ZH_SHORT_FORMS[match["short"]] if match["short"] else ("", match["part"])
+        if part:
+            hour = _PART_HOURS[_ZH_PARTS[part][0]].get(hour, hour)
+        return f" {day} {hour:02d}:{minute:02d} "
 
     def weekday(match: re.Match[str]) -> str:
         monday = today - timedelta(days=today.weekday())
@@ -260,9 +271,9 @@ def _rewrite_chinese(text: str, today: date) -> str:
         return f" in {minutes} minutes " if minutes else match[0]
 
     def day_part(match: re.Match[str]) -> str:
-        return f" {match['day']} {_ZH_PARTS[match['part']][1]} "
+        day, part = _ZH_SHORT_FORMS[match["short"]] if match["short"] else (match["day"], match["part"])
+        return f" {day} {_ZH_PARTS[part][1]} "
 
-    text = _ZH_SHORT.sub(lambda match: _ZH_SHORT_DAYS[match["day"]] + _ZH_SHORT_PARTS[match["part"]], text)
     text = _ZH_NEXT_WEEKDAY.sub(weekday, text)
     text = _ZH_MONTH_DAY.sub(month_day, text)
     text = _ZH_IN_DAYS.sub(in_days, text)
@@ -440,8 +451,10 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
         if match is rule_phrase:
             recurrence, part = _rule(match), match.groupdict().get("part")
             chips.append({"kind": "recurrence", "text": match[0].strip(), "value": recurrence})
-            # "每周五下午": the part's time, read as a bare time would be
-            masked, plain = masked + (f" {_ZH_PARTS[part][1]} " if part else " "), plain + " "
+            if part and "due" in ignore:  # the due chip removed: its words stay in the title
+                masked, plain = masked + f" {part} ", plain + f" {part} "
+            else:  # "每周五下午": the part's time, read as a bare time would be
+                masked, plain = masked + (f" {_ZH_PARTS[part][1]} " if part else " "), plain + " "
             continue
         mark = next(marks, None)
         if mark is None:  # cannot happen in MAX_CHARACTERS; the phrase is then left to the reader
