@@ -10,9 +10,14 @@ from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mesq.todos import recurrence
+from mesq.todos.quick_add import _RECUR_EVERY as RECUR_EVERY
+from mesq.todos.quick_add import _RECUR_ZH as RECUR_ZH
 from mesq.todos.quick_add import QuickAdd, parse_quick_add
+from tests.hypothesis_lanes import examples
 
 SH = ZoneInfo("Asia/Shanghai")
 SUNDAY = datetime(2026, 12, 6, 1, 45, tzinfo=SH)  # 2026-12-05 17:45 UTC
@@ -208,3 +213,36 @@ def test_a_repeat_phrase_not_read_stays_whole(text: str, title: str, due: date |
 def test_a_second_repeat_phrase_stays_whole() -> None:
     got = read("每周一 开会 每周五 复盘", SUNDAY)
     assert (got.title, got.due, got.recurrence) == ("开会 每周五 复盘", date(2026, 12, 7), "FREQ=WEEKLY;BYDAY=MO")
+
+
+#: Pieces people type, glued together with or without spaces: days, parts of the day, hours,
+#: durations, repeat phrases, words that hold the same characters, plain words.
+PIECES = [
+    "明天", "后天", "今天", "明早", "明晚", "今晚", "周五", "下周一", "12月25日", "早上", "下午", "晚上", "半夜",
+    "凌晨", "中午", "3点", "12点", "七点半", "9:30", "2小时后", "半小时后", "三天后", "每天", "每周五", "每月15号",
+    "每个工作日", "每两周", "every day", "every friday", "every 15th", "7am", "tomorrow", "下午茶", "说明", "周报",
+    "开会", "report", "!high", "#家", "3", "每", "号",
+]  # fmt: skip
+NOWS = st.datetimes(datetime(2026, 1, 1), datetime(2027, 12, 31)).map(lambda at: at.replace(tzinfo=SH))
+
+
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(pieces=st.lists(st.sampled_from(PIECES), min_size=1, max_size=6), glue=st.sampled_from(["", " "]), now=NOWS)
+def test_any_line_a_rule_comes_with_a_due_it_gives_and_not_past(pieces: list[str], glue: str, now: datetime) -> None:
+    """Whatever the line: a rule always comes with a first due the create accepts, one the rule
+    gives and not past (sweep F3, F10); with the rule not read, every repeat phrase stays whole
+    in the title (F4)."""
+    line = glue.join(pieces)
+    got = read(line, now)
+    if got.recurrence:
+        arguments = got.arguments("Asia/Shanghai")
+        recurrence.check_rule(arguments["recurrence"], arguments["due"], arguments["timezone"])
+        if isinstance(got.due, datetime):
+            assert got.due > now, (line, got)
+        else:
+            assert got.due is not None and got.due >= now.date(), (line, got)
+    kept = read(line, now, frozenset({"recurrence"}))
+    assert kept.recurrence is None
+    for pattern in (RECUR_EVERY, RECUR_ZH):
+        for match in pattern.finditer(line):
+            assert match[0].strip() in kept.title, (line, kept.title)
