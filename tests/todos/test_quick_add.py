@@ -35,13 +35,13 @@ CASES = [
     ("后天 取快递 !low", "取快递", date(2026, 12, 5), "low", (), None),
     ("每周五 周报", "周报", date(2026, 12, 4), None, (), "FREQ=WEEKLY;BYDAY=FR"),
     ("写周报 每周五 下午4点", "写周报", at(4, 16), None, (), "FREQ=WEEKLY;BYDAY=FR"),
-    ("每天 喝水 #健康", "喝水", None, None, ("健康",), "FREQ=DAILY"),
+    ("每天 喝水 #健康", "喝水", date(2026, 12, 3), None, ("健康",), "FREQ=DAILY"),  # a rule starts today
     ("下周一上午9点 开会＃工作 ！紧急", "开会", at(7, 9), "urgent", ("工作",), None),  # fullwidth ＃ and ！
-    ("water plants every 3 days", "water plants", None, None, (), "FREQ=DAILY;INTERVAL=3"),
-    ("payroll every other week", "payroll", None, None, (), "FREQ=WEEKLY;INTERVAL=2"),
-    ("rent every 1 month", "rent", None, None, (), "FREQ=MONTHLY"),
-    ("每两周 理发", "理发", None, None, (), "FREQ=WEEKLY;INTERVAL=2"),
-    ("每隔3天 浇花", "浇花", None, None, (), "FREQ=DAILY;INTERVAL=3"),
+    ("water plants every 3 days", "water plants", date(2026, 12, 3), None, (), "FREQ=DAILY;INTERVAL=3"),
+    ("payroll every other week", "payroll", date(2026, 12, 3), None, (), "FREQ=WEEKLY;INTERVAL=2"),
+    ("rent every 1 month", "rent", date(2026, 12, 3), None, (), "FREQ=MONTHLY"),
+    ("每两周 理发", "理发", date(2026, 12, 3), None, (), "FREQ=WEEKLY;INTERVAL=2"),
+    ("每隔3天 浇花", "浇花", date(2026, 12, 3), None, (), "FREQ=DAILY;INTERVAL=3"),
     ("call mom tomorrow 5pm every monday p1", "call mom", at(7, 17), "urgent", (), "FREQ=WEEKLY;BYDAY=MO"),
     ("call mom tomorrow 5pm !high #family", "call mom", at(4, 17), "high", ("family",), None),
     ("tomorrow 5pm !high #home", "tomorrow 5pm", at(4, 17), "high", ("home",), None),
@@ -52,7 +52,7 @@ CASES = [
     ("meeting at 3pm", "meeting", at(3, 15), None, (), None),
     ("standup 9am", "standup", at(4, 9), None, (), None),  # 9am has passed today
     ("weekly review every friday", "weekly review", date(2026, 12, 4), None, (), "FREQ=WEEKLY;BYDAY=FR"),
-    ("water plants every day", "water plants", None, None, (), "FREQ=DAILY"),
+    ("water plants every day", "water plants", date(2026, 12, 3), None, (), "FREQ=DAILY"),
     ("写周报 weekly report", "写周报 weekly report", None, None, (), None),  # "weekly" alone is a word, not a rule
     ("每个工作日 站会 上午9点半", "站会", at(4, 9, 30), None, (), "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"),
     ("buy milk", "buy milk", None, None, (), None),
@@ -122,7 +122,8 @@ def test_a_removed_chip_leaves_its_words_in_the_title() -> None:
     text = "call mom tomorrow 5pm every monday !high #family"
     got = parse_quick_add(text, zone="Asia/Shanghai", now=NOW, ignore=frozenset({"due", "tag"}))
     assert got.title == "call mom tomorrow 5pm #family"
-    assert (got.due, got.tags, got.priority, got.recurrence) == (None, (), "high", "FREQ=WEEKLY;BYDAY=MO")
+    # the rule still needs a first due: its own first day (Monday), not the removed "tomorrow 5pm"
+    assert (got.due, got.tags, got.priority, got.recurrence) == (date(2026, 12, 7), (), "high", "FREQ=WEEKLY;BYDAY=MO")
     bare = parse_quick_add("明天下午5点 !high #家", zone="Asia/Shanghai", now=NOW, ignore=frozenset(KINDS))
     assert (bare.title, bare.due, bare.priority, bare.tags, bare.chips) == ("明天下午5点 !high #家", None, None, (), ())
 

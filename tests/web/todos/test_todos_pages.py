@@ -503,6 +503,46 @@ def test_inbox_capture_understands_quick_add(services: Services, person: Browser
     assert item["due"] == {"type": "datetime", "at": "2026-12-04T07:00:00Z"} and item["timezone"] == "Asia/Shanghai"
 
 
+def test_a_rule_typed_without_a_date_is_added_as_previewed(services: Services, person: Browser, clock: Any) -> None:
+    """Sweep F3: "跑步 每天" showed "每天" as understood, then the add was refused (a rule needs a
+    due). The preview now shows the first due the rule gives, the add saves exactly that, and the
+    due chip is removed with the rule (never alone: that would leave a rule without a due)."""
+    from datetime import UTC, datetime
+
+    clock.now = datetime(2026, 12, 5, 17, 45, tzinfo=UTC).timestamp()  # Sunday 01:45 in Shanghai
+    person.client.cookies.set("mesq_tz", "Asia/Shanghai")
+    zh = {"Accept-Language": "zh-CN,zh;q=0.9"}
+    todo = columns(services, person.user_id)[0]
+    lines = {"跑步 每天": "12月6日周日", "每个工作日 站会": "12月7日周一", "交房租 每月15号": "12月15日周二"}
+    for line, day in lines.items():
+        chips = person.get("/todos/quick-add", params={"title": line, "form": "add-x"}, headers=zh).text
+        assert f"截止 {day}" in chips, chips
+        assert html.unescape(chips).count('"drop": "recurrence"') == 2, chips  # the rule's chip and its due's
+        assert person.post("/todos/tasks", {"column": todo["id"], "title": line}).status_code == 303
+    by_title = {task["title"]: task for task in board(services, person.user_id)["tasks"]}
+    assert by_title["跑步"]["due"] == {"type": "date", "date": "2026-12-06"}
+    assert by_title["跑步"]["recurrence"] == "FREQ=DAILY"
+    assert by_title["站会"]["due"] == {"type": "date", "date": "2026-12-07"}
+    assert by_title["交房租"]["due"] == {"type": "date", "date": "2026-12-15"}
+    assert by_title["交房租"]["recurrence"] == "FREQ=MONTHLY;BYMONTHDAY=15"
+
+
+def test_inbox_capture_keeps_a_repeat_phrase_whole(services: Services, person: Browser, clock: Any) -> None:
+    """Sweep F4: the inbox does not read repeats, and the date reader must not take a weekday out
+    of one ("周报 每周五" was saved as "周报每", due Friday)."""
+    from datetime import UTC, datetime
+
+    clock.now = datetime(2026, 12, 5, 17, 45, tzinfo=UTC).timestamp()  # Sunday 01:45 in Shanghai
+    person.client.cookies.set("mesq_tz", "Asia/Shanghai")
+    lines = ["周报 每周五", "每周一 开例会", "every friday report"]
+    for line in lines:
+        chips = person.get("/todos/quick-add", params={"title": line, "ignore": "recurrence", "form": "capture"})
+        assert "quick-chip" not in chips.text and "Due " not in chips.text, chips.text  # nothing understood
+        assert person.post("/todos/inbox", {"title": line, "ignore": "recurrence"}).status_code == 303
+    items = run(services, person.user_id, "list_todo_inbox_items", {})["items"]
+    assert sorted((item["title"], item["due"]) for item in items) == sorted((line, None) for line in lines)
+
+
 def test_a_cards_checkbox_completes_and_reopens_it_in_place(services: Services, person: Browser) -> None:
     task = new_task(services, person.user_id, "water the plants")
     board_html = person.get("/todos").text

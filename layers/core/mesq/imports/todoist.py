@@ -100,11 +100,9 @@ def _read_date(text: str, language: str, zone: str, now: datetime) -> DateRead |
     if not phrase:
         return DateRead(None, None, None)
     understood = parse_quick_add(f"{_SENTINEL} {phrase}", zone=zone, now=now, ignore=frozenset({"priority", "tag"}))
-    if understood.title == _SENTINEL and (understood.due is not None or understood.recurrence):
-        due = understood.due
-        if due is None:  # "every day": the series starts on the day of the import
-            due = now.astimezone(ZoneInfo(zone)).date()
-        found = DateRead(_due(due), zone, understood.recurrence)
+    if understood.title == _SENTINEL and understood.due is not None:
+        # "every day": quick add starts the series on its first occurrence from the import's day
+        found = DateRead(_due(understood.due), zone, understood.recurrence)
     elif language and language.split("-")[0] not in ("en", "zh"):
         settings: Any = {"TIMEZONE": zone, "RETURN_AS_TIMEZONE_AWARE": True, "PREFER_DATES_FROM": "future",
                          "RELATIVE_BASE": now.astimezone(ZoneInfo(zone)).replace(tzinfo=None)}  # fmt: skip

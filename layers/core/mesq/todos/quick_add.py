@@ -3,8 +3,10 @@ every monday p1") -> a task's title, due, priority, tags and recurrence, in the 
 
 Pure domain code (no web, no clock of its own: `now` is passed in). Dates are parsed by
 `dateparser` (English and Chinese); this module adds what it lacks for Chinese ("下午5点",
-"下周一", "12月25日", Chinese numerals) by rewriting those phrases into forms it reads, and a
-small phrase table for recurrence ("every monday", "每周五" -> an RRULE).
+"明晚7点", "后天下午", "晚上12点", "下周一", "12月25日", "半小时后", Chinese numerals) by rewriting
+those phrases into forms it reads, and a small phrase table for recurrence ("every monday",
+"每周五", "每月15号" -> an RRULE). A rule always comes with a first due: its first occurrence
+that is not past (`_first_due`).
 
 Bounded work, whatever is typed (dateparser takes milliseconds a call, and a line of numbers has
 a candidate phrase at every word): a line over MAX_CHARACTERS (a task title's own cap) is not
@@ -17,13 +19,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import dateparser
 
 from ..kernel.tags import find_tags
+from .recurrence import first_occurrence
 
 __all__ = [
     "FREQUENCIES", "KINDS", "MAX_CHARACTERS", "MAX_DATE_PROBES", "QuickAdd", "RuleShape", "parse_quick_add",
@@ -68,24 +71,82 @@ _ZH_DIGITS = {
     "九": 9,
 }
 
-# Recurrence phrases -> (RRULE, weekday the first occurrence falls on, or None).
+_NUM = r"[0-9]{1,2}|[零\u3007一二两三四五六七八九十]{1,3}"
+#: A day of the month, 1-31, in digits or Chinese numerals (longer alternatives first).
+_MONTH_DAY_NUM = (
+    r"3[01]|[12][0-9]|0?[1-9]|三十一|三十|二十[一二三四五六七八九]|二十|十[一二三四五六七八九]|十|[一二三四五六七八九]"
+)
+
+#: Parts of the day: how an hour said with one is read (its `_PART_HOURS` row) and the time the
+#: part stands for after a day or a repeat phrase with no hour ("明天下午", "今晚", "每周五下午"),
+#: the times dateparser gives "tomorrow morning", "tomorrow afternoon" and "tonight"; None: the
+#: part has no time of its own.
+_ZH_PARTS: dict[str, tuple[str, str | None]] = {
+    "凌晨": ("small hours", None),
+    "早上": ("morning", "09:00"), "早晨": ("morning", "09:00"), "上午": ("morning", "09:00"),
+    "中午": ("noon", "12:00"),
+    "下午": ("afternoon", "15:00"), "傍晚": ("afternoon", "18:00"),
+    "晚上": ("night", "20:00"), "夜里": ("night", None), "半夜": ("night", None), "深夜": ("night", None),
+}  # fmt: skip
+#: An hour said with a part of the day -> the hour on that day's clock (an hour not listed stays).
+#: 24 and over are the next day's: 晚上12点 is the midnight that ends that evening, 晚上两点 the
+#: small hours after it; 凌晨12点 is the midnight that starts the day.
+_PART_HOURS: dict[str, dict[int, int]] = {
+    "small hours": {12: 0},
+    "morning": {},
+    "noon": {hour: hour + 12 for hour in range(11)},
+    "afternoon": {hour: hour + 12 for hour in range(12)},
+    "night": {12: 24, **{hour: hour + 24 for hour in range(5)}, **{hour: hour + 12 for hour in range(5, 12)}},
+}
+#: 明早 / 明晚 / 今早 / 今晚 (also 明晚上, 今早晨): a day and a part of it in one word, read like
+#: "明天早上" where an hour or nothing of a word follows ("明晚7点", "明早 跑步", "明早跑步"). Not
+#: after a character that makes a word of 明 or 今 (说明, 聪明, 证明, 如今, 至今: "说明早上的事").
+_ZH_SHORT_FORMS = {
+    "今早": ("今天", "早上"), "今晚": ("今天", "晚上"), "明早": ("明天", "早上"), "明晚": ("明天", "晚上"),
+}  # fmt: skip
+_ZH_WORDS_BEFORE = {
+    "明": "说聪光发证表声文简清透分英精高开失照黎神鲜阐标注查申言指写载讲点严昌澄空",
+    "今": "如至当古现而从迄",
+}
+_ZH_SHORT = "|".join(rf"(?<![{_ZH_WORDS_BEFORE[short[0]]}]){short}" for short in _ZH_SHORT_FORMS)
+#: A part of the day followed by one of these is a word of its own, not a time: 下午茶, 晚上好,
+#: 中午饭.
+_NOT_A_PART_BEFORE = "茶好饭"
+_ZH_PART = "|".join(_ZH_PARTS)
+_ZH_PART_ALONE = "|".join(part for part, (_, at) in _ZH_PARTS.items() if at)
+#: Not followed by an hour: "下午3点" is read as a clock time, "下午" alone as its part's time.
+_NO_HOUR_AFTER = rf"(?!\s*(?:(?:{_NUM})\s*(?:点|點|时)|[0-9]{{1,2}}:[0-9]))"
+
+# Recurrence phrases -> an RRULE (`_rule`); a part of the day right after one ("每周五下午") is
+# its time.
 _EN_DAY_ALT = "|".join(_EN_DAYS) + "|mon|tue|wed|thu|fri|sat|sun"
 _RECUR_EVERY = re.compile(
-    rf"\bevery\s+(?:(?P<day>{_EN_DAY_ALT})|(?P<unit>day|week|month|year|weekday)"
+    rf"\bevery\s+(?:(?P<day>{_EN_DAY_ALT})"
+    r"|(?:month\s+on\s+(?:the\s+)?)?(?P<monthday>3[01]|[12][0-9]|0?[1-9])(?:st|nd|rd|th)\b"
+    r"(?!\s+(?:day|week|month|year))"
+    r"|(?P<unit>day|week|month|year|weekday)"
     r"|(?P<count>\d{1,3}|other)\s+(?P<units>day|week|month|year)s?)\b",
     re.I,
 )
 _RECUR_ZH = re.compile(
-    r"每(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])|每(?:个)?(?P<unit>天|日|周|星期|月|年|工作日)"
-    r"|每隔?(?P<count>[0-9]{1,3}|[两二三四五六七八九十]{1,2})(?:个)?(?P<units>天|日|周|星期|月|年)"
+    r"(?:每(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])"
+    rf"|每(?:个)?月\s*(?:的\s*)?(?P<monthday>{_MONTH_DAY_NUM})\s*[日号號]"
+    r"|每(?:个)?(?P<unit>天|日|周|星期|礼拜|月|年|工作日)"
+    r"|每隔?(?P<count>[0-9]{1,3}|[两二三四五六七八九十]{1,2})(?:个)?(?P<units>天|日|周|星期|礼拜|月|年))"
+    rf"(?:\s*(?P<part>{_ZH_PART_ALONE})(?![{_NOT_A_PART_BEFORE}]){_NO_HOUR_AFTER})?"
 )
 _UNIT_RULE = {
     "day": "FREQ=DAILY", "天": "FREQ=DAILY", "日": "FREQ=DAILY",
-    "week": "FREQ=WEEKLY", "周": "FREQ=WEEKLY", "星期": "FREQ=WEEKLY",
+    "week": "FREQ=WEEKLY", "周": "FREQ=WEEKLY", "星期": "FREQ=WEEKLY", "礼拜": "FREQ=WEEKLY",
     "month": "FREQ=MONTHLY", "月": "FREQ=MONTHLY",
     "year": "FREQ=YEARLY", "年": "FREQ=YEARLY",
     "weekday": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "工作日": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
 }  # fmt: skip
+#: Private-use characters (U+E000 on) that stand in for a repeat phrase not read as the rule
+#: (recurrence ignored: the inbox, a removed chip; a second phrase) while the date is looked for:
+#: the phrase goes back whole into the title ("周报 每周五" must not give its "周五" to the due
+#: and leave "周报每"). A character the line already holds is skipped.
+_KEPT_MARKS = range(0xE000, 0xF900)
 
 # Words that may start or make up a date phrase; a window of words without a digit must hold one.
 _DATE_WORDS = frozenset(
@@ -96,7 +157,7 @@ _DATE_WORDS = frozenset(
      "january", "february", "march", "april", "june", "july", "august", "september", "october",
      "november", "december", *_EN_DAYS, "mon", "tue", "wed", "thu", "fri", "sat", "sun"}
 )  # fmt: skip
-_ZH_DATE = re.compile(r"今天|今日|明天|明日|后天|大后天|今晚|周[一二三四五六日天]|星期[一二三四五六日天]")
+_ZH_DATE = re.compile(r"今天|今日|明天|明日|后天|大后天|周[一二三四五六日天]|星期[一二三四五六日天]")
 
 
 @dataclass(frozen=True)
@@ -147,28 +208,39 @@ def _zh_number(text: str) -> int | None:
     return None
 
 
-_NUM = r"[0-9]{1,2}|[零\u3007一二两三四五六七八九十]{1,3}"
 _ZH_TIME = re.compile(
-    rf"(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|今晚)?\s*(?P<hour>{_NUM})\s*(?:点|點|时)"
+    rf"(?:(?P<short>{_ZH_SHORT})(?:上|晨)?|(?P<part>{_ZH_PART}))?\s*(?P<hour>{_NUM})\s*(?:点钟?|點鐘?|时)"
     rf"(?:\s*(?P<half>半)|\s*(?P<minute>{_NUM})\s*分?)?"
 )
 _ZH_NEXT_WEEKDAY = re.compile(r"(?P<this>这|本|下下|下)(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])")
 _ZH_MONTH_DAY = re.compile(rf"(?:(?P<year>[0-9]{{4}})年)?(?P<month>{_NUM})月(?P<day>{_NUM})[日号]")
-_ZH_IN_DAYS = re.compile(rf"(?P<n>{_NUM})\s*天[后後]")
+_ZH_IN_DAYS = re.compile(rf"(?P<n>{_NUM})\s*天\s*(?:以|之)?[后後]")
+#: "2小时后", "两个小时以后", "半小时后", "一个半小时后", "十五分钟之后": minutes from now.
+_ZH_IN_TIME = re.compile(
+    rf"(?:(?P<n>{_NUM})(?:\s*个)?(?:\s*(?P<and_half>半))?|(?P<half>半)(?:\s*个)?)\s*(?P<unit>小时|钟头|分钟)"
+    r"\s*(?:以|之)?[后後]"
+)
+_ZH_UNIT_MINUTES = {"小时": 60, "钟头": 60, "分钟": 1}
+#: A day, then a part of it with no hour: "明天早上", "后天下午", "周五傍晚", "下周一上午" (by then an
+#: ISO date): the part's time on that day.
+_ZH_DAY_PART = re.compile(
+    rf"(?:(?P<day>今天|今日|明天|明日|大后天|后天|(?:周|星期)[一二三四五六日天]|[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})"
+    rf"\s*(?P<part>{_ZH_PART_ALONE})|(?P<short>{_ZH_SHORT})(?:上|晨)?)(?![{_NOT_A_PART_BEFORE}]){_NO_HOUR_AFTER}"
+)
 
 
 def _rewrite_chinese(text: str, today: date) -> str:
-    """Rewrite the Chinese phrases dateparser misses into ones it reads, each set apart by spaces."""
+    """Rewrite the Chinese phrases dateparser misses into ones it reads, each set apart by spaces.
+    A clock time may come out as 24:00-28:59: the next day's (`_find_due` reads it so)."""
 
     def clock(match: re.Match[str]) -> str:
         hour, minute = _zh_number(match["hour"]), 30 if match["half"] else _zh_number(match["minute"] or "0")
         if hour is None or minute is None or hour > 24 or minute > 59:
             return match[0]
-        part = match["part"] or ""
-        if (part in ("下午", "傍晚", "晚上", "今晚") and hour < 12) or (part == "中午" and hour < 11):
-            hour += 12
-        prefix = " 今天 " if part == "今晚" else " "
-        return f"{prefix}{hour % 24:02d}:{minute:02d} "
+        day, part = _ZH_SHORT_FORMS[match["short"]] if match["short"] else ("", match["part"])
+        if part:
+            hour = _PART_HOURS[_ZH_PARTS[part][0]].get(hour, hour)
+        return f" {day} {hour:02d}:{minute:02d} "
 
     def weekday(match: re.Match[str]) -> str:
         monday = today - timedelta(days=today.weekday())
@@ -192,10 +264,22 @@ def _rewrite_chinese(text: str, today: date) -> str:
         n = _zh_number(match["n"])
         return match[0] if n is None else f" {(today + timedelta(days=n)).isoformat()} "
 
+    def in_time(match: re.Match[str]) -> str:
+        unit = _ZH_UNIT_MINUTES[match["unit"]]
+        n = 0 if match["half"] else _zh_number(match["n"])
+        minutes = None if n is None else n * unit + (unit // 2 if match["half"] or match["and_half"] else 0)
+        return f" in {minutes} minutes " if minutes else match[0]
+
+    def day_part(match: re.Match[str]) -> str:
+        day, part = _ZH_SHORT_FORMS[match["short"]] if match["short"] else (match["day"], match["part"])
+        return f" {day} {_ZH_PARTS[part][1]} "
+
     text = _ZH_NEXT_WEEKDAY.sub(weekday, text)
     text = _ZH_MONTH_DAY.sub(month_day, text)
     text = _ZH_IN_DAYS.sub(in_days, text)
+    text = _ZH_IN_TIME.sub(in_time, text)
     text = _ZH_TIME.sub(clock, text)
+    text = _ZH_DAY_PART.sub(day_part, text)
     return _ZH_DATE.sub(lambda match: f" {match[0]} ", text)
 
 
@@ -222,14 +306,18 @@ def _names_a_day(words: list[str]) -> bool:
     return False
 
 
-#: A phrase that counts time from now rather than naming a clock time or a day.
-_DURATION = re.compile(r"\bin\s+\d+\s*(hour|hr|minute|min)|\d+\s*(个)?(小时|分钟)(以)?后", re.IGNORECASE)
+#: A phrase that counts time from now rather than naming a clock time or a day (the Chinese
+#: ones, "2小时后", are rewritten to "in 120 minutes").
+_DURATION = re.compile(r"\bin\s+\d+\s*(hour|hr|minute|min)", re.IGNORECASE)
+#: A clock time past the day's end ("24:00", "26:30": the rewrite of 晚上12点, 晚上两点半): the
+#: next day's 00:00-04:59.
+_LATE = re.compile(r"(?<![0-9:])(2[4-9]):([0-5][0-9])(?![0-9:])")
 
 
 def _has_time(words: list[str]) -> bool:
     joined = " ".join(words).lower()
     return bool(
-        re.search(r"\d:\d|\d\s*(am|pm)\b|\b(noon|midnight|tonight|morning|evening|afternoon)\b|今晚", joined)
+        re.search(r"\d:\d|\d\s*(am|pm)\b|\b(noon|midnight|tonight|morning|evening|afternoon)\b", joined)
         or re.search(r"\bat\s+\d", joined)
         or re.search(r"\bin\s+\d+\s*(hour|hr|minute|min)", joined)
     )
@@ -255,6 +343,9 @@ def _find_due(words: list[str], zone: ZoneInfo, now: datetime) -> tuple[int, int
             if probes == MAX_DATE_PROBES:
                 return None  # past the budget: no due rather than seconds of guessing
             probes += 1
+            late = _LATE.search(phrase)
+            if late:
+                phrase = f"{phrase[: late.start()]}{int(late[1]) - 24:02d}:{late[2]}{phrase[late.end() :]}"
             when = dateparser.parse(phrase, languages=["en", "zh"], settings=settings)
             if when is None:
                 continue
@@ -268,12 +359,49 @@ def _find_due(words: list[str], zone: ZoneInfo, now: datetime) -> tuple[int, int
                 when = datetime.combine(local.date(), when.timetz().replace(tzinfo=None), zone)
                 if when <= local:
                     when += timedelta(days=1)
+            elif late:  # "明天 24:00": the midnight that ends tomorrow
+                when += timedelta(days=1)
             return start, start + size, when, timed
     return None
 
 
-def _next_weekday(today: date, weekday: int) -> date:
-    return today + timedelta(days=(weekday - today.weekday()) % 7)
+def _rule(match: re.Match[str]) -> str:
+    """A repeat phrase's RRULE: a weekday ("every friday", "每周五"), a day of the month ("every
+    15th", "每月15号"), a count of units ("every 2 weeks", "每两周", "每隔3天") or a unit."""
+    named = match.groupdict()
+    day, month_day = named.get("day"), named.get("monthday")
+    if day:
+        weekday = _ZH_DAYS[day] if day in _ZH_DAYS else [d[:3] for d in _EN_DAYS].index(day[:3].lower())
+        return f"FREQ=WEEKLY;BYDAY={_BYDAY[weekday]}"
+    if month_day:
+        return f"FREQ=MONTHLY;BYMONTHDAY={_zh_number(month_day)}"
+    if named.get("units"):
+        count = named["count"].lower()
+        every = 2 if count == "other" else _zh_number(count) or 1
+        rule = _UNIT_RULE[named["units"].lower()]
+        return rule if every == 1 else f"{rule};INTERVAL={every}"
+    return _UNIT_RULE[(named.get("unit") or "").lower()]
+
+
+def _first_due(rule: str, start: date | datetime, zone: ZoneInfo, now: datetime) -> date | datetime:
+    """The rule's first occurrence on or after `start` that is not past: a date from today on,
+    a time after now ("every weekday 7am" on a Sunday: Monday 07:00; "每周五下午3点" on a Friday
+    at 16:00: next Friday 15:00; "every day 7am" at 09:00: tomorrow 07:00). `start` when the
+    rule gives none (it then stays as typed; the create says why)."""
+    local = now.astimezone(zone).replace(tzinfo=None)
+    if isinstance(start, datetime):
+        timed = first_occurrence(rule, start.replace(tzinfo=None), local, inclusive=False)
+        return start if timed is None else timed.replace(tzinfo=zone)
+    midnight = datetime.combine(local.date(), time(0))
+    day = first_occurrence(rule, datetime.combine(start, time(0)), midnight, inclusive=True)
+    return start if day is None else day.date()
+
+
+def _unmasked(word: str, kept: dict[str, str]) -> str:
+    """A word with the repeat phrases its marks hid put back."""
+    for mark, phrase in kept.items():
+        word = word.replace(mark, phrase)
+    return word
 
 
 def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[str] = frozenset()) -> QuickAdd:
@@ -308,46 +436,55 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
         understood.append((start, end))
     line = _without(line, understood)
 
+    # Repeat phrases: the first one typed ("every ..." before "每...") is the rule unless ignored;
+    # any other is hidden from the date reader behind a mark and stays whole in the title.
     recurrence: str | None = None
-    recur_day: int | None = None
-    for pattern in () if "recurrence" in ignore else (_RECUR_EVERY, _RECUR_ZH):
-        recur = pattern.search(line)
-        if recur:
-            named = recur.groupdict()
-            day = named.get("day")
-            if day:
-                recur_day = _ZH_DAYS[day] if day in _ZH_DAYS else [d[:3] for d in _EN_DAYS].index(day[:3].lower())
-                recurrence = f"FREQ=WEEKLY;BYDAY={_BYDAY[recur_day]}"
-            elif named.get("units"):  # "every 2 weeks", "every other month", "每两周", "每隔3天"
-                count = named["count"].lower()
-                every = 2 if count == "other" else _zh_number(count) or 1
-                rule = _UNIT_RULE[named["units"].lower()]
-                recurrence = rule if every == 1 else f"{rule};INTERVAL={every}"
-            else:
-                recurrence = _UNIT_RULE[(named.get("unit") or "").lower()]
-            chips.append({"kind": "recurrence", "text": recur[0].strip(), "value": recurrence})
-            line = line[: recur.start()] + " " + line[recur.end() :]
-            break
+    phrases = [match for pattern in (_RECUR_EVERY, _RECUR_ZH) for match in pattern.finditer(line)]
+    rule_phrase = None if "recurrence" in ignore or not phrases else phrases[0]
+    marks = (chr(code) for code in _KEPT_MARKS if chr(code) not in line)
+    kept: dict[str, str] = {}  # mark -> the phrase it hides
+    masked = plain = ""  # the line for the date reader; the line as the title keeps it
+    end = 0
+    for match in sorted(phrases, key=lambda match: match.start()):
+        masked, plain = masked + line[end : match.start()], plain + line[end : match.start()]
+        end = match.end()
+        if match is rule_phrase:
+            recurrence, part = _rule(match), match.groupdict().get("part")
+            chips.append({"kind": "recurrence", "text": match[0].strip(), "value": recurrence})
+            if part and "due" in ignore:  # the due chip removed: its words stay in the title
+                masked, plain = masked + f" {part} ", plain + f" {part} "
+            else:  # "每周五下午": the part's time, read as a bare time would be
+                masked, plain = masked + (f" {_ZH_PARTS[part][1]} " if part else " "), plain + " "
+            continue
+        mark = next(marks, None)
+        if mark is None:  # cannot happen in MAX_CHARACTERS; the phrase is then left to the reader
+            masked, plain = masked + match[0], plain + match[0]
+            continue
+        kept[mark] = match[0]
+        masked, plain = masked + mark, plain + match[0]
+    masked, plain = masked + line[end:], plain + line[end:]
 
-    words = line.split() if "due" in ignore else _rewrite_chinese(line, today).split()
+    words = masked.split() if "due" in ignore else _rewrite_chinese(masked, today).split()
     due: date | datetime | None = None
     found = None if "due" in ignore else _find_due(words, tz, now)
+    due_chip: dict[str, str] | None = None
     if found:
         start, end, when, timed = found
         due = when.replace(second=0, microsecond=0) if timed else when.date()
-        chips.append({"kind": "due", "text": " ".join(words[start:end]), "value": _describe(due)})
+        due_chip = {"kind": "due", "text": " ".join(words[start:end])}
         words = words[:start] + words[end:]
-    if recur_day is not None and "due" not in ignore:
-        first = _next_weekday(today, recur_day)
-        if due is None:
-            due = first
-            chips.append({"kind": "due", "text": "", "value": _describe(due)})
-        elif isinstance(due, datetime) and due.date() != first and due.weekday() != recur_day:
-            due = datetime.combine(first, due.timetz())
+    if recurrence:
+        # The first due is the rule's first occurrence from the typed due (else today), not
+        # already past: a rule needs a due, and it must be one the rule gives.
+        due = _first_due(recurrence, today if due is None else due, tz, now)
+        if due_chip is None:  # a due the rule gave: removed with the rule, not on its own
+            due_chip = {"kind": "due", "text": "", "drop": "recurrence"}
+    if due_chip is not None and due is not None:
+        chips.append({**due_chip, "value": _describe(due)})
 
     # The rewrite set date phrases apart with spaces; without a date found, the words stay as typed.
-    typed = " ".join(line.split())
-    title = (_join(words) if found else typed) or typed or text.strip()
+    typed = " ".join(plain.split())
+    title = (_join([_unmasked(word, kept) for word in words]) if found else typed) or typed or text.strip()
     title = _NO_SPACE_BEFORE.sub("", title)  # "去买菜 ，别忘了": the space a removed chip stood in
     return QuickAdd(
         title=title, due=due, priority=priority, tags=tuple(tags), recurrence=recurrence, chips=tuple(chips)

@@ -158,6 +158,22 @@ def next_due(rule: str, due: dict[str, Any], timezone: str | None) -> dict[str, 
     return {"type": "datetime", "at": following.astimezone(UTC).astimezone(following.tzinfo).isoformat()}
 
 
+def first_occurrence(rule: str, start: datetime, after: datetime, *, inclusive: bool) -> datetime | None:
+    """The rule's first date from `start` (its DTSTART, a naive wall-clock time) that comes after
+    `after` (or at it, `inclusive`): the first due of a rule typed in quick add ("every weekday
+    7am" on a Sunday: Monday 07:00). `start` itself only when the rule gives it. None when the
+    rule gives none (a rule that never repeats, a date past year 9999)."""
+    try:
+        series = rrulestr(rule, dtstart=start)
+        if not isinstance(series, rrule) or not interval_is_positive(rule) or not repeats(series):
+            return None
+        if after < start:
+            after, inclusive = start, True
+        return series.after(after, inc=inclusive)
+    except (ValueError, TypeError, KeyError, IndexError, OverflowError):
+        return None
+
+
 def advanced(task: Item, now: str, user_zone: str | None = None) -> Item | None:
     """A recurring task after completing its current occurrence: the next due, subtasks to be
     reset by the caller, the occurrence in the history; None when the series has ended (the

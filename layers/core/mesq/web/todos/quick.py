@@ -72,7 +72,8 @@ def preview_context(
     shown: dict[str, dict[str, str]] = {}  # one chip per kind (the last priority typed wins); tags go together
     for chip in parsed.chips:
         key = "tag:" + chip["value"] if chip["kind"] == "tag" else chip["kind"]
-        drop = key if chip["kind"] == "tag" else chip["kind"]
+        # a due the rule gave (none typed) says drop=recurrence: it goes with the rule
+        drop = key if chip["kind"] == "tag" else chip.get("drop", chip["kind"])
         shown[key] = {"kind": chip["kind"], "drop": drop, "label": chip_label(chip["kind"], chip, parsed, say)}
     return {"parsed": parsed, "chips": list(shown.values()), "ignore": sorted(ignore), "form_id": form_id}
 

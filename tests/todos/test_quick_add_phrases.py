@@ -1,0 +1,248 @@
+"""Quick add, the phrases an outside sweep found misread (sweep F1-F6, F10), each read at a fixed
+`now` in Shanghai: a Sunday 01:45 (the sweep's own clock), a Friday 16:00 (a weekly rule's day,
+its time already past) and a Tuesday 08:30 (a weekday morning). One row per phrase: the title left,
+the due (a local date, or a wall-clock time in Shanghai), the rule. Rows marked `guard` were read
+right before the fix too (neighbours of the misread phrases); every other row failed then."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mesq.todos import recurrence
+from mesq.todos.quick_add import _RECUR_EVERY as RECUR_EVERY
+from mesq.todos.quick_add import _RECUR_ZH as RECUR_ZH
+from mesq.todos.quick_add import QuickAdd, parse_quick_add
+from tests.hypothesis_lanes import examples
+
+SH = ZoneInfo("Asia/Shanghai")
+SUNDAY = datetime(2026, 12, 6, 1, 45, tzinfo=SH)  # 2026-12-05 17:45 UTC
+FRIDAY = datetime(2026, 12, 11, 16, 0, tzinfo=SH)
+TUESDAY = datetime(2026, 12, 8, 8, 30, tzinfo=SH)
+WEEKDAYS = "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"
+
+
+def at(month: int, day: int, hour: int, minute: int = 0, year: int = 2026) -> datetime:
+    return datetime(year, month, day, hour, minute, tzinfo=SH)
+
+
+def read(text: str, now: datetime, ignore: frozenset[str] = frozenset()) -> QuickAdd:
+    return parse_quick_add(text, zone="Asia/Shanghai", now=now, ignore=ignore)
+
+
+Row = tuple[str, datetime, str, date | datetime | None, str | None]
+
+#: F1: 明早 / 明晚 and a day word followed by a part of the day: that day, at that part of it
+#: (晚 / 晚上 / 下午 after noon); a part without an hour is its usual time (早上 9:00, 中午 12:00,
+#: 下午 15:00, 傍晚 18:00, 晚上 20:00, as "tomorrow morning/afternoon", "tonight" read).
+TOMORROW_MORNING_AND_EVENING: list[Row] = [
+    ("明早9点 面试", SUNDAY, "面试", at(12, 7, 9), None),
+    ("明晚7点 吃饭", SUNDAY, "吃饭", at(12, 7, 19), None),
+    ("明晚7点半 吃饭", SUNDAY, "吃饭", at(12, 7, 19, 30), None),
+    ("买菜明晚六点", SUNDAY, "买菜", at(12, 7, 18), None),
+    ("明早 跑步", SUNDAY, "跑步", at(12, 7, 9), None),
+    ("明晚 聚餐", SUNDAY, "聚餐", at(12, 7, 20), None),
+    ("明天早上 跑步", SUNDAY, "跑步", at(12, 7, 9), None),
+    ("明天早上7点 跑步", SUNDAY, "跑步", at(12, 7, 7), None),  # guard
+    ("明天晚上8点 看电影", SUNDAY, "看电影", at(12, 7, 20), None),  # guard
+    ("明天晚上 看电影", SUNDAY, "看电影", at(12, 7, 20), None),
+    ("明天中午 吃饭", SUNDAY, "吃饭", at(12, 7, 12), None),
+    ("后天下午 取快递", SUNDAY, "取快递", at(12, 8, 15), None),
+    ("后天晚上九点 开会", SUNDAY, "开会", at(12, 8, 21), None),  # guard
+    ("大后天上午 体检", SUNDAY, "体检", at(12, 9, 9), None),
+    ("今晚 看电影", SUNDAY, "看电影", at(12, 6, 20), None),
+    ("今晚8点 看电影", SUNDAY, "看电影", at(12, 6, 20), None),  # guard
+    ("周五傍晚 接孩子", SUNDAY, "接孩子", at(12, 11, 18), None),
+    ("下周一上午 开会", SUNDAY, "开会", at(12, 7, 9), None),
+    ("明早9点 面试", FRIDAY, "面试", at(12, 12, 9), None),
+    ("明晚7点 吃饭", TUESDAY, "吃饭", at(12, 9, 19), None),
+    # words that hold those characters and are no time
+    ("明天下午茶 聚会", SUNDAY, "下午茶聚会", date(2026, 12, 7), None),  # guard
+    ("说明早上的事", SUNDAY, "说明早上的事", None, None),  # guard
+    ("今晚饭后 散步", SUNDAY, "今晚饭后 散步", None, None),  # guard
+]
+
+#: F2: 每月N日 / 每月N号: a monthly rule on that day, first due the next such day (today's included).
+MONTH_DAYS: list[Row] = [
+    ("交房租 每月15日", SUNDAY, "交房租", date(2026, 12, 15), "FREQ=MONTHLY;BYMONTHDAY=15"),
+    ("交房租 每月15号", SUNDAY, "交房租", date(2026, 12, 15), "FREQ=MONTHLY;BYMONTHDAY=15"),
+    ("交房租 每月1号", SUNDAY, "交房租", date(2027, 1, 1), "FREQ=MONTHLY;BYMONTHDAY=1"),
+    ("每月十五号 还信用卡", SUNDAY, "还信用卡", date(2026, 12, 15), "FREQ=MONTHLY;BYMONTHDAY=15"),
+    ("每个月的6号 交水费", SUNDAY, "交水费", date(2026, 12, 6), "FREQ=MONTHLY;BYMONTHDAY=6"),
+    ("交水费每月二十号", SUNDAY, "交水费", date(2026, 12, 20), "FREQ=MONTHLY;BYMONTHDAY=20"),
+    ("每月31日 对账", TUESDAY, "对账", date(2026, 12, 31), "FREQ=MONTHLY;BYMONTHDAY=31"),
+    ("每月15号上午10点 交房租", SUNDAY, "交房租", at(12, 15, 10), "FREQ=MONTHLY;BYMONTHDAY=15"),
+    ("交房租 每月11号", FRIDAY, "交房租", date(2026, 12, 11), "FREQ=MONTHLY;BYMONTHDAY=11"),
+    ("交房租 每月11号上午9点", FRIDAY, "交房租", at(1, 11, 9, year=2027), "FREQ=MONTHLY;BYMONTHDAY=11"),
+    ("pay rent every 15th", SUNDAY, "pay rent", date(2026, 12, 15), "FREQ=MONTHLY;BYMONTHDAY=15"),
+    ("pay rent every month on the 1st", SUNDAY, "pay rent", date(2027, 1, 1), "FREQ=MONTHLY;BYMONTHDAY=1"),
+]
+
+#: F3: a rule typed without a date starts on its first occurrence from today.
+RULES_WITHOUT_A_DATE: list[Row] = [
+    ("跑步 每天", SUNDAY, "跑步", date(2026, 12, 6), "FREQ=DAILY"),
+    ("每两周 复盘", SUNDAY, "复盘", date(2026, 12, 6), "FREQ=WEEKLY;INTERVAL=2"),
+    ("每个工作日 站会", SUNDAY, "站会", date(2026, 12, 7), WEEKDAYS),
+    ("每个工作日 站会", TUESDAY, "站会", date(2026, 12, 8), WEEKDAYS),
+    ("每月 交报告", SUNDAY, "交报告", date(2026, 12, 6), "FREQ=MONTHLY"),
+    ("every day stretch", SUNDAY, "stretch", date(2026, 12, 6), "FREQ=DAILY"),
+    ("standup every weekday", SUNDAY, "standup", date(2026, 12, 7), WEEKDAYS),
+    ("every 3 days water plants", SUNDAY, "water plants", date(2026, 12, 6), "FREQ=DAILY;INTERVAL=3"),
+]
+
+#: F5: 晚上 / 半夜 / 凌晨 12点 is midnight (晚上12点: the end of that evening), 中午12点 noon.
+MIDNIGHT: list[Row] = [
+    ("晚上12点 睡觉", SUNDAY, "睡觉", at(12, 7, 0), None),
+    ("半夜12点 睡觉", SUNDAY, "睡觉", at(12, 7, 0), None),
+    ("凌晨12点 睡觉", SUNDAY, "睡觉", at(12, 7, 0), None),
+    ("晚上12点半 睡觉", SUNDAY, "睡觉", at(12, 7, 0, 30), None),
+    ("晚上12点 睡觉", TUESDAY, "睡觉", at(12, 9, 0), None),
+    ("今晚12点 睡觉", TUESDAY, "睡觉", at(12, 9, 0), None),
+    ("明天晚上12点 睡觉", SUNDAY, "睡觉", at(12, 8, 0), None),
+    ("明天凌晨12点 出发", SUNDAY, "出发", at(12, 7, 0), None),
+    ("中午12点 午饭", SUNDAY, "午饭", at(12, 6, 12), None),  # guard
+    ("晚上两点 睡觉", SUNDAY, "睡觉", at(12, 6, 2), None),  # the small hours: the next 02:00
+]
+
+#: F6: Chinese durations from now (Chinese numerals too): a timed due for hours and minutes.
+DURATIONS: list[Row] = [
+    ("2小时后 提醒", SUNDAY, "提醒", at(12, 6, 3, 45), None),
+    ("两小时后 提醒", SUNDAY, "提醒", at(12, 6, 3, 45), None),
+    ("两个小时以后 开会", SUNDAY, "开会", at(12, 6, 3, 45), None),
+    ("半小时后 提醒", SUNDAY, "提醒", at(12, 6, 2, 15), None),
+    ("半个小时后 提醒", SUNDAY, "提醒", at(12, 6, 2, 15), None),
+    ("一个半小时后 出门", SUNDAY, "出门", at(12, 6, 3, 15), None),
+    ("30分钟后 提醒", SUNDAY, "提醒", at(12, 6, 2, 15), None),
+    ("十五分钟后 关火", SUNDAY, "关火", at(12, 6, 2, 0), None),
+    ("关火十分钟之后", SUNDAY, "关火", at(12, 6, 1, 55), None),
+    ("3小时后 吃药", FRIDAY, "吃药", at(12, 11, 19), None),
+    ("3天后 复查", SUNDAY, "复查", date(2026, 12, 9), None),  # guard
+    ("三天后 复查", SUNDAY, "复查", date(2026, 12, 9), None),  # guard
+]
+
+#: F10: the first due is an occurrence of the rule, not one already past.
+FIRST_DUE_FITS_THE_RULE: list[Row] = [
+    ("gym every weekday 7am", SUNDAY, "gym", at(12, 7, 7), WEEKDAYS),
+    ("每个工作日早上7点 健身", SUNDAY, "健身", at(12, 7, 7), WEEKDAYS),
+    ("周报 每周五下午3点", FRIDAY, "周报", at(12, 18, 15), "FREQ=WEEKLY;BYDAY=FR"),
+    ("周报 每周五下午", FRIDAY, "周报", at(12, 18, 15), "FREQ=WEEKLY;BYDAY=FR"),
+    ("every friday 3pm report", FRIDAY, "report", at(12, 18, 15), "FREQ=WEEKLY;BYDAY=FR"),
+    ("周报 每周五下午5点", FRIDAY, "周报", at(12, 11, 17), "FREQ=WEEKLY;BYDAY=FR"),  # guard
+    ("周报 每周五", FRIDAY, "周报", date(2026, 12, 11), "FREQ=WEEKLY;BYDAY=FR"),  # guard; today: not overdue
+    ("开会 每天下午3点", FRIDAY, "开会", at(12, 12, 15), "FREQ=DAILY"),  # guard
+    ("every day 7am stretch", TUESDAY, "stretch", at(12, 9, 7), "FREQ=DAILY"),  # guard
+    ("every day 9am stretch", TUESDAY, "stretch", at(12, 8, 9), "FREQ=DAILY"),  # guard
+    ("明天 每周一 开会", SUNDAY, "开会", date(2026, 12, 7), "FREQ=WEEKLY;BYDAY=MO"),  # guard
+    ("明天 每周一 开会", FRIDAY, "开会", date(2026, 12, 14), "FREQ=WEEKLY;BYDAY=MO"),
+    ("今天上午9点 每天 吃药", FRIDAY, "吃药", at(12, 12, 9), "FREQ=DAILY"),
+    ("每天晚上 跑步", SUNDAY, "跑步", at(12, 6, 20), "FREQ=DAILY"),  # a part of the day after a rule
+    ("每周一早上 例会", SUNDAY, "例会", at(12, 7, 9), "FREQ=WEEKLY;BYDAY=MO"),
+]
+
+ROWS = TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "title", "due", "rule"), ROWS, ids=[f"{row[0]}@{row[1]:%a %H:%M}" for row in ROWS]
+)
+def test_a_phrase_at_a_fixed_now(
+    text: str, now: datetime, title: str, due: date | datetime | None, rule: str | None
+) -> None:
+    got = read(text, now)
+    assert (got.title, got.due, got.recurrence) == (title, due, rule)
+    if isinstance(due, datetime):  # the wall clock in the zone's own offset for that day
+        assert isinstance(got.due, datetime) and got.due.utcoffset() == due.utcoffset()
+
+
+RULES = [row for row in ROWS if row[4]]
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "title", "due", "rule"), RULES, ids=[f"{row[0]}@{row[1]:%a %H:%M}" for row in RULES]
+)
+def test_what_is_understood_is_what_a_create_accepts(
+    text: str, now: datetime, title: str, due: date | datetime | None, rule: str | None
+) -> None:
+    """F3: the preview's rule always comes with a first due the write path takes (check_rule is
+    what create_todo_task runs), and the due chip says that due."""
+    got = read(text, now)
+    arguments = got.arguments("Asia/Shanghai")
+    recurrence.check_rule(arguments["recurrence"], arguments["due"], arguments["timezone"])
+    [chip] = [chip for chip in got.chips if chip["kind"] == "due"]
+    assert chip["value"] == (f"{due:%Y-%m-%d %H:%M}" if isinstance(due, datetime) else str(due))
+
+
+def test_a_due_the_rule_gave_goes_with_the_rule() -> None:
+    """The due chip of a rule typed without a date is removed with the rule (removing the due
+    alone would leave a rule the create refuses)."""
+    got = read("跑步 每天", SUNDAY)
+    [due] = [chip for chip in got.chips if chip["kind"] == "due"]
+    assert due["drop"] == "recurrence" and due["text"] == ""
+    without_the_rule = read("跑步 每天", SUNDAY, frozenset({"recurrence"}))
+    assert (without_the_rule.title, without_the_rule.due, without_the_rule.recurrence) == ("跑步 每天", None, None)
+    typed = read("跑步 明天 每天", SUNDAY, frozenset({"due"}))  # a typed due removed: the rule still starts
+    assert (typed.title, typed.due, typed.recurrence) == ("跑步 明天", date(2026, 12, 6), "FREQ=DAILY")
+    part = read("周报 每周五下午", FRIDAY, frozenset({"due"}))  # the part of the day was the due's
+    assert (part.title, part.due, part.recurrence) == ("周报 下午", date(2026, 12, 11), "FREQ=WEEKLY;BYDAY=FR")
+
+
+#: F4: with recurrence not read (the inbox; a removed rule chip) a repeat phrase stays whole in
+#: the title and gives no due; a date elsewhere in the line is still read.
+KEPT_WHOLE = [
+    ("周报 每周五", "周报 每周五", None),
+    ("每周一 开例会", "每周一 开例会", None),
+    ("every friday report", "every friday report", None),
+    ("每天 背单词", "每天 背单词", None),  # guard
+    ("交房租 每月15日", "交房租 每月15日", None),  # guard
+    ("周报每周五 明天", "周报每周五", date(2026, 12, 7)),  # guard
+    ("每周一开例会 明天上午10点", "每周一开例会", at(12, 7, 10)),  # guard
+    ("买牛奶 明天下午3点 every monday", "买牛奶 every monday", at(12, 7, 15)),  # guard
+]
+
+
+@pytest.mark.parametrize(("text", "title", "due"), KEPT_WHOLE, ids=[row[0] for row in KEPT_WHOLE])
+def test_a_repeat_phrase_not_read_stays_whole(text: str, title: str, due: date | datetime | None) -> None:
+    got = read(text, SUNDAY, frozenset({"recurrence"}))
+    assert (got.title, got.due, got.recurrence) == (title, due, None)
+
+
+def test_a_second_repeat_phrase_stays_whole() -> None:
+    got = read("每周一 开会 每周五 复盘", SUNDAY)
+    assert (got.title, got.due, got.recurrence) == ("开会 每周五 复盘", date(2026, 12, 7), "FREQ=WEEKLY;BYDAY=MO")
+
+
+#: Pieces people type, glued together with or without spaces: days, parts of the day, hours,
+#: durations, repeat phrases, words that hold the same characters, plain words.
+PIECES = [
+    "明天", "后天", "今天", "明早", "明晚", "今晚", "周五", "下周一", "12月25日", "早上", "下午", "晚上", "半夜",
+    "凌晨", "中午", "3点", "12点", "七点半", "9:30", "2小时后", "半小时后", "三天后", "每天", "每周五", "每月15号",
+    "每个工作日", "每两周", "every day", "every friday", "every 15th", "7am", "tomorrow", "下午茶", "说明", "周报",
+    "开会", "report", "!high", "#家", "3", "每", "号",
+]  # fmt: skip
+NOWS = st.datetimes(datetime(2026, 1, 1), datetime(2027, 12, 31)).map(lambda at: at.replace(tzinfo=SH))
+
+
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(pieces=st.lists(st.sampled_from(PIECES), min_size=1, max_size=6), glue=st.sampled_from(["", " "]), now=NOWS)
+def test_any_line_a_rule_comes_with_a_due_it_gives_and_not_past(pieces: list[str], glue: str, now: datetime) -> None:
+    """Whatever the line: a rule always comes with a first due the create accepts, one the rule
+    gives and not past (sweep F3, F10); with the rule not read, every repeat phrase stays whole
+    in the title (F4)."""
+    line = glue.join(pieces)
+    got = read(line, now)
+    if got.recurrence:
+        arguments = got.arguments("Asia/Shanghai")
+        recurrence.check_rule(arguments["recurrence"], arguments["due"], arguments["timezone"])
+        if isinstance(got.due, datetime):
+            assert got.due > now, (line, got)
+        else:
+            assert got.due is not None and got.due >= now.date(), (line, got)
+    kept = read(line, now, frozenset({"recurrence"}))
+    assert kept.recurrence is None
+    for pattern in (RECUR_EVERY, RECUR_ZH):
+        for match in pattern.finditer(line):
+            assert match[0].strip() in kept.title, (line, kept.title)
