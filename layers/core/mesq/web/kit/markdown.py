@@ -167,6 +167,13 @@ def _link_tags(state: StateCore) -> None:
         token.children = children
 
 
+def _first_non_ascii_punctuation(text: str) -> int | None:
+    """The index of the first punctuation or symbol character outside ASCII in `text`, if any."""
+    if text.isascii():  # most URLs are: no character to look at one by one
+        return None
+    return next((index for index, char in enumerate(text) if char > "\x7f" and isPunctChar(char)), None)
+
+
 class _MemoLinkify(LinkifyIt):  # type: ignore[misc]  # linkify-it-py has no type hints
     """linkify-it for memo text: the schemes the sanitizer keeps (no `ftp:`, no `//x`), bare
     hosts only after `www.`, and a URL ends before non-ASCII punctuation."""
@@ -182,7 +189,7 @@ class _MemoLinkify(LinkifyIt):  # type: ignore[misc]  # linkify-it-py has no typ
     def normalize(self, match: Match) -> None:
         # linkify-it's path takes any character but whitespace and some ASCII punctuation: in
         # `见https://example.com/a，很好。` the comma and the rest would be part of the URL.
-        end = next((i for i, char in enumerate(match.raw) if char > "\x7f" and isPunctChar(char)), None)
+        end = _first_non_ascii_punctuation(match.raw)
         if end is not None:
             kept = match.raw[:end].rstrip(".,:;!?'\"")  # what linkify-it drops at a URL's end
             match.last_index = match.index + len(kept)
