@@ -145,3 +145,58 @@ def test_toggle_task_ticks_the_nth_box_in_the_source() -> None:
 def test_toggle_task_keeps_crlf_line_breaks() -> None:
     """A browser's form post sends a textarea's line breaks as CRLF; a tick changes only the box."""
     assert toggle_task("list\r\n- [ ] a\r\n- [ ] b", 1, True) == "list\r\n- [ ] a\r\n- [x] b"
+
+
+def _links(html: str) -> list[tuple[str, str]]:
+    """Each link's href and its text, in order (tag links included)."""
+    found = re.findall(r'<a href="([^"]*)"[^>]*>(.*?)</a>', html)
+    return [(href, re.sub(r"<[^>]+>", "", text)) for href, text in found]
+
+
+def test_bare_urls_become_links_within_the_allow_list() -> None:
+    """Sweep F11: a pasted URL can be clicked; only schemes the sanitizer keeps become links."""
+    html = str(
+        render_markdown(
+            "官网 https://example.com/docs?a=1&b=2 看看\n见 www.example.org/路径 或写信 me@example.com\n"
+            "ftp://files.example.com/a //cdn.example.com/b README.md setup.py example.com `https://in.code`"
+        )
+    )
+    assert _links(html) == [
+        ("https://example.com/docs?a=1&amp;b=2", "https://example.com/docs?a=1&amp;b=2"),
+        ("http://www.example.org/%E8%B7%AF%E5%BE%84", "www.example.org/路径"),
+        ("mailto:me@example.com", "me@example.com"),
+    ], html
+    assert html.count(f'rel="{LINK_REL}"') == 3 and "<code>https://in.code</code>" in html
+
+
+@pytest.mark.parametrize(
+    ("text", "link", "after"),
+    [
+        ("见https://example.com/a，很好。", "https://example.com/a", "，很好。"),
+        ("（https://example.com/a）结束", "https://example.com/a", "）结束"),
+        ("「https://example.com/文档」里", "https://example.com/文档", "」里"),
+        ("他说“https://example.com/a”。", "https://example.com/a", "”。"),
+        ("链接：https://example.com/a.、下一条", "https://example.com/a", ".、下一条"),
+        ("维基 https://zh.wikipedia.org/wiki/三体#剧情。", "https://zh.wikipedia.org/wiki/三体#剧情", "。"),
+        # Letters go on: a Chinese path is real, and nothing tells where it ends.
+        ("看https://example.com/页面很好", "https://example.com/页面很好", ""),
+    ],
+)
+def test_a_url_ends_before_chinese_punctuation(text: str, link: str, after: str) -> None:
+    html = str(render_markdown(text))
+    assert [text for _, text in _links(html)] == [link], html
+    assert html.endswith(f"</a>{after}</p>\n"), html
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "看这里 https://zh.wikipedia.org/wiki/三体#剧情",
+        "https://baike.baidu.com/item/标签#1",
+        "看https://example.com/页#锚",
+    ],
+)
+def test_a_urls_fragment_is_never_drawn_as_a_tag(text: str) -> None:
+    html = str(render_markdown(text + " #真标签"))
+    assert re.findall(r'<a href="([^"]+)" class="memo-tag"', html) == ["/?tag=%E7%9C%9F%E6%A0%87%E7%AD%BE"], html
+    assert len(_links(html)) == 2, html

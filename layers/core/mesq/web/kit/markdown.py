@@ -8,10 +8,22 @@ Images are not in the allow-list: the page's CSP allows images from this origin 
 in the text becomes a link to it (its alt text as the words). No `style` attribute either (the
 CSP has no inline styles): a table's column alignment is dropped.
 
+Two changes to CommonMark, both for text as people type it:
+
+- Emphasis is CJK-friendly (`web/kit/cjk_emphasis.py`): `这是**“重点”**内容` and `**《三体》**很好看`
+  are bold, where plain CommonMark shows the asterisks.
+- A bare URL is a link (linkify-it-py): `http://`, `https://`, `mailto:` and `www.` links and
+  e-mail addresses; not bare domains such as `example.com` or file names such as `README.md`.
+  linkify-it ends a URL at whitespace and some ASCII punctuation but takes any other character
+  into its path; here non-ASCII punctuation and symbols (`，。）」“…` and the like) end it too, so
+  `见https://example.com/a，很好` links `https://example.com/a`. Letters do not:
+  `看https://example.com/页面很好` links all of `https://example.com/页面很好`, as a Chinese path may.
+
 Two additions of this module's own, never by widening the allow-list:
 
 - `#tag` and `#a/b` in prose become links to the timeline filtered by that tag (class `memo-tag`,
-  the one class the sanitizer keeps), so a card needs no second list of its tags.
+  the one class the sanitizer keeps), so a card needs no second list of its tags. Text inside a
+  link (a Markdown link or a linkified URL) never holds a tag link.
 - A list item that starts with `[ ]` or `[x]` is a task. The renderer leaves a marker (a
   private-use character that the source can never carry: it is replaced on the way in) where its
   checkbox goes; after sanitizing, each marker becomes an `<input type="checkbox">` written here.
@@ -26,13 +38,17 @@ from functools import cache
 from urllib.parse import quote
 
 import nh3
+from linkify_it import LinkifyIt
+from linkify_it.main import Match
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import isPunctChar
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup, escape
 
 from ...kernel.tags import find_tags
+from .cjk_emphasis import cjk_friendly_emphasis
 
 ALLOWED_TAGS = frozenset(
     {
@@ -151,10 +167,46 @@ def _link_tags(state: StateCore) -> None:
         token.children = children
 
 
+def _first_non_ascii_punctuation(text: str) -> int | None:
+    """The index of the first punctuation or symbol character outside ASCII in `text`, if any."""
+    if text.isascii():  # most URLs are: no character to look at one by one
+        return None
+    return next((index for index, char in enumerate(text) if char > "\x7f" and isPunctChar(char)), None)
+
+
+class _MemoLinkify(LinkifyIt):  # type: ignore[misc]  # linkify-it-py has no type hints
+    """linkify-it for memo text: the schemes the sanitizer keeps (no `ftp:`, no `//x`), bare
+    hosts only after `www.`, and a URL ends before non-ASCII punctuation."""
+
+    def __init__(self) -> None:
+        super().__init__(schemas={"ftp:": None, "//": None})
+
+    def match(self, text: str) -> list[Match] | None:
+        # A schema-less host is a link only after `www.`: `README.md` or `setup.py` is a file.
+        found = [link for link in super().match(text) or [] if link.schema or link.raw[:4].lower() == "www."]
+        return found or None
+
+    def normalize(self, match: Match) -> None:
+        # linkify-it's path takes any character but whitespace and some ASCII punctuation: in
+        # `见https://example.com/a，很好。` the comma and the rest would be part of the URL.
+        end = _first_non_ascii_punctuation(match.raw)
+        if end is not None:
+            kept = match.raw[:end].rstrip(".,:;!?'\"")  # what linkify-it drops at a URL's end
+            match.last_index = match.index + len(kept)
+            match.raw = match.text = match.url = kept
+        super().normalize(match)
+
+
 @cache
 def _parser() -> MarkdownIt:
-    # CommonMark with tables and strikethrough; `breaks`: a memo's single newlines are line breaks.
-    parser = MarkdownIt("commonmark", {"html": False, "breaks": True}).enable(["table", "strikethrough"])
+    # CommonMark with tables, strikethrough and bare URLs as links; CJK-friendly emphasis;
+    # `breaks`: a memo's single newlines are line breaks.
+    parser = (
+        MarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": True})
+        .use(cjk_friendly_emphasis)
+        .enable(["table", "strikethrough", "linkify"])
+    )
+    parser.linkify = _MemoLinkify()
     parser.add_render_rule("image", _image_as_link)
     parser.core.ruler.push("mesq_tasks", _mark_tasks)
     parser.core.ruler.push("mesq_tags", _link_tags)
