@@ -380,6 +380,7 @@ print(json.dumps([worker.run_one(job, Channel()), time.monotonic() - started]))
 """
 
 
+@pytest.mark.timing
 def test_a_memory_error_in_the_worker_is_a_memory_stop_at_once():
     """A MemoryError while mini-racer converts a value (before: raised in its event loop's
     callback, the evaluation waited out the 5 s and read as a time stop) or in the worker's own
