@@ -9,6 +9,8 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 from datetime import datetime
 from pathlib import Path
@@ -24,6 +26,8 @@ from mesq.mcp.code import pool as pool_module
 from mesq.mcp.code.cutting import MAX_DEPTH, TooDeep, compact, truncate
 from mesq.mcp.code.sandbox import Refused, run_program
 from mesq.todos import keys as todo_keys
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -112,6 +116,19 @@ def test_run_code_answers_unknown_names_as_not_found_and_serialises_lone_surroga
     assert "thrown" not in data and "budget" not in data
     thrown = client.ok("run_code", {"code": "throw new Error('\\ud800')"})
     assert thrown["thrown"] == "Error: \ufffd" and "budget" not in thrown
+
+
+@pytest.mark.timing
+def test_run_code_reports_a_50_mb_result_as_the_output_budget_at_once(mcp):
+    """Through tools/call, as the outside sweep sent it (before: the whole 10 s, then `budget.kind:
+    "time"` and no result)."""
+    client = mcp(scopes="memo:read")
+    started = time.monotonic()
+    data = client.ok("run_code", {"code": "return 'x'.repeat(50_000_000)", "timeoutMs": 10_000, "memoryMb": 128})
+    took = time.monotonic() - started
+    assert data["budget"] == {"kind": "output", "used": 50_000_002, "limit": 25_000} and took < 5, (data, took)
+    assert data["truncated"] is True and data["result"] is None and "thrown" not in data
+    assert client.ok("run_code", {"code": "return 'after'"})["result"] == "after"
 
 
 def test_runs_from_different_event_loops_reuse_one_worker(pool):
@@ -300,6 +317,127 @@ def test_a_large_result_is_cut_quickly_and_reported_whole(pool):
     assert outcome.stopped is None and outcome.truncated
     assert json.loads(outcome.result_json) == list(range(len(json.loads(outcome.result_json))))
     assert outcome.size > 6_000_000
+
+
+def test_an_oversize_result_thrown_value_or_checkpoint_is_bounded_in_v8_and_answers_at_once(pool):
+    """50 MB returned, thrown or checkpointed: only its length and what the cut can keep leave V8
+    (before: converting the whole string in the worker, under its 768 MB data limit, raised a
+    MemoryError inside mini-racer's callback and the run waited out its 10 s as a time stop)."""
+    started = time.monotonic()
+    alone = asyncio.run(go("return 'x'.repeat(50_000_000)", timeout_s=10, memory_mb=128))
+    took = time.monotonic() - started
+    assert alone.stopped is None and alone.truncated and alone.size == 50_000_002 and took < 4, (alone, took)
+    assert alone.result_json == "null"  # a lone scalar over the budget, as the cut says
+    # Under 64 MB the string and its JSON (100 MB) pass the heap limit: a memory stop, never time.
+    small = asyncio.run(go("return 'x'.repeat(50_000_000)", timeout_s=10, memory_mb=64))
+    assert small.stopped in (None, "memory") and time.monotonic() - started < 7, small
+    rows = "return {head: 1, rows: ['r1', 'r2', 'x'.repeat(50_000_000)], tail: 2}"
+    kept = asyncio.run(go(rows, timeout_s=10, memory_mb=128, out=1000))
+    assert json.loads(kept.result_json) == {"head": 1, "rows": ["r1", "r2"]} and kept.truncated
+    assert kept.stopped is None and kept.size > 50_000_000
+    thrown = asyncio.run(go("throw new Error('y'.repeat(50_000_000))", timeout_s=10, memory_mb=128))
+    assert thrown.stopped is None and thrown.thrown.startswith("Error: yyy") and len(thrown.thrown) <= 1_000
+    code = "checkpoint(['k', 'x'.repeat(30_000_000)]); await mesq.x({}); for (;;) {}"
+    stopped = asyncio.run(go(code, timeout_s=1, memory_mb=128))
+    assert stopped.stopped == "time" and json.loads(stopped.result_json) == ["k"] and stopped.truncated
+    assert time.monotonic() - started < 15
+    assert asyncio.run(go("return 'after'")).result_json == '"after"'
+    assert pool.stats()["busy"] == 0
+
+
+#: Runs worker.run_one in a process of its own (V8 never loads into the test process) with a
+#: MemoryError injected where mini-racer converts the result for Python, then where the worker
+#: parses a poll; prints each end and how long it took.
+_MEMORY_ERROR_PROBE = """
+import json, sys, time
+from mesq.mcp.code import worker
+from py_mini_racer import _objects
+
+convert = _objects.ObjectFactoryImpl.value_handle_to_python
+
+def failing(self, context, handle):
+    value = convert(self, context, handle)
+    if isinstance(value, str) and value[:1].isdigit():  # the result, as the bridge sizes it
+        raise MemoryError
+    return value
+
+class Channel:
+    def send(self, message): pass
+    def receive(self): return {"answers": []}
+
+job = {"timeoutMs": 5000, "maxOutputChars": 1000, "memoryBytes": 32 << 20, "reach": [], "known": [],
+       "context": {}, "source": "return 42"}
+_objects.ObjectFactoryImpl.value_handle_to_python = failing
+started = time.monotonic()
+print(json.dumps([worker.run_one(job, Channel()), time.monotonic() - started]))
+_objects.ObjectFactoryImpl.value_handle_to_python = convert
+
+def no_memory(text):
+    raise MemoryError
+worker._state = no_memory
+started = time.monotonic()
+print(json.dumps([worker.run_one(job, Channel()), time.monotonic() - started]))
+"""
+
+
+@pytest.mark.timing
+def test_a_memory_error_in_the_worker_is_a_memory_stop_at_once():
+    """A MemoryError while mini-racer converts a value (before: raised in its event loop's
+    callback, the evaluation waited out the 5 s and read as a time stop) or in the worker's own
+    Python (before: `the sandbox failed`) is a memory stop, answered at once, and retires the
+    worker."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "layers" / "core"), str(REPO)])}
+    result = subprocess.run(
+        [sys.executable, "-c", _MEMORY_ERROR_PROBE], capture_output=True, text=True, env=env, cwd=REPO, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    (converting, converting_s), (parsing, parsing_s) = (json.loads(line) for line in result.stdout.splitlines()[-2:])
+    assert converting == {"stopped": "memory", "retire": True} and converting_s < 2.5, (converting, converting_s)
+    assert parsing == {"stopped": "memory", "retire": True} and parsing_s < 2.5, (parsing, parsing_s)
+
+
+def test_only_the_complete_part_of_a_prefix_is_kept_and_cut_like_the_whole():
+    """`whole_prefix`: what crosses of a too-large result is cut to what the whole would give,
+    whatever character the prefix ends at, once it is as long as the sandbox lets it be."""
+    import random
+
+    from mesq.mcp.code.cutting import whole_prefix
+    from mesq.mcp.code.worker import crossing_chars
+
+    assert whole_prefix('{"a":1,"rows":[1,2,{"x":"y') == {"a": 1, "rows": [1, 2]}
+    assert whole_prefix("[[1,2],[3") == [[1, 2]] and whole_prefix('["a\\"]","b') == ['a"]']
+    assert whole_prefix("[1,2,34") == [1, 2]  # 34 may go on
+    assert whole_prefix('{"a":"b') == {} and whole_prefix('{"a":[1],"b":1') == {"a": [1]}
+    assert whole_prefix('"abc') is None
+
+    def value(rng: random.Random, depth: int = 0) -> Any:
+        pick = rng.random()
+        if depth > 3 or pick < 0.4:
+            return rng.choice([1, -2.5, 1e-7, 123456, 's"x\\', "长文", None, True, "\U0001f600", "\x01"])
+        if pick < 0.7:
+            return [value(rng, depth + 1) for _ in range(rng.randint(0, 5))]
+        return {f"k{i}": value(rng, depth + 1) for i in range(rng.randint(0, 5))}
+
+    def like_v8(whole: Any) -> str:  # JSON.stringify's text
+        return json.dumps(whole, ensure_ascii=False, separators=(",", ":")).replace("1e-07", "1e-7")
+
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(20):
+        whole = {"head": value(rng), "rows": [value(rng) for _ in range(rng.randint(20, 80))], "tail": value(rng)}
+        text = like_v8(whole)
+        for limit in (100, 250):
+            expected, _ = truncate(whole, limit)
+            for end in range(crossing_chars(limit), min(len(text), crossing_chars(limit) + 1_000), 7):
+                cut, _ = truncate(whole_prefix(text[:end]), limit)
+                assert cut == expected, (text, end, limit)
+                checked += 1
+    assert checked > 1_000
+    # Lone surrogates are wider in V8's text than after the cut: cut shorter, never wrongly.
+    lone = ["\ud800" * 40] * 50
+    text = json.dumps(lone, separators=(",", ":"))
+    kept = whole_prefix(text[: crossing_chars(300)])
+    assert kept and kept == lone[: len(kept)]
 
 
 def test_the_cut_walks_only_what_it_keeps(monkeypatch: pytest.MonkeyPatch):

@@ -259,13 +259,45 @@ def test_a_parse_error_says_where(mcp):
     assert error["code"] == -32700 and "line 1 column" in error["message"], error
 
 
-def test_arguments_that_are_not_an_object_are_named(mcp):
+BAD_TOOL_CALLS = [
+    ({}, "params.name", "params.name: a string is required (the name of a tool from tools/list)"),
+    ({"arguments": {}}, "params.name", "params.name: a string is required (the name of a tool from tools/list)"),
+    ({"name": 5, "arguments": {}}, "params.name", "(the name of a tool from tools/list), not a number"),
+    ({"name": None}, "params.name", "(the name of a tool from tools/list), not null"),
+    ({"name": "list_memos", "arguments": [1]}, "params.arguments", "must be an object of the tool's named arguments, not an array"),  # noqa: E501
+    ({"name": "list_memos", "arguments": "x"}, "params.arguments", "must be an object of the tool's named arguments, not a string"),  # noqa: E501
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("version", [None, "2025-03-26", "2025-06-18", "2025-11-25"])
+@pytest.mark.parametrize(("params", "field", "said"), BAD_TOOL_CALLS)
+def test_a_tools_call_without_a_string_name_or_with_non_object_arguments_is_named_at_200(
+    mcp, version, params, field, said
+):
+    """Before: "Invalid request parameters" with data "" (a missing or non-string name), and a
+    non-object `arguments` at HTTP 400 where every other handshake-era -32602 is 200
+    (docs/decisions.md "resource errors": one status per era)."""
     client = mcp(era="legacy")
-    body = json.dumps(rpc("tools/call", {"name": "list_memos", "arguments": [1]}, request_id=7))
-    response = raw(client, client.token, body)
+    headers = {"Mcp-Protocol-Version": version} if version else {}
+    response = raw(client, client.token, json.dumps(rpc("tools/call", params, request_id=7)), **headers)
+    assert response.status_code == 200, response.text
     answer = response.json()
     assert answer["id"] == 7 and answer["error"]["code"] == -32602, answer
-    assert "arguments must be an object" in answer["error"]["message"] and "an array" in answer["error"]["message"]
+    assert answer["error"]["message"].startswith("Invalid params: ") and said in answer["error"]["message"], answer
+    assert answer["error"]["data"] == {"code": "VALIDATION_ERROR", "field": field}, answer
+
+
+def test_refused_params_are_named_in_a_batch_and_for_every_method(mcp):
+    client = mcp(era="legacy")
+    batch = [rpc("tools/call", {"arguments": {}}, 1), rpc("tools/list", None, 2), rpc("resources/read", {}, 3)]
+    first, listed, read = raw(client, client.token, json.dumps(batch)).json()
+    assert first["error"]["data"] == {"code": "VALIDATION_ERROR", "field": "params.name"}
+    assert "tools" in listed["result"]
+    assert read["error"]["message"] == "Invalid params: params.uri is required", read
+    cursor = raw(client, client.token, json.dumps(rpc("tools/list", {"cursor": 5}))).json()["error"]
+    assert cursor["message"] == "Invalid params: params.cursor: Input should be a valid string", cursor
+    long_key = raw(client, client.token, json.dumps(rpc("prompts/get", {"name": "x", "arguments": {"k" * 5000: 1}})))
+    assert long_key.status_code == 200 and len(long_key.text) < 600, long_key.text  # the made-up key is quoted short
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -287,6 +319,18 @@ def test_a_modern_bad_id_and_non_object_arguments_are_named(mcp):
     response = client.client.post("/mcp", headers=headers, content=json.dumps(message))
     assert response.status_code == 400
     assert "arguments must be an object" in response.json()["error"]["message"], response.text
+    assert response.json()["error"]["data"] == {"code": "VALIDATION_ERROR", "field": "params.arguments"}
+    for params in ({}, {"arguments": {}}):  # no name, no Mcp-Name header to repeat it
+        message = client.body("tools/call", params)
+        unnamed = client.http_headers("tools/call", None)
+        response = client.client.post("/mcp", headers=unnamed, content=json.dumps(message))
+        error = response.json()["error"]
+        assert response.status_code == 400 and error["code"] == -32602, response.text
+        assert error["message"].startswith("Invalid params: params.name: a string is required"), error
+        assert error["data"] == {"code": "VALIDATION_ERROR", "field": "params.name"}
+    bare = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    response = client.client.post("/mcp", headers=client.http_headers("tools/list", None), json=bare)
+    assert "envelope keys" in response.json()["error"]["message"], response.text  # the SDK's own words stay
     message = {**client.body("tools/call", {"name": "list_memos", "arguments": {}}), "id": 1.5}
     response = client.client.post("/mcp", headers=headers, content=json.dumps(message))
     error = response.json()["error"]

@@ -169,12 +169,14 @@ def _answer_unservable(body: LegacyBody, limited: dict[str, RateLimited]) -> Non
 
 def _modern_amendment(body: bytes) -> Callable[[Any, Mapping[str, str]], Any]:
     """How the SDK's 2026-07-28 400s are amended: the served versions and missing headers
-    (versions.py), then a bad id or non-object `arguments` named (legacy.py). `body` is at most
+    (versions.py), then a bad id or refused params named (legacy.py). `body` is at most
     MESSAGE_BODY_CAP (a large upload's is the slim copy), so re-reading it on an error is cheap."""
 
     def amend(payload: Any, headers: Mapping[str, str]) -> Any:
         amended = amend_rejection(payload, headers)
-        return amended if amended is not payload else named_rejection(payload, body)
+        if amended is not payload:
+            return amended
+        return named_rejection(payload, body, headers.get("mcp-protocol-version"))
 
     return amend
 
@@ -303,7 +305,7 @@ class McpEndpoint:
             try:
                 legacy = await self._read_legacy(read, request.headers.get("mcp-protocol-version"))
             except BodyRejected as rejected:
-                raise _Answered(JSONResponse(rejected.error, status_code=400)) from None
+                raise _Answered(JSONResponse(rejected.error, status_code=rejected.status)) from None
         if read.large:
             upload = await self._upload_call(read, legacy)
             body, call_arguments = upload.slim_body, upload.arguments

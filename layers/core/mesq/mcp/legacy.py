@@ -10,6 +10,15 @@ JSON-RPC batches: 2025-03-26 allowed them (and 2024-11-05 clients, which send no
 the header is absent or names one of those two versions; the endpoint then serves each message
 as its own request through the SDK and answers the array of responses. Other versions get a
 clear -32600.
+
+Invalid params: the SDK answers every request whose params its schema refuses with -32602
+"Invalid request parameters" and empty data, which names nothing. The endpoint validates a
+request's params as the SDK will (`mcp_types.methods.validate_client_request`, the same version)
+and answers the first field refused by name, with `data: {code: VALIDATION_ERROR, field}`
+(`invalid_params`); on the 2026-07-28 path it names the SDK's answer afterwards
+(`named_rejection`). Like every -32602 of the endpoint, the answer is HTTP 200 on the handshake
+era (docs/decisions.md "resource errors": one status per era; older clients turn a non-2xx into an
+unreadable error) and 400 on 2026-07-28 (the SDK's).
 """
 
 from __future__ import annotations
@@ -19,8 +28,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import pydantic_core
-from mcp_types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, jsonrpc_message_adapter
+from mcp_types import DEFAULT_NEGOTIATED_VERSION, INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, jsonrpc_message_adapter
+from mcp_types.methods import SPEC_CLIENT_METHODS, validate_client_request
 from pydantic import ValidationError
+
+from ..kernel.messages import bounded_message, field_path
 
 #: Versions whose clients may send JSON-RPC batches (no header = 2025-03-26 by the spec's default).
 BATCH_VERSIONS = frozenset({"2024-11-05", "2025-03-26"})
@@ -30,24 +42,37 @@ MAX_BATCH = 50
 PARSE_ERROR_MESSAGE = "Parse error: the body is not valid JSON"
 INVALID_MESSAGE = "Invalid Request: not a JSON-RPC 2.0 request, notification or response"
 #: JSON's names for what a parsed value can be.
-JSON_TYPES = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}
+JSON_TYPES = {
+    list: "an array", dict: "an object", str: "a string", int: "a number", float: "a number", bool: "a boolean",
+    type(None): "null",
+}  # fmt: skip
+#: What an invalid-params message may take (the field's path is quoted and bounded: a key the
+#: client made up can be long).
+MAX_PARAMS_MESSAGE = 300
 #: How deep `pydantic_core.from_json` (the SDK's parser) nests arrays and objects.
 PARSER_DEPTH = 200
 #: An invalid id is quoted in its error up to this many characters.
 MAX_SHOWN_ID = 40
+#: The SDK's answer to params its schema refuses (with `data: ""`).
+SDK_INVALID_PARAMS = "Invalid request parameters"
 INITIALIZE_IN_BATCH = "Invalid Request: initialize must be sent on its own, not in a batch"
 
 
-def rpc_error(code: int, message: str, request_id: Any = None) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+def rpc_error(code: int, message: str, request_id: Any = None, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
 class BodyRejected(Exception):
-    """The body as a whole cannot be served: answer `error` with HTTP 400."""
+    """The body as a whole cannot be served: answer `error` with `status`: 400, except an
+    invalid-params answer (HTTP 200, as every handshake-era -32602 of the endpoint)."""
 
     def __init__(self, error: dict[str, Any]) -> None:
         super().__init__(error["error"]["message"])
         self.error = error
+        self.status = 200 if error["error"]["code"] == INVALID_PARAMS else 400
 
 
 @dataclass(frozen=True)
@@ -93,29 +118,58 @@ def bad_id(decoded: Any) -> dict[str, Any] | None:
     return rpc_error(INVALID_REQUEST, f"Invalid Request: id must be a string or an integer, not {shown}")
 
 
-def bad_arguments(decoded: Any) -> dict[str, Any] | None:
-    """The error for a `tools/call` whose `arguments` is not an object (the SDK's own answer is
-    "Invalid request parameters" with empty data, which names nothing)."""
-    params = decoded.get("params") if isinstance(decoded, dict) else None
-    if not isinstance(params, dict) or decoded.get("method") != "tools/call":
-        return None
-    arguments = params.get("arguments")
-    if arguments is None or isinstance(arguments, dict):
-        return None
-    kind = JSON_TYPES.get(type(arguments), type(arguments).__name__)
-    message = f"Invalid params: arguments must be an object of the tool's named arguments, not {kind}"
-    return rpc_error(INVALID_PARAMS, message, decoded.get("id"))
+def _kind(value: Any) -> str:
+    return JSON_TYPES.get(type(value), type(value).__name__)
 
 
-def _checked(decoded: Any, *, in_batch: bool) -> Message:
+def _refused(method: str, params: dict[str, Any], loc: tuple[Any, ...], field: str, kind: str, said: str) -> str:
+    """What is wrong with one field the method's schema refused, in words that say the fix."""
+    given = params.get(loc[1]) if len(loc) == 2 and isinstance(loc[1], str) else None
+    if method == "tools/call" and field == "params.name":
+        fix = f"{field}: a string is required (the name of a tool from tools/list)"
+        return fix if kind == "missing" else f"{fix}, not {_kind(given)}"
+    if method == "tools/call" and field == "params.arguments":
+        return f"{field} must be an object of the tool's named arguments, not {_kind(given)}"
+    if kind == "missing":
+        return f"{field} is required"
+    return f"{field}: {said}"
+
+
+def invalid_params(decoded: Any, version: str | None) -> dict[str, Any] | None:
+    """The -32602 naming the first field of a request's params that the SDK's schema for its
+    method refuses (as the SDK validates it, at `version`; None = no header, the spec's default),
+    with `data: {code: VALIDATION_ERROR, field}`; None when the SDK accepts the params, or the
+    message is no request of a method it validates (`initialize` is left to the SDK)."""
+    if not isinstance(decoded, dict) or "id" not in decoded:
+        return None
+    method, params = decoded.get("method"), decoded.get("params")
+    if method not in SPEC_CLIENT_METHODS or method == "initialize" or not isinstance(params, dict | None):
+        return None
+    try:
+        validate_client_request(method, version or DEFAULT_NEGOTIATED_VERSION, params)
+    except ValidationError as error:
+        refused = error.errors(include_url=False, include_input=False)
+    except (KeyError, ValueError):  # a method or version the SDK answers itself
+        return None
+    else:
+        return None
+    first = refused[0]
+    loc = tuple(first["loc"])
+    field = field_path(part if isinstance(part, (str, int)) else str(part) for part in loc)
+    text = _refused(method, params or {}, loc, field, first["type"], first["msg"])
+    message = bounded_message(f"Invalid params: {text}", MAX_PARAMS_MESSAGE)
+    return rpc_error(INVALID_PARAMS, message, decoded.get("id"), {"code": "VALIDATION_ERROR", "field": field})
+
+
+def _checked(decoded: Any, version: str | None, *, in_batch: bool) -> Message:
     if (id_error := bad_id(decoded)) is not None:
         return Message(decoded, id_error)
     try:
         jsonrpc_message_adapter.validate_python(decoded, by_name=False)
     except ValidationError:
         return Message(decoded, rpc_error(INVALID_REQUEST, INVALID_MESSAGE))
-    if (arguments_error := bad_arguments(decoded)) is not None:
-        return Message(decoded, arguments_error)
+    if (params_error := invalid_params(decoded, version)) is not None:
+        return Message(decoded, params_error)
     if in_batch and decoded.get("method") == "initialize":
         return Message(decoded, rpc_error(INVALID_REQUEST, INITIALIZE_IN_BATCH, decoded.get("id")))
     return Message(decoded)
@@ -150,7 +204,7 @@ def read_legacy_body(body: bytes, version: str | None) -> LegacyBody:
     except ValueError as error:
         raise _unparsable(body, str(error)) from None
     if not isinstance(decoded, list):
-        message = _checked(decoded, in_batch=False)
+        message = _checked(decoded, version, in_batch=False)
         if message.rejection is not None:
             raise BodyRejected(message.rejection)
         return LegacyBody(messages=(message,), batch=False)
@@ -166,21 +220,24 @@ def read_legacy_body(body: bytes, version: str | None) -> LegacyBody:
         raise BodyRejected(rpc_error(INVALID_REQUEST, "Invalid Request: an empty batch"))
     if len(decoded) > MAX_BATCH:
         raise BodyRejected(rpc_error(INVALID_REQUEST, f"Invalid Request: a batch holds at most {MAX_BATCH} messages"))
-    return LegacyBody(messages=tuple(_checked(item, in_batch=True) for item in decoded), batch=True)
+    return LegacyBody(messages=tuple(_checked(item, version, in_batch=True) for item in decoded), batch=True)
 
 
-def named_rejection(payload: Any, body: bytes) -> Any:
-    """The SDK's 2026-07-28 answer to a bad id or non-object `arguments` ("Body must be a single
-    JSON-RPC request...", "Invalid request parameters" with empty data), with the problem named
-    as on the handshake era; any other payload is returned as is. Only error answers get here."""
+def named_rejection(payload: Any, body: bytes, version: str | None) -> Any:
+    """The SDK's 2026-07-28 answer to a bad id or params its schema refuses ("Body must be a
+    single JSON-RPC request...", "Invalid request parameters" with empty data), with the problem
+    named as on the handshake era; any other payload is returned as is. Only error answers get
+    here."""
     error = payload.get("error") if isinstance(payload, dict) else None
     if not isinstance(error, dict) or error.get("code") not in (INVALID_REQUEST, INVALID_PARAMS) or error.get("data"):
         return payload
+    if error["code"] == INVALID_PARAMS and error.get("message") != SDK_INVALID_PARAMS:
+        return payload  # the SDK's own words (its envelope checks name the missing keys)
     try:
         decoded = pydantic_core.from_json(body)
     except ValueError:
         return payload
-    named = bad_id(decoded) if error["code"] == INVALID_REQUEST else bad_arguments(decoded)
+    named = bad_id(decoded) if error["code"] == INVALID_REQUEST else invalid_params(decoded, version)
     if named is None:
         return payload
-    return {**payload, "error": {**error, "message": named["error"]["message"]}}
+    return {**payload, "error": {**error, **named["error"]}}

@@ -134,3 +134,62 @@ def _cut(value: Any, limit: int, sizes: _Sizes, depth: int = 1) -> Any:
             break
         return members
     return None
+
+
+_DECODE = json.JSONDecoder().raw_decode
+
+
+def whole_prefix(text: str) -> Any:
+    """The complete part of `text`, the first characters of a longer compact JSON value (a cut
+    prefix of JSON.stringify's text), as a value: what `truncate` may keep of the whole and nothing it may
+    not. An array keeps its complete elements (the one the prefix ends in is left out, however far
+    it got), an object its complete members and the array or object member the prefix ends in,
+    itself cut so (a scalar member that did not end is left out); a lone scalar that did not end
+    is None (as `truncate` makes a lone scalar over its budget). An array element or a scalar
+    member that ends where the prefix ends is left out too (a number may go on): the sandbox
+    hands over a prefix at least twice as long as the cut can keep (worker.py), so it could not
+    have fit. Each complete
+    element is parsed by the json module's C scanner. TooDeep past MAX_DEPTH open containers."""
+    return _open_container(text, 0, 1)
+
+
+def _open_container(text: str, start: int, depth: int) -> Any:
+    """The complete part of the container that opens at `start` and does not close in `text`."""
+    if depth > MAX_DEPTH:
+        raise TooDeep()
+    opener = text[start : start + 1]
+    index = start + 1
+    if opener == "[":
+        items: list[Any] = []
+        while True:
+            try:
+                item, index = _DECODE(text, index)
+            except ValueError:
+                return items  # an element is kept whole or not at all
+            if text[index : index + 1] != ",":
+                return items
+            items.append(item)
+            index += 1
+    if opener == "{":
+        members: dict[str, Any] = {}
+        while text[index : index + 1] == '"':
+            try:
+                key, after = _DECODE(text, index)
+            except ValueError:
+                break
+            if text[after : after + 1] != ":":
+                break
+            try:
+                item, index = _DECODE(text, after + 1)
+            except ValueError:
+                if text[after + 1 : after + 2] in ("[", "{"):  # the member being cut
+                    members[key] = _open_container(text, after + 1, depth + 1)
+                break
+            if text[index : index + 1] != ",":
+                if isinstance(item, (list, dict)):  # whole (its bracket closed): cut like the whole
+                    members[key] = item
+                break
+            members[key] = item
+            index += 1
+        return members
+    return None  # a scalar that did not end

@@ -16,6 +16,14 @@ Protocol: frames of a 4-byte big-endian length and a UTF-8 JSON object, each sid
     worker -> server  {"end": {result, truncated, size, thrown, stopped, retire}}
 After `end` with `retire` (a memory stop: the isolate may be unusable) the worker exits.
 
+What the bridge hands to Python is bounded in V8, before mini-racer converts it: a call's
+arguments (MAX_ARGS_CHARS, else the call rejects), the thrown text (MAX_THROWN_CHARS), and the
+result and checkpoint, which cross as their JSON's length and at most `crossing_chars` of it
+(`cutting.whole_prefix` keeps its complete part, and the cut needs no more). A 50 MB string
+converted whole could exhaust the process's data limit inside mini-racer's callback, where the
+MemoryError left the evaluation waiting out its timeout; a conversion that fails anyway is an
+error of the evaluation (`_guard_conversions`), and a MemoryError anywhere is a memory stop.
+
 The program never calls Python. A call to `mesq.<tool>(args)` queues `[id, name, argsJSON]` and
 returns a promise; this loop polls the queue between evaluations and settles each promise with
 the server's answer, which runs the program on to its next `await`. The bridge (`_PRELUDE`)
@@ -27,6 +35,7 @@ methods cannot change what crosses; the poll text is still validated strictly (`
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import struct
@@ -36,11 +45,11 @@ from typing import Any, BinaryIO
 
 try:
     from .confinement import confine
-    from .cutting import TooDeep, compact, truncate
+    from .cutting import TooDeep, compact, truncate, whole_prefix
     from .memory import map_large_blocks
 except ImportError:  # run by path as the worker process: these modules are beside this file
     from confinement import confine  # type: ignore[no-redef]
-    from cutting import TooDeep, compact, truncate  # type: ignore[no-redef]
+    from cutting import TooDeep, compact, truncate, whole_prefix  # type: ignore[no-redef]
     from memory import map_large_blocks  # type: ignore[no-redef]
 
 #: Frame caps. A call's arguments are at most MAX_ARGS_CHARS (a memo's 1 MiB long text fits);
@@ -53,6 +62,12 @@ MAX_POLL_CHARS = 6 * MAX_ARGS_CHARS + 64 * 1024
 MAX_FROM_WORKER = MAX_POLL_CHARS  # a batch of calls, JSON-escaped, UTF-8
 MAX_TO_WORKER = 32 * 1024 * 1024
 MAX_THROWN_CHARS = 1_000
+#: What of a result's (or checkpoint's) JSON crosses into Python when it is longer: twice what
+#: the cut can keep, counted as V8 counts (a character outside the BMP is two units; a number's
+#: text is never twice Python's), and some room. Only a lone surrogate is wider (its `\\udXXX`
+#: is one U+FFFD after the cut): a result made of them may be cut shorter than its budget.
+CROSSING_WIDTH = 2
+CROSSING_SLACK = 1024
 #: What one last read of the checkpoint may take after a time stop.
 FINAL_POLL_S = 0.2
 _HEADER = struct.Struct(">I")
@@ -82,8 +97,9 @@ _HARDEN = (
 #: program cannot replace. Only null-prototype objects and captured built-ins are used after the
 #: program starts; the poll text is concatenated from strings and integers.
 _PRELUDE = r"""
-((reach, known, userContext, maxArgs, maxBatch, maxName) => {
+((reach, known, userContext, maxArgs, maxBatch, maxName, maxThrown) => {
   const stringify = JSON.stringify, parse = JSON.parse, apply = Reflect.apply, create = Object.create;
+  const sliceText = String.prototype.slice, codeAt = String.prototype.charCodeAt;
   const then = Promise.prototype.then, PromiseCtor = Promise, ErrorCtor = Error, ProxyCtor = Proxy;
   const toText = String, define = Object.defineProperty, freeze = Object.freeze;
   const AsyncFunction = (async () => {}).constructor;
@@ -160,9 +176,19 @@ _PRELUDE = r"""
     if (typeof json === "string") { kept = json; keptChanged = true; }
     return value;
   };
+  // At most `cap` UTF-16 units of `value`, never ending in half a surrogate pair (a lone
+  // surrogate cannot cross into Python).
+  const first = (value, cap) => {
+    if (value.length <= cap) return value;
+    const last = apply(codeAt, value, [cap - 1]);
+    return apply(sliceText, value, [0, last >= 0xD800 && last <= 0xDBFF ? cap - 1 : cap]);
+  };
+  // A JSON text as `<its length>:<at most cap characters of it>`: only what the cut can keep
+  // crosses into Python, however large the value.
+  const sized = (json, cap) => json.length + ":" + first(json, cap);
   const finish = (json, thrown) => {
     if (done) return;
-    done = true; doneJson = json; doneThrown = thrown;
+    done = true; doneJson = json; doneThrown = thrown === undefined ? undefined : first(thrown, maxThrown);
   };
   const run = (source) => {
     let program;
@@ -195,8 +221,8 @@ _PRELUDE = r"""
   // As JSON: a string with a lone surrogate cannot cross into Python (mini-racer's UTF-8
   // decoding fails and the evaluation never returns); JSON.stringify escapes it.
   const outcome = () => done && doneThrown !== undefined ? stringify(doneThrown) : null;
-  const result = () => done && doneThrown === undefined ? doneJson : null;
-  const checkpoint = () => kept === undefined ? null : kept;
+  const result = (cap) => done && doneThrown === undefined ? sized(doneJson, cap) : null;
+  const checkpoint = (cap) => kept === undefined ? null : sized(kept, cap);
   const settle = (id, ok, answer) => {
     const waiter = waiters[id];
     delete waiters[id];
@@ -273,19 +299,47 @@ def _thrown(json_text: Any) -> str | None:
     return thrown
 
 
-def _result(json_text: str, max_output_chars: int) -> dict[str, Any]:
-    """What the program returned (or kept), parsed, depth-checked and cut here, in the worker."""
+def crossing_chars(max_output_chars: int) -> int:
+    """How much of a result's JSON text crosses from V8 for a run with this output budget."""
+    return CROSSING_WIDTH * max_output_chars + CROSSING_SLACK
+
+
+def _sized(answer: Any, cap: int) -> tuple[str, int] | None:
+    """The bridge's `<length>:<at most cap characters of the JSON>` -> (the text, the length)."""
+    answer = _text_or_none(answer)
+    if answer is None:
+        return None
+    head, colon, text = answer.partition(":")
+    if not (colon and head.isascii() and head.isdigit() and len(head) <= 12):
+        raise BadState("the bridge's sized text has no length")
+    size = int(head)
+    # The length is V8's (UTF-16 units, one or two a character); only a text over `cap` was cut.
+    if len(text) > min(size, cap):
+        raise BadState("the bridge's sized text does not match its length")
+    return text, size
+
+
+def _result(crossed: tuple[str, int], max_output_chars: int) -> dict[str, Any]:
+    """What the program returned (or kept), parsed, depth-checked and cut here, in the worker.
+    Where only a prefix of a larger JSON text crossed, its complete part is cut like the whole."""
+    json_text, size = crossed
+    partial = size > crossing_chars(max_output_chars)
+    collecting = gc.isenabled()
+    gc.disable()  # parsing makes only acyclic containers; the collector's passes cost more than the parse
     try:
-        value = json.loads(json_text)
-    except RecursionError:
+        value = whole_prefix(json_text) if partial else json.loads(json_text)
+    except (RecursionError, TooDeep):
         return {"thrown": str(TooDeep())}
     except ValueError:
         return {"thrown": "the result is not JSON"}
+    finally:
+        if collecting:
+            gc.enable()
     try:
         cut, truncated = truncate(value, max_output_chars)
     except TooDeep as error:
         return {"thrown": str(error)}
-    return {"result": compact(cut), "truncated": truncated, "size": len(json_text)}
+    return {"result": compact(cut), "truncated": truncated or partial, "size": size}
 
 
 class Channel:
@@ -314,17 +368,53 @@ class Channel:
         return message
 
 
+def _guard_conversions() -> None:
+    """Make a value mini-racer cannot convert to Python an error of the evaluation that asked
+    for it. The conversion runs in a callback on mini-racer's event loop, which passes on only
+    its own errors: a MemoryError there (a string too large for the process's data limit) or
+    any other fault never reached the waiting evaluation, which then ran until its timeout and
+    read as a time stop. A MemoryError becomes a JSOOMException (a memory stop). Idempotent; a
+    mini-racer without this internal is left as it is (the bridge bounds what crosses anyway)."""
+    from py_mini_racer import JSEvalException, JSOOMException, _context
+
+    convert = getattr(_context.Context, "_value_handle_to_python", None)
+    if convert is None or getattr(convert, "mesq_guarded", False):
+        return
+
+    def guarded(self: Any, value_handle: Any) -> Any:
+        try:
+            return convert(self, value_handle)
+        except JSEvalException:
+            raise
+        except MemoryError:
+            raise JSOOMException("a value from V8 did not fit in the worker's memory") from None
+        except Exception as error:
+            raise JSEvalException("a value from V8 could not be converted") from error
+
+    guarded.mesq_guarded = True  # type: ignore[attr-defined]
+    setattr(_context.Context, "_value_handle_to_python", guarded)  # noqa: B010 - a method: mypy refuses the assignment
+
+
 def run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
     """One program, start to end -> the `end` message's body."""
+    try:
+        return _run_one(job, channel)
+    except MemoryError:  # anywhere in this process: the run's memory ran out, never its time
+        return {"stopped": "memory", "retire": True}
+
+
+def _run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
     from py_mini_racer import JSOOMException, JSTimeoutException, MiniRacer
 
+    _guard_conversions()
     deadline = time.monotonic() + float(job["timeoutMs"]) / 1000
     max_output = int(job["maxOutputChars"])
+    crossing = crossing_chars(max_output)
     end: dict[str, Any] = {"stopped": None, "retire": False}
     racer = MiniRacer()
     racer.set_hard_memory_limit(int(job["memoryBytes"]))
-    returned: str | None = None
-    kept: str | None = None
+    returned: tuple[str, int] | None = None
+    kept: tuple[str, int] | None = None
 
     def evaluate(code: str, left: float | None = None) -> Any:
         left = deadline - time.monotonic() if left is None else left
@@ -332,13 +422,14 @@ def run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
             raise JSTimeoutException()
         return racer.eval(code, timeout_sec=left)
 
-    def read_checkpoint(left: float | None = None) -> str | None:
-        return _text_or_none(evaluate("__mesqBridge.checkpoint()", left))
+    def read_checkpoint(left: float | None = None) -> tuple[str, int] | None:
+        return _sized(evaluate(f"__mesqBridge.checkpoint({crossing})", left), crossing)
 
     try:
         evaluate(_HARDEN)
         reach, known, context = (json.dumps(job[key]) for key in ("reach", "known", "context"))
-        evaluate(f"({_PRELUDE})({reach}, {known}, {context}, {MAX_ARGS_CHARS}, {MAX_BATCH}, {MAX_NAME_CHARS}); 0")
+        limits = f"{MAX_ARGS_CHARS}, {MAX_BATCH}, {MAX_NAME_CHARS}, {MAX_THROWN_CHARS}"
+        evaluate(f"({_PRELUDE})({reach}, {known}, {context}, {limits}); 0")
         evaluate(f"__mesqBridge.run({json.dumps(job['source'])}); 0")
         while True:
             calls, done, kept_changed = _state(evaluate("__mesqBridge.poll()"))
@@ -349,7 +440,7 @@ def run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
                 if thrown is not None:
                     end["thrown"] = thrown
                 else:
-                    returned = _text_or_none(evaluate("__mesqBridge.result()"))
+                    returned = _sized(evaluate(f"__mesqBridge.result({crossing})"), crossing)
                 break
             if not calls:
                 if racer.was_hard_memory_limit_reached():
@@ -376,6 +467,8 @@ def run_one(job: dict[str, Any], channel: Channel) -> dict[str, Any]:
                 kept = read_checkpoint(FINAL_POLL_S)
     except BadState as error:
         end["thrown"] = f"the sandbox bridge was tampered with ({error}); the run was stopped"
+    except MemoryError:  # in this process, outside V8's heap: still the run's memory, never its time
+        end["stopped"] = "memory"
     except Exception:  # a fault in the worker is the run's report, not a crash; no internal name leaks
         end["thrown"] = "the sandbox failed and the run was stopped"
     if end["stopped"] == "memory" or racer.was_hard_memory_limit_reached():
