@@ -114,7 +114,7 @@ def test_a_hash_inside_a_word_an_address_or_markup_is_no_tag(text):
 
 
 def test_code_is_skipped_and_the_character_before_code_counts():
-    assert parse_tags("`#code`#after ```\n#fenced\n``` 中文#yes") == ["yes"]
+    assert parse_tags("`#code`#after\n```\n#fenced\n```\n中文#yes") == ["yes"]
     assert rename_tag("中文#p `中文#p` 《书》#p/x C#p", "p", "q") == "中文#q `中文#p` 《书》#q/x C#p"
 
 
@@ -122,10 +122,9 @@ def test_rename_keeps_the_sign_it_was_written_with():
     assert rename_tag("＃周末 去爬山 #周末/远足", "周末", "假日") == "＃假日 去爬山 #假日/远足"
 
 
-def test_find_tags_reads_the_text_before():
-    assert [name for _s, _e, name in find_tags("#b", preceding="a")] == []
-    assert [name for _s, _e, name in find_tags("#b", preceding="读")] == ["b"]
-    assert list(find_tags("#b x", preceding="")) == [(0, 2, "b")]
+def test_find_tags_reads_plain_text_for_quick_add():
+    line = "买菜 https://x.test/中#a #家 ★#急"
+    assert [(line[start:end], name) for start, end, name in find_tags(line)] == [("#家", "家"), ("#急", "急")]
 
 
 def test_the_typed_pattern_opens_where_a_tag_starts():
