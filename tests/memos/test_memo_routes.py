@@ -413,7 +413,9 @@ def test_a_tag_over_the_length_limit_is_refused_naming_it(client, alice, service
     assert create(client, alice, f"今天的想法 #{'长' * 100}")["tags"] == ["长" * 100]
     assert create(client, alice, f"`#{long}` 代码里的不算")["tags"] == []  # code: no tag, nothing refused
     memo = create(client, alice, "短的 #短")
-    edit = client.patch(f"{BASE}/{memo['id']}", headers=alice.headers, json={"expectedRevision": 1, "content": f"#{long}"})
+    edit = client.patch(
+        f"{BASE}/{memo['id']}", headers=alice.headers, json={"expectedRevision": 1, "content": f"#{long}"}
+    )
     assert edit.status_code == 400 and "'#长长长" in edit.json()["error"]["message"], edit.text
     create(client, alice, "#短/子")
     rename = client.post(f"{BASE}/tags/rename", headers=alice.headers, json={"from": "短", "to": "名" * 99})
