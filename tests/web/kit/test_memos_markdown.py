@@ -115,6 +115,7 @@ DRAWN_AS_STORED = {
     "今天好开心😊#日常 打卡✅#健身": ["日常", "健身"],
     "#工作\u200b后面": ["工作"],
     "a \\#b x &amp;#c": ["c"],
+    "- [ ] \U000f0001 开心😊#日 \U000f0002": ["日"],  # characters of the marker planes are no markers
 }
 
 
@@ -123,6 +124,8 @@ def test_the_tag_links_drawn_are_the_tags_stored(text: str) -> None:
     html = str(render_markdown(text))
     assert _drawn_tags(html) == parse_tags(text) == DRAWN_AS_STORED[text], html
     assert not MARKER.search(html)
+    ticked = toggle_task(text, 0, True)  # reads the same text without markers
+    assert ticked is None or ticked == text.replace("- [ ]", "- [x]", 1)
 
 
 def test_a_link_target_and_code_keep_their_signs() -> None:

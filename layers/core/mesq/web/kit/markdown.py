@@ -104,9 +104,10 @@ def _tag_links(text: Token, names: Sequence[str]) -> list[Token]:
     pieces: list[Token] = []
     last = 0
     for found in MARKER.finditer(content):
-        name = names[marker_index(found.group())]
-        if len(name) > MAX_TAG_LENGTH:
-            continue  # not a tag: the marker turns back into its sign (_unmark)
+        index = marker_index(found.group())
+        if index >= len(names) or len(names[index]) > MAX_TAG_LENGTH:
+            continue  # no tag (or no marker: toggle_task parses unmarked text): back to a sign in _unmark
+        name = names[index]
         # The name as the parse shows it (an entity in it decoded): read again, not cut to length.
         shown = TAG_NAME_IN_TEXT.match(content, found.end())
         end = shown.end() if shown else found.end()
