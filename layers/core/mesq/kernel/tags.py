@@ -23,11 +23,11 @@ A tag runs until whitespace, punctuation or an invisible character (zero-width s
 and joiner, direction marks, word joiner, soft hyphen: pasted text carries them, and a tag with
 one would look like the tag without it but be another); a zero-width joiner inside an emoji
 sequence stays (`#家👨‍👩‍👧`). A tag has at most MAX_TAG_LENGTH characters: a longer run is no tag,
-and a write that carries one is refused (memos/writes.py). `a/b` implies `a`.
+and a write that adds one is refused (memos/writes.py). `a/b` implies `a`.
 
 In memo content only Markdown prose counts: a `#` that Markdown renders as code (spans, fenced
 and indented blocks, any fence length), in a link's text or target, or in an autolink is no tag.
-`memo_tags` reads that from the renderer's own parse (kernel/memo_markdown.py): `mark_tags` puts a
+`parse_tags` reads that from the renderer's own parse (kernel/memo_markdown.py): `mark_tags` puts a
 private-use marker carrying its index in place of each candidate's sign, and the markers that
 reach prose text (`prose_text`) are the tags. The renderer draws tag links at those same markers,
 so what is stored and what is drawn agree by construction.
