@@ -8,12 +8,14 @@ from hypothesis import strategies as st
 
 from mesq.kernel.spec import load_spec
 from mesq.kernel.tags import (
+    MAX_TAG_LENGTH,
     TAG_NAME_PATTERN,
     TAG_TYPED_PATTERN,
     WHITESPACE_CHARS,
     expand_tag_paths,
     find_tags,
     is_valid_tag,
+    overlong_tags,
     parse_tags,
     rename_tag,
 )
@@ -103,6 +105,80 @@ UNTAGGED = [
 ]  # fmt: skip
 
 
+#: The outside sweep (F2, F3, F10): a symbol or emoji before `#` opens a tag, a URL ends where
+#: whitespace, CJK punctuation or a Markdown link's `)` does, an invisible character ends a tag.
+SWEEP_TAGGED = {
+    "今天好开心😊#日常": ["日常"],
+    "打卡✅#健身": ["健身"],
+    "★#重要 事项": ["重要"],
+    "❤️#爱 👍🏽#赞 1️⃣#第一 🇨🇳#国庆 👨‍👩‍👧#家 ©#版权": ["爱", "赞", "第一", "国庆", "家", "版权"],
+    "#读书📚#好书": ["读书📚", "好书"],
+    "https://x.test/中#a [链接](https://x.test/a)#标签 <https://x.test>#tag": ["标签", "tag"],
+    "看 https://x.test/中#a，#读书 https://x.test/b #c": ["读书", "c"],
+    "#工作\u200b后面": ["工作"],
+    "工作\u200b#标签": ["标签"],
+    "#a\u200cb #c\u2060d #e\u00adf #g\u200eh #i\u200db": ["a", "c", "e", "g", "i"],
+    "#家👨‍👩‍👧 好 #爱❤️‍🔥 #i\u200db": ["家👨‍👩‍👧", "爱❤️‍🔥", "i"],
+}
+#: No tag, by the text rule in both engines: a URL's `#` wherever it stands, an HTML comment, the
+#: keycap emoji.
+SWEEP_UNTAGGED = [
+    "看这里 https://zh.wikipedia.org/wiki/三体#剧情 很好", "https://baike.baidu.com/item/标签#1",
+    "<https://example.com/中文#frag>", "[链接](https://例子.com/页#锚)", "www.例子.com/页#锚",
+    "https://en.wikipedia.org/wiki/Foo_(bar)#x", "(见 https://x.test/中#a)", "<!-- #comment -->",
+    "<!--\n#多行\n-->", "#️⃣ #⃣",
+]  # fmt: skip
+#: No tag because Markdown does not render it as prose (F2, F9): code of every kind, a link's text
+#: or target, an image, a reference definition. Python's alone (the Markdown parse).
+MARKDOWN_UNTAGGED = [
+    "段落\n\n    #indented_code\n", "    #first_line", "\t#tab_code", "````\n```\n#inner\n```\n````",
+    "~~~~\n#four\n~~~~\n\n    #code", "`` a 中#b `` 文字", "> ````\n> ```\n> #quoted\n> ````",
+    "- 列表\n\n      #list_code", "[链接](页#锚)", "[看 #tag](https://x.test)", "![图 #a](x.png)",
+    "[ref]: 页#锚",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", SWEEP_TAGGED)
+def test_a_hash_after_a_symbol_emoji_or_url_end_starts_a_tag_and_invisibles_end_it(text):
+    assert parse_tags(text) == SWEEP_TAGGED[text]
+    assert [name for _s, _e, name in find_tags(text)] == SWEEP_TAGGED[text]
+
+
+@pytest.mark.parametrize("text", SWEEP_UNTAGGED)
+def test_a_url_a_comment_or_a_keycap_is_no_tag(text):
+    assert parse_tags(text) == []
+    assert list(find_tags(text)) == []
+
+
+@pytest.mark.parametrize("text", MARKDOWN_UNTAGGED)
+def test_what_markdown_renders_as_code_or_link_is_no_tag(text):
+    candidates = [name for _s, _e, name in find_tags(text)]
+    assert candidates  # the text rule alone would read a tag there
+    assert parse_tags(text) == []
+    assert rename_tag(text, candidates[0], "new") == text
+
+
+def test_prose_around_code_still_counts():
+    content = "````\n```\n#p\n```\n````\n\n#p 段落\n\n    #p\n\n<!-- #p -->\n中文#p/x [#p](https://x.test/#p)"
+    assert parse_tags(content) == ["p", "p/x"]
+    assert rename_tag(content, "p", "q") == content.replace("#p 段落", "#q 段落").replace("中文#p/x", "中文#q/x")
+
+
+def test_an_invisible_character_is_never_in_a_tag_name():
+    for char in "\u00ad\u200b\u200c\u200e\u200f\u202a\u202e\u2060\u2063\ufeff":
+        assert not is_valid_tag(f"工作{char}后面") and not re.search(TAG_NAME_PATTERN, f"工作{char}后面")
+    assert not is_valid_tag("a\u200db")  # the schema lets a joiner through; the text would end there
+    assert is_valid_tag("家👨\u200d👩\u200d👧") and is_valid_tag("❤️")
+    assert not is_valid_tag("\ufe0f\u20e3")
+
+
+def test_a_run_over_the_length_limit_is_no_tag_and_is_reported():
+    long = "长" * (MAX_TAG_LENGTH + 1)
+    assert parse_tags(f"想法 #{long} #短") == ["短"] and overlong_tags(f"想法 #{long} #短") == [long]
+    assert overlong_tags(f"#{'长' * MAX_TAG_LENGTH}") == []
+    assert overlong_tags(f"`#{long}` https://x.test/中#{long}") == []  # code and URLs are no tags at all
+
+
 @pytest.mark.parametrize("text", TAGGED)
 def test_a_hash_after_cjk_text_or_punctuation_starts_a_tag(text):
     assert parse_tags(text) == TAGGED[text]
@@ -114,7 +190,7 @@ def test_a_hash_inside_a_word_an_address_or_markup_is_no_tag(text):
 
 
 def test_code_is_skipped_and_the_character_before_code_counts():
-    assert parse_tags("`#code`#after ```\n#fenced\n``` 中文#yes") == ["yes"]
+    assert parse_tags("`#code`#after\n```\n#fenced\n```\n中文#yes") == ["yes"]
     assert rename_tag("中文#p `中文#p` 《书》#p/x C#p", "p", "q") == "中文#q `中文#p` 《书》#q/x C#p"
 
 
@@ -122,10 +198,9 @@ def test_rename_keeps_the_sign_it_was_written_with():
     assert rename_tag("＃周末 去爬山 #周末/远足", "周末", "假日") == "＃假日 去爬山 #假日/远足"
 
 
-def test_find_tags_reads_the_text_before():
-    assert [name for _s, _e, name in find_tags("#b", preceding="a")] == []
-    assert [name for _s, _e, name in find_tags("#b", preceding="读")] == ["b"]
-    assert list(find_tags("#b x", preceding="")) == [(0, 2, "b")]
+def test_find_tags_reads_plain_text_for_quick_add():
+    line = "买菜 https://x.test/中#a #家 ★#急"
+    assert [(line[start:end], name) for start, end, name in find_tags(line)] == [("#家", "家"), ("#急", "急")]
 
 
 def test_the_typed_pattern_opens_where_a_tag_starts():
@@ -136,3 +211,6 @@ def test_the_typed_pattern_opens_where_a_tag_starts():
     assert typed.search("C#") is None
     assert typed.search("买菜＃生").group(1) == "生"
     assert typed.search("#x\n") is None  # the end is the end, in both engines
+    assert typed.search("看 https://zh.wikipedia.org/wiki/三体#剧").group(1) is None  # a URL: none
+    assert typed.search("https://x.test/a 中#剧").group(1) == "剧"
+    assert typed.search("开心😊#日").group(1) == "日"

@@ -9,6 +9,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from mesq.auth.user_zone import set_zone
+from mesq.memos import store
 
 BASE = "/api/toolkit/memo"
 
@@ -400,6 +401,34 @@ def test_too_many_tags_is_rejected(client, alice):
     content = " ".join(f"#t{i}" for i in range(61))
     response = client.post(BASE, headers=alice.headers, json={"content": content})
     assert response.status_code == 400 and "tags" in response.json()["error"]["message"]
+
+
+def test_a_tag_over_the_length_limit_is_refused_naming_it(client, alice, services):
+    # Sweep F12: `#` and 101 characters was silently no tag (201, tags []).
+    long = "长" * 101
+    response = client.post(BASE, headers=alice.headers, json={"content": f"今天的想法 #{long}"})
+    error = response.json()["error"]
+    assert response.status_code == 400 and error["code"] == "VALIDATION_ERROR", response.text
+    assert "'#长长长" in error["message"] and "100" in error["message"], error
+    assert create(client, alice, f"今天的想法 #{'长' * 100}")["tags"] == ["长" * 100]
+    assert create(client, alice, f"`#{long}` 代码里的不算")["tags"] == []  # code: no tag, nothing refused
+    memo = create(client, alice, "短的 #短")
+    edit = client.patch(
+        f"{BASE}/{memo['id']}", headers=alice.headers, json={"expectedRevision": 1, "content": f"#{long}"}
+    )
+    assert edit.status_code == 400 and "'#长长长" in edit.json()["error"]["message"], edit.text
+    create(client, alice, "#短/子")
+    rename = client.post(f"{BASE}/tags/rename", headers=alice.headers, json={"from": "短", "to": "名" * 99})
+    assert rename.status_code == 400 and "'#名名名" in rename.json()["error"]["message"], rename.text
+    # One the memo held already (stored before the limit was told) does not block its edits.
+    memo = create(client, alice, "- [ ] 买菜")
+    held = store.read_memo(services.items, alice.user_id, memo["id"])
+    assert held is not None
+    store.write_memo(services.items, alice.user_id, held, {**held, "content": f"- [ ] 买菜 #{long}"})
+    ticked = client.patch(
+        f"{BASE}/{memo['id']}", headers=alice.headers, json={"expectedRevision": 1, "content": f"- [x] 买菜 #{long}"}
+    )
+    assert ticked.status_code == 200 and ticked.json()["data"]["memo"]["tags"] == [], ticked.text
 
 
 def test_resources_must_be_own_registered_attachments(client, alice, services):

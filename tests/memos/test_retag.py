@@ -144,6 +144,34 @@ def test_an_edit_or_a_second_runner_meanwhile_wins_and_counts_stay_exact(items: 
     assert store.read_stats(items, user)["untagged"] == 0
 
 
+#: Memos as rule 3 stored them (the outside sweep: F2, F3, F9, F10) -> what rule 4 reads.
+RULE_3 = {
+    "看这里 https://zh.wikipedia.org/wiki/三体#剧情": (["剧情"], []),
+    "今天好开心😊#日常": ([], ["日常"]),
+    "段落\n\n    #indented_code": (["indented_code"], []),
+    "#工作\u200b后面": (["工作\u200b后面"], ["工作"]),
+}
+
+
+def test_memos_tagged_by_rule_3_are_retagged_once(items: ItemStore, tmp_path: Path) -> None:
+    user = create_user(items, "three", "correct horse battery")["id"]
+    call = caller(items, tmp_path, user)
+    for content in RULE_3:
+        call("create_memo", content=content)
+    for memo in store.all_memos(items, user):
+        old = RULE_3[memo["content"]][0]
+        store.write_memo(items, user, memo, {**memo, "tags": old, "tagPaths": expand_tag_paths(old)})
+    pk, sk = retag.marker_key(user)
+    items.put({"pk": pk, "sk": sk, "version": 3, "retaggedAt": "2026-01-01T00:00:00Z"})
+    assert store.read_tag_counts(items, user) == {"剧情": 1, "indented_code": 1, "工作\u200b后面": 1}
+    assert retag.retag_user(items, user).retagged == 4
+    assert {memo["content"]: memo["tags"] for memo in store.all_memos(items, user)} == {
+        content: new for content, (_old, new) in RULE_3.items()
+    }
+    assert store.read_tag_counts(items, user) == {"日常": 1, "工作": 1}
+    assert retag.is_current(items, user)
+
+
 def test_mesq_serve_retags_in_the_background(tmp_path: Path) -> None:
     items = SQLiteItemStore(tmp_path / "items.db")
     try:

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from mesq.web.kit.cjk_emphasis import CjkFriendlyStateInline, cjk_friendly_emphasis
+from mesq.kernel.cjk_emphasis import CjkFriendlyStateInline, cjk_friendly_emphasis
 from mesq.web.kit.markdown import render_markdown
 
 

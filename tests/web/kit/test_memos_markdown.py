@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import html as html_text
+import random
 import re
 from html.parser import HTMLParser
+from urllib.parse import unquote
 
 import pytest
 
+from mesq.kernel.tags import MARKER, parse_tags
 from mesq.web.kit.markdown import ALLOWED_TAGS, LINK_REL, render_markdown, toggle_task
 
 HOSTILE = [
@@ -93,6 +97,61 @@ def test_tags_link_where_parse_tags_finds_them() -> None:
     links = re.findall(r'<a href="([^"]+)" class="memo-tag"', html)
     assert links == ["/?tag=home%2Fgarden", "/?tag=next"], html
     assert "<code>#code</code>" in html and "#include" in html
+
+
+def _drawn_tags(html: str) -> list[str]:
+    hrefs = re.findall(r'<a href="/\?tag=([^"]+)" class="memo-tag"', html)
+    return [unquote(html_text.unescape(href)) for href in hrefs]
+
+
+#: The outside sweep (F2, F3, F9, F10) and the escapes and entities the links once misread: what
+#: is drawn as a tag link is what is stored, and a link target or code keeps its `#`.
+DRAWN_AS_STORED = {
+    "看这里 https://zh.wikipedia.org/wiki/三体#剧情 很好 [链接](https://x.test/a)#标签": ["标签"],
+    "<https://example.com/中文#frag> [链接](页#锚)": [],
+    "<!-- #comment -->": [],
+    "段落\n\n    #indented_code": [],
+    "````\n```\n#inner\n```\n````": [],
+    "今天好开心😊#日常 打卡✅#健身": ["日常", "健身"],
+    "#工作\u200b后面": ["工作"],
+    "a \\#b x &amp;#c": ["c"],
+    "- [ ] \U000f0001 开心😊#日 \U000f0002": ["日"],  # characters of the marker planes are no markers
+}
+
+
+@pytest.mark.parametrize("text", DRAWN_AS_STORED)
+def test_the_tag_links_drawn_are_the_tags_stored(text: str) -> None:
+    html = str(render_markdown(text))
+    assert _drawn_tags(html) == parse_tags(text) == DRAWN_AS_STORED[text], html
+    assert not MARKER.search(html)
+    ticked = toggle_task(text, 0, True)  # reads the same text without markers
+    assert ticked is None or ticked == text.replace("- [ ]", "- [x]", 1)
+
+
+def test_a_link_target_and_code_keep_their_signs() -> None:
+    text = '<https://example.com/中文#frag> [链接](页#锚 "标题#t") [b](页＃锚) `中#code`'
+    assert parse_tags(text) == []
+    html = str(render_markdown(text))
+    assert 'href="https://example.com/%E4%B8%AD%E6%96%87#frag"' in html and 'href="%E9%A1%B5#%E9%94%9A"' in html, html
+    assert 'title="标题#t"' in html and 'href="%E9%A1%B5%EF%BC%83%E9%94%9A"' in html and "<code>中#code</code>" in html
+
+
+#: Pieces of Markdown that decide what is prose: code fences and spans, indentation, links and
+#: autolinks, comments, URLs, emphasis, escapes and entities, lists, quotes, tables, CJK, emoji.
+PIECES = [
+    "#", "#", "＃", "a", "读", "😊", "✅", " ", "\n", "\n\n", "    ", "`", "```", "~~~", "*", "_", "[", "]", "(",
+    ")", "](", "<", ">", "!", "\\", "&amp;", "https://x.test/", "<!--", "-->", "- ", "> ", "|", "/", "，",
+    "\u200b", "- [ ] ",
+]  # fmt: skip
+
+
+def test_random_markdown_draws_exactly_the_stored_tags() -> None:
+    chooser = random.Random(12)
+    for _ in range(1500):
+        text = "".join(chooser.choices(PIECES, k=chooser.randint(1, 24)))
+        html = str(render_markdown(text))
+        assert list(dict.fromkeys(_drawn_tags(html))) == parse_tags(text), (text, html)
+        assert not MARKER.search(html), text
 
 
 def test_the_tag_class_is_the_only_class_kept() -> None:

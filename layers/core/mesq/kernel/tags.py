@@ -6,26 +6,51 @@ method, starts a tag
 - at the start of the text, or after whitespace;
 - after CJK text or punctuation (`今天去买菜#生活`, `《三体》#读书`, `周报，#工作`): Chinese writers put
   no space there;
+- after a symbol or an emoji, with its variation selector, skin tone or keycap (`开心😊#日常`,
+  `打卡✅#健身`, `★#重要`), or after an invisible character (a zero-width space): they read as a
+  separator, as CJK punctuation does;
 - after ASCII punctuation that ends or opens a phrase: `! " ' ( ) * , . : ; < > ? ] } | ~`
   (`(#tag)`, `**bold**#tag`, `>#quote`);
 and nowhere else: not after a Latin letter or digit (`a#b`, `C#`, `x.html#frag`), nor after the
 ASCII characters that join a word or write an address, an entity or markup: `# $ % & + - / = @
-[ \\ ^ _ { `` ` `` (`##`, `$#`, `&#123;`, `https://x.test/#frag`, `?a=#b`, `\\#`, `[[#heading]]`,
-`{#id}`), nor in a Markdown link target `](#anchor)` or an HTML attribute `="#anchor"`.
-A tag runs until whitespace or punctuation. Code spans and fenced code blocks are skipped:
-`#include` in a snippet is not a tag. `a/b` implies `a`.
+[ \\ ^ _ { `` ` `` (`##`, `$#`, `&#123;`, `?a=#b`, `\\#`, `[[#heading]]`, `{#id}`), nor in a
+Markdown link target `](#anchor)` or an HTML attribute `="#anchor"`; never inside a URL (a scheme
+and `://`, or `www.`, up to whitespace, `<`, `>`, CJK punctuation or a `)` it did not open:
+`https://zh.wikipedia.org/wiki/三体#剧情`, `<https://x.test/中文#frag>`), nor in an HTML comment
+`<!-- #x -->`. `#️⃣` is the keycap emoji, no tag.
 
-The rule is written as regular expressions that mean the same in Python's `re` and in ECMA-262
-with the `u` flag (the composer's script and JS schema validators): only `\\s`, `\\uXXXX`
-escapes, literal characters (the supplementary CJK planes are written as characters: the two
-engines spell `\\U` escapes differently) and fixed-width lookbehinds. tests/kernel/test_tags.py
-runs the same cases through both engines.
+A tag runs until whitespace, punctuation or an invisible character (zero-width space, non-joiner
+and joiner, direction marks, word joiner, soft hyphen: pasted text carries them, and a tag with
+one would look like the tag without it but be another); a zero-width joiner inside an emoji
+sequence stays (`#家👨‍👩‍👧`). A tag has at most MAX_TAG_LENGTH characters: a longer run is no tag,
+and a write that adds one is refused (memos/writes.py). `a/b` implies `a`.
+
+In memo content only Markdown prose counts: a `#` that Markdown renders as code (spans, fenced
+and indented blocks, any fence length), in a link's text or target, or in an autolink is no tag.
+`parse_tags` reads that from the renderer's own parse (kernel/memo_markdown.py): `mark_tags` puts a
+private-use marker carrying its index in place of each candidate's sign, and the markers that
+reach prose text (`prose_text`) are the tags. The renderer draws tag links at those same markers,
+so what is stored and what is drawn agree by construction.
+
+The text rule is written as regular expressions that mean the same in Python's `re` and in
+ECMA-262 with the `u` flag (the composer's script and JS schema validators): only `\\s`, `\\uXXXX`
+escapes, literal characters (the supplementary planes are written as characters: the two engines
+spell `\\U` escapes differently) and fixed-width lookbehinds. tests/kernel/test_tags_ecma.py runs
+the same cases through both engines; the Markdown step is Python's alone.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING
+
+from .memo_markdown import markdown_parser
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 # Whitespace in both engines: Python's `\s` and ECMA-262's disagree (Python adds U+001C..U+001F and
 # U+0085, ECMA adds U+FEFF), and the TagName schema must mean the same to JS hosts (Ajv) as here.
@@ -33,37 +58,55 @@ from collections.abc import Iterator
 # (tests/kernel/test_tags.py checks every code point), and far shorter in every tools/list than the
 # set written out.
 WHITESPACE_CHARS = r"\s\x1c-\x1f\x85\ufeff"
-# Characters a tag can never contain besides the hierarchy separator '/': whitespace, '#' and
+# Invisible format characters: the soft hyphen, zero-width space and non-joiner, direction marks
+# and embeddings, the word joiner and invisible operators (U+FEFF is whitespace above). They end a
+# tag and are never in one. The zero-width joiner U+200D is left out: it joins emoji (_TAG_CHAR).
+_INVISIBLE = r"\u00ad\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u206f"
+# Characters a tag can never contain besides the hierarchy separator '/': whitespace, '#',
 # punctuation (ASCII and CJK) that ends a tag in running text (`#读书……`, `#读书——好书` end at the
-# ellipsis and the dash; the middle dot of `#乔治·奥威尔` stays in).
+# ellipsis and the dash; the middle dot of `#乔治·奥威尔` stays in) and invisible characters.
 _NOT_IN_TAG = (
     rf"{WHITESPACE_CHARS}#,.;:!?()\[\]{{}}<>"
     '"'  # bare: `\"` is not a valid escape in ECMA-262 unicode mode
     r"'`|\\*~=^$%"
     r"，。；：！？（）【】「」『』、《》“”‘’…—～〈〉〔〕〖〗＃"
+    rf"{_INVISIBLE}"
 )
-TAG_SEGMENT_CLASS = rf"[^{_NOT_IN_TAG}/]"
+# Emoji and pictographic symbols (the BMP symbol blocks, the emoji variation selector, the emoji
+# planes): a zero-width joiner between two of them is part of one emoji (`👨‍👩‍👧`, `❤️‍🔥`).
+_PICTOGRAPHS = r"\u2100-\u2bff\ufe0f" + "\U0001f000-\U0001fbff"
+# One character of a tag: not in _NOT_IN_TAG, and a zero-width joiner only inside an emoji.
+_TAG_CHAR = rf"(?:[^{_NOT_IN_TAG}/\u200d]|(?<=[{_PICTOGRAPHS}])\u200d(?=[{_PICTOGRAPHS}]))"
+# A tag's name: segments joined by single '/'s, not starting with a mark of its sign (variation
+# selectors, combining marks for symbols: `#️⃣` is the keycap emoji).
+_NAME = rf"(?![\ufe00-\ufe0f\u20d0-\u20ff]){_TAG_CHAR}+(?:/{_TAG_CHAR}+)*"
 # The TagName schema in openapi.yaml (a unit test keeps them equal): segments joined by single
 # '/'s, written with the class once (it is long, and every tools/list carries it many times).
 # `$(?!\n)`: Python's `$` also matches before a final newline, ECMA's only at the end.
 TAG_NAME_PATTERN = rf"^(?!/|.*//|.*/$)[^{_NOT_IN_TAG}]+$(?!\n)"
 
-# CJK text and punctuation: Hangul Jamo; CJK radicals, Kangxi, description characters; CJK
-# symbols and punctuation (U+3000-303F), kana, Bopomofo, Hangul compatibility Jamo, kanbun,
-# strokes, enclosed and compatibility CJK, Extension A and the URO (to U+9FFF); Hangul Jamo
-# extended-A and syllables; compatibility ideographs; vertical and compatibility forms; half- and
-# fullwidth forms (`，` `：` `！`); the supplementary ideographic planes (Extension B onwards,
-# U+20000-3FFFF, as characters: see the module docstring).
+# CJK text and punctuation: Hangul Jamo; Supplemental Punctuation (`⸺`), CJK radicals, Kangxi,
+# description characters; CJK symbols and punctuation (U+3000-303F), kana, Bopomofo, Hangul
+# compatibility Jamo, kanbun, strokes, enclosed and compatibility CJK, Extension A and the URO (to
+# U+9FFF); Hangul Jamo extended-A and syllables; compatibility ideographs; variation selectors,
+# vertical and compatibility forms; half- and fullwidth forms (`，` `：` `！`); the supplementary
+# ideographic planes (Extension B onwards, U+20000-3FFFF, as characters: see the module docstring).
 _CJK = (
-    r"\u1100-\u11ff\u2e80-\u2fff\u3000-\u9fff\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\ufe10-\ufe1f"
+    r"\u1100-\u11ff\u2e00-\u2fff\u3000-\u9fff\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\ufe00-\ufe1f"
     r"\ufe30-\ufe4f\uff00-\uffef" + "\U00020000-\U0003ffff"
 )
-# Punctuation Chinese text uses from outside the CJK blocks: the middle dot, dashes, curly quotes,
-# the ellipsis (`“三体”#读书`, `……#随笔`) and the rest of General Punctuation.
-_GENERAL_PUNCTUATION = r"\u00b7\u2010-\u2027\u2030-\u205e"
+# Symbols and the punctuation Chinese text uses from outside the CJK blocks: Latin-1 symbols and
+# guillemets (`©` `°` `«»` `×`), the middle dot; General Punctuation (curly quotes, dashes, the
+# ellipsis, with the zero-width characters and direction marks: `“三体”#读书`, `……#随笔`); combining
+# marks for symbols (the keycap); letterlike symbols to arrows (U+2100-2BFF: `★` `✅` `☀` `⭐`); the
+# emoji planes (U+1F000-1FBFF, skin tones included) and the tag characters of flag sequences.
+_SYMBOLS = (
+    r"\u00a1\u00a7\u00a9\u00ab\u00ae\u00b0\u00b1\u00b6\u00b7\u00bb\u00bf\u00d7\u00f7\u2000-\u206f\u20d0-\u2bff"
+    + "\U0001f000-\U0001fbff\U000e0020-\U000e007f"
+)
 # ASCII punctuation after which a `#` starts a tag (the rest join words or write addresses).
 _ASCII_BEFORE_TAG = r"""!"'()*,.:;<>?\]}|~"""
-_BEFORE_TAG = f"{WHITESPACE_CHARS}{_CJK}{_GENERAL_PUNCTUATION}{_ASCII_BEFORE_TAG}"
+_BEFORE_TAG = f"{WHITESPACE_CHARS}{_CJK}{_SYMBOLS}{_ASCII_BEFORE_TAG}"
 #: The sign of a tag: `#`, or the fullwidth `＃` a Chinese input method types in its default
 #: (fullwidth punctuation) mode (`＃周末 去爬山`).
 _SIGN = "[#＃]"
@@ -75,47 +118,129 @@ _SIGN = "[#＃]"
 TAG_START = (
     rf"{_SIGN}(?<![^{_BEFORE_TAG}]{_SIGN})(?<!＃{_SIGN})(?<!\]\({_SIGN})(?<!=[" + f"\"']{_SIGN})"
 )  # bare `"`: see _NOT_IN_TAG; `＃＃` is `##` (the fullwidth sign is in _CJK's range)
-#: A tag in running text (group 1: its name, without '#'), the same in Python and ECMA-262 (`u`).
-TAG_IN_TEXT_PATTERN = rf"{TAG_START}({TAG_SEGMENT_CLASS}+(?:/{TAG_SEGMENT_CLASS}+)*)"
-#: The tag being typed at the end of the text (group 1: what follows its '#', possibly nothing):
-#: the composer's `#` suggestions (`static/memos.js`, ECMA-262 `u`) open where a tag would start.
-TAG_TYPED_PATTERN = rf"{TAG_START}((?:{TAG_SEGMENT_CLASS}|/)*)$(?!\n)"
+# Where a URL ends: whitespace, `<` `>` (an autolink's brackets, never in a URL unescaped) and the
+# CJK punctuation Chinese text puts right after a link (`看 https://x.test/a，#读书`).
+_URL_END = rf"{WHITESPACE_CHARS}<>，。；：！？（）【】「」『』、《》“”‘’…—～〈〉〔〕〖〗＃"
+# A URL: a scheme and `://`, or `www.`, then up to _URL_END or a `)` it did not open: pairs stay
+# (`wiki/Foo_(bar)#x`), a Markdown link's `)` ends it (`[链接](https://x.test/a)#标签`). It starts
+# with its letter and looks back over it, as TAG_START does (50,000 Han characters: 2 ms, not 30).
+_URL = (
+    r"[A-Za-z](?<![A-Za-z0-9+.\-][A-Za-z])(?:[A-Za-z0-9+.\-]{0,31}://|(?<=w)ww\.)"
+    rf"(?:[^{_URL_END}()]|\([^{_URL_END}()]*\))*"
+)
+# An HTML comment: raw HTML is off, so the page shows it as text, but it is written not to count.
+_COMMENT = r"<!--[\s\S]*?-->"
+#: The tags in a text (group 1: a name, without '#'; a match without group 1 is a URL or a comment,
+#: read over so that no `#` inside it starts a tag), the same in Python and ECMA-262 (`u`).
+TAG_IN_TEXT_PATTERN = rf"{_COMMENT}|{_URL}|{TAG_START}({_NAME})"
+#: The tag being typed at the end of the text (group 1: what follows its '#', possibly nothing;
+#: none inside a URL): the composer's `#` suggestions (`static/memos.js`, ECMA-262 `u`) open where
+#: a tag would start.
+TAG_TYPED_PATTERN = rf"(?:{_URL}|{TAG_START}((?:{_TAG_CHAR}|/)*))$(?!\n)"
 
-_CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|`[^`\n]*`", re.DOTALL)
 _TAG = re.compile(TAG_IN_TEXT_PATTERN)
+#: A tag's name where it stands in text (after its sign).
+TAG_NAME_IN_TEXT = re.compile(_NAME)
 _TAG_NAME = re.compile(TAG_NAME_PATTERN)
 
 MAX_TAG_LENGTH = 100
 #: The tag rule's version: memos stored under an older one are re-tagged once (memos/retag.py).
-#: 3: the fullwidth `＃` is a tag's sign too; 2: a `#` after CJK text or punctuation starts a tag
-#: (issue 41); 1: only after whitespace.
-TAG_RULE_VERSION = 3
+#: 4: no tag in a URL, an HTML comment or anything Markdown renders as code or a link; a `#` after
+#: a symbol or emoji starts one; invisible characters end one; 3: the fullwidth `＃` is a tag's sign
+#: too; 2: a `#` after CJK text or punctuation starts a tag (issue 41); 1: only after whitespace.
+TAG_RULE_VERSION = 4
+
+# The markers of mark_tags: Supplementary Private Use Areas A and B (no meaning of their own, and
+# to Markdown an ordinary character). Marker 2i stands for candidate i written with `#`, 2i+1 for
+# one written with `＃`: room for 65,535 candidates, more than a memo's 50,000 characters can hold.
+_MARKER_BASE = 0xF0000
+_MARKER_ROOM = (0x10FFFE - _MARKER_BASE) // 2
+MARKER = re.compile("[\U000f0000-\U0010ffff]")
 
 
-def find_tags(text: str, preceding: str = "") -> Iterator[tuple[int, int, str]]:
-    """(start, end, name) of every tag in `text`, code or not, as offsets into `text`. `preceding`
-    is what stands before `text` (a renderer's previous token): it decides whether a `#` at the
-    start of `text` starts a tag ("" = the start of the content)."""
-    context = preceding[-2:]
-    for match in _TAG.finditer(context + text, len(context)):
-        if len(match.group(1)) <= MAX_TAG_LENGTH:
-            yield match.start() - len(context), match.end() - len(context), match.group(1)
+def _candidates(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, name) of every `#` the text rule reads as a tag, of any length."""
+    for match in _TAG.finditer(text):
+        if match.group(1) is not None:
+            yield match.start(), match.end(), match.group(1)
 
 
-def _prose_tags(content: str) -> Iterator[tuple[int, int, str]]:
-    """The tags of `content` outside code spans and fences, in order."""
-    code = iter(_CODE.finditer(content))
-    span = next(code, None)
-    for start, end, name in find_tags(content):
-        while span is not None and span.end() <= start:
-            span = next(code, None)
-        if span is None or start < span.start():
+def find_tags(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, name) of every tag in plain `text` (quick add's line), not Markdown."""
+    for start, end, name in _candidates(text):
+        if len(name) <= MAX_TAG_LENGTH:
             yield start, end, name
 
 
+def mark_tags(content: str) -> tuple[str, list[tuple[int, int, str]]]:
+    """`content` with the sign of each tag candidate (`find_tags`' rule, any length) replaced by a
+    marker carrying its index, and the candidates. Characters of the marker planes already in the
+    content become U+FFFD so that none passes for a marker; every offset stays."""
+    candidates = list(_candidates(content))[:_MARKER_ROOM]
+    pieces: list[str] = []
+    last = 0
+    for index, (start, _end, _name) in enumerate(candidates):
+        sign = content[start]
+        pieces += [content[last:start], chr(_MARKER_BASE + 2 * index + (sign == "＃"))]
+        last = start + 1
+    pieces.append(content[last:])
+    # Even pieces are the content's text, odd ones markers.
+    marked = "".join(piece if index % 2 else MARKER.sub("\ufffd", piece) for index, piece in enumerate(pieces))
+    return marked, candidates
+
+
+def marker_index(marker: str) -> int:
+    """The candidate index a marker of mark_tags carries."""
+    return (ord(marker) - _MARKER_BASE) // 2
+
+
+def unmark(text: str) -> str:
+    """`text` with each marker of mark_tags back to the sign it stands for."""
+    return MARKER.sub(lambda found: "＃" if (ord(found.group()) - _MARKER_BASE) % 2 else "#", text)
+
+
+def prose_text(children: Sequence[Token]) -> Iterator[int]:
+    """The indexes of the `text` children of an inline token that Markdown renders as prose:
+    outside links (code, autolinks and link targets are no text children at all)."""
+    depth = 0
+    for index, child in enumerate(children):
+        if child.type == "link_open":
+            depth += 1
+        elif child.type == "link_close":
+            depth -= 1
+        elif child.type == "text" and depth == 0:
+            yield index
+
+
+@cache
+def _parser() -> MarkdownIt:
+    return markdown_parser()
+
+
+@lru_cache(maxsize=16)  # a write reads both its tags and its over-long ones: one parse
+def _prose_tags(content: str) -> tuple[tuple[int, int, str], ...]:
+    """The candidates of `content` (any length) that its Markdown renders as prose, in order."""
+    if "#" not in content and "＃" not in content:
+        return ()  # no parse for a memo without a sign
+    marked, candidates = mark_tags(content)
+    if not candidates:
+        return ()
+    kept: set[int] = set()
+    for token in _parser().parse(marked):
+        if token.type == "inline" and token.children:
+            for index in prose_text(token.children):
+                kept.update(map(marker_index, MARKER.findall(token.children[index].content)))
+    return tuple(candidate for index, candidate in enumerate(candidates) if index in kept)
+
+
 def parse_tags(content: str) -> list[str]:
-    """Distinct tags in order of first appearance."""
-    return list(dict.fromkeys(name for _start, _end, name in _prose_tags(content)))
+    """Distinct tags of memo content in order of first appearance."""
+    return list(dict.fromkeys(name for _s, _e, name in _prose_tags(content) if len(name) <= MAX_TAG_LENGTH))
+
+
+def overlong_tags(content: str) -> list[str]:
+    """Distinct runs of memo content that would be tags but for their length, in order."""
+    return list(dict.fromkeys(name for _s, _e, name in _prose_tags(content) if len(name) > MAX_TAG_LENGTH))
 
 
 def expand_tag_paths(tags: list[str]) -> list[str]:
@@ -134,16 +259,20 @@ def within(tag: str, parent: str) -> bool:
 
 
 def is_valid_tag(tag: str) -> bool:
-    return len(tag) <= MAX_TAG_LENGTH and _TAG_NAME.fullmatch(tag) is not None
+    """A name the TagName schema takes and the text rule reads back whole from `#name` (a
+    zero-width joiner outside an emoji, or a keycap's mark first, would not be)."""
+    if len(tag) > MAX_TAG_LENGTH or _TAG_NAME.fullmatch(tag) is None:
+        return False
+    return [name for _s, _e, name in find_tags("#" + tag)] == [tag]
 
 
 def rename_tag(content: str, old: str, new: str) -> str:
-    """Rewrite `#old` and `#old/...` to `#new` / `#new/...` outside code, each with the sign it
-    was written with (`＃old` -> `＃new`)."""
+    """Rewrite `#old` and `#old/...` to `#new` / `#new/...` where they are tags (prose), each with
+    the sign it was written with (`＃old` -> `＃new`)."""
     pieces: list[str] = []
     last = 0
     for start, end, tag in _prose_tags(content):
-        if tag == old or tag.startswith(old + "/"):
+        if len(tag) <= MAX_TAG_LENGTH and (tag == old or tag.startswith(old + "/")):
             pieces += [content[last:start], f"{content[start]}{new}{tag[len(old) :]}"]
             last = end
     pieces.append(content[last:])

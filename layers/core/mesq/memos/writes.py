@@ -18,7 +18,7 @@ from ..kernel.errors import Conflict, RevisionConflict, ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import ConditionFailed, Item
-from ..kernel.tags import expand_tag_paths, is_valid_tag, parse_tags, rename_tag
+from ..kernel.tags import MAX_TAG_LENGTH, expand_tag_paths, is_valid_tag, overlong_tags, parse_tags, rename_tag
 from ..kernel.timestamps import now_timestamp
 from ..store import idempotency
 from . import store
@@ -33,7 +33,26 @@ MAX_TAG_PATHS_PER_MEMO = 48
 RENAME_ATTEMPTS = 3
 
 
-def _tags_of(content: str) -> tuple[list[str], list[str]]:
+# How much of an over-long tag an error shows.
+OVERLONG_TAG_SHOWN = 24
+
+
+def _tags_of(content: str, before: str = "") -> tuple[list[str], list[str]]:
+    """The tags of `content` and their paths. VALIDATION_ERROR past the per-memo cap, or for a
+    `#word` too long to be a tag that `before` (the content it replaces) did not hold already: the
+    writer would otherwise never learn that it is no tag. One held already stays (a box ticked in
+    a memo written before the limit was told must still save)."""
+    overlong = overlong_tags(content)
+    if overlong:
+        held = set(overlong_tags(before)) if before else set()
+        added = [name for name in overlong if name not in held]
+        if added:
+            raise ValidationError(
+                "content: %(tag)s is longer than %(max_tag_length)s characters, the most a tag can have; shorten "
+                "it, or end it with a space or punctuation",
+                tag=quoted("#" + added[0], limit=OVERLONG_TAG_SHOWN),
+                max_tag_length=MAX_TAG_LENGTH,
+            )
     tags = parse_tags(content)
     paths = expand_tag_paths(tags)
     if len(paths) > MAX_TAG_PATHS_PER_MEMO:
@@ -111,7 +130,7 @@ def update_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     after = dict(before)
     if "content" in args:
         after["content"] = args["content"]
-        after["tags"], after["tagPaths"] = _tags_of(args["content"])
+        after["tags"], after["tagPaths"] = _tags_of(args["content"], before["content"])
     for name in ("pinned", "status"):
         if name in args:
             after[name] = args[name]
@@ -148,7 +167,7 @@ def _renamed(memo: Item, old: str, new: str) -> Item | None:
             "renaming would make memo %(id)s longer than %(limit)s characters", id=quoted(memo["id"]), limit=limit
         )
     try:
-        tags, paths = _tags_of(content)
+        tags, paths = _tags_of(content, memo["content"])
     except ValidationError as error:
         raise ValidationError("memo %(id)s: %(problem)s", id=quoted(memo["id"]), problem=error.text) from None
     return dict(memo, content=content, tags=tags, tagPaths=paths)

@@ -8,11 +8,12 @@ Images are not in the allow-list: the page's CSP allows images from this origin 
 in the text becomes a link to it (its alt text as the words). No `style` attribute either (the
 CSP has no inline styles): a table's column alignment is dropped.
 
-Two changes to CommonMark, both for text as people type it:
+Two changes to CommonMark, both for text as people type it, made in the one memo parser
+(`kernel/memo_markdown.py`, which the tag rule reads too):
 
-- Emphasis is CJK-friendly (`web/kit/cjk_emphasis.py`): `这是**“重点”**内容` and `**《三体》**很好看`
+- Emphasis is CJK-friendly (`kernel/cjk_emphasis.py`): `这是**“重点”**内容` and `**《三体》**很好看`
   are bold, where plain CommonMark shows the asterisks.
-- A bare URL is a link (linkify-it-py): `http://`, `https://`, `mailto:` and `www.` links and
+- A bare URL is a link (linkify-it-py, `kernel/memo_linkify.py`): `http://`, `https://`, `mailto:` and `www.` links and
   e-mail addresses; not bare domains such as `example.com` or file names such as `README.md`.
   linkify-it ends a URL at whitespace and some ASCII punctuation but takes any other character
   into its path; here non-ASCII punctuation and symbols (`，。）」“…` and the like) end it too, so
@@ -22,8 +23,11 @@ Two changes to CommonMark, both for text as people type it:
 Two additions of this module's own, never by widening the allow-list:
 
 - `#tag` and `#a/b` in prose become links to the timeline filtered by that tag (class `memo-tag`,
-  the one class the sanitizer keeps), so a card needs no second list of its tags. Text inside a
-  link (a Markdown link or a linkified URL) never holds a tag link.
+  the one class the sanitizer keeps), so a card needs no second list of its tags. The links are
+  the stored tags by construction: `kernel.tags.mark_tags` puts a marker where each candidate's
+  sign stood, and the markers that this parse leaves in prose text (`kernel.tags.prose_text`, the
+  test `parse_tags` reads) become links; every other marker turns back into its sign. Text
+  inside a link (a Markdown link or a linkified URL) never holds a tag link.
 - A list item that starts with `[ ]` or `[x]` is a task. The renderer leaves a marker (a
   private-use character that the source can never carry: it is replaced on the way in) where its
   checkbox goes; after sanitizing, each marker becomes an `<input type="checkbox">` written here.
@@ -35,20 +39,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import cache
-from urllib.parse import quote
+from typing import Any
+from urllib.parse import quote, unquote
 
 import nh3
-from linkify_it import LinkifyIt
-from linkify_it.main import Match
 from markdown_it import MarkdownIt
-from markdown_it.common.utils import isPunctChar
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 from markupsafe import Markup, escape
 
-from ...kernel.tags import find_tags
-from .cjk_emphasis import cjk_friendly_emphasis
+from ...kernel.memo_markdown import markdown_parser
+from ...kernel.tags import MARKER, MAX_TAG_LENGTH, TAG_NAME_IN_TEXT, mark_tags, marker_index, prose_text, unmark
 
 ALLOWED_TAGS = frozenset(
     {
@@ -102,41 +104,37 @@ def _mark_tasks(state: StateCore) -> None:
         label = "".join(child.content for child in token.children if child.type in ("text", "code_inline"))
         first.content = f"{_BOX_START}{len(tasks)}{_BOX_END}" + first.content
         line = token.map[0] if token.map else -1
-        tasks.append((ticked, label.strip()[:LABEL_CHARACTERS], line))
+        tasks.append((ticked, unmark(label).strip()[:LABEL_CHARACTERS], line))
 
 
-def _tag_tokens(text: str, template: Token, preceding: str) -> list[Token] | None:
-    """`text` split into text and tag links, or None when it holds no tag. `preceding`: what the
-    source has right before `text` (`_before`), which decides whether a leading `#` starts a tag."""
+# A marker inside a link target: markdown-it percent-encodes it (U+F0000..U+10FFFF in UTF-8).
+_ENCODED_MARKER = re.compile(r"%F3%B[0-9A-F](?:%[89AB][0-9A-F]){2}|%F4%8[0-9A-F](?:%[89AB][0-9A-F]){2}")
+
+
+def _tag_links(text: Token, names: Sequence[str]) -> list[Token]:
+    """A prose text token split into text and a link at each tag marker in it."""
+    content = text.content
     pieces: list[Token] = []
     last = 0
-    # A task's checkbox marker stands where `[ ] ` was: a tag after it starts after a space.
-    for start, end, tag in find_tags(text.replace(_BOX_END, " "), preceding):
-        if start > last:
-            pieces.append(_text_token(template, text[last:start]))
+    for found in MARKER.finditer(content):
+        index = marker_index(found.group())
+        if index >= len(names) or len(names[index]) > MAX_TAG_LENGTH:
+            continue  # no tag (or no marker: toggle_task parses unmarked text): back to a sign in _unmark
+        name = names[index]
+        # The name as the parse shows it (an entity in it decoded): read again, not cut to length.
+        shown = TAG_NAME_IN_TEXT.match(content, found.end())
+        end = shown.end() if shown else found.end()
+        if found.start() > last:
+            pieces.append(_text_token(text, content[last : found.start()]))
         link = Token("link_open", "a", 1)
-        link.attrs = {"href": "/?tag=" + quote(tag, safe=""), "class": "memo-tag"}
-        pieces += [link, _text_token(template, text[start:end]), Token("link_close", "a", -1)]
+        link.attrs = {"href": "/?tag=" + quote(name, safe=""), "class": "memo-tag"}
+        pieces += [link, _text_token(text, unmark(content[found.start() : end])), Token("link_close", "a", -1)]
         last = end
     if not pieces:
-        return None
-    if last < len(text):
-        pieces.append(_text_token(template, text[last:]))
+        return [text]
+    if last < len(content):
+        pieces.append(_text_token(text, content[last:]))
     return pieces
-
-
-def _before(previous: Token | None) -> str:
-    """The source text a token ends with, as far as the tag rule reads it: a text's own end, a
-    line break, the delimiter of emphasis, code or a link (`**`, `` ` ``, `)`)."""
-    if previous is None:
-        return ""
-    if previous.type == "text":
-        return previous.content
-    if previous.type in ("softbreak", "hardbreak"):
-        return "\n"
-    if previous.type in ("link_close", "image"):
-        return ")"
-    return previous.markup
 
 
 def _text_token(template: Token, content: str) -> Token:
@@ -145,68 +143,43 @@ def _text_token(template: Token, content: str) -> Token:
     return token
 
 
+def _unmarked_value(value: Any) -> Any:
+    """An attribute with every marker back to its sign, percent-encoded ones (a link target) too."""
+    if not isinstance(value, str):
+        return value
+    encoded = _ENCODED_MARKER.sub(lambda found: quote(unmark(unquote(found.group())), safe="#"), value)
+    return unmark(encoded)
+
+
+def _unmark(tokens: Sequence[Token]) -> None:
+    """Every marker left (in code, a link's text or target, an image) back to its sign."""
+    for token in tokens:
+        token.content, token.info = unmark(token.content), unmark(token.info)
+        token.attrs = {name: _unmarked_value(value) for name, value in token.attrs.items()}
+        if token.children:
+            _unmark(token.children)
+
+
 def _link_tags(state: StateCore) -> None:
-    """`#tag` in prose (not in code, not inside a link) becomes a link to the timeline's tag filter.
-    A tag starts where `kernel.tags` says, read against the source before each text token."""
+    """Each tag marker in prose becomes a link to the timeline's tag filter: the tags `parse_tags`
+    stores, read from the same parse."""
+    names = [name for _start, _end, name in state.env.get("tags", [])]
     for token in state.tokens:
         if token.type != "inline" or not token.children:
             continue
-        children: list[Token] = []
-        in_link = 0
-        previous: Token | None = None
-        for child in token.children:
-            if child.type == "link_open":
-                in_link += 1
-            elif child.type == "link_close":
-                in_link -= 1
-            replaced = None
-            if child.type == "text" and not in_link:
-                replaced = _tag_tokens(child.content, child, _before(previous))
-            children.extend(replaced or [child])
-            previous = child
-        token.children = children
-
-
-def _first_non_ascii_punctuation(text: str) -> int | None:
-    """The index of the first punctuation or symbol character outside ASCII in `text`, if any."""
-    if text.isascii():  # most URLs are: no character to look at one by one
-        return None
-    return next((index for index, char in enumerate(text) if char > "\x7f" and isPunctChar(char)), None)
-
-
-class _MemoLinkify(LinkifyIt):  # type: ignore[misc]  # linkify-it-py has no type hints
-    """linkify-it for memo text: the schemes the sanitizer keeps (no `ftp:`, no `//x`), bare
-    hosts only after `www.`, and a URL ends before non-ASCII punctuation."""
-
-    def __init__(self) -> None:
-        super().__init__(schemas={"ftp:": None, "//": None})
-
-    def match(self, text: str) -> list[Match] | None:
-        # A schema-less host is a link only after `www.`: `README.md` or `setup.py` is a file.
-        found = [link for link in super().match(text) or [] if link.schema or link.raw[:4].lower() == "www."]
-        return found or None
-
-    def normalize(self, match: Match) -> None:
-        # linkify-it's path takes any character but whitespace and some ASCII punctuation: in
-        # `见https://example.com/a，很好。` the comma and the rest would be part of the URL.
-        end = _first_non_ascii_punctuation(match.raw)
-        if end is not None:
-            kept = match.raw[:end].rstrip(".,:;!?'\"")  # what linkify-it drops at a URL's end
-            match.last_index = match.index + len(kept)
-            match.raw = match.text = match.url = kept
-        super().normalize(match)
+        prose = set(prose_text(token.children))
+        token.children = [
+            piece
+            for index, child in enumerate(token.children)
+            for piece in (_tag_links(child, names) if index in prose else [child])
+        ]
+    _unmark(state.tokens)
 
 
 @cache
 def _parser() -> MarkdownIt:
-    # CommonMark with tables, strikethrough and bare URLs as links; CJK-friendly emphasis;
     # `breaks`: a memo's single newlines are line breaks.
-    parser = (
-        MarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": True})
-        .use(cjk_friendly_emphasis)
-        .enable(["table", "strikethrough", "linkify"])
-    )
-    parser.linkify = _MemoLinkify()
+    parser = markdown_parser(breaks=True)  # the memo Markdown parse_tags reads, too
     parser.add_render_rule("image", _image_as_link)
     parser.core.ruler.push("mesq_tasks", _mark_tasks)
     parser.core.ruler.push("mesq_tags", _link_tags)
@@ -223,8 +196,9 @@ def _checkbox(index: int, ticked: bool, label: str, interactive: bool) -> str:
 def render_markdown(text: str, *, interactive: bool = True) -> Markup:
     """Memo text as HTML that can never run script (safe to put into a template unescaped).
     `interactive`: task checkboxes can be ticked (the timeline) or are shown disabled (a preview)."""
-    env: dict[str, list[tuple[bool, str, int]]] = {}
-    html = _parser().render(text.translate(_MARKERS), env)
+    marked, tags = mark_tags(text.translate(_MARKERS))
+    env: dict[str, Any] = {"tags": tags}
+    html = _parser().render(marked, env)
     cleaned = nh3.clean(
         html,
         tags=set(ALLOWED_TAGS),

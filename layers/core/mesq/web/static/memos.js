@@ -252,7 +252,7 @@
   // the box; Up/Down choose, Enter or Tab insert, Escape closes. The box keeps the focus
   // (aria-activedescendant names the chosen option). They open where a tag starts by the server's
   // own rule (`data-tag-typed`: kernel/tags.py's TAG_TYPED_PATTERN, written for both engines), so
-  // `今天去买菜#` suggests and `C#` does not.
+  // `今天去买菜#` suggests and `C#` or `https://x.test/三体#` does not.
   function setUpTagSuggestions(composer, text) {
     const list = document.getElementById("composer-tag-list");
     const announce = document.getElementById("composer-tag-status");
@@ -302,7 +302,8 @@
     function update() {
       const caret = text.selectionStart;
       const found = typing.exec(text.value.slice(0, caret));
-      if (!found || text.selectionEnd !== caret) { close(); return; }
+      // No group 1: the caret is in a URL, where a `#` is a fragment.
+      if (!found || found[1] === undefined || text.selectionEnd !== caret) { close(); return; }
       const word = found[1].toLowerCase();
       const matches = tags.filter(function (tag) {
         const lower = tag.toLowerCase();
