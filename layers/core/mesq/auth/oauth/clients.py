@@ -42,10 +42,10 @@ from ...kernel.timestamps import now_timestamp
 from ..scopes import known_scopes, order_scopes
 from .errors import OAuthError
 from .keys import client_key, new_id
+from .names import hidden_characters, name_problem, shown_name
 
 MAX_REDIRECT_URIS = 10
 MAX_URI_LENGTH = 2000
-MAX_NAME_LENGTH = 200
 LOOPBACK_IPS = frozenset({"127.0.0.1", "::1"})
 LOOPBACK_HOSTS = LOOPBACK_IPS | {"localhost"}
 _GRANT_TYPES = frozenset({"authorization_code", "refresh_token"})
@@ -91,9 +91,11 @@ def _redirect_error(message: str) -> OAuthError:
 
 
 def _has_unsafe_characters(uri: str) -> bool:
-    """Whitespace or control characters. `urlsplit` silently drops CR, LF and TAB (WHATWG URL
-    parsing), so a URI carrying them would be stored, compared and redirected to as another URI."""
-    return any(character <= " " or "\x7f" <= character <= "\x9f" for character in uri)
+    """Whitespace, control or format characters. `urlsplit` silently drops CR, LF and TAB (WHATWG
+    URL parsing), so a URI carrying them would be stored, compared and redirected to as another
+    URI; a bidi override (U+202E) or a line separator would make the consent page show another
+    destination than the one the browser goes to (names.py)."""
+    return any(character <= " " or character.isspace() for character in uri) or bool(hidden_characters(uri))
 
 
 def check_redirect_uri(uri: str) -> str:
@@ -189,8 +191,8 @@ def check_metadata(metadata: ClientMetadata) -> None:
         )
     if "code" not in metadata.response_types or set(metadata.response_types) - {"code"}:
         raise OAuthError("invalid_client_metadata", "response_types must be ['code']")
-    if metadata.client_name is not None and not 1 <= len(metadata.client_name.strip()) <= MAX_NAME_LENGTH:
-        raise OAuthError("invalid_client_metadata", f"client_name must be 1..{MAX_NAME_LENGTH} characters")
+    if metadata.client_name is not None and (problem := name_problem(metadata.client_name)):
+        raise OAuthError("invalid_client_metadata", problem)
 
 
 def _registered_scopes(metadata: ClientMetadata) -> frozenset[str] | None:
@@ -260,7 +262,7 @@ def registered_client(items: ItemStore, client_id: str) -> Client | None:
     scope = record.get("scope")
     return Client(
         client_id=client_id,
-        client_name=record["clientName"],
+        client_name=shown_name(record["clientName"]),
         redirect_uris=tuple(record["redirectUris"]),
         scopes=frozenset(scope.split()) if scope else None,
         metadata_document=False,
@@ -280,6 +282,8 @@ def check_metadata_document_id(client_id: str, allow_loopback_http: bool) -> Non
         raise OAuthError("invalid_client", "a URL client_id must be an https URL")
     if not parts.hostname or parts.fragment or parts.username or parts.password or len(client_id) > MAX_URI_LENGTH:
         raise OAuthError("invalid_client", "a URL client_id must have a host and no fragment or user info")
+    if _has_unsafe_characters(client_id):
+        raise OAuthError("invalid_client", "a URL client_id must not contain spaces, control or format characters")
     segments = parts.path.split("/")
     if parts.path in ("", "/") or "." in segments or ".." in segments:
         raise OAuthError("invalid_client", "a URL client_id must have a path without dot segments")

@@ -41,6 +41,7 @@ from .keys import (
     new_secret,
     refresh_key,
 )
+from .names import shown_name
 from .resources import normalize_resource
 
 LAST_USED_RESOLUTION_SECONDS = 60
@@ -315,7 +316,7 @@ def public_grant(grant: dict[str, Any]) -> dict[str, Any]:
     result = {
         "id": grant["grantId"],
         "clientId": grant["clientId"],
-        "clientName": grant["clientName"],
+        "clientName": shown_name(grant["clientName"]),  # stored before registration refused hidden characters
         "scopes": grant["scopes"],
         "resource": grant["resource"],
         "createdAt": grant["createdAt"],
