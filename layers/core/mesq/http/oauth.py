@@ -11,7 +11,10 @@ The store is synchronous: every store call runs in the worker pool (`run_sync`).
 
 from __future__ import annotations
 
+import base64
+import re
 from typing import Any
+from urllib.parse import unquote_plus
 
 from authlib.common.urls import url_decode
 from authlib.oauth2.rfc7636.challenge import CODE_CHALLENGE_PATTERN
@@ -82,6 +85,40 @@ def rate_limited(limited: RateLimited) -> JSONResponse:
     body = {"error": "temporarily_unavailable", "error_description": limited.message}
     headers = {**NO_STORE, "Retry-After": str(limited.retry_after_seconds)}
     return JSONResponse(body, status_code=429, headers=headers)
+
+
+#: RFC 9110 §11.1 auth-scheme (a token).
+_AUTH_SCHEME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,40}")
+
+
+def _basic_public_client_id(authorization: str) -> str:
+    """The client_id of `Authorization: Basic base64(urlencoded(client_id) ":" )` with an empty
+    password (RFC 6749 §2.3.1); any other credential is a 401 invalid_client."""
+    scheme, _, credentials = authorization.strip().partition(" ")
+    if scheme.lower() != "basic":
+        raise OAuthError("invalid_client", "MeSQ clients are public: send client_id and no secret", 401)
+    try:
+        decoded = base64.b64decode(credentials.strip(), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        raise OAuthError("invalid_client", "the Authorization header is not valid Basic credentials", 401) from None
+    client_id, colon, secret = decoded.partition(":")
+    if not colon or not client_id:
+        raise OAuthError("invalid_client", "the Authorization header is not valid Basic credentials", 401)
+    if secret:
+        raise OAuthError("invalid_client", "MeSQ clients are public: send client_id and no secret", 401)
+    return unquote_plus(client_id)
+
+
+def with_client_challenge(response: Response, request: Request) -> Response:
+    """RFC 6749 §5.2: a 401 to a client that authenticated with the Authorization header carries
+    `WWW-Authenticate` in the scheme it used."""
+    authorization = request.headers.get("authorization")
+    if response.status_code == 401 and authorization:
+        scheme = authorization.strip().partition(" ")[0]
+        if scheme.lower() == "basic" or not _AUTH_SCHEME.fullmatch(scheme):
+            scheme = "Basic"
+        response.headers["WWW-Authenticate"] = f'{scheme} realm="mesq"'
+    return response
 
 
 def _single_params(pairs: list[tuple[str, str]]) -> dict[str, str]:
@@ -249,9 +286,18 @@ class OAuthEndpoints:
         return _single_params(pairs)
 
     async def _public_client_id(self, request: Request, params: dict[str, str]) -> str:
-        """RFC 6749 §2.3/§3.2.1: public clients identify themselves with client_id only."""
-        if request.headers.get("authorization") or "client_secret" in params:
+        """RFC 6749 §2.3/§3.2.1: public clients identify themselves with client_id only. An empty
+        secret is no secret (RFC 6749 §2.3.1 lets a client send an empty password): a client that
+        defaults to `client_secret_basic` or `_post` sends `Basic base64("<client_id>:")` or
+        `client_secret=` after a registration answered `none`, and is the same public client."""
+        if params.get("client_secret"):
             raise OAuthError("invalid_client", "MeSQ clients are public: send client_id and no secret", 401)
+        authorization = request.headers.get("authorization")
+        if authorization:
+            from_header = _basic_public_client_id(authorization)
+            if params.get("client_id") not in (None, "", from_header):
+                raise OAuthError("invalid_client", "client_id differs from the one in the Authorization header", 401)
+            params = {**params, "client_id": from_header}
         client_id = _required(params, "client_id")
         if is_metadata_document_id(client_id):
             check_metadata_document_id(client_id, self.services.settings.oauth_cimd_allow_loopback)
@@ -296,7 +342,7 @@ class OAuthEndpoints:
             else:
                 raise OAuthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
         except OAuthError as error:
-            return oauth_error(error)
+            return with_client_challenge(oauth_error(error), request)
         return JSONResponse(issued.response(), headers=NO_STORE)
 
     # -- revocation (RFC 7009) ------------------------------------------------------------------
