@@ -38,7 +38,7 @@ from ..asgi.body import (
 )
 from ..asgi.cors import open_cors
 from ..asgi.envelope import failure
-from ..asgi.instance import instance_url
+from ..asgi.instance import instance_aliases, instance_url, resource_base
 from ..asgi.trace import trace_id_of
 from ..auth.oauth import grants
 from ..auth.oauth.authorization import create_pending, redirect_with, requested_scopes
@@ -63,7 +63,7 @@ from ..auth.oauth.metadata import (
     authorization_server_metadata,
     protected_resource_metadata,
 )
-from ..auth.oauth.resources import normalize_resource
+from ..auth.oauth.resources import canonical_resource, normalize_resource
 from ..kernel.concurrency import run_sync
 from ..kernel.errors import MesqError, NotFound, RateLimited
 from ..kernel.messages import quoted
@@ -163,8 +163,9 @@ class OAuthEndpoints:
             resource = normalize_resource(instance + path, instance)
         except OAuthError as error:
             return failure(NotFound(error.description), trace_id_of(request))
+        base = resource_base(request, self.services)
         return JSONResponse(
-            protected_resource_metadata(instance, resource.removeprefix(instance)), headers=METADATA_CACHE
+            protected_resource_metadata(instance, resource.removeprefix(instance), base), headers=METADATA_CACHE
         )
 
     # -- registration (RFC 7591) ----------------------------------------------------------------
@@ -233,7 +234,8 @@ class OAuthEndpoints:
             if state is not None and len(state) > MAX_STATE_LENGTH:
                 state = None
                 raise OAuthError("invalid_request", f"state is longer than {MAX_STATE_LENGTH} characters")
-            scopes, resource, challenge = self._authorization_params(client, params, issuer)
+            aliases = instance_aliases(self.services.settings)
+            scopes, resource, challenge = self._authorization_params(client, params, issuer, aliases)
         except OAuthError as error:
             location = redirect_with(
                 redirect_uri,
@@ -256,7 +258,9 @@ class OAuthEndpoints:
         return RedirectResponse(f"{issuer}{CONSENT_PATH}?request={request_id}", status_code=302, headers=NO_STORE)
 
     @staticmethod
-    def _authorization_params(client: Client, params: dict[str, str], instance: str) -> tuple[frozenset[str], str, str]:
+    def _authorization_params(
+        client: Client, params: dict[str, str], instance: str, aliases: frozenset[str]
+    ) -> tuple[frozenset[str], str, str]:
         response_type = _optional(params, "response_type")
         if response_type != "code":
             raise OAuthError("unsupported_response_type", "response_type must be code")
@@ -268,7 +272,9 @@ class OAuthEndpoints:
         if not CODE_CHALLENGE_PATTERN.match(challenge):
             raise OAuthError("invalid_request", "code_challenge must be 43..128 unreserved characters")
         requested = requested_scopes(client, params.get("scope"))
-        resource = normalize_resource(_optional(params, "resource"), instance)
+        # A resource on another name of the instance (its metadata named the URL the client used)
+        # is the instance's own: one audience whichever name the client connected by.
+        resource = normalize_resource(canonical_resource(_optional(params, "resource"), instance, aliases), instance)
         return requested, resource, challenge
 
     # -- token endpoint -------------------------------------------------------------------------
@@ -310,8 +316,10 @@ class OAuthEndpoints:
             return refused
         instance = instance_url(request, self.services)
         items = self.services.items
+        aliases = instance_aliases(self.services.settings)
         try:
             params = await self._form(request)
+            resource = canonical_resource(_optional(params, "resource"), instance, aliases)
             client_id = await self._public_client_id(request, params)
             grant_type = _required(params, "grant_type")
             if grant_type == "authorization_code":
@@ -323,7 +331,7 @@ class OAuthEndpoints:
                         client_id=client_id,
                         redirect_uri=_optional(params, "redirect_uri"),
                         code_verifier=_optional(params, "code_verifier"),
-                        resource=_optional(params, "resource"),
+                        resource=resource,
                         instance=instance,
                     )
                 )
@@ -335,7 +343,7 @@ class OAuthEndpoints:
                         refresh_token=refresh_token,
                         client_id=client_id,
                         scope=params.get("scope"),
-                        resource=_optional(params, "resource"),
+                        resource=resource,
                         instance=instance,
                     )
                 )
