@@ -5,8 +5,6 @@ metadata documents, and names stored before the rule are cleaned when shown (swe
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from mesq.auth.oauth.authorization import list_grants, load_pending
@@ -34,12 +32,10 @@ RLO, PDF = "\u202e", "\u202c"
         ("Cla\u200bude", "U+200B"),  # ZERO WIDTH SPACE
         ("Claude\ufeff", "U+FEFF"),
         ("Claude\U000e0069\U000e0067", "U+E0069, U+E0067"),  # invisible tag characters
-        ("Claude\ud800", "U+D800"),  # a lone surrogate from a JSON escape
     ],
 )
 def test_hidden_characters_in_client_name_are_refused(client, name, needle):
-    body = json.dumps({"client_name": name, "redirect_uris": [REDIRECT_URI]})  # ASCII: \ud800 stays an escape
-    response = client.post("/oauth/register", content=body, headers={"Content-Type": "application/json"})
+    response = client.post("/oauth/register", json={"client_name": name, "redirect_uris": [REDIRECT_URI]})
     assert response.status_code == 400, response.text
     body = response.json()
     assert body["error"] == "invalid_client_metadata"

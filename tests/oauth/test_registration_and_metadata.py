@@ -20,6 +20,12 @@ GOOD = {"client_name": "Agent", "redirect_uris": [REDIRECT_URI]}
         (b'{"client_name": "\xff"}', {"Content-Type": "application/json"}, "UTF-8"),
         (b"[1, 2]", {"Content-Type": "application/json"}, "JSON object"),
         (b'{"a": "' + b"x" * (1024 * 1024) + b'"}', {"Content-Type": "application/json"}, "1 MiB"),
+        (  # a lone surrogate was stored, then the answer failed to encode (500)
+            b'{"redirect_uris": ["http://127.0.0.1:8765/callback"], "client_uri": "https://a.example/\\ud800"}',
+            {"Content-Type": "application/json"},
+            "lone surrogate",
+        ),
+        (b'{"client_name": "Claude\\ud800", "redirect_uris": []}', {"Content-Type": "application/json"}, "U+D800"),
     ],
 )
 def test_registration_body_rules(client, content, headers, needle):

@@ -67,6 +67,7 @@ from ..auth.oauth.resources import canonical_resource, normalize_resource
 from ..kernel.concurrency import run_sync
 from ..kernel.errors import MesqError, NotFound, RateLimited
 from ..kernel.messages import quoted
+from ..kernel.values import checked_values
 from ..wiring.services import Services
 from .cimd import client_metadata_document
 from .server_card import server_card_routes
@@ -175,7 +176,9 @@ class OAuthEndpoints:
         try:
             # Anyone may register: count it like other unauthenticated calls, per client IP.
             await count_unauthenticated(self.limiter, request)
-            document = await read_json_object(request)
+            # The values rules of every JSON body too: a lone surrogate (`"\\ud800"`) in client_uri
+            # was stored and then failed to encode in the answer (500).
+            document = checked_values(await read_json_object(request))
         except MesqError as error:  # RATE_LIMITED, or the JSON body rules' VALIDATION_ERROR
             return failure(error, trace_id)
         try:
