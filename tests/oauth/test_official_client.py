@@ -5,9 +5,11 @@ with PKCE, then lists and calls tools with the access token it obtained."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 
 import anyio
+import httpx
 import httpx2
 import pytest
 from mcp.client.auth import OAuthClientProvider, TokenStorage
@@ -49,13 +51,11 @@ class MemoryStorage(TokenStorage):
         self.client = client_info
 
 
-def test_official_client_signs_in_with_oauth(server):
-    browser = Browser(server.base_url, "bob", PASSWORD)
-    storage = MemoryStorage()
+def _provider(mcp_url: str, browser: Browser, storage: MemoryStorage, scope: str) -> OAuthClientProvider:
+    """The SDK's OAuth with `browser` as the person: it opens the URL, signs in, approves."""
     callbacks: list[dict[str, str]] = []
 
     async def redirect_handler(authorization_url: str) -> None:
-        # The person's browser: open the URL, sign in, approve; the app receives the callback.
         response = await anyio.to_thread.run_sync(lambda: browser.http.get(authorization_url))
         assert response.status_code == 302, response.text
         callbacks.append(query_of(await anyio.to_thread.run_sync(browser.decide, response.headers["location"], True)))
@@ -64,15 +64,58 @@ def test_official_client_signs_in_with_oauth(server):
         callback = callbacks.pop()
         return AuthorizationCodeResult(code=callback["code"], state=callback.get("state"), iss=callback.get("iss"))
 
-    auth = OAuthClientProvider(
-        server_url=f"{server.base_url}/mcp",
-        client_metadata=OAuthClientMetadata(
-            client_name="SDK Agent", redirect_uris=[REDIRECT_URI], scope="memo:read memo:write"
-        ),
+    return OAuthClientProvider(
+        server_url=mcp_url,
+        client_metadata=OAuthClientMetadata(client_name="SDK Agent", redirect_uris=[REDIRECT_URI], scope=scope),
         storage=storage,
         redirect_handler=redirect_handler,
         callback_handler=callback_handler,
     )
+
+
+def test_official_client_signs_in_on_another_name_of_the_public_url(tmp_path):
+    """`--public-url http://127.0.0.1:PORT`, and the client connects to `http://localhost:PORT/mcp`:
+    the metadata names the URL it used (RFC 9728 §3.3, which the SDK checks), the authorization
+    server stays the public URL, and the token works by both names."""
+    argv = [sys.executable, "-m", "mesq.runtime.cli", "serve", "--data-dir", "{data_dir}", "--port", "{port}",
+            "--public-url", "http://127.0.0.1:{port}"]  # fmt: skip
+    live = start_server(tmp_path / "data", {"MCP_RATE_LIMIT_PROFILE": "relaxed"}, command=argv)
+    try:
+        created = live.cli("user", "create", "bob", "--password-stdin", stdin=PASSWORD + "\n")
+        assert created.returncode == 0, created.stderr
+        port = live.base_url.rsplit(":", 1)[1]
+        public, alias = f"http://127.0.0.1:{port}", f"http://localhost:{port}"
+        browser = Browser(public, "bob", PASSWORD)
+        storage = MemoryStorage()
+        auth = _provider(f"{alias}/mcp", browser, storage, "memo:read")
+
+        async def scenario() -> None:
+            http = httpx2.AsyncClient(auth=auth, timeout=30)
+            async with http, Client(streamable_http_client(f"{alias}/mcp", http_client=http), mode="auto") as client:
+                assert "list_memos" in [tool.name for tool in (await client.list_tools()).tools]
+
+        try:
+            anyio.run(scenario)
+        finally:
+            browser.close()
+        assert storage.tokens is not None
+        by_public_name = httpx.post(
+            f"{public}/mcp",
+            json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            headers={
+                "Authorization": f"Bearer {storage.tokens.access_token}",
+                "Accept": "application/json, text/event-stream",
+            },
+        )
+        assert by_public_name.status_code == 200, by_public_name.text
+    finally:
+        stop_server(live)
+
+
+def test_official_client_signs_in_with_oauth(server):
+    browser = Browser(server.base_url, "bob", PASSWORD)
+    storage = MemoryStorage()
+    auth = _provider(f"{server.base_url}/mcp", browser, storage, "memo:read memo:write")
 
     async def scenario() -> None:
         async with httpx2.AsyncClient(auth=auth, timeout=30) as http:

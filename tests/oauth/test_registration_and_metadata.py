@@ -20,6 +20,12 @@ GOOD = {"client_name": "Agent", "redirect_uris": [REDIRECT_URI]}
         (b'{"client_name": "\xff"}', {"Content-Type": "application/json"}, "UTF-8"),
         (b"[1, 2]", {"Content-Type": "application/json"}, "JSON object"),
         (b'{"a": "' + b"x" * (1024 * 1024) + b'"}', {"Content-Type": "application/json"}, "1 MiB"),
+        (  # a lone surrogate was stored, then the answer failed to encode (500)
+            b'{"redirect_uris": ["http://127.0.0.1:8765/callback"], "client_uri": "https://a.example/\\ud800"}',
+            {"Content-Type": "application/json"},
+            "lone surrogate",
+        ),
+        (b'{"client_name": "Claude\\ud800", "redirect_uris": []}', {"Content-Type": "application/json"}, "U+D800"),
     ],
 )
 def test_registration_body_rules(client, content, headers, needle):
@@ -58,7 +64,6 @@ def test_registration_accepts_json_suffix_media_types(client):
         ({"redirect_uris": [REDIRECT_URI], "grant_types": ["client_credentials"]}, "invalid_client_metadata"),
         ({"redirect_uris": [REDIRECT_URI], "grant_types": ["refresh_token"]}, "invalid_client_metadata"),
         ({"redirect_uris": [REDIRECT_URI], "response_types": ["token"]}, "invalid_client_metadata"),
-        ({"redirect_uris": [REDIRECT_URI], "scope": "memo:read admin"}, "invalid_client_metadata"),
         ({"redirect_uris": [REDIRECT_URI], "client_uri": "not a url"}, "invalid_client_metadata"),
         ({"redirect_uris": [REDIRECT_URI], "client_name": 5}, "invalid_client_metadata"),
     ],
@@ -104,8 +109,6 @@ def test_registered_scope_is_no_ceiling_for_step_up(flow, register):
     assert set(pending.scopes) == {"memo:read", "memo:write"}
     tokens = flow.exchange(flow.approve(response)["code"], pkce)
     assert set(tokens.json()["scope"].split()) == {"memo:read", "memo:write"}
-    unknown = flow.authorize(Pkce.new(), scope="memo:read memo:admin")
-    assert query_of(unknown.headers["location"])["error"] == "invalid_scope"
 
 
 @pytest.mark.parametrize("scope", [None, "", "   "])

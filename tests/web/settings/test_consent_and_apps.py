@@ -139,3 +139,27 @@ def test_user_cannot_revoke_another_users_grant(services: Services, browser: Cal
     assert "Test Agent" not in alice.get("/settings/apps").text
     assert alice.post(f"/settings/apps/{bobs_grant}/revoke").status_code == 404
     assert authenticate_access_token(services.items, access, lambda resource: True).user_id == bob.user_id
+
+
+@pytest.mark.parametrize(
+    ("language", "heading"),
+    [
+        ("en-US", 'Allow <bdi class="client">Test Agent</bdi> to use'),
+        ("zh-CN", '允许 <bdi class="client">Test Agent</bdi> 使用'),
+    ],
+)
+def test_the_client_name_is_isolated_on_every_page_that_shows_it(
+    services: Services, browser: Callable[..., Browser], language: str, heading: str
+) -> None:
+    """A client names itself: its text must not reorder the page's own words around it (<bdi>,
+    HTML's dir=auto isolate), whatever the language; registration refuses the controls inside it."""
+    person = browser()
+    pending = pending_request(services)
+    headers = {"Accept-Language": language}
+    page = person.get(f"/oauth/consent?request={pending.request_id}", headers=headers).text
+    assert heading in page and "<strong><bdi>Test Agent</bdi></strong>" in page
+    grant_for(services, person)
+    assert "<bdi>Test Agent</bdi>" in person.get("/settings/apps", headers=headers).text
+    grant_id = list_grants(services.items, person.user_id)[0]["id"]
+    revoke = person.get(f"/settings/apps/{grant_id}/revoke", headers=headers).text
+    assert '<bdi class="client">Test Agent</bdi>' in revoke

@@ -26,6 +26,14 @@ def parse_scopes(raw: str | Iterable[str]) -> frozenset[str]:
     return scopes
 
 
+def known_scopes(raw: str | None) -> frozenset[str]:
+    """The MeSQ scopes of an OAuth `scope` string (RFC 6749 §3.3: space-separated). Others
+    (`offline_access`, `openid`, `profile`, `claudeai`, a misspelt one) are ignored, never an
+    error: the authorization server may grant less than asked and says what it granted
+    (docs/decisions.md "OAuth 2.1 authorization server", scope)."""
+    return frozenset((raw or "").split()) & frozenset(ALL_SCOPES)
+
+
 def missing_scopes(granted: frozenset[str], needed: Iterable[str]) -> list[str]:
     return [scope for scope in needed if scope not in granted]
 

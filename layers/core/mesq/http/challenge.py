@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
-from ..asgi.instance import instance_url
+from ..asgi.instance import resource_base
 from ..wiring.services import Services
 
 
 def rest_challenge(request: Request, services: Services) -> dict[str, str]:
     """The REST 401 challenge: like /mcp's, it names the protected-resource metadata (RFC 9728),
     so an OAuth client can find the authorization server from a REST call too."""
-    metadata = f"{instance_url(request, services)}/.well-known/oauth-protected-resource/api/toolkit"
+    metadata = f"{resource_base(request, services)}/.well-known/oauth-protected-resource/api/toolkit"
     return {"WWW-Authenticate": f'Bearer realm="mesq", resource_metadata="{metadata}"'}

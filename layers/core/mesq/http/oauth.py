@@ -11,7 +11,10 @@ The store is synchronous: every store call runs in the worker pool (`run_sync`).
 
 from __future__ import annotations
 
+import base64
+import re
 from typing import Any
+from urllib.parse import unquote_plus
 
 from authlib.common.urls import url_decode
 from authlib.oauth2.rfc7636.challenge import CODE_CHALLENGE_PATTERN
@@ -35,7 +38,7 @@ from ..asgi.body import (
 )
 from ..asgi.cors import open_cors
 from ..asgi.envelope import failure
-from ..asgi.instance import instance_url
+from ..asgi.instance import instance_aliases, instance_url, resource_base
 from ..asgi.trace import trace_id_of
 from ..auth.oauth import grants
 from ..auth.oauth.authorization import create_pending, redirect_with, requested_scopes
@@ -60,10 +63,11 @@ from ..auth.oauth.metadata import (
     authorization_server_metadata,
     protected_resource_metadata,
 )
-from ..auth.oauth.resources import normalize_resource
+from ..auth.oauth.resources import canonical_resource, normalize_resource
 from ..kernel.concurrency import run_sync
 from ..kernel.errors import MesqError, NotFound, RateLimited
 from ..kernel.messages import quoted
+from ..kernel.values import checked_values
 from ..wiring.services import Services
 from .cimd import client_metadata_document
 from .server_card import server_card_routes
@@ -82,6 +86,40 @@ def rate_limited(limited: RateLimited) -> JSONResponse:
     body = {"error": "temporarily_unavailable", "error_description": limited.message}
     headers = {**NO_STORE, "Retry-After": str(limited.retry_after_seconds)}
     return JSONResponse(body, status_code=429, headers=headers)
+
+
+#: RFC 9110 §11.1 auth-scheme (a token).
+_AUTH_SCHEME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,40}")
+
+
+def _basic_public_client_id(authorization: str) -> str:
+    """The client_id of `Authorization: Basic base64(urlencoded(client_id) ":" )` with an empty
+    password (RFC 6749 §2.3.1); any other credential is a 401 invalid_client."""
+    scheme, _, credentials = authorization.strip().partition(" ")
+    if scheme.lower() != "basic":
+        raise OAuthError("invalid_client", "MeSQ clients are public: send client_id and no secret", 401)
+    try:
+        decoded = base64.b64decode(credentials.strip(), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        raise OAuthError("invalid_client", "the Authorization header is not valid Basic credentials", 401) from None
+    client_id, colon, secret = decoded.partition(":")
+    if not colon or not client_id:
+        raise OAuthError("invalid_client", "the Authorization header is not valid Basic credentials", 401)
+    if secret:
+        raise OAuthError("invalid_client", "MeSQ clients are public: send client_id and no secret", 401)
+    return unquote_plus(client_id)
+
+
+def with_client_challenge(response: Response, request: Request) -> Response:
+    """RFC 6749 §5.2: a 401 to a client that authenticated with the Authorization header carries
+    `WWW-Authenticate` in the scheme it used."""
+    authorization = request.headers.get("authorization")
+    if response.status_code == 401 and authorization:
+        scheme = authorization.strip().partition(" ")[0]
+        if scheme.lower() == "basic" or not _AUTH_SCHEME.fullmatch(scheme):
+            scheme = "Basic"
+        response.headers["WWW-Authenticate"] = f'{scheme} realm="mesq"'
+    return response
 
 
 def _single_params(pairs: list[tuple[str, str]]) -> dict[str, str]:
@@ -126,8 +164,9 @@ class OAuthEndpoints:
             resource = normalize_resource(instance + path, instance)
         except OAuthError as error:
             return failure(NotFound(error.description), trace_id_of(request))
+        base = resource_base(request, self.services)
         return JSONResponse(
-            protected_resource_metadata(instance, resource.removeprefix(instance)), headers=METADATA_CACHE
+            protected_resource_metadata(instance, resource.removeprefix(instance), base), headers=METADATA_CACHE
         )
 
     # -- registration (RFC 7591) ----------------------------------------------------------------
@@ -137,7 +176,9 @@ class OAuthEndpoints:
         try:
             # Anyone may register: count it like other unauthenticated calls, per client IP.
             await count_unauthenticated(self.limiter, request)
-            document = await read_json_object(request)
+            # The values rules of every JSON body too: a lone surrogate (`"\\ud800"`) in client_uri
+            # was stored and then failed to encode in the answer (500).
+            document = checked_values(await read_json_object(request))
         except MesqError as error:  # RATE_LIMITED, or the JSON body rules' VALIDATION_ERROR
             return failure(error, trace_id)
         try:
@@ -196,7 +237,8 @@ class OAuthEndpoints:
             if state is not None and len(state) > MAX_STATE_LENGTH:
                 state = None
                 raise OAuthError("invalid_request", f"state is longer than {MAX_STATE_LENGTH} characters")
-            scopes, resource, challenge = self._authorization_params(client, params, issuer)
+            aliases = instance_aliases(self.services.settings)
+            scopes, resource, challenge = self._authorization_params(client, params, issuer, aliases)
         except OAuthError as error:
             location = redirect_with(
                 redirect_uri,
@@ -219,7 +261,9 @@ class OAuthEndpoints:
         return RedirectResponse(f"{issuer}{CONSENT_PATH}?request={request_id}", status_code=302, headers=NO_STORE)
 
     @staticmethod
-    def _authorization_params(client: Client, params: dict[str, str], instance: str) -> tuple[frozenset[str], str, str]:
+    def _authorization_params(
+        client: Client, params: dict[str, str], instance: str, aliases: frozenset[str]
+    ) -> tuple[frozenset[str], str, str]:
         response_type = _optional(params, "response_type")
         if response_type != "code":
             raise OAuthError("unsupported_response_type", "response_type must be code")
@@ -231,7 +275,9 @@ class OAuthEndpoints:
         if not CODE_CHALLENGE_PATTERN.match(challenge):
             raise OAuthError("invalid_request", "code_challenge must be 43..128 unreserved characters")
         requested = requested_scopes(client, params.get("scope"))
-        resource = normalize_resource(_optional(params, "resource"), instance)
+        # A resource on another name of the instance (its metadata named the URL the client used)
+        # is the instance's own: one audience whichever name the client connected by.
+        resource = normalize_resource(canonical_resource(_optional(params, "resource"), instance, aliases), instance)
         return requested, resource, challenge
 
     # -- token endpoint -------------------------------------------------------------------------
@@ -249,9 +295,18 @@ class OAuthEndpoints:
         return _single_params(pairs)
 
     async def _public_client_id(self, request: Request, params: dict[str, str]) -> str:
-        """RFC 6749 §2.3/§3.2.1: public clients identify themselves with client_id only."""
-        if request.headers.get("authorization") or "client_secret" in params:
+        """RFC 6749 §2.3/§3.2.1: public clients identify themselves with client_id only. An empty
+        secret is no secret (RFC 6749 §2.3.1 lets a client send an empty password): a client that
+        defaults to `client_secret_basic` or `_post` sends `Basic base64("<client_id>:")` or
+        `client_secret=` after a registration answered `none`, and is the same public client."""
+        if params.get("client_secret"):
             raise OAuthError("invalid_client", "MeSQ clients are public: send client_id and no secret", 401)
+        authorization = request.headers.get("authorization")
+        if authorization:
+            from_header = _basic_public_client_id(authorization)
+            if params.get("client_id") not in (None, "", from_header):
+                raise OAuthError("invalid_client", "client_id differs from the one in the Authorization header", 401)
+            params = {**params, "client_id": from_header}
         client_id = _required(params, "client_id")
         if is_metadata_document_id(client_id):
             check_metadata_document_id(client_id, self.services.settings.oauth_cimd_allow_loopback)
@@ -264,8 +319,10 @@ class OAuthEndpoints:
             return refused
         instance = instance_url(request, self.services)
         items = self.services.items
+        aliases = instance_aliases(self.services.settings)
         try:
             params = await self._form(request)
+            resource = canonical_resource(_optional(params, "resource"), instance, aliases)
             client_id = await self._public_client_id(request, params)
             grant_type = _required(params, "grant_type")
             if grant_type == "authorization_code":
@@ -277,7 +334,7 @@ class OAuthEndpoints:
                         client_id=client_id,
                         redirect_uri=_optional(params, "redirect_uri"),
                         code_verifier=_optional(params, "code_verifier"),
-                        resource=_optional(params, "resource"),
+                        resource=resource,
                         instance=instance,
                     )
                 )
@@ -289,14 +346,14 @@ class OAuthEndpoints:
                         refresh_token=refresh_token,
                         client_id=client_id,
                         scope=params.get("scope"),
-                        resource=_optional(params, "resource"),
+                        resource=resource,
                         instance=instance,
                     )
                 )
             else:
                 raise OAuthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token")
         except OAuthError as error:
-            return oauth_error(error)
+            return with_client_challenge(oauth_error(error), request)
         return JSONResponse(issued.response(), headers=NO_STORE)
 
     # -- revocation (RFC 7009) ------------------------------------------------------------------

@@ -91,7 +91,7 @@ from .legacy import PARSE_ERROR_MESSAGE, BodyRejected, LegacyBody, named_rejecti
 from .limits import rate_bucket, retry_after, rpc_error_body
 from .list_memo import ListMemo
 from .request_state import SCOPE_KEY, RequestState
-from .resource_metadata import instance_url
+from .resource_metadata import instance_url, resource_base
 from .result import logger
 from .versions import amend_rejection
 from .visibility import FILTER_HEADERS, Visibility, resolve
@@ -223,7 +223,8 @@ class McpEndpoint:
         toolsets = request.path_params.get("toolsets")
         resource = "/mcp" + (f"/x/{quote(str(toolsets), safe=',')}" if toolsets else "")
         resource += "/readonly" if self.readonly else ""
-        metadata = f"{instance_url(request, self.services)}{PROTECTED_RESOURCE_PREFIX}{resource}"
+        # The URL the client called, also on another name of the instance (asgi/instance.resource_base).
+        metadata = f"{resource_base(request, self.services)}{PROTECTED_RESOURCE_PREFIX}{resource}"
         return {"WWW-Authenticate": "Bearer " + ", ".join((*params, f"resource_metadata={_quoted(metadata)}"))}
 
     async def _limit(self, subject: str, bucket: Bucket, count: int = 1) -> None:

@@ -10,18 +10,19 @@ from collections.abc import Awaitable, Callable
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..asgi.instance import instance_url
+from ..asgi.instance import instance_url, resource_base
 from ..auth.oauth.metadata import protected_resource_metadata
 from ..wiring.services import Services
 
-__all__ = ["METADATA_PATH", "instance_url", "resource_metadata_endpoint"]
+__all__ = ["METADATA_PATH", "instance_url", "resource_base", "resource_metadata_endpoint"]
 
 METADATA_PATH = "/.well-known/oauth-protected-resource/mcp"
 
 
 def resource_metadata_endpoint(services: Services) -> Callable[[Request], Awaitable[Response]]:
     async def metadata(request: Request) -> Response:
-        document = protected_resource_metadata(instance_url(request, services), "/mcp")
+        base = resource_base(request, services)
+        document = protected_resource_metadata(instance_url(request, services), "/mcp", base)
         return JSONResponse(document, headers={"Cache-Control": "public, max-age=3600"})
 
     return metadata

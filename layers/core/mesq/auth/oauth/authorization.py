@@ -17,9 +17,8 @@ from authlib.common.urls import add_params_to_uri
 from ...kernel.errors import NotFound
 from ...kernel.ports.storage import Condition, ConditionFailed, Delete, ItemStore, Put
 from ...kernel.timestamps import now_timestamp
-from ..scopes import ALL_SCOPES, order_scopes
+from ..scopes import known_scopes, order_scopes
 from .clients import Client, registered_client
-from .errors import OAuthError
 from .grants import get_grant, list_grants, revoke_grant
 from .keys import CODE_PREFIX, CODE_SECONDS, PENDING_SECONDS, code_key, digest, new_id, new_secret, pending_key
 
@@ -57,20 +56,22 @@ def redirect_with(uri: str, params: dict[str, str | None]) -> str:
 
 
 def requested_scopes(client: Client, scope: str | None) -> frozenset[str]:
-    """The scopes an authorization request asks for, or OAuthError invalid_scope.
+    """The scopes an authorization request asks for (what the consent page shows and the token
+    carries).
 
-    Without `scope`, a client that registered scopes gets the default set narrowed to what it
-    registered (a client registered for `memo:read memo:write` gets `memo:read`); when that leaves
-    nothing (it registered write scopes only), the scopes it registered. Either way the person
-    approves them on the consent page. An explicit `scope` may name any supported scope."""
-    requested = frozenset((scope or "").split())
+    Scopes MeSQ does not have are ignored (RFC 6749 §3.3 lets the server grant less than asked;
+    the token response's `scope` says what was granted): MCP clients add `offline_access`,
+    `openid` or `claudeai` whatever the metadata lists, and refusing them refused the whole
+    connection. When no MeSQ scope is left, the request is treated as one without `scope`: a
+    client that registered scopes gets the default set narrowed to what it registered (a client
+    registered for `memo:read memo:write` gets `memo:read`); when that leaves nothing (it
+    registered write scopes only), the scopes it registered. Either way the person approves them
+    on the consent page. An explicit `scope` may name any supported scope."""
+    requested = known_scopes(scope)
     if not requested:
         if client.scopes is None:
             return DEFAULT_SCOPES
         return (DEFAULT_SCOPES & client.scopes) or client.scopes
-    unknown = sorted(requested - set(ALL_SCOPES))
-    if unknown:
-        raise OAuthError("invalid_scope", f"unknown scope(s) {', '.join(unknown)}")
     # A registered `scope` is what the client expects to need, not a ceiling: MCP step-up (a 403
     # insufficient_scope naming more scopes) makes a registered client ask again for the union, and
     # the person approves every scope on the consent page either way.

@@ -16,8 +16,10 @@ answer): every client is public, so a request for a secret-based method is answe
 `token_endpoint_auth_method: none` and no secret (claude.ai's connector asks for
 `client_secret_post` and reads the method from the answer); every client gets refresh tokens, so
 the answer's `grant_types` is always `authorization_code` and `refresh_token` (ChatGPT refuses an
-answer without `refresh_token` when the server metadata advertises it). A metadata document
-cannot be rewritten by us, so there a secret-based method is refused instead.
+answer without `refresh_token` when the server metadata advertises it); scopes MeSQ does not have
+(`openid profile offline_access`, `claudeai`) are dropped from the registered `scope`, and the
+answer returns what was stored. A metadata document cannot be rewritten by us, so there a
+secret-based method is refused instead; its unknown scopes are ignored the same way.
 
 The RFC 7591 grammar (URL fields, contacts, jwks) is authlib's `ClientMetadataClaims`; the rules
 above are MeSQ's policy on top of it.
@@ -37,13 +39,13 @@ from joserfc.errors import JoseError
 from ...kernel.messages import quoted
 from ...kernel.ports.storage import Condition, ItemStore
 from ...kernel.timestamps import now_timestamp
-from ..scopes import ALL_SCOPES
+from ..scopes import known_scopes, order_scopes
 from .errors import OAuthError
 from .keys import client_key, new_id
+from .names import hidden_characters, name_problem, shown_name
 
 MAX_REDIRECT_URIS = 10
 MAX_URI_LENGTH = 2000
-MAX_NAME_LENGTH = 200
 LOOPBACK_IPS = frozenset({"127.0.0.1", "::1"})
 LOOPBACK_HOSTS = LOOPBACK_IPS | {"localhost"}
 _GRANT_TYPES = frozenset({"authorization_code", "refresh_token"})
@@ -89,9 +91,11 @@ def _redirect_error(message: str) -> OAuthError:
 
 
 def _has_unsafe_characters(uri: str) -> bool:
-    """Whitespace or control characters. `urlsplit` silently drops CR, LF and TAB (WHATWG URL
-    parsing), so a URI carrying them would be stored, compared and redirected to as another URI."""
-    return any(character <= " " or "\x7f" <= character <= "\x9f" for character in uri)
+    """Whitespace, control or format characters. `urlsplit` silently drops CR, LF and TAB (WHATWG
+    URL parsing), so a URI carrying them would be stored, compared and redirected to as another
+    URI; a bidi override (U+202E) or a line separator would make the consent page show another
+    destination than the one the browser goes to (names.py)."""
+    return any(character <= " " or character.isspace() for character in uri) or bool(hidden_characters(uri))
 
 
 def check_redirect_uri(uri: str) -> str:
@@ -187,12 +191,16 @@ def check_metadata(metadata: ClientMetadata) -> None:
         )
     if "code" not in metadata.response_types or set(metadata.response_types) - {"code"}:
         raise OAuthError("invalid_client_metadata", "response_types must be ['code']")
-    if metadata.client_name is not None and not 1 <= len(metadata.client_name.strip()) <= MAX_NAME_LENGTH:
-        raise OAuthError("invalid_client_metadata", f"client_name must be 1..{MAX_NAME_LENGTH} characters")
-    if metadata.scope is not None:
-        unknown = sorted(set(metadata.scope.split()) - set(ALL_SCOPES))
-        if unknown:
-            raise OAuthError("invalid_client_metadata", f"unknown scope(s): {', '.join(unknown)}")
+    if metadata.client_name is not None and (problem := name_problem(metadata.client_name)):
+        raise OAuthError("invalid_client_metadata", problem)
+
+
+def _registered_scopes(metadata: ClientMetadata) -> frozenset[str] | None:
+    """The MeSQ scopes among the client's `scope`; None when it names none (or none of ours): such
+    a client is treated as one that registered no scope. Others (`openid profile offline_access`,
+    `claudeai`) are dropped, not refused (RFC 7591 §3.2.1 lets the server replace requested
+    values; the registration answer says what was registered)."""
+    return known_scopes(metadata.scope) or None
 
 
 def _display_name(metadata: ClientMetadata, fallback: str) -> str:
@@ -223,8 +231,9 @@ def register_client(items: ItemStore, metadata: ClientMetadata) -> dict[str, Any
         "grantTypes": list(metadata.grant_types),
         "createdAt": issued_at,
     }
-    if metadata.scope is not None:
-        record["scope"] = " ".join(metadata.scope.split())
+    scopes = _registered_scopes(metadata)
+    if scopes:
+        record["scope"] = " ".join(order_scopes(scopes))
     if metadata.client_uri:
         record["clientUri"] = metadata.client_uri
     items.put(record, Condition(exists=False))
@@ -253,7 +262,7 @@ def registered_client(items: ItemStore, client_id: str) -> Client | None:
     scope = record.get("scope")
     return Client(
         client_id=client_id,
-        client_name=record["clientName"],
+        client_name=shown_name(record["clientName"]),
         redirect_uris=tuple(record["redirectUris"]),
         scopes=frozenset(scope.split()) if scope else None,
         metadata_document=False,
@@ -273,6 +282,8 @@ def check_metadata_document_id(client_id: str, allow_loopback_http: bool) -> Non
         raise OAuthError("invalid_client", "a URL client_id must be an https URL")
     if not parts.hostname or parts.fragment or parts.username or parts.password or len(client_id) > MAX_URI_LENGTH:
         raise OAuthError("invalid_client", "a URL client_id must have a host and no fragment or user info")
+    if _has_unsafe_characters(client_id):
+        raise OAuthError("invalid_client", "a URL client_id must not contain spaces, control or format characters")
     segments = parts.path.split("/")
     if parts.path in ("", "/") or "." in segments or ".." in segments:
         raise OAuthError("invalid_client", "a URL client_id must have a path without dot segments")
@@ -294,7 +305,7 @@ def metadata_document_client(client_id: str, document: dict[str, Any]) -> Client
         client_id=client_id,
         client_name=_display_name(metadata, urlsplit(client_id).hostname or client_id),
         redirect_uris=metadata.redirect_uris,
-        scopes=frozenset(metadata.scope.split()) if metadata.scope else None,
+        scopes=_registered_scopes(metadata),
         metadata_document=True,
     )
 

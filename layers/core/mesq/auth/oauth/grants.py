@@ -23,7 +23,7 @@ from ...kernel.messages import quoted
 from ...kernel.ports.storage import Condition, ConditionFailed, Delete, ItemStore, Key, Put, Update, WriteOp
 from ...kernel.timestamps import format_timestamp, now_timestamp, utc_now
 from ...store.paging import walk
-from ..scopes import order_scopes
+from ..scopes import known_scopes, order_scopes
 from ..tokens import record_use
 from .errors import OAuthError
 from .keys import (
@@ -41,6 +41,7 @@ from .keys import (
     new_secret,
     refresh_key,
 )
+from .names import shown_name
 from .resources import normalize_resource
 
 LAST_USED_RESOLUTION_SECONDS = 60
@@ -235,8 +236,10 @@ def refresh(
     if grant is None or grant.get("revokedAt") or grant.get("refreshDigest") != presented:
         raise _invalid_grant("the refresh token has been revoked")
     scopes = list(grant["scopes"])
-    if scope is not None and scope.strip():
-        requested = set(scope.split())
+    # Scopes MeSQ does not have are ignored here too (a client may send back the `scope` it asked
+    # for, `offline_access` included); nothing of ours left keeps the grant's scopes.
+    requested = known_scopes(scope)
+    if requested:
         if not requested <= set(scopes):
             raise OAuthError("invalid_scope", "a refresh can only keep or narrow the approved scopes")
         scopes = order_scopes(requested)
@@ -313,7 +316,7 @@ def public_grant(grant: dict[str, Any]) -> dict[str, Any]:
     result = {
         "id": grant["grantId"],
         "clientId": grant["clientId"],
-        "clientName": grant["clientName"],
+        "clientName": shown_name(grant["clientName"]),  # stored before registration refused hidden characters
         "scopes": grant["scopes"],
         "resource": grant["resource"],
         "createdAt": grant["createdAt"],

@@ -48,10 +48,12 @@ def authorization_server_metadata(issuer: str) -> dict[str, Any]:
     return dict(document)
 
 
-def protected_resource_metadata(instance: str, resource_path: str) -> dict[str, Any]:
-    """RFC 9728 §3.2 document for `<instance><resource_path>`."""
+def protected_resource_metadata(instance: str, resource_path: str, base: str | None = None) -> dict[str, Any]:
+    """RFC 9728 §3.2 document for `<base><resource_path>`: `base` is the URL the client connected
+    by when that is another name of the instance (asgi/instance.resource_base), else the instance;
+    the authorization server is always the instance."""
     return {
-        "resource": instance + resource_path,
+        "resource": (base or instance) + resource_path,
         "authorization_servers": [instance],
         "resource_name": "MeSQ",
         "bearer_methods_supported": ["header"],

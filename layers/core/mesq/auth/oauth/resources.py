@@ -41,6 +41,27 @@ def _origin(url: str) -> tuple[str, str, int] | None:
     return parts.scheme, parts.hostname.lower(), port or _DEFAULT_PORTS[parts.scheme]
 
 
+def is_alias(url: str, instance: str, aliases: frozenset[str]) -> bool:
+    """Whether `url` is on another name of `instance`: the same scheme and port, a host in
+    `aliases` (the names the deployment declares for itself; see asgi/instance.py)."""
+    origin, own = _origin(url), _origin(instance)
+    if origin is None or own is None:
+        return False
+    return origin[0] == own[0] and origin[2] == own[2] and origin[1] != own[1] and origin[1] in aliases
+
+
+def canonical_resource(resource: str | None, instance: str, aliases: frozenset[str]) -> str | None:
+    """`resource` named on another name of this instance, as the instance's own URL (the token is
+    bound to that one resource whichever name the client connected by); anything else unchanged,
+    for normalize_resource to judge."""
+    if resource is None or not is_alias(resource, instance, aliases):
+        return resource
+    parts = urlsplit(resource)
+    if parts.query or parts.fragment or parts.username or parts.password:
+        return resource  # refused as it is
+    return instance + parts.path
+
+
 def normalize_resource(resource: str | None, instance: str) -> str:
     """The canonical resource URL (`<instance><path>`), or OAuthError invalid_target."""
     if resource is None or resource.strip() == "":
