@@ -22,10 +22,10 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...kernel.concurrency import run_sync
-from ...kernel.errors import ValidationError
+from ...kernel.errors import Conflict, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_, Translator
-from ..kit.request_values import is_htmx
+from ..kit.request_values import form_revision, is_htmx
 from .sessions import Group, Sessions, last_sessions
 from .times import span_words
 from .undo_words import preview_report, undo_report
@@ -46,6 +46,9 @@ MAX_FORM_IDS = MAX_READS * READ_SIZE
 #: Undo of a run or session (an import): undo_changes rounds, so 20,000 records undo in one click.
 MAX_ROUNDS = 200
 _FILTERS = ("sessionId", "actor", "recordId", "kind", "runId")
+#: Filters that show part of a session (one record's, one kind's, one run's changes): a group
+#: then undoes only what it lists, never the rest of its session (an actor's sessions are whole).
+_PART_FILTERS = ("recordId", "kind", "runId")
 #: The actor kinds, as a person knows them.
 _ACTOR_KINDS = {"pat": N_("access token"), "oauth": N_("connected app")}
 _ACTOR_NAMES = {"web": N_("Web app"), "cli": N_("Command line")}
@@ -83,15 +86,23 @@ class GroupView:
     summary: str
     lines: tuple[Line, ...]
     hidden: int
+    #: The page's filters show only part of the session (`_PART_FILTERS`).
+    part: bool = False
+
+    @property
+    def whole_session(self) -> bool:
+        """Whether Undo takes back the session itself (undo_changes `sessionId`, what it created
+        and left empty included): a session of changes on a page that shows all of it."""
+        return bool(self.group.session_id) and not self.group.undo and not self.part
 
     @property
     def undo_fields(self) -> list[tuple[str, str]]:
-        """What "Undo this session" posts: the session (all of it, also what this page does not
-        show) when the group is a whole session of changes, else the ids it lists as pending."""
-        group = self.group
-        if group.session_id and not group.undo:
-            return [("sessionId", group.session_id)]
-        return [("changeId", change_id) for change_id in group.pending[:MAX_FORM_IDS]]
+        """What the group's Undo posts: the session when it undoes the whole session, else the ids
+        the group lists as pending (an undo group's, or the part a filtered page shows: a person
+        never undoes changes the page did not show them)."""
+        if self.whole_session and self.group.session_id:
+            return [("sessionId", self.group.session_id)]
+        return [("changeId", change_id) for change_id in self.group.pending[:MAX_FORM_IDS]]
 
 
 def filter_words(filters: dict[str, str], changes: list[dict[str, Any]], say: Translator) -> str:
@@ -153,13 +164,15 @@ def _now(page: Page) -> datetime:
     return datetime.fromtimestamp(page.web.clock(), UTC)
 
 
-def group_view(group: Group, names: Names, zone: str, now: datetime, say: Translator) -> GroupView:
+def group_view(
+    group: Group, names: Names, zone: str, now: datetime, say: Translator, *, part: bool = False
+) -> GroupView:
     shown = group.changes[:LINES_PER_GROUP]
     return GroupView(
         group=group, who=actor_name(group.actor, say), kind=actor_kind(group.actor, say),
         span=span_words(group.oldest, group.newest, zone, now, say), count=len(group.changes),
         summary=summary(group.changes, say), lines=tuple(line(change, names, zone, now, say) for change in shown),
-        hidden=len(group.changes) - len(shown),
+        hidden=len(group.changes) - len(shown), part=part,
     )  # fmt: skip
 
 
@@ -170,7 +183,8 @@ async def activity_page(page: Page) -> Response:
     changes = [change for group in groups for change in group.changes[:LINES_PER_GROUP]]
     names = await names_for(page, changes)
     zone, now, say = page.time_zone, _now(page), page.translator
-    views = await run_sync(lambda: [group_view(group, names, zone, now, say) for group in groups])  # diffs: CPU
+    part = any(name in filters for name in _PART_FILTERS)
+    views = await run_sync(lambda: [group_view(group, names, zone, now, say, part=part) for group in groups])  # CPU
     back = PAGE + ("?" + urlencode(filters) if filters else "")
     return page.render(
         "activity/activity.html", nav="activity", groups=views, filters=filters,
@@ -246,7 +260,7 @@ async def undo_preview(page: Page) -> Response:
     answer = await _undo_all(page, target, dry_run=True)
     fields = [(name, one) for name, given in target.items() for one in ([given] if isinstance(given, str) else given)]
     context = {"report": preview_report(answer, page.translator), "fields": fields, "back": _back(page),
-               "doable": bool(answer["undone"])}  # fmt: skip
+               "doable": bool(answer["undone"]), "whole": "sessionId" in target}  # fmt: skip
     if is_htmx(page.request):
         return page.render("activity/_undo_preview.html", **context)
     return page.render("activity/undo_preview.html", nav="activity", **context)
@@ -264,19 +278,40 @@ _RESTORABLE = {
     "memo": ("update_memo", "id", ("content", "pinned", "resources")),
     "task": ("update_todo_task", "id", ("title", "notes", "priority", "tags", "due", "timezone", "recurrence")),
 }
+#: A restore refused because the record changed after the page showed it: nothing was written.
+_CHANGED_SINCE = N_(
+    "Nothing was restored: this was changed after the page showed it. The history now shows the newest version; "
+    "choose the version again."
+)
+#: A memo restored from the trash, then changed by someone before its version was put back.
+_BACK_NOT_RESTORED = N_(
+    "The memo is back from the trash, but the version was not restored: it was changed meanwhile. Choose the "
+    "version again."
+)
+#: A restore refused because the record is in the trash (a task; a memo's page offers to bring it back).
+_IN_TRASH = {
+    "memo": N_("Nothing was restored: this memo is in the trash. Restore it from the trash first."),
+    "task": N_("Nothing was restored: this task is in the trash. Restore it from the todo trash first."),
+}
 
 
-async def history_of(page: Page, record_id: str) -> dict[str, Any]:
-    """The History panel of one record: its versions newest first (one per change), each in words."""
+async def history_of(page: Page, record_id: str, memo: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The History panel of one record: its versions newest first (one per change), each in words;
+    `revision`, the record's revision as shown (its newest version), which a restore sends back;
+    `inTrash` for a memo in the trash (`memo`: the memo when the caller has read it)."""
     data = await page.invoke("list_changes", {"recordId": record_id, "limit": READ_SIZE})
     changes = data["changes"]
     kind = changes[0]["record"]["kind"] if changes else None
+    if kind == "memo" and memo is None:
+        memo = (await page.invoke("get_memo", {"id": record_id}))["memo"]
     names = await names_for(page, changes)
     zone, now, say = page.time_zone, _now(page), page.translator
     lines = await run_sync(lambda: [line(change, names, zone, now, say) for change in changes])
     versions = [{"line": shown, "who": actor_name(shown.change["actor"], say)} for shown in lines]
     title = next((title_of(change, names) for change in changes if title_of(change, names)), "")
     return {"recordId": record_id, "versions": versions, "restorable": kind in _RESTORABLE, "title": title,
+            "revision": changes[0]["revisions"]["after"] if changes else None,
+            "inTrash": kind == "memo" and memo is not None and memo["status"] == "DELETED",
             "olderDropped": any(change.get("olderDropped") for change in changes)}  # fmt: skip
 
 
@@ -301,7 +336,11 @@ async def history_page(page: Page) -> Response:
 
 
 async def restore_submit(page: Page) -> Response:
+    """ "Restore this version", at the revision the page showed (`revision`): a record changed since
+    is left as it is and the page says so, as every other edit does. A memo the page showed in the
+    trash (`fromTrash`) is restored from it first, then given the version: what its button says."""
     record_id, version_id = page.fields.text("recordId"), page.fields.text("changeId")
+    shown = form_revision(page.fields)
     data = await page.invoke("list_changes", {"recordId": record_id, "limit": READ_SIZE})
     changes = data["changes"]
     kind = changes[0]["record"]["kind"] if changes else None
@@ -309,9 +348,23 @@ async def restore_submit(page: Page) -> Response:
         raise ValidationError("this record has no version to restore here")
     operation, id_name, names = _RESTORABLE[kind]
     values = version_values(changes, version_id, names)
-    if values:
-        revision = changes[0]["revisions"]["after"]
-        await page.invoke(operation, {id_name: record_id, "expectedRevision": revision, **values})
+    if changes[0]["revisions"]["after"] != shown:
+        return page.redirect_with_flash(_back(page), page.gettext(_CHANGED_SINCE))
+    untrashed = False
+    try:
+        if kind == "memo" and page.fields.text("fromTrash"):
+            restored = await page.invoke("restore_memo", {"id": record_id, "expectedRevision": shown})
+            shown, untrashed = restored["memo"]["revision"], True
+        if values:
+            await page.invoke(operation, {id_name: record_id, "expectedRevision": shown, **values})
+    except RevisionConflict:
+        if untrashed:  # edited between the two writes: out of the trash, its text left as the editor wrote it
+            return page.redirect_with_flash(_back(page), page.gettext(_BACK_NOT_RESTORED))
+        return page.redirect_with_flash(_back(page), page.gettext(_CHANGED_SINCE))
+    except Conflict:  # in the trash (update_memo and update_todo_task refuse a trashed record)
+        return page.redirect_with_flash(_back(page), page.gettext(_IN_TRASH[kind]))
+    if untrashed:
+        return page.redirect_with_flash(_back(page), page.gettext("Version restored; the memo is back from the trash."))
     return page.redirect_with_flash(_back(page), page.gettext("Version restored."))
 
 
