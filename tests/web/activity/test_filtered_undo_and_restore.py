@@ -78,6 +78,22 @@ def test_a_page_showing_one_record_undoes_only_the_changes_it_shows(
     assert statuses == ["DELETED", "NORMAL", "NORMAL"]  # the two memos the page never showed stay
 
 
+def test_a_page_showing_one_run_undoes_that_run(services: Services, browser: Callable[..., Browser]):
+    """Two calls, two runs, one session: a run's page (an import's report links to one) undoes the
+    run it shows, all of it, never the session's other run."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    agent("create_memo", content="第一条")
+    second = agent("create_memo", content="第二条")["memo"]
+    run_id = agent("list_changes", recordId=second["id"])["changes"][0]["runId"]
+    [group] = _sections(person.get(f"/activity?runId={run_id}", headers=ZH).text)
+    assert "1 处改动" in shown_text(group) and "撤销这些改动" in shown_text(group)
+    [fields] = _forms(group, "/activity/undo/preview")
+    assert fields == [("back", f"/activity?runId={run_id}"), ("runId", run_id)]
+    assert "已撤销 1 处改动。" in _flash(person, person.post("/activity/undo", _as_form(fields), headers=ZH), ZH)
+    assert [memo["content"] for memo in agent("list_memos")["timelineItems"]] == ["第一条"]
+
+
 def _memo_with_versions(services: Services, person: Browser) -> tuple[Any, dict[str, Any]]:
     agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
     memo = agent("create_memo", content="第一版 #版本")["memo"]

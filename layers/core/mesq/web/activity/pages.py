@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlencode
 
 from starlette.responses import Response
@@ -46,9 +46,10 @@ MAX_FORM_IDS = MAX_READS * READ_SIZE
 #: Undo of a run or session (an import): undo_changes rounds, so 20,000 records undo in one click.
 MAX_ROUNDS = 200
 _FILTERS = ("sessionId", "actor", "recordId", "kind", "runId")
-#: Filters that show part of a session (one record's, one kind's, one run's changes): a group
-#: then undoes only what it lists, never the rest of its session (an actor's sessions are whole).
-_PART_FILTERS = ("recordId", "kind", "runId")
+#: Filters that show some of a session's changes (one record's, one kind's): a group then undoes
+#: only the changes it lists, never the rest of its session. A run's view (an import's report links
+#: there) undoes the run; an actor's view shows whole sessions (a session is one credential's).
+_PART_FILTERS = ("recordId", "kind")
 #: The actor kinds, as a person knows them.
 _ACTOR_KINDS = {"pat": N_("access token"), "oauth": N_("connected app")}
 _ACTOR_NAMES = {"web": N_("Web app"), "cli": N_("Command line")}
@@ -86,23 +87,23 @@ class GroupView:
     summary: str
     lines: tuple[Line, ...]
     hidden: int
-    #: The page's filters show only part of the session (`_PART_FILTERS`).
-    part: bool = False
-
-    @property
-    def whole_session(self) -> bool:
-        """Whether Undo takes back the session itself (undo_changes `sessionId`, what it created
-        and left empty included): a session of changes on a page that shows all of it."""
-        return bool(self.group.session_id) and not self.group.undo and not self.part
+    #: What the group's Undo takes back: "session" (undo_changes `sessionId`), "run" (on a run's
+    #: view: `runId`), "listed" (on a view of some of a session's changes: the ids it lists).
+    scope: Literal["session", "run", "listed"] = "session"
 
     @property
     def undo_fields(self) -> list[tuple[str, str]]:
-        """What the group's Undo posts: the session when it undoes the whole session, else the ids
-        the group lists as pending (an undo group's, or the part a filtered page shows: a person
-        never undoes changes the page did not show them)."""
-        if self.whole_session and self.group.session_id:
-            return [("sessionId", self.group.session_id)]
-        return [("changeId", change_id) for change_id in self.group.pending[:MAX_FORM_IDS]]
+        """What the group's Undo posts: its session or its run, all of it (what it created and left
+        empty included), when the page shows the whole of either; else the ids the group lists as
+        pending (an undo group's, or those a filtered page shows: a person never undoes changes
+        the page did not show them)."""
+        group = self.group
+        run_id = group.changes[0].get("runId") if group.changes else None
+        if not group.undo and self.scope == "session" and group.session_id:
+            return [("sessionId", group.session_id)]
+        if not group.undo and self.scope == "run" and run_id:
+            return [("runId", str(run_id))]
+        return [("changeId", change_id) for change_id in group.pending[:MAX_FORM_IDS]]
 
 
 def filter_words(filters: dict[str, str], changes: list[dict[str, Any]], say: Translator) -> str:
@@ -165,14 +166,20 @@ def _now(page: Page) -> datetime:
 
 
 def group_view(
-    group: Group, names: Names, zone: str, now: datetime, say: Translator, *, part: bool = False
+    group: Group,
+    names: Names,
+    zone: str,
+    now: datetime,
+    say: Translator,
+    *,
+    scope: Literal["session", "run", "listed"] = "session",
 ) -> GroupView:
     shown = group.changes[:LINES_PER_GROUP]
     return GroupView(
         group=group, who=actor_name(group.actor, say), kind=actor_kind(group.actor, say),
         span=span_words(group.oldest, group.newest, zone, now, say), count=len(group.changes),
         summary=summary(group.changes, say), lines=tuple(line(change, names, zone, now, say) for change in shown),
-        hidden=len(group.changes) - len(shown), part=part,
+        hidden=len(group.changes) - len(shown), scope=scope,
     )  # fmt: skip
 
 
@@ -183,8 +190,10 @@ async def activity_page(page: Page) -> Response:
     changes = [change for group in groups for change in group.changes[:LINES_PER_GROUP]]
     names = await names_for(page, changes)
     zone, now, say = page.time_zone, _now(page), page.translator
-    part = any(name in filters for name in _PART_FILTERS)
-    views = await run_sync(lambda: [group_view(group, names, zone, now, say, part=part) for group in groups])  # CPU
+    scope: Literal["session", "run", "listed"] = "run" if "runId" in filters else "session"
+    if any(name in filters for name in _PART_FILTERS):
+        scope = "listed"
+    views = await run_sync(lambda: [group_view(group, names, zone, now, say, scope=scope) for group in groups])  # CPU
     back = PAGE + ("?" + urlencode(filters) if filters else "")
     return page.render(
         "activity/activity.html", nav="activity", groups=views, filters=filters,
