@@ -73,7 +73,9 @@ def test_a_page_showing_one_record_undoes_only_the_changes_it_shows(
     [session] = _sections(person.get(markup.unescape(whole.group(1)), headers=ZH).text)
     assert "4 处改动" in shown_text(session) and "撤销这次会话" in shown_text(session)
     assert [name for name, _ in _forms(session, "/activity/undo/preview")[0]] == ["back", "sessionId"]
-    assert "已撤销 2 处改动。" in _flash(person, person.post("/activity/undo", form, headers=ZH), ZH)
+    [confirm] = _forms(preview.text, "/activity/undo")  # the preview's Undo posts the same changes back
+    assert confirm == [("back", form["back"]), *(("changeId", change_id) for change_id in form["changeId"])]
+    assert "已撤销 2 处改动。" in _flash(person, person.post("/activity/undo", _as_form(confirm), headers=ZH), ZH)
     statuses = [agent("get_memo", id=memo["id"])["memo"]["status"] for memo in memos]
     assert statuses == ["DELETED", "NORMAL", "NORMAL"]  # the two memos the page never showed stay
 

@@ -17,13 +17,13 @@
 
 A record changed since the change (its revision is not the change's `after` revision) is left
 as it is: REVISION_CONFLICT in the undo's own words (`_changed_since`, the same in a dry run),
-with the current record in `recoverData`; the others are still undone. Changes of one record undone in the same call are a chain: after undoing the newer one,
-the older one expects the revision that undo made; and a change whose record's later changes were
-all undone since (pin, trash, undo the trash; then undo the pin) expects the record's revision
-now (`settled.py`). Each revert is itself a change (`undoes`
-names the change it reverts, and the same transaction marks that change `undoneBy`), so it can
-be undone in turn; a change already undone is reported, not reverted twice. Undo needs the
-write scope of each record's kind.
+with the current record in `recoverData`; the others are still undone. Changes of one record
+undone in the same call are a chain: after undoing the newer one, the older one expects the
+revision that undo made; and a change whose record's later changes were all undone since (pin,
+trash, undo the trash; then undo the pin) expects the record's revision now (`settled.py`).
+Each revert is itself a change (`undoes` names the change it reverts, and the same transaction
+marks that change `undoneBy`), so it can be undone in turn; a change already undone is reported,
+not reverted twice. Undo needs the write scope of each record's kind.
 
 `dryRun: true` answers the same lists from reads alone (each record's current revision, through
 its kind's `RevisionReader`, the chain simulated) and writes nothing. A runId or sessionId no

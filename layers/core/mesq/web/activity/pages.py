@@ -241,6 +241,13 @@ def _target(page: Page) -> dict[str, Any]:
     return {"changeIds": change_ids}
 
 
+def _form_fields(target: dict[str, Any]) -> list[tuple[str, str]]:
+    """`target` as the confirming form posts it back to `_target`: one `changeId` field per id."""
+    if "changeIds" in target:
+        return [("changeId", change_id) for change_id in target["changeIds"]]
+    return [(name, str(value)) for name, value in target.items()]
+
+
 async def _undo_all(page: Page, target: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
     """undo_changes for the whole target: change ids in batches of UNDO_BATCH, a session or a run
     in rounds while the service says there is `more`."""
@@ -267,7 +274,7 @@ async def undo_preview(page: Page) -> Response:
     of the group's Undo with htmx; a page of its own without script)."""
     target = _target(page)
     answer = await _undo_all(page, target, dry_run=True)
-    fields = [(name, one) for name, given in target.items() for one in ([given] if isinstance(given, str) else given)]
+    fields = _form_fields(target)
     context = {"report": preview_report(answer, page.translator), "fields": fields, "back": _back(page),
                "doable": bool(answer["undone"]), "whole": "sessionId" in target}  # fmt: skip
     if is_htmx(page.request):
