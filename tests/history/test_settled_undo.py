@@ -44,5 +44,6 @@ def test_an_older_change_is_refused_while_a_later_one_is_in_effect(sqlite):
     assert call("undo_changes", changeIds=[pin], dryRun=True)["notUndone"][0]["code"] == "REVISION_CONFLICT"
     [refused] = call("undo_changes", changeIds=[pin])["notUndone"]
     assert refused["code"] == "REVISION_CONFLICT"
-    call("update_memo", id=memo["id"], expectedRevision=5, content="two")  # and an edit never undone
+    call("restore_memo", id=memo["id"], expectedRevision=5)  # out of the trash by hand, then
+    call("update_memo", id=memo["id"], expectedRevision=6, content="two")  # an edit never undone
     assert call("undo_changes", changeIds=[pin])["notUndone"][0]["code"] == "REVISION_CONFLICT"

@@ -266,6 +266,26 @@ def test_trash_and_restore(client, alice):
     assert no_body.status_code == 400
 
 
+def test_a_memo_in_the_trash_is_not_written_until_restored(client, alice):
+    """Contract §3: a write to a record in the trash is CONFLICT. An edit never lands on a memo
+    nobody sees (the history page's "restore this version" once did, leaving it in the trash)."""
+    memo = create(client, alice, "第一版 #版本")
+    url = f"{BASE}/{memo['id']}"
+    client.request("DELETE", url, headers=alice.headers, json={"expectedRevision": 1})
+    for change in ({"content": "第二版 #版本"}, {"pinned": True}, {"resources": []}):
+        refused = client.patch(url, headers=alice.headers, json={"expectedRevision": 2, **change})
+        error = refused.json()["error"]
+        assert (refused.status_code, error["code"]) == (409, "CONFLICT"), change
+        assert "in the trash" in error["message"] and "restore_memo" in error["message"]
+    stale = client.patch(url, headers=alice.headers, json={"expectedRevision": 1, "content": "x"})
+    assert stale.json()["error"]["code"] == "REVISION_CONFLICT"  # a stale revision says so first
+    kept = client.get(url, headers=alice.headers).json()["data"]["memo"]
+    assert (kept["revision"], kept["content"], kept["status"]) == (2, "第一版 #版本", "DELETED")
+    client.post(f"{url}/restore", headers=alice.headers, json={"expectedRevision": 2})
+    edited = client.patch(url, headers=alice.headers, json={"expectedRevision": 3, "content": "第二版 #版本"})
+    assert edited.status_code == 200 and edited.json()["data"]["memo"]["content"] == "第二版 #版本"
+
+
 def test_search_is_literal_and_case_insensitive(client, alice):
     hit = create(client, alice, "Learning Python 3.11 (a+b)*")
     create(client, alice, "Nothing here")

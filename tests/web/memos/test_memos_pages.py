@@ -16,7 +16,7 @@ from mesq.asgi.app import starlette_app
 from mesq.auth.users import create_user, get_user, set_setting
 from mesq.kernel.errors import NotFound, ValidationError
 from mesq.memos.reads import get_memo
-from mesq.memos.writes import create_memo, update_memo
+from mesq.memos.writes import create_memo, delete_memo, update_memo
 from mesq.search import build
 from mesq.web import web_routes
 from mesq.wiring.services import Services, build_services
@@ -158,6 +158,26 @@ def test_edit_save_and_conflict_prompt(services: Services, browser: Callable[...
     assert bad.status_code == 400 and 'role="alert"' in bad.text
     nonsense = ada.post(f"/memos/{memo['id']}", {"content": "x", "revision": "three"})
     assert nonsense.status_code == 400 and "expectedRevision" in nonsense.text
+
+
+def test_saving_a_memo_that_is_in_the_trash_keeps_the_text_and_says_to_restore_it(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """The editor of a memo in the trash (its link on /activity, the merge prompt's "save mine"
+    after it was trashed elsewhere): nothing is written there; the text stays in the box."""
+    ada = browser("ada")
+    memo = _memo(services, ada, "first text")
+    delete_memo(memo_call(services, ada.user_id), {"id": memo["id"], "expectedRevision": 1})
+    for language, said in (
+        ("zh-CN", "这条笔记在回收站中：请先把它从回收站恢复，再保存。"),
+        ("en", "This memo is in the trash: restore it from the trash first, then save."),
+    ):
+        saved = ada.post(
+            f"/memos/{memo['id']}", {"content": "my text", "revision": "2"}, headers={"Accept-Language": language}
+        )
+        assert saved.status_code == 409 and said in saved.text and "my text" in saved.text
+    kept = get_memo(memo_call(services, ada.user_id), {"id": memo["id"]})["memo"]
+    assert (kept["content"], kept["status"], kept["revision"]) == ("first text", "DELETED", 2)
 
 
 def test_preview_renders_with_the_timeline_sanitizer_and_stores_nothing(

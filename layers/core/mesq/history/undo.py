@@ -16,14 +16,14 @@
   and those entries move to `undone` (`removed: true`).
 
 A record changed since the change (its revision is not the change's `after` revision) is left
-as it is: REVISION_CONFLICT with the current record in `recoverData`; the others are still
-undone. Changes of one record undone in the same call are a chain: after undoing the newer one,
-the older one expects the revision that undo made; and a change whose record's later changes were
-all undone since (pin, trash, undo the trash; then undo the pin) expects the record's revision
-now (`settled.py`). Each revert is itself a change (`undoes`
-names the change it reverts, and the same transaction marks that change `undoneBy`), so it can
-be undone in turn; a change already undone is reported, not reverted twice. Undo needs the
-write scope of each record's kind.
+as it is: REVISION_CONFLICT in the undo's own words (`_changed_since`, the same in a dry run),
+with the current record in `recoverData`; the others are still undone. Changes of one record
+undone in the same call are a chain: after undoing the newer one, the older one expects the
+revision that undo made; and a change whose record's later changes were all undone since (pin,
+trash, undo the trash; then undo the pin) expects the record's revision now (`settled.py`).
+Each revert is itself a change (`undoes` names the change it reverts, and the same transaction
+marks that change `undoneBy`), so it can be undone in turn; a change already undone is reported,
+not reverted twice. Undo needs the write scope of each record's kind.
 
 `dryRun: true` answers the same lists from reads alone (each record's current revision, through
 its kind's `RevisionReader`, the chain simulated) and writes nothing. A runId or sessionId no
@@ -43,6 +43,7 @@ from typing import Any
 
 from ..kernel.context import Call
 from ..kernel.errors import Conflict, Forbidden, MesqError, NotFound, RevisionConflict, ValidationError
+from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
 from .reads import changes, matcher, readable_kinds, require_known, with_me
@@ -113,7 +114,7 @@ def undo_changes(call: Call, args: dict[str, Any], kinds: Kinds | Mapping[str, R
                     raise
                 revision = _undo_one(call, change, settled, kinds.reverters)
         except MesqError as error:
-            refused.append({**entry, **_reason(error)})
+            refused.append({**entry, **_reason(error, change)})
             continue
         chain[change["record"]["id"]] = (revision, change["revisions"]["before"])
         for member in change.get("members", []):  # each written once by the revert, as the dry run counts
@@ -211,9 +212,7 @@ def _dry_run(call: Call, ordered: list[Item], more: bool, kinds: Kinds, *, whole
                         "%(kind)s %(id)s no longer exists", kind=part["record"]["kind"], id=quoted(record_id)
                     )
                 if now != wanted and not (part is change and record_id not in chain and _settled_at(call, change, now)):
-                    raise RevisionConflict(
-                        "the %(kind)s changed since (revision %(now)s)", kind=part["record"]["kind"], now=now
-                    )
+                    raise RevisionConflict(_changed_since(part["record"]["kind"], record_id, now))
         except MesqError as error:
             refused.append({**entry, **_reason(error)})
             continue
@@ -343,12 +342,42 @@ def _expected(change: Item, ours: tuple[int, int | None] | None) -> int:
     return int(after) if after is not None else 0  # a removal's undo puts a record that is not there
 
 
-def _reason(error: MesqError) -> dict[str, Any]:
+def _changed_since(kind: str, record_id: str, revision: object) -> Text:
+    """Why an undo leaves a record as it is, the same words in a dry run and a real one: the
+    record's own write asks to merge and retry with a revision, which an undo (it takes none)
+    cannot do."""
+    return Text(
+        "%(kind)s %(id)s was changed after this change (it is now at revision %(revision)s); undo leaves it as it is",
+        kind=kind,
+        id=quoted(record_id),
+        revision=revision,
+    )
+
+
+def _reason(error: MesqError, reverted: Item | None = None) -> dict[str, Any]:
+    """A `notUndone` entry's code, message and recoverData. The revert of `reverted` refused by a
+    stale revision is said in the undo's own words, those of the dry run (`_changed_since`), not
+    in those of the write it went through."""
     reason: dict[str, Any] = {"code": error.code, "message": error.message}
     recover = getattr(error, "recover_data", None)
     if recover is not None:
         reason["recoverData"] = recover
+    if reverted is not None and isinstance(error, RevisionConflict):
+        reason["message"] = str(_stale(recover, reverted))
     return reason
+
+
+def _stale(recover: Any, change: Item) -> Text:
+    """The changed record as the revert's conflict found it (`recoverData`: `{kind: record}`, a
+    member of the change maybe), else the change's own record."""
+    for kind, record in (recover or {}).items():
+        if isinstance(record, dict) and "revision" in record:
+            return _changed_since(kind, str(record.get("id") or change["record"]["id"]), record["revision"])
+    return Text(
+        "%(kind)s %(id)s, or a record changed with it, was changed after this change; undo leaves it as it is",
+        kind=change["record"]["kind"],
+        id=quoted(change["record"]["id"]),
+    )
 
 
 def _revert_of(call: Call, change: Item, recorded: int) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
 from .reads import public_memo
 from .store import fetch_memos, read_memo
-from .writes import delete_memo, restore_memo, update_memo
+from .writes import delete_memo, put_back_memo, restore_memo
 
 _MEMO_FIELDS = ("content", "pinned", "status", "resources")
 
@@ -38,7 +38,7 @@ def revert_memo(call: Call, change: Item, expected: int) -> dict[str, Any]:
         if current["revision"] != expected:
             raise RevisionConflict("the memo changed since", recover_data={"memo": public_memo(current)})
         return {"memo": public_memo(current)}
-    return update_memo(call, {**target, **restored})
+    return put_back_memo(call, {**target, **restored})
 
 
 def memo_revisions(call: Call, changes: Sequence[Item]) -> dict[str, int | None]:

@@ -121,12 +121,37 @@ def _current_at(call: Call, memo_id: str, expected_revision: int) -> Item:
 
 
 def update_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    changes = [name for name in ("content", "pinned", "status", "resources") if name in args]
-    if not changes:
-        raise ValidationError("give at least one of content, pinned, status or resources to change")
+    """A person's or an agent's edit: a memo in the trash is not written (CONFLICT, contract §3),
+    so an edit never lands on a memo nobody sees; it is restored first."""
+    _require_changes(args)
+    before = _current_at(call, args["id"], args["expectedRevision"])
+    if before["status"] == "DELETED":
+        if "status" in args:
+            raise Conflict("this memo is in the trash; use restore_memo to bring it back first")
+        raise Conflict(
+            "memo %(id)s is in the trash; bring it back with restore_memo first, then change it", id=quoted(args["id"])
+        )
+    return _changed(call, before, args)
+
+
+def put_back_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    """update_memo for undo_changes (memos/revert.py): the fields an earlier change set, put back
+    also on a memo now in the trash. An undo returns the memo to what it was and leaves it where
+    it is (an edit recorded in the trash before edits there were refused stays undoable); its
+    status still leaves the trash only through restore_memo."""
+    _require_changes(args)
     before = _current_at(call, args["id"], args["expectedRevision"])
     if before["status"] == "DELETED" and "status" in args:
         raise Conflict("this memo is in the trash; use restore_memo to bring it back first")
+    return _changed(call, before, args)
+
+
+def _require_changes(args: dict[str, Any]) -> None:
+    if not any(name in args for name in ("content", "pinned", "status", "resources")):
+        raise ValidationError("give at least one of content, pinned, status or resources to change")
+
+
+def _changed(call: Call, before: Item, args: dict[str, Any]) -> dict[str, Any]:
     after = dict(before)
     if "content" in args:
         after["content"] = args["content"]
@@ -225,4 +250,4 @@ OPERATIONS = {
     for fn in (create_memo, update_memo, delete_memo, restore_memo, rename_memo_tag)
 }  # fmt: skip
 
-__all__ = ["MAX_TAG_PATHS_PER_MEMO", "OPERATIONS"]
+__all__ = ["MAX_TAG_PATHS_PER_MEMO", "OPERATIONS", "put_back_memo"]

@@ -15,17 +15,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlencode
 
 from starlette.responses import Response
 from starlette.routing import Route
 
 from ...kernel.concurrency import run_sync
-from ...kernel.errors import ValidationError
+from ...kernel.errors import Conflict, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_, Translator
-from ..kit.request_values import is_htmx
+from ..kit.request_values import form_revision, is_htmx
 from .sessions import Group, Sessions, last_sessions
 from .times import span_words
 from .undo_words import preview_report, undo_report
@@ -46,6 +46,10 @@ MAX_FORM_IDS = MAX_READS * READ_SIZE
 #: Undo of a run or session (an import): undo_changes rounds, so 20,000 records undo in one click.
 MAX_ROUNDS = 200
 _FILTERS = ("sessionId", "actor", "recordId", "kind", "runId")
+#: Filters that show some of a session's changes (one record's, one kind's): a group then undoes
+#: only the changes it lists, never the rest of its session. A run's view (an import's report links
+#: there) undoes the run; an actor's view shows whole sessions (a session is one credential's).
+_PART_FILTERS = ("recordId", "kind")
 #: The actor kinds, as a person knows them.
 _ACTOR_KINDS = {"pat": N_("access token"), "oauth": N_("connected app")}
 _ACTOR_NAMES = {"web": N_("Web app"), "cli": N_("Command line")}
@@ -83,14 +87,22 @@ class GroupView:
     summary: str
     lines: tuple[Line, ...]
     hidden: int
+    #: What the group's Undo takes back: "session" (undo_changes `sessionId`), "run" (on a run's
+    #: view: `runId`), "listed" (on a view of some of a session's changes: the ids it lists).
+    scope: Literal["session", "run", "listed"] = "session"
 
     @property
     def undo_fields(self) -> list[tuple[str, str]]:
-        """What "Undo this session" posts: the session (all of it, also what this page does not
-        show) when the group is a whole session of changes, else the ids it lists as pending."""
+        """What the group's Undo posts: its session or its run, all of it (what it created and left
+        empty included), when the page shows the whole of either; else the ids the group lists as
+        pending (an undo group's, or those a filtered page shows: a person never undoes changes
+        the page did not show them)."""
         group = self.group
-        if group.session_id and not group.undo:
+        run_id = group.changes[0].get("runId") if group.changes else None
+        if not group.undo and self.scope == "session" and group.session_id:
             return [("sessionId", group.session_id)]
+        if not group.undo and self.scope == "run" and run_id:
+            return [("runId", str(run_id))]
         return [("changeId", change_id) for change_id in group.pending[:MAX_FORM_IDS]]
 
 
@@ -153,13 +165,21 @@ def _now(page: Page) -> datetime:
     return datetime.fromtimestamp(page.web.clock(), UTC)
 
 
-def group_view(group: Group, names: Names, zone: str, now: datetime, say: Translator) -> GroupView:
+def group_view(
+    group: Group,
+    names: Names,
+    zone: str,
+    now: datetime,
+    say: Translator,
+    *,
+    scope: Literal["session", "run", "listed"] = "session",
+) -> GroupView:
     shown = group.changes[:LINES_PER_GROUP]
     return GroupView(
         group=group, who=actor_name(group.actor, say), kind=actor_kind(group.actor, say),
         span=span_words(group.oldest, group.newest, zone, now, say), count=len(group.changes),
         summary=summary(group.changes, say), lines=tuple(line(change, names, zone, now, say) for change in shown),
-        hidden=len(group.changes) - len(shown),
+        hidden=len(group.changes) - len(shown), scope=scope,
     )  # fmt: skip
 
 
@@ -170,7 +190,10 @@ async def activity_page(page: Page) -> Response:
     changes = [change for group in groups for change in group.changes[:LINES_PER_GROUP]]
     names = await names_for(page, changes)
     zone, now, say = page.time_zone, _now(page), page.translator
-    views = await run_sync(lambda: [group_view(group, names, zone, now, say) for group in groups])  # diffs: CPU
+    scope: Literal["session", "run", "listed"] = "run" if "runId" in filters else "session"
+    if any(name in filters for name in _PART_FILTERS):
+        scope = "listed"
+    views = await run_sync(lambda: [group_view(group, names, zone, now, say, scope=scope) for group in groups])  # CPU
     back = PAGE + ("?" + urlencode(filters) if filters else "")
     return page.render(
         "activity/activity.html", nav="activity", groups=views, filters=filters,
@@ -218,6 +241,13 @@ def _target(page: Page) -> dict[str, Any]:
     return {"changeIds": change_ids}
 
 
+def _form_fields(target: dict[str, Any]) -> list[tuple[str, str]]:
+    """`target` as the confirming form posts it back to `_target`: one `changeId` field per id."""
+    if "changeIds" in target:
+        return [("changeId", change_id) for change_id in target["changeIds"]]
+    return [(name, str(value)) for name, value in target.items()]
+
+
 async def _undo_all(page: Page, target: dict[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
     """undo_changes for the whole target: change ids in batches of UNDO_BATCH, a session or a run
     in rounds while the service says there is `more`."""
@@ -244,9 +274,9 @@ async def undo_preview(page: Page) -> Response:
     of the group's Undo with htmx; a page of its own without script)."""
     target = _target(page)
     answer = await _undo_all(page, target, dry_run=True)
-    fields = [(name, one) for name, given in target.items() for one in ([given] if isinstance(given, str) else given)]
+    fields = _form_fields(target)
     context = {"report": preview_report(answer, page.translator), "fields": fields, "back": _back(page),
-               "doable": bool(answer["undone"])}  # fmt: skip
+               "doable": bool(answer["undone"]), "whole": "sessionId" in target}  # fmt: skip
     if is_htmx(page.request):
         return page.render("activity/_undo_preview.html", **context)
     return page.render("activity/undo_preview.html", nav="activity", **context)
@@ -264,19 +294,40 @@ _RESTORABLE = {
     "memo": ("update_memo", "id", ("content", "pinned", "resources")),
     "task": ("update_todo_task", "id", ("title", "notes", "priority", "tags", "due", "timezone", "recurrence")),
 }
+#: A restore refused because the record changed after the page showed it: nothing was written.
+_CHANGED_SINCE = N_(
+    "Nothing was restored: this was changed after the page showed it. The history now shows the newest version; "
+    "choose the version again."
+)
+#: A memo restored from the trash, then changed by someone before its version was put back.
+_BACK_NOT_RESTORED = N_(
+    "The memo is back from the trash, but the version was not restored: it was changed meanwhile. Choose the "
+    "version again."
+)
+#: A restore refused because the record is in the trash (a task; a memo's page offers to bring it back).
+_IN_TRASH = {
+    "memo": N_("Nothing was restored: this memo is in the trash. Restore it from the trash first."),
+    "task": N_("Nothing was restored: this task is in the trash. Restore it from the todo trash first."),
+}
 
 
-async def history_of(page: Page, record_id: str) -> dict[str, Any]:
-    """The History panel of one record: its versions newest first (one per change), each in words."""
+async def history_of(page: Page, record_id: str, memo: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The History panel of one record: its versions newest first (one per change), each in words;
+    `revision`, the record's revision as shown (its newest version), which a restore sends back;
+    `inTrash` for a memo in the trash (`memo`: the memo when the caller has read it)."""
     data = await page.invoke("list_changes", {"recordId": record_id, "limit": READ_SIZE})
     changes = data["changes"]
     kind = changes[0]["record"]["kind"] if changes else None
+    if kind == "memo" and memo is None:
+        memo = (await page.invoke("get_memo", {"id": record_id}))["memo"]
     names = await names_for(page, changes)
     zone, now, say = page.time_zone, _now(page), page.translator
     lines = await run_sync(lambda: [line(change, names, zone, now, say) for change in changes])
     versions = [{"line": shown, "who": actor_name(shown.change["actor"], say)} for shown in lines]
     title = next((title_of(change, names) for change in changes if title_of(change, names)), "")
     return {"recordId": record_id, "versions": versions, "restorable": kind in _RESTORABLE, "title": title,
+            "revision": changes[0]["revisions"]["after"] if changes else None,
+            "inTrash": kind == "memo" and memo is not None and memo["status"] == "DELETED",
             "olderDropped": any(change.get("olderDropped") for change in changes)}  # fmt: skip
 
 
@@ -301,7 +352,11 @@ async def history_page(page: Page) -> Response:
 
 
 async def restore_submit(page: Page) -> Response:
+    """ "Restore this version", at the revision the page showed (`revision`): a record changed since
+    is left as it is and the page says so, as every other edit does. A memo the page showed in the
+    trash (`fromTrash`) is restored from it first, then given the version: what its button says."""
     record_id, version_id = page.fields.text("recordId"), page.fields.text("changeId")
+    shown = form_revision(page.fields)
     data = await page.invoke("list_changes", {"recordId": record_id, "limit": READ_SIZE})
     changes = data["changes"]
     kind = changes[0]["record"]["kind"] if changes else None
@@ -309,9 +364,23 @@ async def restore_submit(page: Page) -> Response:
         raise ValidationError("this record has no version to restore here")
     operation, id_name, names = _RESTORABLE[kind]
     values = version_values(changes, version_id, names)
-    if values:
-        revision = changes[0]["revisions"]["after"]
-        await page.invoke(operation, {id_name: record_id, "expectedRevision": revision, **values})
+    if changes[0]["revisions"]["after"] != shown:
+        return page.redirect_with_flash(_back(page), page.gettext(_CHANGED_SINCE))
+    untrashed = False
+    try:
+        if kind == "memo" and page.fields.text("fromTrash"):
+            restored = await page.invoke("restore_memo", {"id": record_id, "expectedRevision": shown})
+            shown, untrashed = restored["memo"]["revision"], True
+        if values:
+            await page.invoke(operation, {id_name: record_id, "expectedRevision": shown, **values})
+    except RevisionConflict:
+        if untrashed:  # edited between the two writes: out of the trash, its text left as the editor wrote it
+            return page.redirect_with_flash(_back(page), page.gettext(_BACK_NOT_RESTORED))
+        return page.redirect_with_flash(_back(page), page.gettext(_CHANGED_SINCE))
+    except Conflict:  # in the trash (update_memo and update_todo_task refuse a trashed record)
+        return page.redirect_with_flash(_back(page), page.gettext(_IN_TRASH[kind]))
+    if untrashed:
+        return page.redirect_with_flash(_back(page), page.gettext("Version restored; the memo is back from the trash."))
     return page.redirect_with_flash(_back(page), page.gettext("Version restored."))
 
 

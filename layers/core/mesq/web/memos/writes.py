@@ -5,8 +5,8 @@ update and the same prompt), pin, archive, move to the trash (each answered in p
 toast), and the double-click setting. Plain forms that work without script; htmx swaps the editor
 and the card in place.
 
-Every write is an operation through `Page.invoke`; `ValidationError` and `RevisionConflict`
-re-render the form with the message and the user's text, never an error page.
+Every write is an operation through `Page.invoke`; `ValidationError`, `RevisionConflict` and
+`Conflict` (a memo in the trash) re-render the form with the message and the user's text, never an error page.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from ...auth.users import set_setting
 from ...kernel.concurrency import run_sync
-from ...kernel.errors import RevisionConflict, ValidationError
+from ...kernel.errors import Conflict, RevisionConflict, ValidationError
 from ..activity.pages import history_of
 from ..activity.undoing import undo_in_order
 from ..kit.forms import LONG_TEXT_FORM_BYTES
@@ -113,7 +113,7 @@ async def _memo(page: Page) -> dict[str, Any]:
 
 async def edit_form(page: Page) -> Response:
     memo = await _memo(page)
-    return _editor(page, memo, theirs=None, kept=None, history=await history_of(page, memo["id"]))
+    return _editor(page, memo, theirs=None, kept=None, history=await history_of(page, memo["id"], memo))
 
 
 async def card(page: Page) -> Response:
@@ -138,6 +138,13 @@ async def save_submit(page: Page) -> Response:
         return _editor(
             page, current, status=400, content=yours, revision=page.fields.text("revision"),
             error=page.error_text(error), theirs=None, kept=None,
+        )  # fmt: skip
+    except Conflict:  # in the trash: nothing is written there; the text stays in the box
+        current = await _memo(page)
+        return _editor(
+            page, current, status=409, content=yours, revision=page.fields.text("revision"),
+            error=page.gettext("This memo is in the trash: restore it from the trash first, then save."),
+            theirs=None, kept=None,
         )  # fmt: skip
     if _is_htmx(page):
         return page.render("memos/_card.html", memo=await memo_view(saved["memo"]), back=_back(page))
