@@ -151,13 +151,14 @@ def test_every_rule_without_a_date_from_the_due_is_refused_alike(
         refused = mcp.fails("create_todo_task", {"title": "x", "due": due, "recurrence": rule})
         assert refused["error"] == {"code": "VALIDATION_ERROR", "message": NO_DATE}, rule
     timed = {"type": "datetime", "at": "2026-12-10T09:00:00+08:00"}
-    status, envelope = api.fails("create_todo_task", title="x", due=timed, recurrence="FREQ=DAILY;UNTIL=20261209T000000Z")
+    until = "FREQ=DAILY;UNTIL=20261209T000000Z"
+    status, envelope = api.fails("create_todo_task", title="x", due=timed, recurrence=until)
     assert status == 400 and envelope["error"]["message"] == NO_DATE
     for rule in ("FREQ=DAILY;UNTIL=20261210", "FREQ=DAILY;COUNT=1"):
         one = _task(api, due=due, recurrence=rule)
         done = api.ok("complete_todo_task", id=one["id"], expectedRevision=one["revision"])["task"]
         assert done["done"] is True and done["due"] == due, rule
-    until = _task(api, due=due, recurrence="FREQ=DAILY;UNTIL=20261212")
-    status, envelope = api.fails("update_todo_task", id=until["id"], expectedRevision=until["revision"],
+    short = _task(api, due=due, recurrence="FREQ=DAILY;UNTIL=20261212")
+    status, envelope = api.fails("update_todo_task", id=short["id"], expectedRevision=short["revision"],
                                  due={"type": "date", "date": "2026-12-20"})  # fmt: skip
     assert status == 400 and envelope["error"]["message"] == NO_DATE

@@ -198,7 +198,8 @@ def test_words_for_programs_are_in_the_english_of_the_api_and_not_on_a_page() ->
     said = Conflict("the default space cannot be deleted; make another space the default first%(how)s",
                     how=ForPrograms(" (update_todo_space makeDefault)"))  # fmt: skip
     assert said.message.endswith("the default first (update_todo_space makeDefault)")
-    assert Translator("en").text(said.text) == "the default space cannot be deleted; make another space the default first"
+    english = Translator("en").text(said.text)
+    assert english == "the default space cannot be deleted; make another space the default first"
     assert "makeDefault" not in Translator("zh").text(said.text) and "默认空间" in Translator("zh").text(said.text)
     again = Text.from_stored(said.text.stored())
     assert str(again) == said.message and Translator("en").text(again).endswith("the default first")

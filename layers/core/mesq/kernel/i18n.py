@@ -247,6 +247,19 @@ class Translator:
 ENGLISH = Translator(DEFAULT_LANGUAGE)
 
 __all__ = [
-    "DEFAULT_LANGUAGE", "ENGLISH", "ForPrograms", "LANGUAGES", "LOCALE_DIR", "NC_", "NP_", "N_", "Text", "Translator",
-    "choose_language", "fill", "negotiate", "requested_language", "translations",
+    "DEFAULT_LANGUAGE",
+    "ENGLISH",
+    "LANGUAGES",
+    "LOCALE_DIR",
+    "NC_",
+    "NP_",
+    "N_",
+    "ForPrograms",
+    "Text",
+    "Translator",
+    "choose_language",
+    "fill",
+    "negotiate",
+    "requested_language",
+    "translations",
 ]  # fmt: skip

@@ -81,8 +81,9 @@ def message_of(payload: dict[str, Any], public_url: str, language: str = DEFAULT
     task = payload.get("task")
     base = public_url.rstrip("/")
     if not isinstance(task, dict):
-        return Message(say.gettext("MeSQ test reminder"), "", base + "/settings/reminders", "none", say,
-                       opens_settings=True)
+        return Message(
+            say.gettext("MeSQ test reminder"), "", base + "/settings/reminders", "none", say, opens_settings=True
+        )
     link = f"{base}/todos/tasks/{task.get('id')}"
     return Message(str(task.get("title") or say.gettext("(untitled)")), local_due(task.get("due"), task.get("timezone"),
                    language), link, str(task.get("priority") or "none"), say)  # fmt: skip
