@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, date, datetime, time
 from typing import Any
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ...kernel import formats
 from ...kernel.errors import ValidationError
@@ -305,11 +305,11 @@ def occurrence_words(
     shown = zone or page_zone
     try:
         here = ZoneInfo(shown)
-    except (ValueError, KeyError):  # a name this tzdata does not know: the page's zone
+    except (ValueError, KeyError, ZoneInfoNotFoundError):  # a name this tzdata does not know
         shown, here = page_zone, ZoneInfo(page_zone)
     local = parse_timestamp(str(due["at"]), "due").astimezone(here)
-    day = formats.month_day(local.date(), say.language, with_year=local.year != this_year)
-    text = f"{day} {formats.clock(local, say.language)}"
+    text = f"{formats.month_day(local.date(), say.language, with_year=local.year != this_year)} "
+    text += formats.clock(local, say.language)
     if shown == page_zone:
         return text
     return say.gettext("%(time)s (%(zone)s)", time=text, zone=formats.zone_name(here, say.language))
