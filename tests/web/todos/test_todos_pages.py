@@ -118,10 +118,10 @@ def test_the_keyboard_move_form_moves_between_and_within_columns(services: Servi
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        ({"column": "x", "index": 0}, "revision"),
-        ({"revision": "abc", "index": 0}, "revision"),
-        ({"revision": 1, "index": -3}, "index"),
-        ({"revision": 1, "index": "top"}, "index"),
+        ({"column": "x", "index": 0}, "the form is incomplete or out of date"),  # said as a page says it
+        ({"revision": "abc", "index": 0}, "the form is incomplete or out of date"),
+        ({"revision": 1, "index": -3}, "Position:"),
+        ({"revision": 1, "index": "top"}, "Position:"),
         ({"revision": 1, "column": "no such column!"}, "columnId"),
         ({"revision": 1}, "destination"),
     ],

@@ -376,4 +376,4 @@ def index_of(fields: Fields, name: str = "index") -> int | None:
         return raw
     if isinstance(raw, str) and raw.isdigit() and len(raw) <= 6:
         return int(raw)
-    raise ValidationError("%(name)s must be a whole number of 0 or more", name=name)
+    raise ValidationError("%(field)s: must be a whole number of 0 or more", field=name)

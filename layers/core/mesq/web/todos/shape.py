@@ -19,6 +19,7 @@ from starlette.routing import Route
 
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint, json_ok
+from ..kit.i18n import N_
 from ..kit.render import redirect
 from ..kit.request_values import form_revision
 from .board_view import board_view
@@ -29,6 +30,8 @@ COLUMNS = BOARD + "/columns"
 COLUMN = COLUMNS + "/{column_id}"
 SPACE = BOARD + "/spaces/{space_id}"
 REFUSED = (ValidationError, Conflict, NotFound)
+#: The forms' labels of `name` (an error names the field as its form does).
+COLUMN_NAME, SPACE_NAME = N_("Column name"), N_("Space name")
 
 
 def _changed_meanwhile(page: Page) -> str:
@@ -42,7 +45,8 @@ async def _refused(
     (`add-column`, `column-<id>`, `space`, `space-default` or `space-delete`) and what was typed (`value`) back in
     its field."""
 
-    shape_error = {"target": target, "message": page.error_text(error), "value": value}
+    names = {"name": SPACE_NAME if target.startswith("space") else COLUMN_NAME}  # as its form labels it
+    shape_error = {"target": target, "message": page.error_text(error, names), "value": value}
     view = await board_view(page, shape_error=shape_error, space_override=space_id)
     return page.render("todos/board.html", status=error.http_status, **view)
 
