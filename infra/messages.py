@@ -3,7 +3,7 @@
 Every user-visible string of `layers/core/mesq/` (templates: `_()`, `ngettext`, `pgettext`,
 `{% trans %}`; Python: `gettext`/`ngettext`/`pgettext`/`N_`/`NP_`/`NC_`, `page.gettext(...)`
 included, `Text("...")`, and the message templates of the domain errors, `ValidationError("...")`
-and its siblings) is extracted with Babel and merged into
+and its siblings; the OpenAPI documents' `x-error-message` texts) is extracted with Babel and merged into
 `mesq/locale/<lang>/LC_MESSAGES/messages.po`: new strings arrive with
 an empty translation (English: the source text itself), strings no longer in the source are
 dropped. Each `.po` is then compiled to the `messages.mo` beside it, which is committed (the
@@ -24,6 +24,7 @@ import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from babel.messages.catalog import Catalog
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
@@ -39,10 +40,35 @@ FIXED_DATE = datetime(2026, 12, 1, tzinfo=UTC)  # no churn in the headers
 #: REST, MCP, CalDAV and the CLI answer in English only (clients and agents read one stable
 #: language, docs/i18n.md): their own strings stay out of the catalog.
 ENGLISH_ONLY = ("runtime", "http", "mcp", "dav")
+def extract_error_messages(fileobj: Any, keywords: Any, comment_tags: Any, options: Any) -> Iterator[Any]:
+    """Babel's extraction method for the OpenAPI documents: every `x-error-message` text (what
+    argument validation says instead of a keyword's generic message, application/validation.py),
+    which a page says in its reader's language."""
+    import yaml
+
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            custom = node.get("x-error-message")
+            if isinstance(custom, dict):
+                found.extend(str(text) for text in custom.values() if isinstance(text, str))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(yaml.safe_load(fileobj.read()))
+    for text in found:
+        yield 0, "gettext", text, []  # a keyword Babel knows: the text is one message
+
+
 METHODS = [
     ("web/templates/**.html", "jinja2.ext:babel_extract"),
     *((f"{package}/**.py", "ignore") for package in ENGLISH_ONLY),
     ("**.py", "python"),
+    ("**.yaml", extract_error_messages),
 ]
 OPTIONS = {
     "web/templates/**.html": {
@@ -53,6 +79,7 @@ OPTIONS = {
         "silent": "false",  # a template that does not parse is an error, not a silent skip
     },
     "**.py": {},
+    "**.yaml": {},
 }
 #: The errors whose first argument is their message template (kernel/errors.py and the failures
 #: a page shows later).

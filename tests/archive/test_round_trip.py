@@ -294,3 +294,23 @@ def test_the_manifest_written_an_entry_at_a_time_is_the_whole_documents_json() -
     assert json.loads(written.getvalue()) == expected
     _write_manifest(empty := io.BytesIO(), {"format": "f"}, {})
     assert json.loads(empty.getvalue()) == {"format": "f", "files": {}}
+
+
+def test_an_imported_date_only_reminder_starts_its_day_in_the_accounts_zone(tmp_path: Path) -> None:
+    """Sweep F7: the reminder index an import rebuilds reads a date-only due without a zone of its
+    own in the account's zone (the archive's, for a new account), as the source's writes did."""
+    items, blobs = _sqlite_pair(tmp_path, "a")
+    other_items, other_blobs = _sqlite_pair(tmp_path, "b")
+    source = str(create_user(items, "lin", "correct horse battery")["id"])
+    call = caller(items, blobs, source)
+    call("set_time_zone", timeZone="Asia/Shanghai")
+    rent = call("create_todo_task", title="交房租", due={"type": "date", "date": "2030-01-03"})["task"]
+    call("set_todo_reminders", id=rent["id"], expectedRevision=rent["revision"],
+         reminders=[{"type": "relative", "offset": "PT9H"}])  # fmt: skip
+    nine = "2030-01-03T01:00:00.000000Z"  # 09:00 in Shanghai
+    assert [e["at"] for e in walk(items, user_partition(source), prefix="REMIND#TASK#")] == [nine]
+    archive = tmp_path / "lin.zip"
+    export_account(items, blobs, source, archive, "2030-01-01T00:00:00Z")
+    target = str(create_user(other_items, "wei", "correct horse battery")["id"])
+    import_account(other_items, other_blobs, target, archive)
+    assert [e["at"] for e in walk(other_items, user_partition(target), prefix="REMIND#TASK#")] == [nine]

@@ -160,5 +160,5 @@ def test_a_pattern_without_words_gets_a_generic_sentence_not_the_regex() -> None
 
     schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]+$"}}}
     error = next(Draft202012Validator(schema).iter_errors({"code": "abc"}))
-    message = describe(error, schema)
+    message = str(describe(error, schema))
     assert message == "code: 'abc' has characters or a form this field does not allow", message

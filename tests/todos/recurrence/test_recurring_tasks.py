@@ -131,3 +131,34 @@ def test_a_zoneless_daily_task_steps_in_the_users_zone_across_dst(rest: Rest, to
     assert task["timezone"] is None
     done = api.ok("complete_todo_task", id=task["id"], expectedRevision=task["revision"])["task"]
     assert done["due"] == {"type": "datetime", "at": "2027-03-14T09:00:00-04:00"}
+
+
+NO_DATE = "recurrence: this rule gives no date on or after the due"
+
+
+def test_every_rule_without_a_date_from_the_due_is_refused_alike(
+    rest: Rest, todo_account: Account, todo_mcp: Callable[[Account], Any]
+) -> None:
+    """Sweep F11: parts that never meet (31 February), an UNTIL before the due and COUNT=0 give
+    no occurrence at all: the same VALIDATION_ERROR on REST and MCP, on create and on a new
+    due; a rule whose last date is the due itself (UNTIL on it, COUNT=1) is a series of one."""
+    api, mcp = rest(todo_account), todo_mcp(todo_account)
+    due = {"type": "date", "date": "2026-12-10"}
+    for rule in ("FREQ=MONTHLY;BYMONTHDAY=31;BYMONTH=2", "FREQ=DAILY;UNTIL=20261201", "FREQ=DAILY;COUNT=0",
+                 "FREQ=WEEKLY;BYDAY=FR;UNTIL=20261210"):  # fmt: skip
+        status, envelope = api.fails("create_todo_task", title="x", due=due, recurrence=rule)
+        assert status == 400 and envelope["error"] == {"code": "VALIDATION_ERROR", "message": NO_DATE}, rule
+        refused = mcp.fails("create_todo_task", {"title": "x", "due": due, "recurrence": rule})
+        assert refused["error"] == {"code": "VALIDATION_ERROR", "message": NO_DATE}, rule
+    timed = {"type": "datetime", "at": "2026-12-10T09:00:00+08:00"}
+    until = "FREQ=DAILY;UNTIL=20261209T000000Z"
+    status, envelope = api.fails("create_todo_task", title="x", due=timed, recurrence=until)
+    assert status == 400 and envelope["error"]["message"] == NO_DATE
+    for rule in ("FREQ=DAILY;UNTIL=20261210", "FREQ=DAILY;COUNT=1"):
+        one = _task(api, due=due, recurrence=rule)
+        done = api.ok("complete_todo_task", id=one["id"], expectedRevision=one["revision"])["task"]
+        assert done["done"] is True and done["due"] == due, rule
+    short = _task(api, due=due, recurrence="FREQ=DAILY;UNTIL=20261212")
+    status, envelope = api.fails("update_todo_task", id=short["id"], expectedRevision=short["revision"],
+                                 due={"type": "date", "date": "2026-12-20"})  # fmt: skip
+    assert status == 400 and envelope["error"]["message"] == NO_DATE

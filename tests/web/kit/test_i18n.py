@@ -187,3 +187,19 @@ def test_a_stored_text_keeps_its_nested_texts_translatable() -> None:
     assert Translator("zh").text(again) == "a.csv 第 3 行：没有标题的任务"
     older = Text.from_stored({"template": "%(where)s: %(reason)s", "params": {"where": "x line 1", "reason": "y"}})
     assert Translator("zh").text(older) == "x line 1：y"
+
+
+def test_words_for_programs_are_in_the_english_of_the_api_and_not_on_a_page() -> None:
+    """A message's hint for programs (the call that does what it asks) is in `str` (REST, MCP,
+    the CLI) and left out where a person reads it, in either language; stored, it stays so."""
+    from mesq.kernel.errors import Conflict
+    from mesq.kernel.i18n import ForPrograms, Text, Translator
+
+    said = Conflict("the default space cannot be deleted; make another space the default first%(how)s",
+                    how=ForPrograms(" (update_todo_space makeDefault)"))  # fmt: skip
+    assert said.message.endswith("the default first (update_todo_space makeDefault)")
+    english = Translator("en").text(said.text)
+    assert english == "the default space cannot be deleted; make another space the default first"
+    assert "makeDefault" not in Translator("zh").text(said.text) and "默认空间" in Translator("zh").text(said.text)
+    again = Text.from_stored(said.text.stored())
+    assert str(again) == said.message and Translator("en").text(again).endswith("the default first")

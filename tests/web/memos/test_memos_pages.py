@@ -157,7 +157,7 @@ def test_edit_save_and_conflict_prompt(services: Services, browser: Callable[...
     bad = ada.post(f"/memos/{memo['id']}", {"content": "", "revision": "3"})
     assert bad.status_code == 400 and 'role="alert"' in bad.text
     nonsense = ada.post(f"/memos/{memo['id']}", {"content": "x", "revision": "three"})
-    assert nonsense.status_code == 400 and "expectedRevision" in nonsense.text
+    assert nonsense.status_code == 400 and "the form is incomplete or out of date" in nonsense.text
 
 
 def test_saving_a_memo_that_is_in_the_trash_keeps_the_text_and_says_to_restore_it(

@@ -6,7 +6,9 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -116,10 +118,10 @@ def test_the_keyboard_move_form_moves_between_and_within_columns(services: Servi
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        ({"column": "x", "index": 0}, "revision"),
-        ({"revision": "abc", "index": 0}, "revision"),
-        ({"revision": 1, "index": -3}, "index"),
-        ({"revision": 1, "index": "top"}, "index"),
+        ({"column": "x", "index": 0}, "the form is incomplete or out of date"),  # said as a page says it
+        ({"revision": "abc", "index": 0}, "the form is incomplete or out of date"),
+        ({"revision": 1, "index": -3}, "Position:"),
+        ({"revision": 1, "index": "top"}, "Position:"),
         ({"revision": 1, "column": "no such column!"}, "columnId"),
         ({"revision": 1}, "destination"),
     ],
@@ -332,8 +334,38 @@ def test_completing_a_recurring_task_shows_the_next_occurrence(services: Service
     done = person.post(f"/todos/tasks/{task['id']}/complete", {"revision": task["revision"]})
     assert done.status_code == 303
     page = person.client.get(done.headers["location"])
-    assert "next occurrence due 2026-12-08" in page.text
+    assert "Done for Dec 1, 2026. Next: Dec 8, 2026." in page.text  # the clock is in 2027: years shown
     assert "Completed occurrences" in page.text
+
+
+@pytest.mark.parametrize(
+    ("language", "task_zone", "said"),
+    [
+        ("zh", None, "已完成 1月15日 09:00 这一次。下一次：1月22日 09:00。"),
+        ("zh", "Asia/Shanghai", "已完成 1月15日 09:00 这一次。下一次：1月22日 09:00。"),
+        (
+            "zh",
+            "America/New_York",
+            "已完成 1月15日 09:00（北美东部时间） 这一次。下一次：1月22日 09:00（北美东部时间）。",
+        ),
+        ("en", "America/New_York", "Done for Jan 15 09:00 (Eastern Time). Next: Jan 22 09:00 (Eastern Time)."),
+    ],
+)
+def test_a_recurring_completion_says_its_dates_in_words_and_a_zone_only_when_another(
+    services: Services, person: Browser, language: str, task_zone: str | None, said: str
+) -> None:
+    """Sweep F9: CLDR dates in the page's language, no IANA ids, and the task's zone named only
+    when it is not the user's (Asia/Shanghai here)."""
+    run(services, person.user_id, "set_time_zone", {"timeZone": "Asia/Shanghai"})
+    assert person.post("/settings/language", {"language": language}).status_code == 303
+    zone = ZoneInfo(task_zone or "Asia/Shanghai")
+    at = datetime(2027, 1, 15, 9, 0, tzinfo=zone).isoformat()
+    task = new_task(services, person.user_id, "周报", due={"type": "datetime", "at": at}, recurrence="FREQ=WEEKLY",
+                    **({"timezone": task_zone} if task_zone else {}))  # fmt: skip
+    done = person.post(f"/todos/tasks/{task['id']}/complete", {"revision": task["revision"]})
+    page = person.client.get(done.headers["location"]).text
+    flash = re.search(r'class="flash"[^>]*>([^<]*)<', page)
+    assert flash is not None and html.unescape(flash.group(1)).strip() == said
 
 
 def test_subtasks_add_tick_rename_delete(services: Services, person: Browser) -> None:

@@ -193,3 +193,34 @@ def test_an_inbox_item_page_saves_due_notes_and_subtasks(services: Services, per
     empty = person.post(f"/todos/inbox/{item['id']}/subtasks", {"revision": 5, "title": " "}, headers=HTMX)
     assert empty.status_code == 200 and 'role="alert"' in empty.text
     assert board(services, person.user_id)["tasks"] == []  # still in the inbox
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("en", "the default space cannot be deleted; make another space the default first"),
+        ("zh", "默认空间不能删除；请先把另一个空间设为默认空间"),
+    ],
+)
+def test_the_default_space_is_refused_in_words_and_another_one_can_become_the_default(
+    services: Services, person: Browser, language: str, words: str
+) -> None:
+    """Sweep F12: the page says what to do in its own words (no API call named; REST keeps it),
+    and the space menu has the control that does it."""
+    assert person.post("/settings/language", {"language": language}).status_code == 303
+    default = spaces(services, person.user_id)["spaces"][0]
+    refused = person.post(f"/todos/spaces/{default['id']}/delete", {"revision": 1})
+    said = html.unescape(refused.text)
+    assert refused.status_code == 409 and 'id="space-delete-error"' in refused.text
+    assert words in said and "makeDefault" not in said and "update_todo_space" not in said
+    assert 'action="/todos/spaces/' + default["id"] + '/default"' not in refused.text  # it is the default
+    with pytest.raises(Exception, match=r"\(update_todo_space makeDefault\)"):
+        run(services, person.user_id, "delete_todo_space", {"spaceId": default["id"], "expectedRevision": 1})
+    work = run(services, person.user_id, "create_todo_space", {"name": "工作"})["space"]
+    board_of_work = person.get(f"/todos?space={work['id']}")
+    assert f'action="/todos/spaces/{work["id"]}/default"' in board_of_work.text
+    made = person.post(f"/todos/spaces/{work['id']}/default", {"revision": work["revision"]})
+    assert made.status_code == 303
+    assert spaces(services, person.user_id)["defaultSpaceId"] == work["id"]
+    gone = person.post(f"/todos/spaces/{default['id']}/delete", {"revision": 1})
+    assert gone.status_code == 303 and [s["id"] for s in spaces(services, person.user_id)["spaces"]] == [work["id"]]

@@ -16,7 +16,8 @@ file (docs/archive.md "Import", docs/security.md "Imports").
    import was started before (`journal`): then the rerun finishes it.
 4. Write: the journal, the attachments' bytes (at paths derived from their records), the records
    in transactions of up to MAX_TRANSACTION_OPS Puts conditioned on absence (a record the account
-   holds is never overwritten), each imported task's reminder index entry, then the counters
+   holds is never overwritten), each imported task's reminder index entry (moved to the user's
+   zone when one is set, for a date-only due without a zone of its own: `reminder_zone.rezone`), then the counters
    recomputed from the records (`counters.rebuild_counters`), then the journal's `done`.
 """
 
@@ -38,6 +39,7 @@ import ijson
 
 from ..attachments.paths import MEMO, TODO, attachment_path
 from ..attachments.store import check_quota
+from ..auth.user_zone import configured_zone
 from ..history.records import CHANGE_PREFIX
 from ..kernel.errors import PayloadTooLarge
 from ..kernel.i18n import Text
@@ -49,6 +51,7 @@ from ..store.each import write_each
 from ..store.paging import walk
 from ..todos import untouched_board
 from ..todos.keys import PREFIX as TODO_PREFIX
+from ..todos.reminder_zone import rezone
 from . import journal, words
 from .bounded_zip import BoundedZip, Member
 from .counters import rebuild_counters
@@ -462,6 +465,9 @@ def import_account(
         journal.begin(items, user_id, found.digest, found.owner, format_timestamp(moment))
         _write_blobs(found, blobs, report)
         _write_records(found, items, user_id, report, moment)
+    zone = configured_zone(items, user_id)  # the account's, else the one the archive brought
+    if zone is not None:  # the reminders it places (a date-only due's) were indexed in UTC above
+        rezone(items, user_id, zone, moment)
     rebuild_counters(items, user_id)
     counts = {"records": report.records, "created": report.created, "existing": report.existing, "blobs": report.blobs}
     journal.finish(items, user_id, found.digest, format_timestamp(datetime.now(UTC)), counts)

@@ -406,12 +406,13 @@ def rebuild(item: Item, user_id: str, where: str | Text) -> Item | None:
     return stored
 
 
-def reminder_entry(task: Item, user_id: str, now: datetime) -> Item | None:
-    """The reminder index item an imported task needs (its next instant after `now`), as the
-    todo writes keep it (`reminder_schedule.index_ops`), or None."""
+def reminder_entry(task: Item, user_id: str, now: datetime, user_zone: str | None = None) -> Item | None:
+    """The reminder index item an imported task needs (its next instant after `now`; a date-only
+    due without a zone of its own read in `user_zone`), as the todo writes keep it
+    (`reminder_schedule.index_ops`), or None."""
     if not str(task.get("sk", "")).startswith(todo_keys.KIND_PREFIX["task"]):
         return None
-    moment = next_instant(todo_keys.record_of(task), now)
+    moment = next_instant(todo_keys.record_of(task), now, user_zone)
     return None if moment is None else index_item(user_id, str(task["id"]), moment)
 
 

@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 
 from aws_lambda_powertools import Logger
 
+from ..auth.user_zone import configured_zone
 from ..auth.users import DIRECTORY_INDEX, DIRECTORY_PARTITION, _is_claim
 from ..kernel.keys import partition_owner, user_partition
 from ..kernel.ports.storage import Condition, Item, ItemStore, Update
@@ -85,11 +86,11 @@ def _fix(items: ItemStore, item: Item, user_id: str, report: RepairReport, dry_r
 
 
 def _reminders(items: ItemStore, user_id: str, report: RepairReport, dry_run: bool) -> None:
-    partition, now = user_partition(user_id), datetime.now(UTC)
+    partition, now, zone = user_partition(user_id), datetime.now(UTC), configured_zone(items, user_id)
     tasks = {str(task["id"]): task for task in _tasks(items, partition)}
     for entry in walk(items, partition, prefix=INDEX_PREFIX):
         task = tasks.get(str(entry["sk"]).removeprefix(INDEX_PREFIX))
-        expected = reminder_entry(task, user_id, now) if task is not None else None
+        expected = reminder_entry(task, user_id, now, zone) if task is not None else None
         if expected == {name: entry[name] for name in entry}:
             continue
         report.reminders += 1

@@ -23,13 +23,14 @@ from icalendar import Calendar, Component
 from ..kernel.errors import ValidationError
 from ..kernel.messages import quoted
 from ..kernel.timestamps import format_timestamp, parse_zone
+from ..kernel.values import without_controls
 from ..todos.model import NOTES_MAX, TITLE_MAX
 from ..todos.recurrence import FREQUENCIES
 from ..todos.sync.links import MAX_PROPS_BYTES
 from .errors import DavError
 from .ical_out import digest, group_lines
 from .mapping import GENERATED, GROUP_PROPERTIES, MAPPED, offset_text, priority_of, tags_of, values_of
-from .xml import CALDAV, without_controls
+from .xml import CALDAV
 
 MAX_OBJECT_BYTES = 256 * 1024
 MAX_COMPONENTS = 64

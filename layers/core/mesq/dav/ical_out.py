@@ -23,10 +23,10 @@ from icalendar import Alarm, Calendar, Component, Timezone, Todo, vRecur
 
 from ..kernel.ports.storage import Item
 from ..kernel.timestamps import parse_timestamp
+from ..kernel.values import without_controls
 from ..todos.reminder_schedule import parse_offset
 from ..todos.sync.links import RecordKind, uid_of
 from .mapping import FROM_PRIORITY, GROUPS, same_value
-from .xml import without_controls
 
 PRODID = "-//MeSQ//CalDAV tasks//EN"
 CONTENT_TYPE = "text/calendar; charset=utf-8; component=VTODO"

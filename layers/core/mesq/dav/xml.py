@@ -6,11 +6,12 @@ Element names are Clark notation (`{DAV:}prop`), the form ElementTree reads and 
 
 from __future__ import annotations
 
-import re
 from xml.etree import ElementTree as ET
 
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
+
+from ..kernel.values import without_controls
 
 DAV = "DAV:"
 CALDAV = "urn:ietf:params:xml:ns:caldav"
@@ -21,10 +22,9 @@ MESQ = "urn:x-mesq:dav"
 MAX_XML_BYTES = 512 * 1024
 #: Elements one request may hold: a flat bomb of empty elements stays cheap to walk.
 MAX_ELEMENTS = 20_000
-#: C0 controls but TAB, LF and CR, and DEL: XML 1.0 cannot carry them (an answer holding one is
-#: not well-formed, and a client's whole sync fails) and RFC 5545 3.3.11 keeps them out of TEXT.
-#: A title or notes pasted from a PDF (form feed) or a terminal (ESC) can hold them.
-_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: XML 1.0 cannot carry kernel.values.CONTROL_CHARACTERS (an answer holding one is not
+#: well-formed, and a client's whole sync fails) and RFC 5545 3.3.11 keeps them out of TEXT.
+#: Notes pasted from a PDF (form feed) or a terminal (ESC) can hold them.
 
 for _prefix, _uri in (("D", DAV), ("C", CALDAV), ("CS", CALSERVER), ("A", APPLE), ("M", MESQ)):
     ET.register_namespace(_prefix, _uri)
@@ -52,10 +52,6 @@ def parse(body: bytes) -> ET.Element | None:
     if count > MAX_ELEMENTS:
         raise XmlRefused(f"the XML body has {count} elements; at most {MAX_ELEMENTS}")
     return root  # type: ignore[no-any-return]
-
-
-def without_controls(text: str) -> str:
-    return _CONTROLS.sub("", text)
 
 
 def serialize(root: ET.Element) -> bytes:

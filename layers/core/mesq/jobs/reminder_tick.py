@@ -3,8 +3,11 @@
 
 1. The buckets: from the cursor item (`REMINDERS#CURSOR` / `tick`: the last processed minute)
    up to now's minute, at most `MAX_LOOKBACK` back; each bucket is one GSI2 query of the index
-   `todos/reminder_schedule.py` keeps (never a scan of users).
-2. Each index entry due by now: re-read the task; if the instant still is one of its reminders,
+   `todos/reminder_schedule.py` keeps (never a scan of users). A cursor without the index's
+   `INDEX_VERSION` was written while a date-only due's reminders were placed in UTC: that tick
+   first moves them to each listed user's zone (`_place_in_users_zones`, once).
+2. Each index entry due by now: re-read the task; if the instant still is one of its reminders
+   (a date-only due read in the user's zone, read once a tick per user),
    CLAIM the occurrence with a conditional put of `U#<user>` / `REMIND#SENT#<taskId>#<at>`
    (exists=False). Only the tick whose claim succeeds delivers, so two overlapping ticks (two
    processes, two Lambda invocations) send it once.
@@ -54,7 +57,7 @@ from aws_lambda_powertools import Logger
 
 from ..adapters.reminders.delivery import new_client, send_all
 from ..auth.user_zone import configured_zone
-from ..auth.users import get_user, preferred_language
+from ..auth.users import get_user, list_users, preferred_language
 from ..kernel.concurrency import run_sync
 from ..kernel.errors import ValidationError
 from ..kernel.i18n import Text
@@ -68,10 +71,15 @@ from ..reminders.vapid import instance_vapid
 from ..store.paging import walk
 from ..todos import keys as todo_keys
 from ..todos.reminder_schedule import INDEX_PREFIX, bucket, bucket_partition, index_item, instants, next_instant
+from ..todos.reminder_zone import rezone
 
 logger = Logger(child=True)
 
 CURSOR_KEY = ("REMINDERS#CURSOR", "tick")
+#: What the index's instants follow, kept on the cursor (`index`): 2, a date-only due's reminders
+#: start its day in the user's zone (todos/reminder_zone.py); a cursor without it was written
+#: while they started it in UTC, so the first tick of version 2 moves them (`_place_in_users_zones`).
+INDEX_VERSION = 2
 MAX_LOOKBACK = timedelta(hours=24)
 FIRST_LOOKBACK = timedelta(minutes=60)
 CLAIM_PREFIX = "REMIND#SENT#"
@@ -109,8 +117,7 @@ def _minutes(start: datetime, end: datetime) -> Iterator[datetime]:
         moment += timedelta(minutes=1)
 
 
-def _first_bucket(items: ItemStore, now: datetime) -> datetime:
-    cursor = items.get(CURSOR_KEY)
+def _first_bucket(cursor: Item | None, now: datetime) -> datetime:
     earliest = now - MAX_LOOKBACK
     if cursor is None:
         return now - FIRST_LOOKBACK
@@ -176,10 +183,10 @@ def _claim(items: ItemStore, entry: Item, now: datetime) -> Item | None:
     return claim
 
 
-def _advance(items: ItemStore, entry: Item, task: Item | None, at: datetime) -> Item | None:
-    """Point the entry at the task's next instant; the new entry, or None (deleted, or the task
-    was written meanwhile and re-indexed itself)."""
-    following = next_instant(task, at)
+def _advance(items: ItemStore, entry: Item, task: Item | None, at: datetime, zone: str | None) -> Item | None:
+    """Point the entry at the task's next instant (`zone`: the user's); the new entry, or None
+    (deleted, or the task was written meanwhile and re-indexed itself)."""
+    following = next_instant(task, at, zone)
     guard = Condition(equals={"at": entry["at"]})
     key = (str(entry["pk"]), str(entry["sk"]))
     try:
@@ -262,13 +269,22 @@ class _Tick:
     group: TaskGroup
     bound: anyio.CapacityLimiter
     reach: Reach
+    #: The users' zones read this tick (user id -> zone, None when unset): one settings read each.
+    zones: dict[str, str | None] = field(default_factory=dict)
+
+    def zone_of(self, user_id: str) -> str | None:
+        """The user's zone (auth/user_zone.py): where a date-only due without a zone of its own
+        starts its day, and where every channel shows the due."""
+        if user_id not in self.zones:
+            self.zones[user_id] = configured_zone(self.items, user_id)
+        return self.zones[user_id]
 
     def task_of(self, entry: Item) -> Item | None:
         stored = self.items.get(todo_keys.task_key(str(entry["userId"]), str(entry["taskId"])))
         return todo_keys.record_of(stored) if stored is not None else None
 
     async def send(self, entry: Item, task: Item, channel_ids: Collection[str] | None = None) -> dict[str, str]:
-        payload = _payload(entry, task, self.now, configured_zone(self.items, str(entry["userId"])))
+        payload = _payload(entry, task, self.now, self.zone_of(str(entry["userId"])))
         async with self.bound:
             return await deliver(self.items, self.sealer, str(entry["userId"]), payload, client=self.http,
                                  backoff=self.backoff, channel_ids=channel_ids, reach=self.reach)  # fmt: skip
@@ -316,7 +332,9 @@ async def _run_tick(
     reach: Reach,
 ) -> TickReport:
     report = TickReport()
-    due = _due_entries(items, now, report)
+    cursor = items.get(CURSOR_KEY)
+    placed = (cursor or {}).get("index") == INDEX_VERSION or _place_in_users_zones(items, now)
+    due = _due_entries(items, now, report, cursor)
     first = next(due, None)
     # A tick with nothing due opens no client: the first one's TLS context alone is ~18 ms of CPU,
     # and the first tick runs just as `mesq serve` turns ready, beside its first requests.
@@ -327,13 +345,32 @@ async def _run_tick(
             for entry in itertools.chain((first,), due):
                 tick.spawn(_entry, tick, entry)
     if not report.errors:  # else the next tick reads these minutes again (claims deduplicate)
-        items.put({"pk": CURSOR_KEY[0], "sk": CURSOR_KEY[1], "bucket": bucket(now)})
+        version = {"index": INDEX_VERSION} if placed else {}
+        items.put({"pk": CURSOR_KEY[0], "sk": CURSOR_KEY[1], "bucket": bucket(now), **version})
     return report
 
 
-def _due_entries(items: ItemStore, now: datetime, report: TickReport) -> Iterator[Item]:
+def _place_in_users_zones(items: ItemStore, now: datetime) -> bool:
+    """Once, the index items written before a date-only due's reminders followed the user's zone
+    (they were placed in UTC) moved to it: for every listed user with a zone,
+    `reminder_zone.rezone` with its catch-up (a reminder whose new instant has passed while its
+    old one had not come is sent by this tick, late rather than never). Whether every user was
+    done (else the next tick tries again: moving is idempotent)."""
+    done = True
+    for user in list_users(items):
+        try:
+            zone = configured_zone(items, user["id"])
+            if zone is not None:
+                rezone(items, user["id"], zone, now, catch_up=True)
+        except Exception:
+            logger.exception("moving a user's reminders to their zone failed", extra={"user": user["id"]})
+            done = False
+    return done
+
+
+def _due_entries(items: ItemStore, now: datetime, report: TickReport, cursor: Item | None) -> Iterator[Item]:
     """The bucket entries of every minute from the cursor to `now`, read as they are taken."""
-    for minute in _minutes(_first_bucket(items, now), now):
+    for minute in _minutes(_first_bucket(cursor, now), now):
         report.buckets += 1
         yield from walk(items, bucket_partition(minute), index="gsi2")
 
@@ -384,15 +421,15 @@ def _handle(tick: _Tick, entry: Item) -> Item | None:
     if at > tick.now:
         return None
     tick.report.due += 1
-    task = tick.task_of(entry)
-    claim = _claim(tick.items, entry, tick.now) if task is not None and at in instants(task) else None
+    task, zone = tick.task_of(entry), tick.zone_of(str(entry["userId"]))
+    claim = _claim(tick.items, entry, tick.now) if task is not None and at in instants(task, zone) else None
     if claim is None or task is None:
         tick.report.skipped += 1
-        return _due(_advance(tick.items, entry, task, at), tick.now)
+        return _due(_advance(tick.items, entry, task, at, zone), tick.now)
     if tick.on_claimed is not None:
         tick.on_claimed(entry)
     tick.spawn(_first_round, tick, entry, task)
-    return _due(_advance(tick.items, entry, task, at), tick.now)
+    return _due(_advance(tick.items, entry, task, at, zone), tick.now)
 
 
 def _record_round(tick: _Tick, entry: Item, round_: int, failures: dict[str, str]) -> None:
@@ -430,8 +467,8 @@ async def _retry(tick: _Tick, entry: Item) -> None:
     round_ = int(entry["round"])
     claim_key, key = _occurrence_keys(entry)
     guard = Condition(equals={"round": round_})
-    task = tick.task_of(entry)
-    if task is None or parse_timestamp(str(entry["at"]), "at") not in instants(task):
+    task, zone = tick.task_of(entry), tick.zone_of(str(entry["userId"]))
+    if task is None or parse_timestamp(str(entry["at"]), "at") not in instants(task, zone):
         # deleted, done, or its reminders changed
         dropped = Update(claim_key, set={"status": "dropped"}, condition=Condition(exists=True))
         with contextlib.suppress(ConditionFailed):  # another tick dropped it first

@@ -176,11 +176,24 @@ class Text:
         English as it is (`fallback`), translated when it is itself a catalog string."""
         if isinstance(value, Mapping) and isinstance(value.get("template"), str):
             params = value.get("params")
-            return cls(value["template"], **{
+            made = ForPrograms if value.get("forPrograms") is True else cls
+            return made(value["template"], **{
                 str(name): cls.from_stored(param) if isinstance(param, Mapping) else param
                 for name, param in (params.items() if isinstance(params, Mapping) else ())
             })  # fmt: skip
         return cls(fallback)
+
+
+class ForPrograms(Text):
+    """Words only a program needs, such as the call that does what a message asks
+    (`update_todo_space makeDefault`): part of the English that REST, MCP and the CLI answer
+    with (`str`), left out where a person reads the message (`Translator.text`), whose page says
+    the same in its own words. A parameter of a message, never a message of its own."""
+
+    __slots__ = ()
+
+    def stored(self) -> dict[str, Any]:
+        return {**super().stored(), "forPrograms": True}
 
 
 def fill(template: str, params: Mapping[str, Any]) -> str:
@@ -221,6 +234,8 @@ class Translator:
         is looked up as a msgid (a stored English message of a catalog string translates)."""
         if isinstance(message, str):
             return translations(self.language).gettext(message) if message else message
+        if isinstance(message, ForPrograms):
+            return ""
         params = {name: self.text(value) if isinstance(value, Text) else value
                   for name, value in message.params.items()}  # fmt: skip
         translated = translations(self.language).gettext(message.template) if message.template else ""
@@ -232,6 +247,19 @@ class Translator:
 ENGLISH = Translator(DEFAULT_LANGUAGE)
 
 __all__ = [
-    "DEFAULT_LANGUAGE", "ENGLISH", "LANGUAGES", "LOCALE_DIR", "NC_", "NP_", "N_", "Text", "Translator",
-    "choose_language", "fill", "negotiate", "requested_language", "translations",
+    "DEFAULT_LANGUAGE",
+    "ENGLISH",
+    "LANGUAGES",
+    "LOCALE_DIR",
+    "NC_",
+    "NP_",
+    "N_",
+    "ForPrograms",
+    "Text",
+    "Translator",
+    "choose_language",
+    "fill",
+    "negotiate",
+    "requested_language",
+    "translations",
 ]  # fmt: skip

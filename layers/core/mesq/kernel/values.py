@@ -16,6 +16,7 @@ The walk is iterative (no recursion to exhaust) and returns a normalised copy.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from .errors import ValidationError
@@ -23,6 +24,18 @@ from .messages import field_path
 
 MAX_DEPTH = 32
 MAX_SAFE_INTEGER = 2**53 - 1
+
+#: C0 controls but TAB, LF and CR, and DEL: invisible, and never part of a name or a title. XML 1.0
+#: cannot carry them (CalDAV leaves them out of what it sends), RFC 5545 keeps them out of TEXT,
+#: and a one-line label holding one (pasted from a PDF, a form feed; from a terminal, ESC) shows
+#: nothing where it is. Free text (a memo, notes) keeps them; a title or a name drops them
+#: (`todos/model.check_title`, `check_name`), as it drops its outer whitespace.
+CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def without_controls(text: str) -> str:
+    """`text` without CONTROL_CHARACTERS."""
+    return CONTROL_CHARACTERS.sub("", text)
 
 
 def depth_error(path: list[str | int]) -> ValidationError:

@@ -31,6 +31,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from ..kernel.addresses import IPAddress, is_public_address
 from ..kernel.errors import NotFound, ValidationError
+from ..kernel.i18n import Text
 from ..kernel.keys import user_partition
 from ..kernel.ports.sealer import Sealer
 from ..kernel.ports.storage import Condition, ConditionFailed, Item, ItemStore, Update
@@ -81,9 +82,9 @@ def parse_url(url: str) -> httpx.URL:
         parsed = httpx.URL(url)
         port = parsed.port
     except (httpx.InvalidURL, ValueError) as bad:
-        raise ValidationError("the webhook URL cannot be used (%(bad)s)", bad=bad) from None
+        raise ValidationError("the URL cannot be used (%(bad)s)", bad=bad) from None
     if parsed.scheme not in ("https", "http") or not parsed.host:
-        raise ValidationError("the webhook URL must be an https:// URL")
+        raise ValidationError("the URL must be an https:// URL")
     if parsed.userinfo:
         raise ValidationError("the webhook URL must not hold a user name or password")
     if port is not None and not 0 < port < 65536:
@@ -94,6 +95,10 @@ def parse_url(url: str) -> httpx.URL:
     return parsed
 
 
+#: What a message calls a webhook channel's URL (the default destination `check_url` names).
+WEBHOOK_URL = Text("webhook URL")
+
+
 def literal_address(host: str) -> IPAddress | None:
     try:
         return ipaddress.ip_address(host)
@@ -101,7 +106,7 @@ def literal_address(host: str) -> IPAddress | None:
         return None
 
 
-def _not_public(what: str) -> ValidationError:
+def _not_public(what: Text) -> ValidationError:
     return ValidationError(
         "the %(what)s must name a public host; home-network and loopback addresses need %(private_setting)s=true on "
         "the server",
@@ -115,7 +120,7 @@ def is_loopback_host(host: str) -> bool:
     return host == "localhost" or (address is not None and address.is_loopback)
 
 
-def check_host(host: str, what: str, *, allow_loopback: bool, allow_private: bool = False) -> None:
+def check_host(host: str, what: Text, *, allow_loopback: bool, allow_private: bool = False) -> None:
     """A destination host (a name is resolved and checked again at each send)."""
     if allow_private:
         return
@@ -128,7 +133,7 @@ def check_host(host: str, what: str, *, allow_loopback: bool, allow_private: boo
         raise _not_public(what)
 
 
-def check_url(url: str, *, allow_loopback: bool, allow_private: bool = False, what: str = "webhook URL") -> str:
+def check_url(url: str, *, allow_loopback: bool, allow_private: bool = False, what: Text = WEBHOOK_URL) -> str:
     """https to a public host; http only to a loopback address and only where allowed (tests),
     or anywhere when the owner allows private destinations, so a channel cannot aim the
     service at its own private network unless the owner said so."""
@@ -179,7 +184,7 @@ def _store(items: ItemStore, sealer: Sealer, user_id: str, kind: str, url: str, 
     return Channel(channel_id, url, secret, kind, config)
 
 
-def _text(fields: Mapping[str, str], name: str, label: str, *, limit: int = 200, required: bool = True) -> str:
+def _text(fields: Mapping[str, str], name: str, label: Text, *, limit: int = 200, required: bool = True) -> str:
     value = (fields.get(name) or "").strip()
     if required and not value:
         raise ValidationError("%(label)s is required", label=label)
@@ -195,7 +200,7 @@ def add_channel(items: ItemStore, sealer: Sealer, user_id: str, kind: str, field
     if kind == "webhook":
         return add_webhook(items, sealer, user_id, fields.get("url", ""), now, **rules)
     if kind == "email":
-        host = _text(fields, "host", "the SMTP host", limit=253).rstrip(".").lower()
+        host = _text(fields, "host", Text("the SMTP host"), limit=253).rstrip(".").lower()
         try:
             port = int(fields.get("port") or "587")
         except ValueError:
@@ -207,37 +212,37 @@ def add_channel(items: ItemStore, sealer: Sealer, user_id: str, kind: str, field
             raise ValidationError("the SMTP security must be starttls, tls or none")
         url = f"smtp://{host}:{port}"
         parse_url(f"https://{host}:{port}/")  # the same host rules as every other destination
-        check_host(host, "SMTP host", **rules)
+        check_host(host, Text("SMTP host"), **rules)
         if security == "none" and not (destinations.allow_private or is_loopback_host(host)):
             raise ValidationError(
                 "SMTP without TLS needs %(private_setting)s=true on the server", private_setting=PRIVATE_SETTING
             )
         config = {
             "security": security,
-            "user": _text(fields, "user", "the SMTP user", required=False),
-            "from": _address(fields, "from", "the From address"),
-            "to": _address(fields, "to", "the To address"),
+            "user": _text(fields, "user", Text("the SMTP user"), required=False),
+            "from": _address(fields, "from", Text("the From address")),
+            "to": _address(fields, "to", Text("the To address")),
         }
         return _store(items, sealer, user_id, "email", url, config, fields.get("password") or "", now)
     if kind == "ntfy":
-        url = check_url(fields.get("url", ""), what="ntfy topic URL", **rules)
+        url = check_url(fields.get("url", ""), what=Text("ntfy topic URL"), **rules)
         if not parse_url(url).path.strip("/"):
             raise ValidationError("the ntfy topic URL must end with the topic, such as https://ntfy.sh/my-topic")
-        token = _text(fields, "token", "the ntfy access token", required=False)
+        token = _text(fields, "token", Text("the ntfy access token"), required=False)
         return _store(items, sealer, user_id, "ntfy", url, {}, token, now)
     if kind == "telegram":
-        token = _text(fields, "token", "the bot token")
+        token = _text(fields, "token", Text("the bot token"))
         if not _BOT_TOKEN.fullmatch(token):
             raise ValidationError("the bot token looks like 123456:ABC-DEF… (from @BotFather)")
-        chat = _text(fields, "chat", "the chat id", limit=40)
+        chat = _text(fields, "chat", Text("the chat id"), limit=40)
         if not _CHAT_ID.fullmatch(chat):
             raise ValidationError("the chat id is a number (or @channelname)")
-        api = check_url(destinations.telegram_api, what="Telegram API URL", **rules).rstrip("/")
+        api = check_url(destinations.telegram_api, what=Text("Telegram API URL"), **rules).rstrip("/")
         return _store(items, sealer, user_id, "telegram", api, {"chat": chat}, token, now)
     if kind == "webpush":
-        endpoint = check_url(fields.get("endpoint", ""), what="push endpoint", **rules)
-        keys = {"p256dh": _text(fields, "p256dh", "the subscription key p256dh", limit=200),
-                "auth": _text(fields, "auth", "the subscription key auth", limit=100)}  # fmt: skip
+        endpoint = check_url(fields.get("endpoint", ""), what=Text("push endpoint"), **rules)
+        keys = {"p256dh": _text(fields, "p256dh", Text("the subscription key p256dh"), limit=200),
+                "auth": _text(fields, "auth", Text("the subscription key auth"), limit=100)}  # fmt: skip
         for name, value in keys.items():
             if not re.fullmatch(r"[A-Za-z0-9_-]+=*", value):
                 raise ValidationError("the subscription key %(name)s must be base64url", name=name)
@@ -265,7 +270,7 @@ def _check_push_keys(keys: Mapping[str, str]) -> None:
         raise ValidationError("the subscription key auth must be 16 bytes")
 
 
-def _address(fields: Mapping[str, str], name: str, label: str) -> str:
+def _address(fields: Mapping[str, str], name: str, label: Text) -> str:
     value = _text(fields, name, label, limit=320)
     if not _EMAIL.fullmatch(value):
         raise ValidationError("%(label)s must be an email address", label=label)

@@ -27,6 +27,8 @@ class Message:
     link: str
     priority: str
     say: Translator = field(default=Translator(DEFAULT_LANGUAGE))
+    #: What the link opens: the task's page, or (a test send) the reminder settings.
+    opens_settings: bool = False
 
     @property
     def subject(self) -> str:
@@ -39,7 +41,10 @@ class Message:
         return self.say.gettext("Due %(when)s", when=self.due) if self.due else self.say.gettext("Reminder")
 
     @property
-    def open_task(self) -> str:
+    def link_words(self) -> str:
+        """The words of the link: what it opens."""
+        if self.opens_settings:
+            return self.say.gettext("Open the reminder settings")
         return self.say.gettext("Open the task")
 
     @property
@@ -76,7 +81,9 @@ def message_of(payload: dict[str, Any], public_url: str, language: str = DEFAULT
     task = payload.get("task")
     base = public_url.rstrip("/")
     if not isinstance(task, dict):
-        return Message(say.gettext("MeSQ test reminder"), "", base + "/settings/reminders", "none", say)
+        return Message(
+            say.gettext("MeSQ test reminder"), "", base + "/settings/reminders", "none", say, opens_settings=True
+        )
     link = f"{base}/todos/tasks/{task.get('id')}"
     return Message(str(task.get("title") or say.gettext("(untitled)")), local_due(task.get("due"), task.get("timezone"),
                    language), link, str(task.get("priority") or "none"), say)  # fmt: skip

@@ -35,6 +35,7 @@ from ..kernel.ports.storage import Item
 from ..kernel.spec import SpecError, load_spec
 from ..kernel.tags import is_valid_tag
 from ..kernel.timestamps import parse_timestamp, parse_zone
+from ..kernel.values import without_controls
 from .recurrence import normalized as normalized_rule
 
 
@@ -122,7 +123,9 @@ def _next_distinct(siblings: Sequence[str], index: int) -> str | None:
 
 
 def check_title(value: str, field: str = "title") -> str:
-    text = value.strip()
+    """The title as stored: without its outer whitespace and without control characters
+    (`kernel.values.CONTROL_CHARACTERS`: invisible, and never part of a one-line label)."""
+    text = without_controls(value).strip()
     if not text:
         raise ValidationError("%(field)s: must not be empty or only whitespace", field=field)
     if len(text) > TITLE_MAX:
@@ -148,7 +151,9 @@ def check_notes(value: str | None, field: str = "notes") -> str:
 
 
 def check_name(value: str, field: str = "name") -> str:
-    text = value.strip()
+    """A space's or column's name as stored: as a title, without outer whitespace and control
+    characters."""
+    text = without_controls(value).strip()
     if not text:
         raise ValidationError("%(field)s: must not be empty or only whitespace", field=field)
     if len(text) > NAME_MAX:

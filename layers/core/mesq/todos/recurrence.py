@@ -66,8 +66,11 @@ def check_rule(rule: str | None, due: dict[str, Any] | None, timezone: str | Non
         )
     if not interval_is_positive(rule):
         raise ValidationError("%(field)s: INTERVAL must be a positive whole number", field=field)
-    if not repeats(_series(rule, due, timezone, field)):
-        raise ValidationError("%(field)s: this rule never gives a date after the due", field=field)
+    series = _series(rule, due, timezone, field)
+    if not repeats(series) or not has_a_date(series, _start(due, timezone)):
+        # One refusal for every rule without a first date: parts that never meet (31 February),
+        # an UNTIL before the due, COUNT=0.
+        raise ValidationError("%(field)s: this rule gives no date on or after the due", field=field)
 
 
 def interval_is_positive(rule: str) -> bool:
@@ -87,6 +90,15 @@ def repeats(series: rrule) -> bool:
     try:
         moved = cycles_on(series, start.replace(tzinfo=None), MAXYEAR - TRIED_YEARS)
         return series.replace(dtstart=moved, until=None, count=None).after(moved) is not None
+    except (ValueError, OverflowError):  # past year 9999
+        return False
+
+
+def has_a_date(series: rrule, start: datetime) -> bool:
+    """The rule itself (its UNTIL and COUNT included) gives a date on or after `start`. Asked only
+    of a rule that `repeats`, so dateutil's walk finds a matching period within a calendar cycle."""
+    try:
+        return series.after(start, inc=True) is not None
     except (ValueError, OverflowError):  # past year 9999
         return False
 

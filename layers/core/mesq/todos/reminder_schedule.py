@@ -3,8 +3,13 @@
 
 A reminder is `{"type": "absolute", "at": <ISO with offset>}` or `{"type": "relative", "offset":
 <ISO 8601 duration>}` (from the due: -PT15M, -P1D; a date-only due counts from the start of its
-day in the task's zone, else UTC). Relative reminders follow each occurrence of a recurring task,
-since the due advances. A done, trashed or subtask record has none that fire.
+day in the task's zone, else the user's zone, else UTC: `views/query.due_moment`, the reading of
+a due the overdue and today views and get_todo_task's `timezone` use). Relative reminders follow
+each occurrence of a recurring task, since the due advances. A done, trashed or subtask record
+has none that fire.
+
+Only the instants of a task with a date-only due and no zone of its own depend on the user's
+zone; when that zone changes, `reminder_zone.rezone` moves their index items.
 
 The index: one item per task with a reminder still to fire, `U#<user>` / `REMIND#TASK#<taskId>`
 (`at` = the next instant), whose GSI2 partition is the minute bucket `REMINDERS#<yyyy-mm-ddThh:mm>`
@@ -26,7 +31,7 @@ from ..kernel.messages import quoted
 from ..kernel.ports.storage import Delete, Item, Key, Put, WriteOp
 from ..kernel.timestamps import format_timestamp, parse_timestamp
 from .keys import KIND_PREFIX, live, record_of
-from .views.query import due_moment
+from .views.query import due_moment, floating_zone
 
 MAX_REMINDERS = 5
 INDEX_PREFIX = "REMIND#TASK#"
@@ -66,11 +71,12 @@ def _identity(reminder: dict[str, Any]) -> tuple[str, str]:
     return (str(reminder["type"]), str(reminder.get("at") or reminder.get("offset")))
 
 
-def instants(task: Item) -> list[datetime]:
-    """Every instant (UTC) the task's reminders stand for now, sorted."""
+def instants(task: Item, user_zone: str | None = None) -> list[datetime]:
+    """Every instant (UTC) the task's reminders stand for now, sorted. `user_zone`: the user's
+    zone (auth/user_zone.py), where a date-only due without a zone of its own starts its day."""
     if task.get("parentId") is not None or task.get("done") or not live(task):
         return []
-    due = due_moment(task.get("due"), task.get("timezone"))
+    due = due_moment(task.get("due"), task.get("timezone"), floating_zone(user_zone, None, None))
     found: set[datetime] = set()
     for reminder in task.get("reminders") or ():
         try:
@@ -83,11 +89,24 @@ def instants(task: Item) -> list[datetime]:
     return sorted(found)
 
 
-def next_instant(task: Item | None, after: datetime) -> datetime | None:
+def next_instant(task: Item | None, after: datetime, user_zone: str | None = None) -> datetime | None:
     """The first instant strictly after `after`, or None."""
     if task is None:
         return None
-    return next((moment for moment in instants(task) if moment > after), None)
+    return next((moment for moment in instants(task, user_zone) if moment > after), None)
+
+
+def depends_on_user_zone(task: Item) -> bool:
+    """Whether the user's zone places some of the task's reminders: a root task with a date-only
+    due, no zone of its own (or one this tzdata does not know) and a relative reminder."""
+    due = task.get("due")
+    return (
+        isinstance(due, dict)
+        and due.get("type") == "date"
+        and task.get("parentId") is None
+        and floating_zone(task.get("timezone"), None, None) is None
+        and any(reminder.get("type") == "relative" for reminder in task.get("reminders") or ())
+    )
 
 
 def bucket(moment: datetime) -> str:
@@ -102,13 +121,15 @@ def index_key(user_id: str, task_id: str) -> Key:
     return (user_partition(user_id), INDEX_PREFIX + task_id)
 
 
-def index_item(user_id: str, task_id: str, moment: datetime) -> Item:
+def index_item(user_id: str, task_id: str, moment: datetime, found_at: datetime | None = None) -> Item:
+    """The index item of the task's next instant `moment`, in the bucket of `found_at` (default:
+    `moment`'s own; a reminder past due that a tick should still send goes in the current one)."""
     at = format_timestamp(moment)
     pk, sk = index_key(user_id, task_id)
     return {
         "pk": pk,
         "sk": sk,
-        "gsi2pk": bucket_partition(moment),
+        "gsi2pk": bucket_partition(found_at or moment),
         "gsi2sk": f"{at}#{user_id}#{task_id}",
         "userId": user_id,
         "taskId": task_id,
@@ -116,16 +137,19 @@ def index_item(user_id: str, task_id: str, moment: datetime) -> Item:
     }
 
 
-def index_ops(user_id: str, before_of: dict[str, Item], ops: Iterable[WriteOp], now: datetime) -> list[WriteOp]:
+def index_ops(
+    user_id: str, before_of: dict[str, Item], ops: Iterable[WriteOp], now: datetime, user_zone: str | None = None
+) -> list[WriteOp]:
     """The index writes a todo transaction needs: for each task it puts, the next instant after
-    `now` before and after the write; when they differ, the index item is put or deleted."""
+    `now` before and after the write (a date-only due read in `user_zone` when the task has no
+    zone); when they differ, the index item is put or deleted."""
     extra: list[WriteOp] = []
     for op in ops:
         if not isinstance(op, Put) or not str(op.item.get("sk", "")).startswith(KIND_PREFIX["task"]):
             continue
         after = record_of(op.item)
-        was = next_instant(before_of.get(str(after["id"])), now)
-        will = next_instant(after, now)
+        was = next_instant(before_of.get(str(after["id"])), now, user_zone)
+        will = next_instant(after, now, user_zone)
         if was == will:
             continue
         task_id = str(after["id"])

@@ -242,7 +242,7 @@ def apply(
         # The graph counts (graph_counts.py): root guards merged into the write's Checks, count writes appended.
         counted, mine = count_ops(items, user_id, state, ops)
         sizes = size_ops(user_id, _before_of(state), ops, seeded)
-        ops = counted + index_ops(user_id, state.tasks, ops, utc_now()) + sizes
+        ops = counted + index_ops(user_id, state.tasks, ops, utc_now(), state.user_zone) + sizes
         changes = todo_changes(call, state, ops)  # the change history, in the same transaction
         ops = ops + changes
         if extra is not None:

@@ -34,7 +34,7 @@ def email_of(channel: Channel, message: Message) -> EmailMessage:
     due = f"<p>{html.escape(message.say.gettext('Due: %(when)s', when=message.due))}</p>" if message.due else ""
     email.add_alternative(
         f"<html><body><h2>{html.escape(message.title)}</h2>{due}"
-        f'<p><a href="{html.escape(message.link)}">{html.escape(message.open_task)}</a></p></body></html>',
+        f'<p><a href="{html.escape(message.link)}">{html.escape(message.link_words)}</a></p></body></html>',
         subtype="html",
     )
     return email

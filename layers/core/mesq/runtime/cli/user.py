@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from datetime import UTC, datetime
 
 from ...auth.users import count_users, create_user, list_users, note_browser_language, set_password, set_setting
 from ...kernel.i18n import LANGUAGES
@@ -67,9 +68,9 @@ def run(args: argparse.Namespace, services: Services) -> int:
         if unlisted > 0:
             print(f"mesq: {unlisted} account(s) made before the user directory are not listed", file=sys.stderr)
     elif args.action == "set-timezone":
-        from ...auth.user_zone import set_zone  # the zone database: loaded only by this command
+        from ...todos.reminder_zone import set_user_zone  # the zone database: loaded only by this command
 
-        zone = set_zone(items, user_id_of(services, args.username), args.zone)
+        zone = set_user_zone(items, user_id_of(services, args.username), args.zone, datetime.now(UTC))
         print(f"time zone of {args.username} set to {zone}")
     else:
         from ...web.kit.sessions import end_user_sessions  # the web layer's sessions (Jinja): loaded only here

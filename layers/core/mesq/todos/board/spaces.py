@@ -13,6 +13,7 @@ from typing import Any
 
 from ...kernel.context import Call
 from ...kernel.errors import Conflict, RevisionConflict, ValidationError
+from ...kernel.i18n import ForPrograms
 from ...kernel.messages import quoted
 from ...kernel.ports.storage import Condition, Delete, Item, ItemStore, Put, WriteOp
 from ...kernel.timestamps import now_timestamp
@@ -157,8 +158,8 @@ def delete_todo_space(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         require_revision(before, args["expectedRevision"], lambda: _conflict(before["id"])(state))
         if before["id"] == state.default_space_id:
             raise Conflict(
-                "the default space cannot be deleted; make another space the default first "
-                "(update_todo_space makeDefault)"
+                "the default space cannot be deleted; make another space the default first%(how)s",
+                how=ForPrograms(" (update_todo_space makeDefault)"),
             )
         live_tasks = state.live_root_count([c["id"] for c in state.columns_of(before["id"])])
         if live_tasks:

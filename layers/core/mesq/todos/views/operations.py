@@ -1,5 +1,6 @@
 """The todo read views as operations: list_todos, query_todos, get_todo_task; get_context and
-set_time_zone (the user's zone, auth/user_zone.py).
+set_time_zone (the user's zone, auth/user_zone.py; the reminders it places move with it,
+reminder_zone.py).
 
 A list_todos page reads only what it shows (views/paged.py: the structure, the list sizes and
 one index page per list it overlaps; the graph projection the same through views/graph_paged.py
@@ -20,7 +21,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ...auth.scopes import order_scopes
-from ...auth.user_zone import configured_zone, set_zone
+from ...auth.user_zone import configured_zone
 from ...history.actor import actor_of
 from ...history.sessions import current_session
 from ...kernel import timestamps
@@ -32,6 +33,7 @@ from ..destinations import resolve_space
 from ..due_index import ensure_indexed
 from ..inbox.detail_context import effective_timezone
 from ..misses import missing_task
+from ..reminder_zone import set_user_zone
 from ..state import TodoState, load_partial, load_state
 from ..writes import ensure_default_space
 from .details import task_details
@@ -174,9 +176,9 @@ def get_context_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def set_time_zone_operation(call: Call, args: dict[str, Any]) -> dict[str, Any]:
-    """Store the zone the user named (an IANA name, else a validation error) and answer the
-    context in it."""
-    set_zone(call.services.items, call.principal.user_id, args["timeZone"])
+    """Store the zone the user named (an IANA name, else a validation error), move the reminders
+    it places (a date-only due's, reminder_zone.py) and answer the context in it."""
+    set_user_zone(call.services.items, call.principal.user_id, args["timeZone"], timestamps.utc_now())
     return get_context_operation(call, {})
 
 

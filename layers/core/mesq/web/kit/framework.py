@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote
@@ -32,6 +32,7 @@ from ...kernel.errors import Forbidden, Internal, MesqError, Unauthorized
 from ...kernel.recorded import Recorded
 from ...kernel.spec import load_spec
 from ...wiring.services import Services
+from .field_words import labelled
 from .flash import clear_flash, pending_flash, redirect_with_flash
 from .forms import Fields, close_uploads, read_form, read_form_or_json, read_upload
 from .i18n import DEFAULT_LANGUAGE, Text, Translator, choose_language
@@ -101,12 +102,14 @@ class Page:
     def ngettext(self, singular: str, plural: str, count: int, /, **variables: Any) -> str:
         return self.translator.ngettext(singular, plural, count, **variables)
 
-    def error_text(self, error: Exception) -> str:
+    def error_text(self, error: Exception, names: Mapping[str, str] | None = None) -> str:
         """An error's message in the page's language: a domain error's template through the
-        catalog; another error's English message, translated when it is a catalog string."""
+        catalog, the field it names by its label (`field_words.labelled`; `names`: this form's
+        own labels, e.g. a column form's `name` is "Column name"); another error's English
+        message, translated when it is a catalog string."""
         text = getattr(error, "text", None)
         if isinstance(text, Text):
-            return self.translator.text(text)
+            return self.translator.text(labelled(text, names))
         return self.translator.text(str(getattr(error, "message", "") or error))
 
     @property
@@ -245,7 +248,7 @@ def error_page(
     """The error as a page; with `request`, its message without any text of the request's URL
     (`url_text.py`: a link cannot make a page say something)."""
     headers = {"Retry-After": str(error.retry_after_seconds)} if error.retry_after_seconds else None
-    said = Translator(language).text(error.text)  # in the page's language (docs/i18n.md)
+    said = Translator(language).text(labelled(error.text))  # in the page's language (docs/i18n.md)
     message = said if request is None else without_url_text(said, request)
     return render(
         "kit/error.html",
@@ -329,7 +332,7 @@ def _said(error: MesqError, language: str) -> MesqError:
     """The error with its message in `language` (its code, status, details and retry kept): what
     a page script shows after a refused request."""
     said = copy.copy(error)
-    said.message = Translator(language).text(error.text)
+    said.message = Translator(language).text(labelled(error.text))
     return said
 
 

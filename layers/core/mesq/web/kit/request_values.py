@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 from starlette.requests import Request
 
 from ...kernel.errors import ValidationError
+from ...kernel.i18n import ForPrograms
 from ...kernel.timestamps import parse_zone
 from .forms import Fields
 
@@ -40,7 +41,8 @@ def form_revision(fields: Fields, name: str = "revision") -> int:
     if isinstance(raw, str) and raw.isascii() and raw.isdigit() and len(raw) <= 15 and int(raw) >= 1:
         return int(raw)
     raise ValidationError(
-        "expectedRevision: the form's %(name)s must be a positive integer (the one the page showed)", name=name
+        "the form is incomplete or out of date; reload the page and try again%(detail)s",
+        detail=ForPrograms(f" (expectedRevision: the form's {name} must be a positive integer)"),
     )
 
 

@@ -42,9 +42,7 @@ async def settings_page(page: Page) -> Response:
 async def language_submit(page: Page) -> Response:
     language = page.fields.text("language")
     if language and language not in LANGUAGES:
-        raise ValidationError(
-            "language must be one of: %(languages)s, or empty for the browser's", languages=", ".join(LANGUAGES)
-        )
+        raise ValidationError("choose one of the listed languages, or the browser's")
     await run_sync(set_setting, page.web.services.items, page.user.user_id, "language", language)
     # The notice is in the language the next page will be in.
     now = Translator(choose_language(language, page.request.headers.get("accept-language")))

@@ -28,7 +28,7 @@ from .fields import index_of
 from .inbox import inbox_routes
 from .inbox_item import inbox_item_routes
 from .quick import form_ignore, page_zone, quick_routes, understand
-from .shape import shape_routes
+from .shape import SPACE_NAME, shape_routes
 from .task import task_routes
 from .trash import todo_trash_routes
 from .urls import BOARD, board_url
@@ -51,7 +51,7 @@ async def create_space(page: Page) -> Response:
         return page.render(
             "todos/board.html",
             status=400,
-            **await board_view(page, space_error=page.error_text(error), space_name=name),
+            **await board_view(page, space_error=page.error_text(error, {"name": SPACE_NAME}), space_name=name),
         )
     return redirect(board_url(created["space"]["id"]))
 

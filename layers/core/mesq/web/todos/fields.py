@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, date, datetime, time
 from typing import Any
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ...kernel import formats
 from ...kernel.errors import ValidationError
@@ -282,22 +282,37 @@ def reminder_form(task: dict[str, Any], zone_name: str) -> dict[str, Any]:
     return {"offsets": offsets, "at": local_moment(absolute[0], zone_name) if absolute else ""}
 
 
-def due_label(due: dict[str, Any] | None, zone: str | None) -> str:
-    """A card's due: `2026-12-08` or `2026-12-08 09:30 Asia/Shanghai`."""
-    if not due:
-        return ""
-    if due["type"] == "date":
-        return str(due["date"])
-    moment = parse_timestamp(due["at"], "due")
-    if zone:
-        return f"{moment.astimezone(ZoneInfo(zone)).strftime('%Y-%m-%d %H:%M')} {zone}"
-    return f"{moment.strftime('%Y-%m-%d %H:%M')} UTC"
-
-
 _DAY_NAMES = {0: N_("today"), 1: N_("tomorrow"), -1: N_("yesterday")}
 ENGLISH = Translator(DEFAULT_LANGUAGE)
 #: Beyond this many days away a due says only its date ("in 45 days" helps nobody).
 RELATIVE_DAYS = 30
+
+
+def occurrence_words(
+    due: dict[str, Any] | None, zone: str | None, page_zone: str, now: datetime, say: Translator = ENGLISH
+) -> str:
+    """One occurrence's due in a notice, in the page's language (CLDR, `kernel/formats.py`):
+    `Dec 11` / `12月11日`, a time `Dec 11 09:00` / `12月11日 09:00`, the year only when it is not
+    `now`'s. A timed due is read on the task's wall clock, `zone` (its own zone, else the
+    user's); only a zone other than the page's (`page_zone`: the user's, else the browser's) is
+    named, by its generic name (`Dec 11 09:00 (Eastern Time)`)."""
+    if not due:
+        return ""
+    this_year = now.astimezone(ZoneInfo(page_zone)).year
+    if due["type"] == "date":
+        day = date.fromisoformat(str(due["date"]))
+        return formats.month_day(day, say.language, with_year=day.year != this_year)
+    shown = zone or page_zone
+    try:
+        here = ZoneInfo(shown)
+    except (ValueError, KeyError, ZoneInfoNotFoundError):  # a name this tzdata does not know
+        shown, here = page_zone, ZoneInfo(page_zone)
+    local = parse_timestamp(str(due["at"]), "due").astimezone(here)
+    text = f"{formats.month_day(local.date(), say.language, with_year=local.year != this_year)} "
+    text += formats.clock(local, say.language)
+    if shown == page_zone:
+        return text
+    return say.gettext("%(time)s (%(zone)s)", time=text, zone=formats.zone_name(here, say.language))
 
 
 @dataclass(frozen=True)
@@ -361,4 +376,4 @@ def index_of(fields: Fields, name: str = "index") -> int | None:
         return raw
     if isinstance(raw, str) and raw.isdigit() and len(raw) <= 6:
         return int(raw)
-    raise ValidationError("%(name)s must be a whole number of 0 or more", name=name)
+    raise ValidationError("%(field)s: must be a whole number of 0 or more", field=name)

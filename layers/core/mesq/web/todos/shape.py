@@ -1,9 +1,10 @@
-"""Shaping the board: add, rename, reorder, mark done and delete a space's columns, and rename or
-delete the space itself. Every change is the column or space operation through `Page.invoke`
-(create_todo_column, update_todo_column, delete_todo_column, update_todo_space,
-delete_todo_space), so the rules and their messages are the API's: a refused change (an empty
-name, a column or space that still has tasks, the last open column, the default space) comes
-back as the board with the operation's message beside its control and the typed text kept.
+"""Shaping the board: add, rename, reorder, mark done and delete a space's columns, and rename
+the space, make it the default or delete it. Every change is the column or space operation
+through `Page.invoke` (create_todo_column, update_todo_column, delete_todo_column,
+update_todo_space, delete_todo_space), so the rules and their messages are the API's: a refused
+change (an empty name, a column or space that still has tasks, the last open column, the default
+space) comes back as the board with the operation's message beside its control and the typed
+text kept.
 
 The board shows a space's open columns, but a column's `index` counts its archived ones too: the
 forms and the drag send the place among the open columns, turned here into the API's index.
@@ -18,6 +19,7 @@ from starlette.routing import Route
 
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint, json_ok
+from ..kit.i18n import N_
 from ..kit.render import redirect
 from ..kit.request_values import form_revision
 from .board_view import board_view
@@ -28,6 +30,8 @@ COLUMNS = BOARD + "/columns"
 COLUMN = COLUMNS + "/{column_id}"
 SPACE = BOARD + "/spaces/{space_id}"
 REFUSED = (ValidationError, Conflict, NotFound)
+#: The forms' labels of `name` (an error names the field as its form does).
+COLUMN_NAME, SPACE_NAME = N_("Column name"), N_("Space name")
 
 
 def _changed_meanwhile(page: Page) -> str:
@@ -38,10 +42,11 @@ async def _refused(
     page: Page, space_id: str | None, target: str, error: ValidationError | Conflict | NotFound, value: str = ""
 ) -> Response:
     """The board again (with the error's status), its message beside the control `target`
-    (`add-column`, `column-<id>`, `space` or `space-delete`) and what was typed (`value`) back in
+    (`add-column`, `column-<id>`, `space`, `space-default` or `space-delete`) and what was typed (`value`) back in
     its field."""
 
-    shape_error = {"target": target, "message": page.error_text(error), "value": value}
+    names = {"name": SPACE_NAME if target.startswith("space") else COLUMN_NAME}  # as its form labels it
+    shape_error = {"target": target, "message": page.error_text(error, names), "value": value}
     view = await board_view(page, shape_error=shape_error, space_override=space_id)
     return page.render("todos/board.html", status=error.http_status, **view)
 
@@ -163,6 +168,22 @@ async def rename_space(page: Page) -> Response:
     return redirect(board_url(space_id))
 
 
+async def make_default_space(page: Page) -> Response:
+    """The space becomes the default (update_todo_space makeDefault): new captures land there,
+    and the space that was the default can then be deleted."""
+    space_id = str(page.request.path_params["space_id"])
+    arguments = {"spaceId": space_id, "expectedRevision": form_revision(page.fields), "makeDefault": True}
+    try:
+        space = (await page.invoke("update_todo_space", arguments))["space"]
+    except RevisionConflict:
+        return page.redirect_with_flash(board_url(space_id), _changed_meanwhile(page))
+    except REFUSED as error:
+        return await _refused(page, space_id, "space-default", error)
+    return page.redirect_with_flash(
+        board_url(space_id), page.gettext("“%(name)s” is now the default space.", name=space["name"][:80])
+    )
+
+
 async def delete_space(page: Page) -> Response:
     space_id = str(page.request.path_params["space_id"])
     try:
@@ -185,6 +206,7 @@ def shape_routes(web: Web) -> list[Route]:
         Route(COLUMN + "/drop", endpoint(web, drop_column, api=True), methods=["POST"]),
         Route(COLUMN + "/delete", endpoint(web, delete_column), methods=["POST"]),
         Route(SPACE + "/rename", endpoint(web, rename_space), methods=["POST"]),
+        Route(SPACE + "/default", endpoint(web, make_default_space), methods=["POST"]),
         Route(SPACE + "/delete", endpoint(web, delete_space), methods=["POST"]),
     ]
 

@@ -30,10 +30,10 @@ from .fields import (
     REMINDER_OFFSETS,
     TaskForm,
     base_digests,
-    due_label,
     form_of_task,
     friendly_due,
     merge,
+    occurrence_words,
     reminder_form,
     reminders_of,
     shown_zone,
@@ -182,11 +182,17 @@ async def save_submit(page: Page) -> Response:
     return page.redirect_with_flash(task_url(_task_id(page)), page.gettext("Saved."))
 
 
-def _completion_notice(page: Page, before_due: str, task: dict[str, Any]) -> str:
+def _completion_notice(page: Page, before: dict[str, Any], task: dict[str, Any]) -> str:
+    """ "Done." or, for a recurring task that moved on, which occurrence was done and when the
+    next is due, each in words of the page's language (`occurrence_words`)."""
     if task["done"]:
         return page.gettext("Done.")
-    after = due_label(task["due"], task["timezone"])
-    return page.gettext("Done for %(before)s; next occurrence due %(after)s.", before=before_due, after=after)
+    zone, now = page_zone(page), datetime.fromtimestamp(page.web.clock(), UTC)
+    return page.gettext(
+        "Done for %(before)s. Next: %(after)s.",
+        before=occurrence_words(before["due"], before["timezone"], zone, now, page.translator),
+        after=occurrence_words(task["due"], task["timezone"], zone, now, page.translator),
+    )
 
 
 CHANGED_MEANWHILE = N_("The task changed meanwhile; here it is now. Try again.")
@@ -221,8 +227,8 @@ async def complete_submit(page: Page) -> Response:
         )
     except RevisionConflict:
         return await _answered(page, task_id, page.gettext(CHANGED_MEANWHILE), refused=True)
-    before_due = due_label(before["task"]["due"], before["task"]["timezone"])
-    return await _answered(page, task_id, _completion_notice(page, before_due, done["task"]), change_ids=change_ids)
+    notice = _completion_notice(page, before["task"], done["task"])
+    return await _answered(page, task_id, notice, change_ids=change_ids)
 
 
 async def reopen_submit(page: Page) -> Response:
