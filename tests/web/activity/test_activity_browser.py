@@ -18,9 +18,8 @@ from playwright import sync_api as playwright_sync
 
 from ...conftest import LiveServer
 from ..chromium import chromium_page
-from ..kit.test_browser import PASSWORD
 from ..kit.test_layout import SIZES, shots  # noqa: F401  (shots: the screenshot directory fixture)
-from ..todos.test_todos_browser import PROBLEMS, watch
+from ..todos.test_todos_browser import PROBLEMS, sign_in_page
 from .seed import COLUMN_NAMES, EDITS
 
 expect = playwright_sync.expect
@@ -79,12 +78,7 @@ def _never_shown(person: httpx.Client) -> set[str]:
 def zh_page(server: LiveServer) -> Iterator[Any]:
     server.account(USER, scopes=ALL)
     with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, locale="zh-CN") as page:
-        watch(page)
-        page.goto(server.base_url + "/login?next=/activity")
-        page.fill("input[name=username]", USER)
-        page.fill("input[name=password]", PASSWORD)
-        page.click("button[type=submit]")
-        expect(page).to_have_url(server.base_url + "/activity")
+        sign_in_page(page, server.base_url, USER, "/activity")
         yield page
         assert PROBLEMS[page] == [], PROBLEMS[page]
 

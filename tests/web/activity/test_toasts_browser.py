@@ -16,9 +16,8 @@ from playwright import sync_api as playwright_sync
 
 from ...conftest import LiveServer
 from ..chromium import chromium_page
-from ..kit.test_browser import PASSWORD
 from ..kit.test_layout import SIZES
-from ..todos.test_todos_browser import PROBLEMS, watch
+from ..todos.test_todos_browser import PROBLEMS, sign_in_page
 
 expect = playwright_sync.expect
 USER = "ada"
@@ -29,12 +28,7 @@ def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, httpx.Cli
     width, height = request.param
     account = server.account(USER, scopes="memo:read,memo:write")
     with chromium_page(viewport={"width": width, "height": height}, locale="zh-CN") as page:
-        watch(page)
-        page.goto(server.base_url + "/login")
-        page.fill("input[name=username]", USER)
-        page.fill("input[name=password]", PASSWORD)
-        page.click("button[type=submit]")
-        expect(page).to_have_url(server.base_url + "/")
+        sign_in_page(page, server.base_url, USER)
         headers = {"Authorization": f"Bearer {account.token}"}
         with httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest:
             yield page, rest

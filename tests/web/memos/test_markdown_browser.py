@@ -15,9 +15,8 @@ from playwright import sync_api as playwright_sync
 
 from ...conftest import LiveServer
 from ..chromium import chromium_page
-from ..kit.test_browser import PASSWORD
 from ..kit.test_layout import SIZES, shots
-from ..todos.test_todos_browser import PROBLEMS, watch
+from ..todos.test_todos_browser import PROBLEMS, sign_in_page
 
 __all__ = ["shots"]  # the fixture
 expect = playwright_sync.expect
@@ -41,12 +40,7 @@ def test_chinese_markdown_on_the_card_and_in_the_preview(
         chromium_page(viewport={"width": width, "height": height}, locale="zh-CN") as page,
         httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest,
     ):
-        watch(page)
-        page.goto(server.base_url + "/login")
-        page.fill("input[name=username]", USER)
-        page.fill("input[name=password]", PASSWORD)
-        page.click("button[type=submit]")
-        expect(page).to_have_url(server.base_url + "/")
+        sign_in_page(page, server.base_url, USER)
         memo = rest.post("/api/toolkit/memo", json={"content": MEMO}).json()["data"]["memo"]
         page.reload()
 

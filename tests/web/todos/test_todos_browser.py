@@ -29,12 +29,7 @@ def signed_in(server: LiveServer) -> Iterator[tuple[Any, httpx.Client]]:
     """A Chromium page signed in as a fresh user, and a REST client with that user's todo token."""
     account = server.account(USER, scopes="todo:read,todo:write")
     with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}) as page:
-        watch(page)
-        page.goto(server.base_url + "/login?next=/todos")
-        page.fill("input[name=username]", USER)
-        page.fill("input[name=password]", PASSWORD)
-        page.click("button[type=submit]")
-        expect(page).to_have_url(server.base_url + "/todos")
+        sign_in_page(page, server.base_url, USER, "/todos")
         headers = {"Authorization": f"Bearer {account.token}"}
         with httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest:
             yield page, rest
@@ -43,6 +38,16 @@ def signed_in(server: LiveServer) -> Iterator[tuple[Any, httpx.Client]]:
 
 PROBLEMS: dict[Any, list[str]] = {}
 SCREENSHOTS: set[Any] = set()
+
+
+def sign_in_page(page: Any, base_url: str, username: str, landing: str = "/") -> None:
+    """Watch `page` (`watch`), sign it in through /login as `username` and wait for `landing`."""
+    watch(page)
+    page.goto(base_url + "/login" + (f"?next={landing}" if landing != "/" else ""))
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    expect(page).to_have_url(base_url + landing)
 
 
 def watch(page: Any) -> None:
