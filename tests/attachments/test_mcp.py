@@ -6,10 +6,13 @@ path rules as REST."""
 from __future__ import annotations
 
 import base64
+import time
 from typing import Any
 
 import pytest
 
+from mesq.application import ratelimit
+from mesq.application.ratelimit import WINDOW_SECONDS
 from mesq.auth.tokens import create_token
 from mesq.mcp.service import default_catalog
 from tests.mcp.conftest import (  # noqa: F401
@@ -135,8 +138,11 @@ def test_mcp_read_cap(small_cap):
     assert "cap" in client.error("resources/read", {"uri": fits["mcp_uri"]})["message"]
 
 
-def test_resources_read_counts_in_the_attachment_read_bucket(small_cap):
+def test_resources_read_counts_in_the_attachment_read_bucket(small_cap, monkeypatch):
     services, client, account = small_cap
+    # The clock held inside one window: 31 reads that straddled a minute's end started a new count.
+    frozen = float(int(time.time()) // WINDOW_SECONDS * WINDOW_SECONDS + 1)
+    monkeypatch.setattr(ratelimit, "wall_clock", lambda: frozen)
     resource = client.ok("upload_memo_resource", {"displayName": "a", "mimeType": "text/plain", "content": b64(b"x")})
     for _ in range(15):
         client.result("resources/read", {"uri": resource["mcp_uri"]})
