@@ -57,12 +57,12 @@ def _token(client: TestClient) -> int:
 
 
 def _revoke(client: TestClient) -> int:
-    return client.post("/oauth/revoke", data={"token": "guess"}).status_code
+    return client.post("/oauth/revoke", data={"token": "guess", "client_id": "unknown"}).status_code
 
 
 @pytest.mark.parametrize(
     ("call", "normal_status"),
-    [(_bad_token, 401), (_no_token, 401), (_authorize, 400), (_token, 401), (_revoke, 200)],
+    [(_bad_token, 401), (_no_token, 401), (_authorize, 400), (_token, 401), (_revoke, 401)],
     ids=["rest-bad-token", "attachment-read-no-token", "authorize", "token", "revoke"],
 )
 def test_anonymous_calls_spend_the_per_ip_budget(clients, call: Request, normal_status: int) -> None:

@@ -29,3 +29,28 @@ def test_local_services_load_no_search_engine(tmp_path: Path) -> None:
         capture_output=True, text=True, env=env, timeout=120, check=True,
     )  # fmt: skip
     assert json.loads(result.stdout.strip().splitlines()[-1]) == []
+
+
+IMPORT_SCRIPT = """
+import importlib, json, sys
+importlib.import_module(sys.argv[1])
+watched = set(sys.argv[2].split(","))
+print(json.dumps(sorted(m for m in sys.modules if m in watched or m.split(".")[0] in watched)))
+"""
+
+
+def _loaded_by(module: str, watched: tuple[str, ...]) -> list[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "layers" / "core")}
+    result = subprocess.run(
+        [sys.executable, "-c", IMPORT_SCRIPT, module, ",".join(watched)],
+        capture_output=True, text=True, env=env, timeout=120, check=True,
+    )  # fmt: skip
+    loaded: list[str] = json.loads(result.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+def test_the_pointer_predicates_stay_light() -> None:
+    """search/pointers.py is imported at cold start by the literal indexes and the warm-up; its
+    predicates (same_model, same_tokens) serve a search before it knows it needs an engine."""
+    assert _loaded_by("mesq.search.pointers", (*SEARCH_PACKAGES, "mesq.search.tokenizer")) == []
+    assert _loaded_by("mesq.application.search_operations", SEARCH_PACKAGES) == []

@@ -6,7 +6,7 @@ import base64
 import hashlib
 import secrets
 from dataclasses import dataclass
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote_plus, urlsplit
 
 REDIRECT_URI = "http://127.0.0.1:8765/callback"
 
@@ -21,6 +21,12 @@ class Pkce:
         verifier = secrets.token_urlsafe(48)
         digest = hashlib.sha256(verifier.encode("ascii")).digest()
         return cls(verifier, base64.urlsafe_b64encode(digest).decode("ascii").rstrip("="))
+
+
+def basic_auth(user: str, password: str = "") -> dict[str, str]:
+    """An `Authorization: Basic` header as RFC 6749 §2.3.1 builds it (each part form-encoded)."""
+    pair = f"{quote_plus(user)}:{quote_plus(password)}"
+    return {"Authorization": "Basic " + base64.b64encode(pair.encode()).decode()}
 
 
 def query_of(url: str) -> dict[str, str]:

@@ -77,13 +77,12 @@ def test_pending_requests_are_answered_once(flow):
 
 def test_revocation_endpoint_forms(flow, client):
     tokens = flow.tokens()
-    assert client.post("/oauth/revoke", data={"token": "mesq_rt_unknown"}).status_code == 200
-    # A token of this client presented with another client_id is left alone (RFC 7009 §2.1).
-    assert client.post("/oauth/revoke", data={"token": tokens["access_token"], "client_id": "x"}).status_code == 200
-    assert Mcp(client, tokens["access_token"]).post("tools/list").status_code == 200
-    missing = client.post("/oauth/revoke", json={"token_type_hint": "refresh_token"})
+    mine = {"client_id": flow.client_id}
+    assert client.post("/oauth/revoke", data={"token": "mesq_rt_unknown", **mine}).status_code == 200
+    missing = client.post("/oauth/revoke", json={"token_type_hint": "refresh_token", **mine})
     assert missing.status_code == 400 and missing.json()["error"] == "invalid_request"
     wrong_type = client.post("/oauth/revoke", content=b"token=x", headers={"Content-Type": "text/plain"})
     assert wrong_type.status_code == 400 and wrong_type.json()["error"] == "invalid_request"
-    assert client.post("/oauth/revoke", data={"token": tokens["refresh_token"]}).status_code == 200
+    assert Mcp(client, tokens["access_token"]).post("tools/list").status_code == 200
+    assert client.post("/oauth/revoke", data={"token": tokens["refresh_token"], **mine}).status_code == 200
     assert Mcp(client, tokens["access_token"]).post("tools/list").status_code == 401

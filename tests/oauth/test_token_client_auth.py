@@ -6,16 +6,10 @@ used (RFC 6749 §5.2; sweep finding 5)."""
 from __future__ import annotations
 
 import base64
-from urllib.parse import quote_plus
 
 import pytest
 
-from tests.oauth.helpers import REDIRECT_URI, Pkce
-
-
-def _basic(user: str, password: str = "") -> dict[str, str]:
-    pair = f"{quote_plus(user)}:{quote_plus(password)}"
-    return {"Authorization": "Basic " + base64.b64encode(pair.encode()).decode()}
+from tests.oauth.helpers import REDIRECT_URI, Pkce, basic_auth
 
 
 def _exchange_form(flow, pkce: Pkce, **extra: str) -> dict[str, str]:
@@ -26,12 +20,12 @@ def _exchange_form(flow, pkce: Pkce, **extra: str) -> dict[str, str]:
 
 def test_an_empty_basic_password_is_a_public_client(flow):
     pkce = Pkce.new()
-    response = flow.client.post("/oauth/token", data=_exchange_form(flow, pkce), headers=_basic(flow.client_id))
+    response = flow.client.post("/oauth/token", data=_exchange_form(flow, pkce), headers=basic_auth(flow.client_id))
     assert response.status_code == 200, response.text
     refreshed = flow.client.post(
         "/oauth/token",
         data={"grant_type": "refresh_token", "refresh_token": response.json()["refresh_token"]},
-        headers=_basic(flow.client_id),
+        headers=basic_auth(flow.client_id),
     )
     assert refreshed.status_code == 200, refreshed.text
 
@@ -49,20 +43,20 @@ def test_an_empty_client_secret_is_no_secret(flow):
 def test_basic_and_body_client_id_must_agree(flow, register):
     pkce = Pkce.new()
     same = flow.client.post(
-        "/oauth/token", data=_exchange_form(flow, pkce, client_id=flow.client_id), headers=_basic(flow.client_id)
+        "/oauth/token", data=_exchange_form(flow, pkce, client_id=flow.client_id), headers=basic_auth(flow.client_id)
     )
     assert same.status_code == 200, same.text
     other = register(client_name="Other")["client_id"]
     differs = flow.client.post(
-        "/oauth/token", data=_exchange_form(flow, Pkce.new(), client_id=other), headers=_basic(flow.client_id)
+        "/oauth/token", data=_exchange_form(flow, Pkce.new(), client_id=other), headers=basic_auth(flow.client_id)
     )
     assert differs.status_code == 401 and differs.json()["error"] == "invalid_client"
     assert differs.headers["www-authenticate"] == 'Basic realm="mesq"'
 
 
 HEADERS = {
-    "unknown client": lambda client_id: _basic("mesq_client_nobody"),
-    "a secret MeSQ never issued": lambda client_id: _basic(client_id, "s3cret"),
+    "unknown client": lambda client_id: basic_auth("mesq_client_nobody"),
+    "a secret MeSQ never issued": lambda client_id: basic_auth(client_id, "s3cret"),
     "not base64": lambda client_id: {"Authorization": "Basic !!not-base64!!"},
     "no colon": lambda client_id: {"Authorization": "basic " + base64.b64encode(b"no-colon").decode()},
     "bearer": lambda client_id: {"Authorization": "Bearer mesq_at_x"},

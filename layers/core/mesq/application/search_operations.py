@@ -28,7 +28,6 @@ from ..kernel.keys import user_partition
 from ..memos.filters import filter_from
 from ..reading.store import read_book
 from ..search.documents import Doc, Kind, snippet
-from ..search.tokenizer import TOKENS_FORMAT
 
 if TYPE_CHECKING:  # the index and pipeline (bm25s, numpy) load on the first search, not at cold start
     from ..search.index import SearchIndex
@@ -104,9 +103,9 @@ def _source(call: Call) -> _Source:
     for _attempt in range(4):  # a writer may replace the version between its reads
         found = {item["sk"]: item for item in services.items.batch_get(keys)}
         pointer, building = found.get(pointers.AI_INDEX), found.get(pointers.AI_BUILD)
-        stale = pointer is not None and pointer.get("model") != services.search.model_id
+        stale = pointer is not None and not pointers.same_model(pointer, services.search.model_id)
         # Terms of an older tokenizer: the index answers (its vectors hold), and a build remakes them.
-        old_terms = pointer is not None and int(pointer.get("tokens", 1)) != TOKENS_FORMAT
+        old_terms = pointer is not None and not pointers.same_tokens(pointer)
         if building is not None or pointer is None or stale or old_terms:
             services.search.request_build(user_id)  # queued, or resumed where no worker runs it now
             small = building is None or int(building["total"]) - int(building["walked"]) <= SMALL_BUILD

@@ -298,7 +298,8 @@ class OAuthEndpoints:
         """RFC 6749 §2.3/§3.2.1: public clients identify themselves with client_id only. An empty
         secret is no secret (RFC 6749 §2.3.1 lets a client send an empty password): a client that
         defaults to `client_secret_basic` or `_post` sends `Basic base64("<client_id>:")` or
-        `client_secret=` after a registration answered `none`, and is the same public client."""
+        `client_secret=` after a registration answered `none`, and is the same public client.
+        The token and the revocation endpoint both authenticate their client here (RFC 7009 §2.1)."""
         if params.get("client_secret"):
             raise OAuthError("invalid_client", "MeSQ clients are public: send client_id and no secret", 401)
         authorization = request.headers.get("authorization")
@@ -358,25 +359,33 @@ class OAuthEndpoints:
 
     # -- revocation (RFC 7009) ------------------------------------------------------------------
 
+    async def _revocation_params(self, request: Request) -> dict[str, str]:
+        """The form RFC 7009 names, or a JSON object (some clients send one)."""
+        if not is_json_media_type(request.headers.get("content-type")):
+            return await self._form(request)
+        raw = await read_limited(request, MAX_FORM_BYTES)
+        if raw is None:
+            raise OAuthError("invalid_request", f"the request body exceeds {MAX_FORM_BYTES} bytes")
+        try:
+            document: dict[str, Any] = parse_json_object(raw)
+        except MesqError as error:
+            raise OAuthError("invalid_request", error.message) from None
+        return {name: value for name, value in document.items() if isinstance(value, str)}
+
     async def revoke(self, request: Request) -> Response:
+        """RFC 7009: the client authenticates as at the token endpoint (a public client sends its
+        client_id; a secret, an unknown client or a broken Authorization header is a 401
+        invalid_client), and only a token issued to that client is revoked (§2.1, §5). Unknown
+        tokens and tokens of another client answer 200 and change nothing (§2.2)."""
         if refused := await self._over_budget(request):
             return refused
         try:
-            if is_json_media_type(request.headers.get("content-type")):
-                raw = await read_limited(request, MAX_FORM_BYTES)
-                if raw is None:
-                    raise OAuthError("invalid_request", f"the request body exceeds {MAX_FORM_BYTES} bytes")
-                try:
-                    document: dict[str, Any] = parse_json_object(raw)
-                except MesqError as error:
-                    raise OAuthError("invalid_request", error.message) from None
-                params = {name: value for name, value in document.items() if isinstance(value, str)}
-            else:
-                params = await self._form(request)
+            params = await self._revocation_params(request)
             token = _required(params, "token")
+            client_id = await self._public_client_id(request, params)
         except OAuthError as error:
-            return oauth_error(error)
-        await run_sync(grants.revoke_token, self.services.items, token, _optional(params, "client_id"))
+            return with_client_challenge(oauth_error(error), request)
+        await run_sync(grants.revoke_token, self.services.items, token, client_id)
         return Response(status_code=200, headers=NO_STORE)
 
 

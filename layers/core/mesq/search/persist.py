@@ -140,12 +140,12 @@ class IndexRepository:
 
     def same_model(self, pointer: Item) -> bool:
         """The stored vectors are this process's model's: a build may reuse them."""
-        return pointer.get("model") == self._runtime.model_id
+        return pointers.same_model(pointer, self._runtime.model_id)
 
     @staticmethod
     def same_tokens(pointer: Item) -> bool:
         """The stored terms are this tokenizer's: a build may reuse them."""
-        return int(pointer.get("tokens", 1)) == TOKENS_FORMAT
+        return pointers.same_tokens(pointer)
 
     def pointer(self, user_id: str) -> Item | None:
         return self._items.get(pointer_key(user_id))
