@@ -1,6 +1,7 @@
-"""Who may revoke (RFC 7009 §2.1, §5): the client authenticates as at the token endpoint (a
-public client sends its client_id, in the body or as `Basic base64("<client_id>:")`), a broken or
-foreign credential is a 401 invalid_client, and only a token issued to that client is revoked."""
+"""Who may revoke (RFC 7009 §2.1, §5): a client that names itself authenticates as at the token
+endpoint (a public client sends its client_id, in the body or as `Basic base64("<client_id>:")`),
+a broken or foreign credential is a 401 invalid_client, and only a token issued to that client is
+revoked; a request naming no client revokes the token it holds."""
 
 from __future__ import annotations
 
@@ -48,12 +49,19 @@ def test_a_json_body_names_its_client_too(flow: Flow) -> None:
     assert not _live(flow)
 
 
-def test_a_request_naming_no_client_revokes_nothing(flow: Flow) -> None:
-    """Before, a bare `token=` revoked any client's grant; RFC 7009 §5 asks for a valid client_id."""
+@pytest.mark.parametrize("kind", ["access_token", "refresh_token"])
+def test_a_request_naming_no_client_revokes_the_token_it_holds(flow: Flow, kind: str) -> None:
+    """A bare `token=` (curl, many OAuth libraries): holding the token is the proof."""
     tokens = flow.tokens()
-    response = _revoke(flow, {"token": tokens["refresh_token"]})
-    assert response.status_code == 400 and response.json()["error"] == "invalid_request"
-    assert _live(flow)
+    response = _revoke(flow, {"token": tokens[kind]})
+    assert response.status_code == 200 and response.headers["cache-control"] == "no-store"
+    assert not _live(flow)
+
+
+def test_an_empty_client_id_is_no_client_named(flow: Flow) -> None:
+    tokens = flow.tokens()
+    assert _revoke(flow, {"token": tokens["access_token"], "client_id": ""}).status_code == 200
+    assert not _live(flow)
 
 
 HEADERS = {

@@ -373,16 +373,22 @@ class OAuthEndpoints:
         return {name: value for name, value in document.items() if isinstance(value, str)}
 
     async def revoke(self, request: Request) -> Response:
-        """RFC 7009: the client authenticates as at the token endpoint (a public client sends its
-        client_id; a secret, an unknown client or a broken Authorization header is a 401
-        invalid_client), and only a token issued to that client is revoked (§2.1, §5). Unknown
-        tokens and tokens of another client answer 200 and change nothing (§2.2)."""
+        """RFC 7009: a client that names itself authenticates as at the token endpoint (a public
+        client sends its client_id; a secret, an unknown client or a broken Authorization header is
+        a 401 invalid_client), and then only a token issued to it is revoked (§2.1, §5). A request
+        naming no client at all (a bare `token=`, as many libraries and scripts send) revokes the
+        token's grant: holding the token is the proof, whoever holds it could use it, and refusing
+        would leave it live. Unknown tokens and tokens of another client answer 200 and change
+        nothing (§2.2)."""
         if refused := await self._over_budget(request):
             return refused
         try:
             params = await self._revocation_params(request)
             token = _required(params, "token")
-            client_id = await self._public_client_id(request, params)
+            names_a_client = any(
+                (request.headers.get("authorization"), params.get("client_id"), params.get("client_secret"))
+            )
+            client_id = await self._public_client_id(request, params) if names_a_client else None
         except OAuthError as error:
             return with_client_challenge(oauth_error(error), request)
         await run_sync(grants.revoke_token, self.services.items, token, client_id)

@@ -296,10 +296,11 @@ def _revoke(items: ItemStore, user_id: str, grant_id: str) -> bool:
     raise ConditionFailed("the grant kept changing while it was being revoked")
 
 
-def revoke_token(items: ItemStore, token: str, client_id: str) -> None:
+def revoke_token(items: ItemStore, token: str, client_id: str | None) -> None:
     """RFC 7009: revoke the grant behind an access or refresh token issued to `client_id` (the
-    authenticated client). Unknown tokens, and tokens of another client, are ignored (the
-    endpoint answers 200 anyway: §2.2)."""
+    authenticated client; None when the request named no client: holding the token suffices).
+    Unknown tokens, and tokens of another client, are ignored (the endpoint answers 200 anyway:
+    §2.2)."""
     if len(token) > MAX_SECRET_LENGTH:
         return
     if token.startswith(ACCESS_PREFIX):
@@ -308,7 +309,7 @@ def revoke_token(items: ItemStore, token: str, client_id: str) -> None:
         record = items.get(refresh_key(digest(token)))
     else:
         return
-    if record is None or record["clientId"] != client_id:
+    if record is None or (client_id is not None and record["clientId"] != client_id):
         return
     _revoke(items, record["userId"], record["grantId"])
 
