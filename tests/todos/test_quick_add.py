@@ -70,6 +70,15 @@ CASES = [
     ("wow!high C#", "wow!high C#", None, None, (), None),
     ("明天下午5点", "明天下午5点", at(4, 17), None, (), None),
     ("tomorrow 5pm", "tomorrow 5pm", at(4, 17), None, (), None),
+    # this week's day once passed is the next one; 礼拜 is 星期; 下周 / 下个月 alone; a part then "3:30";
+    # an English part of the day after a rule is its time
+    ("这周三 复盘", "复盘", date(2026, 12, 9), None, (), None),
+    ("这周五 复盘", "复盘", date(2026, 12, 4), None, (), None),
+    ("礼拜五 交报告", "交报告", date(2026, 12, 4), None, (), None),
+    ("下周 开会", "开会", date(2026, 12, 7), None, (), None),
+    ("下个月5号 交房租", "交房租", date(2027, 1, 5), None, (), None),
+    ("明天下午 3:30 开会", "开会", at(4, 15, 30), None, (), None),
+    ("report every friday afternoon", "report", at(4, 15), None, (), "FREQ=WEEKLY;BYDAY=FR"),
 ]
 
 

@@ -1,6 +1,8 @@
-"""Quick add, the phrases an outside sweep found misread (sweep F1-F6, F10), each read at a fixed
-`now` in Shanghai: a Sunday 01:45 (the sweep's own clock), a Friday 16:00 (a weekly rule's day,
-its time already past) and a Tuesday 08:30 (a weekday morning). One row per phrase: the title left,
+"""Quick add, the phrases an outside sweep found misread (sweep F1-F6, F10) and a later review's
+(R1-R5: 这周五 on a Sunday, 礼拜五, 下周 / 下个月, "下午 3:30", "every friday afternoon"), each read
+at a fixed `now` in Shanghai: a Sunday 01:45 (the sweep's own clock), a Friday 16:00 (a weekly
+rule's day, its time already past), a Tuesday 08:30 (a weekday morning) and the 31st of January
+(a month longer than the next). One row per phrase: the title left,
 the due (a local date, or a wall-clock time in Shanghai), the rule. Rows marked `guard` were read
 right before the fix too (neighbours of the misread phrases); every other row failed then."""
 
@@ -23,6 +25,7 @@ SH = ZoneInfo("Asia/Shanghai")
 SUNDAY = datetime(2026, 12, 6, 1, 45, tzinfo=SH)  # 2026-12-05 17:45 UTC
 FRIDAY = datetime(2026, 12, 11, 16, 0, tzinfo=SH)
 TUESDAY = datetime(2026, 12, 8, 8, 30, tzinfo=SH)
+JANUARY_31 = datetime(2027, 1, 31, 9, 0, tzinfo=SH)  # a Sunday
 WEEKDAYS = "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"
 
 
@@ -143,7 +146,95 @@ FIRST_DUE_FITS_THE_RULE: list[Row] = [
     ("每周一早上 例会", SUNDAY, "例会", at(12, 7, 9), "FREQ=WEEKLY;BYDAY=MO"),
 ]
 
-ROWS = TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
+#: R1: 这周X / 本周X / 这个周X is the day of this Monday-to-Sunday week, or, once that day has
+#: passed, the next one (a new task is not meant overdue): 这周五 on a Sunday is the coming Friday.
+THIS_WEEK: list[Row] = [
+    ("这周五 交报告", SUNDAY, "交报告", date(2026, 12, 11), None),
+    ("本周五 交报告", SUNDAY, "交报告", date(2026, 12, 11), None),
+    ("这个周五 交报告", SUNDAY, "交报告", date(2026, 12, 11), None),
+    ("这个礼拜五 交报告", SUNDAY, "交报告", date(2026, 12, 11), None),
+    ("这星期六 聚餐", SUNDAY, "聚餐", date(2026, 12, 12), None),
+    ("这周一 开会", TUESDAY, "开会", date(2026, 12, 14), None),
+    ("这周五下午 交报告", SUNDAY, "交报告", at(12, 11, 15), None),
+    ("这周五 交报告", TUESDAY, "交报告", date(2026, 12, 11), None),  # guard
+    ("这周五 交报告", FRIDAY, "交报告", date(2026, 12, 11), None),  # guard; today stays today
+    ("这周日 聚餐", SUNDAY, "聚餐", date(2026, 12, 6), None),  # guard
+    ("本周天气 很好", SUNDAY, "本周天气 很好", None, None),  # the weather, not Sunday
+]
+
+#: R2: 礼拜 is 星期 (礼拜五, 礼拜天, 礼拜日, 下礼拜一, 每礼拜五); the title keeps the words as typed.
+LIBAI: list[Row] = [
+    ("礼拜五 交报告", SUNDAY, "交报告", date(2026, 12, 11), None),
+    ("礼拜天 聚餐", SUNDAY, "聚餐", date(2026, 12, 13), None),
+    ("礼拜日 聚餐", TUESDAY, "聚餐", date(2026, 12, 13), None),
+    ("交报告礼拜五", TUESDAY, "交报告", date(2026, 12, 11), None),
+    ("礼拜五下午 开会", SUNDAY, "开会", at(12, 11, 15), None),
+    ("礼拜三上午10点 面试", SUNDAY, "面试", at(12, 9, 10), None),
+    ("星期五 交报告", SUNDAY, "交报告", date(2026, 12, 11), None),  # guard
+    ("星期天 聚餐", TUESDAY, "聚餐", date(2026, 12, 13), None),  # guard
+    ("下礼拜一 开会", TUESDAY, "开会", date(2026, 12, 14), None),  # guard
+    ("下个星期五 开会", TUESDAY, "开会", date(2026, 12, 18), None),  # guard
+    ("周报 每礼拜五", SUNDAY, "周报", date(2026, 12, 11), "FREQ=WEEKLY;BYDAY=FR"),  # guard
+    ("礼拜五的报告 明天", SUNDAY, "礼拜五的报告", date(2026, 12, 7), None),  # guard
+    ("去做礼拜 明天", SUNDAY, "去做礼拜", date(2026, 12, 7), None),  # guard
+]
+
+#: R3: 下周 / 下星期 / 下礼拜 alone is next week's Monday; 下个月 / 下月 the same day next month
+#: (clamped to its end), 下个月N号 that day of it; not 下周末, 下周期, 下个月底.
+NEXT_WEEK_AND_MONTH: list[Row] = [
+    ("下周 开会", SUNDAY, "开会", date(2026, 12, 7), None),
+    ("下周 开会", FRIDAY, "开会", date(2026, 12, 14), None),
+    ("下星期 开会", TUESDAY, "开会", date(2026, 12, 14), None),
+    ("下礼拜 开会", TUESDAY, "开会", date(2026, 12, 14), None),
+    ("下个星期 开会", TUESDAY, "开会", date(2026, 12, 14), None),
+    ("下下周 复盘", TUESDAY, "复盘", date(2026, 12, 21), None),
+    ("下周 上午10点 开会", SUNDAY, "开会", at(12, 7, 10), None),
+    ("下个月 交房租", SUNDAY, "交房租", date(2027, 1, 6), None),
+    ("下月 交房租", FRIDAY, "交房租", date(2027, 1, 11), None),
+    ("下个月 交房租", JANUARY_31, "交房租", date(2027, 2, 28), None),
+    ("下下个月 体检", SUNDAY, "体检", date(2027, 2, 6), None),
+    ("下个月5号 交房租", SUNDAY, "交房租", date(2027, 1, 5), None),
+    ("下个月十五日 交房租", TUESDAY, "交房租", date(2027, 1, 15), None),
+    ("下个月的20号 交房租", TUESDAY, "交房租", date(2027, 1, 20), None),
+    ("下个月31号 交房租", JANUARY_31, "交房租", date(2027, 2, 28), None),
+    ("下个月5号下午3点 交房租", SUNDAY, "交房租", at(1, 5, 15, year=2027), None),
+    ("下周末 出游", SUNDAY, "下周末 出游", None, None),  # guard
+    ("下周期 规划", SUNDAY, "下周期 规划", None, None),  # guard
+    ("下个月底 交报告", SUNDAY, "下个月底 交报告", None, None),  # guard
+]
+
+#: R4: a part of the day, then a clock time with a colon (a space between or not; the full-width
+#: colon of a Chinese keyboard): the hour on that part's clock, as with 点.
+PART_AND_COLON: list[Row] = [
+    ("明天下午 3:30 开会", SUNDAY, "开会", at(12, 7, 15, 30), None),
+    ("晚上 8:15 看电影", TUESDAY, "看电影", at(12, 8, 20, 15), None),
+    ("下午3：30 开会", TUESDAY, "开会", at(12, 8, 15, 30), None),
+    ("明天 下午3：30 开会", SUNDAY, "开会", at(12, 7, 15, 30), None),
+    ("明晚 8:15 吃饭", SUNDAY, "吃饭", at(12, 7, 20, 15), None),
+    ("晚上 12:30 睡觉", SUNDAY, "睡觉", at(12, 7, 0, 30), None),
+    ("周报 每周五下午 3:30", SUNDAY, "周报", at(12, 11, 15, 30), "FREQ=WEEKLY;BYDAY=FR"),
+    ("周报 每周五下午3：30", SUNDAY, "周报", at(12, 11, 15, 30), "FREQ=WEEKLY;BYDAY=FR"),
+    ("明天下午3:30 开会", SUNDAY, "开会", at(12, 7, 15, 30), None),  # guard
+    ("晚上8:15 看电影", TUESDAY, "看电影", at(12, 8, 20, 15), None),  # guard
+    ("下午 3点半 开会", TUESDAY, "开会", at(12, 8, 15, 30), None),  # guard
+]
+
+#: R5: an English part of the day right after a repeat phrase is its time, as 每周五下午 is
+#: (morning 09:00, noon 12:00, afternoon 15:00, evening 18:00, night 20:00), not a title word.
+EVERY_PART_OF_THE_DAY: list[Row] = [
+    ("every friday afternoon report", SUNDAY, "report", at(12, 11, 15), "FREQ=WEEKLY;BYDAY=FR"),
+    ("every friday afternoon report", FRIDAY, "report", at(12, 18, 15), "FREQ=WEEKLY;BYDAY=FR"),
+    ("every monday morning standup", SUNDAY, "standup", at(12, 7, 9), "FREQ=WEEKLY;BYDAY=MO"),
+    ("standup every weekday morning", TUESDAY, "standup", at(12, 8, 9), WEEKDAYS),
+    ("drinks every Friday Evening", SUNDAY, "drinks", at(12, 11, 18), "FREQ=WEEKLY;BYDAY=FR"),
+    ("每周五下午 周报", SUNDAY, "周报", at(12, 11, 15), "FREQ=WEEKLY;BYDAY=FR"),  # guard
+    ("standup every friday morning at 9am", SUNDAY, "standup", at(12, 11, 9), "FREQ=WEEKLY;BYDAY=FR"),  # guard
+]
+
+ROWS = (
+    TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
+    + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY
+)  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -188,6 +279,12 @@ def test_a_due_the_rule_gave_goes_with_the_rule() -> None:
     assert (typed.title, typed.due, typed.recurrence) == ("跑步 明天", date(2026, 12, 6), "FREQ=DAILY")
     part = read("周报 每周五下午", FRIDAY, frozenset({"due"}))  # the part of the day was the due's
     assert (part.title, part.due, part.recurrence) == ("周报 下午", date(2026, 12, 11), "FREQ=WEEKLY;BYDAY=FR")
+    english = read("report every friday afternoon", FRIDAY, frozenset({"due"}))
+    assert (english.title, english.due, english.recurrence) == (
+        "report afternoon",
+        date(2026, 12, 11),
+        "FREQ=WEEKLY;BYDAY=FR",
+    )
 
 
 #: F4: with recurrence not read (the inbox; a removed rule chip) a repeat phrase stays whole in
@@ -196,6 +293,8 @@ KEPT_WHOLE = [
     ("周报 每周五", "周报 每周五", None),
     ("每周一 开例会", "每周一 开例会", None),
     ("every friday report", "every friday report", None),
+    ("every friday afternoon report", "every friday afternoon report", None),  # guard
+    ("写日记 每天21:30", "写日记每天", at(12, 6, 21, 30)),  # the time glued to the phrase is the due's
     ("每天 背单词", "每天 背单词", None),  # guard
     ("交房租 每月15日", "交房租 每月15日", None),  # guard
     ("周报每周五 明天", "周报每周五", date(2026, 12, 7)),  # guard
@@ -221,7 +320,8 @@ PIECES = [
     "明天", "后天", "今天", "明早", "明晚", "今晚", "周五", "下周一", "12月25日", "早上", "下午", "晚上", "半夜",
     "凌晨", "中午", "3点", "12点", "七点半", "9:30", "2小时后", "半小时后", "三天后", "每天", "每周五", "每月15号",
     "每个工作日", "每两周", "every day", "every friday", "every 15th", "7am", "tomorrow", "下午茶", "说明", "周报",
-    "开会", "report", "!high", "#家", "3", "每", "号",
+    "开会", "report", "!high", "#家", "3", "每", "号", "这周五", "礼拜五", "每礼拜五", "下周", "下个月", "下个月5号",
+    "3:30", "every monday morning", "afternoon",
 ]  # fmt: skip
 NOWS = st.datetimes(datetime(2026, 1, 1), datetime(2027, 12, 31)).map(lambda at: at.replace(tzinfo=SH))
 
@@ -244,5 +344,8 @@ def test_any_line_a_rule_comes_with_a_due_it_gives_and_not_past(pieces: list[str
     kept = read(line, now, frozenset({"recurrence"}))
     assert kept.recurrence is None
     for pattern in (RECUR_EVERY, RECUR_ZH):
-        for match in pattern.finditer(line):
-            assert match[0].strip() in kept.title, (line, kept.title)
+        for match in pattern.finditer(line):  # a phrase glued after a tag is the tag's ("#家每天")
+            phrase = match[0].strip()
+            assert phrase in kept.title or any(phrase in tag for tag in kept.tags), (line, kept.title)
+    marks = [chip["text"] for chip in kept.chips if any("\ue000" <= ch < "\uf900" for ch in chip["text"])]
+    assert not marks, (line, marks)  # the stand-in of a phrase kept whole is never shown

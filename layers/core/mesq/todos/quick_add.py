@@ -3,10 +3,17 @@ every monday p1") -> a task's title, due, priority, tags and recurrence, in the 
 
 Pure domain code (no web, no clock of its own: `now` is passed in). Dates are parsed by
 `dateparser` (English and Chinese); this module adds what it lacks for Chinese ("下午5点",
-"明晚7点", "后天下午", "晚上12点", "下周一", "12月25日", "半小时后", Chinese numerals) by rewriting
-those phrases into forms it reads, and a small phrase table for recurrence ("every monday",
-"每周五", "每月15号" -> an RRULE). A rule always comes with a first due: its first occurrence
-that is not past (`_first_due`).
+"下午 3:30", "明晚7点", "后天下午", "晚上12点", "下周一", "下周", "下个月5号", "12月25日", "礼拜五",
+"半小时后", Chinese numerals) by rewriting those phrases into forms it reads, and a small phrase
+table for recurrence ("every monday", "every friday afternoon", "每周五", "每月15号" -> an RRULE).
+A rule always comes with a first due: its first occurrence that is not past (`_first_due`).
+
+Weeks and months as a Chinese calendar reads them: a week runs Monday to Sunday. 这周五 / 本周五
+is this week's Friday, but a new task is almost never meant to be overdue the moment it is made:
+once that day has passed (这周五 typed on a Sunday) it is the next Friday, as a bare 周五 is;
+today stays today. 下周 / 下星期 / 下礼拜 alone is next week's Monday (as TickTick reads it), 下个月
+/ 下月 the same day next month (the 31st of January -> the last of February), 下个月5号 the 5th of
+next month (a day the month lacks -> its last day). 礼拜 is 星期 (礼拜五, 下礼拜一, 每礼拜五).
 
 Bounded work, whatever is typed (dateparser takes milliseconds a call, and a line of numbers has
 a candidate phrase at every word): a line over MAX_CHARACTERS (a task title's own cap) is not
@@ -88,6 +95,11 @@ _ZH_PARTS: dict[str, tuple[str, str | None]] = {
     "下午": ("afternoon", "15:00"), "傍晚": ("afternoon", "18:00"),
     "晚上": ("night", "20:00"), "夜里": ("night", None), "半夜": ("night", None), "深夜": ("night", None),
 }  # fmt: skip
+#: English parts of the day after a repeat phrase ("every friday afternoon"): the times dateparser
+#: gives "tomorrow morning", "tomorrow noon", "tomorrow afternoon", "tomorrow evening", "tomorrow night".
+_EN_PART_TIMES = {"morning": "09:00", "noon": "12:00", "afternoon": "15:00", "evening": "18:00", "night": "20:00"}
+#: A part of the day with no hour -> its time ("下午" and "afternoon" alike).
+_PART_TIMES = {**{part: at for part, (_, at) in _ZH_PARTS.items() if at}, **_EN_PART_TIMES}
 #: An hour said with a part of the day -> the hour on that day's clock (an hour not listed stays).
 #: 24 and over are the next day's: 晚上12点 is the midnight that ends that evening, 晚上两点 the
 #: small hours after it; 凌晨12点 is the midnight that starts the day.
@@ -115,17 +127,18 @@ _NOT_A_PART_BEFORE = "茶好饭"
 _ZH_PART = "|".join(_ZH_PARTS)
 _ZH_PART_ALONE = "|".join(part for part, (_, at) in _ZH_PARTS.items() if at)
 #: Not followed by an hour: "下午3点" is read as a clock time, "下午" alone as its part's time.
-_NO_HOUR_AFTER = rf"(?!\s*(?:(?:{_NUM})\s*(?:点|點|时)|[0-9]{{1,2}}:[0-9]))"
+_NO_HOUR_AFTER = rf"(?!\s*(?:(?:{_NUM})\s*(?:点|點|时)|[0-9]{{1,2}}\s*[:：]\s*[0-9]))"
 
-# Recurrence phrases -> an RRULE (`_rule`); a part of the day right after one ("每周五下午") is
-# its time.
+# Recurrence phrases -> an RRULE (`_rule`); a part of the day right after one ("每周五下午",
+# "every friday afternoon", not "every friday morning at 9") is its time.
 _EN_DAY_ALT = "|".join(_EN_DAYS) + "|mon|tue|wed|thu|fri|sat|sun"
 _RECUR_EVERY = re.compile(
     rf"\bevery\s+(?:(?P<day>{_EN_DAY_ALT})"
     r"|(?:month\s+on\s+(?:the\s+)?)?(?P<monthday>3[01]|[12][0-9]|0?[1-9])(?:st|nd|rd|th)\b"
     r"(?!\s+(?:day|week|month|year))"
     r"|(?P<unit>day|week|month|year|weekday)"
-    r"|(?P<count>\d{1,3}|other)\s+(?P<units>day|week|month|year)s?)\b",
+    r"|(?P<count>\d{1,3}|other)\s+(?P<units>day|week|month|year)s?)\b"
+    rf"(?:\s+(?P<part>{'|'.join(_EN_PART_TIMES)})\b(?!\s+(?:at\s+)?[0-9]))?",
     re.I,
 )
 _RECUR_ZH = re.compile(
@@ -145,7 +158,9 @@ _UNIT_RULE = {
 #: Private-use characters (U+E000 on) that stand in for a repeat phrase not read as the rule
 #: (recurrence ignored: the inbox, a removed chip; a second phrase) while the date is looked for:
 #: the phrase goes back whole into the title ("周报 每周五" must not give its "周五" to the due
-#: and leave "周报每"). A character the line already holds is skipped.
+#: and leave "周报每"). A mark is a word of its own, never glued to the words beside it, so no date
+#: phrase takes it in ("每天9:30": the due "9:30", not "<mark>9:30"). A character the line already
+#: holds is skipped.
 _KEPT_MARKS = range(0xE000, 0xF900)
 
 # Words that may start or make up a date phrase; a window of words without a digit must hold one.
@@ -157,7 +172,9 @@ _DATE_WORDS = frozenset(
      "january", "february", "march", "april", "june", "july", "august", "september", "october",
      "november", "december", *_EN_DAYS, "mon", "tue", "wed", "thu", "fri", "sat", "sun"}
 )  # fmt: skip
-_ZH_DATE = re.compile(r"今天|今日|明天|明日|后天|大后天|周[一二三四五六日天]|星期[一二三四五六日天]")
+_ZH_DATE = re.compile(r"今天|今日|明天|明日|后天|大后天|(?:周|星期|礼拜)[一二三四五六日天]")
+#: 礼拜 before a day is said and written for 星期; dateparser knows only 星期 (`_find_due`).
+_LIBAI = re.compile(r"礼拜(?=[一二三四五六日天])")
 
 
 @dataclass(frozen=True)
@@ -212,7 +229,22 @@ _ZH_TIME = re.compile(
     rf"(?:(?P<short>{_ZH_SHORT})(?:上|晨)?|(?P<part>{_ZH_PART}))?\s*(?P<hour>{_NUM})\s*(?:点钟?|點鐘?|时)"
     rf"(?:\s*(?P<half>半)|\s*(?P<minute>{_NUM})\s*分?)?"
 )
-_ZH_NEXT_WEEKDAY = re.compile(r"(?P<this>这|本|下下|下)(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])")
+#: A part of the day, then a clock time with a colon ("下午 3:30", "明晚8:15", "下午3：30" as a
+#: Chinese keyboard types it): the hour on that part's clock, as "下午3点半" is.
+_ZH_PART_CLOCK = re.compile(
+    rf"(?:(?P<short>{_ZH_SHORT})(?:上|晨)?|(?P<part>{_ZH_PART}))\s*(?P<hour>[0-9]{{1,2}})\s*[:：]\s*(?P<minute>[0-5][0-9])"
+    r"(?![0-9])"
+)
+#: 这周五, 本周五, 这个礼拜五, 下周一, 下下星期三 (not 本周天气: the weather).
+_ZH_NEXT_WEEKDAY = re.compile(r"(?P<this>这|本|下下|下)(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日]|天(?!气))")
+#: 下周, 下个星期, 下下礼拜 with no day after: that week's Monday. Not 下周末 nor a word 周 starts
+#: (周期, 周年, 周边, 周围, 周转, 周刊).
+_ZH_NEXT_WEEK = re.compile(r"(?P<next>下下|下)(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天末期年边围转刊])")
+#: 下个月, 下月, 下个月5号, 下个月的十五日: the same day next month, or that day of it. Not 下个月底 /
+#: 初 / 中 / 末 / 旬 / 份 (a part of the month, not a day), nor a number that is no day (下个月32号).
+_ZH_NEXT_MONTH = re.compile(
+    rf"(?P<next>下下|下)(?:个)?月(?:\s*(?:的\s*)?(?P<day>{_MONTH_DAY_NUM})\s*[日号號])?(?![底初中末旬份])(?!\s*[0-9])"
+)
 _ZH_MONTH_DAY = re.compile(rf"(?:(?P<year>[0-9]{{4}})年)?(?P<month>{_NUM})月(?P<day>{_NUM})[日号]")
 _ZH_IN_DAYS = re.compile(rf"(?P<n>{_NUM})\s*天\s*(?:以|之)?[后後]")
 #: "2小时后", "两个小时以后", "半小时后", "一个半小时后", "十五分钟之后": minutes from now.
@@ -224,7 +256,7 @@ _ZH_UNIT_MINUTES = {"小时": 60, "钟头": 60, "分钟": 1}
 #: A day, then a part of it with no hour: "明天早上", "后天下午", "周五傍晚", "下周一上午" (by then an
 #: ISO date): the part's time on that day.
 _ZH_DAY_PART = re.compile(
-    rf"(?:(?P<day>今天|今日|明天|明日|大后天|后天|(?:周|星期)[一二三四五六日天]|[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})"
+    rf"(?:(?P<day>今天|今日|明天|明日|大后天|后天|(?:周|星期|礼拜)[一二三四五六日天]|[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}})"
     rf"\s*(?P<part>{_ZH_PART_ALONE})|(?P<short>{_ZH_SHORT})(?:上|晨)?)(?![{_NOT_A_PART_BEFORE}]){_NO_HOUR_AFTER}"
 )
 
@@ -233,8 +265,9 @@ def _rewrite_chinese(text: str, today: date) -> str:
     """Rewrite the Chinese phrases dateparser misses into ones it reads, each set apart by spaces.
     A clock time may come out as 24:00-28:59: the next day's (`_find_due` reads it so)."""
 
-    def clock(match: re.Match[str]) -> str:
-        hour, minute = _zh_number(match["hour"]), 30 if match["half"] else _zh_number(match["minute"] or "0")
+    def clock(match: re.Match[str]) -> str:  # _ZH_TIME and _ZH_PART_CLOCK
+        named = match.groupdict()
+        hour, minute = _zh_number(match["hour"]), 30 if named.get("half") else _zh_number(match["minute"] or "0")
         if hour is None or minute is None or hour > 24 or minute > 59:
             return match[0]
         day, part = _ZH_SHORT_FORMS[match["short"]] if match["short"] else ("", match["part"])
@@ -245,7 +278,22 @@ def _rewrite_chinese(text: str, today: date) -> str:
     def weekday(match: re.Match[str]) -> str:
         monday = today - timedelta(days=today.weekday())
         weeks = {"这": 0, "本": 0, "下": 1, "下下": 2}[match["this"]]
-        return f" {(monday + timedelta(weeks=weeks, days=_ZH_DAYS[match['day']])).isoformat()} "
+        found = monday + timedelta(weeks=weeks, days=_ZH_DAYS[match["day"]])
+        if found < today:  # 这周五 on a Sunday: not a task overdue when made, the next Friday
+            found += timedelta(weeks=1)
+        return f" {found.isoformat()} "
+
+    def next_week(match: re.Match[str]) -> str:
+        monday = today - timedelta(days=today.weekday())
+        return f" {(monday + timedelta(weeks=len(match['next']))).isoformat()} "
+
+    def next_month(match: re.Match[str]) -> str:
+        months = today.year * 12 + today.month - 1 + len(match["next"])
+        year, month = divmod(months, 12)
+        first = date(year, month + 1, 1)
+        last = (first.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+        day = today.day if match["day"] is None else _zh_number(match["day"]) or today.day
+        return f" {first.replace(day=min(day, last.day)).isoformat()} "
 
     def month_day(match: re.Match[str]) -> str:
         month, day = _zh_number(match["month"]), _zh_number(match["day"])
@@ -275,9 +323,12 @@ def _rewrite_chinese(text: str, today: date) -> str:
         return f" {day} {_ZH_PARTS[part][1]} "
 
     text = _ZH_NEXT_WEEKDAY.sub(weekday, text)
+    text = _ZH_NEXT_WEEK.sub(next_week, text)
+    text = _ZH_NEXT_MONTH.sub(next_month, text)
     text = _ZH_MONTH_DAY.sub(month_day, text)
     text = _ZH_IN_DAYS.sub(in_days, text)
     text = _ZH_IN_TIME.sub(in_time, text)
+    text = _ZH_PART_CLOCK.sub(clock, text)
     text = _ZH_TIME.sub(clock, text)
     text = _ZH_DAY_PART.sub(day_part, text)
     return _ZH_DATE.sub(lambda match: f" {match[0]} ", text)
@@ -343,6 +394,7 @@ def _find_due(words: list[str], zone: ZoneInfo, now: datetime) -> tuple[int, int
             if probes == MAX_DATE_PROBES:
                 return None  # past the budget: no due rather than seconds of guessing
             probes += 1
+            phrase = _LIBAI.sub("星期", phrase)  # the chip and the title keep 礼拜 as typed
             late = _LATE.search(phrase)
             if late:
                 phrase = f"{phrase[: late.start()]}{int(late[1]) - 24:02d}:{late[2]}{phrase[late.end() :]}"
@@ -453,15 +505,15 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
             chips.append({"kind": "recurrence", "text": match[0].strip(), "value": recurrence})
             if part and "due" in ignore:  # the due chip removed: its words stay in the title
                 masked, plain = masked + f" {part} ", plain + f" {part} "
-            else:  # "每周五下午": the part's time, read as a bare time would be
-                masked, plain = masked + (f" {_ZH_PARTS[part][1]} " if part else " "), plain + " "
+            else:  # "每周五下午", "every friday afternoon": the part's time, read as a bare time would be
+                masked, plain = masked + (f" {_PART_TIMES[part.lower()]} " if part else " "), plain + " "
             continue
         mark = next(marks, None)
         if mark is None:  # cannot happen in MAX_CHARACTERS; the phrase is then left to the reader
             masked, plain = masked + match[0], plain + match[0]
             continue
         kept[mark] = match[0]
-        masked, plain = masked + mark, plain + match[0]
+        masked, plain = masked + f" {mark} ", plain + match[0]
     masked, plain = masked + line[end:], plain + line[end:]
 
     words = masked.split() if "due" in ignore else _rewrite_chinese(masked, today).split()
