@@ -231,9 +231,36 @@ EVERY_PART_OF_THE_DAY: list[Row] = [
     ("standup every friday morning at 9am", SUNDAY, "standup", at(12, 11, 9), "FREQ=WEEKLY;BYDAY=FR"),  # guard
 ]
 
+#: R6: numbers in English lines. A number alone is never a date (dateparser reads "3" as March:
+#: "buy 3 apples" was due 5 March); "at 9" is an hour (it was 5 September), 1-6 the afternoon's;
+#: "the 5th" is the next 5th of a month (it was 5 May).
+ENGLISH_NUMBERS: list[Row] = [
+    ("buy 3 apples", SUNDAY, "buy 3 apples", None, None),
+    ("read 10 pages", SUNDAY, "read 10 pages", None, None),
+    ("visit the 2nd floor", SUNDAY, "visit the 2nd floor", None, None),
+    ("call mom at 9", SUNDAY, "call mom", at(12, 6, 9), None),
+    ("call mom at 9", TUESDAY, "call mom", at(12, 8, 9), None),
+    ("call mom at 9 tomorrow", SUNDAY, "call mom", at(12, 7, 9), None),
+    ("meet bob tomorrow at 3", SUNDAY, "meet bob", at(12, 7, 15), None),
+    ("pay rent at 10", TUESDAY, "pay rent", at(12, 8, 10), None),
+    ("pay rent at 8", TUESDAY, "pay rent", at(12, 9, 8), None),
+    ("at 5 call mom", TUESDAY, "call mom", at(12, 8, 17), None),
+    ("meet at 21", TUESDAY, "meet", at(12, 8, 21), None),
+    ("dec 25 at 3 gifts", SUNDAY, "gifts", at(12, 25, 15), None),
+    ("standup every friday at 9", SUNDAY, "standup", at(12, 11, 9), "FREQ=WEEKLY;BYDAY=FR"),
+    ("call mom on the 5th", TUESDAY, "call mom", date(2027, 1, 5), None),
+    ("pay rent the 31st", JANUARY_31, "pay rent", date(2027, 1, 31), None),
+    ("pay rent the 31st", TUESDAY, "pay rent", date(2026, 12, 31), None),
+    ("review the 30th", JANUARY_31, "review", date(2027, 3, 30), None),
+    ("for the 3rd time", SUNDAY, "for the 3rd time", None, None),
+    ("meet at 9am", SUNDAY, "meet", at(12, 6, 9), None),  # guard
+    ("meet at 9 pm", SUNDAY, "meet", at(12, 6, 21), None),  # guard
+    ("buy 2 eggs tomorrow", SUNDAY, "buy 2 eggs", date(2026, 12, 7), None),  # guard
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
-    + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY
+    + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
 )  # fmt: skip
 
 

@@ -4,7 +4,8 @@ every monday p1") -> a task's title, due, priority, tags and recurrence, in the 
 Pure domain code (no web, no clock of its own: `now` is passed in). Dates are parsed by
 `dateparser` (English and Chinese); this module adds what it lacks for Chinese ("下午5点",
 "下午 3:30", "明晚7点", "后天下午", "晚上12点", "下周一", "下周", "下个月5号", "12月25日", "礼拜五",
-"半小时后", Chinese numerals) by rewriting those phrases into forms it reads, and a small phrase
+"半小时后", Chinese numerals) by rewriting those phrases into forms it reads, corrects the English
+numbers it reads as months ("at 9", "the 5th", a number alone: docs/decisions.md), and a small phrase
 table for recurrence ("every monday", "every friday afternoon", "每周五", "每月15号" -> an RRULE).
 A rule always comes with a first due: its first occurrence that is not past (`_first_due`).
 
@@ -334,6 +335,38 @@ def _rewrite_chinese(text: str, today: date) -> str:
     return _ZH_DATE.sub(lambda match: f" {match[0]} ", text)
 
 
+#: "on the 5th", "the 21st": a day of the month alone, which dateparser reads as a month ("the
+#: 5th" was 5 May). Not a count or a rank ("the 3rd time", "the 2nd floor", "the 5th of May").
+_EN_MONTH_DAY_ALONE = re.compile(
+    r"(?<![A-Za-z0-9])(?:on\s+)?the\s+(?P<day>3[01]|[12][0-9]|0?[1-9])(?:st|nd|rd|th)\b"
+    r"(?!\s+(?:of|day|days|week|weeks|month|months|year|years|time|times|floor|place|row|edition|anniversary)\b)",
+    re.I,
+)
+
+
+#: A number alone, or an ordinal: never a date by itself.
+_BARE_NUMBER = re.compile(r"[0-9]{1,4}|[0-9]{1,2}(?:st|nd|rd|th)", re.I)
+
+
+def _rewrite_english(text: str, today: date) -> str:
+    """Rewrite the English phrases dateparser misreads into dates, set apart by spaces: a day of
+    the month alone is its next coming day ("the 5th" on 6 December: 5 January)."""
+
+    def month_day(match: re.Match[str]) -> str:
+        day = int(match["day"])
+        for months_ahead in range(13):
+            year, month = divmod(today.year * 12 + today.month - 1 + months_ahead, 12)
+            try:
+                found = date(year, month + 1, day)
+            except ValueError:  # "the 31st" skips the months without one
+                continue
+            if found >= today:
+                return f" {found.isoformat()} "
+        return match[0]
+
+    return _EN_MONTH_DAY_ALONE.sub(month_day, text)
+
+
 def _is_date_words(words: list[str]) -> bool:
     """A window worth asking dateparser about: a digit, an ISO date, or a date word in it."""
     for word in words:
@@ -346,13 +379,14 @@ def _is_date_words(words: list[str]) -> bool:
 
 def _names_a_day(words: list[str]) -> bool:
     """Whether the phrase says which day (else a bare time means the next time it comes)."""
-    for word in words:
+    for index, word in enumerate(words):
         lowered = word.lower().strip(",.")
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", lowered) or _ZH_DATE.fullmatch(lowered):
             return True
         if lowered in _DATE_WORDS - {"at", "in", "am", "pm", "noon", "midnight", "morning", "evening", "afternoon"}:
             return True
-        if re.fullmatch(r"\d{1,2}(st|nd|rd|th)?", lowered) and len(words) > 1:
+        after_at = index > 0 and words[index - 1].lower() == "at"  # "at 5": an hour (_AT_HOUR)
+        if re.fullmatch(r"\d{1,2}(st|nd|rd|th)?", lowered) and len(words) > 1 and not after_at:
             return True  # "dec 25"
     return False
 
@@ -363,6 +397,21 @@ _DURATION = re.compile(r"\bin\s+\d+\s*(hour|hr|minute|min)", re.IGNORECASE)
 #: A clock time past the day's end ("24:00", "26:30": the rewrite of 晚上12点, 晚上两点半): the
 #: next day's 00:00-04:59.
 _LATE = re.compile(r"(?<![0-9:])(2[4-9]):([0-5][0-9])(?![0-9:])")
+
+
+#: "at 9", an hour with no minutes and no am/pm: dateparser reads the number as a month ("call
+#: mom at 9" was 5 September). It is a clock hour; 1-6 are read as the afternoon's (15:00 for
+#: "tomorrow at 3"), as calendar apps read them: nobody means 03:00 by "at 3". 7-12 are the
+#: morning's and noon, 0 and 13-23 the 24-hour clock.
+_AT_HOUR = re.compile(r"\bat\s+([0-9]{1,2})(?![0-9:：.]|\s*(?:am|pm|a\.m\.|p\.m\.|h|o'?clock)\b)", re.I)
+_AFTERNOON_HOURS = range(1, 7)
+
+
+def _clock_hour(match: re.Match[str]) -> str:
+    hour = int(match[1])
+    if hour > 23:
+        return match[0]
+    return f"at {hour + 12 if hour in _AFTERNOON_HOURS else hour:02d}:00"
 
 
 def _has_time(words: list[str]) -> bool:
@@ -389,12 +438,16 @@ def _find_due(words: list[str], zone: ZoneInfo, now: datetime) -> tuple[int, int
             phrase = " ".join(window)
             if len(phrase) > MAX_PHRASE_CHARACTERS or not _is_date_words(window):
                 continue
-            if all(w.lower() in ("in", "at", "on", "next") for w in window):
+            # "buy 3 apples", "read 10 pages", "the 2nd floor": dateparser would read a month
+            # ("at 9" is an hour: _AT_HOUR; "the 5th" a day: _rewrite_english)
+            an_hour = size == 2 and window[0].lower() == "at" and window[1].isdigit()
+            if not an_hour and all(w.lower() in ("in", "at", "on", "next") or _BARE_NUMBER.fullmatch(w) for w in window):
                 continue
             if probes == MAX_DATE_PROBES:
                 return None  # past the budget: no due rather than seconds of guessing
             probes += 1
             phrase = _LIBAI.sub("星期", phrase)  # the chip and the title keep 礼拜 as typed
+            phrase = _AT_HOUR.sub(_clock_hour, phrase)
             late = _LATE.search(phrase)
             if late:
                 phrase = f"{phrase[: late.start()]}{int(late[1]) - 24:02d}:{late[2]}{phrase[late.end() :]}"
@@ -516,7 +569,7 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
         masked, plain = masked + f" {mark} ", plain + match[0]
     masked, plain = masked + line[end:], plain + line[end:]
 
-    words = masked.split() if "due" in ignore else _rewrite_chinese(masked, today).split()
+    words = masked.split() if "due" in ignore else _rewrite_english(_rewrite_chinese(masked, today), today).split()
     due: date | datetime | None = None
     found = None if "due" in ignore else _find_due(words, tz, now)
     due_chip: dict[str, str] | None = None
