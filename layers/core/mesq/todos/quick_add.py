@@ -441,7 +441,8 @@ def _find_due(words: list[str], zone: ZoneInfo, now: datetime) -> tuple[int, int
             # "buy 3 apples", "read 10 pages", "the 2nd floor": dateparser would read a month
             # ("at 9" is an hour: _AT_HOUR; "the 5th" a day: _rewrite_english)
             an_hour = size == 2 and window[0].lower() == "at" and window[1].isdigit()
-            if not an_hour and all(w.lower() in ("in", "at", "on", "next") or _BARE_NUMBER.fullmatch(w) for w in window):
+            numbers_only = all(w.lower() in ("in", "at", "on", "next") or _BARE_NUMBER.fullmatch(w) for w in window)
+            if numbers_only and not an_hour:
                 continue
             if probes == MAX_DATE_PROBES:
                 return None  # past the budget: no due rather than seconds of guessing
