@@ -256,6 +256,8 @@ ENGLISH_NUMBERS: list[Row] = [
     ("meet at 9am", SUNDAY, "meet", at(12, 6, 9), None),  # guard
     ("meet at 9 pm", SUNDAY, "meet", at(12, 6, 21), None),  # guard
     ("buy 2 eggs tomorrow", SUNDAY, "buy 2 eggs", date(2026, 12, 7), None),  # guard
+    ("周天 大扫除", TUESDAY, "大扫除", date(2026, 12, 13), None),  # 周天: Sunday, as 周日
+    ("一周天气 总结", TUESDAY, "一周天气 总结", None, None),  # guard
 ]
 
 ROWS = (

@@ -448,6 +448,7 @@ def _find_due(words: list[str], zone: ZoneInfo, now: datetime) -> tuple[int, int
                 return None  # past the budget: no due rather than seconds of guessing
             probes += 1
             phrase = _LIBAI.sub("星期", phrase)  # the chip and the title keep 礼拜 as typed
+            phrase = phrase.replace("周天", "星期日")  # dateparser knows 周日 and 星期天, not 周天
             phrase = _AT_HOUR.sub(_clock_hour, phrase)
             late = _LATE.search(phrase)
             if late:
