@@ -173,7 +173,7 @@ _DATE_WORDS = frozenset(
      "january", "february", "march", "april", "june", "july", "august", "september", "october",
      "november", "december", *_EN_DAYS, "mon", "tue", "wed", "thu", "fri", "sat", "sun"}
 )  # fmt: skip
-_ZH_DATE = re.compile(r"今天|今日|明天|明日|后天|大后天|(?:周|星期|礼拜)[一二三四五六日天]")
+_ZH_DATE = re.compile(r"今天|今日|明天|明日|后天|大后天|(?:周|星期|礼拜)(?:[一二三四五六日]|天(?!气))")  # not 一周天气
 #: 礼拜 before a day is said and written for 星期; dateparser knows only 星期 (`_find_due`).
 _LIBAI = re.compile(r"礼拜(?=[一二三四五六日天])")
 
