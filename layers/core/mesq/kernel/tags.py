@@ -253,6 +253,12 @@ def overlong_tags(content: str) -> list[str]:
     return list(dict.fromkeys(name for _s, _e, name in _prose_tags(content) if len(name) > MAX_TAG_LENGTH))
 
 
+def is_overlong_tag(tag: str) -> bool:
+    """A name the text rule reads back whole from `#name`, but longer than MAX_TAG_LENGTH: no tag,
+    text where it stands (an import keeps it so and reports it)."""
+    return len(tag) > MAX_TAG_LENGTH and [name for _s, _e, name in _candidates("#" + tag)] == [tag]
+
+
 def expand_tag_paths(tags: list[str]) -> list[str]:
     """Every tag plus its ancestors (`a/b/c` -> `a`, `a/b`, `a/b/c`), sorted."""
     paths: set[str] = set()
