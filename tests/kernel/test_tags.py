@@ -113,19 +113,19 @@ SWEEP_TAGGED = {
     "★#重要 事项": ["重要"],
     "❤️#爱 👍🏽#赞 1️⃣#第一 🇨🇳#国庆 👨‍👩‍👧#家 ©#版权": ["爱", "赞", "第一", "国庆", "家", "版权"],
     "#读书📚#好书": ["读书📚", "好书"],
-    "https://x.test/中#a [链接](https://x.test/a)#标签 <https://x.test>#tag": ["标签", "tag"],
-    "看 https://x.test/中#a，#读书 https://x.test/b #c": ["读书", "c"],
+    "https://x.test/a#b [链接](https://x.test/a)#标签 <https://x.test>#tag": ["标签", "tag"],
+    "看 https://x.test/a#b，#读书 https://x.test/b #c": ["读书", "c"],
     "#工作\u200b后面": ["工作"],
     "工作\u200b#标签": ["标签"],
-    "#a\u200cb #c\u2060d #e\u00adf #g\u200eh #i\u200db": ["a", "c", "e", "g", "i"],
-    "#家👨‍👩‍👧 好 #爱❤️‍🔥 #i\u200db": ["家👨‍👩‍👧", "爱❤️‍🔥", "i"],
+    "#a\u200bb #c\u2060d #e\u00adf #g\u200eh #i\u202ej": ["a", "c", "e", "g", "i"],
+    "#家👨‍👩‍👧 好 #爱❤️‍🔥": ["家👨‍👩‍👧", "爱❤️‍🔥"],
 }
 #: No tag, by the text rule in both engines: a URL's `#` wherever it stands, an HTML comment, the
 #: keycap emoji.
 SWEEP_UNTAGGED = [
-    "看这里 https://zh.wikipedia.org/wiki/三体#剧情 很好", "https://baike.baidu.com/item/标签#1",
-    "<https://example.com/中文#frag>", "[链接](https://例子.com/页#锚)", "www.例子.com/页#锚",
-    "https://en.wikipedia.org/wiki/Foo_(bar)#x", "(见 https://x.test/中#a)", "<!-- #comment -->",
+    "看这里 https://zh.wikipedia.org/wiki/%E4%B8%89%E4%BD%93#剧情 很好", "https://x.test/a#frag",
+    "<https://example.com/中文#frag>", "[链接](https://例子.com/页#锚)", "<https://zh.wikipedia.org/wiki/三体#剧情>",
+    "https://en.wikipedia.org/wiki/Foo_(bar)#x", "(见 https://x.test/a#b)", "<!-- #comment -->",
     "<!--\n#多行\n-->", "#️⃣ #⃣",
 ]  # fmt: skip
 #: No tag because Markdown does not render it as prose (F2, F9): code of every kind, a link's text
@@ -165,18 +165,63 @@ def test_prose_around_code_still_counts():
 
 
 def test_an_invisible_character_is_never_in_a_tag_name():
-    for char in "\u00ad\u200b\u200c\u200e\u200f\u202a\u202e\u2060\u2063\ufeff":
+    for char in "\u00ad\u200b\u200e\u200f\u202a\u202e\u2060\u2063\u2066\ufeff":
         assert not is_valid_tag(f"工作{char}后面") and not re.search(TAG_NAME_PATTERN, f"工作{char}后面")
-    assert not is_valid_tag("a\u200db")  # the schema lets a joiner through; the text would end there
     assert is_valid_tag("家👨\u200d👩\u200d👧") and is_valid_tag("❤️")
     assert not is_valid_tag("\ufe0f\u20e3")
+
+
+#: Persian and the Indic scripts write the zero-width non-joiner (U+200C) inside a word, and the
+#: joiner (U+200D) makes Indic conjuncts and emoji: between two of a tag's characters they are in
+#: it; first, last, doubled or beside `/` they are not (a last one is left out of the name).
+JOINED = {
+    "#می\u200cخواهم بروم": ["می\u200cخواهم"],
+    "کتاب، #می\u200cخوانم": ["می\u200cخوانم"],
+    "#कि\u200dसान #क्\u200cष": ["कि\u200dसान", "क्\u200cष"],
+    "#نامه\u200cها/خانه\u200cها": ["نامه\u200cها/خانه\u200cها"],
+    "#می\u200c بروم #ab\u200d": ["می", "ab"],
+    "#a\u200c\u200cb #c\u200c/d #e/\u200df": ["a", "c", "e"],
+    "#家👨‍👩‍👧 好": ["家👨‍👩‍👧"],
+}
+
+
+@pytest.mark.parametrize("text", JOINED)
+def test_a_joiner_between_two_of_a_tags_characters_is_in_the_tag(text):
+    assert parse_tags(text) == JOINED[text]
+    assert [name for _s, _e, name in find_tags(text)] == JOINED[text]
+
+
+def test_a_joiner_never_starts_or_ends_a_tag_name():
+    assert parse_tags("#\u200cمی #\u200dx") == []
+    assert is_valid_tag("می\u200cخواهم") and is_valid_tag("कि\u200dसान") and is_valid_tag("a\u200db")
+    for name in ("\u200cمی", "می\u200c", "a\u200d", "a\u200c\u200cb", "a\u200c/b", "a/\u200db"):
+        assert not is_valid_tag(name), name
+    assert rename_tag("#می\u200cخواهم #می", "می\u200cخواهم", "خواستن") == "#خواستن #می"
+
+
+#: A bare URL ends at a CJK character (Han, kana, Hangul, CJK punctuation, fullwidth forms), as
+#: the linkified URL does: what follows is text, and a `#` there starts a tag as after any CJK text.
+#: An autolink `<…>` and a Markdown link's target keep a Chinese path and its fragment whole.
+AFTER_A_BARE_URL = {
+    "看https://example.com/页面很好#读书": ["读书"],
+    "看这里 https://zh.wikipedia.org/wiki/三体#剧情 很好": ["剧情"],
+    "https://x.test/中#a，见 www.例子.com/页#锚": ["a", "锚"],
+    "链接https://x.test/a（说明）#备注 https://x.test/b？#问 https://x.test/カ#タグ": ["备注", "问", "タグ"],
+    "<https://x.test/页面#frag> 和 [文字](https://x.test/页面#x)#读书": ["读书"],
+}
+
+
+@pytest.mark.parametrize("text", AFTER_A_BARE_URL)
+def test_a_cjk_character_ends_a_bare_url_and_a_hash_after_it_starts_a_tag(text):
+    assert parse_tags(text) == AFTER_A_BARE_URL[text]
+    assert [name for _s, _e, name in find_tags(text)] == AFTER_A_BARE_URL[text]
 
 
 def test_a_run_over_the_length_limit_is_no_tag_and_is_reported():
     long = "长" * (MAX_TAG_LENGTH + 1)
     assert parse_tags(f"想法 #{long} #短") == ["短"] and overlong_tags(f"想法 #{long} #短") == [long]
     assert overlong_tags(f"#{'长' * MAX_TAG_LENGTH}") == []
-    assert overlong_tags(f"`#{long}` https://x.test/中#{long}") == []  # code and URLs are no tags at all
+    assert overlong_tags(f"`#{long}` https://x.test/a#{long}") == []  # code and URLs are no tags at all
 
 
 @pytest.mark.parametrize("text", TAGGED)
@@ -199,7 +244,7 @@ def test_rename_keeps_the_sign_it_was_written_with():
 
 
 def test_find_tags_reads_plain_text_for_quick_add():
-    line = "买菜 https://x.test/中#a #家 ★#急"
+    line = "买菜 https://x.test/a#b #家 ★#急"
     assert [(line[start:end], name) for start, end, name in find_tags(line)] == [("#家", "家"), ("#急", "急")]
 
 
@@ -211,6 +256,10 @@ def test_the_typed_pattern_opens_where_a_tag_starts():
     assert typed.search("C#") is None
     assert typed.search("买菜＃生").group(1) == "生"
     assert typed.search("#x\n") is None  # the end is the end, in both engines
-    assert typed.search("看 https://zh.wikipedia.org/wiki/三体#剧").group(1) is None  # a URL: none
+    assert typed.search("看 https://en.wikipedia.org/wiki/Foo#pl").group(1) is None  # a URL: none
     assert typed.search("https://x.test/a 中#剧").group(1) == "剧"
     assert typed.search("开心😊#日").group(1) == "日"
+    assert typed.search("#می\u200cخوا").group(1) == "می\u200cخوا"
+    assert typed.search("看https://x.test/页面很好#读").group(1) == "读"  # the URL ended at 页
+    assert typed.search("看 <https://x.test/页面#读").group(1) is None  # an autolink being typed
+    assert typed.search("看 [文字](https://x.test/页面#读").group(1) is None  # a link's target

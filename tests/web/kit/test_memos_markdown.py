@@ -107,8 +107,9 @@ def _drawn_tags(html: str) -> list[str]:
 #: The outside sweep (F2, F3, F9, F10) and the escapes and entities the links once misread: what
 #: is drawn as a tag link is what is stored, and a link target or code keeps its `#`.
 DRAWN_AS_STORED = {
-    "看这里 https://zh.wikipedia.org/wiki/三体#剧情 很好 [链接](https://x.test/a)#标签": ["标签"],
-    "<https://example.com/中文#frag> [链接](页#锚)": [],
+    "看这里 https://en.wikipedia.org/wiki/Foo#plot 很好 [链接](https://x.test/a)#标签": ["标签"],
+    "<https://example.com/中文#frag> [链接](页#锚) [文字](https://x.test/页面#x)": [],
+    "看https://example.com/页面很好#读书 https://zh.wikipedia.org/wiki/三体#剧情": ["读书", "剧情"],
     "<!-- #comment -->": [],
     "段落\n\n    #indented_code": [],
     "````\n```\n#inner\n```\n````": [],
@@ -216,13 +217,13 @@ def test_bare_urls_become_links_within_the_allow_list() -> None:
     """Sweep F11: a pasted URL can be clicked; only schemes the sanitizer keeps become links."""
     html = str(
         render_markdown(
-            "官网 https://example.com/docs?a=1&b=2 看看\n见 www.example.org/路径 或写信 me@example.com\n"
+            "官网 https://example.com/docs?a=1&b=2 看看\n见 www.example.org/docs 或写信 me@example.com\n"
             "ftp://files.example.com/a //cdn.example.com/b README.md setup.py example.com `https://in.code`"
         )
     )
     assert _links(html) == [
         ("https://example.com/docs?a=1&amp;b=2", "https://example.com/docs?a=1&amp;b=2"),
-        ("http://www.example.org/%E8%B7%AF%E5%BE%84", "www.example.org/路径"),
+        ("http://www.example.org/docs", "www.example.org/docs"),
         ("mailto:me@example.com", "me@example.com"),
     ], html
     assert html.count(f'rel="{LINK_REL}"') == 3 and "<code>https://in.code</code>" in html
@@ -233,12 +234,16 @@ def test_bare_urls_become_links_within_the_allow_list() -> None:
     [
         ("见https://example.com/a，很好。", "https://example.com/a", "，很好。"),
         ("（https://example.com/a）结束", "https://example.com/a", "）结束"),
-        ("「https://example.com/文档」里", "https://example.com/文档", "」里"),
+        ("「https://example.com/doc」里", "https://example.com/doc", "」里"),
         ("他说“https://example.com/a”。", "https://example.com/a", "”。"),
         ("链接：https://example.com/a.、下一条", "https://example.com/a", ".、下一条"),
-        ("维基 https://zh.wikipedia.org/wiki/三体#剧情。", "https://zh.wikipedia.org/wiki/三体#剧情", "。"),
-        # Letters go on: a Chinese path is real, and nothing tells where it ends.
-        ("看https://example.com/页面很好", "https://example.com/页面很好", ""),
+        ("维基 https://en.wikipedia.org/wiki/Foo#plot。", "https://en.wikipedia.org/wiki/Foo#plot", "。"),
+        # A CJK character ends a bare URL too: Chinese puts no space after a link.
+        ("看https://example.com/页面很好", "https://example.com/", "页面很好"),
+        ("見てhttps://example.jp/aページ", "https://example.jp/a", "ページ"),
+        ("보기https://example.kr/a한국어", "https://example.kr/a", "한국어"),
+        ("维基https://zh.wikipedia.org/wiki/三体", "https://zh.wikipedia.org/wiki/", "三体"),
+        ("http://x.test/a：b", "http://x.test/a", "：b"),
     ],
 )
 def test_a_url_ends_before_chinese_punctuation(text: str, link: str, after: str) -> None:
@@ -247,12 +252,30 @@ def test_a_url_ends_before_chinese_punctuation(text: str, link: str, after: str)
     assert html.endswith(f"</a>{after}</p>\n"), html
 
 
+def test_a_chinese_path_is_whole_in_an_autolink_or_a_markdown_link() -> None:
+    """A bare URL ends at a CJK character; `<…>` and `[文字](…)` are how a Chinese path is kept."""
+    html = str(render_markdown("见<https://example.com/页面>很好，[文字](https://example.com/页面#锚)#读书"))
+    assert _links(html) == [
+        ("https://example.com/%E9%A1%B5%E9%9D%A2", "https://example.com/页面"),
+        ("https://example.com/%E9%A1%B5%E9%9D%A2#%E9%94%9A", "文字"),
+        ("/?tag=%E8%AF%BB%E4%B9%A6", "#读书"),
+    ], html
+    assert parse_tags("见<https://example.com/页面>很好，[文字](https://example.com/页面#锚)#读书") == ["读书"]
+
+
+def test_a_bare_url_whose_host_is_cjk_is_no_link() -> None:
+    """Cut at its first CJK character nothing of the host would be left: no `https://` link."""
+    html = str(render_markdown("https://例子.com/a 和 www.例子.com 和 me@例子.com 和 <https://例子.com/a>"))
+    assert _links(html) == [("https://xn--fsqu00a.com/a", "https://例子.com/a")], html
+
+
 @pytest.mark.parametrize(
     "text",
     [
-        "看这里 https://zh.wikipedia.org/wiki/三体#剧情",
-        "https://baike.baidu.com/item/标签#1",
-        "看https://example.com/页#锚",
+        "看这里 https://en.wikipedia.org/wiki/Foo#plot",
+        "https://baike.baidu.com/item/%E6%A0%87%E7%AD%BE#1",
+        "看<https://example.com/页#锚>",
+        "看[这页](https://example.com/页#锚)",
     ],
 )
 def test_a_urls_fragment_is_never_drawn_as_a_tag(text: str) -> None:

@@ -24,7 +24,8 @@ USER = "lin"
 MEMO = (
     "这是**“重点”**内容，还有**《三体》**很好看。\n"
     "普通**加粗**文字\n"
-    "链接：https://example.com/路径，和 www.example.org 以及 https://zh.wikipedia.org/wiki/三体#剧情 #读书\n"
+    "链接：<https://example.com/路径>，和 www.example.org 以及 https://en.wikipedia.org/wiki/Foo#plot，"
+    "看https://example.com/a很好 #读书\n"
     "长链接 https://example.com/" + "a" * 150
 )
 
@@ -64,7 +65,8 @@ def _check_rendering(body: Any) -> None:
         [
             "https://example.com/路径",
             "www.example.org",
-            "https://zh.wikipedia.org/wiki/三体#剧情",
+            "https://en.wikipedia.org/wiki/Foo#plot",
+            "https://example.com/a",
             "https://example.com/" + "a" * 150,
         ]
     )

@@ -134,3 +134,29 @@ def test_skipped_markdown_notes_are_said_in_the_readers_language(browser: Callab
         page = html.unescape(answer.text)
         assert all(words in page for words in said), page
         assert not any(words in page for words in unsaid), page
+
+
+def test_an_overlong_tag_kept_as_text_is_said_on_the_report_in_the_readers_language(
+    browser: Callable[..., Browser],
+) -> None:
+    """A flomo card with a `#word` too long to be a tag is imported; the report page says the word
+    was kept as text, in Chinese on the Chinese page and in English on the English one."""
+    person = browser()
+    card = (
+        '<div class="memo"><div class="time">2024-03-05 09:30:00</div>'
+        f'<div class="content"><p>读完 #{"长" * 101}</p></div></div>'
+    )
+    export = _zip({"flomo@x/index.html": f"<html><body>{card}</body></html>".encode()})
+    answer = person.client.post(
+        "/settings/import/app",
+        data={"csrf": person.csrf, "kind": "flomo"},
+        files={"file": ("flomo.zip", export, "application/zip")},
+        headers=ZH,
+        follow_redirects=False,
+    )
+    assert answer.status_code == 303, answer.text
+    report = answer.headers["location"]
+    chinese = html.unescape(person.client.get(report, headers=ZH).text)
+    assert "超过 100 个字符，标签最长只能这么长：已作为文字保留，不算标签" in chinese, chinese
+    english = html.unescape(person.client.get(report, headers=EN).text)
+    assert "is longer than 100 characters, the most a tag can have: kept as text, not as a tag" in english, english

@@ -1,6 +1,11 @@
 """The limits a planned memo must meet before anything is written (the memo schema's and the
 attachment upload path's), so a memo that would fail at write time is a skipped line of the
-report instead, decided while planning."""
+report instead, decided while planning.
+
+A `#word` longer than a tag can be (MAX_TAG_LENGTH) fails no memo: a person typing one is told
+(create_memo refuses it), but an import must not lose a whole file, or a memo, for one line. The
+memo is imported with the word as text where it stands, no tag, and the report lists it as kept
+as text, in the person's language, so it is never lost without a word."""
 
 from __future__ import annotations
 
@@ -9,10 +14,11 @@ import mimetypes
 from ..attachments.uploads import MAX_DISPLAY_NAME, MAX_FILE_BYTES, check_mime_type
 from ..kernel.errors import MesqError
 from ..kernel.i18n import Text
+from ..kernel.messages import quoted
 from ..kernel.spec import load_spec
-from ..kernel.tags import expand_tag_paths, is_valid_tag, parse_tags
+from ..kernel.tags import MAX_TAG_LENGTH, expand_tag_paths, is_overlong_tag, is_valid_tag, overlong_tags, parse_tags
 from ..memos.reads import content_max_characters
-from ..memos.writes import MAX_TAG_PATHS_PER_MEMO
+from ..memos.writes import MAX_TAG_PATHS_PER_MEMO, OVERLONG_TAG_SHOWN
 from .plan import Plan, PlannedMemo
 
 
@@ -22,9 +28,10 @@ def max_files() -> int:
 
 def with_tags(content: str, tags: list[str]) -> str:
     """`content` with a last line `#tag ...` for each valid tag it does not carry: a memo's tags
-    are the ones in its content (rename and counters work on the content)."""
-    present = set(parse_tags(content))
-    missing = [tag for tag in dict.fromkeys(tags) if is_valid_tag(tag) and tag not in present]
+    are the ones in its content (rename and counters work on the content). One too long to be a
+    tag is written there too, as the text it will be (`admit` reports it)."""
+    present = {*parse_tags(content), *overlong_tags(content)}
+    missing = [tag for tag in dict.fromkeys(tags) if tag not in present and (is_valid_tag(tag) or is_overlong_tag(tag))]
     if not missing:
         return content
     return f"{content}\n\n{' '.join('#' + tag for tag in missing)}".strip()
@@ -70,9 +77,21 @@ def problem(memo: PlannedMemo) -> Text | None:
 
 
 def admit(plan: Plan, memo: PlannedMemo) -> None:
-    """The memo into the plan, or its one-line reason onto the report's skipped list."""
+    """The memo into the plan, or its one-line reason onto the report's skipped list; each `#word`
+    of it too long to be a tag onto the kept list (it stays in the text, no tag)."""
     why = problem(memo)
-    if why is None:
-        plan.memos.append(memo)
-    else:
+    if why is not None:
         plan.report.skip(memo.label, why)
+        return
+    plan.memos.append(memo)
+    for word in overlong_tags(memo.content):
+        plan.report.keep(memo.label, overlong_tag_kept(word))
+
+
+def overlong_tag_kept(word: str) -> Text:
+    """The report's words for a `#word` kept as text because it is too long to be a tag."""
+    return Text(
+        "%(tag)s is longer than %(limit)s characters, the most a tag can have: kept as text, not as a tag",
+        tag=quoted("#" + word, limit=OVERLONG_TAG_SHOWN),
+        limit=MAX_TAG_LENGTH,
+    )

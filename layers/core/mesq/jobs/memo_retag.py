@@ -23,18 +23,22 @@ def retag_every_user(items: ItemStore) -> Iterator[tuple[str, RetagReport]]:
 
 
 def retag_in_background(items: ItemStore, say: Callable[[str], None]) -> threading.Thread:
-    """Re-tag every user's memos on a daemon thread; `say` gets one line when any memo changed."""
+    """Re-tag every user's memos on a daemon thread; `say` gets one line when any memo changed,
+    and one for each account with a `#word` too long to be a tag (it stays text: never silently)."""
 
     def run() -> None:
         try:
-            reports = [report for _name, report in retag_every_user(items)]
+            reports = list(retag_every_user(items))
         except Exception:  # a start must not fail on it: logged, re-tried at the next start
             logger.exception("re-tagging memos by the current tag rule failed; it runs again at the next start")
             return
-        retagged = sum(report.retagged for report in reports)
+        retagged = sum(report.retagged for _name, report in reports)
         if retagged:
-            accounts = sum(1 for report in reports if report.retagged)
+            accounts = sum(1 for _name, report in reports if report.retagged)
             say(f"Tags: {retagged} memo(s) of {accounts} account(s) re-tagged by the current #tag rule")
+        for name, report in reports:
+            if report.overlong_count:
+                say(f"Tags, {name}: {report.overlong_line()}")
 
     thread = threading.Thread(target=run, name="mesq-memo-retag", daemon=True)
     thread.start()

@@ -14,16 +14,20 @@ method, starts a tag
 and nowhere else: not after a Latin letter or digit (`a#b`, `C#`, `x.html#frag`), nor after the
 ASCII characters that join a word or write an address, an entity or markup: `# $ % & + - / = @
 [ \\ ^ _ { `` ` `` (`##`, `$#`, `&#123;`, `?a=#b`, `\\#`, `[[#heading]]`, `{#id}`), nor in a
-Markdown link target `](#anchor)` or an HTML attribute `="#anchor"`; never inside a URL (a scheme
-and `://`, or `www.`, up to whitespace, `<`, `>`, CJK punctuation or a `)` it did not open:
-`https://zh.wikipedia.org/wiki/三体#剧情`, `<https://x.test/中文#frag>`), nor in an HTML comment
-`<!-- #x -->`. `#️⃣` is the keycap emoji, no tag.
+Markdown link target `](#anchor)` or an HTML attribute `="#anchor"`; never inside a URL: a bare
+one (a scheme and `://`, or `www.`) runs up to whitespace, `<`, `>`, a CJK character or CJK
+punctuation (kernel/cjk_text.py, where the linkified URL ends too) or a `)` it did not open
+(`https://x.test/a#frag`; but `看https://x.test/页面很好#读书` tags 读书), an autolink or a Markdown
+link's target is read whole (`<https://x.test/中文#frag>`, `[文字](https://x.test/页面#锚)`); nor in
+an HTML comment `<!-- #x -->`. `#️⃣` is the keycap emoji, no tag.
 
-A tag runs until whitespace, punctuation or an invisible character (zero-width space, non-joiner
-and joiner, direction marks, word joiner, soft hyphen: pasted text carries them, and a tag with
-one would look like the tag without it but be another); a zero-width joiner inside an emoji
-sequence stays (`#家👨‍👩‍👧`). A tag has at most MAX_TAG_LENGTH characters: a longer run is no tag,
-and a write that adds one is refused (memos/writes.py). `a/b` implies `a`.
+A tag runs until whitespace, punctuation or an invisible character (zero-width space, direction
+marks, word joiner, soft hyphen: pasted text carries them, and a tag with one would look like the
+tag without it but be another). The zero-width non-joiner and joiner are parts of words (Persian
+`#می‌خواهم`, Indic conjuncts) and of emoji (`#家👨‍👩‍👧`): one between two of a tag's characters is in
+it, one first or last is not (`#می‌ x` is the tag `می`). A tag has at most MAX_TAG_LENGTH
+characters: a longer run is no tag, and a write that adds one is refused (memos/writes.py);
+imports and the re-tag pass keep it as text and report it (`overlong_tags`). `a/b` implies `a`.
 
 In memo content only Markdown prose counts: a `#` that Markdown renders as code (spans, fenced
 and indented blocks, any fence length), in a link's text or target, or in an autolink is no tag.
@@ -46,6 +50,7 @@ from collections.abc import Iterator, Sequence
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
+from .cjk_text import BARE_URL_STOPS, CJK_CHARS
 from .memo_markdown import markdown_parser
 
 if TYPE_CHECKING:
@@ -58,10 +63,15 @@ if TYPE_CHECKING:
 # (tests/kernel/test_tags.py checks every code point), and far shorter in every tools/list than the
 # set written out.
 WHITESPACE_CHARS = r"\s\x1c-\x1f\x85\ufeff"
-# Invisible format characters: the soft hyphen, zero-width space and non-joiner, direction marks
-# and embeddings, the word joiner and invisible operators (U+FEFF is whitespace above). They end a
-# tag and are never in one. The zero-width joiner U+200D is left out: it joins emoji (_TAG_CHAR).
-_INVISIBLE = r"\u00ad\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u206f"
+# Invisible format characters: the soft hyphen, zero-width space, direction marks and embeddings,
+# the word joiner and invisible operators (U+FEFF is whitespace above). They end a tag and are
+# never in one. The joiners are left out (_JOINERS).
+_INVISIBLE = r"\u00ad\u200b\u200e\u200f\u202a-\u202e\u2060-\u206f"
+# The zero-width non-joiner and joiner: parts of words and emoji, not separators. Persian and the
+# Indic scripts write the non-joiner inside a word (`می‌خواهم`, Hindi `क्‌ष`), the joiner makes Indic
+# conjuncts and joins emoji (`👨‍👩‍👧`, `❤️‍🔥`). A tag holds them between two of its characters only:
+# one first is no tag, one last is left out of the name (`#می‌ x` is `می`).
+_JOINERS = r"\u200c\u200d"
 # Characters a tag can never contain besides the hierarchy separator '/': whitespace, '#',
 # punctuation (ASCII and CJK) that ends a tag in running text (`#读书……`, `#读书——好书` end at the
 # ellipsis and the dash; the middle dot of `#乔治·奥威尔` stays in) and invisible characters.
@@ -72,29 +82,19 @@ _NOT_IN_TAG = (
     r"，。；：！？（）【】「」『』、《》“”‘’…—～〈〉〔〕〖〗＃"
     rf"{_INVISIBLE}"
 )
-# Emoji and pictographic symbols (the BMP symbol blocks, the emoji variation selector, the emoji
-# planes): a zero-width joiner between two of them is part of one emoji (`👨‍👩‍👧`, `❤️‍🔥`).
-_PICTOGRAPHS = r"\u2100-\u2bff\ufe0f" + "\U0001f000-\U0001fbff"
-# One character of a tag: not in _NOT_IN_TAG, and a zero-width joiner only inside an emoji.
-_TAG_CHAR = rf"(?:[^{_NOT_IN_TAG}/\u200d]|(?<=[{_PICTOGRAPHS}])\u200d(?=[{_PICTOGRAPHS}]))"
+# One character of a tag, not a joiner: not in _NOT_IN_TAG, not the hierarchy separator '/'.
+_TAG_CHAR = rf"[^{_NOT_IN_TAG}/{_JOINERS}]"
+# A segment of a tag's name: its characters, with single joiners between two of them.
+_SEGMENT = rf"{_TAG_CHAR}+(?:[{_JOINERS}]{_TAG_CHAR}+)*"
 # A tag's name: segments joined by single '/'s, not starting with a mark of its sign (variation
 # selectors, combining marks for symbols: `#️⃣` is the keycap emoji).
-_NAME = rf"(?![\ufe00-\ufe0f\u20d0-\u20ff]){_TAG_CHAR}+(?:/{_TAG_CHAR}+)*"
+_NAME = rf"(?![\ufe00-\ufe0f\u20d0-\u20ff]){_SEGMENT}(?:/{_SEGMENT})*"
 # The TagName schema in openapi.yaml (a unit test keeps them equal): segments joined by single
 # '/'s, written with the class once (it is long, and every tools/list carries it many times).
 # `$(?!\n)`: Python's `$` also matches before a final newline, ECMA's only at the end.
 TAG_NAME_PATTERN = rf"^(?!/|.*//|.*/$)[^{_NOT_IN_TAG}]+$(?!\n)"
 
-# CJK text and punctuation: Hangul Jamo; Supplemental Punctuation (`⸺`), CJK radicals, Kangxi,
-# description characters; CJK symbols and punctuation (U+3000-303F), kana, Bopomofo, Hangul
-# compatibility Jamo, kanbun, strokes, enclosed and compatibility CJK, Extension A and the URO (to
-# U+9FFF); Hangul Jamo extended-A and syllables; compatibility ideographs; variation selectors,
-# vertical and compatibility forms; half- and fullwidth forms (`，` `：` `！`); the supplementary
-# ideographic planes (Extension B onwards, U+20000-3FFFF, as characters: see the module docstring).
-_CJK = (
-    r"\u1100-\u11ff\u2e00-\u2fff\u3000-\u9fff\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\ufe00-\ufe1f"
-    r"\ufe30-\ufe4f\uff00-\uffef" + "\U00020000-\U0003ffff"
-)
+_CJK = CJK_CHARS  # kernel/cjk_text.py
 # Symbols and the punctuation Chinese text uses from outside the CJK blocks: Latin-1 symbols and
 # guillemets (`©` `°` `«»` `×`), the middle dot; General Punctuation (curly quotes, dashes, the
 # ellipsis, with the zero-width characters and direction marks: `“三体”#读书`, `……#随笔`); combining
@@ -118,25 +118,33 @@ _SIGN = "[#＃]"
 TAG_START = (
     rf"{_SIGN}(?<![^{_BEFORE_TAG}]{_SIGN})(?<!＃{_SIGN})(?<!\]\({_SIGN})(?<!=[" + f"\"']{_SIGN})"
 )  # bare `"`: see _NOT_IN_TAG; `＃＃` is `##` (the fullwidth sign is in _CJK's range)
-# Where a URL ends: whitespace, `<` `>` (an autolink's brackets, never in a URL unescaped) and the
-# CJK punctuation Chinese text puts right after a link (`看 https://x.test/a，#读书`).
-_URL_END = rf"{WHITESPACE_CHARS}<>，。；：！？（）【】「」『』、《》“”‘’…—～〈〉〔〕〖〗＃"
-# A URL: a scheme and `://`, or `www.`, then up to _URL_END or a `)` it did not open: pairs stay
-# (`wiki/Foo_(bar)#x`), a Markdown link's `)` ends it (`[链接](https://x.test/a)#标签`). It starts
-# with its letter and looks back over it, as TAG_START does (50,000 Han characters: 2 ms, not 30).
-_URL = (
-    r"[A-Za-z](?<![A-Za-z0-9+.\-][A-Za-z])(?:[A-Za-z0-9+.\-]{0,31}://|(?<=w)ww\.)"
-    rf"(?:[^{_URL_END}()]|\([^{_URL_END}()]*\))*"
-)
+# Where a bare URL ends: whitespace, `<` `>` (an autolink's brackets, never in a URL unescaped) and
+# a CJK character or the punctuation Chinese text puts right after a link (kernel/cjk_text.py:
+# `看 https://x.test/a，#读书`, `看https://x.test/页面很好#读书`): the linkified URL's own end.
+_URL_END = rf"{WHITESPACE_CHARS}<>{BARE_URL_STOPS}"
+# A URL's scheme and `://`, or `www.`. It starts with its letter and looks back over it, as
+# TAG_START does (50,000 Han characters: 2 ms, not 30).
+_URL_START = r"[A-Za-z](?<![A-Za-z0-9+.\-][A-Za-z])(?:[A-Za-z0-9+.\-]{0,31}://|(?<=w)ww\.)"
+# A bare URL: up to _URL_END or a `)` it did not open: pairs stay (`wiki/Foo_(bar)#x`), a Markdown
+# link's `)` ends it (`[链接](https://x.test/a)#标签`).
+_URL = rf"{_URL_START}(?:[^{_URL_END}()]|\([^{_URL_END}()]*\))*"
+# A Markdown link's target, whole: CJK goes on to the `)` (`[文字](https://x.test/页面#锚)`), as
+# the link's own parse reads it.
+_LINK_URL = rf"\]\({_URL_START}(?:[^{WHITESPACE_CHARS}()]|\([^{WHITESPACE_CHARS}()]*\))*"
+# An autolink, whole (CommonMark's: a scheme of 2-32 characters, `:`, no space, control or angle
+# bracket, then `>`): `<https://x.test/中文#frag>` keeps its Chinese path and its fragment.
+_AUTOLINK_OPEN = r"<[A-Za-z][A-Za-z0-9+.\-]{1,31}:[^<>\x00-\x20]*"
+_AUTOLINK = rf"{_AUTOLINK_OPEN}>"
 # An HTML comment: raw HTML is off, so the page shows it as text, but it is written not to count.
 _COMMENT = r"<!--[\s\S]*?-->"
-#: The tags in a text (group 1: a name, without '#'; a match without group 1 is a URL or a comment,
-#: read over so that no `#` inside it starts a tag), the same in Python and ECMA-262 (`u`).
-TAG_IN_TEXT_PATTERN = rf"{_COMMENT}|{_URL}|{TAG_START}({_NAME})"
-#: The tag being typed at the end of the text (group 1: what follows its '#', possibly nothing;
-#: none inside a URL): the composer's `#` suggestions (`static/memos.js`, ECMA-262 `u`) open where
-#: a tag would start.
-TAG_TYPED_PATTERN = rf"(?:{_URL}|{TAG_START}((?:{_TAG_CHAR}|/)*))$(?!\n)"
+#: The tags in a text (group 1: a name, without '#'; a match without group 1 is a URL, a link's
+#: target, an autolink or a comment, read over so that no `#` inside it starts a tag), the same in
+#: Python and ECMA-262 (`u`).
+TAG_IN_TEXT_PATTERN = rf"{_COMMENT}|{_AUTOLINK}|{_LINK_URL}|{_URL}|{TAG_START}({_NAME})"
+#: The tag being typed at the end of the text (group 1: what follows its '#', possibly nothing,
+#: joiners included: the word goes on; none inside a URL or an autolink being typed): the
+#: composer's `#` suggestions (`static/memos.js`, ECMA-262 `u`) open where a tag would start.
+TAG_TYPED_PATTERN = rf"(?:{_AUTOLINK_OPEN}|{_LINK_URL}|{_URL}|{TAG_START}((?:{_TAG_CHAR}|[/{_JOINERS}])*))$(?!\n)"
 
 _TAG = re.compile(TAG_IN_TEXT_PATTERN)
 #: A tag's name where it stands in text (after its sign).
@@ -145,10 +153,12 @@ _TAG_NAME = re.compile(TAG_NAME_PATTERN)
 
 MAX_TAG_LENGTH = 100
 #: The tag rule's version: memos stored under an older one are re-tagged once (memos/retag.py).
-#: 4: no tag in a URL, an HTML comment or anything Markdown renders as code or a link; a `#` after
-#: a symbol or emoji starts one; invisible characters end one; 3: the fullwidth `＃` is a tag's sign
+#: 5: a non-joiner or joiner between two of a tag's characters is in it (`#می‌خواهم`); a CJK
+#: character ends a bare URL (`看https://x.test/页面很好#读书` tags 读书); 4: no tag in a URL, an HTML
+#: comment or anything Markdown renders as code or a link; a `#` after a symbol or emoji starts
+#: one; invisible characters end one; 3: the fullwidth `＃` is a tag's sign
 #: too; 2: a `#` after CJK text or punctuation starts a tag (issue 41); 1: only after whitespace.
-TAG_RULE_VERSION = 4
+TAG_RULE_VERSION = 5
 
 # The markers of mark_tags: Supplementary Private Use Areas A and B (no meaning of their own, and
 # to Markdown an ordinary character). Marker 2i stands for candidate i written with `#`, 2i+1 for
@@ -241,6 +251,12 @@ def parse_tags(content: str) -> list[str]:
 def overlong_tags(content: str) -> list[str]:
     """Distinct runs of memo content that would be tags but for their length, in order."""
     return list(dict.fromkeys(name for _s, _e, name in _prose_tags(content) if len(name) > MAX_TAG_LENGTH))
+
+
+def is_overlong_tag(tag: str) -> bool:
+    """A name the text rule reads back whole from `#name`, but longer than MAX_TAG_LENGTH: no tag,
+    text where it stands (an import keeps it so and reports it)."""
+    return len(tag) > MAX_TAG_LENGTH and [name for _s, _e, name in _candidates("#" + tag)] == [tag]
 
 
 def expand_tag_paths(tags: list[str]) -> list[str]:

@@ -10,6 +10,13 @@ that got there first, makes it skip: never a counter counted twice), and the cou
 `store.counter_ops` (the `MEMOTAG#` counters and `STATS#MEMO`'s `untagged`), so counts stay exact.
 A memo whose new tags would pass the per-memo cap keeps its old ones (and is reported).
 
+A `#word` longer than a tag can be (MAX_TAG_LENGTH) stops nothing: the pass is no person's
+write, so where create_memo would refuse it the memo is re-tagged all the same, the word stays
+text where it stands (no tag, as after any write), and the report names the memo and the word
+(`overlong`), so no tag is lost without a word: one a rule change made longer than the limit
+(`#می` before rule 5 read a Persian word only up to its non-joiner) leaves the tag list with its
+memo named.
+
 The marker `U#<user>` / `RETAG#MEMO` holds the rule version a user's memos were re-tagged by: a
 user already at the current version costs one read. `mesq serve` runs it for every listed user
 at start (in the background: it listens first); on AWS, `mesq memos retag --storage dynamodb`
@@ -21,12 +28,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..kernel.keys import user_partition
+from ..kernel.messages import quoted
 from ..kernel.ports.storage import Condition, ConditionFailed, Item, ItemStore, Key, Put
-from ..kernel.tags import TAG_RULE_VERSION, expand_tag_paths, parse_tags
+from ..kernel.tags import MAX_TAG_LENGTH, TAG_RULE_VERSION, expand_tag_paths, overlong_tags, parse_tags
 from ..kernel.timestamps import now_timestamp
 from . import store
 from .keys import RETAG_SK
-from .writes import MAX_TAG_PATHS_PER_MEMO
+from .writes import MAX_TAG_PATHS_PER_MEMO, OVERLONG_TAG_SHOWN
 
 MARKER_SK = RETAG_SK
 
@@ -34,12 +42,38 @@ MARKER_SK = RETAG_SK
 @dataclass
 class RetagReport:
     """What one user's pass did: memos looked at and re-tagged, those left as they were because
-    the new tags would pass the cap, and whether the user was at the current rule already."""
+    the new tags would pass the cap, the `#word`s too long to be a tag that stay text (how many,
+    and the first OVERLONG_LISTED as memo id and the word quoted and cut as an error shows it),
+    and whether the user was at the current rule already."""
 
     memos: int = 0
     retagged: int = 0
     over_cap: list[str] = field(default_factory=list)
+    overlong: list[tuple[str, str]] = field(default_factory=list)
+    overlong_count: int = 0
     current: bool = False
+
+    def keep_overlong(self, memo_id: str, word: str) -> None:
+        self.overlong_count += 1
+        if len(self.overlong) < OVERLONG_LISTED:
+            self.overlong.append((memo_id, quoted("#" + word, limit=OVERLONG_TAG_SHOWN)))
+
+    def overlong_line(self) -> str:
+        """`1 #word too long to be a tag (over 100 characters) stays text, no tag: memo m1
+        '#长长…'`, or "" when there is none (the command's and the server's log line)."""
+        if not self.overlong_count:
+            return ""
+        named = ", ".join(f"memo {memo_id} {word}" for memo_id, word in self.overlong)
+        more = self.overlong_count - len(self.overlong)
+        words = "1 #word" if self.overlong_count == 1 else f"{self.overlong_count} #words"
+        stays = "stays" if self.overlong_count == 1 else "stay"
+        return f"{words} too long to be a tag (over {MAX_TAG_LENGTH} characters) {stays} text, no tag: {named}" + (
+            f" and {more} more" if more > 0 else ""
+        )
+
+
+#: How many over-long words a report line names (the count stays exact).
+OVERLONG_LISTED = 20
 
 
 def marker_key(user_id: str) -> Key:
@@ -80,6 +114,8 @@ def retag_user(items: ItemStore, user_id: str) -> RetagReport:
         return report
     for memo in store.all_memos(items, user_id):
         report.memos += 1
+        for word in overlong_tags(str(memo["content"])):
+            report.keep_overlong(str(memo["id"]), word)
         after = _retagged(memo)
         if after is None:
             continue

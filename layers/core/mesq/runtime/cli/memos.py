@@ -35,6 +35,8 @@ def run(args: argparse.Namespace, services: Services) -> int:
         line = f"{name}: {report.retagged} of {report.memos} memos re-tagged"
         if report.over_cap:
             line += f"; {len(report.over_cap)} kept their tags (their new ones would pass the per-memo cap)"
+        if report.overlong_count:
+            line += f"; {report.overlong_line()}"
         print(line)
     if not reports:
         print("no users")

@@ -16,9 +16,10 @@ Two changes to CommonMark, both for text as people type it, made in the one memo
 - A bare URL is a link (linkify-it-py, `kernel/memo_linkify.py`): `http://`, `https://`, `mailto:` and `www.` links and
   e-mail addresses; not bare domains such as `example.com` or file names such as `README.md`.
   linkify-it ends a URL at whitespace and some ASCII punctuation but takes any other character
-  into its path; here non-ASCII punctuation and symbols (`，。）」“…` and the like) end it too, so
-  `见https://example.com/a，很好` links `https://example.com/a`. Letters do not:
-  `看https://example.com/页面很好` links all of `https://example.com/页面很好`, as a Chinese path may.
+  into its path; here non-ASCII punctuation and symbols (`，。）」“…` and the like) and CJK
+  characters end it too, as Chinese chat and microblog apps do, so `见https://example.com/a，很好`
+  links `https://example.com/a` and `看https://example.com/页面很好` links `https://example.com/`.
+  A Chinese path is kept whole by `<https://example.com/页面>` or `[文字](https://example.com/页面)`.
 
 Two additions of this module's own, never by widening the allow-list:
 
