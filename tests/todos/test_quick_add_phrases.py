@@ -260,9 +260,27 @@ ENGLISH_NUMBERS: list[Row] = [
     ("一周天气 总结", TUESDAY, "一周天气 总结", None, None),  # guard
 ]
 
+#: R7: a part of the day as a daily rule ("every morning", 每晚, 每早): every day at the part's
+#: time, or at an hour said after it on that part's clock ("every evening at 7", 每晚8点: 19:00, 20:00).
+DAILY_PARTS: list[Row] = [
+    ("every morning run", SUNDAY, "run", at(12, 6, 9), "FREQ=DAILY"),
+    ("every evening walk", TUESDAY, "walk", at(12, 8, 18), "FREQ=DAILY"),
+    ("every night read", TUESDAY, "read", at(12, 8, 20), "FREQ=DAILY"),
+    ("every evening at 7 walk", TUESDAY, "walk", at(12, 8, 19), "FREQ=DAILY"),
+    ("every morning at 7:30 run", TUESDAY, "run", at(12, 9, 7, 30), "FREQ=DAILY"),
+    ("every evening at 7pm walk", TUESDAY, "walk", at(12, 8, 19), "FREQ=DAILY"),
+    ("每晚 跑步", TUESDAY, "跑步", at(12, 8, 20), "FREQ=DAILY"),
+    ("每早 冥想", TUESDAY, "冥想", at(12, 8, 9), "FREQ=DAILY"),
+    ("每晚8点 吃药", TUESDAY, "吃药", at(12, 8, 20), "FREQ=DAILY"),
+    ("每晚上九点 复盘", TUESDAY, "复盘", at(12, 8, 21), "FREQ=DAILY"),
+    ("每早饭后 吃药", TUESDAY, "每早饭后 吃药", None, None),  # 早饭: breakfast, no rule
+    ("每天晚上8点 吃药", TUESDAY, "吃药", at(12, 8, 20), "FREQ=DAILY"),  # guard
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
+    + DAILY_PARTS
 )  # fmt: skip
 
 

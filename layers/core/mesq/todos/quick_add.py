@@ -138,6 +138,8 @@ _RECUR_EVERY = re.compile(
     r"|(?:month\s+on\s+(?:the\s+)?)?(?P<monthday>3[01]|[12][0-9]|0?[1-9])(?:st|nd|rd|th)\b"
     r"(?!\s+(?:day|week|month|year))"
     r"|(?P<unit>day|week|month|year|weekday)"
+    rf"|(?P<daypart>{'|'.join(_EN_PART_TIMES)})"
+    r"(?:\s+(?:at\s+)?(?P<parthour>[0-9]{1,2})(?::(?P<partminute>[0-5][0-9]))?(?![0-9:]|\s*[ap]\.?m\b))?"
     r"|(?P<count>\d{1,3}|other)\s+(?P<units>day|week|month|year)s?)\b"
     rf"(?:\s+(?P<part>{'|'.join(_EN_PART_TIMES)})\b(?!\s+(?:at\s+)?[0-9]))?",
     re.I,
@@ -145,6 +147,7 @@ _RECUR_EVERY = re.compile(
 _RECUR_ZH = re.compile(
     r"(?:每(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])"
     rf"|每(?:个)?月\s*(?:的\s*)?(?P<monthday>{_MONTH_DAY_NUM})\s*[日号號]"
+    rf"|每(?P<daypart>晚上|晚|早上|早晨|早)(?![{_NOT_A_PART_BEFORE}饭餐点])"
     r"|每(?:个)?(?P<unit>天|日|周|星期|礼拜|月|年|工作日)"
     r"|每隔?(?P<count>[0-9]{1,3}|[两二三四五六七八九十]{1,2})(?:个)?(?P<units>天|日|周|星期|礼拜|月|年))"
     rf"(?:\s*(?P<part>{_ZH_PART_ALONE})(?![{_NOT_A_PART_BEFORE}]){_NO_HOUR_AFTER})?"
@@ -482,12 +485,55 @@ def _rule(match: re.Match[str]) -> str:
         return f"FREQ=WEEKLY;BYDAY={_BYDAY[weekday]}"
     if month_day:
         return f"FREQ=MONTHLY;BYMONTHDAY={_zh_number(month_day)}"
+    if named.get("daypart"):  # "every morning", "每晚"
+        return "FREQ=DAILY"
     if named.get("units"):
         count = named["count"].lower()
         every = 2 if count == "other" else _zh_number(count) or 1
         rule = _UNIT_RULE[named["units"].lower()]
         return rule if every == 1 else f"{rule};INTERVAL={every}"
     return _UNIT_RULE[(named.get("unit") or "").lower()]
+
+
+#: 每晚 / 每早 said as the parts 晚上 / 早上 ("每晚8点": every day, at 晚上8点 = 20:00).
+_ZH_DAYPART_WORD = {"晚": "晚上", "早": "早上"}
+_EN_HOUR_AFTER = re.compile(r"\s+(?:at\s+)?[0-9]")
+_HOUR_AFTER = re.compile(rf"\s*(?:(?:{_NUM})\s*(?:点|點|时)|[0-9]{{1,2}}\s*[:：]\s*[0-9])")
+
+
+def _daypart(match: re.Match[str], line: str) -> str | None:
+    """The part of the day a daily phrase names ("every evening", "每晚"), as a `_PART_TIMES`
+    key. None when an hour follows a Chinese one: the hour is then read on that part's clock
+    (the caller puts the part back before it: `_ZH_PART_CLOCK`)."""
+    daypart = match.groupdict().get("daypart")
+    if not daypart:
+        return None
+    word = _ZH_DAYPART_WORD.get(daypart[0])
+    if word is None:  # no time of its own when an hour follows ("every evening at 7pm": 19:00)
+        hour_after = match.groupdict().get("parthour") or _EN_HOUR_AFTER.match(line, match.end())
+        return None if hour_after else daypart.lower()
+    return None if _HOUR_AFTER.match(line, match.end()) else word
+
+
+#: The clock an English part of the day reads an hour on ("every evening at 7": 19:00).
+_EN_PART_CLOCK = {
+    "morning": "morning",
+    "noon": "noon",
+    "afternoon": "afternoon",
+    "evening": "afternoon",
+    "night": "night",
+}
+
+
+def _part_clock_time(match: re.Match[str]) -> str | None:
+    """ "every evening at 7" -> "19:00": the hour the rule phrase took, on its part's clock."""
+    named = match.groupdict()
+    if not named.get("parthour"):
+        return None
+    hour = int(named["parthour"])
+    hour = _PART_HOURS[_EN_PART_CLOCK[named["daypart"].lower()]].get(hour, hour)
+    minute = int(named.get("partminute") or 0)
+    return f"{hour:02d}:{minute:02d}" if hour < 24 else None
 
 
 def _first_due(rule: str, start: date | datetime, zone: ZoneInfo, now: datetime) -> date | datetime:
@@ -556,12 +602,17 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
         masked, plain = masked + line[end : match.start()], plain + line[end : match.start()]
         end = match.end()
         if match is rule_phrase:
-            recurrence, part = _rule(match), match.groupdict().get("part")
+            recurrence, part = _rule(match), match.groupdict().get("part") or _daypart(match, line)
             chips.append({"kind": "recurrence", "text": match[0].strip(), "value": recurrence})
             if part and "due" in ignore:  # the due chip removed: its words stay in the title
                 masked, plain = masked + f" {part} ", plain + f" {part} "
-            else:  # "每周五下午", "every friday afternoon": the part's time, read as a bare time would be
-                masked, plain = masked + (f" {_PART_TIMES[part.lower()]} " if part else " "), plain + " "
+            elif part:  # "每周五下午", "every friday afternoon": the part's time, read as a bare time would be
+                masked, plain = masked + f" {_PART_TIMES[part.lower()]} ", plain + " "
+            elif clock := _part_clock_time(match):  # "every evening at 7"
+                masked, plain = masked + f" {clock} ", plain + " "
+            else:  # "每晚8点": the part goes back before its hour, to be read on its clock (晚上8点)
+                daypart = match.groupdict().get("daypart") or ""
+                masked, plain = masked + " " + _ZH_DAYPART_WORD.get(daypart[:1], ""), plain + " "
             continue
         mark = next(marks, None)
         if mark is None:  # cannot happen in MAX_CHARACTERS; the phrase is then left to the reader
