@@ -477,8 +477,9 @@ async def _entry(tick: _Tick, entry: Item, turns: _Turns, minute: datetime) -> N
         await _retry(tick, entry)
         return
     task, following = _handle(tick, entry)
-    if following is not None:
-        turns.add(minute, following)
+    if following is not None:  # it sits in its own instant's bucket (this one may be a later one)
+        moved_to = parse_timestamp(str(following["at"]), "at").replace(second=0, microsecond=0)
+        turns.add(min(minute, moved_to), following)
     if task is not None:
         _record_round(tick, entry, 0, await tick.send(entry, task))
 
