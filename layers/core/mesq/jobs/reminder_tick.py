@@ -16,7 +16,8 @@
    send, the retry entry still fires, so an occurrence is delivered at least once, never lost
    (receivers drop repeats by the stable `id`).
 3. Delivery to each channel of the user (`mesq/adapters/reminders/delivery.py`: signed,
-   retried with backoff, each attempt under its own total deadline), the outcome recorded on
+   retried with backoff, each attempt under its own total deadline and all of one channel's
+   attempts under the channel's, `transport.CHANNEL_DEADLINE_SECONDS`), the outcome recorded on
    the channel and on the claim. All delivered: the retry entry goes. A channel failed: the
    retry entry stays, and when its minute comes a later tick sends again to the channels that
    failed (only those), moving the entry along `RETRY_DELAYS`; after the last round the failure
@@ -24,19 +25,31 @@
    never send one round twice.
 4. The entry moves to the task's next instant (conditional on it still naming this one, so a
    concurrent task write wins), or is deleted; the cursor moves to now's minute (re-reading that
-   minute next time is harmless: claims deduplicate).
+   minute next time is harmless: claims deduplicate), or to the earliest minute of an entry the
+   tick left (below).
 
 The buckets are a global partition: an entry that is not one the todo writes or the tick
 write (`well_formed`: its key is the index or retry key of the user and task it names, its
 instants parse; an earlier archive import could plant others) is logged, counted as
 `malformed` and passed: it never counts as an error, so it never holds the cursor.
 
-Each claimed occurrence is sent in a task of its own (at most `transport.MAX_CONCURRENT_SENDS`
-in flight), and the channels of one occurrence are sent to concurrently, so one slow destination delays only its own
-message. The tick runs on an event loop of its own (`anyio.run`; `mesq serve` calls it in a
-worker thread, the scheduler function directly): its store calls are quick and run inline on
-that loop, while `deliver`, which the settings page's test send shares with the server's loop,
-moves its store calls to worker threads.
+A tick ends within `TickLimits.deadline` (50 s, below the schedule's minute) and shares itself
+out fairly:
+- a pool of `TickLimits.pool` slots (`transport.MAX_CONCURRENT_SENDS`, 16) takes the due
+  entries one user at a time in turn (`_Turns`, round robin): a user with hundreds of due
+  reminders gets one turn a round like any other, so nobody's reminders wait behind theirs;
+- a slot claims an entry and sends it, the channels of one occurrence at once, so one slow
+  destination holds only its own slot, for at most the channel's deadline (20 s);
+- slots claim only within the claim window (deadline - closing - channel deadline = 25 s), so
+  every send ends before the tick's last `closing` seconds (5 s, its writes). An entry not taken
+  by then is not claimed and stays where it is, and the cursor stays at its minute: the next
+  tick sends it, once (nothing was written for it). A send still running at the closing (only a
+  store call that hangs could outlast the window) is cut; its claim's lease sends it again, as
+  after a crash.
+The tick runs on an event loop of its own (`anyio.run`; `mesq serve` calls it in a worker
+thread, the scheduler function directly): its store calls are quick and run inline on that
+loop, while `deliver`, which the settings page's test send shares with the server's loop, moves
+its store calls to worker threads.
 """
 
 from __future__ import annotations
