@@ -4,6 +4,7 @@ topic POST, the Telegram Bot API's sendMessage, a Web Push endpoint) and an SMTP
 
 from __future__ import annotations
 
+import asyncio
 import email
 import email.policy
 import socket
@@ -60,15 +61,23 @@ class HTTPFake:
 
 
 class SMTPFake:
-    """aiosmtpd on a loopback port; `messages` are the parsed emails, `logins` the AUTH pairs."""
+    """aiosmtpd on a loopback port; `messages` are the parsed emails, `logins` the AUTH pairs.
+    `hold` (seconds): a slow server, which takes each message's DATA and answers only that long
+    after (messages it holds are not recorded: their sender has given up on them)."""
 
-    def __init__(self) -> None:
+    def __init__(self, hold: float = 0.0) -> None:
         self.messages: list[EmailMessage] = []
         self.envelopes: list[tuple[str, list[str]]] = []
+        self.hold = hold
+        self.held = 0  # messages whose DATA arrived while holding
         fake = self
 
         class Handler:
             async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+                if fake.hold:
+                    fake.held += 1
+                    await asyncio.sleep(fake.hold)
+                    return "451 try again later"
                 parsed = email.message_from_bytes(envelope.content, policy=email.policy.default)
                 fake.messages.append(parsed)  # type: ignore[arg-type]
                 fake.envelopes.append((envelope.mail_from, list(envelope.rcpt_tos)))

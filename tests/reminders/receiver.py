@@ -1,6 +1,7 @@
 """A loopback webhook receiver for the reminder tests: verifies every request's
 X-MeSQ-Signature with the channel's secret (mesq.reminders.signing.verify, the receiver's side
-of docs/contract.md §12) and records what it got. `status` makes it fail on purpose."""
+of docs/contract.md §12) and records what it got. `status` makes it fail on purpose, `delay`
+(seconds) answer slowly (each request in a thread of its own: slow ones overlap)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from tests.support.http_stub import QuietHandler, StubServer
 class Receiver:
     secrets: list[str] = field(default_factory=list)
     status: int = 204
+    delay: float = 0.0
     received: list[dict[str, Any]] = field(default_factory=list)
     attempts: int = 0
     bad_signatures: int = 0
@@ -36,6 +38,7 @@ class Receiver:
         class Handler(QuietHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                time.sleep(receiver.delay)
                 signed = any(verify(s, self.headers.get(HEADER, ""), body, int(time.time())) for s in receiver.secrets)
                 with receiver.lock:
                     receiver.attempts += 1

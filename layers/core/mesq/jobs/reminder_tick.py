@@ -16,7 +16,8 @@
    send, the retry entry still fires, so an occurrence is delivered at least once, never lost
    (receivers drop repeats by the stable `id`).
 3. Delivery to each channel of the user (`mesq/adapters/reminders/delivery.py`: signed,
-   retried with backoff, each attempt under its own total deadline), the outcome recorded on
+   retried with backoff, each attempt under its own total deadline and all of one channel's
+   attempts under the channel's, `transport.CHANNEL_DEADLINE_SECONDS`), the outcome recorded on
    the channel and on the claim. All delivered: the retry entry goes. A channel failed: the
    retry entry stays, and when its minute comes a later tick sends again to the channels that
    failed (only those), moving the entry along `RETRY_DELAYS`; after the last round the failure
@@ -24,19 +25,31 @@
    never send one round twice.
 4. The entry moves to the task's next instant (conditional on it still naming this one, so a
    concurrent task write wins), or is deleted; the cursor moves to now's minute (re-reading that
-   minute next time is harmless: claims deduplicate).
+   minute next time is harmless: claims deduplicate), or to the earliest minute of an entry the
+   tick left (below).
 
 The buckets are a global partition: an entry that is not one the todo writes or the tick
 write (`well_formed`: its key is the index or retry key of the user and task it names, its
 instants parse; an earlier archive import could plant others) is logged, counted as
 `malformed` and passed: it never counts as an error, so it never holds the cursor.
 
-Each claimed occurrence is sent in a task of its own (at most `transport.MAX_CONCURRENT_SENDS`
-in flight), and the channels of one occurrence are sent to concurrently, so one slow destination delays only its own
-message. The tick runs on an event loop of its own (`anyio.run`; `mesq serve` calls it in a
-worker thread, the scheduler function directly): its store calls are quick and run inline on
-that loop, while `deliver`, which the settings page's test send shares with the server's loop,
-moves its store calls to worker threads.
+A tick ends within `TickLimits.deadline` (50 s, below the schedule's minute) and shares itself
+out fairly:
+- a pool of `TickLimits.pool` slots (`transport.MAX_CONCURRENT_SENDS`, 16) takes the due
+  entries one user at a time in turn (`_Turns`, round robin): a user with hundreds of due
+  reminders gets one turn a round like any other, so nobody's reminders wait behind theirs;
+- a slot claims an entry and sends it, the channels of one occurrence at once, so one slow
+  destination holds only its own slot, for at most the channel's deadline (20 s);
+- slots claim only within the claim window (deadline - closing - channel deadline = 25 s), so
+  every send ends before the tick's last `closing` seconds (5 s, its writes). An entry not taken
+  by then is not claimed and stays where it is, and the cursor stays at its minute: the next
+  tick sends it, once (nothing was written for it). A send still running at the closing (only a
+  store call that hangs could outlast the window) is cut; its claim's lease sends it again, as
+  after a crash.
+The tick runs on an event loop of its own (`anyio.run`; `mesq serve` calls it in a worker
+thread, the scheduler function directly): its store calls are quick and run inline on that
+loop, while `deliver`, which the settings page's test send shares with the server's loop, moves
+its store calls to worker threads.
 """
 
 from __future__ import annotations
@@ -44,15 +57,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import itertools
-from collections.abc import Awaitable, Callable, Collection, Iterator
+from collections import deque
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import anyio
 import httpx
-from anyio.abc import TaskGroup
 from aws_lambda_powertools import Logger
 
 from ..adapters.reminders.delivery import new_client, send_all
@@ -90,6 +102,29 @@ RETRY_PREFIX = "REMIND#RETRY#"
 #: channel that has not yet taken it. The first delay is also the lease of a claim (a tick that
 #: dies mid-send is covered by it), so it must exceed one round's longest send.
 RETRY_DELAYS = (timedelta(minutes=5), timedelta(minutes=30), timedelta(hours=2))
+#: How long one tick may take in all, from its start: below the schedule's minute, so a tick has
+#: ended before the next begins (EventBridge's next invocation, `mesq serve`'s next loop).
+TICK_DEADLINE_SECONDS = 50.0
+#: A tick's last seconds, kept for its writes after the sends (the outcomes, the cursor).
+CLOSING_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class TickLimits:
+    """How long a tick may take (`deadline`), the seconds at its end kept for its writes after the
+    sends (`closing`), and how many occurrences it sends at once (`pool`). A tick claims an
+    occurrence only while a whole channel send still fits before its closing (the claim window);
+    what it has not claimed by then stays due, for the next tick."""
+
+    deadline: float = TICK_DEADLINE_SECONDS
+    closing: float = CLOSING_SECONDS
+    pool: int = MAX_CONCURRENT_SENDS
+
+    def claim_window(self, channel_deadline: float) -> float:
+        window = self.deadline - self.closing - channel_deadline
+        if window <= 0 or self.pool < 1:
+            raise ValueError("a tick's deadline must leave room for one channel's send and its closing")
+        return window
 
 
 @dataclass
@@ -102,12 +137,14 @@ class TickReport:
     skipped: int = 0  # claimed by another tick, or no longer a reminder of its task
     errors: int = 0  # entries that failed unexpectedly (logged); the cursor stays for them
     malformed: int = 0  # entries no write of ours makes (logged and passed; the cursor moves on)
+    left: int = 0  # entries not taken before the claim window closed: due for the next tick
+    cut: int = 0  # occurrences still sending at the tick's deadline: sent again when their lease comes
     failures: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"buckets": self.buckets, "due": self.due, "delivered": self.delivered, "failed": self.failed,
                 "retried": self.retried, "skipped": self.skipped, "errors": self.errors,
-                "malformed": self.malformed}  # fmt: skip
+                "malformed": self.malformed, "left": self.left, "cut": self.cut}  # fmt: skip
 
 
 def _minutes(start: datetime, end: datetime) -> Iterator[datetime]:
@@ -244,7 +281,8 @@ async def deliver(
     if any(channel.kind == "webpush" for _, channel in ready):
         vapid = await run_sync(instance_vapid, items, sealer, reach.public_url)
     context = SendContext(client=client, destinations=reach.destinations, public_url=reach.public_url, vapid=vapid,
-                          deadline=reach.deadline, language=spoken)  # fmt: skip
+                          deadline=reach.deadline, channel_deadline=reach.channel_deadline,
+                          language=spoken)  # fmt: skip
     outcomes = await send_all(ready, payload, client=client, attempts=attempts, backoff=backoff, context=context)
     for channel_id in unreadable:
         unreadable_text = Text("the channel's secret cannot be opened; add the channel again")
@@ -254,10 +292,10 @@ async def deliver(
     return {channel_id: str(failure["reason"]) for channel_id, failure in outcomes.items() if failure is not None}
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Tick:
-    """What one tick's steps share: the store, the client, the task group every send runs in,
-    and the bound on sends in flight."""
+    """What one tick's steps share: the store, the client, the report, and when the claim window
+    closes (`claim_until`, on the loop's clock)."""
 
     items: ItemStore
     sealer: Sealer
@@ -266,9 +304,8 @@ class _Tick:
     backoff: tuple[float, ...]
     report: TickReport
     on_claimed: Callable[[Item], None] | None
-    group: TaskGroup
-    bound: anyio.CapacityLimiter
     reach: Reach
+    claim_until: float
     #: The users' zones read this tick (user id -> zone, None when unset): one settings read each.
     zones: dict[str, str | None] = field(default_factory=dict)
 
@@ -285,22 +322,35 @@ class _Tick:
 
     async def send(self, entry: Item, task: Item, channel_ids: Collection[str] | None = None) -> dict[str, str]:
         payload = _payload(entry, task, self.now, self.zone_of(str(entry["userId"])))
-        async with self.bound:
-            return await deliver(self.items, self.sealer, str(entry["userId"]), payload, client=self.http,
-                                 backoff=self.backoff, channel_ids=channel_ids, reach=self.reach)  # fmt: skip
+        return await deliver(self.items, self.sealer, str(entry["userId"]), payload, client=self.http,
+                             backoff=self.backoff, channel_ids=channel_ids, reach=self.reach)  # fmt: skip
 
-    def spawn(self, step: Callable[..., Awaitable[None]], *args: Any) -> None:
-        """Run `step` beside the others; its unexpected failure is logged and counted (the cursor
-        then stays), never allowed to stop the other deliveries."""
 
-        async def guarded() -> None:
-            try:
-                await step(*args)
-            except Exception:
-                logger.exception("reminder delivery step failed", extra={"step": step.__name__})
-                self.report.errors += 1
+class _Turns:
+    """The due entries, each with the minute it was read from, handed out one user at a time in
+    turn (round robin; users in the order of their earliest entry, each user's entries in the
+    order read): a user with hundreds of due reminders gets one turn a round like any other, so
+    every other user's next reminder starts within one round of the pool."""
 
-        self.group.start_soon(guarded)
+    def __init__(self) -> None:
+        self._queues: dict[str, deque[tuple[datetime, Item]]] = {}  # insertion order = turn order
+
+    def add(self, minute: datetime, entry: Item) -> None:
+        self._queues.setdefault(str(entry.get("userId")), deque()).append((minute, entry))
+
+    def take(self) -> tuple[datetime, Item] | None:
+        if not self._queues:
+            return None
+        user = next(iter(self._queues))
+        queue = self._queues.pop(user)
+        taken = queue.popleft()
+        if queue:
+            self._queues[user] = queue  # back of the line
+        return taken
+
+    def left(self) -> list[datetime]:
+        """The minutes of the entries never taken."""
+        return [minute for queue in self._queues.values() for minute, _ in queue]
 
 
 def run_due_reminder_tick(
@@ -311,11 +361,12 @@ def run_due_reminder_tick(
     backoff: tuple[float, ...] = BACKOFF_SECONDS,
     on_claimed: Callable[[Item], None] | None = None,
     reach: Reach | None = None,
+    limits: TickLimits | None = None,
 ) -> TickReport:
-    """One tick at `now` (aware), on an event loop of its own. `on_claimed` lets tests widen the
-    race window."""
+    """One tick at `now` (aware), on an event loop of its own, ended within `limits.deadline`
+    seconds. `on_claimed` lets tests widen the race window."""
     run = functools.partial(_run_tick, items, sealer, now, backoff=backoff, on_claimed=on_claimed,
-                            reach=reach or Reach())  # fmt: skip
+                            reach=reach or Reach(), limits=limits or TickLimits())  # fmt: skip
     try:
         return anyio.run(run)
     except BaseExceptionGroup as group:  # only SystemExit and the like escape an entry: the process ends
@@ -330,24 +381,53 @@ async def _run_tick(
     backoff: tuple[float, ...],
     on_claimed: Callable[[Item], None] | None,
     reach: Reach,
+    limits: TickLimits,
 ) -> TickReport:
+    started = anyio.current_time()
+    claim_until = started + limits.claim_window(reach.channel_deadline)
     report = TickReport()
     cursor = items.get(CURSOR_KEY)
     placed = (cursor or {}).get("index") == INDEX_VERSION or _place_in_users_zones(items, now)
-    due = _due_entries(items, now, report, cursor)
-    first = next(due, None)
+    turns = _Turns()
+    for minute, entry in _due_entries(items, now, report, cursor):
+        turns.add(minute, entry)
     # A tick with nothing due opens no client: the first one's TLS context alone is ~18 ms of CPU,
     # and the first tick runs just as `mesq serve` turns ready, beside its first requests.
-    if first is not None:
-        async with new_client() as http, anyio.create_task_group() as group:
-            tick = _Tick(items, sealer, now, http, backoff, report, on_claimed, group,
-                         anyio.CapacityLimiter(MAX_CONCURRENT_SENDS), reach)  # fmt: skip
-            for entry in itertools.chain((first,), due):
-                tick.spawn(_entry, tick, entry)
+    if turns.left():
+        async with new_client() as http:
+            tick = _Tick(items, sealer, now, http, backoff, report, on_claimed, reach, claim_until)
+            # The sends end by the closing (each claimed within the window, each channel within
+            # its deadline); this bound only stops a send that outlives both (a store call that
+            # hangs): its claim's lease sends it again, as after a crash.
+            with anyio.move_on_after(started + limits.deadline - limits.closing - anyio.current_time()):
+                async with anyio.create_task_group() as group:
+                    for _ in range(limits.pool):
+                        group.start_soon(_work, tick, turns)
+    left = turns.left()
+    report.left = len(left)
+    if left:
+        logger.warning("reminder tick left due entries for the next tick", extra={"left": len(left)})
     if not report.errors:  # else the next tick reads these minutes again (claims deduplicate)
+        # what was left is read again next time: the cursor stays at its earliest minute
         version = {"index": INDEX_VERSION} if placed else {}
-        items.put({"pk": CURSOR_KEY[0], "sk": CURSOR_KEY[1], "bucket": bucket(now), **version})
+        items.put({"pk": CURSOR_KEY[0], "sk": CURSOR_KEY[1], "bucket": bucket(min([now, *left])), **version})
     return report
+
+
+async def _work(tick: _Tick, turns: _Turns) -> None:
+    """One slot of the pool: take the next user's next entry and carry it out (claim, send,
+    record), while the claim window is open. An unexpected failure is logged and counted (the
+    cursor then stays), never allowed to stop the other deliveries."""
+    while anyio.current_time() < tick.claim_until and (taken := turns.take()) is not None:
+        minute, entry = taken
+        try:
+            await _entry(tick, entry, turns, minute)
+        except anyio.get_cancelled_exc_class():
+            tick.report.cut += 1
+            raise
+        except Exception:
+            logger.exception("reminder delivery step failed")
+            tick.report.errors += 1
 
 
 def _place_in_users_zones(items: ItemStore, now: datetime) -> bool:
@@ -368,11 +448,13 @@ def _place_in_users_zones(items: ItemStore, now: datetime) -> bool:
     return done
 
 
-def _due_entries(items: ItemStore, now: datetime, report: TickReport, cursor: Item | None) -> Iterator[Item]:
-    """The bucket entries of every minute from the cursor to `now`, read as they are taken."""
+def _due_entries(items: ItemStore, now: datetime, report: TickReport, cursor: Item | None
+                 ) -> Iterator[tuple[datetime, Item]]:  # fmt: skip
+    """The bucket entries of every minute from the cursor to `now`, each with its minute."""
     for minute in _minutes(_first_bucket(cursor, now), now):
         report.buckets += 1
-        yield from walk(items, bucket_partition(minute), index="gsi2")
+        for entry in walk(items, bucket_partition(minute), index="gsi2"):
+            yield minute, entry
 
 
 def well_formed(entry: Item) -> bool:
@@ -397,39 +479,40 @@ def well_formed(entry: Item) -> bool:
     return True
 
 
-async def _entry(tick: _Tick, entry: Item) -> None:
+async def _entry(tick: _Tick, entry: Item, turns: _Turns, minute: datetime) -> None:
+    """Carry out one bucket entry read from `minute`. A late tick finds several instants of one
+    task due: the next one goes back into `turns` (its owner's next turn) before this one is sent."""
     if not well_formed(entry):
         logger.warning("skipped a malformed reminder index entry", extra={"sk": str(entry.get("sk"))[:80]})
         tick.report.malformed += 1
         return
     if str(entry.get("sk", "")).startswith(RETRY_PREFIX):
         await _retry(tick, entry)
-    current: Item | None = entry
-    while current is not None and str(current.get("sk", "")).startswith(INDEX_PREFIX):
-        # a late tick finds several instants of one task due: each is claimed and sent in turn
-        current = _handle(tick, current)
+        return
+    task, following = _handle(tick, entry)
+    if following is not None:  # it sits in its own instant's bucket (this one may be a later one)
+        moved_to = parse_timestamp(str(following["at"]), "at").replace(second=0, microsecond=0)
+        turns.add(min(minute, moved_to), following)
+    if task is not None:
+        _record_round(tick, entry, 0, await tick.send(entry, task))
 
 
-async def _first_round(tick: _Tick, entry: Item, task: Item) -> None:
-    _record_round(tick, entry, 0, await tick.send(entry, task))
-
-
-def _handle(tick: _Tick, entry: Item) -> Item | None:
-    """Claim one index entry if due and start its delivery; the entry's next form when that is
-    due too, else None. The entry moves on before the send ends: the claim's lease covers it."""
+def _handle(tick: _Tick, entry: Item) -> tuple[Item | None, Item | None]:
+    """Claim one index entry if due: its task when this tick won it (to be sent), and the entry's
+    next form when that is due too. The entry moves on before the send: the claim's lease
+    covers it."""
     at = parse_timestamp(str(entry["at"]), "at")
     if at > tick.now:
-        return None
+        return None, None
     tick.report.due += 1
     task, zone = tick.task_of(entry), tick.zone_of(str(entry["userId"]))
     claim = _claim(tick.items, entry, tick.now) if task is not None and at in instants(task, zone) else None
     if claim is None or task is None:
         tick.report.skipped += 1
-        return _due(_advance(tick.items, entry, task, at, zone), tick.now)
+        return None, _due(_advance(tick.items, entry, task, at, zone), tick.now)
     if tick.on_claimed is not None:
         tick.on_claimed(entry)
-    tick.spawn(_first_round, tick, entry, task)
-    return _due(_advance(tick.items, entry, task, at, zone), tick.now)
+    return task, _due(_advance(tick.items, entry, task, at, zone), tick.now)
 
 
 def _record_round(tick: _Tick, entry: Item, round_: int, failures: dict[str, str]) -> None:

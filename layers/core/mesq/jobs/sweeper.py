@@ -35,8 +35,9 @@ async def sweep_forever(services: Services) -> None:
 
 async def remind_forever(services: Services) -> None:
     """A tick every `reminder_tick_seconds` from start to start, as the schedule on AWS runs it: a
-    tick held up by a slow channel (up to its attempts' deadlines) does not push the next one a
-    whole interval later, so the next minute's reminders are not late by its length too."""
+    tick held up by slow channels (it ends within `reminder_tick.TICK_DEADLINE_SECONDS`, 50 s)
+    does not push the next one a whole interval later, so the next minute's reminders are not
+    late by its length too."""
     sealer = services.sealer
     loop = asyncio.get_running_loop()
     while True:

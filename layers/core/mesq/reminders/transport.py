@@ -28,21 +28,34 @@ from .vapid import Vapid
 
 ATTEMPTS = 3
 BACKOFF_SECONDS: tuple[float, ...] = (1.0, 2.0)
+#: One attempt's total deadline (connect, TLS, request, answer).
 SEND_DEADLINE_SECONDS = 10.0
+#: One channel's send in all: every attempt and the backoff between them. Below ATTEMPTS x
+#: SEND_DEADLINE_SECONDS on purpose: a receiver that fails fast still gets its three attempts, one
+#: that hangs gets one whole attempt and what is left of a second, and then waits for the next
+#: round (the retry entries, minutes later) instead of holding its tick (jobs/reminder_tick.py
+#: keeps a tick under a minute by claiming nothing it could not finish within this).
+CHANNEL_DEADLINE_SECONDS = 20.0
 #: A header value of a send may be this long (a VAPID authorization is ~400 characters).
 MAX_HTTP_HEADER_CHARS = 4096
-#: Sends in flight at once in one process (a tick's, or one test send's).
+#: Reminder occurrences a tick sends at once (its pool; each one's channels go out together).
+#: A send mostly waits on a peer: a slot costs a coroutine, a connection (and, for email, a
+#: worker thread of anyio's 40). 16 lets a tick whose every endpoint hangs still start
+#: 16 x (1 + claim window / CHANNEL_DEADLINE_SECONDS) = 32 occurrences, and healthy endpoints
+#: (~0.3 s a send) several hundred, while 16 x 5 channels stays within what one client pools.
 MAX_CONCURRENT_SENDS = 16
 
 
 @dataclass(frozen=True)
 class Reach:
-    """Where sends may go (`Destinations`), the instance's URL, for links and VAPID, and how long
-    one attempt may take in all (`deadline`; tests of a receiver that never answers shorten it)."""
+    """Where sends may go (`Destinations`), the instance's URL, for links and VAPID, how long one
+    attempt may take in all (`deadline`) and one channel's send, its retries included
+    (`channel_deadline`); tests of a receiver that never answers shorten both."""
 
     destinations: Destinations = field(default_factory=Destinations)
     public_url: str = "http://localhost:8000"
     deadline: float = SEND_DEADLINE_SECONDS
+    channel_deadline: float = CHANNEL_DEADLINE_SECONDS
 
 
 @dataclass(frozen=True)
@@ -62,7 +75,8 @@ class SendContext:
     destinations: Destinations = field(default_factory=Destinations)
     public_url: str = "http://localhost:8000"
     vapid: Vapid | None = None
-    deadline: float = SEND_DEADLINE_SECONDS
+    deadline: float = SEND_DEADLINE_SECONDS  # one attempt
+    channel_deadline: float = CHANNEL_DEADLINE_SECONDS  # one channel, every attempt and backoff
     clock: Callable[[], float] = time.time
     #: The language of the person the sends speak to (reminders/message.py).
     language: str = DEFAULT_LANGUAGE

@@ -4,8 +4,10 @@ redirects are followed (a redirect could lead a signed request somewhere the use
 
 Every attempt runs under a total deadline (`SEND_DEADLINE_SECONDS`, `anyio.fail_after` around
 the whole exchange, the first attempt's lookup included), not a per-read timeout: a receiver that
-trickles bytes is cut off on time. The sends of one reminder, and the reminders of one tick,
-run concurrently (`send_all`, `mesq/jobs/reminder_tick.py`), so a slow destination delays only its own message.
+trickles bytes is cut off on time; and one channel's attempts with their backoff run under the
+channel's total deadline (`CHANNEL_DEADLINE_SECONDS`), so no channel holds its tick longer. The
+sends of one reminder, and the reminders of one tick, run concurrently (`send_all`,
+`mesq/jobs/reminder_tick.py`), so a slow destination delays only its own message.
 
 The URL's host was checked when the channel was added, but a name can later resolve anywhere:
 each send resolves it once and connects to the address it checked (`mesq/reminders/transport.py`,
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio
@@ -31,7 +33,7 @@ from aws_lambda_powertools import Logger
 
 from ...kernel.i18n import Text
 from ...kernel.timestamps import now_timestamp
-from ...reminders.channels import Channel
+from ...reminders.channels import MAX_CHANNELS, Channel
 from ...reminders.signing import HEADER, signature
 from ...reminders.transport import (
     ATTEMPTS,
@@ -52,9 +54,12 @@ logger = Logger(child=True)
 
 
 def new_client() -> httpx.AsyncClient:
-    """The client of one tick or test send: pooled up to the concurrency bound, no redirects, no
-    proxy from the environment (it would undo the pinning)."""
-    limits = httpx.Limits(max_connections=MAX_CONCURRENT_SENDS, max_keepalive_connections=MAX_CONCURRENT_SENDS)
+    """The client of one tick or test send: no redirects, no proxy from the environment (it would
+    undo the pinning). Its pool holds a connection for every send a tick can have in flight (each
+    of its occurrences to every channel of a user): a send never waits for a connection that
+    another user's hanging endpoint holds."""
+    connections = MAX_CONCURRENT_SENDS * MAX_CHANNELS
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=MAX_CONCURRENT_SENDS)
     return pinned_client(SEND_DEADLINE_SECONDS, limits)
 
 
@@ -87,27 +92,55 @@ async def send_channel(
     backoff: Sequence[float] = BACKOFF_SECONDS,
 ) -> dict[str, Any] | None:
     """None once delivered; else the last failure after `attempts` tries ({at, attempts, reason}).
-    Each attempt runs under the total deadline."""
+    Each attempt runs under its deadline, and all of them with their backoff under the channel's
+    (`context.channel_deadline`): an attempt the channel's deadline cuts short is its failure."""
     sender = _senders().get(channel.kind)
     if sender is None:
         return _failure(0, Text("unknown channel kind %(kind)s", kind=channel.kind))
-    reason = Text("could not connect")  # each attempt replaces it with its own
-    deadline = context.deadline
     context = replace(context, pinned={})  # this send's own resolutions
+    tried = _Tries(Text("could not connect"))  # each attempt replaces the reason with its own
+    with anyio.move_on_after(context.channel_deadline) as whole:
+        return await _attempts(sender, channel, payload, context, tried, attempts, backoff)
+    if whole.cancelled_caught and tried.sending:
+        tried.reason = Text("no answer within %(seconds)s s", seconds=format(context.channel_deadline, "g"))
+    return _failure(tried.count, tried.reason)
+
+
+@dataclass
+class _Tries:
+    """What `send_channel` knows when the channel's deadline ends its attempts: the last reason,
+    how many attempts began, and whether one was under way (else it was waiting to retry)."""
+
+    reason: Text
+    count: int = 0
+    sending: bool = False
+
+
+async def _attempts(
+    sender: Sender,
+    channel: Channel,
+    payload: dict[str, Any],
+    context: SendContext,
+    tried: _Tries,
+    attempts: int,
+    backoff: Sequence[float],
+) -> dict[str, Any] | None:
+    deadline = context.deadline
     for attempt in range(attempts):
         if attempt:
             await anyio.sleep(backoff[min(attempt - 1, len(backoff) - 1)])
+        tried.count, tried.sending = attempt + 1, True
         try:
             with anyio.fail_after(deadline):
                 await sender(channel, payload, context)
         except SendFailed as failed:
             if failed.final:
                 return _failure(attempt, failed.text)
-            reason = failed.text
+            tried.reason = failed.text
         except (TimeoutError, httpx.TimeoutException):
-            reason = Text("no answer within %(seconds)s s", seconds=format(deadline, "g"))
+            tried.reason = Text("no answer within %(seconds)s s", seconds=format(deadline, "g"))
         except httpx.HTTPError:
-            reason = Text("could not connect")
+            tried.reason = Text("could not connect")
         except Exception as error:
             # Not retried (the same record and message fail the same way), and logged by its type
             # only: a message can hold the channel's URL or secret.
@@ -116,7 +149,8 @@ async def send_channel(
             return _failure(attempt + 1, Text("the send failed unexpectedly (an error in MeSQ, logged on the server)"))
         else:
             return None
-    return _failure(attempts, reason)
+        tried.sending = False
+    return _failure(attempts, tried.reason)
 
 
 async def send_webhook(
