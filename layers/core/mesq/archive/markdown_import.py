@@ -212,15 +212,21 @@ def _front_matter(text: str) -> tuple[dict[str, Any], str]:
     try:
         meta = yaml.load(block, Loader=_FrontMatterLoader)  # noqa: S506 - a safe loader, aliases refused
     except yaml.YAMLError as error:
+        # The parser's own words ("mapping values are not allowed here") are English a person
+        # cannot act on: the line, and what usually breaks it, in MeSQ's.
         mark = getattr(error, "problem_mark", None)
-        problem = getattr(error, "problem", None) or "unreadable"  # the parser's own words: English
         if mark is None:
-            raise NoteError(Text("front matter is not valid YAML: %(problem)s", problem=problem)) from None
+            raise NoteError(Text("front matter is not valid YAML; check its colons, quotes and indentation")) from None
         raise NoteError(
-            Text("front matter is not valid YAML (line %(line)s): %(problem)s", line=mark.line + 2, problem=problem)
+            Text(
+                "front matter is not valid YAML at line %(line)s; check its colons, quotes and indentation",
+                line=mark.line + 2,
+            )
         ) from None
-    except (ValueError, OverflowError) as error:  # a well-formed but impossible date: 2024-13-01
-        raise NoteError(Text("front matter has an impossible value: %(value)s", value=quoted(str(error)))) from None
+    except (ValueError, OverflowError):  # a well-formed but impossible date: 2024-13-01
+        raise NoteError(
+            Text("front matter holds a date that does not exist (such as 2024-13-01 or 2024-02-30)")
+        ) from None
     except RecursionError:
         raise NoteError(Text("front matter is nested too deeply")) from None
     if meta is None:
