@@ -162,7 +162,7 @@ def _depth(value: Any) -> int:
 
 def _not_json(where: str | Text) -> Text:
     return Text(
-        "%(where)s is not a JSON record: the archive was changed or cut short after MeSQ wrote it."
+        "%(where)s: not JSON; the archive was changed or cut short after MeSQ wrote it."
         " Export the account again and import the new archive",
         where=where,
     )

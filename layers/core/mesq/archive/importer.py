@@ -172,7 +172,7 @@ def _manifest(archive: BoundedZip, member: Member, present: Callable[[str], bool
     except ijson.JSONError as error:
         raise ArchiveError(
             Text(
-                "%(file)s is not JSON: the archive was changed or cut short after MeSQ wrote it. Export the"
+                "%(file)s: not JSON; the archive was changed or cut short after MeSQ wrote it. Export the"
                 " account again and import the new archive",
                 file=MANIFEST,
             ),
