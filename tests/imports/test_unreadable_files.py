@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-from mesq.adapters.imports import memos_sqlite
 from mesq.auth.users import create_user
 from mesq.imports.plan import SourceError
 from mesq.wiring.imports import ImportOptions, import_file
@@ -45,7 +44,7 @@ def test_an_attachment_the_server_may_not_open_is_named_by_its_reference(
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, flags, *args)
 
-    monkeypatch.setattr(memos_sqlite.os, "open", refusing_open)
+    monkeypatch.setattr(os, "open", refusing_open)  # the adapter opens local files with os.open
     user = create_user(services.items, "reader", "correct horse battery")
     with pytest.raises(SourceError) as refused:
         import_file(services, user["id"], "memos", tmp_path / "memos", options=ImportOptions(memos_user="alice"))

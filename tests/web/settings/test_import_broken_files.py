@@ -51,9 +51,9 @@ def assert_no_library_words(said: str) -> None:
     assert not leaked, f"a library's words {leaked} in {said!r}"
 
 
-def _block(page: str, block: str) -> str:
+def _block(page: str, block: str, end: str = "</div>") -> str:
     """The text of the page's `block` (an error box, the report), tags and spacing out."""
-    part = html.unescape(page).split(f'id="{block}"')[1].split("</div>")[0].split(">", 1)[1]
+    part = html.unescape(page).split(f'id="{block}"')[1].split(end)[0].split(">", 1)[1]
     return " ".join(re.sub(r"<[^>]+>", " ", part).split())
 
 
@@ -136,7 +136,7 @@ APP_FILES: dict[str, tuple[str, Callable[[Path], bytes], str, str]] = {
         "todoist",
         lambda tmp: b'TYPE,CONTENT\ntask,"quoted" then more\n',
         "Home.csv",
-        'Home.csv: line 2 is not valid CSV (a quote inside a cell that is not doubled). Export the project from'
+        "Home.csv: line 2 is not valid CSV (a quote inside a cell that is not doubled). Export the project from"
         ' Todoist again, or double the quote ("")',
     ),
     "flomo-corrupt-member": (
@@ -255,11 +255,13 @@ def test_an_archive_that_is_not_json_is_refused_in_mesqs_words(browser: Callable
 
 def test_markdown_notes_front_matter_faults_are_said_in_mesqs_words(browser: Callable[..., Browser]) -> None:
     """Per-note reasons on the report: YAML's parser and the date constructor said their own
-    English ("mapping values are not allowed here", "month must be in 1..12")."""
+    English ("mapping values are not allowed here", "month must be in 1..12"), and the depth cap
+    was said in English through the parser's error."""
     notes = _zip({
         "good.md": "一篇好笔记".encode(),
         "colon.md": "---\ntitle: a: b\n---\n正文".encode(),
         "month.md": "---\ncreated: 2024-13-01\n---\n正文".encode(),
+        "deep.md": ("---\na: " + "[" * 100 + "\n---\n正文").encode(),
     })  # fmt: skip
     person = browser()
     said = {}
@@ -271,10 +273,12 @@ def test_markdown_notes_front_matter_faults_are_said_in_mesqs_words(browser: Cal
             headers=headers,
         )
         assert answer.status_code == 200, answer.text
-        said[headers["accept-language"]] = _block(answer.text, "import-result")
+        said[headers["accept-language"]] = _block(answer.text, "import-result", "</section>")
     chinese, english = said["zh-CN"], said["en-US"]
     assert "文件头信息第 2 行不是有效的 YAML；请检查冒号、引号和缩进" in chinese, chinese
     assert "文件头信息里有一个不存在的日期" in chinese, chinese
+    assert "文件头信息嵌套超过了 20 层的上限" in chinese, chinese  # MeSQ's own cap, once said in English
+    assert_no_english_run(chinese)
     assert_no_library_words(chinese)
     assert "front matter is not valid YAML at line 2; check its colons, quotes and indentation" in english
     assert "front matter holds a date that does not exist (such as 2024-13-01 or 2024-02-30)" in english
