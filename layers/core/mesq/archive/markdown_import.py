@@ -181,16 +181,19 @@ class _FrontMatterLoader(yaml.SafeLoader):
     expand to gigabytes) and nesting deeper than FRONT_MATTER_DEPTH."""
 
     def compose_node(self, parent: Any, index: Any) -> Any:
+        # MeSQ's own refusals: NoteErrors (in the catalog), not YAML errors, whose words are the parser's.
         if self.check_event(yaml.AliasEvent):
             event = self.get_event()  # type: ignore[no-untyped-call]
-            raise yaml.composer.ComposerError(
-                None, None, "aliases (*name) are not allowed in front matter", event.start_mark
+            raise NoteError(
+                Text("front matter line %(line)s: aliases (*name) are not allowed", line=event.start_mark.line + 2)
             )
         self._depth = getattr(self, "_depth", 0) + 1
         try:
             if self._depth > FRONT_MATTER_DEPTH:
-                raise yaml.composer.ComposerError(
-                    None, None, f"nested deeper than the front matter depth cap of {FRONT_MATTER_DEPTH}", None
+                raise NoteError(
+                    Text(
+                        "front matter nested deeper than the front matter depth cap of %(cap)s", cap=FRONT_MATTER_DEPTH
+                    )
                 )
             return super().compose_node(parent, index)
         finally:
