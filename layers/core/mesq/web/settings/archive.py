@@ -139,8 +139,8 @@ async def import_submit(page: Page) -> Response:
             _run_import, page.web.services, page.principal, upload.file, kind, label, page.web.clock
         )
     except ArchiveError as error:  # a library's words of the fault (`detail`) go to the log only
-        said = {"traceId": page.trace_id, "kind": kind, "refusal": error.message, "detail": error.detail or None}
-        logger.info("archive import refused", extra=said)
+        logged = {"traceId": page.trace_id, "kind": kind, "refusal": error.message, "detail": error.detail or None}
+        logger.info("archive import refused", extra=logged)
         return import_form(page, status=400, kind=kind, error=page.error_text(error), filename=upload.filename)
     said = [
         (name, page.translator.text(reason) if isinstance(reason, Text) else reason) for name, reason in outcome.skipped
