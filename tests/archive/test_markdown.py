@@ -286,7 +286,7 @@ def test_a_note_over_the_attachment_quota_is_skipped_and_gives_back_what_it_uplo
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
-        ("---\ncreated: 2024-13-01\n---\nx", "impossible value"),
+        ("---\ncreated: 2024-13-01\n---\nx", "a date that does not exist"),
         ("---\ncreated: 0001-01-01T00:30:00+01:00\n---\nx", "outside 0001..9999"),
         ("---\na: " + "[" * 3000 + "\n---\nx", "depth cap"),
         ("---\ncreated: !!python/object/apply:os.system [ls]\n---\nx", "not valid YAML"),

@@ -115,7 +115,7 @@ HOSTILE: list[tuple[str, Callable[[Path], Path], str]] = [
     ("memos", _damaged, "damaged"),
     ("memos", _pending_wal, "stop memos first"),
     ("memos", _escaping_link, "symbolic link"),
-    ("todoist", _huge_cell, "not a readable CSV"),
+    ("todoist", _huge_cell, "over 1048576 characters"),
     ("todoist", lambda p: (p.write_text("just,a,csv\n1,2,3\n"), p)[1], "not a Todoist CSV"),
 ]
 

@@ -124,7 +124,7 @@ def test_a_csv_cut_inside_a_quote_is_refused(services: Services, tmp_path: Path)
     user = create_user(services.items, "quinn", "correct horse battery")
     path = tmp_path / "Cut.csv"
     path.write_text('TYPE,CONTENT\ntask,first\ntask,"an open quote\ntask,swallowed\n', encoding="utf-8")
-    with pytest.raises(SourceError, match="not a readable CSV"):
+    with pytest.raises(SourceError, match=r"Cut\.csv: a quoted cell opened at line 3 is never closed"):
         import_file(services, user["id"], "todoist", path)
 
 

@@ -72,7 +72,7 @@ def test_another_apps_refusals_in_chinese(browser: Callable[..., Browser]) -> No
     columns = _upload(person, path, b"title,body\nA,B\n", "work.csv", ZH, kind="todoist")
     assert "不是 Todoist 的 CSV（第一行须有 TYPE 和 CONTENT 两列）" in columns
     memos = _upload(person, path, NOT_A_ZIP, "memos_prod.db", ZH, kind="memos")
-    assert "不是 SQLite 数据库，或者数据库已损坏" in memos
+    assert "memos_prod.db 不是 memos 的数据库，它根本不是 SQLite 文件" in memos
     for page in (flomo, no_page, columns, memos):
         assert "not a" not in _app_error(page)
 

@@ -77,10 +77,12 @@ class BoundedZip:
         self.label = label or path.name
         try:
             self._file: BinaryIO = open(path, "rb")  # noqa: SIM115 - closed by close()
-        except OSError as error:
+        except OSError as error:  # the server's own copy of the upload, or a path the command line named
             raise ArchiveError(
-                Text("%(file)s: cannot be read (%(reason)s)", file=self.label, reason=error.strerror)
-            ) from None
+                Text("%(file)s cannot be opened; check that it is there and may be read, then try again",
+                     file=self.label),
+                detail=f"{type(error).__name__}: {error}",
+            ) from None  # fmt: skip
         try:
             self._directory_offset, self._directory_size, self._declared = self._end_record()
         except BaseException:

@@ -20,7 +20,7 @@ from ..attachments.store import USAGE_SK
 from ..history.records import CHANGE_PREFIX
 from ..kernel.i18n import N_, Text
 from ..kernel.keys import user_partition
-from ..kernel.messages import bounded_message, quoted
+from ..kernel.messages import bounded_message
 from ..memos.keys import MEMO_PREFIX, STATS_SK, TAG_PREFIX
 from ..reading.keys import BOOK_PREFIX, NOTE_PREFIX
 from ..todos.keys import PREFIX as TODO_PREFIX
@@ -83,13 +83,16 @@ BLOB_KINDS = (MEMO_FILES, TODO_FILES)
 class ArchiveError(Exception):
     """A bad archive, named by its first fault (file and line when there is one). `message` is
     the English (the command line's, REST's); `text` the same words for a page to say in its
-    reader's language (a fault a person can meet is written as a `Text` template)."""
+    reader's language (a fault a person can meet is written as a `Text` template). `detail`: what
+    a library said of it (json's "Expecting value: line 1 column 1", an OSError's text), for the
+    server's log only, never answered."""
 
-    def __init__(self, message: str | Text) -> None:
+    def __init__(self, message: str | Text, *, detail: str = "") -> None:
         self.text = message if isinstance(message, Text) else Text(message)
         english = bounded_message(str(self.text))
         super().__init__(english)
         self.message = english
+        self.detail = detail
 
 
 def exported(sk: str) -> bool:
@@ -157,6 +160,14 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+def _not_json(where: str | Text) -> Text:
+    return Text(
+        "%(where)s: not JSON; the archive was changed or cut short after MeSQ wrote it."
+        " Export the account again and import the new archive",
+        where=where,
+    )
+
+
 def parse_record(line: bytes, number: int, source: str) -> dict[str, Any]:
     """One `records.jsonl` line as an item of `source`'s partition, or ArchiveError naming it."""
     where = record_line(number)
@@ -165,7 +176,7 @@ def parse_record(line: bytes, number: int, source: str) -> dict[str, Any]:
     try:
         item = json.loads(line)
     except (ValueError, UnicodeDecodeError) as error:
-        raise ArchiveError(Text("%(where)s: not JSON (%(reason)s)", where=where, reason=quoted(str(error)))) from None
+        raise ArchiveError(_not_json(where), detail=f"{type(error).__name__}: {error}") from None
     except RecursionError:  # deeper than the parser's stack: far past the cap
         raise ArchiveError(_too_deep(where)) from None
     if _depth(item) > MAX_RECORD_DEPTH:

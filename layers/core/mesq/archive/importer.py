@@ -170,7 +170,14 @@ def _manifest(archive: BoundedZip, member: Member, present: Callable[[str], bool
                 ):
                     manifest["files"][current][entry_field] = value
     except ijson.JSONError as error:
-        raise ArchiveError(Text("%(file)s: not JSON (%(reason)s)", file=MANIFEST, reason=quoted(str(error)))) from None
+        raise ArchiveError(
+            Text(
+                "%(file)s: not JSON; the archive was changed or cut short after MeSQ wrote it. Export the"
+                " account again and import the new archive",
+                file=MANIFEST,
+            ),
+            detail=f"ijson: {error}",
+        ) from None
     return _checked_manifest(manifest)
 
 

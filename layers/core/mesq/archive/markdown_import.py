@@ -181,16 +181,19 @@ class _FrontMatterLoader(yaml.SafeLoader):
     expand to gigabytes) and nesting deeper than FRONT_MATTER_DEPTH."""
 
     def compose_node(self, parent: Any, index: Any) -> Any:
+        # MeSQ's own refusals: NoteErrors (in the catalog), not YAML errors, whose words are the parser's.
         if self.check_event(yaml.AliasEvent):
             event = self.get_event()  # type: ignore[no-untyped-call]
-            raise yaml.composer.ComposerError(
-                None, None, "aliases (*name) are not allowed in front matter", event.start_mark
+            raise NoteError(
+                Text("front matter line %(line)s: aliases (*name) are not allowed", line=event.start_mark.line + 2)
             )
         self._depth = getattr(self, "_depth", 0) + 1
         try:
             if self._depth > FRONT_MATTER_DEPTH:
-                raise yaml.composer.ComposerError(
-                    None, None, f"nested deeper than the front matter depth cap of {FRONT_MATTER_DEPTH}", None
+                raise NoteError(
+                    Text(
+                        "front matter nested deeper than the front matter depth cap of %(cap)s", cap=FRONT_MATTER_DEPTH
+                    )
                 )
             return super().compose_node(parent, index)
         finally:
@@ -212,15 +215,21 @@ def _front_matter(text: str) -> tuple[dict[str, Any], str]:
     try:
         meta = yaml.load(block, Loader=_FrontMatterLoader)  # noqa: S506 - a safe loader, aliases refused
     except yaml.YAMLError as error:
+        # The parser's own words ("mapping values are not allowed here") are English a person
+        # cannot act on: the line, and what usually breaks it, in MeSQ's.
         mark = getattr(error, "problem_mark", None)
-        problem = getattr(error, "problem", None) or "unreadable"  # the parser's own words: English
         if mark is None:
-            raise NoteError(Text("front matter is not valid YAML: %(problem)s", problem=problem)) from None
+            raise NoteError(Text("front matter is not valid YAML; check its colons, quotes and indentation")) from None
         raise NoteError(
-            Text("front matter is not valid YAML (line %(line)s): %(problem)s", line=mark.line + 2, problem=problem)
+            Text(
+                "front matter is not valid YAML at line %(line)s; check its colons, quotes and indentation",
+                line=mark.line + 2,
+            )
         ) from None
-    except (ValueError, OverflowError) as error:  # a well-formed but impossible date: 2024-13-01
-        raise NoteError(Text("front matter has an impossible value: %(value)s", value=quoted(str(error)))) from None
+    except (ValueError, OverflowError):  # a well-formed but impossible date: 2024-13-01
+        raise NoteError(
+            Text("front matter holds a date that does not exist (such as 2024-13-01 or 2024-02-30)")
+        ) from None
     except RecursionError:
         raise NoteError(Text("front matter is nested too deeply")) from None
     if meta is None:

@@ -15,14 +15,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
+from aws_lambda_powertools import Logger
+
 from ..application.ratelimit import RateLimiter, user_subject
-from ..imports.plan import CutShort, Report
+from ..imports.plan import CutShort, Report, SourceError
 from ..imports.reports import save_report
 from ..kernel.context import Channel, Principal
 from ..search.imported import during_import
 from ..wiring.imports import ImportOptions, import_file
 from ..wiring.services import Services
 from .account_archive import archive_slot
+
+logger = Logger(child=True)
 
 COPY_CHUNK_BYTES = 1 << 20
 #: The longest file name kept for an upload's copy (a file system takes 255 bytes).
@@ -63,3 +67,13 @@ def import_upload(
             raise
     save_report(services.items, principal.user_id, report)
     return report
+
+
+def log_refusal(error: SourceError, trace_id: str, kind: str) -> None:
+    """A refused import in the server's log, under the request's trace id, with what a library
+    said of the file (`SourceError.detail`: SQLite's, csv's, an OSError's English), which the
+    person's answer never carries: the trace id they see finds it here."""
+    logger.info(
+        "import refused",
+        extra={"traceId": trace_id, "kind": kind, "refusal": error.message, "detail": error.detail or None},
+    )

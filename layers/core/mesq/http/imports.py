@@ -25,7 +25,7 @@ from starlette.routing import Route
 from starlette.types import Message, Receive, Scope, Send
 
 from ..application.ratelimit import RateLimiter
-from ..asgi.app_imports import import_upload
+from ..asgi.app_imports import import_upload, log_refusal
 from ..asgi.auth import require_scopes, rest_principal
 from ..asgi.body import media_type
 from ..asgi.envelope import failure, internal_failure, storage_failure, success
@@ -134,8 +134,10 @@ class AppImport:
         except HTTPException as exc:  # the multipart parser's 400s
             raise ValidationError(f"multipart body: {exc.detail}") from None
         except CutShort as error:  # partly written: the report (runId, counts) says what, to undo or complete
+            log_refusal(error, trace_id, kind)
             raise ValidationError(error.refusal, details={"report": error.report.as_dict()}) from None
         except SourceError as error:
+            log_refusal(error, trace_id, kind)
             raise ValidationError(error.refusal) from None
         return success(data, trace_id)
 

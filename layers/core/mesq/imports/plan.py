@@ -34,13 +34,19 @@ class SourceError(Exception):
     """The file cannot be imported at all (not the app's format, damaged, hostile): one line, and
     nothing has been written. `message` is that line in English (the command line's, REST's);
     `text` the same words for Settings → Import to say in its reader's language (what a person
-    can realistically meet is written as a `Text` template, the rest stays English)."""
+    can realistically meet is written as a `Text` template, the rest stays English).
 
-    def __init__(self, message: str | Text) -> None:
+    `detail`: what a library said of the fault (SQLite's "file is not a database", csv's "field
+    larger than field limit", an OSError's text), for the server's log only: the edges log it with
+    the request's trace id (`asgi.app_imports.log_refusal`) and never answer it, since a person
+    can do nothing with a library's English and it may name a server path."""
+
+    def __init__(self, message: str | Text, *, detail: str = "") -> None:
         self.text = message if isinstance(message, Text) else Text(one_line(message))
         line = one_line(str(self.text))
         super().__init__(line)
         self.message = line
+        self.detail = one_line(detail)
 
     @property
     def refusal(self) -> str:

@@ -157,15 +157,35 @@ def _rows(name: str, data: bytes) -> list[dict[str, str]]:
         reader.fieldnames = header
         rows = [{key: (value or "") for key, value in row.items() if isinstance(key, str)} for row in reader]
     except csv.Error as error:
-        raise SourceError(
-            Text(
-                "%(file)s: not a readable CSV (line %(line)s: %(reason)s)",
-                file=name,
-                line=reader.line_num,
-                reason=error,
-            )
-        ) from None
+        # line_num counts the lines of the records read whole: the faulty record starts on the next
+        raise SourceError(_unreadable_csv(name, reader.line_num + 1, str(error)), detail=f"csv: {error}") from None
     return rows
+
+
+def _unreadable_csv(name: str, line: int, said: str) -> Text:
+    """What csv's fault means for the file, in MeSQ's words (csv's own English, `said`, is only
+    logged): csv gives no codes, so its three messages a person meets are told apart by their text."""
+    if said.startswith("field larger than field limit"):
+        return Text(
+            "%(file)s: a cell at line %(line)s is over %(limit)s characters, far past a task's title and"
+            " notes; check that this is a Todoist project export",
+            file=name,
+            line=line,
+            limit=MAX_FIELD_CHARACTERS,
+        )
+    if said.startswith("unexpected end of data"):
+        return Text(
+            "%(file)s: a quoted cell opened at line %(line)s is never closed, so the file is cut short."
+            " Export the project from Todoist again",
+            file=name,
+            line=line,
+        )
+    return Text(
+        "%(file)s: line %(line)s is not valid CSV (a quote inside a cell that is not doubled). Export the"
+        ' project from Todoist again, or double the quote ("")',
+        file=name,
+        line=line,
+    )
 
 
 class _Project:

@@ -43,7 +43,7 @@ _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
 @contextmanager
-def _refused_as_source_errors(label: str = "", member: str = "") -> Iterator[None]:
+def _refused_as_source_errors(reading_member: bool = False) -> Iterator[None]:
     """The archive reader's refusals as one-line `SourceError`s (a bomb says it may be one), their
     words kept as the reader wrote them (a page says them in its reader's language)."""
     try:
@@ -53,11 +53,12 @@ def _refused_as_source_errors(label: str = "", member: str = "") -> Iterator[Non
             Text("%(refusal)s (a ZIP bomb?)", refusal=error.text) if error.cap in _BOMB_CAPS else error.text
         ) from None
     except ArchiveError as error:
-        if member:
+        if reading_member:  # the reader's words name the file and the member already; say what to do
             raise SourceError(
-                Text("%(file)s: %(member)s cannot be read: %(refusal)s", file=label, member=member, refusal=error.text)
+                Text("%(refusal)s. The ZIP is damaged: download or copy the export again", refusal=error.text),
+                detail=error.detail,
             ) from None
-        raise SourceError(error.text) from None
+        raise SourceError(error.text, detail=error.detail) from None
 
 
 class BoundedZip:
@@ -122,7 +123,7 @@ class BoundedZip:
                     limit=limit,
                 )
             )
-        with _refused_as_source_errors(self.label, name), self.reader.open(member) as data:
+        with _refused_as_source_errors(reading_member=True), self.reader.open(member) as data:
             while chunk := data.read(CHUNK):
                 yield chunk
 

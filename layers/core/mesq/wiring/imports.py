@@ -177,5 +177,21 @@ def import_file(
     report = Report(kind, run_id=call.run_id)
     language = board_language(services.items, user_id, options.language)
     zone = configured_zone(services.items, user_id)
-    with _plan(kind, path, user_id, report, options, language, zone) as plan:
-        return execute(call, plan)
+    planning = True
+    try:
+        with _plan(kind, path, user_id, report, options, language, zone) as plan:
+            planning = False
+            return execute(call, plan)
+    except (OSError, RecursionError) as error:
+        if not planning:  # a write's fault (the store's, the blobs'): not the file's
+            raise
+        # The file could not be read through (cut short while copied, a structure past the
+        # parser's depth): the person's words say so; the library's stay in the log.
+        raise SourceError(_unreadable(options.label or path.name), detail=f"{type(error).__name__}: {error}") from None
+
+
+def _unreadable(file: str) -> Text:
+    return Text(
+        "%(file)s could not be read to its end; check that it is the app's export, whole, and import it again",
+        file=file,
+    )

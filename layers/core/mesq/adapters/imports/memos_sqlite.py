@@ -110,37 +110,72 @@ class _Files:
             raise SourceError(_leaves_the_folder(reference))
         return path
 
-    def read(self, where: str, limit: int) -> bytes:
+    def read(self, where: str, limit: int, reference: str) -> bytes:
+        """The bytes at `where` (what `find` gave); refusals name the file by the database's
+        `reference`, never by the server's path."""
         if self.archive is not None:
             return self.archive.read(where, limit)
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
         try:
             handle = os.open(where, flags)
+            with os.fdopen(handle, "rb") as file:
+                data = file.read(limit + 1)
         except OSError as error:
             raise SourceError(
-                Text("attachment file %(path)s cannot be read (%(reason)s)", path=quoted(where), reason=error.strerror)
+                Text(
+                    "attachment file %(path)s cannot be read; check that MeSQ may read the database's"
+                    " folder, then import again",
+                    path=quoted(reference),
+                ),
+                detail=f"{type(error).__name__}: {error}",
             ) from None
-        with os.fdopen(handle, "rb") as file:
-            data = file.read(limit + 1)
         if len(data) > limit:
             raise SourceError(
                 Text(
                     "attachment file %(path)s grew past %(limit)s bytes while importing",
-                    path=quoted(where),
+                    path=quoted(reference),
                     limit=limit,
                 )
             )
         return data
 
 
-def _sqlite_reason(error: sqlite3.Error) -> Text | str:
-    """SQLite's words for the faults a person meets by picking the wrong file, in the catalog;
-    anything else as SQLite says it."""
-    known = {
-        "file is not a database": Text("file is not a database"),
-        "database disk image is malformed": Text("database disk image is malformed"),
-    }
-    return known.get(str(error), str(error))
+def _not_sqlite(label: str) -> Text:
+    return Text(
+        "%(file)s is not a memos database: it is not a SQLite file at all. Pick memos_prod.db in"
+        " memos' data folder (or a ZIP of that folder) and import it",
+        file=label,
+    )
+
+
+def _damaged(label: str) -> Text:
+    return Text(
+        "%(file)s is a damaged database: parts of it cannot be read. Stop memos, copy memos_prod.db"
+        " again (a copy made while memos writes, or cut short, is damaged) and import the new copy",
+        file=label,
+    )
+
+
+def _not_memos_tables(label: str) -> Text:
+    return Text(
+        "%(file)s is a SQLite database, but its tables are not the ones memos keeps; check it is"
+        " memos' own memos_prod.db",
+        file=label,
+    )
+
+
+def _refused(error: sqlite3.Error, label: str, reading: bool) -> SourceError:
+    """SQLite's fault as MeSQ's words of what is wrong with the file and what to do; SQLite's own
+    text (English, sometimes a path) goes to the server's log only (`SourceError.detail`).
+    `reading`: the schema was read already (a fault now is a table not laid out as memos')."""
+    name = getattr(error, "sqlite_errorname", "")
+    if name == "SQLITE_NOTADB":
+        words = _not_sqlite(label)
+    elif name == "SQLITE_CORRUPT" or not reading:
+        words = _damaged(label)
+    else:
+        words = _not_memos_tables(label)
+    return SourceError(words, detail=f"sqlite3 {name or type(error).__name__}: {error}")
 
 
 class MemosSqlite:
@@ -154,18 +189,11 @@ class MemosSqlite:
             self._db.execute("PRAGMA query_only = 1")
             checked = self._db.execute("PRAGMA quick_check").fetchone()
         except sqlite3.Error as error:
-            raise SourceError(
-                Text(
-                    "%(file)s: not a SQLite database, or a damaged one (%(reason)s)",
-                    file=label,
-                    reason=_sqlite_reason(error),
-                )
-            ) from None
+            raise _refused(error, label, reading=False) from None
         if checked is None or checked[0] != "ok":
             self._db.close()
-            # quick_check's last line names a problem (its first says which database).
-            first = str(checked[0]).splitlines()[-1] if checked else Text("no answer")
-            raise SourceError(Text("%(file)s: the database is damaged (%(reason)s)", file=label, reason=first))
+            # quick_check's lines name the damaged pages: for the log, not for the person.
+            raise SourceError(_damaged(label), detail=f"quick_check: {checked[0] if checked else 'no answer'}")
         self.files = files
         self._detect()
 
@@ -178,13 +206,7 @@ class MemosSqlite:
         try:
             return list(self._db.execute(sql, args))
         except sqlite3.Error as error:
-            raise SourceError(
-                Text(
-                    "%(file)s: cannot read the memos database (%(reason)s)",
-                    file=self.label,
-                    reason=_sqlite_reason(error),
-                )
-            ) from None
+            raise _refused(error, self.label, reading=True) from None
 
     def _detect(self) -> None:
         tables = {row[0] for row in self._query("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -330,7 +352,7 @@ class MemosSqlite:
             where, size = self.files.find(attachment.reference)
             if size > limit:
                 raise Unavailable(_over_the_limit(size, limit))
-            return self.files.read(where, limit)
+            return self.files.read(where, limit, attachment.reference)
         raise Unavailable(Text("stored on %(storage)s", storage=attachment.storage))
 
     def checked_bytes(self, attachment: AttachmentRow, limit: int) -> tuple[int, str]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
+from aws_lambda_powertools import Logger
 from starlette.datastructures import UploadFile
 from starlette.responses import Response
 from starlette.routing import Route
@@ -41,6 +42,8 @@ from ...kernel.messages import quoted
 from ...search.imported import during_import
 from ...wiring.services import Services
 from ..kit.framework import Clock, Page, Web, endpoint
+
+logger = Logger(child=True)
 
 EXPORT, IMPORT = "/settings/export", "/settings/import"
 #: The largest upload Import takes (an archive, or a ZIP of notes). It is spooled to disk twice
@@ -135,7 +138,9 @@ async def import_submit(page: Page) -> Response:
         outcome = await run_sync(
             _run_import, page.web.services, page.principal, upload.file, kind, label, page.web.clock
         )
-    except ArchiveError as error:
+    except ArchiveError as error:  # a library's words of the fault (`detail`) go to the log only
+        logged = {"traceId": page.trace_id, "kind": kind, "refusal": error.message, "detail": error.detail or None}
+        logger.info("archive import refused", extra=logged)
         return import_form(page, status=400, kind=kind, error=page.error_text(error), filename=upload.filename)
     said = [
         (name, page.translator.text(reason) if isinstance(reason, Text) else reason) for name, reason in outcome.skipped

@@ -22,7 +22,7 @@ from starlette.datastructures import UploadFile
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...asgi.app_imports import import_upload
+from ...asgi.app_imports import import_upload, log_refusal
 from ...imports.plan import KINDS, SourceError
 from ...imports.reports import mark_undone, read_report
 from ...imports.undo import undo_import
@@ -57,6 +57,7 @@ async def import_submit(page: Page) -> Response:
     try:
         report = await run_sync(import_upload, page.web.services, page.principal, kind, upload.file, options, "web")
     except SourceError as error:
+        log_refusal(error, page.trace_id, kind)
         return import_form(
             page, status=400, app_kind=kind, app_error=page.error_text(error), app_filename=upload.filename
         )
