@@ -147,7 +147,7 @@ def test_a_slow_smtp_server_delays_no_other_users_push_and_the_tick_keeps_its_de
     _user_with_tasks(items, "u-b-push", 1, soon)
     _push_channel(items, sealer, "u-b-push", push_service.base + "/push/b")
     reach = Reach(RULES, PUBLIC, deadline=2.0, channel_deadline=3.0)
-    limits = TickLimits(deadline=8.0, closing=1.0)  # claim window: 8 - 1 - 3 = 4 s
+    limits = TickLimits(deadline=8.0, closing=1.0, store=0.5)  # claim window: 8 - 1 - 0.5 - 3 = 3.5 s
     ticking = _Ticking(lambda: run_due_reminder_tick(items, sealer, due + timedelta(seconds=5), backoff=(0.0,),
                                                      reach=reach, limits=limits))  # fmt: skip
     # The bound: the other user's pushes reach their endpoint within 3 s of the tick's start
@@ -157,7 +157,7 @@ def test_a_slow_smtp_server_delays_no_other_users_push_and_the_tick_keeps_its_de
     report = ticking.join(30)
     assert pushed is not None, f"pushes after {ticking.took:.1f} s: {len(push_service.received)}"
     # The tick ends within its deadline, every email send cut at its channel's 3 s (two rounds of
-    # the pool: 16, then the other 4 claimed at ~3 s, inside the 4 s claim window).
+    # the pool: 16, then the other 4 claimed at ~3 s, inside the 3.5 s claim window).
     assert ticking.took < limits.deadline, ticking.took
     assert report.delivered == 2 and report.failed == 20 and report.left == 0 and report.cut == 0, report
     assert slow_smtp.held >= 16 and slow_smtp.messages == []
@@ -206,7 +206,7 @@ def test_a_user_with_many_due_reminders_takes_turns_with_the_others(
         _user_with_tasks(items, "u-b-few", 1, soon)
         _webhook(items, sealer, "u-b-few", receiver)
         reach = Reach(RULES, PUBLIC, deadline=1.0, channel_deadline=1.0)
-        limits = TickLimits(deadline=5.0, closing=0.5, pool=4)  # claim window: 3.5 s
+        limits = TickLimits(deadline=5.0, closing=0.5, pool=4, store=0.5)  # claim window: 3 s
         at = due + timedelta(seconds=5)
         ticking = _Ticking(lambda: run_due_reminder_tick(items, sealer, at, backoff=(0.0,), reach=reach,
                                                          limits=limits))  # fmt: skip
@@ -232,7 +232,7 @@ def test_a_user_with_many_due_reminders_takes_turns_with_the_others(
 def test_what_a_tick_could_not_start_is_sent_by_the_next_tick_exactly_once(
     tmp_path: Path, sealer: LocalKeySealer, receiver: Receiver
 ) -> None:
-    """6 occurrences, a webhook that answers in 1 s, a pool of 1 and a claim window of 1.5 s: the
+    """6 occurrences, a webhook that answers in 1 s, a pool of 1 and a claim window of 1 s: the
     tick sends one or two and leaves the rest unclaimed in their bucket, 15 minutes behind the
     tick's minute (before: all were claimed at once and sent, the tick as long as they took).
     The cursor stays at their minute, so the next tick finds them and sends each once; no later
@@ -243,7 +243,7 @@ def test_what_a_tick_could_not_start_is_sent_by_the_next_tick_exactly_once(
     _webhook(items, sealer, "u-late", receiver)
     receiver.delay = 1.0
     reach = Reach(RULES, PUBLIC, deadline=2.0, channel_deadline=2.5)
-    limits = TickLimits(deadline=4.5, closing=0.5, pool=1)  # claim window: 1.5 s
+    limits = TickLimits(deadline=4.5, closing=0.5, pool=1, store=0.5)  # claim window: 1 s
     at = due + timedelta(seconds=5)
     started = time.monotonic()
     first = run_due_reminder_tick(items, sealer, at, backoff=(0.0,), reach=reach, limits=limits)
@@ -259,3 +259,42 @@ def test_what_a_tick_could_not_start_is_sent_by_the_next_tick_exactly_once(
     for later in (timedelta(minutes=2), RETRY_DELAYS[0] + timedelta(minutes=2)):
         again = run_due_reminder_tick(items, sealer, at + later, backoff=(0.0,), reach=reach)
         assert again.due == 0 and len(receiver.received) == 6, again
+
+
+class _SlowStore:
+    """An item store whose every call takes `latency` seconds first (a DynamoDB round trip)."""
+
+    def __init__(self, inner: ItemStore, latency: float) -> None:
+        self._inner, self._latency = inner, latency
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._inner, name)
+        if not callable(attribute):
+            return attribute
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            time.sleep(self._latency)
+            return attribute(*args, **kwargs)
+
+        return call
+
+
+def test_a_tick_whose_reading_outlasts_the_claim_window_still_sends(
+    tmp_path: Path, sealer: LocalKeySealer, receiver: Receiver
+) -> None:
+    """After a 3-hour outage a tick reads 181 minutes of buckets, one query each: at 15 ms a
+    query that is 2.7 s, longer than the 2 s claim window. The window opens when the reading is
+    done, so the tick sends the reminder due meanwhile (before: the window had closed while
+    reading, nothing was claimed, the cursor stayed, and every later tick read the same minutes
+    and claimed nothing, until the reminders were past the 24 h lookback and lost)."""
+    inner = SQLiteItemStore(tmp_path / "mesq.db")
+    now = datetime.now(UTC)
+    run_due_reminder_tick(inner, sealer, now)  # the cursor at now; the next tick comes 3 h later
+    _user_with_tasks(inner, "u-1", 1, now + timedelta(seconds=70))
+    _webhook(inner, sealer, "u-1", receiver)
+    reach = Reach(RULES, PUBLIC, deadline=1.0, channel_deadline=1.0)
+    limits = TickLimits(deadline=4.0, closing=0.5, store=0.5)  # claim window: 4 - 0.5 - 0.5 - 1 = 2 s
+    slow: Any = _SlowStore(inner, 0.015)
+    report = run_due_reminder_tick(slow, sealer, now + timedelta(hours=3), reach=reach, limits=limits)
+    assert report.buckets > 180 and report.delivered == 2 and report.left == 0, report
+    assert len(receiver.received) == 2

@@ -107,21 +107,28 @@ RETRY_DELAYS = (timedelta(minutes=5), timedelta(minutes=30), timedelta(hours=2))
 TICK_DEADLINE_SECONDS = 50.0
 #: A tick's last seconds, kept for its writes after the sends (the outcomes, the cursor).
 CLOSING_SECONDS = 5.0
+#: Kept in every claim beside its channel's deadline, for the store calls around the send (the
+#: user's channels and keys before it, the outcome after it): a send claimed at the window's last
+#: moment still records its outcome before the sends are cut.
+STORE_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
 class TickLimits:
-    """How long a tick may take (`deadline`), the seconds at its end kept for its writes after the
-    sends (`closing`), and how many occurrences it sends at once (`pool`). A tick claims an
-    occurrence only while a whole channel send still fits before its closing (the claim window);
-    what it has not claimed by then stays due, for the next tick."""
+    """How long a tick's sending may take (`deadline`, counted from when its due entries are
+    read, so a long catch-up read never leaves a tick no time to send), the seconds at its end
+    kept for its writes after the sends (`closing`), the seconds kept in each send for its store
+    calls (`store`), and how many occurrences it sends at once (`pool`). A tick claims an
+    occurrence only while a whole channel send and its store calls still fit before its closing
+    (the claim window); what it has not claimed by then stays due, for the next tick."""
 
     deadline: float = TICK_DEADLINE_SECONDS
     closing: float = CLOSING_SECONDS
     pool: int = MAX_CONCURRENT_SENDS
+    store: float = STORE_SECONDS
 
     def claim_window(self, channel_deadline: float) -> float:
-        window = self.deadline - self.closing - channel_deadline
+        window = self.deadline - self.closing - self.store - channel_deadline
         if window <= 0 or self.pool < 1:
             raise ValueError("a tick's deadline must leave room for one channel's send and its closing")
         return window
@@ -363,8 +370,8 @@ def run_due_reminder_tick(
     reach: Reach | None = None,
     limits: TickLimits | None = None,
 ) -> TickReport:
-    """One tick at `now` (aware), on an event loop of its own, ended within `limits.deadline`
-    seconds. `on_claimed` lets tests widen the race window."""
+    """One tick at `now` (aware), on an event loop of its own: it reads the due entries, then
+    sends for at most `limits.deadline` seconds. `on_claimed` lets tests widen the race window."""
     run = functools.partial(_run_tick, items, sealer, now, backoff=backoff, on_claimed=on_claimed,
                             reach=reach or Reach(), limits=limits or TickLimits())  # fmt: skip
     try:
@@ -383,22 +390,27 @@ async def _run_tick(
     reach: Reach,
     limits: TickLimits,
 ) -> TickReport:
-    started = anyio.current_time()
-    claim_until = started + limits.claim_window(reach.channel_deadline)
+    window = limits.claim_window(reach.channel_deadline)  # fails fast on limits that leave none
     report = TickReport()
     cursor = items.get(CURSOR_KEY)
     placed = (cursor or {}).get("index") == INDEX_VERSION or _place_in_users_zones(items, now)
     turns = _Turns()
     for minute, entry in _due_entries(items, now, report, cursor):
         turns.add(minute, entry)
+    # The deadline counts from here, not from the tick's start: reading many minutes after an
+    # outage (one query each) must not eat the claim window, or every tick would read and claim
+    # nothing, forever.
+    started = anyio.current_time()
+    claim_until = started + window
     # A tick with nothing due opens no client: the first one's TLS context alone is ~18 ms of CPU,
     # and the first tick runs just as `mesq serve` turns ready, beside its first requests.
     if turns.left():
         async with new_client() as http:
             tick = _Tick(items, sealer, now, http, backoff, report, on_claimed, reach, claim_until)
             # The sends end by the closing (each claimed within the window, each channel within
-            # its deadline); this bound only stops a send that outlives both (a store call that
-            # hangs): its claim's lease sends it again, as after a crash.
+            # its deadline, its store calls within `store`); this bound only stops a send that
+            # outlives all three (a store call that hangs): its claim's lease sends it again, as
+            # after a crash.
             with anyio.move_on_after(started + limits.deadline - limits.closing - anyio.current_time()):
                 async with anyio.create_task_group() as group:
                     for _ in range(limits.pool):
