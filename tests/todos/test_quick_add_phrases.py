@@ -277,10 +277,54 @@ DAILY_PARTS: list[Row] = [
     ("每天晚上8点 吃药", TUESDAY, "吃药", at(12, 8, 20), "FREQ=DAILY"),  # guard
 ]
 
+#: R8: what a person means by numbers and clock words (the realistic-lines sweep). A number that
+#: is no date ("50%", "$50", "3.12", "7-eleven", "24/7", "1:1", a length: "5 minute", "30天",
+#: "2小时") never makes a due; a bare Chinese 1-6点 is the afternoon's, as "at 3" is; 一刻 and 整;
+#: the full-width colon; "tonight at 8"; "at 3:15"; "3 pm"; a day of the month alone (12号, not
+#: 5号楼); "by" words after a day (周五前, 明天之前) leave the title; 下周 / 下月 / 周天 inside
+#: ordinary words (看一下周报, 收下月饼, 一周天天) are no dates.
+SWEPT: list[Row] = [
+    ("finish 50% of report", TUESDAY, "finish 50% of report", None, None),
+    ("pay $50 to alex", TUESDAY, "pay $50 to alex", None, None),
+    ("update to python 3.12", TUESDAY, "update to python 3.12", None, None),
+    ("go to 7-eleven", TUESDAY, "go to 7-eleven", None, None),
+    ("24/7 support setup", TUESDAY, "24/7 support setup", None, None),
+    ("1:1 with boss", TUESDAY, "1:1 with boss", None, None),
+    ("5 minute meditation", TUESDAY, "5 minute meditation", None, None),
+    ("30 day challenge", TUESDAY, "30 day challenge", None, None),
+    ("30天 挑战", TUESDAY, "30天 挑战", None, None),
+    ("30分钟 冥想", TUESDAY, "30分钟 冥想", None, None),
+    ("2小时 会议", TUESDAY, "2小时 会议", None, None),
+    ("两点 开会", TUESDAY, "开会", at(12, 8, 14), None),
+    ("5点 下班", TUESDAY, "下班", at(12, 8, 17), None),
+    ("四点一刻 开会", TUESDAY, "开会", at(12, 8, 16, 15), None),
+    ("九点整 开会", TUESDAY, "开会", at(12, 8, 9), None),
+    ("14：30 开会", TUESDAY, "开会", at(12, 8, 14, 30), None),
+    ("tonight at 8 movie", TUESDAY, "movie", at(12, 8, 20), None),
+    ("pick up kids at 3:15", TUESDAY, "pick up kids", at(12, 8, 15, 15), None),
+    ("call 3 pm", FRIDAY, "call", at(12, 12, 15), None),
+    ("12号 理发", TUESDAY, "理发", date(2026, 12, 12), None),
+    ("5号楼 开会", TUESDAY, "5号楼 开会", None, None),
+    ("20号前 交材料", TUESDAY, "交材料", date(2026, 12, 20), None),
+    ("周五前交报告", TUESDAY, "交报告", date(2026, 12, 11), None),
+    ("明天之前 回复邮件", TUESDAY, "回复邮件", date(2026, 12, 9), None),
+    ("周五前台值班", TUESDAY, "前台值班", date(2026, 12, 11), None),
+    ("明天下午2点到4点 开会", TUESDAY, "到 4点开会", at(12, 9, 14), None),  # the end stays as typed
+    ("看一下周报", TUESDAY, "看一下周报", None, None),
+    ("收下月饼", TUESDAY, "收下月饼", None, None),
+    ("这一周天天加班", TUESDAY, "这一周天天加班", None, None),
+    ("一周一次 运动", TUESDAY, "一周一次 运动", None, None),
+    ("every evening call mom at 7", TUESDAY, "call mom", at(12, 8, 19), "FREQ=DAILY"),
+    ("every night at 12 lock up", TUESDAY, "lock up", at(12, 9, 0), "FREQ=DAILY"),
+    ("12/25 party", TUESDAY, "party", date(2026, 12, 25), None),  # guard
+    ("in 5 minutes call", TUESDAY, "call", at(12, 8, 8, 35), None),  # guard
+    ("3天后 取快递", TUESDAY, "取快递", date(2026, 12, 11), None),  # guard
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
-    + DAILY_PARTS
+    + DAILY_PARTS + SWEPT
 )  # fmt: skip
 
 

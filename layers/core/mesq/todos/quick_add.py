@@ -26,6 +26,7 @@ callers run it in a worker thread (`web/todos/quick.py`), never on the event loo
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
@@ -176,7 +177,10 @@ _DATE_WORDS = frozenset(
      "january", "february", "march", "april", "june", "july", "august", "september", "october",
      "november", "december", *_EN_DAYS, "mon", "tue", "wed", "thu", "fri", "sat", "sun"}
 )  # fmt: skip
-_ZH_DATE = re.compile(r"今天|今日|明天|明日|后天|大后天|(?:周|星期|礼拜)(?:[一二三四五六日]|天(?!气))")  # not 一周天气
+#: A weekday word; not 周 after a number (一周一次, 两周天数: a week) nor 周天 in 天气, 天天, 天数, 天子.
+_ZH_DATE = re.compile(
+    r"今天|今日|明天|明日|后天|大后天|(?:(?<![一二两三四五六七八九十几0-9])周|星期|礼拜)(?:[一二三四五六日]|天(?![气天数子]))"
+)
 #: 礼拜 before a day is said and written for 星期; dateparser knows only 星期 (`_find_due`).
 _LIBAI = re.compile(r"礼拜(?=[一二三四五六日天])")
 
@@ -229,9 +233,11 @@ def _zh_number(text: str) -> int | None:
     return None
 
 
+_Rewrite = Callable[[re.Match[str]], str]
+
 _ZH_TIME = re.compile(
     rf"(?:(?P<short>{_ZH_SHORT})(?:上|晨)?|(?P<part>{_ZH_PART}))?\s*(?P<hour>{_NUM})\s*(?:点钟?|點鐘?|时)"
-    rf"(?:\s*(?P<half>半)|\s*(?P<minute>{_NUM})\s*分?)?"
+    rf"(?:\s*(?P<half>半)|\s*(?P<quarter>[一三])刻|\s*整|\s*(?P<minute>{_NUM})\s*分?)?"
 )
 #: A part of the day, then a clock time with a colon ("下午 3:30", "明晚8:15", "下午3：30" as a
 #: Chinese keyboard types it): the hour on that part's clock, as "下午3点半" is.
@@ -240,16 +246,36 @@ _ZH_PART_CLOCK = re.compile(
     r"(?![0-9])"
 )
 #: 这周五, 本周五, 这个礼拜五, 下周一, 下下星期三 (not 本周天气: the weather).
-_ZH_NEXT_WEEKDAY = re.compile(r"(?P<this>这|本|下下|下)(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日]|天(?!气))")
+#: 下 after 一 or a verb it completes is no "next" (看一下周报, 收下月饼, 放下, 留下, 写下).
+_NOT_NEXT_AFTER = "一收放留拿剩写买签坐躺停记接打扔落倒脱拉按录摘天底"
+_ZH_NEXT_WEEKDAY = re.compile(
+    rf"(?P<this>这|本|(?<![{_NOT_NEXT_AFTER}])下下|(?<![{_NOT_NEXT_AFTER}])下)(?:个)?(?:周|星期|礼拜)"
+    r"(?P<day>[一二三四五六日]|天(?![气天数子]))"
+)
 #: 下周, 下个星期, 下下礼拜 with no day after: that week's Monday. Not 下周末 nor a word 周 starts
 #: (周期, 周年, 周边, 周围, 周转, 周刊).
-_ZH_NEXT_WEEK = re.compile(r"(?P<next>下下|下)(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天末期年边围转刊])")
+_ZH_NEXT_WEEK = re.compile(
+    rf"(?<![{_NOT_NEXT_AFTER}])(?P<next>下下|下)(?:个)?(?:周|星期|礼拜)(?![一二三四五六日天末期年边围转刊])"
+)
 #: 下个月, 下月, 下个月5号, 下个月的十五日: the same day next month, or that day of it. Not 下个月底 /
 #: 初 / 中 / 末 / 旬 / 份 (a part of the month, not a day), nor a number that is no day (下个月32号).
 _ZH_NEXT_MONTH = re.compile(
-    rf"(?P<next>下下|下)(?:个)?月(?:\s*(?:的\s*)?(?P<day>{_MONTH_DAY_NUM})\s*[日号號])?(?![底初中末旬份])(?!\s*[0-9])"
+    rf"(?<![{_NOT_NEXT_AFTER}])(?P<next>下下|下)(?:个)?月(?:\s*(?:的\s*)?(?P<day>{_MONTH_DAY_NUM})\s*[日号號])?"
+    r"(?![底初中末旬份饼票报度亮光球色])(?!\s*[0-9])"
 )
 _ZH_MONTH_DAY = re.compile(rf"(?:(?P<year>[0-9]{{4}})年)?(?P<month>{_NUM})月(?P<day>{_NUM})[日号]")
+#: "12号 理发", "20号前 交材料": a day of the month alone, its next coming day. Not a month's day
+#: (12月5号: _ZH_MONTH_DAY), nor a number that names a thing (5号楼, 1号线, 3号床, 8号选手).
+_ZH_MONTH_DAY_ALONE = re.compile(
+    rf"(?<![0-9月\u4e00-\u9fff])(?P<day>{_MONTH_DAY_NUM})\s*[号號](?![0-9楼樓房室床位线線路门門机窗口厅馆店车柜桌球选种字码期届院台座坑])"
+)
+#: A day, then 前 / 之前 / 以前 / 之内 / 以内 ("周五前交报告", "明天之前 回复", "下周五之前"): by
+#: that day, which is the due; the word does not stay in the title. Not 前台, 前面, 前往 and the like.
+_ZH_BY_DAY = re.compile(
+    r"(?P<day>[0-9]{4}-[0-9]{2}-[0-9]{2}|今天|今日|明天|明日|后天|大后天|(?:周|星期|礼拜)[一二三四五六日天])"
+    r"\s*(?P<by>之前|以前|之内|以内|前)(?![台面往进后天年辈夕景线方排])"
+)
+_FULL_WIDTH_COLON = re.compile(r"(?<=[0-9])：(?=[0-9])")
 _ZH_IN_DAYS = re.compile(rf"(?P<n>{_NUM})\s*天\s*(?:以|之)?[后後]")
 #: "2小时后", "两个小时以后", "半小时后", "一个半小时后", "十五分钟之后": minutes from now.
 _ZH_IN_TIME = re.compile(
@@ -265,18 +291,45 @@ _ZH_DAY_PART = re.compile(
 )
 
 
-def _rewrite_chinese(text: str, today: date) -> str:
+def _recorder(originals: dict[str, str] | None) -> Callable[[_Rewrite], _Rewrite]:
+    """A wrapper for rewrites that notes what each one-word result stood for in `originals`: a
+    rewritten word the due does not take goes back into the title as typed ("到4点", not
+    "到 16:00")."""
+
+    def record(rewrite: _Rewrite) -> _Rewrite:
+        if originals is None:
+            return rewrite
+
+        def recorded(match: re.Match[str]) -> str:
+            result = rewrite(match)
+            word = result.strip()
+            if result != match[0] and word and " " not in word:
+                originals[word] = match[0].strip()
+            return result
+
+        return recorded
+
+    return record
+
+
+def _rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = None) -> str:
     """Rewrite the Chinese phrases dateparser misses into ones it reads, each set apart by spaces.
-    A clock time may come out as 24:00-28:59: the next day's (`_find_due` reads it so)."""
+    A clock time may come out as 24:00-28:59: the next day's (`_find_due` reads it so).
+    `originals`: filled with what each one-word rewrite stood for (`_recorder`)."""
+    record = _recorder(originals)
 
     def clock(match: re.Match[str]) -> str:  # _ZH_TIME and _ZH_PART_CLOCK
         named = match.groupdict()
-        hour, minute = _zh_number(match["hour"]), 30 if named.get("half") else _zh_number(match["minute"] or "0")
+        quarter = {"一": 15, "三": 45}.get(named.get("quarter") or "")
+        minute = 30 if named.get("half") else quarter or _zh_number(match["minute"] or "0")
+        hour = _zh_number(match["hour"])
         if hour is None or minute is None or hour > 24 or minute > 59:
             return match[0]
         day, part = _ZH_SHORT_FORMS[match["short"]] if match["short"] else ("", match["part"])
         if part:
             hour = _PART_HOURS[_ZH_PARTS[part][0]].get(hour, hour)
+        elif hour in _AFTERNOON_HOURS:  # "两点 开会", "5点 下班": the afternoon's, as "at 2" is
+            hour += 12
         return f" {day} {hour:02d}:{minute:02d} "
 
     def weekday(match: re.Match[str]) -> str:
@@ -312,6 +365,11 @@ def _rewrite_chinese(text: str, today: date) -> str:
             return match[0]
         return f" {found.isoformat()} "
 
+    def month_day_alone(match: re.Match[str]) -> str:  # "12号 理发": the next 12th
+        day = _zh_number(match["day"])
+        found = None if day is None else _next_month_day(today, day)
+        return match[0] if found is None else f" {found.isoformat()} "
+
     def in_days(match: re.Match[str]) -> str:
         n = _zh_number(match["n"])
         return match[0] if n is None else f" {(today + timedelta(days=n)).isoformat()} "
@@ -326,16 +384,26 @@ def _rewrite_chinese(text: str, today: date) -> str:
         day, part = _ZH_SHORT_FORMS[match["short"]] if match["short"] else (match["day"], match["part"])
         return f" {day} {_ZH_PARTS[part][1]} "
 
-    text = _ZH_NEXT_WEEKDAY.sub(weekday, text)
-    text = _ZH_NEXT_WEEK.sub(next_week, text)
-    text = _ZH_NEXT_MONTH.sub(next_month, text)
-    text = _ZH_MONTH_DAY.sub(month_day, text)
-    text = _ZH_IN_DAYS.sub(in_days, text)
-    text = _ZH_IN_TIME.sub(in_time, text)
-    text = _ZH_PART_CLOCK.sub(clock, text)
-    text = _ZH_TIME.sub(clock, text)
-    text = _ZH_DAY_PART.sub(day_part, text)
-    return _ZH_DATE.sub(lambda match: f" {match[0]} ", text)
+    text = _FULL_WIDTH_COLON.sub(":", text)  # "14：30", as a Chinese keyboard types it
+    text = _ZH_MONTH_DAY_ALONE.sub(record(month_day_alone), text)
+    text = _ZH_NEXT_WEEKDAY.sub(record(weekday), text)
+    text = _ZH_NEXT_WEEK.sub(record(next_week), text)
+    text = _ZH_NEXT_MONTH.sub(record(next_month), text)
+    text = _ZH_MONTH_DAY.sub(record(month_day), text)
+    text = _ZH_IN_DAYS.sub(record(in_days), text)
+    text = _ZH_IN_TIME.sub(record(in_time), text)
+    text = _ZH_PART_CLOCK.sub(record(clock), text)
+    text = _ZH_TIME.sub(record(clock), text)
+    text = _ZH_DAY_PART.sub(record(day_part), text)
+    text = _ZH_DATE.sub(lambda match: f" {match[0]} ", text)
+
+    def by_day(match: re.Match[str]) -> str:  # "周五前交报告", "明天之前": the day is the due
+        day = match["day"]
+        if originals is not None:
+            originals[day] = originals.get(day, day) + match["by"]
+        return f" {day} "
+
+    return _ZH_BY_DAY.sub(by_day, text)
 
 
 #: "on the 5th", "the 21st": a day of the month alone, which dateparser reads as a month ("the
@@ -351,33 +419,44 @@ _EN_MONTH_DAY_ALONE = re.compile(
 _BARE_NUMBER = re.compile(r"[0-9]{1,4}|[0-9]{1,2}(?:st|nd|rd|th)", re.I)
 
 
-def _rewrite_english(text: str, today: date) -> str:
+def _rewrite_english(text: str, today: date, originals: dict[str, str] | None = None) -> str:
     """Rewrite the English phrases dateparser misreads into dates, set apart by spaces: a day of
     the month alone is its next coming day ("the 5th" on 6 December: 5 January)."""
 
     def month_day(match: re.Match[str]) -> str:
-        day = int(match["day"])
-        for months_ahead in range(13):
-            year, month = divmod(today.year * 12 + today.month - 1 + months_ahead, 12)
-            try:
-                found = date(year, month + 1, day)
-            except ValueError:  # "the 31st" skips the months without one
-                continue
-            if found >= today:
-                return f" {found.isoformat()} "
-        return match[0]
+        found = _next_month_day(today, int(match["day"]))
+        return match[0] if found is None else f" {found.isoformat()} "
 
-    return _EN_MONTH_DAY_ALONE.sub(month_day, text)
+    return _EN_MONTH_DAY_ALONE.sub(_recorder(originals)(month_day), text)
+
+
+def _next_month_day(today: date, day: int) -> date | None:
+    """The next date from `today` on that is this day of a month ("the 31st" skips the months
+    without one)."""
+    for months_ahead in range(13):
+        year, month = divmod(today.year * 12 + today.month - 1 + months_ahead, 12)
+        try:
+            found = date(year, month + 1, day)
+        except ValueError:
+            continue
+        if found >= today:
+            return found
+    return None
 
 
 def _is_date_words(words: list[str]) -> bool:
     """A window worth asking dateparser about: a digit, an ISO date, or a date word in it."""
     for word in words:
         lowered = word.lower().strip(",.")
-        if any(ch.isdigit() for ch in lowered) or lowered in _DATE_WORDS or _ZH_DATE.fullmatch(lowered):
-            continue
-        return False
+        if any(ch.isdigit() for ch in lowered):
+            if not _DATE_NUMBER.fullmatch(lowered):
+                return False
+        elif lowered not in _DATE_WORDS and not _ZH_DATE.fullmatch(lowered):
+            return False
     return True
+
+
+_AM_PM = frozenset({"am", "pm", "a.m.", "p.m.", "a.m", "p.m"})
 
 
 def _names_a_day(words: list[str]) -> bool:
@@ -389,7 +468,8 @@ def _names_a_day(words: list[str]) -> bool:
         if lowered in _DATE_WORDS - {"at", "in", "am", "pm", "noon", "midnight", "morning", "evening", "afternoon"}:
             return True
         after_at = index > 0 and words[index - 1].lower() == "at"  # "at 5": an hour (_AT_HOUR)
-        if re.fullmatch(r"\d{1,2}(st|nd|rd|th)?", lowered) and len(words) > 1 and not after_at:
+        before_am_pm = index + 1 < len(words) and words[index + 1].lower().strip(",.") in _AM_PM  # "3 pm"
+        if re.fullmatch(r"\d{1,2}(st|nd|rd|th)?", lowered) and len(words) > 1 and not (after_at or before_am_pm):
             return True  # "dec 25"
     return False
 
@@ -402,19 +482,57 @@ _DURATION = re.compile(r"\bin\s+\d+\s*(hour|hr|minute|min)", re.IGNORECASE)
 _LATE = re.compile(r"(?<![0-9:])(2[4-9]):([0-5][0-9])(?![0-9:])")
 
 
-#: "at 9", an hour with no minutes and no am/pm: dateparser reads the number as a month ("call
-#: mom at 9" was 5 September). It is a clock hour; 1-6 are read as the afternoon's (15:00 for
-#: "tomorrow at 3"), as calendar apps read them: nobody means 03:00 by "at 3". 7-12 are the
-#: morning's and noon, 0 and 13-23 the 24-hour clock.
-_AT_HOUR = re.compile(r"\bat\s+([0-9]{1,2})(?![0-9:：.]|\s*(?:am|pm|a\.m\.|p\.m\.|h|o'?clock)\b)", re.I)
+#: "at 9", "at 3:15", an hour with no am/pm: dateparser reads a bare number as a month ("call mom
+#: at 9" was 5 September). It is a clock time; hours 1-6 are read as the afternoon's ("tomorrow
+#: at 3": 15:00), as calendar apps read them (nobody means 03:00 by "at 3"; so are Chinese 1-6点
+#: with no part of the day), 7-12 the morning's and noon, 0 and 13-23 the 24-hour clock. With
+#: tonight, evening, night or afternoon in the phrase, 1-11 are that evening's ("tonight at 8").
+_AT_HOUR = re.compile(
+    r"\bat\s+([0-9]{1,2})(?::([0-5][0-9]))?(?![0-9:：.]|\s*(?:am|pm|a\.m\.|p\.m\.|h|o'?clock)\b)", re.I
+)
 _AFTERNOON_HOURS = range(1, 7)
+_EVENING_WORDS = re.compile(r"\b(?:tonight|evening|night|afternoon)\b", re.I)
 
 
-def _clock_hour(match: re.Match[str]) -> str:
-    hour = int(match[1])
-    if hour > 23:
-        return match[0]
-    return f"at {hour + 12 if hour in _AFTERNOON_HOURS else hour:02d}:00"
+def _clock_hours(phrase: str, *, evening: bool = False) -> str:
+    """`phrase` with its "at <hour>" written as a 24-hour clock time (`_AT_HOUR`); `evening`: the
+    line said a part of the day after noon elsewhere ("every evening call mom at 7")."""
+    evening = evening or _EVENING_WORDS.search(phrase) is not None
+
+    def clock(match: re.Match[str]) -> str:
+        hour, minute = int(match[1]), int(match[2] or 0)
+        if hour > 23:
+            return match[0]
+        if (evening and 1 <= hour <= 11) or (not evening and hour in _AFTERNOON_HOURS):
+            hour += 12
+        return f"at {hour:02d}:{minute:02d}"
+
+    return _AT_HOUR.sub(clock, phrase)
+
+
+#: A word with a digit that can be part of a date or a time: a number, an ordinal, a clock time
+#: (with am/pm or not), an ISO date, a month/day date. Anything else ("50%", "$50", "3.12",
+#: "7-eleven", "24/7", "1:1", "v2") keeps its window from dateparser, which would invent a date.
+_DATE_NUMBER = re.compile(
+    r"[0-9]{1,4}|[0-9]{1,2}(?:st|nd|rd|th)|[0-9]{1,2}(?::[0-5][0-9])?(?:am|pm|a\.m\.|p\.m\.)"
+    r"|[0-9]{1,2}:[0-5][0-9](?::00)?|[0-9]{4}-[0-9]{2}-[0-9]{2}|(?:1[0-2]|0?[1-9])[/-](?:3[01]|[12][0-9]|0?[1-9])(?:[/-][0-9]{2,4})?",
+    re.I,
+)
+#: Units of a length of time: "5 minute meditation", "30 day challenge", "6 month checkup" name a
+#: length, not a due; "in 5 minutes" does.
+_LENGTH_UNITS = frozenset(
+    {"minute", "minutes", "min", "mins", "hour", "hours", "hr", "hrs", "day", "days", "week", "weeks", "month",
+     "months", "year", "years"}
+)  # fmt: skip
+
+
+def _is_length(window: list[str]) -> bool:
+    """A number followed by a unit of time, not after "in": a length ("2 hour meeting prep")."""
+    for index, word in enumerate(window[:-1]):
+        after_in = index > 0 and window[index - 1].lower() == "in"
+        if word.isdigit() and window[index + 1].lower() in _LENGTH_UNITS and not after_in:
+            return True
+    return False
 
 
 def _has_time(words: list[str]) -> bool:
@@ -426,8 +544,11 @@ def _has_time(words: list[str]) -> bool:
     )
 
 
-def _find_due(words: list[str], zone: ZoneInfo, now: datetime) -> tuple[int, int, datetime, bool] | None:
-    """The longest run of words (up to 5) that dateparser reads as a date: (start, end, when, timed)."""
+def _find_due(
+    words: list[str], zone: ZoneInfo, now: datetime, *, evening: bool = False
+) -> tuple[int, int, datetime, bool] | None:
+    """The longest run of words (up to 5) that dateparser reads as a date: (start, end, when,
+    timed). `evening`: an "at <hour>" is read on the evening's clock (`_clock_hours`)."""
     settings: Any = {
         "TIMEZONE": str(zone),
         "RETURN_AS_TIMEZONE_AWARE": True,
@@ -439,7 +560,7 @@ def _find_due(words: list[str], zone: ZoneInfo, now: datetime) -> tuple[int, int
         for start in range(len(words) - size, -1, -1):  # later phrases first: "call at home tomorrow"
             window = words[start : start + size]
             phrase = " ".join(window)
-            if len(phrase) > MAX_PHRASE_CHARACTERS or not _is_date_words(window):
+            if len(phrase) > MAX_PHRASE_CHARACTERS or not _is_date_words(window) or _is_length(window):
                 continue
             # "buy 3 apples", "read 10 pages", "the 2nd floor": dateparser would read a month
             # ("at 9" is an hour: _AT_HOUR; "the 5th" a day: _rewrite_english)
@@ -452,7 +573,7 @@ def _find_due(words: list[str], zone: ZoneInfo, now: datetime) -> tuple[int, int
             probes += 1
             phrase = _LIBAI.sub("星期", phrase)  # the chip and the title keep 礼拜 as typed
             phrase = phrase.replace("周天", "星期日")  # dateparser knows 周日 and 星期天, not 周天
-            phrase = _AT_HOUR.sub(_clock_hour, phrase)
+            phrase = _clock_hours(phrase, evening=evening)
             late = _LATE.search(phrase)
             if late:
                 phrase = f"{phrase[: late.start()]}{int(late[1]) - 24:02d}:{late[2]}{phrase[late.end() :]}"
@@ -533,7 +654,7 @@ def _part_clock_time(match: re.Match[str]) -> str | None:
     hour = int(named["parthour"])
     hour = _PART_HOURS[_EN_PART_CLOCK[named["daypart"].lower()]].get(hour, hour)
     minute = int(named.get("partminute") or 0)
-    return f"{hour:02d}:{minute:02d}" if hour < 24 else None
+    return f"{hour % 24:02d}:{minute:02d}"  # "every night at 12": midnight
 
 
 def _first_due(rule: str, start: date | datetime, zone: ZoneInfo, now: datetime) -> date | datetime:
@@ -596,6 +717,8 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     rule_phrase = None if "recurrence" in ignore or not phrases else phrases[0]
     marks = (chr(code) for code in _KEPT_MARKS if chr(code) not in line)
     kept: dict[str, str] = {}  # mark -> the phrase it hides
+    originals: dict[str, str] = {}  # a rewritten word -> what was typed (`_recorder`)
+    evening = False  # the rule names a part of the day after noon: "at 7" is on its clock
     masked = plain = ""  # the line for the date reader; the line as the title keeps it
     end = 0
     for match in sorted(phrases, key=lambda match: match.start()):
@@ -607,7 +730,12 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
             if part and "due" in ignore:  # the due chip removed: its words stay in the title
                 masked, plain = masked + f" {part} ", plain + f" {part} "
             elif part:  # "每周五下午", "every friday afternoon": the part's time, read as a bare time would be
-                masked, plain = masked + f" {_PART_TIMES[part.lower()]} ", plain + " "
+                # (with seconds: no rewrite makes that word, and the title drops it if a time typed
+                # later is the due: "every evening call mom at 7")
+                injected = f"{_PART_TIMES[part.lower()]}:00"
+                originals[injected] = ""
+                evening = _PART_TIMES[part.lower()] >= "12:00"
+                masked, plain = masked + f" {injected} ", plain + " "
             elif clock := _part_clock_time(match):  # "every evening at 7"
                 masked, plain = masked + f" {clock} ", plain + " "
             else:  # "每晚8点": the part goes back before its hour, to be read on its clock (晚上8点)
@@ -622,9 +750,10 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
         masked, plain = masked + f" {mark} ", plain + match[0]
     masked, plain = masked + line[end:], plain + line[end:]
 
-    words = masked.split() if "due" in ignore else _rewrite_english(_rewrite_chinese(masked, today), today).split()
+    rewritten = _rewrite_english(_rewrite_chinese(masked, today, originals), today, originals)
+    words = masked.split() if "due" in ignore else rewritten.split()
     due: date | datetime | None = None
-    found = None if "due" in ignore else _find_due(words, tz, now)
+    found = None if "due" in ignore else _find_due(words, tz, now, evening=evening)
     due_chip: dict[str, str] | None = None
     if found:
         start, end, when, timed = found
@@ -642,7 +771,8 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
 
     # The rewrite set date phrases apart with spaces; without a date found, the words stay as typed.
     typed = " ".join(plain.split())
-    title = (_join([_unmasked(word, kept) for word in words]) if found else typed) or typed or text.strip()
+    title_words = [shown for word in words if (shown := originals.get(word, _unmasked(word, kept)))]
+    title = (_join(title_words) if found else typed) or typed or text.strip()
     title = _NO_SPACE_BEFORE.sub("", title)  # "去买菜 ，别忘了": the space a removed chip stood in
     return QuickAdd(
         title=title, due=due, priority=priority, tags=tuple(tags), recurrence=recurrence, chips=tuple(chips)
