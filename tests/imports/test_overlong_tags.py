@@ -82,3 +82,17 @@ def test_an_overlong_tag_only_in_memos_tag_list_is_written_as_text_and_reported(
     (memo,) = memo_store.all_memos(services.items, user["id"])
     assert memo["content"] == f"正文\n\n#工作 #{LONG}" and memo["tags"] == ["工作"]
     assert said(report, "en") == [("memos/listed", SAID["en"])]
+
+
+def test_an_overlong_listed_tag_never_pushes_a_memo_past_its_limit() -> None:
+    """A memo near the content limit whose memos tag list holds an over-long tag: the tag would
+    only be text, so it is not appended (the memo still imports; before, it went past the limit
+    and the whole memo was skipped). A valid listed tag is still written."""
+    from mesq.imports.memo_checks import with_tags
+    from mesq.memos.reads import content_max_characters
+
+    content = "x" * (content_max_characters() - 50)
+    overlong = "长" * (MAX_TAG_LENGTH + 1)
+    assert with_tags(content, [overlong]) == content
+    assert with_tags(content, [overlong, "读书"]) == f"{content}\n\n#读书"
+    assert with_tags("short", [overlong]) == f"short\n\n#{overlong}"  # room: written as text, reported

@@ -283,3 +283,16 @@ def test_markdown_notes_front_matter_faults_are_said_in_mesqs_words(browser: Cal
     assert "front matter is not valid YAML at line 2; check its colons, quotes and indentation" in english
     assert "front matter holds a date that does not exist (such as 2024-13-01 or 2024-02-30)" in english
     assert_no_library_words(english)
+
+
+def test_a_front_matter_number_too_long_is_not_called_an_impossible_date() -> None:
+    """Python refuses an integer of thousands of digits with a ValueError, as it refuses 2024-13-01:
+    the note's refusal says which it was."""
+    from mesq.archive.markdown_import import NoteError, _front_matter
+
+    with pytest.raises(NoteError) as number:
+        _front_matter("---\nn: " + "1" * 5000 + "\n---\nx\n")
+    assert "number too long" in str(number.value) and "date" not in str(number.value)
+    with pytest.raises(NoteError) as day:
+        _front_matter("---\ndate: 2024-13-01\n---\nx\n")
+    assert "date that does not exist" in str(day.value)

@@ -226,7 +226,9 @@ def _front_matter(text: str) -> tuple[dict[str, Any], str]:
                 line=mark.line + 2,
             )
         ) from None
-    except (ValueError, OverflowError):  # a well-formed but impossible date: 2024-13-01
+    except (ValueError, OverflowError) as error:  # a well-formed but impossible date: 2024-13-01
+        if "digits" in str(error):  # Python's cap on an integer's digits, no date at all
+            raise NoteError(Text("front matter holds a number too long to read")) from None
         raise NoteError(
             Text("front matter holds a date that does not exist (such as 2024-13-01 or 2024-02-30)")
         ) from None

@@ -32,9 +32,12 @@ def with_tags(content: str, tags: list[str]) -> str:
     tag is written there too, as the text it will be (`admit` reports it)."""
     present = {*parse_tags(content), *overlong_tags(content)}
     missing = [tag for tag in dict.fromkeys(tags) if tag not in present and (is_valid_tag(tag) or is_overlong_tag(tag))]
-    if not missing:
-        return content
-    return f"{content}\n\n{' '.join('#' + tag for tag in missing)}".strip()
+    tagged = f"{content}\n\n{' '.join('#' + tag for tag in missing)}".strip() if missing else content
+    if missing and len(tagged) > content_max_characters():
+        # the over-long ones would only be text: they must not push a memo past its limit
+        valid = [tag for tag in missing if is_valid_tag(tag)]
+        tagged = f"{content}\n\n{' '.join('#' + tag for tag in valid)}".strip() if valid else content
+    return tagged
 
 
 def display_name(name: str, fallback: str) -> str:

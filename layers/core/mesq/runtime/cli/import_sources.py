@@ -62,6 +62,8 @@ def run(args: argparse.Namespace, services: Services, user_id: str) -> int:
     try:
         report = import_file(services, user_id, kind, Path(path), options=options)
     except SourceError as error:
+        if error.detail:  # the library's own words: for the operator, who can act on them
+            print(f"mesq: {error.detail}", file=sys.stderr)
         raise MesqError(error.refusal) from None
     for which, why in report.skipped:
         print(f"mesq: skipped {which}: {why}", file=sys.stderr)
