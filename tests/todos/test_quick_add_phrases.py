@@ -321,10 +321,31 @@ SWEPT: list[Row] = [
     ("3天后 取快递", TUESDAY, "取快递", date(2026, 12, 11), None),  # guard
 ]
 
+#: R9: rules with several days, the nth weekday of a month, the month's last day, every other
+#: weekday (starting on the coming one).
+RULES_OF_MANY_DAYS: list[Row] = [
+    ("every mon, wed, fri gym", TUESDAY, "gym", date(2026, 12, 9), "FREQ=WEEKLY;BYDAY=MO,WE,FR"),
+    ("every monday and thursday yoga", TUESDAY, "yoga", date(2026, 12, 10), "FREQ=WEEKLY;BYDAY=MO,TH"),
+    ("每周一三五 健身", TUESDAY, "健身", date(2026, 12, 9), "FREQ=WEEKLY;BYDAY=MO,WE,FR"),
+    ("每周三、五 健身", TUESDAY, "健身", date(2026, 12, 9), "FREQ=WEEKLY;BYDAY=WE,FR"),
+    ("每周六日 休息", TUESDAY, "休息", date(2026, 12, 12), "FREQ=WEEKLY;BYDAY=SA,SU"),
+    ("每周一和周三 例会", TUESDAY, "例会", date(2026, 12, 9), "FREQ=WEEKLY;BYDAY=MO,WE"),
+    ("每周五六点 下班", TUESDAY, "下班", at(12, 11, 18), "FREQ=WEEKLY;BYDAY=FR"),
+    ("every 2nd tuesday book club", TUESDAY, "book club", date(2026, 12, 8), "FREQ=MONTHLY;BYDAY=2TU"),
+    ("every last friday of the month drinks", TUESDAY, "drinks", date(2026, 12, 25), "FREQ=MONTHLY;BYDAY=-1FR"),
+    ("每月最后一个周五 聚会", TUESDAY, "聚会", date(2026, 12, 25), "FREQ=MONTHLY;BYDAY=-1FR"),
+    ("每月第二个周二 读书会", FRIDAY, "读书会", date(2027, 1, 12), "FREQ=MONTHLY;BYDAY=2TU"),
+    ("每个月最后一天 对账", TUESDAY, "对账", date(2026, 12, 31), "FREQ=MONTHLY;BYMONTHDAY=-1"),
+    ("每月底 对账", TUESDAY, "对账", date(2026, 12, 31), "FREQ=MONTHLY;BYMONTHDAY=-1"),
+    ("every last day of the month pay", TUESDAY, "pay", date(2026, 12, 31), "FREQ=MONTHLY;BYMONTHDAY=-1"),
+    ("every other tuesday trash", FRIDAY, "trash", date(2026, 12, 15), "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU"),
+    ("every 15th pay rent", TUESDAY, "pay rent", date(2026, 12, 15), "FREQ=MONTHLY;BYMONTHDAY=15"),  # guard
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
-    + DAILY_PARTS + SWEPT
+    + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS
 )  # fmt: skip
 
 

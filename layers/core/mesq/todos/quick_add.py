@@ -133,11 +133,22 @@ _NO_HOUR_AFTER = rf"(?!\s*(?:(?:{_NUM})\s*(?:点|點|时)|[0-9]{{1,2}}\s*[:：]\
 
 # Recurrence phrases -> an RRULE (`_rule`); a part of the day right after one ("每周五下午",
 # "every friday afternoon", not "every friday morning at 9") is its time.
-_EN_DAY_ALT = "|".join(_EN_DAYS) + "|mon|tue|wed|thu|fri|sat|sun"
+_EN_DAY_ALT = "|".join(_EN_DAYS) + "|tues|thurs|thur|mon|tue|wed|thu|fri|sat|sun"
+#: Several days in one rule: "every mon, wed, fri", "every monday and thursday", "每周一三五",
+#: "每周三、五", "每周六日", "每周一和周三".
+_EN_DAY_LIST = rf"(?:{_EN_DAY_ALT})(?:(?:\s*,\s*(?:and\s+)?|\s*&\s*|\s+and\s+|\s+)(?:{_EN_DAY_ALT})\b)*"
+_ZH_DAY_LIST = r"[一二三四五六日天](?:\s*[、,，和及与]?\s*(?:周|星期|礼拜)?[一二三四五六日天])*(?![点點时])"
+#: The nth weekday of a month ("every 2nd tuesday", "every last friday of the month",
+#: "每月第二个周二", "每月最后一个周五") -> BYDAY=2TU / -1FR.
+_EN_NTH = {"1st": 1, "first": 1, "2nd": 2, "second": 2, "3rd": 3, "third": 3, "4th": 4, "fourth": 4, "last": -1}
+_ZH_NTH = {"一": 1, "1": 1, "二": 2, "2": 2, "三": 3, "3": 3, "四": 4, "4": 4, "最后一": -1}
 _RECUR_EVERY = re.compile(
-    rf"\bevery\s+(?:(?P<day>{_EN_DAY_ALT})"
+    rf"\bevery\s+(?:(?P<nth>{'|'.join(_EN_NTH)})\s+(?P<nthday>{_EN_DAY_ALT})\b(?:\s+of\s+(?:the|each|every)\s+month\b)?"
+    r"|(?P<monthend>last\s+day\s+of\s+(?:the|each|every)\s+month|month\s+end|end\s+of\s+(?:the\s+)?month)"
+    rf"|other\s+(?P<otherday>{_EN_DAY_ALT})"
+    rf"|(?P<day>{_EN_DAY_LIST})"
     r"|(?:month\s+on\s+(?:the\s+)?)?(?P<monthday>3[01]|[12][0-9]|0?[1-9])(?:st|nd|rd|th)\b"
-    r"(?!\s+(?:day|week|month|year))"
+    rf"(?!\s+(?:day|week|month|year|{_EN_DAY_ALT})\b)"
     r"|(?P<unit>day|week|month|year|weekday)"
     rf"|(?P<daypart>{'|'.join(_EN_PART_TIMES)})"
     r"(?:\s+(?:at\s+)?(?P<parthour>[0-9]{1,2})(?::(?P<partminute>[0-5][0-9]))?(?![0-9:]|\s*[ap]\.?m\b))?"
@@ -146,7 +157,9 @@ _RECUR_EVERY = re.compile(
     re.I,
 )
 _RECUR_ZH = re.compile(
-    r"(?:每(?:个)?(?:周|星期|礼拜)(?P<day>[一二三四五六日天])"
+    r"(?:每(?:个)?月\s*(?:的\s*)?(?:第(?P<nth>[一二三四1-4])|(?P<nthlast>最后一))个(?:周|星期|礼拜)(?P<nthday>[一二三四五六日天])"
+    r"|每(?:个)?月\s*(?:的\s*)?(?P<monthend>最后一天|月底|底|末)"
+    rf"|每(?:个)?(?:周|星期|礼拜)(?P<day>{_ZH_DAY_LIST})"
     rf"|每(?:个)?月\s*(?:的\s*)?(?P<monthday>{_MONTH_DAY_NUM})\s*[日号號]"
     rf"|每(?P<daypart>晚上|晚|早上|早晨|早)(?![{_NOT_A_PART_BEFORE}饭餐点])"
     r"|每(?:个)?(?P<unit>天|日|周|星期|礼拜|月|年|工作日)"
@@ -602,8 +615,14 @@ def _rule(match: re.Match[str]) -> str:
     named = match.groupdict()
     day, month_day = named.get("day"), named.get("monthday")
     if day:
-        weekday = _ZH_DAYS[day] if day in _ZH_DAYS else [d[:3] for d in _EN_DAYS].index(day[:3].lower())
-        return f"FREQ=WEEKLY;BYDAY={_BYDAY[weekday]}"
+        return f"FREQ=WEEKLY;BYDAY={','.join(_BYDAY[weekday] for weekday in _weekdays(day))}"
+    if named.get("nthday"):
+        nth = _ZH_NTH["最后一"] if named.get("nthlast") else _EN_NTH.get(named["nth"].lower()) or _ZH_NTH[named["nth"]]
+        return f"FREQ=MONTHLY;BYDAY={nth}{_BYDAY[_weekdays(named['nthday'])[0]]}"
+    if named.get("monthend"):
+        return "FREQ=MONTHLY;BYMONTHDAY=-1"
+    if named.get("otherday"):
+        return f"FREQ=WEEKLY;INTERVAL=2;BYDAY={_BYDAY[_weekdays(named['otherday'])[0]]}"
     if month_day:
         return f"FREQ=MONTHLY;BYMONTHDAY={_zh_number(month_day)}"
     if named.get("daypart"):  # "every morning", "每晚"
@@ -655,6 +674,17 @@ def _part_clock_time(match: re.Match[str]) -> str | None:
     hour = _PART_HOURS[_EN_PART_CLOCK[named["daypart"].lower()]].get(hour, hour)
     minute = int(named.get("partminute") or 0)
     return f"{hour % 24:02d}:{minute:02d}"  # "every night at 12": midnight
+
+
+def _weekdays(days: str) -> list[int]:
+    """The weekdays a day list names ("mon, wed and fri", "一三五", "三、五"), Monday 0, in week order."""
+    zh = [_ZH_DAYS[ch] for ch in days if ch in _ZH_DAYS]
+    en = [
+        [d[:3] for d in _EN_DAYS].index(word[:3].lower())
+        for word in re.findall(r"[A-Za-z]+", days)
+        if word.lower() != "and"
+    ]
+    return sorted(set(zh + en))
 
 
 def _first_due(rule: str, start: date | datetime, zone: ZoneInfo, now: datetime) -> date | datetime:
@@ -763,7 +793,10 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     if recurrence:
         # The first due is the rule's first occurrence from the typed due (else today), not
         # already past: a rule needs a due, and it must be one the rule gives.
-        due = _first_due(recurrence, today if due is None else due, tz, now)
+        # "every other tuesday" starts on the coming Tuesday (the due anchors the series); an
+        # INTERVAL counted from today's week could skip it
+        first_rule = re.sub(r";INTERVAL=\d+", "", recurrence) if "BYDAY" in recurrence else recurrence
+        due = _first_due(first_rule, today if due is None else due, tz, now)
         if due_chip is None:  # a due the rule gave: removed with the rule, not on its own
             due_chip = {"kind": "due", "text": "", "drop": "recurrence"}
     if due_chip is not None and due is not None:
