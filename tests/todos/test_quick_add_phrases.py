@@ -198,9 +198,9 @@ NEXT_WEEK_AND_MONTH: list[Row] = [
     ("下个月的20号 交房租", TUESDAY, "交房租", date(2027, 1, 20), None),
     ("下个月31号 交房租", JANUARY_31, "交房租", date(2027, 2, 28), None),
     ("下个月5号下午3点 交房租", SUNDAY, "交房租", at(1, 5, 15, year=2027), None),
-    ("下周末 出游", SUNDAY, "下周末 出游", None, None),  # guard
+    ("下周末 出游", SUNDAY, "出游", date(2026, 12, 12), None),  # next week's Saturday (R10)
     ("下周期 规划", SUNDAY, "下周期 规划", None, None),  # guard
-    ("下个月底 交报告", SUNDAY, "下个月底 交报告", None, None),  # guard
+    ("下个月底 交报告", SUNDAY, "交报告", date(2027, 1, 31), None),  # next month's last day (R10)
 ]
 
 #: R4: a part of the day, then a clock time with a colon (a space between or not; the full-width
@@ -342,10 +342,32 @@ RULES_OF_MANY_DAYS: list[Row] = [
     ("every 15th pay rent", TUESDAY, "pay rent", date(2026, 12, 15), "FREQ=MONTHLY;BYMONTHDAY=15"),  # guard
 ]
 
+#: R10: days Chinese writers name without a date: 周末 (the weekend's Saturday; today on a
+#: weekend), 下周末, 月底 / 下个月底 / 12月底 (a month's last day), 年底, 元旦, 双十一, 圣诞节,
+#: 两周后 / 一个月后 / 半年后, 周5, and 晚 alone after a day (明天晚 8点, 周五晚).
+NAMED_DAYS: list[Row] = [
+    ("周末 打扫", TUESDAY, "打扫", date(2026, 12, 12), None),
+    ("周末 打扫", SUNDAY, "打扫", date(2026, 12, 6), None),
+    ("这个周末 大扫除", TUESDAY, "大扫除", date(2026, 12, 12), None),
+    ("月底 报销", TUESDAY, "报销", date(2026, 12, 31), None),
+    ("12月底 交报告", JANUARY_31, "交报告", date(2027, 12, 31), None),
+    ("年底 总结", TUESDAY, "总结", date(2026, 12, 31), None),
+    ("元旦 跨年", TUESDAY, "跨年", date(2027, 1, 1), None),
+    ("双十一 抢购", TUESDAY, "抢购", date(2027, 11, 11), None),
+    ("两周后 拆线", TUESDAY, "拆线", date(2026, 12, 22), None),
+    ("一个月后 复查", JANUARY_31, "复查", date(2027, 2, 28), None),
+    ("半年后 续费", TUESDAY, "续费", date(2027, 6, 8), None),
+    ("周5 开会", TUESDAY, "开会", date(2026, 12, 11), None),
+    ("明天晚 8点 打球", TUESDAY, "打球", at(12, 9, 20), None),
+    ("周五晚 聚餐", TUESDAY, "聚餐", at(12, 11, 20), None),
+    ("晚饭 后散步", TUESDAY, "晚饭 后散步", None, None),  # guard
+    ("底线 思维", TUESDAY, "底线 思维", None, None),  # guard
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
-    + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS
+    + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS
 )  # fmt: skip
 
 

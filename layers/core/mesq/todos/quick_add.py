@@ -288,6 +288,21 @@ _ZH_BY_DAY = re.compile(
     r"(?P<day>[0-9]{4}-[0-9]{2}-[0-9]{2}|今天|今日|明天|明日|后天|大后天|(?:周|星期|礼拜)[一二三四五六日天])"
     r"\s*(?P<by>之前|以前|之内|以内|前)(?![台面往进后天年辈夕景线方排])"
 )
+#: 周末, 这个周末, 本周末, 下周末 (the weekend's Saturday; on a Saturday or Sunday, 周末 is today);
+#: 月底, 这个月底, 下个月底, 12月底 (the month's last day); 年底 (31 December); 元旦, 双十一 (the next
+#: 1 January, 11 November).
+_ZH_WEEKEND = re.compile(r"(?P<which>这个|这|本|下下个|下下|下个|下)?周末")
+_ZH_MONTH_END = re.compile(rf"(?P<which>这个|本|下下个|下下|下个|下)?(?:(?P<month>{_NUM})月|月)底(?![下线层牌气子])")
+_ZH_FIXED_DAYS = {
+    "年底": (12, 31), "元旦": (1, 1), "双十一": (11, 11), "双11": (11, 11), "圣诞节": (12, 25), "平安夜": (12, 24),
+}  # fmt: skip
+_ZH_FIXED_DAY = re.compile("|".join(_ZH_FIXED_DAYS))
+#: 两周后, 一周后, 一个月后, 半年后, 3个星期后: in that many weeks, months or years (days: _ZH_IN_DAYS).
+_ZH_IN_UNITS = re.compile(rf"(?P<n>{_NUM}|半)\s*(?:个)?\s*(?P<unit>周|星期|礼拜|月|年)\s*(?:以|之)?[后後]")
+#: 周5, 星期5: a weekday said with a digit.
+_ZH_DIGIT_WEEKDAY = re.compile(r"(?P<word>周|星期|礼拜)(?P<n>[1-7])(?![0-9号日])")
+#: 明天晚, 周五晚 (a day, then 晚 alone): that day's evening, as 晚上. Not 晚饭, 晚安, 晚点 (later).
+_ZH_DAY_WAN = re.compile(r"(?P<day>今天|明天|后天|大后天|(?:周|星期|礼拜)[一二三四五六日天])晚(?![上饭餐安点了会霞间])")
 _FULL_WIDTH_COLON = re.compile(r"(?<=[0-9])：(?=[0-9])")
 _ZH_IN_DAYS = re.compile(rf"(?P<n>{_NUM})\s*天\s*(?:以|之)?[后後]")
 #: "2小时后", "两个小时以后", "半小时后", "一个半小时后", "十五分钟之后": minutes from now.
@@ -383,6 +398,41 @@ def _rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = 
         found = None if day is None else _next_month_day(today, day)
         return match[0] if found is None else f" {found.isoformat()} "
 
+    def weekend(match: re.Match[str]) -> str:
+        weeks = {"下": 1, "下个": 1, "下下": 2, "下下个": 2}.get(match["which"] or "", 0)
+        saturday = today + timedelta(days=5 - today.weekday(), weeks=weeks)
+        return f" {(today if not weeks and today.weekday() >= 5 else saturday).isoformat()} "
+
+    def month_end(match: re.Match[str]) -> str:
+        ahead = {"下": 1, "下个": 1, "下下": 2, "下下个": 2}.get(match["which"] or "", 0)
+        month_number = _zh_number(match["month"]) if match["month"] else None
+        if month_number is not None and not 1 <= month_number <= 12:
+            return match[0]
+        year, month = divmod(today.year * 12 + today.month - 1 + ahead, 12)
+        if month_number is not None:  # 12月底: that month's, this year's or, once past, next year's
+            year, month = today.year + (month_number < today.month), month_number - 1
+        first_of_next = date(year + (month == 11), (month + 1) % 12 + 1, 1)
+        return f" {(first_of_next - timedelta(days=1)).isoformat()} "
+
+    def fixed_day(match: re.Match[str]) -> str:
+        month, day = _ZH_FIXED_DAYS[match[0]]
+        found = date(today.year, month, day)
+        return f" {(found if found >= today else found.replace(year=today.year + 1)).isoformat()} "
+
+    def in_units(match: re.Match[str]) -> str:
+        n = 0.5 if match["n"] == "半" else _zh_number(match["n"])
+        if not n:
+            return match[0]
+        unit = match["unit"]
+        if unit in ("周", "星期", "礼拜"):
+            return f" {(today + timedelta(weeks=n)).isoformat()} " if n == int(n) else match[0]
+        months = int(n * 12) if unit == "年" else (int(n) if n == int(n) else 0)
+        if not months:
+            return match[0]
+        year, month = divmod(today.year * 12 + today.month - 1 + months, 12)
+        last = (date(year + (month == 11), (month + 1) % 12 + 1, 1) - timedelta(days=1)).day
+        return f" {date(year, month + 1, min(today.day, last)).isoformat()} "
+
     def in_days(match: re.Match[str]) -> str:
         n = _zh_number(match["n"])
         return match[0] if n is None else f" {(today + timedelta(days=n)).isoformat()} "
@@ -398,6 +448,12 @@ def _rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = 
         return f" {day} {_ZH_PARTS[part][1]} "
 
     text = _FULL_WIDTH_COLON.sub(":", text)  # "14：30", as a Chinese keyboard types it
+    text = _ZH_DIGIT_WEEKDAY.sub(lambda match: match["word"] + "一二三四五六日"[int(match["n"]) - 1], text)
+    text = _ZH_DAY_WAN.sub(lambda match: match["day"] + "晚上", text)
+    text = _ZH_WEEKEND.sub(record(weekend), text)
+    text = _ZH_MONTH_END.sub(record(month_end), text)
+    text = _ZH_FIXED_DAY.sub(record(fixed_day), text)
+    text = _ZH_IN_UNITS.sub(record(in_units), text)
     text = _ZH_MONTH_DAY_ALONE.sub(record(month_day_alone), text)
     text = _ZH_NEXT_WEEKDAY.sub(record(weekday), text)
     text = _ZH_NEXT_WEEK.sub(record(next_week), text)
