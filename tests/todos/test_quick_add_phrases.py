@@ -165,7 +165,7 @@ THIS_WEEK: list[Row] = [
 #: R2: 礼拜 is 星期 (礼拜五, 礼拜天, 礼拜日, 下礼拜一, 每礼拜五); the title keeps the words as typed.
 LIBAI: list[Row] = [
     ("礼拜五 交报告", SUNDAY, "交报告", date(2026, 12, 11), None),
-    ("礼拜天 聚餐", SUNDAY, "聚餐", date(2026, 12, 13), None),
+    ("礼拜天 聚餐", SUNDAY, "聚餐", date(2026, 12, 6), None),  # today's weekday, bare: today, as 这周日
     ("礼拜日 聚餐", TUESDAY, "聚餐", date(2026, 12, 13), None),
     ("交报告礼拜五", TUESDAY, "交报告", date(2026, 12, 11), None),
     ("礼拜五下午 开会", SUNDAY, "开会", at(12, 11, 15), None),
@@ -364,10 +364,40 @@ NAMED_DAYS: list[Row] = [
     ("底线 思维", TUESDAY, "底线 思维", None, None),  # guard
 ]
 
+#: R11: English days without a date (this weekend, next week as 下周, end of month, in a week,
+#: tues, tomorrow night, this evening, this friday), today's weekday typed bare (today, as 这周五),
+#: and rules people type (every weekend, every workday, ev, every 3rd of the month, 每逢周五,
+#: 隔天, 隔周, 每隔一周, 周一到周五, 每季度). "weekly" alone stays a word.
+ENGLISH_DAYS_AND_MORE_RULES: list[Row] = [
+    ("call dad this weekend", TUESDAY, "call dad", date(2026, 12, 12), None),
+    ("call dad this weekend", SUNDAY, "call dad", date(2026, 12, 6), None),
+    ("next week plan trip", TUESDAY, "plan trip", date(2026, 12, 14), None),
+    ("end of month invoice", TUESDAY, "invoice", date(2026, 12, 31), None),
+    ("check back in a week", TUESDAY, "check back", date(2026, 12, 15), None),
+    ("tues call bank", FRIDAY, "call bank", date(2026, 12, 15), None),
+    ("tomorrow night party", TUESDAY, "party", at(12, 9, 20), None),
+    ("this evening movie", TUESDAY, "movie", at(12, 8, 18), None),
+    ("this friday drinks", FRIDAY, "drinks", date(2026, 12, 11), None),
+    ("movie at 9pm friday", FRIDAY, "movie", at(12, 11, 21), None),
+    ("周五 交报告", FRIDAY, "交报告", date(2026, 12, 11), None),
+    ("friday 3pm call", FRIDAY, "call", at(12, 18, 15), None),  # today's 15:00 has passed
+    ("finish this tomorrow", TUESDAY, "finish this", date(2026, 12, 9), None),
+    ("every weekend clean house", TUESDAY, "clean house", date(2026, 12, 12), "FREQ=WEEKLY;BYDAY=SA,SU"),
+    ("every workday standup", TUESDAY, "standup", date(2026, 12, 8), WEEKDAYS),
+    ("ev monday standup", TUESDAY, "standup", date(2026, 12, 14), "FREQ=WEEKLY;BYDAY=MO"),
+    ("pay bills every 3rd of the month", TUESDAY, "pay bills", date(2027, 1, 3), "FREQ=MONTHLY;BYMONTHDAY=3"),
+    ("每逢周五 大扫除", TUESDAY, "大扫除", date(2026, 12, 11), "FREQ=WEEKLY;BYDAY=FR"),
+    ("隔天 吃药", TUESDAY, "吃药", date(2026, 12, 8), "FREQ=DAILY;INTERVAL=2"),
+    ("每隔一周 开会", TUESDAY, "开会", date(2026, 12, 8), "FREQ=WEEKLY;INTERVAL=2"),
+    ("周一到周五 早上7点 跑步", FRIDAY, "跑步", at(12, 14, 7), WEEKDAYS),
+    ("每季度 报税", TUESDAY, "报税", date(2026, 12, 8), "FREQ=MONTHLY;INTERVAL=3"),
+    ("写周报 weekly report", TUESDAY, "写周报 weekly report", None, None),  # guard
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
-    + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS
+    + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS + ENGLISH_DAYS_AND_MORE_RULES
 )  # fmt: skip
 
 

@@ -143,13 +143,14 @@ _ZH_DAY_LIST = r"[一二三四五六日天](?:\s*[、,，和及与]?\s*(?:周|�
 _EN_NTH = {"1st": 1, "first": 1, "2nd": 2, "second": 2, "3rd": 3, "third": 3, "4th": 4, "fourth": 4, "last": -1}
 _ZH_NTH = {"一": 1, "1": 1, "二": 2, "2": 2, "三": 3, "3": 3, "四": 4, "4": 4, "最后一": -1}
 _RECUR_EVERY = re.compile(
-    rf"\bevery\s+(?:(?P<nth>{'|'.join(_EN_NTH)})\s+(?P<nthday>{_EN_DAY_ALT})\b(?:\s+of\s+(?:the|each|every)\s+month\b)?"
+    r"\bev(?:ery)?\s+(?:(?P<weekend>weekend)"
+    rf"|(?P<nth>{'|'.join(_EN_NTH)})\s+(?P<nthday>{_EN_DAY_ALT})\b(?:\s+of\s+(?:the|each|every)\s+month\b)?"
     r"|(?P<monthend>last\s+day\s+of\s+(?:the|each|every)\s+month|month\s+end|end\s+of\s+(?:the\s+)?month)"
     rf"|other\s+(?P<otherday>{_EN_DAY_ALT})"
     rf"|(?P<day>{_EN_DAY_LIST})"
     r"|(?:month\s+on\s+(?:the\s+)?)?(?P<monthday>3[01]|[12][0-9]|0?[1-9])(?:st|nd|rd|th)\b"
-    rf"(?!\s+(?:day|week|month|year|{_EN_DAY_ALT})\b)"
-    r"|(?P<unit>day|week|month|year|weekday)"
+    rf"(?!\s+(?:day|week|month|year|{_EN_DAY_ALT})\b)(?:\s+of\s+(?:the|each|every)\s+month\b)?"
+    r"|(?P<unit>day|week|month|year|weekday|workday|business\s+day)"
     rf"|(?P<daypart>{'|'.join(_EN_PART_TIMES)})"
     r"(?:\s+(?:at\s+)?(?P<parthour>[0-9]{1,2})(?::(?P<partminute>[0-5][0-9]))?(?![0-9:]|\s*[ap]\.?m\b))?"
     r"|(?P<count>\d{1,3}|other)\s+(?P<units>day|week|month|year)s?)\b"
@@ -157,9 +158,12 @@ _RECUR_EVERY = re.compile(
     re.I,
 )
 _RECUR_ZH = re.compile(
-    r"(?:每(?:个)?月\s*(?:的\s*)?(?:第(?P<nth>[一二三四1-4])|(?P<nthlast>最后一))个(?:周|星期|礼拜)(?P<nthday>[一二三四五六日天])"
+    r"(?:(?P<span>(?:每)?(?:周|星期)一\s*(?:到|至|~|-|—)\s*(?:周|星期)?五)"
+    r"|(?P<other>隔天|隔日|隔周|隔月|每隔一(?:个)?(?:天|日|周|星期|月))"
+    r"|每(?:个)?(?P<quarter>季度)"
+    r"|每(?:个)?月\s*(?:的\s*)?(?:第(?P<nth>[一二三四1-4])|(?P<nthlast>最后一))个(?:周|星期|礼拜)(?P<nthday>[一二三四五六日天])"
     r"|每(?:个)?月\s*(?:的\s*)?(?P<monthend>最后一天|月底|底|末)"
-    rf"|每(?:个)?(?:周|星期|礼拜)(?P<day>{_ZH_DAY_LIST})"
+    rf"|每(?:逢)?(?:个)?(?:周|星期|礼拜)(?P<day>{_ZH_DAY_LIST})"
     rf"|每(?:个)?月\s*(?:的\s*)?(?P<monthday>{_MONTH_DAY_NUM})\s*[日号號]"
     rf"|每(?P<daypart>晚上|晚|早上|早晨|早)(?![{_NOT_A_PART_BEFORE}饭餐点])"
     r"|每(?:个)?(?P<unit>天|日|周|星期|礼拜|月|年|工作日)"
@@ -172,6 +176,7 @@ _UNIT_RULE = {
     "month": "FREQ=MONTHLY", "月": "FREQ=MONTHLY",
     "year": "FREQ=YEARLY", "年": "FREQ=YEARLY",
     "weekday": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "工作日": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
+    "workday": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
 }  # fmt: skip
 #: Private-use characters (U+E000 on) that stand in for a repeat phrase not read as the rule
 #: (recurrence ignored: the inbox, a removed chip; a second phrase) while the date is looked for:
@@ -188,8 +193,13 @@ _DATE_WORDS = frozenset(
      "minute", "minutes", "min", "mins",
      "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
      "january", "february", "march", "april", "june", "july", "august", "september", "october",
-     "november", "december", *_EN_DAYS, "mon", "tue", "wed", "thu", "fri", "sat", "sun"}
+     "november", "december", *_EN_DAYS, "mon", "tue", "wed", "thu", "fri", "sat", "sun", "tues", "thur", "thurs",
+     "night", "this"}
 )  # fmt: skip
+#: What "this" may stand before in a date ("this friday", "this evening"; not "do this today").
+_AFTER_THIS = frozenset({*_EN_DAYS, "week", "weekend", "month", "year", "morning", "afternoon", "evening"})
+#: Short weekday names dateparser does not know.
+_EN_SHORT_DAYS = {"tues": "tuesday", "thur": "thursday", "thurs": "thursday"}
 #: A weekday word; not 周 after a number (一周一次, 两周天数: a week) nor 周天 in 天气, 天天, 天数, 天子.
 _ZH_DATE = re.compile(
     r"今天|今日|明天|明日|后天|大后天|(?:(?<![一二两三四五六七八九十几0-9])周|星期|礼拜)(?:[一二三四五六日]|天(?![气天数子]))"
@@ -488,15 +498,44 @@ _EN_MONTH_DAY_ALONE = re.compile(
 _BARE_NUMBER = re.compile(r"[0-9]{1,4}|[0-9]{1,2}(?:st|nd|rd|th)", re.I)
 
 
+#: "this weekend", "the weekend", "next weekend": that weekend's Saturday (today on a weekend).
+_EN_WEEKEND = re.compile(r"(?<![A-Za-z])(?:(?P<which>this|next|the)\s+)?weekend\b", re.I)
+#: "next week": next week's Monday, as 下周.
+_EN_NEXT_WEEK = re.compile(r"\bnext\s+week\b", re.I)
+#: "end of month", "the end of the month", "month end": this month's last day.
+_EN_MONTH_END = re.compile(r"\b(?:the\s+)?end\s+of\s+(?:the\s+)?month\b|\bmonth\s+end\b", re.I)
+#: "in a week", "in an hour": one of them.
+_EN_IN_ONE = re.compile(r"\bin\s+an?\s+(?P<unit>minute|hour|day|week|month|year)\b", re.I)
+
+
 def _rewrite_english(text: str, today: date, originals: dict[str, str] | None = None) -> str:
     """Rewrite the English phrases dateparser misreads into dates, set apart by spaces: a day of
-    the month alone is its next coming day ("the 5th" on 6 December: 5 January)."""
+    the month alone is its next coming day ("the 5th" on 6 December: 5 January); the weekend,
+    next week, the month's end."""
+    record = _recorder(originals)
+
+    def weekend(match: re.Match[str]) -> str:
+        weeks = 1 if (match["which"] or "").lower() == "next" else 0
+        saturday = today + timedelta(days=5 - today.weekday(), weeks=weeks)
+        return f" {(today if not weeks and today.weekday() >= 5 else saturday).isoformat()} "
+
+    def next_week(match: re.Match[str]) -> str:
+        return f" {(today + timedelta(days=7 - today.weekday())).isoformat()} "
+
+    def month_end(match: re.Match[str]) -> str:
+        first_of_next = date(today.year + (today.month == 12), today.month % 12 + 1, 1)
+        return f" {(first_of_next - timedelta(days=1)).isoformat()} "
+
+    text = _EN_IN_ONE.sub(lambda match: f"in 1 {match['unit']}", text)
+    text = _EN_WEEKEND.sub(record(weekend), text)
+    text = _EN_NEXT_WEEK.sub(record(next_week), text)
+    text = _EN_MONTH_END.sub(record(month_end), text)
 
     def month_day(match: re.Match[str]) -> str:
         found = _next_month_day(today, int(match["day"]))
         return match[0] if found is None else f" {found.isoformat()} "
 
-    return _EN_MONTH_DAY_ALONE.sub(_recorder(originals)(month_day), text)
+    return _EN_MONTH_DAY_ALONE.sub(record(month_day), text)
 
 
 def _next_month_day(today: date, day: int) -> date | None:
@@ -515,17 +554,38 @@ def _next_month_day(today: date, day: int) -> date | None:
 
 def _is_date_words(words: list[str]) -> bool:
     """A window worth asking dateparser about: a digit, an ISO date, or a date word in it."""
-    for word in words:
+    for index, word in enumerate(words):
         lowered = word.lower().strip(",.")
         if any(ch.isdigit() for ch in lowered):
             if not _DATE_NUMBER.fullmatch(lowered):
                 return False
-        elif lowered not in _DATE_WORDS and not _ZH_DATE.fullmatch(lowered):
+            continue
+        if lowered not in _DATE_WORDS and not _ZH_DATE.fullmatch(lowered):
+            return False
+        if lowered == "this" and (index + 1 == len(words) or words[index + 1].lower() not in _AFTER_THIS):
             return False
     return True
 
 
 _AM_PM = frozenset({"am", "pm", "a.m.", "p.m.", "a.m", "p.m"})
+_EN_WEEKDAY_INDEX = {
+    **{name: index for index, name in enumerate(_EN_DAYS)},
+    **{name[:3]: index for index, name in enumerate(_EN_DAYS)},
+    "tues": 1, "thur": 3, "thurs": 3,
+}  # fmt: skip
+
+
+def _names_todays_weekday(words: list[str], local_now: datetime) -> bool:
+    """Whether the phrase names today's weekday, bare ("friday", "周五"; not "next friday")."""
+    lowered = [word.lower().strip(",.") for word in words]
+    if "next" in lowered:
+        return False
+    for word in lowered:
+        zh = _ZH_DATE.fullmatch(word)
+        weekday = _ZH_DAYS.get(word[-1]) if zh and word[:1] in "周星礼" else _EN_WEEKDAY_INDEX.get(word)
+        if weekday == local_now.weekday():
+            return True
+    return False
 
 
 def _names_a_day(words: list[str]) -> bool:
@@ -607,7 +667,7 @@ def _is_length(window: list[str]) -> bool:
 def _has_time(words: list[str]) -> bool:
     joined = " ".join(words).lower()
     return bool(
-        re.search(r"\d:\d|\d\s*(am|pm)\b|\b(noon|midnight|tonight|morning|evening|afternoon)\b", joined)
+        re.search(r"\d:\d|\d\s*(am|pm)\b|\b(noon|midnight|tonight|morning|evening|afternoon|night)\b", joined)
         or re.search(r"\bat\s+\d", joined)
         or re.search(r"\bin\s+\d+\s*(hour|hr|minute|min)", joined)
     )
@@ -642,6 +702,7 @@ def _find_due(
             probes += 1
             phrase = _LIBAI.sub("星期", phrase)  # the chip and the title keep 礼拜 as typed
             phrase = phrase.replace("周天", "星期日")  # dateparser knows 周日 and 星期天, not 周天
+            phrase = " ".join(_EN_SHORT_DAYS.get(word.lower(), word) for word in phrase.split())
             phrase = _clock_hours(phrase, evening=evening)
             late = _LATE.search(phrase)
             if late:
@@ -654,6 +715,13 @@ def _find_due(
             # day; only a duration ("in 3 hours") is an instant from now.
             timed = _has_time(window)
             when = when.astimezone(zone) if _DURATION.search(phrase) else when.replace(tzinfo=zone)
+            local_now = now.astimezone(zone)
+            if _names_todays_weekday(window, local_now) and when.date() == local_now.date() + timedelta(days=7):
+                # "friday" / "周五" typed on a Friday: today (dateparser gives next week's), as
+                # 这周五 is; next week's only once a time said with it has passed
+                earlier = when - timedelta(days=7)
+                if not timed or earlier > local_now:
+                    when = earlier
             if timed and not _names_a_day(window):  # "5pm" alone: today's, or tomorrow's once it has passed
                 local = now.astimezone(zone)
                 when = datetime.combine(local.date(), when.timetz().replace(tzinfo=None), zone)
@@ -677,6 +745,15 @@ def _rule(match: re.Match[str]) -> str:
         return f"FREQ=MONTHLY;BYDAY={nth}{_BYDAY[_weekdays(named['nthday'])[0]]}"
     if named.get("monthend"):
         return "FREQ=MONTHLY;BYMONTHDAY=-1"
+    if named.get("weekend"):
+        return "FREQ=WEEKLY;BYDAY=SA,SU"
+    if named.get("span"):  # 周一到周五: the working week
+        return _UNIT_RULE["weekday"]
+    if named.get("quarter"):
+        return "FREQ=MONTHLY;INTERVAL=3"
+    if other := named.get("other"):  # 隔天, 隔周, 每隔一周: every second one
+        unit = next(unit for unit in ("天", "日", "周", "星期", "月") if unit in other)
+        return f"{_UNIT_RULE[unit]};INTERVAL=2"
     if named.get("otherday"):
         return f"FREQ=WEEKLY;INTERVAL=2;BYDAY={_BYDAY[_weekdays(named['otherday'])[0]]}"
     if month_day:
@@ -688,7 +765,8 @@ def _rule(match: re.Match[str]) -> str:
         every = 2 if count == "other" else _zh_number(count) or 1
         rule = _UNIT_RULE[named["units"].lower()]
         return rule if every == 1 else f"{rule};INTERVAL={every}"
-    return _UNIT_RULE[(named.get("unit") or "").lower()]
+    unit = " ".join((named.get("unit") or "").lower().split())
+    return _UNIT_RULE["workday" if unit == "business day" else unit]
 
 
 #: 每晚 / 每早 said as the parts 晚上 / 早上 ("每晚8点": every day, at 晚上8点 = 20:00).
