@@ -383,12 +383,8 @@ def _rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = 
         return f" {(monday + timedelta(weeks=len(match['next']))).isoformat()} "
 
     def next_month(match: re.Match[str]) -> str:
-        months = today.year * 12 + today.month - 1 + len(match["next"])
-        year, month = divmod(months, 12)
-        first = date(year, month + 1, 1)
-        last = (first.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
         day = today.day if match["day"] is None else _zh_number(match["day"]) or today.day
-        return f" {first.replace(day=min(day, last.day)).isoformat()} "
+        return f" {_months_on(today, len(match['next']), day).isoformat()} "
 
     def month_day(match: re.Match[str]) -> str:
         month, day = _zh_number(match["month"]), _zh_number(match["day"])
@@ -410,19 +406,18 @@ def _rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = 
 
     def weekend(match: re.Match[str]) -> str:
         weeks = {"下": 1, "下个": 1, "下下": 2, "下下个": 2}.get(match["which"] or "", 0)
-        saturday = today + timedelta(days=5 - today.weekday(), weeks=weeks)
-        return f" {(today if not weeks and today.weekday() >= 5 else saturday).isoformat()} "
+        return f" {_weekend(today, weeks).isoformat()} "
 
     def month_end(match: re.Match[str]) -> str:
         ahead = {"下": 1, "下个": 1, "下下": 2, "下下个": 2}.get(match["which"] or "", 0)
         month_number = _zh_number(match["month"]) if match["month"] else None
-        if month_number is not None and not 1 <= month_number <= 12:
+        if month_number is None:
+            return f" {_months_on(today, ahead, 31).isoformat()} "
+        if not 1 <= month_number <= 12:
             return match[0]
-        year, month = divmod(today.year * 12 + today.month - 1 + ahead, 12)
-        if month_number is not None:  # 12月底: that month's, this year's or, once past, next year's
-            year, month = today.year + (month_number < today.month), month_number - 1
-        first_of_next = date(year + (month == 11), (month + 1) % 12 + 1, 1)
-        return f" {(first_of_next - timedelta(days=1)).isoformat()} "
+        # 12月底: that month's, this year's or, once past, next year's
+        year = today.year + (month_number < today.month)
+        return f" {_months_on(date(year, month_number, 1), 0, 31).isoformat()} "
 
     def fixed_day(match: re.Match[str]) -> str:
         month, day = _ZH_FIXED_DAYS[match[0]]
@@ -437,11 +432,7 @@ def _rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = 
         if unit in ("周", "星期", "礼拜"):
             return f" {(today + timedelta(weeks=n)).isoformat()} " if n == int(n) else match[0]
         months = int(n * 12) if unit == "年" else (int(n) if n == int(n) else 0)
-        if not months:
-            return match[0]
-        year, month = divmod(today.year * 12 + today.month - 1 + months, 12)
-        last = (date(year + (month == 11), (month + 1) % 12 + 1, 1) - timedelta(days=1)).day
-        return f" {date(year, month + 1, min(today.day, last)).isoformat()} "
+        return f" {_months_on(today, months, today.day).isoformat()} " if months else match[0]
 
     def in_days(match: re.Match[str]) -> str:
         n = _zh_number(match["n"])
@@ -515,16 +506,13 @@ def _rewrite_english(text: str, today: date, originals: dict[str, str] | None = 
     record = _recorder(originals)
 
     def weekend(match: re.Match[str]) -> str:
-        weeks = 1 if (match["which"] or "").lower() == "next" else 0
-        saturday = today + timedelta(days=5 - today.weekday(), weeks=weeks)
-        return f" {(today if not weeks and today.weekday() >= 5 else saturday).isoformat()} "
+        return f" {_weekend(today, 1 if (match['which'] or '').lower() == 'next' else 0).isoformat()} "
 
     def next_week(match: re.Match[str]) -> str:
         return f" {(today + timedelta(days=7 - today.weekday())).isoformat()} "
 
     def month_end(match: re.Match[str]) -> str:
-        first_of_next = date(today.year + (today.month == 12), today.month % 12 + 1, 1)
-        return f" {(first_of_next - timedelta(days=1)).isoformat()} "
+        return f" {_months_on(today, 0, 31).isoformat()} "
 
     text = _EN_IN_ONE.sub(lambda match: f"in 1 {match['unit']}", text)
     text = _EN_WEEKEND.sub(record(weekend), text)
@@ -536,6 +524,21 @@ def _rewrite_english(text: str, today: date, originals: dict[str, str] | None = 
         return match[0] if found is None else f" {found.isoformat()} "
 
     return _EN_MONTH_DAY_ALONE.sub(record(month_day), text)
+
+
+def _months_on(start: date, months: int, day: int) -> date:
+    """Day `day` of the month `months` after `start`'s, or that month's last day when it has
+    fewer (31 gives the last day: 月底, "end of month")."""
+    year, month = divmod(start.year * 12 + start.month - 1 + months, 12)
+    first_of_next = date(year + (month == 11), (month + 1) % 12 + 1, 1)
+    return date(year, month + 1, min(day, (first_of_next - timedelta(days=1)).day))
+
+
+def _weekend(today: date, weeks: int) -> date:
+    """The weekend's Saturday `weeks` weeks on: this weekend is today on a Saturday or Sunday."""
+    if not weeks and today.weekday() >= 5:
+        return today
+    return today + timedelta(days=5 - today.weekday(), weeks=weeks)
 
 
 def _next_month_day(today: date, day: int) -> date | None:
