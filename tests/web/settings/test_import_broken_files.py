@@ -57,6 +57,18 @@ def _block(page: str, block: str, end: str = "</div>") -> str:
     return " ".join(re.sub(r"<[^>]+>", " ", part).split())
 
 
+def _import_pages(person: Browser, path: str, kind: str, file: tuple[str, bytes, str], status: int,
+                  block: str, end: str = "</div>") -> dict[str, str]:  # fmt: skip
+    """The import page's answer to one upload, in zh-CN and en-US: its `block`, by language."""
+    pages = {}
+    for headers in (ZH, EN):
+        form = {"csrf": person.csrf, "kind": kind}
+        answer = person.client.post(path, data=form, files={"file": file}, headers=headers)
+        assert answer.status_code == status, answer.text
+        pages[headers["accept-language"]] = _block(answer.text, block, end)
+    return pages
+
+
 def _sqlite(path: Path, script: str) -> bytes:
     database = sqlite3.connect(path)
     database.executescript(script)
@@ -163,16 +175,8 @@ def test_another_apps_broken_file_is_refused_in_mesqs_words(
     logged: list[dict[str, Any]] = []
     monkeypatch.setattr(app_imports.logger, "info", lambda message, extra: logged.append(extra))
     person = browser()
-    pages = {}
-    for headers in (ZH, EN):
-        answer = person.client.post(
-            "/settings/import/app",
-            data={"csrf": person.csrf, "kind": kind},
-            files={"file": (name, data, "application/octet-stream")},
-            headers=headers,
-        )
-        assert answer.status_code == 400, answer.text
-        pages[headers["accept-language"]] = _block(answer.text, "app-import-error")
+    pages = _import_pages(person, "/settings/import/app", kind, (name, data, "application/octet-stream"), 400,
+                          "app-import-error")  # fmt: skip
     chinese, english_page = pages["zh-CN"], pages["en-US"]
     assert_no_english_run(chinese)
     assert_no_library_words(chinese)
@@ -237,16 +241,8 @@ def test_an_archive_that_is_not_json_is_refused_in_mesqs_words(browser: Callable
     member, replace, english = ARCHIVES[case]
     person = browser()
     archive = _archive_with(person, member, replace)
-    pages = {}
-    for headers in (ZH, EN):
-        answer = person.client.post(
-            "/settings/import",
-            data={"csrf": person.csrf, "kind": "archive"},
-            files={"file": ("mine.zip", archive, "application/zip")},
-            headers=headers,
-        )
-        assert answer.status_code == 400, answer.text
-        pages[headers["accept-language"]] = _block(answer.text, "import-error")
+    pages = _import_pages(person, "/settings/import", "archive", ("mine.zip", archive, "application/zip"), 400,
+                          "import-error")  # fmt: skip
     assert_no_english_run(pages["zh-CN"])
     assert_no_library_words(pages["zh-CN"])
     assert english in pages["en-US"], pages["en-US"]
@@ -264,16 +260,8 @@ def test_markdown_notes_front_matter_faults_are_said_in_mesqs_words(browser: Cal
         "deep.md": ("---\na: " + "[" * 100 + "\n---\n正文").encode(),
     })  # fmt: skip
     person = browser()
-    said = {}
-    for headers in (ZH, EN):
-        answer = person.client.post(
-            "/settings/import",
-            data={"csrf": person.csrf, "kind": "markdown"},
-            files={"file": ("notes.zip", notes, "application/zip")},
-            headers=headers,
-        )
-        assert answer.status_code == 200, answer.text
-        said[headers["accept-language"]] = _block(answer.text, "import-result", "</section>")
+    said = _import_pages(person, "/settings/import", "markdown", ("notes.zip", notes, "application/zip"), 200,
+                         "import-result", "</section>")  # fmt: skip
     chinese, english = said["zh-CN"], said["en-US"]
     assert "文件头信息第 2 行不是有效的 YAML；请检查冒号、引号和缩进" in chinese, chinese
     assert "文件头信息里有一个不存在的日期" in chinese, chinese
