@@ -679,8 +679,9 @@ def _has_time(words: list[str]) -> bool:
 def _find_due(
     words: list[str], zone: ZoneInfo, now: datetime, *, evening: bool = False
 ) -> tuple[int, int, datetime, bool] | None:
-    """The longest run of words (up to 5) that dateparser reads as a date: (start, end, when,
-    timed). `evening`: an "at <hour>" is read on the evening's clock (`_clock_hours`)."""
+    """The longest run of words (up to 5) that dateparser reads as a date, the first typed of
+    those (a day said first is the one meant: "明天 交 年底总结" is tomorrow's): (start, end,
+    when, timed). `evening`: an "at <hour>" is read on the evening's clock (`_clock_hours`)."""
     settings: Any = {
         "TIMEZONE": str(zone),
         "RETURN_AS_TIMEZONE_AWARE": True,
@@ -689,11 +690,13 @@ def _find_due(
     }
     probes = 0
     for size in range(min(5, len(words)), 0, -1):
-        for start in range(len(words) - size, -1, -1):  # later phrases first: "call at home tomorrow"
+        for start in range(len(words) - size + 1):
             window = words[start : start + size]
             phrase = " ".join(window)
             if len(phrase) > MAX_PHRASE_CHARACTERS or not _is_date_words(window) or _is_length(window):
                 continue
+            if start + size < len(words) and words[start + size].startswith("的"):
+                continue  # "礼拜五的报告 明天", "12号 的会议": a day that says which thing, not when
             # "buy 3 apples", "read 10 pages", "the 2nd floor": dateparser would read a month
             # ("at 9" is an hour: _AT_HOUR; "the 5th" a day: _rewrite_english)
             an_hour = size == 2 and window[0].lower() == "at" and window[1].isdigit()
@@ -734,6 +737,30 @@ def _find_due(
                 when += timedelta(days=1)
             return start, start + size, when, timed
     return None
+
+
+def _with_its_other_half(
+    when: datetime, timed: bool, due_words: list[str], words: list[str], zone: ZoneInfo, now: datetime,
+    evening: bool,
+) -> tuple[datetime, bool, list[str]]:
+    """A day and a time said apart ("12号 理发 下午3点", "5点 下班 明天"): the due found is one
+    of them; the other, found among the remaining `words`, completes it (and leaves them)."""
+    day_only = not timed
+    time_only = timed and not _names_a_day(due_words) and not _DURATION.search(" ".join(due_words))
+    if not (day_only or time_only):
+        return when, timed, words
+    other = _find_due(words, zone, now, evening=evening)
+    if other is None:
+        return when, timed, words
+    start, end, other_when, other_timed = other
+    other_words = words[start:end]
+    if day_only and other_timed and not _names_a_day(other_words) and not _DURATION.search(" ".join(other_words)):
+        combined = datetime.combine(when.date(), other_when.timetz().replace(tzinfo=None), zone)
+    elif time_only and not other_timed:
+        combined = datetime.combine(other_when.date(), when.timetz().replace(tzinfo=None), zone)
+    else:
+        return when, timed, words
+    return combined, True, words[:start] + words[end:]
 
 
 def _rule(match: re.Match[str]) -> str:
@@ -924,9 +951,10 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     due_chip: dict[str, str] | None = None
     if found:
         start, end, when, timed = found
+        due_words, words = words[start:end], words[:start] + words[end:]
+        when, timed, words = _with_its_other_half(when, timed, due_words, words, tz, now, evening)
         due = when.replace(second=0, microsecond=0) if timed else when.date()
-        due_chip = {"kind": "due", "text": " ".join(words[start:end])}
-        words = words[:start] + words[end:]
+        due_chip = {"kind": "due", "text": " ".join(due_words)}
     if recurrence:
         # The first due is the rule's first occurrence from the typed due (else today), not
         # already past: a rule needs a due, and it must be one the rule gives.
