@@ -394,10 +394,62 @@ ENGLISH_DAYS_AND_MORE_RULES: list[Row] = [
     ("写周报 weekly report", TUESDAY, "写周报 weekly report", None, None),  # guard
 ]
 
+#: R12: the second review's lines. The first day typed is the due and a day and a time said
+#: apart are joined; a day before 的 names a thing; past references (上个月底, 去年底, 上周末) and
+#: years (明年底, 2027年底) are kept straight; N号 before a thing, 底薪, 周末愉快, 南方周末, bare
+#: "weekend", "month end", "this year", "once in a week", EV, 间隔, 前端 are no dates or rules;
+#: 早/晚 and morning words set a bare hour's clock; 一点 is "a little"; "tonight at 12" is
+#: midnight; a count after a day stays in the title; counts and 天 after 每周 are no weekdays.
+REVIEWED: list[Row] = [
+    ("明天 买 5号电池", TUESDAY, "买 5号电池", date(2026, 12, 9), None),
+    ("明天 提醒他 月底 交报告", TUESDAY, "提醒他月底交报告", date(2026, 12, 9), None),
+    ("tomorrow review end of month numbers", TUESDAY, "review end of month numbers", date(2026, 12, 9), None),
+    ("12号 理发 下午3点", TUESDAY, "理发", at(12, 12, 15), None),
+    ("5点 下班 明天", TUESDAY, "下班", at(12, 9, 17), None),
+    ("礼拜五的报告 明天", SUNDAY, "礼拜五的报告", date(2026, 12, 7), None),
+    ("明年底前 还清贷款", TUESDAY, "还清贷款", date(2027, 12, 31), None),
+    ("2028年3月底 交付", TUESDAY, "交付", date(2028, 3, 31), None),
+    ("3号会议室 开会", TUESDAY, "3号会议室 开会", None, None),
+    ("上个月底的发票 报销", TUESDAY, "上个月底的发票 报销", None, None),
+    ("去年底 的账 对一下", TUESDAY, "去年底 的账 对一下", None, None),
+    ("上周末 的照片 整理", TUESDAY, "上周末 的照片 整理", None, None),
+    ("发三个月底薪", TUESDAY, "发三个月底薪", None, None),
+    ("2027年后 再说", TUESDAY, "2027年后 再说", None, None),
+    ("3月后 开始健身", TUESDAY, "3月后 开始健身", None, None),
+    ("周末愉快", TUESDAY, "周末愉快", None, None),
+    ("南方周末 订阅", TUESDAY, "南方周末 订阅", None, None),
+    ("weekend reading list", TUESDAY, "weekend reading list", None, None),
+    ("month end close checklist", TUESDAY, "month end close checklist", None, None),
+    ("read 20 books this year", TUESDAY, "read 20 books this year", None, None),
+    ("next week's agenda", TUESDAY, "next week's agenda", None, None),
+    ("once in a week", TUESDAY, "once in a week", None, None),
+    ("ev night charging rates", TUESDAY, "ev night charging rates", None, None),
+    ("计算间隔天数", TUESDAY, "计算间隔天数", None, None),
+    ("隔天送达", TUESDAY, "隔天送达", None, None),
+    ("明天前端上线", TUESDAY, "前端上线", date(2026, 12, 9), None),
+    ("明天6点起床", TUESDAY, "起床", at(12, 9, 6), None),
+    ("早6点 跑步", TUESDAY, "跑步", at(12, 9, 6), None),
+    ("晚8点 看球", TUESDAY, "看球", at(12, 8, 20), None),
+    ("wake up at 6", TUESDAY, "wake up", at(12, 9, 6), None),
+    ("多吃一点", TUESDAY, "多吃一点", None, None),
+    ("一点半 午休", TUESDAY, "午休", at(12, 8, 13, 30), None),
+    ("tonight at 12 lock up", TUESDAY, "lock up", at(12, 9, 0), None),
+    ("tonight 9 movie", TUESDAY, "movie", at(12, 8, 21), None),
+    ("tomorrow 2 eggs", TUESDAY, "2 eggs", date(2026, 12, 9), None),
+    ("隔周五 开会", TUESDAY, "开会", date(2026, 12, 11), "FREQ=WEEKLY;INTERVAL=2;BYDAY=FR"),
+    ("每隔一周的周五 开会", TUESDAY, "开会", date(2026, 12, 11), "FREQ=WEEKLY;INTERVAL=2;BYDAY=FR"),
+    ("每周末 打扫", TUESDAY, "打扫", date(2026, 12, 12), "FREQ=WEEKLY;BYDAY=SA,SU"),
+    ("周1到周5 跑步", TUESDAY, "跑步", date(2026, 12, 8), WEEKDAYS),
+    ("每周五天 上班", TUESDAY, "五天 上班", date(2026, 12, 8), "FREQ=WEEKLY"),
+    ("每周一次 打扫", TUESDAY, "一次 打扫", date(2026, 12, 8), "FREQ=WEEKLY"),
+    ("every monday sun salutation", TUESDAY, "sun salutation", date(2026, 12, 14), "FREQ=WEEKLY;BYDAY=MO"),
+    ("sun cream tomorrow", TUESDAY, "sun cream", date(2026, 12, 9), None),  # "sun" alone is no Sunday
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
-    + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS + ENGLISH_DAYS_AND_MORE_RULES
+    + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS + ENGLISH_DAYS_AND_MORE_RULES + REVIEWED
 )  # fmt: skip
 
 

@@ -136,14 +136,24 @@ _NO_HOUR_AFTER = rf"(?!\s*(?:(?:{_NUM})\s*(?:点|點|时)|[0-9]{{1,2}}\s*[:：]\
 _EN_DAY_ALT = "|".join(_EN_DAYS) + "|tues|thurs|thur|mon|tue|wed|thu|fri|sat|sun"
 #: Several days in one rule: "every mon, wed, fri", "every monday and thursday", "每周一三五",
 #: "每周三、五", "每周六日", "每周一和周三".
-_EN_DAY_LIST = rf"(?:{_EN_DAY_ALT})(?:(?:\s*,\s*(?:and\s+)?|\s*&\s*|\s+and\s+|\s+)(?:{_EN_DAY_ALT})\b)*"
-_ZH_DAY_LIST = r"[一二三四五六日天](?:\s*[、,，和及与]?\s*(?:周|星期|礼拜)?[一二三四五六日天])*(?![点點时])"
+_EN_DAY_SEPARATOR = r"(?:\s*,\s*(?:and\s+)?|\s*&\s*|\s+and\s+)"
+_EN_SHORT_DAY_ALT = "tues|thurs|thur|mon|tue|wed|thu|fri|sat|sun"
+#: A list of days: named in full, they need a separator ("monday and thursday"; "every monday sun
+#: salutation" is Mondays); short names may follow each other with a space ("mon wed fri").
+_EN_DAY_LIST = (
+    rf"(?:(?:{_EN_SHORT_DAY_ALT})\b(?:(?:{_EN_DAY_SEPARATOR}|\s+)(?:{_EN_SHORT_DAY_ALT})\b)+"
+    rf"|(?:{_EN_DAY_ALT})\b(?:{_EN_DAY_SEPARATOR}(?:{_EN_DAY_ALT})\b)*)"
+)
+_ZH_DAY_LIST = (
+    r"(?:[一二三四五六日天])(?:\s*[、,，和及与]?\s*(?:(?:周|星期|礼拜)[一二三四五六日天]|[一二三四五六日]))*"
+    r"(?![点點时天次回遍个])"
+)
 #: The nth weekday of a month ("every 2nd tuesday", "every last friday of the month",
 #: "每月第二个周二", "每月最后一个周五") -> BYDAY=2TU / -1FR.
 _EN_NTH = {"1st": 1, "first": 1, "2nd": 2, "second": 2, "3rd": 3, "third": 3, "4th": 4, "fourth": 4, "last": -1}
 _ZH_NTH = {"一": 1, "1": 1, "二": 2, "2": 2, "三": 3, "3": 3, "四": 4, "4": 4, "最后一": -1}
 _RECUR_EVERY = re.compile(
-    r"\bev(?:ery)?\s+(?:(?P<weekend>weekend)"
+    rf"\b(?:every|ev(?=\s+(?:{_EN_DAY_ALT})\b))\s+(?:(?P<weekend>weekend)"
     rf"|(?P<nth>{'|'.join(_EN_NTH)})\s+(?P<nthday>{_EN_DAY_ALT})\b(?:\s+of\s+(?:the|each|every)\s+month\b)?"
     r"|(?P<monthend>last\s+day\s+of\s+(?:the|each|every)\s+month|month\s+end|end\s+of\s+(?:the\s+)?month)"
     rf"|other\s+(?P<otherday>{_EN_DAY_ALT})"
@@ -158,8 +168,10 @@ _RECUR_EVERY = re.compile(
     re.I,
 )
 _RECUR_ZH = re.compile(
-    r"(?:(?P<span>(?:每)?(?:周|星期)一\s*(?:到|至|~|-|—)\s*(?:周|星期)?五)"
-    r"|(?P<other>隔天|隔日|隔周|隔月|每隔一(?:个)?(?:天|日|周|星期|月))"
+    r"(?:(?P<span>(?:每)?(?:周|星期)[一1]\s*(?:到|至|~|-|—)\s*(?:周|星期)?[五5])"
+    r"|(?P<weekend>每(?:逢)?(?:个)?周末)"
+    r"|(?:(?<![\u4e00-\u9fff])隔|每隔一(?:个)?)(?:周|星期)(?:的)?(?:周|星期)?(?P<otherday>[一二三四五六日天])"
+    r"|(?P<other>(?<![\u4e00-\u9fff])(?:隔天|隔日|隔周|隔月)(?![送达到见再数期])|每隔一(?:个)?(?:天|日|周|星期|月))"
     r"|每(?:个)?(?P<quarter>季度)"
     r"|每(?:个)?月\s*(?:的\s*)?(?:第(?P<nth>[一二三四1-4])|(?P<nthlast>最后一))个(?:周|星期|礼拜)(?P<nthday>[一二三四五六日天])"
     r"|每(?:个)?月\s*(?:的\s*)?(?P<monthend>最后一天|月底|底|末)"
@@ -187,17 +199,19 @@ _UNIT_RULE = {
 _KEPT_MARKS = range(0xE000, 0xF900)
 
 # Words that may start or make up a date phrase; a window of words without a digit must hold one.
+# Not "sun" (the sun: "sun cream", "sun salutation"); "sunday" and "every sun" are.
 _DATE_WORDS = frozenset(
     {"today", "tonight", "tomorrow", "tmr", "tmrw", "next", "in", "at", "on", "noon", "midnight", "morning",
      "evening", "afternoon", "week", "month", "year", "day", "days", "weeks", "am", "pm", "hour", "hours",
      "minute", "minutes", "min", "mins",
      "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
      "january", "february", "march", "april", "june", "july", "august", "september", "october",
-     "november", "december", *_EN_DAYS, "mon", "tue", "wed", "thu", "fri", "sat", "sun", "tues", "thur", "thurs",
+     "november", "december", *_EN_DAYS, "mon", "tue", "wed", "thu", "fri", "sat", "tues", "thur", "thurs",
      "night", "this"}
 )  # fmt: skip
-#: What "this" may stand before in a date ("this friday", "this evening"; not "do this today").
-_AFTER_THIS = frozenset({*_EN_DAYS, "week", "weekend", "month", "year", "morning", "afternoon", "evening"})
+#: What "this" may stand before in a date ("this friday", "this evening"; not "do this today",
+#: nor "this week" / "this month" / "this year": spans, not days).
+_AFTER_THIS = frozenset({*_EN_DAYS, "weekend", "morning", "afternoon", "evening"})
 #: Short weekday names dateparser does not know.
 _EN_SHORT_DAYS = {"tues": "tuesday", "thur": "thursday", "thurs": "thursday"}
 #: A weekday word; not 周 after a number (一周一次, 两周天数: a week) nor 周天 in 天气, 天天, 天数, 天子.
@@ -259,7 +273,8 @@ def _zh_number(text: str) -> int | None:
 _Rewrite = Callable[[re.Match[str]], str]
 
 _ZH_TIME = re.compile(
-    rf"(?:(?P<short>{_ZH_SHORT})(?:上|晨)?|(?P<part>{_ZH_PART}))?\s*(?P<hour>{_NUM})\s*(?:点钟?|點鐘?|时)"
+    rf"(?:(?P<short>{_ZH_SHORT})(?:上|晨)?|(?P<part>{_ZH_PART})|(?P<early>早|晚)(?=\s*(?:{_NUM})\s*[点點时]))?"
+    rf"\s*(?P<hour>{_NUM})\s*(?:点钟?|點鐘?|时)"
     rf"(?:\s*(?P<half>半)|\s*(?P<quarter>[一三])刻|\s*整|\s*(?P<minute>{_NUM})\s*分?)?"
 )
 #: A part of the day, then a clock time with a colon ("下午 3:30", "明晚8:15", "下午3：30" as a
@@ -290,25 +305,35 @@ _ZH_MONTH_DAY = re.compile(rf"(?:(?P<year>[0-9]{{4}})年)?(?P<month>{_NUM})月(?
 #: "12号 理发", "20号前 交材料": a day of the month alone, its next coming day. Not a month's day
 #: (12月5号: _ZH_MONTH_DAY), nor a number that names a thing (5号楼, 1号线, 3号床, 8号选手).
 _ZH_MONTH_DAY_ALONE = re.compile(
-    rf"(?<![0-9月\u4e00-\u9fff])(?P<day>{_MONTH_DAY_NUM})\s*[号號](?![0-9楼樓房室床位线線路门門机窗口厅馆店车柜桌球选种字码期届院台座坑])"
+    rf"(?<![0-9月\u4e00-\u9fff])(?P<day>{_MONTH_DAY_NUM})\s*[号號](?![0-9楼樓房室床位线線路门門机窗口厅馆店车柜桌球选种字码期届院台座坑会航电站箱包卡仓])"
 )
 #: A day, then 前 / 之前 / 以前 / 之内 / 以内 ("周五前交报告", "明天之前 回复", "下周五之前"): by
 #: that day, which is the due; the word does not stay in the title. Not 前台, 前面, 前往 and the like.
 _ZH_BY_DAY = re.compile(
     r"(?P<day>[0-9]{4}-[0-9]{2}-[0-9]{2}|今天|今日|明天|明日|后天|大后天|(?:周|星期|礼拜)[一二三四五六日天])"
-    r"\s*(?P<by>之前|以前|之内|以内|前)(?![台面往进后天年辈夕景线方排])"
+    r"\s*(?P<by>之前|以前|之内|以内|前)(?![台面往进后天年辈夕景线方排端沿期])"
 )
 #: 周末, 这个周末, 本周末, 下周末 (the weekend's Saturday; on a Saturday or Sunday, 周末 is today);
 #: 月底, 这个月底, 下个月底, 12月底 (the month's last day); 年底 (31 December); 元旦, 双十一 (the next
 #: 1 January, 11 November).
-_ZH_WEEKEND = re.compile(r"(?P<which>这个|这|本|下下个|下下|下个|下)?周末")
-_ZH_MONTH_END = re.compile(rf"(?P<which>这个|本|下下个|下下|下个|下)?(?:(?P<month>{_NUM})月|月)底(?![下线层牌气子])")
+#: Not 每周末 (a rule), 南方周末 (a paper), 周末愉快 / 周末版; 上周末 is past (no due).
+_ZH_WEEKEND = re.compile(
+    r"(?<![方每逢])(?P<which>上上个|上上|上个|上|这个|这|本|下下个|下下|下个|下)?周末(?![愉快乐版报刊])"
+)
+_ZH_MONTH_END = re.compile(
+    rf"(?<![去前])(?P<which>上上个|上上|上个|上|这个|本|下下个|下下|下个|下)?"
+    rf"(?:(?:(?P<year>[0-9]{{4}})年)?(?P<month>{_NUM})月|月)底(?![下线层牌气子薪])"
+)
+#: 年底, 今年底, 明年底, 后年底, 2027年底: 31 December of that year (去年底: past, no due).
+_ZH_YEAR_END = re.compile(r"(?:(?P<relative>今|明|后|去|前)|(?P<year>[0-9]{4}))?年底(?![薪线])")
 _ZH_FIXED_DAYS = {
-    "年底": (12, 31), "元旦": (1, 1), "双十一": (11, 11), "双11": (11, 11), "圣诞节": (12, 25), "平安夜": (12, 24),
+    "元旦": (1, 1), "双十一": (11, 11), "双11": (11, 11), "圣诞节": (12, 25), "平安夜": (12, 24),
 }  # fmt: skip
 _ZH_FIXED_DAY = re.compile("|".join(_ZH_FIXED_DAYS))
 #: 两周后, 一周后, 一个月后, 半年后, 3个星期后: in that many weeks, months or years (days: _ZH_IN_DAYS).
-_ZH_IN_UNITS = re.compile(rf"(?P<n>{_NUM}|半)\s*(?:个)?\s*(?P<unit>周|星期|礼拜|月|年)\s*(?:以|之)?[后後]")
+_ZH_IN_UNITS = re.compile(
+    rf"(?<![0-9])(?P<n>{_NUM}|半)\s*(?:(?:个)?\s*(?P<unit>周|星期|礼拜|年)|个\s*(?P<month>月))\s*(?:以|之)?[后後]"
+)
 #: 周5, 星期5: a weekday said with a digit.
 _ZH_DIGIT_WEEKDAY = re.compile(r"(?P<word>周|星期|礼拜)(?P<n>[1-7])(?![0-9号日])")
 #: 明天晚, 周五晚 (a day, then 晚 alone): that day's evening, as 晚上. Not 晚饭, 晚安, 晚点 (later).
@@ -355,6 +380,7 @@ def _rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = 
     A clock time may come out as 24:00-28:59: the next day's (`_find_due` reads it so).
     `originals`: filled with what each one-word rewrite stood for (`_recorder`)."""
     record = _recorder(originals)
+    morning = _MORNING_WORDS.search(text) is not None
 
     def clock(match: re.Match[str]) -> str:  # _ZH_TIME and _ZH_PART_CLOCK
         named = match.groupdict()
@@ -363,10 +389,13 @@ def _rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = 
         hour = _zh_number(match["hour"])
         if hour is None or minute is None or hour > 24 or minute > 59:
             return match[0]
+        if match["hour"] == "一" and not (named.get("short") or named.get("part") or named.get("early") or minute):
+            return match[0]  # 一点: "a little" (多吃一点), far more often than one o'clock
         day, part = _ZH_SHORT_FORMS[match["short"]] if match["short"] else ("", match["part"])
+        part = part or {"早": "早上", "晚": "晚上"}.get(named.get("early") or "")
         if part:
             hour = _PART_HOURS[_ZH_PARTS[part][0]].get(hour, hour)
-        elif hour in _AFTERNOON_HOURS:  # "两点 开会", "5点 下班": the afternoon's, as "at 2" is
+        elif hour in _AFTERNOON_HOURS and not morning:  # "两点 开会", "5点 下班": the afternoon's, as "at 2" is
             hour += 12
         return f" {day} {hour:02d}:{minute:02d} "
 
@@ -405,19 +434,31 @@ def _rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = 
         return match[0] if found is None else f" {found.isoformat()} "
 
     def weekend(match: re.Match[str]) -> str:
+        if (match["which"] or "").startswith("上"):
+            return match[0]  # 上周末: past, no due
         weeks = {"下": 1, "下个": 1, "下下": 2, "下下个": 2}.get(match["which"] or "", 0)
         return f" {_weekend(today, weeks).isoformat()} "
 
+    def year_end(match: re.Match[str]) -> str:
+        relative, typed_year = match["relative"], match["year"]
+        if relative in ("去", "前"):
+            return match[0]  # 去年底: past, no due
+        year = int(typed_year) if typed_year else today.year + {"明": 1, "后": 2}.get(relative or "", 0)
+        return f" {date(year, 12, 31).isoformat()} " if year >= today.year else match[0]
+
     def month_end(match: re.Match[str]) -> str:
+        if (match["which"] or "").startswith("上"):
+            return match[0]  # 上个月底: past, no due
         ahead = {"下": 1, "下个": 1, "下下": 2, "下下个": 2}.get(match["which"] or "", 0)
         month_number = _zh_number(match["month"]) if match["month"] else None
         if month_number is None:
             return f" {_months_on(today, ahead, 31).isoformat()} "
         if not 1 <= month_number <= 12:
             return match[0]
-        # 12月底: that month's, this year's or, once past, next year's
-        year = today.year + (month_number < today.month)
-        return f" {_months_on(date(year, month_number, 1), 0, 31).isoformat()} "
+        # 12月底: that month's, this year's or, once past, next year's; 2028年3月底: that one
+        year = int(match["year"]) if match["year"] else today.year + (month_number < today.month)
+        found = _months_on(date(year, month_number, 1), 0, 31)
+        return f" {found.isoformat()} " if found >= today else match[0]
 
     def fixed_day(match: re.Match[str]) -> str:
         month, day = _ZH_FIXED_DAYS[match[0]]
@@ -428,7 +469,7 @@ def _rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = 
         n = 0.5 if match["n"] == "半" else _zh_number(match["n"])
         if not n:
             return match[0]
-        unit = match["unit"]
+        unit = match["unit"] or match["month"]
         if unit in ("周", "星期", "礼拜"):
             return f" {(today + timedelta(weeks=n)).isoformat()} " if n == int(n) else match[0]
         months = int(n * 12) if unit == "年" else (int(n) if n == int(n) else 0)
@@ -452,6 +493,7 @@ def _rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = 
     text = _ZH_DIGIT_WEEKDAY.sub(lambda match: match["word"] + "一二三四五六日"[int(match["n"]) - 1], text)
     text = _ZH_DAY_WAN.sub(lambda match: match["day"] + "晚上", text)
     text = _ZH_WEEKEND.sub(record(weekend), text)
+    text = _ZH_YEAR_END.sub(record(year_end), text)
     text = _ZH_MONTH_END.sub(record(month_end), text)
     text = _ZH_FIXED_DAY.sub(record(fixed_day), text)
     text = _ZH_IN_UNITS.sub(record(in_units), text)
@@ -490,13 +532,15 @@ _BARE_NUMBER = re.compile(r"[0-9]{1,4}|[0-9]{1,2}(?:st|nd|rd|th)", re.I)
 
 
 #: "this weekend", "the weekend", "next weekend": that weekend's Saturday (today on a weekend).
-_EN_WEEKEND = re.compile(r"(?<![A-Za-z])(?:(?P<which>this|next|the)\s+)?weekend\b", re.I)
+_EN_WEEKEND = re.compile(r"(?<![A-Za-z])(?P<which>this|next|the)\s+weekend\b(?!'s)", re.I)
 #: "next week": next week's Monday, as 下周.
-_EN_NEXT_WEEK = re.compile(r"\bnext\s+week\b", re.I)
-#: "end of month", "the end of the month", "month end": this month's last day.
-_EN_MONTH_END = re.compile(r"\b(?:the\s+)?end\s+of\s+(?:the\s+)?month\b|\bmonth\s+end\b", re.I)
+_EN_NEXT_WEEK = re.compile(r"\bnext\s+week\b(?!'s)", re.I)
+#: "end of month", "the end of the month": this month's last day ("month end close" is a name).
+_EN_MONTH_END = re.compile(r"\b(?:the\s+)?end\s+of\s+(?:the\s+)?month\b(?!'s)", re.I)
 #: "in a week", "in an hour": one of them.
-_EN_IN_ONE = re.compile(r"\bin\s+an?\s+(?P<unit>minute|hour|day|week|month|year)\b", re.I)
+_EN_IN_ONE = re.compile(
+    r"(?<!once )(?<!twice )(?<!built )\bin\s+an?\s+(?P<unit>minute|hour|week|month|year)\b(?!\s+or\b)", re.I
+)
 
 
 def _rewrite_english(text: str, today: date, originals: dict[str, str] | None = None) -> str:
@@ -571,6 +615,10 @@ def _is_date_words(words: list[str]) -> bool:
 
 
 _AM_PM = frozenset({"am", "pm", "a.m.", "p.m.", "a.m", "p.m"})
+#: Day words after which a bare number is a count ("tomorrow 2 eggs"), never the day's hour.
+_DAYS_BEFORE_A_COUNT = frozenset(
+    {"today", "tomorrow", "tmr", "tmrw", *_EN_DAYS, "mon", "tue", "wed", "thu", "fri", "sat", "sun"}
+)
 _EN_WEEKDAY_INDEX = {
     **{name: index for index, name in enumerate(_EN_DAYS)},
     **{name[:3]: index for index, name in enumerate(_EN_DAYS)},
@@ -623,19 +671,29 @@ _AT_HOUR = re.compile(
     r"\bat\s+([0-9]{1,2})(?::([0-5][0-9]))?(?![0-9:：.]|\s*(?:am|pm|a\.m\.|p\.m\.|h|o'?clock)\b)", re.I
 )
 _AFTERNOON_HOURS = range(1, 7)
+#: Words that put a bare hour 1-6 in the morning ("明天6点起床", "wake up at 6", "breakfast at 6").
+_MORNING_WORDS = re.compile(r"起床|早饭|早餐|晨跑|晨练|赶飞机|\b(?:wake|breakfast|sunrise|alarm)\b", re.I)
 _EVENING_WORDS = re.compile(r"\b(?:tonight|evening|night|afternoon)\b", re.I)
+_MIDNIGHT_WORDS = re.compile(r"\b(?:tonight|night)\b", re.I)
+_DAY_THEN_HOUR = re.compile(r"\b(?P<day>tonight)\s+(?P<hour>[0-9]{1,2})(?![0-9:：.]|\s*(?:am|pm)\b)", re.I)
 
 
-def _clock_hours(phrase: str, *, evening: bool = False) -> str:
+def _clock_hours(phrase: str, *, evening: bool = False, morning: bool = False) -> str:
     """`phrase` with its "at <hour>" written as a 24-hour clock time (`_AT_HOUR`); `evening`: the
-    line said a part of the day after noon elsewhere ("every evening call mom at 7")."""
+    line said a part of the day after noon elsewhere ("every evening call mom at 7"); `morning`:
+    it said a morning word ("wake up at 6": 06:00)."""
     evening = evening or _EVENING_WORDS.search(phrase) is not None
+    midnight = _MIDNIGHT_WORDS.search(phrase) is not None
+
+    phrase = _DAY_THEN_HOUR.sub(r"\g<day> at \g<hour>", phrase)  # "tonight 9": "tonight at 9"
 
     def clock(match: re.Match[str]) -> str:
         hour, minute = int(match[1]), int(match[2] or 0)
         if hour > 23:
             return match[0]
-        if (evening and 1 <= hour <= 11) or (not evening and hour in _AFTERNOON_HOURS):
+        if midnight and hour == 12:
+            hour = 24  # "tonight at 12": the midnight that ends today (_LATE)
+        elif (evening and 1 <= hour <= 11) or (not evening and not morning and hour in _AFTERNOON_HOURS):
             hour += 12
         return f"at {hour:02d}:{minute:02d}"
 
@@ -677,7 +735,7 @@ def _has_time(words: list[str]) -> bool:
 
 
 def _find_due(
-    words: list[str], zone: ZoneInfo, now: datetime, *, evening: bool = False
+    words: list[str], zone: ZoneInfo, now: datetime, *, evening: bool = False, morning: bool = False
 ) -> tuple[int, int, datetime, bool] | None:
     """The longest run of words (up to 5) that dateparser reads as a date, the first typed of
     those (a day said first is the one meant: "明天 交 年底总结" is tomorrow's): (start, end,
@@ -695,6 +753,8 @@ def _find_due(
             phrase = " ".join(window)
             if len(phrase) > MAX_PHRASE_CHARACTERS or not _is_date_words(window) or _is_length(window):
                 continue
+            if size > 1 and _BARE_NUMBER.fullmatch(window[-1]) and window[-2].lower() in _DAYS_BEFORE_A_COUNT:
+                continue  # "tomorrow 2 eggs": a count after the day, not its hour or date
             if start + size < len(words) and words[start + size].startswith("的"):
                 continue  # "礼拜五的报告 明天", "12号 的会议": a day that says which thing, not when
             # "buy 3 apples", "read 10 pages", "the 2nd floor": dateparser would read a month
@@ -709,7 +769,7 @@ def _find_due(
             phrase = _LIBAI.sub("星期", phrase)  # the chip and the title keep 礼拜 as typed
             phrase = phrase.replace("周天", "星期日")  # dateparser knows 周日 and 星期天, not 周天
             phrase = " ".join(_EN_SHORT_DAYS.get(word.lower(), word) for word in phrase.split())
-            phrase = _clock_hours(phrase, evening=evening)
+            phrase = _clock_hours(phrase, evening=evening, morning=morning)
             late = _LATE.search(phrase)
             if late:
                 phrase = f"{phrase[: late.start()]}{int(late[1]) - 24:02d}:{late[2]}{phrase[late.end() :]}"
@@ -719,7 +779,7 @@ def _find_due(
             # dateparser gives the offset in force now: across a DST change "tomorrow 9am" would
             # land at 10:00. A wall clock ("9am", a day) is kept in the zone's own offset for that
             # day; only a duration ("in 3 hours") is an instant from now.
-            timed = _has_time(window)
+            timed = _has_time(window) or _has_time(phrase.split())  # "tonight 9" read as "tonight at 21:00"
             when = when.astimezone(zone) if _DURATION.search(phrase) else when.replace(tzinfo=zone)
             local_now = now.astimezone(zone)
             if _names_todays_weekday(window, local_now) and when.date() == local_now.date() + timedelta(days=7):
@@ -740,8 +800,14 @@ def _find_due(
 
 
 def _with_its_other_half(
-    when: datetime, timed: bool, due_words: list[str], words: list[str], zone: ZoneInfo, now: datetime,
+    when: datetime,
+    timed: bool,
+    due_words: list[str],
+    words: list[str],
+    zone: ZoneInfo,
+    now: datetime,
     evening: bool,
+    morning: bool,
 ) -> tuple[datetime, bool, list[str]]:
     """A day and a time said apart ("12号 理发 下午3点", "5点 下班 明天"): the due found is one
     of them; the other, found among the remaining `words`, completes it (and leaves them)."""
@@ -749,7 +815,7 @@ def _with_its_other_half(
     time_only = timed and not _names_a_day(due_words) and not _DURATION.search(" ".join(due_words))
     if not (day_only or time_only):
         return when, timed, words
-    other = _find_due(words, zone, now, evening=evening)
+    other = _find_due(words, zone, now, evening=evening, morning=morning)
     if other is None:
         return when, timed, words
     start, end, other_when, other_timed = other
@@ -947,12 +1013,13 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     rewritten = _rewrite_english(_rewrite_chinese(masked, today, originals), today, originals)
     words = masked.split() if "due" in ignore else rewritten.split()
     due: date | datetime | None = None
-    found = None if "due" in ignore else _find_due(words, tz, now, evening=evening)
+    morning = _MORNING_WORDS.search(text) is not None
+    found = None if "due" in ignore else _find_due(words, tz, now, evening=evening, morning=morning)
     due_chip: dict[str, str] | None = None
     if found:
         start, end, when, timed = found
         due_words, words = words[start:end], words[:start] + words[end:]
-        when, timed, words = _with_its_other_half(when, timed, due_words, words, tz, now, evening)
+        when, timed, words = _with_its_other_half(when, timed, due_words, words, tz, now, evening, morning)
         due = when.replace(second=0, microsecond=0) if timed else when.date()
         due_chip = {"kind": "due", "text": " ".join(due_words)}
     if recurrence:
