@@ -442,6 +442,9 @@ REVIEWED: list[Row] = [
     ("周1到周5 跑步", TUESDAY, "跑步", date(2026, 12, 8), WEEKDAYS),
     ("每周五天 上班", TUESDAY, "五天 上班", date(2026, 12, 8), "FREQ=WEEKLY"),
     ("每周一次 打扫", TUESDAY, "一次 打扫", date(2026, 12, 8), "FREQ=WEEKLY"),
+    ("整理今天的材料", TUESDAY, "整理的材料", date(2026, 12, 8), None),  # a day before 的, and no other
+    ("整理一点一滴的材料", TUESDAY, "整理一点一滴的材料", None, None),
+    ("三点十五 开会", TUESDAY, "开会", at(12, 8, 15, 15), None),
     ("every monday sun salutation", TUESDAY, "sun salutation", date(2026, 12, 14), "FREQ=WEEKLY;BYDAY=MO"),
     ("sun cream tomorrow", TUESDAY, "sun cream", date(2026, 12, 9), None),  # "sun" alone is no Sunday
 ]

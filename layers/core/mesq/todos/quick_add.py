@@ -275,7 +275,7 @@ _Rewrite = Callable[[re.Match[str]], str]
 _ZH_TIME = re.compile(
     rf"(?:(?P<short>{_ZH_SHORT})(?:上|晨)?|(?P<part>{_ZH_PART})|(?P<early>早|晚)(?=\s*(?:{_NUM})\s*[点點时]))?"
     rf"\s*(?P<hour>{_NUM})\s*(?:点钟?|點鐘?|时)"
-    rf"(?:\s*(?P<half>半)|\s*(?P<quarter>[一三])刻|\s*整|\s*(?P<minute>{_NUM})\s*分?)?"
+    rf"(?:\s*(?P<half>半)|\s*(?P<quarter>[一三])刻|\s*整|\s*(?P<minute>{_NUM})\s*(?P<fen>分)?)?(?![式])"
 )
 #: A part of the day, then a clock time with a colon ("下午 3:30", "明晚8:15", "下午3：30" as a
 #: Chinese keyboard types it): the hour on that part's clock, as "下午3点半" is.
@@ -391,6 +391,8 @@ def _rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = 
             return match[0]
         if match["hour"] == "一" and not (named.get("short") or named.get("part") or named.get("early") or minute):
             return match[0]  # 一点: "a little" (多吃一点), far more often than one o'clock
+        if named.get("minute") and len(named["minute"]) == 1 and not named["minute"].isdigit() and not named.get("fen"):
+            return match[0]  # 一点一滴, 一点一点: no clock says 点一 without 分
         day, part = _ZH_SHORT_FORMS[match["short"]] if match["short"] else ("", match["part"])
         part = part or {"早": "早上", "晚": "晚上"}.get(named.get("early") or "")
         if part:
@@ -747,6 +749,7 @@ def _find_due(
         "RELATIVE_BASE": now.astimezone(zone).replace(tzinfo=None),
     }
     probes = 0
+    attributive: tuple[int, int, datetime, bool] | None = None  # a day before 的, if nothing else
     for size in range(min(5, len(words)), 0, -1):
         for start in range(len(words) - size + 1):
             window = words[start : start + size]
@@ -755,7 +758,8 @@ def _find_due(
                 continue
             if size > 1 and _BARE_NUMBER.fullmatch(window[-1]) and window[-2].lower() in _DAYS_BEFORE_A_COUNT:
                 continue  # "tomorrow 2 eggs": a count after the day, not its hour or date
-            if start + size < len(words) and words[start + size].startswith("的"):
+            before_de = start + size < len(words) and words[start + size].startswith("的")
+            if before_de and attributive is not None:
                 continue  # "礼拜五的报告 明天", "12号 的会议": a day that says which thing, not when
             # "buy 3 apples", "read 10 pages", "the 2nd floor": dateparser would read a month
             # ("at 9" is an hour: _AT_HOUR; "the 5th" a day: _rewrite_english)
@@ -795,8 +799,11 @@ def _find_due(
                     when += timedelta(days=1)
             elif late:  # "明天 24:00": the midnight that ends tomorrow
                 when += timedelta(days=1)
+            if before_de:  # the due only if no other date is typed ("整理今天的材料": today)
+                attributive = attributive or (start, start + size, when, timed)
+                continue
             return start, start + size, when, timed
-    return None
+    return attributive
 
 
 def _with_its_other_half(
