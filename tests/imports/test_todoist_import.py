@@ -105,7 +105,7 @@ def test_what_cannot_be_read_is_kept_in_the_notes_and_listed(services: Services,
     assert "sometime after the rains" in kept["Odds line 2"]
     assert "Mars/Olympus" in kept["Odds line 3"]
     assert "indent 3" in kept["Odds line 4"]
-    assert "every second tuesday" in kept["Odds line 6"]
+    assert "Odds line 6" not in kept  # "every second tuesday" is read now (quick add's grammar)
     tasks = {t["title"]: t for t in load_state(services.items, user["id"]).every_task()}
     injected = tasks["=cmd|' /C calc'!A0"]  # CSV injection: kept as text, exactly
     assert injected["tags"] == ["ok"] and injected["due"] is None
@@ -115,7 +115,8 @@ def test_what_cannot_be_read_is_kept_in_the_notes_and_listed(services: Services,
     assert tasks["bad zone"]["timezone"] == "UTC" and tasks["bad zone"]["due"] == {"type": "date", "date": "2026-12-05"}
     assert tasks["every two weeks"]["recurrence"] == "FREQ=WEEKLY;INTERVAL=2"  # the quick-add grammar's
     assert tasks["every two weeks"]["due"] == {"type": "date", "date": "2026-12-04"}  # starts on the import's day
-    assert "Todoist date 'every second tuesday'" in tasks["second tuesdays"]["notes"]
+    assert tasks["second tuesdays"]["recurrence"] == "FREQ=MONTHLY;BYDAY=2TU"
+    assert "Todoist date" not in (tasks["second tuesdays"].get("notes") or "")
 
 
 def test_the_first_column_is_named_in_the_persons_language(services: Services, tmp_path: Path) -> None:
