@@ -317,11 +317,12 @@ _ZH_BY_DAY = re.compile(
 #: 月底, 这个月底, 下个月底, 12月底 (the month's last day); 年底 (31 December); 元旦, 双十一 (the next
 #: 1 January, 11 November).
 #: Not 每周末 (a rule), 南方周末 (a paper), 周末愉快 / 周末版; 上周末 is past (no due).
-_ZH_WEEKEND = re.compile(
-    r"(?<![方每逢])(?P<which>上上个|上上|上个|上|这个|这|本|下下个|下下|下个|下)?周末(?![愉快乐版报刊])"
-)
+#: Which week or month: this, next (2 ahead: 下下), or last (上: past, no due).
+_WHICH = "上上个|上上|上个|上|这个|这|本|下下个|下下|下个|下"
+_AHEAD = {"下": 1, "下个": 1, "下下": 2, "下下个": 2}
+_ZH_WEEKEND = re.compile(rf"(?<![方每逢])(?P<which>{_WHICH})?周末(?![愉快乐版报刊])")
 _ZH_MONTH_END = re.compile(
-    rf"(?<![去前])(?P<which>上上个|上上|上个|上|这个|本|下下个|下下|下个|下)?"
+    rf"(?<![去前])(?P<which>{_WHICH})?"
     rf"(?:(?:(?P<year>[0-9]{{4}})年)?(?P<month>{_NUM})月|月)底(?![下线层牌气子薪])"
 )
 #: 年底, 今年底, 明年底, 后年底, 2027年底: 31 December of that year (去年底: past, no due).
@@ -438,7 +439,7 @@ def _rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = 
     def weekend(match: re.Match[str]) -> str:
         if (match["which"] or "").startswith("上"):
             return match[0]  # 上周末: past, no due
-        weeks = {"下": 1, "下个": 1, "下下": 2, "下下个": 2}.get(match["which"] or "", 0)
+        weeks = _AHEAD.get(match["which"] or "", 0)
         return f" {_weekend(today, weeks).isoformat()} "
 
     def year_end(match: re.Match[str]) -> str:
@@ -451,7 +452,7 @@ def _rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = 
     def month_end(match: re.Match[str]) -> str:
         if (match["which"] or "").startswith("上"):
             return match[0]  # 上个月底: past, no due
-        ahead = {"下": 1, "下个": 1, "下下": 2, "下下个": 2}.get(match["which"] or "", 0)
+        ahead = _AHEAD.get(match["which"] or "", 0)
         month_number = _zh_number(match["month"]) if match["month"] else None
         if month_number is None:
             return f" {_months_on(today, ahead, 31).isoformat()} "
