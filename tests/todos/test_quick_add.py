@@ -8,7 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from mesq.todos.quick_add import KINDS, RuleShape, parse_quick_add, rule_shape
+from mesq.todos.quick_add import KINDS, parse_quick_add
+from mesq.todos.quick_rules import RuleShape, rule_shape
 
 SH = ZoneInfo("Asia/Shanghai")
 NY = ZoneInfo("America/New_York")

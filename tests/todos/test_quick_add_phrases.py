@@ -16,9 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mesq.todos import recurrence
-from mesq.todos.quick_add import _RECUR_EVERY as RECUR_EVERY
-from mesq.todos.quick_add import _RECUR_ZH as RECUR_ZH
 from mesq.todos.quick_add import QuickAdd, parse_quick_add
+from mesq.todos.quick_rules import RECUR_EVERY, RECUR_ZH
 from tests.hypothesis_lanes import examples
 
 SH = ZoneInfo("Asia/Shanghai")

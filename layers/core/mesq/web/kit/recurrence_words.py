@@ -7,7 +7,7 @@ from __future__ import annotations
 from jinja2 import pass_context
 from jinja2.runtime import Context
 
-from ...todos.quick_add import rule_shape
+from ...todos.quick_rules import rule_shape
 from .i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, NP_, Translator
 
 ENGLISH = Translator(DEFAULT_LANGUAGE)
