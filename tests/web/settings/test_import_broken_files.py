@@ -9,13 +9,10 @@ log with the request's trace id, never to the answer."""
 
 from __future__ import annotations
 
-import hashlib
 import html
-import io
 import json
 import re
 import sqlite3
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,6 +23,7 @@ from starlette.testclient import TestClient
 from mesq.asgi import app_imports
 from tests.conftest import Account
 from tests.imports.exports import flomo_export, memos_database
+from tests.support.archives import with_member_replaced
 
 from ..conftest import Browser
 from .test_import_language import _zip
@@ -203,21 +201,7 @@ def _archive_with(person: Browser, member: str, replace: Callable[[bytes], bytes
     only the member's text is at fault)."""
     exported = person.post("/settings/export")
     assert exported.status_code == 200
-    source = zipfile.ZipFile(io.BytesIO(exported.content))
-    changed = replace(source.read(member))
-    manifest = json.loads(source.read("manifest.json"))
-    if member != "manifest.json":
-        manifest["files"][member].update(sha256=hashlib.sha256(changed).hexdigest(), bytes=len(changed))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as target:
-        for info in source.infolist():
-            if info.filename == member:
-                target.writestr(info.filename, changed)
-            elif info.filename == "manifest.json":
-                target.writestr(info.filename, json.dumps(manifest))
-            else:
-                target.writestr(info, source.read(info.filename))
-    return out.getvalue()
+    return with_member_replaced(exported.content, member, replace)
 
 
 ARCHIVES: dict[str, tuple[str, Callable[[bytes], bytes], str]] = {

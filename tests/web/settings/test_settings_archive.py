@@ -6,7 +6,6 @@ nothing; a ZIP of Markdown notes; the upload's size cap; the bound on archive wo
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import json
 import zipfile
@@ -19,6 +18,7 @@ from mesq.asgi.account_archive import ARCHIVE_SLOTS, archive_slot
 from mesq.memos.writes import create_memo
 from mesq.web.settings import archive
 from mesq.wiring.services import Services
+from tests.support.archives import with_member_replaced
 
 from ..conftest import Browser, memo_call
 
@@ -51,22 +51,13 @@ def _import(person: Browser, data: bytes, kind: str = "archive", name: str = "me
 def _with_bad_line(data: bytes, number: int) -> bytes:
     """The archive with records.jsonl line `number` replaced by text that is not JSON, its
     manifest checksum updated so that only the line itself is at fault."""
-    source = zipfile.ZipFile(io.BytesIO(data))
-    lines = source.read("records.jsonl").decode().splitlines()
-    lines[number - 1] = "{not json"
-    records = ("\n".join(lines) + "\n").encode()
-    manifest = json.loads(source.read("manifest.json"))
-    manifest["files"]["records.jsonl"].update(sha256=hashlib.sha256(records).hexdigest(), bytes=len(records))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as target:
-        for info in source.infolist():
-            if info.filename == "records.jsonl":
-                target.writestr(info.filename, records)
-            elif info.filename == "manifest.json":
-                target.writestr(info.filename, json.dumps(manifest))
-            else:
-                target.writestr(info, source.read(info.filename))
-    return out.getvalue()
+
+    def bad_line(records: bytes) -> bytes:
+        lines = records.decode().splitlines()
+        lines[number - 1] = "{not json"
+        return ("\n".join(lines) + "\n").encode()
+
+    return with_member_replaced(data, "records.jsonl", bad_line)
 
 
 def test_export_is_the_whole_account_as_an_archive(services: Services, browser: Callable[..., Browser]) -> None:
