@@ -173,8 +173,10 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
         masked, plain = masked + f" {mark} ", plain + match[0]
     masked, plain = masked + line[end:], plain + line[end:]
 
-    rewritten = rewrite_english(rewrite_chinese(masked, today, originals), today, originals)
-    words = masked.split() if "due" in ignore else rewritten.split()
+    if "due" in ignore:
+        words = masked.split()
+    else:
+        words = rewrite_english(rewrite_chinese(masked, today, originals), today, originals).split()
     due: date | datetime | None = None
     morning = MORNING_WORDS.search(text) is not None
     found = None if "due" in ignore else find_due(words, tz, now, evening=evening, morning=morning)

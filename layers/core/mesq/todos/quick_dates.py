@@ -19,7 +19,9 @@ from zoneinfo import ZoneInfo
 import dateparser
 
 from .quick_words import (
+    EN_DAY_NAMES,
     EN_DAYS,
+    EN_WEEKDAY_INDEX,
     MONTH_DAY_NUM,
     NO_HOUR_AFTER,
     NOT_A_PART_BEFORE,
@@ -49,8 +51,7 @@ _DATE_WORDS = frozenset(
      "minute", "minutes", "min", "mins",
      "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
      "january", "february", "march", "april", "june", "july", "august", "september", "october",
-     "november", "december", *EN_DAYS, "mon", "tue", "wed", "thu", "fri", "sat", "tues", "thur", "thurs",
-     "night", "this"}
+     "november", "december", *(name for name in EN_DAY_NAMES if name != "sun"), "night", "this"}
 )  # fmt: skip
 #: What "this" may stand before in a date ("this friday", "this evening"; not "do this today",
 #: nor "this week" / "this month" / "this year": spans, not days).
@@ -417,11 +418,6 @@ _AM_PM = frozenset({"am", "pm", "a.m.", "p.m.", "a.m", "p.m"})
 _DAYS_BEFORE_A_COUNT = frozenset(
     {"today", "tomorrow", "tmr", "tmrw", *EN_DAYS, "mon", "tue", "wed", "thu", "fri", "sat", "sun"}
 )
-_EN_WEEKDAY_INDEX = {
-    **{name: index for index, name in enumerate(EN_DAYS)},
-    **{name[:3]: index for index, name in enumerate(EN_DAYS)},
-    "tues": 1, "thur": 3, "thurs": 3,
-}  # fmt: skip
 
 
 def _names_todays_weekday(words: list[str], local_now: datetime) -> bool:
@@ -431,7 +427,7 @@ def _names_todays_weekday(words: list[str], local_now: datetime) -> bool:
         return False
     for word in lowered:
         zh = _ZH_DATE.fullmatch(word)
-        weekday = ZH_DAYS.get(word[-1]) if zh and word[:1] in "周星礼" else _EN_WEEKDAY_INDEX.get(word)
+        weekday = ZH_DAYS.get(word[-1]) if zh and word[:1] in "周星礼" else EN_WEEKDAY_INDEX.get(word)
         if weekday == local_now.weekday():
             return True
     return False

@@ -12,8 +12,10 @@ from zoneinfo import ZoneInfo
 
 from .quick_words import (
     BYDAY,
+    EN_DAY_NAMES,
     EN_DAYS,
     EN_PART_TIMES,
+    EN_WEEKDAY_INDEX,
     MONTH_DAY_NUM,
     NO_HOUR_AFTER,
     NOT_A_PART_BEFORE,
@@ -27,11 +29,11 @@ from .recurrence import FREQUENCIES, first_occurrence
 
 # Recurrence phrases -> an RRULE (`rule_of`); a part of the day right after one ("每周五下午",
 # "every friday afternoon", not "every friday morning at 9") is its time.
-_EN_DAY_ALT = "|".join(EN_DAYS) + "|tues|thurs|thur|mon|tue|wed|thu|fri|sat|sun"
+_EN_DAY_ALT = "|".join(EN_DAY_NAMES)
 #: Several days in one rule: "every mon, wed, fri", "every monday and thursday", "每周一三五",
 #: "每周三、五", "每周六日", "每周一和周三".
 _EN_DAY_SEPARATOR = r"(?:\s*,\s*(?:and\s+)?|\s*&\s*|\s+and\s+)"
-_EN_SHORT_DAY_ALT = "tues|thurs|thur|mon|tue|wed|thu|fri|sat|sun"
+_EN_SHORT_DAY_ALT = "|".join(name for name in EN_DAY_NAMES if name not in EN_DAYS)
 #: A list of days: named in full, they need a separator ("monday and thursday"; "every monday sun
 #: salutation" is Mondays); short names may follow each other with a space ("mon wed fri").
 _EN_DAY_LIST = (
@@ -166,11 +168,7 @@ def part_clock_time(match: re.Match[str]) -> str | None:
 def _weekdays(days: str) -> list[int]:
     """The weekdays a day list names ("mon, wed and fri", "一三五", "三、五"), Monday 0, in week order."""
     zh = [ZH_DAYS[ch] for ch in days if ch in ZH_DAYS]
-    en = [
-        [d[:3] for d in EN_DAYS].index(word[:3].lower())
-        for word in re.findall(r"[A-Za-z]+", days)
-        if word.lower() != "and"
-    ]
+    en = [EN_WEEKDAY_INDEX[word.lower()] for word in re.findall(r"[A-Za-z]+", days) if word.lower() != "and"]
     return sorted(set(zh + en))
 
 

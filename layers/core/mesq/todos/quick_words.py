@@ -5,6 +5,10 @@ them. Pure: data and one number reader."""
 from __future__ import annotations
 
 EN_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: Every English weekday word read, full names first (a regex alternative tries them in order).
+EN_DAY_NAMES = (*EN_DAYS, "tues", "thurs", "thur", "mon", "tue", "wed", "thu", "fri", "sat", "sun")
+#: Each weekday word -> its weekday, Monday 0.
+EN_WEEKDAY_INDEX = {name: [day[:3] for day in EN_DAYS].index(name[:3]) for name in EN_DAY_NAMES}
 BYDAY = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
 ZH_DAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 _ZH_DIGITS = {
