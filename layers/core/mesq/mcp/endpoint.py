@@ -21,8 +21,9 @@ Per request, in this order (docs/contract.md §2, architecture "Request flow (MC
    needs a scope the token lacks -> 403 `insufficient_scope` naming the scopes the call needs
    (MCP authorization, "Runtime Insufficient Scope Errors"). A tool hidden by the URL, the
    headers or read-only mode is no scope matter: the SDK handler answers -32602.
-8. A fresh stateless, JSON-response `StreamableHTTPSessionManager` (its `run()` is single-use,
-   and Mangum gives no lifespan) serves the one message with the process-wide `Server`; the body
+8. The stateless, JSON-response `StreamableHTTPSessionManager` running on this event loop
+   (running_manager.py: started by the loop's first request, since Mangum gives no lifespan)
+   serves the one message with the process-wide `Server`; the body
    already read is replayed to it (a batch: message by message, answers collected into one
    array). The SDK picks the era: 2026-07-28 (`server/discover`, `_meta` envelope,
    `Mcp-Method`/`Mcp-Name` header checks; its version and missing-header rejections are amended,
@@ -93,6 +94,7 @@ from .list_memo import ListMemo
 from .request_state import SCOPE_KEY, RequestState
 from .resource_metadata import instance_url, resource_base
 from .result import logger
+from .running_manager import RunningManagers
 from .versions import amend_rejection
 from .visibility import FILTER_HEADERS, Visibility, resolve
 from .wire import Captured, amending_send
@@ -104,7 +106,7 @@ CONNECT_SCOPES = " ".join(order_scopes(READ_SCOPES))
 CORRELATION_HEADER = "x-correlation-id"
 MAX_CORRELATION_ID = 128
 
-# A manager per request would log "session manager started/shutting down" at INFO every time.
+# The SDK logs its manager's start and end at INFO: once per event loop here, not news.
 logging.getLogger("mcp.server.streamable_http_manager").setLevel(logging.WARNING)
 
 
@@ -213,6 +215,11 @@ class McpEndpoint:
         self.message_cap = min(MESSAGE_BODY_CAP, body_cap)
         self.limiter = RateLimiter(services.items, services.settings)
         self.list_memo = ListMemo()
+        self.managers = RunningManagers(
+            lambda: StreamableHTTPSessionManager(
+                app=server, json_response=True, stateless=True, max_request_body_size=body_cap
+            )
+        )
 
     # -- the checks before the SDK -------------------------------------------------------------
 
@@ -520,15 +527,9 @@ class McpEndpoint:
         if listing is not None and await self.list_memo.answer(listing, send_private):
             return
         sdk_send = self.list_memo.recording(listing, send_private) if listing is not None else send_private
-        manager = StreamableHTTPSessionManager(
-            app=self.server,
-            json_response=True,
-            stateless=True,
-            max_request_body_size=self.body_cap,
-        )
         try:
-            async with manager.run():
-                await manager.handle_request(scope, replay, sdk_send)
+            manager = await self.managers.manager()
+            await manager.handle_request(scope, replay, sdk_send)
         except Exception as exc:
             if started:  # the answer is on its way: nothing left to tell the client
                 logger.exception("mcp transport failed after responding", extra={"traceId": trace_id})
