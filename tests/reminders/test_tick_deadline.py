@@ -298,3 +298,44 @@ def test_a_tick_whose_reading_outlasts_the_claim_window_still_sends(
     report = run_due_reminder_tick(slow, sealer, now + timedelta(hours=3), reach=reach, limits=limits)
     assert report.buckets > 180 and report.delivered == 2 and report.left == 0, report
     assert len(receiver.received) == 2
+
+
+class _HangingChannelWrites(_SlowStore):
+    """An item store whose writes to a reminder channel's record (its last outcome) hang for
+    `hold` seconds: a store call that outlasts the tick's closing."""
+
+    def __init__(self, inner: ItemStore, hold: float) -> None:
+        super().__init__(inner, 0.0)
+        self._hold = hold
+
+    def update(self, op: Any) -> Any:
+        if str(op.key[1]).startswith(channels.PREFIX):
+            time.sleep(self._hold)
+        return self._inner.update(op)
+
+
+def test_a_tick_cut_while_recording_the_channels_sends_nothing_again(
+    tmp_path: Path, sealer: LocalKeySealer, receiver: Receiver
+) -> None:
+    """Two occurrences go out to a webhook; writing the channel's outcome then hangs past the
+    tick's closing, so the tick is cut. The occurrences' records were written as soon as the
+    sends were done, so their leases, when their minute comes, send nothing again (before: the
+    claim's status and its retry entry were written after the channels', the lease still named
+    every channel, and the receiver got each reminder twice)."""
+    inner = SQLiteItemStore(tmp_path / "mesq.db")
+    soon = datetime.now(UTC) + timedelta(seconds=2)
+    due = _user_with_tasks(inner, "u-cut", 1, soon)
+    _webhook(inner, sealer, "u-cut", receiver)
+    reach = Reach(RULES, PUBLIC, deadline=1.0, channel_deadline=1.0)
+    limits = TickLimits(deadline=3.0, closing=0.5, store=0.5)  # claim window: 3 - 0.5 - 0.5 - 1 = 1 s
+    at = due + timedelta(seconds=5)
+    hanging: Any = _HangingChannelWrites(inner, 4.0)
+    started = time.monotonic()
+    first = run_due_reminder_tick(hanging, sealer, at, backoff=(0.0,), reach=reach, limits=limits)
+    assert time.monotonic() - started < limits.deadline, first
+    assert first.cut == 2 and len(receiver.received) == 2, first
+    for later in (timedelta(minutes=1), RETRY_DELAYS[0] + timedelta(minutes=1)):
+        again = run_due_reminder_tick(inner, sealer, at + later, backoff=(0.0,), reach=reach)
+        assert again.retried == 0, again
+    ids = _ids(receiver.received)
+    assert len(ids) == 2 and set(ids.values()) == {1}, ids

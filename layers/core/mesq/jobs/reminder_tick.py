@@ -18,7 +18,8 @@
 3. Delivery to each channel of the user (`mesq/adapters/reminders/delivery.py`: signed,
    retried with backoff, each attempt under its own total deadline and all of one channel's
    attempts under the channel's, `transport.CHANNEL_DEADLINE_SECONDS`), the outcome recorded on
-   the channel and on the claim. All delivered: the retry entry goes. A channel failed: the
+   the claim (first: one transaction with the retry entry, as soon as the sends are done) and
+   then on each channel. All delivered: the retry entry goes. A channel failed: the
    retry entry stays, and when its minute comes a later tick sends again to the channels that
    failed (only those), moving the entry along `RETRY_DELAYS`; after the last round the failure
    is final. Each round is claimed by a conditional write of the entry's `round`, so two ticks
@@ -45,7 +46,8 @@ out fairly:
   by then is not claimed and stays where it is, and the cursor stays at its minute: the next
   tick sends it, once (nothing was written for it). A send still running at the closing (only a
   store call that hangs could outlast the window) is cut; its claim's lease sends it again, as
-  after a crash.
+  after a crash, to the channels not yet recorded as delivered: a cut while the channels'
+  outcomes are written (after the claim's record) sends nothing again.
 The tick runs on an event loop of its own (`anyio.run`; `mesq serve` calls it in a worker
 thread, the scheduler function directly): its store calls are quick and run inline on that
 loop, while `deliver`, which the settings page's test send shares with the server's loop, moves
@@ -277,10 +279,13 @@ async def deliver(
     channel_ids: Collection[str] | None = None,
     reach: Reach | None = None,
     language: str = "",
+    on_sent: Callable[[dict[str, str]], None] | None = None,
 ) -> dict[str, str]:
     """Send `payload` to every channel of the user (or only to those in `channel_ids`), all at
     once, in the user's language (`language`: the page's, for a test send); the failure reason
-    per channel id (empty = all delivered)."""
+    per channel id (empty = all delivered). `on_sent` gets those failures as soon as the sends
+    are done, before each channel's outcome is written: a tick records the occurrence there, so
+    a tick cut while the channels are written sends nothing again to a channel that took it."""
     reach = reach or Reach()
     ready, unreadable = await run_sync(_opened, items, sealer, user_id, channel_ids)
     spoken = preferred_language(await run_sync(get_user, items, user_id), language)
@@ -295,8 +300,11 @@ async def deliver(
         unreadable_text = Text("the channel's secret cannot be opened; add the channel again")
         outcomes[channel_id] = {"at": format_timestamp(datetime.now(UTC)), "attempts": 0,
                                 "reason": str(unreadable_text), "said": unreadable_text.stored()}  # fmt: skip
+    failures = {channel_id: str(failure["reason"]) for channel_id, failure in outcomes.items() if failure is not None}
+    if on_sent is not None:
+        on_sent(failures)
     await run_sync(_record, items, user_id, outcomes)
-    return {channel_id: str(failure["reason"]) for channel_id, failure in outcomes.items() if failure is not None}
+    return failures
 
 
 @dataclass
@@ -327,10 +335,13 @@ class _Tick:
         stored = self.items.get(todo_keys.task_key(str(entry["userId"]), str(entry["taskId"])))
         return todo_keys.record_of(stored) if stored is not None else None
 
-    async def send(self, entry: Item, task: Item, channel_ids: Collection[str] | None = None) -> dict[str, str]:
+    async def send(self, entry: Item, task: Item, round_: int, channel_ids: Collection[str] | None = None) -> None:
+        """Round `round_` of the occurrence: sent, then recorded (`_record_round`) before the
+        channels' outcomes are written."""
         payload = _payload(entry, task, self.now, self.zone_of(str(entry["userId"])))
-        return await deliver(self.items, self.sealer, str(entry["userId"]), payload, client=self.http,
-                             backoff=self.backoff, channel_ids=channel_ids, reach=self.reach)  # fmt: skip
+        recorded = functools.partial(_record_round, self, entry, round_)
+        await deliver(self.items, self.sealer, str(entry["userId"]), payload, client=self.http, backoff=self.backoff,
+                      channel_ids=channel_ids, reach=self.reach, on_sent=recorded)  # fmt: skip
 
 
 class _Turns:
@@ -506,7 +517,7 @@ async def _entry(tick: _Tick, entry: Item, turns: _Turns, minute: datetime) -> N
         moved_to = parse_timestamp(str(following["at"]), "at").replace(second=0, microsecond=0)
         turns.add(min(minute, moved_to), following)
     if task is not None:
-        _record_round(tick, entry, 0, await tick.send(entry, task))
+        await tick.send(entry, task, 0)
 
 
 def _handle(tick: _Tick, entry: Item) -> tuple[Item | None, Item | None]:
@@ -584,7 +595,7 @@ async def _retry(tick: _Tick, entry: Item) -> None:
     tick.report.due += 1
     tick.report.retried += 1
     only = entry.get("channels")
-    _record_round(tick, entry, round_, await tick.send(entry, task, None if only is None else set(only)))
+    await tick.send(entry, task, round_, None if only is None else set(only))
 
 
 def _due(entry: Item | None, now: datetime) -> Item | None:
