@@ -66,7 +66,7 @@ HOSTILE = {
     ),
     "encrypted": (
         lambda: _encrypted(_zip({"flomo@x/index.html": b"<html></html>"})),
-        "flomo.zip: flomo@x/index.html：加密的文件不予读取",
+        "flomo.zip 中的 flomo@x/index.html：加密的文件不予读取",
         "flomo.zip: flomo@x/index.html: encrypted members are not read",
     ),
     "overlap": (

@@ -1,6 +1,7 @@
 """The refusals this branch put in the reader's language, in headless Chromium against a real
 `mesq serve`, in zh-CN and en-US at 390 and 1280 px: Settings → Import with a file that is not a
-ZIP (the archive / Markdown form and "from another app"), OAuth's authorize with an unknown
+ZIP (the archive / Markdown form and "from another app"), a flomo ZIP whose member (named by its
+long path) is corrupt, OAuth's authorize with an unknown
 client, the sign-in form without its cookie, and the timeline with an unknown status. Each page
 is in one language (no English sentence on the Chinese one) and fits its width."""
 
@@ -17,6 +18,7 @@ from ...conftest import LiveServer
 from ..chromium import chromium_page
 from ..kit.test_browser import PASSWORD
 from ..kit.test_layout import SIZES
+from .test_import_broken_files import _corrupt_member
 
 expect = playwright_sync.expect
 #: A run of three English words: what a Chinese page must not hold outside code (docs/i18n.md).
@@ -25,6 +27,7 @@ WORDS = {
     "zh-CN": {
         "markdown": "bogus.zip：不是可读的 ZIP 文件",
         "flomo": "bogus.zip：不是可读的 ZIP 文件",
+        "flomo-corrupt": "flomo.zip 中的 flomo@tester-20240101/index.html：压缩数据已损坏",
         "authorize": "MeSQ 不认识让你来到这里的应用",
         "login": "登录表单已过期",
         "status": "状态：须为 'NORMAL', 'ARCHIVED', 'ALL' 之一",
@@ -32,6 +35,7 @@ WORDS = {
     "en-US": {
         "markdown": "bogus.zip: not a readable ZIP archive",
         "flomo": "bogus.zip: not a readable ZIP archive",
+        "flomo-corrupt": "flomo.zip: flomo@tester-20240101/index.html: its compressed data is corrupt",
         "authorize": "The app that sent you here is not known to MeSQ",
         "login": "The sign-in form is out of date",
         "status": "status: one of 'NORMAL', 'ARCHIVED', 'ALL'",
@@ -82,6 +86,15 @@ def test_refusals_in_one_language_at_both_widths(server: LiveServer, tmp_path: P
         page.set_input_files("#app-import-file", str(bogus))
         page.click("#app-import-form button[type=submit]")
         _checked(page, "#app-import-error", words["flomo"], locale, tmp_path, "flomo")
+
+        # A refusal that names a member by its long path (no space to wrap at) still fits 390 px.
+        corrupt = tmp_path / "flomo.zip"
+        (tmp_path / "made").mkdir()
+        corrupt.write_bytes(_corrupt_member(tmp_path / "made"))
+        page.check("#app-import-form input[name=kind][value=flomo]")
+        page.set_input_files("#app-import-file", str(corrupt))
+        page.click("#app-import-form button[type=submit]")
+        _checked(page, "#app-import-error", words["flomo-corrupt"], locale, tmp_path, "flomo-corrupt")
 
         page.goto(f"{server.base_url}/oauth/authorize?client_id=x")
         _checked(page, "main", words["authorize"], locale, tmp_path, "authorize")

@@ -60,8 +60,14 @@ class Member:
     mode: int = 0  # the Unix file mode the entry records (its external attributes' high 16 bits)
 
 
-def _line(where: str, number: int) -> Text:
+def _line(where: str | Text, number: int) -> Text:
     return Text("%(where)s line %(line)s", where=where, line=number)
+
+
+def member_in(file: str, name: str) -> Text:
+    """A member named in an error: "flomo.zip: notes/index.html" (its name cut at 80 characters),
+    said in the reader's language (a Chinese page has no ASCII colon between the two)."""
+    return Text("%(file)s: %(member)s", file=file, member=name[:80])
 
 
 def _bytes(size: int) -> Text:
@@ -170,7 +176,7 @@ class BoundedZip:
             position += _CENTRAL.size + name_length + extra_length + comment_length
             size, compressed, offset = _zip64_sizes(extra, size, compressed, offset)
             name = raw_name.decode("utf-8" if flags & _UTF8 else "cp437", errors="replace")
-            where = f"{self.label}: {name[:80]}"
+            where = member_in(self.label, name)
             if flags & _ENCRYPTED:
                 raise ArchiveError(Text("%(where)s: encrypted members are not read", where=where))
             if method not in (_STORED, _DEFLATED):
@@ -224,12 +230,12 @@ class BoundedZip:
             raise ArchiveError(
                 Text("%(file)s: %(member)s: its data runs past the archive", file=self.label, member=member.name[:80])
             )
-        return MemberReader(handle, member, start, f"{self.label}: {member.name[:80]}")
+        return MemberReader(handle, member, start, member_in(self.label, member.name))
 
     def read(self, member: Member, limit: int) -> bytes:
         """The member whole, when it is at most `limit` bytes (CapExceeded otherwise)."""
         if member.size > limit:
-            raise CapExceeded("member size", limit, f"{self.label}: {member.name[:80]}", _bytes(member.size))
+            raise CapExceeded("member size", limit, member_in(self.label, member.name), _bytes(member.size))
         with self.open(member) as reader:
             return reader.read()
 
@@ -239,7 +245,7 @@ class BoundedZip:
         """(line number, line without its end) of every non-empty line; a line longer than
         `max_line` is refused before more than `max_line` bytes of it are held. `on_chunk` sees
         every chunk read (a checksum)."""
-        where = f"{self.label}: {member.name[:80]}"
+        where = member_in(self.label, member.name)
         pending = bytearray()
         number = 0
         with self.open(member) as reader:
@@ -284,7 +290,7 @@ def _zip64_sizes(extra: bytes, size: int, compressed: int, offset: int) -> tuple
 class MemberReader:
     """One member's bytes, inflated a chunk at a time, never past the size its entry declares."""
 
-    def __init__(self, handle: BinaryIO, member: Member, start: int, where: str) -> None:
+    def __init__(self, handle: BinaryIO, member: Member, start: int, where: Text) -> None:
         self._handle, self._member, self._where = handle, member, where
         self._position = start  # of the next compressed byte
         self._left = member.compressed  # compressed bytes not yet read
