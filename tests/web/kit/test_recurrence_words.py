@@ -58,3 +58,30 @@ def test_quick_add_chips_in_the_page_language() -> None:
     rule = {"kind": "recurrence", "value": "FREQ=WEEKLY;BYDAY=MO"}
     assert chip_label("recurrence", rule, parsed, ZH) == "每周的周一"
     assert chip_label("tag", {"kind": "tag", "value": "家务"}, parsed, ZH) == "#家务"
+
+
+def test_the_repeats_that_keep_short_months_are_said_in_words() -> None:
+    """What quick add and the task form write for the 29th-31st (todos/short_months.py) is said,
+    not called a custom rule, as "每月底" once was on its task."""
+    said = {
+        "FREQ=MONTHLY;BYMONTHDAY=-1": ("Every month on the last day", "每月的最后一天"),
+        "FREQ=MONTHLY;BYMONTHDAY=28,29,30;BYSETPOS=-1": (
+            "Every month on day 30, or the last day of a shorter month",
+            "每月的 30 日（当月没有这一天时为最后一天）",
+        ),
+        "FREQ=MONTHLY;INTERVAL=2;BYMONTHDAY=28,29;BYSETPOS=-1;COUNT=5": (
+            "Every 2 months on day 29, or the last day of a shorter month, 5 times",
+            "每 2 个月的 29 日（当月没有这一天时为最后一天），共 5 次",
+        ),
+        "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=28,29;BYSETPOS=-1": (
+            "Every year on 29 February, or 28 February in other years",
+            "每年的 2 月 29 日（平年为 2 月 28 日）",
+        ),
+    }
+    for rule, (english, chinese) in said.items():
+        assert (recurrence_words(rule, EN), recurrence_words(rule, ZH)) == (english, chinese), rule
+    # Other uses of the same parts are not those forms: never a wrong sentence.
+    for rule in ("FREQ=MONTHLY;BYMONTHDAY=1,15;BYSETPOS=-1", "FREQ=MONTHLY;BYMONTHDAY=27,28,29;BYSETPOS=-1",
+                 "FREQ=YEARLY;BYMONTH=3", "FREQ=MONTHLY;BYSETPOS=1;BYDAY=MO", "FREQ=WEEKLY;BYMONTHDAY=-1",
+                 "FREQ=MONTHLY;BYMONTHDAY=-2"):  # fmt: skip
+        assert recurrence_words(rule) == "Repeats (custom rule)", rule

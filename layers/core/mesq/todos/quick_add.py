@@ -33,6 +33,7 @@ from ..kernel.tags import find_tags
 from .quick_dates import MORNING_WORDS, find_due, rewrite_chinese, rewrite_english, with_its_other_half
 from .quick_rules import RECUR_EVERY, RECUR_ZH, ZH_DAYPART_WORD, first_due, part_clock_time, part_of_day, rule_of
 from .quick_words import PART_TIMES
+from .short_months import never_skipping
 
 __all__ = ["KINDS", "MAX_CHARACTERS", "QuickAdd", "parse_quick_add"]
 
@@ -192,8 +193,14 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
         # already past: a rule needs a due, and it must be one the rule gives.
         # "every other tuesday" starts on the coming Tuesday (the due anchors the series); an
         # INTERVAL counted from today's week could skip it
+        anchor = today if due is None else due
+        # "每月30号", "every month" on the 31st: February keeps its occurrence (short_months.py)
+        recurrence = never_skipping(recurrence, anchor)
+        for chip in chips:
+            if chip["kind"] == "recurrence":
+                chip["value"] = recurrence
         first_rule = re.sub(r";INTERVAL=\d+", "", recurrence) if "BYDAY" in recurrence else recurrence
-        due = first_due(first_rule, today if due is None else due, tz, now)
+        due = first_due(first_rule, anchor, tz, now)
         if due_chip is None:  # a due the rule gave: removed with the rule, not on its own
             due_chip = {"kind": "due", "text": "", "drop": "recurrence"}
     if due_chip is not None and due is not None:

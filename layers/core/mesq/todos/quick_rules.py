@@ -26,6 +26,7 @@ from .quick_words import (
     zh_number,
 )  # fmt: skip
 from .recurrence import FREQUENCIES, first_occurrence
+from .short_months import LEAP_DAY_OR_LAST, month_day_or_last, rule_parts
 
 # Recurrence phrases -> an RRULE (`rule_of`); a part of the day right after one ("每周五下午",
 # "every friday afternoon", not "every friday morning at 9") is its time.
@@ -188,6 +189,8 @@ def first_due(rule: str, start: date | datetime, zone: ZoneInfo, now: datetime) 
 
 #: RRULE parts `RuleShape` accounts for; a rule with any other part is "a custom rule".
 _DESCRIBED_PARTS = {"FREQ", "INTERVAL", "BYDAY", "BYMONTHDAY", "COUNT", "UNTIL", "WKST"}
+#: The parts of the never-skipping forms (todos/short_months.py), said only in those forms.
+_SHORT_MONTH_PARTS = {"BYMONTH", "BYSETPOS"}
 
 
 @dataclass(frozen=True)
@@ -195,7 +198,10 @@ class RuleShape:
     """An RRULE's parts the pages put in words ("Every 2 weeks on Monday, 6 times"), read once here
     so the words can be said in any language by the web layer (`web/kit/recurrence_words.py`):
     `freq` one of FREQUENCIES, `every` the interval, `days` BYDAY codes ("MO"), `month_days`
-    BYMONTHDAY numbers, `count` COUNT, `until` UNTIL's date (YYYY-MM-DD)."""
+    BYMONTHDAY numbers, `count` COUNT, `until` UNTIL's date (YYYY-MM-DD); and the forms that keep
+    the short months (todos/short_months.py): `last_day` (BYMONTHDAY=-1), `or_last_day` (the one
+    day of `month_days`, or the month's last day when it is shorter), `leap_day` (29 February, or
+    the 28th in other years)."""
 
     freq: str
     every: int = 1
@@ -203,6 +209,9 @@ class RuleShape:
     month_days: tuple[int, ...] = ()
     count: int | None = None
     until: str | None = None
+    last_day: bool = False
+    or_last_day: bool = False
+    leap_day: bool = False
 
     @property
     def weekdays(self) -> bool:
@@ -213,16 +222,26 @@ class RuleShape:
 def rule_shape(rule: str) -> RuleShape | None:
     """`rule` read into a RuleShape, or None when words could not say it exactly (the page then
     says "a custom rule" and keeps the raw rule under "Advanced"): never a wrong sentence."""
-    parts = dict(part.split("=", 1) for part in rule.upper().removeprefix("RRULE:").split(";") if "=" in part)
+    parts = rule_parts(rule.upper())
     freq, days = parts.get("FREQ", ""), parts.get("BYDAY", "")
     interval = parts.get("INTERVAL", "1")
-    if freq not in FREQUENCIES or set(parts) - _DESCRIBED_PARTS or not interval.isdigit() or int(interval) < 1:
+    if freq not in FREQUENCIES or set(parts) - _DESCRIBED_PARTS - _SHORT_MONTH_PARTS:
+        return None
+    if not interval.isdigit() or int(interval) < 1:
         return None
     if days and (freq != "WEEKLY" or any(day not in BYDAY for day in days.split(","))):
         return None  # "1MO" (the first Monday) and BYDAY outside a week are not said here
     month_days = parts.get("BYMONTHDAY", "")
-    if month_days and (freq != "MONTHLY" or not all(d.isdigit() for d in month_days.split(","))):
+    short_months = _short_month_form(parts)
+    if short_months is None:
         return None
+    if not any(short_months.values()) and month_days:
+        if freq != "MONTHLY" or not all(d.isdigit() for d in month_days.split(",")):
+            return None
+    elif short_months["or_last_day"]:
+        month_days = month_days.split(",")[-1]
+    else:
+        month_days = ""
     count, until = parts.get("COUNT", ""), parts.get("UNTIL", "")
     return RuleShape(
         freq=freq,
@@ -231,4 +250,25 @@ def rule_shape(rule: str) -> RuleShape | None:
         month_days=tuple(int(d) for d in month_days.split(",")) if month_days else (),
         count=int(count) if count.isdigit() else None,
         until=f"{until[:4]}-{until[4:6]}-{until[6:8]}" if len(until) >= 8 and until[:8].isdigit() else None,
+        **short_months,
     )
+
+
+def _short_month_form(parts: dict[str, str]) -> dict[str, bool] | None:
+    """Which never-skipping form the parts are (all False: none, and no BYMONTH or BYSETPOS);
+    None when they hold BYMONTH or BYSETPOS in any other way."""
+    form = {"last_day": False, "or_last_day": False, "leap_day": False}
+    freq, month_days = parts.get("FREQ"), parts.get("BYMONTHDAY", "")
+    selected = {name: parts[name] for name in ("BYMONTH", "BYMONTHDAY", "BYSETPOS") if name in parts}
+    if freq == "MONTHLY" and month_days == "-1" and set(selected) == {"BYMONTHDAY"}:
+        form["last_day"] = True
+    elif freq == "MONTHLY" and "BYSETPOS" in selected and "BYMONTH" not in selected:
+        day = month_days.split(",")[-1]
+        if not day.isdigit() or selected != month_day_or_last(int(day)) or int(day) >= 31:
+            return None
+        form["or_last_day"] = True
+    elif freq == "YEARLY" and selected == LEAP_DAY_OR_LAST:
+        form["leap_day"] = True
+    elif set(selected) & _SHORT_MONTH_PARTS:
+        return None
+    return form

@@ -43,7 +43,8 @@ def listed(items: list[str], say: Translator) -> str:
 
 def recurrence_words(rule: str, say: Translator = ENGLISH) -> str:
     """ "Every week on Friday", "Every weekday", "Every 2 weeks on Monday, Wednesday", "Every month
-    on day 15, 6 times"; a rule words cannot say exactly reads "Repeats (custom rule)"."""
+    on day 15, 6 times", "Every month on the last day"; a rule words cannot say exactly reads
+    "Repeats (custom rule)"."""
     shape = rule_shape(rule)
     if shape is None:
         return say.gettext(CUSTOM_RULE)
@@ -56,9 +57,16 @@ def recurrence_words(rule: str, say: Translator = ENGLISH) -> str:
     if shape.days and not shape.weekdays:
         days = listed([say.gettext(_DAY_NAMES[day]) for day in shape.days], say)
         words = say.gettext("%(every)s on %(days)s", every=words, days=days)
-    if shape.month_days:
+    if shape.or_last_day:
+        words = say.gettext("%(every)s on day %(day)s, or the last day of a shorter month", every=words,
+                            day=shape.month_days[0])  # fmt: skip
+    elif shape.month_days:
         days = listed([str(day) for day in shape.month_days], say)
         words = say.gettext("%(every)s on day %(days)s", every=words, days=days)
+    if shape.last_day:
+        words = say.gettext("%(every)s on the last day", every=words)
+    if shape.leap_day:
+        words = say.gettext("%(every)s on 29 February, or 28 February in other years", every=words)
     if shape.count is not None:
         words = say.ngettext("%(words)s, once", "%(words)s, %(num)d times", shape.count, words=words)
     if shape.until:

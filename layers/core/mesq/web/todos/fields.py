@@ -11,6 +11,7 @@ the form with it, the user's text kept); the operations' own schemas check the r
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from dataclasses import dataclass, fields, replace
@@ -22,6 +23,7 @@ from ...kernel import formats
 from ...kernel.errors import ValidationError
 from ...kernel.messages import quoted
 from ...kernel.timestamps import format_timestamp, parse_timestamp, parse_zone
+from ...todos.short_months import never_skipping, plain_repeat_of
 from ..kit.forms import Fields
 from ..kit.i18n import DEFAULT_LANGUAGE, N_, Translator
 
@@ -121,7 +123,9 @@ def form_of_task(task: dict[str, Any], page_zone: str) -> TaskForm:
         due_date, due_time = moment.date().isoformat(), moment.strftime("%H:%M")
     rule = task.get("recurrence") or ""
     presets = {value for value, _ in RECURRENCE_PRESETS}
-    preset = rule if rule in presets else CUSTOM
+    # "Every month" from the 31st is stored in the form that keeps the short months: still the preset
+    plain = plain_repeat_of(rule, date.fromisoformat(due_date)) if rule and DATE.match(due_date) else None
+    preset = rule if rule in presets else plain or CUSTOM
     return TaskForm(
         title=task.get("title", ""),
         notes=task.get("notes") or "",
@@ -184,12 +188,17 @@ def due_of(form: TaskForm) -> dict[str, Any] | None:
 
 
 def recurrence_of(form: TaskForm) -> str | None:
+    """The rule the repeat inputs mean: the custom rule as typed, or the preset, said so that a
+    short month keeps its occurrence when the due is on the 29th-31st (todos/short_months.py)."""
     if form.preset == CUSTOM:
         if not form.rule:
             raise ValidationError("recurrence: type an RRULE such as FREQ=WEEKLY;BYDAY=MO,WE or pick a preset")
         return form.rule
     if form.preset not in {value for value, _ in RECURRENCE_PRESETS}:
         raise ValidationError("recurrence: choose one of the listed options")
+    if form.preset and DATE.match(form.due_date):
+        with contextlib.suppress(ValueError):  # not a date: due_of says so
+            return never_skipping(form.preset, date.fromisoformat(form.due_date))
     return form.preset or None
 
 
@@ -225,9 +234,18 @@ def item_changes(form: TaskForm, page_zone: str, base: dict[str, str]) -> dict[s
     return changes
 
 
+#: The inputs the rule is made of: the repeat, the custom rule and the due's day.
+RECURRENCE_FIELDS = ("preset", "rule", "due_date")
+
+
 def task_changes(form: TaskForm, page_zone: str, base: dict[str, str]) -> dict[str, Any]:
-    """update_todo_task's content arguments for the whole form (revision added by the caller)."""
-    return {**item_changes(form, page_zone, base), "recurrence": recurrence_of(form)}
+    """update_todo_task's content arguments for the whole form (revision added by the caller).
+    An untouched repeat is left out, as an untouched due is: "Every month" shown for a series on
+    the 31st that is now at 28 February would be said again from the 28th."""
+    changes = item_changes(form, page_zone, base)
+    if not all(base.get(name) == digest(getattr(form, name)) for name in RECURRENCE_FIELDS):
+        changes["recurrence"] = recurrence_of(form)
+    return changes
 
 
 def reminders_of(fields: Fields, zone_name: str, current: list[dict[str, Any]]) -> list[dict[str, Any]]:
