@@ -332,7 +332,7 @@ async def call_tool(ctx, params):
 
 server = Server("bare", on_list_tools=list_tools, on_call_tool=call_tool)
 
-class Endpoint:  # an ASGI app, as MeSQ's endpoint is: a fresh stateless manager per request
+class Endpoint:  # an ASGI app serving each request through a stateless manager, the SDK's simplest form
     async def __call__(self, scope, receive, send):
         manager = StreamableHTTPSessionManager(app=server, json_response=True, stateless=True)
         async with manager.run():

@@ -209,7 +209,7 @@ class BoundedZip:
             if keep(member.name):
                 if member.name in kept:
                     raise ArchiveError(
-                        Text("%(file)s: %(member)s is in the archive twice", file=self.label, member=member.name[:80])
+                        Text("%(where)s is in the archive twice", where=member_in(self.label, member.name))
                     )
                 kept[member.name] = member
         return kept
@@ -222,13 +222,13 @@ class BoundedZip:
         head = handle.read(_LOCAL.size)
         if len(head) < _LOCAL.size or head[:4] != _LOCAL_SIG:
             raise ArchiveError(
-                Text("%(file)s: %(member)s: its local header is malformed", file=self.label, member=member.name[:80])
+                Text("%(where)s: its local header is malformed", where=member_in(self.label, member.name))
             )
         fields = _LOCAL.unpack(head)
         start = member.offset + _LOCAL.size + fields[10] + fields[11]
         if start + member.compressed > self._directory_offset:
             raise ArchiveError(
-                Text("%(file)s: %(member)s: its data runs past the archive", file=self.label, member=member.name[:80])
+                Text("%(where)s: its data runs past the archive", where=member_in(self.label, member.name))
             )
         return MemberReader(handle, member, start, member_in(self.label, member.name))
 

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
-from ..archive.bounded_zip import CHUNK, Member
+from ..archive.bounded_zip import CHUNK, Member, member_in
 from ..archive.bounded_zip import BoundedZip as ZipReader
 from ..archive.format import ArchiveError
 from ..archive.limits import GIB, CapExceeded, ZipCaps
@@ -116,9 +116,8 @@ class BoundedZip:
         if member.size > limit:
             raise SourceError(
                 Text(
-                    "%(file)s: %(member)s is %(size)s bytes, over the %(limit)s read for it",
-                    file=self.label,
-                    member=name,
+                    "%(where)s is %(size)s bytes, over the %(limit)s read for it",
+                    where=member_in(self.label, name),
                     size=member.size,
                     limit=limit,
                 )

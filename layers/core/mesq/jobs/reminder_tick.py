@@ -147,7 +147,7 @@ class TickReport:
     errors: int = 0  # entries that failed unexpectedly (logged); the cursor stays for them
     malformed: int = 0  # entries no write of ours makes (logged and passed; the cursor moves on)
     left: int = 0  # entries not taken before the claim window closed: due for the next tick
-    cut: int = 0  # occurrences still sending at the tick's deadline: sent again when their lease comes
+    cut: int = 0  # occurrences cut at the deadline before their round was recorded: their lease sends them again
     failures: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -262,9 +262,13 @@ def _opened(items: ItemStore, sealer: Sealer, user_id: str, channel_ids: Collect
 
 
 def _record(items: ItemStore, user_id: str, outcomes: dict[str, dict[str, Any] | None]) -> None:
+    """Each channel's outcome, each on its own: one write that fails (logged) leaves the others'."""
     now = format_timestamp(datetime.now(UTC))
     for channel_id, failure in outcomes.items():
-        channels.record_outcome(items, user_id, channel_id, failure, now)
+        try:
+            channels.record_outcome(items, user_id, channel_id, failure, now)
+        except Exception:
+            logger.exception("a reminder channel's outcome was not recorded", extra={"channelId": channel_id})
 
 
 async def deliver(
@@ -323,6 +327,8 @@ class _Tick:
     claim_until: float
     #: The users' zones read this tick (user id -> zone, None when unset): one settings read each.
     zones: dict[str, str | None] = field(default_factory=dict)
+    #: The occurrences whose round this tick recorded (claim keys): a cut after it sends nothing again.
+    recorded: set[tuple[str, str]] = field(default_factory=set)
 
     def zone_of(self, user_id: str) -> str | None:
         """The user's zone (auth/user_zone.py): where a date-only due without a zone of its own
@@ -446,7 +452,8 @@ async def _work(tick: _Tick, turns: _Turns) -> None:
         try:
             await _entry(tick, entry, turns, minute)
         except anyio.get_cancelled_exc_class():
-            tick.report.cut += 1
+            if well_formed(entry) and _occurrence_keys(entry)[0] not in tick.recorded:
+                tick.report.cut += 1  # its lease sends it again (else it was recorded: delivered or retrying)
             raise
         except Exception:
             logger.exception("reminder delivery step failed")
@@ -552,6 +559,7 @@ def _record_round(tick: _Tick, entry: Item, round_: int, failures: dict[str, str
     claim = Update(claim_key, set={"status": status, "failures": [f"{c}: {r}" for c, r in failures.items()],
                                    "rounds": round_ + 1})  # fmt: skip
     tick.items.transact([claim, follow_up])
+    tick.recorded.add(claim_key)
     if failures:
         tick.report.failed += 1
         tick.report.failures += [f"{channel_id}: {reason}" for channel_id, reason in failures.items()]

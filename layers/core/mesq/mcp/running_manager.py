@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-import weakref
 from collections.abc import Callable
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -60,15 +59,19 @@ class _Running:
 
 
 class RunningManagers:
-    """The running manager of each event loop, built by `build` on the loop's first request."""
+    """The running manager of each event loop, built by `build` on the loop's first request. A
+    loop's entry goes when a new loop comes after it has closed (its task holds the loop, so a
+    weak key would never let it go): a process that runs loop after loop keeps only live ones."""
 
     def __init__(self, build: Callable[[], StreamableHTTPSessionManager]) -> None:
         self._build = build
-        self._running: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Running] = weakref.WeakKeyDictionary()
+        self._running: dict[asyncio.AbstractEventLoop, _Running] = {}
 
     async def manager(self) -> StreamableHTTPSessionManager:
         loop = asyncio.get_running_loop()
         running = self._running.get(loop)
         if running is None or running.ended:
+            for closed in [other for other in self._running if other.is_closed()]:
+                del self._running[closed]
             running = self._running[loop] = _Running(self._build(), loop)
         return await running.started()

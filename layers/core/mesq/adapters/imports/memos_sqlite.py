@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from ...archive.bounded_zip import member_in
 from ...imports.memos import AttachmentRow, MemosRow, MemosUser
 from ...imports.plan import SourceError, Unavailable
 from ...imports.zipped import BoundedZip, open_zip
@@ -140,7 +141,7 @@ class _Files:
         return data
 
 
-def _not_sqlite(label: str) -> Text:
+def _not_sqlite(label: str | Text) -> Text:
     return Text(
         "%(file)s is not a memos database: it is not a SQLite file at all. Pick memos_prod.db in"
         " memos' data folder (or a ZIP of that folder) and import it",
@@ -148,7 +149,7 @@ def _not_sqlite(label: str) -> Text:
     )
 
 
-def _damaged(label: str) -> Text:
+def _damaged(label: str | Text) -> Text:
     return Text(
         "%(file)s is a damaged database: parts of it cannot be read. Stop memos, copy memos_prod.db"
         " again (a copy made while memos writes, or cut short, is damaged) and import the new copy",
@@ -156,7 +157,7 @@ def _damaged(label: str) -> Text:
     )
 
 
-def _not_memos_tables(label: str) -> Text:
+def _not_memos_tables(label: str | Text) -> Text:
     return Text(
         "%(file)s is a SQLite database, but its tables are not the ones memos keeps; check it is"
         " memos' own memos_prod.db",
@@ -164,7 +165,7 @@ def _not_memos_tables(label: str) -> Text:
     )
 
 
-def _refused(error: sqlite3.Error, label: str, reading: bool) -> SourceError:
+def _refused(error: sqlite3.Error, label: str | Text, reading: bool) -> SourceError:
     """SQLite's fault as MeSQ's words of what is wrong with the file and what to do; SQLite's own
     text (English, sometimes a path) goes to the server's log only (`SourceError.detail`).
     `reading`: the schema was read already (a fault now is a table not laid out as memos')."""
@@ -181,7 +182,7 @@ def _refused(error: sqlite3.Error, label: str, reading: bool) -> SourceError:
 class MemosSqlite:
     """The `MemosDatabase` port over one memos SQLite file (see the module's table)."""
 
-    def __init__(self, database: Path, files: _Files, label: str) -> None:
+    def __init__(self, database: Path, files: _Files, label: str | Text) -> None:
         self.label = label
         uri = f"{database.resolve().as_uri()}?mode=ro&immutable=1"
         try:
@@ -366,7 +367,7 @@ class MemosSqlite:
         self._db.close()
 
 
-def _number(value: Any, label: str, column: str) -> int:
+def _number(value: Any, label: str | Text, column: str) -> int:
     """An id or count column as the integer memos writes there; a stranger's file may hold text."""
     if isinstance(value, int) or (isinstance(value, str) and value.strip().lstrip("-").isdigit()):
         return int(value)
@@ -375,7 +376,7 @@ def _number(value: Any, label: str, column: str) -> int:
     )
 
 
-def _integer(value: Any, label: str) -> int:
+def _integer(value: Any, label: str | Text) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
@@ -469,7 +470,7 @@ def _from_zip(path: Path, label: str) -> Iterator[MemosSqlite]:
             copy = Path(folder) / "memos.db"
             with copy.open("wb") as target:
                 archive.copy(member, target, MAX_DATABASE_BYTES)
-            opened = MemosSqlite(copy, _Files(None, archive, prefix), f"{label}:{member}")
+            opened = MemosSqlite(copy, _Files(None, archive, prefix), member_in(label, member))
             try:
                 yield opened
             finally:
