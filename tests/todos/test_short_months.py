@@ -67,19 +67,20 @@ def test_a_series_keeps_its_day_through_the_short_months(rule: str, start: str, 
 
 
 def test_the_plain_repeat_a_form_stands_for() -> None:
-    """The task form shows "Every month" for a series on the 31st when its due is on the 31st or
-    on a shorter month's last day, never for a rule on another day."""
-    assert plain_repeat_of("FREQ=MONTHLY;BYMONTHDAY=-1", date(2027, 1, 31)) == "FREQ=MONTHLY"
-    assert plain_repeat_of("FREQ=MONTHLY;BYMONTHDAY=-1", date(2027, 2, 28)) == "FREQ=MONTHLY"
+    """The task form shows "Every month" for the 29th's or 30th's series while its due is on that
+    day, "Every year" for the leap day's on 29 February; anywhere else the rule as it is (said
+    again from a short month's last day, the preset would move the series there for good)."""
     assert plain_repeat_of(LAST_OR_30, date(2027, 4, 30)) == "FREQ=MONTHLY"
-    assert plain_repeat_of(LAST_OR_30, date(2027, 2, 28)) == "FREQ=MONTHLY"
+    assert plain_repeat_of("FREQ=MONTHLY;BYMONTHDAY=28,29;BYSETPOS=-1", date(2027, 1, 29)) == "FREQ=MONTHLY"
+    assert plain_repeat_of(LAST_OR_30, date(2027, 2, 28)) is None
     assert plain_repeat_of(LAST_OR_30, date(2027, 3, 31)) is None  # the 31st is not the 30th
     assert plain_repeat_of(LAST_OR_30, date(2027, 2, 15)) is None
-    assert plain_repeat_of("FREQ=MONTHLY;BYMONTHDAY=-1", date(2027, 1, 30)) is None
-    assert plain_repeat_of(LEAP, date(2029, 2, 28)) == "FREQ=YEARLY"
-    assert plain_repeat_of("FREQ=MONTHLY", date(2027, 1, 31)) is None  # the plain rule is its own preset
+    assert plain_repeat_of("FREQ=MONTHLY;BYMONTHDAY=-1", date(2027, 1, 31)) is None  # a preset of its own
+    assert plain_repeat_of(LEAP, date(2028, 2, 29)) == "FREQ=YEARLY"
+    assert plain_repeat_of(LEAP, date(2029, 2, 28)) is None
+    assert plain_repeat_of("FREQ=MONTHLY", date(2027, 1, 30)) is None  # the plain rule is its own preset
 
 
 def test_a_form_sent_back_by_a_calendar_client_in_another_order_is_still_the_plain_repeat() -> None:
     """icalendar writes BYMONTHDAY before BYMONTH: a task a CalDAV client saved comes back so."""
-    assert plain_repeat_of("FREQ=YEARLY;BYMONTHDAY=28,29;BYMONTH=2;BYSETPOS=-1", date(2029, 2, 28)) == "FREQ=YEARLY"
+    assert plain_repeat_of("FREQ=YEARLY;BYMONTHDAY=28,29;BYMONTH=2;BYSETPOS=-1", date(2032, 2, 29)) == "FREQ=YEARLY"

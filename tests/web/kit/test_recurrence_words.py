@@ -83,5 +83,6 @@ def test_the_repeats_that_keep_short_months_are_said_in_words() -> None:
     # Other uses of the same parts are not those forms: never a wrong sentence.
     for rule in ("FREQ=MONTHLY;BYMONTHDAY=1,15;BYSETPOS=-1", "FREQ=MONTHLY;BYMONTHDAY=27,28,29;BYSETPOS=-1",
                  "FREQ=YEARLY;BYMONTH=3", "FREQ=MONTHLY;BYSETPOS=1;BYDAY=MO", "FREQ=WEEKLY;BYMONTHDAY=-1",
-                 "FREQ=MONTHLY;BYMONTHDAY=-2"):  # fmt: skip
+                 "FREQ=MONTHLY;BYMONTHDAY=-2", "FREQ=MONTHLY;BYMONTHDAY=28;BYSETPOS=-1",
+                 "FREQ=YEARLY;INTERVAL=4;BYMONTH=2;BYMONTHDAY=28,29;BYSETPOS=-1"):  # fmt: skip
         assert recurrence_words(rule) == "Repeats (custom rule)", rule

@@ -264,10 +264,12 @@ def _short_month_form(parts: dict[str, str]) -> dict[str, bool] | None:
         form["last_day"] = True
     elif freq == "MONTHLY" and "BYSETPOS" in selected and "BYMONTH" not in selected:
         day = month_days.split(",")[-1]
-        if not day.isdigit() or selected != month_day_or_last(int(day)) or int(day) >= 31:
+        if not day.isdigit() or int(day) not in (29, 30) or selected != month_day_or_last(int(day)):
             return None
         form["or_last_day"] = True
     elif freq == "YEARLY" and selected == LEAP_DAY_OR_LAST:
+        if parts.get("INTERVAL", "1") != "1":
+            return None  # every 4 years from a leap year never meets the other years the words name
         form["leap_day"] = True
     elif set(selected) & _SHORT_MONTH_PARTS:
         return None

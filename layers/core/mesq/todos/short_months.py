@@ -14,7 +14,6 @@ Every calendar client reads them alike. A rule sent through the API is stored as
 
 from __future__ import annotations
 
-import calendar
 from datetime import date
 
 #: The last day every month has: a day after it is one some months lack.
@@ -60,17 +59,13 @@ def never_skipping(rule: str, anchor: date) -> str:
 
 
 def plain_repeat_of(rule: str, due: date) -> str | None:
-    """The plain repeat (`FREQ=MONTHLY`, `FREQ=YEARLY`) whose never-skipping form `rule` is, for
-    a series whose occurrence is now `due` (on its day, or on a short month's last day in place
-    of a later one); None when it is no such form."""
-    last_day = calendar.monthrange(due.year, due.month)[1]
-    days = range(due.day, 32) if due.day == last_day else (due.day,)
-    for plain, anchors in (
-        ("FREQ=MONTHLY", [date(2000, 1, day) for day in days]),
-        ("FREQ=YEARLY", [date(2000, 2, 29)] if (due.month, due.day) in ((2, 28), (2, 29)) else []),
-    ):
-        # compared part by part: a calendar client may send the parts back in another order
-        said = [rule_parts(never_skipping(plain, anchor)) for anchor in anchors]
-        if rule_parts(rule) != rule_parts(plain) and rule_parts(rule) in said:
-            return plain
+    """The plain repeat (`FREQ=MONTHLY`, `FREQ=YEARLY`) whose never-skipping form `rule` is, when
+    the series' occurrence `due` is on the rule's own day: the 29th or 30th of a month, or 29
+    February. None otherwise, also on a short month's last day: there "Every month" said again
+    from the due would move the series to that day (the page shows the rule as it is then).
+    The 31st's form, `BYMONTHDAY=-1`, is a preset of its own ("Every month on the last day")."""
+    if due.day in (29, 30) and rule_parts(rule) == rule_parts(never_skipping("FREQ=MONTHLY", due)):
+        return "FREQ=MONTHLY"
+    if (due.month, due.day) == (2, 29) and rule_parts(rule) == rule_parts(never_skipping("FREQ=YEARLY", due)):
+        return "FREQ=YEARLY"
     return None

@@ -38,6 +38,7 @@ RECURRENCE_PRESETS = (
     ("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", N_("Every weekday")),
     ("FREQ=WEEKLY", N_("Every week")),
     ("FREQ=MONTHLY", N_("Every month")),
+    ("FREQ=MONTHLY;BYMONTHDAY=-1", N_("Every month on the last day")),
     ("FREQ=YEARLY", N_("Every year")),
     (CUSTOM, N_("Custom rule (under Advanced)")),
 )
@@ -123,7 +124,8 @@ def form_of_task(task: dict[str, Any], page_zone: str) -> TaskForm:
         due_date, due_time = moment.date().isoformat(), moment.strftime("%H:%M")
     rule = task.get("recurrence") or ""
     presets = {value for value, _ in RECURRENCE_PRESETS}
-    # "Every month" from the 31st is stored in the form that keeps the short months: still the preset
+    # "Every month" from the 29th or 30th is stored in the form that keeps the short months (from
+    # the 31st it is the last-day preset): still the preset while the due is on that day
     plain = plain_repeat_of(rule, date.fromisoformat(due_date)) if rule and DATE.match(due_date) else None
     preset = rule if rule in presets else plain or CUSTOM
     return TaskForm(
