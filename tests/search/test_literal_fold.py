@@ -1,4 +1,5 @@
-"""Literal search folds the fullwidth number sign (U+FF03) a Chinese input method types to `#`
+"""Literal search folds the fullwidth forms a Chinese input method types (the number sign U+FF03 to `#`,
+fullwidth Latin letters, digits and punctuation to ASCII)
 (search/literal_kind.py `fold`), in the indexed text and the query alike: three memos carry the tag
 周末, two typed with U+FF03, one with `#`, and either spelling of the tag finds all three
 (search_memos through its index and through the scan, search_reading_notes, query_todos' text);
@@ -50,11 +51,15 @@ def _no_scan(*_args: Any) -> Iterator[Any]:
     raise AssertionError("the literal index did not answer: the scan ran")
 
 
-def test_fold_is_casefold_and_the_fullwidth_sign() -> None:
+def test_fold_is_casefold_and_the_fullwidth_forms() -> None:
     assert fold("＃周末 ABC ß") == "#周末 abc ss"
-    assert fold("ＡＢＣ") == "ａｂｃ"  # no other width folding: fullwidth Latin stays itself
-    text = "买菜 ＃周末 ＃购物 İ"
+    # What a Chinese input method types in full width reads as ASCII (an outside sweep: searching
+    # ｅｃｏｎｏｍｙ found none of 1,497 notes holding economy); the ideographic space is a space.
+    assert fold("ＡＢＣ ｅｃｏｎｏｍｙ　１２３！～") == "abc economy 123!~"
+    assert fold("你好，世界（一）") == "你好,世界(一)"
+    text = "买菜 ＃周末 ＃购物 İ Ｅｃｏ　"
     assert fold(text) == "".join(fold(character) for character in text)  # character by character
+    assert all(len(fold(chr(code))) == 1 for code in range(0xFF01, 0xFF5F))  # one for one: marks still fit
 
 
 @pytest.mark.parametrize("query", SIGNS)
@@ -182,3 +187,38 @@ def test_search_memos_and_reading_notes_find_both_scripts(
 def test_highlights_of_the_other_script_are_the_original_characters() -> None:
     assert marked(SCRIPTS[0], "医院复诊") == [("明天去", False), ("醫院複診", True), ("，記得帶病歷", False)]
     assert marked(SCRIPTS[1], "醫院複診") == [("明天去", False), ("医院复诊", True), ("，记得带病历", False)]
+
+
+WIDE = ("Notes on the ｅｃｏｎｏｍｙ of attention", "the economy of cities", "ＥＣＯＮＯＭＹ　class")
+
+
+@pytest.mark.parametrize("query", ["economy", "ｅｃｏｎｏｍｙ", "ＥＣＯＮＯＭＹ"])
+def test_fullwidth_letters_find_their_ascii_and_back(
+    services: Services, query: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typed in full width by a Chinese input method or in ASCII, a word finds both: reading
+    notes and memos, through their indexes and through the scans."""
+    user = f"w{uuid.uuid4().hex[:10]}"
+    call = call_of(services, user, SCOPES)
+    notes = tuple(
+        UpstreamNote("note", str(n), content, "2026-10-01T00:00:00.000000Z", None, None, n, n)
+        for n, content in enumerate(WIDE)
+    )
+    apply_snapshot(services.items, user, BookSnapshot(UpstreamBook("book-1", "书"), notes),
+                   "2026-10-02T00:00:00.000000Z", "import")  # fmt: skip
+    for content in WIDE:
+        REGISTRY["create_memo"](call, {"content": content})
+    services.search.settle_literal(user)
+    with monkeypatch.context() as patch:
+        patch.setattr(reading_store, "every_note", _no_scan)
+        patch.setattr(memo_store, "all_memos", _no_scan)
+        notes_found = reading_ops.search_reading_notes(call, {"query": query})
+        memos_found = reads.search_memos(call, {"query": query})
+    with monkeypatch.context() as patch:
+        patch.setattr(reading_ops, "_indexed_hits", lambda *_args: None)
+        patch.setattr(reads, "_literal_matches", lambda *_args: None)
+        assert reading_ops.search_reading_notes(call, {"query": query}) == notes_found
+        assert reads.search_memos(call, {"query": query}) == memos_found
+    assert sorted(note["content"] for note in notes_found["notes"]) == sorted(WIDE)
+    assert sorted(memo["content"] for memo in memos_found["timelineItems"]) == sorted(WIDE)
+    assert marked(WIDE[0], query) == [("Notes on the ", False), ("ｅｃｏｎｏｍｙ", True), (" of attention", False)]

@@ -17,22 +17,27 @@ from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item, ItemStore
 
 #: The fold's version, the default `format` of every kind: an index stored under another is rebuilt
-#: (literal_store.py). 3: traditional Chinese characters read as simplified; 2: U+FF03 reads as
-#: `#`; 1: `str.casefold` alone.
-FOLD_FORMAT = 3
+#: (literal_store.py). 4: every fullwidth ASCII form and the ideographic space read as ASCII;
+#: 3: traditional Chinese characters read as simplified; 2: U+FF03 reads as `#`; 1: `str.casefold`
+#: alone.
+FOLD_FORMAT = 4
+#: The fullwidth forms of ASCII's printable characters (U+FF01-FF5E), exclamation mark to tilde.
+_FULLWIDTH_ASCII = range(0xFF01, 0xFF5F)
+_FULLWIDTH_OFFSET = 0xFF01 - 0x21
 
 
 @functools.cache
 def _same() -> dict[int, str]:
-    """Characters literal search reads as another, one for one: the fullwidth number sign (U+FF03)
-    a Chinese input method types is a tag's sign as `#` is (kernel/tags.py), so `#周末` and the
-    same tag typed with U+FF03 find each other; a traditional Chinese character reads as its
-    simplified form (traditional.py: 醫院複診 finds 医院复诊 and back; simplified text never
-    changes). Nothing else is width-folded (fullwidth Latin stays itself, as it always has).
-    Built on the first fold: 3,559 characters."""
+    """Characters literal search reads as another, one for one: the fullwidth forms a Chinese input
+    method types read as ASCII (fullwidth letters find the word, U+FF03 `#周末` the tag of
+    kernel/tags.py, U+FF0C a comma) and the ideographic space a space, as NFKC reads them for the AI
+    index's terms; a traditional Chinese character reads as its simplified form (traditional.py:
+    醫院複診 finds 医院复诊 and back; simplified text never changes). Built on the first fold:
+    3,559 + 95 characters."""
     from .traditional import table
 
-    return {**table(), 0xFF03: "#"}
+    widths = {code: chr(code - _FULLWIDTH_OFFSET) for code in _FULLWIDTH_ASCII}
+    return {**table(), **widths, 0x3000: " "}
 
 
 def fold(text: str) -> str:
