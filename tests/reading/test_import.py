@@ -104,8 +104,13 @@ def test_counts_and_reading_order(services, make_account, client):
     total = 0
     for book in books["books"]:
         assert book["contentSource"] == "external" and book["provider"] == "wechat-reading"
-        answer = client.get(f"{BOOKS}/{book['id']}/notes", headers=account.headers).json()["data"]
-        notes = answer["notes"]
+        notes: list[dict] = []
+        offset = 0
+        while offset is not None:  # the pages keep the 25,000-character budget (reading/operations.py)
+            answer = client.get(f"{BOOKS}/{book['id']}/notes", params={"offset": offset},
+                                headers=account.headers).json()["data"]  # fmt: skip
+            notes += answer["notes"]
+            offset = answer["page"].get("nextOffset")
         assert answer["page"]["totalCount"] == book["highlightCount"] + book["thoughtCount"] == len(notes)
         keys = [(n["chapterIndex"], n["position"]) for n in notes]
         assert keys == sorted(keys)

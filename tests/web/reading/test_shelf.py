@@ -160,3 +160,25 @@ def test_notes_removed_upstream_are_labelled(services: Services, browser: Callab
     assert removed is not None and "removed in WeChat Reading" in removed.group(1)
     assert page.text.count("removed in WeChat Reading") == 2  # the note, and the book's count line
     assert "1 removed in WeChat Reading" in _text(page.text)
+
+
+def test_book_pages_of_long_notes_walk_every_note_once(services: Services, browser: Callable[..., Browser]) -> None:
+    """The notes list keeps the 25,000-character budget (reading/operations.py): "More notes"
+    follows the last note shown, and a page whose note before it (the chapter context) alone fills
+    the budget is read without it, instead of leading back to itself."""
+    reader = browser()
+    shelf = many_notes_shelf(120)
+    for note in shelf["books"][0]["notes"]:
+        number = int(note["id"][1:])
+        if number % 10 == 3 or number in (48, 49):  # long highlights, two in a row
+            note["content"] += " " + "长" * 20_000
+    seed(services.items, reader.user_id, shelf)
+    path, seen, pages = f"/reading/books/{book_id('long')}", [], 0
+    link: str | None = path
+    while link is not None:
+        page = reader.get(link, headers=HX)
+        assert page.status_code == 200 and pages < 60, link
+        seen += [int(n) for n in re.findall(r"第(\d+)条划线", page.text)]
+        found = re.search(r'href="(/reading/books/[^"?]+\?offset=\d+)"', page.text)
+        link, pages = (found.group(1) if found else None), pages + 1
+    assert seen == list(range(120)), seen

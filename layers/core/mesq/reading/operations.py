@@ -1,5 +1,10 @@
 """The three reading tools of docs/contract.md §6 (toolset `reading`, scope `reading:read`), one
-function per operationId. Everything is read from the caller's own partition."""
+function per operationId. Everything is read from the caller's own partition.
+
+The note lists keep the read tools' 25,000-character budget (kernel/response_budget.py): a page
+holds the whole notes that fit, and `nextOffset` follows the last one shown; a note longer than
+the budget (notes may be 50,000 characters) comes alone on its page. An outside sweep had 100
+notes of 50,000 characters answered in one 5-million-character tool result."""
 
 from __future__ import annotations
 
@@ -9,7 +14,8 @@ from typing import Any
 from ..kernel.context import Call
 from ..kernel.errors import NotFound
 from ..kernel.messages import quoted
-from ..kernel.pages import behind, full_and_behind, page
+from ..kernel.pages import always, behind, full_and_behind, page
+from ..kernel.response_budget import whole_records_within
 from ..search.literal_kind import fold
 from . import store
 from .keys import NOTE_PREFIX
@@ -38,9 +44,11 @@ def list_reading_notes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         raise NotFound("reading book %(bookId)s not found", bookId=quoted(args["bookId"]))
     window = list(store.book_notes(call.services.items, user_id, book["id"], limit=offset + limit))[offset:]
     notes = [public_note(item) for item in window]
-    # The total comes from the book's counters: only a full page may have a successor.
-    total = note_total(book)
-    return {"notes": notes, "page": page(offset, limit, len(notes), total, has_more=full_and_behind)}
+    kept = whole_records_within(notes)
+    # The total comes from the book's counters: only a full page may have a successor (or one
+    # the budget cut short: the notes past it are there).
+    more = always if kept < len(notes) else full_and_behind
+    return {"notes": notes[:kept], "page": page(offset, limit, kept, note_total(book), has_more=more)}
 
 
 def _matches(item: dict[str, Any], needle: str) -> bool:
@@ -81,7 +89,10 @@ def search_reading_notes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         shown = [found[key] for key in window if key in found and _matches(found[key], needle)]
         total, step = len(indexed), len(window)
     notes = [public_note(item, titles.get(item["bookId"], "")) for item in shown]
-    return {"notes": notes, "page": page(offset, limit, len(notes), total, has_more=behind, step=step)}
+    kept = whole_records_within(notes)
+    if kept < len(notes):  # the next page starts after the last note shown
+        step = (window.index(shown[kept - 1]["sk"]) if indexed is not None else kept - 1) + 1
+    return {"notes": notes[:kept], "page": page(offset, limit, kept, total, has_more=behind, step=step)}
 
 
 OPERATIONS = {fn.__name__: fn for fn in (list_reading_books, list_reading_notes, search_reading_notes)}

@@ -1,11 +1,5 @@
-"""The 25,000-character response budget of todo reads (docs/contract.md §5, seed 常用读工具).
-
-What is measured: the `data` object of a tool result, serialized exactly as the MCP adapter
-writes it into `content[0].text` — `json.dumps(data, ensure_ascii=False, separators=(",", ":"))`
-— counted in Unicode code points (Python `len`), so a CJK character counts as one character, an
-escaped quote as two. The envelope around it (`{"data":...,"traceId":"..."}`, about 60 characters)
-is not counted: it does not depend on the user's data and the budget is about what the data costs
-a model's context.
+"""The 25,000-character response budget of todo reads (docs/contract.md §5, seed 常用读工具),
+measured as kernel/response_budget.py says.
 
 Lists shrink the page to whole records that fit; when even one record (or the context a detail
 call must carry) is over budget the call fails with RESPONSE_TOO_LARGE whose `details.hints` are
@@ -21,23 +15,15 @@ from typing import Any
 
 from ...kernel.errors import ResponseTooLarge
 
-RESPONSE_BUDGET_CHARACTERS = 25_000
+# The budget and its measure are the kernel's (reading lists keep it too); named here for the todo reads.
+from ...kernel.response_budget import RESPONSE_BUDGET_CHARACTERS as RESPONSE_BUDGET_CHARACTERS
+from ...kernel.response_budget import item_cost as item_cost
+from ...kernel.response_budget import json_size as json_size
 
 #: Every hint a todo read can give, in the order they are worth trying.
 #: `projection: graph` helps a list whose single parent is too big with its subtasks (graph
 #: pages subtasks apart from their parent).
 HINTS: Mapping[str, Any] = {"limit": 1, "includeNotes": False, "includeContext": False, "projection": "graph"}
-
-
-def json_size(value: Any) -> int:
-    """Characters `value` takes in the tool result's JSON text."""
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
-
-
-def item_cost(value: Any) -> int:
-    """What one more element adds to a JSON array: itself plus the separating comma (the first
-    element has no comma, so sums of item costs over-estimate by one: on the safe side)."""
-    return json_size(value) + 1
 
 
 def fits(value: Any, budget: int = RESPONSE_BUDGET_CHARACTERS) -> bool:

@@ -27,7 +27,8 @@ from itertools import accumulate
 from typing import Any, Literal
 
 from ...kernel.pages import always, behind_nonempty, page
-from .budget import RESPONSE_BUDGET_CHARACTERS, item_cost, json_size, response_too_large
+from ...kernel.response_budget import RESPONSE_BUDGET_CHARACTERS, item_cost, json_size
+from .budget import response_too_large
 from .traversal import Record, Scope, without_notes
 
 DEFAULT_LIMIT = 200

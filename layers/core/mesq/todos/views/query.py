@@ -44,10 +44,11 @@ from zoneinfo import ZoneInfo
 
 from ...kernel.errors import ValidationError
 from ...kernel.pages import always, behind_nonempty, page
+from ...kernel.response_budget import RESPONSE_BUDGET_CHARACTERS, item_cost, json_size
 from ...kernel.tags import within
 from ...kernel.timestamps import parse_timestamp, parse_zone
 from ...search.literal_kind import fold
-from .budget import RESPONSE_BUDGET_CHARACTERS, item_cost, json_size, response_too_large
+from .budget import response_too_large
 from .traversal import Board, Record, inbox_subtask_view, is_live
 
 DEFAULT_LIMIT = 25

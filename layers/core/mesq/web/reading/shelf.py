@@ -64,7 +64,12 @@ async def book_page(page: Page) -> Response:
         "list_reading_notes", {"bookId": book_id, "offset": start, "limit": NOTES_PER_PAGE + (offset - start)}
     )
     notes = data["notes"]
-    previous = notes[0] if offset > 0 and notes else None
+    if start < offset and len(notes) == 1 and data["page"]["hasMore"]:
+        # The note before the page alone filled the read's budget (reading/operations.py): read
+        # the page without it, or "More notes" would lead back here.
+        data = await page.invoke("list_reading_notes", {"bookId": book_id, "offset": offset, "limit": NOTES_PER_PAGE})
+        notes, start = data["notes"], offset
+    previous = notes[0] if start < offset and notes else None
     shown = notes[1:] if previous is not None else notes
     book = await run_sync(_book, page, book_id)
     template = "reading/_notes.html" if _partial(page) else "reading/book.html"
