@@ -464,3 +464,57 @@ def test_the_scripts_speak_the_pages_language(server: LiveServer) -> None:
         expect(page.locator("#composer-upload-status")).to_have_text("已附加 seeds.txt。")
         expect(page.locator("#composer-attached button")).to_have_attribute("aria-label", "移除 seeds.txt")
         assert violations == []
+
+
+UPLOAD_WORDS = {
+    "zh-CN": {
+        "empty": "无法附加 empty.txt：文件大小：文件是空的，请选一个有内容的文件",
+        "proxy": "无法附加 small.txt：MeSQ 没有正常应答（HTTP 502），请稍后再试",
+        "storage": "无法附加 small.txt：文件存储拒收了这个文件（HTTP 403），请稍后再试",
+        "offline": "无法附加 small.txt：无法连接 MeSQ，请检查网络后重试",
+    },
+    "en-US": {
+        "empty": "Could not attach empty.txt: File size: the file is empty; choose a file that has content",
+        "proxy": "Could not attach small.txt: MeSQ did not answer as expected (HTTP 502); try again in a moment",
+        "storage": "Could not attach small.txt: the file storage refused the file (HTTP 403); try again in a moment",
+        "offline": "Could not attach small.txt: MeSQ could not be reached; check the connection and try again",
+    },
+}
+
+
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
+def test_upload_failures_in_the_pages_language(server: LiveServer, locale: str, tmp_path: Path) -> None:
+    """The composer's upload failures, MeSQ's own refusal (an empty file) and what is not MeSQ's
+    JSON (a proxy's 502 page, storage refusing the PUT, no connection), in the page's words at
+    both widths, never the script's English."""
+    words = UPLOAD_WORDS[locale]
+    small = {"name": "small.txt", "mimeType": "text/plain", "buffer": b"hello"}
+    status = "#composer-upload-status"
+    direct = {"transport": "direct", "uploadUrl": server.base_url + "/storage-put", "contentType": "text/plain",
+              "uploadId": "u", "path": "p"}  # fmt: skip
+    with chromium_page(locale=locale, timezone_id="Asia/Shanghai") as page:
+        _set_up(server, page)
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            page.set_input_files("#composer-files", files=[{"name": "empty.txt", "mimeType": "text/plain",
+                                                             "buffer": b""}])  # fmt: skip
+            expect(page.locator(status)).to_have_text(words["empty"])
+            page.route("**/memos/uploads/relay*", lambda route: route.fulfill(
+                status=502, body="<html>Bad gateway</html>", content_type="text/html"))  # fmt: skip
+            page.set_input_files("#composer-files", files=[small])
+            expect(page.locator(status)).to_have_text(words["proxy"])
+            page.unroute("**/memos/uploads/relay*")
+            page.route("**/memos/uploads", lambda route: route.fulfill(status=200, json=direct))
+            page.route("**/storage-put", lambda route: route.fulfill(
+                status=403, body="<Error>SignatureDoesNotMatch</Error>", content_type="application/xml"))  # fmt: skip
+            page.set_input_files("#composer-files", files=[small])
+            expect(page.locator(status)).to_have_text(words["storage"])
+            page.unroute("**/storage-put")
+            page.unroute("**/memos/uploads")
+            page.route("**/memos/uploads", lambda route: route.abort("internetdisconnected"))
+            page.set_input_files("#composer-files", files=[small])
+            expect(page.locator(status)).to_have_text(words["offline"])
+            page.unroute("**/memos/uploads")
+            scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            page.screenshot(path=str(tmp_path / f"upload-failures-{locale}-{width}.png"), full_page=True)
+            assert scroll_width <= inner_width, width

@@ -296,7 +296,8 @@ def test_upload_relay_then_compose(services: Services, browser: Callable[..., Br
     assert relayed.status_code == 200, relayed.text
     resource = {k: relayed.json()[k] for k in ("path", "displayName", "fileSize", "mimeType", "type")}
     empty = ada.client.post("/memos/uploads/relay?displayName=e.txt", content=b"", headers=headers)
-    assert empty.status_code == 400 and "at least one byte" in empty.json()["error"]["message"]
+    assert empty.status_code == 400
+    assert empty.json()["error"]["message"] == "File: the file is empty; choose a file that has content"
     saved = ada.post("/memos", {"content": "see the file", "resource": json.dumps(resource)})
     assert saved.status_code == 303
     page = ada.get("/")

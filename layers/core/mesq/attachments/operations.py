@@ -42,7 +42,7 @@ def _upload_base64(call: Call, args: dict[str, Any], kind: Namespace, session_op
         data = base64.b64decode(encoded, validate=True)
     except (binascii.Error, ValueError):
         raise ValidationError("content: not valid base64 (standard alphabet, with padding)") from None
-    return uploads.store_bytes(call, data, args["displayName"], args["mimeType"], kind)
+    return uploads.store_bytes(call, data, args["displayName"], args["mimeType"], kind, size_field="content")
 
 
 def _read_base64(call: Call, args: dict[str, Any], kind: Namespace) -> dict[str, Any]:

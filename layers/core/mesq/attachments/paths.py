@@ -21,6 +21,7 @@ from functools import cached_property
 from urllib.parse import quote
 
 from ..kernel.errors import Forbidden, ValidationError
+from ..kernel.i18n import N_, ForPrograms, Text
 from ..kernel.messages import quoted
 
 ATTACHMENT_ROOT = "users"
@@ -33,7 +34,7 @@ class Namespace:
     """What tells memo attachments and todo attachments apart (everything else is shared)."""
 
     name: str  # the path segment: users/<user>/<name>/<id>
-    noun: str  # for messages: "memo attachment"
+    noun: str  # for messages: "memo attachment" (a catalog string, said in the reader's language)
     mcp_uri_prefix: str
     read_route: str  # the authenticated REST read (GET/HEAD)
     relay_route: str  # the multipart relay upload
@@ -48,7 +49,7 @@ class Namespace:
 
 MEMO = Namespace(
     name="memo",
-    noun="memo attachment",
+    noun=N_("memo attachment"),
     mcp_uri_prefix="memo://resource/",
     read_route="/api/toolkit/memo/resources/read",
     relay_route="/api/toolkit/memo/resources/upload",
@@ -58,7 +59,7 @@ MEMO = Namespace(
 )
 TODO = Namespace(
     name="todo",
-    noun="todo attachment",
+    noun=N_("todo attachment"),
     mcp_uri_prefix="todo://attachment/",
     read_route="/api/toolkit/todo/attachments/read",
     relay_route="/api/toolkit/todo/attachments/upload",
@@ -96,12 +97,13 @@ def own_attachment_id(path: str, user_id: str, field: str = "path", kind: Namesp
     included); Forbidden for another user's path (its shape says whose it is, so nothing leaks)."""
     match = kind.pattern.fullmatch(path) if isinstance(path, str) else None
     if match is None:
+        # The shape is for programs: a page says the kind in its reader's words, without it.
         raise ValidationError(
-            "%(field)s: %(path)s is not a %(noun)s path (users/<you>/%(name)s/<id>)",
+            "%(field)s: %(path)s is not a %(noun)s path%(shape)s",
             field=field,
             path=quoted(path),
-            noun=kind.noun,
-            name=kind.name,
+            noun=Text(kind.noun),
+            shape=ForPrograms(f" (users/<you>/{kind.name}/<id>)"),
         )
     if match.group(1) != user_id:
         raise Forbidden("%(field)s: this attachment belongs to another account", field=field)

@@ -23,6 +23,7 @@ from aws_lambda_powertools import Logger
 
 from ..kernel.context import Call
 from ..kernel.errors import NotFound, PayloadTooLarge, ValidationError
+from ..kernel.i18n import N_, Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import BlobNotFound, BlobSource, BlobStore, ConditionFailed, ItemStore, PresignUnsupported
 from ..kernel.timestamps import format_timestamp, now_timestamp
@@ -52,13 +53,33 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 logger = Logger(child=True)
 
 
+#: What is wrong with an empty file or a file name left out, the same words on every route (the
+#: session's `size`, the JSON and MCP upload's `content`, the relay's `file`; the schemas' own
+#: `x-error-message` for `minimum` / `minLength` say them too): "<field>: <problem>".
+EMPTY_FILE = N_("the file is empty; choose a file that has content")
+NAME_MISSING = N_("missing; give the file a name")
+
+
+def _problem(field: str, problem: str) -> ValidationError:
+    return ValidationError("%(field)s: %(problem)s", field=field, problem=Text(problem))
+
+
 def check_display_name(value: str, field: str = "displayName") -> str:
     name = value.strip() if isinstance(value, str) else ""
-    if not name or len(name) > MAX_DISPLAY_NAME or _CONTROL.search(name):
+    if not name:
+        raise _problem(field, NAME_MISSING)
+    if len(name) > MAX_DISPLAY_NAME:
         raise ValidationError(
-            "%(field)s: 1..%(max_display_name)s characters without control characters",
+            "%(field)s: %(count)s characters is too long; shorten the file name to at most %(maximum)s",
             field=field,
-            max_display_name=MAX_DISPLAY_NAME,
+            count=len(name),
+            maximum=MAX_DISPLAY_NAME,
+        )
+    if _CONTROL.search(name):
+        raise ValidationError(
+            "%(field)s: has a control character (a line break, a tab or another invisible "
+            "character); rename the file without it",
+            field=field,
         )
     return name
 
@@ -71,16 +92,36 @@ def check_mime_type(value: str, field: str = "mimeType") -> str:
     return value
 
 
-def check_size(size: int, field: str = "size") -> None:
-    if size <= 0:
-        raise ValidationError("%(field)s: an attachment needs at least one byte", field=field)
-    if size > MAX_FILE_BYTES:
-        raise PayloadTooLarge(
-            "%(field)s: %(size)s bytes is over the %(max_file_bytes)s-byte (100 MiB) limit per file",
+def mebibytes(size: int) -> str:
+    """A byte count as people read it in a message: `101 MiB`, `100.5 MiB` (the same in both
+    languages; the exact bytes are said beside it)."""
+    return f"{size / 1024**2:.1f}".removesuffix(".0") + " MiB"
+
+
+def too_large(field: str, size: int | None = None) -> PayloadTooLarge:
+    """The refusal of a file over the limit (its size when known), on every route."""
+    if size is None:
+        return PayloadTooLarge(
+            "%(field)s: the file is over the limit of 100 MiB (%(max_file_bytes)s bytes) per file and was not "
+            "stored; choose a smaller file",
             field=field,
-            size=size,
             max_file_bytes=MAX_FILE_BYTES,
         )
+    return PayloadTooLarge(
+        "%(field)s: the file is %(shown)s (%(size)s bytes), over the limit of 100 MiB (%(max_file_bytes)s bytes) "
+        "per file; choose a smaller file",
+        field=field,
+        shown=mebibytes(size),
+        size=size,
+        max_file_bytes=MAX_FILE_BYTES,
+    )
+
+
+def check_size(size: int, field: str = "size") -> None:
+    if size <= 0:
+        raise _problem(field, EMPTY_FILE)
+    if size > MAX_FILE_BYTES:
+        raise too_large(field, size)
 
 
 def public_resource(call: Call, record: dict[str, Any]) -> dict[str, Any]:
@@ -118,18 +159,27 @@ def _quota_precheck(call: Call, size: int) -> None:
     store.check_quota(used, size, call.services.deployment.attachment_quota_bytes)
 
 
-def store_bytes(call: Call, data: bytes, display_name: str, mime_type: str, kind: Namespace = MEMO) -> dict[str, Any]:
+def store_bytes(
+    call: Call, data: bytes, display_name: str, mime_type: str, kind: Namespace = MEMO, size_field: str = "file"
+) -> dict[str, Any]:
     """Inline upload: write the bytes, then register them; nothing stays behind on failure."""
-    return store_file(call, data, len(data), display_name, mime_type, kind)
+    return store_file(call, data, len(data), display_name, mime_type, kind, size_field)
 
 
 def store_file(
-    call: Call, data: BlobSource, size: int, display_name: str, mime_type: str, kind: Namespace = MEMO
+    call: Call,
+    data: BlobSource,
+    size: int,
+    display_name: str,
+    mime_type: str,
+    kind: Namespace = MEMO,
+    size_field: str = "file",
 ) -> dict[str, Any]:
     """Write `size` bytes (or a file of that size, copied to the blob store in chunks), then
-    register them; nothing stays behind on failure."""
+    register them; nothing stays behind on failure. `size_field` is the argument an empty or
+    too large file is refused by (the relay's `file`, the JSON upload's `content`)."""
     name, mime = check_display_name(display_name), check_mime_type(mime_type)
-    check_size(size, "file")
+    check_size(size, size_field)
     _quota_precheck(call, size)
     user_id = call.principal.user_id
     record = _record(user_id, new_attachment_id(), name, mime, size, call.channel, kind)
@@ -204,7 +254,7 @@ def _open_session(call: Call, upload_id: str, path: str, kind: Namespace) -> dic
             upload_id=quoted(upload_id),
         )
     if session["path"] != path:
-        raise ValidationError("path: not the path of this upload session")
+        raise ValidationError("%(field)s: not the path of this upload session", field="path")
     return session
 
 

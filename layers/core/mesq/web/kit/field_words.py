@@ -38,6 +38,12 @@ FIELD_NAMES: dict[str, str] = {
     "content": N_("Content"),
     "columns": N_("Columns"),
     "index": N_("Position"),
+    # attachments (the composer's uploads; a memo's resources)
+    "displayName": N_("File name"),
+    "mimeType": N_("File type"),
+    "size": N_("File size"),
+    "file": N_("File"),
+    "path": N_("Attachment"),
 }
 _PART = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

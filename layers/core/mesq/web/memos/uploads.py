@@ -30,7 +30,7 @@ from ...asgi.envelope import NO_STORE
 from ...attachments import reads, uploads
 from ...attachments.paths import staging_path
 from ...kernel.concurrency import run_sync
-from ...kernel.errors import PayloadTooLarge, ValidationError
+from ...kernel.errors import ValidationError
 from ...kernel.ports.storage import BlobStore, PresignUnsupported
 from ..kit.framework import Page, Web, endpoint, json_ok
 
@@ -79,10 +79,7 @@ async def _spooled_body(page: Page) -> tuple[IO[bytes], int]:
         size += len(chunk)
         if size > uploads.MAX_FILE_BYTES:
             spool.close()
-            raise PayloadTooLarge(
-                "the file is over %(max_file_bytes)s bytes (100 MiB per file); nothing was stored",
-                max_file_bytes=uploads.MAX_FILE_BYTES,
-            )
+            raise uploads.too_large("file")
         spool.write(chunk)
     spool.seek(0)
     return spool, size
@@ -101,7 +98,7 @@ async def relay_upload(page: Page) -> Response:
 async def download(page: Page) -> Response:
     paths = page.request.query_params.getlist("path")
     if len(paths) != 1:
-        raise ValidationError("path: give exactly one attachment path")
+        raise ValidationError("%(field)s: give exactly one attachment path", field="path")
     call, services = page.call(), page.web.services
     limiter = RateLimiter(services.items, services.settings)
     if limiter.enabled:

@@ -78,12 +78,23 @@
     composer.addEventListener("focusin", function () { composer.dataset.opened = "1"; });
     let pending = 0;
 
+    // A failure that is not MeSQ's own JSON error (a proxy's page, storage refusing the PUT, no
+    // connection) is said in the page's words (script_words.py), never the browser's.
+    async function reach(url, options, unreachable) {
+      try {
+        return await fetch(url, options);
+      } catch (error) {
+        throw new Error(unreachable);
+      }
+    }
+
     async function call(url, options) {
-      const answer = await fetch(url, Object.assign({ credentials: "same-origin" }, options));
+      const answer = await reach(url, Object.assign({ credentials: "same-origin" }, options),
+        mesqSay("MeSQ could not be reached; check the connection and try again"));
       const body = await answer.json().catch(function () { return null; });
       if (!answer.ok) {
         const message = body && body.error && body.error.message;
-        throw new Error(message || "the upload failed (HTTP " + answer.status + ")");
+        throw new Error(message || mesqSay("MeSQ did not answer as expected (HTTP %(status)s); try again in a moment", { status: answer.status }));
       }
       return body;
     }
@@ -100,8 +111,9 @@
       const type = file.type || "application/octet-stream";
       const session = await call("/memos/uploads", json({ displayName: file.name, mimeType: type, size: file.size }));
       if (session.transport === "direct") {
-        const put = await fetch(session.uploadUrl, { method: "PUT", headers: { "Content-Type": session.contentType }, body: file });
-        if (!put.ok) throw new Error("storage refused the file (HTTP " + put.status + ")");
+        const put = await reach(session.uploadUrl, { method: "PUT", headers: { "Content-Type": session.contentType }, body: file },
+          mesqSay("the file storage could not be reached; check the connection and try again"));
+        if (!put.ok) throw new Error(mesqSay("the file storage refused the file (HTTP %(status)s); try again in a moment", { status: put.status }));
         return call("/memos/uploads/complete", json({ uploadId: session.uploadId, path: session.path }));
       }
       const query = new URLSearchParams({ displayName: file.name, mimeType: type });
