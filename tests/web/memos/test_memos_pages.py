@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from mesq.adapters.store.blobs_s3 import S3BlobStore
+from mesq.adapters.store.blobs_s3 import S3BlobStore, make_s3_client
 from mesq.asgi.app import starlette_app
 from mesq.auth.users import create_user, get_user, set_setting
 from mesq.kernel.errors import NotFound, ValidationError
@@ -21,7 +21,7 @@ from mesq.search import build
 from mesq.web import web_routes
 from mesq.wiring.services import Services, build_services
 
-from ...contract.blob_fixtures import use_fake_aws
+from ...contract.blob_fixtures import REGION, MotoS3Server, fake_session, moto_server, use_fake_aws  # noqa: F401
 from ...settings import inprocess_settings
 from ..conftest import BASE, PASSWORD, POLICY, Browser, memo_call, sign_in
 
@@ -322,6 +322,44 @@ def test_attachment_download_errors(services: Services, browser: Callable[..., B
     assert ada.get("/memos/attachment", params={"path": "../../etc/passwd"}).status_code == 400
     assert ada.get("/memos/attachment").status_code == 400
     assert ada.get("/memos/attachment", params={"path": path[:-4] + "0000"}).status_code == 404
+
+
+def test_s3_downloads_are_never_served_as_a_page(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """On S3 the download link redirects to a presigned GET, answered from the bucket's origin
+    (no nosniff, no CSP there): an uploaded HTML page or SVG comes back as a named
+    `attachment` of type application/octet-stream, never as a page that runs."""
+    import httpx
+
+    use_fake_aws(monkeypatch)
+    server: MotoS3Server = request.getfixturevalue("moto_server")
+    local = build_services(inprocess_settings(data_dir=tmp_path / "data"))
+    bucket = "mesq-web-downloads"
+    store = S3BlobStore(bucket, client=make_s3_client(server.url, REGION, fake_session()))
+    store.client.create_bucket(Bucket=bucket)
+    services = Services(settings=local.settings, items=local.items, blobs=store)
+    app = starlette_app(web_routes(services, throttle=POLICY), services.settings)
+    with TestClient(app, base_url=BASE) as client:
+        create_user(services.items, "ada", PASSWORD)
+        assert sign_in(client, "ada").status_code == 303
+        csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/settings/tokens").text)
+        assert csrf
+        for name, mime in (("evil.html", "text/html"), ("evil.svg", "image/svg+xml")):
+            relayed = client.post(
+                "/memos/uploads/relay",
+                params={"displayName": name, "mimeType": mime},
+                content=b"<svg xmlns='http://www.w3.org/2000/svg' onload='alert(1)'/><script>alert(2)</script>",
+                headers={"X-CSRF-Token": csrf.group(1), "Content-Type": mime},
+            )
+            assert relayed.status_code == 200, relayed.text
+            redirect = client.get("/memos/attachment", params={"path": relayed.json()["path"]}, follow_redirects=False)
+            assert redirect.status_code == 307
+            got = httpx.get(redirect.headers["location"])
+            assert got.status_code == 200 and b"<script>" in got.content
+            assert got.headers["content-type"] == "application/octet-stream"
+            assert got.headers["content-disposition"] == f"attachment; filename=\"{name}\"; filename*=UTF-8''{name}"
+    local.items.close()
 
 
 def test_direct_uploads_are_allowed_by_the_page_csp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
