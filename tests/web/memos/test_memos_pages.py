@@ -301,13 +301,49 @@ def test_upload_relay_then_compose(services: Services, browser: Callable[..., Br
     assert saved.status_code == 303
     page = ada.get("/")
     assert "note.txt" in page.text and "(5 bytes)" in page.text
-    link = re.search(r'href="(/memos/attachment\?path=[^"]+)" download>note.txt</a>', page.text)
+    link = re.search(r'href="(/memos/attachment\?path=[^"]+)" download><bdi>note.txt</bdi></a>', page.text)
     assert link, page.text
     got = ada.get(link.group(1).replace("&amp;", "&"))
     assert got.status_code == 200 and got.content == b"hello"
     assert got.headers["content-disposition"].startswith('attachment; filename="note.txt"')
     assert got.headers["content-security-policy"] == "default-src 'none'; sandbox"
     assert got.headers["x-content-type-options"] == "nosniff"
+
+
+def test_file_names_are_isolated_and_svg_is_a_file(services: Services, browser: Callable[..., Browser]) -> None:
+    """A name stored before uploads refused direction controls ("invoice\u202egpj.exe" would read
+    "invoiceexe.jpg" and flip the size beside it) is shown inside <bdi> (FSI ... PDI in an
+    attribute); an SVG is listed as a file on every store (its S3 download is octet-stream)."""
+    from mesq.attachments import store as attachment_store
+
+    ada = browser("ada")
+    headers = {"X-CSRF-Token": ada.csrf}
+    resources = []
+    for name, mime, stored_name in (
+        ("note.txt", "text/plain", "invoice\u202egpj.exe"),
+        ("pic.svg", "image/svg+xml", "pic.svg"),
+        ("pic.png", "image/png", "older\u202egnp.png"),
+    ):
+        relayed = ada.client.post(
+            "/memos/uploads/relay", params={"displayName": name, "mimeType": mime}, content=b"<svg/>", headers=headers
+        )
+        assert relayed.status_code == 200, relayed.text
+        key = attachment_store.attachment_key(ada.user_id, relayed.json()["path"].rsplit("/", 1)[-1])
+        record = services.items.get(key)
+        assert record is not None
+        services.items.put({**record, "displayName": stored_name})  # as an older server stored it
+        resources.append(
+            {**{k: relayed.json()[k] for k in ("path", "fileSize", "mimeType", "type")}, "displayName": stored_name}
+        )
+    _memo(services, ada, "files", resources=resources)
+    page = ada.get("/").text
+    assert '<a href="/memos/attachment?path=' in page
+    assert "download><bdi>invoice\u202egpj.exe</bdi></a>" in page
+    assert "download><bdi>pic.svg</bdi></a>" in page and 'alt="\u2068pic.svg' not in page
+    assert 'alt="\u2068older\u202egnp.png\u2069"' in page
+    assert "\u2068older\u202egnp.png\u2069" in re.search(r'class="memo-thumb"[^>]*aria-label="([^"]*)"', page).group(1)  # type: ignore[union-attr]
+    listing = ada.get("/settings/attachments").text
+    assert "<bdi>invoice\u202egpj.exe</bdi></td>" in listing
 
 
 def test_attachment_download_errors(services: Services, browser: Callable[..., Browser]) -> None:
