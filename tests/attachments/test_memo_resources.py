@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import MEMO, RESOURCES, uploaded
+from .conftest import MEMO, RESOURCES, TODO_ATTACHMENTS, uploaded
 
 LIES = [
     {"displayName": "a\u0000b"},
@@ -57,3 +57,24 @@ def test_a_repeated_path_is_stored_once_with_its_size(client, make_account):
     refused = _memo(client, alice, [first, {**second, "fileSize": 3}])  # the size is still checked
     assert refused.status_code == 400
     assert refused.json()["error"]["message"] == "resources[1].fileSize: the attachment has 4 bytes"
+
+
+def test_the_memo_listing_counts_only_memo_attachments(client, make_account):
+    """Memo and todo attachments share one usage counter (one quota); the memo listing's
+    `totalCount` is the memos' own, on a full page and on the last one."""
+    bob = make_account(scopes="memo:read,memo:write,todo:read,todo:write")
+    memo_files = [uploaded(client, bob, f"m{i}".encode(), name=f"m{i}.txt") for i in range(3)]
+    for i in range(4):
+        todo = client.post(
+            TODO_ATTACHMENTS,
+            headers=bob.headers,
+            json={"displayName": f"t{i}", "mimeType": "text/plain", "content": "dA=="},
+        )
+        assert todo.status_code == 201, todo.text
+    for limit in (1, 2, 3, 10):
+        page = client.get(RESOURCES, headers=bob.headers, params={"limit": limit}).json()["data"]
+        assert page["resources"] == memo_files[::-1][:limit]
+        assert page["page"]["totalCount"] == 3, (limit, page["page"])
+        assert page["page"]["hasMore"] is (limit < 3)
+    last = client.get(RESOURCES, headers=bob.headers, params={"limit": 2, "offset": 2}).json()["data"]
+    assert last["page"]["totalCount"] == 3 and last["page"]["returned"] == 1
