@@ -18,7 +18,7 @@ from ..kernel.errors import MesqError, NotFound, ResponseTooLarge, ServiceUnavai
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import BlobInfo, BlobNotFound, BlobTooLarge, StoreUnavailable
 from . import store
-from .paths import MEMO, Namespace, mcp_uri, own_attachment_id, read_url
+from .paths import MEMO, Namespace, own_attachment_id, read_url
 from .uploads import public_resource
 
 
