@@ -13,6 +13,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup, escape
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from ...attachments.uploads import BIDI_CONTROLS
 from ...kernel import formats
 from ...kernel.errors import ValidationError
 from ...kernel.tags import TAG_TYPED_PATTERN
@@ -33,7 +34,8 @@ VIEWER_ZONE = "viewer_zone"
 
 
 def _isolated(text: object) -> str:
-    return f"\u2068{text}\u2069"
+    value = str(text)
+    return f"\u2068{value}\u2069" if any(c in BIDI_CONTROLS for c in value) else value
 
 
 def _thumbnail_type(mime_type: object) -> bool:
@@ -119,8 +121,8 @@ def environment() -> Environment:
     # An image a download keeps as an image on every store (an SVG is a file: on S3 its
     # presigned GET is application/octet-stream, which an <img> does not decode).
     env.tests["thumbnail_type"] = _thumbnail_type
-    # A file name in an attribute (alt, aria-label), where <bdi> cannot go: inside FSI ... PDI,
-    # so a stored name with direction controls cannot reorder the words around it.
+    # A file name in an attribute (alt, aria-label), where <bdi> cannot go: a stored name with
+    # direction controls goes inside FSI ... PDI, so it cannot reorder the words around it.
     env.filters["isolated"] = _isolated
     env.globals["settings_pages"] = SETTINGS_PAGES
     env.globals["settings_navs"] = SETTINGS_NAVS
