@@ -265,6 +265,35 @@ def test_large_reads_redirect_to_a_presigned_get_after_auth(s3_services, make_ac
         assert read(client, alice, path, "HEAD").headers["content-length"] == str(len(BODY))
 
 
+def test_presigned_reads_are_downloads_never_pages(s3_services, make_account_for):
+    """The 307's target answers from the bucket's origin, where MeSQ adds no nosniff or CSP: an
+    uploaded HTML page comes back as an `attachment` (its name in RFC 5987 form) of type
+    application/octet-stream; an image keeps its type, still as an attachment."""
+    services = s3_services(attachment_redirect_bytes=4)
+    alice = make_account_for(services)
+    page = b"<script>alert(document.domain)</script>"
+    with app_client(services) as client:
+        for name, mime, served, body in (
+            ("évil page.html", "text/html", "application/octet-stream", page),
+            ("p.png", "image/png", "image/png", BODY),
+        ):
+            session = client.post(
+                SESSION, headers=alice.headers, json={"displayName": name, "mimeType": mime, "size": len(body)}
+            ).json()["data"]
+            assert httpx.put(session["uploadUrl"], content=body, headers={"Content-Type": mime}).status_code == 200
+            path = complete(client, alice, session).json()["data"]["path"]
+            redirect = client.get(READ, headers=alice.headers, params={"path": path}, follow_redirects=False)
+            assert redirect.status_code == 307
+            got = httpx.get(redirect.headers["location"])
+            assert got.status_code == 200 and got.content == body
+            assert got.headers["content-type"] == served
+            fallback = name.replace("é", "_")
+            encoded = name.replace("é", "%C3%A9").replace(" ", "%20")
+            assert got.headers["content-disposition"] == (
+                f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{encoded}"
+            )
+
+
 def test_relay_store_never_creates_direct_sessions(client, make_account, services):
     alice = make_account()
     session = client.post(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from mesq.adapters.store.blobs_s3 import S3BlobStore
+from mesq.adapters.store.blobs_s3 import S3BlobStore, make_s3_client
 from mesq.asgi.app import starlette_app
 from mesq.auth.users import create_user, get_user, set_setting
 from mesq.kernel.errors import NotFound, ValidationError
@@ -21,7 +21,7 @@ from mesq.search import build
 from mesq.web import web_routes
 from mesq.wiring.services import Services, build_services
 
-from ...contract.blob_fixtures import use_fake_aws
+from ...contract.blob_fixtures import REGION, MotoS3Server, fake_session, moto_server, use_fake_aws  # noqa: F401
 from ...settings import inprocess_settings
 from ..conftest import BASE, PASSWORD, POLICY, Browser, memo_call, sign_in
 
@@ -302,13 +302,49 @@ def test_upload_relay_then_compose(services: Services, browser: Callable[..., Br
     assert saved.status_code == 303
     page = ada.get("/")
     assert "note.txt" in page.text and "(5 bytes)" in page.text
-    link = re.search(r'href="(/memos/attachment\?path=[^"]+)" download>note.txt</a>', page.text)
+    link = re.search(r'href="(/memos/attachment\?path=[^"]+)" download><bdi>note.txt</bdi></a>', page.text)
     assert link, page.text
     got = ada.get(link.group(1).replace("&amp;", "&"))
     assert got.status_code == 200 and got.content == b"hello"
     assert got.headers["content-disposition"].startswith('attachment; filename="note.txt"')
     assert got.headers["content-security-policy"] == "default-src 'none'; sandbox"
     assert got.headers["x-content-type-options"] == "nosniff"
+
+
+def test_file_names_are_isolated_and_svg_is_a_file(services: Services, browser: Callable[..., Browser]) -> None:
+    """A name stored before uploads refused direction controls ("invoice\u202egpj.exe" would read
+    "invoiceexe.jpg" and flip the size beside it) is shown inside <bdi> (FSI ... PDI in an
+    attribute); an SVG is listed as a file on every store (its S3 download is octet-stream)."""
+    from mesq.attachments import store as attachment_store
+
+    ada = browser("ada")
+    headers = {"X-CSRF-Token": ada.csrf}
+    resources = []
+    for name, mime, stored_name in (
+        ("note.txt", "text/plain", "invoice\u202egpj.exe"),
+        ("pic.svg", "image/svg+xml", "pic.svg"),
+        ("pic.png", "image/png", "older\u202egnp.png"),
+    ):
+        relayed = ada.client.post(
+            "/memos/uploads/relay", params={"displayName": name, "mimeType": mime}, content=b"<svg/>", headers=headers
+        )
+        assert relayed.status_code == 200, relayed.text
+        key = attachment_store.attachment_key(ada.user_id, relayed.json()["path"].rsplit("/", 1)[-1])
+        record = services.items.get(key)
+        assert record is not None
+        services.items.put({**record, "displayName": stored_name})  # as an older server stored it
+        resources.append(
+            {**{k: relayed.json()[k] for k in ("path", "fileSize", "mimeType", "type")}, "displayName": stored_name}
+        )
+    _memo(services, ada, "files", resources=resources)
+    page = ada.get("/").text
+    assert '<a href="/memos/attachment?path=' in page
+    assert "download><bdi>invoice\u202egpj.exe</bdi></a>" in page
+    assert "download><bdi>pic.svg</bdi></a>" in page and 'alt="\u2068pic.svg' not in page
+    assert 'alt="\u2068older\u202egnp.png\u2069"' in page
+    assert "\u2068older\u202egnp.png\u2069" in re.search(r'class="memo-thumb"[^>]*aria-label="([^"]*)"', page).group(1)  # type: ignore[union-attr]
+    listing = ada.get("/settings/attachments").text
+    assert "<bdi>invoice\u202egpj.exe</bdi></td>" in listing
 
 
 def test_attachment_download_errors(services: Services, browser: Callable[..., Browser]) -> None:
@@ -323,6 +359,44 @@ def test_attachment_download_errors(services: Services, browser: Callable[..., B
     assert ada.get("/memos/attachment", params={"path": "../../etc/passwd"}).status_code == 400
     assert ada.get("/memos/attachment").status_code == 400
     assert ada.get("/memos/attachment", params={"path": path[:-4] + "0000"}).status_code == 404
+
+
+def test_s3_downloads_are_never_served_as_a_page(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """On S3 the download link redirects to a presigned GET, answered from the bucket's origin
+    (no nosniff, no CSP there): an uploaded HTML page or SVG comes back as a named
+    `attachment` of type application/octet-stream, never as a page that runs."""
+    import httpx
+
+    use_fake_aws(monkeypatch)
+    server: MotoS3Server = request.getfixturevalue("moto_server")
+    local = build_services(inprocess_settings(data_dir=tmp_path / "data"))
+    bucket = "mesq-web-downloads"
+    store = S3BlobStore(bucket, client=make_s3_client(server.url, REGION, fake_session()))
+    store.client.create_bucket(Bucket=bucket)
+    services = Services(settings=local.settings, items=local.items, blobs=store)
+    app = starlette_app(web_routes(services, throttle=POLICY), services.settings)
+    with TestClient(app, base_url=BASE) as client:
+        create_user(services.items, "ada", PASSWORD)
+        assert sign_in(client, "ada").status_code == 303
+        csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/settings/tokens").text)
+        assert csrf
+        for name, mime in (("evil.html", "text/html"), ("evil.svg", "image/svg+xml")):
+            relayed = client.post(
+                "/memos/uploads/relay",
+                params={"displayName": name, "mimeType": mime},
+                content=b"<svg xmlns='http://www.w3.org/2000/svg' onload='alert(1)'/><script>alert(2)</script>",
+                headers={"X-CSRF-Token": csrf.group(1), "Content-Type": mime},
+            )
+            assert relayed.status_code == 200, relayed.text
+            redirect = client.get("/memos/attachment", params={"path": relayed.json()["path"]}, follow_redirects=False)
+            assert redirect.status_code == 307
+            got = httpx.get(redirect.headers["location"])
+            assert got.status_code == 200 and b"<script>" in got.content
+            assert got.headers["content-type"] == "application/octet-stream"
+            assert got.headers["content-disposition"] == f"attachment; filename=\"{name}\"; filename*=UTF-8''{name}"
+    local.items.close()
 
 
 def test_direct_uploads_are_allowed_by_the_page_csp(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -44,7 +44,7 @@ import yaml
 from ..attachments import store as attachment_store
 from ..attachments.paths import MEMO
 from ..attachments.reads import checked_resources
-from ..attachments.uploads import MAX_FILE_BYTES, store_bytes
+from ..attachments.uploads import MAX_FILE_BYTES, clean_display_name, store_bytes
 from ..kernel.context import Call, Channel, Principal, Services, new_run_id
 from ..kernel.errors import MesqError
 from ..kernel.i18n import Text
@@ -393,7 +393,8 @@ def _write(call: Call, source: Source, note: Note) -> tuple[bool, int]:
         for image in note.images:
             data = source.read(image, MAX_FILE_BYTES)
             mime = mimetypes.guess_type(image)[0] or "application/octet-stream"
-            uploaded.append(store_bytes(call, data, posixpath.basename(image), mime))
+            name = clean_display_name(posixpath.basename(image), "image")
+            uploaded.append(store_bytes(call, data, name, mime))
         now = now_timestamp()
         created = note.created or note.updated or now
         tags = parse_tags(note.content)

@@ -3,15 +3,8 @@ user-supplied bytes served from MeSQ's own origin must never render or run there
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
+from ..store.blob_downloads import content_disposition
 from .envelope import NO_STORE
-
-
-def content_disposition(display_name: str) -> str:
-    """`attachment` with an ASCII fallback name and the exact name in RFC 5987 form."""
-    fallback = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in display_name)
-    return f"attachment; filename=\"{fallback or 'attachment'}\"; filename*=UTF-8''{quote(display_name, safe='')}"
 
 
 def download_headers(display_name: str, content_type: str, size: int) -> dict[str, str]:

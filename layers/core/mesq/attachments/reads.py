@@ -18,7 +18,7 @@ from ..kernel.errors import MesqError, NotFound, ResponseTooLarge, ServiceUnavai
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import BlobInfo, BlobNotFound, BlobTooLarge, StoreUnavailable
 from . import store
-from .paths import MEMO, Namespace, mcp_uri, own_attachment_id, read_url
+from .paths import MEMO, Namespace, own_attachment_id, read_url
 from .uploads import public_resource
 
 
@@ -87,22 +87,12 @@ def _registered_entry(call: Call, path: Any, kind: Namespace, where: str) -> dic
 def checked_resources(
     call: Call, resources: Iterable[dict[str, Any]], kind: Namespace = MEMO, field: str = "resources"
 ) -> list[dict[str, Any]]:
-    """The registration check memos run on the `resources` of a write: each must be a registered
-    attachment of this user (an upload or a completed upload session) with the size it was
-    registered with; returns them with url and mcp_uri set by MeSQ. VALIDATION_ERROR otherwise."""
-    checked = []
-    for index, resource in enumerate(resources):
-        record = _registered_entry(call, resource["path"], kind, f"{field}[{index}].path")
-        if record["fileSize"] != resource["fileSize"]:
-            raise ValidationError(
-                "%(field)s[%(index)s].fileSize: the attachment has %(fileSize)s bytes",
-                field=field,
-                index=index,
-                fileSize=record["fileSize"],
-            )
-        url = read_url(record["path"], call.services.deployment.public_url, kind)
-        checked.append({**resource, "url": url, "mcp_uri": mcp_uri(record["path"], kind)})
-    return checked
+    """The registration check memos run on the `resources` of a write: each must name a
+    registered attachment of this user (an upload or a completed upload session) by `path`, with
+    the size it was registered with. What is stored is rebuilt from the registered record (name,
+    MIME type, kind, url and mcp_uri as the upload answered them; the client's are not kept), a
+    repeated path once. VALIDATION_ERROR otherwise."""
+    return registered_entries(call, resources, kind, field)
 
 
 def registered_entries(

@@ -103,6 +103,11 @@ def list_attachments(items: ItemStore, user_id: str, limit: int, kind: Namespace
     return walk(items, user_partition(user_id), prefix=kind.record_prefix, descending=True, limit=limit)
 
 
+def count_attachments(items: ItemStore, user_id: str, kind: Namespace) -> int:
+    """How many attachments of one namespace the user has (their keys read, nothing else)."""
+    return sum(1 for _ in walk(items, user_partition(user_id), prefix=kind.record_prefix, keys_only=True))
+
+
 def unregister(user_id: str, record: Item, kind: Namespace) -> list[WriteOp]:
     """The transaction ops that forget a registered attachment and give its bytes back to the
     quota; the record delete fails if it was discarded meanwhile (so bytes are freed once)."""

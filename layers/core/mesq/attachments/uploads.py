@@ -49,6 +49,12 @@ MAX_DISPLAY_NAME = 255
 _TOKEN = r"[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}"
 _MIME = re.compile(rf"{_TOKEN}/{_TOKEN}(;([ -~]{{0,119}}[!-~])?)?")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: Invisible characters that change the direction text is shown in (Unicode bidi controls:
+#: ALM, LRM/RLM, the embeddings and overrides, the isolates) and the BOM: "invoice\u202egpj.exe"
+#: reads as "invoiceexe.jpg". A file name never needs them: a right-to-left name shows right to
+#: left from its own letters.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]")
 
 logger = Logger(child=True)
 
@@ -81,7 +87,31 @@ def check_display_name(value: str, field: str = "displayName") -> str:
             "character); rename the file without it",
             field=field,
         )
+    bidi = _BIDI.search(name)
+    if bidi:
+        raise ValidationError(
+            "%(field)s: the name holds an invisible text-direction character (%(character)s), which can make a "
+            "file name read as another one (a program as a picture); remove it",
+            field=field,
+            character="U+" + format(ord(bidi.group()), "04X"),
+        )
     return name
+
+
+def clean_display_name(name: str, fallback: str) -> str:
+    """A name from someone else's file (an import) made one `check_display_name` takes: control
+    and text-direction characters dropped, at most MAX_DISPLAY_NAME characters (the extension
+    kept), `fallback` when nothing is left."""
+    kept = "".join(ch for ch in name if ch >= " " and ch != "\x7f" and ch not in BIDI_CONTROLS)
+    cleaned = kept.strip() or fallback
+    if len(cleaned) > MAX_DISPLAY_NAME:
+        stem, dot, ext = cleaned.rpartition(".")
+        cleaned = (
+            (stem[: MAX_DISPLAY_NAME - len(ext) - 1] + dot + ext)
+            if dot and len(ext) < 16
+            else cleaned[:MAX_DISPLAY_NAME]
+        )
+    return cleaned
 
 
 def check_mime_type(value: str, field: str = "mimeType") -> str:

@@ -227,7 +227,12 @@ class ResourceRead:
         threshold = self.services.settings.attachment_redirect_bytes
         blobs = self.services.blobs
         if threshold is not None and stored.info.size > threshold and blobs.transport == "direct":
-            url = blobs.presign_get(paths[0], REDIRECT_SECONDS)
+            url = blobs.presign_get(
+                paths[0],
+                REDIRECT_SECONDS,
+                filename=stored.record["displayName"],
+                content_type=stored.info.content_type,
+            )
             return Response(status_code=307, headers={**NO_STORE, "Location": url})
         return stored, headers
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import mimetypes
 
-from ..attachments.uploads import MAX_DISPLAY_NAME, MAX_FILE_BYTES, check_mime_type
+from ..attachments.uploads import MAX_FILE_BYTES, check_mime_type, clean_display_name
 from ..kernel.errors import MesqError
 from ..kernel.i18n import Text
 from ..kernel.messages import quoted
@@ -41,12 +41,9 @@ def with_tags(content: str, tags: list[str]) -> str:
 
 
 def display_name(name: str, fallback: str) -> str:
-    """An attachment name the upload path takes: no control characters, at most 255 characters."""
-    cleaned = "".join(ch for ch in name if ch >= " " and ch != "\x7f").strip() or fallback
-    if len(cleaned) > MAX_DISPLAY_NAME:
-        stem, dot, ext = cleaned.rpartition(".")
-        cleaned = (stem[: MAX_DISPLAY_NAME - len(ext) - 1] + dot + ext) if dot and len(ext) < 16 else cleaned[:255]
-    return cleaned
+    """An attachment name the upload path takes: no control characters nor text-direction
+    controls, at most 255 characters."""
+    return clean_display_name(name, fallback)
 
 
 def media_type(declared: str, name: str) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..attachments import store as attachment_store
+from ..attachments.paths import TODO
 from ..attachments.uploads import public_resource
 from ..auth.user_zone import configured_zone
 from ..auth.users import get_user
@@ -293,8 +294,15 @@ def list_memo_resources(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         resources = [public_resource(call, r) for r in selected]
         paged = page(offset, limit, len(resources), len(attached), has_more=full_and_behind)
         return {"resources": resources, "page": paged}
-    _bytes, total = attachment_store.read_usage(items, user_id)
-    records = list(attachment_store.list_attachments(items, user_id, offset + limit))[offset:]
+    walked = list(attachment_store.list_attachments(items, user_id, offset + limit))
+    if len(walked) < offset + limit:  # the listing reached its end: that is the total
+        total = len(walked)
+    else:
+        # The usage counter counts memo and todo attachments together (one quota): take the
+        # todo ones away (counted by key; an account has few) so the total is the memos' own.
+        _bytes, both = attachment_store.read_usage(items, user_id)
+        total = max(both - attachment_store.count_attachments(items, user_id, TODO), len(walked))
+    records = walked[offset:]
     resources = [public_resource(call, r) for r in records]
     paged = page(offset, limit, len(resources), total, has_more=full_and_behind)
     return {"resources": resources, "page": paged}

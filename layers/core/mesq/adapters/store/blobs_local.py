@@ -152,7 +152,7 @@ class LocalBlobStore:
         validate_blob_path(path)
         raise PresignUnsupported("the local blob store has no direct transport; relay the bytes")
 
-    def presign_get(self, path: str, expires_in: int) -> str:
+    def presign_get(self, path: str, expires_in: int, *, filename: str, content_type: str) -> str:
         validate_blob_path(path)
         raise PresignUnsupported("the local blob store has no direct transport; relay the bytes")
 

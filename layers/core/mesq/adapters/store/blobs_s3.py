@@ -5,6 +5,12 @@ presigned PUTs do not sign it (the uploader only gets a URL, and a signed
 `x-amz-server-side-encryption` header it does not send would make S3 refuse the upload), so the
 bucket's default encryption must cover them. A presigned PUT signs Content-Type and
 Content-Length: S3 refuses an upload with any other type or size.
+
+A presigned GET answers from the bucket's origin, where MeSQ cannot add `nosniff` or a sandboxing
+CSP: its URL asks S3 for `Content-Disposition: attachment` with the download's name and for a
+`Content-Type` a browser cannot run (`store.blob_downloads.inline_safe_type`: images, audio and
+video keep theirs, everything else is `application/octet-stream`). Every object written (`put`,
+`copy`) is stored with `Content-Disposition: attachment` as well.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from botocore.exceptions import (
 from ...kernel.messages import quoted
 from ...kernel.ports.storage import BlobInfo, BlobNotFound, BlobSource, BlobTooLarge, StoreUnavailable
 from ...kernel.timestamps import format_timestamp
+from ...store.blob_downloads import content_disposition, inline_safe_type
 from ...store.blob_paths import validate_blob_path, validate_content_type, validate_metadata
 
 if TYPE_CHECKING:
@@ -54,6 +61,8 @@ _UNAVAILABLE_CODES = frozenset(
 _TRANSPORT_ERRORS = (ConnectionError, HTTPClientError, IncompleteReadError, FlexibleChecksumError)
 MAX_PRESIGN_SECONDS = 7 * 24 * 3600  # the SigV4 limit
 MAX_SINGLE_PUT_BYTES = 5 * 1024**3  # the PutObject limit
+#: What every stored object says when it is fetched without a presigned GET's overrides.
+STORED_DISPOSITION = "attachment"
 
 
 def make_s3_client(
@@ -139,6 +148,7 @@ class S3BlobStore:
             "Key": key,
             "Body": body,
             "ContentType": content_type,
+            "ContentDisposition": STORED_DISPOSITION,
             "Metadata": user_metadata,
         }
         if self._sse is not None:
@@ -219,6 +229,7 @@ class S3BlobStore:
             "Key": self._key(target),
             "CopySource": {"Bucket": self._bucket, "Key": self._key(source)},
             "ContentType": info.content_type,
+            "ContentDisposition": STORED_DISPOSITION,
             "Metadata": user_metadata,
             "MetadataDirective": "REPLACE",
         }
@@ -249,10 +260,18 @@ class S3BlobStore:
             "PUT",
         )
 
-    def presign_get(self, path: str, expires_in: int) -> str:
-        """URL for a `GET` of the object; does not check that it exists (the GET answers 404)."""
+    def presign_get(self, path: str, expires_in: int, *, filename: str, content_type: str) -> str:
+        """URL for a `GET` of the object, answered as a download named `filename` (attachment
+        disposition) with `content_type` only if a browser cannot run it (else
+        application/octet-stream). Does not check that the object exists (the GET answers 404)."""
         key = self._key(path)
-        return self._presign("get_object", {"Bucket": self._bucket, "Key": key}, expires_in, "GET")
+        params = {
+            "Bucket": self._bucket,
+            "Key": key,
+            "ResponseContentDisposition": content_disposition(filename),
+            "ResponseContentType": inline_safe_type(content_type),
+        }
+        return self._presign("get_object", params, expires_in, "GET")
 
     # -- internals ---------------------------------------------------------------------------
 

@@ -55,5 +55,5 @@ class DeferredBlobStore:
     def presign_put(self, path: str, content_type: str, size: int, expires_in: int) -> str:
         return self.store.presign_put(path, content_type, size, expires_in)
 
-    def presign_get(self, path: str, expires_in: int) -> str:
-        return self.store.presign_get(path, expires_in)
+    def presign_get(self, path: str, expires_in: int, *, filename: str, content_type: str) -> str:
+        return self.store.presign_get(path, expires_in, filename=filename, content_type=content_type)

@@ -209,7 +209,11 @@ class BlobStore(Protocol):
         """A URL the client can PUT exactly `size` bytes of `content_type` to (direct only)."""
         ...
 
-    def presign_get(self, path: str, expires_in: int) -> str: ...
+    def presign_get(self, path: str, expires_in: int, *, filename: str, content_type: str) -> str:
+        """A URL the client can GET the object from (direct only), answered as a download named
+        `filename` (`Content-Disposition: attachment`) whose Content-Type is `content_type` only
+        when a browser cannot run it (`store.blob_downloads.inline_safe_type`)."""
+        ...
 
 
 class BlobNotFound(StoreError):

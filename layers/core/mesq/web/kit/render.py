@@ -13,10 +13,12 @@ from jinja2.runtime import Context
 from markupsafe import Markup, escape
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from ...attachments.uploads import BIDI_CONTROLS
 from ...kernel import formats
 from ...kernel.errors import ValidationError
 from ...kernel.tags import TAG_TYPED_PATTERN
 from ...kernel.timestamps import parse_timestamp
+from ...store.blob_downloads import inline_safe_type
 from ..settings.pages import SETTINGS_NAVS, SETTINGS_PAGES
 from .i18n import DEFAULT_LANGUAGE, LANGUAGES, render_context
 from .recurrence_words import recurrence_filter
@@ -29,6 +31,15 @@ TEMPLATES = Path(__file__).parents[1] / "templates"
 #: The context variable holding the browser's IANA zone name (`Page.render` sets it from the
 #: `mesq_tz` cookie): every stored time a page shows is turned into it.
 VIEWER_ZONE = "viewer_zone"
+
+
+def _isolated(text: object) -> str:
+    value = str(text)
+    return f"\u2068{value}\u2069" if any(c in BIDI_CONTROLS for c in value) else value
+
+
+def _thumbnail_type(mime_type: object) -> bool:
+    return isinstance(mime_type, str) and inline_safe_type(mime_type).startswith("image/")
 
 
 def when(timestamp: str, zone: str = "UTC", language: str = DEFAULT_LANGUAGE) -> str:
@@ -107,6 +118,12 @@ def environment() -> Environment:
     env.filters["zone_name"] = _zone_name  # an IANA zone by its place, in the page's language
     env.filters["recurrence"] = recurrence_filter  # an RRULE in words, in the page's language
     env.filters["keep_dates"] = keep_dates  # dates whole in narrow table cells
+    # An image a download keeps as an image on every store (an SVG is a file: on S3 its
+    # presigned GET is application/octet-stream, which an <img> does not decode).
+    env.tests["thumbnail_type"] = _thumbnail_type
+    # A file name in an attribute (alt, aria-label), where <bdi> cannot go: a stored name with
+    # direction controls goes inside FSI ... PDI, so it cannot reorder the words around it.
+    env.filters["isolated"] = _isolated
     env.globals["settings_pages"] = SETTINGS_PAGES
     env.globals["settings_navs"] = SETTINGS_NAVS
     env.globals["languages"] = LANGUAGES

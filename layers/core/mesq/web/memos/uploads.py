@@ -105,7 +105,13 @@ async def download(page: Page) -> Response:
         await run_sync(limiter.hit, page.user.credential_id, "attachment_read")
     stored = await run_sync(reads.stat, call, paths[0])
     if services.blobs.transport == "direct":
-        url = await run_sync(services.blobs.presign_get, paths[0], REDIRECT_SECONDS)
+        url = await run_sync(
+            services.blobs.presign_get,
+            paths[0],
+            REDIRECT_SECONDS,
+            filename=stored.record["displayName"],
+            content_type=stored.info.content_type,
+        )
         return RedirectResponse(url, status_code=307, headers=dict(NO_STORE))
     headers = download_headers(stored.record["displayName"], stored.info.content_type, stored.info.size)
     return StreamingResponse(services.blobs.stream(paths[0]), headers=headers)

@@ -139,7 +139,9 @@
       remove.textContent = "×";
       remove.setAttribute("aria-label", mesqSay("Remove %(name)s", { name: resource.displayName }));
       remove.addEventListener("click", function () { item.remove(); });
-      item.append(field, document.createTextNode(resource.displayName), remove);
+      const name = document.createElement("bdi"); // a name's direction marks stay inside it
+      name.textContent = resource.displayName;
+      item.append(field, name, remove);
       attached.append(item);
     }
 
