@@ -32,13 +32,26 @@ def _upstream_id(value: Any, what: str) -> str:
     return text
 
 
+#: Digits a number given as a string may have: more is no count or time WeChat Reading sends (and
+#: Python refuses int() of over 4300 digits).
+MAX_DIGITS = 18
+
+
+def digits(value: str) -> int | None:
+    """The number an ASCII digit string says, else None. `str.isdigit` alone also admits "²" and
+    other Unicode digits that int() refuses."""
+    if value.isascii() and value.isdigit() and len(value) <= MAX_DIGITS:
+        return int(value)
+    return None
+
+
 def _integer(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value if value >= 0 else None
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
+    if isinstance(value, str):
+        return digits(value)
     return None
 
 
@@ -54,13 +67,14 @@ def _created(value: Any, what: str) -> str:
 
 
 def _position(range_text: Any) -> int | None:
-    if isinstance(range_text, str) and range_text.split("-", 1)[0].isdigit():
-        return min(int(range_text.split("-", 1)[0]), 999_999_998)
-    return None
+    start = digits(range_text.split("-", 1)[0]) if isinstance(range_text, str) else None
+    return None if start is None else min(start, 999_999_998)
 
 
 def list_field(answer: dict[str, Any], name: str, what: str) -> list[Any]:
-    value = answer.get(name, [])
+    """The answer's list `name`, which must be there: an answer without it (`{}` from a gateway or
+    a proxy in trouble) is not an empty shelf, and taking it for one would mark notes deleted."""
+    value = answer.get(name)
     if not isinstance(value, list):
         raise UpstreamMalformed("WeChat Reading's %(what)s answer has no %(name)s list", what=what, name=name)
     return value
