@@ -18,6 +18,7 @@ import pytest
 
 from mesq.adapters.reading.wechat import CALL_DEADLINE_SECONDS, provider_factory
 from mesq.kernel.errors import ValidationError
+from mesq.kernel.i18n import Text, Translator
 from mesq.kernel.keys import user_partition
 from mesq.reading import store
 from mesq.reading.credentials import CREDENTIAL_SK, save_credential
@@ -253,3 +254,44 @@ def test_a_renamed_book_is_renamed_without_fetching_its_notes(
     assert stored["9001"]["title"] == "改名后的书名" and stored["9001"]["author"] == "新作者"
     assert fake.calls[calls:].count("bookmarklist") == 0
     assert _sync(services, reader, base_url)["lastRun"]["booksChanged"] == 0
+
+
+ZH_ALLOWED = {"HTTP", "Cookie"}
+
+
+def _in_chinese(said: Any) -> str:
+    text = Translator("zh").text(Text.from_stored(said))
+    assert not [word for word in re.findall(r"[A-Za-z]+", text) if word not in ZH_ALLOWED], text
+    return text
+
+
+@pytest.mark.parametrize(
+    ("api", "body", "limits"),
+    [
+        ("notebooks", {"books": [{"bookId": "77", "book": {"title": "x"}}], "hasMore": True}, {}),
+        ("notebooks", {}, {}),
+        ("notebooks", {"books": [1]}, {}),
+        ("bookmarklist", {"updated": [{"bookmarkId": "b", "markText": "x"}], "chapters": []}, {}),
+        ("bookmarklist", {"updated": [{"markText": "x", "createTime": 1}], "chapters": []}, {}),
+        ("reviews", {"hasMore": 0}, {}),
+        ("notebooks", "trickle", {"call_deadline": 0.5}),
+        ("bookmarklist", "trickle", {"deadline_seconds": 0.5}),
+    ],
+)
+def test_sync_errors_are_said_in_chinese(
+    services: Any, fake: FakeWeRead, base_url: str, reader: str, api: str, body: Any, limits: dict[str, float]
+) -> None:
+    if body == "trickle":
+        fake.trickle = api
+    else:
+        fake.answers[api] = (200, body)
+    status = _sync(services, reader, base_url, **limits)
+    assert "lastError" in status
+    assert re.search(r"[\u4e00-\u9fff]", _in_chinese(status["lastError"]["said"]))
+
+
+def test_a_refused_cookie_is_said_in_chinese(services: Any, make_account: Any) -> None:
+    user_id = make_account(scopes="reading:read").user_id
+    with pytest.raises(ValidationError) as refused:
+        save_credential(services.items, build_sealer(services.settings), user_id, "cookie", "a=b；c=d", SAVED)
+    assert "全角分号" in _in_chinese(refused.value.text.stored())

@@ -48,7 +48,9 @@ class SyncOutOfTime(ProviderError):
     code = "SYNC_TIMED_OUT"
 
     def __init__(self) -> None:
-        super().__init__("the sync ran out of time with part of the shelf synced; the next sync goes on from there")
+        super().__init__(
+            Text("the sync ran out of time with part of the shelf synced; the next sync goes on from there")
+        )
 
 
 class ReadingProvider(Protocol):

@@ -23,6 +23,7 @@ import anyio
 import httpx
 from anyio.from_thread import start_blocking_portal
 
+from ...kernel.i18n import Text
 from ...reading.credentials import Credential
 from ...reading.model import UpstreamBook, UpstreamNote
 from ...reading.provider import (
@@ -34,7 +35,17 @@ from ...reading.provider import (
     UpstreamRateLimited,
     UpstreamUnavailable,
 )
-from .wechat_shapes import bookmark_note, chapter_map, digits, list_field, notebook_book, review_note
+from .wechat_shapes import (
+    BOOKMARK_LIST,
+    NOTEBOOK_LIST,
+    REVIEW_LIST,
+    bookmark_note,
+    chapter_map,
+    digits,
+    list_field,
+    notebook_book,
+    review_note,
+)
 
 SKILL_VERSION = "1.0.4"
 PAGE_SIZE = 100
@@ -203,7 +214,7 @@ class _Client:
             if notice not in self.notices:
                 self.notices.append(notice)
 
-    def _paged_books(self, fetch: Callable[[int | None], dict[str, Any]], what: str) -> list[UpstreamBook]:
+    def _paged_books(self, fetch: Callable[[int | None], dict[str, Any]], what: Text) -> list[UpstreamBook]:
         books: list[UpstreamBook] = []
         cursor: int | None = None
         seen: set[int] = set()
@@ -229,7 +240,7 @@ class _Client:
         synckey, seen = 0, {0}
         for _page in range(MAX_PAGES):
             answer = fetch(synckey)
-            reviews.extend(list_field(answer, "reviews", "review list"))
+            reviews.extend(list_field(answer, "reviews", REVIEW_LIST))
             if not answer.get("hasMore"):
                 return reviews
             following = answer.get("synckey", answer.get("syncKey"))
@@ -243,7 +254,7 @@ class _Client:
 
     @staticmethod
     def _notes(bookmarks: dict[str, Any], reviews: list[Any]) -> list[UpstreamNote]:
-        updated = list_field(bookmarks, "updated", "bookmark list")
+        updated = list_field(bookmarks, "updated", BOOKMARK_LIST)
         chapters = chapter_map(bookmarks)
         notes = [bookmark_note(item, chapters) for item in updated]
         notes += [review_note(item, chapters) for item in reviews]
@@ -273,7 +284,7 @@ class GatewayProvider(_Client):
             extra = {} if cursor is None else {"lastSort": cursor}
             return self._call("/user/notebooks", count=PAGE_SIZE, **extra)
 
-        return self._paged_books(page, "notebook list")
+        return self._paged_books(page, NOTEBOOK_LIST)
 
     def notes(self, book: UpstreamBook) -> list[UpstreamNote]:
         bookmarks = self._call("/book/bookmarklist", bookId=book.external_id)
@@ -306,7 +317,7 @@ class WebCookieProvider(_Client):
         def page(cursor: int | None) -> dict[str, Any]:
             return self._get("/api/user/notebook", {} if cursor is None else {"lastSort": cursor})
 
-        return self._paged_books(page, "notebook list")
+        return self._paged_books(page, NOTEBOOK_LIST)
 
     def notes(self, book: UpstreamBook) -> list[UpstreamNote]:
         reader = f"{self.base_url}/web/reader/{book.external_id}"
