@@ -104,7 +104,7 @@ def write(items: ItemStore, spec: dict[str, Any]) -> None:
         import_snapshots(items, spec["userId"], as_file(shelf(version)), NOW)
         return
     sealer = LocalKeySealer(Path(spec["keyFile"]))
-    sync_user(items, sealer, spec["userId"], lambda _credential: ShelfProvider(version), lambda: NOW)
+    sync_user(items, sealer, spec["userId"], lambda _credential, _deadline: ShelfProvider(version), lambda: NOW)
 
 
 def main() -> None:

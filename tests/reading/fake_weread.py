@@ -3,12 +3,15 @@ the agent gateway (`POST /api/agent/gateway` with `api_name`, Bearer `wrk-…`) 
 (`GET /api/user/notebook`, `/web/book/bookmarklist`, `/web/review/list` with a cookie). Notebooks
 are paged by `lastSort` (page size `notebook_page`), reviews by `synckey` (`review_page`).
 Switches: `expired` (errcode -2012 or -2010), `rate_limited` (429s to send), `malformed` (an api
-or path answered with garbage), `upgrade_info`, `stale_cookie` (bookmark list answers `{}`)."""
+or path answered with garbage), `upgrade_info`, `stale_cookie` (bookmark list answers `{}`),
+`answers` (an api answered with a given status and body), `delay` (seconds an api waits before
+answering), `trickle` (an api that sends its head, then a byte every `TRICKLE_EVERY` seconds)."""
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -20,6 +23,7 @@ from tests.support.http_stub import QuietHandler, serving
 
 API_KEY = "wrk-test-key-0123456789"
 COOKIE = "wr_vid=42; wr_skey=good-skey"
+TRICKLE_EVERY = 0.25
 
 
 @dataclass
@@ -44,6 +48,9 @@ class FakeWeRead:
     upgrade_info: dict[str, str] | None = None
     stale_cookie: bool = False
     stuck_paging: bool = False  # notebooks ignore lastSort and always say hasMore
+    answers: dict[str, tuple[int, Any]] = field(default_factory=dict)
+    delay: dict[str, float] = field(default_factory=dict)
+    trickle: str | None = None
     calls: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -93,6 +100,10 @@ class FakeWeRead:
             if self.rate_limited > 0:
                 self.rate_limited -= 1
                 return 429, {"errcode": -1, "errmsg": "too many requests"}, {"Retry-After": "0"}
+        if name in self.delay:
+            time.sleep(self.delay[name])
+        if name in self.answers:
+            return *self.answers[name], {}
         if self.expired is not None:
             return 200, {"errcode": self.expired, "errmsg": "登录超时"}, {}
         if self.malformed == name:
@@ -125,6 +136,26 @@ WEB_PATHS = {"/api/user/notebook": "notebooks", "/web/book/bookmarklist": "bookm
 
 def _handler(fake: FakeWeRead) -> type[BaseHTTPRequestHandler]:
     class Handler(QuietHandler):
+        def _answer(self, name: str, params: dict[str, Any]) -> None:
+            if fake.trickle == name:
+                return self._trickle()
+            self._send(*fake.answer(name, params))
+
+        def _trickle(self) -> None:
+            """A head promising 100 000 bytes, then one every TRICKLE_EVERY s (for at most a minute)."""
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            try:
+                for _byte in range(int(60 / TRICKLE_EVERY)):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    time.sleep(TRICKLE_EVERY)
+            except OSError:
+                pass  # the client gave up: what the test wants
+            self.close_connection = True
+
         def _send(self, status: int, body: Any, headers: dict[str, str]) -> None:
             data = body.encode() if isinstance(body, str) else json.dumps(body, ensure_ascii=False).encode()
             self.send_response(status)
@@ -144,7 +175,7 @@ def _handler(fake: FakeWeRead) -> type[BaseHTTPRequestHandler]:
                 return self._send(401, {"errcode": -2010, "errmsg": "invalid key"}, {})
             if body.get("skill_version") is None or body.get("api_name") not in GATEWAY_APIS:
                 return self._send(400, {"errcode": -1, "errmsg": "bad request"}, {})
-            self._send(*fake.answer(GATEWAY_APIS[body["api_name"]], body))
+            self._answer(GATEWAY_APIS[body["api_name"]], body)
 
         def do_GET(self) -> None:
             url = urlparse(self.path)
@@ -153,7 +184,7 @@ def _handler(fake: FakeWeRead) -> type[BaseHTTPRequestHandler]:
             if "wr_skey=good-skey" not in (self.headers.get("Cookie") or ""):
                 return self._send(401, {"errcode": -2012, "errmsg": "登录超时"}, {})
             params = {name: values[0] for name, values in parse_qs(url.query).items()}
-            self._send(*fake.answer(WEB_PATHS[url.path], params))
+            self._answer(WEB_PATHS[url.path], params)
 
     return Handler
 

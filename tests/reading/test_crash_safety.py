@@ -97,7 +97,7 @@ def test_a_sync_killed_between_chunks_is_repaired_by_the_next_sync(target, tmp_p
     key_file = tmp_path / "keys" / "secrets.key"
     sealer = LocalKeySealer(key_file)
     save_credential(items, sealer, USER, "api_key", API_KEY, NOW)
-    status = sync_user(items, sealer, USER, lambda _c: ShelfProvider(1), lambda: NOW)
+    status = sync_user(items, sealer, USER, lambda _c, _deadline: ShelfProvider(1), lambda: NOW)
     assert "lastError" not in status, status
     _assert_whole(items, 1, marked=True)
 
@@ -110,7 +110,7 @@ def test_a_sync_killed_between_chunks_is_repaired_by_the_next_sync(target, tmp_p
     assert lease is not None  # the killed run never released it; the next run waits for it to expire
     items.put({**lease, "ttl": int(time.time()) - 1})  # as if LEASE_SECONDS had passed
 
-    status = sync_user(items, sealer, USER, lambda _c: ShelfProvider(2), lambda: NOW)
+    status = sync_user(items, sealer, USER, lambda _c, _deadline: ShelfProvider(2), lambda: NOW)
     assert "lastError" not in status, status
     _assert_whole(items, 2, marked=True)
 
@@ -134,13 +134,13 @@ def test_a_sync_after_a_killed_import_fetches_the_book_again(target, tmp_path):
     key_file = tmp_path / "keys" / "secrets.key"
     sealer = LocalKeySealer(key_file)
     save_credential(items, sealer, USER, "api_key", API_KEY, NOW)
-    sync_user(items, sealer, USER, lambda _c: ShelfProvider(1), lambda: NOW)
+    sync_user(items, sealer, USER, lambda _c, _deadline: ShelfProvider(1), lambda: NOW)
 
     _kill_writer(spec, mode="import", version=2, killAfter=1, userId=USER)
     _assert_mixed(items)
 
     # Upstream is still at version 1 (same marks): only the interrupted book is fetched and merged.
-    status = sync_user(items, sealer, USER, lambda _c: ShelfProvider(1), lambda: NOW)
+    status = sync_user(items, sealer, USER, lambda _c, _deadline: ShelfProvider(1), lambda: NOW)
     assert "lastError" not in status, status
     big = {n["externalId"]: n["content"] for n in _notes(items, "big") if not n.get("deletedUpstream")}
     assert big == {n.external_id: n.content for n in _by_id(shelf(1))["big"].notes}

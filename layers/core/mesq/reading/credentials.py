@@ -49,8 +49,23 @@ def _checked(kind: str, secret: str) -> Credential:
                 "the cookie must be the name=value pairs of weread.qq.com, at most %(max_cookie)s characters",
                 max_cookie=MAX_COOKIE,
             )
+        unsendable = next((c for c in secret if not " " <= c <= "~"), None)
+        if unsendable is not None:
+            # An HTTP header carries printable ASCII only; a full-width semicolon or a note pasted
+            # along would make every sync fail, so the cookie is refused here, not then.
+            raise ValidationError(
+                "the cookie holds %(character)s, which a browser cookie never has (often a full-width semicolon "
+                "or a pasted note); copy the cookie again",
+                character=repr(unsendable),
+            )
         return Credential("cookie", secret)
     raise ValidationError("choose an API key or a web cookie")
+
+
+def checked(credential: Credential) -> Credential:
+    """A loaded credential put through the checks of saving again (ValidationError), for one
+    saved before a check was added."""
+    return _checked(credential.kind, credential.secret)
 
 
 def _hint(credential: Credential) -> str:

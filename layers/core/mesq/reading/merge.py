@@ -34,6 +34,7 @@ from .model import (
     COUNTERS,
     PROVIDER,
     BookSnapshot,
+    UpstreamBook,
     book_id,
     book_key,
     fingerprint,
@@ -232,3 +233,20 @@ def apply_snapshot(items: ItemStore, user_id: str, snapshot: BookSnapshot, now: 
         plan.report.books_changed = 1
         return plan.report
     raise ServiceUnavailable("the reading shelf kept changing while it was being written; try again")
+
+
+def update_details(items: ItemStore, user_id: str, stored_book: Item, upstream: UpstreamBook, now: str) -> MergeReport:
+    """Bring a book's title, author and cover up to the source's when its notes are unchanged
+    (a rename keeps the notebook entry's sort and counts, so the book is not fetched again).
+    One write when they differ, none otherwise; the book must exist (a concurrent removal wins)."""
+    wanted = {"title": upstream.title, "author": upstream.author}
+    if upstream.cover:  # as a merge does, a cover the source no longer names is kept
+        wanted["cover"] = upstream.cover
+    if all(stored_book.get(name) == value for name, value in wanted.items()):
+        return MergeReport()
+    key = book_key(user_id, stored_book["id"])
+    try:
+        items.transact([Update(key, set={**wanted, "syncedAt": now}, condition=Condition(exists=True))])
+    except ConditionFailed:
+        return MergeReport()
+    return MergeReport(books_changed=1)

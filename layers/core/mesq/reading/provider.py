@@ -41,7 +41,22 @@ class UpstreamUnavailable(ProviderError):
     code = "UPSTREAM_UNAVAILABLE"
 
 
+class SyncOutOfTime(ProviderError):
+    """The sync's total deadline passed (between books, or cutting a request short): the books
+    merged so far stay, and the next sync goes on from there (they are unchanged by then)."""
+
+    code = "SYNC_TIMED_OUT"
+
+    def __init__(self) -> None:
+        super().__init__(
+            Text("the sync ran out of time with part of the shelf synced; the next sync goes on from there")
+        )
+
+
 class ReadingProvider(Protocol):
+    """One sync's source, made for a deadline (a `time.monotonic()` value): no call of it runs
+    past the deadline (SyncOutOfTime instead)."""
+
     #: Notices the source sent along (WeChat Reading's `upgrade_info`), shown on the settings page.
     notices: list[str]
 

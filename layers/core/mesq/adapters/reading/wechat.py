@@ -5,9 +5,11 @@
   the `lastSort` cursor (the last entry's `sort`), reviews by `synckey`.
 - `WebCookieProvider`: the web reader's own endpoints with the browser's cookie.
 
-Both read bounded answers (size cap, timeouts, a page cap), retry a 429 briefly, and turn every
-failure into a ProviderError: `errcode` -2012 / -2010 and HTTP 401/403 are CredentialExpired. An
-`upgrade_info` on any answer is kept in `notices` for the settings page.
+Both read bounded answers (size cap, a total deadline per request and the sync's own, a page cap),
+retry a 429 briefly, and turn every failure into a ProviderError: `errcode` -2012 / -2010 (a
+number or a string) and HTTP 401/403 are CredentialExpired; a redirect, or an answer without the
+lists it must hold, is an error, never an empty shelf. An `upgrade_info` on any answer is kept in
+`notices` for the settings page.
 """
 
 from __future__ import annotations
@@ -17,19 +19,33 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import anyio
 import httpx
+from anyio.from_thread import start_blocking_portal
 
+from ...kernel.i18n import Text
 from ...reading.credentials import Credential
 from ...reading.model import UpstreamBook, UpstreamNote
 from ...reading.provider import (
     CredentialExpired,
     ProviderError,
     ReadingProvider,
+    SyncOutOfTime,
     UpstreamMalformed,
     UpstreamRateLimited,
     UpstreamUnavailable,
 )
-from .wechat_shapes import bookmark_note, chapter_map, list_field, notebook_book, review_note
+from .wechat_shapes import (
+    BOOKMARK_LIST,
+    NOTEBOOK_LIST,
+    REVIEW_LIST,
+    bookmark_note,
+    chapter_map,
+    digits,
+    list_field,
+    notebook_book,
+    review_note,
+)
 
 SKILL_VERSION = "1.0.4"
 PAGE_SIZE = 100
@@ -39,47 +55,109 @@ RATE_LIMIT_RETRIES = 2
 MAX_RETRY_WAIT_SECONDS = 5.0
 EXPIRED_CODES = frozenset({-2012, -2010})
 TIMEOUT = httpx.Timeout(10.0, read=20.0)
+#: One request's total time (connect, send, every byte of the answer).
+CALL_DEADLINE_SECONDS = 30.0
 Sleep = Callable[[float], None]
 
 
-def _retry_after(response: httpx.Response) -> float:
-    raw = response.headers.get("retry-after", "")
-    return min(float(raw), MAX_RETRY_WAIT_SECONDS) if raw.isdigit() else 1.0
+async def _new_client() -> httpx.AsyncClient:
+    """Made on the provider's event loop, the one it is used and closed on."""
+    return httpx.AsyncClient(timeout=TIMEOUT, trust_env=False, follow_redirects=False)
+
+
+def _retry_after(headers: httpx.Headers) -> float:
+    seconds = digits(headers.get("retry-after", ""))
+    return 1.0 if seconds is None else min(float(seconds), MAX_RETRY_WAIT_SECONDS)
+
+
+def _errcode(answer: dict[str, Any]) -> int | str:
+    """The answer's errcode as a number (0: none). The gateway sometimes sends it as a string
+    ("-2012"), which is the same error; anything else that is not 0 is an error of its own."""
+    code = answer.get("errcode", answer.get("errCode", 0))
+    if isinstance(code, str):
+        number = digits(code.strip().removeprefix("-"))
+        if number is not None:
+            return -number if code.strip().startswith("-") else number
+        return code[:40] or 0
+    if code is None:
+        return 0
+    if isinstance(code, int) and not isinstance(code, bool):
+        return code
+    if isinstance(code, float) and code.is_integer():
+        return int(code)
+    return str(code)[:40]
 
 
 class _Client:
-    """What both ways in share: bounded requests, error mapping, notices."""
+    """What both ways in share: bounded requests, error mapping, notices.
 
-    def __init__(self, http: httpx.Client | None, sleep: Sleep) -> None:
-        self.http = http or httpx.Client(timeout=TIMEOUT, trust_env=False, follow_redirects=False)
+    Every request runs under a total deadline (connect, send, every byte of the answer; httpx's
+    own timeouts are per socket read, so a server trickling a byte every few seconds would hold
+    a sync for hours): `call_deadline`, cut to what is left of the sync's own deadline. The cut
+    needs cancellation, so the requests go through httpx's async client on an event loop of the
+    provider's own (an anyio blocking portal), which `close` ends; the provider's methods stay
+    plain calls for the synchronous sync."""
+
+    def __init__(self, deadline: float, sleep: Sleep, call_deadline: float) -> None:
+        self.deadline = deadline  # time.monotonic() at which the whole sync must stop
+        self.call_deadline = call_deadline
         self.sleep = sleep
         self.notices: list[str] = []
+        self._loop = start_blocking_portal()
+        self._portal = self._loop.__enter__()
+        self.http: httpx.AsyncClient = self._portal.call(_new_client)
 
     def close(self) -> None:
-        self.http.close()
+        try:
+            self._portal.call(self.http.aclose)
+        finally:
+            self._loop.__exit__(None, None, None)
 
     def _send(self, request: httpx.Request) -> dict[str, Any]:
         for attempt in range(RATE_LIMIT_RETRIES + 1):
-            try:
-                response = self.http.send(request, stream=True)
-                try:
-                    body = self._bounded(response)
-                finally:
-                    response.close()
-            except httpx.HTTPError:
-                raise UpstreamUnavailable("WeChat Reading could not be reached; the next sync retries") from None
-            if response.status_code == 429:
+            status, headers, body = self._exchange(request)
+            if status == 429:
                 if attempt < RATE_LIMIT_RETRIES:
-                    self.sleep(_retry_after(response))
+                    self.sleep(min(_retry_after(headers), max(self._left(), 0.0)))
                     continue
                 raise UpstreamRateLimited("WeChat Reading is limiting requests; the next sync continues")
-            return self._answer(response.status_code, body)
+            return self._answer(status, body)
         raise AssertionError("unreachable")  # the loop returns or raises
 
+    def _left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def _exchange(self, request: httpx.Request) -> tuple[int, httpx.Headers, bytes]:
+        """One request under its deadline; a deadline that is the sync's ends the sync."""
+        left = self._left()
+        if left <= 0:
+            raise SyncOutOfTime()
+        limit = min(self.call_deadline, left)
+        try:
+            return self._portal.call(self._exchange_within, request, limit)
+        except TimeoutError:
+            if limit < self.call_deadline:
+                raise SyncOutOfTime() from None
+            raise UpstreamUnavailable(
+                "WeChat Reading did not answer within %(seconds)s s; the next sync retries",
+                seconds=format(self.call_deadline, "g"),
+            ) from None
+        except httpx.HTTPError:
+            raise UpstreamUnavailable("WeChat Reading could not be reached; the next sync retries") from None
+
+    async def _exchange_within(self, request: httpx.Request, seconds: float) -> tuple[int, httpx.Headers, bytes]:
+        with anyio.fail_after(seconds):
+            response = await self.http.send(request, stream=True)
+            try:
+                return response.status_code, response.headers, await self._bounded(response)
+            finally:
+                with anyio.CancelScope(shield=True):  # a cut answer still gives its connection back
+                    await response.aclose()
+
     @staticmethod
-    def _bounded(response: httpx.Response) -> bytes:
+    async def _bounded(response: httpx.Response) -> bytes:
         chunks, size = [], 0
-        for chunk in response.iter_bytes():
+        async for chunk in response.aiter_bytes():
             size += len(chunk)
             if size > MAX_ANSWER_BYTES:
                 raise UpstreamMalformed(
@@ -91,11 +169,11 @@ class _Client:
     def _answer(self, status: int, body: bytes) -> dict[str, Any]:
         try:
             answer = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: thousands of nested brackets
             answer = None
         if isinstance(answer, dict):
             self._note_upgrade(answer.get("upgrade_info"))
-            code = answer.get("errcode", answer.get("errCode", 0))
+            code = _errcode(answer)
             if code in EXPIRED_CODES:
                 raise CredentialExpired(
                     "the WeChat Reading credential has expired (errcode %(code)s); save a new one to resume syncing",
@@ -105,7 +183,7 @@ class _Client:
                 raise CredentialExpired(
                     "WeChat Reading refused the credential (HTTP %(status)s); save a new one", status=status
                 )
-            if isinstance(code, int) and code != 0:
+            if code != 0:
                 message = str(answer.get("errmsg") or answer.get("message") or "no message")[:200]
                 raise ProviderError(
                     "WeChat Reading answered errcode %(code)s: %(upstream)s", code=code, upstream=message
@@ -118,6 +196,12 @@ class _Client:
             raise UpstreamUnavailable("WeChat Reading failed (HTTP %(status)s); the next sync retries", status=status)
         if status >= 400:
             raise ProviderError("WeChat Reading refused the request (HTTP %(status)s)", status=status)
+        if not 200 <= status < 300:
+            # Redirects are not followed (a login page or a captive portal is no shelf), and
+            # whatever body came with one is not an answer either.
+            raise ProviderError(
+                "WeChat Reading answered HTTP %(status)s instead of the data; the next sync retries", status=status
+            )
         if not isinstance(answer, dict):
             raise UpstreamMalformed("WeChat Reading sent an answer that is not a JSON object")
         return answer
@@ -130,7 +214,7 @@ class _Client:
             if notice not in self.notices:
                 self.notices.append(notice)
 
-    def _paged_books(self, fetch: Callable[[int | None], dict[str, Any]], what: str) -> list[UpstreamBook]:
+    def _paged_books(self, fetch: Callable[[int | None], dict[str, Any]], what: Text) -> list[UpstreamBook]:
         books: list[UpstreamBook] = []
         cursor: int | None = None
         seen: set[int] = set()
@@ -156,7 +240,7 @@ class _Client:
         synckey, seen = 0, {0}
         for _page in range(MAX_PAGES):
             answer = fetch(synckey)
-            reviews.extend(list_field(answer, "reviews", "review list"))
+            reviews.extend(list_field(answer, "reviews", REVIEW_LIST))
             if not answer.get("hasMore"):
                 return reviews
             following = answer.get("synckey", answer.get("syncKey"))
@@ -170,15 +254,23 @@ class _Client:
 
     @staticmethod
     def _notes(bookmarks: dict[str, Any], reviews: list[Any]) -> list[UpstreamNote]:
+        updated = list_field(bookmarks, "updated", BOOKMARK_LIST)
         chapters = chapter_map(bookmarks)
-        notes = [bookmark_note(item, chapters) for item in list_field(bookmarks, "updated", "bookmark list")]
+        notes = [bookmark_note(item, chapters) for item in updated]
         notes += [review_note(item, chapters) for item in reviews]
         return [note for note in notes if note is not None]
 
 
 class GatewayProvider(_Client):
-    def __init__(self, api_key: str, url: str, http: httpx.Client | None = None, sleep: Sleep = time.sleep) -> None:
-        super().__init__(http, sleep)
+    def __init__(
+        self,
+        api_key: str,
+        url: str,
+        deadline: float,
+        sleep: Sleep = time.sleep,
+        call_deadline: float = CALL_DEADLINE_SECONDS,
+    ) -> None:
+        super().__init__(deadline, sleep, call_deadline)
         self.url = url
         self.api_key = api_key
 
@@ -192,7 +284,7 @@ class GatewayProvider(_Client):
             extra = {} if cursor is None else {"lastSort": cursor}
             return self._call("/user/notebooks", count=PAGE_SIZE, **extra)
 
-        return self._paged_books(page, "notebook list")
+        return self._paged_books(page, NOTEBOOK_LIST)
 
     def notes(self, book: UpstreamBook) -> list[UpstreamNote]:
         bookmarks = self._call("/book/bookmarklist", bookId=book.external_id)
@@ -203,8 +295,15 @@ class GatewayProvider(_Client):
 
 
 class WebCookieProvider(_Client):
-    def __init__(self, cookie: str, base_url: str, http: httpx.Client | None = None, sleep: Sleep = time.sleep) -> None:
-        super().__init__(http, sleep)
+    def __init__(
+        self,
+        cookie: str,
+        base_url: str,
+        deadline: float,
+        sleep: Sleep = time.sleep,
+        call_deadline: float = CALL_DEADLINE_SECONDS,
+    ) -> None:
+        super().__init__(deadline, sleep, call_deadline)
         self.base_url = base_url.rstrip("/")
         self.cookie = cookie
 
@@ -218,7 +317,7 @@ class WebCookieProvider(_Client):
         def page(cursor: int | None) -> dict[str, Any]:
             return self._get("/api/user/notebook", {} if cursor is None else {"lastSort": cursor})
 
-        return self._paged_books(page, "notebook list")
+        return self._paged_books(page, NOTEBOOK_LIST)
 
     def notes(self, book: UpstreamBook) -> list[UpstreamNote]:
         reader = f"{self.base_url}/web/reader/{book.external_id}"
@@ -237,13 +336,14 @@ class WebCookieProvider(_Client):
 
 
 def provider_factory(
-    gateway_url: str, web_url: str, http: httpx.Client | None = None, sleep: Sleep = time.sleep
-) -> Callable[[Credential], ReadingProvider]:
-    """The provider for a stored credential: the gateway for an API key, the web reader for a cookie."""
+    gateway_url: str, web_url: str, sleep: Sleep = time.sleep, call_deadline: float = CALL_DEADLINE_SECONDS
+) -> Callable[[Credential, float], ReadingProvider]:
+    """The provider for a stored credential and the sync's deadline (a `time.monotonic()` value):
+    the gateway for an API key, the web reader for a cookie."""
 
-    def build(credential: Credential) -> ReadingProvider:
+    def build(credential: Credential, deadline: float) -> ReadingProvider:
         if credential.kind == "api_key":
-            return GatewayProvider(credential.secret, gateway_url, http, sleep)
-        return WebCookieProvider(credential.secret, web_url, http, sleep)
+            return GatewayProvider(credential.secret, gateway_url, deadline, sleep, call_deadline)
+        return WebCookieProvider(credential.secret, web_url, deadline, sleep, call_deadline)
 
     return build

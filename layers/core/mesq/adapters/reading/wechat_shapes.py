@@ -16,14 +16,30 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from ...kernel.i18n import Text
 from ...kernel.timestamps import format_timestamp
 from ...reading.model import UpstreamBook, UpstreamNote
 from ...reading.provider import UpstreamMalformed
 
 MAX_TEXT = 50_000
 
+# What the messages call each answer and item (`%(what)s`): words, said in the reader's language.
+NOTEBOOK_LIST = Text("notebook list")
+BOOKMARK_LIST = Text("bookmark list")
+REVIEW_LIST = Text("review list")
+NOTEBOOK = Text("notebook entry")
+BOOKMARK = Text("bookmark")
+REVIEW = Text("review")
+#: The lists an answer must hold, by their field: `%(name)s` of the message that one is missing.
+_LISTS = {
+    "books": Text("books"),
+    "updated": Text("highlights"),
+    "chapters": Text("chapters"),
+    "reviews": Text("thoughts"),
+}
 
-def _upstream_id(value: Any, what: str) -> str:
+
+def _upstream_id(value: Any, what: Text) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)) or str(value).strip() == "":
         raise UpstreamMalformed("WeChat Reading sent a %(what)s without a usable id", what=what)
     text = str(value).strip()
@@ -32,13 +48,26 @@ def _upstream_id(value: Any, what: str) -> str:
     return text
 
 
+#: Digits a number given as a string may have: more is no count or time WeChat Reading sends (and
+#: Python refuses int() of over 4300 digits).
+MAX_DIGITS = 18
+
+
+def digits(value: str) -> int | None:
+    """The number an ASCII digit string says, else None. `str.isdigit` alone also admits "²" and
+    other Unicode digits that int() refuses."""
+    if value.isascii() and value.isdigit() and len(value) <= MAX_DIGITS:
+        return int(value)
+    return None
+
+
 def _integer(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value if value >= 0 else None
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
+    if isinstance(value, str):
+        return digits(value)
     return None
 
 
@@ -46,7 +75,7 @@ def _text(value: Any) -> str | None:
     return value[:MAX_TEXT] if isinstance(value, str) and value.strip() else None
 
 
-def _created(value: Any, what: str) -> str:
+def _created(value: Any, what: Text) -> str:
     seconds = _integer(value)
     if seconds is None or seconds > 253_402_300_799:  # 9999-12-31
         raise UpstreamMalformed("WeChat Reading sent a %(what)s without a valid createTime", what=what)
@@ -54,15 +83,18 @@ def _created(value: Any, what: str) -> str:
 
 
 def _position(range_text: Any) -> int | None:
-    if isinstance(range_text, str) and range_text.split("-", 1)[0].isdigit():
-        return min(int(range_text.split("-", 1)[0]), 999_999_998)
-    return None
+    start = digits(range_text.split("-", 1)[0]) if isinstance(range_text, str) else None
+    return None if start is None else min(start, 999_999_998)
 
 
-def list_field(answer: dict[str, Any], name: str, what: str) -> list[Any]:
-    value = answer.get(name, [])
+def list_field(answer: dict[str, Any], name: str, what: Text) -> list[Any]:
+    """The answer's list `name`, which must be there: an answer without it (`{}` from a gateway or
+    a proxy in trouble) is not an empty shelf, and taking it for one would mark notes deleted."""
+    value = answer.get(name)
     if not isinstance(value, list):
-        raise UpstreamMalformed("WeChat Reading's %(what)s answer has no %(name)s list", what=what, name=name)
+        raise UpstreamMalformed(
+            "WeChat Reading's %(what)s answer has no list of %(name)s", what=what, name=_LISTS.get(name, name)
+        )
     return value
 
 
@@ -71,7 +103,7 @@ def notebook_book(entry: Any) -> UpstreamBook:
         raise UpstreamMalformed("WeChat Reading's notebook list holds something that is not a book")
     nested = entry.get("book")
     book: dict[str, Any] = nested if isinstance(nested, dict) else {}
-    external = _upstream_id(entry.get("bookId", book.get("bookId")), "notebook")
+    external = _upstream_id(entry.get("bookId", book.get("bookId")), NOTEBOOK)
     title = _text(book.get("title")) or _text(book.get("name"))
     if title is None:
         raise UpstreamMalformed("WeChat Reading's notebook %(external)s has no title", external=external)
@@ -87,7 +119,7 @@ def notebook_book(entry: Any) -> UpstreamBook:
 
 def chapter_map(answer: dict[str, Any]) -> dict[str, tuple[int | None, str | None]]:
     chapters: dict[str, tuple[int | None, str | None]] = {}
-    for chapter in list_field(answer, "chapters", "bookmark list"):
+    for chapter in list_field(answer, "chapters", BOOKMARK_LIST):
         if isinstance(chapter, dict) and chapter.get("chapterUid") is not None:
             chapters[str(chapter["chapterUid"])] = (_integer(chapter.get("chapterIdx")), _text(chapter.get("title")))
     return chapters
@@ -104,7 +136,7 @@ def bookmark_note(item: Any, chapters: dict[str, tuple[int | None, str | None]])
     """A highlight, or None for a bookmark without marked text (a plain page bookmark)."""
     if not isinstance(item, dict):
         raise UpstreamMalformed("WeChat Reading's bookmark list holds something that is not a bookmark")
-    external = _upstream_id(item.get("bookmarkId"), "bookmark")
+    external = _upstream_id(item.get("bookmarkId"), BOOKMARK)
     text = _text(item.get("markText"))
     if text is None:
         return None
@@ -113,7 +145,7 @@ def bookmark_note(item: Any, chapters: dict[str, tuple[int | None, str | None]])
         note_type="highlight",
         external_id=external,
         content=text,
-        created_at=_created(item.get("createTime"), "bookmark"),
+        created_at=_created(item.get("createTime"), BOOKMARK),
         chapter_title=title,
         chapter_index=index,
         position=_position(item.get("range")),
@@ -126,7 +158,7 @@ def review_note(wrapper: Any, chapters: dict[str, tuple[int | None, str | None]]
         raise UpstreamMalformed("WeChat Reading's review list holds something that is not a review")
     nested = wrapper.get("review")
     item: dict[str, Any] = nested if isinstance(nested, dict) else wrapper
-    external = _upstream_id(item.get("reviewId"), "review")
+    external = _upstream_id(item.get("reviewId"), REVIEW)
     text = _text(item.get("content"))
     if text is None:
         return None
@@ -135,7 +167,7 @@ def review_note(wrapper: Any, chapters: dict[str, tuple[int | None, str | None]]
         note_type="note",
         external_id=external,
         content=text,
-        created_at=_created(item.get("createTime"), "review"),
+        created_at=_created(item.get("createTime"), REVIEW),
         quoted_text=_text(item.get("abstract")),
         chapter_title=title,
         chapter_index=index,
