@@ -220,13 +220,19 @@ def moto_server() -> Iterator[MotoS3Server]:
         server.stop()
 
 
-@pytest.fixture(params=STORE_KINDS)
-def served_blob_store(request: pytest.FixtureRequest, tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> BlobStore:
-    if request.param == "local":
-        return LocalBlobStore(tmp_path / "blobs")
-    server: MotoS3Server = request.getfixturevalue("moto_server")
+@pytest.fixture
+def served_s3_store(moto_server: MotoS3Server, monkeypatch: pytest.MonkeyPatch) -> S3BlobStore:
+    """S3BlobStore against moto's HTTP server: its presigned URLs answer over the network."""
     use_fake_aws(monkeypatch)
     bucket = f"mesq-contract-{uuid.uuid4().hex[:12]}"  # moto's state is global: never reuse
-    store = S3BlobStore(bucket, client=make_s3_client(server.url, REGION, fake_session()))
+    store = S3BlobStore(bucket, client=make_s3_client(moto_server.url, REGION, fake_session()))
     store.client.create_bucket(Bucket=bucket)
+    return store
+
+
+@pytest.fixture(params=STORE_KINDS)
+def served_blob_store(request: pytest.FixtureRequest, tmp_path: Any) -> BlobStore:
+    if request.param == "local":
+        return LocalBlobStore(tmp_path / "blobs")
+    store: S3BlobStore = request.getfixturevalue("served_s3_store")
     return store

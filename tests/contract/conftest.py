@@ -25,7 +25,7 @@ from mesq.adapters.store.sqlite import SQLiteItemStore
 from mesq.kernel.ports.storage import ItemStore
 
 # The blob-store fixtures, registered for this folder (pytest finds fixtures by name here).
-from .blob_fixtures import blob_store, fake_aws, moto_server, s3_store, served_blob_store  # noqa: F401
+from .blob_fixtures import blob_store, fake_aws, moto_server, s3_store, served_blob_store, served_s3_store  # noqa: F401
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BACKENDS = ["sqlite", "moto", pytest.param("dynamodb_local", marks=pytest.mark.dynamodb_local)]
