@@ -28,6 +28,7 @@ from typing import Any
 from ..attachments import store as attachment_store
 from ..attachments.paths import MEMO, TODO, Namespace, attachment_path, mcp_uri, own_attachment_id, read_url
 from ..attachments.store import USAGE_SK
+from ..attachments.uploads import clean_display_name
 from ..history import records as history
 from ..kernel.errors import MesqError
 from ..kernel.i18n import Text
@@ -170,6 +171,7 @@ def _files(values: Any, user_id: str, kind: Namespace, name: str) -> list[Item]:
         file = _pick(value, _RESOURCE_FIELDS)
         path = _own_path(file.get("path"), user_id, kind, f"{name}[{index}].path")
         file["path"] = path
+        _shown_name(file)
         if "url" in file:  # the read URL of the derived path (the instance's origin kept, nothing else)
             base = str(file["url"]).partition("?")[0]
             origin = base.removesuffix(kind.read_route) if base.endswith(kind.read_route) else ""
@@ -178,6 +180,13 @@ def _files(values: Any, user_id: str, kind: Namespace, name: str) -> list[Item]:
             file["mcp_uri"] = mcp_uri(path, kind)
         files.append(file)
     return files
+
+
+def _shown_name(file: Item) -> None:
+    """A file's `displayName` as an upload would take it: no control or text-direction characters
+    (a name that reads as another one, a program as a picture), within the length."""
+    if "displayName" in file:
+        file["displayName"] = clean_display_name(str(file["displayName"]), "file")
 
 
 # -- the kinds ---------------------------------------------------------------------------------
@@ -208,6 +217,7 @@ def _attachment(kind: Namespace) -> Callable[[Item, str], Item]:
         if "fileSize" not in record:
             raise _Refused(Text("%(field)s: missing", field="fileSize"))
         _times(record)
+        _shown_name(record)
         record["path"] = attachment_path(user_id, ident, kind)  # derived, never the archive's
         pk, sk = attachment_store.attachment_key(user_id, ident, kind)
         return {**record, "pk": pk, "sk": sk}
