@@ -295,3 +295,18 @@ def test_a_refused_cookie_is_said_in_chinese(services: Any, make_account: Any) -
     with pytest.raises(ValidationError) as refused:
         save_credential(services.items, build_sealer(services.settings), user_id, "cookie", "a=b；c=d", SAVED)
     assert "全角分号" in _in_chinese(refused.value.text.stored())
+
+
+def test_a_book_id_outside_ascii_syncs_through_the_cookie_too(
+    services: Any, fake: FakeWeRead, base_url: str, reader: str
+) -> None:
+    """The web route names the book in a Referer header, which takes ASCII only: an odd
+    upstream's id `书9` stopped every cookie sync at that book with an unexpected error (the
+    gateway sends it in a JSON body)."""
+    book = fake.books.pop("9000")
+    book.book_id = "书9"
+    for item in (*book.bookmarks, *book.reviews):
+        item["bookId"] = "书9"
+    fake.books["书9"] = book
+    status = _sync(services, reader, base_url)
+    assert "lastError" not in status and status["counts"] == HEALTHY, status

@@ -324,6 +324,7 @@ def test_file_names_are_isolated_and_svg_is_a_file(services: Services, browser: 
         ("note.txt", "text/plain", "invoice\u202egpj.exe"),
         ("pic.svg", "image/svg+xml", "pic.svg"),
         ("pic.png", "image/png", "older\u202egnp.png"),
+        ("photo.jpg", "image/jpg", "a\u2069\u202eb.exe"),  # a client's alias; a name that closes the isolate
     ):
         relayed = ada.client.post(
             "/memos/uploads/relay", params={"displayName": name, "mimeType": mime}, content=b"<svg/>", headers=headers
@@ -341,8 +342,13 @@ def test_file_names_are_isolated_and_svg_is_a_file(services: Services, browser: 
     assert '<a href="/memos/attachment?path=' in page
     assert "download><bdi>invoice\u202egpj.exe</bdi></a>" in page
     assert "download><bdi>pic.svg</bdi></a>" in page and 'alt="\u2068pic.svg' not in page
-    assert 'alt="\u2068older\u202egnp.png\u2069"' in page
-    assert "\u2068older\u202egnp.png\u2069" in re.search(r'class="memo-thumb"[^>]*aria-label="([^"]*)"', page).group(1)  # type: ignore[union-attr]
+    # In an attribute the controls are dropped (a stored U+2069 would end the isolate early and a
+    # U+202E turn the rest of the label round), the rest isolated; `image/jpg` is a thumbnail too.
+    assert 'alt="\u2068oldergnp.png\u2069"' in page
+    assert 'alt="\u2068ab.exe\u2069"' in page
+    labels = re.findall(r'class="memo-thumb"[^>]*aria-label="([^"]*)"', page)
+    assert any("\u2068oldergnp.png\u2069" in label for label in labels), labels
+    assert not [label for label in labels if set(label) & set("\u202e\u202a\u202b\u202c\u202d\u2066\u2067")], labels
     listing = ada.get("/settings/attachments").text
     assert "<bdi>invoice\u202egpj.exe</bdi></td>" in listing
 

@@ -43,8 +43,12 @@ INLINE_SAFE_TYPES = frozenset(
         "video/webm",
         "video/ogg",
         "video/quicktime",
+        "image/apng",
+        "image/jxl",
     }
 )
+#: Other names clients give those types (a declared `image/jpg` is a JPEG photo): said as the type.
+TYPE_ALIASES = {"image/jpg": "image/jpeg", "image/pjpeg": "image/jpeg", "image/x-png": "image/png"}
 OPAQUE_TYPE = "application/octet-stream"
 
 
@@ -55,8 +59,10 @@ def content_disposition(display_name: str) -> str:
 
 
 def inline_safe_type(content_type: str) -> str:
-    """`content_type` without parameters if it is in INLINE_SAFE_TYPES, else OPAQUE_TYPE."""
+    """`content_type` without parameters (an alias as its type) if it is in INLINE_SAFE_TYPES, else
+    OPAQUE_TYPE."""
     bare = content_type.split(";", 1)[0].strip().lower() if isinstance(content_type, str) else ""
+    bare = TYPE_ALIASES.get(bare, bare)
     return bare if bare in INLINE_SAFE_TYPES else OPAQUE_TYPE
 
 

@@ -18,6 +18,7 @@ import json
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 import anyio
 import httpx
@@ -105,7 +106,11 @@ class _Client:
         self.notices: list[str] = []
         self._loop = start_blocking_portal()
         self._portal = self._loop.__enter__()
-        self.http: httpx.AsyncClient = self._portal.call(_new_client)
+        try:
+            self.http: httpx.AsyncClient = self._portal.call(_new_client)
+        except BaseException:  # no provider to close: end the portal's thread here
+            self._loop.__exit__(None, None, None)
+            raise
 
     def close(self) -> None:
         try:
@@ -320,7 +325,8 @@ class WebCookieProvider(_Client):
         return self._paged_books(page, NOTEBOOK_LIST)
 
     def notes(self, book: UpstreamBook) -> list[UpstreamNote]:
-        reader = f"{self.base_url}/web/reader/{book.external_id}"
+        # Percent-encoded: an id outside ASCII (an odd upstream's) cannot go into a header as it is.
+        reader = f"{self.base_url}/web/reader/{quote(book.external_id, safe='')}"
         bookmarks = self._get("/web/book/bookmarklist", {"bookId": book.external_id}, referer=reader)
         if "updated" not in bookmarks:
             # A stale web session answers the bookmark list with a bare `{}` instead of an error.

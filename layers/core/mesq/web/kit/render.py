@@ -34,8 +34,12 @@ VIEWER_ZONE = "viewer_zone"
 
 
 def _isolated(text: object) -> str:
+    """A name for an attribute (alt, aria-label), where `<bdi>` cannot go: its direction controls
+    dropped (a stored U+2069 would close the isolate early and let a U+202E turn the rest of the
+    label round), and what is left isolated from the words around it."""
     value = str(text)
-    return f"\u2068{value}\u2069" if any(c in BIDI_CONTROLS for c in value) else value
+    kept = "".join(c for c in value if c not in BIDI_CONTROLS)
+    return f"\u2068{kept}\u2069" if kept != value else value
 
 
 def _thumbnail_type(mime_type: object) -> bool:
