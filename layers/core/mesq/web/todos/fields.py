@@ -207,10 +207,10 @@ def recurrence_of(form: TaskForm) -> str | None:
 DUE_FIELDS = ("due_date", "due_time", "timezone")
 
 
-def due_untouched(form: TaskForm, base: dict[str, str]) -> bool:
-    """Whether the due inputs still hold what the page showed (their `base_<field>` digests; a
-    missing digest counts as touched)."""
-    return all(base.get(name) == digest(getattr(form, name)) for name in DUE_FIELDS)
+def untouched(form: TaskForm, base: dict[str, str], names: tuple[str, ...] = DUE_FIELDS) -> bool:
+    """Whether the inputs `names` (the due's by default) still hold what the page showed (their
+    `base_<field>` digests; a missing digest counts as touched)."""
+    return all(base.get(name) == digest(getattr(form, name)) for name in names)
 
 
 def due_changes(form: TaskForm, page_zone: str) -> dict[str, Any]:
@@ -231,7 +231,7 @@ def item_changes(form: TaskForm, page_zone: str, base: dict[str, str]) -> dict[s
         "priority": form.priority,
         "tags": tag_list(form.tags),
     }
-    if not due_untouched(form, base):
+    if not untouched(form, base):
         changes.update(due_changes(form, page_zone))
     return changes
 
@@ -245,7 +245,7 @@ def task_changes(form: TaskForm, page_zone: str, base: dict[str, str]) -> dict[s
     An untouched repeat is left out, as an untouched due is: "Every month" shown for a series on
     the 31st that is now at 28 February would be said again from the 28th."""
     changes = item_changes(form, page_zone, base)
-    if not all(base.get(name) == digest(getattr(form, name)) for name in RECURRENCE_FIELDS):
+    if not untouched(form, base, RECURRENCE_FIELDS):
         changes["recurrence"] = recurrence_of(form)
     return changes
 
