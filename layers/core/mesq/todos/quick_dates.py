@@ -494,11 +494,11 @@ def _clock_hours(phrase: str, *, evening: bool = False, morning: bool = False) -
     return _AT_HOUR.sub(clock, phrase)
 
 
-#: A word with a digit that can be part of a date or a time: a number, an ordinal, a clock time
+#: A word with a digit that can be part of a date or a time: a number, an ordinal (`_BARE_NUMBER`), a clock time
 #: (with am/pm or not), an ISO date, a month/day date. Anything else ("50%", "$50", "3.12",
 #: "7-eleven", "24/7", "1:1", "v2") keeps its window from dateparser, which would invent a date.
 _DATE_NUMBER = re.compile(
-    r"[0-9]{1,4}|[0-9]{1,2}(?:st|nd|rd|th)|[0-9]{1,2}(?::[0-5][0-9])?(?:am|pm|a\.m\.|p\.m\.)"
+    _BARE_NUMBER.pattern + r"|[0-9]{1,2}(?::[0-5][0-9])?(?:am|pm|a\.m\.|p\.m\.)"
     r"|[0-9]{1,2}:[0-5][0-9](?::00)?|[0-9]{4}-[0-9]{2}-[0-9]{2}|(?:1[0-2]|0?[1-9])[/-](?:3[01]|[12][0-9]|0?[1-9])(?:[/-][0-9]{2,4})?",
     re.I,
 )
