@@ -465,11 +465,37 @@ SHORT_MONTHS: list[Row] = [
     ("交房租 每月15号", FEBRUARY_5, "交房租", date(2027, 2, 15), "FREQ=MONTHLY;BYMONTHDAY=15"),  # guard
 ]  # fmt: skip
 
+#: R14: a month and day said on that very day is today's in English too ("dec 25" on 25 December
+#: was next year's, "feb 29" on 29 February 2028 was 2032's); 2月29日 typed in a year without one
+#: is the next 29 February (it stayed in the title); and "every year on 29 February" starts at its
+#: first occurrence, the 28th of a year without one, not at the next 29 February years later.
+LEAP_DAY = datetime(2028, 2, 29, 11, 0, tzinfo=SH)
+JANUARY_10 = datetime(2027, 1, 10, 11, 0, tzinfo=SH)
+LEAP_YEAR_MARCH = datetime(2028, 3, 1, 11, 0, tzinfo=SH)
+SAID_ON_THE_DAY: list[Row] = [
+    ("feb 29 pay", LEAP_DAY, "pay", date(2028, 2, 29), None),
+    ("party on dec 25", at(12, 25, 11), "party", date(2026, 12, 25), None),
+    ("party on dec 25 3pm", at(12, 25, 11), "party", at(12, 25, 15), None),
+    ("party on dec 25 9am", at(12, 25, 11), "party", at(12, 25, 9, year=2027), None),  # guard: its time has passed
+    ("party next year", at(12, 25, 11), "party", date(2027, 12, 25), None),  # guard
+    ("2月29日 交", JANUARY_10, "交", date(2028, 2, 29), None),
+    ("feb 29 pay", JANUARY_10, "pay", date(2028, 2, 29), None),  # guard
+    ("2月30日 交", JANUARY_10, "2月30日 交", None, None),  # guard: no month has it
+    ("every year on feb 29 pay", JANUARY_10, "pay", date(2027, 2, 28),
+     "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=28,29;BYSETPOS=-1"),
+    ("每年2月29日 生日", JANUARY_10, "生日", date(2027, 2, 28), "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=28,29;BYSETPOS=-1"),
+    ("every year on feb 29 pay", LEAP_YEAR_MARCH, "pay", date(2029, 2, 28),
+     "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=28,29;BYSETPOS=-1"),
+    ("every year on feb 29 pay", LEAP_DAY, "pay", date(2028, 2, 29),
+     "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=28,29;BYSETPOS=-1"),
+    ("每年3月1日 x", LEAP_YEAR_MARCH, "x", date(2028, 3, 1), "FREQ=YEARLY"),  # guard
+]  # fmt: skip
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
     + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS + ENGLISH_DAYS_AND_MORE_RULES + REVIEWED
-    + SHORT_MONTHS
+    + SHORT_MONTHS + SAID_ON_THE_DAY
 )  # fmt: skip
 
 

@@ -53,6 +53,11 @@ _DATE_WORDS = frozenset(
      "january", "february", "march", "april", "june", "july", "august", "september", "october",
      "november", "december", *(name for name in EN_DAY_NAMES if name != "sun"), "night", "this"}
 )  # fmt: skip
+_MONTH_NAMES = frozenset(
+    {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+     "january", "february", "march", "april", "june", "july", "august", "september", "october",
+     "november", "december"}
+)  # fmt: skip
 #: What "this" may stand before in a date ("this friday", "this evening"; not "do this today",
 #: nor "this week" / "this month" / "this year": spans, not days).
 _AFTER_THIS = frozenset({*EN_DAYS, "weekend", "morning", "afternoon", "evening"})
@@ -218,14 +223,13 @@ def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = N
         month, day = zh_number(match["month"]), zh_number(match["day"])
         if month is None or day is None:
             return match[0]
-        year = int(match["year"]) if match["year"] else today.year
-        try:
-            found = date(year, month, day)
-            if not match["year"] and found < today:
-                found = date(year + 1, month, day)
-        except ValueError:
-            return match[0]
-        return f" {found.isoformat()} "
+        if match["year"]:
+            try:
+                return f" {date(int(match['year']), month, day).isoformat()} "
+            except ValueError:
+                return match[0]
+        found = _next_date_of(today, month, day)
+        return match[0] if found is None else f" {found.isoformat()} "
 
     def month_day_alone(match: re.Match[str]) -> str:  # "12号 理发": the next 12th
         day = zh_number(match["day"])
@@ -384,6 +388,19 @@ def _weekend(today: date, weeks: int) -> date:
     return today + timedelta(days=5 - today.weekday(), weeks=weeks)
 
 
+def _next_date_of(today: date, month: int, day: int) -> date | None:
+    """The next `month`/`day` from `today` on: 2月29日 typed in 2027 is 29 February 2028 (a leap
+    year comes within 8 years); None for a day no month has (2月30日)."""
+    for year in range(today.year, today.year + 9):
+        try:
+            found = date(year, month, day)
+        except ValueError:
+            continue
+        if found >= today:
+            return found
+    return None
+
+
 def _next_month_day(today: date, day: int) -> date | None:
     """The next date from `today` on that is this day of a month ("the 31st" skips the months
     without one)."""
@@ -431,6 +448,17 @@ def _names_todays_weekday(words: list[str], local_now: datetime) -> bool:
         if weekday == local_now.weekday():
             return True
     return False
+
+
+def _names_todays_date(words: list[str], local_now: datetime, when: datetime) -> bool:
+    """Whether the phrase names a month and day without a year ("dec 25", "25 december") that
+    are today's, and dateparser put it in a later year."""
+    lowered = [word.lower().strip(",.") for word in words]
+    if not any(word in _MONTH_NAMES for word in lowered) or any(re.fullmatch(r"\d{4}", word) for word in lowered):
+        return False
+    if "next" in lowered or "year" in lowered:
+        return False
+    return (when.month, when.day) == (local_now.month, local_now.day) and when.year > local_now.year
 
 
 def _names_a_day(words: list[str]) -> bool:
@@ -578,6 +606,12 @@ def find_due(
             timed = _has_time(window) or _has_time(phrase.split())  # "tonight 9" read as "tonight at 21:00"
             when = when.astimezone(zone) if _DURATION.search(phrase) else when.replace(tzinfo=zone)
             local_now = now.astimezone(zone)
+            # "dec 25" typed on 25 December: today (dateparser gives next year's, and "feb 29" on
+            # 29 February the next leap year's), as 12月25日 is; a later year's once a time said
+            # with it has passed
+            if _names_todays_date(window, local_now, when):
+                this_year = when.replace(year=local_now.year)  # today's month and day: a date this year
+                when = this_year if not timed or this_year > local_now else when
             if _names_todays_weekday(window, local_now) and when.date() == local_now.date() + timedelta(days=7):
                 # "friday" / "周五" typed on a Friday: today (dateparser gives next week's), as
                 # 这周五 is; next week's only once a time said with it has passed
