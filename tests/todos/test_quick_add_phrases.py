@@ -491,11 +491,31 @@ SAID_ON_THE_DAY: list[Row] = [
     ("每年3月1日 x", LEAP_YEAR_MARCH, "x", date(2028, 3, 1), "FREQ=YEARLY"),  # guard
 ]  # fmt: skip
 
+#: R15: English said as the Chinese beside it is read: "the day after tomorrow" (后天; was tomorrow,
+#: "the day after" left in the title), "end of the year" (年底; not read), "end of next month"
+#: (下个月底; "end of" left, and the day was next month's same day), "by friday" (周五前; "by" left); and
+#: "at" before a day ("at 2027-03-01", "at the end of next year") made its midnight a time.
+SAID_AS_IN_CHINESE: list[Row] = [
+    ("meeting the day after tomorrow", JANUARY_31, "meeting", date(2027, 2, 2), None),
+    ("meeting day after tomorrow", JANUARY_31, "meeting", date(2027, 2, 2), None),
+    ("summary end of the year", JANUARY_31, "summary", date(2027, 12, 31), None),
+    ("summary by end of year", JANUARY_31, "summary", date(2027, 12, 31), None),
+    ("plan at the end of next year", JANUARY_31, "plan", date(2028, 12, 31), None),
+    ("meet at 2027-03-01", JANUARY_31, "meet", date(2027, 3, 1), None),  # a day, not its midnight
+    ("summary end of next month", at(12, 8, 9), "summary", date(2027, 1, 31), None),
+    ("report by friday", TUESDAY, "report", date(2026, 12, 11), None),
+    ("report before 5pm", TUESDAY, "report", at(12, 8, 17), None),
+    ("taxes due tomorrow", TUESDAY, "taxes", date(2026, 12, 9), None),
+    ("drop by tomorrow", TUESDAY, "drop by", date(2026, 12, 9), None),  # guard: a visit
+    ("summary end of month", TUESDAY, "summary", date(2026, 12, 31), None),  # guard
+    ("meeting tomorrow", TUESDAY, "meeting", date(2026, 12, 9), None),  # guard
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
     + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS + ENGLISH_DAYS_AND_MORE_RULES + REVIEWED
-    + SHORT_MONTHS + SAID_ON_THE_DAY
+    + SHORT_MONTHS + SAID_ON_THE_DAY + SAID_AS_IN_CHINESE
 )  # fmt: skip
 
 

@@ -184,6 +184,8 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     due_chip: dict[str, str] | None = None
     if found:
         start, end, when, timed = found
+        if start > 0 and words[start - 1].lower() in _BY and (start < 2 or words[start - 2].lower() not in _VISITS):
+            start -= 1  # "report by friday": by that day, which is the due (as 周五前交报告)
         due_words, words = words[start:end], words[:start] + words[end:]
         when, timed, words = with_its_other_half(when, timed, due_words, words, tz, now, evening, morning)
         due = when.replace(second=0, microsecond=0) if timed else when.date()
@@ -220,6 +222,11 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     )
 
 
+#: Words before a due that say "by then" ("report by friday", "before 5pm", "due tomorrow"): they
+#: go with the due, as 前 / 之前 do in Chinese.
+_BY = frozenset({"by", "before", "due"})
+#: Verbs "by" makes a visit with ("drop by tomorrow", "stop by the office friday"): "by" stays.
+_VISITS = frozenset({"drop", "stop", "come", "swing", "pass", "pop", "stand", "go", "walk", "run", "get", "fly"})
 #: Spaces before closing CJK punctuation: no one types them; they are left where a chip was taken out.
 _NO_SPACE_BEFORE = re.compile(r"\s+(?=[，。；：！？、）】》」』”’])")
 

@@ -338,8 +338,13 @@ _BARE_NUMBER = re.compile(r"[0-9]{1,4}|[0-9]{1,2}(?:st|nd|rd|th)", re.I)
 _EN_WEEKEND = re.compile(r"(?<![A-Za-z])(?P<which>this|next|the)\s+weekend\b(?!'s)", re.I)
 #: "next week": next week's Monday, as 下周.
 _EN_NEXT_WEEK = re.compile(r"\bnext\s+week\b(?!'s)", re.I)
-#: "end of month", "the end of the month": this month's last day ("month end close" is a name).
-_EN_MONTH_END = re.compile(r"\b(?:the\s+)?end\s+of\s+(?:the\s+)?month\b(?!'s)", re.I)
+#: "end of month", "the end of the month", "end of next month": that month's last day ("month end
+#: close" is a name).
+_EN_MONTH_END = re.compile(r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+|(?P<next>next)\s+)?month\b(?!'s)", re.I)
+#: "end of year", "the end of the year", "end of next year": 31 December, as 年底 / 明年底.
+_EN_YEAR_END = re.compile(r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+|(?P<next>next)\s+)?year\b(?!'s)", re.I)
+#: "the day after tomorrow", as 后天 (dateparser read "tomorrow" and left "the day after").
+_EN_DAY_AFTER_TOMORROW = re.compile(r"\b(?:the\s+)?day\s+after\s+tomorrow\b", re.I)
 #: "in a week", "in an hour": one of them.
 _EN_IN_ONE = re.compile(
     r"(?<!once )(?<!twice )(?<!built )\bin\s+an?\s+(?P<unit>minute|hour|week|month|year)\b(?!\s+or\b)", re.I
@@ -349,7 +354,7 @@ _EN_IN_ONE = re.compile(
 def rewrite_english(text: str, today: date, originals: dict[str, str] | None = None) -> str:
     """Rewrite the English phrases dateparser misreads into dates, set apart by spaces: a day of
     the month alone is its next coming day ("the 5th" on 6 December: 5 January); the weekend,
-    next week, the month's end."""
+    next week, the month's and the year's end, the day after tomorrow."""
     record = _recorder(originals)
 
     def weekend(match: re.Match[str]) -> str:
@@ -359,12 +364,20 @@ def rewrite_english(text: str, today: date, originals: dict[str, str] | None = N
         return f" {(today + timedelta(days=7 - today.weekday())).isoformat()} "
 
     def month_end(match: re.Match[str]) -> str:
-        return f" {_months_on(today, 0, 31).isoformat()} "
+        return f" {_months_on(today, 1 if match['next'] else 0, 31).isoformat()} "
+
+    def year_end(match: re.Match[str]) -> str:
+        return f" {date(today.year + (1 if match['next'] else 0), 12, 31).isoformat()} "
+
+    def day_after_tomorrow(match: re.Match[str]) -> str:
+        return f" {(today + timedelta(days=2)).isoformat()} "
 
     text = _EN_IN_ONE.sub(lambda match: f"in 1 {match['unit']}", text)
+    text = _EN_DAY_AFTER_TOMORROW.sub(record(day_after_tomorrow), text)
     text = _EN_WEEKEND.sub(record(weekend), text)
     text = _EN_NEXT_WEEK.sub(record(next_week), text)
     text = _EN_MONTH_END.sub(record(month_end), text)
+    text = _EN_YEAR_END.sub(record(year_end), text)
 
     def month_day(match: re.Match[str]) -> str:
         found = _next_month_day(today, int(match["day"]))
@@ -551,7 +564,7 @@ def _has_time(words: list[str]) -> bool:
     joined = " ".join(words).lower()
     return bool(
         re.search(r"\d:\d|\d\s*(am|pm)\b|\b(noon|midnight|tonight|morning|evening|afternoon|night)\b", joined)
-        or re.search(r"\bat\s+\d", joined)
+        or re.search(r"\bat\s+\d(?![0-9]{3}-[0-9]{2}-[0-9]{2})", joined)  # "at 9", not "at 2027-03-01" (a day)
         or re.search(r"\bin\s+\d+\s*(hour|hr|minute|min)", joined)
     )
 
