@@ -511,11 +511,29 @@ SAID_AS_IN_CHINESE: list[Row] = [
     ("meeting tomorrow", TUESDAY, "meeting", date(2026, 12, 9), None),  # guard
 ]
 
+#: R16: Chinese as it is often typed: 每年的3月8日 / 每周的周一 / 每天的早上 (的 was left in the title),
+#: 3月15 without 日 (not read), and the holidays on a fixed solar day (国庆节, 劳动节, 儿童节, 情人节,
+#: 妇女节, 教师节; not 国庆 alone, a given name).
+WEDNESDAY_JANUARY_27 = datetime(2027, 1, 27, 9, 0, tzinfo=SH)
+AS_TYPED_IN_CHINESE: list[Row] = [
+    ("每年的3月8日 送花", WEDNESDAY_JANUARY_27, "送花", date(2027, 3, 8), "FREQ=YEARLY"),
+    ("每周的周一 例会", WEDNESDAY_JANUARY_27, "例会", date(2027, 2, 1), "FREQ=WEEKLY"),
+    ("每天的早上 跑步", WEDNESDAY_JANUARY_27, "跑步", datetime(2027, 1, 28, 9, 0, tzinfo=SH), "FREQ=DAILY"),
+    ("3月15 交税", WEDNESDAY_JANUARY_27, "交税", date(2027, 3, 15), None),
+    ("交税 3月15", WEDNESDAY_JANUARY_27, "交税", date(2027, 3, 15), None),
+    ("3月15个 苹果", WEDNESDAY_JANUARY_27, "3月15个 苹果", None, None),  # guard: a count
+    ("国庆节 旅行", WEDNESDAY_JANUARY_27, "旅行", date(2027, 10, 1), None),
+    ("劳动节 加班", WEDNESDAY_JANUARY_27, "加班", date(2027, 5, 1), None),
+    ("情人节 订餐厅", WEDNESDAY_JANUARY_27, "订餐厅", date(2027, 2, 14), None),
+    ("给王国庆打电话", WEDNESDAY_JANUARY_27, "给王国庆打电话", None, None),  # guard: a name
+    ("每月15号 还款", WEDNESDAY_JANUARY_27, "还款", date(2027, 2, 15), "FREQ=MONTHLY;BYMONTHDAY=15"),  # guard
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
     + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS + ENGLISH_DAYS_AND_MORE_RULES + REVIEWED
-    + SHORT_MONTHS + SAID_ON_THE_DAY + SAID_AS_IN_CHINESE
+    + SHORT_MONTHS + SAID_ON_THE_DAY + SAID_AS_IN_CHINESE + AS_TYPED_IN_CHINESE
 )  # fmt: skip
 
 

@@ -102,7 +102,8 @@ _ZH_NEXT_MONTH = re.compile(
     rf"(?<![{_NOT_NEXT_AFTER}])(?P<next>下下|下)(?:个)?月(?:\s*(?:的\s*)?(?P<day>{MONTH_DAY_NUM})\s*[日号號])?"
     r"(?![底初中末旬份饼票报度亮光球色])(?!\s*[0-9])"
 )
-_ZH_MONTH_DAY = re.compile(rf"(?:(?P<year>[0-9]{{4}})年)?(?P<month>{NUM})月(?P<day>{NUM})[日号]")
+#: 12月25日, 12月25号, and 12月25 with nothing after the day (as it is often typed).
+_ZH_MONTH_DAY = re.compile(rf"(?:(?P<year>[0-9]{{4}})年)?(?P<month>{NUM})月(?P<day>{NUM})(?:[日号]|(?=\s|$))")
 #: "12号 理发", "20号前 交材料": a day of the month alone, its next coming day. Not a month's day
 #: (12月5号: _ZH_MONTH_DAY), nor a number that names a thing (5号楼, 1号线, 3号床, 8号选手).
 _ZH_MONTH_DAY_ALONE = re.compile(
@@ -128,8 +129,10 @@ _ZH_MONTH_END = re.compile(
 )
 #: 年底, 今年底, 明年底, 后年底, 2027年底: 31 December of that year (去年底: past, no due).
 _ZH_YEAR_END = re.compile(r"(?:(?P<relative>今|明|后|去|前)|(?P<year>[0-9]{4}))?年底(?![薪线])")
+#: Holidays on a fixed day of the solar calendar (not 国庆 alone: a given name, as in 王国庆).
 _ZH_FIXED_DAYS = {
     "元旦": (1, 1), "双十一": (11, 11), "双11": (11, 11), "圣诞节": (12, 25), "平安夜": (12, 24),
+    "国庆节": (10, 1), "劳动节": (5, 1), "儿童节": (6, 1), "情人节": (2, 14), "妇女节": (3, 8), "教师节": (9, 10),
 }  # fmt: skip
 _ZH_FIXED_DAY = re.compile("|".join(_ZH_FIXED_DAYS))
 #: 两周后, 一周后, 一个月后, 半年后, 3个星期后: in that many weeks, months or years (days: _ZH_IN_DAYS).
