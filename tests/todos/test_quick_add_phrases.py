@@ -529,11 +529,29 @@ AS_TYPED_IN_CHINESE: list[Row] = [
     ("每月15号 还款", WEDNESDAY_JANUARY_27, "还款", date(2027, 2, 15), "FREQ=MONTHLY;BYMONTHDAY=15"),  # guard
 ]
 
+#: R17: 明年3月1日 was this year's 1 March (明年 left in the title), and 后年 / 今年 / 去年 the same;
+#: 本月25号 / 这个月的15号 and 三天内 / 两周内 / 一个月内 (within: by their last day) were not read;
+#: 每两周的周五 left 的 in the title.
+AND_MORE_AS_TYPED: list[Row] = [
+    ("明年3月1日 续费", WEDNESDAY_JANUARY_27, "续费", date(2028, 3, 1), None),
+    ("后年3月1日 续费", WEDNESDAY_JANUARY_27, "续费", date(2029, 3, 1), None),
+    ("今年12月1日 续费", WEDNESDAY_JANUARY_27, "续费", date(2027, 12, 1), None),
+    ("去年3月1日 补记", WEDNESDAY_JANUARY_27, "补记", date(2026, 3, 1), None),  # as typed, though past
+    ("本月30号 交电费", WEDNESDAY_JANUARY_27, "交电费", date(2027, 1, 30), None),
+    ("这个月的15号 交电费", WEDNESDAY_JANUARY_27, "交电费", date(2027, 1, 15), None),
+    ("三天内 回复邮件", WEDNESDAY_JANUARY_27, "回复邮件", date(2027, 1, 30), None),
+    ("两周内 回复", WEDNESDAY_JANUARY_27, "回复", date(2027, 2, 10), None),
+    ("一个月内 完成", WEDNESDAY_JANUARY_27, "完成", date(2027, 2, 27), None),
+    ("每两周的周五 发工资", WEDNESDAY_JANUARY_27, "发工资", date(2027, 1, 29), "FREQ=WEEKLY;INTERVAL=2"),
+    ("这个月 完成", WEDNESDAY_JANUARY_27, "这个月 完成", None, None),  # guard: a span, not a day
+    ("明年 计划", WEDNESDAY_JANUARY_27, "明年 计划", None, None),  # guard
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
     + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS + ENGLISH_DAYS_AND_MORE_RULES + REVIEWED
-    + SHORT_MONTHS + SAID_ON_THE_DAY + SAID_AS_IN_CHINESE + AS_TYPED_IN_CHINESE
+    + SHORT_MONTHS + SAID_ON_THE_DAY + SAID_AS_IN_CHINESE + AS_TYPED_IN_CHINESE + AND_MORE_AS_TYPED
 )  # fmt: skip
 
 

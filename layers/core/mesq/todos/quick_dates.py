@@ -102,8 +102,14 @@ _ZH_NEXT_MONTH = re.compile(
     rf"(?<![{_NOT_NEXT_AFTER}])(?P<next>下下|下)(?:个)?月(?:\s*(?:的\s*)?(?P<day>{MONTH_DAY_NUM})\s*[日号號])?"
     r"(?![底初中末旬份饼票报度亮光球色])(?!\s*[0-9])"
 )
-#: 12月25日, 12月25号, and 12月25 with nothing after the day (as it is often typed).
-_ZH_MONTH_DAY = re.compile(rf"(?:(?P<year>[0-9]{{4}})年)?(?P<month>{NUM})月(?P<day>{NUM})(?:[日号]|(?=\s|$))")
+#: 12月25日, 12月25号, and 12月25 with nothing after the day (as it is often typed); 2027年3月1日,
+#: 去年 / 今年 / 明年 / 后年3月1日.
+_ZH_MONTH_DAY = re.compile(
+    rf"(?:(?P<year>[0-9]{{4}})年|(?P<relative>去|今|明|后)年)?(?P<month>{NUM})月(?P<day>{NUM})(?:[日号]|(?=\s|$))"
+)
+_RELATIVE_YEARS = {"去": -1, "今": 0, "明": 1, "后": 2}
+#: 本月25号, 这个月的30日: that day of this month (said when it is past too, as a typed date is).
+_ZH_THIS_MONTH_DAY = re.compile(rf"(?:本|这个?)月\s*(?:的\s*)?(?P<day>{MONTH_DAY_NUM})\s*[日号號]")
 #: "12号 理发", "20号前 交材料": a day of the month alone, its next coming day. Not a month's day
 #: (12月5号: _ZH_MONTH_DAY), nor a number that names a thing (5号楼, 1号线, 3号床, 8号选手).
 _ZH_MONTH_DAY_ALONE = re.compile(
@@ -137,18 +143,19 @@ _ZH_FIXED_DAYS = {
 _ZH_FIXED_DAY = re.compile("|".join(_ZH_FIXED_DAYS))
 #: 两周后, 一周后, 一个月后, 半年后, 3个星期后: in that many weeks, months or years (days: _ZH_IN_DAYS).
 _ZH_IN_UNITS = re.compile(
-    rf"(?<![0-9])(?P<n>{NUM}|半)\s*(?:(?:个)?\s*(?P<unit>周|星期|礼拜|年)|个\s*(?P<month>月))\s*(?:以|之)?[后後]"
+    rf"(?<![0-9])(?P<n>{NUM}|半)\s*(?:(?:个)?\s*(?P<unit>周|星期|礼拜|年)|个\s*(?P<month>月))\s*(?:以|之)?[后後内內]"
 )
 #: 周5, 星期5: a weekday said with a digit.
 _ZH_DIGIT_WEEKDAY = re.compile(r"(?P<word>周|星期|礼拜)(?P<n>[1-7])(?![0-9号日])")
 #: 明天晚, 周五晚 (a day, then 晚 alone): that day's evening, as 晚上. Not 晚饭, 晚安, 晚点 (later).
 _ZH_DAY_WAN = re.compile(r"(?P<day>今天|明天|后天|大后天|(?:周|星期|礼拜)[一二三四五六日天])晚(?![上饭餐安点了会霞间])")
 _FULL_WIDTH_COLON = re.compile(r"(?<=[0-9])：(?=[0-9])")
-_ZH_IN_DAYS = re.compile(rf"(?P<n>{NUM})\s*天\s*(?:以|之)?[后後]")
+#: 三天后, 3天以后; 三天内, 3天之内 (within them: by their last day).
+_ZH_IN_DAYS = re.compile(rf"(?P<n>{NUM})\s*天\s*(?:以|之)?[后後内內]")
 #: "2小时后", "两个小时以后", "半小时后", "一个半小时后", "十五分钟之后": minutes from now.
 _ZH_IN_TIME = re.compile(
     rf"(?:(?P<n>{NUM})(?:\s*个)?(?:\s*(?P<and_half>半))?|(?P<half>半)(?:\s*个)?)\s*(?P<unit>小时|钟头|分钟)"
-    r"\s*(?:以|之)?[后後]"
+    r"\s*(?:以|之)?[后後内內]"
 )
 _ZH_UNIT_MINUTES = {"小时": 60, "钟头": 60, "分钟": 1}
 #: A day, then a part of it with no hour: "明天早上", "后天下午", "周五傍晚", "下周一上午" (by then an
@@ -218,6 +225,13 @@ def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = N
         monday = today - timedelta(days=today.weekday())
         return f" {(monday + timedelta(weeks=len(match['next']))).isoformat()} "
 
+    def this_month_day(match: re.Match[str]) -> str:
+        day = zh_number(match["day"])
+        try:
+            return match[0] if day is None else f" {today.replace(day=day).isoformat()} "
+        except ValueError:  # 本月31号 in a month of 30 days
+            return match[0]
+
     def next_month(match: re.Match[str]) -> str:
         day = today.day if match["day"] is None else zh_number(match["day"]) or today.day
         return f" {_months_on(today, len(match['next']), day).isoformat()} "
@@ -226,9 +240,10 @@ def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = N
         month, day = zh_number(match["month"]), zh_number(match["day"])
         if month is None or day is None:
             return match[0]
-        if match["year"]:
+        if match["year"] or match["relative"]:
+            year = int(match["year"]) if match["year"] else today.year + _RELATIVE_YEARS[match["relative"]]
             try:
-                return f" {date(int(match['year']), month, day).isoformat()} "
+                return f" {date(year, month, day).isoformat()} "
             except ValueError:
                 return match[0]
         found = _next_date_of(today, month, day)
@@ -307,6 +322,7 @@ def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = N
     text = _ZH_NEXT_WEEKDAY.sub(record(weekday), text)
     text = _ZH_NEXT_WEEK.sub(record(next_week), text)
     text = _ZH_NEXT_MONTH.sub(record(next_month), text)
+    text = _ZH_THIS_MONTH_DAY.sub(record(this_month_day), text)
     text = _ZH_MONTH_DAY.sub(record(month_day), text)
     text = _ZH_IN_DAYS.sub(record(in_days), text)
     text = _ZH_IN_TIME.sub(record(in_time), text)
