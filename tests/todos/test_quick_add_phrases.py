@@ -547,11 +547,27 @@ AND_MORE_AS_TYPED: list[Row] = [
     ("明年 计划", WEDNESDAY_JANUARY_27, "明年 计划", None, None),  # guard
 ]
 
+#: R18: "friday before 5pm" left "before" in the title (the time was the day's other half); "within
+#: 3 days" (三天内) and "2 weeks from now" were not read, and "a week from today" was a week ago;
+#: "on 15th" without "the" was not read.
+AND_MORE_IN_ENGLISH: list[Row] = [
+    ("submit report friday before 5pm", WEDNESDAY_JANUARY_27, "submit report", at(1, 29, 17, year=2027), None),
+    ("reply to email within 3 days", WEDNESDAY_JANUARY_27, "reply to email", date(2027, 1, 30), None),
+    ("reply within a week", WEDNESDAY_JANUARY_27, "reply", date(2027, 2, 3), None),
+    ("checkup 2 weeks from now", WEDNESDAY_JANUARY_27, "checkup", date(2027, 2, 10), None),
+    ("checkup a week from today", WEDNESDAY_JANUARY_27, "checkup", date(2027, 2, 3), None),
+    ("renew 2 months from today", WEDNESDAY_JANUARY_27, "renew", date(2027, 3, 27), None),
+    ("pay credit card on 15th", WEDNESDAY_JANUARY_27, "pay credit card", date(2027, 2, 15), None),
+    ("meet on the 15th floor", WEDNESDAY_JANUARY_27, "meet on the 15th floor", None, None),  # guard
+    ("call in 2 days", WEDNESDAY_JANUARY_27, "call", date(2027, 1, 29), None),  # guard
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
     + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS + ENGLISH_DAYS_AND_MORE_RULES + REVIEWED
     + SHORT_MONTHS + SAID_ON_THE_DAY + SAID_AS_IN_CHINESE + AS_TYPED_IN_CHINESE + AND_MORE_AS_TYPED
+    + AND_MORE_IN_ENGLISH
 )  # fmt: skip
 
 

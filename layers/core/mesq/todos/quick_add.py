@@ -30,7 +30,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..kernel.tags import find_tags
-from .quick_dates import MORNING_WORDS, find_due, rewrite_chinese, rewrite_english, with_its_other_half
+from .quick_dates import MORNING_WORDS, find_due, rewrite_chinese, rewrite_english, said_by, with_its_other_half
 from .quick_rules import RECUR_EVERY, RECUR_ZH, ZH_DAYPART_WORD, first_due, part_clock_time, part_of_day, rule_of
 from .quick_words import PART_TIMES
 from .short_months import is_leap_day_form, never_skipping
@@ -184,8 +184,7 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     due_chip: dict[str, str] | None = None
     if found:
         start, end, when, timed = found
-        if start > 0 and words[start - 1].lower() in _BY and (start < 2 or words[start - 2].lower() not in _VISITS):
-            start -= 1  # "report by friday": by that day, which is the due (as 周五前交报告)
+        start -= said_by(words, start)  # "report by friday": by that day, which is the due (as 周五前交报告)
         due_words, words = words[start:end], words[:start] + words[end:]
         when, timed, words = with_its_other_half(when, timed, due_words, words, tz, now, evening, morning)
         due = when.replace(second=0, microsecond=0) if timed else when.date()
@@ -222,11 +221,6 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     )
 
 
-#: Words before a due that say "by then" ("report by friday", "before 5pm", "due tomorrow"): they
-#: go with the due, as 前 / 之前 do in Chinese.
-_BY = frozenset({"by", "before", "due"})
-#: Verbs "by" makes a visit with ("drop by tomorrow", "stop by the office friday"): "by" stays.
-_VISITS = frozenset({"drop", "stop", "come", "swing", "pass", "pop", "stand", "go", "walk", "run", "get", "fly"})
 #: Spaces before closing CJK punctuation: no one types them; they are left where a chip was taken out.
 _NO_SPACE_BEFORE = re.compile(r"\s+(?=[，。；：！？、）】》」』”’])")
 

@@ -343,7 +343,7 @@ def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = N
 #: "on the 5th", "the 21st": a day of the month alone, which dateparser reads as a month ("the
 #: 5th" was 5 May). Not a count or a rank ("the 3rd time", "the 2nd floor", "the 5th of May").
 _EN_MONTH_DAY_ALONE = re.compile(
-    r"(?<![A-Za-z0-9])(?:on\s+)?the\s+(?P<day>3[01]|[12][0-9]|0?[1-9])(?:st|nd|rd|th)\b"
+    r"(?<![A-Za-z0-9])(?:on\s+(?:the\s+)?|the\s+)(?P<day>3[01]|[12][0-9]|0?[1-9])(?:st|nd|rd|th)\b"
     r"(?!\s+(?:of|day|days|week|weeks|month|months|year|years|time|times|floor|place|row|edition|anniversary)\b)",
     re.I,
 )
@@ -362,6 +362,28 @@ _EN_NEXT_WEEK = re.compile(r"\bnext\s+week\b(?!'s)", re.I)
 _EN_MONTH_END = re.compile(r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+|(?P<next>next)\s+)?month\b(?!'s)", re.I)
 #: "end of year", "the end of the year", "end of next year": 31 December, as 年底 / 明年底.
 _EN_YEAR_END = re.compile(r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+|(?P<next>next)\s+)?year\b(?!'s)", re.I)
+#: "within 3 days" (as 三天内), "2 weeks from now", "a week from today" (dateparser read the last
+#: as a week ago): that many units on.
+_EN_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                    "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
+_EN_COUNT = rf"[0-9]{{1,3}}|{'|'.join(_EN_NUMBER_WORDS)}"
+_EN_UNITS_ON = re.compile(
+    rf"\bwithin\s+(?P<within>{_EN_COUNT})\s+(?P<within_unit>day|week|month|year)s?\b"
+    rf"|\b(?P<n>{_EN_COUNT})\s+(?P<unit>day|week|month|year)s?\s+from\s+(?:now|today)\b",
+    re.I,
+)
+#: Words before a due that say "by then" ("report by friday", "before 5pm", "due tomorrow"): they
+#: go with the due, as 前 / 之前 do in Chinese.
+BY_WORDS = frozenset({"by", "before", "due"})
+#: Verbs "by" makes a visit with ("drop by tomorrow", "stop by the office friday"): "by" stays.
+_VISITS = frozenset({"drop", "stop", "come", "swing", "pass", "pop", "stand", "go", "walk", "run", "get", "fly"})
+
+
+def said_by(words: list[str], start: int) -> bool:
+    """Whether the due starting at `words[start]` is said with a "by" word right before it."""
+    return start > 0 and words[start - 1].lower() in BY_WORDS and (start < 2 or words[start - 2].lower() not in _VISITS)
+
+
 #: "the day after tomorrow", as 后天 (dateparser read "tomorrow" and left "the day after").
 _EN_DAY_AFTER_TOMORROW = re.compile(r"\b(?:the\s+)?day\s+after\s+tomorrow\b", re.I)
 #: "in a week", "in an hour": one of them.
@@ -391,8 +413,17 @@ def rewrite_english(text: str, today: date, originals: dict[str, str] | None = N
     def day_after_tomorrow(match: re.Match[str]) -> str:
         return f" {(today + timedelta(days=2)).isoformat()} "
 
+    def units_on(match: re.Match[str]) -> str:
+        count, unit = (match["within"], match["within_unit"]) if match["within"] else (match["n"], match["unit"])
+        n = int(count) if count.isdigit() else _EN_NUMBER_WORDS[count.lower()]
+        unit = unit.lower()
+        if unit in ("day", "week"):
+            return f" {(today + timedelta(days=n * (7 if unit == 'week' else 1))).isoformat()} "
+        return f" {_months_on(today, n * (12 if unit == 'year' else 1), today.day).isoformat()} "
+
     text = _EN_IN_ONE.sub(lambda match: f"in 1 {match['unit']}", text)
     text = _EN_DAY_AFTER_TOMORROW.sub(record(day_after_tomorrow), text)
+    text = _EN_UNITS_ON.sub(record(units_on), text)
     text = _EN_WEEKEND.sub(record(weekend), text)
     text = _EN_NEXT_WEEK.sub(record(next_week), text)
     text = _EN_MONTH_END.sub(record(month_end), text)
@@ -684,6 +715,7 @@ def with_its_other_half(
     if other is None:
         return when, timed, words
     start, end, other_when, other_timed = other
+    start -= said_by(words, start)  # "friday before 5pm": the word goes with the time
     other_words = words[start:end]
     if day_only and other_timed and not _names_a_day(other_words) and not _DURATION.search(" ".join(other_words)):
         combined = datetime.combine(when.date(), other_when.timetz().replace(tzinfo=None), zone)
