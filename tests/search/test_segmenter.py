@@ -121,3 +121,21 @@ def test_a_traditional_query_gets_the_gloss_of_its_simplified_form() -> None:
 
     gloss = GLOSSARY.translate("醫院複診")
     assert gloss and gloss == GLOSSARY.translate("医院复诊") and "hospital" in gloss
+
+
+def test_digits_and_latin_letters_never_glue_to_the_chinese_after_them() -> None:
+    # A Han run after a digit or a Latin letter was read as one word with it ("3月31日冻结",
+    # "abc公司"), so no query word found the Chinese inside: 公里 missed "跑步5公里".
+    assert tokens("跑步5公里") == ["跑步", "5", "公里"]
+    assert tokens("3月31日冻结功能") == ["3", "月", "31", "日", "冻结", "功能"]
+    assert tokens("买了AirPods降噪") == ["买", "airpods", "降噪"]
+    assert tokens("ＡＢＣ公司") == ["abc", "公司"]
+    assert "上午" in tokens("预约在12月18日上午9点")
+
+
+def test_han_outside_the_basic_blocks_is_chinese_too() -> None:
+    # U+3007 (二〇二六年), 々 and the supplementary-plane ideographs of names (𠮷, 𬭚) were word
+    # characters of the Latin splitter, which then took the whole Han run after them as one word.
+    assert "北京" in tokens("二〇二六年十二月去北京看展览") and "展览" in tokens("二〇二六年十二月去北京看展览")
+    assert "同学" in tokens("王𬭚同学的作业") and "作业" in tokens("王𬭚同学的作业")
+    assert "好吃" in tokens("𠮷野家的牛丼很好吃")

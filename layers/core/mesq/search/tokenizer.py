@@ -21,13 +21,20 @@ if TYPE_CHECKING:
     from .segmenter import Segmenter
 
 #: The terms' version, kept in the AI index's pointer: an index stored under another has its terms
-#: made again on its next build, its vectors kept (persist.py). 2: traditional Chinese reads as
-#: simplified; 1 (a pointer without one): NFKC and casefold alone.
-TOKENS_FORMAT = 2
+#: made again on its next build, its vectors kept (persist.py). 3: a word of other letters or
+#: digits ends where a Han run begins, and Han counts U+3007, 々 and the supplementary planes;
+#: 2: traditional Chinese reads as simplified; 1 (a pointer without one): NFKC and casefold alone.
+TOKENS_FORMAT = 3
 
-# Han (CJK unified ideographs and extension A, compatibility ideographs), kana, hangul.
-CJK_CHARACTERS = _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-_RUNS = re.compile(rf"([{_CJK}]+)|([^\W_]+)")
+# Han (CJK unified ideographs and extension A, compatibility ideographs, the supplementary planes'
+# extensions B-H and compatibility supplement, the iteration mark 々 and the zero U+3007), kana, hangul.
+CJK_CHARACTERS = _CJK = (
+    "\u3005\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U000323af\u3040-\u30ff\uac00-\ud7af"
+)
+#: Script runs: a CJK run, or a word of any other letters and digits. The word's class leaves the
+#: CJK characters out (they are word characters too): "跑步5公里" is 跑步, 5, 公里, where a word
+#: starting at the 5 took 公里 with it and no query word found it.
+_RUNS = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
 #: Words that carry no search weight in either language: function words, pronouns and particles
 #: (the ISO lists drop content words such as "computer" or 问题, so the list is our own, short).
 #: A query term in this list is never a BM25 term, so a note cannot match on it alone.
