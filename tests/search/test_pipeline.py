@@ -166,3 +166,12 @@ def test_chinese_words_after_digits_are_found_by_their_words(make_services: Call
     visit = run(services, "create_memo", {"content": "医院复诊预约在12月18日上午9点"})["memo"]
     assert [i["id"] for i in run(services, "search_ai_memos", {"query": "公里"})["items"]] == [run_memo["id"]]
     assert [i["id"] for i in run(services, "search_ai_memos", {"query": "上午"})["items"]] == [visit["id"]]
+
+
+def test_a_plural_query_finds_the_notes_of_its_singular(make_services: Callable[..., Services]) -> None:
+    services = make_services()
+    services.search.embedder = None
+    ids = {
+        run(services, "create_memo", {"content": f"Bought a new mechanical keyboard #{n}"})["memo"]["id"] for n in "ab"
+    }
+    assert {i["id"] for i in run(services, "search_ai_memos", {"query": "keyboards"})["items"]} == ids
