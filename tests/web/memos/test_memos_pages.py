@@ -102,6 +102,24 @@ def test_ai_search_draws_less_related_hits_after_a_boundary(
     assert "相关性较低" in zh.text
 
 
+def test_a_degraded_ai_search_names_its_stages_in_the_pages_language(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """The stages under "Degraded AI search" were the API's codes (`vector: unavailable`,
+    `rerank: fused`) on the Chinese page too."""
+    ada = browser("ada")
+    _memo(services, ada, "harbour lighthouse at dusk")
+    build.run(services, ada.user_id)  # the index, with no embedding model here: its vector stage is unavailable
+    zh = ada.get("/?q=lighthouse&mode=ai", headers={"Accept-Language": "zh-CN"})
+    stages = re.search(r'<ul class="memos-stages">(.*?)</ul>', zh.text, re.S)
+    assert zh.status_code == 200 and stages is not None
+    shown = re.sub(r"<[^>]+>", " ", stages.group(1))
+    assert "按语义搜索：不可用" in shown and "关键词搜索：完成" in shown
+    assert not re.search(r"[A-Za-z]", shown), shown
+    en = ada.get("/?q=lighthouse&mode=ai", headers={"Accept-Language": "en-US"})
+    assert "Search by meaning: unavailable" in en.text and "Keyword search: done" in en.text
+
+
 def test_bad_query_values_are_clear_400_pages(browser: Callable[..., Browser]) -> None:
     ada = browser("ada")
     for query, words in [
