@@ -120,6 +120,24 @@ def test_a_degraded_ai_search_names_its_stages_in_the_pages_language(
     assert "Search by meaning: unavailable" in en.text and "Keyword search: done" in en.text
 
 
+def test_ai_search_keeps_the_untagged_and_pinned_filters_it_says_it_shows(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """ "Showing untagged memos matching the search above" listed tagged memos: search_ai_memos has
+    no untagged or pinned filter, and the page dropped both."""
+    ada = browser("ada")
+    _memo(services, ada, "lighthouse keeper log #sea")
+    plain = _memo(services, ada, "lighthouse keeper diary")
+    pinned = _memo(services, ada, "lighthouse keeper notes", pinned=True)
+    build.run(services, ada.user_id)
+    untagged = ada.get("/?untagged=1&q=lighthouse+keeper&mode=ai").text
+    assert plain["content"] in untagged and pinned["content"] in untagged
+    assert "lighthouse keeper log" not in untagged  # the tagged memo (its tag is drawn as a link)
+    only_pinned = ada.get("/?pinned=1&q=lighthouse+keeper&mode=ai").text
+    assert pinned["content"] in only_pinned
+    assert plain["content"] not in only_pinned and "lighthouse keeper log" not in only_pinned
+
+
 def test_bad_query_values_are_clear_400_pages(browser: Callable[..., Browser]) -> None:
     ada = browser("ada")
     for query, words in [
