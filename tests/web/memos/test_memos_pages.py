@@ -71,6 +71,10 @@ def test_filters_and_a_bad_zone_cookie(services: Services, browser: Callable[...
     assert 'class="memo-tags"' not in tagged.text  # and is not listed a second time under the text
     untagged = ada.get("/?untagged=1")
     assert "plain words" in untagged.text and "tagged <a" not in untagged.text
+    # A tag typed with its sign is the tag, the fullwidth one a Chinese input method types too.
+    for signed in ("%23work", "%EF%BC%83work"):
+        page = ada.get(f"/?tag={signed}")
+        assert page.status_code == 200 and tag_link in page.text and "plain words" not in page.text
 
 
 def test_ai_search_says_which_branches_matched_not_a_score(services: Services, browser: Callable[..., Browser]) -> None:
