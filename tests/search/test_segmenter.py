@@ -127,7 +127,7 @@ def test_digits_and_latin_letters_never_glue_to_the_chinese_after_them() -> None
     # A Han run after a digit or a Latin letter was read as one word with it ("3月31日冻结",
     # "abc公司"), so no query word found the Chinese inside: 公里 missed "跑步5公里".
     assert tokens("跑步5公里") == ["跑步", "5", "公里"]
-    assert tokens("3月31日冻结功能") == ["3", "月", "31", "日", "冻结", "功能"]
+    assert tokens("3月31日冻结功能") == ["3", "3月", "月", "31", "31日", "日", "冻结", "功能"]
     assert tokens("买了AirPods降噪") == ["买", "airpod", "降噪"]
     assert tokens("ＡＢＣ公司") == ["abc", "公司"]
     assert "上午" in tokens("预约在12月18日上午9点")
@@ -150,3 +150,12 @@ def test_an_english_plural_has_the_terms_of_its_singular() -> None:
     # Not a plural: -ss, -us, short words; stop words are dropped before any folding.
     assert tokens("glass status bus gas") == ["glass", "status", "bus", "gas"]
     assert tokens("this is his") == []
+
+
+def test_a_number_and_its_chinese_date_unit_are_also_one_term() -> None:
+    # "12月18日" shared 12, 月 and 日 with every note of "11月12日": such a note was an item for a
+    # query of 12月18日. The number with its unit (12月, 18日, 9点, 2026年) is a term beside the
+    # number alone, so a bare "2026" still finds "2026年".
+    assert tokens("12月18日上午9点") == ["12", "12月", "月", "18", "18日", "日", "上午", "9", "9点", "点"]
+    assert "2026" in tokens("2026年") and "2026年" in tokens("2026年")
+    assert tokens("跑步5公里") == ["跑步", "5", "公里"]  # a unit of measure is no date

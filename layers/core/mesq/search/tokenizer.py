@@ -21,11 +21,12 @@ if TYPE_CHECKING:
     from .segmenter import Segmenter
 
 #: The terms' version, kept in the AI index's pointer: an index stored under another has its terms
-#: made again on its next build, its vectors kept (persist.py). 3: a word of other letters or
+#: made again on its next build, its vectors kept (persist.py). 4: a number with the date unit
+#: after it (12月) is a term too; 3: a word of other letters or
 #: digits ends where a Han run begins, and Han counts U+3007, 々 and the supplementary planes;
 #: an English plural is its singular (`singular`);
 #: 2: traditional Chinese reads as simplified; 1 (a pointer without one): NFKC and casefold alone.
-TOKENS_FORMAT = 3
+TOKENS_FORMAT = 4
 
 # Han (CJK unified ideographs and extension A, compatibility ideographs, the supplementary planes'
 # extensions B-H and compatibility supplement, the iteration mark 々 and the zero U+3007), kana, hangul.
@@ -64,12 +65,22 @@ def tokens(text: str) -> list[str]:
     """The BM25 terms of `text`, in order, stopwords dropped."""
     normal = to_simplified(unicodedata.normalize("NFKC", text).casefold())
     out: list[str] = []
-    for han, word in _RUNS.findall(normal):
+    runs = list(_RUNS.finditer(normal))
+    for at, run in enumerate(runs):
+        han, word = run.groups()
         if han:
             out.extend(part for part in segmenter().cut_for_search(han) if part.strip())
-        else:
-            out.append(word)
+            continue
+        out.append(word)
+        after = runs[at + 1] if at + 1 < len(runs) else None
+        unit = after.group(1)[0] if after and after.start() == run.end() and after.group(1) else ""
+        if unit in _DATE_UNITS and word.isascii() and word.isdigit():  # 12月, 18日, 9点: beside 12, 18, 9
+            out.append(word + unit)
     return [singular(term) for term in out if term not in STOPWORDS]
+
+
+#: The units of a date or a time written after its number (12月18日, 上午9点, 2026年, 5号).
+_DATE_UNITS = frozenset("年月日号点时分秒")
 
 
 _ENGLISH_WORD = re.compile(r"[a-z]{4,}")
