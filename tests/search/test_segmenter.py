@@ -159,3 +159,11 @@ def test_a_number_and_its_chinese_date_unit_are_also_one_term() -> None:
     assert tokens("12月18日上午9点") == ["12", "12月", "月", "18", "18日", "日", "上午", "9", "9点", "点"]
     assert "2026" in tokens("2026年") and "2026年" in tokens("2026年")
     assert tokens("跑步5公里") == ["跑步", "5", "公里"]  # a unit of measure is no date
+
+
+def test_cpp_and_csharp_are_terms_of_their_own() -> None:
+    # "C++" was the term "c", a confident match for every note on C语言 (and "Plan C").
+    assert tokens("Learning C++ templates") == ["learning", "c++", "template"]
+    assert tokens("C#/.NET 和 F# 笔记") == ["c#", "net", "f#", "笔记"] and tokens("用C#写的") == ["用", "c#", "写"]
+    assert "c" in tokens("C语言入门") and "c++" not in tokens("C语言入门")
+    assert tokens("x+y c+d") == ["x", "y", "c", "d"]

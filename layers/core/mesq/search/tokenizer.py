@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 #: The terms' version, kept in the AI index's pointer: an index stored under another has its terms
 #: made again on its next build, its vectors kept (persist.py). 4: a number with the date unit
-#: after it (12月) is a term too; 3: a word of other letters or
+#: after it (12月) is a term too, C++ and C# are terms; 3: a word of other letters or
 #: digits ends where a Han run begins, and Han counts U+3007, 々 and the supplementary planes;
 #: an English plural is its singular (`singular`);
 #: 2: traditional Chinese reads as simplified; 1 (a pointer without one): NFKC and casefold alone.
@@ -35,8 +35,9 @@ CJK_CHARACTERS = _CJK = (
 )
 #: Script runs: a CJK run, or a word of any other letters and digits. The word's class leaves the
 #: CJK characters out (they are word characters too): "跑步5公里" is 跑步, 5, 公里, where a word
-#: starting at the 5 took 公里 with it and no query word found it.
-_RUNS = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
+#: starting at the 5 took 公里 with it and no query word found it. A word's `++` or a `#` ending it
+#: stays on it: C++, C# and F# are languages, not the letter c.
+_RUNS = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+(?:\+\+|#(?![^\W_{_CJK}]))?)")
 #: Words that carry no search weight in either language: function words, pronouns and particles
 #: (the ISO lists drop content words such as "computer" or 问题, so the list is our own, short).
 #: A query term in this list is never a BM25 term, so a note cannot match on it alone.
