@@ -42,7 +42,7 @@ FAILING_IMPACTS = ("serious", "critical")
 #: Each view's heading in the two host locales the axe pass uses (bridge.js STRINGS).
 HEADINGS = {
     "board": {"en-US": "Board", "zh-CN": "看板"},
-    "memo": {"en-US": "Memo", "zh-CN": "备忘录"},
+    "memo": {"en-US": "Memo", "zh-CN": "笔记"},
     "results": {"en-US": "Results", "zh-CN": "结果"},
     "changes": {"en-US": "Changes", "zh-CN": "更改"},
 }
@@ -350,7 +350,7 @@ def test_a_chinese_host_reads_words_and_times_not_codes(host: Host):
     view = host.load("results", host.server.call("search_everything", {"query": "zhwordcheck"}), locale="zh-CN")
     hit = view.locator(f"li.hit[data-id='{memo['id']}']")
     hit.wait_for()
-    assert hit.locator(".kind").inner_text() == "备忘录"
+    assert hit.locator(".kind").inner_text() == "笔记"
     assert "关键词" in hit.locator(".meta").inner_text() and "bm25" not in hit.inner_text()
 
 
