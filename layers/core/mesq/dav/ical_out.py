@@ -20,6 +20,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from icalendar import Alarm, Calendar, Component, Timezone, Todo, vRecur
+from icalendar.timezone import tzp
 
 from ..kernel.ports.storage import Item
 from ..kernel.timestamps import parse_timestamp
@@ -27,14 +28,22 @@ from ..kernel.values import without_controls
 from ..todos.reminder_schedule import parse_offset
 from ..todos.sync.links import RecordKind, uid_of
 from .mapping import FROM_PRIORITY, GROUPS, same_value
+from .zones import own_timezones
 
 PRODID = "-//MeSQ//CalDAV tasks//EN"
 CONTENT_TYPE = "text/calendar; charset=utf-8; component=VTODO"
 
 
-def _fragment(text: str) -> Component:
-    """The client's own lines (properties and VALARMs), read back into a component."""
-    return Component.from_ical("BEGIN:VTODO\r\n" + text + "\r\nEND:VTODO")
+def _fragment(text: str, timezones: str = "") -> Component:
+    """The client's own lines (properties and VALARMs), read back into a component; `timezones`:
+    the app's own VTIMEZONEs its times are read with (a TZID the tz database lacks)."""
+    with own_timezones():
+        if not timezones:
+            return Component.from_ical("BEGIN:VTODO\r\n" + text + "\r\nEND:VTODO")
+        calendar = Calendar.from_ical(
+            f"BEGIN:VCALENDAR\r\n{timezones}\r\nBEGIN:VTODO\r\n{text}\r\nEND:VTODO\r\nEND:VCALENDAR"
+        )
+        return next(c for c in calendar.subcomponents if c.name == "VTODO")
 
 
 def _copy(todo: Component, text: str) -> None:
@@ -57,33 +66,66 @@ def _instant(due: dict[str, Any], timezone: str | None) -> date | datetime:
 
 def _add_due(todo: Todo, record: Item, shadow: dict[str, Any] | None) -> None:
     due = record.get("due")
+    timezones = str(((record.get("sync") or {}).get("props") or {}).get("timezones") or "")
     if due is None:
+        start = _client_start(shadow, timezones)  # the app's start date stays when MeSQ cleared the due
+        if start is not None:
+            todo.add("dtstart", start)
         return
     instant = _instant(due, record.get("timezone"))
     todo.add("due", instant)
-    start = _shifted_start(shadow, instant, record.get("timezone"))
+    start = _shifted_start(shadow, instant, record.get("timezone"), timezones)
     if start is None and record.get("recurrence"):
         start = instant
     if start is not None:
         todo.add("dtstart", start)
 
 
-def _shifted_start(shadow: dict[str, Any] | None, instant: date | datetime, timezone: str | None) -> Any:
-    """The client's DTSTART moved by as much as its due moved (a recurring task advanced, a due
-    changed elsewhere), so its start-to-due span stays."""
-    if not shadow or not shadow.get("value") or "DTSTART" not in shadow.get("ical", ""):
+def _client_start(shadow: dict[str, Any] | None, timezones: str = "") -> date | datetime | None:
+    """The DTSTART the app wrote in its due lines (None: it wrote none, or none that reads)."""
+    if not shadow or "DTSTART" not in str(shadow.get("ical") or ""):
         return None
     try:
-        old_start = _fragment(shadow["ical"]).decoded("DTSTART")
-        old_due = _instant(shadow["value"], timezone)
-        if isinstance(old_start, datetime) != isinstance(old_due, datetime):
-            return None
-        if isinstance(instant, datetime) != isinstance(old_due, datetime):
-            return None
-        start = old_start + (instant - old_due)  # type: ignore[operator]
+        start = _fragment(str(shadow["ical"]), timezones).decoded("DTSTART")
     except (ValueError, TypeError, KeyError):
         return None
-    return start if start <= instant else instant
+    return start if isinstance(start, date) else None
+
+
+def _aware(moment: datetime, reference: datetime) -> datetime:
+    """A floating (naive) time placed in `reference`'s zone, so it compares with aware times."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=reference.tzinfo or UTC)
+
+
+def _shifted_start(
+    shadow: dict[str, Any] | None, instant: date | datetime, timezone: str | None, timezones: str = ""
+) -> Any:
+    """The client's DTSTART moved by as much as its due moved (a recurring task advanced, a due
+    changed elsewhere), so its start-to-due span stays; a start the app gave without a due stays
+    where it was. A floating DTSTART stays floating (shifted in the wall clock of the due it had),
+    and a start after the new due becomes the due."""
+    old_start = _client_start(shadow, timezones)
+    if old_start is None or isinstance(old_start, datetime) != isinstance(instant, datetime):
+        return None
+    start = old_start
+    value = (shadow or {}).get("value")
+    try:
+        if value:
+            old_due = _instant(value, timezone)
+            if isinstance(old_due, datetime) != isinstance(instant, datetime):
+                return None
+            if isinstance(old_start, datetime) and isinstance(old_due, datetime) and old_start.tzinfo is None:
+                # the floating start was read in the zone the due was written in: its offset
+                written = datetime.fromisoformat(str(value["at"]).replace("Z", "+00:00"))
+                old_due = old_due.astimezone(written.tzinfo).replace(tzinfo=None)
+                start = old_start + (instant.astimezone(written.tzinfo).replace(tzinfo=None) - old_due)  # type: ignore[union-attr]
+            else:
+                start = old_start + (instant - old_due)  # type: ignore[operator]
+        if isinstance(start, datetime) and isinstance(instant, datetime):
+            return start if _aware(start, instant) <= instant else instant
+        return start if start <= instant else instant
+    except (ValueError, TypeError, KeyError):
+        return None
 
 
 def _add_alarm(todo: Todo, reminder: dict[str, Any], title: str) -> None:
@@ -198,26 +240,44 @@ def render(kind: RecordKind, record: Item, parent_uid: str | None = None, *, tim
     calendar.add("version", "2.0")
     calendar.add_component(todo)
     if props.get("overrides"):
-        for override in Calendar.from_ical("BEGIN:VCALENDAR\r\n" + props["overrides"] + "\r\nEND:VCALENDAR").walk(
-            "VTODO"
-        ):
+        with own_timezones():
+            overrides = Calendar.from_ical("BEGIN:VCALENDAR\r\n" + props["overrides"] + "\r\nEND:VCALENDAR")
+        for override in overrides.walk("VTODO"):
             calendar.add_component(override)
     if timezones:
+        own = _own_timezones(str(props.get("timezones") or ""))
         for tzid in sorted(calendar.get_missing_tzids()):
-            found = _vtimezone(tzid)
+            found = vtimezone_of(tzid) or own.get(tzid)
             if found is not None:
                 calendar.subcomponents.insert(0, found)
     return calendar
 
 
-@functools.lru_cache(maxsize=128)
-def _vtimezone(tzid: str) -> Timezone | None:
-    """The VTIMEZONE of a zone, made once per process: icalendar walks the zone's offsets hour by
-    hour from 1970 to 2038 to make one (~20 ms), which a listing of 500 tasks would pay 500 times."""
+def _own_timezones(text: str) -> dict[str, Component]:
+    """The app's own VTIMEZONEs (of zones the tz database does not know), by TZID."""
+    if not text:
+        return {}
     try:
-        return Timezone.from_tzid(tzid)
-    except ValueError:
-        return None
+        with own_timezones():
+            kept = Calendar.from_ical("BEGIN:VCALENDAR\r\n" + text + "\r\nEND:VCALENDAR")
+    except (ValueError, KeyError, IndexError):  # what the app sent read; anything else is no zone
+        return {}
+    return {str(c["TZID"]): c for c in kept.subcomponents if c.name == "VTIMEZONE" and "TZID" in c}
+
+
+@functools.lru_cache(maxsize=128)
+def vtimezone_of(tzid: str) -> Timezone | None:
+    """The VTIMEZONE of a zone the tz database knows (an IANA name, or a Windows name icalendar
+    maps to one), made once per process: icalendar walks the zone's offsets hour by hour from
+    1970 to 2038 to make one (~20 ms), which a listing of 500 tasks would pay 500 times. None for
+    any other name: only the object that defined it has its VTIMEZONE (zones.py)."""
+    with own_timezones():
+        if not isinstance(tzp.timezone(tzid), ZoneInfo):
+            return None
+        try:
+            return Timezone.from_tzid(tzid)
+        except ValueError:
+            return None
 
 
 def body_of(calendar: Calendar) -> bytes:

@@ -122,7 +122,7 @@ def put(session: Session, target: Target, body: bytes, headers: dict[str, str | 
     media = (headers.get("content-type") or "text/calendar").partition(";")[0].strip().lower()
     if media not in ("text/calendar", "application/octet-stream", ""):
         raise DavError(415, f"a task is sent as text/calendar, not {media[:60]}")
-    incoming: Incoming = read_vtodo(body, session.zone)
+    incoming: Incoming = read_vtodo(body, session.zone, session.untitled)
     current = _current(session, collection_id, target.name)
     conditions = _preconditions(headers.get("if-match"), headers.get("if-none-match"), current)
     fields = _settled(incoming.fields, current[1] if current else None)

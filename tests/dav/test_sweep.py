@@ -1,0 +1,139 @@
+"""What an outside sweep of the CalDAV edge found, each against the local app as the apps send
+it: a line folded inside a UTF-8 character, a floating DTSTART once MeSQ moved the due (the
+whole calendar answered 500), an app's DTSTART dropped when MeSQ set or cleared the due, an
+UNTIL of another kind than the due, a VTIMEZONE of one account read into another's tasks, and
+the inbox and an untitled task named in English for a Chinese user; the ICS feed's name and
+control characters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from icalendar import Calendar
+
+from mesq.auth.user_zone import set_zone
+from mesq.auth.users import set_setting
+from mesq.calendar_feed.ics import feed
+from tests.dav.conftest import Dav, vtodo
+
+
+def _task(dav: Dav, name: str) -> dict:
+    etag = dav.get(name).headers["etag"].strip('"')
+    return dav.rest("GET", f"/api/toolkit/todo/tasks/{etag.rsplit('-', 1)[0]}")["task"]
+
+
+def _change(dav: Dav, name: str, **fields: object) -> None:
+    task = _task(dav, name)
+    dav.rest("PATCH", f"/api/toolkit/todo/tasks/{task['id']}", expectedRevision=task["revision"], **fields)
+
+
+def _vtodo_lines(dav: Dav, name: str) -> list[str]:
+    answer = dav.get(name)
+    assert answer.status_code == 200, answer.text
+    text = answer.text.replace("\r\n ", "")
+    return text.split("BEGIN:VTODO")[1].split("END:VTODO")[0].split("\r\n")
+
+
+def test_a_line_folded_inside_a_utf8_character_is_read_whole(dav: Dav) -> None:
+    title = "买牛奶和面包，记得去超市看看有没有新鲜的草莓，还有给妈妈打电话问问周末的安排"
+    line = f"SUMMARY:{title}".encode()
+    folded = b"\r\n ".join(line[i : i + 75] for i in range(0, len(line), 75))
+    body = vtodo("fold", "X-MARK:1", summary="@@").encode().replace(b"SUMMARY:@@", folded)
+    try:
+        body.decode("utf-8")
+        raise AssertionError("the fold should cut a character")
+    except UnicodeDecodeError:
+        pass
+    answer = dav.put("fold.ics", body)  # type: ignore[arg-type]
+    assert answer.status_code == 201, answer.text
+    assert _task(dav, "fold.ics")["title"] == title
+
+
+def test_a_floating_dtstart_survives_a_due_changed_in_mesq(dav: Dav) -> None:
+    set_zone(dav.services.items, dav.user_id, "Asia/Shanghai")
+    assert dav.put("f.ics", vtodo("f", "DTSTART:20261214T090000", "DUE:20261215T090000")).status_code == 201
+    _change(dav, "f.ics", due={"type": "datetime", "at": "2026-12-20T10:00:00+08:00"})
+    lines = _vtodo_lines(dav, "f.ics")
+    assert "DTSTART:20261219T100000" in lines  # floating, one day before the due as the app had it
+    listing = dav.request("PROPFIND", dav.calendar, None, Depth="1")
+    assert listing.status_code == 207
+    query = (
+        '<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><C:calendar-data/>'
+        '</D:prop><C:filter><C:comp-filter name="VCALENDAR"/></C:filter></C:calendar-query>'
+    )
+    assert dav.request("REPORT", dav.calendar, query, Depth="1").status_code == 207
+
+
+def test_a_recurring_task_with_a_floating_start_completes(dav: Dav) -> None:
+    lines = ("DTSTART:20261214T090000", "DUE:20261214T100000", "RRULE:FREQ=WEEKLY")
+    assert dav.put("r.ics", vtodo("r", *lines)).status_code == 201
+    task = _task(dav, "r.ics")
+    dav.rest("POST", f"/api/toolkit/todo/tasks/{task['id']}/complete", expectedRevision=task["revision"])
+    assert "DTSTART:20261221T090000" in _vtodo_lines(dav, "r.ics")
+
+
+def test_the_apps_start_date_stays_when_mesq_sets_or_clears_the_due(dav: Dav) -> None:
+    assert dav.put("s.ics", vtodo("s", "DTSTART;VALUE=DATE:20261214")).status_code == 201
+    _change(dav, "s.ics", due={"type": "date", "date": "2026-12-20"})
+    lines = _vtodo_lines(dav, "s.ics")
+    assert "DTSTART;VALUE=DATE:20261214" in lines and "DUE;VALUE=DATE:20261220" in lines
+    _change(dav, "s.ics", due=None)
+    lines = _vtodo_lines(dav, "s.ics")
+    assert "DTSTART;VALUE=DATE:20261214" in lines and not any(line.startswith("DUE") for line in lines)
+
+
+def test_an_until_of_another_kind_than_the_due_is_read_as_the_due(dav: Dav) -> None:
+    zoned = vtodo("u1", "DUE;TZID=Asia/Shanghai:20261215T090000", "RRULE:FREQ=DAILY;UNTIL=20261220")
+    assert dav.put("u1.ics", zoned).status_code == 201, dav.put("u1.ics", zoned).text
+    assert _task(dav, "u1.ics")["recurrence"] == "FREQ=DAILY;UNTIL=20261220T155959Z"
+    assert "RRULE:FREQ=DAILY;UNTIL=20261220" in _vtodo_lines(dav, "u1.ics")  # the app's own line
+    floating = vtodo("u2", "DUE;TZID=Asia/Shanghai:20261215T090000", "RRULE:FREQ=DAILY;UNTIL=20261220T090000")
+    assert dav.put("u2.ics", floating).status_code == 201
+    assert _task(dav, "u2.ics")["recurrence"] == "FREQ=DAILY;UNTIL=20261220T010000Z"
+    on_date = vtodo("u3", "DUE;VALUE=DATE:20261215", "RRULE:FREQ=DAILY;UNTIL=20261220T000000Z")
+    assert dav.put("u3.ics", on_date).status_code == 201
+    assert _task(dav, "u3.ics")["recurrence"] == "FREQ=DAILY;UNTIL=20261220"
+
+
+def _zone(offset: str) -> str:
+    return (
+        "BEGIN:VTIMEZONE\r\nTZID:Work\r\nBEGIN:STANDARD\r\nDTSTART:19700101T000000\r\n"
+        f"TZOFFSETFROM:{offset}\r\nTZOFFSETTO:{offset}\r\nEND:STANDARD\r\nEND:VTIMEZONE\r\n"
+    )
+
+
+def test_a_vtimezone_of_one_account_never_reads_anothers_times(make_dav: Callable[..., Dav]) -> None:
+    bob, alice = make_dav(), make_dav()
+    due = "DUE;TZID=Work:20261215T090000"
+    bob_body = vtodo("w", due).replace("BEGIN:VTODO", _zone("-0800") + "BEGIN:VTODO")
+    alice_body = vtodo("w", due).replace("BEGIN:VTODO", _zone("+0530") + "BEGIN:VTODO")
+    assert bob.put("w.ics", bob_body).status_code == 201
+    assert alice.put("w.ics", alice_body).status_code == 201
+    assert _task(bob, "w.ics")["due"]["at"] == "2026-12-15T09:00:00-08:00"
+    assert _task(alice, "w.ics")["due"]["at"] == "2026-12-15T09:00:00+05:30"
+    _change(alice, "w.ics", title="changed in MeSQ")  # rendered from the record now, not the bytes
+    calendar = Calendar.from_ical(alice.get("w.ics").text)
+    zones = [c for c in calendar.walk("VTIMEZONE") if str(c["TZID"]) == "Work"]
+    assert len(zones) == 1 and "+0530" in zones[0].to_ical().decode()
+
+
+def test_a_chinese_users_inbox_and_untitled_task_are_named_in_chinese(dav: Dav) -> None:
+    set_setting(dav.services.items, dav.user_id, "language", "zh")
+    root = dav.propfind(
+        f"/dav/{dav.username}/", '<D:propfind xmlns:D="DAV:"><D:prop><D:displayname/></D:prop></D:propfind>', "1"
+    )
+    names = [str(e.text) for e in root.iter("{DAV:}displayname")]
+    assert "收件箱" in names and "Inbox" not in names
+    assert dav.put("t.ics", vtodo("t", summary="")).status_code == 201
+    assert _task(dav, "t.ics")["title"] == "（无标题）"
+    assert "SUMMARY:" in _vtodo_lines(dav, "t.ics")  # the app keeps its own empty title
+
+
+def test_the_feed_is_named_in_the_persons_language_and_carries_no_control_characters() -> None:
+    record = {
+        "id": "x", "title": "t", "notes": "a\x00b\x1bc\x7f", "due": {"type": "date", "date": "2026-12-15"},
+        "updatedAt": "2026-12-01T00:00:00Z", "reminders": [], "tags": [],
+    }  # fmt: skip
+    zh = feed([("task", record)], "Asia/Shanghai", "zh").decode()
+    assert "X-WR-CALNAME:MeSQ 待办" in zh and "DESCRIPTION:abc" in zh
+    assert "X-WR-CALNAME:MeSQ todos" in feed([("task", record)], None).decode()
