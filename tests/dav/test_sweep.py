@@ -137,3 +137,22 @@ def test_the_feed_is_named_in_the_persons_language_and_carries_no_control_charac
     zh = feed([("task", record)], "Asia/Shanghai", "zh").decode()
     assert "X-WR-CALNAME:MeSQ 待办" in zh and "DESCRIPTION:abc" in zh
     assert "X-WR-CALNAME:MeSQ todos" in feed([("task", record)], None).decode()
+
+
+def test_an_alarm_time_range_over_a_huge_trigger_is_no_fault(dav: Dav) -> None:
+    alarm = "BEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-P99999999W\r\nEND:VALARM"
+    assert dav.put("huge.ics", vtodo("huge", "DUE;VALUE=DATE:20261215", alarm)).status_code == 201
+    query = (
+        '<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><D:getetag/></D:prop>'
+        '<C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VTODO"><C:comp-filter name="VALARM">'
+        '<C:time-range start="20261201T000000Z" end="20261231T000000Z"/></C:comp-filter></C:comp-filter>'
+        "</C:comp-filter></C:filter></C:calendar-query>"
+    )
+    answer = dav.request("REPORT", dav.calendar, query, Depth="1")
+    assert answer.status_code == 207 and "huge.ics" not in answer.text
+
+
+def test_a_byte_order_mark_is_no_content_line(dav: Dav) -> None:
+    answer = dav.put("bom.ics", "\ufeff" + vtodo("bom", summary="带 BOM"))
+    assert answer.status_code == 201, answer.text
+    assert _task(dav, "bom.ics")["title"] == "带 BOM"
