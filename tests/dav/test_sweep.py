@@ -14,7 +14,7 @@ from icalendar import Calendar
 from mesq.auth.user_zone import set_zone
 from mesq.auth.users import set_setting
 from mesq.calendar_feed.ics import feed
-from tests.dav.conftest import Dav, vtodo
+from tests.dav.conftest import Dav, basic, vtodo
 
 
 def _task(dav: Dav, name: str) -> dict:
@@ -156,3 +156,11 @@ def test_a_byte_order_mark_is_no_content_line(dav: Dav) -> None:
     answer = dav.put("bom.ics", "\ufeff" + vtodo("bom", summary="带 BOM"))
     assert answer.status_code == 201, answer.text
     assert _task(dav, "bom.ics")["title"] == "带 BOM"
+
+
+def test_the_username_is_read_as_the_sign_in_page_reads_it(dav: Dav) -> None:
+    for typed in (dav.username.upper(), f" {dav.username} ", dav.username.capitalize() + " "):
+        answer = dav.client.request(
+            "PROPFIND", f"/dav/{dav.username}/", headers={"Authorization": basic(typed, dav.token), "Depth": "0"}
+        )
+        assert answer.status_code == 207, (typed, answer.text)
