@@ -14,6 +14,7 @@ from icalendar import Calendar
 from mesq.auth.user_zone import set_zone
 from mesq.auth.users import set_setting
 from mesq.calendar_feed.ics import feed
+from mesq.calendar_feed.source import dated_records
 from tests.dav.conftest import Dav, basic, vtodo
 
 
@@ -164,3 +165,37 @@ def test_the_username_is_read_as_the_sign_in_page_reads_it(dav: Dav) -> None:
             "PROPFIND", f"/dav/{dav.username}/", headers={"Authorization": basic(typed, dav.token), "Depth": "0"}
         )
         assert answer.status_code == 207, (typed, answer.text)
+
+
+def test_a_due_at_the_ends_of_the_calendar_in_a_zone_is_no_fault(dav: Dav) -> None:
+    """REST and MCP accept 0001-01-01T00:00:00Z with America/New_York: said in that zone it is
+    year 0. The calendar (every listing) and the feed answered 500 for it."""
+    for at, zone in (("0001-01-01T00:00:00Z", "America/New_York"), ("9999-12-31T23:00:00Z", "Asia/Tokyo")):
+        dav.rest(
+            "POST",
+            "/api/toolkit/todo/tasks",
+            title=at,
+            spaceId=dav.space,
+            due={"type": "datetime", "at": at},
+            timezone=zone,
+        )
+    listing = dav.request("PROPFIND", dav.calendar, "", Depth="1")
+    assert listing.status_code == 207 and "DUE:00010101T000000Z" not in listing.text
+    query = (
+        '<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><C:calendar-data/>'
+        '</D:prop><C:filter><C:comp-filter name="VCALENDAR"/></C:filter></C:calendar-query>'
+    )
+    answer = dav.request("REPORT", dav.calendar, query, Depth="1")
+    assert answer.status_code == 207 and "DUE:00010101T000000Z" in answer.text and "DUE:99991231T230000Z" in answer.text
+    text = feed(dated_records(dav.services.items, dav.user_id), "America/New_York").decode()
+    assert "DTSTART:00010101T000000Z" in text
+
+
+def test_the_feed_leaves_out_the_subtasks_of_a_trashed_task(dav: Dav) -> None:
+    due = {"type": "date", "date": "2026-12-20"}
+    task = dav.rest("POST", "/api/toolkit/todo/tasks", title="parent", spaceId=dav.space, due=due)["task"]
+    dav.rest("POST", f"/api/toolkit/todo/tasks/{task['id']}/subtasks", title="child", due=due)
+    assert {r["title"] for _, r in dated_records(dav.services.items, dav.user_id)} == {"parent", "child"}
+    dav.rest("DELETE", f"/api/toolkit/todo/tasks/{task['id']}", expectedRevision=task["revision"])
+    assert "child" not in {r["title"] for _, r in dated_records(dav.services.items, dav.user_id)}
+    assert "BEGIN:VEVENT" not in feed(dated_records(dav.services.items, dav.user_id)).decode()

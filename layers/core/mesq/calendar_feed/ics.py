@@ -42,7 +42,10 @@ def _start(due: dict[str, Any], timezone: str | None) -> date | datetime:
     if due["type"] == "date":
         return date.fromisoformat(str(due["date"]))
     moment = parse_timestamp(str(due["at"]), "due.at")
-    return moment.astimezone(ZoneInfo(timezone)) if timezone else moment.astimezone(UTC)
+    try:
+        return moment.astimezone(ZoneInfo(timezone)) if timezone else moment.astimezone(UTC)
+    except OverflowError:  # year 1 or 9999 that the zone's offset takes off the calendar: in UTC
+        return moment.astimezone(UTC)
 
 
 def _rule(record: Item) -> vRecur | None:

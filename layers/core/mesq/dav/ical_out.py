@@ -61,7 +61,10 @@ def _instant(due: dict[str, Any], timezone: str | None) -> date | datetime:
     if due["type"] == "date":
         return date.fromisoformat(str(due["date"]))
     moment = parse_timestamp(str(due["at"]), "due.at")
-    return moment.astimezone(ZoneInfo(timezone)) if timezone else moment.astimezone(UTC)
+    try:
+        return moment.astimezone(ZoneInfo(timezone)) if timezone else moment.astimezone(UTC)
+    except OverflowError:  # year 1 or 9999 that the zone's offset takes off the calendar: in UTC
+        return moment.astimezone(UTC)
 
 
 def _add_due(todo: Todo, record: Item, shadow: dict[str, Any] | None) -> None:
@@ -124,7 +127,7 @@ def _shifted_start(
         if isinstance(start, datetime) and isinstance(instant, datetime):
             return start if _aware(start, instant) <= instant else instant
         return start if start <= instant else instant
-    except (ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError, OverflowError):
         return None
 
 
