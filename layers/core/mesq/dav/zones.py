@@ -5,9 +5,9 @@ cannot map) stay that object's.
 icalendar keeps every VTIMEZONE it parses in one process-wide cache, first definition wins, and
 reads every later TZID of that name with it: another object's (another account's) "Work" zone
 at -08:00 would read this one's 09:00 at +05:30 as 09:00 at -08:00, and the cache grows with
-every name a client invents. So every parse here runs under `own_timezones()`: the cache is
-empty before it (only the object's own VTIMEZONEs and the tz database's zones are read) and
-emptied after it (nothing of it is left for the next object).
+every name a client invents. So every parse here runs under `own_timezones()`: the cache holds
+no object's zone before it (only the object's own VTIMEZONEs and the tz database's zones are
+read) and none after it (nothing of it is left for the next object).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from zoneinfo import ZoneInfo
 
 from icalendar.timezone import tzp
 
@@ -22,9 +23,13 @@ _LOCK = threading.RLock()
 
 
 def _forget() -> None:
+    """Drop every zone an object defined; the tz database's own stay (icalendar never lets a
+    VTIMEZONE redefine a name the tz database knows), so they are not looked up again."""
     cache = getattr(tzp, "_TZP__tz_cache", None)  # icalendar's own (name-mangled) cache
     if isinstance(cache, dict):
-        cache.clear()
+        for name, zone in list(cache.items()):
+            if not isinstance(zone, ZoneInfo):
+                cache.pop(name, None)
 
 
 @contextmanager
