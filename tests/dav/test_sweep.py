@@ -15,6 +15,7 @@ from mesq.auth.user_zone import set_zone
 from mesq.auth.users import set_setting
 from mesq.calendar_feed.ics import feed
 from mesq.calendar_feed.source import dated_records
+from mesq.web.activity.times import local
 from tests.dav.conftest import Dav, basic, vtodo
 
 
@@ -199,3 +200,30 @@ def test_the_feed_leaves_out_the_subtasks_of_a_trashed_task(dav: Dav) -> None:
     dav.rest("DELETE", f"/api/toolkit/todo/tasks/{task['id']}", expectedRevision=task["revision"])
     assert "child" not in {r["title"] for _, r in dated_records(dav.services.items, dav.user_id)}
     assert "BEGIN:VEVENT" not in feed(dated_records(dav.services.items, dav.user_id)).decode()
+
+
+def test_a_recurring_task_without_a_zone_is_written_in_the_users_as_mesq_steps_it(dav: Dav) -> None:
+    """MeSQ steps a zone-less recurring 09:00 in the user's zone (09:00 across DST), as the feed
+    shows it; CalDAV wrote it in UTC, so the app's RRULE drifted an hour at the change."""
+    set_zone(dav.services.items, dav.user_id, "America/New_York")
+    due = {"type": "datetime", "at": "2026-03-07T09:00:00-05:00"}
+    task = dav.rest(
+        "POST", "/api/toolkit/todo/tasks", title="daily", spaceId=dav.space, due=due, recurrence="FREQ=DAILY"
+    )
+    name = f"{task['task']['id']}.ics"
+    lines = _vtodo_lines(dav, name)
+    assert "DUE;TZID=America/New_York:20260307T090000" in lines and "RRULE:FREQ=DAILY" in lines
+    got = dav.get(name)  # the app writes it back as it got it: the task keeps having no zone of its own
+    assert dav.put(name, got.text, If_Match=got.headers["etag"]).status_code == 204
+    assert _task(dav, name)["timezone"] is None
+    # the app's own UTC lines come back while the due is unchanged; once MeSQ moves it, in the zone
+    assert dav.put("u.ics", vtodo("u", "DUE:20260307T140000Z", "RRULE:FREQ=DAILY")).status_code == 201
+    assert "DUE:20260307T140000Z" in _vtodo_lines(dav, "u.ics")
+    task = _task(dav, "u.ics")
+    dav.rest("POST", f"/api/toolkit/todo/tasks/{task['id']}/complete", expectedRevision=task["revision"])
+    assert "DUE;TZID=America/New_York:20260308T090000" in _vtodo_lines(dav, "u.ics")  # after the DST change
+
+
+def test_a_change_at_the_calendars_end_is_shown_in_utc_on_the_activity_page() -> None:
+    assert local("9999-12-31T23:00:00Z", "Asia/Shanghai").isoformat() == "9999-12-31T23:00:00+00:00"
+    assert local("2026-12-01T00:00:00Z", "Asia/Shanghai").hour == 8

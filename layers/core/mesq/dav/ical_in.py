@@ -215,7 +215,7 @@ def _mapped(todo: Component, overrides: list[Component], floating_zone: str | No
         "recurrence": fields["recurrence"], "parentUid": fields["parentUid"], "reminders": fields["reminders"],
     }  # fmt: skip
     props: dict[str, Any] = {
-        "shadows": _shadows(lines, values, fields),
+        "shadows": _shadows(lines, values, fields, floating_zone),
         "digests": {group: digest(value) for group, value in values.items()},
     }
     if unknown:
@@ -229,7 +229,9 @@ def _mapped(todo: Component, overrides: list[Component], floating_zone: str | No
 _ALWAYS_KEPT = frozenset({"recurrence", "reminders", "parentUid"})
 
 
-def _shadows(lines: dict[str, list[str]], values: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+def _shadows(
+    lines: dict[str, list[str]], values: dict[str, Any], fields: dict[str, Any], user_zone: str | None = None
+) -> dict[str, Any]:
     """The client's lines of each group that MeSQ would not write back the same from the value
     it read (a PRIORITY of 3, a category with a space, a DTSTART, an alarm's own UID...)."""
     as_record = {**fields, "timezone": fields.get("timezone"), "id": "", "revision": 0}
@@ -237,7 +239,9 @@ def _shadows(lines: dict[str, list[str]], values: dict[str, Any], fields: dict[s
     for group, found in lines.items():
         if not found:
             continue
-        if group not in _ALWAYS_KEPT and sorted(found) == sorted(group_lines(group, as_record, values["parentUid"])):
+        if group not in _ALWAYS_KEPT and sorted(found) == sorted(
+            group_lines(group, as_record, values["parentUid"], user_zone)
+        ):
             continue
         shadows[group] = {"value": values[group], "ical": "\r\n".join(found)}
     return shadows

@@ -67,17 +67,25 @@ def _instant(due: dict[str, Any], timezone: str | None) -> date | datetime:
         return moment.astimezone(UTC)
 
 
-def _add_due(todo: Todo, record: Item, shadow: dict[str, Any] | None) -> None:
+def shown_zone(record: Item, user_zone: str | None) -> str | None:
+    """The zone a record's datetime due is written in: its own; for a recurring task without one,
+    the user's, which MeSQ steps it in (`todos.recurrence.advanced`: a daily 09:00 stays 09:00
+    across a DST change), so the app expands its RRULE the same way; else none (UTC)."""
+    return record.get("timezone") or (user_zone if record.get("recurrence") else None)
+
+
+def _add_due(todo: Todo, record: Item, shadow: dict[str, Any] | None, user_zone: str | None = None) -> None:
     due = record.get("due")
+    zone = shown_zone(record, user_zone)
     timezones = str(((record.get("sync") or {}).get("props") or {}).get("timezones") or "")
     if due is None:
         start = _client_start(shadow, timezones)  # the app's start date stays when MeSQ cleared the due
         if start is not None:
             todo.add("dtstart", start)
         return
-    instant = _instant(due, record.get("timezone"))
+    instant = _instant(due, zone)
     todo.add("due", instant)
-    start = _shifted_start(shadow, instant, record.get("timezone"), timezones)
+    start = _shifted_start(shadow, instant, zone, timezones)
     if start is None and record.get("recurrence"):
         start = instant
     if start is not None:
@@ -142,7 +150,9 @@ def _add_alarm(todo: Todo, reminder: dict[str, Any], title: str) -> None:
     todo.add_component(alarm)
 
 
-def _generators(record: Item, parent_uid: str | None, shadows: dict[str, Any]) -> dict[str, Callable[[Todo], None]]:
+def _generators(
+    record: Item, parent_uid: str | None, shadows: dict[str, Any], user_zone: str | None = None
+) -> dict[str, Callable[[Todo], None]]:
     def when_done(todo: Todo) -> None:
         if record.get("done") and record.get("completedAt"):
             todo.add("completed", parse_timestamp(str(record["completedAt"]), "completedAt").astimezone(UTC))
@@ -154,7 +164,7 @@ def _generators(record: Item, parent_uid: str | None, shadows: dict[str, Any]) -
     return {
         "title": lambda todo: todo.add("summary", str(record["title"])),
         "notes": lambda todo: todo.add("description", str(record["notes"])) if record.get("notes") else None,
-        "due": lambda todo: _add_due(todo, record, shadows.get("due")),
+        "due": lambda todo: _add_due(todo, record, shadows.get("due"), user_zone),
         "priority": lambda todo: (
             todo.add("priority", FROM_PRIORITY[str(record["priority"])])
             if record.get("priority", "none") != "none"
@@ -185,10 +195,10 @@ def current_values(record: Item, parent_uid: str | None) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def group_lines(group: str, record: Item, parent_uid: str | None) -> list[str]:
+def group_lines(group: str, record: Item, parent_uid: str | None, user_zone: str | None = None) -> list[str]:
     """The content lines (and VALARM blocks) MeSQ writes for one group of a record."""
     todo = Todo()
-    _generators(record, parent_uid, {})[group](todo)
+    _generators(record, parent_uid, {}, user_zone)[group](todo)
     lines = [
         todo.content_line(name, value).to_ical().decode("utf-8")
         for name, value in todo.property_items(recursive=False)
@@ -216,7 +226,14 @@ def faithful(record: Item, parent_uid: str | None) -> bool:
     return all(digests.get(group) == digest(values[group]) for group in GROUPS if group not in kept)
 
 
-def render(kind: RecordKind, record: Item, parent_uid: str | None = None, *, timezones: bool = True) -> Calendar:
+def render(
+    kind: RecordKind,
+    record: Item,
+    parent_uid: str | None = None,
+    *,
+    timezones: bool = True,
+    user_zone: str | None = None,
+) -> Calendar:
     """The calendar object of a record; `timezones=False` leaves out the VTIMEZONEs (what a
     filter reads needs none: its times carry their zones)."""
     link = record.get("sync") or {}
@@ -230,7 +247,7 @@ def render(kind: RecordKind, record: Item, parent_uid: str | None = None, *, tim
     todo.add("dtstamp", changed)
     todo.add("created", parse_timestamp(str(record["createdAt"]), "createdAt").astimezone(UTC))
     todo.add("last-modified", changed)
-    generators = _generators(record, parent_uid, shadows)
+    generators = _generators(record, parent_uid, shadows, user_zone)
     for group in GROUPS:
         shadow = shadows.get(group)
         if shadow is not None and (group in kept or same_value(shadow.get("value"), values[group])):
@@ -287,13 +304,14 @@ def body_of(calendar: Calendar) -> bytes:
     return bytes(calendar.to_ical())
 
 
-def body(kind: RecordKind, record: Item, parent_uid: str | None = None) -> bytes:
+def body(kind: RecordKind, record: Item, parent_uid: str | None = None, user_zone: str | None = None) -> bytes:
     """What a GET answers: the client's own bytes while they are still the record, else the
     record rendered; without control characters either way (a title made over REST may hold
     one, and RFC 5545 TEXT may not)."""
     if faithful(record, parent_uid):
         return without_controls(str(record["sync"]["props"]["raw"])).encode("utf-8")
-    return without_controls(body_of(render(kind, record, parent_uid)).decode("utf-8")).encode("utf-8")
+    rendered = render(kind, record, parent_uid, user_zone=user_zone)
+    return without_controls(body_of(rendered).decode("utf-8")).encode("utf-8")
 
 
 def todo_of(calendar: Calendar) -> Component:
