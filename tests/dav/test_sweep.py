@@ -227,3 +227,9 @@ def test_a_recurring_task_without_a_zone_is_written_in_the_users_as_mesq_steps_i
 def test_a_change_at_the_calendars_end_is_shown_in_utc_on_the_activity_page() -> None:
     assert local("9999-12-31T23:00:00Z", "Asia/Shanghai").isoformat() == "9999-12-31T23:00:00+00:00"
     assert local("2026-12-01T00:00:00Z", "Asia/Shanghai").hour == 8
+
+
+def test_a_tzid_too_long_for_a_file_name_is_refused_without_the_servers_paths(dav: Dav) -> None:
+    answer = dav.put("long.ics", vtodo("long", f"DUE;TZID={'x' * 5000}:20261215T090000"))
+    reason = answer.text.split("<M:reason>")[1].split("</M:reason>")[0]
+    assert answer.status_code == 400 and "/" not in reason and "site-packages" not in answer.text, reason

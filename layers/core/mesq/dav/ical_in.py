@@ -122,6 +122,8 @@ def _decoded(body: bytes) -> str:
 
 
 def _short(error: Exception) -> str:
+    if isinstance(error, OSError):  # the tz database's file lookup of a TZID: never the server's paths
+        return "a TZID names no time zone file"
     text = " ".join(str(error).split()) or type(error).__name__
     return text[:160]
 
