@@ -29,7 +29,14 @@ def cldr_locale(language: str) -> Locale:
 
 
 def local(timestamp: str, zone: str) -> datetime:
-    return parse_timestamp(timestamp, "at").astimezone(ZoneInfo(zone))
+    """`timestamp` in `zone`; in UTC when the zone's offset would take it off the calendar (a due
+    of 9999-12-31T23:00Z east of UTC, which a calendar app or REST may store): one such change
+    made the whole activity page answer 500."""
+    moment = parse_timestamp(timestamp, "at")
+    try:
+        return moment.astimezone(ZoneInfo(zone))
+    except OverflowError:
+        return moment
 
 
 def day_words(day: date, today: date, say: Translator) -> str:
