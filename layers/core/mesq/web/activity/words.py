@@ -115,8 +115,9 @@ def act_of(change: dict[str, Any]) -> str:
         return "bring_back"  # a space an undo removed, put back by a redo (with its columns)
     if action in ("create", "trash", "restore"):
         return str(action)
-    if kind in _TASKS and "done" in fields and change.get("operation") in _COMPLETING:
-        return "complete" if after.get("done") else "reopen"  # completing moves it to the done column too
+    if kind in _TASKS and "done" in fields and (change.get("operation") in _COMPLETING or change.get("undoes")):
+        # completing moves it to the done column too; so does its undo, which reopens it (or completes it again)
+        return "complete" if after.get("done") else "reopen"
     if kind in _TASKS and "columnId" in fields:
         return "move_column"
     if "spaceId" in fields and kind in ("task", "subtask", "column"):
