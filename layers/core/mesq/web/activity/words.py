@@ -451,10 +451,16 @@ SUMMARY_PARTS = 4
 
 
 def summary(changes: list[dict[str, Any]], say: Translator) -> str:
-    """`edited 30 memos, moved 1 task`: each act on each kind counted, most frequent first."""
+    """`edited 30 memos, moved 1 task`: each act on each kind counted, most frequent first; the
+    columns a new space came with last ("created 2 spaces" before their 6 columns)."""
     counts = Counter((act_of(change), change["record"]["kind"]) for change in changes)
+    with_spaces = Counter(
+        (act_of(change), "column")
+        for change in changes
+        if change["record"]["kind"] == "column" and change.get("operation") == "create_todo_space"
+    )
     parts = []
-    ranked = counts.most_common()
+    ranked = sorted(counts.most_common(), key=lambda entry: entry[0] in with_spaces)  # stable: by count within
     for (act, kind), count in ranked[:SUMMARY_PARTS]:
         singular, plural = _COUNTED[kind]
         parts.append(say.pgettext(*_SUMMED[act], thing=say.ngettext(singular, plural, count)))
