@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from mesq.web.activity.times import span_words
-from mesq.web.activity.words import summary
+from mesq.web.activity.words import Names, line, summary
 from mesq.web.kit.i18n import Translator
 
 
@@ -36,3 +36,28 @@ def test_a_new_space_comes_before_the_columns_it_came_with():
     said = summary(changes, Translator("en"))
     assert said == "created 4 tasks, created 2 spaces, created 6 columns", said
     assert summary(changes, Translator("zh")) == "新建了 4 个任务，新建了 2 个空间，新建了 6 列"
+
+
+def test_a_due_moved_to_the_tasks_own_zone_reads_in_that_zone():
+    """An agent sets a task's zone to New York and its due to 09:30 there: the details say 09:30
+    Eastern Time beside the zone's line, not 22:30 (the reader's Shanghai clock), which read as
+    22:30 New York time next to "Time zone → Eastern Time". A side without a zone of its own keeps
+    the reader's clock."""
+    change = {
+        "record": {"kind": "task", "id": "x", "title": "联系搬家公司"},
+        "action": "update",
+        "operation": "update_todo_task",
+        "at": "2026-12-06T02:31:00Z",
+        "fields": ["due", "timezone"],
+        "before": {"due": {"type": "datetime", "at": "2026-12-06T07:00:00Z"}, "timezone": None},
+        "after": {"due": {"type": "datetime", "at": "2026-12-07T09:30:00-05:00"}, "timezone": "America/New_York"},
+        "undoable": True,
+    }
+    now = datetime(2026, 12, 6, 3, 0, tzinfo=UTC)
+    for language, was, became in (
+        ("zh", "今天 15:00", "12月7日 09:30（北美东部时间）"),
+        ("en", "Today 15:00", "Dec 7 09:30 (Eastern Time)"),
+    ):
+        shown = line(change, Names(), "Asia/Shanghai", now, Translator(language))
+        due = next(detail for detail in shown.details if detail.label in ("截止", "Due"))
+        assert (due.before, due.after) == (was, became), due
