@@ -281,3 +281,30 @@ def test_the_undo_of_a_completion_reads_as_reopening(services: Services, browser
             shown_text(_sections(person.get("/activity", headers={"Accept-Language": language}).text)[0]),
         )
         assert said in undo and moved not in undo, undo
+
+
+def test_the_undo_of_a_tag_rename_is_one_group_and_redoes_whole(services: Services, browser: Callable[..., Browser]):
+    """Undoing an agent's tag rename renames the tag back and rewrites the task carrying it; the
+    task's rewrite is part of the undo (same call), so /activity shows one undo group, never a
+    "Web app" session of a task edit the person did not make with its own Undo this session. Its
+    Redo renames the tag again and the task with it, nothing left behind."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    task = caller(services, person.user_id, "pat:mine", "我的脚本")(
+        "create_todo_task", title="联系搬家公司", tags=["电话"]
+    )["task"]
+    tag = next(tag for tag in agent("list_todo_tags")["tags"] if tag["name"] == "电话")
+    agent("update_todo_tag", name="电话", newName="打电话", expectedRevision=tag["revision"])
+    person.post("/activity/undo", {"sessionId": agent("get_context")["sessionId"], "back": "/activity"})
+    assert agent("get_todo_task", id=task["id"])["task"]["tags"] == ["电话"]
+    groups = _sections(person.get("/activity", headers={"Accept-Language": "zh-CN"}).text)
+    assert len(groups) == 3, [shown_text(group)[:80] for group in groups]  # the undo, the agent's, the task's
+    undo = shown_text(groups[0])
+    assert 'undo-badge">撤销' in groups[0] and "联系搬家公司" in undo and "重做这些改动" in undo, undo
+    assert "撤销这次会话" not in undo
+    change_ids = list(dict.fromkeys(re.findall(r'name="changeId" value="([^"]+)"', groups[0])))
+    form = {"changeId": change_ids, "redo": "1", "back": "/activity"}
+    assert person.post("/activity/undo", form, headers={"Accept-Language": "zh-CN"}).status_code == 303
+    page = person.get("/activity", headers={"Accept-Language": "zh-CN"}).text
+    assert "已重做" in page and 'undo-badge">重做' in _sections(page)[0], shown_text(page)
+    assert agent("get_todo_task", id=task["id"])["task"]["tags"] == ["打电话"]
