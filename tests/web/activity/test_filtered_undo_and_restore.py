@@ -162,3 +162,22 @@ def test_a_version_of_a_task_in_the_trash_says_to_restore_it_first(services: Ser
         assert _flash(person, answer, headers) == refused
     trashed = agent("list_todo_trash")["items"]
     assert [(item["id"], item.get("title")) for item in trashed] == [(task["id"], "买酸奶")]
+
+
+def test_restoring_from_a_task_page_or_a_memo_editor_comes_back_to_it(
+    services: Services, browser: Callable[..., Browser]
+):
+    """ "Restore this version" in the History panel of a task's page or a memo's editor lands on that
+    page again, with the version restored and the notice there; it took the person away to the
+    record's separate history page."""
+    person = browser()
+    agent, memo = _memo_with_versions(services, person)
+    task = agent("create_todo_task", title="买牛奶")["task"]
+    agent("update_todo_task", id=task["id"], expectedRevision=1, title="买酸奶")
+    for page in (f"/todos/tasks/{task['id']}", f"/memos/{memo['id']}/edit"):
+        first_version = _forms(person.get(page, headers=ZH).text, "/activity/restore")[-1]
+        answer = person.post("/activity/restore", _as_form(first_version), headers=ZH)
+        assert answer.status_code == 303 and answer.headers["location"] == page, (page, answer.headers)
+        assert _flash(person, answer, ZH) == "已恢复此版本。"
+    assert agent("get_todo_task", id=task["id"])["task"]["title"] == "买牛奶"
+    assert agent("get_memo", id=memo["id"])["memo"]["content"] == "第一版 #版本"
