@@ -373,6 +373,17 @@ def version_values(changes: list[dict[str, Any]], version_id: str, names: tuple[
     return values
 
 
+async def gone_record_page(page: Page, record_id: str) -> Response | None:
+    """A task's or an inbox item's page when the record is not there (in the todo trash, moved to
+    the board, deleted): its history, which /activity links to, with a note saying where it went,
+    instead of an error page asking for a trace id; None for a record with no kept history (the
+    caller's not found stands)."""
+    history = await history_of(page, record_id)
+    if not history["versions"]:
+        return None
+    return page.render("activity/history.html", nav="todos", history=history, gone=True, status=404)
+
+
 async def history_page(page: Page) -> Response:
     history = await history_of(page, page.request.path_params["record_id"])
     return page.render("activity/history.html", nav="activity", history=history)
@@ -421,4 +432,4 @@ def activity_routes(web: Web) -> list[Route]:
     ]
 
 
-__all__ = ["activity_routes", "actor_name", "history_of", "last_session_views", "names_for"]
+__all__ = ["activity_routes", "actor_name", "gone_record_page", "history_of", "last_session_views", "names_for"]
