@@ -222,3 +222,20 @@ def test_fullwidth_letters_find_their_ascii_and_back(
     assert sorted(note["content"] for note in notes_found["notes"]) == sorted(WIDE)
     assert sorted(memo["content"] for memo in memos_found["timelineItems"]) == sorted(WIDE)
     assert marked(WIDE[0], query) == [("Notes on the ", False), ("ｅｃｏｎｏｍｙ", True), (" of attention", False)]
+
+
+def test_a_highlight_never_splits_a_user_perceived_character() -> None:
+    # The mark ended inside a character: a combining accent after it, a skin tone, a ZWJ family,
+    # a keycap, or one flag's half (🇨🇳🇺🇸 holds 🇳🇺, the second half of China's and the first of
+    # the USA's). The highlight takes the whole characters it touches.
+    assert marked("cafe\u0301 au lait", "cafe") == [("cafe\u0301", True), (" au lait", False)]
+    assert marked("点赞👍\U0001f3fd了", "👍") == [("点赞", False), ("👍\U0001f3fd", True), ("了", False)]
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    assert marked(f"家人{family}一起", "\U0001f468") == [("家人", False), (family, True), ("一起", False)]
+    assert marked("按1\ufe0f\u20e3号键", "1") == [("按", False), ("1\ufe0f\u20e3", True), ("号键", False)]
+    assert marked("\U0001f1e8\U0001f1f3\U0001f1fa\U0001f1f8", "\U0001f1f3\U0001f1fa") == [
+        ("\U0001f1e8\U0001f1f3\U0001f1fa\U0001f1f8", True)
+    ]
+    assert marked("\U0001f1e8\U0001f1f3和\U0001f1fa\U0001f1f8", "\U0001f1fa\U0001f1f8") == [
+        ("\U0001f1e8\U0001f1f3和", False), ("\U0001f1fa\U0001f1f8", True)
+    ]  # fmt: skip
