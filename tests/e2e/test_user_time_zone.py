@@ -164,8 +164,10 @@ def test_the_first_sign_in_offers_the_browsers_zone(held: tuple[Services, str], 
         fits(page)
         offer.get_by_role("button", name="使用 Asia/Shanghai").click()
         expect(page.locator("p.flash")).to_have_text("时区已设为 Asia/Shanghai。")
+        assert page.url == f"{base_url}/todos/today"  # the person stays on the page they confirmed it on
         assert configured_zone(services.items, user_id) == "Asia/Shanghai"
         assert page.locator("#zone-offer").count() == 0
+        page.goto(f"{base_url}/settings")
         expect(page.locator("#time-zone-name")).to_have_value("Asia/Shanghai")
         fits(page)
         # Settings → General changes it, in the page's language, with a clear error for a bad name.

@@ -163,6 +163,23 @@ def test_a_token_shows_its_last_session_linked_to_it_alone(services: Services, b
     assert unknown.status_code in (200, 404) and "no-such-session" not in shown_text(unknown.text)
 
 
+@pytest.mark.parametrize("name", ["sessionId", "runId"])
+def test_a_session_or_run_no_longer_kept_is_said_in_the_pages_words(
+    services: Services, browser: Callable[..., Browser], name: str
+):
+    """A link to a session or run none of whose changes are kept (expired, purged with its memo, a
+    settings link followed late) is the activity page saying so in the person's language, not an
+    error page with the API's English advice (get_context, list_changes) to an agent."""
+    person = browser()
+    for language, said in (("zh-CN", "这些改动已不再保留"), ("en", "None of these changes is kept any more")):
+        answer = person.get(f"/activity?{name}=gone-long-ago", headers={"Accept-Language": language})
+        text = _main(answer.text)
+        assert answer.status_code == 200 and said in text, text
+        assert "get_context" not in text and "list_changes" not in text and "gone-long-ago" not in text
+        if language == "zh-CN":
+            assert set(LATIN.findall(text)) == set(), text
+
+
 def test_fifty_groups_then_older(services: Services, browser: Callable[..., Browser]):
     person = browser()
     for n in range(GROUPS_PER_PAGE + 1):  # each agent's one write: a session each
@@ -212,13 +229,18 @@ def test_redo_these_changes_brings_the_space_back_and_reads_so(services: Service
     columns = [c for c in agent("list_todo_spaces")["columns"] if c["spaceId"] == trip["id"]]
     person.post("/activity/undo", {"sessionId": agent("get_context")["sessionId"], "back": "/activity"})
     undo_group = _sections(person.get("/activity", headers={"Accept-Language": "zh-CN"}).text)[0]
-    assert "重做这些改动" in undo_group
+    assert "重做这些改动" in undo_group and 'undo-badge">撤销' in undo_group
     change_ids = list(dict.fromkeys(re.findall(r'name="changeId" value="([^"]+)"', undo_group)))
     assert len(change_ids) == 2  # the task's trash and the space's removal
-    form = {"changeId": change_ids, "back": "/activity"}
+    assert 'name="redo" value="1"' in undo_group  # the form says it redoes: the preview and notice say so
+    form = {"changeId": change_ids, "redo": "1", "back": "/activity"}
     preview = shown_text(person.post("/activity/undo/preview", form, headers={"Accept-Language": "en"}).text)
-    assert "This undoes 2 changes." in preview and "left as" not in preview, preview
+    assert "This redoes 2 changes." in preview and "left as" not in preview and "Redo them" in preview, preview
+    assert "将重做 2 处改动。" in shown_text(
+        person.post("/activity/undo/preview", form, headers={"Accept-Language": "zh-CN"}).text
+    )
     assert person.post("/activity/undo", form).status_code == 303
+    assert "Redid 2 changes." in person.get("/activity", headers={"Accept-Language": "en"}).text
     assert trip["id"] in {space["id"] for space in agent("list_todo_spaces")["spaces"]}
     back = agent("get_todo_task", id=task["id"])["task"]
     assert (back["spaceId"], back["columnId"]) == (trip["id"], task["columnId"])
@@ -232,3 +254,57 @@ def test_redo_these_changes_brings_the_space_back_and_reads_so(services: Service
             shown_text(_sections(person.get("/activity", headers={"Accept-Language": language}).text)[0]),
         )
         assert brought in redo and with_it in redo and "deleted" not in redo and "删除" not in redo, redo
+    # The redo's own group is marked Redo, and its button takes the redo back: "Undo these changes",
+    # never a second "Redo these changes" that would trash the space's task again.
+    redo_group = _sections(person.get("/activity", headers={"Accept-Language": "en"}).text)[0]
+    assert 'undo-badge">Redo' in redo_group and "Undo these changes" in redo_group, shown_text(redo_group)
+    assert "Redo these changes" not in redo_group and 'name="redo"' not in redo_group
+    assert ">Redo<" not in shown_text(redo_group)  # its lines' own buttons undo too
+
+
+def test_the_undo_of_a_completion_reads_as_reopening(services: Services, browser: Callable[..., Browser]):
+    """Completing moves a task to the done column; undoing that moves it back and reopens it. The
+    undo's line says what a person would: reopened, not "moved from Done to To do"."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    task = agent("create_todo_task", title="退押金")["task"]
+    agent("complete_todo_task", id=task["id"], expectedRevision=task["revision"])
+    completion = agent("list_changes", limit=1)["changes"][0]["id"]
+    person.post("/activity/undo", {"changeId": completion, "back": "/activity"})
+    for language, said, moved in (
+        ("zh-CN", "重新打开了任务“退押金”", "移到了"),
+        ("en", "reopened the task“退押金”", "moved"),
+    ):
+        undo = re.sub(
+            r"\s*([“”])\s*",
+            r"\1",
+            shown_text(_sections(person.get("/activity", headers={"Accept-Language": language}).text)[0]),
+        )
+        assert said in undo and moved not in undo, undo
+
+
+def test_the_undo_of_a_tag_rename_is_one_group_and_redoes_whole(services: Services, browser: Callable[..., Browser]):
+    """Undoing an agent's tag rename renames the tag back and rewrites the task carrying it; the
+    task's rewrite is part of the undo (same call), so /activity shows one undo group, never a
+    "Web app" session of a task edit the person did not make with its own Undo this session. Its
+    Redo renames the tag again and the task with it, nothing left behind."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    task = caller(services, person.user_id, "pat:mine", "我的脚本")(
+        "create_todo_task", title="联系搬家公司", tags=["电话"]
+    )["task"]
+    tag = next(tag for tag in agent("list_todo_tags")["tags"] if tag["name"] == "电话")
+    agent("update_todo_tag", name="电话", newName="打电话", expectedRevision=tag["revision"])
+    person.post("/activity/undo", {"sessionId": agent("get_context")["sessionId"], "back": "/activity"})
+    assert agent("get_todo_task", id=task["id"])["task"]["tags"] == ["电话"]
+    groups = _sections(person.get("/activity", headers={"Accept-Language": "zh-CN"}).text)
+    assert len(groups) == 3, [shown_text(group)[:80] for group in groups]  # the undo, the agent's, the task's
+    undo = shown_text(groups[0])
+    assert 'undo-badge">撤销' in groups[0] and "联系搬家公司" in undo and "重做这些改动" in undo, undo
+    assert "撤销这次会话" not in undo
+    change_ids = list(dict.fromkeys(re.findall(r'name="changeId" value="([^"]+)"', groups[0])))
+    form = {"changeId": change_ids, "redo": "1", "back": "/activity"}
+    assert person.post("/activity/undo", form, headers={"Accept-Language": "zh-CN"}).status_code == 303
+    page = person.get("/activity", headers={"Accept-Language": "zh-CN"}).text
+    assert "已重做" in page and 'undo-badge">重做' in _sections(page)[0], shown_text(page)
+    assert agent("get_todo_task", id=task["id"])["task"]["tags"] == ["打电话"]

@@ -162,3 +162,46 @@ def test_a_version_of_a_task_in_the_trash_says_to_restore_it_first(services: Ser
         assert _flash(person, answer, headers) == refused
     trashed = agent("list_todo_trash")["items"]
     assert [(item["id"], item.get("title")) for item in trashed] == [(task["id"], "买酸奶")]
+
+
+def test_restoring_from_a_task_page_or_a_memo_editor_comes_back_to_it(
+    services: Services, browser: Callable[..., Browser]
+):
+    """ "Restore this version" in the History panel of a task's page or a memo's editor lands on that
+    page again, with the version restored and the notice there; it took the person away to the
+    record's separate history page."""
+    person = browser()
+    agent, memo = _memo_with_versions(services, person)
+    task = agent("create_todo_task", title="买牛奶")["task"]
+    agent("update_todo_task", id=task["id"], expectedRevision=1, title="买酸奶")
+    for page in (f"/todos/tasks/{task['id']}", f"/memos/{memo['id']}/edit"):
+        first_version = _forms(person.get(page, headers=ZH).text, "/activity/restore")[-1]
+        answer = person.post("/activity/restore", _as_form(first_version), headers=ZH)
+        assert answer.status_code == 303 and answer.headers["location"] == page, (page, answer.headers)
+        assert _flash(person, answer, ZH) == "已恢复此版本。"
+    assert agent("get_todo_task", id=task["id"])["task"]["title"] == "买牛奶"
+    assert agent("get_memo", id=memo["id"])["memo"]["content"] == "第一版 #版本"
+
+
+def test_activity_links_to_a_trashed_task_or_a_moved_inbox_item_lead_somewhere(
+    services: Services, browser: Callable[..., Browser]
+):
+    """/activity links each line to its record's page. A task in the trash opens its history with a
+    note where it went (not an error page asking for a trace id); an inbox item moved to the board
+    opens the task it became; an id with no history is still not found."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    task = agent("create_todo_task", title="退押金")["task"]
+    agent("delete_todo_task", id=task["id"], expectedRevision=task["revision"])
+    item = agent("create_todo_inbox_item", title="问房东要发票")["item"]
+    agent("move_todo_inbox_item_to_board", id=item["id"], expectedRevision=item["revision"])
+    page = person.get("/activity", headers=ZH).text
+    assert f'href="/todos/tasks/{task["id"]}"' in page and f'href="/todos/inbox/{item["id"]}"' in page
+    trashed = person.get(f"/todos/tasks/{task['id']}", headers=ZH)
+    said = shown_text(trashed.text)
+    assert trashed.status_code == 404 and "它已不在看板上" in said and "把任务“ 退押金 ”移到了回收站" in said, said
+    assert "追踪编号" not in said and 'href="/todos/trash"' in trashed.text
+    moved = person.get(f"/todos/inbox/{item['id']}", headers=ZH, follow_redirects=False)
+    assert moved.status_code == 303 and moved.headers["location"] == f"/todos/tasks/{item['id']}"
+    unknown = person.get("/todos/tasks/no-such-task", headers=ZH)
+    assert unknown.status_code == 404 and "它已不在看板上" not in shown_text(unknown.text)

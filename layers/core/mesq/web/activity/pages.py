@@ -22,7 +22,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...kernel.concurrency import run_sync
-from ...kernel.errors import Conflict, RevisionConflict, ValidationError
+from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_, Translator
 from ..kit.request_values import form_revision, is_htmx
@@ -90,6 +90,14 @@ class GroupView:
     #: What the group's Undo takes back: "session" (undo_changes `sessionId`), "run" (on a run's
     #: view: `runId`), "listed" (on a view of some of a session's changes: the ids it lists).
     scope: Literal["session", "run", "listed"] = "session"
+    #: An undo group whose changes put back what an earlier undo took (a redo): its button undoes
+    #: them again ("Undo these changes"); an undo group's own button redoes ("Redo these changes").
+    redo: bool = False
+
+    @property
+    def redoes(self) -> bool:
+        """Whether this group's button brings back what an undo took: an undo group, not a redo."""
+        return self.group.undo and not self.redo
 
     @property
     def undo_fields(self) -> list[tuple[str, str]]:
@@ -173,32 +181,45 @@ def group_view(
     say: Translator,
     *,
     scope: Literal["session", "run", "listed"] = "session",
+    undo_ids: frozenset[str] = frozenset(),
 ) -> GroupView:
+    """`undo_ids`: the undo entries the page read, so a group undoing one of them reads as a redo."""
     shown = group.changes[:LINES_PER_GROUP]
     return GroupView(
         group=group, who=actor_name(group.actor, say), kind=actor_kind(group.actor, say),
         span=span_words(group.oldest, group.newest, zone, now, say), count=len(group.changes),
         summary=summary(group.changes, say), lines=tuple(line(change, names, zone, now, say) for change in shown),
         hidden=len(group.changes) - len(shown), scope=scope,
+        redo=group.undo and any(change.get("undoes") in undo_ids for change in group.changes),
     )  # fmt: skip
 
 
 async def activity_page(page: Page) -> Response:
     filters = _filters(page)
     cursor = page.request.query_params.get("cursor")
-    groups, next_cursor = await _read_groups(page, filters, cursor if cursor and len(cursor) <= 64 else None)
+    try:
+        groups, next_cursor = await _read_groups(page, filters, cursor if cursor and len(cursor) <= 64 else None)
+    except NotFound:  # a session or run none of whose changes are kept (expired, purged with its memo)
+        if not any(name in filters for name in ("sessionId", "runId")):
+            raise
+        groups, next_cursor, gone = [], None, True
+    else:
+        gone = False
     changes = [change for group in groups for change in group.changes[:LINES_PER_GROUP]]
     names = await names_for(page, changes)
     zone, now, say = page.time_zone, _now(page), page.translator
     scope: Literal["session", "run", "listed"] = "run" if "runId" in filters else "session"
     if any(name in filters for name in _PART_FILTERS):
         scope = "listed"
-    views = await run_sync(lambda: [group_view(group, names, zone, now, say, scope=scope) for group in groups])  # CPU
+    undo_ids = frozenset(change["id"] for group in groups if group.undo for change in group.changes)
+    views = await run_sync(  # CPU
+        lambda: [group_view(group, names, zone, now, say, scope=scope, undo_ids=undo_ids) for group in groups]
+    )
     back = PAGE + ("?" + urlencode(filters) if filters else "")
     return page.render(
         "activity/activity.html", nav="activity", groups=views, filters=filters,
         more=urlencode({**filters, "cursor": next_cursor}) if next_cursor else None,
-        back=back, filter_words=filter_words(filters, changes, say),
+        back=back, filter_words=filter_words(filters, changes, say), gone=gone,
     )  # fmt: skip
 
 
@@ -241,6 +262,12 @@ def _target(page: Page) -> dict[str, Any]:
     return {"changeIds": change_ids}
 
 
+def _redoing(page: Page) -> bool:
+    """Whether the form undoes undo entries (an undo group's "Redo these changes", a line of it):
+    only the words differ ("This redoes 2 changes", "Redid 2 changes"), never what is undone."""
+    return page.fields.text("redo") == "1"
+
+
 def _form_fields(target: dict[str, Any]) -> list[tuple[str, str]]:
     """`target` as the confirming form posts it back to `_target`: one `changeId` field per id."""
     if "changeIds" in target:
@@ -272,11 +299,11 @@ async def _undo_all(page: Page, target: dict[str, Any], *, dry_run: bool = False
 async def undo_preview(page: Page) -> Response:
     """ "Undo this session": the dry run's answer in a sentence and a button that does it (in place
     of the group's Undo with htmx; a page of its own without script)."""
-    target = _target(page)
+    target, redo = _target(page), _redoing(page)
     answer = await _undo_all(page, target, dry_run=True)
-    fields = _form_fields(target)
-    context = {"report": preview_report(answer, page.translator), "fields": fields, "back": _back(page),
-               "doable": bool(answer["undone"]), "whole": "sessionId" in target}  # fmt: skip
+    fields = _form_fields(target) + ([("redo", "1")] if redo else [])
+    context = {"report": preview_report(answer, page.translator, redo=redo), "fields": fields, "back": _back(page),
+               "doable": bool(answer["undone"]), "whole": "sessionId" in target, "redo": redo}  # fmt: skip
     if is_htmx(page.request):
         return page.render("activity/_undo_preview.html", **context)
     return page.render("activity/undo_preview.html", nav="activity", **context)
@@ -284,7 +311,7 @@ async def undo_preview(page: Page) -> Response:
 
 async def undo_submit(page: Page) -> Response:
     answer = await _undo_all(page, _target(page))
-    return page.redirect_with_flash(_back(page), undo_report(answer, page.translator))
+    return page.redirect_with_flash(_back(page), undo_report(answer, page.translator, redo=_redoing(page)))
 
 
 # -- a record's history ---------------------------------------------------------------------------
@@ -346,6 +373,17 @@ def version_values(changes: list[dict[str, Any]], version_id: str, names: tuple[
     return values
 
 
+async def gone_record_page(page: Page, record_id: str) -> Response | None:
+    """A task's or an inbox item's page when the record is not there (in the todo trash, moved to
+    the board, deleted): its history, which /activity links to, with a note saying where it went,
+    instead of an error page asking for a trace id; None for a record with no kept history (the
+    caller's not found stands)."""
+    history = await history_of(page, record_id)
+    if not history["versions"]:
+        return None
+    return page.render("activity/history.html", nav="todos", history=history, gone=True, status=404)
+
+
 async def history_page(page: Page) -> Response:
     history = await history_of(page, page.request.path_params["record_id"])
     return page.render("activity/history.html", nav="activity", history=history)
@@ -394,4 +432,4 @@ def activity_routes(web: Web) -> list[Route]:
     ]
 
 
-__all__ = ["activity_routes", "actor_name", "history_of", "last_session_views", "names_for"]
+__all__ = ["activity_routes", "actor_name", "gone_record_page", "history_of", "last_session_views", "names_for"]

@@ -44,7 +44,10 @@ class Group:
 
 
 def is_undo(change: dict[str, Any]) -> bool:
-    return "undoes" in change
+    """An undo's entry: a revert (`undoes`), or a record the revert rewrote with it (a tag rename's
+    undo renames the tag back, `undoes`, and rewrites each task carrying it: same call, no `undoes`),
+    so the undo reads as one group and never as a session of edits the person did not make."""
+    return "undoes" in change or change.get("operation") == "undo_changes"
 
 
 class Sessions:

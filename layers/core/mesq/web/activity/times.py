@@ -13,7 +13,7 @@ from functools import cache
 from zoneinfo import ZoneInfo
 
 from babel import Locale
-from babel.dates import format_interval, format_skeleton
+from babel.dates import format_interval, format_skeleton, format_time
 
 from ...kernel.timestamps import in_zone, parse_timestamp
 from ..kit.i18n import N_, Translator
@@ -47,6 +47,11 @@ def clock(moment: datetime, say: Translator) -> str:
     return str(format_skeleton("Hm", moment, tzinfo=moment.tzinfo, locale=cldr_locale(say.language)))
 
 
+def _zoned_clock(moment: datetime, say: Translator) -> str:
+    """`01:50 EST`: a clock with its offset's short name, where a span crosses a clock change."""
+    return str(format_time(moment, "HH:mm z", tzinfo=moment.tzinfo, locale=cldr_locale(say.language)))
+
+
 def moment_words(timestamp: str, zone: str, now: datetime, say: Translator) -> str:
     """One change's time: `Today 14:02`, `Dec 3 14:02`."""
     moment, today = local(timestamp, zone), now.astimezone(ZoneInfo(zone)).date()
@@ -55,7 +60,9 @@ def moment_words(timestamp: str, zone: str, now: datetime, say: Translator) -> s
 
 def span_words(first: str, last: str, zone: str, now: datetime, say: Translator) -> str:
     """A session's time span, oldest change to newest: one day named once (`Today 14:02-14:09`),
-    two days each with its clock; a moment alone when they are the same minute."""
+    two days each with its clock; a moment alone when they are the same minute; each clock with
+    its zone's short name when the span crosses a clock change (`Mar 14 01:50 EST - 03:02 EDT`:
+    12 minutes, not 72)."""
     start, end = local(first, zone), local(last, zone)
     today = now.astimezone(ZoneInfo(zone)).date()
     if start.date() != end.date():
@@ -65,6 +72,12 @@ def span_words(first: str, last: str, zone: str, now: datetime, say: Translator)
             end=moment_words(last, zone, now, say),
         )
     day = day_words(start.date(), today, say)
+    if start.utcoffset() != end.utcoffset():  # across a clock change: 01:50 EST - 03:02 EDT, 12 minutes
+        return say.gettext(
+            "%(day)s %(time)s",
+            day=day,
+            time=say.gettext("%(start)s – %(end)s", start=_zoned_clock(start, say), end=_zoned_clock(end, say)),  # noqa: RUF001
+        )
     if (start.hour, start.minute) == (end.hour, end.minute):
         return say.gettext("%(day)s %(time)s", day=day, time=clock(start, say))
     times = str(format_interval(start, end, "Hm", tzinfo=start.tzinfo, locale=cldr_locale(say.language)))

@@ -31,25 +31,39 @@ def reasons(refused: list[dict[str, Any]], say: Translator) -> str:
     )
 
 
-def undo_report(answer: dict[str, Any], say: Translator) -> str:
-    """The sentence after an undo: how many were undone, and why the others were not."""
+def undo_report(answer: dict[str, Any], say: Translator, *, redo: bool = False) -> str:
+    """The sentence after an undo: how many were undone, and why the others were not. `redo`: the
+    changes undone were undo entries, so what was taken back is back ("Redid 2 changes.")."""
     undone, refused = len(answer["undone"]), answer["notUndone"]
     if not refused:
+        if redo:
+            return say.ngettext("Redid %(num)d change.", "Redid %(num)d changes.", undone)
         return say.ngettext("Undid %(num)d change.", "Undid %(num)d changes.", undone)
     why = reasons(refused, say)
     if not undone:
+        if redo:
+            return say.gettext("Nothing was redone: %(reasons)s.", reasons=why)
         return say.gettext("Nothing was undone: %(reasons)s.", reasons=why)
-    done = say.ngettext("Undid %(num)d change", "Undid %(num)d changes", undone)
+    if redo:
+        done = say.ngettext("Redid %(num)d change", "Redid %(num)d changes", undone)
+    else:
+        done = say.ngettext("Undid %(num)d change", "Undid %(num)d changes", undone)
     kept = say.ngettext("%(num)d was left as it is", "%(num)d were left as they are", len(refused))
     return say.gettext("%(done)s; %(kept)s (%(reasons)s).", done=done, kept=kept, reasons=why)
 
 
-def preview_report(answer: dict[str, Any], say: Translator) -> str:
-    """The dry run's sentence: what Undo would do, before it does it."""
+def preview_report(answer: dict[str, Any], say: Translator, *, redo: bool = False) -> str:
+    """The dry run's sentence: what Undo would do, before it does it (`redo`: what Redo would
+    bring back, the undo entries it undoes)."""
     would, refused = len(answer["undone"]), answer["notUndone"]
     if not would:
+        if redo:
+            return say.gettext("Nothing here can be redone: %(reasons)s.", reasons=reasons(refused, say))
         return say.gettext("Nothing here can be undone: %(reasons)s.", reasons=reasons(refused, say))
-    text = say.ngettext("This undoes %(num)d change.", "This undoes %(num)d changes.", would)
+    if redo:
+        text = say.ngettext("This redoes %(num)d change.", "This redoes %(num)d changes.", would)
+    else:
+        text = say.ngettext("This undoes %(num)d change.", "This undoes %(num)d changes.", would)
     if answer.get("more"):  # the dry run counts one round (MAX_UNDO); Undo goes on until none is left
         text = say.ngettext(
             "This undoes %(num)d change, then the rest of the session in the same way.",

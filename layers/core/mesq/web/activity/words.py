@@ -115,8 +115,9 @@ def act_of(change: dict[str, Any]) -> str:
         return "bring_back"  # a space an undo removed, put back by a redo (with its columns)
     if action in ("create", "trash", "restore"):
         return str(action)
-    if kind in _TASKS and "done" in fields and change.get("operation") in _COMPLETING:
-        return "complete" if after.get("done") else "reopen"  # completing moves it to the done column too
+    if kind in _TASKS and "done" in fields and (change.get("operation") in _COMPLETING or change.get("undoes")):
+        # completing moves it to the done column too; so does its undo, which reopens it (or completes it again)
+        return "complete" if after.get("done") else "reopen"
     if kind in _TASKS and "columnId" in fields:
         return "move_column"
     if "spaceId" in fields and kind in ("task", "subtask", "column"):
@@ -305,6 +306,23 @@ def _due(value: Any, zone: str, now: datetime, say: Translator) -> str:
     return say.gettext("%(day)s %(time)s", day=day_words(moment.date(), today, say), time=clock(moment, say))
 
 
+def _due_in(value: Any, side: dict[str, Any], zone: str, now: datetime, say: Translator) -> str:
+    """A due as its side of the change has it: a time in the task's own zone when that side names
+    one other than the reader's ("Dec 7 09:30 (Eastern Time)", as the task page shows it, beside a
+    "Time zone → Eastern Time" line that would else read as 22:30 New York time), else the reader's."""
+    own = side.get("timezone")
+    if not isinstance(value, dict) or value.get("type") != "datetime" or not own or own == zone:
+        return _value("due", value, Names(), zone, now, say)
+    try:
+        ZoneInfo(str(own))
+    except (ZoneInfoNotFoundError, ValueError):
+        return _value("due", value, Names(), zone, now, say)
+    moment = local(str(value.get("at", "")), str(own))
+    today = now.astimezone(ZoneInfo(str(own))).date()
+    when = say.gettext("%(day)s %(time)s", day=day_words(moment.date(), today, say), time=clock(moment, say))
+    return say.gettext("%(time)s (%(zone)s)", time=when, zone=_zone(own, say))
+
+
 def _zone(value: Any, say: Translator) -> str:
     if not value:
         return ""
@@ -365,7 +383,10 @@ def _detail(name: str, before: dict[str, Any], after: dict[str, Any], names: Nam
         if not added and not removed:
             return None
         return Detail(label, added=added, removed=removed)
-    was_words, now_words = _value(name, old, names, zone, now, say), _value(name, new, names, zone, now, say)
+    if name == "due":  # a time in the task's own zone, when the change says it (the task page's reading)
+        was_words, now_words = _due_in(old, before, zone, now, say), _due_in(new, after, zone, now, say)
+    else:
+        was_words, now_words = _value(name, old, names, zone, now, say), _value(name, new, names, zone, now, say)
     if was_words == now_words:
         return None
     return Detail(label, before=was_words, after=now_words)
@@ -450,10 +471,16 @@ SUMMARY_PARTS = 4
 
 
 def summary(changes: list[dict[str, Any]], say: Translator) -> str:
-    """`edited 30 memos, moved 1 task`: each act on each kind counted, most frequent first."""
+    """`edited 30 memos, moved 1 task`: each act on each kind counted, most frequent first; the
+    columns a new space came with last ("created 2 spaces" before their 6 columns)."""
     counts = Counter((act_of(change), change["record"]["kind"]) for change in changes)
+    with_spaces = Counter(
+        (act_of(change), "column")
+        for change in changes
+        if change["record"]["kind"] == "column" and change.get("operation") == "create_todo_space"
+    )
     parts = []
-    ranked = counts.most_common()
+    ranked = sorted(counts.most_common(), key=lambda entry: entry[0] in with_spaces)  # stable: by count within
     for (act, kind), count in ranked[:SUMMARY_PARTS]:
         singular, plural = _COUNTED[kind]
         parts.append(say.pgettext(*_SUMMED[act], thing=say.ngettext(singular, plural, count)))

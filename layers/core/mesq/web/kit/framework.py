@@ -170,6 +170,9 @@ class Page:
         settings = self.web.services.settings
         context.setdefault(VIEWER_ZONE, self.time_zone)
         context.setdefault("offered_zone", self.offered_zone)
+        if self.request.method == "GET":  # the offer's Use comes back to the page it was clicked on
+            query = self.request.url.query
+            context.setdefault("offer_back", self.request.url.path + ("?" + query if query else ""))
         response = render(
             template,
             language=self.language,

@@ -20,6 +20,7 @@ from ...kernel.errors import ValidationError
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import LANGUAGES, Translator, choose_language
 from ..kit.request_values import request_zone
+from ..kit.security import safe_next
 from .board_names import rename_default_names, renames_offered
 
 PAGE = "/settings"
@@ -64,7 +65,8 @@ async def board_names_submit(page: Page) -> Response:
 async def time_zone_submit(page: Page) -> Response:
     # The operation checks the name (an IANA zone, else a clear validation error page).
     saved = await page.invoke("set_time_zone", {"timeZone": page.fields.text("timeZone")})
-    return page.redirect_with_flash(PAGE, page.gettext("Time zone set to %(zone)s.", zone=saved["timeZone"]))
+    back = safe_next(page.fields.text("back"), PAGE)  # the offer's page (every page offers it): stay there
+    return page.redirect_with_flash(back, page.gettext("Time zone set to %(zone)s.", zone=saved["timeZone"]))
 
 
 def settings_index_routes(web: Web) -> list[Route]:

@@ -14,6 +14,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ..activity.pages import gone_record_page
 from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
 from ..kit.render import redirect
@@ -81,7 +82,19 @@ async def render_item(
 
 
 async def item_page(page: Page) -> Response:
-    return await render_item(page)
+    try:
+        return await render_item(page)
+    except NotFound:  # moved to the board, in the trash, or deleted: /activity links here from its changes
+        try:  # moved to the board: the task it became has its id
+            await page.invoke("get_todo_task", {"id": _item_id(page)})
+        except NotFound:
+            pass
+        else:
+            return redirect(f"/todos/tasks/{_item_id(page)}")
+        gone = await gone_record_page(page, _item_id(page))
+        if gone is None:
+            raise
+        return gone
 
 
 async def save_submit(page: Page) -> Response:

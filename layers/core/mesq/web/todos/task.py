@@ -16,7 +16,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
-from ..activity.pages import history_of
+from ..activity.pages import gone_record_page, history_of
 from ..activity.undoing import undo_in_order
 from ..kit.forms import LONG_TEXT_FORM_BYTES
 from ..kit.framework import Page, Web, endpoint
@@ -149,7 +149,13 @@ async def render_task(
 
 
 async def task_page(page: Page) -> Response:
-    return await render_task(page)
+    try:
+        return await render_task(page)
+    except NotFound:  # in the trash, or deleted: /activity links here from its changes
+        gone = await gone_record_page(page, _task_id(page))
+        if gone is None:
+            raise
+        return gone
 
 
 async def save_submit(page: Page) -> Response:

@@ -1,0 +1,63 @@
+"""A session's words that depend on nothing but its changes: the span across a clock change (a
+12-minute session at 01:50 EST reads with its zones, not as 01:50-03:02) and the summary that
+names a space before the columns it came with."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from mesq.web.activity.times import span_words
+from mesq.web.activity.words import Names, line, summary
+from mesq.web.kit.i18n import Translator
+
+
+def test_a_span_across_the_spring_clock_change_names_its_zones():
+    now = datetime(2027, 3, 14, 12, 0, tzinfo=UTC)
+    english = span_words("2027-03-14T06:50:00Z", "2027-03-14T07:02:00Z", "America/New_York", now, Translator("en"))
+    assert english == "Today 01:50 EST \u2013 03:02 EDT", english
+    chinese = span_words("2027-03-14T06:50:00Z", "2027-03-14T07:02:00Z", "America/New_York", now, Translator("zh"))
+    assert chinese.startswith("今天 01:50") and "-0500" in chinese and "03:02 -0400" in chinese, chinese
+    # a span on one side of it keeps CLDR's own interval, without zones
+    plain = span_words("2027-03-14T08:00:00Z", "2027-03-14T08:09:00Z", "America/New_York", now, Translator("en"))
+    assert plain.startswith("Today 04:00") and plain.endswith("04:09") and "E" not in plain.replace("Today", ""), plain
+    shanghai = span_words("2026-12-06T15:54:00Z", "2026-12-06T16:05:00Z", "Asia/Shanghai", now, Translator("en"))
+    assert "CST" not in shanghai and "+08" not in shanghai, shanghai
+
+
+def _change(kind: str, operation: str, action: str = "create") -> dict[str, Any]:
+    return {"record": {"kind": kind, "id": "x"}, "action": action, "operation": operation, "fields": [], "after": {}}
+
+
+def test_a_new_space_comes_before_the_columns_it_came_with():
+    changes = [_change("space", "create_todo_space") for _ in range(2)]
+    changes += [_change("column", "create_todo_space") for _ in range(6)]
+    changes += [_change("task", "create_todo_task") for _ in range(4)]
+    said = summary(changes, Translator("en"))
+    assert said == "created 4 tasks, created 2 spaces, created 6 columns", said
+    assert summary(changes, Translator("zh")) == "新建了 4 个任务，新建了 2 个空间，新建了 6 列"
+
+
+def test_a_due_moved_to_the_tasks_own_zone_reads_in_that_zone():
+    """An agent sets a task's zone to New York and its due to 09:30 there: the details say 09:30
+    Eastern Time beside the zone's line, not 22:30 (the reader's Shanghai clock), which read as
+    22:30 New York time next to "Time zone → Eastern Time". A side without a zone of its own keeps
+    the reader's clock."""
+    change = {
+        "record": {"kind": "task", "id": "x", "title": "联系搬家公司"},
+        "action": "update",
+        "operation": "update_todo_task",
+        "at": "2026-12-06T02:31:00Z",
+        "fields": ["due", "timezone"],
+        "before": {"due": {"type": "datetime", "at": "2026-12-06T07:00:00Z"}, "timezone": None},
+        "after": {"due": {"type": "datetime", "at": "2026-12-07T09:30:00-05:00"}, "timezone": "America/New_York"},
+        "undoable": True,
+    }
+    now = datetime(2026, 12, 6, 3, 0, tzinfo=UTC)
+    for language, was, became in (
+        ("zh", "今天 15:00", "12月7日 09:30（北美东部时间）"),
+        ("en", "Today 15:00", "Dec 7 09:30 (Eastern Time)"),
+    ):
+        shown = line(change, Names(), "Asia/Shanghai", now, Translator(language))
+        due = next(detail for detail in shown.details if detail.label in ("截止", "Due"))
+        assert (due.before, due.after) == (was, became), due
