@@ -1,7 +1,8 @@
 """Each imported file is a stranger's file (issue 45 §5). On SQLite + local files and on DynamoDB
 Local + S3 over HTTP: a ZIP bomb, path traversal in a member name, a symbolic link member, an
 HTML page that declares entities (an entity bomb), a SQLite file that is not memos', a damaged
-one, one whose write-ahead log is not folded in, a CSV with a field past any Todoist cell, and a
+one, one whose write-ahead log is not folded in, one whose table computes a column (SQLite would run
+the file's expression for every row it checks), a CSV with a field past any Todoist cell, and a
 memos local file reached through a link out of its folder: each refused with one line, the
 store left exactly as it was. A page with script and event handlers imports as text the
 timeline renders inert; a YAML alias bomb in a memo is kept as text (no importer reads YAML)."""
@@ -94,6 +95,21 @@ def _escaping_link(path: Path) -> Path:
     return path.parent / "memos_prod.db"
 
 
+def _generated_column(path: Path) -> Path:
+    """memos' tables, one of them computing a column: SQLite would run the file's expression for
+    every row it checks or reads (a 900 MB `printf` a row, from a file of 45 KB)."""
+    memos_database(path.parent, "latest", count=5)
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE webhook (id INTEGER PRIMARY KEY, url TEXT,"
+        " big TEXT GENERATED ALWAYS AS (printf('%.*c', 10, 'x')))"
+    )
+    db.execute("INSERT INTO webhook (url) VALUES ('x')")
+    db.commit()
+    db.close()
+    return path
+
+
 def _huge_cell(path: Path) -> Path:
     path.write_text("TYPE,CONTENT\ntask," + "x" * (2 * 1024 * 1024) + "\n", encoding="utf-8")
     return path
@@ -115,6 +131,7 @@ HOSTILE: list[tuple[str, Callable[[Path], Path], str]] = [
     ("memos", _damaged, "damaged"),
     ("memos", _pending_wal, "stop memos first"),
     ("memos", _escaping_link, "symbolic link"),
+    ("memos", _generated_column, "GENERATED ALWAYS AS"),
     ("todoist", _huge_cell, "over 1048576 characters"),
     ("todoist", lambda p: (p.write_text("just,a,csv\n1,2,3\n"), p)[1], "not a Todoist CSV"),
 ]

@@ -90,7 +90,7 @@ def test_a_thousand_memos_through_the_command_line_then_undo(tmp_path: Path) -> 
     command = ("import", "alice", "--from", "memos", database, "--memos-user", "alice", "--data-dir", str(data))
     first = run_cli(*command, env=KEYWORDS_ONLY)
     assert first.returncode == 0, first.stderr
-    assert re.search(r"1000 memos, \d+ tags, 350 attachments, 20 comments imported; .*run (\S+)", first.stdout), (
+    assert re.search(r"1000 memos, \d+ tags, 357 attachments, 20 comments imported; .*run (\S+)", first.stdout), (
         first.stdout
     )
     run_id = re.search(r"--undo-run (\S+)", first.stdout).group(1)  # type: ignore[union-attr]

@@ -244,7 +244,14 @@ def plan_memos(
             else:
                 extra.append(f"→ memos/{other.uid}")
         answers = sorted(comments.get(row.id, []), key=lambda answer: (answer.created_ts, answer.id))
-        extra += [_comment(answer, authors, owner.id, say, zone) for answer in answers]
+        for answer in answers:
+            # A comment's own files (memos lets a comment carry images) go with it, onto this memo.
+            answer_files, answer_links = _files(
+                database, answer, sorted(attachments.get(answer.id, []), key=lambda a: a.id), report, label
+            )
+            files += answer_files
+            said = _comment(answer, authors, owner.id, say, zone)
+            extra.append("\n>\n".join([said, *(f"> {link}" for link in answer_links)]))
         content = "\n\n".join([content, *extra]).strip()
         content = memo_checks.with_tags(content, list(row.tags))
         planned = PlannedMemo(

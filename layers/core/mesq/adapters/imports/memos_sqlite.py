@@ -1,6 +1,8 @@
 """A memos database (`memos_prod.db`) read as the `imports.memos.MemosDatabase` port: SQLite
 opened read-only and immutable (`file:...?mode=ro&immutable=1`), so the file is never written,
-locked or given a journal; checked with `PRAGMA quick_check` before a row is read.
+locked or given a journal; checked with `PRAGMA quick_check` before a row is read, after a table
+that computes a column (a stranger's expression SQLite runs per row) is refused, with CHECK
+constraints never evaluated and no value longer than MAX_VALUE_BYTES.
 
 The schema generation is read from the tables, following memos' published migrations:
 
@@ -34,6 +36,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ...archive.bounded_zip import member_in
+from ...attachments.uploads import MAX_FILE_BYTES
 from ...imports.memos import AttachmentRow, MemosRow, MemosUser
 from ...imports.plan import SourceError, Unavailable
 from ...imports.zipped import BoundedZip, open_zip
@@ -42,6 +45,10 @@ from ...kernel.messages import quoted
 
 #: The largest database an import copies out of a ZIP.
 MAX_DATABASE_BYTES = 4 * 1024 * 1024 * 1024
+#: The longest value (text or blob) SQLite makes or hands back while a memos database is read:
+#: an attachment's bytes (MAX_FILE_BYTES) with room to spare, so a blob memos kept is read as
+#: before and is skipped by its size, never refused by SQLite.
+MAX_VALUE_BYTES = 2 * MAX_FILE_BYTES
 _DATABASE_NAMES = ("memos_prod.db", "memos_dev.db", "memos_demo.db")
 
 
@@ -187,10 +194,25 @@ class MemosSqlite:
         uri = f"{database.resolve().as_uri()}?mode=ro&immutable=1"
         try:
             self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
-            self._db.execute("PRAGMA query_only = 1")
-            checked = self._db.execute("PRAGMA quick_check").fetchone()
         except sqlite3.Error as error:
             raise _refused(error, label, reading=False) from None
+        try:
+            self._db.execute("PRAGMA query_only = 1")
+            # A stranger's schema holds expressions SQLite runs. A generated column (memos has
+            # none) is computed for every row quick_check reads: `printf('%.*c', 900000000, 'x')`
+            # made 900 MB and a second of CPU a row, from a 45 KB file. Refused before any row is read;
+            self._refuse_generated_columns()
+            # CHECK constraints (memos' are `IN (...)` lists) are not data: never evaluated; and
+            # no value SQLite makes may be longer than an attachment may be.
+            self._db.execute("PRAGMA ignore_check_constraints = 1")
+            self._db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+            checked = self._db.execute("PRAGMA quick_check").fetchone()
+        except sqlite3.Error as error:
+            self._db.close()
+            raise _refused(error, label, reading=False) from None
+        except SourceError:
+            self._db.close()
+            raise
         if checked is None or checked[0] != "ok":
             self._db.close()
             # quick_check's lines name the damaged pages: for the log, not for the person.
@@ -199,6 +221,22 @@ class MemosSqlite:
         self._detect()
 
     # -- the schema -----------------------------------------------------------------------------
+
+    def _refuse_generated_columns(self) -> None:
+        """SourceError when a table computes a column (`GENERATED ALWAYS AS`): memos writes none,
+        and SQLite would evaluate a stranger's expression for every row quick_check or a query reads."""
+        tables = [row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for table in tables:
+            # table_xinfo's last field: 2 and 3 mark a generated column (virtual, stored)
+            if any(row[-1] in (2, 3) for row in self._db.execute(f"PRAGMA table_xinfo({_quoted(str(table))})")):
+                raise SourceError(
+                    Text(
+                        "%(file)s: table %(table)s computes a column (GENERATED ALWAYS AS); memos' own"
+                        " database has none, so this file is not memos' memos_prod.db",
+                        file=self.label,
+                        table=quoted(str(table)),
+                    )
+                )
 
     def _columns(self, table: str) -> set[str]:
         return {row[1] for row in self._query(f"PRAGMA table_info({_quoted(table)})")}
