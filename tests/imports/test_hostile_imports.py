@@ -196,7 +196,8 @@ def test_a_yaml_alias_bomb_stays_text_and_hidden_files_stay_unread(services: Ser
     user = create_user(services.items, "yaml", "correct horse battery")
     report = import_file(services, user["id"], "memos", tmp_path / "m", options=ImportOptions(memos_user="alice"))
     skipped = [why for which, why in report.skipped if "id_rsa" in which]
-    assert skipped == ["its file '.ssh/id_rsa' is not in the database's folder"]
+    # the memo's, and its comment's (alice answers herself): a comment's files join its memo
+    assert skipped == ["its file '.ssh/id_rsa' is not in the database's folder"] * 2
     (memo,) = [m for m in memo_store.all_memos(services.items, user["id"]) if m["contentSource"] == "memos"]
     assert memo["content"].startswith(bomb)
 

@@ -247,7 +247,11 @@ def plan_memos(
         for answer in answers:
             # A comment's own files (memos lets a comment carry images) go with it, onto this memo.
             answer_files, answer_links = _files(
-                database, answer, sorted(attachments.get(answer.id, []), key=lambda a: a.id), report, label
+                database,
+                answer,
+                sorted(attachments.get(answer.id, []), key=lambda a: a.id),
+                report,
+                f"memos/{answer.uid}",
             )
             files += answer_files
             said = _comment(answer, authors, owner.id, say, zone)
