@@ -8,6 +8,7 @@ what cannot be read is kept verbatim in the notes and listed."""
 from __future__ import annotations
 
 import re
+import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -173,3 +174,22 @@ def test_a_real_exports_meta_row_and_multi_line_cells(services: Services, tmp_pa
     )
     assert tasks["write the report"]["recurrence"] == "FREQ=WEEKLY;BYDAY=FR"
     assert "view_style" not in tasks["someday"]["notes"] and "Todoist date 'when pigs fly'" in tasks["someday"]["notes"]
+
+
+def test_two_projects_of_one_name_in_a_backup(services: Services, tmp_path: Path) -> None:
+    """Todoist lets two projects share a name ("Notes" under two parents): its backup holds
+    `Notes [111].csv` and `Notes [222].csv`. Both import, the second's space named with its id
+    (listed); a second run finds both again (the whole backup was refused before)."""
+    backup = tmp_path / "backup.zip"
+    header = "TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE\r\n"
+    with zipfile.ZipFile(backup, "w") as archive:
+        archive.writestr("Notes [111].csv", header + "task,first,,4,1,,,,,\r\n")
+        archive.writestr("Notes [222].csv", header + "task,second,,4,1,,,,,\r\n")
+    user = create_user(services.items, "fay", "correct horse battery")
+    report = import_file(services, user["id"], "todoist", backup)
+    assert report.imported["spaces"] == 2 and report.imported["tasks"] == 2, report.as_dict()
+    assert report.kept == [("Notes [222].csv", "a second project named 'Notes': its space is named 'Notes [222]'")]
+    state = load_state(services.items, user["id"])
+    assert {"Notes", "Notes [222]"} <= {space["name"] for space in state.spaces.values()}
+    again = import_file(services, user["id"], "todoist", backup)
+    assert again.imported.get("tasks", 0) == 0 and again.existing["tasks"] == 2, again.as_dict()

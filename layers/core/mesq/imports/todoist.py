@@ -135,6 +135,15 @@ def project_name(file_name: str) -> str | None:
     return _PROJECT_ID.sub("", stem[: -len(".csv")]).strip() or None
 
 
+def _with_project_id(file_name: str) -> str | None:
+    """The file's name with Todoist's project id (`Notes [2203306142]`): what tells apart two
+    projects of the same name; None for a file that names no project."""
+    stem = posixpath.basename(file_name)
+    if not stem.lower().endswith(".csv") or not _PROJECT_ID.search(stem[: -len(".csv")]):
+        return None
+    return " ".join(stem[: -len(".csv")].split())
+
+
 def _rows(name: str, data: bytes) -> list[tuple[int, dict[str, str]]]:
     """The file's records, each with the line it starts on (a cell may hold line breaks: a
     DESCRIPTION of three lines makes the next record start three lines on)."""
@@ -227,11 +236,12 @@ class _Project:
         say: Translator,
         first_column: str = FIRST_COLUMN,
         unnamed: str = UNNAMED_KEY,
+        with_id: bool = False,
     ) -> None:
         self.user_id, self.zone, self.now, self.report = user_id, zone, now, report
         self.say = say
         self.first_column = first_column
-        named = project_name(file_name)
+        named = _with_project_id(file_name) if with_id else project_name(file_name)
         #: What the space's id and its records' ids derive from: the project's name, or
         #: UNNAMED_KEY for a file without one (so a second import of it finds them again, on any
         #: day and in either language); the space is named `unnamed` (the person's language).
@@ -469,6 +479,18 @@ def plan_todoist(
     task_rows = 0
     for file_name, data in files:
         project = _Project(user_id, file_name, zone, now, report, say, first_column, unnamed)
+        if project.key in names and _with_project_id(file_name) not in (None, project.key):
+            # Todoist names projects freely (a "Notes" under two parents): the backup's
+            # `Notes [2203306141].csv` and `Notes [2203306142].csv` are told apart by their ids.
+            project = _Project(user_id, file_name, zone, now, report, say, first_column, unnamed, with_id=True)
+            report.keep(
+                file_name,
+                Text(
+                    "a second project named %(name)s: its space is named %(space)s",
+                    name=quoted(project_name(file_name) or ""),
+                    space=quoted(project.name),
+                ),
+            )
         if project.key in names:
             raise SourceError(
                 Text("%(file)s: a second project named %(name)s", file=file_name, name=quoted(project.name))
