@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,30 @@ def test_a_thousand_memos_through_the_command_line_then_undo(tmp_path: Path) -> 
         assert visible(services, user["id"]) == before
     finally:
         services.items.close()
+
+
+def test_a_comment_on_itself_or_a_loop_of_comments_stays_a_memo(services: Services, tmp_path: Path) -> None:
+    """memos writes neither, but a stranger's database may: a memo answering itself, or two
+    answering each other, would be appended to a memo that is not imported as one, so lost with
+    nothing said. Each stays a memo of its own."""
+    memos_database(tmp_path / "m", "latest", count=2)
+    db = sqlite3.connect(tmp_path / "m" / "memos_prod.db")
+    ids = []
+    for uid, text in (("loopa", "loop a"), ("loopb", "loop b"), ("itself", "answers itself")):
+        ids.append(
+            db.execute(
+                "INSERT INTO memo (uid, creator_id, created_ts, updated_ts, content)"
+                " VALUES (?, 1, 1700000000, 1700000000, ?)",
+                (uid, text),
+            ).lastrowid
+        )
+    db.executemany(
+        "INSERT INTO memo_relation VALUES (?, ?, 'COMMENT')", [(ids[0], ids[1]), (ids[1], ids[0]), (ids[2], ids[2])]
+    )
+    db.commit()
+    db.close()
+    user = create_user(services.items, "loops", "correct horse battery")
+    report = import_file(services, user["id"], "memos", tmp_path / "m", options=ALICE)
+    assert report.imported["memos"] == 5, report.as_dict()
+    found = memos_by_origin(services, user["id"])
+    assert {"loopa", "loopb", "itself"} <= set(found)

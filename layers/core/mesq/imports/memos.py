@@ -205,7 +205,13 @@ def plan_memos(
     references: dict[int, list[int]] = {}
     #: The person's own comments on a memo not imported (another user's): memos of their own.
     answering_others: dict[int, MemosRow] = {}
-    for memo_id, related_id, kind in database.relations():
+    relations = database.relations()
+    commenting = {memo_id for memo_id, related_id, kind in relations if kind == "COMMENT" and memo_id != related_id}
+    for memo_id, related_id, kind in relations:
+        if kind == "COMMENT" and (memo_id == related_id or related_id in commenting):
+            # A comment on itself, or on a comment (a loop of them): memos writes neither. Appended
+            # to a memo that is not imported as one, it would be lost unsaid: it stays a memo.
+            continue
         answered = by_id.get(related_id)
         if kind == "COMMENT" and memo_id in by_id and answered is not None and answered.creator_id == owner.id:
             comments.setdefault(related_id, []).append(by_id[memo_id])
