@@ -139,3 +139,23 @@ def test_a_comment_on_itself_or_a_loop_of_comments_stays_a_memo(services: Servic
     assert report.imported["memos"] == 5, report.as_dict()
     found = memos_by_origin(services, user["id"])
     assert {"loopa", "loopb", "itself"} <= set(found)
+
+
+def test_bytes_that_are_not_utf8_and_a_blob_kept_as_text(services: Services, tmp_path: Path) -> None:
+    """memos (Go) stores whatever bytes it is sent: a content cut mid-character is TEXT that is not
+    UTF-8, which SQLite's reader refused for the whole database ("its tables are not the ones memos
+    keeps"); it imports with U+FFFD, listed. An attachment's bytes stored as TEXT were a 500
+    (bytes() of a str): they import as their bytes."""
+    memos_database(tmp_path / "m", "latest", count=4)  # memo 0 has a picture in the database
+    db = sqlite3.connect(tmp_path / "m" / "memos_prod.db")
+    first = db.execute("SELECT id, uid FROM memo WHERE creator_id = 1 ORDER BY id LIMIT 1").fetchone()
+    db.execute("UPDATE memo SET content = CAST(X'E4BDA0E5A5BD20FF20237461672062' AS TEXT) WHERE id = ?", (first[0],))
+    db.execute("UPDATE attachment SET blob = 'plain text bytes' WHERE memo_id = ?", (first[0],))
+    db.commit()
+    db.close()
+    user = create_user(services.items, "bytes", "correct horse battery")
+    report = import_file(services, user["id"], "memos", tmp_path / "m", options=ALICE)
+    assert (f"memos/{first[1]}", "bytes that are not UTF-8 text, each kept as �") in report.kept, report.kept
+    memo = memos_by_origin(services, user["id"])[first[1]]
+    assert memo["content"].startswith("你好 \ufffd #tag b") and "tag" in memo["tags"]
+    assert services.blobs.get(memo["resources"][0]["path"]) == b"plain text bytes"

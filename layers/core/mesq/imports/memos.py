@@ -56,6 +56,9 @@ class MemosRow:
     visibility: str
     pinned: bool
     tags: tuple[str, ...]
+    #: The content held bytes that are not UTF-8 text (memos keeps whatever bytes it was sent):
+    #: they are read as U+FFFD, and the report says so.
+    not_utf8: bool = False
 
 
 @dataclass(frozen=True)
@@ -234,6 +237,8 @@ def plan_memos(
             continue
         label = f"memos/{row.uid}"
         content = row.content.strip()
+        if row.not_utf8:
+            report.keep(label, Text("bytes that are not UTF-8 text, each kept as �"))
         files, links = _files(database, row, sorted(attachments.get(row.id, []), key=lambda a: a.id), report, label)
         extra: list[str] = []
         if row.id in answering_others:  # its memo is not imported: the comment stands alone, saying whose it answered

@@ -218,6 +218,8 @@ class MemosSqlite:
             # quick_check's lines name the damaged pages: for the log, not for the person.
             raise SourceError(_damaged(label), detail=f"quick_check: {checked[0] if checked else 'no answer'}")
         self.files = files
+        # memos (Go) stores any bytes as TEXT: a memo cut mid-character must not refuse the database
+        self._db.text_factory = _lenient_text
         self._detect()
 
     # -- the schema -----------------------------------------------------------------------------
@@ -295,6 +297,7 @@ class MemosSqlite:
             "pinned" if "pinned" in memo else "0",
             "tags" if "tags" in memo else "'[]'",
             "payload" if "payload" in memo else "'{}'",
+            "CAST(content AS BLOB)",  # the bytes, to tell a content that is not UTF-8 (read with U+FFFD)
         ]
         pinned: set[tuple[int, int]] = set()
         if "pinned" not in memo and self.organizer:
@@ -305,7 +308,7 @@ class MemosSqlite:
         rows = []
         # Column names from the fixed list above (never from the file's data): not an injection.
         for row in self._query(f"SELECT {', '.join(pick)} FROM memo ORDER BY created_ts, id"):  # noqa: S608
-            ident, uid, creator, created, updated, status, content, visibility, pin, tags, payload = row
+            ident, uid, creator, created, updated, status, content, visibility, pin, tags, payload, raw = row
             ident, creator = _number(ident, self.label, "memo.id"), _number(creator, self.label, "memo.creator_id")
             rows.append(
                 MemosRow(
@@ -315,10 +318,11 @@ class MemosSqlite:
                     created_ts=_integer(created, self.label),
                     updated_ts=_integer(updated, self.label),
                     row_status=str(status),
-                    content=str(content or ""),
+                    content=_lenient_text(content) if isinstance(content, bytes) else str(content or ""),
                     visibility=str(visibility or "PRIVATE"),
                     pinned=bool(pin) or (ident, creator) in pinned,
                     tags=tuple(_json_tags(tags)) + tuple(_json_tags(payload, "tags")),
+                    not_utf8=isinstance(raw, bytes) and not _is_utf8(raw),
                 )
             )
         return rows
@@ -376,12 +380,13 @@ class MemosSqlite:
 
     def _blob(self, attachment: AttachmentRow, limit: int) -> bytes:
         table = _quoted(self.attachment_table or "resource")
-        length = self._query(f"SELECT length(blob) FROM {table} WHERE id = ?", attachment.id)  # noqa: S608
+        # CAST: a blob stored as TEXT counts and reads as its bytes (length() would count characters)
+        length = self._query(f"SELECT length(CAST(blob AS BLOB)) FROM {table} WHERE id = ?", attachment.id)  # noqa: S608
         if not length or length[0][0] is None:
             raise Unavailable(Text("its bytes are not in the database"))
         if int(length[0][0]) > limit:
             raise Unavailable(_over_the_limit(int(length[0][0]), limit))
-        data = self._query(f"SELECT blob FROM {table} WHERE id = ?", attachment.id)[0][0]  # noqa: S608
+        data = self._query(f"SELECT CAST(blob AS BLOB) FROM {table} WHERE id = ?", attachment.id)[0][0]  # noqa: S608
         return bytes(data)
 
     def _bytes(self, attachment: AttachmentRow, limit: int) -> bytes:
@@ -403,6 +408,19 @@ class MemosSqlite:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _lenient_text(data: bytes) -> str:
+    """A TEXT value as str, bytes that are not UTF-8 as U+FFFD (SQLite's own decoding refuses them)."""
+    return data.decode("utf-8", "replace")
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _number(value: Any, label: str | Text, column: str) -> int:
