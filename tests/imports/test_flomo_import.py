@@ -110,3 +110,20 @@ def test_a_page_is_read_card_by_card(services: Services, tmp_path: Path, monkeyp
     report = import_file(services, user["id"], "flomo", export)
     assert report.imported["memos"] == 3, report.as_dict()
     assert [which for which, _ in report.skipped][-1] == "card 3", report.skipped  # card 1: its img is not there
+
+
+def test_importing_again_after_undo_says_the_records_are_in_the_trash(services: Services, tmp_path: Path) -> None:
+    """Undo moves an import's records to the trash; the same export imported again (say with
+    the right --timezone) finds them there and writes nothing. It said "3 already there" as if
+    they were in the timeline: it says they are in the trash, and where to get them back."""
+    export = tmp_path / "flomo.zip"
+    flomo_export(export, count=3)
+    user = create_user(services.items, "undone", "correct horse battery")
+    first = import_file(services, user["id"], "flomo", export)
+    undo_import(import_call(services, user["id"], "undo"), first.run_id)
+    again = import_file(services, user["id"], "flomo", export, options=ImportOptions(timezone="Europe/Berlin"))
+    assert again.existing["memos"] == 3 and again.in_trash == 3, again.as_dict()
+    assert again.summary() == (
+        "nothing new imported; 3 already there (3 of them in the trash: restore them there; importing again does not)"
+    )
+    assert again.as_dict()["inTrash"] == 3
