@@ -158,7 +158,15 @@ def _rows(name: str, data: bytes) -> list[tuple[int, dict[str, str]]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise SourceError(Text("%(file)s: not UTF-8 text (byte %(byte)s)", file=name, byte=error.start)) from None
+        # Todoist writes UTF-8; a CSV saved again by a spreadsheet (Excel: GBK, "Unicode" UTF-16) is not
+        raise SourceError(
+            Text(
+                "%(file)s: not UTF-8 text (byte %(byte)s). Todoist exports UTF-8; a CSV saved again by a"
+                " spreadsheet may not be: export the project from Todoist again, or save it as CSV UTF-8",
+                file=name,
+                byte=error.start,
+            )
+        ) from None
     # strict: a quote left open at the end (a cut file) is an error, not the rows after it swallowed
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     ended = 0  # the line the record read last ended on
