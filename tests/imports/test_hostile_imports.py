@@ -86,6 +86,19 @@ def _pending_wal(path: Path) -> Path:
     return path.parent / "memos_prod.db"
 
 
+def _zip_with_pending_wal(path: Path) -> Path:
+    """A ZIP of a running memos' folder: memos keeps SQLite in WAL mode, so its latest memos may be
+    in `memos_prod.db-wal` only. Read from the ZIP, only the database was copied out: imported
+    without them, unsaid."""
+    _pending_wal(path.parent / "folder" / "memos_prod.db")
+    bundle = path.parent / "memos.zip"
+    with zipfile.ZipFile(bundle, "w") as archive:
+        for file in (path.parent / "folder").rglob("*"):
+            if file.is_file():
+                archive.write(file, "memos/" + file.relative_to(path.parent / "folder").as_posix())
+    return bundle
+
+
 def _escaping_link(path: Path) -> Path:
     memos_database(path.parent, "latest", count=20)  # memo 5 has assets/5_scan.jpg
     target = path.parent / "assets" / "5_scan.jpg"
@@ -130,6 +143,7 @@ HOSTILE: list[tuple[str, Callable[[Path], Path], str]] = [
     ("memos", _not_memos, "not a memos database"),
     ("memos", _damaged, "damaged"),
     ("memos", _pending_wal, "stop memos first"),
+    ("memos", _zip_with_pending_wal, "stop memos first"),
     ("memos", _escaping_link, "symbolic link"),
     ("memos", _generated_column, "GENERATED ALWAYS AS"),
     ("todoist", _huge_cell, "over 1048576 characters"),

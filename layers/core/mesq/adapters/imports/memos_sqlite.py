@@ -469,14 +469,15 @@ def _no_pending_wal(database: Path) -> None:
     in `memos_prod.db-wal`, so an import would silently miss them. Refuse instead."""
     wal = database.with_name(database.name + "-wal")
     if wal.is_file() and wal.stat().st_size > 0:
-        raise SourceError(
-            Text(
-                "%(wal)s holds changes not yet in %(database)s: stop memos first (it folds them in when it"
-                " stops), then import",
-                wal=wal.name,
-                database=database.name,
-            )
-        )
+        raise SourceError(_pending_wal(wal.name, database.name))
+
+
+def _pending_wal(wal: str, database: str) -> Text:
+    return Text(
+        "%(wal)s holds changes not yet in %(database)s: stop memos first (it folds them in when it stops), then import",
+        wal=wal,
+        database=database,
+    )
 
 
 @contextlib.contextmanager
@@ -521,6 +522,9 @@ def _from_zip(path: Path, label: str) -> Iterator[MemosSqlite]:
             raise SourceError(
                 Text("%(file)s: the database is over %(limit)s bytes", file=label, limit=MAX_DATABASE_BYTES)
             )
+        wal = member + "-wal"  # memos runs SQLite in WAL mode: a ZIP of a running memos' folder holds one
+        if wal in archive.members and archive.size(wal) > 0:
+            raise SourceError(_pending_wal(PurePosixPath(wal).name, PurePosixPath(member).name))
         prefix = member[: -len(PurePosixPath(member).name)]
         with tempfile.TemporaryDirectory(prefix="mesq-memos-") as folder:
             copy = Path(folder) / "memos.db"
