@@ -40,6 +40,8 @@ FIXED_DATE = datetime(2026, 12, 1, tzinfo=UTC)  # no churn in the headers
 #: REST, MCP, CalDAV and the CLI answer in English only (clients and agents read one stable
 #: language, docs/i18n.md): their own strings stay out of the catalog.
 ENGLISH_ONLY = ("runtime", "http", "mcp", "dav")
+
+
 def extract_error_messages(fileobj: Any, keywords: Any, comment_tags: Any, options: Any) -> Iterator[Any]:
     """Babel's extraction method for the OpenAPI documents: every `x-error-message` text (what
     argument validation says instead of a keyword's generic message, application/validation.py),

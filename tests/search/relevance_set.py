@@ -231,7 +231,7 @@ _BY_CLASS: dict[str, list[tuple[str, str]]] = {
         ("overseas trip, travel document expiring", "m15"),
         ("heating made power costs jump", "m43"),
         ("music performance with a brass instrument", "m57"),
-        ("helping out with rescued animals", "m39"),
+        ("helping out with rescued strays", "m39"),
         ("twisted joint during a ball game", "m66"),
         ("settled the education borrowing", "m67"),
         ("fridge buzzing after dark", "m69"),

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from mesq.application.invocation import REGISTRY
+from mesq.kernel.errors import ValidationError
 from mesq.memos import reads
 from mesq.memos import store as memo_store
 from mesq.memos.literal import LITERAL as MEMO
@@ -222,3 +223,47 @@ def test_fullwidth_letters_find_their_ascii_and_back(
     assert sorted(note["content"] for note in notes_found["notes"]) == sorted(WIDE)
     assert sorted(memo["content"] for memo in memos_found["timelineItems"]) == sorted(WIDE)
     assert marked(WIDE[0], query) == [("Notes on the ", False), ("ｅｃｏｎｏｍｙ", True), (" of attention", False)]
+
+
+def test_a_highlight_never_splits_a_user_perceived_character() -> None:
+    # The mark ended inside a character: a combining accent after it, a skin tone, a ZWJ family,
+    # a keycap, or one flag's half (🇨🇳🇺🇸 holds 🇳🇺, the second half of China's and the first of
+    # the USA's). The highlight takes the whole characters it touches.
+    assert marked("cafe\u0301 au lait", "cafe") == [("cafe\u0301", True), (" au lait", False)]
+    assert marked("点赞👍\U0001f3fd了", "👍") == [("点赞", False), ("👍\U0001f3fd", True), ("了", False)]
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    assert marked(f"家人{family}一起", "\U0001f468") == [("家人", False), (family, True), ("一起", False)]
+    assert marked("按1\ufe0f\u20e3号键", "1") == [("按", False), ("1\ufe0f\u20e3", True), ("号键", False)]
+    assert marked("\U0001f1e8\U0001f1f3\U0001f1fa\U0001f1f8", "\U0001f1f3\U0001f1fa") == [
+        ("\U0001f1e8\U0001f1f3\U0001f1fa\U0001f1f8", True)
+    ]
+    assert marked("\U0001f1e8\U0001f1f3和\U0001f1fa\U0001f1f8", "\U0001f1fa\U0001f1f8") == [
+        ("\U0001f1e8\U0001f1f3和", False), ("\U0001f1fa\U0001f1f8", True)
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("query", ["咖啡 ", "\u3000咖啡", "\t咖啡\n"])
+def test_the_spaces_around_a_query_are_not_looked_for(services: Services, query: str) -> None:
+    """A Shortcut or a paste leaves a space after the word: "咖啡 " found only the notes with a space
+    after 咖啡 (none of these). Over REST and MCP as on the pages, the spaces around it are dropped."""
+    user = f"s{uuid.uuid4().hex[:10]}"
+    call = call_of(services, user, SCOPES)
+    contents = ("手冲咖啡", "咖啡豆快喝完了", "下午喝了太多咖啡。")
+    notes = tuple(
+        UpstreamNote("note", str(n), content, "2026-10-01T00:00:00.000000Z", None, None, n, n)
+        for n, content in enumerate(contents)
+    )
+    apply_snapshot(services.items, user, BookSnapshot(UpstreamBook("book-1", "书"), notes),
+                   "2026-10-02T00:00:00.000000Z", "import")  # fmt: skip
+    for content in contents:
+        REGISTRY["create_memo"](call, {"content": content})
+    services.search.settle_literal(user)
+    assert reads.search_memos(call, {"query": query})["page"]["totalCount"] == 3
+    assert len(reading_ops.search_reading_notes(call, {"query": query})["notes"]) == 3
+
+
+def test_a_query_of_spaces_alone_is_refused(services: Services) -> None:
+    call = call_of(services, f"s{uuid.uuid4().hex[:10]}", SCOPES)
+    for search in (reads.search_memos, reading_ops.search_reading_notes):
+        with pytest.raises(ValidationError, match="only spaces"):
+            search(call, {"query": " \u3000 "})

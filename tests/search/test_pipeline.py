@@ -155,3 +155,23 @@ def test_reading_note_hits_name_their_book_and_note_type(make_services: Callable
     assert sorted(n["noteType"] for n in notes) == ["highlight", "highlight", "highlight", "note"]
     (memo_hit,) = [item for item in items if item["kind"] == "memo"]
     assert memo_hit["id"] == memo["id"] and not {"bookId", "bookTitle", "noteType"} & set(memo_hit)
+
+
+def test_chinese_words_after_digits_are_found_by_their_words(make_services: Callable[..., Services]) -> None:
+    # "跑步5公里" and "12月18日上午9点" were one BM25 term each from the digit on: 公里 and 上午
+    # found nothing by their words (nor, with no vectors, at all).
+    services = make_services()
+    services.search.embedder = None
+    run_memo = run(services, "create_memo", {"content": "跑步5公里，配速6分10秒"})["memo"]
+    visit = run(services, "create_memo", {"content": "医院复诊预约在12月18日上午9点"})["memo"]
+    assert [i["id"] for i in run(services, "search_ai_memos", {"query": "公里"})["items"]] == [run_memo["id"]]
+    assert [i["id"] for i in run(services, "search_ai_memos", {"query": "上午"})["items"]] == [visit["id"]]
+
+
+def test_a_plural_query_finds_the_notes_of_its_singular(make_services: Callable[..., Services]) -> None:
+    services = make_services()
+    services.search.embedder = None
+    ids = {
+        run(services, "create_memo", {"content": f"Bought a new mechanical keyboard #{n}"})["memo"]["id"] for n in "ab"
+    }
+    assert {i["id"] for i in run(services, "search_ai_memos", {"query": "keyboards"})["items"]} == ids

@@ -121,3 +121,49 @@ def test_a_traditional_query_gets_the_gloss_of_its_simplified_form() -> None:
 
     gloss = GLOSSARY.translate("醫院複診")
     assert gloss and gloss == GLOSSARY.translate("医院复诊") and "hospital" in gloss
+
+
+def test_digits_and_latin_letters_never_glue_to_the_chinese_after_them() -> None:
+    # A Han run after a digit or a Latin letter was read as one word with it ("3月31日冻结",
+    # "abc公司"), so no query word found the Chinese inside: 公里 missed "跑步5公里".
+    assert tokens("跑步5公里") == ["跑步", "5", "公里"]
+    assert tokens("3月31日冻结功能") == ["3", "3月", "月", "31", "31日", "日", "冻结", "功能"]
+    assert tokens("买了AirPods降噪") == ["买", "airpod", "降噪"]
+    assert tokens("ＡＢＣ公司") == ["abc", "公司"]
+    assert "上午" in tokens("预约在12月18日上午9点")
+
+
+def test_han_outside_the_basic_blocks_is_chinese_too() -> None:
+    # U+3007 (二〇二六年), 々 and the supplementary-plane ideographs of names (𠮷, 𬭚) were word
+    # characters of the Latin splitter, which then took the whole Han run after them as one word.
+    assert "北京" in tokens("二〇二六年十二月去北京看展览") and "展览" in tokens("二〇二六年十二月去北京看展览")
+    assert "同学" in tokens("王𬭚同学的作业") and "作业" in tokens("王𬭚同学的作业")
+    assert "好吃" in tokens("𠮷野家的牛丼很好吃")
+
+
+def test_an_english_plural_has_the_terms_of_its_singular() -> None:
+    # "keyboards" shared no term with "Bought a new mechanical keyboard": of four such memos one
+    # was an item (by its vector), the others fell under the floor, where "keyboard" found all four.
+    assert tokens("keyboards") == tokens("keyboard") == ["keyboard"]
+    assert tokens("Meetings and appointments") == tokens("meeting, appointment")
+    assert tokens("cities") == tokens("city") and tokens("horses") == tokens("horse")
+    # Not a plural: -ss, -us, short words; stop words are dropped before any folding.
+    assert tokens("glass status bus gas") == ["glass", "status", "bus", "gas"]
+    assert tokens("this is his") == []
+
+
+def test_a_number_and_its_chinese_date_unit_are_also_one_term() -> None:
+    # "12月18日" shared 12, 月 and 日 with every note of "11月12日": such a note was an item for a
+    # query of 12月18日. The number with its unit (12月, 18日, 9点, 2026年) is a term beside the
+    # number alone, so a bare "2026" still finds "2026年".
+    assert tokens("12月18日上午9点") == ["12", "12月", "月", "18", "18日", "日", "上午", "9", "9点", "点"]
+    assert "2026" in tokens("2026年") and "2026年" in tokens("2026年")
+    assert tokens("跑步5公里") == ["跑步", "5", "公里"]  # a unit of measure is no date
+
+
+def test_cpp_and_csharp_are_terms_of_their_own() -> None:
+    # "C++" was the term "c", a confident match for every note on C语言 (and "Plan C").
+    assert tokens("Learning C++ templates") == ["learning", "c++", "template"]
+    assert tokens("C#/.NET 和 F# 笔记") == ["c#", "net", "f#", "笔记"] and tokens("用C#写的") == ["用", "c#", "写"]
+    assert "c" in tokens("C语言入门") and "c++" not in tokens("C语言入门")
+    assert tokens("x+y c+d") == ["x", "y", "c", "d"]

@@ -465,11 +465,109 @@ SHORT_MONTHS: list[Row] = [
     ("交房租 每月15号", FEBRUARY_5, "交房租", date(2027, 2, 15), "FREQ=MONTHLY;BYMONTHDAY=15"),  # guard
 ]  # fmt: skip
 
+#: R14: a month and day said on that very day is today's in English too ("dec 25" on 25 December
+#: was next year's, "feb 29" on 29 February 2028 was 2032's); 2月29日 typed in a year without one
+#: is the next 29 February (it stayed in the title); and "every year on 29 February" starts at its
+#: first occurrence, the 28th of a year without one, not at the next 29 February years later.
+LEAP_DAY = datetime(2028, 2, 29, 11, 0, tzinfo=SH)
+JANUARY_10 = datetime(2027, 1, 10, 11, 0, tzinfo=SH)
+LEAP_YEAR_MARCH = datetime(2028, 3, 1, 11, 0, tzinfo=SH)
+SAID_ON_THE_DAY: list[Row] = [
+    ("feb 29 pay", LEAP_DAY, "pay", date(2028, 2, 29), None),
+    ("party on dec 25", at(12, 25, 11), "party", date(2026, 12, 25), None),
+    ("party on dec 25 3pm", at(12, 25, 11), "party", at(12, 25, 15), None),
+    ("party on dec 25 9am", at(12, 25, 11), "party", at(12, 25, 9, year=2027), None),  # guard: its time has passed
+    ("party next year", at(12, 25, 11), "party", date(2027, 12, 25), None),  # guard
+    ("2月29日 交", JANUARY_10, "交", date(2028, 2, 29), None),
+    ("feb 29 pay", JANUARY_10, "pay", date(2028, 2, 29), None),  # guard
+    ("2月30日 交", JANUARY_10, "2月30日 交", None, None),  # guard: no month has it
+    ("every year on feb 29 pay", JANUARY_10, "pay", date(2027, 2, 28),
+     "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=28,29;BYSETPOS=-1"),
+    ("每年2月29日 生日", JANUARY_10, "生日", date(2027, 2, 28), "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=28,29;BYSETPOS=-1"),
+    ("every year on feb 29 pay", LEAP_YEAR_MARCH, "pay", date(2029, 2, 28),
+     "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=28,29;BYSETPOS=-1"),
+    ("every year on feb 29 pay", LEAP_DAY, "pay", date(2028, 2, 29),
+     "FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=28,29;BYSETPOS=-1"),
+    ("每年3月1日 x", LEAP_YEAR_MARCH, "x", date(2028, 3, 1), "FREQ=YEARLY"),  # guard
+]  # fmt: skip
+
+#: R15: English said as the Chinese beside it is read: "the day after tomorrow" (后天; was tomorrow,
+#: "the day after" left in the title), "end of the year" (年底; not read), "end of next month"
+#: (下个月底; "end of" left, and the day was next month's same day), "by friday" (周五前; "by" left); and
+#: "at" before a day ("at 2027-03-01", "at the end of next year") made its midnight a time.
+SAID_AS_IN_CHINESE: list[Row] = [
+    ("meeting the day after tomorrow", JANUARY_31, "meeting", date(2027, 2, 2), None),
+    ("meeting day after tomorrow", JANUARY_31, "meeting", date(2027, 2, 2), None),
+    ("summary end of the year", JANUARY_31, "summary", date(2027, 12, 31), None),
+    ("summary by end of year", JANUARY_31, "summary", date(2027, 12, 31), None),
+    ("plan at the end of next year", JANUARY_31, "plan", date(2028, 12, 31), None),
+    ("meet at 2027-03-01", JANUARY_31, "meet", date(2027, 3, 1), None),  # a day, not its midnight
+    ("summary end of next month", at(12, 8, 9), "summary", date(2027, 1, 31), None),
+    ("report by friday", TUESDAY, "report", date(2026, 12, 11), None),
+    ("report before 5pm", TUESDAY, "report", at(12, 8, 17), None),
+    ("taxes due tomorrow", TUESDAY, "taxes", date(2026, 12, 9), None),
+    ("drop by tomorrow", TUESDAY, "drop by", date(2026, 12, 9), None),  # guard: a visit
+    ("summary end of month", TUESDAY, "summary", date(2026, 12, 31), None),  # guard
+    ("meeting tomorrow", TUESDAY, "meeting", date(2026, 12, 9), None),  # guard
+]
+
+#: R16: Chinese as it is often typed: 每年的3月8日 / 每周的周一 / 每天的早上 (的 was left in the title),
+#: 3月15 without 日 (not read), and the holidays on a fixed solar day (国庆节, 劳动节, 儿童节, 情人节,
+#: 妇女节, 教师节; not 国庆 alone, a given name).
+WEDNESDAY_JANUARY_27 = datetime(2027, 1, 27, 9, 0, tzinfo=SH)
+AS_TYPED_IN_CHINESE: list[Row] = [
+    ("每年的3月8日 送花", WEDNESDAY_JANUARY_27, "送花", date(2027, 3, 8), "FREQ=YEARLY"),
+    ("每周的周一 例会", WEDNESDAY_JANUARY_27, "例会", date(2027, 2, 1), "FREQ=WEEKLY"),
+    ("每天的早上 跑步", WEDNESDAY_JANUARY_27, "跑步", datetime(2027, 1, 28, 9, 0, tzinfo=SH), "FREQ=DAILY"),
+    ("3月15 交税", WEDNESDAY_JANUARY_27, "交税", date(2027, 3, 15), None),
+    ("交税 3月15", WEDNESDAY_JANUARY_27, "交税", date(2027, 3, 15), None),
+    ("3月15个 苹果", WEDNESDAY_JANUARY_27, "3月15个 苹果", None, None),  # guard: a count
+    ("国庆节 旅行", WEDNESDAY_JANUARY_27, "旅行", date(2027, 10, 1), None),
+    ("劳动节 加班", WEDNESDAY_JANUARY_27, "加班", date(2027, 5, 1), None),
+    ("情人节 订餐厅", WEDNESDAY_JANUARY_27, "订餐厅", date(2027, 2, 14), None),
+    ("给王国庆打电话", WEDNESDAY_JANUARY_27, "给王国庆打电话", None, None),  # guard: a name
+    ("每月15号 还款", WEDNESDAY_JANUARY_27, "还款", date(2027, 2, 15), "FREQ=MONTHLY;BYMONTHDAY=15"),  # guard
+]
+
+#: R17: 明年3月1日 was this year's 1 March (明年 left in the title), and 后年 / 今年 / 去年 the same;
+#: 本月25号 / 这个月的15号 and 三天内 / 两周内 / 一个月内 (within: by their last day) were not read;
+#: 每两周的周五 left 的 in the title.
+AND_MORE_AS_TYPED: list[Row] = [
+    ("明年3月1日 续费", WEDNESDAY_JANUARY_27, "续费", date(2028, 3, 1), None),
+    ("后年3月1日 续费", WEDNESDAY_JANUARY_27, "续费", date(2029, 3, 1), None),
+    ("今年12月1日 续费", WEDNESDAY_JANUARY_27, "续费", date(2027, 12, 1), None),
+    ("去年3月1日 补记", WEDNESDAY_JANUARY_27, "补记", date(2026, 3, 1), None),  # as typed, though past
+    ("本月30号 交电费", WEDNESDAY_JANUARY_27, "交电费", date(2027, 1, 30), None),
+    ("这个月的15号 交电费", WEDNESDAY_JANUARY_27, "交电费", date(2027, 1, 15), None),
+    ("三天内 回复邮件", WEDNESDAY_JANUARY_27, "回复邮件", date(2027, 1, 30), None),
+    ("两周内 回复", WEDNESDAY_JANUARY_27, "回复", date(2027, 2, 10), None),
+    ("一个月内 完成", WEDNESDAY_JANUARY_27, "完成", date(2027, 2, 27), None),
+    ("每两周的周五 发工资", WEDNESDAY_JANUARY_27, "发工资", date(2027, 1, 29), "FREQ=WEEKLY;INTERVAL=2"),
+    ("这个月 完成", WEDNESDAY_JANUARY_27, "这个月 完成", None, None),  # guard: a span, not a day
+    ("明年 计划", WEDNESDAY_JANUARY_27, "明年 计划", None, None),  # guard
+]
+
+#: R18: "friday before 5pm" left "before" in the title (the time was the day's other half); "within
+#: 3 days" (三天内) and "2 weeks from now" were not read, and "a week from today" was a week ago;
+#: "on 15th" without "the" was not read.
+AND_MORE_IN_ENGLISH: list[Row] = [
+    ("submit report friday before 5pm", WEDNESDAY_JANUARY_27, "submit report", at(1, 29, 17, year=2027), None),
+    ("reply to email within 3 days", WEDNESDAY_JANUARY_27, "reply to email", date(2027, 1, 30), None),
+    ("reply within a week", WEDNESDAY_JANUARY_27, "reply", date(2027, 2, 3), None),
+    ("checkup 2 weeks from now", WEDNESDAY_JANUARY_27, "checkup", date(2027, 2, 10), None),
+    ("checkup a week from today", WEDNESDAY_JANUARY_27, "checkup", date(2027, 2, 3), None),
+    ("renew 2 months from today", WEDNESDAY_JANUARY_27, "renew", date(2027, 3, 27), None),
+    ("pay credit card on 15th", WEDNESDAY_JANUARY_27, "pay credit card", date(2027, 2, 15), None),
+    ("meet on the 15th floor", WEDNESDAY_JANUARY_27, "meet on the 15th floor", None, None),  # guard
+    ("call in 2 days", WEDNESDAY_JANUARY_27, "call", date(2027, 1, 29), None),  # guard
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
     + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS + ENGLISH_DAYS_AND_MORE_RULES + REVIEWED
-    + SHORT_MONTHS
+    + SHORT_MONTHS + SAID_ON_THE_DAY + SAID_AS_IN_CHINESE + AS_TYPED_IN_CHINESE + AND_MORE_AS_TYPED
+    + AND_MORE_IN_ENGLISH
 )  # fmt: skip
 
 

@@ -42,7 +42,7 @@ FAILING_IMPACTS = ("serious", "critical")
 #: Each view's heading in the two host locales the axe pass uses (bridge.js STRINGS).
 HEADINGS = {
     "board": {"en-US": "Board", "zh-CN": "看板"},
-    "memo": {"en-US": "Memo", "zh-CN": "备忘录"},
+    "memo": {"en-US": "Memo", "zh-CN": "笔记"},
     "results": {"en-US": "Results", "zh-CN": "结果"},
     "changes": {"en-US": "Changes", "zh-CN": "更改"},
 }
@@ -350,8 +350,30 @@ def test_a_chinese_host_reads_words_and_times_not_codes(host: Host):
     view = host.load("results", host.server.call("search_everything", {"query": "zhwordcheck"}), locale="zh-CN")
     hit = view.locator(f"li.hit[data-id='{memo['id']}']")
     hit.wait_for()
-    assert hit.locator(".kind").inner_text() == "备忘录"
+    assert hit.locator(".kind").inner_text() == "笔记"
     assert "关键词" in hit.locator(".meta").inner_text() and "bm25" not in hit.inner_text()
+
+
+def test_results_show_the_closest_matches_after_a_boundary(host: Host):
+    """closestMatches ("less related", below the confidence floor) were not drawn: an answer with
+    none confident read "Nothing to show." while the model saw the nearest notes."""
+    memo = host.server.data("create_memo", {"content": "closecheck 灯塔看守人的日记"})["memo"]
+    found = host.server.call("search_everything", {"query": "closecheck"})
+    data = found["structuredContent"]["data"]
+    below = [{**item, "score": 0.05} for item in data["items"] if item["id"] == memo["id"]]
+    assert below, data
+    answer = {
+        **found,
+        "structuredContent": {**found["structuredContent"], "data": {**data, "items": [], "closestMatches": below}},
+    }
+    for locale, empty, boundary in (
+        ("en-US", "Nothing matches closely.", "Less related"),
+        ("zh-CN", "没有高度相关的结果。", "相关性较低"),
+    ):
+        view = host.load("results", answer, locale=locale)
+        view.locator("h2", has_text=boundary).wait_for()
+        assert view.locator("p.muted").inner_text() == empty
+        assert view.locator(f"ul.closest li.hit[data-id='{memo['id']}']").count() == 1
 
 
 def test_results_open_every_kind_through_its_get_tool(host: Host):

@@ -142,7 +142,7 @@ def test_write_edit_pin_tag_search_trash(server: LiveServer, page: Any, shots: P
     page.get_by_label("AI search").check()
     page.get_by_role("button", name="Search").click()
     expect(page.locator(".memos-notice.degraded")).to_contain_text("Degraded AI search")
-    expect(page.locator(".memos-stages")).to_contain_text("vector: unavailable")
+    expect(page.locator(".memos-stages")).to_contain_text("Search by meaning: unavailable")
     expect(_card(page, "Plan the")).to_be_visible()
     check_fits(page, "memos-search", shots)
 

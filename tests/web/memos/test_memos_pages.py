@@ -71,6 +71,10 @@ def test_filters_and_a_bad_zone_cookie(services: Services, browser: Callable[...
     assert 'class="memo-tags"' not in tagged.text  # and is not listed a second time under the text
     untagged = ada.get("/?untagged=1")
     assert "plain words" in untagged.text and "tagged <a" not in untagged.text
+    # A tag typed with its sign is the tag, the fullwidth one a Chinese input method types too.
+    for signed in ("%23work", "%EF%BC%83work"):
+        page = ada.get(f"/?tag={signed}")
+        assert page.status_code == 200 and tag_link in page.text and "plain words" not in page.text
 
 
 def test_ai_search_says_which_branches_matched_not_a_score(services: Services, browser: Callable[..., Browser]) -> None:
@@ -100,6 +104,42 @@ def test_ai_search_draws_less_related_hits_after_a_boundary(
     assert confident < boundary < text.index("a lighthouse postcard")
     zh = ada.get("/?q=harbour+lighthouse+keeper&mode=ai", headers={"Accept-Language": "zh-CN"})
     assert "相关性较低" in zh.text
+
+
+def test_a_degraded_ai_search_names_its_stages_in_the_pages_language(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """The stages under "Degraded AI search" were the API's codes (`vector: unavailable`,
+    `rerank: fused`) on the Chinese page too."""
+    ada = browser("ada")
+    _memo(services, ada, "harbour lighthouse at dusk")
+    build.run(services, ada.user_id)  # the index, with no embedding model here: its vector stage is unavailable
+    zh = ada.get("/?q=lighthouse&mode=ai", headers={"Accept-Language": "zh-CN"})
+    stages = re.search(r'<ul class="memos-stages">(.*?)</ul>', zh.text, re.S)
+    assert zh.status_code == 200 and stages is not None
+    shown = re.sub(r"<[^>]+>", " ", stages.group(1))
+    assert "按语义搜索：不可用" in shown and "关键词搜索：完成" in shown
+    assert not re.search(r"[A-Za-z]", shown), shown
+    en = ada.get("/?q=lighthouse&mode=ai", headers={"Accept-Language": "en-US"})
+    assert "Search by meaning: unavailable" in en.text and "Keyword search: done" in en.text
+
+
+def test_ai_search_keeps_the_untagged_and_pinned_filters_it_says_it_shows(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """ "Showing untagged memos matching the search above" listed tagged memos: search_ai_memos has
+    no untagged or pinned filter, and the page dropped both."""
+    ada = browser("ada")
+    _memo(services, ada, "lighthouse keeper log #sea")
+    plain = _memo(services, ada, "lighthouse keeper diary")
+    pinned = _memo(services, ada, "lighthouse keeper notes", pinned=True)
+    build.run(services, ada.user_id)
+    untagged = ada.get("/?untagged=1&q=lighthouse+keeper&mode=ai").text
+    assert plain["content"] in untagged and pinned["content"] in untagged
+    assert "lighthouse keeper log" not in untagged  # the tagged memo (its tag is drawn as a link)
+    only_pinned = ada.get("/?pinned=1&q=lighthouse+keeper&mode=ai").text
+    assert pinned["content"] in only_pinned
+    assert plain["content"] not in only_pinned and "lighthouse keeper log" not in only_pinned
 
 
 def test_bad_query_values_are_clear_400_pages(browser: Callable[..., Browser]) -> None:

@@ -26,12 +26,15 @@ from zoneinfo import ZoneInfo
 
 from icalendar import Alarm, Calendar, Event, vRecur
 
+from ..kernel.i18n import N_, Translator
 from ..kernel.ports.storage import Item
 from ..kernel.timestamps import parse_timestamp
+from ..kernel.values import without_controls
 from ..todos.reminder_schedule import parse_offset
 
 PRODID = "-//MeSQ//Todo calendar feed//EN"
-CALENDAR_NAME = "MeSQ todos"
+#: The calendar's name in the subscribing app, in the person's language.
+CALENDAR_NAME = N_("MeSQ todos")
 REFRESH = "PT15M"
 
 
@@ -39,7 +42,10 @@ def _start(due: dict[str, Any], timezone: str | None) -> date | datetime:
     if due["type"] == "date":
         return date.fromisoformat(str(due["date"]))
     moment = parse_timestamp(str(due["at"]), "due.at")
-    return moment.astimezone(ZoneInfo(timezone)) if timezone else moment.astimezone(UTC)
+    try:
+        return moment.astimezone(ZoneInfo(timezone)) if timezone else moment.astimezone(UTC)
+    except OverflowError:  # year 1 or 9999 that the zone's offset takes off the calendar: in UTC
+        return moment.astimezone(UTC)
 
 
 def _rule(record: Item) -> vRecur | None:
@@ -83,15 +89,17 @@ def event(kind: str, record: Item, user_zone: str | None = None) -> Event:
     return vevent
 
 
-def feed(records: Iterable[tuple[str, Item]], user_zone: str | None = None) -> bytes:
+def feed(records: Iterable[tuple[str, Item]], user_zone: str | None = None, language: str = "en") -> bytes:
     """The whole feed from (kind, record) pairs; records that are done, trashed or undated are
-    left out. `user_zone`: the user's own zone (None: unset)."""
+    left out. `user_zone`: the user's own zone (None: unset); `language`: the person's, which
+    names the calendar. Control characters (C0 but tab, line feed and return; DEL) are left out:
+    RFC 5545 TEXT cannot carry them, and notes made over REST may hold some."""
     calendar = Calendar()
     calendar.add("prodid", PRODID)
     calendar.add("version", "2.0")
     calendar.add("calscale", "GREGORIAN")
     calendar.add("method", "PUBLISH")
-    calendar.add("x-wr-calname", CALENDAR_NAME)
+    calendar.add("x-wr-calname", Translator(language).gettext(CALENDAR_NAME))
     calendar.add("x-published-ttl", REFRESH)
     if user_zone:
         calendar.add("x-wr-timezone", user_zone)
@@ -99,4 +107,4 @@ def feed(records: Iterable[tuple[str, Item]], user_zone: str | None = None) -> b
         if record.get("due") and not record.get("done") and record.get("deletedAt") is None:
             calendar.add_component(event(kind, record, user_zone))
     calendar.add_missing_timezones()
-    return bytes(calendar.to_ical())
+    return without_controls(bytes(calendar.to_ical()).decode("utf-8")).encode("utf-8")

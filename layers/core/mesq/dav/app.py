@@ -18,6 +18,7 @@ from ..asgi.body import read_limited
 from ..asgi.trace import trace_id_of
 from ..kernel.concurrency import run_sync
 from ..kernel.errors import Internal
+from ..kernel.i18n import requested_language
 from ..wiring.services import Services
 from . import objects, paths
 from .auth import caller
@@ -65,7 +66,13 @@ def _handle(request: Request, services: Services, limiter: RateLimiter, target: 
     who = caller(request, services, limiter)
     if target.username and target.username != who.username:
         raise DavError(403, "these calendars belong to another account")
-    session = Session(services, who, request.scope.get("root_path", ""), trace_id_of(request))
+    session = Session(
+        services,
+        who,
+        request.scope.get("root_path", ""),
+        trace_id_of(request),
+        requested_language(request.headers.get("accept-language")),
+    )
     if method == "PROPFIND":
         wanted = requested(_xml(body))
         return _multistatus(propfind(session, target, depth_of(request.headers.get("depth")), wanted))

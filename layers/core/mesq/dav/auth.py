@@ -3,8 +3,10 @@ as the password (docs/caldav.md). Calendar apps speak Basic, not Bearer.
 
 - Over https only: plain http is answered 403 unless the peer is this machine (`mesq serve` on
   loopback, or a reverse proxy on it that ends TLS), so a token never travels in clear text.
-- The token must belong to the named user; a missing or wrong credential is 401 with a Basic
-  challenge and counts against the client IP's `unauthenticated` budget (guessing ends in 429).
+- The token must belong to the named user (read as the sign-in page reads it: outer spaces
+  dropped, lowercase, so the "Alice " a phone's keyboard made still names alice); a missing or
+  wrong credential is 401 with a Basic challenge and counts against the client IP's
+  `unauthenticated` budget (guessing ends in 429).
 - Scopes are the todo scopes: `todo:read` to read the calendars, `todo:write` as well to change
   them (a read-only token gets a read-only calendar).
 - Every authenticated request counts one `tool_call` against the token, as REST and MCP calls
@@ -62,6 +64,7 @@ def _credentials(request: Request) -> tuple[str, str] | None:
     except (binascii.Error, UnicodeDecodeError):
         return None
     username, colon, password = decoded.partition(":")
+    username = username.strip().lower()  # as the sign-in page reads it: usernames are lowercase
     return (username, password) if colon and username and password else None
 
 

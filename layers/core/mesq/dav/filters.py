@@ -249,5 +249,6 @@ def _alarm_in(alarm: Component, window: tuple[datetime, datetime], todo: Compone
         related = str(alarm["TRIGGER"].params.get("RELATED", "START")).upper()
         anchor = None if todo is None else _moment(todo, "DUE" if related == "END" else "DTSTART")
         anchor = anchor or (None if todo is None else _moment(todo, "DUE"))
-        moment = None if anchor is None or not isinstance(trigger, timedelta) else anchor + trigger
+        # an app's offset may be huge (-P99999999W): held at the ends of the calendar, no overflow
+        moment = None if anchor is None or not isinstance(trigger, timedelta) else _moved(anchor, trigger)
     return moment is not None and window[0] <= moment < window[1]

@@ -28,15 +28,16 @@ from ..todos.model import NOTES_MAX, TITLE_MAX
 from ..todos.recurrence import FREQUENCIES
 from ..todos.sync.links import MAX_PROPS_BYTES
 from .errors import DavError
-from .ical_out import digest, group_lines
+from .ical_out import digest, group_lines, vtimezone_of
 from .mapping import GENERATED, GROUP_PROPERTIES, MAPPED, offset_text, priority_of, tags_of, values_of
 from .xml import CALDAV
+from .zones import own_timezones
 
 MAX_OBJECT_BYTES = 256 * 1024
 MAX_COMPONENTS = 64
 MAX_ALARMS = 5
-UNTITLED = "Untitled"
 _BEGIN = re.compile(rb"^BEGIN:", re.IGNORECASE | re.MULTILINE)
+_FOLD = re.compile(rb"\r?\n[ \t]")
 _ALARM = re.compile(rb"^BEGIN:VALARM", re.IGNORECASE | re.MULTILINE)
 _NOT_TASKS = frozenset({"VEVENT", "VJOURNAL", "VFREEBUSY", "VAVAILABILITY"})
 #: What a VTODO holds at most once (RFC 5545 3.6.2): icalendar reads a repeated one as a list,
@@ -61,37 +62,68 @@ def _invalid(reason: str) -> DavError:
     return DavError(400, reason, (CALDAV, "valid-calendar-data"))
 
 
-def read_vtodo(body: bytes, floating_zone: str | None) -> Incoming:
+def read_vtodo(body: bytes, floating_zone: str | None, untitled: str = "(untitled)") -> Incoming:
+    """`floating_zone`: what a time without a zone is read in; `untitled`: the title of a task
+    sent without a SUMMARY (in the person's language)."""
     if len(body) > MAX_OBJECT_BYTES:
         raise DavError(413, f"a task is at most {MAX_OBJECT_BYTES} bytes of iCalendar", (CALDAV, "max-resource-size"))
     if len(_BEGIN.findall(body)) > MAX_COMPONENTS:
         raise _invalid(f"the object has more than {MAX_COMPONENTS} components")
     if len(_ALARM.findall(body)) > MAX_ALARMS:
         raise _invalid(f"a task has at most {MAX_ALARMS} alarms (VALARM)")
+    sent = _decoded(body)
+    text = without_controls(sent)  # RFC 5545 TEXT holds none, and XML could not carry them
+    with own_timezones():  # its TZIDs read by its own VTIMEZONEs, never another object's
+        try:
+            calendar = Calendar.from_ical(text)
+        except Exception as error:  # icalendar raises ValueError, KeyError, IndexError... on bad input
+            raise _invalid(f"not valid iCalendar: {_short(error)}") from None
+        if not isinstance(calendar, Calendar) or calendar.name != "VCALENDAR":
+            raise _invalid("the body must be one VCALENDAR")
+        todos = _todos(calendar)
+        master = todos[0]
+        try:
+            incoming = _mapped(master, todos[1:], floating_zone, untitled)
+            own = _own_vtimezones(calendar)
+            if own:  # written back beside the app's lines that name them (ical_out.render)
+                incoming.props["timezones"] = own
+        except DavError:
+            raise
+        except Exception as error:  # a property icalendar could not decode
+            raise _invalid(f"not valid iCalendar: {_short(error)}") from None
+    # Bytes cleaned of controls are not the client's: no raw copy, so PUT answers no ETag.
+    return with_raw(incoming, body) if text == sent and sent.encode("utf-8") == body else incoming
+
+
+def _own_vtimezones(calendar: Calendar) -> str:
+    """The object's VTIMEZONEs of zones the tz database does not know (MeSQ could not write
+    them again): kept, so the app's own lines that name them still have their definition."""
+    own = [
+        c.to_ical().decode("utf-8").strip()
+        for c in calendar.subcomponents
+        if c.name == "VTIMEZONE" and "TZID" in c and vtimezone_of(str(c["TZID"])) is None
+    ]
+    return "\r\n".join(own)
+
+
+def _decoded(body: bytes) -> str:
+    """The body as text, without a leading byte order mark (Windows editors write one). A line
+    folded at 75 octets inside a UTF-8 character (RFC 5545 3.1 lets simple writers do it, and
+    asks readers to restore the sequence) is unfolded as bytes first; such text is then not the
+    client's bytes, so no raw copy is kept for it."""
     try:
-        sent = body.decode("utf-8")
+        return body.decode("utf-8").removeprefix("\ufeff")  # a byte order mark is no content line
+    except UnicodeDecodeError:
+        pass
+    try:
+        return _FOLD.sub(b"", body).decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as error:
         raise _invalid(f"the body is not UTF-8 (byte {error.start})") from None
-    text = without_controls(sent)  # RFC 5545 TEXT holds none, and XML could not carry them
-    try:
-        calendar = Calendar.from_ical(text)
-    except Exception as error:  # icalendar raises ValueError, KeyError, IndexError... on bad input
-        raise _invalid(f"not valid iCalendar: {_short(error)}") from None
-    if not isinstance(calendar, Calendar) or calendar.name != "VCALENDAR":
-        raise _invalid("the body must be one VCALENDAR")
-    todos = _todos(calendar)
-    master = todos[0]
-    try:
-        incoming = _mapped(master, todos[1:], floating_zone)
-        # Bytes cleaned of controls are not the client's: no raw copy, so PUT answers no ETag.
-        return with_raw(incoming, body) if text == sent else incoming
-    except DavError:
-        raise
-    except Exception as error:  # a property icalendar could not decode
-        raise _invalid(f"not valid iCalendar: {_short(error)}") from None
 
 
 def _short(error: Exception) -> str:
+    if isinstance(error, OSError):  # the tz database's file lookup of a TZID: never the server's paths
+        return "a TZID names no time zone file"
     text = " ".join(str(error).split()) or type(error).__name__
     return text[:160]
 
@@ -144,7 +176,7 @@ def _is_parent_link(value: Any) -> bool:
     return str(getattr(value, "params", {}).get("RELTYPE", "PARENT")).upper() == "PARENT"
 
 
-def _mapped(todo: Component, overrides: list[Component], floating_zone: str | None) -> Incoming:
+def _mapped(todo: Component, overrides: list[Component], floating_zone: str | None, untitled: str) -> Incoming:
     lines: dict[str, list[str]] = {group: [] for group in (*GROUP_PROPERTIES, "reminders")}
     unknown: list[str] = []
     for name, value in todo.property_items(recursive=False):
@@ -166,14 +198,14 @@ def _mapped(todo: Component, overrides: list[Component], floating_zone: str | No
     due, zone = _due(todo, floating_zone)
     done = str(todo.get("STATUS", "")).upper() == "COMPLETED" or ("COMPLETED" in todo and "STATUS" not in todo)
     fields: dict[str, Any] = {
-        "title": _title(todo),
+        "title": _title(todo, untitled),
         "notes": _notes(todo),
         "due": due,
         "priority": _priority(todo),
         "done": done,
         "completedAt": _completed(todo) if done else None,
         "tags": tags_of(_categories(todo)),
-        "recurrence": _rule(todo),
+        "recurrence": _rule(todo, due, zone or floating_zone),
         "parentUid": next((str(v) for v in values_of(todo, "RELATED-TO") if _is_parent_link(v)), None),
         "reminders": _reminders(alarms, todo, due, zone or floating_zone),
     }
@@ -185,7 +217,7 @@ def _mapped(todo: Component, overrides: list[Component], floating_zone: str | No
         "recurrence": fields["recurrence"], "parentUid": fields["parentUid"], "reminders": fields["reminders"],
     }  # fmt: skip
     props: dict[str, Any] = {
-        "shadows": _shadows(lines, values, fields),
+        "shadows": _shadows(lines, values, fields, floating_zone),
         "digests": {group: digest(value) for group, value in values.items()},
     }
     if unknown:
@@ -199,7 +231,9 @@ def _mapped(todo: Component, overrides: list[Component], floating_zone: str | No
 _ALWAYS_KEPT = frozenset({"recurrence", "reminders", "parentUid"})
 
 
-def _shadows(lines: dict[str, list[str]], values: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+def _shadows(
+    lines: dict[str, list[str]], values: dict[str, Any], fields: dict[str, Any], user_zone: str | None = None
+) -> dict[str, Any]:
     """The client's lines of each group that MeSQ would not write back the same from the value
     it read (a PRIORITY of 3, a category with a space, a DTSTART, an alarm's own UID...)."""
     as_record = {**fields, "timezone": fields.get("timezone"), "id": "", "revision": 0}
@@ -207,7 +241,9 @@ def _shadows(lines: dict[str, list[str]], values: dict[str, Any], fields: dict[s
     for group, found in lines.items():
         if not found:
             continue
-        if group not in _ALWAYS_KEPT and sorted(found) == sorted(group_lines(group, as_record, values["parentUid"])):
+        if group not in _ALWAYS_KEPT and sorted(found) == sorted(
+            group_lines(group, as_record, values["parentUid"], user_zone)
+        ):
             continue
         shadows[group] = {"value": values[group], "ical": "\r\n".join(found)}
     return shadows
@@ -221,9 +257,9 @@ def with_raw(incoming: Incoming, body: bytes) -> Incoming:
     return Incoming(incoming.uid, incoming.fields, props) if size <= MAX_PROPS_BYTES else incoming
 
 
-def _title(todo: Component) -> str:
+def _title(todo: Component, untitled: str) -> str:
     text = " ".join(str(todo.get("SUMMARY", "")).split())
-    return (text or UNTITLED)[:TITLE_MAX]
+    return (text or untitled)[:TITLE_MAX]
 
 
 def _notes(todo: Component) -> str:
@@ -249,7 +285,7 @@ def _categories(todo: Component) -> list[str]:
     return found
 
 
-def _rule(todo: Component) -> str | None:
+def _rule(todo: Component, due: dict[str, Any] | None, zone: str | None) -> str | None:
     rules = values_of(todo, "RRULE")
     if not rules:
         return None
@@ -259,7 +295,33 @@ def _rule(todo: Component) -> str | None:
     frequency = next((part[5:] for part in text.split(";") if part.startswith("FREQ=")), "")
     if frequency not in FREQUENCIES:
         raise _invalid(f"RRULE FREQ={frequency or '?'}: MeSQ repeats tasks {', '.join(FREQUENCIES).lower()}")
-    return text
+    return ";".join(_until_like_due(part, due, zone) for part in text.split(";"))
+
+
+_UNTIL = re.compile(r"UNTIL=(\d{8})(?:T(\d{6})(Z?))?")
+
+
+def _until_like_due(part: str, due: dict[str, Any] | None, zone: str | None) -> str:
+    """An UNTIL of the due's kind (RFC 5545 3.3.10 asks the same value type as the start, and UTC
+    for a zoned one): apps write a date UNTIL on a timed task, or a floating one (Tasks.org's
+    "repeat until" is a date), which the rule reader refuses. A date becomes the end of that day,
+    and a floating time that time, in the due's zone; on a date due a time becomes its date. The
+    app's own RRULE line is kept and given back unchanged."""
+    found = _UNTIL.fullmatch(part)
+    if found is None or due is None:
+        return part
+    day, clock, utc = found.groups()
+    if due["type"] == "date":
+        return f"UNTIL={day}" if clock else part
+    if utc:
+        return part
+    local = datetime.strptime(day + (clock or "235959"), "%Y%m%d%H%M%S")
+    written = datetime.fromisoformat(str(due["at"]).replace("Z", "+00:00")).tzinfo
+    try:
+        moment = local.replace(tzinfo=ZoneInfo(zone) if zone else written).astimezone(UTC)
+    except (ValueError, OverflowError, KeyError):
+        return part
+    return f"UNTIL={moment:%Y%m%dT%H%M%SZ}"
 
 
 def _completed(todo: Component) -> str | None:

@@ -20,6 +20,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from icalendar import Alarm, Calendar, Component, Timezone, Todo, vRecur
+from icalendar.timezone import tzp
 
 from ..kernel.ports.storage import Item
 from ..kernel.timestamps import parse_timestamp
@@ -27,14 +28,22 @@ from ..kernel.values import without_controls
 from ..todos.reminder_schedule import parse_offset
 from ..todos.sync.links import RecordKind, uid_of
 from .mapping import FROM_PRIORITY, GROUPS, same_value
+from .zones import own_timezones
 
 PRODID = "-//MeSQ//CalDAV tasks//EN"
 CONTENT_TYPE = "text/calendar; charset=utf-8; component=VTODO"
 
 
-def _fragment(text: str) -> Component:
-    """The client's own lines (properties and VALARMs), read back into a component."""
-    return Component.from_ical("BEGIN:VTODO\r\n" + text + "\r\nEND:VTODO")
+def _fragment(text: str, timezones: str = "") -> Component:
+    """The client's own lines (properties and VALARMs), read back into a component; `timezones`:
+    the app's own VTIMEZONEs its times are read with (a TZID the tz database lacks)."""
+    with own_timezones():
+        if not timezones:
+            return Component.from_ical("BEGIN:VTODO\r\n" + text + "\r\nEND:VTODO")
+        calendar = Calendar.from_ical(
+            f"BEGIN:VCALENDAR\r\n{timezones}\r\nBEGIN:VTODO\r\n{text}\r\nEND:VTODO\r\nEND:VCALENDAR"
+        )
+        return next(c for c in calendar.subcomponents if c.name == "VTODO")
 
 
 def _copy(todo: Component, text: str) -> None:
@@ -52,38 +61,82 @@ def _instant(due: dict[str, Any], timezone: str | None) -> date | datetime:
     if due["type"] == "date":
         return date.fromisoformat(str(due["date"]))
     moment = parse_timestamp(str(due["at"]), "due.at")
-    return moment.astimezone(ZoneInfo(timezone)) if timezone else moment.astimezone(UTC)
+    try:
+        return moment.astimezone(ZoneInfo(timezone)) if timezone else moment.astimezone(UTC)
+    except OverflowError:  # year 1 or 9999 that the zone's offset takes off the calendar: in UTC
+        return moment.astimezone(UTC)
 
 
-def _add_due(todo: Todo, record: Item, shadow: dict[str, Any] | None) -> None:
+def shown_zone(record: Item, user_zone: str | None) -> str | None:
+    """The zone a record's datetime due is written in: its own; for a recurring task without one,
+    the user's, which MeSQ steps it in (`todos.recurrence.advanced`: a daily 09:00 stays 09:00
+    across a DST change), so the app expands its RRULE the same way; else none (UTC)."""
+    return record.get("timezone") or (user_zone if record.get("recurrence") else None)
+
+
+def _add_due(todo: Todo, record: Item, shadow: dict[str, Any] | None, user_zone: str | None = None) -> None:
     due = record.get("due")
+    zone = shown_zone(record, user_zone)
+    timezones = str(((record.get("sync") or {}).get("props") or {}).get("timezones") or "")
     if due is None:
+        start = _client_start(shadow, timezones)  # the app's start date stays when MeSQ cleared the due
+        if start is not None:
+            todo.add("dtstart", start)
         return
-    instant = _instant(due, record.get("timezone"))
+    instant = _instant(due, zone)
     todo.add("due", instant)
-    start = _shifted_start(shadow, instant, record.get("timezone"))
+    start = _shifted_start(shadow, instant, zone, timezones)
     if start is None and record.get("recurrence"):
         start = instant
     if start is not None:
         todo.add("dtstart", start)
 
 
-def _shifted_start(shadow: dict[str, Any] | None, instant: date | datetime, timezone: str | None) -> Any:
-    """The client's DTSTART moved by as much as its due moved (a recurring task advanced, a due
-    changed elsewhere), so its start-to-due span stays."""
-    if not shadow or not shadow.get("value") or "DTSTART" not in shadow.get("ical", ""):
+def _client_start(shadow: dict[str, Any] | None, timezones: str = "") -> date | datetime | None:
+    """The DTSTART the app wrote in its due lines (None: it wrote none, or none that reads)."""
+    if not shadow or "DTSTART" not in str(shadow.get("ical") or ""):
         return None
     try:
-        old_start = _fragment(shadow["ical"]).decoded("DTSTART")
-        old_due = _instant(shadow["value"], timezone)
-        if isinstance(old_start, datetime) != isinstance(old_due, datetime):
-            return None
-        if isinstance(instant, datetime) != isinstance(old_due, datetime):
-            return None
-        start = old_start + (instant - old_due)  # type: ignore[operator]
+        start = _fragment(str(shadow["ical"]), timezones).decoded("DTSTART")
     except (ValueError, TypeError, KeyError):
         return None
-    return start if start <= instant else instant
+    return start if isinstance(start, date) else None
+
+
+def _aware(moment: datetime, reference: datetime) -> datetime:
+    """A floating (naive) time placed in `reference`'s zone, so it compares with aware times."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=reference.tzinfo or UTC)
+
+
+def _shifted_start(
+    shadow: dict[str, Any] | None, instant: date | datetime, timezone: str | None, timezones: str = ""
+) -> Any:
+    """The client's DTSTART moved by as much as its due moved (a recurring task advanced, a due
+    changed elsewhere), so its start-to-due span stays; a start the app gave without a due stays
+    where it was. A floating DTSTART stays floating (shifted in the wall clock of the due it had),
+    and a start after the new due becomes the due."""
+    old_start = _client_start(shadow, timezones)
+    if old_start is None or isinstance(old_start, datetime) != isinstance(instant, datetime):
+        return None
+    start = old_start
+    value = (shadow or {}).get("value")
+    try:
+        if value:
+            old_due = _instant(value, timezone)
+            if isinstance(old_due, datetime) != isinstance(instant, datetime):
+                return None
+            if isinstance(old_start, datetime) and isinstance(old_due, datetime) and old_start.tzinfo is None:
+                # the floating start was read in the zone the due was written in: its offset
+                written = datetime.fromisoformat(str(value["at"]).replace("Z", "+00:00"))
+                old_due = old_due.astimezone(written.tzinfo).replace(tzinfo=None)
+                start = old_start + (instant.astimezone(written.tzinfo).replace(tzinfo=None) - old_due)  # type: ignore[union-attr]
+            else:
+                start = old_start + (instant - old_due)  # type: ignore[operator]
+        if isinstance(start, datetime) and isinstance(instant, datetime):
+            return start if _aware(start, instant) <= instant else instant
+        return start if start <= instant else instant
+    except (ValueError, TypeError, KeyError, OverflowError):
+        return None
 
 
 def _add_alarm(todo: Todo, reminder: dict[str, Any], title: str) -> None:
@@ -97,7 +150,9 @@ def _add_alarm(todo: Todo, reminder: dict[str, Any], title: str) -> None:
     todo.add_component(alarm)
 
 
-def _generators(record: Item, parent_uid: str | None, shadows: dict[str, Any]) -> dict[str, Callable[[Todo], None]]:
+def _generators(
+    record: Item, parent_uid: str | None, shadows: dict[str, Any], user_zone: str | None = None
+) -> dict[str, Callable[[Todo], None]]:
     def when_done(todo: Todo) -> None:
         if record.get("done") and record.get("completedAt"):
             todo.add("completed", parse_timestamp(str(record["completedAt"]), "completedAt").astimezone(UTC))
@@ -109,7 +164,7 @@ def _generators(record: Item, parent_uid: str | None, shadows: dict[str, Any]) -
     return {
         "title": lambda todo: todo.add("summary", str(record["title"])),
         "notes": lambda todo: todo.add("description", str(record["notes"])) if record.get("notes") else None,
-        "due": lambda todo: _add_due(todo, record, shadows.get("due")),
+        "due": lambda todo: _add_due(todo, record, shadows.get("due"), user_zone),
         "priority": lambda todo: (
             todo.add("priority", FROM_PRIORITY[str(record["priority"])])
             if record.get("priority", "none") != "none"
@@ -140,10 +195,10 @@ def current_values(record: Item, parent_uid: str | None) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def group_lines(group: str, record: Item, parent_uid: str | None) -> list[str]:
+def group_lines(group: str, record: Item, parent_uid: str | None, user_zone: str | None = None) -> list[str]:
     """The content lines (and VALARM blocks) MeSQ writes for one group of a record."""
     todo = Todo()
-    _generators(record, parent_uid, {})[group](todo)
+    _generators(record, parent_uid, {}, user_zone)[group](todo)
     lines = [
         todo.content_line(name, value).to_ical().decode("utf-8")
         for name, value in todo.property_items(recursive=False)
@@ -171,7 +226,14 @@ def faithful(record: Item, parent_uid: str | None) -> bool:
     return all(digests.get(group) == digest(values[group]) for group in GROUPS if group not in kept)
 
 
-def render(kind: RecordKind, record: Item, parent_uid: str | None = None, *, timezones: bool = True) -> Calendar:
+def render(
+    kind: RecordKind,
+    record: Item,
+    parent_uid: str | None = None,
+    *,
+    timezones: bool = True,
+    user_zone: str | None = None,
+) -> Calendar:
     """The calendar object of a record; `timezones=False` leaves out the VTIMEZONEs (what a
     filter reads needs none: its times carry their zones)."""
     link = record.get("sync") or {}
@@ -185,7 +247,7 @@ def render(kind: RecordKind, record: Item, parent_uid: str | None = None, *, tim
     todo.add("dtstamp", changed)
     todo.add("created", parse_timestamp(str(record["createdAt"]), "createdAt").astimezone(UTC))
     todo.add("last-modified", changed)
-    generators = _generators(record, parent_uid, shadows)
+    generators = _generators(record, parent_uid, shadows, user_zone)
     for group in GROUPS:
         shadow = shadows.get(group)
         if shadow is not None and (group in kept or same_value(shadow.get("value"), values[group])):
@@ -198,39 +260,58 @@ def render(kind: RecordKind, record: Item, parent_uid: str | None = None, *, tim
     calendar.add("version", "2.0")
     calendar.add_component(todo)
     if props.get("overrides"):
-        for override in Calendar.from_ical("BEGIN:VCALENDAR\r\n" + props["overrides"] + "\r\nEND:VCALENDAR").walk(
-            "VTODO"
-        ):
+        with own_timezones():
+            overrides = Calendar.from_ical("BEGIN:VCALENDAR\r\n" + props["overrides"] + "\r\nEND:VCALENDAR")
+        for override in overrides.walk("VTODO"):
             calendar.add_component(override)
     if timezones:
+        own = _own_timezones(str(props.get("timezones") or ""))
         for tzid in sorted(calendar.get_missing_tzids()):
-            found = _vtimezone(tzid)
+            found = vtimezone_of(tzid) or own.get(tzid)
             if found is not None:
                 calendar.subcomponents.insert(0, found)
     return calendar
 
 
-@functools.lru_cache(maxsize=128)
-def _vtimezone(tzid: str) -> Timezone | None:
-    """The VTIMEZONE of a zone, made once per process: icalendar walks the zone's offsets hour by
-    hour from 1970 to 2038 to make one (~20 ms), which a listing of 500 tasks would pay 500 times."""
+def _own_timezones(text: str) -> dict[str, Component]:
+    """The app's own VTIMEZONEs (of zones the tz database does not know), by TZID."""
+    if not text:
+        return {}
     try:
-        return Timezone.from_tzid(tzid)
-    except ValueError:
-        return None
+        with own_timezones():
+            kept = Calendar.from_ical("BEGIN:VCALENDAR\r\n" + text + "\r\nEND:VCALENDAR")
+    except (ValueError, KeyError, IndexError):  # what the app sent read; anything else is no zone
+        return {}
+    return {str(c["TZID"]): c for c in kept.subcomponents if c.name == "VTIMEZONE" and "TZID" in c}
+
+
+@functools.lru_cache(maxsize=128)
+def vtimezone_of(tzid: str) -> Timezone | None:
+    """The VTIMEZONE of a zone the tz database knows (an IANA name, or a Windows name icalendar
+    maps to one), made once per process: icalendar walks the zone's offsets hour by hour from
+    1970 to 2038 to make one (~20 ms), which a listing of 500 tasks would pay 500 times. None for
+    any other name: only the object that defined it has its VTIMEZONE (zones.py)."""
+    with own_timezones():
+        if not isinstance(tzp.timezone(tzid), ZoneInfo):
+            return None
+        try:
+            return Timezone.from_tzid(tzid)
+        except ValueError:
+            return None
 
 
 def body_of(calendar: Calendar) -> bytes:
     return bytes(calendar.to_ical())
 
 
-def body(kind: RecordKind, record: Item, parent_uid: str | None = None) -> bytes:
+def body(kind: RecordKind, record: Item, parent_uid: str | None = None, user_zone: str | None = None) -> bytes:
     """What a GET answers: the client's own bytes while they are still the record, else the
     record rendered; without control characters either way (a title made over REST may hold
     one, and RFC 5545 TEXT may not)."""
     if faithful(record, parent_uid):
         return without_controls(str(record["sync"]["props"]["raw"])).encode("utf-8")
-    return without_controls(body_of(render(kind, record, parent_uid)).decode("utf-8")).encode("utf-8")
+    rendered = render(kind, record, parent_uid, user_zone=user_zone)
+    return without_controls(body_of(rendered).decode("utf-8")).encode("utf-8")
 
 
 def todo_of(calendar: Calendar) -> Component:

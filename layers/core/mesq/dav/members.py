@@ -20,6 +20,8 @@ class Member:
     kind: RecordKind
     record: Item
     parent_uid: str | None
+    #: The user's zone: a recurring task without its own is written in it (ical_out.shown_zone).
+    zone: str | None = None
     _calendar: Calendar | None = field(default=None, repr=False)
     _body: bytes | None = field(default=None, repr=False)
 
@@ -31,13 +33,13 @@ class Member:
     def calendar(self) -> Calendar:
         """For filters: the VTODO without VTIMEZONEs (its times carry their zones)."""
         if self._calendar is None:
-            self._calendar = render(self.kind, self.record, self.parent_uid, timezones=False)
+            self._calendar = render(self.kind, self.record, self.parent_uid, timezones=False, user_zone=self.zone)
         return self._calendar
 
     @property
     def body(self) -> bytes:
         if self._body is None:
-            self._body = body(self.kind, self.record, self.parent_uid)
+            self._body = body(self.kind, self.record, self.parent_uid, self.zone)
         return self._body
 
 
@@ -57,7 +59,7 @@ def _parent_uids(session: Session, pairs: list[tuple[RecordKind, Item]]) -> dict
 def members_of(pairs: list[tuple[RecordKind, Item]], session: Session) -> list[Member]:
     uids = _parent_uids(session, pairs)
     return [
-        Member(kind, record, uids.get(str(record.get("parentId"))) if record.get("parentId") else None)
+        Member(kind, record, uids.get(str(record.get("parentId"))) if record.get("parentId") else None, session.zone)
         for kind, record in pairs
     ]
 

@@ -21,7 +21,7 @@ from ..todos.sync import links
 from ..todos.sync.reads import is_member, task_record
 from .errors import DavError
 from .ical_in import Incoming, read_vtodo
-from .ical_out import CONTENT_TYPE, etag, faithful, revision_of
+from .ical_out import CONTENT_TYPE, etag, faithful, revision_of, shown_zone
 from .ical_out import body as body_of
 from .paths import Target
 from .session import Session
@@ -62,7 +62,7 @@ def get(session: Session, target: Target, *, head: bool = False) -> Response:
     if found is None:
         raise DavError(404, f"no task {quoted(target.name)} in this calendar")
     kind, record = found
-    body = body_of(kind, record, _parent_uid(session, record))
+    body = body_of(kind, record, _parent_uid(session, record), session.zone)
     headers = {
         "ETag": etag(record),
         "Last-Modified": format_datetime(parse_timestamp(str(record["updatedAt"]), "updatedAt"), usegmt=True),
@@ -96,9 +96,10 @@ def _preconditions(
     return {"expectedRevision": int(record["revision"])}
 
 
-def _settled(fields: dict[str, Any], current: Item | None) -> dict[str, Any]:
+def _settled(fields: dict[str, Any], current: Item | None, user_zone: str | None = None) -> dict[str, Any]:
     """What the record already holds stays as it is stored: the same instant or date as its due
-    keeps the stored due and time zone (a client writing it back in UTC changes nothing)."""
+    keeps the stored due and time zone (a client writing it back in UTC changes nothing, nor one
+    writing back the zone MeSQ wrote a zone-less recurring task in, `ical_out.shown_zone`)."""
     if current is None or fields.get("due") is None or current.get("due") is None:
         return fields
     new, old = fields["due"], current["due"]
@@ -110,7 +111,9 @@ def _settled(fields: dict[str, Any], current: Item | None) -> dict[str, Any]:
     if not same:
         return fields
     settled = {**fields, "due": old}
-    if fields.get("timezone") is None:
+    if fields.get("timezone") is None or (
+        current.get("timezone") is None and fields["timezone"] == shown_zone(current, user_zone)
+    ):
         settled.pop("timezone", None)
     return settled
 
@@ -122,10 +125,10 @@ def put(session: Session, target: Target, body: bytes, headers: dict[str, str | 
     media = (headers.get("content-type") or "text/calendar").partition(";")[0].strip().lower()
     if media not in ("text/calendar", "application/octet-stream", ""):
         raise DavError(415, f"a task is sent as text/calendar, not {media[:60]}")
-    incoming: Incoming = read_vtodo(body, session.zone)
+    incoming: Incoming = read_vtodo(body, session.zone, session.untitled)
     current = _current(session, collection_id, target.name)
     conditions = _preconditions(headers.get("if-match"), headers.get("if-none-match"), current)
-    fields = _settled(incoming.fields, current[1] if current else None)
+    fields = _settled(incoming.fields, current[1] if current else None, session.zone)
     data = session.invoke(
         "save_synced_todo",
         writing=True,

@@ -14,15 +14,15 @@ from typing import Any
 
 from ..application.invocation import invoke_sync
 from ..auth.user_zone import configured_zone
+from ..auth.users import get_user, preferred_language
 from ..kernel.errors import MesqError
+from ..kernel.i18n import Translator
 from ..kernel.spec import load_spec
-from ..todos.sync.links import INBOX
+from ..todos.sync.links import INBOX, INBOX_NAME, UNTITLED
 from ..wiring.services import Services
 from . import paths
 from .auth import Caller
 from .errors import DavError, from_mesq
-
-INBOX_NAME = "Inbox"
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,9 @@ class Session:
     caller: Caller
     base: str
     trace_id: str
+    #: The language the request asks for (its `Accept-Language`; "" when none): after the
+    #: user's own choice, what the inbox and an untitled task are called in.
+    requested_language: str = ""
 
     @property
     def user_id(self) -> str:
@@ -67,10 +70,21 @@ class Session:
         """Every space (named as the space, in board order), then the inbox."""
         data = self.invoke("list_todo_spaces")
         spaces = [Collection(str(s["id"]), str(s["name"]), index) for index, s in enumerate(data["spaces"])]
-        return [*spaces, Collection(INBOX, INBOX_NAME, len(spaces))]
+        return [*spaces, Collection(INBOX, self.say.gettext(INBOX_NAME), len(spaces))]
 
     def collection(self, collection_id: str) -> Collection | None:
         return next((c for c in self.collections if c.id == collection_id), None)
+
+    @cached_property
+    def say(self) -> Translator:
+        """The person's language (Settings, else the request's, else their browser's): the names
+        MeSQ gives things a client shows (the inbox list, a task sent without a title)."""
+        profile = get_user(self.services.items, self.user_id)
+        return Translator(preferred_language(profile, self.requested_language))
+
+    @property
+    def untitled(self) -> str:
+        return self.say.gettext(UNTITLED)
 
     @cached_property
     def zone(self) -> str | None:

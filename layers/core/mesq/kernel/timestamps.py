@@ -8,7 +8,7 @@ an offset of at most ±15:59. Stored times are fixed-width UTC strings
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..kernel.messages import quoted
@@ -83,6 +83,16 @@ def format_timestamp(moment: datetime) -> str:
     # Not strftime: %Y drops the leading zeros of years before 1000 on glibc.
     m = moment.astimezone(UTC)
     return f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}.{m.microsecond:06d}Z"
+
+
+def in_zone(moment: datetime, zone: tzinfo) -> datetime:
+    """`moment` at `zone`'s wall clock; in UTC when that offset would take it off the calendar
+    (0001-01-01T00:00Z west of UTC, 9999-12-31T23:00Z east of it: REST, MCP, CalDAV and the
+    imports accept them, and one such due or date made a whole page or listing answer 500)."""
+    try:
+        return moment.astimezone(zone)
+    except OverflowError:
+        return moment.astimezone(UTC)
 
 
 def normalize_timestamp(value: str, field: str) -> str:

@@ -23,8 +23,9 @@ from ..kernel.messages import quoted
 from ..kernel.pages import full_and_behind, page
 from ..kernel.ports.storage import Item
 from ..kernel.spec import load_spec
-from ..kernel.timestamps import parse_timestamp, parse_zone
+from ..kernel.timestamps import in_zone, parse_timestamp, parse_zone
 from ..search.literal_kind import fold
+from ..search.literal_kind import needle as literal_needle
 from . import store
 from .filters import MemoFilter, entry_id, filter_from, literal_match, literal_matcher, sort_key
 from .literal import LITERAL
@@ -79,7 +80,7 @@ def _context(call: Call, given_zone: ZoneInfo | None) -> dict[str, Any]:
     zone = _day_zone(call, given_zone)
     days: dict[str, int] = {}
     for entry in store.timeline_entries(items, user_id, "NORMAL"):
-        day = parse_timestamp(entry["createdAt"], "createdAt").astimezone(zone).date().isoformat()
+        day = in_zone(parse_timestamp(entry["createdAt"], "createdAt"), zone).date().isoformat()
         days[day] = days.get(day, 0) + 1
     profile = get_user(items, user_id) or {}
     return {
@@ -177,7 +178,7 @@ def _literal_matches(call: Call, memo_filter: MemoFilter, needle: str) -> list[I
 
 def search_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     memo_filter, offset, limit = _list_arguments(args)
-    needle = fold(args["query"])
+    needle = literal_needle(args["query"])
     if memo_filter.is_empty_range:
         return _list_result(call, args, [], _page(offset, limit, 0, 0))
     indexed = _literal_matches(call, memo_filter, needle)  # already in list order

@@ -17,6 +17,7 @@ from ..kernel.messages import quoted
 from ..kernel.pages import always, behind, full_and_behind, page
 from ..kernel.response_budget import whole_records_within
 from ..search.literal_kind import fold
+from ..search.literal_kind import needle as literal_needle
 from . import store
 from .keys import NOTE_PREFIX
 from .literal import LITERAL, READING_FIELDS, reading_match
@@ -73,7 +74,7 @@ def _indexed_hits(call: Call, books: list[dict[str, Any]], needle: str) -> list[
 def search_reading_notes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     offset, limit = _window(args)
     items, user_id = call.services.items, call.principal.user_id
-    needle = fold(args["query"])
+    needle = literal_needle(args["query"])
     books = store.all_books(items, user_id)
     titles = {book["id"]: book["title"] for book in books}
     indexed = _indexed_hits(call, books, needle)

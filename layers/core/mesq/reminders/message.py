@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..kernel import formats
 from ..kernel.i18n import DEFAULT_LANGUAGE, Translator
-from ..kernel.timestamps import parse_timestamp
+from ..kernel.timestamps import in_zone, parse_timestamp
 
 #: ntfy priorities (1 min .. 5 max) of the task priorities.
 NTFY_PRIORITY = {"none": 3, "low": 2, "medium": 3, "high": 4, "urgent": 5}
@@ -68,7 +68,7 @@ def local_due(due: Any, timezone: Any, language: str = DEFAULT_LANGUAGE) -> str:
         zone = ZoneInfo(str(timezone)) if timezone else UTC
     except (ZoneInfoNotFoundError, ValueError):
         zone = UTC
-    moment = parse_timestamp(str(due.get("at")), "at").astimezone(zone)
+    moment = in_zone(parse_timestamp(str(due.get("at")), "at"), zone)
     say = Translator(language)
     zone_words = formats.zone_name(zone, language)
     return say.gettext("%(time)s (%(zone)s)", time=moment.strftime("%Y-%m-%d %H:%M"), zone=zone_words)

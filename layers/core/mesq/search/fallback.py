@@ -33,7 +33,8 @@ from .searchables import Searchables, searchables_of
 from .tokenizer import CJK_CHARACTERS, STOPWORDS
 
 log = Logger(child=True)  # inherits the function's service (lambda_entry / mesq serve)
-_RUNS = re.compile(rf"([{CJK_CHARACTERS}]+)|([^\W_]+)")
+#: The tokenizer's runs: a word of other letters and digits ends where a CJK run begins.
+_RUNS = re.compile(rf"([{CJK_CHARACTERS}]+)|([^\W_{CJK_CHARACTERS}]+)")
 #: Candidates read by key per hit wanted: the caller's filter may drop some.
 READ_AHEAD = 3
 

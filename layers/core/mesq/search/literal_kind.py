@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..kernel.errors import ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Item, ItemStore
 
@@ -46,6 +47,16 @@ def fold(text: str) -> str:
     stands), so a highlight maps each folded character back to the one it came from
     (web/reading/marks.py)."""
     return text.casefold().translate(_same())
+
+
+def needle(query: str) -> str:
+    """A literal search's query as it is looked for: folded, without the spaces around it (a
+    Shortcut or a paste leaves one; "咖啡 " found only the notes with a space after 咖啡).
+    Spaces inside stay: they are part of the text looked for."""
+    found = fold(query).strip()
+    if not found:
+        raise ValidationError("query: give the text to look for; it has only spaces")
+    return found
 
 
 @dataclass(frozen=True)

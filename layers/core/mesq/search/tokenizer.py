@@ -21,13 +21,23 @@ if TYPE_CHECKING:
     from .segmenter import Segmenter
 
 #: The terms' version, kept in the AI index's pointer: an index stored under another has its terms
-#: made again on its next build, its vectors kept (persist.py). 2: traditional Chinese reads as
-#: simplified; 1 (a pointer without one): NFKC and casefold alone.
-TOKENS_FORMAT = 2
+#: made again on its next build, its vectors kept (persist.py). 4: a number with the date unit
+#: after it (12月) is a term too, C++ and C# are terms; 3: a word of other letters or
+#: digits ends where a Han run begins, and Han counts U+3007, 々 and the supplementary planes;
+#: an English plural is its singular (`singular`);
+#: 2: traditional Chinese reads as simplified; 1 (a pointer without one): NFKC and casefold alone.
+TOKENS_FORMAT = 4
 
-# Han (CJK unified ideographs and extension A, compatibility ideographs), kana, hangul.
-CJK_CHARACTERS = _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-_RUNS = re.compile(rf"([{_CJK}]+)|([^\W_]+)")
+# Han (CJK unified ideographs and extension A, compatibility ideographs, the supplementary planes'
+# extensions B-H and compatibility supplement, the iteration mark 々 and the zero U+3007), kana, hangul.
+CJK_CHARACTERS = _CJK = (
+    "\u3005\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U000323af\u3040-\u30ff\uac00-\ud7af"
+)
+#: Script runs: a CJK run, or a word of any other letters and digits. The word's class leaves the
+#: CJK characters out (they are word characters too): "跑步5公里" is 跑步, 5, 公里, where a word
+#: starting at the 5 took 公里 with it and no query word found it. A word's `++` or a `#` ending it
+#: stays on it: C++, C# and F# are languages, not the letter c.
+_RUNS = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+(?:\+\+|#(?![^\W_{_CJK}]))?)")
 #: Words that carry no search weight in either language: function words, pronouns and particles
 #: (the ISO lists drop content words such as "computer" or 问题, so the list is our own, short).
 #: A query term in this list is never a BM25 term, so a note cannot match on it alone.
@@ -56,9 +66,40 @@ def tokens(text: str) -> list[str]:
     """The BM25 terms of `text`, in order, stopwords dropped."""
     normal = to_simplified(unicodedata.normalize("NFKC", text).casefold())
     out: list[str] = []
-    for han, word in _RUNS.findall(normal):
+    runs = list(_RUNS.finditer(normal))
+    for at, run in enumerate(runs):
+        han, word = run.groups()
         if han:
             out.extend(part for part in segmenter().cut_for_search(han) if part.strip())
-        else:
-            out.append(word)
-    return [term for term in out if term not in STOPWORDS]
+            continue
+        out.append(word)
+        after = runs[at + 1] if at + 1 < len(runs) else None
+        unit = after.group(1)[0] if after and after.start() == run.end() and after.group(1) else ""
+        if unit in _DATE_UNITS and word.isascii() and word.isdigit():  # 12月, 18日, 9点: beside 12, 18, 9
+            out.append(word + unit)
+    return [singular(term) for term in out if term not in STOPWORDS]
+
+
+#: The units of a date or a time written after its number (12月18日, 上午9点, 2026年, 5号).
+_DATE_UNITS = frozenset("年月日号点时分秒")
+
+
+_ENGLISH_WORD = re.compile(r"[a-z]{4,}")
+
+
+def singular(word: str) -> str:
+    """An English plural read as its singular, Harman's "S" stemmer (1991): -ies -> -y, -es -> -e
+    (not -aes, -ees, -oes), -s -> nothing (not -us, -ss); words of four or more ASCII letters only.
+    Without it "keyboards" shared no term with "keyboard", and of several notes about keyboards
+    only the one nearest in meaning stayed above the floor. Weak on purpose: it rarely merges two
+    words (news, new), never touches a verb's tense, and an odd stem (boxes -> boxe) only misses,
+    as the plain word did."""
+    if not _ENGLISH_WORD.fullmatch(word):
+        return word
+    if word.endswith("ies") and not word.endswith(("eies", "aies")):
+        return word[:-3] + "y"
+    if word.endswith("es") and not word.endswith(("aes", "ees", "oes")):
+        return word[:-1]
+    if word.endswith("s") and not word.endswith(("us", "ss")):
+        return word[:-1]
+    return word

@@ -30,10 +30,10 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..kernel.tags import find_tags
-from .quick_dates import MORNING_WORDS, find_due, rewrite_chinese, rewrite_english, with_its_other_half
+from .quick_dates import MORNING_WORDS, find_due, rewrite_chinese, rewrite_english, said_by, with_its_other_half
 from .quick_rules import RECUR_EVERY, RECUR_ZH, ZH_DAYPART_WORD, first_due, part_clock_time, part_of_day, rule_of
 from .quick_words import PART_TIMES
-from .short_months import never_skipping
+from .short_months import is_leap_day_form, never_skipping
 
 __all__ = ["KINDS", "MAX_CHARACTERS", "QuickAdd", "parse_quick_add"]
 
@@ -184,6 +184,7 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     due_chip: dict[str, str] | None = None
     if found:
         start, end, when, timed = found
+        start -= said_by(words, start)  # "report by friday": by that day, which is the due (as 周五前交报告)
         due_words, words = words[start:end], words[:start] + words[end:]
         when, timed, words = with_its_other_half(when, timed, due_words, words, tz, now, evening, morning)
         due = when.replace(second=0, microsecond=0) if timed else when.date()
@@ -196,6 +197,10 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
         anchor = today if due is None else due
         # "每月30号", "every month" on the 31st: February keeps its occurrence (short_months.py)
         recurrence = never_skipping(recurrence, anchor)
+        if is_leap_day_form(recurrence) and anchor > today:
+            # "every year on feb 29" typed in 2027: the rule names its day, and 28 February 2027
+            # is its first occurrence, not the next 29 February
+            anchor = today
         for chip in chips:
             if chip["kind"] == "recurrence":
                 chip["value"] = recurrence

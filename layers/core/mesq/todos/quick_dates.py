@@ -53,6 +53,11 @@ _DATE_WORDS = frozenset(
      "january", "february", "march", "april", "june", "july", "august", "september", "october",
      "november", "december", *(name for name in EN_DAY_NAMES if name != "sun"), "night", "this"}
 )  # fmt: skip
+_MONTH_NAMES = frozenset(
+    {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+     "january", "february", "march", "april", "june", "july", "august", "september", "october",
+     "november", "december"}
+)  # fmt: skip
 #: What "this" may stand before in a date ("this friday", "this evening"; not "do this today",
 #: nor "this week" / "this month" / "this year": spans, not days).
 _AFTER_THIS = frozenset({*EN_DAYS, "weekend", "morning", "afternoon", "evening"})
@@ -97,7 +102,14 @@ _ZH_NEXT_MONTH = re.compile(
     rf"(?<![{_NOT_NEXT_AFTER}])(?P<next>下下|下)(?:个)?月(?:\s*(?:的\s*)?(?P<day>{MONTH_DAY_NUM})\s*[日号號])?"
     r"(?![底初中末旬份饼票报度亮光球色])(?!\s*[0-9])"
 )
-_ZH_MONTH_DAY = re.compile(rf"(?:(?P<year>[0-9]{{4}})年)?(?P<month>{NUM})月(?P<day>{NUM})[日号]")
+#: 12月25日, 12月25号, and 12月25 with nothing after the day (as it is often typed); 2027年3月1日,
+#: 去年 / 今年 / 明年 / 后年3月1日.
+_ZH_MONTH_DAY = re.compile(
+    rf"(?:(?P<year>[0-9]{{4}})年|(?P<relative>去|今|明|后)年)?(?P<month>{NUM})月(?P<day>{NUM})(?:[日号]|(?=\s|$))"
+)
+_RELATIVE_YEARS = {"去": -1, "今": 0, "明": 1, "后": 2}
+#: 本月25号, 这个月的30日: that day of this month (said when it is past too, as a typed date is).
+_ZH_THIS_MONTH_DAY = re.compile(rf"(?:本|这个?)月\s*(?:的\s*)?(?P<day>{MONTH_DAY_NUM})\s*[日号號]")
 #: "12号 理发", "20号前 交材料": a day of the month alone, its next coming day. Not a month's day
 #: (12月5号: _ZH_MONTH_DAY), nor a number that names a thing (5号楼, 1号线, 3号床, 8号选手).
 _ZH_MONTH_DAY_ALONE = re.compile(
@@ -123,24 +135,27 @@ _ZH_MONTH_END = re.compile(
 )
 #: 年底, 今年底, 明年底, 后年底, 2027年底: 31 December of that year (去年底: past, no due).
 _ZH_YEAR_END = re.compile(r"(?:(?P<relative>今|明|后|去|前)|(?P<year>[0-9]{4}))?年底(?![薪线])")
+#: Holidays on a fixed day of the solar calendar (not 国庆 alone: a given name, as in 王国庆).
 _ZH_FIXED_DAYS = {
     "元旦": (1, 1), "双十一": (11, 11), "双11": (11, 11), "圣诞节": (12, 25), "平安夜": (12, 24),
+    "国庆节": (10, 1), "劳动节": (5, 1), "儿童节": (6, 1), "情人节": (2, 14), "妇女节": (3, 8), "教师节": (9, 10),
 }  # fmt: skip
 _ZH_FIXED_DAY = re.compile("|".join(_ZH_FIXED_DAYS))
 #: 两周后, 一周后, 一个月后, 半年后, 3个星期后: in that many weeks, months or years (days: _ZH_IN_DAYS).
 _ZH_IN_UNITS = re.compile(
-    rf"(?<![0-9])(?P<n>{NUM}|半)\s*(?:(?:个)?\s*(?P<unit>周|星期|礼拜|年)|个\s*(?P<month>月))\s*(?:以|之)?[后後]"
+    rf"(?<![0-9])(?P<n>{NUM}|半)\s*(?:(?:个)?\s*(?P<unit>周|星期|礼拜|年)|个\s*(?P<month>月))\s*(?:以|之)?[后後内內]"
 )
 #: 周5, 星期5: a weekday said with a digit.
 _ZH_DIGIT_WEEKDAY = re.compile(r"(?P<word>周|星期|礼拜)(?P<n>[1-7])(?![0-9号日])")
 #: 明天晚, 周五晚 (a day, then 晚 alone): that day's evening, as 晚上. Not 晚饭, 晚安, 晚点 (later).
 _ZH_DAY_WAN = re.compile(r"(?P<day>今天|明天|后天|大后天|(?:周|星期|礼拜)[一二三四五六日天])晚(?![上饭餐安点了会霞间])")
 _FULL_WIDTH_COLON = re.compile(r"(?<=[0-9])：(?=[0-9])")
-_ZH_IN_DAYS = re.compile(rf"(?P<n>{NUM})\s*天\s*(?:以|之)?[后後]")
+#: 三天后, 3天以后; 三天内, 3天之内 (within them: by their last day).
+_ZH_IN_DAYS = re.compile(rf"(?P<n>{NUM})\s*天\s*(?:以|之)?[后後内內]")
 #: "2小时后", "两个小时以后", "半小时后", "一个半小时后", "十五分钟之后": minutes from now.
 _ZH_IN_TIME = re.compile(
     rf"(?:(?P<n>{NUM})(?:\s*个)?(?:\s*(?P<and_half>半))?|(?P<half>半)(?:\s*个)?)\s*(?P<unit>小时|钟头|分钟)"
-    r"\s*(?:以|之)?[后後]"
+    r"\s*(?:以|之)?[后後内內]"
 )
 _ZH_UNIT_MINUTES = {"小时": 60, "钟头": 60, "分钟": 1}
 #: A day, then a part of it with no hour: "明天早上", "后天下午", "周五傍晚", "下周一上午" (by then an
@@ -210,6 +225,13 @@ def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = N
         monday = today - timedelta(days=today.weekday())
         return f" {(monday + timedelta(weeks=len(match['next']))).isoformat()} "
 
+    def this_month_day(match: re.Match[str]) -> str:
+        day = zh_number(match["day"])
+        try:
+            return match[0] if day is None else f" {today.replace(day=day).isoformat()} "
+        except ValueError:  # 本月31号 in a month of 30 days
+            return match[0]
+
     def next_month(match: re.Match[str]) -> str:
         day = today.day if match["day"] is None else zh_number(match["day"]) or today.day
         return f" {_months_on(today, len(match['next']), day).isoformat()} "
@@ -218,14 +240,14 @@ def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = N
         month, day = zh_number(match["month"]), zh_number(match["day"])
         if month is None or day is None:
             return match[0]
-        year = int(match["year"]) if match["year"] else today.year
-        try:
-            found = date(year, month, day)
-            if not match["year"] and found < today:
-                found = date(year + 1, month, day)
-        except ValueError:
-            return match[0]
-        return f" {found.isoformat()} "
+        if match["year"] or match["relative"]:
+            year = int(match["year"]) if match["year"] else today.year + _RELATIVE_YEARS[match["relative"]]
+            try:
+                return f" {date(year, month, day).isoformat()} "
+            except ValueError:
+                return match[0]
+        found = _next_date_of(today, month, day)
+        return match[0] if found is None else f" {found.isoformat()} "
 
     def month_day_alone(match: re.Match[str]) -> str:  # "12号 理发": the next 12th
         day = zh_number(match["day"])
@@ -300,6 +322,7 @@ def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = N
     text = _ZH_NEXT_WEEKDAY.sub(record(weekday), text)
     text = _ZH_NEXT_WEEK.sub(record(next_week), text)
     text = _ZH_NEXT_MONTH.sub(record(next_month), text)
+    text = _ZH_THIS_MONTH_DAY.sub(record(this_month_day), text)
     text = _ZH_MONTH_DAY.sub(record(month_day), text)
     text = _ZH_IN_DAYS.sub(record(in_days), text)
     text = _ZH_IN_TIME.sub(record(in_time), text)
@@ -320,7 +343,7 @@ def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = N
 #: "on the 5th", "the 21st": a day of the month alone, which dateparser reads as a month ("the
 #: 5th" was 5 May). Not a count or a rank ("the 3rd time", "the 2nd floor", "the 5th of May").
 _EN_MONTH_DAY_ALONE = re.compile(
-    r"(?<![A-Za-z0-9])(?:on\s+)?the\s+(?P<day>3[01]|[12][0-9]|0?[1-9])(?:st|nd|rd|th)\b"
+    r"(?<![A-Za-z0-9])(?:on\s+(?:the\s+)?|the\s+)(?P<day>3[01]|[12][0-9]|0?[1-9])(?:st|nd|rd|th)\b"
     r"(?!\s+(?:of|day|days|week|weeks|month|months|year|years|time|times|floor|place|row|edition|anniversary)\b)",
     re.I,
 )
@@ -334,8 +357,35 @@ _BARE_NUMBER = re.compile(r"[0-9]{1,4}|[0-9]{1,2}(?:st|nd|rd|th)", re.I)
 _EN_WEEKEND = re.compile(r"(?<![A-Za-z])(?P<which>this|next|the)\s+weekend\b(?!'s)", re.I)
 #: "next week": next week's Monday, as 下周.
 _EN_NEXT_WEEK = re.compile(r"\bnext\s+week\b(?!'s)", re.I)
-#: "end of month", "the end of the month": this month's last day ("month end close" is a name).
-_EN_MONTH_END = re.compile(r"\b(?:the\s+)?end\s+of\s+(?:the\s+)?month\b(?!'s)", re.I)
+#: "end of month", "the end of the month", "end of next month": that month's last day ("month end
+#: close" is a name).
+_EN_MONTH_END = re.compile(r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+|(?P<next>next)\s+)?month\b(?!'s)", re.I)
+#: "end of year", "the end of the year", "end of next year": 31 December, as 年底 / 明年底.
+_EN_YEAR_END = re.compile(r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+|(?P<next>next)\s+)?year\b(?!'s)", re.I)
+#: "within 3 days" (as 三天内), "2 weeks from now", "a week from today" (dateparser read the last
+#: as a week ago): that many units on.
+_EN_NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                    "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
+_EN_COUNT = rf"[0-9]{{1,3}}|{'|'.join(_EN_NUMBER_WORDS)}"
+_EN_UNITS_ON = re.compile(
+    rf"\bwithin\s+(?P<within>{_EN_COUNT})\s+(?P<within_unit>day|week|month|year)s?\b"
+    rf"|\b(?P<n>{_EN_COUNT})\s+(?P<unit>day|week|month|year)s?\s+from\s+(?:now|today)\b",
+    re.I,
+)
+#: Words before a due that say "by then" ("report by friday", "before 5pm", "due tomorrow"): they
+#: go with the due, as 前 / 之前 do in Chinese.
+BY_WORDS = frozenset({"by", "before", "due"})
+#: Verbs "by" makes a visit with ("drop by tomorrow", "stop by the office friday"): "by" stays.
+_VISITS = frozenset({"drop", "stop", "come", "swing", "pass", "pop", "stand", "go", "walk", "run", "get", "fly"})
+
+
+def said_by(words: list[str], start: int) -> bool:
+    """Whether the due starting at `words[start]` is said with a "by" word right before it."""
+    return start > 0 and words[start - 1].lower() in BY_WORDS and (start < 2 or words[start - 2].lower() not in _VISITS)
+
+
+#: "the day after tomorrow", as 后天 (dateparser read "tomorrow" and left "the day after").
+_EN_DAY_AFTER_TOMORROW = re.compile(r"\b(?:the\s+)?day\s+after\s+tomorrow\b", re.I)
 #: "in a week", "in an hour": one of them.
 _EN_IN_ONE = re.compile(
     r"(?<!once )(?<!twice )(?<!built )\bin\s+an?\s+(?P<unit>minute|hour|week|month|year)\b(?!\s+or\b)", re.I
@@ -345,7 +395,7 @@ _EN_IN_ONE = re.compile(
 def rewrite_english(text: str, today: date, originals: dict[str, str] | None = None) -> str:
     """Rewrite the English phrases dateparser misreads into dates, set apart by spaces: a day of
     the month alone is its next coming day ("the 5th" on 6 December: 5 January); the weekend,
-    next week, the month's end."""
+    next week, the month's and the year's end, the day after tomorrow."""
     record = _recorder(originals)
 
     def weekend(match: re.Match[str]) -> str:
@@ -355,12 +405,29 @@ def rewrite_english(text: str, today: date, originals: dict[str, str] | None = N
         return f" {(today + timedelta(days=7 - today.weekday())).isoformat()} "
 
     def month_end(match: re.Match[str]) -> str:
-        return f" {_months_on(today, 0, 31).isoformat()} "
+        return f" {_months_on(today, 1 if match['next'] else 0, 31).isoformat()} "
+
+    def year_end(match: re.Match[str]) -> str:
+        return f" {date(today.year + (1 if match['next'] else 0), 12, 31).isoformat()} "
+
+    def day_after_tomorrow(match: re.Match[str]) -> str:
+        return f" {(today + timedelta(days=2)).isoformat()} "
+
+    def units_on(match: re.Match[str]) -> str:
+        count, unit = (match["within"], match["within_unit"]) if match["within"] else (match["n"], match["unit"])
+        n = int(count) if count.isdigit() else _EN_NUMBER_WORDS[count.lower()]
+        unit = unit.lower()
+        if unit in ("day", "week"):
+            return f" {(today + timedelta(days=n * (7 if unit == 'week' else 1))).isoformat()} "
+        return f" {_months_on(today, n * (12 if unit == 'year' else 1), today.day).isoformat()} "
 
     text = _EN_IN_ONE.sub(lambda match: f"in 1 {match['unit']}", text)
+    text = _EN_DAY_AFTER_TOMORROW.sub(record(day_after_tomorrow), text)
+    text = _EN_UNITS_ON.sub(record(units_on), text)
     text = _EN_WEEKEND.sub(record(weekend), text)
     text = _EN_NEXT_WEEK.sub(record(next_week), text)
     text = _EN_MONTH_END.sub(record(month_end), text)
+    text = _EN_YEAR_END.sub(record(year_end), text)
 
     def month_day(match: re.Match[str]) -> str:
         found = _next_month_day(today, int(match["day"]))
@@ -382,6 +449,19 @@ def _weekend(today: date, weeks: int) -> date:
     if not weeks and today.weekday() >= 5:
         return today
     return today + timedelta(days=5 - today.weekday(), weeks=weeks)
+
+
+def _next_date_of(today: date, month: int, day: int) -> date | None:
+    """The next `month`/`day` from `today` on: 2月29日 typed in 2027 is 29 February 2028 (a leap
+    year comes within 8 years); None for a day no month has (2月30日)."""
+    for year in range(today.year, today.year + 9):
+        try:
+            found = date(year, month, day)
+        except ValueError:
+            continue
+        if found >= today:
+            return found
+    return None
 
 
 def _next_month_day(today: date, day: int) -> date | None:
@@ -431,6 +511,17 @@ def _names_todays_weekday(words: list[str], local_now: datetime) -> bool:
         if weekday == local_now.weekday():
             return True
     return False
+
+
+def _names_todays_date(words: list[str], local_now: datetime, when: datetime) -> bool:
+    """Whether the phrase names a month and day without a year ("dec 25", "25 december") that
+    are today's, and dateparser put it in a later year."""
+    lowered = [word.lower().strip(",.") for word in words]
+    if not any(word in _MONTH_NAMES for word in lowered) or any(re.fullmatch(r"\d{4}", word) for word in lowered):
+        return False
+    if "next" in lowered or "year" in lowered:
+        return False
+    return (when.month, when.day) == (local_now.month, local_now.day) and when.year > local_now.year
 
 
 def _names_a_day(words: list[str]) -> bool:
@@ -523,7 +614,7 @@ def _has_time(words: list[str]) -> bool:
     joined = " ".join(words).lower()
     return bool(
         re.search(r"\d:\d|\d\s*(am|pm)\b|\b(noon|midnight|tonight|morning|evening|afternoon|night)\b", joined)
-        or re.search(r"\bat\s+\d", joined)
+        or re.search(r"\bat\s+\d(?![0-9]{3}-[0-9]{2}-[0-9]{2})", joined)  # "at 9", not "at 2027-03-01" (a day)
         or re.search(r"\bin\s+\d+\s*(hour|hr|minute|min)", joined)
     )
 
@@ -578,6 +669,12 @@ def find_due(
             timed = _has_time(window) or _has_time(phrase.split())  # "tonight 9" read as "tonight at 21:00"
             when = when.astimezone(zone) if _DURATION.search(phrase) else when.replace(tzinfo=zone)
             local_now = now.astimezone(zone)
+            # "dec 25" typed on 25 December: today (dateparser gives next year's, and "feb 29" on
+            # 29 February the next leap year's), as 12月25日 is; a later year's once a time said
+            # with it has passed
+            if _names_todays_date(window, local_now, when):
+                this_year = when.replace(year=local_now.year)  # today's month and day: a date this year
+                when = this_year if not timed or this_year > local_now else when
             if _names_todays_weekday(window, local_now) and when.date() == local_now.date() + timedelta(days=7):
                 # "friday" / "周五" typed on a Friday: today (dateparser gives next week's), as
                 # 这周五 is; next week's only once a time said with it has passed
@@ -618,6 +715,7 @@ def with_its_other_half(
     if other is None:
         return when, timed, words
     start, end, other_when, other_timed = other
+    start -= said_by(words, start)  # "friday before 5pm": the word goes with the time
     other_words = words[start:end]
     if day_only and other_timed and not _names_a_day(other_words) and not _DURATION.search(" ".join(other_words)):
         combined = datetime.combine(when.date(), other_when.timetz().replace(tzinfo=None), zone)

@@ -75,8 +75,10 @@ RECUR_ZH = re.compile(
     rf"|每(?:逢)?(?:个)?(?:周|星期|礼拜)(?P<day>{_ZH_DAY_LIST})"
     rf"|每(?:个)?月\s*(?:的\s*)?(?P<monthday>{MONTH_DAY_NUM})\s*[日号號]"
     rf"|每(?P<daypart>晚上|晚|早上|早晨|早)(?![{NOT_A_PART_BEFORE}饭餐点])"
-    r"|每(?:个)?(?P<unit>天|日|周|星期|礼拜|月|年|工作日)"
-    r"|每隔?(?P<count>[0-9]{1,3}|[两二三四五六七八九十]{1,2})(?:个)?(?P<units>天|日|周|星期|礼拜|月|年))"
+    # 每年的3月8日, 每周的周一, 每天的早上: the 的 goes with the rule
+    rf"|每(?:个)?(?P<unit>天|日|周|星期|礼拜|月|年|工作日)(?:的(?=\s*(?:[0-9一二三四五六七八九十]|周|星期|礼拜|今天|{ZH_PART_ALONE})))?"
+    rf"|每隔?(?P<count>[0-9]{{1,3}}|[两二三四五六七八九十]{{1,2}})(?:个)?(?P<units>天|日|周|星期|礼拜|月|年)"
+    rf"(?:的(?=\s*(?:[0-9一二三四五六七八九十]|周|星期|礼拜|{ZH_PART_ALONE})))?)"
     rf"(?:\s*(?P<part>{ZH_PART_ALONE})(?![{NOT_A_PART_BEFORE}]){NO_HOUR_AFTER})?"
 )
 _UNIT_RULE = {

@@ -23,7 +23,7 @@ from dateutil.rrule import rrule, rrulestr
 
 from ..kernel.errors import ValidationError
 from ..kernel.ports.storage import Item
-from ..kernel.timestamps import parse_timestamp, parse_zone
+from ..kernel.timestamps import in_zone, parse_timestamp, parse_zone
 
 FREQUENCIES = ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
 HISTORY_MAX = 50
@@ -124,7 +124,7 @@ def _start(due: dict[str, Any], timezone: str | None) -> datetime:
     """The due as the rule's DTSTART: naive midnight for a date, local wall time for a datetime."""
     if due["type"] == "date":
         return datetime.combine(date.fromisoformat(str(due["date"])), time(0))
-    return parse_timestamp(str(due["at"]), "due.at").astimezone(_zone(due, timezone))
+    return in_zone(parse_timestamp(str(due["at"]), "due.at"), _zone(due, timezone) or UTC)
 
 
 def _series(rule: str, due: dict[str, Any], timezone: str | None, field: str) -> rrule:

@@ -58,6 +58,13 @@ def never_skipping(rule: str, anchor: date) -> str:
     return ";".join(f"{name}={parts[name]}" for name in sorted(parts, key=_PART_ORDER.index))
 
 
+def is_leap_day_form(rule: str) -> bool:
+    """Whether `rule` is "every year on 29 February, or the 28th in other years": its next
+    occurrence may come years before the next 29 February."""
+    parts = rule_parts(rule)
+    return parts.get("FREQ") == "YEARLY" and all(parts.get(name) == value for name, value in LEAP_DAY_OR_LAST.items())
+
+
 def plain_repeat_of(rule: str, due: date) -> str | None:
     """The plain repeat (`FREQ=MONTHLY`, `FREQ=YEARLY`) whose never-skipping form `rule` is, when
     the series' occurrence `due` is on the rule's own day: the 29th or 30th of a month, or 29

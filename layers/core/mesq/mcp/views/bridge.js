@@ -10,11 +10,13 @@ var Mesq = (function () {
       undone: "Undone", notUndone: "Not undone", open: "Open", due: "due", priority: "priority",
       inbox: "Inbox", error: "Error", field: "Field", before: "Before", after: "After", moved: "Moved",
       matchedBy: "matched by", board: "Board", changes: "Changes", results: "Results", memo: "Memo",
-      attachments: "Attachments", done: "done", yes: "yes", no: "no" },
+      attachments: "Attachments", done: "done", yes: "yes", no: "no", lessRelated: "Less related",
+      noCloseMatch: "Nothing matches closely." },
     zh: { loading: "正在等待结果…", empty: "没有内容。", complete: "完成", undo: "撤销", undone: "已撤销",
       notUndone: "未撤销", open: "打开", due: "截止", priority: "优先级", inbox: "收件箱", error: "错误",
       field: "字段", before: "之前", after: "之后", moved: "已移动", matchedBy: "匹配方式", board: "看板",
-      changes: "更改", results: "结果", memo: "备忘录", attachments: "附件", done: "已完成", yes: "是", no: "否" }
+      changes: "更改", results: "结果", memo: "笔记", attachments: "附件", done: "已完成", yes: "是", no: "否",
+      lessRelated: "相关性较低", noCloseMatch: "没有高度相关的结果。" }
   };
   /* The words of the values the views show (priorities, record kinds, actions, search branches,
      fields, actors): the server sends codes; a value not listed here is shown as sent. */
@@ -31,7 +33,7 @@ var Mesq = (function () {
     },
     zh: {
       priority: { urgent: "紧急", high: "高", medium: "中", low: "低" },
-      kind: { memo: "备忘录", task: "任务", subtask: "子任务", inbox: "收件箱条目", space: "空间", column: "列",
+      kind: { memo: "笔记", task: "任务", subtask: "子任务", inbox: "收件箱条目", space: "空间", column: "列",
         tag: "标签", todo_task: "任务", inbox_item: "收件箱条目", reading_note: "读书笔记" },
       action: { create: "创建", update: "编辑", move: "移动", trash: "移到回收站", restore: "恢复", "delete": "删除" },
       branch: { bm25: "关键词", vector: "语义", literal: "原文" },

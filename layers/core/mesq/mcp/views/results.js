@@ -1,4 +1,5 @@
-/* Results view (search_ai_memos, search_everything): hits with kind, snippet and matchedBy; Open
+/* Results view (search_ai_memos, search_everything): hits with kind, snippet and matchedBy, then the
+   closest matches after a "Less related" boundary; Open
    reads the record through the host with the get tool of its kind (the kinds of the search
    openapi's SearchKind) and shows its text. */
 (function () {
@@ -57,8 +58,15 @@
   }
   Mesq.start(function (envelope) {
     if (envelope.error) { Mesq.show(el("p", { class: "error", role: "alert", text: envelope.error.message })); return; }
-    var items = (envelope.data || {}).items || [];
-    Mesq.show(el("div", {}, [el("h1", { text: t("results") }),
-      items.length ? el("ul", { class: "hits" }, items.map(hit)) : el("p", { class: "muted", text: t("empty") })]));
+    /* items are the confident hits; closestMatches (below the confidence floor) follow after a
+       "Less related" boundary, as on the memo page, so an answer with no confident hit still shows
+       what came nearest. */
+    var data = envelope.data || {}, items = data.items || [], closest = data.closestMatches || [];
+    var parts = [el("h1", { text: t("results") }), items.length ? el("ul", { class: "hits" }, items.map(hit))
+      : el("p", { class: "muted", text: t(closest.length ? "noCloseMatch" : "empty") })];
+    if (closest.length) {
+      parts.push(el("h2", { text: t("lessRelated") }), el("ul", { class: "hits closest" }, closest.map(hit)));
+    }
+    Mesq.show(el("div", {}, parts));
   });
 })();

@@ -25,6 +25,7 @@ import re
 from typing import Any, Literal
 
 from ...kernel.errors import ValidationError
+from ...kernel.i18n import N_
 from ...kernel.keys import user_partition
 from ...kernel.ports.storage import Condition, Item, ItemStore, Key, Put
 from .. import keys
@@ -32,6 +33,10 @@ from .. import keys
 SYNC_FIELD = "sync"
 #: The collection of the inbox items; every other collection is a space, named by its id.
 INBOX = "inbox"
+#: What a client shows the inbox collection as, and the title of a task a client sent without
+#: one: translated into the person's language (a Chinese user's list is 收件箱, not "Inbox").
+INBOX_NAME = N_("Inbox")
+UNTITLED = N_("(untitled)")
 #: What a record made outside a sync client is called in its collection: `<id>` and the
 #: iCalendar file extension clients expect.
 DEFAULT_SUFFIX = ".ics"

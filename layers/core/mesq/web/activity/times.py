@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 from babel import Locale
 from babel.dates import format_interval, format_skeleton
 
-from ...kernel.timestamps import parse_timestamp
+from ...kernel.timestamps import in_zone, parse_timestamp
 from ..kit.i18n import N_, Translator
 
 #: The CLDR locale of each page language (the pages are in Simplified Chinese, as used in China).
@@ -29,7 +29,10 @@ def cldr_locale(language: str) -> Locale:
 
 
 def local(timestamp: str, zone: str) -> datetime:
-    return parse_timestamp(timestamp, "at").astimezone(ZoneInfo(zone))
+    """`timestamp` in `zone`; in UTC when the zone's offset would take it off the calendar (a due
+    of 9999-12-31T23:00Z east of UTC, which a calendar app or REST may store): one such change
+    made the whole activity page answer 500."""
+    return in_zone(parse_timestamp(timestamp, "at"), ZoneInfo(zone))
 
 
 def day_words(day: date, today: date, say: Translator) -> str:

@@ -75,7 +75,7 @@ class TimelineQuery:
             raise ValidationError("mode: literal or ai")
         return cls(
             status=status,
-            tag=_bounded(params, "tag", MAX_TAG).lstrip("#"),
+            tag=_bounded(params, "tag", MAX_TAG).lstrip("#\uff03"),  # a sign typed in the address, either width
             untagged=_flag(params, "untagged"),
             pinned=_flag(params, "pinned"),
             day=_day(params),

@@ -56,11 +56,26 @@ def _zone_arguments(zone: ZoneInfo | None) -> dict[str, Any]:
     return {"deviceTimeZone": zone.key} if zone else {}
 
 
+#: Hits an AI search reads for the untagged or pinned view, which it filters itself: batch_get_memos'
+#: 100 ids, less the closest matches' 3.
+NARROWED_HITS = 97
+
+
+def _shown(query: TimelineQuery, memo: dict[str, Any]) -> bool:
+    """The untagged and pinned filters, which search_ai_memos does not take (its `tags`, `status`
+    and creation range it applies itself): the notice says "untagged" or "pinned", so the hits are."""
+    return (not query.untagged or not memo["tags"]) and (not query.pinned or memo["pinned"])
+
+
 async def _ai_search(page: Page, query: TimelineQuery, zone: ZoneInfo | None) -> dict[str, Any]:
     """search_ai_memos, then the whole memos of its hits and of its closest matches (below the
     confidence floor: drawn after a "less related" boundary), in its order, or why there are none."""
+    arguments = query.ai_arguments(zone)
+    narrowed = query.untagged or query.pinned
+    if narrowed:  # search_ai_memos has neither filter: read more hits, keep those the view shows
+        arguments["limit"] = NARROWED_HITS
     try:
-        answer = await page.invoke("search_ai_memos", query.ai_arguments(zone))
+        answer = await page.invoke("search_ai_memos", arguments)
     except ServiceUnavailable as error:
         return {"memos": [], "closest": [], "unavailable": page.error_text(error), "degraded": False, "stages": []}
     hits, closest = answer["items"], answer.get("closestMatches", [])
@@ -75,11 +90,11 @@ async def _ai_search(page: Page, query: TimelineQuery, zone: ZoneInfo | None) ->
         return [
             {**found[item["id"]], "matched": item.get("matchedBy", [])}
             for item in items
-            if item["id"] in found and found[item["id"]]["status"] != "DELETED"
+            if item["id"] in found and found[item["id"]]["status"] != "DELETED" and _shown(query, found[item["id"]])
         ]
 
     return {
-        "memos": memos_of(hits), "closest": memos_of(closest), "unavailable": None,
+        "memos": memos_of(hits)[:PAGE_SIZE], "closest": memos_of(closest), "unavailable": None,
         "degraded": answer["degraded"], "stages": answer["stages"],
     }  # fmt: skip
 

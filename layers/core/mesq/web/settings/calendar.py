@@ -19,6 +19,7 @@ from starlette.routing import Route
 
 from ...auth.tokens import secret_digest
 from ...auth.user_zone import configured_zone
+from ...auth.users import get_user, preferred_language
 from ...calendar_feed import feed_secret
 from ...calendar_feed.ics import feed
 from ...calendar_feed.source import dated_records
@@ -82,7 +83,9 @@ def _feed_body(web: Web, secret: str) -> bytes | None:
     user_id = feed_secret.owner_of(web.services.items, secret)
     if user_id is None:
         return None
-    return feed(dated_records(web.services.items, user_id), configured_zone(web.services.items, user_id))
+    items = web.services.items
+    language = preferred_language(get_user(items, user_id))
+    return feed(dated_records(items, user_id), configured_zone(items, user_id), language)
 
 
 def feed_endpoint(web: Web) -> Route:

@@ -18,7 +18,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
-from ...kernel.timestamps import format_timestamp, parse_timestamp
+from ...kernel.timestamps import format_timestamp, in_zone, parse_timestamp
 from ..activity.undo_words import undo_report
 from ..activity.undoing import undo_in_order
 from ..kit.framework import Handler, Page, Web, endpoint
@@ -47,7 +47,7 @@ def tomorrow_due(due: str, now: datetime, zone: str) -> dict[str, str]:
         except ValueError:
             raise ValidationError("due: the row's due date (YYYY-MM-DD); reload the page") from None
         return {"type": "date", "date": tomorrow.isoformat()}
-    local = parse_timestamp(due, "due").astimezone(here)
+    local = in_zone(parse_timestamp(due, "due"), here)
     at = datetime.combine(tomorrow, time(local.hour, local.minute, local.second), tzinfo=here)
     return {"type": "datetime", "at": format_timestamp(at)}
 

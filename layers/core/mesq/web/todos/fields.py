@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from ...kernel import formats
 from ...kernel.errors import ValidationError
 from ...kernel.messages import quoted
-from ...kernel.timestamps import format_timestamp, parse_timestamp, parse_zone
+from ...kernel.timestamps import format_timestamp, in_zone, parse_timestamp, parse_zone
 from ...todos.short_months import never_skipping, plain_repeat_of
 from ..kit.forms import Fields
 from ..kit.i18n import DEFAULT_LANGUAGE, N_, Translator
@@ -120,7 +120,7 @@ def form_of_task(task: dict[str, Any], page_zone: str) -> TaskForm:
     if due and due["type"] == "date":
         due_date = due["date"]
     elif due:
-        moment = parse_timestamp(due["at"], "due").astimezone(ZoneInfo(shown_zone(task, page_zone)))
+        moment = in_zone(parse_timestamp(due["at"], "due"), ZoneInfo(shown_zone(task, page_zone)))
         due_date, due_time = moment.date().isoformat(), moment.strftime("%H:%M")
     rule = task.get("recurrence") or ""
     presets = {value for value, _ in RECURRENCE_PRESETS}
@@ -291,7 +291,7 @@ def _absolute_times(reminders: list[dict[str, Any]] | None) -> list[str]:
 
 def local_moment(at: str, zone_name: str) -> str:
     """A stored moment as the "At a set time" field holds it: `2026-12-08T20:00` in the zone."""
-    return parse_timestamp(at, "at").astimezone(ZoneInfo(zone_name)).strftime("%Y-%m-%dT%H:%M")
+    return in_zone(parse_timestamp(at, "at"), ZoneInfo(zone_name)).strftime("%Y-%m-%dT%H:%M")
 
 
 def reminder_form(task: dict[str, Any], zone_name: str) -> dict[str, Any]:
@@ -327,7 +327,7 @@ def occurrence_words(
         here = ZoneInfo(shown)
     except (ValueError, KeyError, ZoneInfoNotFoundError):  # a name this tzdata does not know
         shown, here = page_zone, ZoneInfo(page_zone)
-    local = parse_timestamp(str(due["at"]), "due").astimezone(here)
+    local = in_zone(parse_timestamp(str(due["at"]), "due"), here)
     text = f"{formats.month_day(local.date(), say.language, with_year=local.year != this_year)} "
     text += formats.clock(local, say.language)
     if shown == page_zone:
@@ -380,10 +380,10 @@ def friendly_due(
         exact = formats.month_day(day, say.language, with_year=True)
         return FriendlyDue(text, exact, day.isoformat(), not done and day < today)
     moment = parse_timestamp(due["at"], "due")
-    local = moment.astimezone(here)
+    local = in_zone(moment, here)
     words, far = _day_words(local.date(), today, say)
     text = " · ".join(part for part in (f"{words} {formats.clock(local, say.language)}", far) if part)
-    exact = formats.moment_text(moment, here, say.language)
+    exact = formats.moment_text(local, local.tzinfo or here, say.language)
     return FriendlyDue(text, exact, format_timestamp(moment), not done and moment < now)
 
 

@@ -1,0 +1,42 @@
+"""Time zones an object defines for itself (a VTIMEZONE whose TZID is no zone the tz database
+knows: Outlook's "W. Europe Standard Time" variants, "My Zone", a /vendor/ prefix icalendar
+cannot map) stay that object's.
+
+icalendar keeps every VTIMEZONE it parses in one process-wide cache, first definition wins, and
+reads every later TZID of that name with it: another object's (another account's) "Work" zone
+at -08:00 would read this one's 09:00 at +05:30 as 09:00 at -08:00, and the cache grows with
+every name a client invents. So every parse here runs under `own_timezones()`: the cache holds
+no object's zone before it (only the object's own VTIMEZONEs and the tz database's zones are
+read) and none after it (nothing of it is left for the next object).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from zoneinfo import ZoneInfo
+
+from icalendar.timezone import tzp
+
+_LOCK = threading.RLock()
+
+
+def _forget() -> None:
+    """Drop every zone an object defined; the tz database's own stay (icalendar never lets a
+    VTIMEZONE redefine a name the tz database knows), so they are not looked up again."""
+    cache = getattr(tzp, "_TZP__tz_cache", None)  # icalendar's own (name-mangled) cache
+    if isinstance(cache, dict):
+        for name, zone in list(cache.items()):
+            if not isinstance(zone, ZoneInfo):
+                cache.pop(name, None)
+
+
+@contextmanager
+def own_timezones() -> Iterator[None]:
+    with _LOCK:
+        _forget()
+        try:
+            yield
+        finally:
+            _forget()
