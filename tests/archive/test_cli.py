@@ -28,7 +28,7 @@ def test_export_then_import_twice_and_a_bad_archive(tmp_path: Path) -> None:
     exported = run_cli("export", "alice", "--out", str(out), "--data-dir", str(source_dir))
     assert exported.returncode == 0, exported.stderr
     # In the person's words (issue 41): what the account holds, never `3 MEMO, 5 MEMOTAG, 2 STATS`.
-    held = "2 memos, 3 tasks, 1 inbox item, 1 space, 2 attachments, 1 book, 3 reading notes and 7 history entries"
+    held = "2 memos, 3 tasks, 1 inbox item, 1 space, 2 attachments, 1 book, 3 reading notes and 10 history entries"
     assert exported.stdout == f"exported {held} to {out}\n", exported.stdout
     assert not re.search(r"[A-Z]{3,}", exported.stdout)
 

@@ -110,6 +110,7 @@ def populate(items: ItemStore, blobs: BlobStore, username: str) -> str:
         priority="high",
         due={"type": "date", "date": "2030-01-02"},
         attachments=[{"path": sheet["path"]}],
+        tags=["紧急", "work/项目", "C++"],  # a tag's history is keyed by its name, not an ASCII id
     )
     call("create_todo_subtask", taskId=task["task"]["id"], title="outline")
     weekly = call("create_todo_task", title="water the plants", recurrence="FREQ=WEEKLY",

@@ -176,6 +176,11 @@ def memos_database(folder: Path, generation: str = "latest", count: int = 1000) 
              f"a comment {number} #fromcomment"),
         ).lastrowid  # fmt: skip
         db.execute("INSERT INTO memo_relation VALUES (?, ?, 'COMMENT')", (comment, ids[uid]))
+        if number % 3 == 1:  # a comment with a picture of its own: it joins the memo the comment answers
+            data = picture(90_000 + number)
+            _file(db, generation, files_table, f"rc{number}{uid}", comment, f"reply {number}.png", "image/png", data,
+                  blob=True)  # fmt: skip
+            expected[uid].files.append(sha(data))
         expected[uid].comments += 1
         expected[uid].tags.add("fromcomment")
     for first, second in zip(uids[1::100], uids[2::100], strict=False):

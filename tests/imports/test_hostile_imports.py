@@ -1,7 +1,8 @@
 """Each imported file is a stranger's file (issue 45 §5). On SQLite + local files and on DynamoDB
 Local + S3 over HTTP: a ZIP bomb, path traversal in a member name, a symbolic link member, an
 HTML page that declares entities (an entity bomb), a SQLite file that is not memos', a damaged
-one, one whose write-ahead log is not folded in, a CSV with a field past any Todoist cell, and a
+one, one whose write-ahead log is not folded in, one whose table computes a column (SQLite would run
+the file's expression for every row it checks), a CSV with a field past any Todoist cell, and a
 memos local file reached through a link out of its folder: each refused with one line, the
 store left exactly as it was. A page with script and event handlers imports as text the
 timeline renders inert; a YAML alias bomb in a memo is kept as text (no importer reads YAML)."""
@@ -85,6 +86,19 @@ def _pending_wal(path: Path) -> Path:
     return path.parent / "memos_prod.db"
 
 
+def _zip_with_pending_wal(path: Path) -> Path:
+    """A ZIP of a running memos' folder: memos keeps SQLite in WAL mode, so its latest memos may be
+    in `memos_prod.db-wal` only. Read from the ZIP, only the database was copied out: imported
+    without them, unsaid."""
+    _pending_wal(path.parent / "folder" / "memos_prod.db")
+    bundle = path.parent / "memos.zip"
+    with zipfile.ZipFile(bundle, "w") as archive:
+        for file in (path.parent / "folder").rglob("*"):
+            if file.is_file():
+                archive.write(file, "memos/" + file.relative_to(path.parent / "folder").as_posix())
+    return bundle
+
+
 def _escaping_link(path: Path) -> Path:
     memos_database(path.parent, "latest", count=20)  # memo 5 has assets/5_scan.jpg
     target = path.parent / "assets" / "5_scan.jpg"
@@ -92,6 +106,21 @@ def _escaping_link(path: Path) -> Path:
     (path.parent.parent / "secret.jpg").write_bytes(b"secret")
     target.symlink_to(path.parent.parent / "secret.jpg")
     return path.parent / "memos_prod.db"
+
+
+def _generated_column(path: Path) -> Path:
+    """memos' tables, one of them computing a column: SQLite would run the file's expression for
+    every row it checks or reads (a 900 MB `printf` a row, from a file of 45 KB)."""
+    memos_database(path.parent, "latest", count=5)
+    db = sqlite3.connect(path)
+    db.execute(
+        "CREATE TABLE webhook (id INTEGER PRIMARY KEY, url TEXT,"
+        " big TEXT GENERATED ALWAYS AS (printf('%.*c', 10, 'x')))"
+    )
+    db.execute("INSERT INTO webhook (url) VALUES ('x')")
+    db.commit()
+    db.close()
+    return path
 
 
 def _huge_cell(path: Path) -> Path:
@@ -114,7 +143,9 @@ HOSTILE: list[tuple[str, Callable[[Path], Path], str]] = [
     ("memos", _not_memos, "not a memos database"),
     ("memos", _damaged, "damaged"),
     ("memos", _pending_wal, "stop memos first"),
+    ("memos", _zip_with_pending_wal, "stop memos first"),
     ("memos", _escaping_link, "symbolic link"),
+    ("memos", _generated_column, "GENERATED ALWAYS AS"),
     ("todoist", _huge_cell, "over 1048576 characters"),
     ("todoist", lambda p: (p.write_text("just,a,csv\n1,2,3\n"), p)[1], "not a Todoist CSV"),
 ]
@@ -179,7 +210,8 @@ def test_a_yaml_alias_bomb_stays_text_and_hidden_files_stay_unread(services: Ser
     user = create_user(services.items, "yaml", "correct horse battery")
     report = import_file(services, user["id"], "memos", tmp_path / "m", options=ImportOptions(memos_user="alice"))
     skipped = [why for which, why in report.skipped if "id_rsa" in which]
-    assert skipped == ["its file '.ssh/id_rsa' is not in the database's folder"]
+    # the memo's, and its comment's (alice answers herself): a comment's files join its memo
+    assert skipped == ["its file '.ssh/id_rsa' is not in the database's folder"] * 2
     (memo,) = [m for m in memo_store.all_memos(services.items, user["id"]) if m["contentSource"] == "memos"]
     assert memo["content"].startswith(bomb)
 

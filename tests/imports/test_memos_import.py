@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -90,7 +91,7 @@ def test_a_thousand_memos_through_the_command_line_then_undo(tmp_path: Path) -> 
     command = ("import", "alice", "--from", "memos", database, "--memos-user", "alice", "--data-dir", str(data))
     first = run_cli(*command, env=KEYWORDS_ONLY)
     assert first.returncode == 0, first.stderr
-    assert re.search(r"1000 memos, \d+ tags, 350 attachments, 20 comments imported; .*run (\S+)", first.stdout), (
+    assert re.search(r"1000 memos, \d+ tags, 357 attachments, 20 comments imported; .*run (\S+)", first.stdout), (
         first.stdout
     )
     run_id = re.search(r"--undo-run (\S+)", first.stdout).group(1)  # type: ignore[union-attr]
@@ -111,3 +112,50 @@ def test_a_thousand_memos_through_the_command_line_then_undo(tmp_path: Path) -> 
         assert visible(services, user["id"]) == before
     finally:
         services.items.close()
+
+
+def test_a_comment_on_itself_or_a_loop_of_comments_stays_a_memo(services: Services, tmp_path: Path) -> None:
+    """memos writes neither, but a stranger's database may: a memo answering itself, or two
+    answering each other, would be appended to a memo that is not imported as one, so lost with
+    nothing said. Each stays a memo of its own."""
+    memos_database(tmp_path / "m", "latest", count=2)
+    db = sqlite3.connect(tmp_path / "m" / "memos_prod.db")
+    ids = []
+    for uid, text in (("loopa", "loop a"), ("loopb", "loop b"), ("itself", "answers itself")):
+        ids.append(
+            db.execute(
+                "INSERT INTO memo (uid, creator_id, created_ts, updated_ts, content)"
+                " VALUES (?, 1, 1700000000, 1700000000, ?)",
+                (uid, text),
+            ).lastrowid
+        )
+    db.executemany(
+        "INSERT INTO memo_relation VALUES (?, ?, 'COMMENT')", [(ids[0], ids[1]), (ids[1], ids[0]), (ids[2], ids[2])]
+    )
+    db.commit()
+    db.close()
+    user = create_user(services.items, "loops", "correct horse battery")
+    report = import_file(services, user["id"], "memos", tmp_path / "m", options=ALICE)
+    assert report.imported["memos"] == 5, report.as_dict()
+    found = memos_by_origin(services, user["id"])
+    assert {"loopa", "loopb", "itself"} <= set(found)
+
+
+def test_bytes_that_are_not_utf8_and_a_blob_kept_as_text(services: Services, tmp_path: Path) -> None:
+    """memos (Go) stores whatever bytes it is sent: a content cut mid-character is TEXT that is not
+    UTF-8, which SQLite's reader refused for the whole database ("its tables are not the ones memos
+    keeps"); it imports with U+FFFD, listed. An attachment's bytes stored as TEXT were a 500
+    (bytes() of a str): they import as their bytes."""
+    memos_database(tmp_path / "m", "latest", count=4)  # memo 0 has a picture in the database
+    db = sqlite3.connect(tmp_path / "m" / "memos_prod.db")
+    first = db.execute("SELECT id, uid FROM memo WHERE creator_id = 1 ORDER BY id LIMIT 1").fetchone()
+    db.execute("UPDATE memo SET content = CAST(X'E4BDA0E5A5BD20FF20237461672062' AS TEXT) WHERE id = ?", (first[0],))
+    db.execute("UPDATE attachment SET blob = 'plain text bytes' WHERE memo_id = ?", (first[0],))
+    db.commit()
+    db.close()
+    user = create_user(services.items, "bytes", "correct horse battery")
+    report = import_file(services, user["id"], "memos", tmp_path / "m", options=ALICE)
+    assert (f"memos/{first[1]}", "bytes that are not UTF-8 text, each kept as �") in report.kept, report.kept
+    memo = memos_by_origin(services, user["id"])[first[1]]
+    assert memo["content"].startswith("你好 \ufffd #tag b") and "tag" in memo["tags"]
+    assert services.blobs.get(memo["resources"][0]["path"]) == b"plain text bytes"

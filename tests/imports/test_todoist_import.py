@@ -8,6 +8,7 @@ what cannot be read is kept verbatim in the notes and listed."""
 from __future__ import annotations
 
 import re
+import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -136,3 +137,59 @@ def test_the_first_column_is_named_in_the_persons_language(services: Services, t
     assert default["name"] == "默认"  # the board the import's first write made, in the same language
     again = import_file(services, user["id"], "todoist", path, options=ImportOptions(language="en"))
     assert again.imported["tasks"] == 0 and again.existing["tasks"] == 1, again.as_dict()
+
+
+def test_a_real_exports_meta_row_and_multi_line_cells(services: Services, tmp_path: Path) -> None:
+    """What Todoist's "Export as a template" writes: IS_COLLAPSED, a `meta,view_style=board` row (how
+    Todoist shows the project: no record, nothing kept of it), rows of empty cells between groups,
+    CRLF, a DESCRIPTION of several lines (its line breaks kept as "\\n"), a comment by `Ann (123)` at a
+    UTC time: the report's line numbers are the file's own lines."""
+    path = tmp_path / "Work [2203306141].csv"
+    path.write_bytes(
+        "\r\n".join(
+            [
+                "TYPE,CONTENT,DESCRIPTION,IS_COLLAPSED,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE,"
+                "DURATION,DURATION_UNIT,DEADLINE,DEADLINE_LANG",
+                "meta,view_style=board,,,,,,,,,,,,,",
+                ",,,,,,,,,,,,,,",
+                'task,write the report,"first line\r\nsecond line\r\nthird line",,3,1,Ann (123),,'
+                "每周五,zh,Asia/Shanghai,,,,",
+                "note,sent it,,,,,Ann (123),,2026-12-03T16:30:00.000000Z,,,,,,",
+                "section,Later,,False,,,,,,,,,,,",
+                "task,someday,,,1,1,Ann (123),,when pigs fly,en,UTC,,,,",
+            ]
+        ).encode("utf-8")
+        + b"\r\n"
+    )
+    user = create_user(services.items, "erin", "correct horse battery")
+    report = import_file(
+        services, user["id"], "todoist", path, options=ImportOptions(now=datetime(2026, 12, 4, tzinfo=UTC))
+    )
+    assert report.imported["tasks"] == 2, report.as_dict()
+    assert [which for which, _ in report.kept] == ["Work line 9"], report.kept  # the file's line (rows counted: 7)
+    tasks = {t["title"]: t for t in load_state(services.items, user["id"]).every_task()}
+    # the comment's heading: its author's name (not Todoist's user number), its time in the import's zone
+    assert tasks["write the report"]["notes"] == (
+        "first line\nsecond line\nthird line\n\n---\n**Comment by Ann, 2026-12-03 16:30 UTC**\n\nsent it"
+    )
+    assert tasks["write the report"]["recurrence"] == "FREQ=WEEKLY;BYDAY=FR"
+    assert "view_style" not in tasks["someday"]["notes"] and "Todoist date 'when pigs fly'" in tasks["someday"]["notes"]
+
+
+def test_two_projects_of_one_name_in_a_backup(services: Services, tmp_path: Path) -> None:
+    """Todoist lets two projects share a name ("Notes" under two parents): its backup holds
+    `Notes [111].csv` and `Notes [222].csv`. Both import, the second's space named with its id
+    (listed); a second run finds both again (the whole backup was refused before)."""
+    backup = tmp_path / "backup.zip"
+    header = "TYPE,CONTENT,DESCRIPTION,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE\r\n"
+    with zipfile.ZipFile(backup, "w") as archive:
+        archive.writestr("Notes [111].csv", header + "task,first,,4,1,,,,,\r\n")
+        archive.writestr("Notes [222].csv", header + "task,second,,4,1,,,,,\r\n")
+    user = create_user(services.items, "fay", "correct horse battery")
+    report = import_file(services, user["id"], "todoist", backup)
+    assert report.imported["spaces"] == 2 and report.imported["tasks"] == 2, report.as_dict()
+    assert report.kept == [("Notes [222].csv", "a second project named 'Notes': its space is named 'Notes [222]'")]
+    state = load_state(services.items, user["id"])
+    assert {"Notes", "Notes [222]"} <= {space["name"] for space in state.spaces.values()}
+    again = import_file(services, user["id"], "todoist", backup)
+    assert again.imported.get("tasks", 0) == 0 and again.existing["tasks"] == 2, again.as_dict()

@@ -90,7 +90,7 @@ def test_memos_in_the_browser(live: LiveServer, tmp_path: Path) -> None:
         _import(page, live, "memos1", "memos", bundle, memos_user="alice")
         report = page.locator("#import-report")
         expect(report).to_contain_text("1000 memos")
-        expect(report).to_contain_text("350 attachments")
+        expect(report).to_contain_text("357 attachments")
         expect(report).to_contain_text("20 comments")
         for width, height in SIZES:
             page.set_viewport_size({"width": width, "height": height})

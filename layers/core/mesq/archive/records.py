@@ -65,7 +65,7 @@ _TODO_FIELDS: dict[str, tuple[str, ...]] = {
     "column": todo_model.COLUMN_FIELDS,
     "task": (*todo_model.TASK_FIELDS, "historyBytes"),
     "inbox": (*todo_model.INBOX_FIELDS, "subtasks", "historyBytes"),
-    "tag": todo_model.TAG_FIELDS,
+    "tag": (*todo_model.TAG_FIELDS, "historyBytes"),
 }
 _ACTIONS = ("create", "update", "move", "trash", "restore", "delete")
 _CHANGE_ID = re.compile(r"\d{17}-[0-9a-f]{8}")
@@ -337,7 +337,11 @@ def _change(item: Item, user_id: str) -> Item:
     record = change.get("record")
     if not isinstance(record, dict) or record.get("kind") not in history.KINDS:
         raise _Refused(Text("%(field)s: %(value)s is not a changed record", field="record", value=quoted(record)))
-    record_id = _ident(record, "name" if record["kind"] == "tag" and "id" not in record else "id")
+    if record["kind"] == "tag":  # a tag's history is keyed by its name: `紧急`, `work/项目`, `C++`
+        named = "name" if "id" not in record else "id"
+        record_id = todo_model.check_tags([str(_text(record, named))], f"record.{named}")[0]
+    else:
+        record_id = _ident(record)
     title = record.get("title")
     kept_title = {"title": title} if isinstance(title, str) and len(title) <= history.TITLE_CHARACTERS else {}
     change["record"] = {"kind": record["kind"], "id": record_id, **kept_title}

@@ -40,6 +40,9 @@ from .zipped import BoundedZip
 SOURCE = "flomo"
 DEFAULT_ZONE = "Asia/Shanghai"
 MAX_HTML_BYTES = 256 * 1024 * 1024
+#: A card's HTML read at most (its tree is built alone: a page is read card by card). A memo
+#: holds 50,000 characters; a card of them in rich text is a few hundred thousand.
+MAX_CARD_CHARACTERS = 4 * 1024 * 1024
 _ENTITY_DECLARATION = re.compile(rb"<!ENTITY", re.IGNORECASE)
 _TIME_FORMATS = ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y/%m/%d %H:%M:%S", "%Y/%m/%d %H:%M")
 _EXTERNAL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -133,12 +136,23 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
                 "%(file)s: %(page)s is not UTF-8 text (byte %(byte)s)", file=archive.label, page=page, byte=error.start
             )
         ) from None
-    cards = html_text.parse(text).select("div.memo")
-    if not cards:
-        raise SourceError(Text("%(file)s: %(page)s holds no flomo cards (div.memo)", file=archive.label, page=page))
     plan = Plan(report)
     seen: dict[str, int] = {}
-    for number, card in enumerate(cards, start=1):
+    number = 0
+    for number, source in enumerate(html_text.blocks(text, "memo"), start=1):
+        if len(source) > MAX_CARD_CHARACTERS:  # a card's tree takes some 75 times its text
+            report.skip(
+                Text("card %(number)s", number=number),
+                Text(
+                    "%(size)s characters of HTML, over the %(limit)s read for a card",
+                    size=len(source),
+                    limit=MAX_CARD_CHARACTERS,
+                ),
+            )
+            continue
+        card = html_text.parse(source).select_one("div.memo")
+        if card is None:
+            continue
         time_element = card.select_one(".time")
         stamp = " ".join(time_element.get_text(" ").split()) if time_element else ""
         label = (
@@ -208,6 +222,8 @@ def plan_flomo(archive: BoundedZip, user_id: str, report: Report, zone_name: str
             label=label,
         )
         memo_checks.admit(plan, planned)
+    if not number:
+        raise SourceError(Text("%(file)s: %(page)s holds no flomo cards (div.memo)", file=archive.label, page=page))
     return plan
 
 

@@ -56,6 +56,9 @@ class MemosRow:
     visibility: str
     pinned: bool
     tags: tuple[str, ...]
+    #: The content held bytes that are not UTF-8 text (memos keeps whatever bytes it was sent):
+    #: they are read as U+FFFD, and the report says so.
+    not_utf8: bool = False
 
 
 @dataclass(frozen=True)
@@ -205,7 +208,13 @@ def plan_memos(
     references: dict[int, list[int]] = {}
     #: The person's own comments on a memo not imported (another user's): memos of their own.
     answering_others: dict[int, MemosRow] = {}
-    for memo_id, related_id, kind in database.relations():
+    relations = database.relations()
+    commenting = {memo_id for memo_id, related_id, kind in relations if kind == "COMMENT" and memo_id != related_id}
+    for memo_id, related_id, kind in relations:
+        if kind == "COMMENT" and (memo_id == related_id or related_id in commenting):
+            # A comment on itself, or on a comment (a loop of them): memos writes neither. Appended
+            # to a memo that is not imported as one, it would be lost unsaid: it stays a memo.
+            continue
         answered = by_id.get(related_id)
         if kind == "COMMENT" and memo_id in by_id and answered is not None and answered.creator_id == owner.id:
             comments.setdefault(related_id, []).append(by_id[memo_id])
@@ -228,6 +237,8 @@ def plan_memos(
             continue
         label = f"memos/{row.uid}"
         content = row.content.strip()
+        if row.not_utf8:
+            report.keep(label, Text("bytes that are not UTF-8 text, each kept as �"))
         files, links = _files(database, row, sorted(attachments.get(row.id, []), key=lambda a: a.id), report, label)
         extra: list[str] = []
         if row.id in answering_others:  # its memo is not imported: the comment stands alone, saying whose it answered
@@ -244,7 +255,18 @@ def plan_memos(
             else:
                 extra.append(f"→ memos/{other.uid}")
         answers = sorted(comments.get(row.id, []), key=lambda answer: (answer.created_ts, answer.id))
-        extra += [_comment(answer, authors, owner.id, say, zone) for answer in answers]
+        for answer in answers:
+            # A comment's own files (memos lets a comment carry images) go with it, onto this memo.
+            answer_files, answer_links = _files(
+                database,
+                answer,
+                sorted(attachments.get(answer.id, []), key=lambda a: a.id),
+                report,
+                f"memos/{answer.uid}",
+            )
+            files += answer_files
+            said = _comment(answer, authors, owner.id, say, zone)
+            extra.append("\n>\n".join([said, *(f"> {link}" for link in answer_links)]))
         content = "\n\n".join([content, *extra]).strip()
         content = memo_checks.with_tags(content, list(row.tags))
         planned = PlannedMemo(

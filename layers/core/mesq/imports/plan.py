@@ -187,6 +187,9 @@ class Report:
     kept_count: int = 0
     records: int = 0
     seconds: float = 0.0
+    #: Of the records already there, those in the trash (an undone import, or deleted since): an
+    #: import never writes over a record, so it does not bring them back; the report says so.
+    in_trash: int = 0
     #: `skipped` and `kept` as templates with their parameters (`skipped`, `kept` and `as_dict`
     #: are their English: REST, the command line), for the report page in its reader's language.
     skipped_words: list[tuple[Text, Text]] = field(default_factory=list, repr=False)
@@ -228,6 +231,12 @@ class Report:
         there = sum(self.existing.values())
         if there:
             text = Text("%(summary)s; %(count)s already there", summary=text, count=there)
+        if self.in_trash:
+            text = Text(
+                "%(summary)s (%(count)s of them in the trash: restore them there; importing again does not)",
+                summary=text,
+                count=self.in_trash,
+            )
         if self.skipped_count:
             text = Text("%(summary)s; %(count)s skipped", summary=text, count=self.skipped_count)
         if self.kept_count:
@@ -240,6 +249,7 @@ class Report:
             "runId": self.run_id,
             "imported": dict(self.imported),
             "existing": dict(self.existing),
+            "inTrash": self.in_trash,
             "skipped": [{"which": _cut(which), "why": _cut(why)} for which, why in self.skipped],
             "skippedCount": self.skipped_count,
             "kept": [{"which": _cut(which), "what": _cut(what)} for which, what in self.kept],

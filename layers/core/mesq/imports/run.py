@@ -23,6 +23,7 @@ from ..kernel.context import Call, Channel, Principal, Services, new_run_id
 from ..kernel.errors import MesqError, ServiceUnavailable
 from ..kernel.i18n import Text
 from ..kernel.tags import parse_tags
+from ..memos import store as memo_store
 from .memo_writes import write_memo
 from .plan import CutShort, Plan, Report, SourceError
 from .todo_writes import check_planned, write_space, write_tasks
@@ -106,6 +107,8 @@ def _write(call: Call, plan: Plan, report: Report) -> None:
             tags.update(parse_tags(memo.content))
         else:
             report.existing["memos"] += 1
+            there = memo_store.read_memo(call.services.items, call.principal.user_id, memo.memo_id)
+            report.in_trash += there is not None and there.get("status") == "DELETED"
     for space in plan.spaces:
         report.imported.update(write_space(call, space))
         for column in space.columns:
@@ -114,6 +117,7 @@ def _write(call: Call, plan: Plan, report: Report) -> None:
                 write_tasks(call, space.space_id, column, created)
             finally:  # the batches written before a fault count too (the report of a run cut short)
                 report.existing["tasks"] += created.pop("existing", 0)
+                report.in_trash += created.pop("in_trash", 0)
                 report.imported.update(created)
             report.records += sum(1 + len(task.subtasks) for task in column.tasks)
             tags.update(tag for task in column.tasks for tag in task.tags)

@@ -155,9 +155,11 @@ def write_tasks(call: Call, space_id: str, column: PlannedColumn, created: Count
         if stop_requested():  # the server is stopping: end between two batches (run.stop_if_asked)
             raise ServiceUnavailable("the server is stopping")
         ids = [task.task_id for _position, task in batch]
-        there = {item["id"] for item in items.batch_get([keys.task_key(user_id, ident) for ident in ids])}
+        found = items.batch_get([keys.task_key(user_id, ident) for ident in ids])
+        there = {item["id"] for item in found}
         fresh = [(position, task) for position, task in batch if task.task_id not in there]
         created["existing"] += len(batch) - len(fresh)
+        created["in_trash"] += sum(1 for item in found if item.get("deletedAt"))
         if not fresh:
             continue
         counted: Counter[str] = Counter()

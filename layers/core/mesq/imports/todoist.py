@@ -41,7 +41,7 @@ from ..kernel.errors import MesqError
 from ..kernel.i18n import Text, Translator
 from ..kernel.messages import quoted
 from ..kernel.tags import is_valid_tag
-from ..kernel.timestamps import parse_zone
+from ..kernel.timestamps import parse_timestamp, parse_zone
 from ..todos import model, recurrence
 from ..todos.quick_add import parse_quick_add
 from .plan import Plan, PlannedColumn, PlannedSpace, PlannedTask, Report, SourceError, comment_heading, derived_id
@@ -58,6 +58,8 @@ MAX_TASKS_PER_COLUMN = 5_000
 _PRIORITY = {"4": "urgent", "3": "high", "2": "medium", "1": "none"}
 _LABEL = re.compile(r"(?<!\S)@([^\s@]+)")
 _PROJECT_ID = re.compile(r"\s*\[\d+\]\s*$")
+#: AUTHOR is `Ann (8908577)`: the name, then the Todoist user's number (`[…]` in older exports).
+_AUTHOR_ID = re.compile(r"\s*[\[(]\d+[\])]\s*$")
 _SENTINEL = "x"
 #: The column of tasks before any section. Its id (and its tasks') is derived from this English
 #: key, so a second import of the same file finds it again whatever the language; its name is
@@ -133,7 +135,18 @@ def project_name(file_name: str) -> str | None:
     return _PROJECT_ID.sub("", stem[: -len(".csv")]).strip() or None
 
 
-def _rows(name: str, data: bytes) -> list[dict[str, str]]:
+def _with_project_id(file_name: str) -> str | None:
+    """The file's name with Todoist's project id (`Notes [2203306142]`): what tells apart two
+    projects of the same name; None for a file that names no project."""
+    stem = posixpath.basename(file_name)
+    if not stem.lower().endswith(".csv") or not _PROJECT_ID.search(stem[: -len(".csv")]):
+        return None
+    return " ".join(stem[: -len(".csv")].split())
+
+
+def _rows(name: str, data: bytes) -> list[tuple[int, dict[str, str]]]:
+    """The file's records, each with the line it starts on (a cell may hold line breaks: a
+    DESCRIPTION of three lines makes the next record start three lines on)."""
     if len(data) > MAX_CSV_BYTES:
         raise SourceError(
             Text(
@@ -145,21 +158,40 @@ def _rows(name: str, data: bytes) -> list[dict[str, str]]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise SourceError(Text("%(file)s: not UTF-8 text (byte %(byte)s)", file=name, byte=error.start)) from None
+        # Todoist writes UTF-8; a CSV saved again by a spreadsheet (Excel: GBK, "Unicode" UTF-16) is not
+        raise SourceError(
+            Text(
+                "%(file)s: not UTF-8 text (byte %(byte)s). Todoist exports UTF-8; a CSV saved again by a"
+                " spreadsheet may not be: export the project from Todoist again, or save it as CSV UTF-8",
+                file=name,
+                byte=error.start,
+            )
+        ) from None
     # strict: a quote left open at the end (a cut file) is an error, not the rows after it swallowed
-    reader = csv.DictReader(io.StringIO(text, newline=""), strict=True)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    ended = 0  # the line the record read last ended on
     try:
-        header = [field.strip().upper() for field in reader.fieldnames or []]
+        header = [field.strip().upper() for field in next(reader, [])]
         if "TYPE" not in header or "CONTENT" not in header:
             raise SourceError(
                 Text("%(file)s: not a Todoist CSV (its first line must name TYPE and CONTENT)", file=name)
             )
-        reader.fieldnames = header
-        rows = [{key: (value or "") for key, value in row.items() if isinstance(key, str)} for row in reader]
+        rows: list[tuple[int, dict[str, str]]] = []
+        ended = reader.line_num
+        for record in reader:
+            if record:  # an empty line is no record (a row of commas is one, of empty cells)
+                # a cell's line breaks as a note's: "\n" (a file saved on Windows has "\r\n" in them too)
+                cells = dict(zip(header, (_lines(cell) for cell in record), strict=False))
+                rows.append((ended + 1, {key: cells.get(key, "") for key in header}))
+            ended = reader.line_num
     except csv.Error as error:
-        # line_num counts the lines of the records read whole: the faulty record starts on the next
-        raise SourceError(_unreadable_csv(name, reader.line_num + 1, str(error)), detail=f"csv: {error}") from None
+        # the faulty record starts on the line after the last one read whole
+        raise SourceError(_unreadable_csv(name, ended + 1, str(error)), detail=f"csv: {error}") from None
     return rows
+
+
+def _lines(cell: str) -> str:
+    return cell.replace("\r\n", "\n").replace("\r", "\n") if "\r" in cell else cell
 
 
 def _unreadable_csv(name: str, line: int, said: str) -> Text:
@@ -188,6 +220,17 @@ def _unreadable_csv(name: str, line: int, said: str) -> Text:
     )
 
 
+def _comment_time(text: str, zone: str) -> str:
+    """A comment's DATE (`2018-06-08T07:02:05.000000Z`, UTC) as its heading writes times:
+    `2018-06-08 15:02` in the import's zone (`... UTC` in UTC), as memos' comments; else as written."""
+    try:
+        moment = parse_timestamp(text, "DATE")
+        local = moment.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M")
+    except (MesqError, OverflowError, ValueError):
+        return text
+    return f"{local} UTC" if zone == "UTC" else local
+
+
 class _Project:
     """One project's rows turned into a planned space."""
 
@@ -201,11 +244,12 @@ class _Project:
         say: Translator,
         first_column: str = FIRST_COLUMN,
         unnamed: str = UNNAMED_KEY,
+        with_id: bool = False,
     ) -> None:
         self.user_id, self.zone, self.now, self.report = user_id, zone, now, report
         self.say = say
         self.first_column = first_column
-        named = project_name(file_name)
+        named = _with_project_id(file_name) if with_id else project_name(file_name)
         #: What the space's id and its records' ids derive from: the project's name, or
         #: UNNAMED_KEY for a file without one (so a second import of it finds them again, on any
         #: day and in either language); the space is named `unnamed` (the person's language).
@@ -371,8 +415,8 @@ class _Project:
         text = row.get("CONTENT", "").strip()
         if not text:
             return
-        author = _PROJECT_ID.sub("", row.get("AUTHOR", "")).strip()
-        when = row.get("DATE", "").strip()
+        author = _AUTHOR_ID.sub("", row.get("AUTHOR", "")).strip()
+        when = _comment_time(row.get("DATE", "").strip(), self.zone)
         comment = f"{comment_heading(self.say, author, when)}\n\n{text}"
         indent = row.get("INDENT", "").strip()
         target = self.root if indent == "1" and self.root is not None else self.last
@@ -443,13 +487,27 @@ def plan_todoist(
     task_rows = 0
     for file_name, data in files:
         project = _Project(user_id, file_name, zone, now, report, say, first_column, unnamed)
+        if project.key in names and _with_project_id(file_name) not in (None, project.key):
+            # Todoist names projects freely (a "Notes" under two parents): the backup's
+            # `Notes [2203306141].csv` and `Notes [2203306142].csv` are told apart by their ids.
+            project = _Project(user_id, file_name, zone, now, report, say, first_column, unnamed, with_id=True)
+            report.keep(
+                file_name,
+                Text(
+                    "a second project named %(name)s: its space is named %(space)s",
+                    name=quoted(project_name(file_name) or ""),
+                    space=quoted(project.name),
+                ),
+            )
         if project.key in names:
             raise SourceError(
                 Text("%(file)s: a second project named %(name)s", file=file_name, name=quoted(project.name))
             )
         names.add(project.key)
-        for line, row in enumerate(_rows(file_name, data), start=2):
+        for line, row in _rows(file_name, data):
             kind = row.get("TYPE", "").strip().lower()
+            if kind == "meta":  # `view_style=list` or `=board`: how Todoist shows the project, no record
+                continue
             if kind == "section":
                 project.section(row.get("CONTENT", ""), line)
             elif kind == "task":

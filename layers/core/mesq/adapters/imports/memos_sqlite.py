@@ -1,6 +1,8 @@
 """A memos database (`memos_prod.db`) read as the `imports.memos.MemosDatabase` port: SQLite
 opened read-only and immutable (`file:...?mode=ro&immutable=1`), so the file is never written,
-locked or given a journal; checked with `PRAGMA quick_check` before a row is read.
+locked or given a journal; checked with `PRAGMA quick_check` before a row is read, after a table
+that computes a column (a stranger's expression SQLite runs per row) is refused, with CHECK
+constraints never evaluated and no value longer than MAX_VALUE_BYTES.
 
 The schema generation is read from the tables, following memos' published migrations:
 
@@ -34,6 +36,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ...archive.bounded_zip import member_in
+from ...attachments.uploads import MAX_FILE_BYTES
 from ...imports.memos import AttachmentRow, MemosRow, MemosUser
 from ...imports.plan import SourceError, Unavailable
 from ...imports.zipped import BoundedZip, open_zip
@@ -42,6 +45,10 @@ from ...kernel.messages import quoted
 
 #: The largest database an import copies out of a ZIP.
 MAX_DATABASE_BYTES = 4 * 1024 * 1024 * 1024
+#: The longest value (text or blob) SQLite makes or hands back while a memos database is read:
+#: an attachment's bytes (MAX_FILE_BYTES) with room to spare, so a blob memos kept is read as
+#: before and is skipped by its size, never refused by SQLite.
+MAX_VALUE_BYTES = 2 * MAX_FILE_BYTES
 _DATABASE_NAMES = ("memos_prod.db", "memos_dev.db", "memos_demo.db")
 
 
@@ -187,18 +194,51 @@ class MemosSqlite:
         uri = f"{database.resolve().as_uri()}?mode=ro&immutable=1"
         try:
             self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
-            self._db.execute("PRAGMA query_only = 1")
-            checked = self._db.execute("PRAGMA quick_check").fetchone()
         except sqlite3.Error as error:
             raise _refused(error, label, reading=False) from None
+        try:
+            self._db.execute("PRAGMA query_only = 1")
+            # A stranger's schema holds expressions SQLite runs. A generated column (memos has
+            # none) is computed for every row quick_check reads: `printf('%.*c', 900000000, 'x')`
+            # made 900 MB and a second of CPU a row, from a 45 KB file. Refused before any row is read;
+            self._refuse_generated_columns()
+            # CHECK constraints (memos' are `IN (...)` lists) are not data: never evaluated; and
+            # no value SQLite makes may be longer than an attachment may be.
+            self._db.execute("PRAGMA ignore_check_constraints = 1")
+            self._db.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+            checked = self._db.execute("PRAGMA quick_check").fetchone()
+        except sqlite3.Error as error:
+            self._db.close()
+            raise _refused(error, label, reading=False) from None
+        except SourceError:
+            self._db.close()
+            raise
         if checked is None or checked[0] != "ok":
             self._db.close()
             # quick_check's lines name the damaged pages: for the log, not for the person.
             raise SourceError(_damaged(label), detail=f"quick_check: {checked[0] if checked else 'no answer'}")
         self.files = files
+        # memos (Go) stores any bytes as TEXT: a memo cut mid-character must not refuse the database
+        self._db.text_factory = _lenient_text
         self._detect()
 
     # -- the schema -----------------------------------------------------------------------------
+
+    def _refuse_generated_columns(self) -> None:
+        """SourceError when a table computes a column (`GENERATED ALWAYS AS`): memos writes none,
+        and SQLite would evaluate a stranger's expression for every row quick_check or a query reads."""
+        tables = [row[0] for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        for table in tables:
+            # table_xinfo's last field: 2 and 3 mark a generated column (virtual, stored)
+            if any(row[-1] in (2, 3) for row in self._db.execute(f"PRAGMA table_xinfo({_quoted(str(table))})")):
+                raise SourceError(
+                    Text(
+                        "%(file)s: table %(table)s computes a column (GENERATED ALWAYS AS); memos' own"
+                        " database has none, so this file is not memos' memos_prod.db",
+                        file=self.label,
+                        table=quoted(str(table)),
+                    )
+                )
 
     def _columns(self, table: str) -> set[str]:
         return {row[1] for row in self._query(f"PRAGMA table_info({_quoted(table)})")}
@@ -257,6 +297,7 @@ class MemosSqlite:
             "pinned" if "pinned" in memo else "0",
             "tags" if "tags" in memo else "'[]'",
             "payload" if "payload" in memo else "'{}'",
+            "CAST(content AS BLOB)",  # the bytes, to tell a content that is not UTF-8 (read with U+FFFD)
         ]
         pinned: set[tuple[int, int]] = set()
         if "pinned" not in memo and self.organizer:
@@ -267,7 +308,7 @@ class MemosSqlite:
         rows = []
         # Column names from the fixed list above (never from the file's data): not an injection.
         for row in self._query(f"SELECT {', '.join(pick)} FROM memo ORDER BY created_ts, id"):  # noqa: S608
-            ident, uid, creator, created, updated, status, content, visibility, pin, tags, payload = row
+            ident, uid, creator, created, updated, status, content, visibility, pin, tags, payload, raw = row
             ident, creator = _number(ident, self.label, "memo.id"), _number(creator, self.label, "memo.creator_id")
             rows.append(
                 MemosRow(
@@ -277,10 +318,11 @@ class MemosSqlite:
                     created_ts=_integer(created, self.label),
                     updated_ts=_integer(updated, self.label),
                     row_status=str(status),
-                    content=str(content or ""),
+                    content=_lenient_text(content) if isinstance(content, bytes) else str(content or ""),
                     visibility=str(visibility or "PRIVATE"),
                     pinned=bool(pin) or (ident, creator) in pinned,
                     tags=tuple(_json_tags(tags)) + tuple(_json_tags(payload, "tags")),
+                    not_utf8=isinstance(raw, bytes) and not _is_utf8(raw),
                 )
             )
         return rows
@@ -338,12 +380,13 @@ class MemosSqlite:
 
     def _blob(self, attachment: AttachmentRow, limit: int) -> bytes:
         table = _quoted(self.attachment_table or "resource")
-        length = self._query(f"SELECT length(blob) FROM {table} WHERE id = ?", attachment.id)  # noqa: S608
+        # CAST: a blob stored as TEXT counts and reads as its bytes (length() would count characters)
+        length = self._query(f"SELECT length(CAST(blob AS BLOB)) FROM {table} WHERE id = ?", attachment.id)  # noqa: S608
         if not length or length[0][0] is None:
             raise Unavailable(Text("its bytes are not in the database"))
         if int(length[0][0]) > limit:
             raise Unavailable(_over_the_limit(int(length[0][0]), limit))
-        data = self._query(f"SELECT blob FROM {table} WHERE id = ?", attachment.id)[0][0]  # noqa: S608
+        data = self._query(f"SELECT CAST(blob AS BLOB) FROM {table} WHERE id = ?", attachment.id)[0][0]  # noqa: S608
         return bytes(data)
 
     def _bytes(self, attachment: AttachmentRow, limit: int) -> bytes:
@@ -365,6 +408,19 @@ class MemosSqlite:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _lenient_text(data: bytes) -> str:
+    """A TEXT value as str, bytes that are not UTF-8 as U+FFFD (SQLite's own decoding refuses them)."""
+    return data.decode("utf-8", "replace")
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _number(value: Any, label: str | Text, column: str) -> int:
@@ -413,14 +469,15 @@ def _no_pending_wal(database: Path) -> None:
     in `memos_prod.db-wal`, so an import would silently miss them. Refuse instead."""
     wal = database.with_name(database.name + "-wal")
     if wal.is_file() and wal.stat().st_size > 0:
-        raise SourceError(
-            Text(
-                "%(wal)s holds changes not yet in %(database)s: stop memos first (it folds them in when it"
-                " stops), then import",
-                wal=wal.name,
-                database=database.name,
-            )
-        )
+        raise SourceError(_pending_wal(wal.name, database.name))
+
+
+def _pending_wal(wal: str, database: str) -> Text:
+    return Text(
+        "%(wal)s holds changes not yet in %(database)s: stop memos first (it folds them in when it stops), then import",
+        wal=wal,
+        database=database,
+    )
 
 
 @contextlib.contextmanager
@@ -465,6 +522,9 @@ def _from_zip(path: Path, label: str) -> Iterator[MemosSqlite]:
             raise SourceError(
                 Text("%(file)s: the database is over %(limit)s bytes", file=label, limit=MAX_DATABASE_BYTES)
             )
+        wal = member + "-wal"  # memos runs SQLite in WAL mode: a ZIP of a running memos' folder holds one
+        if wal in archive.members and archive.size(wal) > 0:
+            raise SourceError(_pending_wal(PurePosixPath(wal).name, PurePosixPath(member).name))
         prefix = member[: -len(PurePosixPath(member).name)]
         with tempfile.TemporaryDirectory(prefix="mesq-memos-") as folder:
             copy = Path(folder) / "memos.db"

@@ -45,8 +45,8 @@ def run(args: argparse.Namespace, services: Services, user_id: str) -> int:
     if args.undo_run:
         call = import_call(services, user_id, "undo")
         undone = undo_import(call, args.undo_run)
-        parts = ", ".join(f"{count} {kind}" for kind, count in sorted(undone.undone.items())) or "nothing"
-        print(f"undone: {parts} moved to the trash; {undone.removed_spaces} imported spaces removed")
+        parts = ", ".join(_counted(count, kind) for kind, count in sorted(undone.undone.items())) or "nothing"
+        print(f"undone: {parts} moved to the trash; {_counted(undone.removed_spaces, 'imported space')} removed")
         for entry in undone.not_undone[:50]:
             print(
                 f"mesq: not undone {entry['record']['kind']} {entry['record']['id']}: {entry['message']}",
@@ -72,3 +72,8 @@ def run(args: argparse.Namespace, services: Services, user_id: str) -> int:
     undo = f"{command_path()} import {args.username} --undo-run {report.run_id}{rerun_options(services.settings)}"
     print(f"{report.summary()}; {report.seconds:.1f}s; to undo it: {undo}")
     return 1 if report.skipped_count else 0
+
+
+def _counted(count: int, what: str) -> str:
+    """`1 task`, `17 tasks` (the CLI's English)."""
+    return f"{count} {what}" if count == 1 else f"{count} {what}s"
