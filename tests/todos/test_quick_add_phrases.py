@@ -560,6 +560,10 @@ AND_MORE_IN_ENGLISH: list[Row] = [
     ("pay credit card on 15th", WEDNESDAY_JANUARY_27, "pay credit card", date(2027, 2, 15), None),
     ("meet on the 15th floor", WEDNESDAY_JANUARY_27, "meet on the 15th floor", None, None),  # guard
     ("call in 2 days", WEDNESDAY_JANUARY_27, "call", date(2027, 1, 29), None),  # guard
+    # a count of 0 is no repeat (it was every day): the words stay
+    ("water every 0 days", WEDNESDAY_JANUARY_27, "water every 0 days", None, None),
+    ("每0天 浇水", WEDNESDAY_JANUARY_27, "每0天 浇水", None, None),
+    ("every 10 days water", WEDNESDAY_JANUARY_27, "water", date(2027, 1, 27), "FREQ=DAILY;INTERVAL=10"),  # guard
 ]
 
 ROWS = (

@@ -60,7 +60,7 @@ RECUR_EVERY = re.compile(
     r"|(?P<unit>day|week|month|year|weekday|workday|business\s+day)"
     rf"|(?P<daypart>{'|'.join(EN_PART_TIMES)})"
     r"(?:\s+(?:at\s+)?(?P<parthour>[0-9]{1,2})(?::(?P<partminute>[0-5][0-9]))?(?![0-9:]|\s*[ap]\.?m\b))?"
-    r"|(?P<count>\d{1,3}|other)\s+(?P<units>day|week|month|year)s?)\b"
+    r"|(?P<count>[1-9][0-9]{0,2}|other)\s+(?P<units>day|week|month|year)s?)\b"
     rf"(?:\s+(?P<part>{'|'.join(EN_PART_TIMES)})\b(?!\s+(?:at\s+)?[0-9]))?",
     re.I,
 )
@@ -77,7 +77,7 @@ RECUR_ZH = re.compile(
     rf"|每(?P<daypart>晚上|晚|早上|早晨|早)(?![{NOT_A_PART_BEFORE}饭餐点])"
     # 每年的3月8日, 每周的周一, 每天的早上: the 的 goes with the rule
     rf"|每(?:个)?(?P<unit>天|日|周|星期|礼拜|月|年|工作日)(?:的(?=\s*(?:[0-9一二三四五六七八九十]|周|星期|礼拜|今天|{ZH_PART_ALONE})))?"
-    rf"|每隔?(?P<count>[0-9]{{1,3}}|[两二三四五六七八九十]{{1,2}})(?:个)?(?P<units>天|日|周|星期|礼拜|月|年)"
+    rf"|每隔?(?P<count>[1-9][0-9]{{0,2}}|[两二三四五六七八九十]{{1,2}})(?:个)?(?P<units>天|日|周|星期|礼拜|月|年)"
     rf"(?:的(?=\s*(?:[0-9一二三四五六七八九十]|周|星期|礼拜|{ZH_PART_ALONE})))?)"
     rf"(?:\s*(?P<part>{ZH_PART_ALONE})(?![{NOT_A_PART_BEFORE}]){NO_HOUR_AFTER})?"
 )
