@@ -190,6 +190,22 @@ def test_highlights_of_the_other_script_are_the_original_characters() -> None:
     assert marked(SCRIPTS[1], "醫院複診") == [("明天去", False), ("医院复诊", True), ("，记得带病历", False)]
 
 
+def _notes_and_memos_of(services: Services, contents: tuple[str, ...]) -> Any:
+    """A new user with one book of reading notes and as many memos, each of `contents`, indexed."""
+    user = f"w{uuid.uuid4().hex[:10]}"
+    call = call_of(services, user, SCOPES)
+    notes = tuple(
+        UpstreamNote("note", str(n), content, "2026-10-01T00:00:00.000000Z", None, None, n, n)
+        for n, content in enumerate(contents)
+    )
+    apply_snapshot(services.items, user, BookSnapshot(UpstreamBook("book-1", "书"), notes),
+                   "2026-10-02T00:00:00.000000Z", "import")  # fmt: skip
+    for content in contents:
+        REGISTRY["create_memo"](call, {"content": content})
+    services.search.settle_literal(user)
+    return call
+
+
 WIDE = ("Notes on the ｅｃｏｎｏｍｙ of attention", "the economy of cities", "ＥＣＯＮＯＭＹ　class")
 
 
@@ -199,17 +215,7 @@ def test_fullwidth_letters_find_their_ascii_and_back(
 ) -> None:
     """Typed in full width by a Chinese input method or in ASCII, a word finds both: reading
     notes and memos, through their indexes and through the scans."""
-    user = f"w{uuid.uuid4().hex[:10]}"
-    call = call_of(services, user, SCOPES)
-    notes = tuple(
-        UpstreamNote("note", str(n), content, "2026-10-01T00:00:00.000000Z", None, None, n, n)
-        for n, content in enumerate(WIDE)
-    )
-    apply_snapshot(services.items, user, BookSnapshot(UpstreamBook("book-1", "书"), notes),
-                   "2026-10-02T00:00:00.000000Z", "import")  # fmt: skip
-    for content in WIDE:
-        REGISTRY["create_memo"](call, {"content": content})
-    services.search.settle_literal(user)
+    call = _notes_and_memos_of(services, WIDE)
     with monkeypatch.context() as patch:
         patch.setattr(reading_store, "every_note", _no_scan)
         patch.setattr(memo_store, "all_memos", _no_scan)
@@ -246,18 +252,7 @@ def test_a_highlight_never_splits_a_user_perceived_character() -> None:
 def test_the_spaces_around_a_query_are_not_looked_for(services: Services, query: str) -> None:
     """A Shortcut or a paste leaves a space after the word: "咖啡 " found only the notes with a space
     after 咖啡 (none of these). Over REST and MCP as on the pages, the spaces around it are dropped."""
-    user = f"s{uuid.uuid4().hex[:10]}"
-    call = call_of(services, user, SCOPES)
-    contents = ("手冲咖啡", "咖啡豆快喝完了", "下午喝了太多咖啡。")
-    notes = tuple(
-        UpstreamNote("note", str(n), content, "2026-10-01T00:00:00.000000Z", None, None, n, n)
-        for n, content in enumerate(contents)
-    )
-    apply_snapshot(services.items, user, BookSnapshot(UpstreamBook("book-1", "书"), notes),
-                   "2026-10-02T00:00:00.000000Z", "import")  # fmt: skip
-    for content in contents:
-        REGISTRY["create_memo"](call, {"content": content})
-    services.search.settle_literal(user)
+    call = _notes_and_memos_of(services, ("手冲咖啡", "咖啡豆快喝完了", "下午喝了太多咖啡。"))
     assert reads.search_memos(call, {"query": query})["page"]["totalCount"] == 3
     assert len(reading_ops.search_reading_notes(call, {"query": query})["notes"]) == 3
 
