@@ -20,9 +20,11 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from mesq.application.ratelimit import PROFILES
+from mesq.application.ratelimit import PROFILES, RateLimiter, counted_import, user_subject
+from mesq.archive.format import ArchiveError
 from mesq.asgi.account_archive import USER_SLOTS, archive_slot
 from mesq.auth.users import create_user
+from mesq.kernel.errors import RateLimited
 from mesq.kernel.ports.storage import Put
 from mesq.runtime import cli
 from mesq.search import follow
@@ -77,21 +79,56 @@ def test_reminder_test_sends_are_throttled(browser: Callable[..., Browser]) -> N
     _refused(person.post("/settings/reminders/test", {"channel": "nope"}), limit, "reminder test", "hour")
 
 
-def _import(person: Browser) -> Any:
+def _import(person: Browser, language: str = "en") -> Any:
     return person.client.post(
         "/settings/import",
         data={"csrf": person.csrf, "kind": "archive"},
         files={"file": ("mesq-export.zip", b"PK not really", "application/zip")},
+        headers={"accept-language": language},
         follow_redirects=False,
     )
 
 
-def test_imports_count_against_the_rate_limit(browser: Callable[..., Browser]) -> None:
+def test_refused_imports_count_apart_and_never_lock_out_an_import(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """A file refused before anything is written gives its `import` back: a person trying the
+    wrong file was locked out of importing for an hour after 6 tries. Refusals count in their own
+    bucket (30 an hour), which stops hostile files."""
     person = browser()
-    limit = LIMITS["import"]
-    for _number in range(limit):
-        assert _import(person).status_code == 400  # read and refused: it still cost an import
-    _refused(_import(person), limit, "import", "hour")
+    for _number in range(LIMITS["import_refused"] + 1):
+        assert _import(person).status_code == 400, "refused, and still no 429"
+    _refused(_import(person), LIMITS["import_refused"], "import refused", "hour")
+    limited = _import(person, "zh-CN")  # the limit in the page's words: no English on a Chinese page
+    assert limited.status_code == 429 and f"每小时 {LIMITS['import_refused']} 次被拒绝的导入请求" in limited.text
+    limiter = RateLimiter(services.items, services.settings)
+    assert limiter.remaining(user_subject(person.user_id), "import") == LIMITS["import"]
+
+
+def test_imports_count_against_the_rate_limit(services: Services) -> None:
+    """Imports that run count; the one past the limit is stopped before it reads its file."""
+    limiter, user_id, ran = RateLimiter(services.items, services.settings), "counted-importer", []
+    for _number in range(LIMITS["import"]):
+        with counted_import(limiter, user_id, ArchiveError):
+            ran.append(True)
+    stopped = pytest.raises(RateLimited, match=f"rate limit of {LIMITS['import']} import requests per hour")
+    with stopped, counted_import(limiter, user_id, ArchiveError):
+        ran.append(False)
+    assert ran == [True] * LIMITS["import"]
+
+
+def test_a_refusal_gives_back_only_its_own_windows_count(monkeypatch: pytest.MonkeyPatch, services: Services) -> None:
+    """The hour turned while the file was read: the new hour's counter is not lowered for it."""
+    now = [1_800_000_000.0]
+    limiter = RateLimiter(services.items, services.settings, clock=lambda: now[0])
+    subject = user_subject("hour-turner")
+    window = limiter.hit(subject, "import")
+    now[0] += 3600
+    limiter.hit(subject, "import")
+    limiter.give_back(subject, "import", window)
+    assert limiter.remaining(subject, "import") == LIMITS["import"] - 1
+    now[0] -= 3600
+    assert limiter.remaining(subject, "import") == LIMITS["import"]
 
 
 def test_mesq_import_counts_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
+from mesq.application.ratelimit import PROFILES, RateLimiter, user_subject
 from mesq.asgi.account_archive import archive_slot
 from mesq.memos import store as memo_store
 from mesq.wiring.services import Services
@@ -158,3 +159,19 @@ def test_a_todoist_csv_without_a_name_makes_a_dated_space_in_the_persons_languag
     assert refused.json()["error"]["message"] == (
         "nothing imported: the file: not a Todoist CSV (its first line must name TYPE and CONTENT)"
     )
+
+
+def test_wrong_files_never_use_up_the_persons_imports(
+    client: TestClient, services: Services, make_account: Callable[..., Account]
+) -> None:
+    """A file refused before anything is written gives its `import` back (it counts in
+    `import_refused`): past the 6 an hour a wrong file is still its own 400, not a 429."""
+    account = make_account(scopes="memo:read,memo:write")
+    limiter = RateLimiter(services.items, services.settings)
+    assert limiter.enabled, "the test's settings count imports"
+    for _number in range(PROFILES["normal"]["import"] + 2):
+        answer = client.post("/api/toolkit/import?kind=flomo", content=b"not a zip", headers=account.headers)
+        assert answer.status_code == 400, answer.text
+    subject = user_subject(account.user_id)
+    assert limiter.remaining(subject, "import") == PROFILES["normal"]["import"]
+    assert limiter.remaining(subject, "import_refused") == PROFILES["normal"]["import_refused"] - 8

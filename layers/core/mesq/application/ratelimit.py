@@ -11,15 +11,25 @@ count per user (`user_subject`), whatever session or credential asks.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Literal, Protocol
 
 from ..kernel.errors import RateLimited
-from ..kernel.ports.storage import ItemStore, Update
+from ..kernel.i18n import Text
+from ..kernel.ports.storage import Condition, ConditionFailed, ItemStore, Update
 
 Bucket = Literal[
-    "connection", "tool_call", "attachment_read", "unauthenticated", "import", "quick_add_preview", "reminder_test"
+    "connection",
+    "tool_call",
+    "attachment_read",
+    "unauthenticated",
+    "import",
+    "import_refused",
+    "quick_add_preview",
+    "reminder_test",
 ]
 
 
@@ -37,7 +47,7 @@ WINDOW_SECONDS = 60
 HOUR_SECONDS = 3600
 #: Buckets counted per hour rather than per minute: a few heavy or outbound actions a person
 #: takes now and then (an import rewrites an account; a test send reaches another server).
-HOURLY: frozenset[Bucket] = frozenset({"import", "reminder_test"})
+HOURLY: frozenset[Bucket] = frozenset({"import", "import_refused", "reminder_test"})
 
 
 def window_seconds(bucket: Bucket) -> int:
@@ -62,15 +72,27 @@ def call_bucket(operation_id: str) -> Bucket:
 #: Requests per window (`window_seconds`) and bucket. `connection` covers discover/initialize and
 #: the lists, `attachment_read` the attachment bytes, `unauthenticated` calls without a valid
 #: credential (per client IP: it slows down token guessing), `tool_call` every other call. Per
-#: user: `import` (archive and Markdown imports, any entry: web, CLI), `quick_add_preview` (the
+#: user: `import` (archive and Markdown imports, any entry: web, CLI), `import_refused` (memos,
+#: flomo and Todoist files refused before anything was written: they give their `import` back and
+#: count here, so a person trying the wrong file is not locked out), `quick_add_preview` (the
 #: chips under an add box, per keystroke pause), `reminder_test` (Settings -> Reminders' test
 #: send). Why each value: docs/security.md "Fair shares".
 PROFILES: Mapping[str, Mapping[Bucket, int]] = {
     "normal": {"connection": 60, "tool_call": 240, "attachment_read": 30, "unauthenticated": 30,
-               "import": 6, "quick_add_preview": 120, "reminder_test": 20},
+               "import": 6, "import_refused": 30, "quick_add_preview": 120, "reminder_test": 20},
     "relaxed": {"connection": 600, "tool_call": 2400, "attachment_read": 300, "unauthenticated": 300,
-                "import": 60, "quick_add_preview": 1200, "reminder_test": 200},
+                "import": 60, "import_refused": 300, "quick_add_preview": 1200, "reminder_test": 200},
 }  # fmt: skip
+
+
+#: Each bucket and window as the 429's message names them, in the reader's language on a page
+#: (the English is what REST and MCP say).
+_BUCKET_WORDS: Mapping[Bucket, Text] = {
+    "connection": Text("connection"), "tool_call": Text("tool call"), "attachment_read": Text("attachment read"),
+    "unauthenticated": Text("unauthenticated"), "import": Text("import"), "import_refused": Text("import refused"),
+    "quick_add_preview": Text("quick add preview"), "reminder_test": Text("reminder test"),
+}  # fmt: skip
+_PER = {HOUR_SECONDS: Text("hour"), WINDOW_SECONDS: Text("minute")}
 
 
 def wall_clock() -> float:
@@ -101,11 +123,12 @@ class RateLimiter:
         used = int(counter["count"]) if counter is not None else 0
         return max(0, self._limits[bucket] - used)
 
-    def hit(self, subject: str, bucket: Bucket, count: int = 1) -> None:
+    def hit(self, subject: str, bucket: Bucket, count: int = 1) -> int | None:
         """Count `count` requests (a JSON-RPC batch counts each message); RateLimited (with
-        retryAfterSeconds) once the window's limit is passed."""
+        retryAfterSeconds) once the window's limit is passed. `count=0` only checks. Returns the
+        window counted in (for `give_back`), None when not limited."""
         if self._limits is None:
-            return
+            return None
         now = self._now()
         length = window_seconds(bucket)
         window = int(now // length) * length
@@ -120,12 +143,44 @@ class RateLimiter:
         limit = self._limits[bucket]
         if counter["count"] > limit:
             retry_after = max(1, int(window_end - now + 0.999))
-            per = "hour" if length == HOUR_SECONDS else "minute"
             raise RateLimited(
                 "rate limit of %(limit)s %(bucket)s requests per %(per)s reached; retry after %(retry_after)s s",
                 limit=limit,
-                bucket=bucket.replace("_", " "),
-                per=per,
+                bucket=_BUCKET_WORDS[bucket],
+                per=_PER[length],
                 retry_after=retry_after,
                 retry_after_seconds=retry_after,
             )
+        return window
+
+    def give_back(self, subject: str, bucket: Bucket, window: int | None) -> None:
+        """Take back one hit counted in `window` (the one `hit` returned), even once that window
+        has ended: a counter of a later window is never lowered for it."""
+        if self._limits is None or window is None:
+            return
+        try:
+            self._items.update(
+                Update(key=(f"RL#{subject}", f"{bucket}#{window}"), add={"count": -1}, condition=Condition(exists=True))
+            )
+        except ConditionFailed:  # the counter expired meanwhile: nothing to give back
+            return
+
+
+@contextmanager
+def counted_import(
+    limiter: RateLimiter, user_id: str, refused: type[BaseException] | tuple[type[BaseException], ...]
+) -> Iterator[None]:
+    """One import in the person's `import` bucket. A file refused before anything is written
+    (`refused` raised inside) gives its count back and counts in `import_refused` instead, whose
+    own limit is checked first: a person trying the wrong file is not locked out of importing,
+    and hostile files still meet a limit."""
+    subject = user_subject(user_id)
+    limiter.hit(subject, "import_refused", count=0)
+    window = limiter.hit(subject, "import")
+    try:
+        yield
+    except refused:
+        limiter.give_back(subject, "import", window)
+        with contextlib.suppress(RateLimited):  # the refusal is this answer; the next try is stopped
+            limiter.hit(subject, "import_refused")
+        raise

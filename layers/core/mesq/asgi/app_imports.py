@@ -17,7 +17,7 @@ from typing import IO
 
 from aws_lambda_powertools import Logger
 
-from ..application.ratelimit import RateLimiter, user_subject
+from ..application.ratelimit import RateLimiter, counted_import
 from ..imports.plan import CutShort, Report, SourceError
 from ..imports.reports import save_report
 from ..kernel.context import Channel, Principal
@@ -47,9 +47,13 @@ def upload_name(filename: str | None) -> str:
 def import_upload(
     services: Services, principal: Principal, kind: str, upload: IO[bytes], options: ImportOptions, channel: Channel
 ) -> Report:
-    with archive_slot(principal.user_id), tempfile.TemporaryDirectory(prefix="mesq-import-") as folder:
-        # Counted like every import once it has its slot (docs/security.md "Fair shares").
-        RateLimiter(services.items, services.settings).hit(user_subject(principal.user_id), "import")
+    with (
+        archive_slot(principal.user_id),
+        tempfile.TemporaryDirectory(prefix="mesq-import-") as folder,
+        # Counted like every import once it has its slot (docs/security.md "Fair shares"); a file
+        # refused before anything is written counts in `import_refused` instead.
+        counted_import(RateLimiter(services.items, services.settings), principal.user_id, SourceError),
+    ):
         path = Path(folder) / upload_name(options.filename)
         if not options.filename:  # the copy's name ("upload") is never shown, nor taken for the file's
             options = replace(options, nameless=True)

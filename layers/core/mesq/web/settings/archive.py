@@ -30,7 +30,7 @@ from starlette.datastructures import UploadFile
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...application.ratelimit import RateLimiter, user_subject
+from ...application.ratelimit import RateLimiter, counted_import
 from ...archive.format import ArchiveError
 from ...archive.importer import import_account
 from ...archive.markdown_import import import_markdown
@@ -104,8 +104,11 @@ def _run_import(
 ) -> Outcome:
     """In a worker thread, holding an archive slot and counted in the user's `import` bucket: the
     upload into a named temporary file, then the command line's import of it."""
-    with archive_slot(principal.user_id), tempfile.TemporaryDirectory(prefix="mesq-import-") as folder:
-        RateLimiter(services.items, services.settings, clock).hit(user_subject(principal.user_id), "import")
+    with (
+        archive_slot(principal.user_id),
+        tempfile.TemporaryDirectory(prefix="mesq-import-") as folder,
+        counted_import(RateLimiter(services.items, services.settings, clock), principal.user_id, ArchiveError),
+    ):
         path = Path(folder) / "upload.zip"
         with path.open("wb") as copy:
             shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
