@@ -28,7 +28,7 @@ from icalendar import Alarm, Calendar, Event, vRecur
 
 from ..kernel.i18n import N_, Translator
 from ..kernel.ports.storage import Item
-from ..kernel.timestamps import parse_timestamp
+from ..kernel.timestamps import in_zone, parse_timestamp
 from ..kernel.values import without_controls
 from ..todos.reminder_schedule import parse_offset
 
@@ -41,11 +41,7 @@ REFRESH = "PT15M"
 def _start(due: dict[str, Any], timezone: str | None) -> date | datetime:
     if due["type"] == "date":
         return date.fromisoformat(str(due["date"]))
-    moment = parse_timestamp(str(due["at"]), "due.at")
-    try:
-        return moment.astimezone(ZoneInfo(timezone)) if timezone else moment.astimezone(UTC)
-    except OverflowError:  # year 1 or 9999 that the zone's offset takes off the calendar: in UTC
-        return moment.astimezone(UTC)
+    return in_zone(parse_timestamp(str(due["at"]), "due.at"), ZoneInfo(timezone) if timezone else UTC)
 
 
 def _rule(record: Item) -> vRecur | None:

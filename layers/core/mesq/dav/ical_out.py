@@ -23,7 +23,7 @@ from icalendar import Alarm, Calendar, Component, Timezone, Todo, vRecur
 from icalendar.timezone import tzp
 
 from ..kernel.ports.storage import Item
-from ..kernel.timestamps import parse_timestamp
+from ..kernel.timestamps import in_zone, parse_timestamp
 from ..kernel.values import without_controls
 from ..todos.reminder_schedule import parse_offset
 from ..todos.sync.links import RecordKind, uid_of
@@ -60,11 +60,7 @@ def _copy(todo: Component, text: str) -> None:
 def _instant(due: dict[str, Any], timezone: str | None) -> date | datetime:
     if due["type"] == "date":
         return date.fromisoformat(str(due["date"]))
-    moment = parse_timestamp(str(due["at"]), "due.at")
-    try:
-        return moment.astimezone(ZoneInfo(timezone)) if timezone else moment.astimezone(UTC)
-    except OverflowError:  # year 1 or 9999 that the zone's offset takes off the calendar: in UTC
-        return moment.astimezone(UTC)
+    return in_zone(parse_timestamp(str(due["at"]), "due.at"), ZoneInfo(timezone) if timezone else UTC)
 
 
 def shown_zone(record: Item, user_zone: str | None) -> str | None:
