@@ -43,20 +43,19 @@ MAX_DATE_PROBES = 48
 #: with the phrase's length.
 MAX_PHRASE_CHARACTERS = 40
 
+#: English month names; "may" is one, but never a date word alone ("may need milk").
+_MONTH_NAMES = frozenset(
+    {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+     "january", "february", "march", "april", "june", "july", "august", "september", "october",
+     "november", "december"}
+)  # fmt: skip
 # Words that may start or make up a date phrase; a window of words without a digit must hold one.
 # Not "sun" (the sun: "sun cream", "sun salutation"); "sunday" and "every sun" are.
 _DATE_WORDS = frozenset(
     {"today", "tonight", "tomorrow", "tmr", "tmrw", "next", "in", "at", "on", "noon", "midnight", "morning",
      "evening", "afternoon", "week", "month", "year", "day", "days", "weeks", "am", "pm", "hour", "hours",
      "minute", "minutes", "min", "mins",
-     "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-     "january", "february", "march", "april", "june", "july", "august", "september", "october",
-     "november", "december", *(name for name in EN_DAY_NAMES if name != "sun"), "night", "this"}
-)  # fmt: skip
-_MONTH_NAMES = frozenset(
-    {"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-     "january", "february", "march", "april", "june", "july", "august", "september", "october",
-     "november", "december"}
+     *(_MONTH_NAMES - {"may"}), *(name for name in EN_DAY_NAMES if name != "sun"), "night", "this"}
 )  # fmt: skip
 #: What "this" may stand before in a date ("this friday", "this evening"; not "do this today",
 #: nor "this week" / "this month" / "this year": spans, not days).
@@ -264,7 +263,7 @@ def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = N
         relative, typed_year = match["relative"], match["year"]
         if relative in ("去", "前"):
             return match[0]  # 去年底: past, no due
-        year = int(typed_year) if typed_year else today.year + {"明": 1, "后": 2}.get(relative or "", 0)
+        year = int(typed_year) if typed_year else today.year + _RELATIVE_YEARS[relative or "今"]
         return f" {date(year, 12, 31).isoformat()} " if year >= today.year else match[0]
 
     def month_end(match: re.Match[str]) -> str:
@@ -282,9 +281,8 @@ def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = N
         return f" {found.isoformat()} " if found >= today else match[0]
 
     def fixed_day(match: re.Match[str]) -> str:
-        month, day = _ZH_FIXED_DAYS[match[0]]
-        found = date(today.year, month, day)
-        return f" {(found if found >= today else found.replace(year=today.year + 1)).isoformat()} "
+        found = _next_date_of(today, *_ZH_FIXED_DAYS[match[0]])
+        return match[0] if found is None else f" {found.isoformat()} "
 
     def in_units(match: re.Match[str]) -> str:
         n = 0.5 if match["n"] == "半" else zh_number(match["n"])
