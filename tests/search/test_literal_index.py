@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from mesq.application.invocation import REGISTRY
 from mesq.kernel.context import Call
+from mesq.kernel.errors import ValidationError
 from mesq.kernel.ports.storage import ItemStore
 from mesq.memos import reads
 from mesq.memos import store as memo_store
@@ -146,6 +147,11 @@ def _run_steps(
             continue
         deliver()
         args = _query_args(call, step, ids)
+        if not args["query"].strip():  # only spaces: both ways refuse it, before any read
+            for way in (_scan, _indexed):
+                with pytest.raises(ValidationError, match="only spaces"):
+                    way(call, args, monkeypatch)
+            continue
         expected = _scan(call, args, monkeypatch)
         assert _indexed(call, args, monkeypatch) == expected, args
         answered += 1
