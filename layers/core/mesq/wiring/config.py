@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from ..kernel.messages import quoted
 
@@ -46,6 +47,34 @@ def _size(env: Mapping[str, str], name: str, default: int, minimum: int = 0, max
         bounds = f">= {minimum}" + (f" and <= {maximum}" if maximum is not None else "")
         raise ConfigError(f"{name} must be a whole number {bounds}, not {quoted(raw)}")
     return int(raw)
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def public_url_of(value: str, name: str = "MESQ_PUBLIC_URL") -> str:
+    """The instance URL in the one form clients compare it in: lower-case scheme and host, no
+    default port, no trailing slash. It is the OAuth issuer and the `iss` of every authorization
+    response, which clients compare as strings after writing the issuer their own way (the `mcp`
+    SDK's pydantic URLs lower-case the host and drop `:443`): `https://MeSQ.example.com` failed
+    the first connection with "iss mismatch". MeSQ is served at the root of its host, so a path,
+    query, fragment or user info is refused here rather than breaking every resource check."""
+    written = value.strip()
+    try:
+        parts = urlsplit(written)
+        port = parts.port
+    except ValueError:
+        raise ConfigError(f"{name} is not a valid URL: {quoted(value)}") from None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        raise ConfigError(f"{name} must be an http(s) URL such as https://mesq.example.com, not {quoted(value)}")
+    if parts.path not in ("", "/") or "?" in written or "#" in written or "@" in parts.netloc:
+        raise ConfigError(
+            f"{name} must be the server's scheme, host and port only (MeSQ is served at the root of its "
+            f"host): no path, query, fragment or user info, not {quoted(value)}"
+        )
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"{scheme}://{host}" if port in (None, _DEFAULT_PORTS[scheme]) else f"{scheme}://{host}:{port}"
 
 
 def _optional_size(env: Mapping[str, str], name: str, default: int | None) -> int | None:
@@ -165,7 +194,7 @@ class Settings:
         profile = env.get("MCP_RATE_LIMIT_PROFILE", "normal")
         if profile not in ("normal", "relaxed", "off"):
             raise ConfigError(f"MCP_RATE_LIMIT_PROFILE must be normal, relaxed or off, not {quoted(profile)}")
-        public_url = env.get("MESQ_PUBLIC_URL") or None
+        public_url = public_url_of(env["MESQ_PUBLIC_URL"]) if (env.get("MESQ_PUBLIC_URL") or "").strip() else None
         on_lambda = bool(env.get("AWS_LAMBDA_FUNCTION_NAME"))
         redirect_default = 4 * 1024 * 1024 if on_lambda else None
         search_provider = env.get("MESQ_SEARCH_PROVIDER") or ("bedrock" if on_lambda else "local")
@@ -184,7 +213,7 @@ class Settings:
             region=env.get("AWS_REGION", env.get("AWS_DEFAULT_REGION", "us-east-1")),
             dynamodb_endpoint=env.get("MESQ_DYNAMODB_ENDPOINT") or None,
             s3_endpoint=env.get("MESQ_S3_ENDPOINT") or None,
-            public_url=public_url.rstrip("/") if public_url else None,
+            public_url=public_url,
             rate_limit_enabled=_flag(env.get("MCP_RATE_LIMIT_ENABLED"), True, "MCP_RATE_LIMIT_ENABLED"),
             rate_limit_profile=profile,  # type: ignore[arg-type]
             oauth_cimd_allow_loopback=_flag(

@@ -19,7 +19,7 @@ from ...application.ratelimit import RateLimiter, user_subject
 from ...auth.users import find_user_by_name, list_users
 from ...kernel.errors import MesqError
 from ...kernel.ports.storage import ItemStore
-from ...wiring.config import Settings
+from ...wiring.config import Settings, public_url_of
 from ...wiring.services import Services, build_services
 
 #: What `add_subparsers()` returns: where each command group adds its parser.
@@ -80,7 +80,7 @@ def settings_of(args: argparse.Namespace) -> Settings:
     if args.storage is not None:
         settings = settings.with_overrides(storage=args.storage)
     if getattr(args, "public_url", None):
-        settings = settings.with_overrides(public_url=args.public_url.rstrip("/"))
+        settings = settings.with_overrides(public_url=public_url_of(args.public_url, "--public-url"))
     return settings
 
 
