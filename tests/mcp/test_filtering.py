@@ -113,6 +113,22 @@ def test_unknown_toolset_is_a_clear_400(mcp, path, headers):
     assert response.headers["cache-control"] == "private, no-store"
 
 
+@pytest.mark.parametrize("path", ["/mcp/x/memos", "/mcp/x/memo,bogus/readonly", "/mcp/x/,"])
+def test_a_url_naming_no_valid_toolset_is_a_400_before_any_credential(mcp_http, path):
+    """The toolset names are public, and a URL naming an unknown one can never be connected to:
+    a client without a token learns that at once. With a 401 it went through OAuth first: the
+    challenge's metadata document for such a URL is a 404, so the client fell back to the root
+    document (`/mcp`), the person approved a grant for the whole endpoint, and only then did the
+    connection fail (sweep "connect")."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    headers = {"Accept": "application/json, text/event-stream"}
+    response = mcp_http.post(path, json=body, headers=headers)
+    assert response.status_code == 400, response.text
+    assert "www-authenticate" not in response.headers
+    error = response.json()["error"]
+    assert error["code"] == "VALIDATION_ERROR" and "valid toolsets: memo" in error["message"]
+
+
 def test_url_must_name_a_toolset(mcp):
     response = mcp(path="/mcp/x/,").post("tools/list")
     assert response.status_code == 400 and "names no toolset" in response.json()["error"]["message"]

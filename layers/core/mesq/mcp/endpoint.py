@@ -4,8 +4,10 @@ Per request, in this order (docs/contract.md §2, architecture "Request flow (MC
 
 1. POST only (GET would open a never-ending SSE stream, a Lambda timeout): others -> 405.
 2. Origin check against DNS rebinding -> 403.
-3. Credential -> 401 with the `WWW-Authenticate` challenge of docs/contract.md §1 (with `scope`: the read
-   scopes, what connecting needs; writes are stepped up).
+3. The URL's toolsets (`/mcp/x/{toolsets}`) -> 400 when it names none or an unknown one, before
+   any credential: the names are public, and no token can ever connect to such a URL.
+   Then the credential -> 401 with the `WWW-Authenticate` challenge of docs/contract.md §1 (with
+   `scope`: the read scopes, what connecting needs; writes are stepped up).
 4. At least one read scope -> 403 `insufficient_scope`.
 5. Visibility from scopes, the /readonly path, URL toolsets and the X-MCP-* headers -> 400 for
    an unknown toolset / tool name.
@@ -96,7 +98,7 @@ from .resource_metadata import instance_url, resource_base
 from .result import logger
 from .running_manager import RunningManagers
 from .versions import amend_rejection
-from .visibility import FILTER_HEADERS, Visibility, resolve
+from .visibility import FILTER_HEADERS, Visibility, parse_url_toolsets, resolve
 from .wire import Captured, amending_send
 
 MCP_BODY_CAP = UPLOAD_BODY_CAP
@@ -273,6 +275,14 @@ class McpEndpoint:
         origin = request.headers.get("origin")
         if not is_allowed_origin(origin, request.headers.get("host"), self.services.settings.public_url):
             raise _Rejected(Forbidden(f"requests from origin {quoted(origin)} are not allowed"))
+        if (url_toolsets := request.path_params.get("toolsets")) is not None:
+            # Before the credential: a URL no token can ever connect to must not send the person
+            # through OAuth first (its metadata document is a 404, so a client falls back to the
+            # root document and has the person approve a grant for the whole of /mcp).
+            try:
+                parse_url_toolsets(url_toolsets)
+            except ValidationError as error:
+                raise _Rejected(error) from None
         principal = await self._principal(request)
         if not principal.scopes & READ_SCOPES:
             raise _Rejected(

@@ -69,6 +69,15 @@ def parse_toolsets(names: Iterable[str], source: str) -> frozenset[str] | None:
     return frozenset(selected)
 
 
+def parse_url_toolsets(raw: str) -> frozenset[str] | None:
+    """The toolsets of `/mcp/x/{toolsets}` (None: all); VALIDATION_ERROR when the URL names none
+    or an unknown one. Needs no credential: the endpoint checks it before asking for one."""
+    named = split_names(raw)
+    if not named:
+        raise ValidationError(f"the URL /mcp/x/{{toolsets}} names no toolset; valid toolsets: {VALID_TOOLSET_NAMES}")
+    return parse_toolsets(named, "the URL")
+
+
 def _known_tools(catalog: Catalog, names: list[str], header: str) -> frozenset[str]:
     unknown = [name for name in names if catalog.get(name) is None]
     if unknown:
@@ -172,14 +181,7 @@ def resolve(
 ) -> Visibility:
     """The visibility of one request; raises ValidationError (HTTP 400) for unusable filters."""
     readonly = readonly_path or parse_readonly_header(headers.get(READONLY_HEADER))
-    from_url = None
-    if url_toolsets is not None:
-        named = split_names(url_toolsets)
-        if not named:
-            raise ValidationError(
-                f"the URL /mcp/x/{{toolsets}} names no toolset; valid toolsets: {VALID_TOOLSET_NAMES}"
-            )
-        from_url = parse_toolsets(named, "the URL")
+    from_url = None if url_toolsets is None else parse_url_toolsets(url_toolsets)
     from_header = parse_toolsets(split_names(headers.get(TOOLSETS_HEADER)), "X-MCP-Toolsets")
     allow_names = split_names(headers.get(TOOLS_HEADER))
     allow = _known_tools(catalog, allow_names, "X-MCP-Tools") if allow_names else None
