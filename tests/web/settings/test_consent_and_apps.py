@@ -12,7 +12,7 @@ from mesq.auth.oauth.grants import authenticate_access_token
 from mesq.kernel.errors import MesqError
 from mesq.wiring.services import Services
 
-from ..conftest import BASE, REDIRECT_URI, Browser, grant_for, pending_request, sign_in
+from ..conftest import BASE, PASSWORD, REDIRECT_URI, Browser, csrf_of, grant_for, pending_request, sign_in
 
 
 def _query(url: str) -> dict[str, list[str]]:
@@ -46,6 +46,38 @@ def test_login_then_back_to_consent(services: Services, new_client) -> None:
     client = new_client()
     answer = sign_in(client, "ivan", next_path=consent_url)
     assert answer.status_code == 303 and answer.headers["location"] == consent_url
+
+
+def test_first_run_set_up_then_back_to_consent(services: Services, new_client) -> None:
+    """A person who runs MeSQ for the first time and connects an app right away has no account
+    yet: sign-in sends them to the set-up, which must bring them back to the consent page too (it
+    went to the memo timeline, and the app waited for a callback that never came)."""
+    pending = pending_request(services)
+    consent_url = f"/oauth/consent?request={pending.request_id}"
+    client = new_client()
+    to_login = client.get(consent_url, follow_redirects=False)
+    to_setup = client.get(to_login.headers["location"], follow_redirects=False)
+    assert to_setup.status_code == 303
+    assert to_setup.headers["location"] == "/setup?next=" + quote(consent_url, safe="")
+    form = client.get(to_setup.headers["location"])
+    assert form.status_code == 200
+    fields = {"csrf": csrf_of(form.text), "username": "first", "password": PASSWORD, "confirm": PASSWORD}
+    hidden_next = f'<input type="hidden" name="next" value="{consent_url}">'
+    assert hidden_next in form.text
+    created = client.post("/setup", data={**fields, "next": consent_url}, follow_redirects=False)
+    assert created.status_code == 303 and created.headers["location"] == consent_url
+    assert "Test Agent" in client.get(consent_url).text
+    # Only a local path: anything else goes home, as after sign-in.
+    assert new_client().get("/setup?next=//evil.example/x").text.count("evil.example") == 0
+
+
+def test_setup_closed_sends_next_on_to_sign_in(services: Services, new_client) -> None:
+    from mesq.auth.users import create_user
+
+    create_user(services.items, "zoe", PASSWORD)
+    closed = new_client().get("/setup?next=/oauth/consent%3Frequest%3Dabc", follow_redirects=False)
+    assert closed.status_code == 303
+    assert closed.headers["location"] == "/login?next=" + quote("/oauth/consent?request=abc", safe="")
 
 
 def test_deny_returns_ok_with_access_denied_and_state(services: Services, browser: Callable[..., Browser]) -> None:

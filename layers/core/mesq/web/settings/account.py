@@ -9,6 +9,7 @@ check of the pipeline this stops login CSRF without writing anything to the stor
 from __future__ import annotations
 
 import secrets
+from urllib.parse import quote
 
 from starlette.responses import Response
 from starlette.routing import Route
@@ -91,28 +92,38 @@ async def _users_exist(page: Page) -> bool:
 SETUP_DONE = "/login"
 
 
+def _carrying(path: str, target: str) -> str:
+    """`path` with `?next=<target>` unless the target is home: a person sent to sign in (or, on a
+    fresh instance, to set up) from the OAuth consent page goes back there afterwards."""
+    return path if target == HOME else f"{path}?next={quote(target, safe='')}"
+
+
 async def setup_form(page: Page) -> Response:
+    target = safe_next(page.request.query_params.get("next"), HOME)
     if await _users_exist(page):
-        return redirect(SETUP_DONE)
-    return _form_page(page, "settings/setup.html", username="", error=None)
+        return redirect(_carrying(SETUP_DONE, target))
+    return _form_page(page, "settings/setup.html", next=target, username="", error=None)
 
 
 async def setup_submit(page: Page) -> Response:
+    target = safe_next(page.fields.text("next"), HOME)
     if await _users_exist(page):
-        return redirect(SETUP_DONE)
+        return redirect(_carrying(SETUP_DONE, target))
     _check_form_token(page)
     username = page.fields.text("username").strip().lower()
     password = page.fields.text("password")
     if password != page.fields.text("confirm"):
         mismatch = page.gettext("The passwords do not match.")
-        return _form_page(page, "settings/setup.html", status=400, username=username, error=mismatch)
+        return _form_page(page, "settings/setup.html", status=400, next=target, username=username, error=mismatch)
     try:
         user = await run_sync(create_user, page.web.services.items, username, password, admin=True, first_user=True)
     except SetupAlreadyDone:  # another set-up won the race
-        return redirect(SETUP_DONE)
+        return redirect(_carrying(SETUP_DONE, target))
     except ValidationError as error:
-        return _form_page(page, "settings/setup.html", status=400, username=username, error=page.error_text(error))
-    return await _signed_in(page, user["id"], user["username"], HOME)
+        return _form_page(
+            page, "settings/setup.html", status=400, next=target, username=username, error=page.error_text(error)
+        )
+    return await _signed_in(page, user["id"], user["username"], target)
 
 
 # -- sign-in / sign-out ------------------------------------------------------------------------
@@ -123,7 +134,7 @@ async def login_form(page: Page) -> Response:
     if page.session is not None:
         return redirect(target)
     if not await _users_exist(page):
-        return redirect("/setup")
+        return redirect(_carrying("/setup", target))
     return _form_page(page, "settings/login.html", next=target, username="", error=None)
 
 
