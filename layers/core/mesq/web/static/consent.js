@@ -20,6 +20,12 @@
       return response.json().then(function (body) { return { ok: response.ok, body: body }; });
     }).then(function (result) {
       if (result.ok && result.body.ok && result.body.redirectUrl) {
+        // A native app's callback (cursor://...) leaves the browser on this page: say what was
+        // answered instead of asking again with dead buttons.
+        var done = document.getElementById("consent-done");
+        done.querySelector('[data-decision="' + decision + '"]').hidden = false;
+        done.hidden = false;
+        form.hidden = true;
         window.location.assign(result.body.redirectUrl);
         return;
       }

@@ -1,0 +1,74 @@
+"""The consent flow in headless Chromium against a real `mesq serve`, as a person meets it when
+the app is a native one (Cursor's `cursor://` callback): the browser hands the answer to the app
+and stays on MeSQ's page, which must then say what happened in the page's language, not keep
+asking the question with its buttons dead. The first connection on a fresh instance also passes
+through the set-up, which must come back to the consent page."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+from urllib.parse import urlencode
+
+import httpx
+from playwright import sync_api as playwright_sync
+
+from ...conftest import start_server, stop_server
+from ..chromium import chromium_page
+
+PASSWORD = "correct horse battery"
+NATIVE_CALLBACK = "cursor://anysphere.cursor-mcp/oauth/callback"
+
+
+def _authorize_url(base: str, state: str) -> str:
+    registered = httpx.post(
+        base + "/oauth/register", json={"client_name": "Cursor", "redirect_uris": [NATIVE_CALLBACK]}, timeout=10
+    )
+    assert registered.status_code == 201, registered.text
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    query = {
+        "response_type": "code", "client_id": registered.json()["client_id"], "redirect_uri": NATIVE_CALLBACK,
+        "state": state, "code_challenge": challenge, "code_challenge_method": "S256",
+    }  # fmt: skip
+    return base + "/oauth/authorize?" + urlencode(query)
+
+
+def test_consent_for_a_native_app_says_what_happened_in_the_pages_language(tmp_path) -> None:
+    live = start_server(tmp_path / "live")
+    expect = playwright_sync.expect
+    try:
+        base = live.base_url
+        with chromium_page(locale="zh-CN", extra_http_headers={"Accept-Language": "zh-CN"}) as page:
+            handed: list[str] = []
+            page.on("request", lambda request: handed.append(request.url) if request.url.startswith("cursor:") else 0)
+            # A fresh instance: sign-in sends the person to the set-up, which comes back here.
+            page.goto(_authorize_url(base, "st-zh"))
+            expect(page.locator("h1")).to_have_text("欢迎使用 MeSQ")
+            page.fill("input[name=username]", "admin")
+            page.fill("input[name=password]", PASSWORD)
+            page.fill("input[name=confirm]", PASSWORD)
+            page.click("button[type=submit]")
+            expect(page.locator("h1")).to_contain_text("Cursor")
+            page.get_by_role("button", name="允许").click()
+            status = page.locator("#consent-done")
+            expect(status).to_be_visible()
+            expect(status).to_contain_text("已允许")
+            expect(status).to_contain_text("cursor://anysphere.cursor-mcp")
+            expect(page.locator("#consent")).to_be_hidden()
+            assert handed and "code=" in handed[0] and "state=st-zh" in handed[0]
+
+        with chromium_page(locale="en-US", extra_http_headers={"Accept-Language": "en-US"}) as page:
+            page.goto(_authorize_url(base, "st-en"))
+            page.fill("input[name=username]", "admin")
+            page.fill("input[name=password]", PASSWORD)
+            page.click("button[type=submit]")
+            page.get_by_role("button", name="Deny").click()
+            status = page.locator("#consent-done")
+            expect(status).to_be_visible()
+            expect(status).to_contain_text("denied")
+            expect(page.locator("#consent")).to_be_hidden()
+            assert "已" not in status.inner_text()
+    finally:
+        stop_server(live)
