@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from mesq.auth.oauth.authorization import list_grants, load_pending, revoke_grant
+from mesq.auth.oauth.keys import REFRESH_SECONDS, grant_key
 from mesq.kernel.errors import NotFound
 from tests.mcp.conftest import Mcp
 from tests.oauth.conftest import INSTANCE
@@ -86,3 +89,37 @@ def test_revocation_endpoint_forms(flow, client):
     assert Mcp(client, tokens["access_token"]).post("tools/list").status_code == 200
     assert client.post("/oauth/revoke", data={"token": tokens["refresh_token"], **mine}).status_code == 200
     assert Mcp(client, tokens["access_token"]).post("tools/list").status_code == 401
+
+
+def _days_later(monkeypatch: pytest.MonkeyPatch, start: float, seconds: float) -> None:
+    """Move every clock the grants and the store read (`time.time`) to `start + seconds`."""
+    monkeypatch.setattr(time, "time", lambda: start + seconds)
+
+
+def test_a_grant_whose_refresh_token_expired_leaves_connected_apps(flow, monkeypatch):
+    """A grant is dead once its refresh token has expired (30 days without a refresh): the
+    Connected-apps page listed it for ever, as if the app could still reach the account, and
+    every reconnection added a row that never went away."""
+    start = time.time()
+    kept, dropped = flow.tokens(), flow.tokens(scope="memo:read")
+    assert len(list_grants(flow.services.items, flow.user_id)) == 2
+    _days_later(monkeypatch, start, REFRESH_SECONDS - 3600)
+    refreshed = flow.token(grant_type="refresh_token", refresh_token=kept["refresh_token"])
+    assert refreshed.status_code == 200, refreshed.text
+    _days_later(monkeypatch, start, REFRESH_SECONDS + 3600)
+    # The refreshed grant started a new 30 days; the other one is gone, and so is its token.
+    listed = list_grants(flow.services.items, flow.user_id)
+    assert [grant["scopes"] for grant in listed] == [["memo:read", "memo:write"]]
+    assert flow.token(grant_type="refresh_token", refresh_token=dropped["refresh_token"]).status_code == 400
+
+
+def test_a_grant_stored_before_grants_expired_leaves_with_its_refresh_token(flow, monkeypatch):
+    start = time.time()
+    flow.tokens()
+    (grant,) = list_grants(flow.services.items, flow.user_id)
+    record = flow.services.items.get(grant_key(flow.user_id, grant["id"]))
+    assert record is not None
+    flow.services.items.put({name: value for name, value in record.items() if name != "ttl"})
+    assert len(list_grants(flow.services.items, flow.user_id)) == 1
+    _days_later(monkeypatch, start, REFRESH_SECONDS + 3600)
+    assert list_grants(flow.services.items, flow.user_id) == []

@@ -70,7 +70,8 @@ def _invalid_grant(description: str) -> OAuthError:
 
 
 def _token_writes(grant: dict[str, Any], scopes: list[str]) -> tuple[IssuedTokens, list[WriteOp], dict[str, str]]:
-    """Puts for a fresh access + refresh token of `grant`; returns the digests the grant keeps."""
+    """Puts for a fresh access + refresh token of `grant`; returns what the grant keeps (the
+    digests, and its `ttl`: the refresh token's expiry)."""
     now = int(time.time())
     access, refresh = new_secret(ACCESS_PREFIX), new_secret(REFRESH_PREFIX)
     access_digest, refresh_digest = digest(access), digest(refresh)
@@ -102,7 +103,10 @@ def _token_writes(grant: dict[str, Any], scopes: list[str]) -> tuple[IssuedToken
         ),
     ]
     tokens = IssuedTokens(access, refresh, ACCESS_SECONDS, tuple(scopes))
-    return tokens, writes, {"accessDigest": access_digest, "refreshDigest": refresh_digest}
+    # The grant lives as long as its refresh token: once that expires nothing can use the grant,
+    # and the Connected-apps page must not list it (each rotation starts a new 30 days).
+    kept = {"accessDigest": access_digest, "refreshDigest": refresh_digest, "ttl": now + REFRESH_SECONDS}
+    return tokens, writes, kept
 
 
 def exchange_code(
@@ -328,12 +332,20 @@ def public_grant(grant: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def _usable(items: ItemStore, grant: dict[str, Any]) -> bool:
+    """Not revoked, and (for a grant stored before grants expired with their refresh token, which
+    has no `ttl`) its refresh token still there."""
+    if grant.get("revokedAt"):
+        return False
+    return "ttl" in grant or items.get(refresh_key(grant["refreshDigest"])) is not None
+
+
 def list_grants(items: ItemStore, user_id: str) -> list[dict[str, Any]]:
     """The person's connected apps (live grants), newest first."""
     grants = [
         public_grant(grant)
         for grant in walk(items, grant_key(user_id, "")[0], prefix="OAUTHGRANT#")
-        if not grant.get("revokedAt")
+        if _usable(items, grant)
     ]
     return sorted(grants, key=lambda grant: grant["createdAt"], reverse=True)
 
