@@ -38,3 +38,16 @@ def test_each_mcp_url_challenges_with_its_own_resource_metadata(client):
         url = _metadata_url(response)
         assert url == f"http://testserver/.well-known/oauth-protected-resource{path}"
         assert client.get(url.removeprefix("http://testserver")).json()["resource"] == f"http://testserver{path}"
+
+
+def test_rest_401_to_a_token_says_invalid_token(client, flow):
+    """RFC 6750 §3.1: a request that sent a token which is not accepted (unknown, revoked, expired,
+    or an OAuth token of another resource) is told `error="invalid_token"`, the signal an OAuth
+    client refreshes on; a request without any credential is not (as on /mcp)."""
+    narrowed = flow.tokens(resource="http://testserver/mcp/readonly")["access_token"]
+    for token in ("mesq_pat_not-a-token", "mesq_at_unknown", narrowed):
+        response = client.get("/api/toolkit/memo", headers={"Authorization": f"Bearer {token}"})
+        assert response.status_code == 401
+        assert response.headers["www-authenticate"].startswith('Bearer realm="mesq", error="invalid_token", ')
+    anonymous = client.get("/api/toolkit/memo")
+    assert "error=" not in anonymous.headers["www-authenticate"]
