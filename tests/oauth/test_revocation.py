@@ -128,3 +128,14 @@ def test_unknown_tokens_of_a_known_client_answer_200(flow: Flow, token: str) -> 
     flow.tokens()
     assert _revoke(flow, {"token": token, "client_id": flow.client_id}).status_code == 200
     assert _live(flow)
+
+
+def test_a_revocation_of_another_media_type_is_told_both_it_accepts(client):
+    """The revocation endpoint takes a form or JSON: its refusal said "token requests must be
+    application/x-www-form-urlencoded", the token endpoint's rule, naming the wrong endpoint and
+    hiding the JSON it accepts."""
+    for headers in ({"Content-Type": "text/plain"}, {}):
+        response = client.post("/oauth/revoke", content=b"token=x", headers=headers)
+        assert response.status_code == 400 and response.json()["error"] == "invalid_request"
+        description = response.json()["error_description"]
+        assert description.startswith("revocation requests") and "application/json" in description

@@ -361,8 +361,13 @@ class OAuthEndpoints:
 
     async def _revocation_params(self, request: Request) -> dict[str, str]:
         """The form RFC 7009 names, or a JSON object (some clients send one)."""
-        if not is_json_media_type(request.headers.get("content-type")):
+        content_type = request.headers.get("content-type")
+        if media_type(content_type) == FORM_MEDIA_TYPE:
             return await self._form(request)
+        if not is_json_media_type(content_type):
+            raise OAuthError(
+                "invalid_request", "revocation requests must be application/x-www-form-urlencoded or application/json"
+            )
         raw = await read_limited(request, MAX_FORM_BYTES)
         if raw is None:
             raise OAuthError("invalid_request", f"the request body exceeds {MAX_FORM_BYTES} bytes")
