@@ -69,7 +69,7 @@ def _invalid_grant(description: str) -> OAuthError:
     return OAuthError("invalid_grant", description)
 
 
-def _token_writes(grant: dict[str, Any], scopes: list[str]) -> tuple[IssuedTokens, list[WriteOp], dict[str, str]]:
+def _token_writes(grant: dict[str, Any], scopes: list[str]) -> tuple[IssuedTokens, list[WriteOp], dict[str, Any]]:
     """Puts for a fresh access + refresh token of `grant`; returns what the grant keeps (the
     digests, and its `ttl`: the refresh token's expiry)."""
     now = int(time.time())
