@@ -217,3 +217,18 @@ def test_a_browser_is_told_on_a_page_in_its_language(flow):
     assert missing.status_code == 400 and "This sign-in link is incomplete or malformed" in missing.text
     api = flow.client.get("/oauth/authorize", params={"client_id": "x"}, headers={"accept": "application/json"})
     assert api.json()["error"] == "invalid_client"
+
+
+def test_a_registered_localhost_redirect_port_may_vary_too(client, register, flow):
+    """A registration listing `http://localhost/callback` (as Claude Code's metadata does) is used
+    with `http://localhost:<port>/callback`; the code is bound to that exact URI."""
+    client_id = register(redirect_uris=["http://localhost/callback"])["client_id"]
+    flow.client_id = client_id
+    pkce = Pkce.new()
+    code = flow.approve(flow.authorize(pkce, redirect_uri="http://localhost:51234/callback"))["code"]
+    elsewhere = flow.exchange(code, pkce, redirect_uri="http://localhost:51235/callback")
+    assert _error(elsewhere) == "invalid_grant"
+    pkce = Pkce.new()
+    code = flow.approve(flow.authorize(pkce, redirect_uri="http://localhost:51234/callback"))["code"]
+    exchanged = flow.exchange(code, pkce, redirect_uri="http://localhost:51234/callback")
+    assert exchanged.status_code == 200, exchanged.text

@@ -243,3 +243,31 @@ def test_the_fetch_connects_to_the_address_it_checked(monkeypatch, documents):
     monkeypatch.setattr(outbound, "is_public_address", lambda address: str(address) == "127.0.0.1")
     document = asyncio.run(cimd.fetch_metadata_document(url, allow_loopback=False)).document
     assert document["client_id"] == url and lookups == ["client.example"]
+
+
+def test_claude_codes_document_connects_with_a_localhost_port(services, documents):
+    """Claude Code's client metadata document (https://claude.ai/oauth/claude-code-client-metadata)
+    lists `http://localhost/callback` and `http://127.0.0.1/callback` and authorizes with
+    `http://localhost:<a free port>/callback` (anthropics/claude-code#90370): the port of a
+    `localhost` URI may vary as an IP literal's does, or Claude Code can never connect. The code
+    is then bound to the URI with its port, and only another port of a listed URI is admitted."""
+    base, served = documents
+    url = f"{base}/claude-code-client-metadata"
+    document = _document(
+        url, client_name="Claude Code", redirect_uris=["http://localhost/callback", "http://127.0.0.1/callback"]
+    )
+    served["/claude-code-client-metadata"] = (200, JSON, document)
+    with _app(services, allow_loopback=True) as client:
+        for redirect_uri in ("http://localhost:57470/callback", "http://127.0.0.1:57471/callback"):
+            params = authorize_params(url, Pkce.new(), redirect_uri=redirect_uri)
+            response = client.get("/oauth/authorize", params=params, follow_redirects=False)
+            assert response.status_code == 302, response.text
+            assert "/oauth/consent?request=" in response.headers["location"]
+        for other in (
+            "http://localhost:57470/other",
+            "http://localhost.evil:57470/callback",
+            "https://localhost/callback",
+        ):
+            params = authorize_params(url, Pkce.new(), redirect_uri=other)
+            refused = client.get("/oauth/authorize", params=params, follow_redirects=False)
+            assert refused.status_code == 400 and refused.json()["error"] == "invalid_request", other

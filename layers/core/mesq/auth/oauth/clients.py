@@ -5,7 +5,8 @@ All clients are public (`token_endpoint_auth_method: none`): MCP clients are des
 browser-based agents that cannot keep a secret, and PKCE S256 binds every code to its client.
 
 Redirect URIs: `https` URLs, `http` only on loopback (127.0.0.1, [::1], localhost; RFC 8252
-§7.3 lets the port vary at request time for the IP literals), and a native app's private-use
+§7.3 lets the port vary at request time for the IP literals, and MeSQ for `localhost` too, which
+Claude Code relies on), and a native app's private-use
 scheme with a host (RFC 8252 §7.1; Cursor registers `cursor://anysphere.cursor-mcp/oauth/callback`
 beside its https and loopback callbacks, and refusing one refuses the whole registration). No
 fragments, no user info, and no scheme a browser itself acts on (`javascript:`, `data:`, `file:`,
@@ -311,18 +312,24 @@ def metadata_document_client(client_id: str, document: dict[str, Any]) -> Client
 
 
 def _loopback_portless(uri: str) -> str | None:
+    """A loopback http URI without its port, the form two URIs are compared in when only the port
+    may differ: the IP literals (RFC 8252 §7.3) and `localhost`. RFC 8252 §8.3 prefers the literals,
+    but Claude Code's metadata document lists `http://localhost/callback` and authorizes with
+    `http://localhost:<a free port>/callback` (anthropics/claude-code#90370): exact matching on that
+    name refused it for ever. The host must still be the one registered, and `localhost` resolves
+    on the person's own machine, as the literals do."""
     try:
         parts = urlsplit(uri)
     except ValueError:  # not a URL at all: the caller's exact match already failed
         return None
-    if parts.scheme != "http" or parts.hostname not in LOOPBACK_IPS:
+    if parts.scheme != "http" or parts.hostname not in LOOPBACK_HOSTS:
         return None
     host = f"[{parts.hostname}]" if ":" in (parts.hostname or "") else parts.hostname
     return urlunsplit((parts.scheme, host, parts.path, parts.query, ""))
 
 
 def match_redirect_uri(client: Client, requested: str | None) -> str:
-    """The redirect URI to use: exactly a registered one (loopback IP literals: any port). Absent
+    """The redirect URI to use: exactly a registered one (loopback http URIs: any port). Absent
     only when exactly one is registered. OAuthError invalid_request otherwise."""
     if requested is None or requested == "":
         if len(client.redirect_uris) == 1:
