@@ -271,3 +271,75 @@ def test_claude_codes_document_connects_with_a_localhost_port(services, document
             params = authorize_params(url, Pkce.new(), redirect_uri=other)
             refused = client.get("/oauth/authorize", params=params, follow_redirects=False)
             assert refused.status_code == 400 and refused.json()["error"] == "invalid_request", other
+
+
+def _published(url: str, shape: str) -> bytes:
+    """The documents ChatGPT and VS Code publish (https://chatgpt.com/oauth/client.json,
+    https://vscode.dev/oauth/client-metadata.json), with `client_id` moved to the test's host."""
+    if shape == "chatgpt":
+        document = {
+            "client_id": url, "client_uri": "https://chatgpt.com/",
+            "redirect_uris": ["https://chatgpt.com/connector_platform_oauth_redirect"],
+            "token_endpoint_auth_method": "private_key_jwt",
+            "token_endpoint_auth_methods_supported": ["none", "private_key_jwt"],
+            "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
+            "client_name": "ChatGPT", "logo_uri": "https://persistent.oaistatic.com/sonic/misc/openai-logo.png",
+            "token_endpoint_auth_signing_alg": "RS256", "jwks_uri": "https://chatgpt.com/oauth/jwks.json",
+        }  # fmt: skip
+    else:
+        document = {
+            "client_id": url, "client_name": "Visual Studio Code",
+            "logo_uri": "https://code.visualstudio.com/assets/branding/code-stable.png",
+            "grant_types": ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"],
+            "response_types": ["code"], "token_endpoint_auth_method": "none", "application_type": "native",
+            "client_uri": "https://vscode.dev/product",
+            "redirect_uris": ["http://127.0.0.1:33418/", "https://vscode.dev/redirect"],
+        }  # fmt: skip
+    return json.dumps(document).encode()
+
+
+@pytest.mark.parametrize(
+    ("shape", "redirect_uri"),
+    [("chatgpt", "https://chatgpt.com/connector_platform_oauth_redirect"), ("vscode", "http://127.0.0.1:33418/")],
+)
+def test_the_documents_chatgpt_and_vs_code_publish_connect(services, documents, shape, redirect_uri):
+    """MeSQ advertises metadata documents, so ChatGPT and VS Code use theirs rather than register.
+    ChatGPT's names `private_key_jwt` but offers `none` in `token_endpoint_auth_methods_supported`
+    (it is a public client to a server that only takes `none`); VS Code's lists the device-code
+    grant beside the two MeSQ issues. Both were refused as invalid_client at authorize, so neither
+    could connect. Each gets a code and tokens as a public client."""
+    from mesq.auth.oauth.authorization import decide
+    from mesq.auth.users import create_user
+
+    base, served = documents
+    url = f"{base}/{shape}.json"
+    served[f"/{shape}.json"] = (200, JSON, _published(url, shape))
+    user = create_user(services.items, "docuser", "correct horse battery")
+    pkce = Pkce.new()
+    with _app(services, allow_loopback=True) as client:
+        params = authorize_params(url, pkce, redirect_uri=redirect_uri)
+        response = client.get("/oauth/authorize", params=params, follow_redirects=False)
+        assert response.status_code == 302 and "/oauth/consent?request=" in response.headers["location"], response.text
+        request_id = query_of(response.headers["location"])["request"]
+        code = query_of(decide(services.items, user["id"], request_id, True))["code"]
+        form = {"grant_type": "authorization_code", "code": code, "client_id": url, "redirect_uri": redirect_uri,
+                "code_verifier": pkce.verifier}  # fmt: skip
+        tokens = client.post("/oauth/token", data=form)
+        assert tokens.status_code == 200, tokens.text
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"token_endpoint_auth_method": "private_key_jwt", "token_endpoint_auth_methods_supported": ["private_key_jwt"]},
+        {"token_endpoint_auth_method": "private_key_jwt", "token_endpoint_auth_methods_supported": "none"},
+        {"grant_types": ["refresh_token", "urn:ietf:params:oauth:grant-type:device_code"]},
+    ],
+)
+def test_documents_offering_no_public_code_flow_stay_refused(services, documents, changes):
+    base, served = documents
+    url = f"{base}/client.json"
+    served["/client.json"] = (200, JSON, _document(url, **changes))
+    with _app(services, allow_loopback=True) as client:
+        response = _authorize(client, url)
+    assert response.status_code == 400 and response.json()["error"] == "invalid_client", response.text

@@ -19,8 +19,10 @@ answer): every client is public, so a request for a secret-based method is answe
 the answer's `grant_types` is always `authorization_code` and `refresh_token` (ChatGPT refuses an
 answer without `refresh_token` when the server metadata advertises it); scopes MeSQ does not have
 (`openid profile offline_access`, `claudeai`) are dropped from the registered `scope`, and the
-answer returns what was stored. A metadata document cannot be rewritten by us, so there a
-secret-based method is refused instead; its unknown scopes are ignored the same way.
+answer returns what was stored. A metadata document cannot be rewritten by us: one whose
+method is secret- or key-based is accepted only when its `token_endpoint_auth_methods_supported`
+offers `none` (ChatGPT's does), else refused; grant types beyond the two MeSQ issues (VS Code's
+device code) are ignored; its unknown scopes are ignored the same way.
 
 The RFC 7591 grammar (URL fields, contacts, jwks) is authlib's `ClientMetadataClaims`; the rules
 above are MeSQ's policy on top of it.
@@ -290,6 +292,27 @@ def check_metadata_document_id(client_id: str, allow_loopback_http: bool) -> Non
         raise OAuthError("invalid_client", "a URL client_id must have a path without dot segments")
 
 
+def _as_public_document(document: dict[str, Any], metadata: ClientMetadata) -> ClientMetadata:
+    """A metadata document as the public code-flow client MeSQ serves, when it offers to be one.
+    ChatGPT's document names `private_key_jwt` and lists `none` in
+    `token_endpoint_auth_methods_supported` (RFC 8414's name: the methods it can use, to a server
+    that takes `none` only); VS Code's lists the device-code grant beside the two MeSQ issues.
+    Refusing either refused the client at authorize, and both use their document because the
+    server metadata advertises them. A document offering no `none`, or no authorization code, is
+    still refused: MeSQ would never check the secret or key it relies on."""
+    offered = document.get("token_endpoint_auth_methods_supported")
+    offers_none = isinstance(offered, list) and "none" in offered
+    if metadata.token_endpoint_auth_method not in (None, "none") and not offers_none:
+        raise OAuthError(
+            "invalid_client_metadata",
+            "only public clients are supported: token_endpoint_auth_method must be none, or "
+            "token_endpoint_auth_methods_supported must offer none",
+        )
+    if "authorization_code" not in metadata.grant_types:
+        raise OAuthError("invalid_client_metadata", "grant_types must include authorization_code")
+    return replace(metadata, token_endpoint_auth_method="none", grant_types=GRANTED_TYPES)
+
+
 def metadata_document_client(client_id: str, document: dict[str, Any]) -> Client:
     """A client from its fetched metadata document (the document must name itself)."""
     if document.get("client_id") != client_id:
@@ -298,7 +321,7 @@ def metadata_document_client(client_id: str, document: dict[str, Any]) -> Client
         if secret in document:
             raise OAuthError("invalid_client", f"a client metadata document must not contain {secret}")
     try:
-        metadata = metadata_from_document(document)
+        metadata = _as_public_document(document, metadata_from_document(document))
         check_metadata(metadata)
     except OAuthError as error:
         raise OAuthError("invalid_client", f"client metadata document: {error.description}") from None
