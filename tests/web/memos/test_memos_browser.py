@@ -518,3 +518,58 @@ def test_upload_failures_in_the_pages_language(server: LiveServer, locale: str, 
             scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
             page.screenshot(path=str(tmp_path / f"upload-failures-{locale}-{width}.png"), full_page=True)
             assert scroll_width <= inner_width, width
+
+
+#: A key pressed while an input method is composing (pinyin on the screen, not yet text): the
+#: browser sends it with `isComposing` and keyCode 229; the key belongs to the input method.
+COMPOSING_KEY = """([selector, key, ctrl]) => {
+    const box = document.querySelector(selector);
+    const press = new KeyboardEvent('keydown', {key: key, ctrlKey: ctrl, keyCode: 229, isComposing: true,
+                                                bubbles: true, cancelable: true});
+    box.dispatchEvent(press);
+    return press.defaultPrevented;
+}"""
+
+
+def test_an_input_methods_keys_stay_its_own(server: LiveServer, page: Any) -> None:
+    """A Chinese writer types `#` and then pinyin: the Enter that commits the pinyin is not a
+    suggestion picked, the Escape that drops it does not throw the edit away, and the tag
+    suggestions follow the committed Chinese text (not the pinyin letters on the way)."""
+    rest = _set_up(server, page)
+    rest.post("/api/toolkit/memo", json={"content": "周报 #work/weekly #读书"})
+    page.reload()
+    cdp = page.context.new_cdp_session(page)
+    text = page.locator("#composer-text")
+    options = page.locator("#composer-tag-list [role=option]")
+
+    text.press_sequentially("今天 #", delay=10)
+    expect(options).to_have_count(3)
+    cdp.send("Input.imeSetComposition", {"text": "wo", "selectionStart": 2, "selectionEnd": 2})
+    expect(text).to_have_value("今天 #wo")
+    # Enter commits the letters as typed: the input method's key, not the suggestion list's.
+    assert page.evaluate(COMPOSING_KEY, ["#composer-text", "Enter", False]) is False
+    expect(text).to_have_value("今天 #wo")
+    cdp.send("Input.insertText", {"text": "我"})
+    expect(text).to_have_value("今天 #我")
+    expect(page.locator("#composer-tag-list")).to_be_hidden()
+
+    # The suggestions read the committed text: pinyin `du` becomes 读, which 读书 starts with.
+    text.fill("")
+    text.press_sequentially("好书#", delay=10)
+    cdp.send("Input.imeSetComposition", {"text": "du", "selectionStart": 2, "selectionEnd": 2})
+    cdp.send("Input.insertText", {"text": "读"})
+    expect(options).to_have_text(["#读书"])
+    text.press("Enter")
+    expect(text).to_have_value("好书#读书 ")
+
+    # Escape while composing drops the pinyin, never the edit; Ctrl+Enter while composing saves nothing.
+    _card(page, "周报").get_by_role("link", name=re.compile("^Edit")).click()
+    editing = "li.memo.editing textarea[data-editor]"
+    editor = page.locator(editing)
+    expect(editor).to_be_focused()
+    cdp.send("Input.imeSetComposition", {"text": "xie", "selectionStart": 3, "selectionEnd": 3})
+    assert page.evaluate(COMPOSING_KEY, [editing, "Escape", False]) is False
+    assert page.evaluate(COMPOSING_KEY, [editing, "Enter", True]) is False
+    cdp.send("Input.insertText", {"text": "写"})
+    expect(editor).to_be_visible()
+    expect(editor).to_have_value("周报 #work/weekly #读书写")

@@ -35,10 +35,18 @@
     }
   });
 
+  // A key pressed while an input method composes (pinyin not yet committed) is the input
+  // method's: its Enter commits the letters, its Escape drops them. Chrome and Safari mark it with
+  // isComposing or keyCode 229.
+  function composing(event) {
+    return event.isComposing || event.keyCode === 229;
+  }
+
   // -- the editor and the composer: Ctrl/Cmd+Enter saves; Escape cancels an edit; focus goes into
   // a freshly opened editor.
   document.addEventListener("keydown", function (event) {
     const target = event.target;
+    if (composing(event)) return;
     if (!(target instanceof HTMLTextAreaElement) || !target.matches("[data-editor], #composer-text")) return;
     const card = target.closest(".memo.editing");
     if (event.key === "Escape" && card) {
@@ -204,7 +212,12 @@
     event.preventDefault();
     current.attach(pasted);
   });
+  // While an input method composes, the box holds pinyin, not the writer's text: the suggestions
+  // wait for the committed text (compositionend; Chrome sends no input event after it).
   document.addEventListener("input", function (event) {
+    if (fromComposerText(event) && current.tags && !event.isComposing) current.tags.update();
+  });
+  document.addEventListener("compositionend", function (event) {
     if (fromComposerText(event) && current.tags) current.tags.update();
   });
   document.addEventListener("focusout", function (event) {
@@ -343,7 +356,7 @@
     }
 
     function keydown(event) {
-      if (list.hidden || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (list.hidden || composing(event) || event.ctrlKey || event.metaKey || event.altKey) return;
       if (event.key === "ArrowDown" || event.key === "ArrowUp") {
         event.preventDefault();
         const step = event.key === "ArrowDown" ? 1 : shown.length - 1;
