@@ -573,3 +573,48 @@ def test_an_input_methods_keys_stay_its_own(server: LiveServer, page: Any) -> No
     cdp.send("Input.insertText", {"text": "写"})
     expect(editor).to_be_visible()
     expect(editor).to_have_value("周报 #work/weekly #读书写")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
+def test_a_failed_in_place_write_says_so_in_the_pages_language(server: LiveServer, size: tuple[int, int]) -> None:
+    """An in-place write that fails (no connection, a proxy's error page, the session ended while
+    editing) says so in a toast in the page's language, and the edited text stays in the editor;
+    before, the click did nothing visible."""
+    with chromium_page(
+        locale="zh-CN", viewport={"width": size[0], "height": size[1]}, timezone_id="Asia/Shanghai"
+    ) as page:
+        rest = _set_up(server, page)
+        rest.post("/api/toolkit/memo", json={"content": "周末去爬山"})
+        page.reload()
+        toast = page.locator("#toasts [data-toast]")
+
+        page.route("**/memos/*/pin", lambda route: route.abort("internetdisconnected"))
+        _card(page, "周末去爬山").get_by_role("button", name="更多操作").click()
+        _card(page, "周末去爬山").get_by_role("menuitem", name="置顶").click()
+        expect(toast).to_have_text(re.compile("^无法连接 MeSQ，请检查网络后重试"))
+        expect(toast.get_by_role("button", name="关闭")).to_be_visible()
+        page.unroute("**/memos/*/pin")
+        page.keyboard.press("Escape")  # the card's menu, still open: nothing was swapped
+        expect(_card(page, "周末去爬山").get_by_role("menu")).to_be_hidden()
+        page.keyboard.press("Escape")
+        expect(toast).to_have_count(0)
+
+        page.route("**/memos/*/pin", lambda route: route.fulfill(
+            status=502, body="<html>Bad gateway</html>", content_type="text/html"))  # fmt: skip
+        _card(page, "周末去爬山").get_by_role("button", name="更多操作").click()
+        _card(page, "周末去爬山").get_by_role("menuitem", name="置顶").click()
+        expect(toast).to_have_text(re.compile("^MeSQ 没有正常应答（HTTP 502），请稍后再试"))
+        page.unroute("**/memos/*/pin")
+        toast.get_by_role("button", name="关闭").click()
+        expect(toast).to_have_count(0)
+
+        # The session ends while the memo is open for editing: the save is refused, the text kept.
+        _card(page, "周末去爬山").get_by_role("link", name=re.compile("^编辑")).click()
+        editor = page.locator("li.memo.editing textarea[data-editor]")
+        editor.fill("周末去爬山，带上水和午饭")
+        page.context.clear_cookies(name="mesq_session")
+        editor.press("Control+Enter")
+        expect(toast).to_have_text(re.compile("^你还没有登录（或会话已结束）；请登录后再试"))
+        expect(editor).to_have_value("周末去爬山，带上水和午饭")
+        scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert scroll_width <= inner_width
