@@ -618,3 +618,24 @@ def test_a_failed_in_place_write_says_so_in_the_pages_language(server: LiveServe
         expect(editor).to_have_value("周末去爬山，带上水和午饭")
         scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         assert scroll_width <= inner_width
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
+def test_a_memo_written_after_the_session_ended_is_given_back(server: LiveServer, size: tuple[int, int]) -> None:
+    """The composer saved after the session ended (a tab left open past the idle limit): the
+    sign-in error page holds the text to copy, in the page's language and within the screen;
+    before, the text went with the form (Back lands on the sign-in page)."""
+    with chromium_page(
+        locale="zh-CN", viewport={"width": size[0], "height": size[1]}, timezone_id="Asia/Shanghai"
+    ) as page:
+        _set_up(server, page)
+        written = "昨晚想到的：" + "一个没有空格的很长的句子" * 30 + " #读书"
+        page.fill("#composer-text", written)
+        page.context.clear_cookies(name="mesq_session")
+        page.locator("#composer-text").press("Control+Enter")
+        expect(page.locator("p.error[role=alert]")).to_have_text("你还没有登录（或会话已结束）；请登录后再试")
+        given_back = page.get_by_label("你写的内容没有保存，请先复制下来再继续：")
+        expect(given_back).to_have_value(written)
+        expect(given_back).to_have_attribute("readonly", "")
+        scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert scroll_width <= inner_width

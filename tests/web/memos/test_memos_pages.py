@@ -179,6 +179,27 @@ def test_compose_keeps_text_on_error_and_saves(services: Services, browser: Call
     assert page.text.count("<strong>world</strong>") == 1 and "#greeting</a>" in page.text
 
 
+def test_a_refused_memo_form_gives_the_text_back(services: Services, browser: Callable[..., Browser]) -> None:
+    """A composer (or script-less editor) form refused before it reaches the memo (the session
+    ended overnight, a form out of date after signing in again elsewhere, a memo gone meanwhile):
+    the error page hands the text back to copy, in the reader's language, instead of dropping it."""
+    ada = browser("ada")
+    zh = {"Accept-Language": "zh-CN"}
+    text = "今晚读完《三体》#读书，<b>不是标签</b>"
+    stale = ada.post("/memos", {"content": text, "csrf": "from an older page"}, headers=zh)
+    assert stale.status_code == 403 and "CSRF" in stale.text
+    assert "你写的内容没有保存" in stale.text
+    assert "今晚读完《三体》#读书，&lt;b&gt;不是标签&lt;/b&gt;</textarea>" in stale.text
+    gone = ada.post("/memos/NoSuchMemo123456", {"content": "改过的文字", "revision": "1"})
+    assert gone.status_code == 404 and "改过的文字</textarea>" in gone.text
+    ada.client.cookies.clear()  # the session ended
+    ended = ada.post("/memos", {"content": text}, headers=zh)
+    assert ended.status_code == 401 and "请登录后再试" in ended.text
+    assert "今晚读完《三体》#读书，&lt;b&gt;不是标签&lt;/b&gt;</textarea>" in ended.text
+    # Nothing to give back: no such section.
+    assert "没有保存" not in ada.post("/memos/x/pin", {"revision": "1"}, headers=zh).text
+
+
 def test_edit_save_and_conflict_prompt(services: Services, browser: Callable[..., Browser]) -> None:
     ada = browser("ada")
     memo = _memo(services, ada, "first text")
