@@ -639,3 +639,27 @@ def test_a_memo_written_after_the_session_ended_is_given_back(server: LiveServer
         expect(given_back).to_have_attribute("readonly", "")
         scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         assert scroll_width <= inner_width
+
+
+def test_a_tag_picked_mid_line_adds_no_space_before_chinese_punctuation(server: LiveServer, page: Any) -> None:
+    """A tag suggestion picked in the middle of a line: before a character that would run on into
+    the tag a space is put in; before Chinese punctuation, a space or a line break (which end a
+    tag anyway) none, so a tag and the Chinese comma after it stay as Chinese writers write them."""
+    rest = _set_up(server, page)
+    rest.post("/api/toolkit/memo", json={"content": "好书 #读书 #生活/日常"})
+    page.reload()
+    text = page.locator("#composer-text")
+    options = page.locator("#composer-tag-list [role=option]")
+    for before, after, picked in [
+        ("读完《三体》", "，很震撼。", "读完《三体》#读书，很震撼。"),
+        ("周末", "。\n第二行", "周末#生活。\n第二行"),
+        ("周末", " 爬山", "周末#生活 爬山"),
+        ("周末", "爬山", "周末#生活 爬山"),  # 爬山 would run on into the tag
+        ("周末", "", "周末#生活 "),
+    ]:
+        text.fill(before + after)
+        text.evaluate("(box, at) => { box.focus(); box.setSelectionRange(at, at); }", len(before))
+        text.press_sequentially("#读" if "读书" in picked else "#生", delay=10)
+        expect(options.first).to_be_visible()
+        text.press("Enter")
+        expect(text).to_have_value(picked)

@@ -313,12 +313,22 @@
       else text.removeAttribute("aria-activedescendant");
     }
 
+    // Whether the text after the caret would run on into the inserted tag: then a space goes
+    // between. Whitespace and punctuation (`#读书，`, a line break) end a tag by the server's
+    // rule, so none is put before them; at the end of the text one is, to write on.
+    function runsOn(name, after) {
+      if (!after) return true;
+      const next = String.fromCodePoint(after.codePointAt(0));
+      const found = typing.exec(" #" + name + next);
+      return Boolean(found && found[1] === name + next);
+    }
+
     function accept(index) {
       if (!typed || index < 0 || index >= shown.length) return;
       const before = text.value.slice(0, typed.start);
       const after = text.value.slice(typed.end);
       const tag = "#" + shown[index];
-      const inserted = tag + (after.startsWith(" ") ? "" : " ");
+      const inserted = tag + (runsOn(shown[index], after) ? " " : "");
       text.value = before + inserted + after;
       const caret = before.length + inserted.length;
       text.setSelectionRange(caret, caret);
