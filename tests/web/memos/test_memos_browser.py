@@ -663,3 +663,25 @@ def test_a_tag_picked_mid_line_adds_no_space_before_chinese_punctuation(server: 
         expect(options.first).to_be_visible()
         text.press("Enter")
         expect(text).to_have_value(picked)
+
+
+def test_the_sidebar_follows_a_save_in_place(server: LiveServer, page: Any) -> None:
+    """A memo edited in place that gains a tag: the sidebar's tag tree shows it and the Untagged
+    count drops, without a reload; then trashing it takes the tag away again."""
+    rest = _set_up(server, page)
+    rest.post("/api/toolkit/memo", json={"content": "还没有标签"})
+    page.reload()
+    page.evaluate("window.__same_document = true")
+    tags = page.locator("#memos-tags")
+    expect(tags.get_by_role("link")).to_have_count(0)
+    expect(page.locator("#memo-count-untagged")).to_have_text("1")
+    _card(page, "还没有标签").get_by_role("link", name=re.compile("^Edit")).click()
+    editor = page.locator("li.memo.editing textarea[data-editor]")
+    editor.fill("有了标签 #读书/科幻")
+    editor.press("Control+Enter")
+    expect(_card(page, "有了标签")).to_be_visible()
+    expect(tags.get_by_role("link")).to_have_text(["#读书", "#科幻"])
+    expect(page.locator("#memo-count-untagged")).to_have_text("0")
+    _action(page, "有了标签", "Move to trash")
+    expect(tags.get_by_role("link")).to_have_count(0)
+    assert page.evaluate("window.__same_document") is True

@@ -200,6 +200,30 @@ def test_a_refused_memo_form_gives_the_text_back(services: Services, browser: Ca
     assert "没有保存" not in ada.post("/memos/x/pin", {"revision": "1"}, headers=zh).text
 
 
+def test_a_save_in_place_brings_the_sidebar_its_new_tags_and_counts(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """A memo edited in place that gains (or loses) tags: the answer carries the sidebar's tag tree
+    and list counts out of band, as pin, archive and trash do, so they follow without a reload."""
+    ada = browser("ada")
+    memo = _memo(services, ada, "没有标签的笔记")
+    _memo(services, ada, "另一条 #旧标签")
+    htmx = {"HX-Request": "true"}
+    edited = {"content": "现在有了 #读书/科幻，很好", "revision": "1"}
+    saved = ada.post(f"/memos/{memo['id']}?return=/%3Ftag%3D旧标签", edited, headers=htmx)
+    assert saved.status_code == 200 and 'data-revision="2"' in saved.text
+    assert re.search(r'id="memo-count-untagged" hx-swap-oob="true">0<', saved.text)
+    tags = re.search(r'<nav class="memos-tags" id="memos-tags"[^>]*hx-swap-oob="true".*?</nav>', saved.text, re.S)
+    assert tags, saved.text
+    assert "#读书</a>" in tags.group(0) and "#科幻</a>" in tags.group(0) and "#旧标签</a>" in tags.group(0)
+    # The tag links keep the view the editor came from (its filters), as the page's own do.
+    assert 'href="/?tag=%E8%AF%BB%E4%B9%A6"' in tags.group(0)
+    dropped = ada.post(f"/memos/{memo['id']}", {"content": "又没有标签了", "revision": "2"}, headers=htmx)
+    assert "#读书</a>" not in dropped.text and re.search(
+        r'id="memo-count-untagged" hx-swap-oob="true">1<', dropped.text
+    )
+
+
 def test_edit_save_and_conflict_prompt(services: Services, browser: Callable[..., Browser]) -> None:
     ada = browser("ada")
     memo = _memo(services, ada, "first text")
