@@ -685,3 +685,34 @@ def test_the_sidebar_follows_a_save_in_place(server: LiveServer, page: Any) -> N
     _action(page, "有了标签", "Move to trash")
     expect(tags.get_by_role("link")).to_have_count(0)
     assert page.evaluate("window.__same_document") is True
+
+
+#: Every link of the sidebar's tag tree, whether it lies within the sidebar, and on how many lines.
+TAG_LINKS_INSIDE = """() => {
+    const side = document.getElementById('memos-sidebar').getBoundingClientRect();
+    return [...document.querySelectorAll('#memos-tags a')].map(link => {
+        const box = link.getBoundingClientRect();
+        const lines = new Set([...link.getClientRects()].map(rect => Math.round(rect.top))).size;
+        return [link.textContent, box.left >= side.left && box.right <= side.right + 0.5, lines];
+    });
+}"""
+
+
+def test_a_deep_tag_tree_stays_inside_the_sidebar(server: LiveServer, page: Any) -> None:
+    """Tags twenty and forty-five levels deep (`#项目/层级0/…/层级19`, `#一/丁/…`: within a tag's 100
+    characters): every level of the sidebar's tree stays inside the sidebar with its name on one
+    line, at both widths; before, each level indented further until the names stood one character
+    a line and then outside the sidebar."""
+    rest = _set_up(server, page)
+    deep = "#项目/" + "/".join(f"层级{n}" for n in range(20))
+    deepest = "#" + "/".join(chr(0x4E00 + n) for n in range(45))  # a memo holds at most 48 tags
+    for content in (f"很深的标签 {deep}", f"更深的标签 {deepest}"):
+        assert rest.post("/api/toolkit/memo", json={"content": content}).status_code == 201
+    page.reload()
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        if width < 600:
+            page.get_by_role("button", name="Filters").click()
+        links = page.evaluate(TAG_LINKS_INSIDE)
+        assert len(links) == 21 + 45
+        assert [name for name, inside, lines in links if not inside or lines != 1] == [], width
