@@ -33,7 +33,7 @@ from ..kit.request_values import form_revision, is_htmx
 from ..kit.security import safe_next
 from ..kit.toast import Toast, render_with_toast, undo_ids
 from .query import TimelineQuery
-from .views import memo_view, timeline_context, timeline_page
+from .views import memo_view, tag_paths, timeline_context, timeline_page
 
 MAX_RESOURCES = 50
 MEMO_FORM_BYTES = LONG_TEXT_FORM_BYTES
@@ -205,7 +205,10 @@ async def _sidebar_out_of_band(page: Page) -> dict[str, Any]:
     counts = (await page.invoke("list_memos", {"offset": 0, "limit": 1, "includeContext": True}))["filters"]
     tags = (await page.invoke("list_tags", {}))["tags"]
     query = TimelineQuery.from_params(QueryParams(urlsplit(_back(page)).query))
-    return {"counts": counts, "tag_tree": tags, "query": query, "oob": ["memos/_counts.html", "memos/_tags.html"]}
+    return {
+        "counts": counts, "tag_tree": tags, "tag_paths": tag_paths(tags), "query": query,
+        "oob": ["memos/_counts.html", "memos/_tags.html"],
+    }  # fmt: skip
 
 
 async def _in_place(page: Page, memo: dict[str, Any], toast: Toast) -> Response:

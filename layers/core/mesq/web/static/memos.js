@@ -275,7 +275,8 @@
     });
   }
 
-  // -- `#` suggestions: the user's tag paths (the sidebar's tree, `data-tags`) in a listbox under
+  // -- `#` suggestions: the user's tag paths (the sidebar's tree, its `data-tags`, read at each
+  // keystroke: an in-place save swaps the tree in again with a new tag) in a listbox under
   // the box; Up/Down choose, Enter or Tab insert, Escape closes. The box keeps the focus
   // (aria-activedescendant names the chosen option). They open where a tag starts by the server's
   // own rule (`data-tag-typed`: kernel/tags.py's TAG_TYPED_PATTERN, written for both engines), so
@@ -283,16 +284,19 @@
   function setUpTagSuggestions(composer, text) {
     const list = document.getElementById("composer-tag-list");
     const announce = document.getElementById("composer-tag-status");
-    let tags = [];
     let typing = null;
-    try { tags = JSON.parse(composer.dataset.tags || "[]"); } catch (error) { tags = []; }
     try { typing = new RegExp(composer.dataset.tagTyped || "", "u"); } catch (error) { typing = null; }
-    if (!list || !tags.length || !typing || !composer.dataset.tagTyped) return null;
+    if (!list || !typing || !composer.dataset.tagTyped) return null;
     text.setAttribute("aria-autocomplete", "list");
     text.setAttribute("aria-controls", list.id);
     let shown = [];
     let active = -1;
     let typed = null; // {start, end} of the `#word` being typed
+
+    function known() {
+      const tree = document.getElementById("memos-tags");
+      try { return JSON.parse((tree && tree.dataset.tags) || "[]"); } catch (error) { return []; }
+    }
 
     function close() {
       list.hidden = true;
@@ -342,7 +346,7 @@
       // No group 1: the caret is in a URL, where a `#` is a fragment.
       if (!found || found[1] === undefined || text.selectionEnd !== caret) { close(); return; }
       const word = found[1].toLowerCase();
-      const matches = tags.filter(function (tag) {
+      const matches = known().filter(function (tag) {
         const lower = tag.toLowerCase();
         return lower !== word && (lower.startsWith(word) || lower.indexOf("/" + word) !== -1);
       }).slice(0, 8);
