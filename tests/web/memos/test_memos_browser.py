@@ -518,3 +518,206 @@ def test_upload_failures_in_the_pages_language(server: LiveServer, locale: str, 
             scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
             page.screenshot(path=str(tmp_path / f"upload-failures-{locale}-{width}.png"), full_page=True)
             assert scroll_width <= inner_width, width
+
+
+#: A key pressed while an input method is composing (pinyin on the screen, not yet text): the
+#: browser sends it with `isComposing` and keyCode 229; the key belongs to the input method.
+COMPOSING_KEY = """([selector, key, ctrl]) => {
+    const box = document.querySelector(selector);
+    const press = new KeyboardEvent('keydown', {key: key, ctrlKey: ctrl, keyCode: 229, isComposing: true,
+                                                bubbles: true, cancelable: true});
+    box.dispatchEvent(press);
+    return press.defaultPrevented;
+}"""
+
+
+def test_an_input_methods_keys_stay_its_own(server: LiveServer, page: Any) -> None:
+    """A Chinese writer types `#` and then pinyin: the Enter that commits the pinyin is not a
+    suggestion picked, the Escape that drops it does not throw the edit away, and the tag
+    suggestions follow the committed Chinese text (not the pinyin letters on the way)."""
+    rest = _set_up(server, page)
+    rest.post("/api/toolkit/memo", json={"content": "周报 #work/weekly #读书"})
+    page.reload()
+    cdp = page.context.new_cdp_session(page)
+    text = page.locator("#composer-text")
+    options = page.locator("#composer-tag-list [role=option]")
+
+    text.press_sequentially("今天 #", delay=10)
+    expect(options).to_have_count(3)
+    cdp.send("Input.imeSetComposition", {"text": "wo", "selectionStart": 2, "selectionEnd": 2})
+    expect(text).to_have_value("今天 #wo")
+    # Enter commits the letters as typed: the input method's key, not the suggestion list's.
+    assert page.evaluate(COMPOSING_KEY, ["#composer-text", "Enter", False]) is False
+    expect(text).to_have_value("今天 #wo")
+    cdp.send("Input.insertText", {"text": "我"})
+    expect(text).to_have_value("今天 #我")
+    expect(page.locator("#composer-tag-list")).to_be_hidden()
+
+    # The suggestions read the committed text: pinyin `du` becomes 读, which 读书 starts with.
+    text.fill("")
+    text.press_sequentially("好书#", delay=10)
+    cdp.send("Input.imeSetComposition", {"text": "du", "selectionStart": 2, "selectionEnd": 2})
+    cdp.send("Input.insertText", {"text": "读"})
+    expect(options).to_have_text(["#读书"])
+    text.press("Enter")
+    expect(text).to_have_value("好书#读书 ")
+
+    # Escape while composing drops the pinyin, never the edit; Ctrl+Enter while composing saves nothing.
+    _card(page, "周报").get_by_role("link", name=re.compile("^Edit")).click()
+    editing = "li.memo.editing textarea[data-editor]"
+    editor = page.locator(editing)
+    expect(editor).to_be_focused()
+    cdp.send("Input.imeSetComposition", {"text": "xie", "selectionStart": 3, "selectionEnd": 3})
+    assert page.evaluate(COMPOSING_KEY, [editing, "Escape", False]) is False
+    assert page.evaluate(COMPOSING_KEY, [editing, "Enter", True]) is False
+    cdp.send("Input.insertText", {"text": "写"})
+    expect(editor).to_be_visible()
+    expect(editor).to_have_value("周报 #work/weekly #读书写")
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
+def test_a_failed_in_place_write_says_so_in_the_pages_language(server: LiveServer, size: tuple[int, int]) -> None:
+    """An in-place write that fails (no connection, a proxy's error page, the session ended while
+    editing) says so in a toast in the page's language, and the edited text stays in the editor;
+    before, the click did nothing visible."""
+    with chromium_page(
+        locale="zh-CN", viewport={"width": size[0], "height": size[1]}, timezone_id="Asia/Shanghai"
+    ) as page:
+        rest = _set_up(server, page)
+        rest.post("/api/toolkit/memo", json={"content": "周末去爬山"})
+        page.reload()
+        toast = page.locator("#toasts [data-toast]")
+
+        page.route("**/memos/*/pin", lambda route: route.abort("internetdisconnected"))
+        _card(page, "周末去爬山").get_by_role("button", name="更多操作").click()
+        _card(page, "周末去爬山").get_by_role("menuitem", name="置顶").click()
+        expect(toast).to_have_text(re.compile("^无法连接 MeSQ，请检查网络后重试"))
+        expect(toast.get_by_role("button", name="关闭")).to_be_visible()
+        page.unroute("**/memos/*/pin")
+        page.keyboard.press("Escape")  # the card's menu, still open: nothing was swapped
+        expect(_card(page, "周末去爬山").get_by_role("menu")).to_be_hidden()
+        page.keyboard.press("Escape")
+        expect(toast).to_have_count(0)
+
+        page.route("**/memos/*/pin", lambda route: route.fulfill(
+            status=502, body="<html>Bad gateway</html>", content_type="text/html"))  # fmt: skip
+        _card(page, "周末去爬山").get_by_role("button", name="更多操作").click()
+        _card(page, "周末去爬山").get_by_role("menuitem", name="置顶").click()
+        expect(toast).to_have_text(re.compile("^MeSQ 没有正常应答（HTTP 502），请稍后再试"))
+        page.unroute("**/memos/*/pin")
+        toast.get_by_role("button", name="关闭").click()
+        expect(toast).to_have_count(0)
+
+        # The session ends while the memo is open for editing: the save is refused, the text kept.
+        _card(page, "周末去爬山").get_by_role("link", name=re.compile("^编辑")).click()
+        editor = page.locator("li.memo.editing textarea[data-editor]")
+        editor.fill("周末去爬山，带上水和午饭")
+        page.context.clear_cookies(name="mesq_session")
+        editor.press("Control+Enter")
+        expect(toast).to_have_text(re.compile("^你还没有登录（或会话已结束）；请登录后再试"))
+        expect(editor).to_have_value("周末去爬山，带上水和午饭")
+        scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert scroll_width <= inner_width
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda size: f"{size[0]}px")
+def test_a_memo_written_after_the_session_ended_is_given_back(server: LiveServer, size: tuple[int, int]) -> None:
+    """The composer saved after the session ended (a tab left open past the idle limit): the
+    sign-in error page holds the text to copy, in the page's language and within the screen;
+    before, the text went with the form (Back lands on the sign-in page)."""
+    with chromium_page(
+        locale="zh-CN", viewport={"width": size[0], "height": size[1]}, timezone_id="Asia/Shanghai"
+    ) as page:
+        _set_up(server, page)
+        written = "昨晚想到的：" + "一个没有空格的很长的句子" * 30 + " #读书"
+        page.fill("#composer-text", written)
+        page.context.clear_cookies(name="mesq_session")
+        page.locator("#composer-text").press("Control+Enter")
+        expect(page.locator("p.error[role=alert]")).to_have_text("你还没有登录（或会话已结束）；请登录后再试")
+        given_back = page.get_by_label("你写的内容没有保存，请先复制下来再继续：")
+        expect(given_back).to_have_value(written)
+        expect(given_back).to_have_attribute("readonly", "")
+        scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert scroll_width <= inner_width
+
+
+def test_a_tag_picked_mid_line_adds_no_space_before_chinese_punctuation(server: LiveServer, page: Any) -> None:
+    """A tag suggestion picked in the middle of a line: before a character that would run on into
+    the tag a space is put in; before Chinese punctuation, a space or a line break (which end a
+    tag anyway) none, so a tag and the Chinese comma after it stay as Chinese writers write them."""
+    rest = _set_up(server, page)
+    rest.post("/api/toolkit/memo", json={"content": "好书 #读书 #生活/日常"})
+    page.reload()
+    text = page.locator("#composer-text")
+    options = page.locator("#composer-tag-list [role=option]")
+    for before, after, picked in [
+        ("读完《三体》", "，很震撼。", "读完《三体》#读书，很震撼。"),
+        ("周末", "。\n第二行", "周末#生活。\n第二行"),
+        ("周末", " 爬山", "周末#生活 爬山"),
+        ("周末", "爬山", "周末#生活 爬山"),  # 爬山 would run on into the tag
+        ("周末", "", "周末#生活 "),
+    ]:
+        text.fill(before + after)
+        text.evaluate("(box, at) => { box.focus(); box.setSelectionRange(at, at); }", len(before))
+        text.press_sequentially("#读" if "读书" in picked else "#生", delay=10)
+        expect(options.first).to_be_visible()
+        text.press("Enter")
+        expect(text).to_have_value(picked)
+
+
+def test_the_sidebar_follows_a_save_in_place(server: LiveServer, page: Any) -> None:
+    """A memo edited in place that gains a tag: the sidebar's tag tree shows it, the Untagged
+    count drops and the composer suggests it, without a reload; then trashing it takes the tag
+    away again."""
+    rest = _set_up(server, page)
+    rest.post("/api/toolkit/memo", json={"content": "还没有标签"})
+    page.reload()
+    page.evaluate("window.__same_document = true")
+    tags = page.locator("#memos-tags")
+    expect(tags.get_by_role("link")).to_have_count(0)
+    expect(page.locator("#memo-count-untagged")).to_have_text("1")
+    _card(page, "还没有标签").get_by_role("link", name=re.compile("^Edit")).click()
+    editor = page.locator("li.memo.editing textarea[data-editor]")
+    editor.fill("有了标签 #读书/科幻")
+    editor.press("Control+Enter")
+    expect(_card(page, "有了标签")).to_be_visible()
+    expect(tags.get_by_role("link")).to_have_text(["#读书", "#科幻"])
+    expect(page.locator("#memo-count-untagged")).to_have_text("0")
+    # The composer suggests the new tag at once (the page had no tag when it loaded).
+    page.locator("#composer-text").press_sequentially("今天#读", delay=10)
+    expect(page.locator("#composer-tag-list [role=option]")).to_have_text(["#读书", "#读书/科幻"])
+    page.locator("#composer-text").press("Escape")
+    _action(page, "有了标签", "Move to trash")
+    expect(tags.get_by_role("link")).to_have_count(0)
+    assert page.evaluate("window.__same_document") is True
+
+
+#: Every link of the sidebar's tag tree, whether it lies within the sidebar, and on how many lines.
+TAG_LINKS_INSIDE = """() => {
+    const side = document.getElementById('memos-sidebar').getBoundingClientRect();
+    return [...document.querySelectorAll('#memos-tags a')].map(link => {
+        const box = link.getBoundingClientRect();
+        const lines = new Set([...link.getClientRects()].map(rect => Math.round(rect.top))).size;
+        return [link.textContent, box.left >= side.left && box.right <= side.right + 0.5, lines];
+    });
+}"""
+
+
+def test_a_deep_tag_tree_stays_inside_the_sidebar(server: LiveServer, page: Any) -> None:
+    """Tags twenty and forty-five levels deep (`#项目/层级0/…/层级19`, `#一/丁/…`: within a tag's 100
+    characters): every level of the sidebar's tree stays inside the sidebar with its name on one
+    line, at both widths; before, each level indented further until the names stood one character
+    a line and then outside the sidebar."""
+    rest = _set_up(server, page)
+    deep = "#项目/" + "/".join(f"层级{n}" for n in range(20))
+    deepest = "#" + "/".join(chr(0x4E00 + n) for n in range(45))  # a memo holds at most 48 tags
+    for content in (f"很深的标签 {deep}", f"更深的标签 {deepest}"):
+        assert rest.post("/api/toolkit/memo", json={"content": content}).status_code == 201
+    page.reload()
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        if width < 600:
+            page.get_by_role("button", name="Filters").click()
+        links = page.evaluate(TAG_LINKS_INSIDE)
+        assert len(links) == 21 + 45
+        assert [name for name, inside, lines in links if not inside or lines != 1] == [], width

@@ -179,6 +179,51 @@ def test_compose_keeps_text_on_error_and_saves(services: Services, browser: Call
     assert page.text.count("<strong>world</strong>") == 1 and "#greeting</a>" in page.text
 
 
+def test_a_refused_memo_form_gives_the_text_back(services: Services, browser: Callable[..., Browser]) -> None:
+    """A composer (or script-less editor) form refused before it reaches the memo (the session
+    ended overnight, a form out of date after signing in again elsewhere, a memo gone meanwhile):
+    the error page hands the text back to copy, in the reader's language, instead of dropping it."""
+    ada = browser("ada")
+    zh = {"Accept-Language": "zh-CN"}
+    text = "今晚读完《三体》#读书，<b>不是标签</b>"
+    stale = ada.post("/memos", {"content": text, "csrf": "from an older page"}, headers=zh)
+    assert stale.status_code == 403 and "CSRF" in stale.text
+    assert "你写的内容没有保存" in stale.text
+    assert "今晚读完《三体》#读书，&lt;b&gt;不是标签&lt;/b&gt;</textarea>" in stale.text
+    gone = ada.post("/memos/NoSuchMemo123456", {"content": "改过的文字", "revision": "1"})
+    assert gone.status_code == 404 and "改过的文字</textarea>" in gone.text
+    ada.client.cookies.clear()  # the session ended
+    ended = ada.post("/memos", {"content": text}, headers=zh)
+    assert ended.status_code == 401 and "请登录后再试" in ended.text
+    assert "今晚读完《三体》#读书，&lt;b&gt;不是标签&lt;/b&gt;</textarea>" in ended.text
+    # Nothing to give back: no such section.
+    assert "没有保存" not in ada.post("/memos/x/pin", {"revision": "1"}, headers=zh).text
+
+
+def test_a_save_in_place_brings_the_sidebar_its_new_tags_and_counts(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """A memo edited in place that gains (or loses) tags: the answer carries the sidebar's tag tree
+    and list counts out of band, as pin, archive and trash do, so they follow without a reload."""
+    ada = browser("ada")
+    memo = _memo(services, ada, "没有标签的笔记")
+    _memo(services, ada, "另一条 #旧标签")
+    htmx = {"HX-Request": "true"}
+    edited = {"content": "现在有了 #读书/科幻，很好", "revision": "1"}
+    saved = ada.post(f"/memos/{memo['id']}?return=/%3Ftag%3D旧标签", edited, headers=htmx)
+    assert saved.status_code == 200 and 'data-revision="2"' in saved.text
+    assert re.search(r'id="memo-count-untagged" hx-swap-oob="true">0<', saved.text)
+    tags = re.search(r'<nav class="memos-tags" id="memos-tags"[^>]*hx-swap-oob="true".*?</nav>', saved.text, re.S)
+    assert tags, saved.text
+    assert "#读书</a>" in tags.group(0) and "#科幻</a>" in tags.group(0) and "#旧标签</a>" in tags.group(0)
+    # The tag links keep the view the editor came from (its filters), as the page's own do.
+    assert 'href="/?tag=%E8%AF%BB%E4%B9%A6"' in tags.group(0)
+    dropped = ada.post(f"/memos/{memo['id']}", {"content": "又没有标签了", "revision": "2"}, headers=htmx)
+    assert "#读书</a>" not in dropped.text and re.search(
+        r'id="memo-count-untagged" hx-swap-oob="true">1<', dropped.text
+    )
+
+
 def test_edit_save_and_conflict_prompt(services: Services, browser: Callable[..., Browser]) -> None:
     ada = browser("ada")
     memo = _memo(services, ada, "first text")

@@ -247,9 +247,11 @@ def error_page(
     session: WebSession | None,
     language: str = DEFAULT_LANGUAGE,
     request: Request | None = None,
+    unsaved: str = "",
 ) -> Response:
     """The error as a page; with `request`, its message without any text of the request's URL
-    (`url_text.py`: a link cannot make a page say something)."""
+    (`url_text.py`: a link cannot make a page say something). `unsaved`: the text of the refused
+    form (its `content`), given back to copy: the page replaces the form that held it."""
     headers = {"Retry-After": str(error.retry_after_seconds)} if error.retry_after_seconds else None
     said = Translator(language).text(labelled(error.text))  # in the page's language (docs/i18n.md)
     message = said if request is None else without_url_text(said, request)
@@ -263,6 +265,7 @@ def error_page(
         code=error.code,
         status_code=error.http_status,
         trace_id=trace_id,
+        unsaved=unsaved,
     )
 
 
@@ -287,6 +290,7 @@ def endpoint(
         trace_id = trace_id_of(request)
         current: WebSession | None = None
         language = choose_language(None, request.headers.get("accept-language"))
+        fields = Fields()
         try:
             if "authorization" in request.headers:
                 raise Forbidden(
@@ -298,10 +302,13 @@ def endpoint(
             current = await current_session(web, request)
             language, zone = await request_preferences(web, request, current)
             if current is None and session == "required":
+                if post and not (api or raw_body or upload_bytes is not None):
+                    # A form posted after the session ended (a tab left open overnight): its text
+                    # is given back on the error page, not dropped with the form.
+                    fields = await _form_of_refused_post(request, form_bytes)
                 if post or api:
                     raise Unauthorized("you are not signed in (or your session has ended); sign in and try again")
                 return login_redirect(request)
-            fields = Fields()
             if post:
                 if upload_bytes is not None:
                     fields = await read_upload(request, upload_bytes)
@@ -320,15 +327,28 @@ def endpoint(
                 response: Response = failure(_said(error, language), trace_id)
                 response.headers.update(page_headers())
                 return response
-            return error_page(error, trace_id, current, language, request)
+            return error_page(error, trace_id, current, language, request, _given_back(request, fields))
         except Exception as exc:  # a fault: logged with its traceback, shown without its text
             logger.exception("unhandled error in a page", extra={"traceId": trace_id, "error_type": type(exc).__name__})
             internal = Internal.for_trace(trace_id)
             if api:
                 return failure(internal, trace_id)
-            return error_page(internal, trace_id, current, language)
+            return error_page(internal, trace_id, current, language, unsaved=_given_back(request, fields))
 
     return run
+
+
+def _given_back(request: Request, fields: Fields) -> str:
+    """The text a refused form carried (its `content`: a memo, a note), for the error page to give back."""
+    return fields.text("content") if request.method == "POST" else ""
+
+
+async def _form_of_refused_post(request: Request, form_bytes: int) -> Fields:
+    """The fields of a form about to be refused, to give its text back; nothing when it cannot be read."""
+    try:
+        return await read_form(request, form_bytes)
+    except MesqError:
+        return Fields()
 
 
 def _said(error: MesqError, language: str) -> MesqError:

@@ -26,6 +26,8 @@ SCRIPT_WORDS = (
     N_("Close"),
     N_("Image"),
     N_("%(tag)s inserted."),
+    # inplace.js (the memo strings above that say an answer failed are its too)
+    N_("Dismiss"),
     # todos.js
     N_("Moved “%(title)s”."),
     N_("Moved column “%(name)s”."),

@@ -99,12 +99,12 @@ async def _ai_search(page: Page, query: TimelineQuery, zone: ZoneInfo | None) ->
     }  # fmt: skip
 
 
-def _tag_paths(nodes: list[dict[str, Any]]) -> list[str]:
+def tag_paths(nodes: list[dict[str, Any]]) -> list[str]:
     """Every tag path of the tree, parents before children: the composer's `#` suggestions."""
     paths: list[str] = []
     for node in nodes:
         paths.append(node["path"])
-        paths.extend(_tag_paths(node.get("children") or []))
+        paths.extend(tag_paths(node.get("children") or []))
     return paths
 
 
@@ -138,7 +138,7 @@ async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> di
         "recent_days": days[:RECENT_DAYS],
         "older_days": days[RECENT_DAYS:],
         "tag_tree": tags["tags"],
-        "tag_paths": _tag_paths(tags["tags"]),
+        "tag_paths": tag_paths(tags["tags"]),
         "zone": zone.key if zone else None,
         "zone_cookie": ZONE_COOKIE,
         "double_click_edit": data["doubleClickEdit"],
@@ -164,4 +164,4 @@ def timeline_page(page: Page, context: dict[str, Any], status: int = 200) -> Res
     return response
 
 
-__all__ = ["memo_view", "memo_views", "page_zone", "timeline_context", "timeline_page"]
+__all__ = ["memo_view", "memo_views", "page_zone", "tag_paths", "timeline_context", "timeline_page"]

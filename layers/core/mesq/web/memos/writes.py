@@ -33,7 +33,7 @@ from ..kit.request_values import form_revision, is_htmx
 from ..kit.security import safe_next
 from ..kit.toast import Toast, render_with_toast, undo_ids
 from .query import TimelineQuery
-from .views import memo_view, timeline_context, timeline_page
+from .views import memo_view, tag_paths, timeline_context, timeline_page
 
 MAX_RESOURCES = 50
 MEMO_FORM_BYTES = LONG_TEXT_FORM_BYTES
@@ -147,7 +147,11 @@ async def save_submit(page: Page) -> Response:
             theirs=None, kept=None,
         )  # fmt: skip
     if _is_htmx(page):
-        return page.render("memos/_card.html", memo=await memo_view(saved["memo"]), back=_back(page))
+        # The card, and the sidebar the new text may change (its tags, the Untagged count).
+        return render_with_toast(
+            page, "memos/_card.html", None, memo=await memo_view(saved["memo"]), back=_back(page),
+            **await _sidebar_out_of_band(page),
+        )  # fmt: skip
     return redirect(_back(page))
 
 
@@ -195,15 +199,25 @@ def shown_in(view: str, memo: dict[str, Any]) -> bool:
     return query.status == "ALL" or memo["status"] == query.status
 
 
-async def _in_place(page: Page, memo: dict[str, Any], toast: Toast) -> Response:
-    """The card (or its placeholder) swapped in place, the toast, and the sidebar's counts (out
-    of band: Pinned, Archived and the others follow without a reload)."""
-    fragment = "memos/_card.html" if shown_in(_back(page), memo) else "memos/_gone.html"
+async def _sidebar_out_of_band(page: Page) -> dict[str, Any]:
+    """What an in-place answer sends for the sidebar, out of band: its list counts and its tag tree
+    (whose links keep the filters of the view the write came from)."""
     counts = (await page.invoke("list_memos", {"offset": 0, "limit": 1, "includeContext": True}))["filters"]
+    tags = (await page.invoke("list_tags", {}))["tags"]
+    query = TimelineQuery.from_params(QueryParams(urlsplit(_back(page)).query))
+    return {
+        "counts": counts, "tag_tree": tags, "tag_paths": tag_paths(tags), "query": query,
+        "oob": ["memos/_counts.html", "memos/_tags.html"],
+    }  # fmt: skip
+
+
+async def _in_place(page: Page, memo: dict[str, Any], toast: Toast) -> Response:
+    """The card (or its placeholder) swapped in place, the toast, and the sidebar (out of band:
+    Pinned, Archived, the other counts and the tags follow without a reload)."""
+    fragment = "memos/_card.html" if shown_in(_back(page), memo) else "memos/_gone.html"
     return render_with_toast(
-        page, fragment, toast, memo=await memo_view(memo), back=_back(page),
-        counts=counts, oob=["memos/_counts.html"],
-    )  # fmt: skip
+        page, fragment, toast, memo=await memo_view(memo), back=_back(page), **await _sidebar_out_of_band(page)
+    )
 
 
 async def _lifecycle(page: Page, operation: str, arguments: dict[str, Any], done: str) -> Response:

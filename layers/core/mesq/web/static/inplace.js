@@ -1,6 +1,6 @@
 // In-place writes (CSP script-src 'self'; no inline script): the toasts an htmx write answers
 // with (base.html's #toasts live region: dismissed after a few seconds, by Escape or by their
-// close button, kept while pointed at or focused), the "⋯" action menus of the memo cards and
+// close button, kept while pointed at or focused) and the one a failed write shows, the "⋯" action menus of the memo cards and
 // todo rows (aria-haspopup menu: arrows, Home / End, Escape, Tab, a click outside closes), the
 // phone's header Menu button and its "Filters" button over the memo sidebar. Without script the
 // menus' forms show as they are and post with a reload; the header wraps; the sidebar stays visible.
@@ -71,6 +71,60 @@
   document.addEventListener("htmx:afterRequest", function (event) {
     var toast = event.target instanceof Element && event.target.closest("[data-toast]");
     if (toast) dismiss(toast);
+  });
+
+  // A write that failed says so: htmx swaps nothing on an error answer or a lost connection, and
+  // the click would do nothing visible (the edited text stays in its editor). The answer's own
+  // message when it has one (kit/error.html's alert, already in the page's language, or a JSON
+  // envelope's), else the scripts' words. Such a toast stays until it is dismissed.
+  function failureToast(message) {
+    var region = document.getElementById("toasts");
+    if (!region) return;
+    var toast = document.createElement("div");
+    toast.className = "toast";
+    toast.setAttribute("data-toast", "");
+    toast.dataset.ready = "1"; // not timed out
+    var text = document.createElement("p");
+    text.className = "toast-message";
+    text.setAttribute("role", "alert");
+    text.textContent = message;
+    var close = document.createElement("button");
+    close.type = "button";
+    close.className = "link toast-close";
+    close.setAttribute("data-dismiss", "");
+    close.setAttribute("aria-label", mesqSay("Dismiss"));
+    close.textContent = "×";
+    toast.append(text, close);
+    region.append(toast);
+  }
+
+  function answerMessage(xhr) {
+    var type = xhr.getResponseHeader("Content-Type") || "";
+    try {
+      if (type.indexOf("application/json") === 0) {
+        var body = JSON.parse(xhr.responseText);
+        return (body && body.error && typeof body.error.message === "string" && body.error.message) || "";
+      }
+      if (type.indexOf("text/html") === 0) {
+        // Parsed, never run or shown: only the alert's text is read.
+        var page = new DOMParser().parseFromString(xhr.responseText, "text/html");
+        var alert = page.querySelector("main p.error[role=alert][data-code]");
+        return alert ? alert.textContent.trim() : "";
+      }
+    } catch (error) {
+      return "";
+    }
+    return "";
+  }
+
+  document.addEventListener("htmx:responseError", function (event) {
+    var xhr = event.detail && event.detail.xhr;
+    if (!xhr) return;
+    failureToast(answerMessage(xhr) || mesqSay(
+      "MeSQ did not answer as expected (HTTP %(status)s); try again in a moment", { status: xhr.status }));
+  });
+  document.addEventListener("htmx:sendError", function () {
+    failureToast(mesqSay("MeSQ could not be reached; check the connection and try again"));
   });
 
   // -- action menus -------------------------------------------------------------------------

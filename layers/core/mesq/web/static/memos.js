@@ -35,10 +35,18 @@
     }
   });
 
+  // A key pressed while an input method composes (pinyin not yet committed) is the input
+  // method's: its Enter commits the letters, its Escape drops them. Chrome and Safari mark it with
+  // isComposing or keyCode 229.
+  function composing(event) {
+    return event.isComposing || event.keyCode === 229;
+  }
+
   // -- the editor and the composer: Ctrl/Cmd+Enter saves; Escape cancels an edit; focus goes into
   // a freshly opened editor.
   document.addEventListener("keydown", function (event) {
     const target = event.target;
+    if (composing(event)) return;
     if (!(target instanceof HTMLTextAreaElement) || !target.matches("[data-editor], #composer-text")) return;
     const card = target.closest(".memo.editing");
     if (event.key === "Escape" && card) {
@@ -204,7 +212,12 @@
     event.preventDefault();
     current.attach(pasted);
   });
+  // While an input method composes, the box holds pinyin, not the writer's text: the suggestions
+  // wait for the committed text (compositionend; Chrome sends no input event after it).
   document.addEventListener("input", function (event) {
+    if (fromComposerText(event) && current.tags && !event.isComposing) current.tags.update();
+  });
+  document.addEventListener("compositionend", function (event) {
     if (fromComposerText(event) && current.tags) current.tags.update();
   });
   document.addEventListener("focusout", function (event) {
@@ -262,7 +275,8 @@
     });
   }
 
-  // -- `#` suggestions: the user's tag paths (the sidebar's tree, `data-tags`) in a listbox under
+  // -- `#` suggestions: the user's tag paths (the sidebar's tree, its `data-tags`, read at each
+  // keystroke: an in-place save swaps the tree in again with a new tag) in a listbox under
   // the box; Up/Down choose, Enter or Tab insert, Escape closes. The box keeps the focus
   // (aria-activedescendant names the chosen option). They open where a tag starts by the server's
   // own rule (`data-tag-typed`: kernel/tags.py's TAG_TYPED_PATTERN, written for both engines), so
@@ -270,16 +284,19 @@
   function setUpTagSuggestions(composer, text) {
     const list = document.getElementById("composer-tag-list");
     const announce = document.getElementById("composer-tag-status");
-    let tags = [];
     let typing = null;
-    try { tags = JSON.parse(composer.dataset.tags || "[]"); } catch (error) { tags = []; }
     try { typing = new RegExp(composer.dataset.tagTyped || "", "u"); } catch (error) { typing = null; }
-    if (!list || !tags.length || !typing || !composer.dataset.tagTyped) return null;
+    if (!list || !typing || !composer.dataset.tagTyped) return null;
     text.setAttribute("aria-autocomplete", "list");
     text.setAttribute("aria-controls", list.id);
     let shown = [];
     let active = -1;
     let typed = null; // {start, end} of the `#word` being typed
+
+    function known() {
+      const tree = document.getElementById("memos-tags");
+      try { return JSON.parse((tree && tree.dataset.tags) || "[]"); } catch (error) { return []; }
+    }
 
     function close() {
       list.hidden = true;
@@ -300,12 +317,22 @@
       else text.removeAttribute("aria-activedescendant");
     }
 
+    // Whether the text after the caret would run on into the inserted tag: then a space goes
+    // between. Whitespace and punctuation (`#读书，`, a line break) end a tag by the server's
+    // rule, so none is put before them; at the end of the text one is, to write on.
+    function runsOn(name, after) {
+      if (!after) return true;
+      const next = String.fromCodePoint(after.codePointAt(0));
+      const found = typing.exec(" #" + name + next);
+      return Boolean(found && found[1] === name + next);
+    }
+
     function accept(index) {
       if (!typed || index < 0 || index >= shown.length) return;
       const before = text.value.slice(0, typed.start);
       const after = text.value.slice(typed.end);
       const tag = "#" + shown[index];
-      const inserted = tag + (after.startsWith(" ") ? "" : " ");
+      const inserted = tag + (runsOn(shown[index], after) ? " " : "");
       text.value = before + inserted + after;
       const caret = before.length + inserted.length;
       text.setSelectionRange(caret, caret);
@@ -319,7 +346,7 @@
       // No group 1: the caret is in a URL, where a `#` is a fragment.
       if (!found || found[1] === undefined || text.selectionEnd !== caret) { close(); return; }
       const word = found[1].toLowerCase();
-      const matches = tags.filter(function (tag) {
+      const matches = known().filter(function (tag) {
         const lower = tag.toLowerCase();
         return lower !== word && (lower.startsWith(word) || lower.indexOf("/" + word) !== -1);
       }).slice(0, 8);
@@ -343,7 +370,7 @@
     }
 
     function keydown(event) {
-      if (list.hidden || event.ctrlKey || event.metaKey || event.altKey) return;
+      if (list.hidden || composing(event) || event.ctrlKey || event.metaKey || event.altKey) return;
       if (event.key === "ArrowDown" || event.key === "ArrowUp") {
         event.preventDefault();
         const step = event.key === "ArrowDown" ? 1 : shown.length - 1;
