@@ -9,7 +9,9 @@ What it does, from public reports:
   `claude-code` (cl-ai-project/cl-mcp#26).
 - It signs in with its own Client ID Metadata Document since v2.1.81 (dropseed/plain#108;
   `https://claude.ai/oauth/claude-code-client-metadata`, PostHog/posthog#52324), with a loopback
-  callback on a port it picks.
+  callback on a port it picks. The document lists the callbacks without a port
+  (`http://localhost/callback`, `http://127.0.0.1/callback`) and the authorization request sends
+  `http://localhost:<port>/callback` (anthropics/claude-code#90370).
 - After discover it lists and calls tools on the 2026-07-28 wire: every request carries its
   `_meta` envelope and the `Mcp-Method` / `Mcp-Name` headers.
 """
@@ -38,7 +40,8 @@ def test_claude_code_probes_with_server_discover_and_works_on_the_modern_wire(
 
     callback = f"http://localhost:{free_port()}/callback"
     client_id = metadata_host.serve(
-        "/oauth/claude-code-client-metadata", client_name="Claude Code", redirect_uris=[callback],
+        "/oauth/claude-code-client-metadata", client_name="Claude Code", client_uri="https://claude.ai",
+        redirect_uris=["http://localhost/callback", "http://127.0.0.1/callback"],
         grant_types=["authorization_code", "refresh_token"], response_types=["code"],
         token_endpoint_auth_method="none",
     )  # fmt: skip

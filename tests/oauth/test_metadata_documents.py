@@ -169,6 +169,8 @@ def test_code_presented_by_another_document_client_is_spent(services, documents)
         {"redirect_uris": []},
         {"client_secret": "s3cret"},
         {"token_endpoint_auth_method": "private_key_jwt"},
+        {"jwks": {}},  # was a 500 at authorize (authlib's key-set import)
+        {"jwks": "x"},
     ],
 )
 def test_documents_that_break_client_rules_are_invalid_clients(services, documents, changes):

@@ -66,12 +66,24 @@ def test_registration_accepts_json_suffix_media_types(client):
         ({"redirect_uris": [REDIRECT_URI], "response_types": ["token"]}, "invalid_client_metadata"),
         ({"redirect_uris": [REDIRECT_URI], "client_uri": "not a url"}, "invalid_client_metadata"),
         ({"redirect_uris": [REDIRECT_URI], "client_name": 5}, "invalid_client_metadata"),
+        # authlib reads a key set's `keys` without checking it is one: these were 500s.
+        ({"redirect_uris": [REDIRECT_URI], "jwks": "x"}, "invalid_client_metadata"),
+        ({"redirect_uris": [REDIRECT_URI], "jwks": {}}, "invalid_client_metadata"),
+        ({"redirect_uris": [REDIRECT_URI], "jwks": {"keys": "x"}}, "invalid_client_metadata"),
+        ({"redirect_uris": [REDIRECT_URI], "jwks": {"keys": [5]}}, "invalid_client_metadata"),
     ],
 )
 def test_registration_policy(client, metadata, error):
     response = client.post("/oauth/register", json=metadata)
     assert response.status_code == 400, response.text
     assert response.json()["error"] == error
+
+
+def test_a_null_member_is_an_absent_one(client):
+    """Serializers that keep unset fields send `"jwks": null` (authlib imported it: a 500)."""
+    body = {"redirect_uris": [REDIRECT_URI], "jwks": None, "logo_uri": None, "contacts": None, "client_name": None}
+    response = client.post("/oauth/register", json=body)
+    assert response.status_code == 201, response.text
 
 
 @pytest.mark.parametrize(

@@ -159,7 +159,13 @@ def metadata_from_document(document: dict[str, Any]) -> ClientMetadata:
     auth_method = _string(document, "token_endpoint_auth_method")
     for url_field in ("client_uri", "logo_uri", "tos_uri", "policy_uri", "jwks_uri"):
         _string(document, url_field)  # authlib's URL checks assume strings (an int raises AttributeError)
-    claims = ClientMetadataClaims(dict(document), {})
+    jwks = document.get("jwks")
+    if jwks is not None and not (isinstance(jwks, dict) and isinstance(jwks.get("keys"), list)):
+        # authlib's key-set import reads `keys` before checking it has a key set: "x" or {} was a
+        # TypeError / KeyError, a 500 at registration and at a metadata document's authorize.
+        raise OAuthError("invalid_client_metadata", "jwks must be a JSON Web Key Set: an object with a keys array")
+    # A null member is an absent one, as for the fields read above (authlib imported `"jwks": null`).
+    claims = ClientMetadataClaims({name: value for name, value in document.items() if value is not None}, {})
     try:
         claims.validate()
     except JoseError as error:
