@@ -1,9 +1,9 @@
-"""Hypothesis example counts per lane (docs/testing.md): `make test` runs the full counts (the
-default profile); `make test-fast` loads the `fast` profile (`--hypothesis-profile=fast`), which
-runs a fifth of them. `make test` (what CI runs) loads the `ci` profile: the full counts,
-derandomized, so a fresh clone explores exactly the examples CI will (a random draw once failed CI
-on a case no run here had drawn); `make test-fast` stays random and keeps finding new ones. A test that names its own count writes it as `examples(n)`, so the
-profile scales it too (an explicit `max_examples=n` would override any profile)."""
+"""Hypothesis example counts per lane (docs/testing.md). `make test` (what CI runs) loads the `ci`
+profile: the full counts, derandomized, so a fresh clone explores exactly the examples CI will (a
+random draw once failed CI on a case no run here had drawn). `make test-fast` loads the `fast`
+profile (`--hypothesis-profile=fast`): a fifth of them, random, so it keeps finding new ones. A
+test that names its own count writes it as `examples(n)`, so the profile scales it too (an
+explicit `max_examples=n` would override any profile)."""
 
 from __future__ import annotations
 
