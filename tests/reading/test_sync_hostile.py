@@ -274,6 +274,8 @@ def _in_chinese(said: Any) -> str:
         ("bookmarklist", {"updated": [{"bookmarkId": "b", "markText": "x"}], "chapters": []}, {}),
         ("bookmarklist", {"updated": [{"markText": "x", "createTime": 1}], "chapters": []}, {}),
         ("reviews", {"hasMore": 0}, {}),
+        ("notebooks", {"errcode": -1}, {}),  # an errcode without its errmsg
+        ("notebooks", {"errcode": -13, "errmsg": ""}, {}),
         ("notebooks", "trickle", {"call_deadline": 0.5}),
         ("bookmarklist", "trickle", {"deadline_seconds": 0.5}),
     ],

@@ -189,7 +189,9 @@ class _Client:
                     "WeChat Reading refused the credential (HTTP %(status)s); save a new one", status=status
                 )
             if code != 0:
-                message = str(answer.get("errmsg") or answer.get("message") or "no message")[:200]
+                message = str(answer.get("errmsg") or answer.get("message") or "")[:200]
+                if not message:  # said in the reader's language, not a stock English "no message"
+                    raise ProviderError("WeChat Reading answered errcode %(code)s without saying why", code=code)
                 raise ProviderError(
                     "WeChat Reading answered errcode %(code)s: %(upstream)s", code=code, upstream=message
                 )
