@@ -85,8 +85,13 @@ def test_a_bad_file_is_said_in_chinese_on_a_chinese_page(services, make_account,
 
 
 def test_not_json_is_a_clear_error():
-    with pytest.raises(ValidationError, match="not valid JSON"):
+    with pytest.raises(ValidationError, match="not valid JSON") as raised:
         parse_import(b'{"provider": ')
+    assert raised.value.message == (
+        "the file is not valid JSON: a value was expected at line 1 column 14; nothing was imported"
+    )  # MeSQ's words, never json's ("Expecting value")
+    with pytest.raises(ValidationError, match="not UTF-8 text"):
+        parse_import(b'{"provider": "caf\xe9"}')
 
 
 def test_reimport_changes_nothing_and_a_dropped_note_is_marked(services, make_account, client):

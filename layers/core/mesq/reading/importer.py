@@ -13,6 +13,7 @@ from typing import Any
 
 from ..kernel.errors import ValidationError
 from ..kernel.i18n import Text
+from ..kernel.json_problems import json_problem
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import ItemStore
 from ..kernel.timestamps import normalize_timestamp
@@ -130,8 +131,17 @@ def parse_import(text: str | bytes) -> list[BookSnapshot]:
     """The snapshots of a reading export file, or ValidationError naming the first bad element."""
     try:
         document = json.loads(text)
-    except (UnicodeDecodeError, ValueError) as error:
-        raise ValidationError("the file is not valid JSON (%(error)s); nothing was imported", error=error) from None
+    except UnicodeDecodeError as error:
+        raise ValidationError(
+            "the file is not UTF-8 text (byte %(start)s); save it as UTF-8 and import it again", start=error.start
+        ) from None
+    except json.JSONDecodeError as error:
+        raise ValidationError(
+            "the file is not valid JSON: %(problem)s at line %(lineno)s column %(colno)s; nothing was imported",
+            problem=json_problem(error),
+            lineno=error.lineno,
+            colno=error.colno,
+        ) from None
     return parse_document(document)
 
 
