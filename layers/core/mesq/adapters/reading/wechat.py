@@ -147,6 +147,12 @@ class _Client:
                 "WeChat Reading did not answer within %(seconds)s s; the next sync retries",
                 seconds=format(self.call_deadline, "g"),
             ) from None
+        except httpx.ReadTimeout:
+            # Reached, then silent for the read timeout: not "could not be reached".
+            raise UpstreamUnavailable(
+                "WeChat Reading did not answer within %(seconds)s s; the next sync retries",
+                seconds=format(TIMEOUT.read or 0, "g"),
+            ) from None
         except httpx.HTTPError:
             raise UpstreamUnavailable("WeChat Reading could not be reached; the next sync retries") from None
 
