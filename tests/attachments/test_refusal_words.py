@@ -83,6 +83,17 @@ def test_a_bad_name_and_a_large_file_say_what_to_do(client, make_account):
     )
 
 
+def test_a_file_a_byte_over_the_limit_is_not_said_to_be_the_limits_size(client, make_account):
+    """104857601 bytes was "the file is 100 MiB (...), over the limit of 100 MiB": a size over
+    the limit is rounded up, so the two numbers a person compares never read the same."""
+    alice = make_account()
+    big = {"displayName": "big.bin", "mimeType": "text/plain", "size": 100 * 1024 * 1024 + 1}
+    refused = client.post(SESSION, headers=alice.headers, json=big)
+    message = refused.json()["error"]["message"]
+    assert refused.status_code == 413, message
+    assert message.startswith("size: the file is 100.1 MiB (104857601 bytes), over the limit of 100 MiB"), message
+
+
 @pytest.mark.parametrize("era", ERAS)
 def test_mcp_says_the_same_sentence(mcp, era):  # noqa: F811
     client = mcp(era=era)

@@ -470,3 +470,26 @@ def test_resources_must_be_own_registered_attachments(client, alice, services):
     assert stolen.status_code == 400
     traversal = dict(resource, path=f"users/{alice.user_id}/../x/a.txt")
     assert client.post(BASE, headers=alice.headers, json={"content": "x", "resources": [traversal]}).status_code == 400
+
+
+def test_an_idempotency_key_in_chinese_is_read_as_utf8(client, alice):
+    """A Shortcut on a Chinese iPhone sends "the current date as text" (docs/shortcuts.md) as the
+    key: its UTF-8 bytes are the key's characters, counted and quoted as such, not as Latin-1."""
+    key = "2026年12月6日 下午5:08".encode()
+    headers = [(b"authorization", alice.headers["Authorization"].encode()), (b"idempotency-key", key)]
+    first = client.post(BASE, headers=headers, json={"content": "receipt"})
+    again = client.post(BASE, headers=headers, json={"content": "receipt"})
+    assert first.status_code == again.status_code == 201
+    assert first.json()["data"]["memo"]["id"] == again.json()["data"]["memo"]["id"]
+    long_key = [
+        (b"authorization", alice.headers["Authorization"].encode()),
+        (b"idempotency-key", ("键" * 150).encode()),
+    ]
+    assert client.post(BASE, headers=long_key, json={"content": "x"}).status_code == 201  # 150 characters, not 450
+    too_long = [
+        (b"authorization", alice.headers["Authorization"].encode()),
+        (b"idempotency-key", ("键" * 201).encode()),
+    ]
+    refused = client.post(BASE, headers=too_long, json={"content": "x"})
+    message = refused.json()["error"]["message"]
+    assert refused.status_code == 400 and "(201 characters, at most 200)" in message and "键键" in message, message

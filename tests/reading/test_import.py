@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from mesq.kernel.errors import ValidationError
+from mesq.kernel.i18n import Translator
 from mesq.kernel.keys import user_partition
 from mesq.reading.importer import import_snapshots, parse_document, parse_import
 from mesq.store.paging import walk
@@ -64,9 +66,32 @@ def test_bad_file_names_the_first_bad_element_and_writes_nothing(services, make_
     assert stored(services, account.user_id) == []
 
 
+@pytest.mark.parametrize(("path", "value", "message"), CASES)
+def test_a_bad_file_is_said_in_chinese_on_a_chinese_page(services, make_account, path, value, message):
+    """The settings page's import shows the refusal in the page's language: the problem itself
+    in Chinese, not only the words around it (只有“未导入任何内容”是中文 was the bug)."""
+    with pytest.raises(ValidationError) as raised:
+        parse_document(bad(export(), path, value))
+    said = Translator("zh").text(raised.value.text)
+    where, _, problem = said.partition("：")
+    assert where == message.split(":", 1)[0] and problem.endswith("；未导入任何内容"), said
+    problem = problem.removesuffix("；未导入任何内容")
+    assert re.search(r"[\u4e00-\u9fff]", problem), said
+    # Code, not words: the format's field names and values, and what the file itself holds.
+    fields = {"chapterIndex", "chapterTitle", "content", "createdAt", "id", "noteType", "position", "quotedText"}
+    english = fields | {"books", "notes", "highlight", "note", "ISO"}
+    words = re.findall(r"[A-Za-z]{3,}", re.sub(r"'[^']*'|\"[^\"]*\"", "", problem))
+    assert not [word for word in words if word not in english], said
+
+
 def test_not_json_is_a_clear_error():
-    with pytest.raises(ValidationError, match="not valid JSON"):
+    with pytest.raises(ValidationError, match="not valid JSON") as raised:
         parse_import(b'{"provider": ')
+    assert raised.value.message == (
+        "the file is not valid JSON: a value was expected at line 1 column 14; nothing was imported"
+    )  # MeSQ's words, never json's ("Expecting value")
+    with pytest.raises(ValidationError, match="not UTF-8 text"):
+        parse_import(b'{"provider": "caf\xe9"}')
 
 
 def test_reimport_changes_nothing_and_a_dropped_note_is_marked(services, make_account, client):

@@ -95,4 +95,21 @@ def test_reading_settings_page(server: LiveServer, fake: FakeWeRead, page, tmp_p
     expect(page.locator("#count-books")).to_have_text("6")
     page.reload()
     expect(page.locator("#count-books")).to_have_text("6")
+
+    # A file that is not UTF-8 is refused, as the CLI refuses it, never imported with U+FFFD in
+    # place of its broken bytes; a UTF-8 file that starts with a byte order mark is imported.
+    broken = export(books=1, notes=1)
+    broken["books"][0]["id"], broken["books"][0]["title"] = "book-broken", "TITLE"
+    path.write_bytes(json.dumps(broken).encode().replace(b"TITLE", b"caf\xe9"))  # Latin-1, not UTF-8
+    page.set_input_files("#import-file", str(path))
+    page.get_by_role("button", name="Import").click()
+    expect(page.locator("#import-result")).to_contain_text("not UTF-8")
+    expect(page.locator("#import-result")).to_have_class("error")
+    page.reload()
+    expect(page.locator("#count-books")).to_have_text("6")  # nothing was imported
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(broken).replace("TITLE", "café").encode())
+    page.set_input_files("#import-file", str(path))
+    page.get_by_role("button", name="Import").click()
+    expect(page.locator("#import-result")).to_contain_text("Imported 1 book: 1 note added,")
+    expect(page.locator("#count-books")).to_have_text("7")
     assert csp_violations == []

@@ -14,8 +14,10 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
+from mesq.adapters.reading import wechat
 from mesq.adapters.reading.wechat import CALL_DEADLINE_SECONDS, provider_factory
 from mesq.kernel.errors import ValidationError
 from mesq.kernel.i18n import Text, Translator
@@ -191,6 +193,20 @@ def test_a_trickling_answer_is_cut_by_the_request_deadline(
     assert status["lastError"]["code"] == "UPSTREAM_UNAVAILABLE" and "1 s" in status["lastError"]["message"]
 
 
+def test_a_silent_upstream_is_said_to_be_silent_not_unreachable(
+    services: Any, fake: FakeWeRead, base_url: str, reader: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that takes the request and then says nothing for the read timeout answered
+    nothing in time; it was reached ("could not be reached" sent the person to check the wrong
+    thing)."""
+    monkeypatch.setattr(wechat, "TIMEOUT", httpx.Timeout(10.0, read=0.5))
+    fake.delay["notebooks"] = 3.0
+    status = _sync(services, reader, base_url)
+    assert status["lastError"]["code"] == "UPSTREAM_UNAVAILABLE", status
+    assert status["lastError"]["message"] == "WeChat Reading did not answer within 0.5 s; the next sync retries"
+    assert "0.5 秒内没有应答" in _in_chinese(status["lastError"]["said"])
+
+
 def test_the_sync_deadline_cuts_a_request_too(services: Any, fake: FakeWeRead, base_url: str, reader: str) -> None:
     fake.trickle = "bookmarklist"
     started = time.monotonic()
@@ -274,6 +290,8 @@ def _in_chinese(said: Any) -> str:
         ("bookmarklist", {"updated": [{"bookmarkId": "b", "markText": "x"}], "chapters": []}, {}),
         ("bookmarklist", {"updated": [{"markText": "x", "createTime": 1}], "chapters": []}, {}),
         ("reviews", {"hasMore": 0}, {}),
+        ("notebooks", {"errcode": -1}, {}),  # an errcode without its errmsg
+        ("notebooks", {"errcode": -13, "errmsg": ""}, {}),
         ("notebooks", "trickle", {"call_deadline": 0.5}),
         ("bookmarklist", "trickle", {"deadline_seconds": 0.5}),
     ],

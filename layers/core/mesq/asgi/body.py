@@ -15,6 +15,7 @@ from typing import Any
 from starlette.requests import Request
 
 from ..kernel.errors import ValidationError
+from ..kernel.json_problems import json_problem
 from ..kernel.messages import quoted
 from ..kernel.values import MAX_DEPTH, MAX_SAFE_INTEGER, depth_error
 
@@ -128,7 +129,7 @@ def parse_json_object(raw: bytes) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise ValidationError(
             "request body is not valid JSON: %(msg)s at line %(lineno)s column %(colno)s",
-            msg=exc.msg,
+            msg=json_problem(exc),  # MeSQ's words, not json's
             lineno=exc.lineno,
             colno=exc.colno,
         ) from None

@@ -124,8 +124,10 @@ def check_mime_type(value: str, field: str = "mimeType") -> str:
 
 def mebibytes(size: int) -> str:
     """A byte count as people read it in a message: `101 MiB`, `100.5 MiB` (the same in both
-    languages; the exact bytes are said beside it)."""
-    return f"{size / 1024**2:.1f}".removesuffix(".0") + " MiB"
+    languages; the exact bytes are said beside it). Rounded up to the tenth: a file a byte over
+    the 100 MiB limit reads 100.1 MiB, never the limit itself."""
+    tenths = -(-size * 10 // 1024**2)  # ceiling division, in whole numbers
+    return f"{tenths / 10:.1f}".removesuffix(".0") + " MiB"
 
 
 def too_large(field: str, size: int | None = None) -> PayloadTooLarge:

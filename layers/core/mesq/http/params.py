@@ -39,9 +39,22 @@ def _scalar(param: Parameter, schema: dict[str, Any], raw: str) -> Any:
 _PLACEHOLDER = re.compile(r"\s*<[^<>]*>\s*")
 
 
+def _utf8(value: str) -> str:
+    """A header value as the characters its client wrote: the server hands header bytes over as
+    Latin-1, but a client that sends non-ASCII (a Shortcut's date as text, 2026年12月6日) sends
+    UTF-8; bytes that are not UTF-8 stay as they came."""
+    if value.isascii():
+        return value
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return value
+
+
 def _header(param: Parameter, value: str) -> str:
     """A header's value; one still in an example's angle brackets is refused rather than used (a
     literal `<unique-key>` would make every later create replay the first, or conflict)."""
+    value = _utf8(value)
     if _PLACEHOLDER.fullmatch(value):
         raise ValidationError(
             f"{param.name}: {quoted(value)} is a placeholder from an example, not a value: send one of your own, "

@@ -1,7 +1,9 @@
 """The stored WeChat Reading credential of a user (API key first, web cookie as fallback), sealed
 at rest, and the sync index that lets the scheduled job find the users to sync without a scan.
 
-Items: `U#<user>` / `READ#CREDENTIAL` (kind, sealed secret, a short hint, updatedAt) and
+Items: `U#<user>` / `READ#CREDENTIAL` (kind, sealed secret, updatedAt, and what the settings page
+shows of it: an API key's `hint` `wrk-…abcd`, a cookie's `secretLength`, which the page says in
+its own language) and
 `READSYNC#USERS` / `<userId>`: one fixed partition with an item per user who has a credential,
 written and deleted in the same transaction as the credential. The secret is sealed with the
 user id as context, so a sealed value moved to another record does not open.
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from ..kernel.errors import ValidationError
 from ..kernel.keys import user_partition
@@ -69,9 +71,15 @@ def checked(credential: Credential) -> Credential:
 
 
 def _hint(credential: Credential) -> str:
+    """What an API key shows of itself; a cookie shows only its length (`secretLength`), which
+    is no text of any language: the page puts it in its own words."""
     if credential.kind == "api_key":
         return f"{credential.secret[:4]}…{credential.secret[-4:]}"
-    return f"cookie, {len(credential.secret)} characters"
+    return ""
+
+
+#: The English hint a cookie was saved with before its length was kept apart.
+_OLD_COOKIE_HINT = re.compile(r"cookie, ([0-9]+) characters")
 
 
 def save_credential(items: ItemStore, sealer: Sealer, user_id: str, kind: str, secret: str, now: str) -> str:
@@ -79,7 +87,7 @@ def save_credential(items: ItemStore, sealer: Sealer, user_id: str, kind: str, s
     credential = _checked(kind, secret)
     sealed = sealer.seal(credential.secret.encode("utf-8"), _context(user_id))
     hint = _hint(credential)
-    record = {
+    record: dict[str, Any] = {
         "pk": user_partition(user_id),
         "sk": CREDENTIAL_SK,
         "kind": credential.kind,
@@ -87,6 +95,8 @@ def save_credential(items: ItemStore, sealer: Sealer, user_id: str, kind: str, s
         "hint": hint,
         "updatedAt": now,
     }
+    if credential.kind == "cookie":
+        record["secretLength"] = len(credential.secret)
     index = {"pk": SYNC_INDEX, "sk": user_id, "userId": user_id, "since": now}
     items.transact([Put(record), Put(index)])
     return hint
@@ -96,11 +106,17 @@ def remove_credential(items: ItemStore, user_id: str) -> None:
     items.transact([Delete((user_partition(user_id), CREDENTIAL_SK)), Delete((SYNC_INDEX, user_id))])
 
 
-def credential_summary(items: ItemStore, user_id: str) -> dict[str, str] | None:
+def credential_summary(items: ItemStore, user_id: str) -> dict[str, Any] | None:
+    """`kind`, `updatedAt` and `hint` (an API key's), or a cookie's `length` (None if unknown)."""
     record = items.get((user_partition(user_id), CREDENTIAL_SK))
     if record is None:
         return None
-    return {"kind": record["kind"], "hint": record["hint"], "updatedAt": record["updatedAt"]}
+    summary: dict[str, Any] = {"kind": record["kind"], "hint": record["hint"], "updatedAt": record["updatedAt"]}
+    if record["kind"] == "cookie":
+        old = _OLD_COOKIE_HINT.fullmatch(str(record.get("hint", "")))
+        length = record.get("secretLength", int(old.group(1)) if old else None)
+        summary.update(hint="", length=int(length) if length is not None else None)
+    return summary
 
 
 def load_credential(items: ItemStore, sealer: Sealer, user_id: str) -> Credential | None:

@@ -12,6 +12,8 @@ import json
 from typing import Any
 
 from ..kernel.errors import ValidationError
+from ..kernel.i18n import Text
+from ..kernel.json_problems import json_problem
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import ItemStore
 from ..kernel.timestamps import normalize_timestamp
@@ -30,29 +32,33 @@ _BOOK_FIELDS = {"id", "title", "author", "cover", "notes"}
 _NOTE_FIELDS = {"id", "noteType", "content", "quotedText", "chapterTitle", "chapterIndex", "position", "createdAt"}
 
 
-def _fail(where: str, problem: str) -> ValidationError:
+def _fail(where: str, problem: Text) -> ValidationError:
+    """The refusal of the file at `where`; the problem is a catalog message, so the settings
+    page's import says all of it in the page's language."""
     return ValidationError("%(where)s: %(problem)s; nothing was imported", where=where, problem=problem)
 
 
 def _object(value: Any, where: str, allowed: set[str], required: tuple[str, ...]) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise _fail(where, "must be an object")
+        raise _fail(where, Text("must be an object"))
     unknown = sorted(set(value) - allowed)
     if unknown:
-        raise _fail(f"{where}.{unknown[0]}", f"unknown field (allowed: {', '.join(sorted(allowed))})")
+        raise _fail(
+            f"{where}.{unknown[0]}", Text("unknown field (allowed: %(allowed)s)", allowed=", ".join(sorted(allowed)))
+        )
     for name in required:
         if name not in value:
-            raise _fail(f"{where}.{name}", "is required")
+            raise _fail(f"{where}.{name}", Text("is required"))
     return value
 
 
 def _text(value: Any, where: str, maximum: int, *, empty: bool = False) -> str:
     if not isinstance(value, str):
-        raise _fail(where, "must be a string")
+        raise _fail(where, Text("must be a string"))
     if not empty and not value.strip():
-        raise _fail(where, "must not be empty")
+        raise _fail(where, Text("must not be empty"))
     if len(value) > maximum:
-        raise _fail(where, f"is longer than {maximum} characters")
+        raise _fail(where, Text("is longer than %(maximum)s characters", maximum=maximum))
     return value
 
 
@@ -67,21 +73,23 @@ def _integer(value: dict[str, Any], name: str, where: str) -> int | None:
     if raw is None:
         return None
     if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw <= MAX_POSITION:
-        raise _fail(f"{where}.{name}", f"must be a whole number 0..{MAX_POSITION}")
+        raise _fail(f"{where}.{name}", Text("must be a whole number 0..%(maximum)s", maximum=MAX_POSITION))
     return raw
 
 
 def _note(raw: Any, where: str) -> UpstreamNote:
     note = _object(raw, where, _NOTE_FIELDS, ("id", "noteType", "content", "createdAt"))
     if note["noteType"] not in ("highlight", "note"):
-        raise _fail(f"{where}.noteType", f'must be "highlight" or "note", not {quoted(note["noteType"])}')
+        raise _fail(
+            f"{where}.noteType", Text('must be "highlight" or "note", not %(value)s', value=quoted(note["noteType"]))
+        )
     passage = _optional_text(note, "quotedText", where, MAX_TEXT)
     if passage is not None and note["noteType"] == "highlight":
-        raise _fail(f"{where}.quotedText", "only a note (a thought) quotes a passage; a highlight is the passage")
+        raise _fail(f"{where}.quotedText", Text("only a note (a thought) quotes a passage; a highlight is the passage"))
     try:
         created = normalize_timestamp(note["createdAt"], f"{where}.createdAt")
-    except ValidationError as error:
-        raise _fail(f"{where}.createdAt", error.message.split(": ", 1)[-1]) from None
+    except ValidationError as error:  # it names the field already, in words the catalog has
+        raise ValidationError("%(problem)s; nothing was imported", problem=error.text) from None
     return UpstreamNote(
         note_type=note["noteType"],
         external_id=_text(note["id"], f"{where}.id", MAX_ID),
@@ -98,15 +106,18 @@ def _book(raw: Any, where: str) -> BookSnapshot:
     book = _object(raw, where, _BOOK_FIELDS, ("id", "title", "notes"))
     notes = book["notes"]
     if not isinstance(notes, list):
-        raise _fail(f"{where}.notes", "must be an array")
+        raise _fail(f"{where}.notes", Text("must be an array"))
     if len(notes) > MAX_NOTES_PER_BOOK:
-        raise _fail(f"{where}.notes", f"has more than {MAX_NOTES_PER_BOOK} notes")
+        raise _fail(f"{where}.notes", Text("has more than %(maximum)s notes", maximum=MAX_NOTES_PER_BOOK))
     parsed = tuple(_note(note, f"{where}.notes[{index}]") for index, note in enumerate(notes))
     seen: dict[str, int] = {}
     for index, note in enumerate(parsed):
         first = seen.setdefault(note.external_id, index)
         if first != index:
-            raise _fail(f"{where}.notes[{index}].id", f"repeats the id of notes[{first}] ({quoted(note.external_id)})")
+            raise _fail(
+                f"{where}.notes[{index}].id",
+                Text("repeats the id of notes[%(first)s] (%(id)s)", first=first, id=quoted(note.external_id)),
+            )
     upstream = UpstreamBook(
         external_id=_text(book["id"], f"{where}.id", MAX_ID),
         title=_text(book["title"], f"{where}.title", MAX_TITLE),
@@ -120,26 +131,41 @@ def parse_import(text: str | bytes) -> list[BookSnapshot]:
     """The snapshots of a reading export file, or ValidationError naming the first bad element."""
     try:
         document = json.loads(text)
-    except (UnicodeDecodeError, ValueError) as error:
-        raise ValidationError("the file is not valid JSON (%(error)s); nothing was imported", error=error) from None
+    except UnicodeDecodeError as error:
+        raise ValidationError(
+            "the file is not UTF-8 text (byte %(start)s); save it as UTF-8 and import it again", start=error.start
+        ) from None
+    except json.JSONDecodeError as error:
+        raise ValidationError(
+            "the file is not valid JSON: %(problem)s at line %(lineno)s column %(colno)s; nothing was imported",
+            problem=json_problem(error),
+            lineno=error.lineno,
+            colno=error.colno,
+        ) from None
     return parse_document(document)
 
 
 def parse_document(document: Any) -> list[BookSnapshot]:
     top = _object(document, "(file)", _TOP_FIELDS, ("provider", "books"))
     if top["provider"] != PROVIDER:
-        raise _fail("provider", f"must be {quoted(PROVIDER)}, not {quoted(top['provider'])}")
+        raise _fail(
+            "provider",
+            Text("must be %(expected)s, not %(value)s", expected=quoted(PROVIDER), value=quoted(top["provider"])),
+        )
     books = top["books"]
     if not isinstance(books, list):
-        raise _fail("books", "must be an array")
+        raise _fail("books", Text("must be an array"))
     if len(books) > MAX_BOOKS:
-        raise _fail("books", f"has more than {MAX_BOOKS} books")
+        raise _fail("books", Text("has more than %(maximum)s books", maximum=MAX_BOOKS))
     snapshots = [_book(book, f"books[{index}]") for index, book in enumerate(books)]
     seen: dict[str, int] = {}
     for index, snapshot in enumerate(snapshots):
         first = seen.setdefault(snapshot.book.external_id, index)
         if first != index:
-            raise _fail(f"books[{index}].id", f"repeats the id of books[{first}] ({quoted(snapshot.book.external_id)})")
+            raise _fail(
+                f"books[{index}].id",
+                Text("repeats the id of books[%(first)s] (%(id)s)", first=first, id=quoted(snapshot.book.external_id)),
+            )
     return snapshots
 
 

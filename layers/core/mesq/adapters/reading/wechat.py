@@ -147,6 +147,12 @@ class _Client:
                 "WeChat Reading did not answer within %(seconds)s s; the next sync retries",
                 seconds=format(self.call_deadline, "g"),
             ) from None
+        except httpx.ReadTimeout:
+            # Reached, then silent for the read timeout: not "could not be reached".
+            raise UpstreamUnavailable(
+                "WeChat Reading did not answer within %(seconds)s s; the next sync retries",
+                seconds=format(TIMEOUT.read or 0, "g"),
+            ) from None
         except httpx.HTTPError:
             raise UpstreamUnavailable("WeChat Reading could not be reached; the next sync retries") from None
 
@@ -189,7 +195,9 @@ class _Client:
                     "WeChat Reading refused the credential (HTTP %(status)s); save a new one", status=status
                 )
             if code != 0:
-                message = str(answer.get("errmsg") or answer.get("message") or "no message")[:200]
+                message = str(answer.get("errmsg") or answer.get("message") or "")[:200]
+                if not message:  # said in the reader's language, not a stock English "no message"
+                    raise ProviderError("WeChat Reading answered errcode %(code)s without saying why", code=code)
                 raise ProviderError(
                     "WeChat Reading answered errcode %(code)s: %(upstream)s", code=code, upstream=message
                 )

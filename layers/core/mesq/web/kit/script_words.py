@@ -37,6 +37,7 @@ SCRIPT_WORDS = (
     N_("Could not reach MeSQ; nothing was moved."),
     # reading.js
     N_("Choose a file first."),
+    N_("The file is not UTF-8 text; save it as UTF-8 (JSON files are) and import it again."),
     N_(
         "Imported %(books)s: %(added)s added, %(updated)s updated, %(deleted)s marked deleted upstream, %(unchanged)s unchanged."  # noqa: E501 -- one msgid
     ),

@@ -1,5 +1,7 @@
 // Reading import: send the chosen file's text as the JSON body (with the CSRF header) and show
 // the answer. No inline script: the page's CSP allows scripts from /static only.
+// The file is decoded strictly: one that is not UTF-8 is refused here, as `mesq reading import`
+// refuses it (Blob.text() would put U+FFFD in place of its bytes and import the damaged text).
 "use strict";
 (function () {
   var form = document.getElementById("import-form");
@@ -24,16 +26,22 @@
     event.preventDefault();
     var file = document.getElementById("import-file").files[0];
     if (!file) { show(mesqSay("Choose a file first."), true); return; }
-    file.text().then(function (text) {
+    file.arrayBuffer().then(function (bytes) {
+      var text;
+      try {
+        text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);  // a leading BOM is dropped
+      } catch (error) {
+        return { ok: false, body: { error: { message: mesqSay("The file is not UTF-8 text; save it as UTF-8 (JSON files are) and import it again.") } } };
+      }
       return fetch(form.getAttribute("action"), {
         method: "POST",
         credentials: "same-origin",
         referrerPolicy: "same-origin",
         headers: { "Content-Type": "application/json", "X-CSRF-Token": form.dataset.csrf },
         body: text
+      }).then(function (response) {
+        return response.json().then(function (body) { return { ok: response.ok, body: body }; });
       });
-    }).then(function (response) {
-      return response.json().then(function (body) { return { ok: response.ok, body: body }; });
     }).then(function (answer) {
       if (answer.ok && answer.body.ok) {
         var b = answer.body;

@@ -1,0 +1,62 @@
+"""Settings → Reading sync says which credential is saved in the page's language: a web cookie
+is said as 网页 Cookie and its 19 characters on zh-CN and "web cookie of 19 characters" on en-US (the hint stored
+with the credential is no sentence of either language), an API key its `wrk-…abcd` hint; a
+cookie saved before the count was kept apart still shows its count."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from html import unescape
+
+import pytest
+
+from mesq.kernel.keys import user_partition
+from mesq.reading.credentials import CREDENTIAL_SK
+from mesq.wiring.services import Services
+
+from ..conftest import Browser
+
+COOKIE = "wr_vid=1; wr_skey=x"  # 19 characters
+
+
+def _hint(reader: Browser, language: str) -> str:
+    page = reader.get("/settings/reading", headers={"Accept-Language": language})
+    assert page.status_code == 200
+    found = re.search(r'<p id="credential-hint">(.*?)</p>', page.text, re.S)
+    assert found is not None, page.text
+    return unescape(re.sub(r"<[^>]+>", "", found.group(1)))
+
+
+@pytest.mark.parametrize(
+    ("language", "said"), [("zh-CN", "网页 Cookie，19 个字符"), ("en-US", "web cookie of 19 characters")]
+)
+def test_a_saved_cookie_is_described_in_the_pages_language(
+    browser: Callable[..., Browser], language: str, said: str
+) -> None:
+    reader = browser()
+    saved = reader.post("/settings/reading/credential", {"kind": "cookie", "secret": COOKIE})
+    assert saved.status_code == 303, saved.text
+    hint = _hint(reader, language)
+    assert said in hint and "characters" not in hint.replace(said, ""), hint
+    if language == "zh-CN":
+        assert not re.search(r"[A-Za-z]{3,}", hint.replace("Cookie", "").replace("UTC", "")), hint
+
+
+def test_an_api_key_keeps_its_hint(browser: Callable[..., Browser]) -> None:
+    reader = browser()
+    saved = reader.post("/settings/reading/credential", {"kind": "api_key", "secret": "wrk-abcdefgh1234"})
+    assert saved.status_code == 303
+    assert "wrk-…1234" in _hint(reader, "zh-CN")
+
+
+def test_a_cookie_saved_by_an_earlier_release_still_shows_its_count(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    reader = browser()
+    assert reader.post("/settings/reading/credential", {"kind": "cookie", "secret": COOKIE}).status_code == 303
+    key = (user_partition(reader.user_id), CREDENTIAL_SK)
+    record = services.items.get(key)
+    assert record is not None
+    services.items.put({k: v for k, v in record.items() if k != "secretLength"} | {"hint": "cookie, 19 characters"})
+    assert "网页 Cookie，19 个字符" in _hint(reader, "zh-CN")
