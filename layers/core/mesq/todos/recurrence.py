@@ -16,12 +16,15 @@ newest `HISTORY_MAX` kept, readable in get_todo_task) and `occurrenceCount`.
 
 from __future__ import annotations
 
+import re
 from datetime import MAXYEAR, UTC, date, datetime, time, tzinfo
 from typing import Any
 
 from dateutil.rrule import rrule, rrulestr
 
 from ..kernel.errors import ValidationError
+from ..kernel.i18n import Text
+from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
 from ..kernel.timestamps import in_zone, parse_timestamp, parse_zone
 
@@ -131,6 +134,17 @@ def _series(rule: str, due: dict[str, Any], timezone: str | None, field: str) ->
     try:
         series = rrulestr(rule, dtstart=_start(due, timezone))
     except (ValueError, TypeError, KeyError, IndexError, OverflowError) as error:
+        if _UNTIL_OF_THE_OTHER_KIND in str(error):
+            # dateutil says the same words whichever way round the mismatch is
+            if due["type"] == "date":
+                raise ValidationError(
+                    "%(field)s: for a due without a time, UNTIL is a date such as %(example)s",
+                    field=field, example=UNTIL_DATE_EXAMPLE,
+                ) from None  # fmt: skip
+            raise ValidationError(
+                "%(field)s: for a due with a time, UNTIL is a UTC time ending in Z such as %(example)s",
+                field=field, example=UNTIL_TIME_EXAMPLE,
+            ) from None  # fmt: skip
         raise ValidationError(
             "%(field)s: not a valid RFC 5545 RRULE for this due (%(reason)s)", field=field, reason=_reason(error)
         ) from None
@@ -139,9 +153,23 @@ def _series(rule: str, due: dict[str, Any], timezone: str | None, field: str) ->
     return series
 
 
-def _reason(error: Exception) -> str:
+#: dateutil's words for an UNTIL whose form does not match DTSTART's (a date against a due with a
+#: time, or a UTC time against a date-only due).
+_UNTIL_OF_THE_OTHER_KIND = "RRULE UNTIL values must be specified in UTC"
+UNTIL_DATE_EXAMPLE, UNTIL_TIME_EXAMPLE = "20261231", "20261231T235959Z"
+_UNKNOWN_PART = re.compile(r"unknown parameter '([^']*)'")
+_BAD_VALUE = re.compile(r"invalid '([^']*)': (.*)", re.S)
+
+
+def _reason(error: Exception) -> Text:
+    """Why dateutil refused a rule, in words a page can say in its reader's language (dateutil's
+    own are English)."""
     text = str(error)
-    return text if text and len(text) < 120 else "unrecognised part"
+    if unknown := _UNKNOWN_PART.fullmatch(text):
+        return Text("unknown part %(part)s", part=quoted(unknown.group(1)))
+    if bad := _BAD_VALUE.fullmatch(text):
+        return Text("%(part)s cannot be %(value)s", part=bad.group(1), value=quoted(bad.group(2)))
+    return Text("a part has a value out of range or cannot be read")
 
 
 def rule_count(rule: str) -> int | None:
