@@ -342,6 +342,28 @@ def test_a_big_column_loads_more_and_its_cards_still_move(server: LiveServer, si
     assert stored["columnId"] == doing["id"]
 
 
+def test_down_is_disabled_on_a_columns_last_card(server: LiveServer, signed_in: Any) -> None:
+    """Up is disabled on a column's first card; Down on its last one was not: pressing it wrote a
+    move that changed nothing (a new revision, a history entry) and said "Moved"."""
+    page, rest = signed_in
+    for title in ("one", "two", "three"):
+        assert rest.post("/api/toolkit/todo/tasks", json={"title": title}).status_code == 201
+    page.reload()
+    cards = column(page, "To do").locator("li.todo-card")
+    expect(cards.last.locator("button.move-down")).to_be_disabled()
+    expect(cards.first.locator("button.move-down")).to_be_enabled()
+    last_id = cards.last.get_attribute("data-task-id")
+    # moved up, the card that was last gains Down, and the one now last loses it
+    cards.last.locator("summary").click()
+    cards.last.get_by_role("button", name="↑ Up").click()
+    expect(cards.nth(1)).to_contain_text("three")
+    expect(cards.nth(1).locator("button.move-down")).to_be_enabled()
+    expect(cards.last).to_contain_text("two")
+    expect(cards.last.locator("button.move-down")).to_be_disabled()
+    revision = rest.get(f"/api/toolkit/todo/tasks/{last_id}").json()["data"]["task"]["revision"]
+    assert revision == 2  # created, moved up once: nothing else written
+
+
 def test_a_drop_on_a_stale_card_is_refused_and_put_back(server: LiveServer, signed_in: Any) -> None:
     page, rest = signed_in
     add_task(page, "To do", "edited elsewhere")
