@@ -127,6 +127,8 @@ def test_a_rule_dateutil_refuses_is_explained_in_chinese(services: Services, lin
     refused(lin, page, {**dated, "rule": "FREQ=DAILY;COLOR=RED"}, ("FREQ=DAILY;COLOR=RED",))
     refused(lin, page, {**dated, "rule": "FREQ=WEEKLY;BYDAY=XX"}, ("FREQ=WEEKLY;BYDAY=XX",))
     refused(lin, page, {**timed, "rule": "FREQ=DAILY;BYHOUR=25"}, ("FREQ=DAILY;BYHOUR=25",))
+    said = refused(lin, page, {**dated, "rule": "FREQ=DAILY;BYHOUR=9,15"}, ("FREQ=DAILY;BYHOUR=9,15",))
+    assert any(m.startswith("重复：BYHOUR 需要") for m in said), said  # a date-only due repeats in whole days
     assert run(services, lin.user_id, "get_todo_task", {"id": task["id"]})["task"]["recurrence"] is None
 
 

@@ -29,6 +29,8 @@ from ..kernel.ports.storage import Item
 from ..kernel.timestamps import in_zone, parse_timestamp, parse_zone
 
 FREQUENCIES = ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
+#: Parts that name times of day: a date-only due (a DATE start) cannot have them.
+TIME_OF_DAY_PARTS = ("BYHOUR", "BYMINUTE", "BYSECOND")
 HISTORY_MAX = 50
 _NOT_IN_A_RULE = ("DTSTART", "RDATE", "EXDATE", "EXRULE", "\n", "\r")
 #: How far before the end of dateutil's calendar (year 9999) a rule is tried when checking that
@@ -69,11 +71,30 @@ def check_rule(rule: str | None, due: dict[str, Any] | None, timezone: str | Non
         )
     if not interval_is_positive(rule):
         raise ValidationError("%(field)s: INTERVAL must be a positive whole number", field=field)
+    timed = _time_parts(rule) if due["type"] == "date" else []
+    if timed:
+        raise ValidationError(
+            "%(field)s: %(parts)s need a due with a time; a due without one repeats in whole days",
+            field=field, parts=", ".join(timed),
+        )  # fmt: skip
     series = _series(rule, due, timezone, field)
     if not repeats(series) or not has_a_date(series, _start(due, timezone)):
         # One refusal for every rule without a first date: parts that never meet (31 February),
         # an UNTIL before the due, COUNT=0.
         raise ValidationError("%(field)s: this rule gives no date on or after the due", field=field)
+
+
+def _time_parts(rule: str) -> list[str]:
+    """The rule's parts that name times of day (BYHOUR, BYMINUTE, BYSECOND)."""
+    names = (part.split("=", 1)[0].strip().upper() for part in rule.split(";"))
+    return [name for name in names if name in TIME_OF_DAY_PARTS]
+
+
+def _whole_days(rule: str) -> str:
+    """The rule without its time-of-day parts: how a date-only due reads one stored before they
+    were refused (RFC 5545 §3.3.10: they MUST be ignored with a DATE start; kept, every next time
+    of day falls on the due's own date and completing never moves it)."""
+    return ";".join(part for part in rule.split(";") if part.split("=", 1)[0].strip().upper() not in TIME_OF_DAY_PARTS)
 
 
 def interval_is_positive(rule: str) -> bool:
@@ -131,6 +152,8 @@ def _start(due: dict[str, Any], timezone: str | None) -> datetime:
 
 
 def _series(rule: str, due: dict[str, Any], timezone: str | None, field: str) -> rrule:
+    if due["type"] == "date":
+        rule = _whole_days(rule)
     try:
         series = rrulestr(rule, dtstart=_start(due, timezone))
     except (ValueError, TypeError, KeyError, IndexError, OverflowError) as error:
