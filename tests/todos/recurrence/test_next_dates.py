@@ -161,3 +161,21 @@ def test_rare_rules_and_the_end_of_the_calendar() -> None:
     check_rule("FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO", day("2026-01-01"), None)  # next in 2044
     assert next_due("FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO", day("2026-01-01"), None) == day("2044-02-29")
     assert next_due("FREQ=YEARLY", day("9999-06-01"), None) is None  # past year 9999 the series ends
+
+
+@pytest.mark.parametrize("part", ["BYHOUR=9,12,15", "BYMINUTE=30", "BYSECOND=5"])
+def test_a_date_only_due_refuses_time_of_day_parts(part: str) -> None:
+    """RFC 5545 §3.3.10: BYHOUR, BYMINUTE and BYSECOND MUST NOT be given with a DATE start. A
+    date-only due with `FREQ=DAILY;BYHOUR=9,12,15` was accepted, and completing it left its due
+    on the same day every time (each next time of day falls on the due's date): it never moved."""
+    with pytest.raises(ValidationError) as refused:
+        check_rule(f"FREQ=DAILY;{part}", day("2026-12-06"), None)
+    assert "time" in refused.value.message and part.split("=")[0] in refused.value.message
+    check_rule(f"FREQ=DAILY;{part}", at("2026-12-06T09:00:00+08:00"), "Asia/Shanghai")  # fine with a time
+
+
+def test_a_stored_date_only_rule_with_time_parts_still_moves_on() -> None:
+    """One stored before the refusal: its time-of-day parts are ignored, as RFC 5545 asks of
+    rules that break that rule, so completing moves to the next day."""
+    assert next_due("FREQ=DAILY;BYHOUR=9,12,15", day("2026-12-06"), None) == day("2026-12-07")
+    assert next_due("FREQ=WEEKLY;BYDAY=MO,TH;BYMINUTE=0,30", day("2026-12-07"), None) == day("2026-12-10")

@@ -131,3 +131,23 @@ def test_a_channel_that_failed_its_retries_is_shown_as_failing_with_its_error(
         expect(row.locator(".channel-state")).to_have_text("Failing")
         expect(row.locator(".last-failure")).to_contain_text("HTTP 503 after 3 attempts")
         assert failing.attempts == 3 and failing.bad_signatures == 0
+
+
+def test_a_channel_with_a_long_url_fits_a_phone(server: LiveServer) -> None:
+    """A real destination URL is one long word (`https://hooks.example.com/services/…`): on a
+    390 px phone it wraps inside its channel card instead of widening the settings page."""
+    base = server.base_url
+    with chromium_page(viewport={"width": 390, "height": 844}) as page:
+        _sign_up(page, base)
+        page.goto(base + "/settings/reminders")
+        page.fill("#add-ntfy input[name=url]", "http://127.0.0.1:9/my-family-reminders-topic")
+        page.click("#add-ntfy button[type=submit]")
+        page.goto(base + "/settings/reminders")
+        page.fill("#webhook-url", "http://127.0.0.1:9/services/T0001/B0002/XXXXXXXXXXXXXXXXXXXXXXXX")
+        page.click("#add-webhook button[type=submit]")
+        page.goto(base + "/settings/reminders")
+        expect(page.locator("#channels tbody tr")).to_have_count(2)
+        for width in (390, 1280):
+            page.set_viewport_size({"width": width, "height": 844})
+            scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+            assert scroll_width <= inner_width, f"/settings/reminders at {width}px: {scroll_width} > {inner_width}"

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from mesq.todos.recurrence import UNTIL_DATE_EXAMPLE, UNTIL_TIME_EXAMPLE
 from mesq.wiring.services import Services
 
 from ..conftest import Browser
@@ -104,6 +105,31 @@ def test_the_task_page_refuses_in_chinese(services: Services, lin: Browser) -> N
     refused(lin, f"{page}/subtasks", {"title": LONG})
     sub = run(services, lin.user_id, "create_todo_subtask", {"taskId": task["id"], "title": "子任务"})["subtask"]
     refused(lin, f"/todos/subtasks/{sub['id']}/rename", {"revision": sub["revision"], "title": " ", "task": task["id"]})
+
+
+def test_a_rule_dateutil_refuses_is_explained_in_chinese(services: Services, lin: Browser) -> None:
+    """A rule that passes the RRULE pattern but not dateutil (an UNTIL of the wrong form for the
+    due, an unknown part, a value a part cannot take): the page said dateutil's English reason
+    ("RRULE UNTIL values must be specified in UTC when DTSTART is timezone-aware"), and a
+    date-only due with a UTC UNTIL was told about a "timezone-aware DTSTART" it does not have."""
+    task = new_task(services, lin.user_id, "重复规则")
+    page = f"/todos/tasks/{task['id']}"
+    form = {"revision": task["revision"], "title": "重复规则", "priority": "none", "repeat": "custom"}
+    timed = {**form, "due_date": "2026-12-10", "due_time": "10:00"}
+    # the example of what to write is a value of the rule's language, as literal as the rule typed
+    said = refused(lin, page, {**timed, "rule": "FREQ=DAILY;UNTIL=20261220"},
+                   ("FREQ=DAILY;UNTIL=20261220", UNTIL_TIME_EXAMPLE))  # fmt: skip
+    assert any("UNTIL" in m and UNTIL_TIME_EXAMPLE in m for m in said), said  # a UTC time, ending in Z
+    dated = {**form, "due_date": "2026-12-10"}
+    said = refused(lin, page, {**dated, "rule": "FREQ=DAILY;UNTIL=20261220T000000Z"},
+                   ("FREQ=DAILY;UNTIL=20261220T000000Z",))  # fmt: skip
+    assert any("UNTIL" in m and UNTIL_DATE_EXAMPLE in m for m in said), said  # a date, as the due is
+    refused(lin, page, {**dated, "rule": "FREQ=DAILY;COLOR=RED"}, ("FREQ=DAILY;COLOR=RED",))
+    refused(lin, page, {**dated, "rule": "FREQ=WEEKLY;BYDAY=XX"}, ("FREQ=WEEKLY;BYDAY=XX",))
+    refused(lin, page, {**timed, "rule": "FREQ=DAILY;BYHOUR=25"}, ("FREQ=DAILY;BYHOUR=25",))
+    said = refused(lin, page, {**dated, "rule": "FREQ=DAILY;BYHOUR=9,15"}, ("FREQ=DAILY;BYHOUR=9,15",))
+    assert any(m.startswith("重复：BYHOUR 需要") for m in said), said  # a date-only due repeats in whole days
+    assert run(services, lin.user_id, "get_todo_task", {"id": task["id"]})["task"]["recurrence"] is None
 
 
 def test_the_inbox_and_today_forms_refuse_in_chinese(services: Services, lin: Browser) -> None:

@@ -342,6 +342,50 @@ def test_a_big_column_loads_more_and_its_cards_still_move(server: LiveServer, si
     assert stored["columnId"] == doing["id"]
 
 
+def test_down_is_disabled_on_a_columns_last_card(server: LiveServer, signed_in: Any) -> None:
+    """Up is disabled on a column's first card; Down on its last one was not: pressing it wrote a
+    move that changed nothing (a new revision, a history entry) and said "Moved"."""
+    page, rest = signed_in
+    for title in ("one", "two", "three"):
+        assert rest.post("/api/toolkit/todo/tasks", json={"title": title}).status_code == 201
+    page.reload()
+    cards = column(page, "To do").locator("li.todo-card")
+    expect(cards.last.locator("button.move-down")).to_be_disabled()
+    expect(cards.first.locator("button.move-down")).to_be_enabled()
+    last_id = cards.last.get_attribute("data-task-id")
+    # moved up, the card that was last gains Down, and the one now last loses it
+    cards.last.locator("summary").click()
+    cards.last.get_by_role("button", name="↑ Up").click()
+    expect(cards.nth(1)).to_contain_text("three")
+    expect(cards.nth(1).locator("button.move-down")).to_be_enabled()
+    expect(cards.last).to_contain_text("two")
+    expect(cards.last.locator("button.move-down")).to_be_disabled()
+    revision = rest.get(f"/api/toolkit/todo/tasks/{last_id}").json()["data"]["task"]["revision"]
+    assert revision == 2  # created, moved up once: nothing else written
+
+
+def test_a_subtasks_buttons_keep_their_words_on_one_line_on_a_phone(server: LiveServer, signed_in: Any) -> None:
+    """At 390 px the subtask row squeezed its Rename button to one character a line (重/命/名)
+    on the Chinese page: a button keeps its words whole, the title's input takes what is left."""
+    page, rest = signed_in
+    task = rest.post("/api/toolkit/todo/tasks", json={"title": "搬家"}).json()["data"]["task"]
+    rest.post(f"/api/toolkit/todo/tasks/{task['id']}/subtasks", json={"title": "打包书 packing the books"})
+    page.goto(server.base_url + "/settings")
+    for language in ("zh", "en"):
+        page.goto(server.base_url + "/settings")
+        page.locator(f"#language-form input[name=language][value='{language}']").check()
+        page.locator("#language-form button[type=submit]").click()
+        expect(page.locator("html")).to_have_attribute("lang", {"zh": "zh-Hans", "en": "en"}[language])
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.goto(f"{server.base_url}/todos/tasks/{task['id']}")
+        row = page.locator("li.subtask").first
+        heights = [box["height"] for box in (b.bounding_box() for b in row.locator("button").all()) if box]
+        assert len(heights) == 3 and max(heights) - min(heights) < 2, (language, heights)  # one line each
+        title = row.locator("input[name=title]").bounding_box()
+        assert title and title["width"] >= 100, (language, title)
+    page.set_viewport_size({"width": SIZES[1][0], "height": SIZES[1][1]})
+
+
 def test_a_drop_on_a_stale_card_is_refused_and_put_back(server: LiveServer, signed_in: Any) -> None:
     page, rest = signed_in
     add_task(page, "To do", "edited elsewhere")

@@ -16,16 +16,21 @@ newest `HISTORY_MAX` kept, readable in get_todo_task) and `occurrenceCount`.
 
 from __future__ import annotations
 
+import re
 from datetime import MAXYEAR, UTC, date, datetime, time, tzinfo
 from typing import Any
 
 from dateutil.rrule import rrule, rrulestr
 
 from ..kernel.errors import ValidationError
+from ..kernel.i18n import Text
+from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
 from ..kernel.timestamps import in_zone, parse_timestamp, parse_zone
 
 FREQUENCIES = ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
+#: Parts that name times of day: a date-only due (a DATE start) cannot have them.
+TIME_OF_DAY_PARTS = ("BYHOUR", "BYMINUTE", "BYSECOND")
 HISTORY_MAX = 50
 _NOT_IN_A_RULE = ("DTSTART", "RDATE", "EXDATE", "EXRULE", "\n", "\r")
 #: How far before the end of dateutil's calendar (year 9999) a rule is tried when checking that
@@ -66,11 +71,30 @@ def check_rule(rule: str | None, due: dict[str, Any] | None, timezone: str | Non
         )
     if not interval_is_positive(rule):
         raise ValidationError("%(field)s: INTERVAL must be a positive whole number", field=field)
+    timed = _time_parts(rule) if due["type"] == "date" else []
+    if timed:
+        raise ValidationError(
+            "%(field)s: %(parts)s need a due with a time; a due without one repeats in whole days",
+            field=field, parts=", ".join(timed),
+        )  # fmt: skip
     series = _series(rule, due, timezone, field)
     if not repeats(series) or not has_a_date(series, _start(due, timezone)):
         # One refusal for every rule without a first date: parts that never meet (31 February),
         # an UNTIL before the due, COUNT=0.
         raise ValidationError("%(field)s: this rule gives no date on or after the due", field=field)
+
+
+def _time_parts(rule: str) -> list[str]:
+    """The rule's parts that name times of day (BYHOUR, BYMINUTE, BYSECOND)."""
+    names = (part.split("=", 1)[0].strip().upper() for part in rule.split(";"))
+    return [name for name in names if name in TIME_OF_DAY_PARTS]
+
+
+def _whole_days(rule: str) -> str:
+    """The rule without its time-of-day parts: how a date-only due reads one stored before they
+    were refused (RFC 5545 §3.3.10: they MUST be ignored with a DATE start; kept, every next time
+    of day falls on the due's own date and completing never moves it)."""
+    return ";".join(part for part in rule.split(";") if part.split("=", 1)[0].strip().upper() not in TIME_OF_DAY_PARTS)
 
 
 def interval_is_positive(rule: str) -> bool:
@@ -128,9 +152,22 @@ def _start(due: dict[str, Any], timezone: str | None) -> datetime:
 
 
 def _series(rule: str, due: dict[str, Any], timezone: str | None, field: str) -> rrule:
+    if due["type"] == "date":
+        rule = _whole_days(rule)
     try:
         series = rrulestr(rule, dtstart=_start(due, timezone))
     except (ValueError, TypeError, KeyError, IndexError, OverflowError) as error:
+        if _UNTIL_OF_THE_OTHER_KIND in str(error):
+            # dateutil says the same words whichever way round the mismatch is
+            if due["type"] == "date":
+                raise ValidationError(
+                    "%(field)s: for a due without a time, UNTIL is a date such as %(example)s",
+                    field=field, example=UNTIL_DATE_EXAMPLE,
+                ) from None  # fmt: skip
+            raise ValidationError(
+                "%(field)s: for a due with a time, UNTIL is a UTC time ending in Z such as %(example)s",
+                field=field, example=UNTIL_TIME_EXAMPLE,
+            ) from None  # fmt: skip
         raise ValidationError(
             "%(field)s: not a valid RFC 5545 RRULE for this due (%(reason)s)", field=field, reason=_reason(error)
         ) from None
@@ -139,9 +176,23 @@ def _series(rule: str, due: dict[str, Any], timezone: str | None, field: str) ->
     return series
 
 
-def _reason(error: Exception) -> str:
+#: dateutil's words for an UNTIL whose form does not match DTSTART's (a date against a due with a
+#: time, or a UTC time against a date-only due).
+_UNTIL_OF_THE_OTHER_KIND = "RRULE UNTIL values must be specified in UTC"
+UNTIL_DATE_EXAMPLE, UNTIL_TIME_EXAMPLE = "20261231", "20261231T235959Z"
+_UNKNOWN_PART = re.compile(r"unknown parameter '([^']*)'")
+_BAD_VALUE = re.compile(r"invalid '([^']*)': (.*)", re.S)
+
+
+def _reason(error: Exception) -> Text:
+    """Why dateutil refused a rule, in words a page can say in its reader's language (dateutil's
+    own are English)."""
     text = str(error)
-    return text if text and len(text) < 120 else "unrecognised part"
+    if unknown := _UNKNOWN_PART.fullmatch(text):
+        return Text("unknown part %(part)s", part=quoted(unknown.group(1)))
+    if bad := _BAD_VALUE.fullmatch(text):
+        return Text("%(part)s cannot be %(value)s", part=bad.group(1), value=quoted(bad.group(2)))
+    return Text("a part has a value out of range or cannot be read")
 
 
 def rule_count(rule: str) -> int | None:

@@ -20,7 +20,7 @@ task's next instant rewrites the item in the same transaction (`index_ops`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
 import isodate
@@ -51,6 +51,30 @@ def parse_offset(text: str, field: str = "offset") -> timedelta:
     return value
 
 
+def offset_parts(text: str) -> tuple[int, timedelta]:
+    """An offset as RFC 5545 §3.3.6 reads a duration: its weeks and days as whole nominal days
+    (calendar days: the same wall-clock time that many days away, however long a DST change
+    makes them) and the exact rest (hours, minutes, seconds). `-P1DT2H` -> (-1, -2 hours)."""
+    total = parse_offset(text)
+    body = text.strip()
+    negative = body.startswith("-")
+    dated = body.lstrip("+-")[1:].split("T", 1)[0]  # after the P: the weeks and days
+    nominal = parse_offset("P" + dated) if dated else timedelta(0)
+    days = -nominal.days if negative else nominal.days
+    return days, total - timedelta(days=days)
+
+
+def from_due(due: datetime, text: str, zone: tzinfo) -> datetime:
+    """The instant `text` (a relative reminder's offset) stands for from `due`, its days counted
+    on the wall clock of `zone` (the zone a calendar shows the due in, so the feed's
+    `TRIGGER:-P1D` and the reminder agree)."""
+    days, exact = offset_parts(text)
+    if days:
+        wall = due.astimezone(zone).replace(tzinfo=None) + timedelta(days=days)
+        due = wall.replace(tzinfo=zone).astimezone(UTC)  # a wall time in a DST gap: zoneinfo's reading
+    return due + exact
+
+
 def check_reminders(reminders: Sequence[dict[str, Any]], due: dict[str, Any] | None) -> list[dict[str, Any]]:
     """The reminders as stored (only checked; given order kept, duplicates dropped)."""
     unique = list({_identity(r): r for r in reminders}.values())
@@ -77,16 +101,31 @@ def instants(task: Item, user_zone: str | None = None) -> list[datetime]:
     if task.get("parentId") is not None or task.get("done") or not live(task):
         return []
     due = due_moment(task.get("due"), task.get("timezone"), floating_zone(user_zone, None, None))
+    zone = _days_zone(task, user_zone) if due is not None else UTC
     found: set[datetime] = set()
     for reminder in task.get("reminders") or ():
         try:
             if reminder.get("type") == "absolute":
                 found.add(parse_timestamp(str(reminder["at"]), "at"))
             elif due is not None:
-                found.add(due + parse_offset(str(reminder["offset"])))
+                found.add(from_due(due, str(reminder["offset"]), zone))
         except (ValidationError, OverflowError):
             continue  # never stored by our writes; a bad one must not stop the others
     return sorted(found)
+
+
+def _days_zone(task: Item, user_zone: str | None) -> tzinfo:
+    """Where a relative reminder counts its days: the task's own zone; else, for a date-only due,
+    the zone its day starts in (the user's, else UTC); else the timed due's own offset (the
+    user's zone would move these reminders when it changes, which `reminder_zone` does not
+    follow: it moves those of date-only dues)."""
+    own = floating_zone(task.get("timezone"), None, None)
+    if own is not None:
+        return own
+    due = task.get("due") or {}
+    if due.get("type") == "date":
+        return floating_zone(user_zone, None, None) or UTC
+    return datetime.fromisoformat(str(due.get("at"))).tzinfo or UTC
 
 
 def next_instant(task: Item | None, after: datetime, user_zone: str | None = None) -> datetime | None:

@@ -20,7 +20,7 @@ late rather than never.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 
 from ..auth.user_zone import set_zone
 from ..kernel.errors import ValidationError
@@ -32,11 +32,11 @@ from .keys import KIND_PREFIX, UNDATED, prefix_range, record_of
 from .reminder_schedule import (
     INDEX_PREFIX,
     depends_on_user_zone,
+    from_due,
     index_item,
     index_key,
     instants,
     next_instant,
-    parse_offset,
 )
 from .views.query import due_moment, floating_zone
 
@@ -114,9 +114,10 @@ def _missed(task: Item, zone: str | None, now: datetime) -> datetime | None:
         if reminder.get("type") != "relative":
             continue
         try:
-            offset = parse_offset(str(reminder["offset"]))
-            if after + offset <= now < before + offset:
-                late.append(after + offset)
+            text = str(reminder["offset"])
+            was, will = from_due(before, text, UTC), from_due(after, text, floating_zone(zone, None, None) or UTC)
+            if will <= now < was:
+                late.append(will)
         except (ValidationError, OverflowError, KeyError):
             continue  # never stored by our writes; `instants` passes it over too
     return min(late) if late else None

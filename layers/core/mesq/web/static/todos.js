@@ -31,13 +31,16 @@
     return Array.prototype.slice.call(list.querySelectorAll(":scope > .todo-card"));
   }
 
-  // The keyboard buttons carry indices: keep them true after any move.
+  // The keyboard buttons carry indices: keep them true after any move. Down on a column's last
+  // card is disabled as Up is on its first (it would write a move that changes nothing and say
+  // "Moved"), unless the board has more cards to load, which may belong below it.
   function renumber(list) {
-    cardsOf(list).forEach(function (card, index) {
+    var cards = cardsOf(list), complete = !document.getElementById("board-more");
+    cards.forEach(function (card, index) {
       var up = card.querySelector(".move-up"), down = card.querySelector(".move-down");
       var column = card.querySelector("select[name=column]");
       if (up) { up.value = String(Math.max(index - 1, 0)); up.disabled = index === 0; }
-      if (down) down.value = String(index + 1);
+      if (down) { down.value = String(index + 1); down.disabled = complete && index === cards.length - 1; }
       if (column) column.value = list.dataset.columnId;
     });
   }
@@ -184,10 +187,14 @@
 
   board.addEventListener("submit", keyboardMove);
   board.addEventListener("keydown", closeMenu);
-  // A completed card the done rule moved lands on top of the done column: renumber every list.
-  document.body.addEventListener("htmx:oobAfterSwap", function () {
+  // A completed card the done rule moved lands on top of the done column, and "Load more"
+  // appends cards (and then removes its link after the last page): renumber every list.
+  function renumberAll() {
     board.querySelectorAll("ol.cards").forEach(renumber);
-  });
+  }
+  document.body.addEventListener("htmx:oobAfterSwap", renumberAll);
+  document.body.addEventListener("htmx:afterSettle", renumberAll);
+  renumberAll();
   if (typeof Sortable === "undefined") return;
   Sortable.create(board, {
     group: "todo-columns",
