@@ -169,6 +169,10 @@ def test_upgrade_info_is_recorded(services, fake, base_url, reader):
     status = _sync(services, user_id, base_url)
     assert "lastError" not in status
     assert status["notices"] == ["请升级 Skill (https://example.invalid/upgrade)"]
+    fake.upgrade_info = {"upgrade_url": "https://example.invalid/upgrade"}  # no words of its own
+    assert _sync(services, user_id, base_url)["notices"] == ["https://example.invalid/upgrade"]
+    fake.upgrade_info = {"message": ""}
+    assert _sync(services, user_id, base_url)["notices"] == [""]  # the page says it (never stored English)
 
 
 def test_no_credential_is_reported(services, make_account, base_url):

@@ -18,6 +18,7 @@ from mesq.wiring.services import Services
 from ..conftest import Browser
 
 COOKIE = "wr_vid=1; wr_skey=x"  # 19 characters
+SAVED = "2026-03-01T00:00:00.000000Z"
 
 
 def _hint(reader: Browser, language: str) -> str:
@@ -60,3 +61,20 @@ def test_a_cookie_saved_by_an_earlier_release_still_shows_its_count(
     assert record is not None
     services.items.put({k: v for k, v in record.items() if k != "secretLength"} | {"hint": "cookie, 19 characters"})
     assert "网页 Cookie，19 个字符" in _hint(reader, "zh-CN")
+
+
+def test_an_upgrade_notice_without_words_of_its_own_is_said_in_the_pages_language(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """An `upgrade_info` with no message is recorded as what it holds (its link, or nothing) and
+    the page says the rest in its own words, never a stored English "an upgrade is available"."""
+    reader = browser()
+    status = {"pk": user_partition(reader.user_id), "sk": "READ#SYNCSTATUS", "lastAttemptAt": SAVED,
+              "counts": {"books": 0}, "notices": ["", "https://example.invalid/upgrade"]}  # fmt: skip
+    services.items.put(status)
+    page = reader.get("/settings/reading", headers={"Accept-Language": "zh-CN"})
+    found = re.search(r'<ul class="notices" id="sync-notices">(.*?)</ul>', page.text, re.S)
+    assert found is not None, page.text
+    said = unescape(re.sub(r"<[^>]+>", " ", found.group(1)))
+    assert "有可用的更新" in said and "https://example.invalid/upgrade" in said, said
+    assert not re.search(r"[A-Za-z]{3,}", said.replace("https://example.invalid/upgrade", "")), said

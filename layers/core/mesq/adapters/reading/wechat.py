@@ -220,10 +220,12 @@ class _Client:
         return answer
 
     def _note_upgrade(self, info: Any) -> None:
+        """Keep WeChat Reading's own words: its message (with the link), the link alone, or ""
+        when it sent neither; the settings page says what is missing in the reader's language."""
         if isinstance(info, dict):
-            message = str(info.get("message") or "an upgrade is available")[:300]
-            url = info.get("upgrade_url")
-            notice = f"{message} ({str(url)[:300]})" if url else message
+            message = str(info.get("message") or "")[:300]
+            url = str(info.get("upgrade_url") or "")[:300]
+            notice = f"{message} ({url})" if message and url else (message or url)
             if notice not in self.notices:
                 self.notices.append(notice)
 
