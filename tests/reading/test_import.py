@@ -150,6 +150,10 @@ def test_cli_import_then_reimport(live_server, tmp_path: Path):
     first = live_server.cli("reading", "import", "reader", str(path))
     assert first.returncode == 0, first.stderr
     assert "250 notes added" in first.stdout
+    # The indexes are built once, as part of the command, and it says so (record by record, a
+    # large shelf kept it busy for minutes after its result, silently).
+    assert re.search(r"literal search indexes: [\d,]+ rows", first.stdout), first.stdout
+    assert re.search(r"search index: 250 documents", first.stdout), first.stdout
     second = live_server.cli("reading", "import", "reader", str(path))
     assert (
         second.returncode == 0 and "0 notes added, 0 updated, 0 marked deleted upstream, 250 unchanged" in second.stdout

@@ -84,13 +84,15 @@ def run(args: argparse.Namespace, services: Services) -> int:
         else:
             status = _import_archive(services, user_id, args.username, args.file)
     except Exception:  # what was written before a refusal half-way is indexed too (not on Ctrl-C)
-        _index(services, user_id, args.username)
+        index_after_import(services, user_id, args.username)
         raise
-    _index(services, user_id, args.username)
+    index_after_import(services, user_id, args.username)
     return status
 
 
-def _index(services: Services, user_id: str, username: str) -> None:
+def index_after_import(services: Services, user_id: str, username: str) -> None:
+    """The user's search indexes built once after an import's writes, with progress lines (the
+    command's follower is off: main.py); a failure names the command that builds them again."""
     from ...search.imported import index_now, reindex_needed
 
     repair = f"{command_path()} search reindex {username}{rerun_options(services.settings)}"  # runnable as printed

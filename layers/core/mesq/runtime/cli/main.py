@@ -42,7 +42,7 @@ def _run(args: argparse.Namespace) -> int:
     settings = settings_of(args)
     if args.command == "serve":
         settings = serve.served(settings, args.host, args.port)
-    if args.command == "import":
+    if args.command == "import" or (args.command, getattr(args, "action", None)) == ("reading", "import"):
         # An import writes every record once: its search indexes are built once afterwards, as
         # part of the command (search/imported.py), not record by record through the follower.
         settings = dataclasses.replace(settings, search_index_updates="off")
