@@ -209,6 +209,9 @@
     if (!fromComposerText(event) || !current.attach) return;
     const pasted = Array.from((event.clipboardData && event.clipboardData.files) || []);
     if (!pasted.length) return; // pasted text stays the browser's
+    // Cells or a paragraph copied from Excel, WPS or Word come with a picture of themselves: the
+    // text is what was meant (a screenshot or a copied image comes without text).
+    if (event.clipboardData.getData("text/plain").trim()) return;
     event.preventDefault();
     current.attach(pasted);
   });
