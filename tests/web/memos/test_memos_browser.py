@@ -724,12 +724,12 @@ def test_a_deep_tag_tree_stays_inside_the_sidebar(server: LiveServer, page: Any)
 
 
 #: A paste from a spreadsheet or a word processor (Excel, WPS, Word): the text, and a picture of it.
-PASTE_CELLS = """([data, text]) => {
+PASTE_CELLS = """([data, text, html, name]) => {
     const bytes = Uint8Array.from(atob(data), c => c.charCodeAt(0));
     const transfer = new DataTransfer();
     transfer.setData('text/plain', text);
-    transfer.setData('text/html', '<table><tr><td>' + text + '</td></tr></table>');
-    transfer.items.add(new File([bytes], 'image.png', {type: 'image/png'}));
+    if (html) transfer.setData('text/html', html);
+    transfer.items.add(new File([bytes], name, {type: 'image/png'}));
     const paste = new ClipboardEvent('paste', {clipboardData: transfer, bubbles: true, cancelable: true});
     document.getElementById('composer-text').dispatchEvent(paste);
     return paste.defaultPrevented;
@@ -738,11 +738,18 @@ PASTE_CELLS = """([data, text]) => {
 
 def test_pasting_cells_pastes_their_text_not_a_picture(server: LiveServer, page: Any) -> None:
     """Cells copied from Excel or WPS come with a picture of them: the paste is the text (the
-    browser's own), not an image attachment; a picture alone is still attached."""
+    browser's own), not an image attachment; a picture alone, or a file copied in Finder (its
+    name as text, no HTML), is still attached."""
     _set_up(server, page)
-    assert page.evaluate(PASTE_CELLS, [PIXEL_PNG, "周一\t读书\n周二\t跑步"]) is False
+    cells = "周一\t读书\n周二\t跑步"
+    assert (
+        page.evaluate(PASTE_CELLS, [PIXEL_PNG, cells, f"<table><tr><td>{cells}</td></tr></table>", "image.png"])
+        is False
+    )
     page.wait_for_timeout(300)  # an upload would have started by now
     expect(page.locator("#composer-upload-status")).to_have_text("")
     expect(page.locator("#composer-attached li")).to_have_count(0)
     assert page.evaluate(PASTE_IMAGE, [PIXEL_PNG, "screenshot.png"]) is True
     expect(page.locator("#composer-upload-status")).to_have_text("Attached screenshot.png.")
+    assert page.evaluate(PASTE_CELLS, [PIXEL_PNG, "照片.png", "", "照片.png"]) is True
+    expect(page.locator("#composer-upload-status")).to_have_text("Attached 照片.png.")

@@ -209,9 +209,12 @@
     if (!fromComposerText(event) || !current.attach) return;
     const pasted = Array.from((event.clipboardData && event.clipboardData.files) || []);
     if (!pasted.length) return; // pasted text stays the browser's
-    // Cells or a paragraph copied from Excel, WPS or Word come with a picture of themselves: the
-    // text is what was meant (a screenshot or a copied image comes without text).
-    if (event.clipboardData.getData("text/plain").trim()) return;
+    // Cells or a paragraph copied from Excel, WPS or Word come as text, HTML and a picture of
+    // themselves: the text is what was meant. A screenshot or a copied image has no text; a file
+    // copied in Finder has its name as text but no HTML: those are attached.
+    const data = event.clipboardData;
+    const images = pasted.every(function (file) { return file.type.indexOf("image/") === 0; });
+    if (images && data.getData("text/plain").trim() && data.getData("text/html")) return;
     event.preventDefault();
     current.attach(pasted);
   });
