@@ -753,3 +753,22 @@ def test_pasting_cells_pastes_their_text_not_a_picture(server: LiveServer, page:
     expect(page.locator("#composer-upload-status")).to_have_text("Attached screenshot.png.")
     assert page.evaluate(PASTE_CELLS, [PIXEL_PNG, "照片.png", "", "照片.png"]) is True
     expect(page.locator("#composer-upload-status")).to_have_text("Attached 照片.png.")
+
+
+def test_a_whole_error_page_is_never_swapped_into_a_card(server: LiveServer, page: Any) -> None:
+    """An in-place save the pipeline refuses with a 400 page of its own (the form over its 1 MiB:
+    text far over a memo's 50,000 characters pasted into the editor): the refusal is a toast, the
+    editor and its text stay; before, the whole error page (header, menu and all) took the card's
+    place and the text was gone."""
+    rest = _set_up(server, page)
+    memo = rest.post("/api/toolkit/memo", json={"content": "超长编辑"}).json()["data"]["memo"]
+    page.reload()
+    _card(page, "超长编辑").get_by_role("link", name=re.compile("^Edit")).click()
+    editor = page.locator("li.memo.editing textarea[data-editor]")
+    editor.evaluate("box => { box.value = '长'.repeat(120000); }")
+    editor.press("Control+Enter")
+    expect(page.locator("#toasts [data-toast]")).to_contain_text("the form exceeds")
+    expect(page.locator("header.top")).to_have_count(1)
+    expect(page.locator("#toasts")).to_have_count(1)
+    assert editor.evaluate("box => box.value.length") == 120000
+    assert rest.get(f"/api/toolkit/memo/{memo['id']}").json()["data"]["memo"]["content"] == "超长编辑"

@@ -123,6 +123,17 @@
     failureToast(answerMessage(xhr) || mesqSay(
       "MeSQ did not answer as expected (HTTP %(status)s); try again in a moment", { status: xhr.status }));
   });
+  // An answer that is a whole page (the pipeline's error page: a form over its size, a bad field)
+  // is never swapped in place, even where a 400 is (the memo pages swap their own 400 fragments):
+  // it would put a second header and menu inside the timeline and drop the editor with its text.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail && event.detail.xhr;
+    if (!xhr || !event.detail.shouldSwap || xhr.status < 400) return;
+    if (!/^\s*<!doctype html/i.test(xhr.responseText || "")) return;
+    event.detail.shouldSwap = false;
+    failureToast(answerMessage(xhr) || mesqSay(
+      "MeSQ did not answer as expected (HTTP %(status)s); try again in a moment", { status: xhr.status }));
+  });
   document.addEventListener("htmx:sendError", function () {
     failureToast(mesqSay("MeSQ could not be reached; check the connection and try again"));
   });
