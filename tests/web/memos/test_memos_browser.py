@@ -772,3 +772,23 @@ def test_a_whole_error_page_is_never_swapped_into_a_card(server: LiveServer, pag
     expect(page.locator("#toasts")).to_have_count(1)
     assert editor.evaluate("box => box.value.length") == 120000
     assert rest.get(f"/api/toolkit/memo/{memo['id']}").json()["data"]["memo"]["content"] == "超长编辑"
+
+
+def test_a_paste_cut_at_the_memo_limit_says_so(server: LiveServer, page: Any) -> None:
+    """An article pasted into the composer that is longer than a memo holds: the browser keeps
+    only the first 50,000 characters (the box's maxlength), and the composer says so instead of
+    leaving the cut unseen until the end is found missing."""
+    _set_up(server, page)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.base_url)
+    text = page.locator("#composer-text")
+    page.evaluate("words => navigator.clipboard.writeText(words)", "短文" * 10)
+    text.focus()
+    page.keyboard.press("Control+V")
+    expect(text).to_have_value("短文" * 10)
+    expect(page.locator("#composer-upload-status")).to_have_text("")
+    page.evaluate("words => navigator.clipboard.writeText(words)", "长" * 50_010)
+    page.keyboard.press("Control+V")
+    assert text.evaluate("box => box.value.length") == 50_000
+    expect(page.locator("#composer-upload-status")).to_have_text(
+        "Only the first 50,000 characters fit in a memo: the end of the pasted text was left out."
+    )

@@ -208,7 +208,10 @@
   document.addEventListener("paste", function (event) {
     if (!fromComposerText(event) || !current.attach) return;
     const pasted = Array.from((event.clipboardData && event.clipboardData.files) || []);
-    if (!pasted.length) return; // pasted text stays the browser's
+    if (!pasted.length) { // pasted text stays the browser's
+      warnIfCut(event.target, event.clipboardData);
+      return;
+    }
     // Cells or a paragraph copied from Excel, WPS or Word come as text, HTML and a picture of
     // themselves: the text is what was meant. A screenshot or a copied image has no text; a file
     // copied in Finder has its name as text but no HTML: those are attached.
@@ -220,6 +223,18 @@
   });
   // While an input method composes, the box holds pinyin, not the writer's text: the suggestions
   // wait for the committed text (compositionend; Chrome sends no input event after it).
+  // The browser cuts a paste at the box's maxlength (a memo's limit) without a word: say so, or
+  // the end of a long article is found missing only later.
+  function warnIfCut(box, data) {
+    const status = document.getElementById("composer-upload-status");
+    const incoming = data ? data.getData("text/plain") : "";
+    const room = box.maxLength - (box.value.length - (box.selectionEnd - box.selectionStart));
+    if (!status || box.maxLength <= 0 || incoming.replace(/\r\n/g, "\n").length <= room) return;
+    status.textContent = mesqSay(
+      "Only the first %(max)s characters fit in a memo: the end of the pasted text was left out.",
+      { max: box.maxLength.toLocaleString(document.documentElement.lang || undefined) });
+  }
+
   document.addEventListener("input", function (event) {
     if (fromComposerText(event) && current.tags && !event.isComposing) current.tags.update();
   });
