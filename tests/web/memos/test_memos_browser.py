@@ -792,3 +792,26 @@ def test_a_paste_cut_at_the_memo_limit_says_so(server: LiveServer, page: Any) ->
     expect(page.locator("#composer-upload-status")).to_have_text(
         "Only the first 50,000 characters fit in a memo: the end of the pasted text was left out."
     )
+
+
+def test_enter_after_a_whole_tag_starts_a_new_line(server: LiveServer, page: Any) -> None:
+    """`#读书` typed whole, where 读书 has a child tag 读书/科幻: the child is offered but not
+    chosen, so Enter starts a new line as the writer meant (before, it put #读书/科幻 in place
+    of what was typed); Down then Enter still picks the child."""
+    rest = _set_up(server, page)
+    rest.post("/api/toolkit/memo", json={"content": "好书 #读书 #读书/科幻"})
+    page.reload()
+    text = page.locator("#composer-text")
+    options = page.locator("#composer-tag-list [role=option]")
+    text.press_sequentially("今天 #读书", delay=10)
+    expect(options).to_have_text(["#读书/科幻"])
+    expect(options.first).to_have_attribute("aria-selected", "false")
+    expect(text).not_to_have_attribute("aria-activedescendant", re.compile("."))
+    text.press("Enter")
+    expect(text).to_have_value("今天 #读书\n")
+    expect(page.locator("#composer-tag-list")).to_be_hidden()
+    text.press_sequentially("又一本 #读书", delay=10)
+    text.press("ArrowDown")
+    expect(options.first).to_have_attribute("aria-selected", "true")
+    text.press("Enter")
+    expect(text).to_have_value("今天 #读书\n又一本 #读书/科幻 ")

@@ -298,7 +298,7 @@
 
   // -- `#` suggestions: the user's tag paths (the sidebar's tree, its `data-tags`, read at each
   // keystroke: an in-place save swaps the tree in again with a new tag) in a listbox under
-  // the box; Up/Down choose, Enter or Tab insert, Escape closes. The box keeps the focus
+  // the box; Up/Down choose, Enter or Tab insert (after a whole tag nothing is chosen first: Enter is a new line), Escape closes. The box keeps the focus
   // (aria-activedescendant names the chosen option). They open where a tag starts by the server's
   // own rule (`data-tag-typed`: kernel/tags.py's TAG_TYPED_PATTERN, written for both engines), so
   // `今天去买菜#` suggests and `C#` or `https://x.test/三体#` does not.
@@ -367,7 +367,10 @@
       // No group 1: the caret is in a URL, where a `#` is a fragment.
       if (!found || found[1] === undefined || text.selectionEnd !== caret) { close(); return; }
       const word = found[1].toLowerCase();
-      const matches = known().filter(function (tag) {
+      const tags = known();
+      // A whole tag typed (`#读书`, its children offered): none is chosen, so Enter is a new line.
+      const whole = tags.some(function (tag) { return tag.toLowerCase() === word; });
+      const matches = tags.filter(function (tag) {
         const lower = tag.toLowerCase();
         return lower !== word && (lower.startsWith(word) || lower.indexOf("/" + word) !== -1);
       }).slice(0, 8);
@@ -386,7 +389,7 @@
         list.append(option);
       });
       list.hidden = false;
-      highlight(0);
+      highlight(whole ? -1 : 0);
       announce.textContent = mesqSayPlural("%(num)d tag suggested.", "%(num)d tags suggested.", matches.length);
     }
 
@@ -395,8 +398,9 @@
       if (event.key === "ArrowDown" || event.key === "ArrowUp") {
         event.preventDefault();
         const step = event.key === "ArrowDown" ? 1 : shown.length - 1;
-        highlight((active + step) % shown.length);
+        highlight(active < 0 ? (step === 1 ? 0 : shown.length - 1) : (active + step) % shown.length);
       } else if (event.key === "Enter" || event.key === "Tab") {
+        if (active < 0) { close(); return; } // nothing chosen: the key is the box's own
         event.preventDefault();
         accept(active);
       } else if (event.key === "Escape") {
