@@ -298,8 +298,9 @@
 
   // -- `#` suggestions: the user's tag paths (the sidebar's tree, its `data-tags`, read at each
   // keystroke: an in-place save swaps the tree in again with a new tag) in a listbox under
-  // the box; Up/Down choose, Enter or Tab insert (after a whole tag nothing is chosen first: Enter is a new line), Escape closes. The box keeps the focus
-  // (aria-activedescendant names the chosen option). They open where a tag starts by the server's
+  // the box; Up/Down choose, Enter or Tab insert (after a whole tag nothing is chosen first:
+  // Enter is a new line), Escape closes. The box keeps the focus (aria-activedescendant names
+  // the chosen option). They open where a tag starts by the server's
   // own rule (`data-tag-typed`: kernel/tags.py's TAG_TYPED_PATTERN, written for both engines), so
   // `今天去买菜#` suggests and `C#` or `https://x.test/三体#` does not.
   function setUpTagSuggestions(composer, text) {
