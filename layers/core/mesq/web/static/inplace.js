@@ -108,7 +108,8 @@
       if (type.indexOf("text/html") === 0) {
         // Parsed, never run or shown: only the alert's text is read.
         var page = new DOMParser().parseFromString(xhr.responseText, "text/html");
-        var alert = page.querySelector("main p.error[role=alert][data-code]");
+        // The error page's message, else a form's own refusal (a fragment with its alert).
+        var alert = page.querySelector("main p.error[role=alert][data-code]") || page.querySelector("[role=alert]");
         return alert ? alert.textContent.trim() : "";
       }
     } catch (error) {
