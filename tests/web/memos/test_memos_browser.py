@@ -678,7 +678,7 @@ def test_a_tag_picked_mid_line_adds_no_space_before_chinese_punctuation(server: 
 def test_the_sidebar_follows_a_save_in_place(server: LiveServer, page: Any) -> None:
     """A memo edited in place that gains a tag: the sidebar's tag tree shows it, the Untagged
     count drops and the composer suggests it, without a reload; then trashing it takes the tag
-    away again."""
+    and the day's count away again."""
     rest = _set_up(server, page)
     rest.post("/api/toolkit/memo", json={"content": "还没有标签"})
     page.reload()
@@ -697,8 +697,12 @@ def test_the_sidebar_follows_a_save_in_place(server: LiveServer, page: Any) -> N
     page.locator("#composer-text").press_sequentially("今天#读", delay=10)
     expect(page.locator("#composer-tag-list [role=option]")).to_have_text(["#读书", "#读书/科幻"])
     page.locator("#composer-text").press("Escape")
+    days = page.locator("#memos-days .count")
+    expect(days).to_have_text(["1"])
     _action(page, "有了标签", "Move to trash")
     expect(tags.get_by_role("link")).to_have_count(0)
+    expect(days).to_have_count(0)  # no memo left on any day
+    expect(page.locator("#memos-days")).to_contain_text("No memos yet.")
     assert page.evaluate("window.__same_document") is True
 
 
