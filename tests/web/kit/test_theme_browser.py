@@ -69,3 +69,15 @@ def test_dark_theme_follows_the_system_and_the_switch(server: LiveServer, page: 
     expect(page.locator("#theme-switch")).to_have_text("Theme: Auto")
     assert _background(page, base + "/settings") < DARK  # Auto: the system's dark again
     assert problems == [], problems
+
+
+def test_the_switch_reads_as_chinese_on_a_chinese_page(server: LiveServer) -> None:
+    """On a zh-CN page the switch is one Chinese phrase, its colon the fullwidth one Chinese text
+    uses, not an English colon and space glued between two Chinese words."""
+    expect = playwright_sync.expect
+    with chromium_page(locale="zh-CN") as page:
+        page.goto(server.base_url + "/setup")
+        switch = page.locator("#theme-switch")
+        expect(switch).to_have_text("主题：自动")
+        switch.click()
+        expect(switch).to_have_text("主题：深色")

@@ -608,6 +608,16 @@ def test_a_failed_in_place_write_says_so_in_the_pages_language(server: LiveServe
         toast.get_by_role("button", name="关闭").click()
         expect(toast).to_have_count(0)
 
+        # A refused fragment with its own alert: that alert's words.
+        refusal = '<p class="error" role="alert">这条笔记现在不能置顶</p>'
+        page.route("**/memos/*/pin", lambda route: route.fulfill(status=422, body=refusal, content_type="text/html"))
+        _card(page, "周末去爬山").get_by_role("button", name="更多操作").click()
+        _card(page, "周末去爬山").get_by_role("menuitem", name="置顶").click()
+        expect(toast).to_have_text(re.compile("^这条笔记现在不能置顶"))
+        page.unroute("**/memos/*/pin")
+        toast.get_by_role("button", name="关闭").click()
+        expect(toast).to_have_count(0)
+
         # The session ends while the memo is open for editing: the save is refused, the text kept.
         _card(page, "周末去爬山").get_by_role("link", name=re.compile("^编辑")).click()
         editor = page.locator("li.memo.editing textarea[data-editor]")
@@ -668,7 +678,7 @@ def test_a_tag_picked_mid_line_adds_no_space_before_chinese_punctuation(server: 
 def test_the_sidebar_follows_a_save_in_place(server: LiveServer, page: Any) -> None:
     """A memo edited in place that gains a tag: the sidebar's tag tree shows it, the Untagged
     count drops and the composer suggests it, without a reload; then trashing it takes the tag
-    away again."""
+    and the day's count away again."""
     rest = _set_up(server, page)
     rest.post("/api/toolkit/memo", json={"content": "还没有标签"})
     page.reload()
@@ -687,8 +697,12 @@ def test_the_sidebar_follows_a_save_in_place(server: LiveServer, page: Any) -> N
     page.locator("#composer-text").press_sequentially("今天#读", delay=10)
     expect(page.locator("#composer-tag-list [role=option]")).to_have_text(["#读书", "#读书/科幻"])
     page.locator("#composer-text").press("Escape")
+    days = page.locator("#memos-days .count")
+    expect(days).to_have_text(["1"])
     _action(page, "有了标签", "Move to trash")
     expect(tags.get_by_role("link")).to_have_count(0)
+    expect(days).to_have_count(0)  # no memo left on any day
+    expect(page.locator("#memos-days")).to_contain_text("No memos yet.")
     assert page.evaluate("window.__same_document") is True
 
 
@@ -721,3 +735,97 @@ def test_a_deep_tag_tree_stays_inside_the_sidebar(server: LiveServer, page: Any)
         links = page.evaluate(TAG_LINKS_INSIDE)
         assert len(links) == 21 + 45
         assert [name for name, inside, lines in links if not inside or lines != 1] == [], width
+
+
+#: A paste from a spreadsheet or a word processor (Excel, WPS, Word): the text, and a picture of it.
+PASTE_CELLS = """([data, text, html, name]) => {
+    const bytes = Uint8Array.from(atob(data), c => c.charCodeAt(0));
+    const transfer = new DataTransfer();
+    transfer.setData('text/plain', text);
+    if (html) transfer.setData('text/html', html);
+    transfer.items.add(new File([bytes], name, {type: 'image/png'}));
+    const paste = new ClipboardEvent('paste', {clipboardData: transfer, bubbles: true, cancelable: true});
+    document.getElementById('composer-text').dispatchEvent(paste);
+    return paste.defaultPrevented;
+}"""
+
+
+def test_pasting_cells_pastes_their_text_not_a_picture(server: LiveServer, page: Any) -> None:
+    """Cells copied from Excel or WPS come with a picture of them: the paste is the text (the
+    browser's own), not an image attachment; a picture alone, or a file copied in Finder (its
+    name as text, no HTML), is still attached."""
+    _set_up(server, page)
+    cells = "周一\t读书\n周二\t跑步"
+    assert (
+        page.evaluate(PASTE_CELLS, [PIXEL_PNG, cells, f"<table><tr><td>{cells}</td></tr></table>", "image.png"])
+        is False
+    )
+    page.wait_for_timeout(300)  # an upload would have started by now
+    expect(page.locator("#composer-upload-status")).to_have_text("")
+    expect(page.locator("#composer-attached li")).to_have_count(0)
+    assert page.evaluate(PASTE_IMAGE, [PIXEL_PNG, "screenshot.png"]) is True
+    expect(page.locator("#composer-upload-status")).to_have_text("Attached screenshot.png.")
+    assert page.evaluate(PASTE_CELLS, [PIXEL_PNG, "照片.png", "", "照片.png"]) is True
+    expect(page.locator("#composer-upload-status")).to_have_text("Attached 照片.png.")
+
+
+def test_a_whole_error_page_is_never_swapped_into_a_card(server: LiveServer, page: Any) -> None:
+    """An in-place save the pipeline refuses with a 400 page of its own (the form over its 1 MiB:
+    text far over a memo's 50,000 characters pasted into the editor): the refusal is a toast, the
+    editor and its text stay; before, the whole error page (header, menu and all) took the card's
+    place and the text was gone."""
+    rest = _set_up(server, page)
+    memo = rest.post("/api/toolkit/memo", json={"content": "超长编辑"}).json()["data"]["memo"]
+    page.reload()
+    _card(page, "超长编辑").get_by_role("link", name=re.compile("^Edit")).click()
+    editor = page.locator("li.memo.editing textarea[data-editor]")
+    editor.evaluate("box => { box.value = '长'.repeat(120000); }")
+    editor.press("Control+Enter")
+    expect(page.locator("#toasts [data-toast]")).to_contain_text("the form exceeds")
+    expect(page.locator("header.top")).to_have_count(1)
+    expect(page.locator("#toasts")).to_have_count(1)
+    assert editor.evaluate("box => box.value.length") == 120000
+    assert rest.get(f"/api/toolkit/memo/{memo['id']}").json()["data"]["memo"]["content"] == "超长编辑"
+
+
+def test_a_paste_cut_at_the_memo_limit_says_so(server: LiveServer, page: Any) -> None:
+    """An article pasted into the composer that is longer than a memo holds: the browser keeps
+    only the first 50,000 characters (the box's maxlength), and the composer says so instead of
+    leaving the cut unseen until the end is found missing."""
+    _set_up(server, page)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.base_url)
+    text = page.locator("#composer-text")
+    page.evaluate("words => navigator.clipboard.writeText(words)", "短文" * 10)
+    text.focus()
+    page.keyboard.press("Control+V")
+    expect(text).to_have_value("短文" * 10)
+    expect(page.locator("#composer-upload-status")).to_have_text("")
+    page.evaluate("words => navigator.clipboard.writeText(words)", "长" * 50_010)
+    page.keyboard.press("Control+V")
+    assert text.evaluate("box => box.value.length") == 50_000
+    expect(page.locator("#composer-upload-status")).to_have_text(
+        "Only the first 50,000 characters fit in a memo: the end of the pasted text was left out."
+    )
+
+
+def test_enter_after_a_whole_tag_starts_a_new_line(server: LiveServer, page: Any) -> None:
+    """`#读书` typed whole, where 读书 has a child tag 读书/科幻: the child is offered but not
+    chosen, so Enter starts a new line as the writer meant (before, it put #读书/科幻 in place
+    of what was typed); Down then Enter still picks the child."""
+    rest = _set_up(server, page)
+    rest.post("/api/toolkit/memo", json={"content": "好书 #读书 #读书/科幻"})
+    page.reload()
+    text = page.locator("#composer-text")
+    options = page.locator("#composer-tag-list [role=option]")
+    text.press_sequentially("今天 #读书", delay=10)
+    expect(options).to_have_text(["#读书/科幻"])
+    expect(options.first).to_have_attribute("aria-selected", "false")
+    expect(text).not_to_have_attribute("aria-activedescendant", re.compile("."))
+    text.press("Enter")
+    expect(text).to_have_value("今天 #读书\n")
+    expect(page.locator("#composer-tag-list")).to_be_hidden()
+    text.press_sequentially("又一本 #读书", delay=10)
+    text.press("ArrowDown")
+    expect(options.first).to_have_attribute("aria-selected", "true")
+    text.press("Enter")
+    expect(text).to_have_value("今天 #读书\n又一本 #读书/科幻 ")

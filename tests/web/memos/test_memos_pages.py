@@ -203,8 +203,8 @@ def test_a_refused_memo_form_gives_the_text_back(services: Services, browser: Ca
 def test_a_save_in_place_brings_the_sidebar_its_new_tags_and_counts(
     services: Services, browser: Callable[..., Browser]
 ) -> None:
-    """A memo edited in place that gains (or loses) tags: the answer carries the sidebar's tag tree
-    and list counts out of band, as pin, archive and trash do, so they follow without a reload."""
+    """A memo edited in place that gains (or loses) tags: the answer carries the sidebar's tag tree,
+    list counts and days out of band, as pin, archive and trash do, so they follow without a reload."""
     ada = browser("ada")
     memo = _memo(services, ada, "没有标签的笔记")
     _memo(services, ada, "另一条 #旧标签")
@@ -218,7 +218,16 @@ def test_a_save_in_place_brings_the_sidebar_its_new_tags_and_counts(
     assert "#读书</a>" in tags.group(0) and "#科幻</a>" in tags.group(0) and "#旧标签</a>" in tags.group(0)
     # The tag links keep the view the editor came from (its filters), as the page's own do.
     assert 'href="/?tag=%E8%AF%BB%E4%B9%A6"' in tags.group(0)
-    dropped = ada.post(f"/memos/{memo['id']}", {"content": "又没有标签了", "revision": "2"}, headers=htmx)
+    days = re.search(r'<nav class="memos-days" id="memos-days"[^>]*hx-swap-oob="true".*?</nav>', saved.text, re.S)
+    assert days and re.search(r'<span class="count">2</span>', days.group(0)), saved.text
+    trashed = ada.post(f"/memos/{memo['id']}/trash", {"revision": "2"}, headers=htmx)
+    days = re.search(r'<nav class="memos-days" id="memos-days"[^>]*hx-swap-oob="true".*?</nav>', trashed.text, re.S)
+    assert days and re.search(r'<span class="count">1</span>', days.group(0)), trashed.text
+    ada.post(f"/memos/{memo['id']}/undo", {"changeId": re.findall(r'name="changeId" value="([^"]+)"', trashed.text)},
+             headers=htmx)  # fmt: skip
+    revision = get_memo(memo_call(services, ada.user_id), {"id": memo["id"]})["memo"]["revision"]
+    assert get_memo(memo_call(services, ada.user_id), {"id": memo["id"]})["memo"]["status"] == "NORMAL"
+    dropped = ada.post(f"/memos/{memo['id']}", {"content": "又没有标签了", "revision": str(revision)}, headers=htmx)
     assert "#读书</a>" not in dropped.text and re.search(
         r'id="memo-count-untagged" hx-swap-oob="true">1<', dropped.text
     )

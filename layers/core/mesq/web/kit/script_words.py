@@ -26,6 +26,7 @@ SCRIPT_WORDS = (
     N_("Close"),
     N_("Image"),
     N_("%(tag)s inserted."),
+    N_("Only the first %(max)s characters fit in a memo: the end of the pasted text was left out."),
     # inplace.js (the memo strings above that say an answer failed are its too)
     N_("Dismiss"),
     # todos.js

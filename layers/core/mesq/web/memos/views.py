@@ -164,4 +164,4 @@ def timeline_page(page: Page, context: dict[str, Any], status: int = 200) -> Res
     return response
 
 
-__all__ = ["memo_view", "memo_views", "page_zone", "tag_paths", "timeline_context", "timeline_page"]
+__all__ = ["RECENT_DAYS", "memo_view", "memo_views", "page_zone", "tag_paths", "timeline_context", "timeline_page"]

@@ -33,7 +33,7 @@ from ..kit.request_values import form_revision, is_htmx
 from ..kit.security import safe_next
 from ..kit.toast import Toast, render_with_toast, undo_ids
 from .query import TimelineQuery
-from .views import memo_view, tag_paths, timeline_context, timeline_page
+from .views import RECENT_DAYS, memo_view, page_zone, tag_paths, timeline_context, timeline_page
 
 MAX_RESOURCES = 50
 MEMO_FORM_BYTES = LONG_TEXT_FORM_BYTES
@@ -200,14 +200,18 @@ def shown_in(view: str, memo: dict[str, Any]) -> bool:
 
 
 async def _sidebar_out_of_band(page: Page) -> dict[str, Any]:
-    """What an in-place answer sends for the sidebar, out of band: its list counts and its tag tree
-    (whose links keep the filters of the view the write came from)."""
-    counts = (await page.invoke("list_memos", {"offset": 0, "limit": 1, "includeContext": True}))["filters"]
+    """What an in-place answer sends for the sidebar, out of band: its list counts, its tag tree and
+    its days (whose links keep the filters of the view the write came from)."""
+    zone = page_zone(page)
+    arguments = {"offset": 0, "limit": 1, "includeContext": True, **({"deviceTimeZone": zone.key} if zone else {})}
+    counts = (await page.invoke("list_memos", arguments))["filters"]
+    days = list(counts["days"].items())
     tags = (await page.invoke("list_tags", {}))["tags"]
     query = TimelineQuery.from_params(QueryParams(urlsplit(_back(page)).query))
     return {
         "counts": counts, "tag_tree": tags, "tag_paths": tag_paths(tags), "query": query,
-        "oob": ["memos/_counts.html", "memos/_tags.html"],
+        "recent_days": days[:RECENT_DAYS], "older_days": days[RECENT_DAYS:], "zone": zone.key if zone else None,
+        "oob": ["memos/_counts.html", "memos/_tags.html", "memos/_days.html"],
     }  # fmt: skip
 
 

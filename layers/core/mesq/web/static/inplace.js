@@ -108,7 +108,8 @@
       if (type.indexOf("text/html") === 0) {
         // Parsed, never run or shown: only the alert's text is read.
         var page = new DOMParser().parseFromString(xhr.responseText, "text/html");
-        var alert = page.querySelector("main p.error[role=alert][data-code]");
+        // The error page's message, else a form's own refusal (a fragment with its alert).
+        var alert = page.querySelector("main p.error[role=alert][data-code]") || page.querySelector("[role=alert]");
         return alert ? alert.textContent.trim() : "";
       }
     } catch (error) {
@@ -120,6 +121,17 @@
   document.addEventListener("htmx:responseError", function (event) {
     var xhr = event.detail && event.detail.xhr;
     if (!xhr) return;
+    failureToast(answerMessage(xhr) || mesqSay(
+      "MeSQ did not answer as expected (HTTP %(status)s); try again in a moment", { status: xhr.status }));
+  });
+  // An answer that is a whole page (the pipeline's error page: a form over its size, a bad field)
+  // is never swapped in place, even where a 400 is (the memo pages swap their own 400 fragments):
+  // it would put a second header and menu inside the timeline and drop the editor with its text.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail && event.detail.xhr;
+    if (!xhr || !event.detail.shouldSwap || xhr.status < 400) return;
+    if (!/^\s*<!doctype html/i.test(xhr.responseText || "")) return;
+    event.detail.shouldSwap = false;
     failureToast(answerMessage(xhr) || mesqSay(
       "MeSQ did not answer as expected (HTTP %(status)s); try again in a moment", { status: xhr.status }));
   });

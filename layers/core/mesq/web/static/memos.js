@@ -208,12 +208,33 @@
   document.addEventListener("paste", function (event) {
     if (!fromComposerText(event) || !current.attach) return;
     const pasted = Array.from((event.clipboardData && event.clipboardData.files) || []);
-    if (!pasted.length) return; // pasted text stays the browser's
+    if (!pasted.length) { // pasted text stays the browser's
+      warnIfCut(event.target, event.clipboardData);
+      return;
+    }
+    // Cells or a paragraph copied from Excel, WPS or Word come as text, HTML and a picture of
+    // themselves: the text is what was meant. A screenshot or a copied image has no text; a file
+    // copied in Finder has its name as text but no HTML: those are attached.
+    const data = event.clipboardData;
+    const images = pasted.every(function (file) { return file.type.indexOf("image/") === 0; });
+    if (images && data.getData("text/plain").trim() && data.getData("text/html")) return;
     event.preventDefault();
     current.attach(pasted);
   });
   // While an input method composes, the box holds pinyin, not the writer's text: the suggestions
   // wait for the committed text (compositionend; Chrome sends no input event after it).
+  // The browser cuts a paste at the box's maxlength (a memo's limit) without a word: say so, or
+  // the end of a long article is found missing only later.
+  function warnIfCut(box, data) {
+    const status = document.getElementById("composer-upload-status");
+    const incoming = data ? data.getData("text/plain") : "";
+    const room = box.maxLength - (box.value.length - (box.selectionEnd - box.selectionStart));
+    if (!status || box.maxLength <= 0 || incoming.replace(/\r\n/g, "\n").length <= room) return;
+    status.textContent = mesqSay(
+      "Only the first %(max)s characters fit in a memo: the end of the pasted text was left out.",
+      { max: box.maxLength.toLocaleString(document.documentElement.lang || undefined) });
+  }
+
   document.addEventListener("input", function (event) {
     if (fromComposerText(event) && current.tags && !event.isComposing) current.tags.update();
   });
@@ -277,8 +298,9 @@
 
   // -- `#` suggestions: the user's tag paths (the sidebar's tree, its `data-tags`, read at each
   // keystroke: an in-place save swaps the tree in again with a new tag) in a listbox under
-  // the box; Up/Down choose, Enter or Tab insert, Escape closes. The box keeps the focus
-  // (aria-activedescendant names the chosen option). They open where a tag starts by the server's
+  // the box; Up/Down choose, Enter or Tab insert (after a whole tag nothing is chosen first:
+  // Enter is a new line), Escape closes. The box keeps the focus (aria-activedescendant names
+  // the chosen option). They open where a tag starts by the server's
   // own rule (`data-tag-typed`: kernel/tags.py's TAG_TYPED_PATTERN, written for both engines), so
   // `今天去买菜#` suggests and `C#` or `https://x.test/三体#` does not.
   function setUpTagSuggestions(composer, text) {
@@ -346,7 +368,10 @@
       // No group 1: the caret is in a URL, where a `#` is a fragment.
       if (!found || found[1] === undefined || text.selectionEnd !== caret) { close(); return; }
       const word = found[1].toLowerCase();
-      const matches = known().filter(function (tag) {
+      const tags = known();
+      // A whole tag typed (`#读书`, its children offered): none is chosen, so Enter is a new line.
+      const whole = tags.some(function (tag) { return tag.toLowerCase() === word; });
+      const matches = tags.filter(function (tag) {
         const lower = tag.toLowerCase();
         return lower !== word && (lower.startsWith(word) || lower.indexOf("/" + word) !== -1);
       }).slice(0, 8);
@@ -365,7 +390,7 @@
         list.append(option);
       });
       list.hidden = false;
-      highlight(0);
+      highlight(whole ? -1 : 0);
       announce.textContent = mesqSayPlural("%(num)d tag suggested.", "%(num)d tags suggested.", matches.length);
     }
 
@@ -374,8 +399,9 @@
       if (event.key === "ArrowDown" || event.key === "ArrowUp") {
         event.preventDefault();
         const step = event.key === "ArrowDown" ? 1 : shown.length - 1;
-        highlight((active + step) % shown.length);
+        highlight(active < 0 ? (step === 1 ? 0 : shown.length - 1) : (active + step) % shown.length);
       } else if (event.key === "Enter" || event.key === "Tab") {
+        if (active < 0) { close(); return; } // nothing chosen: the key is the box's own
         event.preventDefault();
         accept(active);
       } else if (event.key === "Escape") {
