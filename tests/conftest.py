@@ -178,19 +178,26 @@ def start_server(
         env={**os.environ, **(env or {})}, start_new_session=True,  # one process group to stop
     )  # fmt: skip
     assert process.stdout is not None
-    deadline = time.monotonic() + 120
+    try:
+        return _ready(process, argv, data_dir, deadline=time.monotonic() + 120)
+    except BaseException:  # never leave a server running behind a failed start (a loaded machine)
+        os.killpg(process.pid, signal.SIGKILL)
+        raise
+
+
+def _ready(process: subprocess.Popen[str], argv: list[str], data_dir: Path, deadline: float) -> LiveServer:
+    assert process.stdout is not None
     while time.monotonic() < deadline:
         line = process.stdout.readline()
         if not line and process.poll() is not None:
             raise RuntimeError(f"{argv[0]} exited with {process.returncode}")
         if "listening on" in line:
             base_url = line.strip().rsplit(" ", 1)[-1]
-            assert httpx.get(f"{base_url}/healthz", timeout=5).status_code == 200
+            assert httpx.get(f"{base_url}/healthz", timeout=30).status_code == 200
             # Keep draining the server's output so a chatty log can never block it on a full pipe.
             live = LiveServer(base_url=base_url, data_dir=data_dir, process=process)
             threading.Thread(target=_drain, args=(process.stdout, live.output), daemon=True).start()
             return live
-    os.killpg(process.pid, signal.SIGKILL)
     raise RuntimeError("the server did not report readiness within 120 s")
 
 
