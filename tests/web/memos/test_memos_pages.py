@@ -329,6 +329,7 @@ def test_lifecycle_and_their_errors(services: Services, browser: Callable[..., B
     offsite = ada.post(f"/memos/{memo['id']}/archive", {"revision": "2", "value": "on", "return": "//evil.example"})
     assert offsite.headers["location"] == "/"
     assert "a memo to move" in ada.get("/?status=ARCHIVED").text
+    assert "a memo to move" in ada.get("/?status=archived").text  # as a person types the address
     trashed = ada.post(f"/memos/{memo['id']}/trash", {"revision": "3"})
     assert trashed.status_code == 303 and "a memo to move" in ada.get("/trash").text
     missing = ada.post("/memos/nope/trash", {"revision": "1"})

@@ -67,7 +67,8 @@ class TimelineQuery:
 
     @classmethod
     def from_params(cls, params: QueryParams) -> TimelineQuery:
-        status = params.get("status", "NORMAL") or "NORMAL"
+        # The address is typed by people too: /?status=archived is the archive, as the API's codes are.
+        status = (params.get("status", "NORMAL") or "NORMAL").strip().upper()
         if status not in STATUSES:
             raise ValidationError("status: one of %(statuses)s", statuses=quoted_list(STATUSES))  # codes, quoted
         mode = params.get("mode", "literal") or "literal"
