@@ -15,7 +15,7 @@ import contextlib
 import hashlib
 import re
 from dataclasses import dataclass, fields, replace
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -23,6 +23,7 @@ from ...kernel import formats
 from ...kernel.errors import ValidationError
 from ...kernel.messages import quoted
 from ...kernel.timestamps import format_timestamp, in_zone, parse_timestamp, parse_zone
+from ...todos.reminder_schedule import parse_offset
 from ...todos.short_months import never_skipping, plain_repeat_of
 from ..kit.forms import Fields
 from ..kit.i18n import DEFAULT_LANGUAGE, N_, Translator
@@ -292,6 +293,40 @@ def _absolute_times(reminders: list[dict[str, Any]] | None) -> list[str]:
 def local_moment(at: str, zone_name: str) -> str:
     """A stored moment as the "At a set time" field holds it: `2026-12-08T20:00` in the zone."""
     return in_zone(parse_timestamp(at, "at"), ZoneInfo(zone_name)).strftime("%Y-%m-%dT%H:%M")
+
+
+def reminders_beyond_form(task: dict[str, Any], zone_name: str, say: Translator) -> list[str]:
+    """In words, the reminders a save keeps but the form cannot show (`_not_in_form`: an offset
+    it has no box for, a set time after the first), so the page names every reminder it has."""
+    known = {offset for offset, _ in REMINDER_OFFSETS}
+    words = []
+    for reminder in _not_in_form(task.get("reminders") or [], known):
+        if reminder.get("type") == "absolute":
+            words.append(local_moment(str(reminder["at"]), zone_name).replace("T", " "))
+        else:
+            words.append(offset_words(str(reminder.get("offset")), say))
+    return words
+
+
+def offset_words(text: str, say: Translator) -> str:
+    """A relative reminder's offset as a person says it: `30 minutes before`, `1 day 2 hours after`."""
+    total = parse_offset(text)
+    seconds = int(abs(total.total_seconds()))
+    days, rest = divmod(seconds, 86_400)
+    hours, rest = divmod(rest, 3_600)
+    minutes, seconds = divmod(rest, 60)
+    units = (
+        (days, say.ngettext("%(num)d day", "%(num)d days", days)),
+        (hours, say.ngettext("%(num)d hour", "%(num)d hours", hours)),
+        (minutes, say.ngettext("%(num)d minute", "%(num)d minutes", minutes)),
+        (seconds, say.ngettext("%(num)d second", "%(num)d seconds", seconds)),
+    )
+    amount = " ".join(words for count, words in units if count)
+    if not amount:
+        return say.gettext("At the due time")
+    if total < timedelta(0):
+        return say.gettext("%(amount)s before", amount=amount)
+    return say.gettext("%(amount)s after", amount=amount)
 
 
 def reminder_form(task: dict[str, Any], zone_name: str) -> dict[str, Any]:
