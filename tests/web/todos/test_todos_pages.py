@@ -617,7 +617,7 @@ def test_the_task_page_names_the_reminders_its_form_cannot_show(
         assert person.post("/settings/language", {"language": language}).status_code == 303
         task = new_task(services, person.user_id, "提醒", due={"type": "datetime", "at": "2026-12-20T09:00:00+08:00"},
                         timezone="Asia/Shanghai")  # fmt: skip
-        reminders = [{"type": "relative", "offset": "-PT30M"}, {"type": "relative", "offset": "-PT15M"},
+        reminders = [{"type": "relative", "offset": "-PT30M"}, {"type": "relative", "offset": "-PT900S"},
                      {"type": "relative", "offset": "P1DT2H"}, {"type": "absolute", "at": "2026-12-19T01:00:00Z"},
                      {"type": "absolute", "at": "2026-12-18T01:00:00Z"}]  # fmt: skip
         run(services, person.user_id, "set_todo_reminders",
@@ -627,4 +627,5 @@ def test_the_task_page_names_the_reminders_its_form_cannot_show(
         for said in words:
             assert said in others, (language, others)
         assert "2026-12-19 09:00" not in others  # the first set time is in the form's field
-        assert "15" not in others  # a box the form checks
+        assert "15" not in others and "900" not in others  # a box the form checks: -PT900S is -PT15M
+        assert re.search(r'value="-PT15M" checked', page), "the 15 minutes box is checked"

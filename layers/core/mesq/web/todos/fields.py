@@ -23,7 +23,7 @@ from ...kernel import formats
 from ...kernel.errors import ValidationError
 from ...kernel.messages import quoted
 from ...kernel.timestamps import format_timestamp, in_zone, parse_timestamp, parse_zone
-from ...todos.reminder_schedule import parse_offset
+from ...todos.reminder_schedule import offset_parts, parse_offset
 from ...todos.short_months import never_skipping, plain_repeat_of
 from ..kit.forms import Fields
 from ..kit.i18n import DEFAULT_LANGUAGE, N_, Translator
@@ -281,9 +281,19 @@ def _not_in_form(current: list[dict[str, Any]], listed_offsets: set[str]) -> lis
     return [
         reminder
         for reminder in current
-        if not (reminder.get("type") == "relative" and reminder.get("offset") in listed_offsets)
+        if not (reminder.get("type") == "relative" and form_offset(str(reminder.get("offset"))) in listed_offsets)
         and reminder is not first_absolute
     ]
+
+
+def form_offset(offset: str) -> str:
+    """The form's box for an offset written another way (an agent's `PT0S` or `-PT60M` is the box
+    `PT0M` or `-PT1H`: the same days and the same exact rest), else the offset as it is."""
+    try:
+        parts = offset_parts(offset)
+        return next((value for value, _ in REMINDER_OFFSETS if offset_parts(value) == parts), offset)
+    except ValidationError:
+        return offset
 
 
 def _absolute_times(reminders: list[dict[str, Any]] | None) -> list[str]:
@@ -332,7 +342,7 @@ def offset_words(text: str, say: Translator) -> str:
 def reminder_form(task: dict[str, Any], zone_name: str) -> dict[str, Any]:
     """The reminder inputs for a task's current reminders: the offsets checked, the first
     absolute one as a local time in `zone_name` (the task's `shown_zone`)."""
-    offsets = {r["offset"] for r in task.get("reminders") or () if r.get("type") == "relative"}
+    offsets = {form_offset(str(r["offset"])) for r in task.get("reminders") or () if r.get("type") == "relative"}
     absolute = _absolute_times(task.get("reminders"))
     return {"offsets": offsets, "at": local_moment(absolute[0], zone_name) if absolute else ""}
 
