@@ -603,3 +603,29 @@ def test_a_cards_checkbox_completes_and_reopens_it_in_place(services: Services, 
                       recurrence="FREQ=WEEKLY")  # fmt: skip
     moved = person.post(f"/todos/tasks/{weekly['id']}/complete", {"revision": weekly["revision"]}, headers=htmx)
     assert moved.status_code == 200 and 'datetime="2026-12-14"' in moved.text and "todo-card done" not in moved.text
+
+
+def test_the_task_page_names_the_reminders_its_form_cannot_show(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """An agent's reminders at offsets the form has no box for, and set times after the first,
+    are kept by a save; the page said only "3 reminders set", so nobody could see them. It now
+    names each, in the page's language and the task's zone."""
+    for language, words in (("en", ("30 minutes before", "1 day 2 hours after", "2026-12-18 09:00")),
+                            ("zh", ("提前 30 分钟", "到期后 1 天 2 小时", "2026-12-18 09:00"))):  # fmt: skip
+        person = browser()
+        assert person.post("/settings/language", {"language": language}).status_code == 303
+        task = new_task(services, person.user_id, "提醒", due={"type": "datetime", "at": "2026-12-20T09:00:00+08:00"},
+                        timezone="Asia/Shanghai")  # fmt: skip
+        reminders = [{"type": "relative", "offset": "-PT30M"}, {"type": "relative", "offset": "-PT900S"},
+                     {"type": "relative", "offset": "P1DT2H"}, {"type": "absolute", "at": "2026-12-19T01:00:00Z"},
+                     {"type": "absolute", "at": "2026-12-18T01:00:00Z"}]  # fmt: skip
+        run(services, person.user_id, "set_todo_reminders",
+            {"id": task["id"], "expectedRevision": task["revision"], "reminders": reminders})  # fmt: skip
+        page = person.get(f"/todos/tasks/{task['id']}").text
+        others = page.split('id="reminder-others"', 1)[1].split("</ul>", 1)[0]
+        for said in words:
+            assert said in others, (language, others)
+        assert "2026-12-19 09:00" not in others  # the first set time is in the form's field
+        assert "15" not in others and "900" not in others  # a box the form checks: -PT900S is -PT15M
+        assert re.search(r'value="-PT15M" checked', page), "the 15 minutes box is checked"

@@ -15,7 +15,7 @@ import contextlib
 import hashlib
 import re
 from dataclasses import dataclass, fields, replace
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -23,6 +23,7 @@ from ...kernel import formats
 from ...kernel.errors import ValidationError
 from ...kernel.messages import quoted
 from ...kernel.timestamps import format_timestamp, in_zone, parse_timestamp, parse_zone
+from ...todos.reminder_schedule import offset_parts, parse_offset
 from ...todos.short_months import never_skipping, plain_repeat_of
 from ..kit.forms import Fields
 from ..kit.i18n import DEFAULT_LANGUAGE, N_, Translator
@@ -280,9 +281,19 @@ def _not_in_form(current: list[dict[str, Any]], listed_offsets: set[str]) -> lis
     return [
         reminder
         for reminder in current
-        if not (reminder.get("type") == "relative" and reminder.get("offset") in listed_offsets)
+        if not (reminder.get("type") == "relative" and form_offset(str(reminder.get("offset"))) in listed_offsets)
         and reminder is not first_absolute
     ]
+
+
+def form_offset(offset: str) -> str:
+    """The form's box for an offset written another way (an agent's `PT0S` or `-PT60M` is the box
+    `PT0M` or `-PT1H`: the same days and the same exact rest), else the offset as it is."""
+    try:
+        parts = offset_parts(offset)
+        return next((value for value, _ in REMINDER_OFFSETS if offset_parts(value) == parts), offset)
+    except ValidationError:
+        return offset
 
 
 def _absolute_times(reminders: list[dict[str, Any]] | None) -> list[str]:
@@ -294,10 +305,44 @@ def local_moment(at: str, zone_name: str) -> str:
     return in_zone(parse_timestamp(at, "at"), ZoneInfo(zone_name)).strftime("%Y-%m-%dT%H:%M")
 
 
+def reminders_beyond_form(task: dict[str, Any], zone_name: str, say: Translator) -> list[str]:
+    """In words, the reminders a save keeps but the form cannot show (`_not_in_form`: an offset
+    it has no box for, a set time after the first), so the page names every reminder it has."""
+    known = {offset for offset, _ in REMINDER_OFFSETS}
+    words = []
+    for reminder in _not_in_form(task.get("reminders") or [], known):
+        if reminder.get("type") == "absolute":
+            words.append(local_moment(str(reminder["at"]), zone_name).replace("T", " "))
+        else:
+            words.append(offset_words(str(reminder.get("offset")), say))
+    return words
+
+
+def offset_words(text: str, say: Translator) -> str:
+    """A relative reminder's offset as a person says it: `30 minutes before`, `1 day 2 hours after`."""
+    total = parse_offset(text)
+    seconds = int(abs(total.total_seconds()))
+    days, rest = divmod(seconds, 86_400)
+    hours, rest = divmod(rest, 3_600)
+    minutes, seconds = divmod(rest, 60)
+    units = (
+        (days, say.ngettext("%(num)d day", "%(num)d days", days)),
+        (hours, say.ngettext("%(num)d hour", "%(num)d hours", hours)),
+        (minutes, say.ngettext("%(num)d minute", "%(num)d minutes", minutes)),
+        (seconds, say.ngettext("%(num)d second", "%(num)d seconds", seconds)),
+    )
+    amount = " ".join(words for count, words in units if count)
+    if not amount:
+        return say.gettext("At the due time")
+    if total < timedelta(0):
+        return say.gettext("%(amount)s before", amount=amount)
+    return say.gettext("%(amount)s after", amount=amount)
+
+
 def reminder_form(task: dict[str, Any], zone_name: str) -> dict[str, Any]:
     """The reminder inputs for a task's current reminders: the offsets checked, the first
     absolute one as a local time in `zone_name` (the task's `shown_zone`)."""
-    offsets = {r["offset"] for r in task.get("reminders") or () if r.get("type") == "relative"}
+    offsets = {form_offset(str(r["offset"])) for r in task.get("reminders") or () if r.get("type") == "relative"}
     absolute = _absolute_times(task.get("reminders"))
     return {"offsets": offsets, "at": local_moment(absolute[0], zone_name) if absolute else ""}
 
