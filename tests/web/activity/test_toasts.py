@@ -24,7 +24,10 @@ def _change_ids(html: str) -> list[str]:
 
 
 def _toast(html: str) -> str:
-    return shown_text(html[html.index('<div id="toasts"') :])
+    """The toast's own words (the answer also carries the sidebar, out of band, after it)."""
+    found = re.search(r'<div id="toasts".*?</div>\s*</div>', html, re.S)
+    assert found, html
+    return shown_text(found.group(0))
 
 
 def _count(html: str, name: str) -> str:
