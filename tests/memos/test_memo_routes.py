@@ -493,3 +493,16 @@ def test_an_idempotency_key_in_chinese_is_read_as_utf8(client, alice):
     refused = client.post(BASE, headers=too_long, json={"content": "x"})
     message = refused.json()["error"]["message"]
     assert refused.status_code == 400 and "(201 characters, at most 200)" in message and "键键" in message, message
+
+
+def test_a_query_string_that_is_not_utf8_is_refused(client, alice):
+    """`?query=%FF` was read as U+FFFD and answered 200 with no hits: a search for a character
+    nobody typed. Percent-escapes that are not UTF-8 are a 400 naming the fix; UTF-8 ones are read."""
+    client.post(BASE, headers=alice.headers, json={"content": "中文笔记"})
+    refused = client.get(f"{BASE}/search?query=%FF", headers=alice.headers)
+    assert refused.status_code == 400 and refused.json()["error"]["code"] == "VALIDATION_ERROR"
+    assert "not UTF-8" in refused.json()["error"]["message"]
+    latin1 = client.get(f"{BASE}/search?query=caf%E9", headers=alice.headers)  # é as Latin-1
+    assert latin1.status_code == 400
+    found = client.get(f"{BASE}/search?query=%E4%B8%AD", headers=alice.headers)
+    assert found.status_code == 200 and found.json()["data"]["page"]["totalCount"] == 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import parse_qsl
 
 from starlette.requests import Request
 
@@ -72,7 +73,22 @@ def _array_form(schema: dict[str, Any]) -> dict[str, Any] | None:
     return next((m for m in members if isinstance(m, dict) and m.get("type") == "array"), None)
 
 
+def _check_query_utf8(request: Request) -> None:
+    """A query string whose percent-escapes are not UTF-8 (`?query=%FF`) is refused: the server
+    would read it as U+FFFD and answer a search for a character nobody typed."""
+    raw = request.scope.get("query_string") or b""
+    if b"%" not in raw:
+        return
+    try:
+        parse_qsl(raw.decode("latin-1"), keep_blank_values=True, encoding="utf-8", errors="strict")
+    except UnicodeDecodeError:
+        raise ValidationError(
+            "the query string is not UTF-8: percent-encode each parameter's UTF-8 bytes (%E4%B8%AD for 中)"
+        ) from None
+
+
 def collect_arguments(operation: Operation, request: Request) -> dict[str, Any]:
+    _check_query_utf8(request)
     arguments: dict[str, Any] = {}
     known_query = {p.name for p in operation.parameters if p.location == "query"}
     unknown = sorted(set(request.query_params.keys()) - known_query)
