@@ -486,3 +486,42 @@ def test_every_view_passes_axe_in_both_themes(live: tuple[LiveServer, Server], a
                     if v["impact"] in FAILING_IMPACTS
                 ]
     assert problems == []
+
+
+def test_a_failed_call_is_told_in_the_hosts_language_and_the_button_comes_back(host: Host):
+    """A view's call can fail two ways: the server answers an error (a card edited elsewhere since
+    the board was read: REVISION_CONFLICT), or the host does not pass the call on (the person
+    declined it). A zh-CN host showed the server's English message, and a declined Undo or
+    Complete left its button disabled with nothing said."""
+    import re
+
+    english = re.compile("[A-Za-z]{3,}")
+    task = host.server.data("create_todo_task", {"title": "改过的任务"})["task"]
+    board = host.server.call("list_todos", {})
+    edit = {"id": task["id"], "expectedRevision": task["revision"], "title": "在别处改过的任务"}
+    host.server.call("update_todo_task", edit)
+    view = host.load("board", board, locale="zh-CN")
+    card = view.locator(f"li.task[data-task-id='{task['id']}']")
+    card.get_by_role("button", name="完成").click()
+    host.wait_for_call("complete_todo_task")
+    host.wait_for_call("list_todos")
+    note = view.locator("p[role=status]")
+    note.wait_for()
+    assert note.inner_text() and not english.search(note.inner_text()), note.inner_text()
+
+    memo = host.server.data("create_memo", {"content": "declined undo"})["memo"]
+    host.server.call("update_memo", {"id": memo["id"], "expectedRevision": memo["revision"], "content": "v2"})
+    changes = host.server.call("list_changes", {"recordId": memo["id"]})
+    for locale, undo in (("zh-CN", "撤销"), ("en-US", "Undo")):
+        view = host.load("changes", changes, locale=locale)
+        row = view.locator("li.change").first
+        row.wait_for()
+        refuse = "() => { window.__bridge.oncalltool = () => { throw new Error('declined by the person'); }; }"
+        host.page.evaluate(refuse)
+        row.get_by_role("button", name=undo).click()
+        status = row.get_by_role("status")
+        status.filter(has_text=re.compile(".")).wait_for(timeout=5000)
+        said = status.inner_text()
+        assert locale == "en-US" or not english.search(said.replace("declined by the person", "")), said
+        assert row.get_by_role("button", name=undo).is_enabled()
+    assert host.server.data("get_memo", {"id": memo["id"]})["memo"]["content"] == "v2"

@@ -45,6 +45,27 @@ var Mesq = (function () {
         isDefault: "默认", slug: "短名", color: "颜色", startAt: "开始", visibility: "可见性" }
     }
   };
+  /* A failed call as the person reads it, by the error's code: the server's messages are English
+     and written for the model ("merge your change into recoverData..."), so a Chinese host read
+     English. DECLINED: the host did not pass the call on (the person refused it, or it failed on
+     the way); UNREADABLE: an answer that is no MeSQ envelope. Another code reads as a plain
+     failure (in English, the server's own message). */
+  var FAILURES = {
+    en: { REVISION_CONFLICT: "This record was changed elsewhere in the meantime.", NOT_FOUND: "This record no longer exists.",
+      FORBIDDEN: "This connection may not do that.", UNAUTHORIZED: "This connection is no longer signed in.",
+      RATE_LIMITED: "Too many requests at once; try again in a moment.",
+      NOT_UNDOABLE: "This change cannot be undone.", DECLINED: "The request was not sent.",
+      UNREADABLE: "The answer could not be read.", failed: "That did not work." },
+    zh: { REVISION_CONFLICT: "这条记录在此期间已在别处修改。", NOT_FOUND: "这条记录已不存在。",
+      FORBIDDEN: "当前连接没有权限执行这个操作。", UNAUTHORIZED: "当前连接已失效，需要重新登录。",
+      RATE_LIMITED: "请求太频繁，请稍后再试。", NOT_UNDOABLE: "这项更改无法撤销。", DECLINED: "请求没有发出。",
+      UNREADABLE: "无法读取返回的结果。", failed: "操作没有成功。" }
+  };
+  function failure(error) {
+    var code = error && error.code, said = FAILURES[lang()][code];
+    if (said) return said;
+    return lang() === "en" && error && error.message ? String(error.message) : FAILURES[lang()].failed;
+  }
   /* The SDK sends ui/notifications/size-changed itself (autoResize) as the content grows. */
   var app = new McpExtApps.App({ name: "mesq-" + document.body.getAttribute("data-view"), version: "1" }, {},
     { autoResize: true });
@@ -90,7 +111,7 @@ var Mesq = (function () {
   }
   function envelope(result) {
     if (result.structuredContent) return result.structuredContent;
-    try { return JSON.parse(result.content[0].text); } catch (e) { return { error: { message: "unreadable result" } }; }
+    try { return JSON.parse(result.content[0].text); } catch (e) { return { error: { code: "UNREADABLE" } }; }
   }
   /* Registered before connect(): the host may send the result right after the handshake. */
   app.ontoolresult = function (result) { last = result; rerender(); };
@@ -107,9 +128,12 @@ var Mesq = (function () {
     return node;
   }
   function show(node) { document.getElementById("app").replaceChildren(node); }
-  /* tools/call through the host; resolves with the MeSQ envelope ({data} or {error}). */
+  /* tools/call through the host; resolves with the MeSQ envelope ({data} or {error}), also when
+     the host does not pass the call on, so every view tells the person and gives its button back. */
   function callTool(name, args) {
-    return app.callServerTool({ name: name, arguments: args }).then(envelope);
+    return app.callServerTool({ name: name, arguments: args }).then(envelope, function () {
+      return { error: { code: "DECLINED" } };
+    });
   }
   /* resources/read through the host (memo attachments); resolves with the blob contents or null. */
   function readResource(uri) {
@@ -127,5 +151,5 @@ var Mesq = (function () {
     });
   }
   return { start: start, readResource: readResource, t: t, word: word, when: when, el: el, show: show, callTool: callTool,
-    lang: lang };
+    lang: lang, failure: failure };
 })();

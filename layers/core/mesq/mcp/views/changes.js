@@ -30,9 +30,9 @@
     undo.addEventListener("click", function () {
       undo.disabled = true;
       Mesq.callTool("undo_changes", { changeIds: [change.id] }).then(function (res) {
-        if (res.error) { status.textContent = res.error.message; undo.disabled = false; return; }
+        if (res.error) { status.textContent = Mesq.failure(res.error); undo.disabled = false; return; }
         var done = (res.data.undone || []).length, refused = res.data.notUndone || [];
-        status.textContent = done ? t("undone") : t("notUndone") + (refused[0] && refused[0].message ? ": " + refused[0].message : "");
+        status.textContent = done ? t("undone") : t("notUndone") + (refused[0] ? ": " + Mesq.failure(refused[0]) : "");
       });
     });
     var actor = change.actor || {};
@@ -48,7 +48,7 @@
     ]);
   }
   Mesq.start(function (envelope) {
-    if (envelope.error) { Mesq.show(el("p", { class: "error", role: "alert", text: envelope.error.message })); return; }
+    if (envelope.error) { Mesq.show(el("p", { class: "error", role: "alert", text: Mesq.failure(envelope.error) })); return; }
     var data = envelope.data || {}, changes = data.changes || (data.undone ? [] : []);
     if (data.undone) {
       Mesq.show(el("div", {}, [el("h1", { text: t("changes") }), el("p", { text: t("undone") + ": " + data.undone.length + ", " + t("notUndone") + ": " + (data.notUndone || []).length })]));

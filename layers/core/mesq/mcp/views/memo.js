@@ -34,7 +34,7 @@
     return row;
   }
   Mesq.start(function (envelope) {
-    if (envelope.error) { Mesq.show(el("p", { class: "error", role: "alert", text: envelope.error.message })); return; }
+    if (envelope.error) { Mesq.show(el("p", { class: "error", role: "alert", text: Mesq.failure(envelope.error) })); return; }
     var data = envelope.data || {}, memo = data.memo || data;
     Mesq.show(el("article", { class: "memo" }, [
       el("h1", { text: t("memo") }),

@@ -10,7 +10,7 @@
   function readNote(item, offset, pages) {
     var args = { bookId: item.bookId, offset: offset, limit: NOTE_PAGE };
     return Mesq.callTool("list_reading_notes", args).then(function (res) {
-      if (res.error) return res.error.message;
+      if (res.error) return Mesq.failure(res.error);
       var data = res.data || {}, page = data.page || {};
       var note = (data.notes || []).filter(function (n) { return n.id === item.id; })[0];
       if (note) return note.content;
@@ -23,7 +23,7 @@
   function reader(tool, field, text) {
     return function (item) {
       return Mesq.callTool(tool, { id: item.id }).then(function (res) {
-        if (res.error) return res.error.message;
+        if (res.error) return Mesq.failure(res.error);
         var record = (res.data || {})[field];
         return record ? record[text] : "";
       });
@@ -46,7 +46,7 @@
     var read = READ[kind];
     if (!read || (kind === "reading_note" && !item.bookId)) open.disabled = true;
     open.addEventListener("click", function () {
-      read(item).then(function (text) { return String(text || ""); }, function (error) { return error.message; })
+      read(item).then(function (text) { return String(text || ""); }, function () { return Mesq.failure(null); })
         .then(function (text) { body.replaceChildren(el("p", { text: text })); });
     });
     return el("li", { class: "hit", "data-id": item.id }, [
@@ -57,7 +57,7 @@
     ]);
   }
   Mesq.start(function (envelope) {
-    if (envelope.error) { Mesq.show(el("p", { class: "error", role: "alert", text: envelope.error.message })); return; }
+    if (envelope.error) { Mesq.show(el("p", { class: "error", role: "alert", text: Mesq.failure(envelope.error) })); return; }
     /* items are the confident hits; closestMatches (below the confidence floor) follow after a
        "Less related" boundary, as on the memo page, so an answer with no confident hit still shows
        what came nearest. */
