@@ -525,3 +525,35 @@ def test_a_failed_call_is_told_in_the_hosts_language_and_the_button_comes_back(h
         assert locale == "en-US" or not english.search(said.replace("declined by the person", "")), said
         assert row.get_by_role("button", name=undo).is_enabled()
     assert host.server.data("get_memo", {"id": memo["id"]})["memo"]["content"] == "v2"
+
+
+def test_a_creations_diff_names_every_field_and_value_in_the_hosts_language(host: Host):
+    """A creation's change lists every field of the record. A zh-CN host read createdAt, id,
+    contentSource, resources, a priority "none" and a memo status "NORMAL" as sent, and `[]` for
+    an empty list; an en-US host read the camelCase names."""
+    import re
+
+    server = host.server
+    task = server.data("create_todo_task", {"title": "字段检查任务", "tags": ["家", "工作"]})["task"]
+    memo = server.data("create_memo", {"content": "字段检查笔记"})["memo"]
+    for record_id in (task["id"], memo["id"]):
+        changes = server.call("list_changes", {"recordId": record_id})
+        for locale in ("zh-CN", "en-US"):
+            view = host.load("changes", changes, locale=locale)
+            row = view.locator("li.change").first
+            row.wait_for()
+            fields = row.locator("tbody th").all_inner_texts()
+            values = dict(zip(fields, row.locator("td.after").all_inner_texts(), strict=True))
+            if locale == "zh-CN":
+                assert not [name for name in fields if re.search("[A-Za-z]", name)], fields
+            else:
+                assert not [name for name in fields if re.search("[a-z][A-Z]", name)], fields
+            assert "[]" not in values.values(), values
+            if record_id == task["id"]:
+                priority, tags = ("优先级", "标签") if locale == "zh-CN" else ("Priority", "Tags")
+                assert values[priority] == ("无" if locale == "zh-CN" else "none"), values
+                assert values[tags] == ("家、工作" if locale == "zh-CN" else "家, 工作"), values
+            else:
+                status, source = ("状态", "来源") if locale == "zh-CN" else ("Status", "Source")
+                assert values[status] == ("正常" if locale == "zh-CN" else "normal"), values
+                assert values[source] == "MCP", values

@@ -22,17 +22,27 @@ var Mesq = (function () {
      fields, actors): the server sends codes; a value not listed here is shown as sent. */
   var WORDS = {
     en: {
-      priority: { urgent: "urgent", high: "high", medium: "medium", low: "low" },
+      priority: { urgent: "urgent", high: "high", medium: "medium", low: "low", none: "none" },
+      status: { NORMAL: "normal", ARCHIVED: "archived", DELETED: "in the trash" },
+      source: { web: "Web app", cli: "Command line", api: "API", mcp: "MCP", shortcut: "Shortcut", "import": "Import" },
       kind: { memo: "memo", task: "task", subtask: "subtask", inbox: "inbox item", space: "space", column: "column",
         tag: "tag", todo_task: "task", inbox_item: "inbox item", reading_note: "reading note" },
       action: { create: "created", update: "edited", move: "moved", trash: "moved to trash", restore: "restored",
         "delete": "deleted" },
       branch: { bm25: "words", vector: "meaning", literal: "exact text" },
       actor: { web: "Web app", cli: "Command line" },
-      field: {}
+      field: { title: "Title", notes: "Notes", due: "Due", priority: "Priority", tags: "Tags", columnId: "Column",
+        spaceId: "Space", parentId: "Parent task", position: "Position", done: "Done", completedAt: "Completed",
+        deletedAt: "Deleted", content: "Content", pinned: "Pinned", status: "Status", attachments: "Attachments",
+        resources: "Attachments", recurrence: "Repeats", reminders: "Reminders", name: "Name", archived: "Archived",
+        timezone: "Time zone", isDone: "Done", isDefault: "Default", slug: "Short name", color: "Colour",
+        startAt: "Starts", visibility: "Visibility", createdAt: "Created", updatedAt: "Updated", id: "ID",
+        contentSource: "Source" }
     },
     zh: {
-      priority: { urgent: "紧急", high: "高", medium: "中", low: "低" },
+      priority: { urgent: "紧急", high: "高", medium: "中", low: "低", none: "无" },
+      status: { NORMAL: "正常", ARCHIVED: "已归档", DELETED: "在回收站" },
+      source: { web: "网页", cli: "命令行", api: "API", mcp: "MCP", shortcut: "快捷指令", "import": "导入" },
       kind: { memo: "笔记", task: "任务", subtask: "子任务", inbox: "收件箱条目", space: "空间", column: "列",
         tag: "标签", todo_task: "任务", inbox_item: "收件箱条目", reading_note: "读书笔记" },
       action: { create: "创建", update: "编辑", move: "移动", trash: "移到回收站", restore: "恢复", "delete": "删除" },
@@ -42,7 +52,8 @@ var Mesq = (function () {
         spaceId: "空间", parentId: "上级任务", position: "位置", done: "完成", completedAt: "完成时间",
         deletedAt: "删除时间", content: "内容", pinned: "置顶", status: "状态", attachments: "附件",
         recurrence: "重复", reminders: "提醒", name: "名称", archived: "归档", timezone: "时区", isDone: "完成",
-        isDefault: "默认", slug: "短名", color: "颜色", startAt: "开始", visibility: "可见性" }
+        isDefault: "默认", slug: "短名", color: "颜色", startAt: "开始", visibility: "可见性", createdAt: "创建时间",
+        updatedAt: "更新时间", id: "编号", resources: "附件", contentSource: "来源" }
     }
   };
   /* A failed call as the person reads it, by the error's code: the server's messages are English

@@ -4,13 +4,18 @@
 (function () {
   var el = Mesq.el, t = Mesq.t;
   var MOMENT = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
+  /* The fields whose values are codes, and the words (bridge.js WORDS) they read as. */
+  var VALUE_WORDS = { priority: "priority", status: "status", contentSource: "source" };
   /* A field's value as the person reads it: moments and dues in their zone, yes/no, words for codes. */
   function value(v, field) {
     if (v === undefined || v === null) return "";
     if (typeof v === "boolean") return t(v ? "yes" : "no");
     if (typeof v === "object" && !Array.isArray(v) && (v.at || v.date)) return Mesq.when(v);
     if (typeof v === "string" && MOMENT.test(v)) return Mesq.when(v);
-    if (field === "priority" && typeof v === "string") return Mesq.word("priority", v);
+    if (typeof v === "string" && VALUE_WORDS[field]) return Mesq.word(VALUE_WORDS[field], v);
+    if (Array.isArray(v) && v.every(function (x) { return typeof x === "string"; })) {
+      return v.join(Mesq.lang() === "zh" ? "、" : ", ");  // tags; an empty list reads as nothing
+    }
     return typeof v === "string" ? v : JSON.stringify(v);
   }
   function diff(change) {
