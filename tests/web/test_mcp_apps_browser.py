@@ -69,7 +69,7 @@ const forward = async (method, params) => {
   if (answer.error) throw new Error(answer.error.message);
   return answer.result;
 };
-window.loadView = async (html, toolResult, context) => {
+window.loadView = async (html, toolResult, context, toolInput) => {
   window.__calls = []; window.__sizes = [];
   if (window.__bridge) await window.__bridge.close();
   const old = document.getElementById('view'); if (old) old.remove();
@@ -83,7 +83,10 @@ window.loadView = async (html, toolResult, context) => {
   bridge.oncalltool = (params) => forward('tools/call', params);
   bridge.onreadresource = (params) => forward('resources/read', params);
   bridge.onsizechange = (size) => window.__sizes.push(size);
-  bridge.oninitialized = () => bridge.sendToolResult(toolResult);
+  bridge.oninitialized = async () => {
+    if (toolInput) await bridge.sendToolInput({arguments: toolInput});  // the arguments the model sent
+    await bridge.sendToolResult(toolResult);
+  };
   window.__bridge = bridge;
   await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
   frame.srcdoc = html;
@@ -187,10 +190,18 @@ class Host:
         page.goto(HOST)
 
     def load(
-        self, view: str, result: dict[str, Any], theme: str = "light", locale: str = "en-US", **context: str
+        self,
+        view: str,
+        result: dict[str, Any],
+        theme: str = "light",
+        locale: str = "en-US",
+        arguments: dict[str, Any] | None = None,
+        **context: str,
     ) -> Any:
         context = {"theme": theme, "locale": locale, "displayMode": "inline", **context}
-        self.page.evaluate("([h, r, c]) => window.loadView(h, r, c)", [self.server.view(view), result, context])
+        self.page.evaluate(
+            "([h, r, c, a]) => window.loadView(h, r, c, a)", [self.server.view(view), result, context, arguments]
+        )
         return self.page.frame_locator("#view")
 
     def frame(self) -> Any:
@@ -557,3 +568,28 @@ def test_a_creations_diff_names_every_field_and_value_in_the_hosts_language(host
                 status, source = ("状态", "来源") if locale == "zh-CN" else ("Status", "Source")
                 assert values[status] == ("正常" if locale == "zh-CN" else "normal"), values
                 assert values[source] == "MCP", values
+
+
+def test_the_board_reads_again_what_the_model_asked_for(host: Host):
+    """After Complete or a move the board read list_todos with no arguments: a board the model
+    had asked for one space of (spaceId, a page of `limit`) turned into every space, first page.
+    It now reads again with the tool's own arguments (the host's tool input), and says when the
+    page holds less than the whole board."""
+    server = host.server
+    space = server.data("create_todo_space", {"name": "另一个空间"})
+    space = space.get("space", space)
+    board = server.data("list_todos", {"spaceId": space["id"]})
+    column = board["columns"][0]["id"]
+    for title in ("第一张卡片", "第二张卡片"):
+        server.data("create_todo_task", {"title": title, "columnId": column})
+    arguments = {"spaceId": space["id"], "includeInbox": False, "limit": 1}
+    result = server.call("list_todos", arguments)
+    for locale, more in (("en-US", "More tasks"), ("zh-CN", "还有更多任务")):
+        view = host.load("board", result, locale=locale, arguments=arguments)
+        view.locator("p.more", has_text=more).wait_for()
+    assert view.locator("section[aria-label]").count() == 1
+    view.locator("li.task").first.get_by_role("button", name="完成").click()
+    reread = host.wait_for_call("list_todos")
+    assert reread["arguments"] == arguments
+    view.locator("li.task").first.wait_for()
+    assert view.locator("section[aria-label]").count() == 1  # still the one space the model asked for

@@ -1,10 +1,10 @@
 /* Board view (list_todos): spaces, their open columns and cards (due, priority, tags).
    Drag a card to another column -> tools/call move_todo_task; Complete -> complete_todo_task;
-   then the board is read again with list_todos, all through the host. */
+   then the board is read again with list_todos (the model's own arguments), all through the host. */
 (function () {
   var el = Mesq.el, t = Mesq.t, dragged = null;
   function reload(note) {
-    return Mesq.callTool("list_todos", {}).then(function (fresh) { draw(fresh, note); });
+    return Mesq.callTool("list_todos", Mesq.toolInput()).then(function (fresh) { draw(fresh, note); });
   }
   function card(task) {
     var meta = el("div", { class: "meta" }, [
@@ -63,6 +63,7 @@
         el("ul", { class: "cards" }, data.inboxItems.map(function (item) { return el("li", { class: "task", text: item.title }); }))]));
     }
     if (!(data.spaces || []).length && !(data.inboxItems || []).length) root.appendChild(el("p", { class: "muted", text: t("empty") }));
+    if (data.page && data.page.hasMore) root.appendChild(el("p", { class: "muted more", text: t("more") }));
     Mesq.show(root);
   }
   Mesq.start(function (envelope) { draw(envelope, null); });

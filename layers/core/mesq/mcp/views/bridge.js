@@ -11,12 +11,12 @@ var Mesq = (function () {
       inbox: "Inbox", error: "Error", field: "Field", before: "Before", after: "After", moved: "Moved",
       matchedBy: "matched by", board: "Board", changes: "Changes", results: "Results", memo: "Memo",
       attachments: "Attachments", done: "done", yes: "yes", no: "no", lessRelated: "Less related",
-      noCloseMatch: "Nothing matches closely." },
+      noCloseMatch: "Nothing matches closely.", more: "More tasks are on the board than this page shows." },
     zh: { loading: "正在等待结果…", empty: "没有内容。", complete: "完成", undo: "撤销", undone: "已撤销",
       notUndone: "未撤销", open: "打开", due: "截止", priority: "优先级", inbox: "收件箱", error: "错误",
       field: "字段", before: "之前", after: "之后", moved: "已移动", matchedBy: "匹配方式", board: "看板",
       changes: "更改", results: "结果", memo: "笔记", attachments: "附件", done: "已完成", yes: "是", no: "否",
-      lessRelated: "相关性较低", noCloseMatch: "没有高度相关的结果。" }
+      lessRelated: "相关性较低", noCloseMatch: "没有高度相关的结果。", more: "看板上还有更多任务，这一页没有全部显示。" }
   };
   /* The words of the values the views show (priorities, record kinds, actions, search branches,
      fields, actors): the server sends codes; a value not listed here is shown as sent. */
@@ -80,7 +80,7 @@ var Mesq = (function () {
   /* The SDK sends ui/notifications/size-changed itself (autoResize) as the content grows. */
   var app = new McpExtApps.App({ name: "mesq-" + document.body.getAttribute("data-view"), version: "1" }, {},
     { autoResize: true });
-  var last = null, render = null, shown = null;
+  var last = null, render = null, shown = null, input = null;
   function context() { return app.getHostContext() || {}; }
   function lang() { return /^zh/i.test(context().locale || navigator.language || "") ? "zh" : "en"; }
   function t(key) { return STRINGS[lang()][key] || key; }
@@ -126,6 +126,14 @@ var Mesq = (function () {
   }
   /* Registered before connect(): the host may send the result right after the handshake. */
   app.ontoolresult = function (result) { last = result; rerender(); };
+  /* The arguments the model called the tool with: a view that reads again (the board after a
+     move) asks for the same thing, not for everything. */
+  app.ontoolinput = function (params) { input = params && params.arguments || null; };
+  function toolInput() {
+    var copy = {};
+    Object.keys(input || {}).forEach(function (k) { copy[k] = input[k]; });
+    return copy;
+  }
   app.onhostcontextchanged = function () { applyContext(); rerender(); };
   app.onteardown = function () { return {}; };
   function el(tag, attrs, children) {
@@ -162,5 +170,5 @@ var Mesq = (function () {
     });
   }
   return { start: start, readResource: readResource, t: t, word: word, when: when, el: el, show: show, callTool: callTool,
-    lang: lang, failure: failure };
+    lang: lang, failure: failure, toolInput: toolInput };
 })();
