@@ -593,3 +593,27 @@ def test_the_board_reads_again_what_the_model_asked_for(host: Host):
     assert reread["arguments"] == arguments
     view.locator("li.task").first.wait_for()
     assert view.locator("section[aria-label]").count() == 1  # still the one space the model asked for
+
+
+def test_a_narrow_host_keeps_lines_and_field_names_whole(host: Host):
+    """In a 390 px host the changes diff broke its field names one character a line (字/段, 内/容),
+    and an opened memo in the results lost its line breaks (one run-on paragraph)."""
+    server = host.server
+    edited = server.data("create_memo", {"content": "短"})["memo"]
+    server.call("update_memo", {"id": edited["id"], "expectedRevision": edited["revision"], "content": "改过" * 400})
+    one_line = "el => { const r = document.createRange(); r.selectNodeContents(el); return r.getClientRects().length; }"
+    narrow = "() => { document.getElementById('view').style.width = '390px'; }"
+    view = host.load("changes", server.call("list_changes", {"recordId": edited["id"]}), locale="zh-CN")
+    host.page.evaluate(narrow)
+    row = view.locator("li.change").first
+    row.wait_for()
+    for cell in row.locator("th").all():
+        assert cell.evaluate(one_line) == 1, cell.inner_text()
+    memo = server.data("create_memo", {"content": "narrowcheck 第一行\n第二行\n- 第三行"})["memo"]
+    view = host.load("results", server.call("search_everything", {"query": "narrowcheck"}), locale="zh-CN")
+    host.page.evaluate(narrow)
+    hit = view.locator(f"li.hit[data-id='{memo['id']}']")
+    hit.get_by_role("button", name="打开").click()
+    opened = hit.locator(".content p")
+    opened.wait_for()
+    assert opened.inner_text() == "narrowcheck 第一行\n第二行\n- 第三行"
