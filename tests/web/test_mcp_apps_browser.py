@@ -363,6 +363,8 @@ def test_a_chinese_host_reads_words_and_times_not_codes(host: Host):
     hit.wait_for()
     assert hit.locator(".kind").inner_text() == "笔记"
     assert "关键词" in hit.locator(".meta").inner_text() and "bm25" not in hit.inner_text()
+    # Chinese punctuation in Chinese text: 匹配方式：关键词, not an ASCII colon.
+    assert hit.locator(".meta").inner_text().startswith("匹配方式："), hit.locator(".meta").inner_text()
 
 
 def test_results_show_the_closest_matches_after_a_boundary(host: Host):

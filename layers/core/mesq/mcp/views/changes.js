@@ -37,7 +37,7 @@
       Mesq.callTool("undo_changes", { changeIds: [change.id] }).then(function (res) {
         if (res.error) { status.textContent = Mesq.failure(res.error); undo.disabled = false; return; }
         var done = (res.data.undone || []).length, refused = res.data.notUndone || [];
-        status.textContent = done ? t("undone") : t("notUndone") + (refused[0] ? ": " + Mesq.failure(refused[0]) : "");
+        status.textContent = done ? t("undone") : t("notUndone") + (refused[0] ? t("colon") + Mesq.failure(refused[0]) : "");
       });
     });
     var actor = change.actor || {};
@@ -56,7 +56,7 @@
     if (envelope.error) { Mesq.show(el("p", { class: "error", role: "alert", text: Mesq.failure(envelope.error) })); return; }
     var data = envelope.data || {}, changes = data.changes || (data.undone ? [] : []);
     if (data.undone) {
-      Mesq.show(el("div", {}, [el("h1", { text: t("changes") }), el("p", { text: t("undone") + ": " + data.undone.length + ", " + t("notUndone") + ": " + (data.notUndone || []).length })]));
+      Mesq.show(el("div", {}, [el("h1", { text: t("changes") }), el("p", { text: t("undone") + t("colon") + data.undone.length + t("comma") + t("notUndone") + t("colon") + (data.notUndone || []).length })]));
       return;
     }
     Mesq.show(el("div", {}, [el("h1", { text: t("changes") }),

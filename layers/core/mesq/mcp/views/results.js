@@ -52,7 +52,7 @@
     return el("li", { class: "hit", "data-id": item.id }, [
       el("span", { class: "kind", "data-kind": kind, text: Mesq.word("kind", kind) }),
       el("p", { class: "snippet", text: item.snippet || "" }),
-      el("div", { class: "meta" }, [el("span", { text: t("matchedBy") + ": " + matched(item.matchedBy) })]),
+      el("div", { class: "meta" }, [el("span", { text: t("matchedBy") + t("colon") + matched(item.matchedBy) })]),
       el("div", { class: "row" }, [open]), body
     ]);
   }
