@@ -619,3 +619,22 @@ def test_a_narrow_host_keeps_lines_and_field_names_whole(host: Host):
     opened = hit.locator(".content p")
     opened.wait_for()
     assert opened.inner_text() == "narrowcheck 第一行\n第二行\n- 第三行"
+
+
+def test_results_say_when_the_search_was_degraded(host: Host):
+    """`degraded: true` (the index still being built or catching up: hits may be missing) reached
+    the model but not the person, who read a short list as the whole answer."""
+    server = host.server
+    server.data("create_memo", {"content": "degradecheck 索引"})
+    found = server.call("search_everything", {"query": "degradecheck"})
+    data = found["structuredContent"]["data"]
+    whole = {key: value for key, value in data.items() if key != "reason"}
+    answer = {**found, "structuredContent": {**found["structuredContent"], "data": {**whole, "degraded": False}}}
+    view = host.load("results", answer, locale="zh-CN")
+    view.locator("li.hit").first.wait_for()
+    assert view.locator("p.degraded").count() == 0
+    degraded = {**data, "degraded": True, "reason": "index building"}
+    answer = {**found, "structuredContent": {**found["structuredContent"], "data": degraded}}
+    for locale, said in (("zh-CN", "部分结果可能缺失"), ("en-US", "Some results may be missing")):
+        view = host.load("results", answer, locale=locale)
+        view.locator("p.degraded", has_text=said).wait_for()

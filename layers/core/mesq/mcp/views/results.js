@@ -62,7 +62,10 @@
        "Less related" boundary, as on the memo page, so an answer with no confident hit still shows
        what came nearest. */
     var data = envelope.data || {}, items = data.items || [], closest = data.closestMatches || [];
-    var parts = [el("h1", { text: t("results") }), items.length ? el("ul", { class: "hits" }, items.map(hit))
+    var parts = [el("h1", { text: t("results") }),
+      /* The index still building or catching up: the person reads a short list as partial, as the model does. */
+      data.degraded ? el("p", { class: "muted degraded", role: "status", text: t("degraded") }) : null,
+      items.length ? el("ul", { class: "hits" }, items.map(hit))
       : el("p", { class: "muted", text: t(closest.length ? "noCloseMatch" : "empty") })];
     if (closest.length) {
       parts.push(el("h2", { text: t("lessRelated") }), el("ul", { class: "hits closest" }, closest.map(hit)));
