@@ -363,3 +363,21 @@ def test_undoing_a_run_that_undid_its_own_write_changes_nothing(live_server):
                 assert got.structured_content["data"]["memo"]["status"] == "DELETED", got  # type: ignore[index]
 
     scenario(body)
+
+
+def test_a_blank_search_tools_query_is_refused_like_an_empty_one(live_server):
+    """search_tools refused '' (minLength) but ranked '   ' and answered three unrelated tools
+    as if they matched."""
+    reader = live_server.account("blank-query", scopes="memo:read")
+
+    async def body() -> None:
+        async with connect(live_server, reader.token) as client:
+            for query in ("   ", "\n\t "):
+                found = await client.call_tool("search_tools", {"query": query})
+                assert found.is_error, found
+                error = found.structured_content["error"]  # type: ignore[index]
+                assert error["code"] == "VALIDATION_ERROR" and error["message"].startswith("query: "), error
+            found = await client.call_tool("search_tools", {"query": " list memos "})
+            assert not found.is_error, found
+
+    scenario(body)
