@@ -15,6 +15,10 @@
   once nothing lives in it any more (the spaces an import or an agent made, with their columns),
   and those entries move to `undone` (`removed: true`).
 
+Within a run, session or actor's set, a change and the undo that cancelled it inside the same
+set are both left out (`_cancelled_within`): a script that wrote and then undid its write changed
+nothing, so undoing its run changes nothing either; an undo of an undo (a redo) is undone.
+
 A record changed since the change (its revision is not the change's `after` revision) is left
 as it is: REVISION_CONFLICT in the undo's own words (`_changed_since`, the same in a dry run),
 with the current record in `recoverData`; the others are still undone. Changes of one record
