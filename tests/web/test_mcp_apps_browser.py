@@ -638,3 +638,20 @@ def test_results_say_when_the_search_was_degraded(host: Host):
     for locale, said in (("zh-CN", "部分结果可能缺失"), ("en-US", "Some results may be missing")):
         view = host.load("results", answer, locale=locale)
         view.locator("p.degraded", has_text=said).wait_for()
+
+
+def test_the_memo_view_says_when_a_memo_is_archived_or_in_the_trash(host: Host):
+    """get_memo answers an archived or trashed memo like a live one but for its status: the memo
+    view showed it as if it were live."""
+    server = host.server
+    archived = server.data("create_memo", {"content": "归档的笔记", "status": "ARCHIVED"})["memo"]
+    trashed = server.data("create_memo", {"content": "扔掉的笔记"})["memo"]
+    server.call("delete_memo", {"id": trashed["id"], "expectedRevision": trashed["revision"]})
+    live = server.data("create_memo", {"content": "正常的笔记"})["memo"]
+    for memo_id, zh, en in ((archived["id"], "已归档", "archived"), (trashed["id"], "在回收站", "in the trash")):
+        for locale, said in (("zh-CN", zh), ("en-US", en)):
+            view = host.load("memo", server.call("get_memo", {"id": memo_id}), locale=locale)
+            view.locator("article.memo p.status", has_text=said).wait_for()
+    view = host.load("memo", server.call("get_memo", {"id": live["id"]}), locale="zh-CN")
+    view.locator("article.memo .content p", has_text="正常的笔记").wait_for()
+    assert view.locator("article.memo p.status").count() == 0
