@@ -335,3 +335,49 @@ def test_the_documented_tag_rename_runs_across_memos_and_todos(live_server):
             assert after["result"] == {"todo": ["books"], "memo": ["books"]}
 
     scenario(body)
+
+
+def test_undoing_a_run_that_undid_its_own_write_changes_nothing(live_server):
+    """A script that writes, thinks better of it and undoes its write has changed nothing; undoing
+    that run must leave things as before the run. It redid the undone write instead: the run's
+    own undo (a trash) was undone, so the memo the script had thrown away came back."""
+    writer = live_server.account("second-thoughts", scopes=MEMO_RW)
+    script = """
+      const kept = await mesq.create_memo({content: 'kept by the run'});
+      const dropped = await mesq.create_memo({content: 'dropped by the run'});
+      await mesq.undo_changes({changeIds: dropped.changeIds});
+      return {kept: kept.data.memo.id, dropped: dropped.data.memo.id};
+    """
+
+    async def body() -> None:
+        async with connect(live_server, writer.token) as client:
+            data = await run(client, script)
+            ids, run_id = data["result"], data["runId"]
+            for dry_run in (True, False):
+                answer = await client.call_tool("undo_changes", {"runId": run_id, "dryRun": dry_run})
+                assert not answer.is_error, answer
+                undone = answer.structured_content["data"]["undone"]  # type: ignore[index]
+                assert [entry["record"]["id"] for entry in undone] == [ids["kept"]], (dry_run, undone)
+            for memo_id in ids.values():
+                got = await client.call_tool("get_memo", {"id": memo_id})
+                assert got.structured_content["data"]["memo"]["status"] == "DELETED", got  # type: ignore[index]
+
+    scenario(body)
+
+
+def test_a_blank_search_tools_query_is_refused_like_an_empty_one(live_server):
+    """search_tools refused '' (minLength) but ranked '   ' and answered three unrelated tools
+    as if they matched."""
+    reader = live_server.account("blank-query", scopes="memo:read")
+
+    async def body() -> None:
+        async with connect(live_server, reader.token) as client:
+            for query in ("   ", "\n\t "):
+                found = await client.call_tool("search_tools", {"query": query})
+                assert found.is_error, found
+                error = found.structured_content["error"]  # type: ignore[index]
+                assert error["code"] == "VALIDATION_ERROR" and error["message"].startswith("query: "), error
+            found = await client.call_tool("search_tools", {"query": " list memos "})
+            assert not found.is_error, found
+
+    scenario(body)

@@ -15,6 +15,10 @@
   once nothing lives in it any more (the spaces an import or an agent made, with their columns),
   and those entries move to `undone` (`removed: true`).
 
+Within a run, session or actor's set, a change and the undo that cancelled it inside the same
+set are both left out (`_cancelled_within`): a script that wrote and then undid its write changed
+nothing, so undoing its run changes nothing either; an undo of an undo (a redo) is undone.
+
 A record changed since the change (its revision is not the change's `after` revision) is left
 as it is: REVISION_CONFLICT in the undo's own words (`_changed_since`, the same in a dry run),
 with the current record in `recoverData`; the others are still undone. Changes of one record
@@ -302,14 +306,30 @@ def _targets(call: Call, args: dict[str, Any]) -> tuple[list[Item], bool]:
     wanted = matcher(call, query)
     pending: list[Item] = []
     refused: list[Item] = []  # not undoable: listed with the answer, not counted against MAX_UNDO
+    matched: dict[str, Item] = {}
     cursor: str | None = None
+    more = True
     while len(pending) < MAX_UNDO:
         page, cursor = changes(call, {**query, "limit": MAX_UNDO, **({"cursor": cursor} if cursor else {})}, wanted)
+        matched.update((str(item["id"]), item) for item in page)
         pending += [item for item in page if "undoneBy" not in item and undoable(item)]
         refused += [item for item in page if not undoable(item)]
         if cursor is None:
-            return pending[:MAX_UNDO] + refused[:MAX_UNDO], len(pending) > MAX_UNDO
-    return pending[:MAX_UNDO] + refused[:MAX_UNDO], True
+            more = False
+            break
+    pending = [item for item in pending if not _cancelled_within(item, matched)]
+    return pending[:MAX_UNDO] + refused[:MAX_UNDO], more or len(pending) > MAX_UNDO
+
+
+def _cancelled_within(change: Item, matched: Mapping[str, Item]) -> bool:
+    """Whether `change` undoes, within the set being undone, a change it cancels: a run that
+    created a memo and then undid that creation left nothing, so undoing the run must not undo
+    the undo (that would bring the memo back). Its chain of `undoes` inside the set is odd: an
+    undo (cancelled), an undo of an undo (a redo, still in effect: it is undone), and so on."""
+    links, current = 0, change
+    while str(current.get("undoes", "")) in matched:
+        links, current = links + 1, matched[str(current["undoes"])]
+    return links % 2 == 1
 
 
 def _chained_members(change: Item, chain: Mapping[str, tuple[int, int | None]]) -> Item:

@@ -22,7 +22,7 @@ from ...application.ratelimit import Bucket, RateLimiter
 from ...asgi.body import parse_json_object
 from ...kernel.concurrency import run_sync
 from ...kernel.context import Call, new_run_id
-from ...kernel.errors import Forbidden, MesqError
+from ...kernel.errors import Forbidden, MesqError, ValidationError
 from ...kernel.messages import quoted
 from ..adapter import hidden_tool, run_tool, unknown_tool
 from ..catalog import Catalog, CatalogTool
@@ -106,6 +106,8 @@ def tool_vectors(call: Call) -> ToolVectors | None:
 
 def search_tools_function(catalog: Catalog, state: RequestState) -> OperationFn:
     def search_tools(call: Call, arguments: dict[str, Any]) -> dict[str, Any]:
+        if not arguments["query"].strip():  # the schema's minLength lets blanks through: they rank anything
+            raise ValidationError("%(field)s: must not be empty or only whitespace", field="query")
         reach = [catalog.tools[name] for name in state.visibility.code_reach(catalog)]
         return search(
             reach, arguments["query"], arguments.get("limit", 5), arguments.get("detail", "compact"), tool_vectors(call)

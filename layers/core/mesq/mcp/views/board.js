@@ -1,10 +1,10 @@
 /* Board view (list_todos): spaces, their open columns and cards (due, priority, tags).
    Drag a card to another column -> tools/call move_todo_task; Complete -> complete_todo_task;
-   then the board is read again with list_todos, all through the host. */
+   then the board is read again with list_todos (the model's own arguments), all through the host. */
 (function () {
   var el = Mesq.el, t = Mesq.t, dragged = null;
   function reload(note) {
-    return Mesq.callTool("list_todos", {}).then(function (fresh) { draw(fresh, note); });
+    return Mesq.callTool("list_todos", Mesq.toolInput()).then(function (fresh) { draw(fresh, note); });
   }
   function card(task) {
     var meta = el("div", { class: "meta" }, [
@@ -17,7 +17,7 @@
     if (task.done) complete.disabled = true;
     complete.addEventListener("click", function () {
       complete.disabled = true;
-      Mesq.callTool("complete_todo_task", { id: task.id, expectedRevision: task.revision }).then(function (res) { reload(res.error ? res.error.message : null); });
+      Mesq.callTool("complete_todo_task", { id: task.id, expectedRevision: task.revision }).then(function (res) { reload(res.error ? Mesq.failure(res.error) : null); });
     });
     var item = el("li", { class: "task" + (task.done ? " done" : ""), draggable: "true", tabindex: "0", "data-task-id": task.id }, [
       el("div", { class: "title", text: task.title }), meta, tags, el("div", { class: "row" }, [complete])
@@ -41,12 +41,12 @@
       dragged = null;
       if (!task || task.columnId === col.id) return;
       Mesq.callTool("move_todo_task", { id: task.id, expectedRevision: task.revision, columnId: col.id })
-        .then(function (res) { return reload(res.error ? res.error.message : t("moved")); });
+        .then(function (res) { return reload(res.error ? Mesq.failure(res.error) : t("moved")); });
     });
     return box;
   }
   function draw(envelope, note) {
-    if (envelope.error) { Mesq.show(el("p", { class: "error", role: "alert", text: envelope.error.message })); return; }
+    if (envelope.error) { Mesq.show(el("p", { class: "error", role: "alert", text: Mesq.failure(envelope.error) })); return; }
     var data = envelope.data || {};
     var root = el("div", {}, [el("h1", { text: t("board") })]);
     if (note) root.appendChild(el("p", { class: "muted", role: "status", text: note }));
@@ -63,6 +63,7 @@
         el("ul", { class: "cards" }, data.inboxItems.map(function (item) { return el("li", { class: "task", text: item.title }); }))]));
     }
     if (!(data.spaces || []).length && !(data.inboxItems || []).length) root.appendChild(el("p", { class: "muted", text: t("empty") }));
+    if (data.page && data.page.hasMore) root.appendChild(el("p", { class: "muted more", text: t("more") }));
     Mesq.show(root);
   }
   Mesq.start(function (envelope) { draw(envelope, null); });

@@ -4,13 +4,18 @@
 (function () {
   var el = Mesq.el, t = Mesq.t;
   var MOMENT = /^\d{4}-\d\d-\d\dT\d\d:\d\d/;
+  /* The fields whose values are codes, and the words (bridge.js WORDS) they read as. */
+  var VALUE_WORDS = { priority: "priority", status: "status", contentSource: "source" };
   /* A field's value as the person reads it: moments and dues in their zone, yes/no, words for codes. */
   function value(v, field) {
     if (v === undefined || v === null) return "";
     if (typeof v === "boolean") return t(v ? "yes" : "no");
     if (typeof v === "object" && !Array.isArray(v) && (v.at || v.date)) return Mesq.when(v);
     if (typeof v === "string" && MOMENT.test(v)) return Mesq.when(v);
-    if (field === "priority" && typeof v === "string") return Mesq.word("priority", v);
+    if (typeof v === "string" && VALUE_WORDS[field]) return Mesq.word(VALUE_WORDS[field], v);
+    if (Array.isArray(v) && v.every(function (x) { return typeof x === "string"; })) {
+      return v.join(Mesq.lang() === "zh" ? "、" : ", ");  // tags; an empty list reads as nothing
+    }
     return typeof v === "string" ? v : JSON.stringify(v);
   }
   function diff(change) {
@@ -30,9 +35,9 @@
     undo.addEventListener("click", function () {
       undo.disabled = true;
       Mesq.callTool("undo_changes", { changeIds: [change.id] }).then(function (res) {
-        if (res.error) { status.textContent = res.error.message; undo.disabled = false; return; }
+        if (res.error) { status.textContent = Mesq.failure(res.error); undo.disabled = false; return; }
         var done = (res.data.undone || []).length, refused = res.data.notUndone || [];
-        status.textContent = done ? t("undone") : t("notUndone") + (refused[0] && refused[0].message ? ": " + refused[0].message : "");
+        status.textContent = done ? t("undone") : t("notUndone") + (refused[0] ? t("colon") + Mesq.failure(refused[0]) : "");
       });
     });
     var actor = change.actor || {};
@@ -48,10 +53,10 @@
     ]);
   }
   Mesq.start(function (envelope) {
-    if (envelope.error) { Mesq.show(el("p", { class: "error", role: "alert", text: envelope.error.message })); return; }
+    if (envelope.error) { Mesq.show(el("p", { class: "error", role: "alert", text: Mesq.failure(envelope.error) })); return; }
     var data = envelope.data || {}, changes = data.changes || (data.undone ? [] : []);
     if (data.undone) {
-      Mesq.show(el("div", {}, [el("h1", { text: t("changes") }), el("p", { text: t("undone") + ": " + data.undone.length + ", " + t("notUndone") + ": " + (data.notUndone || []).length })]));
+      Mesq.show(el("div", {}, [el("h1", { text: t("changes") }), el("p", { text: t("undone") + t("colon") + data.undone.length + t("comma") + t("notUndone") + t("colon") + (data.notUndone || []).length })]));
       return;
     }
     Mesq.show(el("div", {}, [el("h1", { text: t("changes") }),

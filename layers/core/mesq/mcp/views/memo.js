@@ -34,10 +34,12 @@
     return row;
   }
   Mesq.start(function (envelope) {
-    if (envelope.error) { Mesq.show(el("p", { class: "error", role: "alert", text: envelope.error.message })); return; }
+    if (envelope.error) { Mesq.show(el("p", { class: "error", role: "alert", text: Mesq.failure(envelope.error) })); return; }
     var data = envelope.data || {}, memo = data.memo || data;
     Mesq.show(el("article", { class: "memo" }, [
       el("h1", { text: t("memo") }),
+      /* An archived or trashed memo reads like a live one but for this line. */
+      memo.status && memo.status !== "NORMAL" ? el("p", { class: "muted status", text: Mesq.word("status", memo.status) }) : null,
       markdown(memo.content),
       el("div", { class: "tags" }, (memo.tags || []).map(function (tag) { return el("span", { class: "tag", text: "#" + tag }); })),
       thumbs(memo)

@@ -10,7 +10,7 @@
   function readNote(item, offset, pages) {
     var args = { bookId: item.bookId, offset: offset, limit: NOTE_PAGE };
     return Mesq.callTool("list_reading_notes", args).then(function (res) {
-      if (res.error) return res.error.message;
+      if (res.error) return Mesq.failure(res.error);
       var data = res.data || {}, page = data.page || {};
       var note = (data.notes || []).filter(function (n) { return n.id === item.id; })[0];
       if (note) return note.content;
@@ -23,7 +23,7 @@
   function reader(tool, field, text) {
     return function (item) {
       return Mesq.callTool(tool, { id: item.id }).then(function (res) {
-        if (res.error) return res.error.message;
+        if (res.error) return Mesq.failure(res.error);
         var record = (res.data || {})[field];
         return record ? record[text] : "";
       });
@@ -46,23 +46,26 @@
     var read = READ[kind];
     if (!read || (kind === "reading_note" && !item.bookId)) open.disabled = true;
     open.addEventListener("click", function () {
-      read(item).then(function (text) { return String(text || ""); }, function (error) { return error.message; })
+      read(item).then(function (text) { return String(text || ""); }, function () { return Mesq.failure(null); })
         .then(function (text) { body.replaceChildren(el("p", { text: text })); });
     });
     return el("li", { class: "hit", "data-id": item.id }, [
       el("span", { class: "kind", "data-kind": kind, text: Mesq.word("kind", kind) }),
       el("p", { class: "snippet", text: item.snippet || "" }),
-      el("div", { class: "meta" }, [el("span", { text: t("matchedBy") + ": " + matched(item.matchedBy) })]),
+      el("div", { class: "meta" }, [el("span", { text: t("matchedBy") + t("colon") + matched(item.matchedBy) })]),
       el("div", { class: "row" }, [open]), body
     ]);
   }
   Mesq.start(function (envelope) {
-    if (envelope.error) { Mesq.show(el("p", { class: "error", role: "alert", text: envelope.error.message })); return; }
+    if (envelope.error) { Mesq.show(el("p", { class: "error", role: "alert", text: Mesq.failure(envelope.error) })); return; }
     /* items are the confident hits; closestMatches (below the confidence floor) follow after a
        "Less related" boundary, as on the memo page, so an answer with no confident hit still shows
        what came nearest. */
     var data = envelope.data || {}, items = data.items || [], closest = data.closestMatches || [];
-    var parts = [el("h1", { text: t("results") }), items.length ? el("ul", { class: "hits" }, items.map(hit))
+    var parts = [el("h1", { text: t("results") }),
+      /* The index still building or catching up: the person reads a short list as partial, as the model does. */
+      data.degraded ? el("p", { class: "muted degraded", role: "status", text: t("degraded") }) : null,
+      items.length ? el("ul", { class: "hits" }, items.map(hit))
       : el("p", { class: "muted", text: t(closest.length ? "noCloseMatch" : "empty") })];
     if (closest.length) {
       parts.push(el("h2", { text: t("lessRelated") }), el("ul", { class: "hits closest" }, closest.map(hit)));
