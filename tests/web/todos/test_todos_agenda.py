@@ -9,7 +9,10 @@ import time
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import pytest
+
 from mesq.auth.user_zone import set_zone
+from mesq.kernel import timestamps
 from mesq.kernel.timestamps import format_timestamp, parse_timestamp
 from mesq.web.kit.render import when
 from mesq.web.todos.agenda import day_bounds, query_arguments
@@ -231,3 +234,29 @@ def test_tomorrow_keeps_a_date_a_date_and_a_time_its_time_of_day() -> None:
     assert tomorrow_due("2026-11-20", now, ZONE) == {"type": "date", "date": "2026-12-05"}
     moved = tomorrow_due("2026-11-20T01:30:00.000000Z", now, ZONE)  # 09:30 in Shanghai
     assert moved == {"type": "datetime", "at": "2026-12-05T01:30:00.000000Z"}
+
+
+def test_a_date_still_today_in_its_own_zone_is_listed_today(
+    services: Services,
+    person: Browser,  # noqa: F811
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Shanghai person's task due 5 December in its own zone, Los Angeles, at 05:34 UTC on the
+    6th: still the 5th there, so not overdue (query_todos judges a date in its own zone), but it
+    began before Shanghai's midnight. It was in none of Today, Upcoming and Overdue, and its card
+    said "Overdue: yesterday"; it is today's, and says so."""
+    now = datetime(2026, 12, 6, 5, 34, tzinfo=UTC)
+    clock.now = now.timestamp()
+    monkeypatch.setattr(timestamps, "utc_now", lambda: now)  # the clock query_todos judges "overdue" by
+    set_zone(services.items, person.user_id, ZONE)
+    task = new_task(
+        services, person.user_id, "call LA", due={"type": "date", "date": "2026-12-05"}, timezone="America/Los_Angeles"
+    )
+    today = person.get("/todos/today").text
+    assert "call LA" in _section(today, "today-list") and 'id="overdue-list"' not in today  # nothing late
+    assert "call LA" not in person.get("/todos/upcoming").text
+    assert "call LA" not in person.get("/todos/overdue").text
+    for page in (today, person.get(f"/todos/tasks/{task['id']}").text, person.get("/todos").text):
+        said = re.search(r'<time class="due[^"]*"[^>]*>([^<]*)</time>', page)
+        assert said and said.group(1) == "Due today", said and said.group(0)

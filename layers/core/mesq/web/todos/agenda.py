@@ -6,8 +6,10 @@ created in the default space (create_todo_task without a column). Each record is
 chips, a complete button and a menu (`agenda_rows.py` answers them).
 
 "Today" is the day in the page's zone (`Page.time_zone`: the user's own, else the browser's
-`mesq_tz` cookie, else UTC): from its midnight to the next one, in UTC for `dueAfter` /
-`dueBefore`. Upcoming is the next seven days after today.
+`mesq_tz` cookie, else UTC): what is due before its next midnight (`dueBefore`, in UTC) and not
+overdue, so a date in a zone of its own that is still today there is listed. Upcoming is the next
+seven days after today (`dueAfter` / `dueBefore`); every dated open record due before its end is in
+exactly one of the three.
 """
 
 from __future__ import annotations
@@ -62,8 +64,12 @@ def query_arguments(tab: str, now: datetime, zone: str, offset: int) -> dict[str
     arguments: dict[str, Any] = {"status": "open", "orderBy": "due", "offset": offset, "limit": PAGE_SIZE}
     if tab == "overdue":
         return {**arguments, "overdue": True}
-    first, last = (0, 1) if tab == "today" else (1, 1 + UPCOMING_DAYS)
-    after, before = day_bounds(now, zone, first, last)
+    if tab == "today":
+        # What is due before tonight's midnight and not late yet. Not "from this midnight": a date
+        # in a zone of its own behind this page's (5 December in Los Angeles, seen from Shanghai
+        # on the 6th) began before this page's midnight and is not overdue there: it was in no list.
+        return {**arguments, "overdue": False, "dueBefore": day_bounds(now, zone, 0, 1)[1]}
+    after, before = day_bounds(now, zone, 1, 1 + UPCOMING_DAYS)
     return {**arguments, "dueAfter": after, "dueBefore": before}
 
 
@@ -77,7 +83,7 @@ def entry(item: dict[str, Any], spaces: dict[str, str], now: datetime, zone: str
     owner = item["parentId"] if item["kind"] in ("subtask", "inboxSubtask") else item["id"]
     return {
         **item,
-        "due_view": friendly_due(item.get("due"), now, zone, done=item["done"], say=say),
+        "due_view": friendly_due(item.get("due"), now, zone, done=item["done"], say=say, own_zone=item.get("timezone")),
         "where": where,
         "url": f"{BOARD}/inbox/{owner}" if inbox else f"{BOARD}/tasks/{owner}",
         "inbox": inbox,

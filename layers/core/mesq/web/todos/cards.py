@@ -26,7 +26,7 @@ def card(
     return {
         **task,
         "index": index,
-        "due_view": friendly_due(task.get("due"), now, zone, done=task["done"], say=say),
+        "due_view": friendly_due(task.get("due"), now, zone, done=task["done"], say=say, own_zone=task.get("timezone")),
         "progress": f"{done}/{len(subtasks)}" if subtasks else "",
     }
 

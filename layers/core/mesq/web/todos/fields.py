@@ -409,16 +409,26 @@ def _day_words(day: date, today: date, say: Translator = ENGLISH) -> tuple[str, 
 
 
 def friendly_due(
-    due: dict[str, Any] | None, now: datetime, zone: str, *, done: bool = False, say: Translator = ENGLISH
+    due: dict[str, Any] | None,
+    now: datetime,
+    zone: str,
+    *,
+    done: bool = False,
+    say: Translator = ENGLISH,
+    own_zone: str | None = None,
 ) -> FriendlyDue | None:
     """`due` (a date, or a moment in UTC) in words relative to `now`, both seen in `zone` (the
-    browser's IANA zone): a date has no zone, a moment is shown at its local time there. `say`:
-    the page's language."""
+    browser's IANA zone): a date has no zone, a moment is shown at its local time there. A date
+    of a record with a zone of its own (`own_zone`) is today, past or ahead in that zone, as
+    query_todos judges it: 5 December in Los Angeles is still today there while Shanghai's page
+    is on the 6th, so it is not overdue yet (the page said "Overdue: yesterday" of a task its
+    Today list holds). `say`: the page's language."""
     if not due:
         return None
     here = ZoneInfo(zone)
     today = now.astimezone(here).date()
     if due["type"] == "date":
+        today = now.astimezone(_zone_or(own_zone, here)).date()
         day = date.fromisoformat(due["date"])
         words, far = _day_words(day, today, say)
         text = " · ".join(part for part in (words, far) if part)
@@ -430,6 +440,15 @@ def friendly_due(
     text = " · ".join(part for part in (f"{words} {formats.clock(local, say.language)}", far) if part)
     exact = formats.moment_text(local, local.tzinfo or here, say.language)
     return FriendlyDue(text, exact, format_timestamp(moment), not done and moment < now)
+
+
+def _zone_or(name: str | None, fallback: ZoneInfo) -> ZoneInfo:
+    if not name:
+        return fallback
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):  # a name stored before zones were checked
+        return fallback
 
 
 def index_of(fields: Fields, name: str = "index") -> int | None:

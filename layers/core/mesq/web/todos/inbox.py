@@ -51,7 +51,7 @@ async def _inbox_view(page: Page, **extra: Any) -> dict[str, Any]:
 
 def row(item: dict[str, Any], now: datetime, zone: str, say: Translator) -> dict[str, Any]:
     """An item as its row shows it: its due in words in the browser's zone, where it opens."""
-    due = friendly_due(item.get("due"), now, zone, done=item["done"], say=say)
+    due = friendly_due(item.get("due"), now, zone, done=item["done"], say=say, own_zone=item.get("timezone"))
     return {**item, "due_view": due, "url": f"{INBOX}/{item['id']}"}
 
 

@@ -127,6 +127,7 @@ async def render_task(
             page_zone(page),
             done=task["done"],
             say=page.translator,
+            own_zone=task.get("timezone"),
         ),
         zone=detail["timezone"],
         browser_zone=page_zone(page),
