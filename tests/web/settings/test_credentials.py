@@ -64,6 +64,8 @@ def test_list_shows_created_last_used_and_expiry(services: Services, browser: Ca
         ({"name": "   "}, "token name must be"),
         ({"expiry": "0"}, "expiry must be"),
         ({"expiry": "abc"}, "expiry must be"),
+        ({"expiry": "²"}, "expiry must be"),  # str.isdigit() says yes, int() refuses it: was a 500
+        ({"expiry": "٣٠"}, "expiry must be"),  # Arabic-Indic digits: only 0-9 are a number of days
         ({"scopes": ["memo:delete"]}, "unknown scope"),
     ],
 )
