@@ -71,7 +71,7 @@ def test_private_and_plain_http_urls_are_refused(browser: Callable[..., Browser]
     person = browser()
     for url in ("http://example.com/hook", "https://10.0.0.1/hook", "ftp://example.com/x", "not a url",
                 "https://0177.0.0.1/hook", "https://①②⑦.⓪.⓪.①/hook", "https://127.1/hook", "https://x.example:70000/",
-                "https://user:pw@x.example/"):  # fmt: skip
+                "https://user:pw@x.example/", "https://exa mple.com/hook"):  # fmt: skip
         answer = person.post("/settings/reminders/webhooks", {"url": url})
         assert answer.status_code == 400, url
     assert services.items.query(f"U#{person.user_id}", prefix="REMIND#CHANNEL#").items == []

@@ -91,6 +91,11 @@ def parse_url(url: str) -> httpx.URL:
         ) from None
     if parsed.scheme not in ("https", "http") or not parsed.host:
         raise ValidationError("the URL must be an https:// URL")
+    if "%" in parsed.host:  # httpx takes "https://exa mple.com/" as the host "exa%20mple.com": never reachable
+        raise ValidationError(
+            "the URL %(url)s cannot be used: check its host, its port and the brackets around an IPv6 address",
+            url=quoted(url),
+        )
     if parsed.userinfo:
         raise ValidationError("the webhook URL must not hold a user name or password")
     if port is not None and not 0 < port < 65536:
