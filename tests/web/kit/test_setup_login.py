@@ -179,7 +179,18 @@ def test_logout_ends_the_session_on_the_server(services: Services, browser: Call
 def test_logout_needs_csrf(browser: Callable[..., Browser]) -> None:
     person = browser()
     assert person.client.post("/logout", follow_redirects=False).status_code == 403
+    assert person.client.post("/logout", data={"csrf": "forged"}, follow_redirects=False).status_code == 403
     assert person.get("/settings/tokens").status_code == 200  # still signed in
+
+
+def test_signing_out_a_tab_that_is_signed_out_already_lands_on_sign_in(browser: Callable[..., Browser]) -> None:
+    """Two tabs: Sign out in one, then in the other (or after a password change or expiry): the
+    second landed on a 401 error page ("you are not signed in"), not on the sign-in page."""
+    person = browser()
+    assert person.post("/logout").headers["location"] == "/login"
+    again = person.post("/logout")  # the other tab's form, its CSRF token with it
+    assert again.status_code == 303 and again.headers["location"] == "/login"
+    assert person.client.post("/logout", follow_redirects=False).headers["location"] == "/login"  # no token at all
 
 
 def test_idle_and_absolute_expiry(browser: Callable[..., Browser], clock: FakeClock) -> None:

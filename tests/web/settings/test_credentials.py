@@ -64,7 +64,12 @@ def test_list_shows_created_last_used_and_expiry(services: Services, browser: Ca
         ({"name": "   "}, "token name must be"),
         ({"expiry": "0"}, "expiry must be"),
         ({"expiry": "abc"}, "expiry must be"),
+        ({"expiry": "²"}, "expiry must be"),  # str.isdigit() says yes, int() refuses it: was a 500
+        ({"expiry": "٣٠"}, "expiry must be"),  # Arabic-Indic digits: only 0-9 are a number of days
         ({"scopes": ["memo:delete"]}, "unknown scope"),
+        ({"name": "laptop\u202egpj"}, "found U+202E"),  # a bidi override: reads as "laptopjpg"
+        ({"name": "a\x00b"}, "found U+0000"),  # was stored and shown as it is
+        ({"name": "two\nlines"}, "token name must not contain control or format characters"),
     ],
 )
 def test_invalid_token_forms_are_refused_clearly(services: Services, browser, form, message) -> None:

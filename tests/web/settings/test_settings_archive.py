@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 import zipfile
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -86,6 +87,12 @@ def test_import_into_another_account_then_again(services: Services, browser: Cal
     assert _memos(services, target.user_id) == ["carried over 搬家 #moved"]
     again = _import(target, data)
     assert again.status_code == 200 and " 0 new, " in again.text  # nothing created twice
+    # The counts add up: the records a person is told of are the new ones and those already there
+    # (the counters an archive carries are recomputed, not written: they are neither).
+    for answer in (first, again):
+        said = re.search(r"(\d+) records: (\d+) new, (\d+) already there", answer.text)
+        assert said, answer.text
+        assert int(said[1]) == int(said[2]) + int(said[3]) > 0, said[0]
     assert len(_memos(services, target.user_id)) == 1
     # Into an account with a memo of its own: refused, the importer's words shown as a sentence in
     # a tinted box, not as code (issue 41: the page showed them in red monospace).

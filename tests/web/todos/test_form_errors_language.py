@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from mesq.todos.recurrence import UNTIL_DATE_EXAMPLE, UNTIL_TIME_EXAMPLE
-from mesq.wiring.services import Services
+from mesq.wiring.services import Services, reminder_reach
 
 from ..conftest import Browser
 from ..kit.test_one_language import foreign_runs
@@ -145,7 +145,7 @@ def test_the_inbox_and_today_forms_refuse_in_chinese(services: Services, lin: Br
     refused(lin, f"{page}/subtasks", {"title": "没带版本号的旧表单"}, ("没带版本号的旧表单",))
 
 
-def test_the_settings_forms_refuse_in_chinese(lin: Browser) -> None:
+def test_the_settings_forms_refuse_in_chinese(services: Services, lin: Browser) -> None:
     said = refused(lin, "/settings/time-zone", {"timeZone": "北京"}, ("北京",))
     assert any(m.startswith("时区：") for m in said), said
     refused(lin, "/settings/time-zone", {"timeZone": "Mars/Olympus"}, ("Mars/Olympus",))
@@ -164,6 +164,13 @@ def test_the_settings_forms_refuse_in_chinese(lin: Browser) -> None:
             ("smtp.example.org", "a@example.org", "b@example.org", "七"))  # fmt: skip
     refused(lin, "/settings/reminders/channels", {"kind": "telegram", "token": "abc", "chat": "1"}, ("abc",))
     refused(lin, "/settings/language", {"language": "klingon"}, ("klingon",))
+    # A URL httpx cannot parse: its English reason ("Invalid port: ':1'") was said inside the sentence.
+    refused(lin, "/settings/reminders/webhooks", {"kind": "webhook", "url": "https://[::1"}, ("https://[::1",))
+    # Web Push on a server without an https:// public URL: the refusal was one English sentence.
+    push = {"kind": "webpush", "endpoint": "https://push.example/x", "p256dh": "k", "auth": "a"}
+    literal = ("MESQ_PUBLIC_URL", reminder_reach(services.settings).public_url)  # a setting's name, the URL
+    said = refused(lin, "/settings/reminders/channels", push, literal)
+    assert any("MESQ_PUBLIC_URL" in m for m in said), said  # the setting to change is named
 
 
 def test_an_english_page_names_the_field_as_labelled_and_rest_keeps_the_argument(

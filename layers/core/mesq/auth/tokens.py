@@ -20,6 +20,7 @@ from ..kernel.messages import quoted
 from ..kernel.ports.storage import Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, Update
 from ..kernel.timestamps import format_timestamp, now_timestamp, parse_timestamp, utc_now
 from .lookup_cache import cache_for
+from .oauth.names import hidden_characters
 from .scopes import order_scopes, parse_scopes
 
 PAT_PREFIX = "mesq_pat_"
@@ -87,6 +88,16 @@ def create_token(
     name = name.strip()
     if not 1 <= len(name) <= MAX_NAME_LENGTH:
         raise ValidationError("token name must be 1..%(max_name_length)s characters", max_name_length=MAX_NAME_LENGTH)
+    # The name is how Activity, the tokens page and get_context say who acted: a line break, a NUL
+    # or a bidi override ("laptop\u202egpj") would make it read as another one (a client_name is
+    # refused the same way).
+    hidden = hidden_characters(name, joiners=True)
+    if hidden:
+        raise ValidationError(
+            "token name must not contain control or format characters (line breaks, bidi overrides, zero-width "
+            "characters): found %(found)s",
+            found=", ".join(hidden),
+        )
     granted = order_scopes(parse_scopes(scopes))
     if expires_days is not None and not 1 <= expires_days <= MAX_EXPIRY_DAYS:
         raise ValidationError("expiry must be 1..%(max_expiry_days)s days", max_expiry_days=MAX_EXPIRY_DAYS)

@@ -8,10 +8,12 @@ this module only formats values."""
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timedelta, tzinfo
 from functools import cache
 
 from babel import Locale
+from babel.core import get_global
 from babel.dates import format_datetime, format_skeleton, format_timedelta, get_timezone_name
 from babel.lists import format_list
 from babel.numbers import format_decimal
@@ -64,12 +66,32 @@ def moment_text(moment: datetime, zone: tzinfo, language: str) -> str:
     return format_datetime(moment, "yyyy-MM-dd HH:mm z", tzinfo=zone, locale=cldr_locale(language))
 
 
+#: Every IANA name of UTC itself (with and without `Etc/`).
+_UTC_NAMES = frozenset(
+    prefix + name
+    for prefix in ("", "Etc/")
+    for name in ("UTC", "UCT", "GMT", "GMT0", "GMT+0", "GMT-0", "Greenwich", "Universal", "Zulu")
+)
+#: `Etc/GMT+5`: POSIX signs, five hours *behind* UTC.
+_ETC_OFFSET = re.compile(r"Etc/GMT([+-])(\d{1,2})")
+
+
 def zone_name(zone: tzinfo, language: str) -> str:
     """The zone by its generic name: `China Time` / `中国时间`, `Eastern Time` / `北美东部时间`;
-    UTC and the fixed `Etc/` offsets by their own name (`UTC`, `GMT+5`)."""
+    UTC by that name; a fixed `Etc/GMT±N` by its real offset (`Etc/GMT+5` is `UTC-5`: the name's
+    sign is POSIX's, the reverse of ISO 8601's, and "GMT+5" told a person five hours behind UTC
+    they were five ahead); a zone CLDR places in no region (`EST5EDT`, `Antarctica/Troll`) by its
+    own name, not "world (EST5EDT) Time"."""
     name = str(zone)
-    if name in ("UTC", "Etc/UTC", "Etc/GMT") or name.startswith("Etc/"):
-        return "UTC" if name in ("UTC", "Etc/UTC", "Etc/GMT") else name.removeprefix("Etc/")
+    if name in _UTC_NAMES:
+        return "UTC"
+    fixed = _ETC_OFFSET.fullmatch(name)
+    if fixed:
+        hours = int(fixed[2])
+        return f"UTC{'-' if fixed[1] == '+' else '+'}{hours}" if hours else "UTC"
+    canonical = get_global("zone_aliases").get(name, name)
+    if get_global("zone_territories").get(canonical, "001") == "001":
+        return name
     return str(get_timezone_name(zone, "long", zone_variant="generic", locale=cldr_locale(language)))
 
 

@@ -33,6 +33,7 @@ from ..kernel.addresses import IPAddress, is_public_address
 from ..kernel.errors import NotFound, ValidationError
 from ..kernel.i18n import Text
 from ..kernel.keys import user_partition
+from ..kernel.messages import quoted
 from ..kernel.ports.sealer import Sealer
 from ..kernel.ports.storage import Condition, ConditionFailed, Item, ItemStore, Update
 from ..store.paging import walk
@@ -81,10 +82,20 @@ def parse_url(url: str) -> httpx.URL:
     try:
         parsed = httpx.URL(url)
         port = parsed.port
-    except (httpx.InvalidURL, ValueError) as bad:
-        raise ValidationError("the URL cannot be used (%(bad)s)", bad=bad) from None
+    except (httpx.InvalidURL, ValueError):
+        # httpx's reason ("Invalid port: ':1'") is English whatever the reader's language: the
+        # message names the URL and what to check instead.
+        raise ValidationError(
+            "the URL %(url)s cannot be used: check its host, its port and the brackets around an IPv6 address",
+            url=quoted(url),
+        ) from None
     if parsed.scheme not in ("https", "http") or not parsed.host:
         raise ValidationError("the URL must be an https:// URL")
+    if "%" in parsed.host:  # httpx takes "https://exa mple.com/" as the host "exa%20mple.com": never reachable
+        raise ValidationError(
+            "the URL %(url)s cannot be used: check its host, its port and the brackets around an IPv6 address",
+            url=quoted(url),
+        )
     if parsed.userinfo:
         raise ValidationError("the webhook URL must not hold a user name or password")
     if port is not None and not 0 < port < 65536:

@@ -13,6 +13,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from ..kernel.errors import ValidationError
+from ..kernel.i18n import N_
 from ..kernel.ports.sealer import Sealer
 from ..kernel.ports.storage import Condition, ConditionFailed, Item, ItemStore
 
@@ -28,9 +29,11 @@ class Vapid:
 
 
 KEY = ("INSTANCE#VAPID", "keys")
-NEEDS_HTTPS = (
+#: A template (the catalog has it: a page says it in its reader's language; it was a formatted
+#: English sentence on every page).
+NEEDS_HTTPS = N_(
     "Web Push needs this server on an https:// address: push services accept only an https:// or mailto: "
-    "contact in the VAPID signature, and this server's public URL is {url}. Set MESQ_PUBLIC_URL to its https:// URL."
+    "contact in the VAPID signature, and this server's public URL is %(url)s. Set MESQ_PUBLIC_URL to its https:// URL."
 )
 _CONTEXT = {"purpose": "vapid-private-key"}
 
@@ -65,5 +68,5 @@ def subject_of(public_url: str) -> str:
     subscription is refused up front rather than failing at every send."""
     parts = urlsplit(public_url)
     if parts.scheme != "https" or not parts.hostname:
-        raise ValidationError(NEEDS_HTTPS.format(url=public_url))
+        raise ValidationError(NEEDS_HTTPS, url=public_url)
     return f"https://{parts.hostname}"

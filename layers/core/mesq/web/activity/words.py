@@ -19,14 +19,14 @@ from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from babel.dates import get_timezone_name
 from markupsafe import Markup, escape
 
 from ...history.records import record_title
+from ...kernel import formats
 from ..kit.i18n import N_, NC_, NP_, Translator, translations
 from ..kit.recurrence_words import recurrence_words
 from .diff import Row, compare
-from .times import cldr_locale, clock, day_words, local, moment_words
+from .times import clock, day_words, local, moment_words
 
 # -- what a change is called ---------------------------------------------------------------------
 
@@ -327,8 +327,7 @@ def _zone(value: Any, say: Translator) -> str:
     if not value:
         return ""
     try:
-        zone_info = ZoneInfo(str(value))
-        return str(get_timezone_name(zone_info, "long", zone_variant="generic", locale=cldr_locale(say.language)))
+        return formats.zone_name(ZoneInfo(str(value)), say.language)  # the pages' and reminders' words
     except (ZoneInfoNotFoundError, ValueError, LookupError):
         return str(value)
 

@@ -174,7 +174,15 @@ async def login_submit(page: Page) -> Response:
 
 
 async def logout(page: Page) -> Response:
-    await run_sync(end_session, page.web.services.items, page.user.session_id)
+    # Signed out already (in another tab, by a changed password, by expiry): there is nothing to
+    # end, and "Sign out" lands on the sign-in page as it would have; it was a 401 error page.
+    if page.session is None:
+        response = redirect("/login")
+        clear_session_cookie(page.web, page.request, response)
+        return response
+    if not same_token(page.session.csrf_token, page.fields.text("csrf") or None):
+        raise Forbidden("the form is out of date (CSRF check failed); reload the page and try again")
+    await run_sync(end_session, page.web.services.items, page.session.session_id)
     response = redirect("/login")
     clear_session_cookie(page.web, page.request, response)
     return response
@@ -192,7 +200,7 @@ def account_routes(web: Web) -> list[Route]:
         Route("/setup", endpoint(web, setup_submit, session="optional"), methods=["POST"]),
         Route("/login", endpoint(web, login_form, session="optional"), methods=["GET"]),
         Route("/login", endpoint(web, login_submit, session="optional"), methods=["POST"]),
-        Route("/logout", endpoint(web, logout), methods=["POST"]),
+        Route("/logout", endpoint(web, logout, session="optional"), methods=["POST"]),
     ]
 
 

@@ -107,7 +107,8 @@ def _expiry_days(raw: str) -> int | None:
     raw = raw.strip()
     if not raw:
         return None
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_EXPIRY_DAYS:
+    # isascii: str.isdigit() also says yes to "²" (which int() refuses) and to other scripts' digits.
+    if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_EXPIRY_DAYS:
         raise ValidationError(
             "expiry must be a number of days between 1 and %(max_expiry_days)s, or never",
             max_expiry_days=MAX_EXPIRY_DAYS,

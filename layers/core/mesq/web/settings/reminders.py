@@ -9,6 +9,7 @@ nothing here exists over MCP or for a PAT (docs/contract.md §12)."""
 
 from __future__ import annotations
 
+import hmac
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from starlette.routing import Route
 from ...adapters.reminders.delivery import new_client
 from ...jobs.reminder_tick import deliver
 from ...kernel.concurrency import run_sync
-from ...kernel.errors import ValidationError
+from ...kernel.errors import NotFound, ValidationError
 from ...kernel.timestamps import format_timestamp, now_timestamp
 from ...reminders import channels
 from ...reminders.signing import REPLAY_WINDOW_SECONDS
@@ -27,6 +28,8 @@ from ...reminders.vapid import instance_vapid, subject_of
 from ...wiring.services import reminder_reach
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_, Text
+from ..kit.render import redirect
+from ..kit.security import cookie_name, cookies_secure, set_strict_cookie
 from ..kit.user_limits import count_user
 
 PAGE = "/settings/reminders"
@@ -39,6 +42,11 @@ _FIELDS = ("url", "host", "port", "security", "user", "password", "from", "to", 
            "p256dh", "auth")  # fmt: skip
 #: Not written back into a refused form: a secret never goes out in a page again.
 _SECRET_FIELDS = frozenset({"password", "token", "p256dh", "auth"})
+#: A new webhook's signing secret travels to the page shown after the POST in this cookie
+#: (post/redirect/get, as a new PAT: a reload of the answer re-posted the form and added a second
+#: webhook with a second secret); shown while it opens the channel's sealed secret, then deleted.
+NEW_SECRET_COOKIE = "mesq_new_webhook"
+NEW_SECRET_SECONDS = 120
 
 
 def _failing(record: dict[str, Any]) -> bool:
@@ -80,9 +88,38 @@ def _view(page: Page) -> dict[str, Any]:
     }
 
 
+def _secret_cookie(page: Page) -> str:
+    return cookie_name(NEW_SECRET_COOKIE, cookies_secure(page.web.services.settings, page.request))
+
+
+def _revealed(page: Page) -> dict[str, str] | None:
+    """The new webhook's secret to show once, if the cookie holds the live secret of this user's
+    webhook."""
+    channel_id, _, secret = page.request.cookies.get(_secret_cookie(page), "").partition(".")
+    if not channel_id or not secret:
+        return None
+    services = page.web.services
+    try:
+        record = channels.find_channel(services.items, page.user.user_id, channel_id)
+    except NotFound:  # deleted meanwhile, or another user's id
+        return None
+    if record.get("kind", "webhook") != "webhook":
+        return None
+    stored = channels.opened(services.sealer, page.user.user_id, record).secret
+    return {"id": channel_id, "secret": secret} if hmac.compare_digest(stored, secret) else None
+
+
+def _shown_once(page: Page) -> tuple[dict[str, Any], dict[str, str] | None]:
+    return _view(page), _revealed(page)
+
+
 async def reminders_page(page: Page) -> Response:
-    view = await run_sync(_view, page)
-    return page.render("settings/reminders.html", nav="reminders", new_secret=None, form=None, **view)
+    view, new_secret = await run_sync(_shown_once, page)
+    response = page.render("settings/reminders.html", nav="reminders", new_secret=new_secret, form=None, **view)
+    if page.request.cookies.get(_secret_cookie(page)):
+        secure = cookies_secure(page.web.services.settings, page.request)
+        response.delete_cookie(_secret_cookie(page), path="/", secure=secure)
+    return response
 
 
 async def add_submit(page: Page) -> Response:
@@ -104,10 +141,11 @@ async def add_submit(page: Page) -> Response:
         return page.render("settings/reminders.html", status=400, nav="reminders", new_secret=None, form=form, **view)
     if kind != "webhook":
         return page.redirect_with_flash(PAGE, page.gettext("Channel added. Send a test reminder to check it."))
-    view = await run_sync(_view, page)
-    # The one time the secret is shown: rendered, never stored in the clear or redirected with.
-    new_secret = {"id": created.id, "secret": created.secret}
-    return page.render("settings/reminders.html", nav="reminders", new_secret=new_secret, form=None, **view)
+    # Shown once, on the page the browser lands on (never stored in the clear, never in a URL).
+    settings = page.web.services.settings
+    hand_over = f"{created.id}.{created.secret}"
+    response = redirect(PAGE)
+    return set_strict_cookie(response, page.request, settings, _secret_cookie(page), hand_over, NEW_SECRET_SECONDS)
 
 
 async def worker_script(page: Page) -> Response:
