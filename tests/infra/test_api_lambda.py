@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from tests.infra.apigw import LambdaContext, decode_body, http_api_event, load_function
 
 
@@ -72,3 +75,46 @@ def test_lambda_function_refuses_a_host_api_gateway_did_not_route(aws) -> None:
     event["headers"]["host"] = "evil.example"
     refused = module.handler(event, LambdaContext())
     assert refused["statusCode"] == 421 and decode_body(refused)["error"]["code"] == "MISDIRECTED_REQUEST"
+
+
+#: What one Lambda answer can carry (the runtime's JSON of Mangum's response, UTF-8): past it
+#: there is no answer at all, API Gateway says 500 Internal Server Error.
+LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024
+
+
+def _response_bytes(response: dict[str, Any]) -> int:
+    return len(json.dumps(response, ensure_ascii=False).encode())
+
+
+def test_a_page_of_long_memos_fits_one_lambda_answer_and_the_walk_sees_each_once(aws_auth):
+    """45 memos at the content limit in Chinese (150 KB of UTF-8 each, 6.7 MB together) asked for
+    with limit=100: the page stops before Lambda's cap, says hasMore with the nextOffset to go on
+    from, and following nextOffset lists every memo once; search_memos pages the same way."""
+    module, context = load_function("api"), LambdaContext()
+    made = []
+    for number in range(45):
+        created = module.handler(
+            http_api_event("POST", "/api/toolkit/memo", headers={**aws_auth, "idempotency-key": f"long-{number}"},
+                           body={"content": f"{number} " + "长" * 49_990}),
+            context,
+        )  # fmt: skip
+        assert created["statusCode"] == 201, created
+        made.append(decode_body(created)["data"]["memo"]["id"])
+    for path, query in (("/api/toolkit/memo", {}), ("/api/toolkit/memo/search", {"query": "长长"})):
+        seen: list[str] = []
+        offset, pages = 0, 0
+        while True:
+            answer = module.handler(
+                http_api_event("GET", path, headers=aws_auth, query={**query, "limit": "100", "offset": str(offset)}),
+                context,
+            )
+            assert answer["statusCode"] == 200, answer["statusCode"]
+            assert _response_bytes(answer) < LAMBDA_RESPONSE_BYTES
+            data = decode_body(answer)["data"]
+            seen += [memo["id"] for memo in data["pinnedItems"] + data["timelineItems"]]
+            pages += 1
+            if not data["page"]["hasMore"]:
+                break
+            assert data["page"]["returned"] >= 1
+            offset = data["page"]["nextOffset"]
+        assert sorted(seen) == sorted(made) and len(seen) == len(made) and pages > 1, (path, pages)
