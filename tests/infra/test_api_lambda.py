@@ -89,7 +89,8 @@ def _response_bytes(response: dict[str, Any]) -> int:
 def test_a_page_of_long_memos_fits_one_lambda_answer_and_the_walk_sees_each_once(aws_auth):
     """45 memos at the content limit in Chinese (150 KB of UTF-8 each, 6.7 MB together) asked for
     with limit=100: the page stops before Lambda's cap, says hasMore with the nextOffset to go on
-    from, and following nextOffset lists every memo once; search_memos pages the same way."""
+    from, and following nextOffset lists every memo once; search_memos and the insight selection
+    (by scope and by ids) page the same way."""
     module, context = load_function("api"), LambdaContext()
     made = []
     for number in range(45):
@@ -100,7 +101,13 @@ def test_a_page_of_long_memos_fits_one_lambda_answer_and_the_walk_sees_each_once
         )  # fmt: skip
         assert created["statusCode"] == 201, created
         made.append(decode_body(created)["data"]["memo"]["id"])
-    for path, query in (("/api/toolkit/memo", {}), ("/api/toolkit/memo/search", {"query": "长长"})):
+    walks = (
+        ("/api/toolkit/memo", {}),
+        ("/api/toolkit/memo/search", {"query": "长长"}),
+        ("/api/toolkit/memo/insight-selection", {}),
+        ("/api/toolkit/memo/insight-selection", {"memoIds": ",".join(made)}),
+    )
+    for path, query in walks:
         seen: list[str] = []
         offset, pages = 0, 0
         while True:
@@ -111,7 +118,8 @@ def test_a_page_of_long_memos_fits_one_lambda_answer_and_the_walk_sees_each_once
             assert answer["statusCode"] == 200, answer["statusCode"]
             assert _response_bytes(answer) < LAMBDA_RESPONSE_BYTES
             data = decode_body(answer)["data"]
-            seen += [memo["id"] for memo in data["pinnedItems"] + data["timelineItems"]]
+            listed = data.get("memos") or data["pinnedItems"] + data["timelineItems"]
+            seen += [memo["id"] for memo in listed]
             pages += 1
             if not data["page"]["hasMore"]:
                 break

@@ -288,9 +288,11 @@ def select_memos_for_insight(call: Call, args: dict[str, Any]) -> dict[str, Any]
         ids = list(dict.fromkeys(args["memoIds"]))
         found = store.fetch_memos(call.services.items, call.principal.user_id, ids)
         selected = [found[i] for i in ids if i in found and found[i]["status"] == "NORMAL"]
+        shown = selected[offset : offset + limit]
+        kept, paged = _budgeted_page(offset, limit, shown, [memo["id"] for memo in shown], len(selected))
         data: dict[str, Any] = {
-            "memos": [public_memo(m) for m in selected[offset : offset + limit]],
-            "page": _page(offset, limit, len(selected[offset : offset + limit]), len(selected)),
+            "memos": [public_memo(m) for m in kept],
+            "page": paged,
             "scope": {"mode": "ids", "memoIds": ids},
             "missingIds": [i for i in ids if i not in found],
             "excludedIds": [i for i in ids if i in found and found[i]["status"] != "NORMAL"],
@@ -315,13 +317,13 @@ def select_memos_for_insight(call: Call, args: dict[str, Any]) -> dict[str, Any]
         ]
     entries.sort(key=lambda e: (e["createdAt"], entry_id(e)), reverse=True)
     selected = entries[offset : offset + limit]
-    memos = [public_memo(m) for m in _fetch_matching(call, memo_filter, selected)]
+    fetched = _fetch_matching(call, memo_filter, selected)
+    kept, page = _budgeted_page(offset, limit, fetched, [entry_id(e) for e in selected], len(entries), len(selected))
     scope: dict[str, Any] = {"mode": "scope", "dateScopeMode": mode}
     for name in ("tags", "untagged", "from", "to"):
         if name in args:
             scope[name] = args[name]
-    page = _page(offset, limit, len(memos), len(entries), len(selected))
-    return {"memos": memos, "page": page, "scope": scope}
+    return {"memos": [public_memo(m) for m in kept], "page": page, "scope": scope}
 
 
 def list_memo_resources(call: Call, args: dict[str, Any]) -> dict[str, Any]:
