@@ -90,7 +90,8 @@ def test_a_page_of_long_memos_fits_one_lambda_answer_and_the_walk_sees_each_once
     """45 memos at the content limit in Chinese (150 KB of UTF-8 each, 6.7 MB together) asked for
     with limit=100: the page stops before Lambda's cap, says hasMore with the nextOffset to go on
     from, and following nextOffset lists every memo once; search_memos and the insight selection
-    (by scope and by ids) page the same way."""
+    (by scope and by ids) page the same way; a batch get of them all is refused, naming the ids
+    that fit, and those come in one answer."""
     module, context = load_function("api"), LambdaContext()
     made = []
     for number in range(45):
@@ -126,3 +127,16 @@ def test_a_page_of_long_memos_fits_one_lambda_answer_and_the_walk_sees_each_once
             assert data["page"]["returned"] >= 1
             offset = data["page"]["nextOffset"]
         assert sorted(seen) == sorted(made) and len(seen) == len(made) and pages > 1, (path, pages)
+
+    refused = module.handler(
+        http_api_event("POST", "/api/toolkit/memo/batch-get", headers=aws_auth, body={"ids": made}), context
+    )
+    assert refused["statusCode"] == 400 and _response_bytes(refused) < LAMBDA_RESPONSE_BYTES
+    error = decode_body(refused)["error"]
+    fitting = error["details"]["hints"]["ids"]
+    assert error["code"] == "RESPONSE_TOO_LARGE" and 1 <= len(fitting) < len(made) and fitting == made[: len(fitting)]
+    got = module.handler(
+        http_api_event("POST", "/api/toolkit/memo/batch-get", headers=aws_auth, body={"ids": fitting}), context
+    )
+    assert got["statusCode"] == 200 and _response_bytes(got) < LAMBDA_RESPONSE_BYTES
+    assert [memo["id"] for memo in decode_body(got)["data"]["memos"]] == fitting

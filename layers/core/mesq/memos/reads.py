@@ -19,7 +19,7 @@ from ..attachments.uploads import public_resource
 from ..auth.user_zone import configured_zone
 from ..auth.users import get_user
 from ..kernel.context import Call
-from ..kernel.errors import NotFound, ValidationError
+from ..kernel.errors import NotFound, ResponseTooLarge, ValidationError
 from ..kernel.messages import quoted
 from ..kernel.pages import behind, full_and_behind, page
 from ..kernel.ports.storage import Item
@@ -260,8 +260,21 @@ def get_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def batch_get_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    """A batch whose memos pass PAGE_JSON_BYTES is refused, naming how many of its first ids fit:
+    it has no page to continue on, and a cut answer would say nothing of the ids left out."""
     ids = list(dict.fromkeys(args["ids"]))
     found = store.fetch_memos(call.services.items, call.principal.user_id, ids)
+    memos = [found[i] for i in ids if i in found]
+    _, step = _within_budget(memos, ids)
+    if step is not None:
+        raise ResponseTooLarge(
+            "these %(count)s memos are over the %(budget)s-byte answer budget; ask for fewer ids at a time "
+            "(the first %(fit)s fit)",
+            count=len(memos),
+            budget=PAGE_JSON_BYTES,
+            fit=step,
+            details={"hints": {"ids": ids[:step]}},
+        )
     return {
         "memos": [public_memo(found[i]) for i in ids if i in found],
         "missingIds": [i for i in ids if i not in found],
