@@ -140,3 +140,33 @@ def test_a_page_of_long_memos_fits_one_lambda_answer_and_the_walk_sees_each_once
     )
     assert got["statusCode"] == 200 and _response_bytes(got) < LAMBDA_RESPONSE_BYTES
     assert [memo["id"] for memo in decode_body(got)["data"]["memos"]] == fitting
+
+
+def test_a_page_of_changes_to_long_memos_fits_one_lambda_answer_and_the_cursor_walks_them_all(aws_auth):
+    """24 edits of a memo at the content limit (each change: 300 KB of before and after, stored
+    packed, answered whole) asked for with limit=100: the page stops before Lambda's cap with a
+    nextCursor, and following it lists every change once."""
+    module, context = load_function("api"), LambdaContext()
+    created = module.handler(
+        http_api_event("POST", "/api/toolkit/memo", headers=aws_auth, body={"content": "长" * 49_990}), context
+    )
+    memo = decode_body(created)["data"]["memo"]
+    for number in range(24):
+        edit = {"content": ("短" if number % 2 == 0 else "长") * 49_990, "expectedRevision": memo["revision"]}
+        updated = module.handler(
+            http_api_event("PATCH", f"/api/toolkit/memo/{memo['id']}", headers=aws_auth, body=edit), context
+        )
+        assert updated["statusCode"] == 200, updated["statusCode"]
+        memo = decode_body(updated)["data"]["memo"]
+    seen: list[str] = []
+    query: dict[str, str] = {"limit": "100"}
+    while True:
+        answer = module.handler(http_api_event("GET", "/api/toolkit/changes", headers=aws_auth, query=query), context)
+        assert answer["statusCode"] == 200 and _response_bytes(answer) < LAMBDA_RESPONSE_BYTES
+        data = decode_body(answer)["data"]
+        assert data["changes"]
+        seen += [change["changeId"] for change in data["changes"]]
+        if "nextCursor" not in data:
+            break
+        query["cursor"] = data["nextCursor"]
+    assert len(seen) == len(set(seen)) == 25
