@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from tests.infra.apigw import LambdaContext, decode_body, http_api_event, load_function
 
 
@@ -72,3 +75,98 @@ def test_lambda_function_refuses_a_host_api_gateway_did_not_route(aws) -> None:
     event["headers"]["host"] = "evil.example"
     refused = module.handler(event, LambdaContext())
     assert refused["statusCode"] == 421 and decode_body(refused)["error"]["code"] == "MISDIRECTED_REQUEST"
+
+
+#: What one Lambda answer can carry (the runtime's JSON of Mangum's response, UTF-8): past it
+#: there is no answer at all, API Gateway says 500 Internal Server Error.
+LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024
+
+
+def _response_bytes(response: dict[str, Any]) -> int:
+    return len(json.dumps(response, ensure_ascii=False).encode())
+
+
+def test_a_page_of_long_memos_fits_one_lambda_answer_and_the_walk_sees_each_once(aws_auth):
+    """45 memos at the content limit in Chinese (150 KB of UTF-8 each, 6.7 MB together) asked for
+    with limit=100: the page stops before Lambda's cap, says hasMore with the nextOffset to go on
+    from, and following nextOffset lists every memo once; search_memos and the insight selection
+    (by scope and by ids) page the same way; a batch get of them all is refused, naming the ids
+    that fit, and those come in one answer."""
+    module, context = load_function("api"), LambdaContext()
+    made = []
+    for number in range(45):
+        created = module.handler(
+            http_api_event("POST", "/api/toolkit/memo", headers={**aws_auth, "idempotency-key": f"long-{number}"},
+                           body={"content": f"{number} " + "长" * 49_990}),
+            context,
+        )  # fmt: skip
+        assert created["statusCode"] == 201, created
+        made.append(decode_body(created)["data"]["memo"]["id"])
+    walks = (
+        ("/api/toolkit/memo", {}),
+        ("/api/toolkit/memo/search", {"query": "长长"}),
+        ("/api/toolkit/memo/insight-selection", {}),
+        ("/api/toolkit/memo/insight-selection", {"memoIds": ",".join(made)}),
+    )
+    for path, query in walks:
+        seen: list[str] = []
+        offset, pages = 0, 0
+        while True:
+            answer = module.handler(
+                http_api_event("GET", path, headers=aws_auth, query={**query, "limit": "100", "offset": str(offset)}),
+                context,
+            )
+            assert answer["statusCode"] == 200, answer["statusCode"]
+            assert _response_bytes(answer) < LAMBDA_RESPONSE_BYTES
+            data = decode_body(answer)["data"]
+            listed = data.get("memos") or data["pinnedItems"] + data["timelineItems"]
+            seen += [memo["id"] for memo in listed]
+            pages += 1
+            if not data["page"]["hasMore"]:
+                break
+            assert data["page"]["returned"] >= 1
+            offset = data["page"]["nextOffset"]
+        assert sorted(seen) == sorted(made) and len(seen) == len(made) and pages > 1, (path, pages)
+
+    refused = module.handler(
+        http_api_event("POST", "/api/toolkit/memo/batch-get", headers=aws_auth, body={"ids": made}), context
+    )
+    assert refused["statusCode"] == 400 and _response_bytes(refused) < LAMBDA_RESPONSE_BYTES
+    error = decode_body(refused)["error"]
+    fitting = error["details"]["hints"]["ids"]
+    assert error["code"] == "RESPONSE_TOO_LARGE" and 1 <= len(fitting) < len(made) and fitting == made[: len(fitting)]
+    got = module.handler(
+        http_api_event("POST", "/api/toolkit/memo/batch-get", headers=aws_auth, body={"ids": fitting}), context
+    )
+    assert got["statusCode"] == 200 and _response_bytes(got) < LAMBDA_RESPONSE_BYTES
+    assert [memo["id"] for memo in decode_body(got)["data"]["memos"]] == fitting
+
+
+def test_a_page_of_changes_to_long_memos_fits_one_lambda_answer_and_the_cursor_walks_them_all(aws_auth):
+    """24 edits of a memo at the content limit (each change: 300 KB of before and after, stored
+    packed, answered whole) asked for with limit=100: the page stops before Lambda's cap with a
+    nextCursor, and following it lists every change once."""
+    module, context = load_function("api"), LambdaContext()
+    created = module.handler(
+        http_api_event("POST", "/api/toolkit/memo", headers=aws_auth, body={"content": "长" * 49_990}), context
+    )
+    memo = decode_body(created)["data"]["memo"]
+    for number in range(24):
+        edit = {"content": ("短" if number % 2 == 0 else "长") * 49_990, "expectedRevision": memo["revision"]}
+        updated = module.handler(
+            http_api_event("PATCH", f"/api/toolkit/memo/{memo['id']}", headers=aws_auth, body=edit), context
+        )
+        assert updated["statusCode"] == 200, updated["statusCode"]
+        memo = decode_body(updated)["data"]["memo"]
+    seen: list[str] = []
+    query: dict[str, str] = {"limit": "100"}
+    while True:
+        answer = module.handler(http_api_event("GET", "/api/toolkit/changes", headers=aws_auth, query=query), context)
+        assert answer["statusCode"] == 200 and _response_bytes(answer) < LAMBDA_RESPONSE_BYTES
+        data = decode_body(answer)["data"]
+        assert data["changes"]
+        seen += [change["changeId"] for change in data["changes"]]
+        if "nextCursor" not in data:
+            break
+        query["cursor"] = data["nextCursor"]
+    assert len(seen) == len(set(seen)) == 25

@@ -192,3 +192,32 @@ def test_on_aws_a_search_queues_the_build_and_the_indexer_runs_it(aws: Services)
     second = run(services, "search_ai_memos", {"query": "kitchen faucet"}, user=USER)
     assert second["degraded"] is True and "reason" not in second  # BM25 alone (no model here), not the index
     assert [item["matchedBy"] for item in second["items"]][:1] == [["bm25"]]
+
+
+def test_a_failing_build_after_the_refresh_neither_fails_the_batch_nor_skips_other_users(
+    aws: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The records' refreshes succeeded; a user's AI build then failing (a model throttled) is
+    that build's to retry, through the build queue: the stream's batch is not failed (Lambda
+    would replay it, the whole batch every time, until the retry limit parks every user's records
+    in the DLQ), and the other user's build still runs."""
+    from mesq.search import stream
+
+    run(aws, "create_memo", {"content": "one"}, user="bob000000001")
+    run(aws, "create_memo", {"content": "two"}, user=USER)
+    records = _stream_records(aws)
+    ran: list[str] = []
+    queued: list[str] = []
+
+    def run_build(services: Services, user_id: str, seconds_left: Any) -> None:
+        ran.append(user_id)
+        if user_id == "bob000000001":
+            raise RuntimeError("model throttled")
+
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(stream, "build", SimpleNamespace(state=lambda services, user_id: {"step": 1}))
+    monkeypatch.setattr(stream, "run_build", run_build)
+    monkeypatch.setattr(aws.search, "request_build", lambda user_id, again=False: queued.append(user_id))
+    assert stream.handle_records(aws, records) == {"batchItemFailures": []}
+    assert sorted(ran) == sorted(["bob000000001", USER]) and queued == ["bob000000001"]

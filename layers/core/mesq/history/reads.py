@@ -16,6 +16,7 @@ filters leave it short, `nextCursor` lets the caller go on.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -42,6 +43,11 @@ from .records import (
 DEFAULT_LIMIT = 20
 #: Records one page may read before it answers (a narrow filter over a long history).
 SCAN_LIMIT = 500
+#: A page stops before its changes pass this many bytes of JSON (UTF-8), the first always kept:
+#: a change to a memo at the content limit answers 300 KB of before and after (stored packed),
+#: so 100 of them are 30 MB, and a Lambda answer is at most 6 MB (past it no answer at all, API
+#: Gateway's 500); an MCP answer carries the data twice, so three times this fits.
+PAGE_JSON_BYTES = 3 * 512 * 1024
 _CHUNK = 100
 
 
@@ -123,9 +129,13 @@ def require_known(call: Call, args: dict[str, Any]) -> None:
             )
 
 
-def changes(call: Call, args: dict[str, Any], wanted: Callable[[Item], bool]) -> tuple[list[Item], str | None]:
+def changes(
+    call: Call, args: dict[str, Any], wanted: Callable[[Item], bool], *, json_bytes: int | None = None
+) -> tuple[list[Item], str | None]:
     """Up to `limit` change records matching `args` and `wanted`, newest first, and the cursor of
-    the next page (None when the history is exhausted)."""
+    the next page (None when the history is exhausted); with `json_bytes`, fewer when their
+    answer would pass that many bytes (an answer's page; readers that need the whole run leave
+    it out)."""
     items, user_id = call.services.items, call.principal.user_id
     limit = int(args.get("limit", DEFAULT_LIMIT))
     low, high = _bounds(args)
@@ -141,9 +151,14 @@ def changes(call: Call, args: dict[str, Any], wanted: Callable[[Item], bool]) ->
     else:
         found = _newest_first(items, user_partition(user_id), None, CHANGE_PREFIX, low, high)
     kept: list[Item] = []
+    used = 0
     for scanned, stored in enumerate(found, start=1):
         item = expanded(stored)
         if wanted(item):
+            if json_bytes is not None:
+                used += len(json.dumps(public_change(item), ensure_ascii=False, separators=(",", ":")).encode())
+                if kept and used > json_bytes:
+                    return kept, kept[-1]["id"]
             kept.append(item)
             if len(kept) == limit:
                 return kept, item["id"]
@@ -197,7 +212,7 @@ def list_changes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     if not readable_kinds(call):
         raise Forbidden("list_changes needs memo:read or todo:read")
     args = with_me(call, args)
-    found, cursor = changes(call, args, matcher(call, args))
+    found, cursor = changes(call, args, matcher(call, args), json_bytes=PAGE_JSON_BYTES)
     if not found and "cursor" not in args:
         require_known(call, args)
     data: dict[str, Any] = {"changes": [public_change(item) for item in found]}

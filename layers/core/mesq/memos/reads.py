@@ -8,6 +8,7 @@ order its entries, and fetch the whole memos of the page by key.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -18,9 +19,9 @@ from ..attachments.uploads import public_resource
 from ..auth.user_zone import configured_zone
 from ..auth.users import get_user
 from ..kernel.context import Call
-from ..kernel.errors import NotFound, ValidationError
+from ..kernel.errors import NotFound, ResponseTooLarge, ValidationError
 from ..kernel.messages import quoted
-from ..kernel.pages import full_and_behind, page
+from ..kernel.pages import behind, full_and_behind, page
 from ..kernel.ports.storage import Item
 from ..kernel.spec import load_spec
 from ..kernel.timestamps import in_zone, parse_timestamp, parse_zone
@@ -49,11 +50,37 @@ def public_memo(item: Item) -> dict[str, Any]:
     return {name: item[name] for name in _PUBLIC_FIELDS}
 
 
-def _page(offset: int, limit: int, returned: int, total: int, consumed: int | None = None) -> dict[str, Any]:
+#: A list page stops before its memos pass this many bytes of JSON (UTF-8), the first memo
+#: always kept: 100 memos at the content limit are 5 to 20 MB, and Lambda answers at most 6 MB
+#: (past it no answer at all: API Gateway's 500). An MCP answer carries the data twice (the
+#: structured content and its text, whose quotes are escaped again), so three times this fits.
+PAGE_JSON_BYTES = 3 * 512 * 1024
+
+
+def _json_bytes(memo: Item) -> int:
+    return len(json.dumps(public_memo(memo), ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def _within_budget(memos: list[Item], ids: list[str]) -> tuple[list[Item], int | None]:
+    """The page's first memos that fit PAGE_JSON_BYTES, and, when some were left out, how many
+    of `ids` (the entries the page read, in order) precede the first one left out: where the next
+    page starts. None: every memo fits."""
+    used = 0
+    for kept, memo in enumerate(memos):
+        used += _json_bytes(memo)
+        if kept and used > PAGE_JSON_BYTES:
+            return memos[:kept], ids.index(memo["id"])
+    return memos, None
+
+
+def _page(
+    offset: int, limit: int, returned: int, total: int, consumed: int | None = None, *, cut: bool = False
+) -> dict[str, Any]:
     """`consumed` = matches this page stepped over; more than `returned` when a match changed
     between the index read and the fetch (the index is eventually consistent on DynamoDB).
-    Only a full page can have a successor (`pages.full_and_behind`)."""
-    return page(offset, limit, returned, total, has_more=full_and_behind, step=consumed)
+    Only a full page can have a successor (`pages.full_and_behind`), or one `cut` at
+    PAGE_JSON_BYTES (its step is short of the limit, never nothing)."""
+    return page(offset, limit, returned, total, has_more=behind if cut else full_and_behind, step=consumed)
 
 
 def _time_zone(args: dict[str, Any]) -> ZoneInfo | None:
@@ -109,12 +136,14 @@ def _fetch_matching(call: Call, memo_filter: MemoFilter, entries: list[Item]) ->
     return [found[memo_id] for memo_id in wanted if memo_id in found and memo_filter.matches(found[memo_id])]
 
 
-def _ordered_page(call: Call, memo_filter: MemoFilter, offset: int, limit: int) -> tuple[list[Item], int, int]:
-    """The page's whole memos in list order, the number of matches and how many of them the
-    page stepped over."""
+def _ordered_page(
+    call: Call, memo_filter: MemoFilter, offset: int, limit: int
+) -> tuple[list[Item], list[str], int, int]:
+    """The page's whole memos in list order, the ids of the entries it read, the number of
+    matches and how many of them the page stepped over."""
     items, user_id = call.services.items, call.principal.user_id
     if memo_filter.is_empty_range:
-        return [], 0, 0
+        return [], [], 0, 0
     if memo_filter.is_plain:
         stats = store.read_stats(items, user_id)
         total = sum(stats[status.lower()] for status in memo_filter.statuses)
@@ -133,7 +162,17 @@ def _ordered_page(call: Call, memo_filter: MemoFilter, offset: int, limit: int) 
         total = len(entries)
     entries.sort(key=sort_key, reverse=True)
     selected = entries[offset : offset + limit]
-    return _fetch_matching(call, memo_filter, selected), total, len(selected)
+    return _fetch_matching(call, memo_filter, selected), [entry_id(e) for e in selected], total, len(selected)
+
+
+def _budgeted_page(
+    offset: int, limit: int, memos: list[Item], ids: list[str], total: int, consumed: int | None = None
+) -> tuple[list[Item], dict[str, Any]]:
+    """`memos` (read from the entries `ids`, in order) cut to PAGE_JSON_BYTES, and their page."""
+    kept, step = _within_budget(memos, ids)
+    if step is None:
+        return memos, _page(offset, limit, len(memos), total, consumed)
+    return kept, _page(offset, limit, len(kept), total, step, cut=True)
 
 
 def _list_result(call: Call, args: dict[str, Any], memos: list[Item], page: dict[str, Any]) -> dict[str, Any]:
@@ -155,8 +194,8 @@ def _list_arguments(args: dict[str, Any]) -> tuple[MemoFilter, int, int]:
 
 def list_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     memo_filter, offset, limit = _list_arguments(args)
-    memos, total, consumed = _ordered_page(call, memo_filter, offset, limit)
-    return _list_result(call, args, memos, _page(offset, limit, len(memos), total, consumed))
+    memos, ids, total, consumed = _ordered_page(call, memo_filter, offset, limit)
+    return _list_result(call, args, *_budgeted_page(offset, limit, memos, ids, total, consumed))
 
 
 def _literal_matches(call: Call, memo_filter: MemoFilter, needle: str) -> list[Item] | None:
@@ -190,7 +229,8 @@ def search_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         ]
         matches.sort(key=sort_key, reverse=True)
         selected = matches[offset : offset + limit]
-        return _list_result(call, args, selected, _page(offset, limit, len(selected), len(matches)))
+        ids = [memo["id"] for memo in selected]
+        return _list_result(call, args, *_budgeted_page(offset, limit, selected, ids, len(matches)))
     # The page's whole memos, checked again as they are now (on DynamoDB the index follows the
     # stream: a memo edited a moment ago is dropped from the page rather than shown unmatched).
     selected = indexed[offset : offset + limit]
@@ -200,7 +240,8 @@ def search_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         for memo in (found.get(entry_id(entry)) for entry in selected)
         if memo is not None and literal_match(memo_filter, needle, memo, fold(memo["content"]))
     ]
-    return _list_result(call, args, memos, _page(offset, limit, len(memos), len(indexed), len(selected)))
+    ids = [entry_id(entry) for entry in selected]
+    return _list_result(call, args, *_budgeted_page(offset, limit, memos, ids, len(indexed), len(selected)))
 
 
 def require_memo(call: Call, memo_id: str) -> Item:
@@ -219,8 +260,21 @@ def get_memo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def batch_get_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    """A batch whose memos pass PAGE_JSON_BYTES is refused, naming how many of its first ids fit:
+    it has no page to continue on, and a cut answer would say nothing of the ids left out."""
     ids = list(dict.fromkeys(args["ids"]))
     found = store.fetch_memos(call.services.items, call.principal.user_id, ids)
+    memos = [found[i] for i in ids if i in found]
+    _, step = _within_budget(memos, ids)
+    if step is not None:
+        raise ResponseTooLarge(
+            "these %(count)s memos are over the %(budget)s-byte answer budget; ask for fewer ids at a time "
+            "(the first %(fit)s fit)",
+            count=len(memos),
+            budget=PAGE_JSON_BYTES,
+            fit=step,
+            details={"hints": {"ids": ids[:step]}},
+        )
     return {
         "memos": [public_memo(found[i]) for i in ids if i in found],
         "missingIds": [i for i in ids if i not in found],
@@ -247,9 +301,11 @@ def select_memos_for_insight(call: Call, args: dict[str, Any]) -> dict[str, Any]
         ids = list(dict.fromkeys(args["memoIds"]))
         found = store.fetch_memos(call.services.items, call.principal.user_id, ids)
         selected = [found[i] for i in ids if i in found and found[i]["status"] == "NORMAL"]
+        shown = selected[offset : offset + limit]
+        kept, paged = _budgeted_page(offset, limit, shown, [memo["id"] for memo in shown], len(selected))
         data: dict[str, Any] = {
-            "memos": [public_memo(m) for m in selected[offset : offset + limit]],
-            "page": _page(offset, limit, len(selected[offset : offset + limit]), len(selected)),
+            "memos": [public_memo(m) for m in kept],
+            "page": paged,
             "scope": {"mode": "ids", "memoIds": ids},
             "missingIds": [i for i in ids if i not in found],
             "excludedIds": [i for i in ids if i in found and found[i]["status"] != "NORMAL"],
@@ -274,13 +330,13 @@ def select_memos_for_insight(call: Call, args: dict[str, Any]) -> dict[str, Any]
         ]
     entries.sort(key=lambda e: (e["createdAt"], entry_id(e)), reverse=True)
     selected = entries[offset : offset + limit]
-    memos = [public_memo(m) for m in _fetch_matching(call, memo_filter, selected)]
+    fetched = _fetch_matching(call, memo_filter, selected)
+    kept, page = _budgeted_page(offset, limit, fetched, [entry_id(e) for e in selected], len(entries), len(selected))
     scope: dict[str, Any] = {"mode": "scope", "dateScopeMode": mode}
     for name in ("tags", "untagged", "from", "to"):
         if name in args:
             scope[name] = args[name]
-    page = _page(offset, limit, len(memos), len(entries), len(selected))
-    return {"memos": memos, "page": page, "scope": scope}
+    return {"memos": [public_memo(m) for m in kept], "page": page, "scope": scope}
 
 
 def list_memo_resources(call: Call, args: dict[str, Any]) -> dict[str, Any]:

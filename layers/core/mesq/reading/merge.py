@@ -13,12 +13,14 @@ concurrent writer makes a condition fail; the book is then re-read and merged ag
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..kernel.errors import ServiceUnavailable
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import (
+    MAX_TRANSACTION_BYTES,
     MAX_TRANSACTION_OPS,
     Condition,
     ConditionFailed,
@@ -28,6 +30,7 @@ from ..kernel.ports.storage import (
     Put,
     Update,
     WriteOp,
+    transaction_bytes,
 )
 from . import store
 from .model import (
@@ -190,6 +193,19 @@ def _book_changed(stored: Item | None, meta: dict[str, Any]) -> bool:
     )
 
 
+def _chunk_starts(notes: Sequence[WriteOp], room: int) -> list[int]:
+    """Where each transaction's notes start: at most MAX_TRANSACTION_OPS - 1 notes (the book's
+    own write is the last) and `room` bytes of payload (long notes: DynamoDB takes 4 MB)."""
+    starts, count, used = [0], 0, 0
+    for position, op in enumerate(notes):
+        size = transaction_bytes([op])
+        if count and (count == MAX_TRANSACTION_OPS - 1 or used + size > room):
+            starts.append(position)
+            count, used = 0, 0
+        count, used = count + 1, used + size
+    return starts
+
+
 def _commit(items: ItemStore, user_id: str, plan: _Plan, meta: dict[str, Any]) -> None:
     """Write the notes chunk by chunk; only the LAST transaction writes the book's metadata and
     `upstreamMark`. An earlier chunk carries its counter ADDs (so counts always agree with the
@@ -197,11 +213,11 @@ def _commit(items: ItemStore, user_id: str, plan: _Plan, meta: dict[str, Any]) -
     chunks leaves a book no sync can take for up to date, so the next sync (or re-import) merges
     the whole snapshot again and repairs it."""
     key = book_key(user_id, meta["id"])
-    chunk = MAX_TRANSACTION_OPS - 1
-    starts = list(range(0, len(plan.notes), chunk)) if plan.notes else [0]
+    starts = _chunk_starts(plan.notes, MAX_TRANSACTION_BYTES - transaction_bytes([Update(key, set=meta)]))
+    ends = [*starts[1:], len(plan.notes)]
     identity = {name: meta[name] for name in _IDENTITY}
-    for start in starts:
-        ops, deltas = plan.notes[start : start + chunk], plan.deltas[start : start + chunk]
+    for start, end in zip(starts, ends, strict=True):
+        ops, deltas = plan.notes[start:end], plan.deltas[start:end]
         total: Counter[str] = Counter()
         for delta in deltas:
             total.update(delta)

@@ -57,8 +57,19 @@ def handle_records(
     searchables = searchables_of(services)
     for user in {found[0] for record in records if (found := _user_and_key(searchables, record)) is not None}:
         if build.state(services, user) is not None:
-            run_build(services, user, seconds_left)
+            _run_build_or_queue_it(services, user, seconds_left)
     return answer
+
+
+def _run_build_or_queue_it(services: Services, user_id: str, seconds_left: Callable[[], float]) -> None:
+    """A build that fails after the records' refreshes is queued again, not raised: raising would
+    fail the stream's whole batch, replayed every time until the retry limit parks every user's
+    records in the DLQ; the build queue retries it alone (and has its own DLQ)."""
+    try:
+        run_build(services, user_id, seconds_left)
+    except Exception:
+        log.exception("search indexer: a build after the stream's refresh failed; queued again")
+        services.search.request_build(user_id, again=True)
 
 
 def handle_build_requests(

@@ -10,13 +10,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..kernel.ports.storage import ConditionFailed, ItemStore, Put, Update
+from ..kernel.ports.storage import MAX_TRANSACTION_BYTES, ConditionFailed, ItemStore, Put, Update, transaction_bytes
 
 
 def write_each(items: ItemStore, ops: Sequence[Put | Update]) -> int:
-    """How many of `ops` were written (the rest met a failed condition)."""
-    if not ops:
-        return 0
+    """How many of `ops` were written (the rest met a failed condition). Long items go in more
+    than one transaction: DynamoDB takes at most 4 MB in one (an archive's 100 memos at the
+    content limit, or their change records, are several times that)."""
+    return sum(_write_chunk(items, chunk) for chunk in _chunks(ops))
+
+
+def _chunks(ops: Sequence[Put | Update]) -> list[Sequence[Put | Update]]:
+    chunks: list[Sequence[Put | Update]] = []
+    start, used = 0, 0
+    for position, op in enumerate(ops):
+        size = transaction_bytes([op])
+        if position > start and used + size > MAX_TRANSACTION_BYTES:
+            chunks.append(ops[start:position])
+            start, used = position, 0
+        used += size
+    if start < len(ops):
+        chunks.append(ops[start:])
+    return chunks
+
+
+def _write_chunk(items: ItemStore, ops: Sequence[Put | Update]) -> int:
     try:
         items.transact(list(ops))
         return len(ops)

@@ -37,6 +37,7 @@ from ..kernel.errors import MesqError, ValidationError
 from ..kernel.i18n import written_language
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import (
+    MAX_TRANSACTION_BYTES,
     MAX_TRANSACTION_OPS,
     Condition,
     ConditionFailed,
@@ -45,6 +46,7 @@ from ..kernel.ports.storage import (
     ItemStore,
     Put,
     WriteOp,
+    transaction_bytes,
 )
 from ..kernel.timestamps import now_timestamp, utc_now
 from ..store import idempotency
@@ -95,12 +97,23 @@ def tag_registrations(state: TodoState, user_id: str, tags: Iterable[str], now: 
 
 
 def commit(items: ItemStore, ops: Sequence[WriteOp]) -> None:
-    """One all-or-nothing transaction; more than 100 writes is refused before anything is written."""
+    """One all-or-nothing transaction; more than 100 writes, or more than DynamoDB's payload
+    limit (long notes in a batch: the records and their change records), is refused before
+    anything is written, on every storage."""
     if len(ops) > MAX_TRANSACTION_OPS:
         raise ValidationError(
             "this change needs %(count)s writes; one atomic change may have at most %(max_transaction_ops)s",
             count=len(ops),
             max_transaction_ops=MAX_TRANSACTION_OPS,
+        )
+    size = transaction_bytes(ops)
+    if size > MAX_TRANSACTION_BYTES:
+        megabytes, most = round(size / 1_000_000, 1), round(MAX_TRANSACTION_BYTES / 1_000_000, 1)
+        raise ValidationError(
+            "this change writes %(size)s MB; one atomic change may write at most %(max)s MB: change fewer "
+            "records at once",
+            size=megabytes,
+            max=most,
         )
     if ops:
         items.transact(list(ops))

@@ -14,6 +14,7 @@ must hide expired items themselves).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal, Protocol
@@ -33,6 +34,9 @@ INDEXES: Mapping[str, tuple[str, str]] = {
 #: DynamoDB's TransactWriteItems limit, kept by every adapter so code tested on SQLite runs on
 #: DynamoDB; domain code sizes its transactions by it.
 MAX_TRANSACTION_OPS = 100
+#: DynamoDB's TransactWriteItems payload limit (4 MB), less room for what `transaction_bytes`
+#: does not count (type tags, expressions): a domain transaction past it is refused up front.
+MAX_TRANSACTION_BYTES = 3_500_000
 KEY_ATTRIBUTES = frozenset({"pk", "sk"})
 RESERVED_ATTRIBUTES = frozenset(
     {"pk", "sk", "gsi1pk", "gsi1sk", "gsi2pk", "gsi2sk", "gsi3pk", "gsi3sk", "gsi4pk", "gsi4sk", "ttl"}
@@ -103,6 +107,25 @@ class Check:
 
 
 WriteOp = Put | Update | Delete | Check
+
+
+def transaction_bytes(ops: Sequence[WriteOp]) -> int:
+    """About what a transaction of `ops` weighs on DynamoDB: the UTF-8 JSON of the items, keys,
+    values and conditions it sends (DynamoDB refuses more than 4 MB; SQLite has no limit, so
+    code tested there would pass and fail on AWS)."""
+    total = 0
+    for op in ops:
+        if isinstance(op, Put):
+            parts: tuple[Any, ...] = (op.item,)
+        elif isinstance(op, Update):
+            parts = (op.key, dict(op.set), list(op.remove), dict(op.add))
+        else:
+            parts = (op.key,)
+        condition = op.condition
+        if condition is not None:
+            parts = (*parts, dict(condition.equals))
+        total += len(json.dumps(parts, ensure_ascii=False, default=str).encode())
+    return total
 
 
 @dataclass(frozen=True)
@@ -234,6 +257,7 @@ class PresignUnsupported(StoreError):
 
 __all__ = [
     "INDEXES",
+    "MAX_TRANSACTION_BYTES",
     "MAX_TRANSACTION_OPS",
     "BlobInfo",
     "BlobNotFound",
@@ -255,4 +279,5 @@ __all__ = [
     "StoreUnavailable",
     "Update",
     "WriteOp",
+    "transaction_bytes",
 ]
