@@ -171,6 +171,11 @@ def test_code_presented_by_another_document_client_is_spent(services, documents)
         {"token_endpoint_auth_method": "private_key_jwt"},
         {"jwks": {}},  # was a 500 at authorize (authlib's key-set import)
         {"jwks": "x"},
+        # A document that offers no public code flow (no `none` among its methods, no code grant)
+        # stays refused; ChatGPT's and VS Code's offer one (test_the_documents_..._connect).
+        {"token_endpoint_auth_method": "private_key_jwt", "token_endpoint_auth_methods_supported": ["private_key_jwt"]},
+        {"token_endpoint_auth_method": "private_key_jwt", "token_endpoint_auth_methods_supported": "none"},
+        {"grant_types": ["refresh_token", "urn:ietf:params:oauth:grant-type:device_code"]},
     ],
 )
 def test_documents_that_break_client_rules_are_invalid_clients(services, documents, changes):
@@ -328,20 +333,3 @@ def test_the_documents_chatgpt_and_vs_code_publish_connect(services, documents, 
                 "code_verifier": pkce.verifier}  # fmt: skip
         tokens = client.post("/oauth/token", data=form)
         assert tokens.status_code == 200, tokens.text
-
-
-@pytest.mark.parametrize(
-    "changes",
-    [
-        {"token_endpoint_auth_method": "private_key_jwt", "token_endpoint_auth_methods_supported": ["private_key_jwt"]},
-        {"token_endpoint_auth_method": "private_key_jwt", "token_endpoint_auth_methods_supported": "none"},
-        {"grant_types": ["refresh_token", "urn:ietf:params:oauth:grant-type:device_code"]},
-    ],
-)
-def test_documents_offering_no_public_code_flow_stay_refused(services, documents, changes):
-    base, served = documents
-    url = f"{base}/client.json"
-    served["/client.json"] = (200, JSON, _document(url, **changes))
-    with _app(services, allow_loopback=True) as client:
-        response = _authorize(client, url)
-    assert response.status_code == 400 and response.json()["error"] == "invalid_client", response.text

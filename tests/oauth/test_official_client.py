@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import anyio
 import httpx
@@ -73,25 +75,26 @@ def _provider(mcp_url: str, browser: Browser, storage: MemoryStorage, scope: str
     )
 
 
-def test_official_client_signs_in_on_another_name_of_the_public_url(tmp_path):
-    """`--public-url http://127.0.0.1:PORT`, and the client connects to `http://localhost:PORT/mcp`:
-    the metadata names the URL it used (RFC 9728 §3.3, which the SDK checks), the authorization
-    server stays the public URL, and the token works by both names."""
+@contextmanager
+def first_connection(tmp_path: Path, public_url: str, browse: str, connect: str) -> Iterator[tuple[str, MemoryStorage]]:
+    """`mesq serve --public-url <public_url>`; the official client connects to `<connect>/mcp` and
+    the person signs in and consents on `<browse>` ("{port}" in each: the server's port), through to
+    a token. Yields the port and the client's stored tokens; the server stops after."""
     argv = [sys.executable, "-m", "mesq.runtime.cli", "serve", "--data-dir", "{data_dir}", "--port", "{port}",
-            "--public-url", "http://127.0.0.1:{port}"]  # fmt: skip
+            "--public-url", public_url]  # fmt: skip
     live = start_server(tmp_path / "data", {"MCP_RATE_LIMIT_PROFILE": "relaxed"}, command=argv)
     try:
         created = live.cli("user", "create", "bob", "--password-stdin", stdin=PASSWORD + "\n")
         assert created.returncode == 0, created.stderr
         port = live.base_url.rsplit(":", 1)[1]
-        public, alias = f"http://127.0.0.1:{port}", f"http://localhost:{port}"
-        browser = Browser(public, "bob", PASSWORD)
+        browser = Browser(browse.format(port=port), "bob", PASSWORD)
         storage = MemoryStorage()
-        auth = _provider(f"{alias}/mcp", browser, storage, "memo:read")
+        mcp_url = f"{connect.format(port=port)}/mcp"
+        auth = _provider(mcp_url, browser, storage, "memo:read")
 
         async def scenario() -> None:
             http = httpx2.AsyncClient(auth=auth, timeout=30)
-            async with http, Client(streamable_http_client(f"{alias}/mcp", http_client=http), mode="auto") as client:
+            async with http, Client(streamable_http_client(mcp_url, http_client=http), mode="auto") as client:
                 assert "list_memos" in [tool.name for tool in (await client.list_tools()).tools]
 
         try:
@@ -99,8 +102,20 @@ def test_official_client_signs_in_on_another_name_of_the_public_url(tmp_path):
         finally:
             browser.close()
         assert storage.tokens is not None
+        yield port, storage
+    finally:
+        stop_server(live)
+
+
+def test_official_client_signs_in_on_another_name_of_the_public_url(tmp_path):
+    """`--public-url http://127.0.0.1:PORT`, and the client connects to `http://localhost:PORT/mcp`:
+    the metadata names the URL it used (RFC 9728 §3.3, which the SDK checks), the authorization
+    server stays the public URL, and the token works by both names."""
+    public = "http://127.0.0.1:{port}"
+    with first_connection(tmp_path, public, browse=public, connect="http://localhost:{port}") as (port, storage):
+        assert storage.tokens is not None
         by_public_name = httpx.post(
-            f"{public}/mcp",
+            f"{public.format(port=port)}/mcp",
             json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
             headers={
                 "Authorization": f"Bearer {storage.tokens.access_token}",
@@ -108,8 +123,6 @@ def test_official_client_signs_in_on_another_name_of_the_public_url(tmp_path):
             },
         )
         assert by_public_name.status_code == 200, by_public_name.text
-    finally:
-        stop_server(live)
 
 
 def test_official_client_signs_in_with_oauth(server):

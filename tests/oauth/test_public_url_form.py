@@ -9,20 +9,14 @@ breaking every resource check later."""
 
 from __future__ import annotations
 
-import sys
-
-import anyio
-import httpx2
 import pytest
-from mcp.client.client import Client
-from mcp.client.streamable_http import streamable_http_client
 
 from mesq.runtime.cli.common import settings_of
 from mesq.runtime.cli.main import build_parser
 from mesq.wiring.config import ConfigError, Settings
-from tests.conftest import start_server, stop_server
-from tests.oauth.browser import PASSWORD, Browser
-from tests.oauth.test_official_client import MemoryStorage, _provider
+from tests.oauth.test_official_client import first_connection
+
+LOCAL = "http://localhost:{port}"
 
 
 @pytest.mark.parametrize(
@@ -67,26 +61,6 @@ def test_the_command_line_public_url_is_read_the_same_way() -> None:
 
 
 def test_official_client_signs_in_when_the_public_url_is_written_with_capitals(tmp_path) -> None:
-    argv = [sys.executable, "-m", "mesq.runtime.cli", "serve", "--data-dir", "{data_dir}", "--port", "{port}",
-            "--public-url", "http://LocalHost:{port}/"]  # fmt: skip
-    live = start_server(tmp_path / "data", {"MCP_RATE_LIMIT_PROFILE": "relaxed"}, command=argv)
-    try:
-        created = live.cli("user", "create", "bob", "--password-stdin", stdin=PASSWORD + "\n")
-        assert created.returncode == 0, created.stderr
-        base = f"http://localhost:{live.base_url.rsplit(':', 1)[1]}"
-        browser = Browser(base, "bob", PASSWORD)
-        storage = MemoryStorage()
-        auth = _provider(f"{base}/mcp", browser, storage, "memo:read")
-
-        async def scenario() -> None:
-            http = httpx2.AsyncClient(auth=auth, timeout=30)
-            async with http, Client(streamable_http_client(f"{base}/mcp", http_client=http), mode="auto") as client:
-                assert "list_memos" in [tool.name for tool in (await client.list_tools()).tools]
-
-        try:
-            anyio.run(scenario)
-        finally:
-            browser.close()
+    # The SDK writes the issuer its way (lower-case host, no trailing slash) and compares `iss` as a string.
+    with first_connection(tmp_path, "http://LocalHost:{port}/", browse=LOCAL, connect=LOCAL) as (_port, storage):
         assert storage.tokens is not None and storage.tokens.access_token.startswith("mesq_at_")
-    finally:
-        stop_server(live)

@@ -599,24 +599,20 @@ def test_a_failed_in_place_write_says_so_in_the_pages_language(server: LiveServe
         page.keyboard.press("Escape")
         expect(toast).to_have_count(0)
 
-        page.route("**/memos/*/pin", lambda route: route.fulfill(
-            status=502, body="<html>Bad gateway</html>", content_type="text/html"))  # fmt: skip
-        _card(page, "周末去爬山").get_by_role("button", name="更多操作").click()
-        _card(page, "周末去爬山").get_by_role("menuitem", name="置顶").click()
-        expect(toast).to_have_text(re.compile("^MeSQ 没有正常应答（HTTP 502），请稍后再试"))
-        page.unroute("**/memos/*/pin")
-        toast.get_by_role("button", name="关闭").click()
-        expect(toast).to_have_count(0)
-
-        # A refused fragment with its own alert: that alert's words.
+        # A proxy's own page: the status in words. A refused fragment with its own alert: that alert's words.
         refusal = '<p class="error" role="alert">这条笔记现在不能置顶</p>'
-        page.route("**/memos/*/pin", lambda route: route.fulfill(status=422, body=refusal, content_type="text/html"))
-        _card(page, "周末去爬山").get_by_role("button", name="更多操作").click()
-        _card(page, "周末去爬山").get_by_role("menuitem", name="置顶").click()
-        expect(toast).to_have_text(re.compile("^这条笔记现在不能置顶"))
-        page.unroute("**/memos/*/pin")
-        toast.get_by_role("button", name="关闭").click()
-        expect(toast).to_have_count(0)
+        for status, body, said in (
+            (502, "<html>Bad gateway</html>", "^MeSQ 没有正常应答（HTTP 502），请稍后再试"),
+            (422, refusal, "^这条笔记现在不能置顶"),
+        ):
+            page.route("**/memos/*/pin", lambda route, *_, s=status, b=body: route.fulfill(
+                status=s, body=b, content_type="text/html"))  # fmt: skip
+            _card(page, "周末去爬山").get_by_role("button", name="更多操作").click()
+            _card(page, "周末去爬山").get_by_role("menuitem", name="置顶").click()
+            expect(toast).to_have_text(re.compile(said))
+            page.unroute("**/memos/*/pin")
+            toast.get_by_role("button", name="关闭").click()
+            expect(toast).to_have_count(0)
 
         # The session ends while the memo is open for editing: the save is refused, the text kept.
         _card(page, "周末去爬山").get_by_role("link", name=re.compile("^编辑")).click()
