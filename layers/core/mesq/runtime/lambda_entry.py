@@ -2,7 +2,8 @@
 `Logger(child=True)` in mesq logs under, as POWERTOOLS_SERVICE_NAME in template.yaml says), Tracer
 and Metrics around the handler, in the same order for every kind of event:
 
-- `lambda_handler`: an HTTP function (API Gateway v2 -> Mangum -> the ASGI app);
+- `lambda_handler`: an HTTP function (API Gateway v2 -> Mangum -> the ASGI app); an answer past
+  the 6 MB a synchronous invocation may return becomes a 400 `RESPONSE_TOO_LARGE` (`payload_bytes`);
 - `scheduled_handler`: an EventBridge-scheduled job;
 - `event_handler`: a function fed by a schedule and a queue (reading sync);
 - `stream_handler`: a DynamoDB Streams consumer that reports partial batch failures.
@@ -15,6 +16,7 @@ consumer's the first record's event id."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +29,7 @@ from mangum import Mangum
 from mangum.types import ASGI
 
 from ..kernel.concurrency import one_request_at_a_time
+from ..kernel.errors import ResponseTooLarge
 
 LambdaHandler = Callable[[dict[str, Any], Any], dict[str, Any]]
 #: What an instrumented function body receives: the event, the Lambda context, the metrics to add to.
@@ -76,14 +79,58 @@ def instrumented(body: Body, service: str, correlation_id_path: str | None = Non
     return handler
 
 
+#: What a synchronous invocation may return: the serialized response object, 6 MB. Past it there
+#: is no answer at all (the invocation fails and API Gateway or the function URL says 500). The
+#: python3.12 runtime (template.yaml) writes it with `ensure_ascii=False`: 中 is 3 bytes, not \u4e2d.
+RESPONSE_PAYLOAD_BYTES = 6 * 1024 * 1024
+#: The runtime's own framing of the payload, kept free.
+_PAYLOAD_MARGIN = 16 * 1024
+#: A body shorter than this cannot reach the cap, even with every character written \uXXXX.
+_SURELY_FITS_CHARS = (RESPONSE_PAYLOAD_BYTES - _PAYLOAD_MARGIN) // 6 - 4096
+
+
+def payload_bytes(response: dict[str, Any]) -> int | None:
+    """The response's size as the runtime sends it, when it may be near the cap; None: it fits."""
+    body = response.get("body")
+    if not isinstance(body, str) or len(body) < _SURELY_FITS_CHARS:
+        return None
+    return len(json.dumps(response, ensure_ascii=False).encode())
+
+
+def _too_large(response: dict[str, Any], size: int, event: dict[str, Any], logger: Logger) -> dict[str, Any]:
+    """A clear 400 in place of an answer Lambda cannot send. Each read pages itself under the cap
+    (memo lists, list_changes); this is what is left for any other that grows past it (a CalDAV
+    REPORT of many long tasks): the client is told to ask for less, the log says what was cut."""
+    headers = response.get("headers") or {}
+    trace_id = str(headers.get("x-trace-id", ""))
+    logger.warning(
+        "answer over the Lambda response cap", extra={"bytes": size, "path": event.get("rawPath"), "traceId": trace_id}
+    )
+    error = ResponseTooLarge(
+        "the answer is %(size)s MB, over the 6 MB a serverless function can return: ask for fewer records "
+        "(a smaller limit, a narrower filter or time range)",
+        size=f"{size / 1024 / 1024:.1f}",
+    )
+    return {
+        "statusCode": error.http_status,
+        "headers": {"content-type": "application/json", "cache-control": "private, no-store", "x-trace-id": trace_id},
+        "body": json.dumps(error.envelope(trace_id)),
+        "isBase64Encoded": False,
+    }
+
+
 def lambda_handler(app: ASGI, service: str) -> LambdaHandler:
     # lifespan="off": Mangum would enter the ASGI lifespan on every invocation otherwise.
     adapter = Mangum(app, lifespan="off")
+    logger = Logger(child=True)
 
     def serve(event: dict[str, Any], context: Any, metrics: Metrics) -> dict[str, Any]:
         metrics.add_metric(name="Requests", unit=MetricUnit.Count, value=1)
         with one_request_at_a_time():  # one invocation per execution environment: no worker hop
             response: dict[str, Any] = adapter(event, context)
+        size = payload_bytes(response)
+        if size is not None and size > RESPONSE_PAYLOAD_BYTES - _PAYLOAD_MARGIN:
+            return _too_large(response, size, event, logger)
         return response
 
     return instrumented(serve, service, correlation_paths.API_GATEWAY_HTTP)
