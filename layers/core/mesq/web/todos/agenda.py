@@ -103,7 +103,8 @@ async def agenda_view(page: Page, tab: str, **extra: Any) -> dict[str, Any]:
         late = await page.invoke("query_todos", query_arguments("overdue", now, zone, 0))
         overdue = [entry(item, spaces, now, zone, page.translator) for item in late["items"]]
         overdue_more = bool(late["page"].get("hasMore"))
-    late_ids = {item["id"] for item in overdue}  # a time passed earlier today: listed once, as overdue
+    # Today's list asks for what is not overdue; a due passing between the two reads is listed once, as overdue.
+    late_ids = {item["id"] for item in overdue}
     more = found["page"]
     return {
         "nav": "todos",
