@@ -22,7 +22,7 @@ from mesq.mcp.catalog import (
     method_annotations,
 )
 from mesq.mcp.code.tools import listed_tools
-from mesq.mcp.lean import SERVER_ONLY_KEYWORDS, drop_implied_types, open_objects, strip_input_only
+from mesq.mcp.lean import LISTED_DEPTH, SERVER_ONLY_KEYWORDS, drop_implied_types, open_objects, strip_input_only
 from mesq.mcp.service import default_catalog
 from mesq.mcp.visibility import resolve
 
@@ -123,6 +123,48 @@ def shape_only(schema: dict[str, Any]) -> Any:
     return open_objects(drop_implied_types(strip_input_only(schema)))
 
 
+def json_types(node: Any) -> list[str] | None:
+    """The JSON types a dereferenced subschema allows (`type`, or its `anyOf` / `oneOf` branches'), null last."""
+    if not isinstance(node, dict):
+        return None
+    if "type" in node:
+        found = {node["type"]} if isinstance(node["type"], str) else set(node["type"])
+    elif isinstance(branches := node.get("anyOf", node.get("oneOf")), list):
+        parts = [json_types(branch) for branch in branches]
+        if any(part is None for part in parts):
+            return None
+        found = {kind for part in parts for kind in part or []}
+    else:
+        return None
+    return sorted(found - {"null"}) + sorted(found & {"null"})
+
+
+def as_listed_data(data: Any, depth: int = 1) -> Any:
+    """A dereferenced `data` schema as the listing describes it (lean.LISTED_DEPTH, counted in
+    property hops from the envelope, which `data` is one below): a record's own field keeps its
+    enum or const, else only its JSON type."""
+    if not isinstance(data, dict):
+        return data
+    if depth == LISTED_DEPTH:
+        if "enum" in data or "const" in data:
+            return data
+        types = json_types(data)
+        return {} if types is None else {"type": types[0] if len(types) == 1 else types}
+    result: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in ("properties", "patternProperties"):
+            result[key] = {name: as_listed_data(sub, depth + 1) for name, sub in value.items()}
+        elif key == "additionalProperties" and isinstance(value, dict):
+            result[key] = as_listed_data(value, depth + 1)
+        elif key == "items":
+            result[key] = as_listed_data(value, depth)
+        elif key in ("anyOf", "oneOf"):
+            result[key] = [as_listed_data(sub, depth) for sub in value]
+        else:
+            result[key] = value
+    return result
+
+
 def hints(read_only: bool, destructive: bool, idempotent: bool) -> dict[str, bool]:
     return {
         "readOnlyHint": read_only,
@@ -207,9 +249,11 @@ def test_tool_contract(name: str):
     output = tool["outputSchema"]
     Draft202012Validator.check_schema(output)
     assert "$schema" not in output
-    # `data` keeps every field, type, enum and const of the operation's schema; which fields are
-    # required is checked by the server (below), not listed.
-    assert dereference(output)["properties"]["data"] == dereference(without_required(shape_only(operation.data_schema)))
+    # `data` keeps every field, type, enum and const of the operation's schema down to the fields
+    # of its records (a deeper list or object is listed by its type); which fields are required,
+    # and what is deeper, is checked by the server (below), not listed.
+    listed_data = as_listed_data(dereference(without_required(shape_only(operation.data_schema))))
+    assert dereference(output)["properties"]["data"] == listed_data
     # The envelope as listed is minimal: data, the traceId every result carries and, on write
     # tools, recoverData and what the write recorded (changeIds, runId, sessionId); the error
     # object is the same for every tool: the instructions say it.

@@ -35,6 +35,8 @@ from .lean import (
     group_same_fields,
     lean_input_schema,
     lean_output_schema,
+    share_repeats,
+    to_listed_depth,
     without_nested_required,
 )
 from .mcp_apps import tool_meta
@@ -101,16 +103,18 @@ def envelope_schema(
     tools that change data.
 
     Listed, the envelope is as small as the contract allows (docs/contract.md §10): `data` with
-    its fields and their types, the `traceId` every result carries and `recoverData`. Which
-    fields below the envelope are required is not listed (a fifth of the catalog's wire tokens;
-    the server checks it), nor is the error object: every tool's is the same (the server
-    instructions describe it, and an error result has `isError` set). It is open like the
-    objects below it (the instructions
-    describe `correlationId`, `isError` says which branch a result is, and a field added later
-    must not fail a client that cached the list). Fields of one object that share a schema are
-    declared once (`lean.group_same_fields`: a pattern naming them), which is what the official
-    client's per-session schema check costs. No `$schema` either (MCP: a schema without one
-    is JSON Schema 2020-12, which is also what the official client picks).
+    its fields and their types down to the fields of its records (`lean.to_listed_depth`: a list
+    or object inside a record is listed by its type), the `traceId` every result carries and
+    `recoverData`. Which fields below the envelope are required is not listed (a fifth of the
+    catalog's wire tokens; the server checks it), nor is the error object: every tool's is the
+    same (the server instructions describe it, and an error result has `isError` set). It is
+    open like the objects below it (the instructions describe `correlationId`, `isError` says
+    which branch a result is, and a field added later must not fail a client that cached the
+    list). Fields of one object that share a schema are declared once (`lean.group_same_fields`:
+    a pattern naming them), and a record that occurs twice is one def (`share_repeats`): the
+    official client checks the schema against the 2020-12 metaschema in every session, at a
+    cost per subschema. No `$schema` either (MCP: a schema without one is JSON Schema 2020-12,
+    which is also what the official client picks).
 
     Checked, it is the full envelope: closed, exactly one of `data` / `error`, every required
     field, the whole error object, `correlationId` a string."""
@@ -125,7 +129,7 @@ def envelope_schema(
     if defs:
         schema["$defs"] = defs
     lean = lean_output_schema(schema)
-    listed = group_same_fields(without_nested_required(lean))
+    listed = share_repeats(group_same_fields(to_listed_depth(without_nested_required(lean))))
     checked = {
         **lean,
         "properties": {

@@ -1,11 +1,13 @@
 """Output schemas as lean as the contract allows (docs/contract.md §10).
 
 An output schema is read by the client that validates a result, and most hosts also hand it to
-the model; every tool pays for it in every `tools/list`. What it must keep is the shape of `data`:
-each field, its type, which fields are required, enums and constants, and the `recoverData`
-pointer. What it drops only matters for input, or is prose an agent reads once in
-the tool's description: descriptions, titles, examples, defaults, length and range limits,
-patterns and formats.
+the model; every tool pays for it in every `tools/list`. What it must keep is the shape of
+`data`: each field, its type, enums and constants, and the `recoverData` pointer. As listed,
+that shape goes down to the fields of the records in `data` (`to_listed_depth`); a list or
+object inside a record is listed by its type, and the server checks every result against the
+whole shape. What it drops only matters for input, or is prose an agent reads once in the tool's
+description: descriptions, titles, examples, defaults, length and range limits, patterns and
+formats.
 
 Objects below the envelope are left open (see `open_objects`). After stripping, many `$defs`
 collapse to a scalar (`TodoPosition` -> `{"type": "string"}`) or to a pointer at another def
@@ -486,3 +488,89 @@ def lean_input_schema(schema: Mapping[str, Any], names: Mapping[str, str] | None
         _strip_server_only({key: value for key, value in schema.items() if key != "$schema"})
     )
     return share_repeats(fold_defs(listed), names)
+
+
+#: How deep a listed output schema describes a result, in property hops from the envelope: the
+#: envelope's fields (1: `data`, `traceId`), data's fields (2: a record, a list of records, a
+#: count), and each record's own fields (3: their types). A field at that depth which is itself a
+#: list or an object is listed by its type; its shape below is the contract's, and the server
+#: checks it in every result against the full envelope (catalog.py `Envelope.checked`).
+LISTED_DEPTH = 3
+
+#: Keywords that give a subschema's structure below it: dropped at LISTED_DEPTH.
+_STRUCTURE = frozenset(_ONE) | frozenset(_MANY) | frozenset(_MAP) | {"required", "$ref", "dependentRequired"}
+
+
+def _types_of(schema: Any, defs: Mapping[str, Any], seen: frozenset[str] = frozenset()) -> set[str] | None:
+    """The JSON types `schema` allows, from its `type`, the defs it points at or the branches of
+    its `anyOf` / `oneOf` (`allOf`: the first branch that says); None where they are not all said."""
+    if schema is True or schema == {}:
+        return None
+    if not isinstance(schema, dict):
+        return None
+    if isinstance(schema.get("type"), str):
+        return {schema["type"]}
+    if isinstance(schema.get("type"), list):
+        return set(schema["type"])
+    name = _def_name(schema)
+    if name is not None and name not in seen and name in defs:
+        return _types_of(defs[name], defs, seen | {name})
+    branches = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(branches, list):
+        found: set[str] = set()
+        for branch in branches:
+            types = _types_of(branch, defs, seen)
+            if types is None:
+                return None
+            found |= types
+        return found
+    for branch in schema.get("allOf") or []:
+        types = _types_of(branch, defs, seen)
+        if types is not None:
+            return types
+    return None
+
+
+def _by_type(schema: dict[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:
+    """A field at LISTED_DEPTH: its enum or const as it is, else its JSON type alone."""
+    if "enum" in schema or "const" in schema:
+        return {key: value for key, value in schema.items() if key not in _STRUCTURE}
+    types = _types_of(schema, defs)
+    if types is None:
+        return {}
+    ordered = sorted(types - {"null"}) + sorted(types & {"null"})  # ["string", "null"], as the spec writes it
+    return {"type": ordered[0] if len(ordered) == 1 else ordered}
+
+
+def to_listed_depth(schema: dict[str, Any]) -> dict[str, Any]:
+    """A listed output schema described down to LISTED_DEPTH: the defs it points at inlined on
+    the way (a def shared by two depths is cut at each), what is deeper listed by its type only.
+    It accepts everything the schema did (only constraints are dropped)."""
+    defs: Mapping[str, Any] = schema.get("$defs", {})
+
+    def walk(sub: Any, depth: int, seen: frozenset[str]) -> Any:
+        if not isinstance(sub, dict):
+            return sub
+        name = _def_name(sub)
+        if name is not None and name in defs and name not in seen:
+            return walk(defs[name], depth, seen | {name})
+        if depth >= LISTED_DEPTH:
+            return _by_type(sub, defs)
+        result: dict[str, Any] = {}
+        for key, value in sub.items():
+            if key == "$defs":
+                continue
+            if key in ("properties", "patternProperties") and isinstance(value, dict):
+                result[key] = {field: walk(item, depth + 1, seen) for field, item in value.items()}
+            elif key == "additionalProperties" and isinstance(value, dict):
+                result[key] = walk(value, depth + 1, seen)
+            elif key in _ONE and isinstance(value, dict):
+                result[key] = walk(value, depth, seen)
+            elif key in _MANY and isinstance(value, list):
+                result[key] = [walk(item, depth, seen) for item in value]
+            else:
+                result[key] = value
+        return result
+
+    listed: dict[str, Any] = walk(schema, 0, frozenset())
+    return listed
