@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -113,3 +114,37 @@ def test_reading_settings_page(server: LiveServer, fake: FakeWeRead, page, tmp_p
     expect(page.locator("#import-result")).to_contain_text("Imported 1 book: 1 note added,")
     expect(page.locator("#count-books")).to_have_text("7")
     assert csp_violations == []
+
+
+def test_sync_now_answers_at_once_and_the_page_follows_the_sync(
+    server: LiveServer, fake: FakeWeRead, page  # noqa: F811
+) -> None:
+    """On `mesq serve` the sync runs in the background: the button's page is back before a slow
+    upstream answers, says so in the reader's language, reloads itself until the sync is over and
+    then shows its counts; a second click meanwhile starts no second sync."""
+    expect = playwright_sync.expect
+    base = server.base_url
+    created = server.cli("user", "create", "slow", "--password-stdin", stdin=PASSWORD + "\n")
+    assert created.returncode == 0, created.stderr
+    page.goto(base + "/settings/reading")
+    page.fill("input[name=username]", "slow")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.fill("#credential-secret", API_KEY)
+    page.get_by_role("button", name=re.compile("^Save")).click()
+    expect(page.locator("#credential-hint")).to_contain_text("wrk-…6789")
+    page.set_extra_http_headers({"Accept-Language": "zh-CN"})  # the reader reads Chinese
+    fake.delay["notebooks"] = 4.0
+
+    started = time.monotonic()
+    page.click("#sync-now")
+    expect(page.locator("#sync-running")).to_have_text("正在同步，完成后本页会显示结果。")
+    assert time.monotonic() - started < 3.0  # the upstream is still thinking: the page did not wait for it
+    page.click("#sync-now")  # again, while it runs
+    expect(page.locator("#sync-running")).to_be_visible()
+
+    expect(page.locator("#count-books")).to_have_text("2", timeout=20_000)  # no reload of ours
+    expect(page.locator("#sync-running")).to_have_count(0)
+    expect(page.locator("#last-run")).to_contain_text("10")
+    with fake.lock:
+        assert fake.calls.count("notebooks") == 1, fake.calls

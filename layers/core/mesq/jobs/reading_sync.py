@@ -1,10 +1,12 @@
 """Running reading syncs (docs/contract.md §13) from the outside of the domain: the browser's
 "sync now", the scheduled job and the per-user worker. With `MESQ_READING_SYNC_QUEUE_URL` set
 (AWS) a request becomes one SQS message per user, consumed by functions/reading_sync; without it
-(`mesq serve`) the sync runs in the calling worker thread."""
+(`mesq serve`) the sync runs in a background thread of the server, so the page answers at once
+(a sync may take its whole deadline, 240 s, against a slow upstream)."""
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime, timedelta
 from typing import Literal
 
@@ -14,7 +16,7 @@ from ..adapters.reading.wechat import provider_factory
 from ..kernel.ports.storage import Item
 from ..kernel.timestamps import now_timestamp, parse_timestamp
 from ..reading.credentials import users_to_sync
-from ..reading.sync import sync_status, sync_user
+from ..reading.sync import sync_running, sync_status, sync_user
 from ..wiring.services import Services
 
 logger = Logger(child=True)
@@ -26,13 +28,44 @@ def run_user_sync(services: Services, user_id: str) -> Item:
     return sync_user(services.items, services.sealer, user_id, providers, now_timestamp)
 
 
-def request_sync(services: Services, user_id: str) -> Literal["queued", "done"]:
-    """The "sync now" button: queued on AWS, done in place locally."""
+#: The syncs "sync now" started in this process and not yet over: (the store's identity, user).
+#: Marked before the page answers, so the page it redirects to already says a sync is running.
+_STARTED: set[tuple[int, str]] = set()
+_STARTED_LOCK = threading.Lock()
+
+
+def request_sync(services: Services, user_id: str) -> Literal["queued", "started"]:
+    """The "sync now" button: queued on AWS; started in a background thread locally, unless one
+    this process started for the user is still going (a second click adds nothing)."""
     if services.reading_queue is not None:
         services.reading_queue.send([user_id])
         return "queued"
-    run_user_sync(services, user_id)
-    return "done"
+    key = (id(services.items), user_id)
+    with _STARTED_LOCK:
+        if key in _STARTED:
+            return "started"
+        _STARTED.add(key)
+
+    def run() -> None:
+        try:
+            run_user_sync(services, user_id)  # records its own failures on the sync status
+        except Exception:
+            logger.exception("reading sync failed", extra={"user_id": user_id})
+        finally:
+            with _STARTED_LOCK:
+                _STARTED.discard(key)
+
+    # A daemon thread: stopping the server does not wait out a sync (its lease expires instead).
+    threading.Thread(target=run, name="mesq-reading-sync", daemon=True).start()
+    return "started"
+
+
+def sync_in_progress(services: Services, user_id: str) -> bool:
+    """A sync of the user that this process started, or that holds the lease anywhere."""
+    with _STARTED_LOCK:
+        if (id(services.items), user_id) in _STARTED:
+            return True
+    return sync_running(services.items, user_id)
 
 
 def fan_out(services: Services) -> int:

@@ -51,6 +51,13 @@ def sync_status(items: ItemStore, user_id: str) -> Item | None:
     return items.get((user_partition(user_id), STATUS_SK))
 
 
+def sync_running(items: ItemStore, user_id: str) -> bool:
+    """Whether a sync of `user_id` holds its lease now (in any process: the page's, the scheduled
+    pass's, the reading-sync function's); a lease past its `ttl` is a run that died."""
+    lease = items.get((user_partition(user_id), LEASE_SK))
+    return lease is not None and int(lease.get("ttl", 0)) > time.time()
+
+
 def shelf_counts(items: ItemStore, user_id: str) -> dict[str, int]:
     books = store.all_books(items, user_id)
     counts = {"books": len(books)}

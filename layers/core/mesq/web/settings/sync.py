@@ -8,7 +8,7 @@ from __future__ import annotations
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ...jobs.reading_sync import request_sync
+from ...jobs.reading_sync import request_sync, sync_in_progress
 from ...kernel.concurrency import run_sync
 from ...kernel.timestamps import now_timestamp
 from ...reading.credentials import credential_summary, remove_credential, save_credential
@@ -29,11 +29,16 @@ def _view(page: Page) -> dict[str, object]:
     if sync and error:  # its message in the reader's language (kept as a template; older ones: the English)
         said = Text.from_stored(error.get("said"), str(error.get("message") or ""))
         sync = {**sync, "lastError": {**error, "message": page.translator.text(said)}}
+    requested = page.request.query_params.get("sync")
     return {
         "credential": credential_summary(items, user_id),
         "sync": sync,
         "counts": shelf_counts(items, user_id),
-        "queued": page.request.query_params.get("sync") == "queued",
+        "queued": requested == "queued",
+        "syncing": sync_in_progress(page.web.services, user_id),
+        # After "sync now" here, the page reloads itself until the sync is over (and only then:
+        # a reload would lose a credential being typed).
+        "follow": requested == "started",
     }
 
 
@@ -57,7 +62,7 @@ async def remove_submit(page: Page) -> Response:
 
 async def sync_submit(page: Page) -> Response:
     outcome = await run_sync(request_sync, page.web.services, page.user.user_id)
-    return redirect(PAGE + ("?sync=queued" if outcome == "queued" else ""))
+    return redirect(f"{PAGE}?sync={outcome}")
 
 
 async def import_submit(page: Page) -> Response:
