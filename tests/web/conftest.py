@@ -150,7 +150,9 @@ class PendingRequest:
     verifier: str
 
 
-def pending_request(services: Services, *, state: str | None = "st-123", scopes: str = "memo:read") -> PendingRequest:
+def pending_request(
+    services: Services, *, state: str | None = "st-123", scopes: str = "memo:read", resource: str = f"{BASE}/mcp"
+) -> PendingRequest:
     registered = register_client(
         services.items, ClientMetadata(redirect_uris=(REDIRECT_URI,), client_name="Test Agent")
     )
@@ -163,7 +165,7 @@ def pending_request(services: Services, *, state: str | None = "st-123", scopes:
         redirect_uri=REDIRECT_URI,
         redirect_uri_given=True,
         scopes=frozenset(scopes.split()),
-        resource=f"{BASE}/mcp",
+        resource=resource,
         state=state,
         code_challenge=s256(verifier),
         issuer=BASE,
@@ -171,9 +173,10 @@ def pending_request(services: Services, *, state: str | None = "st-123", scopes:
     return PendingRequest(request_id, client.client_id, verifier)
 
 
-def grant_for(services: Services, browser: Browser) -> str:
-    """Approve a consent as `browser` and exchange the code: one OAuth grant; returns its access token."""
-    pending = pending_request(services)
+def grant_for(services: Services, browser: Browser, resource: str = f"{BASE}/mcp") -> str:
+    """Approve a consent as `browser` and exchange the code: one OAuth grant (for `resource`);
+    returns its access token."""
+    pending = pending_request(services, resource=resource)
     answer = browser.client.post(
         "/api/oauth/consent",
         json={"requestId": pending.request_id, "decision": "approve"},

@@ -195,3 +195,26 @@ def test_the_client_name_is_isolated_on_every_page_that_shows_it(
     grant_id = list_grants(services.items, person.user_id)[0]["id"]
     revoke = person.get(f"/settings/apps/{grant_id}/revoke", headers=headers).text
     assert '<bdi class="client">Test Agent</bdi>' in revoke
+
+
+@pytest.mark.parametrize(
+    ("language", "consent_words", "apps_words"),
+    [
+        ("en-US", "Where: MCP, only memos and todos, read-only", "MCP, only memos and todos, read-only"),
+        ("zh-CN", "连接范围：MCP：仅限笔记和待办，只读", "MCP：仅限笔记和待办，只读"),
+    ],
+)
+def test_consent_and_connected_apps_say_which_connection_a_grant_is_for(
+    services: Services, browser: Callable[..., Browser], language: str, consent_words: str, apps_words: str
+) -> None:
+    """A person who approved a narrowed, read-only connection can tell it from one to everything,
+    before approving and afterwards, in the page's language, with the URL beside the words."""
+    person = browser()
+    narrowed = f"{BASE}/mcp/x/memo,todo/readonly"
+    headers = {"Accept-Language": language}
+    pending = pending_request(services, resource=narrowed)
+    consent = person.get(f"/oauth/consent?request={pending.request_id}", headers=headers).text
+    assert f"{consent_words} <code>/mcp/x/memo,todo/readonly</code>" in consent
+    grant_for(services, person, resource=narrowed)
+    apps = person.get("/settings/apps", headers=headers).text
+    assert f'{apps_words} <code class="wrap">/mcp/x/memo,todo/readonly</code>' in apps

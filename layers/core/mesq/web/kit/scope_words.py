@@ -1,9 +1,14 @@
 """Scopes in plain words, in the page's language, for the consent page, the token form and the
-connected apps (docs/contract.md §1 scopes). The scope itself (`memo:read`) is a protocol name,
-shown as code beside them."""
+connected apps (docs/contract.md §1 scopes), and the connection a grant is for (its resource:
+`/mcp`, `/mcp/readonly`, `/mcp/x/<groups>`, `/api/toolkit`). The scope itself (`memo:read`) and
+the URL are protocol names, shown as code beside them."""
 
 from __future__ import annotations
 
+import re
+from urllib.parse import urlsplit
+
+from ...kernel.formats import listing
 from .i18n import DEFAULT_LANGUAGE, N_, Translator
 
 SCOPE_WORDS: dict[str, str] = {
@@ -21,3 +26,40 @@ ENGLISH = Translator(DEFAULT_LANGUAGE)
 def describe(scope: str, say: Translator = ENGLISH) -> str:
     words = SCOPE_WORDS.get(scope)
     return say.gettext(words) if words else scope
+
+
+#: The MCP tool groups (mesq/kernel/toolsets.py) in plain words, for a connection narrowed to them.
+TOOLSET_WORDS: dict[str, str] = {
+    "memo": N_("memos"),
+    "memo_attachments": N_("memo attachments"),
+    "todo": N_("todos"),
+    "todo_inbox": N_("the todo inbox"),
+    "todo_attachments": N_("todo attachments"),
+    "reading": N_("the reading shelf"),
+    "search": N_("search"),
+    "history": N_("the change history"),
+    "code": N_("Code Mode"),
+}
+_MCP_VARIANT = re.compile(r"/mcp(?:/x/(?P<groups>[^/]+))?(?P<readonly>/readonly)?")
+
+
+def connection_words(resource: str, say: Translator = ENGLISH) -> str:
+    """Which connection a grant's token works on (its RFC 8707 resource), in plain words: the whole
+    MCP endpoint, a read-only or narrowed one (`/mcp/x/memo,todo/readonly`), or the REST API. The
+    URL itself is shown beside it as code."""
+    path = urlsplit(resource).path
+    if path == "/api/toolkit":
+        return say.gettext("The REST API, for scripts and Shortcuts")
+    variant = _MCP_VARIANT.fullmatch(path)
+    if variant is None:
+        return resource
+    names = [name.strip() for name in (variant["groups"] or "").split(",") if name.strip()]
+    groups = [] if set(names) & {"all", "default"} else [say.gettext(TOOLSET_WORDS.get(n, n)) for n in names]
+    shown = listing(groups, say.language)
+    if groups and variant["readonly"]:
+        return say.gettext("MCP, only %(groups)s, read-only", groups=shown)
+    if groups:
+        return say.gettext("MCP, only %(groups)s", groups=shown)
+    if variant["readonly"]:
+        return say.gettext("MCP, every tool that only reads")
+    return say.gettext("MCP, every tool its access allows")

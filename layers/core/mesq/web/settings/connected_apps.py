@@ -3,6 +3,8 @@ revokes every access and refresh token of that grant (mesq/auth/oauth)."""
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from starlette.responses import Response
 from starlette.routing import Route
 
@@ -11,7 +13,7 @@ from ...history.reads import recent_changes
 from ...kernel.concurrency import run_sync
 from ..activity.pages import last_session_views
 from ..kit.framework import Page, Web, endpoint
-from ..kit.scope_words import describe
+from ..kit.scope_words import connection_words, describe
 
 PAGE = "/settings/apps"
 
@@ -23,6 +25,8 @@ async def apps_page(page: Page) -> Response:
         {
             **grant,
             "scopeWords": [describe(scope, page.translator) for scope in grant["scopes"]],
+            "connectionWords": connection_words(grant["resource"], page.translator),
+            "connectionPath": urlsplit(grant["resource"]).path,
             "actor": f"oauth:{grant['id']}",
             "lastSession": sessions.get(f"oauth:{grant['id']}"),
         }

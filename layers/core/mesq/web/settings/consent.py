@@ -22,7 +22,7 @@ from ...kernel.concurrency import run_sync
 from ...kernel.errors import ValidationError
 from ..kit.framework import Page, Web, endpoint, json_ok
 from ..kit.render import redirect, render
-from ..kit.scope_words import describe
+from ..kit.scope_words import connection_words, describe
 
 
 async def consent_page(page: Page) -> Response:
@@ -37,6 +37,7 @@ async def consent_page(page: Page) -> Response:
         pending=pending,
         destination=f"{target.scheme}://{target.netloc}" if target.netloc else pending.redirect_uri,
         scopes=[(scope, describe(scope, page.translator)) for scope in pending.scopes],
+        connection=(connection_words(pending.resource, page.translator), urlsplit(pending.resource).path),
     )
 
 
