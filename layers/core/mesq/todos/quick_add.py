@@ -30,7 +30,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..kernel.tags import find_tags
-from .quick_dates import MORNING_WORDS, find_due, rewrite_chinese, rewrite_english, said_by, with_its_other_half
+from .quick_dates import MORNING_WORDS, read_due
 from .quick_rules import RECUR_EVERY, RECUR_ZH, ZH_DAYPART_WORD, first_due, part_clock_time, part_of_day, rule_of
 from .quick_words import PART_TIMES
 from .short_months import is_leap_day_form, never_skipping
@@ -174,19 +174,16 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
         masked, plain = masked + f" {mark} ", plain + match[0]
     masked, plain = masked + line[end:], plain + line[end:]
 
+    due: date | datetime | None = None
+    found: tuple[datetime, bool, list[str]] | None = None
     if "due" in ignore:
         words = masked.split()
     else:
-        words = rewrite_english(rewrite_chinese(masked, today, originals), today, originals).split()
-    due: date | datetime | None = None
-    morning = MORNING_WORDS.search(text) is not None
-    found = None if "due" in ignore else find_due(words, tz, now, evening=evening, morning=morning)
+        morning = MORNING_WORDS.search(text) is not None
+        words, found = read_due(masked, today, originals, tz, now, evening=evening, morning=morning)
     due_chip: dict[str, str] | None = None
     if found:
-        start, end, when, timed = found
-        start -= said_by(words, start)  # "report by friday": by that day, which is the due (as 周五前交报告)
-        due_words, words = words[start:end], words[:start] + words[end:]
-        when, timed, words = with_its_other_half(when, timed, due_words, words, tz, now, evening, morning)
+        when, timed, due_words = found
         due = when.replace(second=0, microsecond=0) if timed else when.date()
         due_chip = {"kind": "due", "text": " ".join(due_words)}
     if recurrence:
