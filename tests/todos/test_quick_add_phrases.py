@@ -608,12 +608,44 @@ SPACED_MINUTES: list[Row] = [
     ("下午3点二十 开会", TUESDAY, "开会", at(12, 8, 15, 20), None),  # guard
 ]
 
+#: A clock time no clock shows is no due and stays in the title as typed, as 2月30日 does: "at 25:00"
+#: was tomorrow 01:00, "24:30" 00:30, "at 26" midnight, "24点半" 00:30, "every night at 24:30" 00:30;
+#: a day said with it is still the due (its time left out, the words in the title). 24:00 / 24点 /
+#: at 24 is the midnight that ends the day (ISO 8601), and 晚上12点半 (a rewrite's 24:30) the
+#: next day's 00:30.
+IMPOSSIBLE_TIMES: list[Row] = [
+    ("call at 25:00", TUESDAY, "call at 25:00", None, None),
+    ("call 25:00", TUESDAY, "call 25:00", None, None),
+    ("call 24:30", TUESDAY, "call 24:30", None, None),
+    ("开会 25:30", TUESDAY, "开会 25:30", None, None),
+    ("26:30 x", TUESDAY, "26:30 x", None, None),
+    ("call at 26", TUESDAY, "call at 26", None, None),
+    ("call 25:00pm", TUESDAY, "call 25:00pm", None, None),
+    ("比分 25：30", TUESDAY, "比分 25：30", None, None),  # the full-width colon
+    ("24点半 睡觉", TUESDAY, "24点半 睡觉", None, None),
+    ("call tomorrow at 25:00", TUESDAY, "call at 25:00", date(2026, 12, 9), None),
+    ("tomorrow 24:30 call", TUESDAY, "24:30 call", date(2026, 12, 9), None),
+    ("明天 25:00 开会", TUESDAY, "25:00 开会", date(2026, 12, 9), None),
+    ("明天 24点30分 睡觉", TUESDAY, "24点30分睡觉", date(2026, 12, 9), None),
+    ("明天 25点", TUESDAY, "25点", date(2026, 12, 9), None),  # guard
+    ("明天 23:60", TUESDAY, "23:60", date(2026, 12, 9), None),  # guard
+    ("every night at 24:30 check", TUESDAY, "at 24:30 check", at(12, 8, 20), "FREQ=DAILY"),
+    ("every day at 25:00 pills", TUESDAY, "at 25:00 pills", date(2026, 12, 8), "FREQ=DAILY"),
+    ("每天25:00 吃药", TUESDAY, "25:00 吃药", date(2026, 12, 8), "FREQ=DAILY"),
+    ("明天 24:00 交", TUESDAY, "交", at(12, 10, 0), None),  # guard: the midnight that ends tomorrow
+    ("明天24点 交", TUESDAY, "交", at(12, 10, 0), None),  # guard
+    ("submit at 24", TUESDAY, "submit", at(12, 9, 0), None),  # guard
+    ("晚上12点半 睡觉", TUESDAY, "睡觉", at(12, 9, 0, 30), None),  # guard: a rewrite's 24:30
+    ("call at 23:59", TUESDAY, "call", at(12, 8, 23, 59), None),  # guard
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
     + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS + ENGLISH_DAYS_AND_MORE_RULES + REVIEWED
     + SHORT_MONTHS + SAID_ON_THE_DAY + SAID_AS_IN_CHINESE + AS_TYPED_IN_CHINESE + AND_MORE_AS_TYPED
     + AND_MORE_IN_ENGLISH + HOLIDAY_BESIDE_A_DATE + SPACED_MINUTES
+    + IMPOSSIBLE_TIMES
 )  # fmt: skip
 
 

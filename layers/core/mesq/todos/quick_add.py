@@ -30,7 +30,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..kernel.tags import find_tags
-from .quick_dates import MORNING_WORDS, read_due
+from .quick_dates import MORNING_WORDS, impossible_times, read_due
 from .quick_rules import RECUR_EVERY, RECUR_ZH, ZH_DAYPART_WORD, first_due, part_clock_time, part_of_day, rule_of
 from .quick_words import PART_TIMES
 from .short_months import is_leap_day_form, never_skipping
@@ -134,13 +134,22 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
         understood.append((start, end))
     line = _without(line, understood)
 
+    # A clock time no clock shows ("25:00", "24:30", "at 25") is no due, nor a rule's time: it
+    # stays in the title as typed (as 2月30日 does), behind a mark no reader takes a part of.
+    marks = (chr(code) for code in _KEPT_MARKS if chr(code) not in line)
+    kept: dict[str, str] = {}  # mark -> the phrase it hides
+    for start, end in reversed(impossible_times(line)):
+        mark = next(marks, None)
+        if mark is None:  # cannot happen in MAX_CHARACTERS
+            break
+        kept[mark] = line[start:end]
+        line = f"{line[:start]} {mark} {line[end:]}"
+
     # Repeat phrases: the first one typed ("every ..." before "每...") is the rule unless ignored;
     # any other is hidden from the date reader behind a mark and stays whole in the title.
     recurrence: str | None = None
     phrases = [match for pattern in (RECUR_EVERY, RECUR_ZH) for match in pattern.finditer(line)]
     rule_phrase = None if "recurrence" in ignore or not phrases else phrases[0]
-    marks = (chr(code) for code in _KEPT_MARKS if chr(code) not in line)
-    kept: dict[str, str] = {}  # mark -> the phrase it hides
     originals: dict[str, str] = {}  # a rewritten word -> what was typed (`_recorder`)
     evening = False  # the rule names a part of the day after noon: "at 7" is on its clock
     masked = plain = ""  # the line for the date reader; the line as the title keeps it
@@ -209,7 +218,7 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
         chips.append({**due_chip, "value": _describe(due)})
 
     # The rewrite set date phrases apart with spaces; without a date found, the words stay as typed.
-    typed = " ".join(plain.split())
+    typed = _unmasked(" ".join(plain.split()), kept)
     title_words = [shown for word in words if (shown := originals.get(word, _unmasked(word, kept)))]
     title = (_join(title_words) if found else typed) or typed or text.strip()
     title = _NO_SPACE_BEFORE.sub("", title)  # "去买菜 ，别忘了": the space a removed chip stood in

@@ -200,8 +200,8 @@ def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = N
         quarter = {"一": 15, "三": 45}.get(named.get("quarter") or "")
         minute = 30 if named.get("half") else quarter or zh_number(match["minute"] or "0")
         hour = zh_number(match["hour"])
-        if hour is None or minute is None or hour > 24 or minute > 59:
-            return match[0]
+        if hour is None or minute is None or hour > 24 or minute > 59 or (hour == 24 and minute):
+            return match[0]  # 25点, 24点半: no clock says it (the words stay)
         if match["hour"] == "一" and not (named.get("short") or named.get("part") or named.get("early") or minute):
             return match[0]  # 一点: "a little" (多吃一点), far more often than one o'clock
         if named.get("minute") and len(named["minute"]) == 1 and not named["minute"].isdigit() and not named.get("fen"):
@@ -594,6 +594,32 @@ _DATE_NUMBER = re.compile(
     r"|[0-9]{1,2}:[0-5][0-9](?::00)?|[0-9]{4}-[0-9]{2}-[0-9]{2}|(?:1[0-2]|0?[1-9])[/-](?:3[01]|[12][0-9]|0?[1-9])(?:[/-][0-9]{2,4})?",
     re.I,
 )
+#: A clock time as typed ("25:00", "24:30", "9:75", "25:00pm", "at 25"; the full-width colon too).
+#: `impossible_times` says which of them no clock shows.
+_TYPED_CLOCK = re.compile(
+    r"(?:\bat\s+)?(?<![0-9:：.])(?P<hour>[0-9]{1,2})[:：](?P<minute>[0-9]{2})(?:\s*(?:am|pm|a\.m\.|p\.m\.)(?![A-Za-z]))?(?![0-9:：])"
+    r"|\bat\s+(?P<at>[0-9]{1,2})(?:\s*(?:am|pm|a\.m\.|p\.m\.)(?![A-Za-z]))?(?![0-9:：.])",
+    re.I,
+)
+
+
+def impossible_times(text: str) -> list[tuple[int, int]]:
+    """The spans of `text` that are clock times no clock shows: an hour past 24, a minute past 59,
+    24 with minutes ("24:30"), "at 25". They are no due and stay in the title as typed, as an
+    impossible date does (2月30日); 24:00 is the midnight that ends the day (ISO 8601). Only what
+    is typed: the rewrites' own 24:00-28:59 (晚上12点半) are read later."""
+    spans = []
+    for match in _TYPED_CLOCK.finditer(text):
+        if match["at"] is not None:
+            impossible = int(match["at"]) > 24
+        else:
+            hour, minute = int(match["hour"]), int(match["minute"])
+            impossible = hour > 24 or minute > 59 or (hour == 24 and minute > 0)
+        if impossible:
+            spans.append(match.span())
+    return spans
+
+
 #: Units of a length of time: "5 minute meditation", "30 day challenge", "6 month checkup" name a
 #: length, not a due; "in 5 minutes" does.
 _LENGTH_UNITS = frozenset(
