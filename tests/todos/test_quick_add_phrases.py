@@ -566,12 +566,86 @@ AND_MORE_IN_ENGLISH: list[Row] = [
     ("every 10 days water", WEDNESDAY_JANUARY_27, "water", date(2027, 1, 27), "FREQ=DAILY;INTERVAL=10"),  # guard
 ]
 
+#: A holiday's name beside a day said otherwise: the day said wins and the name is the title
+#: ("1月1日 元旦" was due 1 January titled "1月1日": both became the same date, and the title
+#: took the holiday's date back as the other one's words; "元旦 3月1日" was due 1 January). A
+#: holiday alone, or with a time alone, is still its day. English holiday names are no dates.
+HOLIDAY_BESIDE_A_DATE: list[Row] = [
+    ("1月1日 元旦", TUESDAY, "元旦", date(2027, 1, 1), None),
+    ("元旦 1月1日", TUESDAY, "元旦", date(2027, 1, 1), None),
+    ("元旦 3月1日", TUESDAY, "元旦", date(2027, 3, 1), None),
+    ("3月1日 元旦", TUESDAY, "元旦", date(2027, 3, 1), None),  # guard
+    ("12月24日 平安夜", TUESDAY, "平安夜", date(2026, 12, 24), None),
+    ("12月25日 圣诞节", TUESDAY, "圣诞节", date(2026, 12, 25), None),
+    ("10月1日 国庆节", TUESDAY, "国庆节", date(2027, 10, 1), None),
+    ("5月1日 劳动节", TUESDAY, "劳动节", date(2027, 5, 1), None),
+    ("6月1日 儿童节", TUESDAY, "儿童节", date(2027, 6, 1), None),
+    ("2月14日 情人节", TUESDAY, "情人节", date(2027, 2, 14), None),
+    ("3月8日 妇女节", TUESDAY, "妇女节", date(2027, 3, 8), None),
+    ("9月10日 教师节", TUESDAY, "教师节", date(2027, 9, 10), None),
+    ("11月11日 双十一", TUESDAY, "双十一", date(2027, 11, 11), None),
+    ("双11 11月11日", TUESDAY, "双11", date(2027, 11, 11), None),
+    ("圣诞节 明天", TUESDAY, "圣诞节", date(2026, 12, 9), None),
+    ("周五 圣诞节 礼物", TUESDAY, "圣诞节礼物", date(2026, 12, 11), None),
+    ("平安夜 12月24日 晚上8点", TUESDAY, "平安夜", at(12, 24, 20), None),
+    ("平安夜 晚上8点 聚餐", TUESDAY, "聚餐", at(12, 24, 20), None),  # guard: a time says no day
+    ("晚上8点 平安夜 聚餐", TUESDAY, "聚餐", at(12, 24, 20), None),  # was 20:20 (the minute from "2026-")
+    ("元旦 跨年", TUESDAY, "跨年", date(2027, 1, 1), None),  # guard: a holiday alone is its day
+    ("Jan 1 New Year's Day", TUESDAY, "New Year's Day", date(2027, 1, 1), None),  # guard
+    ("Dec 25 Christmas", TUESDAY, "Christmas", date(2026, 12, 25), None),  # guard
+    ("christmas dinner", TUESDAY, "christmas dinner", None, None),  # guard
+]
+
+#: A clock time said with 点, then a space and a number that is not its minute: "下午3点 12号"
+#: was 15:20 on the 6th (the "20" of the 12th's rewritten "2026-12-12" taken as minutes), "晚上8点
+#: 20人聚餐" was 20:20. A minute set apart by a space is one only with 分.
+SPACED_MINUTES: list[Row] = [
+    ("下午3点 12号 开会", TUESDAY, "开会", at(12, 12, 15), None),
+    ("下午3点 12月24日 开会", TUESDAY, "开会", at(12, 24, 15), None),
+    ("晚上8点 20人聚餐", TUESDAY, "20人聚餐", at(12, 8, 20), None),
+    ("下午3点 20分 开会", TUESDAY, "开会", at(12, 8, 15, 20), None),  # guard
+    ("下午3点20 开会", TUESDAY, "开会", at(12, 8, 15, 20), None),  # guard
+    ("下午3点二十 开会", TUESDAY, "开会", at(12, 8, 15, 20), None),  # guard
+]
+
+#: A clock time no clock shows is no due and stays in the title as typed, as 2月30日 does: "at 25:00"
+#: was tomorrow 01:00, "24:30" 00:30, "at 26" midnight, "24点半" 00:30, "every night at 24:30" 00:30;
+#: a day said with it is still the due (its time left out, the words in the title). 24:00 / 24点 /
+#: at 24 is the midnight that ends the day (ISO 8601), and 晚上12点半 (a rewrite's 24:30) the
+#: next day's 00:30.
+IMPOSSIBLE_TIMES: list[Row] = [
+    ("call at 25:00", TUESDAY, "call at 25:00", None, None),
+    ("call 25:00", TUESDAY, "call 25:00", None, None),
+    ("call 24:30", TUESDAY, "call 24:30", None, None),
+    ("开会 25:30", TUESDAY, "开会 25:30", None, None),
+    ("26:30 x", TUESDAY, "26:30 x", None, None),
+    ("call at 26", TUESDAY, "call at 26", None, None),
+    ("call 25:00pm", TUESDAY, "call 25:00pm", None, None),
+    ("比分 25：30", TUESDAY, "比分 25：30", None, None),  # the full-width colon
+    ("24点半 睡觉", TUESDAY, "24点半 睡觉", None, None),
+    ("call tomorrow at 25:00", TUESDAY, "call at 25:00", date(2026, 12, 9), None),
+    ("tomorrow 24:30 call", TUESDAY, "24:30 call", date(2026, 12, 9), None),
+    ("明天 25:00 开会", TUESDAY, "25:00 开会", date(2026, 12, 9), None),
+    ("明天 24点30分 睡觉", TUESDAY, "24点30分睡觉", date(2026, 12, 9), None),
+    ("明天 25点", TUESDAY, "25点", date(2026, 12, 9), None),  # guard
+    ("明天 23:60", TUESDAY, "23:60", date(2026, 12, 9), None),  # guard
+    ("every night at 24:30 check", TUESDAY, "at 24:30 check", at(12, 8, 20), "FREQ=DAILY"),
+    ("every day at 25:00 pills", TUESDAY, "at 25:00 pills", date(2026, 12, 8), "FREQ=DAILY"),
+    ("每天25:00 吃药", TUESDAY, "25:00 吃药", date(2026, 12, 8), "FREQ=DAILY"),
+    ("明天 24:00 交", TUESDAY, "交", at(12, 10, 0), None),  # guard: the midnight that ends tomorrow
+    ("明天24点 交", TUESDAY, "交", at(12, 10, 0), None),  # guard
+    ("submit at 24", TUESDAY, "submit", at(12, 9, 0), None),  # guard
+    ("晚上12点半 睡觉", TUESDAY, "睡觉", at(12, 9, 0, 30), None),  # guard: a rewrite's 24:30
+    ("call at 23:59", TUESDAY, "call", at(12, 8, 23, 59), None),  # guard
+]
+
 ROWS = (
     TOMORROW_MORNING_AND_EVENING + MONTH_DAYS + RULES_WITHOUT_A_DATE + MIDNIGHT + DURATIONS + FIRST_DUE_FITS_THE_RULE
     + THIS_WEEK + LIBAI + NEXT_WEEK_AND_MONTH + PART_AND_COLON + EVERY_PART_OF_THE_DAY + ENGLISH_NUMBERS
     + DAILY_PARTS + SWEPT + RULES_OF_MANY_DAYS + NAMED_DAYS + ENGLISH_DAYS_AND_MORE_RULES + REVIEWED
     + SHORT_MONTHS + SAID_ON_THE_DAY + SAID_AS_IN_CHINESE + AS_TYPED_IN_CHINESE + AND_MORE_AS_TYPED
-    + AND_MORE_IN_ENGLISH
+    + AND_MORE_IN_ENGLISH + HOLIDAY_BESIDE_A_DATE + SPACED_MINUTES
+    + IMPOSSIBLE_TIMES
 )  # fmt: skip
 
 

@@ -575,6 +575,32 @@ def test_inbox_capture_keeps_a_repeat_phrase_whole(services: Services, person: B
     assert sorted((item["title"], item["due"]) for item in items) == sorted((line, None) for line in lines)
 
 
+def test_an_impossible_time_is_no_due_in_any_add_box(services: Services, person: Browser, clock: Any) -> None:
+    """ "at 25:00" was saved due tomorrow 01:00 and "24:30" the next day's 00:30, with the time gone
+    from the title. Like 2月30日, a time no clock shows is no due: the preview (either language)
+    shows none, and the board, Today and the inbox save the line as typed; a day said with it
+    is still the due."""
+    from datetime import UTC, datetime
+
+    clock.now = datetime(2026, 12, 5, 17, 45, tzinfo=UTC).timestamp()  # Sunday 01:45 in Shanghai
+    person.client.cookies.set("mesq_tz", "Asia/Shanghai")
+    for headers in ({"Accept-Language": "zh-CN,zh;q=0.9"}, {"Accept-Language": "en-US"}):
+        for line in ("call at 25:00", "24:30 睡觉", "24点半 睡觉"):
+            chips = person.get("/todos/quick-add", params={"title": line, "form": "add-x"}, headers=headers).text
+            assert "quick-chip" not in chips and "截止" not in chips and "Due " not in chips, chips
+    dated = person.get("/todos/quick-add", params={"title": "明天 25:00 开会", "form": "add-x"}).text
+    assert "Due Mon, Dec 7" in dated and "Due Mon, Dec 7 " not in dated and "Title: 25:00 开会" in dated, dated
+    todo = columns(services, person.user_id)[0]
+    assert person.post("/todos/tasks", {"column": todo["id"], "title": "call at 25:00"}).status_code == 303
+    assert person.post("/todos/tasks", {"column": todo["id"], "title": "明天 25:00 开会"}).status_code == 303
+    assert person.post("/todos/today", {"title": "24:30 睡觉"}).status_code == 303
+    assert person.post("/todos/inbox", {"title": "check 26:00", "ignore": "recurrence"}).status_code == 303
+    by_title = {task["title"]: task["due"] for task in board(services, person.user_id)["tasks"]}
+    assert by_title == {"call at 25:00": None, "25:00 开会": {"type": "date", "date": "2026-12-07"}, "24:30 睡觉": None}
+    [item] = run(services, person.user_id, "list_todo_inbox_items", {})["items"]
+    assert (item["title"], item["due"]) == ("check 26:00", None)
+
+
 def test_a_cards_checkbox_completes_and_reopens_it_in_place(services: Services, person: Browser) -> None:
     task = new_task(services, person.user_id, "water the plants")
     board_html = person.get("/todos").text

@@ -30,7 +30,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..kernel.tags import find_tags
-from .quick_dates import MORNING_WORDS, find_due, rewrite_chinese, rewrite_english, said_by, with_its_other_half
+from .quick_dates import MORNING_WORDS, impossible_times, read_due
 from .quick_rules import RECUR_EVERY, RECUR_ZH, ZH_DAYPART_WORD, first_due, part_clock_time, part_of_day, rule_of
 from .quick_words import PART_TIMES
 from .short_months import is_leap_day_form, never_skipping
@@ -134,13 +134,22 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
         understood.append((start, end))
     line = _without(line, understood)
 
+    # A clock time no clock shows ("25:00", "24:30", "at 25") is no due, nor a rule's time: it
+    # stays in the title as typed (as 2月30日 does), behind a mark no reader takes a part of.
+    marks = (chr(code) for code in _KEPT_MARKS if chr(code) not in line)
+    kept: dict[str, str] = {}  # mark -> the phrase it hides
+    for start, end in reversed(impossible_times(line)):
+        mark = next(marks, None)
+        if mark is None:  # cannot happen in MAX_CHARACTERS
+            break
+        kept[mark] = line[start:end]
+        line = f"{line[:start]} {mark} {line[end:]}"
+
     # Repeat phrases: the first one typed ("every ..." before "每...") is the rule unless ignored;
     # any other is hidden from the date reader behind a mark and stays whole in the title.
     recurrence: str | None = None
     phrases = [match for pattern in (RECUR_EVERY, RECUR_ZH) for match in pattern.finditer(line)]
     rule_phrase = None if "recurrence" in ignore or not phrases else phrases[0]
-    marks = (chr(code) for code in _KEPT_MARKS if chr(code) not in line)
-    kept: dict[str, str] = {}  # mark -> the phrase it hides
     originals: dict[str, str] = {}  # a rewritten word -> what was typed (`_recorder`)
     evening = False  # the rule names a part of the day after noon: "at 7" is on its clock
     masked = plain = ""  # the line for the date reader; the line as the title keeps it
@@ -174,19 +183,16 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
         masked, plain = masked + f" {mark} ", plain + match[0]
     masked, plain = masked + line[end:], plain + line[end:]
 
+    due: date | datetime | None = None
+    found: tuple[datetime, bool, list[str]] | None = None
     if "due" in ignore:
         words = masked.split()
     else:
-        words = rewrite_english(rewrite_chinese(masked, today, originals), today, originals).split()
-    due: date | datetime | None = None
-    morning = MORNING_WORDS.search(text) is not None
-    found = None if "due" in ignore else find_due(words, tz, now, evening=evening, morning=morning)
+        morning = MORNING_WORDS.search(text) is not None
+        words, found = read_due(masked, today, originals, tz, now, evening=evening, morning=morning)
     due_chip: dict[str, str] | None = None
     if found:
-        start, end, when, timed = found
-        start -= said_by(words, start)  # "report by friday": by that day, which is the due (as 周五前交报告)
-        due_words, words = words[start:end], words[:start] + words[end:]
-        when, timed, words = with_its_other_half(when, timed, due_words, words, tz, now, evening, morning)
+        when, timed, due_words = found
         due = when.replace(second=0, microsecond=0) if timed else when.date()
         due_chip = {"kind": "due", "text": " ".join(due_words)}
     if recurrence:
@@ -212,7 +218,7 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
         chips.append({**due_chip, "value": _describe(due)})
 
     # The rewrite set date phrases apart with spaces; without a date found, the words stay as typed.
-    typed = " ".join(plain.split())
+    typed = _unmasked(" ".join(plain.split()), kept)
     title_words = [shown for word in words if (shown := originals.get(word, _unmasked(word, kept)))]
     title = (_join(title_words) if found else typed) or typed or text.strip()
     title = _NO_SPACE_BEFORE.sub("", title)  # "去买菜 ，别忘了": the space a removed chip stood in

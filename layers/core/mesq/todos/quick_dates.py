@@ -75,7 +75,8 @@ _Rewrite = Callable[[re.Match[str]], str]
 _ZH_TIME = re.compile(
     rf"(?:(?P<short>{ZH_SHORT})(?:上|晨)?|(?P<part>{ZH_PART})|(?P<early>早|晚)(?=\s*(?:{NUM})\s*[点點时]))?"
     rf"\s*(?P<hour>{NUM})\s*(?:点钟?|點鐘?|时)"
-    rf"(?:\s*(?P<half>半)|\s*(?P<quarter>[一三])刻|\s*整|\s*(?P<minute>{NUM})\s*(?P<fen>分)?)?(?![式])"
+    rf"(?:\s*(?P<half>半)|\s*(?P<quarter>[一三])刻|\s*整|(?:(?=\s+(?:{NUM})\s*分)\s+)?(?P<minute>{NUM})(?![0-9])"
+    r"\s*(?P<fen>分)?)?(?![式])"
 )
 #: A part of the day, then a clock time with a colon ("下午 3:30", "明晚8:15", "下午3：30" as a
 #: Chinese keyboard types it): the hour on that part's clock, as "下午3点半" is.
@@ -186,10 +187,11 @@ def _recorder(originals: dict[str, str] | None) -> Callable[[_Rewrite], _Rewrite
     return record
 
 
-def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = None) -> str:
+def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = None, *, holidays: bool = True) -> str:
     """Rewrite the Chinese phrases dateparser misses into ones it reads, each set apart by spaces.
     A clock time may come out as 24:00-28:59: the next day's (`find_due` reads it so).
-    `originals`: filled with what each one-word rewrite stood for (`_recorder`)."""
+    `originals`: filled with what each one-word rewrite stood for (`_recorder`); `holidays`: a
+    holiday's name (元旦, 圣诞节) is read as its day (`read_due` first reads a line without)."""
     record = _recorder(originals)
     morning = MORNING_WORDS.search(text) is not None
 
@@ -198,8 +200,8 @@ def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = N
         quarter = {"一": 15, "三": 45}.get(named.get("quarter") or "")
         minute = 30 if named.get("half") else quarter or zh_number(match["minute"] or "0")
         hour = zh_number(match["hour"])
-        if hour is None or minute is None or hour > 24 or minute > 59:
-            return match[0]
+        if hour is None or minute is None or hour > 24 or minute > 59 or (hour == 24 and minute):
+            return match[0]  # 25点, 24点半: no clock says it (the words stay)
         if match["hour"] == "一" and not (named.get("short") or named.get("part") or named.get("early") or minute):
             return match[0]  # 一点: "a little" (多吃一点), far more often than one o'clock
         if named.get("minute") and len(named["minute"]) == 1 and not named["minute"].isdigit() and not named.get("fen"):
@@ -314,7 +316,8 @@ def rewrite_chinese(text: str, today: date, originals: dict[str, str] | None = N
     text = _ZH_WEEKEND.sub(record(weekend), text)
     text = _ZH_YEAR_END.sub(record(year_end), text)
     text = _ZH_MONTH_END.sub(record(month_end), text)
-    text = _ZH_FIXED_DAY.sub(record(fixed_day), text)
+    if holidays:
+        text = _ZH_FIXED_DAY.sub(record(fixed_day), text)
     text = _ZH_IN_UNITS.sub(record(in_units), text)
     text = _ZH_MONTH_DAY_ALONE.sub(record(month_day_alone), text)
     text = _ZH_NEXT_WEEKDAY.sub(record(weekday), text)
@@ -591,6 +594,32 @@ _DATE_NUMBER = re.compile(
     r"|[0-9]{1,2}:[0-5][0-9](?::00)?|[0-9]{4}-[0-9]{2}-[0-9]{2}|(?:1[0-2]|0?[1-9])[/-](?:3[01]|[12][0-9]|0?[1-9])(?:[/-][0-9]{2,4})?",
     re.I,
 )
+#: A clock time as typed ("25:00", "24:30", "9:75", "25:00pm", "at 25"; the full-width colon too).
+#: `impossible_times` says which of them no clock shows.
+_TYPED_CLOCK = re.compile(
+    r"(?:\bat\s+)?(?<![0-9:：.])(?P<hour>[0-9]{1,2})[:：](?P<minute>[0-9]{2})(?:\s*(?:am|pm|a\.m\.|p\.m\.)(?![A-Za-z]))?(?![0-9:：])"
+    r"|\bat\s+(?P<at>[0-9]{1,2})(?:\s*(?:am|pm|a\.m\.|p\.m\.)(?![A-Za-z]))?(?![0-9:：.])",
+    re.I,
+)
+
+
+def impossible_times(text: str) -> list[tuple[int, int]]:
+    """The spans of `text` that are clock times no clock shows: an hour past 24, a minute past 59,
+    24 with minutes ("24:30"), "at 25". They are no due and stay in the title as typed, as an
+    impossible date does (2月30日); 24:00 is the midnight that ends the day (ISO 8601). Only what
+    is typed: the rewrites' own 24:00-28:59 (晚上12点半) are read later."""
+    spans = []
+    for match in _TYPED_CLOCK.finditer(text):
+        if match["at"] is not None:
+            impossible = int(match["at"]) > 24
+        else:
+            hour, minute = int(match["hour"]), int(match["minute"])
+            impossible = hour > 24 or minute > 59 or (hour == 24 and minute > 0)
+        if impossible:
+            spans.append(match.span())
+    return spans
+
+
 #: Units of a length of time: "5 minute meditation", "30 day challenge", "6 month checkup" name a
 #: length, not a due; "in 5 minutes" does.
 _LENGTH_UNITS = frozenset(
@@ -722,3 +751,57 @@ def with_its_other_half(
     else:
         return when, timed, words
     return combined, True, words[:start] + words[end:]
+
+
+#: What `read_due` answers: the line's words less the due's, and the due (when, timed, its words).
+DueRead = tuple[list[str], tuple[datetime, bool, list[str]] | None]
+
+
+def read_due(
+    text: str,
+    today: date,
+    originals: dict[str, str],
+    zone: ZoneInfo,
+    now: datetime,
+    *,
+    evening: bool = False,
+    morning: bool = False,
+) -> DueRead:
+    """The due of a line: its rewrites, the phrase `find_due` picks (with a "by" said before
+    it), and its other half (`with_its_other_half`). A holiday's name (元旦, 圣诞节, 双十一) is its
+    day only when the line says no other day: "1月1日 元旦" is due 1 January and titled 元旦, "元旦
+    3月1日" is due 1 March; "元旦 晚上8点" is 1 January at 20:00 (a time alone says no day).
+    `originals` is filled as the rewrites go (`_recorder`). A line with a holiday's name and no
+    other day is read twice (at most 2 x MAX_DATE_PROBES phrases)."""
+    first = dict(originals)
+    words, found, says_the_day = _read_due(text, today, first, zone, now, evening, morning, holidays=False)
+    if says_the_day or _ZH_FIXED_DAY.search(text) is None:
+        originals.update(first)
+        return words, found
+    words, found, _ = _read_due(text, today, originals, zone, now, evening, morning, holidays=True)
+    return words, found
+
+
+def _read_due(
+    text: str,
+    today: date,
+    originals: dict[str, str],
+    zone: ZoneInfo,
+    now: datetime,
+    evening: bool,
+    morning: bool,
+    *,
+    holidays: bool,
+) -> tuple[list[str], tuple[datetime, bool, list[str]] | None, bool]:
+    """`read_due`'s one reading, and whether the due it found says which day."""
+    words = rewrite_english(rewrite_chinese(text, today, originals, holidays=holidays), today, originals).split()
+    found = find_due(words, zone, now, evening=evening, morning=morning)
+    if found is None:
+        return words, None, False
+    start, end, when, timed = found
+    start -= said_by(words, start)  # "report by friday": by that day, which is the due (as 周五前交报告)
+    due_words, rest = words[start:end], words[:start] + words[end:]
+    says_the_day = not timed or _names_a_day(due_words) or _DURATION.search(" ".join(due_words)) is not None
+    when, timed, left = with_its_other_half(when, timed, due_words, rest, zone, now, evening, morning)
+    says_the_day = says_the_day or len(left) < len(rest)  # a time said apart from its day ("5点 下班 明天")
+    return left, (when, timed, due_words), says_the_day
