@@ -33,7 +33,7 @@ from ..kit.request_values import form_revision, is_htmx
 from ..kit.security import safe_next
 from ..kit.toast import Toast, render_with_toast, undo_ids
 from .query import TimelineQuery
-from .views import RECENT_DAYS, memo_view, page_zone, tag_paths, timeline_context, timeline_page
+from .views import RECENT_DAYS, memo_view, page_zone, tag_paths, timeline_context, timeline_page, view_shows
 
 MAX_RESOURCES = 50
 MEMO_FORM_BYTES = LONG_TEXT_FORM_BYTES
@@ -66,25 +66,44 @@ def _resources(page: Page) -> list[Any]:
 # -- composer ----------------------------------------------------------------------------------
 
 
+def _composer_view(page: Page) -> TimelineQuery:
+    """The timeline view the composer was written in (its `return`), at its first page, where a
+    new memo comes; any other address, or filters that do not read, is the whole timeline."""
+    parts = urlsplit(_back(page))
+    if parts.path != "/":
+        return TimelineQuery()
+    try:
+        return TimelineQuery.from_params(QueryParams(parts.query))
+    except ValidationError:  # the memo is saved all the same: the whole timeline, not an error page
+        return TimelineQuery()
+
+
+_OUTSIDE_VIEW = N_("Saved (not in this view).")
+
+
 async def create_submit(page: Page) -> Response:
     content = page.fields.text("content")
+    view = _composer_view(page)
     resources: list[Any] = []
     try:
         resources = _resources(page)
         arguments: dict[str, Any] = {"content": content, "resources": resources}
         if page.fields.text("key"):
             arguments["idempotencyKey"] = page.fields.text("key")
-        await page.invoke("create_memo", arguments)
+        created = await page.invoke("create_memo", arguments)
     except ValidationError as error:
         context = await timeline_context(
-            page, TimelineQuery(), composer_text=content, composer_error=page.error_text(error),
+            page, view, composer_text=content, composer_error=page.error_text(error),
             composer_resources=[
                 {"json": json.dumps(r), "name": str(r.get("displayName", "attachment"))}
                 for r in resources if isinstance(r, dict)
             ],
         )  # fmt: skip
         return timeline_page(page, context, 400)
-    return redirect("/")
+    # Back to the view it was written in; a memo that view does not list is said, not lost from sight.
+    if not await view_shows(page, view, created["memo"]["id"]):
+        return page.redirect_with_flash(view.url(), page.gettext(_OUTSIDE_VIEW))
+    return redirect(view.url())
 
 
 async def preview(page: Page) -> Response:
