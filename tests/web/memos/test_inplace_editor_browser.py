@@ -1,6 +1,7 @@
 """The in-place editor of a memo card in headless Chromium against a real `mesq serve`: `#` offers
 the user's tags as the composer does (the same listbox, the same keys, the same input-method
-rules). In Chinese and in English, at 390 and 1280 px."""
+rules), and Escape never throws an edited text away without asking, in the page's language
+(an in-page dialog, never the browser's `confirm()`). In Chinese and in English, at 390 and 1280 px."""
 
 from __future__ import annotations
 
@@ -132,3 +133,54 @@ def test_the_editor_suggests_tags_as_the_composer_does(signed_in: tuple[Any, htt
     editor.evaluate("box => { box.focus(); box.setSelectionRange(box.value.length, box.value.length); }")
     editor.press_sequentially("#科", delay=10)
     expect(page.locator("[role=listbox] [role=option]")).to_have_text(["#读书/科幻"])
+
+
+def test_escape_asks_before_an_edited_memo_is_thrown_away(signed_in: tuple[Any, httpx.Client, dict[str, str]]) -> None:
+    page, rest, words = signed_in
+    memo = rest.post("/api/toolkit/memo", json={"content": "周末去爬山"}).json()["data"]["memo"]
+    page.reload()
+    dialog = page.get_by_role("dialog")
+
+    # Nothing changed: Escape closes the editor at once, as before.
+    editor = _open(page, "周末去爬山", words)
+    editor.press("Escape")
+    expect(page.locator("li.memo.editing")).to_have_count(0)
+    expect(dialog).to_have_count(0)
+
+    # Changed: Escape asks, in the page's language; "keep editing" (and Escape) go back to the text.
+    editor = _open(page, "周末去爬山", words)
+    editor.press_sequentially("，带上水", delay=10)
+    editor.press("Escape")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text(words["ask"])
+    keep = dialog.get_by_role("button", name=words["keep"])
+    expect(keep).to_be_focused()
+    _fits(page)
+    keep.click()
+    expect(dialog).to_be_hidden()
+    expect(editor).to_be_focused()
+    expect(editor).to_have_value("周末去爬山，带上水")
+    editor.press("Escape")
+    expect(dialog).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    expect(editor).to_be_focused()
+    expect(editor).to_have_value("周末去爬山，带上水")
+
+    # "Discard changes": the card as it was, nothing saved.
+    editor.press("Escape")
+    dialog.get_by_role("button", name=words["discard"]).click()
+    expect(page.locator("li.memo.editing")).to_have_count(0)
+    expect(_card(page, "周末去爬山")).not_to_contain_text("带上水")
+    assert rest.get(f"/api/toolkit/memo/{memo['id']}").json()["data"]["memo"]["content"] == "周末去爬山"
+
+    # The merge prompt: the text in the box is yours and not saved, so Escape asks though it is untouched.
+    editor = _open(page, "周末去爬山", words)
+    editor.fill("周末去爬山，带上午饭")
+    rest.patch(f"/api/toolkit/memo/{memo['id']}", json={"expectedRevision": memo["revision"], "content": "改期了"})
+    page.locator("li.memo.editing").get_by_role("button", name=re.compile("^" + words["save"])).click()
+    expect(page.locator("textarea.memos-theirs")).to_have_value("改期了")
+    editor.press("Escape")
+    expect(dialog).to_be_visible()
+    dialog.get_by_role("button", name=words["keep"]).click()
+    expect(editor).to_have_value("周末去爬山，带上午饭")

@@ -1,6 +1,6 @@
 // The memo timeline's small script (CSP script-src 'self'; no inline script, no eval):
 // the browser's time zone for the per-day counts, double-click editing (when the setting is
-// on), Escape / Ctrl+Enter in the editor,
+// on), Escape / Ctrl+Enter in the editor (Escape asks first when the text is not saved),
 // Ctrl+Enter in the composer; `#` tag suggestions in the composer and in the editor; the
 // composer's Preview tab and its attachments (chosen, pasted or dropped) through the upload
 // session; task boxes on the cards (ticking one saves the memo with its revision); image
@@ -44,8 +44,8 @@
   }
 
   // -- the editor and the composer: the `#` suggestions take their keys first (an open list's
-  // Enter picks, its Escape closes it); Ctrl/Cmd+Enter saves; Escape cancels an edit; focus goes
-  // into a freshly opened editor.
+  // Enter picks, its Escape closes it); Ctrl/Cmd+Enter saves; Escape cancels an edit, after asking
+  // when the text in the box is not saved; focus goes into a freshly opened editor.
   document.addEventListener("keydown", function (event) {
     const target = event.target;
     if (composing(event)) return;
@@ -57,7 +57,9 @@
     if (event.key === "Escape" && card) {
       event.preventDefault();
       const cancel = card.querySelector("[data-cancel]");
-      if (cancel) cancel.click();
+      if (!cancel) return;
+      if (unsaved(target)) askToDiscard(target, function () { cancel.click(); });
+      else cancel.click();
     } else if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && target.form) {
       event.preventDefault();
       const save = target.form.querySelector("button[type=submit]");
@@ -74,6 +76,60 @@
       if (edit) edit.focus();
     }
   });
+
+  // -- Escape on a text that is not saved: typed since the editor opened, or the box already held
+  // the user's own text (`data-unsaved`: the merge prompt, a refused save). An in-page dialog in
+  // the page's words (the browser's confirm() speaks its own language); "Keep editing" is
+  // focused, and it, Escape or a close go back to the text as it was; "Discard changes" cancels.
+  function unsaved(box) {
+    return box.value !== box.defaultValue || box.hasAttribute("data-unsaved");
+  }
+
+  let discard = null; // {box, cancel} of the edit the dialog is about
+  let discardDialog = null;
+  function askToDiscard(box, cancel) {
+    if (!discardDialog) {
+      discardDialog = document.createElement("dialog");
+      discardDialog.className = "memo-confirm";
+      discardDialog.setAttribute("aria-labelledby", "memo-confirm-question");
+      const question = document.createElement("p");
+      question.id = "memo-confirm-question";
+      question.textContent = mesqSay("Discard your changes to this memo?");
+      const keep = document.createElement("button");
+      keep.type = "button";
+      keep.className = "secondary";
+      keep.dataset.keep = "";
+      keep.textContent = mesqSay("Keep editing");
+      keep.addEventListener("click", function () { discardDialog.close("keep"); });
+      const drop = document.createElement("button");
+      drop.type = "button";
+      drop.className = "danger";
+      drop.textContent = mesqSay("Discard changes");
+      drop.addEventListener("click", function () { discardDialog.close("discard"); });
+      const actions = document.createElement("div");
+      actions.className = "actions";
+      actions.append(keep, drop);
+      discardDialog.append(question, actions);
+      // Escape here is the dialog's (keep editing), never a toast's too (inplace.js).
+      discardDialog.addEventListener("keydown", function (event) {
+        if (event.key !== "Escape") return;
+        event.preventDefault();
+        discardDialog.close("keep");
+      });
+      discardDialog.addEventListener("close", function () {
+        const asked = discard;
+        discard = null;
+        if (!asked) return;
+        if (discardDialog.returnValue === "discard") asked.cancel();
+        else if (asked.box.isConnected) asked.box.focus();
+      });
+      document.body.append(discardDialog);
+    }
+    discard = { box: box, cancel: cancel };
+    discardDialog.returnValue = "";
+    discardDialog.showModal();
+    discardDialog.querySelector("[data-keep]").focus();
+  }
 
   // -- attachments: create session -> PUT bytes (direct) or POST them (relay) -> complete.
   // Set up on load and again when htmx swaps in a new timeline (a new composer).
