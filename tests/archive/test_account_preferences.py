@@ -150,3 +150,30 @@ def test_a_manifest_account_of_the_wrong_shape_is_refused(tmp_path: Path, accoun
     with pytest.raises(ArchiveError, match="account"):
         import_account(items, blobs, bob, edited)
     assert _language(items, bob) == "" and configured_zone(items, bob) is None
+
+
+def test_a_rerun_of_an_import_cut_short_keeps_the_zone_the_account_had(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first run removed the untouched board (and the settings item holding the zone) before
+    it was cut short: the rerun still knows the zone, from the journal."""
+    from mesq.archive import importer
+    from mesq.todos.writes import ensure_default_space
+
+    source, alice = _source(tmp_path, zone=None)
+    archive = _export(tmp_path, source, alice)
+    items, blobs, bob = _target(tmp_path)
+    set_zone(items, bob, "Europe/Berlin")
+    ensure_default_space(items, bob, partial=True)
+
+    def cut_short(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patched:
+        patched.setattr(importer, "_write_records", cut_short)
+        with pytest.raises(KeyboardInterrupt):
+            import_account(items, blobs, bob, archive)
+    assert configured_zone(items, bob) is None  # gone with the board, for now
+    report = import_account(items, blobs, bob, archive)
+    assert report.resumed and configured_zone(items, bob) == "Europe/Berlin"
+    assert report.preferences == {"language": "zh"}

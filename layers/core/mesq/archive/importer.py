@@ -488,13 +488,16 @@ def import_account(
     with _open(path, label) as archive:
         manifest_member, records, blob_members = _members(archive)
         found = _Archive(archive, _manifest(archive, manifest_member, _present(blob_members)), records)
-        report.resumed = journal.read(items, user_id, found.digest) is not None
-        own_zone = configured_zone(items, user_id)  # before the empty board's removal can take it
+        journaled = journal.read(items, user_id, found.digest)
+        report.resumed = journaled is not None
+        # The account's own zone, read before the empty board's removal can take it (a rerun: as
+        # the first run read it, that removal being done by then).
+        own_zone = (journaled or {}).get("accountZone") or configured_zone(items, user_id)
         own, board = (set(), []) if report.resumed else _own_records(items, user_id, found.manifest)
         _validate(found, user_id, blob_members, own)
         _check_quota(items, user_id, found.blobs, quota_bytes)
         _refuse_an_account_of_its_own(items, user_id, own, board)
-        journal.begin(items, user_id, found.digest, found.owner, format_timestamp(moment))
+        journal.begin(items, user_id, found.digest, found.owner, format_timestamp(moment), own_zone)
         _write_blobs(found, blobs, report)
         _write_records(found, items, user_id, report, moment)
     report.preferences = preferences.restore(items, user_id, found.manifest[preferences.ACCOUNT], own_zone)
