@@ -12,7 +12,10 @@ import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from mesq.auth.users import create_user
+from mesq.imports.plan import SourceError
 from mesq.imports.run import import_call
 from mesq.imports.undo import undo_import
 from mesq.todos.state import load_state
@@ -193,3 +196,28 @@ def test_two_projects_of_one_name_in_a_backup(services: Services, tmp_path: Path
     assert {"Notes", "Notes [222]"} <= {space["name"] for space in state.spaces.values()}
     again = import_file(services, user["id"], "todoist", backup)
     assert again.imported.get("tasks", 0) == 0 and again.existing["tasks"] == 2, again.as_dict()
+
+
+def test_a_header_of_a_hundred_thousand_columns_is_refused_before_its_rows_are_built(
+    services: Services, tmp_path: Path
+) -> None:
+    """Each row was kept as a dict over every column of the header: a 0.7 MB file of 100,000
+    columns and 200 rows took 780 MB (an 8 MB file of a million columns, gigabytes). A Todoist
+    CSV has 14 columns; a header far past that is no Todoist export and is refused, nothing written."""
+    user = create_user(services.items, "wide", "correct horse battery")
+    call(services, user["id"], "create_todo_task", title="here before")
+    before = visible(services, user["id"])
+    header = "TYPE,CONTENT," + ",".join(f"c{index}" for index in range(100_000))
+    path = tmp_path / "Wide [1].csv"
+    path.write_text(header + "\n" + "task,x\n" * 200, encoding="utf-8")
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "todoist", path)
+    message = refused.value.message
+    assert "100002 columns" in message and "Wide [1].csv" in message, message
+    assert "\n" not in message and len(message) < 400, message
+    assert visible(services, user["id"]) == before
+    # a real export's columns, and a few a spreadsheet may add, are read as before
+    extra = tmp_path / "Extra [2].csv"
+    extra.write_text("TYPE,CONTENT," + ",".join(f"c{index}" for index in range(60)) + "\ntask,kept\n", encoding="utf-8")
+    report = import_file(services, user["id"], "todoist", extra)
+    assert report.imported["tasks"] == 1, report

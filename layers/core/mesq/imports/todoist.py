@@ -54,6 +54,10 @@ MAX_FIELD_CHARACTERS = 1024 * 1024
 #: size is already far past what a person scrolls, and an import of it takes minutes of the
 #: server's writes (300,000 rows took 28). A larger export is split into projects or imported in parts.
 MAX_TASKS = 20_000
+#: Columns a CSV's header may name. Todoist writes 14; each row is kept over the header's columns,
+#: so a header of a million short names (8 MB) made every row of the file a dict of a million
+#: entries (gigabytes in all) before a task was planned.
+MAX_COLUMNS = 100
 MAX_TASKS_PER_COLUMN = 5_000
 _PRIORITY = {"4": "urgent", "3": "high", "2": "medium", "1": "none"}
 _LABEL = re.compile(r"(?<!\S)@([^\s@]+)")
@@ -175,6 +179,16 @@ def _rows(name: str, data: bytes) -> list[tuple[int, dict[str, str]]]:
         if "TYPE" not in header or "CONTENT" not in header:
             raise SourceError(
                 Text("%(file)s: not a Todoist CSV (its first line must name TYPE and CONTENT)", file=name)
+            )
+        if len(header) > MAX_COLUMNS:
+            raise SourceError(
+                Text(
+                    "%(file)s: its first line names %(count)s columns; a Todoist CSV has about a dozen (at most"
+                    " %(limit)s are read). Export the project from Todoist again",
+                    file=name,
+                    count=len(header),
+                    limit=MAX_COLUMNS,
+                )
             )
         rows: list[tuple[int, dict[str, str]]] = []
         ended = reader.line_num
