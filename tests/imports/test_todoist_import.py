@@ -221,3 +221,23 @@ def test_a_header_of_a_hundred_thousand_columns_is_refused_before_its_rows_are_b
     extra.write_text("TYPE,CONTENT," + ",".join(f"c{index}" for index in range(60)) + "\ntask,kept\n", encoding="utf-8")
     report = import_file(services, user["id"], "todoist", extra)
     assert report.imported["tasks"] == 1, report
+
+
+def test_labels_as_chinese_writers_type_them(services: Services, tmp_path: Path) -> None:
+    # `@工作，@紧急`: a label ends at Chinese punctuation as at an ASCII comma, and a label right
+    # after it is a label too (it was `label @工作，` kept in the notes, `@紧急` left in the title);
+    # an address (`bob@example.com`) stays text.
+    path = tmp_path / "工作 [7].csv"
+    rows = [
+        ["task", "写周报 @工作，@紧急", "", "4", "1"],
+        ["task", "买菜 @购物、@家务；", "", "1", "1"],
+        ["task", "mail bob@example.com @work, then @home.", "", "1", "1"],
+    ]
+    todoist_csv(path, rows)
+    user = create_user(services.items, "chen", "correct horse battery")
+    report = import_file(services, user["id"], "todoist", path, options=ImportOptions(language="zh"))
+    assert report.imported["tasks"] == 3 and not report.kept, report.as_dict()
+    tasks = {t["title"]: t for t in load_state(services.items, user["id"]).every_task()}
+    assert tasks["写周报"]["tags"] == ["工作", "紧急"] and not tasks["写周报"].get("notes")
+    assert tasks["买菜"]["tags"] == ["购物", "家务"]
+    assert tasks["mail bob@example.com then"]["tags"] == ["work", "home"]

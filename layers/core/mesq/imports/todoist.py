@@ -60,7 +60,12 @@ MAX_TASKS = 20_000
 MAX_COLUMNS = 100
 MAX_TASKS_PER_COLUMN = 5_000
 _PRIORITY = {"4": "urgent", "3": "high", "2": "medium", "1": "none"}
-_LABEL = re.compile(r"(?<!\S)@([^\s@]+)")
+#: Punctuation Chinese text puts around words: a label ends at it (`@工作，@紧急` is two labels),
+#: as at an ASCII comma, and a label may start right after it.
+_CJK_PUNCTUATION = "，。；：！？（）【】「」『』、《》“”‘’…—～〈〉〔〕〖〗"
+#: `@name`, after whitespace or that punctuation (never inside an address: `bob@example.com`),
+#: then one separator of a list of labels (`，` `、` `；`), which the title loses with the label.
+_LABEL = re.compile(rf"(?<![^\s{_CJK_PUNCTUATION}])@([^\s@{_CJK_PUNCTUATION}]+)[，、；]?")
 _PROJECT_ID = re.compile(r"\s*\[\d+\]\s*$")
 #: AUTHOR is `Ann (8908577)`: the name, then the Todoist user's number (`[…]` in older exports).
 _AUTHOR_ID = re.compile(r"\s*[\[(]\d+[\])]\s*$")
