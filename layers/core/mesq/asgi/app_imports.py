@@ -34,6 +34,15 @@ NAME_MAX = 120
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:]")
 
 
+def shown_name(filename: str | None) -> str | None:
+    """The upload's own base name as the import reads it (a Todoist project is named after its
+    CSV) and refusals show it, control characters and any path taken out; None when it has none
+    or is past what a file system names (255 characters). Not cut to the copy's NAME_MAX: forty
+    Chinese characters are 120 bytes, and a project named so is a project like any other."""
+    base = _UNSAFE.sub("_", (filename or "").replace("\\", "/").rsplit("/", 1)[-1]).strip()
+    return base if base.strip("._") and len(base) <= 255 else None
+
+
 def upload_name(filename: str | None) -> str:
     """The upload's own base name, safe as a file name in the temporary folder ("upload" when it
     has none): a client's name may hold a path, control characters or be far too long."""
@@ -58,7 +67,8 @@ def import_upload(
         if not options.filename:  # the copy's name ("upload") is never shown, nor taken for the file's
             options = replace(options, nameless=True)
         if options.label is None:  # refusals name the person's file, never the temporary copy
-            options = replace(options, label=path.name if options.filename else "the file")
+            shown = (shown_name(options.filename) or path.name) if options.filename else "the file"
+            options = replace(options, label=shown)
         with path.open("wb") as copy:
             shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
         try:

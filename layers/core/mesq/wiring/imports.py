@@ -89,7 +89,7 @@ def unnamed_project(language: str, zone: str, now: datetime) -> str:
     return Translator(language).gettext("Todoist import (%(date)s)", date=month_day(day, language, with_year=True))
 
 
-def _todoist_files(path: Path, label: str | None = None, nameless: bool = False) -> Iterator[tuple[str, bytes]]:
+def _todoist_files(path: Path, label: str | None = None) -> Iterator[tuple[str, bytes]]:
     if path.is_dir():
         found = sorted(entry for entry in path.iterdir() if entry.suffix.lower() == ".csv" and not entry.is_symlink())
         if len(found) > MAX_PROJECTS:
@@ -102,8 +102,9 @@ def _todoist_files(path: Path, label: str | None = None, nameless: bool = False)
     with path.open("rb") as handle:
         is_zip = handle.read(4) == b"PK\x03\x04"
     if not is_zip:
-        # A file without a name is called what refusals call it ("the file"): no project name in it.
-        name = (label or path.name) if nameless else path.name
+        # Named as refusals call it: an upload's own name (its copy's may be cut), "the file" for
+        # one without a name (no project name in it), the path's name on the command line.
+        name = label or path.name
         if path.stat().st_size > MAX_CSV_BYTES:
             raise SourceError(_too_big(name))
         yield name, path.read_bytes()
@@ -154,7 +155,7 @@ def _plan(
         zone = _zone(options, account_zone or "UTC")
         now = options.now or utc_now()
         _space, columns = default_board(board_language)
-        files = _todoist_files(path, options.label, options.nameless)
+        files = _todoist_files(path, options.label)
         unnamed = unnamed_project(board_language, zone, now)
         yield plan_todoist(files, user_id, report, zone, now, say, first_column=columns[0], unnamed=unnamed)
     else:
