@@ -241,3 +241,38 @@ def test_labels_as_chinese_writers_type_them(services: Services, tmp_path: Path)
     assert tasks["写周报"]["tags"] == ["工作", "紧急"] and not tasks["写周报"].get("notes")
     assert tasks["买菜"]["tags"] == ["购物", "家务"]
     assert tasks["mail bob@example.com then"]["tags"] == ["work", "home"]
+
+
+def test_a_date_phrase_repeated_over_a_project_is_read_once(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each DATE cell was read by the date grammar afresh (~3 ms of dateparser each): a 19,000-task
+    export repeating a few phrases took 55 s to plan before its first write (its writes 24 s), a
+    thread and an import slot held meanwhile. A phrase is read once per project and zone; each
+    task still gets a due of its own."""
+    from mesq.imports import todoist
+
+    calls: list[str] = []
+    real = todoist.read_date
+
+    def counted(text: str, language: str, zone: str, now: datetime) -> todoist.DateRead | None:
+        calls.append(text)
+        return real(text, language, zone, now)
+
+    monkeypatch.setattr(todoist, "read_date", counted)
+    rows = [["task", f"周报 {index}", "", "1", "1", "", "", "每周一", "zh", "Asia/Shanghai"] for index in range(40)]
+    rows += [["task", f"明天 {index}", "", "1", "1", "", "", "tomorrow 5pm", "en", ""] for index in range(40)]
+    rows += [["task", "elsewhere", "", "1", "1", "", "", "tomorrow 5pm", "en", "Europe/Berlin"]]
+    rows += [["task", title, "", "1", "1", "", "", "when pigs fly", "en", ""] for title in ("unread", "again")]
+    path = todoist_csv(tmp_path / "Weekly [3].csv", rows)
+    user = create_user(services.items, "weekly", "correct horse battery")
+    now = datetime(2026, 12, 4, tzinfo=UTC)
+    report = import_file(services, user["id"], "todoist", path, options=ImportOptions(now=now, timezone="UTC"))
+    assert report.imported["tasks"] == 83, report.as_dict()
+    assert sorted(calls) == ["tomorrow 5pm", "tomorrow 5pm", "when pigs fly", "每周一"], calls
+    tasks = {task["title"]: task for task in load_state(services.items, user["id"]).every_task()}
+    assert tasks["周报 0"]["recurrence"] == tasks["周报 39"]["recurrence"] == "FREQ=WEEKLY;BYDAY=MO"
+    assert tasks["周报 0"]["due"] == tasks["周报 39"]["due"] == {"type": "date", "date": "2026-12-07"}
+    assert tasks["明天 7"]["due"] == {"type": "datetime", "at": "2026-12-05T17:00:00Z"}
+    assert tasks["elsewhere"]["due"] == {"type": "datetime", "at": "2026-12-05T16:00:00Z"}
+    assert "Todoist date 'when pigs fly'" in tasks["again"]["notes"]
