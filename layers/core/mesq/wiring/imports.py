@@ -146,6 +146,7 @@ def _plan(
         from ..imports.flomo import DEFAULT_ZONE, plan_flomo
 
         zone = _zone(options, account_zone or DEFAULT_ZONE)
+        _check_flomo_zip(path, options.label or path.name)
         archive = open_zip(path, options.label)
         try:
             yield plan_flomo(archive, user_id, report, zone)
@@ -160,6 +161,33 @@ def _plan(
         yield plan_todoist(files, user_id, report, zone, now, say, first_column=columns[0], unnamed=unnamed)
     else:
         raise SourceError(Text("unknown kind %(kind)s: one of %(kinds)s", kind=quoted(kind), kinds=", ".join(KINDS)))
+
+
+def _check_flomo_zip(path: Path, label: str) -> None:
+    """flomo's export is a ZIP; a file that does not even start as one is most often its page,
+    picked after the ZIP was unpacked: say that, and what to pick, rather than the ZIP format's
+    words ("no end of central directory record")."""
+    if path.is_dir():
+        return
+    with path.open("rb") as handle:
+        start = handle.read(512)
+    if start.startswith(b"PK"):
+        return
+    if start.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"<"):
+        raise SourceError(
+            Text(
+                "%(file)s is a web page, not flomo's ZIP: import the ZIP that flomo's “Export all (HTML)”"
+                " gave, as downloaded (it holds this page and its images)",
+                file=label,
+            )
+        )
+    raise SourceError(
+        Text(
+            "%(file)s is not a ZIP file: flomo's export is the ZIP that its “Export all (HTML)” gives;"
+            " import it as downloaded",
+            file=label,
+        )
+    )
 
 
 def import_file(
