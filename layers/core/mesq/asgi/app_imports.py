@@ -22,7 +22,7 @@ from ..imports.plan import CutShort, Report, SourceError
 from ..imports.reports import save_report
 from ..kernel.context import Channel, Principal
 from ..search.imported import during_import
-from ..wiring.imports import ImportOptions, import_file
+from ..wiring.imports import ImportOptions, import_file, upload_base_name
 from ..wiring.services import Services
 from .account_archive import archive_slot
 
@@ -32,15 +32,6 @@ COPY_CHUNK_BYTES = 1 << 20
 #: The longest file name kept for an upload's copy (a file system takes 255 bytes).
 NAME_MAX = 120
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:]")
-
-
-def shown_name(filename: str | None) -> str | None:
-    """The upload's own base name as the import reads it (a Todoist project is named after its
-    CSV) and refusals show it, control characters and any path taken out; None when it has none
-    or is past what a file system names (255 characters). Not cut to the copy's NAME_MAX: forty
-    Chinese characters are 120 bytes, and a project named so is a project like any other."""
-    base = _UNSAFE.sub("_", (filename or "").replace("\\", "/").rsplit("/", 1)[-1]).strip()
-    return base if base.strip("._") and len(base) <= 255 else None
 
 
 def upload_name(filename: str | None) -> str:
@@ -67,7 +58,7 @@ def import_upload(
         if not options.filename:  # the copy's name ("upload") is never shown, nor taken for the file's
             options = replace(options, nameless=True)
         if options.label is None:  # refusals name the person's file, never the temporary copy
-            shown = (shown_name(options.filename) or path.name) if options.filename else "the file"
+            shown = (upload_base_name(options.filename) or path.name) if options.filename else "the file"
             options = replace(options, label=shown)
         with path.open("wb") as copy:
             shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)

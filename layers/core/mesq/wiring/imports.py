@@ -8,6 +8,7 @@ all call `import_file`.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -89,7 +90,21 @@ def unnamed_project(language: str, zone: str, now: datetime) -> str:
     return Translator(language).gettext("Todoist import (%(date)s)", date=month_day(day, language, with_year=True))
 
 
-def _todoist_files(path: Path, label: str | None = None) -> Iterator[tuple[str, bytes]]:
+_UNSAFE_IN_NAME = re.compile(r"[\x00-\x1f\x7f/\\:]")
+
+
+def upload_base_name(filename: str | None) -> str | None:
+    """An upload's own base name as the import reads it (a Todoist project is named after its
+    CSV): any path and control characters taken out; None when it has none or is past what a file
+    system names (255 characters). Never the name of its temporary copy, which is cut to a few
+    bytes (forty Chinese characters are 120) nor the name refusals show, cut to 40 characters."""
+    base = _UNSAFE_IN_NAME.sub("_", (filename or "").replace("\\", "/").rsplit("/", 1)[-1]).strip()
+    return base if base.strip("._") and len(base) <= 255 else None
+
+
+def _todoist_files(
+    path: Path, label: str | None = None, nameless: bool = False, own_name: str | None = None
+) -> Iterator[tuple[str, bytes]]:
     if path.is_dir():
         found = sorted(entry for entry in path.iterdir() if entry.suffix.lower() == ".csv" and not entry.is_symlink())
         if len(found) > MAX_PROJECTS:
@@ -102,9 +117,9 @@ def _todoist_files(path: Path, label: str | None = None) -> Iterator[tuple[str, 
     with path.open("rb") as handle:
         is_zip = handle.read(4) == b"PK\x03\x04"
     if not is_zip:
-        # Named as refusals call it: an upload's own name (its copy's may be cut), "the file" for
-        # one without a name (no project name in it), the path's name on the command line.
-        name = label or path.name
+        # A file without a name is called what refusals call it ("the file"): no project name in
+        # it. An upload's own name names its project (its copy's name may be cut).
+        name = (label or path.name) if nameless else (own_name or path.name)
         if path.stat().st_size > MAX_CSV_BYTES:
             raise SourceError(_too_big(name))
         yield name, path.read_bytes()
@@ -156,7 +171,7 @@ def _plan(
         zone = _zone(options, account_zone or "UTC")
         now = options.now or utc_now()
         _space, columns = default_board(board_language)
-        files = _todoist_files(path, options.label)
+        files = _todoist_files(path, options.label, options.nameless, upload_base_name(options.filename))
         unnamed = unnamed_project(board_language, zone, now)
         yield plan_todoist(files, user_id, report, zone, now, say, first_column=columns[0], unnamed=unnamed)
     else:
