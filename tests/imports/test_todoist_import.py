@@ -276,3 +276,24 @@ def test_a_date_phrase_repeated_over_a_project_is_read_once(
     assert tasks["明天 7"]["due"] == {"type": "datetime", "at": "2026-12-05T17:00:00Z"}
     assert tasks["elsewhere"]["due"] == {"type": "datetime", "at": "2026-12-05T16:00:00Z"}
     assert "Todoist date 'when pigs fly'" in tasks["again"]["notes"]
+
+
+def test_a_subtasks_notes_cut_at_the_limit_are_listed(services: Services, tmp_path: Path) -> None:
+    """A task's notes past the limit were cut and listed; a subtask's were cut with nothing said
+    (its comments or description lost unseen). Both are listed by their line, cut with an ellipsis."""
+    from mesq.todos import model
+
+    long_description = "长" * (model.NOTES_MAX + 10)
+    rows = [
+        ["task", "上级任务", "", "1", "1"],
+        ["task", "子任务", long_description, "1", "2"],
+        ["task", "另一个任务", long_description, "1", "1"],
+    ]
+    path = todoist_csv(tmp_path / "Long [4].csv", rows)
+    user = create_user(services.items, "longnotes", "correct horse battery")
+    report = import_file(services, user["id"], "todoist", path)
+    skipped = dict(report.skipped)
+    assert skipped.get("Long line 3") == f"notes past {model.NOTES_MAX} characters were cut", report.skipped
+    assert skipped.get("Long line 4") == f"notes past {model.NOTES_MAX} characters were cut", report.skipped
+    tasks = {task["title"]: task for task in load_state(services.items, user["id"]).every_task()}
+    assert len(tasks["子任务"]["notes"]) == model.NOTES_MAX and tasks["子任务"]["notes"].endswith("…")

@@ -482,14 +482,13 @@ class _Project:
             self._current_column()
         for column in self.space.columns:
             for task in column.tasks:
-                if len(task.notes) > model.NOTES_MAX:
-                    task.notes = task.notes[: model.NOTES_MAX - 1] + "…"
-                    self.report.skip(
-                        task.label or task.title,
-                        Text("notes past %(limit)s characters were cut", limit=model.NOTES_MAX),
-                    )
-                for sub in task.subtasks:
-                    sub.notes = sub.notes[: model.NOTES_MAX]
+                for planned in (task, *task.subtasks):  # a subtask's too: its cut was unsaid
+                    if len(planned.notes) > model.NOTES_MAX:
+                        planned.notes = planned.notes[: model.NOTES_MAX - 1] + "…"
+                        self.report.skip(
+                            planned.label or planned.title,
+                            Text("notes past %(limit)s characters were cut", limit=model.NOTES_MAX),
+                        )
         return self.space
 
 
