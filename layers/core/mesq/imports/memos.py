@@ -232,14 +232,28 @@ def plan_memos(
         if attachment.memo_id is not None:
             attachments.setdefault(attachment.memo_id, []).append(attachment)
 
+    # memos keeps uids unique; a database made or mended by hand may repeat one. The first memo
+    # (by row id) keeps the uid's id, a later one an id of its own: it was dropped as "already there".
+    ids: dict[int, str] = {}
+    repeated: set[int] = set()
+    uses: dict[str, int] = {}
+    for row in sorted(rows, key=lambda row: row.id):
+        occurrence = uses.get(row.uid, 0)
+        uses[row.uid] = occurrence + 1
+        ids[row.id] = derived_id("mm", user_id, SOURCE, row.uid, *((str(occurrence),) if occurrence else ()))
+        if occurrence:
+            repeated.add(row.id)
+
     def mesq_id(row: MemosRow) -> str:
-        return derived_id("mm", user_id, SOURCE, row.uid)
+        return ids[row.id]
 
     plan = Plan(report)
     for row in rows:
         if row.creator_id != owner.id or row.id in comment_ids:
             continue
         label = f"memos/{row.uid}"
+        if row.id in repeated:
+            report.keep(label, Text("another memo of this database has the same uid: imported as a memo of its own"))
         try:
             created = _when(row.created_ts)
         except SourceError as error:  # a damaged or made-up row: that memo, named, not the whole import
