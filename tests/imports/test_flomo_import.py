@@ -156,3 +156,30 @@ def test_the_page_unpacked_from_the_export_is_named_as_what_it_is(services: Serv
     chinese = Translator("zh").text(page_refused.value.text)
     assert chinese.startswith("index.html 是网页") and "导出全部" in chinese, chinese
     assert not [memo for memo in memo_store.all_memos(services.items, user["id"]) if memo["contentSource"] == "flomo"]
+
+
+@pytest.mark.parametrize(
+    ("card", "shown"),
+    [
+        ("<p># 今日总结</p>", "# 今日总结"),  # a line that starts with "# " is no heading in flomo
+        ("<p>1. 不是列表</p><p>- 也不是</p>", "1. 不是列表"),
+        ("<p>写的是 &amp;lt;b&amp;gt; 和 &amp;copy;</p>", "写的是 &lt;b&gt; 和 &copy;"),
+    ],
+)
+def test_plain_text_that_looks_like_markdown_stays_text(card: str, shown: str) -> None:
+    """flomo's rich text is not Markdown: a paragraph typed as "# 今日总结" or "1. 不是列表" became a
+    heading or a list, and the words "&lt;b&gt;" typed as such showed as "<b>". The memo shows the
+    words as they were typed; tags (`#读书`) stay tags."""
+    from mesq.web.kit.markdown import render_markdown
+
+    content = html_text.to_markdown(html_text.parse(f'<div class="content">{card}<p>#读书 好书</p></div>').div)
+    rendered = render_markdown(content)
+    assert "<h1" not in rendered and "<ol" not in rendered and "<ul" not in rendered, rendered
+    assert shown in _text(rendered), (content, rendered)
+    assert 'class="memo-tag"' in rendered and "#读书" in rendered, rendered
+
+
+def _text(rendered: str) -> str:
+    import html as html_module
+
+    return html_module.unescape(re.sub(r"<[^>]+>", "", rendered))
