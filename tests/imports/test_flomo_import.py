@@ -127,3 +127,59 @@ def test_importing_again_after_undo_says_the_records_are_in_the_trash(services: 
         "nothing new imported; 3 already there (3 of them in the trash: restore them there; importing again does not)"
     )
     assert again.as_dict()["inTrash"] == 3
+
+
+def test_the_page_unpacked_from_the_export_is_named_as_what_it_is(services: Services, tmp_path: Path) -> None:
+    """A person who unpacked flomo's ZIP picks its page (or a CSV, by mistake): the refusal said
+    "not a readable ZIP archive (no end of central directory record)", the ZIP format's words,
+    not what to pick instead. It says the file is a web page (or no ZIP) and which file to import;
+    on the Chinese page in Chinese."""
+    from mesq.imports.plan import SourceError
+    from mesq.kernel.i18n import Translator
+
+    export = tmp_path / "flomo.zip"
+    flomo_export(export, count=2)
+    with zipfile.ZipFile(export) as archive:
+        page = next(name for name in archive.namelist() if name.endswith(".html"))
+        html = tmp_path / "index.html"
+        html.write_bytes(b"\xef\xbb\xbf \r\n" + archive.read(page))
+    other = tmp_path / "todo.csv"
+    other.write_text("TYPE,CONTENT\ntask,x\n", encoding="utf-8")
+    user = create_user(services.items, "unpacked", "correct horse battery")
+    with pytest.raises(SourceError) as page_refused:
+        import_file(services, user["id"], "flomo", html)
+    with pytest.raises(SourceError) as csv_refused:
+        import_file(services, user["id"], "flomo", other)
+    assert page_refused.value.message.startswith("index.html is a web page, not flomo's ZIP"), page_refused.value
+    assert "Export all (HTML)" in page_refused.value.message and "central directory" not in page_refused.value.message
+    assert csv_refused.value.message.startswith("todo.csv is not a ZIP file"), csv_refused.value
+    chinese = Translator("zh").text(page_refused.value.text)
+    assert chinese.startswith("index.html 是网页") and "导出全部" in chinese, chinese
+    assert not [memo for memo in memo_store.all_memos(services.items, user["id"]) if memo["contentSource"] == "flomo"]
+
+
+@pytest.mark.parametrize(
+    ("card", "shown"),
+    [
+        ("<p># 今日总结</p>", "# 今日总结"),  # a line that starts with "# " is no heading in flomo
+        ("<p>1. 不是列表</p><p>- 也不是</p>", "1. 不是列表"),
+        ("<p>写的是 &amp;lt;b&amp;gt; 和 &amp;copy;</p>", "写的是 &lt;b&gt; 和 &copy;"),
+    ],
+)
+def test_plain_text_that_looks_like_markdown_stays_text(card: str, shown: str) -> None:
+    """flomo's rich text is not Markdown: a paragraph typed as "# 今日总结" or "1. 不是列表" became a
+    heading or a list, and the words "&lt;b&gt;" typed as such showed as "<b>". The memo shows the
+    words as they were typed; tags (`#读书`) stay tags."""
+    from mesq.web.kit.markdown import render_markdown
+
+    content = html_text.to_markdown(html_text.parse(f'<div class="content">{card}<p>#读书 好书</p></div>').div)
+    rendered = render_markdown(content)
+    assert "<h1" not in rendered and "<ol" not in rendered and "<ul" not in rendered, rendered
+    assert shown in _text(rendered), (content, rendered)
+    assert 'class="memo-tag"' in rendered and "#读书" in rendered, rendered
+
+
+def _text(rendered: str) -> str:
+    import html as html_module
+
+    return html_module.unescape(re.sub(r"<[^>]+>", "", rendered))

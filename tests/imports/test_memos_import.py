@@ -159,3 +159,73 @@ def test_bytes_that_are_not_utf8_and_a_blob_kept_as_text(services: Services, tmp
     memo = memos_by_origin(services, user["id"])[first[1]]
     assert memo["content"].startswith("你好 \ufffd #tag b") and "tag" in memo["tags"]
     assert services.blobs.get(memo["resources"][0]["path"]) == b"plain text bytes"
+
+
+def test_a_time_no_calendar_holds_skips_that_memo_and_names_it(services: Services, tmp_path: Path) -> None:
+    """One memo of a stranger's database with a time past year 9999 refused the whole import with
+    "a memo time 99999999999999 is not a Unix time", naming no memo: the person could not tell
+    which of a thousand to fix, and nothing else came over. That memo is skipped and listed by its
+    uid, as flomo's card with an unreadable time is; a later edit time past it falls back to its
+    creation; a comment's unreadable time is written as it is in the heading."""
+    memos_database(tmp_path / "m", "latest", count=2)
+    db = sqlite3.connect(tmp_path / "m" / "memos_prod.db")
+    rows = [
+        ("farfuture", 99999999999999, 1700000000, "时间坏了 #坏"),
+        ("editedlater", 1700000000, 99999999999999, "只有编辑时间坏了 #好"),
+    ]
+    ids = [
+        db.execute(
+            "INSERT INTO memo (uid, creator_id, created_ts, updated_ts, content) VALUES (?, 1, ?, ?, ?)",
+            (uid, created, updated, text),
+        ).lastrowid
+        for uid, created, updated, text in rows
+    ]
+    answer = db.execute(
+        "INSERT INTO memo (uid, creator_id, created_ts, updated_ts, content)"
+        " VALUES ('oddanswer', 2, -99999999999999, 0, '评论时间坏了')"
+    ).lastrowid
+    db.execute("INSERT INTO memo_relation VALUES (?, ?, 'COMMENT')", (answer, ids[1]))
+    db.commit()
+    db.close()
+    user = create_user(services.items, "times", "correct horse battery")
+    report = import_file(services, user["id"], "memos", tmp_path / "m", options=ALICE)
+    assert ("memos/farfuture", "a memo time 99999999999999 is not a Unix time") in report.skipped, report.skipped
+    found = memos_by_origin(services, user["id"])
+    assert "farfuture" not in found
+    edited = found["editedlater"]
+    assert edited["createdAt"] == edited["updatedAt"] == "2023-11-14T22:13:20.000000Z"
+    assert "-99999999999999" in edited["content"] and "> 评论时间坏了" in edited["content"]
+
+
+def test_two_memos_of_one_uid_are_two_memos(services: Services, tmp_path: Path) -> None:
+    """memos keeps uids unique, but a database made or mended by hand may not: the second memo of
+    a uid took the first's id and was dropped, reported as "1 already there". Each is imported,
+    the second listed; a second run creates nothing."""
+    memos_database(tmp_path / "m", "latest", count=2)
+    db = sqlite3.connect(tmp_path / "m" / "memos_prod.db")
+    db.execute("DROP INDEX IF EXISTS idx_memo_uid")
+    db.executescript(
+        "CREATE TABLE memo_copy AS SELECT * FROM memo; DROP TABLE memo;"
+        " CREATE TABLE memo (id INTEGER PRIMARY KEY AUTOINCREMENT, uid TEXT NOT NULL, creator_id INTEGER NOT NULL,"
+        " created_ts BIGINT NOT NULL, updated_ts BIGINT NOT NULL, row_status TEXT NOT NULL DEFAULT 'NORMAL',"
+        " content TEXT NOT NULL DEFAULT '', visibility TEXT NOT NULL DEFAULT 'PRIVATE', pinned INTEGER NOT NULL"
+        " DEFAULT 0, payload TEXT NOT NULL DEFAULT '{}'); INSERT INTO memo SELECT * FROM memo_copy;"
+        " DROP TABLE memo_copy;"
+    )
+    for created, text in ((1700000000, "第一条 #重复"), (1700000100, "第二条，内容不同 #重复")):
+        db.execute(
+            "INSERT INTO memo (uid, creator_id, created_ts, updated_ts, content) VALUES ('dup', 1, ?, ?, ?)",
+            (created, created, text),
+        )
+    db.commit()
+    db.close()
+    user = create_user(services.items, "dups", "correct horse battery")
+    report = import_file(services, user["id"], "memos", tmp_path / "m", options=ALICE)
+    assert report.imported["memos"] == 4 and not report.existing, report.as_dict()
+    assert ("memos/dup", "another memo of this database has the same uid: imported as a memo of its own") in (
+        report.kept
+    ), report.kept
+    contents = [memo["content"] for memo in memo_store.all_memos(services.items, user["id"])]
+    assert "第一条 #重复" in contents and "第二条，内容不同 #重复" in contents
+    again = import_file(services, user["id"], "memos", tmp_path / "m", options=ALICE)
+    assert not again.imported.get("memos") and again.existing["memos"] == 4, again.as_dict()

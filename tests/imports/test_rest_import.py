@@ -118,6 +118,42 @@ def test_an_uploads_own_name_names_its_project_and_its_refusals(
     )
 
 
+def test_a_long_chinese_project_name_names_its_space(
+    client: TestClient, services: Services, make_account: Callable[..., Account]
+) -> None:
+    """A Chinese project name of some forty characters is past the 120 bytes the upload's
+    temporary copy may be named (three bytes a character): its space was named "upload", and a
+    second such project's task of the same title was dropped as "already there" (both derived
+    their ids from "upload"). The space is named after the file, whatever the copy is called."""
+    from urllib.parse import quote
+
+    from mesq.todos.state import load_state
+
+    account = make_account(scopes="todo:read,todo:write")
+    names = [
+        "读书笔记：二〇二六年要读完的中外经典文学作品与社会科学著作清单（含书评） [2203306145].csv",
+        "旅行计划：二〇二六年暑假带父母和孩子去云南大理丽江的行程安排（含预算） [2203306146].csv",
+    ]
+    assert all(len(name.encode("utf-8")) > 120 for name in names)
+    body = "TYPE,CONTENT\ntask,每周复盘\n".encode()
+    first = client.post("/api/toolkit/import?kind=todoist", files={"file": (names[0], body, "text/csv")},
+                        headers=account.headers)  # fmt: skip
+    second = client.post(f"/api/toolkit/import?kind=todoist&filename={quote(names[1])}", content=body,
+                         headers=account.headers)  # fmt: skip
+    assert first.status_code == 200 and second.status_code == 200, (first.text, second.text)
+    assert second.json()["data"]["imported"]["tasks"] == 1, second.text
+    state = load_state(services.items, account.user_id)
+    spaces = {space["id"]: space["name"] for space in state.spaces.values()}
+    review = sorted(spaces[task["spaceId"]] for task in state.every_task() if task["title"] == "每周复盘")
+    assert review == [
+        "旅行计划：二〇二六年暑假带父母和孩子去云南大理丽江的行程安排（含预算）",
+        "读书笔记：二〇二六年要读完的中外经典文学作品与社会科学著作清单（含书评）",
+    ]
+    refused = client.post(f"/api/toolkit/import?kind=todoist&filename={quote(names[0])}", content=b"TYPE,x\n1,2\n",
+                          headers=account.headers)  # fmt: skip
+    assert refused.status_code == 400 and names[0] in refused.json()["error"]["message"], refused.text
+
+
 def test_a_todoist_csv_without_a_name_makes_a_dated_space_in_the_persons_language(
     client: TestClient, services: Services, make_account: Callable[..., Account]
 ) -> None:

@@ -12,7 +12,10 @@ import zipfile
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from mesq.auth.users import create_user
+from mesq.imports.plan import SourceError
 from mesq.imports.run import import_call
 from mesq.imports.undo import undo_import
 from mesq.todos.state import load_state
@@ -193,3 +196,104 @@ def test_two_projects_of_one_name_in_a_backup(services: Services, tmp_path: Path
     assert {"Notes", "Notes [222]"} <= {space["name"] for space in state.spaces.values()}
     again = import_file(services, user["id"], "todoist", backup)
     assert again.imported.get("tasks", 0) == 0 and again.existing["tasks"] == 2, again.as_dict()
+
+
+def test_a_header_of_a_hundred_thousand_columns_is_refused_before_its_rows_are_built(
+    services: Services, tmp_path: Path
+) -> None:
+    """Each row was kept as a dict over every column of the header: a 0.7 MB file of 100,000
+    columns and 200 rows took 780 MB (an 8 MB file of a million columns, gigabytes). A Todoist
+    CSV has 14 columns; a header far past that is no Todoist export and is refused, nothing written."""
+    user = create_user(services.items, "wide", "correct horse battery")
+    call(services, user["id"], "create_todo_task", title="here before")
+    before = visible(services, user["id"])
+    header = "TYPE,CONTENT," + ",".join(f"c{index}" for index in range(100_000))
+    path = tmp_path / "Wide [1].csv"
+    path.write_text(header + "\n" + "task,x\n" * 200, encoding="utf-8")
+    with pytest.raises(SourceError) as refused:
+        import_file(services, user["id"], "todoist", path)
+    message = refused.value.message
+    assert "100002 columns" in message and "Wide [1].csv" in message, message
+    assert "\n" not in message and len(message) < 400, message
+    assert visible(services, user["id"]) == before
+    # a real export's columns, and a few a spreadsheet may add, are read as before
+    extra = tmp_path / "Extra [2].csv"
+    extra.write_text("TYPE,CONTENT," + ",".join(f"c{index}" for index in range(60)) + "\ntask,kept\n", encoding="utf-8")
+    report = import_file(services, user["id"], "todoist", extra)
+    assert report.imported["tasks"] == 1, report
+
+
+def test_labels_as_chinese_writers_type_them(services: Services, tmp_path: Path) -> None:
+    # `@工作，@紧急`: a label ends at Chinese punctuation as at an ASCII comma, and a label right
+    # after it is a label too (it was `label @工作，` kept in the notes, `@紧急` left in the title);
+    # an address (`bob@example.com`) stays text.
+    path = tmp_path / "工作 [7].csv"
+    rows = [
+        ["task", "写周报 @工作，@紧急", "", "4", "1"],
+        ["task", "买菜 @购物、@家务；", "", "1", "1"],
+        ["task", "mail bob@example.com @work, then @home.", "", "1", "1"],
+    ]
+    todoist_csv(path, rows)
+    user = create_user(services.items, "chen", "correct horse battery")
+    report = import_file(services, user["id"], "todoist", path, options=ImportOptions(language="zh"))
+    assert report.imported["tasks"] == 3 and not report.kept, report.as_dict()
+    tasks = {t["title"]: t for t in load_state(services.items, user["id"]).every_task()}
+    assert tasks["写周报"]["tags"] == ["工作", "紧急"] and not tasks["写周报"].get("notes")
+    assert tasks["买菜"]["tags"] == ["购物", "家务"]
+    assert tasks["mail bob@example.com then"]["tags"] == ["work", "home"]
+
+
+def test_a_date_phrase_repeated_over_a_project_is_read_once(
+    services: Services, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each DATE cell was read by the date grammar afresh (~3 ms of dateparser each): a 19,000-task
+    export repeating a few phrases took 55 s to plan before its first write (its writes 24 s), a
+    thread and an import slot held meanwhile. A phrase is read once per project and zone; each
+    task still gets a due of its own."""
+    from mesq.imports import todoist
+
+    calls: list[str] = []
+    real = todoist.read_date
+
+    def counted(text: str, language: str, zone: str, now: datetime) -> todoist.DateRead | None:
+        calls.append(text)
+        return real(text, language, zone, now)
+
+    monkeypatch.setattr(todoist, "read_date", counted)
+    rows = [["task", f"周报 {index}", "", "1", "1", "", "", "每周一", "zh", "Asia/Shanghai"] for index in range(40)]
+    rows += [["task", f"明天 {index}", "", "1", "1", "", "", "tomorrow 5pm", "en", ""] for index in range(40)]
+    rows += [["task", "elsewhere", "", "1", "1", "", "", "tomorrow 5pm", "en", "Europe/Berlin"]]
+    rows += [["task", title, "", "1", "1", "", "", "when pigs fly", "en", ""] for title in ("unread", "again")]
+    path = todoist_csv(tmp_path / "Weekly [3].csv", rows)
+    user = create_user(services.items, "weekly", "correct horse battery")
+    now = datetime(2026, 12, 4, tzinfo=UTC)
+    report = import_file(services, user["id"], "todoist", path, options=ImportOptions(now=now, timezone="UTC"))
+    assert report.imported["tasks"] == 83, report.as_dict()
+    assert sorted(calls) == ["tomorrow 5pm", "tomorrow 5pm", "when pigs fly", "每周一"], calls
+    tasks = {task["title"]: task for task in load_state(services.items, user["id"]).every_task()}
+    assert tasks["周报 0"]["recurrence"] == tasks["周报 39"]["recurrence"] == "FREQ=WEEKLY;BYDAY=MO"
+    assert tasks["周报 0"]["due"] == tasks["周报 39"]["due"] == {"type": "date", "date": "2026-12-07"}
+    assert tasks["明天 7"]["due"] == {"type": "datetime", "at": "2026-12-05T17:00:00Z"}
+    assert tasks["elsewhere"]["due"] == {"type": "datetime", "at": "2026-12-05T16:00:00Z"}
+    assert "Todoist date 'when pigs fly'" in tasks["again"]["notes"]
+
+
+def test_a_subtasks_notes_cut_at_the_limit_are_listed(services: Services, tmp_path: Path) -> None:
+    """A task's notes past the limit were cut and listed; a subtask's were cut with nothing said
+    (its comments or description lost unseen). Both are listed by their line, cut with an ellipsis."""
+    from mesq.todos import model
+
+    long_description = "长" * (model.NOTES_MAX + 10)
+    rows = [
+        ["task", "上级任务", "", "1", "1"],
+        ["task", "子任务", long_description, "1", "2"],
+        ["task", "另一个任务", long_description, "1", "1"],
+    ]
+    path = todoist_csv(tmp_path / "Long [4].csv", rows)
+    user = create_user(services.items, "longnotes", "correct horse battery")
+    report = import_file(services, user["id"], "todoist", path)
+    skipped = dict(report.skipped)
+    assert skipped.get("Long line 3") == f"notes past {model.NOTES_MAX} characters were cut", report.skipped
+    assert skipped.get("Long line 4") == f"notes past {model.NOTES_MAX} characters were cut", report.skipped
+    tasks = {task["title"]: task for task in load_state(services.items, user["id"]).every_task()}
+    assert len(tasks["子任务"]["notes"]) == model.NOTES_MAX and tasks["子任务"]["notes"].endswith("…")

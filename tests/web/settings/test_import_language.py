@@ -65,7 +65,9 @@ def test_another_apps_refusals_in_chinese(browser: Callable[..., Browser]) -> No
     person = browser()
     path = "/settings/import/app"
     flomo = _upload(person, path, NOT_A_ZIP, "flomo.zip", ZH, kind="flomo")
-    assert "flomo.zip：不是可读的 ZIP 文件（没有中央目录结尾记录）" in flomo
+    assert "flomo.zip 不是 ZIP 文件：flomo 的导出是“导出全部（HTML）”得到的 ZIP" in flomo
+    damaged = _upload(person, path, b"PK\x03\x04" + NOT_A_ZIP, "flomo.zip", ZH, kind="flomo")
+    assert "flomo.zip：不是可读的 ZIP 文件（没有中央目录结尾记录）" in damaged
     assert "upload" not in _app_error(flomo)
     no_page = _upload(person, path, _zip({"notes.txt": b"x"}), "flomo.zip", ZH, kind="flomo")
     assert "flomo.zip：不是 flomo 的导出（ZIP 包里没有 HTML 页面）" in no_page
@@ -73,7 +75,7 @@ def test_another_apps_refusals_in_chinese(browser: Callable[..., Browser]) -> No
     assert "不是 Todoist 的 CSV（第一行须有 TYPE 和 CONTENT 两列）" in columns
     memos = _upload(person, path, NOT_A_ZIP, "memos_prod.db", ZH, kind="memos")
     assert "memos_prod.db 不是 memos 的数据库，它根本不是 SQLite 文件" in memos
-    for page in (flomo, no_page, columns, memos):
+    for page in (flomo, damaged, no_page, columns, memos):
         assert "not a" not in _app_error(page)
 
 
@@ -119,7 +121,7 @@ def test_skipped_markdown_notes_are_said_in_the_readers_language(browser: Callab
         "outside.md": "![图](../secret.png)".encode(),
     })  # fmt: skip
     for headers, said, unsaid in (
-        (ZH, ["内容为空：没有文字，也没有标签", "pinned：'maybe' 不是 true 或 false",
+        (ZH, ["empty.md</code>：内容为空：没有文字，也没有标签", "pinned：'maybe' 不是 true 或 false",
               "图片 '../secret.png' 指向文件夹之外"], ["no text", "is not true", "outside the folder"]),
         (EN, ["empty: no text and no tags", "pinned: 'maybe' is not true or false",
               "image '../secret.png' points outside the folder"], ["内容为空"]),
@@ -160,3 +162,27 @@ def test_an_overlong_tag_kept_as_text_is_said_on_the_report_in_the_readers_langu
     assert "超过 100 个字符，标签最长只能这么长：已作为文字保留，不算标签" in chinese, chinese
     english = html.unescape(person.client.get(report, headers=EN).text)
     assert "is longer than 100 characters, the most a tag can have: kept as text, not as a tag" in english, english
+
+
+def test_a_long_project_name_from_the_page_names_its_space(services: Services, browser: Callable[..., Browser]) -> None:
+    """Settings → Import names a Todoist space after the CSV's own name however long: a name past
+    the 120 bytes of the upload's temporary copy (forty Chinese characters) was named "upload",
+    and two such projects' tasks of one title were one task."""
+    person = browser()
+    names = [
+        "读书笔记：二〇二六年要读完的中外经典文学作品与社会科学著作清单（含书评） [2203306145].csv",
+        "旅行计划：二〇二六年暑假带父母和孩子去云南大理丽江的行程安排（含预算） [2203306146].csv",
+    ]
+    for name in names:
+        answer = person.client.post(
+            "/settings/import/app",
+            data={"csrf": person.csrf, "kind": "todoist"},
+            files={"file": (name, "TYPE,CONTENT\ntask,每周复盘\n".encode(), "text/csv")},
+            headers=ZH,
+            follow_redirects=False,
+        )
+        assert answer.status_code == 303, answer.text
+    state = load_state(services.items, person.user_id)
+    spaces = {space["id"]: space["name"] for space in state.spaces.values()}
+    review = sorted(spaces[task["spaceId"]] for task in state.every_task() if task["title"] == "每周复盘")
+    assert review == sorted(name.removesuffix(".csv").rsplit(" [", 1)[0] for name in names)

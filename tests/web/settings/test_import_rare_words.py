@@ -141,4 +141,25 @@ def test_a_todoist_reports_kept_and_skipped_rows_in_chinese(browser: Callable[..
     chinese = _listed(_report(person, "todoist", csv, "家务.csv", ZH))
     assert "家务 第 2 行" in chinese and "没有标题的任务" in chinese
     assert "家务 第 3 行" in chinese and "日期 '每逢闰年的第三个星期八'，已原样保留在备注里" in chinese
+    # which row, then why: joined by the Chinese colon (it was an ASCII ": " on the Chinese page)
+    assert "家务 第 2 行</code>：没有标题的任务" in chinese and "</code>: " not in chinese, chinese
+    english = _listed(_report(browser(), "todoist", csv, "chores.csv", EN))
+    assert "chores line 2</code>: a task without a title" in english, english
     assert ENGLISH.search(chinese) is None, chinese
+
+
+def test_a_report_entry_is_text_whatever_the_file_is_named(browser: Callable[..., Browser]) -> None:
+    """The report's lines name a Todoist project by its file's name, which is anyone's: markup in
+    it is shown as text, never as the page's (the line's template holds the page's own <code>)."""
+    person = browser()
+    answer = person.client.post(
+        "/settings/import/app",
+        data={"csrf": person.csrf, "kind": "todoist"},
+        files={"file": ('<img src=x onerror="alert(1)">.csv', b"TYPE,CONTENT\ntask,,\n", "text/csv")},
+        headers=ZH,
+        follow_redirects=False,
+    )
+    assert answer.status_code == 303, answer.text
+    page = person.client.get(answer.headers["location"], headers=ZH).text
+    listed = _listed(page)
+    assert "<img" not in listed and "<code>&lt;img src=x onerror=" in listed and "第 2 行</code>：" in listed, listed

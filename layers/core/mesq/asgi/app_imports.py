@@ -22,7 +22,7 @@ from ..imports.plan import CutShort, Report, SourceError
 from ..imports.reports import save_report
 from ..kernel.context import Channel, Principal
 from ..search.imported import during_import
-from ..wiring.imports import ImportOptions, import_file
+from ..wiring.imports import ImportOptions, import_file, upload_base_name
 from ..wiring.services import Services
 from .account_archive import archive_slot
 
@@ -58,7 +58,8 @@ def import_upload(
         if not options.filename:  # the copy's name ("upload") is never shown, nor taken for the file's
             options = replace(options, nameless=True)
         if options.label is None:  # refusals name the person's file, never the temporary copy
-            options = replace(options, label=path.name if options.filename else "the file")
+            shown = (upload_base_name(options.filename) or path.name) if options.filename else "the file"
+            options = replace(options, label=shown)
         with path.open("wb") as copy:
             shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
         try:

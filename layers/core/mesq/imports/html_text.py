@@ -9,11 +9,14 @@ caller) and converted by markdownify, with three changes of ours:
   `style`, `iframe`, `object`, `embed`, `template`, `noscript`, `form`, `svg`, `math`);
 - a link keeps its target only for `http:`, `https:` and `mailto:` (else its text stays);
 - `<` in text is written `&lt;`, so text that looks like a tag stays text in Markdown too;
-- underscores are not escaped (`#my_tag` stays a tag); asterisks are.
+- underscores are not escaped (`#my_tag` stays a tag); asterisks are;
+- words that Markdown would read as a heading, a list or a character reference (`# 总结`,
+  `1. 不是列表`, `&lt;` typed as such) are escaped, so they show as typed.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any
@@ -29,10 +32,26 @@ _SCHEMES = ("http://", "https://", "mailto:")
 MAX_DEPTH = 100
 
 
+#: Text that Markdown would read as structure or as a character reference, though the rich text
+#: held it as words: "# " (a heading: a tag has no space after its sign), "1. " and "- " (a list),
+#: "&lt;" typed as such (shown as "<"). markdownify's `escape_misc` escapes these and far more
+#: (every `[`, `=`, `+`, `|`); these alone are escaped, with a backslash.
+#: Only at a text's start or after a line break (where a line may start): "A - B" keeps its words.
+_HEADING = re.compile(r"^(?=#{1,6}(?:\s|$))", re.MULTILINE)
+_LIST_ITEM = re.compile(r"^([0-9]{1,9})(?=[.)](?:\s|$))", re.MULTILINE)
+_BULLET = re.compile(r"^(?=[-+](?:\s|$))", re.MULTILINE)
+_REFERENCE = re.compile(r"&(?=#[0-9]{1,7};|#[xX][0-9a-fA-F]{1,6};|[A-Za-z][A-Za-z0-9]{1,31};)")
+
+
 class _Converter(MarkdownConverter):
     def escape(self, text: str, parent_tags: Any) -> str:
-        escaped = super().escape(text, parent_tags)  # type: ignore[misc]  # not in markdownify's hints
-        return str(escaped).replace("<", "&lt;")
+        escaped = str(super().escape(text, parent_tags))  # type: ignore[misc]  # not in markdownify's hints
+        if "_noformat" not in parent_tags:  # code keeps its text as it is
+            escaped = _REFERENCE.sub(r"\\&", escaped)
+            escaped = _HEADING.sub(r"\\", escaped)
+            escaped = _LIST_ITEM.sub(r"\1\\", escaped)
+            escaped = _BULLET.sub(r"\\", escaped)
+        return escaped.replace("<", "&lt;")
 
     def convert_a(self, el: Any, text: str, parent_tags: Any) -> str:
         href = str(el.get("href") or "").strip()

@@ -141,8 +141,12 @@ def _first_line(content: str) -> str:
 
 
 def _local_time(seconds: int, zone: str) -> str:
-    """`2026-03-05 09:30` in `zone` (the person's), `2026-03-05 01:30 UTC` when that is UTC."""
-    _when(seconds)  # refuses a time that is not one
+    """`2026-03-05 09:30` in `zone` (the person's), `2026-03-05 01:30 UTC` when that is UTC; a
+    time no calendar holds as its number (a comment's heading: the comment is still kept)."""
+    try:
+        _when(seconds)
+    except SourceError:
+        return str(seconds)
     local = datetime.fromtimestamp(int(seconds), UTC).astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M")
     return f"{local} UTC" if zone == "UTC" else local
 
@@ -228,14 +232,37 @@ def plan_memos(
         if attachment.memo_id is not None:
             attachments.setdefault(attachment.memo_id, []).append(attachment)
 
+    # memos keeps uids unique; a database made or mended by hand may repeat one. The first memo
+    # (by row id) keeps the uid's id, a later one an id of its own: it was dropped as "already there".
+    ids: dict[int, str] = {}
+    repeated: set[int] = set()
+    uses: dict[str, int] = {}
+    for row in sorted(rows, key=lambda row: row.id):
+        occurrence = uses.get(row.uid, 0)
+        uses[row.uid] = occurrence + 1
+        ids[row.id] = derived_id("mm", user_id, SOURCE, row.uid, *((str(occurrence),) if occurrence else ()))
+        if occurrence:
+            repeated.add(row.id)
+
     def mesq_id(row: MemosRow) -> str:
-        return derived_id("mm", user_id, SOURCE, row.uid)
+        return ids[row.id]
 
     plan = Plan(report)
     for row in rows:
         if row.creator_id != owner.id or row.id in comment_ids:
             continue
         label = f"memos/{row.uid}"
+        if row.id in repeated:
+            report.keep(label, Text("another memo of this database has the same uid: imported as a memo of its own"))
+        try:
+            created = _when(row.created_ts)
+        except SourceError as error:  # a damaged or made-up row: that memo, named, not the whole import
+            report.skip(label, error.text)
+            continue
+        try:
+            updated = _when(max(row.updated_ts, row.created_ts))
+        except SourceError:
+            updated = created
         content = row.content.strip()
         if row.not_utf8:
             report.keep(label, Text("bytes that are not UTF-8 text, each kept as �"))
@@ -272,8 +299,8 @@ def plan_memos(
         planned = PlannedMemo(
             memo_id=mesq_id(row),
             content=content,
-            created=_when(row.created_ts),
-            updated=_when(max(row.updated_ts, row.created_ts)),
+            created=created,
+            updated=updated,
             pinned=row.pinned,
             archived=row.row_status == "ARCHIVED",
             origin={"app": SOURCE, "id": row.uid, "visibility": row.visibility},

@@ -30,7 +30,7 @@ import io
 import posixpath
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -54,9 +54,18 @@ MAX_FIELD_CHARACTERS = 1024 * 1024
 #: size is already far past what a person scrolls, and an import of it takes minutes of the
 #: server's writes (300,000 rows took 28). A larger export is split into projects or imported in parts.
 MAX_TASKS = 20_000
+#: Columns a CSV's header may name. Todoist writes 14; each row is kept over the header's columns,
+#: so a header of a million short names (8 MB) made every row of the file a dict of a million
+#: entries (gigabytes in all) before a task was planned.
+MAX_COLUMNS = 100
 MAX_TASKS_PER_COLUMN = 5_000
 _PRIORITY = {"4": "urgent", "3": "high", "2": "medium", "1": "none"}
-_LABEL = re.compile(r"(?<!\S)@([^\s@]+)")
+#: Punctuation Chinese text puts around words: a label ends at it (`@工作，@紧急` is two labels),
+#: as at an ASCII comma, and a label may start right after it.
+_CJK_PUNCTUATION = "，。；：！？（）【】「」『』、《》“”‘’…—～〈〉〔〕〖〗"
+#: `@name`, after whitespace or that punctuation (never inside an address: `bob@example.com`),
+#: then one separator of a list of labels (`，` `、` `；`), which the title loses with the label.
+_LABEL = re.compile(rf"(?<![^\s{_CJK_PUNCTUATION}])@([^\s@{_CJK_PUNCTUATION}]+)[，、；]?")
 _PROJECT_ID = re.compile(r"\s*\[\d+\]\s*$")
 #: AUTHOR is `Ann (8908577)`: the name, then the Todoist user's number (`[…]` in older exports).
 _AUTHOR_ID = re.compile(r"\s*[\[(]\d+[\])]\s*$")
@@ -176,6 +185,16 @@ def _rows(name: str, data: bytes) -> list[tuple[int, dict[str, str]]]:
             raise SourceError(
                 Text("%(file)s: not a Todoist CSV (its first line must name TYPE and CONTENT)", file=name)
             )
+        if len(header) > MAX_COLUMNS:
+            raise SourceError(
+                Text(
+                    "%(file)s: its first line names %(count)s columns; a Todoist CSV has about a dozen (at most"
+                    " %(limit)s are read). Export the project from Todoist again",
+                    file=name,
+                    count=len(header),
+                    limit=MAX_COLUMNS,
+                )
+            )
         rows: list[tuple[int, dict[str, str]]] = []
         ended = reader.line_num
         for record in reader:
@@ -264,6 +283,10 @@ class _Project:
         self.last: PlannedTask | None = None
         self.seen: dict[tuple[str, ...], int] = {}
         self.orphan_notes: list[str] = []
+        #: DATE cells already read, by (phrase, DATE_LANG, zone): a project repeats a few phrases
+        #: ("每周一", "tomorrow") over its tasks, and each reading costs ~3 ms of dateparser (a
+        #: 19,000-task export took 55 s to plan, its writes 24 s).
+        self.dates: dict[tuple[str, str, str], DateRead | None] = {}
 
     def _id(self, prefix: str, *identity: str) -> str:
         key = (prefix, *identity)
@@ -274,6 +297,14 @@ class _Project:
     def _kept_line(self, item: Text) -> str:
         """A line of a task's notes keeping what MeSQ has no field for: `Todoist 日期 'every 3rd'`."""
         return "Todoist " + self.say.text(item)
+
+    def _date(self, text: str, language: str, zone: str) -> DateRead | None:
+        key = (text, language, zone)
+        if key not in self.dates:
+            self.dates[key] = read_date(text, language, zone, self.now)
+        found = self.dates[key]
+        # each task its own due: what one task's write does to it is never another's
+        return None if found is None else replace(found, due=dict(found.due) if found.due else None)
 
     def line_label(self, line: int) -> Text:
         """`Groceries line 12`: where in which project's file a report entry is."""
@@ -335,11 +366,8 @@ class _Project:
             kept.append(Text("time zone %(zone)s", zone=repr(zone)))
             zone = self.zone
         date_text = row.get("DATE", "").strip()
-        read = (
-            read_date(date_text, row.get("DATE_LANG", "").strip(), zone, self.now)
-            if date_text
-            else DateRead(None, None, None)
-        )
+        language = row.get("DATE_LANG", "").strip()
+        read = self._date(date_text, language, zone) if date_text else DateRead(None, None, None)
         if read is None:
             kept.append(Text("date %(date)s", date=repr(date_text)))
             read = DateRead(None, None, None)
@@ -454,14 +482,13 @@ class _Project:
             self._current_column()
         for column in self.space.columns:
             for task in column.tasks:
-                if len(task.notes) > model.NOTES_MAX:
-                    task.notes = task.notes[: model.NOTES_MAX - 1] + "…"
-                    self.report.skip(
-                        task.label or task.title,
-                        Text("notes past %(limit)s characters were cut", limit=model.NOTES_MAX),
-                    )
-                for sub in task.subtasks:
-                    sub.notes = sub.notes[: model.NOTES_MAX]
+                for planned in (task, *task.subtasks):  # a subtask's too: its cut was unsaid
+                    if len(planned.notes) > model.NOTES_MAX:
+                        planned.notes = planned.notes[: model.NOTES_MAX - 1] + "…"
+                        self.report.skip(
+                            planned.label or planned.title,
+                            Text("notes past %(limit)s characters were cut", limit=model.NOTES_MAX),
+                        )
         return self.space
 
 

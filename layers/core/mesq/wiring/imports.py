@@ -8,6 +8,7 @@ all call `import_file`.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -89,7 +90,21 @@ def unnamed_project(language: str, zone: str, now: datetime) -> str:
     return Translator(language).gettext("Todoist import (%(date)s)", date=month_day(day, language, with_year=True))
 
 
-def _todoist_files(path: Path, label: str | None = None, nameless: bool = False) -> Iterator[tuple[str, bytes]]:
+_UNSAFE_IN_NAME = re.compile(r"[\x00-\x1f\x7f/\\:]")
+
+
+def upload_base_name(filename: str | None) -> str | None:
+    """An upload's own base name as the import reads it (a Todoist project is named after its
+    CSV): any path and control characters taken out; None when it has none or is past what a file
+    system names (255 characters). Never the name of its temporary copy, which is cut to a few
+    bytes (forty Chinese characters are 120) nor the name refusals show, cut to 40 characters."""
+    base = _UNSAFE_IN_NAME.sub("_", (filename or "").replace("\\", "/").rsplit("/", 1)[-1]).strip()
+    return base if base.strip("._") and len(base) <= 255 else None
+
+
+def _todoist_files(
+    path: Path, label: str | None = None, nameless: bool = False, own_name: str | None = None
+) -> Iterator[tuple[str, bytes]]:
     if path.is_dir():
         found = sorted(entry for entry in path.iterdir() if entry.suffix.lower() == ".csv" and not entry.is_symlink())
         if len(found) > MAX_PROJECTS:
@@ -102,8 +117,9 @@ def _todoist_files(path: Path, label: str | None = None, nameless: bool = False)
     with path.open("rb") as handle:
         is_zip = handle.read(4) == b"PK\x03\x04"
     if not is_zip:
-        # A file without a name is called what refusals call it ("the file"): no project name in it.
-        name = (label or path.name) if nameless else path.name
+        # A file without a name is called what refusals call it ("the file"): no project name in
+        # it. An upload's own name names its project (its copy's name may be cut).
+        name = (label or path.name) if nameless else (own_name or path.name)
         if path.stat().st_size > MAX_CSV_BYTES:
             raise SourceError(_too_big(name))
         yield name, path.read_bytes()
@@ -145,6 +161,7 @@ def _plan(
         from ..imports.flomo import DEFAULT_ZONE, plan_flomo
 
         zone = _zone(options, account_zone or DEFAULT_ZONE)
+        _check_flomo_zip(path, options.label or path.name)
         archive = open_zip(path, options.label)
         try:
             yield plan_flomo(archive, user_id, report, zone)
@@ -154,11 +171,38 @@ def _plan(
         zone = _zone(options, account_zone or "UTC")
         now = options.now or utc_now()
         _space, columns = default_board(board_language)
-        files = _todoist_files(path, options.label, options.nameless)
+        files = _todoist_files(path, options.label, options.nameless, upload_base_name(options.filename))
         unnamed = unnamed_project(board_language, zone, now)
         yield plan_todoist(files, user_id, report, zone, now, say, first_column=columns[0], unnamed=unnamed)
     else:
         raise SourceError(Text("unknown kind %(kind)s: one of %(kinds)s", kind=quoted(kind), kinds=", ".join(KINDS)))
+
+
+def _check_flomo_zip(path: Path, label: str) -> None:
+    """flomo's export is a ZIP; a file that does not even start as one is most often its page,
+    picked after the ZIP was unpacked: say that, and what to pick, rather than the ZIP format's
+    words ("no end of central directory record")."""
+    if path.is_dir():
+        return
+    with path.open("rb") as handle:
+        start = handle.read(512)
+    if start.startswith(b"PK"):
+        return
+    if start.removeprefix(b"\xef\xbb\xbf").lstrip().startswith(b"<"):
+        raise SourceError(
+            Text(
+                "%(file)s is a web page, not flomo's ZIP: import the ZIP that flomo's “Export all (HTML)”"
+                " gave, as downloaded (it holds this page and its images)",
+                file=label,
+            )
+        )
+    raise SourceError(
+        Text(
+            "%(file)s is not a ZIP file: flomo's export is the ZIP that its “Export all (HTML)” gives;"
+            " import it as downloaded",
+            file=label,
+        )
+    )
 
 
 def import_file(
