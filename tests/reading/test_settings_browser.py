@@ -117,7 +117,9 @@ def test_reading_settings_page(server: LiveServer, fake: FakeWeRead, page, tmp_p
 
 
 def test_sync_now_answers_at_once_and_the_page_follows_the_sync(
-    server: LiveServer, fake: FakeWeRead, page  # noqa: F811
+    server: LiveServer,
+    fake: FakeWeRead,
+    page,  # noqa: F811
 ) -> None:
     """On `mesq serve` the sync runs in the background: the button's page is back before a slow
     upstream answers, says so in the reader's language, reloads itself until the sync is over and

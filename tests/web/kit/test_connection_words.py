@@ -17,8 +17,11 @@ BASE = "https://notes.example"
         ("/mcp", "MCP, every tool its access allows", "MCP：权限允许的全部工具"),
         ("/mcp/readonly", "MCP, every tool that only reads", "MCP：全部只读工具"),
         ("/mcp/x/memo", "MCP, only memos", "MCP：仅限笔记"),
-        ("/mcp/x/memo,todo_inbox,reading", "MCP, only memos, the todo inbox, and the reading shelf",
-         "MCP：仅限笔记、待办收件箱和阅读书架"),
+        (
+            "/mcp/x/memo,todo_inbox,reading",
+            "MCP, only memos, the todo inbox, and the reading shelf",
+            "MCP：仅限笔记、待办收件箱和阅读书架",
+        ),
         ("/mcp/x/code/readonly", "MCP, only Code Mode, read-only", "MCP：仅限代码模式，只读"),
         ("/mcp/x/all", "MCP, every tool its access allows", "MCP：权限允许的全部工具"),
         ("/mcp/x/default/readonly", "MCP, every tool that only reads", "MCP：全部只读工具"),
