@@ -60,7 +60,7 @@ def save_synced_todo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         now = now_timestamp()
         found = _read(state, links.by_name(items, user_id, name))
         current = found if found is not None and _member(state, found, collection) else None
-        if found is not None and current is None and keys.live(found[1]):
+        if found is not None and current is None and _live(state, found):
             raise Conflict(
                 "the name %(name)s belongs to a task in another collection; delete it there first", name=quoted(name)
             )
