@@ -27,7 +27,7 @@ from ..kernel.timestamps import in_zone, parse_timestamp
 from ..kernel.values import without_controls
 from ..todos.reminder_schedule import parse_offset
 from ..todos.sync.links import RecordKind, uid_of
-from .mapping import FROM_PRIORITY, GROUPS, same_value
+from .mapping import FROM_PRIORITY, GROUPS, same_value, tag_of
 from .zones import own_timezones
 
 PRODID = "-//MeSQ//CalDAV tasks//EN"
@@ -153,6 +153,11 @@ def _generators(
         if record.get("done") and record.get("completedAt"):
             todo.add("completed", parse_timestamp(str(record["completedAt"]), "completedAt").astimezone(UTC))
 
+    def categories(todo: Todo) -> None:
+        if record.get("tags"):
+            own = _apps_categories(shadows.get("tags"))
+            todo.add("categories", [own.get(str(tag), str(tag)) for tag in record["tags"]])
+
     def alarms(todo: Todo) -> None:
         for reminder in record.get("reminders") or ():
             _add_alarm(todo, reminder, str(record["title"]))
@@ -168,7 +173,7 @@ def _generators(
         ),
         "status": lambda todo: todo.add("status", "COMPLETED" if record.get("done") else "NEEDS-ACTION"),
         "completed": when_done,
-        "tags": lambda todo: todo.add("categories", [str(t) for t in record["tags"]]) if record.get("tags") else None,
+        "tags": categories,
         "recurrence": lambda todo: (
             todo.add("rrule", vRecur.from_ical(str(record["recurrence"]))) if record.get("recurrence") else None
         ),
@@ -177,6 +182,26 @@ def _generators(
         ),
         "reminders": alarms,
     }
+
+
+def _apps_categories(shadow: dict[str, Any] | None) -> dict[str, str]:
+    """tag -> the category the app last wrote for it ("Keep Me" for Keep-Me), so the tags MeSQ
+    did not change keep the app's spelling when another one changed."""
+    text = str((shadow or {}).get("ical") or "")
+    if not text:
+        return {}
+    try:
+        todo = Todo.from_ical("BEGIN:VTODO\r\n" + text + "\r\nEND:VTODO")
+    except (ValueError, KeyError, IndexError):  # what the app sent read once; else MeSQ's spelling
+        return {}
+    found = todo.get("categories") if isinstance(todo, Todo) else None
+    groups = found if isinstance(found, list) else [found] if found is not None else []
+    own: dict[str, str] = {}
+    for category in (str(c) for group in groups for c in getattr(group, "cats", ())):
+        tag = tag_of(category)
+        if tag is not None:
+            own.setdefault(tag, category)
+    return own
 
 
 def current_values(record: Item, parent_uid: str | None) -> dict[str, Any]:
