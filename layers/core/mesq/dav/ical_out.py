@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Any
@@ -159,7 +160,16 @@ def _generators(
             todo.add("categories", [own.get(str(tag), str(tag)) for tag in record["tags"]])
 
     def alarms(todo: Todo) -> None:
-        for reminder in record.get("reminders") or ():
+        # The app's own block for each reminder MeSQ did not change (its UID, ACKNOWLEDGED...) and
+        # for each alarm MeSQ cannot deliver; MeSQ's own VALARM only for a reminder it added.
+        remaining = list(record.get("reminders") or ())
+        for value, block in _apps_alarms(shadows.get("reminders")):
+            hit = next((i for i, r in enumerate(remaining) if same_value(value, r)), None)
+            if value is None or hit is not None:
+                _copy(todo, block)
+            if hit is not None:
+                remaining.pop(hit)
+        for reminder in remaining:
             _add_alarm(todo, reminder, str(record["title"]))
 
     return {
@@ -182,6 +192,19 @@ def _generators(
         ),
         "reminders": alarms,
     }
+
+
+_ALARM_BLOCK = re.compile(r"BEGIN:VALARM\r\n.*?\r\nEND:VALARM", re.DOTALL)
+
+
+def _apps_alarms(shadow: dict[str, Any] | None) -> list[tuple[Any, str]]:
+    """The app's VALARM blocks with the reminder each is (`each`, ical_in), in its order; none
+    for a copy stored before `each` was (MeSQ then writes every reminder its way)."""
+    each = (shadow or {}).get("each")
+    if not isinstance(each, list):
+        return []
+    blocks = _ALARM_BLOCK.findall(str((shadow or {}).get("ical") or ""))
+    return list(zip(each, blocks, strict=False)) if len(blocks) == len(each) else []
 
 
 def _apps_categories(shadow: dict[str, Any] | None) -> dict[str, str]:
