@@ -41,6 +41,7 @@ def test_the_calendar_page_connects_a_caldav_app(server: LiveServer, tmp_path: P
         address = page.input_value("#dav-url")
         assert address == server.base_url + "/dav/"
         expect(page.locator("#dav-username")).to_have_text(username)
+        expect(section.locator("button[data-copy=dav-url]")).to_be_visible()  # copy.js ran
         if locale == "zh-CN":
             said = section.inner_text().replace("Apple", "").replace("todo:read", "").replace("todo:write", "")
             assert not ENGLISH_SENTENCE.search(said), said
