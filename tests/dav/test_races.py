@@ -65,3 +65,16 @@ def test_a_conditional_put_that_lost_a_race_is_still_412(dav: Dav, lost_race: Ca
     answer = dav.put("n.ics", vtodo("n", summary="second"), If_None_Match="*")
     assert answer.status_code == 412, answer.text
     assert _title(dav, "t.ics") == "first"
+
+
+def test_an_unconditional_delete_that_lost_a_race_deletes(dav: Dav, lost_race: Callable[[int], None]) -> None:
+    """DELETE without If-Match names the task, not a revision of it: a write committing between
+    its read and its delete does not make it 412 (with If-Match it still does)."""
+    assert dav.put("d.ics", vtodo("d")).status_code == 201
+    etag = dav.get("d.ics").headers["etag"]
+    lost_race(1)
+    assert dav.request("DELETE", dav.calendar + "d.ics", If_Match=etag).status_code == 412
+    lost_race(1)
+    answer = dav.request("DELETE", dav.calendar + "d.ics")
+    assert answer.status_code == 204, answer.text
+    assert dav.get("d.ics").status_code == 404
