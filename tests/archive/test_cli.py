@@ -51,3 +51,19 @@ def test_export_then_import_twice_and_a_bad_archive(tmp_path: Path) -> None:
 
     with zipfile.ZipFile(out) as archive:
         assert "manifest.json" in archive.namelist()
+
+
+def test_an_import_says_which_preferences_it_took_from_the_archive(tmp_path: Path) -> None:
+    source_dir, target_dir = tmp_path / "a", tmp_path / "b"
+    for folder, name, extra in ((source_dir, "alice", ["--language", "zh"]), (target_dir, "bob", [])):
+        made = run_cli("user", "create", name, *extra, "--password-stdin", "--data-dir", str(folder), stdin=PASSWORD)
+        assert made.returncode == 0, made.stderr
+    zoned = run_cli("user", "set-timezone", "alice", "Asia/Shanghai", "--data-dir", str(source_dir))
+    assert zoned.returncode == 0, zoned.stderr
+    out = tmp_path / "alice.zip"
+    assert run_cli("export", "alice", "--out", str(out), "--data-dir", str(source_dir)).returncode == 0
+    first = run_cli("import", "bob", str(out), "--data-dir", str(target_dir))
+    assert first.returncode == 0, first.stderr
+    assert "took the archive's language zh and time zone Asia/Shanghai: bob had not set its own\n" in first.stdout
+    second = run_cli("import", "bob", str(out), "--data-dir", str(target_dir))
+    assert "took the archive's" not in second.stdout

@@ -290,3 +290,52 @@ def test_read_only_connections_can_get_read_prompts(mcp, era):
         client = mcp(scopes=BOTH, path=path, era=era, headers=headers)
         assert client.result("prompts/get", {"name": NOTES})["messages"]
         assert client.result("prompts/get", {"name": TODOS})["messages"]
+
+
+@pytest.mark.parametrize("path", ["/mcp/x/Memo", "/mcp/x/MEMO/readonly", "/mcp/x/ALL", "/mcp/x/memo,%20todo"])
+def test_a_toolset_spelled_otherwise_than_its_name_is_a_400_before_any_credential(mcp_http, path):
+    """Toolset names are lower-case (decisions.md "toolset URL spelling"). `/mcp/x/Memo` used to be
+    read as `memo` and answered with a 401 whose metadata document was a 404 (the OAuth resource
+    check never took capitals), so a client fell back to the root document and had the person
+    approve a grant for the whole of /mcp."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    response = mcp_http.post(path, json=body, headers={"Accept": "application/json, text/event-stream"})
+    assert response.status_code == 400, response.text
+    assert "www-authenticate" not in response.headers
+    error = response.json()["error"]
+    assert error["code"] == "VALIDATION_ERROR"
+    assert "lower-case" in error["message"] and "valid toolsets: memo" in error["message"]
+
+
+def test_a_capitals_url_is_refused_with_a_credential_too(mcp):
+    response = mcp(path="/mcp/x/Memo").post("tools/list")
+    assert response.status_code == 400 and "lower-case" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/mcp/x/memo",
+        "/mcp/x/memo,",
+        "/mcp/x/memo,todo/readonly",
+        "/mcp/x/Memo",
+        "/mcp/x/MEMO/readonly",
+        "/mcp/x/Todo,memo",
+        "/mcp/x/memo,%20todo",
+        "/mcp/x/" + "memo," * 41,
+    ],
+)
+def test_every_toolset_url_asking_for_a_credential_has_its_own_metadata_document(mcp_http, path):
+    """The route and the OAuth resource check agree on every spelling: a URL either is refused
+    before any credential, or its challenge names a metadata document that exists and whose
+    `resource` is that URL, so no grant is ever approved for more than the URL (RFC 9728 §3.3)."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    response = mcp_http.post(path, json=body, headers={"Accept": "application/json, text/event-stream"})
+    if response.status_code == 400:
+        assert response.json()["error"]["code"] == "VALIDATION_ERROR"
+        return
+    assert response.status_code == 401, response.text
+    metadata_url = response.headers["www-authenticate"].split('resource_metadata="')[1].rstrip('"')
+    document = mcp_http.get(metadata_url)
+    assert document.status_code == 200, document.text
+    assert document.json()["resource"] == "http://testserver" + path

@@ -42,6 +42,9 @@ def test_resources_of_this_instance(given, normalized):
         f"{HOST}/mcp/x/unknown",
         f"{HOST}/mcp/x/memo,nope/readonly",
         f"{HOST}/mcp/x/,",
+        f"{HOST}/mcp/x/Memo",  # toolset names are lower-case, as the route has them
+        f"{HOST}/mcp/x/MEMO/readonly",
+        f"{HOST}/mcp/x/{'memo,' * 41}",
         f"{HOST}/api/toolkit/memo",
         f"{HOST}/mcp?x=1",
         f"{HOST}/mcp#frag",
@@ -58,7 +61,7 @@ def test_other_resources_are_invalid_targets(given):
 def test_unknown_toolset_resource_lists_the_valid_toolsets():
     with pytest.raises(OAuthError) as error:
         normalize_resource(f"{HOST}/mcp/x/memo,unknown", HOST)
-    assert "unknown toolset(s) unknown" in error.value.description
+    assert "unknown toolset(s) 'unknown'" in error.value.description
     assert "valid toolsets: memo, memo_attachments, todo" in error.value.description
     assert normalize_resource(f"{HOST}/mcp/x/all", HOST) == f"{HOST}/mcp/x/all"
 

@@ -175,3 +175,24 @@ def test_a_duration_across_a_dst_change_is_an_instant_from_now() -> None:
     now = datetime(2027, 3, 14, 0, 30, tzinfo=NY)  # EST; 02:00 jumps to 03:00
     got = parse_quick_add("call in 3 hours", zone="America/New_York", now=now)
     assert got.due is not None and got.due.astimezone(UTC) == now.astimezone(UTC) + timedelta(hours=3)
+
+
+# decisions.md "digits a person types": full-width digits (a Chinese input method) and Arabic-Indic
+# ones are the numbers they are; the title keeps them as typed. "明天下午５点" was due at 15:00
+# with "５点" left in the title, and "１２月２５日" was no date at all.
+TYPED_DIGITS = [
+    ("写报告 明天下午\uff15点", "写报告", at(4, 17)),
+    ("report tomorrow \uff15pm", "report", at(4, 17)),
+    ("买菜 \uff11\uff12月\uff12\uff15日", "买菜", date(2026, 12, 25)),
+    ("买\uff13个苹果 明天", "买\uff13个苹果", date(2026, 12, 4)),
+    ("明天下午\uff15点", "明天下午\uff15点", at(4, 17)),
+    ("call mom \u0665pm tomorrow", "call mom", at(4, 17)),
+]
+
+
+@pytest.mark.parametrize(("text", "title", "due"), TYPED_DIGITS, ids=[case[0] for case in TYPED_DIGITS])
+def test_digits_of_any_script_are_read_and_the_title_keeps_them_as_typed(
+    text: str, title: str, due: date | datetime
+) -> None:
+    got = parse_quick_add(text, zone="Asia/Shanghai", now=NOW)
+    assert (got.title, got.due) == (title, due)

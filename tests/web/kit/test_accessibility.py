@@ -506,6 +506,18 @@ def test_memo_composer_with_preview_and_suggestions_passes_axe(server: LiveServe
     text.press_sequentially("#ho", delay=10)
     playwright_sync.expect(page.locator("#composer-tag-list [role=option]").first).to_be_visible()
     audit.check("/ with # suggestions listed")
+    text.press("Escape")
+    # The in-place editor: its own `#` suggestions, then the dialog Escape opens on an edited text.
+    page.locator(".memo [data-edit]").first.click()
+    editor = page.locator("li.memo.editing textarea[data-editor]")
+    playwright_sync.expect(editor).to_be_focused()
+    editor.press_sequentially(" #ho", delay=10)
+    playwright_sync.expect(page.locator("li.memo.editing [role=option]").first).to_be_visible()
+    audit.check("/ with the editor's # suggestions listed")
+    editor.press("Escape")
+    editor.press("Escape")
+    playwright_sync.expect(page.get_by_role("dialog")).to_be_visible()
+    audit.check("/ asking before an edit is discarded")
     assert audit.problems == [], "axe found serious/critical violations:\n" + "\n".join(audit.problems)
 
 

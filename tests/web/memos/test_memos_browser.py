@@ -112,10 +112,11 @@ def test_write_edit_pin_tag_search_trash(server: LiveServer, page: Any, shots: P
     expect(_card(page, "Buy oat milk")).to_be_visible()
     expect(page.locator("li.memo.editing")).to_have_count(0)
     assert page.evaluate("window.__same_document") is True
-    # Escape leaves the editor without saving.
+    # Escape leaves the editor without saving (the text changed: after asking).
     _card(page, "Buy oat milk").get_by_role("link", name=re.compile("^Edit")).click()
     page.locator("li.memo.editing textarea[data-editor]").fill("not saved")
     page.locator("li.memo.editing textarea[data-editor]").press("Escape")
+    page.get_by_role("dialog").get_by_role("button", name="Discard changes").click()
     expect(_card(page, "Buy oat milk")).to_be_visible()
 
     # Pin (from the card's ⋯ menu, in place): the memo moves first at the next load.

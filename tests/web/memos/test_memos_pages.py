@@ -179,6 +179,30 @@ def test_compose_keeps_text_on_error_and_saves(services: Services, browser: Call
     assert page.text.count("<strong>world</strong>") == 1 and "#greeting</a>" in page.text
 
 
+def test_the_composer_comes_back_to_its_view_and_only_to_a_view(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """The composer's `return` is the view it was written in: the save comes back there (its first
+    page), with a notice when the view does not list the new memo; a refused text is shown again on
+    that view; an address that is not a timeline view, or filters that do not read, is the whole
+    timeline (the memo saved all the same, never an error page after it)."""
+    ada = browser("ada")
+    view = "/?tag=%E8%AF%BB%E4%B9%A6"  # 读书
+    assert f'name="return" value="{view}"' in ada.get(view + "&offset=20").text
+    inside = ada.post("/memos", {"content": "好书 #读书", "return": view + "&offset=20"})
+    assert inside.status_code == 303 and inside.headers["location"] == view
+    assert "mesq_flash" not in inside.headers.get("set-cookie", "")
+    outside = ada.post("/memos", {"content": "买菜 #生活", "return": view})
+    assert outside.status_code == 303 and outside.headers["location"] == view
+    assert "Saved (not in this view)." in ada.get(view).text
+    refused = ada.post("/memos", {"content": "", "return": view})
+    assert refused.status_code == 400 and f'name="return" value="{view}"' in refused.text
+    for elsewhere in ("//evil.example/", "https://evil.example/", "/todos", "/?day=yesterday", "/?status=GONE"):
+        answer = ada.post("/memos", {"content": f"saved anyway {elsewhere}", "return": elsewhere})
+        assert answer.status_code == 303 and answer.headers["location"] == "/", elsewhere
+    assert ada.get("/").text.count("saved anyway") == 5
+
+
 def test_a_refused_memo_form_gives_the_text_back(services: Services, browser: Callable[..., Browser]) -> None:
     """A composer (or script-less editor) form refused before it reaches the memo (the session
     ended overnight, a form out of date after signing in again elsewhere, a memo gone meanwhile):

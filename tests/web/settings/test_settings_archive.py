@@ -196,3 +196,22 @@ def test_one_user_holds_one_archive_slot_at_a_time(browser: Callable[..., Browse
         assert _import(person, b"PK").status_code == 503
         assert other.post("/settings/export").status_code == 200
     assert person.post("/settings/export").status_code == 200  # the slot was given back
+
+
+def test_an_import_says_it_took_the_archives_language_and_time_zone(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """The archive carries the account's language and zone (docs/archive.md); an account that set
+    neither takes them, and the result says so in the page's language; the next page is in the
+    language it took."""
+    source, target = browser(), browser()
+    assert source.post("/settings/language", {"language": "zh"}).status_code == 303
+    assert source.post("/settings/time-zone", {"timeZone": "Asia/Shanghai"}).status_code == 303
+    create_memo(memo_call(services, source.user_id), {"content": "carried over #moved"})
+    answer = _import(target, _export(source))
+    assert answer.status_code == 200, answer.text
+    assert "its pages are now in the archive’s, 中文." in answer.text
+    assert 'id="import-time-zone">This account had no time zone of its own: it now uses the archive’s' in answer.text
+    assert 'lang="zh' in target.get("/settings").text.split(">", 2)[1]
+    again = _import(target, _export(source))
+    assert 'id="import-language"' not in again.text and 'id="import-time-zone"' not in again.text

@@ -23,7 +23,7 @@ from ..kernel.keys import user_partition
 from ..kernel.ports.storage import BlobNotFound, BlobStore, ItemStore
 from ..memos.keys import MEMO_PREFIX
 from ..store.paging import walk
-from . import words
+from . import preferences, words
 from .format import BLOB_DIR, FORMAT, MANIFEST, MEMO_DIR, RECORDS, VERSION, carries_blob, covered_by, exported
 
 #: A file's manifest entry, compact while the archive is written: (sha256 hex, bytes, contentType).
@@ -157,6 +157,10 @@ def export_account(
             "records": report.records,
             "counts": report.counts,
         }
+        if account := preferences.of_account(items, user_id):
+            # Not records (the profile never leaves; the zone's item travels only with the board):
+            # the person's language and zone, whatever the scopes (archive/preferences.py).
+            head[preferences.ACCOUNT] = account
         if scopes is not None:
             # What the credential covered: a reader knows the archive is not the whole account.
             head["scopes"] = sorted(scope for scope in scopes if scope.endswith(":read"))

@@ -17,7 +17,8 @@ file (docs/archive.md "Import", docs/security.md "Imports").
 4. Write: the journal, the attachments' bytes (at paths derived from their records), the records
    in transactions of up to MAX_TRANSACTION_OPS Puts conditioned on absence (a record the account
    holds is never overwritten), each imported task's reminder index entry (moved to the user's
-   zone when one is set, for a date-only due without a zone of its own: `reminder_zone.rezone`), then the counters
+   zone when one is set, for a date-only due without a zone of its own: `reminder_zone.rezone`), the
+   manifest's language and zone where the account set none (`preferences.restore`), then the counters
    recomputed from the records (`counters.rebuild_counters`), then the journal's `done`.
 """
 
@@ -52,7 +53,7 @@ from ..store.paging import walk
 from ..todos import untouched_board
 from ..todos.keys import PREFIX as TODO_PREFIX
 from ..todos.reminder_zone import rezone
-from . import journal, words
+from . import journal, preferences, words
 from .bounded_zip import BoundedZip, Member
 from .counters import rebuild_counters
 from .format import (
@@ -98,6 +99,7 @@ class ImportReport:
     resumed: bool = False
     seconds: float = 0.0
     kinds: Counter[str] = field(default_factory=Counter)  # the archive's records in a person's words
+    preferences: dict[str, str] = field(default_factory=dict)  # the language and zone taken from the archive
 
     @property
     def per_second(self) -> float:
@@ -150,6 +152,8 @@ def _manifest(archive: BoundedZip, member: Member, present: Callable[[str], bool
             for prefix, event, value in ijson.parse(reader, use_float=True):
                 if prefix in ("format", "version", "owner") and event in ("string", "number"):
                     manifest[prefix] = value
+                elif prefix == preferences.ACCOUNT or prefix in _PREFERENCE_PREFIXES:
+                    _preference_event(manifest, prefix, event, value)
                 elif prefix == "scopes" and event == "start_array":
                     manifest["scopes"] = scopes
                 elif prefix == "scopes.item" and event == "string":
@@ -181,6 +185,25 @@ def _manifest(archive: BoundedZip, member: Member, present: Callable[[str], bool
     return _checked_manifest(manifest)
 
 
+_PREFERENCE_PREFIXES = frozenset(f"{preferences.ACCOUNT}.{name}" for name in preferences.NAMES)
+
+
+def _preference_event(manifest: dict[str, Any], prefix: str, event: str, value: Any) -> None:
+    """`account` and its names as the manifest's events give them, for `preferences.checked` to
+    judge: a scalar kept (a string cut to 200 characters; a zone name is at most 64), an object or
+    a list standing as an empty one of its type."""
+    if event in ("map_key", "end_map", "end_array"):
+        return
+    if event in ("start_map", "start_array"):
+        kept: Any = {} if event == "start_map" else []
+    else:
+        kept = value[:200] if isinstance(value, str) else value
+    if prefix == preferences.ACCOUNT:
+        manifest[preferences.ACCOUNT] = kept
+    elif isinstance(manifest.get(preferences.ACCOUNT), dict):
+        manifest[preferences.ACCOUNT][prefix.partition(".")[2]] = kept
+
+
 def _checked_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
     if manifest.get("format") != FORMAT:
         raise ArchiveError(Text("%(file)s: not a %(format)s manifest", file=MANIFEST, format=FORMAT))
@@ -196,6 +219,7 @@ def _checked_manifest(manifest: dict[str, Any]) -> dict[str, Any]:
     owner = manifest.get("owner")
     if not isinstance(owner, str) or not owner or len(owner) > 64 or "#" in owner or "/" in owner:
         raise ArchiveError(Text("%(file)s: owner missing or not a user id", file=MANIFEST))
+    manifest[preferences.ACCOUNT] = preferences.checked(manifest.get(preferences.ACCOUNT))
     files = manifest["files"]
     if RECORDS not in files:
         raise ArchiveError(Text("%(file)s: files must list %(records)s", file=MANIFEST, records=RECORDS))
@@ -464,14 +488,19 @@ def import_account(
     with _open(path, label) as archive:
         manifest_member, records, blob_members = _members(archive)
         found = _Archive(archive, _manifest(archive, manifest_member, _present(blob_members)), records)
-        report.resumed = journal.read(items, user_id, found.digest) is not None
+        journaled = journal.read(items, user_id, found.digest)
+        report.resumed = journaled is not None
+        # The account's own zone, read before the empty board's removal can take it (a rerun: as
+        # the first run read it, that removal being done by then).
+        own_zone = (journaled or {}).get("accountZone") or configured_zone(items, user_id)
         own, board = (set(), []) if report.resumed else _own_records(items, user_id, found.manifest)
         _validate(found, user_id, blob_members, own)
         _check_quota(items, user_id, found.blobs, quota_bytes)
         _refuse_an_account_of_its_own(items, user_id, own, board)
-        journal.begin(items, user_id, found.digest, found.owner, format_timestamp(moment))
+        journal.begin(items, user_id, found.digest, found.owner, format_timestamp(moment), own_zone)
         _write_blobs(found, blobs, report)
         _write_records(found, items, user_id, report, moment)
+    report.preferences = preferences.restore(items, user_id, found.manifest[preferences.ACCOUNT], own_zone)
     zone = configured_zone(items, user_id)  # the account's, else the one the archive brought
     if zone is not None:  # the reminders it places (a date-only due's) were indexed in UTC above
         rezone(items, user_id, zone, moment)

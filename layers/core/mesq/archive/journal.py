@@ -3,7 +3,8 @@
 to the account in between (docs/archive.md "Import").
 
 Item: pk `U#<user>`, sk `IMPORT#<sha256 of records.jsonl>` (never exported), with the source
-owner, `phase` (`writing`, then `done`), `startedAt`, `finishedAt` and the counts of the last run.
+owner, `phase` (`writing`, then `done`), `startedAt`, `finishedAt`, the counts of the last run and
+the account's own zone before the first run (`accountZone`, when it had one).
 It is written before the first blob or record, so:
 
 - no journal: nothing of this archive was written; the import checks the account is empty
@@ -32,11 +33,16 @@ def read(items: ItemStore, user_id: str, digest: str) -> Item | None:
     return items.get(journal_key(user_id, digest))
 
 
-def begin(items: ItemStore, user_id: str, digest: str, owner: str, now: str) -> bool:
-    """Record that this archive's import starts; True when an earlier run had started it."""
+def begin(items: ItemStore, user_id: str, digest: str, owner: str, now: str, account_zone: str | None = None) -> bool:
+    """Record that this archive's import starts; True when an earlier run had started it.
+    `account_zone`: the account's own zone before the first run, which a rerun keeps (the first
+    run may have removed the settings item holding it: archive/preferences.py)."""
     pk, sk = journal_key(user_id, digest)
+    started: Item = {"pk": pk, "sk": sk, "owner": owner, "phase": "writing", "startedAt": now}
+    if account_zone is not None:
+        started["accountZone"] = account_zone
     try:
-        items.put({"pk": pk, "sk": sk, "owner": owner, "phase": "writing", "startedAt": now}, Condition(exists=False))
+        items.put(started, Condition(exists=False))
     except ConditionFailed:
         items.update(Update(journal_key(user_id, digest), set={"phase": "writing", "resumedAt": now}))
         return True

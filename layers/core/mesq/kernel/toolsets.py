@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .messages import LIST_ITEMS, quoted, quoted_list
+
 #: The tool groups. `all` and `default` are aliases for "every group".
 TOOLSETS: tuple[str, ...] = (
     "memo",
@@ -29,3 +31,37 @@ VALID_TOOLSET_NAMES = ", ".join((*TOOLSETS, *TOOLSET_ALIASES))
 def unknown_toolsets(names: Iterable[str]) -> list[str]:
     """The names (already stripped and lower-cased) that are neither a toolset nor an alias, sorted."""
     return sorted({name for name in names if name not in TOOLSETS and name not in TOOLSET_ALIASES})
+
+
+#: The longest `{toolsets}` part of a `/mcp/x/{toolsets}` URL (every name once is 82 characters).
+MAX_URL_TOOLSETS_CHARS = 200
+
+
+def url_toolsets_problem(raw: str) -> str | None:
+    """What is wrong with `raw`, the `{toolsets}` of `/mcp/x/{toolsets}`, or None.
+
+    The URL is a route and an OAuth resource (auth/oauth/resources.py) at once; both ask this one
+    question, so every URL the route lets ask for a credential has a protected-resource metadata
+    document whose `resource` is that very URL, and a grant is never approved for more than it.
+    The names are spelled exactly, lower-case without spaces (decisions.md "toolset URL
+    spelling"): RFC 9728 has a client compare the URL byte for byte, so `/mcp/x/Memo` cannot be the
+    resource `/mcp/x/memo`. Empty names (`memo,`) are left out, as the headers leave them out."""
+    if len(raw) > MAX_URL_TOOLSETS_CHARS:
+        return f"has more than {MAX_URL_TOOLSETS_CHARS} characters of toolset names"
+    names = [name for name in raw.split(",") if name]
+    if not names:
+        return "names no toolset"
+    misspelled = sorted(
+        {name for name in names if name != _spelled_right(name) and not unknown_toolsets([_spelled_right(name)])}
+    )
+    if misspelled:
+        fixes = ", ".join(f"{quoted(name)} as {_spelled_right(name)}" for name in misspelled[:LIST_ITEMS])
+        return f"writes a toolset name in capitals or with spaces; the names are lower-case: write {fixes}"
+    unknown = unknown_toolsets(names)
+    if unknown:
+        return f"names unknown toolset(s) {quoted_list(unknown)}"
+    return None
+
+
+def _spelled_right(name: str) -> str:
+    return name.strip().lower()

@@ -22,7 +22,13 @@ from dataclasses import dataclass, replace
 from ..auth.scopes import needed_scopes
 from ..kernel.errors import ValidationError
 from ..kernel.messages import quoted
-from ..kernel.toolsets import CODE_TOOLSET, TOOLSET_ALIASES, VALID_TOOLSET_NAMES, unknown_toolsets
+from ..kernel.toolsets import (
+    CODE_TOOLSET,
+    TOOLSET_ALIASES,
+    VALID_TOOLSET_NAMES,
+    unknown_toolsets,
+    url_toolsets_problem,
+)
 from .catalog import Catalog, CatalogTool
 
 READONLY_HEADER = "x-mcp-readonly"
@@ -70,12 +76,14 @@ def parse_toolsets(names: Iterable[str], source: str) -> frozenset[str] | None:
 
 
 def parse_url_toolsets(raw: str) -> frozenset[str] | None:
-    """The toolsets of `/mcp/x/{toolsets}` (None: all); VALIDATION_ERROR when the URL names none
-    or an unknown one. Needs no credential: the endpoint checks it before asking for one."""
-    named = split_names(raw)
-    if not named:
-        raise ValidationError(f"the URL /mcp/x/{{toolsets}} names no toolset; valid toolsets: {VALID_TOOLSET_NAMES}")
-    return parse_toolsets(named, "the URL")
+    """The toolsets of `/mcp/x/{toolsets}` (None: all); VALIDATION_ERROR when the URL names none,
+    an unknown one or one spelled otherwise (capitals, spaces): the OAuth resource check asks the
+    same question, so a URL that passes has its metadata document. Needs no credential: the
+    endpoint checks it before asking for one."""
+    problem = url_toolsets_problem(raw)
+    if problem is not None:
+        raise ValidationError(f"the URL {quoted('/mcp/x/' + raw)} {problem}; valid toolsets: {VALID_TOOLSET_NAMES}")
+    return parse_toolsets(split_names(raw), "the URL")
 
 
 def _known_tools(catalog: Catalog, names: list[str], header: str) -> frozenset[str]:

@@ -36,6 +36,7 @@ from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
 from ..kernel.ports.sealer import Sealer
 from ..kernel.ports.storage import Condition, ConditionFailed, Item, ItemStore, Update
+from ..kernel.typed_digits import ascii_digits, typed_whole_number
 from ..store.paging import walk
 
 PREFIX = "REMIND#CHANNEL#"
@@ -212,12 +213,10 @@ def add_channel(items: ItemStore, sealer: Sealer, user_id: str, kind: str, field
         return add_webhook(items, sealer, user_id, fields.get("url", ""), now, **rules)
     if kind == "email":
         host = _text(fields, "host", Text("the SMTP host"), limit=253).rstrip(".").lower()
-        try:
-            port = int(fields.get("port") or "587")
-        except ValueError:
-            raise ValidationError("the SMTP port must be a number") from None
-        if not 0 < port < 65536:
-            raise ValidationError("the SMTP port must be between 1 and 65535")
+        # Any script's digits (full-width, ٢٥) are the number they are; the saved smtp://host:25 shows it.
+        port = typed_whole_number((fields.get("port") or "").strip() or "587", max_digits=5)
+        if port is None or not 0 < port < 65536:
+            raise ValidationError("the SMTP port must be a number from 1 to 65535")
         security = fields.get("security") or "starttls"
         if security not in SMTP_SECURITY:
             raise ValidationError("the SMTP security must be starttls, tls or none")
@@ -245,7 +244,7 @@ def add_channel(items: ItemStore, sealer: Sealer, user_id: str, kind: str, field
         token = _text(fields, "token", Text("the bot token"))
         if not _BOT_TOKEN.fullmatch(token):
             raise ValidationError("the bot token looks like 123456:ABC-DEF… (from @BotFather)")
-        chat = _text(fields, "chat", Text("the chat id"), limit=40)
+        chat = ascii_digits(_text(fields, "chat", Text("the chat id"), limit=40))
         if not _CHAT_ID.fullmatch(chat):
             raise ValidationError("the chat id is a number (or @channelname)")
         api = check_url(destinations.telegram_api, what=Text("Telegram API URL"), **rules).rstrip("/")

@@ -30,6 +30,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..kernel.tags import find_tags
+from ..kernel.typed_digits import ascii_digits
 from .quick_dates import MORNING_WORDS, impossible_times, read_due
 from .quick_rules import RECUR_EVERY, RECUR_ZH, ZH_DAYPART_WORD, first_due, part_clock_time, part_of_day, rule_of
 from .quick_words import PART_TIMES
@@ -108,6 +109,9 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     their words stay in the title. A line over MAX_CHARACTERS is the title as typed."""
     if len(text) > MAX_CHARACTERS:
         return QuickAdd(title=text.strip())
+    # Full-width (a Chinese input method) and other scripts' digits are the numbers they are
+    # (kernel/typed_digits.py); the chips show them in ASCII, the title as typed (`_as_typed`).
+    as_typed, text = text, ascii_digits(text)
     tz = ZoneInfo(zone)
     today = now.astimezone(tz).date()
     chips: list[dict[str, str]] = []
@@ -223,8 +227,26 @@ def parse_quick_add(text: str, *, zone: str, now: datetime, ignore: frozenset[st
     title = (_join(title_words) if found else typed) or typed or text.strip()
     title = _NO_SPACE_BEFORE.sub("", title)  # "去买菜 ，别忘了": the space a removed chip stood in
     return QuickAdd(
-        title=title, due=due, priority=priority, tags=tuple(tags), recurrence=recurrence, chips=tuple(chips)
+        title=_as_typed(title, text, as_typed),
+        due=due,
+        priority=priority,
+        tags=tuple(tags),
+        recurrence=recurrence,
+        chips=tuple(chips),
     )
+
+
+def _as_typed(title: str, read: str, typed: str) -> str:
+    """`title`, made of `read` (the line with ASCII digits), with each word's digits as `typed`:
+    the two differ digit for digit, so a word of one stands at the same place in the other."""
+    if read == typed:
+        return title
+
+    def back(word: re.Match[str]) -> str:
+        at = read.find(word[0])
+        return typed[at : at + len(word[0])] if at >= 0 else word[0]
+
+    return re.sub(r"\S+", back, title)
 
 
 #: Spaces before closing CJK punctuation: no one types them; they are left where a chip was taken out.

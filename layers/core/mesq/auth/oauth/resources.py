@@ -21,12 +21,12 @@ import re
 from urllib.parse import urlsplit
 
 from ...kernel.messages import quoted
-from ...kernel.toolsets import VALID_TOOLSET_NAMES, unknown_toolsets
+from ...kernel.toolsets import VALID_TOOLSET_NAMES, url_toolsets_problem
 from .errors import OAuthError
 
 MCP_PATH = "/mcp"
 REST_PATH = "/api/toolkit"
-_RESOURCE_PATH = re.compile(r"/mcp(/readonly|/x/(?P<toolsets>[a-z0-9_,-]{1,200})(/readonly)?)?|/api/toolkit")
+_RESOURCE_PATH = re.compile(r"/mcp(/readonly|/x/(?P<toolsets>[^/]+)(/readonly)?)?|/api/toolkit")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -83,15 +83,12 @@ def normalize_resource(resource: str | None, instance: str) -> str:
             f"resource {quoted(resource)} is not a protected resource of this instance; use {instance}{MCP_PATH}",
         )
     if match["toolsets"] is not None:
-        # The same names the /mcp/x/{toolsets} route accepts: a token must not be bound to a URL
-        # that can never be connected to.
-        names = [name for name in match["toolsets"].split(",") if name]
-        unknown = unknown_toolsets(names)
-        if unknown or not names:
+        # The check of the /mcp/x/{toolsets} route itself: a token must not be bound to a URL that
+        # can never be connected to, and a URL the route accepts must have its metadata document.
+        problem = url_toolsets_problem(match["toolsets"])
+        if problem is not None:
             raise OAuthError(
-                "invalid_target",
-                f"resource {quoted(resource)} names unknown toolset(s) {', '.join(unknown) or '(none)'}; "
-                f"valid toolsets: {VALID_TOOLSET_NAMES}",
+                "invalid_target", f"resource {quoted(resource)} {problem}; valid toolsets: {VALID_TOOLSET_NAMES}"
             )
     return instance + path
 

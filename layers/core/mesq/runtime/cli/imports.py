@@ -45,6 +45,10 @@ def _import_archive(services: Services, user_id: str, username: str, path: Path)
         print(f"imported {held} into {username}, {report.existing} of its records already there; {took}")
     else:
         print(f"imported {held} into {username}; {took}")
+    if report.preferences:  # only what the account had not set itself (archive/preferences.py)
+        said = {"language": "language", "timeZone": "time zone"}
+        taken = " and ".join(f"{said[name]} {value}" for name, value in report.preferences.items())
+        print(f"took the archive's {taken}: {username} had not set its own")
     return 0
 
 

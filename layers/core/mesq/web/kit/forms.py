@@ -98,7 +98,7 @@ async def read_upload(request: Request, limit: int) -> Fields:
     if media_type(request.headers.get("content-type")) != UPLOAD_MEDIA_TYPE:
         raise ValidationError("send the form as multipart/form-data (a file upload)")
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
+    if declared is not None and declared.isascii() and declared.isdigit() and int(declared) > limit:
         raise _too_large(limit)
     parser = MultiPartParser(
         request.headers,

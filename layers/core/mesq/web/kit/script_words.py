@@ -27,6 +27,9 @@ SCRIPT_WORDS = (
     N_("Image"),
     N_("%(tag)s inserted."),
     N_("Only the first %(max)s characters fit in a memo: the end of the pasted text was left out."),
+    N_("Discard your changes to this memo?"),
+    N_("Keep editing"),
+    N_("Discard changes"),
     # inplace.js (the memo strings above that say an answer failed are its too)
     N_("Dismiss"),
     # todos.js

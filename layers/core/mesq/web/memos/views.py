@@ -9,6 +9,7 @@ search_ai_memos, batch_get_memos, list_tags), exactly as REST and MCP run them.
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass, replace
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -108,22 +109,50 @@ def tag_paths(nodes: list[dict[str, Any]]) -> list[str]:
     return paths
 
 
-async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> dict[str, Any]:
-    """Everything memos.html needs for `query`; `extra` (a composer error, ...) is passed on."""
-    zone = page_zone(page)
+@dataclass(frozen=True)
+class _Read:
+    """What one page of a view lists: its memos (pinned first), the AI search's hits and closest
+    matches, its paging (None for an AI search) and the `includeContext` answer for the sidebar."""
+
+    data: dict[str, Any]
+    memos: list[dict[str, Any]]
+    pinned: list[dict[str, Any]]
+    listing: dict[str, Any] | None
+    ai: dict[str, Any] | None
+
+    @property
+    def shown(self) -> list[dict[str, Any]]:
+        return [*self.pinned, *self.memos, *(self.ai["closest"] if self.ai else [])]
+
+
+async def _read(page: Page, query: TimelineQuery, zone: ZoneInfo | None) -> _Read:
     paging = {"offset": query.offset, "limit": PAGE_SIZE, "includeContext": True, **_zone_arguments(zone)}
-    ai: dict[str, Any] | None = None
     if query.q and query.mode == "ai":
         ai = await _ai_search(page, query, zone)
         # The sidebar's context still comes from list_memos (AI search has none); one memo is enough.
         data = await page.invoke("list_memos", {**paging, "offset": 0, "limit": 1})
-        memos, pinned, listing = ai["memos"], [], None
+        return _Read(data, ai["memos"], [], None, ai)
+    if query.q:
+        data = await page.invoke("search_memos", {"query": query.q, **query.filters(zone), **paging})
     else:
-        if query.q:
-            data = await page.invoke("search_memos", {"query": query.q, **query.filters(zone), **paging})
-        else:
-            data = await page.invoke("list_memos", {**query.filters(zone), **paging})
-        memos, pinned, listing = data["timelineItems"], data["pinnedItems"], data["page"]
+        data = await page.invoke("list_memos", {**query.filters(zone), **paging})
+    return _Read(data, data["timelineItems"], data["pinnedItems"], data["page"], None)
+
+
+async def view_shows(page: Page, query: TimelineQuery, memo_id: str) -> bool:
+    """Whether the first page of the view `query` shows the memo `memo_id`, read as the page reads
+    it (the composer's redirect says when a new memo is saved outside the view it stays on)."""
+    if not (query.filtered or query.q):
+        return True  # every memo that is not archived, newest first: a new one is on top
+    read = await _read(page, replace(query, offset=0), page_zone(page))
+    return any(memo["id"] == memo_id for memo in read.shown)
+
+
+async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> dict[str, Any]:
+    """Everything memos.html needs for `query`; `extra` (a composer error, ...) is passed on."""
+    zone = page_zone(page)
+    read = await _read(page, query, zone)
+    data, memos, pinned, listing, ai = read.data, read.memos, read.pinned, read.listing, read.ai
     tags = await page.invoke("list_tags", {})
     days = list(data["filters"]["days"].items())
     return {
@@ -164,4 +193,13 @@ def timeline_page(page: Page, context: dict[str, Any], status: int = 200) -> Res
     return response
 
 
-__all__ = ["RECENT_DAYS", "memo_view", "memo_views", "page_zone", "tag_paths", "timeline_context", "timeline_page"]
+__all__ = [
+    "RECENT_DAYS",
+    "memo_view",
+    "memo_views",
+    "page_zone",
+    "tag_paths",
+    "timeline_context",
+    "timeline_page",
+    "view_shows",
+]

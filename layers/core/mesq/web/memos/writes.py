@@ -33,7 +33,7 @@ from ..kit.request_values import form_revision, is_htmx
 from ..kit.security import safe_next
 from ..kit.toast import Toast, render_with_toast, undo_ids
 from .query import TimelineQuery
-from .views import RECENT_DAYS, memo_view, page_zone, tag_paths, timeline_context, timeline_page
+from .views import RECENT_DAYS, memo_view, page_zone, tag_paths, timeline_context, timeline_page, view_shows
 
 MAX_RESOURCES = 50
 MEMO_FORM_BYTES = LONG_TEXT_FORM_BYTES
@@ -66,25 +66,44 @@ def _resources(page: Page) -> list[Any]:
 # -- composer ----------------------------------------------------------------------------------
 
 
+def _composer_view(page: Page) -> TimelineQuery:
+    """The timeline view the composer was written in (its `return`), at its first page, where a
+    new memo comes; any other address, or filters that do not read, is the whole timeline."""
+    parts = urlsplit(_back(page))
+    if parts.path != "/":
+        return TimelineQuery()
+    try:
+        return TimelineQuery.from_params(QueryParams(parts.query))
+    except ValidationError:  # the memo is saved all the same: the whole timeline, not an error page
+        return TimelineQuery()
+
+
+_OUTSIDE_VIEW = N_("Saved (not in this view).")
+
+
 async def create_submit(page: Page) -> Response:
     content = page.fields.text("content")
+    view = _composer_view(page)
     resources: list[Any] = []
     try:
         resources = _resources(page)
         arguments: dict[str, Any] = {"content": content, "resources": resources}
         if page.fields.text("key"):
             arguments["idempotencyKey"] = page.fields.text("key")
-        await page.invoke("create_memo", arguments)
+        created = await page.invoke("create_memo", arguments)
     except ValidationError as error:
         context = await timeline_context(
-            page, TimelineQuery(), composer_text=content, composer_error=page.error_text(error),
+            page, view, composer_text=content, composer_error=page.error_text(error),
             composer_resources=[
                 {"json": json.dumps(r), "name": str(r.get("displayName", "attachment"))}
                 for r in resources if isinstance(r, dict)
             ],
         )  # fmt: skip
         return timeline_page(page, context, 400)
-    return redirect("/")
+    # Back to the view it was written in; a memo that view does not list is said, not lost from sight.
+    if not await view_shows(page, view, created["memo"]["id"]):
+        return page.redirect_with_flash(view.url(), page.gettext(_OUTSIDE_VIEW))
+    return redirect(view.url())
 
 
 async def preview(page: Page) -> Response:
@@ -97,10 +116,12 @@ async def preview(page: Page) -> Response:
 # -- editing in place --------------------------------------------------------------------------
 
 
-def _editor(page: Page, memo: dict[str, Any], *, status: int = 200, **context: Any) -> Response:
+async def _editor(page: Page, memo: dict[str, Any], *, status: int = 200, **context: Any) -> Response:
     options: dict[str, Any] = {"content": memo["content"], "revision": memo["revision"], "error": None}
     options.update(context)
     template = "memos/_editor.html" if _is_htmx(page) else "memos/edit.html"
+    if not _is_htmx(page):  # the editor's own page has no sidebar to take the `#` suggestions from
+        options["tag_paths"] = tag_paths((await page.invoke("list_tags", {}))["tags"])
     response = page.render(template, nav="memos", memo=memo, back=_back(page), **options)
     response.status_code = status
     return response
@@ -113,7 +134,7 @@ async def _memo(page: Page) -> dict[str, Any]:
 
 async def edit_form(page: Page) -> Response:
     memo = await _memo(page)
-    return _editor(page, memo, theirs=None, kept=None, history=await history_of(page, memo["id"], memo))
+    return await _editor(page, memo, theirs=None, kept=None, history=await history_of(page, memo["id"], memo))
 
 
 async def card(page: Page) -> Response:
@@ -126,22 +147,22 @@ async def save_submit(page: Page) -> Response:
     if page.fields.text("start") == "theirs":
         # The merge prompt's "start from theirs": the editor on the current text, yours kept beside it.
         current = await _memo(page)
-        return _editor(page, current, theirs=None, kept=yours)
+        return await _editor(page, current, theirs=None, kept=yours)
     memo_id = page.request.path_params["memo_id"]
     try:
         saved = await page.invoke("update_memo", {"id": memo_id, "expectedRevision": _revision(page), "content": yours})
     except RevisionConflict as error:
         theirs = (error.recover_data or {}).get("memo") or await _memo(page)
-        return _editor(page, theirs, status=409, content=yours, theirs=theirs, kept=None)
+        return await _editor(page, theirs, status=409, content=yours, theirs=theirs, kept=None)
     except ValidationError as error:
         current = await _memo(page)
-        return _editor(
+        return await _editor(
             page, current, status=400, content=yours, revision=page.fields.text("revision"),
             error=page.error_text(error), theirs=None, kept=None,
         )  # fmt: skip
     except Conflict:  # in the trash: nothing is written there; the text stays in the box
         current = await _memo(page)
-        return _editor(
+        return await _editor(
             page, current, status=409, content=yours, revision=page.fields.text("revision"),
             error=page.gettext("This memo is in the trash: restore it from the trash first, then save."),
             theirs=None, kept=None,
@@ -169,14 +190,14 @@ async def task_submit(page: Page) -> Response:
     yours = await run_sync(toggle_task, current["content"], int(raw_index), ticked) if _is_index(raw_index) else None
     if yours is None:
         message = page.gettext("That task is not in the memo any more; look at it again.")
-        return _editor(page, current, status=400, error=message, theirs=None, kept=None)
+        return await _editor(page, current, status=400, error=message, theirs=None, kept=None)
     try:
         saved = await page.invoke(
             "update_memo", {"id": current["id"], "expectedRevision": _revision(page), "content": yours}
         )
     except RevisionConflict as error:
         theirs = (error.recover_data or {}).get("memo") or await _memo(page)
-        return _editor(page, theirs, status=409, content=yours, theirs=theirs, kept=None)
+        return await _editor(page, theirs, status=409, content=yours, theirs=theirs, kept=None)
     if _is_htmx(page):
         return page.render("memos/_card.html", memo=await memo_view(saved["memo"]), back=_back(page))
     return redirect(_back(page))

@@ -21,7 +21,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -61,6 +61,8 @@ class Outcome:
     counts: dict[str, int]
     #: (the note's path, why it was skipped: said in the page's language before it renders)
     skipped: Sequence[tuple[str, Text | str]] = ()
+    #: The language and time zone taken from the archive (the account had set neither of its own)
+    preferences: dict[str, str] = field(default_factory=dict)
 
 
 async def export_page(page: Page) -> Response:
@@ -129,7 +131,7 @@ def _import_file(services: Services, principal: Principal, path: Path, kind: str
     # already there" did not add up.
     counts = {"records": report.created + report.existing, "created": report.created,
               "existing": report.existing, "attachments": report.blobs}  # fmt: skip
-    return Outcome(kind, counts)
+    return Outcome(kind, counts, preferences=report.preferences)
 
 
 async def import_submit(page: Page) -> Response:

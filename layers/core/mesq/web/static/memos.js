@@ -1,7 +1,8 @@
 // The memo timeline's small script (CSP script-src 'self'; no inline script, no eval):
 // the browser's time zone for the per-day counts, double-click editing (when the setting is
-// on), Escape / Ctrl+Enter in the editor, Ctrl+Enter in the composer; the composer's Preview tab,
-// its `#` tag suggestions and its attachments (chosen, pasted or dropped) through the upload
+// on), Escape / Ctrl+Enter in the editor (Escape asks first when the text is not saved),
+// Ctrl+Enter in the composer; `#` tag suggestions in the composer and in the editor; the
+// composer's Preview tab and its attachments (chosen, pasted or dropped) through the upload
 // session; task boxes on the cards (ticking one saves the memo with its revision); image
 // thumbnails opened full size in a dialog.
 (function () {
@@ -42,17 +43,23 @@
     return event.isComposing || event.keyCode === 229;
   }
 
-  // -- the editor and the composer: Ctrl/Cmd+Enter saves; Escape cancels an edit; focus goes into
-  // a freshly opened editor.
+  // -- the editor and the composer: the `#` suggestions take their keys first (an open list's
+  // Enter picks, its Escape closes it); Ctrl/Cmd+Enter saves; Escape cancels an edit, after asking
+  // when the text in the box is not saved; focus goes into a freshly opened editor.
   document.addEventListener("keydown", function (event) {
     const target = event.target;
     if (composing(event)) return;
     if (!(target instanceof HTMLTextAreaElement) || !target.matches("[data-editor], #composer-text")) return;
+    const tags = suggestionsOf(target);
+    if (tags) tags.keydown(event);
+    if (event.defaultPrevented) return;
     const card = target.closest(".memo.editing");
     if (event.key === "Escape" && card) {
       event.preventDefault();
       const cancel = card.querySelector("[data-cancel]");
-      if (cancel) cancel.click();
+      if (!cancel) return;
+      if (unsaved(target)) askToDiscard(target, function () { cancel.click(); });
+      else cancel.click();
     } else if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && target.form) {
       event.preventDefault();
       const save = target.form.querySelector("button[type=submit]");
@@ -69,6 +76,60 @@
       if (edit) edit.focus();
     }
   });
+
+  // -- Escape on a text that is not saved: typed since the editor opened, or the box already held
+  // the user's own text (`data-unsaved`: the merge prompt, a refused save). An in-page dialog in
+  // the page's words (the browser's confirm() speaks its own language); "Keep editing" is
+  // focused, and it, Escape or a close go back to the text as it was; "Discard changes" cancels.
+  function unsaved(box) {
+    return box.value !== box.defaultValue || box.hasAttribute("data-unsaved");
+  }
+
+  let discard = null; // {box, cancel} of the edit the dialog is about
+  let discardDialog = null;
+  function askToDiscard(box, cancel) {
+    if (!discardDialog) {
+      discardDialog = document.createElement("dialog");
+      discardDialog.className = "memo-confirm";
+      discardDialog.setAttribute("aria-labelledby", "memo-confirm-question");
+      const question = document.createElement("p");
+      question.id = "memo-confirm-question";
+      question.textContent = mesqSay("Discard your changes to this memo?");
+      const keep = document.createElement("button");
+      keep.type = "button";
+      keep.className = "secondary";
+      keep.dataset.keep = "";
+      keep.textContent = mesqSay("Keep editing");
+      keep.addEventListener("click", function () { discardDialog.close("keep"); });
+      const drop = document.createElement("button");
+      drop.type = "button";
+      drop.className = "danger";
+      drop.textContent = mesqSay("Discard changes");
+      drop.addEventListener("click", function () { discardDialog.close("discard"); });
+      const actions = document.createElement("div");
+      actions.className = "actions";
+      actions.append(keep, drop);
+      discardDialog.append(question, actions);
+      // Escape here is the dialog's (keep editing), never a toast's too (inplace.js).
+      discardDialog.addEventListener("keydown", function (event) {
+        if (event.key !== "Escape") return;
+        event.preventDefault();
+        discardDialog.close("keep");
+      });
+      discardDialog.addEventListener("close", function () {
+        const asked = discard;
+        discard = null;
+        if (!asked) return;
+        if (discardDialog.returnValue === "discard") asked.cancel();
+        else if (asked.box.isConnected) asked.box.focus();
+      });
+      document.body.append(discardDialog);
+    }
+    discard = { box: box, cancel: cancel };
+    discardDialog.returnValue = "";
+    discardDialog.showModal();
+    discardDialog.querySelector("[data-keep]").focus();
+  }
 
   // -- attachments: create session -> PUT bytes (direct) or POST them (relay) -> complete.
   // Set up on load and again when htmx swaps in a new timeline (a new composer).
@@ -176,7 +237,6 @@
       attach(chosen);
     });
     // Pasted (below) or dropped files go the same way.
-    const text = document.getElementById("composer-text");
     const hint = document.getElementById("composer-drop-hint");
     if (hint) hint.hidden = false;
     current.attach = attach;
@@ -196,12 +256,11 @@
     });
 
     setUpTabs(composer, csrf);
-    current.tags = setUpTagSuggestions(composer, text);
   }
 
   // The composer's textarea is kept across an htmx swap of the timeline (hx-preserve), so its
-  // events are taken here, once, and go to the composer set up last (its list, its files).
-  const current = { attach: null, tags: null };
+  // events are taken here, once, and go to the composer set up last (its files).
+  const current = { attach: null };
   function fromComposerText(event) {
     return event.target instanceof HTMLTextAreaElement && event.target.id === "composer-text";
   }
@@ -235,17 +294,19 @@
       { max: box.maxLength.toLocaleString(document.documentElement.lang || undefined) });
   }
 
+  // The `#` suggestions of every box that has them (the composer, each open editor); their keys
+  // are taken by the editor's keydown handler above, before its own.
   document.addEventListener("input", function (event) {
-    if (fromComposerText(event) && current.tags && !event.isComposing) current.tags.update();
+    const tags = suggestionsOf(event.target);
+    if (tags && !event.isComposing) tags.update();
   });
   document.addEventListener("compositionend", function (event) {
-    if (fromComposerText(event) && current.tags) current.tags.update();
+    const tags = suggestionsOf(event.target);
+    if (tags) tags.update();
   });
   document.addEventListener("focusout", function (event) {
-    if (fromComposerText(event) && current.tags) current.tags.close();
-  });
-  document.addEventListener("keydown", function (event) {
-    if (fromComposerText(event) && current.tags) current.tags.keydown(event);
+    const tags = suggestionsOf(event.target);
+    if (tags) tags.close();
   });
 
   // -- Write / Preview: the preview is the server's rendering (POST /memos/preview: the timeline's
@@ -296,19 +357,42 @@
     });
   }
 
-  // -- `#` suggestions: the user's tag paths (the sidebar's tree, its `data-tags`, read at each
-  // keystroke: an in-place save swaps the tree in again with a new tag) in a listbox under
-  // the box; Up/Down choose, Enter or Tab insert (after a whole tag nothing is chosen first:
-  // Enter is a new line), Escape closes. The box keeps the focus (aria-activedescendant names
-  // the chosen option). They open where a tag starts by the server's
-  // own rule (`data-tag-typed`: kernel/tags.py's TAG_TYPED_PATTERN, written for both engines), so
-  // `今天去买菜#` suggests and `C#` or `https://x.test/三体#` does not.
-  function setUpTagSuggestions(composer, text) {
-    const list = document.getElementById("composer-tag-list");
-    const announce = document.getElementById("composer-tag-status");
+  // -- `#` suggestions, for every box with `data-tag-suggest` (the composer, each open editor):
+  // the user's tag paths (the sidebar's tree, its `data-tags`, read at each keystroke: an in-place
+  // save swaps the tree in again with a new tag; on the editor's own page, without a sidebar, its
+  // list's `data-tags`) in a listbox under the box; Up/Down choose, Enter or Tab insert (after a
+  // whole tag nothing is chosen first: Enter is a new line), Escape closes. The box keeps the
+  // focus (aria-activedescendant names the chosen option). They open where a tag starts by the
+  // server's own rule (`data-tag-typed` on the box's form: kernel/tags.py's TAG_TYPED_PATTERN,
+  // written for both engines), so `今天去买菜#` suggests and `C#` or `https://x.test/三体#` does not.
+  // `data-tag-suggest="name"` names the list (`name-list`), its status (`name-status`) and its
+  // options (`name-option-N`).
+  const suggestions = new WeakMap();
+
+  // The box's suggestions, set up the first time they are asked for, and again when htmx swapped
+  // their list (the composer's box outlives a timeline swap, hx-preserve); null for other boxes.
+  function suggestionsOf(box) {
+    if (!(box instanceof HTMLTextAreaElement) || !box.dataset.tagSuggest) return null;
+    const had = suggestions.get(box);
+    if (had && had.live()) return had;
+    const made = tagSuggestions(box);
+    if (made) suggestions.set(box, made);
+    else suggestions.delete(box);
+    return made;
+  }
+
+  function setUpSuggestions() {
+    document.querySelectorAll("textarea[data-tag-suggest]").forEach(suggestionsOf);
+  }
+
+  function tagSuggestions(text) {
+    const name = text.dataset.tagSuggest;
+    const list = document.getElementById(name + "-list");
+    const announce = document.getElementById(name + "-status");
+    const form = text.closest("[data-tag-typed]");
     let typing = null;
-    try { typing = new RegExp(composer.dataset.tagTyped || "", "u"); } catch (error) { typing = null; }
-    if (!list || !typing || !composer.dataset.tagTyped) return null;
+    try { typing = new RegExp((form && form.dataset.tagTyped) || "", "u"); } catch (error) { typing = null; }
+    if (!list || !announce || !typing || !form.dataset.tagTyped) return null;
     text.setAttribute("aria-autocomplete", "list");
     text.setAttribute("aria-controls", list.id);
     let shown = [];
@@ -316,8 +400,8 @@
     let typed = null; // {start, end} of the `#word` being typed
 
     function known() {
-      const tree = document.getElementById("memos-tags");
-      try { return JSON.parse((tree && tree.dataset.tags) || "[]"); } catch (error) { return []; }
+      const tree = document.getElementById("memos-tags") || list;
+      try { return JSON.parse(tree.dataset.tags || "[]"); } catch (error) { return []; }
     }
 
     function close() {
@@ -381,7 +465,7 @@
       list.textContent = "";
       matches.forEach(function (tag, i) {
         const option = document.createElement("li");
-        option.id = "composer-tag-option-" + i;
+        option.id = name + "-option-" + i;
         option.setAttribute("role", "option");
         option.setAttribute("aria-selected", "false");
         option.textContent = "#" + tag;
@@ -410,7 +494,11 @@
       }
     }
 
-    return { update: update, close: close, keydown: keydown };
+    function live() {
+      return list.isConnected && announce.isConnected;
+    }
+
+    return { update: update, close: close, keydown: keydown, live: live };
   }
 
   // -- task boxes on a card: ticking one saves the memo (POST /memos/{id}/task with the card's
@@ -464,5 +552,9 @@
   });
 
   setUpComposer();
-  document.addEventListener("htmx:afterSettle", setUpComposer);
+  setUpSuggestions();
+  document.addEventListener("htmx:afterSettle", function () {
+    setUpComposer();
+    setUpSuggestions();
+  });
 })();

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from ...kernel.errors import ValidationError
+from ...kernel.typed_digits import typed_whole_number
 from ..kit.framework import Page
 from ..kit.i18n import Translator
 from ..kit.request_values import query_offset
@@ -26,7 +27,8 @@ def _carry(raw: str | None) -> tuple[str, int] | None:
     if not raw or ":" not in raw or len(raw) > 100:
         return None
     column_id, count = raw.rsplit(":", 1)
-    return (column_id, int(count)) if count.isdigit() else None
+    shown = typed_whole_number(count, max_digits=6)
+    return None if shown is None else (column_id, shown)
 
 
 def _cards_by_column(

@@ -23,14 +23,16 @@ from ...kernel import formats
 from ...kernel.errors import ValidationError
 from ...kernel.messages import quoted
 from ...kernel.timestamps import format_timestamp, in_zone, parse_timestamp, parse_zone
+from ...kernel.typed_digits import ascii_digits, typed_whole_number
 from ...todos.reminder_schedule import offset_parts, parse_offset
 from ...todos.short_months import never_skipping, plain_repeat_of
 from ..kit.forms import Fields
 from ..kit.i18n import DEFAULT_LANGUAGE, N_, Translator
 
-DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-TIME = re.compile(r"^\d{2}:\d{2}$")
-LOCAL_MOMENT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$")
+# ASCII digits: a typed value's other digits are read first (kernel/typed_digits.ascii_digits).
+DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+TIME = re.compile(r"^[0-9]{2}:[0-9]{2}$")
+LOCAL_MOMENT = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$")
 CUSTOM = "custom"
 #: (value, label) of the "Repeats" select; `custom` takes the RRULE text field.
 RECURRENCE_PRESETS = (
@@ -152,8 +154,9 @@ def submitted_form(fields: Fields) -> TaskForm:
         notes=fields.text("notes").replace("\r\n", "\n"),  # a textarea submits CRLF line ends
         priority=fields.text("priority") or "none",
         tags=fields.text("tags"),
-        due_date=fields.text("due_date").strip(),
-        due_time=fields.text("due_time").strip(),
+        # Typed in a text box (a browser without date inputs): a date in full-width digits is that date.
+        due_date=ascii_digits(fields.text("due_date").strip()),
+        due_time=ascii_digits(fields.text("due_time").strip()),
         timezone=fields.text("timezone").strip(),
         preset=fields.text("repeat"),
         rule=fields.text("rule").strip(),
@@ -260,7 +263,7 @@ def reminders_of(fields: Fields, zone_name: str, current: list[dict[str, Any]]) 
     if any(value not in known for value in chosen):
         raise ValidationError("reminders: choose among the listed offsets")
     reminders: list[dict[str, Any]] = [{"type": "relative", "offset": value} for value in dict.fromkeys(chosen)]
-    moment = fields.text("at").strip()
+    moment = ascii_digits(fields.text("at").strip())
     if moment:
         if not LOCAL_MOMENT.match(moment):
             raise ValidationError("reminders: the time must look like 2026-12-31T09:30")
@@ -458,6 +461,6 @@ def index_of(fields: Fields, name: str = "index") -> int | None:
         return None
     if isinstance(raw, int) and not isinstance(raw, bool):
         return raw
-    if isinstance(raw, str) and raw.isdigit() and len(raw) <= 6:
-        return int(raw)
+    if isinstance(raw, str) and (index := typed_whole_number(raw, max_digits=6)) is not None:
+        return index
     raise ValidationError("%(field)s: must be a whole number of 0 or more", field=name)
