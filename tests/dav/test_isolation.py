@@ -39,3 +39,19 @@ def test_another_users_calendars_and_tasks_are_out_of_reach(make_dav: Callable[.
     assert refused.status_code == 404 and refused.json()["error"]["code"] == "NOT_FOUND"
     assert snapshot(services, alice.user_id) == before
     assert "Alice's secret" in alice.get("secret.ics").text
+
+
+def test_the_account_url_written_with_capitals_is_the_users_own(make_dav: Callable[..., Dav]) -> None:
+    """docs/caldav.md has people type the Account URL `/dav/<username>/` into iOS, and says
+    capitals in the username do not matter (as at sign-in): `/dav/Alice/` was 403 "belongs to
+    another account" for alice herself. Another user's name in any case stays refused."""
+    alice, bob = make_dav(), make_dav()
+    shouted = alice.username.upper()
+    home = alice.request("PROPFIND", f"/dav/{shouted}/", Depth="1")
+    assert home.status_code == 207, home.text
+    assert f"/dav/{alice.username}/{alice.space}/" in home.text  # the answer names the canonical paths
+    made = alice.request("PUT", f"/dav/{shouted}/{alice.space}/a.ics", vtodo("a"), content_type="text/calendar")
+    assert made.status_code == 201, made.text
+    assert alice.get("a.ics").status_code == 200
+    assert bob.request("PROPFIND", f"/dav/{shouted}/", Depth="1").status_code == 403
+    assert bob.request("GET", f"/dav/{shouted}/{alice.space}/a.ics").status_code == 403

@@ -64,7 +64,8 @@ def _handle(request: Request, services: Services, limiter: RateLimiter, target: 
     """Everything after the body arrived, on a worker thread."""
     method = request.method
     who = caller(request, services, limiter)
-    if target.username and target.username != who.username:
+    # As at sign-in, capitals and spaces around a username do not matter (`/dav/Alice/` is alice's).
+    if target.username and target.username.strip().lower() != who.username:
         raise DavError(403, "these calendars belong to another account")
     session = Session(
         services,

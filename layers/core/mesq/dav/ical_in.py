@@ -216,8 +216,11 @@ def _mapped(todo: Component, overrides: list[Component], floating_zone: str | No
         "status": done, "completed": fields["completedAt"], "tags": fields["tags"],
         "recurrence": fields["recurrence"], "parentUid": fields["parentUid"], "reminders": fields["reminders"],
     }  # fmt: skip
+    shadows = _shadows(lines, values, fields, floating_zone)
+    if "reminders" in shadows:
+        shadows["reminders"]["each"] = _each_alarm(alarms, todo, due, zone or floating_zone)
     props: dict[str, Any] = {
-        "shadows": _shadows(lines, values, fields, floating_zone),
+        "shadows": shadows,
         "digests": {group: digest(value) for group, value in values.items()},
     }
     if unknown:
@@ -385,17 +388,31 @@ def _reminders(
     due_at = _due_moment(due, zone)
     start = _moment(todo.decoded("DTSTART"), zone) if "DTSTART" in todo else None
     for alarm in alarms:
-        if "TRIGGER" not in alarm:
-            raise _invalid("every VALARM needs a TRIGGER")
-        trigger = alarm.decoded("TRIGGER")
-        if isinstance(trigger, datetime):
-            moment = trigger if trigger.tzinfo else trigger.replace(tzinfo=UTC)
-            found.append({"type": "absolute", "at": format_timestamp(moment)})
-            continue
-        if not isinstance(trigger, timedelta) or due_at is None:
-            continue
-        related = str(alarm["TRIGGER"].params.get("RELATED", "START")).upper()
-        if related == "START" and start is not None:
-            trigger = trigger + (start - due_at)
-        found.append({"type": "relative", "offset": offset_text(trigger)})
+        reminder = _reminder(alarm, due_at, start)
+        if reminder is not None:
+            found.append(reminder)
     return found
+
+
+def _reminder(alarm: Component, due_at: datetime | None, start: datetime | None) -> dict[str, Any] | None:
+    """One alarm as a reminder MeSQ delivers (None: the client's alone, an offset without a due)."""
+    if "TRIGGER" not in alarm:
+        raise _invalid("every VALARM needs a TRIGGER")
+    trigger = alarm.decoded("TRIGGER")
+    if isinstance(trigger, datetime):
+        moment = trigger if trigger.tzinfo else trigger.replace(tzinfo=UTC)
+        return {"type": "absolute", "at": format_timestamp(moment)}
+    if not isinstance(trigger, timedelta) or due_at is None:
+        return None
+    related = str(alarm["TRIGGER"].params.get("RELATED", "START")).upper()
+    if related == "START" and start is not None:
+        trigger = trigger + (start - due_at)
+    return {"type": "relative", "offset": offset_text(trigger)}
+
+
+def _each_alarm(alarms: list[Component], todo: Component, due: dict[str, Any] | None, zone: str | None) -> list[Any]:
+    """Per VALARM, in order, the reminder it is (None: the client's alone): what lets MeSQ write
+    back the client's own block for each reminder it did not change (ical_out)."""
+    due_at = _due_moment(due, zone)
+    start = _moment(todo.decoded("DTSTART"), zone) if "DTSTART" in todo else None
+    return [_reminder(alarm, due_at, start) for alarm in alarms]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from typing import Any
@@ -27,7 +28,7 @@ from ..kernel.timestamps import in_zone, parse_timestamp
 from ..kernel.values import without_controls
 from ..todos.reminder_schedule import parse_offset
 from ..todos.sync.links import RecordKind, uid_of
-from .mapping import FROM_PRIORITY, GROUPS, same_value
+from .mapping import FROM_PRIORITY, GROUPS, same_value, tag_of
 from .zones import own_timezones
 
 PRODID = "-//MeSQ//CalDAV tasks//EN"
@@ -153,8 +154,22 @@ def _generators(
         if record.get("done") and record.get("completedAt"):
             todo.add("completed", parse_timestamp(str(record["completedAt"]), "completedAt").astimezone(UTC))
 
+    def categories(todo: Todo) -> None:
+        if record.get("tags"):
+            own = _apps_categories(shadows.get("tags"))
+            todo.add("categories", [own.get(str(tag), str(tag)) for tag in record["tags"]])
+
     def alarms(todo: Todo) -> None:
-        for reminder in record.get("reminders") or ():
+        # The app's own block for each reminder MeSQ did not change (its UID, ACKNOWLEDGED...) and
+        # for each alarm MeSQ cannot deliver; MeSQ's own VALARM only for a reminder it added.
+        remaining = list(record.get("reminders") or ())
+        for value, block in _apps_alarms(shadows.get("reminders")):
+            hit = next((i for i, r in enumerate(remaining) if same_value(value, r)), None)
+            if value is None or hit is not None:
+                _copy(todo, block)
+            if hit is not None:
+                remaining.pop(hit)
+        for reminder in remaining:
             _add_alarm(todo, reminder, str(record["title"]))
 
     return {
@@ -168,7 +183,7 @@ def _generators(
         ),
         "status": lambda todo: todo.add("status", "COMPLETED" if record.get("done") else "NEEDS-ACTION"),
         "completed": when_done,
-        "tags": lambda todo: todo.add("categories", [str(t) for t in record["tags"]]) if record.get("tags") else None,
+        "tags": categories,
         "recurrence": lambda todo: (
             todo.add("rrule", vRecur.from_ical(str(record["recurrence"]))) if record.get("recurrence") else None
         ),
@@ -177,6 +192,39 @@ def _generators(
         ),
         "reminders": alarms,
     }
+
+
+_ALARM_BLOCK = re.compile(r"BEGIN:VALARM\r\n.*?\r\nEND:VALARM", re.DOTALL)
+
+
+def _apps_alarms(shadow: dict[str, Any] | None) -> list[tuple[Any, str]]:
+    """The app's VALARM blocks with the reminder each is (`each`, ical_in), in its order; none
+    for a copy stored before `each` was (MeSQ then writes every reminder its way)."""
+    each = (shadow or {}).get("each")
+    if not isinstance(each, list):
+        return []
+    blocks = _ALARM_BLOCK.findall(str((shadow or {}).get("ical") or ""))
+    return list(zip(each, blocks, strict=False)) if len(blocks) == len(each) else []
+
+
+def _apps_categories(shadow: dict[str, Any] | None) -> dict[str, str]:
+    """tag -> the category the app last wrote for it ("Keep Me" for Keep-Me), so the tags MeSQ
+    did not change keep the app's spelling when another one changed."""
+    text = str((shadow or {}).get("ical") or "")
+    if not text:
+        return {}
+    try:
+        todo = Todo.from_ical("BEGIN:VTODO\r\n" + text + "\r\nEND:VTODO")
+    except (ValueError, KeyError, IndexError):  # what the app sent read once; else MeSQ's spelling
+        return {}
+    found = todo.get("categories") if isinstance(todo, Todo) else None
+    groups = found if isinstance(found, list) else [found] if found is not None else []
+    own: dict[str, str] = {}
+    for category in (str(c) for group in groups for c in getattr(group, "cats", ())):
+        tag = tag_of(category)
+        if tag is not None:
+            own.setdefault(tag, category)
+    return own
 
 
 def current_values(record: Item, parent_uid: str | None) -> dict[str, Any]:

@@ -152,11 +152,24 @@ def delete(session: Session, target: Target, if_match: str | None) -> Response:
     collection_id = _collection(session, target)
     if not session.caller.can_write:
         raise DavError(403, "this token lacks the scope todo:write: the calendar is read-only")
-    current = _current(session, collection_id, target.name)
-    if current is None:
-        raise DavError(404, f"no task {quoted(target.name)} in this calendar")
-    expected = _preconditions(if_match, None, current).get("expectedRevision", int(current[1]["revision"]))
-    kind, record = current
-    shown = "inbox" if kind == "inbox" else "subtask" if record.get("parentId") else "task"
-    session.invoke(_DELETES[shown], writing=True, id=str(record["id"]), expectedRevision=expected)
+    # Without If-Match the DELETE names the task, not a revision: a write committing between the
+    # read and the delete is read again (up to 3 times) rather than answered 412.
+    for attempt in range(1, _UNCONDITIONAL_ATTEMPTS + 1):
+        current = _current(session, collection_id, target.name)
+        if current is None:
+            raise DavError(404, f"no task {quoted(target.name)} in this calendar")
+        expected = _preconditions(if_match, None, current).get("expectedRevision", int(current[1]["revision"]))
+        kind, record = current
+        shown = "inbox" if kind == "inbox" else "subtask" if record.get("parentId") else "task"
+        try:
+            session.invoke(_DELETES[shown], writing=True, id=str(record["id"]), expectedRevision=expected)
+        except DavError as error:
+            if error.status != 412 or if_match is not None or attempt == _UNCONDITIONAL_ATTEMPTS:
+                raise
+            continue
+        break
     return Response(status_code=204, headers={"Cache-Control": "no-store"})
+
+
+#: Tries of a DELETE without If-Match that lost a race with another write.
+_UNCONDITIONAL_ATTEMPTS = 3

@@ -97,6 +97,9 @@ class Settings:
     dynamodb_endpoint: str | None = None
     s3_endpoint: str | None = None
     public_url: str | None = None
+    #: Where the CalDAV edge answers when it is not the instance's own host (MESQ_DAV_URL: on AWS
+    #: the CalDAV function's URL, docs/deploy.md); Settings -> Calendar shows `<it>/dav/`.
+    dav_url: str | None = None
     #: The address `mesq serve` binds (http://localhost:<port>), set by that command: where a
     #: reminder's link points when no public URL is configured. Never read from the environment.
     local_url: str | None = None
@@ -195,6 +198,8 @@ class Settings:
         if profile not in ("normal", "relaxed", "off"):
             raise ConfigError(f"MCP_RATE_LIMIT_PROFILE must be normal, relaxed or off, not {quoted(profile)}")
         public_url = public_url_of(env["MESQ_PUBLIC_URL"]) if (env.get("MESQ_PUBLIC_URL") or "").strip() else None
+        dav_written = (env.get("MESQ_DAV_URL") or "").strip()
+        dav_url = public_url_of(dav_written, "MESQ_DAV_URL") if dav_written else None
         on_lambda = bool(env.get("AWS_LAMBDA_FUNCTION_NAME"))
         redirect_default = 4 * 1024 * 1024 if on_lambda else None
         search_provider = env.get("MESQ_SEARCH_PROVIDER") or ("bedrock" if on_lambda else "local")
@@ -214,6 +219,7 @@ class Settings:
             dynamodb_endpoint=env.get("MESQ_DYNAMODB_ENDPOINT") or None,
             s3_endpoint=env.get("MESQ_S3_ENDPOINT") or None,
             public_url=public_url,
+            dav_url=dav_url,
             rate_limit_enabled=_flag(env.get("MCP_RATE_LIMIT_ENABLED"), True, "MCP_RATE_LIMIT_ENABLED"),
             rate_limit_profile=profile,  # type: ignore[arg-type]
             oauth_cimd_allow_loopback=_flag(

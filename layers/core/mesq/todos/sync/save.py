@@ -19,7 +19,8 @@ the board's own operations apply, through their building blocks:
   client's own text back for it.
 
 Preconditions: `expectedRevision` (the record must be at it) or `mustBeNew` (the name must be
-free); either failing is REVISION_CONFLICT, nothing written. A name or UID another live record
+free); either failing is REVISION_CONFLICT, nothing written. Without either, a save that lost a
+race with another write is built again on the fresh state (up to 3 times). A name or UID another live record
 holds, or a UID that changes, is refused. A trashed record's name or UID is taken over (it keeps
 its data and is called `<id>.ics` again).
 """
@@ -59,7 +60,7 @@ def save_synced_todo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         now = now_timestamp()
         found = _read(state, links.by_name(items, user_id, name))
         current = found if found is not None and _member(state, found, collection) else None
-        if found is not None and current is None and keys.live(found[1]):
+        if found is not None and current is None and _live(state, found):
             raise Conflict(
                 "the name %(name)s belongs to a task in another collection; delete it there first", name=quoted(name)
             )
@@ -88,7 +89,21 @@ def save_synced_todo(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     def conflict(state: TodoState) -> RevisionConflict:
         return RevisionConflict("%(name)s changed meanwhile; nothing was written", name=quoted(name))
 
-    return apply(call, build, conflict)
+    # Without a precondition the save replaces what is there, whatever committed a moment before
+    # (another device, an agent): a lost race is built again on the fresh state, not a 412 for
+    # an ETag the client never named. With one, the client asked to be told.
+    unconditional = "expectedRevision" not in args and not args.get("mustBeNew")
+    for attempt in range(1, _UNCONDITIONAL_ATTEMPTS + 1):
+        try:
+            return apply(call, build, conflict)
+        except RevisionConflict:
+            if not unconditional or attempt == _UNCONDITIONAL_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")
+
+
+#: Builds of a save without a precondition: each lost race reads the fresh state and builds again.
+_UNCONDITIONAL_ATTEMPTS = 3
 
 
 def _read(state: TodoState, found: tuple[RecordKind, Item] | None) -> tuple[RecordKind, Item] | None:

@@ -1,5 +1,9 @@
 """Settings -> Calendar feed (设置 → 日历订阅), and the feed itself.
 
+The page also says how to set up a CalDAV app (docs/caldav.md): the server address (`MESQ_DAV_URL`
+when CalDAV has a host of its own, as on AWS, else this instance's; `/dav/` on it), the user name,
+and that the password is a token with the todo scopes (a link to create one, those scopes ticked).
+
 The page creates, rotates and revokes the user's secret feed URL (`calendar_feed/feed_secret.py`:
 only a hash is stored). A new URL is shown once, on the page the browser lands on after the POST
 (post/redirect/get, like a new PAT): it travels in a two-minute HttpOnly, SameSite=Strict cookie
@@ -48,6 +52,10 @@ def feed_url(base: str, secret: str) -> str:
     return f"{base}/calendar/{secret}.ics"
 
 
+def dav_server(base: str, dav_url: str | None) -> str:
+    return f"{dav_url or base}/dav/"
+
+
 def _page(page: Page) -> Response:
     items = page.web.services.items
     current = feed_secret.feed_record(items, page.user.user_id)
@@ -56,7 +64,11 @@ def _page(page: Page) -> Response:
     shown = None
     if secret and stored is not None and stored.get("digest") == secret_digest(secret):
         shown = feed_url(instance_base(page.web.services.settings, page.request), secret)
-    response = page.render("settings/calendar.html", nav="calendar", feed=current, url=shown)
+    settings = page.web.services.settings
+    dav = dav_server(instance_base(settings, page.request), settings.dav_url)
+    response = page.render(
+        "settings/calendar.html", nav="calendar", feed=current, url=shown, dav=dav, username=page.user.username
+    )
     if page.request.cookies.get(_cookie(page)):
         response.delete_cookie(_cookie(page), path="/", secure=cookies_secure(page.web.services.settings, page.request))
     return response

@@ -89,7 +89,7 @@ def _page(page: Page, *, status: int = 200, error: str | None = None, form: dict
         scopes=[(scope, describe(scope, page.translator)) for scope in ALL_SCOPES],
         expiry_choices=EXPIRY_CHOICES,
         error=error,
-        form=form or {"name": "", "scopes": ["memo:read"], "expiry": ""},
+        form=form or _blank_form(page),
     )
     response.status_code = status
     if page.request.cookies.get(_flash_name(page)):
@@ -97,6 +97,14 @@ def _page(page: Page, *, status: int = 200, error: str | None = None, form: dict
             _flash_name(page), path="/", secure=cookies_secure(page.web.services.settings, page.request)
         )
     return response
+
+
+def _blank_form(page: Page) -> dict[str, Any]:
+    """An empty form; `?for=caldav` (the link on Settings -> Calendar) ticks the two scopes a
+    calendar app needs and names the token for it: with the default memo:read it could not sign in."""
+    if page.request.query_params.get("for") == "caldav":
+        return {"name": page.gettext("Calendar app"), "scopes": ["todo:read", "todo:write"], "expiry": ""}
+    return {"name": "", "scopes": ["memo:read"], "expiry": ""}
 
 
 async def tokens_page(page: Page) -> Response:
