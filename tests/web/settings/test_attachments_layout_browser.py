@@ -26,7 +26,9 @@ def test_a_long_file_name_wraps_inside_the_table(server: LiveServer) -> None:
         for width, height in SIZES:
             page.set_viewport_size({"width": width, "height": height})
             scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-            assert scroll_width <= inner_width, f"at {width}px the page scrolls sideways: {scroll_width} > {inner_width}"
+            assert scroll_width <= inner_width, (
+                f"at {width}px the page scrolls sideways: {scroll_width} > {inner_width}"
+            )
             discard = page.locator("tr.orphan button.danger")
             box = discard.bounding_box()
             assert box is not None and box["x"] + box["width"] <= inner_width, f"Discard is off the page at {width}px"

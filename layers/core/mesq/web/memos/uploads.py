@@ -10,9 +10,10 @@
    the header. It stores them with the relay's own domain function (`uploads.store_file`).
 3. The script adds each answer to the composer, and `create_memo` binds them to the memo.
 
-`GET /memos/attachment?path=` downloads one of the user's attachments with the session (the API's
-read route takes a bearer token): the same ownership checks (`attachments.reads.stat`), the same
-headers (`asgi.downloads`), streamed from a relay store, a 60-second presigned GET on S3.
+`GET /memos/attachment?path=` downloads one of the user's memo attachments with the session (the
+API's read route takes a bearer token): the same ownership checks (`attachments.reads.stat`), the
+same headers (`asgi.downloads`), streamed from a relay store, a 60-second presigned GET on S3.
+`GET /todos/attachment?path=` is the same for a todo attachment (the task and inbox pages list them).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ...application.ratelimit import RateLimiter
 from ...asgi.downloads import download_headers
 from ...asgi.envelope import NO_STORE
 from ...attachments import reads, uploads
-from ...attachments.paths import staging_path
+from ...attachments.paths import MEMO, TODO, Namespace, staging_path
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import ValidationError
 from ...kernel.ports.storage import BlobStore, PresignUnsupported
@@ -36,6 +37,7 @@ from ..kit.framework import Page, Web, endpoint, json_ok
 
 RELAY = "/memos/uploads/relay"
 DOWNLOAD = "/memos/attachment"
+TODO_DOWNLOAD = "/todos/attachment"
 REDIRECT_SECONDS = 60
 SPOOL_MEMORY_BYTES = 1024 * 1024
 _SESSION_FIELDS = ("displayName", "mimeType", "size")
@@ -95,7 +97,7 @@ async def relay_upload(page: Page) -> Response:
     return json_ok(resource)
 
 
-async def download(page: Page) -> Response:
+async def download(page: Page, kind: Namespace = MEMO) -> Response:
     paths = page.request.query_params.getlist("path")
     if len(paths) != 1:
         raise ValidationError("%(field)s: give exactly one attachment path", field="path")
@@ -103,7 +105,7 @@ async def download(page: Page) -> Response:
     limiter = RateLimiter(services.items, services.settings)
     if limiter.enabled:
         await run_sync(limiter.hit, page.user.credential_id, "attachment_read")
-    stored = await run_sync(reads.stat, call, paths[0])
+    stored = await run_sync(reads.stat, call, paths[0], kind)
     if services.blobs.transport == "direct":
         url = await run_sync(
             services.blobs.presign_get,
@@ -117,12 +119,17 @@ async def download(page: Page) -> Response:
     return StreamingResponse(services.blobs.stream(paths[0]), headers=headers)
 
 
+async def download_todo_attachment(page: Page) -> Response:
+    return await download(page, TODO)
+
+
 def upload_routes(web: Web) -> list[Route]:
     return [
         Route("/memos/uploads", endpoint(web, start_upload, api=True), methods=["POST"]),
         Route("/memos/uploads/complete", endpoint(web, complete_upload, api=True), methods=["POST"]),
         Route(RELAY, endpoint(web, relay_upload, api=True, raw_body=True), methods=["POST"]),
         Route(DOWNLOAD, endpoint(web, download), methods=["GET"]),
+        Route(TODO_DOWNLOAD, endpoint(web, download_todo_attachment), methods=["GET"]),
     ]
 
 
