@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from ...application.ratelimit import RateLimiter
+from ...application.ratelimit import Bucket, RateLimiter
 from ...asgi.downloads import download_headers
 from ...asgi.envelope import NO_STORE
 from ...attachments import reads, uploads
@@ -97,6 +97,14 @@ async def relay_upload(page: Page) -> Response:
     return json_ok(resource)
 
 
+def _bucket_of(page: Page) -> Bucket:
+    """An image shown in a page (a card's thumbnail, its full-size dialog: the browser's
+    `Sec-Fetch-Dest: image`) counts as one of the page's calls (`tool_call`, 240 a minute): a
+    timeline of photos loads dozens at once, and at the 30 a minute of `attachment_read` a
+    screenful of them broke. A download (a link, a script) stays in `attachment_read`."""
+    return "tool_call" if page.request.headers.get("sec-fetch-dest") == "image" else "attachment_read"
+
+
 async def download(page: Page, kind: Namespace = MEMO) -> Response:
     paths = page.request.query_params.getlist("path")
     if len(paths) != 1:
@@ -104,7 +112,7 @@ async def download(page: Page, kind: Namespace = MEMO) -> Response:
     call, services = page.call(), page.web.services
     limiter = RateLimiter(services.items, services.settings)
     if limiter.enabled:
-        await run_sync(limiter.hit, page.user.credential_id, "attachment_read")
+        await run_sync(limiter.hit, page.user.credential_id, _bucket_of(page))
     stored = await run_sync(reads.stat, call, paths[0], kind)
     if services.blobs.transport == "direct":
         url = await run_sync(

@@ -1,0 +1,42 @@
+"""A timeline of photos shows all of them (sweep of attachments): every card's image is an `<img>`
+of `/memos/attachment`, and a page of photo memos loads dozens at once. Those page images count in
+the `tool_call` bucket (240 a minute), not in `attachment_read` (30 a minute), which stays the
+limit of downloads: 38 photos on one timeline had 8 broken by a 429 (decisions.md "page images")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mesq.application.ratelimit import PROFILES
+
+from ..conftest import Browser
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
+READS = PROFILES["normal"]["attachment_read"]
+
+
+def _photo(person: Browser, index: int) -> str:
+    relayed = person.client.post(
+        f"/memos/uploads/relay?displayName=photo-{index}.png&mimeType=image/png",
+        content=PNG,
+        headers={"X-CSRF-Token": person.csrf, "Content-Type": "image/png"},
+    )
+    assert relayed.status_code == 200, relayed.text
+    return str(relayed.json()["path"])
+
+
+def test_a_page_of_photos_is_not_cut_by_the_download_limit(browser: Callable[..., Browser]) -> None:
+    ada = browser()
+    paths = [_photo(ada, index) for index in range(READS + 10)]
+    as_image = {"Sec-Fetch-Dest": "image"}  # what a browser sends for an <img>
+    shown = [ada.get("/memos/attachment", params={"path": path}, headers=as_image).status_code for path in paths]
+    assert shown == [200] * len(paths)
+
+
+def test_downloads_keep_their_limit(browser: Callable[..., Browser]) -> None:
+    ada = browser()
+    path = _photo(ada, 0)
+    as_download = {"Sec-Fetch-Dest": "document"}  # a click on the download link
+    answers = [ada.get("/memos/attachment", params={"path": path}, headers=as_download) for _ in range(READS + 1)]
+    assert [a.status_code for a in answers[:READS]] == [200] * READS
+    assert answers[READS].status_code == 429
