@@ -53,14 +53,28 @@ def read_usage(items: ItemStore, user_id: str) -> tuple[int, int]:
     return int(usage.get("bytes", 0)), int(usage.get("count", 0))
 
 
+def mebibytes(size: int) -> str:
+    """A byte count as people read it in a message: `101 MiB`, `100.5 MiB` (the same in both
+    languages; the exact bytes are said beside it). Rounded up to the tenth: a file a byte over
+    the 100 MiB limit reads 100.1 MiB, never the limit itself."""
+    tenths = -(-size * 10 // 1024**2)  # ceiling division, in whole numbers
+    return f"{tenths / 10:.1f}".removesuffix(".0") + " MiB"
+
+
 def check_quota(used: int, size: int, quota: int) -> None:
+    """PayloadTooLarge when `size` more bytes do not fit: said in MiB with the exact bytes (people
+    do not read "1073741000 of 1073741824"), and where room is made (only a browser can discard)."""
     if used + size > quota:
         raise PayloadTooLarge(
-            "attachment quota exceeded: %(used)s of %(quota)s bytes are used and this file needs %(size)s; nothing "
-            "was stored",
-            used=used,
-            quota=quota,
-            size=size,
+            "the attachment quota is full: %(used)s (%(used_bytes)s bytes) of %(quota)s (%(quota_bytes)s bytes) are "
+            "used and this file needs %(size)s (%(size_bytes)s bytes); nothing was stored. Discard unattached files "
+            "in Settings → Attachments, or choose a smaller file",
+            used=mebibytes(used),
+            used_bytes=used,
+            quota=mebibytes(quota),
+            quota_bytes=quota,
+            size=mebibytes(size),
+            size_bytes=size,
         )
 
 

@@ -122,14 +122,6 @@ def check_mime_type(value: str, field: str = "mimeType") -> str:
     return value
 
 
-def mebibytes(size: int) -> str:
-    """A byte count as people read it in a message: `101 MiB`, `100.5 MiB` (the same in both
-    languages; the exact bytes are said beside it). Rounded up to the tenth: a file a byte over
-    the 100 MiB limit reads 100.1 MiB, never the limit itself."""
-    tenths = -(-size * 10 // 1024**2)  # ceiling division, in whole numbers
-    return f"{tenths / 10:.1f}".removesuffix(".0") + " MiB"
-
-
 def too_large(field: str, size: int | None = None) -> PayloadTooLarge:
     """The refusal of a file over the limit (its size when known), on every route."""
     if size is None:
@@ -143,7 +135,7 @@ def too_large(field: str, size: int | None = None) -> PayloadTooLarge:
         "%(field)s: the file is %(shown)s (%(size)s bytes), over the limit of 100 MiB (%(max_file_bytes)s bytes) "
         "per file; choose a smaller file",
         field=field,
-        shown=mebibytes(size),
+        shown=store.mebibytes(size),
         size=size,
         max_file_bytes=MAX_FILE_BYTES,
     )
