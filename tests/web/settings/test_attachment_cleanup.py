@@ -6,8 +6,10 @@ reachable with a token or listed by MCP."""
 from __future__ import annotations
 
 import base64
+import html
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 from mesq.attachments.store import read_usage
 from mesq.kernel.context import Call
@@ -101,3 +103,21 @@ def test_cleanup_and_calendar_are_browser_only(services: Services, browser: Call
     catalog = default_catalog()
     listed = " ".join(tool.tool.model_dump_json().lower() for tool in catalog.tools.values())
     assert not any(word in listed for word in ("orphaned attachment", "discard", "calendar feed", ".ics"))
+
+
+def test_each_listed_file_opens_before_it_is_discarded(services: Services, browser: Callable[..., Browser]):
+    """An unattached file is looked at before it is thrown away: each name is a download of that
+    file through the session (a memo's at /memos/attachment, a todo's at /todos/attachment)."""
+    alice = browser()
+    memo_file = _upload(services, alice.user_id, "memo-scan.txt", b"memo bytes")
+    todo_file = _upload(services, alice.user_id, "todo-scan.txt", b"todo bytes")
+    page = html.unescape(alice.get("/settings/attachments").text)
+    for route, uploaded, data in (
+        ("/memos/attachment", memo_file, b"memo bytes"),
+        ("/todos/attachment", todo_file, b"todo bytes"),
+    ):
+        link = f'href="{route}?path={quote(uploaded["path"])}" download><bdi>{uploaded["displayName"]}</bdi>'
+        assert link in page, page
+        got = alice.get(f"{route}?path={quote(uploaded['path'])}")
+        assert got.status_code == 200 and got.content == data
+        assert got.headers["content-disposition"].startswith("attachment;")
