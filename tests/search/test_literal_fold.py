@@ -252,13 +252,18 @@ def test_a_highlight_never_splits_a_user_perceived_character() -> None:
 def test_the_spaces_around_a_query_are_not_looked_for(services: Services, query: str) -> None:
     """A Shortcut or a paste leaves a space after the word: "咖啡 " found only the notes with a space
     after 咖啡 (none of these). Over REST and MCP as on the pages, the spaces around it are dropped."""
-    call = _notes_and_memos_of(services, ("手冲咖啡", "咖啡豆快喝完了", "下午喝了太多咖啡。"))
+    texts = ("手冲咖啡", "咖啡豆快喝完了", "下午喝了太多咖啡。")
+    call = _notes_and_memos_of(services, texts)
     assert reads.search_memos(call, {"query": query})["page"]["totalCount"] == 3
     assert len(reading_ops.search_reading_notes(call, {"query": query})["notes"]) == 3
+    for text in texts:  # query_todos' `query` too, through its index and through the board
+        REGISTRY["create_todo_task"](call, {"title": text})
+    services.search.settle_literal(call.principal.user_id)
+    assert REGISTRY["query_todos"](call, {"query": query})["page"]["totalCount"] == 3
 
 
 def test_a_query_of_spaces_alone_is_refused(services: Services) -> None:
     call = call_of(services, f"s{uuid.uuid4().hex[:10]}", SCOPES)
-    for search in (reads.search_memos, reading_ops.search_reading_notes):
+    for search in (reads.search_memos, reading_ops.search_reading_notes, REGISTRY["query_todos"]):
         with pytest.raises(ValidationError, match="only spaces"):
             search(call, {"query": " \u3000 "})

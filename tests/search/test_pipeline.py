@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 
-from mesq.kernel.errors import ServiceUnavailable
+from mesq.kernel.errors import Forbidden, ServiceUnavailable
 from mesq.kernel.ports.models import ProviderError, Vectors
 from mesq.reading.importer import import_snapshots, parse_document
 from mesq.search import pipeline
@@ -133,6 +133,30 @@ def test_search_everything_obeys_scopes(make_services: Callable[..., Services]) 
     assert [(i["kind"], i["id"]) for i in memo_only["items"]] == [("memo", memo["id"])]
     todo_only = run(services, "search_everything", {"query": "plumber"}, scopes=frozenset({"todo:read"}))
     assert [i["kind"] for i in todo_only["items"]] == ["todo_task"]
+
+
+def test_search_everything_refuses_kinds_the_credential_cannot_read(make_services: Callable[..., Services]) -> None:
+    """Asked by name for a kind its scopes do not read, the search says so (FORBIDDEN naming the
+    scope), instead of an empty answer an agent reads as "nothing matches"."""
+    services = make_services()
+    run(services, "create_memo", {"content": "plumber invoice"})
+    reading_only = frozenset({"reading:read"})
+    with pytest.raises(Forbidden, match="memo:read"):
+        run(services, "search_everything", {"query": "plumber", "kinds": ["memo"]}, scopes=reading_only)
+    with pytest.raises(Forbidden, match="todo:read"):
+        run(
+            services,
+            "search_everything",
+            {"query": "plumber", "kinds": ["reading_note", "todo_task"]},
+            scopes=reading_only,
+        )
+    # Without `kinds`, or with only readable ones, the kinds the credential reads are searched.
+    assert run(services, "search_everything", {"query": "plumber"}, scopes=reading_only)["items"] == []
+    memo_only = frozenset({"memo:read"})
+    assert [
+        i["kind"]
+        for i in run(services, "search_everything", {"query": "plumber", "kinds": ["memo"]}, scopes=memo_only)["items"]
+    ] == ["memo"]
 
 
 def test_a_write_is_searchable_by_the_next_query(make_services: Callable[..., Services]) -> None:

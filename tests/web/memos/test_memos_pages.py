@@ -77,6 +77,46 @@ def test_filters_and_a_bad_zone_cookie(services: Services, browser: Callable[...
         assert page.status_code == 200 and tag_link in page.text and "plain words" not in page.text
 
 
+def test_an_exact_text_search_marks_its_matches_and_says_how_many(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """A search that answers: each hit's matching words marked where they stand (the search's own
+    fold: case, traditional characters), outside the markup (a link's address is never marked),
+    and the number of memos found said in the page's language."""
+    ada = browser("ada")
+    _memo(services, ada, "读完了《三体》，**黑暗森林**法则 #读书/科幻")
+    _memo(services, ada, "Dune and 三體 <b>x</b> see [the page](<https://example.com/三体>)")
+    _memo(services, ada, "nothing to see")
+    page = ada.get("/?q=%E4%B8%89%E4%BD%93&mode=literal", headers={"Accept-Language": "zh-CN"})
+    assert page.status_code == 200
+    assert "读完了《<mark>三体</mark>》" in page.text
+    assert "Dune and <mark>三體</mark> &lt;b&gt;x&lt;/b&gt;" in page.text  # the fold; text stays text
+    assert 'href="https://example.com/%E4%B8%89%E4%BD%93"' in page.text  # a link's address untouched
+    assert "找到 2 条笔记。" in page.text
+    en = ada.get("/?q=DUNE", headers={"Accept-Language": "en-US"})
+    assert "<mark>Dune</mark> and" in en.text and "1 memo found." in en.text
+    none = ada.get("/?q=quokka", headers={"Accept-Language": "en-US"})
+    assert "No memo matches." in none.text and "found." not in none.text and "<mark>" not in none.text
+    assert "<mark>" not in ada.get("/").text  # no search, nothing marked
+
+
+def test_an_exact_text_search_that_finds_nothing_offers_the_ai_search(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """Words that are not one exact run (三体 黑暗) find nothing by exact text: the page says so
+    and links the same words in AI search, which looks for each word and for the meaning."""
+    ada = browser("ada")
+    _memo(services, ada, "读完了《三体》，黑暗森林法则")
+    zh = ada.get("/?q=%E4%B8%89%E4%BD%93+%E9%BB%91%E6%9A%97", headers={"Accept-Language": "zh-CN"})
+    offer = '<a href="/?q=%E4%B8%89%E4%BD%93+%E9%BB%91%E6%9A%97&amp;mode=ai">'
+    assert "没有匹配的笔记。" in zh.text and offer in zh.text and "试试 AI 搜索" in zh.text
+    en = ada.get("/?q=%E4%B8%89%E4%BD%93+%E9%BB%91%E6%9A%97", headers={"Accept-Language": "en-US"})
+    assert "No memo matches." in en.text and offer in en.text and "Try AI search" in en.text
+    ai = ada.get("/?q=%E4%B8%89%E4%BD%93+%E9%BB%91%E6%9A%97&mode=ai", headers={"Accept-Language": "en-US"})
+    assert "读完了《三体》" in ai.text and "Try AI search" not in ai.text
+    assert "Try AI search" not in ada.get("/?q=%E4%B8%89%E4%BD%93").text  # found: nothing to offer
+
+
 def test_ai_search_says_which_branches_matched_not_a_score(services: Services, browser: Callable[..., Browser]) -> None:
     ada = browser("ada")
     _memo(services, ada, "harbour lighthouse at dusk")

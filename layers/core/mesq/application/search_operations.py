@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..kernel.context import Call
+from ..kernel.errors import Forbidden
 from ..kernel.keys import user_partition
 from ..memos.filters import filter_from
 from ..reading.store import read_book
@@ -189,6 +190,11 @@ def search_ai_memos(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 def search_everything(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     granted = call.principal.scopes
+    # A kind asked for by name that the credential cannot read is refused, not dropped: an empty
+    # answer would read as "nothing matches" (the same message as a route's missing scope).
+    missing = sorted({KIND_SCOPES[kind] for kind in args.get("kinds", ())} - granted)
+    if missing:
+        raise Forbidden("this credential lacks the scope(s) %(missing)s", missing=", ".join(missing))
     kinds = {kind for kind, scope in KIND_SCOPES.items() if scope in granted}
     kinds &= set(args.get("kinds", kinds))
 

@@ -48,6 +48,7 @@ from ...kernel.response_budget import RESPONSE_BUDGET_CHARACTERS, item_cost, jso
 from ...kernel.tags import within
 from ...kernel.timestamps import parse_timestamp, parse_zone
 from ...search.literal_kind import fold
+from ...search.literal_kind import needle as literal_needle
 from .budget import response_too_large
 from .traversal import Board, Record, inbox_subtask_view, is_live
 
@@ -283,7 +284,8 @@ def _item(candidate: _Candidate, include_notes: bool) -> Record:
 
 
 def matching(board: Board, query: TodoQuery) -> list[_Candidate]:
-    needle = fold(query.query) if query.query else None
+    # The spaces around the text are not looked for, and spaces alone are refused, as in search_memos.
+    needle = literal_needle(query.query) if query.query else None
     empty_range = query.due_after is not None and query.due_before is not None and query.due_after >= query.due_before
     if empty_range:
         return []

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from ...kernel.context import Services
 from ...kernel.keys import user_partition
 from ...kernel.ports.storage import ItemStore
-from ...search.literal_kind import fold
+from ...search.literal_kind import needle as literal_needle
 from ...store.paging import walk
 from ..due_index import tasks_by_id
 from ..keys import SIZE_PREFIX, SUBTASK_SIZE_PREFIX, inbox_key, record_of
@@ -47,7 +47,7 @@ def text_candidates(services: Services, user_id: str, query: TodoQuery) -> TextC
     index = current(services, user_id, listed_records(services.items, user_id), LITERAL)
     if index is None:
         return None
-    needle = fold(query.query)
+    needle = literal_needle(query.query)
     tasks: set[str] = set()
     inbox: set[str] = set()
     for row in index.matching(needle, lambda _fields, text: needle in text):

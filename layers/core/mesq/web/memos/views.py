@@ -20,6 +20,7 @@ from ...kernel.errors import ServiceUnavailable
 from ..kit.framework import Page
 from ..kit.markdown import render_markdown
 from ..kit.security import page_headers
+from .marks import mark_matches
 from .query import PAGE_SIZE, ZONE_COOKIE, TimelineQuery, browser_zone
 from .uploads import direct_upload_origin
 
@@ -31,16 +32,18 @@ def page_zone(page: Page) -> ZoneInfo | None:
     return ZoneInfo(page.user_zone) if page.user_zone else browser_zone(page.request.cookies.get(ZONE_COOKIE))
 
 
-def _memo_view(memo: dict[str, Any]) -> dict[str, Any]:
-    return {**memo, "html": render_markdown(memo["content"])}
+def _memo_view(memo: dict[str, Any], marked: str | None = None) -> dict[str, Any]:
+    html = render_markdown(memo["content"])
+    return {**memo, "html": mark_matches(html, marked) if marked else html}
 
 
-async def memo_views(memos: list[dict[str, Any]]) -> list[dict[str, Any]]:
+async def memo_views(memos: list[dict[str, Any]], marked: str | None = None) -> list[dict[str, Any]]:
     """Memos as the templates show them: their fields and their sanitized HTML (the card shows
-    the creation time with the `when` filter: the browser's zone, the page's language). Rendered
-    in a worker thread: a memo's Markdown (up to 50,000 characters) can take most of a second,
-    which the event loop never waits for."""
-    return await run_sync(lambda: [_memo_view(memo) for memo in memos])
+    the creation time with the `when` filter: the browser's zone, the page's language), the
+    matches of `marked` (an exact-text search's query) in `<mark>`. Rendered in a worker thread:
+    a memo's Markdown (up to 50,000 characters) can take most of a second, which the event loop
+    never waits for."""
+    return await run_sync(lambda: [_memo_view(memo, marked) for memo in memos])
 
 
 async def memo_view(memo: dict[str, Any]) -> dict[str, Any]:
@@ -155,12 +158,13 @@ async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> di
     data, memos, pinned, listing, ai = read.data, read.memos, read.pinned, read.listing, read.ai
     tags = await page.invoke("list_tags", {})
     days = list(data["filters"]["days"].items())
+    marked = query.q if query.q and query.mode != "ai" else None  # what search_memos matched, exactly
     return {
         "nav": "memos",
         "query": query,
         "closest_memos": await memo_views(ai["closest"]) if ai else [],
-        "pinned_memos": await memo_views(pinned),
-        "memos": await memo_views(memos),
+        "pinned_memos": await memo_views(pinned, marked),
+        "memos": await memo_views(memos, marked),
         "listing": listing,
         "ai": ai,
         "counts": data["filters"],
