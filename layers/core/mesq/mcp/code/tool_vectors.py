@@ -140,10 +140,14 @@ def stale(tools: Iterable[CatalogTool], summaries: dict[str, str], shipped: Path
 
 
 def write(tools: Sequence[CatalogTool], summaries: dict[str, str], embedder: Embedder, shipped: Path = SHIPPED) -> None:
+    """The shipped file for `tools`' texts. A text the file already has keeps its vector as it is
+    (the same model's): only new texts are embedded, so a change to one tool moves no other
+    tool's ranking (re-embedding every text in other batches moves the last float16 bits of many,
+    enough to reorder a close held-out intent)."""
     import numpy as np
 
     texts = list(dict.fromkeys(text for tool in tools for text in tool_texts(tool, summaries[tool.name])))
-    vectors = np.asarray(embedder.embed(texts, query=True), dtype=np.float16)
+    vectors = np.asarray(ToolVectors(embedder, shipped).matrix(texts), dtype=np.float16)
     np.savez_compressed(
         shipped, model=np.array(embedder.name), digests=np.array([digest(text) for text in texts]), vectors=vectors
     )
