@@ -50,8 +50,18 @@ from ..kernel.errors import Conflict, Forbidden, MesqError, NotFound, RevisionCo
 from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
+from ..kernel.timestamps import parse_timestamp
 from .reads import changes, matcher, readable_kinds, require_known, with_me
-from .records import FAMILY, change_key, expanded, is_moved_to_board, is_undo_of_space, not_undoable, undoable
+from .records import (
+    FAMILY,
+    change_key,
+    expanded,
+    is_moved_to_board,
+    is_undo_of_space,
+    not_undoable,
+    time_prefix,
+    undoable,
+)
 from .settled import settled_revision
 
 #: Puts one change of its kind back (`call` carries `undoes`, so the revert's change record names
@@ -309,16 +319,40 @@ def _targets(call: Call, args: dict[str, Any]) -> tuple[list[Item], bool]:
     matched: dict[str, Item] = {}
     cursor: str | None = None
     more = True
-    while len(pending) < MAX_UNDO:
+    while True:
         page, cursor = changes(call, {**query, "limit": MAX_UNDO, **({"cursor": cursor} if cursor else {})}, wanted)
         matched.update((str(item["id"]), item) for item in page)
         pending += [item for item in page if "undoneBy" not in item and undoable(item)]
         refused += [item for item in page if not undoable(item)]
+        _add_undone_in_set(call, pending, matched, wanted, args.get("since"))
+        pending = [item for item in pending if not _cancelled_within(item, matched)]
         if cursor is None:
             more = False
             break
-    pending = [item for item in pending if not _cancelled_within(item, matched)]
+        if len(pending) >= MAX_UNDO:  # counted without the reverts this set cancels itself
+            break
     return pending[:MAX_UNDO] + refused[:MAX_UNDO], more or len(pending) > MAX_UNDO
+
+
+def _add_undone_in_set(
+    call: Call, pending: list[Item], matched: dict[str, Item], wanted: Callable[[Item], bool], since: str | None
+) -> None:
+    """Adds to `matched` the changes of the set that the pending undo entries undo, read by key
+    when the pages read stopped before them (the set's newest 100 pending): a second call of
+    `undo_changes {actor: "me", since}` (`more: true`) finds the first call's reverts first, and
+    without the changes they cancel it would undo those reverts, bringing back what it undid."""
+    low = None if since is None else time_prefix(parse_timestamp(since, "since"))
+    wanted_ids = {str(item["undoes"]) for item in pending if item.get("undoes")} - matched.keys()
+    while wanted_ids:
+        keys = [change_key(call.principal.user_id, change_id) for change_id in sorted(wanted_ids)]
+        found = [
+            expanded(item)
+            for start in range(0, len(keys), 100)
+            for item in call.services.items.batch_get(keys[start : start + 100])
+        ]
+        in_set = [item for item in found if wanted(item) and (low is None or str(item["id"]) >= low)]
+        matched.update((str(item["id"]), item) for item in in_set)
+        wanted_ids = {str(item["undoes"]) for item in in_set if item.get("undoes")} - matched.keys()
 
 
 def _cancelled_within(change: Item, matched: Mapping[str, Item]) -> bool:
