@@ -293,6 +293,11 @@ async def _undo_all(page: Page, target: dict[str, Any], *, dry_run: bool = False
             total["more"] = bool(data.get("more"))  # a dry run sees one round: the rest is not counted
             if "changeIds" in batch or not data.get("more") or not data["undone"]:
                 break
+    # Each round lists again what it leaves (a record changed since, what cannot be undone): one
+    # change left, counted once, by its last word (a later round may have removed it after all).
+    undone = {entry["changeId"] for entry in total["undone"]}
+    left = {entry["changeId"]: entry for entry in total["notUndone"] if entry["changeId"] not in undone}
+    total["notUndone"] = list(left.values())
     return total
 
 

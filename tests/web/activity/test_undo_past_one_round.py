@@ -1,0 +1,42 @@
+"""Undo of a session too long for one `undo_changes` call (over 100 changes): the page calls
+again while the service says there is `more`, and its sentence counts each change once; a change
+left as it is in one round (edited by the person since) is left again in the next, and is still
+one change left, not two."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mesq.wiring.services import Services
+
+from ..conftest import Browser
+from .seed import caller
+from .test_activity_pages import _sections
+from .test_filtered_undo_and_restore import EN, ZH, _as_form, _flash, _forms
+
+EDITS = 120
+
+
+def test_a_long_session_with_one_record_changed_since_counts_it_once(
+    services: Services, browser: Callable[..., Browser]
+):
+    person = browser()
+    mine = caller(services, person.user_id, "pat:mine", "我的脚本")
+    memos = [mine("create_memo", content=f"笔记 {n}")["memo"] for n in range(EDITS)]
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    edited = [
+        agent("update_memo", id=memo["id"], expectedRevision=memo["revision"], content=f"改过 {n}")["memo"]
+        for n, memo in enumerate(memos)
+    ]
+    newest = edited[-1]
+    mine("update_memo", id=newest["id"], expectedRevision=newest["revision"], content="我后来又改了")
+    agent_group = next(group for group in _sections(person.get("/activity", headers=ZH).text) if "Claude" in group)
+    [fields] = _forms(agent_group, "/activity/undo/preview")
+    form = _as_form(fields)
+    assert "sessionId" in form
+    said = _flash(person, person.post("/activity/undo", form, headers=ZH), ZH)
+    assert said == f"已撤销 {EDITS - 1} 处改动；1 处保持原样（1 处之后又被修改过）。", said
+    english = _flash(person, person.post("/activity/undo", form, headers=EN), EN)
+    assert english == "Nothing was undone: 1 changed since.", english
+    contents = [mine("get_memo", id=memo["id"])["memo"]["content"] for memo in memos]
+    assert contents[:-1] == [f"笔记 {n}" for n in range(EDITS - 1)] and contents[-1] == "我后来又改了"
