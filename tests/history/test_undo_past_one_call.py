@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from .test_atomicity import caller
+from .test_tags_and_moves import caller_as
 
 COUNT = 120
 
@@ -21,3 +22,22 @@ def test_undoing_everything_i_did_since_in_two_calls_leaves_all_of_it_undone(sql
     assert len(second["undone"]) == COUNT - 100 and second["notUndone"] == [] and "more" not in second
     statuses = [call("get_memo", id=memo_id)["memo"]["status"] for memo_id in ids]
     assert set(statuses) == {"DELETED"}, statuses  # in the trash
+
+
+def test_a_session_whose_newest_hundred_records_changed_since_still_undoes_its_older_ones(sqlite):
+    """The person edited the newest 100 memos of an agent's session afterwards: every call used to
+    answer the same 100 refusals with `more: true`, and the 10 older memos were never undone."""
+    agent, person = caller(sqlite), caller_as(sqlite, "pat:person", "person")
+    memos = [agent("create_memo", content=f"memo {n}")["memo"] for n in range(110)]
+    session = agent("list_changes", recordId=memos[0]["id"])["changes"][0]["sessionId"]
+    for memo in memos[10:]:
+        person("update_memo", id=memo["id"], expectedRevision=1, content="mine now")
+    forecast = agent("undo_changes", sessionId=session, dryRun=True)
+    answer = agent("undo_changes", sessionId=session)
+    for said in (forecast, answer):
+        assert len(said["undone"]) == 10 and "more" not in said, {k: v for k, v in said.items() if k != "notUndone"}
+        assert {entry["code"] for entry in said["notUndone"]} == {"REVISION_CONFLICT"}
+        assert len(said["notUndone"]) == 100
+    statuses = [agent("get_memo", id=memo["id"])["memo"]["status"] for memo in memos]
+    assert statuses == ["DELETED"] * 10 + ["NORMAL"] * 100
+    assert {agent("get_memo", id=memo["id"])["memo"]["content"] for memo in memos[10:]} == {"mine now"}

@@ -103,7 +103,7 @@ def undo_changes(call: Call, args: dict[str, Any], kinds: Kinds | Mapping[str, R
     if not readable_kinds(call, "write"):
         raise Forbidden("undo_changes needs memo:write or todo:write")
     args = _normal(call, args)
-    targets, more = _targets(call, args)
+    targets, more = _targets(call, args, kinds)
     ordered = _removals_after_their_tasks(sorted(targets, key=_newest_first, reverse=True))
     if args.get("dryRun"):
         return _dry_run(call, ordered, more, kinds, whole="runId" in args or "sessionId" in args)
@@ -289,7 +289,7 @@ def _current_revisions(call: Call, ordered: list[Item], kinds: Kinds) -> dict[st
     return found
 
 
-def _targets(call: Call, args: dict[str, Any]) -> tuple[list[Item], bool]:
+def _targets(call: Call, args: dict[str, Any], kinds: Kinds) -> tuple[list[Item], bool]:
     given = [name for name in ("changeIds", "runId", "sessionId", "actor") if name in args]
     if len(given) != 1:
         raise ValidationError(
@@ -319,6 +319,7 @@ def _targets(call: Call, args: dict[str, Any]) -> tuple[list[Item], bool]:
     matched: dict[str, Item] = {}
     cursor: str | None = None
     more = True
+    judged: dict[str, bool] = {}  # record id -> changed since (its newest pending change stays the newest)
     while True:
         page, cursor = changes(call, {**query, "limit": MAX_UNDO, **({"cursor": cursor} if cursor else {})}, wanted)
         matched.update((str(item["id"]), item) for item in page)
@@ -329,9 +330,36 @@ def _targets(call: Call, args: dict[str, Any]) -> tuple[list[Item], bool]:
         if cursor is None:
             more = False
             break
-        if len(pending) >= MAX_UNDO:  # counted without the reverts this set cancels itself
+        live, stale = _split_changed_since(call, pending, kinds, judged)
+        if len(live) >= MAX_UNDO:  # counted without the reverts this set cancels itself
             break
-    return pending[:MAX_UNDO] + refused[:MAX_UNDO], more or len(pending) > MAX_UNDO
+    live, stale = _split_changed_since(call, pending, kinds, judged)
+    return live[:MAX_UNDO] + stale[:MAX_UNDO] + refused[:MAX_UNDO], more or len(live) > MAX_UNDO
+
+
+def _split_changed_since(
+    call: Call, pending: list[Item], kinds: Kinds, judged: dict[str, bool]
+) -> tuple[list[Item], list[Item]]:
+    """`pending` (newest first) as the changes an undo can still revert and those of records
+    changed since by someone else (their newest pending change is not at the record's revision,
+    nor settled there): those are refused again by every call, so they are listed but not counted
+    against MAX_UNDO. Counted, 100 of them newest in a session made every call answer the same
+    100 refusals with `more: true`, and the older changes were never reached. `judged` keeps each
+    record's verdict between the pages of one call."""
+    newest: dict[str, Item] = {}
+    for change in pending:
+        newest.setdefault(str(change["record"]["id"]), change)
+    fresh = {record_id: change for record_id, change in newest.items() if record_id not in judged}
+    current = _current_revisions(call, [c for c in fresh.values() if c["revisions"]["after"] is not None], kinds)
+    for record_id, change in fresh.items():
+        after, now = change["revisions"]["after"], current.get(record_id, change["revisions"]["after"])
+        judged[record_id] = (
+            after is not None and now != after and (now is None or not _settled_at(call, change, int(now)))
+        )
+    changed = {record_id for record_id in newest if judged[record_id]}
+    live = [change for change in pending if str(change["record"]["id"]) not in changed]
+    stale = [change for change in pending if str(change["record"]["id"]) in changed]
+    return live, stale
 
 
 def _add_undone_in_set(
