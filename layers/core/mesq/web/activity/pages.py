@@ -307,7 +307,8 @@ async def undo_preview(page: Page) -> Response:
     target, redo = _target(page), _redoing(page)
     answer = await _undo_all(page, target, dry_run=True)
     fields = _form_fields(target) + ([("redo", "1")] if redo else [])
-    context = {"report": preview_report(answer, page.translator, redo=redo), "fields": fields, "back": _back(page),
+    report = preview_report(answer, page.translator, redo=redo, run="runId" in target)
+    context = {"report": report, "fields": fields, "back": _back(page),
                "doable": bool(answer["undone"]), "whole": "sessionId" in target, "redo": redo}  # fmt: skip
     if is_htmx(page.request):
         return page.render("activity/_undo_preview.html", **context)
