@@ -40,3 +40,24 @@ def test_a_long_session_with_one_record_changed_since_counts_it_once(
     assert english == "Nothing was undone: 1 changed since.", english
     contents = [mine("get_memo", id=memo["id"])["memo"]["content"] for memo in memos]
     assert contents[:-1] == [f"笔记 {n}" for n in range(EDITS - 1)] and contents[-1] == "我后来又改了"
+
+
+def test_a_record_edited_over_a_hundred_times_undoes_from_its_page(services: Services, browser: Callable[..., Browser]):
+    """An agent that rewrote one memo 120 times in a session: the record's page posts the 121
+    ids within a form's 100 fields (one a field, the form answered an error page)."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    memo = agent("create_memo", content="第 0 版")["memo"]
+    for n in range(1, EDITS + 1):
+        memo = agent("update_memo", id=memo["id"], expectedRevision=memo["revision"], content=f"第 {n} 版")["memo"]
+    [group] = _sections(person.get(f"/activity?recordId={memo['id']}", headers=ZH).text)
+    [fields] = _forms(group, "/activity/undo/preview")
+    form = _as_form(fields)
+    form_ids = [i for packed in form["changeId"] for i in packed.split()]
+    assert len(form_ids) == EDITS + 1 and len(fields) < 100
+    preview = person.post("/activity/undo/preview", form, headers={**ZH, "HX-Request": "true"})
+    assert preview.status_code == 200 and "将撤销 100 处改动" in preview.text, preview.text
+    [confirm] = _forms(preview.text, "/activity/undo")
+    assert [i for name, packed in confirm if name == "changeId" for i in packed.split()] == form_ids
+    said = _flash(person, person.post("/activity/undo", _as_form(confirm), headers=ZH), ZH)
+    assert said.startswith("已撤销 100 处改动"), said

@@ -23,6 +23,7 @@ from starlette.routing import Route
 
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ..kit.forms import MAX_FORM_FIELDS
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_, Translator
 from ..kit.request_values import form_revision, is_htmx
@@ -43,6 +44,10 @@ LINES_PER_GROUP = 100
 UNDO_BATCH = 100
 #: Change ids one form may post (a group's pending changes on one page: at most a page's reads).
 MAX_FORM_IDS = MAX_READS * READ_SIZE
+#: Change ids a form posts one per field (its other fields: csrf, back, redo); more are packed
+#: IDS_PER_FIELD a field (forms.MAX_FORM_FIELDS caps the fields of every form).
+PLAIN_IDS = MAX_FORM_FIELDS - 3
+IDS_PER_FIELD = 20
 #: Undo of a run or session (an import): undo_changes rounds, so 20,000 records undo in one click.
 MAX_ROUNDS = 200
 _FILTERS = ("sessionId", "actor", "recordId", "kind", "runId")
@@ -111,7 +116,21 @@ class GroupView:
             return [("sessionId", group.session_id)]
         if not group.undo and self.scope == "run" and run_id:
             return [("runId", str(run_id))]
-        return [("changeId", change_id) for change_id in group.pending[:MAX_FORM_IDS]]
+        return id_fields(group.pending[:MAX_FORM_IDS])
+
+
+def id_fields(change_ids: list[str]) -> list[tuple[str, str]]:
+    """Change ids as hidden `changeId` fields: one id each while they fit a form's field limit
+    (MAX_FORM_FIELDS, with the csrf, back and redo fields), else IDS_PER_FIELD ids a field, space
+    separated: one field per id made a group of over 97 pending changes (an undo of 120 changes'
+    "Redo these changes", a record's page) post more fields than any form may, and its button
+    answered an error page."""
+    if len(change_ids) <= PLAIN_IDS:
+        return [("changeId", change_id) for change_id in change_ids]
+    return [
+        ("changeId", " ".join(change_ids[start : start + IDS_PER_FIELD]))
+        for start in range(0, len(change_ids), IDS_PER_FIELD)
+    ]
 
 
 def filter_words(filters: dict[str, str], changes: list[dict[str, Any]], say: Translator) -> str:
@@ -251,7 +270,8 @@ def _back(page: Page) -> str:
 def _target(page: Page) -> dict[str, Any]:
     """What the form asks to undo: a session, a run, or change ids (one of them)."""
     session_id, run_id = page.fields.text("sessionId"), page.fields.text("runId")
-    change_ids = [str(value) for value in page.fields.all("changeId") if value][:MAX_FORM_IDS]
+    packed = [str(value) for value in page.fields.all("changeId") if value]
+    change_ids = [change_id for value in packed for change_id in value.split()][:MAX_FORM_IDS]
     given = [bool(session_id), bool(run_id), bool(change_ids)]
     if sum(given) != 1:
         raise ValidationError("give one session, one run or some changes to undo")
@@ -269,9 +289,9 @@ def _redoing(page: Page) -> bool:
 
 
 def _form_fields(target: dict[str, Any]) -> list[tuple[str, str]]:
-    """`target` as the confirming form posts it back to `_target`: one `changeId` field per id."""
+    """`target` as the confirming form posts it back to `_target` (the ids as `id_fields`)."""
     if "changeIds" in target:
-        return [("changeId", change_id) for change_id in target["changeIds"]]
+        return id_fields(target["changeIds"])
     return [(name, str(value)) for name, value in target.items()]
 
 
