@@ -308,6 +308,8 @@ async def _undo_all(page: Page, target: dict[str, Any], *, dry_run: bool = False
     for batch in batches:
         for _round in range(1 if dry_run else MAX_ROUNDS):
             data = await page.invoke("undo_changes", {**batch, **extra})
+            if dry_run:
+                data = _after_earlier_batches(data, total["undone"])
             total["undone"] += data["undone"]
             total["notUndone"] += data["notUndone"]
             total["more"] = bool(data.get("more"))  # a dry run sees one round: the rest is not counted
@@ -319,6 +321,20 @@ async def _undo_all(page: Page, target: dict[str, Any], *, dry_run: bool = False
     left = {entry["changeId"]: entry for entry in total["notUndone"] if entry["changeId"] not in undone}
     total["notUndone"] = list(left.values())
     return total
+
+
+def _after_earlier_batches(data: dict[str, Any], earlier: list[dict[str, Any]]) -> dict[str, Any]:
+    """A dry run of a later batch of ids, as it reads once the earlier batches are undone: a record
+    whose newer changes an earlier batch would undo is "changed since" only to a dry run that
+    cannot see those undos; the real undo finds its later changes undone and goes on
+    (`history/settled.py`). So its REVISION_CONFLICT counts as would-undo here, and the preview of
+    a record's 120 changes says 120, as the undo then does."""
+    records = {entry["record"]["id"] for entry in earlier}
+    settled = [e for e in data["notUndone"] if e.get("code") == "REVISION_CONFLICT" and e["record"]["id"] in records]
+    if not settled:
+        return data
+    left = [entry for entry in data["notUndone"] if entry not in settled]
+    return {**data, "undone": data["undone"] + settled, "notUndone": left}
 
 
 async def undo_preview(page: Page) -> Response:
