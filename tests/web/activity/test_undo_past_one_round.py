@@ -5,9 +5,11 @@ one change left, not two."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from mesq.wiring.services import Services
+from tests.hostile.test_no_url_text import shown_text
 
 from ..conftest import Browser
 from .seed import caller
@@ -64,3 +66,17 @@ def test_a_record_edited_over_a_hundred_times_undoes_from_its_page(services: Ser
     said = _flash(person, person.post("/activity/undo", _as_form(confirm), headers=ZH), ZH)
     assert said == f"已撤销 {EDITS + 1} 处改动。", said  # nobody else changed it: none left "changed since"
     assert agent("get_memo", id=memo["id"])["memo"]["status"] == "DELETED"  # its creation undone: in the trash
+
+
+def test_a_session_gone_before_its_undo_is_said_all_in_chinese(services: Services, browser: Callable[..., Browser]):
+    """Undo this session, clicked after the session's changes are gone (expired, purged): the
+    error names where ids come from in the page's language, not half in English."""
+    person = browser()
+    answer = person.post("/activity/undo/preview", {"sessionId": "gone", "back": "/activity"}, headers=ZH)
+    assert answer.status_code == 404
+    said = shown_text(answer.text[answer.text.index("<main") : answer.text.index("</main>")])
+    assert "get_context" in said and "list_changes" in said  # the names a program uses stay as they are
+    leftover = re.sub(
+        r"get_context|list_changes|sessionId|runId|actor|me\b|gone|\b[0-9a-f]{32}\b", " ", said
+    )  # a trace id too
+    assert not re.findall(r"[A-Za-z]{3,}", leftover), said
