@@ -80,3 +80,26 @@ def test_a_session_gone_before_its_undo_is_said_all_in_chinese(services: Service
         r"get_context|list_changes|sessionId|runId|actor|me\b|gone|\b[0-9a-f]{32}\b", " ", said
     )  # a trace id too
     assert not re.findall(r"[A-Za-z]{3,}", leftover), said
+
+
+def test_a_history_panel_past_its_newest_versions_says_the_older_ones_are_elsewhere(
+    services: Services, browser: Callable[..., Browser]
+):
+    """A memo edited 120 times: its History panel lists the newest 100 versions; it says that the
+    older ones are in Activity (linked), never reads as if the memo had only those."""
+    person = browser()
+    agent = caller(services, person.user_id, "pat:claude", "Claude Desktop")
+    memo = agent("create_memo", content="第 0 版")["memo"]
+    for n in range(1, EDITS + 1):
+        memo = agent("update_memo", id=memo["id"], expectedRevision=memo["revision"], content=f"第 {n} 版")["memo"]
+    for headers, words in ((ZH, "更早的版本不在这里"), (EN, "Older versions are not listed here")):
+        for path in (f"/memos/{memo['id']}/edit", f"/activity/history/{memo['id']}"):
+            page = person.get(path, headers=headers).text
+            panel = page[page.index('class="card history-panel"') :]
+            assert panel.count('<li class="version') == 100
+            assert words in shown_text(panel), path
+    exactly = agent("create_memo", content="第 0 版")["memo"]  # 100 versions: all of them listed
+    for n in range(1, 100):
+        exactly = agent("update_memo", id=exactly["id"], expectedRevision=n, content=f"第 {n} 版")["memo"]
+    page = person.get(f"/activity/history/{exactly['id']}", headers=ZH).text
+    assert page.count('<li class="version') == 100 and "更早的版本不在这里" not in shown_text(page)

@@ -397,7 +397,20 @@ async def history_of(page: Page, record_id: str, memo: dict[str, Any] | None = N
     return {"recordId": record_id, "versions": versions, "restorable": kind in _RESTORABLE, "title": title,
             "revision": changes[0]["revisions"]["after"] if changes else None,
             "inTrash": kind == "memo" and memo is not None and memo["status"] == "DELETED",
-            "olderDropped": any(change.get("olderDropped") for change in changes)}  # fmt: skip
+            "olderDropped": any(change.get("olderDropped") for change in changes),
+            "olderNotListed": await _older_than(page, record_id, data)}  # fmt: skip
+
+
+async def _older_than(page: Page, record_id: str, data: dict[str, Any]) -> bool:
+    """Whether the record has versions older than the page of them `data` lists (a full page's
+    cursor may lead to nothing: one version more is read to know)."""
+    cursor = data.get("nextCursor")
+    if cursor is None:
+        return False
+    if len(data["changes"]) < READ_SIZE:  # cut short by its size: the rest is there
+        return True
+    older = await page.invoke("list_changes", {"recordId": record_id, "limit": 1, "cursor": cursor})
+    return bool(older["changes"])
 
 
 def version_values(changes: list[dict[str, Any]], version_id: str, names: tuple[str, ...]) -> dict[str, Any]:
