@@ -66,6 +66,13 @@ def test_a_record_edited_over_a_hundred_times_undoes_from_its_page(services: Ser
     said = _flash(person, person.post("/activity/undo", _as_form(confirm), headers=ZH), ZH)
     assert said == f"已撤销 {EDITS + 1} 处改动。", said  # nobody else changed it: none left "changed since"
     assert agent("get_memo", id=memo["id"])["memo"]["status"] == "DELETED"  # its creation undone: in the trash
+    # One click, one undo: a group of its own with every change it undid, whose Redo takes all back.
+    undo_group = _sections(person.get(f"/activity?recordId={memo['id']}", headers=ZH).text)[0]
+    assert 'undo-badge">撤销' in undo_group and f"{EDITS + 1} 处改动" in shown_text(undo_group), shown_text(undo_group)
+    [redo_fields] = _forms(undo_group, "/activity/undo/preview")
+    said = _flash(person, person.post("/activity/undo", _as_form(redo_fields), headers=ZH), ZH)
+    assert said == f"已重做 {EDITS + 1} 处改动。", said
+    assert agent("get_memo", id=memo["id"])["memo"]["content"] == f"第 {EDITS} 版"
 
 
 def test_a_session_gone_before_its_undo_is_said_all_in_chinese(services: Services, browser: Callable[..., Browser]):

@@ -13,7 +13,7 @@ cannot make these pages say anything, and no value from the URL is shown.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 from urllib.parse import urlencode
@@ -22,6 +22,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...kernel.concurrency import run_sync
+from ...kernel.context import new_run_id
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
 from ..kit.forms import MAX_FORM_FIELDS
 from ..kit.framework import Page, Web, endpoint
@@ -305,9 +306,13 @@ async def _undo_all(page: Page, target: dict[str, Any], *, dry_run: bool = False
         batches = [target]
     total: dict[str, Any] = {"undone": [], "notUndone": []}
     extra = {"dryRun": True} if dry_run else {}
+    # Every call of one click under one runId (as a run_code run's or an import's): its reverts are
+    # one session, so /activity shows the click as one undo group whose Redo takes all of it back;
+    # each call its own session split 121 undone changes into groups of 100 and 21.
+    one_undo = replace(page.principal, run_id=new_run_id())
     for batch in batches:
         for _round in range(1 if dry_run else MAX_ROUNDS):
-            data = await page.invoke("undo_changes", {**batch, **extra})
+            data = await page.invoke("undo_changes", {**batch, **extra}, principal=one_undo)
             if dry_run:
                 data = _after_earlier_batches(data, total["undone"])
             total["undone"] += data["undone"]
