@@ -12,8 +12,8 @@ from .test_tags_and_moves import caller_as
 COUNT = 120
 
 
-def test_undoing_everything_i_did_since_in_two_calls_leaves_all_of_it_undone(sqlite):
-    call = caller(sqlite)
+def test_undoing_everything_i_did_since_in_two_calls_leaves_all_of_it_undone(store):
+    call = caller(store)
     since = (datetime.now(UTC) - timedelta(seconds=1)).isoformat()
     ids = [call("create_memo", content=f"memo {n}")["memo"]["id"] for n in range(COUNT)]
     first = call("undo_changes", actor="me", since=since)
@@ -24,10 +24,10 @@ def test_undoing_everything_i_did_since_in_two_calls_leaves_all_of_it_undone(sql
     assert set(statuses) == {"DELETED"}, statuses  # in the trash
 
 
-def test_a_session_whose_newest_hundred_records_changed_since_still_undoes_its_older_ones(sqlite):
+def test_a_session_whose_newest_hundred_records_changed_since_still_undoes_its_older_ones(store):
     """The person edited the newest 100 memos of an agent's session afterwards: every call used to
     answer the same 100 refusals with `more: true`, and the 10 older memos were never undone."""
-    agent, person = caller(sqlite), caller_as(sqlite, "pat:person", "person")
+    agent, person = caller(store), caller_as(store, "pat:person", "person")
     memos = [agent("create_memo", content=f"memo {n}")["memo"] for n in range(110)]
     session = agent("list_changes", recordId=memos[0]["id"])["changes"][0]["sessionId"]
     for memo in memos[10:]:
