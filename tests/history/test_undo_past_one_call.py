@@ -4,7 +4,10 @@ cancelled changes lie on a later page of the same set."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
+
+from mesq.history.undo import RECOVER_JSON_BYTES
 
 from .test_atomicity import caller
 from .test_tags_and_moves import caller_as
@@ -41,3 +44,24 @@ def test_a_session_whose_newest_hundred_records_changed_since_still_undoes_its_o
     statuses = [agent("get_memo", id=memo["id"])["memo"]["status"] for memo in memos]
     assert statuses == ["DELETED"] * 10 + ["NORMAL"] * 100
     assert {agent("get_memo", id=memo["id"])["memo"]["content"] for memo in memos[10:]} == {"mine now"}
+
+
+def test_the_records_an_undo_leaves_are_sent_back_within_an_answers_size(sqlite):
+    """Each change left as it is carries the current record (`recoverData`); 100 memos at the
+    content limit made an answer of 15-30 MB, past what a Lambda may answer (6 MB: API Gateway's
+    500 instead). Past RECOVER_JSON_BYTES the entries say `recoverDataOmitted` instead."""
+    agent, person = caller(sqlite), caller_as(sqlite, "pat:person", "person")
+    memos = [agent("create_memo", content=f"{n} " + "长" * 49_990)["memo"] for n in range(14)]
+    session = agent("list_changes", recordId=memos[0]["id"])["changes"][0]["sessionId"]
+    for n, memo in enumerate(memos):
+        person("update_memo", id=memo["id"], expectedRevision=1, content=f"{n} " + "改" * 49_990)
+    answer = agent("undo_changes", sessionId=session)
+    left = answer["notUndone"]
+    assert len(left) == 14 and answer["undone"] == []
+    size = len(json.dumps(answer, ensure_ascii=False).encode())
+    assert size < RECOVER_JSON_BYTES + 100_000, size
+    kept = [entry for entry in left if "recoverData" in entry]
+    omitted = [entry for entry in left if entry.get("recoverDataOmitted") is True]
+    assert kept and omitted and len(kept) + len(omitted) == 14
+    assert all("recoverData" not in entry for entry in omitted)
+    assert kept[0]["recoverData"]["memo"]["content"].startswith("13 改")  # newest first, whole

@@ -41,6 +41,7 @@ change (`call.recorded`), never read back.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -51,7 +52,7 @@ from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
 from ..kernel.timestamps import parse_timestamp
-from .reads import changes, matcher, readable_kinds, require_known, with_me
+from .reads import PAGE_JSON_BYTES, changes, matcher, readable_kinds, require_known, with_me
 from .records import (
     FAMILY,
     change_key,
@@ -89,6 +90,9 @@ class Kinds:
     forecasts: Sequence[Forecast] = ()
 
 
+#: The bytes of JSON the records of `notUndone` (`recoverData`) may take in one answer, as a page
+#: of list_changes (reads.PAGE_JSON_BYTES): an MCP answer carries its data twice.
+RECOVER_JSON_BYTES = PAGE_JSON_BYTES
 #: Changes one call reverts; past it `more` says to call again (the undone ones are skipped then).
 MAX_UNDO = 100
 #: The `notUndone` code of a change undo never reverts (a permanent delete, creating a space,
@@ -141,10 +145,27 @@ def undo_changes(call: Call, args: dict[str, Any], kinds: Kinds | Mapping[str, R
             removed |= finish(finishing, [item for item in refused if item.get("code") == NOT_UNDOABLE])
         undone += [{**_without_reason(item), "removed": True} for item in refused if item["changeId"] in removed]
         refused = [item for item in refused if item["changeId"] not in removed]
-    data: dict[str, Any] = {"undone": undone, "notUndone": refused}
+    data: dict[str, Any] = {"undone": undone, "notUndone": _bounded_recovery(refused)}
     if more:
         data["more"] = True
     return data
+
+
+def _bounded_recovery(refused: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`refused` with each `recoverData` kept while they stay under RECOVER_JSON_BYTES, newest
+    first; past it an entry says `recoverDataOmitted` (get the record, or undo again to see it):
+    100 memos at the content limit made an answer of 15-30 MB, and a Lambda answers at most 6."""
+    used, bounded = 0, []
+    for entry in refused:
+        recover = entry.get("recoverData")
+        if recover is not None:
+            size = len(json.dumps(recover, ensure_ascii=False, separators=(",", ":"), default=str).encode())
+            if used + size > RECOVER_JSON_BYTES:
+                entry = {**{k: v for k, v in entry.items() if k != "recoverData"}, "recoverDataOmitted": True}
+            else:
+                used += size
+        bounded.append(entry)
+    return bounded
 
 
 def _newest_first(change: Item) -> tuple[str, int, str]:
