@@ -61,3 +61,15 @@ def test_a_due_moved_to_the_tasks_own_zone_reads_in_that_zone():
         shown = line(change, Names(), "Asia/Shanghai", now, Translator(language))
         due = next(detail for detail in shown.details if detail.label in ("截止", "Due"))
         assert (due.before, due.after) == (was, became), due
+
+
+def test_the_preview_of_a_long_run_says_the_rest_of_the_run_not_of_the_session():
+    """An import's page (`?runId=`) undoes the run: its preview must not promise the session."""
+    from mesq.web.activity.undo_words import preview_report
+
+    answer = {"undone": [{"changeId": str(n)} for n in range(100)], "notUndone": [], "more": True, "dryRun": True}
+    english = preview_report(answer, Translator("en"), run=True)
+    assert english == "This undoes 100 changes, then the rest of the run in the same way.", english
+    chinese = preview_report(answer, Translator("zh"), run=True)
+    assert "运行" in chinese and "会话" not in chinese and chinese.startswith("将先撤销 100 处改动"), chinese
+    assert "session" in preview_report(answer, Translator("en"))  # a session's Undo still says so

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..kernel.context import Call
 from ..kernel.errors import Forbidden, NotFound, ValidationError
+from ..kernel.i18n import Text
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item, ItemStore, Key
@@ -91,9 +92,9 @@ def _newest_first(
 
 ME = "me"
 #: Where a runId or sessionId comes from, for the error that names the fix.
-_WHERE_IDS = (
+_WHERE_IDS = Text(
     'runId and sessionId come from a write result, get_context (your current sessionId) or list_changes {actor: "me"}'
-)
+)  # a Text: said in the reader's language inside the error that names it
 
 
 def with_me(call: Call, args: dict[str, Any]) -> dict[str, Any]:

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 from ..kernel.context import Call
 from ..kernel.ports.storage import Item
-from .reads import changes, matcher
+from .reads import SCAN_LIMIT, changes, matcher
 
 #: Later changes of one record read to decide (more than this: not settled, the usual conflict).
-LATER_LIMIT = 100
+#: The undo entries count too: a record's 120 changes undone 100 per call (the web's batches of
+#: ids) leave the older 20 with 100 later changes and their 100 undos; at 100 they were refused
+#: as changed since and the record stayed half undone. One page of `changes` reads at most
+#: SCAN_LIMIT records.
+LATER_LIMIT = SCAN_LIMIT - 1
 
 
 def settled_revision(call: Call, change: Item) -> int | None:

@@ -41,6 +41,7 @@ change (`call.recorded`), never read back.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -50,8 +51,18 @@ from ..kernel.errors import Conflict, Forbidden, MesqError, NotFound, RevisionCo
 from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
-from .reads import changes, matcher, readable_kinds, require_known, with_me
-from .records import FAMILY, change_key, expanded, is_moved_to_board, is_undo_of_space, not_undoable, undoable
+from ..kernel.timestamps import parse_timestamp
+from .reads import PAGE_JSON_BYTES, changes, matcher, readable_kinds, require_known, with_me
+from .records import (
+    FAMILY,
+    change_key,
+    expanded,
+    is_moved_to_board,
+    is_undo_of_space,
+    not_undoable,
+    time_prefix,
+    undoable,
+)
 from .settled import settled_revision
 
 #: Puts one change of its kind back (`call` carries `undoes`, so the revert's change record names
@@ -79,6 +90,9 @@ class Kinds:
     forecasts: Sequence[Forecast] = ()
 
 
+#: The bytes of JSON the records of `notUndone` (`recoverData`) may take in one answer, as a page
+#: of list_changes (reads.PAGE_JSON_BYTES): an MCP answer carries its data twice.
+RECOVER_JSON_BYTES = PAGE_JSON_BYTES
 #: Changes one call reverts; past it `more` says to call again (the undone ones are skipped then).
 MAX_UNDO = 100
 #: The `notUndone` code of a change undo never reverts (a permanent delete, creating a space,
@@ -93,7 +107,7 @@ def undo_changes(call: Call, args: dict[str, Any], kinds: Kinds | Mapping[str, R
     if not readable_kinds(call, "write"):
         raise Forbidden("undo_changes needs memo:write or todo:write")
     args = _normal(call, args)
-    targets, more = _targets(call, args)
+    targets, more = _targets(call, args, kinds)
     ordered = _removals_after_their_tasks(sorted(targets, key=_newest_first, reverse=True))
     if args.get("dryRun"):
         return _dry_run(call, ordered, more, kinds, whole="runId" in args or "sessionId" in args)
@@ -131,10 +145,27 @@ def undo_changes(call: Call, args: dict[str, Any], kinds: Kinds | Mapping[str, R
             removed |= finish(finishing, [item for item in refused if item.get("code") == NOT_UNDOABLE])
         undone += [{**_without_reason(item), "removed": True} for item in refused if item["changeId"] in removed]
         refused = [item for item in refused if item["changeId"] not in removed]
-    data: dict[str, Any] = {"undone": undone, "notUndone": refused}
+    data: dict[str, Any] = {"undone": undone, "notUndone": _bounded_recovery(refused)}
     if more:
         data["more"] = True
     return data
+
+
+def _bounded_recovery(refused: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`refused` with each `recoverData` kept while they stay under RECOVER_JSON_BYTES, newest
+    first; past it an entry says `recoverDataOmitted` (get the record, or undo again to see it):
+    100 memos at the content limit made an answer of 15-30 MB, and a Lambda answers at most 6."""
+    used, bounded = 0, []
+    for entry in refused:
+        recover = entry.get("recoverData")
+        if recover is not None:
+            size = len(json.dumps(recover, ensure_ascii=False, separators=(",", ":"), default=str).encode())
+            if used + size > RECOVER_JSON_BYTES:
+                entry = {**{k: v for k, v in entry.items() if k != "recoverData"}, "recoverDataOmitted": True}
+            else:
+                used += size
+        bounded.append(entry)
+    return bounded
 
 
 def _newest_first(change: Item) -> tuple[str, int, str]:
@@ -279,7 +310,7 @@ def _current_revisions(call: Call, ordered: list[Item], kinds: Kinds) -> dict[st
     return found
 
 
-def _targets(call: Call, args: dict[str, Any]) -> tuple[list[Item], bool]:
+def _targets(call: Call, args: dict[str, Any], kinds: Kinds) -> tuple[list[Item], bool]:
     given = [name for name in ("changeIds", "runId", "sessionId", "actor") if name in args]
     if len(given) != 1:
         raise ValidationError(
@@ -309,16 +340,68 @@ def _targets(call: Call, args: dict[str, Any]) -> tuple[list[Item], bool]:
     matched: dict[str, Item] = {}
     cursor: str | None = None
     more = True
-    while len(pending) < MAX_UNDO:
+    judged: dict[str, bool] = {}  # record id -> changed since (its newest pending change stays the newest)
+    while True:
         page, cursor = changes(call, {**query, "limit": MAX_UNDO, **({"cursor": cursor} if cursor else {})}, wanted)
         matched.update((str(item["id"]), item) for item in page)
         pending += [item for item in page if "undoneBy" not in item and undoable(item)]
         refused += [item for item in page if not undoable(item)]
+        _add_undone_in_set(call, pending, matched, wanted, args.get("since"))
+        pending = [item for item in pending if not _cancelled_within(item, matched)]
         if cursor is None:
             more = False
             break
-    pending = [item for item in pending if not _cancelled_within(item, matched)]
-    return pending[:MAX_UNDO] + refused[:MAX_UNDO], more or len(pending) > MAX_UNDO
+        live, stale = _split_changed_since(call, pending, kinds, judged)
+        if len(live) >= MAX_UNDO:  # counted without the reverts this set cancels itself
+            break
+    live, stale = _split_changed_since(call, pending, kinds, judged)
+    return live[:MAX_UNDO] + stale[:MAX_UNDO] + refused[:MAX_UNDO], more or len(live) > MAX_UNDO
+
+
+def _split_changed_since(
+    call: Call, pending: list[Item], kinds: Kinds, judged: dict[str, bool]
+) -> tuple[list[Item], list[Item]]:
+    """`pending` (newest first) as the changes an undo can still revert and those of records
+    changed since by someone else (their newest pending change is not at the record's revision,
+    nor settled there): those are refused again by every call, so they are listed but not counted
+    against MAX_UNDO. Counted, 100 of them newest in a session made every call answer the same
+    100 refusals with `more: true`, and the older changes were never reached. `judged` keeps each
+    record's verdict between the pages of one call."""
+    newest: dict[str, Item] = {}
+    for change in pending:
+        newest.setdefault(str(change["record"]["id"]), change)
+    fresh = {record_id: change for record_id, change in newest.items() if record_id not in judged}
+    current = _current_revisions(call, [c for c in fresh.values() if c["revisions"]["after"] is not None], kinds)
+    for record_id, change in fresh.items():
+        after, now = change["revisions"]["after"], current.get(record_id, change["revisions"]["after"])
+        judged[record_id] = (
+            after is not None and now != after and (now is None or not _settled_at(call, change, int(now)))
+        )
+    changed = {record_id for record_id in newest if judged[record_id]}
+    live = [change for change in pending if str(change["record"]["id"]) not in changed]
+    stale = [change for change in pending if str(change["record"]["id"]) in changed]
+    return live, stale
+
+
+def _add_undone_in_set(
+    call: Call, pending: list[Item], matched: dict[str, Item], wanted: Callable[[Item], bool], since: str | None
+) -> None:
+    """Adds to `matched` the changes of the set that the pending undo entries undo, read by key
+    when the pages read stopped before them (the set's newest 100 pending): a second call of
+    `undo_changes {actor: "me", since}` (`more: true`) finds the first call's reverts first, and
+    without the changes they cancel it would undo those reverts, bringing back what it undid."""
+    low = None if since is None else time_prefix(parse_timestamp(since, "since"))
+    wanted_ids = {str(item["undoes"]) for item in pending if item.get("undoes")} - matched.keys()
+    while wanted_ids:
+        keys = [change_key(call.principal.user_id, change_id) for change_id in sorted(wanted_ids)]
+        found = [
+            expanded(item)
+            for start in range(0, len(keys), 100)
+            for item in call.services.items.batch_get(keys[start : start + 100])
+        ]
+        in_set = [item for item in found if wanted(item) and (low is None or str(item["id"]) >= low)]
+        matched.update((str(item["id"]), item) for item in in_set)
+        wanted_ids = {str(item["undoes"]) for item in in_set if item.get("undoes")} - matched.keys()
 
 
 def _cancelled_within(change: Item, matched: Mapping[str, Item]) -> bool:

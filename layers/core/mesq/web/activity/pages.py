@@ -13,7 +13,7 @@ cannot make these pages say anything, and no value from the URL is shown.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 from urllib.parse import urlencode
@@ -22,7 +22,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ...kernel.concurrency import run_sync
+from ...kernel.context import new_run_id
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ..kit.forms import MAX_FORM_FIELDS
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_, Translator
 from ..kit.request_values import form_revision, is_htmx
@@ -43,6 +45,10 @@ LINES_PER_GROUP = 100
 UNDO_BATCH = 100
 #: Change ids one form may post (a group's pending changes on one page: at most a page's reads).
 MAX_FORM_IDS = MAX_READS * READ_SIZE
+#: Change ids a form posts one per field (its other fields: csrf, back, redo); more are packed
+#: IDS_PER_FIELD a field (forms.MAX_FORM_FIELDS caps the fields of every form).
+PLAIN_IDS = MAX_FORM_FIELDS - 3
+IDS_PER_FIELD = 20
 #: Undo of a run or session (an import): undo_changes rounds, so 20,000 records undo in one click.
 MAX_ROUNDS = 200
 _FILTERS = ("sessionId", "actor", "recordId", "kind", "runId")
@@ -111,7 +117,21 @@ class GroupView:
             return [("sessionId", group.session_id)]
         if not group.undo and self.scope == "run" and run_id:
             return [("runId", str(run_id))]
-        return [("changeId", change_id) for change_id in group.pending[:MAX_FORM_IDS]]
+        return id_fields(group.pending[:MAX_FORM_IDS])
+
+
+def id_fields(change_ids: list[str]) -> list[tuple[str, str]]:
+    """Change ids as hidden `changeId` fields: one id each while they fit a form's field limit
+    (MAX_FORM_FIELDS, with the csrf, back and redo fields), else IDS_PER_FIELD ids a field, space
+    separated: one field per id made a group of over 97 pending changes (an undo of 120 changes'
+    "Redo these changes", a record's page) post more fields than any form may, and its button
+    answered an error page."""
+    if len(change_ids) <= PLAIN_IDS:
+        return [("changeId", change_id) for change_id in change_ids]
+    return [
+        ("changeId", " ".join(change_ids[start : start + IDS_PER_FIELD]))
+        for start in range(0, len(change_ids), IDS_PER_FIELD)
+    ]
 
 
 def filter_words(filters: dict[str, str], changes: list[dict[str, Any]], say: Translator) -> str:
@@ -251,7 +271,8 @@ def _back(page: Page) -> str:
 def _target(page: Page) -> dict[str, Any]:
     """What the form asks to undo: a session, a run, or change ids (one of them)."""
     session_id, run_id = page.fields.text("sessionId"), page.fields.text("runId")
-    change_ids = [str(value) for value in page.fields.all("changeId") if value][:MAX_FORM_IDS]
+    packed = [str(value) for value in page.fields.all("changeId") if value]
+    change_ids = [change_id for value in packed for change_id in value.split()][:MAX_FORM_IDS]
     given = [bool(session_id), bool(run_id), bool(change_ids)]
     if sum(given) != 1:
         raise ValidationError("give one session, one run or some changes to undo")
@@ -269,9 +290,9 @@ def _redoing(page: Page) -> bool:
 
 
 def _form_fields(target: dict[str, Any]) -> list[tuple[str, str]]:
-    """`target` as the confirming form posts it back to `_target`: one `changeId` field per id."""
+    """`target` as the confirming form posts it back to `_target` (the ids as `id_fields`)."""
     if "changeIds" in target:
-        return [("changeId", change_id) for change_id in target["changeIds"]]
+        return id_fields(target["changeIds"])
     return [(name, str(value)) for name, value in target.items()]
 
 
@@ -285,15 +306,40 @@ async def _undo_all(page: Page, target: dict[str, Any], *, dry_run: bool = False
         batches = [target]
     total: dict[str, Any] = {"undone": [], "notUndone": []}
     extra = {"dryRun": True} if dry_run else {}
+    # Every call of one click under one runId (as a run_code run's or an import's): its reverts are
+    # one session, so /activity shows the click as one undo group whose Redo takes all of it back;
+    # each call its own session split 121 undone changes into groups of 100 and 21.
+    one_undo = replace(page.principal, run_id=new_run_id())
     for batch in batches:
         for _round in range(1 if dry_run else MAX_ROUNDS):
-            data = await page.invoke("undo_changes", {**batch, **extra})
+            data = await page.invoke("undo_changes", {**batch, **extra}, principal=one_undo)
+            if dry_run:
+                data = _after_earlier_batches(data, total["undone"])
             total["undone"] += data["undone"]
             total["notUndone"] += data["notUndone"]
             total["more"] = bool(data.get("more"))  # a dry run sees one round: the rest is not counted
             if "changeIds" in batch or not data.get("more") or not data["undone"]:
                 break
+    # Each round lists again what it leaves (a record changed since, what cannot be undone): one
+    # change left, counted once, by its last word (a later round may have removed it after all).
+    undone = {entry["changeId"] for entry in total["undone"]}
+    left = {entry["changeId"]: entry for entry in total["notUndone"] if entry["changeId"] not in undone}
+    total["notUndone"] = list(left.values())
     return total
+
+
+def _after_earlier_batches(data: dict[str, Any], earlier: list[dict[str, Any]]) -> dict[str, Any]:
+    """A dry run of a later batch of ids, as it reads once the earlier batches are undone: a record
+    whose newer changes an earlier batch would undo is "changed since" only to a dry run that
+    cannot see those undos; the real undo finds its later changes undone and goes on
+    (`history/settled.py`). So its REVISION_CONFLICT counts as would-undo here, and the preview of
+    a record's 120 changes says 120, as the undo then does."""
+    records = {entry["record"]["id"] for entry in earlier}
+    settled = [e for e in data["notUndone"] if e.get("code") == "REVISION_CONFLICT" and e["record"]["id"] in records]
+    if not settled:
+        return data
+    left = [entry for entry in data["notUndone"] if entry not in settled]
+    return {**data, "undone": data["undone"] + settled, "notUndone": left}
 
 
 async def undo_preview(page: Page) -> Response:
@@ -302,7 +348,8 @@ async def undo_preview(page: Page) -> Response:
     target, redo = _target(page), _redoing(page)
     answer = await _undo_all(page, target, dry_run=True)
     fields = _form_fields(target) + ([("redo", "1")] if redo else [])
-    context = {"report": preview_report(answer, page.translator, redo=redo), "fields": fields, "back": _back(page),
+    report = preview_report(answer, page.translator, redo=redo, run="runId" in target)
+    context = {"report": report, "fields": fields, "back": _back(page),
                "doable": bool(answer["undone"]), "whole": "sessionId" in target, "redo": redo}  # fmt: skip
     if is_htmx(page.request):
         return page.render("activity/_undo_preview.html", **context)
@@ -355,7 +402,20 @@ async def history_of(page: Page, record_id: str, memo: dict[str, Any] | None = N
     return {"recordId": record_id, "versions": versions, "restorable": kind in _RESTORABLE, "title": title,
             "revision": changes[0]["revisions"]["after"] if changes else None,
             "inTrash": kind == "memo" and memo is not None and memo["status"] == "DELETED",
-            "olderDropped": any(change.get("olderDropped") for change in changes)}  # fmt: skip
+            "olderDropped": any(change.get("olderDropped") for change in changes),
+            "olderNotListed": await _older_than(page, record_id, data)}  # fmt: skip
+
+
+async def _older_than(page: Page, record_id: str, data: dict[str, Any]) -> bool:
+    """Whether the record has versions older than the page of them `data` lists (a full page's
+    cursor may lead to nothing: one version more is read to know)."""
+    cursor = data.get("nextCursor")
+    if cursor is None:
+        return False
+    if len(data["changes"]) < READ_SIZE:  # cut short by its size: the rest is there
+        return True
+    older = await page.invoke("list_changes", {"recordId": record_id, "limit": 1, "cursor": cursor})
+    return bool(older["changes"])
 
 
 def version_values(changes: list[dict[str, Any]], version_id: str, names: tuple[str, ...]) -> dict[str, Any]:

@@ -52,9 +52,10 @@ def undo_report(answer: dict[str, Any], say: Translator, *, redo: bool = False) 
     return say.gettext("%(done)s; %(kept)s (%(reasons)s).", done=done, kept=kept, reasons=why)
 
 
-def preview_report(answer: dict[str, Any], say: Translator, *, redo: bool = False) -> str:
+def preview_report(answer: dict[str, Any], say: Translator, *, redo: bool = False, run: bool = False) -> str:
     """The dry run's sentence: what Undo would do, before it does it (`redo`: what Redo would
-    bring back, the undo entries it undoes)."""
+    bring back, the undo entries it undoes; `run`: the Undo takes one run, an import's, not a
+    session)."""
     would, refused = len(answer["undone"]), answer["notUndone"]
     if not would:
         if redo:
@@ -64,7 +65,13 @@ def preview_report(answer: dict[str, Any], say: Translator, *, redo: bool = Fals
         text = say.ngettext("This redoes %(num)d change.", "This redoes %(num)d changes.", would)
     else:
         text = say.ngettext("This undoes %(num)d change.", "This undoes %(num)d changes.", would)
-    if answer.get("more"):  # the dry run counts one round (MAX_UNDO); Undo goes on until none is left
+    if answer.get("more") and run:  # an import's run: its page's Undo takes the run, never the session
+        text = say.ngettext(
+            "This undoes %(num)d change, then the rest of the run in the same way.",
+            "This undoes %(num)d changes, then the rest of the run in the same way.",
+            would,
+        )
+    elif answer.get("more"):  # the dry run counts one round (MAX_UNDO); Undo goes on until none is left
         text = say.ngettext(
             "This undoes %(num)d change, then the rest of the session in the same way.",
             "This undoes %(num)d changes, then the rest of the session in the same way.",
