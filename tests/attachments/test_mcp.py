@@ -154,3 +154,21 @@ def test_resources_read_counts_in_the_attachment_read_bucket(small_cap, monkeypa
     # Another credential of the same user has its own bucket.
     token, _ = create_token(services.items, account.user_id, name="second", scopes="memo:read")
     assert Mcp(client=client.client, token=token).result("resources/read", {"uri": resource["mcp_uri"]})["contents"]
+
+
+def test_reading_an_mcp_apps_view_counts_as_connecting_not_as_an_attachment(small_cap, monkeypatch):
+    """A host reads a `ui://` view for each result it draws: 31 views within a minute (a page of
+    results) were refused with the attachment bucket's RATE_LIMITED, and left the bucket spent
+    for the person's files. They count in `connection`, 60 a minute, like the lists."""
+    services, client, account = small_cap
+    frozen = float(int(time.time()) // WINDOW_SECONDS * WINDOW_SECONDS + 1)
+    monkeypatch.setattr(ratelimit, "wall_clock", lambda: frozen)
+    for _ in range(40):
+        assert client.result("resources/read", {"uri": "ui://mesq/memo"})["contents"][0]["text"]
+    resource = client.ok("upload_memo_resource", {"displayName": "a", "mimeType": "text/plain", "content": b64(b"x")})
+    assert client.result("resources/read", {"uri": resource["mcp_uri"]})["contents"]  # the files' bucket untouched
+    # The connection bucket still holds them: within the window, refused past its 60.
+    answers = [client.post("resources/read", {"uri": "ui://mesq/memo"}).json() for _ in range(25)]
+    refused = [answer for answer in answers if "error" in answer]
+    assert refused and all(answer["error"]["data"]["code"] == "RATE_LIMITED" for answer in refused)
+    assert 40 + len(answers) - len(refused) <= 60

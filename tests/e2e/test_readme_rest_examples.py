@@ -156,7 +156,9 @@ CLI: dict[str, Callable[[str], bool]] = {
     ) is not None,
     "user create bob": lambda out: out.startswith("created user bob ("),
     "import bob alice.zip": lambda out: re.fullmatch(
-        r"imported 2 memos, 2 tasks, 1 space, 1 attachment and \d+ history entries into bob; [0-9.]+s", _report(out)
+        r"imported 2 memos, 2 tasks, 1 space, 1 attachment and \d+ history entries into bob; [0-9.]+s\n"
+        r"took the archive's time zone Asia/Shanghai: bob had not set its own",
+        _report(out),
     ) is not None,
     "import bob --markdown": lambda out: _report(out).startswith("imported 1 of 1 Markdown files into bob: 1 new,"),
     "import bob --from todoist": lambda out: _report(out).startswith("1 tag, 1 space, 1 column, 1 task imported;")

@@ -26,7 +26,7 @@ ENGLISH_SENTENCE = re.compile(r"[A-Za-z]+[ ,;:]+[A-Za-z]+[ ,;:]+[A-Za-z]+")
 WORDS = {
     "zh-CN": {
         "markdown": "bogus.zip：不是可读的 ZIP 文件",
-        "flomo": "bogus.zip：不是可读的 ZIP 文件",
+        "flomo": "bogus.zip 不是 ZIP 文件：flomo 的导出是“导出全部（HTML）”得到的 ZIP",
         "flomo-corrupt": "flomo.zip 中的 flomo@tester-20240101/index.html：压缩数据已损坏",
         "authorize": "MeSQ 不认识让你来到这里的应用",
         "login": "登录表单已过期",
@@ -34,7 +34,7 @@ WORDS = {
     },
     "en-US": {
         "markdown": "bogus.zip: not a readable ZIP archive",
-        "flomo": "bogus.zip: not a readable ZIP archive",
+        "flomo": "bogus.zip is not a ZIP file: flomo's export is the ZIP",
         "flomo-corrupt": "flomo.zip: flomo@tester-20240101/index.html: its compressed data is corrupt",
         "authorize": "The app that sent you here is not known to MeSQ",
         "login": "The sign-in form is out of date",

@@ -39,12 +39,19 @@ CONNECTION_METHODS = frozenset(
 )  # fmt: skip
 
 
+#: The scheme of MCP Apps views (mcp_apps.py): read by a host to draw a tool's result, like a
+#: listing, not a file's bytes.
+VIEW_SCHEME = "ui://"
+
+
 def rate_bucket(method: str | None, name: str | None) -> Bucket:
-    """The bucket one JSON-RPC message counts in."""
+    """The bucket one JSON-RPC message counts in (`name`: the tool of a `tools/call`, the URI of
+    a `resources/read`). A view's `resources/read` counts as connecting: a host reads one per
+    result it draws, and 30 a minute (an attachment's bucket) broke a page of them."""
     if method in CONNECTION_METHODS:
         return "connection"
     if method == "resources/read":
-        return "attachment_read"
+        return "connection" if name is not None and name.startswith(VIEW_SCHEME) else "attachment_read"
     if method == "tools/call" and name is not None:
         return call_bucket(name)
     return "tool_call"

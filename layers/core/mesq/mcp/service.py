@@ -110,7 +110,8 @@ def _limited(
     endpoint found this request's bucket over its limit (limits.py)."""
 
     async def wrapper(ctx: ServerRequestContext[Any], params: _P) -> _R:
-        limited = request_state(ctx).rate_limited.get(rate_bucket(method, None))
+        uri = getattr(params, "uri", None)  # a resources/read's bucket depends on what it reads
+        limited = request_state(ctx).rate_limited.get(rate_bucket(method, None if uri is None else str(uri)))
         if limited is not None:
             raise rpc_rate_limited(limited)
         return await handler(ctx, params)
