@@ -160,7 +160,7 @@ def test_reading_an_mcp_apps_view_counts_as_connecting_not_as_an_attachment(smal
     """A host reads a `ui://` view for each result it draws: 31 views within a minute (a page of
     results) were refused with the attachment bucket's RATE_LIMITED, and left the bucket spent
     for the person's files. They count in `connection`, 60 a minute, like the lists."""
-    services, client, account = small_cap
+    _services, client, _account = small_cap
     frozen = float(int(time.time()) // WINDOW_SECONDS * WINDOW_SECONDS + 1)
     monkeypatch.setattr(ratelimit, "wall_clock", lambda: frozen)
     for _ in range(40):
