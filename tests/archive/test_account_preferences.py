@@ -110,6 +110,18 @@ def test_an_import_takes_only_what_the_account_has_not_set(tmp_path: Path) -> No
     assert report.preferences == {"language": "zh"}
 
 
+def _with_manifest_account(tmp_path: Path, account: object) -> Path:
+    """alice's archive with its manifest's `account` replaced by `account`."""
+    source, alice = _source(tmp_path)
+    archive = _export(tmp_path, source, alice)
+    manifest = {**_manifest(archive), "account": account}
+    edited = tmp_path / "edited.zip"
+    with zipfile.ZipFile(archive) as original, zipfile.ZipFile(edited, "w") as copy:
+        for member in original.namelist():
+            copy.writestr(member, json.dumps(manifest).encode() if member == MANIFEST else original.read(member))
+    return edited
+
+
 @pytest.mark.parametrize(
     ("account", "said"),
     [
@@ -122,14 +134,7 @@ def test_an_import_takes_only_what_the_account_has_not_set(tmp_path: Path) -> No
 def test_a_manifest_with_a_bad_language_or_zone_is_refused_before_anything_is_written(
     tmp_path: Path, account: dict[str, object], said: str
 ) -> None:
-    source, alice = _source(tmp_path)
-    archive = _export(tmp_path, source, alice)
-    manifest = {**_manifest(archive), "account": account}
-    edited = tmp_path / "edited.zip"
-    with zipfile.ZipFile(archive) as original, zipfile.ZipFile(edited, "w") as copy:
-        for member in original.namelist():
-            data = json.dumps(manifest).encode() if member == MANIFEST else original.read(member)
-            copy.writestr(member, data)
+    edited = _with_manifest_account(tmp_path, account)
     items, blobs, bob = _target(tmp_path)
     before = records(items, bob)
     with pytest.raises(ArchiveError, match=said):
@@ -139,13 +144,7 @@ def test_a_manifest_with_a_bad_language_or_zone_is_refused_before_anything_is_wr
 
 @pytest.mark.parametrize("account", [["zh"], "zh", {"language": ["zh"]}, {"timeZone": {"name": "Asia/Shanghai"}}])
 def test_a_manifest_account_of_the_wrong_shape_is_refused(tmp_path: Path, account: object) -> None:
-    source, alice = _source(tmp_path)
-    archive = _export(tmp_path, source, alice)
-    manifest = {**_manifest(archive), "account": account}
-    edited = tmp_path / "edited.zip"
-    with zipfile.ZipFile(archive) as original, zipfile.ZipFile(edited, "w") as copy:
-        for member in original.namelist():
-            copy.writestr(member, json.dumps(manifest).encode() if member == MANIFEST else original.read(member))
+    edited = _with_manifest_account(tmp_path, account)
     items, blobs, bob = _target(tmp_path)
     with pytest.raises(ArchiveError, match="account"):
         import_account(items, blobs, bob, edited)

@@ -10,6 +10,7 @@ import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright import sync_api as playwright_sync
@@ -37,18 +38,22 @@ def server(tmp_path: Path, fake: FakeWeRead) -> Iterator[LiveServer]:
             stop_server(live)
 
 
+def _signed_in_to_the_page(server: LiveServer, browser_page: Any, username: str) -> None:
+    """A new account, signed in through the form the settings page sends a stranger to."""
+    created = server.cli("user", "create", username, "--password-stdin", stdin=PASSWORD + "\n")
+    assert created.returncode == 0, created.stderr
+    browser_page.goto(server.base_url + "/settings/reading")
+    browser_page.fill("input[name=username]", username)
+    browser_page.fill("input[name=password]", PASSWORD)
+    browser_page.click("button[type=submit]")
+    playwright_sync.expect(browser_page).to_have_url(server.base_url + "/settings/reading")
+
+
 def test_reading_settings_page(server: LiveServer, fake: FakeWeRead, page, tmp_path: Path) -> None:  # noqa: F811
     expect = playwright_sync.expect
-    base = server.base_url
     csp_violations: list[str] = []
     page.on("console", lambda m: csp_violations.append(m.text) if "Content Security Policy" in m.text else None)
-    created = server.cli("user", "create", "reader", "--password-stdin", stdin=PASSWORD + "\n")
-    assert created.returncode == 0, created.stderr
-    page.goto(base + "/settings/reading")
-    page.fill("input[name=username]", "reader")
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
-    expect(page).to_have_url(base + "/settings/reading")
+    _signed_in_to_the_page(server, page, "reader")
 
     # An expired credential: the sync error is on the page, nothing crashed.
     fake.expired = -2012
@@ -125,13 +130,7 @@ def test_sync_now_answers_at_once_and_the_page_follows_the_sync(
     upstream answers, says so in the reader's language, reloads itself until the sync is over and
     then shows its counts; a second click meanwhile starts no second sync."""
     expect = playwright_sync.expect
-    base = server.base_url
-    created = server.cli("user", "create", "slow", "--password-stdin", stdin=PASSWORD + "\n")
-    assert created.returncode == 0, created.stderr
-    page.goto(base + "/settings/reading")
-    page.fill("input[name=username]", "slow")
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
+    _signed_in_to_the_page(server, page, "slow")
     page.fill("#credential-secret", API_KEY)
     page.get_by_role("button", name=re.compile("^Save")).click()
     expect(page.locator("#credential-hint")).to_contain_text("wrk-…6789")

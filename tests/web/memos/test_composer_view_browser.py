@@ -15,8 +15,8 @@ from playwright import sync_api as playwright_sync
 
 from ...conftest import LiveServer
 from ..chromium import chromium_page
-from ..kit.test_browser import PASSWORD
 from ..kit.test_layout import SIZES
+from .sign_in import on_the_timeline
 
 expect = playwright_sync.expect
 USER = "ada"
@@ -48,13 +48,7 @@ def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, httpx.Cli
         page.on("pageerror", lambda error: problems.append(str(error)))
         # The browser's zone as memos.js sets it, so the day views are the same with and without script.
         page.context.add_cookies([{"name": "mesq_tz", "value": "Asia/Shanghai", "url": server.base_url}])
-        page.goto(server.base_url + "/login")
-        page.fill("input[name=username]", USER)
-        page.fill("input[name=password]", PASSWORD)
-        page.click("button[type=submit]")
-        expect(page).to_have_url(server.base_url + "/")
-        headers = {"Authorization": f"Bearer {account.token}"}
-        with httpx.Client(base_url=server.base_url, headers=headers, timeout=10) as rest:
+        with on_the_timeline(page, server, USER, account.token) as rest:
             yield page, rest, locale
     assert problems == []
 
