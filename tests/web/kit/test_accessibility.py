@@ -52,6 +52,7 @@ from .test_layout import SIZES, _connect_app
 NOT_PAGES = {
     "/calendar/{feed}": "the calendar feed is text/calendar for calendar apps, not a page",
     "/memos/attachment": "an attachment download (the stored bytes), not a page",
+    "/todos/attachment": "a todo attachment download (the stored bytes), not a page",
     "/memos/{memo_id}/card": "one memo card, an htmx fragment swapped into the timeline (checked there)",
     "/todos/more": "the board's next cards, an htmx fragment (without script the link opens /todos?offset=...)",
     "/todos/quick-add": "the quick-add chips under an add box, an htmx fragment (checked on the board below)",

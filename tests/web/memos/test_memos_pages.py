@@ -509,7 +509,7 @@ def test_file_names_are_isolated_and_svg_is_a_file(services: Services, browser: 
     assert any("\u2068oldergnp.png\u2069" in label for label in labels), labels
     assert not [label for label in labels if set(label) & set("\u202e\u202a\u202b\u202c\u202d\u2066\u2067")], labels
     listing = ada.get("/settings/attachments").text
-    assert "<bdi>invoice\u202egpj.exe</bdi></td>" in listing
+    assert "download><bdi>invoice\u202egpj.exe</bdi></a></td>" in listing  # each name opens its file
 
 
 def test_attachment_download_errors(services: Services, browser: Callable[..., Browser]) -> None:
