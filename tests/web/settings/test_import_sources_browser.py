@@ -133,9 +133,9 @@ def test_flomo_in_the_browser_in_chinese(live: LiveServer, tmp_path: Path) -> No
         page.goto(report_url)
         page.get_by_role("link", name="在“动态”中查看这次导入").click()
         expect(page).to_have_url(re.compile(r"/activity\?runId=" + re.escape(report_url.rsplit("/", 1)[-1]) + "$"))
-        page.locator(".activity-group form button").first.click()  # Undo this session: the preview first
-        preview = page.locator(".undo-preview")
-        expect(preview).to_contain_text("将先撤销 100 处改动，再以同样方式撤销这次运行的其余改动。")  # an import is one run
+        page.locator(".activity-group form button").first.click()  # Undo: the preview first
+        preview = page.locator(".undo-preview")  # an import is one run
+        expect(preview).to_contain_text("将先撤销 100 处改动，再以同样方式撤销这次运行的其余改动。")
         preview.get_by_role("button", name="撤销").click()
         expect(page.get_by_role("status").first).to_contain_text("已撤销 1000 处改动")
     services = _store(live)
