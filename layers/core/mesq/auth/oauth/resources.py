@@ -18,16 +18,41 @@ never accepted by MCP.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ...kernel.messages import quoted
-from ...kernel.toolsets import VALID_TOOLSET_NAMES, url_toolsets_problem
+from ...kernel.toolsets import TOOLSET_ALIASES, VALID_TOOLSET_NAMES, url_toolsets_problem
 from .errors import OAuthError
 
 MCP_PATH = "/mcp"
 REST_PATH = "/api/toolkit"
 _RESOURCE_PATH = re.compile(r"/mcp(/readonly|/x/(?P<toolsets>[^/]+)(/readonly)?)?|/api/toolkit")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@dataclass(frozen=True)
+class Connection:
+    """What a resource's path connects to: the REST API, or MCP narrowed to `toolsets` (none:
+    every group its access allows), read-only or not."""
+
+    rest: bool
+    toolsets: tuple[str, ...] = ()
+    readonly: bool = False
+
+
+def connection_of(path: str) -> Connection | None:
+    """The connection of a resource path (`/mcp/x/memo,todo/readonly`), or None for a path that is
+    no protected resource of an instance. An alias (`all`, `default`) selects every group."""
+    match = _RESOURCE_PATH.fullmatch(path.rstrip("/"))
+    if match is None:
+        return None
+    if match[0] == REST_PATH:
+        return Connection(rest=True)
+    names = tuple(name for name in (match["toolsets"] or "").split(",") if name)
+    if set(names) & set(TOOLSET_ALIASES):
+        names = ()
+    return Connection(rest=False, toolsets=names, readonly=match[0].endswith("/readonly"))
 
 
 def _origin(url: str) -> tuple[str, str, int] | None:

@@ -5,9 +5,9 @@ the URL are protocol names, shown as code beside them."""
 
 from __future__ import annotations
 
-import re
 from urllib.parse import urlsplit
 
+from ...auth.oauth.resources import connection_of
 from ...kernel.formats import listing
 from .i18n import DEFAULT_LANGUAGE, N_, Translator
 
@@ -40,26 +40,23 @@ TOOLSET_WORDS: dict[str, str] = {
     "history": N_("the change history"),
     "code": N_("Code Mode"),
 }
-_MCP_VARIANT = re.compile(r"/mcp(?:/x/(?P<groups>[^/]+))?(?P<readonly>/readonly)?")
 
 
 def connection_words(resource: str, say: Translator = ENGLISH) -> str:
     """Which connection a grant's token works on (its RFC 8707 resource), in plain words: the whole
     MCP endpoint, a read-only or narrowed one (`/mcp/x/memo,todo/readonly`), or the REST API. The
     URL itself is shown beside it as code."""
-    path = urlsplit(resource).path
-    if path == "/api/toolkit":
-        return say.gettext("The REST API, for scripts and Shortcuts")
-    variant = _MCP_VARIANT.fullmatch(path)
-    if variant is None:
+    connection = connection_of(urlsplit(resource).path)
+    if connection is None:
         return resource
-    names = [name.strip() for name in (variant["groups"] or "").split(",") if name.strip()]
-    groups = [] if set(names) & {"all", "default"} else [say.gettext(TOOLSET_WORDS.get(n, n)) for n in names]
+    if connection.rest:
+        return say.gettext("The REST API, for scripts and Shortcuts")
+    groups = [say.gettext(TOOLSET_WORDS.get(name, name)) for name in connection.toolsets]
     shown = listing(groups, say.language)
-    if groups and variant["readonly"]:
+    if groups and connection.readonly:
         return say.gettext("MCP, only %(groups)s, read-only", groups=shown)
     if groups:
         return say.gettext("MCP, only %(groups)s", groups=shown)
-    if variant["readonly"]:
+    if connection.readonly:
         return say.gettext("MCP, every tool that only reads")
     return say.gettext("MCP, every tool its access allows")
