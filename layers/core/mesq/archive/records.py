@@ -211,9 +211,11 @@ def _memo(item: Item, user_id: str) -> Item:
 
 def _attachment(kind: Namespace) -> Callable[[Item, str], Item]:
     def rebuild(item: Item, user_id: str) -> Item:
-        record = _pick(item, attachment_store._PUBLIC)
+        # `links` (how many writes linked it, attachments/store.py) comes back as it was exported
+        record = _pick(item, (*attachment_store._PUBLIC, attachment_store.LINKS))
         ident = _ident(record, pattern=re.compile(r"[0-9a-f]{28}"))
         _whole(record, "fileSize")
+        _whole(record, attachment_store.LINKS)
         if "fileSize" not in record:
             raise _Refused(Text("%(field)s: missing", field="fileSize"))
         _times(record)

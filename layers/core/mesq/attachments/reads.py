@@ -84,6 +84,14 @@ def _registered_entry(call: Call, path: Any, kind: Namespace, where: str) -> dic
         ) from None
 
 
+def discarded_meanwhile(path: str, where: str) -> ValidationError:
+    """The refusal of a write whose attachment was discarded (Settings -> Attachments) between
+    its registration check and its commit (`store.unlinked`): what a write naming an attachment
+    that is not registered hears, so a client handles both alike."""
+    gone = NotFound("no attachment at %(path)s", path=quoted(path))
+    return ValidationError("%(where)s: %(problem)s; upload it first", where=where, problem=gone.text)
+
+
 def checked_resources(
     call: Call, resources: Iterable[dict[str, Any]], kind: Namespace = MEMO, field: str = "resources"
 ) -> list[dict[str, Any]]:

@@ -11,19 +11,29 @@
 Registration is one transaction: the attachment (must be new), the usage counter with a
 condition on the bytes it was read with (optimistic: a concurrent registration makes it retry,
 so two uploads can never both fit into the last free bytes) and any extra op (the session delete).
+
+Linking: a memo or todo write that starts naming an attachment adds `link_ops` to its own
+transaction: each bumps the record's `links` counter, conditioned on the record existing. The
+clean-up (jobs/attachment_cleanup.py) reads that counter BEFORE it checks that nothing names the
+file and deletes the record only at the counter it read (`unregister`). So a link committed
+before that check is seen by it, one committed between the check and the delete makes the delete
+fail (the file is kept), and one committed after the delete fails itself (the record is gone):
+no write can ever name a file whose record and bytes the clean-up removes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from ..kernel.errors import PayloadTooLarge, ServiceUnavailable
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, Update, WriteOp
 from ..store.paging import walk
-from .paths import MEMO, Namespace
+from .paths import MEMO, NAMESPACES, Namespace, attachment_path, namespace_of
 
 USAGE_SK = "STATS#ATTACHMENTS"
+#: The record's count of writes that started naming it (see "Linking" above).
+LINKS = "links"
 SESSION_PREFIX = "UPLOAD#"
 SESSION_INDEX_PARTITION = "UPLOADS"
 SESSION_GRACE_SECONDS = 24 * 3600
@@ -124,11 +134,63 @@ def count_attachments(items: ItemStore, user_id: str, kind: Namespace) -> int:
 
 def unregister(user_id: str, record: Item, kind: Namespace) -> list[WriteOp]:
     """The transaction ops that forget a registered attachment and give its bytes back to the
-    quota; the record delete fails if it was discarded meanwhile (so bytes are freed once)."""
+    quota; the record delete fails if it was discarded meanwhile (so bytes are freed once), and,
+    when `record` carries its `links` count (`counted_links`), if a write linked it since."""
+    unchanged = Condition(equals={LINKS: record[LINKS]}) if LINKS in record else Condition(exists=True)
     return [
-        Delete(attachment_key(user_id, record["id"], kind), Condition(exists=True)),
+        Delete(attachment_key(user_id, record["id"], kind), unchanged),
         Update(key=usage_key(user_id), add={"bytes": -int(record["fileSize"]), "count": -1}),
     ]
+
+
+def counted_links(items: ItemStore, user_id: str, attachment_id: str, kind: Namespace) -> Item | None:
+    """The record with its `links` count (0 stored on a record never linked, so the clean-up's
+    delete can be conditioned on it), or None when there is no such attachment."""
+    update = Update(key=attachment_key(user_id, attachment_id, kind), add={LINKS: 0}, condition=Condition(exists=True))
+    try:
+        return items.update(update)
+    except ConditionFailed:
+        return None
+
+
+def link_ops(user_id: str, paths: Iterable[str]) -> list[WriteOp]:
+    """For a write's own transaction: one op per attachment path it starts naming, which fails
+    (ConditionFailed) when that attachment was discarded meanwhile. Only paths the write's records
+    did not name before need one: a file already named is never discarded."""
+    ops: list[WriteOp] = []
+    for path in dict.fromkeys(paths):
+        kind = namespace_of(path)
+        if kind is None:  # the registration check refuses such a path before any write
+            raise ValueError(f"not an attachment path: {path!r}")
+        key = attachment_key(user_id, path.rsplit("/", 1)[1], kind)
+        ops.append(Update(key=key, add={LINKS: 1}, condition=Condition(exists=True)))
+    return ops
+
+
+def linked_path(user_id: str, op: WriteOp | None) -> str | None:
+    """The attachment path a `link_ops` op links, None for any other op."""
+    if not isinstance(op, Update) or set(op.add) != {LINKS} or op.key[0] != user_partition(user_id):
+        return None
+    for kind in NAMESPACES:
+        if op.key[1].startswith(kind.record_prefix):
+            return attachment_path(user_id, op.key[1].removeprefix(kind.record_prefix), kind)
+    return None
+
+
+def unlinked(
+    items: ItemStore, user_id: str, links: Sequence[WriteOp], failure: ConditionFailed, first: int = 0
+) -> str | None:
+    """The attachment path whose link failed a transaction in which `links` sat from position
+    `first` on (its record is gone: discarded between the write's registration check and its
+    commit); None when another op's condition failed."""
+    if failure.index is not None:
+        position = failure.index - first
+        return linked_path(user_id, links[position]) if 0 <= position < len(links) else None
+    for op in links:  # a store that did not say which op failed: the first link whose record is gone
+        path = linked_path(user_id, op)
+        if path is not None and isinstance(op, Update) and items.get(op.key) is None:
+            return path
+    return None
 
 
 # -- upload sessions ---------------------------------------------------------------------------

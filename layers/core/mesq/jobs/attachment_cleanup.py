@@ -11,7 +11,14 @@ or a todo record (task, subtask, inbox item or inbox subtask, trashed included) 
 listing and again right before each discard, so an attachment bound meanwhile is refused
 (CONFLICT), never deleted under a record that names it.
 
-A discard is one transaction: the attachment record goes (conditioned on existing, so two
+A write can still attach the file between that check and the delete. So the discard first reads
+each record's `links` count (every write that starts naming a file bumps it in its own
+transaction: attachments/store.py, "Linking"), then checks, then deletes the record only at the
+count it read: a write linked in between makes the delete fail and the file is kept (CONFLICT
+for a chosen file; "discard every unattached file" skips it), and a write committing after the
+delete is refused because the record is gone. Bytes go only after their record did.
+
+A discard is one transaction: the attachment record goes (conditioned on that count, so two
 discards free its bytes once) and the usage counter gives the bytes and the count back. The
 object is deleted after the commit; a crash in between leaves an unnamed object and never a
 record without its file. Paths the permanent memo delete recorded as orphans (`ORPHANS#<memoId>`
@@ -21,7 +28,7 @@ gone is deleted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from ..attachments import store as attachment_store
@@ -29,29 +36,22 @@ from ..attachments.paths import NAMESPACES, Namespace, namespace_of
 from ..kernel.errors import Conflict, NotFound, ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
-from ..kernel.ports.storage import BlobStore, Item, ItemStore
+from ..kernel.ports.storage import BlobStore, ConditionFailed, Item, ItemStore
 from ..memos.purge import ORPHANS_PREFIX
 from ..memos.store import all_memos
 from ..store.paging import walk
+from ..todos.attachments import attachment_paths
 from ..todos.keys import PREFIX as TODO_PREFIX
 
 #: At most this many attachments per namespace are listed (newest first).
 LIST_LIMIT = 2000
 
 
-def _todo_attachment_paths(record: Item) -> Iterator[str]:
-    for attachment in record.get("attachments") or ():
-        yield str(attachment.get("path"))
-    for subtask in record.get("subtasks") or ():  # inbox items embed their subtasks
-        for attachment in subtask.get("attachments") or ():
-            yield str(attachment.get("path"))
-
-
 def bound_paths(items: ItemStore, user_id: str) -> set[str]:
     """Every attachment path a memo or a todo record of the user refers to."""
     paths = {str(r.get("path")) for memo in all_memos(items, user_id) for r in memo.get("resources") or ()}
     for record in walk(items, user_partition(user_id), prefix=TODO_PREFIX):
-        paths.update(_todo_attachment_paths(record))
+        paths.update(attachment_paths(record))
     return paths
 
 
@@ -78,11 +78,12 @@ def inventory(items: ItemStore, user_id: str) -> dict[str, Any]:
     }
 
 
-def _registered(items: ItemStore, user_id: str, path: str) -> tuple[Namespace, Item]:
+def _counted(items: ItemStore, user_id: str, path: str) -> tuple[Namespace, Item]:
+    """The registered record of `path` with its `links` count (read before the bound check)."""
     kind = namespace_of(path)
     if kind is None or not path.startswith(f"users/{user_id}/"):
         raise ValidationError("%(path)s is not one of your attachment paths", path=quoted(path))
-    record = attachment_store.read_attachment(items, user_id, path.rsplit("/", 1)[1], kind)
+    record = attachment_store.counted_links(items, user_id, path.rsplit("/", 1)[1], kind)
     if record is None:
         raise NotFound("no attachment at %(path)s (discarded already?)", path=quoted(path))
     return kind, record
@@ -100,34 +101,61 @@ def _forget_orphan_entries(items: ItemStore, user_id: str, gone: set[str]) -> No
             items.delete(key)
 
 
+def _bound_now(path: str) -> Conflict:
+    return Conflict(
+        "%(still_bound)s is attached to a memo or a todo now; remove it there first", still_bound=quoted(path)
+    )
+
+
+def _discard_unbound(
+    items: ItemStore, blobs: BlobStore, user_id: str, wanted: list[str], *, refuse_bound: bool
+) -> tuple[dict[str, int], list[str]]:
+    """Discard these attachments: (count, bytes) freed, and the paths kept because a record names
+    them (bound at the check, or attached between the check and the delete). `refuse_bound`:
+    CONFLICT, and nothing changed, when one is bound at the check."""
+    counted = [(path, *_counted(items, user_id, path)) for path in wanted]  # before the check: see above
+    bound = bound_paths(items, user_id)
+    still_bound = [p for p in wanted if p in bound]
+    if still_bound and refuse_bound:
+        raise _bound_now(still_bound[0])
+    freed, freed_bytes = 0, 0
+    kept: list[str] = still_bound
+    for path, kind, record in counted:
+        if path in bound:
+            continue
+        try:
+            items.transact(attachment_store.unregister(user_id, record, kind))
+        except ConditionFailed as failure:
+            if failure.index not in (0, None):
+                raise
+            if attachment_store.read_attachment(items, user_id, record["id"], kind) is not None:
+                kept.append(path)  # linked since its count was read: a record names it now
+            continue  # or discarded by a concurrent discard, which freed it
+        blobs.delete(path)
+        freed, freed_bytes = freed + 1, freed_bytes + int(record["fileSize"])
+    _forget_orphan_entries(items, user_id, set(wanted) - set(kept))
+    return {"count": freed, "bytes": freed_bytes}, kept
+
+
 def discard(items: ItemStore, blobs: BlobStore, user_id: str, paths: Iterable[str]) -> dict[str, int]:
     """Discard these attachments if nothing refers to them: (count, bytes) freed.
 
-    CONFLICT (and nothing changed) when one is bound now; NOT_FOUND when one is gone."""
-    wanted = list(dict.fromkeys(paths))
-    bound = bound_paths(items, user_id)
-    still_bound = [p for p in wanted if p in bound]
-    if still_bound:
-        raise Conflict(
-            "%(still_bound)s is attached to a memo or a todo now; remove it there first",
-            still_bound=quoted(still_bound[0]),
-        )
-    freed, freed_bytes = 0, 0
-    for path in wanted:
-        kind, record = _registered(items, user_id, path)
-        items.transact(attachment_store.unregister(user_id, record, kind))
-        blobs.delete(path)
-        freed, freed_bytes = freed + 1, freed_bytes + int(record["fileSize"])
-    _forget_orphan_entries(items, user_id, set(wanted))
-    return {"count": freed, "bytes": freed_bytes}
+    CONFLICT when one is bound now (nothing changed), or was attached while being discarded (that
+    one kept, the others discarded); NOT_FOUND when one is gone."""
+    freed, kept = _discard_unbound(items, blobs, user_id, list(dict.fromkeys(paths)), refuse_bound=True)
+    if kept:
+        raise _bound_now(kept[0])
+    return freed
 
 
 def discard_orphans(items: ItemStore, blobs: BlobStore, user_id: str) -> dict[str, int]:
-    """Discard every attachment nothing refers to, and the files of purged memos' orphan lists
-    that have no attachment record any more."""
+    """Discard every attachment nothing refers to (one attached since the listing is kept), and the
+    files of purged memos' orphan lists that have no attachment record any more."""
     listing = inventory(items, user_id)
     orphans = [r["path"] for r in listing["attachments"] if not r["bound"]]
-    result = discard(items, blobs, user_id, orphans) if orphans else {"count": 0, "bytes": 0}
+    result = {"count": 0, "bytes": 0}
+    if orphans:
+        result = _discard_unbound(items, blobs, user_id, orphans, refuse_bound=False)[0]
     bound = bound_paths(items, user_id)
     for entry in _orphan_items(items, user_id):
         for path in entry.get("paths", []):

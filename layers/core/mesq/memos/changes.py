@@ -4,17 +4,24 @@ what the caller adds (a create's idempotency claim), and the call records the ch
 (`call.recorded`).
 
 The change record's trim room (the oldest records of a long history it may drop in the same
-transaction) is what DynamoDB's 100 items leave beside the memo, its counters, the record itself
-and one more item: a create's idempotency claim, or an undo's mark on the change it reverts.
+transaction) is what DynamoDB's 100 items leave beside the memo, its counters, the attachment
+links, the record itself and one more item: a create's idempotency claim, or an undo's mark on
+the change it reverts.
+
+Every attachment the memo starts naming is linked in the same transaction
+(`attachments.store.link_ops`): one discarded since the registration check fails the write,
+VALIDATION_ERROR naming it, and nothing is written.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..attachments import store as attachment_store
+from ..attachments.reads import discarded_meanwhile
 from ..history.change_op import change_op
 from ..kernel.context import Call
-from ..kernel.ports.storage import MAX_TRANSACTION_OPS, Item, WriteOp
+from ..kernel.ports.storage import MAX_TRANSACTION_OPS, ConditionFailed, Item, WriteOp
 from . import store
 
 #: Beside the counters: the memo, its change record, and a claim or an undo's mark.
@@ -26,7 +33,22 @@ def write_recorded(call: Call, before: Item | None, after: Item, extra: Sequence
     Raises ConditionFailed with index 0 when the memo changed (or exists) meanwhile."""
     user_id = call.principal.user_id
     counters = store.counter_ops(user_id, before, after)
-    room = MAX_TRANSACTION_OPS - _BESIDE_COUNTERS - len(counters)
+    named = _resource_paths(after)
+    links = attachment_store.link_ops(user_id, [path for path in named if path not in _resource_paths(before)])
+    room = MAX_TRANSACTION_OPS - _BESIDE_COUNTERS - len(counters) - len(links)
     changes = change_op(call, "memo", str(after["id"]), before, after, stored=after, room=room)
-    committed = store.write_memo(call.services.items, user_id, before, after, [*changes, *extra], counters=counters)
+    try:
+        committed = store.write_memo(
+            call.services.items, user_id, before, after, [*changes, *links, *extra], counters=counters
+        )
+    except ConditionFailed as failure:
+        first = 1 + len(counters) + len(changes)  # the memo, its counters, its change ops, then the links
+        lost = attachment_store.unlinked(call.services.items, user_id, links, failure, first)
+        if lost is None:
+            raise
+        raise discarded_meanwhile(lost, f"resources[{named.index(lost)}].path") from None
     call.recorded.kept(committed)
+
+
+def _resource_paths(memo: Item | None) -> list[str]:
+    return [str(resource["path"]) for resource in (memo or {}).get("resources") or ()]

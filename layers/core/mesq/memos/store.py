@@ -80,8 +80,13 @@ def write_memo(
     ops: list[WriteOp] = [Put(with_index_keys(user_id, after), condition)]
     ops += counter_ops(user_id, before, after) if counters is None else counters
     ops += extra
-    if len(ops) > MAX_TRANSACTION_OPS:  # unreachable with the tag cap; a clear error if it changes
-        raise ValidationError("this change touches too many tags at once (%(count)s writes)", count=len(ops))
+    if len(ops) > MAX_TRANSACTION_OPS:  # an edit replacing nearly every tag while it adds files
+        raise ValidationError(
+            "this change touches too many tags and attachments at once (%(count)s writes; one change may have at "
+            "most %(max)s): save the new tags and the new files in two edits",
+            count=len(ops),
+            max=MAX_TRANSACTION_OPS,
+        )
     items.transact(ops)
     return ops
 

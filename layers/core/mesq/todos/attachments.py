@@ -6,15 +6,26 @@ registered_entries` in the todo namespace; a memo path, another user's path or a
 one is VALIDATION_ERROR), and is bound as the upload returned it (path, displayName, fileSize,
 mimeType, type, url, mcp_uri: MeSQ's values, never the client's). The list replaces the record's
 list; the model then stores it as given (`model.with_content`).
+
+The commit (`writes.apply`) links every attachment a write's records start naming in the same
+transaction (`link_ops`, `attachments.store.link_ops`), so one discarded since the check above
+fails the write (VALIDATION_ERROR naming it, `refused`) instead of being named after its file
+is gone.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ..attachments import store as attachment_store
 from ..attachments.paths import TODO
-from ..attachments.reads import registered_entries
+from ..attachments.reads import discarded_meanwhile, registered_entries
 from ..kernel.context import Call
+from ..kernel.errors import ValidationError
+from ..kernel.ports.storage import Delete, Item, Put, WriteOp
+from .keys import KIND_PREFIX, record_of
+from .state import TodoState
 
 
 def bound(call: Call, args: dict[str, Any]) -> dict[str, Any]:
@@ -22,3 +33,55 @@ def bound(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     if "attachments" not in args:
         return args
     return {**args, "attachments": registered_entries(call, args["attachments"], TODO, "attachments")}
+
+
+def attachment_paths(record: Item) -> Iterator[str]:
+    """The attachment paths a todo record names: its own and (inbox items) its embedded subtasks'."""
+    for attachment in record.get("attachments") or ():
+        yield str(attachment.get("path"))
+    for subtask in record.get("subtasks") or ():
+        for attachment in subtask.get("attachments") or ():
+            yield str(attachment.get("path"))
+
+
+def _written(sk: str) -> tuple[str, str] | None:
+    for kind in ("task", "inbox"):
+        if sk.startswith(KIND_PREFIX[kind]):
+            return kind, sk.removeprefix(KIND_PREFIX[kind])
+    return None
+
+
+def link_ops(user_id: str, state: TodoState, ops: Sequence[WriteOp]) -> list[WriteOp]:
+    """The links of the attachments the records `ops` write name and the records they replace or
+    delete did not (a file moving from an inbox item to its task stays named throughout)."""
+    named: list[str] = []
+    before: set[str] = set()
+    for op in ops:
+        key = (op.item["pk"], op.item["sk"]) if isinstance(op, Put) else op.key if isinstance(op, Delete) else None
+        target = _written(str(key[1])) if key is not None else None
+        if target is None:
+            continue
+        kind, ident = target
+        old = (state.tasks if kind == "task" else state.inbox).get(ident)
+        if old is not None:
+            before.update(attachment_paths(old))
+        if isinstance(op, Put):
+            named.extend(attachment_paths(record_of(op.item)))
+    return attachment_store.link_ops(user_id, [path for path in named if path not in before])
+
+
+def refused(path: str, ops: Sequence[WriteOp]) -> ValidationError:
+    """The refusal of a write whose attachment `path` was discarded before it committed, naming
+    where the write gave it (`attachments[i].path`, or an inbox subtask's)."""
+    for op in ops:
+        if not isinstance(op, Put) or _written(str(op.item["sk"])) is None:
+            continue
+        record = record_of(op.item)
+        for index, attachment in enumerate(record.get("attachments") or ()):
+            if attachment.get("path") == path:
+                return discarded_meanwhile(path, f"attachments[{index}].path")
+        for number, subtask in enumerate(record.get("subtasks") or ()):
+            for index, attachment in enumerate(subtask.get("attachments") or ()):
+                if attachment.get("path") == path:
+                    return discarded_meanwhile(path, f"subtasks[{number}].attachments[{index}].path")
+    return discarded_meanwhile(path, "attachments")

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from ..attachments import store as attachment_store
 from ..auth.users import get_user, preferred_language
 from ..kernel.context import Call
 from ..kernel.errors import MesqError, ValidationError
@@ -51,6 +52,8 @@ from ..kernel.ports.storage import (
 from ..kernel.timestamps import now_timestamp, utc_now
 from ..store import idempotency
 from . import model
+from .attachments import link_ops as attachment_links
+from .attachments import refused as attachments_refused
 from .changes import todo_changes
 from .graph_counts import count_ops, is_count_op
 from .keys import KIND_PREFIX, Kind, ident, key, settings_key, slug_key, stored
@@ -256,6 +259,9 @@ def apply(
         counted, mine = count_ops(items, user_id, state, ops)
         sizes = size_ops(user_id, _before_of(state), ops, seeded)
         ops = counted + index_ops(user_id, state.tasks, ops, utc_now(), state.user_zone) + sizes
+        first_link = len(ops)
+        links = attachment_links(user_id, state, ops)  # fail the write if a file was discarded meanwhile
+        ops = ops + links
         changes = todo_changes(call, state, ops)  # the change history, in the same transaction
         ops = ops + changes
         if extra is not None:
@@ -265,6 +271,9 @@ def apply(
             call.recorded.kept(changes)
             return data
         except ConditionFailed as failure:
+            lost = attachment_store.unlinked(items, user_id, links, failure, first_link)
+            if lost is not None:
+                raise attachments_refused(lost, ops) from None
             state = load_partial(items, user_id)
             failed = ops[failure.index] if failure.index is not None and failure.index < len(ops) else None
             if is_count_op(failed, mine, state) and recounts < _RECOUNTS:
