@@ -42,7 +42,8 @@ def test_the_official_client_reads_rate_limits(limited_server, mode):
             text = result.content[0].text  # type: ignore[union-attr]
             error = json.loads(text)["error"]
             assert "RATE_LIMITED" in text and error["code"] == "RATE_LIMITED"
-            assert 1 <= error["retryAfterSeconds"] <= 60 and f"retry after {wait_words(error['retryAfterSeconds'])}" in text
+            wait = error["retryAfterSeconds"]
+            assert 1 <= wait <= 60 and f"retry after {wait_words(wait)}" in text
 
             for _ in range(2 * NORMAL["connection"] + 10):
                 try:
