@@ -253,3 +253,26 @@ def test_an_attachment_of_no_memo_is_listed_as_not_imported(services: Services, 
     assert skipped.get("attachment 'gone.png'") == "not attached to any memo", report.skipped
     assert not any("bobs.png" in which for which, _why in report.skipped), report.skipped
     assert report.skipped_count == 2
+
+
+def test_a_memo_that_references_itself_gets_no_link_to_itself(services: Services, tmp_path: Path) -> None:
+    """A REFERENCE from a memo to itself (a stranger's database may hold one) wrote a link to the
+    memo into its own content; it is dropped. A reference to another memo still links."""
+    memos_database(tmp_path / "m", "latest", count=2)
+    db = sqlite3.connect(tmp_path / "m" / "memos_prod.db")
+    ids = [
+        db.execute(
+            "INSERT INTO memo (uid, creator_id, created_ts, updated_ts, content) VALUES (?, 1, 1700000000, 1700000000, ?)",
+            (uid, text),
+        ).lastrowid
+        for uid, text in (("selfref", "points at itself"), ("target", "the other one"))
+    ]
+    db.executemany("INSERT INTO memo_relation VALUES (?, ?, 'REFERENCE')", [(ids[0], ids[0]), (ids[0], ids[1])])
+    db.commit()
+    db.close()
+    user = create_user(services.items, "selfref", "correct horse battery")
+    import_file(services, user["id"], "memos", tmp_path / "m", options=ALICE)
+    found = memos_by_origin(services, user["id"])
+    itself, other = found["selfref"], found["target"]
+    assert f"/memos/{itself['id']}/edit" not in itself["content"], itself["content"]
+    assert f"→ [the other one](/memos/{other['id']}/edit)" in itself["content"], itself["content"]

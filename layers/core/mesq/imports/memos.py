@@ -226,7 +226,7 @@ def plan_memos(
             comments.setdefault(related_id, []).append(by_id[memo_id])
         elif kind == "COMMENT" and memo_id in by_id and answered is not None:
             answering_others[memo_id] = answered
-        elif kind == "REFERENCE":
+        elif kind == "REFERENCE" and memo_id != related_id:  # a link to itself says nothing
             references.setdefault(memo_id, []).append(related_id)
     comment_ids = {row.id for answers in comments.values() for row in answers}
     attachments: dict[int, list[AttachmentRow]] = {}
