@@ -262,7 +262,8 @@ def test_a_memo_that_references_itself_gets_no_link_to_itself(services: Services
     db = sqlite3.connect(tmp_path / "m" / "memos_prod.db")
     ids = [
         db.execute(
-            "INSERT INTO memo (uid, creator_id, created_ts, updated_ts, content) VALUES (?, 1, 1700000000, 1700000000, ?)",
+            "INSERT INTO memo (uid, creator_id, created_ts, updated_ts, content)"
+            " VALUES (?, 1, 1700000000, 1700000000, ?)",
             (uid, text),
         ).lastrowid
         for uid, text in (("selfref", "points at itself"), ("target", "the other one"))
