@@ -53,6 +53,9 @@ PUTS: dict[str, tuple[Callable[[], bytes | str], int]] = {
     "an hourly RRULE": (lambda: vtodo("h", "DUE:20261215T020000Z", "RRULE:FREQ=HOURLY"), 400),
     "an RRULE without a due": (lambda: vtodo("r", "RRULE:FREQ=DAILY"), 400),
     "two RRULEs": (lambda: vtodo("rr", "DUE:20261215T020000Z", "RRULE:FREQ=DAILY", "RRULE:FREQ=WEEKLY"), 400),
+    "BYMONTHDAY=0": (lambda: vtodo("md0", "DUE:20261215T020000Z", "RRULE:FREQ=MONTHLY;BYMONTHDAY=0"), 400),
+    "BYMONTHDAY=32": (lambda: vtodo("md32", "DUE:20261215T020000Z", "RRULE:FREQ=MONTHLY;BYMONTHDAY=1,32"), 400),
+    "BYMONTHDAY=-32": (lambda: vtodo("md-32", "DUE:20261215T020000Z", "RRULE:FREQ=MONTHLY;BYMONTHDAY=-32"), 400),
     "a DESCRIPTION over 50,000 characters": (lambda: vtodo("d", "DESCRIPTION:" + "y" * 50_001), 400),
     "40 KB of X- properties": (lambda: vtodo("x", *(f"X-PAD-{i}:" + "z" * 1000 for i in range(40))), 400),
     "an alarm without a trigger": (lambda: vtodo("t", "BEGIN:VALARM\r\nACTION:DISPLAY\r\nEND:VALARM"), 400),
@@ -153,3 +156,18 @@ def test_hostile_paths_and_headers(dav: Dav, services: Services) -> None:
     infinite = dav.request("PROPFIND", f"/dav/{dav.username}/", Depth="infinity")
     assert infinite.status_code == 403 and "propfind-finite-depth" in infinite.text
     assert snapshot(services, dav.user_id) == before
+
+
+def test_a_month_day_rfc_5545_has_not_is_invalid_calendar_data(dav: Dav) -> None:
+    """RFC 5545 3.3.10: BYMONTHDAY is 1 to 31 or -31 to -1. dateutil drops a 0, so
+    `BYMONTHDAY=0` was taken as a rule on the due's own day; it is the CalDAV precondition every
+    other invalid task gets, naming the part. -31 and 31 stay valid."""
+    answer = dav.request(
+        "PUT", dav.calendar + "md0.ics", vtodo("md0", "DUE:20261215T020000Z", "RRULE:FREQ=MONTHLY;BYMONTHDAY=0")
+    )
+    assert answer.status_code == 400 and "valid-calendar-data" in answer.text, answer.text
+    assert "BYMONTHDAY" in answer.text and "-31" in answer.text, answer.text
+    kept = dav.request(
+        "PUT", dav.calendar + "md31.ics", vtodo("md31", "DUE:20261231T020000Z", "RRULE:FREQ=MONTHLY;BYMONTHDAY=-31,31")
+    )
+    assert kept.status_code == 201, kept.text
