@@ -171,3 +171,22 @@ def test_a_month_day_rfc_5545_has_not_is_invalid_calendar_data(dav: Dav) -> None
         "PUT", dav.calendar + "md31.ics", vtodo("md31", "DUE:20261231T020000Z", "RRULE:FREQ=MONTHLY;BYMONTHDAY=-31,31")
     )
     assert kept.status_code == 201, kept.text
+
+
+def test_a_resource_name_that_is_not_utf8_is_refused(dav: Dav, services: Services) -> None:
+    """`caf%E9.ics` (Latin-1 bytes) was decoded to `caf\ufffd.ics` and stored under it, so the task
+    came back under another href (`caf%EF%BF%BD.ics`) and the client's own was never found: it is
+    refused with one line, nothing written. Its UTF-8 spelling round-trips exactly."""
+    dav.put("seed.ics", vtodo("seed"))
+    before = snapshot(services, dav.user_id)
+    for name in ("caf%E9.ics", "%FF%FE.ics", "caf%EF%BF%BD.ics"):
+        answer = dav.request("PUT", dav.calendar + name, vtodo("latin"), content_type="text/calendar")
+        assert answer.status_code == 400, (name, answer.text)
+        assert "UTF-8" in answer.text, answer.text
+        _one_line(answer)
+        assert dav.request("GET", dav.calendar + name).status_code == 400
+    assert snapshot(services, dav.user_id) == before
+    made = dav.request("PUT", dav.calendar + "caf%C3%A9.ics", vtodo("utf8"), content_type="text/calendar")
+    assert made.status_code == 201, made.text
+    listed = dav.request("PROPFIND", dav.calendar, Depth="1", content_type="application/xml")
+    assert f"{dav.calendar}caf%C3%A9.ics</" in listed.text, listed.text
