@@ -25,5 +25,6 @@ def test_the_apps_summary_parameters_stay_when_mesq_changes_another_field(dav: D
         "PATCH", f"/api/toolkit/todo/tasks/{task['id']}", expectedRevision=task["revision"], priority="urgent"
     )
     assert _summary(dav, "s.ics") == ("买菜", {"LANGUAGE": "zh-CN"})
-    dav.rest("PATCH", f"/api/toolkit/todo/tasks/{task['id']}", expectedRevision=changed["task"]["revision"], title="买水果")
+    revision = changed["task"]["revision"]
+    dav.rest("PATCH", f"/api/toolkit/todo/tasks/{task['id']}", expectedRevision=revision, title="买水果")
     assert _summary(dav, "s.ics") == ("买水果", {})
