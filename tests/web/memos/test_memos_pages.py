@@ -587,7 +587,9 @@ def test_direct_uploads_are_allowed_by_the_page_csp(monkeypatch: pytest.MonkeyPa
     assert "script-src 'self';" in csp["direct"] and "form-action 'self'" in csp["direct"]
 
 
-def test_a_long_search_is_not_repeated_in_every_sidebar_link(services: Services, browser: Callable[..., Browser]) -> None:
+def test_a_long_search_is_not_repeated_in_every_sidebar_link(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
     """A 1,000-character query rode in each sidebar link (statuses, tags, days: 24 copies, a
     Chinese one 9 KB each): the sidebar goes to a filter of the whole collection (its counts are
     of every memo), so its links leave the search out. The search box, the pager and the AI
