@@ -607,3 +607,20 @@ def test_a_long_search_is_not_repeated_in_every_sidebar_link(
     assert len(carrying) <= 1, [link[:60] for link in carrying]  # the AI search offer at most
     assert page.text.count(query) + page.text.count(encoded) <= 3, len(page.text)
     assert len(page.text.encode()) < 60_000, len(page.text.encode())
+
+
+def test_no_ai_search_is_offered_for_a_query_of_punctuation_alone(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """AI search answers nothing for a query without a letter or digit (contract §9: spaces,
+    punctuation or symbols alone), yet "No memo matches" offered it for `？！`, `%_%` or `***`:
+    a link that could only find nothing again. It is offered only where it can find something."""
+    ada = browser("ada")
+    _memo(services, ada, "读完了《三体》")
+    for query in ("？！", "%_%", "***", "……", "— —"):
+        for language in ("zh-CN", "en-US"):
+            page = ada.get("/", params={"q": query}, headers={"Accept-Language": language})
+            assert page.status_code == 200
+            assert "mode=ai" not in page.text, (query, language)
+            assert ("没有匹配的笔记。" if language == "zh-CN" else "No memo matches.") in page.text
+    assert "mode=ai" in ada.get("/", params={"q": "黑洞 ？"}).text  # a word in it: offered

@@ -19,6 +19,7 @@ from starlette.datastructures import QueryParams
 
 from ...kernel.errors import ValidationError
 from ...kernel.messages import quoted, quoted_list
+from ...search.pipeline import has_words
 from ..kit.request_values import ZONE_COOKIE, browser_zone, query_offset
 
 STATUSES = ("NORMAL", "ARCHIVED", "ALL")
@@ -84,6 +85,13 @@ class TimelineQuery:
             mode="ai" if mode == "ai" else "literal",
             offset=query_offset(params),
         )
+
+    @property
+    def ai_can_find(self) -> bool:
+        """Whether AI search could find anything for `q`: a query without a letter or digit
+        (punctuation, symbols, spaces) answers nothing there (`search.pipeline.has_words`), so no
+        page offers it."""
+        return has_words(self.q)
 
     @property
     def filtered(self) -> bool:
