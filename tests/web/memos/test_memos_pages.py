@@ -613,7 +613,7 @@ def test_no_ai_search_is_offered_for_a_query_of_punctuation_alone(
     services: Services, browser: Callable[..., Browser]
 ) -> None:
     """AI search answers nothing for a query without a letter or digit (contract §9: spaces,
-    punctuation or symbols alone), yet "No memo matches" offered it for `？！`, `%_%` or `***`:
+    punctuation or symbols alone), yet "No memo matches" offered it for full-width punctuation, `%_%` or `***`:
     a link that could only find nothing again. It is offered only where it can find something."""
     ada = browser("ada")
     _memo(services, ada, "读完了《三体》")
