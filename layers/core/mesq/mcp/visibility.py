@@ -75,12 +75,13 @@ def parse_toolsets(names: Iterable[str], source: str) -> frozenset[str] | None:
     return frozenset(selected)
 
 
-def parse_url_toolsets(raw: str) -> frozenset[str] | None:
+def parse_url_toolsets(raw: str, *, percent_encoded: bool = False) -> frozenset[str] | None:
     """The toolsets of `/mcp/x/{toolsets}` (None: all); VALIDATION_ERROR when the URL names none,
     an unknown one or one spelled otherwise (capitals, spaces): the OAuth resource check asks the
     same question, so a URL that passes has its metadata document. Needs no credential: the
-    endpoint checks it before asking for one."""
-    problem = url_toolsets_problem(raw)
+    endpoint checks it before asking for one. `percent_encoded`: the path as sent held `%XX`
+    escapes (refused, as capitals are)."""
+    problem = url_toolsets_problem(raw, percent_encoded=percent_encoded)
     if problem is not None:
         raise ValidationError(f"the URL {quoted('/mcp/x/' + raw)} {problem}; valid toolsets: {VALID_TOOLSET_NAMES}")
     return parse_toolsets(split_names(raw), "the URL")
