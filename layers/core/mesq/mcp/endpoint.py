@@ -282,9 +282,9 @@ class McpEndpoint:
             # The path as sent, when the server keeps it: a name spelled in `%XX` escapes is
             # decoded in `path_params` (`me%6Do` read as memo) and refused as capitals are.
             raw_path = request.scope.get("raw_path")
-            escaped = isinstance(raw_path, bytes) and b"%" in raw_path
+            sent = raw_path.decode("latin-1") if isinstance(raw_path, bytes) else None
             try:
-                parse_url_toolsets(url_toolsets, percent_encoded=escaped)
+                parse_url_toolsets(url_toolsets, sent_path=sent)
             except ValidationError as error:
                 raise _Rejected(error) from None
         principal = await self._principal(request)
