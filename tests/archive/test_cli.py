@@ -61,9 +61,13 @@ def test_an_import_says_which_preferences_it_took_from_the_archive(tmp_path: Pat
     zoned = run_cli("user", "set-timezone", "alice", "Asia/Shanghai", "--data-dir", str(source_dir))
     assert zoned.returncode == 0, zoned.stderr
     out = tmp_path / "alice.zip"
-    assert run_cli("export", "alice", "--out", str(out), "--data-dir", str(source_dir)).returncode == 0
+    exported = run_cli("export", "alice", "--out", str(out), "--data-dir", str(source_dir))
+    assert exported.returncode == 0, exported.stderr
+    # No records, but not empty: it carries the language and zone (it said "an empty account").
+    assert exported.stdout == f"exported alice's language zh and time zone Asia/Shanghai, no records yet, to {out}\n"
     first = run_cli("import", "bob", str(out), "--data-dir", str(target_dir))
     assert first.returncode == 0, first.stderr
+    assert "empty account" not in first.stdout, first.stdout
     assert "took the archive's language zh and time zone Asia/Shanghai: bob had not set its own\n" in first.stdout
     second = run_cli("import", "bob", str(out), "--data-dir", str(target_dir))
     assert "took the archive's" not in second.stdout

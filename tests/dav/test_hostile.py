@@ -53,6 +53,9 @@ PUTS: dict[str, tuple[Callable[[], bytes | str], int]] = {
     "an hourly RRULE": (lambda: vtodo("h", "DUE:20261215T020000Z", "RRULE:FREQ=HOURLY"), 400),
     "an RRULE without a due": (lambda: vtodo("r", "RRULE:FREQ=DAILY"), 400),
     "two RRULEs": (lambda: vtodo("rr", "DUE:20261215T020000Z", "RRULE:FREQ=DAILY", "RRULE:FREQ=WEEKLY"), 400),
+    "BYMONTHDAY=0": (lambda: vtodo("md0", "DUE:20261215T020000Z", "RRULE:FREQ=MONTHLY;BYMONTHDAY=0"), 400),
+    "BYMONTHDAY=32": (lambda: vtodo("md32", "DUE:20261215T020000Z", "RRULE:FREQ=MONTHLY;BYMONTHDAY=1,32"), 400),
+    "BYMONTHDAY=-32": (lambda: vtodo("md-32", "DUE:20261215T020000Z", "RRULE:FREQ=MONTHLY;BYMONTHDAY=-32"), 400),
     "a DESCRIPTION over 50,000 characters": (lambda: vtodo("d", "DESCRIPTION:" + "y" * 50_001), 400),
     "40 KB of X- properties": (lambda: vtodo("x", *(f"X-PAD-{i}:" + "z" * 1000 for i in range(40))), 400),
     "an alarm without a trigger": (lambda: vtodo("t", "BEGIN:VALARM\r\nACTION:DISPLAY\r\nEND:VALARM"), 400),
@@ -153,3 +156,37 @@ def test_hostile_paths_and_headers(dav: Dav, services: Services) -> None:
     infinite = dav.request("PROPFIND", f"/dav/{dav.username}/", Depth="infinity")
     assert infinite.status_code == 403 and "propfind-finite-depth" in infinite.text
     assert snapshot(services, dav.user_id) == before
+
+
+def test_a_month_day_rfc_5545_has_not_is_invalid_calendar_data(dav: Dav) -> None:
+    """RFC 5545 3.3.10: BYMONTHDAY is 1 to 31 or -31 to -1. dateutil drops a 0, so
+    `BYMONTHDAY=0` was taken as a rule on the due's own day; it is the CalDAV precondition every
+    other invalid task gets, naming the part. -31 and 31 stay valid."""
+    answer = dav.request(
+        "PUT", dav.calendar + "md0.ics", vtodo("md0", "DUE:20261215T020000Z", "RRULE:FREQ=MONTHLY;BYMONTHDAY=0")
+    )
+    assert answer.status_code == 400 and "valid-calendar-data" in answer.text, answer.text
+    assert "BYMONTHDAY" in answer.text and "-31" in answer.text, answer.text
+    kept = dav.request(
+        "PUT", dav.calendar + "md31.ics", vtodo("md31", "DUE:20261231T020000Z", "RRULE:FREQ=MONTHLY;BYMONTHDAY=-31,31")
+    )
+    assert kept.status_code == 201, kept.text
+
+
+def test_a_resource_name_that_is_not_utf8_is_refused(dav: Dav, services: Services) -> None:
+    """`caf%E9.ics` (Latin-1 bytes) was decoded to `caf\ufffd.ics` and stored under it, so the task
+    came back under another href (`caf%EF%BF%BD.ics`) and the client's own was never found: it is
+    refused with one line, nothing written. Its UTF-8 spelling round-trips exactly."""
+    dav.put("seed.ics", vtodo("seed"))
+    before = snapshot(services, dav.user_id)
+    for name in ("caf%E9.ics", "%FF%FE.ics", "caf%EF%BF%BD.ics"):
+        answer = dav.request("PUT", dav.calendar + name, vtodo("latin"), content_type="text/calendar")
+        assert answer.status_code == 400, (name, answer.text)
+        assert "UTF-8" in answer.text, answer.text
+        _one_line(answer)
+        assert dav.request("GET", dav.calendar + name).status_code == 400
+    assert snapshot(services, dav.user_id) == before
+    made = dav.request("PUT", dav.calendar + "caf%C3%A9.ics", vtodo("utf8"), content_type="text/calendar")
+    assert made.status_code == 201, made.text
+    listed = dav.request("PROPFIND", dav.calendar, Depth="1", content_type="application/xml")
+    assert f"{dav.calendar}caf%C3%A9.ics</" in listed.text, listed.text

@@ -146,3 +146,20 @@ def test_the_todo_domain_never_imports_icalendar_or_an_xml_parser() -> None:
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 names = [node.module]
             assert not [n for n in names if n.split(".")[0] in ("icalendar", "defusedxml", "lxml", "xml")], path
+
+
+def test_a_long_summary_is_cut_between_characters_a_reader_sees() -> None:
+    """A SUMMARY past the title cap was cut by code points, inside a joined emoji (👩‍👩‍👧 split
+    after its ZWJ leaves a dangling joiner and half a family): the cut falls at a grapheme
+    boundary, at most the cap, never splitting a ZWJ sequence or a flag."""
+    from mesq.todos.model import TITLE_MAX
+
+    family = "\U0001f469\u200d\U0001f469\u200d\U0001f467"  # 5 code points, one grapheme
+    flag = "\U0001f1e8\U0001f1f3"  # 2 code points
+    for filler in range(TITLE_MAX - 6, TITLE_MAX):  # the cap falls at every point inside the emoji
+        for joined in (family, flag):
+            summary = "a" * filler + joined + "b" * 10
+            title = read_vtodo(vtodo("cut", summary=summary).encode(), "UTC").fields["title"]
+            whole = "a" * filler + joined
+            expected = (whole + "b" * 10)[:TITLE_MAX] if len(whole) <= TITLE_MAX else "a" * filler
+            assert title == expected, (filler, title[-8:])

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from mesq.application.ratelimit import PROFILES
+from mesq.application.ratelimit import PROFILES, wait_words
 from tests.conftest import LiveServer, start_server, stop_server
 from tests.e2e.test_mcp_client import MODES, connect
 
@@ -42,7 +42,8 @@ def test_the_official_client_reads_rate_limits(limited_server, mode):
             text = result.content[0].text  # type: ignore[union-attr]
             error = json.loads(text)["error"]
             assert "RATE_LIMITED" in text and error["code"] == "RATE_LIMITED"
-            assert 1 <= error["retryAfterSeconds"] <= 60 and f"retry after {error['retryAfterSeconds']} s" in text
+            wait = error["retryAfterSeconds"]
+            assert 1 <= wait <= 60 and f"retry after {wait_words(wait)}" in text
 
             for _ in range(2 * NORMAL["connection"] + 10):
                 try:

@@ -229,3 +229,51 @@ def test_two_memos_of_one_uid_are_two_memos(services: Services, tmp_path: Path) 
     assert "第一条 #重复" in contents and "第二条，内容不同 #重复" in contents
     again = import_file(services, user["id"], "memos", tmp_path / "m", options=ALICE)
     assert not again.imported.get("memos") and again.existing["memos"] == 4, again.as_dict()
+
+
+def test_an_attachment_of_no_memo_is_listed_as_not_imported(services: Services, tmp_path: Path) -> None:
+    """A file in the export that no memo references (memos keeps an upload whose memo was never
+    saved, or a row pointing at a memo that is gone) was dropped with nothing said: it is listed
+    as not imported, by name, with why. Another memos user's loose files are not this import's."""
+    memos_database(tmp_path / "m", "latest", count=2)
+    db = sqlite3.connect(tmp_path / "m" / "memos_prod.db")
+    insert = (
+        "INSERT INTO attachment (uid, creator_id, filename, type, size, memo_id, blob, storage_type, reference)"
+        " VALUES (?, ?, ?, 'image/png', 3, ?, X'010203', 'DATABASE', '')"
+    )
+    db.execute(insert, ("loose1", 1, "loose.png", None))
+    db.execute(insert, ("gone1", 1, "gone.png", 99999))
+    db.execute(insert, ("bobs1", 2, "bobs.png", None))
+    db.commit()
+    db.close()
+    user = create_user(services.items, "loosefiles", "correct horse battery")
+    report = import_file(services, user["id"], "memos", tmp_path / "m", options=ALICE)
+    skipped = dict(report.skipped)
+    assert skipped.get("attachment 'loose.png'") == "not attached to any memo", report.skipped
+    assert skipped.get("attachment 'gone.png'") == "not attached to any memo", report.skipped
+    assert not any("bobs.png" in which for which, _why in report.skipped), report.skipped
+    assert report.skipped_count == 2
+
+
+def test_a_memo_that_references_itself_gets_no_link_to_itself(services: Services, tmp_path: Path) -> None:
+    """A REFERENCE from a memo to itself (a stranger's database may hold one) wrote a link to the
+    memo into its own content; it is dropped. A reference to another memo still links."""
+    memos_database(tmp_path / "m", "latest", count=2)
+    db = sqlite3.connect(tmp_path / "m" / "memos_prod.db")
+    ids = [
+        db.execute(
+            "INSERT INTO memo (uid, creator_id, created_ts, updated_ts, content)"
+            " VALUES (?, 1, 1700000000, 1700000000, ?)",
+            (uid, text),
+        ).lastrowid
+        for uid, text in (("selfref", "points at itself"), ("target", "the other one"))
+    ]
+    db.executemany("INSERT INTO memo_relation VALUES (?, ?, 'REFERENCE')", [(ids[0], ids[0]), (ids[0], ids[1])])
+    db.commit()
+    db.close()
+    user = create_user(services.items, "selfref", "correct horse battery")
+    import_file(services, user["id"], "memos", tmp_path / "m", options=ALICE)
+    found = memos_by_origin(services, user["id"])
+    itself, other = found["selfref"], found["target"]
+    assert f"/memos/{itself['id']}/edit" not in itself["content"], itself["content"]
+    assert f"→ [the other one](/memos/{other['id']}/edit)" in itself["content"], itself["content"]

@@ -4,8 +4,10 @@ written; a second import creates nothing; one import per user at a time."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 from starlette.testclient import TestClient
 
@@ -211,3 +213,38 @@ def test_wrong_files_never_use_up_the_persons_imports(
     subject = user_subject(account.user_id)
     assert limiter.remaining(subject, "import") == PROFILES["normal"]["import"]
     assert limiter.remaining(subject, "import_refused") == PROFILES["normal"]["import_refused"] - 8
+
+
+def test_an_imports_wait_is_said_as_a_person_would(services: Services) -> None:
+    """Past the imports of an hour, the wait is said in minutes ("about 28 minutes", "约 28 分钟"),
+    never in raw seconds ("1642 秒"); under a minute, in seconds; the header keeps the seconds."""
+    from mesq.application.ratelimit import HOUR_SECONDS, wait_words
+    from mesq.kernel.errors import RateLimited
+    from mesq.kernel.i18n import Translator
+
+    now = (int(time.time()) // HOUR_SECONDS + 1) * HOUR_SECONDS - 1642.0  # not expired: the store drops those
+    counting = SimpleNamespace(rate_limit_enabled=True, rate_limit_profile="normal")
+    limiter = RateLimiter(services.items, counting, clock=lambda: now)
+    subject = user_subject("waiting-user")
+    for _number in range(PROFILES["normal"]["import"]):
+        limiter.hit(subject, "import")
+    try:
+        limiter.hit(subject, "import")
+    except RateLimited as refused:
+        error = refused
+    else:
+        raise AssertionError("the seventh import of the hour is refused")
+    assert error.retry_after_seconds == 1642
+    assert str(error.text).endswith("retry after about 28 minutes"), error.text
+    chinese = Translator("zh").text(error.text)
+    assert "约 28 分钟" in chinese and "1642" not in chinese and "秒" not in chinese, chinese
+    said = {seconds: (str(wait_words(seconds)), Translator("zh").text(wait_words(seconds)))
+            for seconds in (1, 42, 60, 61, 3540, 3600)}  # fmt: skip
+    assert said == {
+        1: ("1 second", "1 秒"),
+        42: ("42 seconds", "42 秒"),
+        60: ("about a minute", "约 1 分钟"),
+        61: ("about 2 minutes", "约 2 分钟"),
+        3540: ("about 59 minutes", "约 59 分钟"),
+        3600: ("about an hour", "约 1 小时"),
+    }

@@ -292,8 +292,13 @@ def test_a_subtasks_notes_cut_at_the_limit_are_listed(services: Services, tmp_pa
     path = todoist_csv(tmp_path / "Long [4].csv", rows)
     user = create_user(services.items, "longnotes", "correct horse battery")
     report = import_file(services, user["id"], "todoist", path)
-    skipped = dict(report.skipped)
-    assert skipped.get("Long line 3") == f"notes past {model.NOTES_MAX} characters were cut", report.skipped
-    assert skipped.get("Long line 4") == f"notes past {model.NOTES_MAX} characters were cut", report.skipped
+    # Imported, only shortened: never counted nor listed as skipped (the tasks are there).
+    assert report.skipped_count == 0 and not report.skipped, report.skipped
+    shortened = dict(report.shortened)
+    assert report.shortened_count == 2
+    assert shortened.get("Long line 3") == f"notes past {model.NOTES_MAX} characters were cut", report.shortened
+    assert shortened.get("Long line 4") == f"notes past {model.NOTES_MAX} characters were cut", report.shortened
+    assert "2 imported but shortened" in report.summary() and "skipped" not in report.summary()
+    assert report.as_dict()["shortenedCount"] == 2 and len(report.words()["shortened"]) == 2
     tasks = {task["title"]: task for task in load_state(services.items, user["id"]).every_task()}
     assert len(tasks["子任务"]["notes"]) == model.NOTES_MAX and tasks["子任务"]["notes"].endswith("…")

@@ -307,6 +307,20 @@ def test_a_toolset_spelled_otherwise_than_its_name_is_a_400_before_any_credentia
     assert "lower-case" in error["message"] and "valid toolsets: memo" in error["message"]
 
 
+@pytest.mark.parametrize("path", ["/mcp/x/me%6Do", "/mcp/x/%6D%65%6D%6F/readonly", "/mcp/x/memo%2Ctodo"])
+def test_a_percent_encoded_toolset_is_a_400_before_any_credential(mcp_http, path):
+    """`/mcp/x/me%6Do` was served as `/mcp/x/memo` (the route reads the decoded path), though
+    the URL is an OAuth resource a client compares byte for byte (RFC 9728 §3.3), as with capitals:
+    refused with the other misspellings, saying what to write, before any credential."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    response = mcp_http.post(path, json=body, headers={"Accept": "application/json, text/event-stream"})
+    assert response.status_code == 400, response.text
+    assert "www-authenticate" not in response.headers
+    error = response.json()["error"]
+    assert error["code"] == "VALIDATION_ERROR"
+    assert "percent-encoded" in error["message"] and "valid toolsets: memo" in error["message"], error["message"]
+
+
 def test_a_capitals_url_is_refused_with_a_credential_too(mcp):
     response = mcp(path="/mcp/x/Memo").post("tools/list")
     assert response.status_code == 400 and "lower-case" in response.json()["error"]["message"]
@@ -322,6 +336,7 @@ def test_a_capitals_url_is_refused_with_a_credential_too(mcp):
         "/mcp/x/MEMO/readonly",
         "/mcp/x/Todo,memo",
         "/mcp/x/memo,%20todo",
+        "/mcp/x/me%6Do",
         "/mcp/x/" + "memo," * 41,
     ],
 )

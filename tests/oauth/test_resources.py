@@ -44,6 +44,7 @@ def test_resources_of_this_instance(given, normalized):
         f"{HOST}/mcp/x/,",
         f"{HOST}/mcp/x/Memo",  # toolset names are lower-case, as the route has them
         f"{HOST}/mcp/x/MEMO/readonly",
+        f"{HOST}/mcp/x/me%6Do",  # percent-encoded: refused as the route refuses it
         f"{HOST}/mcp/x/{'memo,' * 41}",
         f"{HOST}/api/toolkit/memo",
         f"{HOST}/mcp?x=1",

@@ -199,3 +199,20 @@ def test_a_plural_query_finds_the_notes_of_its_singular(make_services: Callable[
         run(services, "create_memo", {"content": f"Bought a new mechanical keyboard #{n}"})["memo"]["id"] for n in "ab"
     }
     assert {i["id"] for i in run(services, "search_ai_memos", {"query": "keyboards"})["items"]} == ids
+
+
+def test_search_everything_leaves_archived_memos_out_as_search_ai_memos_does(
+    make_services: Callable[..., Services],
+) -> None:
+    """search_everything is search_ai_memos across kinds (contract §9), whose `status` is NORMAL
+    unless asked: an archived memo answered search_everything but not search_ai_memos. Both
+    leave it out now; search_ai_memos `status: ARCHIVED` still finds it."""
+    services = make_services()
+    kept = run(services, "create_memo", {"content": "plumber invoice, paid"})["memo"]
+    archived = run(services, "create_memo", {"content": "plumber invoice from last year"})["memo"]
+    run(services, "update_memo", {"id": archived["id"], "expectedRevision": archived["revision"], "status": "ARCHIVED"})
+    memos = [i["id"] for i in run(services, "search_ai_memos", {"query": "plumber"})["items"]]
+    everything = [i["id"] for i in run(services, "search_everything", {"query": "plumber"})["items"]]
+    assert memos == everything == [kept["id"]]
+    asked = run(services, "search_ai_memos", {"query": "plumber", "status": "ARCHIVED"})["items"]
+    assert [i["id"] for i in asked] == [archived["id"]]

@@ -585,3 +585,42 @@ def test_direct_uploads_are_allowed_by_the_page_csp(monkeypatch: pytest.MonkeyPa
     assert "img-src 'self' https://mesq-blobs.s3.eu-central-1.amazonaws.com;" in csp["direct"]  # thumbnails
     assert "img-src 'self';" in csp["relay"]
     assert "script-src 'self';" in csp["direct"] and "form-action 'self'" in csp["direct"]
+
+
+def test_a_long_search_is_not_repeated_in_every_sidebar_link(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """A 1,000-character query rode in each sidebar link (statuses, tags, days: 24 copies, a
+    Chinese one 9 KB each): the sidebar goes to a filter of the whole collection (its counts are
+    of every memo), so its links leave the search out. The search box, the pager and the AI
+    search link keep it."""
+    ada = browser("ada")
+    for day in range(5):
+        _memo(services, ada, f"笔记 {day} #标签{day} #tag/{day}")
+    query = "搜" * 1000
+    page = ada.get("/", params={"q": query}, headers={"Accept-Language": "zh-CN"})
+    assert page.status_code == 200
+    encoded = "%E6%90%9C" * 1000
+    links = re.findall(r'<a href="(/\?[^"]*)"', page.text)
+    assert len(links) >= 10, links  # statuses, tags, days
+    carrying = [link for link in links if encoded in link]
+    assert len(carrying) <= 1, [link[:60] for link in carrying]  # the AI search offer at most
+    assert page.text.count(query) + page.text.count(encoded) <= 3, len(page.text)
+    assert len(page.text.encode()) < 60_000, len(page.text.encode())
+
+
+def test_no_ai_search_is_offered_for_a_query_of_punctuation_alone(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """AI search answers nothing for a query without a letter or digit (contract §9: spaces,
+    punctuation or symbols alone), yet "No memo matches" offered it for full-width punctuation, `%_%` or `***`:
+    a link that could only find nothing again. It is offered only where it can find something."""
+    ada = browser("ada")
+    _memo(services, ada, "读完了《三体》")
+    for query in ("？！", "%_%", "***", "……", "— —"):
+        for language in ("zh-CN", "en-US"):
+            page = ada.get("/", params={"q": query}, headers={"Accept-Language": language})
+            assert page.status_code == 200
+            assert "mode=ai" not in page.text, (query, language)
+            assert ("没有匹配的笔记。" if language == "zh-CN" else "No memo matches.") in page.text
+    assert "mode=ai" in ada.get("/", params={"q": "黑洞 ？"}).text  # a word in it: offered

@@ -202,3 +202,41 @@ def _reports(services: Services, user_id: str) -> list[dict[str, Any]]:
     from mesq.store.paging import walk
 
     return list(walk(services.items, user_partition(user_id), prefix=PREFIX))
+
+
+def test_shortened_notes_are_said_imported_in_both_languages(live: LiveServer, tmp_path: Path) -> None:
+    """A task whose notes were cut to the limit was imported: the report page says it under
+    "imported but shortened", never as skipped, in Chinese and in English, at both widths."""
+    from mesq.todos import model
+
+    from ...imports.exports import todoist_csv
+
+    path = todoist_csv(tmp_path / "Long [9].csv", [["task", "长备注", "长" * (model.NOTES_MAX + 5), "1", "1"]])
+    live.account("shortened1")
+    with chromium_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]}, locale="zh-CN") as page:
+        _import(page, live, "shortened1", "todoist", path)
+        summary = page.locator("#import-summary")
+        expect(summary).to_contain_text("跳过 0 条。")
+        expect(summary).to_contain_text("1 项已导入，但被截短。")
+        expect(page.get_by_role("heading", name="已导入，但被截短")).to_be_visible()
+        expect(page.locator("#import-report ul.shortened")).to_contain_text(
+            f"备注超过 {model.NOTES_MAX} 个字符的部分已截去"
+        )
+        expect(page.locator("#import-report ul.skipped")).to_have_count(0)
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            _fits(page)
+        report_url = page.url
+    with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, locale="en-US") as page:
+        page.goto(f"{live.base_url}/login?next=" + report_url.removeprefix(live.base_url))
+        page.fill("input[name=username]", "shortened1")
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit]")
+        expect(page.locator("#import-summary")).to_contain_text(
+            "0 skipped. 0 kept only as text. 1 imported but shortened."
+        )
+        expect(page.get_by_role("heading", name="Imported but shortened")).to_be_visible()
+        expect(page.locator("#import-report ul.shortened")).to_contain_text(
+            f"notes past {model.NOTES_MAX} characters were cut"
+        )
+        _fits(page)

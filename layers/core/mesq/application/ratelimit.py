@@ -95,6 +95,20 @@ _BUCKET_WORDS: Mapping[Bucket, Text] = {
 _PER = {HOUR_SECONDS: Text("hour"), WINDOW_SECONDS: Text("minute")}
 
 
+def wait_words(seconds: int) -> Text:
+    """A wait as a person says it: `42 seconds` under a minute, else whole minutes rounded up
+    (`about 28 minutes` / `约 28 分钟`, never `1642 s`): retrying at the time said is never too
+    early. The exact seconds are the 429's `retryAfterSeconds` and Retry-After."""
+    if seconds < WINDOW_SECONDS:
+        return Text("1 second") if seconds == 1 else Text("%(count)s seconds", count=seconds)
+    minutes = -(-seconds // WINDOW_SECONDS)
+    if minutes == 1:
+        return Text("about a minute")
+    if minutes == HOUR_SECONDS // WINDOW_SECONDS:
+        return Text("about an hour")
+    return Text("about %(count)s minutes", count=minutes)
+
+
 def wall_clock() -> float:
     return time.time()
 
@@ -144,11 +158,11 @@ class RateLimiter:
         if counter["count"] > limit:
             retry_after = max(1, int(window_end - now + 0.999))
             raise RateLimited(
-                "rate limit of %(limit)s %(bucket)s requests per %(per)s reached; retry after %(retry_after)s s",
+                "rate limit of %(limit)s %(bucket)s requests per %(per)s reached; retry after %(wait)s",
                 limit=limit,
                 bucket=_BUCKET_WORDS[bucket],
                 per=_PER[length],
-                retry_after=retry_after,
+                wait=wait_words(retry_after),
                 retry_after_seconds=retry_after,
             )
         return window

@@ -197,9 +197,12 @@ def search_everything(call: Call, args: dict[str, Any]) -> dict[str, Any]:
         raise Forbidden("this credential lacks the scope(s) %(missing)s", missing=", ".join(missing))
     kinds = {kind for kind, scope in KIND_SCOPES.items() if scope in granted}
     kinds &= set(args.get("kinds", kinds))
+    # search_ai_memos across kinds (contract §9): its memos are its default's, NORMAL (an
+    # archived memo answered here and not there).
+    memo_filter = filter_from({})
 
     def accept(doc: Doc) -> bool:
-        return doc.kind in kinds
+        return doc.kind in kinds and (doc.kind != "memo" or memo_filter.matches(doc.meta))
 
     outcome = _run(call, args, accept, ("kinds", frozenset(kinds)), kinds)
     return _answer(outcome, lambda doc, score: {"kind": doc.kind, **_hit(outcome, doc, score), **_book_of(call, doc)})

@@ -38,6 +38,7 @@ class ExportReport:
     missing_blobs: list[str] = field(default_factory=list)  # the attachments' names (displayName)
     counts: dict[str, int] = field(default_factory=dict)  # by stored kind: the manifest's
     kinds: Counter[str] = field(default_factory=Counter)  # in a person's words (words.py)
+    preferences: dict[str, str] = field(default_factory=dict)  # the language and zone the manifest carries
 
 
 class _Hashing:
@@ -161,6 +162,7 @@ def export_account(
             # Not records (the profile never leaves; the zone's item travels only with the board):
             # the person's language and zone, whatever the scopes (archive/preferences.py).
             head[preferences.ACCOUNT] = account
+            report.preferences = dict(account)
         if scopes is not None:
             # What the credential covered: a reader knows the archive is not the whole account.
             head["scopes"] = sorted(scope for scope in scopes if scope.endswith(":read"))

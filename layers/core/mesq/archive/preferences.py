@@ -43,6 +43,12 @@ def of_account(items: ItemStore, user_id: str) -> dict[str, str]:
     return {name: value for name, value in found.items() if value}
 
 
+def in_words(account: Mapping[str, str]) -> str:
+    """`language zh and time zone Asia/Shanghai` (the command line's English), "" for none."""
+    said = {LANGUAGE: "language", TIME_ZONE: "time zone"}
+    return " and ".join(f"{said[name]} {value}" for name, value in account.items() if name in said)
+
+
 def checked(account: Any) -> dict[str, str]:
     """The manifest's `account` (absent in archives written before it: {}), or ArchiveError
     naming the bad value; names it does not know are passed over (a later MeSQ's)."""

@@ -104,6 +104,8 @@ def _endpoint(services: Services) -> Callable[[Request], object]:
             target = paths.parse(request.url.path)
             if target is None:
                 raise DavError(404, "no such CalDAV resource")
+            if not paths.is_utf8(request.scope.get("raw_path"), target):
+                raise DavError(400, "a resource name is UTF-8 text: percent-encode its UTF-8 bytes (caf%C3%A9.ics)")
             limit = MAX_OBJECT_BYTES if request.method == "PUT" else MAX_XML_BYTES
             body = await _body(request, limit)
             return await run_sync(_handle, request, services, limiter, target, body)

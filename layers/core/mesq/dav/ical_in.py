@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 
 from icalendar import Calendar, Component
 
+from ..kernel import graphemes
 from ..kernel.errors import ValidationError
 from ..kernel.messages import quoted
 from ..kernel.timestamps import format_timestamp, parse_zone
@@ -262,7 +263,7 @@ def with_raw(incoming: Incoming, body: bytes) -> Incoming:
 
 def _title(todo: Component, untitled: str) -> str:
     text = " ".join(str(todo.get("SUMMARY", "")).split())
-    return (text or untitled)[:TITLE_MAX]
+    return graphemes.cut(text or untitled, TITLE_MAX)  # never half a joined emoji
 
 
 def _notes(todo: Component) -> str:

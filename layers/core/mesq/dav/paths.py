@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, unquote, unquote_to_bytes, urlsplit
 
 from ..todos.sync.links import INBOX
 
@@ -52,6 +52,23 @@ def parse(path: str) -> Target | None:
     if trailing:
         return None
     return Target("object", parts[0], parts[1], parts[2])
+
+
+#: What a decoder makes of bytes that are not UTF-8 (the ASGI server's, API Gateway's).
+_NOT_DECODED = "\ufffd"
+
+
+def is_utf8(raw_path: bytes | None, target: Target) -> bool:
+    """Whether the request path names its parts in UTF-8 (docs/decisions.md "CalDAV names not
+    UTF-8"). Bytes that are not (`caf%E9.ics`) were decoded to U+FFFD, stored under that other
+    name and listed under another href: refused instead. `raw_path` is the path as sent, when the
+    server keeps it; without it (Lambda), a part holding U+FFFD is taken for such bytes."""
+    if raw_path is not None:
+        try:
+            unquote_to_bytes(raw_path).decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+    return not any(_NOT_DECODED in part for part in (target.username, target.collection, target.name))
 
 
 def home(base: str, username: str) -> str:

@@ -72,6 +72,8 @@ class AttachmentRow:
     #: DATABASE (bytes in the row), LOCAL (a file beside the database), EXTERNAL (a link), S3.
     storage: str
     reference: str
+    #: The memos user who uploaded it (None: a schema without the column).
+    creator_id: int | None = None
 
 
 class MemosDatabase(Protocol):
@@ -224,13 +226,18 @@ def plan_memos(
             comments.setdefault(related_id, []).append(by_id[memo_id])
         elif kind == "COMMENT" and memo_id in by_id and answered is not None:
             answering_others[memo_id] = answered
-        elif kind == "REFERENCE":
+        elif kind == "REFERENCE" and memo_id != related_id:  # a link to itself says nothing
             references.setdefault(memo_id, []).append(related_id)
     comment_ids = {row.id for answers in comments.values() for row in answers}
     attachments: dict[int, list[AttachmentRow]] = {}
     for attachment in database.attachments():
-        if attachment.memo_id is not None:
+        if attachment.memo_id is not None and attachment.memo_id in by_id:
             attachments.setdefault(attachment.memo_id, []).append(attachment)
+        elif attachment.creator_id in (None, owner.id):
+            # A file no memo references (an upload whose memo was never saved, or whose memo is
+            # gone): nothing to attach it to, but never dropped unsaid. Another user's is not ours.
+            name = memo_checks.display_name(attachment.filename, f"attachment-{attachment.uid}")
+            report.skip(Text("attachment %(name)s", name=repr(name)), Text("not attached to any memo"))
 
     # memos keeps uids unique; a database made or mended by hand may repeat one. The first memo
     # (by row id) keeps the uid's id, a later one an id of its own: it was dropped as "already there".

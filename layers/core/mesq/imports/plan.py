@@ -175,7 +175,8 @@ class PlannedSpace:
 @dataclass
 class Report:
     """What an import did, in the person's terms: how many of each thing were imported, how
-    many were already there, and what was skipped or kept only as text, with the reason."""
+    many were already there, and what was skipped, kept only as text or imported but shortened
+    (cut to a limit: it is there, less than all of it), with the reason."""
 
     kind: str
     run_id: str = ""
@@ -183,8 +184,10 @@ class Report:
     existing: Counter[str] = field(default_factory=Counter)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     kept: list[tuple[str, str]] = field(default_factory=list)
+    shortened: list[tuple[str, str]] = field(default_factory=list)
     skipped_count: int = 0
     kept_count: int = 0
+    shortened_count: int = 0
     records: int = 0
     seconds: float = 0.0
     #: Of the records already there, those in the trash (an undone import, or deleted since): an
@@ -194,6 +197,7 @@ class Report:
     #: are their English: REST, the command line), for the report page in its reader's language.
     skipped_words: list[tuple[Text, Text]] = field(default_factory=list, repr=False)
     kept_words: list[tuple[Text, Text]] = field(default_factory=list, repr=False)
+    shortened_words: list[tuple[Text, Text]] = field(default_factory=list, repr=False)
 
     def skip(self, which: str | Text, why: str | Text) -> None:
         self.skipped_count += 1
@@ -209,6 +213,15 @@ class Report:
             entry = (_entry(which), _entry(what))
             self.kept.append((_cut(str(entry[0])), _cut(str(entry[1]))))
             self.kept_words.append(entry)
+
+    def shorten(self, which: str | Text, what: str | Text) -> None:
+        """Something imported but cut to a limit (a task's notes): it counts as imported, never
+        as skipped, and the report says what was cut."""
+        self.shortened_count += 1
+        if len(self.shortened) < LISTED_MAX:
+            entry = (_entry(which), _entry(what))
+            self.shortened.append((_cut(str(entry[0])), _cut(str(entry[1]))))
+            self.shortened_words.append(entry)
 
     @property
     def per_second(self) -> float:
@@ -241,6 +254,8 @@ class Report:
             text = Text("%(summary)s; %(count)s skipped", summary=text, count=self.skipped_count)
         if self.kept_count:
             text = Text("%(summary)s; %(count)s kept as text", summary=text, count=self.kept_count)
+        if self.shortened_count:
+            text = Text("%(summary)s; %(count)s imported but shortened", summary=text, count=self.shortened_count)
         return text
 
     def as_dict(self) -> dict[str, Any]:
@@ -254,17 +269,20 @@ class Report:
             "skippedCount": self.skipped_count,
             "kept": [{"which": _cut(which), "what": _cut(what)} for which, what in self.kept],
             "keptCount": self.kept_count,
+            "shortened": [{"which": _cut(which), "what": _cut(what)} for which, what in self.shortened],
+            "shortenedCount": self.shortened_count,
             "records": self.records,
             "seconds": round(self.seconds, 3),
             "summary": self.summary(),
         }
 
     def words(self) -> dict[str, Any]:
-        """The skipped and kept lists as templates with their parameters (`Text.stored`), kept
+        """The skipped, kept and shortened lists as templates with their parameters (`Text.stored`), kept
         with the report so its page says them in its reader's language (`as_dict` has the English)."""
         return {
             "skipped": [{"which": which.stored(), "why": why.stored()} for which, why in self.skipped_words],
             "kept": [{"which": which.stored(), "what": what.stored()} for which, what in self.kept_words],
+            "shortened": [{"which": which.stored(), "what": what.stored()} for which, what in self.shortened_words],
         }
 
 

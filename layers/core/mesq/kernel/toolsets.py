@@ -4,6 +4,7 @@ catalog, the `/mcp/x/{toolsets}` routes and the OAuth resource indicators of tho
 from __future__ import annotations
 
 from collections.abc import Iterable
+from urllib.parse import unquote
 
 from .messages import LIST_ITEMS, quoted, quoted_list
 
@@ -37,7 +38,7 @@ def unknown_toolsets(names: Iterable[str]) -> list[str]:
 MAX_URL_TOOLSETS_CHARS = 200
 
 
-def url_toolsets_problem(raw: str) -> str | None:
+def url_toolsets_problem(raw: str, *, percent_encoded: bool = False) -> str | None:
     """What is wrong with `raw`, the `{toolsets}` of `/mcp/x/{toolsets}`, or None.
 
     The URL is a route and an OAuth resource (auth/oauth/resources.py) at once; both ask this one
@@ -45,7 +46,15 @@ def url_toolsets_problem(raw: str) -> str | None:
     document whose `resource` is that very URL, and a grant is never approved for more than it.
     The names are spelled exactly, lower-case without spaces (decisions.md "toolset URL
     spelling"): RFC 9728 has a client compare the URL byte for byte, so `/mcp/x/Memo` cannot be the
-    resource `/mcp/x/memo`. Empty names (`memo,`) are left out, as the headers leave them out."""
+    resource `/mcp/x/memo`. Empty names (`memo,`) are left out, as the headers leave them out.
+
+    `raw` as sent may hold `%XX` escapes (an OAuth resource), or the route read it decoded from a
+    path that held them (`percent_encoded`): `/mcp/x/me%6Do` is no more `/mcp/x/memo` than
+    `/mcp/x/Memo` is. What the decoded names get wrong is said first."""
+    if percent_encoded or "%" in raw:
+        decoded = unquote(raw)
+        problem = url_toolsets_problem(decoded) if "%" not in decoded else None
+        return problem or f"has percent-encoded characters; write the toolset names as they are: {decoded}"
     if len(raw) > MAX_URL_TOOLSETS_CHARS:
         return f"has more than {MAX_URL_TOOLSETS_CHARS} characters of toolset names"
     names = [name for name in raw.split(",") if name]

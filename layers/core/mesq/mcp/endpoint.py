@@ -279,8 +279,12 @@ class McpEndpoint:
             # Before the credential: a URL no token can ever connect to must not send the person
             # through OAuth first (its metadata document is a 404, so a client falls back to the
             # root document and has the person approve a grant for the whole of /mcp).
+            # The path as sent, when the server keeps it: a name spelled in `%XX` escapes is
+            # decoded in `path_params` (`me%6Do` read as memo) and refused as capitals are.
+            raw_path = request.scope.get("raw_path")
+            sent = raw_path.decode("latin-1") if isinstance(raw_path, bytes) else None
             try:
-                parse_url_toolsets(url_toolsets)
+                parse_url_toolsets(url_toolsets, sent_path=sent)
             except ValidationError as error:
                 raise _Rejected(error) from None
         principal = await self._principal(request)

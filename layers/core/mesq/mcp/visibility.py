@@ -75,14 +75,17 @@ def parse_toolsets(names: Iterable[str], source: str) -> frozenset[str] | None:
     return frozenset(selected)
 
 
-def parse_url_toolsets(raw: str) -> frozenset[str] | None:
+def parse_url_toolsets(raw: str, *, sent_path: str | None = None) -> frozenset[str] | None:
     """The toolsets of `/mcp/x/{toolsets}` (None: all); VALIDATION_ERROR when the URL names none,
     an unknown one or one spelled otherwise (capitals, spaces): the OAuth resource check asks the
     same question, so a URL that passes has its metadata document. Needs no credential: the
-    endpoint checks it before asking for one."""
-    problem = url_toolsets_problem(raw)
+    endpoint checks it before asking for one. `sent_path`: the path as sent, when the server keeps
+    it; `%XX` escapes in it are refused, as capitals are, and the message quotes it."""
+    escaped = sent_path is not None and "%" in sent_path
+    problem = url_toolsets_problem(raw, percent_encoded=escaped)
     if problem is not None:
-        raise ValidationError(f"the URL {quoted('/mcp/x/' + raw)} {problem}; valid toolsets: {VALID_TOOLSET_NAMES}")
+        shown = sent_path if escaped and sent_path is not None else "/mcp/x/" + raw
+        raise ValidationError(f"the URL {quoted(shown)} {problem}; valid toolsets: {VALID_TOOLSET_NAMES}")
     return parse_toolsets(split_names(raw), "the URL")
 
 

@@ -71,6 +71,10 @@ def check_rule(rule: str | None, due: dict[str, Any] | None, timezone: str | Non
         )
     if not interval_is_positive(rule):
         raise ValidationError("%(field)s: INTERVAL must be a positive whole number", field=field)
+    if not month_days_in_range(rule):
+        raise ValidationError(
+            "%(field)s: BYMONTHDAY takes days 1 to 31 or -31 to -1 (from the month's end)", field=field
+        )
     timed = _time_parts(rule) if due["type"] == "date" else []
     if timed:
         raise ValidationError(
@@ -104,6 +108,18 @@ def interval_is_positive(rule: str) -> bool:
         if part.startswith("INTERVAL="):
             number = part[len("INTERVAL=") :]
             return number.isdigit() and int(number) > 0
+    return True
+
+
+def month_days_in_range(rule: str) -> bool:
+    """RFC 5545 3.3.10: a BYMONTHDAY is 1..31 or -31..-1. dateutil drops a 0 (the rule then
+    repeats on the due's own day, not what was written) and takes 32 or more without a word."""
+    for part in rule.upper().split(";"):
+        if part.startswith("BYMONTHDAY="):
+            for day in part[len("BYMONTHDAY=") :].split(","):
+                digits = day.removeprefix("-").removeprefix("+")
+                if not digits.isdigit() or not 1 <= int(digits) <= 31:
+                    return False
     return True
 
 

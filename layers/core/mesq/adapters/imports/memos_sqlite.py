@@ -345,11 +345,25 @@ class MemosSqlite:
         reference = "reference" if "reference" in columns else "''"
         internal = "internal_path" if "internal_path" in columns else "''"
         external = "external_link" if "external_link" in columns else "''"
+        creator = "creator_id" if "creator_id" in columns else "NULL"
         # Names from the detected schema (fixed words), never from row data: not an injection.
-        picked = f"id, {uid}, memo_id, filename, type, size, {storage}, {reference}, {internal}, {external}"
+        picked = f"id, {uid}, memo_id, filename, type, size, {storage}, {reference}, {internal}, {external}, {creator}"
         sql = f"SELECT {picked}, blob IS NOT NULL FROM {_quoted(self.attachment_table)} ORDER BY id"  # noqa: S608
         found = []
-        for ident, ref_id, memo_id, name, kind, size, store, ref, internal_path, link, has_blob in self._query(sql):
+        for (
+            ident,
+            ref_id,
+            memo_id,
+            name,
+            kind,
+            size,
+            store,
+            ref,
+            internal_path,
+            link,
+            creator_id,
+            has_blob,
+        ) in self._query(sql):
             store = (
                 str(store or "").upper().removeprefix("ATTACHMENT_STORAGE_TYPE_").removeprefix("RESOURCE_STORAGE_TYPE_")
             )
@@ -372,6 +386,7 @@ class MemosSqlite:
                     size=_number(size or 0, self.label, "attachment.size"),
                     storage=store,
                     reference=str(ref or ""),
+                    creator_id=None if creator_id is None else _number(creator_id, self.label, "attachment.creator_id"),
                 )
             )
         return found

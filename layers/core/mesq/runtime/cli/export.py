@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ...archive import preferences
 from ...archive.words import in_words
 from ...kernel.errors import MesqError
 from ...kernel.messages import quoted
@@ -31,8 +32,14 @@ def run(args: argparse.Namespace, services: Services) -> int:
         report = export_account(services.items, services.blobs, user_id, out, now_timestamp())
     except OSError as error:
         raise MesqError(f"cannot write {out}: {error.strerror or error}") from None
-    held = in_words(report.kinds) or "an empty account (nothing to export yet)"
-    print(f"exported {held} to {out}")
+    held = in_words(report.kinds)
+    # An account of preferences alone (language, zone) is not empty: its archive carries them.
+    chosen = f"{args.username}'s {preferences.in_words(report.preferences)}" if report.preferences else ""
+    if held and chosen:
+        held = f"{held} and {chosen}"
+    elif chosen:
+        held = f"{chosen}, no records yet,"
+    print(f"exported {held or 'an empty account (nothing to export yet)'} to {out}")
     for name in report.missing_blobs:
         print(f"mesq: the file of the attachment {quoted(name)} is missing from storage: exported without it",
               file=sys.stderr)  # fmt: skip

@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ...archive import preferences
 from ...archive.format import ArchiveError
 from ...archive.words import in_words
 from ...kernel.errors import MesqError
@@ -37,7 +38,7 @@ def _import_archive(services: Services, user_id: str, username: str, path: Path)
         )
     except ArchiveError as error:
         raise MesqError(f"nothing imported: {error.message}") from None
-    held = in_words(report.kinds) or "nothing a person keeps (an empty account's archive)"
+    held = in_words(report.kinds) or "no records"
     took = f"{report.seconds:.1f}s"
     if report.created == 0 and report.existing:
         print(f"nothing new: {username} already holds what {path.name} holds ({held}); {took}")
@@ -46,9 +47,7 @@ def _import_archive(services: Services, user_id: str, username: str, path: Path)
     else:
         print(f"imported {held} into {username}; {took}")
     if report.preferences:  # only what the account had not set itself (archive/preferences.py)
-        said = {"language": "language", "timeZone": "time zone"}
-        taken = " and ".join(f"{said[name]} {value}" for name, value in report.preferences.items())
-        print(f"took the archive's {taken}: {username} had not set its own")
+        print(f"took the archive's {preferences.in_words(report.preferences)}: {username} had not set its own")
     return 0
 
 

@@ -73,7 +73,7 @@ def _stored(page: Page) -> dict[str, Any]:
 
 
 def said(page: Page, stored: dict[str, Any], listed: str, reason: str) -> list[dict[str, str]]:
-    """A report's skipped ("why") or kept ("what") entries in the page's language: from their
+    """A report's skipped ("why"), kept or shortened ("what") entries in the page's language: from their
     templates (`words`), or, for a report kept before they were, its English as it is."""
     english = stored["report"].get(listed) or []
     words = (stored.get("words") or {}).get(listed)
@@ -97,6 +97,7 @@ async def report_page(page: Page) -> Response:
         report=stored["report"],
         skipped=said(page, stored, "skipped", "why"),
         kept=said(page, stored, "kept", "what"),
+        shortened=said(page, stored, "shortened", "what"),
     )
 
 
