@@ -35,6 +35,10 @@ def undo_report(answer: dict[str, Any], say: Translator, *, redo: bool = False) 
     """The sentence after an undo: how many were undone, and why the others were not. `redo`: the
     changes undone were undo entries, so what was taken back is back ("Redid 2 changes.")."""
     undone, refused = len(answer["undone"]), answer["notUndone"]
+    if not undone and not refused:  # nothing pending: undone already (a stale page, a second tab, a double click)
+        if redo:
+            return say.gettext("Nothing was redone: it was all redone already.")
+        return say.gettext("Nothing was undone: it was all undone already.")
     if not refused:
         if redo:
             return say.ngettext("Redid %(num)d change.", "Redid %(num)d changes.", undone)
@@ -57,6 +61,10 @@ def preview_report(answer: dict[str, Any], say: Translator, *, redo: bool = Fals
     bring back, the undo entries it undoes; `run`: the Undo takes one run, an import's, not a
     session)."""
     would, refused = len(answer["undone"]), answer["notUndone"]
+    if not would and not refused:  # nothing pending: said, never "Nothing here can be undone: ." with no reason
+        if redo:
+            return say.gettext("Nothing is left to redo here: it was all redone already.")
+        return say.gettext("Nothing is left to undo here: it was all undone already.")
     if not would:
         if redo:
             return say.gettext("Nothing here can be redone: %(reasons)s.", reasons=reasons(refused, say))
