@@ -137,6 +137,9 @@ def test_stored_times_are_shown_in_the_browsers_zone(services: Services, person:
     person.client.cookies.set("mesq_tz", ZONE)
     shown = person.get("/todos/trash").text
     assert re.search(r"deleted \d{4}-\d\d-\d\d \d\d:\d\d \+0800", shown) and " UTC" not in shown
+    person.client.cookies.set("mesq_tz", "America/New_York")  # a zone with a clock change, on a Chinese page
+    chinese = person.get("/todos/trash", headers={"Accept-Language": "zh-CN"}).text
+    assert re.search(r"\d\d:\d\d 北美东部(标准|夏令)时间", chinese) and not re.search(r"\d\d:\d\d -0[45]00", chinese)
     person.client.cookies.set("mesq_tz", "Not/AZone")  # a bad cookie is ignored, never an error page
     assert person.get("/todos/trash").status_code == 200
 
