@@ -92,9 +92,10 @@
   // holding text. A save or a Cancel takes the box away (htmx swaps the card in), so neither
   // asks; the composer's own submit is a page load of its own, and is let through.
   let leavingBy = null; // the form whose plain submit is loading the next page
-  document.addEventListener("submit", function (event) {
+  window.addEventListener("submit", function (event) { // last of the listeners: a submit none of them held back
     const form = event.target;
-    if (form instanceof HTMLFormElement && !form.hasAttribute("hx-post")) leavingBy = form;
+    if (event.defaultPrevented || !(form instanceof HTMLFormElement) || form.hasAttribute("hx-post")) return;
+    leavingBy = form;
   });
   function unsavedText() {
     return Array.from(document.querySelectorAll("[data-editor], #composer-text")).some(function (box) {
