@@ -17,7 +17,19 @@ def test_a_span_across_the_spring_clock_change_names_its_zones():
     english = span_words("2027-03-14T06:50:00Z", "2027-03-14T07:02:00Z", "America/New_York", now, Translator("en"))
     assert english == "Today 01:50 EST \u2013 03:02 EDT", english
     chinese = span_words("2027-03-14T06:50:00Z", "2027-03-14T07:02:00Z", "America/New_York", now, Translator("zh"))
-    assert chinese.startswith("今天 01:50") and "-0500" in chinese and "03:02 -0400" in chinese, chinese
+    assert chinese == "今天 01:50 北美东部标准时间 \u2013 03:02 北美东部夏令时间", chinese  # never -0500 / -0400
+    # the fall-back hour: the same two clocks twice; each side names which, in both languages
+    autumn = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+    back = ("2026-11-01T05:50:00Z", "2026-11-01T06:10:00Z")  # 01:50 EDT, then 01:10 EST
+    english_back = span_words(*back, "America/New_York", autumn, Translator("en"))
+    chinese_back = span_words(*back, "America/New_York", autumn, Translator("zh"))
+    assert english_back == "Today 01:50 EDT \u2013 01:10 EST", english_back
+    assert chinese_back == "今天 01:50 北美东部夏令时间 \u2013 01:10 北美东部标准时间", chinese_back
+    # a zone English has no abbreviation for reads by its name in both languages, never an offset
+    berlin = span_words("2027-03-28T00:50:00Z", "2027-03-28T01:02:00Z", "Europe/Berlin", now, Translator("en"))
+    assert berlin.endswith("01:50 Central European Standard Time \u2013 03:02 Central European Summer Time"), berlin
+    berlin_zh = span_words("2027-03-28T00:50:00Z", "2027-03-28T01:02:00Z", "Europe/Berlin", now, Translator("zh"))
+    assert berlin_zh.endswith("01:50 中欧标准时间 \u2013 03:02 中欧夏令时间") and "+0" not in berlin_zh, berlin_zh
     # a span on one side of it keeps CLDR's own interval, without zones
     plain = span_words("2027-03-14T08:00:00Z", "2027-03-14T08:09:00Z", "America/New_York", now, Translator("en"))
     assert plain.startswith("Today 04:00") and plain.endswith("04:09") and "E" not in plain.replace("Today", ""), plain

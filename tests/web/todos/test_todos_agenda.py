@@ -125,7 +125,11 @@ def test_stored_times_are_shown_in_the_browsers_zone(services: Services, person:
     assert when("2026-11-29T20:30:00.000000Z", ZONE) == "2026-11-30 04:30 +0800"
     assert when("2026-11-29T20:30:00.000000Z", ZONE, "zh") == "2026-11-30 04:30 +0800"
     assert when("2026-07-01T12:00:00.000000Z", "America/New_York") == "2026-07-01 08:00 EDT"  # CLDR's own name
-    assert when("2026-07-01T12:00:00.000000Z", "America/New_York", "zh") == "2026-07-01 08:00 -0400"
+    # a zone with a clock change reads by its zone's name in Chinese (daylight or standard), as
+    # English's EDT / EST says it: never a bare -0400 that means nothing to the reader
+    assert when("2026-07-01T12:00:00.000000Z", "America/New_York", "zh") == "2026-07-01 08:00 北美东部夏令时间"
+    assert when("2026-12-01T12:00:00.000000Z", "America/New_York", "zh") == "2026-12-01 07:00 北美东部标准时间"
+    assert when("2026-07-01T12:00:00.000000Z", "Europe/Berlin") == "2026-07-01 14:00 Central European Summer Time"
     assert when("not a time") == "not a time"
     task = new_task(services, person.user_id, "thrown away")
     run(services, person.user_id, "delete_todo_task", {"id": task["id"], "expectedRevision": task["revision"]})
@@ -133,6 +137,9 @@ def test_stored_times_are_shown_in_the_browsers_zone(services: Services, person:
     person.client.cookies.set("mesq_tz", ZONE)
     shown = person.get("/todos/trash").text
     assert re.search(r"deleted \d{4}-\d\d-\d\d \d\d:\d\d \+0800", shown) and " UTC" not in shown
+    person.client.cookies.set("mesq_tz", "America/New_York")  # a zone with a clock change, on a Chinese page
+    chinese = person.get("/todos/trash", headers={"Accept-Language": "zh-CN"}).text
+    assert re.search(r"\d\d:\d\d 北美东部(标准|夏令)时间", chinese) and not re.search(r"\d\d:\d\d -0[45]00", chinese)
     person.client.cookies.set("mesq_tz", "Not/AZone")  # a bad cookie is ignored, never an error page
     assert person.get("/todos/trash").status_code == 200
 

@@ -61,9 +61,40 @@ def in_days(days: int, language: str) -> str:
 
 
 def moment_text(moment: datetime, zone: tzinfo, language: str) -> str:
-    """`2026-11-30 04:30 +0800` (the zone as CLDR writes it short: `UTC`, `EDT` in English,
-    an offset otherwise): digits a reader of either language reads, the offset unambiguous."""
-    return format_datetime(moment, "yyyy-MM-dd HH:mm z", tzinfo=zone, locale=cldr_locale(language))
+    """`2026-11-30 04:30 +0800`, `2026-07-01 08:00 EDT` / `2026-07-01 08:00 北美东部夏令时间`
+    (the zone as `zone_at` says it): digits a reader of either language reads."""
+    local = moment.astimezone(zone)
+    text = format_datetime(local, "yyyy-MM-dd HH:mm", tzinfo=zone, locale=cldr_locale(language))
+    return f"{text} {zone_at(local, language)}"
+
+
+def _is_name(label: str) -> bool:
+    """Whether CLDR gave a zone's name (`EDT`, `中欧夏令时间`), not an offset (`-0400`, `GMT+02:00`)."""
+    return any(c.isalpha() for c in label) and not re.match(r"GMT[+-]", label)
+
+
+def _changes_clock(zone: tzinfo, year: int) -> bool:
+    """Whether `zone` has a clock change (standard and daylight time) in `year`."""
+    offsets = {datetime(year, month, 1, 12, tzinfo=zone).utcoffset() for month in (1, 4, 7, 10)}
+    return len(offsets) > 1
+
+
+def zone_at(moment: datetime, language: str) -> str:
+    """The zone of `moment` (aware, in its zone) as a reader of `language` tells its side of a
+    clock change: CLDR's short name where the language has one (`EST` / `EDT`, `UTC`); for a zone
+    with a clock change and no short name, its long name, which says standard or daylight time
+    (`北美东部标准时间` / `北美东部夏令时间`, `Central European Summer Time`); else the offset
+    (`+0800`: one all year). Chinese has no short names, and a bare `-0500` / `-0400` on a
+    Chinese page meant nothing where the English one read EST / EDT."""
+    locale, zone = cldr_locale(language), moment.tzinfo
+    short = str(format_datetime(moment, "z", tzinfo=zone, locale=locale))
+    if _is_name(short):
+        return short
+    if zone is not None and _changes_clock(zone, moment.year):
+        long = str(format_datetime(moment, "zzzz", tzinfo=zone, locale=locale))
+        if _is_name(long):
+            return long
+    return short
 
 
 #: Every IANA name of UTC itself (with and without `Etc/`).
@@ -127,5 +158,6 @@ __all__ = [
     "size",
     "weekday",
     "weekday_month_day",
+    "zone_at",
     "zone_name",
 ]  # fmt: skip

@@ -13,10 +13,12 @@ cannot make these pages say anything, and no value from the URL is shown.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 from urllib.parse import urlencode
+from zoneinfo import ZoneInfo
 
 from starlette.responses import Response
 from starlette.routing import Route
@@ -24,13 +26,14 @@ from starlette.routing import Route
 from ...kernel.concurrency import run_sync
 from ...kernel.context import new_run_id
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
+from ...kernel.timestamps import format_timestamp, parse_timestamp
 from ..kit.forms import MAX_FORM_FIELDS
 from ..kit.framework import Page, Web, endpoint
 from ..kit.i18n import N_, Translator
 from ..kit.request_values import form_revision, is_htmx
 from .sessions import Group, Sessions, last_sessions
-from .times import span_words
-from .undo_words import preview_report, undo_report
+from .times import local, moment_words, span_words
+from .undo_words import nothing_since, preview_report, undo_report
 from .words import Line, Names, line, referenced_ids, summary, title_of
 
 PAGE = "/activity"
@@ -214,6 +217,45 @@ def group_view(
     )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class AppUndoView:
+    """ "Undo everything <app> did since ...": one app or agent of the page, with the time its
+    earliest session shown starts (the form's default, the reader's wall clock to the minute)."""
+
+    actor: str
+    who: str
+    kind: str
+    since: str
+    since_words: str
+
+
+def app_undo_views(groups: list[Group], zone: str, now: datetime, say: Translator) -> list[AppUndoView]:
+    """Each app or agent with changes still to undo on the page, newest first: every actor but
+    the web app (the person's own clicks undo by their session or their toast). Its default time
+    is the start of its earliest session shown, floored to the minute, so the default takes back
+    exactly what the page shows of it, and what it did since."""
+    earliest: dict[str, Group] = {}
+    pending: set[str] = set()
+    for group in groups:
+        if group.undo or group.actor.get("kind") == "web":
+            continue
+        actor_id = str(group.actor["id"])
+        earliest[actor_id] = group  # groups come newest first: the last seen is the earliest
+        if group.pending:
+            pending.add(actor_id)
+    views = []
+    for actor_id, group in earliest.items():
+        if actor_id not in pending:
+            continue
+        start = local(group.oldest, zone).replace(second=0, microsecond=0)
+        views.append(AppUndoView(
+            actor=actor_id, who=actor_name(group.actor, say), kind=actor_kind(group.actor, say),
+            since=start.replace(tzinfo=None).isoformat(timespec="minutes"),
+            since_words=moment_words(format_timestamp(start), zone, now, say),
+        ))  # fmt: skip
+    return views
+
+
 async def activity_page(page: Page) -> Response:
     filters = _filters(page)
     cursor = page.request.query_params.get("cursor")
@@ -236,10 +278,13 @@ async def activity_page(page: Page) -> Response:
         lambda: [group_view(group, names, zone, now, say, scope=scope, undo_ids=undo_ids) for group in groups]
     )
     back = PAGE + ("?" + urlencode(filters) if filters else "")
+    # Per app "Undo everything it did since ...": on the newest page of whole sessions only (all
+    # activity, or one actor's), so its default time takes back only what the page shows.
+    apps = [] if cursor or set(filters) - {"actor"} else app_undo_views(groups, zone, now, say)
     return page.render(
         "activity/activity.html", nav="activity", groups=views, filters=filters,
         more=urlencode({**filters, "cursor": next_cursor}) if next_cursor else None,
-        back=back, filter_words=filter_words(filters, changes, say), gone=gone,
+        back=back, filter_words=filter_words(filters, changes, say), gone=gone, apps=apps,
     )  # fmt: skip
 
 
@@ -269,18 +314,44 @@ def _back(page: Page) -> str:
 
 
 def _target(page: Page) -> dict[str, Any]:
-    """What the form asks to undo: a session, a run, or change ids (one of them)."""
-    session_id, run_id = page.fields.text("sessionId"), page.fields.text("runId")
+    """What the form asks to undo: a session, a run, change ids, or an app's changes since a time
+    (one of them)."""
+    session_id, run_id, actor = page.fields.text("sessionId"), page.fields.text("runId"), page.fields.text("actor")
     packed = [str(value) for value in page.fields.all("changeId") if value]
     change_ids = [change_id for value in packed for change_id in value.split()][:MAX_FORM_IDS]
-    given = [bool(session_id), bool(run_id), bool(change_ids)]
+    given = [bool(session_id), bool(run_id), bool(change_ids), bool(actor)]
     if sum(given) != 1:
         raise ValidationError("give one session, one run or some changes to undo")
     if session_id:
         return {"sessionId": session_id}
     if run_id:
         return {"runId": run_id}
+    if actor:
+        return {"actor": actor, "since": _since(page)}
     return {"changeIds": change_ids}
+
+
+#: A `datetime-local` input's value: the reader's wall clock, no zone.
+_WALL_CLOCK = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?")
+
+
+def _since(page: Page) -> str:
+    """The time an app's undo starts from: the form's `datetime-local` value read in the reader's
+    zone (the zone the page showed its times in), or the exact instant the preview's own form
+    carries on (with its offset); as a UTC timestamp."""
+    value = page.fields.text("since").strip()
+    if _WALL_CLOCK.fullmatch(value):
+        try:
+            wall = datetime.fromisoformat(value)
+        except ValueError:  # 2026-02-30T10:00: the shape, not a day
+            raise ValidationError("since: choose a date and time to undo from") from None
+        return format_timestamp(wall.replace(tzinfo=ZoneInfo(page.time_zone)))
+    try:
+        if not value or len(value) > 64:
+            raise ValidationError("since: choose a date and time to undo from")
+        return format_timestamp(parse_timestamp(value, "since"))
+    except ValidationError:  # said in the page's words, never the API's advice nor the value typed
+        raise ValidationError("since: choose a date and time to undo from") from None
 
 
 def _redoing(page: Page) -> bool:
@@ -342,14 +413,28 @@ def _after_earlier_batches(data: dict[str, Any], earlier: list[dict[str, Any]]) 
     return {**data, "undone": data["undone"] + settled, "notUndone": left}
 
 
+async def _app_name(page: Page, actor: str) -> str:
+    """An app's or agent's name as its changes carry it (the person's own data, never the form's)."""
+    found = await page.invoke("list_changes", {"actor": actor, "limit": 1})
+    return actor_name(found["changes"][0]["actor"], page.translator) if found["changes"] else page.gettext("this app")
+
+
 async def undo_preview(page: Page) -> Response:
-    """ "Undo this session": the dry run's answer in a sentence and a button that does it (in place
-    of the group's Undo with htmx; a page of its own without script)."""
-    target, redo = _target(page), _redoing(page)
+    """ "Undo this session" (and "Undo everything <app> did since ..."): the dry run's answer in a
+    sentence and a button that does it (in place of the group's Undo with htmx; a page of its own
+    without script)."""
+    target, redo, say = _target(page), _redoing(page), page.translator
     answer = await _undo_all(page, target, dry_run=True)
     fields = _form_fields(target) + ([("redo", "1")] if redo else [])
-    report = preview_report(answer, page.translator, redo=redo, run="runId" in target)
-    context = {"report": report, "fields": fields, "back": _back(page),
+    report = preview_report(answer, say, redo=redo, run="runId" in target, since="actor" in target)
+    question = ""
+    if "actor" in target:
+        name = await _app_name(page, target["actor"])
+        when = moment_words(target["since"], page.time_zone, _now(page), say)
+        question = say.gettext("Undo everything %(name)s did since %(time)s?", name=name, time=when)
+        if not answer["undone"] and not answer["notUndone"]:
+            report = nothing_since(name, say)
+    context = {"report": report, "fields": fields, "back": _back(page), "question": question,
                "doable": bool(answer["undone"]), "whole": "sessionId" in target, "redo": redo}  # fmt: skip
     if is_htmx(page.request):
         return page.render("activity/_undo_preview.html", **context)
@@ -357,8 +442,13 @@ async def undo_preview(page: Page) -> Response:
 
 
 async def undo_submit(page: Page) -> Response:
-    answer = await _undo_all(page, _target(page))
-    return page.redirect_with_flash(_back(page), undo_report(answer, page.translator, redo=_redoing(page)))
+    target, say = _target(page), page.translator
+    answer = await _undo_all(page, target)
+    said = undo_report(answer, say, redo=_redoing(page))
+    if "actor" in target and not answer["undone"] and not answer["notUndone"]:
+        name = await _app_name(page, target["actor"])
+        said = nothing_since(name, say, done=True)
+    return page.redirect_with_flash(_back(page), said)
 
 
 # -- a record's history ---------------------------------------------------------------------------

@@ -13,8 +13,9 @@ from functools import cache
 from zoneinfo import ZoneInfo
 
 from babel import Locale
-from babel.dates import format_interval, format_skeleton, format_time
+from babel.dates import format_interval, format_skeleton
 
+from ...kernel.formats import zone_at
 from ...kernel.timestamps import in_zone, parse_timestamp
 from ..kit.i18n import N_, Translator
 
@@ -48,8 +49,9 @@ def clock(moment: datetime, say: Translator) -> str:
 
 
 def _zoned_clock(moment: datetime, say: Translator) -> str:
-    """`01:50 EST`: a clock with its offset's short name, where a span crosses a clock change."""
-    return str(format_time(moment, "HH:mm z", tzinfo=moment.tzinfo, locale=cldr_locale(say.language)))
+    """`01:50 EST` / `01:50 北美东部标准时间`: a clock with its side of the clock change, where a
+    span crosses one (`formats.zone_at`: the same rule as every zone-qualified time of the pages)."""
+    return f"{clock(moment, say)} {zone_at(moment, say.language)}"
 
 
 def moment_words(timestamp: str, zone: str, now: datetime, say: Translator) -> str:

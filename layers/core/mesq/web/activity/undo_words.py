@@ -35,6 +35,10 @@ def undo_report(answer: dict[str, Any], say: Translator, *, redo: bool = False) 
     """The sentence after an undo: how many were undone, and why the others were not. `redo`: the
     changes undone were undo entries, so what was taken back is back ("Redid 2 changes.")."""
     undone, refused = len(answer["undone"]), answer["notUndone"]
+    if not undone and not refused:  # nothing pending: undone already (a stale page, a second tab, a double click)
+        if redo:
+            return say.gettext("Nothing was redone: it was all redone already.")
+        return say.gettext("Nothing was undone: it was all undone already.")
     if not refused:
         if redo:
             return say.ngettext("Redid %(num)d change.", "Redid %(num)d changes.", undone)
@@ -52,11 +56,17 @@ def undo_report(answer: dict[str, Any], say: Translator, *, redo: bool = False) 
     return say.gettext("%(done)s; %(kept)s (%(reasons)s).", done=done, kept=kept, reasons=why)
 
 
-def preview_report(answer: dict[str, Any], say: Translator, *, redo: bool = False, run: bool = False) -> str:
+def preview_report(
+    answer: dict[str, Any], say: Translator, *, redo: bool = False, run: bool = False, since: bool = False
+) -> str:
     """The dry run's sentence: what Undo would do, before it does it (`redo`: what Redo would
     bring back, the undo entries it undoes; `run`: the Undo takes one run, an import's, not a
-    session)."""
+    session; `since`: it takes an app's changes since a time)."""
     would, refused = len(answer["undone"]), answer["notUndone"]
+    if not would and not refused:  # nothing pending: said, never "Nothing here can be undone: ." with no reason
+        if redo:
+            return say.gettext("Nothing is left to redo here: it was all redone already.")
+        return say.gettext("Nothing is left to undo here: it was all undone already.")
     if not would:
         if redo:
             return say.gettext("Nothing here can be redone: %(reasons)s.", reasons=reasons(refused, say))
@@ -65,7 +75,13 @@ def preview_report(answer: dict[str, Any], say: Translator, *, redo: bool = Fals
         text = say.ngettext("This redoes %(num)d change.", "This redoes %(num)d changes.", would)
     else:
         text = say.ngettext("This undoes %(num)d change.", "This undoes %(num)d changes.", would)
-    if answer.get("more") and run:  # an import's run: its page's Undo takes the run, never the session
+    if answer.get("more") and since:  # an app's changes since a time: rounds until none is left
+        text = say.ngettext(
+            "This undoes %(num)d change, then the rest since that time in the same way.",
+            "This undoes %(num)d changes, then the rest since that time in the same way.",
+            would,
+        )
+    elif answer.get("more") and run:  # an import's run: its page's Undo takes the run, never the session
         text = say.ngettext(
             "This undoes %(num)d change, then the rest of the run in the same way.",
             "This undoes %(num)d changes, then the rest of the run in the same way.",
@@ -81,6 +97,17 @@ def preview_report(answer: dict[str, Any], say: Translator, *, redo: bool = Fals
         left = say.ngettext("%(num)d will be left as it is", "%(num)d will be left as they are", len(refused))
         text += " " + say.gettext("%(left)s (%(reasons)s).", left=left, reasons=reasons(refused, say))
     return text
+
+
+#: An app's undo since a time that finds nothing of it to undo: no change since, or all undone.
+_NOTHING_SINCE = N_("Nothing is left to undo: %(name)s changed nothing since then that is not undone already.")
+_NOTHING_SINCE_DONE = N_("Nothing was undone: %(name)s changed nothing since then that is not undone already.")
+
+
+def nothing_since(name: str, say: Translator, *, done: bool = False) -> str:
+    """The preview's (or, `done`, the notice's) words when an app's changes since the time chosen
+    hold nothing to undo: never "Undid 0 changes"."""
+    return say.gettext(_NOTHING_SINCE_DONE if done else _NOTHING_SINCE, name=name)
 
 
 #: A record after its change was undone, by the act undone ("back from the trash").
@@ -103,4 +130,4 @@ def undone_state(changes: list[dict[str, Any]], say: Translator) -> str:
     return say.gettext("Undone: %(what)s.", what=say.gettext(", ").join(phrases))
 
 
-__all__ = ["preview_report", "reasons", "undo_report", "undone_state"]
+__all__ = ["nothing_since", "preview_report", "reasons", "undo_report", "undone_state"]

@@ -1,6 +1,7 @@
 // The memo timeline's small script (CSP script-src 'self'; no inline script, no eval):
 // the browser's time zone for the per-day counts, double-click editing (when the setting is
 // on), Escape / Ctrl+Enter in the editor (Escape asks first when the text is not saved),
+// the browser's prompt before leaving the page while an editor's or the composer's text is not saved,
 // Ctrl+Enter in the composer; `#` tag suggestions in the composer and in the editor; the
 // composer's Preview tab and its attachments (chosen, pasted or dropped) through the upload
 // session; task boxes on the cards (ticking one saves the memo with its revision); image
@@ -84,6 +85,31 @@
   function unsaved(box) {
     return box.value !== box.defaultValue || box.hasAttribute("data-unsaved");
   }
+
+  // -- leaving the page (a link, a reload, closing the tab) while a memo's text is not saved: the
+  // browser's own "Leave site?" prompt (beforeunload; the only way to ask before the tab goes, so
+  // in the browser's words). Not saved: an open editor's text as `unsaved` says, or a composer
+  // holding text. A save or a Cancel takes the box away (htmx swaps the card in), so neither
+  // asks; the composer's own submit is a page load of its own, and is let through.
+  let leavingBy = null; // the form whose plain submit is loading the next page
+  window.addEventListener("submit", function (event) { // last of the listeners: a submit none of them held back
+    const form = event.target;
+    if (event.defaultPrevented || !(form instanceof HTMLFormElement) || form.hasAttribute("hx-post")) return;
+    leavingBy = form;
+  });
+  function unsavedText() {
+    return Array.from(document.querySelectorAll("[data-editor], #composer-text")).some(function (box) {
+      if (leavingBy && leavingBy.contains(box)) return false;
+      return box.matches("[data-editor]") ? unsaved(box) : box.value.trim() !== "";
+    });
+  }
+  window.addEventListener("beforeunload", function (event) {
+    if (!unsavedText()) return;
+    event.preventDefault();
+    event.returnValue = ""; // older Chromium and Safari ask only when it is set
+  });
+  // A page shown again from the back-forward cache: its composer's submit is over.
+  window.addEventListener("pageshow", function () { leavingBy = null; });
 
   let discard = null; // {box, cancel} of the edit the dialog is about
   let discardDialog = null;
