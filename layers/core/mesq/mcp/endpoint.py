@@ -347,6 +347,7 @@ class McpEndpoint:
             rate_limited=limited,
             language=requested_language(request.headers.get("accept-language")),
             call_arguments=call_arguments,
+            base_url=instance_url(request, self.services),
         )
         return state, body, legacy
 

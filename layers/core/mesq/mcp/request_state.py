@@ -41,6 +41,9 @@ class RequestState:
     #: the SDK got the message with empty arguments, so it never parsed megabytes on the event
     #: loop (bodies.py). None for every other request.
     call_arguments: Mapping[str, Any] | None = None
+    #: The instance URL the request came by (`asgi.instance.instance_url`): `Call.base_url`, so
+    #: the REST URLs a tool hands an agent are absolute without a public URL too.
+    base_url: str = ""
 
 
 class MissingRequestState(RuntimeError):

@@ -79,7 +79,8 @@ async def _read_attachment(uri: str, kind: Namespace, state: RequestState) -> ty
     if missing_scopes(state.principal.scopes, (kind.read_scope,)):
         raise _rpc_error(Forbidden(f"reading {kind.noun}s needs the {kind.read_scope} scope"), uri)
     path = unquote(uri.removeprefix(kind.mcp_uri_prefix))
-    call = Call(principal=state.principal, services=state.services, trace_id=state.trace_id, channel="mcp")
+    call = Call(principal=state.principal, services=state.services, trace_id=state.trace_id, channel="mcp",
+                base_url=state.base_url)
     try:
         record, data = await run_sync(read_capped, call, path, state.services.settings.mcp_read_cap_bytes, kind)
     except MesqError as error:
