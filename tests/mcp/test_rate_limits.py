@@ -273,7 +273,7 @@ def test_the_memo_view_of_a_forty_photo_memo_draws_every_thumbnail(limited):
     """What the MCP Apps memo view (mcp/views/memo.js) does for a memo: `get_memo`, then one
     `resources/read` of the memo:// URI of each image. A 40-photo album is a person-sized memo
     (a memo holds up to 100); at the 30 a minute of `attachment_read` its last ten thumbnails
-    never drew. Shown images count as the page's calls (`tool_call`), as on the web."""
+    never drew. Shown images count in `page_image`, as on the web."""
     _, first, _, token = limited
     memo = _album(first, token, 40)
     mcp = Mcp(client=first, token=token)
@@ -282,8 +282,8 @@ def test_the_memo_view_of_a_forty_photo_memo_draws_every_thumbnail(limited):
     for resource in memo["resources"]:
         read = mcp.post("resources/read", {"uri": resource["mcp_uri"]})
         assert read.status_code == 200 and "result" in read.json(), (resource["displayName"], read.text)
-    # A script pulling images still meets a limit: the tool_call bucket's.
-    counted = NORMAL["tool_call"] - 41  # get_memo and the 40 thumbnails above
+    # A script pulling images still meets a limit: the page_image bucket's.
+    counted = NORMAL["page_image"] - 40  # the 40 thumbnails above
     for _ in range(counted):
         assert "result" in mcp.post("resources/read", {"uri": memo["resources"][0]["mcp_uri"]}).json()
     over = mcp.post("resources/read", {"uri": memo["resources"][0]["mcp_uri"]}).json()

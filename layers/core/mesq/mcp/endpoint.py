@@ -407,11 +407,12 @@ class McpEndpoint:
     async def _bucket(
         self, principal: Principal, method: str | None, name: str | None, shown: set[str] | None
     ) -> Bucket:
-        """`rate_bucket`, except that `resources/read` of one of the caller's own images counts as
-        a call: the MCP Apps memo view reads one per image to draw its thumbnails, and a 40-photo
-        memo passed the 30 a minute of `attachment_read` (the web counts a shown image the same
-        way, web/memos/uploads.py). A script pulling images still meets `tool_call`'s limit. The
-        URI goes into `shown`, so the read's handler looks for its limit there (`counted_bucket`)."""
+        """`rate_bucket`, except that `resources/read` of one of the caller's own images counts in
+        `page_image`: the MCP Apps memo view reads one per image to draw its thumbnails, and a
+        40-photo memo passed the 30 a minute of `attachment_read` (the web counts a shown image
+        the same way, web/memos/uploads.py). A script pulling images still meets `page_image`'s
+        limit. The URI goes into `shown`, so the read's handler looks for its limit there
+        (`limits.counted_bucket`)."""
         bucket = rate_bucket(method, name)
         if bucket != "attachment_read" or method != "resources/read" or name is None or not self.limiter.enabled:
             return bucket
@@ -419,7 +420,7 @@ class McpEndpoint:
             return bucket
         if shown is not None:
             shown.add(name)
-        return "tool_call"
+        return "page_image"
 
     def _step_up(
         self, request: Request, visibility: Visibility, calls: Iterable[tuple[str | None, str | None]]

@@ -59,10 +59,10 @@ def rate_bucket(method: str | None, name: str | None) -> Bucket:
 
 def counted_bucket(method: str | None, name: str | None, shown_images: Collection[str]) -> Bucket:
     """The bucket the endpoint counted a message in: `rate_bucket`, but a `resources/read` of the
-    caller's own image (`shown_images`, endpoint._bucket) counts as a call: the MCP Apps memo
-    view reads one per image to draw its thumbnails, like a page's images on the web."""
+    caller's own image (`shown_images`, endpoint._bucket) counts in `page_image`: the MCP Apps
+    memo view reads one per image to draw its thumbnails, like a page's images on the web."""
     if method == "resources/read" and name is not None and name in shown_images:
-        return "tool_call"
+        return "page_image"
     return rate_bucket(method, name)
 
 

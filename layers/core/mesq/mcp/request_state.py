@@ -36,7 +36,7 @@ class RequestState:
     #: JSON-RPC error with `data.retryAfterSeconds` otherwise) so an MCP client can read it.
     rate_limited: Mapping[str, RateLimited] = field(default_factory=dict)
     #: The URIs of this request's `resources/read` messages of the caller's own images, counted
-    #: as calls (`tool_call`), not attachment reads: a view's thumbnails (limits.counted_bucket).
+    #: in `page_image`, not `attachment_read`: a view's thumbnails (limits.counted_bucket).
     shown_images: frozenset[str] = frozenset()
     #: The language the request's `Accept-Language` asks for ("" when none): `Call.language`.
     language: str = ""

@@ -9,7 +9,7 @@ included, is -32602 with `data.uri` and `data.code` (SEP-2164 retired -32002), s
 wire answers each with HTTP 400; a read without the scope it needs never gets here (the endpoint
 answers the 403 step-up challenge, see `required_scopes`). The endpoint counts a
 resources/read in the attachment-read rate bucket, but one of the caller's own images in the
-tool-call bucket (`is_own_image`: a view's thumbnail, limits.py). A memo URI never reads a todo path and the
+page-image bucket (`is_own_image`: a view's thumbnail, limits.py). A memo URI never reads a todo path and the
 other way round (the namespace is checked with the path).
 """
 
