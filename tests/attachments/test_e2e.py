@@ -83,6 +83,10 @@ def test_attachment_round_trip(served):
             assert done.status_code == 200, done.text
             resource = done.json()["data"]
         assert resource["fileSize"] == len(BODY) and resource["type"] == "image"
+        # No public URL: the answer's read URL is absolute by the request's own base URL, on both
+        # transports (decisions.md "URLs in answers"), and works as it is.
+        assert resource["url"].startswith(f"{server.base_url}{READ}?path=")
+        assert http.get(resource["url"]).content == BODY
         memo = http.post(MEMO, json={"content": "e2e attachment", "resources": [resource]})
         assert memo.status_code == 201, memo.text
         got = http.get(READ, params={"path": resource["path"]})

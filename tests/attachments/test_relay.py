@@ -29,7 +29,9 @@ def test_relay_flow_end_to_end(client, make_account):
         SESSION, headers=alice.headers, json={"displayName": "报告.pdf", "mimeType": "application/pdf", "size": 5}
     )
     assert session.status_code == 201, session.text
-    assert session.json()["data"] == {"transport": "relay", "uploadEndpoint": RELAY, "maxBytes": 100 * 1024 * 1024}
+    assert session.json()["data"] == {
+        "transport": "relay", "uploadEndpoint": f"http://testserver{RELAY}", "maxBytes": 100 * 1024 * 1024
+    }  # fmt: skip
 
     body = b"%PDF!"
     resource = uploaded(client, alice, body, "报告.pdf", "application/pdf")
@@ -37,7 +39,9 @@ def test_relay_flow_end_to_end(client, make_account):
     assert resource["displayName"] == "报告.pdf"
     assert resource["path"].startswith(f"users/{alice.user_id}/memo/")
     assert resource["mcp_uri"] == "memo://resource/" + resource["path"].replace("/", "%2F")
-    assert resource["url"] == f"/api/toolkit/memo/resources/read?path={resource['path'].replace('/', '%2F')}"
+    # Absolute by the request's own base URL (no public URL here: decisions.md "URLs in answers").
+    encoded = resource["path"].replace("/", "%2F")
+    assert resource["url"] == f"http://testserver/api/toolkit/memo/resources/read?path={encoded}"
 
     # The completion/upload answer goes into create_memo.resources as it is.
     memo = client.post(MEMO, headers=alice.headers, json={"content": "with a file", "resources": [resource]})

@@ -284,7 +284,7 @@ def upload(server: LiveServer, token: str, data: bytes) -> str:
     session = answer.json()["data"]
     if session["transport"] == "relay":
         files = {"file": ("big.bin", data, kind["mimeType"])}
-        made = httpx.post(f"{server.base_url}{session['uploadEndpoint']}", headers=headers, files=files, timeout=60)
+        made = httpx.post(session["uploadEndpoint"], headers=headers, files=files, timeout=60)
     else:
         put = httpx.put(session["uploadUrl"], content=data, headers={"Content-Type": kind["mimeType"]}, timeout=60)
         assert put.status_code == 200, put.text

@@ -250,3 +250,52 @@ def test_every_call_of_a_code_mode_script_counts_in_its_bucket(limited):
         left -= share + 1
     # So two greedy runs no longer drain the bucket: a plain call still answers.
     assert client.post("tools/call", {"name": "list_tags", "arguments": {}}).status_code == 200
+
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000")  # a PNG's first bytes
+
+
+def _album(client: TestClient, token: str, photos: int, mime: str = "image/png") -> dict:
+    """A memo holding `photos` attachments, made over REST (authenticated REST writes count in no bucket)."""
+    headers = {"Authorization": f"Bearer {token}"}
+    resources = []
+    for i in range(photos):
+        made = client.post("/api/toolkit/memo/resources/upload", headers=headers,
+                           files={"file": (f"photo-{i}.png", PNG + bytes([i]), mime)})  # fmt: skip
+        assert made.status_code == 201, made.text
+        resources.append(made.json()["data"])
+    memo = client.post("/api/toolkit/memo", headers=headers, json={"content": "trip", "resources": resources})
+    assert memo.status_code == 201, memo.text
+    return memo.json()["data"]["memo"]
+
+
+def test_the_memo_view_of_a_forty_photo_memo_draws_every_thumbnail(limited):
+    """What the MCP Apps memo view (mcp/views/memo.js) does for a memo: `get_memo`, then one
+    `resources/read` of the memo:// URI of each image. A 40-photo album is a person-sized memo
+    (a memo holds up to 100); at the 30 a minute of `attachment_read` its last ten thumbnails
+    never drew. Shown images count in `page_image`, as on the web."""
+    _, first, _, token = limited
+    memo = _album(first, token, 40)
+    mcp = Mcp(client=first, token=token)
+    shown = mcp.post("tools/call", {"name": "get_memo", "arguments": {"id": memo["id"]}})
+    assert shown.status_code == 200 and not shown.json()["result"].get("isError"), shown.text
+    for resource in memo["resources"]:
+        read = mcp.post("resources/read", {"uri": resource["mcp_uri"]})
+        assert read.status_code == 200 and "result" in read.json(), (resource["displayName"], read.text)
+    # A script pulling images still meets a limit: the page_image bucket's.
+    counted = NORMAL["page_image"] - 40  # the 40 thumbnails above
+    for _ in range(counted):
+        assert "result" in mcp.post("resources/read", {"uri": memo["resources"][0]["mcp_uri"]}).json()
+    over = mcp.post("resources/read", {"uri": memo["resources"][0]["mcp_uri"]}).json()
+    assert over["error"]["code"] == RATE_LIMITED_RPC_CODE, over
+
+
+def test_reads_of_files_that_are_no_images_stay_in_the_attachment_bucket(limited):
+    _, first, _, token = limited
+    memo = _album(first, token, 1, mime="application/pdf")
+    mcp = Mcp(client=first, token=token)
+    uri = memo["resources"][0]["mcp_uri"]
+    for _ in range(NORMAL["attachment_read"]):
+        assert "result" in mcp.post("resources/read", {"uri": uri}).json()
+    over = mcp.post("resources/read", {"uri": uri}).json()
+    assert over["error"]["code"] == RATE_LIMITED_RPC_CODE and over["error"]["data"]["code"] == "RATE_LIMITED"

@@ -458,6 +458,36 @@ def test_memo_names_its_attachments_by_display_name(host: Host):
     host.assert_inert()
 
 
+def test_the_memo_view_of_a_forty_photo_memo_draws_every_thumbnail(live: tuple[LiveServer, Server], app_bridge: str):
+    """The view reads each image of the memo through the host (`resources/read`): 40 photos, a
+    person-sized album (a memo holds 100), passed the 30 a minute of `attachment_read` and the
+    last ten never drew. A reader of its own (limits count per credential), so the module's other
+    views do not share its minute."""
+    import base64
+
+    album = Server(live[0], live[0].account("albumowner", scopes="memo:read,memo:write").token)
+    png = base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    )
+    photos = [
+        album.data("upload_memo_resource", {"displayName": f"photo {i}.png", "mimeType": "image/png",
+                                            "content": base64.b64encode(png + bytes([i])).decode()})
+        for i in range(40)
+    ]  # fmt: skip
+    memo = album.data("create_memo", {"content": "trip", "resources": photos})["memo"]
+    with chromium_page(viewport={"width": 1100, "height": 800}) as page:
+        host = Host(page, album, app_bridge)
+        view = host.load("memo", album.call("get_memo", {"id": memo["id"]}))
+        view.locator("article.memo .thumbs img").first.wait_for()
+        frame = host.frame()
+        try:
+            frame.wait_for_function("() => document.querySelectorAll('article.memo .thumbs img').length >= 40")
+        except PlaywrightTimeout:
+            drawn = frame.evaluate("() => document.querySelectorAll('article.memo .thumbs img').length")
+            raise AssertionError(f"{drawn} of 40 thumbnails drawn; server: {album.tail()}") from None
+        host.assert_inert()
+
+
 @pytest.fixture(scope="module")
 def axe_source() -> str:
     node_modules = _node_tools().ensure_npm_packages(_node_tools().AXE_PACKAGES)

@@ -1,7 +1,7 @@
 """A timeline of photos shows all of them (sweep of attachments): every card's image is an `<img>`
 of `/memos/attachment`, and a page of photo memos loads dozens at once. Those page images count in
-the `tool_call` bucket (240 a minute), not in `attachment_read` (30 a minute), which stays the
-limit of downloads: 38 photos on one timeline had 8 broken by a 429 (decisions.md "page images")."""
+the `page_image` bucket (1,200 a minute), not in `attachment_read` (30 a minute), which stays the
+limit of downloads: 38 photos on one timeline had 8 broken by a 429 (decisions.md "rate buckets")."""
 
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from ..kernel.answer_urls import answered
 from ..kernel.concurrency import in_worker_thread
 from ..kernel.context import Call, Channel, Principal, Services
 from ..kernel.ports.call_metrics import outcome_of
@@ -66,6 +67,7 @@ def invoke_sync(
     counted: Collection[Bucket] = (),
     language: str = "",
     recorded: Recorded | None = None,
+    base_url: str = "",
 ) -> dict[str, Any]:
     """Run one operation for `principal`: validation -> rate limit -> `Call` -> the operation,
     all on the calling thread. `recorded`: where the call keeps the change records its writes
@@ -76,11 +78,13 @@ def invoke_sync(
     per call (`counted`); MCP counts every message at its endpoint before the SDK parses it, so it
     passes none. Errors propagate unchanged: the adapter maps them. Every call, whatever its end,
     is recorded once in `services.call_metrics` (operation, outcome, ms). The operation gets the
-    validated arguments in their normal form (integral floats as ints, values.py)."""
+    validated arguments in their normal form (integral floats as ints, values.py). `base_url`: the
+    request's own base URL (`Call.base_url`); the answer's bare REST routes start with it when no
+    public URL is configured (kernel/answer_urls.py)."""
     with _recorded(services, operation.operation_id):
         call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, limiter, counted,
-                                    language, recorded)  # fmt: skip
-        return (function or REGISTRY[operation.operation_id])(call, arguments)
+                                    language, recorded, base_url)  # fmt: skip
+        return answered(call, (function or REGISTRY[operation.operation_id])(call, arguments))
 
 
 async def invoke_async(
@@ -93,14 +97,15 @@ async def invoke_async(
     channel: Channel,
     function: AsyncOperationFn,
     language: str = "",
+    base_url: str = "",
 ) -> dict[str, Any]:
     """`invoke_sync` for an operation that waits on something other than a store (Code Mode's
     sandbox process): the same validation, `Call` and metrics, on the event loop, so no worker
     thread is held while it waits. Its own store calls go through `concurrency.run_sync`."""
     with _recorded(services, operation.operation_id):
         call, arguments = _prepared(operation, arguments, principal, services, trace_id, channel, None, (), language,
-                                    None)  # fmt: skip
-        return await function(call, arguments)
+                                    None, base_url)  # fmt: skip
+        return answered(call, await function(call, arguments))
 
 
 @contextmanager
@@ -129,6 +134,7 @@ def _prepared(
     counted: Collection[Bucket],
     language: str,
     recorded: Recorded | None,
+    base_url: str,
 ) -> tuple[Call, dict[str, Any]]:
     """Validated arguments, the call counted in its bucket where the channel counts it, the `Call`."""
     arguments = validate_arguments(operation, arguments)
@@ -138,7 +144,7 @@ def _prepared(
     call = Call(
         principal=principal, services=services, trace_id=trace_id, channel=channel,
         operation_id=operation.operation_id, language=language, arguments=arguments,
-        recorded=recorded if recorded is not None else Recorded(),
+        recorded=recorded if recorded is not None else Recorded(), base_url=base_url,
     )  # fmt: skip
     call.recorded.run_id = call.run_id
     return call, arguments

@@ -25,6 +25,7 @@ Bucket = Literal[
     "connection",
     "tool_call",
     "attachment_read",
+    "page_image",
     "unauthenticated",
     "import",
     "import_refused",
@@ -70,7 +71,10 @@ def call_bucket(operation_id: str) -> Bucket:
 
 
 #: Requests per window (`window_seconds`) and bucket. `connection` covers discover/initialize and
-#: the lists, `attachment_read` the attachment bytes, `unauthenticated` calls without a valid
+#: the lists, `attachment_read` the attachment bytes, `page_image` the caller's own images a page
+#: or an MCP Apps view shows (a web `<img>`, a view's thumbnail `resources/read`: a timeline of 20
+#: nine-photo memos is 180 of them a view, and a person looks at it again within the minute),
+#: `unauthenticated` calls without a valid
 #: credential (per client IP: it slows down token guessing), `tool_call` every other call. Per
 #: user: `import` (archive and Markdown imports, any entry: web, CLI), `import_refused` (memos,
 #: flomo and Todoist files refused before anything was written: they give their `import` back and
@@ -78,10 +82,12 @@ def call_bucket(operation_id: str) -> Bucket:
 #: chips under an add box, per keystroke pause), `reminder_test` (Settings -> Reminders' test
 #: send). Why each value: docs/security.md "Fair shares".
 PROFILES: Mapping[str, Mapping[Bucket, int]] = {
-    "normal": {"connection": 60, "tool_call": 240, "attachment_read": 30, "unauthenticated": 30,
-               "import": 6, "import_refused": 30, "quick_add_preview": 120, "reminder_test": 20},
-    "relaxed": {"connection": 600, "tool_call": 2400, "attachment_read": 300, "unauthenticated": 300,
-                "import": 60, "import_refused": 300, "quick_add_preview": 1200, "reminder_test": 200},
+    "normal": {"connection": 60, "tool_call": 240, "attachment_read": 30, "page_image": 1200,
+               "unauthenticated": 30, "import": 6, "import_refused": 30, "quick_add_preview": 120,
+               "reminder_test": 20},
+    "relaxed": {"connection": 600, "tool_call": 2400, "attachment_read": 300, "page_image": 12000,
+                "unauthenticated": 300, "import": 60, "import_refused": 300, "quick_add_preview": 1200,
+                "reminder_test": 200},
 }  # fmt: skip
 
 
@@ -89,6 +95,7 @@ PROFILES: Mapping[str, Mapping[Bucket, int]] = {
 #: (the English is what REST and MCP say).
 _BUCKET_WORDS: Mapping[Bucket, Text] = {
     "connection": Text("connection"), "tool_call": Text("tool call"), "attachment_read": Text("attachment read"),
+    "page_image": Text("page image"),
     "unauthenticated": Text("unauthenticated"), "import": Text("import"), "import_refused": Text("import refused"),
     "quick_add_preview": Text("quick add preview"), "reminder_test": Text("reminder test"),
 }  # fmt: skip

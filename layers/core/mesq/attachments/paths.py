@@ -114,9 +114,10 @@ def mcp_uri(path: str, kind: Namespace = MEMO) -> str:
     return kind.mcp_uri_prefix + quote(path, safe="")
 
 
-def read_url(path: str, public_url: str | None, kind: Namespace = MEMO) -> str:
-    """The authenticated REST read URL (absolute when the instance URL is configured)."""
-    return f"{public_url or ''}{kind.read_route}?path={quote(path, safe='')}"
+def read_url(path: str, base: str | None, kind: Namespace = MEMO) -> str:
+    """The authenticated REST read URL, under `base` (the public URL, or the request's own in an
+    answer: kernel/answer_urls.py); the bare route without one."""
+    return f"{base or ''}{kind.read_route}?path={quote(path, safe='')}"
 
 
 def kind_of(mime_type: str) -> str:

@@ -13,13 +13,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..kernel.answer_urls import answer_base
 from ..kernel.context import Call
 from ..kernel.errors import MesqError, NotFound, ResponseTooLarge, ServiceUnavailable, ValidationError
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import BlobInfo, BlobNotFound, BlobTooLarge, StoreUnavailable
 from . import store
 from .paths import MEMO, Namespace, own_attachment_id, read_url
-from .uploads import public_resource
+from .uploads import bound_resource
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ def _too_large(call: Call, path: str, size: int | None, cap: int, kind: Namespac
         path=quoted(path),
         what=what,
         cap=cap,
-        read_url=read_url(path, call.services.deployment.public_url, kind),
+        read_url=read_url(path, answer_base(call), kind),
     )
 
 
@@ -120,5 +121,5 @@ def registered_entries(
                 index=index,
                 fileSize=record["fileSize"],
             )
-        bound.setdefault(record["path"], public_resource(call, record))
+        bound.setdefault(record["path"], bound_resource(call, record))
     return list(bound.values())

@@ -21,6 +21,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
+from ..kernel.answer_urls import answer_base
 from ..kernel.context import Call
 from ..kernel.errors import NotFound, PayloadTooLarge, ValidationError
 from ..kernel.i18n import N_, Text
@@ -150,7 +151,18 @@ def check_size(size: int, field: str = "size") -> None:
 
 def public_resource(call: Call, record: dict[str, Any]) -> dict[str, Any]:
     """What uploads return: the fields `create_memo.resources` (or a todo's `attachments`)
-    takes, plus where to read it (the path says which namespace)."""
+    takes, plus where to read it (the path says which namespace), absolute by the request's base
+    URL when no public URL is configured (kernel/answer_urls.py)."""
+    return resource_of(record, answer_base(call))
+
+
+def bound_resource(call: Call, record: dict[str, Any]) -> dict[str, Any]:
+    """The resource as a memo or a todo stores it: its `url` absolute only under a configured
+    public URL, never by the name one request came by (answers add it: kernel/answer_urls.py)."""
+    return resource_of(record, call.services.deployment.public_url)
+
+
+def resource_of(record: dict[str, Any], base: str | None) -> dict[str, Any]:
     kind = namespace_of(record["path"]) or MEMO
     return {
         "path": record["path"],
@@ -158,7 +170,7 @@ def public_resource(call: Call, record: dict[str, Any]) -> dict[str, Any]:
         "fileSize": record["fileSize"],
         "mimeType": record["mimeType"],
         "type": record["type"],
-        "url": read_url(record["path"], call.services.deployment.public_url, kind),
+        "url": read_url(record["path"], base, kind),
         "mcp_uri": mcp_uri(record["path"], kind),
     }
 
@@ -223,7 +235,7 @@ def store_file(
 def _relay_answer(call: Call, kind: Namespace) -> dict[str, Any]:
     return {
         "transport": "relay",
-        "uploadEndpoint": f"{call.services.deployment.public_url or ''}{kind.relay_route}",
+        "uploadEndpoint": f"{answer_base(call)}{kind.relay_route}",
         "maxBytes": MAX_FILE_BYTES,
     }
 

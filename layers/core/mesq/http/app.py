@@ -23,6 +23,7 @@ from ..application.validation import prepare_validators
 from ..asgi.auth import require_scopes, rest_principal
 from ..asgi.body import read_json_object
 from ..asgi.envelope import NO_STORE, failure, internal_failure, success
+from ..asgi.instance import instance_url
 from ..asgi.trace import trace_id_of
 from ..kernel.errors import MesqError, ValidationError
 from ..kernel.i18n import requested_language
@@ -65,6 +66,7 @@ async def run_operation(
         counted=REST_COUNTED_BUCKETS,
         recorded=recorded,
         language=requested_language(request.headers.get("accept-language")),
+        base_url=instance_url(request, services),
     )
     return success(data, trace_id, operation.success_status, recorded.summary() if operation.is_write else None)
 

@@ -35,6 +35,7 @@ from ..application.ratelimit import RateLimiter
 from ..asgi.auth import require_scopes, rest_principal
 from ..asgi.downloads import download_headers
 from ..asgi.envelope import NO_STORE, failure, internal_failure, logger, storage_failure, success
+from ..asgi.instance import instance_url
 from ..asgi.trace import trace_id_of
 from ..attachments import reads, uploads
 from ..attachments.paths import MEMO, TODO, Namespace
@@ -123,7 +124,13 @@ class RelayUpload:
                 # The parser spooled the part to a temporary file (over 1 MiB it is on disk) while
                 # `counted` enforced the limit; the blob store copies it in chunks, so the file is
                 # never whole in memory. Inside the form's block: closing the form deletes it.
-                call = Call(principal=principal, services=self.services, trace_id=trace_id, channel="api")
+                call = Call(
+                    principal=principal,
+                    services=self.services,
+                    trace_id=trace_id,
+                    channel="api",
+                    base_url=instance_url(request, self.services),
+                )
                 size = await run_sync(_rewound_size, file.file)
                 resource = await run_sync(uploads.store_file, call, file.file, size, name, media, self.kind)
         except _TooLarge:
@@ -217,7 +224,13 @@ class ResourceRead:
         paths = request.query_params.getlist("path")
         if len(paths) != 1:
             raise ValidationError("path: give exactly one attachment path (URL-encoded)")
-        call = Call(principal=principal, services=self.services, trace_id=trace_id, channel="api")
+        call = Call(
+            principal=principal,
+            services=self.services,
+            trace_id=trace_id,
+            channel="api",
+            base_url=instance_url(request, self.services),
+        )
         if request.method == "GET" and self.limiter.enabled:
             await run_sync(self.limiter.hit, principal.credential_id, "attachment_read")
         stored = await run_sync(reads.stat, call, paths[0], self.kind)

@@ -93,6 +93,11 @@ class Call:
     #: The change records this call's writes committed (kernel/recorded.py): what a write
     #: recorded, without reading it back.
     recorded: Recorded = field(default_factory=Recorded)
+    #: The base URL the request reached this instance by (scheme + the Host asgi/hosts.py
+    #: checked, no trailing slash), for the URLs its answer hands a client when no public URL
+    #: is configured (kernel/answer_urls.py); "" off a request (the command line, jobs) and on
+    #: pages, whose links stay relative to themselves.
+    base_url: str = ""
 
     def __post_init__(self) -> None:
         if self.principal.run_id is not None:

@@ -82,6 +82,7 @@ def run_tool(
             counted=counted,
             recorded=recorded,
             language=state.language,
+            base_url=state.base_url,
         )
     except Exception as exc:
         return _failed(exc, state, tool)
@@ -102,6 +103,7 @@ async def run_tool_async(
             trace_id=state.trace_id,
             channel="mcp",
             function=tool.connection_coroutine(catalog, state),
+            base_url=state.base_url,
         )
     except Exception as exc:
         return _failed(exc, state, tool)

@@ -300,8 +300,9 @@ class McpEndpoint:
         header_method = request.headers.get("mcp-method") if modern else None
         target = decode_header_value(request.headers.get("mcp-name")) if header_method else None
         limited: dict[str, RateLimited] = {}
+        shown: set[str] = set()
         if header_method:
-            limited = await self._rate_limit(principal, [(header_method, target)])
+            limited = await self._rate_limit(principal, [(header_method, target)], shown)
             if limited and header_method.startswith("notifications/"):
                 raise _Rejected(next(iter(limited.values())))  # a notification has no answer to carry it
             self._step_up(request, visibility, [(header_method, target)])
@@ -333,7 +334,7 @@ class McpEndpoint:
             body, call_arguments = upload.slim_body, upload.arguments
         if legacy is not None:
             calls = _calls(legacy)
-            limited = await self._rate_limit(principal, calls)
+            limited = await self._rate_limit(principal, calls, shown)
             if limited:
                 _answer_unservable(legacy, limited)
             self._step_up(request, visibility, calls)
@@ -349,8 +350,10 @@ class McpEndpoint:
             correlation_id=_correlation_id(request),
             remaining_ms=_lambda_remaining_ms(request),
             rate_limited=limited,
+            shown_images=frozenset(shown),
             language=requested_language(request.headers.get("accept-language")),
             call_arguments=call_arguments,
+            base_url=instance_url(request, self.services),
         )
         return state, body, legacy
 
@@ -391,11 +394,12 @@ class McpEndpoint:
         return upload
 
     async def _rate_limit(
-        self, principal: Principal, calls: Iterable[tuple[str | None, str | None]]
+        self, principal: Principal, calls: Iterable[tuple[str | None, str | None]], shown: set[str] | None = None
     ) -> dict[str, RateLimited]:
         """Count each message (a batch counts every message it carries) in its bucket; the
-        buckets over their limit, for the handlers to answer in MCP's own forms (limits.py)."""
-        buckets = collections.Counter(rate_bucket(method, name) for method, name in calls)
+        buckets over their limit, for the handlers to answer in MCP's own forms (limits.py).
+        `shown` collects the URIs of reads counted as shown images (`_bucket`)."""
+        buckets = collections.Counter([await self._bucket(principal, method, name, shown) for method, name in calls])
         limited: dict[str, RateLimited] = {}
         for bucket, count in buckets.items():
             try:
@@ -403,6 +407,24 @@ class McpEndpoint:
             except RateLimited as error:
                 limited[bucket] = error
         return limited
+
+    async def _bucket(
+        self, principal: Principal, method: str | None, name: str | None, shown: set[str] | None
+    ) -> Bucket:
+        """`rate_bucket`, except that `resources/read` of one of the caller's own images counts in
+        `page_image`: the MCP Apps memo view reads one per image to draw its thumbnails, and a
+        40-photo memo passed the 30 a minute of `attachment_read` (the web counts a shown image
+        the same way, web/memos/uploads.py). A script pulling images still meets `page_image`'s
+        limit. The URI goes into `shown`, so the read's handler looks for its limit there
+        (`limits.counted_bucket`)."""
+        bucket = rate_bucket(method, name)
+        if bucket != "attachment_read" or method != "resources/read" or name is None or not self.limiter.enabled:
+            return bucket
+        if not await run_sync(resources.is_own_image, name, principal.user_id, self.services.items):
+            return bucket
+        if shown is not None:
+            shown.add(name)
+        return "page_image"
 
     def _step_up(
         self, request: Request, visibility: Visibility, calls: Iterable[tuple[str | None, str | None]]

@@ -20,7 +20,7 @@ REST keeps HTTP 429 with `Retry-After` (asgi/).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from mcp.shared.exceptions import MCPError
@@ -55,6 +55,15 @@ def rate_bucket(method: str | None, name: str | None) -> Bucket:
     if method == "tools/call" and name is not None:
         return call_bucket(name)
     return "tool_call"
+
+
+def counted_bucket(method: str | None, name: str | None, shown_images: Collection[str]) -> Bucket:
+    """The bucket the endpoint counted a message in: `rate_bucket`, but a `resources/read` of the
+    caller's own image (`shown_images`, endpoint._bucket) counts in `page_image`: the MCP Apps
+    memo view reads one per image to draw its thumbnails, like a page's images on the web."""
+    if method == "resources/read" and name is not None and name in shown_images:
+        return "page_image"
+    return rate_bucket(method, name)
 
 
 def rpc_data(error: RateLimited) -> dict[str, Any]:

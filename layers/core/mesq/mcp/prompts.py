@@ -120,6 +120,7 @@ async def _run(state: RequestState, operation_id: str, arguments: dict[str, Any]
         services=state.services,
         trace_id=state.trace_id,
         channel="mcp",
+        base_url=state.base_url,
     )
 
 

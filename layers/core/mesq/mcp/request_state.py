@@ -35,12 +35,18 @@ class RequestState:
     #: answer each limited message in its own form (a tool error result for tools/call, a
     #: JSON-RPC error with `data.retryAfterSeconds` otherwise) so an MCP client can read it.
     rate_limited: Mapping[str, RateLimited] = field(default_factory=dict)
+    #: The URIs of this request's `resources/read` messages of the caller's own images, counted
+    #: in `page_image`, not `attachment_read`: a view's thumbnails (limits.counted_bucket).
+    shown_images: frozenset[str] = frozenset()
     #: The language the request's `Accept-Language` asks for ("" when none): `Call.language`.
     language: str = ""
     #: The arguments of a large upload `tools/call`, parsed by the endpoint in a worker thread;
     #: the SDK got the message with empty arguments, so it never parsed megabytes on the event
     #: loop (bodies.py). None for every other request.
     call_arguments: Mapping[str, Any] | None = None
+    #: The instance URL the request came by (`asgi.instance.instance_url`): `Call.base_url`, so
+    #: the REST URLs a tool hands an agent are absolute without a public URL too.
+    base_url: str = ""
 
 
 class MissingRequestState(RuntimeError):

@@ -7,8 +7,9 @@ files, missing ones and other users' paths are JSON-RPC errors whose message say
 (over the cap: the authenticated REST read URL). Every client-side failure, a missing attachment
 included, is -32602 with `data.uri` and `data.code` (SEP-2164 retired -32002), so the 2026-07-28
 wire answers each with HTTP 400; a read without the scope it needs never gets here (the endpoint
-answers the 403 step-up challenge, see `required_scopes`). The endpoint counts every
-resources/read in the attachment-read rate bucket. A memo URI never reads a todo path and the
+answers the 403 step-up challenge, see `required_scopes`). The endpoint counts a
+resources/read in the attachment-read rate bucket, but one of the caller's own images in the
+page-image bucket (`is_own_image`: a view's thumbnail, limits.py). A memo URI never reads a todo path and the
 other way round (the namespace is checked with the path).
 """
 
@@ -21,13 +22,15 @@ import mcp_types as types
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
-from ..attachments.paths import MEMO, TODO, Namespace
+from ..attachments import store
+from ..attachments.paths import MEMO, TODO, Namespace, own_attachment_id
 from ..attachments.reads import read_capped
 from ..auth.scopes import missing_scopes
 from ..kernel.concurrency import run_sync
 from ..kernel.context import Call
 from ..kernel.errors import Forbidden, MesqError, NotFound, ServiceUnavailable
 from ..kernel.messages import quoted
+from ..kernel.ports.storage import ItemStore
 from .request_state import RequestState
 
 MEMO_RESOURCE_TEMPLATE = "memo://resource/{encodedPath}"
@@ -68,6 +71,21 @@ def required_scopes(uri: str) -> tuple[str, ...] | None:
     return (kind.read_scope,) if kind is not None else None
 
 
+def is_own_image(uri: str, user_id: str, items: ItemStore) -> bool:
+    """Whether `uri` names a registered image attachment of `user_id`: what the MCP Apps memo
+    view reads to draw a thumbnail (views/memo.js), one read per image of the memo. One item
+    read; a malformed URI, another user's path or an unknown one is no image (the read refuses it)."""
+    kind = _namespace(uri)
+    if kind is None:
+        return False
+    try:
+        attachment_id = own_attachment_id(unquote(uri.removeprefix(kind.mcp_uri_prefix)), user_id, kind=kind)
+    except MesqError:
+        return False
+    record = store.read_attachment(items, user_id, attachment_id, kind)
+    return record is not None and str(record.get("mimeType", "")).lower().startswith("image/")
+
+
 def _rpc_error(error: MesqError, uri: str) -> MCPError:
     data = {"code": error.code, "uri": uri}
     if isinstance(error, ServiceUnavailable):
@@ -79,7 +97,13 @@ async def _read_attachment(uri: str, kind: Namespace, state: RequestState) -> ty
     if missing_scopes(state.principal.scopes, (kind.read_scope,)):
         raise _rpc_error(Forbidden(f"reading {kind.noun}s needs the {kind.read_scope} scope"), uri)
     path = unquote(uri.removeprefix(kind.mcp_uri_prefix))
-    call = Call(principal=state.principal, services=state.services, trace_id=state.trace_id, channel="mcp")
+    call = Call(
+        principal=state.principal,
+        services=state.services,
+        trace_id=state.trace_id,
+        channel="mcp",
+        base_url=state.base_url,
+    )
     try:
         record, data = await run_sync(read_capped, call, path, state.services.settings.mcp_read_cap_bytes, kind)
     except MesqError as error:

@@ -34,7 +34,7 @@ from .code.sandbox import available as sandbox_available
 from .code.tools import listed_tools, with_code_tools
 from .connection_context import with_connection_context
 from .endpoint import McpEndpoint
-from .limits import rate_bucket, rpc_rate_limited
+from .limits import counted_bucket, rpc_rate_limited
 from .request_state import SCOPE_KEY, RequestState, request_state
 from .resource_metadata import METADATA_PATH, resource_metadata_endpoint
 from .result import logger
@@ -111,7 +111,8 @@ def _limited(
 
     async def wrapper(ctx: ServerRequestContext[Any], params: _P) -> _R:
         uri = getattr(params, "uri", None)  # a resources/read's bucket depends on what it reads
-        limited = request_state(ctx).rate_limited.get(rate_bucket(method, None if uri is None else str(uri)))
+        state = request_state(ctx)
+        limited = state.rate_limited.get(counted_bucket(method, None if uri is None else str(uri), state.shown_images))
         if limited is not None:
             raise rpc_rate_limited(limited)
         return await handler(ctx, params)
