@@ -152,7 +152,8 @@ CLI: dict[str, Callable[[str], bool]] = {
     "user passwd alice": lambda out: "password changed for alice" in out,
     "user set-timezone alice": lambda out: out.strip() == "time zone of alice set to Asia/Shanghai",
     "export alice": lambda out: re.fullmatch(
-        r"exported 2 memos, 2 tasks, 1 space, 1 attachment and \d+ history entries to alice\.zip", out.strip()
+        r"exported 2 memos, 2 tasks, 1 space, 1 attachment and \d+ history entries, with alice's time zone "
+        r"Asia/Shanghai, to alice\.zip", out.strip()
     ) is not None,
     "user create bob": lambda out: out.startswith("created user bob ("),
     "import bob alice.zip": lambda out: re.fullmatch(

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace, services: Services) -> int:
     # An account of preferences alone (language, zone) is not empty: its archive carries them.
     chosen = f"{args.username}'s {preferences.in_words(report.preferences)}" if report.preferences else ""
     if held and chosen:
-        held = f"{held} and {chosen}"
+        held = f"{held}, with {chosen},"
     elif chosen:
         held = f"{chosen}, no records yet,"
     print(f"exported {held or 'an empty account (nothing to export yet)'} to {out}")
