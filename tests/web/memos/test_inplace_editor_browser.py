@@ -16,12 +16,11 @@ from playwright import sync_api as playwright_sync
 from ...conftest import LiveServer
 from ..chromium import chromium_page
 from ..kit.test_layout import SIZES
-from .sign_in import on_the_timeline
+from .sign_in import EDITOR, memo_card, on_the_timeline, open_editor
 from .test_memos_browser import COMPOSING_KEY
 
 expect = playwright_sync.expect
 USER = "ada"
-EDITOR = "li.memo.editing textarea[data-editor]"
 
 WORDS = {
     "zh-CN": {
@@ -54,17 +53,6 @@ def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, httpx.Cli
     assert problems == []
 
 
-def _card(page: Any, text: str) -> Any:
-    return page.locator(".memos-timeline > li.memo", has_text=text)
-
-
-def _open(page: Any, text: str, words: dict[str, str]) -> Any:
-    _card(page, text).get_by_role("link", name=re.compile("^" + words["edit"])).click()
-    editor = page.locator(EDITOR)
-    expect(editor).to_be_focused()
-    return editor
-
-
 def _fits(page: Any) -> None:
     scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
     assert scroll_width <= inner_width
@@ -75,7 +63,7 @@ def test_the_editor_suggests_tags_as_the_composer_does(signed_in: tuple[Any, htt
     memo = rest.post("/api/toolkit/memo", json={"content": "周报 #work/weekly"}).json()["data"]["memo"]
     rest.post("/api/toolkit/memo", json={"content": "好书 #读书 #读书/科幻"})
     page.reload()
-    editor = _open(page, "周报", words)
+    editor = open_editor(page, "周报", words["edit"])
     box = page.locator(f"#memo-{memo['id']}")
     suggestions = box.locator("[role=listbox]")  # hidden until `#`
     options = suggestions.get_by_role("option")
@@ -117,7 +105,7 @@ def test_the_editor_suggests_tags_as_the_composer_does(signed_in: tuple[Any, htt
 
     # The edit saves as before (Ctrl+Enter), with the tags it took.
     editor.press("Control+Enter")
-    expect(_card(page, "周报").locator("a.memo-tag")).to_have_count(4)
+    expect(memo_card(page, "周报").locator("a.memo-tag")).to_have_count(4)
     saved = rest.get(f"/api/toolkit/memo/{memo['id']}").json()["data"]["memo"]
     assert saved["content"].strip() == "周报 #work/weekly #读书/科幻 #work #读书"
 
@@ -136,13 +124,13 @@ def test_escape_asks_before_an_edited_memo_is_thrown_away(signed_in: tuple[Any, 
     dialog = page.get_by_role("dialog")
 
     # Nothing changed: Escape closes the editor at once, as before.
-    editor = _open(page, "周末去爬山", words)
+    editor = open_editor(page, "周末去爬山", words["edit"])
     editor.press("Escape")
     expect(page.locator("li.memo.editing")).to_have_count(0)
     expect(dialog).to_have_count(0)
 
     # Changed: Escape asks, in the page's language; "keep editing" (and Escape) go back to the text.
-    editor = _open(page, "周末去爬山", words)
+    editor = open_editor(page, "周末去爬山", words["edit"])
     editor.press_sequentially("，带上水", delay=10)
     editor.press("Escape")
     expect(dialog).to_be_visible()
@@ -165,11 +153,11 @@ def test_escape_asks_before_an_edited_memo_is_thrown_away(signed_in: tuple[Any, 
     editor.press("Escape")
     dialog.get_by_role("button", name=words["discard"]).click()
     expect(page.locator("li.memo.editing")).to_have_count(0)
-    expect(_card(page, "周末去爬山")).not_to_contain_text("带上水")
+    expect(memo_card(page, "周末去爬山")).not_to_contain_text("带上水")
     assert rest.get(f"/api/toolkit/memo/{memo['id']}").json()["data"]["memo"]["content"] == "周末去爬山"
 
     # The merge prompt: the text in the box is yours and not saved, so Escape asks though it is untouched.
-    editor = _open(page, "周末去爬山", words)
+    editor = open_editor(page, "周末去爬山", words["edit"])
     editor.fill("周末去爬山，带上午饭")
     rest.patch(f"/api/toolkit/memo/{memo['id']}", json={"expectedRevision": memo["revision"], "content": "改期了"})
     page.locator("li.memo.editing").get_by_role("button", name=re.compile("^" + words["save"])).click()

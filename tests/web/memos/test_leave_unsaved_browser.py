@@ -6,7 +6,6 @@ composer's own Save (its submit loads the next page). In Chinese at 390 px, in E
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,11 +16,10 @@ from playwright import sync_api as playwright_sync
 from ...conftest import LiveServer
 from ..chromium import chromium_page
 from ..kit.test_layout import SIZES
-from .sign_in import on_the_timeline
+from .sign_in import EDITOR, on_the_timeline, open_editor
 
 expect = playwright_sync.expect
 USER = "ada"
-EDITOR = "li.memo.editing textarea[data-editor]"
 WORDS = {
     "zh-CN": {"edit": "编辑", "cancel": "取消", "save": "保存"},
     "en-US": {"edit": "Edit", "cancel": "Cancel", "save": "Save"},
@@ -47,17 +45,6 @@ def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, httpx.Cli
     assert problems == []
 
 
-def _card(page: Any, text: str) -> Any:
-    return page.locator(".memos-timeline > li.memo", has_text=text)
-
-
-def _open(page: Any, text: str, words: dict[str, str]) -> Any:
-    _card(page, text).get_by_role("link", name=re.compile("^" + words["edit"])).click()
-    editor = page.locator(EDITOR)
-    expect(editor).to_be_focused()
-    return editor
-
-
 def _leave(page: Any) -> None:
     """Follow a link off the timeline (the header's Settings), as a person leaves the page; a
     dismissed prompt keeps the page where it was."""
@@ -74,13 +61,13 @@ def test_leaving_with_an_edited_memo_asks_first(signed_in: tuple[Any, httpx.Clie
     timeline = page.url
 
     # Opened and left as it was: nothing to lose, nothing asked.
-    _open(page, "周末去爬山", words)
+    open_editor(page, "周末去爬山", words["edit"])
     _leave(page)
     assert asked == [] and page.url.endswith("/settings")
     page.goto(timeline)
 
     # Text typed in the editor: leaving asks; dismissed, the page and the text stay.
-    editor = _open(page, "周末去爬山", words)
+    editor = open_editor(page, "周末去爬山", words["edit"])
     editor.press_sequentially("，带上水", delay=10)
     _leave(page)
     assert asked == ["beforeunload"] and page.url == timeline
@@ -98,7 +85,7 @@ def test_leaving_with_an_edited_memo_asks_first(signed_in: tuple[Any, httpx.Clie
     page.goto(timeline)
 
     # Saved: nothing unsaved any more.
-    editor = _open(page, "周末去爬山", words)
+    editor = open_editor(page, "周末去爬山", words["edit"])
     editor.press_sequentially("！", delay=10)
     page.locator("li.memo.editing").get_by_role("button", name=words["save"]).click()
     expect(page.locator(EDITOR)).to_have_count(0)

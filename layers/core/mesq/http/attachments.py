@@ -63,6 +63,14 @@ def _error_response(error: MesqError, trace_id: str, request: Request, services:
     return failure(error, trace_id, rest_challenge(request, services) if error.http_status == 401 else None)
 
 
+def _rest_call(request: Request, principal: Principal, services: Services, trace_id: str) -> Call:
+    """The `Call` of an attachment request: its answers' URLs start with the request's own base."""
+    return Call(
+        principal=principal, services=services, trace_id=trace_id, channel="api",
+        base_url=instance_url(request, services),
+    )  # fmt: skip
+
+
 async def _principal(request: Request, services: Services, scope: str) -> Principal:
     principal = await rest_principal(request, services, RateLimiter(services.items, services.settings))
     require_scopes(principal, (scope,))
@@ -124,13 +132,7 @@ class RelayUpload:
                 # The parser spooled the part to a temporary file (over 1 MiB it is on disk) while
                 # `counted` enforced the limit; the blob store copies it in chunks, so the file is
                 # never whole in memory. Inside the form's block: closing the form deletes it.
-                call = Call(
-                    principal=principal,
-                    services=self.services,
-                    trace_id=trace_id,
-                    channel="api",
-                    base_url=instance_url(request, self.services),
-                )
+                call = _rest_call(request, principal, self.services, trace_id)
                 size = await run_sync(_rewound_size, file.file)
                 resource = await run_sync(uploads.store_file, call, file.file, size, name, media, self.kind)
         except _TooLarge:
@@ -224,13 +226,7 @@ class ResourceRead:
         paths = request.query_params.getlist("path")
         if len(paths) != 1:
             raise ValidationError("path: give exactly one attachment path (URL-encoded)")
-        call = Call(
-            principal=principal,
-            services=self.services,
-            trace_id=trace_id,
-            channel="api",
-            base_url=instance_url(request, self.services),
-        )
+        call = _rest_call(request, principal, self.services, trace_id)
         if request.method == "GET" and self.limiter.enabled:
             await run_sync(self.limiter.hit, principal.credential_id, "attachment_read")
         stored = await run_sync(reads.stat, call, paths[0], self.kind)
