@@ -292,19 +292,26 @@ def test_read_only_connections_can_get_read_prompts(mcp, era):
         assert client.result("prompts/get", {"name": TODOS})["messages"]
 
 
-@pytest.mark.parametrize("path", ["/mcp/x/Memo", "/mcp/x/MEMO/readonly", "/mcp/x/ALL", "/mcp/x/memo,%20todo"])
-def test_a_toolset_spelled_otherwise_than_its_name_is_a_400_before_any_credential(mcp_http, path):
-    """Toolset names are lower-case (decisions.md "toolset URL spelling"). `/mcp/x/Memo` used to be
-    read as `memo` and answered with a 401 whose metadata document was a 404 (the OAuth resource
-    check never took capitals), so a client fell back to the root document and had the person
-    approve a grant for the whole of /mcp."""
+def _refused_before_any_credential(mcp_http, path: str) -> str:
+    """The message of the 400 VALIDATION_ERROR a `tools/list` on `path` gets with no credential
+    asked for (no WWW-Authenticate)."""
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     response = mcp_http.post(path, json=body, headers={"Accept": "application/json, text/event-stream"})
     assert response.status_code == 400, response.text
     assert "www-authenticate" not in response.headers
     error = response.json()["error"]
     assert error["code"] == "VALIDATION_ERROR"
-    assert "lower-case" in error["message"] and "valid toolsets: memo" in error["message"]
+    return str(error["message"])
+
+
+@pytest.mark.parametrize("path", ["/mcp/x/Memo", "/mcp/x/MEMO/readonly", "/mcp/x/ALL", "/mcp/x/memo,%20todo"])
+def test_a_toolset_spelled_otherwise_than_its_name_is_a_400_before_any_credential(mcp_http, path):
+    """Toolset names are lower-case (decisions.md "toolset URL spelling"). `/mcp/x/Memo` used to be
+    read as `memo` and answered with a 401 whose metadata document was a 404 (the OAuth resource
+    check never took capitals), so a client fell back to the root document and had the person
+    approve a grant for the whole of /mcp."""
+    message = _refused_before_any_credential(mcp_http, path)
+    assert "lower-case" in message and "valid toolsets: memo" in message
 
 
 @pytest.mark.parametrize("path", ["/mcp/x/me%6Do", "/mcp/x/%6D%65%6D%6F/readonly", "/mcp/x/memo%2Ctodo"])
@@ -312,13 +319,8 @@ def test_a_percent_encoded_toolset_is_a_400_before_any_credential(mcp_http, path
     """`/mcp/x/me%6Do` was served as `/mcp/x/memo` (the route reads the decoded path), though
     the URL is an OAuth resource a client compares byte for byte (RFC 9728 §3.3), as with capitals:
     refused with the other misspellings, saying what to write, before any credential."""
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-    response = mcp_http.post(path, json=body, headers={"Accept": "application/json, text/event-stream"})
-    assert response.status_code == 400, response.text
-    assert "www-authenticate" not in response.headers
-    error = response.json()["error"]
-    assert error["code"] == "VALIDATION_ERROR"
-    assert "percent-encoded" in error["message"] and "valid toolsets: memo" in error["message"], error["message"]
+    message = _refused_before_any_credential(mcp_http, path)
+    assert "percent-encoded" in message and "valid toolsets: memo" in message, message
 
 
 def test_a_capitals_url_is_refused_with_a_credential_too(mcp):
