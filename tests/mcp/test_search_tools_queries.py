@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from mesq.adapters.models.local_models import BundledEmbedder
-from mesq.mcp.code.search import asks_a_question, asks_to_delete, catalog_wording, intent_of, rank
+from mesq.mcp.code.search import asks_a_question, asks_to_delete, asks_to_write, catalog_wording, intent_of, rank
 from mesq.mcp.code.tool_vectors import ToolVectors, phrasings
 from mesq.mcp.service import default_catalog
 
@@ -221,6 +221,27 @@ def test_the_trash_as_a_place_asks_to_restore_and_throwing_away_asks_to_delete(q
 )
 def test_the_payload_a_query_carries_is_not_ranked(query: str, intent: str) -> None:
     assert intent_of(query) == intent
+
+
+@pytest.mark.parametrize(
+    ("query", "first", "asks"),
+    [
+        ("找出上周写的笔记", "list_memos", False),  # the notes written last week: to find, not to write
+        ("我昨天写的笔记", "list_memos", False),
+        ("看看上个月新建的任务", "list_todos", False),
+        ("the notes I wrote last week", "list_memos", False),
+        ("帮我写一条笔记", "create_memo", True),  # to write: a write tool leads
+        ("新建一个任务", "create_todo_task", True),
+    ],
+)
+def test_a_write_word_that_describes_the_records_is_no_request_to_write(
+    query: str, first: str, asks: bool, vectors
+) -> None:
+    """找出上周写的笔记 ranked create_memo first: 写 asked to write, though 写的笔记 names which
+    notes (verb + 的, as 删掉的任务 does for deleting)."""
+    assert asks_to_write(query) is asks
+    names = [tool.name for tool in rank(REACH, query, 10, vectors)]
+    assert names[0] == first, names
 
 
 @pytest.mark.parametrize(

@@ -121,6 +121,15 @@ _READING_WORDS = frozenset({"reading", "highlight", "book", "quote", "kindle", "
 #: A delete word that says where or what, not what to do: a Chinese one that describes what was
 #: deleted ("删掉的任务"), the trash as a place ("out of the trash": to restore from it).
 _DELETED = re.compile(r"(?:删掉|删除|删了|删)的|\b(?:from|out of|in|inside)\s+(?:the\s+|my\s+)?trash\b", re.IGNORECASE)
+#: A write word that says which records, not what to do: a Chinese one that describes what was
+#: written ("上周写的笔记", "新建的任务": verb + 的), an English one after its subject ("the notes I
+#: wrote", "tasks we created"). Such a query asks to read them.
+_DESCRIBED = re.compile(
+    r"(?:写|记|新建|创建|建|添加|加|改|修改|更新|完成)(?:了|过)?的"
+    r"|\b(?:i|we|you|they|he|she)\s+(?:just\s+|have\s+|had\s+)?"
+    r"(?:wrote|written|created|added|made|updated|changed|edited|completed|finished)\b",
+    re.IGNORECASE,
+)
 #: Query words that ask to delete (only then may a `delete_*` tool lead).
 _DELETE_WORDS = frozenset({"delete", "remove", "trash", "erase", "discard", "throw", "rid"})
 #: Query words that ask to change something (tools that change data are preferred).
@@ -248,7 +257,7 @@ def rank(tools: Sequence[CatalogTool], query: str, limit: int, vectors: ToolVect
     # "restore what I deleted" asks to restore, not to delete; "看看删掉的任务" (the deleted
     # tasks) asks to see them.
     deleting = asks_to_delete(query) and "restore" not in terms
-    writing = bool(_WRITE_WORDS & set(terms)) and not asks_a_question(query)
+    writing = asks_to_write(query)
 
     def literal(tool: CatalogTool) -> int:
         if needle in tool.name or needle.replace(" ", "_") in tool.name:
@@ -280,6 +289,16 @@ _QUESTION = re.compile(r"哪|什么|多少|^\s*(?:which|what|where|when|who|did|
 
 def asks_a_question(query: str) -> bool:
     return bool(_QUESTION.search(query))
+
+
+def asks_to_write(query: str) -> bool:
+    """The query asks to change something: a write word, but not one that describes the records
+    it names (写的笔记, "the tasks I created"), and no question about what is there."""
+    if asks_a_question(query):
+        return False
+    asked = _DESCRIBED.sub(" ", query)
+    gloss = _gloss(asked)
+    return bool(_WRITE_WORDS & set(expand(asked) + (expand(gloss) if gloss else [])))
 
 
 def asks_to_delete(query: str) -> bool:
