@@ -259,3 +259,28 @@ def test_an_edit_too_large_with_its_links_is_refused_clearly(services: Services)
     saved = _invoke(services, "update_memo", id=memo["id"], expectedRevision=1, resources=files)["memo"]
     assert [r["path"] for r in saved["resources"]] == [f["path"] for f in files]
     _assert_nothing_names_a_lost_file(services)
+
+
+def test_discarding_every_orphan_skips_one_another_tab_discarded_meanwhile(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+):
+    """Another tab discards one of the listed orphans between this discard's listing and its
+    delete: the rest is discarded, the gone one is skipped (no NOT_FOUND), and each is counted once."""
+    taken = _upload(services, "memo")
+    loose = _upload(services, "todo", b"really unattached")
+    real_inventory = cleanup.inventory
+
+    def list_then_other_tab(items: ItemStore, user_id: str) -> dict[str, Any]:
+        listing = real_inventory(items, user_id)
+        assert cleanup.discard(items, services.blobs, user_id, [taken["path"]])["count"] == 1  # the other tab
+        return listing
+
+    monkeypatch.setattr(cleanup, "inventory", list_then_other_tab)
+    freed = cleanup.discard_orphans(services.items, services.blobs, USER)
+    assert freed == {"count": 1, "bytes": loose["fileSize"]}
+    for gone in (taken, loose):
+        assert services.blobs.head(gone["path"]) is None
+        kind = namespace_of(gone["path"])
+        assert kind is not None
+        assert read_attachment(services.items, USER, gone["path"].rsplit("/", 1)[1], kind) is None
+    assert read_usage(services.items, USER) == (0, 0)

@@ -113,7 +113,15 @@ def _discard_unbound(
     """Discard these attachments: (count, bytes) freed, and the paths kept because a record names
     them (bound at the check, or attached between the check and the delete). `refuse_bound`:
     CONFLICT, and nothing changed, when one is bound at the check."""
-    counted = [(path, *_counted(items, user_id, path)) for path in wanted]  # before the check: see above
+    counted: list[tuple[str, Namespace, Item]] = []
+    for path in wanted:  # each count read before the check: see above
+        try:
+            counted.append((path, *_counted(items, user_id, path)))
+        except NotFound:
+            if refuse_bound:
+                raise
+            # "every unattached file": another tab discarded this one since the listing
+    wanted = [path for path, _kind, _record in counted]
     bound = bound_paths(items, user_id)
     still_bound = [p for p in wanted if p in bound]
     if still_bound and refuse_bound:
@@ -149,7 +157,8 @@ def discard(items: ItemStore, blobs: BlobStore, user_id: str, paths: Iterable[st
 
 
 def discard_orphans(items: ItemStore, blobs: BlobStore, user_id: str) -> dict[str, int]:
-    """Discard every attachment nothing refers to (one attached since the listing is kept), and the
+    """Discard every attachment nothing refers to (one attached since the listing is kept, one
+    discarded elsewhere since the listing is skipped, not counted), and the
     files of purged memos' orphan lists that have no attachment record any more."""
     listing = inventory(items, user_id)
     orphans = [r["path"] for r in listing["attachments"] if not r["bound"]]

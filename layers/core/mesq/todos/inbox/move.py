@@ -20,8 +20,9 @@ from ...kernel.context import Call
 from ...kernel.errors import MesqError, ValidationError
 from ...kernel.ports.storage import Check, Condition, Item, WriteOp
 from ...kernel.timestamps import now_timestamp
-from .. import keys, model
+from .. import keys, model, recurrence
 from ..destinations import resolve_destination
+from ..reminder_schedule import check_reminders
 from ..state import TodoState
 from ..sync.links import SYNC_FIELD
 from ..writes import Built, apply, delete_revised, put_new, tag_registrations
@@ -48,7 +49,7 @@ def board_records(item: Item, space_id: str, column_id: str, position: str, now:
         "deletedAt": None,
     }
     if item.get(SYNC_FIELD):  # a sync client's name and UID go with it: it sees the task move calendars
-        task[SYNC_FIELD] = item[SYNC_FIELD]
+        task.update(_taken_over(task, item[SYNC_FIELD]))
     subtasks = [
         {
             "id": sub["id"],
@@ -76,6 +77,35 @@ def board_records(item: Item, space_id: str, column_id: str, position: str, now:
         for sub in inbox_records.ordered_subtasks(item)
     ]
     return task, subtasks
+
+
+def _taken_over(task: Item, link: dict[str, Any]) -> Item:
+    """The app's RRULE and VALARMs, which the inbox item only kept for the app (`held`), become
+    the task's recurrence and reminders when the task can act on them (the checks a CalDAV PUT
+    on a board calendar makes); each one taken over leaves `kept`, so the app's own lines come
+    back once, as the task's. One the checks refuse (a rule that never gives a date) stays the
+    app's own data, given back unchanged, and the move goes on."""
+    held: dict[str, Any] = link.get("held") or {}
+    kept = list(link.get("kept") or [])
+    taken: Item = {}
+    rule = recurrence.normalized(held.get("recurrence"))
+    if rule and not task.get("recurrence") and "recurrence" in kept:
+        try:
+            recurrence.check_rule(rule, task.get("due"), task.get("timezone"))
+        except ValidationError:
+            pass  # the app's own rule, as the inbox item kept it
+        else:
+            taken["recurrence"], kept = rule, [f for f in kept if f != "recurrence"]
+    alarms = held.get("reminders")
+    if alarms and not task.get("reminders") and "reminders" in kept:
+        try:
+            taken["reminders"] = check_reminders(alarms, task.get("due"))
+        except ValidationError:
+            pass  # the app's own alarms, as the inbox item kept them
+        else:
+            kept = [f for f in kept if f != "reminders"]
+    rest = {name: value for name, value in link.items() if name != "held"}
+    return {**taken, SYNC_FIELD: {**rest, "kept": kept}}
 
 
 def move_todo_inbox_item_to_board(call: Call, args: dict[str, Any]) -> dict[str, Any]:

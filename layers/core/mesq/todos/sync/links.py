@@ -7,7 +7,9 @@ never in the public shapes): `name` is the resource name the client PUT it under
 `kept` the fields the client sent that this record cannot hold (recurrence or reminders on a
 subtask or an inbox item, a parent MeSQ cannot attach), which the edge gives back from `props`
 unchanged, and `revision` the record's revision that write made: while the record is still at
-it, nothing but the client has changed it since.
+it, nothing but the client has changed it since. An inbox item also carries `held`: the
+recurrence and reminders the edge read from the client's RRULE and VALARMs (HELD_FIELDS), which
+the item does not act on and the board task it is moved to takes over (inbox/move.py).
 A record made anywhere else has no `name` or `uid` of its own: its name is `<id>.ics`, its UID
 its id.
 
@@ -31,6 +33,8 @@ from ...kernel.ports.storage import Condition, Item, ItemStore, Key, Put
 from .. import keys
 
 SYNC_FIELD = "sync"
+#: What an inbox item holds for its move to the board (`sync.held`), read by the edge as a task's.
+HELD_FIELDS = ("recurrence", "reminders")
 #: The collection of the inbox items; every other collection is a space, named by its id.
 INBOX = "inbox"
 #: What a client shows the inbox collection as, and the title of a task a client sent without

@@ -131,8 +131,17 @@ def _completed_at(args: dict[str, Any], now: str) -> str:
     return min(format_timestamp(parse_timestamp(str(given), "completedAt")), now)
 
 
-def _link(name: str, uid: str, props: dict[str, Any], kept: list[str]) -> dict[str, Any]:
-    return {"name": name, "uid": uid, "props": props, "kept": kept}
+def _link(
+    name: str, uid: str, props: dict[str, Any], kept: list[str], held: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    link = {"name": name, "uid": uid, "props": props, "kept": kept}
+    return {**link, "held": held} if held else link
+
+
+def _held(args: dict[str, Any]) -> dict[str, Any]:
+    """What the edge read from an inbox item's RRULE and VALARMs (links.HELD_FIELDS): the item
+    cannot act on them, the board task it is moved to can (inbox/move.py)."""
+    return {field: args[field] for field in links.HELD_FIELDS if args.get(field)}
 
 
 # -- creating ----------------------------------------------------------------------------------
@@ -167,7 +176,8 @@ def _create(
     else:
         kind = "task"
         record, kept, ops = _new_task(state, user_id, args, content, now)
-    record = {**record, SYNC_FIELD: {**_link(name, uid, props, kept), "revision": record["revision"]}}
+    held = _held(args) if kind == "inbox" else None
+    record = {**record, SYNC_FIELD: {**_link(name, uid, props, kept, held), "revision": record["revision"]}}
     ops = [put_new(user_id, kind, record), *ops]
     for key in (links.name_key(user_id, name), links.uid_key(user_id, uid)):
         ops.append(links.lookup_put(key, kind, str(record["id"]), items.get(key)))
@@ -290,7 +300,8 @@ def _update(
     else:
         after, kept = _subtask_changed(state, args, before, content, now)
     written = (before.get(SYNC_FIELD) or {}).get("revision")  # unchanged by a save that changes nothing
-    after = {**after, SYNC_FIELD: {**_link(name, uid, props, kept), "revision": written}}
+    held = _held(args) if kind == "inbox" else None
+    after = {**after, SYNC_FIELD: {**_link(name, uid, props, kept, held), "revision": written}}
     if _same(before, after):
         return _answer(kind, before, created=False), []
     after = {**after, **bump(before, now)}

@@ -227,6 +227,9 @@ class AppUndoView:
     kind: str
     since: str
     since_words: str
+    #: The exact instant `since` stands for (a UTC timestamp), posted beside the field: in an
+    #: autumn clock change its wall clock happens twice, and the field carries no zone.
+    since_at: str
 
 
 def app_undo_views(groups: list[Group], zone: str, now: datetime, say: Translator) -> list[AppUndoView]:
@@ -251,7 +254,7 @@ def app_undo_views(groups: list[Group], zone: str, now: datetime, say: Translato
         views.append(AppUndoView(
             actor=actor_id, who=actor_name(group.actor, say), kind=actor_kind(group.actor, say),
             since=start.replace(tzinfo=None).isoformat(timespec="minutes"),
-            since_words=moment_words(format_timestamp(start), zone, now, say),
+            since_words=moment_words(format_timestamp(start), zone, now, say), since_at=format_timestamp(start),
         ))  # fmt: skip
     return views
 
@@ -345,13 +348,29 @@ def _since(page: Page) -> str:
             wall = datetime.fromisoformat(value)
         except ValueError:  # 2026-02-30T10:00: the shape, not a day
             raise ValidationError("since: choose a date and time to undo from") from None
-        return format_timestamp(wall.replace(tzinfo=ZoneInfo(page.time_zone)))
+        default = _default_since(page, wall)
+        # A time typed in an autumn repeated hour is the earlier of the two (fold=0, zoneinfo's).
+        return default or format_timestamp(wall.replace(tzinfo=ZoneInfo(page.time_zone)))
     try:
         if not value or len(value) > 64:
             raise ValidationError("since: choose a date and time to undo from")
         return format_timestamp(parse_timestamp(value, "since"))
     except ValidationError:  # said in the page's words, never the API's advice nor the value typed
         raise ValidationError("since: choose a date and time to undo from") from None
+
+
+def _default_since(page: Page, wall: datetime) -> str | None:
+    """The exact instant the page offered (`sinceAt`), when the field still shows its wall clock:
+    the field left at its default means that session's start, whichever of a repeated hour it is."""
+    offered = page.fields.text("sinceAt").strip()
+    if not offered or len(offered) > 64:
+        return None
+    try:
+        instant = parse_timestamp(offered, "sinceAt")
+    except ValidationError:
+        return None
+    shown = instant.astimezone(ZoneInfo(page.time_zone)).replace(tzinfo=None)
+    return format_timestamp(instant) if shown == wall else None
 
 
 def _redoing(page: Page) -> bool:
