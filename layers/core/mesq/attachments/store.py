@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from ..kernel.errors import PayloadTooLarge, ServiceUnavailable
 from ..kernel.keys import user_partition
+from ..kernel.messages import quoted
 from ..kernel.ports.storage import Condition, ConditionFailed, Delete, Item, ItemStore, Key, Put, Update, WriteOp
 from ..store.paging import walk
 from .paths import MEMO, NAMESPACES, Namespace, attachment_path, namespace_of
@@ -161,7 +162,7 @@ def link_ops(user_id: str, paths: Iterable[str]) -> list[WriteOp]:
     for path in dict.fromkeys(paths):
         kind = namespace_of(path)
         if kind is None:  # the registration check refuses such a path before any write
-            raise ValueError(f"not an attachment path: {path!r}")
+            raise ValueError(f"not an attachment path: {quoted(path)}")
         key = attachment_key(user_id, path.rsplit("/", 1)[1], kind)
         ops.append(Update(key=key, add={LINKS: 1}, condition=Condition(exists=True)))
     return ops

@@ -55,6 +55,7 @@ import numpy.typing as npt
 from aws_lambda_powertools import Logger
 
 from ..kernel.errors import ServiceUnavailable
+from ..kernel.graphemes import has_words
 from ..kernel.i18n import is_chinese
 from ..kernel.ports.models import Embedder, ProviderError, Reranker
 from .crosslingual import GLOSSARY
@@ -488,14 +489,6 @@ def search(
         target.append((doc, round(score, 6)))
         outcome.ranks[doc.key] = _ranks_of(position, lexical, semantic, tie)
     return outcome
-
-
-def has_words(query: str) -> bool:
-    """A letter or a digit of any script. A query of spaces, punctuation or symbols alone ("   ",
-    "\u3000", "%_%", "*") has no term for BM25, and its embedding is noise: the vector branch
-    placed such a query nearest some note every time (0.37-0.98 before the probes). It answers
-    nothing, as the literal search answers a query of spaces."""
-    return any(character.isalnum() for character in query)
 
 
 def _ranks_of(

@@ -18,8 +18,8 @@ from zoneinfo import ZoneInfo
 from starlette.datastructures import QueryParams
 
 from ...kernel.errors import ValidationError
+from ...kernel.graphemes import has_words
 from ...kernel.messages import quoted, quoted_list
-from ...search.pipeline import has_words
 from ..kit.request_values import ZONE_COOKIE, browser_zone, query_offset
 
 STATUSES = ("NORMAL", "ARCHIVED", "ALL")
@@ -89,7 +89,7 @@ class TimelineQuery:
     @property
     def ai_can_find(self) -> bool:
         """Whether AI search could find anything for `q`: a query without a letter or digit
-        (punctuation, symbols, spaces) answers nothing there (`search.pipeline.has_words`), so no
+        (punctuation, symbols, spaces) answers nothing there (`kernel.graphemes.has_words`), so no
         page offers it."""
         return has_words(self.q)
 
