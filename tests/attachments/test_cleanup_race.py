@@ -19,14 +19,11 @@ import pytest
 import mesq.attachments.reads as attachment_reads
 import mesq.jobs.attachment_cleanup as cleanup
 import mesq.todos.attachments as todo_attachments
-from mesq.application.invocation import invoke_sync
 from mesq.attachments.paths import namespace_of
 from mesq.attachments.store import read_attachment, read_usage
-from mesq.kernel.context import Principal
 from mesq.kernel.errors import Conflict, MesqError, ValidationError
 from mesq.kernel.keys import user_partition
 from mesq.kernel.ports.storage import ItemStore
-from mesq.kernel.spec import load_spec
 from mesq.memos.store import MEMO_PREFIX
 from mesq.store.paging import walk
 from mesq.todos.keys import PREFIX as TODO_PREFIX
@@ -34,8 +31,8 @@ from mesq.wiring.services import Services, build_blob_store
 from tests.settings import inprocess_settings
 
 from ..contract.conftest import dynamodb_local, dynamodb_local_endpoint  # noqa: F401
+from ..imports.checks import call
 
-SCOPES = frozenset({"memo:read", "memo:write", "todo:read", "todo:write"})
 USER = "racer"
 BACKENDS = ["sqlite", pytest.param("dynamodb_local", marks=pytest.mark.dynamodb_local)]
 
@@ -57,15 +54,7 @@ def services(request: pytest.FixtureRequest, tmp_path: Path) -> Services:
 
 
 def _invoke(services: Services, operation_id: str, **arguments: Any) -> dict[str, Any]:
-    principal = Principal(user_id=USER, scopes=SCOPES, credential_id="pat:t", kind="pat", name="tester")
-    return invoke_sync(
-        load_spec().operations[operation_id],
-        arguments,
-        principal=principal,
-        services=services,
-        trace_id="t",
-        channel="api",
-    )
+    return call(services, USER, operation_id, **arguments)
 
 
 def _upload(services: Services, kind: str, data: bytes = b"scan of the receipt") -> dict[str, Any]:

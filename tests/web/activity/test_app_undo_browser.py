@@ -60,6 +60,15 @@ def signed_in(server: LiveServer, request: Any) -> Iterator[tuple[Any, str]]:
     assert problems == []
 
 
+def _fits_at_both_sizes(page: Any, shot: Path) -> None:
+    """No sideways scroll at 1280 and 390 px, a full-page screenshot of each (`<shot>-<width>.png`)."""
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert scroll_width <= inner_width, f"{shot.name} at {width}px scrolls sideways"
+        page.screenshot(path=f"{shot}-{width}.png", full_page=True)
+
+
 def test_undo_everything_an_agent_did_reads_fits_and_passes_axe(
     server: LiveServer,
     signed_in: tuple[Any, str],
@@ -78,11 +87,7 @@ def test_undo_everything_an_agent_did_reads_fits_and_passes_axe(
         row = rows.filter(has_text="Claude Desktop")
         audit = Audit(page, axe_source)
         audit.check("/activity with the apps' undo")
-        for width, height in SIZES:
-            page.set_viewport_size({"width": width, "height": height})
-            scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-            assert scroll_width <= inner_width, f"/activity at {width}px scrolls sideways"
-            page.screenshot(path=str(shots / f"activity-app-undo-{locale}-{width}.png"), full_page=True)
+        _fits_at_both_sizes(page, shots / f"activity-app-undo-{locale}")
         page.set_viewport_size({"width": SIZES[1][0], "height": SIZES[1][1]})
 
         row.get_by_role("button", name=words["button"]).click()
@@ -90,11 +95,7 @@ def test_undo_everything_an_agent_did_reads_fits_and_passes_axe(
         expect(preview).to_contain_text(words["asks"])
         expect(preview).to_contain_text(words["would"])
         audit.check("/activity, an app's undo previewed")
-        for width, height in SIZES:
-            page.set_viewport_size({"width": width, "height": height})
-            scroll_width, inner_width = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-            assert scroll_width <= inner_width, f"the preview at {width}px scrolls sideways"
-            page.screenshot(path=str(shots / f"activity-app-undo-preview-{locale}-{width}.png"), full_page=True)
+        _fits_at_both_sizes(page, shots / f"activity-app-undo-preview-{locale}")
         assert audit.problems == [], audit.problems
         preview.get_by_role("button", name=words["undo"], exact=True).click()
         expect(page.locator(".flash")).to_have_text(words["done"])
