@@ -35,13 +35,19 @@ def bound(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     return {**args, "attachments": registered_entries(call, args["attachments"], TODO, "attachments")}
 
 
+def _named(record: Item) -> Iterator[tuple[str, str]]:
+    """(where, path) of every attachment a todo record names: its own (`attachments[i].path`) and
+    (inbox items) its embedded subtasks' (`subtasks[n].attachments[i].path`)."""
+    for index, attachment in enumerate(record.get("attachments") or ()):
+        yield f"attachments[{index}].path", str(attachment.get("path"))
+    for number, subtask in enumerate(record.get("subtasks") or ()):
+        for index, attachment in enumerate(subtask.get("attachments") or ()):
+            yield f"subtasks[{number}].attachments[{index}].path", str(attachment.get("path"))
+
+
 def attachment_paths(record: Item) -> Iterator[str]:
     """The attachment paths a todo record names: its own and (inbox items) its embedded subtasks'."""
-    for attachment in record.get("attachments") or ():
-        yield str(attachment.get("path"))
-    for subtask in record.get("subtasks") or ():
-        for attachment in subtask.get("attachments") or ():
-            yield str(attachment.get("path"))
+    return (path for _where, path in _named(record))
 
 
 def _written(sk: str) -> tuple[str, str] | None:
@@ -76,12 +82,7 @@ def refused(path: str, ops: Sequence[WriteOp]) -> ValidationError:
     for op in ops:
         if not isinstance(op, Put) or _written(str(op.item["sk"])) is None:
             continue
-        record = record_of(op.item)
-        for index, attachment in enumerate(record.get("attachments") or ()):
-            if attachment.get("path") == path:
-                return discarded_meanwhile(path, f"attachments[{index}].path")
-        for number, subtask in enumerate(record.get("subtasks") or ()):
-            for index, attachment in enumerate(subtask.get("attachments") or ()):
-                if attachment.get("path") == path:
-                    return discarded_meanwhile(path, f"subtasks[{number}].attachments[{index}].path")
+        for where, named in _named(record_of(op.item)):
+            if named == path:
+                return discarded_meanwhile(path, where)
     return discarded_meanwhile(path, "attachments")
