@@ -101,26 +101,25 @@ def _whole_days(rule: str) -> str:
     return ";".join(part for part in rule.split(";") if part.split("=", 1)[0].strip().upper() not in TIME_OF_DAY_PARTS)
 
 
+def _values(rule: str, name: str) -> list[str]:
+    """The values of the rule's `name` parts (`INTERVAL=2` -> `["2"]`), in the rule's order."""
+    prefix = name + "="
+    return [part[len(prefix) :] for part in rule.upper().split(";") if part.startswith(prefix)]
+
+
 def interval_is_positive(rule: str) -> bool:
     """RFC 5545 3.3.10: INTERVAL is a positive integer. dateutil takes 0 and then never moves on
     (a thread spinning forever), and a negative one walks backwards."""
-    for part in rule.upper().split(";"):
-        if part.startswith("INTERVAL="):
-            number = part[len("INTERVAL=") :]
-            return number.isdigit() and int(number) > 0
-    return True
+    numbers = _values(rule, "INTERVAL")
+    return not numbers or (numbers[0].isdigit() and int(numbers[0]) > 0)
 
 
 def month_days_in_range(rule: str) -> bool:
     """RFC 5545 3.3.10: a BYMONTHDAY is 1..31 or -31..-1. dateutil drops a 0 (the rule then
     repeats on the due's own day, not what was written) and takes 32 or more without a word."""
-    for part in rule.upper().split(";"):
-        if part.startswith("BYMONTHDAY="):
-            for day in part[len("BYMONTHDAY=") :].split(","):
-                digits = day.removeprefix("-").removeprefix("+")
-                if not digits.isdigit() or not 1 <= int(digits) <= 31:
-                    return False
-    return True
+    days = [day for value in _values(rule, "BYMONTHDAY") for day in value.split(",")]
+    unsigned = [day.removeprefix("-").removeprefix("+") for day in days]
+    return all(digits.isdigit() and 1 <= int(digits) <= 31 for digits in unsigned)
 
 
 def repeats(series: rrule) -> bool:
