@@ -347,16 +347,20 @@ def _since(page: Page) -> str:
         try:
             wall = datetime.fromisoformat(value)
         except ValueError:  # 2026-02-30T10:00: the shape, not a day
-            raise ValidationError("since: choose a date and time to undo from") from None
+            raise _no_since() from None
         default = _default_since(page, wall)
         # A time typed in an autumn repeated hour is the earlier of the two (fold=0, zoneinfo's).
         return default or format_timestamp(wall.replace(tzinfo=ZoneInfo(page.time_zone)))
+    if not value or len(value) > 64:
+        raise _no_since()
     try:
-        if not value or len(value) > 64:
-            raise ValidationError("since: choose a date and time to undo from")
         return format_timestamp(parse_timestamp(value, "since"))
     except ValidationError:  # said in the page's words, never the API's advice nor the value typed
-        raise ValidationError("since: choose a date and time to undo from") from None
+        raise _no_since() from None
+
+
+def _no_since() -> ValidationError:
+    return ValidationError("since: choose a date and time to undo from")
 
 
 def _default_since(page: Page, wall: datetime) -> str | None:
