@@ -10,7 +10,7 @@ the file, and nothing of the refused one is written."""
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,19 +31,10 @@ from mesq.wiring.services import Services, build_blob_store
 from tests.settings import inprocess_settings
 
 from ..contract.conftest import dynamodb_local, dynamodb_local_endpoint  # noqa: F401
+from ..history.conftest import BACKENDS, sqlite  # noqa: F401  (the two stores' fixtures)
 from ..imports.checks import call
 
 USER = "racer"
-BACKENDS = ["sqlite", pytest.param("dynamodb_local", marks=pytest.mark.dynamodb_local)]
-
-
-@pytest.fixture
-def sqlite(tmp_path: Path) -> Iterator[ItemStore]:
-    from mesq.adapters.store.sqlite import SQLiteItemStore
-
-    store = SQLiteItemStore(tmp_path / "items.db")
-    yield store
-    store.close()
 
 
 @pytest.fixture(params=BACKENDS)

@@ -6,6 +6,8 @@ Starlette's TestClient on https, a user with a todo:read+todo:write token named 
   default space's id, `.calendar` its collection path.
 - `snapshot(services, user_id)`: every item of the user's partition, to prove a refused
   request wrote nothing.
+- `mesq`: a real `mesq serve` for a test module (the sync clients' tests: python-caldav,
+  vdirsyncer, the inbox move), on a data directory of its own.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from mesq.kernel.keys import user_partition
 from mesq.runtime.app_factories import create_local_app
 from mesq.store.paging import walk
 from mesq.wiring.services import Services
+from tests.conftest import LiveServer, start_server, stop_server
 
 PASSWORD = "correct horse battery"
 NS = {"D": "DAV:", "C": "urn:ietf:params:xml:ns:caldav", "CS": "http://calendarserver.org/ns/"}
@@ -85,6 +88,13 @@ class Dav:
         answer = self.client.request(method, path, json=body or None, headers={"Authorization": f"Bearer {self.token}"})
         assert answer.status_code < 300, answer.text
         return answer.json()["data"]
+
+
+@pytest.fixture(scope="module")
+def mesq(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    server = start_server(tmp_path_factory.mktemp("mesq") / "data")
+    yield server
+    stop_server(server)
 
 
 @pytest.fixture

@@ -9,18 +9,11 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import LiveServer, start_server, stop_server
+from tests.conftest import LiveServer
 from tests.dav.driver import CaldavClient
 from tests.dav.mesq_side import Rest
 
 PASSWORD = "correct horse battery"
-
-
-@pytest.fixture(scope="module")
-def mesq(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    server = start_server(tmp_path_factory.mktemp("inboxmove") / "data")
-    yield server
-    stop_server(server)
 
 
 @pytest.fixture(scope="module")

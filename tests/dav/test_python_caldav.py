@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import LiveServer, start_server, stop_server
+from tests.conftest import LiveServer
 from tests.dav import mesq_side, script
 from tests.dav.driver import CaldavClient
 from tests.dav.mesq_side import Rest
@@ -31,13 +31,6 @@ from tests.dav.radicale import make_calendar, radicale
 
 PASSWORD = "correct horse battery"
 TOKEN_NAME = "Alice's iPhone"
-
-
-@pytest.fixture(scope="module")
-def mesq(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    server = start_server(tmp_path_factory.mktemp("caldav") / "data")
-    yield server
-    stop_server(server)
 
 
 @pytest.fixture(scope="module")

@@ -5,20 +5,10 @@ either side (no duplicate, no rewrite), and an edit on each side reaches the oth
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.conftest import LiveServer, start_server, stop_server
+from tests.conftest import LiveServer
 from tests.dav.vdirsyncer_flow import round_trip
-
-
-@pytest.fixture(scope="module")
-def mesq(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    server = start_server(tmp_path_factory.mktemp("vdirsyncer") / "data")
-    yield server
-    stop_server(server)
 
 
 def test_vdirsyncer_syncs_a_space_both_ways_twice_without_duplicates(mesq: LiveServer, tmp_path: Path) -> None:
