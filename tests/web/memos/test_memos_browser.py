@@ -672,6 +672,31 @@ def test_a_tag_picked_mid_line_adds_no_space_before_chinese_punctuation(server: 
         expect(text).to_have_value(picked)
 
 
+def test_a_tag_typed_whole_in_another_case_offers_the_existing_spelling(server: LiveServer, page: Any) -> None:
+    """Tags are exact (`#Work` and `#work` are two tags, docs/decisions.md "tag case"), so typing
+    an existing tag whole in another case offers the existing spelling, chosen: Enter writes
+    `#Work`, not a second tag `#work`. Where both spellings exist, the one typed is whole: both
+    are offered, none chosen, and Enter is a new line."""
+    rest = _set_up(server, page)
+    rest.post("/api/toolkit/memo", json={"content": "kick-off #Work"})
+    page.reload()
+    text = page.locator("#composer-text")
+    options = page.locator("#composer-tag-list [role=option]")
+    text.press_sequentially("Plan #work", delay=10)
+    expect(options).to_have_text(["#Work"])
+    expect(text).to_have_attribute("aria-activedescendant", "composer-tag-option-0")
+    text.press("Enter")
+    expect(text).to_have_value("Plan #Work ")
+    rest.post("/api/toolkit/memo", json={"content": "both spellings #work"})
+    page.reload()
+    text.fill("")
+    text.press_sequentially("Plan #work", delay=10)
+    expect(options).to_have_text(["#Work"])
+    expect(options.first).to_have_attribute("aria-selected", "false")
+    text.press("Enter")
+    expect(text).to_have_value("Plan #work\n")
+
+
 def test_the_sidebar_follows_a_save_in_place(server: LiveServer, page: Any) -> None:
     """A memo edited in place that gains a tag: the sidebar's tag tree shows it, the Untagged
     count drops and the composer suggests it, without a reload; then trashing it takes the tag

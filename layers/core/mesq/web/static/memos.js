@@ -480,10 +480,12 @@
       const word = found[1].toLowerCase();
       const tags = known();
       // A whole tag typed (`#读书`, its children offered): none is chosen, so Enter is a new line.
-      const whole = tags.some(function (tag) { return tag.toLowerCase() === word; });
+      // Whole means exactly: tags are exact (`#Work` and `#work` are two), so `#work` typed
+      // where only `#Work` exists offers `#Work`, chosen, rather than making a second tag.
+      const whole = tags.indexOf(found[1]) !== -1;
       const matches = tags.filter(function (tag) {
         const lower = tag.toLowerCase();
-        return lower !== word && (lower.startsWith(word) || lower.indexOf("/" + word) !== -1);
+        return tag !== found[1] && (lower.startsWith(word) || lower.indexOf("/" + word) !== -1);
       }).slice(0, 8);
       if (!matches.length) { close(); announce.textContent = ""; return; }
       typed = { start: caret - found[1].length - 1, end: caret };
