@@ -8,15 +8,15 @@ the view is initialized, and passes every `tools/call` / `resources/read` the vi
 server over `/mcp` (JSON-RPC over HTTP with the account's token — the credential stays in the
 host; the view never sees it).
 
-Checked: the board renders its columns and cards; dragging a card sends `tools/call
-move_todo_task`, the host passes it on, and a fresh `list_todos` shows the card in its new column;
-the changes view's Undo reverts a memo edit through `undo_changes`; a host theme change keeps
-what Open showed (no needless render) and a locale change renders the view in Chinese; the results view opens a hit of
-each search kind (memo, todo_task, inbox_item, reading_note) through its read tool; the memo view
-names attachments by `displayName` and shows an image's thumbnail; a stored `<script>` and
-`onerror` in a memo and a task title stay text in every view (nothing runs, no element is made,
-and the view's strict CSP reports no violation: no eval, no inline handler, no fetch); axe-core
-finds no serious or critical violation in any view, light (English) and dark (Chinese: the
+Checked: the board renders its columns and cards; dragging a card (or picking its column in the card's
+"Move to" list) sends `tools/call move_todo_task`, the host passes it on, and a fresh `list_todos` shows
+the card in its new column; the changes view's Undo reverts a memo edit through `undo_changes`; a host
+theme change keeps what Open showed (no needless render) and a locale change renders the view in
+Chinese; the results view opens a hit of each search kind (memo, todo_task, inbox_item, reading_note)
+through its read tool; the memo view names attachments by `displayName` and shows an image's thumbnail;
+a stored `<script>` and `onerror` in a memo and a task title stay text in every view (nothing runs, no
+element is made, and the view's strict CSP reports no violation: no eval, no inline handler, no fetch);
+axe-core finds no serious or critical violation in any view, light (English) and dark (Chinese: the
 heading and `<html lang>`). Every wait is for
 a response or a DOM state, never a fixed sleep."""
 
@@ -272,6 +272,43 @@ def test_board_renders_drags_and_moves_through_the_host(host: Host):
     assert (
         view.locator(f"section.column[data-column-id='{columns['To do']}'] li[data-task-id='{task_id}']").count() == 0
     )
+    host.assert_inert()
+
+
+def test_a_card_moves_without_dragging_and_names_a_due_zone_not_the_readers(host: Host):
+    """Cards moved only by dragging: no way by keyboard, screen reader or a finger that cannot
+    drag. Each open card now has a "Move to" list of its space's columns (its own chosen), which
+    sends the same move. And a due time in the task's own zone was shown with no zone named, so
+    9:00 in New York read as 9:00 to a reader in Shanghai: another zone than the reader's is named."""
+    task_id, columns = _seed_board(host.server)
+    due = {"type": "datetime", "at": "2026-12-08T14:00:00Z"}
+    new = {"title": "call Ann", "columnId": columns["To do"], "due": due, "timezone": "America/New_York"}
+    elsewhere = host.server.data("create_todo_task", new)
+    elsewhere = elsewhere.get("task", elsewhere)
+    for locale, named in (("en-US", "9:00 AM EST"), ("zh-CN", "北美东部标准时间 09:00")):
+        view = host.load("board", host.server.call("list_todos", {}), locale=locale, timeZone="Asia/Shanghai")
+        card = view.locator(f"li.task[data-task-id='{elsewhere['id']}']")
+        card.wait_for()
+        assert named in card.locator(".due").inner_text().replace("\u202f", " "), card.locator(".due").inner_text()
+    # The reader's own zone is not named: the same instant in Shanghai's zone reads 22:00 plainly.
+    new = {"title": "local call", "columnId": columns["To do"], "due": due, "timezone": "Asia/Shanghai"}
+    local = host.server.data("create_todo_task", new)
+    local = local.get("task", local)
+    view = host.load("board", host.server.call("list_todos", {}), locale="zh-CN", timeZone="Asia/Shanghai")
+    view.locator(f"li.task[data-task-id='{local['id']}']").wait_for()
+    assert view.locator(f"li.task[data-task-id='{local['id']}'] .due").inner_text() == "截止 2026年12月8日 22:00"
+
+    view = host.load("board", host.server.call("list_todos", {}))
+    card = view.locator(f"li.task[data-task-id='{task_id}']")
+    picker = card.get_by_role("combobox", name="Move to drag me")
+    assert picker.evaluate("select => select.value") == columns["To do"]
+    picker.focus()
+    host.page.keyboard.press("ArrowDown")  # the next column, by keyboard alone
+    move = host.wait_for_call("move_todo_task")
+    assert move["arguments"]["id"] == task_id and move["arguments"]["columnId"] == columns["Doing"]
+    assert not move["result"].get("isError"), move["result"]
+    host.wait_for_call("list_todos")
+    view.locator(f"section.column[data-column-id='{columns['Doing']}'] li[data-task-id='{task_id}']").wait_for()
     host.assert_inert()
 
 

@@ -1,14 +1,35 @@
 /* Board view (list_todos): spaces, their open columns and cards (due, priority, tags).
-   Drag a card to another column -> tools/call move_todo_task; Complete -> complete_todo_task;
-   then the board is read again with list_todos (the model's own arguments), all through the host. */
+   Drag a card to another column, or pick the column in its "Move to" list (the same move by
+   keyboard, screen reader or a finger that cannot drag) -> tools/call move_todo_task; Complete ->
+   complete_todo_task; then the board is read again with list_todos (the model's own arguments),
+   all through the host. */
 (function () {
   var el = Mesq.el, t = Mesq.t, dragged = null;
   function reload(note) {
     return Mesq.callTool("list_todos", Mesq.toolInput()).then(function (fresh) { draw(fresh, note); });
   }
-  function card(task) {
+  function move(task, columnId) {
+    return Mesq.callTool("move_todo_task", { id: task.id, expectedRevision: task.revision, columnId: columnId })
+      .then(function (res) { return reload(res.error ? Mesq.failure(res.error) : t("moved")); });
+  }
+  /* The card's own column is chosen; picking another one moves the card there. */
+  function mover(task, columns) {
+    var label = t("moveTo") + " " + task.title;
+    var select = el("select", { "aria-label": label, title: label }, columns.map(function (col) {
+      var option = el("option", { value: col.id, text: col.name });
+      if (col.id === task.columnId) option.selected = true;
+      return option;
+    }));
+    select.addEventListener("change", function () {
+      if (select.value === task.columnId) return;
+      select.disabled = true;
+      move(task, select.value);
+    });
+    return el("label", { class: "move" }, [el("span", { text: t("moveTo") }), select]);
+  }
+  function card(task, columns) {
     var meta = el("div", { class: "meta" }, [
-      task.due ? el("span", { class: "due", text: t("due") + " " + Mesq.when(task.due, task.timezone) }) : null,
+      task.due ? el("span", { class: "due", text: t("due") + " " + Mesq.when(task.due, task.timezone, true) }) : null,
       task.priority && task.priority !== "none" ? el("span", { class: "priority", text: t("priority") + " " + Mesq.word("priority", task.priority) }) : null,
       task.done ? el("span", { text: t("done") }) : null
     ]);
@@ -20,7 +41,8 @@
       Mesq.callTool("complete_todo_task", { id: task.id, expectedRevision: task.revision }).then(function (res) { reload(res.error ? Mesq.failure(res.error) : null); });
     });
     var item = el("li", { class: "task" + (task.done ? " done" : ""), draggable: "true", tabindex: "0", "data-task-id": task.id }, [
-      el("div", { class: "title", text: task.title }), meta, tags, el("div", { class: "row" }, [complete])
+      el("div", { class: "title", text: task.title }), meta, tags,
+      el("div", { class: "row" }, [complete, columns.length > 1 && !task.done ? mover(task, columns) : null])
     ]);
     item.addEventListener("dragstart", function (event) {
       dragged = task;
@@ -29,8 +51,8 @@
     });
     return item;
   }
-  function column(col, tasks) {
-    var list = el("ul", { class: "cards", "aria-label": col.name }, tasks.map(card));
+  function column(col, tasks, columns) {
+    var list = el("ul", { class: "cards", "aria-label": col.name }, tasks.map(function (task) { return card(task, columns); }));
     var box = el("section", { class: "column", "data-column-id": col.id }, [el("h2", { text: col.name }), list]);
     box.addEventListener("dragover", function (event) { event.preventDefault(); box.classList.add("over"); });
     box.addEventListener("dragleave", function () { box.classList.remove("over"); });
@@ -40,8 +62,7 @@
       var task = dragged;
       dragged = null;
       if (!task || task.columnId === col.id) return;
-      Mesq.callTool("move_todo_task", { id: task.id, expectedRevision: task.revision, columnId: col.id })
-        .then(function (res) { return reload(res.error ? Mesq.failure(res.error) : t("moved")); });
+      move(task, col.id);
     });
     return box;
   }
@@ -54,7 +75,7 @@
       var cols = (data.columns || []).filter(function (c) { return c.spaceId === space.id && !c.archived; })
         .sort(function (a, b) { return a.position < b.position ? -1 : a.position > b.position ? 1 : 0; });
       var board = el("div", { class: "board" }, cols.map(function (col) {
-        return column(col, (data.tasks || []).filter(function (task) { return task.columnId === col.id && !task.parentId; }));
+        return column(col, (data.tasks || []).filter(function (task) { return task.columnId === col.id && !task.parentId; }), cols);
       }));
       root.appendChild(el("section", { "aria-label": space.name }, [el("h2", { text: space.name }), board]));
     });

@@ -8,14 +8,14 @@ var Mesq = (function () {
   var STRINGS = {
     en: { loading: "Waiting for the result…", empty: "Nothing to show.", complete: "Complete", undo: "Undo",
       undone: "Undone", notUndone: "Not undone", open: "Open", due: "due", priority: "priority",
-      inbox: "Inbox", error: "Error", field: "Field", before: "Before", after: "After", moved: "Moved",
+      inbox: "Inbox", error: "Error", field: "Field", before: "Before", after: "After", moved: "Moved", moveTo: "Move to",
       matchedBy: "matched by", board: "Board", changes: "Changes", results: "Results", memo: "Memo",
       attachments: "Attachments", done: "done", yes: "yes", no: "no", lessRelated: "Less related",
       noCloseMatch: "Nothing matches closely.", more: "More tasks are on the board than this page shows.",
       colon: ": ", comma: ", ", degraded: "Some results may be missing: the search index is still catching up." },
     zh: { loading: "正在等待结果…", empty: "没有内容。", complete: "完成", undo: "撤销", undone: "已撤销",
       notUndone: "未撤销", open: "打开", due: "截止", priority: "优先级", inbox: "收件箱", error: "错误",
-      field: "字段", before: "之前", after: "之后", moved: "已移动", matchedBy: "匹配方式", board: "看板",
+      field: "字段", before: "之前", after: "之后", moved: "已移动", moveTo: "移到", matchedBy: "匹配方式", board: "看板",
       changes: "更改", results: "结果", memo: "笔记", attachments: "附件", done: "已完成", yes: "是", no: "否",
       lessRelated: "相关性较低", noCloseMatch: "没有高度相关的结果。", more: "看板上还有更多任务，这一页没有全部显示。",
       colon: "：", comma: "，", degraded: "部分结果可能缺失：搜索索引还在更新中。" }
@@ -89,8 +89,10 @@ var Mesq = (function () {
   function word(group, value) { return (WORDS[lang()][group] || {})[value] || String(value); }
   function locale() { return lang() === "zh" ? "zh-CN" : (context().locale || "en-US"); }
   /* A moment in the person's zone (the record's own `zone`, else the host's, else the browser's)
-     and language; a due date stays the calendar date it names. Unparseable text is shown as sent. */
-  function when(value, zone) {
+     and language; a due date stays the calendar date it names. Unparseable text is shown as sent.
+     `named`: a record's own zone that is not the reader's is named after the time (`EST`,
+     `北美东部标准时间`, as the web pages say it), so a 9:00 in New York is not read as 9:00 here. */
+  function when(value, zone, named) {
     var date = value && typeof value === "object" ? value.date : null;
     var at = value && typeof value === "object" ? value.at : value;
     try {
@@ -104,11 +106,15 @@ var Mesq = (function () {
       var options = { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" };
       var zoned = zone || context().timeZone;
       if (zoned) options.timeZone = zoned;
+      if (named && zone && zone !== readerZone()) options.timeZoneName = lang() === "zh" ? "long" : "short";
       try { return new Intl.DateTimeFormat(locale(), options).format(moment); } catch (e) {
         delete options.timeZone;  // an unknown zone: the browser's
         return new Intl.DateTimeFormat(locale(), options).format(moment);
       }
     } catch (e) { return String(at || date || ""); }
+  }
+  function readerZone() {
+    try { return context().timeZone || Intl.DateTimeFormat().resolvedOptions().timeZone; } catch (e) { return ""; }
   }
   function applyContext() {
     document.documentElement.setAttribute("data-theme", context().theme === "dark" ? "dark" : "light");
