@@ -93,6 +93,35 @@ def test_full_read_walks_books_then_notes(shelf, mode):
     anyio.run(scenario)
 
 
+def test_a_search_for_a_book_title_or_author_finds_the_book(shelf):
+    """A book's title is in none of its notes' text: searching 三体 found no note of 《三体》 and
+    said nothing of the book. The first page now answers with the books whose title or author
+    holds the query (folded as the notes are), and the official client accepts the result
+    against the listed output schema; later pages, and queries no title holds, carry none."""
+    server, _document = shelf
+    token = server.account("title-searcher", scopes="reading:read").token
+    path = server.data_dir.parent / "title-searcher.json"
+    path.write_text(json.dumps(export(books=3, notes=30), ensure_ascii=False), encoding="utf-8")
+    assert server.cli("reading", "import", "title-searcher", str(path)).returncode == 0
+
+    async def scenario() -> None:
+        async with connect(server.base_url, token, "auto") as client:
+            call = Calls(client)
+            found = await call("search_reading_notes", {"query": "BOOK 1 书"})
+            assert [book["title"] for book in found["books"]] == ["Book 1 书"]
+            assert found["notes"] == [] and found["page"]["totalCount"] == 0
+            by_author = await call("search_reading_notes", {"query": "author"})
+            assert sorted(book["author"] for book in by_author["books"]) == ["Author 0", "Author 1", "Author 2"]
+            both = await call("search_reading_notes", {"query": "内容", "limit": 5})
+            assert "books" not in both and len(both["notes"]) == 5
+            later = await call("search_reading_notes", {"query": "书", "offset": 5, "limit": 5})
+            assert "books" not in later
+            first = await call("search_reading_notes", {"query": "书", "limit": 5})
+            assert len(first["books"]) == 3
+
+    anyio.run(scenario)
+
+
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_no_reading_tool_without_the_scope_and_old_pats_never_gain_it(shelf, mode):
     server, _document = shelf

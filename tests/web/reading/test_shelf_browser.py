@@ -116,3 +116,38 @@ def test_read_a_books_notes_and_search_them(server: LiveServer, page: Any, shots
     page.locator("li.hit").get_by_role("link", name="置身事内").click()
     expect(page.locator("h1")).to_have_text("置身事内")
     assert csp_violations == []
+
+
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_a_search_for_a_books_title_or_author_answers_with_the_book(
+    server: LiveServer, tmp_path: Path, shots: Path, locale: str  # noqa: F811
+) -> None:
+    """A book's title is in none of its notes: searching 置身事内 said "0 notes match." and nothing
+    of the book on the shelf. The search now answers with the book (its title or author marked),
+    above the notes that match, in the page's language, and fits 390 and 1280 px."""
+    expect, username = playwright_sync.expect, f"titles-{locale.lower()}"
+    created = server.cli("user", "create", username, "--password-stdin", stdin=PASSWORD + "\n")
+    assert created.returncode == 0, created.stderr
+    _import(server, username, sample_shelf(), tmp_path, "shelf.json")
+    with chromium_page(viewport={"width": SIZES[1][0], "height": SIZES[1][1]}, locale=locale) as page:
+        _sign_in(page, server, username)
+        search = page.get_by_role("searchbox")
+        search.fill("置身事内")
+        page.keyboard.press("Enter")
+        found = page.locator("#titled li.book")
+        expect(found).to_have_count(1)
+        expect(found.locator("h3 mark")).to_have_text("置身事内")
+        heading = "书名或作者相符的书（1 本）" if locale == "zh-CN" else "1 book by that title or author"
+        expect(page.get_by_role("heading", name=heading)).to_be_visible()
+        expect(page.locator("#hit-count")).to_have_text("0 条笔记匹配。" if locale == "zh-CN" else "0 notes match.")
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            page.screenshot(path=str(shots / f"shelf-titled-{locale}-{width}.png"), full_page=True)
+        search = page.get_by_role("searchbox")
+        search.fill("hamming")  # an author, folded as the notes are
+        page.keyboard.press("Enter")
+        expect(found).to_have_count(1)
+        expect(found.locator(".author mark")).to_have_text("Hamming")
+        found.get_by_role("link", name="The Art of Doing Science").click()
+        expect(page.locator("h1")).to_have_text("The Art of Doing Science")

@@ -9,6 +9,7 @@ notes of 50,000 characters answered in one 5-million-character tool result."""
 from __future__ import annotations
 
 import functools
+import itertools
 from typing import Any
 
 from ..kernel.context import Call
@@ -24,6 +25,8 @@ from .literal import LITERAL, READING_FIELDS, reading_match
 from .model import note_total, public_book, public_note
 
 DEFAULT_LIMIT = 100
+#: At most this many books whose title or author holds a search's query (`books`, first page).
+TITLED_BOOKS = 10
 
 
 def _window(args: dict[str, Any]) -> tuple[int, int]:
@@ -54,6 +57,17 @@ def list_reading_notes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
 
 def _matches(item: dict[str, Any], needle: str) -> bool:
     return any(needle in fold(str(item.get(name) or "")) for name in READING_FIELDS)
+
+
+def _titled(books: list[dict[str, Any]], needle: str) -> list[dict[str, Any]]:
+    """The books whose title or author holds the needle, in shelf order: a book's title is in none
+    of its notes' text, so a search for 三体 found no note of 《三体》 and said nothing of the book."""
+    found = (
+        book
+        for book in store.shelf_order(books)
+        if any(needle in fold(str(book.get(name) or "")) for name in ("title", "author"))
+    )
+    return [public_book(book) for book in itertools.islice(found, TITLED_BOOKS)]
 
 
 def _indexed_hits(call: Call, books: list[dict[str, Any]], needle: str) -> list[str] | None:
@@ -93,7 +107,12 @@ def search_reading_notes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     kept = whole_records_within(notes)
     if kept < len(notes):  # the next page starts after the last note shown
         step = (window.index(shown[kept - 1]["sk"]) if indexed is not None else kept - 1) + 1
-    return {"notes": notes[:kept], "page": page(offset, limit, kept, total, has_more=behind, step=step)}
+    found: dict[str, Any] = {
+        "notes": notes[:kept],
+        "page": page(offset, limit, kept, total, has_more=behind, step=step),
+    }
+    titled = _titled(books, needle) if offset == 0 else []
+    return {"books": titled, **found} if titled else found
 
 
 OPERATIONS = {fn.__name__: fn for fn in (list_reading_books, list_reading_notes, search_reading_notes)}

@@ -87,7 +87,8 @@ async def book_page(page: Page) -> Response:
 async def search_page(page: Page) -> Response:
     query = page.request.query_params.get("q", "").strip()
     context: dict[str, Any] = {
-        "nav": "shelf", "query": query, "hits": [], "page": None, "error": None, "partial": _partial(page),
+        "nav": "shelf", "query": query, "books": [], "hits": [], "page": None, "error": None,
+        "partial": _partial(page),
     }  # fmt: skip
     if len(query) > QUERY_MAX:
         context["error"] = page.gettext("Search for at most %(max)d characters.", max=QUERY_MAX)
@@ -95,6 +96,12 @@ async def search_page(page: Page) -> Response:
         arguments = {"query": query, "offset": _offset(page), "limit": HITS_PER_PAGE}
         data = await page.invoke("search_reading_notes", arguments)
         context["page"] = data["page"]
+        # The books whose title or author holds the query (the first page only): a title is in
+        # none of its notes, so a search for a book answers with the book.
+        context["books"] = [
+            {**book, "titleMarks": marked(book["title"], query), "authorMarks": marked(book["author"], query)}
+            for book in data.get("books", [])
+        ]
         context["hits"] = [
             {
                 **note,
