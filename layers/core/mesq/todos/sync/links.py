@@ -3,7 +3,8 @@ its UID, and what the client set that MeSQ does not map (kept for it, never read
 
 A record a client wrote carries `sync = {"name", "uid", "props", "kept", "revision"}` (stored,
 never in the public shapes): `name` is the resource name the client PUT it under, `uid` its UID,
-`props` the client's own data as the edge serialised it (opaque here, at most MAX_PROPS_BYTES),
+`props` the client's own data as the edge serialised it (opaque here, at most MAX_PROPS_BYTES,
+but for its `exdates`: the dates the client excluded from the series, read by `excluded_dates`),
 `kept` the fields the client sent that this record cannot hold (recurrence or reminders on a
 subtask or an inbox item, a parent MeSQ cannot attach), which the edge gives back from `props`
 unchanged, and `revision` the record's revision that write made: while the record is still at
@@ -33,6 +34,8 @@ from ...kernel.ports.storage import Condition, Item, ItemStore, Key, Put
 from .. import keys
 
 SYNC_FIELD = "sync"
+#: The key of `sync.props` under which the edge lists the client's excluded dates (EXDATE).
+EXCLUDED_DATES = "exdates"
 #: What an inbox item holds for its move to the board (`sync.held`), read by the edge as a task's.
 HELD_FIELDS = ("recurrence", "reminders")
 #: The collection of the inbox items; every other collection is a space, named by its id.
@@ -80,6 +83,15 @@ def check_props(props: dict[str, Any]) -> dict[str, Any]:
             max_props_bytes=MAX_PROPS_BYTES,
         )
     return props
+
+
+def excluded_dates(record: Item) -> list[str]:
+    """The occurrences a sync client excluded from the record's series (its EXDATEs), as the edge
+    read them: `YYYY-MM-DD` for a day, an ISO time with its offset for one instant. What the next
+    due is stepped past (recurrence.advanced); the client's own lines stay in `props` as written."""
+    props = (record.get(SYNC_FIELD) or {}).get("props") or {}
+    found = props.get(EXCLUDED_DATES) if isinstance(props, dict) else None
+    return [str(value) for value in found] if isinstance(found, list) else []
 
 
 def default_name(record_id: str) -> str:
