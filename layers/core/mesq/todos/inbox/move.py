@@ -24,7 +24,7 @@ from .. import keys, model, recurrence
 from ..destinations import resolve_destination
 from ..reminder_schedule import check_reminders
 from ..state import TodoState
-from ..sync.links import SYNC_FIELD
+from ..sync.links import SYNC_FIELD, held_of
 from ..writes import Built, apply, delete_revised, put_new, tag_registrations
 from . import records as inbox_records
 from .access import conflict_for, item_in
@@ -85,19 +85,20 @@ def _taken_over(task: Item, link: dict[str, Any]) -> Item:
     on a board calendar makes); each one taken over leaves `kept`, so the app's own lines come
     back once, as the task's. One the checks refuse (a rule that never gives a date) stays the
     app's own data, given back unchanged, and the move goes on."""
-    held: dict[str, Any] = link.get("held") or {}
+    held = held_of(link)  # an item from before `held` was kept: the reading stored with its lines
     kept = list(link.get("kept") or [])
     taken: Item = {}
-    rule = recurrence.normalized(held.get("recurrence"))
-    if rule and not task.get("recurrence") and "recurrence" in kept:
+    rule = held.get("recurrence")
+    if isinstance(rule, str) and rule and not task.get("recurrence") and "recurrence" in kept:
         try:
+            rule = recurrence.normalized(rule)
             recurrence.check_rule(rule, task.get("due"), task.get("timezone"))
         except ValidationError:
             pass  # the app's own rule, as the inbox item kept it
         else:
             taken["recurrence"], kept = rule, [f for f in kept if f != "recurrence"]
     alarms = held.get("reminders")
-    if alarms and not task.get("reminders") and "reminders" in kept:
+    if isinstance(alarms, list) and alarms and not task.get("reminders") and "reminders" in kept:
         try:
             taken["reminders"] = check_reminders(alarms, task.get("due"))
         except ValidationError:

@@ -94,6 +94,21 @@ def excluded_dates(record: Item) -> list[str]:
     return [str(value) for value in found] if isinstance(found, list) else []
 
 
+def held_of(link: dict[str, Any]) -> dict[str, Any]:
+    """What an inbox item's link holds for the board task (HELD_FIELDS): its `held`; an item
+    saved before `held` was kept (an older deployment's) has the same reading in the app data
+    the edge stored with it, its value beside each group's lines (`props.shadows.<field>.value`,
+    always kept for recurrence and reminders). So it is moved as a new item is, no migration."""
+    if link.get("held"):
+        return dict(link["held"])
+    props = link.get("props")
+    shadows = props.get("shadows") if isinstance(props, dict) else None
+    if not isinstance(shadows, dict):
+        return {}
+    groups = {field: shadows.get(field) for field in HELD_FIELDS}
+    return {field: group["value"] for field, group in groups.items() if isinstance(group, dict) and group.get("value")}
+
+
 def default_name(record_id: str) -> str:
     return record_id + DEFAULT_SUFFIX
 
