@@ -5,6 +5,7 @@ and the phone sees its rule and each alarm once, as the task's."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from mesq.todos import keys
@@ -71,3 +72,41 @@ def test_an_old_items_rule_the_checks_refuse_stays_the_apps_and_the_move_succeed
     assert task["recurrence"] is None
     assert data.count("RRULE:") == 1 and "BYMONTHDAY=30" in data
     assert len(task["reminders"]) == 2 and data.count("BEGIN:VALARM") == 2
+
+
+def test_one_refused_alarm_stays_the_apps_and_the_others_are_taken_over(dav: Dav) -> None:
+    # two alarms at a time and one 15 minutes before the due; the due is then cleared on MeSQ's
+    # side, so the move's reminder check refuses the relative one (it needs a due)
+    relative = "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Soon\r\nTRIGGER;RELATED=END:-PT15M\r\nEND:VALARM"
+    absolute = [
+        f"BEGIN:VALARM\r\nUID:alarm-{n}\r\nACTION:DISPLAY\r\nDESCRIPTION:At {n}\r\n"
+        f"TRIGGER;VALUE=DATE-TIME:2026120{n}T180000Z\r\nEND:VALARM"
+        for n in (7, 8)
+    ]
+    alarms = "\r\n".join([absolute[0], relative, absolute[1]])
+    sent = dav.request("PUT", f"/dav/{dav.username}/inbox/three.ics", _vtodo("three", "FREQ=DAILY", alarms))
+    assert sent.status_code == 201, sent.text
+    item = next(i for i in dav.rest("GET", "/api/toolkit/todo/inbox")["items"] if i["title"].endswith("three"))
+    item = dav.rest("PATCH", f"/api/toolkit/todo/inbox/{item['id']}", due=None, expectedRevision=item["revision"])[
+        "item"
+    ]
+    task, data = _moved(dav, item)
+    assert [r["at"][:19] for r in task["reminders"]] == ["2026-12-07T18:00:00", "2026-12-08T18:00:00"]
+    assert task["recurrence"] is None  # no due: the rule stays the app's too
+    # each once, as the app wrote it
+    assert _alarms(data) == sorted(sorted(block.split("\r\n")) for block in (*absolute, relative))
+    # MeSQ then changes the reminders: the refused alarm still comes back unchanged
+    changed = dav.rest(
+        "PUT", f"/api/toolkit/todo/tasks/{task['id']}/reminders",
+        reminders=[task["reminders"][0]], expectedRevision=task["revision"],
+    )  # fmt: skip
+    assert len(changed["task"]["reminders"]) == 1
+    again = dav.request("GET", f"{dav.calendar}three.ics").text
+    assert _alarms(again) == sorted(sorted(block.split("\r\n")) for block in (absolute[0], relative))
+
+
+def _alarms(data: str) -> list[list[str]]:
+    """The VALARM blocks of a calendar object, each as its sorted lines (icalendar writes an
+    alarm's properties in an order of its own)."""
+    blocks = re.findall(r"BEGIN:VALARM\r\n.*?END:VALARM", data.replace("\r\n ", ""), re.DOTALL)
+    return sorted(sorted(block.split("\r\n")) for block in blocks)

@@ -109,6 +109,24 @@ def held_of(link: dict[str, Any]) -> dict[str, Any]:
     return {field: group["value"] for field, group in groups.items() if isinstance(group, dict) and group.get("value")}
 
 
+def alarms_kept_for_the_app(link: dict[str, Any], refused: list[Any]) -> dict[str, Any] | None:
+    """`link` with the app's alarms that stand for `refused` reminders marked as the app's alone
+    (their entry in `props.shadows.reminders.each`, the reminder the edge read from each VALARM,
+    becomes None): the edge then gives those VALARMs back as the app wrote them, beside the
+    task's own reminders. None when the app data has no per-alarm reading to mark (an item
+    saved before it was kept): the caller keeps all the app's alarms as its own data."""
+    props = link.get("props")
+    shadows = props.get("shadows") if isinstance(props, dict) else None
+    shadow = shadows.get("reminders") if isinstance(shadows, dict) else None
+    each = shadow.get("each") if isinstance(shadow, dict) else None
+    if not isinstance(props, dict) or not isinstance(shadows, dict) or not isinstance(shadow, dict):
+        return None
+    if not isinstance(each, list) or not all(alarm in each for alarm in refused):
+        return None
+    marked = [None if value in refused else value for value in each]
+    return {**link, "props": {**props, "shadows": {**shadows, "reminders": {**shadow, "each": marked}}}}
+
+
 def default_name(record_id: str) -> str:
     return record_id + DEFAULT_SUFFIX
 
