@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.conftest import LiveServer
-from tests.dav.conftest import basic, hrefs
+from tests.dav.conftest import Dav, basic, hrefs, vtodo
 from tests.dav.driver import CaldavClient
 from tests.dav.mesq_side import Rest
 
@@ -151,3 +151,14 @@ def test_an_all_day_exdate_excludes_that_day_of_a_timed_series(
 
 def path_in(mesq: LiveServer, url: str, calendar: str, start: str, end: str) -> bool:
     return url.removeprefix(mesq.base_url) in _query(mesq, calendar, start, end)
+
+
+def test_an_exdate_sent_with_the_completion_is_applied_to_it(dav: Dav) -> None:
+    # the app excludes the next occurrence and ticks the current one, synced in one PUT
+    lines = ("DUE;VALUE=DATE:20261210", "RRULE:FREQ=DAILY")
+    assert dav.put("one-put.ics", vtodo("one-put", *lines)).status_code == 201
+    etag = dav.get("one-put.ics").headers["etag"]
+    both = vtodo("one-put", *lines, "EXDATE;VALUE=DATE:20261211", "STATUS:COMPLETED", "COMPLETED:20261210T120000Z")
+    assert dav.put("one-put.ics", both, If_Match=etag).status_code == 204
+    data = dav.get("one-put.ics").text
+    assert "DUE;VALUE=DATE:20261212" in data and "EXDATE;VALUE=DATE:20261211" in data
