@@ -30,6 +30,7 @@ from ..kernel.i18n import N_, Translator
 from ..kernel.ports.storage import Item
 from ..kernel.timestamps import in_zone, parse_timestamp
 from ..kernel.values import without_controls
+from ..todos.recurrence import EXCLUDED_COUNT
 from ..todos.reminder_schedule import parse_offset
 
 PRODID = "-//MeSQ//Todo calendar feed//EN"
@@ -49,7 +50,8 @@ def _rule(record: Item) -> vRecur | None:
     if not text:
         return None
     rule: vRecur = vRecur.from_ical(str(text))
-    done = int(record.get("occurrenceCount") or 0)
+    # the rule's dates used: the completed occurrences and the excluded ones stepped past
+    done = int(record.get("occurrenceCount") or 0) + int(record.get(EXCLUDED_COUNT) or 0)
     if "COUNT" in rule and done:
         rule["COUNT"] = [max(1, int(rule["COUNT"][0]) - done)]
     return rule

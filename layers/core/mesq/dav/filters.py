@@ -11,7 +11,7 @@ a text-match on STATUS) and due ranges behave as Radicale's and Apple's.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -20,7 +20,7 @@ from dateutil.rrule import rrule, rrulestr
 from icalendar import Component
 
 from ..kernel.messages import quoted
-from ..todos.recurrence import cycles_on, interval_is_positive, repeats
+from ..todos.recurrence import Exclusions, cycles_on, interval_is_positive, repeats
 from .errors import DavError
 from .mapping import values_of
 from .xml import CALDAV, tag
@@ -185,16 +185,46 @@ def _occurrences(
     shift = (due - anchor) if due else timedelta(0)
     begin = _moved(window[0], -abs(span) - timedelta(days=1))
     end = _moved(window[1], timedelta(days=1))
+    excluded = _excluded(component, "DTSTART" if start else "DUE")
     found: list[tuple[datetime | None, datetime | None]] = []
+    passed_over = False
     try:
         for walked, occurrence in enumerate(_near(rule, anchor, begin)):
             if occurrence > end or walked > MAX_WALKED or len(found) >= MAX_OCCURRENCES:
                 break
-            if occurrence >= begin:
+            if occurrence >= begin and excluded(occurrence):
+                passed_over = True
+            elif occurrence >= begin:
                 found.append((occurrence + shift if due else None, occurrence if start else None))
     except (ValueError, OverflowError):  # the series reaches year 9999: it ends there
         pass
-    return found or [(due, start)]
+    # a window whose only occurrences the app excluded matches nothing
+    return found if found or passed_over else [(due, start)]
+
+
+def _excluded(component: Component, anchor_name: str) -> Callable[[datetime], bool]:
+    """Whether the app excluded an occurrence of the series (its EXDATEs, RFC 5545 3.8.5.1), the
+    occurrence given in UTC as `_occurrences` steps it: an instant excludes that instant, a day
+    that day's occurrence on the clock of the series' start (`recurrence.Exclusions`)."""
+    days: set[date] = set()
+    instants: set[datetime] = set()
+    written_days: set[date] = set()
+    for line in values_of(component, "EXDATE"):
+        for value in getattr(line, "dts", []):
+            moment = value.dt
+            if isinstance(moment, datetime):
+                instants.add((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC))
+                written_days.add(moment.date())
+            elif isinstance(moment, date):
+                days.add(moment)
+    exclusions = Exclusions(days, instants, written_days)
+    if not exclusions:
+        return lambda occurrence: False
+    written = component.decoded(anchor_name)
+    if not isinstance(written, datetime):  # a date series: its occurrences are days
+        return lambda occurrence: exclusions.exclude(occurrence.replace(tzinfo=None))
+    clock = written.tzinfo or UTC
+    return lambda occurrence: exclusions.exclude(occurrence.astimezone(clock))
 
 
 def _moved(moment: datetime, by: timedelta) -> datetime:

@@ -10,13 +10,18 @@ continues from there:
 `COUNT` counts the completed occurrences of the series (`occurrenceCount`, kept across
 reschedules); `UNTIL` is dateutil's. Completing the last occurrence completes the task for good.
 
+A task a sync client wrote may carry the dates it excluded (its EXDATEs, links.excluded_dates):
+the next due steps past them, and COUNT counts them as rule dates that are no occurrence.
+
 Stored fields of a task (besides the public `recurrence`): `occurrences` (the completed ones,
-newest `HISTORY_MAX` kept, readable in get_todo_task) and `occurrenceCount`.
+newest `HISTORY_MAX` kept, readable in get_todo_task), `occurrenceCount` and `excludedCount`
+(the excluded dates the series has stepped past, for COUNT).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import MAXYEAR, UTC, date, datetime, time, tzinfo
 from typing import Any
 
@@ -27,11 +32,14 @@ from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
 from ..kernel.timestamps import in_zone, parse_timestamp, parse_zone
+from .sync.links import excluded_dates
 
 FREQUENCIES = ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
 #: Parts that name times of day: a date-only due (a DATE start) cannot have them.
 TIME_OF_DAY_PARTS = ("BYHOUR", "BYMINUTE", "BYSECOND")
 HISTORY_MAX = 50
+#: The stored count of the excluded rule dates a series has stepped past (COUNT counts them).
+EXCLUDED_COUNT = "excludedCount"
 _NOT_IN_A_RULE = ("DTSTART", "RDATE", "EXDATE", "EXRULE", "\n", "\r")
 #: How far before the end of dateutil's calendar (year 9999) a rule is tried when checking that
 #: it repeats at all. dateutil looks for a rule's next date period by period until one matches
@@ -217,23 +225,79 @@ def rule_count(rule: str) -> int | None:
     return None
 
 
-def next_due(rule: str, due: dict[str, Any], timezone: str | None) -> dict[str, Any] | None:
-    """The occurrence after `due` (same due type), or None when UNTIL ends the series. COUNT is
-    left to `advanced` (it counts completions, not rule dates)."""
+def next_due(
+    rule: str, due: dict[str, Any], timezone: str | None, excluded: Iterable[str] = ()
+) -> dict[str, Any] | None:
+    """The occurrence after `due` (same due type) that is not `excluded`, or None when UNTIL ends
+    the series. COUNT is left to `advanced` (it counts completions, not rule dates)."""
+    found = _following(rule, due, timezone, Exclusions.of(excluded))
+    return None if found is None else found[0]
+
+
+class Exclusions:
+    """A client's excluded occurrences (EXDATE, as links.excluded_dates lists them): an instant
+    excludes the occurrence at that instant; a day (RFC 5545 asks a DATE only of a date series,
+    apps also write one on a timed series) excludes that day's occurrences, in the series' zone.
+    A date series is excluded by a time's own day, as it was written."""
+
+    def __init__(self, days: set[date], instants: set[datetime], written_days: set[date]) -> None:
+        self.days, self.instants, self.written_days = days, instants, written_days
+
+    @classmethod
+    def of(cls, values: Iterable[str]) -> Exclusions:
+        days: set[date] = set()
+        instants: set[datetime] = set()
+        written_days: set[date] = set()  # the instants' days on the clock they were written in
+        for value in values:
+            try:
+                if len(value) == len("YYYY-MM-DD"):
+                    days.add(date.fromisoformat(value))
+                else:
+                    instants.add(parse_timestamp(value, "exdate"))
+                    written_days.add(date.fromisoformat(value[: len("YYYY-MM-DD")]))
+            except (ValueError, ValidationError):
+                continue  # the edge wrote each one checked; an unreadable one excludes nothing
+        return cls(days, instants, written_days)
+
+    def __bool__(self) -> bool:
+        return bool(self.days or self.instants)
+
+    def exclude(self, occurrence: datetime) -> bool:
+        """`occurrence` as the series steps it: a naive midnight for a date series, an aware
+        wall-clock time for a timed one."""
+        if occurrence.tzinfo is None:
+            return occurrence.date() in self.days or occurrence.date() in self.written_days
+        return occurrence.date() in self.days or occurrence in self.instants
+
+
+#: Excluded occurrences stepped past for one next due, at most: past them the next rule date is
+#: the due even if excluded (a client's list of thousands of dates cannot make a completion spin).
+MAX_SKIPPED = 10_000
+
+
+def _following(
+    rule: str, due: dict[str, Any], timezone: str | None, excluded: Exclusions
+) -> tuple[dict[str, Any], int] | None:
+    """The next due after `due` that is not excluded, and how many excluded rule dates it passed;
+    None when the series ends (UNTIL, a rule that never moves on, year 9999)."""
     series = _series(rule, due, timezone, "recurrence").replace(count=None)
     if not interval_is_positive(rule) or not repeats(series):
         return None  # a rule stored before check_rule refused it: the series ends
     start = _start(due, timezone)
+    skipped = 0
     try:
         following = series.after(start, inc=False)
+        while following is not None and skipped < MAX_SKIPPED and excluded and excluded.exclude(following):
+            skipped += 1
+            following = series.after(following, inc=False)
     except (ValueError, OverflowError):  # the next date would be past year 9999: the series ends
         return None
     if following is None:
         return None
     if due["type"] == "date":
-        return {"type": "date", "date": following.date().isoformat()}
+        return {"type": "date", "date": following.date().isoformat()}, skipped
     # Wall-clock times that do not exist (a spring-forward gap) are normalised through UTC.
-    return {"type": "datetime", "at": following.astimezone(UTC).astimezone(following.tzinfo).isoformat()}
+    return {"type": "datetime", "at": following.astimezone(UTC).astimezone(following.tzinfo).isoformat()}, skipped
 
 
 def first_occurrence(rule: str, start: datetime, after: datetime, *, inclusive: bool) -> datetime | None:
@@ -253,21 +317,32 @@ def first_occurrence(rule: str, start: datetime, after: datetime, *, inclusive: 
 
 
 def advanced(task: Item, now: str, user_zone: str | None = None) -> Item | None:
-    """A recurring task after completing its current occurrence: the next due, subtasks to be
-    reset by the caller, the occurrence in the history; None when the series has ended (the
-    caller completes the task for good, still recording the occurrence with `recorded`)."""
+    """A recurring task after completing its current occurrence: the next due (past the dates a
+    sync client excluded), subtasks to be reset by the caller, the occurrence in the history;
+    None when the series has ended (the caller completes the task for good, still recording the
+    occurrence with `recorded`)."""
     rule, due = task.get("recurrence"), task.get("due")
     if not rule or not due or task.get("done"):
         return None
-    done_count = int(task.get("occurrenceCount") or 0) + 1
+    # COUNT counts the rule's dates: the completed occurrences and the excluded ones passed
+    # (RFC 5545: an excluded date is not an occurrence, yet it is one of the rule's COUNT dates).
+    used = int(task.get("occurrenceCount") or 0) + 1 + int(task.get(EXCLUDED_COUNT) or 0)
     limit = rule_count(rule)
+    if limit is not None and used >= limit:
+        return None
     # A task without a zone of its own steps in the user's (a daily 09:00 stays 09:00 across a DST
     # change, as the calendar feed shows it); with neither, in the due's own offset.
     zone = task.get("timezone") or user_zone
-    following = None if limit is not None and done_count >= limit else next_due(rule, due, zone)
-    if following is None:
+    found = _following(rule, due, zone, Exclusions.of(excluded_dates(task)))
+    if found is None:
         return None
-    return {**recorded(task, now), "due": following}
+    following, skipped = found
+    if limit is not None and used + skipped >= limit:
+        return None
+    after = {**recorded(task, now), "due": following}
+    if skipped:
+        after[EXCLUDED_COUNT] = int(task.get(EXCLUDED_COUNT) or 0) + skipped
+    return after
 
 
 def recorded(task: Item, now: str) -> Item:

@@ -24,7 +24,7 @@ from .. import keys, model, recurrence
 from ..destinations import resolve_destination
 from ..reminder_schedule import check_reminders
 from ..state import TodoState
-from ..sync.links import SYNC_FIELD
+from ..sync.links import SYNC_FIELD, alarms_kept_for_the_app, held_of
 from ..writes import Built, apply, delete_revised, put_new, tag_registrations
 from . import records as inbox_records
 from .access import conflict_for, item_in
@@ -85,27 +85,44 @@ def _taken_over(task: Item, link: dict[str, Any]) -> Item:
     on a board calendar makes); each one taken over leaves `kept`, so the app's own lines come
     back once, as the task's. One the checks refuse (a rule that never gives a date) stays the
     app's own data, given back unchanged, and the move goes on."""
-    held: dict[str, Any] = link.get("held") or {}
+    held = held_of(link)  # an item from before `held` was kept: the reading stored with its lines
     kept = list(link.get("kept") or [])
     taken: Item = {}
-    rule = recurrence.normalized(held.get("recurrence"))
-    if rule and not task.get("recurrence") and "recurrence" in kept:
+    rule = held.get("recurrence")
+    if isinstance(rule, str) and rule and not task.get("recurrence") and "recurrence" in kept:
         try:
+            rule = recurrence.normalized(rule)
             recurrence.check_rule(rule, task.get("due"), task.get("timezone"))
         except ValidationError:
             pass  # the app's own rule, as the inbox item kept it
         else:
             taken["recurrence"], kept = rule, [f for f in kept if f != "recurrence"]
     alarms = held.get("reminders")
-    if alarms and not task.get("reminders") and "reminders" in kept:
-        try:
-            taken["reminders"] = check_reminders(alarms, task.get("due"))
-        except ValidationError:
-            pass  # the app's own alarms, as the inbox item kept them
-        else:
-            kept = [f for f in kept if f != "reminders"]
     rest = {name: value for name, value in link.items() if name != "held"}
+    if isinstance(alarms, list) and alarms and not task.get("reminders") and "reminders" in kept:
+        accepted, refused = _checked_alarms(alarms, task.get("due"))
+        if accepted:
+            taken["reminders"] = accepted
+        if not refused:
+            kept = [f for f in kept if f != "reminders"]
+        elif accepted and (own := alarms_kept_for_the_app(rest, refused)) is not None:
+            # each alarm taken over comes back once as the task's, each refused one as the app's
+            rest, kept = own, [f for f in kept if f != "reminders"]
     return {**taken, SYNC_FIELD: {**rest, "kept": kept}}
+
+
+def _checked_alarms(alarms: list[Any], due: Any) -> tuple[list[dict[str, Any]], list[Any]]:
+    """The alarms the reminder checks accept one by one (as the task's reminders) and the ones
+    they refuse (a relative one once the item has no due): one refused alarm no longer keeps
+    the others from the task."""
+    accepted: list[dict[str, Any]] = []
+    refused: list[Any] = []
+    for alarm in alarms:
+        try:
+            accepted += check_reminders([alarm], due)
+        except (ValidationError, KeyError, TypeError, AttributeError):  # a held value of another shape too
+            refused.append(alarm)
+    return check_reminders(accepted, due), refused
 
 
 def move_todo_inbox_item_to_board(call: Call, args: dict[str, Any]) -> dict[str, Any]:

@@ -3,7 +3,8 @@ its UID, and what the client set that MeSQ does not map (kept for it, never read
 
 A record a client wrote carries `sync = {"name", "uid", "props", "kept", "revision"}` (stored,
 never in the public shapes): `name` is the resource name the client PUT it under, `uid` its UID,
-`props` the client's own data as the edge serialised it (opaque here, at most MAX_PROPS_BYTES),
+`props` the client's own data as the edge serialised it (opaque here, at most MAX_PROPS_BYTES,
+but for its `exdates`: the dates the client excluded from the series, read by `excluded_dates`),
 `kept` the fields the client sent that this record cannot hold (recurrence or reminders on a
 subtask or an inbox item, a parent MeSQ cannot attach), which the edge gives back from `props`
 unchanged, and `revision` the record's revision that write made: while the record is still at
@@ -33,6 +34,8 @@ from ...kernel.ports.storage import Condition, Item, ItemStore, Key, Put
 from .. import keys
 
 SYNC_FIELD = "sync"
+#: The key of `sync.props` under which the edge lists the client's excluded dates (EXDATE).
+EXCLUDED_DATES = "exdates"
 #: What an inbox item holds for its move to the board (`sync.held`), read by the edge as a task's.
 HELD_FIELDS = ("recurrence", "reminders")
 #: The collection of the inbox items; every other collection is a space, named by its id.
@@ -80,6 +83,48 @@ def check_props(props: dict[str, Any]) -> dict[str, Any]:
             max_props_bytes=MAX_PROPS_BYTES,
         )
     return props
+
+
+def excluded_dates(record: Item) -> list[str]:
+    """The occurrences a sync client excluded from the record's series (its EXDATEs), as the edge
+    read them: `YYYY-MM-DD` for a day, an ISO time with its offset for one instant. What the next
+    due is stepped past (recurrence.advanced); the client's own lines stay in `props` as written."""
+    props = (record.get(SYNC_FIELD) or {}).get("props") or {}
+    found = props.get(EXCLUDED_DATES) if isinstance(props, dict) else None
+    return [str(value) for value in found] if isinstance(found, list) else []
+
+
+def held_of(link: dict[str, Any]) -> dict[str, Any]:
+    """What an inbox item's link holds for the board task (HELD_FIELDS): its `held`; an item
+    saved before `held` was kept (an older deployment's) has the same reading in the app data
+    the edge stored with it, its value beside each group's lines (`props.shadows.<field>.value`,
+    always kept for recurrence and reminders). So it is moved as a new item is, no migration."""
+    if link.get("held"):
+        return dict(link["held"])
+    props = link.get("props")
+    shadows = props.get("shadows") if isinstance(props, dict) else None
+    if not isinstance(shadows, dict):
+        return {}
+    groups = {field: shadows.get(field) for field in HELD_FIELDS}
+    return {field: group["value"] for field, group in groups.items() if isinstance(group, dict) and group.get("value")}
+
+
+def alarms_kept_for_the_app(link: dict[str, Any], refused: list[Any]) -> dict[str, Any] | None:
+    """`link` with the app's alarms that stand for `refused` reminders marked as the app's alone
+    (their entry in `props.shadows.reminders.each`, the reminder the edge read from each VALARM,
+    becomes None): the edge then gives those VALARMs back as the app wrote them, beside the
+    task's own reminders. None when the app data has no per-alarm reading to mark (an item
+    saved before it was kept): the caller keeps all the app's alarms as its own data."""
+    props = link.get("props")
+    shadows = props.get("shadows") if isinstance(props, dict) else None
+    shadow = shadows.get("reminders") if isinstance(shadows, dict) else None
+    each = shadow.get("each") if isinstance(shadow, dict) else None
+    if not isinstance(props, dict) or not isinstance(shadows, dict) or not isinstance(shadow, dict):
+        return None
+    if not isinstance(each, list) or not all(alarm in each for alarm in refused):
+        return None
+    marked = [None if value in refused else value for value in each]
+    return {**link, "props": {**props, "shadows": {**shadows, "reminders": {**shadow, "each": marked}}}}
 
 
 def default_name(record_id: str) -> str:

@@ -296,7 +296,7 @@ def _update(
         if bool(args.get("done")) != bool(before.get("done")):
             after = inbox_records.with_done(after, bool(args.get("done")), _completed_at(args, now))
     elif before.get("parentId") is None:
-        after, kept, ops = _root_changed(state, user_id, args, before, content, now)
+        after, kept, ops = _root_changed(state, user_id, args, before, content, props, now)
     else:
         after, kept = _subtask_changed(state, args, before, content, now)
     written = (before.get(SYNC_FIELD) or {}).get("revision")  # unchanged by a save that changes nothing
@@ -312,9 +312,17 @@ def _update(
 
 
 def _root_changed(
-    state: TodoState, user_id: str, args: dict[str, Any], before: Item, content: dict[str, Any], now: str
+    state: TodoState,
+    user_id: str,
+    args: dict[str, Any],
+    before: Item,
+    content: dict[str, Any],
+    props: dict[str, Any],
+    now: str,
 ) -> tuple[Item, list[str], list[WriteOp]]:
     after = model.with_content(before, {**content, "recurrence": args.get("recurrence")})
+    # the app data of this copy (its excluded dates) is what a completion in it steps past
+    after[SYNC_FIELD] = {**(before.get(SYNC_FIELD) or {}), "props": props}
     recurrence.check_rule(after.get("recurrence"), after.get("due"), after.get("timezone"))
     after["reminders"] = check_reminders(args.get("reminders") or [], after.get("due"))
     kept = ["parentUid"] if args.get("parentUid") else []

@@ -1,0 +1,164 @@
+"""A phone app excludes one occurrence of a repeating task (EXDATE): completing the occurrence
+before it moves the due past the excluded date, an excluded date is not one of the rule's COUNT
+occurrences (RFC 5545 3.8.5.1), a time-range query over the excluded day does not find the task,
+and the app's EXDATE lines come back as it wrote them. python-caldav against a real `mesq serve`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from xml.etree import ElementTree as ET
+
+import httpx
+import pytest
+
+from tests.conftest import LiveServer
+from tests.dav.conftest import Dav, basic, hrefs, vtodo
+from tests.dav.driver import CaldavClient
+from tests.dav.mesq_side import Rest
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture(scope="module")
+def phone(mesq: LiveServer) -> Iterator[tuple[CaldavClient, Rest, str]]:
+    assert mesq.cli("user", "create", "alice", "--password-stdin", stdin=PASSWORD + "\n").returncode == 0
+    made = mesq.cli("token", "create", "alice", "--name", "Phone", "--scopes", "todo:read,todo:write")
+    assert made.returncode == 0, made.stderr
+    token = made.stdout.strip().splitlines()[-1]
+    caldav = CaldavClient(f"{mesq.base_url}/dav/", "alice", token)
+    rest = Rest(mesq.base_url, token)
+    space = rest.ok("GET", "/api/toolkit/todo/spaces")["spaces"][0]
+    yield caldav, rest, f"{mesq.base_url}/dav/alice/{space['id']}/"
+    caldav.close()
+
+
+def _vtodo(uid: str, *lines: str) -> str:
+    body = "".join(line + "\r\n" for line in lines)
+    return (
+        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Phone//EN\r\nBEGIN:VTODO\r\n"
+        f"UID:{uid}\r\nDTSTAMP:20261201T000000Z\r\nSUMMARY:Task {uid}\r\n{body}"
+        "END:VTODO\r\nEND:VCALENDAR\r\n"
+    )
+
+
+def _completed(caldav: CaldavClient, url: str) -> str:
+    """The app ticks the task, then reads it again: MeSQ's answer."""
+    caldav.ok("load", url=url, slot=url)
+    caldav.ok("complete", slot=url)
+    return str(caldav.ok("get", url=url)["data"])
+
+
+def _due(data: str) -> str:
+    found = re.search(r"^DUE[^:\r\n]*:(\S+)\r?$", data, re.MULTILINE)
+    assert found is not None, data
+    return found.group(1)
+
+
+def test_completing_skips_an_excluded_date(phone: tuple[CaldavClient, Rest, str]) -> None:
+    caldav, _rest, calendar = phone
+    exdate = "EXDATE;VALUE=DATE:20261217"
+    url = caldav.ok(
+        "add", calendar=calendar, ical=_vtodo("weekly", "DUE;VALUE=DATE:20261210", "RRULE:FREQ=WEEKLY", exdate)
+    )["url"]
+    data = _completed(caldav, url)
+    assert _due(data) == "20261224"  # the 17th is excluded
+    assert exdate in data  # the app's own line, as it wrote it
+
+
+def test_several_exdates_per_line_and_lines_with_a_tzid(phone: tuple[CaldavClient, Rest, str]) -> None:
+    caldav, rest, calendar = phone
+    lines = (
+        "DTSTART;TZID=Europe/Berlin:20261210T090000",
+        "DUE;TZID=Europe/Berlin:20261210T090000",
+        "RRULE:FREQ=DAILY",
+        "EXDATE;TZID=Europe/Berlin:20261211T090000,20261212T090000",
+        "EXDATE:20261213T080000Z",
+    )
+    url = caldav.ok("add", calendar=calendar, ical=_vtodo("daily", *lines))["url"]
+    data = _completed(caldav, url)
+    assert _due(data) == "20261214T090000"
+    assert lines[3] in data and lines[4] in data
+    task = rest.titled("Task daily")
+    assert task["due"] == {"type": "datetime", "at": "2026-12-14T09:00:00+01:00"}
+    # the same skip for a completion over REST
+    done = rest.ok("POST", f"/api/toolkit/todo/tasks/{task['id']}/complete", expectedRevision=task["revision"])["task"]
+    assert done["due"] == {"type": "datetime", "at": "2026-12-15T09:00:00+01:00"}
+
+
+def test_an_excluded_date_is_not_one_of_the_counted_occurrences(phone: tuple[CaldavClient, Rest, str]) -> None:
+    caldav, rest, calendar = phone
+    # COUNT=3 from the 10th: the 10th, 11th and 12th, the 11th excluded: two occurrences.
+    lines = ("DUE;VALUE=DATE:20261210", "RRULE:FREQ=DAILY;COUNT=3", "EXDATE;VALUE=DATE:20261211")
+    url = caldav.ok("add", calendar=calendar, ical=_vtodo("counted", *lines))["url"]
+    assert _due(_completed(caldav, url)) == "20261212"
+    data = _completed(caldav, url)
+    assert "STATUS:COMPLETED" in data and _due(data) == "20261212"
+    assert rest.titled("Task counted")["done"] is True
+
+
+def _query(mesq: LiveServer, calendar: str, start: str, end: str) -> list[str]:
+    """The hrefs a calendar-query REPORT with this VTODO time-range answers (the server's own
+    filter: python-caldav's search also filters what it gets back by itself)."""
+    token = mesq.cli("token", "create", "alice", "--name", "Query", "--scopes", "todo:read").stdout.split()[-1]
+    body = (
+        '<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><D:getetag/></D:prop>'
+        '<C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VTODO">'
+        f'<C:time-range start="{start}" end="{end}"/></C:comp-filter></C:comp-filter></C:filter></C:calendar-query>'
+    )
+    answer = httpx.request(
+        "REPORT", calendar, content=body, timeout=30,
+        headers={"Authorization": basic("alice", token), "Depth": "1", "Content-Type": "application/xml"},
+    )  # fmt: skip
+    assert answer.status_code == 207, answer.text
+    return hrefs(ET.fromstring(answer.content))
+
+
+def test_a_time_range_over_the_excluded_day_does_not_find_the_task(
+    phone: tuple[CaldavClient, Rest, str], mesq: LiveServer
+) -> None:
+    caldav, _rest, calendar = phone
+    lines = (
+        "DTSTART;TZID=Europe/Berlin:20270104T090000",
+        "DUE;TZID=Europe/Berlin:20270104T100000",
+        "RRULE:FREQ=WEEKLY",
+        "EXDATE;TZID=Europe/Berlin:20270111T090000",
+    )
+    url = caldav.ok("add", calendar=calendar, ical=_vtodo("ranged", *lines))["url"]
+
+    def found(start: str, end: str) -> bool:
+        return url in [t["url"] for t in caldav.ok("search", calendar=calendar, start=start, end=end)["todos"]]
+
+    assert not found("2027-01-11T00:00:00+00:00", "2027-01-12T00:00:00+00:00")
+    assert found("2027-01-18T00:00:00+00:00", "2027-01-19T00:00:00+00:00")
+    path = url.removeprefix(mesq.base_url)
+    assert path not in _query(mesq, calendar, "20270111T000000Z", "20270112T000000Z")
+    assert path in _query(mesq, calendar, "20270118T000000Z", "20270119T000000Z")
+    assert path in _query(mesq, calendar, "20270104T000000Z", "20270105T000000Z")
+
+
+def test_an_all_day_exdate_excludes_that_day_of_a_timed_series(
+    phone: tuple[CaldavClient, Rest, str], mesq: LiveServer
+) -> None:
+    caldav, _rest, calendar = phone
+    # RFC 5545 asks EXDATE of the start's type; apps write a date on a timed series: that day.
+    lines = ("DUE;TZID=Asia/Shanghai:20261210T230000", "RRULE:FREQ=DAILY", "EXDATE;VALUE=DATE:20261211")
+    url = caldav.ok("add", calendar=calendar, ical=_vtodo("allday", *lines))["url"]
+    assert not path_in(mesq, url, calendar, "20261211T140000Z", "20261211T160000Z")  # the 11th, 23:00 there
+    assert path_in(mesq, url, calendar, "20261212T140000Z", "20261212T160000Z")
+    assert _due(_completed(caldav, url)) == "20261212T230000"
+
+
+def path_in(mesq: LiveServer, url: str, calendar: str, start: str, end: str) -> bool:
+    return url.removeprefix(mesq.base_url) in _query(mesq, calendar, start, end)
+
+
+def test_an_exdate_sent_with_the_completion_is_applied_to_it(dav: Dav) -> None:
+    # the app excludes the next occurrence and ticks the current one, synced in one PUT
+    lines = ("DUE;VALUE=DATE:20261210", "RRULE:FREQ=DAILY")
+    assert dav.put("one-put.ics", vtodo("one-put", *lines)).status_code == 201
+    etag = dav.get("one-put.ics").headers["etag"]
+    both = vtodo("one-put", *lines, "EXDATE;VALUE=DATE:20261211", "STATUS:COMPLETED", "COMPLETED:20261210T120000Z")
+    assert dav.put("one-put.ics", both, If_Match=etag).status_code == 204
+    data = dav.get("one-put.ics").text
+    assert "DUE;VALUE=DATE:20261212" in data and "EXDATE;VALUE=DATE:20261211" in data
