@@ -107,12 +107,12 @@ def search_reading_notes(call: Call, args: dict[str, Any]) -> dict[str, Any]:
     kept = whole_records_within(notes)
     if kept < len(notes):  # the next page starts after the last note shown
         step = (window.index(shown[kept - 1]["sk"]) if indexed is not None else kept - 1) + 1
-    found: dict[str, Any] = {
+    answer: dict[str, Any] = {
         "notes": notes[:kept],
         "page": page(offset, limit, kept, total, has_more=behind, step=step),
     }
     titled = _titled(books, needle) if offset == 0 else []
-    return {"books": titled, **found} if titled else found
+    return {"books": titled, **answer} if titled else answer
 
 
 OPERATIONS = {fn.__name__: fn for fn in (list_reading_books, list_reading_notes, search_reading_notes)}
