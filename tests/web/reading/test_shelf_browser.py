@@ -122,8 +122,8 @@ def test_read_a_books_notes_and_search_them(server: LiveServer, page: Any, shots
 def test_a_search_for_a_books_title_or_author_answers_with_the_book(
     server: LiveServer,
     tmp_path: Path,
-    shots: Path,
-    locale: str,  # noqa: F811
+    shots: Path,  # noqa: F811
+    locale: str,
 ) -> None:
     """A book's title is in none of its notes: searching 置身事内 said "0 notes match." and nothing
     of the book on the shelf. The search now answers with the book (its title or author marked),
