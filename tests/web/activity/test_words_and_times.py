@@ -75,6 +75,26 @@ def test_a_due_moved_to_the_tasks_own_zone_reads_in_that_zone():
         assert (due.before, due.after) == (was, became), due
 
 
+def test_a_recurring_completion_names_no_bookkeeping_as_other_details():
+    """Completing a repeating task moves its due on and keeps the occurrence (`occurrences`,
+    `occurrenceCount`, and `excludedCount` when an app's EXDATE was stepped past): the line said
+    "completed" and then "3 other details changed", details a person never set nor sees."""
+    change = {
+        "record": {"kind": "task", "id": "x", "title": "浇花"},
+        "action": "update",
+        "operation": "complete_todo_task",
+        "at": "2026-12-06T02:31:00Z",
+        "fields": ["due", "occurrenceCount", "occurrences", "excludedCount"],
+        "before": {"due": {"type": "date", "date": "2026-12-06"}, "occurrenceCount": 0, "occurrences": []},
+        "after": {"due": {"type": "date", "date": "2026-12-08"}, "occurrenceCount": 1, "excludedCount": 1},
+        "undoable": True,
+    }
+    now = datetime(2026, 12, 6, 3, 0, tzinfo=UTC)
+    for language in ("zh", "en"):
+        shown = line(change, Names(), "Asia/Shanghai", now, Translator(language))
+        assert [detail.label for detail in shown.details] == [], shown.details
+
+
 def test_the_preview_of_a_long_run_says_the_rest_of_the_run_not_of_the_session():
     """An import's page (`?runId=`) undoes the run: its preview must not promise the session."""
     from mesq.web.activity.undo_words import preview_report

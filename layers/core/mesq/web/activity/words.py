@@ -425,7 +425,9 @@ def details(change: dict[str, Any], act: str, names: Names, zone: str, now: date
         before, after = change.get("before") or {}, change.get("after") or {}
         skip = _UNSAID | _SAID_FIELDS.get(act, set())
         if act == "complete":
-            skip = skip | {"due", "reminders", "columnId"}  # a recurring task's next occurrence is the completion
+            # A recurring task's next occurrence is the completion, and so is the series'
+            # bookkeeping of it (the occurrence kept, the counts COUNT reads).
+            skip = skip | {"due", "reminders", "columnId", "occurrences", "occurrenceCount", "excludedCount"}
         found = []
         others = 0
         for name in change["fields"]:
