@@ -672,16 +672,21 @@ def test_a_tag_picked_mid_line_adds_no_space_before_chinese_punctuation(server: 
         expect(text).to_have_value(picked)
 
 
+def _composer_after(server: LiveServer, page: Any, content: str) -> tuple[Any, Any, Any]:
+    """Signed in, one memo with `content` saved (its tags suggested): the REST client, the
+    composer's box and its suggestion options."""
+    rest = _set_up(server, page)
+    rest.post("/api/toolkit/memo", json={"content": content})
+    page.reload()
+    return rest, page.locator("#composer-text"), page.locator("#composer-tag-list [role=option]")
+
+
 def test_a_tag_typed_whole_in_another_case_offers_the_existing_spelling(server: LiveServer, page: Any) -> None:
     """Tags are exact (`#Work` and `#work` are two tags, docs/decisions.md "tag case"), so typing
     an existing tag whole in another case offers the existing spelling, chosen: Enter writes
     `#Work`, not a second tag `#work`. Where both spellings exist, the one typed is whole: both
     are offered, none chosen, and Enter is a new line."""
-    rest = _set_up(server, page)
-    rest.post("/api/toolkit/memo", json={"content": "kick-off #Work"})
-    page.reload()
-    text = page.locator("#composer-text")
-    options = page.locator("#composer-tag-list [role=option]")
+    rest, text, options = _composer_after(server, page, "kick-off #Work")
     text.press_sequentially("Plan #work", delay=10)
     expect(options).to_have_text(["#Work"])
     expect(text).to_have_attribute("aria-activedescendant", "composer-tag-option-0")
@@ -834,11 +839,7 @@ def test_enter_after_a_whole_tag_starts_a_new_line(server: LiveServer, page: Any
     """`#读书` typed whole, where 读书 has a child tag 读书/科幻: the child is offered but not
     chosen, so Enter starts a new line as the writer meant (before, it put #读书/科幻 in place
     of what was typed); Down then Enter still picks the child."""
-    rest = _set_up(server, page)
-    rest.post("/api/toolkit/memo", json={"content": "好书 #读书 #读书/科幻"})
-    page.reload()
-    text = page.locator("#composer-text")
-    options = page.locator("#composer-tag-list [role=option]")
+    _rest, text, options = _composer_after(server, page, "好书 #读书 #读书/科幻")
     text.press_sequentially("今天 #读书", delay=10)
     expect(options).to_have_text(["#读书/科幻"])
     expect(options.first).to_have_attribute("aria-selected", "false")
