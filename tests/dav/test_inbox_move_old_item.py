@@ -11,6 +11,7 @@ from typing import Any
 from mesq.todos import keys
 from mesq.todos.sync.links import SYNC_FIELD
 from tests.dav.conftest import Dav
+from tests.dav.test_inbox_move_repeat import assert_repeats_and_reminds_as_the_phone_showed
 
 ALARMS = (
     "BEGIN:VALARM\r\nACTION:DISPLAY\r\nDESCRIPTION:Reminder\r\nTRIGGER;RELATED=END:-PT15M\r\nEND:VALARM\r\n"
@@ -55,12 +56,8 @@ def _moved(dav: Dav, item: dict[str, Any]) -> tuple[dict[str, Any], str]:
 def test_an_old_item_moved_repeats_and_reminds_as_the_phone_showed(dav: Dav) -> None:
     item = _as_an_old_deployment_left_it(dav, "old-weekly", "FREQ=WEEKLY;BYDAY=TH")
     task, data = _moved(dav, item)
-    assert task["recurrence"] == "FREQ=WEEKLY;BYDAY=TH"
-    assert {"type": "relative", "offset": "-PT15M"} in task["reminders"]
-    assert any(r["type"] == "absolute" and r["at"].startswith("2026-12-09T18:00:00") for r in task["reminders"])
-    assert len(task["reminders"]) == 2
-    assert data.count("RRULE:") == 1 and "RRULE:FREQ=WEEKLY;BYDAY=TH" in data
-    assert data.count("BEGIN:VALARM") == 2
+    assert_repeats_and_reminds_as_the_phone_showed(task, data)
+    assert "RRULE:FREQ=WEEKLY;BYDAY=TH" in data
     # the task now acts on them: completing moves the due a week on, as for a new item
     done = dav.rest("POST", f"/api/toolkit/todo/tasks/{task['id']}/complete", expectedRevision=task["revision"])
     assert done["task"]["due"] == {"type": "datetime", "at": "2026-12-17T09:00:00+01:00"}

@@ -56,14 +56,19 @@ def _moved(phone: tuple[CaldavClient, Rest], mesq: LiveServer, uid: str, rule: s
     return task, str(seen["data"])
 
 
-def test_a_moved_item_repeats_and_reminds_as_the_phone_showed(phone: tuple[CaldavClient, Rest], mesq: LiveServer):
-    task, data = _moved(phone, mesq, "weekly-1", "FREQ=WEEKLY;BYDAY=TH")
+def assert_repeats_and_reminds_as_the_phone_showed(task: dict[str, Any], data: str) -> None:
+    """The weekly Thursday rule and its two alarms (15 minutes before, and 18:00 on the 9th) are
+    the moved task's own, and the app sees each once."""
     assert task["recurrence"] == "FREQ=WEEKLY;BYDAY=TH"
     assert {"type": "relative", "offset": "-PT15M"} in task["reminders"]
     assert any(r["type"] == "absolute" and r["at"].startswith("2026-12-09T18:00:00") for r in task["reminders"])
     assert len(task["reminders"]) == 2
     assert data.count("RRULE:") == 1 and "FREQ=WEEKLY" in data
     assert data.count("BEGIN:VALARM") == 2
+
+
+def test_a_moved_item_repeats_and_reminds_as_the_phone_showed(phone: tuple[CaldavClient, Rest], mesq: LiveServer):
+    assert_repeats_and_reminds_as_the_phone_showed(*_moved(phone, mesq, "weekly-1", "FREQ=WEEKLY;BYDAY=TH"))
 
 
 def test_a_rule_mesq_cannot_act_on_stays_the_apps_and_the_move_succeeds(
