@@ -9,7 +9,15 @@ from __future__ import annotations
 import pytest
 
 from mesq.adapters.models.local_models import BundledEmbedder
-from mesq.mcp.code.search import asks_a_question, asks_to_delete, asks_to_write, catalog_wording, intent_of, rank
+from mesq.mcp.code.search import (
+    asks_a_question,
+    asks_to_delete,
+    asks_to_write,
+    catalog_wording,
+    intent_of,
+    names_the_trash,
+    rank,
+)
 from mesq.mcp.code.tool_vectors import ToolVectors, phrasings
 from mesq.mcp.service import default_catalog
 
@@ -203,6 +211,26 @@ def test_the_trash_as_a_place_asks_to_restore_and_throwing_away_asks_to_delete(q
     names = [tool.name for tool in rank(REACH, query, 10, vectors)]
     assert first in names[:3], names
     assert first.startswith("delete_") == names[0].startswith("delete_"), names
+
+
+@pytest.mark.parametrize(
+    ("query", "trash_first"),
+    [
+        ("tasks I created yesterday", False),  # read close to "tasks I have deleted"
+        ("the tasks I finished this week", False),
+        ("show me the tasks I deleted", True),
+        ("what is in the todo trash", True),
+        ("看看删掉的任务", True),
+        ("待办回收站里有什么", True),
+    ],
+)
+def test_the_todo_trash_is_offered_only_to_a_query_that_names_the_trash_or_deleting(
+    query: str, trash_first: bool, vectors
+) -> None:
+    """The trash listing answers what was deleted: "tasks I created yesterday" ranked it first."""
+    assert names_the_trash(query) is trash_first
+    names = [tool.name for tool in rank(REACH, query, 10, vectors)]
+    assert ("list_todo_trash" in names[:3]) is trash_first, names
 
 
 @pytest.mark.parametrize(

@@ -270,8 +270,12 @@ def rank(tools: Sequence[CatalogTool], query: str, limit: int, vectors: ToolVect
             value += semantic[at]
         return value + (INTENT if writing == tool.is_write else 0.0)
 
+    trash = names_the_trash(query)
+
     def unwanted(tool: CatalogTool) -> bool:
-        return not deleting and tool.name.startswith("delete_")
+        # A trash listing answers a query about what was deleted: "tasks I created yesterday"
+        # read close to "tasks I have deleted" and put the todo trash first.
+        return (not deleting and tool.name.startswith("delete_")) or (not trash and tool.name.endswith("_trash"))
 
     ranked = sorted(
         ((unwanted(tool), literal(tool), score(tool, at), at) for at, tool in enumerate(tools)),
@@ -299,6 +303,15 @@ def asks_to_write(query: str) -> bool:
     asked = _DESCRIBED.sub(" ", query)
     gloss = _gloss(asked)
     return bool(_WRITE_WORDS & set(expand(asked) + (expand(gloss) if gloss else [])))
+
+
+#: Words that name the trash or what went into it, in either language ("deleted", "the bin",
+#: 回收站, 删掉的, 扔掉的).
+_TRASH = re.compile(r"delet|remov|trash|bin\b|recycl|threw|thrown|discard|删|回收|垃圾|扔", re.IGNORECASE)
+
+
+def names_the_trash(query: str) -> bool:
+    return bool(_TRASH.search(query))
 
 
 def asks_to_delete(query: str) -> bool:
