@@ -26,7 +26,7 @@ from ..kernel.errors import ValidationError
 from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
-from ..kernel.timestamps import in_zone, parse_timestamp, parse_zone
+from ..kernel.timestamps import parse_timestamp, parse_zone, wall_clock
 
 FREQUENCIES = ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
 #: Parts that name times of day: a date-only due (a DATE start) cannot have them.
@@ -163,7 +163,7 @@ def _start(due: dict[str, Any], timezone: str | None) -> datetime:
     """The due as the rule's DTSTART: naive midnight for a date, local wall time for a datetime."""
     if due["type"] == "date":
         return datetime.combine(date.fromisoformat(str(due["date"])), time(0))
-    return in_zone(parse_timestamp(str(due["at"]), "due.at"), _zone(due, timezone) or UTC)
+    return wall_clock(str(due["at"]), _zone(due, timezone) or UTC)
 
 
 def _series(rule: str, due: dict[str, Any], timezone: str | None, field: str) -> rrule:
@@ -232,8 +232,10 @@ def next_due(rule: str, due: dict[str, Any], timezone: str | None) -> dict[str, 
         return None
     if due["type"] == "date":
         return {"type": "date", "date": following.date().isoformat()}
-    # Wall-clock times that do not exist (a spring-forward gap) are normalised through UTC.
-    return {"type": "datetime", "at": following.astimezone(UTC).astimezone(following.tzinfo).isoformat()}
+    # A wall-clock time the zone skips (a spring-forward gap) is written as that time with the
+    # offset before the change (zoneinfo's fold=0: the instant of the time an hour later), so the
+    # next step reads the series' own time of day back (`wall_clock`), not the shifted one.
+    return {"type": "datetime", "at": following.isoformat()}
 
 
 def first_occurrence(rule: str, start: datetime, after: datetime, *, inclusive: bool) -> datetime | None:
