@@ -74,7 +74,7 @@ async def export_download(page: Page) -> Response:
     limiter = RateLimiter(services.items, services.settings)
     if limiter.enabled:  # an archive hands out attachment bytes, as a download does
         await run_sync(limiter.hit, page.user.credential_id, "attachment_read")
-    return await archive_download(services, page.user.user_id, None)
+    return await archive_download(services, page.user.user_id, None, page.time_zone)  # named by the page's day
 
 
 def import_form(page: Page, *, status: int = 200, **extra: Any) -> Response:
