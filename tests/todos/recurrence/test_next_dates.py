@@ -5,6 +5,8 @@ of docs/contract.md §5, in Asia/Shanghai and America/New_York. The completion t
 from __future__ import annotations
 
 import time
+from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -13,7 +15,9 @@ from mesq.calendar_feed.ics import event
 from mesq.dav.ical_out import render
 from mesq.kernel.errors import ValidationError
 from mesq.kernel.timestamps import parse_timestamp
+from mesq.todos.quick_add import parse_quick_add
 from mesq.todos.recurrence import advanced, check_rule, next_due
+from mesq.web.todos.fields import TaskForm, due_of
 
 ZONES = ("Asia/Shanghai", "America/New_York")
 OFFSETS = {"Asia/Shanghai": "+08:00", "America/New_York": "-05:00"}
@@ -215,3 +219,22 @@ def test_calendars_read_a_skipped_time_as_the_series_time_of_day() -> None:
     assert "DTSTART;TZID=America/New_York:20260308T023000" in written
     todo = render("task", record).to_ical().decode()
     assert "DUE;TZID=America/New_York:20260308T023000" in todo
+
+
+def test_a_skipped_time_typed_in_quick_add_or_the_task_form_keeps_its_series() -> None:
+    """ "每天凌晨2点半" typed in New York on 2026-03-07 and the task form's 2026-03-08 02:30: the
+    first due is the skipped 02:30 (the instant of 03:30 EDT), written so that the series steps
+    at 02:30 from then on, not at 03:30."""
+    typed = parse_quick_add("每天凌晨2点半 备份", zone="America/New_York", now=datetime(2026, 3, 7, 17, 0, tzinfo=UTC))
+    arguments = typed.arguments("America/New_York")
+    assert arguments["due"] == at("2026-03-08T02:30:00-05:00"), arguments
+    assert next_due(arguments["recurrence"], arguments["due"], "America/New_York") == at("2026-03-09T02:30:00-04:00")
+    form = TaskForm("t", "", "none", "", "2026-03-08", "02:30", "America/New_York", "FREQ=DAILY", "")
+    due = due_of(form)
+    assert due == at("2026-03-08T02:30:00-05:00")
+    assert next_due("FREQ=DAILY", due, "America/New_York") == at("2026-03-09T02:30:00-04:00")
+    # Every other time keeps the stored UTC form.
+    assert due_of(replace(form, due_time="03:30")) == at("2026-03-08T07:30:00.000000Z")
+    assert parse_quick_add(
+        "tomorrow 9am call", zone="America/New_York", now=datetime(2026, 3, 7, 17, 0, tzinfo=UTC)
+    ).arguments("America/New_York")["due"] == at("2026-03-08T13:00:00Z")

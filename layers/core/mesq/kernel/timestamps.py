@@ -113,6 +113,17 @@ def wall_clock(text: str, zone: tzinfo, field: str = "due.at") -> datetime:
         return moment.astimezone(UTC)
 
 
+def skipped_wall_time(moment: datetime) -> bool:
+    """Whether `moment`'s wall time is one its zone skips (a spring-forward gap: New York's 02:30
+    on 2026-03-08, which zoneinfo reads with the offset before the change). A due typed so is
+    written as that wall time with its offset (`moment.isoformat()`), which `wall_clock` reads
+    back as 02:30, so a series stepping from it keeps its time of day."""
+    try:
+        return moment.astimezone(UTC).astimezone(moment.tzinfo).replace(tzinfo=None) != moment.replace(tzinfo=None)
+    except OverflowError:
+        return False
+
+
 def normalize_timestamp(value: str, field: str) -> str:
     return format_timestamp(parse_timestamp(value, field))
 
