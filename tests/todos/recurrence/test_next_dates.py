@@ -8,13 +8,14 @@ import time
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from mesq.calendar_feed.ics import event
 from mesq.dav.ical_out import render
 from mesq.kernel.errors import ValidationError
-from mesq.kernel.timestamps import parse_timestamp
+from mesq.kernel.timestamps import in_zone, parse_timestamp, wall_clock
 from mesq.todos.quick_add import parse_quick_add
 from mesq.todos.recurrence import advanced, check_rule, next_due
 from mesq.web.todos.fields import TaskForm, due_of
@@ -238,3 +239,14 @@ def test_a_skipped_time_typed_in_quick_add_or_the_task_form_keeps_its_series() -
     assert parse_quick_add(
         "tomorrow 9am call", zone="America/New_York", now=datetime(2026, 3, 7, 17, 0, tzinfo=UTC)
     ).arguments("America/New_York")["due"] == at("2026-03-08T13:00:00Z")
+
+
+def test_the_wall_clock_of_a_due_at_the_calendars_ends_is_in_zones_reading() -> None:
+    """wall_clock reads a due as in_zone does wherever the zone skips nothing, the calendar's last
+    day included (a due of 9999-12-31T23:59:59Z is 18:59 in New York; it read UTC when the check
+    for a skipped time overflowed past year 9999)."""
+    new_york = ZoneInfo("America/New_York")
+    for text in ("9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "2026-03-08T07:30:00Z", "2026-11-01T05:30:00Z"):
+        moment = parse_timestamp(text, "due")
+        assert wall_clock(text, new_york) == in_zone(moment, new_york)
+        assert wall_clock(text, new_york).utcoffset() == in_zone(moment, new_york).utcoffset()

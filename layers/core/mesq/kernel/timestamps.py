@@ -102,15 +102,15 @@ def wall_clock(text: str, zone: tzinfo, field: str = "due.at") -> datetime:
     zoneinfo read it): that stays 02:30, so a daily 02:30 series goes back to 02:30 the next day
     instead of keeping 03:30 for ever."""
     moment = parse_timestamp(text, field)
+    shown = in_zone(moment, zone)
     written = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
     skipped = written.replace(tzinfo=zone)
     try:
-        shown = moment.astimezone(zone)
         if skipped.astimezone(UTC) == moment and skipped.replace(tzinfo=None) != shown.replace(tzinfo=None):
             return skipped
-        return shown
-    except OverflowError:  # as in_zone: the calendar's ends stay in UTC
-        return moment.astimezone(UTC)
+    except OverflowError:  # a wall time at the calendar's very ends: no gap there
+        pass
+    return shown
 
 
 def skipped_wall_time(moment: datetime) -> bool:
