@@ -16,6 +16,7 @@ import pytest
 
 from mesq.application.invocation import invoke_sync
 from mesq.archive.markdown_import import MarkdownReport, NoteError, import_markdown, parse_note
+from mesq.auth.user_zone import set_zone
 from mesq.auth.users import create_user
 from mesq.kernel.context import Principal
 from mesq.kernel.keys import user_partition
@@ -309,3 +310,29 @@ def test_windows_line_ends_a_bom_and_yaml_times() -> None:
     note = parse_note("u", "a.md", text.encode(), {}, 50)
     assert note.content == "line\nnext #b\n\n#a"
     assert note.created == "2024-03-05T09:30:00.000000Z" and note.updated == "2024-03-05T00:00:00.000000Z"
+
+
+def test_a_date_or_a_time_without_a_zone_is_the_persons(tmp_path: Path, services: Any) -> None:
+    """`created: 2024-03-05` written by someone in St. John's is that day there (03:30Z), and
+    `2024-03-05 09:30` is 09:30 there: read as UTC they were 4 March 20:30 and 06:00 on the
+    timeline. The account's own zone, else the one the caller names (Settings → Import: the page's),
+    else UTC as before; a time with its own offset keeps it."""
+    user_id = _user(services)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "day.md").write_text("---\ncreated: 2024-03-05\n---\nA day\n", encoding="utf-8")
+    (tmp_path / "notes" / "time.md").write_text("---\ncreated: 2024-03-05 09:30\n---\nA time\n", encoding="utf-8")
+    (tmp_path / "notes" / "zoned.md").write_text(
+        "---\ncreated: 2024-03-05T09:30:00+08:00\n---\nZoned\n", encoding="utf-8"
+    )
+    set_zone(services.items, user_id, "America/St_Johns")
+    assert import_markdown(services, user_id, tmp_path / "notes").created == 3
+    created = {memo["content"].strip(): memo["createdAt"] for memo in _memos(services, user_id)}
+    assert created == {
+        "A day": "2024-03-05T03:30:00.000000Z",
+        "A time": "2024-03-05T13:00:00.000000Z",
+        "Zoned": "2024-03-05T01:30:00.000000Z",
+    }
+    other = _user(services, "bob")  # no zone of its own: the caller's (a page's) zone
+    import_markdown(services, other, tmp_path / "notes", zone="Asia/Kathmandu")
+    created = {memo["content"].strip(): memo["createdAt"] for memo in _memos(services, other)}
+    assert created["A day"] == "2024-03-04T18:15:00.000000Z"

@@ -22,7 +22,9 @@ from mesq.application.ratelimit import PROFILES
 from mesq.archive.exporter import export_account
 from mesq.archive.format import MANIFEST, RECORDS
 from mesq.archive.importer import import_account
+from mesq.asgi import account_archive
 from mesq.auth.tokens import create_token
+from mesq.auth.user_zone import set_zone
 from mesq.auth.users import create_user
 from mesq.kernel.ports.storage import StoreUnavailable
 from mesq.mcp.service import default_catalog
@@ -207,3 +209,17 @@ def test_storage_failure_during_an_export_is_a_500_to_retry_naming_nothing_inter
     assert error["code"] == "INTERNAL"
     assert "export storage failed before the response started; retry" in error["message"]
     assert "10.0.0.9" not in answer.text and "Read timeout" not in answer.text
+
+
+def test_the_download_is_named_by_the_users_own_day(
+    instance: tuple[Services, TestClient, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 10:30 UTC on 6 December it is already 7 December in Kiritimati (+14): a person there
+    downloads `mesq-export-2026-12-07.zip`, not the server's UTC day; without a zone, UTC's."""
+    services, client, user_id = instance
+    monkeypatch.setattr(account_archive, "now_timestamp", lambda: "2026-12-06T10:30:00.000000Z")
+    answer = _export(client, services, user_id, "memo:read")
+    assert 'filename="mesq-export-2026-12-06.zip"' in answer.headers["content-disposition"]
+    set_zone(services.items, user_id, "Pacific/Kiritimati")
+    answer = _export(client, services, user_id, "memo:read")
+    assert 'filename="mesq-export-2026-12-07.zip"' in answer.headers["content-disposition"]

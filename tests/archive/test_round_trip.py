@@ -22,6 +22,7 @@ from mesq.archive.exporter import export_account
 from mesq.archive.format import MANIFEST, RECORDS, ArchiveError
 from mesq.archive.importer import import_account
 from mesq.auth.tokens import create_token
+from mesq.auth.user_zone import set_zone
 from mesq.auth.users import create_user
 from mesq.kernel.context import Principal
 from mesq.kernel.keys import user_partition
@@ -200,6 +201,31 @@ def test_secrets_never_leave_and_memos_are_markdown(tmp_path: Path) -> None:
         assert any("# 标题" in text for text in texts)
         manifest = json.loads(archive.read(MANIFEST))
         assert set(manifest["files"]) == set(archive.namelist()) - {MANIFEST}
+
+
+def test_memo_pages_give_times_in_the_accounts_own_zone(tmp_path: Path) -> None:
+    """The Markdown pages are for people: a memo written at 04:13 on 7 December in Kiritimati
+    (14:13Z on the 6th) says 2026-12-07T04:13...+14:00 there, the same instant, not the UTC day
+    before; an account without a zone keeps UTC's `Z`. records.jsonl keeps the stored UTC form."""
+    items, blobs = _sqlite_pair(tmp_path, "a")
+    source = populate(items, blobs, "alice")
+    for item in walk(items, user_partition(source), prefix="MEMO#"):
+        items.put({**item, "createdAt": "2026-12-06T14:13:15.773071Z", "updatedAt": "2026-12-06T14:20:00.000000Z"})
+
+    def pages(name: str) -> tuple[list[str], str]:
+        out = tmp_path / name
+        export_account(items, blobs, source, out, "2030-01-01T00:00:00Z")
+        with zipfile.ZipFile(out) as archive:
+            texts = [archive.read(page).decode() for page in archive.namelist() if page.startswith("memos/")]
+            return texts, archive.read(RECORDS).decode()
+
+    texts, _ = pages("utc.zip")
+    assert all('created: "2026-12-06T14:13:15.773071Z"' in text for text in texts)
+    set_zone(items, source, "Pacific/Kiritimati")
+    texts, records_text = pages("kiritimati.zip")
+    assert texts and all('created: "2026-12-07T04:13:15.773071+14:00"' in text for text in texts)
+    assert all('updated: "2026-12-07T04:20:00+14:00"' in text for text in texts)
+    assert '"createdAt":"2026-12-06T14:13:15.773071Z"' in records_text
 
 
 def _rewrite(path: Path, out: Path, change: Any) -> None:

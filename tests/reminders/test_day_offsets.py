@@ -48,3 +48,14 @@ def test_a_day_before_a_date_only_due_starts_the_day_before_in_the_users_zone() 
 def test_a_timed_due_without_a_zone_steps_in_its_own_offset() -> None:
     due = {"type": "datetime", "at": "2027-03-14T09:00:00-07:00"}
     assert instants(_task(due, "-P1D"), LOS_ANGELES) == [_utc("2027-03-13T09:00:00-07:00")]
+
+
+def test_a_day_before_a_skipped_time_is_that_time_the_day_before() -> None:
+    """A daily 02:30 whose occurrence falls on the spring change (written 02:30-08:00: the
+    instant of 03:30 PDT, recurrence.next_due): "1 day before" is 02:30 the day before, as the
+    feed's DTSTART 02:30 with TRIGGER:-P1D gives it in a calendar, not 03:30; the exact part still
+    counts from the instant."""
+    gap = {"type": "datetime", "at": "2027-03-14T02:30:00-08:00"}
+    assert instants(_task(gap, "-P1D", LOS_ANGELES)) == [_utc("2027-03-13T02:30:00-08:00")]
+    assert instants(_task(gap, "-PT15M", LOS_ANGELES)) == [_utc("2027-03-14T03:15:00-07:00")]
+    assert instants(_task(gap, "-P1DT1H", LOS_ANGELES)) == [_utc("2027-03-13T01:30:00-08:00")]

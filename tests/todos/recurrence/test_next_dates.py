@@ -5,12 +5,20 @@ of docs/contract.md §5, in Asia/Shanghai and America/New_York. The completion t
 from __future__ import annotations
 
 import time
+from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
+from mesq.calendar_feed.ics import event
+from mesq.dav.ical_out import render
 from mesq.kernel.errors import ValidationError
+from mesq.kernel.timestamps import in_zone, parse_timestamp, wall_clock
+from mesq.todos.quick_add import parse_quick_add
 from mesq.todos.recurrence import advanced, check_rule, next_due
+from mesq.web.todos.fields import TaskForm, due_of
 
 ZONES = ("Asia/Shanghai", "America/New_York")
 OFFSETS = {"Asia/Shanghai": "+08:00", "America/New_York": "-05:00"}
@@ -80,6 +88,24 @@ def test_dst_crossing_rule_stays_at_nine_local_in_new_york() -> None:
     ]
     autumn = at("2026-10-31T09:00:00-04:00")
     assert series("FREQ=DAILY", autumn, "America/New_York", 1) == ["2026-11-01T09:00:00-05:00"]
+
+
+def test_a_time_the_spring_change_skips_keeps_the_series_time_of_day() -> None:
+    """A daily 02:30 in New York: on 2026-03-08 the clock jumps from 02:00 to 03:00, so that day's
+    02:30 is the instant of 03:30 EDT; the days after are 02:30 again, not 03:30 for ever. The gap
+    day's due is written as its wall time with the offset before the change (the same instant,
+    as RFC 5545 §3.3.5 reads a DTSTART the zone skips), so the next step still knows 02:30."""
+    due = at("2026-03-07T02:30:00-05:00")
+    walked = series("FREQ=DAILY", due, "America/New_York", 3)
+    assert walked == ["2026-03-08T02:30:00-05:00", "2026-03-09T02:30:00-04:00", "2026-03-10T02:30:00-04:00"]
+    assert parse_timestamp(walked[0], "due") == parse_timestamp("2026-03-08T03:30:00-04:00", "due")  # one instant
+    # The same in Lord Howe, whose clock moves half an hour (02:00 -> 02:30 on 2026-10-04).
+    assert series("FREQ=DAILY", at("2026-10-03T02:15:00+10:30"), "Australia/Lord_Howe", 2) == [
+        "2026-10-04T02:15:00+10:30",
+        "2026-10-05T02:15:00+11:00",
+    ]
+    # A 03:30 typed on the gap day is 03:30 on the days after (the written wall time decides).
+    assert series("FREQ=DAILY", at("2026-03-08T03:30:00-04:00"), "America/New_York", 1) == ["2026-03-09T03:30:00-04:00"]
 
 
 def test_dst_crossing_rule_in_shanghai_has_no_change() -> None:
@@ -179,3 +205,48 @@ def test_a_stored_date_only_rule_with_time_parts_still_moves_on() -> None:
     rules that break that rule, so completing moves to the next day."""
     assert next_due("FREQ=DAILY;BYHOUR=9,12,15", day("2026-12-06"), None) == day("2026-12-07")
     assert next_due("FREQ=WEEKLY;BYDAY=MO,TH;BYMINUTE=0,30", day("2026-12-07"), None) == day("2026-12-10")
+
+
+def test_calendars_read_a_skipped_time_as_the_series_time_of_day() -> None:
+    """The feed and CalDAV write the gap day's due as 02:30 with its TZID (RFC 5545 §3.3.5 reads
+    it as 03:30 EDT that day), so a calendar expanding the RRULE puts the next days at 02:30, as
+    MeSQ steps them, not at 03:30."""
+    record = {
+        "id": "T1", "title": "night job", "notes": "", "tags": [], "priority": "none", "done": False,
+        "due": at("2026-03-08T02:30:00-05:00"), "timezone": "America/New_York", "recurrence": "FREQ=DAILY",
+        "reminders": [], "revision": 1, "createdAt": NOW, "updatedAt": NOW,
+    }  # fmt: skip
+    written = event("task", record).to_ical().decode()
+    assert "DTSTART;TZID=America/New_York:20260308T023000" in written
+    todo = render("task", record).to_ical().decode()
+    assert "DUE;TZID=America/New_York:20260308T023000" in todo
+
+
+def test_a_skipped_time_typed_in_quick_add_or_the_task_form_keeps_its_series() -> None:
+    """ "每天凌晨2点半" typed in New York on 2026-03-07 and the task form's 2026-03-08 02:30: the
+    first due is the skipped 02:30 (the instant of 03:30 EDT), written so that the series steps
+    at 02:30 from then on, not at 03:30."""
+    typed = parse_quick_add("每天凌晨2点半 备份", zone="America/New_York", now=datetime(2026, 3, 7, 17, 0, tzinfo=UTC))
+    arguments = typed.arguments("America/New_York")
+    assert arguments["due"] == at("2026-03-08T02:30:00-05:00"), arguments
+    assert next_due(arguments["recurrence"], arguments["due"], "America/New_York") == at("2026-03-09T02:30:00-04:00")
+    form = TaskForm("t", "", "none", "", "2026-03-08", "02:30", "America/New_York", "FREQ=DAILY", "")
+    due = due_of(form)
+    assert due == at("2026-03-08T02:30:00-05:00")
+    assert next_due("FREQ=DAILY", due, "America/New_York") == at("2026-03-09T02:30:00-04:00")
+    # Every other time keeps the stored UTC form.
+    assert due_of(replace(form, due_time="03:30")) == at("2026-03-08T07:30:00.000000Z")
+    assert parse_quick_add(
+        "tomorrow 9am call", zone="America/New_York", now=datetime(2026, 3, 7, 17, 0, tzinfo=UTC)
+    ).arguments("America/New_York")["due"] == at("2026-03-08T13:00:00Z")
+
+
+def test_the_wall_clock_of_a_due_at_the_calendars_ends_is_in_zones_reading() -> None:
+    """wall_clock reads a due as in_zone does wherever the zone skips nothing, the calendar's last
+    day included (a due of 9999-12-31T23:59:59Z is 18:59 in New York; it read UTC when the check
+    for a skipped time overflowed past year 9999)."""
+    new_york = ZoneInfo("America/New_York")
+    for text in ("9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "2026-03-08T07:30:00Z", "2026-11-01T05:30:00Z"):
+        moment = parse_timestamp(text, "due")
+        assert wall_clock(text, new_york) == in_zone(moment, new_york)
+        assert wall_clock(text, new_york).utcoffset() == in_zone(moment, new_york).utcoffset()

@@ -177,6 +177,25 @@ def test_double_click_edit_follows_the_setting(server: LiveServer, page: Any) ->
     expect(page.locator("li.memo.editing textarea[data-editor]")).to_have_value("double me")
 
 
+def test_a_zone_the_user_set_is_not_fetched_again_in_the_browsers(server: LiveServer, page: Any) -> None:
+    """A person who set Pacific/Kiritimati reads the timeline on a laptop in Shanghai time: the
+    page is counted in their zone, which the browser's cannot change, so the script must not fetch
+    and swap the whole timeline in again on every visit (it did: a second GET each load, which
+    replaced an editor or a menu opened meanwhile)."""
+    rest = _set_up(server, page)
+    assert server.cli("user", "set-timezone", "admin", "Pacific/Kiritimati").returncode == 0
+    rest.post("/api/toolkit/memo", json={"content": "counted in Kiritimati"})
+    again: list[str] = []
+    page.on("request", lambda request: again.append(request.url) if request.headers.get("hx-request") else None)
+    page.reload()
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(500)  # the script's fetch, had it been sent, is on its way by now
+    assert again == []
+    app = page.locator("#memos-app")
+    expect(app).to_have_attribute("data-zone", "Pacific/Kiritimati")
+    expect(page.locator(".memos-sidebar, #memos-app").first).to_contain_text("Kiritimati")
+
+
 def test_conflict_between_two_tabs_keeps_both_texts(server: LiveServer, page: Any, shots: Path) -> None:
     rest = _set_up(server, page)
     memo = rest.post("/api/toolkit/memo", json={"content": "shared list: eggs"}).json()["data"]["memo"]

@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 
+from mesq.auth.user_zone import set_zone
 from mesq.imports import todoist
+from mesq.kernel.timestamps import parse_timestamp
 from mesq.todos.state import load_state
 from mesq.wiring.services import Services
 
@@ -108,6 +110,38 @@ def test_a_todoist_import_names_its_first_column_in_chinese(
     state = load_state(services.items, person.user_id)
     imported = next(space for space in state.spaces.values() if space["name"] == "Errands")  # the CSV's name
     assert [column["name"] for column in state.columns.values() if column["spaceId"] == imported["id"]] == ["待办"]
+
+
+def test_a_todoist_import_from_the_page_reads_dates_in_the_browsers_zone(
+    services: Services, browser: Callable[..., Browser]
+) -> None:
+    """No zone set and the field left empty: a Todoist date without a TIMEZONE is read in the
+    page's zone (this browser's, Asia/Shanghai), as every other time a page reads and shows, not
+    in the server's UTC (09:00 became 17:00 on the board); the account's own zone wins once set."""
+    person = browser()
+    person.client.cookies.set("mesq_tz", "Asia/Shanghai")
+    rows = b"TYPE,CONTENT,PRIORITY,INDENT,DATE,DATE_LANG,TIMEZONE\ntask,call mum,1,1,2027-01-05 09:00,en,\n"
+
+    def imported(name: str) -> dict[str, Any]:
+        answer = person.client.post(
+            "/settings/import/app",
+            data={"csrf": person.csrf, "kind": "todoist"},
+            files={"file": (name, rows, "text/csv")},
+            headers=EN,
+            follow_redirects=False,
+        )
+        assert answer.status_code == 303, answer.text
+        state = load_state(services.items, person.user_id)
+        space = next(space for space in state.spaces.values() if space["name"] == name.removesuffix(".csv"))
+        return next(task for task in state.tasks.values() if task["spaceId"] == space["id"])
+
+    task = imported("Family.csv")
+    assert task["timezone"] == "Asia/Shanghai"
+    assert parse_timestamp(task["due"]["at"], "due") == parse_timestamp("2027-01-05T09:00:00+08:00", "due")
+    set_zone(services.items, person.user_id, "Asia/Kathmandu")
+    task = imported("Calls.csv")
+    assert task["timezone"] == "Asia/Kathmandu"
+    assert parse_timestamp(task["due"]["at"], "due") == parse_timestamp("2027-01-05T09:00:00+05:45", "due")
 
 
 def test_skipped_markdown_notes_are_said_in_the_readers_language(browser: Callable[..., Browser]) -> None:

@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 
+from mesq.asgi import account_archive
 from mesq.asgi.account_archive import ARCHIVE_SLOTS, archive_slot
+from mesq.auth.user_zone import set_zone
 from mesq.memos.writes import create_memo
 from mesq.web.settings import archive
 from mesq.wiring.services import Services
@@ -73,6 +75,21 @@ def test_export_is_the_whole_account_as_an_archive(services: Services, browser: 
     assert "the first memo #export" in archive_zip.read("records.jsonl").decode()
     refused = person.client.post("/settings/export", data={"csrf": "wrong"}, follow_redirects=False)
     assert refused.status_code == 403 and "application/zip" not in refused.headers["content-type"]
+
+
+def test_the_export_is_named_by_the_pages_day(
+    services: Services, browser: Callable[..., Browser], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """10:30 UTC on 6 December is 7 December in the browser's Kiritimati (no zone set: the page's
+    zone is the browser's), and again once the person sets Kathmandu (16:15 on the 6th there)."""
+    person = browser()
+    monkeypatch.setattr(account_archive, "now_timestamp", lambda: "2026-12-06T10:30:00.000000Z")
+    person.client.cookies.set("mesq_tz", "Pacific/Kiritimati")
+    answer = person.post("/settings/export")
+    assert 'filename="mesq-export-2026-12-07.zip"' in answer.headers["content-disposition"]
+    set_zone(services.items, person.user_id, "Asia/Kathmandu")  # the setting wins over the browser
+    answer = person.post("/settings/export")
+    assert 'filename="mesq-export-2026-12-06.zip"' in answer.headers["content-disposition"]
 
 
 def test_import_into_another_account_then_again(services: Services, browser: Callable[..., Browser]) -> None:

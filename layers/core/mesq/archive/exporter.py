@@ -17,10 +17,14 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
+from zoneinfo import ZoneInfo
 
+from ..auth.user_zone import configured_zone
 from ..history.records import CHANGE_PREFIX, expanded
+from ..kernel.errors import ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.ports.storage import BlobNotFound, BlobStore, ItemStore
+from ..kernel.timestamps import in_zone, parse_timestamp
 from ..memos.keys import MEMO_PREFIX
 from ..store.paging import walk
 from . import preferences, words
@@ -80,9 +84,22 @@ def _kind(sk: str) -> str:
     return head
 
 
-def memo_markdown(item: dict[str, Any]) -> str:
-    """A memo as Markdown with the YAML front matter the Markdown import reads."""
-    lines = ["---", f"created: {json.dumps(item.get('createdAt'))}", f"updated: {json.dumps(item.get('updatedAt'))}"]
+def _shown(timestamp: Any, zone: str | None) -> Any:
+    """A stored time as a person there reads it: the same instant on `zone`'s clock with its offset
+    (`2026-12-07T04:13:15+14:00`); as stored (UTC, `Z`) without a zone or for what is no time."""
+    if not zone or not isinstance(timestamp, str):
+        return timestamp
+    try:
+        return in_zone(parse_timestamp(timestamp, "createdAt"), ZoneInfo(zone)).isoformat()
+    except (ValidationError, ValueError, LookupError):
+        return timestamp
+
+
+def memo_markdown(item: dict[str, Any], zone: str | None = None) -> str:
+    """A memo as Markdown with the YAML front matter the Markdown import reads; its times in the
+    account's `zone` (the pages are for people: the day they wrote it, not UTC's)."""
+    created, updated = _shown(item.get("createdAt"), zone), _shown(item.get("updatedAt"), zone)
+    lines = ["---", f"created: {json.dumps(created)}", f"updated: {json.dumps(updated)}"]
     lines.append(f"tags: {json.dumps(item.get('tags') or [], ensure_ascii=False)}")
     lines.append(f"pinned: {'true' if item.get('pinned') else 'false'}")
     if item.get("status"):
@@ -127,11 +144,12 @@ def export_account(
             files[RECORDS] = sink.entry()
         # A second pass over the memos (a zip takes one member at a time): one Markdown page each.
         memos = walk(items, user_partition(user_id), prefix=MEMO_PREFIX) if keep({"sk": MEMO_PREFIX}) else iter(())
+        zone = configured_zone(items, user_id)
         for item in memos:
             name = f"{MEMO_DIR}{item['sk'].removeprefix(MEMO_PREFIX)}.md"
             with archive.open(name, "w") as memo:
                 page = _Hashing(memo)
-                page.write(memo_markdown(item).encode())
+                page.write(memo_markdown(item, zone).encode())
                 files[name] = page.entry()
         for path, name in blob_paths:
             info = blobs.head(path)

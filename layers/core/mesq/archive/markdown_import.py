@@ -34,10 +34,11 @@ import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, tzinfo
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote
+from zoneinfo import ZoneInfo
 
 import yaml
 
@@ -45,6 +46,7 @@ from ..attachments import store as attachment_store
 from ..attachments.paths import MEMO
 from ..attachments.reads import checked_resources
 from ..attachments.uploads import MAX_FILE_BYTES, clean_display_name, store_bytes
+from ..auth.user_zone import configured_zone
 from ..kernel.context import Call, Channel, Principal, Services, new_run_id
 from ..kernel.errors import MesqError
 from ..kernel.i18n import Text
@@ -241,8 +243,9 @@ def _front_matter(text: str) -> tuple[dict[str, Any], str]:
     return meta, text[end.end() :].lstrip("\r\n")
 
 
-def _timestamp(value: Any, name: str) -> str | None:
-    """A front-matter time as a stored timestamp; a time without a zone is taken as UTC."""
+def _timestamp(value: Any, name: str, zone: tzinfo = UTC) -> str | None:
+    """A front-matter time as a stored timestamp; a date (its midnight) or a time without a zone is
+    read in `zone`, the person's (`2024-03-05` written in St. John's is that day there)."""
     if value is None:
         return None
     if isinstance(value, datetime):
@@ -260,7 +263,7 @@ def _timestamp(value: Any, name: str) -> str | None:
     else:
         raise NoteError(_not_a_time(name, value))
     try:
-        return format_timestamp(moment if moment.tzinfo else moment.replace(tzinfo=UTC))
+        return format_timestamp(moment if moment.tzinfo else moment.replace(tzinfo=zone))
     except OverflowError:  # 0001-01-01T00:30+01:00 is before year 1 in UTC
         raise NoteError(
             Text("%(field)s: %(value)s is outside 0001..9999 in UTC", field=name, value=quoted(str(value)))
@@ -322,7 +325,10 @@ def memo_id_for(user_id: str, path: str, data: bytes) -> str:
     return "md" + base64.urlsafe_b64encode(digest[:15]).decode("ascii")
 
 
-def parse_note(user_id: str, path: str, data: bytes, sizes: dict[str, int], max_images: int) -> Note:
+def parse_note(
+    user_id: str, path: str, data: bytes, sizes: dict[str, int], max_images: int, zone: tzinfo = UTC
+) -> Note:
+    """One note as the memo it makes; `zone` reads its front matter's dates and zone-less times."""
     limit = content_max_characters()
     if len(data) > 4 * limit:  # over 4 bytes a character: certainly over the limit
         raise NoteError(Text("larger than a memo holds (%(limit)s characters)", limit=limit))
@@ -331,7 +337,10 @@ def parse_note(user_id: str, path: str, data: bytes, sizes: dict[str, int], max_
     except UnicodeDecodeError as error:
         raise NoteError(Text("not UTF-8 text (byte %(at)s)", at=error.start)) from None
     meta, body = _front_matter(text)
-    created, updated = _timestamp(meta.get("created"), "created"), _timestamp(meta.get("updated"), "updated")
+    created, updated = (
+        _timestamp(meta.get("created"), "created", zone),
+        _timestamp(meta.get("updated"), "updated", zone),
+    )
     pinned = meta.get("pinned", False)
     if not isinstance(pinned, bool):
         raise NoteError(Text("pinned: %(value)s is not true or false", value=quoted(pinned)))
@@ -427,14 +436,14 @@ def _notes(source: Source) -> Iterator[str]:
     return iter(sorted(name for name in source.sizes if name.lower().endswith(".md")))
 
 
-def _import(call: Call, source: Source) -> MarkdownReport:
+def _import(call: Call, source: Source, zone: tzinfo) -> MarkdownReport:
     started = time.perf_counter()
     report = MarkdownReport()
     limit, max_images = 4 * content_max_characters(), _max_images()
     for path in _notes(source):
         report.files += 1
         try:
-            note = parse_note(call.principal.user_id, path, source.read(path, limit), source.sizes, max_images)
+            note = parse_note(call.principal.user_id, path, source.read(path, limit), source.sizes, max_images, zone)
             created, attachments = _write(call, source, note)
         except NoteError as error:
             report.failed.append((path, error.text))
@@ -457,10 +466,14 @@ def import_markdown(
     principal: Principal | None = None,
     channel: Channel = "cli",
     label: str | None = None,
+    zone: str | None = None,
 ) -> MarkdownReport:
     """Import every `.md` file of the folder or ZIP at `path` as `user_id`'s memos. The change
     records name `principal` (the command line's call, `mesq import --markdown`, without one;
-    Settings → Import passes the signed-in browser). `label`: the ZIP's name in errors."""
+    Settings → Import passes the signed-in browser). `label`: the ZIP's name in errors. Dates and
+    zone-less times are read in the account's zone, else `zone` (a page's), else UTC."""
+    named = configured_zone(services.items, user_id) or zone
+    floating = ZoneInfo(named) if named else UTC
     principal = principal or Principal(
         user_id, frozenset(), "cli:markdown-import", "pat", name="mesq import --markdown"
     )
@@ -468,9 +481,9 @@ def import_markdown(
         principal=principal, services=services, trace_id=new_run_id(), channel=channel, operation_id="create_memo"
     )
     if path.is_dir():
-        return _import(call, FolderSource(path))
+        return _import(call, FolderSource(path), floating)
     with BoundedZip(path, NOTES_ZIP, label) as archive:
-        return _import(call, ZipSource(archive))
+        return _import(call, ZipSource(archive), floating)
 
 
 __all__ = ["MarkdownReport", "Note", "NoteError", "import_markdown", "memo_id_for", "parse_note"]

@@ -28,14 +28,17 @@ import os
 import tempfile
 import threading
 from collections.abc import AsyncIterator, Iterator
+from datetime import UTC
 from typing import IO
+from zoneinfo import ZoneInfo
 
 from starlette.responses import Response, StreamingResponse
 
 from ..archive.exporter import export_account
+from ..auth.user_zone import configured_zone
 from ..kernel.concurrency import run_sync
 from ..kernel.errors import PayloadTooLarge, ServiceUnavailable
-from ..kernel.timestamps import now_timestamp
+from ..kernel.timestamps import in_zone, now_timestamp, parse_timestamp
 from ..wiring.services import Services
 from .envelope import NO_STORE
 
@@ -85,14 +88,25 @@ def _write(services: Services, user_id: str, spool: IO[bytes], exported_at: str,
     return size
 
 
-async def archive_download(services: Services, user_id: str, scopes: frozenset[str] | None) -> Response:
+def _local_day(services: Services, user_id: str, exported_at: str, zone: str | None) -> str:
+    """The export's day in `zone`, else in the user's own zone, else UTC's."""
+    name = zone or configured_zone(services.items, user_id)
+    moment = parse_timestamp(exported_at, "exportedAt")
+    return in_zone(moment, ZoneInfo(name) if name else UTC).date().isoformat()
+
+
+async def archive_download(
+    services: Services, user_id: str, scopes: frozenset[str] | None, zone: str | None = None
+) -> Response:
     """`user_id`'s archive, bounded by a credential's `scopes` (`archive/format.py` `covered_by`;
     None: the whole account, as `mesq export` writes it), as a streamed `application/zip`
-    download named `mesq-export-<day>.zip`."""
+    download named `mesq-export-<day>.zip`: the day in `zone` (a page's), else the user's own
+    zone, else UTC, so a person east of UTC after their midnight finds today's date on it."""
     spool = tempfile.TemporaryFile()  # noqa: SIM115 (closed by the stream below, or here on failure)
     try:
         exported_at = now_timestamp()
         size = await run_sync(_write, services, user_id, spool, exported_at, scopes)
+        day = await run_sync(_local_day, services, user_id, exported_at, zone)
         cap = services.settings.attachment_redirect_bytes
         if cap is not None and size > cap:
             raise PayloadTooLarge(
@@ -107,7 +121,7 @@ async def archive_download(services: Services, user_id: str, scopes: frozenset[s
     headers = {
         **NO_STORE,
         "Content-Length": str(size),
-        "Content-Disposition": f'attachment; filename="mesq-export-{exported_at[:10]}.zip"',
+        "Content-Disposition": f'attachment; filename="mesq-export-{day}.zip"',
         "X-Content-Type-Options": "nosniff",
     }
     return StreamingResponse(_chunks(spool), media_type="application/zip", headers=headers)

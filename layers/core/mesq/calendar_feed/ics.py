@@ -28,7 +28,7 @@ from icalendar import Alarm, Calendar, Event, vRecur
 
 from ..kernel.i18n import N_, Translator
 from ..kernel.ports.storage import Item
-from ..kernel.timestamps import in_zone, parse_timestamp
+from ..kernel.timestamps import parse_timestamp, wall_clock
 from ..kernel.values import without_controls
 from ..todos.recurrence import EXCLUDED_COUNT
 from ..todos.reminder_schedule import parse_offset
@@ -42,7 +42,8 @@ REFRESH = "PT15M"
 def _start(due: dict[str, Any], timezone: str | None) -> date | datetime:
     if due["type"] == "date":
         return date.fromisoformat(str(due["date"]))
-    return in_zone(parse_timestamp(str(due["at"]), "due.at"), ZoneInfo(timezone) if timezone else UTC)
+    # wall_clock: a time the zone skips stays as written (RFC 5545 §3.3.5), as the series steps it.
+    return wall_clock(str(due["at"]), ZoneInfo(timezone) if timezone else UTC)
 
 
 def _rule(record: Item) -> vRecur | None:

@@ -24,7 +24,7 @@ from icalendar import Alarm, Calendar, Component, Timezone, Todo, vRecur
 from icalendar.timezone import tzp
 
 from ..kernel.ports.storage import Item
-from ..kernel.timestamps import in_zone, parse_timestamp
+from ..kernel.timestamps import parse_timestamp, wall_clock
 from ..kernel.values import without_controls
 from ..todos.reminder_schedule import parse_offset
 from ..todos.sync.links import RecordKind, uid_of
@@ -61,7 +61,8 @@ def _copy(todo: Component, text: str) -> None:
 def _instant(due: dict[str, Any], timezone: str | None) -> date | datetime:
     if due["type"] == "date":
         return date.fromisoformat(str(due["date"]))
-    return in_zone(parse_timestamp(str(due["at"]), "due.at"), ZoneInfo(timezone) if timezone else UTC)
+    # wall_clock: a time the zone skips stays as written (RFC 5545 §3.3.5), as the series steps it.
+    return wall_clock(str(due["at"]), ZoneInfo(timezone) if timezone else UTC)
 
 
 def shown_zone(record: Item, user_zone: str | None) -> str | None:

@@ -95,6 +95,35 @@ def in_zone(moment: datetime, zone: tzinfo) -> datetime:
         return moment.astimezone(UTC)
 
 
+def wall_clock(text: str, zone: tzinfo, field: str = "due.at") -> datetime:
+    """The instant written as `text` at `zone`'s wall clock (`in_zone`), except a wall time the
+    zone skips (a spring-forward gap: New York's 02:30 on 2026-03-08) written with the offset
+    before the change (`...T02:30:00-05:00`, the instant of 03:30 EDT, as RFC 5545 §3.3.5 and
+    zoneinfo read it): that stays 02:30, so a daily 02:30 series goes back to 02:30 the next day
+    instead of keeping 03:30 for ever."""
+    moment = parse_timestamp(text, field)
+    shown = in_zone(moment, zone)
+    written = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    skipped = written.replace(tzinfo=zone)
+    try:
+        if skipped.astimezone(UTC) == moment and skipped.replace(tzinfo=None) != shown.replace(tzinfo=None):
+            return skipped
+    except OverflowError:  # a wall time at the calendar's very ends: no gap there
+        pass
+    return shown
+
+
+def skipped_wall_time(moment: datetime) -> bool:
+    """Whether `moment`'s wall time is one its zone skips (a spring-forward gap: New York's 02:30
+    on 2026-03-08, which zoneinfo reads with the offset before the change). A due typed so is
+    written as that wall time with its offset (`moment.isoformat()`), which `wall_clock` reads
+    back as 02:30, so a series stepping from it keeps its time of day."""
+    try:
+        return moment.astimezone(UTC).astimezone(moment.tzinfo).replace(tzinfo=None) != moment.replace(tzinfo=None)
+    except OverflowError:
+        return False
+
+
 def normalize_timestamp(value: str, field: str) -> str:
     return format_timestamp(parse_timestamp(value, field))
 

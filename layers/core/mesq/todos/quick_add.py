@@ -30,6 +30,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ..kernel.tags import find_tags
+from ..kernel.timestamps import skipped_wall_time
 from ..kernel.typed_digits import ascii_digits
 from .quick_dates import MORNING_WORDS, impossible_times, read_due
 from .quick_rules import RECUR_EVERY, RECUR_ZH, ZH_DAYPART_WORD, first_due, part_clock_time, part_of_day, rule_of
@@ -75,6 +76,8 @@ class QuickAdd:
     def due_argument(self) -> dict[str, Any] | None:
         """The `due` of create_todo_task: a date or an instant in UTC."""
         if isinstance(self.due, datetime):
+            if skipped_wall_time(self.due):  # "每天凌晨2点半" on a spring-forward day: 02:30 kept for the series
+                return {"type": "datetime", "at": self.due.isoformat()}
             at = self.due.astimezone(ZoneInfo("UTC")).strftime("%Y-%m-%dT%H:%M:%SZ")
             return {"type": "datetime", "at": at}
         if isinstance(self.due, date):

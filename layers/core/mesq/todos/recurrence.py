@@ -31,7 +31,7 @@ from ..kernel.errors import ValidationError
 from ..kernel.i18n import Text
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Item
-from ..kernel.timestamps import in_zone, parse_timestamp, parse_zone
+from ..kernel.timestamps import parse_timestamp, parse_zone, wall_clock
 from .sync.links import excluded_dates
 
 FREQUENCIES = ("DAILY", "WEEKLY", "MONTHLY", "YEARLY")
@@ -171,7 +171,7 @@ def _start(due: dict[str, Any], timezone: str | None) -> datetime:
     """The due as the rule's DTSTART: naive midnight for a date, local wall time for a datetime."""
     if due["type"] == "date":
         return datetime.combine(date.fromisoformat(str(due["date"])), time(0))
-    return in_zone(parse_timestamp(str(due["at"]), "due.at"), _zone(due, timezone) or UTC)
+    return wall_clock(str(due["at"]), _zone(due, timezone) or UTC)
 
 
 def _series(rule: str, due: dict[str, Any], timezone: str | None, field: str) -> rrule:
@@ -296,8 +296,10 @@ def _following(
         return None
     if due["type"] == "date":
         return {"type": "date", "date": following.date().isoformat()}, skipped
-    # Wall-clock times that do not exist (a spring-forward gap) are normalised through UTC.
-    return {"type": "datetime", "at": following.astimezone(UTC).astimezone(following.tzinfo).isoformat()}, skipped
+    # A wall-clock time the zone skips (a spring-forward gap) is written as that time with the
+    # offset before the change (zoneinfo's fold=0: the instant of the time an hour later), so the
+    # next step reads the series' own time of day back (`wall_clock`), not the shifted one.
+    return {"type": "datetime", "at": following.isoformat()}, skipped
 
 
 def first_occurrence(rule: str, start: datetime, after: datetime, *, inclusive: bool) -> datetime | None:

@@ -29,7 +29,7 @@ from ..kernel.errors import ValidationError
 from ..kernel.keys import user_partition
 from ..kernel.messages import quoted
 from ..kernel.ports.storage import Delete, Item, Key, Put, WriteOp
-from ..kernel.timestamps import format_timestamp, parse_timestamp
+from ..kernel.timestamps import format_timestamp, parse_timestamp, wall_clock
 from .keys import KIND_PREFIX, live, record_of
 from .views.query import due_moment, floating_zone
 
@@ -72,7 +72,7 @@ def from_due(due: datetime, text: str, zone: tzinfo) -> datetime:
     if days:
         wall = due.astimezone(zone).replace(tzinfo=None) + timedelta(days=days)
         due = wall.replace(tzinfo=zone).astimezone(UTC)  # a wall time in a DST gap: zoneinfo's reading
-    return due + exact
+    return due.astimezone(UTC) + exact  # exact: counted on the instant, never on a wall clock
 
 
 def check_reminders(reminders: Sequence[dict[str, Any]], due: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -108,10 +108,23 @@ def instants(task: Item, user_zone: str | None = None) -> list[datetime]:
             if reminder.get("type") == "absolute":
                 found.add(parse_timestamp(str(reminder["at"]), "at"))
             elif due is not None:
-                found.add(from_due(due, str(reminder["offset"]), zone))
+                found.add(from_due(_on_its_clock(task, due, zone), str(reminder["offset"]), zone))
         except (ValidationError, OverflowError):
             continue  # never stored by our writes; a bad one must not stop the others
     return sorted(found)
+
+
+def _on_its_clock(task: Item, due: datetime, zone: tzinfo) -> datetime:
+    """A timed due on `zone`'s wall clock as written: a time the zone skips (02:30 on a spring
+    change day, which a series keeps: `timestamps.wall_clock`) stays 02:30, so its days count from
+    02:30 as a calendar counts the feed's TRIGGER from that DTSTART. Other dues: the instant."""
+    written = task.get("due") or {}
+    if written.get("type") != "datetime":
+        return due
+    try:
+        return wall_clock(str(written["at"]), zone)
+    except ValidationError:
+        return due
 
 
 def _days_zone(task: Item, user_zone: str | None) -> tzinfo:

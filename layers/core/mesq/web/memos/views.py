@@ -173,6 +173,7 @@ async def timeline_context(page: Page, query: TimelineQuery, **extra: Any) -> di
         "tag_tree": tags["tags"],
         "tag_paths": tag_paths(tags["tags"]),
         "zone": zone.key if zone else None,
+        "zone_set": page.user_zone is not None,  # the user's own: the browser's cannot change the counts
         "zone_cookie": ZONE_COOKIE,
         "double_click_edit": data["doubleClickEdit"],
         "content_max": data["contentMaxCharacters"],

@@ -74,7 +74,7 @@ async def export_download(page: Page) -> Response:
     limiter = RateLimiter(services.items, services.settings)
     if limiter.enabled:  # an archive hands out attachment bytes, as a download does
         await run_sync(limiter.hit, page.user.credential_id, "attachment_read")
-    return await archive_download(services, page.user.user_id, None)
+    return await archive_download(services, page.user.user_id, None, page.time_zone)  # named by the page's day
 
 
 def import_form(page: Page, *, status: int = 200, **extra: Any) -> Response:
@@ -102,10 +102,11 @@ async def import_page(page: Page) -> Response:
 
 
 def _run_import(
-    services: Services, principal: Principal, upload: IO[bytes], kind: str, label: str, clock: Clock
+    services: Services, principal: Principal, upload: IO[bytes], kind: str, label: str, clock: Clock, zone: str
 ) -> Outcome:
     """In a worker thread, holding an archive slot and counted in the user's `import` bucket: the
-    upload into a named temporary file, then the command line's import of it."""
+    upload into a named temporary file, then the command line's import of it. `zone`: the page's,
+    where a Markdown note's dates are read when the account has none of its own."""
     with (
         archive_slot(principal.user_id),
         tempfile.TemporaryDirectory(prefix="mesq-import-") as folder,
@@ -115,12 +116,14 @@ def _run_import(
         with path.open("wb") as copy:
             shutil.copyfileobj(upload, copy, COPY_CHUNK_BYTES)
         with during_import(services, principal.user_id):  # the search indexes: built once, afterwards
-            return _import_file(services, principal, path, kind, label)
+            return _import_file(services, principal, path, kind, label, zone)
 
 
-def _import_file(services: Services, principal: Principal, path: Path, kind: str, label: str) -> Outcome:
+def _import_file(services: Services, principal: Principal, path: Path, kind: str, label: str, zone: str) -> Outcome:
     if kind == "markdown":
-        notes = import_markdown(services, principal.user_id, path, principal=principal, channel="web", label=label)
+        notes = import_markdown(
+            services, principal.user_id, path, principal=principal, channel="web", label=label, zone=zone
+        )
         counts = {"files": notes.files, "created": notes.created, "existing": notes.existing,
                   "attachments": notes.attachments, "skipped": len(notes.failed)}  # fmt: skip
         return Outcome(kind, counts, notes.failed[:100])
@@ -144,7 +147,7 @@ async def import_submit(page: Page) -> Response:
     try:
         label = quoted(upload.filename, 40).strip("'\"")  # the upload's name in errors, cut
         outcome = await run_sync(
-            _run_import, page.web.services, page.principal, upload.file, kind, label, page.web.clock
+            _run_import, page.web.services, page.principal, upload.file, kind, label, page.web.clock, page.time_zone
         )
     except ArchiveError as error:  # a library's words of the fault (`detail`) go to the log only
         logged = {"traceId": page.trace_id, "kind": kind, "refusal": error.message, "detail": error.detail or None}

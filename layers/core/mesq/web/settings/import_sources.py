@@ -49,7 +49,9 @@ async def import_submit(page: Page) -> Response:
         return import_form(page, status=400, app_kind=kind, app_problem="file")
     options = ImportOptions(
         memos_user=page.fields.text("memosUser").strip() or None,
-        timezone=page.fields.text("timezone").strip() or None,
+        # Empty: the page's zone (the account's, else this browser's), as every time a page reads;
+        # flomo keeps its own default (Asia/Shanghai) while the account has no zone.
+        timezone=page.fields.text("timezone").strip() or (None if kind == "flomo" else page.time_zone),
         label=quoted(upload.filename, 40).strip("'\""),  # the upload's name in errors, cut (as Import's)
         filename=upload.filename,  # a Todoist project is named after its CSV
         language=page.language,  # what its new columns are named in, as a board made on a page

@@ -10,8 +10,10 @@
   "use strict";
   // -- time zone: a cookie the server validates. When the page was counted in another zone, the
   // timeline is fetched again and swapped in (htmx), so a click meanwhile is never undone by a reload.
+  // Not when the zone is the user's own setting (data-zone-set): the browser's never changes those
+  // counts, and fetching again would only swap the timeline on every visit.
   const first = document.getElementById("memos-app");
-  if (first) {
+  if (first && first.dataset.zoneSet !== "true") {
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "";
     // IANA names are cookie-safe as they are (letters, digits, _ + - /); anything else is not sent.
     if (/^[A-Za-z0-9_+\-\/]{1,64}$/.test(zone) && first.dataset.zone !== zone) {

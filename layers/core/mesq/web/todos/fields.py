@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from ...kernel import formats
 from ...kernel.errors import ValidationError
 from ...kernel.messages import quoted
-from ...kernel.timestamps import format_timestamp, in_zone, parse_timestamp, parse_zone
+from ...kernel.timestamps import format_timestamp, in_zone, parse_timestamp, parse_zone, skipped_wall_time
 from ...kernel.typed_digits import ascii_digits, typed_whole_number
 from ...todos.reminder_schedule import offset_parts, parse_offset
 from ...todos.short_months import never_skipping, plain_repeat_of
@@ -190,7 +190,10 @@ def due_of(form: TaskForm) -> dict[str, Any] | None:
     except ValueError:
         raise ValidationError("due: %(due_time)s is not a time of day", due_time=quoted(form.due_time)) from None
     zone = parse_zone(form.timezone, "timezone") if form.timezone else UTC
-    return {"type": "datetime", "at": format_timestamp(datetime.combine(day, clock, tzinfo=zone))}
+    moment = datetime.combine(day, clock, tzinfo=zone)
+    # A time the zone skips (02:30 on a spring-forward day) is written as typed, with the offset
+    # before the change: the same instant, and a repeat keeps 02:30 on the days after.
+    return {"type": "datetime", "at": moment.isoformat() if skipped_wall_time(moment) else format_timestamp(moment)}
 
 
 def recurrence_of(form: TaskForm) -> str | None:
