@@ -119,6 +119,22 @@ class Part:
             return np.zeros(len(self.entries), dtype=np.float32)
         return np.asarray(self.bm25.get_scores(terms))
 
+    def postings(self, term: str) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.floating]]:
+        """The positions holding `term` and their BM25 score for it: exactly what `scores([term])`
+        holds where it is not 0, read off bm25s's eager score matrix (the term's column) instead
+        of summed into a zeroed array of every position (np.add.at: ~1 ms a term at 100k notes)."""
+        bm25 = self.bm25
+        if bm25 is None:
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)
+        if bm25.nonoccurrence_array is not None:  # a variant scoring absent terms too: every position
+            return np.arange(len(self.entries)), self.scores([term])
+        token = bm25.vocab_dict.get(term)
+        if token is None:
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.float32)
+        matrix = bm25.scores
+        start, end = int(matrix["indptr"][token]), int(matrix["indptr"][token + 1])
+        return matrix["indices"][start:end].astype(np.intp), matrix["data"][start:end]
+
     def accepted(self, accept: Callable[[Doc], bool], key: Hashable | None) -> npt.NDArray[np.bool_]:
         """Which positions `accept` takes; kept per `key` (a filter's identity), so only the first
         query with a filter pays a Python call per document."""
@@ -258,11 +274,16 @@ class SearchIndex:
             return None if local is None else len(self.snapshot().keys) + local
         return self.snapshot().position.get(key)
 
-    def lexical_scores(self, terms: list[str]) -> npt.NDArray[np.floating]:
-        """The BM25 score of every position, 0 where no term is shared or the copy is hidden."""
-        scores = np.concatenate([self.snapshot().scores(terms), self.overlay_part().scores(terms)])
-        scores[~self._space[0]] = 0
-        return scores
+    def postings(self, term: str) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.floating]]:
+        """The visible positions holding `term` and their BM25 score for it (`Part.postings`):
+        the BM25 score of every position where it is not 0 (nor hidden), without such an array."""
+        snapshot, overlay = self.snapshot(), self.overlay_part()
+        here, scores = snapshot.postings(term)
+        there, more = overlay.postings(term)
+        if len(there):
+            here, scores = np.concatenate([here, there + len(snapshot.keys)]), np.concatenate([scores, more])
+        visible = self._space[0][here]
+        return (here, scores) if visible.all() else (here[visible], scores[visible])
 
     def similarities(self, queries: Vector) -> npt.NDArray[np.float32]:
         """Every position's cosine similarity to each query vector (`queries`: one per row), NaN

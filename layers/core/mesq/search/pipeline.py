@@ -171,11 +171,13 @@ def _coverage(index: SearchIndex, terms: list[str], accepted: Mask) -> _Lexical:
     total = 0.0
     documents = max(int(np.count_nonzero(index.visible())), 1)
     for term in terms:
-        term_scores = index.lexical_scores([term])
-        found = term_scores > 0
-        frequency = int(np.count_nonzero(found))
+        # Only the term's postings are touched (a position appears once in them): the same sums
+        # as adding the term's score array of every position, without the array.
+        positions, term_scores = index.postings(term)
+        found = positions[term_scores > 0]
+        frequency = len(found)
         weight = math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5))
-        scores += term_scores
+        scores[positions] += term_scores
         covered[found] += weight
         total += weight
     coverage = covered / total if total > 0 else covered
