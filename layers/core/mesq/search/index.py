@@ -97,10 +97,19 @@ class Part:
         if not self.dimension or queries.shape[1] != self.dimension:
             return np.full((len(self.entries), len(queries)), np.nan, dtype=np.float32)
         # One matrix-vector product per query: BLAS's matrix-matrix path for 1-2 columns measured
-        # 3x slower than two matrix-vector products over 100k x 384.
-        scores = np.stack([self.vectors @ query for query in queries], axis=1)
-        scores[~self.has_vector] = np.nan
+        # 3x slower than two matrix-vector products over 100k x 384 (and rounds differently).
+        if len(queries) == 1:  # the product itself as the column: no copy of 100k scores
+            scores = (self.vectors @ queries[0])[:, None]
+        else:
+            scores = np.stack([self.vectors @ query for query in queries], axis=1)
+        if len(self.without_vector):
+            scores[self.without_vector] = np.nan
         return scores
+
+    @cached_property
+    def without_vector(self) -> npt.NDArray[np.intp]:
+        """The positions with no (usable) vector: their similarities are NaN."""
+        return np.flatnonzero(~self.has_vector)
 
     @cached_property
     def sorted_keys(self) -> list[str]:
@@ -288,11 +297,13 @@ class SearchIndex:
     def similarities(self, queries: Vector) -> npt.NDArray[np.float32]:
         """Every position's cosine similarity to each query vector (`queries`: one per row), NaN
         where a position has no vector; hidden positions are the caller's mask to drop."""
-        return np.concatenate([self.snapshot().similarities(queries), self.overlay_part().similarities(queries)])
+        snapshot, overlay = self.snapshot().similarities(queries), self.overlay_part().similarities(queries)
+        return snapshot if not len(overlay) else np.concatenate([snapshot, overlay])
 
     def note_means(self, probes: Probes) -> npt.NDArray[np.float32]:
         """Per probe group and position: its mean similarity to the group (`Part.note_means`)."""
-        return np.concatenate([self.snapshot().note_means(probes), self.overlay_part().note_means(probes)], axis=1)
+        snapshot, overlay = self.snapshot().note_means(probes), self.overlay_part().note_means(probes)
+        return snapshot if not overlay.shape[1] else np.concatenate([snapshot, overlay], axis=1)
 
     def chinese(self) -> npt.NDArray[np.bool_]:
         """Per position: the document is mostly Chinese (kept per part: one pass per snapshot)."""

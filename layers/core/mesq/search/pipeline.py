@@ -262,23 +262,24 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
         # Not started yet (the helpers are busy with other searches): run it here, no later
         # than one thread would have.
         gloss_vector, gloss_similarity = _scored_against(index, embedder, gloss) if helper.cancel() else helper.result()
-        # Cosines are linear: V . unit(q + g) = (V . q + V . g) / |q + g|.
+        # Cosines are linear: V . unit(q + g) = (V . q + V . g) / |q + g|. Kept as its own
+        # contiguous array beside the query's (not stacked as columns: every later pass over a
+        # column of a two-column array strides through twice the memory).
         together = (similarity + gloss_similarity) / max(float(np.linalg.norm(query_vector + gloss_vector)), 1e-12)
-        similarity = np.stack([similarity, together], axis=1)
     else:
-        similarity = similarity[:, None]
-    embedded = ~np.isnan(similarity[:, 0])
+        together = None
+    embedded = ~np.isnan(similarity)
     usable = accepted & embedded
     prior = getattr(embedder, "similarity_prior", None)
     chinese_query = is_chinese(query)
     chinese = index.chinese()
     other = chinese != chinese_query
-    z = _standard(similarity[:, 0], usable, prior)
-    if gloss is not None:  # a note of the other language: the query or the query plus its gloss
-        z = np.where(other, np.maximum(z, _standard(similarity[:, 1], usable, prior)), z)
+    z = _standard(similarity, usable, prior)
+    if together is not None:  # a note of the other language: the query or the query plus its gloss
+        z = np.where(other, np.maximum(z, _standard(together, usable, prior)), z)
     z[~usable] = 0.0
     probes = probes_for(embedder)
-    note_z = z if probes is None else _note_z(index, probes, similarity, chinese_query, other, usable)
+    note_z = z if probes is None else _note_z(index, probes, similarity, together, chinese_query, other, usable)
     score = np.asarray((z + note_z) * 0.5)
     score[~usable] = 0.0
     ranked = np.flatnonzero(usable & (score >= VECTOR_MIN_Z))
@@ -316,7 +317,13 @@ def _top_two(score: Floats, usable: Mask, chinese: Mask) -> tuple[tuple[float, f
 
 
 def _note_z(
-    index: SearchIndex, probes: Probes, similarity: Floats32, chinese_query: bool, other: Mask, usable: Mask
+    index: SearchIndex,
+    probes: Probes,
+    similarity: Floats32,
+    together: Floats32 | None,
+    chinese_query: bool,
+    other: Mask,
+    usable: Mask,
 ) -> Floats:
     """Each note's similarity over its own level: minus its mean similarity to the probe queries
     of the query's language, over the model's spread of such similarities (probes.py); 0 where a
@@ -327,9 +334,9 @@ def _note_z(
     probe word does). Float32 arithmetic over contiguous rows: under a millisecond at 100k notes."""
     means = index.note_means(probes)
     group = CHINESE if chinese_query else ENGLISH
-    note_z = (similarity[:, 0] - means[group]) / probes.spread[group]
-    if similarity.shape[1] > 1:
-        np.copyto(note_z, (similarity[:, 1] - means[MIXED]) / probes.spread[MIXED], where=other)
+    note_z = (similarity - means[group]) / probes.spread[group]
+    if together is not None:
+        np.copyto(note_z, (together - means[MIXED]) / probes.spread[MIXED], where=other)
     note_z[~usable] = 0.0  # no vector (NaN) or not accepted
     return np.asarray(note_z, dtype=np.float64)
 
@@ -348,7 +355,8 @@ def _has_other_language(index: SearchIndex, query: str) -> bool:
 
 def _standard(similarity: npt.NDArray[np.float32], usable: Mask, prior: tuple[float, float] | None) -> Floats:
     """Similarities as z-scores over the usable positions; a small corpus leans on the prior."""
-    values = similarity[usable].astype(np.float64)
+    widened = similarity.astype(np.float64)
+    values = widened if usable.all() else widened[usable]  # every position usable: no copy out
     count = len(values)
     if not count and prior is None:
         return np.zeros(len(similarity))
@@ -359,7 +367,7 @@ def _standard(similarity: npt.NDArray[np.float32], usable: Mask, prior: tuple[fl
         blended = share * mean + (1 - share) * prior_mean
         variance = share * (std**2 + (mean - blended) ** 2) + (1 - share) * (prior_std**2 + (prior_mean - blended) ** 2)
         mean, std = blended, math.sqrt(variance)
-    return np.asarray((similarity.astype(np.float64) - mean) / max(std, 1e-6))
+    return np.asarray((widened - mean) / max(std, 1e-6))
 
 
 def logit(coverage: Floats, similarity: Floats, gap: Floats) -> Floats:
