@@ -92,6 +92,18 @@ class Part:
         a note of the query's other language also against the query's gloss (pipeline.py)."""
         return np.fromiter((is_chinese(entry.doc.text) for entry in self.entries), dtype=bool, count=len(self.entries))
 
+    @cached_property
+    def language_offsets(self) -> npt.NDArray[np.float32]:
+        """Per language (row 0: not Chinese, 1: Chinese) and entry: 0 for an entry of that
+        language, -inf for the other's. Added to scores it leaves one language's as they are
+        (x + 0 = x) and the other's out of a maximum, in one branch-free pass: picking one out
+        of a mixed account with a mask costs ~0.3 ms at 100k."""
+        chinese = self.chinese
+        offsets = np.zeros((2, len(chinese)), dtype=np.float32)
+        offsets[0, chinese] = -np.inf
+        offsets[1, ~chinese] = -np.inf
+        return offsets
+
     def similarities(self, queries: Vector) -> npt.NDArray[np.float32]:
         """Every entry's cosine similarity to each query vector (rows: entries; NaN: no vector)."""
         if not self.dimension or queries.shape[1] != self.dimension:
@@ -308,6 +320,11 @@ class SearchIndex:
     def chinese(self) -> npt.NDArray[np.bool_]:
         """Per position: the document is mostly Chinese (kept per part: one pass per snapshot)."""
         return np.concatenate([self.snapshot().chinese, self.overlay_part().chinese])
+
+    def language_offsets(self) -> npt.NDArray[np.float32]:
+        """Per language and position: 0 or -inf (`Part.language_offsets`)."""
+        snapshot, overlay = self.snapshot().language_offsets, self.overlay_part().language_offsets
+        return snapshot if not overlay.shape[1] else np.concatenate([snapshot, overlay], axis=1)
 
     def accepted(self, accept: Callable[[Doc], bool], key: Hashable | None = None) -> npt.NDArray[np.bool_]:
         """Which visible positions `accept` takes (see `Part.accepted` for `key`)."""
