@@ -286,10 +286,9 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
     if len(ranked) < CLOSEST_MATCHES:  # the nearest few are always candidates: "closest matches"
         nearest, _score = _first(index, np.flatnonzero(usable), score[usable].astype(np.float64), CLOSEST_MATCHES)
         ranked = np.union1d(ranked, nearest)
-    if len(ranked) > VECTOR_CANDIDATES:
-        ranked = ranked[np.argpartition(-score[ranked], VECTOR_CANDIDATES - 1)[:VECTOR_CANDIDATES]]
-    tie = index.tie_order()
-    candidates = ranked[np.lexsort((tie[ranked], -score[ranked]))]
+    # The best VECTOR_CANDIDATES by score, then key: notes tied at the cut (equal texts have
+    # equal vectors) are kept or dropped by key, not by where a partition happened to put them.
+    candidates, _scores = _first(index, ranked, score[ranked], VECTOR_CANDIDATES)
     best, second = _top_two(score, usable, index.language_offsets())
     return _Semantic(
         z=z, note_z=note_z, score=score, candidates=candidates, chinese=chinese, best=best, second=second,
