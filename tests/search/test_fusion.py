@@ -353,3 +353,21 @@ def test_the_bench_queries_answer_as_the_oracle_on_a_bench_shaped_corpus(monkeyp
             assert [(doc.key, score) for doc, score in outcome.closest] == closest, query
             assert {doc.key: outcome.matched(doc) for doc, _ in outcome.hits + outcome.closest} == ranks, query
             assert [(s["name"], s["status"], s["candidates"]) for s in outcome.stages] == stages, query
+
+
+def test_the_kth_largest_by_a_sample_is_the_kth_largest() -> None:
+    """`_first`'s edge: the k-th largest of arrays long enough to be sampled (ties, runs of equal
+    scores, k past the sample's size, sorted and reversed input) is the sorted array's k-th."""
+    rng = np.random.default_rng(95)
+    for trial in range(400):
+        size = int(rng.integers(1, 12_000))
+        k = int(rng.integers(1, min(size, 3_000) + 1))
+        if trial % 4 == 0:
+            scores = rng.integers(0, int(rng.integers(1, 40)), size).astype(np.float64)  # many ties
+        elif trial % 4 == 1:
+            scores = np.sort(rng.standard_normal(size))  # the sample's stride lands on the low end
+        elif trial % 4 == 2:
+            scores = np.sort(rng.standard_normal(size))[::-1].copy()
+        else:
+            scores = rng.standard_normal(size)
+        assert pipeline._kth_largest(scores, k) == np.sort(scores)[size - k], (trial, size, k)

@@ -73,6 +73,8 @@ RERANK_CANDIDATES = 30
 #: (a vector always has a nearest neighbour, so without a bar every document would be a candidate).
 VECTOR_CANDIDATES = 100
 VECTOR_MIN_Z = 1.0
+#: `_kth_largest` bounds a long array's k-th largest by a sample of about this many scores.
+KTH_SAMPLE = 1024
 #: Fusion's weights and the floor, fitted on the tuning half of tests/search/relevance_set.py
 #: (`python -m tests.search.calibrate`: logistic regression of "is the query's note" on the
 #: features, over every class's tuning queries: twins have two right notes, absent topics none).
@@ -419,12 +421,23 @@ def _first(
     if limit is not None and limit < len(positions):
         if limit <= 0:
             return positions[:0], scores[:0]
-        edge = -np.partition(-scores, limit - 1)[limit - 1]
-        keep = scores >= edge
+        keep = scores >= _kth_largest(scores, limit)
         positions, scores = positions[keep], scores[keep]
     order = np.lexsort((index.tie_order()[positions], -scores))
     positions, scores = positions[order], scores[order]
     return (positions, scores) if limit is None else (positions[:limit], scores[:limit])
+
+
+def _kth_largest(scores: Floats, k: int) -> float:
+    """The `k`-th largest of `scores` (1 <= k <= len). A sample's k-th largest is at most it, so
+    only the scores at or above a strided sample's are partitioned: the same value, for ~0.1 ms
+    where partitioning all of 58k fused candidates took ~0.5."""
+    step = len(scores) // KTH_SAMPLE
+    if step > 1:
+        sample = scores[::step]
+        if len(sample) >= k:
+            scores = scores[scores >= np.partition(sample, len(sample) - k)[len(sample) - k]]
+    return float(np.partition(scores, len(scores) - k)[len(scores) - k])
 
 
 def _rerank(
