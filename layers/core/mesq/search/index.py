@@ -110,6 +110,7 @@ class Part:
             return np.full((len(self.entries), len(queries)), np.nan, dtype=np.float32)
         # One matrix-vector product per query: BLAS's matrix-matrix path for 1-2 columns measured
         # 3x slower than two matrix-vector products over 100k x 384 (and rounds differently).
+        scores: npt.NDArray[np.float32]
         if len(queries) == 1:  # the product itself as the column: no copy of 100k scores
             scores = (self.vectors @ queries[0])[:, None]
         else:
