@@ -43,7 +43,7 @@ def test_rest_answers_503_when_no_branch_can(
     def broken(*_args: object) -> Any:
         raise RuntimeError("bm25 broke")
 
-    monkeypatch.setattr(pipeline.SearchIndex, "lexical_scores", broken)
+    monkeypatch.setattr(pipeline.SearchIndex, "postings", broken)
     down = client.post("/api/toolkit/memo/ai-search", json={"query": "faucet"}, headers=headers)
     assert down.status_code == 503 and down.json()["error"]["code"] == "SERVICE_UNAVAILABLE"
     assert "broke" not in down.text

@@ -303,3 +303,71 @@ def test_a_search_reads_the_index_as_it_was_when_it_began() -> None:
     query = unit(np.ones(4, dtype=np.float32))[None, :]
     assert len(mask) == len(seen.similarities(query)) == len(seen.tie_order()) == 3
     assert len(index.accepted(lambda _doc: True, None)) == len(index.similarities(query)) == 5
+
+
+def _bench_module() -> Any:
+    """bench/ai_search.py, loaded by its path: its memo generators and query sets."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "ai_search.py"
+    spec = importlib.util.spec_from_file_location("bench_ai_search", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_bench_queries_answer_as_the_oracle_on_a_bench_shaped_corpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bench's own query sets (bench/ai_search.py) over its two kinds of memo, 1,600 of them
+    with repeated texts (BM25 candidates by the thousand, ties in every score, more than
+    VECTOR_CANDIDATES vector candidates, both languages mixed) and an overlay that hides and
+    removes snapshot copies: the array pipeline, with every shortcut it takes at 100k, answers as
+    the document-by-document oracle (the 100k before/after comparison of the bench's queries is
+    too slow for the suite; this is its shape at a size the suite can afford)."""
+    bench = _bench_module()
+    rng = random.Random(95)
+    embedder = HashEmbedder()
+    probes = _hash_probes(embedder)
+    monkeypatch.setattr(pipeline, "probes_for", lambda model: probes if model.name == "hash" else None)
+    realistic = bench.RealisticCorpus(rng, vocabulary=400)
+    hostile_texts = [bench._memo(rng, i) for i in range(200)]
+    realistic_texts = [realistic.memo_and_terms()[0] for _ in range(200)]
+    texts = [text for i in range(800) for text in (hostile_texts[i % 200], realistic_texts[i % 200])]
+
+    def entry(i: int, text: str) -> Entry:
+        doc = Doc("memo", f"m{i:05d}", text, {"status": "NORMAL"})
+        return Entry(doc, tuple(tokens(text)), embedder.embed([text])[0] if i % 50 else None)
+
+    index = SearchIndex([entry(i, text) for i, text in enumerate(texts)], dimension=DIMENSION)
+    index.snapshot()
+    index.apply([entry(i * 97, rng.choice(texts)) for i in range(20)], [f"memo:m{i * 89:05d}" for i in range(8)])
+    queries = [*bench.QUERIES, *(realistic.query() for _ in range(4))]
+    for query in queries:
+        for limit, floor in ((20, None), (None, 0.0)):
+            outcome = pipeline.search(index, query, embedder=embedder, reranker=None, accept=lambda doc: True,
+                                      accept_key="all", limit=limit, floor=floor)  # fmt: skip
+            bar = pipeline.FLOOR if floor is None else floor
+            hits, closest, ranks, stages, _ = _oracle(index, query, embedder, None, lambda doc: True, limit, bar)
+            assert [(doc.key, score) for doc, score in outcome.hits] == hits, query
+            assert [(doc.key, score) for doc, score in outcome.closest] == closest, query
+            assert {doc.key: outcome.matched(doc) for doc, _ in outcome.hits + outcome.closest} == ranks, query
+            assert [(s["name"], s["status"], s["candidates"]) for s in outcome.stages] == stages, query
+
+
+def test_the_kth_largest_by_a_sample_is_the_kth_largest() -> None:
+    """`_first`'s edge: the k-th largest of arrays long enough to be sampled (ties, runs of equal
+    scores, k past the sample's size, sorted and reversed input) is the sorted array's k-th."""
+    rng = np.random.default_rng(95)
+    for trial in range(400):
+        size = int(rng.integers(1, 12_000))
+        k = int(rng.integers(1, min(size, 3_000) + 1))
+        if trial % 4 == 0:
+            scores = rng.integers(0, int(rng.integers(1, 40)), size).astype(np.float64)  # many ties
+        elif trial % 4 == 1:
+            scores = np.sort(rng.standard_normal(size))  # the sample's stride lands on the low end
+        elif trial % 4 == 2:
+            scores = np.sort(rng.standard_normal(size))[::-1].copy()
+        else:
+            scores = rng.standard_normal(size)
+        assert pipeline._kth_largest(scores, k) == np.sort(scores)[size - k], (trial, size, k)

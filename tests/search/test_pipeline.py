@@ -71,7 +71,7 @@ def test_both_branches_down_is_service_unavailable(
     def broken(*_args: object) -> list[tuple[str, float]]:
         raise RuntimeError("bm25 broke")
 
-    monkeypatch.setattr(pipeline.SearchIndex, "lexical_scores", broken)
+    monkeypatch.setattr(pipeline.SearchIndex, "postings", broken)
     with pytest.raises(ServiceUnavailable):
         run(services, "search_ai_memos", {"query": "anything"})
 
