@@ -297,6 +297,10 @@ def test_a_card_moves_without_dragging_and_names_a_due_zone_not_the_readers(host
     view = host.load("board", host.server.call("list_todos", {}), locale="zh-CN", timeZone="Asia/Shanghai")
     view.locator(f"li.task[data-task-id='{local['id']}']").wait_for()
     assert view.locator(f"li.task[data-task-id='{local['id']}'] .due").inner_text() == "截止 2026年12月8日 22:00"
+    # In a 390 px host the card's Complete button and its "移到" list fit inside the card.
+    host.page.evaluate("() => { document.getElementById('view').style.width = '390px'; }")
+    for row in view.locator("li.task .row").all():
+        assert row.evaluate("el => el.scrollWidth <= el.clientWidth"), row.inner_text()
 
     view = host.load("board", host.server.call("list_todos", {}))
     card = view.locator(f"li.task[data-task-id='{task_id}']")
