@@ -16,6 +16,15 @@ FAST = 20
 # a 200 ms example of a pure function (the board's positions) once failed a run at load 14.
 settings.register_profile("fast", max_examples=FAST, deadline=None)
 settings.register_profile("ci", max_examples=FULL, derandomize=True, deadline=None)
+# A run that names no profile (`pytest tests/todos/board/...`, or any lane a script starts without
+# the flag) had Hypothesis' own default: a 200 ms wall-clock deadline per example, which a
+# descheduled process misses (FlakyFailure: "failed on the first call but did not on a
+# subsequent one"). None of these tests promises a per-example time, so that run gets `dev`:
+# the full counts, random, no deadline. Loaded only over Hypothesis' own default, so a
+# `--hypothesis-profile` loaded before this import is kept (and one loaded after replaces it).
+settings.register_profile("dev", max_examples=FULL, deadline=None)
+if settings.get_current_profile_name() == "default":
+    settings.load_profile("dev")
 
 
 def examples(full: int) -> int:

@@ -66,15 +66,8 @@ async def call(client: Any, name: str, arguments: dict[str, Any]) -> tuple[dict[
 
 def tree_rss_kb(server: LiveServer) -> int:
     """The resident kB of the server and its children (the sandbox workers)."""
-    pids = [server.process.pid]
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pids[0]:
-                pids.append(int(entry.name))
-        except (OSError, ValueError, IndexError):
-            continue  # ended meanwhile
     total = 0
-    for pid in pids:
+    for pid in [server.process.pid, *children(server)]:
         try:
             pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
         except (OSError, ValueError, IndexError):
@@ -83,16 +76,42 @@ def tree_rss_kb(server: LiveServer) -> int:
     return total
 
 
+def children(server: LiveServer) -> list[int]:
+    pids, parent = [], server.process.pid
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
+                pids.append(int(entry.name))
+        except (OSError, ValueError, IndexError):
+            continue  # ended meanwhile
+    return pids
+
+
+def booting(pid: int) -> bool:
+    """Whether a sandbox worker has not yet loaded V8: it confines itself right after (worker.py),
+    and confinement.confine always sets RLIMIT_FSIZE to 0, whatever else the platform allows."""
+    try:
+        if b"worker.py" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+            return False  # not a sandbox worker
+        limits = Path(f"/proc/{pid}/limits").read_text().splitlines()
+    except OSError:
+        return False  # ended meanwhile
+    return not any(line.startswith("Max file size") and line.split()[3] == "0" for line in limits)
+
+
 async def settled_tree_rss_kb(server: LiveServer) -> int:
-    """`tree_rss_kb` once two readings 0.2 s apart agree within 1 MB (a spare worker has booted)."""
+    """`tree_rss_kb` once every worker has booted and two readings 0.2 s apart agree within 1 MB.
+    Before, the readings' agreement alone stood for "a spare worker has booted": on a loaded
+    machine a spare can stall mid-boot for longer than 0.2 s, and the reading then lacked a
+    whole worker (~50 MB)."""
     last = tree_rss_kb(server)
-    for _ in range(50):
+    for _ in range(100):
         await anyio.sleep(0.2)
         now = tree_rss_kb(server)
-        if abs(now - last) < 1024:
+        if abs(now - last) < 1024 and not any(booting(pid) for pid in children(server)):
             return now
         last = now
-    return last
+    raise AssertionError(f"the server's workers did not settle in 20 s: {tree_rss_kb(server)} kB")
 
 
 def memo_of(server: LiveServer, token: str) -> str:
