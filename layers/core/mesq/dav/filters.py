@@ -11,7 +11,7 @@ a text-match on STATUS) and due ranges behave as Radicale's and Apple's.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -206,18 +206,7 @@ def _excluded(component: Component, anchor_name: str) -> Callable[[datetime], bo
     """Whether the app excluded an occurrence of the series (its EXDATEs, RFC 5545 3.8.5.1), the
     occurrence given in UTC as `_occurrences` steps it: an instant excludes that instant, a day
     that day's occurrence on the clock of the series' start (`recurrence.Exclusions`)."""
-    days: set[date] = set()
-    instants: set[datetime] = set()
-    written_days: set[date] = set()
-    for line in values_of(component, "EXDATE"):
-        for value in getattr(line, "dts", []):
-            moment = value.dt
-            if isinstance(moment, datetime):
-                instants.add((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC))
-                written_days.add(moment.date())
-            elif isinstance(moment, date):
-                days.add(moment)
-    exclusions = Exclusions(days, instants, written_days)
+    exclusions = Exclusions.of(_exdate_values(component))
     if not exclusions:
         return lambda occurrence: False
     written = component.decoded(anchor_name)
@@ -225,6 +214,18 @@ def _excluded(component: Component, anchor_name: str) -> Callable[[datetime], bo
         return lambda occurrence: exclusions.exclude(occurrence.replace(tzinfo=None))
     clock = written.tzinfo or UTC
     return lambda occurrence: exclusions.exclude(occurrence.astimezone(clock))
+
+
+def _exdate_values(component: Component) -> Iterator[str]:
+    """Every EXDATE value in the form `Exclusions.of` reads: a day as `YYYY-MM-DD`, a time as an
+    ISO time on the clock it was written in (a floating one read as UTC, as the queries' ranges)."""
+    for line in values_of(component, "EXDATE"):
+        for value in getattr(line, "dts", []):
+            moment = value.dt
+            if isinstance(moment, datetime) and moment.tzinfo is None:
+                moment = moment.replace(tzinfo=UTC)
+            if isinstance(moment, date):
+                yield moment.isoformat()
 
 
 def _moved(moment: datetime, by: timedelta) -> datetime:
