@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
 from icalendar import Calendar
 
-VDIRSYNCER = shutil.which("vdirsyncer") or str(Path(__file__).resolve().parents[2] / ".venv" / "bin" / "vdirsyncer")
+#: vdirsyncer beside the interpreter running the tests (the venv's bin, whichever checkout or
+#: worktree runs them), else the one on PATH.
+_BESIDE_PYTHON = Path(sys.executable).parent / "vdirsyncer"
+VDIRSYNCER = str(_BESIDE_PYTHON) if _BESIDE_PYTHON.exists() else shutil.which("vdirsyncer") or "vdirsyncer"
 LOCAL_TASK = (
     "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Test//Folder//EN\r\nBEGIN:VTODO\r\nUID:from-the-folder\r\n"
     "DTSTAMP:20261201T000000Z\r\nSUMMARY:Written in the folder\r\nDUE;VALUE=DATE:20261224\r\n"
