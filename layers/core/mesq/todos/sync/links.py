@@ -101,9 +101,8 @@ def held_of(link: dict[str, Any]) -> dict[str, Any]:
     always kept for recurrence and reminders). So it is moved as a new item is, no migration."""
     if link.get("held"):
         return dict(link["held"])
-    props = link.get("props")
-    shadows = props.get("shadows") if isinstance(props, dict) else None
-    if not isinstance(shadows, dict):
+    shadows = _shadows(link)
+    if shadows is None:
         return {}
     groups = {field: shadows.get(field) for field in HELD_FIELDS}
     return {field: group["value"] for field, group in groups.items() if isinstance(group, dict) and group.get("value")}
@@ -115,16 +114,22 @@ def alarms_kept_for_the_app(link: dict[str, Any], refused: list[Any]) -> dict[st
     becomes None): the edge then gives those VALARMs back as the app wrote them, beside the
     task's own reminders. None when the app data has no per-alarm reading to mark (an item
     saved before it was kept): the caller keeps all the app's alarms as its own data."""
-    props = link.get("props")
-    shadows = props.get("shadows") if isinstance(props, dict) else None
-    shadow = shadows.get("reminders") if isinstance(shadows, dict) else None
+    shadows = _shadows(link)
+    shadow = shadows.get("reminders") if shadows is not None else None
     each = shadow.get("each") if isinstance(shadow, dict) else None
-    if not isinstance(props, dict) or not isinstance(shadows, dict) or not isinstance(shadow, dict):
+    if shadows is None or not isinstance(shadow, dict):
         return None
     if not isinstance(each, list) or not all(alarm in each for alarm in refused):
         return None
     marked = [None if value in refused else value for value in each]
-    return {**link, "props": {**props, "shadows": {**shadows, "reminders": {**shadow, "each": marked}}}}
+    return {**link, "props": {**link["props"], "shadows": {**shadows, "reminders": {**shadow, "each": marked}}}}
+
+
+def _shadows(link: dict[str, Any]) -> dict[str, Any] | None:
+    """The app data's per-field readings (`props.shadows`), or None when the link has none."""
+    props = link.get("props")
+    shadows = props.get("shadows") if isinstance(props, dict) else None
+    return shadows if isinstance(shadows, dict) else None
 
 
 def default_name(record_id: str) -> str:
