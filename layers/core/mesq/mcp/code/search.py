@@ -15,8 +15,9 @@ test_search_tools_held_out.py were never read while fitting). Then the intent ru
 summary that contains the query leads; a query that does not ask to delete never ranks a
 `delete_*` tool above another (so "recover a deleted note" shows `restore_*`, never `delete_*`,
 first); a query that asks to change something, and is no question, prefers the tools that
-change data. Without the model (not installed, or failed to load) the ranking is the lexical one
-alone.
+change data; one that names its records by a write done to them and asks for no other ("tasks I
+created yesterday", "本周完成的任务") ranks no tool that changes data above one that reads.
+Without the model (not installed, or failed to load) the ranking is the lexical one alone.
 
 `elsewhere` answers what MCP cannot do: the REST routes that are no tool (export, import, file
 downloads; read from the spec) and the settings pages (language), matched by the same words.
@@ -89,6 +90,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "收集箱": ("inbox", "item"),
     "删除": ("delete",),
     "删掉": ("delete",),
+    "重新打开": ("reopen",),
     "恢复": ("restore",),
     "还原": ("restore",),
     "找回": ("restore",),
@@ -122,18 +124,22 @@ _READING_WORDS = frozenset({"reading", "highlight", "book", "quote", "kindle", "
 #: deleted ("删掉的任务"), the trash as a place ("out of the trash": to restore from it).
 _DELETED = re.compile(r"(?:删掉|删除|删了|删)的|\b(?:from|out of|in|inside)\s+(?:the\s+|my\s+)?trash\b", re.IGNORECASE)
 #: A write word that says which records, not what to do: a Chinese one that describes what was
-#: written ("上周写的笔记", "新建的任务": verb + 的), an English one after its subject ("the notes I
-#: wrote", "tasks we created"). Such a query asks to read them.
+#: written ("上周写的笔记", "新建的任务": verb + 的; the 记 of 笔记 and 日记 is a noun's), an English
+#: one after its subject ("the notes I wrote", "tasks we created"). Such a query asks to read them.
 _DESCRIBED = re.compile(
-    r"(?:写|记|新建|创建|建|添加|加|改|修改|更新|完成)(?:了|过)?的"
+    r"(?:写|(?<![笔日])记|新建|创建|建|添加|加|改|修改|更新|完成)(?:了|过)?的"
     r"|\b(?:i|we|you|they|he|she)\s+(?:just\s+|have\s+|had\s+)?"
     r"(?:wrote|written|created|added|made|updated|changed|edited|completed|finished)\b",
     re.IGNORECASE,
 )
 #: Query words that ask to delete (only then may a `delete_*` tool lead).
 _DELETE_WORDS = frozenset({"delete", "remove", "trash", "erase", "discard", "throw", "rid"})
-#: Query words that ask to change something (tools that change data are preferred).
-_WRITE_WORDS = frozenset({"update", "create", "rename", "complete", "restore", "undo", "upload", "move", "set"})
+#: Query words that ask to change something (tools that change data are preferred): the verb of
+#: every write tool but `delete_*` (its own rule above).
+_WRITE_WORDS = frozenset(
+    {"update", "create", "rename", "complete", "reopen", "restore", "undo", "upload", "move", "set"}
+    | {"cancel", "clear", "duplicate", "reorder"}
+)
 _K1 = 1.2
 _B = 0.75
 
@@ -271,11 +277,18 @@ def rank(tools: Sequence[CatalogTool], query: str, limit: int, vectors: ToolVect
         return value + (INTENT if writing == tool.is_write else 0.0)
 
     trash = names_the_trash(query)
+    # "tasks I created yesterday", "昨天创建的任务": the write word says which records and no
+    # other asks for a change, so the query reads; its verb alone put `create_todo_task` first.
+    reading_written = not writing and bool(_DESCRIBED.search(query))
 
     def unwanted(tool: CatalogTool) -> bool:
         # A trash listing answers a query about what was deleted: "tasks I created yesterday"
         # read close to "tasks I have deleted" and put the todo trash first.
-        return (not deleting and tool.name.startswith("delete_")) or (not trash and tool.name.endswith("_trash"))
+        return (
+            (not deleting and tool.name.startswith("delete_"))
+            or (not trash and tool.name.endswith("_trash"))
+            or (reading_written and tool.is_write)
+        )
 
     ranked = sorted(
         ((unwanted(tool), literal(tool), score(tool, at), at) for at, tool in enumerate(tools)),
