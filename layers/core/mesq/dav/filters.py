@@ -18,7 +18,7 @@ finds the tasks dated that day and no other day's; a series steps on its own wal
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -29,7 +29,7 @@ from icalendar import Component
 from ..kernel.messages import quoted
 from ..todos.recurrence import Exclusions, cycles_on, interval_is_positive, repeats
 from .errors import DavError
-from .mapping import values_of
+from .mapping import exdate_values, values_of
 from .xml import CALDAV, tag
 
 MAX_OCCURRENCES = 1000
@@ -270,7 +270,7 @@ def _excluded(component: Component, anchor_name: str, floating: tzinfo) -> Calla
     occurrence as `_occurrences` steps it (on the series' wall clock): an instant excludes that
     instant, a day that day's occurrence on the clock of the series' start
     (`recurrence.Exclusions`). A floating EXDATE is read in the calendar's zone, as the start."""
-    exclusions = Exclusions.of(_exdate_values(component, floating))
+    exclusions = Exclusions.of(exdate_values(component, floating))
     if not exclusions:
         return lambda occurrence: False
     written = component.decoded(anchor_name)
@@ -278,18 +278,6 @@ def _excluded(component: Component, anchor_name: str, floating: tzinfo) -> Calla
         return lambda occurrence: exclusions.exclude(occurrence.replace(tzinfo=None))
     clock = written.tzinfo or floating
     return lambda occurrence: exclusions.exclude(occurrence.astimezone(clock))
-
-
-def _exdate_values(component: Component, floating: tzinfo) -> Iterator[str]:
-    """Every EXDATE value in the form `Exclusions.of` reads: a day as `YYYY-MM-DD`, a time as an
-    ISO time on the clock it was written in (a floating one in the calendar's zone)."""
-    for line in values_of(component, "EXDATE"):
-        for value in getattr(line, "dts", []):
-            moment = value.dt
-            if isinstance(moment, datetime) and moment.tzinfo is None:
-                moment = moment.replace(tzinfo=floating)
-            if isinstance(moment, date):
-                yield moment.isoformat()
 
 
 def _moved(moment: datetime, by: timedelta) -> datetime:
