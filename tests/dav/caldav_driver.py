@@ -12,6 +12,8 @@ class name, "message": text}`:
 - `load` {url, slot}: load and keep the object in `slot` (its ETag cached by the client);
 - `complete` {slot}: `Todo.complete()` on the kept object, saved;
 - `edit` {slot, summary}: change SUMMARY of the kept object and save it (If-Match: its ETag);
+- `exclude` {slot, value, tzid}: delete "this occurrence" of the kept recurring task as an app
+  does, an EXDATE added (`value` ISO: a date, or a time on the clock of `tzid`), then saved;
 - `delete` {url};
 - `todos` {calendar, include_completed}: the calendar-query the library builds for todos();
 - `search` {calendar, start, end}: todos whose time range overlaps [start, end);
@@ -24,8 +26,9 @@ from __future__ import annotations
 import json
 import sys
 import traceback
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import caldav
 from caldav.lib import error as caldav_error
@@ -104,6 +107,16 @@ def edit(slot: str, summary: str) -> dict[str, Any]:
     return {"url": str(obj.url)}
 
 
+def exclude(slot: str, value: str, tzid: str | None = None) -> dict[str, Any]:
+    obj = STATE["slots"][slot]
+    moment: date | datetime = date.fromisoformat(value) if len(value) == 10 else datetime.fromisoformat(value)
+    if tzid is not None and isinstance(moment, datetime):
+        moment = moment.replace(tzinfo=ZoneInfo(tzid))
+    obj.icalendar_component.add("exdate", moment)
+    obj.save()
+    return {"url": str(obj.url)}
+
+
 def delete(url: str) -> dict[str, Any]:
     _object(url).delete()
     return {}
@@ -137,8 +150,8 @@ def multiget(calendar: str, urls: list[str]) -> dict[str, Any]:
     return {"todos": sorted((_todo_of(t) for t in found), key=lambda t: t["url"])}
 
 
-COMMANDS = {fn.__name__: fn for fn in (connect, calendars, add, get, load, complete, edit, delete, todos, search,
-                                        sync, multiget)}  # fmt: skip
+COMMANDS = {fn.__name__: fn for fn in (connect, calendars, add, get, load, complete, edit, exclude, delete, todos,
+                                        search, sync, multiget)}  # fmt: skip
 
 
 def main() -> None:

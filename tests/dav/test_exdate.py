@@ -162,3 +162,68 @@ def test_an_exdate_sent_with_the_completion_is_applied_to_it(dav: Dav) -> None:
     assert dav.put("one-put.ics", both, If_Match=etag).status_code == 204
     data = dav.get("one-put.ics").text
     assert "DUE;VALUE=DATE:20261212" in data and "EXDATE;VALUE=DATE:20261211" in data
+
+
+def _excluded_now(caldav: CaldavClient, url: str, value: str, tzid: str | None = None) -> str:
+    """The app deletes "this occurrence", the current one (an EXDATE on the due), then reads the
+    task again: MeSQ's answer."""
+    caldav.ok("load", url=url, slot=url)
+    caldav.ok("exclude", slot=url, value=value, tzid=tzid)
+    return str(caldav.ok("get", url=url)["data"])
+
+
+def test_excluding_the_current_occurrence_moves_the_due_to_the_next(
+    phone: tuple[CaldavClient, Rest, str], mesq: LiveServer
+) -> None:
+    caldav, rest, calendar = phone
+    lines = ("DUE;VALUE=DATE:20261210", "RRULE:FREQ=WEEKLY", "EXDATE;VALUE=DATE:20261217")
+    url = caldav.ok("add", calendar=calendar, ical=_vtodo("current", *lines))["url"]
+    data = _excluded_now(caldav, url, "2026-12-10")
+    assert _due(data) == "20261224"  # the 10th deleted, the 17th excluded before
+    task = rest.titled("Task current")
+    assert "STATUS:COMPLETED" not in data and task["due"] == {"type": "date", "date": "2026-12-24"}
+    assert task["occurrences"] == []  # nothing was done
+    assert path_in(mesq, url, calendar, "20261224T000000Z", "20261225T000000Z")
+    assert not path_in(mesq, url, calendar, "20261210T000000Z", "20261211T000000Z")
+    # a timed series in its own zone, the app's EXDATE at the due's instant
+    timed = ("DUE;TZID=Europe/Berlin:20261210T090000", "RRULE:FREQ=DAILY")
+    url = caldav.ok("add", calendar=calendar, ical=_vtodo("timed-current", *timed))["url"]
+    assert _due(_excluded_now(caldav, url, "2026-12-10T09:00:00", "Europe/Berlin")) == "20261211T090000"
+    assert rest.titled("Task timed-current")["due"] == {"type": "datetime", "at": "2026-12-11T09:00:00+01:00"}
+    # a task that arrives with its own due excluded starts at its next occurrence
+    born = ("DUE;VALUE=DATE:20261210", "RRULE:FREQ=DAILY", "EXDATE;VALUE=DATE:20261210")
+    url = caldav.ok("add", calendar=calendar, ical=_vtodo("born-excluded", *born))["url"]
+    assert _due(caldav.ok("get", url=url)["data"]) == "20261211"
+
+
+def test_the_excluded_current_occurrence_is_one_of_the_counted_ones(phone: tuple[CaldavClient, Rest, str]) -> None:
+    caldav, rest, calendar = phone
+    # COUNT=3 from the 10th: the 10th (deleted), the 11th and the 12th
+    lines = ("DUE;VALUE=DATE:20261210", "RRULE:FREQ=DAILY;COUNT=3")
+    url = caldav.ok("add", calendar=calendar, ical=_vtodo("counted-current", *lines))["url"]
+    data = _excluded_now(caldav, url, "2026-12-10")
+    assert _due(data) == "20261211"
+    # the app sends its copy again (a retry without If-Match, its due still the 10th): the 10th is
+    # not counted twice
+    token = str(rest.http.headers["Authorization"]).split()[-1]
+    stale = _vtodo("counted-current", *lines, "EXDATE;VALUE=DATE:20261210")
+    again = httpx.put(
+        url, content=stale, timeout=30,
+        headers={"Authorization": basic("alice", token), "Content-Type": "text/calendar"},
+    )  # fmt: skip
+    assert again.status_code == 204, again.text
+    assert _due(str(caldav.ok("get", url=url)["data"])) == "20261211"
+    assert _due(_completed(caldav, url)) == "20261212"
+    finished = _completed(caldav, url)
+    assert "STATUS:COMPLETED" in finished and rest.titled("Task counted-current")["done"] is True
+
+
+def test_excluding_the_last_occurrence_ends_the_series(phone: tuple[CaldavClient, Rest, str]) -> None:
+    caldav, rest, calendar = phone
+    lines = ("DUE;VALUE=DATE:20261210", "RRULE:FREQ=DAILY;UNTIL=20261211", "EXDATE;VALUE=DATE:20261211")
+    url = caldav.ok("add", calendar=calendar, ical=_vtodo("last", *lines))["url"]
+    data = _excluded_now(caldav, url, "2026-12-10")
+    task = rest.titled("Task last")
+    # no occurrence is left: the series is over, done for good, with no occurrence recorded as done
+    assert "STATUS:COMPLETED" in data and task["done"] is True and task["occurrences"] == []
+    assert task["due"] == {"type": "date", "date": "2026-12-10"}

@@ -163,3 +163,32 @@ def test_a_long_summary_is_cut_between_characters_a_reader_sees() -> None:
             whole = "a" * filler + joined
             expected = (whole + "b" * 10)[:TITLE_MAX] if len(whole) <= TITLE_MAX else "a" * filler
             assert title == expected, (filler, title[-8:])
+
+
+def test_a_put_and_a_query_read_exdates_by_one_walk() -> None:
+    """Every EXDATE value of every line, as `recurrence.Exclusions` reads them: a date, a time on
+    its own clock, a floating one in the zone given (the due's for a PUT, the calendar's for a
+    query); a PUT refuses a TZID no zone and no VTIMEZONE names, a query reads it as floating."""
+    from zoneinfo import ZoneInfo
+
+    from mesq.dav.errors import DavError
+    from mesq.dav.mapping import exdate_values
+    from mesq.todos.sync.links import EXCLUDED_DATES
+
+    lines = (
+        "DUE;TZID=Europe/Berlin:20261210T090000", "RRULE:FREQ=DAILY", "EXDATE;VALUE=DATE:20261211",
+        "EXDATE;TZID=Europe/Berlin:20261212T090000,20261213T090000", "EXDATE:20261214T080000Z",
+        "EXDATE:20261215T090000",
+    )  # fmt: skip
+    todo = Calendar.from_ical(vtodo("x", *lines)).walk("VTODO")[0]
+    assert exdate_values(todo, ZoneInfo("Asia/Shanghai")) == [
+        "2026-12-11", "2026-12-12T09:00:00+01:00", "2026-12-13T09:00:00+01:00", "2026-12-14T08:00:00+00:00",
+        "2026-12-15T09:00:00+08:00",
+    ]  # fmt: skip
+    put = read_vtodo(vtodo("x", *lines).encode(), "Asia/Shanghai").props[EXCLUDED_DATES]
+    assert put[-1] == "2026-12-15T09:00:00+01:00" and put[:-1] == exdate_values(todo, ZoneInfo("UTC"))[:-1]
+    unknown = vtodo("y", "DUE;VALUE=DATE:20261210", "RRULE:FREQ=DAILY", "EXDATE;TZID=Mars/Olympus:20261211T090000")
+    with pytest.raises(DavError) as refused:
+        read_vtodo(unknown.encode(), None)
+    assert refused.value.status == 400 and "EXDATE: TZID 'Mars/Olympus' is not a known time zone" in str(refused.value)
+    assert exdate_values(Calendar.from_ical(unknown).walk("VTODO")[0], ZoneInfo("UTC")) == ["2026-12-11T09:00:00+00:00"]

@@ -30,7 +30,16 @@ from ..todos.recurrence import FREQUENCIES
 from ..todos.sync.links import EXCLUDED_DATES, MAX_PROPS_BYTES
 from .errors import DavError
 from .ical_out import digest, group_lines, vtimezone_of
-from .mapping import GENERATED, GROUP_PROPERTIES, MAPPED, offset_text, priority_of, tags_of, values_of
+from .mapping import (
+    GENERATED,
+    GROUP_PROPERTIES,
+    MAPPED,
+    exdate_values,
+    offset_text,
+    priority_of,
+    tags_of,
+    values_of,
+)
 from .xml import CALDAV
 from .zones import own_timezones
 
@@ -226,7 +235,8 @@ def _mapped(todo: Component, overrides: list[Component], floating_zone: str | No
     }
     if unknown:
         props["ical"] = "\r\n".join(unknown)
-    excluded = _excluded(todo, zone or floating_zone)
+    # a floating EXDATE in the due's zone, else the one floating times are read in
+    excluded = exdate_values(todo, ZoneInfo(zone or floating_zone or "UTC"), strict=True)
     if excluded:  # read where the next due is computed (todos.sync.links.excluded_dates)
         props[EXCLUDED_DATES] = excluded
     if overrides:
@@ -329,26 +339,6 @@ def _until_like_due(part: str, due: dict[str, Any] | None, zone: str | None) -> 
     except (ValueError, OverflowError, KeyError):
         return part
     return f"UNTIL={moment:%Y%m%dT%H%M%SZ}"
-
-
-def _excluded(todo: Component, zone: str | None) -> list[str]:
-    """The occurrences the app excluded (every EXDATE value, of every EXDATE line): a date as
-    `YYYY-MM-DD`, a time as an ISO time with its offset, on the clock it was written in (a
-    floating one in the due's zone, else the one floating times are read in). The app's own lines
-    stay as it wrote them among its unmapped data."""
-    found: list[str] = []
-    for line in values_of(todo, "EXDATE"):
-        tzid = (getattr(line, "params", None) or {}).get("TZID")
-        for value in getattr(line, "dts", []):
-            moment = value.dt
-            if isinstance(moment, datetime):
-                if tzid and moment.tzinfo is None:  # as _check_properties refuses it on any other line
-                    name = quoted(str(tzid)[:60])
-                    raise _invalid(f"EXDATE: TZID {name} is not a known time zone and has no VTIMEZONE")
-                found.append(_moment(moment, zone).isoformat())
-            elif isinstance(moment, date):
-                found.append(moment.isoformat())
-    return found
 
 
 def _completed(todo: Component) -> str | None:

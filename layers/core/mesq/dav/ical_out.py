@@ -378,3 +378,15 @@ def revision_of(tag: str, record_id: str) -> int | None:
     text = text.strip('"')
     ident, _, revision = text.rpartition("-")
     return int(revision) if ident == record_id and revision.isdigit() else None
+
+
+def calendar_timezone(zone: str | None) -> str:
+    """A collection's `CALDAV:calendar-timezone` (RFC 4791 §5.2.2): an iCalendar object holding
+    the VTIMEZONE of the zone its dates and floating times are read in (the user's, else UTC)."""
+    calendar = Calendar()
+    calendar.add("prodid", PRODID)
+    calendar.add("version", "2.0")
+    found = vtimezone_of(zone or "UTC") or vtimezone_of("UTC")
+    if found is not None:
+        calendar.add_component(found)
+    return body_of(calendar).decode("utf-8")

@@ -23,10 +23,13 @@ LOCATION, SEQUENCE, RECURRENCE-ID overrides...) is kept as it came and given bac
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import date, datetime, timedelta, tzinfo
 from typing import Any
 
+from ..kernel.messages import quoted
 from ..kernel.tags import MAX_TAG_LENGTH, is_valid_tag
+from .errors import DavError
+from .xml import CALDAV
 
 #: Mapped groups, in the order they are written out.
 GROUPS = ("title", "notes", "due", "priority", "status", "completed", "tags", "recurrence", "parentUid", "reminders")
@@ -92,6 +95,31 @@ def values_of(component: Any, name: str) -> list[Any]:
     if value is None:
         return []
     return list(value) if isinstance(value, list) else [value]
+
+
+def exdate_values(component: Any, floating: tzinfo, *, strict: bool = False) -> list[str]:
+    """The occurrences the app excluded (every EXDATE value, of every EXDATE line, RFC 5545
+    3.8.5.1) in the form `recurrence.Exclusions.of` reads: a date as `YYYY-MM-DD`, a time as an
+    ISO time on the clock it was written in, a floating one in `floating` (the due's zone for a
+    PUT, the calendar's for a query). `strict` (a PUT): a TZID that is neither a known zone nor a
+    VTIMEZONE of the object is refused (400), as on any other line, not read as floating."""
+    found: list[str] = []
+    for line in values_of(component, "EXDATE"):
+        tzid = (getattr(line, "params", None) or {}).get("TZID")
+        for value in getattr(line, "dts", []):
+            moment = value.dt
+            if isinstance(moment, datetime) and moment.tzinfo is None:
+                if strict and tzid:
+                    name = quoted(str(tzid)[:60])
+                    raise DavError(
+                        400,
+                        f"EXDATE: TZID {name} is not a known time zone and has no VTIMEZONE",
+                        (CALDAV, "valid-calendar-data"),
+                    )
+                moment = moment.replace(tzinfo=floating)
+            if isinstance(moment, date):
+                found.append(moment.isoformat())
+    return found
 
 
 def same_value(left: Any, right: Any) -> bool:

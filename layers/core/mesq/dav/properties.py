@@ -15,7 +15,7 @@ from ..kernel.ports.storage import Item
 from ..kernel.timestamps import parse_timestamp
 from ..todos.sync.reads import SyncPoint, newest_change, sync_point
 from .ical_in import MAX_OBJECT_BYTES
-from .ical_out import CONTENT_TYPE, etag
+from .ical_out import CONTENT_TYPE, calendar_timezone, etag
 from .session import Collection, Session
 from .xml import APPLE, CALDAV, CALSERVER, DAV, element, href_element, tag
 
@@ -156,6 +156,9 @@ def collection_properties(session: Session, collection: Collection, points: Poin
         found.set("content-type", "text/calendar")
         found.set("version", "2.0")
 
+    def zone(prop: ET.Element) -> None:  # what a time-range query reads dates and floating times in
+        prop.text = calendar_timezone(session.zone)
+
     return {
         **_common(session),
         tag(DAV, "resourcetype"): _children(tag(DAV, "collection"), tag(CALDAV, "calendar")),
@@ -164,6 +167,7 @@ def collection_properties(session: Session, collection: Collection, points: Poin
         tag(CALDAV, "supported-calendar-component-set"): components,
         tag(CALDAV, "supported-calendar-data"): data,
         tag(CALDAV, "max-resource-size"): _text(str(MAX_OBJECT_BYTES)),
+        tag(CALDAV, "calendar-timezone"): zone,
         tag(DAV, "sync-token"): points.fill_token,
         tag(CALSERVER, "getctag"): points.fill_ctag,
         tag(DAV, "current-user-privilege-set"): _privileges(session, container=True),

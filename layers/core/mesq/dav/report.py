@@ -10,7 +10,9 @@ reads the collection afresh.
 
 from __future__ import annotations
 
+from datetime import UTC, tzinfo
 from xml.etree import ElementTree as ET
+from zoneinfo import ZoneInfo
 
 from ..kernel.messages import quoted
 from ..todos.sync import reads
@@ -22,6 +24,7 @@ from .properties import add_gone, multistatus, sync_point_of, sync_token
 from .propfind import object_response, requested
 from .session import Session
 from .xml import CALDAV, DAV, element, tag
+from .zones import zone_of_calendar
 
 
 def report(session: Session, target: Target, root: ET.Element | None) -> ET.Element:
@@ -53,11 +56,25 @@ def _query(session: Session, target: Target, collection_id: str, root: ET.Elemen
     filter_element = root.find(tag(CALDAV, "filter"))
     if filter_element is None:
         raise DavError(400, "calendar-query needs a filter", (CALDAV, "valid-filter"))
+    floating = _calendar_zone(session, root)
     answer = multistatus()
     for member in _scope(session, target, collection_id):
-        if matches(member.calendar, filter_element):
+        if matches(member.calendar, filter_element, floating):
             object_response(answer, session, collection_id, member, wanted)
     return answer
+
+
+def _calendar_zone(session: Session, root: ET.Element) -> tzinfo:
+    """The zone a date or a floating time is read in (RFC 4791 §9.9): the query's own
+    `CALDAV:timezone`, else the calendar's, which is the user's (the collection's
+    `calendar-timezone`), UTC while none is set."""
+    sent = root.find(tag(CALDAV, "timezone"))
+    if sent is None:
+        return ZoneInfo(session.zone) if session.zone else UTC
+    try:
+        return zone_of_calendar(sent.text or "")
+    except ValueError as error:
+        raise DavError(400, f"calendar-query timezone: {error}", (CALDAV, "valid-calendar-data")) from None
 
 
 def _multiget(session: Session, collection_id: str, root: ET.Element) -> ET.Element:

@@ -15,8 +15,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import tzinfo
 from zoneinfo import ZoneInfo
 
+from icalendar import Calendar
 from icalendar.timezone import tzp
 
 _LOCK = threading.RLock()
@@ -40,3 +42,22 @@ def own_timezones() -> Iterator[None]:
             yield
         finally:
             _forget()
+
+
+def zone_of_calendar(text: str) -> tzinfo:
+    """The zone of an iCalendar object holding one VTIMEZONE (a calendar-query's
+    `CALDAV:timezone`, RFC 4791 §9.8): the tz database's zone of that name, else the zone as the
+    VTIMEZONE defines it. ValueError (one line) when the text is no such object."""
+    with own_timezones():
+        try:
+            calendar = Calendar.from_ical(text.strip())
+        except Exception:  # icalendar raises ValueError, KeyError, IndexError... on bad input
+            raise ValueError("not an iCalendar object") from None
+        found = [c for c in getattr(calendar, "subcomponents", []) if c.name == "VTIMEZONE"]
+        if len(found) != 1 or "TZID" not in found[0]:
+            raise ValueError("it holds one VTIMEZONE with a TZID")
+        try:
+            zone: tzinfo = found[0].to_tz()
+        except Exception:  # a VTIMEZONE without its offsets, a bad DTSTART...
+            raise ValueError("its VTIMEZONE cannot be read") from None
+        return zone

@@ -11,7 +11,8 @@ continues from there:
 reschedules); `UNTIL` is dateutil's. Completing the last occurrence completes the task for good.
 
 A task a sync client wrote may carry the dates it excluded (its EXDATEs, links.excluded_dates):
-the next due steps past them, and COUNT counts them as rule dates that are no occurrence.
+the next due steps past them, and COUNT counts them as rule dates that are no occurrence; a copy
+whose own due is excluded moves on to the next date that is not (`past_excluded_due`).
 
 Stored fields of a task (besides the public `recurrence`): `occurrences` (the completed ones,
 newest `HISTORY_MAX` kept, readable in get_todo_task), `occurrenceCount` and `excludedCount`
@@ -345,6 +346,29 @@ def advanced(task: Item, now: str, user_zone: str | None = None) -> Item | None:
     if skipped:
         after[EXCLUDED_COUNT] = int(task.get(EXCLUDED_COUNT) or 0) + skipped
     return after
+
+
+def past_excluded_due(task: Item, now: str, user_zone: str | None = None) -> Item:
+    """A recurring root task whose current due the sync client excluded (the app deleted "this
+    occurrence", the current one: an EXDATE names the due) moved on to the rule's next date it did
+    not exclude, as Apple Reminders and Thunderbird show it; the excluded dates passed count as
+    COUNT's rule dates (`excludedCount`). When none is left (UNTIL, COUNT) the series is over: the
+    task is done for good, with no occurrence recorded (none was done). Any other task as it is."""
+    rule, due = task.get("recurrence"), task.get("due")
+    if not rule or not due or task.get("done") or task.get("parentId") is not None:
+        return task
+    zone = task.get("timezone") or user_zone  # the series steps there, as `advanced` steps it
+    exclusions = Exclusions.of(excluded_dates(task))
+    if not exclusions or not exclusions.exclude(_start(due, zone)):
+        return task
+    passed = int(task.get(EXCLUDED_COUNT) or 0) + 1  # the due itself is one of the rule's dates
+    used = int(task.get("occurrenceCount") or 0) + passed
+    limit = rule_count(rule)
+    found = None if limit is not None and used >= limit else _following(rule, due, zone, exclusions)
+    if found is None or (limit is not None and used + found[1] >= limit):
+        return {**task, "done": True, "completedAt": now}
+    following, skipped = found
+    return {**task, "due": following, EXCLUDED_COUNT: passed + skipped}
 
 
 def recorded(task: Item, now: str) -> Item:

@@ -14,6 +14,9 @@ the board's own operations apply, through their building blocks:
   task moves on to its next due and stays open, its done subtasks reopen; the done rule moves a
   task completed for good to its space's done column) and its reminders set like
   set_todo_reminders;
+- a recurring root copy whose own due the client excluded (an EXDATE on it: "delete this
+  occurrence", the current one) moves on to its next occurrence, or is done for good when none is
+  left (`recurrence.past_excluded_due`);
 - a field the record cannot hold (recurrence or reminders on a subtask or an inbox item, a parent
   MeSQ cannot attach, moving a subtask to another task) is listed in `kept`: the edge gives the
   client's own text back for it.
@@ -175,7 +178,7 @@ def _create(
             record = {**record, "done": True, "completedAt": _completed_at(args, now)}
     else:
         kind = "task"
-        record, kept, ops = _new_task(state, user_id, args, content, now)
+        record, kept, ops = _new_task(state, user_id, args, content, props, now)
     held = _held(args) if kind == "inbox" else None
     record = {**record, SYNC_FIELD: {**_link(name, uid, props, kept, held), "revision": record["revision"]}}
     ops = [put_new(user_id, kind, record), *ops]
@@ -193,7 +196,7 @@ def _live(state: TodoState, found: tuple[RecordKind, Item]) -> bool:
 
 
 def _new_task(
-    state: TodoState, user_id: str, args: dict[str, Any], content: dict[str, Any], now: str
+    state: TodoState, user_id: str, args: dict[str, Any], content: dict[str, Any], props: dict[str, Any], now: str
 ) -> tuple[Item, list[str], list[WriteOp]]:
     space = state.spaces.get(args["collection"])
     if space is None:
@@ -226,7 +229,35 @@ def _new_task(
     record["reminders"] = check_reminders(args.get("reminders") or [], record["due"])
     ops = [open_column_check(user_id, column)]
     kept = ["parentUid"] if args.get("parentUid") else []
+    if not args.get("done"):
+        record = _off_an_excluded_due(state, user_id, None, record, props, now, ops)
     return _done_if_asked(state, user_id, record, args, now, ops), kept, ops
+
+
+def _off_an_excluded_due(
+    state: TodoState, user_id: str, before: Item | None, record: Item, props: dict[str, Any], now: str,
+    ops: list[WriteOp],
+) -> Item:  # fmt: skip
+    """A recurring copy whose own due the app excluded ("delete this occurrence", the current one)
+    moved on to its next occurrence (`recurrence.past_excluded_due`), its done subtasks reopened as
+    after a completion; done for good, by the done rule, when none is left. A copy that lands
+    where the task already is (the app's retry of the same copy) counts nothing again."""
+    # the copy's own excluded dates (its app data), which a new record does not carry yet
+    probe = {**record, SYNC_FIELD: {**(record.get(SYNC_FIELD) or {}), "props": props}}
+    moved = recurrence.past_excluded_due(probe, now, state.user_zone)
+    if moved is probe:
+        return record
+    if before is not None and not before["done"] and before.get("due") == moved.get("due") and not moved["done"]:
+        moved = {key: value for key, value in moved.items() if key != recurrence.EXCLUDED_COUNT}
+        counted = before.get(recurrence.EXCLUDED_COUNT)
+        return moved if counted is None else {**moved, recurrence.EXCLUDED_COUNT: counted}
+    if moved["done"]:
+        moved, checks = into_done_column(state, user_id, record, moved)
+        ops += checks
+    elif before is not None:
+        resets, _subtasks = occurrence_reset(state, user_id, before, moved, now)
+        ops += resets
+    return moved
 
 
 def _done_if_asked(
@@ -327,6 +358,8 @@ def _root_changed(
     after["reminders"] = check_reminders(args.get("reminders") or [], after.get("due"))
     kept = ["parentUid"] if args.get("parentUid") else []
     ops: list[WriteOp] = []
+    if not args.get("done"):
+        after = _off_an_excluded_due(state, user_id, before, after, props, now, ops)
     if bool(args.get("done")) != bool(before.get("done")):
         toggled = completed(after, now, state.user_zone) if args.get("done") else reopened(after, now)
         toggled = {**toggled, "revision": before["revision"], "updatedAt": before["updatedAt"]}
