@@ -214,6 +214,15 @@ def test_a_multiget_past_the_budget_answers_each_href_left_with_507(dav: Dav, sm
     assert refused == asked[len(with_data) :]
 
 
+def test_the_room_kept_for_each_507_is_what_it_takes() -> None:
+    """A multiget keeps room for a 507 per href left; the room is counted, not written, so it
+    must be exactly what writing it takes (awkward hrefs too)."""
+    for href in ("/dav/a/b/x.ics", '/dav/a/b/a&b"<\\>.ics', "/dav/a/b/长任务.ics"):
+        holder = ET.Element("{DAV:}multistatus")
+        budget.insufficient(holder, href)
+        assert budget.insufficient_bytes(href) == sum(budget.sent_bytes(budget.fragment(c)) for c in holder)
+
+
 def test_bad_limits_and_forged_continuations_are_refused(dav: Dav) -> None:
     tasks(dav, 2)
     zero = dav.request("REPORT", dav.calendar, sync_body(nresults=0))

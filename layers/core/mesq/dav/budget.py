@@ -17,6 +17,7 @@ budget: each response is serialised as it is added, and the rest is never render
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from xml.etree import ElementTree as ET
 from xml.sax.saxutils import escape
 
@@ -109,9 +110,14 @@ def insufficient(parent: ET.Element, href: str) -> None:
     element(element(response, tag(DAV, "error")), tag(DAV, "number-of-matches-within-limits"))
 
 
+@cache
+def _insufficient_around() -> int:
+    holder = ET.Element(tag(DAV, "multistatus"))
+    insufficient(holder, "x")  # an empty href would be written <D:href />
+    return sum(sent_bytes(fragment(child)) for child in holder) - 1
+
+
 def insufficient_bytes(href: str) -> int:
     """What `insufficient(href)` adds to an answer (a multiget keeps room for one per href left),
-    without writing it: the response around an empty href, and the href as XML text."""
-    holder = ET.Element(tag(DAV, "multistatus"))
-    insufficient(holder, "")
-    return sum(sent_bytes(fragment(child)) for child in holder) + sent_bytes(escape(href).encode())
+    without writing it: the response around its href, and the href as XML text."""
+    return _insufficient_around() + sent_bytes(escape(href).encode())
