@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 from xml.etree import ElementTree as ET
@@ -25,7 +26,7 @@ import uvicorn
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.dav import budget
+from mesq.dav import budget, report
 from mesq.runtime.app_factories import create_local_app
 from mesq.wiring.services import Services
 from tests.conftest import LiveServer
@@ -289,3 +290,23 @@ def test_python_caldav_follows_a_cut_sync_to_the_end(served: tuple[str, str, str
     finally:
         client.close()
         rest.close()
+
+
+def test_a_query_keeps_no_members_calendar_once_its_filter_read_it(dav: Dav, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A filter renders each member's VTODO; kept for each of a large calendar's tasks (some KiB
+    each) they held the whole calendar in memory while the answer stayed small."""
+    tasks(dav, 12)
+    alive: list[weakref.ref[Any]] = []
+    most = 0
+
+    def counting(calendar: Any, filter_element: ET.Element) -> bool:
+        nonlocal most
+        alive.append(weakref.ref(calendar))
+        most = max(most, sum(1 for ref in alive if ref() is not None))
+        return bool(real(calendar, filter_element))
+
+    real = report.matches
+    monkeypatch.setattr(report, "matches", counting)
+    answer = dav.request("REPORT", dav.calendar, QUERY, Depth="1")
+    assert answer.status_code == 207 and len(alive) == 12
+    assert most == 1
