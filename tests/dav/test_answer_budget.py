@@ -313,3 +313,13 @@ def test_a_query_keeps_no_members_calendar_once_its_filter_read_it(dav: Dav, mon
     answer = dav.request("REPORT", dav.calendar, QUERY, Depth="1")
     assert answer.status_code == 207 and len(alive) == 12
     assert most == 1
+
+
+def test_a_property_of_the_clients_own_namespace_stays_declared_in_each_response(dav: Dav) -> None:
+    """Responses are written one at a time, the answer's root declaring MeSQ's prefixes: a
+    namespace only the client knows is declared on each response that names it."""
+    tasks(dav, 2)
+    body = f'<D:propfind {XMLNS} xmlns:X="http://example.com/ns"><D:prop><D:getetag/><X:colour/></D:prop></D:propfind>'
+    root = dav.propfind(dav.calendar, body, depth="1")
+    assert len(root.findall("D:response", NS)) == 3
+    assert len(root.findall("D:response/D:propstat/D:prop/{http://example.com/ns}colour", NS)) == 3
