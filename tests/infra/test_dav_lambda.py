@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import re
 from typing import Any
 
@@ -84,3 +85,40 @@ def test_the_function_url_host_is_served_beside_a_configured_public_url(aws, mon
     other = _event("PROPFIND", "/dav/hostuser/", auth)
     other["headers"]["host"] = "evil.example"
     assert module.handler(other, context)["statusCode"] == 421
+
+
+def test_a_cut_answer_through_the_function_url_is_within_the_budget_as_lambda_sends_it(aws, monkeypatch):
+    """The budget counts what Lambda's runtime sends: Mangum passes the XML as text (never base64),
+    the runtime writes it as a JSON string (ensure_ascii=False), escaping each quote, backslash and
+    line break once more. A calendar-query past the (lowered) budget is cut with a 507."""
+    from mesq.dav import budget
+
+    monkeypatch.setattr(budget, "ANSWER_BUDGET", budget.CLOSING_RESERVE + 3000)
+    services = build_services(aws)
+    user = create_user(services.items, "bigcal", "correct horse battery")
+    token, _ = create_token(services.items, user["id"], name="iPad", scopes="todo:read,todo:write")
+    auth = "Basic " + base64.b64encode(f"bigcal:{token}".encode()).decode()
+    module, context = load_function("dav"), LambdaContext()
+    home = module.handler(_event("PROPFIND", "/dav/bigcal/", auth, depth="1"), context)
+    space = re.findall(r"<D:href>/dav/bigcal/([A-Za-z0-9_-]{16})/</D:href>", home["body"])[0]
+    notes = 'DESCRIPTION:第一行 "引号" \\\\ 反斜杠\\n第二行 "再引" \\\\ 完\r\n'
+    for number in range(12):
+        ical = TASK.replace("UID:lambda-task", f"UID:big-{number}").replace("PRIORITY:1\r\n", notes)
+        made = module.handler(_event("PUT", f"/dav/bigcal/{space}/big-{number}.ics", auth, ical), context)
+        assert made["statusCode"] == 201, made
+    query = (
+        '<C:calendar-query xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop><D:getetag/>'
+        '<C:calendar-data/></D:prop><C:filter><C:comp-filter name="VCALENDAR"><C:comp-filter name="VTODO"/>'
+        "</C:comp-filter></C:filter></C:calendar-query>"
+    )
+    answer = module.handler(
+        _event("REPORT", f"/dav/bigcal/{space}/", auth, query, depth="1", **{"content-type": "application/xml"}),
+        context,
+    )
+    assert answer["statusCode"] == 207 and answer["isBase64Encoded"] is False
+    body = answer["body"]
+    assert "HTTP/1.1 507 Insufficient Storage" in body and "number-of-matches-within-limits" in body
+    assert 1 <= body.count("<C:calendar-data>") < 12
+    as_sent = len(json.dumps(body, ensure_ascii=False).encode()) - 2  # the string's quotes
+    assert as_sent == budget.sent_bytes(body.encode()) <= budget.ANSWER_BUDGET
+    assert as_sent > len(body.encode())  # the escapes were there to count

@@ -38,8 +38,8 @@ DAV_CLASSES = "1, 3, calendar-access"
 _XML = "application/xml; charset=utf-8"
 
 
-def _multistatus(root: ET.Element) -> Response:
-    return Response(serialize(root), status_code=207, media_type=_XML, headers={"Cache-Control": "no-store"})
+def _multistatus(body: bytes) -> Response:
+    return Response(body, status_code=207, media_type=_XML, headers={"Cache-Control": "no-store"})
 
 
 def _options() -> Response:
@@ -76,11 +76,11 @@ def _handle(request: Request, services: Services, limiter: RateLimiter, target: 
     )
     if method == "PROPFIND":
         wanted = requested(_xml(body))
-        return _multistatus(propfind(session, target, depth_of(request.headers.get("depth")), wanted))
+        return _multistatus(propfind(session, target, depth_of(request.headers.get("depth")), wanted).body())
     if method == "REPORT":
-        return _multistatus(report(session, target, _xml(body)))
+        return _multistatus(report(session, target, _xml(body)).body())
     if method == "PROPPATCH":
-        return _multistatus(proppatch(request.url.path, _xml(body)))
+        return _multistatus(serialize(proppatch(request.url.path, _xml(body))))
     if method in ("MKCALENDAR", "MKCOL"):
         raise DavError(403, "calendars are spaces: create a space in MeSQ, it appears here")
     if target.level != "object" and method != "DELETE":

@@ -22,7 +22,6 @@ class Member:
     parent_uid: str | None
     #: The user's zone: a recurring task without its own is written in it (ical_out.shown_zone).
     zone: str | None = None
-    _calendar: Calendar | None = field(default=None, repr=False)
     _body: bytes | None = field(default=None, repr=False)
 
     @property
@@ -31,10 +30,10 @@ class Member:
 
     @property
     def calendar(self) -> Calendar:
-        """For filters: the VTODO without VTIMEZONEs (its times carry their zones)."""
-        if self._calendar is None:
-            self._calendar = render(self.kind, self.record, self.parent_uid, timezones=False, user_zone=self.zone)
-        return self._calendar
+        """For filters: the VTODO without VTIMEZONEs (its times carry their zones). Not kept: a
+        query reads it once per member, and kept for each of a large calendar's tasks (some KiB
+        each) it would hold the whole calendar in memory while the answer stays small."""
+        return render(self.kind, self.record, self.parent_uid, timezones=False, user_zone=self.zone)
 
     @property
     def body(self) -> bytes:

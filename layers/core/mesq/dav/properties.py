@@ -235,13 +235,6 @@ def add_response(
         _status(propstat, 404, "Not Found")
 
 
-def add_gone(root: ET.Element, href: str) -> None:
-    """A member that is no more (sync-collection, multiget of an unknown href)."""
-    response = element(root, tag(DAV, "response"))
-    href_element(response, href)
-    _status(response, 404, "Not Found")
-
-
 def add_refused(root: ET.Element, href: str, names: Iterable[str]) -> None:
     """One `response` refusing every named property (403), for PROPPATCH."""
     response = element(root, tag(DAV, "response"))

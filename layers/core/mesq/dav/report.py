@@ -1,11 +1,9 @@
 """REPORT: calendar-query (RFC 4791 §7.8), calendar-multiget (§7.9) and sync-collection
 (RFC 6578) on a calendar collection.
 
-sync-collection reads the change history since the token (todo/sync/reads.py): what changed is
-answered with its properties, what left the collection (trashed, moved, deleted, an inbox item
-moved to the board) as 404, with a new token. A token older than the kept history, or with more
-changes behind it than one answer reads, is refused with `DAV:valid-sync-token` (403): the client
-reads the collection afresh.
+Each answer stays within its byte budget (budget.py): calendar-query is cut with a 507 for the
+request's resource, a multiget answers each href past the budget with its own 507, and
+sync-collection (sync.py) is cut with the 507 and a token that continues where it stopped.
 """
 
 from __future__ import annotations
@@ -15,19 +13,19 @@ from xml.etree import ElementTree as ET
 from zoneinfo import ZoneInfo
 
 from ..kernel.messages import quoted
-from ..todos.sync import reads
+from .budget import Answer, gone, insufficient_bytes
 from .errors import DavError
 from .filters import matches
-from .members import Member, collection_members, members_of, named_members
+from .members import Member, collection_members, named_members
 from .paths import Target, name_in
-from .properties import add_gone, multistatus, sync_point_of, sync_token
-from .propfind import object_response, requested
+from .propfind import member_response, requested
 from .session import Session
-from .xml import CALDAV, DAV, element, tag
+from .sync import sync_collection
+from .xml import CALDAV, DAV, tag
 from .zones import zone_of_calendar
 
 
-def report(session: Session, target: Target, root: ET.Element | None) -> ET.Element:
+def report(session: Session, target: Target, root: ET.Element | None) -> Answer:
     if root is None:
         raise DavError(400, "a REPORT needs a body")
     if target.level not in ("collection", "object"):
@@ -40,7 +38,7 @@ def report(session: Session, target: Target, root: ET.Element | None) -> ET.Elem
     if root.tag == tag(CALDAV, "calendar-multiget"):
         return _multiget(session, collection.id, root)
     if root.tag == tag(DAV, "sync-collection") and target.level == "collection":
-        return _sync(session, collection.id, root)
+        return sync_collection(session, collection.id, root)
     raise DavError(403, f"report {root.tag[:80]} is not supported here", (DAV, "supported-report"))
 
 
@@ -51,16 +49,22 @@ def _scope(session: Session, target: Target, collection_id: str) -> list[Member]
     return collection_members(session, collection_id)
 
 
-def _query(session: Session, target: Target, collection_id: str, root: ET.Element) -> ET.Element:
+def _query(session: Session, target: Target, collection_id: str, root: ET.Element) -> Answer:
+    """The matching members as far as the answer's budget goes, then the 507 for the request's
+    resource that says the answer was cut (budget.py)."""
     wanted = requested(root, "report")
     filter_element = root.find(tag(CALDAV, "filter"))
     if filter_element is None:
         raise DavError(400, "calendar-query needs a filter", (CALDAV, "valid-filter"))
     floating = _calendar_zone(session, root)
-    answer = multistatus()
+    answer = Answer()
     for member in _scope(session, target, collection_id):
-        if matches(member.calendar, filter_element, floating):
-            object_response(answer, session, collection_id, member, wanted)
+        if not matches(member.calendar, filter_element, floating):
+            continue
+        if not answer.add(member_response(session, collection_id, member, wanted)):
+            href = session.collection_href(collection_id)
+            answer.truncated(href if target.level == "collection" else session.object_href(collection_id, target.name))
+            break
     return answer
 
 
@@ -77,54 +81,29 @@ def _calendar_zone(session: Session, root: ET.Element) -> tzinfo:
         raise DavError(400, f"calendar-query timezone: {error}", (CALDAV, "valid-calendar-data")) from None
 
 
-def _multiget(session: Session, collection_id: str, root: ET.Element) -> ET.Element:
+def _multiget(session: Session, collection_id: str, root: ET.Element) -> Answer:
+    """Each href's data as far as the answer's budget goes, keeping room for a 507 for each
+    href after it: the client named them, so each is answered, those past the budget with 507
+    (RFC 4918 11.5: the server cannot hold the representation this request needs) for the client
+    to ask again in a smaller multiget."""
     wanted = requested(root, "report")
-    hrefs = [str(h.text or "").strip() for h in root.findall(tag(DAV, "href"))]
+    hrefs = list(dict.fromkeys(str(h.text or "").strip() for h in root.findall(tag(DAV, "href"))))
     if not hrefs:
         raise DavError(400, "calendar-multiget names at least one href")
     base = session.collection_href(collection_id)
     names = {href: name_in(href, base) for href in hrefs}
     found = named_members(session, collection_id, [name for name in names.values() if name])
-    answer = multistatus()
-    for href, name in names.items():
+    answer = Answer()
+    costs = [insufficient_bytes(href) for href in hrefs]
+    left = sum(costs)
+    cut = False
+    for href, cost in zip(hrefs, costs, strict=True):
+        left -= cost
+        name = names[href]
         member = found.get(name) if name else None
-        if member is None:
-            add_gone(answer, href)
-        else:
-            object_response(answer, session, collection_id, member, wanted)
-    return answer
-
-
-def _point_of(token: str) -> reads.SyncPoint | None:
-    if not token:
-        return None
-    point = sync_point_of(token)
-    if point is None:
-        raise DavError(403, "not a sync token of this server; sync afresh", (DAV, "valid-sync-token"))
-    if reads.from_the_future(point):
-        raise DavError(403, "this sync token is from the future; sync afresh", (DAV, "valid-sync-token"))
-    return point
-
-
-def _sync(session: Session, collection_id: str, root: ET.Element) -> ET.Element:
-    wanted = requested(root, "report")
-    token_element = root.find(tag(DAV, "sync-token"))
-    point = _point_of(str(token_element.text or "").strip() if token_element is not None else "")
-    items, user_id = session.services.items, session.user_id
-    answer = multistatus()
-    if point is None:
-        new_point = reads.sync_point(items, user_id)  # read first: a change made while listing comes again
-        for member in collection_members(session, collection_id):
-            object_response(answer, session, collection_id, member, wanted)
-    else:
-        changes = reads.changed_since(items, user_id, point, session.services.deployment.history_days)
-        if changes is None:
-            raise DavError(403, "this sync token is too old; sync afresh", (DAV, "valid-sync-token"))
-        new_point = changes.point
-        present, gone = reads.answer(items, user_id, collection_id, changes)
-        for member in members_of(present, session):
-            object_response(answer, session, collection_id, member, wanted)
-        for name in sorted(gone):
-            add_gone(answer, session.object_href(collection_id, name))
-    element(answer, tag(DAV, "sync-token"), sync_token(new_point))
+        if not cut:
+            build = gone(href) if member is None else member_response(session, collection_id, member, wanted)
+            cut = not answer.add(build, keep_free=left)
+        if cut:
+            answer.truncated(href)
     return answer

@@ -26,7 +26,9 @@ MAX_ELEMENTS = 20_000
 #: well-formed, and a client's whole sync fails) and RFC 5545 3.3.11 keeps them out of TEXT.
 #: Notes pasted from a PDF (form feed) or a terminal (ESC) can hold them.
 
-for _prefix, _uri in (("D", DAV), ("C", CALDAV), ("CS", CALSERVER), ("A", APPLE), ("M", MESQ)):
+#: The prefixes every answer uses, declared once on its root (`fragment` leaves them out).
+PREFIXES = (("D", DAV), ("C", CALDAV), ("CS", CALSERVER), ("A", APPLE), ("M", MESQ))
+for _prefix, _uri in PREFIXES:
     ET.register_namespace(_prefix, _uri)
 
 
@@ -54,13 +56,42 @@ def parse(body: bytes) -> ET.Element | None:
     return root  # type: ignore[no-any-return]
 
 
-def serialize(root: ET.Element) -> bytes:
+def _clean(root: ET.Element) -> None:
     for node in root.iter():
         node.text = without_controls(node.text) if node.text else node.text
         node.tail = without_controls(node.tail) if node.tail else node.tail
         for name, value in node.attrib.items():
             node.attrib[name] = without_controls(value)
+
+
+def serialize(root: ET.Element) -> bytes:
+    _clean(root)
     return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True))
+
+
+#: The declarations `fragment` takes off its first tag, as ElementTree writes them.
+_DECLARATIONS = tuple(f' xmlns:{prefix}="{uri}"'.encode() for prefix, uri in PREFIXES)
+
+
+def fragment(node: ET.Element) -> bytes:
+    """`node` as bytes to go inside an answer whose root declares PREFIXES (`document`): an
+    answer is written one response at a time, so its size is known as it grows. A namespace
+    of the client's own (an unknown property) stays declared on the fragment itself."""
+    _clean(node)
+    # One encode per response (a UTF-8 writer per call is slower); as that writer, no lone surrogate raises.
+    text = ET.tostring(node, encoding="unicode").encode("utf-8", "xmlcharrefreplace")
+    head, _, rest = text.partition(b">")
+    for declaration in _DECLARATIONS:
+        head = head.replace(declaration, b"")
+    return head + b">" + rest
+
+
+def document(root_tag: str, fragments: list[bytes]) -> bytes:
+    """An answer: the XML declaration, `root_tag` (one of PREFIXES, `D:multistatus`) declaring
+    every prefix, and the fragments inside it."""
+    declarations = b"".join(_DECLARATIONS)
+    start = b"<?xml version='1.0' encoding='utf-8'?>\n<" + root_tag.encode() + declarations + b">"
+    return b"".join([start, *fragments, b"</" + root_tag.encode() + b">"])
 
 
 def element(parent: ET.Element, name: str, text: str | None = None) -> ET.Element:

@@ -99,8 +99,9 @@ def payload_bytes(response: dict[str, Any]) -> int | None:
 
 def _too_large(response: dict[str, Any], size: int, event: dict[str, Any], logger: Logger) -> dict[str, Any]:
     """A clear 400 in place of an answer Lambda cannot send. Each read pages itself under the cap
-    (memo lists, list_changes); this is what is left for any other that grows past it (a CalDAV
-    REPORT of many long tasks): the client is told to ask for less, the log says what was cut."""
+    (memo lists, list_changes; CalDAV answers are cut with a 507 at dav/budget.py's budget); this
+    is what is left for any other that grows past it: the client is told to ask for less, the log
+    says what was cut."""
     headers = response.get("headers") or {}
     trace_id = str(headers.get("x-trace-id", ""))
     logger.warning(
