@@ -9,7 +9,8 @@ included, is -32602 with `data.uri` and `data.code` (SEP-2164 retired -32002), s
 wire answers each with HTTP 400; a read without the scope it needs never gets here (the endpoint
 answers the 403 step-up challenge, see `required_scopes`). The endpoint counts a
 resources/read in the attachment-read rate bucket, but one of the caller's own images in the
-page-image bucket (`is_own_image`: a view's thumbnail, limits.py). A memo URI never reads a todo path and the
+page-image bucket (a view's thumbnail), before any store read (`own_attachment`, `is_image`,
+endpoint._rate_limit). A memo URI never reads a todo path and the
 other way round (the namespace is checked with the path).
 """
 
@@ -71,17 +72,25 @@ def required_scopes(uri: str) -> tuple[str, ...] | None:
     return (kind.read_scope,) if kind is not None else None
 
 
-def is_own_image(uri: str, user_id: str, items: ItemStore) -> bool:
-    """Whether `uri` names a registered image attachment of `user_id`: what the MCP Apps memo
-    view reads to draw a thumbnail (views/memo.js), one read per image of the memo. One item
-    read; a malformed URI, another user's path or an unknown one is no image (the read refuses it)."""
+def own_attachment(uri: str, user_id: str) -> tuple[Namespace, str] | None:
+    """The namespace and id of the attachment `uri` names when it is a well-formed attachment URI
+    of `user_id`; None for anything else (another user's path, a malformed one, an unknown
+    scheme): the shape decides, no store read. Only such a URI can name one of the caller's
+    images (what the endpoint counts in `page_image`)."""
     kind = _namespace(uri)
     if kind is None:
-        return False
+        return None
     try:
-        attachment_id = own_attachment_id(unquote(uri.removeprefix(kind.mcp_uri_prefix)), user_id, kind=kind)
+        return kind, own_attachment_id(unquote(uri.removeprefix(kind.mcp_uri_prefix)), user_id, kind=kind)
     except MesqError:
-        return False
+        return None
+
+
+def is_image(items: ItemStore, user_id: str, attachment: tuple[Namespace, str]) -> bool:
+    """Whether `attachment` (from `own_attachment`) is a registered image of `user_id`: what the
+    MCP Apps memo view reads to draw a thumbnail (views/memo.js), one read per image of the memo.
+    One item read; an unknown id is no image (the read refuses it)."""
+    kind, attachment_id = attachment
     record = store.read_attachment(items, user_id, attachment_id, kind)
     return record is not None and str(record.get("mimeType", "")).lower().startswith("image/")
 
