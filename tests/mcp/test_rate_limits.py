@@ -14,6 +14,9 @@ from starlette.testclient import TestClient
 
 from mesq.application import ratelimit
 from mesq.application.ratelimit import PROFILES, RateLimiter
+from mesq.attachments import store as attachment_store
+from mesq.attachments.paths import attachment_path, mcp_uri
+from mesq.attachments.store import attachment_key
 from mesq.auth.tokens import create_token, list_tokens
 from mesq.auth.users import create_user
 from mesq.kernel.errors import RateLimited
@@ -339,6 +342,7 @@ def counted(tmp_path: Path, monkeypatch) -> Iterator[tuple[CountingReads, TestCl
     monkeypatch.setattr(ratelimit, "wall_clock", lambda: frozen)
     built = build_services(inprocess_settings(data_dir=tmp_path / "data", rate_limit_profile="normal"))
     reads = CountingReads(built.items)
+    reads.blobs = built.blobs  # a test puts files where an upload would
     services = dataclasses.replace(built, items=reads)  # type: ignore[arg-type]
     user = create_user(services.items, "counted", "correct horse battery")
     other = create_user(services.items, "other", "correct horse battery")
@@ -498,13 +502,13 @@ def test_the_image_memory_is_bounded_and_least_recently_used_goes_first():
     from mesq.mcp.image_uris import ImageUris
 
     images = ImageUris(max_entries=3)
-    for number in range(3):
-        images.remember(("u", "memo", str(number)), number % 2 == 0)
-    assert images.is_image(("u", "memo", "0")) is True  # used: now the most recent
-    images.remember(("u", "memo", "3"), False)
-    assert images.is_image(("u", "memo", "1")) is None  # the least recently used went
-    assert images.is_image(("u", "memo", "0")) is True and images.is_image(("u", "memo", "3")) is False
-    assert images.is_image(("v", "memo", "0")) is None  # another user's key is another entry
+    for number, kind in enumerate(("image", "file", "missing")):
+        images.remember(("u", "memo", str(number)), kind)  # type: ignore[arg-type]
+    assert images.kind(("u", "memo", "0")) == "image"  # used: now the most recent
+    images.remember(("u", "memo", "3"), "file")
+    assert images.kind(("u", "memo", "1")) is None  # the least recently used went
+    assert images.kind(("u", "memo", "0")) == "image" and images.kind(("u", "memo", "3")) == "file"
+    assert images.kind(("v", "memo", "0")) is None  # another user's key is another entry
 
 
 def test_a_read_the_step_up_refuses_reads_no_record(counted):
@@ -518,3 +522,26 @@ def test_a_read_the_step_up_refuses_reads_no_record(counted):
     refused = Mcp(client=client, token=todo_token).post("resources/read", {"uri": image})
     assert refused.status_code == 403 and 'scope="memo:read"' in refused.headers["www-authenticate"]
     assert [key for key in reads.since(mark) if "ATT#" in str(key[1])] == []
+
+
+def test_an_id_found_missing_and_registered_later_counts_as_the_image_it_became(counted):
+    """A direct upload session hands out its path before completion, so an agent may read an id
+    that is registered a moment later. Found missing, it counts in `attachment_read` and is read
+    again while that has room; once registered as an image its reads count in `page_image`."""
+    reads, client, token, _, _ = counted
+    photo = _album(client, token, 1)["resources"][0]
+    user_id, attachment_id = photo["path"].split("/")[1], photo["path"].rsplit("/", 1)[1]
+    later_id = attachment_id[:-6] + ("abcdef" if not attachment_id.endswith("abcdef") else "fedcba")
+    later = attachment_path(user_id, later_id)
+    uri = mcp_uri(later)
+    mcp = Mcp(client=client, token=token)
+    for _ in range(2):
+        assert mcp.error("resources/read", {"uri": uri})["data"]["code"] == "NOT_FOUND"  # remembered: missing
+    # The session completes: the bytes and the record appear at the path it handed out.
+    reads.blobs.put(later, reads.blobs.get(photo["path"], max_bytes=1024), "image/png")
+    record = reads.inner.get(attachment_key(user_id, attachment_id))
+    attachment_store.register(reads.inner, user_id, {**record, "id": later_id, "path": later}, 10**9)
+    # Its first read still counts as a download (found missing), then it is an image: well past
+    # attachment_read's 30, every thumbnail is drawn.
+    for number in range(NORMAL["attachment_read"] + 10):
+        assert "result" in mcp.post("resources/read", {"uri": uri}).json(), number

@@ -413,15 +413,17 @@ class McpEndpoint:
         web/memos/uploads.py). The URI cannot tell an image, its record can: an attachment this
         process has not seen counts in `page_image` (the generous bucket) first, then its record
         is read, and if it is no image it counts in `attachment_read` too; the answer is
-        remembered (`ImageUris`), so its next read counts in its own bucket before any read. A URI
-        that cannot name an own attachment (another account's path, a malformed one, an unknown
-        scheme), or that the token may not read (the step-up refuses it), counts in
-        `attachment_read` with no read. `read_buckets` collects each read's
-        buckets, where its handler looks for its limit (`limits.counted_buckets`)."""
+        remembered (`ImageUris`), so its next read counts in its own bucket before any read (an
+        id found missing counts in `attachment_read` and is read again while that has room: it
+        may have been registered since). A URI that cannot name an own attachment (another
+        account's path, a malformed one, an unknown scheme), or that the token may not read (the
+        step-up refuses it), counts in `attachment_read` with no read. `read_buckets` collects
+        each read's buckets, where its handler looks for its limit (`limits.counted_buckets`)."""
         if not self.limiter.enabled:
             return {}
         buckets: list[Bucket] = []
         unseen: dict[str, tuple[Namespace, str]] = {}  # URI -> the own attachment it names
+        missing: dict[str, tuple[Namespace, str]] = {}  # ... found unregistered when last read
         uri_counts: collections.Counter[str] = collections.Counter()
         for method, name in calls:
             bucket = rate_bucket(method, name)
@@ -429,23 +431,26 @@ class McpEndpoint:
                 attachment = resources.own_attachment(name, principal.user_id)
                 if attachment is not None and missing_scopes(principal.scopes, (attachment[0].read_scope,)):
                     attachment = None  # the step-up refuses it below: no record to read for it
-                known = None if attachment is None else self.images.is_image(self._image_key(principal, attachment))
-                if attachment is not None and known is not False:
+                known = None if attachment is None else self.images.kind(self._image_key(principal, attachment))
+                if attachment is not None and known in (None, "image"):
                     bucket = "page_image"
                     if known is None:
                         unseen[name] = attachment
+                elif attachment is not None and known == "missing":
+                    missing[name] = attachment
                 uri_counts[name] += 1
                 if read_buckets is not None:
                     read_buckets[name] = (bucket,)
             buckets.append(bucket)
         limited = await self._count(principal, buckets)
-        if not unseen or "page_image" in limited:
-            return limited  # over `page_image`, an unseen attachment is refused unread
+        # Over its first bucket an attachment is refused unread; within it, its record is read.
+        to_read = {**(unseen if "page_image" not in limited else {}),
+                   **(missing if "attachment_read" not in limited else {})}  # fmt: skip
         no_images: list[Bucket] = []
-        for name, attachment in unseen.items():
-            image = await run_sync(resources.is_image, self.services.items, principal.user_id, attachment)
-            self.images.remember(self._image_key(principal, attachment), image)
-            if not image:
+        for name, attachment in to_read.items():
+            kind = await run_sync(resources.attachment_kind, self.services.items, principal.user_id, attachment)
+            self.images.remember(self._image_key(principal, attachment), kind)
+            if kind != "image" and name in unseen:
                 no_images += ["attachment_read"] * uri_counts[name]
                 if read_buckets is not None:
                     read_buckets[name] = ("page_image", "attachment_read")

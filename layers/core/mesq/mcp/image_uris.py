@@ -1,4 +1,4 @@
-"""Which attachments a `resources/read` named turned out to be images, remembered per process.
+"""What the attachments a `resources/read` named turned out to be, remembered per process.
 
 The endpoint counts every `resources/read` before it reads anything from the store (docs/decisions.md
 "resources/read counted first"): one of the caller's images counts in `page_image` (an MCP Apps view
@@ -10,14 +10,18 @@ any read, so a flood of one non-image URI meets `attachment_read` without a GetI
 Keyed by (user, namespace, attachment id), never by the URI's spelling (`%2F` or `%2f` name one
 attachment, and each spelling would cost a read) nor across users: one user's answers are never
 another's (another account's path never gets here: its shape refuses it, `resources.own_attachment`).
-Bounded: least recently used out. An id stays an image or a non-image for its life (a deleted
-image's reads keep counting in `page_image` and answer NOT_FOUND), so nothing needs expiring.
+Bounded: least recently used out. A registered id keeps its type for life (a deleted image's
+reads keep counting in `page_image` and answer NOT_FOUND); a `missing` one may be registered
+later (a direct upload session hands out its path first), so the endpoint reads it again while
+`attachment_read` has room.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+
+from .resources import AttachmentKind
 
 #: Enough for every image a few thousand people look at within a minute; ~200 bytes an entry.
 MAX_ENTRIES = 4096
@@ -28,20 +32,20 @@ Key = tuple[str, str, str]  # (user id, namespace, attachment id)
 class ImageUris:
     def __init__(self, max_entries: int = MAX_ENTRIES) -> None:
         self._max = max_entries
-        self._known: OrderedDict[Key, bool] = OrderedDict()
+        self._known: OrderedDict[Key, AttachmentKind] = OrderedDict()
         self._lock = threading.Lock()
 
-    def is_image(self, key: Key) -> bool | None:
-        """True / False once its record was read, None for an attachment not seen (or forgotten)."""
+    def kind(self, key: Key) -> AttachmentKind | None:
+        """What its record said when last read; None for an attachment not seen (or forgotten)."""
         with self._lock:
             known = self._known.get(key)
             if known is not None:
                 self._known.move_to_end(key)
             return known
 
-    def remember(self, key: Key, image: bool) -> None:
+    def remember(self, key: Key, kind: AttachmentKind) -> None:
         with self._lock:
-            self._known[key] = image
+            self._known[key] = kind
             self._known.move_to_end(key)
             while len(self._known) > self._max:
                 self._known.popitem(last=False)
