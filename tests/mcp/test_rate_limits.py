@@ -3,15 +3,20 @@ the store (shared by every instance), HTTP 429 with Retry-After and RATE_LIMITED
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
 from mesq.application import ratelimit
 from mesq.application.ratelimit import PROFILES, RateLimiter
+from mesq.attachments import store as attachment_store
+from mesq.attachments.paths import attachment_path, mcp_uri
+from mesq.attachments.store import attachment_key
 from mesq.auth.tokens import create_token, list_tokens
 from mesq.auth.users import create_user
 from mesq.kernel.errors import RateLimited
@@ -299,3 +304,244 @@ def test_reads_of_files_that_are_no_images_stay_in_the_attachment_bucket(limited
         assert "result" in mcp.post("resources/read", {"uri": uri}).json()
     over = mcp.post("resources/read", {"uri": uri}).json()
     assert over["error"]["code"] == RATE_LIMITED_RPC_CODE and over["error"]["data"]["code"] == "RATE_LIMITED"
+
+
+class CountingReads:
+    """The item store, keeping the key of every record the app reads through it (get,
+    batch_get, query): what a `resources/read` costs in GetItems."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.keys = inner, []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def get(self, key: Any) -> Any:
+        self.keys.append(key)
+        return self.inner.get(key)
+
+    def batch_get(self, keys: Any) -> Any:
+        self.keys.extend(keys)
+        return self.inner.batch_get(keys)
+
+    def query(self, partition: str, **options: Any) -> Any:
+        self.keys.append((partition, "query"))
+        return self.inner.query(partition, **options)
+
+    def since(self, mark: int) -> list[Any]:
+        """Reads after `mark` (a `len(keys)`) but the credential lookups (`PAT#...`): a token is
+        looked up before anything can know whose bucket to count in (cached for a few seconds)."""
+        return [key for key in self.keys[mark:] if not str(key[0]).startswith("PAT#")]
+
+
+@pytest.fixture
+def counted(tmp_path: Path, monkeypatch) -> Iterator[tuple[CountingReads, TestClient, str, str, str]]:
+    """One app over a store that counts its reads (normal profile, the clock held inside one
+    window); two users: (reads, client, token, the other user's token, the other user's id)."""
+    frozen = float(int(time.time()) // 60 * 60 + 1)
+    monkeypatch.setattr(ratelimit, "wall_clock", lambda: frozen)
+    built = build_services(inprocess_settings(data_dir=tmp_path / "data", rate_limit_profile="normal"))
+    reads = CountingReads(built.items)
+    reads.blobs = built.blobs  # a test puts files where an upload would
+    services = dataclasses.replace(built, items=reads)  # type: ignore[arg-type]
+    user = create_user(services.items, "counted", "correct horse battery")
+    other = create_user(services.items, "other", "correct horse battery")
+    token, _ = create_token(services.items, user["id"], name="t", scopes="memo:read,memo:write")
+    other_token, _ = create_token(services.items, other["id"], name="t", scopes="memo:read,memo:write")
+    with TestClient(create_local_app(services), raise_server_exceptions=False) as client:
+        yield reads, client, token, other_token, other["id"]
+    built.items.close()
+
+
+def _flood(mcp: Mcp, reads: CountingReads, uri: str, times: int) -> tuple[list[dict], list[Any]]:
+    """`times` reads of `uri`: the answers, and the store reads made after the first limited one."""
+    answers: list[dict] = []
+    mark: int | None = None
+    for _ in range(times):
+        answer = mcp.post("resources/read", {"uri": uri})
+        assert answer.status_code in (200, 400), answer.text  # -32602 is a 400 on 2026-07-28
+        answers.append(answer.json())
+        if mark is None and answers[-1].get("error", {}).get("code") == RATE_LIMITED_RPC_CODE:
+            mark = len(reads.keys)
+    assert mark is not None, "never limited"
+    return answers, reads.since(mark)
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_a_flood_of_reads_over_the_limit_reads_no_record(counted, era):
+    """A client flooding `resources/read` past its limit must not cost a store read per call:
+    the endpoint read the attachment record (to tell an image) before it counted the call, so
+    170 refused reads of a file cost 170 GetItems."""
+    reads, client, token, _, _ = counted
+    memo = _album(client, token, 1, mime="application/pdf")
+    mcp = Mcp(client=client, token=token, era=era)
+    answers, past = _flood(mcp, reads, memo["resources"][0]["mcp_uri"], 200)
+    assert sum("result" in answer for answer in answers) == NORMAL["attachment_read"]
+    assert all(answer["error"]["data"]["code"] == "RATE_LIMITED" for answer in answers[NORMAL["attachment_read"] :])
+    assert past == []
+
+
+def test_a_flood_of_image_reads_over_the_page_image_limit_reads_no_record(counted, monkeypatch):
+    reads, client, token, _, _ = counted
+    monkeypatch.setitem(PROFILES["normal"], "page_image", 40)  # a smaller window, same rule
+    memo = _album(client, token, 1)
+    answers, past = _flood(Mcp(client=client, token=token), reads, memo["resources"][0]["mcp_uri"], 200)
+    assert sum("result" in answer for answer in answers) == 40
+    assert past == []
+
+
+def test_reads_of_uris_naming_nothing_are_counted_first_and_refused_plainly(counted):
+    """A URI naming nothing (an unknown id of one's own, another account's path, a malformed
+    path, an unknown scheme) is counted before any read and refused with -32602, never a 500;
+    once its bucket is spent a flood of it costs no store read at all."""
+    reads, client, token, _, _ = counted
+    mcp = Mcp(client=client, token=token)
+    real = _album(client, token, 1, mime="application/pdf")["resources"][0]["mcp_uri"]
+    unknown = real[:-6] + ("abcdef" if not real.endswith("abcdef") else "fedcba")
+    for uri in (unknown, "memo://resource/users%2F..%2Fx", "memo://resource/not-a-path", "file:///etc/passwd"):
+        error = mcp.error("resources/read", {"uri": uri})
+        assert error["code"] == -32602 and error["data"]["uri"] == uri, error
+    # The bucket spent by the (attachment_read-counted) reads above and these:
+    for uri in (unknown, "memo://resource/not-a-path", "file:///etc/passwd"):
+        answers, past = _flood(mcp, reads, uri, 60)
+        assert answers[-1]["error"]["data"]["code"] == "RATE_LIMITED", uri
+        assert past == [], uri
+
+
+def test_distinct_unknown_uris_past_the_page_image_limit_read_nothing(counted, monkeypatch):
+    """An id nobody has seen cannot be told an image without its record: it is counted in
+    `page_image` (the generous bucket) before that read, so fresh ids cost reads only within it."""
+    reads, client, token, _, _ = counted
+    monkeypatch.setitem(PROFILES["normal"], "page_image", 40)
+    real = _album(client, token, 1, mime="application/pdf")["resources"][0]["mcp_uri"]
+    mcp = Mcp(client=client, token=token)
+    mark = None
+    for number in range(120):
+        uri = real[:-8] + f"{number:08x}"
+        answer = mcp.post("resources/read", {"uri": uri}).json()
+        assert "error" in answer, answer
+        if mark is None and answer["error"]["code"] == RATE_LIMITED_RPC_CODE and number >= 40:
+            mark = len(reads.keys)
+    assert mark is not None and reads.since(mark) == []
+
+
+def test_another_accounts_attachment_reads_like_a_made_up_one(counted):
+    """Another account's path is refused by its shape, before any read: an existing attachment
+    and an id that names nothing get the same answer, in the same bucket, and cost no read."""
+    reads, client, token, other_token, other_id = counted
+    theirs = _album(client, other_token, 1)["resources"][0]["mcp_uri"]  # an image of theirs
+    made_up = f"memo://resource/users%2F{other_id}%2Fmemo%2F{'0' * 28}"
+    mcp = Mcp(client=client, token=token)
+    mark = len(reads.keys)
+    first, second = mcp.error("resources/read", {"uri": theirs}), mcp.error("resources/read", {"uri": made_up})
+    assert first["code"] == second["code"] == -32602
+    assert first["message"] == second["message"] and first["data"]["code"] == second["data"]["code"] == "FORBIDDEN"
+    # Counted in attachment_read (30), never in the image bucket, whether it exists or not.
+    for uri in (theirs, made_up):
+        for _ in range(NORMAL["attachment_read"] // 2 - 1):
+            mcp.post("resources/read", {"uri": uri})
+    for uri in (theirs, made_up):
+        assert mcp.error("resources/read", {"uri": uri})["data"]["code"] == "RATE_LIMITED"
+    assert reads.since(mark) == []
+
+
+def test_reading_a_view_reads_no_record(counted):
+    reads, client, token, _, _ = counted
+    mcp = Mcp(client=client, token=token)
+    mark = len(reads.keys)
+    for _ in range(70):
+        mcp.post("resources/read", {"uri": "ui://mesq/memo"})
+    assert mcp.error("resources/read", {"uri": "ui://mesq/memo"})["data"]["code"] == "RATE_LIMITED"
+    assert reads.since(mark) == []
+
+
+def test_what_one_account_learned_about_an_id_never_serves_another(counted):
+    """The memory of which attachments are images is per user: another account naming the
+    same attachment id under its own user id reads its own (empty) record, gets the NOT_FOUND of
+    any id that names nothing, and counts in `attachment_read` like it."""
+    reads, client, token, other_token, other_id = counted
+    mine = _album(client, token, 1)["resources"][0]["mcp_uri"]
+    owner = Mcp(client=client, token=token)
+    assert "result" in owner.post("resources/read", {"uri": mine}).json()  # remembered: an image
+    attachment_id = mine.rsplit("%2F", 1)[1]
+    borrowed = f"memo://resource/users%2F{other_id}%2Fmemo%2F{attachment_id}"
+    made_up = f"memo://resource/users%2F{other_id}%2Fmemo%2F{'0' * 28}"
+    other = Mcp(client=client, token=other_token)
+    first, second = other.error("resources/read", {"uri": borrowed}), other.error("resources/read", {"uri": made_up})
+    assert first["data"]["code"] == second["data"]["code"] == "NOT_FOUND"
+    assert first["message"].split("/memo/")[0] == second["message"].split("/memo/")[0]  # then the id, cut short
+    answers, past = _flood(other, reads, borrowed, NORMAL["attachment_read"] + 5)
+    assert answers[-1]["error"]["data"]["code"] == "RATE_LIMITED" and past == []
+    assert "result" in owner.post("resources/read", {"uri": mine}).json()  # the owner's bucket untouched
+
+
+def test_a_batch_of_thumbnails_and_files_counts_each_in_its_bucket(counted):
+    """A 2025-03-26 batch: 40 images all drawn (page_image), and of 35 reads of a file only the
+    first 30 served; the file's record is read once for the whole batch."""
+    reads, client, token, _, _ = counted
+    album = _album(client, token, 40)
+    document = _album(client, token, 1, mime="application/pdf")["resources"][0]["mcp_uri"]
+    legacy = Mcp(client=client, token=token, era="legacy")
+    headers = {**legacy.http_headers("resources/read", None), "Mcp-Protocol-Version": "2025-03-26"}
+    images = [resource["mcp_uri"] for resource in album["resources"]]
+    body = [{"jsonrpc": "2.0", "id": number, "method": "resources/read", "params": {"uri": uri}}
+            for number, uri in enumerate(images)]  # fmt: skip
+    answers = client.post("/mcp", headers=headers, json=body).json()
+    assert len(answers) == 40 and all("result" in answer for answer in answers)
+    mark = len(reads.keys)
+    body = [{"jsonrpc": "2.0", "id": number, "method": "resources/read", "params": {"uri": document}}
+            for number in range(35)]  # fmt: skip
+    answers = client.post("/mcp", headers=headers, json=body).json()
+    # One batch counts its 35 reads at once: the whole bucket is over, so every one is refused.
+    assert all(answer["error"]["data"]["code"] == "RATE_LIMITED" for answer in answers)
+    document_key = [key for key in reads.since(mark) if str(key[1]).startswith("MEMOATT#")]
+    assert len(document_key) == 1  # the one read that told it no image
+
+
+def test_the_image_memory_is_bounded_and_least_recently_used_goes_first():
+    from mesq.mcp.image_uris import ImageUris
+
+    images = ImageUris(max_entries=3)
+    for number, kind in enumerate(("image", "file", "missing")):
+        images.remember(("u", "memo", str(number)), kind)  # type: ignore[arg-type]
+    assert images.kind(("u", "memo", "0")) == "image"  # used: now the most recent
+    images.remember(("u", "memo", "3"), "file")
+    assert images.kind(("u", "memo", "1")) is None  # the least recently used went
+    assert images.kind(("u", "memo", "0")) == "image" and images.kind(("u", "memo", "3")) == "file"
+    assert images.kind(("v", "memo", "0")) is None  # another user's key is another entry
+
+
+def test_a_read_the_step_up_refuses_reads_no_record(counted):
+    """A token without memo:read naming one of its user's memo images gets the 403 step-up; the
+    endpoint counted it first and read nothing to tell whether it is an image."""
+    reads, client, token, _, _ = counted
+    image = _album(client, token, 1)["resources"][0]["mcp_uri"]
+    user_id = image.split("%2F")[1]
+    todo_token, _ = create_token(reads, user_id, name="todo", scopes="todo:read")
+    mark = len(reads.keys)
+    refused = Mcp(client=client, token=todo_token).post("resources/read", {"uri": image})
+    assert refused.status_code == 403 and 'scope="memo:read"' in refused.headers["www-authenticate"]
+    assert [key for key in reads.since(mark) if "ATT#" in str(key[1])] == []
+
+
+def test_an_id_found_missing_and_registered_later_counts_as_the_image_it_became(counted):
+    """A direct upload session hands out its path before completion, so an agent may read an id
+    that is registered a moment later. Found missing, it counts in `attachment_read` and is read
+    again while that has room; once registered as an image its reads count in `page_image`."""
+    reads, client, token, _, _ = counted
+    photo = _album(client, token, 1)["resources"][0]
+    user_id, attachment_id = photo["path"].split("/")[1], photo["path"].rsplit("/", 1)[1]
+    later_id = attachment_id[:-6] + ("abcdef" if not attachment_id.endswith("abcdef") else "fedcba")
+    later = attachment_path(user_id, later_id)
+    uri = mcp_uri(later)
+    mcp = Mcp(client=client, token=token)
+    for _ in range(2):
+        assert mcp.error("resources/read", {"uri": uri})["data"]["code"] == "NOT_FOUND"  # remembered: missing
+    # The session completes: the bytes and the record appear at the path it handed out.
+    reads.blobs.put(later, reads.blobs.get(photo["path"], max_bytes=1024), "image/png")
+    record = reads.inner.get(attachment_key(user_id, attachment_id))
+    attachment_store.register(reads.inner, user_id, {**record, "id": later_id, "path": later}, 10**9)
+    # Its first read still counts as a download (found missing), then it is an image: well past
+    # attachment_read's 30, every thumbnail is drawn.
+    for number in range(NORMAL["attachment_read"] + 10):
+        assert "result" in mcp.post("resources/read", {"uri": uri}).json(), number

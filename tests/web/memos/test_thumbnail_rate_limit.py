@@ -40,3 +40,21 @@ def test_downloads_keep_their_limit(browser: Callable[..., Browser]) -> None:
     answers = [ada.get("/memos/attachment", params={"path": path}, headers=as_download) for _ in range(READS + 1)]
     assert [a.status_code for a in answers[:READS]] == [200] * READS
     assert answers[READS].status_code == 429
+
+
+def test_a_file_fetched_as_an_image_still_counts_as_a_download(browser: Callable[..., Browser]) -> None:
+    """`Sec-Fetch-Dest: image` is the client's word: a page shows only images as `<img>` (other
+    files are links), so a file that is no image counts in `attachment_read` too once its record
+    says so. A script claiming every download is an image took 1,200 files a minute instead of 30."""
+    ada = browser()
+    relayed = ada.client.post(
+        "/memos/uploads/relay?displayName=notes.pdf&mimeType=application/pdf",
+        content=b"%PDF-1.4\n",
+        headers={"X-CSRF-Token": ada.csrf, "Content-Type": "application/pdf"},
+    )
+    assert relayed.status_code == 200, relayed.text
+    path = str(relayed.json()["path"])
+    as_image = {"Sec-Fetch-Dest": "image"}
+    answers = [ada.get("/memos/attachment", params={"path": path}, headers=as_image) for _ in range(READS + 1)]
+    assert [a.status_code for a in answers[:READS]] == [200] * READS
+    assert answers[READS].status_code == 429 and int(answers[READS].headers["retry-after"]) >= 1

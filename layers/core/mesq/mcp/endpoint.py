@@ -62,6 +62,7 @@ from ..asgi.body import media_type
 from ..asgi.envelope import failure, internal_failure
 from ..asgi.origin import is_allowed_origin
 from ..asgi.trace import trace_id_of
+from ..attachments.paths import Namespace
 from ..auth.oauth.metadata import PROTECTED_RESOURCE_PREFIX
 from ..auth.scopes import READ_SCOPES, missing_scopes, order_scopes
 from ..kernel.concurrency import run_sync
@@ -90,6 +91,7 @@ from .bodies import (
     upload_call,
 )
 from .catalog import Catalog
+from .image_uris import ImageUris
 from .legacy import PARSE_ERROR_MESSAGE, BodyRejected, LegacyBody, named_rejection, read_legacy_body, rpc_error
 from .limits import rate_bucket, retry_after, rpc_error_body
 from .list_memo import ListMemo
@@ -217,6 +219,7 @@ class McpEndpoint:
         self.message_cap = min(MESSAGE_BODY_CAP, body_cap)
         self.limiter = RateLimiter(services.items, services.settings)
         self.list_memo = ListMemo()
+        self.images = ImageUris()
         self.managers = RunningManagers(
             lambda: StreamableHTTPSessionManager(
                 app=server, json_response=True, stateless=True, max_request_body_size=body_cap
@@ -300,9 +303,9 @@ class McpEndpoint:
         header_method = request.headers.get("mcp-method") if modern else None
         target = decode_header_value(request.headers.get("mcp-name")) if header_method else None
         limited: dict[str, RateLimited] = {}
-        shown: set[str] = set()
+        read_buckets: dict[str, tuple[Bucket, ...]] = {}
         if header_method:
-            limited = await self._rate_limit(principal, [(header_method, target)], shown)
+            limited = await self._rate_limit(principal, [(header_method, target)], read_buckets)
             if limited and header_method.startswith("notifications/"):
                 raise _Rejected(next(iter(limited.values())))  # a notification has no answer to carry it
             self._step_up(request, visibility, [(header_method, target)])
@@ -334,7 +337,7 @@ class McpEndpoint:
             body, call_arguments = upload.slim_body, upload.arguments
         if legacy is not None:
             calls = _calls(legacy)
-            limited = await self._rate_limit(principal, calls, shown)
+            limited = await self._rate_limit(principal, calls, read_buckets)
             if limited:
                 _answer_unservable(legacy, limited)
             self._step_up(request, visibility, calls)
@@ -350,7 +353,7 @@ class McpEndpoint:
             correlation_id=_correlation_id(request),
             remaining_ms=_lambda_remaining_ms(request),
             rate_limited=limited,
-            shown_images=frozenset(shown),
+            read_buckets=read_buckets,
             language=requested_language(request.headers.get("accept-language")),
             call_arguments=call_arguments,
             base_url=instance_url(request, self.services),
@@ -394,37 +397,80 @@ class McpEndpoint:
         return upload
 
     async def _rate_limit(
-        self, principal: Principal, calls: Iterable[tuple[str | None, str | None]], shown: set[str] | None = None
+        self,
+        principal: Principal,
+        calls: Iterable[tuple[str | None, str | None]],
+        read_buckets: dict[str, tuple[Bucket, ...]] | None = None,
     ) -> dict[str, RateLimited]:
-        """Count each message (a batch counts every message it carries) in its bucket; the
-        buckets over their limit, for the handlers to answer in MCP's own forms (limits.py).
-        `shown` collects the URIs of reads counted as shown images (`_bucket`)."""
-        buckets = collections.Counter([await self._bucket(principal, method, name, shown) for method, name in calls])
+        """Count each message (a batch counts every message it carries) in its bucket before
+        anything reads the store: a client flooding `resources/read` past its limit costs one
+        counter ADD a call, never a GetItem. The buckets over their limit, for the handlers to
+        answer in MCP's own forms (limits.py).
+
+        `resources/read` of one of the caller's own images counts in `page_image`: the MCP Apps
+        memo view reads one per image to draw its thumbnails, and a 40-photo memo passed the 30
+        a minute of `attachment_read` (the web counts a shown image the same way,
+        web/memos/uploads.py). The URI cannot tell an image, its record can: an attachment this
+        process has not seen counts in `page_image` (the generous bucket) first, then its record
+        is read, and if it is no image it counts in `attachment_read` too; the answer is
+        remembered (`ImageUris`), so its next read counts in its own bucket before any read (an
+        id found missing counts in `attachment_read` and is read again while that has room: it
+        may have been registered since). A URI that cannot name an own attachment (another
+        account's path, a malformed one, an unknown scheme), or that the token may not read (the
+        step-up refuses it), counts in `attachment_read` with no read. `read_buckets` collects
+        each read's buckets, where its handler looks for its limit (`limits.counted_buckets`)."""
+        if not self.limiter.enabled:
+            return {}
+        buckets: list[Bucket] = []
+        unseen: dict[str, tuple[Namespace, str]] = {}  # URI -> the own attachment it names
+        missing: dict[str, tuple[Namespace, str]] = {}  # ... found unregistered when last read
+        uri_counts: collections.Counter[str] = collections.Counter()
+        for method, name in calls:
+            bucket = rate_bucket(method, name)
+            if bucket == "attachment_read" and method == "resources/read" and name is not None:
+                attachment = resources.own_attachment(name, principal.user_id)
+                if attachment is not None and missing_scopes(principal.scopes, (attachment[0].read_scope,)):
+                    attachment = None  # the step-up refuses it below: no record to read for it
+                known = None if attachment is None else self.images.kind(self._image_key(principal, attachment))
+                if attachment is not None and known in (None, "image"):
+                    bucket = "page_image"
+                    if known is None:
+                        unseen[name] = attachment
+                elif attachment is not None and known == "missing":
+                    missing[name] = attachment
+                uri_counts[name] += 1
+                if read_buckets is not None:
+                    read_buckets[name] = (bucket,)
+            buckets.append(bucket)
+        limited = await self._count(principal, buckets)
+        # Over its first bucket an attachment is refused unread; within it, its record is read.
+        to_read = {**(unseen if "page_image" not in limited else {}),
+                   **(missing if "attachment_read" not in limited else {})}  # fmt: skip
+        no_images: list[Bucket] = []
+        for name, attachment in to_read.items():
+            kind = await run_sync(resources.attachment_kind, self.services.items, principal.user_id, attachment)
+            self.images.remember(self._image_key(principal, attachment), kind)
+            if kind != "image" and name in unseen:
+                no_images += ["attachment_read"] * uri_counts[name]
+                if read_buckets is not None:
+                    read_buckets[name] = ("page_image", "attachment_read")
+        limited.update(await self._count(principal, no_images))
+        return limited
+
+    async def _count(self, principal: Principal, buckets: Iterable[Bucket]) -> dict[str, RateLimited]:
+        """One ADD per bucket (by how many messages count in it); the buckets over their limit."""
         limited: dict[str, RateLimited] = {}
-        for bucket, count in buckets.items():
+        for bucket, count in collections.Counter(buckets).items():
             try:
                 await self._limit(principal.credential_id, bucket, count)
             except RateLimited as error:
                 limited[bucket] = error
         return limited
 
-    async def _bucket(
-        self, principal: Principal, method: str | None, name: str | None, shown: set[str] | None
-    ) -> Bucket:
-        """`rate_bucket`, except that `resources/read` of one of the caller's own images counts in
-        `page_image`: the MCP Apps memo view reads one per image to draw its thumbnails, and a
-        40-photo memo passed the 30 a minute of `attachment_read` (the web counts a shown image
-        the same way, web/memos/uploads.py). A script pulling images still meets `page_image`'s
-        limit. The URI goes into `shown`, so the read's handler looks for its limit there
-        (`limits.counted_bucket`)."""
-        bucket = rate_bucket(method, name)
-        if bucket != "attachment_read" or method != "resources/read" or name is None or not self.limiter.enabled:
-            return bucket
-        if not await run_sync(resources.is_own_image, name, principal.user_id, self.services.items):
-            return bucket
-        if shown is not None:
-            shown.add(name)
-        return "page_image"
+    @staticmethod
+    def _image_key(principal: Principal, attachment: tuple[Namespace, str]) -> tuple[str, str, str]:
+        kind, attachment_id = attachment
+        return (principal.user_id, kind.name, attachment_id)
 
     def _step_up(
         self, request: Request, visibility: Visibility, calls: Iterable[tuple[str | None, str | None]]

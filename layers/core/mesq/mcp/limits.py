@@ -20,7 +20,7 @@ REST keeps HTTP 429 with `Retry-After` (asgi/).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from mcp.shared.exceptions import MCPError
@@ -57,13 +57,18 @@ def rate_bucket(method: str | None, name: str | None) -> Bucket:
     return "tool_call"
 
 
-def counted_bucket(method: str | None, name: str | None, shown_images: Collection[str]) -> Bucket:
-    """The bucket the endpoint counted a message in: `rate_bucket`, but a `resources/read` of the
-    caller's own image (`shown_images`, endpoint._bucket) counts in `page_image`: the MCP Apps
-    memo view reads one per image to draw its thumbnails, like a page's images on the web."""
-    if method == "resources/read" and name is not None and name in shown_images:
-        return "page_image"
-    return rate_bucket(method, name)
+def counted_buckets(
+    method: str | None, name: str | None, read_buckets: Mapping[str, tuple[Bucket, ...]]
+) -> tuple[Bucket, ...]:
+    """The buckets the endpoint counted a message in: `rate_bucket`'s, but a `resources/read`
+    of one of the caller's own attachments in those the endpoint recorded for its URI
+    (`read_buckets`, endpoint._rate_limit): `page_image` for an image (the MCP Apps memo view
+    reads one per image to draw its thumbnails, like a page's images on the web),
+    `attachment_read` for a file known to be none, both for one whose record told it no image.
+    The message is refused when any of them is over its limit."""
+    if method == "resources/read" and name is not None and name in read_buckets:
+        return read_buckets[name]
+    return (rate_bucket(method, name),)
 
 
 def rpc_data(error: RateLimited) -> dict[str, Any]:

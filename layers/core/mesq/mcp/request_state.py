@@ -14,6 +14,7 @@ from typing import Any
 
 from starlette.requests import Request
 
+from ..application.ratelimit import Bucket
 from ..kernel.context import Principal
 from ..kernel.errors import RateLimited
 from ..wiring.services import Services
@@ -35,9 +36,9 @@ class RequestState:
     #: answer each limited message in its own form (a tool error result for tools/call, a
     #: JSON-RPC error with `data.retryAfterSeconds` otherwise) so an MCP client can read it.
     rate_limited: Mapping[str, RateLimited] = field(default_factory=dict)
-    #: The URIs of this request's `resources/read` messages of the caller's own images, counted
-    #: in `page_image`, not `attachment_read`: a view's thumbnails (limits.counted_bucket).
-    shown_images: frozenset[str] = frozenset()
+    #: The buckets each `resources/read` URI of the caller's own attachments was counted in
+    #: (`page_image` for an image: a view's thumbnails; limits.counted_buckets).
+    read_buckets: Mapping[str, tuple[Bucket, ...]] = field(default_factory=dict)
     #: The language the request's `Accept-Language` asks for ("" when none): `Call.language`.
     language: str = ""
     #: The arguments of a large upload `tools/call`, parsed by the endpoint in a worker thread;

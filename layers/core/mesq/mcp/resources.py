@@ -9,13 +9,15 @@ included, is -32602 with `data.uri` and `data.code` (SEP-2164 retired -32002), s
 wire answers each with HTTP 400; a read without the scope it needs never gets here (the endpoint
 answers the 403 step-up challenge, see `required_scopes`). The endpoint counts a
 resources/read in the attachment-read rate bucket, but one of the caller's own images in the
-page-image bucket (`is_own_image`: a view's thumbnail, limits.py). A memo URI never reads a todo path and the
+page-image bucket (a view's thumbnail), before any store read (`own_attachment`, `attachment_kind`,
+endpoint._rate_limit). A memo URI never reads a todo path and the
 other way round (the namespace is checked with the path).
 """
 
 from __future__ import annotations
 
 import base64
+from typing import Literal
 from urllib.parse import unquote
 
 import mcp_types as types
@@ -71,19 +73,34 @@ def required_scopes(uri: str) -> tuple[str, ...] | None:
     return (kind.read_scope,) if kind is not None else None
 
 
-def is_own_image(uri: str, user_id: str, items: ItemStore) -> bool:
-    """Whether `uri` names a registered image attachment of `user_id`: what the MCP Apps memo
-    view reads to draw a thumbnail (views/memo.js), one read per image of the memo. One item
-    read; a malformed URI, another user's path or an unknown one is no image (the read refuses it)."""
+def own_attachment(uri: str, user_id: str) -> tuple[Namespace, str] | None:
+    """The namespace and id of the attachment `uri` names when it is a well-formed attachment URI
+    of `user_id`; None for anything else (another user's path, a malformed one, an unknown
+    scheme): the shape decides, no store read. Only such a URI can name one of the caller's
+    images (what the endpoint counts in `page_image`)."""
     kind = _namespace(uri)
     if kind is None:
-        return False
+        return None
     try:
-        attachment_id = own_attachment_id(unquote(uri.removeprefix(kind.mcp_uri_prefix)), user_id, kind=kind)
+        return kind, own_attachment_id(unquote(uri.removeprefix(kind.mcp_uri_prefix)), user_id, kind=kind)
     except MesqError:
-        return False
+        return None
+
+
+#: What an attachment's record says about a read of it: an image (`page_image`), a file that is
+#: none (`attachment_read`), or nothing registered there (yet: a direct upload session hands out
+#: its path before completion).
+AttachmentKind = Literal["image", "file", "missing"]
+
+
+def attachment_kind(items: ItemStore, user_id: str, attachment: tuple[Namespace, str]) -> AttachmentKind:
+    """What `attachment` (from `own_attachment`) is: one item read. An image is what the MCP Apps
+    memo view reads to draw a thumbnail (views/memo.js), one read per image of the memo."""
+    kind, attachment_id = attachment
     record = store.read_attachment(items, user_id, attachment_id, kind)
-    return record is not None and str(record.get("mimeType", "")).lower().startswith("image/")
+    if record is None:
+        return "missing"
+    return "image" if str(record.get("mimeType", "")).lower().startswith("image/") else "file"
 
 
 def _rpc_error(error: MesqError, uri: str) -> MCPError:

@@ -34,7 +34,7 @@ from .code.sandbox import available as sandbox_available
 from .code.tools import listed_tools, with_code_tools
 from .connection_context import with_connection_context
 from .endpoint import McpEndpoint
-from .limits import counted_bucket, rpc_rate_limited
+from .limits import counted_buckets, rpc_rate_limited
 from .request_state import SCOPE_KEY, RequestState, request_state
 from .resource_metadata import METADATA_PATH, resource_metadata_endpoint
 from .result import logger
@@ -112,9 +112,9 @@ def _limited(
     async def wrapper(ctx: ServerRequestContext[Any], params: _P) -> _R:
         uri = getattr(params, "uri", None)  # a resources/read's bucket depends on what it reads
         state = request_state(ctx)
-        limited = state.rate_limited.get(counted_bucket(method, None if uri is None else str(uri), state.shown_images))
-        if limited is not None:
-            raise rpc_rate_limited(limited)
+        for bucket in counted_buckets(method, None if uri is None else str(uri), state.read_buckets):
+            if (limited := state.rate_limited.get(bucket)) is not None:
+                raise rpc_rate_limited(limited)
         return await handler(ctx, params)
 
     return wrapper

@@ -29,7 +29,7 @@ from ...application.ratelimit import Bucket, RateLimiter
 from ...asgi.downloads import download_headers
 from ...asgi.envelope import NO_STORE
 from ...attachments import reads, uploads
-from ...attachments.paths import MEMO, TODO, Namespace, staging_path
+from ...attachments.paths import MEMO, TODO, Namespace, kind_of, staging_path
 from ...kernel.concurrency import run_sync
 from ...kernel.errors import ValidationError
 from ...kernel.ports.storage import BlobStore, PresignUnsupported
@@ -112,9 +112,14 @@ async def download(page: Page, kind: Namespace = MEMO) -> Response:
         raise ValidationError("%(field)s: give exactly one attachment path", field="path")
     call, services = page.call(), page.web.services
     limiter = RateLimiter(services.items, services.settings)
+    bucket = _bucket_of(page)
     if limiter.enabled:
-        await run_sync(limiter.hit, page.user.credential_id, _bucket_of(page))
+        await run_sync(limiter.hit, page.user.credential_id, bucket)
     stored = await run_sync(reads.stat, call, paths[0], kind)
+    if limiter.enabled and bucket == "page_image" and kind_of(str(stored.record.get("mimeType", ""))) != "image":
+        # `Sec-Fetch-Dest: image` is the client's word, and a page shows only images as <img>
+        # (other files are links): a file that is no image is a download, in its bucket too.
+        await run_sync(limiter.hit, page.user.credential_id, "attachment_read")
     if services.blobs.transport == "direct":
         url = await run_sync(
             services.blobs.presign_get,
