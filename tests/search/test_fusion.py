@@ -103,7 +103,11 @@ def _oracle(
             nearest = set(by_score[: pipeline.CLOSEST_MATCHES])
             vector = sorted(set(vector) | nearest, key=lambda key: (-score[key], key))
         stages.append(("vector", "ok", len(vector)))
-    # The gap: to the best other note's score of the same language (Chinese or not).
+    # The gap, within the note's language (Chinese or not): a note of the leading group to the
+    # first note below the group, any other note to the best. The group: the first `size` scores,
+    # for the widest drop after a score within GROUP_BAND of the best that is at least
+    # GROUP_RATIO times every drop before it (at most GROUP_MAX; the first on a tie; size 1 always
+    # qualifies).
     by_language: dict[bool, list[float]] = {}
     for key, value in score.items():
         by_language.setdefault(is_chinese(entries[key].doc.text), []).append(value)
@@ -114,10 +118,17 @@ def _oracle(
             similarity = gap = 0.0
         else:
             ordered = sorted(by_language[is_chinese(entries[key].doc.text)], reverse=True)
-            best = ordered[0]
-            second = ordered[1] if len(ordered) > 1 else 0.0
+            size, widest = 1, -math.inf
+            for count in range(1, min(pipeline.GROUP_MAX, len(ordered) - 1) + 1):
+                if ordered[0] - ordered[count - 1] > pipeline.GROUP_BAND:
+                    break
+                drop = ordered[count - 1] - ordered[count]
+                inside = max((ordered[i - 1] - ordered[i] for i in range(1, count)), default=0.0)
+                if drop >= pipeline.GROUP_RATIO * inside and drop > widest:
+                    size, widest = count, drop
+            lowest, below = ordered[size - 1], ordered[size] if len(ordered) > size else 0.0
             similarity = score[key]
-            gap = similarity - (second if similarity >= best else best)
+            gap = similarity - (below if similarity >= lowest else ordered[0])
         value = pipeline.confidence(np.array([coverage[key]]), np.array([similarity]), np.array([gap]))[0]
         scores[key] = float(value)
     fused = sorted(scores.items(), key=lambda item: (-item[1], item[0]))

@@ -18,8 +18,12 @@ confidence, a number from 0 to 1 that means the same for every query (docs/searc
   (crosslingual.py): its z keeps the better of the two, its note_z reads the glossed query. The
   candidates are the `VECTOR_CANDIDATES` best with a score >= `VECTOR_MIN_Z` (and always the
   `CLOSEST_MATCHES` nearest, so a small or unrelated collection still has its closest matches);
-  how far a note's score stands above the best other note of its language (`gap`) is evidence
-  too;
+  how far a note's score stands above the rest of its language (`gap`) is evidence too: the
+  notes leading a language within `GROUP_BAND` of its best (at most `GROUP_MAX`) form a group
+  that ends at the widest drop after one of them at least `GROUP_RATIO` times every drop before
+  it, and each of the group is measured against the first note below that drop, so two or three
+  near-equal notes on one thing (a person's notes a week apart) keep each other's company instead
+  of each cancelling the other's margin; every other note is measured against the best;
 - fusion: `confidence = sigmoid(W_COVERAGE * coverage^3 + W_SIMILARITY * max(score, 0)
   + W_GAP * max(gap, -1) + BIAS)` over the union of both branches' candidates (every candidate
   has both numbers: BM25 candidates have a similarity too). The cube keeps one weak token weak
@@ -73,6 +77,17 @@ RERANK_CANDIDATES = 30
 #: (a vector always has a nearest neighbour, so without a bar every document would be a candidate).
 VECTOR_CANDIDATES = 100
 VECTOR_MIN_Z = 1.0
+#: The leading group of a language (`_leading_group`): its notes are within GROUP_BAND of the
+#: best score (in the score's standard deviations), at most GROUP_MAX of them, and the drop that
+#: ends it is at least GROUP_RATIO times every drop inside it. Same-language notes on one thing
+#: measured 0.1-0.8 apart (a note and its rewrite a week later, three readings of one thing). The
+#: ratio keeps an even slope out (an absent topic's usual head: steps of 0.45, 0.53, 0.53 became
+#: a group of three and an item without it). GROUP_MAX: a crowd of near-equal notes is no group,
+#: its margin stays that of a crowd. Chosen on tests/search/test_twin_notes.py's account; the
+#: relevance set reads the same at any band of 1.0-1.5 and ratio of 1.5-2 (docs/search.md).
+GROUP_BAND = 1.25
+GROUP_MAX = 4
+GROUP_RATIO = 2.0
 #: `_kth_largest` bounds a long array's k-th largest by a sample of about this many scores.
 KTH_SAMPLE = 1024
 #: Fusion's weights and the floor, fitted on the tuning half of tests/search/relevance_set.py
@@ -218,22 +233,36 @@ class _Semantic:
     candidates: npt.NDArray[np.intp]
     #: Per position: the note is mostly Chinese (its language, for `gap`).
     chinese: Mask
-    #: Per language (index 0: not Chinese, 1: Chinese): the best and second-best score.
-    best: tuple[float, float]
-    second: tuple[float, float]
+    #: Per language (index 0: not Chinese, 1: Chinese): its leading group (`_leading_group`).
+    groups: tuple[_Group, _Group]
     embedded: Mask
 
     def gap(self, positions: npt.NDArray[np.intp]) -> Floats:
-        """How far each position's score stands above the best OTHER accepted position of its
-        language. A note and its translation (a bilingual user writes both) do not compete: each
-        is read against the notes of its own language. A note not yet embedded (written since the
+        """How far each position's score stands above the rest of its language: a note of the
+        language's leading group above the first note below the group, any other note above the
+        best (a negative gap). A note and its translation (a bilingual user writes both) do not
+        compete: each is read against the notes of its own language; near-equal notes on one
+        thing do not either: they are one group. A note not yet embedded (written since the
         last build step) has no gap: its similarity is unknown, not low, so a literal match
         written a moment ago is not ranked under a semantic guess."""
         score = self.score[positions]
         language = self.chinese[positions].astype(np.intp)
-        best, second = np.asarray(self.best)[language], np.asarray(self.second)[language]
-        other = np.where(score >= best, second, best)
+        best = np.asarray([group.best for group in self.groups])[language]
+        lowest = np.asarray([group.lowest for group in self.groups])[language]
+        below = np.asarray([group.below for group in self.groups])[language]
+        other = np.where(score >= lowest, below, best)
         return np.asarray(np.where(self.embedded[positions], score - other, 0.0), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class _Group:
+    """A language's leading group: its best score, the lowest score in the group (a score at or
+    above it is in the group) and the first score below the group (each member's gap is measured
+    to it). With one member: best == lowest, below the second-best score. No usable note: 0s."""
+
+    best: float
+    lowest: float
+    below: float
 
 
 def _vector(
@@ -296,34 +325,48 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
     # The best VECTOR_CANDIDATES by score, then key: notes tied at the cut (equal texts have
     # equal vectors) are kept or dropped by key, not by where a partition happened to put them.
     candidates, _scores = _first(index, ranked, score[ranked], VECTOR_CANDIDATES)
-    best, second = _top_two(score, usable, index.language_offsets())
+    offsets = index.language_offsets()
+    ranked = np.where(usable, score, -np.inf)
+    groups = (_leading_group(ranked + offsets[0]), _leading_group(ranked + offsets[1]))
     return _Semantic(
-        z=z, note_z=note_z, score=score, candidates=candidates, chinese=chinese, best=best, second=second,
-        embedded=embedded,
+        z=z, note_z=note_z, score=score, candidates=candidates, chinese=chinese, groups=groups, embedded=embedded,
     )  # fmt: skip
 
 
-def _top_two(
-    score: Floats, usable: Mask, language_offsets: npt.NDArray[np.float32]
-) -> tuple[tuple[float, float], tuple[float, float]]:
-    """The best and second-best score of each language's usable positions (0 where it has none):
-    per language (its scores: the others' offset to -inf, `SearchIndex.language_offsets`) its
-    maximum, then the maximum with that one position left out (a few linear passes, ~0.15 ms at
-    100k; a partition of every score to find a head took ~1.5 ms)."""
-    ranked = np.where(usable, score, -np.inf)
-    best, second = [0.0, 0.0], [0.0, 0.0]
-    for language in (0, 1):
-        values = ranked + language_offsets[language]
+def _leading_group(values: Floats) -> _Group:
+    """One language's leading group (`values`: its usable scores, -inf elsewhere; changed in
+    place). The leading scores are read one maximum at a time (a linear pass each, ~0.05 ms at
+    100k; a partition of every score to find a head took ~1.5 ms) while they stay within
+    GROUP_BAND of the best, at most GROUP_MAX + 1 of them: a lone answer, more than the band
+    above the next, costs two passes as before. The group ends at the widest drop between two
+    consecutive leading scores (the first, on a tie): a note and its near-equal rewrite are a
+    group, and so is three of a kind, while a note one drop below the best is not pulled in by a
+    wider drop under it unless it is within the band."""
+    leading: list[float] = []
+    for _ in range(GROUP_MAX + 1):
         if not len(values):
-            continue
+            break
         top = int(np.argmax(values))
-        if values[top] == -np.inf:  # no usable position of this language
-            continue
-        best[language] = float(values[top])
+        value = float(values[top])
+        if value == -np.inf:  # no more usable positions of this language
+            break
+        leading.append(value)
         values[top] = -np.inf
-        runner_up = float(values.max())
-        second[language] = runner_up if runner_up > -np.inf else 0.0
-    return (best[0], best[1]), (second[0], second[1])
+        if leading[0] - value > GROUP_BAND:  # below the band: the last one the group can be measured to
+            break
+    if not leading:
+        return _Group(0.0, 0.0, 0.0)
+    if len(leading) == 1:
+        return _Group(leading[0], leading[0], 0.0)
+    # A drop after the c-th leading score can end the group when that score is within the band.
+    steps = [leading[c - 1] - leading[c] for c in range(1, len(leading))]
+    drops = [
+        (steps[c - 1], c)
+        for c in range(1, len(leading))
+        if leading[0] - leading[c - 1] <= GROUP_BAND and steps[c - 1] >= GROUP_RATIO * max(steps[: c - 1], default=0.0)
+    ]
+    size = max(drops, key=lambda drop: (drop[0], -drop[1]))[1]
+    return _Group(leading[0], leading[size - 1], leading[size])
 
 
 def _note_z(
