@@ -237,7 +237,7 @@ def test_the_todo_trash_is_offered_only_to_a_query_that_names_the_trash_or_delet
     "query", ["tasks I created yesterday", "tasks I completed today", "昨天创建的任务", "本周完成的任务"]
 )
 def test_a_query_naming_tasks_by_what_was_done_to_them_reads_them(query: str, vectors) -> None:
-    """"tasks I created yesterday" ranked `create_todo_task` first: its verb says which tasks."""
+    """ "tasks I created yesterday" ranked `create_todo_task` first: its verb says which tasks."""
     assert not asks_to_write(query)
     names = [tool.name for tool in rank(REACH, query, 10, vectors)]
     assert not any(CATALOG.tools[name].is_write for name in names[:3]), names
