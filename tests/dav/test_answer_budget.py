@@ -13,8 +13,6 @@ a token that continues where it stopped (RFC 6578 3.6), `DAV:limit` included (3.
 
 from __future__ import annotations
 
-import threading
-import time
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -22,7 +20,6 @@ from xml.etree import ElementTree as ET
 
 import httpx
 import pytest
-import uvicorn
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
@@ -32,6 +29,7 @@ from mesq.wiring.services import Services
 from tests.conftest import LiveServer
 from tests.dav.conftest import NS, PASSWORD, Dav, basic, hrefs, vtodo
 from tests.dav.driver import CaldavClient
+from tests.support.threaded_server import serving
 
 WANTED_DATA = "<D:prop><D:getetag/><C:calendar-data/></D:prop>"
 XMLNS = 'xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav"'
@@ -246,20 +244,8 @@ def served(services: Services, small_budget: int) -> Iterator[tuple[str, str, st
     (base URL, username, token)."""
     user = create_user(services.items, "syncer", PASSWORD)
     token, _ = create_token(services.items, user["id"], name="Phone", scopes="todo:read,todo:write")
-    server = uvicorn.Server(
-        uvicorn.Config(create_local_app(services), host="127.0.0.1", port=0, log_level="warning", lifespan="off")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}", "syncer", token
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serving(create_local_app(services)) as base_url:
+        yield base_url, "syncer", token
 
 
 def test_python_caldav_follows_a_cut_sync_to_the_end(served: tuple[str, str, str]) -> None:

@@ -34,12 +34,7 @@ def phone(mesq: LiveServer) -> Iterator[tuple[CaldavClient, Rest, str]]:
 
 
 def _vtodo(uid: str, *lines: str) -> str:
-    body = "".join(line + "\r\n" for line in lines)
-    return (
-        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Phone//EN\r\nBEGIN:VTODO\r\n"
-        f"UID:{uid}\r\nDTSTAMP:20261201T000000Z\r\nSUMMARY:Task {uid}\r\n{body}"
-        "END:VTODO\r\nEND:VCALENDAR\r\n"
-    )
+    return vtodo(uid, *lines, summary=f"Task {uid}")
 
 
 def _completed(caldav: CaldavClient, url: str) -> str:

@@ -10,8 +10,6 @@ America/Los_Angeles (so neither UTC nor the browser's zone can pass for the user
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -22,7 +20,6 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-import uvicorn
 from playwright import sync_api as playwright_sync
 
 from mesq.asgi.app import starlette_app
@@ -36,6 +33,7 @@ from mesq.web import browser_error_page, web_routes
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 from tests.support.mcp_client import connect, ok
+from tests.support.threaded_server import serving as serving_app
 from tests.web.chromium import chromium_page
 from tests.web.conftest import PASSWORD, FakeClock
 from tests.web.kit.test_accessibility import Audit, axe_source  # noqa: F401  (axe_source: a fixture)
@@ -55,19 +53,8 @@ def serving(services: Services, clock: FakeClock) -> Iterator[str]:
     """REST, MCP and the pages in one app on a loopback port (uvicorn in a thread)."""
     routes = [*api_routes(services), *mcp_routes(services), *web_routes(services, clock=clock)]
     app = starlette_app(routes, services.settings, error_page=browser_error_page)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serving_app(app) as base_url:
+        yield base_url
 
 
 @pytest.fixture
