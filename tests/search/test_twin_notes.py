@@ -8,15 +8,19 @@ nothing the notes hold still answers nothing. On the bundled model, through `sea
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from mesq.adapters.models.local_models import BundledEmbedder
 from mesq.search import pipeline
+from mesq.search.documents import Doc
+from mesq.search.index import Entry, SearchIndex
 from mesq.search.indexer import rebuild
 from mesq.search.pipeline import _Group, _leading_group
+from mesq.search.tokenizer import tokens
 from mesq.wiring.services import Services, build_services
 from tests.settings import inprocess_settings
 
@@ -88,6 +92,42 @@ def test_an_even_slope_or_a_far_second_is_no_group() -> None:
     crowd = np.array([3.0 - 0.01 * i for i in range(pipeline.GROUP_MAX + 1)] + [0.0])
     group = _leading_group(crowd)
     assert group.best - group.below < 0.1
+
+
+def test_a_score_that_is_no_number_is_no_member_of_the_group() -> None:
+    # A provider's vector with huge components makes cosines inf or NaN (inf - inf): the group is
+    # read from the finite scores, as if those notes had none, instead of failing the search.
+    assert _leading_group(np.array([np.nan, 3.7, 3.6, 1.0])) == _Group(3.7, 3.6, 1.0)
+    assert _leading_group(np.array([3.0, np.inf, 1.0])) == _Group(3.0, 3.0, 1.0)
+    assert _leading_group(np.array([np.inf, np.inf, np.nan])) == _Group(0.0, 0.0, 0.0)
+
+
+def test_a_query_vector_out_of_range_still_answers() -> None:
+    """Before, `_leading_group` raised ValueError (max() of no drops) on such scores: a 500."""
+
+    class Overflowing:
+        name = "overflowing"
+
+        def embed(self, texts: Sequence[str], query: bool = False) -> npt.NDArray[np.float32]:
+            row = [3e38, 3e38] + [0.0] * 6  # float32 dot products overflow to inf
+            return np.array([row for _ in texts], dtype=np.float32)
+
+    def entry(key: str, text: str, vector: list[float]) -> Entry:
+        doc = Doc("memo", key, text, {"status": "NORMAL", "tagPaths": []})
+        return Entry(doc, tuple(tokens(text)), np.array(vector + [0.0] * 6, dtype=np.float32))
+
+    index = SearchIndex(
+        [
+            entry("a", "kitchen faucet", [0.6, 0.8]),
+            entry("b", "garden river", [0.8, 0.6]),
+            entry("c", "piano", [1.0, 0.0]),
+        ],
+        dimension=8,
+    )
+    index.snapshot()
+    with np.errstate(invalid="ignore", over="ignore"):
+        outcome = pipeline.search(index, "river", embedder=Overflowing(), reranker=None, accept=lambda doc: True)
+    assert [doc.id for doc, _score in outcome.hits] == ["b"]  # the literal match, from the words
 
 
 def test_a_group_member_gaps_to_the_note_below_the_group_the_rest_to_the_best() -> None:

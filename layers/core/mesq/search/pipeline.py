@@ -304,7 +304,8 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
         together = (similarity + gloss_similarity) / max(float(np.linalg.norm(query_vector + gloss_vector)), 1e-12)
     else:
         together = None
-    embedded = ~np.isnan(similarity)
+    # NaN: no vector; an infinite cosine (a provider's vector out of float32's range) says no more.
+    embedded = np.isfinite(similarity)
     usable = accepted & embedded
     prior = getattr(embedder, "similarity_prior", None)
     chinese_query = is_chinese(query)
@@ -341,15 +342,18 @@ def _leading_group(values: Floats) -> _Group:
     above the next, costs two passes as before. The group ends at the widest drop between two
     consecutive leading scores (the first, on a tie): a note and its near-equal rewrite are a
     group, and so is three of a kind, while a note one drop below the best is not pulled in by a
-    wider drop under it unless it is within the band."""
+    wider drop under it unless it is within the band. A score that is no number (NaN, or +inf:
+    a provider's vector out of float32's range) is read as none, like an unusable position:
+    argmax meets such a score first, so the common case pays no extra pass for it."""
     leading: list[float] = []
-    for _ in range(GROUP_MAX + 1):
-        if not len(values):
-            break
+    while len(leading) < GROUP_MAX + 1 and len(values):
         top = int(np.argmax(values))
         value = float(values[top])
         if value == -np.inf:  # no more usable positions of this language
             break
+        if not math.isfinite(value):  # only ever the first: argmax returns a NaN, else an inf, first
+            values[~np.isfinite(values)] = -np.inf
+            continue
         leading.append(value)
         values[top] = -np.inf
         if leading[0] - value > GROUP_BAND:  # below the band: the last one the group can be measured to
