@@ -4,6 +4,7 @@ the store (shared by every instance), HTTP 429 with Retry-After and RATE_LIMITED
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -509,6 +510,34 @@ def test_the_image_memory_is_bounded_and_least_recently_used_goes_first():
     assert images.kind(("u", "memo", "1")) is None  # the least recently used went
     assert images.kind(("u", "memo", "0")) == "image" and images.kind(("u", "memo", "3")) == "file"
     assert images.kind(("v", "memo", "0")) is None  # another user's key is another entry
+
+
+@pytest.fixture
+def small_image_memory(monkeypatch) -> None:
+    """An endpoint's image memory of 8 entries, 4 a user (requested before `counted`, which builds it)."""
+    from mesq.mcp import endpoint, image_uris
+
+    monkeypatch.setattr(endpoint, "ImageUris", functools.partial(image_uris.ImageUris, max_entries=8))
+    monkeypatch.setattr(image_uris, "USER_MAX_ENTRIES", 4, raising=False)
+
+
+def test_one_account_reading_fresh_ids_never_makes_another_forget(small_image_memory, counted):
+    """The memory was one LRU for every user: an account reading fresh ids of its own (each
+    remembered, `missing`) pushed out another's entries, whose next read then cost a GetItem and
+    a `page_image` count again; and an account could tell from its own entries going how much
+    others read. Now one account's reads only ever push out its own."""
+    reads, client, token, other_token, other_id = counted
+    document = _album(client, token, 1, mime="application/pdf")["resources"][0]["mcp_uri"]
+    owner = Mcp(client=client, token=token)
+    assert "result" in owner.post("resources/read", {"uri": document}).json()  # remembered: a file
+    other = Mcp(client=client, token=other_token)
+    for number in range(20):
+        fresh = f"memo://resource/users%2F{other_id}%2Fmemo%2F{number:028x}"
+        assert other.error("resources/read", {"uri": fresh})["data"]["code"] == "NOT_FOUND"
+    mark = len(reads.keys)
+    assert "result" in owner.post("resources/read", {"uri": document}).json()
+    record_reads = [key for key in reads.since(mark) if str(key[1]).startswith("MEMOATT#")]
+    assert len(record_reads) == 1  # the read itself, no second one to tell whether it is an image
 
 
 def test_a_read_the_step_up_refuses_reads_no_record(counted):
