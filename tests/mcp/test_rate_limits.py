@@ -512,6 +512,27 @@ def test_the_image_memory_is_bounded_and_least_recently_used_goes_first():
     assert images.kind(("v", "memo", "0")) is None  # another user's key is another entry
 
 
+def test_every_spelling_of_one_attachment_is_one_memory_and_the_rest_are_refused_unread(counted):
+    """`%2F`, `%2f` and plain slashes name one attachment: once one spelling told it a file, none
+    costs a second record read. A spelling that names no attachment path (upper-case id, a query
+    string, a fragment, a trailing slash, double encoding, a capitalised scheme) is refused with
+    -32602 and reads no record."""
+    reads, client, token, _, _ = counted
+    document = _album(client, token, 1, mime="application/pdf")["resources"][0]["mcp_uri"]
+    mcp = Mcp(client=client, token=token)
+    assert "result" in mcp.post("resources/read", {"uri": document}).json()
+    for spelling in (document.replace("%2F", "%2f"), document.replace("%2F", "/")):
+        mark = len(reads.keys)
+        assert "result" in mcp.post("resources/read", {"uri": spelling}).json(), spelling
+        assert len([key for key in reads.since(mark) if str(key[1]).startswith("MEMOATT#")]) == 1, spelling
+    head, attachment_id = document[:-28], document[-28:]
+    for spelling in (head + attachment_id.upper(), document + "?x=1", document + "#f", document + "/",
+                     document.replace("%2F", "%252F"), document.replace("memo://", "MEMO://")):  # fmt: skip
+        mark = len(reads.keys)
+        assert mcp.error("resources/read", {"uri": spelling})["code"] == -32602, spelling
+        assert [key for key in reads.since(mark) if "ATT#" in str(key[1])] == [], spelling
+
+
 @pytest.fixture
 def small_image_memory(monkeypatch) -> None:
     """An endpoint's image memory of 8 entries, 4 a user (requested before `counted`, which builds it)."""
