@@ -533,6 +533,23 @@ def test_every_spelling_of_one_attachment_is_one_memory_and_the_rest_are_refused
         assert [key for key in reads.since(mark) if "ATT#" in str(key[1])] == [], spelling
 
 
+def test_a_batch_naming_one_attachment_in_two_spellings_reads_its_record_once(counted):
+    """A 2025-03-26 batch reading one never-seen file as `%2F` and as `%2f`: the endpoint tells
+    what it is with one record read (it read one per spelling), then each read is answered."""
+    reads, client, token, _, _ = counted
+    document = _album(client, token, 1, mime="application/pdf")["resources"][0]["mcp_uri"]
+    legacy = Mcp(client=client, token=token, era="legacy")
+    headers = {**legacy.http_headers("resources/read", None), "Mcp-Protocol-Version": "2025-03-26"}
+    spellings = [document, document.replace("%2F", "%2f"), document.replace("%2F", "/")]
+    body = [{"jsonrpc": "2.0", "id": number, "method": "resources/read", "params": {"uri": uri}}
+            for number, uri in enumerate(spellings)]  # fmt: skip
+    mark = len(reads.keys)
+    answers = client.post("/mcp", headers=headers, json=body).json()
+    assert len(answers) == 3 and all("result" in answer for answer in answers), answers
+    record_reads = [key for key in reads.since(mark) if str(key[1]).startswith("MEMOATT#")]
+    assert len(record_reads) == 1 + len(spellings)  # one to tell it a file, then each read's own
+
+
 @pytest.fixture
 def small_image_memory(monkeypatch) -> None:
     """An endpoint's image memory of 8 entries, 4 a user (requested before `counted`, which builds it)."""

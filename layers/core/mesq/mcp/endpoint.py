@@ -447,9 +447,13 @@ class McpEndpoint:
         to_read = {**(unseen if "page_image" not in limited else {}),
                    **(missing if "attachment_read" not in limited else {})}  # fmt: skip
         no_images: list[Bucket] = []
+        found: dict[tuple[str, str, str], resources.AttachmentKind] = {}  # one read per attachment, however spelled
         for name, attachment in to_read.items():
-            kind = await run_sync(resources.attachment_kind, self.services.items, principal.user_id, attachment)
-            self.images.remember(self._image_key(principal, attachment), kind)
+            key = self._image_key(principal, attachment)
+            if (kind := found.get(key)) is None:
+                kind = await run_sync(resources.attachment_kind, self.services.items, principal.user_id, attachment)
+                found[key] = kind
+                self.images.remember(key, kind)
             if kind != "image" and name in unseen:
                 no_images += ["attachment_read"] * uri_counts[name]
                 if read_buckets is not None:
