@@ -450,10 +450,12 @@ class McpEndpoint:
         found: dict[tuple[str, str, str], resources.AttachmentKind] = {}  # one read per attachment, however spelled
         for name, attachment in to_read.items():
             key = self._image_key(principal, attachment)
-            if (kind := found.get(key)) is None:
-                kind = await run_sync(resources.attachment_kind, self.services.items, principal.user_id, attachment)
-                found[key] = kind
-                self.images.remember(key, kind)
+            if key not in found:
+                found[key] = await run_sync(
+                    resources.attachment_kind, self.services.items, principal.user_id, attachment
+                )
+                self.images.remember(key, found[key])
+            kind = found[key]
             if kind != "image" and name in unseen:
                 no_images += ["attachment_read"] * uri_counts[name]
                 if read_buckets is not None:
