@@ -234,8 +234,14 @@ def test_bad_limits_and_forged_continuations_are_refused(dav: Dav) -> None:
     assert dav.request("REPORT", dav.calendar, sync_body(nresults="many")).status_code == 400
     first = dav.report(dav.calendar, sync_body(nresults=1))
     token = str(first.findtext("D:sync-token", namespaces=NS))
-    start, resume, after = token.removeprefix("urn:x-mesq:sync:").split("/")
-    for forged in (f"{start}/{resume}/%%%", f"{start}/99999999999999999/{after}", f"new/{resume}", "x/y/z"):
+    start, resume, scope, after = token.removeprefix("urn:x-mesq:sync:").split("/")
+    for forged in (
+        f"{start}/{resume}/{scope}/%%%",
+        f"{start}/99999999999999999/{scope}/{after}",
+        f"{start}/{resume}/{after}",
+        f"new/{resume}",
+        "x/y/z/w",
+    ):
         refused = dav.request("REPORT", dav.calendar, sync_body("urn:x-mesq:sync:" + forged))
         assert refused.status_code == 403 and "valid-sync-token" in refused.text, forged
 
