@@ -16,6 +16,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import tzinfo
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from icalendar import Calendar
@@ -60,4 +61,38 @@ def zone_of_calendar(text: str) -> tzinfo:
             zone: tzinfo = found[0].to_tz()
         except Exception:  # a VTIMEZONE without its offsets, a bad DTSTART...
             raise ValueError("its VTIMEZONE cannot be read") from None
+        if not isinstance(zone, ZoneInfo):  # a zone of the client's own: read by its rules
+            _check_rules(found[0])
         return zone
+
+
+#: What a VTIMEZONE of the client's own may repeat by: a zone's offsets change a few times a year.
+#: dateutil finds a moment's offset by walking each rule from its DTSTART (and keeps what it
+#: walked): an hourly rule from 1601 took 20 s of CPU for one time of a query, and held millions
+#: of datetimes, for every time the query read.
+_RULE_PARTS = frozenset({"FREQ", "INTERVAL", "UNTIL", "COUNT", "BYMONTH", "BYDAY", "BYMONTHDAY", "WKST"})
+MAX_ZONE_RULES = 16
+_EARLIEST_RULE_YEAR = 1600
+
+
+def _check_rules(vtimezone: Any) -> None:
+    """ValueError unless each STANDARD / DAYLIGHT rule of `vtimezone` is yearly, on at most one
+    month and one weekday (and a week's days of the month), from 1600 on, and there are at most
+    MAX_ZONE_RULES of them: what real zones write (Outlook's from 1601), at a bounded cost."""
+    rules = [part for part in vtimezone.subcomponents if "RRULE" in part]
+    if len(rules) > MAX_ZONE_RULES:
+        raise ValueError(f"its VTIMEZONE has more than {MAX_ZONE_RULES} RRULEs")
+    for part in rules:
+        start = part.get("DTSTART")
+        if start is None or getattr(start, "dt", None) is None or start.dt.year < _EARLIEST_RULE_YEAR:
+            raise ValueError(f"its VTIMEZONE's rules start in {_EARLIEST_RULE_YEAR} or later")
+        for rule in part["RRULE"] if isinstance(part["RRULE"], list) else [part["RRULE"]]:
+            freq = [str(value).upper() for value in rule.get("FREQ", [])]
+            if freq != ["YEARLY"] or not set(rule) <= _RULE_PARTS:
+                raise ValueError("its VTIMEZONE's RRULEs repeat yearly, by month, weekday and day of the month")
+            if (
+                len(rule.get("BYMONTH", [])) > 1
+                or len(rule.get("BYDAY", [])) > 1
+                or len(rule.get("BYMONTHDAY", [])) > 7
+            ):
+                raise ValueError("its VTIMEZONE's RRULEs name one month and one weekday")
