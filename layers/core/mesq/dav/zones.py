@@ -62,7 +62,7 @@ def zone_of_calendar(text: str) -> tzinfo:
         except Exception:  # a VTIMEZONE without its offsets, a bad DTSTART...
             raise ValueError("its VTIMEZONE cannot be read") from None
         if not isinstance(zone, ZoneInfo):  # a zone of the client's own: read by its rules
-            _check_rules(found[0])
+            check_rules(found[0])
         return zone
 
 
@@ -75,7 +75,7 @@ MAX_ZONE_RULES = 16
 _EARLIEST_RULE_YEAR = 1600
 
 
-def _check_rules(vtimezone: Any) -> None:
+def check_rules(vtimezone: Any) -> None:
     """ValueError unless each STANDARD / DAYLIGHT rule of `vtimezone` is yearly, on at most one
     month and one weekday (and a week's days of the month), from 1600 on, and there are at most
     MAX_ZONE_RULES of them: what real zones write (Outlook's from 1601), at a bounded cost."""
