@@ -13,6 +13,8 @@ a token that continues where it stopped (RFC 6578 3.6), `DAV:limit` included (3.
 
 from __future__ import annotations
 
+import copy
+import re
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -23,7 +25,7 @@ import pytest
 
 from mesq.auth.tokens import create_token
 from mesq.auth.users import create_user
-from mesq.dav import budget, report
+from mesq.dav import budget, report, xml
 from mesq.runtime.app_factories import create_local_app
 from mesq.wiring.services import Services
 from tests.conftest import LiveServer
@@ -232,8 +234,14 @@ def test_bad_limits_and_forged_continuations_are_refused(dav: Dav) -> None:
     assert dav.request("REPORT", dav.calendar, sync_body(nresults="many")).status_code == 400
     first = dav.report(dav.calendar, sync_body(nresults=1))
     token = str(first.findtext("D:sync-token", namespaces=NS))
-    start, resume, after = token.removeprefix("urn:x-mesq:sync:").split("/")
-    for forged in (f"{start}/{resume}/%%%", f"{start}/99999999999999999/{after}", f"new/{resume}", "x/y/z"):
+    start, resume, scope, after = token.removeprefix("urn:x-mesq:sync:").split("/")
+    for forged in (
+        f"{start}/{resume}/{scope}/%%%",
+        f"{start}/99999999999999999/{scope}/{after}",
+        f"{start}/{resume}/{after}",
+        f"new/{resume}",
+        "x/y/z/w",
+    ):
         refused = dav.request("REPORT", dav.calendar, sync_body("urn:x-mesq:sync:" + forged))
         assert refused.status_code == 403 and "valid-sync-token" in refused.text, forged
 
@@ -309,3 +317,30 @@ def test_a_property_of_the_clients_own_namespace_stays_declared_in_each_response
     root = dav.propfind(dav.calendar, body, depth="1")
     assert len(root.findall("D:response", NS)) == 3
     assert len(root.findall("D:response/D:propstat/D:prop/{http://example.com/ns}colour", NS)) == 3
+
+
+def test_a_response_is_written_as_elementtree_writes_it_without_its_per_call_namespace_walk(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Writing each response with ElementTree.tostring (its namespace walk and writer set up per
+    call) made PROPFIND depth 1 on 2,000 tasks a third slower than writing the answer whole;
+    xml.fragment writes MeSQ's own namespaces itself, to the same bytes, awkward text included."""
+    response = ET.Element("{DAV:}response")
+    xml.element(response, "{DAV:}href", "/dav/a/b/x&y<z>\"q'\\长.ics")
+    prop = xml.element(xml.element(response, "{DAV:}propstat"), "{DAV:}prop")
+    xml.element(prop, "{DAV:}getetag", '"abc-1"')
+    xml.element(prop, "{urn:ietf:params:xml:ns:caldav}calendar-data", "A\r\nB:\x0c\x1b & <b>\r\n\tc \ud800")
+    comp = xml.element(prop, "{urn:ietf:params:xml:ns:caldav}comp")
+    comp.set("name", 'V"T\n\r\t<&>\x07')
+    comp.tail = "t&\x01"
+    xml.element(prop, "{DAV:}displayname")
+
+    def refused(*args: Any, **kwargs: Any) -> str:
+        raise AssertionError("a response of MeSQ's own namespaces is written without ElementTree.tostring")
+
+    reference = ET.tostring(copy.deepcopy(response), encoding="unicode")
+    monkeypatch.setattr(ET, "tostring", refused)
+    written = budget.fragment(response)
+    expected = reference.split(">", 1)[1]  # ElementTree's own text, the namespace declarations left out
+    expected = "<D:response>" + re.sub("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", "", expected)
+    assert written == expected.encode("utf-8", "xmlcharrefreplace")

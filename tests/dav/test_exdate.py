@@ -222,3 +222,27 @@ def test_excluding_the_last_occurrence_ends_the_series(phone: tuple[CaldavClient
     # no occurrence is left: the series is over, done for good, with no occurrence recorded as done
     assert "STATUS:COMPLETED" in data and task["done"] is True and task["occurrences"] == []
     assert task["due"] == {"type": "date", "date": "2026-12-10"}
+
+
+def test_an_app_that_excludes_the_next_occurrence_before_reading_the_task_again_keeps_the_rest(dav: Dav) -> None:
+    """COUNT=3 from the 10th: the app deletes the 10th (MeSQ moves the due to the 11th, answering
+    no ETag), then, its copy still due the 10th, deletes the 11th too. The 12th is left: MeSQ
+    counted the 10th twice and ended the series for good."""
+    lines = ("DUE;VALUE=DATE:20261210", "RRULE:FREQ=DAILY;COUNT=3")
+    assert dav.put("stale.ics", vtodo("stale", *lines, summary="Stale")).status_code == 201
+    first = "EXDATE;VALUE=DATE:20261210"
+    assert dav.put("stale.ics", vtodo("stale", *lines, first, summary="Stale")).status_code == 204
+    task = dav.rest("GET", "/api/toolkit/todo/query?query=Stale")["items"][0]
+    assert task["due"] == {"type": "date", "date": "2026-12-11"}
+    both = "EXDATE;VALUE=DATE:20261210,20261211"
+    assert dav.put("stale.ics", vtodo("stale", *lines, both, summary="Stale")).status_code == 204
+    task = dav.rest("GET", f"/api/toolkit/todo/tasks/{task['id']}")["task"]
+    assert task["done"] is False and task["due"] == {"type": "date", "date": "2026-12-12"}
+    assert _due(dav.get("stale.ics").text) == "20261212"
+    # the same stale copy again changes nothing; the 12th, completed, is the last
+    assert dav.put("stale.ics", vtodo("stale", *lines, both, summary="Stale")).status_code == 204
+    again = dav.rest("GET", f"/api/toolkit/todo/tasks/{task['id']}")["task"]
+    assert again["due"] == {"type": "date", "date": "2026-12-12"}
+    done = vtodo("stale", *lines, both, "STATUS:COMPLETED", "COMPLETED:20261212T100000Z", summary="Stale")
+    assert dav.put("stale.ics", done.replace("20261210\r\nRRULE", "20261212\r\nRRULE", 1)).status_code == 204
+    assert dav.rest("GET", f"/api/toolkit/todo/tasks/{task['id']}")["task"]["done"] is True

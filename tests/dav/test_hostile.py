@@ -3,6 +3,7 @@ is byte-for-byte what it was (nothing half-written)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import httpx
@@ -190,3 +191,49 @@ def test_a_resource_name_that_is_not_utf8_is_refused(dav: Dav, services: Service
     assert made.status_code == 201, made.text
     listed = dav.request("PROPFIND", dav.calendar, Depth="1", content_type="application/xml")
     assert f"{dav.calendar}caf%C3%A9.ics</" in listed.text, listed.text
+
+
+def _zoned_task(rules: tuple[str, str], start: str = "16010101") -> str:
+    parts = "".join(
+        f"BEGIN:{kind}\r\nDTSTART:{start}T0{hour}0000\r\nRRULE:{rule}\r\nTZOFFSETFROM:{offsets[0]}\r\n"
+        f"TZOFFSETTO:{offsets[1]}\r\nEND:{kind}\r\n"
+        for kind, hour, rule, offsets in zip(
+            ("STANDARD", "DAYLIGHT"), (3, 2), rules, (("+0200", "+0100"), ("+0100", "+0200")), strict=True
+        )
+    )
+    zone = f"BEGIN:VTIMEZONE\r\nTZID:My Office\r\n{parts}END:VTIMEZONE\r\n"
+    task = vtodo("zoned", "DUE;TZID=My Office:20261207T090000")
+    return task.replace("BEGIN:VTODO", zone + "BEGIN:VTODO", 1)
+
+
+def test_a_vtimezone_whose_rules_cost_minutes_to_read_is_refused_unwritten(dav: Dav, services: Services) -> None:
+    """A zone the tz database lacks is read by walking its rules from their DTSTART for each time
+    read: two hourly rules from 1601 held a PUT for 20 s of CPU. Real zones' rules are yearly."""
+    before = snapshot(services, dav.user_id)
+    for rules, start in (
+        (("FREQ=HOURLY", "FREQ=HOURLY"), "16010101"),
+        (("FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU;BYHOUR=1,2,3", "FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU"), "16010101"),
+    ):
+        started = time.monotonic()
+        refused = dav.put("zoned.ics", _zoned_task(rules, start))
+        assert refused.status_code == 400 and "valid-calendar-data" in refused.text and "My Office" in refused.text
+        assert time.monotonic() - started < 5
+    # sixteen yearly rules from year 1: eight times what a zone of two costs to read
+    many = "".join(
+        f"BEGIN:STANDARD\r\nDTSTART:00010101T0{hour % 10}0000\r\n"
+        f"RRULE:FREQ=YEARLY;BYMONTH={hour % 12 + 1};BYDAY=-1SU\r\n"
+        "TZOFFSETFROM:+0200\r\nTZOFFSETTO:+0100\r\nEND:STANDARD\r\n"
+        for hour in range(16)
+    )
+    task = vtodo("zoned", "DUE;TZID=My Office:20261207T090000")
+    refused = dav.put(
+        "zoned.ics",
+        task.replace("BEGIN:VTODO", f"BEGIN:VTIMEZONE\r\nTZID:My Office\r\n{many}END:VTIMEZONE\r\nBEGIN:VTODO", 1),
+    )
+    assert refused.status_code == 400 and "years" in refused.text
+    assert snapshot(services, dav.user_id) == before
+    # as eM Client writes its zones (yearly, from year 1), then Outlook (from 1601)
+    yearly = ("FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU", "FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU")
+    assert dav.put("zoned.ics", _zoned_task(yearly, "00010101")).status_code == 201
+    assert dav.put("zoned.ics", _zoned_task(yearly, "16010101")).status_code == 204
+    assert "TZID:My Office" in dav.get("zoned.ics").text

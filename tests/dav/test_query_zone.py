@@ -7,6 +7,7 @@ no other day's. python-caldav's `search` and raw REPORTs against a real `mesq se
 
 from __future__ import annotations
 
+import time as clock
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, time, timedelta
 from xml.etree import ElementTree as ET
@@ -151,6 +152,38 @@ def test_the_querys_own_timezone_wins_over_the_users(make_dav: Callable[..., Dav
     for bad in ("<C:timezone>not a calendar</C:timezone>", "<C:timezone>BEGIN:VCALENDAR\r\nEND:VCALENDAR</C:timezone>"):
         refused = dav.request("REPORT", dav.calendar, _query_in(bad, *la_seventh), Depth="1")
         assert refused.status_code == 400 and "valid-calendar-data" in refused.text and "timezone" in refused.text
+
+
+def test_a_zone_of_the_querys_own_that_would_cost_minutes_to_read_is_refused(dav: Dav) -> None:
+    """dateutil reads a VTIMEZONE of the client's own by walking each rule from its DTSTART: two
+    hourly rules from 1601 took 20 s of CPU for one time of the query (and held millions of
+    datetimes), for each time it read. A real zone's rules are yearly, on one month and weekday."""
+    dav.put("dated.ics", vtodo("dated", "DUE;VALUE=DATE:20261207"))
+    window = ("20261206T000000Z", "20261208T000000Z")
+
+    def zone(*rules: str) -> str:
+        parts = "".join(
+            f"BEGIN:{kind}\r\nDTSTART:{start}\r\nRRULE:{rule}\r\nTZOFFSETFROM:{offsets[0]}\r\n"
+            f"TZOFFSETTO:{offsets[1]}\r\nEND:{kind}\r\n"
+            for kind, start, rule, offsets in zip(
+                ("STANDARD", "DAYLIGHT"),
+                ("16010101T000000", "16010101T003000"),
+                rules,
+                (("+0100", "+0000"), ("+0000", "+0100")),
+                strict=True,
+            )
+        )
+        vtimezone = f"BEGIN:VTIMEZONE\r\nTZID:Mine\r\n{parts}END:VTIMEZONE\r\n"
+        text = f"BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\n{vtimezone}END:VCALENDAR\r\n"
+        return f"<C:timezone>{text}</C:timezone>"
+
+    for rules in (("FREQ=HOURLY", "FREQ=HOURLY"), ("FREQ=YEARLY;BYHOUR=0,1,2,3", "FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU")):
+        started = clock.monotonic()
+        refused = dav.request("REPORT", dav.calendar, _query_in(zone(*rules), *window), Depth="1")
+        assert refused.status_code == 400 and "valid-calendar-data" in refused.text and "RRULE" in refused.text
+        assert clock.monotonic() - started < 5
+    outlook = zone("FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU", "FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU")  # as Outlook writes one
+    assert hrefs(dav.report(dav.calendar, _query_in(outlook, *window))) == [dav.calendar + "dated.ics"]
 
 
 def test_the_collection_advertises_the_users_zone(make_dav: Callable[..., Dav]) -> None:

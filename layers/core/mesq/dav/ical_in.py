@@ -41,7 +41,7 @@ from .mapping import (
     values_of,
 )
 from .xml import CALDAV
-from .zones import own_timezones
+from .zones import check_rules, own_timezones
 
 MAX_OBJECT_BYTES = 256 * 1024
 MAX_COMPONENTS = 64
@@ -90,6 +90,7 @@ def read_vtodo(body: bytes, floating_zone: str | None, untitled: str = "(untitle
             raise _invalid(f"not valid iCalendar: {_short(error)}") from None
         if not isinstance(calendar, Calendar) or calendar.name != "VCALENDAR":
             raise _invalid("the body must be one VCALENDAR")
+        _check_own_zones(calendar)
         todos = _todos(calendar)
         master = todos[0]
         try:
@@ -103,6 +104,17 @@ def read_vtodo(body: bytes, floating_zone: str | None, untitled: str = "(untitle
             raise _invalid(f"not valid iCalendar: {_short(error)}") from None
     # Bytes cleaned of controls are not the client's: no raw copy, so PUT answers no ETag.
     return with_raw(incoming, body) if text == sent and sent.encode("utf-8") == body else incoming
+
+
+def _check_own_zones(calendar: Calendar) -> None:
+    """Each VTIMEZONE of a zone the tz database does not know has rules read at a bounded cost
+    (zones.check_rules): its times are read by walking them, an hourly one for 20 s a time."""
+    for zone in calendar.subcomponents:
+        if zone.name == "VTIMEZONE" and "TZID" in zone and vtimezone_of(str(zone["TZID"])) is None:
+            try:
+                check_rules(zone)
+            except ValueError as error:
+                raise _invalid(f"VTIMEZONE {quoted(str(zone['TZID'])[:60])}: {error}") from None
 
 
 def _own_vtimezones(calendar: Calendar) -> str:

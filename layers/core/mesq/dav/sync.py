@@ -8,17 +8,20 @@ than the kept history, or with more changes behind it than one answer reads, is 
 
 Members go out in the order of their names. When the client's `DAV:limit/DAV:nresults` or the
 answer's byte budget (budget.py) is reached, the answer ends as RFC 6578 3.6 says: a 507
-response for the collection and a continuation token, `<start>/<resume>/<after>`: the names up
-to `after` are current as of the point `resume`, those after it as of `start` (the token the
-client came with, or `new`: it has none of them yet). The next answer reads the changes since
-`resume` for the names up to `after`, and since `start` (or the members) for the rest, so a
-change made between two answers is not lost; once nothing is left, the token is a plain one.
+response for the collection and a continuation token, `<start>/<resume>/<scope>/<after>`: the
+names up to `after` are current as of the point `resume`, those after it as of `start` (the token
+the client came with, or `new`: it has none of them yet); `scope` names the account and calendar
+it was given for, where alone it is valid (RFC 6578 3.2: another calendar's token is refused).
+The next answer reads the changes since `resume` for the names up to `after`, and since `start`
+(or the members) for the rest, so a change made between two answers is not lost; once nothing is
+left, the token is a plain one.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 from dataclasses import dataclass
 from xml.etree import ElementTree as ET
 
@@ -48,13 +51,20 @@ class Continuation:
     after: str
 
 
-def continuation_token(at: Continuation) -> str:
+def scope_of(session: Session, collection_id: str) -> str:
+    """What a continuation token names its calendar by: its `after` is a name of that calendar
+    (used on another, the names before it would be taken as current there and never sent)."""
+    digest = hashlib.sha256(f"{session.user_id}\x00{collection_id}".encode()).digest()[:9]
+    return base64.urlsafe_b64encode(digest).decode()
+
+
+def continuation_token(at: Continuation, scope: str) -> str:
     def part(point: SyncPoint) -> str:
         return sync_token(point).removeprefix(SYNC_TOKEN_PREFIX)
 
     after = base64.urlsafe_b64encode(at.after.encode()).decode().rstrip("=")
     start = _NEW if at.start is None else part(at.start)
-    return f"{SYNC_TOKEN_PREFIX}{start}/{part(at.resume)}/{after}"
+    return f"{SYNC_TOKEN_PREFIX}{start}/{part(at.resume)}/{scope}/{after}"
 
 
 def _refused(reason: str) -> DavError:
@@ -69,14 +79,17 @@ def _checked(point: SyncPoint | None) -> SyncPoint:
     return point
 
 
-def position_of(token: str) -> SyncPoint | Continuation | None:
-    """What a client's token says it has (None: nothing, an initial sync)."""
+def position_of(token: str, scope: str) -> SyncPoint | Continuation | None:
+    """What a client's token says it has (None: nothing, an initial sync) in the calendar of
+    `scope` (`scope_of`)."""
     if not token:
         return None
     parts = token.removeprefix(SYNC_TOKEN_PREFIX).split("/") if token.startswith(SYNC_TOKEN_PREFIX) else []
-    if len(parts) != 3:
+    if len(parts) != 4:
         return _checked(sync_point_of(token))
-    start_text, resume_text, after_text = parts
+    start_text, resume_text, token_scope, after_text = parts
+    if token_scope != scope:
+        raise _refused("this sync token was given for another calendar; sync afresh")
     try:
         after = base64.b64decode(after_text + "=" * (-len(after_text) % 4), altchars=b"-_", validate=True).decode()
     except (binascii.Error, ValueError):
@@ -155,7 +168,8 @@ def _nresults(root: ET.Element) -> int | None:
 def sync_collection(session: Session, collection_id: str, root: ET.Element) -> Answer:
     wanted = requested(root, "report")
     token_element = root.find(tag(DAV, "sync-token"))
-    position = position_of(str(token_element.text or "").strip() if token_element is not None else "")
+    scope = scope_of(session, collection_id)
+    position = position_of(str(token_element.text or "").strip() if token_element is not None else "", scope)
     answer = Answer(max_responses=_nresults(root))
     entries, point, start = _entries(session, collection_id, position)
     token = sync_token(point)
@@ -166,7 +180,7 @@ def sync_collection(session: Session, collection_id: str, root: ET.Element) -> A
         if not answer.add(gone(href) if member is None else member_response(session, collection_id, member, wanted)):
             answer.truncated(session.collection_href(collection_id))
             assert last is not None  # an answer's first response is always added
-            token = continuation_token(Continuation(start, point, last))
+            token = continuation_token(Continuation(start, point, last), scope)
             break
         last = name
     answer.add_always(lambda parent: element(parent, tag(DAV, "sync-token"), token))

@@ -371,6 +371,22 @@ def past_excluded_due(task: Item, now: str, user_zone: str | None = None) -> Ite
     return {**task, "due": following, EXCLUDED_COUNT: passed + skipped}
 
 
+def excluded_up_to(task: Item, due: dict[str, Any], user_zone: str | None = None) -> bool:
+    """Whether `task` (a sync client's copy of a recurring task) is behind `due` (where the task
+    stands in MeSQ) by excluded occurrences only: its own due and every rule date after it before
+    `due` are among its EXDATEs. The app excluded an occurrence MeSQ already moved past, and did
+    not read the task again before excluding another: its copy still shows the old due."""
+    rule, own = task.get("recurrence"), task.get("due")
+    if not rule or not own or not due or own == due or own.get("type") != due.get("type"):
+        return False
+    zone = task.get("timezone") or user_zone
+    exclusions = Exclusions.of(excluded_dates(task))
+    if not exclusions or not exclusions.exclude(_start(own, zone)) or _start(due, zone) <= _start(own, zone):
+        return False
+    found = _following(rule, own, zone, exclusions)
+    return found is not None and _start(found[0], zone) >= _start(due, zone)
+
+
 def recorded(task: Item, now: str) -> Item:
     """`task` with its current occurrence appended to the history (bounded)."""
     history = [*(task.get("occurrences") or []), {"due": task["due"], "completedAt": now}][-HISTORY_MAX:]

@@ -241,9 +241,18 @@ def _off_an_excluded_due(
     """A recurring copy whose own due the app excluded ("delete this occurrence", the current one)
     moved on to its next occurrence (`recurrence.past_excluded_due`), its done subtasks reopened as
     after a completion; done for good, by the done rule, when none is left. A copy that lands
-    where the task already is (the app's retry of the same copy) counts nothing again."""
+    where the task already is (the app's retry of the same copy) counts nothing again, and a copy
+    behind the task by excluded dates only (the app excluded one more before reading the task
+    again) is read from where the task is: the dates it passed are counted once."""
     # the copy's own excluded dates (its app data), which a new record does not carry yet
     probe = {**record, SYNC_FIELD: {**(record.get(SYNC_FIELD) or {}), "props": props}}
+    if before is not None and not before["done"] and recurrence.excluded_up_to(probe, before["due"], state.user_zone):
+        # COUNT: MeSQ counted those dates as it passed them (EXCLUDED_COUNT); from the copy's due
+        # they were counted again, and a series with dates left ended
+        probe = {key: value for key, value in probe.items() if key != recurrence.EXCLUDED_COUNT}
+        counted = before.get(recurrence.EXCLUDED_COUNT)
+        probe = {**probe, "due": before["due"], **({} if counted is None else {recurrence.EXCLUDED_COUNT: counted})}
+        record = probe
     moved = recurrence.past_excluded_due(probe, now, state.user_zone)
     if moved is probe:
         return record
