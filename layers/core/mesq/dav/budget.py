@@ -62,9 +62,7 @@ class Answer:
         so each answer moves the client on."""
         if not self.room_for(1):
             return False
-        holder = ET.Element(tag(DAV, "multistatus"))
-        build(holder)
-        pieces = [fragment(child) for child in holder]
+        pieces = _written(build)
         size = sum(sent_bytes(piece) for piece in pieces)
         if self.responses and self._size + size > self._budget - keep_free:
             return False
@@ -75,12 +73,9 @@ class Answer:
 
     def add_always(self, build: Build) -> None:
         """What an answer holds whatever its size: the collection's own response, a 404, a token."""
-        holder = ET.Element(tag(DAV, "multistatus"))
-        build(holder)
-        for child in holder:
-            piece = fragment(child)
-            self._fragments.append(piece)
-            self._size += sent_bytes(piece)
+        pieces = _written(build)
+        self._fragments.extend(pieces)
+        self._size += sum(sent_bytes(piece) for piece in pieces)
 
     def truncated(self, href: str) -> None:
         """The response RFC 6578 3.6 (and RFC 5323 5.17 for other reports and PROPFIND) marks a
@@ -89,6 +84,13 @@ class Answer:
 
     def body(self) -> bytes:
         return document("D:multistatus", self._fragments)
+
+
+def _written(build: Build) -> list[bytes]:
+    """What `build` appends to a multistatus, each element as the bytes it adds to an answer."""
+    holder = ET.Element(tag(DAV, "multistatus"))
+    build(holder)
+    return [fragment(child) for child in holder]
 
 
 def gone(href: str) -> Build:
@@ -112,9 +114,8 @@ def insufficient(parent: ET.Element, href: str) -> None:
 
 @cache
 def _insufficient_around() -> int:
-    holder = ET.Element(tag(DAV, "multistatus"))
-    insufficient(holder, "x")  # an empty href would be written <D:href />
-    return sum(sent_bytes(fragment(child)) for child in holder) - 1
+    # an empty href would be written <D:href />
+    return sum(sent_bytes(piece) for piece in _written(lambda parent: insufficient(parent, "x"))) - 1
 
 
 def insufficient_bytes(href: str) -> int:

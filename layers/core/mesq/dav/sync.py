@@ -106,8 +106,8 @@ def _changes(session: Session, collection_id: str, since: SyncPoint) -> tuple[En
     changes = reads.changed_since(items, user_id, since, session.services.deployment.history_days)
     if changes is None:
         raise _refused("this sync token is too old; sync afresh")
-    present, gone = reads.answer(items, user_id, collection_id, changes)
-    entries: Entries = dict.fromkeys(gone)
+    present, left = reads.answer(items, user_id, collection_id, changes)
+    entries: Entries = dict.fromkeys(left)
     entries.update((member.name, member) for member in members_of(present, session))
     return entries, changes.point
 

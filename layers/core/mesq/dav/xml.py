@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from xml.etree import ElementTree as ET
+from xml.sax.saxutils import escape
 
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
@@ -123,7 +124,7 @@ def _written(node: ET.Element, out: list[str]) -> bool:
     if node.text or len(node):
         out.append(">")
         if node.text:
-            out.append(_escape_text(node.text))
+            out.append(escape(node.text))
         for child in node:
             if not _written(child, out):
                 return False
@@ -131,17 +132,16 @@ def _written(node: ET.Element, out: list[str]) -> bool:
     else:
         out.append(" />")
     if node.tail:
-        out.append(_escape_text(node.tail))
+        out.append(escape(node.tail))
     return True
 
 
-def _escape_text(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+#: What ElementTree escapes in an attribute besides `&`, `<` and `>` (`escape`'s own).
+_ATTRIBUTE_ENTITIES = {'"': "&quot;", "\r": "&#13;", "\n": "&#10;", "\t": "&#09;"}
 
 
 def _escape_attribute(text: str) -> str:
-    text = _escape_text(text).replace('"', "&quot;")
-    return text.replace("\r", "&#13;").replace("\n", "&#10;").replace("\t", "&#09;")
+    return escape(text, _ATTRIBUTE_ENTITIES)
 
 
 def document(root_tag: str, fragments: list[bytes]) -> bytes:
