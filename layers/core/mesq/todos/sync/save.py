@@ -249,17 +249,12 @@ def _off_an_excluded_due(
     if before is not None and not before["done"] and recurrence.excluded_up_to(probe, before["due"], state.user_zone):
         # COUNT: MeSQ counted those dates as it passed them (EXCLUDED_COUNT); from the copy's due
         # they were counted again, and a series with dates left ended
-        probe = {key: value for key, value in probe.items() if key != recurrence.EXCLUDED_COUNT}
-        counted = before.get(recurrence.EXCLUDED_COUNT)
-        probe = {**probe, "due": before["due"], **({} if counted is None else {recurrence.EXCLUDED_COUNT: counted})}
-        record = probe
+        record = probe = _counted_as_before({**probe, "due": before["due"]}, before)
     moved = recurrence.past_excluded_due(probe, now, state.user_zone)
     if moved is probe:
         return record
     if before is not None and not before["done"] and before.get("due") == moved.get("due") and not moved["done"]:
-        moved = {key: value for key, value in moved.items() if key != recurrence.EXCLUDED_COUNT}
-        counted = before.get(recurrence.EXCLUDED_COUNT)
-        return moved if counted is None else {**moved, recurrence.EXCLUDED_COUNT: counted}
+        return _counted_as_before(moved, before)
     if moved["done"]:
         moved, checks = into_done_column(state, user_id, record, moved)
         ops += checks
@@ -267,6 +262,13 @@ def _off_an_excluded_due(
         resets, _subtasks = occurrence_reset(state, user_id, before, moved, now)
         ops += resets
     return moved
+
+
+def _counted_as_before(record: Item, before: Item) -> Item:
+    """`record` with the excluded dates MeSQ had counted for the task (`before`), none if none."""
+    kept = {key: value for key, value in record.items() if key != recurrence.EXCLUDED_COUNT}
+    counted = before.get(recurrence.EXCLUDED_COUNT)
+    return kept if counted is None else {**kept, recurrence.EXCLUDED_COUNT: counted}
 
 
 def _done_if_asked(
