@@ -25,7 +25,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
 from ..attachments import store
-from ..attachments.paths import MEMO, TODO, Namespace, own_attachment_id
+from ..attachments.paths import MEMO, TODO, Namespace, kind_of, own_attachment_id
 from ..attachments.reads import read_capped
 from ..auth.scopes import missing_scopes
 from ..kernel.concurrency import run_sync
@@ -100,7 +100,8 @@ def attachment_kind(items: ItemStore, user_id: str, attachment: tuple[Namespace,
     record = store.read_attachment(items, user_id, attachment_id, kind)
     if record is None:
         return "missing"
-    return "image" if str(record.get("mimeType", "")).lower().startswith("image/") else "file"
+    # the web's download route reads it the same way (web/memos/uploads.py)
+    return "image" if kind_of(str(record.get("mimeType", ""))) == "image" else "file"
 
 
 def _rpc_error(error: MesqError, uri: str) -> MCPError:
