@@ -327,8 +327,8 @@ def _similarity(index: SearchIndex, query: str, embedder: Embedder, accepted: Ma
     # equal vectors) are kept or dropped by key, not by where a partition happened to put them.
     candidates, _scores = _first(index, ranked, score[ranked], VECTOR_CANDIDATES)
     offsets = index.language_offsets()
-    ranked = np.where(usable, score, -np.inf)
-    groups = (_leading_group(ranked + offsets[0]), _leading_group(ranked + offsets[1]))
+    usable_scores = np.where(usable, score, -np.inf)
+    groups = (_leading_group(usable_scores + offsets[0]), _leading_group(usable_scores + offsets[1]))
     return _Semantic(
         z=z, note_z=note_z, score=score, candidates=candidates, chinese=chinese, groups=groups, embedded=embedded,
     )  # fmt: skip
