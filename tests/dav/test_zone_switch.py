@@ -204,6 +204,15 @@ def test_a_cut_sync_continued_after_a_switch_sends_again_what_it_sent_in_the_old
     assert hrefs(dav.report(dav.calendar, sync_body(last))) == []
 
 
+def test_a_token_with_a_mark_not_ours_is_refused(dav: Dav, board: dict[str, str]) -> None:
+    token = str(dav.report(dav.calendar, sync_body()).findtext("D:sync-token", namespaces=NS))
+    assert token.endswith("~" + zone_mark("Europe/Berlin"))
+    point = token.rpartition("~")[0]
+    for forged in (point + "~", point + "~XYZ", point + "~" + "g" * 8, token + "0", point + "~ab/cdef0"):
+        refused = dav.request("REPORT", dav.calendar, sync_body(forged), Depth="1")
+        assert refused.status_code == 403 and "valid-sync-token" in refused.text, forged
+
+
 def test_each_zone_has_its_own_mark() -> None:
     marks = {zone_mark(name) for name in zone_names()}
     assert len(marks) == len(zone_names()) and "" not in marks and zone_mark(None) == ""

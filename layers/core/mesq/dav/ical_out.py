@@ -368,11 +368,14 @@ def todo_of(calendar: Calendar) -> Component:
     return next(c for c in calendar.subcomponents if c.name == "VTODO" and "RECURRENCE-ID" not in c)
 
 
+#: Hex digits of a zone's mark: every name of the zone database has its own (a test checks).
+ZONE_MARK_CHARS = 8
+
+
 def zone_mark(zone: str | None) -> str:
     """A short fingerprint of the user's zone ("" while none is set): what an ETag, the CTag and a
-    sync token carry so that a switch of zone, which writes no change record, still moves them.
-    Eight hex digits: every name of the zone database has its own (a test checks)."""
-    return "" if zone is None else hashlib.sha256(zone.encode("utf-8")).hexdigest()[:8]
+    sync token carry so that a switch of zone, which writes no change record, still moves them."""
+    return "" if zone is None else hashlib.sha256(zone.encode("utf-8")).hexdigest()[:ZONE_MARK_CHARS]
 
 
 def depends_on_zone(record: Item, parent_uid: str | None) -> bool:

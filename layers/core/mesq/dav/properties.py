@@ -7,6 +7,7 @@ answered 200, the rest 404, each group in its own `propstat` (RFC 4918 §9.1).
 
 from __future__ import annotations
 
+import string
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from email.utils import format_datetime
@@ -16,7 +17,7 @@ from ..kernel.ports.storage import Item
 from ..kernel.timestamps import parse_timestamp
 from ..todos.sync.reads import SyncPoint, newest_change, sync_point
 from .ical_in import MAX_OBJECT_BYTES
-from .ical_out import CONTENT_TYPE, calendar_timezone, zone_mark
+from .ical_out import CONTENT_TYPE, ZONE_MARK_CHARS, calendar_timezone, zone_mark
 from .session import Collection, Session
 from .xml import APPLE, CALDAV, CALSERVER, DAV, element, href_element, tag
 
@@ -127,12 +128,12 @@ def since_of(token: str) -> Since | None:
     zone was set (or before tokens carried one)."""
     if not token.startswith(SYNC_TOKEN_PREFIX):
         return None
-    text, _, zone = token[len(SYNC_TOKEN_PREFIX) :].partition("~")
+    text, marked, zone = token[len(SYNC_TOKEN_PREFIX) :].partition("~")
     point, _, seen = text.partition(".")
     ids = frozenset(part for part in seen.split(",") if part)
     if not (len(point) == 17 and point.isdigit()) or len(ids) > MAX_SEEN_IN_TOKEN:
         return None
-    if zone and not (len(zone) == len(zone_mark("UTC")) and zone.isalnum() and zone.isascii()):
+    if marked and not (len(zone) == ZONE_MARK_CHARS and set(zone) <= set(string.hexdigits.lower())):
         return None
     return Since(SyncPoint(point, ids), zone)
 
