@@ -5,9 +5,9 @@ Without a token the answer is the collection's members; with one, what the chang
 the collection (trashed, moved, deleted, an inbox item moved to the board) as 404. A token
 carries the mark of the user's zone (properties.Since): when it is not the zone's now, the
 members whose bodies are written in that zone (ical_out.depends_on_zone) come too, as changed:
-a switch of zone writes no change record. A token older
-than the kept history, or with more changes behind it than one answer reads, is refused with
-`DAV:valid-sync-token` (403): the client reads the collection afresh.
+a switch of zone writes no change record. A token older than the kept history, or with more
+changes behind it than one answer reads, is refused with `DAV:valid-sync-token` (403): the
+client reads the collection afresh.
 
 Members go out in the order of their names. When the client's `DAV:limit/DAV:nresults` or the
 answer's byte budget (budget.py) is reached, the answer ends as RFC 6578 3.6 says: a 507
