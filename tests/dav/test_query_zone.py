@@ -207,3 +207,24 @@ def test_the_collection_advertises_the_users_zone(make_dav: Callable[..., Dav]) 
     everything = dav.request("PROPFIND", dav.calendar, allprop, Depth="0")
     assert everything.status_code == 207 and "calendar-timezone" not in everything.text  # RFC 4791 §5.2.2
     assert NS["C"] in everything.text
+
+
+def test_a_query_may_name_its_zone_by_timezone_id(make_dav: Callable[..., Dav]) -> None:
+    """RFC 7809 §5.3: `CALDAV:timezone-id` names the zone instead of sending its VTIMEZONE; a
+    name the server does not know is 400 `CALDAV:valid-timezone`, never read as the user's zone."""
+    dav = make_dav()
+    assert dav.rest("PUT", "/api/toolkit/todo/context", timeZone="Asia/Shanghai")["timeZone"] == "Asia/Shanghai"
+    dav.put("dated.ics", vtodo("dated", "DUE;VALUE=DATE:20261207"))
+    la_seventh = ("20261207T170000Z", "20261208T080000Z")
+    shanghai_seventh = ("20261206T160000Z", "20261207T160000Z")
+    in_la = "<C:timezone-id> America/Los_Angeles </C:timezone-id>"
+    assert hrefs(dav.report(dav.calendar, _query_in(in_la, *la_seventh))) == [dav.calendar + "dated.ics"]
+    assert hrefs(dav.report(dav.calendar, _query_in(in_la, *shanghai_seventh))) == []
+    for bad in ("Mars/Olympus_Mons", "localtime", "", "../../etc/passwd"):
+        query = _query_in(f"<C:timezone-id>{bad}</C:timezone-id>", *shanghai_seventh)
+        refused = dav.request("REPORT", dav.calendar, query, Depth="1")
+        assert refused.status_code == 400, (bad, refused.text)
+        assert "valid-timezone" in refused.text and "timezone-id" in refused.text
+    both = _query_in(_vtimezone("America/Los_Angeles") + in_la, *la_seventh)
+    refused = dav.request("REPORT", dav.calendar, both, Depth="1")
+    assert refused.status_code == 400 and "not both" in refused.text

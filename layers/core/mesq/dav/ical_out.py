@@ -271,6 +271,12 @@ def faithful(record: Item, parent_uid: str | None) -> bool:
     return all(digests.get(group) == digest(values[group]) for group in GROUPS if group not in kept)
 
 
+def _apps_lines_kept(group: str, shadows: dict[str, Any], kept: set[str], values: dict[str, Any]) -> bool:
+    """A group is written as the app's own lines (its shadow) rather than made from the record."""
+    shadow = shadows.get(group)
+    return shadow is not None and (group in kept or same_value(shadow.get("value"), values[group]))
+
+
 def render(
     kind: RecordKind,
     record: Item,
@@ -294,9 +300,8 @@ def render(
     todo.add("last-modified", changed)
     generators = _generators(record, parent_uid, shadows, user_zone)
     for group in GROUPS:
-        shadow = shadows.get(group)
-        if shadow is not None and (group in kept or same_value(shadow.get("value"), values[group])):
-            _copy(todo, str(shadow.get("ical") or ""))
+        if _apps_lines_kept(group, shadows, kept, values):
+            _copy(todo, str(shadows[group].get("ical") or ""))
         else:
             generators[group](todo)
     _copy(todo, str(props.get("ical") or ""))
@@ -363,21 +368,42 @@ def todo_of(calendar: Calendar) -> Component:
     return next(c for c in calendar.subcomponents if c.name == "VTODO" and "RECURRENCE-ID" not in c)
 
 
-def etag(record: Item) -> str:
-    """A record's version: its id and revision (a name reused by a new record never repeats one)."""
-    return f'"{record["id"]}-{record["revision"]}"'
+#: Hex digits of a zone's mark: every name of the zone database has its own (a test checks).
+ZONE_MARK_CHARS = 8
 
 
-def revision_of(tag: str, record_id: str) -> int | None:
-    """The revision an ETag of this record names (None: not one of this record's). A weak ETag
-    (`W/"..."`) never names one: If-Match compares strongly (RFC 7232 3.1), and MeSQ gives out
-    strong ones only."""
-    text = tag.strip()
-    if text.startswith("W/"):
-        return None
-    text = text.strip('"')
-    ident, _, revision = text.rpartition("-")
-    return int(revision) if ident == record_id and revision.isdigit() else None
+def zone_mark(zone: str | None) -> str:
+    """A short fingerprint of the user's zone ("" while none is set): what an ETag, the CTag and a
+    sync token carry so that a switch of zone, which writes no change record, still moves them."""
+    return "" if zone is None else hashlib.sha256(zone.encode("utf-8")).hexdigest()[:ZONE_MARK_CHARS]
+
+
+def depends_on_zone(record: Item, parent_uid: str | None) -> bool:
+    """The body MeSQ writes for this record changes with the user's zone: a timed due that MeSQ
+    writes itself (not the app's own lines) in the user's zone (`shown_zone`)."""
+    due = record.get("due")
+    if due is None or due.get("type") == "date" or record.get("timezone") or not record.get("recurrence"):
+        return False  # a date, a time in the task's own zone, or one written in UTC
+    link = record.get("sync") or {}
+    shadows: dict[str, Any] = (link.get("props") or {}).get("shadows") or {}
+    if _apps_lines_kept("due", shadows, set(link.get("kept") or ()), {"due": due}):
+        return False
+    return not faithful(record, parent_uid)
+
+
+def etag(record: Item, parent_uid: str | None, user_zone: str | None) -> str:
+    """A record's version: its id and revision (a name reused by a new record never repeats one),
+    and, when its body is written in the user's zone, that zone's mark (a GET after a switch of
+    zone answers a new ETag, and an If-Match naming the old one is refused)."""
+    mark = zone_mark(user_zone) if depends_on_zone(record, parent_uid) else ""
+    return f'"{record["id"]}-{record["revision"]}' + (f"-z{mark}" if mark else "") + '"'
+
+
+def names_etag(given: str, current: str) -> bool:
+    """An If-Match entry names the current ETag. A weak ETag (`W/"..."`) never does: If-Match
+    compares strongly (RFC 7232 3.1), and MeSQ gives out strong ones only."""
+    text = given.strip()
+    return not text.startswith("W/") and text.strip('"') == current.strip('"')
 
 
 def calendar_timezone(zone: str | None) -> str:

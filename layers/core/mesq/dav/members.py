@@ -11,7 +11,7 @@ from icalendar import Calendar
 from ..kernel.ports.storage import Item
 from ..todos.sync import reads
 from ..todos.sync.links import RecordKind, name_of, uid_of
-from .ical_out import body, render
+from .ical_out import body, depends_on_zone, etag, render
 from .session import Session
 
 
@@ -34,6 +34,14 @@ class Member:
         query reads it once per member, and kept for each of a large calendar's tasks (some KiB
         each) it would hold the whole calendar in memory while the answer stays small."""
         return render(self.kind, self.record, self.parent_uid, timezones=False, user_zone=self.zone)
+
+    @property
+    def depends_on_zone(self) -> bool:
+        return depends_on_zone(self.record, self.parent_uid)
+
+    @property
+    def etag(self) -> str:
+        return etag(self.record, self.parent_uid, self.zone)
 
     @property
     def body(self) -> bytes:

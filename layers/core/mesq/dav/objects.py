@@ -21,7 +21,7 @@ from ..todos.sync import links
 from ..todos.sync.reads import is_member, task_record
 from .errors import DavError
 from .ical_in import Incoming, read_vtodo
-from .ical_out import CONTENT_TYPE, etag, faithful, revision_of, shown_zone
+from .ical_out import CONTENT_TYPE, etag, faithful, names_etag, shown_zone
 from .ical_out import body as body_of
 from .paths import Target
 from .session import Session
@@ -62,9 +62,10 @@ def get(session: Session, target: Target, *, head: bool = False) -> Response:
     if found is None:
         raise DavError(404, f"no task {quoted(target.name)} in this calendar")
     kind, record = found
-    body = body_of(kind, record, _parent_uid(session, record), session.zone)
+    parent_uid = _parent_uid(session, record)
+    body = body_of(kind, record, parent_uid, session.zone)
     headers = {
-        "ETag": etag(record),
+        "ETag": etag(record, parent_uid, session.zone),
         "Last-Modified": format_datetime(parse_timestamp(str(record["updatedAt"]), "updatedAt"), usegmt=True),
         "Cache-Control": "private, no-cache",
     }
@@ -75,9 +76,11 @@ def get(session: Session, target: Target, *, head: bool = False) -> Response:
 
 
 def _preconditions(
-    if_match: str | None, if_none_match: str | None, current: tuple[links.RecordKind, Item] | None
+    session: Session, if_match: str | None, if_none_match: str | None, current: tuple[links.RecordKind, Item] | None
 ) -> dict[str, Any]:
-    """`expectedRevision` / `mustBeNew` from the conditional headers (412 when they already fail)."""
+    """`expectedRevision` / `mustBeNew` from the conditional headers (412 when they already fail).
+    If-Match names the ETag the task has now: its revision, and the zone a body written in the
+    user's zone was in (the client's copy of such a task is stale once the zone changed)."""
     if if_none_match is not None and if_none_match.strip() == "*":
         if current is not None:
             raise DavError(412, "If-None-Match: * but the task exists")
@@ -90,9 +93,9 @@ def _preconditions(
     wanted = [part.strip() for part in if_match.split(",")]
     if "*" in wanted:
         return {"expectedRevision": int(record["revision"])}
-    revisions = {revision_of(part, str(record["id"])) for part in wanted} - {None}
-    if int(record["revision"]) not in revisions:
-        raise DavError(412, f"the task changed since (its ETag is now {etag(record)}); nothing was written")
+    now = etag(record, _parent_uid(session, record), session.zone)
+    if not any(names_etag(part, now) for part in wanted):
+        raise DavError(412, f"the task changed since (its ETag is now {now}); nothing was written")
     return {"expectedRevision": int(record["revision"])}
 
 
@@ -127,7 +130,7 @@ def put(session: Session, target: Target, body: bytes, headers: dict[str, str | 
         raise DavError(415, f"a task is sent as text/calendar, not {media[:60]}")
     incoming: Incoming = read_vtodo(body, session.zone, session.untitled)
     current = _current(session, collection_id, target.name)
-    conditions = _preconditions(headers.get("if-match"), headers.get("if-none-match"), current)
+    conditions = _preconditions(session, headers.get("if-match"), headers.get("if-none-match"), current)
     fields = _settled(incoming.fields, current[1] if current else None, session.zone)
     data = session.invoke(
         "save_synced_todo",
@@ -141,8 +144,10 @@ def put(session: Session, target: Target, body: bytes, headers: dict[str, str | 
     )
     answer_headers = {"Cache-Control": "no-store"}
     saved = {**data["record"], "sync": data["link"]}
-    if faithful(saved, incoming.fields.get("parentUid") if saved.get("parentId") else None):
-        answer_headers["ETag"] = etag(saved)  # the client's bytes are what GET answers now (RFC 4791 §5.3.4)
+    parent_uid = incoming.fields.get("parentUid") if saved.get("parentId") else None
+    if faithful(saved, parent_uid):
+        # the client's bytes are what GET answers now (RFC 4791 §5.3.4)
+        answer_headers["ETag"] = etag(saved, parent_uid, session.zone)
     return Response(status_code=201 if data["created"] else 204, headers=answer_headers)
 
 
@@ -158,7 +163,7 @@ def delete(session: Session, target: Target, if_match: str | None) -> Response:
         current = _current(session, collection_id, target.name)
         if current is None:
             raise DavError(404, f"no task {quoted(target.name)} in this calendar")
-        expected = _preconditions(if_match, None, current).get("expectedRevision", int(current[1]["revision"]))
+        expected = _preconditions(session, if_match, None, current).get("expectedRevision", int(current[1]["revision"]))
         kind, record = current
         shown = "inbox" if kind == "inbox" else "subtask" if record.get("parentId") else "task"
         try:

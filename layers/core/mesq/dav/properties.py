@@ -7,7 +7,9 @@ answered 200, the rest 404, each group in its own `propstat` (RFC 4918 §9.1).
 
 from __future__ import annotations
 
+import string
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from email.utils import format_datetime
 from xml.etree import ElementTree as ET
 
@@ -15,7 +17,7 @@ from ..kernel.ports.storage import Item
 from ..kernel.timestamps import parse_timestamp
 from ..todos.sync.reads import SyncPoint, newest_change, sync_point
 from .ical_in import MAX_OBJECT_BYTES
-from .ical_out import CONTENT_TYPE, calendar_timezone, etag
+from .ical_out import CONTENT_TYPE, ZONE_MARK_CHARS, calendar_timezone, zone_mark
 from .session import Collection, Session
 from .xml import APPLE, CALDAV, CALSERVER, DAV, element, href_element, tag
 
@@ -105,27 +107,42 @@ def home_properties(session: Session) -> Table:
 MAX_SEEN_IN_TOKEN = 64
 
 
-def sync_token(at: SyncPoint) -> str:
-    """`urn:x-mesq:sync:<point>[.<change id>,...]` (reads.SyncPoint)."""
+@dataclass(frozen=True)
+class Since:
+    """What a sync token says a client has: every change up to `point`, and its tasks' bodies
+    written in the zone of mark `zone` (ical_out.zone_mark; a switch of zone writes no change
+    record, so the token carries the zone the bodies it stands for were written in)."""
+
+    point: SyncPoint
+    zone: str
+
+
+def sync_token(at: SyncPoint, zone: str) -> str:
+    """`urn:x-mesq:sync:<point>[.<change id>,...][~<zone mark>]` (reads.SyncPoint, Since)."""
     seen = sorted(at.seen) if len(at.seen) <= MAX_SEEN_IN_TOKEN else []
-    return SYNC_TOKEN_PREFIX + at.point + ("." + ",".join(seen) if seen else "")
+    return SYNC_TOKEN_PREFIX + at.point + ("." + ",".join(seen) if seen else "") + (f"~{zone}" if zone else "")
 
 
-def sync_point_of(token: str) -> SyncPoint | None:
-    """The point a token names (None: not one of ours)."""
+def since_of(token: str) -> Since | None:
+    """What a token names (None: not one of ours). One without a zone mark was given while no
+    zone was set (or before tokens carried one)."""
     if not token.startswith(SYNC_TOKEN_PREFIX):
         return None
-    point, _, seen = token[len(SYNC_TOKEN_PREFIX) :].partition(".")
+    text, marked, zone = token[len(SYNC_TOKEN_PREFIX) :].partition("~")
+    point, _, seen = text.partition(".")
     ids = frozenset(part for part in seen.split(",") if part)
     if not (len(point) == 17 and point.isdigit()) or len(ids) > MAX_SEEN_IN_TOKEN:
         return None
-    return SyncPoint(point, ids)
+    if marked and not (len(zone) == ZONE_MARK_CHARS and set(zone) <= set(string.hexdigits.lower())):
+        return None
+    return Since(SyncPoint(point, ids), zone)
 
 
 class Points:
     """A collection's CTag and sync token, read once per request when asked (they are the
     account's: every collection of one PROPFIND shares them, and the token starts from the
-    newest change the CTag is)."""
+    newest change the CTag is). Both carry the user's zone mark: a switch of zone changes the
+    bodies of the tasks written in it without a change record, and must move them too."""
 
     def __init__(self, session: Session) -> None:
         self._session = session
@@ -138,12 +155,14 @@ class Points:
         return self._newest
 
     def fill_ctag(self, prop: ET.Element) -> None:
-        prop.text = self._newest_change()
+        zone = zone_mark(self._session.zone)
+        prop.text = self._newest_change() + (f"~{zone}" if zone else "")
 
     def fill_token(self, prop: ET.Element) -> None:
         if self._token is None:
             items, user_id = self._session.services.items, self._session.user_id
-            self._token = sync_token(sync_point(items, user_id, self._newest_change()))
+            point = sync_point(items, user_id, self._newest_change())
+            self._token = sync_token(point, zone_mark(self._session.zone))
         prop.text = self._token
 
 
@@ -176,13 +195,14 @@ def collection_properties(session: Session, collection: Collection, points: Poin
     }
 
 
-def object_properties(session: Session, record: Item, body: bytes | None) -> Table:
-    """A task's properties; `body` (its calendar data) when a property needs it."""
+def object_properties(session: Session, record: Item, body: bytes | None, etag: str) -> Table:
+    """A task's properties; `body` (its calendar data) when a property needs it; `etag`: its
+    ETag (ical_out.etag: it may name the user's zone)."""
     changed = parse_timestamp(str(record["updatedAt"]), "updatedAt")
     table: Table = {
         **_common(session),
         tag(DAV, "resourcetype"): lambda prop: None,
-        tag(DAV, "getetag"): _text(etag(record)),
+        tag(DAV, "getetag"): _text(etag),
         tag(DAV, "getcontenttype"): _text(CONTENT_TYPE),
         tag(DAV, "getlastmodified"): _text(format_datetime(changed, usegmt=True)),
         tag(DAV, "current-user-privilege-set"): _privileges(session, container=False),

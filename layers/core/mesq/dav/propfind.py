@@ -58,7 +58,7 @@ def depth_of(header: str | None, default: str = "0") -> int:
 def object_response(root: ET.Element, session: Session, collection_id: str, member: Member, wanted: Wanted) -> None:
     names, names_only = wanted
     body = member.body if names is None or names_only or NEEDS_BODY & set(names) else None
-    table = object_properties(session, member.record, body)
+    table = object_properties(session, member.record, body, member.etag)
     add_response(root, session.object_href(collection_id, member.name), table, names, names_only=names_only)
 
 

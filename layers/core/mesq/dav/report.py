@@ -12,6 +12,7 @@ from datetime import UTC, tzinfo
 from xml.etree import ElementTree as ET
 from zoneinfo import ZoneInfo
 
+from ..auth.user_zone import MAX_ZONE_CHARS, is_zone_name
 from ..kernel.messages import quoted
 from .budget import Answer, gone, insufficient_bytes
 from .errors import DavError
@@ -70,15 +71,33 @@ def _query(session: Session, target: Target, collection_id: str, root: ET.Elemen
 
 def _calendar_zone(session: Session, root: ET.Element) -> tzinfo:
     """The zone a date or a floating time is read in (RFC 4791 §9.9): the query's own
-    `CALDAV:timezone`, else the calendar's, which is the user's (the collection's
-    `calendar-timezone`), UTC while none is set."""
+    `CALDAV:timezone`, or its `CALDAV:timezone-id` (RFC 7809 §5.3: a zone by name), else the
+    calendar's, which is the user's (the collection's `calendar-timezone`), UTC while none is set."""
     sent = root.find(tag(CALDAV, "timezone"))
+    named = root.find(tag(CALDAV, "timezone-id"))
+    if sent is not None and named is not None:
+        raise DavError(400, "calendar-query: send CALDAV:timezone or CALDAV:timezone-id, not both")
+    if named is not None:
+        return _zone_named(named.text or "")
     if sent is None:
         return ZoneInfo(session.zone) if session.zone else UTC
     try:
         return zone_of_calendar(sent.text or "")
     except ValueError as error:
         raise DavError(400, f"calendar-query timezone: {error}", (CALDAV, "valid-calendar-data")) from None
+
+
+def _zone_named(text: str) -> tzinfo:
+    """A `CALDAV:timezone-id`: a zone of the IANA database by its name (what MeSQ's own zones are,
+    auth/user_zone.py), else 400 with RFC 7809's precondition `CALDAV:valid-timezone`."""
+    name = text.strip()
+    if not is_zone_name(name):
+        shown = quoted(name[:MAX_ZONE_CHARS])
+        raise DavError(
+            400, f"calendar-query timezone-id: {shown} is no IANA time zone name (e.g. Europe/Berlin)",
+            (CALDAV, "valid-timezone"),
+        )  # fmt: skip
+    return ZoneInfo(name)
 
 
 def _multiget(session: Session, collection_id: str, root: ET.Element) -> Answer:

@@ -2,9 +2,12 @@
 
 Without a token the answer is the collection's members; with one, what the change history
 (todo/sync/reads.py) says changed since it: what is a member now with its properties, what left
-the collection (trashed, moved, deleted, an inbox item moved to the board) as 404. A token older
-than the kept history, or with more changes behind it than one answer reads, is refused with
-`DAV:valid-sync-token` (403): the client reads the collection afresh.
+the collection (trashed, moved, deleted, an inbox item moved to the board) as 404. A token
+carries the mark of the user's zone (properties.Since): when it is not the zone's now, the
+members whose bodies are written in that zone (ical_out.depends_on_zone) come too, as changed:
+a switch of zone writes no change record. A token older than the kept history, or with more
+changes behind it than one answer reads, is refused with `DAV:valid-sync-token` (403): the
+client reads the collection afresh.
 
 Members go out in the order of their names. When the client's `DAV:limit/DAV:nresults` or the
 answer's byte budget (budget.py) is reached, the answer ends as RFC 6578 3.6 says: a 507
@@ -29,8 +32,9 @@ from ..todos.sync import reads
 from ..todos.sync.reads import SyncPoint
 from .budget import Answer, gone
 from .errors import DavError
+from .ical_out import zone_mark
 from .members import Member, collection_members, members_of
-from .properties import SYNC_TOKEN_PREFIX, sync_point_of, sync_token
+from .properties import SYNC_TOKEN_PREFIX, Since, since_of, sync_token
 from .propfind import member_response, requested
 from .session import Session
 from .xml import DAV, element, tag
@@ -46,8 +50,8 @@ class Continuation:
     """Where a cut answer stopped: names up to `after` are current as of `resume`, later ones as
     of `start` (None: the client has none of them)."""
 
-    start: SyncPoint | None
-    resume: SyncPoint
+    start: Since | None
+    resume: Since
     after: str
 
 
@@ -59,8 +63,8 @@ def scope_of(session: Session, collection_id: str) -> str:
 
 
 def continuation_token(at: Continuation, scope: str) -> str:
-    def part(point: SyncPoint) -> str:
-        return sync_token(point).removeprefix(SYNC_TOKEN_PREFIX)
+    def part(since: Since) -> str:
+        return sync_token(since.point, since.zone).removeprefix(SYNC_TOKEN_PREFIX)
 
     after = base64.urlsafe_b64encode(at.after.encode()).decode().rstrip("=")
     start = _NEW if at.start is None else part(at.start)
@@ -71,22 +75,22 @@ def _refused(reason: str) -> DavError:
     return DavError(403, reason, (DAV, "valid-sync-token"))
 
 
-def _checked(point: SyncPoint | None) -> SyncPoint:
-    if point is None:
+def _checked(since: Since | None) -> Since:
+    if since is None:
         raise _refused("not a sync token of this server; sync afresh")
-    if reads.from_the_future(point):
+    if reads.from_the_future(since.point):
         raise _refused("this sync token is from the future; sync afresh")
-    return point
+    return since
 
 
-def position_of(token: str, scope: str) -> SyncPoint | Continuation | None:
+def position_of(token: str, scope: str) -> Since | Continuation | None:
     """What a client's token says it has (None: nothing, an initial sync) in the calendar of
     `scope` (`scope_of`)."""
     if not token:
         return None
     parts = token.removeprefix(SYNC_TOKEN_PREFIX).split("/") if token.startswith(SYNC_TOKEN_PREFIX) else []
     if len(parts) != 4:
-        return _checked(sync_point_of(token))
+        return _checked(since_of(token))
     start_text, resume_text, token_scope, after_text = parts
     if token_scope != scope:
         raise _refused("this sync token was given for another calendar; sync afresh")
@@ -96,19 +100,23 @@ def position_of(token: str, scope: str) -> SyncPoint | Continuation | None:
         after = ""
     if not after:
         raise _refused("not a sync token of this server; sync afresh")
-    start = None if start_text == _NEW else _checked(sync_point_of(SYNC_TOKEN_PREFIX + start_text))
-    resume = _checked(sync_point_of(SYNC_TOKEN_PREFIX + resume_text))
+    start = None if start_text == _NEW else _checked(since_of(SYNC_TOKEN_PREFIX + start_text))
+    resume = _checked(since_of(SYNC_TOKEN_PREFIX + resume_text))
     return Continuation(start, resume, after)
 
 
-def _changes(session: Session, collection_id: str, since: SyncPoint) -> tuple[Entries, SyncPoint]:
+def _changes(session: Session, collection_id: str, since: Since) -> tuple[Entries, SyncPoint]:
     items, user_id = session.services.items, session.user_id
-    changes = reads.changed_since(items, user_id, since, session.services.deployment.history_days)
+    changes = reads.changed_since(items, user_id, since.point, session.services.deployment.history_days)
     if changes is None:
         raise _refused("this sync token is too old; sync afresh")
     present, left = reads.answer(items, user_id, collection_id, changes)
     entries: Entries = dict.fromkeys(left)
     entries.update((member.name, member) for member in members_of(present, session))
+    if since.zone != zone_mark(session.zone):  # the zone changed since: its bodies did
+        for member in collection_members(session, collection_id):
+            if entries.get(member.name) is None and member.depends_on_zone:
+                entries[member.name] = member
     return entries, changes.point
 
 
@@ -130,14 +138,14 @@ def _joined(first: SyncPoint, second: SyncPoint) -> SyncPoint:
 
 
 def _entries(
-    session: Session, collection_id: str, position: SyncPoint | Continuation | None
-) -> tuple[Entries, SyncPoint, SyncPoint | None]:
+    session: Session, collection_id: str, position: Since | Continuation | None
+) -> tuple[Entries, SyncPoint, Since | None]:
     """(what this answer may hold, the point it stands at once all is sent, the `start` a cut
     answer's token carries)."""
     if position is None:
         entries, point = _members(session, collection_id)
         return entries, point, None
-    if isinstance(position, SyncPoint):
+    if isinstance(position, Since):
         entries, point = _changes(session, collection_id, position)
         return entries, point, position
     if position.start is None:
@@ -172,7 +180,8 @@ def sync_collection(session: Session, collection_id: str, root: ET.Element) -> A
     position = position_of(str(token_element.text or "").strip() if token_element is not None else "", scope)
     answer = Answer(max_responses=_nresults(root))
     entries, point, start = _entries(session, collection_id, position)
-    token = sync_token(point)
+    zone = zone_mark(session.zone)
+    token = sync_token(point, zone)
     last: str | None = None
     for name in sorted(entries):
         member = entries[name]
@@ -180,7 +189,7 @@ def sync_collection(session: Session, collection_id: str, root: ET.Element) -> A
         if not answer.add(gone(href) if member is None else member_response(session, collection_id, member, wanted)):
             answer.truncated(session.collection_href(collection_id))
             assert last is not None  # an answer's first response is always added
-            token = continuation_token(Continuation(start, point, last), scope)
+            token = continuation_token(Continuation(start, Since(point, zone), last), scope)
             break
         last = name
     answer.add_always(lambda parent: element(parent, tag(DAV, "sync-token"), token))
