@@ -218,3 +218,41 @@ def test_consent_and_connected_apps_say_which_connection_a_grant_is_for(
     grant_for(services, person, resource=narrowed)
     apps = person.get("/settings/apps", headers=headers).text
     assert f'{apps_words} <code class="wrap">/mcp/x/memo,todo/readonly</code>' in apps
+
+
+@pytest.mark.parametrize(
+    ("language", "unnamed", "other_language"),
+    [("en-US", "Unnamed client", "未命名的应用"), ("zh-CN", "未命名的应用", "Unnamed client")],
+)
+def test_an_app_that_gave_no_name_is_named_in_the_pages_language(
+    services: Services, browser: Callable[..., Browser], language: str, unnamed: str, other_language: str
+) -> None:
+    """RFC 7591 makes `client_name` optional, and a client that registers without one gets a name
+    from MeSQ. That name is MeSQ's own words, so the consent page, Connected apps (the list, the
+    revoke question and the note after it) and the activity page say it in the page's language:
+    "Unnamed client" stood in English on every Chinese page."""
+    from mesq.auth.oauth.grants import authenticate_access_token as principal_of
+    from mesq.kernel.context import Call
+    from mesq.memos.writes import create_memo
+
+    person = browser()
+    headers = {"Accept-Language": language}
+    pending = pending_request(services, client_name=None)
+    consent = person.get(f"/oauth/consent?request={pending.request_id}", headers=headers).text
+    assert f'<bdi class="client">{unnamed}</bdi>' in consent and other_language not in consent
+    access = grant_for(services, person, client_name=None)
+    apps = person.get("/settings/apps", headers=headers).text
+    assert f"<bdi>{unnamed}</bdi>" in apps and other_language not in apps
+    # A change made with the app's token: the activity page names the app who made it.
+    call = Call(principal=principal_of(services.items, access, lambda _: True), services=services,
+                trace_id="test", channel="mcp")  # fmt: skip
+    create_memo(call, {"content": "from an app with no name"})
+    activity = person.get("/activity", headers=headers).text
+    assert unnamed in activity and other_language not in activity
+    grant_id = list_grants(services.items, person.user_id)[0]["id"]
+    question = person.get(f"/settings/apps/{grant_id}/revoke", headers=headers).text
+    assert f'<bdi class="client">{unnamed}</bdi>' in question and other_language not in question
+    revoked = person.post(f"/settings/apps/{grant_id}/revoke", headers=headers)
+    assert revoked.status_code == 303
+    after = person.get(revoked.headers["location"], headers=headers).text
+    assert unnamed in after and other_language not in after
