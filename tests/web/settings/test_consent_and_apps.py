@@ -256,3 +256,23 @@ def test_an_app_that_gave_no_name_is_named_in_the_pages_language(
     assert revoked.status_code == 303
     after = person.get(revoked.headers["location"], headers=headers).text
     assert unnamed in after and other_language not in after
+
+
+@pytest.mark.parametrize(
+    ("language", "memo_words", "todo_words"),
+    [
+        ("en-US", "Create and change memos, move them to the trash", "Create and change todos, move them to the trash"),
+        ("zh-CN", "创建和修改笔记，并将其移入回收站", "创建和修改待办，并将其移入回收站"),
+    ],
+)
+def test_the_consent_page_says_a_write_scope_can_move_records_to_the_trash(
+    services: Services, browser: Callable[..., Browser], language: str, memo_words: str, todo_words: str
+) -> None:
+    """`todo:write` moves tasks, subtasks and inbox items to the trash (delete_todo_task and its
+    siblings need it), as `memo:write` does memos: the person approving must read that for both,
+    not "Create and change todos" alone."""
+    person = browser()
+    pending = pending_request(services, scopes="memo:read memo:write todo:read todo:write")
+    page = person.get(f"/oauth/consent?request={pending.request_id}", headers={"Accept-Language": language}).text
+    assert f"<span>{memo_words}</span> <code>memo:write</code>" in page
+    assert f"<span>{todo_words}</span> <code>todo:write</code>" in page

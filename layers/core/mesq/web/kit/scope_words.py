@@ -17,7 +17,7 @@ SCOPE_WORDS: dict[str, str] = {
     "memo:read": N_("Read your memos and their attachments"),
     "memo:write": N_("Create and change memos, move them to the trash"),
     "todo:read": N_("Read your todos"),
-    "todo:write": N_("Create and change todos"),
+    "todo:write": N_("Create and change todos, move them to the trash"),
     "reading:read": N_("Read your reading shelf: books and highlights"),
 }
 
