@@ -276,3 +276,22 @@ def test_the_consent_page_says_a_write_scope_can_move_records_to_the_trash(
     page = person.get(f"/oauth/consent?request={pending.request_id}", headers={"Accept-Language": language}).text
     assert f"<span>{memo_words}</span> <code>memo:write</code>" in page
     assert f"<span>{todo_words}</span> <code>todo:write</code>" in page
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [("en-US", "MCP, only memos and todos, read-only"), ("zh-CN", "MCP：仅限笔记和待办，只读")],
+)
+def test_the_revoke_question_names_the_connection_it_ends(
+    services: Services, browser: Callable[..., Browser], language: str, words: str
+) -> None:
+    """One app connected twice (the whole of /mcp, and a narrowed read-only URL) is two rows with one
+    name: the question before revoking must say which connection it ends, as the list does."""
+    person = browser()
+    narrowed = f"{BASE}/mcp/x/memo,todo/readonly"
+    grant_for(services, person)
+    grant_for(services, person, resource=narrowed)
+    grants = list_grants(services.items, person.user_id)
+    grant_id = next(grant["id"] for grant in grants if grant["resource"] == narrowed)
+    question = person.get(f"/settings/apps/{grant_id}/revoke", headers={"Accept-Language": language}).text
+    assert f'{words} <code class="wrap">/mcp/x/memo,todo/readonly</code>' in question

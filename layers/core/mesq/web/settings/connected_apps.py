@@ -43,6 +43,8 @@ async def confirm_revoke(page: Page) -> Response:
         **grant,
         "clientName": app_name(grant["clientName"], page.translator),
         "scopeWords": [describe(scope, page.translator) for scope in grant["scopes"]],
+        "connectionWords": connection_words(grant["resource"], page.translator),
+        "connectionPath": urlsplit(grant["resource"]).path,
     }
     return page.render("settings/app_revoke.html", nav="apps", grant=shown)
 
