@@ -356,3 +356,23 @@ def test_sdk_transport_checks_still_apply(mcp):
     response = client.post("tools/list", Accept="text/html")
     assert response.status_code == 406
     assert response.headers["cache-control"] == "private, no-store"
+
+
+@pytest.mark.parametrize(
+    ("path", "scope"),
+    [
+        ("/mcp/readonly", CONNECT),
+        ("/mcp/x/todo", "todo:read"),
+        ("/mcp/x/todo,todo_inbox/readonly", "todo:read"),
+        ("/mcp/x/memo,reading", "memo:read reading:read"),
+        ("/mcp/x/history", "memo:read todo:read"),
+        ("/mcp/x/code", CONNECT),
+        ("/mcp/x/all", CONNECT),
+    ],
+)
+def test_a_narrowed_url_asks_only_for_the_read_scopes_its_tools_use(mcp_http, path, scope):
+    """The 401's `scope` is what MCP clients ask the person to approve (the SDK, Claude Code, VS Code
+    take it first): connecting /mcp/x/todo must not ask to read memos and the reading shelf, which
+    that connection can never show. /mcp keeps every read scope."""
+    challenge = Mcp(client=mcp_http, token=None, path=path).post("tools/list").headers["www-authenticate"]
+    assert challenge.startswith(f'Bearer scope="{scope}", resource_metadata="'), challenge
