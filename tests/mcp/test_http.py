@@ -376,3 +376,16 @@ def test_a_narrowed_url_asks_only_for_the_read_scopes_its_tools_use(mcp_http, pa
     that connection can never show. /mcp keeps every read scope."""
     challenge = Mcp(client=mcp_http, token=None, path=path).post("tools/list").headers["www-authenticate"]
     assert challenge.startswith(f'Bearer scope="{scope}", resource_metadata="'), challenge
+
+
+def test_the_read_scopes_of_each_toolset_are_the_catalogs():
+    """OAuth narrows a default request by kernel/toolsets.TOOLSET_READ_SCOPES (the OAuth function
+    does not load the catalog): it must say what the tools of each group use."""
+    from mesq.auth.scopes import READ_SCOPES
+    from mesq.kernel.toolsets import CODE_TOOLSET, TOOLSET_READ_SCOPES, TOOLSETS
+
+    catalog = default_catalog()
+    for toolset in TOOLSETS:
+        tools = [tool for tool in catalog.tools.values() if tool.toolset == toolset]
+        used = {scope for tool in tools for scope in tool.scopes if scope in READ_SCOPES}
+        assert set(TOOLSET_READ_SCOPES[toolset]) == (used if toolset != CODE_TOOLSET else set()), toolset
