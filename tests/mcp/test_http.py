@@ -356,3 +356,36 @@ def test_sdk_transport_checks_still_apply(mcp):
     response = client.post("tools/list", Accept="text/html")
     assert response.status_code == 406
     assert response.headers["cache-control"] == "private, no-store"
+
+
+@pytest.mark.parametrize(
+    ("path", "scope"),
+    [
+        ("/mcp/readonly", CONNECT),
+        ("/mcp/x/todo", "todo:read"),
+        ("/mcp/x/todo,todo_inbox/readonly", "todo:read"),
+        ("/mcp/x/memo,reading", "memo:read reading:read"),
+        ("/mcp/x/history", "memo:read todo:read"),
+        ("/mcp/x/code", CONNECT),
+        ("/mcp/x/all", CONNECT),
+    ],
+)
+def test_a_narrowed_url_asks_only_for_the_read_scopes_its_tools_use(mcp_http, path, scope):
+    """The 401's `scope` is what MCP clients ask the person to approve (the SDK, Claude Code, VS Code
+    take it first): connecting /mcp/x/todo must not ask to read memos and the reading shelf, which
+    that connection can never show. /mcp keeps every read scope."""
+    challenge = Mcp(client=mcp_http, token=None, path=path).post("tools/list").headers["www-authenticate"]
+    assert challenge.startswith(f'Bearer scope="{scope}", resource_metadata="'), challenge
+
+
+def test_the_read_scopes_of_each_toolset_are_the_catalogs():
+    """OAuth narrows a default request by kernel/toolsets.TOOLSET_READ_SCOPES (the OAuth function
+    does not load the catalog): it must say what the tools of each group use."""
+    from mesq.auth.scopes import READ_SCOPES
+    from mesq.kernel.toolsets import CODE_TOOLSET, TOOLSET_READ_SCOPES, TOOLSETS
+
+    catalog = default_catalog()
+    for toolset in TOOLSETS:
+        tools = [tool for tool in catalog.tools.values() if tool.toolset == toolset]
+        used = {scope for tool in tools for scope in tool.scopes if scope in READ_SCOPES}
+        assert set(TOOLSET_READ_SCOPES[toolset]) == (used if toolset != CODE_TOOLSET else set()), toolset

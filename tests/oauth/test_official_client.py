@@ -151,3 +151,25 @@ def test_official_client_signs_in_with_oauth(server):
     assert storage.tokens is not None and storage.tokens.access_token.startswith("mesq_at_")
     # MCP scope selection: the challenge's scope first, then the step-up's union with memo:write.
     assert set(storage.tokens.scope.split()) == {"memo:read", "memo:write", "todo:read", "reading:read"}
+
+
+def test_official_client_on_a_narrowed_url_asks_only_for_what_it_shows(server):
+    """Connecting `/mcp/x/todo` (a person who wants the todo tools only): the SDK asks for the
+    challenge's `scope`, so the person approves reading todos and nothing more; the token lists
+    the todo tools. It asked for memos and the reading shelf too, which that URL never shows."""
+    browser = Browser(server.base_url, "bob", PASSWORD)
+    storage = MemoryStorage()
+    url = f"{server.base_url}/mcp/x/todo"
+    auth = _provider(url, browser, storage, "todo:read")
+
+    async def scenario() -> None:
+        http = httpx2.AsyncClient(auth=auth, timeout=30)
+        async with http, Client(streamable_http_client(url, http_client=http), mode="auto") as client:
+            names = [tool.name for tool in (await client.list_tools()).tools]
+            assert "list_todo_spaces" in names and "list_memos" not in names
+
+    try:
+        anyio.run(scenario)
+    finally:
+        browser.close()
+    assert storage.tokens is not None and storage.tokens.scope == "todo:read"

@@ -88,3 +88,24 @@ def test_metadata_document_with_unknown_scopes_is_accepted(services, documents):
     with _app(services, allow_loopback=True) as client:
         response = _authorize(client, url)
     assert response.status_code == 302 and "/oauth/consent?request=" in response.headers["location"]
+
+
+@pytest.mark.parametrize(
+    ("resource_path", "scope", "granted"),
+    [
+        ("/mcp/x/todo", None, ("todo:read",)),
+        ("/mcp/x/memo,reading/readonly", "offline_access", ("memo:read", "reading:read")),
+        ("/mcp/x/code,todo_inbox", None, ("todo:read",)),
+        ("/mcp/x/code", None, DEFAULT),
+        ("/mcp/readonly", None, DEFAULT),
+        ("/mcp/x/todo", "memo:read todo:read", ("memo:read", "todo:read")),  # asked for: the person decides
+    ],
+)
+def test_a_request_without_scope_for_a_narrowed_url_asks_for_what_it_shows(flow, resource_path, scope, granted):
+    """No `scope` (ChatGPT's reconnect) means the default read scopes, narrowed to those the
+    connection's tool groups use: a todos-only URL asks to read todos, not memos and the shelf it
+    can never show. An explicit scope is kept as asked."""
+    response = flow.authorize(Pkce.new(), scope=scope, resource=f"http://testserver{resource_path}")
+    assert response.status_code == 302 and "error" not in query_of(response.headers["location"])
+    pending = load_pending(flow.services.items, query_of(response.headers["location"])["request"])
+    assert pending.scopes == granted

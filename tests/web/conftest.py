@@ -151,11 +151,15 @@ class PendingRequest:
 
 
 def pending_request(
-    services: Services, *, state: str | None = "st-123", scopes: str = "memo:read", resource: str = f"{BASE}/mcp"
+    services: Services,
+    *,
+    state: str | None = "st-123",
+    scopes: str = "memo:read",
+    resource: str = f"{BASE}/mcp",
+    client_name: str | None = "Test Agent",
 ) -> PendingRequest:
-    registered = register_client(
-        services.items, ClientMetadata(redirect_uris=(REDIRECT_URI,), client_name="Test Agent")
-    )
+    """`client_name=None`: a client that registered without a name (RFC 7591 makes it optional)."""
+    registered = register_client(services.items, ClientMetadata(redirect_uris=(REDIRECT_URI,), client_name=client_name))
     client = registered_client(services.items, registered["client_id"])
     assert client is not None
     verifier = secrets.token_urlsafe(40)
@@ -173,10 +177,12 @@ def pending_request(
     return PendingRequest(request_id, client.client_id, verifier)
 
 
-def grant_for(services: Services, browser: Browser, resource: str = f"{BASE}/mcp") -> str:
+def grant_for(
+    services: Services, browser: Browser, resource: str = f"{BASE}/mcp", client_name: str | None = "Test Agent"
+) -> str:
     """Approve a consent as `browser` and exchange the code: one OAuth grant (for `resource`);
     returns its access token."""
-    pending = pending_request(services, resource=resource)
+    pending = pending_request(services, resource=resource, client_name=client_name)
     answer = browser.client.post(
         "/api/oauth/consent",
         json={"requestId": pending.request_id, "decision": "approve"},

@@ -218,3 +218,80 @@ def test_consent_and_connected_apps_say_which_connection_a_grant_is_for(
     grant_for(services, person, resource=narrowed)
     apps = person.get("/settings/apps", headers=headers).text
     assert f'{apps_words} <code class="wrap">/mcp/x/memo,todo/readonly</code>' in apps
+
+
+@pytest.mark.parametrize(
+    ("language", "unnamed", "other_language"),
+    [("en-US", "Unnamed client", "未命名的应用"), ("zh-CN", "未命名的应用", "Unnamed client")],
+)
+def test_an_app_that_gave_no_name_is_named_in_the_pages_language(
+    services: Services, browser: Callable[..., Browser], language: str, unnamed: str, other_language: str
+) -> None:
+    """RFC 7591 makes `client_name` optional, and a client that registers without one gets a name
+    from MeSQ. That name is MeSQ's own words, so the consent page, Connected apps (the list, the
+    revoke question and the note after it) and the activity page say it in the page's language:
+    "Unnamed client" stood in English on every Chinese page."""
+    from mesq.auth.oauth.grants import authenticate_access_token as principal_of
+    from mesq.kernel.context import Call
+    from mesq.memos.writes import create_memo
+
+    person = browser()
+    headers = {"Accept-Language": language}
+    pending = pending_request(services, client_name=None)
+    consent = person.get(f"/oauth/consent?request={pending.request_id}", headers=headers).text
+    assert f'<bdi class="client">{unnamed}</bdi>' in consent and other_language not in consent
+    access = grant_for(services, person, client_name=None)
+    apps = person.get("/settings/apps", headers=headers).text
+    assert f"<bdi>{unnamed}</bdi>" in apps and other_language not in apps
+    # A change made with the app's token: the activity page names the app who made it.
+    call = Call(principal=principal_of(services.items, access, lambda _: True), services=services,
+                trace_id="test", channel="mcp")  # fmt: skip
+    create_memo(call, {"content": "from an app with no name"})
+    activity = person.get("/activity", headers=headers).text
+    assert unnamed in activity and other_language not in activity
+    grant_id = list_grants(services.items, person.user_id)[0]["id"]
+    question = person.get(f"/settings/apps/{grant_id}/revoke", headers=headers).text
+    assert f'<bdi class="client">{unnamed}</bdi>' in question and other_language not in question
+    revoked = person.post(f"/settings/apps/{grant_id}/revoke", headers=headers)
+    assert revoked.status_code == 303
+    after = person.get(revoked.headers["location"], headers=headers).text
+    assert unnamed in after and other_language not in after
+
+
+@pytest.mark.parametrize(
+    ("language", "memo_words", "todo_words"),
+    [
+        ("en-US", "Create and change memos, move them to the trash", "Create and change todos, move them to the trash"),
+        ("zh-CN", "创建和修改笔记，并将其移入回收站", "创建和修改待办，并将其移入回收站"),
+    ],
+)
+def test_the_consent_page_says_a_write_scope_can_move_records_to_the_trash(
+    services: Services, browser: Callable[..., Browser], language: str, memo_words: str, todo_words: str
+) -> None:
+    """`todo:write` moves tasks, subtasks and inbox items to the trash (delete_todo_task and its
+    siblings need it), as `memo:write` does memos: the person approving must read that for both,
+    not "Create and change todos" alone."""
+    person = browser()
+    pending = pending_request(services, scopes="memo:read memo:write todo:read todo:write")
+    page = person.get(f"/oauth/consent?request={pending.request_id}", headers={"Accept-Language": language}).text
+    assert f"<span>{memo_words}</span> <code>memo:write</code>" in page
+    assert f"<span>{todo_words}</span> <code>todo:write</code>" in page
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [("en-US", "MCP, only memos and todos, read-only"), ("zh-CN", "MCP：仅限笔记和待办，只读")],
+)
+def test_the_revoke_question_names_the_connection_it_ends(
+    services: Services, browser: Callable[..., Browser], language: str, words: str
+) -> None:
+    """One app connected twice (the whole of /mcp, and a narrowed read-only URL) is two rows with one
+    name: the question before revoking must say which connection it ends, as the list does."""
+    person = browser()
+    narrowed = f"{BASE}/mcp/x/memo,todo/readonly"
+    grant_for(services, person)
+    grant_for(services, person, resource=narrowed)
+    grants = list_grants(services.items, person.user_id)
+    grant_id = next(grant["id"] for grant in grants if grant["resource"] == narrowed)
+    question = person.get(f"/settings/apps/{grant_id}/revoke", headers={"Accept-Language": language}).text
+    assert f'{words} <code class="wrap">/mcp/x/memo,todo/readonly</code>' in question

@@ -72,3 +72,41 @@ def test_consent_for_a_native_app_says_what_happened_in_the_pages_language(tmp_p
             assert "已" not in status.inner_text()
     finally:
         stop_server(live)
+
+
+def test_a_consent_tab_whose_session_ended_signs_in_and_comes_back(tmp_path) -> None:
+    """A stale tab: the consent page is open, the person signs out in another tab (or the session
+    ends), then presses Approve. The answer is refused ("sign in and try again") and the buttons
+    stayed dead, so the only way on was to guess a reload. The page now takes the person to sign
+    in and back to the same request, which they answer; the app gets its code."""
+    live = start_server(tmp_path / "live")
+    expect = playwright_sync.expect
+    try:
+        base = live.base_url
+        created = live.cli("user", "create", "stale", "--password-stdin", stdin=PASSWORD + "\n")
+        assert created.returncode == 0, created.stderr
+        with chromium_page(locale="zh-CN", extra_http_headers={"Accept-Language": "zh-CN"}) as page:
+            handed: list[str] = []
+            page.on("request", lambda request: handed.append(request.url) if request.url.startswith("cursor:") else 0)
+            page.goto(_authorize_url(base, "st-stale"))
+            page.fill("input[name=username]", "stale")
+            page.fill("input[name=password]", PASSWORD)
+            page.click("button[type=submit]")
+            expect(page.locator("#consent")).to_be_visible()
+            consent_url = page.url
+            other_tab = page.context.new_page()
+            other_tab.goto(base + "/settings")
+            other_tab.evaluate("document.querySelector('form.signout').submit()")
+            other_tab.wait_for_url("**/login**")
+            other_tab.close()
+            page.get_by_role("button", name="允许").click()
+            expect(page.locator("input[name=username]")).to_be_visible()
+            page.fill("input[name=username]", "stale")
+            page.fill("input[name=password]", PASSWORD)
+            page.click("button[type=submit]")
+            page.wait_for_url(consent_url)
+            page.get_by_role("button", name="允许").click()
+            expect(page.locator("#consent-done")).to_contain_text("已允许")
+            assert handed and "code=" in handed[0] and "state=st-stale" in handed[0]
+    finally:
+        stop_server(live)

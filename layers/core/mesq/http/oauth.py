@@ -274,10 +274,10 @@ class OAuthEndpoints:
             raise OAuthError("invalid_request", "code_challenge_method must be S256 (plain is not supported)")
         if not CODE_CHALLENGE_PATTERN.match(challenge):
             raise OAuthError("invalid_request", "code_challenge must be 43..128 unreserved characters")
-        requested = requested_scopes(client, params.get("scope"))
         # A resource on another name of the instance (its metadata named the URL the client used)
         # is the instance's own: one audience whichever name the client connected by.
         resource = normalize_resource(canonical_resource(_optional(params, "resource"), instance, aliases), instance)
+        requested = requested_scopes(client, params.get("scope"), resource)
         return requested, resource, challenge
 
     # -- token endpoint -------------------------------------------------------------------------

@@ -27,6 +27,30 @@ TOOLSETS: tuple[str, ...] = (
 CODE_TOOLSET = "code"
 TOOLSET_ALIASES: tuple[str, ...] = ("all", "default")
 VALID_TOOLSET_NAMES = ", ".join((*TOOLSETS, *TOOLSET_ALIASES))
+#: The read scopes the tools of each group use: what a connection narrowed to the group can ever
+#: show, so what an OAuth request for it without `scope` asks for (auth/oauth/resources.py; the
+#: OAuth function does not load the catalog, and tests/mcp/test_http.py checks this against it).
+#: `code` reaches the other groups: alone it is all of them.
+TOOLSET_READ_SCOPES: dict[str, tuple[str, ...]] = {
+    "memo": ("memo:read",),
+    "memo_attachments": ("memo:read",),
+    "todo": ("todo:read",),
+    "todo_inbox": ("todo:read",),
+    "todo_attachments": ("todo:read",),
+    "reading": ("reading:read",),
+    "search": ("memo:read", "todo:read", "reading:read"),
+    "history": ("memo:read", "todo:read"),
+    CODE_TOOLSET: (),
+}
+
+
+def toolsets_read_scopes(names: Iterable[str]) -> frozenset[str] | None:
+    """The read scopes of a selection of groups (valid names, as a `/mcp/x/{toolsets}` URL lists
+    them); None when it reaches every group (an alias, or `code` alone)."""
+    selected = set(names) - {CODE_TOOLSET}
+    if not selected or selected & set(TOOLSET_ALIASES):
+        return None
+    return frozenset(scope for name in selected for scope in TOOLSET_READ_SCOPES.get(name, ()))
 
 
 def unknown_toolsets(names: Iterable[str]) -> list[str]:

@@ -64,7 +64,7 @@ from ..asgi.origin import is_allowed_origin
 from ..asgi.trace import trace_id_of
 from ..attachments.paths import Namespace
 from ..auth.oauth.metadata import PROTECTED_RESOURCE_PREFIX
-from ..auth.scopes import READ_SCOPES, missing_scopes, order_scopes
+from ..auth.scopes import ALL_SCOPES, READ_SCOPES, missing_scopes, order_scopes
 from ..kernel.concurrency import run_sync
 from ..kernel.context import Principal
 from ..kernel.errors import (
@@ -245,7 +245,8 @@ class McpEndpoint:
 
     async def _unauthenticated(self, request: Request, error: Unauthorized, *params: str) -> _Rejected:
         """The 401 to answer, unless this client IP is over its unauthenticated budget (429)."""
-        challenge = self._challenge(request, *params, f"scope={_quoted(CONNECT_SCOPES)}")
+        scope = self._connect_scopes(request.path_params.get("toolsets"))
+        challenge = self._challenge(request, *params, f"scope={_quoted(scope)}")
         try:
             await count_unauthenticated(self.limiter, request)
         except RateLimited as limited:
@@ -292,9 +293,10 @@ class McpEndpoint:
                 raise _Rejected(error) from None
         principal = await self._principal(request)
         if not principal.scopes & READ_SCOPES:
+            scope = self._connect_scopes(request.path_params.get("toolsets"))
             raise _Rejected(
                 Forbidden(f"connecting to MCP needs at least one read scope ({CONNECT_SCOPES.replace(' ', ', ')})"),
-                self._challenge(request, 'error="insufficient_scope"', f"scope={_quoted(CONNECT_SCOPES)}"),
+                self._challenge(request, 'error="insufficient_scope"', f"scope={_quoted(scope)}"),
             )
         visibility = self._visibility(request, principal)
         # A request the SDK routes to the 2026-07-28 path is limited and stepped up by its
@@ -514,6 +516,21 @@ class McpEndpoint:
             return self._resolved(principal.scopes, request.path_params.get("toolsets"), headers)
         except ValidationError as error:
             raise _Rejected(error) from None
+
+    @functools.lru_cache(maxsize=64)  # noqa: B019  # one endpoint per process; bounded
+    def _connect_scopes(self, url_toolsets: str | None) -> str:
+        """What a challenge asks for: the read scopes the tools of this URL use (docs/contract.md
+        §1). MCP clients request exactly the challenge's `scope` (the SDK, Claude Code and VS Code
+        take it first), so connecting /mcp/x/todo asks the person to approve reading todos, not
+        memos and the reading shelf that connection never shows. /mcp, /mcp/readonly and the
+        groups that reach everything (`code` alone, `all`) ask for every read scope. The URL's
+        toolsets were checked before any credential was asked for."""
+        if url_toolsets is None:
+            return CONNECT_SCOPES
+        reach = self._resolved(frozenset(ALL_SCOPES), url_toolsets, ())
+        names = {*reach.visible, *reach.code_reach(self.catalog)}
+        reads = {scope for name in names for scope in self.catalog.tools[name].scopes if scope in READ_SCOPES}
+        return " ".join(order_scopes(reads)) if reads else CONNECT_SCOPES
 
     @functools.lru_cache(maxsize=256)  # noqa: B019  # one endpoint per process; bounded
     def _resolved(

@@ -21,6 +21,7 @@ from ..scopes import known_scopes, order_scopes
 from .clients import Client, registered_client
 from .grants import get_grant, list_grants, revoke_grant
 from .keys import CODE_PREFIX, CODE_SECONDS, PENDING_SECONDS, code_key, digest, new_id, new_secret, pending_key
+from .resources import connection_read_scopes
 
 __all__ = [
     "PendingAuthorization",
@@ -55,7 +56,7 @@ def redirect_with(uri: str, params: dict[str, str | None]) -> str:
     return url
 
 
-def requested_scopes(client: Client, scope: str | None) -> frozenset[str]:
+def requested_scopes(client: Client, scope: str | None, resource: str | None = None) -> frozenset[str]:
     """The scopes an authorization request asks for (what the consent page shows and the token
     carries).
 
@@ -66,12 +67,19 @@ def requested_scopes(client: Client, scope: str | None) -> frozenset[str]:
     client that registered scopes gets the default set narrowed to what it registered (a client
     registered for `memo:read memo:write` gets `memo:read`); when that leaves nothing (it
     registered write scopes only), the scopes it registered. Either way the person approves them
-    on the consent page. An explicit `scope` may name any supported scope."""
+    on the consent page. An explicit `scope` may name any supported scope.
+
+    A default for a `resource` narrowed to tool groups (`/mcp/x/todo`) keeps only the read scopes
+    those groups use (`todo:read`): the person is not asked to let a todos-only connection read
+    memos it can never show (ChatGPT reconnects without `scope`). When that leaves nothing (a
+    client registered for other scopes), the default stands as above."""
     requested = known_scopes(scope)
     if not requested:
-        if client.scopes is None:
-            return DEFAULT_SCOPES
-        return (DEFAULT_SCOPES & client.scopes) or client.scopes
+        defaults = DEFAULT_SCOPES if client.scopes is None else (DEFAULT_SCOPES & client.scopes) or client.scopes
+        reach = connection_read_scopes(resource) if resource is not None else None
+        if reach is None:
+            return defaults
+        return (defaults & reach) or defaults
     # A registered `scope` is what the client expects to need, not a ceiling: MCP step-up (a 403
     # insufficient_scope naming more scopes) makes a registered client ask again for the union, and
     # the person approves every scope on the consent page either way.

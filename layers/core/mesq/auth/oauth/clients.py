@@ -45,7 +45,7 @@ from ...kernel.timestamps import now_timestamp
 from ..scopes import known_scopes, order_scopes
 from .errors import OAuthError
 from .keys import client_key, new_id
-from .names import hidden_characters, name_problem, shown_name
+from .names import UNNAMED_CLIENT, hidden_characters, name_problem, shown_name
 
 MAX_REDIRECT_URIS = 10
 MAX_URI_LENGTH = 2000
@@ -235,7 +235,7 @@ def register_client(items: ItemStore, metadata: ClientMetadata) -> dict[str, Any
         "pk": client_key(client_id)[0],
         "sk": client_key(client_id)[1],
         "clientId": client_id,
-        "clientName": _display_name(metadata, "Unnamed client"),
+        "clientName": _display_name(metadata, UNNAMED_CLIENT),
         "redirectUris": list(metadata.redirect_uris),
         "grantTypes": list(metadata.grant_types),
         "createdAt": issued_at,

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from ...kernel.i18n import N_
+
 #: Cc: C0/C1 controls (CR, LF, TAB, NUL, NEL); Zl/Zp: U+2028/U+2029 line and paragraph
 #: separators; Cf: format characters (bidi embeddings, overrides, isolates and marks U+202A..E,
 #: U+2066..9, U+200E/F, U+061C; zero-width space U+200B, word joiner, BOM, soft hyphen, tags
@@ -26,6 +28,9 @@ MAX_NAME_LENGTH = 200
 #: Combining marks in a row: stacked marks ("Zalgo" text) grow a name up and down over the lines
 #: around it, the redirect host among them. Real scripts stack a few (Vietnamese two, Tibetan four).
 MAX_COMBINING_RUN = 8
+#: The name MeSQ gives a client that registered none (RFC 7591 makes `client_name` optional). It is
+#: MeSQ's own words, stored as English: a page says it in its language (`web/kit/scope_words.app_name`).
+UNNAMED_CLIENT = N_("Unnamed client")
 
 
 def hidden_characters(text: str, *, joiners: bool = False) -> list[str]:
@@ -67,7 +72,7 @@ def name_problem(name: str, max_length: int = MAX_NAME_LENGTH) -> str | None:
     return None
 
 
-def shown_name(name: str, fallback: str = "Unnamed client", max_length: int = MAX_NAME_LENGTH) -> str:
+def shown_name(name: str, fallback: str = UNNAMED_CLIENT, max_length: int = MAX_NAME_LENGTH) -> str:
     """A stored name as the pages show it: a line break or control becomes a space, format
     characters go, stacked marks are cut, spaces fold, at most `max_length` characters (names
     registered before registration refused these)."""

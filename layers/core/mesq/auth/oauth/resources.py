@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ...kernel.messages import quoted
-from ...kernel.toolsets import TOOLSET_ALIASES, VALID_TOOLSET_NAMES, url_toolsets_problem
+from ...kernel.toolsets import TOOLSET_ALIASES, VALID_TOOLSET_NAMES, toolsets_read_scopes, url_toolsets_problem
 from .errors import OAuthError
 
 MCP_PATH = "/mcp"
@@ -53,6 +53,16 @@ def connection_of(path: str) -> Connection | None:
     if set(names) & set(TOOLSET_ALIASES):
         names = ()
     return Connection(rest=False, toolsets=names, readonly=match[0].endswith("/readonly"))
+
+
+def connection_read_scopes(resource: str) -> frozenset[str] | None:
+    """The read scopes a connection to `resource` (a normalized resource URL) can use: those of the
+    tool groups its `/mcp/x/{toolsets}` path selects; None when it reaches every group or is not
+    narrowed by groups (`/mcp`, `/mcp/readonly`, `/mcp/x/all`, `/mcp/x/code`, REST)."""
+    connection = connection_of(urlsplit(resource).path)
+    if connection is None or connection.rest or not connection.toolsets:
+        return None
+    return toolsets_read_scopes(connection.toolsets)
 
 
 def _origin(url: str) -> tuple[str, str, int] | None:

@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ...auth.oauth.names import UNNAMED_CLIENT
 from ...kernel.concurrency import run_sync
 from ...kernel.context import new_run_id
 from ...kernel.errors import Conflict, NotFound, RevisionConflict, ValidationError
@@ -63,7 +64,8 @@ _PART_FILTERS = ("recordId", "kind")
 _ACTOR_KINDS = {"pat": N_("access token"), "oauth": N_("connected app")}
 _ACTOR_NAMES = {"web": N_("Web app"), "cli": N_("Command line")}
 #: Names the service gives a credential that has none of its own, said in the page's language.
-_DEFAULT_NAMES = {"Access token": N_("Access token"), "Connected app": N_("Connected app")}
+_DEFAULT_NAMES = {"Access token": N_("Access token"), "Connected app": N_("Connected app"),
+                  UNNAMED_CLIENT: UNNAMED_CLIENT}  # fmt: skip
 #: What each filter says on the page: never its value from the URL (a link anyone can make).
 _FILTER_WORDS = {"sessionId": N_("one session"), "runId": N_("one run"), "recordId": N_("one record")}
 _KIND_WORDS = {"memo": N_("memos"), "task": N_("tasks"), "subtask": N_("subtasks"), "inbox": N_("inbox items"),

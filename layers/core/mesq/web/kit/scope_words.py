@@ -1,12 +1,14 @@
 """Scopes in plain words, in the page's language, for the consent page, the token form and the
-connected apps (docs/contract.md §1 scopes), and the connection a grant is for (its resource:
-`/mcp`, `/mcp/readonly`, `/mcp/x/<groups>`, `/api/toolkit`). The scope itself (`memo:read`) and
-the URL are protocol names, shown as code beside them."""
+connected apps (docs/contract.md §1 scopes), the connection a grant is for (its resource:
+`/mcp`, `/mcp/readonly`, `/mcp/x/<groups>`, `/api/toolkit`), and the app's name when MeSQ had to
+give it one. The scope itself (`memo:read`) and the URL are protocol names, shown as code beside
+them."""
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
+from ...auth.oauth.names import UNNAMED_CLIENT
 from ...auth.oauth.resources import connection_of
 from ...kernel.formats import listing
 from .i18n import DEFAULT_LANGUAGE, N_, Translator
@@ -15,7 +17,7 @@ SCOPE_WORDS: dict[str, str] = {
     "memo:read": N_("Read your memos and their attachments"),
     "memo:write": N_("Create and change memos, move them to the trash"),
     "todo:read": N_("Read your todos"),
-    "todo:write": N_("Create and change todos"),
+    "todo:write": N_("Create and change todos, move them to the trash"),
     "reading:read": N_("Read your reading shelf: books and highlights"),
 }
 
@@ -26,6 +28,12 @@ ENGLISH = Translator(DEFAULT_LANGUAGE)
 def describe(scope: str, say: Translator = ENGLISH) -> str:
     words = SCOPE_WORDS.get(scope)
     return say.gettext(words) if words else scope
+
+
+def app_name(client_name: str, say: Translator = ENGLISH) -> str:
+    """An OAuth client's name as a page shows it: its own, or MeSQ's name for a client that gave
+    none, in the page's language."""
+    return say.gettext(UNNAMED_CLIENT) if client_name == UNNAMED_CLIENT else client_name
 
 
 #: The MCP tool groups (mesq/kernel/toolsets.py) in plain words, for a connection narrowed to them.

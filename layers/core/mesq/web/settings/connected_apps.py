@@ -13,7 +13,7 @@ from ...history.reads import recent_changes
 from ...kernel.concurrency import run_sync
 from ..activity.pages import last_session_views
 from ..kit.framework import Page, Web, endpoint
-from ..kit.scope_words import connection_words, describe
+from ..kit.scope_words import app_name, connection_words, describe
 
 PAGE = "/settings/apps"
 
@@ -24,6 +24,7 @@ async def apps_page(page: Page) -> Response:
     shown = [
         {
             **grant,
+            "clientName": app_name(grant["clientName"], page.translator),
             "scopeWords": [describe(scope, page.translator) for scope in grant["scopes"]],
             "connectionWords": connection_words(grant["resource"], page.translator),
             "connectionPath": urlsplit(grant["resource"]).path,
@@ -38,7 +39,13 @@ async def apps_page(page: Page) -> Response:
 async def confirm_revoke(page: Page) -> Response:
     # Keys come from the session's user: another user's grant id is NOT_FOUND.
     grant = await run_sync(get_grant, page.web.services.items, page.user.user_id, page.request.path_params["grant_id"])
-    shown = {**grant, "scopeWords": [describe(scope, page.translator) for scope in grant["scopes"]]}
+    shown = {
+        **grant,
+        "clientName": app_name(grant["clientName"], page.translator),
+        "scopeWords": [describe(scope, page.translator) for scope in grant["scopes"]],
+        "connectionWords": connection_words(grant["resource"], page.translator),
+        "connectionPath": urlsplit(grant["resource"]).path,
+    }
     return page.render("settings/app_revoke.html", nav="apps", grant=shown)
 
 
@@ -47,7 +54,8 @@ async def revoke_submit(page: Page) -> Response:
     grant = await run_sync(get_grant, items, user_id, grant_id)
     await run_sync(revoke_grant, items, user_id, grant_id)
     return page.redirect_with_flash(
-        PAGE, page.gettext("“%(name)s” disconnected: its access ended.", name=grant["clientName"])
+        PAGE,
+        page.gettext("“%(name)s” disconnected: its access ended.", name=app_name(grant["clientName"], page.translator)),
     )
 
 

@@ -22,7 +22,7 @@ from ...kernel.concurrency import run_sync
 from ...kernel.errors import ValidationError
 from ..kit.framework import Page, Web, endpoint, json_ok
 from ..kit.render import redirect, render
-from ..kit.scope_words import connection_words, describe
+from ..kit.scope_words import app_name, connection_words, describe
 
 
 async def consent_page(page: Page) -> Response:
@@ -35,6 +35,7 @@ async def consent_page(page: Page) -> Response:
         language=page.language,
         session=page.session,
         pending=pending,
+        client_name=app_name(pending.client_name, page.translator),
         destination=f"{target.scheme}://{target.netloc}" if target.netloc else pending.redirect_uri,
         scopes=[(scope, describe(scope, page.translator)) for scope in pending.scopes],
         connection=(connection_words(pending.resource, page.translator), urlsplit(pending.resource).path),

@@ -17,8 +17,14 @@
       headers: { "Content-Type": "application/json", "X-CSRF-Token": form.elements.csrf.value },
       body: JSON.stringify({ requestId: form.elements.requestId.value, decision: decision })
     }).then(function (response) {
-      return response.json().then(function (body) { return { ok: response.ok, body: body }; });
+      return response.json().then(function (body) { return { ok: response.ok, status: response.status, body: body }; });
     }).then(function (result) {
+      if (result.status === 401) {
+        // The session ended while the page was open (signed out in another tab): sign in and come
+        // back to this same request, which is still waiting for its answer.
+        window.location.assign("/login?next=" + encodeURIComponent(window.location.pathname + window.location.search));
+        return;
+      }
       if (result.ok && result.body.ok && result.body.redirectUrl) {
         // A native app's callback (cursor://...) leaves the browser on this page: say what was
         // answered instead of asking again with dead buttons.
