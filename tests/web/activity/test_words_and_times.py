@@ -105,3 +105,38 @@ def test_the_preview_of_a_long_run_says_the_rest_of_the_run_not_of_the_session()
     chinese = preview_report(answer, Translator("zh"), run=True)
     assert "运行" in chinese and "会话" not in chinese and chinese.startswith("将先撤销 100 处改动"), chinese
     assert "session" in preview_report(answer, Translator("en"))  # a session's Undo still says so
+
+
+def test_the_undo_and_redo_of_a_recurring_completion_read_as_reopen_and_complete():
+    """Undoing a repeating task's completion takes its occurrence back (the count down, the due
+    back); redoing it closes the occurrence again. Neither change carries `done`, and both are
+    `undo_changes`: /activity and the History panel said "edited the task" with "2 other details
+    changed" (the series' bookkeeping), where the person reopened it and completed it again."""
+    occurrence = [{"due": {"type": "date", "date": "2026-12-07"}, "completedAt": "2026-12-06T20:14:55Z"}]
+    closed = {"due": {"type": "date", "date": "2026-12-14"}, "occurrenceCount": 1, "occurrences": occurrence}
+    undo = {
+        "record": {"kind": "task", "id": "x", "title": "每周例会"},
+        "action": "update",
+        "operation": "undo_changes",
+        "undoes": "01796588095258842-ac121a4a",
+        "at": "2026-12-06T20:15:31Z",
+        "fields": ["due", "occurrenceCount", "occurrences"],
+        "before": closed,
+        "after": {"due": {"type": "date", "date": "2026-12-07"}},
+        "undoable": True,
+    }
+    redo = {**undo, "undoes": "01796588131815208-71a8e570", "before": undo["after"], "after": closed}
+    now = datetime(2026, 12, 6, 21, 0, tzinfo=UTC)
+    expected = {
+        "zh": ("重新打开了任务“每周例会”", ("截止", "12月14日", "今天"), "完成了任务“每周例会”"),
+        "en": ("reopened the task “每周例会”", ("Due", "Dec 14", "Today"), "completed the task “每周例会”"),
+    }
+    for language, (reopened, due, completed) in expected.items():
+        say = Translator(language)
+        shown = line(undo, Names(), "Asia/Shanghai", now, say)
+        assert shown.act == "reopen" and shown.sentence.striptags() == reopened, shown.sentence
+        assert [(detail.label, detail.before, detail.after) for detail in shown.details] == [due], shown.details
+        again = line(redo, Names(), "Asia/Shanghai", now, say)
+        assert again.act == "complete" and again.sentence.striptags() == completed, again.sentence
+        assert again.details == (), again.details
+    assert summary([undo], Translator("zh")) == "重新打开了 1 个任务"

@@ -102,6 +102,11 @@ _TASKS = frozenset({"task", "subtask", "inbox"})
 _COMPLETING = ("complete_todo_task", "complete_todo_subtask", "complete_todo_inbox_item", "batch_complete_todo_tasks")
 
 
+def _occurrences_closed(values: dict[str, Any]) -> int:
+    """How many occurrences of a repeating task a change's side counts as done (none when absent)."""
+    return int(values.get("occurrenceCount") or 0)
+
+
 def act_of(change: dict[str, Any]) -> str:
     """What the person would say was done: a key of `_SAID`."""
     kind, action = change["record"]["kind"], change["action"]
@@ -115,6 +120,7 @@ def act_of(change: dict[str, Any]) -> str:
         return "bring_back"  # a space an undo removed, put back by a redo (with its columns)
     if action in ("create", "trash", "restore"):
         return str(action)
+    before = change.get("before") or {}
     if kind in _TASKS and "done" in fields and (change.get("operation") in _COMPLETING or change.get("undoes")):
         # completing moves it to the done column too; so does its undo, which reopens it (or completes it again)
         return "complete" if after.get("done") else "reopen"
@@ -133,6 +139,10 @@ def act_of(change: dict[str, Any]) -> str:
     if kind in _TASKS:
         if "done" in fields:
             return "complete" if after.get("done") else "reopen"
+        if "occurrenceCount" in fields:
+            # a repeating task's occurrence closed (its count up: a completion, or the redo of
+            # one) or taken back (down: only an undo of the completion does that, a reopening)
+            return "complete" if _occurrences_closed(after) > _occurrences_closed(before) else "reopen"
         if change.get("operation") in _COMPLETING:  # a recurring task moved on to its next occurrence
             return "complete"
     if ("name" in fields and fields <= {"name", "slug"}) or (kind in _TASKS and fields == {"title"}):
@@ -280,6 +290,8 @@ _TEXTS = frozenset({"content", "title", "notes", "name"})
 _UNSAID = frozenset({
     "id", "position", "parentId", "createdAt", "completedAt", "deletedAt", "contentSource", "slug", "spaceId",
 })  # fmt: skip
+#: A repeating series' own record of its completed occurrences: nothing a person set or reads.
+_SERIES_BOOKKEEPING = frozenset({"occurrences", "occurrenceCount", "excludedCount"})
 #: What each act's sentence already says, so its details need not repeat it.
 _SAID_FIELDS = {
     "move_column": {"columnId"}, "move_space": {"spaceId"}, "complete": {"done"}, "reopen": {"done"},
@@ -427,7 +439,10 @@ def details(change: dict[str, Any], act: str, names: Names, zone: str, now: date
         if act == "complete":
             # A recurring task's next occurrence is the completion, and so is the series'
             # bookkeeping of it (the occurrence kept, the counts COUNT reads).
-            skip = skip | {"due", "reminders", "columnId", "occurrences", "occurrenceCount", "excludedCount"}
+            skip = skip | {"due", "reminders", "columnId"} | _SERIES_BOOKKEEPING
+        elif act == "reopen":
+            # its undo: the due going back is worth reading, the occurrence taken out is not
+            skip = skip | _SERIES_BOOKKEEPING
         found = []
         others = 0
         for name in change["fields"]:
