@@ -140,3 +140,28 @@ def test_the_undo_and_redo_of_a_recurring_completion_read_as_reopen_and_complete
         assert again.act == "complete" and again.sentence.striptags() == completed, again.sentence
         assert again.details == (), again.details
     assert summary([undo], Translator("zh")) == "重新打开了 1 个任务"
+
+
+def test_a_move_to_another_space_names_the_space_not_two_columns():
+    """move_todo_task to another space rewrites `spaceId` and `columnId`: the line read "moved the
+    task “Book hotel” from “To do” to “To do”" (each space's first column), never naming the space
+    it went to. It says the space; a column whose name changed too is in the details."""
+    change = {
+        "record": {"kind": "task", "id": "x", "title": "Book hotel"},
+        "action": "move",
+        "operation": "move_todo_task",
+        "at": "2026-12-06T20:18:55Z",
+        "fields": ["columnId", "position", "spaceId"],
+        "before": {"columnId": "c-home", "position": "a0", "spaceId": "s-home"},
+        "after": {"columnId": "c-trip", "position": "a0", "spaceId": "s-trip"},
+        "undoable": True,
+    }
+    names = Names(columns={"c-home": "To do", "c-trip": "To do"}, spaces={"s-home": "Home", "s-trip": "Trip ✈️"})
+    now = datetime(2026, 12, 6, 21, 0, tzinfo=UTC)
+    for language, said in (("en", "moved the task “Book hotel” to the space “Trip ✈️”"),
+                           ("zh", "把任务“Book hotel”移到了空间“Trip ✈️”")):  # fmt: skip
+        shown = line(change, names, "Asia/Shanghai", now, Translator(language))
+        assert shown.sentence.striptags() == said and shown.details == (), (shown.sentence, shown.details)
+    renamed = Names(columns={"c-home": "To do", "c-trip": "Ideas"}, spaces=names.spaces)
+    shown = line(change, renamed, "Asia/Shanghai", now, Translator("zh"))
+    assert [(detail.label, detail.before, detail.after) for detail in shown.details] == [("列", "To do", "Ideas")]

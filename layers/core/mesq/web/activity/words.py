@@ -124,10 +124,12 @@ def act_of(change: dict[str, Any]) -> str:
     if kind in _TASKS and "done" in fields and (change.get("operation") in _COMPLETING or change.get("undoes")):
         # completing moves it to the done column too; so does its undo, which reopens it (or completes it again)
         return "complete" if after.get("done") else "reopen"
+    if "spaceId" in fields and kind in ("task", "subtask", "column"):
+        # before the column: a move to another space changes both, and the space is the news
+        # (its column, most often the same name as the one it left, is a detail when it differs)
+        return "move_space"
     if kind in _TASKS and "columnId" in fields:
         return "move_column"
-    if "spaceId" in fields and kind in ("task", "subtask", "column"):
-        return "move_space"
     if action == "move":
         return "reorder"
     if kind == "memo":
